@@ -1,0 +1,300 @@
+package extract
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// Options tune Extract.
+type Options struct {
+	// ParseTimeout is the per-file parse budget; 0 means DefaultParseTimeout.
+	// A parse that runs over it falls back to line chunks.
+	ParseTimeout time.Duration
+}
+
+// DefaultParseTimeout bounds one file's parse. The slowest grammars of the
+// pure-Go runtime take ~1 s on their worst real files; past that the
+// fallback is cheaper and still indexes every line.
+const DefaultParseTimeout = 1500 * time.Millisecond
+
+// Chunk sizes, in lines. Syntax units are packed into chunks of up to
+// chunkTarget lines; a unit longer than chunkMax is split at its children.
+const (
+	chunkTarget    = 60
+	chunkMax       = 80
+	windowLines    = 60 // line windows for unparsed text
+	windowOverlap  = 10
+	maxListEntries = 256 // identifiers / calls / strings kept per symbol or chunk
+	maxStringLen   = 200 // longer string literals are cut for the list surfaces
+)
+
+// Extract reads the facts of one file. It never drops a file: a reader that
+// fails, panics or runs over its budget leaves line-window chunks and a
+// recorded problem. The only error returned is ctx's.
+func Extract(ctx context.Context, p string, src []byte, opts Options) (*File, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	lang := LanguageOf(p)
+	f := &File{
+		Path:     p,
+		Ext:      strings.ToLower(path.Ext(p)),
+		Language: lang.Name,
+		Size:     int64(len(src)),
+		Lines:    countLines(src),
+		Hash:     xxhash.Sum64(src),
+	}
+	var out *Outline
+	if lang.reader != nil {
+		timeout := opts.ParseTimeout
+		if timeout <= 0 {
+			timeout = DefaultParseTimeout
+		}
+		var err error
+		out, err = runReader(ctx, lang.reader, p, src, timeout)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			out = &Outline{Status: ParseFallback, Problem: err.Error()}
+		}
+	} else {
+		out = &Outline{Status: ParseText}
+	}
+	build(f, out, src)
+	return f, nil
+}
+
+// runReader runs one reader under a deadline and turns a panic into an error.
+func runReader(ctx context.Context, r reader, p string, src []byte, timeout time.Duration) (out *Outline, err error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	defer func() {
+		if v := recover(); v != nil {
+			stack := debug.Stack()
+			if len(stack) > 400 {
+				stack = stack[:400]
+			}
+			out, err = nil, fmt.Errorf("parser panic: %v (%s)", v, bytes.TrimSpace(stack))
+		}
+	}()
+	out, err = r.read(ctx, p, src)
+	if err == nil && out == nil {
+		err = errors.New("parser returned no outline")
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = fmt.Errorf("parse timed out after %v", timeout)
+	}
+	return out, err
+}
+
+// build fills f from the reader's outline.
+func build(f *File, out *Outline, src []byte) {
+	f.ParseStatus = out.Status
+	if f.ParseStatus == "" {
+		f.ParseStatus = ParseClean
+	}
+	f.ParseProblem = out.Problem
+	f.Doc = strings.TrimSpace(out.Doc)
+	f.Refs = out.Refs
+	sort.SliceStable(f.Refs, func(i, j int) bool { return f.Refs[i].StartByte < f.Refs[j].StartByte })
+	f.Symbols = out.Symbols
+	lines := lineStarts(src)
+	for i := range f.Symbols {
+		s := &f.Symbols[i]
+		s.StartByte, s.EndByte = clampBytes(s.StartByte, s.EndByte, len(src))
+		s.Identifiers, s.Calls, s.Strings = refFacts(f.Refs, s.StartByte, s.EndByte)
+		s.Hash = xxhash.Sum64(src[s.StartByte:s.EndByte])
+		s.Signature = normaliseSpace(s.Signature)
+		if s.Parent == -1 && s.Exported {
+			f.Exports = append(f.Exports, s.Name)
+		}
+	}
+	seen := map[string]bool{}
+	for _, r := range f.Refs {
+		if r.Kind == RefImport && !seen[r.Name] {
+			seen[r.Name] = true
+			f.Imports = append(f.Imports, r.Name)
+		}
+	}
+	f.Exports = dedupe(f.Exports)
+	f.Summary = summary(f)
+
+	var spans []lineSpan
+	switch {
+	case f.ParseStatus == ParseFallback || (len(out.Units) == 0 && f.ParseStatus != ParseText):
+		spans = windows(1, f.Lines)
+	case f.Language == "markdown" || len(out.Units) > 0:
+		spans = packUnits(out.Units, f.Lines)
+	default:
+		spans = windows(1, f.Lines)
+	}
+	f.Chunks = make([]Chunk, 0, len(spans))
+	for _, sp := range spans {
+		c := Chunk{StartLine: sp.start, EndLine: sp.end}
+		c.StartByte = lines.offset(sp.start)
+		c.EndByte = lines.offset(sp.end + 1)
+		c.Text = string(src[c.StartByte:c.EndByte])
+		c.Symbol = owner(f.Symbols, sp)
+		c.Header = header(f, c.Symbol)
+		c.Identifiers, c.Calls, c.Strings = refFacts(f.Refs, c.StartByte, c.EndByte)
+		c.Hash = xxhash.Sum64String(c.Text)
+		f.Chunks = append(f.Chunks, c)
+	}
+}
+
+// refFacts collects the distinct identifiers, called names and string
+// literals of the refs inside [start, end). refs is sorted by StartByte.
+func refFacts(refs []Ref, start, end int) (idents, calls, strs []string) {
+	i := sort.Search(len(refs), func(i int) bool { return refs[i].StartByte >= start })
+	var seenI, seenC, seenS map[string]bool
+	for ; i < len(refs) && refs[i].StartByte < end; i++ {
+		r := &refs[i]
+		switch r.Kind {
+		case RefIdent:
+			idents = addDistinct(idents, &seenI, r.Name)
+		case RefCall:
+			calls = addDistinct(calls, &seenC, r.Name)
+		case RefString:
+			s := r.Name
+			if len(s) > maxStringLen {
+				s = s[:maxStringLen]
+			}
+			strs = addDistinct(strs, &seenS, s)
+		}
+	}
+	return idents, calls, strs
+}
+
+func addDistinct(list []string, seen *map[string]bool, s string) []string {
+	if s == "" || len(list) >= maxListEntries {
+		return list
+	}
+	if *seen == nil {
+		*seen = map[string]bool{}
+	}
+	if (*seen)[s] {
+		return list
+	}
+	(*seen)[s] = true
+	return append(list, s)
+}
+
+// owner is the smallest symbol whose lines contain sp, or -1.
+func owner(syms []Symbol, sp lineSpan) int {
+	best, bestLen := -1, 0
+	for i := range syms {
+		s := &syms[i]
+		if s.StartLine <= sp.start && s.EndLine >= sp.end {
+			if n := s.EndLine - s.StartLine; best < 0 || n < bestLen {
+				best, bestLen = i, n
+			}
+		}
+	}
+	return best
+}
+
+// header is "path › Outer › inner" for the chunk's owner symbol chain.
+func header(f *File, sym int) string {
+	var names []string
+	for i, guard := sym, 0; i >= 0 && i < len(f.Symbols) && guard < 32; guard++ {
+		names = append(names, f.Symbols[i].Name)
+		i = f.Symbols[i].Parent
+	}
+	var b strings.Builder
+	b.WriteString(f.Path)
+	for i := len(names) - 1; i >= 0; i-- {
+		b.WriteString(" › ")
+		b.WriteString(names[i])
+	}
+	return b.String()
+}
+
+func summary(f *File) string {
+	var b strings.Builder
+	b.WriteString(f.Path)
+	if f.Doc != "" {
+		b.WriteString("\n")
+		b.WriteString(f.Doc)
+	}
+	if len(f.Exports) > 0 {
+		b.WriteString("\nexports: ")
+		b.WriteString(strings.Join(f.Exports, " "))
+	}
+	if len(f.Imports) > 0 {
+		b.WriteString("\nimports: ")
+		b.WriteString(strings.Join(f.Imports, " "))
+	}
+	return b.String()
+}
+
+func dedupe(list []string) []string {
+	seen := make(map[string]bool, len(list))
+	out := list[:0]
+	for _, s := range list {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func clampBytes(start, end, n int) (int, int) {
+	start = max(0, min(start, n))
+	end = max(start, min(end, n))
+	return start, end
+}
+
+// normaliseSpace collapses runs of white space to one space and trims.
+func normaliseSpace(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// countLines counts lines the way editors number them: a final line without
+// a newline still counts; an empty file has zero lines.
+func countLines(src []byte) int {
+	if len(src) == 0 {
+		return 0
+	}
+	n := bytes.Count(src, []byte{'\n'})
+	if src[len(src)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// lineIndex maps 1-based line numbers to byte offsets.
+type lineIndex []int
+
+func lineStarts(src []byte) lineIndex {
+	idx := lineIndex{0}
+	for i, b := range src {
+		if b == '\n' {
+			idx = append(idx, i+1)
+		}
+	}
+	idx = append(idx, len(src)) // sentinel: offset of line n+1 is len(src)
+	return idx
+}
+
+// offset is the byte offset where 1-based line n starts; lines past the end
+// map to the end of the source.
+func (idx lineIndex) offset(n int) int {
+	if n < 1 {
+		return 0
+	}
+	if n-1 >= len(idx) {
+		return idx[len(idx)-1]
+	}
+	return idx[n-1]
+}

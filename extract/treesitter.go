@@ -1,0 +1,540 @@
+package extract
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode"
+
+	ts "github.com/odvcencio/gotreesitter"
+)
+
+// tsSpec says how to read facts out of one tree-sitter grammar. The walker
+// in this file is shared by every tree-sitter language; a language file
+// (lang_<name>.go) only fills a spec: which node types define symbols,
+// which are calls, identifiers, strings, imports and comments, and the few
+// language rules (export, doc comments, decorators) that differ.
+type tsSpec struct {
+	name     string
+	language func() *ts.Language
+
+	defs     map[string]tsDef  // node type → definition it introduces
+	calls    map[string]tsCall // node type → call
+	idents   map[string]bool   // identifier node types (uses and names)
+	strings  map[string]bool   // string literal node types (whole literal)
+	types    map[string]bool   // type reference node types
+	comments map[string]bool   // comment node types
+	imports  map[string]func(c *tsCtx, n *ts.Node) []Ref
+
+	// exported reports whether a symbol is exported. nil: exported unless
+	// the name starts with '_'. Called after Name, Kind and Parent are set.
+	exported func(c *tsCtx, n *ts.Node, s *Symbol) bool
+	// doc returns a definition's doc comment. nil: the block of comments
+	// directly above it (tsLeadingComments).
+	doc func(c *tsCtx, n *ts.Node) string
+	// decorators returns decorator / annotation / attribute names.
+	decorators func(c *tsCtx, n *ts.Node) []string
+	// stringValue returns a literal's content. nil: tsStringValue.
+	stringValue func(c *tsCtx, n *ts.Node) string
+	// fileDoc returns the top-of-file doc comment. nil: the first comment
+	// block if it starts on line 1 or 2 and is not attached to a definition.
+	fileDoc func(c *tsCtx, root *ts.Node) string
+	// unitsRoot returns the node whose children are the file's top-level
+	// units. nil: the root node.
+	unitsRoot func(c *tsCtx, root *ts.Node) *ts.Node
+	// maxErrorShare is the share of bytes under ERROR nodes above which the
+	// tree is degraded and the file falls back to line chunks (symbols
+	// outside ERROR nodes are still kept). 0: 0.10.
+	maxErrorShare float64
+
+	parsers sync.Pool // *ts.Parser cache: building one allocates its tables
+}
+
+// tsDef describes a definition node.
+type tsDef struct {
+	kind string
+	// nameField is the field holding the name; "" means "name".
+	nameField string
+	// name overrides nameField. Returning "" means n defines nothing.
+	name func(c *tsCtx, n *ts.Node) string
+	// kindOf overrides kind given the enclosing symbol (nil at top level).
+	// Returning "" means n defines nothing.
+	kindOf func(c *tsCtx, n *ts.Node, parent *Symbol) string
+	// span returns the node whose span is the symbol's (e.g. an enclosing
+	// decorated_definition or export_statement). nil: n itself.
+	span func(c *tsCtx, n *ts.Node) *ts.Node
+}
+
+// tsCall describes a call node.
+type tsCall struct {
+	// field holds the callee expression; "" means "function".
+	field string
+	// callee overrides field: it returns the called name and its
+	// "receiver.name" form.
+	callee func(c *tsCtx, n *ts.Node) (name, target string)
+}
+
+// tsCtx is the state of one file's walk.
+type tsCtx struct {
+	spec *tsSpec
+	lang *ts.Language
+	src  []byte
+	out  *Outline
+	// stack of enclosing symbol indexes
+	stack []int
+	// errorBytes counts bytes under ERROR nodes; leafBytes bytes of leaves.
+	errorBytes, leafBytes int
+	// commentOwner marks comment nodes used as a definition's doc, so the
+	// file doc does not take them.
+	docStart int
+	// memo holds per-file values a language computes once (e.g. __all__).
+	memo map[string]any
+}
+
+func (c *tsCtx) setMemo(key string, v any) {
+	if c.memo == nil {
+		c.memo = map[string]any{}
+	}
+	c.memo[key] = v
+}
+
+func (c *tsCtx) text(n *ts.Node) string {
+	if n == nil {
+		return ""
+	}
+	s, e := int(n.StartByte()), int(n.EndByte())
+	if s < 0 || e > len(c.src) || s > e {
+		return ""
+	}
+	return string(c.src[s:e])
+}
+
+func (c *tsCtx) typ(n *ts.Node) string { return n.Type(c.lang) }
+
+func (c *tsCtx) field(n *ts.Node, name string) *ts.Node {
+	if n == nil {
+		return nil
+	}
+	return n.ChildByFieldName(name, c.lang)
+}
+
+// parent is the symbol enclosing the walk position, nil at top level.
+func (c *tsCtx) parent() *Symbol {
+	if len(c.stack) == 0 {
+		return nil
+	}
+	return &c.out.Symbols[c.stack[len(c.stack)-1]]
+}
+
+// tsReader reads one tree-sitter language.
+type tsReader struct{ spec *tsSpec }
+
+func (r tsReader) read(ctx context.Context, p string, src []byte) (*Outline, error) {
+	spec := r.spec
+	lang := spec.language()
+	if lang == nil {
+		return nil, fmt.Errorf("grammar %s is not built into this binary", spec.name)
+	}
+	parser, _ := spec.parsers.Get().(*ts.Parser)
+	if parser == nil {
+		parser = ts.NewParser(lang)
+	}
+	defer spec.parsers.Put(parser)
+
+	if dl, ok := ctx.Deadline(); ok {
+		parser.SetTimeoutMicros(uint64(max(time.Until(dl).Microseconds(), 1)))
+	} else {
+		parser.SetTimeoutMicros(0)
+	}
+	var cancelled uint32
+	parser.SetCancellationFlag(&cancelled)
+	stop := context.AfterFunc(ctx, func() { atomic.StoreUint32(&cancelled, 1) })
+	tree, err := parser.Parse(src)
+	stop()
+	parser.SetCancellationFlag(nil)
+	if err != nil {
+		return nil, fmt.Errorf("parse: %w", err)
+	}
+	if tree == nil {
+		return nil, fmt.Errorf("parse: no tree")
+	}
+	defer tree.Release()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if reason := tree.ParseStopReason(); reason != ts.ParseStopAccepted && reason != ts.ParseStopNone {
+		if reason == ts.ParseStopTimeout {
+			return nil, context.DeadlineExceeded
+		}
+		return nil, fmt.Errorf("parse stopped early: %s", reason)
+	}
+
+	c := &tsCtx{spec: spec, lang: lang, src: src, out: &Outline{Status: ParseClean}, docStart: -1}
+	root := tree.RootNode()
+	c.walk(root, false)
+
+	// Units: the top-level children.
+	unitsRoot := root
+	if spec.unitsRoot != nil {
+		if n := spec.unitsRoot(c, root); n != nil {
+			unitsRoot = n
+		}
+	}
+	c.out.Units = c.units(unitsRoot, 0)
+	if spec.fileDoc != nil {
+		c.out.Doc = spec.fileDoc(c, root)
+	} else {
+		c.out.Doc = c.defaultFileDoc(root)
+	}
+
+	// Health: share of bytes in ERROR nodes, and how much of the file the
+	// tree's leaves cover (a tree can silently stop covering the source).
+	nonSpace := 0
+	for _, b := range src {
+		if b > ' ' {
+			nonSpace++
+		}
+	}
+	limit := spec.maxErrorShare
+	if limit == 0 {
+		limit = 0.10
+	}
+	switch {
+	case nonSpace > 0 && float64(c.leafBytes) < 0.85*float64(nonSpace):
+		c.out.Status = ParseFallback
+		c.out.Problem = fmt.Sprintf("tree covers %d%% of the source", 100*c.leafBytes/nonSpace)
+	case len(src) > 0 && float64(c.errorBytes) > limit*float64(len(src)):
+		c.out.Status = ParseFallback
+		c.out.Problem = fmt.Sprintf("degraded tree: %d%% of bytes in error nodes", 100*c.errorBytes/len(src))
+	case root.HasError():
+		c.out.Status = ParseRepaired
+		c.out.Problem = fmt.Sprintf("local syntax errors (%d bytes)", c.errorBytes)
+	}
+	return c.out, nil
+}
+
+// walk visits n and its subtree. inError is set below an ERROR node: no
+// definitions are taken from there, but identifiers and strings are.
+func (c *tsCtx) walk(n *ts.Node, inError bool) {
+	typ := c.typ(n)
+	count := n.ChildCount()
+	if n.IsError() {
+		c.errorBytes += int(n.EndByte() - n.StartByte())
+		inError = true
+	}
+	if count == 0 {
+		c.leafBytes += int(n.EndByte() - n.StartByte())
+	}
+	spec := c.spec
+	pushed := false
+	if d, ok := spec.defs[typ]; ok && !inError {
+		pushed = c.define(n, d)
+	}
+	if call, ok := spec.calls[typ]; ok {
+		c.call(n, call)
+	}
+	switch {
+	case spec.idents[typ]:
+		if name := c.text(n); name != "" {
+			c.ref(RefIdent, name, "", n)
+		}
+	case spec.strings[typ]:
+		val := tsStringValue
+		if spec.stringValue != nil {
+			val = spec.stringValue
+		}
+		if s := val(c, n); s != "" {
+			c.ref(RefString, s, "", n)
+		}
+		if pushed {
+			c.stack = c.stack[:len(c.stack)-1]
+		}
+		c.countLeaves(n)
+		return // a string's parts are not identifiers
+	case spec.types[typ]:
+		if name := c.text(n); name != "" {
+			c.ref(RefType, name, "", n)
+		}
+	}
+	if imp, ok := spec.imports[typ]; ok {
+		c.out.Refs = append(c.out.Refs, imp(c, n)...)
+	}
+	for i := 0; i < count; i++ {
+		if ch := n.Child(i); ch != nil {
+			c.walk(ch, inError)
+		}
+	}
+	if pushed {
+		c.stack = c.stack[:len(c.stack)-1]
+	}
+}
+
+// countLeaves adds the leaf bytes of a subtree the walk does not descend.
+func (c *tsCtx) countLeaves(n *ts.Node) {
+	if n.ChildCount() == 0 {
+		c.leafBytes += int(n.EndByte() - n.StartByte())
+		return
+	}
+	for i := 0; i < n.ChildCount(); i++ {
+		if ch := n.Child(i); ch != nil {
+			c.countLeaves(ch)
+		}
+	}
+}
+
+// define records the symbol n introduces, if any, and pushes it.
+func (c *tsCtx) define(n *ts.Node, d tsDef) bool {
+	var name string
+	if d.name != nil {
+		name = d.name(c, n)
+	} else {
+		field := d.nameField
+		if field == "" {
+			field = "name"
+		}
+		name = c.text(c.field(n, field))
+	}
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return false
+	}
+	parent := c.parent()
+	kind := d.kind
+	if d.kindOf != nil {
+		kind = d.kindOf(c, n, parent)
+		if kind == "" {
+			return false
+		}
+	}
+	spanNode := n
+	if d.span != nil {
+		if s := d.span(c, n); s != nil {
+			spanNode = s
+		}
+	}
+	s := Symbol{
+		Kind: kind, Name: name, Qualname: name, Parent: -1,
+		StartLine: int(spanNode.StartPoint().Row) + 1, EndLine: int(spanNode.EndPoint().Row) + 1,
+		StartByte: int(spanNode.StartByte()), EndByte: int(spanNode.EndByte()),
+	}
+	if spanNode.EndPoint().Column == 0 && s.EndLine > s.StartLine {
+		s.EndLine-- // a node ending with its newline ends on the line before
+	}
+	if parent != nil {
+		s.Parent = c.stack[len(c.stack)-1]
+		s.Qualname = parent.Qualname + "." + name
+	}
+	// The signature is the definition's own first line, not a decorator's.
+	s.Signature = firstLine(c.src[int(n.StartByte()):min(int(n.EndByte()), len(c.src))])
+	if c.spec.doc != nil {
+		s.Doc = c.spec.doc(c, spanNode)
+	} else {
+		s.Doc = tsLeadingComments(c, spanNode)
+	}
+	if c.spec.decorators != nil {
+		s.Decorators = c.spec.decorators(c, n)
+	}
+	if c.spec.exported != nil {
+		s.Exported = c.spec.exported(c, n, &s)
+	} else {
+		s.Exported = !strings.HasPrefix(name, "_") && (parent == nil || parent.Exported)
+	}
+	c.out.Symbols = append(c.out.Symbols, s)
+	c.stack = append(c.stack, len(c.out.Symbols)-1)
+	return true
+}
+
+// call records a call ref.
+func (c *tsCtx) call(n *ts.Node, call tsCall) {
+	var name, target string
+	if call.callee != nil {
+		name, target = call.callee(c, n)
+	} else {
+		field := call.field
+		if field == "" {
+			field = "function"
+		}
+		name, target = calleeName(c.text(c.field(n, field)))
+	}
+	if name != "" {
+		c.ref(RefCall, name, target, n)
+	}
+}
+
+// calleeName splits a callee expression such as `a.b.c`, `a->b`, `A::b`
+// or `a?.b` into its last name and "receiver.name" form.
+func calleeName(expr string) (name, target string) {
+	expr = strings.TrimSpace(expr)
+	if i := strings.IndexAny(expr, "(<[!"); i > 0 {
+		expr = expr[:i] // generic arguments, index expressions, macros!
+	}
+	parts := strings.FieldsFunc(expr, func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '$' || r == '@')
+	})
+	if len(parts) == 0 {
+		return "", ""
+	}
+	name = parts[len(parts)-1]
+	if len(parts) > 1 {
+		target = parts[len(parts)-2] + "." + name
+	}
+	return name, target
+}
+
+func (c *tsCtx) ref(kind, name, target string, n *ts.Node) {
+	c.out.Refs = append(c.out.Refs, Ref{
+		Kind: kind, Name: name, Target: target,
+		StartLine: int(n.StartPoint().Row) + 1, EndLine: int(n.EndPoint().Row) + 1,
+		StartByte: int(n.StartByte()), EndByte: int(n.EndByte()),
+	})
+}
+
+// units returns chunk units for the children of n; children of a unit are
+// filled only when it is longer than chunkMax.
+func (c *tsCtx) units(n *ts.Node, depth int) []Unit {
+	var out []Unit
+	for i := 0; i < n.ChildCount(); i++ {
+		ch := n.Child(i)
+		if ch == nil || (!ch.IsNamed() && !ch.IsError()) {
+			continue
+		}
+		u := Unit{StartLine: int(ch.StartPoint().Row) + 1, EndLine: int(ch.EndPoint().Row) + 1}
+		if ch.EndPoint().Column == 0 && u.EndLine > u.StartLine {
+			u.EndLine--
+		}
+		if u.EndLine-u.StartLine+1 > chunkMax && depth < 8 {
+			u.Children = c.units(bodyOf(ch), depth+1)
+		}
+		out = append(out, u)
+	}
+	return out
+}
+
+// bodyOf descends from a large node to the node whose children are its
+// statements or members: the child spanning most lines, as long as it
+// spans at least half of n, or n itself when n has several named children
+// that share its lines.
+func bodyOf(n *ts.Node) *ts.Node {
+	for depth := 0; depth < 4; depth++ {
+		var best *ts.Node
+		bestLines := -1
+		for i := 0; i < n.ChildCount(); i++ {
+			ch := n.Child(i)
+			if ch == nil || !ch.IsNamed() {
+				continue
+			}
+			if l := int(ch.EndPoint().Row - ch.StartPoint().Row); l > bestLines {
+				best, bestLines = ch, l
+			}
+		}
+		total := int(n.EndPoint().Row - n.StartPoint().Row)
+		if best == nil || bestLines*2 < total || best.NamedChildCount() < 2 {
+			return n
+		}
+		n = best
+		if n.NamedChildCount() > 2 {
+			return n
+		}
+	}
+	return n
+}
+
+// tsLeadingComments is the block of comments directly above n (no blank
+// line between them and n), with comment markers stripped.
+func tsLeadingComments(c *tsCtx, n *ts.Node) string {
+	var parts []string
+	line := int(n.StartPoint().Row)
+	for prev := n.PrevSibling(); prev != nil; prev = prev.PrevSibling() {
+		if !c.spec.comments[c.typ(prev)] {
+			break
+		}
+		if int(prev.EndPoint().Row) < line-1 {
+			break
+		}
+		parts = append(parts, c.text(prev))
+		line = int(prev.StartPoint().Row)
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
+		parts[i], parts[j] = parts[j], parts[i]
+	}
+	return cleanComment(strings.Join(parts, "\n"))
+}
+
+// defaultFileDoc is the first comment block when it starts the file.
+func (c *tsCtx) defaultFileDoc(root *ts.Node) string {
+	var parts []string
+	line := -1
+	for i := 0; i < root.ChildCount(); i++ {
+		ch := root.Child(i)
+		if ch == nil {
+			continue
+		}
+		if !c.spec.comments[c.typ(ch)] {
+			break
+		}
+		if line == -1 && ch.StartPoint().Row > 1 {
+			break
+		}
+		if line >= 0 && int(ch.StartPoint().Row) > line+1 {
+			break
+		}
+		parts = append(parts, c.text(ch))
+		line = int(ch.EndPoint().Row)
+	}
+	return cleanComment(strings.Join(parts, "\n"))
+}
+
+// cleanComment strips comment markers (//, /* */, #, --, ;, *, ///, //!)
+// from each line and trims the block.
+func cleanComment(s string) string {
+	lines := strings.Split(s, "\n")
+	out := lines[:0]
+	for _, l := range lines {
+		l = strings.TrimSpace(l)
+		for _, p := range []string{"/**", "/*!", "/*", "///", "//!", "//", "--[[", "--", "#!", "#", ";;", "{-|", "{-", "-- |"} {
+			if strings.HasPrefix(l, p) {
+				l = l[len(p):]
+				break
+			}
+		}
+		l = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(l, "*/"), "-}"), "]]")
+		l = strings.TrimPrefix(strings.TrimSpace(l), "* ")
+		if l == "*" {
+			l = ""
+		}
+		out = append(out, strings.TrimSpace(l))
+	}
+	return strings.TrimSpace(strings.Join(out, "\n"))
+}
+
+// tsStringValue strips a literal's prefix letters and quotes.
+func tsStringValue(c *tsCtx, n *ts.Node) string {
+	return unquote(c.text(n))
+}
+
+func unquote(s string) string {
+	s = strings.TrimLeft(s, "rbuRBUfF@$")
+	for _, q := range []string{`"""`, `'''`, "```", `"`, `'`, "`"} {
+		if len(s) >= 2*len(q) && strings.HasPrefix(s, q) && strings.HasSuffix(s, q) {
+			return s[len(q) : len(s)-len(q)]
+		}
+	}
+	return s
+}
+
+// firstLine is the first line of a declaration, without a trailing `{`.
+func firstLine(b []byte) string {
+	s := string(b)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	s = strings.TrimSpace(s)
+	s = strings.TrimSpace(strings.TrimSuffix(s, "{"))
+	return s
+}
