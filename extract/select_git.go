@@ -1,0 +1,88 @@
+package extract
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+)
+
+// gitList lists the files git would consider part of the work tree under
+// root: tracked files plus untracked files that are not ignored, relative
+// to root ('/'-separated, sorted, unique). ok is false, with no error, when
+// git is not installed or root is not inside a work tree (or git refuses
+// it, e.g. for dubious ownership): the caller then walks the tree instead.
+// A cancelled ctx is an error, never a fallback.
+func gitList(ctx context.Context, root string) (files []string, ok bool, err error) {
+	if _, err := exec.LookPath("git"); err != nil {
+		return nil, false, nil
+	}
+	out, err := runGit(ctx, root, "rev-parse", "--is-inside-work-tree")
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, false, cerr
+		}
+		return nil, false, nil
+	}
+	if strings.TrimSpace(string(out)) != "true" {
+		return nil, false, nil // e.g. root is inside .git
+	}
+	// Without --full-name, run from root, ls-files lists only the files
+	// under root, with paths relative to it: exactly what a root that is a
+	// subdirectory of the work tree needs.
+	out, err = runGit(ctx, root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, false, cerr
+		}
+		return nil, false, err
+	}
+	for f := range bytes.SplitSeq(out, []byte{0}) {
+		if len(f) > 0 {
+			files = append(files, string(f))
+		}
+	}
+	// An unmerged path is listed once per conflict stage.
+	slices.Sort(files)
+	return slices.Compact(files), true, nil
+}
+
+// runGit runs git in dir and returns its standard output; the error
+// carries git's standard error.
+func runGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	cmd.Env = gitEnv()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return nil, fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
+		}
+		return nil, fmt.Errorf("git %s: %w", args[0], err)
+	}
+	return out, nil
+}
+
+// gitEnv is the environment for git: ours without the variables that
+// point git at another repository (set, for instance, when viberag runs
+// from a git hook), so that git finds the repository from the directory,
+// and with optional locks off so a read never takes the index lock.
+func gitEnv() []string {
+	env := make([]string, 0, len(os.Environ())+1)
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX",
+			"GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "GIT_OPTIONAL_LOCKS=0")
+}
