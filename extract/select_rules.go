@@ -36,19 +36,25 @@ func isLockFile(name, lower string) bool {
 
 // isSecretName reports whether a lower-cased base name is one that
 // usually holds credentials: env files, private keys and certificates,
-// and anything calling itself a secret or credentials. The rule is broad
-// on purpose (it also catches secret.go): leaking a key into an index
-// that agents read is worse than missing a file, and IndexSecrets
+// and anything calling itself a secret or credentials. IndexSecrets
 // overrides it.
+//
+// The name rules (`*secret*`, `*credentials*`) spare source files of a
+// language we parse (secret_store.go, credentials.py): those hold code
+// that handles secrets, and hiding them would hide the very code an agent
+// is asked about. Key, certificate and env files are skipped whatever
+// their names.
 func isSecretName(lower string) bool {
 	switch {
 	case strings.HasPrefix(lower, ".env"), strings.HasSuffix(lower, ".env"),
 		strings.HasSuffix(lower, ".pem"), strings.HasSuffix(lower, ".key"),
 		strings.HasSuffix(lower, ".p12"), strings.HasSuffix(lower, ".pfx"),
 		strings.HasPrefix(lower, "id_rsa"), strings.HasPrefix(lower, "id_dsa"),
-		strings.HasPrefix(lower, "id_ecdsa"), strings.HasPrefix(lower, "id_ed25519"),
-		strings.Contains(lower, "credentials"), strings.Contains(lower, "secret"):
+		strings.HasPrefix(lower, "id_ecdsa"), strings.HasPrefix(lower, "id_ed25519"):
 		return true
+	case strings.Contains(lower, "credentials"), strings.Contains(lower, "secret"):
+		name := LanguageOf(lower).Name
+		return name == "text" || name == "markdown"
 	}
 	switch lower {
 	case ".netrc", ".pgpass", ".htpasswd":

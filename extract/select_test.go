@@ -193,6 +193,8 @@ func TestSelect(t *testing.T) {
 		"tls.KEY": "key", "id_rsa": "key", "id_rsa.pub": "pub", "aws_credentials.json": "{}",
 		"MySecret.txt": "s", "CERT.PEM": "pem",
 		"app.go": "package app", "environment.go": "package app", "keys.go": "package app",
+		// Source files named after secrets hold code, not secrets: indexed.
+		"secret_store.go": "package app", "credentials.go": "package app",
 	}
 	secretSkips := map[string]string{}
 	for p := range secretFiles {
@@ -411,7 +413,7 @@ func TestSelect(t *testing.T) {
 		{
 			name:    "secrets",
 			files:   secretFiles,
-			want:    []string{"app.go", "environment.go", "keys.go"},
+			want:    []string{"app.go", "credentials.go", "environment.go", "keys.go", "secret_store.go"},
 			skipped: secretSkips,
 		},
 		{
