@@ -1,0 +1,24 @@
+// Package embed turns text into vectors.
+//
+// It owns embedding providers and nothing else: no storage, no search. A
+// Provider maps a batch of texts to unit-length float32 vectors and names
+// itself with a stable ID, so callers can tell vectors of different models
+// apart and never mix them.
+//
+// Three things live here:
+//
+//   - Model2Vec, the default provider: pure-Go inference for Model2Vec static
+//     embeddings (minishlab/potion-code-16M by default) — a WordPiece
+//     tokenizer read from the model's tokenizer.json, a safetensors reader,
+//     and weighted mean pooling. LoadDefault finds the model in
+//     $VIBERAG_MODEL_DIR or the user's cache directory and downloads it once
+//     (resumable, size- and sha256-verified) when it is missing; with no model
+//     and no network it returns ErrModelUnavailable.
+//   - OpenAI, a client for any OpenAI-compatible /v1/embeddings endpoint
+//     (OpenAI, Ollama, LM Studio, llama.cpp server, vLLM, TEI) with batching,
+//     bounded concurrency, retries and dimension checks.
+//   - Cached, a wrapper that looks vectors up in a Cache keyed by (provider
+//     ID, xxhash64 of the text) before asking the provider, so re-indexing
+//     never re-embeds unchanged text. The Cache interface is storage-agnostic;
+//     MemCache is the in-memory implementation.
+package embed
