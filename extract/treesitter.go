@@ -252,7 +252,11 @@ func (c *tsCtx) walk(n *ts.Node, inError bool) {
 		if pushed {
 			c.stack = c.stack[:len(c.stack)-1]
 		}
-		c.countLeaves(n)
+		// A literal covers its whole span: grammars leave the text between
+		// the quotes without a node.
+		if count > 0 {
+			c.leafBytes += int(n.EndByte() - n.StartByte())
+		}
 		return // a string's parts are not identifiers
 	case spec.types[typ]:
 		if name := c.text(n); name != "" {
@@ -269,19 +273,6 @@ func (c *tsCtx) walk(n *ts.Node, inError bool) {
 	}
 	if pushed {
 		c.stack = c.stack[:len(c.stack)-1]
-	}
-}
-
-// countLeaves adds the leaf bytes of a subtree the walk does not descend.
-func (c *tsCtx) countLeaves(n *ts.Node) {
-	if n.ChildCount() == 0 {
-		c.leafBytes += int(n.EndByte() - n.StartByte())
-		return
-	}
-	for i := 0; i < n.ChildCount(); i++ {
-		if ch := n.Child(i); ch != nil {
-			c.countLeaves(ch)
-		}
 	}
 }
 

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/schollz/progressbar/v3"
+
+	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/tables"
+)
+
+type indexCmd struct {
+	repoFlags
+	Path         string        `arg:"" optional:"" default:"." help:"Repository root (default: current directory)." type:"path"`
+	Force        bool          `help:"Rebuild: re-parse every file."`
+	Include      []string      `help:"Only index files matching this glob (** allowed; matched against the path and the base name). Repeatable."`
+	Exclude      []string      `help:"Skip files matching this glob; exclude wins over include. Repeatable."`
+	MaxFileSize  int64         `name:"max-file-size" help:"Skip files larger than this many bytes (default 1 MiB, at most 10 MiB)."`
+	IndexSecrets bool          `name:"index-secrets" help:"Also index files that usually hold secrets (.env, *.pem, *.key, *secret*…)."`
+	ParseTimeout time.Duration `name:"parse-timeout" help:"Per-file parse budget before falling back to line chunks." default:"1500ms"`
+	Workers      int           `help:"Parallel parsers (default: number of CPUs)."`
+	JSON         bool          `help:"Print one JSON summary instead of text."`
+	CPUProfile   string        `name:"cpuprofile" hidden:"" help:"Write a CPU profile (development)." type:"path"`
+}
+
+func (c *indexCmd) Run(ctx context.Context) error {
+	opts := indexer.Options{
+		Select: extract.SelectOptions{
+			Include: c.Include, Exclude: c.Exclude, MaxFileSize: c.MaxFileSize, IndexSecrets: c.IndexSecrets,
+		},
+		Force: c.Force, Workers: c.Workers, ParseTimeout: c.ParseTimeout,
+	}
+	// Validate before opening anything, so bad input never touches an index.
+	if err := opts.Select.Validate(); err != nil {
+		return err
+	}
+	root, err := indexer.RealRoot(c.Path)
+	if err != nil {
+		return err
+	}
+	dir, err := indexer.DataDir(root, c.DataDir)
+	if err != nil {
+		return err
+	}
+	opts.Select.DataDir = dir
+	db, err := tables.Open(ctx, filepath.Join(dir, indexer.IndexFile), tables.OpenOptions{})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	var bar *progressbar.ProgressBar
+	if !c.JSON && isatty.IsTerminal(os.Stderr.Fd()) {
+		bar = progressbar.NewOptions(-1,
+			progressbar.OptionSetWriter(os.Stderr),
+			progressbar.OptionSetDescription("indexing"),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetItsString("files"),
+			progressbar.OptionShowIts(),
+			progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionClearOnFinish(),
+		)
+		opts.Progress = func(p indexer.Progress) {
+			if bar.GetMax() != p.Total {
+				bar.ChangeMax(p.Total)
+			}
+			_ = bar.Set(p.Done)
+		}
+	}
+	if c.CPUProfile != "" {
+		pf, err := os.Create(c.CPUProfile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	res, err := indexer.Run(ctx, db, root, opts)
+	if bar != nil {
+		_ = bar.Finish()
+	}
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	printIndexResult(os.Stdout, res)
+	return nil
+}
+
+func printIndexResult(w io.Writer, r *indexer.Result) {
+	fmt.Fprintf(w, "indexed %s in %s\n", r.Root, r.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "  files: %d selected, %d parsed, %d unchanged, %d deleted\n", r.Selected, r.Parsed, r.Unchanged, r.Deleted)
+	fmt.Fprintf(w, "  index: %d files, %d symbols, %d chunks, %d refs  (%s)\n", r.Counts.Files, r.Counts.Symbols, r.Counts.Chunks, r.Counts.Refs, r.Index)
+	if len(r.Skipped) > 0 {
+		fmt.Fprintf(w, "  skipped: %s  (list: viberag status --skipped)\n", formatCounts(r.Skipped))
+	}
+	if len(r.ParseProblems) > 0 {
+		fmt.Fprintf(w, "  parse problems this run: %s  (details: viberag status --json)\n", formatCounts(r.ParseProblems))
+	}
+}
+
+func formatCounts[V int | int64](m map[string]V) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/tables"
+)
+
+type statusCmd struct {
+	repoFlags
+	Path    string `arg:"" optional:"" default:"." help:"Repository root (default: current directory)." type:"path"`
+	JSON    bool   `help:"Print JSON."`
+	Skipped bool   `help:"List every skipped file with its reason."`
+}
+
+// status is what `viberag status --json` prints.
+type status struct {
+	Root          string                `json:"root"`
+	Index         string                `json:"index"`
+	Meta          map[string]string     `json:"meta"`
+	Counts        tables.Counts         `json:"counts"`
+	ParseProblems []tables.ParseProblem `json:"parse_problems"`
+	SkippedFiles  []extract.Skipped     `json:"skipped_files,omitempty"`
+}
+
+func (c *statusCmd) Run(ctx context.Context) error {
+	root, err := indexer.RealRoot(c.Path)
+	if err != nil {
+		return err
+	}
+	dir, err := indexer.DataDir(root, c.DataDir)
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(dir, indexer.IndexFile)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("%s: %w", root, indexer.ErrNoIndex)
+	}
+	db, err := tables.Open(ctx, path, tables.OpenOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	st := status{Root: root, Index: path}
+	if st.Meta, err = db.Meta(ctx); err != nil {
+		return err
+	}
+	if st.Counts, err = db.Counts(ctx); err != nil {
+		return err
+	}
+	if st.ParseProblems, err = db.ParseProblems(ctx); err != nil {
+		return err
+	}
+	if c.Skipped {
+		if st.SkippedFiles, err = db.Skipped(ctx); err != nil {
+			return err
+		}
+	}
+	if c.JSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(st)
+	}
+	printStatus(os.Stdout, &st)
+	return nil
+}
+
+func printStatus(w io.Writer, st *status) {
+	fmt.Fprintf(w, "%s\n  index: %s\n", st.Root, st.Index)
+	fmt.Fprintf(w, "  last indexed: %s  commit: %s  complete: %s\n", st.Meta["last_indexed_at"], orNone(st.Meta["last_commit"]), st.Meta["last_run_complete"])
+	fmt.Fprintf(w, "  %d files, %d symbols, %d chunks, %d refs\n", st.Counts.Files, st.Counts.Symbols, st.Counts.Chunks, st.Counts.Refs)
+	langs := make([]string, 0, len(st.Counts.ByLanguage))
+	for l := range st.Counts.ByLanguage {
+		langs = append(langs, l)
+	}
+	sort.Strings(langs)
+	for _, l := range langs {
+		lc := st.Counts.ByLanguage[l]
+		fmt.Fprintf(w, "    %-11s %6d files  clean %d  repaired %d  fallback %d  text %d\n", l, lc.Files, lc.Clean, lc.Repaired, lc.Fallback, lc.Text)
+	}
+	if len(st.Counts.Skipped) > 0 {
+		fmt.Fprintf(w, "  skipped: %s\n", formatCounts(st.Counts.Skipped))
+	}
+	for _, s := range st.SkippedFiles {
+		fmt.Fprintf(w, "    %-20s %s  %s\n", s.Reason, s.Path, s.Detail)
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

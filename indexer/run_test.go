@@ -1,0 +1,270 @@
+package indexer
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/tables"
+)
+
+// writeTree writes files (path → content) under dir.
+func writeTree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for p, content := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func openDB(t *testing.T, dir string) *tables.DB {
+	t.Helper()
+	db, err := tables.Open(context.Background(), filepath.Join(dir, IndexFile), tables.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func run(t *testing.T, db *tables.DB, root string, opts Options) *Result {
+	t.Helper()
+	res, err := Run(context.Background(), db, root, opts)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return res
+}
+
+// symbolNames lists the symbols of a file from the index.
+func symbolNames(t *testing.T, db *tables.DB, path string) []string {
+	t.Helper()
+	rows, err := db.SQL().Query(`SELECT qualname FROM symbols WHERE path = ? ORDER BY start_line, qualname`, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+func TestIncremental(t *testing.T) {
+	root, data := t.TempDir(), t.TempDir()
+	writeTree(t, root, map[string]string{
+		"app/models.py": "class User:\n    def save(self):\n        pass\n",
+		"app/views.py":  "def index():\n    return 'hello'\n",
+		"README.md":     "# App\n\nDocs.\n",
+	})
+	db := openDB(t, data)
+
+	first := run(t, db, root, Options{})
+	if first.Parsed != 3 || first.Unchanged != 0 || first.Counts.Files != 3 {
+		t.Fatalf("cold run: parsed %d unchanged %d files %d, want 3 0 3", first.Parsed, first.Unchanged, first.Counts.Files)
+	}
+
+	again := run(t, db, root, Options{})
+	if again.Parsed != 0 || again.Unchanged != 3 || again.Deleted != 0 {
+		t.Fatalf("no-change run: parsed %d unchanged %d deleted %d, want 0 3 0", again.Parsed, again.Unchanged, again.Deleted)
+	}
+
+	// Modify one file: only it is re-parsed, and its new symbols replace the old.
+	writeTree(t, root, map[string]string{"app/models.py": "class Account:\n    def close(self):\n        pass\n"})
+	mod := run(t, db, root, Options{})
+	if mod.Parsed != 1 || mod.Unchanged != 2 {
+		t.Fatalf("modify: parsed %d unchanged %d, want 1 2", mod.Parsed, mod.Unchanged)
+	}
+	if got := strings.Join(symbolNames(t, db, "app/models.py"), ","); got != "Account,Account.close" {
+		t.Fatalf("after modify: symbols %q", got)
+	}
+
+	// Add and delete.
+	writeTree(t, root, map[string]string{"app/util.py": "def helper():\n    pass\n"})
+	if err := os.Remove(filepath.Join(root, "app/views.py")); err != nil {
+		t.Fatal(err)
+	}
+	ad := run(t, db, root, Options{})
+	if ad.Parsed != 1 || ad.Deleted != 1 || ad.Counts.Files != 3 {
+		t.Fatalf("add+delete: parsed %d deleted %d files %d, want 1 1 3", ad.Parsed, ad.Deleted, ad.Counts.Files)
+	}
+	if got := symbolNames(t, db, "app/views.py"); len(got) != 0 {
+		t.Fatalf("deleted file still has symbols %v", got)
+	}
+
+	// Rename: old path's rows go, new path's rows come.
+	if err := os.Rename(filepath.Join(root, "app/util.py"), filepath.Join(root, "app/helpers.py")); err != nil {
+		t.Fatal(err)
+	}
+	rn := run(t, db, root, Options{})
+	if rn.Parsed != 1 || rn.Deleted != 1 {
+		t.Fatalf("rename: parsed %d deleted %d, want 1 1", rn.Parsed, rn.Deleted)
+	}
+	if got := strings.Join(symbolNames(t, db, "app/helpers.py"), ","); got != "helper" {
+		t.Fatalf("renamed file symbols %q", got)
+	}
+
+	// --force re-parses everything.
+	if f := run(t, db, root, Options{Force: true}); f.Parsed != 3 {
+		t.Fatalf("force: parsed %d, want 3", f.Parsed)
+	}
+}
+
+func TestBadInputLosesNothing(t *testing.T) {
+	root, data := t.TempDir(), t.TempDir()
+	writeTree(t, root, map[string]string{"a.py": "def a():\n    pass\n"})
+	db := openDB(t, data)
+	run(t, db, root, Options{})
+
+	tests := []struct {
+		name string
+		root string
+		opts Options
+		want string // substring of the error
+	}{
+		{"missing path", filepath.Join(root, "nope"), Options{}, "nope"},
+		{"invalid pattern", root, Options{Select: extract.SelectOptions{Exclude: []string{"a["}}}, "a["},
+		{"oversized limit", root, Options{Select: extract.SelectOptions{MaxFileSize: 11 << 20}}, "max_file_size"},
+		{"file as root", filepath.Join(root, "a.py"), Options{}, "not a directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Run(context.Background(), db, tt.root, tt.opts)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want one naming %q", err, tt.want)
+			}
+			if got := symbolNames(t, db, "a.py"); len(got) != 1 {
+				t.Fatalf("index lost rows after bad input: %v", got)
+			}
+		})
+	}
+}
+
+func TestSkippedAreRecorded(t *testing.T) {
+	root, data := t.TempDir(), t.TempDir()
+	writeTree(t, root, map[string]string{
+		"ok.py":                   "x = 1\n",
+		"blob.py":                 "x = 1\x00\x01\n",
+		"latin1.txt":              "caf\xe9\n",
+		".env":                    "TOKEN=abc\n",
+		"node_modules/m/index.js": "module.exports = 1\n",
+	})
+	db := openDB(t, data)
+	res := run(t, db, root, Options{})
+	for _, reason := range []string{extract.SkipBinary, extract.SkipInvalidUTF8, extract.SkipSecret} {
+		if res.Skipped[reason] != 1 {
+			t.Errorf("skipped[%s] = %d, want 1 (all: %v)", reason, res.Skipped[reason], res.Skipped)
+		}
+	}
+	sk, err := db.Skipped(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := map[string]string{}
+	for _, s := range sk {
+		paths[s.Path] = s.Reason
+	}
+	for _, p := range []string{"blob.py", "latin1.txt", ".env"} {
+		if paths[p] == "" {
+			t.Errorf("%s not listed as skipped: %v", p, paths)
+		}
+	}
+	if res.Counts.Files != 1 {
+		t.Errorf("files = %d, want 1", res.Counts.Files)
+	}
+}
+
+// TestInterruptedIndex kills an indexing process with SIGKILL in the middle
+// of its run, then checks that the index still answers and that the next run
+// completes it to the same state as an uninterrupted index.
+func TestInterruptedIndex(t *testing.T) {
+	if os.Getenv("VIBERAG_INDEXER_CHILD") != "" {
+		t.Skip("child")
+	}
+	root, data := t.TempDir(), t.TempDir()
+	files := map[string]string{}
+	for i := range 600 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "\"\"\"Module %d.\"\"\"\n\n", i)
+		for j := range 20 {
+			fmt.Fprintf(&b, "def func_%d_%d(x):\n    return helper_%d(x) + %d\n\n", i, j, j, j)
+		}
+		files[fmt.Sprintf("pkg%d/mod%d.py", i%10, i)] = b.String()
+	}
+	writeTree(t, root, files)
+
+	cmd := exec.Command(os.Args[0], "-test.run=^TestIndexerChildProcess$")
+	cmd.Env = append(os.Environ(), "VIBERAG_INDEXER_CHILD=1", "CHILD_ROOT="+root, "CHILD_DATA="+data)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the child has written some batches, then kill it hard.
+	sc := bufio.NewScanner(stdout)
+	killed := false
+	for sc.Scan() {
+		if n, err := strconv.Atoi(strings.TrimPrefix(sc.Text(), "done ")); err == nil && n >= 300 {
+			_ = cmd.Process.Kill()
+			killed = true
+			break
+		}
+	}
+	_ = cmd.Wait()
+	if !killed {
+		t.Fatal("child finished before it could be killed")
+	}
+
+	db := openDB(t, data)
+	var ok string
+	if err := db.SQL().QueryRow(`PRAGMA integrity_check`).Scan(&ok); err != nil || ok != "ok" {
+		t.Fatalf("integrity after kill: %q %v", ok, err)
+	}
+	meta, err := db.Meta(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta["last_run_complete"] == "1" {
+		t.Fatalf("killed run marked complete")
+	}
+	res := run(t, db, root, Options{})
+	if res.Counts.Files != 600 || res.Counts.Symbols != 600*20 {
+		t.Fatalf("after completing: %d files %d symbols, want 600 and %d", res.Counts.Files, res.Counts.Symbols, 600*20)
+	}
+	if res.Unchanged == 0 {
+		t.Fatalf("completing run re-parsed everything: nothing the killed run wrote was kept")
+	}
+}
+
+// TestIndexerChildProcess is the child of TestInterruptedIndex.
+func TestIndexerChildProcess(t *testing.T) {
+	if os.Getenv("VIBERAG_INDEXER_CHILD") == "" {
+		t.Skip("run by TestInterruptedIndex")
+	}
+	db, err := tables.Open(context.Background(), filepath.Join(os.Getenv("CHILD_DATA"), IndexFile), tables.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = Run(context.Background(), db, os.Getenv("CHILD_ROOT"), Options{Workers: 1, Progress: func(p Progress) {
+		fmt.Printf("done %d\n", p.Done)
+	}})
+}
