@@ -225,10 +225,17 @@ func (c *tsCtx) walk(n *ts.Node, inError bool) {
 		c.errorBytes += int(n.EndByte() - n.StartByte())
 		inError = true
 	}
+	spec := c.spec
+	if spec.comments[typ] {
+		// A comment's text need not lie under a leaf (Rust's `//` is a
+		// comment's only child): count it whole. Comments define, call
+		// and name nothing.
+		c.leafBytes += int(n.EndByte() - n.StartByte())
+		return
+	}
 	if count == 0 {
 		c.leafBytes += int(n.EndByte() - n.StartByte())
 	}
-	spec := c.spec
 	pushed := false
 	if d, ok := spec.defs[typ]; ok && !inError {
 		pushed = c.define(n, d)

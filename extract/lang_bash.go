@@ -1,0 +1,309 @@
+package extract
+
+import (
+	"bytes"
+	"strings"
+
+	ts "github.com/odvcencio/gotreesitter"
+	"github.com/odvcencio/gotreesitter/grammars"
+)
+
+func init() { registerTreeSitter(bashSpec()) }
+
+// bashSpec reads shell scripts (bash, sh, zsh and bats files): functions
+// (all exported: a sourced script's functions are visible to its caller),
+// top-level variable assignments, bats `@test "name" { … }` blocks as
+// tests; `#` comment blocks as docs; `source x` / `. x` (and bats `load
+// x`) as imports; every command name as a call — builtins included, they
+// are facts of the script too.
+func bashSpec() *tsSpec {
+	return &tsSpec{
+		name:     "bash",
+		language: grammars.BashLanguage,
+		defs: map[string]tsDef{
+			"function_definition": {kind: KindFunction, nameField: "name"},
+			"variable_assignment": {kind: KindVar, name: shVarName, kindOf: shVarKind, span: shVarSpan},
+			"command":             {kind: KindTest, name: shBatsTestName},
+		},
+		calls:  map[string]tsCall{"command": {callee: shCallee}},
+		idents: map[string]bool{"variable_name": true},
+		// Double-quoted strings and heredocs hold expansions and command
+		// substitutions (`"$(git rev-parse HEAD)"`) whose variables and
+		// calls must be seen, so they are not `strings` (the walker does
+		// not descend into those); shStringRef reports their literal.
+		strings:  map[string]bool{"raw_string": true, "ansi_c_string": true},
+		comments: map[string]bool{"comment": true},
+		imports: map[string]func(*tsCtx, *ts.Node) []Ref{
+			"command":      shSource,
+			"string":       shStringRef,
+			"heredoc_body": shStringRef,
+		},
+		exported:    shExported,
+		doc:         shDoc,
+		stringValue: shStringValue,
+		fileDoc:     shFileDoc,
+	}
+}
+
+// shVarName names assignments at the top level of the script, bare
+// (`X=1`) or declared (`export X=1`, `readonly X=1`, `declare -g X`);
+// assignments inside functions and command prefixes (`X=1 cmd`) define
+// nothing.
+func shVarName(c *tsCtx, n *ts.Node) string {
+	p := n.Parent()
+	if p != nil && c.typ(p) == "declaration_command" {
+		p = p.Parent()
+	}
+	if p == nil || c.typ(p) != "program" {
+		return ""
+	}
+	if shInBatsTest(c, shVarSpan(c, n)) {
+		return ""
+	}
+	return c.text(c.field(n, "name"))
+}
+
+// shInBatsTest reports whether a top-level statement is in the body of a
+// bats test (after an `@test … {` line and before its `}`).
+func shInBatsTest(c *tsCtx, n *ts.Node) bool {
+	// Only bats files have tests; skip the scan (quadratic over a long
+	// script's top level) everywhere else.
+	v, ok := c.memo["sh:bats"]
+	if !ok {
+		v = bytes.Contains(c.src, []byte("@test"))
+		c.setMemo("sh:bats", v)
+	}
+	if isBats, _ := v.(bool); !isBats {
+		return false
+	}
+	for s := n.PrevSibling(); s != nil; s = s.PrevSibling() {
+		switch c.typ(s) {
+		case "command":
+			if c.text(s) == "}" {
+				return false
+			}
+			if c.text(c.field(s, "name")) == "@test" {
+				return true
+			}
+		case "function_definition":
+			return false
+		}
+	}
+	return false
+}
+
+// shVarKind: `readonly` and `declare -r` make constants.
+func shVarKind(c *tsCtx, n *ts.Node, parent *Symbol) string {
+	if d := n.Parent(); d != nil && c.typ(d) == "declaration_command" {
+		t := c.text(d)
+		if strings.HasPrefix(t, "readonly") || strings.HasPrefix(t, "declare -r") || strings.HasPrefix(t, "typeset -r") {
+			return KindConst
+		}
+	}
+	return KindVar
+}
+
+// shVarSpan widens `export X=1` to the whole declaration.
+func shVarSpan(c *tsCtx, n *ts.Node) *ts.Node {
+	if d := n.Parent(); d != nil && c.typ(d) == "declaration_command" {
+		return d
+	}
+	return n
+}
+
+// shBatsTestName names a bats test: the grammar reads `@test "name" {` as
+// a command whose body statements follow it at the same level, up to a
+// `}` command (shExported stretches the symbol to it).
+func shBatsTestName(c *tsCtx, n *ts.Node) string {
+	if c.text(c.field(n, "name")) != "@test" {
+		return ""
+	}
+	for i := 0; i < n.NamedChildCount(); i++ {
+		ch := n.NamedChild(i)
+		switch c.typ(ch) {
+		case "string", "raw_string":
+			return shStringValue(c, ch)
+		case "word":
+			if t := c.text(ch); t != "{" {
+				return t
+			}
+		}
+	}
+	return ""
+}
+
+// shBatsTestEnd is the `}` command closing a bats test.
+func shBatsTestEnd(c *tsCtx, n *ts.Node) *ts.Node {
+	for s := n.NextSibling(); s != nil; s = s.NextSibling() {
+		switch c.typ(s) {
+		case "command":
+			if c.text(s) == "}" {
+				return s
+			}
+			if c.text(c.field(s, "name")) == "@test" {
+				return nil // unclosed: do not run into the next test
+			}
+		case "function_definition":
+			return nil
+		}
+	}
+	return nil
+}
+
+// shExported: every function is visible to whoever sources the script;
+// variables are exported by `export` / `declare -x`; bats tests are not
+// API. It also stretches a bats test over its body, which the grammar
+// leaves outside the `@test` command node, and gives a declared variable
+// its whole declaration as signature. (The spec has no per-symbol
+// finishing hook; this one runs once per symbol.)
+func shExported(c *tsCtx, n *ts.Node, s *Symbol) bool {
+	switch s.Kind {
+	case KindTest:
+		if end := shBatsTestEnd(c, n); end != nil {
+			s.EndLine = int(end.EndPoint().Row) + 1
+			s.EndByte = int(end.EndByte())
+		}
+		return false
+	case KindVar, KindConst:
+		if d := n.Parent(); d != nil && c.typ(d) == "declaration_command" {
+			t := c.text(d)
+			s.Signature = firstLine([]byte(t)) // `readonly X=…`, not just `X=…`
+			return strings.HasPrefix(t, "export") || strings.HasPrefix(t, "declare -x") || strings.HasPrefix(t, "typeset -x")
+		}
+		return false
+	}
+	return true
+}
+
+// shDoc is the `#` comment block directly above a definition, without
+// shellcheck directives.
+func shDoc(c *tsCtx, n *ts.Node) string {
+	return shClean(tsLeadingComments(c, n))
+}
+
+// shClean drops `shellcheck` directive lines from a cleaned comment.
+func shClean(s string) string {
+	if !strings.Contains(s, "shellcheck ") {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	out := lines[:0]
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "shellcheck ") {
+			out = append(out, l)
+		}
+	}
+	return strings.TrimSpace(strings.Join(out, "\n"))
+}
+
+// shFileDoc is the comment block opening the script, after the shebang,
+// unless it sits directly above a function (then it is that function's
+// doc).
+func shFileDoc(c *tsCtx, root *ts.Node) string {
+	var parts []string
+	last := -1
+	for i := 0; i < root.ChildCount(); i++ {
+		ch := root.Child(i)
+		if c.typ(ch) != "comment" {
+			if len(parts) > 0 && int(ch.StartPoint().Row) == last+1 && c.typ(ch) == "function_definition" {
+				return ""
+			}
+			break
+		}
+		text := c.text(ch)
+		if len(parts) == 0 && (strings.HasPrefix(text, "#!") || strings.HasPrefix(text, "# shellcheck ")) {
+			last = int(ch.EndPoint().Row)
+			continue
+		}
+		if len(parts) == 0 && int(ch.StartPoint().Row) > last+2 {
+			break
+		}
+		if len(parts) > 0 && int(ch.StartPoint().Row) > last+1 {
+			break
+		}
+		parts = append(parts, text)
+		last = int(ch.EndPoint().Row)
+	}
+	return shClean(cleanComment(strings.Join(parts, "\n")))
+}
+
+// shCallee: a command's name is the call (`echo`, `git`, `my_func`);
+// commands named by an expansion (`$cmd`), bats `@test` lines, the `}`
+// closing a bats test, and `source` / `.` (imports) are not calls.
+func shCallee(c *tsCtx, n *ts.Node) (string, string) {
+	name := c.field(n, "name")
+	if name == nil {
+		return "", ""
+	}
+	text := c.text(name)
+	switch text {
+	case "", "@test", "}", "{", "source", ".":
+		return "", ""
+	}
+	if strings.ContainsAny(text, "$`\"'") {
+		return "", ""
+	}
+	return text, ""
+}
+
+// shSource: `source lib.sh`, `. "$DIR/lib.sh"` and bats `load helper`
+// import the path as written, without quotes.
+func shSource(c *tsCtx, n *ts.Node) []Ref {
+	switch c.text(c.field(n, "name")) {
+	case "source", ".", "load":
+	default:
+		return nil
+	}
+	for i := 0; i < n.NamedChildCount(); i++ {
+		ch := n.NamedChild(i)
+		if ch == nil || c.typ(ch) == "command_name" {
+			continue
+		}
+		path := c.text(ch)
+		switch c.typ(ch) {
+		case "string", "raw_string":
+			path = shStringValue(c, ch)
+		}
+		if path == "" || strings.HasPrefix(path, "-") {
+			continue
+		}
+		return []Ref{{Kind: RefImport, Name: path,
+			StartLine: int(n.StartPoint().Row) + 1, EndLine: int(n.EndPoint().Row) + 1,
+			StartByte: int(n.StartByte()), EndByte: int(n.EndByte())}}
+	}
+	return nil
+}
+
+// shStringRef reports a double-quoted string or heredoc as a string
+// literal while the walk still descends into it. (It sits in the imports
+// table only because that is the hook that may return any refs for a node
+// and lets the walk continue.)
+func shStringRef(c *tsCtx, n *ts.Node) []Ref {
+	v := shStringValue(c, n)
+	if v == "" {
+		return nil
+	}
+	return []Ref{{Kind: RefString, Name: v,
+		StartLine: int(n.StartPoint().Row) + 1, EndLine: int(n.EndPoint().Row) + 1,
+		StartByte: int(n.StartByte()), EndByte: int(n.EndByte())}}
+}
+
+// shStringValue: quoted strings without quotes (`$'…'` too); heredoc
+// bodies without the closing delimiter.
+func shStringValue(c *tsCtx, n *ts.Node) string {
+	s := c.text(n)
+	if c.typ(n) == "heredoc_body" {
+		s = strings.TrimRight(s, "\n")
+		if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+			s = s[:i]
+		}
+		return strings.TrimSpace(s)
+	}
+	if strings.HasPrefix(s, `"`) {
+		return shUnescape.Replace(unquote(s))
+	}
+	return unquote(strings.TrimPrefix(s, "$"))
+}
+
+// shUnescape undoes the backslash escapes of double quotes.
+var shUnescape = strings.NewReplacer(`\"`, `"`, "\\`", "`", `\$`, `$`, `\\`, `\`)
