@@ -31,6 +31,9 @@ type Options struct {
 	ParseTimeout time.Duration // per-file budget; 0 means extract.DefaultParseTimeout
 	// Progress, when set, is called from one goroutine as files finish.
 	Progress func(Progress)
+	// ParseOnly selects, reads and extracts every file but writes nothing:
+	// it measures the parse share of an index run.
+	ParseOnly bool
 }
 
 // Progress reports a run's advance.
@@ -74,13 +77,15 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 	if err != nil {
 		return nil, err
 	}
-	states, err := db.FileStates(ctx)
-	if err != nil {
-		return nil, err
-	}
 	res := &Result{Root: real, Index: db.Path(), Selected: len(sel.Files), ParseProblems: map[string]int{}}
-	if err := db.SetMeta(ctx, map[string]string{"last_run_complete": "0"}); err != nil {
-		return nil, err
+	states := map[string]tables.FileState{}
+	if !opts.ParseOnly {
+		if states, err = db.FileStates(ctx); err != nil {
+			return nil, err
+		}
+		if err := db.SetMeta(ctx, map[string]string{"last_run_complete": "0"}); err != nil {
+			return nil, err
+		}
 	}
 
 	workers := opts.Workers
@@ -135,7 +140,9 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 			if st := r.file.ParseStatus; st == extract.ParseRepaired || st == extract.ParseFallback {
 				res.ParseProblems[r.file.Language]++
 			}
-			writeErr = w.add(ctx, r.file)
+			if !opts.ParseOnly {
+				writeErr = w.add(ctx, r.file)
+			}
 		}
 		if opts.Progress != nil {
 			opts.Progress(Progress{Done: done, Total: len(sel.Files), Parsed: res.Parsed, Path: r.path})
@@ -149,6 +156,12 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 		// stays marked incomplete.
 		_ = w.flush(context.WithoutCancel(ctx))
 		return nil, writeErr
+	}
+	if opts.ParseOnly {
+		res.Skipped = extract.SkipCounts(skipped)
+		res.Elapsed = time.Since(start)
+		res.ElapsedMS = res.Elapsed.Milliseconds()
+		return res, nil
 	}
 	var deleted []string
 	for p := range states {

@@ -31,6 +31,7 @@ type indexCmd struct {
 	ParseTimeout time.Duration `name:"parse-timeout" help:"Per-file parse budget before falling back to line chunks." default:"1500ms"`
 	Workers      int           `help:"Parallel parsers (default: number of CPUs)."`
 	JSON         bool          `help:"Print one JSON summary instead of text."`
+	ParseOnly    bool          `name:"parse-only" hidden:"" help:"Select, read and parse, but write nothing (development: measures parse cost)."`
 	CPUProfile   string        `name:"cpuprofile" hidden:"" help:"Write a CPU profile (development)." type:"path"`
 }
 
@@ -39,7 +40,7 @@ func (c *indexCmd) Run(ctx context.Context) error {
 		Select: extract.SelectOptions{
 			Include: c.Include, Exclude: c.Exclude, MaxFileSize: c.MaxFileSize, IndexSecrets: c.IndexSecrets,
 		},
-		Force: c.Force, Workers: c.Workers, ParseTimeout: c.ParseTimeout,
+		Force: c.Force, Workers: c.Workers, ParseOnly: c.ParseOnly, ParseTimeout: c.ParseTimeout,
 	}
 	// Validate before opening anything, so bad input never touches an index.
 	if err := opts.Select.Validate(); err != nil {
