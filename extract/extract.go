@@ -16,10 +16,22 @@ import (
 
 // Options tune Extract.
 type Options struct {
-	// ParseTimeout is the per-file parse budget; 0 means DefaultParseTimeout.
-	// A parse that runs over it falls back to line chunks.
+	// ParseTimeout is the per-file parse budget for a small file; 0 means
+	// DefaultParseTimeout. Larger files get more (see parseBudget). A parse
+	// that runs over its budget falls back to line chunks.
 	ParseTimeout time.Duration
 }
+
+// parseBudget scales the base budget with the file size: a floor of 50 KB/s
+// keeps large files from falling back merely because the machine is busy,
+// while a hung parse is still cut off within maxParseBudget.
+func parseBudget(base time.Duration, size int) time.Duration {
+	const perByte = 20 * time.Microsecond // 50 KB/s
+	return min(base+time.Duration(size)*perByte, max(base, maxParseBudget))
+}
+
+// maxParseBudget bounds any single file's parse.
+const maxParseBudget = 10 * time.Second
 
 // DefaultParseTimeout bounds one file's parse. The slowest grammars of the
 // pure-Go runtime take ~1 s on their worst real files; past that the
@@ -60,7 +72,7 @@ func Extract(ctx context.Context, p string, src []byte, opts Options) (*File, er
 			timeout = DefaultParseTimeout
 		}
 		var err error
-		out, err = runReader(ctx, lang.reader, p, src, timeout)
+		out, err = runReader(ctx, lang.reader, p, src, parseBudget(timeout, len(src)))
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()

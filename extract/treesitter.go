@@ -221,7 +221,7 @@ func (r tsReader) read(ctx context.Context, p string, src []byte) (*Outline, err
 func (c *tsCtx) walk(n *ts.Node, inError bool) {
 	typ := c.typ(n)
 	count := n.ChildCount()
-	if n.IsError() {
+	if n.IsError() && !inError { // nested ERROR nodes count once
 		c.errorBytes += int(n.EndByte() - n.StartByte())
 		inError = true
 	}
