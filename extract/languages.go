@@ -85,6 +85,8 @@ var languageByBase = map[string]string{
 // readerFor returns the reader of a language, nil when it has none yet.
 func readerFor(name string) reader {
 	switch name {
+	case "go":
+		return goReader{}
 	case "markdown":
 		return markdownReader{}
 	}
