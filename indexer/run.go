@@ -118,17 +118,22 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 
 	skipped := append([]extract.Skipped(nil), sel.Skipped...)
 	seen := make(map[string]bool, len(sel.Files))
-	w := newBatchWriter(db)
-	var writeErr error
+	// Writes run in their own goroutine so parsing goes on while SQLite
+	// commits a batch.
+	var w *writer
+	if !opts.ParseOnly {
+		w = startWriter(ctx, db)
+	}
+	var runErr error
 	done := 0
 	for r := range results {
 		done++
-		if writeErr != nil {
+		if runErr != nil {
 			continue // drain
 		}
 		switch {
 		case r.err != nil:
-			writeErr = r.err
+			runErr = r.err
 		case r.skip != nil:
 			skipped = append(skipped, *r.skip)
 		case r.file == nil:
@@ -140,22 +145,24 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 			if st := r.file.ParseStatus; st == extract.ParseRepaired || st == extract.ParseFallback {
 				res.ParseProblems[r.file.Language]++
 			}
-			if !opts.ParseOnly {
-				writeErr = w.add(ctx, r.file)
+			if w != nil {
+				w.in <- r.file
 			}
 		}
 		if opts.Progress != nil {
 			opts.Progress(Progress{Done: done, Total: len(sel.Files), Parsed: res.Parsed, Path: r.path})
 		}
 	}
-	if writeErr == nil {
-		writeErr = ctx.Err()
+	if runErr == nil {
+		runErr = ctx.Err()
 	}
-	if writeErr != nil {
-		// Flush what was extracted so the next run has less to do; the run
-		// stays marked incomplete.
-		_ = w.flush(context.WithoutCancel(ctx))
-		return nil, writeErr
+	if runErr != nil {
+		// What was extracted is still written, so the next run has less to
+		// do; the run stays marked incomplete.
+		if w != nil {
+			_ = w.finish(nil)
+		}
+		return nil, runErr
 	}
 	if opts.ParseOnly {
 		res.Skipped = extract.SkipCounts(skipped)
@@ -171,8 +178,7 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 	}
 	sort.Strings(deleted)
 	res.Deleted = len(deleted)
-	w.deleted = deleted
-	if err := w.flush(ctx); err != nil {
+	if err := w.finish(deleted); err != nil {
 		return nil, err
 	}
 	if err := db.ReplaceSkipped(ctx, skipped); err != nil {
@@ -231,13 +237,15 @@ func examine(ctx context.Context, root string, c extract.Candidate, states map[s
 	return r
 }
 
-// batchWriter groups files into transactions: big enough to amortise the
-// commit, small enough that an interrupted run keeps most of its work.
-type batchWriter struct {
+// writer writes extracted files in batches from its own goroutine. A
+// batch is big enough to amortise the commit and small enough that an
+// interrupted run keeps most of its work; each file in it is atomic.
+type writer struct {
 	db      *tables.DB
-	files   []*extract.File
-	bytes   int64
-	deleted []string
+	in      chan *extract.File
+	done    chan struct{}
+	deleted []string // set by finish before in is closed
+	err     error    // first write error; read after done is closed
 }
 
 const (
@@ -245,24 +253,42 @@ const (
 	batchBytes = 8 << 20
 )
 
-func newBatchWriter(db *tables.DB) *batchWriter { return &batchWriter{db: db} }
-
-func (w *batchWriter) add(ctx context.Context, f *extract.File) error {
-	w.files = append(w.files, f)
-	w.bytes += f.Size
-	if len(w.files) >= batchFiles || w.bytes >= batchBytes {
-		return w.flush(ctx)
-	}
-	return nil
+func startWriter(ctx context.Context, db *tables.DB) *writer {
+	w := &writer{db: db, in: make(chan *extract.File, 64), done: make(chan struct{})}
+	go w.loop(ctx)
+	return w
 }
 
-func (w *batchWriter) flush(ctx context.Context) error {
-	if len(w.files) == 0 && len(w.deleted) == 0 {
-		return nil
+func (w *writer) loop(ctx context.Context) {
+	defer close(w.done)
+	var batch []*extract.File
+	var size int64
+	flush := func(deleted []string) {
+		if w.err == nil && (len(batch) > 0 || len(deleted) > 0) {
+			w.err = w.db.Write(ctx, batch, deleted)
+		}
+		batch, size = batch[:0], 0
 	}
-	err := w.db.Write(ctx, w.files, w.deleted)
-	w.files, w.bytes, w.deleted = w.files[:0], 0, nil
-	return err
+	for f := range w.in {
+		if w.err != nil {
+			continue // drain so senders never block
+		}
+		batch = append(batch, f)
+		size += f.Size
+		if len(batch) >= batchFiles || size >= batchBytes {
+			flush(nil)
+		}
+	}
+	flush(w.deleted)
+}
+
+// finish writes what is pending together with the deletions and returns
+// the first write error.
+func (w *writer) finish(deleted []string) error {
+	w.deleted = deleted
+	close(w.in)
+	<-w.done
+	return w.err
 }
 
 // gitHead is the commit checked out at root, "" outside git.

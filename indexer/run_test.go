@@ -219,14 +219,17 @@ func TestInterruptedIndex(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	// Wait until the child has written some batches, then kill it hard.
+	// Wait until the child has committed a batch (its rows are visible to
+	// a reader), then kill it hard while it is still parsing.
 	sc := bufio.NewScanner(stdout)
 	killed := false
-	for sc.Scan() {
-		if n, err := strconv.Atoi(strings.TrimPrefix(sc.Text(), "done ")); err == nil && n >= 300 {
+	for sc.Scan() && !killed {
+		if n, err := strconv.Atoi(strings.TrimPrefix(sc.Text(), "done ")); err != nil || n < 280 {
+			continue
+		}
+		if committedFiles(filepath.Join(data, IndexFile)) > 0 {
 			_ = cmd.Process.Kill()
 			killed = true
-			break
 		}
 	}
 	_ = cmd.Wait()
@@ -253,6 +256,18 @@ func TestInterruptedIndex(t *testing.T) {
 	if res.Unchanged == 0 {
 		t.Fatalf("completing run re-parsed everything: nothing the killed run wrote was kept")
 	}
+}
+
+// committedFiles counts the files a reader sees in the index at path.
+func committedFiles(path string) int {
+	db, err := tables.Open(context.Background(), path, tables.OpenOptions{ReadOnly: true})
+	if err != nil {
+		return 0
+	}
+	defer db.Close()
+	var n int
+	_ = db.SQL().QueryRow(`SELECT count(*) FROM files`).Scan(&n)
+	return n
 }
 
 // TestIndexerChildProcess is the child of TestInterruptedIndex.
