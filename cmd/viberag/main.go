@@ -16,6 +16,14 @@ import (
 type cli struct {
 	Index  indexCmd  `cmd:"" help:"Index a repository (incremental; --force rebuilds)."`
 	Status statusCmd `cmd:"" help:"Show what the index holds, what was skipped and why."`
+	Search searchCmd `cmd:"" help:"Search the index: definitions, usages, concepts, exact text or similar code."`
+	Symbol symbolCmd `cmd:"" help:"Show a symbol: facts, code, members (by id or name)."`
+	Refs   refsCmd   `cmd:"" help:"List the references to a name or symbol, grouped by file."`
+	Eval   evalCmd   `cmd:"" help:"Run the code-search benchmark: index each repository, score NDCG@10 and latency."`
+
+	// Serving agents (mcp.go, mcpconfig.go).
+	MCP       mcpCmd       `cmd:"" name:"mcp" help:"Serve the index to AI agents over MCP (stdio, or streamable HTTP with --http); keeps it fresh as files change."`
+	MCPConfig mcpConfigCmd `cmd:"" name:"mcp-config" help:"Print (or --write) the MCP configuration for Claude Code, Cursor, VS Code or Codex."`
 }
 
 // repoFlags locate a repository and its index; every command embeds them.

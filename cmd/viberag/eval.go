@@ -1,0 +1,495 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime/pprof"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/query"
+	"github.com/viberag/viberag/tables"
+)
+
+type evalCmd struct {
+	Bench    string   `required:"" help:"Benchmark directory: repos.json and annotations/<name>.json." type:"existingdir"`
+	Repos    string   `required:"" help:"Directory holding one checkout per repository name." type:"existingdir"`
+	JSON     bool     `help:"Print the results as JSON."`
+	Only     []string `help:"Only these repositories (comma-separated names)." sep:","`
+	PerQuery bool     `name:"per-query" help:"List every query with its NDCG@10 and top hits (always in --json)."`
+	Runs     int      `default:"5" help:"Runs per query; latency is their median."`
+	// Development aids: reuse indexes between runs, try ranking constants.
+	IndexCache string   `name:"index-cache" hidden:"" help:"Keep each repository's index in DIR/<name> and update it incrementally (index_ms is then not a cold index)." type:"path"`
+	Tune       []string `hidden:"" sep:"none" help:"Override a ranking constant: name=value (repeatable)."`
+	CPUProfile string   `name:"cpuprofile" hidden:"" help:"Write a CPU profile of the queries (development)." type:"path"`
+}
+
+// evalResult is what eval --json prints.
+type evalResult struct {
+	NDCG10       float64            `json:"ndcg10"`
+	ByCategory   map[string]float64 `json:"by_category"`
+	ByLanguage   map[string]float64 `json:"by_language"`
+	P50MS        float64            `json:"p50_ms"`
+	P95MS        float64            `json:"p95_ms"`
+	IndexMSTotal int64              `json:"index_ms_total"`
+	Repos        []repoResult       `json:"repos"`
+	Missing      []string           `json:"missing,omitempty"`
+	WarmIndex    bool               `json:"warm_index,omitempty"`
+	Tuning       []string           `json:"tuning,omitempty"`
+}
+
+type repoResult struct {
+	Name       string             `json:"name"`
+	Language   string             `json:"language"`
+	Queries    int                `json:"queries"`
+	NDCG10     float64            `json:"ndcg10"`
+	ByCategory map[string]float64 `json:"by_category"`
+	P50MS      float64            `json:"p50_ms"`
+	P95MS      float64            `json:"p95_ms"`
+	IndexMS    int64              `json:"index_ms"`
+	Files      int64              `json:"files"`
+	PerQuery   []queryResult      `json:"per_query"`
+
+	latencies []float64
+}
+
+type queryResult struct {
+	Query    string      `json:"query"`
+	Category string      `json:"category"`
+	NDCG10   float64     `json:"ndcg10"`
+	Intent   string      `json:"intent"`
+	MS       float64     `json:"ms"`
+	Targets  []string    `json:"targets"`
+	Ranks    []int       `json:"ranks"` // per target, 0 when not in the top 10
+	Top      []scoredHit `json:"top"`
+}
+
+func (c *evalCmd) Run(ctx context.Context) error {
+	var tune *query.Tuning
+	if len(c.Tune) > 0 {
+		t := query.DefaultTuning()
+		for _, kv := range c.Tune {
+			if err := t.Set(kv); err != nil {
+				return err
+			}
+		}
+		tune = &t
+	}
+	if c.Runs < 1 {
+		return fmt.Errorf("--runs %d: must be at least 1", c.Runs)
+	}
+	data, err := os.ReadFile(filepath.Join(c.Bench, "repos.json"))
+	if err != nil {
+		return err
+	}
+	var repos []benchRepo
+	if err := json.Unmarshal(data, &repos); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(c.Bench, "repos.json"), err)
+	}
+	only := map[string]bool{}
+	for _, n := range c.Only {
+		only[strings.TrimSpace(n)] = true
+	}
+	res := &evalResult{WarmIndex: c.IndexCache != "", Tuning: c.Tune}
+	for _, r := range repos {
+		if len(only) > 0 && !only[r.Name] {
+			continue
+		}
+		rr, err := c.evalRepo(ctx, r, tune)
+		if errors.Is(err, errMissingRepo) {
+			fmt.Fprintf(os.Stderr, "eval: %s: %v; skipped\n", r.Name, err)
+			res.Missing = append(res.Missing, r.Name)
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("eval %s: %w", r.Name, err)
+		}
+		if !c.JSON {
+			fmt.Fprintf(os.Stderr, "eval: %-12s ndcg@10 %.3f  p50 %.2f ms  index %d ms\n", rr.Name, rr.NDCG10, rr.P50MS, rr.IndexMS)
+		}
+		res.Repos = append(res.Repos, *rr)
+	}
+	res.aggregate()
+	if c.JSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	printEval(os.Stdout, res, c.PerQuery)
+	return nil
+}
+
+var errMissingRepo = errors.New("checkout missing")
+
+// evalRepo indexes one repository and runs its queries.
+func (c *evalCmd) evalRepo(ctx context.Context, r benchRepo, tune *query.Tuning) (*repoResult, error) {
+	checkout := filepath.Join(c.Repos, r.Name)
+	root := filepath.Join(checkout, filepath.FromSlash(r.root()))
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("%w: %s", errMissingRepo, root)
+	}
+	data, err := os.ReadFile(filepath.Join(c.Bench, "annotations", r.Name+".json"))
+	if err != nil {
+		return nil, err
+	}
+	var qs []benchQuery
+	if err := json.Unmarshal(data, &qs); err != nil {
+		return nil, fmt.Errorf("annotations: %w", err)
+	}
+
+	dir := ""
+	if c.IndexCache != "" {
+		dir = filepath.Join(c.IndexCache, r.Name)
+	} else {
+		if dir, err = os.MkdirTemp("", "viberag-eval-"+r.Name+"-"); err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+	}
+	db, err := tables.Open(ctx, filepath.Join(dir, indexer.IndexFile), tables.OpenOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	start := time.Now()
+	ires, err := indexer.Run(ctx, db, root, indexer.Options{})
+	if err != nil {
+		return nil, err
+	}
+	rr := &repoResult{Name: r.Name, Language: r.Language, Queries: len(qs), IndexMS: time.Since(start).Milliseconds(),
+		Files: ires.Counts.Files, ByCategory: map[string]float64{}}
+
+	if c.CPUProfile != "" {
+		pf, err := os.Create(c.CPUProfile + "." + r.Name)
+		if err != nil {
+			return nil, err
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return nil, err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	p, err := query.New(ctx, db.SQL(), query.Options{Tuning: tune})
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	byCat := map[string][]float64{}
+	var scores []float64
+	for _, q := range qs {
+		qr, err := c.runQuery(ctx, p, r, q)
+		if err != nil {
+			return nil, err
+		}
+		rr.PerQuery = append(rr.PerQuery, *qr)
+		rr.latencies = append(rr.latencies, qr.MS)
+		scores = append(scores, qr.NDCG10)
+		byCat[q.Category] = append(byCat[q.Category], qr.NDCG10)
+	}
+	rr.NDCG10 = mean(scores)
+	for cat, xs := range byCat {
+		rr.ByCategory[cat] = mean(xs)
+	}
+	rr.P50MS, rr.P95MS = round3(percentile(rr.latencies, 50)), round3(percentile(rr.latencies, 95))
+	return rr, nil
+}
+
+// runQuery runs one query as `viberag search` does (intent auto, ten
+// hits), Runs times, and scores the first run's hits.
+func (c *evalCmd) runQuery(ctx context.Context, p *query.Planner, r benchRepo, q benchQuery) (*queryResult, error) {
+	var resp *query.Response
+	times := make([]float64, 0, c.Runs)
+	for i := 0; i < c.Runs; i++ {
+		t0 := time.Now()
+		got, err := searchHits(ctx, p, q.Query)
+		if err != nil {
+			return nil, err
+		}
+		times = append(times, float64(time.Since(t0).Microseconds())/1000)
+		if resp == nil {
+			resp = got
+		}
+	}
+	hits := make([]scoredHit, 0, len(resp.Hits))
+	for _, h := range resp.Hits {
+		// Results are scored by their path in the checkout, which is what
+		// the annotations name: the benchmark root, then the indexed path.
+		hits = append(hits, scoredHit{Path: joinSlash(r.root(), h.Path), Start: h.StartLine, End: h.EndLine})
+	}
+	targets := q.targets()
+	score, ranks := ndcg10(hits, targets)
+	qr := &queryResult{Query: q.Query, Category: q.Category, NDCG10: round3(score), Intent: string(resp.Intent),
+		MS: round3(median(times)), Ranks: ranks, Top: hits}
+	for _, t := range targets {
+		s := t.Path
+		if t.hasSpan() {
+			s += fmt.Sprintf(":%d-%d", t.Start, t.End)
+		}
+		qr.Targets = append(qr.Targets, s)
+	}
+	return qr, nil
+}
+
+func joinSlash(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "/" + b
+}
+
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
+
+// aggregate computes the macro averages: per repository first, then the
+// mean over repositories (README rule 5), and the latency percentiles
+// over all queries.
+func (res *evalResult) aggregate() {
+	res.ByCategory, res.ByLanguage = map[string]float64{}, map[string]float64{}
+	var all, lat []float64
+	cats, langs := map[string][]float64{}, map[string][]float64{}
+	for _, r := range res.Repos {
+		all = append(all, r.NDCG10)
+		langs[r.Language] = append(langs[r.Language], r.NDCG10)
+		for c, v := range r.ByCategory {
+			cats[c] = append(cats[c], v)
+		}
+		lat = append(lat, r.latencies...)
+		res.IndexMSTotal += r.IndexMS
+	}
+	res.NDCG10 = round3(mean(all))
+	for c, xs := range cats {
+		res.ByCategory[c] = round3(mean(xs))
+	}
+	for l, xs := range langs {
+		res.ByLanguage[l] = round3(mean(xs))
+	}
+	res.P50MS, res.P95MS = round3(percentile(lat, 50)), round3(percentile(lat, 95))
+	for i := range res.Repos {
+		r := &res.Repos[i]
+		r.NDCG10 = round3(r.NDCG10)
+		for c, v := range r.ByCategory {
+			r.ByCategory[c] = round3(v)
+		}
+	}
+}
+
+func printEval(w io.Writer, res *evalResult, perQuery bool) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "repo\tlanguage\tqueries\tndcg@10\tarchitecture\tsemantic\tsymbol\tp50 ms\tp95 ms\tindex ms\t")
+	cat := func(m map[string]float64, c string) string {
+		if v, ok := m[c]; ok {
+			return fmt.Sprintf("%.3f", v)
+		}
+		return "-"
+	}
+	for _, r := range res.Repos {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.3f\t%s\t%s\t%s\t%.2f\t%.2f\t%d\t\n", r.Name, r.Language, r.Queries, r.NDCG10,
+			cat(r.ByCategory, "architecture"), cat(r.ByCategory, "semantic"), cat(r.ByCategory, "symbol"), r.P50MS, r.P95MS, r.IndexMS)
+	}
+	fmt.Fprintf(tw, "macro mean\t\t\t%.3f\t%s\t%s\t%s\t%.2f\t%.2f\t%d\t\n", res.NDCG10,
+		cat(res.ByCategory, "architecture"), cat(res.ByCategory, "semantic"), cat(res.ByCategory, "symbol"), res.P50MS, res.P95MS, res.IndexMSTotal)
+	tw.Flush()
+	if len(res.ByLanguage) > 0 {
+		langs := make([]string, 0, len(res.ByLanguage))
+		for l := range res.ByLanguage {
+			langs = append(langs, l)
+		}
+		sort.Strings(langs)
+		parts := make([]string, len(langs))
+		for i, l := range langs {
+			parts[i] = fmt.Sprintf("%s %.3f", l, res.ByLanguage[l])
+		}
+		fmt.Fprintln(w, "by language:", strings.Join(parts, ", "))
+	}
+	if len(res.Missing) > 0 {
+		fmt.Fprintln(w, "missing (skipped):", strings.Join(res.Missing, ", "))
+	}
+	if res.WarmIndex {
+		fmt.Fprintln(w, "note: --index-cache was set: index times are of incremental runs, not cold indexes")
+	}
+	if !perQuery {
+		return
+	}
+	for _, r := range res.Repos {
+		for _, q := range r.PerQuery {
+			fmt.Fprintf(w, "\n%s  %.3f  [%s] %q  (%s, %.2f ms)\n", r.Name, q.NDCG10, q.Category, q.Query, q.Intent, q.MS)
+			for i, t := range q.Targets {
+				rank := "-"
+				if q.Ranks[i] > 0 {
+					rank = fmt.Sprint(q.Ranks[i])
+				}
+				fmt.Fprintf(w, "    target %s  rank %s\n", t, rank)
+			}
+			for i, h := range q.Top {
+				fmt.Fprintf(w, "    %2d %s:%d-%d\n", i+1, h.Path, h.Start, h.End)
+			}
+		}
+	}
+}
+
+// The benchmark's format and scoring, as its README states them
+// (/work/shared/bench/semble/README.md, "Scoring").
+
+// benchRepo is one entry of repos.json.
+type benchRepo struct {
+	Name          string  `json:"name"`
+	Language      string  `json:"language"`
+	URL           string  `json:"url"`
+	Revision      string  `json:"revision"`
+	BenchmarkRoot *string `json:"benchmark_root"`
+}
+
+// root is the directory to index, relative to the checkout ("" for the
+// whole checkout).
+func (r benchRepo) root() string {
+	if r.BenchmarkRoot == nil {
+		return ""
+	}
+	return strings.Trim(*r.BenchmarkRoot, "/")
+}
+
+// benchQuery is one annotated query.
+type benchQuery struct {
+	Query     string        `json:"query"`
+	Relevant  []benchTarget `json:"relevant"`
+	Secondary []benchTarget `json:"secondary"`
+	Category  string        `json:"category"`
+}
+
+// targets are the relevant and secondary targets, all of gain 1.
+func (q benchQuery) targets() []benchTarget {
+	return append(append([]benchTarget{}, q.Relevant...), q.Secondary...)
+}
+
+// benchTarget is a path, or a path with a line span.
+type benchTarget struct {
+	Path       string
+	Start, End int // 0 when the target has no span
+}
+
+func (t *benchTarget) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*t = benchTarget{Path: s}
+		return nil
+	}
+	var o struct {
+		Path      string `json:"path"`
+		StartLine *int   `json:"start_line"`
+		EndLine   *int   `json:"end_line"`
+	}
+	if err := json.Unmarshal(b, &o); err != nil {
+		return fmt.Errorf("target %s: want a path or {path, start_line, end_line}: %w", b, err)
+	}
+	*t = benchTarget{Path: o.Path}
+	if o.StartLine != nil && o.EndLine != nil {
+		t.Start, t.End = *o.StartLine, *o.EndLine
+	}
+	return nil
+}
+
+func (t benchTarget) hasSpan() bool { return t.Start > 0 || t.End > 0 }
+
+// scoredHit is a result as scored: a path relative to the checkout and a
+// line range.
+type scoredHit struct {
+	Path  string `json:"path"`
+	Start int    `json:"start_line"`
+	End   int    `json:"end_line"`
+}
+
+// pathMatches: one path ends with the other, on whole segments, after
+// '\' → '/' (README rule 3).
+func pathMatches(a, b string) bool {
+	a = strings.ReplaceAll(a, `\`, "/")
+	b = strings.ReplaceAll(b, `\`, "/")
+	return a == b || strings.HasSuffix(a, "/"+b) || strings.HasSuffix(b, "/"+a)
+}
+
+// targetMatches: the paths match and, when the target has a span, the
+// result's range overlaps it.
+func targetMatches(h scoredHit, t benchTarget) bool {
+	if !pathMatches(h.Path, t.Path) {
+		return false
+	}
+	if !t.hasSpan() {
+		return true
+	}
+	return h.Start <= t.End && t.Start <= h.End
+}
+
+// ndcgCutoff is the k of NDCG@k.
+const ndcgCutoff = 10
+
+// ndcg10 scores the first ten results against the targets (README rule
+// 4): each target counts once, at the rank of its first matching result;
+// a rank earns gain 1 when some target is first found there (so a result
+// repeating an already found file earns nothing); the ideal DCG counts
+// every annotated target, found or not, up to ten.
+func ndcg10(hits []scoredHit, targets []benchTarget) (ndcg float64, ranks []int) {
+	if len(targets) == 0 {
+		return 0, nil
+	}
+	if len(hits) > ndcgCutoff {
+		hits = hits[:ndcgCutoff]
+	}
+	gain := make([]bool, len(hits))
+	ranks = make([]int, len(targets))
+	for ti, t := range targets {
+		for i, h := range hits {
+			if targetMatches(h, t) {
+				gain[i] = true
+				ranks[ti] = i + 1
+				break
+			}
+		}
+	}
+	var dcg, idcg float64
+	for i, g := range gain {
+		if g {
+			dcg += 1 / math.Log2(float64(i+2))
+		}
+	}
+	for i := 0; i < min(ndcgCutoff, len(targets)); i++ {
+		idcg += 1 / math.Log2(float64(i+2))
+	}
+	return dcg / idcg, ranks
+}
+
+// mean of xs; 0 for none.
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// percentile returns the p-th percentile (0..100) of xs by linear
+// interpolation between closest ranks.
+func percentile(xs []float64, p float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	pos := p / 100 * float64(len(s)-1)
+	lo := int(math.Floor(pos))
+	hi := int(math.Ceil(pos))
+	return s[lo] + (s[hi]-s[lo])*(pos-float64(lo))
+}
+
+// median of xs.
+func median(xs []float64) float64 { return percentile(xs, 50) }

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/mcp"
+)
+
+type mcpCmd struct {
+	repoFlags
+	Path          string        `arg:"" optional:"" default:"." help:"Repository root (default: current directory)." type:"path"`
+	HTTP          string        `name:"http" placeholder:"ADDR" help:"Serve streamable HTTP at http://ADDR/mcp instead of stdio (host defaults to 127.0.0.1, e.g. --http :8765)."`
+	AllowNoAuth   bool          `name:"allow-no-auth" help:"Allow a non-loopback --http address without a bearer token (set one in VIBERAG_MCP_TOKEN instead)."`
+	AllowedHost   []string      `name:"allowed-host" help:"Extra Host name accepted over HTTP besides localhost (DNS rebinding protection). Repeatable."`
+	AllowedOrigin []string      `name:"allowed-origin" help:"Extra browser Origin accepted over HTTP besides localhost ones. Repeatable."`
+	NoWatch       bool          `name:"no-watch" help:"Do not watch files; the index changes only through the index tool."`
+	Debounce      time.Duration `help:"Quiet period after a file change before re-indexing." default:"300ms"`
+	PollInterval  time.Duration `name:"poll-interval" help:"Rescan interval when file events are unavailable (e.g. the inotify watch limit)." default:"30s"`
+	Include       []string      `help:"Only index files matching this glob (as for index). Repeatable."`
+	Exclude       []string      `help:"Skip files matching this glob (as for index). Repeatable."`
+	MaxFileSize   int64         `name:"max-file-size" help:"Skip files larger than this many bytes (as for index)."`
+	IndexSecrets  bool          `name:"index-secrets" help:"Also index files that usually hold secrets (as for index)."`
+	Workers       int           `help:"Parallel parsers for index runs (default: half the CPUs, leaving the rest to searches)."`
+	Verbose       bool          `short:"v" help:"Log diagnostics to standard error."`
+}
+
+func (c *mcpCmd) Run(ctx context.Context) error {
+	level := slog.LevelWarn
+	if c.Verbose {
+		level = slog.LevelDebug
+	}
+	// Standard output carries the protocol over stdio: logs go to stderr.
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	opts := mcp.Options{
+		Root: c.Path, DataDir: c.DataDir,
+		Index: indexer.Options{Select: extract.SelectOptions{
+			Include: c.Include, Exclude: c.Exclude, MaxFileSize: c.MaxFileSize, IndexSecrets: c.IndexSecrets,
+		}, Workers: c.Workers},
+		NoWatch: c.NoWatch, Debounce: c.Debounce, PollInterval: c.PollInterval, Logger: log,
+	}
+	var hopts mcp.HTTPOptions
+	if c.HTTP != "" {
+		hopts = mcp.HTTPOptions{
+			Addr: c.HTTP, Token: os.Getenv(mcp.TokenEnv), AllowNoAuth: c.AllowNoAuth,
+			AllowedHosts: c.AllowedHost, AllowedOrigins: c.AllowedOrigin,
+		}
+	}
+	if c.HTTP == "" {
+		s, err := mcp.New(ctx, opts)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		return s.ServeStdio(ctx)
+	}
+	// Listen before opening the index, so a refused address fails fast
+	// and touches nothing.
+	ln, err := mcp.Listen(hopts)
+	if err != nil {
+		return err
+	}
+	s, err := mcp.New(ctx, opts)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer s.Close()
+	fmt.Fprintf(os.Stderr, "viberag: serving %s over MCP at http://%s%s\n", s.Root(), ln.Addr(), mcp.HTTPPath)
+	return s.ServeHTTP(ctx, ln, hopts)
+}

@@ -1,0 +1,233 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mattn/go-isatty"
+
+	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/query"
+	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables"
+)
+
+type searchCmd struct {
+	repoFlags
+	Dir   string   `short:"C" name:"dir" help:"Search the repository containing PATH (default: the current directory)." type:"path" placeholder:"PATH"`
+	Query []string `arg:"" help:"What to look for; the words are joined with spaces. Quote the whole query (e.g. '\"reset by peer\"') for exact text."`
+
+	Intent          string   `help:"auto, definition, usage, concept, exact_text or similar_code." default:"auto" enum:"auto,definition,usage,concept,exact_text,similar_code"`
+	PathPrefix      []string `name:"path-prefix" help:"Only paths starting with this (repeatable: any of)."`
+	PathContains    []string `name:"path-contains" help:"Only paths containing this (repeatable: any of)."`
+	PathNotContains []string `name:"path-not-contains" help:"No paths containing this (repeatable: none of)."`
+	Ext             []string `help:"Only files with this extension, with or without the dot (repeatable)."`
+	Kind            []string `help:"Only symbols of this kind: function, method, class… (repeatable; blocks by their enclosing symbol)."`
+	Decorator       []string `help:"Only symbols with this decorator or annotation (repeatable)."`
+	Exported        *bool    `help:"Only exported (--exported) or unexported (--exported=false) symbols."`
+	K               int      `short:"k" default:"10" help:"Number of hits."`
+	MaxTokens       int      `name:"max-tokens" help:"Fit the hits into this many tokens (snippets shortened first)."`
+	Exhaustive      bool     `help:"exact_text: every occurrence, K per page."`
+	Cursor          string   `help:"exact_text: continue from a previous page's next_cursor."`
+	IgnoreCase      bool     `name:"ignore-case" short:"i" help:"exact_text: ignore case."`
+	JSON            bool     `help:"Print the JSON the MCP server returns."`
+	Explain         bool     `help:"Show why each hit ranks where it does."`
+}
+
+func (c *searchCmd) Run(ctx context.Context) error {
+	req := query.Request{
+		Query:  strings.Join(c.Query, " "),
+		Intent: query.Intent(c.Intent),
+		Scope: scope.Scope{
+			PathPrefix: c.PathPrefix, PathContains: c.PathContains, PathNotContains: c.PathNotContains,
+			Extension: c.Ext, SymbolKind: c.Kind, Decorator: c.Decorator, IsExported: c.Exported,
+		},
+		Limit: c.K, MaxTokens: c.MaxTokens, Exhaustive: c.Exhaustive, Cursor: c.Cursor,
+		IgnoreCase: c.IgnoreCase, Explain: c.Explain,
+	}
+	// Check the request before opening anything.
+	if err := req.Scope.Validate(); err != nil {
+		return err
+	}
+	ix, err := openIndex(ctx, c.repoFlags, c.Dir)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	resp, err := ix.planner.Search(ctx, req)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return writeJSON(os.Stdout, resp)
+	}
+	printSearch(os.Stdout, resp, newStyle(os.Stdout), c.Explain)
+	return nil
+}
+
+// searchHits runs a query exactly as `viberag search QUERY` does with its
+// defaults; the benchmark scores these hits.
+func searchHits(ctx context.Context, p *query.Planner, q string) (*query.Response, error) {
+	return p.Search(ctx, query.Request{Query: q, Intent: query.Auto, Limit: query.DefaultLimit})
+}
+
+// openedIndex is an index opened read-only with a planner on it.
+type openedIndex struct {
+	root    string
+	db      *tables.DB
+	planner *query.Planner
+}
+
+func (ix *openedIndex) Close() error {
+	return errors.Join(ix.planner.Close(), ix.db.Close())
+}
+
+// openIndex finds the index of the repository containing dir (the
+// current directory when empty): with --data-dir, that directory's index;
+// otherwise the nearest of dir and its parents that has an index in the
+// data directory.
+func openIndex(ctx context.Context, rf repoFlags, dir string) (*openedIndex, error) {
+	if dir == "" {
+		dir = "."
+	}
+	start, err := indexer.RealRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	root, path := start, ""
+	if rf.DataDir != "" {
+		d, err := indexer.DataDir(start, rf.DataDir)
+		if err != nil {
+			return nil, err
+		}
+		path = filepath.Join(d, indexer.IndexFile)
+	} else {
+		for r := start; ; r = filepath.Dir(r) {
+			d, err := indexer.DataDir(r, "")
+			if err != nil {
+				return nil, err
+			}
+			if _, err := os.Stat(filepath.Join(d, indexer.IndexFile)); err == nil {
+				root, path = r, filepath.Join(d, indexer.IndexFile)
+				break
+			}
+			if filepath.Dir(r) == r {
+				break
+			}
+		}
+	}
+	if path == "" {
+		return nil, fmt.Errorf("%s: %w", start, indexer.ErrNoIndex)
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", root, indexer.ErrNoIndex)
+	}
+	db, err := tables.Open(ctx, path, tables.OpenOptions{ReadOnly: true})
+	if err != nil {
+		return nil, err
+	}
+	p, err := query.New(ctx, db.SQL(), query.Options{})
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &openedIndex{root: root, db: db, planner: p}, nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// style colours terminal output; its zero value prints plain text.
+type style struct{ on bool }
+
+// newStyle colours output to a terminal, unless NO_COLOR is set.
+func newStyle(f *os.File) style {
+	_, noColor := os.LookupEnv("NO_COLOR")
+	return style{on: !noColor && isatty.IsTerminal(f.Fd())}
+}
+
+func (s style) wrap(code, text string) string {
+	if !s.on || text == "" {
+		return text
+	}
+	return "\x1b[" + code + "m" + text + "\x1b[0m"
+}
+
+func (s style) path(t string) string  { return s.wrap("36", t) }
+func (s style) title(t string) string { return s.wrap("1", t) }
+func (s style) dim(t string) string   { return s.wrap("2", t) }
+
+func printSearch(w io.Writer, r *query.Response, st style, explain bool) {
+	head := fmt.Sprintf("%s", r.Intent)
+	if r.Routing != "" {
+		head += " (" + r.Routing + ")"
+	}
+	head += fmt.Sprintf(" · %d hits", len(r.Hits))
+	if r.Total >= 0 {
+		head += fmt.Sprintf(" of %d", r.Total)
+	}
+	head += fmt.Sprintf(" · %.1f ms", r.TookMS)
+	fmt.Fprintln(w, st.dim(head))
+	for _, f := range r.FiltersApplied {
+		fmt.Fprintln(w, st.dim("  filter: "+f))
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintln(w, st.dim("  note: "+n))
+	}
+	for i, h := range r.Hits {
+		loc := fmt.Sprintf("%s:%d-%d", h.Path, h.StartLine, h.EndLine)
+		if h.StartLine == h.EndLine {
+			loc = fmt.Sprintf("%s:%d", h.Path, h.StartLine)
+		}
+		fmt.Fprintf(w, "%2d %s  %s %s\n", i+1, st.path(loc), st.title(h.Title), st.dim("["+h.Kind+"]"))
+		for _, l := range strings.Split(h.Snippet, "\n") {
+			if l != "" {
+				fmt.Fprintln(w, "     "+l)
+			}
+		}
+		if h.Why != nil && (explain || len(h.Why.Priors) > 0 || h.Why.Note != "") {
+			fmt.Fprintln(w, st.dim("     why: "+formatWhy(h, explain)))
+		}
+	}
+	if r.Truncated {
+		msg := "truncated"
+		if r.Dropped > 0 {
+			msg += fmt.Sprintf(": %d hits dropped by the size budget", r.Dropped)
+		}
+		if r.NextCursor != "" {
+			msg += "; more with --cursor " + r.NextCursor
+		}
+		fmt.Fprintln(w, st.dim(msg))
+	}
+	for _, a := range r.SuggestedNextActions {
+		args, _ := json.Marshal(a.Args)
+		fmt.Fprintln(w, st.dim(fmt.Sprintf("next: %s %s", a.Tool, args)))
+	}
+}
+
+func formatWhy(h query.Hit, all bool) string {
+	var parts []string
+	if all {
+		for _, c := range h.Why.Channels {
+			parts = append(parts, fmt.Sprintf("%s #%d", c.Channel, c.Rank))
+		}
+		parts = append(parts, fmt.Sprintf("score %.4f", h.Score))
+	}
+	for _, p := range h.Why.Priors {
+		parts = append(parts, fmt.Sprintf("%s ×%.2f", p.Name, p.Factor))
+	}
+	if h.Why.Note != "" {
+		parts = append(parts, h.Why.Note)
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,68 @@
+package mcp
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/viberag/viberag/query"
+	"github.com/viberag/viberag/scope"
+)
+
+// engine returns the planner. One planner serves the server's life: it
+// notices re-indexed files by itself (it fingerprints the files table)
+// and reads only committed state through the read pool.
+func (s *Server) engine(context.Context) (*query.Planner, error) { return s.planner, nil }
+
+// symbolExists reports whether sid names a symbol in the index, so that
+// an unknown id is an argument error rather than a planner failure.
+func (s *Server) symbolExists(ctx context.Context, sid string) (bool, error) {
+	var one int
+	err := s.db.SQL().QueryRowContext(ctx, `SELECT 1 FROM symbols WHERE sid = ?`, sid).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("look up %s: %w", sid, err)
+	}
+	return true, nil
+}
+
+// symbolDetails asks the planner for one symbol, by id or by name, and
+// applies the code options: the planner always returns the code, up to
+// query.MaxCodeBytes.
+func symbolDetails(ctx context.Context, p *query.Planner, idOrName string, includeCode bool, maxCode int) (*query.SymbolDetails, error) {
+	d, err := p.Symbol(ctx, idOrName)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case !includeCode:
+		d.Code, d.CodeTruncated = "", false
+	case len(d.Code) > maxCode:
+		d.Code, d.CodeTruncated = cutAtLine(d.Code, maxCode), true
+	}
+	return d, nil
+}
+
+// references asks the planner for the references to a symbol (by id) or
+// a name.
+func references(ctx context.Context, p *query.Planner, sid, name string, sc scope.Scope, k int) (*query.References, error) {
+	return p.References(ctx, query.RefsRequest{ID: sid, Name: name, Scope: sc, Limit: k})
+}
+
+// cutAtLine returns at most max bytes of s, ending at a line boundary
+// when there is one.
+func cutAtLine(s string, max int) string {
+	if len(s) <= max {
+		return s
+	}
+	cut := s[:max]
+	for i := len(cut) - 1; i > 0; i-- {
+		if cut[i] == '\n' {
+			return cut[:i]
+		}
+	}
+	return trunc(cut)
+}

@@ -1,0 +1,104 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// The watcher asks git two questions the selection rules answer from
+// git's own view: which untracked directories are ignored (so they are not
+// watched) and which changed paths are ignored (so churn in build outputs
+// does not trigger index runs). Both are optimisations: every run applies
+// the full rules through extract.Select, so a wrong or missing answer
+// costs a wasted run, never a wrong index.
+
+// gitOK reports whether root lies in a git work tree and git runs.
+func gitOK(ctx context.Context, root string) bool {
+	out, err := runGit(ctx, root, nil, "rev-parse", "--is-inside-work-tree")
+	return err == nil && strings.TrimSpace(string(out)) == "true"
+}
+
+// gitHead returns the commit checked out at root, "" outside git or on an
+// unborn branch.
+func gitHead(ctx context.Context, root string) string {
+	out, err := runGit(ctx, root, nil, "rev-parse", "--verify", "--quiet", "HEAD")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// gitIgnoredDirs lists the untracked directories under root that git
+// ignores, relative to root and without the trailing '/'. --directory
+// stops at the top ignored directory, so a huge node_modules costs one
+// line.
+func gitIgnoredDirs(ctx context.Context, root string) ([]string, error) {
+	out, err := runGit(ctx, root, nil, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
+	if err != nil {
+		return nil, err
+	}
+	var dirs []string
+	for f := range bytes.SplitSeq(out, []byte{0}) {
+		if d, ok := bytes.CutSuffix(f, []byte("/")); ok && len(d) > 0 {
+			dirs = append(dirs, string(d))
+		}
+	}
+	return dirs, nil
+}
+
+// gitIgnored returns the subset of paths (relative to root) that git
+// ignores. Tracked files are never reported, as with git itself.
+func gitIgnored(ctx context.Context, root string, paths []string) (map[string]bool, error) {
+	var in bytes.Buffer
+	for _, p := range paths {
+		in.WriteString(p)
+		in.WriteByte(0)
+	}
+	out, err := runGit(ctx, root, &in, "check-ignore", "-z", "--stdin")
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 1 {
+		return nil, nil // exit 1: nothing ignored
+	}
+	if err != nil {
+		return nil, err
+	}
+	ignored := make(map[string]bool)
+	for f := range bytes.SplitSeq(out, []byte{0}) {
+		if len(f) > 0 {
+			ignored[string(f)] = true
+		}
+	}
+	return ignored, nil
+}
+
+// runGit runs git in dir. The environment drops the variables that would
+// point git at another repository and turns optional locks off, so that
+// a status-like read never takes the index lock a user's git needs.
+func runGit(ctx context.Context, dir string, stdin *bytes.Buffer, args ...string) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
+	env := make([]string, 0, len(os.Environ())+1)
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY":
+			continue
+		}
+		env = append(env, kv)
+	}
+	cmd.Env = append(env, "GIT_OPTIONAL_LOCKS=0")
+	if stdin != nil {
+		cmd.Stdin = stdin
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return out, fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
+	}
+	return out, nil
+}

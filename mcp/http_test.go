@@ -1,0 +1,106 @@
+package mcp
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// initializeBody is a minimal initialize request, as the conformance
+// suite's DNS rebinding scenario sends it.
+const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`
+
+func postInit(t *testing.T, url, host, origin, auth string) int {
+	t.Helper()
+	req, err := http.NewRequest("POST", url, strings.NewReader(initializeBody))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if host != "" {
+		req.Host = host
+	}
+	if origin != "" {
+		req.Header.Set("Origin", origin)
+	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+func TestHTTPGuard(t *testing.T) {
+	root := copyFixture(t, "python")
+	opts := testOptions(t, root)
+	opts.NoWatch = true
+	s := startServer(t, opts)
+
+	tests := []struct {
+		name               string
+		opts               HTTPOptions
+		host, origin, auth string
+		want               int
+	}{
+		{name: "loopback host", want: 200},
+		{name: "localhost host and origin", host: "localhost:1234", origin: "http://localhost:1234", want: 200},
+		{name: "ipv6 loopback", host: "[::1]:80", origin: "https://[::1]", want: 200},
+		{name: "foreign host (DNS rebinding)", host: "evil.example.com", want: 403},
+		{name: "foreign host and origin", host: "evil.example.com", origin: "http://evil.example.com", want: 403},
+		{name: "foreign origin", origin: "http://evil.example.com", want: 403},
+		{name: "null origin", origin: "null", want: 403},
+		{name: "loopback name in a subdomain", host: "localhost.evil.example.com", want: 403},
+		{name: "allowed host", opts: HTTPOptions{AllowedHosts: []string{"dev.internal"}}, host: "dev.internal:8765", want: 200},
+		{name: "allowed origin", opts: HTTPOptions{AllowedOrigins: []string{"https://app.example"}}, origin: "https://app.example", want: 200},
+		{name: "token missing", opts: HTTPOptions{Token: "s3cret"}, want: 401},
+		{name: "token wrong", opts: HTTPOptions{Token: "s3cret"}, auth: "Bearer nope", want: 401},
+		{name: "token right", opts: HTTPOptions{Token: "s3cret"}, auth: "Bearer s3cret", want: 200},
+		{name: "token right, foreign origin", opts: HTTPOptions{Token: "s3cret"}, auth: "Bearer s3cret", origin: "http://evil.example.com", want: 403},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := httptest.NewUnstartedServer(nil)
+			ts.Config.Handler = s.HTTPHandler(ts.Listener.Addr().String(), tc.opts)
+			ts.Start()
+			defer ts.Close()
+			if got := postInit(t, ts.URL+HTTPPath, tc.host, tc.origin, tc.auth); got != tc.want {
+				t.Errorf("status %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestListenRefusesOpenBindWithoutToken(t *testing.T) {
+	tests := []struct {
+		opts    HTTPOptions
+		wantErr error
+	}{
+		{HTTPOptions{Addr: "127.0.0.1:0"}, nil},
+		{HTTPOptions{Addr: ":0"}, nil}, // defaults to 127.0.0.1
+		{HTTPOptions{Addr: "0"}, nil},
+		{HTTPOptions{Addr: "0.0.0.0:0"}, ErrNeedToken},
+		{HTTPOptions{Addr: "0.0.0.0:0", Token: "t"}, nil},
+		{HTTPOptions{Addr: "0.0.0.0:0", AllowNoAuth: true}, nil},
+	}
+	for _, tc := range tests {
+		ln, err := Listen(tc.opts)
+		if !errors.Is(err, tc.wantErr) || (err == nil) != (tc.wantErr == nil) {
+			t.Errorf("Listen(%+v): %v, want %v", tc.opts, err, tc.wantErr)
+		}
+		if ln != nil {
+			if tc.opts.Addr == ":0" || tc.opts.Addr == "0" {
+				if a := ln.Addr().String(); !strings.HasPrefix(a, "127.0.0.1:") {
+					t.Errorf("Listen(%q) bound %s, want loopback", tc.opts.Addr, a)
+				}
+			}
+			ln.Close()
+		}
+	}
+}

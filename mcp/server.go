@@ -1,0 +1,189 @@
+package mcp
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/query"
+	"github.com/viberag/viberag/tables"
+)
+
+// Options configure a Server.
+type Options struct {
+	// Root is the repository to serve; DataDir overrides where its index
+	// lives (see indexer.DataDir).
+	Root, DataDir string
+	// Index configures index runs (file selection, workers, parse
+	// budget). Force and Progress are set per run; Workers defaults to
+	// half the CPUs, so background runs leave room for searches.
+	Index indexer.Options
+	// NoWatch turns the file watcher off: the index then changes only
+	// when the index tool runs.
+	NoWatch bool
+	// Debounce is the quiet period after a file change before the watcher
+	// starts a run (default 300ms); PollInterval the rescan interval when
+	// file events are unavailable (default 30s).
+	Debounce, PollInterval time.Duration
+	// Logger receives diagnostics; nil discards them. Over stdio it must
+	// not write to standard output, which carries the protocol.
+	Logger *slog.Logger
+
+	// addWatch, when set by a test, replaces the watcher's fsnotify Add.
+	addWatch func(*fsnotify.Watcher, string) error
+	// progressEvery, when set by a test, replaces how often the index
+	// tool reports progress.
+	progressEvery time.Duration
+}
+
+// Server is a viberag MCP server for one repository. It owns the index:
+// it opens it, keeps it fresh with a file watcher and serves queries from
+// it while runs write to it. Tools read the last committed state, so no
+// query waits for a run or sees half of one.
+type Server struct {
+	root   string
+	db     *tables.DB
+	log    *slog.Logger
+	mcp    *sdk.Server
+	runner *runner
+	watch  *watcher // nil with NoWatch
+	hadIdx bool     // a complete run existed when the server started
+	// progressEvery is how often a waiting index call reports progress.
+	progressEvery time.Duration
+
+	planner *query.Planner
+
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	closed bool
+}
+
+// New opens (creating when needed) root's index, starts the file watcher
+// and a catch-up index run in the background, and returns at once: tools
+// answer from the existing index while the run proceeds, and say so.
+func New(ctx context.Context, opts Options) (*Server, error) {
+	if err := opts.Index.Select.Validate(); err != nil {
+		return nil, fmt.Errorf("mcp server: %w", err)
+	}
+	root, err := indexer.RealRoot(opts.Root)
+	if err != nil {
+		return nil, fmt.Errorf("mcp server: %w", err)
+	}
+	dir, err := indexer.DataDir(root, opts.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("mcp server: %w", err)
+	}
+	opts.Index.Select.DataDir = dir
+	if opts.Index.Workers == 0 {
+		// Runs happen behind the agent's back: leave half the CPUs to
+		// the searches they must not slow down.
+		opts.Index.Workers = max(1, runtime.GOMAXPROCS(0)/2)
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	db, err := tables.Open(ctx, filepath.Join(dir, indexer.IndexFile), tables.OpenOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("mcp server: %w", err)
+	}
+	meta, err := db.Meta(ctx)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("mcp server: %w", err)
+	}
+
+	// Runs and the watcher live as long as the server, not as the call
+	// that created it.
+	life, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	s := &Server{
+		root: root, db: db, log: log,
+		hadIdx: meta[tables.MetaLastIndexedAt] != "",
+		cancel: cancel,
+
+		progressEvery: cmp.Or(opts.progressEvery, 500*time.Millisecond),
+	}
+	if s.planner, err = query.New(ctx, db.SQL(), query.Options{}); err != nil {
+		cancel()
+		db.Close()
+		return nil, fmt.Errorf("mcp server: %w", err)
+	}
+	s.runner = newRunner(life, db, root, opts.Index)
+	s.mcp = sdk.NewServer(&sdk.Implementation{Name: "viberag", Title: "viberag code index", Version: indexer.Version},
+		&sdk.ServerOptions{Instructions: instructions, Logger: log, Capabilities: &sdk.ServerCapabilities{}})
+	s.mcp.AddReceivingMiddleware(s.guardTools)
+	s.addTools()
+
+	if opts.NoWatch {
+		s.runner.schedule(false)
+		return s, nil
+	}
+	s.watch = newWatcher(root, dir, opts.Index.Select, func() { s.runner.schedule(false) }, db.Skipped, log)
+	if opts.Debounce > 0 {
+		s.watch.debounce = opts.Debounce
+	}
+	if opts.PollInterval > 0 {
+		s.watch.pollEvery = opts.PollInterval
+	}
+	if opts.addWatch != nil {
+		s.watch.addWatch = opts.addWatch
+	}
+	s.runner.onDone = func(r *run) {
+		_, _, _, started, _ := r.snapshot()
+		s.watch.runEnded(started)
+	}
+	go s.watch.start(life, func() { s.runner.schedule(false) })
+	return s, nil
+}
+
+// MCP returns the protocol server, to connect to any transport.
+func (s *Server) MCP() *sdk.Server { return s.mcp }
+
+// Root returns the repository root, symbolic links resolved.
+func (s *Server) Root() string { return s.root }
+
+// ServeStdio serves one client over standard input and output until the
+// client disconnects or ctx ends.
+func (s *Server) ServeStdio(ctx context.Context) error {
+	err := s.mcp.Run(ctx, &sdk.StdioTransport{})
+	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("serve stdio: %w", err)
+	}
+	return nil
+}
+
+// Close stops the watcher and any index run and closes the index. A run
+// cut short leaves the index consistent (every file is written
+// atomically); the next server or `viberag index` completes it.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	s.cancel()
+	if s.watch != nil {
+		<-s.watch.stopped
+	}
+	s.runner.wait()
+	return errors.Join(s.planner.Close(), s.db.Close())
+}
+
+// instructions tell the client's model what the server is for and how its
+// tools fit together.
+const instructions = `viberag indexes this repository (symbols, chunks, references) and keeps the index fresh as files change.
+Start with codebase_search; follow a hit with get_symbol_details, find_references or get_surrounding_code, and read exact lines with read_file_lines.
+Results say index_state: "building" means the first index is still being built and results are partial; get_status explains freshness.`

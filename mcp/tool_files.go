@@ -1,0 +1,376 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/cespare/xxhash/v2"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/viberag/viberag/tables"
+)
+
+// Limits of read_file_lines and get_surrounding_code: enough to read any
+// function, small enough that one call cannot flood the model's context.
+const (
+	maxReadLines   = 400
+	maxReadBytes   = 64 << 10
+	maxLineBytes   = 2000
+	maxNeighbours  = 20
+	defNeighbours  = 3
+	maxAnchorLines = 200
+	maxFileRead    = 16 << 20 // never read more of a file than this
+)
+
+// ReadFileLinesIn is read_file_lines' input.
+type ReadFileLinesIn struct {
+	Path      string `json:"path" jsonschema:"repository-relative path with / separators, as results give it (e.g. src/queue.py); absolute paths and .. are refused"`
+	StartLine int    `json:"start_line,omitempty" jsonschema:"first line, 1-based (default 1)"`
+	EndLine   int    `json:"end_line,omitempty" jsonschema:"last line, inclusive (default start_line+199); at most 400 lines are returned per call"`
+}
+
+// ReadFileLinesOut is read_file_lines' result.
+type ReadFileLinesOut struct {
+	Path       string `json:"path"`
+	StartLine  int    `json:"start_line"`
+	EndLine    int    `json:"end_line" jsonschema:"last line returned"`
+	TotalLines int    `json:"total_lines"`
+	Text       string `json:"text" jsonschema:"the lines, joined with newlines; lines longer than 2000 bytes are cut and end with …"`
+	Truncated  bool   `json:"truncated,omitempty" jsonschema:"fewer lines than asked were returned (line or byte cap); continue at next_start_line"`
+	NextStart  int    `json:"next_start_line,omitempty"`
+	// Changed is set when the file on disk differs from the indexed
+	// version: line numbers from other results may be off.
+	Changed bool `json:"changed_since_indexed,omitempty" jsonschema:"the file changed since it was indexed; line numbers from search results may be off until the watcher re-indexes it"`
+	Freshness
+}
+
+func (s *Server) readFileLines(ctx context.Context, _ *sdk.CallToolRequest, in ReadFileLinesIn) (*sdk.CallToolResult, *ReadFileLinesOut, error) {
+	rel, err := cleanRel("path", in.Path)
+	if err != nil {
+		return nil, nil, err
+	}
+	start := in.StartLine
+	if start == 0 {
+		start = 1
+	}
+	if start < 1 {
+		return nil, nil, argErr("start_line", "%d is not a line number; lines are 1-based", in.StartLine)
+	}
+	end := in.EndLine
+	if end == 0 {
+		end = start + 199
+	}
+	if end < start {
+		return nil, nil, argErr("end_line", "%d is before start_line %d", end, start)
+	}
+	hash, err := s.indexedFile(ctx, rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	real, err := resolveInRoot(s.root, rel)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := os.Open(real)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", rel, err)
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, nil, argErr("path", "%q is not a regular file", rel)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxFileRead))
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", rel, err)
+	}
+	out := &ReadFileLinesOut{Path: rel, StartLine: start, Freshness: s.freshness()}
+	out.Changed = tables.Hex(xxhash.Sum64(data)) != hash
+	lines := splitLines(string(data))
+	out.TotalLines = len(lines)
+	if len(lines) == 0 && start == 1 {
+		return nil, out, nil // an empty file
+	}
+	if start > len(lines) {
+		return nil, nil, argErr("start_line", "%d is past the end of %s, which has %d lines", start, rel, len(lines))
+	}
+	want := min(end, len(lines))
+	var b strings.Builder
+	n := start - 1
+	for ; n < want; n++ {
+		line := lines[n]
+		if len(line) > maxLineBytes {
+			line = trunc(line[:maxLineBytes]) + "…"
+		}
+		if n-start+1 >= maxReadLines || b.Len()+len(line)+1 > maxReadBytes {
+			break
+		}
+		if n > start-1 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(line)
+	}
+	out.Text = b.String()
+	out.EndLine = n
+	if n < want {
+		out.Truncated = true
+		out.NextStart = n + 1
+	}
+	return nil, out, nil
+}
+
+// splitLines splits text into lines without their terminators; a final
+// newline does not start an extra line.
+func splitLines(text string) []string {
+	if text == "" {
+		return nil
+	}
+	text = strings.TrimSuffix(text, "\n")
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimSuffix(l, "\r")
+	}
+	return lines
+}
+
+// GetSurroundingCodeIn is get_surrounding_code's input.
+type GetSurroundingCodeIn struct {
+	ID     string `json:"id,omitempty" jsonschema:"a symbol id (s + 16 hex digits) or chunk id (c + 16 hex digits) from another tool's result; or give path and line instead"`
+	Path   string `json:"path,omitempty" jsonschema:"with line, instead of id: a repository-relative file path"`
+	Line   int    `json:"line,omitempty" jsonschema:"with path, instead of id: a 1-based line; the anchor is the smallest symbol containing it"`
+	Before *int   `json:"before,omitempty" jsonschema:"how many sibling symbols before the anchor to list, nearest first (0-20, default 3)"`
+	After  *int   `json:"after,omitempty" jsonschema:"how many sibling symbols after the anchor to list, nearest first (0-20, default 3)"`
+}
+
+// SurroundingSymbol is a symbol near the anchor.
+type SurroundingSymbol struct {
+	ID        string `json:"id"`
+	Kind      string `json:"kind"`
+	Name      string `json:"qualname"`
+	Signature string `json:"signature,omitempty"`
+	StartLine int    `json:"start_line"`
+	EndLine   int    `json:"end_line"`
+	Distance  int    `json:"distance_lines,omitempty" jsonschema:"lines between this symbol and the anchor"`
+}
+
+// GetSurroundingCodeOut is get_surrounding_code's result.
+type GetSurroundingCodeOut struct {
+	Path     string              `json:"path"`
+	Language string              `json:"language"`
+	Lines    int                 `json:"file_lines"`
+	Anchor   SurroundingAnchor   `json:"anchor"`
+	Parent   *SurroundingSymbol  `json:"enclosing,omitempty" jsonschema:"the symbol that contains the anchor (class, module…); absent at top level"`
+	Before   []SurroundingSymbol `json:"before" jsonschema:"siblings above the anchor, nearest first"`
+	After    []SurroundingSymbol `json:"after" jsonschema:"siblings below the anchor, nearest first"`
+	Freshness
+}
+
+// SurroundingAnchor is the symbol the id names (or, for a chunk, the
+// smallest symbol containing it; the chunk itself at top level), with its
+// code.
+type SurroundingAnchor struct {
+	SurroundingSymbol
+	Code          string `json:"code"`
+	CodeTruncated bool   `json:"code_truncated,omitempty" jsonschema:"the code was cut at 200 lines; use read_file_lines for the rest"`
+	Changed       bool   `json:"changed_since_indexed,omitempty"`
+}
+
+var idPattern = regexp.MustCompile(`^[sc][0-9a-f]{16}$`)
+
+func (s *Server) getSurroundingCode(ctx context.Context, _ *sdk.CallToolRequest, in GetSurroundingCodeIn) (*sdk.CallToolResult, *GetSurroundingCodeOut, error) {
+	byLine := in.Path != "" || in.Line != 0
+	switch {
+	case in.ID == "" && !byLine:
+		return nil, nil, argErr("id", "missing; give a symbol or chunk id from another tool's result, or path and line")
+	case in.ID != "" && byLine:
+		return nil, nil, argErr("id", "give id, or path and line, not both")
+	case in.ID != "" && !idPattern.MatchString(in.ID):
+		return nil, nil, argErr("id", "%q is not an id; give a symbol id (s + 16 hex digits) or chunk id (c + 16 hex digits) from codebase_search or find_references", trunc(in.ID))
+	case byLine && in.Line < 1:
+		return nil, nil, argErr("line", "%d is not a line number; give a 1-based line together with path", in.Line)
+	}
+	if byLine {
+		rel, err := cleanRel("path", in.Path)
+		if err != nil {
+			return nil, nil, err
+		}
+		in.Path = rel
+	}
+	before, err := countArg("before", in.Before)
+	if err != nil {
+		return nil, nil, err
+	}
+	after, err := countArg("after", in.After)
+	if err != nil {
+		return nil, nil, err
+	}
+	q := s.db.SQL()
+	// One read transaction: every row comes from the same committed state.
+	tx, err := q.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, nil, fmt.Errorf("surrounding code: %w", err)
+	}
+	defer tx.Rollback()
+
+	var anchor SurroundingSymbol
+	var parentSID, fileHash string
+	out := &GetSurroundingCodeOut{Before: []SurroundingSymbol{}, After: []SurroundingSymbol{}}
+	if byLine {
+		in.ID, err = anchorAt(ctx, tx, in.Path, in.Line)
+		if errors.Is(err, sql.ErrNoRows) {
+			if _, ferr := s.indexedFile(ctx, in.Path); ferr != nil {
+				return nil, nil, ferr
+			}
+			return nil, nil, argErr("line", "%d is past the last indexed line of %s", in.Line, in.Path)
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("surrounding code %s:%d: %w", in.Path, in.Line, err)
+		}
+	}
+	if in.ID[0] == 's' {
+		err = tx.QueryRowContext(ctx, `SELECT s.sid, s.kind, s.qualname, s.signature, s.start_line, s.end_line, s.parent_sid, s.path, f.language, f.lines, f.hash
+			FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.sid = ?`, in.ID).
+			Scan(&anchor.ID, &anchor.Kind, &anchor.Name, &anchor.Signature, &anchor.StartLine, &anchor.EndLine, &parentSID, &out.Path, &out.Language, &out.Lines, &fileHash)
+	} else {
+		var symSID string
+		err = tx.QueryRowContext(ctx, `SELECT c.cid, c.start_line, c.end_line, c.symbol_sid, c.path, f.language, f.lines, f.hash
+			FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.cid = ?`, in.ID).
+			Scan(&anchor.ID, &anchor.StartLine, &anchor.EndLine, &symSID, &out.Path, &out.Language, &out.Lines, &fileHash)
+		anchor.Kind = "chunk"
+		if err == nil && symSID != "" {
+			// The smallest symbol holding the chunk anchors the view.
+			err = tx.QueryRowContext(ctx, `SELECT sid, kind, qualname, signature, start_line, end_line, parent_sid FROM symbols WHERE sid = ?`, symSID).
+				Scan(&anchor.ID, &anchor.Kind, &anchor.Name, &anchor.Signature, &anchor.StartLine, &anchor.EndLine, &parentSID)
+		}
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil, argErr("id", "%s is not in the index (ids change when a symbol is renamed or its file is re-chunked); search again for a current id", in.ID)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("surrounding code %s: %w", in.ID, err)
+	}
+
+	if parentSID != "" {
+		var p SurroundingSymbol
+		err := tx.QueryRowContext(ctx, `SELECT sid, kind, qualname, signature, start_line, end_line FROM symbols WHERE sid = ?`, parentSID).
+			Scan(&p.ID, &p.Kind, &p.Name, &p.Signature, &p.StartLine, &p.EndLine)
+		if err == nil {
+			out.Parent = &p
+		}
+	}
+	// Siblings: the symbols at the anchor's level in the same file.
+	rows, err := tx.QueryContext(ctx, `SELECT sid, kind, qualname, signature, start_line, end_line FROM symbols
+		WHERE path = ? AND parent_sid = ? AND sid != ? ORDER BY start_line, end_line DESC`, out.Path, parentSID, anchor.ID)
+	if err != nil {
+		return nil, nil, fmt.Errorf("surrounding code %s: %w", in.ID, err)
+	}
+	var sibs []SurroundingSymbol
+	for rows.Next() {
+		var sy SurroundingSymbol
+		if err := rows.Scan(&sy.ID, &sy.Kind, &sy.Name, &sy.Signature, &sy.StartLine, &sy.EndLine); err != nil {
+			rows.Close()
+			return nil, nil, fmt.Errorf("surrounding code %s: %w", in.ID, err)
+		}
+		sibs = append(sibs, sy)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("surrounding code %s: %w", in.ID, err)
+	}
+	// sibs is sorted by start line: those ending before the anchor are
+	// above it (walk backwards for nearest first), those starting after
+	// it below. A sibling overlapping the anchor (a chunk anchor at top
+	// level) is neither.
+	for i := len(sibs) - 1; i >= 0 && len(out.Before) < before; i-- {
+		if sy := sibs[i]; sy.EndLine < anchor.StartLine {
+			sy.Distance = anchor.StartLine - sy.EndLine
+			out.Before = append(out.Before, sy)
+		}
+	}
+	for _, sy := range sibs {
+		if len(out.After) >= after {
+			break
+		}
+		if sy.StartLine > anchor.EndLine {
+			sy.Distance = sy.StartLine - anchor.EndLine
+			out.After = append(out.After, sy)
+		}
+	}
+	out.Anchor.SurroundingSymbol = anchor
+	code, truncated, changed := s.codeLines(out.Path, fileHash, anchor.StartLine, anchor.EndLine)
+	out.Anchor.Code, out.Anchor.CodeTruncated, out.Anchor.Changed = code, truncated, changed
+	out.Freshness = s.freshness()
+	return nil, out, nil
+}
+
+// anchorAt returns the id of the smallest symbol containing line of path,
+// or of the smallest chunk when no symbol does.
+func anchorAt(ctx context.Context, tx *sql.Tx, path string, line int) (string, error) {
+	var id string
+	err := tx.QueryRowContext(ctx, `SELECT sid FROM symbols WHERE path = ?1 AND start_line <= ?2 AND end_line >= ?2
+		ORDER BY end_line - start_line, start_line DESC LIMIT 1`, path, line).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = tx.QueryRowContext(ctx, `SELECT cid FROM chunks WHERE path = ?1 AND start_line <= ?2 AND end_line >= ?2
+			ORDER BY end_line - start_line LIMIT 1`, path, line).Scan(&id)
+	}
+	return id, err
+}
+
+// codeLines reads lines start..end of an indexed file from disk, at most
+// maxAnchorLines of them, and reports whether the file changed since it
+// was indexed (the lines may then have moved).
+func (s *Server) codeLines(rel, hash string, start, end int) (code string, truncated, changed bool) {
+	real, err := resolveInRoot(s.root, rel)
+	if err != nil {
+		return "", false, true
+	}
+	f, err := os.Open(real)
+	if err != nil {
+		return "", false, true
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxFileRead))
+	if err != nil {
+		return "", false, true
+	}
+	changed = tables.Hex(xxhash.Sum64(data)) != hash
+	sc := bufio.NewScanner(strings.NewReader(string(data)))
+	sc.Buffer(nil, maxFileRead)
+	var b strings.Builder
+	for n := 1; sc.Scan(); n++ {
+		if n < start {
+			continue
+		}
+		if n > end {
+			break
+		}
+		if n-start >= maxAnchorLines || b.Len() > maxReadBytes {
+			truncated = true
+			break
+		}
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		if len(line) > maxLineBytes {
+			line = trunc(line[:maxLineBytes]) + "…"
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	return strings.TrimSuffix(b.String(), "\n"), truncated, changed
+}
+
+// countArg validates an optional count of neighbours.
+func countArg(name string, v *int) (int, error) {
+	if v == nil {
+		return defNeighbours, nil
+	}
+	if *v < 0 || *v > maxNeighbours {
+		return 0, argErr(name, "%d is out of range; give 0 to %d", *v, maxNeighbours)
+	}
+	return *v, nil
+}

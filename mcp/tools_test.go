@@ -1,0 +1,191 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// symbolID looks a symbol's id up in the server's index.
+func symbolID(t *testing.T, s *Server, qualname string) string {
+	t.Helper()
+	var sid string
+	if err := s.db.SQL().QueryRowContext(context.Background(), `SELECT sid FROM symbols WHERE qualname = ?`, qualname).Scan(&sid); err != nil {
+		t.Fatalf("symbol %s: %v", qualname, err)
+	}
+	return sid
+}
+
+func TestStatusAndIndex(t *testing.T) {
+	root := copyFixture(t, "python")
+	s := startServer(t, testOptions(t, root))
+	cs := connect(t, s)
+	waitIndexed(t, s)
+
+	var st StatusOut
+	callOK(t, cs, "get_status", map[string]any{}, &st)
+	if st.Root != root || st.Counts.Files < 3 || st.Counts.Symbols == 0 || st.IndexState != StateReady {
+		t.Fatalf("status: %+v", st)
+	}
+	if st.Watcher.Mode != WatchWatching || st.Watcher.WatchedDirs < 2 {
+		t.Errorf("watcher: %+v", st.Watcher)
+	}
+	if !st.Current {
+		t.Errorf("index not current: %v", st.NotCurrent)
+	}
+
+	var ix IndexOut
+	callOK(t, cs, "index", map[string]any{}, &ix)
+	if ix.Outcome != "done" || ix.Parsed != 0 || ix.Unchanged < 3 {
+		t.Errorf("incremental index: %+v", ix)
+	}
+	callOK(t, cs, "index", map[string]any{"force": true}, &ix)
+	if ix.Outcome != "done" || ix.Parsed < 3 {
+		t.Errorf("forced index: %+v", ix)
+	}
+
+	var c CancelOut
+	callOK(t, cs, "cancel_indexing", map[string]any{}, &c)
+	if c.Cancelled || c.IndexState != StateReady {
+		t.Errorf("cancel with nothing running: %+v", c)
+	}
+}
+
+func TestReadFileLines(t *testing.T) {
+	root := copyFixture(t, "python")
+	s := startServer(t, testOptions(t, root))
+	cs := connect(t, s)
+	waitIndexed(t, s)
+
+	var out ReadFileLinesOut
+	callOK(t, cs, "read_file_lines", map[string]any{"path": "taskq/queue.py", "start_line": 27, "end_line": 29}, &out)
+	if out.StartLine != 27 || out.EndLine != 29 || out.TotalLines != 51 || out.Truncated {
+		t.Errorf("range: %+v", out)
+	}
+	if lines := strings.Split(out.Text, "\n"); len(lines) != 3 || !strings.Contains(lines[0], "class Queue:") {
+		t.Errorf("text: %q", out.Text)
+	}
+
+	// A long file is cut at maxReadLines with a continuation point.
+	long := strings.Repeat("x = 1\n", 1000)
+	if err := os.WriteFile(filepath.Join(root, "taskq", "big.py"), []byte(long), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ix IndexOut
+	callOK(t, cs, "index", map[string]any{}, &ix)
+	callOK(t, cs, "read_file_lines", map[string]any{"path": "taskq/big.py", "start_line": 1, "end_line": 1000}, &out)
+	if !out.Truncated || out.EndLine != maxReadLines || out.NextStart != maxReadLines+1 || strings.Count(out.Text, "\n") != maxReadLines-1 {
+		t.Errorf("truncation: end %d next %d truncated %v", out.EndLine, out.NextStart, out.Truncated)
+	}
+}
+
+func TestSurroundingCode(t *testing.T) {
+	root := copyFixture(t, "python")
+	s := startServer(t, testOptions(t, root))
+	cs := connect(t, s)
+	waitIndexed(t, s)
+
+	var out GetSurroundingCodeOut
+	callOK(t, cs, "get_surrounding_code", map[string]any{"id": symbolID(t, s, "Queue.push"), "before": 1, "after": 2}, &out)
+	if out.Path != "taskq/queue.py" || out.Parent == nil || out.Parent.Name != "Queue" {
+		t.Fatalf("surrounding: %+v", out)
+	}
+	if !strings.Contains(out.Anchor.Code, "def push") || !strings.Contains(out.Anchor.Code, "heappush") {
+		t.Errorf("anchor code: %q", out.Anchor.Code)
+	}
+	names := func(ss []SurroundingSymbol) (n []string) {
+		for _, s := range ss {
+			n = append(n, s.Name)
+		}
+		return n
+	}
+	if got := names(out.Before); !slices.Equal(got, []string{"Queue.__init__"}) {
+		t.Errorf("before: %v", got)
+	}
+	if got := names(out.After); !slices.Equal(got, []string{"Queue.pop_due", "Queue._describe"}) {
+		t.Errorf("after: %v", got)
+	}
+
+	// A path and line anchor on the smallest symbol containing the line.
+	var byLine GetSurroundingCodeOut
+	callOK(t, cs, "get_surrounding_code", map[string]any{"path": "taskq/queue.py", "line": 49, "before": 1, "after": 0}, &byLine)
+	if byLine.Anchor.Name != "Queue.retry" || byLine.Parent == nil || len(byLine.Before) != 1 || byLine.Before[0].Name != "Queue._describe" || len(byLine.After) != 0 {
+		t.Errorf("by line: anchor %+v before %v after %v", byLine.Anchor.SurroundingSymbol, byLine.Before, byLine.After)
+	}
+
+	// A chunk id anchors on the smallest symbol holding it, or on itself
+	// when none does (a small file is one chunk).
+	for _, tc := range []struct{ path, kind, name string }{
+		{"README.md", "section", "taskq"},
+		{"taskq/worker.py", "chunk", ""},
+	} {
+		var cid string
+		if err := s.db.SQL().QueryRow(`SELECT cid FROM chunks WHERE path = ?`, tc.path).Scan(&cid); err != nil {
+			t.Fatal(err)
+		}
+		var out GetSurroundingCodeOut
+		callOK(t, cs, "get_surrounding_code", map[string]any{"id": cid}, &out)
+		if out.Anchor.Kind != tc.kind || out.Anchor.Name != tc.name || out.Parent != nil || out.Anchor.Code == "" {
+			t.Errorf("chunk of %s: anchor %+v", tc.path, out.Anchor.SurroundingSymbol)
+		}
+	}
+}
+
+// genTree writes n small Python modules under root/gen.
+func genTree(t *testing.T, root string, n int) {
+	t.Helper()
+	for i := range n {
+		write(t, filepath.Join(root, "gen", fmt.Sprintf("m%d.py", i)), genModule(i, 0))
+	}
+}
+
+// TestAnswersWhileBuilding: with no index yet, the server answers at once
+// and says results are partial; cancelling the first build keeps what was
+// indexed; a restarted server answers from the existing index.
+func TestAnswersWhileBuilding(t *testing.T) {
+	root := copyFixture(t, "python")
+	genTree(t, root, 600)
+	opts := testOptions(t, root)
+	opts.NoWatch = true
+	opts.Index.Workers = 1
+	s := startServer(t, opts)
+	cs := connect(t, s)
+
+	var sr SearchOut
+	callOK(t, cs, "codebase_search", map[string]any{"query": "compute_599"}, &sr)
+	if sr.IndexState != StateBuilding || !sr.Partial {
+		t.Errorf("search during the first build: state %q partial %v", sr.IndexState, sr.Partial)
+	}
+	var c CancelOut
+	callOK(t, cs, "cancel_indexing", map[string]any{}, &c)
+	if !c.Cancelled || c.IndexState != StateBuilding || !c.Partial {
+		t.Errorf("cancel: %+v", c)
+	}
+	var st StatusOut
+	callOK(t, cs, "get_status", map[string]any{}, &st)
+	if st.Current || st.LastRun == nil || !strings.Contains(st.LastRun.Error, "canceled") || st.Run != nil {
+		t.Errorf("status after cancel: current %v last %+v run %+v", st.Current, st.LastRun, st.Run)
+	}
+
+	var ix IndexOut
+	callOK(t, cs, "index", map[string]any{}, &ix)
+	if ix.Outcome != "done" || ix.Selected < 600 || ix.IndexState != StateReady || ix.Partial {
+		t.Fatalf("index after cancel: %+v", ix)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// A new server over the same index answers as ready at once.
+	s2 := startServer(t, opts)
+	cs2 := connect(t, s2)
+	sr = SearchOut{}
+	callOK(t, cs2, "codebase_search", map[string]any{"query": "compute_599"}, &sr)
+	if sr.Partial || sr.IndexState == StateBuilding || hitTitled(&sr, "compute_599") == nil {
+		t.Errorf("search after restart: state %q partial %v hits %d", sr.IndexState, sr.Partial, len(sr.Hits))
+	}
+}

@@ -1,0 +1,225 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/viberag/viberag/extract"
+)
+
+const symCols = `s.id, s.sid, s.file_id, s.path, s.start_line, s.end_line, s.kind, s.name, s.qualname, s.signature, s.doc, s.is_exported`
+
+// Definition lookups. The name index is NOCASE, so both the exact and the
+// prefix lookups use it; LIKE escapes the user's '%' and '_' with '\'.
+const (
+	defByNameSQL   = `SELECT ` + symCols + ` FROM symbols s WHERE s.name = ? COLLATE NOCASE%s LIMIT 500`
+	defByPrefixSQL = `SELECT ` + symCols + ` FROM symbols s WHERE s.name LIKE ? ESCAPE '\' AND s.name <> ? COLLATE NOCASE%s ORDER BY length(s.name), s.name LIMIT 200`
+	defByPartsSQL  = `SELECT ` + symCols + ` FROM symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid WHERE symbols_fts MATCH ?%s LIMIT 200`
+	defByNamesSQL  = `SELECT ` + symCols + ` FROM symbols s WHERE lower(s.name) IN (%s)%s LIMIT 500`
+)
+
+// Definition match tiers, best first.
+const (
+	tierQualified = iota // name and qualifier match as written
+	tierExact            // name matches as written
+	tierFold             // name matches ignoring case
+	tierPrefix           // name starts with the query
+	tierParts            // name holds every word of the query
+	tierFuzzy            // name is a typo away
+)
+
+var tierNames = [...]string{"qualified name", "exact name", "name ignoring case", "name prefix", "name words", "typo-corrected name"}
+
+// qualSep splits a qualified name: a.b, A::B, a->b, A\B, A#b.
+var qualSep = regexp.MustCompile(`::|->|\\|#|\.`)
+
+// defQuery is a name to look up, split into its qualifier and last part.
+type defQuery struct {
+	raw   string   // as written, without a leading @ or $ and a trailing ? or !
+	parts []string // qualifier parts and the name
+	name  string   // the last part
+}
+
+func parseDefQuery(s string) defQuery {
+	s = strings.TrimSpace(s)
+	s = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(s, "@"), "$"), "()")
+	q := defQuery{raw: s}
+	for _, p := range qualSep.Split(s, -1) {
+		if p != "" {
+			q.parts = append(q.parts, p)
+		}
+	}
+	if len(q.parts) > 0 {
+		q.name = q.parts[len(q.parts)-1]
+	}
+	return q
+}
+
+// defCand is a definition found, with how it matched.
+type defCand struct {
+	u    *unit
+	tier int
+	test bool
+}
+
+// definitions finds the symbols a name may mean, best first: by tier, then
+// type-like kinds before functions before methods before variables (a
+// bare name most often asks for the type), exported first, outside tests
+// first, then path and line. prefixAndFuzzy widens the search beyond the
+// exact name; fuzzy lookups run only when nothing else matched.
+func (p *Planner) definitions(ctx context.Context, text string, sc *scoped, pool unitPool, files map[int64]*fileInfo, wide bool) ([]defCand, []string, error) {
+	q := parseDefQuery(text)
+	if q.name == "" {
+		return nil, nil, nil
+	}
+	var notes []string
+	found := map[string]*defCand{}
+	collect := func(tier int, query string, args ...any) error {
+		rows, err := p.query(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			u, _, err := scanSymbol(rows, false)
+			if err != nil {
+				return err
+			}
+			t := tier
+			if tier == tierFold {
+				t = nameTier(q, u)
+			}
+			if old, ok := found[u.id]; ok && old.tier <= t {
+				continue
+			}
+			test := false
+			if f := files[u.fileID]; f != nil {
+				test = f.test
+			}
+			found[u.id] = &defCand{u: pool.intern(u), tier: t, test: test}
+		}
+		return rows.Err()
+	}
+
+	if err := collect(tierFold, sprintf(defByNameSQL, sc.sym.sql), append([]any{q.name}, sc.sym.args...)...); err != nil {
+		return nil, nil, err
+	}
+	if wide {
+		if len(q.name) >= 3 {
+			like := escapeLike(q.name) + "%"
+			if err := collect(tierPrefix, sprintf(defByPrefixSQL, sc.sym.sql), append([]any{like, q.name}, sc.sym.args...)...); err != nil {
+				return nil, nil, err
+			}
+		}
+		if words := nameWords(q.name); len(words) >= 2 {
+			var terms []string
+			for _, w := range words {
+				terms = append(terms, ftsQuote(w))
+			}
+			expr := "{name} : (" + strings.Join(terms, " AND ") + ")"
+			if err := collect(tierParts, sprintf(defByPartsSQL, sc.sym.sql), append([]any{expr}, sc.sym.args...)...); err != nil {
+				return nil, nil, err
+			}
+		}
+		if len(found) == 0 {
+			names, err := p.names.get(ctx, p)
+			if err != nil {
+				return nil, nil, err
+			}
+			if close := closeNames(names, q.name, 8); len(close) > 0 {
+				args := make([]any, 0, len(close)+len(sc.sym.args))
+				for _, n := range close {
+					args = append(args, n)
+				}
+				args = append(args, sc.sym.args...)
+				if err := collect(tierFuzzy, sprintf(defByNamesSQL, marks(len(close)), sc.sym.sql), args...); err != nil {
+					return nil, nil, err
+				}
+				notes = append(notes, fmt.Sprintf("no symbol is named %q; showing the nearest names: %s", q.name, strings.Join(close, ", ")))
+			}
+		}
+	}
+	out := make([]defCand, 0, len(found))
+	for _, c := range found {
+		out = append(out, *c)
+	}
+	sort.Slice(out, func(i, j int) bool { return defLess(out[i], out[j]) })
+	return out, notes, nil
+}
+
+// nameTier grades a symbol whose name equals the query's ignoring case.
+func nameTier(q defQuery, u *unit) int {
+	if u.name != q.name {
+		return tierFold
+	}
+	if len(q.parts) > 1 {
+		// The qualifier must match the end of the qualname, compared part
+		// by part whatever the separators ("Sinatra::Base" ~ "Sinatra.Base").
+		qual := qualSep.Split(u.qualname, -1)
+		if len(qual) >= len(q.parts) && strings.EqualFold(strings.Join(qual[len(qual)-len(q.parts):], "."), strings.Join(q.parts, ".")) {
+			return tierQualified
+		}
+		return tierExact
+	}
+	return tierExact
+}
+
+func defLess(a, b defCand) bool {
+	if a.tier != b.tier {
+		return a.tier < b.tier
+	}
+	if ka, kb := kindRank(a.u.symKind), kindRank(b.u.symKind); ka != kb {
+		return ka < kb
+	}
+	if a.u.exported != b.u.exported {
+		return a.u.exported
+	}
+	if a.test != b.test {
+		return !a.test
+	}
+	if a.u.path != b.u.path {
+		return a.u.path < b.u.path
+	}
+	return a.u.start < b.u.start
+}
+
+// kindRank orders symbol kinds for a bare-name lookup.
+func kindRank(kind string) int {
+	switch kind {
+	case extract.KindClass, extract.KindStruct, extract.KindInterface, extract.KindTrait,
+		extract.KindEnum, extract.KindType, extract.KindModule, extract.KindNamespace:
+		return 0
+	case extract.KindFunction, extract.KindMacro:
+		return 1
+	case extract.KindMethod:
+		return 2
+	case extract.KindConst, extract.KindVar, extract.KindImpl:
+		return 3
+	case extract.KindField, extract.KindProperty:
+		return 4
+	default:
+		return 5
+	}
+}
+
+// nameWords are a name's split words without the whole form.
+func nameWords(name string) []string {
+	ws := extract.SplitIdentifier(name)
+	if n := len(ws); n > 1 && ws[n-1] == strings.ToLower(strings.Trim(name, "_-.:/ \t")) {
+		ws = ws[:n-1] // the whole form SplitIdentifier appends
+	}
+	return ws
+}
+
+// escapeLike escapes LIKE's wildcards and the escape character.
+func escapeLike(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+	return r.Replace(s)
+}
+
+func marks(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
+
+func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }

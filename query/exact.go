@@ -1,0 +1,261 @@
+package query
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/viberag/viberag/scope"
+)
+
+// Exact text. The trigram table finds the chunks that may hold the text
+// (it is case-insensitive and needs three characters); every candidate is
+// then searched in Go for real occurrences, so what is returned is exactly
+// the literal text, with the line of each occurrence. Chunks of unparsed
+// files overlap, so occurrences are deduplicated by path, line and column.
+// An occurrence must lie inside one chunk: always true for text without a
+// newline, since chunks are whole lines.
+const (
+	exactTrigramSQL = `SELECT c.id, c.path, c.file_id, c.start_line, c.header, c.content
+FROM chunks_tri JOIN chunks c ON c.id = chunks_tri.rowid
+WHERE chunks_tri MATCH ?%s`
+	// Text under three characters has no trigram: every chunk is read.
+	exactScanSQL = `SELECT c.id, c.path, c.file_id, c.start_line, c.header, c.content
+FROM chunks c WHERE instr(lower(c.content), lower(?)) > 0%s`
+
+	// maxOccurrences bounds the occurrences counted for one text; past it
+	// the total is reported as a lower bound.
+	maxOccurrences = 100000
+)
+
+// occurrence is one place the text occurs.
+type occurrence struct {
+	path       string
+	line, col  int // 1-based line of the first character; 0-based byte column
+	endLine    int
+	class      int // 0 source, 1 auxiliary, 2 test: listed in that order
+	title      string
+	snippet    string
+	chunkRowID int64
+}
+
+func (o occurrence) less(b occurrence) bool {
+	if o.class != b.class {
+		return o.class < b.class
+	}
+	if o.path != b.path {
+		return o.path < b.path
+	}
+	if o.line != b.line {
+		return o.line < b.line
+	}
+	return o.col < b.col
+}
+
+// exactCursor is the position after the last occurrence of a page, and a
+// fingerprint of the search it belongs to.
+type exactCursor struct {
+	Class int    `json:"k"`
+	Path  string `json:"p"`
+	Line  int    `json:"l"`
+	Col   int    `json:"c"`
+	Query string `json:"q"`
+}
+
+func (p *Planner) exactText(ctx context.Context, req Request, text string, resp *Response) error {
+	if text == "" {
+		return fmt.Errorf("exact_text: empty text")
+	}
+	files, err := p.files.get(ctx, p)
+	if err != nil {
+		return err
+	}
+	sc := newScoped(req.Scope)
+	sc.note(req.Scope, scope.Chunks)
+	resp.FiltersApplied = sc.applied
+	fp := exactFingerprint(text, req)
+
+	var after *exactCursor
+	if req.Cursor != "" {
+		c, err := decodeCursor(req.Cursor)
+		if err != nil {
+			return err
+		}
+		if c.Query != fp {
+			return fmt.Errorf("cursor %q: it belongs to another search (text, case or scope differ)", req.Cursor)
+		}
+		after = c
+	}
+
+	var q string
+	var arg any
+	if utf8.RuneCountInString(text) >= 3 {
+		q, arg = sprintf(exactTrigramSQL, sc.chunk.sql), ftsQuote(text)
+	} else {
+		q, arg = sprintf(exactScanSQL, sc.chunk.sql), text
+	}
+	rows, err := p.query(ctx, q, append([]any{arg}, sc.chunk.args...)...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	needle := text
+	if req.IgnoreCase {
+		needle = asciiLower(text)
+	}
+	seen := map[string]bool{}
+	var occ []occurrence
+	capped := false
+	for rows.Next() {
+		var id, fileID int64
+		var path, header, content string
+		var start int
+		if err := rows.Scan(&id, &path, &fileID, &start, &header, &content); err != nil {
+			return err
+		}
+		class := 0
+		if f := files[fileID]; f != nil {
+			switch {
+			case f.test:
+				class = 2
+			case f.aux:
+				class = 1
+			}
+		}
+		hay := content
+		if req.IgnoreCase {
+			hay = asciiLower(content)
+		}
+		for off := 0; ; {
+			i := strings.Index(hay[off:], needle)
+			if i < 0 {
+				break
+			}
+			at := off + i
+			off = at + max(1, len(needle))
+			line := start + strings.Count(content[:at], "\n")
+			lineStart := strings.LastIndexByte(content[:at], '\n') + 1
+			o := occurrence{path: path, line: line, col: at - lineStart, class: class, title: blockTitle(header, path), chunkRowID: id}
+			o.endLine = line + strings.Count(needle, "\n")
+			key := fmt.Sprintf("%s\x00%d\x00%d", path, o.line, o.col)
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			lineEnd := strings.IndexByte(content[at:], '\n')
+			if lineEnd < 0 {
+				lineEnd = len(content)
+			} else {
+				lineEnd += at
+			}
+			if o.endLine > o.line {
+				// A multi-line text: show through the end of its last line.
+				end := at + len(needle)
+				if e := strings.IndexByte(content[end:], '\n'); e >= 0 {
+					lineEnd = end + e
+				} else {
+					lineEnd = len(content)
+				}
+			}
+			o.snippet = trimLines(strings.Split(content[lineStart:lineEnd], "\n"))
+			occ = append(occ, o)
+			if len(occ) >= maxOccurrences {
+				capped = true
+				break
+			}
+		}
+		if capped {
+			break
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	rows.Close()
+
+	sort.Slice(occ, func(i, j int) bool { return occ[i].less(occ[j]) })
+	resp.Total = len(occ)
+	if capped {
+		resp.Notes = append(resp.Notes, fmt.Sprintf("stopped counting at %d occurrences; narrow the scope", maxOccurrences))
+	}
+	from := 0
+	if after != nil {
+		mark := occurrence{class: after.Class, path: after.Path, line: after.Line, col: after.Col}
+		from = sort.Search(len(occ), func(i int) bool { return mark.less(occ[i]) })
+	}
+	to := min(len(occ), from+req.Limit)
+	page := occ[from:to]
+	for i, o := range page {
+		h := Hit{
+			ID: fmt.Sprintf("r:%s:%d", o.path, o.line), Kind: KindBlock, Path: o.path,
+			StartLine: o.line, EndLine: o.endLine, Title: o.title, Snippet: o.snippet,
+			Score: round(1 / float64(from+i+1)), Lines: []int{o.line},
+		}
+		if o.class > 0 {
+			h.Why = &Why{Channels: []ChannelRank{{Channel: "exact_text", Rank: from + i + 1, Weight: 1}},
+				Note: "listed after source files: " + [...]string{"", "examples, docs, benchmarks or vendored code", "test file"}[o.class]}
+		} else if req.Explain {
+			h.Why = &Why{Channels: []ChannelRank{{Channel: "exact_text", Rank: from + i + 1, Weight: 1}}}
+		}
+		resp.Hits = append(resp.Hits, h)
+	}
+	if to < len(occ) {
+		resp.Truncated = true
+		last := occ[to-1]
+		if req.Exhaustive {
+			resp.NextCursor = encodeCursor(exactCursor{Class: last.class, Path: last.path, Line: last.line, Col: last.col, Query: fp})
+			resp.Notes = append(resp.Notes, fmt.Sprintf("occurrences %d-%d of %d; next_cursor continues", from+1, to, len(occ)))
+		} else {
+			resp.Notes = append(resp.Notes, fmt.Sprintf("%d of %d occurrences shown; set exhaustive (and page with the cursor) for all", len(page), len(occ)))
+		}
+	}
+	if len(occ) == 0 {
+		resp.Notes = append(resp.Notes, "no occurrence of the exact text"+map[bool]string{true: " (ignoring case)", false: " (case-sensitive; set ignore_case to widen)"}[req.IgnoreCase])
+	}
+	return nil
+}
+
+// exactFingerprint identifies an exact search, so a cursor is not used
+// with another one.
+func exactFingerprint(text string, req Request) string {
+	b, _ := json.Marshal(struct {
+		T string
+		I bool
+		S any
+	}{text, req.IgnoreCase, req.Scope})
+	return fmt.Sprintf("%016x", xxhash.Sum64(b))
+}
+
+func encodeCursor(c exactCursor) string {
+	b, _ := json.Marshal(c)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(s string) (*exactCursor, error) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("cursor %q: not a cursor this server issued", s)
+	}
+	var c exactCursor
+	if err := json.Unmarshal(b, &c); err != nil {
+		return nil, fmt.Errorf("cursor %q: not a cursor this server issued", s)
+	}
+	return &c, nil
+}
+
+// asciiLower lower-cases ASCII letters only, so byte offsets are kept.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}

@@ -1,0 +1,128 @@
+package query
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// finish completes a response: the size budget, the groups and the
+// suggested next actions.
+func finish(req Request, resp *Response) {
+	if resp.Hits == nil {
+		resp.Hits = []Hit{}
+	}
+	applyBudget(req, resp)
+	resp.Groups = Groups{Definitions: []int{}, Usages: []int{}, Files: []int{}, Blocks: []int{}}
+	for i, h := range resp.Hits {
+		switch h.Kind {
+		case KindDefinition:
+			resp.Groups.Definitions = append(resp.Groups.Definitions, i)
+		case KindUsage:
+			resp.Groups.Usages = append(resp.Groups.Usages, i)
+		case KindFile:
+			resp.Groups.Files = append(resp.Groups.Files, i)
+		default:
+			resp.Groups.Blocks = append(resp.Groups.Blocks, i)
+		}
+	}
+	resp.SuggestedNextActions = suggest(resp)
+}
+
+// budgetBytes is the request's bound on the hits' JSON size, 0 for none.
+func budgetBytes(req Request) int {
+	b := req.MaxBytes
+	if t := req.MaxTokens * 4; t > 0 && (b == 0 || t < b) {
+		b = t
+	}
+	return b
+}
+
+// applyBudget fits the hits into the size budget: snippets are cut to
+// their first line, then removed, from the last hit up; only then are
+// hits dropped from the end. The response records what was cut.
+func applyBudget(req Request, resp *Response) {
+	limit := budgetBytes(req)
+	if limit == 0 || hitsSize(resp.Hits) <= limit {
+		return
+	}
+	resp.Truncated = true
+	resp.Notes = append(resp.Notes, fmt.Sprintf("trimmed to the size budget of %d bytes: snippets shortened first, then hits dropped from the end", limit))
+	// Pass 1: one line per snippet, last hits first.
+	for i := len(resp.Hits) - 1; i >= 0 && hitsSize(resp.Hits) > limit; i-- {
+		h := &resp.Hits[i]
+		if first, _, cut := strings.Cut(h.Snippet, "\n"); cut {
+			h.Snippet, h.SnippetTruncated = first, true
+		}
+	}
+	// Pass 2: no snippets, last hits first.
+	for i := len(resp.Hits) - 1; i >= 0 && hitsSize(resp.Hits) > limit; i-- {
+		h := &resp.Hits[i]
+		if h.Snippet != "" {
+			h.Snippet, h.SnippetTruncated = "", true
+		}
+	}
+	// Pass 3: drop hits from the end, keeping at least one so the answer
+	// is never empty for a budget too small to hold anything.
+	for len(resp.Hits) > 1 && hitsSize(resp.Hits) > limit {
+		resp.Hits = resp.Hits[:len(resp.Hits)-1]
+		resp.Dropped++
+	}
+}
+
+func hitsSize(hits []Hit) int {
+	b, err := json.Marshal(hits)
+	if err != nil {
+		return 0
+	}
+	return len(b)
+}
+
+// suggest names follow-up calls for the first hits: details and
+// references for a definition, surrounding code for a block or a usage,
+// the next page of an exhaustive search.
+func suggest(resp *Response) []Action {
+	var out []Action
+	seen := map[string]bool{}
+	add := func(a Action) {
+		k := a.Tool + fmt.Sprint(a.Args)
+		if !seen[k] && len(out) < 4 {
+			seen[k] = true
+			out = append(out, a)
+		}
+	}
+	if resp.Intent == ExactText && resp.Truncated && resp.NextCursor == "" && resp.Dropped == 0 {
+		add(Action{Tool: ToolSearch, Args: map[string]any{"query": resp.text, "intent": string(ExactText), "exhaustive": true},
+			Reason: fmt.Sprintf("all %d occurrences, page by page", resp.Total)})
+	}
+	if resp.NextCursor != "" {
+		add(Action{Tool: ToolSearch, Args: map[string]any{"query": resp.text, "intent": string(ExactText), "exhaustive": true, "cursor": resp.NextCursor},
+			Reason: "next page of occurrences"})
+	}
+	for i, h := range resp.Hits {
+		if i >= 3 {
+			break
+		}
+		switch h.Kind {
+		case KindDefinition:
+			add(Action{Tool: ToolSymbolDetails, Args: map[string]any{"id": h.ID}, Reason: "code and facts of " + h.Title})
+			if name := lastPart(h.Title); name != "" {
+				add(Action{Tool: ToolFindReferences, Args: map[string]any{"id": h.ID}, Reason: "where " + name + " is used"})
+			}
+		case KindBlock, KindUsage:
+			add(Action{Tool: ToolSurroundingCode, Args: map[string]any{"path": h.Path, "line": h.StartLine}, Reason: "the enclosing symbol of " + h.Path + fmt.Sprintf(":%d", h.StartLine)})
+		case KindFile:
+			add(Action{Tool: ToolReadFileLines, Args: map[string]any{"path": h.Path, "start_line": 1, "end_line": min(h.EndLine, 120)}, Reason: "the start of " + h.Path})
+		}
+	}
+	return out
+}
+
+// lastPart is the name at the end of a definition title ("class a.B" → "B").
+func lastPart(title string) string {
+	_, q, _ := strings.Cut(title, " ")
+	if i := strings.LastIndexAny(q, ".:"); i >= 0 {
+		q = q[i+1:]
+	}
+	return q
+}

@@ -1,0 +1,203 @@
+package query
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/tables"
+)
+
+// The fixture repository: a copy of fixtures/python plus files written
+// here for the cases the planner must get right: literal text in code,
+// strings and comments (twice on one line, in another case), a long
+// unparsed text file whose line windows overlap, tests, a second
+// definition of a name, paths that share words.
+var extraFiles = map[string]string{
+	"taskq/net.py": `"""Network helpers for the queue."""
+
+import socket
+
+
+class ConnectionError(Exception):
+    """Raised when the peer goes away."""
+
+
+def reconnect(sock):
+    # connection reset by peer: the server closed the socket.
+    try:
+        sock.connect()
+    except OSError as exc:
+        if "connection reset by peer" in str(exc) or "Connection reset by peer" in str(exc):
+            raise ConnectionError("connection reset by peer") from exc
+    return sock
+
+
+def send_all(sock, data):
+    msg = "connection reset by peer"; other = "connection reset by peer (again)"
+    return sock.sendall(data), msg, other
+`,
+	"taskq/scheduler.py": `"""Scheduling of delayed tasks with exponential backoff."""
+
+from taskq.queue import Queue, RetryPolicy
+
+
+class Scheduler:
+    """Schedules tasks on a queue, retrying failures with backoff."""
+
+    def __init__(self, queue: Queue):
+        self.queue = queue
+
+    def schedule(self, task, delay):
+        """Schedule a task to run after delay seconds."""
+        self.queue.push(task, delay)
+
+    def backoff(self, attempt):
+        return RetryPolicy().delay_for(attempt)
+`,
+	"tests/test_queue.py": `from taskq.queue import Queue, RetryPolicy
+
+
+def test_retry_policy_delay():
+    assert RetryPolicy().delay_for(1) == 1.0
+
+
+def test_queue_push_pop():
+    q = Queue()
+    q.push(lambda: None)
+    assert q.pop_due() is not None
+`,
+	"docs/errors.txt": longText(),
+}
+
+// longText is a text file of 130 lines (indexed as overlapping line
+// windows) with the phrase on lines 5, 55 (inside the overlap of the
+// first two windows) and 120.
+func longText() string {
+	var b strings.Builder
+	for i := 1; i <= 130; i++ {
+		switch i {
+		case 5, 55, 120:
+			b.WriteString("error: connection reset by peer while reading\n")
+		default:
+			b.WriteString("line of prose about nothing in particular\n")
+		}
+	}
+	return b.String()
+}
+
+var (
+	fixtureOnce sync.Once
+	fixtureRoot string
+	fixtureDB   string
+	fixtureErr  error
+)
+
+// fixture builds the fixture repository and its index once per test
+// binary, and returns a planner on it and the repository root.
+func fixture(t *testing.T) (*Planner, string) {
+	t.Helper()
+	fixtureOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "viberag-query-test-")
+		if err != nil {
+			fixtureErr = err
+			return
+		}
+		fixtureRoot = filepath.Join(dir, "repo")
+		if err := copyTree(filepath.Join("..", "fixtures", "python"), fixtureRoot); err != nil {
+			fixtureErr = err
+			return
+		}
+		for p, c := range extraFiles {
+			full := filepath.Join(fixtureRoot, filepath.FromSlash(p))
+			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+				fixtureErr = err
+				return
+			}
+			if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+				fixtureErr = err
+				return
+			}
+		}
+		ctx := context.Background()
+		fixtureDB = filepath.Join(dir, "data", indexer.IndexFile)
+		db, err := tables.Open(ctx, fixtureDB, tables.OpenOptions{})
+		if err != nil {
+			fixtureErr = err
+			return
+		}
+		defer db.Close()
+		_, fixtureErr = indexer.Run(ctx, db, fixtureRoot, indexer.Options{})
+	})
+	if fixtureErr != nil {
+		t.Fatalf("fixture: %v", fixtureErr)
+	}
+	return openPlanner(t, Options{}), fixtureRoot
+}
+
+func openPlanner(t *testing.T, opts Options) *Planner {
+	t.Helper()
+	ctx := context.Background()
+	db, err := tables.Open(ctx, fixtureDB, tables.OpenOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(ctx, db.SQL(), opts)
+	if err != nil {
+		db.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		p.Close()
+		db.Close()
+	})
+	return p
+}
+
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if fixtureDB != "" {
+		os.RemoveAll(filepath.Dir(filepath.Dir(fixtureDB)))
+	}
+	os.Exit(code)
+}
+
+func search(t *testing.T, p *Planner, req Request) *Response {
+	t.Helper()
+	resp, err := p.Search(context.Background(), req)
+	if err != nil {
+		t.Fatalf("Search(%+v): %v", req, err)
+	}
+	return resp
+}
+
+func hitPaths(r *Response) []string {
+	var out []string
+	for _, h := range r.Hits {
+		out = append(out, h.Path)
+	}
+	return out
+}

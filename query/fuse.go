@@ -1,0 +1,285 @@
+package query
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// Fusion. Channels rank different things (chunks, symbols, files), but an
+// agent's question is almost always answered by a place in a file, and the
+// benchmark scores files. So fusion works in two levels:
+//
+//  1. Files. Each channel ranks files by their best unit (a file's rank
+//     in a channel is the position of its first unit among distinct
+//     files). A file's score is the weighted sum over channels of
+//     1/(k+rank) (Tuning.Fusion "rrf") or of its best unit's
+//     max-normalised score ("score"). Path words and priors then scale it.
+//  2. Units inside a file. Each unit's score is the same sum over the
+//     channels that found the unit itself; the best unit represents the
+//     file. A file's further units, when they do not overlap the ones
+//     already listed, compete with the other files' at the file's score
+//     times SameFileDecay per hit already listed.
+//
+// Ties are broken by path, then start line, so the order is a function of
+// the index and the query alone.
+
+// fileCand is a file in the fusion.
+type fileCand struct {
+	info   *fileInfo
+	path   string
+	score  float64 // fused over channels
+	final  float64 // after path words and priors
+	ranks  []ChannelRank
+	priors []Prior
+	units  map[*unit]*unitCand
+}
+
+// unitCand is a unit in the fusion.
+type unitCand struct {
+	u     *unit
+	score float64
+	ranks []ChannelRank
+}
+
+// fileLevel channels rank files as wholes: they add to a file's score but
+// do not make a unit of it stand out.
+var fileLevel = map[string]bool{"blocks_sum": true, "files": true, "path": true}
+
+// fused is the outcome of fusion: hits in order, with their explanations.
+type fused struct {
+	hits  []*fusedHit
+	files int // candidate files
+}
+
+type fusedHit struct {
+	u     *unit
+	file  *fileCand
+	unit  *unitCand
+	score float64
+	nth   int // 0 for a file's first hit
+}
+
+// fuse combines channels into a ranked hit list of at most limit hits.
+// pm scores paths for the path prior.
+func (p *Planner) fuse(chans []*channel, pm *pathMatcher, files map[int64]*fileInfo, pool unitPool, limit int) *fused {
+	t := p.tune
+	byFile := map[int64]*fileCand{}
+	getFile := func(u *unit) *fileCand {
+		fc, ok := byFile[u.fileID]
+		if !ok {
+			fc = &fileCand{info: files[u.fileID], path: u.path, units: map[*unit]*unitCand{}}
+			byFile[u.fileID] = fc
+		}
+		return fc
+	}
+	for _, ch := range chans {
+		if len(ch.units) == 0 || ch.weight == 0 {
+			continue
+		}
+		maxScore := 0.0
+		for _, s := range ch.scores {
+			maxScore = math.Max(maxScore, s)
+		}
+		contrib := func(rank int, score float64) float64 {
+			if t.Fusion == "score" {
+				if ch.absolute {
+					return ch.weight * score
+				}
+				if maxScore <= 0 {
+					return 0
+				}
+				return ch.weight * score / maxScore
+			}
+			return ch.weight / (t.RRFK + float64(rank))
+		}
+		fileRank := map[int64]int{}
+		for i, u := range ch.units {
+			fc := getFile(u)
+			if _, seen := fileRank[u.fileID]; !seen {
+				r := len(fileRank) + 1
+				fileRank[u.fileID] = r
+				fc.score += contrib(r, ch.scores[i])
+				fc.ranks = append(fc.ranks, ChannelRank{Channel: ch.name, Rank: r, Weight: ch.weight})
+			}
+			if fileLevel[ch.name] && u.kind == KindFile {
+				uc := fc.unit(u)
+				_ = uc // a file unit exists so that a file found only here can be listed
+				continue
+			}
+			uc := fc.unit(u)
+			if len(uc.ranks) > 0 && uc.ranks[len(uc.ranks)-1].Channel == ch.name {
+				continue // a unit listed twice by one channel counts once
+			}
+			uc.score += contrib(i+1, ch.scores[i])
+			uc.ranks = append(uc.ranks, ChannelRank{Channel: ch.name, Rank: i + 1, Weight: ch.weight})
+		}
+	}
+
+	cands := make([]*fileCand, 0, len(byFile))
+	for _, fc := range byFile {
+		fc.final = fc.score
+		if fc.info != nil {
+			if t.PathBoost > 0 {
+				if m := pm.share(fc.info); m > 0 {
+					f := 1 + t.PathBoost*m
+					fc.final *= f
+					fc.priors = append(fc.priors, Prior{Name: "path words", Factor: round(f)})
+				}
+			}
+			fc.applyPrior(fc.info.test, t.TestPrior, "test file")
+			fc.applyPrior(fc.info.aux, t.AuxPrior, "examples, docs, benchmarks or vendored code")
+			fc.applyPrior(fc.info.reexport, t.ReexportPrior, "re-export file")
+			fc.applyPrior(fc.info.prose, t.ProsePrior, "prose or data file")
+		}
+		cands = append(cands, fc)
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if cands[i].final != cands[j].final {
+			return cands[i].final > cands[j].final
+		}
+		return cands[i].path < cands[j].path
+	})
+
+	// Each file's units, best first; units overlapping a better one of
+	// the same file are left out (a block inside a listed definition adds
+	// nothing).
+	type pick struct {
+		fc    *fileCand
+		uc    *unitCand
+		score float64
+		nth   int
+		order int
+	}
+	var picks []pick
+	for order, fc := range cands {
+		units := fc.sortedUnits()
+		var taken []*unit
+		for _, uc := range units {
+			if uc.u.kind == KindFile && len(taken) > 0 {
+				continue
+			}
+			if overlapsAny(uc.u, taken) {
+				continue
+			}
+			nth := len(taken)
+			if nth > 0 && (uc.score == 0 || t.SameFileDecay <= 0) {
+				break
+			}
+			taken = append(taken, uc.u)
+			picks = append(picks, pick{fc, uc, fc.final * math.Pow(t.SameFileDecay, float64(nth)), nth, order})
+			if nth+1 >= limit {
+				break
+			}
+		}
+	}
+	sort.SliceStable(picks, func(i, j int) bool {
+		a, b := picks[i], picks[j]
+		if a.score != b.score {
+			return a.score > b.score
+		}
+		if a.order != b.order {
+			return a.order < b.order
+		}
+		return a.nth < b.nth
+	})
+	out := &fused{files: len(cands)}
+	for i := 0; i < len(picks) && i < limit; i++ {
+		pk := picks[i]
+		out.hits = append(out.hits, &fusedHit{u: pk.uc.u, file: pk.fc, unit: pk.uc, score: pk.score, nth: pk.nth})
+	}
+	return out
+}
+
+func (fc *fileCand) unit(u *unit) *unitCand {
+	uc, ok := fc.units[u]
+	if !ok {
+		uc = &unitCand{u: u}
+		fc.units[u] = uc
+	}
+	return uc
+}
+
+func (fc *fileCand) applyPrior(on bool, factor float64, name string) {
+	if on && factor != 1 {
+		fc.final *= factor
+		fc.priors = append(fc.priors, Prior{Name: name, Factor: factor})
+	}
+}
+
+// sortedUnits orders a file's units: by score, then definitions before
+// blocks before the file itself, then by line.
+func (fc *fileCand) sortedUnits() []*unitCand {
+	out := make([]*unitCand, 0, len(fc.units))
+	for _, uc := range fc.units {
+		out = append(out, uc)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.score != b.score {
+			return a.score > b.score
+		}
+		if ka, kb := kindOrder(a.u.kind), kindOrder(b.u.kind); ka != kb {
+			return ka < kb
+		}
+		if a.u.start != b.u.start {
+			return a.u.start < b.u.start
+		}
+		return a.u.end < b.u.end
+	})
+	return out
+}
+
+func kindOrder(k string) int {
+	switch k {
+	case KindDefinition:
+		return 0
+	case KindBlock:
+		return 1
+	case KindUsage:
+		return 2
+	default:
+		return 3
+	}
+}
+
+func overlapsAny(u *unit, taken []*unit) bool {
+	for _, t := range taken {
+		if u.start <= t.end && t.start <= u.end {
+			return true
+		}
+	}
+	return false
+}
+
+func round(x float64) float64 { return math.Round(x*1e4) / 1e4 }
+
+// why explains a fused hit.
+func (h *fusedHit) why(decay float64) *Why {
+	w := &Why{Priors: h.file.priors}
+	seen := map[string]bool{}
+	for _, r := range h.unit.ranks {
+		w.Channels = append(w.Channels, r)
+		seen[r.Channel] = true
+	}
+	for _, r := range h.file.ranks {
+		if !seen[r.Channel] {
+			r.Channel = "file:" + r.Channel
+			w.Channels = append(w.Channels, r)
+		}
+	}
+	if h.nth > 0 {
+		w.Note = fmt.Sprintf("hit %d from this file: file score × %.2f^%d", h.nth+1, decay, h.nth)
+	}
+	return w
+}
+
+// demoted reports whether a prior lowered the hit's file.
+func (h *fusedHit) demoted() bool {
+	for _, p := range h.file.priors {
+		if p.Factor < 1 {
+			return true
+		}
+	}
+	return h.nth > 0
+}

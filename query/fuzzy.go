@@ -1,0 +1,144 @@
+package query
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"sync"
+	"unicode/utf8"
+)
+
+// nameCache holds the distinct symbol names, lower-cased, for typo
+// correction. It is keyed on max(symbols.id): a write always inserts rows
+// with new, higher ids, so any new name changes the key. A name whose
+// symbols were all deleted may linger until then, which costs a lookup
+// that finds nothing, never a wrong answer.
+type nameCache struct {
+	mu    sync.Mutex
+	maxID int64
+	names []string // distinct, lower-case, sorted
+}
+
+const (
+	nameKeyQuery  = `SELECT coalesce(max(id), 0) FROM symbols`
+	nameListQuery = `SELECT DISTINCT lower(name) FROM symbols WHERE name <> ''`
+)
+
+func (c *nameCache) get(ctx context.Context, p *Planner) ([]string, error) {
+	var maxID int64
+	if err := p.queryRow(ctx, nameKeyQuery).Scan(&maxID); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.names != nil && c.maxID == maxID {
+		return c.names, nil
+	}
+	rows, err := p.query(ctx, nameListQuery)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	names := []string{}
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, err
+		}
+		names = append(names, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	c.maxID, c.names = maxID, names
+	return names, nil
+}
+
+// maxTypos is the edit distance allowed for a name of n runes: one typo
+// in a short name, two in a long one. Below four runes nothing is
+// corrected, since every short name is a typo away from many others.
+func maxTypos(n int) int {
+	switch {
+	case n < 4:
+		return 0
+	case n < 8:
+		return 1
+	default:
+		return 2
+	}
+}
+
+// closeNames returns the names within maxTypos(len(name)) edits of name
+// (case-insensitive), nearest first, then alphabetical; at most limit.
+func closeNames(names []string, name string, limit int) []string {
+	q := []rune(strings.ToLower(name))
+	k := maxTypos(len(q))
+	if k == 0 {
+		return nil
+	}
+	type cand struct {
+		s string
+		d int
+	}
+	var out []cand
+	for _, s := range names {
+		n := utf8.RuneCountInString(s)
+		if n < len(q)-k || n > len(q)+k {
+			continue
+		}
+		if d := editDistance(q, []rune(s), k); d <= k && d > 0 {
+			out = append(out, cand{s, d})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].d != out[j].d {
+			return out[i].d < out[j].d
+		}
+		return out[i].s < out[j].s
+	})
+	res := make([]string, 0, min(limit, len(out)))
+	for i := 0; i < len(out) && i < limit; i++ {
+		res = append(res, out[i].s)
+	}
+	return res
+}
+
+// editDistance is the optimal string alignment distance between a and b
+// (insertions, deletions, substitutions and transpositions of adjacent
+// runes), or k+1 once it must exceed k.
+func editDistance(a, b []rune, k int) int {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	if len(b)-len(a) > k {
+		return k + 1
+	}
+	prev2 := make([]int, len(b)+1)
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		rowMin := cur[0]
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			v := min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				v = min(v, prev2[j-2]+1)
+			}
+			cur[j] = v
+			rowMin = min(rowMin, v)
+		}
+		if rowMin > k {
+			return k + 1
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
+}

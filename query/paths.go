@@ -1,0 +1,319 @@
+package query
+
+import (
+	"context"
+	"math/bits"
+	"path"
+	"strings"
+	"sync"
+
+	"github.com/viberag/viberag/extract"
+)
+
+// fileInfo is what the planner keeps in memory about an indexed file: its
+// path's words, for the path prior, and the path classes priors act on.
+type fileInfo struct {
+	id       int64
+	path     string
+	language string
+	lines    int
+	// baseWords are the words of the file name without its extension,
+	// dirWords those of its two innermost directories.
+	baseWords, dirWords        []string
+	test, aux, reexport, prose bool
+}
+
+// fileCache holds every file's fileInfo, rebuilt when the files table
+// changes.
+type fileCache struct {
+	mu   sync.Mutex
+	key  fileKey
+	byID map[int64]*fileInfo
+}
+
+// fileKey fingerprints the files table: any file added, removed or
+// rewritten changes it (indexed_at is rewritten with the row).
+type fileKey struct {
+	n, maxID, sumID, sumLines int64
+	last                      string
+}
+
+const fileKeyQuery = `SELECT count(*), coalesce(max(id), 0), coalesce(sum(id), 0), coalesce(sum(lines), 0), coalesce(max(indexed_at), '') FROM files`
+const fileListQuery = `SELECT id, path, language, lines FROM files`
+
+// get returns the current file map. Callers must not modify it.
+func (c *fileCache) get(ctx context.Context, p *Planner) (map[int64]*fileInfo, error) {
+	var k fileKey
+	if err := p.queryRow(ctx, fileKeyQuery).Scan(&k.n, &k.maxID, &k.sumID, &k.sumLines, &k.last); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byID != nil && c.key == k {
+		return c.byID, nil
+	}
+	rows, err := p.query(ctx, fileListQuery)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	m := make(map[int64]*fileInfo, k.n)
+	for rows.Next() {
+		f := &fileInfo{}
+		if err := rows.Scan(&f.id, &f.path, &f.language, &f.lines); err != nil {
+			return nil, err
+		}
+		classify(f)
+		m[f.id] = f
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	c.key, c.byID = k, m
+	return m, nil
+}
+
+// classify fills a fileInfo's words and path classes.
+func classify(f *fileInfo) {
+	base := path.Base(f.path)
+	stemName := base
+	if i := strings.IndexByte(base[1:], '.'); i >= 0 {
+		stemName = base[:i+1]
+	}
+	f.baseWords = extract.SplitIdentifier(stemName)
+	dirs := strings.Split(path.Dir(f.path), "/")
+	if len(dirs) > 2 {
+		dirs = dirs[len(dirs)-2:]
+	}
+	for _, d := range dirs {
+		if d != "." {
+			f.dirWords = append(f.dirWords, extract.SplitIdentifier(d)...)
+		}
+	}
+	f.test = isTestPath(f.path)
+	f.aux = isAuxPath(f.path)
+	f.reexport = isReexportFile(base)
+	f.prose = isProse(f.language)
+}
+
+// isTestPath reports whether p is a test file by the naming conventions
+// of its language's test tools, or lies in a test directory. A name like
+// test_functions.bash is not a test by itself: "test_" marks tests only
+// where the tools say so (pytest, C and C++ test runners, luaunit).
+func isTestPath(p string) bool {
+	lower := strings.ToLower(p)
+	for _, d := range strings.Split(path.Dir(lower), "/") {
+		switch d {
+		case "test", "tests", "__tests__", "spec", "specs", "testing", "testdata", "test_suite", "e2e", "__mocks__":
+			return true
+		}
+	}
+	base := path.Base(p)
+	lb := strings.ToLower(base)
+	ext := path.Ext(lb)
+	stemName := strings.TrimSuffix(base, path.Ext(base))
+	hasSuffix := func(sufs ...string) bool {
+		for _, s := range sufs {
+			if t, ok := strings.CutSuffix(stemName, s); ok && t != "" {
+				return true
+			}
+		}
+		return false
+	}
+	switch ext {
+	case ".py":
+		return strings.HasPrefix(lb, "test_") || strings.HasSuffix(stemName, "_test") || lb == "conftest.py"
+	case ".go", ".rs", ".ex", ".exs", ".zig", ".dart":
+		return strings.HasSuffix(stemName, "_test")
+	case ".c", ".cc", ".cpp", ".cxx", ".lua":
+		return strings.HasPrefix(lb, "test_") || strings.HasSuffix(stemName, "_test") || strings.HasSuffix(stemName, "_spec")
+	case ".rb":
+		return strings.HasSuffix(stemName, "_spec") || strings.HasSuffix(stemName, "_test")
+	case ".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts":
+		return strings.Contains(lb, ".test.") || strings.Contains(lb, ".spec.")
+	case ".java", ".kt", ".kts", ".cs", ".php", ".swift", ".groovy":
+		return hasSuffix("Test", "Tests") || ((ext == ".kt" || ext == ".swift" || ext == ".groovy") && hasSuffix("Spec"))
+	case ".scala":
+		return hasSuffix("Test", "Tests", "Spec", "Suite")
+	case ".bats":
+		return true
+	case ".hs":
+		return hasSuffix("Spec", "Test", "Tests")
+	}
+	return false
+}
+
+// isAuxPath reports whether p lies in a directory of code that is not the
+// project's own: examples, documentation, benchmarks, vendored code.
+func isAuxPath(p string) bool {
+	for _, d := range strings.Split(path.Dir(strings.ToLower(p)), "/") {
+		switch d {
+		case "example", "examples", "_examples", "sample", "samples", "doc", "docs", "docs_src",
+			"bench", "benches", "benchmark", "benchmarks", "vendor", "third_party", "thirdparty",
+			"compat", "_compat", "legacy", "deprecated", "single_include":
+			return true
+		}
+	}
+	return false
+}
+
+// isReexportFile reports whether base names a file that usually only
+// gathers and re-exports a package's names.
+func isReexportFile(base string) bool {
+	switch base {
+	case "__init__.py", "package-info.java", "index.js", "index.ts", "index.mjs", "index.cjs", "mod.ts":
+		return true
+	}
+	return false
+}
+
+// isProse reports whether a language is prose or data rather than code.
+func isProse(lang string) bool {
+	switch lang {
+	case "markdown", "text", "json", "yaml", "toml", "xml", "csv", "rst", "html", "css", "ini":
+		return true
+	}
+	return false
+}
+
+// pathMatcher scores paths against the query's words: the share (0..1)
+// of the words found in a file's path, where a word in the file name
+// counts 1 and one only in a directory name counts dirShare. Words match
+// by wordsMatch. A file word's matches are computed once per query, as
+// a bit set over the query's words, since file words repeat across files.
+type pathMatcher struct {
+	words    []string
+	dirShare float64
+	masks    map[string]uint64
+}
+
+// maxPathWords bounds the query words a pathMatcher tracks (bits).
+const maxPathWords = 64
+
+func newPathMatcher(words []string, dirShare float64) *pathMatcher {
+	if len(words) > maxPathWords {
+		words = words[:maxPathWords]
+	}
+	return &pathMatcher{words: words, dirShare: dirShare, masks: map[string]uint64{}}
+}
+
+func (m *pathMatcher) mask(x string) uint64 {
+	if b, ok := m.masks[x]; ok {
+		return b
+	}
+	var b uint64
+	for i, w := range m.words {
+		if wordsMatch(w, x) {
+			b |= 1 << i
+		}
+	}
+	m.masks[x] = b
+	return b
+}
+
+// share returns f's score.
+func (m *pathMatcher) share(f *fileInfo) float64 {
+	if len(m.words) == 0 {
+		return 0
+	}
+	var base, dir uint64
+	for _, x := range f.baseWords {
+		base |= m.mask(x)
+	}
+	for _, x := range f.dirWords {
+		dir |= m.mask(x)
+	}
+	return (float64(bits.OnesCount64(base)) + m.dirShare*float64(bits.OnesCount64(dir&^base))) / float64(len(m.words))
+}
+
+// wordsMatch reports whether two lower-case words name the same thing:
+// equal, equal stems, one stem a prefix of the other with at least four
+// letters ("config" ~ "configuration", "impls" ~ "implementations"), or a
+// common programming abbreviation of the other ("ctx" ~ "context").
+func wordsMatch(a, b string) bool {
+	if a == b {
+		return true
+	}
+	if abbrevOf(a, b) || abbrevOf(b, a) {
+		return true
+	}
+	if len(a) < 3 || len(b) < 3 {
+		return false
+	}
+	sa, sb := stem(a), stem(b)
+	if sa == sb {
+		return true
+	}
+	if len(sa) > len(sb) {
+		sa, sb = sb, sa
+	}
+	return len(sa) >= 4 && strings.HasPrefix(sb, sa)
+}
+
+// abbrevOf reports whether short is a common abbreviation of long.
+func abbrevOf(short, long string) bool {
+	for _, l := range abbreviations[short] {
+		if l == long || stem(l) == stem(long) {
+			return true
+		}
+	}
+	return false
+}
+
+// abbreviations maps abbreviations that programmers write in names to
+// the words they stand for. Only unambiguous, widespread ones.
+var abbreviations = map[string][]string{
+	"ctx":    {"context"},
+	"cfg":    {"config", "configuration"},
+	"conf":   {"config", "configuration"},
+	"config": {"configuration"},
+	"impl":   {"implementation"},
+	"impls":  {"implementations", "implementation"},
+	"args":   {"arguments", "argument"},
+	"arg":    {"argument"},
+	"argv":   {"arguments"},
+	"fmt":    {"format", "formatting"},
+	"str":    {"string"},
+	"req":    {"request"},
+	"res":    {"response"},
+	"resp":   {"response"},
+	"err":    {"error"},
+	"errs":   {"errors"},
+	"msg":    {"message"},
+	"auth":   {"authentication", "authorization"},
+	"db":     {"database"},
+	"conn":   {"connection"},
+	"env":    {"environment"},
+	"util":   {"utility", "utilities"},
+	"utils":  {"utility", "utilities"},
+	"opts":   {"options"},
+	"params": {"parameters"},
+	"param":  {"parameter"},
+	"dir":    {"directory"},
+	"repo":   {"repository"},
+	"pkg":    {"package"},
+	"lib":    {"library"},
+	"app":    {"application"},
+	"proc":   {"process"},
+	"buf":    {"buffer"},
+	"addr":   {"address"},
+	"cmd":    {"command"},
+	"fn":     {"function"},
+	"func":   {"function"},
+	"init":   {"initialize", "initialization"},
+	"iter":   {"iterator", "iteration"},
+	"async":  {"asynchronous"},
+	"sync":   {"synchronous", "synchronization"},
+	"tmpl":   {"template"},
+	"doc":    {"documentation"},
+	"docs":   {"documentation"},
+	"spec":   {"specification"},
+	"stmt":   {"statement"},
+	"expr":   {"expression"},
+	"attr":   {"attribute"},
+	"attrs":  {"attributes"},
+	"idx":    {"index"},
+	"ws":     {"websocket"},
+	"fs":     {"filesystem"},
+	"net":    {"network"},
+}

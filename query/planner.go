@@ -1,0 +1,210 @@
+package query
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// Planner answers searches over one index. It is safe for concurrent use:
+// its statements are prepared once and shared, and its caches are guarded.
+type Planner struct {
+	db   *sql.DB
+	tune Tuning
+
+	mu    sync.Mutex
+	stmts map[string]*sql.Stmt // by SQL text
+
+	names nameCache // distinct symbol names, for typo correction
+	files fileCache // paths and their words, for the path prior
+	df    dfCache   // chunk counts of terms, for pruning
+}
+
+// Options configure a Planner. The zero value gives the defaults.
+type Options struct {
+	// Tuning overrides the ranking constants (nil: DefaultTuning). It is
+	// exposed for the benchmark command's ablations; agents have no reason
+	// to change it.
+	Tuning *Tuning
+}
+
+// maxCachedStmts bounds the statement cache: scoped statements vary with
+// the number of values per filter, and a caller sending ever-new shapes
+// must not grow it without end. Past the bound statements run unprepared.
+const maxCachedStmts = 512
+
+// New returns a Planner over db, a pool of read connections on an index
+// (tables.DB.SQL()). It prepares the fixed statements at once, so a
+// missing table or an index of another schema fails here rather than on
+// the first search.
+func New(ctx context.Context, db *sql.DB, opts Options) (*Planner, error) {
+	p := &Planner{db: db, tune: DefaultTuning(), stmts: map[string]*sql.Stmt{}}
+	if opts.Tuning != nil {
+		p.tune = *opts.Tuning
+	}
+	for _, q := range fixedStatements {
+		if _, err := p.stmt(ctx, q); err != nil {
+			p.Close()
+			return nil, fmt.Errorf("query: prepare: %w", err)
+		}
+	}
+	return p, nil
+}
+
+// Close releases the prepared statements. The pool stays open: it
+// belongs to the caller.
+func (p *Planner) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var errs []error
+	for _, s := range p.stmts {
+		errs = append(errs, s.Close())
+	}
+	p.stmts = map[string]*sql.Stmt{}
+	return errors.Join(errs...)
+}
+
+// stmt returns the prepared statement for q, preparing it on first use.
+// It returns nil (and no error) when the cache is full; the caller then
+// runs q on the pool.
+func (p *Planner) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	p.mu.Lock()
+	s, ok := p.stmts[q]
+	full := len(p.stmts) >= maxCachedStmts
+	p.mu.Unlock()
+	if ok || full {
+		return s, nil
+	}
+	s, err := p.db.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if old, ok := p.stmts[q]; ok {
+		// Another goroutine prepared it meanwhile.
+		s.Close()
+		return old, nil
+	}
+	p.stmts[q] = s
+	return s, nil
+}
+
+// query runs q through its prepared statement.
+func (p *Planner) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	s, err := p.stmt(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if s == nil {
+		return p.db.QueryContext(ctx, q, args...)
+	}
+	return s.QueryContext(ctx, args...)
+}
+
+func (p *Planner) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	s, err := p.stmt(ctx, q)
+	if err != nil || s == nil {
+		return p.db.QueryRowContext(ctx, q, args...)
+	}
+	return s.QueryRowContext(ctx, args...)
+}
+
+// Search runs one search.
+func (p *Planner) Search(ctx context.Context, req Request) (*Response, error) {
+	start := time.Now()
+	if err := req.validate(); err != nil {
+		return nil, err
+	}
+	resp, err := p.search(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("search %q: %w", req.Query, err)
+	}
+	resp.TookMS = float64(time.Since(start).Microseconds()) / 1000
+	return resp, nil
+}
+
+// validate checks and completes a request.
+func (r *Request) validate() error {
+	if strings.TrimSpace(r.Query) == "" {
+		return errors.New("search: empty query")
+	}
+	if len(r.Query) > MaxQueryBytes {
+		return fmt.Errorf("search: query is %d bytes, at most %d allowed", len(r.Query), MaxQueryBytes)
+	}
+	if !utf8.ValidString(r.Query) {
+		return errors.New("search: query is not valid UTF-8")
+	}
+	if r.Intent == "" {
+		r.Intent = Auto
+	}
+	known := false
+	for _, i := range Intents() {
+		known = known || r.Intent == i
+	}
+	if !known {
+		return fmt.Errorf("search: intent %q: unknown; known intents: auto, definition, usage, concept, exact_text, similar_code", r.Intent)
+	}
+	switch {
+	case r.Limit < 0:
+		return fmt.Errorf("search: limit %d: must be positive", r.Limit)
+	case r.Limit == 0:
+		r.Limit = DefaultLimit
+	case r.Limit > MaxLimit:
+		return fmt.Errorf("search: limit %d: at most %d allowed", r.Limit, MaxLimit)
+	}
+	if r.MaxTokens < 0 || r.MaxBytes < 0 {
+		return fmt.Errorf("search: max_tokens %d, max_bytes %d: must not be negative", r.MaxTokens, r.MaxBytes)
+	}
+	if (r.Exhaustive || r.Cursor != "") && r.Intent != ExactText && r.Intent != Auto {
+		return fmt.Errorf("search: exhaustive and cursor apply to exact_text, not %s", r.Intent)
+	}
+	return r.Scope.Validate()
+}
+
+func (p *Planner) search(ctx context.Context, req Request) (*Response, error) {
+	resp := &Response{Query: req.Query, Intent: req.Intent, Total: -1}
+	text := strings.TrimSpace(req.Query)
+	intent := req.Intent
+	fuseConcept := false
+	if intent == Auto {
+		r := Decide(text)
+		intent, text = r.Intent, r.Text
+		resp.Routing = r.Rule
+		if r.Intent == Definition {
+			// The benchmark's lesson, and an agent's too: a bare name is
+			// usually a definition lookup, but the files about it matter
+			// next, so the definitions lead and concept results follow.
+			fuseConcept = true
+			resp.Routing += ": definitions first, fused with concept results"
+		}
+	}
+	if (req.Exhaustive || req.Cursor != "") && intent != ExactText {
+		return nil, fmt.Errorf("exhaustive and cursor apply to exact_text; the query routed to %s (quote it to search the text)", intent)
+	}
+	resp.Intent, resp.text = intent, text
+
+	var err error
+	switch intent {
+	case ExactText:
+		err = p.exactText(ctx, req, text, resp)
+	case Usage:
+		err = p.usage(ctx, req, text, resp)
+	case SimilarCode:
+		err = p.similar(ctx, req, text, resp)
+	case Definition:
+		err = p.ranked(ctx, req, text, resp, true, fuseConcept)
+	default:
+		err = p.ranked(ctx, req, text, resp, false, true)
+	}
+	if err != nil {
+		return nil, err
+	}
+	finish(req, resp)
+	return resp, nil
+}

@@ -1,0 +1,157 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+)
+
+// Term pruning. FTS5's bm25 gives a term the weight
+// idf = log((N - n + 0.5) / (n + 0.5)), clamped to 1e-6 when that is not
+// positive: a term found in half the chunks or more weighs nothing. It
+// still costs, since bm25 is computed for every chunk the expression
+// matches, and such a term matches most of them (a repository's name, a
+// path word every header holds, "json" in a JSON library). Dropping those
+// terms from the expression leaves every other chunk's score unchanged and
+// only loses chunks that scored zero; it cuts the work by the share of
+// chunks they alone matched.
+
+// dfCache holds the document counts of FTS terms per table, each table's
+// counts keyed on a fingerprint of its content table (see ftsTable).
+type dfCache struct {
+	mu     sync.Mutex
+	tables map[string]*tableDF
+}
+
+type tableDF struct {
+	key string
+	n   int
+	df  map[string]int
+}
+
+// ftsTable names an FTS table, its row count query and the fingerprint
+// query of its content table. chunks: every write inserts chunks with new,
+// higher ids, so max(id) changes with any new content (a deletion alone
+// leaves counts slightly high until the next write, which only makes
+// pruning more cautious). files: ids are stable, so the fingerprint also
+// sums the ids and takes the latest indexed_at.
+type ftsTable struct {
+	fts, countSQL, keySQL, termSQL string
+}
+
+var (
+	chunksFTS = ftsTable{"chunks_fts", `SELECT count(*) FROM chunks`, `SELECT coalesce(max(id), 0) FROM chunks`,
+		`SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?`}
+	filesFTS = ftsTable{"files_fts", `SELECT count(*) FROM files`, fileKeyQuery,
+		`SELECT count(*) FROM files_fts WHERE files_fts MATCH ?`}
+)
+
+const maxCachedTerms = 50000
+
+// counts returns the number of rows of t and the number matching each term.
+func (c *dfCache) counts(ctx context.Context, p *Planner, t ftsTable, terms []string) (int, []int, error) {
+	key, err := p.fingerprint(ctx, t.keySQL)
+	if err != nil {
+		return 0, nil, err
+	}
+	c.mu.Lock()
+	if c.tables == nil {
+		c.tables = map[string]*tableDF{}
+	}
+	td := c.tables[t.fts]
+	if td == nil || td.key != key || len(td.df) > maxCachedTerms {
+		c.mu.Unlock()
+		var n int
+		if err := p.queryRow(ctx, t.countSQL).Scan(&n); err != nil {
+			return 0, nil, err
+		}
+		td = &tableDF{key: key, n: n, df: map[string]int{}}
+		c.mu.Lock()
+		c.tables[t.fts] = td
+	}
+	out := make([]int, len(terms))
+	var missing []int
+	for i, term := range terms {
+		if d, ok := td.df[term]; ok {
+			out[i] = d
+		} else {
+			missing = append(missing, i)
+		}
+	}
+	c.mu.Unlock()
+	for _, i := range missing {
+		if err := p.queryRow(ctx, t.termSQL, terms[i]).Scan(&out[i]); err != nil {
+			return 0, nil, err
+		}
+	}
+	if len(missing) > 0 {
+		c.mu.Lock()
+		for _, i := range missing {
+			td.df[terms[i]] = out[i]
+		}
+		c.mu.Unlock()
+	}
+	return td.n, out, nil
+}
+
+// fingerprint runs a query returning one row and renders it as a string.
+func (p *Planner) fingerprint(ctx context.Context, q string) (string, error) {
+	rows, err := p.query(ctx, q)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return "", err
+	}
+	vals := make([]any, len(cols))
+	ptrs := make([]any, len(cols))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if !rows.Next() {
+		return "", rows.Err()
+	}
+	if err := rows.Scan(ptrs...); err != nil {
+		return "", err
+	}
+	return fmt.Sprint(vals...), rows.Err()
+}
+
+// pruneTerms drops the terms matching more than share of t's rows (the
+// most common first), keeping at least one: the rarest. share 0.5 is
+// lossless for bm25; lower values trade a little ranking for speed.
+func (p *Planner) pruneTerms(ctx context.Context, t ftsTable, terms []string, share float64) ([]string, []string, error) {
+	if share <= 0 || share >= 1 || len(terms) < 2 {
+		return terms, nil, nil
+	}
+	n, df, err := p.df.counts(ctx, p, t, terms)
+	if err != nil || n == 0 {
+		return terms, nil, err
+	}
+	idx := make([]int, len(terms))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return df[idx[a]] < df[idx[b]] })
+	drop := map[int]bool{}
+	for _, i := range idx[1:] {
+		if float64(df[i]) >= share*float64(n) {
+			drop[i] = true
+		}
+	}
+	var kept, dropped []string
+	for i, term := range terms {
+		if drop[i] {
+			dropped = append(dropped, term)
+		} else if df[i] > 0 {
+			kept = append(kept, term)
+		}
+	}
+	if len(kept) == 0 {
+		kept = []string{terms[idx[0]]}
+	}
+	return kept, dropped, nil
+}

@@ -1,0 +1,199 @@
+package query
+
+import (
+	"context"
+	"sort"
+
+	"github.com/viberag/viberag/scope"
+)
+
+// maxEmbedded bounds the identifiers of a sentence looked up as names.
+const maxEmbedded = 3
+
+// ranked runs the ranked intents: definition (defs) and concept, alone or
+// fused.
+func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Response, defs, concept bool) error {
+	files, err := p.files.get(ctx, p)
+	if err != nil {
+		return err
+	}
+	sc := newScoped(req.Scope)
+	pool := unitPool{}
+	var chans []*channel
+	t := analyse(text)
+
+	if defs {
+		cands, notes, err := p.definitions(ctx, text, sc, pool, files, true)
+		if err != nil {
+			return err
+		}
+		sc.note(req.Scope, scope.Symbols)
+		resp.Notes = append(resp.Notes, notes...)
+		chans = append(chans, defChannel("definition", p.tune.WDef, cands))
+		if len(cands) == 0 {
+			resp.Notes = append(resp.Notes, "no symbol matches the name; results are from the text channels")
+		}
+	} else if p.tune.WEmbedded > 0 && len(t.idents) > 0 {
+		// Identifiers written inside a sentence ("how does res.send set
+		// the ETag") are names the agent means literally: their
+		// definitions join the fusion, by exact name only.
+		var all []defCand
+		for i, id := range t.idents {
+			if i == maxEmbedded {
+				break
+			}
+			cands, _, err := p.definitions(ctx, id, sc, pool, files, false)
+			if err != nil {
+				return err
+			}
+			all = append(all, cands...)
+		}
+		if len(all) > 0 {
+			sc.note(req.Scope, scope.Symbols)
+			chans = append(chans, defChannel("embedded_names", p.tune.WEmbedded, all))
+		}
+	}
+
+	if concept {
+		if terms := ftsTerms(t.words, p.tune.Prefix, p.tune.PrefixAll); len(terms) > 0 {
+			expr := orExpr(terms)
+			kept, _, err := p.pruneTerms(ctx, chunksFTS, terms, p.tune.PruneShare)
+			if err != nil {
+				return err
+			}
+			blocks, err := p.chunkChannel(ctx, orExpr(kept), sc, pool, p.tune.ChunkCands)
+			if err != nil {
+				return err
+			}
+			symExpr := expr
+			if !p.tune.SymbolIdents {
+				symExpr = "{name qualname signature doc} : (" + expr + ")"
+			}
+			syms := &channel{name: "symbols"}
+			if p.tune.WSymbol > 0 {
+				if syms, err = p.symbolChannel(ctx, symExpr, sc, pool, p.tune.SymbolCands); err != nil {
+					return err
+				}
+			}
+			keptFiles, _, err := p.pruneTerms(ctx, filesFTS, terms, p.tune.PruneShare)
+			if err != nil {
+				return err
+			}
+			fl, err := p.fileChannel(ctx, orExpr(keptFiles), sc, pool, p.tune.FileCands)
+			if err != nil {
+				return err
+			}
+			chans = append(chans, blocks, chunkSumChannel(blocks, p.tune.WChunkSum, pool, files), syms, fl)
+			sc.note(req.Scope, scope.Chunks)
+			sc.note(req.Scope, scope.Symbols)
+			sc.note(req.Scope, scope.Files)
+		} else if !defs {
+			resp.Notes = append(resp.Notes, "the query has no searchable words (only stop words or punctuation)")
+		}
+	}
+	pm := newPathMatcher(pathWords(t.words), p.tune.PathDirShare)
+	if concept && p.tune.WPath > 0 {
+		ch, err := p.pathChannel(ctx, req, sc, pm, files, pool)
+		if err != nil {
+			return err
+		}
+		chans = append(chans, ch)
+	}
+	resp.FiltersApplied = sc.applied
+
+	f := p.fuse(chans, pm, files, pool, req.Limit)
+	resp.Total = f.files
+	for _, fh := range f.hits {
+		h := Hit{
+			ID: fh.u.id, Kind: fh.u.kind, Path: fh.u.path, StartLine: fh.u.start, EndLine: fh.u.end,
+			Title: fh.u.title, Score: round(fh.score),
+		}
+		if req.Explain || fh.demoted() {
+			h.Why = fh.why(p.tune.SameFileDecay)
+		}
+		resp.Hits = append(resp.Hits, h)
+	}
+	return p.fillSnippets(ctx, resp.Hits, pool, t.words)
+}
+
+// defChannel ranks definitions in the order definitions returned them.
+// Scores (for score fusion) fall with the match tier.
+func defChannel(name string, weight float64, cands []defCand) *channel {
+	ch := &channel{name: name, weight: weight}
+	for _, c := range cands {
+		ch.add(c.u, float64(len(tierNames)-c.tier))
+	}
+	return ch
+}
+
+// pathWords are the query words worth looking for in paths: the words of
+// three letters or more, without whole forms (which never are path words
+// on their own).
+func pathWords(words []string) []string {
+	var out []string
+	for _, w := range words {
+		if len(w) >= 3 && isASCIILetters(w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// pathChannel ranks every file in scope by the share of the query's words
+// its path holds (pathMatcher), so that a file named after the query is a
+// candidate even when its text says little.
+func (p *Planner) pathChannel(ctx context.Context, req Request, sc *scoped, pm *pathMatcher, files map[int64]*fileInfo, pool unitPool) (*channel, error) {
+	ch := &channel{name: "path", weight: p.tune.WPath, absolute: true}
+	if len(pm.words) == 0 {
+		return ch, nil
+	}
+	var inScope map[int64]bool
+	if sc.file.sql != "" {
+		rows, err := p.query(ctx, "SELECT f.id FROM files f WHERE 1"+sc.file.sql, sc.file.args...)
+		if err != nil {
+			return nil, err
+		}
+		inScope = map[int64]bool{}
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			inScope[id] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		sc.note(req.Scope, scope.Files)
+	}
+	type scored struct {
+		f *fileInfo
+		m float64
+	}
+	var out []scored
+	for id, f := range files {
+		if inScope != nil && !inScope[id] {
+			continue
+		}
+		if m := pm.share(f); m > 0 {
+			out = append(out, scored{f, m})
+		}
+	}
+	// Best share first; then the shorter path (the more specific name),
+	// then the path itself, so the order never depends on map iteration.
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].m != out[j].m {
+			return out[i].m > out[j].m
+		}
+		if len(out[i].f.path) != len(out[j].f.path) {
+			return len(out[i].f.path) < len(out[j].f.path)
+		}
+		return out[i].f.path < out[j].f.path
+	})
+	for _, s := range out {
+		ch.add(fileUnit(pool, files, s.f.id), s.m)
+	}
+	return ch, nil
+}

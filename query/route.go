@@ -1,0 +1,132 @@
+package query
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// Route is the decision of the auto intent.
+type Route struct {
+	Intent Intent
+	// Text is what the chosen intent searches for: the query, the text
+	// between quotes, or the name in a usage question.
+	Text string
+	// Rule names the rule that decided, for Response.Routing.
+	Rule string
+}
+
+// Routing rules, in the order Decide tries them. The first that matches
+// decides. The rules look only at the query's shape, never at the index,
+// so the same query always routes the same way.
+const (
+	RuleQuoted     = "quoted"           // "…", '…' or `…` around the whole query → exact_text of the inside
+	RuleUsage      = "usage-question"   // where is X used, callers of X, usages of X … → usage of X
+	RuleIdentifier = "identifier"       // one identifier, maybe qualified (a.b, A::B, a->b, A\B, A#b) → definition fused with concept
+	RuleError      = "error-message"    // "Error: …", "panic: …", a printf verb (%s, %d, %v) → exact_text
+	RuleCode       = "code"             // several lines, ; { } or operators (=> := == != && ||), or a call with arguments and no English → similar_code
+	RuleConcept    = "natural-language" // anything else → concept
+)
+
+var (
+	identRe = regexp.MustCompile(`^[A-Za-z_$@][A-Za-z0-9_$]*(?:(?:::|\.|->|\\|#)[A-Za-z_$][A-Za-z0-9_$]*)*[?!]?$`)
+
+	// Usage questions; the name is the last group.
+	usageRes = []*regexp.Regexp{
+		regexp.MustCompile(`(?i)^(?:where|how)\s+(?:is|are|was)\s+(\S+)\s+(?:used|called|referenced|invoked|imported|instantiated)\s*\??$`),
+		regexp.MustCompile(`(?i)^(?:who|what|which\s+\w+)\s+(?:calls|uses|references|imports)\s+(\S+)\s*\??$`),
+		regexp.MustCompile(`(?i)^(?:(?:find|show|list|get)\s+)?(?:all\s+)?(?:callers|usages|uses|references|refs|call\s+sites|callsites|users)\s+(?:of|to|for)\s+(\S+)\s*\??$`),
+		regexp.MustCompile(`(?i)^(\S+)\s+(?:usages|callers|references|call\s+sites)$`),
+	}
+
+	errorPrefixRe = regexp.MustCompile(`(?i)^[A-Za-z_.]*(?:error|exception|panic|fatal|warning|traceback)\b\s*[:!]`)
+	printfVerbRe  = regexp.MustCompile(`(?:^|\s|['"(\[=:])%[-+# 0]*[0-9]*(?:\.[0-9]+)?[sdvqfxXwTgeicp]\b`)
+	callRe        = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_.]*\([^()]*[^()\s][^()]*\)`)
+)
+
+// codeTokens are substrings that do not occur in English questions but
+// do in code.
+var codeTokens = []string{";", "{", "}", "=>", ":=", "==", "!=", "&&", "||", "+=", "-=", "<-", "::<", "</", "/>"}
+
+// Decide applies the routing rules to an auto query.
+func Decide(q string) Route {
+	q = strings.TrimSpace(q)
+	if inner, ok := unquote(q); ok {
+		return Route{ExactText, inner, RuleQuoted}
+	}
+	if !strings.Contains(q, "\n") {
+		for _, re := range usageRes {
+			if m := re.FindStringSubmatch(q); m != nil {
+				name := strings.Trim(m[len(m)-1], "`'\"?")
+				name = strings.TrimSuffix(name, "()")
+				if identRe.MatchString(name) {
+					return Route{Usage, name, RuleUsage}
+				}
+			}
+		}
+		if identRe.MatchString(q) {
+			return Route{Definition, q, RuleIdentifier}
+		}
+	}
+	if errorPrefixRe.MatchString(q) || (printfVerbRe.MatchString(q) && strings.Contains(q, " ")) {
+		return Route{ExactText, q, RuleError}
+	}
+	if looksLikeCode(q) {
+		return Route{SimilarCode, q, RuleCode}
+	}
+	return Route{Concept, q, RuleConcept}
+}
+
+// unquote returns the inside of a query wrapped whole in matching quotes.
+func unquote(q string) (string, bool) {
+	if len(q) < 3 {
+		return "", false
+	}
+	for _, c := range []byte{'"', '\'', '`'} {
+		if q[0] == c && q[len(q)-1] == c {
+			inner := q[1 : len(q)-1]
+			if strings.IndexByte(inner, c) >= 0 && c != '`' {
+				// "a" and "b": two quoted strings, not one.
+				return "", false
+			}
+			if strings.TrimSpace(inner) == "" {
+				return "", false
+			}
+			return inner, true
+		}
+	}
+	return "", false
+}
+
+func looksLikeCode(q string) bool {
+	if strings.Contains(strings.TrimSpace(q), "\n") {
+		return true
+	}
+	for _, t := range codeTokens {
+		if strings.Contains(q, t) {
+			return true
+		}
+	}
+	// A call with arguments is code when the rest is not English: "how
+	// does send(body) work" is a question about code, "send(body, 200)"
+	// is code.
+	if callRe.MatchString(q) {
+		english := 0
+		for _, w := range strings.Fields(strings.ToLower(q)) {
+			if isStopWord(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) })) {
+				english++
+			}
+		}
+		if english == 0 {
+			return true
+		}
+	}
+	// A definition keyword followed by a name and punctuation: "def
+	// load(self):", "func (s *Server) Run", "class Foo(Base):".
+	if defLineRe.MatchString(q) {
+		return true
+	}
+	return false
+}
+
+var defLineRe = regexp.MustCompile(`^(?:def|async def|func|fn|pub fn|function|fun|class|struct|interface|trait|impl|defmodule|defp?|local function|public|private|protected|static)\s+[^\s]*[A-Za-z_][^\s]*\s*[(<:{\[]`)

@@ -1,0 +1,156 @@
+package query
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestDecide(t *testing.T) {
+	tests := []struct {
+		q      string
+		intent Intent
+		text   string
+		rule   string
+	}{
+		// Quoted → exact text of the inside.
+		{`"connection reset by peer"`, ExactText, "connection reset by peer", RuleQuoted},
+		{`'reset'`, ExactText, "reset", RuleQuoted},
+		{"`x := 1`", ExactText, "x := 1", RuleQuoted},
+		{`"a" and "b"`, Concept, `"a" and "b"`, RuleConcept},
+		// Usage questions.
+		{"where is pop_due used", Usage, "pop_due", RuleUsage},
+		{"where is Queue.push called?", Usage, "Queue.push", RuleUsage},
+		{"callers of retry", Usage, "retry", RuleUsage},
+		{"usages of `RetryPolicy`", Usage, "RetryPolicy", RuleUsage},
+		{"find all references to delay_for", Usage, "delay_for", RuleUsage},
+		{"who calls run_worker", Usage, "run_worker", RuleUsage},
+		{"send() callers", Usage, "send", RuleUsage},
+		// Identifiers → definition.
+		{"RetryPolicy", Definition, "RetryPolicy", RuleIdentifier},
+		{"render_template", Definition, "render_template", RuleIdentifier},
+		{"Sinatra::Base", Definition, "Sinatra::Base", RuleIdentifier},
+		{"res.send", Definition, "res.send", RuleIdentifier},
+		{"self->field", Definition, "self->field", RuleIdentifier},
+		{"session", Definition, "session", RuleIdentifier},
+		{"valid?", Definition, "valid?", RuleIdentifier},
+		// Error messages → exact text.
+		{"ValueError: invalid literal for int()", ExactText, "ValueError: invalid literal for int()", RuleError},
+		{"panic: runtime error: index out of range", ExactText, "panic: runtime error: index out of range", RuleError},
+		{"task %s failed: %s", ExactText, "task %s failed: %s", RuleError},
+		// Code → similar code.
+		{"for i := range xs { sum += i }", SimilarCode, "for i := range xs { sum += i }", RuleCode},
+		{"def load(self, path):", SimilarCode, "def load(self, path):", RuleCode},
+		{"heapq.heappush(self._heap, (t, id(task), task))", SimilarCode, "heapq.heappush(self._heap, (t, id(task), task))", RuleCode},
+		{"if x == nil {\n return err\n}", SimilarCode, "if x == nil {\n return err\n}", RuleCode},
+		// Everything else → concept.
+		{"how are routes registered", Concept, "how are routes registered", RuleConcept},
+		{"how does res.send() set the ETag", Concept, "how does res.send() set the ETag", RuleConcept},
+		{"retry with exponential backoff", Concept, "retry with exponential backoff", RuleConcept},
+		{"error handling in the worker", Concept, "error handling in the worker", RuleConcept},
+		{"class registration", Concept, "class registration", RuleConcept},
+	}
+	for _, tc := range tests {
+		got := Decide(tc.q)
+		if got.Intent != tc.intent || got.Text != tc.text || got.Rule != tc.rule {
+			t.Errorf("Decide(%q) = %+v, want {%s %q %s}", tc.q, got, tc.intent, tc.text, tc.rule)
+		}
+	}
+}
+
+func TestAnalyse(t *testing.T) {
+	tests := []struct {
+		q      string
+		words  []string
+		idents []string
+	}{
+		{"how are routes registered", []string{"routes", "registered"}, nil},
+		{"getUserById lookup", []string{"get", "user", "id", "getuserbyid", "lookup"}, []string{"getUserById"}},
+		{"how does res.send set the ETag", []string{"res", "send", "res.send", "set", "tag", "etag"}, []string{"res.send", "ETag"}},
+		{"xmonad's StackSet", []string{"xmonad", "stack", "set", "stackset"}, []string{"StackSet"}},
+		{"Session", []string{"session"}, nil},
+	}
+	for _, tc := range tests {
+		got := analyse(tc.q)
+		if !slices.Equal(got.words, tc.words) || !slices.Equal(got.idents, tc.idents) {
+			t.Errorf("analyse(%q) = words %q idents %q, want %q %q", tc.q, got.words, got.idents, tc.words, tc.idents)
+		}
+	}
+}
+
+func TestStem(t *testing.T) {
+	tests := map[string]string{
+		"registered": "register", "routes": "rout", "templating": "templat", "handlers": "handl",
+		"formatter": "format", "composition": "compos", "queries": "quer", "session": "sess",
+		"json": "json", "user": "user", "process": "process", "install": "install",
+	}
+	for in, want := range tests {
+		if got := stem(in); got != want {
+			t.Errorf("stem(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestWordsMatch(t *testing.T) {
+	tests := []struct {
+		a, b string
+		want bool
+	}{
+		{"configuration", "config", true},
+		{"implementations", "impls", true},
+		{"context", "ctx", true},
+		{"templates", "templating", true},
+		{"routes", "router", true},
+		{"queries", "query", true},
+		{"form", "format", true}, // a known false friend of prefix matching
+		{"session", "sequence", false},
+		{"ab", "abc", false},
+	}
+	for _, tc := range tests {
+		if got := wordsMatch(tc.a, tc.b); got != tc.want {
+			t.Errorf("wordsMatch(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
+
+func TestIsTestPath(t *testing.T) {
+	tests := map[string]bool{
+		"tests/test_queue.py": true, "pkg/foo_test.go": true, "src/app.spec.ts": true, "src/FooTest.java": true,
+		"lib/x_spec.rb": true, "core/FooSuite.scala": true, "test/helper.bash": true,
+		"lib/bats-core/test_functions.bash": false, "src/testing_utils.go": false, "src/contest.py": false,
+		"src/Latest.java": false, "src/GIT.java": false, "src/TypeSpec.java": false,
+	}
+	for p, want := range tests {
+		if got := isTestPath(p); got != want {
+			t.Errorf("isTestPath(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	tests := []struct {
+		a, b string
+		k    int
+		want int
+	}{
+		{"queue", "queue", 1, 0},
+		{"queu", "queue", 1, 1},
+		{"qeueu", "queue", 2, 2},
+		{"qeuue", "queue", 1, 1}, // a transposition
+		{"abc", "xyz", 1, 2},     // capped at k+1
+	}
+	for _, tc := range tests {
+		if got := editDistance([]rune(tc.a), []rune(tc.b), tc.k); got != tc.want {
+			t.Errorf("editDistance(%q, %q, %d) = %d, want %d", tc.a, tc.b, tc.k, got, tc.want)
+		}
+	}
+	names := []string{"queue", "quest", "retry", "retrypolicy"}
+	if got := closeNames(names, "Queu", 5); !slices.Equal(got, []string{"queue"}) {
+		t.Errorf("closeNames(Queu) = %q", got)
+	}
+	if got := closeNames(names, "RetryPolcy", 5); !slices.Equal(got, []string{"retrypolicy"}) {
+		t.Errorf("closeNames(RetryPolcy) = %q", got)
+	}
+	if got := closeNames(names, "abc", 5); got != nil {
+		t.Errorf("short names are not corrected: %q", got)
+	}
+}

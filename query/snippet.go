@@ -1,0 +1,233 @@
+package query
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+)
+
+const (
+	chunkContentsSQL = `SELECT id, content FROM chunks WHERE id IN (%s)`
+	fileDocSQL       = `SELECT doc, summary FROM files WHERE id = ?`
+	// fileChunksSQL reads the chunks of a file that overlap a line range,
+	// to rebuild those lines: the index keeps no file contents, but every
+	// line belongs to at least one chunk.
+	fileChunksSQL = `SELECT start_line, end_line, content FROM chunks WHERE file_id = ? AND start_line <= ? AND end_line >= ? ORDER BY start_line, end_line`
+)
+
+// Snippet bounds.
+const (
+	snippetLines    = 4
+	snippetLineMax  = 160 // bytes per line; longer lines are cut with "…"
+	definitionLines = 3
+)
+
+// fillSnippets gives every hit a short snippet: for a block, the lines of
+// its chunk that hold the most query words; for a definition, its
+// signature and the first line of its doc; for a file, its doc's first
+// line or its summary's.
+func (p *Planner) fillSnippets(ctx context.Context, hits []Hit, pool unitPool, words []string) error {
+	stems := snippetStems(words)
+	var blockIDs []any
+	for i := range hits {
+		if u := pool[hits[i].Kind+":"+hits[i].ID]; u != nil && u.kind == KindBlock {
+			blockIDs = append(blockIDs, u.rowid)
+		}
+	}
+	content := map[int64]string{}
+	if len(blockIDs) > 0 {
+		// One statement for every block (hits ≤ MaxLimit).
+		rows, err := p.query(ctx, sprintf(chunkContentsSQL, marks(len(blockIDs))), blockIDs...)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var id int64
+			var c string
+			if err := rows.Scan(&id, &c); err != nil {
+				rows.Close()
+				return err
+			}
+			content[id] = c
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+	}
+	for i := range hits {
+		h := &hits[i]
+		u := pool[h.Kind+":"+h.ID]
+		if u == nil {
+			continue
+		}
+		switch u.kind {
+		case KindBlock:
+			if c, ok := content[u.rowid]; ok { // missing: rewritten since the search read it
+				h.Snippet = bestWindow(c, stems, snippetLines)
+			}
+		case KindDefinition:
+			h.Snippet = definitionSnippet(u.signature, u.doc)
+		case KindFile:
+			var doc, summary string
+			err := p.queryRow(ctx, fileDocSQL, u.fileID).Scan(&doc, &summary)
+			if errors.Is(err, sql.ErrNoRows) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			h.Snippet = firstLines(doc, 1)
+			if h.Snippet == "" {
+				h.Snippet = firstLines(strings.Join(strings.Split(summary, "\n")[1:], "\n"), 2)
+			}
+		}
+	}
+	return nil
+}
+
+// snippetStems are the words a snippet line is scored by: the stems of
+// the query words of three letters or more.
+func snippetStems(words []string) []string {
+	var out []string
+	for _, w := range words {
+		if len(w) >= 3 {
+			out = append(out, stem(w))
+		}
+	}
+	return out
+}
+
+func definitionSnippet(signature, doc string) string {
+	s := cutLine(signature)
+	if d := firstLines(doc, 1); d != "" {
+		s += "\n" + d
+	}
+	return s
+}
+
+// bestWindow returns the n consecutive lines of text that hold the most
+// query words (the first such window), trimmed of blank edges.
+func bestWindow(text string, stems []string, n int) string {
+	lines := strings.Split(strings.TrimRight(text, "\n"), "\n")
+	if len(lines) <= n {
+		return trimLines(lines)
+	}
+	hits := make([]int, len(lines))
+	for i, l := range lines {
+		ll := strings.ToLower(l)
+		for _, s := range stems {
+			if strings.Contains(ll, s) {
+				hits[i]++
+			}
+		}
+	}
+	best, bestSum, sum := 0, -1, 0
+	for i := range lines {
+		sum += hits[i]
+		if i >= n {
+			sum -= hits[i-n]
+		}
+		if i >= n-1 && sum > bestSum {
+			best, bestSum = i-n+1, sum
+		}
+	}
+	if bestSum <= 0 {
+		// No word on any line (a match in the header or a split part):
+		// the block's first lines say what it is.
+		best = 0
+	}
+	return trimLines(lines[best : best+n])
+}
+
+func trimLines(lines []string) string {
+	for len(lines) > 0 && strings.TrimSpace(lines[0]) == "" {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+		lines = lines[:len(lines)-1]
+	}
+	// Strip the indentation the lines share: a snippet is read out of its
+	// context.
+	indent := -1
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		n := len(l) - len(strings.TrimLeft(l, " \t"))
+		if indent < 0 || n < indent {
+			indent = n
+		}
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		if len(l) >= indent && indent > 0 {
+			l = l[indent:]
+		}
+		out[i] = cutLine(l)
+	}
+	return strings.Join(out, "\n")
+}
+
+// cutLine shortens a line to snippetLineMax bytes on a rune boundary.
+func cutLine(l string) string {
+	l = strings.TrimRight(l, " \t\r")
+	if len(l) <= snippetLineMax {
+		return l
+	}
+	cut := snippetLineMax
+	for cut > 0 && !utf8RuneStart(l[cut]) {
+		cut--
+	}
+	return l[:cut] + "…"
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// firstLines returns the first n non-blank lines of s.
+func firstLines(s string, n int) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		out = append(out, cutLine(strings.TrimSpace(l)))
+		if len(out) == n {
+			break
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// fileLines rebuilds lines from..to (inclusive) of a file from its chunks.
+// Lines no chunk covers (an index being rewritten) come back empty.
+func (p *Planner) fileLines(ctx context.Context, fileID int64, from, to int) ([]string, error) {
+	if to < from {
+		return nil, nil
+	}
+	rows, err := p.query(ctx, fileChunksSQL, fileID, to, from)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make([]string, to-from+1)
+	have := make([]bool, len(out))
+	for rows.Next() {
+		var s, e int
+		var content string
+		if err := rows.Scan(&s, &e, &content); err != nil {
+			return nil, err
+		}
+		for i, l := range strings.Split(content, "\n") {
+			ln := s + i
+			if ln > e || ln > to {
+				break
+			}
+			if ln >= from && !have[ln-from] {
+				out[ln-from], have[ln-from] = l, true
+			}
+		}
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,213 @@
+package query
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/viberag/viberag/extract"
+)
+
+// terms is a query analysed for the text channels.
+type terms struct {
+	// words are the lower-case search words: every token split with
+	// extract.SplitIdentifier (the index's own splitting), English stop
+	// words and one-letter words dropped, duplicates removed, in query
+	// order. A token's whole form ("getuserbyid", "res.send") follows its
+	// parts, as at index time.
+	words []string
+	// idents are the tokens written like identifiers (camelCase,
+	// PascalCase after the first word, snake_case, qualified a.b or A::B),
+	// as written: the names an agent means literally.
+	idents []string
+	// natural is set when the query reads as English (it has stop words
+	// or three or more plain words).
+	natural bool
+}
+
+// analyse splits q into terms.
+func analyse(q string) terms {
+	var t terms
+	seen := map[string]bool{}
+	add := func(w string) {
+		if w == "" || seen[w] {
+			return
+		}
+		seen[w] = true
+		t.words = append(t.words, w)
+	}
+	stops, plain := 0, 0
+	for i, tok := range tokens(q) {
+		lower := strings.ToLower(tok)
+		if isStopWord(lower) {
+			stops++
+			continue
+		}
+		if isIdentLike(tok, i) {
+			t.idents = append(t.idents, tok)
+		} else {
+			plain++
+		}
+		for _, w := range extract.SplitIdentifier(tok) {
+			if utf8.RuneCountInString(w) < 2 && !isDigits(w) {
+				continue
+			}
+			if isStopWord(w) && w != lower {
+				// A stop word inside an identifier (getUserById's "by")
+				// is noise on its own; the whole form keeps it.
+				continue
+			}
+			add(w)
+		}
+	}
+	t.natural = stops > 0 || plain >= 3
+	return t
+}
+
+// tokens splits q at white space and at punctuation that is not part of
+// an identifier, keeping the qualifiers . :: -> \ # between identifier
+// characters (so "res.send" and "Sinatra::Base" stay whole). Apostrophes
+// are dropped with what follows them ("xmonad's" → "xmonad").
+func tokens(q string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(q, func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_$.:->\\#'’", r))
+	}) {
+		if i := strings.IndexAny(f, "'’"); i >= 0 {
+			f = f[:i]
+		}
+		f = strings.Trim(f, ".:->\\#")
+		if f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// isIdentLike reports whether tok is written like an identifier rather
+// than a word: it has an underscore or a qualifier inside, or an upper-case
+// letter after its first rune, or starts upper-case when it is not the
+// query's first token (a capitalised first word is just a sentence).
+func isIdentLike(tok string, pos int) bool {
+	if strings.ContainsAny(strings.Trim(tok, "_"), "_.:\\#$") || strings.Contains(tok, "->") || strings.HasPrefix(tok, "_") {
+		return true
+	}
+	for i, r := range tok {
+		if i > 0 && unicode.IsUpper(r) {
+			return true
+		}
+	}
+	r, _ := utf8.DecodeRuneInString(tok)
+	return pos > 0 && unicode.IsUpper(r) && utf8.RuneCountInString(tok) > 1
+}
+
+func isDigits(s string) bool {
+	for _, r := range s {
+		if !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// stem strips common English suffixes so that a prefix query on the result
+// matches the word's family: "registered" → "register", "routes" → "rout",
+// "templating" → "templat", "handlers" → "handl", "formatter" → "format",
+// "composition" → "compos". It returns w unchanged when the stem would be
+// shorter than minStem runes, so short words are matched whole.
+func stem(w string) string {
+	const minStem = 4
+	if len(w) <= minStem || !isASCIILetters(w) {
+		return w
+	}
+	for _, suf := range stemSuffixes {
+		s, ok := strings.CutSuffix(w, suf)
+		if !ok || len(s) < minStem {
+			continue
+		}
+		if suf == "s" && strings.ContainsRune("siu", rune(s[len(s)-1])) {
+			// process, status, analysis: not plurals.
+			return w
+		}
+		// A doubled final consonant belongs to the suffix: formatt(er),
+		// runn(ing); not in ll, ss, zz (install, process, buzz).
+		if n := len(s); n > minStem && s[n-1] == s[n-2] && !strings.ContainsRune("aeioulsz", rune(s[n-1])) {
+			s = s[:n-1]
+		}
+		return strings.TrimSuffix(s, "e") // route/routing, cache/caching
+	}
+	if s := strings.TrimSuffix(w, "e"); len(s) >= minStem {
+		return s
+	}
+	return w
+}
+
+// stemSuffixes are tried in order; longer first.
+var stemSuffixes = []string{
+	"izations", "ization", "isations", "isation", "ations", "ation", "itions", "ition", "ions", "ion",
+	"ements", "ement", "ments", "ment", "ings", "ing", "ies", "ied", "ers", "er", "ed", "es", "s",
+	"ly", "ity", "ness",
+}
+
+func isASCIILetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// isStopWord reports whether w (lower-case) is an English function word
+// or a question word that carries no topic.
+func isStopWord(w string) bool {
+	_, ok := stopWords[w]
+	return ok
+}
+
+var stopWords = func() map[string]struct{} {
+	m := map[string]struct{}{}
+	for _, w := range strings.Fields(`a about above after again all also am an and any are as at be been
+		before being between both but by can could did do does doing done down during each either else
+		for from further had has have having he her here hers him his how i if in into is it its itself
+		just me more most my no nor not now of off on once only or other our ours out over own same she
+		should so some such than that the their theirs them then there these they this those through to
+		too under until up very was we were what when where which while who whom whose why will with
+		within without would you your yours via vs etc e.g i.e`) {
+		m[w] = struct{}{}
+	}
+	return m
+}()
+
+// ftsQuote quotes s as one FTS5 string (a phrase when the table's
+// tokenizer splits it).
+func ftsQuote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+// ftsTerms turns the query's words into FTS5 terms: each word as a phrase,
+// or, for words long enough, a prefix query on its stem so that the
+// word's family matches ("registered" → "register"*). Duplicates are
+// dropped.
+func ftsTerms(words []string, prefix, all bool) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range words {
+		term := ftsQuote(w)
+		if prefix {
+			if s := stem(w); s != w || (all && utf8.RuneCountInString(w) >= 5 && isASCIILetters(w)) {
+				term = ftsQuote(s) + "*"
+			}
+		}
+		if !seen[term] {
+			seen[term] = true
+			out = append(out, term)
+		}
+	}
+	return out
+}
+
+// orExpr ORs FTS5 terms into a MATCH expression; "" for none.
+func orExpr(terms []string) string { return strings.Join(terms, " OR ") }
+
+// matchExpr is orExpr(ftsTerms(words, prefix)).
+func matchExpr(words []string, prefix bool) string { return orExpr(ftsTerms(words, prefix, true)) }

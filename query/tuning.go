@@ -1,0 +1,165 @@
+package query
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Tuning holds the ranking constants. DefaultTuning's values were chosen
+// on the benchmark (see the package documentation); each is a general
+// signal, none is fitted to a query.
+type Tuning struct {
+	// Fusion is "rrf" (weighted reciprocal rank fusion) or "score"
+	// (weighted sum of max-normalised channel scores).
+	Fusion string `tune:"fusion"`
+	// RRFK is the k of reciprocal rank fusion: 1/(k+rank).
+	RRFK float64 `tune:"rrf_k"`
+
+	// Channel weights.
+	WChunk    float64 `tune:"w_chunk"`    // best chunk of the file (chunks_fts bm25)
+	WChunkSum float64 `tune:"w_chunksum"` // sum of the file's chunk scores: files with many matching blocks
+	WSymbol   float64 `tune:"w_symbol"`   // best symbol of the file (symbols_fts bm25)
+	WFile     float64 `tune:"w_file"`     // the file's path and summary (files_fts bm25)
+	WDef      float64 `tune:"w_def"`      // definitions of the queried name (identifier queries)
+	WEmbedded float64 `tune:"w_embedded"` // definitions of identifiers written inside a sentence
+	WPath     float64 `tune:"w_path"`     // share of the query's words in the file's path (all files)
+
+	// Column weights of the FTS tables, in schema order.
+	ChunkCols  []float64 `tune:"chunk_cols"`  // header, content, ident_parts, strings
+	SymbolCols []float64 `tune:"symbol_cols"` // name, qualname, signature, doc, ident_parts
+	FileCols   []float64 `tune:"file_cols"`   // path, summary
+
+	// Prefix expands query words to their stem's family (register*):
+	// words whose stem differs from them, and with PrefixAll every word
+	// of five letters or more.
+	Prefix    bool `tune:"prefix"`
+	PrefixAll bool `tune:"prefix_all"`
+	// SymbolIdents lets the symbols channel match the identifiers used
+	// inside a symbol's body, not only its name, signature and doc.
+	SymbolIdents bool `tune:"symbol_idents"`
+
+	// PruneShare drops query terms found in more than this share of the
+	// chunks from the blocks channel (0.5 is lossless for bm25; 0 or 1
+	// disables).
+	PruneShare float64 `tune:"prune_share"`
+
+	// Candidates read per channel.
+	ChunkCands  int `tune:"chunk_cands"`
+	SymbolCands int `tune:"symbol_cands"`
+	FileCands   int `tune:"file_cands"`
+
+	// PathBoost multiplies a file's score by 1 + PathBoost × (share of the
+	// query's words found in its file name and directories).
+	PathBoost float64 `tune:"path_boost"`
+	// PathDirShare is what a word found only in a directory name counts
+	// for, against 1 in the file name.
+	PathDirShare float64 `tune:"path_dir_share"`
+
+	// Priors (multiplicative; 1 disables).
+	TestPrior     float64 `tune:"test_prior"`     // test files and test directories
+	AuxPrior      float64 `tune:"aux_prior"`      // examples, docs, benchmarks, vendored code
+	ReexportPrior float64 `tune:"reexport_prior"` // package barrels: __init__.py, index.js…
+	ProsePrior    float64 `tune:"prose_prior"`    // prose and data files (markdown, text, json, yaml)
+
+	// SameFileDecay is the factor on a file's second hit (squared on its
+	// third…): below 1 it spreads the list over more files.
+	SameFileDecay float64 `tune:"same_file_decay"`
+}
+
+// DefaultTuning returns the constants the planner uses.
+func DefaultTuning() Tuning {
+	return Tuning{
+		Fusion:        "score",
+		RRFK:          10,
+		WChunk:        1,
+		WChunkSum:     1,
+		WSymbol:       0,
+		WFile:         0.7,
+		WDef:          3,
+		WEmbedded:     1,
+		WPath:         1,
+		ChunkCols:     []float64{2, 1, 1, 0.5},
+		SymbolCols:    []float64{3, 2, 1, 1, 0.5},
+		FileCols:      []float64{2, 1},
+		Prefix:        true,
+		PrefixAll:     false,
+		SymbolIdents:  true,
+		PruneShare:    0.5,
+		ChunkCands:    150,
+		SymbolCands:   100,
+		FileCands:     50,
+		PathBoost:     1,
+		PathDirShare:  0.5,
+		TestPrior:     0.5,
+		AuxPrior:      0.7,
+		ReexportPrior: 0.8,
+		ProsePrior:    0.8,
+		SameFileDecay: 0.3,
+	}
+}
+
+// Set sets one constant from "name=value" (names as in the tune tags;
+// lists comma-separated).
+func (t *Tuning) Set(kv string) error {
+	name, val, ok := strings.Cut(kv, "=")
+	if !ok {
+		return fmt.Errorf("tuning %q: want name=value", kv)
+	}
+	v := reflect.ValueOf(t).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		if v.Type().Field(i).Tag.Get("tune") != name {
+			continue
+		}
+		f := v.Field(i)
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString(val)
+		case reflect.Bool:
+			b, err := strconv.ParseBool(val)
+			if err != nil {
+				return fmt.Errorf("tuning %s=%q: %w", name, val, err)
+			}
+			f.SetBool(b)
+		case reflect.Int:
+			n, err := strconv.Atoi(val)
+			if err != nil {
+				return fmt.Errorf("tuning %s=%q: %w", name, val, err)
+			}
+			f.SetInt(int64(n))
+		case reflect.Float64:
+			x, err := strconv.ParseFloat(val, 64)
+			if err != nil {
+				return fmt.Errorf("tuning %s=%q: %w", name, val, err)
+			}
+			f.SetFloat(x)
+		case reflect.Slice:
+			var xs []float64
+			for _, s := range strings.Split(val, ",") {
+				x, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+				if err != nil {
+					return fmt.Errorf("tuning %s=%q: %w", name, val, err)
+				}
+				xs = append(xs, x)
+			}
+			if f.Len() != 0 && len(xs) != f.Len() {
+				return fmt.Errorf("tuning %s=%q: want %d values", name, val, f.Len())
+			}
+			f.Set(reflect.ValueOf(xs))
+		}
+		return nil
+	}
+	return fmt.Errorf("tuning %q: unknown name; known: %s", name, strings.Join(tuneNames(), ", "))
+}
+
+func tuneNames() []string {
+	var out []string
+	ty := reflect.TypeOf(Tuning{})
+	for i := 0; i < ty.NumField(); i++ {
+		out = append(out, ty.Field(i).Tag.Get("tune"))
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,246 @@
+package query
+
+import "github.com/viberag/viberag/scope"
+
+// Intent says what a search is for. Auto picks one of the others by the
+// rules of Route.
+type Intent string
+
+// Intents.
+const (
+	Auto        Intent = "auto"
+	Definition  Intent = "definition"   // where is this symbol defined
+	Usage       Intent = "usage"        // where is this symbol used
+	Concept     Intent = "concept"      // which code is about this
+	ExactText   Intent = "exact_text"   // every occurrence of this literal text
+	SimilarCode Intent = "similar_code" // code that looks like this snippet
+)
+
+// Intents lists the accepted intents.
+func Intents() []Intent {
+	return []Intent{Auto, Definition, Usage, Concept, ExactText, SimilarCode}
+}
+
+// Request is one search. Only Query is required.
+type Request struct {
+	Query  string      `json:"query"`
+	Intent Intent      `json:"intent,omitempty"` // default auto
+	Scope  scope.Scope `json:"scope,omitzero"`
+	// Limit is the number of hits wanted (default 10, at most MaxLimit).
+	Limit int `json:"limit,omitempty"`
+	// MaxTokens and MaxBytes bound the size of the hits as JSON (a token
+	// is counted as 4 bytes). Snippets are shortened first, then hits
+	// dropped from the end; the response says so. 0 means no bound.
+	MaxTokens int `json:"max_tokens,omitempty"`
+	MaxBytes  int `json:"max_bytes,omitempty"`
+	// Exhaustive (exact_text only) returns every occurrence, Limit per
+	// page, in path and line order; NextCursor continues.
+	Exhaustive bool `json:"exhaustive,omitempty"`
+	// Cursor continues an exhaustive exact_text search.
+	Cursor string `json:"cursor,omitempty"`
+	// IgnoreCase makes exact_text case-insensitive (ASCII letters).
+	IgnoreCase bool `json:"ignore_case,omitempty"`
+	// Explain adds a why to every hit, not only to demoted ones.
+	Explain bool `json:"explain,omitempty"`
+}
+
+// Limits of a Request.
+const (
+	DefaultLimit  = 10
+	MaxLimit      = 200
+	MaxQueryBytes = 4096
+)
+
+// Hit kinds, one per group.
+const (
+	KindDefinition = "definition" // a symbol: symbols.sid
+	KindUsage      = "usage"      // a reference line
+	KindFile       = "file"       // a whole file
+	KindBlock      = "block"      // a chunk, or a text occurrence inside one
+)
+
+// Response is a search's answer: what `viberag search --json` prints and
+// what the MCP server returns.
+type Response struct {
+	Query string `json:"query"`
+	// Intent is the intent that ran; Routing says which rule of Route
+	// chose it when the request asked for auto.
+	Intent  Intent `json:"intent"`
+	Routing string `json:"routing,omitempty"`
+	// Hits are the results in ranked order across kinds: the list to read
+	// first.
+	Hits []Hit `json:"hits"`
+	// Groups index Hits by kind (positions in Hits, in ranked order).
+	Groups Groups `json:"groups"`
+	// Total counts the candidates found before Limit (for exact_text: the
+	// occurrences), or -1 when not counted.
+	Total int `json:"total"`
+	// Truncated is set when hits or snippets were left out: by Limit while
+	// more candidates exist, or by the size budget. Dropped counts the
+	// hits the budget removed.
+	Truncated bool `json:"truncated"`
+	Dropped   int  `json:"dropped,omitempty"`
+	// NextCursor continues an exhaustive exact_text search.
+	NextCursor string `json:"next_cursor,omitempty"`
+	// FiltersApplied lists the scope filters in effect.
+	FiltersApplied []string `json:"filters_applied,omitempty"`
+	// Notes explain fallbacks and anything else the caller should know
+	// (a typo corrected, a channel with no facts for a language).
+	Notes []string `json:"notes,omitempty"`
+	// SuggestedNextActions name follow-up calls with their arguments.
+	SuggestedNextActions []Action `json:"suggested_next_actions,omitempty"`
+	TookMS               float64  `json:"took_ms"`
+
+	text string // what the intent searched for: the query, unquoted, or the name asked about
+}
+
+// Groups holds, per kind, the positions of its hits in Response.Hits.
+type Groups struct {
+	Definitions []int `json:"definitions"`
+	Usages      []int `json:"usages"`
+	Files       []int `json:"files"`
+	Blocks      []int `json:"blocks"`
+}
+
+// Hit is one result: a file, a symbol, a block of code or a line.
+type Hit struct {
+	// ID names the hit for follow-up calls: a symbol's sid ("s…"), a
+	// chunk's cid ("c…"), "f:"+path for a file, "r:"+path+":"+line for a
+	// usage or a text occurrence.
+	ID        string  `json:"id"`
+	Kind      string  `json:"kind"`
+	Path      string  `json:"path"`
+	StartLine int     `json:"start_line"`
+	EndLine   int     `json:"end_line"`
+	Title     string  `json:"title"`
+	Snippet   string  `json:"snippet,omitempty"`
+	Score     float64 `json:"score"`
+	// Lines lists the lines of the matches inside the hit (exact_text
+	// occurrences, usage lines).
+	Lines []int `json:"lines,omitempty"`
+	// SnippetTruncated is set when the snippet was shortened by the size
+	// budget.
+	SnippetTruncated bool `json:"snippet_truncated,omitempty"`
+	Why              *Why `json:"why,omitempty"`
+}
+
+// Why explains a hit's place: the channels that found it (with its rank
+// in each), the priors applied to its score, and how its file's other
+// hits were treated.
+type Why struct {
+	Channels []ChannelRank `json:"channels"`
+	Priors   []Prior       `json:"priors,omitempty"`
+	Note     string        `json:"note,omitempty"`
+}
+
+// ChannelRank is a hit's file's (or the hit's own) rank in one channel.
+type ChannelRank struct {
+	Channel string  `json:"channel"`
+	Rank    int     `json:"rank"` // 1-based
+	Weight  float64 `json:"weight"`
+}
+
+// Prior is a deterministic adjustment of a score, with its factor (<1
+// demotes, >1 promotes).
+type Prior struct {
+	Name   string  `json:"name"`
+	Factor float64 `json:"factor"`
+}
+
+// Action is a suggested follow-up call: an MCP tool name and its
+// arguments.
+type Action struct {
+	Tool   string         `json:"tool"`
+	Args   map[string]any `json:"args"`
+	Reason string         `json:"reason,omitempty"`
+}
+
+// Follow-up tool names used in Action.
+const (
+	ToolSymbolDetails   = "get_symbol_details"
+	ToolFindReferences  = "find_references"
+	ToolSurroundingCode = "get_surrounding_code"
+	ToolReadFileLines   = "read_file_lines"
+	ToolSearch          = "search"
+)
+
+// SymbolDetails is everything the index holds about one symbol, and its
+// code.
+type SymbolDetails struct {
+	ID         string   `json:"id"` // sid
+	Kind       string   `json:"kind"`
+	Name       string   `json:"name"`
+	Qualname   string   `json:"qualname"`
+	Path       string   `json:"path"`
+	Language   string   `json:"language"`
+	StartLine  int      `json:"start_line"`
+	EndLine    int      `json:"end_line"`
+	StartByte  int      `json:"start_byte"`
+	EndByte    int      `json:"end_byte"`
+	Signature  string   `json:"signature"`
+	Doc        string   `json:"doc,omitempty"`
+	Exported   bool     `json:"exported"`
+	Decorators []string `json:"decorators,omitempty"`
+	Parent     *SymRef  `json:"parent,omitempty"`
+	Children   []SymRef `json:"children,omitempty"`
+	Calls      []string `json:"calls,omitempty"`
+	Strings    []string `json:"strings,omitempty"`
+	// Identifiers used inside the symbol.
+	Identifiers []string `json:"identifiers,omitempty"`
+	Hash        string   `json:"hash"`
+	// Code is the symbol's source lines, up to MaxCodeBytes;
+	// CodeTruncated says when it was cut.
+	Code          string `json:"code"`
+	CodeTruncated bool   `json:"code_truncated"`
+	// Others lists further symbols the name matched, when the request
+	// gave a name rather than an id.
+	Others               []SymRef `json:"others,omitempty"`
+	SuggestedNextActions []Action `json:"suggested_next_actions,omitempty"`
+}
+
+// SymRef names a symbol briefly.
+type SymRef struct {
+	ID        string `json:"id"`
+	Kind      string `json:"kind"`
+	Qualname  string `json:"qualname"`
+	Path      string `json:"path"`
+	StartLine int    `json:"start_line"`
+	EndLine   int    `json:"end_line"`
+}
+
+// MaxCodeBytes caps SymbolDetails.Code.
+const MaxCodeBytes = 16 << 10
+
+// References lists the references to a symbol, grouped by file.
+type References struct {
+	// Name is the name looked up; Symbol is set when the request gave a
+	// symbol id.
+	Name   string  `json:"name"`
+	Symbol *SymRef `json:"symbol,omitempty"`
+	// Total counts the reference lines found; Truncated is set when Files
+	// holds fewer (Limit).
+	Total     int       `json:"total"`
+	Truncated bool      `json:"truncated"`
+	Files     []RefFile `json:"files"`
+	// FiltersApplied lists the scope filters in effect.
+	FiltersApplied []string `json:"filters_applied,omitempty"`
+	Notes          []string `json:"notes,omitempty"`
+}
+
+// RefFile is the references in one file.
+type RefFile struct {
+	Path  string   `json:"path"`
+	Count int      `json:"count"`
+	Refs  []RefHit `json:"refs"`
+}
+
+// RefHit is one line referring to the name.
+type RefHit struct {
+	Line   int      `json:"line"`
+	Kinds  []string `json:"kinds"`            // call, ident, type, import
+	Target string   `json:"target,omitempty"` // receiver.method or imported name
+	// Symbol is the qualname of the innermost enclosing symbol, "" at top
+	// level.
+	Symbol  string `json:"symbol,omitempty"`
+	Snippet string `json:"snippet,omitempty"`
+}

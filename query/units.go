@@ -1,0 +1,112 @@
+package query
+
+import (
+	"path"
+	"strings"
+
+	"github.com/viberag/viberag/scope"
+)
+
+// unit is one thing a channel can find: a symbol, a chunk or a file.
+type unit struct {
+	kind       string // KindDefinition, KindBlock or KindFile
+	id         string
+	rowid      int64 // symbols.id or chunks.id; files.id for files
+	fileID     int64
+	path       string
+	start, end int
+	title      string
+
+	// Definitions only.
+	symKind, name, qualname, signature, doc string
+	exported                                bool
+}
+
+func (u *unit) key() string { return u.kind + ":" + u.id }
+
+// channel is one ranked list of units, best first, with scores (higher is
+// better).
+type channel struct {
+	name   string
+	weight float64
+	units  []*unit
+	scores []float64
+	// absolute marks scores already on a 0..1 scale, which score fusion
+	// uses as they are instead of dividing by the channel's maximum.
+	absolute bool
+}
+
+func (c *channel) add(u *unit, score float64) {
+	c.units = append(c.units, u)
+	c.scores = append(c.scores, score)
+}
+
+// unitPool makes each symbol, chunk or file one *unit however many
+// channels find it.
+type unitPool map[string]*unit
+
+func (p unitPool) intern(u *unit) *unit {
+	if old, ok := p[u.key()]; ok {
+		if old.signature == "" && u.signature != "" {
+			old.signature, old.doc = u.signature, u.doc
+		}
+		return old
+	}
+	p[u.key()] = u
+	return u
+}
+
+// blockTitle turns a chunk header ("a/b.py › Class › method") into a title
+// without the path, which the hit already carries.
+func blockTitle(header, p string) string {
+	t := strings.TrimPrefix(header, p)
+	t = strings.TrimPrefix(t, " › ")
+	if t == "" || t == header && strings.HasPrefix(header, p) {
+		return path.Base(p)
+	}
+	return t
+}
+
+// defTitle is "kind qualname".
+func defTitle(kind, qualname string) string { return kind + " " + qualname }
+
+// where is one table's scope fragment.
+type where struct {
+	sql  string // "" or " AND (…)"
+	args []any
+}
+
+// scoped holds a Scope's fragments for every table, and the readable
+// filters applied.
+type scoped struct {
+	sym, chunk, file, ref where
+	applied               []string
+	seen                  map[string]bool
+}
+
+func newScoped(s scope.Scope) *scoped {
+	sc := &scoped{seen: map[string]bool{}}
+	mk := func(t scope.Table, alias string) where {
+		w, args, _ := s.WhereOn(t, alias)
+		if w == "" {
+			return where{}
+		}
+		return where{" AND " + w, args}
+	}
+	sc.sym = mk(scope.Symbols, "s")
+	sc.chunk = mk(scope.Chunks, "c")
+	sc.file = mk(scope.Files, "f")
+	sc.ref = mk(scope.Refs, "r")
+	return sc
+}
+
+// note records the filters applied to table t, for FiltersApplied.
+func (sc *scoped) note(s scope.Scope, t scope.Table) {
+	_, _, lines := s.WhereOn(t, "x")
+	for _, l := range lines {
+		if !sc.seen[l] {
+			sc.seen[l] = true
+			sc.applied = append(sc.applied, l)
+		}
+	}
+}

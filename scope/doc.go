@@ -1,0 +1,23 @@
+// Package scope restricts a search to part of an index: path prefixes,
+// path substrings, extensions, symbol kinds, export status and decorators.
+//
+// A Scope is plain data with JSON tags, so that the MCP server can take it
+// as a tool argument and the CLI can build it from flags. Decode reads one
+// strictly (unknown fields, wrong types, empty values and over-long lists
+// are errors that name the field and the value); Validate checks one built
+// in Go.
+//
+// Where and WhereOn turn a Scope into a SQL WHERE fragment over one table
+// of the index (see tables/schema.sql). Every value is a bound parameter:
+// user text is never spliced into SQL. Matching is literal: '%', '_',
+// quotes and backslashes in a value match themselves, because path tests
+// use instr() rather than LIKE, and list columns use the exact membership
+// test documented in the schema.
+//
+// Filters that a table cannot answer directly are applied through the
+// symbol that owns the row, never dropped: a chunk or a reference is kept
+// when its enclosing symbol matches, a file when it defines a matching
+// symbol. The applied list returned with every fragment says so, in words
+// an agent can read back ("symbol_kind in [method] (blocks: by enclosing
+// symbol)").
+package scope

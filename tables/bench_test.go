@@ -1,0 +1,207 @@
+package tables
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/viberag/viberag/extract"
+)
+
+// BenchmarkWrite measures Write throughput on synthetic Go-like files of
+// 15 functions (~300 lines, ~1100 rows each: refs are most of them, as on
+// real trees), in batches of 100 files. Each op does a fixed amount of
+// work, so results do not drift with b.N:
+//
+//   - new: five batches of new files into an empty index, as a first
+//     index does;
+//   - rewrite: five batches replacing files of an index holding 500, as
+//     an incremental run over changed files does (deletes plus inserts).
+//
+// rows/s counts files, symbols, chunks and refs written per second of
+// wall time, rows/cpu-s per second of process CPU time (the figure to
+// trust on a busy machine).
+func BenchmarkWrite(b *testing.B) {
+	const batches, batch, funcs = 5, 100, 15
+	mk := func(gen, part int) ([]*extract.File, int) {
+		files := make([]*extract.File, batch)
+		rows := 0
+		for i := range files {
+			files[i] = synthFile(fmt.Sprintf("dir%d/file%d.go", part, i), gen, funcs)
+			rows += rowCount(files[i])
+		}
+		return files, rows
+	}
+	for _, mode := range []string{"new", "rewrite"} {
+		b.Run(mode, func(b *testing.B) {
+			var rows int
+			var wall, cpu time.Duration
+			gen := 0
+			var db *DB
+			if mode == "rewrite" {
+				db = openTest(b)
+				for part := range batches {
+					files, _ := mk(gen, part)
+					mustWrite(b, db, files, nil)
+				}
+			}
+			for b.Loop() {
+				b.StopTimer()
+				if mode == "new" {
+					if db != nil {
+						db.Close()
+					}
+					db = openTest(b)
+				}
+				gen++
+				var work [][]*extract.File
+				for part := range batches {
+					files, n := mk(gen, part)
+					work = append(work, files)
+					rows += n
+				}
+				b.StartTimer()
+				start, startCPU := time.Now(), cpuTime()
+				for _, files := range work {
+					if err := db.Write(context.Background(), files, nil); err != nil {
+						b.Fatal(err)
+					}
+				}
+				wall += time.Since(start)
+				cpu += cpuTime() - startCPU
+			}
+			b.ReportMetric(float64(rows)/wall.Seconds(), "rows/s")
+			if cpu > 0 {
+				b.ReportMetric(float64(rows)/cpu.Seconds(), "rows/cpu-s")
+			}
+			b.ReportMetric(float64(rows)/float64(b.N), "rows/op")
+		})
+	}
+}
+
+// BenchmarkWriteTree indexes a real source tree, extracted up front with
+// the extract package, into a fresh index: the first-index cost. Set
+// VIBERAG_BENCH_TREE to a directory (e.g. $(go env GOROOT)/src); the
+// benchmark reports rows/s, the index size and the size of each table
+// and FTS index (dbstat).
+func BenchmarkWriteTree(b *testing.B) {
+	root := os.Getenv("VIBERAG_BENCH_TREE")
+	if root == "" {
+		b.Skip("set VIBERAG_BENCH_TREE to a source tree")
+	}
+	files, rows := extractTree(b, root)
+	b.Logf("%d files, %d rows", len(files), rows)
+	const batch = 200
+	for b.Loop() {
+		b.StopTimer()
+		dir := b.TempDir()
+		db, err := Open(context.Background(), filepath.Join(dir, "index.db"), OpenOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		start, startCPU := time.Now(), cpuTime()
+		for i := 0; i < len(files); i += batch {
+			if err := db.Write(context.Background(), files[i:min(i+batch, len(files))], nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		elapsed, cpu := time.Since(start), cpuTime()-startCPU
+		b.StopTimer()
+		b.ReportMetric(float64(rows)/elapsed.Seconds(), "rows/s")
+		if cpu > 0 {
+			b.ReportMetric(float64(rows)/cpu.Seconds(), "rows/cpu-s")
+			b.ReportMetric(cpu.Seconds(), "cpu-s")
+		}
+		reportSizes(b, db)
+		db.Close()
+		b.StartTimer()
+	}
+}
+
+func extractTree(b *testing.B, root string) ([]*extract.File, int) {
+	b.Helper()
+	var files []*extract.File
+	rows := 0
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); name == "testdata" || strings.HasPrefix(name, ".") && p != root {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil || info.Size() > 1<<20 || !d.Type().IsRegular() {
+			return nil
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		f, err := extract.Extract(context.Background(), filepath.ToSlash(rel), src, extract.Options{})
+		if err != nil || f == nil {
+			return nil
+		}
+		files = append(files, f)
+		rows += rowCount(f)
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return files, rows
+}
+
+// reportSizes logs the index file size and the bytes of each table with
+// its indexes and FTS shadow tables.
+func reportSizes(b *testing.B, db *DB) {
+	b.Helper()
+	if _, err := db.w.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		b.Fatal(err)
+	}
+	st, err := os.Stat(db.Path())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(st.Size())/(1<<20), "MiB")
+	rows, err := db.w.Query(`SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC`)
+	if err != nil {
+		b.Logf("dbstat: %v", err)
+		return
+	}
+	defer rows.Close()
+	groups := map[string]int64{}
+	var order []string
+	for rows.Next() {
+		var name string
+		var size int64
+		if err := rows.Scan(&name, &size); err != nil {
+			b.Fatal(err)
+		}
+		g := name
+		for _, prefix := range []string{"chunks_tri", "chunks_fts", "symbols_fts", "files_fts", "symbols", "chunks", "refs", "files"} {
+			if strings.HasPrefix(name, prefix) || strings.Contains(name, "_autoindex_"+prefix) {
+				g = prefix
+				break
+			}
+		}
+		if _, ok := groups[g]; !ok {
+			order = append(order, g)
+		}
+		groups[g] += size
+	}
+	var sb strings.Builder
+	for _, g := range order {
+		fmt.Fprintf(&sb, " %s=%.1fMiB", g, float64(groups[g])/(1<<20))
+	}
+	b.Logf("index %.1f MiB:%s", float64(st.Size())/(1<<20), sb.String())
+}

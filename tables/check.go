@@ -1,0 +1,90 @@
+package tables
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ftsIndexes maps each FTS table to its content table.
+var ftsIndexes = [...]struct{ fts, base string }{
+	{"symbols_fts", "symbols"},
+	{"chunks_fts", "chunks"},
+	{"chunks_tri", "chunks"},
+	{"files_fts", "files"},
+}
+
+// Check verifies the index: SQLite's integrity_check (b-trees, indexes
+// and, through FTS5's own check, every FTS index), that each FTS index
+// holds exactly one document per row of its content table, and that no
+// symbol, chunk or ref points at a missing file. It reads only; a large
+// index takes a while.
+func (db *DB) Check(ctx context.Context) (err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("check index %s: %w", db.path, err)
+		}
+	}()
+	// A new connection, not one from the pool: FTS5's part of
+	// integrity_check reuses an index structure cached by an earlier
+	// integrity_check on the same connection, and then reports
+	// "corruption found reading blob" once another connection has
+	// changed the index (SQLite 3.54.1). Queries are not affected.
+	pool, err := openPool(db.path, readerParams(true))
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	tx, err := pool.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+
+	rows, err := tx.QueryContext(ctx, `PRAGMA integrity_check`)
+	if err != nil {
+		return err
+	}
+	var problems []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			rows.Close()
+			return err
+		}
+		if s != "ok" {
+			problems = append(problems, s)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+
+	for _, ft := range ftsIndexes {
+		// _docsize has one row per indexed document.
+		var docs, n int64
+		q := fmt.Sprintf(`SELECT (SELECT count(*) FROM %s_docsize), (SELECT count(*) FROM %s)`, ft.fts, ft.base)
+		if err := tx.QueryRowContext(ctx, q).Scan(&docs, &n); err != nil {
+			return err
+		}
+		if docs != n {
+			problems = append(problems, fmt.Sprintf("%s indexes %d rows, %s has %d", ft.fts, docs, ft.base, n))
+		}
+	}
+	for _, tbl := range []string{"symbols", "chunks", "refs"} {
+		var n int64
+		q := `SELECT count(*) FROM ` + tbl + ` WHERE file_id NOT IN (SELECT id FROM files)`
+		if err := tx.QueryRowContext(ctx, q).Scan(&n); err != nil {
+			return err
+		}
+		if n != 0 {
+			problems = append(problems, fmt.Sprintf("%d rows of %s belong to no file", n, tbl))
+		}
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "; "))
+	}
+	return nil
+}

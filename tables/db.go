@@ -1,0 +1,243 @@
+package tables
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"modernc.org/sqlite" // registers the "sqlite" driver
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// OpenOptions configures Open.
+type OpenOptions struct {
+	// ReadOnly opens an existing index for reading only: the file is not
+	// created, the schema is not migrated and Write, ReplaceSkipped and
+	// SetMeta fail.
+	ReadOnly bool
+}
+
+// DB is an open index. It holds two connection pools on one SQLite file in
+// WAL mode: a single writer connection, used by the write methods, and a
+// pool of read-only connections, returned by SQL. Readers see the last
+// committed state and are never blocked by a write in progress.
+//
+// A DB is safe for concurrent use, but writes are serialised: one Write
+// runs at a time.
+type DB struct {
+	path string
+	w    *sql.DB // nil when read-only; at most one connection
+	r    *sql.DB
+
+	// afterFile, when set by a test, runs after each file of a Write has
+	// been written inside the transaction; an error aborts the Write.
+	afterFile func(i int) error
+}
+
+// Errors returned by Open. Each is wrapped with the path and the versions
+// involved; test with errors.Is.
+var (
+	// ErrRebuildNeeded means the index was written by an older viberag
+	// whose schema cannot be migrated.
+	ErrRebuildNeeded = errors.New("index schema is too old to migrate; run `viberag index --force` to rebuild it")
+	// ErrNewerSchema means the index was written by a newer viberag.
+	ErrNewerSchema = errors.New("index was written by a newer viberag; upgrade viberag or run `viberag index --force` to rebuild it")
+	// ErrNotIndex means the file is an SQLite database (or not even that)
+	// but not a viberag index.
+	ErrNotIndex = errors.New("not a viberag index; run `viberag index --force` to replace it")
+	// ErrMigrationNeeded means a read-only Open found an older, migratable
+	// schema; opening the index for writing migrates it.
+	ErrMigrationNeeded = errors.New("index schema is older than this viberag; run `viberag index` to upgrade it")
+)
+
+// Open opens the index at path. Unless opts.ReadOnly is set it creates the
+// directory and the file when missing, and creates or migrates the schema.
+//
+// Open fails with an error wrapping ErrNewerSchema, ErrNotIndex,
+// ErrRebuildNeeded or ErrMigrationNeeded when the file cannot be used as
+// it is.
+func Open(ctx context.Context, path string, opts OpenOptions) (*DB, error) {
+	return open(ctx, path, opts, migrations())
+}
+
+func open(ctx context.Context, path string, opts OpenOptions, steps []migration) (_ *DB, err error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
+	db := &DB{path: abs}
+	defer func() {
+		if err != nil {
+			db.Close()
+			if isNotADB(err) && !errors.Is(err, ErrNotIndex) {
+				err = fmt.Errorf("%w: %w", ErrNotIndex, err)
+			}
+			err = fmt.Errorf("open index %s: %w", path, err)
+		}
+	}()
+
+	if opts.ReadOnly {
+		// mode=ro: a missing file is an error, not a new empty index.
+		if _, err := os.Stat(abs); err != nil {
+			return nil, err
+		}
+		db.r, err = openPool(abs, readerParams(true))
+		if err != nil {
+			return nil, err
+		}
+		if err := checkSchema(ctx, db.r, steps); err != nil {
+			return nil, err
+		}
+		return db, nil
+	}
+
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return nil, err
+	}
+	db.w, err = openPool(abs, writerParams())
+	if err != nil {
+		return nil, err
+	}
+	// The writer's one connection lives as long as the DB: its page cache
+	// and prepared schema are worth keeping between batches.
+	db.w.SetMaxOpenConns(1)
+	db.w.SetMaxIdleConns(1)
+	db.w.SetConnMaxLifetime(0)
+	db.w.SetConnMaxIdleTime(0)
+	if err := initSchema(ctx, db.w, steps); err != nil {
+		return nil, err
+	}
+	db.r, err = openPool(abs, readerParams(false))
+	if err != nil {
+		return nil, err
+	}
+	return db, nil
+}
+
+// Close closes both pools. Readers close first so that the writer's
+// connection is the last one and checkpoints the WAL into the database.
+func (db *DB) Close() error {
+	var errs []error
+	if db.r != nil {
+		errs = append(errs, db.r.Close())
+	}
+	if db.w != nil {
+		errs = append(errs, db.w.Close())
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("close index %s: %w", db.path, err)
+	}
+	return nil
+}
+
+// SQL returns the pool of read-only connections, for the query package.
+// Statements that write fail (PRAGMA query_only). Readers see the last
+// committed Write.
+func (db *DB) SQL() *sql.DB { return db.r }
+
+// Path returns the absolute path of the index file.
+func (db *DB) Path() string { return db.path }
+
+// Remove deletes the index file at path together with its -wal and -shm
+// companions. A stale WAL left beside a new database file would be
+// replayed into it, so deleting only the main file is not safe. Missing
+// files are not an error. The index must not be open.
+func Remove(path string) error {
+	var errs []error
+	for _, p := range []string{path, path + "-wal", path + "-shm", path + "-journal"} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("remove index %s: %w", path, err)
+	}
+	return nil
+}
+
+// isNotADB reports whether err is SQLite's "file is not a database".
+func isNotADB(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_NOTADB
+}
+
+// errReadOnly is returned by write methods on a read-only DB.
+func (db *DB) errReadOnly(op string) error {
+	return fmt.Errorf("%s %s: index opened read-only", op, db.path)
+}
+
+// Connection settings. Every connection applies them as it opens (DSN
+// parameters), so a pooled connection never lacks one.
+//
+//   - WAL: readers never block the writer nor the writer them.
+//   - synchronous=NORMAL: in WAL mode a crash (even power loss) cannot
+//     corrupt the database or tear a transaction; it can only lose the last
+//     transactions before the next checkpoint, which the next incremental
+//     run redoes.
+//   - busy_timeout: another process's write (a second `viberag index`)
+//     waits instead of failing at once.
+//   - mmap: reads of a large index go through the page cache of the OS
+//     instead of SQLite's, shared by all connections.
+const (
+	busyTimeoutMS    = 10000
+	writerCacheKiB   = 64 << 10 // the writer updates many b-trees at once
+	readerCacheKiB   = 16 << 10
+	mmapBytes        = 256 << 20
+	maxReaderConns   = 8
+	sqliteDriverName = "sqlite"
+)
+
+func writerParams() url.Values {
+	v := commonParams(writerCacheKiB)
+	v.Add("_pragma", "journal_mode(WAL)")
+	v.Add("_pragma", "foreign_keys(1)")
+	// BEGIN IMMEDIATE takes the write lock up front, so a busy database
+	// makes Begin wait (busy_timeout) rather than fail at the first write
+	// with SQLITE_BUSY that no retry can fix.
+	v.Set("_txlock", "immediate")
+	return v
+}
+
+func readerParams(readOnlyFile bool) url.Values {
+	v := commonParams(readerCacheKiB)
+	v.Add("_pragma", "query_only(1)")
+	if readOnlyFile {
+		v.Set("mode", "ro")
+	}
+	return v
+}
+
+func commonParams(cacheKiB int) url.Values {
+	v := url.Values{}
+	v.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeoutMS))
+	v.Add("_pragma", "synchronous(NORMAL)")
+	v.Add("_pragma", "temp_store(MEMORY)")
+	v.Add("_pragma", fmt.Sprintf("cache_size(-%d)", cacheKiB))
+	v.Add("_pragma", fmt.Sprintf("mmap_size(%d)", mmapBytes))
+	return v
+}
+
+// openPool opens a pool on the file at abs. The name is a file: URI so
+// that a path holding '?', '#' or '%' survives, and so that mode=ro
+// reaches SQLite.
+func openPool(abs string, params url.Values) (*sql.DB, error) {
+	p := filepath.ToSlash(abs)
+	if !strings.HasPrefix(p, "/") {
+		p = "/" + p // Windows: file:///C:/...
+	}
+	dsn := "file://" + (&url.URL{Path: p}).EscapedPath() + "?" + params.Encode()
+	pool, err := sql.Open(sqliteDriverName, dsn)
+	if err != nil {
+		return nil, err
+	}
+	n := min(max(runtime.GOMAXPROCS(0), 2), maxReaderConns)
+	pool.SetMaxOpenConns(n)
+	pool.SetMaxIdleConns(n)
+	return pool, nil
+}

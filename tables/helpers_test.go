@@ -1,0 +1,251 @@
+package tables
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/viberag/viberag/extract"
+)
+
+// openTest opens a fresh index in a temporary directory.
+func openTest(t testing.TB) *DB {
+	t.Helper()
+	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "idx", "index.db"), OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func mustWrite(t testing.TB, db *DB, files []*extract.File, deleted []string) {
+	t.Helper()
+	if err := db.Write(context.Background(), files, deleted); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// queryInt runs a one-value query on the reader pool.
+func queryInt(t testing.TB, db *DB, q string, args ...any) int64 {
+	t.Helper()
+	var n int64
+	if err := db.SQL().QueryRowContext(context.Background(), q, args...).Scan(&n); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+func queryStrings(t testing.TB, db *DB, q string, args ...any) []string {
+	t.Helper()
+	rows, err := db.SQL().QueryContext(context.Background(), q, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// checkIntegrity fails t unless Check passes and FTS5's own
+// integrity-check command (rank 1: also against the content table) passes
+// on every FTS table.
+func checkIntegrity(t testing.TB, db *DB) {
+	t.Helper()
+	ctx := context.Background()
+	if err := db.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, ft := range ftsIndexes {
+		// integrity-check is an INSERT, so it needs the writer.
+		q := fmt.Sprintf(`INSERT INTO %s(%[1]s, rank) VALUES ('integrity-check', 1)`, ft.fts)
+		if _, err := db.w.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s integrity-check: %v", ft.fts, err)
+		}
+	}
+}
+
+// sampleFile is a small hand-made file exercising every column.
+//
+//	1  package srv
+//	2
+//	3  // Server answers requests.
+//	4  type Server struct{}
+//	5
+//	6  // Handle serves one request.
+//	7  @route @login_required
+//	8  func (s *Server) Handle() {
+//	9      u := getUserById(conn, MAX_RETRIES)
+//	10     log("connection reset by peer")
+//	11 }
+//	12 func init() {}
+//	13 func init() {}
+func sampleFile(path string) *extract.File {
+	return &extract.File{
+		Path: path, Ext: ".go", Language: "go", Size: 200, Lines: 13, Hash: 0xabc,
+		Imports: []string{"fmt", "net/http"}, Exports: []string{"Server"},
+		Doc: "Package srv serves.", Summary: path + " Package srv serves. Server fmt net/http",
+		ParseStatus: extract.ParseClean,
+		Symbols: []extract.Symbol{
+			{Kind: extract.KindStruct, Name: "Server", Qualname: "Server", Parent: -1,
+				StartLine: 4, EndLine: 4, StartByte: 40, EndByte: 62,
+				Signature: "type Server struct{}", Doc: "Server answers requests.", Exported: true, Hash: 1},
+			{Kind: extract.KindMethod, Name: "Handle", Qualname: "Server.Handle", Parent: 0,
+				StartLine: 7, EndLine: 11, StartByte: 100, EndByte: 190,
+				Signature: "func (s *Server) Handle()", Doc: "Handle serves one request.", Exported: true,
+				Decorators:  []string{"route", "login_required"},
+				Identifiers: []string{"u", "getUserById", "conn", "MAX_RETRIES"},
+				Calls:       []string{"getUserById", "log"},
+				Strings:     []string{"connection reset by peer", "two\nlines"},
+				Hash:        2},
+			{Kind: extract.KindFunction, Name: "init", Qualname: "init", Parent: -1,
+				StartLine: 12, EndLine: 12, StartByte: 192, EndByte: 206, Signature: "func init() {}", Hash: 3},
+			{Kind: extract.KindFunction, Name: "init", Qualname: "init", Parent: -1,
+				StartLine: 13, EndLine: 13, StartByte: 207, EndByte: 221, Signature: "func init() {}", Hash: 3},
+		},
+		Chunks: []extract.Chunk{
+			{StartLine: 1, EndLine: 5, StartByte: 0, EndByte: 64, Symbol: -1,
+				Header: path, Text: "package srv\n\n// Server answers requests.\ntype Server struct{}\n", Hash: 10},
+			{StartLine: 6, EndLine: 13, StartByte: 64, EndByte: 221, Symbol: 1,
+				Header: path + " › Server › Handle",
+				Text: "// Handle serves one request.\n@route @login_required\nfunc (s *Server) Handle() {\n" +
+					"\tu := getUserById(conn, MAX_RETRIES)\n\tlog(\"connection reset by peer\")\n}\n" +
+					"func init() {}\nfunc init() {}\n",
+				Identifiers: []string{"getUserById", "conn"}, Calls: []string{"getUserById", "log"},
+				Strings: []string{"connection reset by peer"}, Hash: 11},
+		},
+		Refs: []extract.Ref{
+			{Kind: extract.RefImport, Name: "net/http", Target: "http", StartLine: 1, EndLine: 1, StartByte: 5, EndByte: 10},
+			{Kind: extract.RefType, Name: "Server", StartLine: 8, EndLine: 8, StartByte: 110, EndByte: 116},
+			{Kind: extract.RefCall, Name: "getUserById", StartLine: 9, EndLine: 9, StartByte: 130, EndByte: 141},
+			{Kind: extract.RefIdent, Name: "conn", StartLine: 9, EndLine: 9, StartByte: 142, EndByte: 146},
+			{Kind: extract.RefIdent, Name: "conn", StartLine: 9, EndLine: 9, StartByte: 150, EndByte: 154}, // duplicate on the line
+			{Kind: extract.RefIdent, Name: "MAX_RETRIES", StartLine: 9, EndLine: 9, StartByte: 156, EndByte: 167},
+			{Kind: extract.RefString, Name: "connection reset by peer", StartLine: 10, EndLine: 10, StartByte: 170, EndByte: 196},
+			{Kind: extract.RefCall, Name: "Println", Target: "fmt.Println", StartLine: 12, EndLine: 12, StartByte: 200, EndByte: 205},
+		},
+	}
+}
+
+// vocabulary for synthetic files: code-like words.
+var synthWords = strings.Fields(`user account request response handler server client conn
+	buffer reader writer config option index query result error context cache store
+	token parser symbol chunk file path name value count size limit retry timeout
+	session manager service router route middleware logger metric event queue worker`)
+
+// synthFile generates a realistic Go-like file: nFuncs functions of
+// about 20 lines, each with its doc, a chunk, ~25 identifiers, calls,
+// strings and refs for every use. gen is written into every text so that
+// tests can tell generations apart.
+func synthFile(path string, gen, nFuncs int) *extract.File {
+	f := &extract.File{
+		Path: path, Ext: ".go", Language: "go", ParseStatus: extract.ParseClean,
+		Imports: []string{"context", "fmt", "strings", "example.com/pkg/store"},
+		Doc:     fmt.Sprintf("Package synth is generation %d.", gen),
+	}
+	var src strings.Builder
+	line := 1
+	emit := func(s string) {
+		src.WriteString(s)
+		src.WriteByte('\n')
+		line++
+	}
+	emit("package synth")
+	emit("")
+	for i, imp := range f.Imports {
+		f.Refs = append(f.Refs, extract.Ref{Kind: extract.RefImport, Name: imp, StartLine: line, EndLine: line,
+			StartByte: src.Len(), EndByte: src.Len() + len(imp) + 2})
+		emit(fmt.Sprintf("import %q // %d", imp, i))
+	}
+	f.Chunks = append(f.Chunks, extract.Chunk{StartLine: 1, EndLine: line - 1, EndByte: src.Len(), Symbol: -1,
+		Header: path, Text: src.String(), Hash: uint64(gen)})
+
+	word := func(k int) string { return synthWords[k%len(synthWords)] }
+	for fn := range nFuncs {
+		name := fmt.Sprintf("%s%s%d", strings.ToUpper(word(fn)[:1]), word(fn)[1:], fn)
+		startLine, startByte := line, src.Len()
+		chunkStart := src.Len()
+		doc := fmt.Sprintf("%s handles the %s of a %s, generation %d.", name, word(fn+1), word(fn+2), gen)
+		emit("// " + doc)
+		sig := fmt.Sprintf("func %s(ctx context.Context, %s *%s) (%s, error) {", name, word(fn+3), word(fn+4), word(fn+5))
+		emit(sig)
+		sym := extract.Symbol{Kind: extract.KindFunction, Name: name, Qualname: "synth." + name, Parent: -1,
+			StartLine: startLine, StartByte: startByte, Signature: sig, Doc: doc, Exported: true, Hash: uint64(gen*1000 + fn)}
+		seen := map[string]bool{}
+		for l := range 18 {
+			a, b, c := word(fn*7+l), word(fn*3+l*5), word(fn+l*11)
+			ida := a + strings.ToUpper(b[:1]) + b[1:]
+			idb := "max_" + c
+			call := "get" + strings.ToUpper(c[:1]) + c[1:]
+			str := fmt.Sprintf("%s %s failed", a, c)
+			text := fmt.Sprintf("\t%s := %s(%s, %s, %q)", ida, call, idb, ida, str)
+			pos := src.Len()
+			for _, id := range []string{ida, idb} {
+				if !seen[id] {
+					seen[id] = true
+					sym.Identifiers = append(sym.Identifiers, id)
+				}
+				f.Refs = append(f.Refs, extract.Ref{Kind: extract.RefIdent, Name: id, StartLine: line, EndLine: line,
+					StartByte: pos + 1, EndByte: pos + 1 + len(id)})
+			}
+			f.Refs = append(f.Refs, extract.Ref{Kind: extract.RefIdent, Name: ida, StartLine: line, EndLine: line,
+				StartByte: pos + 20, EndByte: pos + 20 + len(ida)}) // second use on the line
+			f.Refs = append(f.Refs,
+				extract.Ref{Kind: extract.RefCall, Name: call, StartLine: line, EndLine: line, StartByte: pos + 10, EndByte: pos + 10 + len(call)},
+				extract.Ref{Kind: extract.RefString, Name: str, StartLine: line, EndLine: line, StartByte: pos + 30, EndByte: pos + 32 + len(str)})
+			if !seen["call:"+call] {
+				seen["call:"+call] = true
+				sym.Calls = append(sym.Calls, call)
+			}
+			if !seen["str:"+str] {
+				seen["str:"+str] = true
+				sym.Strings = append(sym.Strings, str)
+			}
+			emit(text)
+		}
+		emit("}")
+		sym.EndLine, sym.EndByte = line-1, src.Len()
+		f.Symbols = append(f.Symbols, sym)
+		f.Exports = append(f.Exports, name)
+		f.Chunks = append(f.Chunks, extract.Chunk{StartLine: startLine, EndLine: line - 1,
+			StartByte: chunkStart, EndByte: src.Len(), Symbol: fn,
+			Header: path + " › " + name, Text: src.String()[chunkStart:],
+			Identifiers: sym.Identifiers, Calls: sym.Calls, Strings: sym.Strings, Hash: uint64(gen*1000 + fn)})
+	}
+	f.Lines = line - 1
+	f.Size = int64(src.Len())
+	f.Hash = xxhash.Sum64String(src.String())
+	f.Summary = path + " " + f.Doc + " " + strings.Join(f.Exports, " ")
+	return f
+}
+
+// rowCount is the number of rows a Write of f adds (file, symbols,
+// chunks, refs after the identifier deduplication).
+func rowCount(f *extract.File) int {
+	n := 1 + len(f.Symbols) + len(f.Chunks)
+	seen := map[identKey]bool{}
+	for _, r := range f.Refs {
+		if r.Kind == extract.RefIdent {
+			k := identKey{r.Name, r.StartLine}
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+		}
+		n++
+	}
+	return n
+}

@@ -1,0 +1,174 @@
+package tables
+
+import (
+	"context"
+	"database/sql"
+	_ "embed"
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// SchemaVersion is the version of schema.sql. Bump it with every change
+// to the schema and add a migration from the previous version, or accept
+// that older indexes are rebuilt (ErrRebuildNeeded).
+const SchemaVersion = 1
+
+// applicationID marks the file as a viberag index ("vbrg"), so that Open
+// refuses another program's SQLite database instead of adding tables to it.
+const applicationID = 0x76627267
+
+//go:embed schema.sql
+var schemaSQL string
+
+// migration upgrades an index from schema version from to from+1 inside
+// the transaction that Open holds.
+type migration struct {
+	from  int
+	apply func(ctx context.Context, tx *sql.Tx) error
+}
+
+// migrations lists the upgrades this build knows. A version with no path
+// to SchemaVersion needs a rebuild.
+func migrations() []migration {
+	return nil // version 1 is the first schema
+}
+
+// initSchema creates the schema in an empty file, or checks and migrates
+// an existing one. It runs in one IMMEDIATE transaction, so two processes
+// opening a new file at once create the schema once.
+func initSchema(ctx context.Context, w *sql.DB, steps []migration) error {
+	tx, err := w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+
+	n, err := countTables(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
+			return fmt.Errorf("create schema: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", applicationID)); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?)`,
+			MetaSchemaVersion, strconv.Itoa(SchemaVersion)); err != nil {
+			return err
+		}
+		return tx.Commit()
+	}
+
+	v, err := schemaVersion(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if v == SchemaVersion {
+		return nil
+	}
+	path, err := migrationPath(v, steps)
+	if err != nil {
+		return err
+	}
+	for _, m := range path {
+		if err := m.apply(ctx, tx); err != nil {
+			return fmt.Errorf("migrate schema from version %d: %w", m.from, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = ?`,
+		strconv.Itoa(SchemaVersion), MetaSchemaVersion); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// checkSchema is initSchema for a read-only index: it only reports.
+func checkSchema(ctx context.Context, r *sql.DB, steps []migration) error {
+	tx, err := r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	n, err := countTables(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return fmt.Errorf("index is empty: %w", ErrNotIndex)
+	}
+	v, err := schemaVersion(ctx, tx)
+	if err != nil {
+		return err
+	}
+	if v == SchemaVersion {
+		return nil
+	}
+	if _, err := migrationPath(v, steps); err != nil {
+		return err
+	}
+	return fmt.Errorf("schema version %d, want %d: %w", v, SchemaVersion, ErrMigrationNeeded)
+}
+
+func countTables(ctx context.Context, tx *sql.Tx) (int, error) {
+	var n int
+	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema`).Scan(&n)
+	return n, err
+}
+
+// schemaVersion reads the version of a non-empty database, checking that
+// it is a viberag index at all.
+func schemaVersion(ctx context.Context, tx *sql.Tx) (int, error) {
+	var appID int64
+	if err := tx.QueryRowContext(ctx, `PRAGMA application_id`).Scan(&appID); err != nil {
+		return 0, err
+	}
+	if appID != 0 && appID != applicationID {
+		return 0, fmt.Errorf("application_id %#x: %w", appID, ErrNotIndex)
+	}
+	var hasMeta bool
+	if err := tx.QueryRowContext(ctx,
+		`SELECT count(*) > 0 FROM sqlite_schema WHERE type = 'table' AND name = 'meta'`).Scan(&hasMeta); err != nil {
+		return 0, err
+	}
+	if !hasMeta {
+		return 0, fmt.Errorf("no meta table: %w", ErrNotIndex)
+	}
+	var s string
+	err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, MetaSchemaVersion).Scan(&s)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, fmt.Errorf("no schema_version in meta: %w", ErrNotIndex)
+	}
+	if err != nil {
+		return 0, err
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("unknown schema_version %q: %w", s, ErrNotIndex)
+	}
+	if v > SchemaVersion {
+		return 0, fmt.Errorf("schema version %d, this viberag reads %d: %w", v, SchemaVersion, ErrNewerSchema)
+	}
+	return v, nil
+}
+
+// migrationPath returns the steps that take version v to SchemaVersion.
+func migrationPath(v int, steps []migration) ([]migration, error) {
+	var path []migration
+	for cur := v; cur < SchemaVersion; cur++ {
+		found := false
+		for _, m := range steps {
+			if m.from == cur {
+				path = append(path, m)
+				found = true
+				break
+			}
+		}
+		if !found {
+			return nil, fmt.Errorf("schema version %d, want %d: %w", v, SchemaVersion, ErrRebuildNeeded)
+		}
+	}
+	return path, nil
+}

@@ -1,0 +1,191 @@
+-- viberag index schema, version 1.
+--
+-- This file is the storage API shared by the writer (package tables) and
+-- the readers (package query, embeddings). It is executed once, inside one
+-- transaction, when an index file is created; Open stores schema_version=1
+-- in meta afterwards. Changing anything here means bumping the schema
+-- version and adding a migration (see migrate.go).
+--
+-- Conventions:
+--   * Every text column is NOT NULL; "no value" is ''.
+--   * Hashes are 16 lower-case hex digits of xxhash64.
+--   * List columns of symbols and chunks (decorators, identifiers, calls,
+--     strings) are '\n'-joined WITH a leading and a trailing '\n', so an
+--     exact membership test is
+--         instr(calls, char(10) || ?1 || char(10)) > 0
+--     An empty list is ''. A '\n' inside an item is stored as a space.
+--   * files.imports and files.exports are plain '\n'-joined (no leading or
+--     trailing '\n'); use refs (kind='import') for membership questions.
+--   * path, ext and language are copied onto symbols, chunks and refs so
+--     that filters need no join.
+--   * Lines are 1-based and inclusive; byte offsets are 0-based, end
+--     exclusive.
+
+CREATE TABLE meta(
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE files(
+	id            INTEGER PRIMARY KEY, -- stable while the path stays indexed
+	path          TEXT NOT NULL UNIQUE, -- repo-relative, '/'-separated
+	ext           TEXT NOT NULL,        -- lower-case, with the dot; '' when none
+	language      TEXT NOT NULL,
+	size          INTEGER NOT NULL,
+	lines         INTEGER NOT NULL,
+	hash          TEXT NOT NULL,        -- xxhash64 of the content
+	imports       TEXT NOT NULL,        -- '\n'-joined module names
+	exports       TEXT NOT NULL,        -- '\n'-joined exported top-level names
+	doc           TEXT NOT NULL,
+	summary       TEXT NOT NULL,
+	parse_status  TEXT NOT NULL,        -- clean | repaired | fallback | text
+	parse_problem TEXT NOT NULL,
+	indexed_at    TEXT NOT NULL         -- RFC3339, UTC
+) STRICT;
+
+CREATE TABLE symbols(
+	id          INTEGER PRIMARY KEY,   -- changes on every re-write; use sid
+	sid         TEXT NOT NULL UNIQUE,  -- see SymbolID
+	file_id     INTEGER NOT NULL REFERENCES files(id),
+	path        TEXT NOT NULL,
+	ext         TEXT NOT NULL,
+	language    TEXT NOT NULL,
+	kind        TEXT NOT NULL,
+	name        TEXT NOT NULL,
+	qualname    TEXT NOT NULL,
+	parent_sid  TEXT NOT NULL,         -- '' at top level
+	start_line  INTEGER NOT NULL,
+	end_line    INTEGER NOT NULL,
+	start_byte  INTEGER NOT NULL,
+	end_byte    INTEGER NOT NULL,
+	signature   TEXT NOT NULL,
+	doc         TEXT NOT NULL,
+	is_exported INTEGER NOT NULL,      -- 0 or 1
+	decorators  TEXT NOT NULL,         -- list column
+	identifiers TEXT NOT NULL,         -- list column
+	ident_parts TEXT NOT NULL,         -- space-joined SplitIdentifier words of name and identifiers
+	calls       TEXT NOT NULL,         -- list column
+	strings     TEXT NOT NULL,         -- list column
+	hash        TEXT NOT NULL          -- xxhash64 of the symbol's source bytes
+) STRICT;
+
+CREATE INDEX symbols_name     ON symbols(name COLLATE NOCASE);
+CREATE INDEX symbols_qualname ON symbols(qualname);
+CREATE INDEX symbols_file     ON symbols(file_id);
+CREATE INDEX symbols_path     ON symbols(path);
+
+CREATE TABLE chunks(
+	id          INTEGER PRIMARY KEY,   -- changes on every re-write; use cid
+	cid         TEXT NOT NULL UNIQUE,  -- see ChunkID
+	file_id     INTEGER NOT NULL REFERENCES files(id),
+	path        TEXT NOT NULL,
+	ext         TEXT NOT NULL,
+	language    TEXT NOT NULL,
+	start_line  INTEGER NOT NULL,
+	end_line    INTEGER NOT NULL,
+	start_byte  INTEGER NOT NULL,
+	end_byte    INTEGER NOT NULL,
+	symbol_sid  TEXT NOT NULL,         -- smallest symbol containing the chunk, '' when none
+	header      TEXT NOT NULL,         -- "path › Class › method"
+	content     TEXT NOT NULL,         -- the chunk's source text
+	identifiers TEXT NOT NULL,         -- list column
+	ident_parts TEXT NOT NULL,         -- space-joined SplitIdentifier words of identifiers
+	calls       TEXT NOT NULL,         -- list column
+	strings     TEXT NOT NULL,         -- list column
+	hash        TEXT NOT NULL
+) STRICT;
+
+CREATE INDEX chunks_file ON chunks(file_id);
+CREATE INDEX chunks_path ON chunks(path);
+
+CREATE TABLE refs(
+	id         INTEGER PRIMARY KEY,
+	file_id    INTEGER NOT NULL REFERENCES files(id),
+	path       TEXT NOT NULL,
+	ext        TEXT NOT NULL,
+	language   TEXT NOT NULL,
+	kind       TEXT NOT NULL,          -- import | call | ident | string | type
+	name       TEXT NOT NULL,
+	name_lower TEXT NOT NULL,          -- lower(name), for case-insensitive lookups
+	target     TEXT NOT NULL,          -- imported name, or receiver.method for calls
+	start_line INTEGER NOT NULL,
+	end_line   INTEGER NOT NULL,
+	symbol_sid TEXT NOT NULL           -- innermost enclosing symbol, '' at top level
+) STRICT;
+
+CREATE INDEX refs_name   ON refs(name_lower, kind);
+CREATE INDEX refs_target ON refs(target);
+CREATE INDEX refs_file   ON refs(file_id);
+
+-- Files the last run chose not to index, replaced wholesale each run.
+CREATE TABLE skipped(
+	path   TEXT PRIMARY KEY,
+	reason TEXT NOT NULL,
+	detail TEXT NOT NULL
+) STRICT, WITHOUT ROWID;
+
+-- Embeddings (filled by a later stage; empty until then).
+-- owner is a symbol sid, a chunk cid, or 'f' || files.id; surface is code,
+-- summary or file. Writing a file drops the vectors of its old symbols,
+-- chunks and file row, so a vector never describes text that changed.
+CREATE TABLE vectors(
+	owner      TEXT NOT NULL,
+	surface    TEXT NOT NULL,
+	model      TEXT NOT NULL,
+	dim        INTEGER NOT NULL,
+	input_hash TEXT NOT NULL,          -- xxhash64 of the embedded input
+	vec        BLOB NOT NULL,          -- dim little-endian float32
+	PRIMARY KEY(owner, surface)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE embed_cache(
+	model TEXT NOT NULL,
+	key   TEXT NOT NULL,               -- xxhash64 of the input
+	vec   BLOB NOT NULL,
+	PRIMARY KEY(model, key)
+) STRICT, WITHOUT ROWID;
+
+-- Full-text search. All FTS tables are external-content tables: they store
+-- only the index, and read column values back from the base table by rowid
+-- (so snippet() and highlight() work). There are no triggers: the writer
+-- (tables.DB.Write) updates them explicitly, once per batch, which is
+-- several times faster than per-row triggers (see write.go). Anything
+-- else that changes symbols, chunks or files must do the same.
+-- unicode61 splits on '_' and punctuation, which suits code words;
+-- camelCase is handled by ident_parts.
+CREATE VIRTUAL TABLE symbols_fts USING fts5(
+	name, qualname, signature, doc, ident_parts,
+	content='symbols', content_rowid='id',
+	tokenize='unicode61 remove_diacritics 2'
+);
+
+CREATE VIRTUAL TABLE chunks_fts USING fts5(
+	header, content, ident_parts, strings,
+	content='chunks', content_rowid='id',
+	tokenize='unicode61 remove_diacritics 2'
+);
+
+CREATE VIRTUAL TABLE files_fts USING fts5(
+	path, summary,
+	content='files', content_rowid='id',
+	tokenize='unicode61 remove_diacritics 2'
+);
+
+-- Literal substring search over chunk text:
+--     SELECT rowid FROM chunks_tri WHERE chunks_tri MATCH '"reset by peer"'
+--     SELECT rowid FROM chunks_tri WHERE content LIKE '%reset by peer%'
+-- Case-insensitive; patterns need at least 3 characters to use the index.
+CREATE VIRTUAL TABLE chunks_tri USING fts5(
+	content,
+	content='chunks', content_rowid='id',
+	tokenize='trigram'
+);
+
+-- FTS5 writes its pending index to a new segment whenever this much is
+-- buffered (default 1 MiB); every segment must later be merged. A batch
+-- of chunks buffers several MiB of trigrams, so a larger buffer means far
+-- fewer segments and merges.
+INSERT INTO symbols_fts(symbols_fts, rank) VALUES ('hashsize', 16777216);
+INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('hashsize', 16777216);
+INSERT INTO chunks_tri(chunks_tri, rank) VALUES ('hashsize', 16777216);
+INSERT INTO files_fts(files_fts, rank) VALUES ('hashsize', 16777216);

@@ -1,0 +1,178 @@
+package tables
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/viberag/viberag/extract"
+)
+
+// setSchemaVersion rewrites schema_version behind Open's back.
+func setSchemaVersion(t *testing.T, path, v string) {
+	t.Helper()
+	db, err := Open(context.Background(), path, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.w.Exec(`UPDATE meta SET value = ? WHERE key = 'schema_version'`, v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOpenSchemaVersions(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name    string
+		prepare func(t *testing.T, path string)
+		opts    OpenOptions
+		wantErr error
+	}{
+		{"current", func(t *testing.T, path string) { setSchemaVersion(t, path, "1") }, OpenOptions{}, nil},
+		{"newer", func(t *testing.T, path string) { setSchemaVersion(t, path, "2") }, OpenOptions{}, ErrNewerSchema},
+		{"newer read-only", func(t *testing.T, path string) { setSchemaVersion(t, path, "7") }, OpenOptions{ReadOnly: true}, ErrNewerSchema},
+		{"older, no migration", func(t *testing.T, path string) { setSchemaVersion(t, path, "0") }, OpenOptions{}, ErrRebuildNeeded},
+		{"unknown version", func(t *testing.T, path string) { setSchemaVersion(t, path, "v1beta") }, OpenOptions{}, ErrNotIndex},
+		{"another program's database", func(t *testing.T, path string) {
+			db, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if _, err := db.Exec(`CREATE TABLE accounts(id INTEGER PRIMARY KEY)`); err != nil {
+				t.Fatal(err)
+			}
+		}, OpenOptions{}, ErrNotIndex},
+		{"not a database", func(t *testing.T, path string) {
+			if err := os.WriteFile(path, []byte("this is not an SQLite file, but it is long enough to have a header......"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, OpenOptions{}, ErrNotIndex},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "index.db")
+			tc.prepare(t, path)
+			db, err := Open(ctx, path, tc.opts)
+			if err == nil {
+				db.Close()
+			}
+			if tc.wantErr == nil {
+				if err != nil {
+					t.Fatalf("Open: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("Open error = %v, want %v", err, tc.wantErr)
+			}
+			t.Logf("%v", err) // the message users see
+		})
+	}
+}
+
+// An older schema with a migration path is migrated in place, keeping
+// its rows.
+func TestOpenMigrates(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "index.db")
+	db, err := Open(ctx, path, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, db, []*extract.File{sampleFile("a.go")}, nil)
+	db.Close()
+	setSchemaVersion(t, path, "0")
+
+	ran := 0
+	steps := []migration{{from: 0, apply: func(ctx context.Context, tx *sql.Tx) error {
+		ran++
+		_, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('migrated', 'yes')`)
+		return err
+	}}}
+
+	// Read-only: reported, not applied.
+	if _, err := open(ctx, path, OpenOptions{ReadOnly: true}, steps); !errors.Is(err, ErrMigrationNeeded) {
+		t.Fatalf("read-only open error = %v, want ErrMigrationNeeded", err)
+	}
+	db, err = open(ctx, path, OpenOptions{}, steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	m, err := db.Meta(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ran != 1 || m["migrated"] != "yes" || m[MetaSchemaVersion] != "1" {
+		t.Errorf("migration ran %d times, meta %v", ran, m)
+	}
+	if n := queryInt(t, db, `SELECT count(*) FROM symbols`); n != 4 {
+		t.Errorf("symbols after migration = %d, want 4", n)
+	}
+}
+
+// Open on a path whose name needs escaping in a file: URI.
+func TestOpenOddPath(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "we?ird #dir%20")
+	db, err := Open(ctx, filepath.Join(dir, "index.db"), OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, db, []*extract.File{sampleFile("a.go")}, nil)
+	db.Close()
+	if _, err := os.Stat(filepath.Join(dir, "index.db")); err != nil {
+		t.Fatalf("index not at the given path: %v", err)
+	}
+	if err := Remove(filepath.Join(dir, "index.db")); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("Remove left %v", entries)
+	}
+}
+
+func TestOpenReopen(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "index.db")
+	for range 3 {
+		db, err := Open(ctx, path, OpenOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustWrite(t, db, []*extract.File{sampleFile("a.go")}, nil)
+		if err := db.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var mode string
+	db, err := Open(ctx, path, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.SQL().QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil || mode != "wal" {
+		t.Errorf("journal_mode = %q, %v; want wal", mode, err)
+	}
+	checkIntegrity(t, db)
+}
+
+func TestCheckFindsMissingFTSRows(t *testing.T) {
+	db := openTest(t)
+	mustWrite(t, db, []*extract.File{sampleFile("a.go")}, nil)
+	// Remove one chunk from chunks_fts only, as a buggy writer would.
+	if _, err := db.w.Exec(`INSERT INTO chunks_fts(chunks_fts, rowid, header, content, ident_parts, strings)
+		SELECT 'delete', id, header, content, ident_parts, strings FROM chunks LIMIT 1`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Check(context.Background()); err == nil {
+		t.Error("Check passed an index with a missing FTS row")
+	} else {
+		t.Log(err)
+	}
+}

@@ -1,0 +1,616 @@
+package tables
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"reflect"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/viberag/viberag/extract"
+)
+
+func TestRoundTrip(t *testing.T) {
+	db := openTest(t)
+	f := sampleFile("srv/server.go")
+	mustWrite(t, db, []*extract.File{f}, nil)
+	checkIntegrity(t, db)
+
+	var (
+		path, ext, lang, hash, imports, exports, doc, summary, status, indexedAt string
+		size, lines                                                              int64
+	)
+	err := db.SQL().QueryRow(`SELECT path, ext, language, size, lines, hash, imports, exports, doc, summary,
+		parse_status, indexed_at FROM files`).Scan(&path, &ext, &lang, &size, &lines, &hash,
+		&imports, &exports, &doc, &summary, &status, &indexedAt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if path != f.Path || ext != ".go" || lang != "go" || size != 200 || lines != 13 ||
+		hash != "0000000000000abc" || imports != "fmt\nnet/http" || exports != "Server" ||
+		doc != f.Doc || summary != f.Summary || status != extract.ParseClean || indexedAt == "" {
+		t.Errorf("file row: %q %q %q %d %d %q %q %q %q %q %q %q",
+			path, ext, lang, size, lines, hash, imports, exports, doc, summary, status, indexedAt)
+	}
+
+	type symRow struct {
+		Sid, Kind, Name, Qualname, ParentSid, Decorators, Identifiers, IdentParts, Calls, Strings, Hash string
+		StartLine, EndLine, Exported                                                                     int
+	}
+	rows, err := db.SQL().Query(`SELECT sid, kind, name, qualname, parent_sid, decorators, identifiers,
+		ident_parts, calls, strings, hash, start_line, end_line, is_exported FROM symbols ORDER BY start_line, id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []symRow
+	for rows.Next() {
+		var r symRow
+		if err := rows.Scan(&r.Sid, &r.Kind, &r.Name, &r.Qualname, &r.ParentSid, &r.Decorators, &r.Identifiers,
+			&r.IdentParts, &r.Calls, &r.Strings, &r.Hash, &r.StartLine, &r.EndLine, &r.Exported); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, r)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	serverSid := SymbolID(f.Path, "struct", "Server", 0)
+	want := []symRow{
+		{Sid: serverSid, Kind: "struct", Name: "Server", Qualname: "Server",
+			IdentParts: "server", Hash: "0000000000000001", StartLine: 4, EndLine: 4, Exported: 1},
+		{Sid: SymbolID(f.Path, "method", "Server.Handle", 0), Kind: "method", Name: "Handle", Qualname: "Server.Handle",
+			ParentSid:   serverSid,
+			Decorators:  "\nroute\nlogin_required\n",
+			Identifiers: "\nu\ngetUserById\nconn\nMAX_RETRIES\n",
+			IdentParts:  "handle u get user by id getuserbyid conn max retries max_retries",
+			Calls:       "\ngetUserById\nlog\n",
+			Strings:     "\nconnection reset by peer\ntwo lines\n",
+			Hash:        "0000000000000002", StartLine: 7, EndLine: 11, Exported: 1},
+		{Sid: SymbolID(f.Path, "function", "init", 0), Kind: "function", Name: "init", Qualname: "init",
+			IdentParts: "init", Hash: "0000000000000003", StartLine: 12, EndLine: 12},
+		{Sid: SymbolID(f.Path, "function", "init", 1), Kind: "function", Name: "init", Qualname: "init",
+			IdentParts: "init", Hash: "0000000000000003", StartLine: 13, EndLine: 13},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("symbols:\n got %+v\nwant %+v", got, want)
+	}
+
+	// Exact membership in a list column, as the query package tests it.
+	for _, tc := range []struct {
+		col, item string
+		want      int64
+	}{
+		{"decorators", "route", 1},
+		{"decorators", "login_required", 1},
+		{"decorators", "login", 0}, // a prefix is not a member
+		{"calls", "log", 1},
+		{"identifiers", "MAX_RETRIES", 1},
+		{"strings", "connection reset by peer", 1},
+	} {
+		n := queryInt(t, db, `SELECT count(*) FROM symbols WHERE instr(`+tc.col+`, char(10)||?||char(10)) > 0`, tc.item)
+		if n != tc.want {
+			t.Errorf("%s contains %q: %d rows, want %d", tc.col, tc.item, n, tc.want)
+		}
+	}
+
+	cids := queryStrings(t, db, `SELECT cid || ' ' || symbol_sid || ' ' || identifiers FROM chunks ORDER BY start_line`)
+	wantCids := []string{
+		ChunkID(f.Path, 1, 5) + "  ",
+		ChunkID(f.Path, 6, 13) + " " + SymbolID(f.Path, "method", "Server.Handle", 0) + " \ngetUserById\nconn\n",
+	}
+	if !slices.Equal(cids, wantCids) {
+		t.Errorf("chunks: got %q, want %q", cids, wantCids)
+	}
+
+	// Refs: the duplicate ident on line 9 is stored once; symbol_sid is
+	// the innermost enclosing symbol.
+	refs := queryStrings(t, db, `SELECT kind || ' ' || name || ' ' || name_lower || ' ' || target || ' ' || start_line || ' ' || symbol_sid
+		FROM refs ORDER BY id`)
+	handle := SymbolID(f.Path, "method", "Server.Handle", 0)
+	wantRefs := []string{
+		"import net/http net/http http 1 ",
+		"type Server server  8 " + handle,
+		"call getUserById getuserbyid  9 " + handle,
+		"ident conn conn  9 " + handle,
+		"ident MAX_RETRIES max_retries  9 " + handle,
+		"string connection reset by peer connection reset by peer  10 " + handle,
+		"call Println println fmt.Println 12 " + SymbolID(f.Path, "function", "init", 0),
+	}
+	if !slices.Equal(refs, wantRefs) {
+		t.Errorf("refs:\n got %q\nwant %q", refs, wantRefs)
+	}
+}
+
+func TestSymbolIDs(t *testing.T) {
+	a := SymbolID("a.go", "function", "init", 0)
+	if a != SymbolID("a.go", "function", "init", 0) {
+		t.Error("SymbolID is not deterministic")
+	}
+	if len(a) != 17 || a[0] != 's' {
+		t.Errorf("SymbolID = %q, want s + 16 hex digits", a)
+	}
+	distinct := []string{
+		a,
+		SymbolID("a.go", "function", "init", 1),
+		SymbolID("b.go", "function", "init", 0),
+		SymbolID("a.go", "method", "init", 0),
+		SymbolID("a.go", "function", "ini", 0),
+		// The separators keep field boundaries apart.
+		SymbolID("a.gofunction", "", "init", 0),
+	}
+	seen := map[string]bool{}
+	for _, s := range distinct {
+		if seen[s] {
+			t.Errorf("SymbolID collision: %s", s)
+		}
+		seen[s] = true
+	}
+	if c := ChunkID("a.go", 1, 20); len(c) != 17 || c[0] != 'c' || c == ChunkID("a.go", 1, 2) || c == ChunkID("a.go", 12, 0) {
+		t.Errorf("ChunkID = %q", c)
+	}
+}
+
+// Sids survive a re-index in which every symbol moved down: they do not
+// depend on lines.
+func TestSidStableAcrossReindex(t *testing.T) {
+	db := openTest(t)
+	f := sampleFile("srv/server.go")
+	mustWrite(t, db, []*extract.File{f}, nil)
+	before := queryStrings(t, db, `SELECT sid FROM symbols ORDER BY sid`)
+
+	moved := sampleFile("srv/server.go")
+	for i := range moved.Symbols {
+		moved.Symbols[i].StartLine += 10
+		moved.Symbols[i].EndLine += 10
+	}
+	mustWrite(t, db, []*extract.File{moved}, nil)
+	after := queryStrings(t, db, `SELECT sid FROM symbols ORDER BY sid`)
+	if !slices.Equal(before, after) || len(after) != 4 {
+		t.Errorf("sids changed: %q → %q", before, after)
+	}
+	checkIntegrity(t, db)
+}
+
+func TestFTS(t *testing.T) {
+	db := openTest(t)
+	mustWrite(t, db, []*extract.File{sampleFile("srv/server.go"), synthFile("pkg/synth.go", 1, 3)}, nil)
+
+	tests := []struct {
+		name  string
+		query string
+		arg   string
+		want  []string
+	}{
+		{"symbol by name", `SELECT s.qualname FROM symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid
+			WHERE symbols_fts MATCH ? ORDER BY rank`, "name:handle", []string{"Server.Handle"}},
+		{"symbol by ident part", `SELECT s.qualname FROM symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid
+			WHERE symbols_fts MATCH ?`, "ident_parts:user AND ident_parts:retries", []string{"Server.Handle"}},
+		{"symbol by whole identifier", `SELECT s.qualname FROM symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid
+			WHERE symbols_fts MATCH ?`, "getuserbyid", []string{"Server.Handle"}},
+		{"symbol by doc", `SELECT s.qualname FROM symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid
+			WHERE symbols_fts MATCH ?`, "doc:answers", []string{"Server"}},
+		{"diacritics removed", `SELECT s.qualname FROM symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid
+			WHERE symbols_fts MATCH ?`, "doc:ANSWÉRS", []string{"Server"}},
+		{"chunk by content word", `SELECT c.cid FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
+			WHERE chunks_fts MATCH ?`, "content:login_required", []string{ChunkID("srv/server.go", 6, 13)}},
+		{"chunk by string", `SELECT c.cid FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
+			WHERE chunks_fts MATCH ?`, `strings:"reset by peer"`, []string{ChunkID("srv/server.go", 6, 13)}},
+		{"trigram phrase", `SELECT c.cid FROM chunks_tri JOIN chunks c ON c.id = chunks_tri.rowid
+			WHERE chunks_tri MATCH ?`, `"connection reset by peer"`, []string{ChunkID("srv/server.go", 6, 13)}},
+		{"trigram LIKE", `SELECT c.cid FROM chunks_tri JOIN chunks c ON c.id = chunks_tri.rowid
+			WHERE chunks_tri.content LIKE ?`, `%Connection Reset By Peer%`, []string{ChunkID("srv/server.go", 6, 13)}},
+		{"trigram inside a word", `SELECT c.cid FROM chunks_tri JOIN chunks c ON c.id = chunks_tri.rowid
+			WHERE chunks_tri MATCH ?`, `"UserById(con"`, []string{ChunkID("srv/server.go", 6, 13)}},
+		{"file by path", `SELECT f.path FROM files_fts JOIN files f ON f.id = files_fts.rowid
+			WHERE files_fts MATCH ?`, "path:synth", []string{"pkg/synth.go"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := queryStrings(t, db, tc.query, tc.arg)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("%s: got %q, want %q", tc.arg, got, tc.want)
+			}
+		})
+	}
+}
+
+// Re-writing a file replaces all its rows, FTS entries included.
+func TestRewriteReplaces(t *testing.T) {
+	db := openTest(t)
+	other := synthFile("b.go", 1, 2)
+	mustWrite(t, db, []*extract.File{synthFile("a.go", 1, 5), other}, nil)
+	idBefore := queryInt(t, db, `SELECT id FROM files WHERE path = 'a.go'`)
+
+	mustWrite(t, db, []*extract.File{synthFile("a.go", 2, 3)}, nil)
+	checkIntegrity(t, db)
+	for _, tc := range []struct {
+		q    string
+		want int64
+	}{
+		{`SELECT count(*) FROM symbols WHERE path = 'a.go'`, 3},
+		{`SELECT count(*) FROM chunks WHERE path = 'a.go'`, 4},
+		{`SELECT count(*) FROM symbols WHERE path = 'b.go'`, 2},
+		{`SELECT count(*) FROM symbols WHERE path = 'a.go' AND doc LIKE '%generation 1.'`, 0},
+		{`SELECT count(*) FROM symbols_fts WHERE symbols_fts MATCH '"generation 1"'`, 2}, // only b.go's
+		{`SELECT count(*) FROM chunks_tri WHERE chunks_tri MATCH '"generation 1."'`, 2},
+		{`SELECT count(*) FROM files_fts WHERE files_fts MATCH '"generation 2"'`, 1},
+		{`SELECT count(*) FROM refs WHERE path = 'a.go'`, int64(rowCount(synthFile("a.go", 2, 3)) - 1 - 3 - 4)},
+	} {
+		if got := queryInt(t, db, tc.q); got != tc.want {
+			t.Errorf("%s = %d, want %d", tc.q, got, tc.want)
+		}
+	}
+	if id := queryInt(t, db, `SELECT id FROM files WHERE path = 'a.go'`); id != idBefore {
+		t.Errorf("file id changed on rewrite: %d → %d", idBefore, id)
+	}
+}
+
+func TestDelete(t *testing.T) {
+	db := openTest(t)
+	mustWrite(t, db, []*extract.File{synthFile("a.go", 1, 3), synthFile("b.go", 1, 3)}, nil)
+	mustWrite(t, db, nil, []string{"a.go", "never-indexed.go"})
+	checkIntegrity(t, db)
+	for _, tbl := range []string{"files", "symbols", "chunks", "refs"} {
+		if n := queryInt(t, db, `SELECT count(*) FROM `+tbl+` WHERE path = 'a.go'`); n != 0 {
+			t.Errorf("%s still has %d rows of a.go", tbl, n)
+		}
+		if n := queryInt(t, db, `SELECT count(*) FROM `+tbl+` WHERE path = 'b.go'`); n == 0 {
+			t.Errorf("%s lost the rows of b.go", tbl)
+		}
+	}
+	if n := queryInt(t, db, `SELECT count(*) FROM files_fts WHERE files_fts MATCH 'path:a'`); n != 0 {
+		t.Errorf("files_fts still finds a.go")
+	}
+}
+
+// A path both deleted and written in one batch ends up written.
+func TestDeleteThenWriteSameBatch(t *testing.T) {
+	db := openTest(t)
+	mustWrite(t, db, []*extract.File{synthFile("a.go", 1, 3)}, nil)
+	mustWrite(t, db, []*extract.File{synthFile("a.go", 2, 2)}, []string{"a.go"})
+	if n := queryInt(t, db, `SELECT count(*) FROM symbols WHERE path = 'a.go'`); n != 2 {
+		t.Errorf("symbols of a.go = %d, want 2", n)
+	}
+	checkIntegrity(t, db)
+}
+
+func TestVectorsDroppedWithTheirRows(t *testing.T) {
+	db := openTest(t)
+	mustWrite(t, db, []*extract.File{sampleFile("a.go"), sampleFile("b.go")}, nil)
+	aID := queryInt(t, db, `SELECT id FROM files WHERE path = 'a.go'`)
+	owners := []string{
+		SymbolID("a.go", "struct", "Server", 0), ChunkID("a.go", 1, 5), "f" + strconv.FormatInt(aID, 10),
+		SymbolID("b.go", "struct", "Server", 0),
+	}
+	for _, o := range owners {
+		if _, err := db.w.Exec(`INSERT INTO vectors(owner, surface, model, dim, input_hash, vec) VALUES (?, 'code', 'm', 1, '', x'00000000')`, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustWrite(t, db, []*extract.File{sampleFile("a.go")}, nil)
+	if got := queryStrings(t, db, `SELECT owner FROM vectors`); !slices.Equal(got, owners[3:]) {
+		t.Errorf("vectors after rewrite of a.go: %q, want %q", got, owners[3:])
+	}
+	mustWrite(t, db, nil, []string{"b.go"})
+	if n := queryInt(t, db, `SELECT count(*) FROM vectors`); n != 0 {
+		t.Errorf("%d vectors left after deleting b.go", n)
+	}
+}
+
+func TestDuplicateChunkSpansStoredOnce(t *testing.T) {
+	db := openTest(t)
+	f := sampleFile("a.go")
+	f.Chunks = append(f.Chunks, f.Chunks[1])
+	mustWrite(t, db, []*extract.File{f}, nil)
+	if n := queryInt(t, db, `SELECT count(*) FROM chunks`); n != 2 {
+		t.Errorf("chunks = %d, want 2", n)
+	}
+}
+
+// A Write that is cancelled or fails midway leaves the previous state.
+func TestWriteInterrupted(t *testing.T) {
+	errInjected := errors.New("injected")
+	tests := []struct {
+		name    string
+		hook    func(cancel context.CancelFunc) func(i int) error
+		wantErr error
+	}{
+		{"context cancelled", func(cancel context.CancelFunc) func(int) error {
+			return func(i int) error {
+				if i == 2 {
+					cancel()
+				}
+				return nil
+			}
+		}, context.Canceled},
+		{"statement error", func(context.CancelFunc) func(int) error {
+			return func(i int) error {
+				if i == 3 {
+					return errInjected
+				}
+				return nil
+			}
+		}, errInjected},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			db := openTest(t)
+			var gen1 []*extract.File
+			for _, p := range []string{"a.go", "b.go", "c.go", "d.go", "e.go"} {
+				gen1 = append(gen1, synthFile(p, 1, 3))
+			}
+			mustWrite(t, db, gen1, nil)
+			before, err := db.Counts(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			db.afterFile = tc.hook(cancel)
+			var gen2 []*extract.File
+			for _, p := range []string{"a.go", "b.go", "c.go", "d.go", "e.go", "f.go"} {
+				gen2 = append(gen2, synthFile(p, 2, 4))
+			}
+			err = db.Write(ctx, gen2, []string{"e.go"})
+			if !errors.Is(err, tc.wantErr) {
+				t.Fatalf("Write error = %v, want %v", err, tc.wantErr)
+			}
+			db.afterFile = nil
+
+			after, err := db.Counts(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(before, after) {
+				t.Errorf("counts changed: %+v → %+v", before, after)
+			}
+			if n := queryInt(t, db, `SELECT count(*) FROM symbols WHERE doc LIKE '%generation 2.'`); n != 0 {
+				t.Errorf("%d symbols of the interrupted batch are visible", n)
+			}
+			checkIntegrity(t, db)
+			// The writer still works.
+			mustWrite(t, db, gen2, nil)
+			checkIntegrity(t, db)
+		})
+	}
+}
+
+// A reader sees the last committed state while a write transaction is
+// open, without waiting for it.
+func TestReaderNotBlockedByWriter(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	mustWrite(t, db, []*extract.File{synthFile("a.go", 1, 3)}, nil)
+
+	tx, err := db.w.BeginTx(ctx, nil) // BEGIN IMMEDIATE: holds the write lock
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`DELETE FROM refs`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(`INSERT INTO meta(key, value) VALUES ('in_tx', '1')`); err != nil {
+		t.Fatal(err)
+	}
+
+	// A blocked read would wait busy_timeout and then fail.
+	if n := queryInt(t, db, `SELECT count(*) FROM refs`); n == 0 {
+		t.Error("reader sees the uncommitted delete")
+	}
+	m, err := db.Meta(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m["in_tx"]; ok {
+		t.Error("reader sees the uncommitted meta key")
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if n := queryInt(t, db, `SELECT count(*) FROM refs`); n != 0 {
+		t.Errorf("reader does not see the committed delete: %d refs", n)
+	}
+}
+
+func TestReaderPoolIsReadOnly(t *testing.T) {
+	db := openTest(t)
+	if _, err := db.SQL().Exec(`INSERT INTO meta(key, value) VALUES ('x', 'y')`); err == nil {
+		t.Error("write through SQL() succeeded")
+	}
+}
+
+func TestFileStates(t *testing.T) {
+	db := openTest(t)
+	a := synthFile("a.go", 1, 2)
+	b := sampleFile("b.go")
+	b.ParseStatus = extract.ParseFallback
+	mustWrite(t, db, []*extract.File{a, b}, nil)
+	got, err := db.FileStates(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]FileState{
+		"a.go": {Path: "a.go", Hash: Hex(a.Hash), ParseStatus: extract.ParseClean, Size: a.Size},
+		"b.go": {Path: "b.go", Hash: "0000000000000abc", ParseStatus: extract.ParseFallback, Size: 200},
+	}
+	for p, s := range got {
+		if s.ID == 0 {
+			t.Errorf("%s: zero id", p)
+		}
+		s.ID = 0
+		got[p] = s
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("FileStates = %+v, want %+v", got, want)
+	}
+}
+
+func TestCountsAndParseProblems(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	mk := func(path, lang, status, problem string) *extract.File {
+		f := sampleFile(path)
+		f.Language, f.ParseStatus, f.ParseProblem = lang, status, problem
+		return f
+	}
+	mustWrite(t, db, []*extract.File{
+		mk("a.go", "go", extract.ParseClean, ""),
+		mk("b.go", "go", extract.ParseRepaired, "syntax error at 3:1"),
+		mk("c.py", "python", extract.ParseFallback, "timeout"),
+		mk("d.txt", "text", extract.ParseText, ""),
+	}, nil)
+	if err := db.ReplaceSkipped(ctx, []extract.Skipped{
+		{Path: "x.min.js", Reason: "minified"}, {Path: "y.min.js", Reason: "minified"}, {Path: "big.bin", Reason: "too_large"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.Counts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Counts{
+		Files: 4, Symbols: 16, Chunks: 8, Refs: 28,
+		ByLanguage: map[string]LangCounts{
+			"go":     {Files: 2, Clean: 1, Repaired: 1},
+			"python": {Files: 1, Fallback: 1},
+			"text":   {Files: 1, Text: 1},
+		},
+		Skipped:     map[string]int64{"minified": 2, "too_large": 1},
+		ParseStatus: map[string]int64{"clean": 1, "repaired": 1, "fallback": 1, "text": 1},
+	}
+	if !reflect.DeepEqual(c, want) {
+		t.Errorf("Counts = %+v\nwant %+v", c, want)
+	}
+	pp, err := db.ParseProblems(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantPP := []ParseProblem{
+		{Path: "b.go", Language: "go", Status: "repaired", Problem: "syntax error at 3:1"},
+		{Path: "c.py", Language: "python", Status: "fallback", Problem: "timeout"},
+	}
+	if !reflect.DeepEqual(pp, wantPP) {
+		t.Errorf("ParseProblems = %+v, want %+v", pp, wantPP)
+	}
+}
+
+func TestReplaceSkipped(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	first := []extract.Skipped{{Path: "b", Reason: "secret"}, {Path: "a", Reason: "too_large", Detail: "2 MB > 1 MB"}}
+	second := []extract.Skipped{{Path: "c", Reason: "minified"}}
+	for _, tc := range []struct {
+		in, want []extract.Skipped
+	}{
+		{first, []extract.Skipped{first[1], first[0]}}, // sorted by path
+		{second, second},                               // replaced wholesale
+		{nil, nil},
+	} {
+		if err := db.ReplaceSkipped(ctx, tc.in); err != nil {
+			t.Fatal(err)
+		}
+		got, err := db.Skipped(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Skipped = %+v, want %+v", got, tc.want)
+		}
+	}
+}
+
+func TestMeta(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	if err := db.SetMeta(ctx, map[string]string{MetaToolVersion: "v1", MetaLastRunComplete: "0"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetMeta(ctx, map[string]string{MetaLastRunComplete: "1"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Meta(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{MetaSchemaVersion: "1", MetaToolVersion: "v1", MetaLastRunComplete: "1"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Meta = %v, want %v", got, want)
+	}
+	if err := db.SetMeta(ctx, map[string]string{MetaSchemaVersion: "9"}); err == nil {
+		t.Error("SetMeta accepted schema_version")
+	}
+}
+
+func TestEnclosing(t *testing.T) {
+	sym := func(sb, eb, sl, el int) extract.Symbol {
+		return extract.Symbol{StartByte: sb, EndByte: eb, StartLine: sl, EndLine: el}
+	}
+	ref := func(sb, line int) extract.Ref {
+		return extract.Ref{StartByte: sb, EndByte: sb + 1, StartLine: line, EndLine: line}
+	}
+	tests := []struct {
+		name string
+		f    extract.File
+		want []int
+	}{
+		{"nested and siblings", extract.File{
+			Symbols: []extract.Symbol{sym(0, 100, 1, 10), sym(10, 40, 2, 4), sym(50, 90, 5, 9), sym(200, 300, 20, 30)},
+			Refs:    []extract.Ref{ref(5, 1), ref(20, 3), ref(45, 4), ref(60, 6), ref(95, 10), ref(150, 15), ref(250, 25), ref(400, 40)},
+		}, []int{0, 1, 0, 2, 0, -1, 3, -1}},
+		{"refs out of order", extract.File{
+			Symbols: []extract.Symbol{sym(0, 100, 1, 10), sym(10, 40, 2, 4)},
+			Refs:    []extract.Ref{ref(20, 3), ref(5, 1), ref(150, 15)},
+		}, []int{1, 0, -1}},
+		{"two symbols on one line", extract.File{
+			Symbols: []extract.Symbol{sym(0, 10, 1, 1), sym(11, 20, 1, 1)},
+			Refs:    []extract.Ref{ref(5, 1), ref(15, 1)},
+		}, []int{0, 1}},
+		{"no byte offsets: lines", extract.File{
+			Symbols: []extract.Symbol{{StartLine: 1, EndLine: 10}, {StartLine: 3, EndLine: 5}},
+			Refs:    []extract.Ref{{StartLine: 2}, {StartLine: 5}, {StartLine: 11}},
+		}, []int{0, 1, -1}},
+		{"no symbols", extract.File{Refs: []extract.Ref{ref(1, 1)}}, []int{-1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := enclosing(&tc.f, nil); !slices.Equal(got, tc.want) {
+				t.Errorf("enclosing = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestReadOnly(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := dir + "/index.db"
+	if _, err := Open(ctx, path, OpenOptions{ReadOnly: true}); err == nil {
+		t.Fatal("read-only Open of a missing file succeeded")
+	}
+	db, err := Open(ctx, path, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, db, []*extract.File{sampleFile("a.go")}, nil)
+	db.Close()
+
+	ro, err := Open(ctx, path, OpenOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if n := queryInt(t, ro, `SELECT count(*) FROM symbols`); n != 4 {
+		t.Errorf("symbols = %d, want 4", n)
+	}
+	if err := ro.Write(ctx, []*extract.File{sampleFile("b.go")}, nil); err == nil {
+		t.Error("Write on a read-only index succeeded")
+	}
+	if err := ro.SetMeta(ctx, map[string]string{"k": "v"}); err == nil {
+		t.Error("SetMeta on a read-only index succeeded")
+	}
+	var _ *sql.DB = ro.SQL()
+}
