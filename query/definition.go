@@ -88,9 +88,9 @@ func (p *Planner) definitions(ctx context.Context, text string, sc *scoped, pool
 			if err != nil {
 				return err
 			}
-			t := tier
-			if tier == tierFold {
-				t = nameTier(q, u)
+			t := nameTier(q, u, tier)
+			if !wide && t > tierFold {
+				continue // the narrow lookup wants the name itself
 			}
 			if old, ok := found[u.id]; ok && old.tier <= t {
 				continue
@@ -106,6 +106,15 @@ func (p *Planner) definitions(ctx context.Context, text string, sc *scoped, pool
 
 	if err := collect(tierFold, sprintf(defByNameSQL, sc.sym.sql), append([]any{q.name}, sc.sym.args...)...); err != nil {
 		return nil, nil, err
+	}
+	if words := nameWords(q.name); len(words) == 1 {
+		// Qualified names stored whole (Elixir's Plug.Conn, Ruby's
+		// Sinatra::Base when the reader keeps them) end with the name: the
+		// name column's words find them, nameTier grades them.
+		expr := "{name} : " + ftsQuote(words[0])
+		if err := collect(tierParts, sprintf(defByPartsSQL, sc.sym.sql), append([]any{expr}, sc.sym.args...)...); err != nil {
+			return nil, nil, err
+		}
 	}
 	if wide {
 		if len(q.name) >= 3 {
@@ -150,10 +159,21 @@ func (p *Planner) definitions(ctx context.Context, text string, sc *scoped, pool
 	return out, notes, nil
 }
 
-// nameTier grades a symbol whose name equals the query's ignoring case.
-func nameTier(q defQuery, u *unit) int {
-	if u.name != q.name {
-		return tierFold
+// nameTier grades a symbol found by a lookup of the given tier: a symbol
+// whose name, or the last part of its qualified name, is the query's name
+// is an exact match (qualified when the query's qualifier matches too),
+// or a case-folded one; any other keeps the lookup's tier.
+func nameTier(q defQuery, u *unit, tier int) int {
+	name := u.name
+	if parts := qualSep.Split(name, -1); len(parts) > 1 {
+		name = parts[len(parts)-1]
+	}
+	switch {
+	case name == q.name:
+	case strings.EqualFold(name, q.name):
+		return min(tier, tierFold)
+	default:
+		return tier
 	}
 	if len(q.parts) > 1 {
 		// The qualifier must match the end of the qualname, compared part
@@ -162,7 +182,6 @@ func nameTier(q defQuery, u *unit) int {
 		if len(qual) >= len(q.parts) && strings.EqualFold(strings.Join(qual[len(qual)-len(q.parts):], "."), strings.Join(q.parts, ".")) {
 			return tierQualified
 		}
-		return tierExact
 	}
 	return tierExact
 }
@@ -179,6 +198,11 @@ func defLess(a, b defCand) bool {
 	}
 	if a.test != b.test {
 		return !a.test
+	}
+	// The larger of two otherwise equal definitions first: the main part
+	// of a partial class, a type rather than its forward declaration.
+	if sa, sb := a.u.end-a.u.start, b.u.end-b.u.start; sa != sb {
+		return sa > sb
 	}
 	if a.u.path != b.u.path {
 		return a.u.path < b.u.path

@@ -73,6 +73,8 @@ def test_queue_push_pop():
     assert q.pop_due() is not None
 `,
 	"docs/errors.txt": longText(),
+	// A name only a text file mentions: usage falls back to text.
+	"docs/notes.txt": "To start, call frobnicate_widget(x) first.\nThen frobnicate_widgets are ready.\n",
 }
 
 // longText is a text file of 130 lines (indexed as overlapping line

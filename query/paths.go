@@ -2,12 +2,14 @@ package query
 
 import (
 	"context"
+	"fmt"
 	"math/bits"
 	"path"
 	"strings"
 	"sync"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/tables"
 )
 
 // fileInfo is what the planner keeps in memory about an indexed file: its
@@ -18,8 +20,10 @@ type fileInfo struct {
 	language string
 	lines    int
 	// baseWords are the words of the file name without its extension,
-	// dirWords those of its two innermost directories.
+	// dirWords those of its two innermost directories; baseParts counts
+	// the file name's parts (its words without the whole form).
 	baseWords, dirWords        []string
+	baseParts                  int
 	test, aux, reexport, prose bool
 }
 
@@ -29,58 +33,90 @@ type fileCache struct {
 	mu   sync.Mutex
 	key  fileKey
 	byID map[int64]*fileInfo
+	// stems maps every word of every path to its stem.
+	stems map[string]string
 }
 
-// fileKey fingerprints the files table: any file added, removed or
-// rewritten changes it (indexed_at is rewritten with the row).
+// fileKey fingerprints the files table cheaply (a scan of the path index,
+// not of the wide rows): a file added or removed changes the count and
+// the sums of ids; a rewritten file keeps its id, path and language, and
+// only its length can change, which the end of every run publishes in
+// meta (last_indexed_at). So a length may lag during a run, never a path.
 type fileKey struct {
-	n, maxID, sumID, sumLines int64
-	last                      string
+	n, maxID, sumID int64
+	last            string
 }
 
-const fileKeyQuery = `SELECT count(*), coalesce(max(id), 0), coalesce(sum(id), 0), coalesce(sum(lines), 0), coalesce(max(indexed_at), '') FROM files`
+var fileKeyQuery = `SELECT count(*), coalesce(max(id), 0), coalesce(sum(id), 0),
+  (SELECT coalesce(max(value), '') FROM meta WHERE key = '` + tables.MetaLastIndexedAt + `') FROM files`
+
 const fileListQuery = `SELECT id, path, language, lines FROM files`
+
+// stemsOf returns the path-word stems of the map get returned last.
+func (c *fileCache) stemsOf() map[string]string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stems
+}
 
 // get returns the current file map. Callers must not modify it.
 func (c *fileCache) get(ctx context.Context, p *Planner) (map[int64]*fileInfo, error) {
+	files, _, err := c.getKey(ctx, p)
+	return files, err
+}
+
+// getKey is get, with the fingerprint of the files table as a string.
+func (c *fileCache) getKey(ctx context.Context, p *Planner) (map[int64]*fileInfo, string, error) {
 	var k fileKey
-	if err := p.queryRow(ctx, fileKeyQuery).Scan(&k.n, &k.maxID, &k.sumID, &k.sumLines, &k.last); err != nil {
-		return nil, err
+	if err := p.queryRow(ctx, fileKeyQuery).Scan(&k.n, &k.maxID, &k.sumID, &k.last); err != nil {
+		return nil, "", err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	ks := fmt.Sprint(k)
 	if c.byID != nil && c.key == k {
-		return c.byID, nil
+		return c.byID, ks, nil
 	}
 	rows, err := p.query(ctx, fileListQuery)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	defer rows.Close()
 	m := make(map[int64]*fileInfo, k.n)
+	stems := map[string]string{}
 	for rows.Next() {
 		f := &fileInfo{}
 		if err := rows.Scan(&f.id, &f.path, &f.language, &f.lines); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		classify(f)
 		m[f.id] = f
+		for _, ws := range [][]string{f.baseWords, f.dirWords} {
+			for _, w := range ws {
+				if _, ok := stems[w]; !ok {
+					stems[w] = stem(w)
+				}
+			}
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	c.key, c.byID = k, m
-	return m, nil
+	c.key, c.byID, c.stems = k, m, stems
+	return m, ks, nil
 }
 
 // classify fills a fileInfo's words and path classes.
 func classify(f *fileInfo) {
 	base := path.Base(f.path)
-	stemName := base
-	if i := strings.IndexByte(base[1:], '.'); i >= 0 {
-		stemName = base[:i+1]
+	// The name without its last extension: SqlMapper.Async.cs is about
+	// SqlMapper's Async part, not SqlMapper itself.
+	stemName := strings.TrimSuffix(base, path.Ext(base))
+	if stemName == "" {
+		stemName = base // .bashrc
 	}
 	f.baseWords = extract.SplitIdentifier(stemName)
+	f.baseParts = len(nameWords(stemName))
 	dirs := strings.Split(path.Dir(f.path), "/")
 	if len(dirs) > 2 {
 		dirs = dirs[len(dirs)-2:]
@@ -178,32 +214,48 @@ func isProse(lang string) bool {
 
 // pathMatcher scores paths against the query's words: the share (0..1)
 // of the words found in a file's path, where a word in the file name
-// counts 1 and one only in a directory name counts dirShare. Words match
-// by wordsMatch. A file word's matches are computed once per query, as
-// a bit set over the query's words, since file words repeat across files.
+// counts 1 and one only in a directory name counts dirShare, scaled by how
+// much of the file name the query covers (1-precision+precision×covered
+// parts): Transaction.kt is named after "transaction" more than
+// TransactionManagersContainer.kt is. Words match by wordsMatch. A file
+// word's matches are computed once per query, as a bit set over the
+// query's words, since file words repeat across files.
 type pathMatcher struct {
-	words    []string
-	dirShare float64
-	masks    map[string]uint64
+	words     []string
+	stems     []string          // stem of each word
+	fileStems map[string]string // stems of the file words, shared and read-only
+	dirShare  float64
+	precision float64
+	masks     map[string]uint64
 }
 
 // maxPathWords bounds the query words a pathMatcher tracks (bits).
 const maxPathWords = 64
 
-func newPathMatcher(words []string, dirShare float64) *pathMatcher {
+// newPathMatcher matches words against file words whose stems are in
+// fileStems (the file cache's; others are stemmed on the fly).
+func newPathMatcher(words []string, fileStems map[string]string, dirShare, precision float64) *pathMatcher {
 	if len(words) > maxPathWords {
 		words = words[:maxPathWords]
 	}
-	return &pathMatcher{words: words, dirShare: dirShare, masks: map[string]uint64{}}
+	m := &pathMatcher{words: words, fileStems: fileStems, dirShare: dirShare, precision: precision, masks: map[string]uint64{}}
+	for _, w := range words {
+		m.stems = append(m.stems, stem(w))
+	}
+	return m
 }
 
 func (m *pathMatcher) mask(x string) uint64 {
 	if b, ok := m.masks[x]; ok {
 		return b
 	}
+	sx, ok := m.fileStems[x]
+	if !ok {
+		sx = stem(x)
+	}
 	var b uint64
 	for i, w := range m.words {
-		if wordsMatch(w, x) {
+		if stemsMatch(w, m.stems[i], x, sx) {
 			b |= 1 << i
 		}
 	}
@@ -217,30 +269,46 @@ func (m *pathMatcher) share(f *fileInfo) float64 {
 		return 0
 	}
 	var base, dir uint64
-	for _, x := range f.baseWords {
-		base |= m.mask(x)
+	covered := 0
+	for i, x := range f.baseWords {
+		b := m.mask(x)
+		base |= b
+		if b != 0 && i < f.baseParts {
+			covered++
+		}
+	}
+	if base == 0 {
+		covered = 0
+	} else if covered == 0 {
+		covered = f.baseParts // the whole form matched: the name is covered
 	}
 	for _, x := range f.dirWords {
 		dir |= m.mask(x)
 	}
-	return (float64(bits.OnesCount64(base)) + m.dirShare*float64(bits.OnesCount64(dir&^base))) / float64(len(m.words))
+	recall := (float64(bits.OnesCount64(base)) + m.dirShare*float64(bits.OnesCount64(dir&^base))) / float64(len(m.words))
+	if recall == 0 || f.baseParts == 0 {
+		return recall
+	}
+	return recall * (1 - m.precision + m.precision*float64(covered)/float64(f.baseParts))
 }
 
 // wordsMatch reports whether two lower-case words name the same thing:
 // equal, equal stems, one stem a prefix of the other with at least four
 // letters ("config" ~ "configuration", "impls" ~ "implementations"), or a
 // common programming abbreviation of the other ("ctx" ~ "context").
-func wordsMatch(a, b string) bool {
+func wordsMatch(a, b string) bool { return stemsMatch(a, stem(a), b, stem(b)) }
+
+// stemsMatch is wordsMatch given the words' stems.
+func stemsMatch(a, sa, b, sb string) bool {
 	if a == b {
 		return true
 	}
-	if abbrevOf(a, b) || abbrevOf(b, a) {
+	if abbrevOf(a, sb) || abbrevOf(b, sa) {
 		return true
 	}
 	if len(a) < 3 || len(b) < 3 {
 		return false
 	}
-	sa, sb := stem(a), stem(b)
 	if sa == sb {
 		return true
 	}
@@ -250,15 +318,27 @@ func wordsMatch(a, b string) bool {
 	return len(sa) >= 4 && strings.HasPrefix(sb, sa)
 }
 
-// abbrevOf reports whether short is a common abbreviation of long.
+// abbrevOf reports whether short is a common abbreviation of the word
+// whose stem is long.
 func abbrevOf(short, long string) bool {
-	for _, l := range abbreviations[short] {
-		if l == long || stem(l) == stem(long) {
+	for _, l := range abbreviationStems[short] {
+		if l == long {
 			return true
 		}
 	}
 	return false
 }
+
+// abbreviationStems holds the stems of abbreviations' long forms.
+var abbreviationStems = func() map[string][]string {
+	m := make(map[string][]string, len(abbreviations))
+	for k, longs := range abbreviations {
+		for _, l := range longs {
+			m[k] = append(m[k], stem(l))
+		}
+	}
+	return m
+}()
 
 // abbreviations maps abbreviations that programmers write in names to
 // the words they stand for. Only unambiguous, widespread ones.

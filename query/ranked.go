@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"sort"
+	"strings"
 
 	"github.com/viberag/viberag/scope"
 )
@@ -13,7 +14,7 @@ const maxEmbedded = 3
 // ranked runs the ranked intents: definition (defs) and concept, alone or
 // fused.
 func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Response, defs, concept bool) error {
-	files, err := p.files.get(ctx, p)
+	files, filesKey, err := p.files.getKey(ctx, p)
 	if err != nil {
 		return err
 	}
@@ -57,17 +58,24 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 	if concept {
 		if terms := ftsTerms(t.words, p.tune.Prefix, p.tune.PrefixAll); len(terms) > 0 {
 			expr := orExpr(terms)
-			kept, _, err := p.pruneTerms(ctx, chunksFTS, terms, p.tune.PruneShare)
+			kept, dropped, err := p.pruneTerms(ctx, chunksFTS, "", terms, p.tune.PruneShare, p.tune.PruneBudget)
 			if err != nil {
 				return err
+			}
+			if len(dropped) > 0 {
+				words := make([]string, len(dropped))
+				for i, d := range dropped {
+					words[i] = strings.ReplaceAll(strings.TrimSuffix(strings.Trim(d, "*"), `"`)[1:], `""`, `"`)
+				}
+				resp.Notes = append(resp.Notes, "not searched in blocks, being the query's most common words there (bm25 gives them little or no weight; paths and names still use them): "+strings.Join(words, ", "))
 			}
 			blocks, err := p.chunkChannel(ctx, orExpr(kept), sc, pool, p.tune.ChunkCands)
 			if err != nil {
 				return err
 			}
 			symExpr := expr
-			if !p.tune.SymbolIdents {
-				symExpr = "{name qualname signature doc} : (" + expr + ")"
+			if p.tune.SymbolColumns != "" {
+				symExpr = "{" + p.tune.SymbolColumns + "} : (" + expr + ")"
 			}
 			syms := &channel{name: "symbols"}
 			if p.tune.WSymbol > 0 {
@@ -75,7 +83,7 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 					return err
 				}
 			}
-			keptFiles, _, err := p.pruneTerms(ctx, filesFTS, terms, p.tune.PruneShare)
+			keptFiles, _, err := p.pruneTerms(ctx, filesFTS, filesKey, terms, p.tune.PruneShare, p.tune.PruneBudget)
 			if err != nil {
 				return err
 			}
@@ -85,13 +93,15 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 			}
 			chans = append(chans, blocks, chunkSumChannel(blocks, p.tune.WChunkSum, pool, files), syms, fl)
 			sc.note(req.Scope, scope.Chunks)
-			sc.note(req.Scope, scope.Symbols)
+			if p.tune.WSymbol > 0 {
+				sc.note(req.Scope, scope.Symbols)
+			}
 			sc.note(req.Scope, scope.Files)
 		} else if !defs {
 			resp.Notes = append(resp.Notes, "the query has no searchable words (only stop words or punctuation)")
 		}
 	}
-	pm := newPathMatcher(pathWords(t.words), p.tune.PathDirShare)
+	pm := newPathMatcher(pathWords(t.words), p.files.stemsOf(), p.tune.PathDirShare, p.tune.PathPrecision)
 	if concept && p.tune.WPath > 0 {
 		ch, err := p.pathChannel(ctx, req, sc, pm, files, pool)
 		if err != nil {
@@ -117,11 +127,13 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 }
 
 // defChannel ranks definitions in the order definitions returned them.
-// Scores (for score fusion) fall with the match tier.
+// Scores (for score fusion) fall with the match tier, and within a tier
+// with the rank, by less than a tier's step, so that two definitions of
+// one file keep definitions' order.
 func defChannel(name string, weight float64, cands []defCand) *channel {
 	ch := &channel{name: name, weight: weight}
-	for _, c := range cands {
-		ch.add(c.u, float64(len(tierNames)-c.tier))
+	for i, c := range cands {
+		ch.add(c.u, float64(len(tierNames)-c.tier)+0.5/float64(i+1))
 	}
 	return ch
 }

@@ -82,6 +82,7 @@ func TestStem(t *testing.T) {
 		"registered": "register", "routes": "rout", "templating": "templat", "handlers": "handl",
 		"formatter": "format", "composition": "compos", "queries": "quer", "session": "sess",
 		"json": "json", "user": "user", "process": "process", "install": "install",
+		"lines": "line", "caching": "cach", "routing": "rout",
 	}
 	for in, want := range tests {
 		if got := stem(in); got != want {

@@ -13,7 +13,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables"
 )
 
 // occurrencesOnDisk finds every line of every fixture file holding text,
@@ -319,6 +321,46 @@ func TestUsage(t *testing.T) {
 	}
 }
 
+func TestUsageFallsBackToText(t *testing.T) {
+	p, _ := fixture(t)
+	resp := search(t, p, Request{Query: "where is frobnicate_widget used"})
+	if resp.Intent != Usage || len(resp.Hits) != 1 || resp.Hits[0].Path != "docs/notes.txt" || resp.Hits[0].StartLine != 1 {
+		t.Fatalf("intent %s hits %+v", resp.Intent, resp.Hits)
+	}
+	if !strings.Contains(strings.Join(resp.Notes, " "), "no reference facts") {
+		t.Errorf("the fallback is not said: %q", resp.Notes)
+	}
+}
+
+func TestDecodeRequest(t *testing.T) {
+	r, err := DecodeRequest([]byte(`{"query":"x","intent":"concept","scope":{"extension":["go"]},"limit":5}`))
+	if err != nil || r.Query != "x" || r.Intent != Concept || r.Scope.Extension[0] != "go" || r.Limit != 5 {
+		t.Fatalf("%+v %v", r, err)
+	}
+	for _, bad := range []string{`{"query":"x","limt":5}`, `{"query":"x","scope":{"pathprefix":["a"]}}`, `{"query":"x","limit":"5"}`, `{"query":"x","scope":{"extension":[""]}}`} {
+		if _, err := DecodeRequest([]byte(bad)); err == nil {
+			t.Errorf("%s: accepted", bad)
+		}
+	}
+}
+
+func TestRequestValidation(t *testing.T) {
+	p, _ := fixture(t)
+	for _, req := range []Request{
+		{Query: " "},
+		{Query: "x", Intent: "semantic"},
+		{Query: "x", Limit: MaxLimit + 1},
+		{Query: "x", Limit: -1},
+		{Query: "x", MaxTokens: -1},
+		{Query: "x", Intent: Concept, Exhaustive: true},
+		{Query: strings.Repeat("x", MaxQueryBytes+1)},
+	} {
+		if _, err := p.Search(context.Background(), req); err == nil {
+			t.Errorf("%+v: accepted", req)
+		}
+	}
+}
+
 func TestSymbolDetails(t *testing.T) {
 	p, _ := fixture(t)
 	d, err := p.Symbol(context.Background(), "Queue")
@@ -469,7 +511,7 @@ func TestFuseTieBreaks(t *testing.T) {
 		for _, i := range perm {
 			ch.add(units[i], 1)
 		}
-		f := p.fuse([]*channel{ch}, newPathMatcher(nil, 0.5), files, unitPool{}, 10)
+		f := p.fuse([]*channel{ch}, newPathMatcher(nil, nil, 0.5, 0), files, unitPool{}, 10)
 		var got []string
 		for _, h := range f.hits {
 			got = append(got, fmt.Sprintf("%s:%d", h.u.path, h.u.start))
@@ -483,5 +525,58 @@ func TestFuseTieBreaks(t *testing.T) {
 	}
 	if orders[0][0] != "a.go:1" {
 		t.Errorf("ties not broken by path then line: %q", orders[0])
+	}
+}
+
+func TestPlannerSeesIndexChanges(t *testing.T) {
+	ctx := context.Background()
+	root, data := t.TempDir(), t.TempDir()
+	write := func(p, c string) {
+		full := filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.py", "def alpha():\n    return 'first'\n")
+	db, err := tables.Open(ctx, filepath.Join(data, indexer.IndexFile), tables.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := indexer.Run(ctx, db, root, indexer.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(ctx, db.SQL(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	// Warm every cache: files, names (a typo), term counts.
+	search(t, p, Request{Query: "zebra crossing"})
+	search(t, p, Request{Query: "Zebrra", Intent: Definition})
+
+	write("zebra.py", "def zebra_crossing():\n    return 'zebra crossing'\n")
+	if _, err := indexer.Run(ctx, db, root, indexer.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if r := search(t, p, Request{Query: "zebra crossing"}); len(r.Hits) == 0 || r.Hits[0].Path != "zebra.py" {
+		t.Errorf("concept after the change: %q", hitPaths(r))
+	}
+	if r := search(t, p, Request{Query: "zebra_crosing", Intent: Definition}); len(r.Hits) == 0 || r.Hits[0].Title != "function zebra_crossing" {
+		t.Errorf("typo after the change: %q", hitTitles(r))
+	}
+	if err := os.Remove(filepath.Join(root, "zebra.py")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := indexer.Run(ctx, db, root, indexer.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range search(t, p, Request{Query: "zebra crossing"}).Hits {
+		if h.Path == "zebra.py" {
+			t.Errorf("a deleted file is still found: %+v", h)
+		}
 	}
 }

@@ -50,7 +50,7 @@ func (p *Planner) similar(ctx context.Context, req Request, text string, resp *R
 		words = words[:maxSimilarTerms]
 	}
 	terms := ftsTerms(words, false, false)
-	kept, _, err := p.pruneTerms(ctx, chunksFTS, terms, p.tune.PruneShare)
+	kept, _, err := p.pruneTerms(ctx, chunksFTS, "", terms, p.tune.PruneShare, p.tune.PruneBudget)
 	if err != nil {
 		return err
 	}

@@ -59,6 +59,13 @@ func analyse(q string) terms {
 			}
 			add(w)
 		}
+		if strings.ContainsAny(tok, "_-") {
+			// max_retries and url-encoded are also written maxRetries and
+			// urlencoded, which the index holds as one word.
+			if j := joined(lower); j != lower {
+				add(j)
+			}
+		}
 	}
 	t.natural = stops > 0 || plain >= 3
 	return t
@@ -87,8 +94,12 @@ func tokens(q string) []string {
 // isIdentLike reports whether tok is written like an identifier rather
 // than a word: it has an underscore or a qualifier inside, or an upper-case
 // letter after its first rune, or starts upper-case when it is not the
-// query's first token (a capitalised first word is just a sentence).
+// query's first token (a capitalised first word is just a sentence); an
+// all-capitals token is an acronym, not an identifier.
 func isIdentLike(tok string, pos int) bool {
+	if tok == strings.ToUpper(tok) && !strings.ContainsAny(tok, "_.:\\#$") {
+		return false // an acronym (JSON, HTTP) is a word in a sentence
+	}
 	if strings.ContainsAny(strings.Trim(tok, "_"), "_.:\\#$") || strings.Contains(tok, "->") || strings.HasPrefix(tok, "_") {
 		return true
 	}
@@ -99,6 +110,16 @@ func isIdentLike(tok string, pos int) bool {
 	}
 	r, _ := utf8.DecodeRuneInString(tok)
 	return pos > 0 && unicode.IsUpper(r) && utf8.RuneCountInString(tok) > 1
+}
+
+// joined drops every rune that is not a letter or digit.
+func joined(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return r
+		}
+		return -1
+	}, s)
 }
 
 func isDigits(s string) bool {
@@ -134,7 +155,10 @@ func stem(w string) string {
 		if n := len(s); n > minStem && s[n-1] == s[n-2] && !strings.ContainsRune("aeioulsz", rune(s[n-1])) {
 			s = s[:n-1]
 		}
-		return strings.TrimSuffix(s, "e") // route/routing, cache/caching
+		if t := strings.TrimSuffix(s, "e"); len(t) >= minStem {
+			s = t // route/routing, cache/caching; not line → lin
+		}
+		return s
 	}
 	if s := strings.TrimSuffix(w, "e"); len(s) >= minStem {
 		return s
@@ -192,18 +216,23 @@ func ftsTerms(words []string, prefix, all bool) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, w := range words {
-		term := ftsQuote(w)
-		if prefix {
-			if s := stem(w); s != w || (all && utf8.RuneCountInString(w) >= 5 && isASCIILetters(w)) {
-				term = ftsQuote(s) + "*"
-			}
-		}
+		term := ftsTerm(w, prefix, all)
 		if !seen[term] {
 			seen[term] = true
 			out = append(out, term)
 		}
 	}
 	return out
+}
+
+// ftsTerm is one word's FTS5 term (see ftsTerms).
+func ftsTerm(w string, prefix, all bool) string {
+	if prefix {
+		if s := stem(w); s != w || (all && utf8.RuneCountInString(w) >= 5 && isASCIILetters(w)) {
+			return ftsQuote(s) + "*"
+		}
+	}
+	return ftsQuote(w)
 }
 
 // orExpr ORs FTS5 terms into a MATCH expression; "" for none.

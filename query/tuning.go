@@ -37,14 +37,19 @@ type Tuning struct {
 	// of five letters or more.
 	Prefix    bool `tune:"prefix"`
 	PrefixAll bool `tune:"prefix_all"`
-	// SymbolIdents lets the symbols channel match the identifiers used
-	// inside a symbol's body, not only its name, signature and doc.
-	SymbolIdents bool `tune:"symbol_idents"`
+	// SymbolColumns restricts the symbols channel to these columns of
+	// symbols_fts (an FTS5 column filter such as "name qualname"); ""
+	// searches them all.
+	SymbolColumns string `tune:"symbol_columns"`
 
 	// PruneShare drops query terms found in more than this share of the
 	// chunks from the blocks channel (0.5 is lossless for bm25; 0 or 1
 	// disables).
 	PruneShare float64 `tune:"prune_share"`
+	// PruneBudget bounds the rows the blocks channel scores: the most
+	// common terms are dropped while the kept terms' counts sum to more
+	// (0 disables).
+	PruneBudget int `tune:"prune_budget"`
 
 	// Candidates read per channel.
 	ChunkCands  int `tune:"chunk_cands"`
@@ -57,6 +62,9 @@ type Tuning struct {
 	// PathDirShare is what a word found only in a directory name counts
 	// for, against 1 in the file name.
 	PathDirShare float64 `tune:"path_dir_share"`
+	// PathPrecision is how much a file name's uncovered words lower its
+	// path score (0: not at all; 1: in proportion).
+	PathPrecision float64 `tune:"path_precision"`
 
 	// Priors (multiplicative; 1 disables).
 	TestPrior     float64 `tune:"test_prior"`     // test files and test directories
@@ -86,13 +94,15 @@ func DefaultTuning() Tuning {
 		FileCols:      []float64{2, 1},
 		Prefix:        true,
 		PrefixAll:     false,
-		SymbolIdents:  true,
+		SymbolColumns: "",
 		PruneShare:    0.5,
+		PruneBudget:   600,
 		ChunkCands:    150,
 		SymbolCands:   100,
 		FileCands:     50,
 		PathBoost:     1,
 		PathDirShare:  0.5,
+		PathPrecision: 1,
 		TestPrior:     0.5,
 		AuxPrior:      0.7,
 		ReexportPrior: 0.8,

@@ -1,6 +1,13 @@
 package query
 
-import "github.com/viberag/viberag/scope"
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/viberag/viberag/scope"
+)
 
 // Intent says what a search is for. Auto picks one of the others by the
 // rules of Route.
@@ -44,6 +51,26 @@ type Request struct {
 	Explain bool `json:"explain,omitempty"`
 }
 
+// DecodeRequest reads a Request from JSON strictly: unknown fields and
+// wrong types are errors naming the field (the scope's included), so an
+// agent's typo is reported rather than ignored.
+func DecodeRequest(data []byte) (Request, error) {
+	var r Request
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return Request{}, fmt.Errorf("search request: field %s: wrong type: got JSON %s", te.Field, te.Value)
+		}
+		return Request{}, fmt.Errorf("search request: %w", err)
+	}
+	if dec.More() {
+		return Request{}, errors.New("search request: trailing data after the JSON object")
+	}
+	return r, nil
+}
+
 // Limits of a Request.
 const (
 	DefaultLimit  = 10
@@ -72,11 +99,15 @@ type Response struct {
 	Hits []Hit `json:"hits"`
 	// Groups index Hits by kind (positions in Hits, in ranked order).
 	Groups Groups `json:"groups"`
-	// Total counts the candidates found before Limit (for exact_text: the
-	// occurrences), or -1 when not counted.
+	// Total counts what was found before Limit: candidate files for the
+	// ranked intents (definition, concept), occurrences for exact_text,
+	// reference lines for usage, candidate blocks for similar_code; -1
+	// when not counted.
 	Total int `json:"total"`
-	// Truncated is set when hits or snippets were left out: by Limit while
-	// more candidates exist, or by the size budget. Dropped counts the
+	// Truncated is set when something found was left out: occurrences or
+	// reference lines beyond Limit (exact_text, usage; the notes say how
+	// to get them), or snippets and hits cut by the size budget. A ranked
+	// search returning its top Limit is not truncated. Dropped counts the
 	// hits the budget removed.
 	Truncated bool `json:"truncated"`
 	Dropped   int  `json:"dropped,omitempty"`

@@ -18,11 +18,14 @@ import (
 // index has no types, so a reference is matched by name, never resolved
 // to one definition; a qualified query ("Session.send") lists the
 // references whose receiver.method ends with it first. A definition's own
-// line is not a usage and is left out.
+// name is not a usage and is left out: an identifier use of a name inside
+// the symbol of that name, or any reference on the line a symbol of that
+// name starts (a recursive call is kept: it is a call).
 const (
 	refsByNameSQL = `SELECT r.path, r.file_id, r.kind, r.target, r.start_line, coalesce(s.qualname, '')
 FROM refs r LEFT JOIN symbols s ON s.sid = r.symbol_sid
 WHERE r.name_lower = ? AND r.kind IN ('call', 'ident', 'type', 'import')
+  AND NOT (r.kind = 'ident' AND coalesce(s.name, '') = r.name)
   AND NOT EXISTS (SELECT 1 FROM symbols d WHERE d.file_id = r.file_id AND d.start_line = r.start_line AND d.name = r.name)%s
 UNION ALL
 SELECT r.path, r.file_id, r.kind, r.target, r.start_line, coalesce(s.qualname, '')

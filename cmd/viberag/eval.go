@@ -27,6 +27,9 @@ type evalCmd struct {
 	Only     []string `help:"Only these repositories (comma-separated names)." sep:","`
 	PerQuery bool     `name:"per-query" help:"List every query with its NDCG@10 and top hits (always in --json)."`
 	Runs     int      `default:"5" help:"Runs per query; latency is their median."`
+	// A busy machine makes parses time out and files fall back to line
+	// chunks, which changes the scores; the benchmark gives parsers room.
+	ParseTimeout time.Duration `name:"parse-timeout" default:"10s" help:"Per-file parse budget while indexing (the index command's default is shorter)."`
 	// Development aids: reuse indexes between runs, try ranking constants.
 	IndexCache string   `name:"index-cache" hidden:"" help:"Keep each repository's index in DIR/<name> and update it incrementally (index_ms is then not a cold index)." type:"path"`
 	Tune       []string `hidden:"" sep:"none" help:"Override a ranking constant: name=value (repeatable)."`
@@ -96,8 +99,16 @@ func (c *evalCmd) Run(ctx context.Context) error {
 		return fmt.Errorf("%s: %w", filepath.Join(c.Bench, "repos.json"), err)
 	}
 	only := map[string]bool{}
+	known := map[string]bool{}
+	for _, r := range repos {
+		known[r.Name] = true
+	}
 	for _, n := range c.Only {
-		only[strings.TrimSpace(n)] = true
+		n = strings.TrimSpace(n)
+		if !known[n] {
+			return fmt.Errorf("--only %q: not in %s", n, filepath.Join(c.Bench, "repos.json"))
+		}
+		only[n] = true
 	}
 	res := &evalResult{WarmIndex: c.IndexCache != "", Tuning: c.Tune}
 	for _, r := range repos {
@@ -128,16 +139,21 @@ func (c *evalCmd) Run(ctx context.Context) error {
 	return nil
 }
 
-var errMissingRepo = errors.New("checkout missing")
+// errMissingRepo marks a repository the run cannot score (no checkout, no
+// annotations): it is reported and skipped, not fatal.
+var errMissingRepo = errors.New("missing")
 
 // evalRepo indexes one repository and runs its queries.
 func (c *evalCmd) evalRepo(ctx context.Context, r benchRepo, tune *query.Tuning) (*repoResult, error) {
 	checkout := filepath.Join(c.Repos, r.Name)
 	root := filepath.Join(checkout, filepath.FromSlash(r.root()))
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
-		return nil, fmt.Errorf("%w: %s", errMissingRepo, root)
+		return nil, fmt.Errorf("%w: no checkout at %s", errMissingRepo, root)
 	}
 	data, err := os.ReadFile(filepath.Join(c.Bench, "annotations", r.Name+".json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%w: no annotations/%s.json", errMissingRepo, r.Name)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +177,7 @@ func (c *evalCmd) evalRepo(ctx context.Context, r benchRepo, tune *query.Tuning)
 	}
 	defer db.Close()
 	start := time.Now()
-	ires, err := indexer.Run(ctx, db, root, indexer.Options{})
+	ires, err := indexer.Run(ctx, db, root, indexer.Options{ParseTimeout: c.ParseTimeout})
 	if err != nil {
 		return nil, err
 	}

@@ -200,7 +200,10 @@ func printSearch(w io.Writer, r *query.Response, st style, explain bool) {
 		}
 	}
 	if r.Truncated {
-		msg := "truncated"
+		msg := fmt.Sprintf("truncated: %d shown", len(r.Hits))
+		if r.Total > len(r.Hits) {
+			msg += fmt.Sprintf(" of %d", r.Total)
+		}
 		if r.Dropped > 0 {
 			msg += fmt.Sprintf(": %d hits dropped by the size budget", r.Dropped)
 		}

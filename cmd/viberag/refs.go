@@ -1,0 +1,90 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+
+	"github.com/viberag/viberag/query"
+	"github.com/viberag/viberag/scope"
+)
+
+type refsCmd struct {
+	repoFlags
+	Dir             string   `short:"C" name:"dir" help:"Use the repository containing PATH (default: the current directory)." type:"path" placeholder:"PATH"`
+	Name            string   `arg:"" help:"A name (send, Session.send) or a symbol id from search."`
+	PathPrefix      []string `name:"path-prefix" help:"Only paths starting with this (repeatable: any of)."`
+	PathContains    []string `name:"path-contains" help:"Only paths containing this (repeatable: any of)."`
+	PathNotContains []string `name:"path-not-contains" help:"No paths containing this (repeatable: none of)."`
+	Ext             []string `help:"Only files with this extension (repeatable)."`
+	Limit           int      `default:"500" help:"At most this many reference lines."`
+	JSON            bool     `help:"Print the JSON the MCP server returns."`
+}
+
+var symbolIDRe = regexp.MustCompile(`^s[0-9a-f]{16}$`)
+
+func (c *refsCmd) Run(ctx context.Context) error {
+	req := query.RefsRequest{
+		Scope: scope.Scope{PathPrefix: c.PathPrefix, PathContains: c.PathContains, PathNotContains: c.PathNotContains, Extension: c.Ext},
+		Limit: c.Limit,
+	}
+	if symbolIDRe.MatchString(c.Name) {
+		req.ID = c.Name
+	} else {
+		req.Name = c.Name
+	}
+	if err := req.Scope.Validate(); err != nil {
+		return err
+	}
+	ix, err := openIndex(ctx, c.repoFlags, c.Dir)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	r, err := ix.planner.References(ctx, req)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return writeJSON(os.Stdout, r)
+	}
+	printRefs(os.Stdout, r, newStyle(os.Stdout))
+	return nil
+}
+
+func printRefs(w io.Writer, r *query.References, st style) {
+	head := fmt.Sprintf("%d references to %s in %d files", r.Total, r.Name, len(r.Files))
+	if r.Symbol != nil {
+		head += fmt.Sprintf(" (symbol %s %s at %s:%d)", r.Symbol.Kind, r.Symbol.Qualname, r.Symbol.Path, r.Symbol.StartLine)
+	}
+	fmt.Fprintln(w, st.dim(head))
+	for _, f := range r.FiltersApplied {
+		fmt.Fprintln(w, st.dim("  filter: "+f))
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintln(w, st.dim("  note: "+n))
+	}
+	for _, f := range r.Files {
+		fmt.Fprintf(w, "%s %s\n", st.path(f.Path), st.dim(fmt.Sprintf("(%d)", f.Count)))
+		for _, h := range f.Refs {
+			where := h.Symbol
+			if where == "" {
+				where = "top level"
+			}
+			fmt.Fprintf(w, "  %s %s  %s\n", st.dim(fmt.Sprintf("%5d", h.Line)), h.Snippet, st.dim("["+where+"]"))
+		}
+	}
+	if r.Truncated {
+		fmt.Fprintln(w, st.dim(fmt.Sprintf("truncated: %d of %d shown (raise --limit)", countRefs(r), r.Total)))
+	}
+}
+
+func countRefs(r *query.References) int {
+	n := 0
+	for _, f := range r.Files {
+		n += len(f.Refs)
+	}
+	return n
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/viberag/viberag/query"
+)
+
+type symbolCmd struct {
+	repoFlags
+	Dir  string `short:"C" name:"dir" help:"Use the repository containing PATH (default: the current directory)." type:"path" placeholder:"PATH"`
+	ID   string `arg:"" name:"id-or-name" help:"A symbol id (from search) or a name (Class, Class.method, pkg::Func)."`
+	JSON bool   `help:"Print the JSON the MCP server returns."`
+}
+
+func (c *symbolCmd) Run(ctx context.Context) error {
+	ix, err := openIndex(ctx, c.repoFlags, c.Dir)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	d, err := ix.planner.Symbol(ctx, c.ID)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return writeJSON(os.Stdout, d)
+	}
+	printSymbol(os.Stdout, d, newStyle(os.Stdout))
+	return nil
+}
+
+func printSymbol(w io.Writer, d *query.SymbolDetails, st style) {
+	fmt.Fprintf(w, "%s  %s %s\n", st.path(fmt.Sprintf("%s:%d-%d", d.Path, d.StartLine, d.EndLine)), d.Kind, st.title(d.Qualname))
+	exported := "unexported"
+	if d.Exported {
+		exported = "exported"
+	}
+	fmt.Fprintln(w, st.dim(fmt.Sprintf("  id %s · %s · %s", d.ID, d.Language, exported)))
+	if d.Parent != nil {
+		fmt.Fprintln(w, st.dim(fmt.Sprintf("  in %s %s (%s)", d.Parent.Kind, d.Parent.Qualname, d.Parent.ID)))
+	}
+	if len(d.Decorators) > 0 {
+		fmt.Fprintln(w, st.dim("  decorators: "+strings.Join(d.Decorators, ", ")))
+	}
+	if d.Doc != "" {
+		for _, l := range strings.Split(d.Doc, "\n") {
+			fmt.Fprintln(w, "  "+st.dim(l))
+		}
+	}
+	fmt.Fprintln(w)
+	for i, l := range strings.Split(d.Code, "\n") {
+		fmt.Fprintf(w, "%s %s\n", st.dim(fmt.Sprintf("%5d", d.StartLine+i)), l)
+	}
+	if d.CodeTruncated {
+		fmt.Fprintln(w, st.dim(fmt.Sprintf("  … code cut at %d bytes", query.MaxCodeBytes)))
+	}
+	if len(d.Children) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, st.dim(fmt.Sprintf("%d members:", len(d.Children))))
+		for _, ch := range d.Children {
+			fmt.Fprintf(w, "  %s %s %s\n", st.path(fmt.Sprintf("%d-%d", ch.StartLine, ch.EndLine)), ch.Kind, ch.Qualname)
+		}
+	}
+	if len(d.Calls) > 0 {
+		fmt.Fprintln(w, st.dim("calls: "+strings.Join(d.Calls, ", ")))
+	}
+	if len(d.Others) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, st.dim(fmt.Sprintf("%d other matches:", len(d.Others))))
+		for _, o := range d.Others {
+			fmt.Fprintf(w, "  %s %s %s %s\n", st.path(fmt.Sprintf("%s:%d-%d", o.Path, o.StartLine, o.EndLine)), o.Kind, o.Qualname, st.dim(o.ID))
+		}
+	}
+}
