@@ -96,6 +96,7 @@ func BenchmarkWriteTree(b *testing.B) {
 	}
 	files, rows := extractTree(b, root)
 	b.Logf("%d files, %d rows", len(files), rows)
+	b.ReportMetric(float64(rows), "rows")
 	const batch = 200
 	for b.Loop() {
 		b.StopTimer()
@@ -113,6 +114,11 @@ func BenchmarkWriteTree(b *testing.B) {
 		}
 		elapsed, cpu := time.Since(start), cpuTime()-startCPU
 		b.StopTimer()
+		optStart := cpuTime()
+		if err := db.Optimize(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric((cpuTime() - optStart).Seconds(), "optimize-cpu-s")
 		b.ReportMetric(float64(rows)/elapsed.Seconds(), "rows/s")
 		if cpu > 0 {
 			b.ReportMetric(float64(rows)/cpu.Seconds(), "rows/cpu-s")

@@ -189,6 +189,7 @@ const (
 	writerCacheKiB   = 64 << 10 // the writer updates many b-trees at once
 	readerCacheKiB   = 16 << 10
 	mmapBytes        = 256 << 20
+	walLimitBytes    = 64 << 20
 	maxReaderConns   = 8
 	sqliteDriverName = "sqlite"
 )
@@ -197,6 +198,9 @@ func writerParams() url.Values {
 	v := commonParams(writerCacheKiB)
 	v.Add("_pragma", "journal_mode(WAL)")
 	v.Add("_pragma", "foreign_keys(1)")
+	// A large batch grows the WAL; truncate it back after checkpoints
+	// instead of keeping its largest size forever.
+	v.Add("_pragma", fmt.Sprintf("journal_size_limit(%d)", walLimitBytes))
 	// BEGIN IMMEDIATE takes the write lock up front, so a busy database
 	// makes Begin wait (busy_timeout) rather than fail at the first write
 	// with SQLITE_BUSY that no retry can fix.

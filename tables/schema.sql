@@ -149,7 +149,7 @@ CREATE TABLE embed_cache(
 -- only the index, and read column values back from the base table by rowid
 -- (so snippet() and highlight() work). There are no triggers: the writer
 -- (tables.DB.Write) updates them explicitly, once per batch, which is
--- several times faster than per-row triggers (see write.go). Anything
+-- several times faster than per-row triggers (see batch.go). Anything
 -- else that changes symbols, chunks or files must do the same.
 -- unicode61 splits on '_' and punctuation, which suits code words;
 -- camelCase is handled by ident_parts.

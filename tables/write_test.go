@@ -37,7 +37,7 @@ func TestRoundTrip(t *testing.T) {
 
 	type symRow struct {
 		Sid, Kind, Name, Qualname, ParentSid, Decorators, Identifiers, IdentParts, Calls, Strings, Hash string
-		StartLine, EndLine, Exported                                                                     int
+		StartLine, EndLine, Exported                                                                    int
 	}
 	rows, err := db.SQL().Query(`SELECT sid, kind, name, qualname, parent_sid, decorators, identifiers,
 		ident_parts, calls, strings, hash, start_line, end_line, is_exported FROM symbols ORDER BY start_line, id`)
@@ -507,7 +507,7 @@ func TestReplaceSkipped(t *testing.T) {
 		in, want []extract.Skipped
 	}{
 		{first, []extract.Skipped{first[1], first[0]}}, // sorted by path
-		{second, second},                               // replaced wholesale
+		{second, second}, // replaced wholesale
 		{nil, nil},
 	} {
 		if err := db.ReplaceSkipped(ctx, tc.in); err != nil {
@@ -613,4 +613,18 @@ func TestReadOnly(t *testing.T) {
 		t.Error("SetMeta on a read-only index succeeded")
 	}
 	var _ *sql.DB = ro.SQL()
+}
+
+func TestOptimize(t *testing.T) {
+	db := openTest(t)
+	for gen := range 5 {
+		mustWrite(t, db, []*extract.File{synthFile("a.go", gen, 3), synthFile("b.go", gen, 2)}, nil)
+	}
+	if err := db.Optimize(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	checkIntegrity(t, db)
+	if n := queryInt(t, db, `SELECT count(*) FROM chunks_tri WHERE chunks_tri MATCH '"generation 4."'`); n != 5 {
+		t.Errorf("trigram finds %d chunks after Optimize, want 5", n)
+	}
 }

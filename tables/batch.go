@@ -1,0 +1,259 @@
+package tables
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Column lists, shared by the statements and their argument order.
+const (
+	fileCols = `path, ext, language, size, lines, hash, imports, exports, doc, summary,
+		parse_status, parse_problem, indexed_at`
+	symbolCols = `sid, file_id, path, ext, language, kind, name, qualname, parent_sid,
+		start_line, end_line, start_byte, end_byte, signature, doc, is_exported,
+		decorators, identifiers, ident_parts, calls, strings, hash`
+	chunkCols = `cid, file_id, path, ext, language, start_line, end_line, start_byte, end_byte,
+		symbol_sid, header, content, identifiers, ident_parts, calls, strings, hash`
+	refCols = `file_id, path, ext, language, kind, name, name_lower, target,
+		start_line, end_line, symbol_sid`
+)
+
+const refCount = 11 // columns in refCols
+
+// refsPerInsert is how many refs one INSERT writes. Refs are most of the
+// rows of an index (over 90% on real trees); a multi-row INSERT pays the
+// per-statement costs of database/sql, the driver and the VDBE once for
+// many rows.
+const refsPerInsert = 64
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+// rowPlaceholders returns "(?,…),(?,…)…": rows groups of n.
+func rowPlaceholders(n, rows int) string {
+	row := "(" + placeholders(n) + ")"
+	return strings.TrimSuffix(strings.Repeat(row+",", rows), ",")
+}
+
+// FTS maintenance. The FTS tables are external-content tables kept in
+// sync by these statements rather than by triggers, once per batch:
+//
+//   - FTS5 flushes its in-memory pending index to a new on-disk segment
+//     whenever a statement opens a statement journal (xSavepoint) and
+//     whenever rowids stop ascending. An INSERT with a trigger opens a
+//     statement journal, so triggers flushed after every row, leaving one
+//     tiny segment per row for the automerger to grind through.
+//   - So base rows are written by plain single-row INSERTs (no statement
+//     journal), and each FTS table is then fed by one INSERT … SELECT per
+//     batch in ascending rowid order: a handful of flushes per batch.
+//
+// New rows get rowids above the largest rowid left after the deletions
+// (SQLite's documented rule for tables without AUTOINCREMENT), so "id > ?"
+// selects exactly the rows of this batch, in rowid order.
+const (
+	idsIn = `(SELECT value FROM json_each(?1))`
+
+	ftsDeleteSymbols = `INSERT INTO symbols_fts(symbols_fts, rowid, name, qualname, signature, doc, ident_parts)
+		SELECT 'delete', id, name, qualname, signature, doc, ident_parts FROM symbols
+		WHERE id IN (SELECT id FROM symbols WHERE file_id IN ` + idsIn + `) ORDER BY id`
+	ftsDeleteChunks = `INSERT INTO chunks_fts(chunks_fts, rowid, header, content, ident_parts, strings)
+		SELECT 'delete', id, header, content, ident_parts, strings FROM chunks
+		WHERE id IN (SELECT id FROM chunks WHERE file_id IN ` + idsIn + `) ORDER BY id`
+	ftsDeleteTrigram = `INSERT INTO chunks_tri(chunks_tri, rowid, content)
+		SELECT 'delete', id, content FROM chunks
+		WHERE id IN (SELECT id FROM chunks WHERE file_id IN ` + idsIn + `) ORDER BY id`
+	ftsDeleteFiles = `INSERT INTO files_fts(files_fts, rowid, path, summary)
+		SELECT 'delete', id, path, summary FROM files WHERE id IN ` + idsIn + ` ORDER BY id`
+
+	ftsInsertSymbols = `INSERT INTO symbols_fts(rowid, name, qualname, signature, doc, ident_parts)
+		SELECT id, name, qualname, signature, doc, ident_parts FROM symbols WHERE id > ? ORDER BY id`
+	ftsInsertChunks = `INSERT INTO chunks_fts(rowid, header, content, ident_parts, strings)
+		SELECT id, header, content, ident_parts, strings FROM chunks WHERE id > ? ORDER BY id`
+	ftsInsertTrigram = `INSERT INTO chunks_tri(rowid, content)
+		SELECT id, content FROM chunks WHERE id > ? ORDER BY id`
+	ftsInsertFiles = `INSERT INTO files_fts(rowid, path, summary)
+		SELECT id, path, summary FROM files WHERE id IN ` + idsIn + ` ORDER BY id`
+)
+
+// batchWriter holds the prepared statements and scratch space of one Write.
+type batchWriter struct {
+	ctx context.Context
+	tx  *sql.Tx
+	now string
+
+	findFile, insFile, updFile  *sql.Stmt
+	insSymbol, insChunk, insRef *sql.Stmt
+	insRefs                     *sql.Stmt // refsPerInsert rows at once
+	stmts                       []*sql.Stmt
+
+	hasVectors          bool
+	maxSymbol, maxChunk int64 // largest rowids before this batch's inserts
+
+	// Scratch, reused across files.
+	sb      strings.Builder
+	words   []byte
+	seen    map[string]struct{}
+	splits  map[string][]string // SplitIdentifier results, per batch
+	sids    []string
+	occ     map[kindQual]int
+	idents  map[identKey]struct{}
+	encl    []int
+	symArgs []any
+	chkArgs []any
+	refArgs []any
+}
+
+type kindQual struct{ kind, qualname string }
+
+type identKey struct {
+	name string
+	line int
+}
+
+// maxSplitCache bounds the per-batch SplitIdentifier cache.
+const maxSplitCache = 1 << 16
+
+func newBatchWriter(ctx context.Context, tx *sql.Tx, now time.Time) (*batchWriter, error) {
+	bw := &batchWriter{
+		ctx:    ctx,
+		tx:     tx,
+		now:    now.UTC().Format(time.RFC3339),
+		seen:   make(map[string]struct{}),
+		splits: make(map[string][]string),
+		occ:    make(map[kindQual]int),
+		idents: make(map[identKey]struct{}),
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT EXISTS(SELECT 1 FROM vectors)`).Scan(&bw.hasVectors); err != nil {
+		return nil, err
+	}
+	prep := func(dst **sql.Stmt, query string) error {
+		s, err := tx.PrepareContext(ctx, query)
+		if err != nil {
+			return fmt.Errorf("prepare %q: %w", query, err)
+		}
+		*dst = s
+		bw.stmts = append(bw.stmts, s)
+		return nil
+	}
+	err := errors.Join(
+		prep(&bw.findFile, `SELECT id FROM files WHERE path = ?`),
+		prep(&bw.insFile, `INSERT INTO files(`+fileCols+`) VALUES (`+placeholders(13)+`)`),
+		prep(&bw.updFile, `UPDATE files SET (`+fileCols+`) = (`+placeholders(13)+`) WHERE id = ?`),
+		prep(&bw.insSymbol, `INSERT INTO symbols(`+symbolCols+`) VALUES (`+placeholders(22)+`)`),
+		prep(&bw.insChunk, `INSERT INTO chunks(`+chunkCols+`) VALUES (`+placeholders(17)+`)`),
+		prep(&bw.insRef, `INSERT INTO refs(`+refCols+`) VALUES (`+placeholders(refCount)+`)`),
+		prep(&bw.insRefs, `INSERT INTO refs(`+refCols+`) VALUES `+rowPlaceholders(refCount, refsPerInsert)),
+	)
+	if err != nil {
+		bw.close()
+		return nil, err
+	}
+	bw.symArgs = make([]any, 22)
+	bw.chkArgs = make([]any, 17)
+	bw.refArgs = make([]any, 0, refCount*refsPerInsert)
+	return bw, nil
+}
+
+func (bw *batchWriter) close() {
+	for _, s := range bw.stmts {
+		s.Close()
+	}
+}
+
+// fileID returns the id stored for path, or 0.
+func (bw *batchWriter) fileID(path string) (int64, error) {
+	var id int64
+	err := bw.findFile.QueryRowContext(bw.ctx, path).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return id, err
+}
+
+// exec runs a set-based statement of the batch.
+func (bw *batchWriter) exec(query string, args ...any) error {
+	if _, err := bw.tx.ExecContext(bw.ctx, query, args...); err != nil {
+		return fmt.Errorf("%.40s…: %w", strings.Join(strings.Fields(query), " "), err)
+	}
+	return nil
+}
+
+// clear deletes the symbols, chunks, refs, FTS entries and vectors of the
+// files cleared, and the file rows of gone.
+func (bw *batchWriter) clear(cleared, gone []int64) error {
+	if len(cleared) == 0 {
+		return nil
+	}
+	ids := jsonIDs(cleared)
+	if bw.hasVectors {
+		err := bw.exec(`DELETE FROM vectors WHERE owner IN (
+			SELECT sid FROM symbols WHERE file_id IN `+idsIn+`
+			UNION ALL SELECT cid FROM chunks WHERE file_id IN `+idsIn+`
+			UNION ALL SELECT 'f' || value FROM json_each(?1))`, ids)
+		if err != nil {
+			return err
+		}
+	}
+	for _, q := range []string{
+		ftsDeleteSymbols, ftsDeleteChunks, ftsDeleteTrigram, ftsDeleteFiles,
+		`DELETE FROM symbols WHERE file_id IN ` + idsIn,
+		`DELETE FROM chunks WHERE file_id IN ` + idsIn,
+		`DELETE FROM refs WHERE file_id IN ` + idsIn,
+	} {
+		if err := bw.exec(q, ids); err != nil {
+			return err
+		}
+	}
+	if len(gone) > 0 {
+		return bw.exec(`DELETE FROM files WHERE id IN `+idsIn, jsonIDs(gone))
+	}
+	return nil
+}
+
+// readMaxIDs records the largest rowids before the inserts, see index.
+func (bw *batchWriter) readMaxIDs() error {
+	return bw.tx.QueryRowContext(bw.ctx,
+		`SELECT (SELECT coalesce(max(id), 0) FROM symbols), (SELECT coalesce(max(id), 0) FROM chunks)`).
+		Scan(&bw.maxSymbol, &bw.maxChunk)
+}
+
+// index adds the rows inserted by this batch to the FTS tables; ids are
+// the file ids written.
+func (bw *batchWriter) index(ids []int64) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	for _, st := range []struct {
+		query string
+		arg   any
+	}{
+		{ftsInsertSymbols, bw.maxSymbol},
+		{ftsInsertChunks, bw.maxChunk},
+		{ftsInsertTrigram, bw.maxChunk},
+		{ftsInsertFiles, jsonIDs(ids)},
+	} {
+		if err := bw.exec(st.query, st.arg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// jsonIDs renders ids as a JSON array for json_each.
+func jsonIDs(ids []int64) string {
+	b := make([]byte, 0, 2+len(ids)*8)
+	b = append(b, '[')
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, id, 10)
+	}
+	return string(append(b, ']'))
+}

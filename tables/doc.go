@@ -1,0 +1,95 @@
+// Package tables stores the facts read by package extract in one SQLite
+// file (modernc.org/sqlite, pure Go) and keeps it consistent.
+//
+// Data flows files → extract → tables ← query. This package owns the
+// schema, the writes and the migrations; it knows nothing about ranking.
+// Readers (package query, the embedding stage) use SQL on DB.SQL, so the
+// schema is an API: schema.sql is its definition, and this comment its
+// guide.
+//
+// # Tables
+//
+//	meta(key, value)       schema_version, tool_version, settings (JSON),
+//	                       last_commit, last_indexed_at, last_run_complete,
+//	                       embedding_model; see the Meta* constants.
+//	files                  one row per indexed file; id is stable while the
+//	                       path stays indexed (a re-write updates the row).
+//	symbols                definitions; sid is the stable id (see SymbolID),
+//	                       parent_sid the enclosing symbol's sid.
+//	chunks                 runs of whole lines covering every file; cid is
+//	                       the stable id (see ChunkID), symbol_sid the
+//	                       smallest enclosing symbol.
+//	refs                   imports, calls, identifier uses, string literals,
+//	                       type references; symbol_sid is the innermost
+//	                       enclosing symbol. Identifier refs are stored once
+//	                       per (file, name, line).
+//	skipped                files the last run left out, with the reason.
+//	vectors, embed_cache   embeddings, filled by a later stage.
+//
+// path, ext and language are copied onto symbols, chunks and refs so that
+// filters need no join. symbols.id, chunks.id and refs.id change whenever
+// their file is re-written; use sid and cid to refer to symbols and chunks
+// across runs.
+//
+// Indexes: symbols(name COLLATE NOCASE), symbols(qualname),
+// symbols(file_id), symbols(path), symbols(sid); chunks(file_id),
+// chunks(path), chunks(cid); refs(name_lower, kind), refs(target),
+// refs(file_id); files(path). A case-insensitive name lookup must say
+// COLLATE NOCASE to use its index:
+//
+//	SELECT sid FROM symbols WHERE name = ?1 COLLATE NOCASE
+//	SELECT path, start_line, symbol_sid FROM refs WHERE name_lower = lower(?1) AND kind = 'call'
+//
+// # List columns
+//
+// decorators, identifiers, calls and strings (on symbols and chunks) are
+// '\n'-joined with a leading and a trailing '\n', so exact membership is
+//
+//	instr(decorators, char(10) || ?1 || char(10)) > 0
+//
+// An empty list is the empty string. ident_parts is the space-joined,
+// deduplicated extract.SplitIdentifier words of the symbol's name and its
+// identifiers (of the identifiers, for chunks): the surface that makes
+// camelCase and snake_case words searchable. files.imports and
+// files.exports are plain '\n'-joined.
+//
+// # Full-text search
+//
+// symbols_fts(name, qualname, signature, doc, ident_parts),
+// chunks_fts(header, content, ident_parts, strings) and
+// files_fts(path, summary) are FTS5 external-content tables (tokenizer
+// unicode61 remove_diacritics 2) whose rowid is the id of the base row:
+//
+//	SELECT s.sid, bm25(symbols_fts) FROM symbols_fts
+//	JOIN symbols s ON s.id = symbols_fts.rowid
+//	WHERE symbols_fts MATCH 'ident_parts:user AND ident_parts:id' ORDER BY rank
+//
+// chunks_tri(content) indexes chunk text with the trigram tokenizer, for
+// case-insensitive literal substring search of at least 3 characters:
+//
+//	SELECT rowid FROM chunks_tri WHERE chunks_tri MATCH '"reset by peer"'
+//	SELECT rowid FROM chunks_tri WHERE content LIKE '%reset by peer%'
+//
+// There are no triggers: Write updates the FTS tables itself, once per
+// batch (see batch.go for why that is several times faster). Nothing but
+// Write may change symbols, chunks or files.
+//
+// # Writes, reads and crashes
+//
+// The file is in WAL mode. A DB holds one writer connection and a pool of
+// read-only connections (SQL). Write stores a batch of files in one
+// transaction, each file replacing all rows of its path, so a reader
+// always sees whole batches and a crash or kill -9 at any moment leaves
+// the last committed batch. Readers are never blocked by a write in
+// progress. synchronous=NORMAL: a committed batch survives a process
+// crash; an OS crash or power loss can lose the batches committed since
+// the last checkpoint, never consistency. Check verifies an index.
+//
+// # Schema versions
+//
+// Open creates the schema in a new file and stores SchemaVersion. An
+// older index is migrated in place when a migration exists, otherwise
+// Open returns ErrRebuildNeeded; a newer one gives ErrNewerSchema, and a
+// file that is not a viberag index ErrNotIndex. Remove deletes an index
+// with its WAL files, for `viberag index --force`.
+package tables

@@ -1,0 +1,177 @@
+package tables
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/viberag/viberag/extract"
+)
+
+// writeFile inserts the rows of f and returns its file id. id is the id
+// the path already has (its old rows are cleared), or 0.
+func (bw *batchWriter) writeFile(f *extract.File, id int64) (int64, error) {
+	args := []any{f.Path, f.Ext, f.Language, f.Size, f.Lines, Hex(f.Hash),
+		joinPlain(f.Imports), joinPlain(f.Exports), f.Doc, f.Summary,
+		f.ParseStatus, f.ParseProblem, bw.now}
+	if id != 0 {
+		// Keep the id: it names the file's vectors ('f' || id).
+		if _, err := bw.updFile.ExecContext(bw.ctx, append(args, id)...); err != nil {
+			return 0, err
+		}
+	} else {
+		res, err := bw.insFile.ExecContext(bw.ctx, args...)
+		if err != nil {
+			return 0, err
+		}
+		if id, err = res.LastInsertId(); err != nil {
+			return 0, err
+		}
+	}
+	if err := bw.insertSymbols(id, f); err != nil {
+		return 0, err
+	}
+	if err := bw.insertChunks(id, f); err != nil {
+		return 0, err
+	}
+	return id, bw.insertRefs(id, f)
+}
+
+// symbolIDs fills bw.sids with the sid of every symbol of f.
+func (bw *batchWriter) symbolIDs(f *extract.File) {
+	clear(bw.occ)
+	bw.sids = bw.sids[:0]
+	for i := range f.Symbols {
+		s := &f.Symbols[i]
+		k := kindQual{s.Kind, s.Qualname}
+		n := bw.occ[k]
+		bw.occ[k] = n + 1
+		bw.sids = append(bw.sids, SymbolID(f.Path, s.Kind, s.Qualname, n))
+	}
+}
+
+// sid returns the sid of symbol index i, or "" when i is out of range
+// (-1 means none).
+func (bw *batchWriter) sid(i int) string {
+	if i < 0 || i >= len(bw.sids) {
+		return ""
+	}
+	return bw.sids[i]
+}
+
+func (bw *batchWriter) insertSymbols(fileID int64, f *extract.File) error {
+	bw.symbolIDs(f)
+	a := bw.symArgs
+	for i := range f.Symbols {
+		s := &f.Symbols[i]
+		exported := 0
+		if s.Exported {
+			exported = 1
+		}
+		a[0], a[1], a[2], a[3], a[4] = bw.sids[i], fileID, f.Path, f.Ext, f.Language
+		a[5], a[6], a[7], a[8] = s.Kind, s.Name, s.Qualname, bw.sid(s.Parent)
+		a[9], a[10], a[11], a[12] = s.StartLine, s.EndLine, s.StartByte, s.EndByte
+		a[13], a[14], a[15] = s.Signature, s.Doc, exported
+		a[16] = joinList(&bw.sb, s.Decorators)
+		a[17] = joinList(&bw.sb, s.Identifiers)
+		a[18] = bw.identParts(s.Name, s.Identifiers)
+		a[19] = joinList(&bw.sb, s.Calls)
+		a[20] = joinList(&bw.sb, s.Strings)
+		a[21] = Hex(s.Hash)
+		if _, err := bw.insSymbol.ExecContext(bw.ctx, a...); err != nil {
+			return fmt.Errorf("symbol %s %s: %w", s.Kind, s.Qualname, err)
+		}
+	}
+	return nil
+}
+
+func (bw *batchWriter) insertChunks(fileID int64, f *extract.File) error {
+	a := bw.chkArgs
+	var prev [2]int
+	for i := range f.Chunks {
+		c := &f.Chunks[i]
+		// Two chunks over the same lines would share a cid; they would
+		// also hold the same text, so the second adds nothing.
+		if i > 0 && c.StartLine == prev[0] && c.EndLine == prev[1] {
+			continue
+		}
+		prev = [2]int{c.StartLine, c.EndLine}
+		a[0], a[1], a[2], a[3], a[4] = ChunkID(f.Path, c.StartLine, c.EndLine), fileID, f.Path, f.Ext, f.Language
+		a[5], a[6], a[7], a[8] = c.StartLine, c.EndLine, c.StartByte, c.EndByte
+		a[9], a[10], a[11] = bw.sid(c.Symbol), c.Header, c.Text
+		a[12] = joinList(&bw.sb, c.Identifiers)
+		a[13] = bw.identParts("", c.Identifiers)
+		a[14] = joinList(&bw.sb, c.Calls)
+		a[15] = joinList(&bw.sb, c.Strings)
+		a[16] = Hex(c.Hash)
+		if _, err := bw.insChunk.ExecContext(bw.ctx, a...); err != nil {
+			return fmt.Errorf("chunk %d-%d: %w", c.StartLine, c.EndLine, err)
+		}
+	}
+	return nil
+}
+
+func (bw *batchWriter) insertRefs(fileID int64, f *extract.File) error {
+	bw.encl = enclosing(f, bw.encl)
+	clear(bw.idents)
+	a := bw.refArgs[:0]
+	for i := range f.Refs {
+		r := &f.Refs[i]
+		if r.Kind == extract.RefIdent {
+			k := identKey{r.Name, r.StartLine}
+			if _, dup := bw.idents[k]; dup {
+				continue
+			}
+			bw.idents[k] = struct{}{}
+		}
+		a = append(a, fileID, f.Path, f.Ext, f.Language,
+			r.Kind, r.Name, strings.ToLower(r.Name), r.Target,
+			r.StartLine, r.EndLine, bw.sid(bw.encl[i]))
+		if len(a) == cap(a) {
+			if _, err := bw.insRefs.ExecContext(bw.ctx, a...); err != nil {
+				return fmt.Errorf("refs: %w", err)
+			}
+			a = a[:0]
+		}
+	}
+	for ; len(a) > 0; a = a[refCount:] {
+		if _, err := bw.insRef.ExecContext(bw.ctx, a[:refCount]...); err != nil {
+			return fmt.Errorf("ref %s %s: %w", a[4], a[5], err)
+		}
+	}
+	return nil
+}
+
+// identParts returns the space-joined, deduplicated SplitIdentifier words
+// of name and idents: the ident_parts column.
+func (bw *batchWriter) identParts(name string, idents []string) string {
+	clear(bw.seen)
+	bw.words = bw.words[:0]
+	if name != "" {
+		bw.addWords(name)
+	}
+	for _, id := range idents {
+		bw.addWords(id)
+	}
+	return string(bw.words)
+}
+
+func (bw *batchWriter) addWords(ident string) {
+	parts, ok := bw.splits[ident]
+	if !ok {
+		if len(bw.splits) >= maxSplitCache {
+			clear(bw.splits)
+		}
+		parts = extract.SplitIdentifier(ident)
+		bw.splits[ident] = parts
+	}
+	for _, w := range parts {
+		if _, dup := bw.seen[w]; dup {
+			continue
+		}
+		bw.seen[w] = struct{}{}
+		if len(bw.words) > 0 {
+			bw.words = append(bw.words, ' ')
+		}
+		bw.words = append(bw.words, w...)
+	}
+}
