@@ -90,6 +90,9 @@ func readerFor(name string) reader {
 	case "markdown":
 		return markdownReader{}
 	}
+	if r := repairReaderFor(name); r != nil {
+		return r
+	}
 	if spec := treeSitterSpec(name); spec != nil {
 		return tsReader{spec: spec}
 	}

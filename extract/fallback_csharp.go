@@ -1,0 +1,539 @@
+package extract
+
+// The C# region skeleton, repairs and the member scanner used for regions
+// whose tree is bad.
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+var csLex = braceLex{
+	charLits:  true,
+	csharpStr: true,
+	directive: func(string) bool { return true },
+	endsAfterBlock: func(src []byte, toks []skelTok, next *skelTok) bool {
+		if next == nil {
+			return true
+		}
+		switch next.kind {
+		case ';', ',', ')', ']', '.', '=', '?', ':':
+			return false
+		case 'o':
+			if t := tokText(src, *next); t == "=>" || t == "??" || t == "->" {
+				return false
+			}
+		case 'w':
+			switch tokText(src, *next) {
+			case "else", "catch", "finally", "while", "when":
+				return false
+			}
+		}
+		return true
+	},
+}
+
+// csPrepareDirectives is csPrepare without blanking bodies (for the
+// scanner, which reads bodies lexically anyway).
+func csPrepareDirectives(src []byte) ([]byte, string) { return csPrepareOpts(src, false) }
+
+// csPrepare blanks preprocessor lines (#region, #pragma, #nullable …) and,
+// like C, the alternative branches of #if groups whose branches do not
+// balance their braces, so a region never holds half a directive group.
+func csPrepare(src []byte) ([]byte, string) { return csPrepareOpts(src, true) }
+
+func csPrepareOpts(src []byte, blankBodies bool) ([]byte, string) {
+	out := bytes.Clone(src)
+	dirs, dead := cConditionals(out)
+	other := 0
+	for start := 0; start < len(out); {
+		end := lineEndAfter(out, start)
+		trim := bytes.TrimSpace(out[start:end])
+		if len(trim) > 1 && trim[0] == '#' && isWordByte(trim[1]) || len(trim) > 2 && trim[0] == '#' && trim[1] == ' ' {
+			for k := start; k < end; k++ {
+				if out[k] != '\n' {
+					out[k] = ' '
+				}
+			}
+			other++
+		}
+		start = end
+	}
+	bodies := 0
+	if blankBodies {
+		bodies = csBlankBodies(out)
+	}
+	var notes []string
+	if dirs+other > 0 {
+		notes = append(notes, fmt.Sprintf("blanked %d directive lines", dirs+other))
+	}
+	if dead > 0 {
+		notes = append(notes, fmt.Sprintf("%d lines of alternative #if branches", dead))
+	}
+	if bodies > 0 {
+		notes = append(notes, fmt.Sprintf("%d member bodies read lexically", bodies))
+	}
+	if len(notes) == 0 {
+		return out, ""
+	}
+	return out, "repaired: " + strings.Join(notes, ", ")
+}
+
+// csBlankBodies blanks the inside of method, constructor, operator,
+// accessor and local function bodies, keeping their braces: the pure-Go
+// C# parser spends most of its time (0.01-0.05 MB/s) in statement
+// ambiguity, while definitions live in the declarations. The bodies' calls,
+// identifiers and strings are read lexically (repair_lexrefs.go). It
+// returns the number of bodies blanked.
+func csBlankBodies(b []byte) int {
+	items, toks := braceSkeleton(b, &csLex)
+	n := 0
+	var walk func(items []item, depth int)
+	walk = func(items []item, depth int) {
+		for i := range items {
+			it := &items[i]
+			if depth > 40 {
+				continue
+			}
+			if csBlankArrow(b, toks, it) {
+				n++
+				continue
+			}
+			if !it.hasBlock() {
+				continue
+			}
+			switch csBlockKind(b, toks, it) {
+			case "container":
+				walk(it.children, depth+1)
+			case "property":
+				// accessors: get { ... } set { ... }
+				for j := range it.children {
+					ch := &it.children[j]
+					if ch.hasBlock() && ch.close > ch.open && blankInside(b, ch.open, ch.close) > 0 {
+						n++
+					}
+				}
+			default:
+				if blankInside(b, it.open, it.close) > 0 {
+					n++
+				}
+			}
+		}
+	}
+	walk(items, 0)
+	return n
+}
+
+// csBlankArrow blanks an expression body `=> expr;` of a member to `=> 0;`
+// (generic calls in expressions make the parser fork at every `<`).
+func csBlankArrow(b []byte, toks []skelTok, it *item) bool {
+	depth := 0
+	for k := it.tok0; k < it.tok1 && k < len(toks); k++ {
+		t := toks[k]
+		switch t.kind {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+		case 'w':
+			if depth == 0 {
+				switch tokText(b, t) {
+				case "namespace", "class", "struct", "interface", "enum", "record":
+					return false
+				}
+			}
+		case 'o':
+			if depth != 0 || tokText(b, t) != "=>" || k+1 >= it.tok1 {
+				continue
+			}
+			last := toks[it.tok1-1]
+			if last.kind != ';' || toks[k+1].start >= last.start {
+				return false
+			}
+			from := toks[k+1].start
+			for q := from; q < last.start; q++ {
+				if b[q] != '\n' {
+					b[q] = ' '
+				}
+			}
+			b[from] = '0'
+			return true
+		}
+	}
+	return false
+}
+
+// csBlockKind classifies an item's block by its header: "container"
+// (namespace, class, struct, interface, enum, record), "property" (no
+// parameter list: accessors inside), else a body.
+func csBlockKind(src []byte, toks []skelTok, it *item) string {
+	depth := 0
+	for k := it.tok0; k < it.tok1 && k < len(toks); k++ {
+		t := toks[k]
+		if t.start >= it.open {
+			break
+		}
+		switch t.kind {
+		case '[', '(':
+			depth++
+		case ']', ')':
+			depth--
+		case '=':
+			if depth == 0 {
+				return "body" // an initializer
+			}
+		case 'o':
+			if depth == 0 && tokText(src, t) == "=>" {
+				return "body"
+			}
+		case 'w':
+			if depth == 0 {
+				switch tokText(src, t) {
+				case "namespace", "class", "struct", "interface", "enum", "record":
+					return "container"
+				}
+			}
+		}
+	}
+	// A parameter list at depth 0 makes it a method-like body.
+	depth = 0
+	for k := it.tok0; k < it.tok1 && k < len(toks); k++ {
+		t := toks[k]
+		if t.start >= it.open {
+			break
+		}
+		if t.kind == '[' {
+			depth++
+		} else if t.kind == ']' {
+			depth--
+		} else if t.kind == '(' && depth == 0 {
+			return "body"
+		}
+	}
+	return "property"
+}
+
+// csScan reads the definitions of one C# item from its header tokens:
+// the tokens before its block, `=>` or `;`.
+func csScan(sc *scanCtx, it *item, parent int) {
+	toks := sc.toks
+	if it.tok1 <= it.tok0 || it.tok1 > len(toks) {
+		return
+	}
+	end := it.tok1
+	if it.hasBlock() {
+		for k := it.tok0; k < it.tok1; k++ {
+			if toks[k].start == it.open {
+				end = k
+				break
+			}
+		}
+	}
+	word := func(k int) string {
+		if k < 0 || k >= len(toks) || toks[k].kind != 'w' {
+			return ""
+		}
+		return tokText(sc.src, toks[k])
+	}
+	// Skip attributes and collect modifiers.
+	k := it.tok0
+	var decorators []string
+	for k < end && toks[k].kind == '[' {
+		depth, parens := 0, 0
+		first := true
+		for ; k < end; k++ {
+			switch toks[k].kind {
+			case '[':
+				depth++
+			case ']':
+				depth--
+			case '(':
+				parens++
+			case ')':
+				parens--
+			case 'w':
+				if depth == 1 && parens == 0 && first {
+					w := tokText(sc.src, toks[k])
+					if k+1 < end && toks[k+1].kind == ':' {
+						continue // target: [assembly: X], [return: X]
+					}
+					decorators = append(decorators, w)
+					sc.declare(k)
+					first = false
+				}
+			case ',':
+				if depth == 1 && parens == 0 {
+					first = true
+				}
+			}
+			if depth == 0 {
+				k++
+				break
+			}
+		}
+	}
+	// The symbol spans its attributes; the signature starts after them.
+	code := it.code
+	sigStart := code
+	if k < len(toks) {
+		sigStart = toks[k].start
+	}
+	public := false
+	for ; k < end; k++ {
+		w := word(k)
+		switch w {
+		case "public", "protected":
+			public = true
+			continue
+		case "private", "internal", "static", "sealed", "abstract", "partial", "readonly", "unsafe",
+			"virtual", "override", "async", "extern", "new", "volatile", "required", "file", "ref", "fixed":
+			continue
+		}
+		break
+	}
+	if k >= end {
+		return
+	}
+	if parent >= 0 && sc.out.Symbols[parent].Kind == KindInterface {
+		public = true
+	}
+	if parent >= 0 && !sc.out.Symbols[parent].Exported && sc.out.Symbols[parent].Kind != KindNamespace {
+		public = false
+	}
+	spanEnd := toks[it.tok1-1].end
+	add := func(kind, name string, nameTok int) int {
+		sc.declare(nameTok)
+		exported := public || kind == KindNamespace
+		sig := declHead(sc.src, sigStart, spanEnd, 400)
+		if sig == "" {
+			sig = firstLine(sc.src[sigStart:spanEnd])
+		}
+		idx := sc.add(kind, name, parent, code, spanEnd, sig, csCleanDoc(leadingDoc(sc.src, it.start, it.code)), exported)
+		sc.out.Symbols[idx].Decorators = decorators
+		return idx
+	}
+	members := func(idx int) {
+		for i := range it.children {
+			csScan(sc, &it.children[i], idx)
+		}
+	}
+	w := word(k)
+	switch w {
+	case "namespace":
+		var parts []string
+		for q := k + 1; q < end; q++ {
+			if toks[q].kind == 'w' {
+				parts = append(parts, word(q))
+			} else if toks[q].kind != '.' {
+				break
+			}
+		}
+		if len(parts) > 0 {
+			members(add(KindNamespace, strings.Join(parts, "."), k+1))
+		}
+		return
+	case "class", "struct", "interface", "enum", "record":
+		kind := map[string]string{"class": KindClass, "struct": KindStruct, "interface": KindInterface, "enum": KindEnum, "record": KindClass}[w]
+		q := k + 1
+		if w == "record" && (word(q) == "struct" || word(q) == "class") {
+			if word(q) == "struct" {
+				kind = KindStruct
+			}
+			q++
+		}
+		if name := word(q); name != "" {
+			idx := add(kind, name, q)
+			if kind != KindEnum {
+				members(idx)
+			}
+		}
+		return
+	case "delegate":
+		if p := csParenName(sc, k, end); p >= 0 {
+			add(KindType, word(p), p)
+		}
+		return
+	case "event":
+		if n := csLastName(sc, k, end); n >= 0 {
+			add(KindField, word(n), n)
+		}
+		return
+	case "using", "return", "if", "for", "foreach", "while", "switch", "var", "throw":
+		return
+	}
+	if parent < 0 || sc.out.Symbols[parent].Kind == KindNamespace {
+		return // statements or broken text at namespace level
+	}
+	// operator declarations
+	for q := k; q < end; q++ {
+		if word(q) == "operator" {
+			name := "operator"
+			if q+1 < end {
+				name += " " + tokText(sc.src, toks[q+1])
+			}
+			add(KindMethod, name, q)
+			return
+		}
+		if word(q) == "this" && q+1 < end && toks[q+1].kind == '[' {
+			add(KindProperty, "this", q)
+			return
+		}
+	}
+	if p := csParenName(sc, k, end); p >= 0 {
+		name := word(p)
+		if p > 0 && toks[p-1].kind == 'o' && tokText(sc.src, toks[p-1]) == "~" {
+			name = "~" + name
+		}
+		add(KindMethod, name, p)
+		return
+	}
+	// property (block or =>) or field (; or =)
+	n := csLastName(sc, k, end)
+	if n < 0 {
+		return
+	}
+	isProp := it.hasBlock()
+	for q := k; q < end; q++ {
+		if toks[q].kind == 'o' && tokText(sc.src, toks[q]) == "=>" {
+			isProp = true
+		}
+	}
+	kind := KindField
+	if isProp {
+		kind = KindProperty
+	}
+	for q := it.tok0; q < k; q++ {
+		if word(q) == "const" {
+			kind = KindConst
+		}
+	}
+	add(kind, word(n), n)
+}
+
+// csParenName finds `Name(` or `Name<..>(` among toks[from:to] before any
+// `=`, `=>` or `{`, returning the name token.
+func csParenName(sc *scanCtx, from, to int) int {
+	toks := sc.toks
+	angle := 0
+	for q := from; q < to; q++ {
+		switch toks[q].kind {
+		case '<':
+			angle++
+		case '>':
+			angle--
+		case '=', '{':
+			return -1
+		case 'o':
+			if tokText(sc.src, toks[q]) == "=>" {
+				return -1
+			}
+		case '(':
+			if angle > 0 {
+				continue
+			}
+			p := q - 1
+			if p >= from && toks[p].kind == '>' {
+				depth := 0
+				for ; p >= from; p-- {
+					if toks[p].kind == '>' {
+						depth++
+					} else if toks[p].kind == '<' {
+						depth--
+						if depth == 0 {
+							p--
+							break
+						}
+					}
+				}
+			}
+			if p >= from && toks[p].kind == 'w' {
+				return p
+			}
+			return -1
+		}
+	}
+	return -1
+}
+
+// csLastName is the last word before `=`, `=>`, `;`, `{` or the end.
+func csLastName(sc *scanCtx, from, to int) int {
+	toks := sc.toks
+	last := -1
+	angle := 0
+	for q := from; q < to; q++ {
+		switch toks[q].kind {
+		case '<':
+			angle++
+		case '>':
+			angle--
+		case 'w':
+			if angle == 0 {
+				last = q
+			}
+		case '=', ';', '{', ',':
+			if angle <= 0 {
+				return last
+			}
+		case 'o':
+			if tokText(sc.src, toks[q]) == "=>" {
+				return last
+			}
+		}
+	}
+	return last
+}
+
+// csScanFile reads a C# file from its skeleton: definitions by csScan,
+// `using` directives as imports, calls, identifiers and strings lexically.
+func csScanFile(src []byte, items []item, toks []skelTok) *Outline {
+	sc := &scanCtx{src: src, toks: toks, out: &Outline{}, lines: newPointIndex(src)}
+	for i := range items {
+		csScan(sc, &items[i], -1)
+	}
+	sc.out.Refs = lexRefs(src, toks, sc.lines, csLexRefs, func(t skelTok) bool { return t.kind != '#' }, sc.decl)
+	// using directives (file level and inside namespaces)
+	var usings func(items []item, depth int)
+	usings = func(items []item, depth int) {
+		for i := range items {
+			it := &items[i]
+			if it.tok1-it.tok0 < 3 || it.tok1 > len(toks) || tokText(src, toks[it.tok0]) != "using" || it.hasBlock() {
+				if it.hasBlock() && depth < 4 && csBlockKind(src, toks, it) == "container" {
+					usings(it.children, depth+1)
+				}
+				continue
+			}
+			var parts []string
+			alias := ""
+			for k := it.tok0 + 1; k < it.tok1; k++ {
+				switch t := toks[k]; t.kind {
+				case 'w':
+					if w := tokText(src, t); w != "static" && w != "global" {
+						parts = append(parts, w)
+					}
+				case '=':
+					if len(parts) == 1 {
+						alias, parts = parts[0], nil
+					}
+				case '.':
+				case ';':
+				default:
+					if t.kind == '<' {
+						k = it.tok1
+					}
+				}
+			}
+			if len(parts) == 0 {
+				continue
+			}
+			t := toks[it.tok0]
+			sc.out.Refs = append(sc.out.Refs, Ref{Kind: RefImport, Name: strings.Join(parts, "."), Target: alias,
+				StartLine: sc.lines.line(t.start), EndLine: sc.lines.line(toks[it.tok1-1].end - 1),
+				StartByte: t.start, EndByte: toks[it.tok1-1].end})
+		}
+	}
+	usings(items, 0)
+	sort.SliceStable(sc.out.Refs, func(i, j int) bool { return sc.out.Refs[i].StartByte < sc.out.Refs[j].StartByte })
+	return sc.out
+}

@@ -1,0 +1,528 @@
+package extract
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestRecall measures definition recall, parse states and speed of the C,
+// C++, C#, Haskell and Swift readers against an independent reference, on
+// every file under $RECALL:
+//
+//	RECALL=/work/bench-repos/fmtlib/include/fmt go test ./extract -run TestRecall -v
+//
+// The reference is Universal Ctags (`ctags --output-format=json
+// --fields=+neKS --kinds-all='*' -f - FILE`, on PATH) for C, C++, C# and
+// Haskell. Ctags has no Swift parser; for Swift (and as a second reference
+// for the others with RECALL_REF=tsref) the reference is the C tree-sitter
+// runtime compiled to WebAssembly, run by node from $RECALL_TSREF, a
+// directory prepared with
+//
+//	npm install web-tree-sitter@0.20.8 tree-sitter-wasms@0.1.13
+//
+// Kinds are aligned: function definitions, classes/structs/unions/enums,
+// interfaces, namespaces, typedefs/aliases, methods and (C#) properties;
+// not prototypes, locals, parameters, enumerators or members. A reference
+// definition is found when a symbol of the same name spans its line.
+// Each file is read twice: "before" is the plain tree-sitter reader on the
+// same spec, "after" the repair reader. RECALL_MISSED=n prints n missed
+// definitions per language.
+func TestRecall(t *testing.T) {
+	dir := os.Getenv("RECALL")
+	if dir == "" {
+		t.Skip("set RECALL=dir")
+	}
+	type row struct {
+		files            int
+		bytes            int64
+		status           map[string]int
+		dur, cpu         time.Duration
+		slowest          time.Duration
+		slowFile         string
+		found, refs, sym int
+	}
+	type langRows struct{ before, after row }
+	rows := map[string]*langRows{}
+	missed := map[string][]string{}
+	maxMissed := 0
+	fmt.Sscanf(os.Getenv("RECALL_MISSED"), "%d", &maxMissed)
+
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		lang := LanguageOf(p).Name
+		rr := repairReaders[lang]
+		if rr == nil {
+			return nil
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		refLang := lang
+		if lang == "c" && cLooksCpp(p, src) {
+			refLang = "cpp"
+		}
+		ref, err := recallReference(refLang, p)
+		if err != nil {
+			t.Logf("%s: no reference: %v", p, err)
+		}
+		lr := rows[lang]
+		if lr == nil {
+			// Load the grammar once outside the timings (a one-time cost
+			// per process of 100-200 ms).
+			runReader(context.Background(), tsReader{spec: rr.spec}, p, []byte("\n"), DefaultParseTimeout)
+			lr = &langRows{before: row{status: map[string]int{}}, after: row{status: map[string]int{}}}
+			rows[lang] = lr
+		}
+		for pass, rd := range []reader{tsReader{spec: rr.spec}, repairReaderFor(lang)} {
+			rw := &lr.before
+			if pass == 1 {
+				rw = &lr.after
+			} else if os.Getenv("RECALL_AFTER_ONLY") != "" {
+				continue
+			}
+			if pass == 0 && lang == "c" && cLooksCpp(p, src) {
+				rd = tsReader{spec: treeSitterSpec("cpp")}
+			}
+			cpu0 := cpuTime()
+			start := time.Now()
+			out, err := runReader(context.Background(), rd, p, src, DefaultParseTimeout)
+			el := time.Since(start)
+			rw.cpu += cpuTime() - cpu0
+			if err != nil {
+				out = &Outline{Status: ParseFallback, Problem: err.Error()}
+			}
+			f := &File{Path: p, Language: lang, Size: int64(len(src)), Lines: countLines(src)}
+			build(f, out, src)
+			rw.files++
+			rw.bytes += int64(len(src))
+			rw.status[f.ParseStatus]++
+			rw.dur += el
+			rw.sym += len(f.Symbols)
+			if el > rw.slowest {
+				rw.slowest, rw.slowFile = el, p
+			}
+			found, miss := recallMatch(ref, f.Symbols, lang)
+			rw.found += found
+			rw.refs += len(ref)
+			if pass == 1 {
+				for _, m := range miss {
+					missed[lang] = append(missed[lang], p+": "+m)
+				}
+				if os.Getenv("RECALL_FILES") != "" {
+					fmt.Printf("  %-60s %-9s %4d/%-4d %6.0fms %s\n", p, f.ParseStatus, found, len(ref), float64(el.Microseconds())/1000, f.ParseProblem)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	langs := make([]string, 0, len(rows))
+	for l := range rows {
+		langs = append(langs, l)
+	}
+	sort.Strings(langs)
+	fmt.Printf("| lang | pass | files | clean/repaired/fallback | symbols | ref defs | found | recall %% | MB/s wall | MB/s cpu | slowest ms | slowest file |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	for _, l := range langs {
+		for pass, rw := range []row{rows[l].before, rows[l].after} {
+			name := "before"
+			if pass == 1 {
+				name = "after"
+			}
+			recall := 100.0
+			if rw.refs > 0 {
+				recall = 100 * float64(rw.found) / float64(rw.refs)
+			}
+			fmt.Printf("| %s | %s | %d | %d/%d/%d | %d | %d | %d | %.1f | %.2f | %.2f | %.0f | %s |\n", l, name, rw.files,
+				rw.status[ParseClean], rw.status[ParseRepaired], rw.status[ParseFallback], rw.sym, rw.refs, rw.found, recall,
+				float64(rw.bytes)/1e6/rw.dur.Seconds(), float64(rw.bytes)/1e6/rw.cpu.Seconds(), float64(rw.slowest.Microseconds())/1000, filepath.Base(rw.slowFile))
+		}
+	}
+	for _, l := range langs {
+		for i, m := range missed[l] {
+			if i >= maxMissed {
+				break
+			}
+			fmt.Printf("missed %s %s\n", l, m)
+		}
+	}
+}
+
+// refDef is a reference definition.
+type refDef struct {
+	Name      string `json:"name"`
+	Kind      string `json:"kind"`
+	Line      int    `json:"line"`
+	ScopeKind string `json:"scopeKind"`
+}
+
+// recallKinds are the reference kinds counted per language (ctags kind
+// names; "tsref" kinds are already filtered by the script).
+var recallKinds = map[string]map[string]bool{
+	"c":       {"function": true, "struct": true, "union": true, "enum": true, "typedef": true},
+	"cpp":     {"function": true, "class": true, "struct": true, "union": true, "enum": true, "namespace": true, "typedef": true},
+	"csharp":  {"class": true, "struct": true, "interface": true, "enum": true, "method": true, "property": true, "namespace": true},
+	"haskell": {"function": true, "type": true, "module": true},
+}
+
+func recallReference(lang, p string) ([]refDef, error) {
+	if lang == "swift" || os.Getenv("RECALL_REF") == "tsref" {
+		return tsrefReference(lang, p)
+	}
+	out, err := exec.Command("ctags", "--output-format=json", "--fields=+neKS", "--kinds-all=*", "-f", "-", p).Output()
+	if err != nil {
+		return nil, err
+	}
+	if lang == "c" {
+		// ctags reads .h as C++; ask for C explicitly for C files.
+		if strings.HasSuffix(p, ".h") {
+			out, err = exec.Command("ctags", "--language-force=C", "--output-format=json", "--fields=+neKS", "--kinds-all=*", "-f", "-", p).Output()
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	kinds := recallKinds[lang]
+	var defs []refDef
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		var d refDef
+		if json.Unmarshal(sc.Bytes(), &d) != nil || !kinds[d.Kind] || d.Name == "" || strings.HasPrefix(d.Name, "__anon") {
+			continue
+		}
+		if d.ScopeKind == "function" || d.ScopeKind == "method" {
+			continue // local types and aliases inside function bodies
+		}
+		// Operators are compared without spaces: `operator ==`.
+		if strings.HasPrefix(d.Name, "operator ") {
+			if rest := d.Name[len("operator "):]; rest != "" && !isWordByte(rest[0]) {
+				d.Name = "operator" + strings.ReplaceAll(rest, " ", "")
+			}
+		}
+		if lang == "haskell" && d.Kind == "module" {
+			// ctags names `module XMonad.Core` "XMonad"
+			continue
+		}
+		if lang == "haskell" {
+			// ctags tags every equation and signature of a Haskell
+			// function, and fixity declarations as functions named
+			// infixl/infixr/infix: count each name once.
+			if d.Name == "infixl" || d.Name == "infixr" || d.Name == "infix" || seen[d.Name] {
+				continue
+			}
+			seen[d.Name] = true
+		}
+		if lang == "csharp" && d.Kind != "namespace" {
+			// explicit interface implementations: `IFoo.Bar` is Bar
+			if i := strings.LastIndexByte(d.Name, '.'); i >= 0 {
+				d.Name = d.Name[i+1:]
+			}
+		}
+		if lang == "csharp" && d.Kind == "namespace" {
+			// A namespace is tagged once per file that opens it.
+			if seen["ns "+d.Name] {
+				continue
+			}
+			seen["ns "+d.Name] = true
+		}
+		defs = append(defs, d)
+	}
+	return defs, nil
+}
+
+// recallMatch counts the reference definitions found among syms: same name,
+// the reference line inside the symbol's span (Haskell: same name anywhere,
+// ctags lines point at single equations). Matching is one to one.
+func recallMatch(ref []refDef, syms []Symbol, lang string) (int, []string) {
+	byName := map[string][]int{}
+	for i, s := range syms {
+		name := s.Name
+		byName[name] = append(byName[name], i)
+		if j := strings.LastIndexByte(name, '.'); j >= 0 {
+			byName[name[j+1:]] = append(byName[name[j+1:]], i)
+		}
+	}
+	used := make([]bool, len(syms))
+	matched := make([]bool, len(ref))
+	found := 0
+	// Two passes: first a symbol starting near the reference line (so a
+	// member's tag does not take its class), then any symbol spanning it.
+	for pass := 0; pass < 2; pass++ {
+		for di, d := range ref {
+			if matched[di] {
+				continue
+			}
+			best := -1
+			for _, i := range byName[d.Name] {
+				if used[i] {
+					continue
+				}
+				s := &syms[i]
+				ok := lang == "haskell" || d.Line >= s.StartLine && d.Line <= s.EndLine
+				if pass == 0 && lang != "haskell" {
+					ok = d.Line >= s.StartLine-1 && d.Line <= s.StartLine+3 && d.Line <= s.EndLine+1
+				}
+				if ok && (best < 0 || absInt(syms[i].StartLine-d.Line) < absInt(syms[best].StartLine-d.Line)) {
+					best = i
+				}
+			}
+			if best >= 0 {
+				used[best] = true
+				matched[di] = true
+				found++
+			}
+		}
+	}
+	var missed []string
+	for di, d := range ref {
+		if !matched[di] {
+			missed = append(missed, fmt.Sprintf("%s %s:%d", d.Kind, d.Name, d.Line))
+		}
+	}
+	return found, missed
+}
+
+// tsrefScript prints the definitions of a file as JSON lines, read by the
+// C tree-sitter runtime (WebAssembly build).
+const tsrefScript = `
+const Parser = require('web-tree-sitter');
+const fs = require('fs');
+const path = require('path');
+(async () => {
+  const [lang, file] = process.argv.slice(2);
+  await Parser.init();
+  const wasm = path.join(process.cwd(), 'node_modules/tree-sitter-wasms/out/tree-sitter-' + lang + '.wasm');
+  const L = await Parser.Language.load(wasm);
+  const p = new Parser(); p.setLanguage(L);
+  const t = p.parse(fs.readFileSync(file, 'utf8'));
+  const out = [];
+  const first = (n, types) => { for (let i = 0; i < n.namedChildCount; i++) { const c = n.namedChild(i); if (types.includes(c.type)) return c; } return null; };
+  // Definitions inside function bodies are locals; names lose template
+  // arguments (is_byte<std::vector<T>> is is_byte).
+  const local = (n) => { for (let p = n.parent; p; p = p.parent) { if (['compound_statement','function_body','lambda_literal','block'].includes(p.type)) return true; } return false; };
+  const emit = (name, kind, n) => { if (!name || local(n)) return; if (!name.startsWith('operator')) name = name.split('<')[0].trim(); else if (/^operator\s*[^\w\s]/.test(name)) name = name.replace(/\s+/g, ''); out.push(JSON.stringify({name, kind, line: n.startPosition.row + 1})); };
+  const declName = (d) => { while (d) { if (['identifier','field_identifier','type_identifier','destructor_name','operator_name'].includes(d.type)) return d.text; if (d.type === 'qualified_identifier' || d.type === 'template_function') { const n = d.childForFieldName('name'); if (n) { d = n; continue; } return d.text; } d = d.childForFieldName('declarator') || first(d, ['function_declarator','pointer_declarator','reference_declarator','identifier','field_identifier','qualified_identifier','parenthesized_declarator']); } return null; };
+  const walk = (n) => {
+    const ty = n.type;
+    if (lang === 'swift') {
+      if (ty === 'class_declaration') { const id = first(n, ['type_identifier','user_type']); emit(id && id.text.split('<')[0], 'type', n); }
+      else if (ty === 'protocol_declaration') { const id = first(n, ['type_identifier']); emit(id && id.text, 'type', n); }
+      else if (ty === 'function_declaration' || ty === 'protocol_function_declaration') { const id = first(n, ['simple_identifier','custom_operator']); emit(id && id.text, 'function', n); }
+      else if (ty === 'init_declaration') emit('init', 'function', n);
+      else if (ty === 'typealias_declaration' || ty === 'associatedtype_declaration') { const id = first(n, ['type_identifier']); emit(id && id.text, 'type', n); }
+    } else if (lang === 'c_sharp') {
+      if (/^(class|struct|interface|enum|record|record_struct)_declaration$/.test(ty) || ty === 'method_declaration' || ty === 'property_declaration' || ty === 'constructor_declaration' || ty === 'namespace_declaration' || ty === 'file_scoped_namespace_declaration') { const id = n.childForFieldName('name'); emit(id && id.text, ty.replace('_declaration',''), n); }
+    } else {
+      if (ty === 'function_definition') emit(declName(n.childForFieldName('declarator')), 'function', n);
+      else if (/^(struct|union|enum|class)_specifier$/.test(ty) && n.childForFieldName('body') && n.childForFieldName('name')) emit(n.childForFieldName('name').text, ty.replace('_specifier',''), n);
+      else if (ty === 'namespace_definition' && n.childForFieldName('name')) emit(n.childForFieldName('name').text, 'namespace', n);
+      else if (ty === 'type_definition') emit(declName(n.childForFieldName('declarator')), 'typedef', n);
+      else if (ty === 'alias_declaration') emit(n.childForFieldName('name').text, 'typedef', n);
+    }
+    for (let i = 0; i < n.namedChildCount; i++) walk(n.namedChild(i));
+  };
+  walk(t.rootNode);
+  console.log(out.join('\n'));
+})();
+`
+
+func tsrefReference(lang, p string) ([]refDef, error) {
+	dir := os.Getenv("RECALL_TSREF")
+	if dir == "" {
+		return nil, fmt.Errorf("set RECALL_TSREF to a directory with web-tree-sitter and tree-sitter-wasms installed")
+	}
+	script := filepath.Join(dir, "viberag_recall_defs.js")
+	if err := os.WriteFile(script, []byte(tsrefScript), 0o644); err != nil {
+		return nil, err
+	}
+	wasm := map[string]string{"swift": "swift", "csharp": "c_sharp", "c": "c", "cpp": "cpp"}[lang]
+	if wasm == "" {
+		return nil, fmt.Errorf("no tsref grammar for %s", lang)
+	}
+	abs, _ := filepath.Abs(p)
+	cmd := exec.Command("node", script, wasm, abs)
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, err
+	}
+	var defs []refDef
+	for _, l := range strings.Split(string(out), "\n") {
+		var d refDef
+		if json.Unmarshal([]byte(l), &d) == nil && d.Name != "" {
+			defs = append(defs, d)
+		}
+	}
+	return defs, nil
+}
+
+// TestRegions prints how the repair reader cuts $REGIONS into regions and
+// how each region's tree fares (a debugging aid).
+func TestRegions(t *testing.T) {
+	p := os.Getenv("REGIONS")
+	if p == "" {
+		t.Skip("set REGIONS=file")
+	}
+	src, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lang := LanguageOf(p).Name
+	if lang == "c" && cLooksCpp(p, src) {
+		lang = "cpp"
+	}
+	r := repairReaders[lang]
+	parseSrc, note := src, ""
+	if r.prepare != nil {
+		parseSrc, note = r.prepare(src)
+	}
+	fmt.Println("prepare:", note)
+	if os.Getenv("REGIONS_PREPARED") != "" {
+		os.WriteFile(os.Getenv("REGIONS_PREPARED"), parseSrc, 0o644)
+	}
+	items, _ := r.skeleton(parseSrc)
+	var regions []region
+	limit := r.regionBytes
+	if limit <= 0 {
+		limit = 6000
+	}
+	planRegions(items, nil, limit, &regions)
+	lines := newPointIndex(src)
+	lang2 := r.spec.language()
+	for _, rg := range regions {
+		ranges := regionRanges(src, rg)
+		start := time.Now()
+		out, h, err := r.parseRanges(context.Background(), lang2, src, parseSrc, ranges, &rg)
+		var spans []string
+		for _, x := range ranges {
+			spans = append(spans, fmt.Sprintf("%d-%d", lines.line(int(x.StartByte)), lines.line(max(int(x.StartByte), int(x.EndByte)-1))))
+		}
+		n := 0
+		if out != nil {
+			n = len(out.Symbols)
+		}
+		fmt.Printf("region items=%d lines=%v ok=%v cover=%d err%%=%d syms=%d %v %v\n", len(rg.items), spans, h.ok, h.cover, h.errShare, n, time.Since(start).Round(time.Millisecond), err)
+	}
+}
+
+// TestSkeleton prints the skeleton items of $SKELETON (a debugging aid).
+func TestSkeleton(t *testing.T) {
+	p := os.Getenv("SKELETON")
+	if p == "" {
+		t.Skip("set SKELETON=file")
+	}
+	src, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lang := LanguageOf(p).Name
+	if lang == "c" && cLooksCpp(p, src) {
+		lang = "cpp"
+	}
+	r := repairReaders[lang]
+	parseSrc := src
+	if r.prepare != nil {
+		parseSrc, _ = r.prepare(src)
+	}
+	items, _ := r.skeleton(parseSrc)
+	lines := newPointIndex(src)
+	var show func(items []item, depth int)
+	show = func(items []item, depth int) {
+		for _, it := range items {
+			code := strings.TrimSpace(firstLine(src[min(it.code, len(src)):min(it.end, len(src))]))
+			if len(code) > 70 {
+				code = code[:70]
+			}
+			fmt.Printf("%s%d-%d code@%d block=%v sticky=%v %q\n", strings.Repeat("  ", depth), lines.line(it.start), lines.line(max(it.start, it.end-1)), lines.line(min(it.code, len(src)-1)), it.hasBlock(), it.sticky, code)
+			if depth < 2 {
+				show(it.children, depth+1)
+			}
+		}
+	}
+	show(items, 0)
+}
+
+// TestRepairDump prints what the repair reader reads from $REPAIRDUMP.
+func TestRepairDump(t *testing.T) {
+	p := os.Getenv("REPAIRDUMP")
+	if p == "" {
+		t.Skip("set REPAIRDUMP=file")
+	}
+	src, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	timeout := DefaultParseTimeout
+	if d, err := time.ParseDuration(os.Getenv("REPAIRDUMP_TIMEOUT")); err == nil {
+		timeout = d
+	}
+	out, err := runReader(context.Background(), repairReaderFor(LanguageOf(p).Name), p, src, timeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &File{Path: p, Language: LanguageOf(p).Name, Size: int64(len(src)), Lines: countLines(src)}
+	build(f, out, src)
+	fmt.Printf("%s status=%s problem=%q doc=%q imports=%v\n", p, f.ParseStatus, f.ParseProblem, f.Doc, f.Imports)
+	for _, s := range f.Symbols {
+		fmt.Printf("SYM %-9s %-28s %-45s p=%d %d-%d exp=%v dec=%v sig=%q doc=%.50q\n", s.Kind, s.Name, s.Qualname, s.Parent, s.StartLine, s.EndLine, s.Exported, s.Decorators, s.Signature, s.Doc)
+	}
+	if os.Getenv("REPAIRDUMP_REFS") != "" {
+		for _, r := range f.Refs {
+			fmt.Printf("REF %s %s %s %d\n", r.Kind, r.Name, r.Target, r.StartLine)
+		}
+	}
+	for _, c := range f.Chunks {
+		fmt.Printf("CHUNK %d-%d %s\n", c.StartLine, c.EndLine, c.Header)
+	}
+}
+
+// cpuTime is the process's user+system CPU time: throughput measured by it
+// does not depend on other load on the machine.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// TestBadItems parses each top-level item of $BADITEMS alone (behind the
+// repair reader's region machinery) and prints those whose tree is bad.
+func TestBadItems(t *testing.T) {
+	p := os.Getenv("BADITEMS")
+	if p == "" {
+		t.Skip("set BADITEMS=file")
+	}
+	src, _ := os.ReadFile(p)
+	r := repairReaders[LanguageOf(p).Name]
+	parseSrc, _ := r.prepare(src)
+	items, _ := r.skeleton(parseSrc)
+	var regions []region
+	planRegions(items, nil, 1, &regions)
+	lines := newPointIndex(src)
+	for _, rg := range regions {
+		_, h, err := r.parseRanges(context.Background(), r.spec.language(), src, parseSrc, regionRanges(src, rg), &rg)
+		if err != nil || !h.ok {
+			it := rg.items[0]
+			fmt.Printf("bad item lines %d-%d cover=%d err=%d %v\n", lines.line(it.start), lines.line(it.end-1), h.cover, h.errShare, err)
+		}
+	}
+}

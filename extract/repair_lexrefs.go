@@ -1,0 +1,146 @@
+package extract
+
+// Lexical refs: calls, identifiers and string literals read from skeleton
+// tokens. The repair reader uses them for the parts of a file it does not
+// give the parser (function bodies blanked for speed, see csPrepare), so a
+// symbol's and a chunk's identifiers, calls and strings stay complete.
+
+import (
+	"bytes"
+	"strings"
+)
+
+// lexRefLang says how a language's tokens read as refs.
+type lexRefLang struct {
+	keywords map[string]bool
+	// strValue returns a literal token's content ("" to skip it).
+	strValue func(lit string) string
+	// newWord is the keyword whose next name is a constructor call.
+	newWord string
+}
+
+// lexRefs returns the refs of the tokens for which keep is true.
+func lexRefs(src []byte, toks []skelTok, lines *pointIndex, lang *lexRefLang, keep func(t skelTok) bool, decl map[int]bool) []Ref {
+	var out []Ref
+	add := func(kind, name, target string, t skelTok) {
+		out = append(out, Ref{Kind: kind, Name: name, Target: target,
+			StartLine: lines.line(t.start), EndLine: lines.line(max(t.start, t.end-1)),
+			StartByte: t.start, EndByte: t.end})
+	}
+	text := func(i int) string { return string(src[toks[i].start:toks[i].end]) }
+	for i, t := range toks {
+		if !keep(t) {
+			continue
+		}
+		switch t.kind {
+		case 's':
+			if v := lang.strValue(text(i)); v != "" {
+				add(RefString, v, "", t)
+			}
+		case 'w':
+			w := text(i)
+			if lang.keywords[w] || w[0] >= '0' && w[0] <= '9' {
+				continue
+			}
+			if decl[i] || i > 0 && toks[i-1].kind == '@' {
+				add(RefIdent, w, "", t) // declared names and attributes
+				continue
+			}
+			if i > 0 && toks[i-1].kind == 'w' && text(i-1) == lang.newWord && lang.newWord != "" {
+				add(RefCall, w, "", t)
+				continue
+			}
+			next := i + 1
+			// generic arguments before a call: Foo<T>(
+			if next < len(toks) && toks[next].kind == '<' {
+				depth := 0
+				for j := next; j < len(toks) && j < next+16; j++ {
+					if toks[j].kind == '<' {
+						depth++
+					} else if toks[j].kind == '>' {
+						depth--
+						if depth == 0 {
+							if j+1 < len(toks) && toks[j+1].kind == '(' {
+								next = j + 1
+							}
+							break
+						}
+					} else if toks[j].kind != 'w' && toks[j].kind != ',' && toks[j].kind != '.' && toks[j].kind != '?' {
+						break
+					}
+				}
+			}
+			if next < len(toks) && toks[next].kind == '(' {
+				target := ""
+				if i >= 2 && toks[i-2].kind == 'w' {
+					switch op := text(i - 1); op {
+					case ".", "->", "::":
+						target = text(i-2) + "." + w
+					}
+				} else if i >= 3 && toks[i-1].kind == '.' && toks[i-2].kind == '?' && toks[i-3].kind == 'w' {
+					target = text(i-3) + "." + w // a?.b()
+				}
+				add(RefCall, w, target, t)
+				continue
+			}
+			add(RefIdent, w, "", t)
+		}
+	}
+	return out
+}
+
+// blankedBy reports whether token t was blanked in parse (so the tree
+// never saw it).
+func blankedBy(src, parse []byte) func(t skelTok) bool {
+	return func(t skelTok) bool {
+		return t.kind != '#' && t.start < len(parse) && parse[t.start] == ' ' && src[t.start] != ' '
+	}
+}
+
+// blankInside replaces the bytes strictly between open and close with
+// spaces, keeping newlines; it returns the number of bytes blanked.
+func blankInside(b []byte, open, close int) int {
+	n := 0
+	for k := open + 1; k < close && k < len(b); k++ {
+		if b[k] != '\n' && b[k] != ' ' {
+			b[k] = ' '
+			n++
+		}
+	}
+	return n
+}
+
+// csKeywords are C# keywords (and contextual keywords that never name
+// anything in a body).
+var csKeywords = wordSet(`abstract as base bool break byte case catch char checked class const continue
+decimal default delegate do double else enum event explicit extern false finally fixed float for foreach
+goto if implicit in int interface internal is lock long namespace new null object operator out override
+params private protected public readonly ref return sbyte sealed short sizeof stackalloc static string
+struct switch this throw true try typeof uint ulong unchecked unsafe ushort using virtual void volatile
+while var async await nameof when where yield get set init value record global dynamic not and or with`)
+
+func wordSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
+var csLexRefs = &lexRefLang{
+	keywords: csKeywords,
+	newWord:  "new",
+	strValue: func(lit string) string {
+		if lit == "" || lit[len(lit)-1] == '\'' && !strings.Contains(lit, `"`) {
+			return "" // character literal
+		}
+		s := strings.TrimLeft(lit, "@$")
+		for len(s) >= 6 && strings.HasPrefix(s, `"""`) && strings.HasSuffix(s, `"""`) {
+			s = s[3 : len(s)-3]
+		}
+		return unquote(s)
+	},
+}
+
+// bytesDiffer reports whether parse differs from src anywhere.
+func bytesDiffer(src, parse []byte) bool { return !bytes.Equal(src, parse) }
