@@ -49,13 +49,16 @@ func rowPlaceholders(n, rows int) string {
 //     whenever rowids stop ascending. An INSERT with a trigger opens a
 //     statement journal, so triggers flushed after every row, leaving one
 //     tiny segment per row for the automerger to grind through.
-//   - So base rows are written by plain single-row INSERTs (no statement
-//     journal), and each FTS table is then fed by one INSERT … SELECT per
-//     batch in ascending rowid order: a handful of flushes per batch.
+//   - So a batch first removes the FTS entries of the rows it replaces
+//     (one INSERT … SELECT 'delete' per FTS table), then writes base rows
+//     with no FTS work at all, then feeds each FTS table its new rows
+//     with one INSERT … SELECT in ascending rowid order: a handful of
+//     flushes per batch instead of one per row.
 //
 // New rows get rowids above the largest rowid left after the deletions
-// (SQLite's documented rule for tables without AUTOINCREMENT), so "id > ?"
-// selects exactly the rows of this batch, in rowid order.
+// (SQLite's rule for tables without AUTOINCREMENT until the largest rowid
+// reaches 2^63-1), so "id > ?" selects exactly the rows of this batch, in
+// rowid order; index checks that the counts agree.
 const (
 	idsIn = `(SELECT value FROM json_each(?1))`
 
@@ -92,8 +95,10 @@ type batchWriter struct {
 	insRefs                     *sql.Stmt // refsPerInsert rows at once
 	stmts                       []*sql.Stmt
 
+	trigram             bool // maintain chunks_tri
 	hasVectors          bool
 	maxSymbol, maxChunk int64 // largest rowids before this batch's inserts
+	nSymbols, nChunks   int64 // rows inserted by this batch
 
 	// Scratch, reused across files.
 	sb      strings.Builder
@@ -119,15 +124,16 @@ type identKey struct {
 // maxSplitCache bounds the per-batch SplitIdentifier cache.
 const maxSplitCache = 1 << 16
 
-func newBatchWriter(ctx context.Context, tx *sql.Tx, now time.Time) (*batchWriter, error) {
+func newBatchWriter(ctx context.Context, tx *sql.Tx, now time.Time, trigram bool) (*batchWriter, error) {
 	bw := &batchWriter{
-		ctx:    ctx,
-		tx:     tx,
-		now:    now.UTC().Format(time.RFC3339),
-		seen:   make(map[string]struct{}),
-		splits: make(map[string][]string),
-		occ:    make(map[kindQual]int),
-		idents: make(map[identKey]struct{}),
+		ctx:     ctx,
+		tx:      tx,
+		trigram: trigram,
+		now:     now.UTC().Format(time.RFC3339),
+		seen:    make(map[string]struct{}),
+		splits:  make(map[string][]string),
+		occ:     make(map[kindQual]int),
+		idents:  make(map[identKey]struct{}),
 	}
 	if err := tx.QueryRowContext(ctx, `SELECT EXISTS(SELECT 1 FROM vectors)`).Scan(&bw.hasVectors); err != nil {
 		return nil, err
@@ -200,12 +206,15 @@ func (bw *batchWriter) clear(cleared, gone []int64) error {
 			return err
 		}
 	}
-	for _, q := range []string{
-		ftsDeleteSymbols, ftsDeleteChunks, ftsDeleteTrigram, ftsDeleteFiles,
-		`DELETE FROM symbols WHERE file_id IN ` + idsIn,
-		`DELETE FROM chunks WHERE file_id IN ` + idsIn,
-		`DELETE FROM refs WHERE file_id IN ` + idsIn,
-	} {
+	stmts := []string{ftsDeleteSymbols, ftsDeleteChunks, ftsDeleteFiles}
+	if bw.trigram {
+		stmts = append(stmts, ftsDeleteTrigram)
+	}
+	stmts = append(stmts,
+		`DELETE FROM symbols WHERE file_id IN `+idsIn,
+		`DELETE FROM chunks WHERE file_id IN `+idsIn,
+		`DELETE FROM refs WHERE file_id IN `+idsIn)
+	for _, q := range stmts {
 		if err := bw.exec(q, ids); err != nil {
 			return err
 		}
@@ -229,15 +238,29 @@ func (bw *batchWriter) index(ids []int64) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	for _, st := range []struct {
+	var nSym, nChunk int64
+	err := bw.tx.QueryRowContext(bw.ctx, `SELECT (SELECT count(*) FROM symbols WHERE id > ?1),
+		(SELECT count(*) FROM chunks WHERE id > ?2)`, bw.maxSymbol, bw.maxChunk).Scan(&nSym, &nChunk)
+	if err != nil {
+		return err
+	}
+	if nSym != bw.nSymbols || nChunk != bw.nChunks {
+		return fmt.Errorf("new rowids not above the old ones (%d/%d symbols, %d/%d chunks): run `viberag index --force`",
+			nSym, bw.nSymbols, nChunk, bw.nChunks)
+	}
+	type stmt struct {
 		query string
 		arg   any
-	}{
+	}
+	stmts := []stmt{
 		{ftsInsertSymbols, bw.maxSymbol},
 		{ftsInsertChunks, bw.maxChunk},
-		{ftsInsertTrigram, bw.maxChunk},
 		{ftsInsertFiles, jsonIDs(ids)},
-	} {
+	}
+	if bw.trigram {
+		stmts = append(stmts, stmt{ftsInsertTrigram, bw.maxChunk})
+	}
+	for _, st := range stmts {
 		if err := bw.exec(st.query, st.arg); err != nil {
 			return err
 		}

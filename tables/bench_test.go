@@ -85,10 +85,11 @@ func BenchmarkWrite(b *testing.B) {
 }
 
 // BenchmarkWriteTree indexes a real source tree, extracted up front with
-// the extract package, into a fresh index: the first-index cost. Set
-// VIBERAG_BENCH_TREE to a directory (e.g. $(go env GOROOT)/src); the
-// benchmark reports rows/s, the index size and the size of each table
-// and FTS index (dbstat).
+// the extract package, into a fresh index, with and without the trigram
+// index: the first-index cost of tables alone. Set VIBERAG_BENCH_TREE to
+// a directory (e.g. /usr/lib/python3.11); the benchmark reports rows/s,
+// rows/cpu-s, the CPU seconds of the writes and of Optimize, and the
+// index size, and logs the size of each table with its indexes (dbstat).
 func BenchmarkWriteTree(b *testing.B) {
 	root := os.Getenv("VIBERAG_BENCH_TREE")
 	if root == "" {
@@ -96,37 +97,45 @@ func BenchmarkWriteTree(b *testing.B) {
 	}
 	files, rows := extractTree(b, root)
 	b.Logf("%d files, %d rows", len(files), rows)
-	b.ReportMetric(float64(rows), "rows")
 	const batch = 200
-	for b.Loop() {
-		b.StopTimer()
-		dir := b.TempDir()
-		db, err := Open(context.Background(), filepath.Join(dir, "index.db"), OpenOptions{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.StartTimer()
-		start, startCPU := time.Now(), cpuTime()
-		for i := 0; i < len(files); i += batch {
-			if err := db.Write(context.Background(), files[i:min(i+batch, len(files))], nil); err != nil {
-				b.Fatal(err)
+	for _, tc := range []struct {
+		name string
+		opts OpenOptions
+	}{
+		{"trigram", OpenOptions{}},
+		{"notrigram", OpenOptions{NoTrigram: true}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				db, err := Open(context.Background(), filepath.Join(b.TempDir(), "index.db"), tc.opts)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				start, startCPU := time.Now(), cpuTime()
+				for i := 0; i < len(files); i += batch {
+					if err := db.Write(context.Background(), files[i:min(i+batch, len(files))], nil); err != nil {
+						b.Fatal(err)
+					}
+				}
+				elapsed, cpu := time.Since(start), cpuTime()-startCPU
+				b.StopTimer()
+				optStart := cpuTime()
+				if err := db.Optimize(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric((cpuTime() - optStart).Seconds(), "optimize-cpu-s")
+				b.ReportMetric(float64(rows)/elapsed.Seconds(), "rows/s")
+				if cpu > 0 {
+					b.ReportMetric(float64(rows)/cpu.Seconds(), "rows/cpu-s")
+					b.ReportMetric(cpu.Seconds(), "cpu-s")
+				}
+				reportSizes(b, db)
+				db.Close()
+				b.StartTimer()
 			}
-		}
-		elapsed, cpu := time.Since(start), cpuTime()-startCPU
-		b.StopTimer()
-		optStart := cpuTime()
-		if err := db.Optimize(context.Background()); err != nil {
-			b.Fatal(err)
-		}
-		b.ReportMetric((cpuTime() - optStart).Seconds(), "optimize-cpu-s")
-		b.ReportMetric(float64(rows)/elapsed.Seconds(), "rows/s")
-		if cpu > 0 {
-			b.ReportMetric(float64(rows)/cpu.Seconds(), "rows/cpu-s")
-			b.ReportMetric(cpu.Seconds(), "cpu-s")
-		}
-		reportSizes(b, db)
-		db.Close()
-		b.StartTimer()
+		})
 	}
 }
 

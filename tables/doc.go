@@ -70,6 +70,11 @@
 //	SELECT rowid FROM chunks_tri WHERE chunks_tri MATCH '"reset by peer"'
 //	SELECT rowid FROM chunks_tri WHERE content LIKE '%reset by peer%'
 //
+// It is maintained only when meta key trigram is "1" (see
+// OpenOptions.NoTrigram: it costs more than the rest of the index put
+// together); otherwise it is empty and substring search must scan
+// chunks.content, e.g. instr(lower(content), lower(?1)) > 0.
+//
 // There are no triggers: Write updates the FTS tables itself, once per
 // batch (see batch.go for why that is several times faster). Nothing but
 // Write may change symbols, chunks or files.

@@ -70,6 +70,9 @@ func checkIntegrity(t testing.TB, db *DB) {
 		t.Fatal(err)
 	}
 	for _, ft := range ftsIndexes {
+		if ft.fts == "chunks_tri" && !db.trigram {
+			continue // empty on purpose; Check verified that
+		}
 		// integrity-check is an INSERT, so it needs the writer.
 		q := fmt.Sprintf(`INSERT INTO %s(%[1]s, rank) VALUES ('integrity-check', 1)`, ft.fts)
 		if _, err := db.w.ExecContext(ctx, q); err != nil {

@@ -35,9 +35,10 @@ func migrations() []migration {
 }
 
 // initSchema creates the schema in an empty file, or checks and migrates
-// an existing one. It runs in one IMMEDIATE transaction, so two processes
-// opening a new file at once create the schema once.
-func initSchema(ctx context.Context, w *sql.DB, steps []migration) error {
+// an existing one, then applies the trigram setting. It runs in one
+// IMMEDIATE transaction, so two processes opening a new file at once
+// create the schema once.
+func initSchema(ctx context.Context, w *sql.DB, steps []migration, trigram bool) error {
 	tx, err := w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -49,25 +50,34 @@ func initSchema(ctx context.Context, w *sql.DB, steps []migration) error {
 		return err
 	}
 	if n == 0 {
-		if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
-			return fmt.Errorf("create schema: %w", err)
-		}
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", applicationID)); err != nil {
+		if err := createSchema(ctx, tx); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?)`,
-			MetaSchemaVersion, strconv.Itoa(SchemaVersion)); err != nil {
-			return err
-		}
-		return tx.Commit()
-	}
-
-	v, err := schemaVersion(ctx, tx)
-	if err != nil {
+	} else if err := upgradeSchema(ctx, tx, steps); err != nil {
 		return err
 	}
-	if v == SchemaVersion {
-		return nil
+	if err := setTrigram(ctx, tx, trigram); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+func createSchema(ctx context.Context, tx *sql.Tx) error {
+	if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
+		return fmt.Errorf("create schema: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", applicationID)); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?), (?, '1')`,
+		MetaSchemaVersion, strconv.Itoa(SchemaVersion), MetaTrigram)
+	return err
+}
+
+func upgradeSchema(ctx context.Context, tx *sql.Tx, steps []migration) error {
+	v, err := schemaVersion(ctx, tx)
+	if err != nil || v == SchemaVersion {
+		return err
 	}
 	path, err := migrationPath(v, steps)
 	if err != nil {
@@ -78,11 +88,45 @@ func initSchema(ctx context.Context, w *sql.DB, steps []migration) error {
 			return fmt.Errorf("migrate schema from version %d: %w", m.from, err)
 		}
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = ?`,
-		strconv.Itoa(SchemaVersion), MetaSchemaVersion); err != nil {
+	_, err = tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = ?`,
+		strconv.Itoa(SchemaVersion), MetaSchemaVersion)
+	return err
+}
+
+// setTrigram makes chunks_tri match the wanted setting: emptied when
+// turned off, built from chunks when turned on. Both are single FTS5
+// commands; building costs what indexing the chunks' text costs.
+func setTrigram(ctx context.Context, tx *sql.Tx, want bool) error {
+	var have string
+	err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, MetaTrigram).Scan(&have)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return err
 	}
-	return tx.Commit()
+	if (have == "1") == want {
+		return nil
+	}
+	cmd, value := "delete-all", "0"
+	if want {
+		cmd, value = "rebuild", "1"
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO chunks_tri(chunks_tri) VALUES (?)`, cmd); err != nil {
+		return fmt.Errorf("%s trigram index: %w", cmd, err)
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?)
+		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, MetaTrigram, value)
+	return err
+}
+
+// readTrigram reports whether the index maintains chunks_tri.
+func readTrigram(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (bool, error) {
+	var v string
+	err := q.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, MetaTrigram).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return v == "1", err
 }
 
 // checkSchema is initSchema for a read-only index: it only reports.

@@ -9,13 +9,14 @@ import (
 
 // Keys of the meta table.
 const (
-	MetaSchemaVersion   = "schema_version"    // set by Open; SetMeta refuses it
+	MetaSchemaVersion   = "schema_version"    // set by Open
 	MetaToolVersion     = "tool_version"      // viberag version that wrote the index
 	MetaSettings        = "settings"          // JSON of the options the index was built with
 	MetaLastCommit      = "last_commit"       // git HEAD at the last run, '' outside git
 	MetaLastIndexedAt   = "last_indexed_at"   // RFC3339
 	MetaLastRunComplete = "last_run_complete" // "1" when the last run finished, "0" while running or after a crash
 	MetaEmbeddingModel  = "embedding_model"   // model id of the stored vectors
+	MetaTrigram         = "trigram"           // "1" when chunks_tri is maintained; set by Open, see OpenOptions.NoTrigram
 )
 
 // FileState is what an incremental run needs to know about an indexed
@@ -89,13 +90,15 @@ func (db *DB) Meta(ctx context.Context) (map[string]string, error) {
 }
 
 // SetMeta sets the given keys in one transaction; other keys keep their
-// values. schema_version belongs to Open and cannot be set.
+// values. schema_version and trigram belong to Open and cannot be set.
 func (db *DB) SetMeta(ctx context.Context, kv map[string]string) (err error) {
 	if db.w == nil {
 		return db.errReadOnly("set meta")
 	}
-	if _, ok := kv[MetaSchemaVersion]; ok {
-		return fmt.Errorf("set meta %s: %s is managed by Open", db.path, MetaSchemaVersion)
+	for _, k := range []string{MetaSchemaVersion, MetaTrigram} {
+		if _, ok := kv[k]; ok {
+			return fmt.Errorf("set meta %s: %s is managed by Open", db.path, k)
+		}
 	}
 	defer func() {
 		if err != nil {

@@ -80,6 +80,7 @@ func (bw *batchWriter) insertSymbols(fileID int64, f *extract.File) error {
 		if _, err := bw.insSymbol.ExecContext(bw.ctx, a...); err != nil {
 			return fmt.Errorf("symbol %s %s: %w", s.Kind, s.Qualname, err)
 		}
+		bw.nSymbols++
 	}
 	return nil
 }
@@ -106,6 +107,7 @@ func (bw *batchWriter) insertChunks(fileID int64, f *extract.File) error {
 		if _, err := bw.insChunk.ExecContext(bw.ctx, a...); err != nil {
 			return fmt.Errorf("chunk %d-%d: %w", c.StartLine, c.EndLine, err)
 		}
+		bw.nChunks++
 	}
 	return nil
 }

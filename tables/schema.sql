@@ -175,17 +175,10 @@ CREATE VIRTUAL TABLE files_fts USING fts5(
 --     SELECT rowid FROM chunks_tri WHERE chunks_tri MATCH '"reset by peer"'
 --     SELECT rowid FROM chunks_tri WHERE content LIKE '%reset by peer%'
 -- Case-insensitive; patterns need at least 3 characters to use the index.
+-- Maintained only while meta trigram = '1' (tables.OpenOptions.NoTrigram);
+-- empty otherwise.
 CREATE VIRTUAL TABLE chunks_tri USING fts5(
 	content,
 	content='chunks', content_rowid='id',
 	tokenize='trigram'
 );
-
--- FTS5 writes its pending index to a new segment whenever this much is
--- buffered (default 1 MiB); every segment must later be merged. A batch
--- of chunks buffers several MiB of trigrams, so a larger buffer means far
--- fewer segments and merges.
-INSERT INTO symbols_fts(symbols_fts, rank) VALUES ('hashsize', 16777216);
-INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('hashsize', 16777216);
-INSERT INTO chunks_tri(chunks_tri, rank) VALUES ('hashsize', 16777216);
-INSERT INTO files_fts(files_fts, rank) VALUES ('hashsize', 16777216);

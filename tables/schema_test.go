@@ -176,3 +176,56 @@ func TestCheckFindsMissingFTSRows(t *testing.T) {
 		t.Log(err)
 	}
 }
+
+// NoTrigram empties chunks_tri on an existing index and stops
+// maintaining it; opening without it again rebuilds the index.
+func TestTrigramSetting(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "index.db")
+	const find = `SELECT count(*) FROM chunks_tri WHERE content LIKE '%reset by peer%'`
+	steps := []struct {
+		noTrigram bool
+		write     string // path written after Open
+		wantMeta  string
+		wantFound int64
+	}{
+		{false, "a.go", "1", 1},
+		{true, "b.go", "0", 0},
+		{true, "c.go", "0", 0},
+		{false, "d.go", "1", 4}, // rebuilt from all stored chunks
+	}
+	for i, st := range steps {
+		db, err := Open(ctx, path, OpenOptions{NoTrigram: st.noTrigram})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustWrite(t, db, []*extract.File{sampleFile(st.write)}, nil)
+		if i == 2 {
+			mustWrite(t, db, nil, []string{"b.go"}) // a delete while off
+			mustWrite(t, db, []*extract.File{sampleFile("b.go")}, nil)
+		}
+		m, err := db.Meta(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m[MetaTrigram] != st.wantMeta {
+			t.Errorf("step %d: meta trigram = %q, want %q", i, m[MetaTrigram], st.wantMeta)
+		}
+		if n := queryInt(t, db, find); n != st.wantFound {
+			t.Errorf("step %d: trigram search finds %d chunks, want %d", i, n, st.wantFound)
+		}
+		checkIntegrity(t, db)
+		if err := db.Optimize(ctx); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+	}
+	ro, err := Open(ctx, path, OpenOptions{ReadOnly: true, NoTrigram: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if !ro.trigram {
+		t.Error("read-only Open changed or misread the trigram setting")
+	}
+}

@@ -53,7 +53,7 @@ func (db *DB) Write(ctx context.Context, files []*extract.File, deleted []string
 	// cancellable one costs the driver a goroutine per statement, and
 	// cancellation is honoured between files instead, where the
 	// transaction is rolled back by database/sql as soon as ctx ends.
-	bw, err := newBatchWriter(context.WithoutCancel(ctx), tx, time.Now())
+	bw, err := newBatchWriter(context.WithoutCancel(ctx), tx, time.Now(), db.trigram)
 	if err != nil {
 		return err
 	}
