@@ -198,11 +198,21 @@ func (bw *batchWriter) clear(cleared, gone []int64) error {
 	}
 	ids := jsonIDs(cleared)
 	if bw.hasVectors {
-		err := bw.exec(`DELETE FROM vectors WHERE owner IN (
-			SELECT sid FROM symbols WHERE file_id IN `+idsIn+`
-			UNION ALL SELECT cid FROM chunks WHERE file_id IN `+idsIn+`
-			UNION ALL SELECT 'f' || value FROM json_each(?1))`, ids)
-		if err != nil {
+		// The vectors go to the embedding cache, so that text coming back
+		// (an edit undone, a branch switched back) is not embedded again.
+		owners := `(SELECT sid FROM symbols WHERE file_id IN ` + idsIn + `
+			UNION ALL SELECT cid FROM chunks WHERE file_id IN ` + idsIn + `
+			UNION ALL SELECT 'f' || value FROM json_each(?1))`
+		for _, q := range []string{
+			`INSERT OR REPLACE INTO embed_cache(model, key, vec)
+				SELECT model, input_hash, vec FROM vectors WHERE owner IN ` + owners,
+			`DELETE FROM vectors WHERE owner IN ` + owners,
+		} {
+			if err := bw.exec(q, ids); err != nil {
+				return err
+			}
+		}
+		if err := bw.exec(bumpVectorsVersion); err != nil {
 			return err
 		}
 	}

@@ -12,7 +12,7 @@ import (
 // SchemaVersion is the version of schema.sql. Bump it with every change
 // to the schema and add a migration from the previous version, or accept
 // that older indexes are rebuilt (ErrRebuildNeeded).
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // applicationID marks the file as a viberag index ("vbrg"), so that Open
 // refuses another program's SQLite database instead of adding tables to it.
@@ -31,7 +31,13 @@ type migration struct {
 // migrations lists the upgrades this build knows. A version with no path
 // to SchemaVersion needs a rebuild.
 func migrations() []migration {
-	return nil // version 1 is the first schema
+	return []migration{
+		{from: 1, apply: func(ctx context.Context, tx *sql.Tx) error {
+			// Version 2 indexes vectors by input, for the embedding cache.
+			_, err := tx.ExecContext(ctx, `CREATE INDEX IF NOT EXISTS vectors_input ON vectors(model, input_hash)`)
+			return err
+		}},
+	}
 }
 
 // initSchema creates the schema in an empty file, or checks and migrates

@@ -1,8 +1,8 @@
--- viberag index schema, version 1.
+-- viberag index schema, version 2.
 --
 -- This file is the storage API shared by the writer (package tables) and
 -- the readers (package query, embeddings). It is executed once, inside one
--- transaction, when an index file is created; Open stores schema_version=1
+-- transaction, when an index file is created; Open stores schema_version=2
 -- in meta afterwards. Changing anything here means bumping the schema
 -- version and adding a migration (see migrate.go).
 --
@@ -124,7 +124,7 @@ CREATE TABLE skipped(
 	detail TEXT NOT NULL
 ) STRICT, WITHOUT ROWID;
 
--- Embeddings (filled by a later stage; empty until then).
+-- Embeddings, written by the indexer's embedding stage (tables.DB.WriteVectors).
 -- owner is a symbol sid, a chunk cid, or 'f' || files.id; surface is code,
 -- summary or file. Writing a file drops the vectors of its old symbols,
 -- chunks and file row, so a vector never describes text that changed.
@@ -138,6 +138,12 @@ CREATE TABLE vectors(
 	PRIMARY KEY(owner, surface)
 ) STRICT, WITHOUT ROWID;
 
+-- The embedding cache looks vectors up by input (version 2).
+CREATE INDEX vectors_input ON vectors(model, input_hash);
+
+-- Vectors of inputs no longer in the index (a file edited, a branch
+-- switched), kept so that the same text is never embedded twice; pruned
+-- to a bound by tables.DB.PruneEmbedCache. key is the input_hash.
 CREATE TABLE embed_cache(
 	model TEXT NOT NULL,
 	key   TEXT NOT NULL,               -- xxhash64 of the input

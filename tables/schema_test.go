@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/viberag/viberag/extract"
@@ -32,8 +33,8 @@ func TestOpenSchemaVersions(t *testing.T) {
 		opts    OpenOptions
 		wantErr error
 	}{
-		{"current", func(t *testing.T, path string) { setSchemaVersion(t, path, "1") }, OpenOptions{}, nil},
-		{"newer", func(t *testing.T, path string) { setSchemaVersion(t, path, "2") }, OpenOptions{}, ErrNewerSchema},
+		{"current", func(t *testing.T, path string) { setSchemaVersion(t, path, strconv.Itoa(SchemaVersion)) }, OpenOptions{}, nil},
+		{"newer", func(t *testing.T, path string) { setSchemaVersion(t, path, strconv.Itoa(SchemaVersion+1)) }, OpenOptions{}, ErrNewerSchema},
 		{"newer read-only", func(t *testing.T, path string) { setSchemaVersion(t, path, "7") }, OpenOptions{ReadOnly: true}, ErrNewerSchema},
 		{"older, no migration", func(t *testing.T, path string) { setSchemaVersion(t, path, "0") }, OpenOptions{}, ErrRebuildNeeded},
 		{"unknown version", func(t *testing.T, path string) { setSchemaVersion(t, path, "v1beta") }, OpenOptions{}, ErrNotIndex},
@@ -94,6 +95,7 @@ func TestOpenMigrates(t *testing.T) {
 		_, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('migrated', 'yes')`)
 		return err
 	}}}
+	steps = append(steps, migrations()...) // 1 → SchemaVersion
 
 	// Read-only: reported, not applied.
 	if _, err := open(ctx, path, OpenOptions{ReadOnly: true}, steps); !errors.Is(err, ErrMigrationNeeded) {
@@ -108,7 +110,7 @@ func TestOpenMigrates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ran != 1 || m["migrated"] != "yes" || m[MetaSchemaVersion] != "1" {
+	if ran != 1 || m["migrated"] != "yes" || m[MetaSchemaVersion] != strconv.Itoa(SchemaVersion) {
 		t.Errorf("migration ran %d times, meta %v", ran, m)
 	}
 	if n := queryInt(t, db, `SELECT count(*) FROM symbols`); n != 4 {

@@ -536,7 +536,7 @@ func TestMeta(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{MetaSchemaVersion: "1", MetaTrigram: "1", MetaToolVersion: "v1", MetaLastRunComplete: "1"}
+	want := map[string]string{MetaSchemaVersion: strconv.Itoa(SchemaVersion), MetaTrigram: "1", MetaToolVersion: "v1", MetaLastRunComplete: "1"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Meta = %v, want %v", got, want)
 	}

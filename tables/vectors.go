@@ -1,0 +1,321 @@
+package tables
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Vector surfaces: what a vector describes.
+const (
+	SurfaceCode    = "code"    // a chunk's text, owner = chunks.cid
+	SurfaceSummary = "summary" // a symbol's signature, doc and context, owner = symbols.sid
+	SurfaceFile    = "file"    // a file's summary, owner = 'f' || files.id
+)
+
+// Surfaces lists the vector surfaces in the order the indexer fills them.
+func Surfaces() []string { return []string{SurfaceSummary, SurfaceFile, SurfaceCode} }
+
+// More meta keys, for vectors.
+const (
+	// MetaVectorsVersion changes whenever the vectors table does, so that
+	// readers caching vectors in memory know when to reload them.
+	MetaVectorsVersion = "vectors_version"
+	// MetaEmbeddingConfig is the JSON of the provider settings the vectors
+	// were made with (never a secret), so searches can embed their query
+	// with the same provider.
+	MetaEmbeddingConfig = "embedding_config"
+	// MetaEmbeddingError is the last embedding stage's error, '' after a
+	// stage that completed.
+	MetaEmbeddingError = "embedding_error"
+)
+
+const bumpVectorsVersion = `INSERT INTO meta(key, value) VALUES ('vectors_version', '1')
+	ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`
+
+// PendingVector is a row without a vector on one surface, with the facts
+// its embedding input is made of. Which fields are filled depends on the
+// surface: code fills Header and Content; summary fills Header (the
+// enclosing chunk header is not used), Kind, Qualname, Signature, Doc and
+// Identifiers; file fills Doc, Summary and Identifiers (the file's
+// exports). Path is always set.
+type PendingVector struct {
+	Owner       string
+	RowHash     string // the row's content hash when it was read; see WriteVectors
+	Path        string
+	Header      string
+	Content     string
+	Kind        string
+	Qualname    string
+	Signature   string
+	Doc         string
+	Summary     string
+	Identifiers string
+}
+
+var pendingSQL = map[string]string{
+	SurfaceCode: `SELECT c.cid, c.hash, c.path, c.header, c.content, '', '', '', '', '', ''
+FROM chunks c WHERE c.cid > ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.owner = c.cid AND v.surface = 'code')
+ORDER BY c.cid LIMIT ?`,
+	SurfaceSummary: `SELECT s.sid, s.hash, s.path, '', '', s.kind, s.qualname, s.signature, s.doc, '', s.identifiers
+FROM symbols s WHERE s.sid > ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.owner = s.sid AND v.surface = 'summary')
+ORDER BY s.sid LIMIT ?`,
+	SurfaceFile: `SELECT 'f' || f.id, f.hash, f.path, '', '', '', '', '', f.doc, f.summary, f.exports
+FROM files f WHERE 'f' || f.id > ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.owner = 'f' || f.id AND v.surface = 'file')
+ORDER BY 'f' || f.id LIMIT ?`,
+}
+
+// PendingVectors returns up to limit rows of surface without a vector,
+// in owner order, starting after owner after ("" for the first page).
+func (db *DB) PendingVectors(ctx context.Context, surface, after string, limit int) ([]PendingVector, error) {
+	q, ok := pendingSQL[surface]
+	if !ok {
+		return nil, fmt.Errorf("pending vectors: surface %q: unknown (known: code, summary, file)", surface)
+	}
+	rows, err := db.r.QueryContext(ctx, q, after, limit)
+	if err != nil {
+		return nil, fmt.Errorf("pending %s vectors: %w", surface, err)
+	}
+	defer rows.Close()
+	var out []PendingVector
+	for rows.Next() {
+		var p PendingVector
+		if err := rows.Scan(&p.Owner, &p.RowHash, &p.Path, &p.Header, &p.Content, &p.Kind, &p.Qualname, &p.Signature, &p.Doc, &p.Summary, &p.Identifiers); err != nil {
+			return nil, fmt.Errorf("pending %s vectors: %w", surface, err)
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+// Vector is one embedding to store.
+type Vector struct {
+	Owner     string
+	Surface   string
+	RowHash   string // PendingVector.RowHash
+	InputHash uint64 // the embedded text's xxhash64 (embed.TextKey)
+	Vec       []float32
+}
+
+// rowCheck is, per surface, the condition that the owner row still holds
+// the content it had when its input was read.
+var rowCheck = map[string]string{
+	SurfaceCode:    `EXISTS (SELECT 1 FROM chunks WHERE cid = ?1 AND hash = ?2)`,
+	SurfaceSummary: `EXISTS (SELECT 1 FROM symbols WHERE sid = ?1 AND hash = ?2)`,
+	SurfaceFile:    `EXISTS (SELECT 1 FROM files WHERE 'f' || id = ?1 AND hash = ?2)`,
+}
+
+// WriteVectors stores vectors of model in one transaction and records
+// model as the index's embedding model. A vector whose owner row is gone
+// or changed since PendingVectors read it (another run rewrote the file
+// meanwhile) is not stored: its new row is pending again. It returns how
+// many were stored.
+func (db *DB) WriteVectors(ctx context.Context, model string, vs []Vector) (n int, err error) {
+	if db.w == nil {
+		return 0, db.errReadOnly("write vectors")
+	}
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("write vectors: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			tx.Rollback()
+			err = fmt.Errorf("write vectors: %w", err)
+		}
+	}()
+	stmts := map[string]*sql.Stmt{}
+	for surface, check := range rowCheck {
+		s, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO vectors(owner, surface, model, dim, input_hash, vec)
+			SELECT ?1, ?3, ?4, ?5, ?6, ?7 WHERE `+check)
+		if err != nil {
+			return 0, err
+		}
+		defer s.Close()
+		stmts[surface] = s
+	}
+	buf := make([]byte, 0, 1024)
+	for _, v := range vs {
+		s, ok := stmts[v.Surface]
+		if !ok {
+			return 0, fmt.Errorf("surface %q: unknown (known: code, summary, file)", v.Surface)
+		}
+		if len(v.Vec) == 0 {
+			return 0, fmt.Errorf("%s vector of %s: empty", v.Surface, v.Owner)
+		}
+		buf = EncodeVector(buf[:0], v.Vec)
+		res, err := s.ExecContext(ctx, v.Owner, v.RowHash, v.Surface, model, len(v.Vec), Hex(v.InputHash), buf)
+		if err != nil {
+			return 0, err
+		}
+		k, _ := res.RowsAffected()
+		n += int(k)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?)
+		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, MetaEmbeddingModel, model); err != nil {
+		return 0, err
+	}
+	if _, err := tx.ExecContext(ctx, bumpVectorsVersion); err != nil {
+		return 0, err
+	}
+	return n, tx.Commit()
+}
+
+// DropVectors deletes every vector (and the embedding cache of other
+// models than keepModel), keeping all facts; the next embedding stage
+// re-embeds. Used when the model or its dimension changes.
+func (db *DB) DropVectors(ctx context.Context, keepModel string) (err error) {
+	if db.w == nil {
+		return db.errReadOnly("drop vectors")
+	}
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("drop vectors: %w", err)
+	}
+	defer tx.Rollback()
+	for _, q := range []string{
+		`DELETE FROM vectors`,
+		`DELETE FROM embed_cache WHERE model <> ?`,
+		`DELETE FROM meta WHERE key = 'embedding_model'`,
+		bumpVectorsVersion,
+	} {
+		var args []any
+		if strings.Contains(q, "?") {
+			args = []any{keepModel}
+		}
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return fmt.Errorf("drop vectors: %w", err)
+		}
+	}
+	return tx.Commit()
+}
+
+// PruneEmbedCache deletes embedding cache entries beyond keep. The
+// victims are the entries with the smallest keys: since keys are hashes,
+// that is a random choice, which needs no bookkeeping of use.
+func (db *DB) PruneEmbedCache(ctx context.Context, keep int) error {
+	if db.w == nil {
+		return db.errReadOnly("prune embedding cache")
+	}
+	_, err := db.w.ExecContext(ctx, `DELETE FROM embed_cache WHERE (model, key) IN
+		(SELECT model, key FROM embed_cache ORDER BY key LIMIT max(0, (SELECT count(*) FROM embed_cache) - ?))`, keep)
+	if err != nil {
+		return fmt.Errorf("prune embedding cache: %w", err)
+	}
+	return nil
+}
+
+// EmbedCache is the index's embedding cache: it finds a vector for an
+// input among the stored vectors and the cache of removed ones. It
+// satisfies embed.Cache.
+type EmbedCache struct{ db *DB }
+
+// EmbedCache returns the cache of db.
+func (db *DB) EmbedCache() *EmbedCache { return &EmbedCache{db: db} }
+
+// Get returns one vector per key, nil where none is stored.
+func (c *EmbedCache) Get(ctx context.Context, model string, keys []uint64) ([][]float32, error) {
+	out := make([][]float32, len(keys))
+	if len(keys) == 0 {
+		return out, nil
+	}
+	at := make(map[string][]int, len(keys))
+	var sb strings.Builder
+	sb.WriteByte('[')
+	for i, k := range keys {
+		h := Hex(k)
+		if _, ok := at[h]; !ok {
+			if len(at) > 0 {
+				sb.WriteByte(',')
+			}
+			sb.WriteString(`"` + h + `"`)
+		}
+		at[h] = append(at[h], i)
+	}
+	sb.WriteByte(']')
+	rows, err := c.db.r.QueryContext(ctx, `SELECT input_hash, vec FROM vectors
+		WHERE model = ?1 AND input_hash IN (SELECT value FROM json_each(?2))
+		UNION ALL SELECT key, vec FROM embed_cache
+		WHERE model = ?1 AND key IN (SELECT value FROM json_each(?2))`, model, sb.String())
+	if err != nil {
+		return nil, fmt.Errorf("embedding cache: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var h string
+		var blob []byte
+		if err := rows.Scan(&h, &blob); err != nil {
+			return nil, fmt.Errorf("embedding cache: %w", err)
+		}
+		v, err := DecodeVector(blob)
+		if err != nil {
+			return nil, fmt.Errorf("embedding cache: input %s: %w", h, err)
+		}
+		for _, i := range at[h] {
+			if out[i] == nil {
+				out[i] = v
+			}
+		}
+	}
+	return out, rows.Err()
+}
+
+// Put does nothing: vectors enter the cache by being written to the
+// index (WriteVectors), and stay in it when their rows are replaced.
+func (c *EmbedCache) Put(ctx context.Context, model string, keys []uint64, vecs [][]float32) error {
+	return nil
+}
+
+// EncodeVector appends v to dst as little-endian float32s, the vec
+// column's format.
+func EncodeVector(dst []byte, v []float32) []byte {
+	for _, x := range v {
+		dst = binary.LittleEndian.AppendUint32(dst, math.Float32bits(x))
+	}
+	return dst
+}
+
+// DecodeVector reads a vec column.
+func DecodeVector(b []byte) ([]float32, error) {
+	if len(b)%4 != 0 {
+		return nil, errors.New("vector blob is not a whole number of float32s")
+	}
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v, nil
+}
+
+// VectorCount is how many rows of a surface have a vector, and how many
+// lack one.
+type VectorCount struct {
+	Present int64 `json:"present"`
+	Missing int64 `json:"missing"`
+}
+
+// VectorCounts reports, per surface, the rows with and without a vector.
+func (db *DB) VectorCounts(ctx context.Context) (map[string]VectorCount, error) {
+	out := map[string]VectorCount{}
+	q := `SELECT 'code', (SELECT count(*) FROM chunks), (SELECT count(*) FROM vectors WHERE surface = 'code')
+	UNION ALL SELECT 'summary', (SELECT count(*) FROM symbols), (SELECT count(*) FROM vectors WHERE surface = 'summary')
+	UNION ALL SELECT 'file', (SELECT count(*) FROM files), (SELECT count(*) FROM vectors WHERE surface = 'file')`
+	rows, err := db.r.QueryContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("vector counts: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var s string
+		var total, present int64
+		if err := rows.Scan(&s, &total, &present); err != nil {
+			return nil, fmt.Errorf("vector counts: %w", err)
+		}
+		out[s] = VectorCount{Present: present, Missing: max(0, total-present)}
+	}
+	return out, rows.Err()
+}

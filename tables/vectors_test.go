@@ -1,0 +1,245 @@
+package tables
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/viberag/viberag/extract"
+)
+
+// embedAll writes a vector for every pending row of every surface, the
+// vector being [len(owner), index] so tests can recognise it, and the
+// input hash the owner's length plus salt.
+func embedAll(t *testing.T, db *DB, model string, salt uint64) int {
+	t.Helper()
+	ctx := context.Background()
+	total := 0
+	for _, s := range Surfaces() {
+		after := ""
+		for {
+			ps, err := db.PendingVectors(ctx, s, after, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ps) == 0 {
+				break
+			}
+			var vs []Vector
+			for i, p := range ps {
+				vs = append(vs, Vector{Owner: p.Owner, Surface: s, RowHash: p.RowHash,
+					InputHash: uint64(len(p.Owner)) + salt, Vec: []float32{float32(len(p.Owner)), float32(i)}})
+			}
+			n, err := db.WriteVectors(ctx, model, vs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			total += n
+			after = ps[len(ps)-1].Owner
+		}
+	}
+	return total
+}
+
+func TestPendingAndWriteVectors(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	mustWrite(t, db, []*extract.File{sampleFile("a.go"), sampleFile("b.go")}, nil)
+
+	counts, err := db.VectorCounts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]VectorCount{"code": {0, 4}, "summary": {0, 8}, "file": {0, 2}}
+	if !mapsEqual(counts, want) {
+		t.Fatalf("counts before = %v, want %v", counts, want)
+	}
+	code, err := db.PendingVectors(ctx, SurfaceCode, "", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(code) != 4 || code[0].Content == "" || code[0].Header == "" || code[0].Path == "" {
+		t.Fatalf("pending code = %+v", code)
+	}
+	sum, _ := db.PendingVectors(ctx, SurfaceSummary, "", 10)
+	var handle *PendingVector
+	for i := range sum {
+		if sum[i].Qualname == "Server.Handle" {
+			handle = &sum[i]
+		}
+	}
+	if handle == nil || handle.Signature != "func (s *Server) Handle()" || handle.Doc != "Handle serves one request." ||
+		!strings.Contains(handle.Identifiers, "getUserById") || handle.Kind != "method" {
+		t.Fatalf("pending summary of Server.Handle = %+v", handle)
+	}
+	files, _ := db.PendingVectors(ctx, SurfaceFile, "", 10)
+	if len(files) != 2 || files[0].Summary == "" || files[0].Doc != "Package srv serves." {
+		t.Fatalf("pending files = %+v", files)
+	}
+	if _, err := db.PendingVectors(ctx, "colour", "", 10); err == nil || !strings.Contains(err.Error(), `"colour"`) {
+		t.Errorf("unknown surface: err = %v, want one naming it", err)
+	}
+
+	if n := embedAll(t, db, "m1", 0); n != 14 {
+		t.Fatalf("wrote %d vectors, want 14", n)
+	}
+	counts, _ = db.VectorCounts(ctx)
+	want = map[string]VectorCount{"code": {4, 0}, "summary": {8, 0}, "file": {2, 0}}
+	if !mapsEqual(counts, want) {
+		t.Fatalf("counts after = %v, want %v", counts, want)
+	}
+	meta, _ := db.Meta(ctx)
+	if meta[MetaEmbeddingModel] != "m1" || meta[MetaVectorsVersion] == "" {
+		t.Errorf("meta = %v, want embedding_model m1 and a vectors_version", meta)
+	}
+	var blob []byte
+	if err := db.SQL().QueryRow(`SELECT vec FROM vectors WHERE owner = ?`, code[0].Owner).Scan(&blob); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := DecodeVector(blob); err != nil || !slices.Equal(v, []float32{float32(len(code[0].Owner)), 0}) {
+		t.Errorf("stored vector = %v, %v", v, err)
+	}
+	checkIntegrity(t, db)
+}
+
+func mapsEqual(a, b map[string]VectorCount) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func TestWriteVectorsSkipsChangedRows(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	mustWrite(t, db, []*extract.File{sampleFile("a.go")}, nil)
+	ps, err := db.PendingVectors(ctx, SurfaceCode, "", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The file changes between reading the inputs and writing the vectors.
+	f := sampleFile("a.go")
+	f.Chunks[0].Hash, f.Chunks[1].Hash = 99, 98
+	mustWrite(t, db, []*extract.File{f}, nil)
+	var vs []Vector
+	for _, p := range ps {
+		vs = append(vs, Vector{Owner: p.Owner, Surface: SurfaceCode, RowHash: p.RowHash, InputHash: 1, Vec: []float32{1}})
+	}
+	n, err := db.WriteVectors(ctx, "m", vs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Errorf("stored %d vectors for rows that changed, want 0", n)
+	}
+	if again, _ := db.PendingVectors(ctx, SurfaceCode, "", 10); len(again) != 2 {
+		t.Errorf("%d chunks pending after the skipped write, want 2", len(again))
+	}
+	if _, err := db.WriteVectors(ctx, "m", []Vector{{Owner: "x", Surface: "colour", Vec: []float32{1}}}); err == nil ||
+		!strings.Contains(err.Error(), `"colour"`) {
+		t.Errorf("unknown surface: err = %v, want one naming it", err)
+	}
+}
+
+func TestEmbedCacheKeepsReplacedVectors(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	mustWrite(t, db, []*extract.File{sampleFile("a.go")}, nil)
+	embedAll(t, db, "m1", 1000)
+	cid := ChunkID("a.go", 1, 5)
+	key := uint64(len(cid)) + 1000
+	c := db.EmbedCache()
+	got, err := c.Get(ctx, "m1", []uint64{key, 7, key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0] == nil || got[1] != nil || got[2] == nil {
+		t.Fatalf("cache from vectors = %v, want hits at 0 and 2 only", got)
+	}
+	if got, _ := c.Get(ctx, "other-model", []uint64{key}); got[0] != nil {
+		t.Errorf("another model's lookup hit: %v", got)
+	}
+	// Rewriting the file drops its vectors from the index, into the cache.
+	mustWrite(t, db, []*extract.File{sampleFile("a.go")}, nil)
+	if n := queryInt(t, db, `SELECT count(*) FROM vectors`); n != 0 {
+		t.Fatalf("%d vectors survive the rewrite", n)
+	}
+	got, err = c.Get(ctx, "m1", []uint64{key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0] == nil || got[0][0] != float32(len(cid)) {
+		t.Fatalf("cache after rewrite = %v, want the old vector", got)
+	}
+	if n := queryInt(t, db, `SELECT count(*) FROM embed_cache`); n < 2 {
+		t.Fatalf("embed_cache holds %d, want at least 2 before pruning", n)
+	}
+	if err := db.PruneEmbedCache(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if n := queryInt(t, db, `SELECT count(*) FROM embed_cache`); n != 1 {
+		t.Errorf("embed_cache holds %d after pruning to 1", n)
+	}
+}
+
+func TestDropVectorsKeepsFacts(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	mustWrite(t, db, []*extract.File{sampleFile("a.go")}, nil)
+	embedAll(t, db, "m1", 0)
+	mustWrite(t, db, []*extract.File{sampleFile("a.go")}, nil) // fills embed_cache for m1
+	embedAll(t, db, "m1", 0)
+	before, _ := db.Counts(ctx)
+	if err := db.DropVectors(ctx, "m2"); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := db.Counts(ctx)
+	if before.Symbols != after.Symbols || before.Chunks != after.Chunks || before.Files != after.Files {
+		t.Errorf("facts changed: %+v → %+v", before, after)
+	}
+	for _, q := range []string{`SELECT count(*) FROM vectors`, `SELECT count(*) FROM embed_cache`, `SELECT count(*) FROM meta WHERE key = 'embedding_model'`} {
+		if n := queryInt(t, db, q); n != 0 {
+			t.Errorf("%s = %d after DropVectors", q, n)
+		}
+	}
+}
+
+func TestMigrateFromVersion1(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "index.db")
+	db, err := Open(ctx, path, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	// Make it a version 1 index: no vectors_input index.
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`DROP INDEX vectors_input`, `UPDATE meta SET value = '1' WHERE key = 'schema_version'`} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw.Close()
+	db, err = Open(ctx, path, OpenOptions{})
+	if err != nil {
+		t.Fatalf("open version 1: %v", err)
+	}
+	defer db.Close()
+	if n := queryInt(t, db, `SELECT count(*) FROM sqlite_schema WHERE name = 'vectors_input'`); n != 1 {
+		t.Error("migration did not create vectors_input")
+	}
+	if n := queryInt(t, db, `SELECT value FROM meta WHERE key = 'schema_version'`); n != SchemaVersion {
+		t.Errorf("schema_version = %d after migration", n)
+	}
+}
