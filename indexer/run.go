@@ -16,6 +16,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
+	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/tables"
 )
@@ -34,12 +35,22 @@ type Options struct {
 	// ParseOnly selects, reads and extracts every file but writes nothing:
 	// it measures the parse share of an index run.
 	ParseOnly bool
+
+	// Embedder, when set, embeds every row still without a vector once the
+	// facts are written (see embedStage). Nil leaves vectors off;
+	// VectorsOff then says why, for the result and status.
+	Embedder   embed.Provider
+	Embedding  embed.Config // what Embedder was made from, stored in the index
+	VectorsOff string
 }
 
-// Progress reports a run's advance.
+// Progress reports a run's advance. Stage is "files" while files are
+// examined (Done of Total files) and "vectors" while rows are embedded
+// (Done of Total rows).
 type Progress struct {
-	Done, Total int // files examined of those selected
-	Parsed      int // of which re-parsed
+	Stage       string
+	Done, Total int
+	Parsed      int // files re-parsed so far
 	Path        string
 }
 
@@ -59,6 +70,7 @@ type Result struct {
 	Elapsed       time.Duration  `json:"-"`
 	ElapsedMS     int64          `json:"elapsed_ms"`
 	Commit        string         `json:"commit,omitempty"`
+	Vectors       *VectorResult  `json:"vectors"`
 }
 
 // Run indexes root into db. Nothing already indexed is lost when it fails:
@@ -150,7 +162,7 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 			}
 		}
 		if opts.Progress != nil {
-			opts.Progress(Progress{Done: done, Total: len(sel.Files), Parsed: res.Parsed, Path: r.path})
+			opts.Progress(Progress{Stage: "files", Done: done, Total: len(sel.Files), Parsed: res.Parsed, Path: r.path})
 		}
 	}
 	if runErr == nil {
@@ -195,6 +207,9 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 		"last_indexed_at":   time.Now().UTC().Format(time.RFC3339),
 		"last_run_complete": "1",
 	}); err != nil {
+		return nil, err
+	}
+	if res.Vectors, err = embedStage(ctx, db, opts); err != nil {
 		return nil, err
 	}
 	if res.Counts, err = db.Counts(ctx); err != nil {

@@ -114,7 +114,8 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 
 		progressEvery: cmp.Or(opts.progressEvery, 500*time.Millisecond),
 	}
-	if s.planner, err = query.New(ctx, db.SQL(), query.Options{}); err != nil {
+	qopts := query.Options{Embedder: opts.Index.Embedder, VectorsOff: opts.Index.VectorsOff}
+	if s.planner, err = query.New(ctx, db.SQL(), qopts); err != nil {
 		cancel()
 		db.Close()
 		return nil, fmt.Errorf("mcp server: %w", err)

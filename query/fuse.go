@@ -44,7 +44,7 @@ type unitCand struct {
 
 // fileLevel channels rank files as wholes: they add to a file's score but
 // do not make a unit of it stand out.
-var fileLevel = map[string]bool{"blocks_sum": true, "files": true, "path": true}
+var fileLevel = map[string]bool{"blocks_sum": true, "files": true, "path": true, "vec_file": true}
 
 // fused is the outcome of fusion: hits in order, with their explanations.
 type fused struct {
@@ -100,7 +100,7 @@ func (p *Planner) fuse(chans []*channel, pm *pathMatcher, files map[int64]*fileI
 				r := len(fileRank) + 1
 				fileRank[u.fileID] = r
 				fc.score += contrib(r, ch.scores[i])
-				fc.ranks = append(fc.ranks, ChannelRank{Channel: ch.name, Rank: r, Weight: ch.weight})
+				fc.ranks = append(fc.ranks, ChannelRank{Channel: ch.name, Rank: r, Weight: ch.weight, Similarity: ch.similarity(i)})
 			}
 			if fileLevel[ch.name] && u.kind == KindFile {
 				uc := fc.unit(u)
@@ -112,7 +112,7 @@ func (p *Planner) fuse(chans []*channel, pm *pathMatcher, files map[int64]*fileI
 				continue // a unit listed twice by one channel counts once
 			}
 			uc.score += contrib(i+1, ch.scores[i])
-			uc.ranks = append(uc.ranks, ChannelRank{Channel: ch.name, Rank: i + 1, Weight: ch.weight})
+			uc.ranks = append(uc.ranks, ChannelRank{Channel: ch.name, Rank: i + 1, Weight: ch.weight, Similarity: ch.similarity(i)})
 		}
 	}
 

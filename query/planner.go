@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/viberag/viberag/embed"
 )
 
 // Planner answers searches over one index. It is safe for concurrent use:
@@ -19,6 +21,10 @@ type Planner struct {
 
 	mu    sync.Mutex
 	stmts map[string]*sql.Stmt // by SQL text
+
+	embedder   embed.Provider // embeds queries; nil: vectors off
+	vectorsOff string         // why embedder is nil, for responses
+	vecs       vectorCache    // the index's vectors, per surface
 
 	names nameCache // distinct symbol names, for typo correction
 	files fileCache // paths and their words, for the path prior
@@ -31,6 +37,13 @@ type Options struct {
 	// exposed for the benchmark command's ablations; agents have no reason
 	// to change it.
 	Tuning *Tuning
+
+	// Embedder embeds queries for the vector channels. It must be the
+	// provider (same ID) that embedded the index; otherwise, or when nil,
+	// searches are lexical and say why in Response.Vectors (VectorsOff
+	// when set).
+	Embedder   embed.Provider
+	VectorsOff string
 }
 
 // maxCachedStmts bounds the statement cache: scoped statements vary with
@@ -43,7 +56,8 @@ const maxCachedStmts = 512
 // missing table or an index of another schema fails here rather than on
 // the first search.
 func New(ctx context.Context, db *sql.DB, opts Options) (*Planner, error) {
-	p := &Planner{db: db, tune: DefaultTuning(), stmts: map[string]*sql.Stmt{}}
+	p := &Planner{db: db, tune: DefaultTuning(), stmts: map[string]*sql.Stmt{},
+		embedder: opts.Embedder, vectorsOff: opts.VectorsOff}
 	if opts.Tuning != nil {
 		p.tune = *opts.Tuning
 	}

@@ -109,6 +109,11 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 		}
 		chans = append(chans, ch)
 	}
+	vchans, err := p.vectorChannels(ctx, text, req, sc, pool, resp, defs, concept)
+	if err != nil {
+		return err
+	}
+	chans = append(chans, vchans...)
 	resp.FiltersApplied = sc.applied
 
 	f := p.fuse(chans, pm, files, pool, req.Limit)

@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"math"
 	"regexp"
 	"sort"
 	"strings"
@@ -42,69 +43,77 @@ func (p *Planner) similar(ctx context.Context, req Request, text string, resp *R
 			}
 		}
 	}
-	if len(words) == 0 {
+	sc := newScoped(req.Scope)
+	sc.note(req.Scope, scope.Chunks)
+	pool := unitPool{}
+	type cand struct {
+		u       *unit
+		bm25    float64
+		jacc    float64
+		lexical float64
+		vecRank int // 1-based rank in vec_code, 0 when not found there
+		cosine  float64
+		score   float64
+	}
+	var cands []*cand
+	byUnit := map[*unit]*cand{}
+
+	// Code vectors first: they need no identifiers, so a snippet of
+	// operators and literals still finds its look-alikes.
+	st, err := p.vectors(ctx)
+	if err != nil {
+		return err
+	}
+	resp.Vectors = st.status
+	if st.on {
+		q, err := p.embedQuery(ctx, text)
+		if err != nil {
+			resp.Vectors = "off for this search: " + err.Error()
+			st.on = false
+		}
+		ch := &channel{}
+		if st.on {
+			if ch, err = p.vecChannel(ctx, "vec_code", "code", 1, q, req, sc, pool); err != nil {
+				return err
+			}
+		}
+		for i, u := range ch.units {
+			c := &cand{u: u, vecRank: i + 1, cosine: ch.scores[i]}
+			byUnit[u] = c
+			cands = append(cands, c)
+		}
+	}
+	resp.FiltersApplied = sc.applied
+	if len(words) == 0 && len(cands) == 0 {
 		resp.Notes = append(resp.Notes, "the snippet has no identifiers to compare")
 		return nil
 	}
 	if len(words) > maxSimilarTerms {
 		words = words[:maxSimilarTerms]
 	}
-	terms := ftsTerms(words, false, false)
-	kept, _, err := p.pruneTerms(ctx, chunksFTS, "", terms, p.tune.PruneShare, p.tune.PruneBudget)
-	if err != nil {
-		return err
-	}
-	sc := newScoped(req.Scope)
-	sc.note(req.Scope, scope.Chunks)
-	resp.FiltersApplied = sc.applied
-	rows, err := p.query(ctx, sprintf(similarSQL, sc.chunk.sql), append([]any{"{content ident_parts strings} : (" + orExpr(kept) + ")"}, sc.chunk.args...)...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	type cand struct {
-		u     *unit
-		bm25  float64
-		jacc  float64
-		score float64
-	}
-	var cands []*cand
 	maxBM := 0.0
-	pool := unitPool{}
-	for rows.Next() {
-		u := &unit{kind: KindBlock}
-		var header, ids string
-		var sc float64
-		if err := rows.Scan(&u.rowid, &u.id, &u.fileID, &u.path, &u.start, &u.end, &header, &ids, &sc); err != nil {
+	if len(words) > 0 {
+		if maxBM, err = p.similarTokens(ctx, words, idents, sc, pool, func(u *unit, bm25, jacc float64) {
+			c := byUnit[u]
+			if c == nil {
+				c = &cand{u: u}
+				byUnit[u] = c
+				cands = append(cands, c)
+			}
+			c.bm25, c.jacc = bm25, jacc
+		}); err != nil {
 			return err
 		}
-		u.title = blockTitle(header, u.path)
-		inter, union := 0, len(idents)
-		for _, id := range strings.Split(ids, "\n") {
-			if id == "" {
-				continue
-			}
-			if idents[strings.ToLower(id)] {
-				inter++
-			} else {
-				union++
-			}
-		}
-		c := &cand{u: pool.intern(u), bm25: sc}
-		if union > 0 {
-			c.jacc = float64(inter) / float64(union)
-		}
-		maxBM = max(maxBM, sc)
-		cands = append(cands, c)
 	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	rows.Close()
 	for _, c := range cands {
-		c.score = c.jacc
+		c.lexical = c.jacc
 		if maxBM > 0 {
-			c.score = 0.5*c.jacc + 0.5*c.bm25/maxBM
+			c.lexical = 0.5*c.jacc + 0.5*c.bm25/maxBM
+		}
+		c.score = c.lexical
+		if st.on {
+			// Both signals on 0..1: identifier overlap and cosine.
+			c.score = 0.5*c.lexical + 0.5*max(c.cosine, 0)
 		}
 	}
 	sort.SliceStable(cands, func(i, j int) bool {
@@ -123,12 +132,60 @@ func (p *Planner) similar(ctx context.Context, req Request, text string, resp *R
 		}
 		h := Hit{ID: c.u.id, Kind: KindBlock, Path: c.u.path, StartLine: c.u.start, EndLine: c.u.end, Title: c.u.title, Score: round(c.score)}
 		if req.Explain {
-			h.Why = &Why{Channels: []ChannelRank{{Channel: "similar_code", Rank: i + 1, Weight: 1}},
+			w := &Why{Channels: []ChannelRank{{Channel: "similar_code", Rank: i + 1, Weight: 1}},
 				Note: sprintf("identifier overlap %.2f, bm25 %.2f of the best", c.jacc, c.bm25/max(maxBM, 1e-9))}
+			if c.vecRank > 0 {
+				w.Channels = append(w.Channels, ChannelRank{Channel: "vec_code", Rank: c.vecRank, Weight: 1, Similarity: math.Round(c.cosine*1000) / 1000})
+			}
+			h.Why = w
 		}
 		resp.Hits = append(resp.Hits, h)
 	}
 	return p.fillSnippets(ctx, resp.Hits, pool, words)
+}
+
+// similarTokens finds chunks sharing the snippet's identifier words and
+// reports each with its bm25 and the Jaccard overlap of whole
+// identifiers. It returns the best bm25.
+func (p *Planner) similarTokens(ctx context.Context, words []string, idents map[string]bool, sc *scoped, pool unitPool, found func(u *unit, bm25, jacc float64)) (float64, error) {
+	terms := ftsTerms(words, false, false)
+	kept, _, err := p.pruneTerms(ctx, chunksFTS, "", terms, p.tune.PruneShare, p.tune.PruneBudget)
+	if err != nil {
+		return 0, err
+	}
+	rows, err := p.query(ctx, sprintf(similarSQL, sc.chunk.sql), append([]any{"{content ident_parts strings} : (" + orExpr(kept) + ")"}, sc.chunk.args...)...)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	maxBM := 0.0
+	for rows.Next() {
+		u := &unit{kind: KindBlock}
+		var header, ids string
+		var sc float64
+		if err := rows.Scan(&u.rowid, &u.id, &u.fileID, &u.path, &u.start, &u.end, &header, &ids, &sc); err != nil {
+			return 0, err
+		}
+		u.title = blockTitle(header, u.path)
+		inter, union := 0, len(idents)
+		for _, id := range strings.Split(ids, "\n") {
+			if id == "" {
+				continue
+			}
+			if idents[strings.ToLower(id)] {
+				inter++
+			} else {
+				union++
+			}
+		}
+		jacc := 0.0
+		if union > 0 {
+			jacc = float64(inter) / float64(union)
+		}
+		maxBM = max(maxBM, sc)
+		found(pool.intern(u), sc, jacc)
+	}
+	return maxBM, rows.Err()
 }
 
 // codeKeywords are the reserved words of the indexed languages that carry

@@ -27,6 +27,14 @@ type Tuning struct {
 	WEmbedded float64 `tune:"w_embedded"` // definitions of identifiers written inside a sentence
 	WPath     float64 `tune:"w_path"`     // share of the query's words in the file's path (all files)
 
+	// Vector channels (only when the index has vectors and the planner an
+	// embedder of the same model). Not tuned on the benchmark: the real
+	// model's weights were not available where it was built (BENCHMARKS.md).
+	WVecCode    float64 `tune:"w_vec_code"`    // chunks by cosine to the query (concept, similar_code)
+	WVecSummary float64 `tune:"w_vec_summary"` // symbols by cosine of their summaries (concept, definition)
+	WVecFile    float64 `tune:"w_vec_file"`    // files by cosine of their summaries (concept)
+	VecCands    int     `tune:"vec_cands"`     // rows read per vector channel
+
 	// Column weights of the FTS tables, in schema order.
 	ChunkCols  []float64 `tune:"chunk_cols"`  // header, content, ident_parts, strings
 	SymbolCols []float64 `tune:"symbol_cols"` // name, qualname, signature, doc, ident_parts
@@ -89,6 +97,10 @@ func DefaultTuning() Tuning {
 		WDef:          3,
 		WEmbedded:     1,
 		WPath:         1,
+		WVecCode:      1,
+		WVecSummary:   0.7,
+		WVecFile:      0.5,
+		VecCands:      100,
 		ChunkCols:     []float64{2, 1, 1, 0.5},
 		SymbolCols:    []float64{3, 2, 1, 1, 0.5},
 		FileCols:      []float64{2, 1},

@@ -118,6 +118,10 @@ type Response struct {
 	// Notes explain fallbacks and anything else the caller should know
 	// (a typo corrected, a channel with no facts for a language).
 	Notes []string `json:"notes,omitempty"`
+	// Vectors says whether vector channels took part: "on (model)", or
+	// "off: why, and how to turn them on". Empty for intents that use no
+	// vectors (exact_text, usage).
+	Vectors string `json:"vectors,omitempty"`
 	// SuggestedNextActions name follow-up calls with their arguments.
 	SuggestedNextActions []Action `json:"suggested_next_actions,omitempty"`
 	TookMS               float64  `json:"took_ms"`
@@ -169,6 +173,9 @@ type ChannelRank struct {
 	Channel string  `json:"channel"`
 	Rank    int     `json:"rank"` // 1-based
 	Weight  float64 `json:"weight"`
+	// Similarity is the cosine between the query's vector and the hit's,
+	// for vector channels (vec_code, vec_summary, vec_file).
+	Similarity float64 `json:"similarity,omitempty"`
 }
 
 // Prior is a deterministic adjustment of a score, with its factor (<1

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"math"
 	"path"
 	"strings"
 
@@ -34,6 +35,17 @@ type channel struct {
 	// absolute marks scores already on a 0..1 scale, which score fusion
 	// uses as they are instead of dividing by the channel's maximum.
 	absolute bool
+	// cosine marks scores that are cosine similarities (vector channels),
+	// which a hit's why reports.
+	cosine bool
+}
+
+// similarity is the i-th score when it is a cosine, else 0.
+func (c *channel) similarity(i int) float64 {
+	if !c.cosine {
+		return 0
+	}
+	return math.Round(c.scores[i]*1000) / 1000
 }
 
 func (c *channel) add(u *unit, score float64) {

@@ -22,6 +22,7 @@ import (
 
 type indexCmd struct {
 	repoFlags
+	embedFlags
 	Path         string        `arg:"" optional:"" default:"." help:"Repository root (default: current directory)." type:"path"`
 	Force        bool          `help:"Rebuild: re-parse every file."`
 	Include      []string      `help:"Only index files matching this glob (** allowed; matched against the path and the base name). Repeatable."`
@@ -60,6 +61,13 @@ func (c *indexCmd) Run(ctx context.Context) error {
 		return err
 	}
 	defer db.Close()
+	meta, err := db.Meta(ctx)
+	if err != nil {
+		return err
+	}
+	if opts.Embedder, opts.Embedding, opts.VectorsOff, err = c.provider(ctx, meta, c.JSON); err != nil {
+		return err
+	}
 
 	var bar *progressbar.ProgressBar
 	if !c.JSON && isatty.IsTerminal(os.Stderr.Fd()) {
@@ -72,7 +80,14 @@ func (c *indexCmd) Run(ctx context.Context) error {
 			progressbar.OptionThrottle(100*time.Millisecond),
 			progressbar.OptionClearOnFinish(),
 		)
+		stage := "files"
 		opts.Progress = func(p indexer.Progress) {
+			if p.Stage != stage {
+				stage = p.Stage
+				bar.Reset()
+				bar.Describe("embedding")
+				bar.ChangeMax(p.Total)
+			}
 			if bar.GetMax() != p.Total {
 				bar.ChangeMax(p.Total)
 			}
@@ -114,6 +129,28 @@ func printIndexResult(w io.Writer, r *indexer.Result) {
 	}
 	if len(r.ParseProblems) > 0 {
 		fmt.Fprintf(w, "  parse problems this run: %s  (details: viberag status --json)\n", formatCounts(r.ParseProblems))
+	}
+	printVectorResult(w, r.Vectors)
+}
+
+func printVectorResult(w io.Writer, v *indexer.VectorResult) {
+	switch {
+	case v == nil:
+		return
+	case v.Model == "":
+		fmt.Fprintf(w, "  vectors: off — %s\n", v.Off)
+		return
+	}
+	if v.Reset != "" {
+		fmt.Fprintf(w, "  vectors: %s\n", v.Reset)
+	}
+	fmt.Fprintf(w, "  vectors: %s, %d written (%d embedded, %d from cache) in %s\n", v.Model, v.Written, v.Embedded,
+		max(0, v.Written-v.Embedded), (time.Duration(v.ElapsedMS) * time.Millisecond).String())
+	if len(v.Missing) > 0 {
+		fmt.Fprintf(w, "  vectors missing: %s  (retried by the next run)\n", formatCounts(v.Missing))
+	}
+	if v.Error != "" {
+		fmt.Fprintf(w, "  embedding failed: %s\n", v.Error)
 	}
 }
 

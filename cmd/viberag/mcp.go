@@ -14,6 +14,7 @@ import (
 
 type mcpCmd struct {
 	repoFlags
+	embedFlags
 	Path          string        `arg:"" optional:"" default:"." help:"Repository root (default: current directory)." type:"path"`
 	HTTP          string        `name:"http" placeholder:"ADDR" help:"Serve streamable HTTP at http://ADDR/mcp instead of stdio (host defaults to 127.0.0.1, e.g. --http :8765)."`
 	AllowNoAuth   bool          `name:"allow-no-auth" help:"Allow a non-loopback --http address without a bearer token (set one in VIBERAG_MCP_TOKEN instead)."`
@@ -43,6 +44,22 @@ func (c *mcpCmd) Run(ctx context.Context) error {
 			Include: c.Include, Exclude: c.Exclude, MaxFileSize: c.MaxFileSize, IndexSecrets: c.IndexSecrets,
 		}, Workers: c.Workers},
 		NoWatch: c.NoWatch, Debounce: c.Debounce, PollInterval: c.PollInterval, Logger: log,
+	}
+	root, err := indexer.RealRoot(c.Path)
+	if err != nil {
+		return err
+	}
+	meta, err := existingMeta(ctx, root, c.DataDir)
+	if err != nil {
+		return err
+	}
+	// Over stdio, standard error may be a terminal, but a download bar
+	// there would interleave with logs: no bar.
+	if opts.Index.Embedder, opts.Index.Embedding, opts.Index.VectorsOff, err = c.provider(ctx, meta, true); err != nil {
+		return err
+	}
+	if opts.Index.Embedder == nil {
+		log.Warn("vectors off", "reason", opts.Index.VectorsOff)
 	}
 	var hopts mcp.HTTPOptions
 	if c.HTTP != "" {

@@ -38,7 +38,7 @@ func (c *refsCmd) Run(ctx context.Context) error {
 	if err := req.Scope.Validate(); err != nil {
 		return err
 	}
-	ix, err := openIndex(ctx, c.repoFlags, c.Dir)
+	ix, err := openIndex(ctx, c.repoFlags, c.Dir, false)
 	if err != nil {
 		return err
 	}

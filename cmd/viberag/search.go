@@ -12,6 +12,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 
+	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/scope"
@@ -55,7 +56,7 @@ func (c *searchCmd) Run(ctx context.Context) error {
 	if err := req.Scope.Validate(); err != nil {
 		return err
 	}
-	ix, err := openIndex(ctx, c.repoFlags, c.Dir)
+	ix, err := openIndex(ctx, c.repoFlags, c.Dir, true)
 	if err != nil {
 		return err
 	}
@@ -92,7 +93,9 @@ func (ix *openedIndex) Close() error {
 // current directory when empty): with --data-dir, that directory's index;
 // otherwise the nearest of dir and its parents that has an index in the
 // data directory.
-func openIndex(ctx context.Context, rf repoFlags, dir string) (*openedIndex, error) {
+// openIndex opens the index of the repository holding dir, read-only;
+// with vectors, it also loads the index's embedding provider for queries.
+func openIndex(ctx context.Context, rf repoFlags, dir string, vectors bool) (*openedIndex, error) {
 	if dir == "" {
 		dir = "."
 	}
@@ -132,7 +135,12 @@ func openIndex(ctx context.Context, rf repoFlags, dir string) (*openedIndex, err
 	if err != nil {
 		return nil, err
 	}
-	p, err := query.New(ctx, db.SQL(), query.Options{})
+	var emb embed.Provider
+	var off string
+	if vectors {
+		emb, off = queryEmbedder(ctx, db)
+	}
+	p, err := query.New(ctx, db.SQL(), query.Options{Embedder: emb, VectorsOff: off})
 	if err != nil {
 		db.Close()
 		return nil, err

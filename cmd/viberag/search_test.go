@@ -48,7 +48,7 @@ func TestOpenIndexAndPrint(t *testing.T) {
 	root, data := indexFixture(t)
 	ctx := context.Background()
 	// -C a subdirectory with --data-dir: the index of that directory.
-	ix, err := openIndex(ctx, repoFlags{DataDir: data}, filepath.Join(root, "app"))
+	ix, err := openIndex(ctx, repoFlags{DataDir: data}, filepath.Join(root, "app"), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestOpenIndexAndPrint(t *testing.T) {
 
 func TestOpenIndexWithoutIndex(t *testing.T) {
 	t.Setenv("VIBERAG_HOME", t.TempDir())
-	_, err := openIndex(context.Background(), repoFlags{}, t.TempDir())
+	_, err := openIndex(context.Background(), repoFlags{}, t.TempDir(), true)
 	if err == nil || !strings.Contains(err.Error(), "no index") {
 		t.Fatalf("got %v", err)
 	}
@@ -130,7 +130,7 @@ func TestOpenIndexFindsParent(t *testing.T) {
 	if err := os.Rename(data, dir); err != nil {
 		t.Fatal(err)
 	}
-	ix, err := openIndex(context.Background(), repoFlags{}, filepath.Join(root, "app"))
+	ix, err := openIndex(context.Background(), repoFlags{}, filepath.Join(root, "app"), true)
 	if err != nil {
 		t.Fatal(err)
 	}

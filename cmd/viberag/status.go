@@ -30,6 +30,38 @@ type status struct {
 	Counts        tables.Counts         `json:"counts"`
 	ParseProblems []tables.ParseProblem `json:"parse_problems"`
 	SkippedFiles  []extract.Skipped     `json:"skipped_files,omitempty"`
+	Vectors       vectorStatus          `json:"vectors"`
+}
+
+// vectorStatus is the vectors part of status: the model in use or why
+// vectors are off, and per surface the rows with and without a vector.
+type vectorStatus struct {
+	Model    string                        `json:"model,omitempty"`
+	Provider string                        `json:"provider,omitempty"`
+	Off      string                        `json:"off,omitempty"`
+	Error    string                        `json:"error,omitempty"`
+	Surfaces map[string]tables.VectorCount `json:"surfaces"`
+}
+
+func readVectorStatus(ctx context.Context, db *tables.DB, meta map[string]string) (vectorStatus, error) {
+	vs := vectorStatus{Model: meta[tables.MetaEmbeddingModel]}
+	if cfg, ok := storedConfig(meta); ok {
+		vs.Provider = cfg.Provider
+		if vs.Provider == "" {
+			vs.Provider = "model2vec"
+		}
+	}
+	if vs.Model == "" {
+		vs.Off = meta[tables.MetaEmbeddingError]
+		if vs.Off == "" {
+			vs.Off = "the index has no vectors; run `viberag index` (the built-in model is downloaded once) or see `viberag index --help` for --embed"
+		}
+	} else {
+		vs.Error = meta[tables.MetaEmbeddingError]
+	}
+	var err error
+	vs.Surfaces, err = db.VectorCounts(ctx)
+	return vs, err
 }
 
 func (c *statusCmd) Run(ctx context.Context) error {
@@ -60,6 +92,9 @@ func (c *statusCmd) Run(ctx context.Context) error {
 	if st.ParseProblems, err = db.ParseProblems(ctx); err != nil {
 		return err
 	}
+	if st.Vectors, err = readVectorStatus(ctx, db, st.Meta); err != nil {
+		return err
+	}
 	if c.Skipped {
 		if st.SkippedFiles, err = db.Skipped(ctx); err != nil {
 			return err
@@ -86,6 +121,18 @@ func printStatus(w io.Writer, st *status) {
 	for _, l := range langs {
 		lc := st.Counts.ByLanguage[l]
 		fmt.Fprintf(w, "    %-11s %6d files  clean %d  repaired %d  fallback %d  text %d\n", l, lc.Files, lc.Clean, lc.Repaired, lc.Fallback, lc.Text)
+	}
+	v := st.Vectors
+	if v.Model == "" {
+		fmt.Fprintf(w, "  vectors: off — %s\n", v.Off)
+	} else {
+		fmt.Fprintf(w, "  vectors: %s\n", v.Model)
+		for _, s := range tables.Surfaces() {
+			fmt.Fprintf(w, "    %-8s %7d present  %d missing\n", s, v.Surfaces[s].Present, v.Surfaces[s].Missing)
+		}
+		if v.Error != "" {
+			fmt.Fprintf(w, "  last embedding error: %s (the next index run retries)\n", v.Error)
+		}
 	}
 	if len(st.Counts.Skipped) > 0 {
 		fmt.Fprintf(w, "  skipped: %s\n", formatCounts(st.Counts.Skipped))

@@ -18,7 +18,7 @@ type symbolCmd struct {
 }
 
 func (c *symbolCmd) Run(ctx context.Context) error {
-	ix, err := openIndex(ctx, c.repoFlags, c.Dir)
+	ix, err := openIndex(ctx, c.repoFlags, c.Dir, false)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,123 @@
+// Package embedtest writes Model2Vec models in the exact on-disk format of
+// minishlab/potion-code-16M (model.safetensors with embeddings F32 [R, D],
+// weights F64 [V] and mapping I64 [V]; the real tokenizer.json; a
+// config.json), for tests and benchmarks of code that embeds. The real
+// weights cannot be downloaded where viberag is built; these models have
+// pseudo-random rows, so their vectors mean only "shares tokens with",
+// which is enough to exercise every code path and to measure speed.
+package embedtest
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+
+	"github.com/viberag/viberag/embed"
+)
+
+// TokenizerPath is the real tokenizer beside a repository clone, relative
+// to a package directory one level below the module root (where `go test`
+// runs); use TokenizerPathFrom for other depths.
+const TokenizerPath = "../../shared/models/potion-code-16M/tokenizer.json"
+
+// TokenizerPathFrom is the real tokenizer's path from a directory depth
+// levels below the module root.
+func TokenizerPathFrom(depth int) string {
+	p := filepath.Join("..", "shared", "models", "potion-code-16M", "tokenizer.json")
+	for range depth {
+		p = filepath.Join("..", p)
+	}
+	return p
+}
+
+// Model describes a model to write.
+type Model struct {
+	Rows int    // embedding rows; tokens map onto them round-robin (mapping[i] = i mod Rows)
+	Dim  int    // vector dimension
+	Seed uint64 // the rows are a function of the seed alone
+}
+
+// Write writes m into dir (created if needed) with the tokenizer at
+// tokenizerPath.
+func Write(dir, tokenizerPath string, m Model) error {
+	if m.Rows <= 0 || m.Dim <= 0 {
+		return fmt.Errorf("embedtest: rows %d, dim %d: must be positive", m.Rows, m.Dim)
+	}
+	tok, err := embed.LoadTokenizer(tokenizerPath)
+	if err != nil {
+		return fmt.Errorf("embedtest: %w", err)
+	}
+	tokData, err := os.ReadFile(tokenizerPath)
+	if err != nil {
+		return fmt.Errorf("embedtest: %w", err)
+	}
+	v := tok.VocabSize()
+	r := rand.New(rand.NewPCG(m.Seed, m.Seed^0x9e3779b97f4a7c15))
+	emb := make([]byte, 4*m.Rows*m.Dim)
+	for i := 0; i < m.Rows*m.Dim; i++ {
+		binary.LittleEndian.PutUint32(emb[4*i:], math.Float32bits(float32(r.NormFloat64())))
+	}
+	weights := make([]byte, 8*v)
+	mapping := make([]byte, 8*v)
+	for i := 0; i < v; i++ {
+		binary.LittleEndian.PutUint64(weights[8*i:], math.Float64bits(0.5+r.Float64()))
+		binary.LittleEndian.PutUint64(mapping[8*i:], uint64(i%m.Rows))
+	}
+	st, err := safetensors([]tensor{
+		{"embeddings", "F32", []int64{int64(m.Rows), int64(m.Dim)}, emb},
+		{"mapping", "I64", []int64{int64(v)}, mapping},
+		{"weights", "F64", []int64{int64(v)}, weights},
+	})
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("embedtest: %w", err)
+	}
+	config := `{"model_type": "model2vec", "normalize": true, "hidden_dim": ` + fmt.Sprint(m.Dim) + `}`
+	for name, data := range map[string][]byte{
+		"model.safetensors": st, "tokenizer.json": tokData, "config.json": []byte(config),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return fmt.Errorf("embedtest: %w", err)
+		}
+	}
+	return nil
+}
+
+type tensor struct {
+	name, dtype string
+	shape       []int64
+	data        []byte
+}
+
+// safetensors lays tensors out as the safetensors writer does: in the
+// given (name) order, contiguous, the header padded with spaces to a
+// multiple of 8.
+func safetensors(ts []tensor) ([]byte, error) {
+	header := map[string]any{"__metadata__": map[string]string{"format": "pt"}}
+	off := 0
+	for _, t := range ts {
+		header[t.name] = map[string]any{"dtype": t.dtype, "shape": t.shape, "data_offsets": []int{off, off + len(t.data)}}
+		off += len(t.data)
+	}
+	h, err := json.Marshal(header)
+	if err != nil {
+		return nil, err
+	}
+	for len(h)%8 != 0 {
+		h = append(h, ' ')
+	}
+	var out bytes.Buffer
+	binary.Write(&out, binary.LittleEndian, uint64(len(h)))
+	out.Write(h)
+	for _, t := range ts {
+		out.Write(t.data)
+	}
+	return out.Bytes(), nil
+}

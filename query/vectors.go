@@ -1,0 +1,297 @@
+package query
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+
+	"github.com/viberag/viberag/scope"
+)
+
+// Vector channels. The index's vectors (tables/schema.sql: vectors) are
+// loaded into memory once per surface and kept until the vectors table
+// changes (meta vectors_version); a search embeds its query with the
+// planner's Embedder, which must be the model the index was embedded
+// with, and scans every in-scope vector exactly (VectorSet). The scope is
+// applied before the scan: rows out of scope are never candidates, so a
+// scoped search cannot lose an in-scope hit to out-of-scope ones.
+
+const (
+	vecVersionSQL = `SELECT coalesce((SELECT value FROM meta WHERE key = 'vectors_version'), '')
+		|| '/' || coalesce((SELECT value FROM meta WHERE key = 'embedding_model'), '')`
+	vecModelSQL = `SELECT coalesce((SELECT value FROM meta WHERE key = 'embedding_model'), '')`
+
+	vecCodeSQL = `SELECT c.id, c.cid, c.file_id, c.path, c.start_line, c.end_line, c.header, '', '', '', '', '', 0, v.vec
+FROM vectors v JOIN chunks c ON c.cid = v.owner
+WHERE v.surface = 'code' AND v.model = ? ORDER BY c.id`
+	vecSummarySQL = `SELECT s.id, s.sid, s.file_id, s.path, s.start_line, s.end_line, '', s.kind, s.name, s.qualname, s.signature, s.doc, s.is_exported, v.vec
+FROM vectors v JOIN symbols s ON s.sid = v.owner
+WHERE v.surface = 'summary' AND v.model = ? ORDER BY s.id`
+	vecFileSQL = `SELECT f.id, 'f:' || f.path, f.id, f.path, 1, max(f.lines, 1), '', '', '', '', '', '', 0, v.vec
+FROM vectors v JOIN files f ON f.id = CAST(substr(v.owner, 2) AS INTEGER)
+WHERE v.surface = 'file' AND v.model = ? ORDER BY f.id`
+)
+
+// vecSurface is one surface's vectors in memory, row i describing units[i].
+type vecSurface struct {
+	set   *VectorSet
+	units []unit
+}
+
+// vectorCache holds the loaded surfaces of one vectors_version.
+type vectorCache struct {
+	mu       sync.Mutex
+	version  string
+	surfaces map[string]*vecSurface
+}
+
+// vectorState says whether a search can use vectors, and why not.
+type vectorState struct {
+	on     bool
+	status string // for Response.Vectors
+	model  string
+}
+
+// vectors reports whether vector channels can run for this index.
+func (p *Planner) vectors(ctx context.Context) (vectorState, error) {
+	var model string
+	if err := p.queryRow(ctx, vecModelSQL).Scan(&model); err != nil {
+		return vectorState{}, err
+	}
+	switch {
+	case model == "" && p.embedder == nil:
+		off := p.vectorsOff
+		if off == "" {
+			off = "the index has no vectors"
+		}
+		return vectorState{status: "off: " + off}, nil
+	case model == "":
+		return vectorState{status: "off: the index has no vectors yet; run `viberag index` to embed it with " + p.embedder.ID()}, nil
+	case p.embedder == nil:
+		off := p.vectorsOff
+		if off == "" {
+			off = "no embedder to embed the query"
+		}
+		return vectorState{status: "off: " + off + " (the index's vectors are of " + model + ")"}, nil
+	case p.embedder.ID() != model:
+		return vectorState{status: "off: the index's vectors are of " + model + " but queries would be embedded with " + p.embedder.ID() + "; run `viberag index` to re-embed"}, nil
+	}
+	return vectorState{on: true, status: "on (" + model + ")", model: model}, nil
+}
+
+// surface returns the loaded vectors of one surface ("code", "summary",
+// "file"), loading them when the vectors table changed.
+func (p *Planner) surface(ctx context.Context, name string) (*vecSurface, error) {
+	var version string
+	if err := p.queryRow(ctx, vecVersionSQL).Scan(&version); err != nil {
+		return nil, err
+	}
+	c := &p.vecs
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.version != version {
+		c.version, c.surfaces = version, map[string]*vecSurface{}
+	}
+	if s, ok := c.surfaces[name]; ok {
+		return s, nil
+	}
+	q := map[string]string{"code": vecCodeSQL, "summary": vecSummarySQL, "file": vecFileSQL}[name]
+	var model string
+	if err := p.queryRow(ctx, vecModelSQL).Scan(&model); err != nil {
+		return nil, err
+	}
+	s, err := p.loadSurface(ctx, name, q, model)
+	if err != nil {
+		return nil, fmt.Errorf("load %s vectors: %w", name, err)
+	}
+	c.surfaces[name] = s
+	return s, nil
+}
+
+func (p *Planner) loadSurface(ctx context.Context, name, q, model string) (*vecSurface, error) {
+	rows, err := p.db.QueryContext(ctx, q, model)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	s := &vecSurface{}
+	var data []float32
+	dim := 0
+	kind := map[string]string{"code": KindBlock, "summary": KindDefinition, "file": KindFile}[name]
+	for rows.Next() {
+		u := unit{kind: kind}
+		var header string
+		var blob []byte
+		if err := rows.Scan(&u.rowid, &u.id, &u.fileID, &u.path, &u.start, &u.end, &header,
+			&u.symKind, &u.name, &u.qualname, &u.signature, &u.doc, &u.exported, &blob); err != nil {
+			return nil, err
+		}
+		if len(blob)%4 != 0 || len(blob) == 0 || (dim != 0 && len(blob)/4 != dim) {
+			return nil, fmt.Errorf("vector of %s: %d bytes, want %d float32s", u.id, len(blob), dim)
+		}
+		dim = len(blob) / 4
+		for i := 0; i < len(blob); i += 4 {
+			data = append(data, math.Float32frombits(binary.LittleEndian.Uint32(blob[i:])))
+		}
+		switch kind {
+		case KindBlock:
+			u.title = blockTitle(header, u.path)
+		case KindDefinition:
+			u.title = defTitle(u.symKind, u.qualname)
+		default:
+			u.title = u.path
+		}
+		s.units = append(s.units, u)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if dim == 0 {
+		dim = 1
+	}
+	if s.set, err = NewVectorSet(dim, data); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// embedQuery embeds the search text.
+func (p *Planner) embedQuery(ctx context.Context, text string) ([]float32, error) {
+	vs, err := p.embedder.Embed(ctx, []string{text})
+	if err != nil {
+		return nil, fmt.Errorf("embed the query with %s: %w", p.embedder.ID(), err)
+	}
+	if len(vs) != 1 {
+		return nil, errors.New("embed the query: no vector")
+	}
+	return vs[0], nil
+}
+
+// vecTable is the scope table of each surface.
+var vecTable = map[string]scope.Table{"code": scope.Chunks, "summary": scope.Symbols, "file": scope.Files}
+
+// vecChannel ranks a surface's rows by cosine to q, among the rows in
+// scope.
+func (p *Planner) vecChannel(ctx context.Context, name, surface string, weight float64, q []float32, req Request, sc *scoped, pool unitPool) (*channel, error) {
+	ch := &channel{name: name, weight: weight, cosine: true}
+	s, err := p.surface(ctx, surface)
+	if err != nil {
+		return nil, err
+	}
+	if s.set.Len() == 0 || len(q) != s.set.Dim() {
+		return ch, nil
+	}
+	allow, err := p.vecScope(ctx, surface, s, req, sc)
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range s.set.Search(q, p.tune.VecCands, allow) {
+		if h.Score <= 0 {
+			break // unrelated or opposite: never a reason to list a row
+		}
+		u := s.units[h.Row] // a copy: the cached unit stays untouched
+		ch.add(pool.intern(&u), float64(h.Score))
+	}
+	return ch, nil
+}
+
+// vecScope is the bitset of a surface's rows in scope, nil when the
+// scope is empty. Filters on files alone (paths, extensions) are answered
+// from the files table and mapped to rows by file; symbol filters go
+// through the surface's own table, as the text channels do.
+func (p *Planner) vecScope(ctx context.Context, surface string, s *vecSurface, req Request, sc *scoped) (Bitset, error) {
+	if req.Scope.IsZero() {
+		return nil, nil
+	}
+	sc.note(req.Scope, vecTable[surface])
+	var q string
+	var args []any
+	byFile := surface == "file" || !req.Scope.HasSymbolFilters()
+	switch {
+	case byFile:
+		q, args = "SELECT f.id FROM files f WHERE 1"+sc.file.sql, sc.file.args
+	case surface == "code":
+		q, args = "SELECT c.id FROM chunks c WHERE 1"+sc.chunk.sql, sc.chunk.args
+	default:
+		q, args = "SELECT s.id FROM symbols s WHERE 1"+sc.sym.sql, sc.sym.args
+	}
+	ids, err := p.idSet(ctx, q, args)
+	if err != nil {
+		return nil, err
+	}
+	allow := NewBitset(len(s.units))
+	for i := range s.units {
+		id := s.units[i].rowid
+		if byFile {
+			id = s.units[i].fileID
+		}
+		if ids[id] {
+			allow.Set(i)
+		}
+	}
+	return allow, nil
+}
+
+func (p *Planner) idSet(ctx context.Context, q string, args []any) (map[int64]bool, error) {
+	rows, err := p.query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	ids := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids[id] = true
+	}
+	return ids, rows.Err()
+}
+
+// vectorChannels runs the vector channels of an intent: for concept
+// code, summary and file vectors; for definition the summaries. It
+// returns no channel (and sets resp.Vectors to why) when vectors are off,
+// and fails the search only when the index cannot be read: an embedder
+// error (a remote provider down) leaves the search lexical, with a note.
+func (p *Planner) vectorChannels(ctx context.Context, text string, req Request, sc *scoped, pool unitPool, resp *Response, defs, concept bool) ([]*channel, error) {
+	st, err := p.vectors(ctx)
+	if err != nil {
+		return nil, err
+	}
+	resp.Vectors = st.status
+	if !st.on {
+		return nil, nil
+	}
+	q, err := p.embedQuery(ctx, text)
+	if err != nil {
+		resp.Vectors = "off for this search: " + err.Error()
+		return nil, nil
+	}
+	type spec struct {
+		name, surface string
+		weight        float64
+	}
+	var specs []spec
+	if concept {
+		specs = append(specs, spec{"vec_code", "code", p.tune.WVecCode}, spec{"vec_file", "file", p.tune.WVecFile})
+	}
+	if defs || concept {
+		specs = append(specs, spec{"vec_summary", "summary", p.tune.WVecSummary})
+	}
+	var out []*channel
+	for _, s := range specs {
+		if s.weight <= 0 {
+			continue
+		}
+		ch, err := p.vecChannel(ctx, s.name, s.surface, s.weight, q, req, sc, pool)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ch)
+	}
+	return out, nil
+}
