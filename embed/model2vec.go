@@ -92,16 +92,31 @@ func LoadModel2Vec(dir string, opts Model2VecOptions) (*Model2Vec, error) {
 		sums[name] = hex.EncodeToString(s[:])
 		return b, nil
 	}
-	tokData, err := readAll(tokenizerFile)
-	if err != nil {
-		return nil, err
+	// The tokenizer parses while the tensors are read: loading is on the
+	// path of every index run and of every search process.
+	var tokSum string
+	type parsed = struct {
+		tok *Tokenizer
+		err error
 	}
-	tok, err := ParseTokenizer(tokData)
-	if err != nil {
-		return nil, fmt.Errorf("%w (file %s)", err, filepath.Join(dir, tokenizerFile))
-	}
+	tokCh := make(chan parsed, 1)
+	go func() {
+		b, err := os.ReadFile(filepath.Join(dir, tokenizerFile))
+		if err != nil {
+			tokCh <- parsed{err: fmt.Errorf("embed: model2vec: %w", err)}
+			return
+		}
+		s := sha256.Sum256(b)
+		tokSum = hex.EncodeToString(s[:])
+		tok, err := ParseTokenizer(b)
+		if err != nil {
+			err = fmt.Errorf("%w (file %s)", err, filepath.Join(dir, tokenizerFile))
+		}
+		tokCh <- parsed{tok, err}
+	}()
 	cfgData, err := readAll(configFile)
 	if err != nil {
+		<-tokCh
 		return nil, err
 	}
 	var cfg struct {
@@ -109,25 +124,25 @@ func LoadModel2Vec(dir string, opts Model2VecOptions) (*Model2Vec, error) {
 		VocabularyQuantization *int  `json:"vocabulary_quantization"`
 	}
 	if err := json.Unmarshal(cfgData, &cfg); err != nil {
+		<-tokCh
 		return nil, fmt.Errorf("embed: model2vec %s: %w", filepath.Join(dir, configFile), err)
 	}
-
-	m := &Model2Vec{tok: tok, normalize: cfg.Normalize != nil && *cfg.Normalize, maxTokens: opts.MaxTokens}
+	m := &Model2Vec{normalize: cfg.Normalize != nil && *cfg.Normalize, maxTokens: opts.MaxTokens}
+	path := filepath.Join(dir, modelFile)
+	sum, rows, tensErr := m.readTensors(path, tokCh)
+	if tensErr != nil {
+		return nil, tensErr
+	}
+	sums[tokenizerFile] = tokSum
+	sums[modelFile] = sum
+	tok := m.tok
 	if m.maxTokens == 0 {
 		m.maxTokens = DefaultMaxTokens
 	}
 	m.maxChars = m.maxTokens * tok.medianLen
-
-	path := filepath.Join(dir, modelFile)
-	sum, err := m.readTensors(path)
-	if err != nil {
-		return nil, err
+	if q := cfg.VocabularyQuantization; q != nil && m.mapping != nil && *q != rows {
+		return nil, fmt.Errorf("embed: model2vec %s: vocabulary_quantization %d, but embeddings has %d rows", filepath.Join(dir, configFile), *q, rows)
 	}
-	sums[modelFile] = sum
-	if q := cfg.VocabularyQuantization; q != nil && m.mapping != nil && *q != len(m.emb)/m.dim {
-		return nil, fmt.Errorf("embed: model2vec %s: vocabulary_quantization %d, but embeddings has %d rows", filepath.Join(dir, configFile), *q, len(m.emb)/m.dim)
-	}
-
 	if opts.Spec != nil {
 		for _, f := range opts.Spec.Files {
 			if got, ok := sums[f.Name]; ok && f.SHA256 != "" && got != f.SHA256 {
@@ -168,23 +183,27 @@ func idFromSums(sums map[string]string) string {
 	return "model2vec:local@" + hex.EncodeToString(h.Sum(nil))[:12]
 }
 
-// readTensors streams the safetensors file at path into m, checking every
-// tensor against the tokenizer, and returns the file's sha256.
-func (m *Model2Vec) readTensors(path string) (string, error) {
+// readTensors streams the safetensors file at path into m, then takes
+// the tokenizer from tok (parsed meanwhile) and checks every tensor
+// against it. It returns the file's sha256 and the embedding rows.
+func (m *Model2Vec) readTensors(path string, tok <-chan struct {
+	tok *Tokenizer
+	err error
+}) (string, int, error) {
+	fail := func(err error) (string, int, error) {
+		return "", 0, fmt.Errorf("embed: model2vec %s: %w", path, err)
+	}
 	f, err := os.Open(path)
 	if err != nil {
-		return "", fmt.Errorf("embed: model2vec: %w", err)
+		return "", 0, fmt.Errorf("embed: model2vec: %w", err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return "", fmt.Errorf("embed: model2vec: %w", err)
+		return "", 0, fmt.Errorf("embed: model2vec: %w", err)
 	}
 	h := sha256.New()
 	r := io.TeeReader(f, h)
-	fail := func(err error) (string, error) {
-		return "", fmt.Errorf("embed: model2vec %s: %w", path, err)
-	}
 	tensors, err := readSTHeader(r, st.Size())
 	if err != nil {
 		return fail(err)
@@ -193,8 +212,6 @@ func (m *Model2Vec) readTensors(path string) (string, error) {
 	for _, t := range tensors {
 		byName[t.Name] = t
 	}
-	vocab := m.tok.VocabSize()
-
 	emb, ok := byName["embeddings"]
 	if !ok {
 		return fail(fmt.Errorf("no tensor %q", "embeddings"))
@@ -209,29 +226,51 @@ func (m *Model2Vec) readTensors(path string) (string, error) {
 	if m.emb, decs["embeddings"], err = float32Decoder(emb); err != nil {
 		return fail(err)
 	}
-	if t, ok := byName["weights"]; ok {
-		if len(t.Shape) != 1 || t.Shape[0] != int64(vocab) {
-			return fail(fmt.Errorf("tensor %q: shape %v, want [%d] (the tokenizer's vocabulary)", "weights", t.Shape, vocab))
+	weights, hasWeights := byName["weights"]
+	if hasWeights {
+		if len(weights.Shape) != 1 {
+			return fail(fmt.Errorf("tensor %q: shape %v, want [vocabulary]", "weights", weights.Shape))
 		}
-		if m.weights, decs["weights"], err = float64Decoder(t); err != nil {
+		if m.weights, decs["weights"], err = float64Decoder(weights); err != nil {
 			return fail(err)
 		}
 	}
-	if t, ok := byName["mapping"]; ok {
-		if len(t.Shape) != 1 || t.Shape[0] != int64(vocab) {
-			return fail(fmt.Errorf("tensor %q: shape %v, want [%d] (the tokenizer's vocabulary)", "mapping", t.Shape, vocab))
+	mapT, hasMapping := byName["mapping"]
+	if hasMapping {
+		if len(mapT.Shape) != 1 {
+			return fail(fmt.Errorf("tensor %q: shape %v, want [vocabulary]", "mapping", mapT.Shape))
 		}
-		if mapping, decs["mapping"], err = int64Decoder(t); err != nil {
+		if mapping, decs["mapping"], err = int64Decoder(mapT); err != nil {
 			return fail(err)
 		}
-	} else if rows != int64(vocab) {
-		return fail(fmt.Errorf("tensor %q: %d rows, but the tokenizer has %d ids and there is no mapping tensor", "embeddings", rows, vocab))
 	}
-	if err := readSTData(r, tensors, func(t stTensor) func([]byte) { return decs[t.Name] }); err != nil {
+	direct := func(t stTensor) []byte {
+		if t.Name == "embeddings" && t.DType == "F32" {
+			return f32Bytes(m.emb)
+		}
+		return nil
+	}
+	if err := readSTData(r, tensors, func(t stTensor) func([]byte) { return decs[t.Name] }, direct); err != nil {
 		return fail(err)
 	}
 	if _, err := io.Copy(io.Discard, r); err != nil {
 		return fail(err)
+	}
+
+	p := <-tok
+	if p.err != nil {
+		return "", 0, p.err
+	}
+	m.tok = p.tok
+	vocab := m.tok.VocabSize()
+	if hasWeights && weights.Shape[0] != int64(vocab) {
+		return fail(fmt.Errorf("tensor %q: shape %v, want [%d] (the tokenizer's vocabulary)", "weights", weights.Shape, vocab))
+	}
+	if hasMapping && mapT.Shape[0] != int64(vocab) {
+		return fail(fmt.Errorf("tensor %q: shape %v, want [%d] (the tokenizer's vocabulary)", "mapping", mapT.Shape, vocab))
+	}
+	if !hasMapping && rows != int64(vocab) {
+		return fail(fmt.Errorf("tensor %q: %d rows, but the tokenizer has %d ids and there is no mapping tensor", "embeddings", rows, vocab))
 	}
 	if mapping != nil {
 		m.mapping = make([]int32, len(mapping))
@@ -242,7 +281,7 @@ func (m *Model2Vec) readTensors(path string) (string, error) {
 			m.mapping[id] = int32(row)
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(h.Sum(nil)), int(rows), nil
 }
 
 // ID implements Provider.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"unsafe"
 )
 
 // The safetensors format (https://github.com/huggingface/safetensors): an
@@ -138,10 +139,19 @@ const stChunk = 1 << 16
 
 // readSTData reads the data section from r, tensor by tensor in file order,
 // handing each tensor's bytes in element-aligned chunks to the decoder that
-// decoders returns for it (nil skips the tensor).
-func readSTData(r io.Reader, tensors []stTensor, decoders func(stTensor) func([]byte)) error {
+// decoders returns for it (nil skips the tensor). A tensor for which direct
+// (when not nil) returns a buffer of its size is read straight into it.
+func readSTData(r io.Reader, tensors []stTensor, decoders func(stTensor) func([]byte), direct func(stTensor) []byte) error {
 	buf := make([]byte, stChunk)
 	for _, t := range tensors {
+		if direct != nil {
+			if dst := direct(t); dst != nil && int64(len(dst)) == t.End-t.Begin {
+				if _, err := io.ReadFull(r, dst); err != nil {
+					return fmt.Errorf("tensor %q data: %w", t.Name, err)
+				}
+				continue
+			}
+		}
 		dec := decoders(t)
 		left := t.End - t.Begin
 		for left > 0 {
@@ -166,11 +176,14 @@ func float32Decoder(t stTensor) ([]float32, func([]byte), error) {
 	var dec func([]byte)
 	switch t.DType {
 	case "F32":
+		// The hot loop of loading a model (16M floats for the default
+		// one): indexed, so the compiler drops the bounds checks.
 		dec = func(b []byte) {
-			for ; len(b) >= 4; b = b[4:] {
-				dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(b))
-				i++
+			d := dst[i : i+len(b)/4]
+			for k := range d {
+				d[k] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*k:]))
 			}
+			i += len(d)
 		}
 	case "F64":
 		dec = func(b []byte) {
@@ -265,4 +278,14 @@ func float16to32(h uint16) float32 {
 		return v
 	}
 	return math.Float32frombits(sign | (exp+127-15)<<23 | frac<<13)
+}
+
+// f32Bytes views v's memory as the little-endian bytes of an F32 tensor,
+// or returns nil on a big-endian host. Loading the default model's 16M
+// embedding values through it skips a decode pass (about 70 ms).
+func f32Bytes(v []float32) []byte {
+	if len(v) == 0 || binary.NativeEndian.Uint16([]byte{1, 0}) != 1 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), 4*len(v))
 }

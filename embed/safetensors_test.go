@@ -37,7 +37,7 @@ func TestSafetensorsRoundTrip(t *testing.T) {
 	c, decs["c"], _ = int64Decoder(byName["c"])
 	d, decs["d"], _ = float32Decoder(byName["d"])
 	e, decs["e"], _ = float32Decoder(byName["e"])
-	if err := readSTData(r, tensors, func(t stTensor) func([]byte) { return decs[t.Name] }); err != nil {
+	if err := readSTData(r, tensors, func(t stTensor) func([]byte) { return decs[t.Name] }, nil); err != nil {
 		t.Fatal(err)
 	}
 	if want := []float32{1, -2, 3.5, 0}; !approx(a, want) {
@@ -74,7 +74,7 @@ func TestSafetensorsLargeTensorStreams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := readSTData(r, tensors, func(stTensor) func([]byte) { return dec }); err != nil {
+	if err := readSTData(r, tensors, func(stTensor) func([]byte) { return dec }, nil); err != nil {
 		t.Fatal(err)
 	}
 	for i, x := range got {
@@ -146,7 +146,7 @@ func TestSafetensorsTruncatedData(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, dec, _ := float32Decoder(tensors[0])
-	if err := readSTData(r, tensors, func(stTensor) func([]byte) { return dec }); err == nil || !strings.Contains(err.Error(), `tensor "a" data`) {
+	if err := readSTData(r, tensors, func(stTensor) func([]byte) { return dec }, nil); err == nil || !strings.Contains(err.Error(), `tensor "a" data`) {
 		t.Errorf("readSTData error = %v, want a data error", err)
 	}
 }

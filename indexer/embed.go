@@ -51,6 +51,18 @@ func embedStage(ctx context.Context, db *tables.DB, opts Options) (*VectorResult
 	start := time.Now()
 	vr := &VectorResult{}
 	defer func() { vr.ElapsedMS = time.Since(start).Milliseconds() }()
+	if opts.LoadEmbedder != nil {
+		// A run that changed nothing needs no model: when every row has a
+		// vector made with the same settings, loading one (a quarter of a
+		// second for the default model) is skipped.
+		done, err := upToDate(ctx, db, opts.Embedding, vr)
+		if err != nil || done {
+			return vr, err
+		}
+		if opts.Embedder, opts.VectorsOff, err = opts.LoadEmbedder(); err != nil {
+			return nil, err
+		}
+	}
 	p := opts.Embedder
 	if p == nil {
 		vr.Off = opts.VectorsOff
@@ -147,6 +159,30 @@ surfaces:
 	}
 	err = db.SetMeta(ctx, map[string]string{tables.MetaEmbeddingError: vr.Error})
 	return vr, err
+}
+
+// upToDate reports whether the index has every vector, made by a
+// provider configured as cfg; it then fills vr from the index.
+func upToDate(ctx context.Context, db *tables.DB, cfg embed.Config, vr *VectorResult) (bool, error) {
+	meta, err := db.Meta(ctx)
+	if err != nil {
+		return false, err
+	}
+	want, _ := json.Marshal(cfg)
+	if meta[tables.MetaEmbeddingModel] == "" || meta[tables.MetaEmbeddingConfig] != string(want) || meta[tables.MetaEmbeddingError] != "" {
+		return false, nil
+	}
+	counts, err := db.VectorCounts(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, c := range counts {
+		if c.Missing > 0 {
+			return false, nil
+		}
+	}
+	vr.Model = meta[tables.MetaEmbeddingModel]
+	return true, nil
 }
 
 // maxInputIdents bounds the identifiers a summary input lists.

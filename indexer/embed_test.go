@@ -220,3 +220,33 @@ func TestVectorInput(t *testing.T) {
 		}
 	}
 }
+
+// A run with nothing to embed does not load the model.
+func TestLoadEmbedderOnlyWhenNeeded(t *testing.T) {
+	root, data := t.TempDir(), t.TempDir()
+	writeTree(t, root, embedTree)
+	db := openDB(t, data)
+	m := testModel(t, 1)
+	cfg := embed.Config{Provider: embed.ProviderModel2Vec, ModelDir: "/models/x"}
+	loads := 0
+	load := func() (embed.Provider, string, error) { loads++; return m, "", nil }
+
+	res := run(t, db, root, Options{Embedding: cfg, LoadEmbedder: load})
+	if loads != 1 || res.Vectors.Model != m.ID() || res.Vectors.Written == 0 {
+		t.Fatalf("first run: %d loads, %+v", loads, res.Vectors)
+	}
+	res = run(t, db, root, Options{Embedding: cfg, LoadEmbedder: load})
+	if loads != 1 || res.Vectors.Model != m.ID() {
+		t.Errorf("unchanged run: %d loads (want still 1), %+v", loads, res.Vectors)
+	}
+	writeTree(t, root, map[string]string{"new.py": "def added():\n    return 1\n"})
+	res = run(t, db, root, Options{Embedding: cfg, LoadEmbedder: load})
+	if loads != 2 || res.Vectors.Written == 0 {
+		t.Errorf("run with a new file: %d loads (want 2), %+v", loads, res.Vectors)
+	}
+	cfg.ModelDir = "/models/y"
+	run(t, db, root, Options{Embedding: cfg, LoadEmbedder: load})
+	if loads != 3 {
+		t.Errorf("run with other settings: %d loads, want 3", loads)
+	}
+}

@@ -42,6 +42,10 @@ type Options struct {
 	Embedder   embed.Provider
 	Embedding  embed.Config // what Embedder was made from, stored in the index
 	VectorsOff string
+	// LoadEmbedder, when set, is called as the embedding stage starts and
+	// supplies Embedder and VectorsOff, so a caller can load a model while
+	// files are parsed. An error ends the run (facts are written by then).
+	LoadEmbedder func() (embed.Provider, string, error)
 }
 
 // Progress reports a run's advance. Stage is "files" while files are

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // SchemaVersion is the version of schema.sql. Bump it with every change
@@ -32,11 +33,7 @@ type migration struct {
 // to SchemaVersion needs a rebuild.
 func migrations() []migration {
 	return []migration{
-		{from: 1, apply: func(ctx context.Context, tx *sql.Tx) error {
-			// Version 2 indexes vectors by input, for the embedding cache.
-			_, err := tx.ExecContext(ctx, `CREATE INDEX IF NOT EXISTS vectors_input ON vectors(model, input_hash)`)
-			return err
-		}},
+		{from: 1, apply: migrateVectors},
 	}
 }
 
@@ -221,4 +218,22 @@ func migrationPath(v int, steps []migration) ([]migration, error) {
 		}
 	}
 	return path, nil
+}
+
+// migrateVectors takes version 1 to 2: vectors and embed_cache become
+// rowid tables (their 1 KiB rows made the WITHOUT ROWID b-trees slow to
+// write) and vectors are indexed by input for the embedding cache.
+// Version 1 never wrote either table, so they are recreated empty.
+func migrateVectors(ctx context.Context, tx *sql.Tx) error {
+	start := strings.Index(schemaSQL, "CREATE TABLE vectors(")
+	end := strings.Index(schemaSQL, "-- Full-text search.")
+	if start < 0 || end < start {
+		return errors.New("schema.sql: vectors tables not found")
+	}
+	for _, q := range []string{`DROP TABLE IF EXISTS vectors`, `DROP TABLE IF EXISTS embed_cache`, schemaSQL[start:end]} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -129,27 +129,29 @@ CREATE TABLE skipped(
 -- summary or file. Writing a file drops the vectors of its old symbols,
 -- chunks and file row, so a vector never describes text that changed.
 CREATE TABLE vectors(
+	id         INTEGER PRIMARY KEY,    -- rowid table: its 1 KiB rows are too big for a clustered key
 	owner      TEXT NOT NULL,
 	surface    TEXT NOT NULL,
 	model      TEXT NOT NULL,
 	dim        INTEGER NOT NULL,
 	input_hash TEXT NOT NULL,          -- xxhash64 of the embedded input
 	vec        BLOB NOT NULL,          -- dim little-endian float32
-	PRIMARY KEY(owner, surface)
-) STRICT, WITHOUT ROWID;
+	UNIQUE(owner, surface)
+) STRICT;
 
--- The embedding cache looks vectors up by input (version 2).
+-- The embedding cache looks vectors up by input.
 CREATE INDEX vectors_input ON vectors(model, input_hash);
 
 -- Vectors of inputs no longer in the index (a file edited, a branch
--- switched), kept so that the same text is never embedded twice; pruned
--- to a bound by tables.DB.PruneEmbedCache. key is the input_hash.
+-- switched), kept so that the same text is never embedded twice; the
+-- oldest are pruned past a bound by tables.DB.PruneEmbedCache.
 CREATE TABLE embed_cache(
+	id    INTEGER PRIMARY KEY,         -- insertion order, for pruning
 	model TEXT NOT NULL,
-	key   TEXT NOT NULL,               -- xxhash64 of the input
+	key   TEXT NOT NULL,               -- the input_hash
 	vec   BLOB NOT NULL,
-	PRIMARY KEY(model, key)
-) STRICT, WITHOUT ROWID;
+	UNIQUE(model, key)
+) STRICT;
 
 -- Full-text search. All FTS tables are external-content tables: they store
 -- only the index, and read column values back from the base table by rowid

@@ -194,15 +194,13 @@ func (db *DB) DropVectors(ctx context.Context, keepModel string) (err error) {
 	return tx.Commit()
 }
 
-// PruneEmbedCache deletes embedding cache entries beyond keep. The
-// victims are the entries with the smallest keys: since keys are hashes,
-// that is a random choice, which needs no bookkeeping of use.
+// PruneEmbedCache deletes the oldest embedding cache entries beyond keep.
 func (db *DB) PruneEmbedCache(ctx context.Context, keep int) error {
 	if db.w == nil {
 		return db.errReadOnly("prune embedding cache")
 	}
-	_, err := db.w.ExecContext(ctx, `DELETE FROM embed_cache WHERE (model, key) IN
-		(SELECT model, key FROM embed_cache ORDER BY key LIMIT max(0, (SELECT count(*) FROM embed_cache) - ?))`, keep)
+	_, err := db.w.ExecContext(ctx, `DELETE FROM embed_cache WHERE id IN
+		(SELECT id FROM embed_cache ORDER BY id LIMIT max(0, (SELECT count(*) FROM embed_cache) - ?))`, keep)
 	if err != nil {
 		return fmt.Errorf("prune embedding cache: %w", err)
 	}

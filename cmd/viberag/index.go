@@ -15,6 +15,7 @@ import (
 	"github.com/mattn/go-isatty"
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/tables"
@@ -65,8 +66,30 @@ func (c *indexCmd) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if opts.Embedder, opts.Embedding, opts.VectorsOff, err = c.provider(ctx, meta, c.JSON); err != nil {
+	if opts.Embedding, err = c.config(meta); err != nil {
 		return err
+	}
+	if opts.Embedding.Provider == embed.ProviderOpenAI {
+		// Set up now, so a missing key fails before anything is written.
+		if opts.Embedder, _, opts.VectorsOff, err = c.provider(ctx, meta, c.JSON); err != nil {
+			return err
+		}
+	} else {
+		// The model loads (or downloads) while files are parsed.
+		type loaded struct {
+			p   embed.Provider
+			off string
+			err error
+		}
+		ch := make(chan loaded, 1)
+		go func() {
+			p, _, off, err := c.provider(ctx, meta, c.JSON)
+			ch <- loaded{p, off, err}
+		}()
+		opts.LoadEmbedder = func() (embed.Provider, string, error) {
+			l := <-ch
+			return l.p, l.off, l.err
+		}
 	}
 
 	var bar *progressbar.ProgressBar
