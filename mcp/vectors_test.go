@@ -1,0 +1,65 @@
+package mcp
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/viberag/viberag/embed"
+	"github.com/viberag/viberag/embed/embedtest"
+)
+
+// The MCP server embeds the index with its provider and answers searches
+// with vector channels, reporting them; without a provider it says why
+// vectors are off.
+func TestSearchWithVectors(t *testing.T) {
+	dir := t.TempDir()
+	if err := embedtest.Write(dir, embedtest.TokenizerPath, embedtest.Model{Rows: 4096, Dim: 32, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := embed.LoadModel2Vec(dir, embed.Model2VecOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		embedder embed.Provider
+		off      string
+		want     string
+	}{
+		{"on", m, "", "on (" + m.ID() + ")"},
+		{"off", nil, "model unavailable: set VIBERAG_MODEL_DIR", "off: model unavailable: set VIBERAG_MODEL_DIR"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := testOptions(t, copyFixture(t, "python"))
+			opts.Index.Embedder, opts.Index.VectorsOff = tc.embedder, tc.off
+			s := startServer(t, opts)
+			waitIndexed(t, s)
+			cs := connect(t, s)
+			var out SearchOut
+			callOK(t, cs, "codebase_search", map[string]any{"query": "how are failed tasks retried", "intent": "concept", "explain": true}, &out)
+			if !strings.HasPrefix(out.Vectors, tc.want) {
+				t.Fatalf("vectors = %q, want %q", out.Vectors, tc.want)
+			}
+			vec := 0
+			for _, h := range out.Hits {
+				if h.Why == nil {
+					continue
+				}
+				for _, c := range h.Why.Channels {
+					if strings.HasPrefix(c.Channel, "vec_") {
+						vec++
+						if c.Similarity <= 0 {
+							t.Errorf("hit %s: %s similarity %v", h.Path, c.Channel, c.Similarity)
+						}
+					}
+				}
+			}
+			if (vec > 0) != (tc.embedder != nil) {
+				t.Errorf("%d hits explained by vector channels with embedder %v", vec, tc.embedder != nil)
+			}
+			if len(out.Hits) == 0 {
+				t.Error("no hits")
+			}
+		})
+	}
+}
