@@ -5,6 +5,11 @@
 // itself with a stable ID, so callers can tell vectors of different models
 // apart and never mix them.
 //
+// Config names a provider and the settings that change its vectors (never
+// a secret), and Open builds it; an index stores its Config so searches
+// embed queries with the provider that embedded the index. Package
+// embedtest writes small models in the real format for tests.
+//
 // Three things live here:
 //
 //   - Model2Vec, the default provider: pure-Go inference for Model2Vec static

@@ -4,6 +4,13 @@
 // extract (files → facts) and tables (facts → storage); the CLI and the MCP
 // server both run indexes through it.
 //
+// With an embedding provider (Options.Embedder or LoadEmbedder), a run
+// ends with an embedding stage: every chunk, symbol and file still without
+// a vector is embedded (through the index's embedding cache) and written.
+// A provider failure stops that stage only; the rows stay without vectors,
+// status counts them as missing, and the next run embeds them. A model
+// change drops every vector (facts stay) and embeds again.
+//
 // A run is incremental: a file is re-parsed only when its content hash
 // differs from the stored one; rows of files that disappeared or became
 // skipped are deleted. Every file's rows are replaced atomically, so a run

@@ -67,7 +67,19 @@
 //     Exhaustive mode pages through all with a cursor; otherwise the total
 //     is reported and truncation is flagged.
 //   - similar_code: token overlap (identifier Jaccard blended with bm25 of
-//     the identifier words) until vectors exist.
+//     the identifier words), and, with vectors, the snippet's cosine to
+//     every chunk (vec_code); a chunk's score is the mean of the two.
+//   - vectors (when the index has them and Options.Embedder is the model
+//     that made them): the query is embedded and every in-scope vector of
+//     a surface is scanned exactly (VectorSet; the scope becomes a bitset
+//     before the scan, so a scoped search never loses an in-scope hit).
+//     concept adds vec_code (chunks), vec_summary (symbols) and vec_file
+//     (files, file level); definition adds vec_summary. Their weights
+//     (Tuning.WVec*) are not tuned on the benchmark: the real model's
+//     weights could not be downloaded where this was built. Vectors load
+//     into memory once per vectors_version. Response.Vectors says "on
+//     (model)" or why they are off; a hit's why gives its vector rank and
+//     cosine (ChannelRank.Similarity).
 //
 // # Fusion
 //

@@ -24,7 +24,9 @@
 //	                       enclosing symbol. Identifier refs are stored once
 //	                       per (file, name, line).
 //	skipped                files the last run left out, with the reason.
-//	vectors, embed_cache   embeddings, filled by a later stage.
+//	vectors, embed_cache   embeddings per chunk, symbol and file, and vectors of
+//	                       replaced text; see vectors.go (PendingVectors,
+//	                       WriteVectors, EmbedCache, DropVectors, VectorCounts).
 //
 // path, ext and language are copied onto symbols, chunks and refs so that
 // filters need no join. symbols.id, chunks.id and refs.id change whenever
