@@ -15,12 +15,14 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/tables"
 )
 
 type evalCmd struct {
+	embedFlags
 	Bench    string   `required:"" help:"Benchmark directory: repos.json and annotations/<name>.json." type:"existingdir"`
 	Repos    string   `required:"" help:"Directory holding one checkout per repository name." type:"existingdir"`
 	JSON     bool     `help:"Print the results as JSON."`
@@ -48,6 +50,12 @@ type evalResult struct {
 	Missing      []string           `json:"missing,omitempty"`
 	WarmIndex    bool               `json:"warm_index,omitempty"`
 	Tuning       []string           `json:"tuning,omitempty"`
+	// Vectors is the embedding model of a hybrid run, or "off: why".
+	Vectors string `json:"vectors"`
+
+	embedder embed.Provider
+	cfg      embed.Config
+	off      string
 }
 
 type repoResult struct {
@@ -111,11 +119,19 @@ func (c *evalCmd) Run(ctx context.Context) error {
 		only[n] = true
 	}
 	res := &evalResult{WarmIndex: c.IndexCache != "", Tuning: c.Tune}
+	if res.embedder, res.cfg, res.off, err = c.provider(ctx, nil, c.JSON); err != nil {
+		return err
+	}
+	res.Vectors = "off: " + res.off
+	if res.embedder != nil {
+		res.Vectors = res.embedder.ID()
+	}
+	fmt.Fprintf(os.Stderr, "eval: vectors %s\n", res.Vectors)
 	for _, r := range repos {
 		if len(only) > 0 && !only[r.Name] {
 			continue
 		}
-		rr, err := c.evalRepo(ctx, r, tune)
+		rr, err := c.evalRepo(ctx, r, tune, res)
 		if errors.Is(err, errMissingRepo) {
 			fmt.Fprintf(os.Stderr, "eval: %s: %v; skipped\n", r.Name, err)
 			res.Missing = append(res.Missing, r.Name)
@@ -144,7 +160,7 @@ func (c *evalCmd) Run(ctx context.Context) error {
 var errMissingRepo = errors.New("missing")
 
 // evalRepo indexes one repository and runs its queries.
-func (c *evalCmd) evalRepo(ctx context.Context, r benchRepo, tune *query.Tuning) (*repoResult, error) {
+func (c *evalCmd) evalRepo(ctx context.Context, r benchRepo, tune *query.Tuning, res *evalResult) (*repoResult, error) {
 	checkout := filepath.Join(c.Repos, r.Name)
 	root := filepath.Join(checkout, filepath.FromSlash(r.root()))
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
@@ -177,7 +193,8 @@ func (c *evalCmd) evalRepo(ctx context.Context, r benchRepo, tune *query.Tuning)
 	}
 	defer db.Close()
 	start := time.Now()
-	ires, err := indexer.Run(ctx, db, root, indexer.Options{ParseTimeout: c.ParseTimeout})
+	ires, err := indexer.Run(ctx, db, root, indexer.Options{ParseTimeout: c.ParseTimeout,
+		Embedder: res.embedder, Embedding: res.cfg, VectorsOff: res.off})
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +212,10 @@ func (c *evalCmd) evalRepo(ctx context.Context, r benchRepo, tune *query.Tuning)
 		}
 		defer pprof.StopCPUProfile()
 	}
-	p, err := query.New(ctx, db.SQL(), query.Options{Tuning: tune})
+	if v := ires.Vectors; v != nil && v.Error != "" {
+		return nil, fmt.Errorf("embedding: %s", v.Error)
+	}
+	p, err := query.New(ctx, db.SQL(), query.Options{Tuning: tune, Embedder: res.embedder, VectorsOff: res.off})
 	if err != nil {
 		return nil, err
 	}
@@ -350,6 +370,7 @@ func printEval(w io.Writer, res *evalResult, perQuery bool) {
 			}
 		}
 	}
+	fmt.Fprintf(w, "vectors: %s\n", res.Vectors)
 }
 
 // The benchmark's format and scoring, as its README states them
