@@ -97,47 +97,74 @@ func embedStage(ctx context.Context, db *tables.DB, opts Options) (*VectorResult
 		total += int(c.Missing)
 	}
 	cp := embed.Cached(p, db.EmbedCache())
-	var stageErr error
-	done := 0
+	// Pages are written by a goroutine while the next one is embedded:
+	// SQLite's single writer and the provider then work at the same time.
+	type page struct {
+		vs []tables.Vector
+		n  int
+	}
+	pages := make(chan page, 1)
+	writeErr := make(chan error, 1)
+	go func() {
+		done := 0
+		var err error
+		for pg := range pages {
+			if err != nil {
+				continue // drain
+			}
+			var n int
+			if n, err = db.WriteVectors(ctx, p.ID(), pg.vs); err != nil {
+				continue
+			}
+			vr.Written += n
+			done += pg.n
+			if opts.Progress != nil {
+				opts.Progress(Progress{Stage: "vectors", Done: done, Total: total})
+			}
+		}
+		writeErr <- err
+	}()
+	var stageErr, readErr error
 surfaces:
 	for _, surface := range tables.Surfaces() {
 		after := ""
 		for {
-			page, err := db.PendingVectors(ctx, surface, after, embedPage)
+			batch, err := db.PendingVectors(ctx, surface, after, embedPage)
 			if err != nil {
-				return nil, err
+				readErr = err
+				break surfaces
 			}
-			if len(page) == 0 {
+			if len(batch) == 0 {
 				break
 			}
-			after = page[len(page)-1].Owner
-			texts := make([]string, len(page))
-			for i, pv := range page {
+			after = batch[len(batch)-1].Owner
+			texts := make([]string, len(batch))
+			for i, pv := range batch {
 				texts[i] = VectorInput(surface, pv)
 			}
 			vecs, err := cp.Embed(ctx, texts)
 			if err != nil {
 				if ctx.Err() != nil {
-					return nil, ctx.Err()
+					readErr = ctx.Err()
+				} else {
+					stageErr = fmt.Errorf("embed %s vectors with %s: %w", surface, p.ID(), err)
 				}
-				stageErr = fmt.Errorf("embed %s vectors with %s: %w", surface, p.ID(), err)
 				break surfaces
 			}
-			vs := make([]tables.Vector, len(page))
-			for i, pv := range page {
+			vs := make([]tables.Vector, len(batch))
+			for i, pv := range batch {
 				vs[i] = tables.Vector{Owner: pv.Owner, Surface: surface, RowHash: pv.RowHash,
 					InputHash: embed.TextKey(texts[i]), Vec: vecs[i]}
 			}
-			n, err := db.WriteVectors(ctx, p.ID(), vs)
-			if err != nil {
-				return nil, err
-			}
-			vr.Written += n
-			done += len(page)
-			if opts.Progress != nil {
-				opts.Progress(Progress{Stage: "vectors", Done: done, Total: total})
-			}
+			pages <- page{vs, len(batch)}
 		}
+	}
+	close(pages)
+	if err := <-writeErr; err != nil {
+		return nil, err
+	}
+	if readErr != nil {
+		return nil, readErr
 	}
 	vr.Embedded = int(cp.Stats().Misses)
 	if stageErr != nil {
