@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"sync"
 
 	"github.com/viberag/viberag/scope"
@@ -24,15 +25,14 @@ const (
 		|| '/' || coalesce((SELECT value FROM meta WHERE key = 'embedding_model'), '')`
 	vecModelSQL = `SELECT coalesce((SELECT value FROM meta WHERE key = 'embedding_model'), '')`
 
-	vecCodeSQL = `SELECT c.id, c.cid, c.file_id, c.path, c.start_line, c.end_line, c.header, '', '', '', '', '', 0, v.vec
-FROM vectors v JOIN chunks c ON c.cid = v.owner
-WHERE v.surface = 'code' AND v.model = ? ORDER BY c.id`
-	vecSummarySQL = `SELECT s.id, s.sid, s.file_id, s.path, s.start_line, s.end_line, '', s.kind, s.name, s.qualname, s.signature, s.doc, s.is_exported, v.vec
-FROM vectors v JOIN symbols s ON s.sid = v.owner
-WHERE v.surface = 'summary' AND v.model = ? ORDER BY s.id`
-	vecFileSQL = `SELECT f.id, 'f:' || f.path, f.id, f.path, 1, max(f.lines, 1), '', '', '', '', '', '', 0, v.vec
-FROM vectors v JOIN files f ON f.id = CAST(substr(v.owner, 2) AS INTEGER)
-WHERE v.surface = 'file' AND v.model = ? ORDER BY f.id`
+	// One sequential pass over the vectors (NOT INDEXED: through
+	// vectors_input every row would be a random read), in rowid order, so
+	// a search's ties break the same way every time.
+	vecAllSQL = `SELECT owner, surface, vec FROM vectors NOT INDEXED WHERE model = ?`
+
+	vecChunkUnitsSQL  = `SELECT c.id, c.cid, c.file_id, c.path, c.start_line, c.end_line, c.header FROM chunks c`
+	vecSymbolUnitsSQL = `SELECT s.id, s.sid, s.file_id, s.path, s.start_line, s.end_line, s.kind, s.name, s.qualname, s.signature, s.doc, s.is_exported FROM symbols s`
+	vecFileUnitsSQL   = `SELECT f.id, f.path, max(f.lines, 1) FROM files f`
 )
 
 // vecSurface is one surface's vectors in memory, row i describing units[i].
@@ -83,7 +83,8 @@ func (p *Planner) vectors(ctx context.Context) (vectorState, error) {
 }
 
 // surface returns the loaded vectors of one surface ("code", "summary",
-// "file"), loading them when the vectors table changed.
+// "file"). All surfaces load together, in one pass over the vectors
+// table, when the vectors table changed since the last load.
 func (p *Planner) surface(ctx context.Context, name string) (*vecSurface, error) {
 	var version string
 	if err := p.queryRow(ctx, vecVersionSQL).Scan(&version); err != nil {
@@ -92,70 +93,136 @@ func (p *Planner) surface(ctx context.Context, name string) (*vecSurface, error)
 	c := &p.vecs
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.version != version {
-		c.version, c.surfaces = version, map[string]*vecSurface{}
+	if c.version != version || c.surfaces == nil {
+		var model string
+		if err := p.queryRow(ctx, vecModelSQL).Scan(&model); err != nil {
+			return nil, err
+		}
+		surfaces, err := p.loadVectors(ctx, model)
+		if err != nil {
+			return nil, fmt.Errorf("load vectors: %w", err)
+		}
+		c.version, c.surfaces = version, surfaces
 	}
 	if s, ok := c.surfaces[name]; ok {
 		return s, nil
 	}
-	q := map[string]string{"code": vecCodeSQL, "summary": vecSummarySQL, "file": vecFileSQL}[name]
-	var model string
-	if err := p.queryRow(ctx, vecModelSQL).Scan(&model); err != nil {
-		return nil, err
-	}
-	s, err := p.loadSurface(ctx, name, q, model)
-	if err != nil {
-		return nil, fmt.Errorf("load %s vectors: %w", name, err)
-	}
-	c.surfaces[name] = s
-	return s, nil
+	set, _ := NewVectorSet(1, nil)
+	return &vecSurface{set: set}, nil
 }
 
-func (p *Planner) loadSurface(ctx context.Context, name, q, model string) (*vecSurface, error) {
-	rows, err := p.db.QueryContext(ctx, q, model)
+// loadVectors reads every vector of model and the unit each describes.
+// A vector whose row is gone (a run rewrote the file between the two
+// reads) is left out; the next load, at the next version, has it.
+func (p *Planner) loadVectors(ctx context.Context, model string) (map[string]*vecSurface, error) {
+	units := map[string]map[string]unit{"code": {}, "summary": {}, "file": {}}
+	rows, err := p.db.QueryContext(ctx, vecChunkUnitsSQL)
 	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		u := unit{kind: KindBlock}
+		var header string
+		if err := rows.Scan(&u.rowid, &u.id, &u.fileID, &u.path, &u.start, &u.end, &header); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		u.title = blockTitle(header, u.path)
+		units["code"][u.id] = u
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if rows, err = p.db.QueryContext(ctx, vecSymbolUnitsSQL); err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		u := unit{kind: KindDefinition}
+		if err := rows.Scan(&u.rowid, &u.id, &u.fileID, &u.path, &u.start, &u.end, &u.symKind, &u.name, &u.qualname, &u.signature, &u.doc, &u.exported); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		u.title = defTitle(u.symKind, u.qualname)
+		units["summary"][u.id] = u
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if rows, err = p.db.QueryContext(ctx, vecFileUnitsSQL); err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		u := unit{kind: KindFile, start: 1}
+		if err := rows.Scan(&u.rowid, &u.path, &u.end); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		u.fileID, u.id, u.title = u.rowid, "f:"+u.path, u.path
+		units["file"]["f"+strconv.FormatInt(u.rowid, 10)] = u
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+
+	type building struct {
+		units []unit
+		data  []float32
+		dim   int
+	}
+	b := map[string]*building{"code": {}, "summary": {}, "file": {}}
+	if rows, err = p.db.QueryContext(ctx, vecAllSQL, model); err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	s := &vecSurface{}
-	var data []float32
-	dim := 0
-	kind := map[string]string{"code": KindBlock, "summary": KindDefinition, "file": KindFile}[name]
 	for rows.Next() {
-		u := unit{kind: kind}
-		var header string
+		var owner, surface string
 		var blob []byte
-		if err := rows.Scan(&u.rowid, &u.id, &u.fileID, &u.path, &u.start, &u.end, &header,
-			&u.symKind, &u.name, &u.qualname, &u.signature, &u.doc, &u.exported, &blob); err != nil {
+		if err := rows.Scan(&owner, &surface, &blob); err != nil {
 			return nil, err
 		}
-		if len(blob)%4 != 0 || len(blob) == 0 || (dim != 0 && len(blob)/4 != dim) {
-			return nil, fmt.Errorf("vector of %s: %d bytes, want %d float32s", u.id, len(blob), dim)
+		sb, ok := b[surface]
+		if !ok {
+			continue
 		}
-		dim = len(blob) / 4
-		for i := 0; i < len(blob); i += 4 {
-			data = append(data, math.Float32frombits(binary.LittleEndian.Uint32(blob[i:])))
+		u, ok := units[surface][owner]
+		if !ok {
+			continue
 		}
-		switch kind {
-		case KindBlock:
-			u.title = blockTitle(header, u.path)
-		case KindDefinition:
-			u.title = defTitle(u.symKind, u.qualname)
-		default:
-			u.title = u.path
+		if len(blob)%4 != 0 || len(blob) == 0 || (sb.dim != 0 && len(blob)/4 != sb.dim) {
+			return nil, fmt.Errorf("%s vector of %s: %d bytes, want %d float32s", surface, owner, len(blob), sb.dim)
 		}
-		s.units = append(s.units, u)
+		if sb.dim == 0 {
+			// The surface's rows bound its vectors: allocate once, since
+			// growing a slice of 300 MB (the Go tree's) copies it again
+			// and again.
+			sb.dim = len(blob) / 4
+			sb.data = make([]float32, 0, len(units[surface])*sb.dim)
+		}
+		if len(sb.data)+sb.dim > cap(sb.data) {
+			continue // a duplicate owner; cannot happen with UNIQUE(owner, surface)
+		}
+		row := sb.data[len(sb.data) : len(sb.data)+sb.dim]
+		for k := range row {
+			row[k] = math.Float32frombits(binary.LittleEndian.Uint32(blob[4*k:]))
+		}
+		sb.data = sb.data[:len(sb.data)+sb.dim]
+		sb.units = append(sb.units, u)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	if dim == 0 {
-		dim = 1
+	out := map[string]*vecSurface{}
+	for name, sb := range b {
+		set, err := NewVectorSet(max(sb.dim, 1), sb.data)
+		if err != nil {
+			return nil, err
+		}
+		out[name] = &vecSurface{set: set, units: sb.units}
 	}
-	if s.set, err = NewVectorSet(dim, data); err != nil {
-		return nil, err
-	}
-	return s, nil
+	return out, nil
 }
 
 // embedQuery embeds the search text.
