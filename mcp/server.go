@@ -58,7 +58,9 @@ type Server struct {
 	mcp    *sdk.Server
 	runner *runner
 	watch  *watcher // nil with NoWatch
-	hadIdx bool     // a complete run existed when the server started
+
+	vectorsOff string // why the server has no embedder, for get_status
+	hadIdx     bool   // a complete run existed when the server started
 	// progressEvery is how often a waiting index call reports progress.
 	progressEvery time.Duration
 
@@ -114,6 +116,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 
 		progressEvery: cmp.Or(opts.progressEvery, 500*time.Millisecond),
 	}
+	s.vectorsOff = opts.Index.VectorsOff
 	qopts := query.Options{Embedder: opts.Index.Embedder, VectorsOff: opts.Index.VectorsOff}
 	if s.planner, err = query.New(ctx, db.SQL(), qopts); err != nil {
 		cancel()

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sort"
@@ -138,7 +139,16 @@ type StatusOut struct {
 	LastRun       *RunOut          `json:"last_run,omitempty"`
 	Watcher       WatchState       `json:"watcher"`
 	Warnings      []string         `json:"warnings,omitempty"`
+	Vectors       VectorsOut       `json:"vectors" jsonschema:"embedding model, or why vectors are off; rows with and without a vector per surface"`
 	Freshness
+}
+
+// VectorsOut is the vectors part of get_status.
+type VectorsOut struct {
+	Model    string                        `json:"model,omitempty"`
+	Off      string                        `json:"off,omitempty" jsonschema:"why vectors are off and how to turn them on; searches are lexical meanwhile"`
+	Error    string                        `json:"last_error,omitempty" jsonschema:"the last embedding failure; the next index run retries the missing vectors"`
+	Surfaces map[string]tables.VectorCount `json:"surfaces" jsonschema:"per surface (code, summary, file): rows with a vector and rows still missing one"`
 }
 
 // RunOut describes one index run.
@@ -173,6 +183,15 @@ func (s *Server) getStatus(ctx context.Context, _ *sdk.CallToolRequest, _ Status
 	out.Counts = CountsOut{Files: c.Files, Symbols: c.Symbols, Chunks: c.Chunks, Refs: c.Refs}
 	out.Skipped = c.Skipped
 	out.ParseProblems = len(problems)
+	out.Vectors.Model = meta[tables.MetaEmbeddingModel]
+	if out.Vectors.Model == "" {
+		out.Vectors.Off = cmp.Or(meta[tables.MetaEmbeddingError], s.vectorsOff, "the index has no vectors yet")
+	} else {
+		out.Vectors.Error = meta[tables.MetaEmbeddingError]
+	}
+	if out.Vectors.Surfaces, err = s.db.VectorCounts(ctx); err != nil {
+		return nil, nil, fmt.Errorf("status: %w", err)
+	}
 	if len(c.ByLanguage) > 0 {
 		out.Languages = make(map[string]int64, len(c.ByLanguage))
 		for l, lc := range c.ByLanguage {

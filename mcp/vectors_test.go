@@ -60,6 +60,15 @@ func TestSearchWithVectors(t *testing.T) {
 			if len(out.Hits) == 0 {
 				t.Error("no hits")
 			}
+			var st StatusOut
+			callOK(t, cs, "get_status", map[string]any{}, &st)
+			code := st.Vectors.Surfaces["code"]
+			if tc.embedder != nil && (st.Vectors.Model != m.ID() || code.Present == 0 || code.Missing != 0) {
+				t.Errorf("get_status vectors = %+v", st.Vectors)
+			}
+			if tc.embedder == nil && (!strings.Contains(st.Vectors.Off, "VIBERAG_MODEL_DIR") || code.Present != 0 || code.Missing == 0) {
+				t.Errorf("get_status vectors = %+v", st.Vectors)
+			}
 		})
 	}
 }
