@@ -144,21 +144,7 @@ func fixture(t *testing.T) (*Planner, string) {
 
 func openPlanner(t *testing.T, opts Options) *Planner {
 	t.Helper()
-	ctx := context.Background()
-	db, err := tables.Open(ctx, fixtureDB, tables.OpenOptions{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := New(ctx, db.SQL(), opts)
-	if err != nil {
-		db.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		p.Close()
-		db.Close()
-	})
-	return p
+	return plannerOn(t, fixtureDB, opts)
 }
 
 func copyTree(src, dst string) error {
