@@ -66,7 +66,15 @@ func (f embedFlags) config(meta map[string]string) (embed.Config, error) {
 		return c, fmt.Errorf("--embed %s: --embed-url, --embed-model, --embed-key-env and --embed-dimensions apply to --embed openai", f.Embed)
 	}
 	if c.Provider == "" || c.Provider == embed.ProviderModel2Vec {
-		c.ModelDir = orString(f.ModelDir, c.ModelDir)
+		// A model from VIBERAG_MODEL_DIR is recorded like one from
+		// --model-dir, so searches (which may run without the variable)
+		// find the model that embedded the index.
+		c.ModelDir = orString(f.ModelDir, orString(os.Getenv(embed.ModelDirEnv), c.ModelDir))
+		if c.ModelDir != "" {
+			if abs, err := filepath.Abs(c.ModelDir); err == nil {
+				c.ModelDir = abs
+			}
+		}
 	}
 	return c, c.Validate()
 }
