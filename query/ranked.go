@@ -19,6 +19,7 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 		return err
 	}
 	sc := newScoped(req.Scope)
+	vectors := p.startVectors(ctx, text, req, sc, defs, concept)
 	pool := unitPool{}
 	var chans []*channel
 	t := analyse(text)
@@ -109,7 +110,7 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 		}
 		chans = append(chans, ch)
 	}
-	vchans, err := p.vectorChannels(ctx, text, req, sc, pool, resp, defs, concept)
+	vchans, err := vectors(pool, resp)
 	if err != nil {
 		return err
 	}

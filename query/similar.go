@@ -73,8 +73,12 @@ func (p *Planner) similar(ctx context.Context, req Request, text string, resp *R
 		}
 		ch := &channel{}
 		if st.on {
-			if ch, err = p.vecChannel(ctx, "vec_code", "code", 1, q, req, sc, pool); err != nil {
+			if ch, err = p.vecChannel(ctx, "vec_code", "code", 1, q, req, sc); err != nil {
 				return err
+			}
+			ch.intern(pool)
+			if !req.Scope.IsZero() {
+				sc.note(req.Scope, scope.Chunks)
 			}
 		}
 		for i, u := range ch.units {

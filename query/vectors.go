@@ -241,8 +241,9 @@ func (p *Planner) embedQuery(ctx context.Context, text string) ([]float32, error
 var vecTable = map[string]scope.Table{"code": scope.Chunks, "summary": scope.Symbols, "file": scope.Files}
 
 // vecChannel ranks a surface's rows by cosine to q, among the rows in
-// scope.
-func (p *Planner) vecChannel(ctx context.Context, name, surface string, weight float64, q []float32, req Request, sc *scoped, pool unitPool) (*channel, error) {
+// scope. Its units are fresh copies, not yet interned in a request's
+// pool (see intern), so that it can run beside the text channels.
+func (p *Planner) vecChannel(ctx context.Context, name, surface string, weight float64, q []float32, req Request, sc *scoped) (*channel, error) {
 	ch := &channel{name: name, weight: weight, cosine: true}
 	s, err := p.surface(ctx, surface)
 	if err != nil {
@@ -260,9 +261,17 @@ func (p *Planner) vecChannel(ctx context.Context, name, surface string, weight f
 			break // unrelated or opposite: never a reason to list a row
 		}
 		u := s.units[h.Row] // a copy: the cached unit stays untouched
-		ch.add(pool.intern(&u), float64(h.Score))
+		ch.add(&u, float64(h.Score))
 	}
 	return ch, nil
+}
+
+// intern makes ch's units the pool's.
+func (ch *channel) intern(pool unitPool) *channel {
+	for i, u := range ch.units {
+		ch.units[i] = pool.intern(u)
+	}
+	return ch
 }
 
 // vecScope is the bitset of a surface's rows in scope, nil when the
@@ -273,7 +282,6 @@ func (p *Planner) vecScope(ctx context.Context, surface string, s *vecSurface, r
 	if req.Scope.IsZero() {
 		return nil, nil
 	}
-	sc.note(req.Scope, vecTable[surface])
 	var q string
 	var args []any
 	byFile := surface == "file" || !req.Scope.HasSymbolFilters()
@@ -319,25 +327,14 @@ func (p *Planner) idSet(ctx context.Context, q string, args []any) (map[int64]bo
 	return ids, rows.Err()
 }
 
-// vectorChannels runs the vector channels of an intent: for concept
-// code, summary and file vectors; for definition the summaries. It
-// returns no channel (and sets resp.Vectors to why) when vectors are off,
-// and fails the search only when the index cannot be read: an embedder
-// error (a remote provider down) leaves the search lexical, with a note.
-func (p *Planner) vectorChannels(ctx context.Context, text string, req Request, sc *scoped, pool unitPool, resp *Response, defs, concept bool) ([]*channel, error) {
-	st, err := p.vectors(ctx)
-	if err != nil {
-		return nil, err
-	}
-	resp.Vectors = st.status
-	if !st.on {
-		return nil, nil
-	}
-	q, err := p.embedQuery(ctx, text)
-	if err != nil {
-		resp.Vectors = "off for this search: " + err.Error()
-		return nil, nil
-	}
+// startVectors starts the vector channels of an intent in a goroutine —
+// for concept code, summary and file vectors; for definition the
+// summaries — so that the scan runs while the text channels query SQLite.
+// The function it returns waits for them, interns their units in pool,
+// records the scope filters they applied and sets resp.Vectors. Only a
+// failure to read the index fails the search: an embedder error (a remote
+// provider down) leaves it lexical, and says so.
+func (p *Planner) startVectors(ctx context.Context, text string, req Request, sc *scoped, defs, concept bool) func(unitPool, *Response) ([]*channel, error) {
 	type spec struct {
 		name, surface string
 		weight        float64
@@ -349,16 +346,55 @@ func (p *Planner) vectorChannels(ctx context.Context, text string, req Request, 
 	if defs || concept {
 		specs = append(specs, spec{"vec_summary", "summary", p.tune.WVecSummary})
 	}
-	var out []*channel
-	for _, s := range specs {
-		if s.weight <= 0 {
-			continue
-		}
-		ch, err := p.vecChannel(ctx, s.name, s.surface, s.weight, q, req, sc, pool)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ch)
+	type result struct {
+		chans  []*channel
+		tables []scope.Table
+		status string
+		err    error
 	}
-	return out, nil
+	done := make(chan result, 1)
+	go func() {
+		var r result
+		defer func() { done <- r }()
+		st, err := p.vectors(ctx)
+		if err != nil {
+			r.err = err
+			return
+		}
+		r.status = st.status
+		if !st.on {
+			return
+		}
+		q, err := p.embedQuery(ctx, text)
+		if err != nil {
+			r.status = "off for this search: " + err.Error()
+			return
+		}
+		for _, s := range specs {
+			if s.weight <= 0 {
+				continue
+			}
+			ch, err := p.vecChannel(ctx, s.name, s.surface, s.weight, q, req, sc)
+			if err != nil {
+				r.err = err
+				return
+			}
+			r.chans = append(r.chans, ch)
+			r.tables = append(r.tables, vecTable[s.surface])
+		}
+	}()
+	return func(pool unitPool, resp *Response) ([]*channel, error) {
+		r := <-done
+		if r.err != nil {
+			return nil, r.err
+		}
+		resp.Vectors = r.status
+		for _, ch := range r.chans {
+			ch.intern(pool)
+		}
+		for _, t := range r.tables {
+			sc.note(req.Scope, t)
+		}
+		return r.chans, nil
+	}
 }

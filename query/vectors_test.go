@@ -162,7 +162,7 @@ func TestVectorScopeBeforeScan(t *testing.T) {
 	} {
 		req := Request{Query: "x", Scope: tc.scope}
 		sc := newScoped(tc.scope)
-		ch, err := p.vecChannel(ctx, "vec_code", "code", 1, q, req, sc, unitPool{})
+		ch, err := p.vecChannel(ctx, "vec_code", "code", 1, q, req, sc)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -173,9 +173,25 @@ func TestVectorScopeBeforeScan(t *testing.T) {
 			}
 			t.Errorf("scope %+v: vec_code = %v, want [%s]", tc.scope, got, tc.want)
 		}
-		if !tc.scope.IsZero() && len(sc.applied) == 0 {
-			t.Errorf("scope %+v: filters not reported", tc.scope)
+	}
+}
+
+// A scoped hybrid search lists only in-scope hits and reports its filters.
+func TestScopedHybridSearch(t *testing.T) {
+	m, _, path := vectorIndex(t)
+	p := plannerOn(t, path, Options{Embedder: m})
+	resp := search(t, p, Request{Query: "exponential backoff of delayed jobs", Intent: Concept, Explain: true,
+		Scope: scope.Scope{PathPrefix: []string{"b/"}}})
+	if len(resp.Hits) == 0 || len(resp.FiltersApplied) == 0 {
+		t.Fatalf("hits %v, filters %v", hitPaths(resp), resp.FiltersApplied)
+	}
+	for _, h := range resp.Hits {
+		if !strings.HasPrefix(h.Path, "b/") {
+			t.Errorf("out-of-scope hit %s", h.Path)
 		}
+	}
+	if len(vecRanks(resp.Hits[0])) == 0 {
+		t.Errorf("top hit not found by a vector channel: %+v", resp.Hits[0].Why)
 	}
 }
 
@@ -228,7 +244,7 @@ func TestVectorCacheFollowsIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, err := p.vecChannel(ctx, "vec_code", "code", 1, q, Request{Query: "x"}, newScoped(scope.Scope{}), unitPool{})
+	ch, err := p.vecChannel(ctx, "vec_code", "code", 1, q, Request{Query: "x"}, newScoped(scope.Scope{}))
 	if err != nil {
 		t.Fatal(err)
 	}
