@@ -3,6 +3,8 @@ package query
 import (
 	"container/heap"
 	"fmt"
+	"math"
+	"math/bits"
 	"runtime"
 	"sync"
 
@@ -12,10 +14,29 @@ import (
 // VectorSet is an immutable set of vectors of one dimension, searched
 // exactly: Search returns the true top k by dot product (cosine, for the
 // unit vectors the index stores), never an approximation.
+//
+// A scan of float32 rows is bound by memory bandwidth (100,000 × 256
+// floats is 102 MB per query). So the set also keeps each row quantised
+// to int8 (a quarter of the bytes, with AVX2 a few instructions per 32
+// values) and, per row, what bounds the quantisation's effect on a dot
+// product. Search scores every row approximately, keeps each row whose
+// upper bound reaches the k-th best lower bound, and rescores only those
+// from the float32 rows: the result is the float32 scan's, exactly. The
+// int8 copy adds a quarter to the set's memory.
 type VectorSet struct {
 	dim  int
 	n    int
 	data []float32 // n*dim, row-major
+
+	// Quantised rows (nil below minQuantRows): row i is q8[i*pad:] with
+	// x̂ = q8·scale[i]. For a query q, |x·q − x̂·q̂| ≤ rowBound[i]·‖q‖ +
+	// maxHat·‖q − q̂‖, where rowBound[i] = ‖x − x̂‖ + slack·‖x‖ also covers
+	// the rounding of the float32 scores Search reports, and maxHat is the
+	// largest ‖x̂‖.
+	pad             int
+	q8              []int8
+	scale, rowBound []float32
+	maxHat          float32
 }
 
 // VectorHit is one row of a VectorSet and its dot product with the query.
@@ -36,6 +57,15 @@ func (b Bitset) Set(i int) { b[i>>6] |= 1 << (uint(i) & 63) }
 // Has reports whether row i is marked.
 func (b Bitset) Has(i int) bool { return b[i>>6]&(1<<(uint(i)&63)) != 0 }
 
+// Count is the number of rows marked.
+func (b Bitset) Count() int {
+	n := 0
+	for _, w := range b {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}
+
 // NewVectorSet takes ownership of data, n*dim float32s row-major.
 func NewVectorSet(dim int, data []float32) (*VectorSet, error) {
 	if dim <= 0 {
@@ -44,7 +74,65 @@ func NewVectorSet(dim int, data []float32) (*VectorSet, error) {
 	if len(data)%dim != 0 {
 		return nil, fmt.Errorf("vector set: %d values is not a whole number of %d-dimensional vectors", len(data), dim)
 	}
-	return &VectorSet{dim: dim, n: len(data) / dim, data: data}, nil
+	s := &VectorSet{dim: dim, n: len(data) / dim, data: data}
+	if s.n >= minQuantRows {
+		s.quantize()
+	}
+	return s, nil
+}
+
+// minQuantRows is the size below which a plain float32 scan is as fast
+// as the two passes.
+const minQuantRows = 4096
+
+// quantize fills the int8 rows and their bounds.
+func (s *VectorSet) quantize() {
+	s.pad = (s.dim + 31) / 32 * 32
+	s.q8 = make([]int8, s.n*s.pad)
+	s.scale = make([]float32, s.n)
+	s.rowBound = make([]float32, s.n)
+	// The float32 dot products Search reports differ from the true ones
+	// by at most about dim·2⁻²⁴·‖x‖‖q‖; twice that, plus a floor for the
+	// float32 arithmetic of the first pass, goes into every bound.
+	slack := float64(s.dim)*2*0x1p-24 + 1e-6
+	for i := 0; i < s.n; i++ {
+		row := s.Row(i)
+		var maxAbs float64
+		for _, x := range row {
+			maxAbs = max(maxAbs, math.Abs(float64(x)))
+		}
+		if maxAbs == 0 {
+			continue
+		}
+		sc := maxAbs / 127
+		q := s.q8[i*s.pad : i*s.pad+s.dim]
+		var e2, h2, n2 float64
+		for j, x := range row {
+			v := math.Round(float64(x) / sc)
+			q[j] = int8(v)
+			hat := v * sc
+			d := float64(x) - hat
+			e2 += d * d
+			h2 += hat * hat
+			n2 += float64(x) * float64(x)
+		}
+		s.scale[i] = float32(sc)
+		// Rounded up, so that the bounds stay bounds in float32.
+		s.rowBound[i] = float32((math.Sqrt(e2) + slack*math.Sqrt(n2)) * (1 + 1e-5))
+		s.maxHat = max(s.maxHat, float32(math.Sqrt(h2)*(1+1e-5)))
+	}
+}
+
+// dotsInt8Go is the portable kernel: out[i] = Σ q[j]·x[i*dim+j].
+func dotsInt8Go(q []int16, x []int8, dim int, out []int32) {
+	for i := range out {
+		row := x[i*dim : (i+1)*dim]
+		var sum int32
+		for j, v := range row {
+			sum += int32(v) * int32(q[j])
+		}
+		out[i] = sum
+	}
 }
 
 // Len is the number of vectors.
@@ -68,6 +156,16 @@ func (s *VectorSet) Search(q []float32, k int, allow Bitset) []VectorHit {
 	if k <= 0 || s.n == 0 || len(q) != s.dim {
 		return nil
 	}
+	// A narrow scope reads few float32 rows: the exact scan is cheaper
+	// than scoring every row's int8 copy.
+	if s.q8 != nil && (allow == nil || allow.Count() > s.n/4) {
+		return s.searchQuantized(q, k, allow)
+	}
+	return s.searchExact(q, k, allow)
+}
+
+// searchExact scans every allowed float32 row.
+func (s *VectorSet) searchExact(q []float32, k int, allow Bitset) []VectorHit {
 	workers := min(runtime.GOMAXPROCS(0), max(1, s.n/minScanPerWorker))
 	parts := make([]hitHeap, workers)
 	var wg sync.WaitGroup
@@ -91,6 +189,137 @@ func (s *VectorSet) Search(q []float32, k int, allow Bitset) []VectorHit {
 		out[i] = heap.Pop(&all).(VectorHit)
 	}
 	return out
+}
+
+// searchQuantized is Search in two passes: approximate scores from the
+// int8 rows with rigorous error bounds, then exact float32 scores for the
+// rows that may be in the top k.
+func (s *VectorSet) searchQuantized(q []float32, k int, allow Bitset) []VectorHit {
+	q16, qScale, qNorm, qErr := quantizeQuery(q, s.pad)
+	qs := float32(qScale)
+	qn := float32(qNorm * (1 + 1e-5))
+	qe := float32(float64(s.maxHat)*qErr*(1+1e-5)) + 1e-30
+
+	approx := make([]float32, s.n)
+	workers := min(runtime.GOMAXPROCS(0), max(1, s.n/minScanPerWorker))
+	lows := make([]lowHeap, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := s.n*w/workers, s.n*(w+1)/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lows[w] = s.approxRange(q16, qs, qn, qe, k, allow, lo, hi, approx)
+		}()
+	}
+	wg.Wait()
+	// tau is the k-th best lower bound: k rows score at least tau, so
+	// every row of the true top k scores at least tau too.
+	var all lowHeap
+	for _, l := range lows {
+		for _, v := range l {
+			all.offer(v, k)
+		}
+	}
+	tau := float32(math.Inf(-1))
+	if len(all) == k {
+		tau = all[0]
+	}
+	h := make(hitHeap, 0, k)
+	for i, a := range approx {
+		if a+s.rowBound[i]*qn+qe < tau || (allow != nil && !allow.Has(i)) {
+			continue
+		}
+		h.offer(VectorHit{Row: i, Score: vek32.Dot(s.Row(i), q)}, k)
+	}
+	out := make([]VectorHit, len(h))
+	for i := len(h) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(&h).(VectorHit)
+	}
+	return out
+}
+
+// approxBlock is the rows scored per kernel call.
+const approxBlock = 256
+
+// approxRange scores rows [lo, hi) from their int8 copies into approx
+// (-Inf for rows out of scope) and returns their best k lower bounds.
+func (s *VectorSet) approxRange(q16 []int16, qs, qn, qe float32, k int, allow Bitset, lo, hi int, approx []float32) lowHeap {
+	dots := make([]int32, approxBlock)
+	lows := make(lowHeap, 0, k)
+	root := float32(math.Inf(-1)) // the smallest kept lower bound once k are kept
+	for b := lo; b < hi; b += approxBlock {
+		e := min(b+approxBlock, hi)
+		d := dots[:e-b]
+		dotsInt8(q16, s.q8[b*s.pad:e*s.pad], s.pad, d)
+		sc, rb, ap := s.scale[b:e], s.rowBound[b:e], approx[b:e]
+		for j, dot := range d {
+			if allow != nil && !allow.Has(b+j) {
+				ap[j] = float32(math.Inf(-1))
+				continue
+			}
+			a := float32(dot) * sc[j] * qs
+			ap[j] = a
+			if low := a - (rb[j]*qn + qe); len(lows) < k || low > root {
+				lows.offer(low, k)
+				if len(lows) == k {
+					root = lows[0]
+				}
+			}
+		}
+	}
+	return lows
+}
+
+// quantizeQuery scales q to int16s (zero-padded to pad) as large as the
+// kernel allows without overflowing its int32 sums: every product is at
+// most 127·|q16|, pad of them are summed. It returns the scale (q ≈
+// q16·scale), ‖q‖ and ‖q − q̂‖.
+func quantizeQuery(q []float32, pad int) (q16 []int16, scale, norm, errNorm float64) {
+	limit := math.Min(32767, math.Floor((math.MaxInt32-1)/float64(127*pad)))
+	var maxAbs, n2 float64
+	for _, x := range q {
+		maxAbs = max(maxAbs, math.Abs(float64(x)))
+		n2 += float64(x) * float64(x)
+	}
+	q16 = make([]int16, pad)
+	if maxAbs == 0 {
+		return q16, 0, 0, 0
+	}
+	scale = maxAbs / limit
+	var e2 float64
+	for j, x := range q {
+		v := math.Round(float64(x) / scale)
+		q16[j] = int16(v)
+		d := float64(x) - v*scale
+		e2 += d * d
+	}
+	return q16, scale, math.Sqrt(n2) * (1 + 1e-6), math.Sqrt(e2) * (1 + 1e-6)
+}
+
+// lowHeap keeps the k largest lower bounds; its root is the smallest.
+type lowHeap []float32
+
+func (h lowHeap) Len() int           { return len(h) }
+func (h lowHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h lowHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *lowHeap) Push(x any)        { *h = append(*h, x.(float32)) }
+func (h *lowHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+func (h *lowHeap) offer(v float32, k int) {
+	if len(*h) < k {
+		heap.Push(h, v)
+		return
+	}
+	if v > (*h)[0] {
+		(*h)[0] = v
+		heap.Fix(h, 0)
+	}
 }
 
 // scan keeps the best k of rows [lo, hi).

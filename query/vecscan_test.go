@@ -1,9 +1,13 @@
 package query
 
 import (
+	"fmt"
+	"math"
 	"math/rand"
+	"os"
 	"sort"
 	"testing"
+	"time"
 )
 
 // naiveTop ranks every allowed row by a float64 dot product.
@@ -95,5 +99,189 @@ func TestNewVectorSetRejectsRaggedData(t *testing.T) {
 	}
 	if _, err := NewVectorSet(0, nil); err == nil {
 		t.Fatal("dimension 0: no error")
+	}
+}
+
+// genSet is n random unit vectors of dimension dim.
+func genSet(n, dim int, seed int64) *VectorSet {
+	r := rand.New(rand.NewSource(seed))
+	data := make([]float32, n*dim)
+	for i := 0; i < n; i++ {
+		row := data[i*dim : (i+1)*dim]
+		var s float64
+		for j := range row {
+			x := r.NormFloat64()
+			row[j] = float32(x)
+			s += x * x
+		}
+		inv := float32(1 / math.Sqrt(s))
+		for j := range row {
+			row[j] *= inv
+		}
+	}
+	set, _ := NewVectorSet(dim, data)
+	return set
+}
+
+func BenchmarkVectorSetSearch(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		set := genSet(n, 256, 1)
+		q := genSet(1, 256, 2).Row(0)
+		scoped := NewBitset(n)
+		for i := 0; i < n; i += 10 {
+			scoped.Set(i)
+		}
+		for _, tc := range []struct {
+			name  string
+			allow Bitset
+		}{{"all", nil}, {"scope10pct", scoped}} {
+			b.Run(fmt.Sprintf("n=%d/%s/k=100", n, tc.name), func(b *testing.B) {
+				for b.Loop() {
+					set.Search(q, 100, tc.allow)
+				}
+			})
+			// The baseline: the plain float32 scan.
+			b.Run(fmt.Sprintf("n=%d/%s/k=100/float32-scan", n, tc.name), func(b *testing.B) {
+				for b.Loop() {
+					set.searchExact(q, 100, tc.allow)
+				}
+			})
+		}
+	}
+}
+
+// TestVectorScanLatency prints p50/p95 of VectorSet.Search over generated
+// sets (a measurement, skipped unless SCAN_LATENCY is set):
+//
+//	SCAN_LATENCY=1 go test ./query -run TestVectorScanLatency -v
+func TestVectorScanLatency(t *testing.T) {
+	if os.Getenv("SCAN_LATENCY") == "" {
+		t.Skip("set SCAN_LATENCY=1")
+	}
+	for _, n := range []int{100_000, 1_000_000} {
+		set := genSet(n, 256, 1)
+		queries := genSet(200, 256, 3)
+		var ms []float64
+		for i := 0; i < queries.Len(); i++ {
+			start := time.Now()
+			set.Search(queries.Row(i), 100, nil)
+			ms = append(ms, float64(time.Since(start).Microseconds())/1000)
+		}
+		sort.Float64s(ms)
+		t.Logf("n=%d dim=256 k=100: p50 %.2f ms, p95 %.2f ms (%d queries)", n, ms[len(ms)/2], ms[len(ms)*95/100], len(ms))
+	}
+}
+
+// genData makes n rows of dimension dim of one kind: gaussian; clustered
+// (a few centres plus tiny noise, so many rows nearly tie); dups (rows
+// repeated exactly, so scores tie and the lower row must win); zeros
+// (gaussian with every seventh row all zero).
+func genData(kind string, n, dim int, r *rand.Rand) []float32 {
+	data := make([]float32, n*dim)
+	centres := make([][]float32, 5)
+	for c := range centres {
+		centres[c] = make([]float32, dim)
+		for j := range centres[c] {
+			centres[c][j] = float32(r.NormFloat64())
+		}
+	}
+	for i := 0; i < n; i++ {
+		row := data[i*dim : (i+1)*dim]
+		for j := range row {
+			switch kind {
+			case "clustered":
+				row[j] = centres[i%len(centres)][j] + float32(r.NormFloat64()*1e-4)
+			case "dups":
+				row[j] = centres[i%len(centres)][j]
+			default:
+				row[j] = float32(r.NormFloat64())
+			}
+		}
+		if kind == "zeros" && i%7 == 0 {
+			clear(row)
+		}
+	}
+	return data
+}
+
+// The two-pass search returns exactly what the float32 scan returns —
+// same rows, same order, same scores — whatever the data.
+func TestVectorSetQuantizedIsExact(t *testing.T) {
+	r := rand.New(rand.NewSource(11))
+	for _, dim := range []int{7, 100, 256, 384} {
+		for _, kind := range []string{"gaussian", "clustered", "dups", "zeros"} {
+			n := minQuantRows + 1234
+			data := genData(kind, n, dim, r)
+			set, err := NewVectorSet(dim, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if set.q8 == nil {
+				t.Fatal("set not quantised")
+			}
+			few := NewBitset(n)
+			for i := 3; i < n; i += 501 {
+				few.Set(i)
+			}
+			many := NewBitset(n)
+			for i := 0; i < n; i++ {
+				if i%3 != 0 {
+					many.Set(i)
+				}
+			}
+			for qi := 0; qi < 4; qi++ {
+				q := make([]float32, dim)
+				switch qi {
+				case 0: // a stored row: its own duplicates tie at the top
+					copy(q, set.Row(r.Intn(n)))
+				case 1: // all zero: every score ties at 0
+				default:
+					for j := range q {
+						q[j] = float32(r.NormFloat64())
+					}
+				}
+				for _, k := range []int{1, 10, 100} {
+					for _, allow := range []Bitset{nil, few, many} {
+						got := set.Search(q, k, allow)
+						want := set.searchExact(q, k, allow)
+						if len(got) != len(want) {
+							t.Fatalf("dim %d %s q%d k %d: %d hits, want %d", dim, kind, qi, k, len(got), len(want))
+						}
+						for i := range got {
+							if got[i] != want[i] {
+								t.Fatalf("dim %d %s q%d k %d: hit %d = %+v, want %+v", dim, kind, qi, k, i, got[i], want[i])
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestQuantizeQueryCannotOverflow(t *testing.T) {
+	for _, pad := range []int{32, 256, 3072, 8192} {
+		q := make([]float32, pad)
+		for j := range q {
+			q[j] = 1
+		}
+		q16, _, _, _ := quantizeQuery(q, pad)
+		// The largest possible sum: every int8 at ±127, same sign as q.
+		var worst int64
+		for _, v := range q16 {
+			worst += 127 * int64(v)
+		}
+		if worst > math.MaxInt32 {
+			t.Errorf("pad %d: worst sum %d overflows int32", pad, worst)
+		}
+		x := make([]int8, pad)
+		for j := range x {
+			x[j] = 127
+		}
+		out := make([]int32, 1)
+		dotsInt8(q16, x, pad, out)
+		if int64(out[0]) != worst {
+			t.Errorf("pad %d: kernel %d, want %d", pad, out[0], worst)
+		}
 	}
 }
