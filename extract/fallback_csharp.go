@@ -369,15 +369,14 @@ func csScan(sc *scanCtx, it *item, parent int) {
 	// operator declarations
 	for q := k; q < end; q++ {
 		if word(q) == "operator" {
-			name := "operator"
-			if q+1 < end {
-				name += " " + tokText(sc.src, toks[q+1])
-			}
-			add(KindMethod, name, q)
+			csScanLocals(sc, it, add(KindMethod, csOperatorText(sc, q, end), q), 0)
 			return
 		}
 		if word(q) == "this" && q+1 < end && toks[q+1].kind == '[' {
-			add(KindProperty, "this", q)
+			idx := add(KindProperty, "this", q)
+			for i := range it.children {
+				csScanLocals(sc, &it.children[i], idx, 0) // accessors
+			}
 			return
 		}
 	}
@@ -386,7 +385,7 @@ func csScan(sc *scanCtx, it *item, parent int) {
 		if p > 0 && toks[p-1].kind == 'o' && tokText(sc.src, toks[p-1]) == "~" {
 			name = "~" + name
 		}
-		add(KindMethod, name, p)
+		csScanLocals(sc, it, add(KindMethod, name, p), 0)
 		return
 	}
 	// property (block or =>) or field (; or =)
@@ -409,7 +408,193 @@ func csScan(sc *scanCtx, it *item, parent int) {
 			kind = KindConst
 		}
 	}
-	add(kind, word(n), n)
+	idx := add(kind, word(n), n)
+	if kind == KindProperty {
+		for i := range it.children {
+			csScanLocals(sc, &it.children[i], idx, 0) // accessors
+		}
+	}
+}
+
+// csOperatorText names an operator declaration from its `operator`
+// keyword at token q: `operator +`, `operator !=` (the lexer splits `!=`
+// into two tokens), `operator int[]` for a conversion.
+func csOperatorText(sc *scanCtx, q, end int) string {
+	toks := sc.toks
+	var b strings.Builder
+	for k := q + 1; k < end && toks[k].kind != '('; k++ {
+		// tokens written together stay together: `!=`, `int[]`
+		if b.Len() > 0 && toks[k].start > toks[k-1].end {
+			b.WriteByte(' ')
+		}
+		b.WriteString(tokText(sc.src, toks[k]))
+	}
+	if b.Len() == 0 {
+		return "operator"
+	}
+	return "operator " + b.String()
+}
+
+// csScanLocals adds the local functions declared in the body of item it
+// (a member or an accessor) under parent: C# code nests helpers such as
+// `static IEnumerable<T> Impl(...)` inside the member that calls them.
+// Statements with blocks (if, using, lambdas …) are searched too.
+func csScanLocals(sc *scanCtx, it *item, parent, depth int) {
+	if depth > 8 || !it.hasBlock() {
+		return
+	}
+	for i := range it.children {
+		ch := &it.children[i]
+		if name := csLocalFunction(sc, ch); name >= 0 {
+			end := min(ch.tok1, len(sc.toks))
+			sigStart := sc.toks[name].start
+			for k := ch.tok0; k < name; k++ {
+				if sc.toks[k].kind != '[' {
+					sigStart = sc.toks[k].start
+					break
+				}
+				k = csSkipBrackets(sc.toks, k, name) - 1
+			}
+			spanEnd := sc.toks[end-1].end
+			sig := declHead(sc.src, sigStart, spanEnd, 400)
+			if sig == "" {
+				sig = firstLine(sc.src[sigStart:spanEnd])
+			}
+			sc.declare(name)
+			idx := sc.add(KindFunction, tokText(sc.src, sc.toks[name]), parent, ch.code, spanEnd, sig,
+				csCleanDoc(leadingDoc(sc.src, ch.start, ch.code)), false)
+			csScanLocals(sc, ch, idx, depth+1)
+			continue
+		}
+		csScanLocals(sc, ch, parent, depth+1)
+	}
+}
+
+// csSkipBrackets returns the token after the bracket group opened at k
+// (not past limit).
+func csSkipBrackets(toks []skelTok, k, limit int) int {
+	depth := 0
+	for ; k < limit; k++ {
+		switch toks[k].kind {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+			if depth == 0 {
+				return k + 1
+			}
+		}
+	}
+	return limit
+}
+
+// csStatementWords start statements or expressions, never a local
+// function's return type.
+var csStatementWords = map[string]bool{
+	"return": true, "if": true, "else": true, "for": true, "foreach": true, "while": true, "do": true,
+	"switch": true, "case": true, "default": true, "try": true, "catch": true, "finally": true, "throw": true,
+	"using": true, "lock": true, "fixed": true, "checked": true, "unchecked": true, "goto": true, "break": true,
+	"continue": true, "yield": true, "await": true, "new": true, "var": true, "typeof": true, "sizeof": true,
+	"nameof": true, "ref": true, "out": true, "in": true, "is": true, "as": true, "base": true, "this": true,
+	"const": true, "stackalloc": true, "delegate": true, "when": true, "get": true, "set": true, "init": true,
+	"add": true, "remove": true, "not": true, "and": true, "or": true, "with": true,
+}
+
+// csLocalFunction reports the name token of a local function declared by
+// statement item it — `[attrs] [static|async|unsafe|extern]* Type Name[<T>](…)`
+// followed by `{`, `=>` or `where` — or -1. Requiring a type before the
+// name tells it from a call statement (`Foo(x);`, `lock (x) {`).
+func csLocalFunction(sc *scanCtx, it *item) int {
+	toks, src := sc.toks, sc.src
+	k, end := it.tok0, min(it.tok1, len(toks))
+	word := func(q int) string {
+		if q >= end || toks[q].kind != 'w' {
+			return ""
+		}
+		return tokText(src, toks[q])
+	}
+	for k < end && toks[k].kind == '[' {
+		k = csSkipBrackets(toks, k, end)
+	}
+	for {
+		switch word(k) {
+		case "static", "async", "unsafe", "extern":
+			k++
+			continue
+		}
+		break
+	}
+	// the return type: a tuple, or dotted words with type arguments,
+	// then any of ? [] *
+	switch {
+	case k < end && toks[k].kind == '(':
+		k = csSkipBrackets(toks, k, end)
+	case word(k) != "" && !csStatementWords[word(k)]:
+		k++
+		for {
+			if k < end && toks[k].kind == '<' {
+				k = csSkipAngles(toks, k, end)
+				continue
+			}
+			if k+1 < end && (toks[k].kind == '.' || tokText(src, toks[k]) == "::") && toks[k+1].kind == 'w' {
+				k += 2
+				continue
+			}
+			break
+		}
+	default:
+		return -1
+	}
+	for k < end {
+		if toks[k].kind == '?' || toks[k].kind == 'o' && tokText(src, toks[k]) == "*" {
+			k++
+		} else if toks[k].kind == '[' && k+1 < end && (toks[k+1].kind == ']' || toks[k+1].kind == ',') {
+			k = csSkipBrackets(toks, k, end)
+		} else {
+			break
+		}
+	}
+	name := k
+	if word(name) == "" || csStatementWords[word(name)] {
+		return -1
+	}
+	k++
+	if k < end && toks[k].kind == '<' {
+		k = csSkipAngles(toks, k, end)
+	}
+	if k >= end || toks[k].kind != '(' {
+		return -1
+	}
+	k = csSkipBrackets(toks, k, end)
+	switch {
+	case k < end && toks[k].start == it.open:
+	case k < end && toks[k].kind == 'o' && tokText(src, toks[k]) == "=>":
+	case word(k) == "where":
+	default:
+		return -1
+	}
+	return name
+}
+
+// csSkipAngles returns the token after the `<…>` group opened at k, or k
+// when it does not close (a less-than).
+func csSkipAngles(toks []skelTok, k, limit int) int {
+	depth := 0
+	for q := k; q < limit; q++ {
+		switch toks[q].kind {
+		case '<':
+			depth++
+		case '>':
+			depth--
+			if depth == 0 {
+				return q + 1
+			}
+		case 'w', ',', '.', '?', '[', ']', '(', ')':
+		default:
+			return k
+		}
+	}
+	return k
 }
 
 // csParenName finds `Name(` or `Name<..>(` among toks[from:to] before any

@@ -181,6 +181,21 @@ var recallKinds = map[string]map[string]bool{
 	"haskell": {"function": true, "type": true, "module": true},
 }
 
+// csReserved are C#'s reserved keywords and the accessor keywords get,
+// set and init, which ctags mistakes for property names.
+var csReserved = func() map[string]bool {
+	m := map[string]bool{"get": true, "set": true, "init": true}
+	for _, w := range strings.Fields(`abstract as base bool break byte case catch char checked class const
+		continue decimal default delegate do double else enum event explicit extern false finally fixed float
+		for foreach goto if implicit in int interface internal is lock long namespace new null object operator
+		out override params private protected public readonly ref return sbyte sealed short sizeof stackalloc
+		static string struct switch this throw true try typeof uint ulong unchecked unsafe ushort using virtual
+		void volatile while`) {
+		m[w] = true
+	}
+	return m
+}()
+
 func recallReference(lang, p string) ([]refDef, error) {
 	if lang == "swift" || os.Getenv("RECALL_REF") == "tsref" {
 		return tsrefReference(lang, p)
@@ -229,6 +244,16 @@ func recallReference(lang, p string) ([]refDef, error) {
 				continue
 			}
 			seen[d.Name] = true
+		}
+		if lang == "csharp" && csReserved[d.Name] {
+			// ctags's C# parser tags statements inside bodies as
+			// members: `finally {` as a property, `lock (x) {` as a
+			// method, `get {` as a property. A reserved word cannot
+			// name a declaration (without @), so these are not
+			// definitions. (It also tags calls such as `x.Add(y);` and
+			// generic constraints; those stay in the reference and count
+			// as misses.)
+			continue
 		}
 		if lang == "csharp" && d.Kind != "namespace" {
 			// explicit interface implementations: `IFoo.Bar` is Bar
