@@ -50,7 +50,7 @@ def main():
             assert res['vectors'].get('model'), res['vectors']
         mo, mn = statistics.median(off), statistics.median(on)
         tot_off += mo; tot_on += mn; ratios.append(mn / mo)
-        print(f"{name}\t{res['counts']['Chunks']}\t{res['vectors']['written']}\t{mo:.2f}\t{mn:.2f}\t{mn/mo:.2f}\t"
+        print(f"{name}\t{res['counts']['chunks']}\t{res['vectors']['written']}\t{mo:.2f}\t{mn:.2f}\t{mn/mo:.2f}\t"
               f"{statistics.median(stage):.2f}\t{max(rss_off):.0f}\t{max(rss_on):.0f}", flush=True)
     print(f"# total\t\t\t{tot_off:.1f}\t{tot_on:.1f}\t{tot_on/tot_off:.2f}\tmedian ratio {statistics.median(ratios):.2f}")
     shutil.rmtree(tmp, ignore_errors=True)

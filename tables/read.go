@@ -31,20 +31,30 @@ type FileState struct {
 
 // Counts summarises the index for `viberag status`.
 type Counts struct {
-	Files, Symbols, Chunks, Refs int64
-	ByLanguage                   map[string]LangCounts
-	Skipped                      map[string]int64 // by reason
-	ParseStatus                  map[string]int64 // by parse status
+	Files       int64                 `json:"files"`
+	Symbols     int64                 `json:"symbols"`
+	Chunks      int64                 `json:"chunks"`
+	Refs        int64                 `json:"refs"`
+	ByLanguage  map[string]LangCounts `json:"by_language"`
+	Skipped     map[string]int64      `json:"skipped"`      // by reason
+	ParseStatus map[string]int64      `json:"parse_status"` // by parse status
 }
 
 // LangCounts counts the files of one language by parse status.
 type LangCounts struct {
-	Files, Clean, Repaired, Fallback, Text int64
+	Files    int64 `json:"files"`
+	Clean    int64 `json:"clean"`
+	Repaired int64 `json:"repaired"`
+	Fallback int64 `json:"fallback"`
+	Text     int64 `json:"text"`
 }
 
 // ParseProblem is a file that did not parse cleanly.
 type ParseProblem struct {
-	Path, Language, Status, Problem string
+	Path     string `json:"path"`
+	Language string `json:"language"`
+	Status   string `json:"status"`
+	Problem  string `json:"problem"`
 }
 
 // FileStates returns the state of every indexed file, by path.
