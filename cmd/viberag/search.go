@@ -192,6 +192,9 @@ func printSearch(w io.Writer, r *query.Response, st style, explain bool) {
 	for _, n := range r.Notes {
 		fmt.Fprintln(w, st.dim("  note: "+n))
 	}
+	if r.Vectors != "" {
+		fmt.Fprintln(w, st.dim("  vectors: "+r.Vectors))
+	}
 	for i, h := range r.Hits {
 		loc := fmt.Sprintf("%s:%d-%d", h.Path, h.StartLine, h.EndLine)
 		if h.StartLine == h.EndLine {
@@ -230,6 +233,10 @@ func formatWhy(h query.Hit, all bool) string {
 	var parts []string
 	if all {
 		for _, c := range h.Why.Channels {
+			if c.Similarity != 0 {
+				parts = append(parts, fmt.Sprintf("%s #%d cos %.3f", c.Channel, c.Rank, c.Similarity))
+				continue
+			}
 			parts = append(parts, fmt.Sprintf("%s #%d", c.Channel, c.Rank))
 		}
 		parts = append(parts, fmt.Sprintf("score %.4f", h.Score))
