@@ -167,7 +167,7 @@ func (s *VectorSet) Search(q []float32, k int, allow Bitset) []VectorHit {
 // searchExact scans every allowed float32 row.
 func (s *VectorSet) searchExact(q []float32, k int, allow Bitset) []VectorHit {
 	workers := min(runtime.GOMAXPROCS(0), max(1, s.n/minScanPerWorker))
-	parts := make([]hitHeap, workers)
+	parts := make([]*bestK[VectorHit], workers)
 	var wg sync.WaitGroup
 	for w := range workers {
 		lo, hi := s.n*w/workers, s.n*(w+1)/workers
@@ -178,17 +178,13 @@ func (s *VectorSet) searchExact(q []float32, k int, allow Bitset) []VectorHit {
 		}()
 	}
 	wg.Wait()
-	var all hitHeap
+	all := newBestHits(k)
 	for _, p := range parts {
-		for _, h := range p {
-			all.offer(h, k)
+		for _, h := range p.items {
+			all.offer(h)
 		}
 	}
-	out := make([]VectorHit, len(all))
-	for i := len(all) - 1; i >= 0; i-- {
-		out[i] = heap.Pop(&all).(VectorHit)
-	}
-	return out
+	return all.best()
 }
 
 // searchQuantized is Search in two passes: approximate scores from the
@@ -202,7 +198,7 @@ func (s *VectorSet) searchQuantized(q []float32, k int, allow Bitset) []VectorHi
 
 	approx := make([]float32, s.n)
 	workers := min(runtime.GOMAXPROCS(0), max(1, s.n/minScanPerWorker))
-	lows := make([]lowHeap, workers)
+	lows := make([]*bestK[float32], workers)
 	var wg sync.WaitGroup
 	for w := range workers {
 		lo, hi := s.n*w/workers, s.n*(w+1)/workers
@@ -215,28 +211,24 @@ func (s *VectorSet) searchQuantized(q []float32, k int, allow Bitset) []VectorHi
 	wg.Wait()
 	// tau is the k-th best lower bound: k rows score at least tau, so
 	// every row of the true top k scores at least tau too.
-	var all lowHeap
+	all := newBestLows(k)
 	for _, l := range lows {
-		for _, v := range l {
-			all.offer(v, k)
+		for _, v := range l.items {
+			all.offer(v)
 		}
 	}
 	tau := float32(math.Inf(-1))
-	if len(all) == k {
-		tau = all[0]
+	if all.full() {
+		tau = all.root()
 	}
-	h := make(hitHeap, 0, k)
+	h := newBestHits(k)
 	for i, a := range approx {
 		if a+s.rowBound[i]*qn+qe < tau || (allow != nil && !allow.Has(i)) {
 			continue
 		}
-		h.offer(VectorHit{Row: i, Score: vek32.Dot(s.Row(i), q)}, k)
+		h.offer(VectorHit{Row: i, Score: vek32.Dot(s.Row(i), q)})
 	}
-	out := make([]VectorHit, len(h))
-	for i := len(h) - 1; i >= 0; i-- {
-		out[i] = heap.Pop(&h).(VectorHit)
-	}
-	return out
+	return h.best()
 }
 
 // approxBlock is the rows scored per kernel call.
@@ -244,9 +236,9 @@ const approxBlock = 256
 
 // approxRange scores rows [lo, hi) from their int8 copies into approx
 // (-Inf for rows out of scope) and returns their best k lower bounds.
-func (s *VectorSet) approxRange(q16 []int16, qs, qn, qe float32, k int, allow Bitset, lo, hi int, approx []float32) lowHeap {
+func (s *VectorSet) approxRange(q16 []int16, qs, qn, qe float32, k int, allow Bitset, lo, hi int, approx []float32) *bestK[float32] {
 	dots := make([]int32, approxBlock)
-	lows := make(lowHeap, 0, k)
+	lows := newBestLows(k)
 	root := float32(math.Inf(-1)) // the smallest kept lower bound once k are kept
 	for b := lo; b < hi; b += approxBlock {
 		e := min(b+approxBlock, hi)
@@ -260,10 +252,10 @@ func (s *VectorSet) approxRange(q16 []int16, qs, qn, qe float32, k int, allow Bi
 			}
 			a := float32(dot) * sc[j] * qs
 			ap[j] = a
-			if low := a - (rb[j]*qn + qe); len(lows) < k || low > root {
-				lows.offer(low, k)
-				if len(lows) == k {
-					root = lows[0]
+			if low := a - (rb[j]*qn + qe); !lows.full() || low > root {
+				lows.offer(low)
+				if lows.full() {
+					root = lows.root()
 				}
 			}
 		}
@@ -297,73 +289,77 @@ func quantizeQuery(q []float32, pad int) (q16 []int16, scale, norm, errNorm floa
 	return q16, scale, math.Sqrt(n2) * (1 + 1e-6), math.Sqrt(e2) * (1 + 1e-6)
 }
 
-// lowHeap keeps the k largest lower bounds; its root is the smallest.
-type lowHeap []float32
-
-func (h lowHeap) Len() int           { return len(h) }
-func (h lowHeap) Less(i, j int) bool { return h[i] < h[j] }
-func (h lowHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *lowHeap) Push(x any)        { *h = append(*h, x.(float32)) }
-func (h *lowHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
-func (h *lowHeap) offer(v float32, k int) {
-	if len(*h) < k {
-		heap.Push(h, v)
-		return
-	}
-	if v > (*h)[0] {
-		(*h)[0] = v
-		heap.Fix(h, 0)
-	}
-}
-
 // scan keeps the best k of rows [lo, hi).
-func (s *VectorSet) scan(q []float32, k int, allow Bitset, lo, hi int) hitHeap {
-	h := make(hitHeap, 0, k)
+func (s *VectorSet) scan(q []float32, k int, allow Bitset, lo, hi int) *bestK[VectorHit] {
+	h := newBestHits(k)
 	for i := lo; i < hi; i++ {
 		if allow != nil && !allow.Has(i) {
 			continue
 		}
-		h.offer(VectorHit{Row: i, Score: vek32.Dot(s.data[i*s.dim:(i+1)*s.dim], q)}, k)
+		h.offer(VectorHit{Row: i, Score: vek32.Dot(s.data[i*s.dim:(i+1)*s.dim], q)})
 	}
 	return h
 }
 
-// hitHeap is a min-heap of the best hits so far: its root is the worst.
-type hitHeap []VectorHit
+// bestK keeps the k best items offered: a heap whose root is the worst
+// item kept.
+type bestK[T any] struct {
+	items []T
+	k     int
+	worse func(a, b T) bool
+}
 
-// worse orders hits: lower score, or equal score and higher row.
-func worse(a, b VectorHit) bool {
+func newBestK[T any](k int, worse func(a, b T) bool) *bestK[T] {
+	return &bestK[T]{items: make([]T, 0, k), k: k, worse: worse}
+}
+
+// hits keeps the best VectorHits: higher score, then lower row.
+func newBestHits(k int) *bestK[VectorHit] { return newBestK(k, worseHit) }
+
+// lows keeps the largest float32s.
+func newBestLows(k int) *bestK[float32] {
+	return newBestK(k, func(a, b float32) bool { return a < b })
+}
+
+// worseHit orders hits: lower score, or equal score and higher row.
+func worseHit(a, b VectorHit) bool {
 	if a.Score != b.Score {
 		return a.Score < b.Score
 	}
 	return a.Row > b.Row
 }
 
-func (h hitHeap) Len() int           { return len(h) }
-func (h hitHeap) Less(i, j int) bool { return worse(h[i], h[j]) }
-func (h hitHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *hitHeap) Push(x any)        { *h = append(*h, x.(VectorHit)) }
-func (h *hitHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
+func (h *bestK[T]) Len() int           { return len(h.items) }
+func (h *bestK[T]) Less(i, j int) bool { return h.worse(h.items[i], h.items[j]) }
+func (h *bestK[T]) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *bestK[T]) Push(x any)         { h.items = append(h.items, x.(T)) }
+func (h *bestK[T]) Pop() any {
+	x := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
 	return x
 }
 
-// offer adds v if it is among the best k seen.
-func (h *hitHeap) offer(v VectorHit, k int) {
-	if len(*h) < k {
+// full reports whether k items are kept; root is then the worst.
+func (h *bestK[T]) full() bool { return len(h.items) == h.k }
+func (h *bestK[T]) root() T    { return h.items[0] }
+
+// offer keeps v if it is among the best k offered.
+func (h *bestK[T]) offer(v T) {
+	if len(h.items) < h.k {
 		heap.Push(h, v)
 		return
 	}
-	if worse((*h)[0], v) {
-		(*h)[0] = v
+	if h.k > 0 && h.worse(h.items[0], v) {
+		h.items[0] = v
 		heap.Fix(h, 0)
 	}
+}
+
+// best empties h and returns its items, best first.
+func (h *bestK[T]) best() []T {
+	out := make([]T, len(h.items))
+	for i := len(out) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(h).(T)
+	}
+	return out
 }
