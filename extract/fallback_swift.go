@@ -310,6 +310,25 @@ func swiftScanDecl(sc *scanCtx, it *item, s, e, parent int) {
 		case parentSym == nil:
 			add(KindVar, name)
 		}
+	case "case":
+		// enum cases: their names are declarations, not calls, even with
+		// associated values (`case failed(error: Error)`)
+		if parentSym == nil || parentSym.Kind != KindEnum {
+			return
+		}
+		d := 0
+		for q := k + 1; q < end; q++ {
+			switch toks[q].kind {
+			case '(', '[':
+				d++
+			case ')', ']':
+				d--
+			case 'w':
+				if d == 0 && (q == k+1 || toks[q-1].kind == ',') {
+					sc.declare(q)
+				}
+			}
+		}
 	case "typealias", "associatedtype":
 		if name := word(k + 1); name != "" && (parentSym == nil || inType) {
 			add(KindType, name)

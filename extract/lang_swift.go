@@ -279,15 +279,64 @@ func swiftFinish(src []byte, out *Outline) {
 	for i := range out.Symbols {
 		s := &out.Symbols[i]
 		start := swiftSkipAttributes(src, s.StartByte, s.EndByte)
-		if sig := declHead(src, start, s.EndByte, 400); sig != "" && s.Kind != KindProperty && s.Kind != KindVar && s.Kind != KindConst {
-			s.Signature = sig
-		} else {
+		sig := swiftHead(src, start, s.EndByte, s.Name)
+		switch {
+		case sig == "":
 			s.Signature = firstLine(src[start:s.EndByte])
+		case s.Kind == KindProperty || s.Kind == KindVar || s.Kind == KindConst:
+			// A stored property's head ends at its initializer: `let x =
+			// { … }()` keeps its first line; a computed one ends before
+			// its `{ get }` or body, even on one line.
+			if line := firstLine(src[start:s.EndByte]); strings.HasSuffix(sig, "=") || swiftAccessorDecl(line) {
+				s.Signature = line
+			} else {
+				s.Signature = sig
+			}
+		default:
+			s.Signature = sig
 		}
 		if s.Parent >= 0 {
 			s.Qualname = out.Symbols[s.Parent].Qualname + "." + s.Name
 		}
 	}
+}
+
+// swiftAccessorDecl reports whether a property line ends in a protocol
+// requirement's accessor list, `{ get }` or `{ get set }`, which is part
+// of its signature.
+func swiftAccessorDecl(line string) bool {
+	i := strings.LastIndexByte(line, '{')
+	if i < 0 || !strings.HasSuffix(line, "}") {
+		return false
+	}
+	words := strings.Fields(line[i+1 : len(line)-1])
+	for _, w := range words {
+		switch w {
+		case "get", "set", "async", "throws", "mutating", "nonmutating":
+		default:
+			return false
+		}
+	}
+	return len(words) > 0
+}
+
+// swiftHead is declHead for Swift: an operator function's name (`func <~
+// <T>(…)`, `static func == (…)`) is taken as is, so its `<` and `>` do not
+// count as brackets.
+func swiftHead(src []byte, start, end int, name string) string {
+	if name == "" || isWordByte(name[0]) {
+		return declHead(src, start, end, 400)
+	}
+	i := strings.Index(string(src[start:min(end, start+200)]), "func "+name)
+	if i < 0 {
+		return declHead(src, start, end, 400)
+	}
+	j := start + i + len("func ") + len(name)
+	rest := declHead(src, j, end, 400)
+	if rest == "" {
+		return ""
+	}
+	return normaliseSpace(string(src[start:j]) + " " + rest)
 }
 
 // swiftSkipAttributes returns the offset after leading `@attr` and

@@ -72,7 +72,10 @@ func lexRefs(src []byte, toks []skelTok, lines *pointIndex, lang *lexRefLang, ke
 			}
 			if next < len(toks) && toks[next].kind == '(' {
 				target := ""
-				if i >= 2 && toks[i-2].kind == 'w' {
+				// `case let .failed(e)`, `return .success(x)`: an
+				// implicit member after a keyword has no receiver.
+				implicit := i >= 2 && lang.keywords[text(i-2)] && toks[i-1].start > toks[i-2].end
+				if i >= 2 && toks[i-2].kind == 'w' && !implicit {
 					switch op := text(i - 1); op {
 					case ".", "->", "::":
 						target = text(i-2) + "." + w
