@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/tables"
 )
@@ -46,6 +47,13 @@ type run struct {
 
 func newRunner(ctx context.Context, db *tables.DB, root string, opts indexer.Options) *runner {
 	return &runner{ctx: ctx, db: db, root: root, opts: opts}
+}
+
+// setEmbedder makes later runs embed with e (off says why e is nil).
+func (r *runner) setEmbedder(e embed.Provider, off string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.opts.Embedder, r.opts.VectorsOff, r.opts.LoadEmbedder = e, off, nil
 }
 
 // schedule returns a run that starts no earlier than now, so it sees every
@@ -121,7 +129,9 @@ func (r *runner) startLocked(ru *run) {
 	go func() {
 		defer r.wg.Done()
 		defer cancel()
+		r.mu.Lock()
 		opts := r.opts
+		r.mu.Unlock()
 		opts.Force = ru.force
 		opts.Progress = ru.setProgress
 		res, err := indexer.Run(ctx, r.db, r.root, opts)

@@ -15,6 +15,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/tables"
@@ -47,6 +48,19 @@ type Options struct {
 	progressEvery time.Duration
 }
 
+// SetEmbedder turns vectors on (or off, with e nil and off saying why)
+// while the server runs — for a model that finished downloading after
+// the server started — and schedules an index run to embed what is
+// missing.
+func (s *Server) SetEmbedder(e embed.Provider, off string) {
+	s.mu.Lock()
+	s.vectorsOff = off
+	s.mu.Unlock()
+	s.planner.SetEmbedder(e, off)
+	s.runner.setEmbedder(e, off)
+	s.runner.schedule(false)
+}
+
 // Server is a viberag MCP server for one repository. It owns the index:
 // it opens it, keeps it fresh with a file watcher and serves queries from
 // it while runs write to it. Tools read the last committed state, so no
@@ -59,16 +73,16 @@ type Server struct {
 	runner *runner
 	watch  *watcher // nil with NoWatch
 
-	vectorsOff string // why the server has no embedder, for get_status
-	hadIdx     bool   // a complete run existed when the server started
+	hadIdx bool // a complete run existed when the server started
 	// progressEvery is how often a waiting index call reports progress.
 	progressEvery time.Duration
 
 	planner *query.Planner
 
-	cancel context.CancelFunc
-	mu     sync.Mutex
-	closed bool
+	cancel     context.CancelFunc
+	mu         sync.Mutex
+	closed     bool
+	vectorsOff string // why the server has no embedder, for get_status; guarded by mu
 }
 
 // New opens (creating when needed) root's index, starts the file watcher

@@ -185,7 +185,10 @@ func (s *Server) getStatus(ctx context.Context, _ *sdk.CallToolRequest, _ Status
 	out.ParseProblems = len(problems)
 	out.Vectors.Model = meta[tables.MetaEmbeddingModel]
 	if out.Vectors.Model == "" {
-		out.Vectors.Off = cmp.Or(meta[tables.MetaEmbeddingError], s.vectorsOff, "the index has no vectors yet")
+		s.mu.Lock()
+		off := s.vectorsOff
+		s.mu.Unlock()
+		out.Vectors.Off = cmp.Or(meta[tables.MetaEmbeddingError], off, "the index has no vectors yet")
 	} else {
 		out.Vectors.Error = meta[tables.MetaEmbeddingError]
 	}

@@ -3,6 +3,7 @@ package mcp
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/embed/embedtest"
@@ -70,5 +71,38 @@ func TestSearchWithVectors(t *testing.T) {
 				t.Errorf("get_status vectors = %+v", st.Vectors)
 			}
 		})
+	}
+}
+
+// A server started without a model (still downloading) turns vectors on
+// when it gets one, without a restart, and embeds the index.
+func TestSetEmbedderWhileServing(t *testing.T) {
+	dir := t.TempDir()
+	if err := embedtest.Write(dir, embedtest.TokenizerPath, embedtest.Model{Rows: 4096, Dim: 32, Seed: 4}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := embed.LoadModel2Vec(dir, embed.Model2VecOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := testOptions(t, copyFixture(t, "python"))
+	opts.Index.VectorsOff = "the embedding model is downloading"
+	s := startServer(t, opts)
+	waitIndexed(t, s)
+	cs := connect(t, s)
+	var out SearchOut
+	callOK(t, cs, "codebase_search", map[string]any{"query": "retry failed tasks", "intent": "concept"}, &out)
+	if !strings.Contains(out.Vectors, "downloading") {
+		t.Fatalf("before: vectors = %q", out.Vectors)
+	}
+	s.SetEmbedder(m, "")
+	eventually(t, 30*time.Second, "vectors on after SetEmbedder", func() bool {
+		callOK(t, cs, "codebase_search", map[string]any{"query": "retry failed tasks", "intent": "concept"}, &out)
+		return strings.HasPrefix(out.Vectors, "on (")
+	})
+	var st StatusOut
+	callOK(t, cs, "get_status", map[string]any{}, &st)
+	if st.Vectors.Model != m.ID() || st.Vectors.Surfaces["code"].Missing != 0 {
+		t.Errorf("status vectors = %+v", st.Vectors)
 	}
 }

@@ -22,6 +22,7 @@ type Planner struct {
 	mu    sync.Mutex
 	stmts map[string]*sql.Stmt // by SQL text
 
+	embMu      sync.RWMutex
 	embedder   embed.Provider // embeds queries; nil: vectors off
 	vectorsOff string         // why embedder is nil, for responses
 	vecs       vectorCache    // the index's vectors, per surface
@@ -68,6 +69,22 @@ func New(ctx context.Context, db *sql.DB, opts Options) (*Planner, error) {
 		}
 	}
 	return p, nil
+}
+
+// SetEmbedder replaces the embedder of queries (and the reason vectors
+// are off when it is nil): a server that fetched its model after it
+// started turns vectors on without a restart.
+func (p *Planner) SetEmbedder(e embed.Provider, off string) {
+	p.embMu.Lock()
+	defer p.embMu.Unlock()
+	p.embedder, p.vectorsOff = e, off
+}
+
+// currentEmbedder returns the embedder and why it is nil.
+func (p *Planner) currentEmbedder() (embed.Provider, string) {
+	p.embMu.RLock()
+	defer p.embMu.RUnlock()
+	return p.embedder, p.vectorsOff
 }
 
 // Close releases the prepared statements. The pool stays open: it

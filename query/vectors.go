@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/scope"
 )
 
@@ -50,9 +51,10 @@ type vectorCache struct {
 
 // vectorState says whether a search can use vectors, and why not.
 type vectorState struct {
-	on     bool
-	status string // for Response.Vectors
-	model  string
+	on       bool
+	status   string // for Response.Vectors
+	model    string
+	embedder embed.Provider
 }
 
 // vectors reports whether vector channels can run for this index.
@@ -61,25 +63,24 @@ func (p *Planner) vectors(ctx context.Context) (vectorState, error) {
 	if err := p.queryRow(ctx, vecModelSQL).Scan(&model); err != nil {
 		return vectorState{}, err
 	}
+	emb, off := p.currentEmbedder()
 	switch {
-	case model == "" && p.embedder == nil:
-		off := p.vectorsOff
+	case model == "" && emb == nil:
 		if off == "" {
 			off = "the index has no vectors"
 		}
 		return vectorState{status: "off: " + off}, nil
 	case model == "":
-		return vectorState{status: "off: the index has no vectors yet; run `viberag index` to embed it with " + p.embedder.ID()}, nil
-	case p.embedder == nil:
-		off := p.vectorsOff
+		return vectorState{status: "off: the index has no vectors yet; run `viberag index` to embed it with " + emb.ID()}, nil
+	case emb == nil:
 		if off == "" {
 			off = "no embedder to embed the query"
 		}
 		return vectorState{status: "off: " + off + " (the index's vectors are of " + model + ")"}, nil
-	case p.embedder.ID() != model:
-		return vectorState{status: "off: the index's vectors are of " + model + " but queries would be embedded with " + p.embedder.ID() + "; run `viberag index` to re-embed"}, nil
+	case emb.ID() != model:
+		return vectorState{status: "off: the index's vectors are of " + model + " but queries would be embedded with " + emb.ID() + "; run `viberag index` to re-embed"}, nil
 	}
-	return vectorState{on: true, status: "on (" + model + ")", model: model}, nil
+	return vectorState{on: true, status: "on (" + model + ")", model: model, embedder: emb}, nil
 }
 
 // surface returns the loaded vectors of one surface ("code", "summary",
@@ -227,9 +228,13 @@ func (p *Planner) loadVectors(ctx context.Context, model string) (map[string]*ve
 
 // embedQuery embeds the search text.
 func (p *Planner) embedQuery(ctx context.Context, text string) ([]float32, error) {
-	vs, err := p.embedder.Embed(ctx, []string{text})
+	emb, _ := p.currentEmbedder()
+	if emb == nil {
+		return nil, errors.New("embed the query: no embedder")
+	}
+	vs, err := emb.Embed(ctx, []string{text})
 	if err != nil {
-		return nil, fmt.Errorf("embed the query with %s: %w", p.embedder.ID(), err)
+		return nil, fmt.Errorf("embed the query with %s: %w", emb.ID(), err)
 	}
 	if len(vs) != 1 {
 		return nil, errors.New("embed the query: no vector")

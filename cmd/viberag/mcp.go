@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/mcp"
@@ -53,10 +54,20 @@ func (c *mcpCmd) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	// Over stdio, standard error may be a terminal, but a download bar
-	// there would interleave with logs: no bar.
-	if opts.Index.Embedder, opts.Index.Embedding, opts.Index.VectorsOff, err = c.provider(ctx, meta, true); err != nil {
+	// The server must answer its client's handshake at once, so it never
+	// waits for a download: it starts with a local model or none, and a
+	// model still to download is fetched in the background and switched
+	// on when it arrives (see fetchLater). No progress bar: standard error
+	// carries the logs.
+	local := c.embedFlags
+	local.Offline = true
+	if opts.Index.Embedder, opts.Index.Embedding, opts.Index.VectorsOff, err = local.provider(ctx, meta, true); err != nil {
 		return err
+	}
+	download := opts.Index.Embedder == nil && !c.Offline &&
+		(opts.Index.Embedding.Provider == "" || opts.Index.Embedding.Provider == embed.ProviderModel2Vec)
+	if download {
+		opts.Index.VectorsOff = "the embedding model is downloading; vectors turn on when it is ready (" + opts.Index.VectorsOff + ")"
 	}
 	if opts.Index.Embedder == nil {
 		log.Warn("vectors off", "reason", opts.Index.VectorsOff)
@@ -68,12 +79,31 @@ func (c *mcpCmd) Run(ctx context.Context) error {
 			AllowedHosts: c.AllowedHost, AllowedOrigins: c.AllowedOrigin,
 		}
 	}
+	fetchLater := func(s *mcp.Server) {
+		if !download {
+			return
+		}
+		go func() {
+			p, _, off, err := c.provider(ctx, meta, true)
+			switch {
+			case err != nil:
+				log.Warn("vectors off", "reason", err)
+			case p == nil:
+				log.Warn("vectors off", "reason", off)
+				s.SetEmbedder(nil, off)
+			default:
+				log.Info("vectors on", "model", p.ID())
+				s.SetEmbedder(p, "")
+			}
+		}()
+	}
 	if c.HTTP == "" {
 		s, err := mcp.New(ctx, opts)
 		if err != nil {
 			return err
 		}
 		defer s.Close()
+		fetchLater(s)
 		return s.ServeStdio(ctx)
 	}
 	// Listen before opening the index, so a refused address fails fast
@@ -88,6 +118,7 @@ func (c *mcpCmd) Run(ctx context.Context) error {
 		return err
 	}
 	defer s.Close()
+	fetchLater(s)
 	fmt.Fprintf(os.Stderr, "viberag: serving %s over MCP at http://%s%s\n", s.Root(), ln.Addr(), mcp.HTTPPath)
 	return s.ServeHTTP(ctx, ln, hopts)
 }
