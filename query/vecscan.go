@@ -95,7 +95,26 @@ func (s *VectorSet) quantize() {
 	// by at most about dim·2⁻²⁴·‖x‖‖q‖; twice that, plus a floor for the
 	// float32 arithmetic of the first pass, goes into every bound.
 	slack := float64(s.dim)*2*0x1p-24 + 1e-6
-	for i := 0; i < s.n; i++ {
+	workers := min(runtime.GOMAXPROCS(0), max(1, s.n/minScanPerWorker))
+	hats := make([]float32, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			hats[w] = s.quantizeRange(slack, s.n*w/workers, s.n*(w+1)/workers)
+		}()
+	}
+	wg.Wait()
+	for _, h := range hats {
+		s.maxHat = max(s.maxHat, h)
+	}
+}
+
+// quantizeRange quantises rows [lo, hi) and returns their largest ‖x̂‖.
+func (s *VectorSet) quantizeRange(slack float64, lo, hi int) float32 {
+	var maxHat float32
+	for i := lo; i < hi; i++ {
 		row := s.Row(i)
 		var maxAbs float64
 		for _, x := range row {
@@ -119,8 +138,9 @@ func (s *VectorSet) quantize() {
 		s.scale[i] = float32(sc)
 		// Rounded up, so that the bounds stay bounds in float32.
 		s.rowBound[i] = float32((math.Sqrt(e2) + slack*math.Sqrt(n2)) * (1 + 1e-5))
-		s.maxHat = max(s.maxHat, float32(math.Sqrt(h2)*(1+1e-5)))
+		maxHat = max(maxHat, float32(math.Sqrt(h2)*(1+1e-5)))
 	}
+	return maxHat
 }
 
 // dotsInt8Go is the portable kernel: out[i] = Σ q[j]·x[i*dim+j].
