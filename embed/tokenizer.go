@@ -2,7 +2,7 @@ package embed
 
 import (
 	"bytes"
-	"encoding/json"
+	json "github.com/segmentio/encoding/json"
 	"fmt"
 	"os"
 	"slices"
