@@ -20,6 +20,12 @@ type Options struct {
 	// DefaultParseTimeout. Larger files get more (see parseBudget). A parse
 	// that runs over its budget falls back to line chunks.
 	ParseTimeout time.Duration
+
+	// PlainReaders reads C, C++, C#, Haskell and Swift with the plain
+	// tree-sitter reader instead of their repair readers: a development
+	// switch that measures what the repair buys (`viberag eval
+	// --plain-readers`).
+	PlainReaders bool
 }
 
 // parseBudget scales the base budget with the file size: a floor of 50 KB/s
@@ -66,6 +72,11 @@ func Extract(ctx context.Context, p string, src []byte, opts Options) (*File, er
 		Hash:     xxhash.Sum64(src),
 	}
 	var out *Outline
+	if opts.PlainReaders {
+		if spec := treeSitterSpec(lang.Name); spec != nil {
+			lang.reader = tsReader{spec: spec}
+		}
+	}
 	if lang.reader != nil {
 		timeout := opts.ParseTimeout
 		if timeout <= 0 {

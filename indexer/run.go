@@ -35,6 +35,8 @@ type Options struct {
 	// ParseOnly selects, reads and extracts every file but writes nothing:
 	// it measures the parse share of an index run.
 	ParseOnly bool
+	// PlainReaders is extract.Options.PlainReaders (development).
+	PlainReaders bool
 
 	// Embedder, when set, embeds every row still without a vector once the
 	// facts are written (see embedStage). Nil leaves vectors off;
@@ -247,7 +249,7 @@ func examine(ctx context.Context, root string, c extract.Candidate, states map[s
 	if st, ok := states[c.Path]; ok && !opts.Force && st.Hash == tables.Hex(xxhash.Sum64(data)) {
 		return r // unchanged: nothing to parse
 	}
-	f, err := extract.Extract(ctx, c.Path, data, extract.Options{ParseTimeout: opts.ParseTimeout})
+	f, err := extract.Extract(ctx, c.Path, data, extract.Options{ParseTimeout: opts.ParseTimeout, PlainReaders: opts.PlainReaders})
 	if err != nil {
 		r.err = fmt.Errorf("extract %s: %w", c.Path, err)
 		return r

@@ -36,6 +36,8 @@ type evalCmd struct {
 	IndexCache string   `name:"index-cache" hidden:"" help:"Keep each repository's index in DIR/<name> and update it incrementally (index_ms is then not a cold index)." type:"path"`
 	Tune       []string `hidden:"" sep:"none" help:"Override a ranking constant: name=value (repeatable)."`
 	CPUProfile string   `name:"cpuprofile" hidden:"" help:"Write a CPU profile of the queries (development)." type:"path"`
+	// What the C-family, Haskell and Swift repair readers buy (issue 6).
+	PlainReaders bool `name:"plain-readers" hidden:"" help:"Read C, C++, C#, Haskell and Swift with the plain tree-sitter reader (development)."`
 }
 
 // evalResult is what eval --json prints.
@@ -193,7 +195,7 @@ func (c *evalCmd) evalRepo(ctx context.Context, r benchRepo, tune *query.Tuning,
 	}
 	defer db.Close()
 	start := time.Now()
-	ires, err := indexer.Run(ctx, db, root, indexer.Options{ParseTimeout: c.ParseTimeout,
+	ires, err := indexer.Run(ctx, db, root, indexer.Options{ParseTimeout: c.ParseTimeout, PlainReaders: c.PlainReaders,
 		Embedder: res.embedder, Embedding: res.cfg, VectorsOff: res.off})
 	if err != nil {
 		return nil, err
