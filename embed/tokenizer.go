@@ -2,8 +2,8 @@ package embed
 
 import (
 	"bytes"
-	json "github.com/segmentio/encoding/json"
 	"fmt"
+	json "github.com/segmentio/encoding/json"
 	"os"
 	"slices"
 	"sync"
