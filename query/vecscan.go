@@ -95,17 +95,8 @@ func (s *VectorSet) quantize() {
 	// by at most about dim·2⁻²⁴·‖x‖‖q‖; twice that, plus a floor for the
 	// float32 arithmetic of the first pass, goes into every bound.
 	slack := float64(s.dim)*2*0x1p-24 + 1e-6
-	workers := min(runtime.GOMAXPROCS(0), max(1, s.n/minScanPerWorker))
-	hats := make([]float32, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			hats[w] = s.quantizeRange(slack, s.n*w/workers, s.n*(w+1)/workers)
-		}()
-	}
-	wg.Wait()
+	hats := make([]float32, s.workers())
+	s.eachRange(func(w, lo, hi int) { hats[w] = s.quantizeRange(slack, lo, hi) })
 	for _, h := range hats {
 		s.maxHat = max(s.maxHat, h)
 	}
@@ -184,20 +175,27 @@ func (s *VectorSet) Search(q []float32, k int, allow Bitset) []VectorHit {
 	return s.searchExact(q, k, allow)
 }
 
-// searchExact scans every allowed float32 row.
-func (s *VectorSet) searchExact(q []float32, k int, allow Bitset) []VectorHit {
-	workers := min(runtime.GOMAXPROCS(0), max(1, s.n/minScanPerWorker))
-	parts := make([]*bestK[VectorHit], workers)
+// workers is how many goroutines share a pass over the rows: small sets
+// stay on one, where starting more costs more than it saves.
+func (s *VectorSet) workers() int {
+	return min(runtime.GOMAXPROCS(0), max(1, s.n/minScanPerWorker))
+}
+
+// eachRange splits the rows into workers() ranges and runs f on each in
+// its own goroutine, returning when all are done.
+func (s *VectorSet) eachRange(f func(w, lo, hi int)) {
+	n := s.workers()
 	var wg sync.WaitGroup
-	for w := range workers {
-		lo, hi := s.n*w/workers, s.n*(w+1)/workers
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			parts[w] = s.scan(q, k, allow, lo, hi)
-		}()
+	for w := range n {
+		wg.Go(func() { f(w, s.n*w/n, s.n*(w+1)/n) })
 	}
 	wg.Wait()
+}
+
+// searchExact scans every allowed float32 row.
+func (s *VectorSet) searchExact(q []float32, k int, allow Bitset) []VectorHit {
+	parts := make([]*bestK[VectorHit], s.workers())
+	s.eachRange(func(w, lo, hi int) { parts[w] = s.scan(q, k, allow, lo, hi) })
 	all := newBestHits(k)
 	for _, p := range parts {
 		for _, h := range p.items {
@@ -217,18 +215,8 @@ func (s *VectorSet) searchQuantized(q []float32, k int, allow Bitset) []VectorHi
 	qe := float32(float64(s.maxHat)*qErr*(1+1e-5)) + 1e-30
 
 	approx := make([]float32, s.n)
-	workers := min(runtime.GOMAXPROCS(0), max(1, s.n/minScanPerWorker))
-	lows := make([]*bestK[float32], workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		lo, hi := s.n*w/workers, s.n*(w+1)/workers
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			lows[w] = s.approxRange(q16, qs, qn, qe, k, allow, lo, hi, approx)
-		}()
-	}
-	wg.Wait()
+	lows := make([]*bestK[float32], s.workers())
+	s.eachRange(func(w, lo, hi int) { lows[w] = s.approxRange(q16, qs, qn, qe, k, allow, lo, hi, approx) })
 	// tau is the k-th best lower bound: k rows score at least tau, so
 	// every row of the true top k scores at least tau too.
 	all := newBestLows(k)
