@@ -238,18 +238,26 @@ func hsItems(src []byte, lines []hsLine, from, to, col int) []item {
 		if col == 0 && it.code < it.end {
 			w := wordAt(src, it.code)
 			if w == "class" || w == "instance" {
+				// the body: the lines after the head's `where` (a head
+				// may span lines)
+				first := s
+				for first < e && lines[first].start+max(lines[first].indent, 0) <= it.code {
+					first++
+				}
+				for i := first - 1; i < e; i++ {
+					if lines[i].indent >= 0 && hsHasWhere(src[lines[i].start:lines[i].end]) {
+						first = i + 1
+						break
+					}
+				}
 				body := -1
-				for i := s; i < e; i++ {
-					if lines[i].indent > 0 && lines[i].start+lines[i].indent > it.code {
+				for i := first; i < e; i++ {
+					if lines[i].indent > 0 {
 						body = lines[i].indent
 						break
 					}
 				}
 				if body > 0 {
-					first := s
-					for first < e && lines[first].start+max(lines[first].indent, 0) <= it.code {
-						first++
-					}
 					it.children = hsItems(src, lines, first, e, body)
 				}
 			}
@@ -350,12 +358,9 @@ func hsScan(sc *scanCtx, it *item, parent int) {
 	if len(toks) == 0 {
 		return
 	}
-	end := it.end
-	for end > it.code && sc.src[end-1] <= ' ' {
-		end--
-	}
+	end := hsCodeEnd(sc.src, it.code, it.end)
 	doc := hsCleanDoc(hsLeadingDoc(sc.src, it.start, it.code))
-	exports := hsExports(sc.src)
+	exports := hsExportsOf(sc)
 	exported := func(name string) bool {
 		if parent >= 0 {
 			return sc.out.Symbols[parent].Exported
@@ -390,11 +395,8 @@ func hsScan(sc *scanCtx, it *item, parent int) {
 		}
 		for _, t := range rest {
 			if hsUpper(t) {
-				add(kind, t)
+				hsRecordFields(sc, it.code, end, add(kind, t), exports)
 				return
-			}
-			if t == "(" {
-				continue
 			}
 		}
 		return
@@ -413,6 +415,13 @@ func hsScan(sc *scanCtx, it *item, parent int) {
 			}
 		}
 		return
+	case "class", "instance":
+		// A head may span lines: `instance (Eq a, Show a)\n  => C (T a) where`.
+		if toks[len(toks)-1] != "where" {
+			toks, first = hsHead(sc.src, it, end)
+		}
+	}
+	switch toks[0] {
 	case "class":
 		rest := hsAfterContext(toks[1:])
 		for _, t := range rest {
@@ -497,6 +506,171 @@ func hsScan(sc *scanCtx, it *item, parent int) {
 	}
 }
 
+// hsExportsOf is the module's export list (see hsExports), read once per
+// file.
+func hsExportsOf(sc *scanCtx) map[string]bool {
+	if !sc.exportsRead {
+		sc.exports, sc.exportsRead = hsExports(sc.src), true
+	}
+	return sc.exports
+}
+
+// hsRecordFields adds the record fields of the data declaration in
+// [from, to) as fields of symbol parent: `{ a, b :: !Int, c :: T }`. A
+// field spans its name through its type; its doc is the `-- |` block
+// above it or the `-- ^` comment that follows it on its line.
+func hsRecordFields(sc *scanCtx, from, to, parent int, exports map[string]bool) {
+	src := sc.src
+	toks := hsLex(src[from:to])
+	for k := range toks {
+		toks[k].start += from
+		toks[k].end += from
+	}
+	p := sc.out.Symbols[parent]
+	exported := func(name string) bool {
+		if !p.Exported {
+			return false
+		}
+		if exports == nil {
+			return true
+		}
+		_, listed := exports[name]
+		return exports[p.Name] || listed
+	}
+	depth := 0
+	var names []int // name tokens waiting for their `::`
+	expectName := false
+	for k := 0; k < len(toks); k++ {
+		t := toks[k]
+		switch t.kind {
+		case '(', '[':
+			depth++
+		case ')', ']':
+			depth--
+		case '{':
+			depth++
+			expectName, names = depth == 1, nil
+		case '}':
+			depth--
+		case ',':
+			if depth == 1 {
+				expectName = true
+			}
+		case 'w':
+			if depth == 1 && expectName && hsLower(string(src[t.start:t.end])) {
+				names = append(names, k)
+				expectName = false
+			}
+		case 'o':
+			if depth != 1 || string(src[t.start:t.end]) != "::" || len(names) == 0 {
+				continue
+			}
+			// the type runs to the `,` or `}` closing the field
+			end, d := k, 1
+			for q := k + 1; q < len(toks); q++ {
+				switch toks[q].kind {
+				case '(', '[', '{':
+					d++
+				case ')', ']', '}':
+					d--
+				case ',':
+					if d == 1 {
+						d = 0
+					}
+				}
+				if d == 0 {
+					break
+				}
+				end = q
+			}
+			first := toks[names[0]].start
+			sig := hsSignatureText(src, Symbol{StartByte: first, EndByte: toks[end].end})
+			for _, n := range names {
+				nt := toks[n]
+				name := string(src[nt.start:nt.end])
+				sc.add(KindField, name, parent, nt.start, toks[end].end, sig, hsFieldDoc(src, nt.start, toks[end].end), exported(name))
+			}
+			names = nil
+			k = end
+		}
+	}
+}
+
+// hsFieldDoc is a record field's doc: the `-- |` comment lines directly
+// above its line, else a `-- ^` comment right after its type.
+func hsFieldDoc(src []byte, start, end int) string {
+	lineStart := bytes.LastIndexByte(src[:start], '\n') + 1
+	var above []string
+	// Comments above the line document the field only when the line
+	// starts with it (`{ name`, `, name`), not the declaration it is on.
+	ownLine := strings.Trim(string(src[lineStart:start]), " \t{,") == ""
+	for ls := lineStart; ls > 0 && ownLine; {
+		prev := bytes.LastIndexByte(src[:ls-1], '\n') + 1
+		l := strings.TrimSpace(string(src[prev : ls-1]))
+		if !strings.HasPrefix(l, "--") || strings.HasPrefix(l, "-- ^") {
+			break
+		}
+		above = append([]string{l}, above...)
+		ls = prev
+	}
+	if len(above) > 0 && strings.HasPrefix(above[0], "-- |") {
+		return hsCleanDoc(cleanComment(strings.Join(above, "\n")))
+	}
+	rest := string(src[end:lineEndAfter(src, end)])
+	if i := strings.Index(rest, "-- ^"); i >= 0 && strings.TrimLeft(rest[:i], " \t,") == "" {
+		return strings.TrimSpace(rest[i+len("-- ^"):])
+	}
+	return ""
+}
+
+// hsCodeEnd is the end of the code of an item [code, end): trailing
+// blank lines and comment lines (a separator or the heading of the next
+// section) are not part of the declaration.
+func hsCodeEnd(src []byte, code, end int) int {
+	for end > code {
+		for end > code && src[end-1] <= ' ' {
+			end--
+		}
+		ls := bytes.LastIndexByte(src[code:end], '\n') + 1 + code
+		if ls <= code {
+			return end
+		}
+		line := bytes.TrimLeft(src[ls:end], " \t")
+		if !bytes.HasPrefix(line, []byte("--")) || !hsDashComment(src, end-len(line), end) {
+			return end
+		}
+		end = ls
+	}
+	return end
+}
+
+// hsHead reads a class or instance head up to its `where` (or its first
+// member) over all its lines, comments dropped: its tokens and its text
+// on one line.
+func hsHead(src []byte, it *item, end int) ([]string, string) {
+	stop := end
+	if len(it.children) > 0 {
+		stop = min(stop, it.children[0].start)
+	}
+	var toks []string
+	var text []string
+	for ls := it.code; ls < stop; {
+		le := min(lineEndAfter(src, ls), stop)
+		line := string(src[ls:le])
+		if i := strings.Index(line, "--"); i >= 0 && hsDashComment(src[ls:le], i, len(line)) {
+			line = line[:i]
+		}
+		lt := hsTokens(line)
+		toks = append(toks, lt...)
+		text = append(text, line)
+		ls = le
+		if len(lt) > 0 && lt[len(lt)-1] == "where" {
+			break
+		}
+	}
+	return toks, normaliseSpace(strings.Join(text, " "))
+}
+
 var hsKeyword = map[string]bool{
 	"let": true, "in": true, "where": true, "case": true, "of": true, "if": true, "then": true,
 	"else": true, "do": true, "import": true, "module": true, "forall": true, "mdo": true, "rec": true,
@@ -555,7 +729,7 @@ func hsFinish(src []byte, out *Outline) {
 		if s.Parent >= 0 && s.Parent < i {
 			s.Parent = remap[s.Parent]
 		}
-		if strings.Contains(s.Name, ",") {
+		if (s.Kind == KindFunction || s.Kind == KindMethod) && strings.Contains(s.Name, ",") {
 			names := strings.Split(s.Name, ",")
 			remap[i] = len(syms)
 			for _, n := range names {

@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"bytes"
 	"strings"
 
 	ts "github.com/odvcencio/gotreesitter"
@@ -10,25 +11,78 @@ import (
 func init() {
 	spec := haskellSpec()
 	registerTreeSitter(spec)
-	// The pure-Go Haskell layout scanner loses the rest of a file after
-	// some constructs (a guard whose body holds a `case` block followed by
-	// another guard, `\ case`, CPP lines): 40% of real files, half their
-	// definitions. Top-level declarations start in column 0, so the file is
-	// parsed a few declarations at a time behind its module header; a
-	// declaration whose tree is still bad is read by the line scanner.
+	// The pure-Go Haskell grammar is both fragile and slow on real code:
+	// its layout scanner loses the rest of a file after some constructs (a
+	// guard whose body holds a `case` block followed by another guard,
+	// `\ case`, CPP lines: 40% of real files, half their definitions), and
+	// it parses 0.1-0.4 MB/s, much of it in its error-retry ladder on the
+	// declarations it cannot read (xmonad's Properties.hs: 0.5 s for 9 KB,
+	// every tree bad). Top-level declarations start in column 0, so
+	// Haskell is read from its layout instead: definitions by the line
+	// scanner, refs by a token scan (fallback_haskell_refs.go). The spec
+	// below still serves the plain tree-sitter reader.
 	registerRepair(&repairReader{
-		spec:       spec,
-		prepare:    hsPrepare,
-		skeleton:   hsSkeleton,
-		scan:       hsScan,
-		finish:     hsFinish,
-		contiguous: true,
-		// Regions are parsed behind a stand-in `module M where` instead of
-		// the real header and its export list (read from the source).
-		contiguousHeader: []byte("module M where\n"),
-		regionBytes:      1500,
-		wholeBytes:       3000,
+		spec:     spec,
+		prepare:  hsPrepare,
+		skeleton: hsSkeleton,
+		scanFile: hsScanFile,
+		scan:     hsScan,
+		finish:   hsFinish,
 	})
+}
+
+// hsScanFile reads a Haskell file from its skeleton: definitions by
+// hsScan (the module symbol is added by hsFinish), refs lexically, the
+// file doc from the comment above the module header (else the comment
+// block opening the file).
+func hsScanFile(src []byte, items []item, _ []skelTok) *Outline {
+	sc := &scanCtx{src: src, out: &Outline{}, lines: newPointIndex(src)}
+	for i := range items {
+		it := &items[i]
+		if it.hasBlock() && it.start == 0 && it.close == len(src) {
+			// the module header holds the declarations
+			for j := range it.children {
+				hsScan(sc, &it.children[j], -1)
+			}
+			continue
+		}
+		hsScan(sc, it, -1)
+	}
+	sc.out.Refs = hsLexRefs(src, sc.lines)
+	sc.out.Doc = hsFileDocText(src, items)
+	return sc.out
+}
+
+// hsFileDocText is the module's Haddock (the comment block above its
+// header, after pragmas), else the comment block that opens the file.
+func hsFileDocText(src []byte, items []item) string {
+	if len(items) == 1 && items[0].hasBlock() && items[0].start == 0 {
+		h := items[0]
+		for code := h.code; code < h.open; {
+			if bytes.HasPrefix(src[code:], []byte("module")) {
+				if doc := hsCleanDoc(hsLeadingDoc(src, 0, code)); doc != "" {
+					return doc
+				}
+				break
+			}
+			code = lineEndAfter(src, code)
+			for code < h.open && (src[code] == ' ' || src[code] == '\t') {
+				code++
+			}
+		}
+	}
+	var block []string
+	for _, l := range hsLines(src) {
+		text := strings.TrimSpace(string(src[l.start:l.end]))
+		if !l.comment || strings.HasPrefix(text, "{-#") {
+			if len(block) > 0 || l.indent >= 0 || strings.HasPrefix(text, "{-#") {
+				break
+			}
+			continue
+		}
+		block = append(block, text)
+	}
+	return hsCleanDoc(cleanComment(strings.Join(block, "\n")))
 }
 
 // haskellSpec reads Haskell: functions (all equations and the type
@@ -404,7 +458,19 @@ func hsDoc(c *tsCtx, n *ts.Node) string {
 }
 
 // hsCleanDoc drops Haddock markers left by cleanComment ("| ", "^ ").
+// Rule lines (`-----`) and a Haddock `|` on a line of its own go too.
 func hsCleanDoc(doc string) string {
+	if strings.Contains(doc, "---") || strings.HasPrefix(doc, "|\n") {
+		lines := strings.Split(doc, "\n")
+		out := lines[:0]
+		for _, l := range lines {
+			if t := strings.TrimSpace(l); t == "|" || len(t) >= 3 && strings.Trim(t, "-=*") == "" {
+				continue
+			}
+			out = append(out, l)
+		}
+		doc = strings.TrimSpace(strings.Join(out, "\n"))
+	}
 	doc = strings.TrimPrefix(doc, "| ")
 	doc = strings.TrimPrefix(doc, "|")
 	return strings.TrimSpace(doc)

@@ -80,13 +80,15 @@ func TestRecall(t *testing.T) {
 		if err != nil {
 			t.Logf("%s: no reference: %v", p, err)
 		}
-		lr := rows[lang]
+		// Rows are keyed by the reference language: a C++ header (.h) is
+		// counted as C++.
+		lr := rows[refLang]
 		if lr == nil {
 			// Load the grammar once outside the timings (a one-time cost
 			// per process of 100-200 ms).
 			runReader(context.Background(), tsReader{spec: rr.spec}, p, []byte("\n"), DefaultParseTimeout)
 			lr = &langRows{before: row{status: map[string]int{}}, after: row{status: map[string]int{}}}
-			rows[lang] = lr
+			rows[refLang] = lr
 		}
 		for pass, rd := range []reader{tsReader{spec: rr.spec}, repairReaderFor(lang)} {
 			rw := &lr.before
@@ -121,7 +123,7 @@ func TestRecall(t *testing.T) {
 			rw.refs += len(ref)
 			if pass == 1 {
 				for _, m := range miss {
-					missed[lang] = append(missed[lang], p+": "+m)
+					missed[refLang] = append(missed[refLang], p+": "+m)
 				}
 				if os.Getenv("RECALL_FILES") != "" {
 					fmt.Printf("  %-60s %-9s %4d/%-4d %6.0fms %s\n", p, f.ParseStatus, found, len(ref), float64(el.Microseconds())/1000, f.ParseProblem)
@@ -549,5 +551,142 @@ func TestBadItems(t *testing.T) {
 			it := rg.items[0]
 			fmt.Printf("bad item lines %d-%d cover=%d err=%d %v\n", lines.line(it.start), lines.line(it.end-1), h.cover, h.errShare, err)
 		}
+	}
+}
+
+// TestThroughput measures Extract's throughput per language on every file
+// under $THROUGHPUT (several directories separated by the path list
+// separator), the way the indexer calls it:
+//
+//	THROUGHPUT=/work/bench-repos/gson:/work/bench-repos/xmonad THROUGHPUT_RUNS=5 go test ./extract -run TestThroughput -v
+//
+// Each language's grammar is loaded once before timing (a one-time cost
+// per process). Every file is extracted once per run, runs interleaved so
+// that a burst of load on a shared machine hits all languages alike; the
+// table gives, per language, the median over runs of MB/s by wall-clock
+// time, MB/s by process CPU time (user+system, GC included) and the
+// slowest file's time. It prints figures and asserts nothing about speed.
+func TestThroughput(t *testing.T) {
+	dirs := filepath.SplitList(os.Getenv("THROUGHPUT"))
+	if len(dirs) == 0 {
+		t.Skip("set THROUGHPUT=dir[:dir...]")
+	}
+	runs := 3
+	fmt.Sscanf(os.Getenv("THROUGHPUT_RUNS"), "%d", &runs)
+	type file struct {
+		path, lang string
+		src        []byte
+	}
+	var files []file
+	for _, dir := range dirs {
+		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if d.Name() == ".git" {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			lang := LanguageOf(p)
+			if lang.reader == nil || lang.Name == "markdown" {
+				return nil
+			}
+			src, err := os.ReadFile(p)
+			if err != nil {
+				return fmt.Errorf("read %s: %w", p, err)
+			}
+			if len(src) > 1<<20 {
+				return nil // the indexer's default size limit
+			}
+			files = append(files, file{p, lang.Name, src})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	warm := map[string]bool{}
+	for _, f := range files {
+		if !warm[f.lang] {
+			warm[f.lang] = true
+			if _, err := Extract(context.Background(), f.path, f.src, Options{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	type sample struct {
+		bytes     int64
+		files     int
+		wall, cpu time.Duration
+		slowest   time.Duration
+		slowFile  string
+		fallback  int
+	}
+	perRun := map[string][]sample{}
+	for r := 0; r < runs; r++ {
+		cur := map[string]*sample{}
+		for _, f := range files {
+			cpu0 := cpuTime()
+			start := time.Now()
+			out, err := Extract(context.Background(), f.path, f.src, Options{})
+			el := time.Since(start)
+			cpu := cpuTime() - cpu0
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := cur[f.lang]
+			if s == nil {
+				s = &sample{}
+				cur[f.lang] = s
+			}
+			s.bytes += int64(len(f.src))
+			s.files++
+			s.wall += el
+			s.cpu += cpu
+			if out.ParseStatus == ParseFallback {
+				s.fallback++
+			}
+			if el > s.slowest {
+				s.slowest, s.slowFile = el, f.path
+			}
+		}
+		for l, s := range cur {
+			perRun[l] = append(perRun[l], *s)
+		}
+	}
+	median := func(xs []float64) float64 {
+		sort.Float64s(xs)
+		if len(xs)%2 == 1 {
+			return xs[len(xs)/2]
+		}
+		return (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
+	}
+	langs := make([]string, 0, len(perRun))
+	for l := range perRun {
+		langs = append(langs, l)
+	}
+	sort.Strings(langs)
+	fmt.Printf("| lang | files | MB | fallback | MB/s wall | MB/s cpu | slowest ms | slowest file | runs |\n|---|---|---|---|---|---|---|---|---|\n")
+	for _, l := range langs {
+		ss := perRun[l]
+		var wall, cpu, slow []float64
+		slowFile := map[string]int{}
+		for _, s := range ss {
+			mb := float64(s.bytes) / 1e6
+			wall = append(wall, mb/s.wall.Seconds())
+			cpu = append(cpu, mb/max(s.cpu.Seconds(), 1e-9))
+			slow = append(slow, float64(s.slowest.Microseconds())/1000)
+			slowFile[filepath.Base(s.slowFile)]++
+		}
+		most := ""
+		for f, n := range slowFile {
+			if most == "" || n > slowFile[most] || n == slowFile[most] && f < most {
+				most = f
+			}
+		}
+		fmt.Printf("| %s | %d | %.2f | %d | %.2f | %.2f | %.0f | %s | %d |\n", l, ss[0].files, float64(ss[0].bytes)/1e6, ss[0].fallback,
+			median(wall), median(cpu), median(slow), most, len(ss))
 	}
 }

@@ -26,6 +26,13 @@ package extract
 //  4. scan: a bad single-item region is read by the language's
 //     deterministic scanner (definitions from the item's header line).
 //
+// A language may instead read every file with its scanner alone
+// (scanFile): definitions from the skeleton, refs from tokens. All five
+// languages do so today — measured on real code, the pure-Go grammars
+// were too slow or too fragile for them even region by region (see each
+// lang_<name>.go) — and the plain tree-sitter reader on the same spec
+// remains for comparison (TestRecall's "before").
+//
 // The outline records what happened: ParseClean when the file needed none
 // of it, ParseRepaired with a Problem such as "blanked 14 macro lines; 2 of
 // 40 regions scanned", ParseFallback when most of the file could not be
@@ -67,14 +74,6 @@ type repairReader struct {
 	// (blanked by prepare); nil: none.
 	lex     *braceLex
 	lexRefs *lexRefLang
-	// contiguousHeader, in contiguous mode, replaces the header of a
-	// container item starting the file (Haskell's module header with its
-	// export list) by a short stand-in, so regions do not reparse it.
-	contiguousHeader []byte
-	// contiguous: the grammar's external scanner cannot skip text
-	// (Haskell's layout), so a region is parsed as a buffer made of its
-	// ranges' text laid end to end, and positions are mapped back.
-	contiguous bool
 	// regionBytes is the size of a region; 0: 6000.
 	regionBytes int
 	// wholeBytes: files up to this size are first parsed whole, and only
@@ -92,6 +91,9 @@ type scanCtx struct {
 	// decl marks tokens that declare a name (or name an attribute):
 	// identifiers, never calls.
 	decl map[int]bool
+	// exports is a Haskell module's export list, read once per file.
+	exports     map[string]bool
+	exportsRead bool
 }
 
 // declare marks token k as a declared name.
@@ -385,31 +387,7 @@ func (r *repairReader) parseRanges(ctx context.Context, lang *ts.Language, src, 
 		budget = 400 * time.Millisecond
 	}
 	parser.SetTimeoutMicros(uint64(max(budget.Microseconds(), 0)))
-	var segs []segment
-	var lines *pointIndex
-	fullSrc := src
-	if r.contiguous && ranges != nil {
-		lines = newPointIndex(src)
-		// Lay the ranges end to end; the walk reads the same laid-out
-		// copy of the original source, and positions are mapped back.
-		var ps, os []byte
-		for _, x := range r.contiguousSpans(ranges, rg) {
-			if x.text != nil {
-				// a stand-in header (the real one is read from the source)
-				segs = append(segs, segment{synth: len(ps), orig: x.start, n: len(x.text), standIn: true})
-				ps = append(ps, x.text...)
-				os = append(os, x.text...)
-				continue
-			}
-			segs = append(segs, segment{synth: len(ps), orig: x.start, n: x.end - x.start})
-			ps = append(ps, parseSrc[x.start:x.end]...)
-			os = append(os, src[x.start:x.end]...)
-		}
-		src, parseSrc, ranges = os, ps, nil
-		parser.SetIncludedRanges(nil)
-	} else {
-		parser.SetIncludedRanges(ranges)
-	}
+	parser.SetIncludedRanges(ranges)
 	var cancelled uint32
 	parser.SetCancellationFlag(&cancelled)
 	stop := context.AfterFunc(ctx, func() { atomic.StoreUint32(&cancelled, 1) })
@@ -442,7 +420,7 @@ func (r *repairReader) parseRanges(ctx context.Context, lang *ts.Language, src, 
 	}
 
 	c := &tsCtx{spec: spec, lang: lang, src: src, out: &Outline{}, docStart: -1}
-	c.setMemo("source", fullSrc) // the whole file, when src is a region's copy
+	c.setMemo("source", src)
 	root := tree.RootNode()
 	c.walk(root, false)
 	if ranges == nil {
@@ -497,99 +475,7 @@ func (r *repairReader) parseRanges(ctx context.Context, lang *ts.Language, src, 
 	if nonSpace > 0 && float64(c.leafBytes) < 0.85*float64(nonSpace) || total > 0 && float64(c.errorBytes) > limit*float64(total) {
 		h.ok = false
 	}
-	if segs != nil {
-		remapOutline(c.out, segs, lines)
-	}
 	return c.out, h, nil
-}
-
-// span is a run of a laid-out region buffer: source bytes [start, end),
-// or stand-in text.
-type span struct {
-	start, end int
-	text       []byte
-}
-
-// contiguousSpans lists the runs of a region laid end to end.
-func (r *repairReader) contiguousSpans(ranges []ts.Range, rg *region) []span {
-	if rg == nil || r.contiguousHeader == nil || len(rg.anc) == 0 || rg.anc[0].start != 0 {
-		out := make([]span, 0, len(ranges))
-		for _, x := range ranges {
-			out = append(out, span{start: int(x.StartByte), end: int(x.EndByte)})
-		}
-		return out
-	}
-	// Keep what precedes the header (Haskell's LANGUAGE pragmas matter).
-	var out []span
-	if code := rg.anc[0].code; code > 0 && code <= rg.anc[0].open {
-		out = append(out, span{start: 0, end: code})
-	}
-	out = append(out, span{start: rg.anc[0].code, text: r.contiguousHeader})
-	for _, x := range ranges {
-		start, end := int(x.StartByte), int(x.EndByte)
-		if hdrEnd := rg.anc[0].open + 1; start < hdrEnd {
-			start = hdrEnd
-		}
-		if end > start {
-			out = append(out, span{start: start, end: end})
-		}
-	}
-	return out
-}
-
-// segment maps a run of a laid-out region buffer back to the source.
-type segment struct {
-	synth, orig, n int
-	standIn        bool // text that is not in the source: nothing in it is kept
-}
-
-// remapOutline moves the symbols and refs of a laid-out region buffer to
-// their positions in the source (lines recomputed from the source).
-func remapOutline(out *Outline, segs []segment, lines *pointIndex) {
-	seg := func(p int) *segment {
-		for i := len(segs) - 1; i >= 0; i-- {
-			if p >= segs[i].synth {
-				return &segs[i]
-			}
-		}
-		return &segs[0]
-	}
-	at := func(p int) int {
-		g := seg(p)
-		if g.standIn {
-			return g.orig
-		}
-		return g.orig + min(p-g.synth, g.n)
-	}
-	// Symbols starting in stand-in text are dropped; their children lose
-	// their parent.
-	keep := make([]int, len(out.Symbols))
-	syms := out.Symbols[:0]
-	for i, s := range out.Symbols {
-		if seg(s.StartByte).standIn {
-			keep[i] = -1
-			continue
-		}
-		if s.Parent >= 0 {
-			s.Parent = keep[s.Parent]
-		}
-		s.StartByte, s.EndByte = at(s.StartByte), at(s.EndByte)
-		s.StartLine, s.EndLine = lines.line(s.StartByte), lines.line(max(s.StartByte, s.EndByte-1))
-		keep[i] = len(syms)
-		syms = append(syms, s)
-	}
-	out.Symbols = syms
-	refs := out.Refs[:0]
-	for _, r := range out.Refs {
-		if seg(r.StartByte).standIn {
-			continue
-		}
-		r.StartByte, r.EndByte = at(r.StartByte), at(r.EndByte)
-		r.StartLine, r.EndLine = lines.line(r.StartByte), lines.line(max(r.StartByte, r.EndByte-1))
-		refs = append(refs, r)
-	}
-	out.Refs = refs
-	out.Units = nil
 }
 
 // planRegions groups items into regions of about limit bytes; an item
