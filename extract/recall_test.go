@@ -558,8 +558,11 @@ func TestBadItems(t *testing.T) {
 // under $THROUGHPUT (several directories separated by the path list
 // separator), the way the indexer calls it:
 //
-//	THROUGHPUT=/work/bench-repos/gson:/work/bench-repos/xmonad THROUGHPUT_RUNS=5 go test ./extract -run TestThroughput -v
+//	THROUGHPUT=/work/bench-repos/gson:xmonad=/work/bench-repos/xmonad/src THROUGHPUT_RUNS=5 go test ./extract -run TestThroughput -v
 //
+// A row is a language in one directory, labelled by the directory's base
+// name or by the label given as label=dir; `.h` files written in C++ count
+// as cpp.
 // Each language's grammar is loaded once before timing (a one-time cost
 // per process). Every file is extracted once per run, runs interleaved so
 // that a burst of load on a shared machine hits all languages alike; the
@@ -574,11 +577,15 @@ func TestThroughput(t *testing.T) {
 	runs := 3
 	fmt.Sscanf(os.Getenv("THROUGHPUT_RUNS"), "%d", &runs)
 	type file struct {
-		path, lang string
-		src        []byte
+		path, lang, row string
+		src             []byte
 	}
 	var files []file
 	for _, dir := range dirs {
+		label := filepath.Base(dir)
+		if l, d, ok := strings.Cut(dir, "="); ok {
+			label, dir = l, d
+		}
 		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
@@ -600,7 +607,11 @@ func TestThroughput(t *testing.T) {
 			if len(src) > 1<<20 {
 				return nil // the indexer's default size limit
 			}
-			files = append(files, file{p, lang.Name, src})
+			row := lang.Name
+			if row == "c" && cLooksCpp(p, src) {
+				row = "cpp"
+			}
+			files = append(files, file{p, lang.Name, row + " (" + label + ")", src})
 			return nil
 		})
 		if err != nil {
@@ -636,10 +647,10 @@ func TestThroughput(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := cur[f.lang]
+			s := cur[f.row]
 			if s == nil {
 				s = &sample{}
-				cur[f.lang] = s
+				cur[f.row] = s
 			}
 			s.bytes += int64(len(f.src))
 			s.files++
