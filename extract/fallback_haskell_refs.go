@@ -544,7 +544,11 @@ func hsImportRefs(src []byte, toks []hsTok, k int, add func(kind, name, target s
 				// top-level names of the list; `T(..)` and `T(A, b)` name T
 				if name := text(q); depth == 1 && name != "type" && name != "pattern" {
 					add(RefImport, module, name, toks[q])
-					add(RefIdent, name, "", toks[q])
+					if hsUpper(name) {
+						add(RefType, name, "", toks[q]) // a type or class
+					} else {
+						add(RefIdent, name, "", toks[q])
+					}
 					named = true
 				}
 			case 'o':
