@@ -325,28 +325,7 @@ scan:
 func (s *cScanner) skipTemplates(h []int) int {
 	j := 0
 	for j+1 < len(h) && s.word(h[j]) == "template" && s.toks[h[j+1]].kind == '<' {
-		depth, parens := 0, 0
-		q := j + 1
-		for ; q < len(h); q++ {
-			switch s.toks[h[q]].kind {
-			case '(':
-				parens++
-			case ')':
-				parens--
-			case '<':
-				if parens == 0 {
-					depth++
-				}
-			case '>':
-				if parens == 0 {
-					depth--
-				}
-			}
-			if depth == 0 && parens <= 0 {
-				break
-			}
-		}
-		j = q + 1
+		j = templateArgsEnd(len(h), func(k int) byte { return s.toks[h[k]].kind }, j+1) + 1
 	}
 	return min(j, len(h))
 }

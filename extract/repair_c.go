@@ -544,26 +544,7 @@ header:
 		t := toks[i]
 		if t.kind == 'w' && i+1 < len(toks) && toks[i+1].kind == '<' && tokText(src, t) == "template" {
 			// template <typename T = void>: defaults are not initializers
-			angle, parens := 0, 0
-			for i++; i < len(toks); i++ {
-				switch toks[i].kind {
-				case '(':
-					parens++
-				case ')':
-					parens--
-				case '<':
-					if parens == 0 {
-						angle++
-					}
-				case '>':
-					if parens == 0 {
-						angle--
-					}
-				}
-				if angle == 0 && parens <= 0 {
-					break
-				}
-			}
+			i = templateArgsEnd(len(toks), func(k int) byte { return toks[k].kind }, i+1)
 			continue
 		}
 		switch t.kind {
@@ -599,3 +580,33 @@ header:
 
 // cSkeleton is the region skeleton of a C or C++ file.
 func cSkeleton(src []byte) ([]item, []skelTok) { return braceSkeleton(src, &cLex) }
+
+// templateArgsEnd returns the index of the `>` closing the template
+// argument list that opens at start (n when it never closes; start when
+// no `<` opens there). Angle brackets nest only outside parentheses, so
+// `template <int N = (1 > 0)>` closes where it should. kind(i) is token
+// i's kind, for i < n.
+func templateArgsEnd(n int, kind func(int) byte, start int) int {
+	angle, parens := 0, 0
+	i := start
+	for ; i < n; i++ {
+		switch kind(i) {
+		case '(':
+			parens++
+		case ')':
+			parens--
+		case '<':
+			if parens == 0 {
+				angle++
+			}
+		case '>':
+			if parens == 0 {
+				angle--
+			}
+		}
+		if angle == 0 && parens <= 0 {
+			break
+		}
+	}
+	return i
+}
