@@ -33,3 +33,29 @@ func TestDumpFile(t *testing.T) {
 	}
 	fmt.Println("refs", n)
 }
+
+// TestDumpTree prints the tree-sitter tree of $DUMP_TREE as an
+// S-expression (a debugging aid for readers).
+func TestDumpTree(t *testing.T) {
+	p := os.Getenv("DUMP_TREE")
+	if p == "" {
+		t.Skip("set DUMP_TREE=path")
+	}
+	src, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := LanguageOf(p).Name
+	if name == "c" && cLooksCpp(p, src) {
+		name = "cpp"
+	}
+	spec := treeSitterSpec(name)
+	if spec == nil {
+		t.Fatalf("%s: no tree-sitter grammar", name)
+	}
+	tree, err := parse(context.Background(), nil, spec.language(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Println(tree.Root().SExpr())
+}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/viberag/viberag/extract/syntax"
 )
 
 // Options tune Extract.
@@ -26,6 +27,10 @@ type Options struct {
 	// switch that measures what the repair buys (`viberag eval
 	// --plain-readers`).
 	PlainReaders bool
+
+	// Parsers lends tree-sitter parsers to the readers, one per worker;
+	// the caller closes it. nil: each file gets a parser of its own.
+	Parsers *syntax.Pool
 }
 
 // parseBudget scales the base budget with the file size: a floor of 50 KB/s
@@ -83,7 +88,7 @@ func Extract(ctx context.Context, p string, src []byte, opts Options) (*File, er
 			timeout = DefaultParseTimeout
 		}
 		var err error
-		out, err = runReader(ctx, lang.reader, p, src, parseBudget(timeout, len(src)))
+		out, err = runReader(ctx, lang.reader, p, src, parseBudget(timeout, len(src)), opts.Parsers)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -98,7 +103,7 @@ func Extract(ctx context.Context, p string, src []byte, opts Options) (*File, er
 }
 
 // runReader runs one reader under a deadline and turns a panic into an error.
-func runReader(ctx context.Context, r reader, p string, src []byte, timeout time.Duration) (out *Outline, err error) {
+func runReader(ctx context.Context, r reader, p string, src []byte, timeout time.Duration, parsers *syntax.Pool) (out *Outline, err error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	defer func() {
@@ -110,7 +115,7 @@ func runReader(ctx context.Context, r reader, p string, src []byte, timeout time
 			out, err = nil, fmt.Errorf("parser panic: %v (%s)", v, bytes.TrimSpace(stack))
 		}
 	}()
-	out, err = r.read(ctx, p, src)
+	out, err = r.read(ctx, p, src, parsers)
 	if err == nil && out == nil {
 		err = errors.New("parser returned no outline")
 	}

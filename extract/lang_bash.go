@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"strings"
 
-	ts "github.com/odvcencio/gotreesitter"
-	"github.com/odvcencio/gotreesitter/grammars"
+	tsbash "github.com/tree-sitter/tree-sitter-bash/bindings/go"
+	ts "github.com/viberag/viberag/extract/syntax"
 )
 
 func init() { registerTreeSitter(bashSpec()) }
@@ -19,7 +19,7 @@ func init() { registerTreeSitter(bashSpec()) }
 func bashSpec() *tsSpec {
 	return &tsSpec{
 		name:     "bash",
-		language: grammars.BashLanguage,
+		language: ts.Lazy("bash", tsbash.Language),
 		defs: map[string]tsDef{
 			"function_definition": {kind: KindFunction, nameField: "name"},
 			"variable_assignment": {kind: KindVar, name: shVarName, kindOf: shVarKind, span: shVarSpan},

@@ -5,8 +5,9 @@ import (
 	"context"
 	"strings"
 
-	ts "github.com/odvcencio/gotreesitter"
-	"github.com/odvcencio/gotreesitter/grammars"
+	tsc "github.com/tree-sitter/tree-sitter-c/bindings/go"
+	tscpp "github.com/tree-sitter/tree-sitter-cpp/bindings/go"
+	ts "github.com/viberag/viberag/extract/syntax"
 )
 
 func init() {
@@ -16,7 +17,6 @@ func init() {
 		cpp := name == "cpp"
 		registerRepair(&repairReader{
 			spec:     spec,
-			tokens:   cTokenSource,
 			prepare:  func(src []byte) ([]byte, string) { return cPrepare(src, cpp) },
 			skeleton: cSkeleton,
 			scanFile: func(src []byte, items []item, toks []skelTok) *Outline { return cScanFile(src, items, toks, cpp) },
@@ -24,21 +24,15 @@ func init() {
 	}
 }
 
-// cTokenSource is the grammar package's hand-written C lexer, which the
-// audit measured as more robust than the generated DFA lexer on C and C++.
-func cTokenSource(src []byte, lang *ts.Language) ts.TokenSource {
-	return grammars.NewCTokenSourceOrEOF(src, lang)
-}
-
 // cReader reads .c and .h files: a header written in C++ (namespaces,
 // templates, classes) is read with the C++ grammar.
 type cReader struct{ c, cpp *repairReader }
 
-func (r cReader) read(ctx context.Context, p string, src []byte) (*Outline, error) {
+func (r cReader) read(ctx context.Context, p string, src []byte, parsers *ts.Pool) (*Outline, error) {
 	if cLooksCpp(p, src) {
-		return r.cpp.read(ctx, p, src)
+		return r.cpp.read(ctx, p, src, parsers)
 	}
-	return r.c.read(ctx, p, src)
+	return r.c.read(ctx, p, src, parsers)
 }
 
 // cLooksCpp reports whether a .h file is C++: it uses namespaces,
@@ -92,9 +86,9 @@ func cFinish(src []byte, out *Outline) {
 // files into ERROR nodes), so the reader wraps this spec in a repairReader
 // (repair_reader.go) that blanks macros and parses the file in regions.
 func cSpec(name string) *tsSpec {
-	lang := grammars.CLanguage
+	lang := ts.Lazy("c", tsc.Language)
 	if name == "cpp" {
-		lang = grammars.CppLanguage
+		lang = ts.Lazy("cpp", tscpp.Language)
 	}
 	typeDef := tsDef{kind: KindStruct, name: cTypeName, kindOf: cTypeKind, span: cTemplateSpan}
 	return &tsSpec{

@@ -5,8 +5,8 @@ import (
 	"regexp"
 	"strings"
 
-	ts "github.com/odvcencio/gotreesitter"
-	"github.com/odvcencio/gotreesitter/grammars"
+	tscsharp "github.com/tree-sitter/tree-sitter-c-sharp/bindings/go"
+	ts "github.com/viberag/viberag/extract/syntax"
 )
 
 func init() {
@@ -26,10 +26,7 @@ func init() {
 		prepare:  csPrepareDirectives,
 		skeleton: func(src []byte) ([]item, []skelTok) { return braceSkeleton(src, &csLex) },
 		scanFile: csScanFile,
-		scan:     csScan,
 		finish:   csFinish,
-		lex:      &csLex,
-		lexRefs:  csLexRefs,
 	})
 }
 
@@ -42,7 +39,7 @@ func csharpSpec() *tsSpec {
 	member := func(kind string) tsDef { return tsDef{kind: kind, kindOf: csMemberKind(kind)} }
 	return &tsSpec{
 		name:     "csharp",
-		language: grammars.CSharpLanguage,
+		language: ts.Lazy("csharp", tscsharp.Language),
 		defs: map[string]tsDef{
 			"namespace_declaration":             {kind: KindNamespace},
 			"file_scoped_namespace_declaration": {kind: KindNamespace},

@@ -3,8 +3,8 @@ package extract
 import (
 	"strings"
 
-	ts "github.com/odvcencio/gotreesitter"
-	"github.com/odvcencio/gotreesitter/grammars"
+	tselixir "github.com/tree-sitter/tree-sitter-elixir/bindings/go"
+	ts "github.com/viberag/viberag/extract/syntax"
 )
 
 func init() { registerTreeSitter(elixirSpec()) }
@@ -23,7 +23,7 @@ func init() { registerTreeSitter(elixirSpec()) }
 func elixirSpec() *tsSpec {
 	return &tsSpec{
 		name:     "elixir",
-		language: grammars.ElixirLanguage,
+		language: ts.Lazy("elixir", tselixir.Language),
 		defs: map[string]tsDef{
 			"call":           {kind: KindFunction, name: exDefName, kindOf: exDefKind},
 			"unary_operator": {kind: KindConst, name: exAttrName, kindOf: exAttrKind},

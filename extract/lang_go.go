@@ -1,6 +1,8 @@
 package extract
 
 import (
+	"github.com/viberag/viberag/extract/syntax"
+
 	"bytes"
 	"cmp"
 	"context"
@@ -40,7 +42,7 @@ type goReader struct{}
 const goSignatureMax = 512
 
 // read implements reader.
-func (goReader) read(ctx context.Context, path string, src []byte) (*Outline, error) {
+func (goReader) read(ctx context.Context, path string, src []byte, _ *syntax.Pool) (*Outline, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("read go %s: %w", path, err)
 	}

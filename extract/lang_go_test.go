@@ -85,7 +85,7 @@ type Token = string
 // goRead runs the Go reader and fails the test on error.
 func goRead(t testing.TB, path, src string) *Outline {
 	t.Helper()
-	out, err := goReader{}.read(context.Background(), path, []byte(src))
+	out, err := goReader{}.read(context.Background(), path, []byte(src), nil)
 	if err != nil {
 		t.Fatalf("read %s: %v", path, err)
 	}
@@ -528,7 +528,7 @@ func TestGoReaderParseStatus(t *testing.T) {
 func TestGoReaderContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	out, err := goReader{}.read(ctx, "p.go", []byte("package p\n"))
+	out, err := goReader{}.read(ctx, "p.go", []byte("package p\n"), nil)
 	if !errors.Is(err, context.Canceled) || out != nil {
 		t.Fatalf("read(cancelled) = %v, %v; want nil, context.Canceled", out, err)
 	}
@@ -545,7 +545,7 @@ func FuzzGoReader(f *testing.F) {
 	f.Add("")
 	f.Add("package")
 	f.Fuzz(func(t *testing.T, src string) {
-		out, err := goReader{}.read(context.Background(), "f.go", []byte(src))
+		out, err := goReader{}.read(context.Background(), "f.go", []byte(src), nil)
 		if err != nil {
 			t.Fatalf("read: %v", err)
 		}

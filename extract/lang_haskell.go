@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"strings"
 
-	ts "github.com/odvcencio/gotreesitter"
-	"github.com/odvcencio/gotreesitter/grammars"
+	tshaskell "github.com/tree-sitter/tree-sitter-haskell/bindings/go"
+	ts "github.com/viberag/viberag/extract/syntax"
 )
 
 func init() {
@@ -26,7 +26,6 @@ func init() {
 		prepare:  hsPrepare,
 		skeleton: hsSkeleton,
 		scanFile: hsScanFile,
-		scan:     hsScan,
 		finish:   hsFinish,
 	})
 }
@@ -94,7 +93,7 @@ func hsFileDocText(src []byte, items []item) string {
 func haskellSpec() *tsSpec {
 	return &tsSpec{
 		name:     "haskell",
-		language: grammars.HaskellLanguage,
+		language: ts.Lazy("haskell", tshaskell.Language),
 		defs: map[string]tsDef{
 			"function":        {kind: KindFunction, name: hsFunctionName, kindOf: hsFunctionKind},
 			"bind":            {kind: KindFunction, name: hsBindName, kindOf: hsFunctionKind},

@@ -3,8 +3,8 @@ package extract
 import (
 	"strings"
 
-	ts "github.com/odvcencio/gotreesitter"
-	"github.com/odvcencio/gotreesitter/grammars"
+	tsjava "github.com/tree-sitter/tree-sitter-java/bindings/go"
+	ts "github.com/viberag/viberag/extract/syntax"
 )
 
 func init() { registerTreeSitter(javaSpec()) }
@@ -22,7 +22,7 @@ func javaSpec() *tsSpec {
 	typeDef := func(kind string) tsDef { return tsDef{kind: kind} }
 	return &tsSpec{
 		name:     "java",
-		language: grammars.JavaLanguage,
+		language: ts.Lazy("java", tsjava.Language),
 		defs: map[string]tsDef{
 			"class_declaration":                   typeDef(KindClass),
 			"record_declaration":                  typeDef(KindClass),

@@ -3,17 +3,18 @@ package extract
 import (
 	"strings"
 
-	ts "github.com/odvcencio/gotreesitter"
-	"github.com/odvcencio/gotreesitter/grammars"
+	tsjs "github.com/tree-sitter/tree-sitter-javascript/bindings/go"
+	tsts "github.com/tree-sitter/tree-sitter-typescript/bindings/go"
+	ts "github.com/viberag/viberag/extract/syntax"
 )
 
 // JavaScript, TypeScript and TSX share one spec: the TypeScript grammars
 // extend the JavaScript one, so the node types below are a superset and a
 // type the JavaScript grammar lacks simply never matches.
 func init() {
-	registerTreeSitter(jsSpec("javascript", grammars.JavascriptLanguage))
-	registerTreeSitter(jsSpec("typescript", grammars.TypescriptLanguage))
-	registerTreeSitter(jsSpec("tsx", grammars.TsxLanguage))
+	registerTreeSitter(jsSpec("javascript", ts.Lazy("javascript", tsjs.Language)))
+	registerTreeSitter(jsSpec("typescript", ts.Lazy("typescript", tsts.LanguageTypescript)))
+	registerTreeSitter(jsSpec("tsx", ts.Lazy("tsx", tsts.LanguageTSX)))
 }
 
 // jsSpec reads JavaScript and TypeScript:

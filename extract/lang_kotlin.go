@@ -3,8 +3,8 @@ package extract
 import (
 	"strings"
 
-	ts "github.com/odvcencio/gotreesitter"
-	"github.com/odvcencio/gotreesitter/grammars"
+	tskotlin "github.com/tree-sitter-grammars/tree-sitter-kotlin/bindings/go"
+	ts "github.com/viberag/viberag/extract/syntax"
 )
 
 func init() { registerTreeSitter(kotlinSpec()) }
@@ -34,7 +34,7 @@ func init() { registerTreeSitter(kotlinSpec()) }
 func kotlinSpec() *tsSpec {
 	return &tsSpec{
 		name:     "kotlin",
-		language: grammars.KotlinLanguage,
+		language: ts.Lazy("kotlin", tskotlin.Language),
 		defs: map[string]tsDef{
 			"class_declaration":     {kind: KindClass, name: ktTypeName, kindOf: ktClassKind},
 			"object_declaration":    {kind: KindClass, name: ktTypeName},

@@ -3,8 +3,8 @@ package extract
 import (
 	"strings"
 
-	ts "github.com/odvcencio/gotreesitter"
-	"github.com/odvcencio/gotreesitter/grammars"
+	tslua "github.com/tree-sitter-grammars/tree-sitter-lua/bindings/go"
+	ts "github.com/viberag/viberag/extract/syntax"
 )
 
 func init() { registerTreeSitter(luaSpec()) }
@@ -21,7 +21,7 @@ func init() { registerTreeSitter(luaSpec()) }
 func luaSpec() *tsSpec {
 	return &tsSpec{
 		name:     "lua",
-		language: grammars.LuaLanguage,
+		language: ts.Lazy("lua", tslua.Language),
 		defs: map[string]tsDef{
 			"function_declaration": {kind: KindFunction, name: luaDeclName, kindOf: luaDeclKind},
 			"assignment_statement": {kind: KindFunction, name: luaAssignName, kindOf: luaAssignKind, span: luaAssignSpan},

@@ -1,6 +1,8 @@
 package extract
 
 import (
+	"github.com/viberag/viberag/extract/syntax"
+
 	"bytes"
 	"context"
 	"strings"
@@ -12,7 +14,7 @@ import (
 // search needs, and a scanner cannot hang or fail.
 type markdownReader struct{}
 
-func (markdownReader) read(ctx context.Context, _ string, src []byte) (*Outline, error) {
+func (markdownReader) read(ctx context.Context, _ string, src []byte, _ *syntax.Pool) (*Outline, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -3,8 +3,8 @@ package extract
 import (
 	"strings"
 
-	ts "github.com/odvcencio/gotreesitter"
-	"github.com/odvcencio/gotreesitter/grammars"
+	tsphp "github.com/tree-sitter/tree-sitter-php/bindings/go"
+	ts "github.com/viberag/viberag/extract/syntax"
 )
 
 func init() { registerTreeSitter(phpSpec()) }
@@ -17,7 +17,7 @@ func init() { registerTreeSitter(phpSpec()) }
 func phpSpec() *tsSpec {
 	return &tsSpec{
 		name:     "php",
-		language: grammars.PhpLanguage,
+		language: ts.Lazy("php", tsphp.LanguagePHP),
 		defs: map[string]tsDef{
 			"namespace_definition":  {kind: KindNamespace},
 			"class_declaration":     {kind: KindClass},

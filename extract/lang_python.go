@@ -3,8 +3,8 @@ package extract
 import (
 	"strings"
 
-	ts "github.com/odvcencio/gotreesitter"
-	"github.com/odvcencio/gotreesitter/grammars"
+	tspython "github.com/tree-sitter/tree-sitter-python/bindings/go"
+	ts "github.com/viberag/viberag/extract/syntax"
 )
 
 func init() { registerTreeSitter(pythonSpec()) }
@@ -15,7 +15,7 @@ func init() { registerTreeSitter(pythonSpec()) }
 func pythonSpec() *tsSpec {
 	return &tsSpec{
 		name:     "python",
-		language: grammars.PythonLanguage,
+		language: ts.Lazy("python", tspython.Language),
 		defs: map[string]tsDef{
 			"function_definition": {kind: KindFunction, kindOf: pyFunctionKind, span: pyDecorated},
 			"class_definition":    {kind: KindClass, span: pyDecorated},

@@ -4,8 +4,8 @@ import (
 	"strconv"
 	"strings"
 
-	ts "github.com/odvcencio/gotreesitter"
-	"github.com/odvcencio/gotreesitter/grammars"
+	tsruby "github.com/tree-sitter/tree-sitter-ruby/bindings/go"
+	ts "github.com/viberag/viberag/extract/syntax"
 )
 
 func init() { registerTreeSitter(rubySpec()) }
@@ -21,7 +21,7 @@ func init() { registerTreeSitter(rubySpec()) }
 func rubySpec() *tsSpec {
 	return &tsSpec{
 		name:     "ruby",
-		language: grammars.RubyLanguage,
+		language: ts.Lazy("ruby", tsruby.Language),
 		defs: map[string]tsDef{
 			"class":            {kind: KindClass, name: rbConstName},
 			"module":           {kind: KindModule, name: rbConstName},

@@ -3,8 +3,8 @@ package extract
 import (
 	"strings"
 
-	ts "github.com/odvcencio/gotreesitter"
-	"github.com/odvcencio/gotreesitter/grammars"
+	tsrust "github.com/tree-sitter/tree-sitter-rust/bindings/go"
+	ts "github.com/viberag/viberag/extract/syntax"
 )
 
 func init() { registerTreeSitter(rustSpec()) }
@@ -18,7 +18,7 @@ func init() { registerTreeSitter(rustSpec()) }
 func rustSpec() *tsSpec {
 	return &tsSpec{
 		name:     "rust",
-		language: grammars.RustLanguage,
+		language: ts.Lazy("rust", tsrust.Language),
 		defs: map[string]tsDef{
 			"function_item":           {kind: KindFunction, kindOf: rsFunctionKind},
 			"function_signature_item": {kind: KindFunction, kindOf: rsFunctionKind},

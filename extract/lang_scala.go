@@ -3,8 +3,8 @@ package extract
 import (
 	"strings"
 
-	ts "github.com/odvcencio/gotreesitter"
-	"github.com/odvcencio/gotreesitter/grammars"
+	tsscala "github.com/tree-sitter/tree-sitter-scala/bindings/go"
+	ts "github.com/viberag/viberag/extract/syntax"
 )
 
 func init() { registerTreeSitter(scalaSpec()) }
@@ -36,7 +36,7 @@ func scalaSpec() *tsSpec {
 	fnDef := tsDef{kind: KindMethod, kindOf: scFunctionKind}
 	return &tsSpec{
 		name:     "scala",
-		language: grammars.ScalaLanguage,
+		language: ts.Lazy("scala", tsscala.Language),
 		defs: map[string]tsDef{
 			"class_definition":     {kind: KindClass},
 			"trait_definition":     {kind: KindTrait},

@@ -3,8 +3,8 @@ package extract
 import (
 	"strings"
 
-	ts "github.com/odvcencio/gotreesitter"
-	"github.com/odvcencio/gotreesitter/grammars"
+	tsswift "github.com/alex-pinkus/tree-sitter-swift/bindings/go"
+	ts "github.com/viberag/viberag/extract/syntax"
 )
 
 func init() {
@@ -21,10 +21,7 @@ func init() {
 		prepare:  swiftPrepare,
 		skeleton: func(src []byte) ([]item, []skelTok) { return braceSkeleton(src, &swiftLex) },
 		scanFile: swiftScanFile,
-		scan:     swiftScan,
 		finish:   swiftFinish,
-		lex:      &swiftLex,
-		lexRefs:  swiftLexRefs,
 	})
 }
 
@@ -38,7 +35,7 @@ func init() {
 func swiftSpec() *tsSpec {
 	return &tsSpec{
 		name:     "swift",
-		language: grammars.SwiftLanguage,
+		language: ts.Lazy("swift", tsswift.Language),
 		defs: map[string]tsDef{
 			"class_declaration":             {kind: KindClass, name: swiftTypeName, kindOf: swiftTypeKind},
 			"protocol_declaration":          {kind: KindInterface},

@@ -3,8 +3,8 @@ package extract
 import (
 	"strings"
 
-	ts "github.com/odvcencio/gotreesitter"
-	"github.com/odvcencio/gotreesitter/grammars"
+	tszig "github.com/tree-sitter-grammars/tree-sitter-zig/bindings/go"
+	ts "github.com/viberag/viberag/extract/syntax"
 )
 
 func init() { registerTreeSitter(zigSpec()) }
@@ -19,7 +19,7 @@ func init() { registerTreeSitter(zigSpec()) }
 func zigSpec() *tsSpec {
 	return &tsSpec{
 		name:     "zig",
-		language: grammars.ZigLanguage,
+		language: ts.Lazy("zig", tszig.Language),
 		defs: map[string]tsDef{
 			"function_declaration": {kind: KindFunction, kindOf: zigFunctionKind},
 			"variable_declaration": {kind: KindConst, name: zigVarName, kindOf: zigVarKind},
@@ -27,12 +27,13 @@ func zigSpec() *tsSpec {
 			"test_declaration":     {kind: KindTest, name: zigTestName},
 		},
 		calls:    map[string]tsCall{"call_expression": {callee: zigCallee}},
-		idents:   map[string]bool{"identifier": true},
+		idents:   map[string]bool{}, // identifiers: zigIdent, below
 		strings:  map[string]bool{"string": true, "multiline_string": true},
 		types:    map[string]bool{},
 		comments: map[string]bool{"comment": true},
 		imports: map[string]func(*tsCtx, *ts.Node) []Ref{
 			"builtin_function": zigImport,
+			"identifier":       zigIdent,
 		},
 		exported:    zigExported,
 		doc:         zigDoc,
@@ -113,12 +114,25 @@ func zigVarName(c *tsCtx, n *ts.Node) string {
 				return ""
 			}
 		case "field_expression", "identifier":
-			if !zigHasPub(c, n) {
+			if !zigHasPub(c, n) && !zigLiteral(c, v) {
 				return ""
 			}
 		}
 	}
 	return name
+}
+
+// zigLiteral reports `true`, `false`, `null` and `undefined`, which the
+// grammar parses as identifiers but are values, not aliases of a name.
+func zigLiteral(c *tsCtx, n *ts.Node) bool {
+	if c.typ(n) != "identifier" {
+		return false
+	}
+	switch c.text(n) {
+	case "true", "false", "null", "undefined":
+		return true
+	}
+	return false
 }
 
 // zigVarKind: the kind of a bound container or error set, a module for a
@@ -291,6 +305,20 @@ func zigCallee(c *tsCtx, n *ts.Node) (string, string) {
 		return name, recv + "." + name
 	}
 	return "", ""
+}
+
+// zigIdent refs an identifier. The grammar parses `true`, `false`, `null`
+// and `undefined` as identifiers; they are values, not names, and the spec
+// has no filter for ident nodes, so identifiers come through this hook
+// instead of idents.
+func zigIdent(c *tsCtx, n *ts.Node) []Ref {
+	name := c.text(n)
+	if name == "" || zigLiteral(c, n) {
+		return nil
+	}
+	return []Ref{{Kind: RefIdent, Name: name,
+		StartLine: int(n.StartPoint().Row) + 1, EndLine: int(n.EndPoint().Row) + 1,
+		StartByte: int(n.StartByte()), EndByte: int(n.EndByte())}}
 }
 
 // zigImportPath is the literal argument of `@import("x")`.

@@ -1,6 +1,10 @@
 package extract
 
-import "context"
+import (
+	"context"
+
+	"github.com/viberag/viberag/extract/syntax"
+)
 
 // Outline is what a language reader reports about one file. Extract turns
 // it into a File: it derives each symbol's and chunk's identifiers, calls,
@@ -38,5 +42,5 @@ type Unit struct {
 // parse budget) and must not panic on any input: Extract recovers panics,
 // but a reader that returns an error is cheaper to report.
 type reader interface {
-	read(ctx context.Context, path string, src []byte) (*Outline, error)
+	read(ctx context.Context, path string, src []byte, parsers *syntax.Pool) (*Outline, error)
 }

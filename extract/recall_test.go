@@ -86,7 +86,7 @@ func TestRecall(t *testing.T) {
 		if lr == nil {
 			// Load the grammar once outside the timings (a one-time cost
 			// per process of 100-200 ms).
-			runReader(context.Background(), tsReader{spec: rr.spec}, p, []byte("\n"), DefaultParseTimeout)
+			runReader(context.Background(), tsReader{spec: rr.spec}, p, []byte("\n"), DefaultParseTimeout, nil)
 			lr = &langRows{before: row{status: map[string]int{}}, after: row{status: map[string]int{}}}
 			rows[refLang] = lr
 		}
@@ -102,7 +102,7 @@ func TestRecall(t *testing.T) {
 			}
 			cpu0 := cpuTime()
 			start := time.Now()
-			out, err := runReader(context.Background(), rd, p, src, DefaultParseTimeout)
+			out, err := runReader(context.Background(), rd, p, src, DefaultParseTimeout, nil)
 			el := time.Since(start)
 			rw.cpu += cpuTime() - cpu0
 			if err != nil {
@@ -401,55 +401,6 @@ func tsrefReference(lang, p string) ([]refDef, error) {
 	return defs, nil
 }
 
-// TestRegions prints how the repair reader cuts $REGIONS into regions and
-// how each region's tree fares (a debugging aid).
-func TestRegions(t *testing.T) {
-	p := os.Getenv("REGIONS")
-	if p == "" {
-		t.Skip("set REGIONS=file")
-	}
-	src, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lang := LanguageOf(p).Name
-	if lang == "c" && cLooksCpp(p, src) {
-		lang = "cpp"
-	}
-	r := repairReaders[lang]
-	parseSrc, note := src, ""
-	if r.prepare != nil {
-		parseSrc, note = r.prepare(src)
-	}
-	fmt.Println("prepare:", note)
-	if os.Getenv("REGIONS_PREPARED") != "" {
-		os.WriteFile(os.Getenv("REGIONS_PREPARED"), parseSrc, 0o644)
-	}
-	items, _ := r.skeleton(parseSrc)
-	var regions []region
-	limit := r.regionBytes
-	if limit <= 0 {
-		limit = 6000
-	}
-	planRegions(items, nil, limit, &regions)
-	lines := newPointIndex(src)
-	lang2 := r.spec.language()
-	for _, rg := range regions {
-		ranges := regionRanges(src, rg)
-		start := time.Now()
-		out, h, err := r.parseRanges(context.Background(), lang2, src, parseSrc, ranges, &rg)
-		var spans []string
-		for _, x := range ranges {
-			spans = append(spans, fmt.Sprintf("%d-%d", lines.line(int(x.StartByte)), lines.line(max(int(x.StartByte), int(x.EndByte)-1))))
-		}
-		n := 0
-		if out != nil {
-			n = len(out.Symbols)
-		}
-		fmt.Printf("region items=%d lines=%v ok=%v cover=%d err%%=%d syms=%d %v %v\n", len(rg.items), spans, h.ok, h.cover, h.errShare, n, time.Since(start).Round(time.Millisecond), err)
-	}
-}
-
 // TestSkeleton prints the skeleton items of $SKELETON (a debugging aid).
 func TestSkeleton(t *testing.T) {
 	p := os.Getenv("SKELETON")
@@ -501,7 +452,7 @@ func TestRepairDump(t *testing.T) {
 	if d, err := time.ParseDuration(os.Getenv("REPAIRDUMP_TIMEOUT")); err == nil {
 		timeout = d
 	}
-	out, err := runReader(context.Background(), repairReaderFor(LanguageOf(p).Name), p, src, timeout)
+	out, err := runReader(context.Background(), repairReaderFor(LanguageOf(p).Name), p, src, timeout, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -529,29 +480,6 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// TestBadItems parses each top-level item of $BADITEMS alone (behind the
-// repair reader's region machinery) and prints those whose tree is bad.
-func TestBadItems(t *testing.T) {
-	p := os.Getenv("BADITEMS")
-	if p == "" {
-		t.Skip("set BADITEMS=file")
-	}
-	src, _ := os.ReadFile(p)
-	r := repairReaders[LanguageOf(p).Name]
-	parseSrc, _ := r.prepare(src)
-	items, _ := r.skeleton(parseSrc)
-	var regions []region
-	planRegions(items, nil, 1, &regions)
-	lines := newPointIndex(src)
-	for _, rg := range regions {
-		_, h, err := r.parseRanges(context.Background(), r.spec.language(), src, parseSrc, regionRanges(src, rg), &rg)
-		if err != nil || !h.ok {
-			it := rg.items[0]
-			fmt.Printf("bad item lines %d-%d cover=%d err=%d %v\n", lines.line(it.start), lines.line(it.end-1), h.cover, h.errShare, err)
-		}
-	}
 }
 
 // TestThroughput measures Extract's throughput per language on every file
@@ -700,4 +628,11 @@ func TestThroughput(t *testing.T) {
 		fmt.Printf("| %s | %d | %.2f | %d | %.2f | %.2f | %.0f | %s | %d |\n", l, ss[0].files, float64(ss[0].bytes)/1e6, ss[0].fallback,
 			median(wall), median(cpu), median(slow), most, len(ss))
 	}
+}
+
+func absInt(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
 }

@@ -2,14 +2,12 @@ package extract
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
-	"sync"
-	"sync/atomic"
-	"time"
 	"unicode"
 
-	ts "github.com/odvcencio/gotreesitter"
+	ts "github.com/viberag/viberag/extract/syntax"
 )
 
 // tsSpec says how to read facts out of one tree-sitter grammar. The walker
@@ -45,12 +43,12 @@ type tsSpec struct {
 	// unitsRoot returns the node whose children are the file's top-level
 	// units. nil: the root node.
 	unitsRoot func(c *tsCtx, root *ts.Node) *ts.Node
+	// roles is the spec's role table, built on first use (registerTreeSitter).
+	roles func() tsRoles
 	// maxErrorShare is the share of bytes under ERROR nodes above which the
 	// tree is degraded and the file falls back to line chunks (symbols
 	// outside ERROR nodes are still kept). 0: 0.10.
 	maxErrorShare float64
-
-	parsers sync.Pool // *ts.Parser cache: building one allocates its tables
 }
 
 // tsDef describes a definition node.
@@ -92,6 +90,33 @@ type tsCtx struct {
 	docStart int
 	// memo holds per-file values a language computes once (e.g. __all__).
 	memo map[string]any
+	// roles marks the node kinds the spec names.
+	roles tsRoles
+}
+
+// tsRoles marks, by node kind id, the kinds a spec names in any of its
+// tables (defs, calls, identifiers, strings, types, comments, imports):
+// the walker consults the spec's maps only for those.
+type tsRoles []bool
+
+func (r tsRoles) any(symbol uint16) bool {
+	if int(symbol) < len(r) {
+		return r[symbol]
+	}
+	return symbol == 0xFFFF // ERROR: let the spec see it
+}
+
+// newRoles builds the role table of spec over lang.
+func newRoles(spec *tsSpec, lang *ts.Language) tsRoles {
+	r := make(tsRoles, lang.SymbolCount())
+	for id := range r {
+		k := lang.Kind(uint16(id))
+		_, def := spec.defs[k]
+		_, call := spec.calls[k]
+		_, imp := spec.imports[k]
+		r[id] = def || call || imp || spec.idents[k] || spec.strings[k] || spec.types[k] || spec.comments[k]
+	}
+	return r
 }
 
 func (c *tsCtx) setMemo(key string, v any) {
@@ -112,13 +137,13 @@ func (c *tsCtx) text(n *ts.Node) string {
 	return string(c.src[s:e])
 }
 
-func (c *tsCtx) typ(n *ts.Node) string { return n.Type(c.lang) }
+func (c *tsCtx) typ(n *ts.Node) string { return n.Type() }
 
 func (c *tsCtx) field(n *ts.Node, name string) *ts.Node {
 	if n == nil {
 		return nil
 	}
-	return n.ChildByFieldName(name, c.lang)
+	return n.ChildByFieldName(name)
 }
 
 // parent is the symbol enclosing the walk position, nil at top level.
@@ -132,48 +157,15 @@ func (c *tsCtx) parent() *Symbol {
 // tsReader reads one tree-sitter language.
 type tsReader struct{ spec *tsSpec }
 
-func (r tsReader) read(ctx context.Context, p string, src []byte) (*Outline, error) {
+func (r tsReader) read(ctx context.Context, p string, src []byte, parsers *ts.Pool) (*Outline, error) {
 	spec := r.spec
 	lang := spec.language()
-	if lang == nil {
-		return nil, fmt.Errorf("grammar %s is not built into this binary", spec.name)
-	}
-	parser, _ := spec.parsers.Get().(*ts.Parser)
-	if parser == nil {
-		parser = ts.NewParser(lang)
-	}
-	defer spec.parsers.Put(parser)
-
-	if dl, ok := ctx.Deadline(); ok {
-		parser.SetTimeoutMicros(uint64(max(time.Until(dl).Microseconds(), 1)))
-	} else {
-		parser.SetTimeoutMicros(0)
-	}
-	var cancelled uint32
-	parser.SetCancellationFlag(&cancelled)
-	stop := context.AfterFunc(ctx, func() { atomic.StoreUint32(&cancelled, 1) })
-	tree, err := parser.Parse(src)
-	stop()
-	parser.SetCancellationFlag(nil)
+	tree, err := parse(ctx, parsers, lang, src)
 	if err != nil {
-		return nil, fmt.Errorf("parse: %w", err)
-	}
-	if tree == nil {
-		return nil, fmt.Errorf("parse: no tree")
-	}
-	defer tree.Release()
-	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if reason := tree.ParseStopReason(); reason != ts.ParseStopAccepted && reason != ts.ParseStopNone {
-		if reason == ts.ParseStopTimeout {
-			return nil, context.DeadlineExceeded
-		}
-		return nil, fmt.Errorf("parse stopped early: %s", reason)
-	}
-
-	c := &tsCtx{spec: spec, lang: lang, src: src, out: &Outline{Status: ParseClean}, docStart: -1}
-	root := tree.RootNode()
+	c := &tsCtx{spec: spec, lang: lang, src: src, out: &Outline{Status: ParseClean}, docStart: -1, roles: spec.roles()}
+	root := tree.Root()
 	c.walk(root, false)
 
 	// Units: the top-level children.
@@ -219,12 +211,22 @@ func (r tsReader) read(ctx context.Context, p string, src []byte) (*Outline, err
 // walk visits n and its subtree. inError is set below an ERROR node: no
 // definitions are taken from there, but identifiers and strings are.
 func (c *tsCtx) walk(n *ts.Node, inError bool) {
-	typ := c.typ(n)
 	count := n.ChildCount()
 	if n.IsError() && !inError { // nested ERROR nodes count once
 		c.errorBytes += int(n.EndByte() - n.StartByte())
 		inError = true
 	}
+	if !c.roles.any(n.Symbol()) {
+		// Most nodes play no role in the spec: skip the map look-ups.
+		if count == 0 {
+			c.leafBytes += int(n.EndByte() - n.StartByte())
+		}
+		for i := 0; i < count; i++ {
+			c.walk(n.Child(i), inError)
+		}
+		return
+	}
+	typ := c.typ(n)
 	spec := c.spec
 	if spec.comments[typ] {
 		// A comment's text need not lie under a leaf (Rust's `//` is a
@@ -535,4 +537,25 @@ func firstLine(b []byte) string {
 	s = strings.TrimSpace(s)
 	s = strings.TrimSpace(strings.TrimSuffix(s, "{"))
 	return s
+}
+
+// parse parses src with a parser from parsers, or with a parser of its own
+// when parsers is nil. The budget is ctx's deadline.
+func parse(ctx context.Context, parsers *ts.Pool, lang *ts.Language, src []byte) (*ts.Tree, error) {
+	var tree *ts.Tree
+	var err error
+	if parsers != nil {
+		tree, err = parsers.Parse(ctx, lang, src, 0)
+	} else {
+		p := ts.NewParser()
+		defer p.Close()
+		tree, err = p.Parse(ctx, lang, src, 0)
+	}
+	if errors.Is(err, ts.ErrBudget) {
+		err = context.DeadlineExceeded
+	}
+	if err != nil {
+		return nil, fmt.Errorf("parse: %w", err)
+	}
+	return tree, nil
 }

@@ -1,5 +1,7 @@
 package extract
 
+import "sync"
+
 // tsSpecs holds the tree-sitter languages. Each lang_<name>.go file adds its
 // spec from init, so languages stay independent files; the map is never
 // written after package initialisation.
@@ -9,6 +11,7 @@ func registerTreeSitter(s *tsSpec) {
 	if _, dup := tsSpecs[s.name]; dup {
 		panic("extract: tree-sitter language registered twice: " + s.name)
 	}
+	s.roles = sync.OnceValue(func() tsRoles { return newRoles(s, s.language()) })
 	tsSpecs[s.name] = s
 }
 

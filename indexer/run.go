@@ -18,6 +18,7 @@ import (
 
 	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/extract/syntax"
 	"github.com/viberag/viberag/tables"
 )
 
@@ -110,6 +111,10 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	// One tree-sitter parser per worker; a parser still in use when the
+	// run returns is closed as it comes back.
+	parsers := syntax.NewPool(workers)
+	defer parsers.Close()
 	jobs := make(chan extract.Candidate)
 	results := make(chan fileResult, workers*2)
 	var wg sync.WaitGroup
@@ -118,7 +123,7 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 		go func() {
 			defer wg.Done()
 			for c := range jobs {
-				results <- examine(ctx, real, c, states, opts)
+				results <- examine(ctx, real, c, states, parsers, opts)
 			}
 		}()
 	}
@@ -235,7 +240,7 @@ type fileResult struct {
 	err  error
 }
 
-func examine(ctx context.Context, root string, c extract.Candidate, states map[string]tables.FileState, opts Options) fileResult {
+func examine(ctx context.Context, root string, c extract.Candidate, states map[string]tables.FileState, parsers *syntax.Pool, opts Options) fileResult {
 	r := fileResult{path: c.Path}
 	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(c.Path)))
 	if err != nil {
@@ -249,7 +254,7 @@ func examine(ctx context.Context, root string, c extract.Candidate, states map[s
 	if st, ok := states[c.Path]; ok && !opts.Force && st.Hash == tables.Hex(xxhash.Sum64(data)) {
 		return r // unchanged: nothing to parse
 	}
-	f, err := extract.Extract(ctx, c.Path, data, extract.Options{ParseTimeout: opts.ParseTimeout, PlainReaders: opts.PlainReaders})
+	f, err := extract.Extract(ctx, c.Path, data, extract.Options{ParseTimeout: opts.ParseTimeout, PlainReaders: opts.PlainReaders, Parsers: parsers})
 	if err != nil {
 		r.err = fmt.Errorf("extract %s: %w", c.Path, err)
 		return r

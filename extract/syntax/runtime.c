@@ -1,0 +1,136 @@
+// The C side of package syntax: a parse under a budget that the runtime
+// itself checks (no call back into Go), and one pass that copies a tree
+// into a flat array so that Go never walks the tree through cgo.
+#include "runtime.h"
+
+#include <stdatomic.h>
+#include <time.h>
+
+struct vr_parser {
+  TSParser *ts;
+  atomic_int cancel;
+  int64_t deadline; /* CLOCK_MONOTONIC ns; 0: none */
+  int why;
+};
+
+static int64_t vr_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+vr_parser *vr_parser_new(void) {
+  vr_parser *p = calloc(1, sizeof *p);
+  if (!p) return NULL;
+  p->ts = ts_parser_new();
+  if (!p->ts) {
+    free(p);
+    return NULL;
+  }
+  atomic_init(&p->cancel, 0);
+  return p;
+}
+
+void vr_parser_delete(vr_parser *p) {
+  if (!p) return;
+  ts_parser_delete(p->ts);
+  free(p);
+}
+
+void vr_parser_cancel(vr_parser *p) { atomic_store(&p->cancel, 1); }
+
+void vr_parser_clear(vr_parser *p) { atomic_store(&p->cancel, 0); }
+
+typedef struct {
+  const char *src;
+  uint32_t len;
+} vr_input;
+
+// vr_read hands the parser the rest of the buffer: no copy.
+static const char *vr_read(void *payload, uint32_t at, TSPoint pos, uint32_t *n) {
+  (void)pos;
+  vr_input *in = payload;
+  if (at >= in->len) {
+    *n = 0;
+    return "";
+  }
+  *n = in->len - at;
+  return in->src + at;
+}
+
+// vr_progress runs every few hundred parser operations: returning true
+// stops the parse.
+static bool vr_progress(TSParseState *state) {
+  vr_parser *p = state->payload;
+  if (atomic_load_explicit(&p->cancel, memory_order_relaxed)) {
+    p->why = 1;
+    return true;
+  }
+  if (p->deadline && vr_now() > p->deadline) {
+    p->why = 2;
+    return true;
+  }
+  return false;
+}
+
+TSTree *vr_parse(vr_parser *p, const TSLanguage *lang, const char *src, uint32_t len, int64_t budget_ns, int *why) {
+  *why = 0;
+  p->why = 0;
+  if (!ts_parser_set_language(p->ts, lang)) {
+    *why = 3;
+    return NULL;
+  }
+  p->deadline = budget_ns > 0 ? vr_now() + budget_ns : 0;
+  vr_input in = {src, len};
+  TSInput input = {&in, vr_read, 0, NULL};
+  TSParseOptions opts = {p, vr_progress};
+  TSTree *tree = ts_parser_parse_with_options(p->ts, NULL, input, opts);
+  if (!tree) {
+    // A stopped parse would resume on the next call: start afresh.
+    ts_parser_reset(p->ts);
+    *why = p->why ? p->why : 4;
+  }
+  atomic_store(&p->cancel, 0);
+  return tree;
+}
+
+uint32_t vr_node_count(const TSTree *tree) { return ts_node_descendant_count(ts_tree_root_node(tree)); }
+
+uint32_t vr_flatten(const TSTree *tree, vr_node *out, uint32_t cap) {
+  TSTreeCursor c = ts_tree_cursor_new(ts_tree_root_node(tree));
+  int32_t parent = -1;
+  uint32_t n = 0;
+  while (n < cap) {
+    TSNode node = ts_tree_cursor_current_node(&c);
+    vr_node *o = &out[n];
+    TSPoint sp = ts_node_start_point(node), ep = ts_node_end_point(node);
+    o->start_byte = ts_node_start_byte(node);
+    o->end_byte = ts_node_end_byte(node);
+    o->start_row = sp.row;
+    o->start_col = sp.column;
+    o->end_row = ep.row;
+    o->end_col = ep.column;
+    o->parent = parent;
+    o->symbol = ts_node_symbol(node);
+    o->field = ts_tree_cursor_current_field_id(&c);
+    o->flags = (ts_node_is_named(node) ? VR_NAMED : 0) | (ts_node_is_missing(node) ? VR_MISSING : 0) |
+               (ts_node_is_extra(node) ? VR_EXTRA : 0) | (ts_node_has_error(node) ? VR_HAS_ERROR : 0);
+    int32_t cur = (int32_t)n++;
+    if (ts_tree_cursor_goto_first_child(&c)) {
+      parent = cur;
+      continue;
+    }
+    for (;;) {
+      if (ts_tree_cursor_goto_next_sibling(&c)) break;
+      if (!ts_tree_cursor_goto_parent(&c)) {
+        ts_tree_cursor_delete(&c);
+        return n;
+      }
+      parent = out[parent].parent;
+    }
+  }
+  ts_tree_cursor_delete(&c);
+  return n;
+}
+
+void vr_use_libc_allocator(void) { ts_set_allocator(malloc, calloc, realloc, free); }

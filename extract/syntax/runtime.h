@@ -1,0 +1,119 @@
+// The part of tree-sitter's C API (lib/include/tree_sitter/api.h, ABI 15,
+// runtime v0.25) that this package calls, declared here because cgo cannot
+// name another module's include directory. The definitions are compiled by
+// github.com/tree-sitter/go-tree-sitter, which this package imports; the
+// struct layouts are checked against that package's own in layout_test.go.
+#ifndef VIBERAG_SYNTAX_RUNTIME_H
+#define VIBERAG_SYNTAX_RUNTIME_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+typedef struct TSParser TSParser;
+typedef struct TSTree TSTree;
+typedef struct TSLanguage TSLanguage;
+typedef uint16_t TSSymbol;
+typedef uint16_t TSFieldId;
+
+typedef struct TSPoint {
+  uint32_t row;
+  uint32_t column;
+} TSPoint;
+
+typedef struct TSNode {
+  uint32_t context[4];
+  const void *id;
+  const TSTree *tree;
+} TSNode;
+
+typedef struct TSTreeCursor {
+  const void *tree;
+  const void *id;
+  uint32_t context[3];
+} TSTreeCursor;
+
+typedef uint32_t (*DecodeFunction)(const uint8_t *string, uint32_t length, int32_t *code_point);
+
+typedef struct TSInput {
+  void *payload;
+  const char *(*read)(void *payload, uint32_t byte_index, TSPoint position, uint32_t *bytes_read);
+  int encoding; /* TSInputEncodingUTF8 = 0 */
+  DecodeFunction decode;
+} TSInput;
+
+typedef struct TSParseState {
+  void *payload;
+  uint32_t current_byte_offset;
+  bool has_error;
+} TSParseState;
+
+typedef struct TSParseOptions {
+  void *payload;
+  bool (*progress_callback)(TSParseState *state);
+} TSParseOptions;
+
+TSParser *ts_parser_new(void);
+void ts_parser_delete(TSParser *self);
+bool ts_parser_set_language(TSParser *self, const TSLanguage *language);
+TSTree *ts_parser_parse_with_options(TSParser *self, const TSTree *old_tree, TSInput input, TSParseOptions parse_options);
+void ts_parser_reset(TSParser *self);
+void ts_tree_delete(TSTree *self);
+TSNode ts_tree_root_node(const TSTree *self);
+TSSymbol ts_node_symbol(TSNode self);
+uint32_t ts_node_start_byte(TSNode self);
+uint32_t ts_node_end_byte(TSNode self);
+TSPoint ts_node_start_point(TSNode self);
+TSPoint ts_node_end_point(TSNode self);
+bool ts_node_is_named(TSNode self);
+bool ts_node_is_missing(TSNode self);
+bool ts_node_is_extra(TSNode self);
+bool ts_node_has_error(TSNode self);
+uint32_t ts_node_descendant_count(TSNode self);
+TSTreeCursor ts_tree_cursor_new(TSNode node);
+void ts_tree_cursor_delete(TSTreeCursor *self);
+TSNode ts_tree_cursor_current_node(const TSTreeCursor *self);
+TSFieldId ts_tree_cursor_current_field_id(const TSTreeCursor *self);
+bool ts_tree_cursor_goto_first_child(TSTreeCursor *self);
+bool ts_tree_cursor_goto_next_sibling(TSTreeCursor *self);
+bool ts_tree_cursor_goto_parent(TSTreeCursor *self);
+void ts_set_allocator(void *(*new_malloc)(size_t), void *(*new_calloc)(size_t, size_t),
+                      void *(*new_realloc)(void *, size_t), void (*new_free)(void *));
+
+// This package's own C side (runtime.c).
+
+enum {
+  VR_NAMED = 1,
+  VR_MISSING = 2,
+  VR_EXTRA = 4,
+  VR_HAS_ERROR = 8,
+};
+
+// vr_node is one node of a flattened tree, in pre-order.
+typedef struct vr_node {
+  uint32_t start_byte, end_byte;
+  uint32_t start_row, start_col, end_row, end_col;
+  int32_t parent;
+  uint16_t symbol;
+  uint16_t field;
+  uint32_t flags;
+} vr_node;
+
+// vr_parser is a tree-sitter parser with its cancellation flag.
+typedef struct vr_parser vr_parser;
+
+vr_parser *vr_parser_new(void);
+void vr_parser_delete(vr_parser *p);
+void vr_parser_cancel(vr_parser *p);
+void vr_parser_clear(vr_parser *p);
+// vr_parse parses src[0:len) under a budget in nanoseconds (0: none) and
+// returns the tree, or NULL when cancelled, over budget or refused; *why is
+// then 1 (cancelled), 2 (budget), 3 (language refused) or 4 (no tree).
+TSTree *vr_parse(vr_parser *p, const TSLanguage *lang, const char *src, uint32_t len, int64_t budget_ns, int *why);
+// vr_flatten writes up to cap nodes of tree in pre-order and returns how
+// many it wrote.
+uint32_t vr_flatten(const TSTree *tree, vr_node *out, uint32_t cap);
+uint32_t vr_node_count(const TSTree *tree);
+void vr_use_libc_allocator(void);
+
+#endif

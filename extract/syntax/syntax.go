@@ -1,0 +1,297 @@
+package syntax
+
+/*
+#cgo CFLAGS: -std=c11 -O2
+#include "runtime.h"
+*/
+import "C"
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+	"unsafe"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+)
+
+// Language is one grammar with its node kinds and field names as lookup
+// tables, built once: a node's kind is a slice index, not a cgo call.
+type Language struct {
+	name    string
+	ptr     unsafe.Pointer // const TSLanguage*
+	kinds   []string       // by symbol id
+	named   []bool         // by symbol id: kind is a named node
+	fields  []string       // by field id; [0] is ""
+	fieldID map[string]uint16
+	kindIDs map[string][]uint16 // kind name → every symbol id with that name
+}
+
+// errorSymbol is the symbol of ERROR nodes (ts_builtin_sym_error).
+const errorSymbol = 0xFFFF
+
+// NewLanguage builds a Language from the pointer a grammar's Go binding
+// returns (for example tree_sitter_python.Language()). It fails when the
+// grammar's ABI is outside what the runtime supports.
+func NewLanguage(name string, ptr unsafe.Pointer) (*Language, error) {
+	if ptr == nil {
+		return nil, fmt.Errorf("grammar %s: nil language", name)
+	}
+	l := sitter.NewLanguage(ptr)
+	if abi := l.AbiVersion(); abi < sitter.MIN_COMPATIBLE_LANGUAGE_VERSION || abi > sitter.LANGUAGE_VERSION {
+		return nil, fmt.Errorf("grammar %s: ABI %d, runtime supports %d–%d", name, abi, sitter.MIN_COMPATIBLE_LANGUAGE_VERSION, sitter.LANGUAGE_VERSION)
+	}
+	lang := &Language{name: name, ptr: ptr, fieldID: map[string]uint16{}, kindIDs: map[string][]uint16{}}
+	n := l.NodeKindCount()
+	lang.kinds = make([]string, n)
+	lang.named = make([]bool, n)
+	for id := uint32(0); id < n; id++ {
+		k := l.NodeKindForId(uint16(id))
+		lang.kinds[id] = k
+		lang.named[id] = l.NodeKindIsNamed(uint16(id))
+		lang.kindIDs[k] = append(lang.kindIDs[k], uint16(id))
+	}
+	lang.kindIDs["ERROR"] = append(lang.kindIDs["ERROR"], errorSymbol)
+	f := l.FieldCount()
+	lang.fields = make([]string, f+1)
+	for id := uint32(1); id <= f; id++ {
+		name := l.FieldNameForId(uint16(id))
+		lang.fields[id] = name
+		lang.fieldID[name] = uint16(id)
+	}
+	return lang, nil
+}
+
+// MustLanguage is NewLanguage for grammars compiled into the binary, where
+// a refusal is a build defect.
+func MustLanguage(name string, ptr unsafe.Pointer) *Language {
+	l, err := NewLanguage(name, ptr)
+	if err != nil {
+		panic(err)
+	}
+	return l
+}
+
+// Name is the language's name as given to NewLanguage.
+func (l *Language) Name() string { return l.name }
+
+// Kind returns the name of a node kind.
+func (l *Language) Kind(symbol uint16) string {
+	if symbol == errorSymbol {
+		return "ERROR"
+	}
+	if int(symbol) < len(l.kinds) {
+		return l.kinds[symbol]
+	}
+	return ""
+}
+
+// SymbolCount is the number of node kinds; kind ids run below it (and
+// ERROR is 0xFFFF).
+func (l *Language) SymbolCount() int { return len(l.kinds) }
+
+// SymbolsOf returns every kind id named kind (aliases share names).
+func (l *Language) SymbolsOf(kind string) []uint16 { return l.kindIDs[kind] }
+
+// FieldID returns the id of a field name, 0 when the grammar has none.
+func (l *Language) FieldID(name string) uint16 { return l.fieldID[name] }
+
+// Stop reasons of a parse that returned no tree.
+var (
+	// ErrBudget: the parse ran past its budget.
+	ErrBudget = errors.New("parse over budget")
+	// ErrNoTree: the runtime returned no tree for another reason.
+	ErrNoTree = errors.New("parser returned no tree")
+)
+
+func init() {
+	// go-tree-sitter routes every allocation of the runtime through Go
+	// callbacks (two cgo crossings each); both end in libc malloc, so
+	// pointing the runtime at libc directly changes no owner and halves
+	// the parse time (BENCHMARKS.md, "Parser runtime"). It runs after
+	// go-tree-sitter's own init, which sets its allocator.
+	C.vr_use_libc_allocator()
+}
+
+// Parser is one tree-sitter parser. It is not safe for concurrent use;
+// a Pool hands parsers to workers. Close it when done.
+type Parser struct {
+	p *C.vr_parser
+}
+
+// NewParser returns a parser; Close releases it.
+func NewParser() *Parser {
+	p := C.vr_parser_new()
+	if p == nil {
+		panic("syntax: out of memory for a parser")
+	}
+	return &Parser{p: p}
+}
+
+// Close releases the parser. Closing twice is harmless.
+func (p *Parser) Close() {
+	if p.p != nil {
+		C.vr_parser_delete(p.p)
+		p.p = nil
+	}
+}
+
+// Parse parses src with lang. It stops when ctx is done (returning ctx's
+// error) or when it runs past budget (ErrBudget; budget 0: only ctx
+// bounds it). The tree it returns lives in Go memory: the runtime's tree
+// is released before Parse returns, so no node can outlive its C tree.
+func (p *Parser) Parse(ctx context.Context, lang *Language, src []byte, budget time.Duration) (*Tree, error) {
+	if p.p == nil {
+		return nil, errors.New("syntax: parse with a closed parser")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(src) > 1<<31 {
+		return nil, fmt.Errorf("syntax: source of %d bytes is too large", len(src))
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		left := time.Until(dl)
+		if left <= 0 {
+			return nil, context.DeadlineExceeded
+		}
+		if budget <= 0 || left < budget {
+			budget = left
+		}
+	}
+	// The cancel func runs on its own goroutine; if it has started, wait
+	// for it and clear its flag, or it would cancel this parser's next
+	// parse.
+	fired := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() { C.vr_parser_cancel(p.p); close(fired) })
+	var why C.int
+	var srcPtr *C.char
+	if len(src) > 0 {
+		srcPtr = (*C.char)(unsafe.Pointer(&src[0]))
+	}
+	tree := C.vr_parse(p.p, (*C.TSLanguage)(lang.ptr), srcPtr, C.uint32_t(len(src)), C.int64_t(budget.Nanoseconds()), &why)
+	if !stop() {
+		<-fired
+		C.vr_parser_clear(p.p)
+	}
+	if tree == nil {
+		switch why {
+		case 1:
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			return nil, context.Canceled
+		case 2:
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			return nil, ErrBudget
+		case 3:
+			return nil, fmt.Errorf("grammar %s: refused by the runtime", lang.name)
+		default:
+			return nil, ErrNoTree
+		}
+	}
+	defer C.ts_tree_delete(tree)
+	return flatten(lang, tree), nil
+}
+
+// flatten copies tree into Go memory.
+func flatten(lang *Language, tree *C.TSTree) *Tree {
+	n := uint32(C.vr_node_count(tree))
+	raw := make([]C.vr_node, n)
+	if n > 0 {
+		n = uint32(C.vr_flatten(tree, &raw[0], C.uint32_t(n)))
+	}
+	return build(lang, raw[:n])
+}
+
+// Pool hands out at most size parsers, one per worker, and closes them all
+// on Close. Unlike a sync.Pool it never drops a parser without closing it.
+type Pool struct {
+	mu     sync.Mutex
+	free   []*Parser
+	all    []*Parser
+	slots  chan struct{}
+	closed bool
+}
+
+// NewPool returns a pool of up to size parsers (at least 1).
+func NewPool(size int) *Pool {
+	size = max(size, 1)
+	return &Pool{slots: make(chan struct{}, size)}
+}
+
+// Parse takes a parser from the pool (waiting while all are busy), parses
+// and returns the parser.
+func (pl *Pool) Parse(ctx context.Context, lang *Language, src []byte, budget time.Duration) (*Tree, error) {
+	p, err := pl.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer pl.put(p)
+	return p.Parse(ctx, lang, src, budget)
+}
+
+func (pl *Pool) get(ctx context.Context) (*Parser, error) {
+	select {
+	case pl.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	if pl.closed {
+		<-pl.slots
+		return nil, errors.New("syntax: parser pool is closed")
+	}
+	if n := len(pl.free); n > 0 {
+		p := pl.free[n-1]
+		pl.free = pl.free[:n-1]
+		return p, nil
+	}
+	p := NewParser()
+	pl.all = append(pl.all, p)
+	return p, nil
+}
+
+func (pl *Pool) put(p *Parser) {
+	pl.mu.Lock()
+	if pl.closed {
+		p.Close()
+	} else {
+		pl.free = append(pl.free, p)
+	}
+	pl.mu.Unlock()
+	<-pl.slots
+}
+
+// Close closes every idle parser; parsers in use are closed when they
+// come back. Parse after Close fails.
+func (pl *Pool) Close() {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	if pl.closed {
+		return
+	}
+	pl.closed = true
+	for _, p := range pl.free {
+		p.Close()
+	}
+	pl.free = nil
+}
+
+// Size reports how many parsers the pool has created.
+func (pl *Pool) Size() int {
+	pl.mu.Lock()
+	defer pl.mu.Unlock()
+	return len(pl.all)
+}
+
+// Lazy returns a function that builds the Language of a grammar binding
+// on first use, so a binary pays for the grammars it actually reads.
+func Lazy(name string, ptr func() unsafe.Pointer) func() *Language {
+	return sync.OnceValue(func() *Language { return MustLanguage(name, ptr()) })
+}

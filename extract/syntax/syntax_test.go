@@ -1,0 +1,273 @@
+package syntax
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unsafe"
+
+	sitter "github.com/tree-sitter/go-tree-sitter"
+	tsjs "github.com/tree-sitter/tree-sitter-javascript/bindings/go"
+	tspython "github.com/tree-sitter/tree-sitter-python/bindings/go"
+)
+
+const pySrc = `"""Module doc."""
+import os
+
+class Greeter(Base):
+    """Says hello."""
+    def greet(self, name: str) -> str:
+        return f"hello {name}" + os.sep
+
+def broken(:
+    pass
+`
+
+// TestFlatMatchesRuntime checks the flat copy node by node against a walk
+// of the same source through go-tree-sitter's own API.
+func TestFlatMatchesRuntime(t *testing.T) {
+	lang := MustLanguage("python", tspython.Language())
+	p := NewParser()
+	defer p.Close()
+	tree, err := p.Parse(context.Background(), lang, []byte(pySrc), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ref := sitter.NewParser()
+	defer ref.Close()
+	if err := ref.SetLanguage(sitter.NewLanguage(tspython.Language())); err != nil {
+		t.Fatal(err)
+	}
+	rt := ref.Parse([]byte(pySrc), nil)
+	defer rt.Close()
+
+	var want []string
+	var walk func(n *sitter.Node, field string)
+	walk = func(n *sitter.Node, field string) {
+		want = append(want, fmt.Sprintf("%s[%s] %d-%d %v-%v named=%v missing=%v err=%v",
+			n.Kind(), field, n.StartByte(), n.EndByte(), n.StartPosition(), n.EndPosition(), n.IsNamed(), n.IsMissing(), n.HasError()))
+		for i := uint(0); i < n.ChildCount(); i++ {
+			walk(n.Child(i), n.FieldNameForChild(uint32(i)))
+		}
+	}
+	walk(rt.RootNode(), "")
+
+	var got []string
+	var walk2 func(n *Node)
+	walk2 = func(n *Node) {
+		sp, ep := n.StartPoint(), n.EndPoint()
+		got = append(got, fmt.Sprintf("%s[%s] %d-%d {%d %d}-{%d %d} named=%v missing=%v err=%v",
+			n.Type(), n.FieldName(), n.StartByte(), n.EndByte(), sp.Row, sp.Column, ep.Row, ep.Column, n.IsNamed(), n.IsMissing(), n.HasError()))
+		for i := 0; i < n.ChildCount(); i++ {
+			walk2(n.Child(i))
+		}
+	}
+	walk2(tree.Root())
+	if len(got) != len(want) || len(got) != tree.Len() {
+		t.Fatalf("got %d nodes (tree %d), runtime walk %d", len(got), tree.Len(), len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("node %d:\n got  %s\n want %s", i, got[i], want[i])
+		}
+	}
+	if !tree.Root().HasError() {
+		t.Error("root of a tree with a syntax error reports no error")
+	}
+}
+
+func TestNavigation(t *testing.T) {
+	lang := MustLanguage("python", tspython.Language())
+	p := NewParser()
+	defer p.Close()
+	tree, err := p.Parse(context.Background(), lang, []byte(pySrc), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := tree.Root()
+	var class *Node
+	for i := 0; i < root.NamedChildCount(); i++ {
+		if ch := root.NamedChild(i); ch.Type() == "class_definition" {
+			class = ch
+		}
+	}
+	if class == nil {
+		t.Fatal("no class_definition")
+	}
+	name := class.ChildByFieldName("name")
+	if got := name.Text([]byte(pySrc)); got != "Greeter" {
+		t.Errorf("class name = %q", got)
+	}
+	if name.Parent() != class {
+		t.Error("a child's parent is not the same *Node")
+	}
+	body := class.ChildByFieldName("body")
+	if body.PrevSibling() == nil || body.PrevSibling().NextSibling() != body {
+		t.Error("sibling links do not round-trip")
+	}
+	if class.ChildByFieldName("no_such_field") != nil {
+		t.Error("unknown field found a child")
+	}
+	if root.Parent() != nil || root.PrevSibling() != nil || root.Child(-1) != nil || root.Child(root.ChildCount()) != nil {
+		t.Error("out-of-range navigation returned a node")
+	}
+}
+
+func TestEmptySource(t *testing.T) {
+	lang := MustLanguage("python", tspython.Language())
+	p := NewParser()
+	defer p.Close()
+	tree, err := p.Parse(context.Background(), lang, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tree.Root() == nil || tree.Root().Type() != "module" {
+		t.Fatalf("empty source: root %v", tree.Root())
+	}
+}
+
+// nested is a source that keeps the parser busy for a long time.
+func nested(depth int) []byte {
+	return []byte(strings.Repeat("[(", depth) + strings.Repeat(")]", depth))
+}
+
+func TestBudgetStopsParse(t *testing.T) {
+	lang := MustLanguage("javascript", tsjs.Language())
+	p := NewParser()
+	defer p.Close()
+	src := nested(200000)
+	_, err := p.Parse(context.Background(), lang, src, time.Nanosecond)
+	if !errors.Is(err, ErrBudget) {
+		t.Fatalf("err = %v, want ErrBudget", err)
+	}
+	// The parser was reset: the next parse starts afresh and completes.
+	tree, err := p.Parse(context.Background(), lang, []byte("let a = 1;"), 0)
+	if err != nil || tree.Root().HasError() {
+		t.Fatalf("parse after a stopped parse: %v", err)
+	}
+}
+
+func TestCancelStopsRunningParse(t *testing.T) {
+	lang := MustLanguage("javascript", tsjs.Language())
+	p := NewParser()
+	defer p.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	src := nested(400000)
+	done := make(chan error, 1)
+	started := make(chan struct{})
+	go func() {
+		close(started)
+		_, err := p.Parse(ctx, lang, src, 0)
+		done <- err
+	}()
+	<-started
+	cancel()
+	if err := <-done; err == nil {
+		// The parse may have finished before the cancel; then the next
+		// parse must still be unaffected by the late cancel.
+		t.Log("parse finished before the cancel arrived")
+	} else if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if _, err := p.Parse(context.Background(), lang, []byte("f(1)"), 0); err != nil {
+		t.Fatalf("parse after cancel: %v", err)
+	}
+}
+
+func TestClosedParser(t *testing.T) {
+	lang := MustLanguage("python", tspython.Language())
+	p := NewParser()
+	p.Close()
+	p.Close()
+	if _, err := p.Parse(context.Background(), lang, []byte("x = 1"), 0); err == nil {
+		t.Fatal("parse with a closed parser succeeded")
+	}
+}
+
+// TestPoolConcurrent runs under -race in CI: many goroutines share a pool
+// of two parsers and two languages.
+func TestPoolConcurrent(t *testing.T) {
+	py := MustLanguage("python", tspython.Language())
+	js := MustLanguage("javascript", tsjs.Language())
+	pool := NewPool(2)
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for g := 0; g < 16; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < 20; i++ {
+				lang, src, root := py, pySrc, "module"
+				if (g+i)%2 == 1 {
+					lang, src, root = js, "function f(a) { return a.b(c); }", "program"
+				}
+				tree, err := pool.Parse(context.Background(), lang, []byte(src), time.Minute)
+				if err != nil {
+					errs <- err
+					return
+				}
+				if got := tree.Root().Type(); got != root {
+					errs <- fmt.Errorf("root %q, want %q", got, root)
+					return
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if n := pool.Size(); n > 2 {
+		t.Errorf("pool made %d parsers, bound is 2", n)
+	}
+	pool.Close()
+	if _, err := pool.Parse(context.Background(), py, []byte("x"), 0); err == nil {
+		t.Error("parse on a closed pool succeeded")
+	}
+}
+
+func TestPoolWaitHonoursContext(t *testing.T) {
+	pool := NewPool(1)
+	defer pool.Close()
+	p, err := pool.get(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := pool.Parse(ctx, MustLanguage("python", tspython.Language()), []byte("x"), 0); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled while the only parser is busy", err)
+	}
+	pool.put(p)
+}
+
+// TestLayout checks the declarations in runtime.h against go-tree-sitter's
+// own types, which are built from the real api.h.
+func TestLayout(t *testing.T) {
+	var n sitter.Node
+	if got, want := unsafe.Sizeof(n), uintptr(sizeofTSNode); got != want {
+		t.Errorf("TSNode: go-tree-sitter %d bytes, runtime.h %d", got, want)
+	}
+	if got, want := uintptr(sizeofTSPoint), uintptr(8); got != want {
+		t.Errorf("TSPoint: %d bytes, want %d", got, want)
+	}
+}
+
+func TestLanguageTables(t *testing.T) {
+	lang := MustLanguage("python", tspython.Language())
+	if lang.Kind(0xFFFF) != "ERROR" || len(lang.SymbolsOf("ERROR")) == 0 {
+		t.Error("ERROR kind missing")
+	}
+	if lang.FieldID("name") == 0 || lang.FieldID("nope") != 0 {
+		t.Error("field ids wrong")
+	}
+	if _, err := NewLanguage("none", nil); err == nil {
+		t.Error("nil language accepted")
+	}
+}
