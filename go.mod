@@ -19,6 +19,8 @@ require (
 	modernc.org/sqlite v1.61.1
 )
 
+require github.com/google/licensecheck v0.3.1
+
 require (
 	github.com/alex-pinkus/tree-sitter-swift v0.0.0-20260601004120-31d17fe7e818
 	github.com/chewxy/math32 v1.10.1 // indirect
