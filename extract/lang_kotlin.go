@@ -2,6 +2,7 @@ package extract
 
 import (
 	"strings"
+	"unicode"
 
 	tskotlin "github.com/tree-sitter-grammars/tree-sitter-kotlin/bindings/go"
 	ts "github.com/viberag/viberag/extract/syntax"
@@ -9,9 +10,11 @@ import (
 
 func init() { registerTreeSitter(kotlinSpec()) }
 
-// kotlinSpec reads Kotlin. The grammar has no field names, so names are
-// found by position (the first type_identifier of a class, the
-// simple_identifier child of a function).
+// kotlinSpec reads Kotlin (tree-sitter-grammars' grammar). Classes,
+// objects and functions name themselves in a `name` field, type aliases
+// in `type`; properties, parameters and enum entries by position (their
+// identifier child). Every name is an `identifier`: whether one is a type
+// or a value is read from where it stands (ktIdentifier).
 //
 //   - classes (data, sealed, annotation classes too), interfaces, enum
 //     classes and their entries, objects (kind class: an object is a class
@@ -36,39 +39,41 @@ func kotlinSpec() *tsSpec {
 		name:     "kotlin",
 		language: ts.Lazy("kotlin", tskotlin.Language),
 		defs: map[string]tsDef{
-			"class_declaration":     {kind: KindClass, name: ktTypeName, kindOf: ktClassKind},
-			"object_declaration":    {kind: KindClass, name: ktTypeName},
-			"type_alias":            {kind: KindType, name: ktTypeName},
-			"function_declaration":  {kind: KindFunction, name: ktFunctionName, kindOf: ktFunctionKind},
+			"class_declaration":     {kind: KindClass, kindOf: ktClassKind},
+			"object_declaration":    {kind: KindClass},
+			"type_alias":            {kind: KindType, nameField: "type"},
+			"function_declaration":  {kind: KindFunction, kindOf: ktFunctionKind},
 			"secondary_constructor": {kind: KindMethod, name: ktConstructorName, kindOf: ktMemberKind},
 			"property_declaration":  {kind: KindProperty, name: ktPropertyName, kindOf: ktPropertyKind},
 			"class_parameter":       {kind: KindProperty, name: ktClassParameterName, kindOf: ktMemberKind},
-			"enum_entry":            {kind: KindConst, name: ktFirstChild("simple_identifier"), kindOf: ktMemberKind},
+			"enum_entry":            {kind: KindConst, name: ktFirstChild("identifier"), kindOf: ktMemberKind},
 		},
 		calls:    map[string]tsCall{"call_expression": {callee: ktCallee}},
-		idents:   map[string]bool{"simple_identifier": true, "interpolated_identifier": true},
-		types:    map[string]bool{"type_identifier": true},
-		comments: map[string]bool{"line_comment": true, "multiline_comment": true},
+		comments: map[string]bool{"line_comment": true, "block_comment": true},
 		imports: map[string]func(*tsCtx, *ts.Node) []Ref{
-			"import_header": ktImport,
+			"import": ktImport,
+			// Not an import: names are typed here rather than in the
+			// idents and types tables, since both are `identifier`.
+			"identifier": ktIdentifier,
 			// Not an import: string literals are recorded here rather
 			// than in the strings table so the walk still descends into
-			// `$name` and `${expr}` templates.
-			"string_literal": ktString,
+			// `${expr}` templates.
+			"string_literal":           ktString,
+			"multiline_string_literal": ktString,
 			// Not an import either: definitions inside ERROR nodes.
 			"ERROR": jvRecoverDefs,
 		},
-		// The Kotlin runtime's error recovery is coarse: one bad line (a
-		// comment between `targets` and `.flatMap {…}`) wraps the whole
-		// enclosing class, intact, in an ERROR node, so the share of error
-		// bytes overstates the damage (43% for a file with one bad line).
+		// The Kotlin grammar's error recovery can be coarse: one bad line
+		// (a top-level `fun interface`) can wrap what follows it, intact,
+		// in an ERROR node, so the share of error bytes overstates the
+		// damage.
 		// Definitions are recovered from intact nodes under ERROR
 		// (jvRecoverDefs) and the tree-coverage check still catches
 		// trees that lose text; fall back only when most of the file is
 		// under ERROR.
 		maxErrorShare: 0.5,
 		exported:      ktExported,
-		doc:           jvDoc,
+		doc:           ktDoc,
 		decorators:    ktDecorators,
 	}
 }
@@ -103,22 +108,16 @@ func ktHasToken(c *tsCtx, n *ts.Node, tok string) bool {
 	return false
 }
 
-func ktTypeName(c *tsCtx, n *ts.Node) string {
-	return ktFirstChild("type_identifier")(c, n)
-}
-
+// ktClassKind: `interface` is the declaration's keyword, `enum` a
+// modifier (like `data` or `sealed`, which leave a class a class).
 func ktClassKind(c *tsCtx, n *ts.Node, parent *Symbol) string {
 	switch {
 	case ktHasToken(c, n, "interface"):
 		return KindInterface
-	case ktHasToken(c, n, "enum"):
+	case ktModifiers(c, n)["enum"]:
 		return KindEnum
 	}
 	return KindClass
-}
-
-func ktFunctionName(c *tsCtx, n *ts.Node) string {
-	return ktFirstChild("simple_identifier")(c, n)
 }
 
 func ktConstructorName(c *tsCtx, n *ts.Node) string { return "constructor" }
@@ -159,7 +158,7 @@ func ktMemberKind(c *tsCtx, n *ts.Node, parent *Symbol) string {
 // nothing.
 func ktPropertyName(c *tsCtx, n *ts.Node) string {
 	if v := ktChild(c, n, "variable_declaration"); v != nil {
-		return ktFirstChild("simple_identifier")(c, v)
+		return ktFirstChild("identifier")(c, v)
 	}
 	return ""
 }
@@ -176,8 +175,8 @@ func ktPropertyKind(c *tsCtx, n *ts.Node, parent *Symbol) string {
 		}
 		return KindProperty
 	}
-	if p := n.Parent(); p == nil || c.typ(p) != "source_file" {
-		return "" // a script statement or a block, not a declaration
+	if !ktTopLevel(c, n) {
+		return "" // a statement of a block or lambda, not a declaration
 	}
 	name := ktPropertyName(c, n)
 	if ktModifiers(c, n)["const"] || strings.ToUpper(name) == name && strings.ContainsAny(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
@@ -186,16 +185,28 @@ func ktPropertyKind(c *tsCtx, n *ts.Node, parent *Symbol) string {
 	return KindVar
 }
 
+// ktTopLevel: n is a declaration of the file; the grammar wraps each one
+// in a `statement`.
+func ktTopLevel(c *tsCtx, n *ts.Node) bool {
+	p := n.Parent()
+	if p != nil && c.typ(p) == "statement" {
+		p = p.Parent()
+	}
+	return p != nil && c.typ(p) == "source_file"
+}
+
 // ktClassParameterName: only `val` / `var` constructor parameters are
 // properties.
 func ktClassParameterName(c *tsCtx, n *ts.Node) string {
-	if ktChild(c, n, "binding_pattern_kind") == nil {
+	if !ktHasToken(c, n, "val") && !ktHasToken(c, n, "var") {
 		return ""
 	}
-	return ktFirstChild("simple_identifier")(c, n)
+	return ktFirstChild("identifier")(c, n)
 }
 
-// ktModifiers is the set of modifier keywords of a declaration.
+// ktModifiers is the set of modifier keywords of a declaration. Each
+// modifier node (visibility_modifier, class_modifier, …) is one keyword,
+// so its text is the keyword.
 func ktModifiers(c *tsCtx, n *ts.Node) map[string]bool {
 	mods := map[string]bool{}
 	m := ktChild(c, n, "modifiers")
@@ -203,17 +214,20 @@ func ktModifiers(c *tsCtx, n *ts.Node) map[string]bool {
 		return mods
 	}
 	for i := 0; i < m.NamedChildCount(); i++ {
-		k := m.NamedChild(i)
-		if c.typ(k) == "annotation" {
-			continue
-		}
-		for j := 0; j < k.ChildCount(); j++ {
-			if t := k.Child(j); !t.IsNamed() {
-				mods[c.typ(t)] = true
-			}
+		if k := m.NamedChild(i); c.typ(k) != "annotation" {
+			mods[strings.TrimSpace(c.text(k))] = true
 		}
 	}
 	return mods
+}
+
+// ktDoc is jvDoc of the declaration, or of the `statement` wrapping a
+// top-level one: the doc comment is that statement's sibling.
+func ktDoc(c *tsCtx, n *ts.Node) string {
+	if p := n.Parent(); p != nil && c.typ(p) == "statement" && n.PrevSibling() == nil {
+		return jvDoc(c, p)
+	}
+	return jvDoc(c, n)
 }
 
 var ktAnnotationTypes = map[string]bool{"annotation": true}
@@ -227,7 +241,7 @@ var ktAnnotationTypes = map[string]bool{"annotation": true}
 func ktExported(c *tsCtx, n *ts.Node, s *Symbol) bool {
 	s.Signature = jvSignature(c, n, n, ktAnnotationTypes)
 	if s.Parent < 0 && c.typ(n) == "function_declaration" {
-		if recv := ktChild(c, n, "receiver_type"); recv != nil {
+		if recv := ktFunctionReceiver(c, n); recv != nil {
 			if t := ktReceiverTypeName(c, n, recv); t != "" {
 				s.Qualname = t + "." + s.Name
 			}
@@ -243,6 +257,24 @@ func ktExported(c *tsCtx, n *ts.Node, s *Symbol) bool {
 	return !mods["private"] && !mods["protected"] && !mods["internal"]
 }
 
+// ktFunctionReceiver is the receiver type of an extension function: the
+// type written before the name (`fun Duration.toMillis()`), nil for a
+// plain function.
+func ktFunctionReceiver(c *tsCtx, fn *ts.Node) *ts.Node {
+	name := c.field(fn, "name")
+	for i := 0; i < fn.NamedChildCount(); i++ {
+		ch := fn.NamedChild(i)
+		if ch == name {
+			return nil
+		}
+		switch c.typ(ch) {
+		case "user_type", "nullable_type", "parenthesized_type":
+			return ch
+		}
+	}
+	return nil
+}
+
 // ktReceiverTypeName is the bare type name of an extension receiver:
 // `Map<K, V>` → Map, `T?` → T, `a.b.C` → C; a type parameter stands for
 // its bound (`fun <C : ColumnSet> C.join()` → ColumnSet), and "" when it
@@ -252,7 +284,7 @@ func ktReceiverTypeName(c *tsCtx, fn, recv *ts.Node) string {
 	if tps := ktChild(c, fn, "type_parameters"); tps != nil {
 		for i := 0; i < tps.NamedChildCount(); i++ {
 			tp := tps.NamedChild(i)
-			if c.typ(tp) != "type_parameter" || c.text(ktChild(c, tp, "type_identifier")) != t {
+			if c.typ(tp) != "type_parameter" || c.text(ktChild(c, tp, "identifier")) != t {
 				continue
 			}
 			if bound := ktChild(c, tp, "user_type"); bound != nil {
@@ -289,14 +321,22 @@ func ktDecorators(c *tsCtx, n *ts.Node) []string {
 		if c.typ(a) != "annotation" {
 			continue
 		}
-		t := ktChild(c, a, "user_type")
-		if t == nil {
-			if ci := ktChild(c, a, "constructor_invocation"); ci != nil {
-				t = ktChild(c, ci, "user_type")
-			}
+		out = append(out, ktAnnotationNames(c, a)...)
+	}
+	return out
+}
+
+// ktAnnotationNames: one annotation node holds one type, or several in
+// `@[A B(x)]`; each is a user_type, bare or in a constructor_invocation.
+func ktAnnotationNames(c *tsCtx, a *ts.Node) []string {
+	var out []string
+	for i := 0; i < a.NamedChildCount(); i++ {
+		t := a.NamedChild(i)
+		if c.typ(t) == "constructor_invocation" {
+			t = ktChild(c, t, "user_type")
 		}
-		if t == nil {
-			continue
+		if t == nil || c.typ(t) != "user_type" {
+			continue // the use-site target of `@get:JvmName`
 		}
 		name := strings.Join(strings.Fields(c.text(t)), "")
 		if j := strings.IndexByte(name, '<'); j >= 0 {
@@ -309,26 +349,26 @@ func ktDecorators(c *tsCtx, n *ts.Node) []string {
 
 // ktCallee: the callee is the call's first child: `f(…)`, `a.b.f(…)` (→
 // b.f), `this.f()`, `a?.f()`; a call on a call result has no receiver;
-// `f<T>()` has its type arguments in the call suffix.
+// `f<T>()` has its type arguments beside the callee. A trailing lambda
+// makes a call of a call (`check(x) { … }`): the inner call is the one
+// recorded, the outer one has no name.
 func ktCallee(c *tsCtx, n *ts.Node) (string, string) {
 	if n.NamedChildCount() == 0 {
 		return "", ""
 	}
 	fn := n.NamedChild(0)
 	switch c.typ(fn) {
-	case "simple_identifier":
+	case "identifier":
 		return c.text(fn), ""
 	case "navigation_expression":
-		suffix := ktLastChild(c, fn, "navigation_suffix")
-		if suffix == nil {
-			return "", ""
-		}
-		id := ktChild(c, suffix, "simple_identifier")
-		if id == nil {
+		// The named children are the receiver and the member's name,
+		// with any comment of a call chain between them.
+		id := ktLastChild(c, fn, "identifier")
+		if id == nil || fn.NamedChildCount() < 2 || fn.NamedChild(0) == id {
 			return "", ""
 		}
 		name := c.text(id)
-		if recv := ktReceiver(c, fn.NamedChild(0)); recv != "" && fn.NamedChild(0) != suffix {
+		if recv := ktReceiver(c, fn.NamedChild(0)); recv != "" {
 			return name, recv + "." + name
 		}
 		return name, ""
@@ -351,15 +391,13 @@ func ktReceiver(c *tsCtx, n *ts.Node) string {
 		return ""
 	}
 	switch c.typ(n) {
-	case "simple_identifier":
+	case "identifier":
 		return c.text(n)
 	case "this_expression", "super_expression":
 		return strings.Fields(c.text(n) + " ")[0]
 	case "navigation_expression":
-		if s := ktLastChild(c, n, "navigation_suffix"); s != nil {
-			if id := ktChild(c, s, "simple_identifier"); id != nil {
-				return c.text(id)
-			}
+		if id := ktLastChild(c, n, "identifier"); id != nil && n.NamedChild(0) != id {
+			return c.text(id)
 		}
 	}
 	return ""
@@ -368,12 +406,12 @@ func ktReceiver(c *tsCtx, n *ts.Node) string {
 // ktImport: `import a.b.C` → (a.b, C); `import a.b.*` → (a.b, *);
 // `import a.b.C as D` → (a.b, C).
 func ktImport(c *tsCtx, n *ts.Node) []Ref {
-	id := ktChild(c, n, "identifier")
+	id := ktChild(c, n, "qualified_identifier")
 	if id == nil {
 		return nil
 	}
 	full := strings.Join(strings.Fields(c.text(id)), "")
-	if ktChild(c, n, "wildcard_import") != nil {
+	if ktHasToken(c, n, "*") {
 		return []Ref{jsRef(RefImport, full, "*", n)}
 	}
 	mod, name := "", full
@@ -383,18 +421,95 @@ func ktImport(c *tsCtx, n *ts.Node) []Ref {
 	return []Ref{jsRef(RefImport, mod, name, n)}
 }
 
-// ktString records a string literal's text as written between its
-// quotes, templates included.
-//
-// The grammar keeps no leaf for a string's quotes, so the framework's
-// tree-coverage check would count them as text the tree lost (a file of
-// string lists such as exposed's Keywords.kt "covers 82%" and fell
-// back): jvCountUncovered counts them.
-func ktString(c *tsCtx, n *ts.Node) []Ref {
-	jvCountUncovered(c, n)
-	s := unquote(c.text(n))
-	if s == "" {
+// ktIdentifier records a name as a type or an identifier by where it
+// stands: the names in user types, type parameters and constraints, the
+// names a class, object or type alias declares, an import's `as` alias
+// and the receiver of a callable reference (`Int::plus`, `T::class`) are
+// types, as they were type_identifiers in the previous Kotlin grammar;
+// jump and `this@` labels and the literals true, false and null are
+// neither; every other name is an identifier.
+func ktIdentifier(c *tsCtx, n *ts.Node) []Ref {
+	kind := ktIdentKind(c, n)
+	if kind == "" {
 		return nil
 	}
-	return []Ref{jsRef(RefString, s, "", n)}
+	return []Ref{jsRef(kind, c.text(n), "", n)}
+}
+
+func ktIdentKind(c *tsCtx, n *ts.Node) string {
+	if ktLiteralNames[c.text(n)] {
+		return "" // the grammar has no boolean or null literal
+	}
+	p := n.Parent()
+	if p == nil {
+		return RefIdent
+	}
+	switch c.typ(p) {
+	case "user_type", "type_parameter", "type_constraint",
+		"class_declaration", "object_declaration", "companion_object", "type_alias", "import":
+		return RefType // import: only the alias is a direct child
+	case "return_expression", "continue_expression", "break_expression", "this_expression", "super_expression":
+		return "" // `return@forEach`, `this@Outer`
+	case "navigation_expression":
+		if !ktHasToken(c, p, "::") {
+			break
+		}
+		if p.NamedChild(0) == n {
+			return RefType
+		}
+		if c.text(n) == "class" {
+			return "" // the keyword of `T::class`, read as a name here
+		}
+	}
+	return RefIdent
+}
+
+// ktLiteralNames are the literals the grammar reads as identifiers.
+var ktLiteralNames = map[string]bool{"true": true, "false": true, "null": true}
+
+// ktString records a string literal's text as written between its
+// quotes, templates included, and the names of its `$name` templates.
+func ktString(c *tsCtx, n *ts.Node) []Ref {
+	var refs []Ref
+	if s := unquote(c.text(n)); s != "" {
+		refs = append(refs, jsRef(RefString, s, "", n))
+	}
+	return append(refs, ktTemplateNames(c, n)...)
+}
+
+// ktTemplateNames reads the `$name` templates of a one-line string: the
+// grammar's lexer takes the name for string text there, leaving a `$`
+// string_content followed by one that starts with the name (`${expr}`
+// and multi-line strings' templates are parsed). An escaped dollar is an
+// escape_sequence, so a lone `$` content always opens a template.
+func ktTemplateNames(c *tsCtx, n *ts.Node) []Ref {
+	if c.typ(n) != "string_literal" {
+		return nil
+	}
+	var refs []Ref
+	for i := 0; i+1 < n.ChildCount(); i++ {
+		dollar, next := n.Child(i), n.Child(i+1)
+		if c.typ(dollar) != "string_content" || c.text(dollar) != "$" || c.typ(next) != "string_content" {
+			continue
+		}
+		name := ktLeadingName(c.text(next))
+		if name == "" {
+			continue
+		}
+		start, row := int(next.StartByte()), int(next.StartPoint().Row)+1
+		refs = append(refs, Ref{Kind: RefIdent, Name: name,
+			StartLine: row, EndLine: row, StartByte: start, EndByte: start + len(name)})
+	}
+	return refs
+}
+
+// ktLeadingName is the Kotlin identifier s starts with, "" if none.
+func ktLeadingName(s string) string {
+	for i, r := range s {
+		if r == '_' || unicode.IsLetter(r) || i > 0 && unicode.IsDigit(r) {
+			continue
+		}
+		return s[:i]
+	}
+	return s
 }

@@ -164,6 +164,12 @@ func (r tsReader) read(ctx context.Context, p string, src []byte, parsers *ts.Po
 	if err != nil {
 		return nil, err
 	}
+	return spec.readTree(tree, src), nil
+}
+
+// readTree reads the facts of one parsed file.
+func (spec *tsSpec) readTree(tree *ts.Tree, src []byte) *Outline {
+	lang := tree.Language()
 	c := &tsCtx{spec: spec, lang: lang, src: src, out: &Outline{Status: ParseClean}, docStart: -1, roles: spec.roles()}
 	root := tree.Root()
 	c.walk(root, false)
@@ -205,7 +211,7 @@ func (r tsReader) read(ctx context.Context, p string, src []byte, parsers *ts.Po
 		c.out.Status = ParseRepaired
 		c.out.Problem = fmt.Sprintf("local syntax errors (%d bytes)", c.errorBytes)
 	}
-	return c.out, nil
+	return c.out
 }
 
 // walk visits n and its subtree. inError is set below an ERROR node: no

@@ -112,7 +112,7 @@ func init() {
 	// pointing the runtime at libc directly changes no owner and halves
 	// the parse time (BENCHMARKS.md, "Parser runtime"). It runs after
 	// go-tree-sitter's own init, which sets its allocator.
-	C.vr_use_libc_allocator()
+	UseLibcAllocator()
 }
 
 // Parser is one tree-sitter parser. It is not safe for concurrent use;
@@ -295,3 +295,7 @@ func (pl *Pool) Size() int {
 func Lazy(name string, ptr func() unsafe.Pointer) func() *Language {
 	return sync.OnceValue(func() *Language { return MustLanguage(name, ptr()) })
 }
+
+// UseLibcAllocator points the runtime's allocations at libc directly, as
+// this package does at start-up; for benchmarks that switch allocators.
+func UseLibcAllocator() { C.vr_use_libc_allocator() }
