@@ -172,7 +172,7 @@ func (spec *tsSpec) readTree(tree *ts.Tree, src []byte) *Outline {
 	lang := tree.Language()
 	c := &tsCtx{spec: spec, lang: lang, src: src, out: &Outline{Status: ParseClean}, docStart: -1, roles: spec.roles()}
 	root := tree.Root()
-	c.walk(root, false)
+	c.walk(root)
 
 	// Units: the top-level children.
 	unitsRoot := root
@@ -214,9 +214,45 @@ func (spec *tsSpec) readTree(tree *ts.Tree, src []byte) *Outline {
 	return c.out
 }
 
-// walk visits n and its subtree. inError is set below an ERROR node: no
-// definitions are taken from there, but identifiers and strings are.
-func (c *tsCtx) walk(n *ts.Node, inError bool) {
+// walk visits root and its subtree in source order. It keeps its own
+// stack rather than recursing: a generated file can nest a hundred
+// thousand levels deep.
+func (c *tsCtx) walk(root *ts.Node) {
+	type frame struct {
+		n               *ts.Node
+		next            int
+		pushed, inError bool
+	}
+	var stack []frame
+	enter := func(n *ts.Node, inError bool) {
+		descend, pushed, inError := c.visit(n, inError)
+		if descend && n.ChildCount() > 0 {
+			stack = append(stack, frame{n: n, pushed: pushed, inError: inError})
+		} else if pushed {
+			c.stack = c.stack[:len(c.stack)-1]
+		}
+	}
+	enter(root, false)
+	for len(stack) > 0 {
+		f := &stack[len(stack)-1]
+		if f.next < f.n.ChildCount() {
+			ch := f.n.Child(f.next)
+			f.next++
+			enter(ch, f.inError) // may grow stack: f is not used after
+			continue
+		}
+		if f.pushed {
+			c.stack = c.stack[:len(c.stack)-1]
+		}
+		stack = stack[:len(stack)-1]
+	}
+}
+
+// visit reads the facts of node n itself: it reports whether the walk
+// descends into n's children, whether n pushed a symbol (popped after its
+// subtree), and whether the subtree lies under an ERROR node. Below an
+// ERROR node no definitions are taken, but identifiers and strings are.
+func (c *tsCtx) visit(n *ts.Node, inError bool) (descend, pushed, inErr bool) {
 	count := n.ChildCount()
 	if n.IsError() && !inError { // nested ERROR nodes count once
 		c.errorBytes += int(n.EndByte() - n.StartByte())
@@ -227,10 +263,7 @@ func (c *tsCtx) walk(n *ts.Node, inError bool) {
 		if count == 0 {
 			c.leafBytes += int(n.EndByte() - n.StartByte())
 		}
-		for i := 0; i < count; i++ {
-			c.walk(n.Child(i), inError)
-		}
-		return
+		return true, false, inError
 	}
 	typ := c.typ(n)
 	spec := c.spec
@@ -239,12 +272,11 @@ func (c *tsCtx) walk(n *ts.Node, inError bool) {
 		// comment's only child): count it whole. Comments define, call
 		// and name nothing.
 		c.leafBytes += int(n.EndByte() - n.StartByte())
-		return
+		return false, false, inError
 	}
 	if count == 0 {
 		c.leafBytes += int(n.EndByte() - n.StartByte())
 	}
-	pushed := false
 	if d, ok := spec.defs[typ]; ok && !inError {
 		pushed = c.define(n, d)
 	}
@@ -264,15 +296,12 @@ func (c *tsCtx) walk(n *ts.Node, inError bool) {
 		if s := val(c, n); s != "" {
 			c.ref(RefString, s, "", n)
 		}
-		if pushed {
-			c.stack = c.stack[:len(c.stack)-1]
-		}
 		// A literal covers its whole span: grammars leave the text between
 		// the quotes without a node.
 		if count > 0 {
 			c.leafBytes += int(n.EndByte() - n.StartByte())
 		}
-		return // a string's parts are not identifiers
+		return false, pushed, inError // a string's parts are not identifiers
 	case spec.types[typ]:
 		if name := c.text(n); name != "" {
 			c.ref(RefType, name, "", n)
@@ -281,14 +310,7 @@ func (c *tsCtx) walk(n *ts.Node, inError bool) {
 	if imp, ok := spec.imports[typ]; ok {
 		c.out.Refs = append(c.out.Refs, imp(c, n)...)
 	}
-	for i := 0; i < count; i++ {
-		if ch := n.Child(i); ch != nil {
-			c.walk(ch, inError)
-		}
-	}
-	if pushed {
-		c.stack = c.stack[:len(c.stack)-1]
-	}
+	return true, pushed, inError
 }
 
 // define records the symbol n introduces, if any, and pushes it.
