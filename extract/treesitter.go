@@ -160,6 +160,9 @@ type tsReader struct{ spec *tsSpec }
 func (r tsReader) read(ctx context.Context, p string, src []byte, parsers *ts.Pool) (*Outline, error) {
 	spec := r.spec
 	lang := spec.language()
+	if d := maxNesting(src); d > maxParseNesting {
+		return nil, fmt.Errorf("memory: brackets nest %d deep (over %d): not parsed, to bound the parser's memory", d, maxParseNesting)
+	}
 	tree, err := parse(ctx, parsers, lang, src)
 	if err != nil {
 		return nil, err
@@ -586,4 +589,32 @@ func parse(ctx context.Context, parsers *ts.Pool, lang *ts.Language, src []byte)
 		return nil, fmt.Errorf("parse: %w", err)
 	}
 	return tree, nil
+}
+
+// maxParseNesting bounds the bracket nesting of a file given to the
+// parser. The runtime's memory grows with nesting (a 1 MB file of nested
+// brackets takes ~270 MB to parse, and the walk's stack grows with it),
+// while real code nests a few dozen levels; a deeper file is indexed as
+// line chunks with its reason recorded.
+const maxParseNesting = 1000
+
+// maxNesting is the deepest nesting of (), [] and {} in src, counted
+// over the raw bytes: brackets in strings and comments count too, which
+// can only overestimate, and by little in real code.
+func maxNesting(src []byte) int {
+	depth, deepest := 0, 0
+	for _, b := range src {
+		switch b {
+		case '(', '[', '{':
+			depth++
+			if depth > deepest {
+				deepest = depth
+			}
+		case ')', ']', '}':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return deepest
 }

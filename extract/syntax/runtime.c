@@ -4,6 +4,9 @@
 #include "runtime.h"
 
 #include <stdatomic.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 #include <time.h>
 
 struct vr_parser {
@@ -131,6 +134,28 @@ uint32_t vr_flatten(const TSTree *tree, vr_node *out, uint32_t cap) {
   }
   ts_tree_cursor_delete(&c);
   return n;
+}
+
+vr_node *vr_flatten_new(const TSTree *tree, uint32_t *n) {
+  uint32_t cap = vr_node_count(tree);
+  vr_node *out = malloc((size_t)(cap ? cap : 1) * sizeof *out);
+  if (!out) {
+    *n = 0;
+    return NULL;
+  }
+  *n = vr_flatten(tree, out, cap);
+  return out;
+}
+
+void vr_tree_delete(TSTree *tree, uint32_t nodes) {
+  ts_tree_delete(tree);
+#if defined(__GLIBC__)
+  // A big tree's memory goes back to the system rather than waiting in
+  // malloc's free lists while the Go nodes are built beside it.
+  if (nodes > 200000) malloc_trim(0);
+#else
+  (void)nodes;
+#endif
 }
 
 void vr_use_libc_allocator(void) { ts_set_allocator(malloc, calloc, realloc, free); }

@@ -114,6 +114,12 @@ TSTree *vr_parse(vr_parser *p, const TSLanguage *lang, const char *src, uint32_t
 // many it wrote.
 uint32_t vr_flatten(const TSTree *tree, vr_node *out, uint32_t cap);
 uint32_t vr_node_count(const TSTree *tree);
+// vr_flatten_new flattens tree into an array from malloc (the caller frees
+// it) and stores its length in *n; NULL when out of memory.
+vr_node *vr_flatten_new(const TSTree *tree, uint32_t *n);
+// vr_tree_delete deletes a tree of the given size, returning the memory of
+// a big one to the system.
+void vr_tree_delete(TSTree *tree, uint32_t nodes);
 void vr_use_libc_allocator(void);
 
 #endif

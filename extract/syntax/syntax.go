@@ -194,18 +194,21 @@ func (p *Parser) Parse(ctx context.Context, lang *Language, src []byte, budget t
 			return nil, ErrNoTree
 		}
 	}
-	defer C.ts_tree_delete(tree)
 	return flatten(lang, tree), nil
 }
 
-// flatten copies tree into Go memory.
+// flatten copies tree into Go memory and deletes it. The flat array is
+// C memory, freed as soon as the Go nodes are built: it never weighs on
+// the Go heap, and the C tree is gone before the Go nodes exist.
 func flatten(lang *Language, tree *C.TSTree) *Tree {
-	n := uint32(C.vr_node_count(tree))
-	raw := make([]C.vr_node, n)
-	if n > 0 {
-		n = uint32(C.vr_flatten(tree, &raw[0], C.uint32_t(n)))
+	var n C.uint32_t
+	raw := C.vr_flatten_new(tree, &n)
+	C.vr_tree_delete(tree, n)
+	if raw == nil {
+		return build(lang, nil)
 	}
-	return build(lang, raw[:n])
+	defer C.free(unsafe.Pointer(raw))
+	return build(lang, unsafe.Slice(raw, int(n)))
 }
 
 // Pool hands out at most size parsers, one per worker, and closes them all

@@ -1,0 +1,48 @@
+package extract
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+func TestMaxNesting(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want int
+	}{
+		{"", 0},
+		{"f(a[1], {b: 2})", 2},
+		{"((()))", 3},
+		{")))(((", 3}, // unbalanced closers never go below zero
+		{"{[(]})", 3},
+	} {
+		if got := maxNesting([]byte(tc.src)); got != tc.want {
+			t.Errorf("maxNesting(%q) = %d, want %d", tc.src, got, tc.want)
+		}
+	}
+}
+
+// TestDeepNestingFallsBack: a generated file nested beyond what the parser
+// may take is indexed as line chunks, with the reason, and loses no line;
+// one just under the bound is parsed.
+func TestDeepNestingFallsBack(t *testing.T) {
+	deep := "const a = 1;\nx = " + strings.Repeat("[", maxParseNesting+1) + strings.Repeat("]", maxParseNesting+1) + ";\nfunction f() {}\n"
+	f, err := Extract(context.Background(), "gen.js", []byte(deep), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.ParseStatus != ParseFallback || !strings.HasPrefix(f.ParseProblem, "memory:") {
+		t.Fatalf("status %s %q, want a memory fallback", f.ParseStatus, f.ParseProblem)
+	}
+	checkFileInvariants(t, f, []byte(deep))
+
+	ok := "x = " + strings.Repeat("[", maxParseNesting-1) + strings.Repeat("]", maxParseNesting-1) + ";\nfunction f() {}\n"
+	f, err = Extract(context.Background(), "gen.js", []byte(ok), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.ParseStatus != ParseClean || len(f.Symbols) != 1 {
+		t.Fatalf("nesting %d: status %s %q, %d symbols; want clean with f", maxParseNesting-1, f.ParseStatus, f.ParseProblem, len(f.Symbols))
+	}
+}
