@@ -10,23 +10,68 @@ import (
 	"slices"
 	"sync"
 	"testing"
+
+	"github.com/viberag/viberag/embed/internal/testtok"
 )
 
-// realTokenizerPath is the real potion-code-16M tokenizer.json in shared/,
-// which sits beside the repository clone (CI lays it out the same way).
-func realTokenizerPath() string {
-	return filepath.Join("..", "..", "shared", "models", "potion-code-16M", "tokenizer.json")
+// testTokenizerData is the tokenizer.json of the models tests write: the
+// real potion-code-16M tokenizer when it lies beside the clone, else the
+// generated one. Tests that hold only for the real vocabulary use
+// realTokenizer, which skips without it.
+var testTokenizerData = sync.OnceValues(func() ([]byte, error) {
+	if p := testtok.RealPath(); p != "" {
+		return os.ReadFile(p)
+	}
+	return testtok.Generated(), nil
+})
+
+var testTokenizerOnce = sync.OnceValues(func() (*Tokenizer, error) {
+	data, err := testTokenizerData()
+	if err != nil {
+		return nil, err
+	}
+	return ParseTokenizer(data)
+})
+
+// testTokenizer is the tokenizer of testTokenizerData.
+func testTokenizer(t testing.TB) *Tokenizer {
+	t.Helper()
+	tok, err := testTokenizerOnce()
+	if err != nil {
+		t.Fatalf("test tokenizer: %v", err)
+	}
+	return tok
+}
+
+var generatedTokenizerOnce = sync.OnceValues(func() (*Tokenizer, error) {
+	return ParseTokenizer(testtok.Generated())
+})
+
+// generatedTokenizer is the generated tokenizer, whatever lies beside the
+// clone.
+func generatedTokenizer(t testing.TB) *Tokenizer {
+	t.Helper()
+	tok, err := generatedTokenizerOnce()
+	if err != nil {
+		t.Fatalf("generated tokenizer: %v", err)
+	}
+	return tok
 }
 
 var realTokenizerOnce = sync.OnceValues(func() (*Tokenizer, error) {
-	return LoadTokenizer(realTokenizerPath())
+	return LoadTokenizer(testtok.RealPath())
 })
 
+// realTokenizer is the real potion-code-16M tokenizer; the test is skipped
+// when it is not beside the clone.
 func realTokenizer(t testing.TB) *Tokenizer {
 	t.Helper()
+	if testtok.RealPath() == "" {
+		t.Skip(testtok.SkipReal)
+	}
 	tok, err := realTokenizerOnce()
 	if err != nil {
-		t.Fatalf("real tokenizer (shared/ must sit beside the repository): %v", err)
+		t.Fatalf("real tokenizer: %v", err)
 	}
 	return tok
 }
@@ -99,12 +144,12 @@ func safetensorsBytes(t testing.TB, tensors ...testTensor) []byte {
 }
 
 // writeModelDir writes a model directory: the given safetensors bytes, the
-// real tokenizer and a config.json.
+// test tokenizer and a config.json.
 func writeModelDir(t testing.TB, dir string, model []byte, config string) {
 	t.Helper()
-	tokData, err := os.ReadFile(realTokenizerPath())
+	tokData, err := testTokenizerData()
 	if err != nil {
-		t.Fatalf("real tokenizer (shared/ must sit beside the repository): %v", err)
+		t.Fatalf("test tokenizer: %v", err)
 	}
 	for name, data := range map[string][]byte{
 		modelFile:     model,
@@ -117,14 +162,22 @@ func writeModelDir(t testing.TB, dir string, model []byte, config string) {
 	}
 }
 
-// Token ids of the real tokenizer used by the tiny model (checked against
-// the vocabulary in TestTinyModelIDs).
-const (
-	idComma = 13   // ","
-	idX     = 63   // "x"
-	idWorld = 1091 // "world"
-	idHello = 6595 // "hello"
-)
+// tinyIDs are the ids, in the test tokenizer, of the tokens the tiny model
+// gives rows of their own.
+type tinyIDs struct{ comma, x, world, hello int32 }
+
+func tinyTokenIDs(t testing.TB) tinyIDs {
+	t.Helper()
+	tok := testTokenizer(t)
+	id := func(s string) int32 {
+		i, ok := tok.TokenID(s)
+		if !ok {
+			t.Fatalf("test tokenizer has no token %q", s)
+		}
+		return i
+	}
+	return tinyIDs{comma: id(","), x: id("x"), world: id("world"), hello: id("hello")}
+}
 
 // tinyModel is a model in potion-code-16M's exact layout — embeddings F32
 // [rows, 4], weights F64 [V], mapping I64 [V] — but with three rows:
@@ -137,15 +190,16 @@ const (
 // nothing.
 func tinyModel(t testing.TB) []byte {
 	t.Helper()
-	v := realTokenizer(t).VocabSize()
+	v := testTokenizer(t).VocabSize()
+	ids := tinyTokenIDs(t)
 	mapping := make([]int64, v)
 	weights := make([]float64, v)
 	for i := range weights {
 		weights[i] = 1
 	}
-	mapping[idHello], weights[idHello] = 1, 2
-	mapping[idWorld], weights[idWorld] = 2, 0.5
-	mapping[idComma], weights[idComma] = 2, 0
+	mapping[ids.hello], weights[ids.hello] = 1, 2
+	mapping[ids.world], weights[ids.world] = 2, 0.5
+	mapping[ids.comma], weights[ids.comma] = 2, 0
 	return safetensorsBytes(t,
 		f32Tensor("embeddings", []int64{3, 4}, []float32{
 			0, 0, 0, 1,

@@ -3,22 +3,25 @@ package embed
 import (
 	"context"
 	"errors"
+	"fmt"
 	"go/build"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 )
 
+// The tiny model's tokens are whole tokens of the test tokenizer.
 func TestTinyModelIDs(t *testing.T) {
-	tok := realTokenizer(t)
-	for tokStr, want := range map[string]int32{",": idComma, "x": idX, "world": idWorld, "hello": idHello} {
-		if id, ok := tok.TokenID(tokStr); !ok || id != want {
-			t.Fatalf("TokenID(%q) = %d, want %d", tokStr, id, want)
-		}
+	ids := tinyTokenIDs(t)
+	got := testTokenizer(t).Encode(nil, "Hello, World x")
+	if want := []int32{ids.hello, ids.comma, ids.world, ids.x}; !slices.Equal(got, want) {
+		t.Fatalf("Encode = %v, want %v", got, want)
 	}
 }
 
@@ -88,7 +91,8 @@ func TestModel2VecWithoutNormalize(t *testing.T) {
 
 // Without a mapping tensor, token id i is embedding row i.
 func TestModel2VecIdentityLayout(t *testing.T) {
-	v := realTokenizer(t).VocabSize()
+	v := testTokenizer(t).VocabSize()
+	ids := tinyTokenIDs(t)
 	rows := make([]float32, 2*v)
 	for i := range v {
 		rows[2*i], rows[2*i+1] = float32(i), 1
@@ -103,38 +107,47 @@ func TestModel2VecIdentityLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []float32{(idHello + idWorld) / 2.0, 1}; !approx(got[0], want) {
+	if want := []float32{float32(ids.hello+ids.world) / 2, 1}; !approx(got[0], want) {
 		t.Errorf("Embed = %v, want %v", got[0], want)
 	}
 }
 
 func TestModel2VecLimits(t *testing.T) {
 	dir := tinyModelDir(t)
-	m, err := LoadModel2Vec(dir, Model2VecOptions{MaxTokens: 2})
+	m, err := LoadModel2Vec(dir, Model2VecOptions{MaxTokens: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := DefaultModel().ID(); strings.HasPrefix(m.ID(), want) {
 		t.Errorf("ID %q names the default model for a tiny one", m.ID())
 	}
-	if !strings.HasSuffix(m.ID(), "+max2") {
+	if !strings.HasSuffix(m.ID(), "+max3") {
 		t.Errorf("ID %q does not carry the token limit", m.ID())
 	}
 	s := 1 / math.Sqrt(1.0625)
 	helloWorld := []float32{float32(s), float32(0.25 * s), 0, 0}
+	// The text is first cut to 3 × the vocabulary's median token length
+	// characters, as Model2Vec does (3 × 7 for potion-code-16M, 3 × 5 for
+	// the generated tokenizer).
+	cut := 3 * testTokenizer(t).medianLen
 	tests := []struct {
 		name, in string
 		want     []float32
 	}{
-		{"tokens past the limit ignored", "hello world x x x", helloWorld},
-		// Were [UNK] counted, the two tokens would be [UNK] and hello.
-		{"unknown tokens do not count", "😀😀 hello world", helloWorld},
-		// The text is first cut to 2 × 7 characters, as Model2Vec does:
-		// 14 emoji make one unknown word and leave no room for hello.
-		{"characters past the cut ignored", strings.Repeat("😀", 14) + " hello", []float32{0, 0, 0, 0}},
-		{"characters before the cut kept", "😀 😀 😀 world", []float32{0, 1, 0, 0}},
+		// "," weighs 0, so hello world , has hello world's direction; x
+		// would add row 0.
+		{"tokens past the limit ignored", "hello world, x", helloWorld},
+		// Were [UNK] counted, the three tokens would be [UNK], [UNK] and hello.
+		{"unknown tokens do not count", "😀 😀 hello world", helloWorld},
+		// cut emoji make one unknown word and leave no room for hello.
+		{"characters past the cut ignored", strings.Repeat("😀", cut) + " hello", []float32{0, 0, 0, 0}},
+		// Exactly cut characters: world is whole.
+		{"characters before the cut kept", strings.Repeat("😀", max(cut-len(" world"), 1)) + " world", []float32{0, 1, 0, 0}},
 	}
 	for _, tc := range tests {
+		if n := utf8.RuneCountInString(tc.in); tc.name != "characters past the cut ignored" && n > cut {
+			t.Fatalf("%s: %d characters, more than the cut at %d", tc.name, n, cut)
+		}
 		got, err := m.Embed(context.Background(), []string{tc.in})
 		if err != nil {
 			t.Fatal(err)
@@ -232,7 +245,7 @@ func TestModel2VecIDs(t *testing.T) {
 }
 
 func TestLoadModel2VecErrors(t *testing.T) {
-	v := realTokenizer(t).VocabSize()
+	v := testTokenizer(t).VocabSize()
 	ones := func(n int) []float64 {
 		w := make([]float64, n)
 		for i := range w {
@@ -253,10 +266,10 @@ func TestLoadModel2VecErrors(t *testing.T) {
 		{"no embeddings", []testTensor{f64Tensor("weights", ones(v))}, potionConfig, `no tensor "embeddings"`},
 		{"embeddings 1-D", []testTensor{f32Tensor("embeddings", []int64{4}, make([]float32, 4))}, potionConfig, "want [rows, dim]"},
 		{"embeddings of ints", []testTensor{i64Tensor("embeddings", []int64{1, 2})}, potionConfig, "want [rows, dim]"},
-		{"rows without mapping", []testTensor{emb}, potionConfig, "3 rows, but the tokenizer has 61826 ids and there is no mapping"},
-		{"short mapping", []testTensor{emb, i64Tensor("mapping", zeros[:10])}, potionConfig, `tensor "mapping": shape [10], want [61826]`},
+		{"rows without mapping", []testTensor{emb}, potionConfig, fmt.Sprintf("3 rows, but the tokenizer has %d ids and there is no mapping", v)},
+		{"short mapping", []testTensor{emb, i64Tensor("mapping", zeros[:10])}, potionConfig, fmt.Sprintf(`tensor "mapping": shape [10], want [%d]`, v)},
 		{"mapping out of range", []testTensor{emb, i64Tensor("mapping", outOfRange)}, potionConfig, "mapping[5] = 3, outside the 3 embedding rows"},
-		{"short weights", []testTensor{emb, i64Tensor("mapping", zeros), f64Tensor("weights", ones(7))}, potionConfig, `tensor "weights": shape [7], want [61826]`},
+		{"short weights", []testTensor{emb, i64Tensor("mapping", zeros), f64Tensor("weights", ones(7))}, potionConfig, fmt.Sprintf(`tensor "weights": shape [7], want [%d]`, v)},
 		{"weights of ints", []testTensor{emb, i64Tensor("mapping", zeros), i64Tensor("weights", zeros)}, potionConfig, "dtype I64, want F64 or F32"},
 		{"quantization disagrees", []testTensor{emb, i64Tensor("mapping", zeros)}, `{"normalize": true, "vocabulary_quantization": 5}`, "vocabulary_quantization 5, but embeddings has 3 rows"},
 		{"bad config", []testTensor{emb, i64Tensor("mapping", zeros)}, `{"normalize": "yes"}`, "config.json"},
@@ -305,7 +318,8 @@ func benchChunks(b *testing.B) []string {
 }
 
 // benchModel is potion-code-16M's full shape (61,826 × 256, mapping and
-// weights) with random values, so memory traffic is the real one.
+// weights) with random values, so memory traffic is the real one; it needs
+// the real tokenizer.
 func benchModel(b *testing.B) *Model2Vec {
 	tok := realTokenizer(b)
 	v, dim := tok.VocabSize(), 256

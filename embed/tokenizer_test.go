@@ -1,9 +1,12 @@
 package embed
 
 import (
+	"bytes"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/viberag/viberag/embed/internal/testtok"
 )
 
 // The expected ids below were worked out by hand from the rules (BERT
@@ -92,7 +95,7 @@ func TestTokenizerFacts(t *testing.T) {
 	if tok.medianLen != 7 {
 		t.Errorf("median token length = %d, want 7", tok.medianLen)
 	}
-	for tokStr, want := range map[string]int32{"[PAD]": 0, "[UNK]": 1, "hello": idHello, "##aa": 10060} {
+	for tokStr, want := range map[string]int32{"[PAD]": 0, "[UNK]": 1, ",": 13, "x": 63, "world": 1091, "hello": 6595, "##aa": 10060} {
 		if id, ok := tok.TokenID(tokStr); !ok || id != want {
 			t.Errorf("TokenID(%q) = %d, %v; want %d", tokStr, id, ok, want)
 		}
@@ -102,11 +105,105 @@ func TestTokenizerFacts(t *testing.T) {
 	}
 }
 
+// The generated tokenizer takes every code path of the real one; the
+// expected tokens follow from the rules and testtok's vocabulary.
+func TestTokenizerGeneratedVocabulary(t *testing.T) {
+	tok := generatedTokenizer(t)
+	aaa := []string{"a"}
+	for range 99 {
+		aaa = append(aaa, "##a")
+	}
+	tests := []struct {
+		name   string
+		in     string
+		tokens []string
+	}{
+		{"empty", "", []string{}},
+		{"only spaces", " \t\n ", []string{}},
+		{"punctuation isolated", "Hello, World!", []string{"hello", ",", "world", "!"}},
+		{"code punctuation", "foo_bar(x, y);", []string{"foo", "_", "bar", "(", "x", ",", "y", ")", ";"}},
+		{"operators", "err != nil {", []string{"err", "!", "=", "nil", "{"}},
+		{"ascii symbols are punctuation", "a+b=c", []string{"a", "+", "b", "=", "c"}},
+		{"camelCase word pieces", "getUserById", []string{"get", "##user", "##by", "##id"}},
+		{"longest match first", "parseHTTPResponseHeaders", []string{"parse", "##http", "##response", "##head", "##ers"}},
+		{"single-letter pieces", "zxqvjw", []string{"z", "##x", "##q", "##v", "##j", "##w"}},
+		{"accents stripped", "Hélló Wörld", []string{"hello", "world"}},
+		{"Ø has no decomposition", "Øx", []string{"ø", "##x"}},
+		{"dotted capital I", "İ", []string{"i"}},
+		{"greek lowercased", "ΩΜΈΓΑ", []string{"ω", "##μ", "##ε", "##γ", "##α"}},
+		{"CJK ideographs isolated", "中文abc", []string{"中", "文", "a", "##b", "##c"}},
+		{"unicode punctuation", "«text» x—y", []string{"«", "text", "»", "x", "—", "y"}},
+		{"currency sign is not punctuation", "a€b", []string{"a", "##€", "##b"}},
+		{"no-break and ideographic spaces split", "a\u00a0b\u3000x", []string{"a", "b", "x"}},
+		{"zero-width space removed", "a\u200bb", []string{"a", "##b"}},
+		{"controls removed, tab and newline split", "c\x00d\te\nf\vg", []string{"c", "##d", "e", "f", "##g"}},
+		{"emoji unknown", "😀 ok", []string{"[UNK]", "ok"}},
+		{"uncoverable word unknown whole", "a😀b c", []string{"[UNK]", "c"}},
+		{"fullwidth letters unknown", "ｆｕｌｌ", []string{"[UNK]"}},
+		{"literal [UNK] is the unknown token", "[UNK] x", []string{"[UNK]", "x"}},
+		{"literal [PAD] as a word", "x [PAD] y", []string{"x", "[PAD]", "y"}},
+		{"[PAD] touching a word is text", "x[PAD]", []string{"x", "[", "p", "##a", "##d", "]"}},
+		{"100 characters is a word", strings.Repeat("a", 100), aaa},
+		{"101 characters is unknown", strings.Repeat("a", 101), []string{"[UNK]"}},
+		{"101 accented characters is unknown", strings.Repeat("é", 101), []string{"[UNK]"}},
+		{"truncated to max_length", strings.Repeat("x ", 600), slices.Repeat([]string{"x"}, 512)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tokenStrings(tok, tok.Encode(nil, tc.in)); !slices.Equal(got, tc.tokens) {
+				t.Errorf("Encode(%q) = %q, want %q", tc.in, got, tc.tokens)
+			}
+		})
+	}
+}
+
+func TestGeneratedTokenizerFacts(t *testing.T) {
+	tok := generatedTokenizer(t)
+	vocab := testtok.Vocabulary()
+	if got := tok.VocabSize(); got != len(vocab) {
+		t.Errorf("VocabSize = %d, want %d", got, len(vocab))
+	}
+	for id, s := range vocab {
+		if got, ok := tok.TokenID(s); !ok || got != int32(id) {
+			t.Errorf("TokenID(%q) = %d, %v; want %d", s, got, ok, id)
+		}
+	}
+	if tok.UnkID() != 1 || tok.MaxLength() != 512 || tok.maxChars != 100 {
+		t.Errorf("UnkID %d, MaxLength %d, max chars per word %d; want 1, 512, 100", tok.UnkID(), tok.MaxLength(), tok.maxChars)
+	}
+	// TestModel2VecLimits needs 3 × the median for its texts.
+	if tok.medianLen != 5 {
+		t.Errorf("median token length = %d, want 5", tok.medianLen)
+	}
+	if !bytes.Equal(testtok.Generated(), testtok.Generated()) {
+		t.Error("generated tokenizer differs between calls")
+	}
+}
+
+// The generated tokenizer has the real one's settings, and its ASCII
+// characters the real ids.
+func TestGeneratedTokenizerMatchesReal(t *testing.T) {
+	real, gen := realTokenizer(t), generatedTokenizer(t)
+	if gen.UnkID() != real.UnkID() || gen.MaxLength() != real.MaxLength() || gen.maxChars != real.maxChars || gen.norm != real.norm {
+		t.Errorf("settings differ: generated %d %d %d %+v, real %d %d %d %+v",
+			gen.UnkID(), gen.MaxLength(), gen.maxChars, gen.norm, real.UnkID(), real.MaxLength(), real.maxChars, real.norm)
+	}
+	for id := range int32(70) {
+		if g, r := gen.Token(id), real.Token(id); g != r {
+			t.Errorf("id %d: generated %q, real %q", id, g, r)
+		}
+	}
+	if len(gen.normAdded) != len(real.normAdded) || len(gen.rawAdded) != len(real.rawAdded) {
+		t.Errorf("added tokens differ: generated %d+%d, real %d+%d", len(gen.rawAdded), len(gen.normAdded), len(real.rawAdded), len(real.normAdded))
+	}
+}
+
 func TestTokenizerAppendsAndIsDeterministic(t *testing.T) {
-	tok := realTokenizer(t)
+	tok := testTokenizer(t)
+	ids := tinyTokenIDs(t)
 	dst := []int32{-7}
 	got := tok.Encode(dst, "hello world")
-	if want := []int32{-7, idHello, idWorld}; !slices.Equal(got, want) {
+	if want := []int32{-7, ids.hello, ids.world}; !slices.Equal(got, want) {
 		t.Fatalf("Encode appended %v, want %v", got, want)
 	}
 	text := "func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { Ünïcode 中文 }"

@@ -14,7 +14,7 @@ import (
 // vectors are off.
 func TestSearchWithVectors(t *testing.T) {
 	dir := t.TempDir()
-	if err := embedtest.Write(dir, embedtest.TokenizerPath, embedtest.Model{Rows: 4096, Dim: 32, Seed: 3}); err != nil {
+	if err := embedtest.Write(dir, embedtest.Model{Rows: 4096, Dim: 32, Seed: 3}); err != nil {
 		t.Fatal(err)
 	}
 	m, err := embed.LoadModel2Vec(dir, embed.Model2VecOptions{})
@@ -78,7 +78,7 @@ func TestSearchWithVectors(t *testing.T) {
 // when it gets one, without a restart, and embeds the index.
 func TestSetEmbedderWhileServing(t *testing.T) {
 	dir := t.TempDir()
-	if err := embedtest.Write(dir, embedtest.TokenizerPath, embedtest.Model{Rows: 4096, Dim: 32, Seed: 4}); err != nil {
+	if err := embedtest.Write(dir, embedtest.Model{Rows: 4096, Dim: 32, Seed: 4}); err != nil {
 		t.Fatal(err)
 	}
 	m, err := embed.LoadModel2Vec(dir, embed.Model2VecOptions{})

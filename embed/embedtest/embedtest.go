@@ -1,10 +1,15 @@
 // Package embedtest writes Model2Vec models in the exact on-disk format of
 // minishlab/potion-code-16M (model.safetensors with embeddings F32 [R, D],
-// weights F64 [V] and mapping I64 [V]; the real tokenizer.json; a
+// weights F64 [V] and mapping I64 [V]; a WordPiece tokenizer.json; a
 // config.json), for tests and benchmarks of code that embeds. The real
-// weights cannot be downloaded where viberag is built; these models have
-// pseudo-random rows, so their vectors mean only "shares tokens with",
-// which is enough to exercise every code path and to measure speed.
+// weights are not part of the repository; these models have pseudo-random
+// rows, so their vectors mean only "shares tokens with", which is enough to
+// exercise every code path and to measure speed.
+//
+// The tokenizer is, unless a Model names one, the real potion-code-16M
+// tokenizer.json when RealTokenizerPath finds a copy beside the repository
+// clone, and otherwise a small one generated in the same format
+// (GeneratedTokenizer), so tests need nothing outside the repository.
 package embedtest
 
 import (
@@ -18,21 +23,29 @@ import (
 	"path/filepath"
 
 	"github.com/viberag/viberag/embed"
+	"github.com/viberag/viberag/embed/internal/testtok"
 )
 
-// TokenizerPath is the real tokenizer beside a repository clone, relative
-// to a package directory one level below the module root (where `go test`
-// runs); use TokenizerPathFrom for other depths.
-const TokenizerPath = "../../shared/models/potion-code-16M/tokenizer.json"
+// GeneratedTokenizer returns the generated tokenizer.json: the real
+// file's settings with a small deterministic vocabulary of ASCII and some
+// other characters, their ##-continuations and a few hundred words of code.
+func GeneratedTokenizer() []byte { return bytes.Clone(testtok.Generated()) }
 
-// TokenizerPathFrom is the real tokenizer's path from a directory depth
-// levels below the module root.
-func TokenizerPathFrom(depth int) string {
-	p := filepath.Join("..", "shared", "models", "potion-code-16M", "tokenizer.json")
-	for range depth {
-		p = filepath.Join("..", p)
+// RealTokenizerPath is the real potion-code-16M tokenizer.json beside the
+// repository clone, or "" when there is none.
+func RealTokenizerPath() string { return testtok.RealPath() }
+
+// Tokenizer returns the tokenizer.json models get by default: the real one
+// when RealTokenizerPath finds it, else the generated one.
+func Tokenizer() ([]byte, error) {
+	if p := testtok.RealPath(); p != "" {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("embedtest: %w", err)
+		}
+		return data, nil
 	}
-	return p
+	return testtok.Generated(), nil
 }
 
 // Model describes a model to write.
@@ -40,19 +53,27 @@ type Model struct {
 	Rows int    // embedding rows; tokens map onto them round-robin (mapping[i] = i mod Rows)
 	Dim  int    // vector dimension
 	Seed uint64 // the rows are a function of the seed alone
+
+	// Tokenizer is the tokenizer.json file to copy; "" means Tokenizer().
+	Tokenizer string
 }
 
-// Write writes m into dir (created if needed) with the tokenizer at
-// tokenizerPath.
-func Write(dir, tokenizerPath string, m Model) error {
+// Write writes m into dir (created if needed).
+func Write(dir string, m Model) error {
 	if m.Rows <= 0 || m.Dim <= 0 {
 		return fmt.Errorf("embedtest: rows %d, dim %d: must be positive", m.Rows, m.Dim)
 	}
-	tok, err := embed.LoadTokenizer(tokenizerPath)
+	var tokData []byte
+	var err error
+	if m.Tokenizer == "" {
+		tokData, err = Tokenizer()
+	} else {
+		tokData, err = os.ReadFile(m.Tokenizer)
+	}
 	if err != nil {
 		return fmt.Errorf("embedtest: %w", err)
 	}
-	tokData, err := os.ReadFile(tokenizerPath)
+	tok, err := embed.ParseTokenizer(tokData)
 	if err != nil {
 		return fmt.Errorf("embedtest: %w", err)
 	}
