@@ -533,7 +533,11 @@ func csLocalFunction(sc *scanCtx, it *item) int {
 		k++
 		for {
 			if k < end && toks[k].kind == '<' {
-				k = csSkipAngles(toks, k, end)
+				next := csSkipAngles(toks, k, end)
+				if next == k {
+					break // not type arguments: never revisit a token
+				}
+				k = next
 				continue
 			}
 			if k+1 < end && (toks[k].kind == '.' || tokText(src, toks[k]) == "::") && toks[k+1].kind == 'w' {
