@@ -43,6 +43,11 @@ type tsSpec struct {
 	// unitsRoot returns the node whose children are the file's top-level
 	// units. nil: the root node.
 	unitsRoot func(c *tsCtx, root *ts.Node) *ts.Node
+	// prepare, when set, returns the copy of the source to parse: the same
+	// length, with the same newlines, where constructs the grammar cannot
+	// read are blanked; and a note on what it blanked ("" when nothing).
+	// Facts are read from the original source.
+	prepare func(src []byte) ([]byte, string)
 	// roles is the spec's role table, built on first use (registerTreeSitter).
 	roles func() tsRoles
 	// maxErrorShare is the share of bytes under ERROR nodes above which the
@@ -163,11 +168,21 @@ func (r tsReader) read(ctx context.Context, p string, src []byte, parsers *ts.Po
 	if d := maxNesting(src); d > maxParseNesting {
 		return nil, fmt.Errorf("memory: brackets nest %d deep (over %d): not parsed, to bound the parser's memory", d, maxParseNesting)
 	}
-	tree, err := parse(ctx, parsers, lang, src)
+	parseSrc, note := src, ""
+	if spec.prepare != nil {
+		if p, n := spec.prepare(src); len(p) == len(src) {
+			parseSrc, note = p, n // a repair that shifted offsets is ignored
+		}
+	}
+	tree, err := parse(ctx, parsers, lang, parseSrc)
 	if err != nil {
 		return nil, err
 	}
-	return spec.readTree(tree, src), nil
+	out := spec.readTree(tree, src)
+	if note != "" && out.Status == ParseClean {
+		out.Status, out.Problem = ParseRepaired, note
+	}
+	return out, nil
 }
 
 // readTree reads the facts of one parsed file.
