@@ -1,8 +1,8 @@
 package extract
 
-// The C and C++ definition scanner. The pure-Go C++ grammar loses most of
-// a real header (template `>>`, macros), so definitions of C and C++ come
-// from the region skeleton instead, the way ctags reads them: each item's
+// The C and C++ definition scanner. Grammars without a preprocessor lose
+// much of a real header (macros used as keywords), so definitions of C and
+// C++ come from the skeleton instead, the way ctags reads them: each item's
 // header — the tokens before its `{` or `;` — says what it declares.
 //
 //	namespace a::b {            namespace (members scanned inside)

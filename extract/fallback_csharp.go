@@ -35,16 +35,11 @@ var csLex = braceLex{
 	},
 }
 
-// csPrepareDirectives is csPrepare without blanking bodies (for the
-// scanner, which reads bodies lexically anyway).
-func csPrepareDirectives(src []byte) ([]byte, string) { return csPrepareOpts(src, false) }
-
-// csPrepare blanks preprocessor lines (#region, #pragma, #nullable …) and,
-// like C, the alternative branches of #if groups whose branches do not
-// balance their braces, so a region never holds half a directive group.
-func csPrepare(src []byte) ([]byte, string) { return csPrepareOpts(src, true) }
-
-func csPrepareOpts(src []byte, blankBodies bool) ([]byte, string) {
+// csPrepareDirectives blanks preprocessor lines (#region, #pragma,
+// #nullable …) and, like C, the alternative branches of #if groups whose
+// branches do not balance their braces, so the skeleton never sees half a
+// directive group.
+func csPrepareDirectives(src []byte) ([]byte, string) {
 	out := bytes.Clone(src)
 	dirs, dead := cConditionals(out)
 	other := 0
@@ -61,10 +56,6 @@ func csPrepareOpts(src []byte, blankBodies bool) ([]byte, string) {
 		}
 		start = end
 	}
-	bodies := 0
-	if blankBodies {
-		bodies = csBlankBodies(out)
-	}
 	var notes []string
 	if dirs+other > 0 {
 		notes = append(notes, fmt.Sprintf("blanked %d directive lines", dirs+other))
@@ -72,97 +63,10 @@ func csPrepareOpts(src []byte, blankBodies bool) ([]byte, string) {
 	if dead > 0 {
 		notes = append(notes, fmt.Sprintf("%d lines of alternative #if branches", dead))
 	}
-	if bodies > 0 {
-		notes = append(notes, fmt.Sprintf("%d member bodies read lexically", bodies))
-	}
 	if len(notes) == 0 {
 		return out, ""
 	}
 	return out, "repaired: " + strings.Join(notes, ", ")
-}
-
-// csBlankBodies blanks the inside of method, constructor, operator,
-// accessor and local function bodies, keeping their braces: the pure-Go
-// C# parser spends most of its time (0.01-0.05 MB/s) in statement
-// ambiguity, while definitions live in the declarations. The bodies' calls,
-// identifiers and strings are read lexically (repair_lexrefs.go). It
-// returns the number of bodies blanked.
-func csBlankBodies(b []byte) int {
-	items, toks := braceSkeleton(b, &csLex)
-	n := 0
-	var walk func(items []item, depth int)
-	walk = func(items []item, depth int) {
-		for i := range items {
-			it := &items[i]
-			if depth > 40 {
-				continue
-			}
-			if csBlankArrow(b, toks, it) {
-				n++
-				continue
-			}
-			if !it.hasBlock() {
-				continue
-			}
-			switch csBlockKind(b, toks, it) {
-			case "container":
-				walk(it.children, depth+1)
-			case "property":
-				// accessors: get { ... } set { ... }
-				for j := range it.children {
-					ch := &it.children[j]
-					if ch.hasBlock() && ch.close > ch.open && blankInside(b, ch.open, ch.close) > 0 {
-						n++
-					}
-				}
-			default:
-				if blankInside(b, it.open, it.close) > 0 {
-					n++
-				}
-			}
-		}
-	}
-	walk(items, 0)
-	return n
-}
-
-// csBlankArrow blanks an expression body `=> expr;` of a member to `=> 0;`
-// (generic calls in expressions make the parser fork at every `<`).
-func csBlankArrow(b []byte, toks []skelTok, it *item) bool {
-	depth := 0
-	for k := it.tok0; k < it.tok1 && k < len(toks); k++ {
-		t := toks[k]
-		switch t.kind {
-		case '(', '[', '{':
-			depth++
-		case ')', ']', '}':
-			depth--
-		case 'w':
-			if depth == 0 {
-				switch tokText(b, t) {
-				case "namespace", "class", "struct", "interface", "enum", "record":
-					return false
-				}
-			}
-		case 'o':
-			if depth != 0 || tokText(b, t) != "=>" || k+1 >= it.tok1 {
-				continue
-			}
-			last := toks[it.tok1-1]
-			if last.kind != ';' || toks[k+1].start >= last.start {
-				return false
-			}
-			from := toks[k+1].start
-			for q := from; q < last.start; q++ {
-				if b[q] != '\n' {
-					b[q] = ' '
-				}
-			}
-			b[from] = '0'
-			return true
-		}
-	}
-	return false
 }
 
 // csBlockKind classifies an item's block by its header: "container"

@@ -1,12 +1,11 @@
 package extract
 
-// The Haskell region skeleton, repairs, line scanner and outline finish.
+// The Haskell skeleton, repairs, line scanner and outline finish.
 //
 // Top-level declarations of a Haskell module start in column 0; lines of
 // the same declaration are indented (or start with a closing bracket,
-// `|`, `=`, `where`, `deriving`...). The skeleton cuts the file there, so
-// the region parser can parse a few declarations at a time behind the
-// module header, and the scanner can read a declaration from its lines:
+// `|`, `=`, `where`, `deriving`...). The skeleton cuts the file there, and
+// the scanner reads a declaration from its lines:
 //
 //	name :: Type                 signature of name
 //	name args = ... / | guard    equation of name
@@ -140,8 +139,7 @@ func hsContinuation(line []byte) bool {
 
 // hsSkeleton cuts a Haskell file into top-level declarations. When the
 // file has a module header, the declarations are the children of one
-// container item whose "header" is the module header, so every region is
-// parsed behind it (the grammar needs it to start the layout).
+// container item whose "header" is the module header.
 func hsSkeleton(src []byte) ([]item, []skelTok) {
 	lines := hsLines(src)
 	// The module header: from the first line to the line holding its
@@ -788,8 +786,7 @@ func hsFinish(src []byte, out *Outline) {
 }
 
 // hsModuleSymbol adds the module header as a module symbol (and its
-// Haddock as the file doc) when the tree did not, as when regions were
-// parsed behind a stand-in header.
+// Haddock as the file doc) when the scanner did not.
 func hsModuleSymbol(src []byte, out *Outline) {
 	for _, s := range out.Symbols {
 		if s.Kind == KindModule {

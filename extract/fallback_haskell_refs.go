@@ -2,8 +2,8 @@ package extract
 
 // The lexical Haskell reader: a token scan of the whole file gives its
 // refs (imports, type names, identifiers, calls and strings) the way the
-// tree-sitter walker reads them from a tree, at a small fraction of the
-// pure-Go grammar's cost (see hsScanFile).
+// tree-sitter walker reads them from a tree, at a fraction of a parse's
+// cost (see hsScanFile).
 
 import (
 	"strings"

@@ -1,13 +1,12 @@
 package extract
 
-// Offset-preserving repairs and the region skeleton for C and C++.
+// Offset-preserving repairs and the skeleton for C and C++.
 //
 // Real C/C++ is written for the preprocessor, which tree-sitter does not
 // run: conditional branches that open a block in two ways, and macros
 // used as keywords (`FMT_BEGIN_NAMESPACE`, `UV_EXTERN int f(void);`,
-// `class FMT_API error`, `void f() FMT_NOEXCEPT`). The pure-Go runtime's
-// error recovery is not local, so one such line can turn the rest of the
-// file into ERROR nodes. cPrepare blanks them — replaces their bytes with
+// `class FMT_API error`, `void f() FMT_NOEXCEPT`). One such line can
+// mislead a parser or the skeleton for the rest of the file. cPrepare blanks them — replaces their bytes with
 // spaces, keeping newlines — by generic rules, not by macro names:
 //
 //   - `#if 0` / `#if false` regions, and the conditional directive lines
@@ -578,7 +577,7 @@ header:
 	return parens || !aggregate
 }
 
-// cSkeleton is the region skeleton of a C or C++ file.
+// cSkeleton is the skeleton of a C or C++ file.
 func cSkeleton(src []byte) ([]item, []skelTok) { return braceSkeleton(src, &cLex) }
 
 // templateArgsEnd returns the index of the `>` closing the template

@@ -6,7 +6,6 @@ package extract
 // symbol's and a chunk's identifiers, calls and strings stay complete.
 
 import (
-	"bytes"
 	"strings"
 )
 
@@ -92,27 +91,6 @@ func lexRefs(src []byte, toks []skelTok, lines *pointIndex, lang *lexRefLang, ke
 	return out
 }
 
-// blankedBy reports whether token t was blanked in parse (so the tree
-// never saw it).
-func blankedBy(src, parse []byte) func(t skelTok) bool {
-	return func(t skelTok) bool {
-		return t.kind != '#' && t.start < len(parse) && parse[t.start] == ' ' && src[t.start] != ' '
-	}
-}
-
-// blankInside replaces the bytes strictly between open and close with
-// spaces, keeping newlines; it returns the number of bytes blanked.
-func blankInside(b []byte, open, close int) int {
-	n := 0
-	for k := open + 1; k < close && k < len(b); k++ {
-		if b[k] != '\n' && b[k] != ' ' {
-			b[k] = ' '
-			n++
-		}
-	}
-	return n
-}
-
 // csKeywords are C# keywords (and contextual keywords that never name
 // anything in a body).
 var csKeywords = wordSet(`abstract as base bool break byte case catch char checked class const continue
@@ -144,6 +122,3 @@ var csLexRefs = &lexRefLang{
 		return unquote(s)
 	},
 }
-
-// bytesDiffer reports whether parse differs from src anywhere.
-func bytesDiffer(src, parse []byte) bool { return !bytes.Equal(src, parse) }

@@ -2,11 +2,10 @@ package extract
 
 // A skeleton is the nesting of a file's syntactic items — declarations,
 // members, statements — found by a cheap lexical scan (comments, strings,
-// brackets), without parsing. The repair reader uses it to parse a file in
-// regions (a few items at a time, inside their containers' headers) and to
-// recover definitions from regions whose tree is degraded. Items always
-// begin at a line start (or just after their container's `{`), so every
-// region is a run of whole lines.
+// brackets), without parsing. The scanner reader reads definitions from
+// its items' headers, and chunks follow its items. Items always begin at a
+// line start (or just after their container's `{`), so every item is a
+// run of whole lines.
 
 import "bytes"
 
