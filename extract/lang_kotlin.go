@@ -1,6 +1,8 @@
 package extract
 
 import (
+	"bytes"
+	"fmt"
 	"strings"
 	"unicode"
 
@@ -38,6 +40,7 @@ func kotlinSpec() *tsSpec {
 	return &tsSpec{
 		name:     "kotlin",
 		language: ts.Lazy("kotlin", tskotlin.Language),
+		prepare:  ktPrepare,
 		defs: map[string]tsDef{
 			"class_declaration":     {kind: KindClass, kindOf: ktClassKind},
 			"object_declaration":    {kind: KindClass},
@@ -512,4 +515,619 @@ func ktLeadingName(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// Offset-preserving repairs (ktPrepare). The grammar predates two
+// constructs of current Kotlin, and its error recovery is not local: one
+// of them can turn the rest of the file into ERROR nodes, and the string
+// literals after it lex out of step. ktPrepare blanks them (spaces, the
+// newlines kept), by the shape of the code, not by names:
+//
+//   - when guards (Kotlin 2.1): `is T if cond ->`, `else if cond ->` in a
+//     `when` with a subject; the condition may span lines inside brackets
+//     or after an operator. Blanked from `if` to before the `->`, the entry
+//     reads as `is T ->`;
+//   - annotations of a property accessor when the property declares no
+//     type (`val id⏎ @OptIn(X::class)⏎ get() = …`): the grammar reads the
+//     annotation as the start of a new declaration there;
+//   - a soft keyword used as a name at the start of a statement
+//     (`where?.let { … }`, `open.close()`): the grammar reads the keyword
+//     (a `where` clause, a modifier) and the rest of the function turns
+//     to ERROR. Not blanked but renamed: its first byte becomes `_`, a
+//     name of the same length (facts still read `where` from the source);
+//   - `get` and `set` as infix calls (`insert { … } get T.id`): read as
+//     accessors, they end the statement's tree; renamed the same way;
+//   - the `$$` of multi-dollar strings (Kotlin 2.2: `$$"…$$name…"`),
+//     blanked: the string reads as a plain one.
+func ktPrepare(src []byte) ([]byte, string) {
+	toks := ktTokens(src)
+	out := bytes.Clone(src)
+	guards := ktBlankGuards(src, out, toks)
+	annots := ktBlankAccessorAnnotations(src, out, toks)
+	names := ktRenameSoftKeywords(src, out, toks) + ktRenameInfixAccessors(src, out, toks)
+	dollars := ktBlankStringDollars(src, out, toks)
+	var notes []string
+	if guards > 0 {
+		notes = append(notes, fmt.Sprintf("blanked %d when guards", guards))
+	}
+	if annots > 0 {
+		notes = append(notes, fmt.Sprintf("blanked %d accessor annotations", annots))
+	}
+	if dollars > 0 {
+		notes = append(notes, fmt.Sprintf("blanked %d multi-dollar string prefixes", dollars))
+	}
+	if names > 0 {
+		notes = append(notes, fmt.Sprintf("renamed %d soft keywords used as names", names))
+	}
+	if len(notes) == 0 {
+		return src, ""
+	}
+	return out, "repaired: " + strings.Join(notes, ", ")
+}
+
+// ktTok is a token of ktPrepare's scan. Comments are skipped; a string
+// literal, templates included, is one token.
+type ktTok struct {
+	kind       byte // 'w' word, 's' string or char literal, 'a' the arrow `->`, else the punctuation byte
+	start, end int
+	nl         bool // a line break lies between it and the previous token
+}
+
+func ktTokens(src []byte) []ktTok {
+	var toks []ktTok
+	ktLex(src, 0, false, func(t ktTok) { toks = append(toks, t) })
+	return toks
+}
+
+// ktLex scans code from i, passing each token to emit (nil: none). In a
+// string template (`${…}`) it stops after the `}` closing it, and returns
+// the offset it stopped at.
+func ktLex(src []byte, i int, template bool, emit func(ktTok)) int {
+	depth, nl := 0, false
+	put := func(kind byte, start, end int) {
+		if emit != nil {
+			emit(ktTok{kind: kind, start: start, end: end, nl: nl})
+		}
+		nl = false
+	}
+	for i < len(src) {
+		c, next := src[i], byte(0)
+		if i+1 < len(src) {
+			next = src[i+1]
+		}
+		switch {
+		case c == '\n':
+			nl = true
+			i++
+		case c == ' ' || c == '\t' || c == '\r' || c == '\f':
+			i++
+		case c == '/' && next == '/':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+		case c == '/' && next == '*':
+			end := ktCommentEnd(src, i)
+			nl = nl || bytes.IndexByte(src[i:end], '\n') >= 0
+			i = end
+		case c == '"':
+			end := ktStringEnd(src, i, 1)
+			put('s', i, end)
+			i = end
+		case c == '\'':
+			end := ktCharEnd(src, i)
+			put('s', i, end)
+			i = end
+		case c == '`':
+			end := i + 1
+			for end < len(src) && src[end] != '`' && src[end] != '\n' {
+				end++
+			}
+			end = min(end+1, len(src))
+			put('w', i, end)
+			i = end
+		case isWordByte(c):
+			end := i + 1
+			for end < len(src) && isWordByte(src[end]) {
+				end++
+			}
+			put('w', i, end)
+			if dollars := end - i; end < len(src) && src[end] == '"' && bytes.Count(src[i:end], []byte("$")) == dollars {
+				i = ktStringEnd(src, end, dollars) // a multi-dollar string
+				put('s', end, i)
+				continue
+			}
+			i = end
+		case c == '-' && next == '>':
+			put('a', i, i+2)
+			i += 2
+		default:
+			if template && c == '{' {
+				depth++
+			} else if template && c == '}' {
+				if depth == 0 {
+					return i + 1
+				}
+				depth--
+			}
+			put(c, i, i+1)
+			i++
+		}
+	}
+	return i
+}
+
+// ktCommentEnd is the end of the block comment at i; Kotlin's nest.
+func ktCommentEnd(src []byte, i int) int {
+	depth := 0
+	for i+1 < len(src) {
+		switch {
+		case src[i] == '/' && src[i+1] == '*':
+			depth++
+			i += 2
+		case src[i] == '*' && src[i+1] == '/':
+			depth--
+			i += 2
+			if depth == 0 {
+				return i
+			}
+		default:
+			i++
+		}
+	}
+	return len(src)
+}
+
+// ktStringEnd is the end of the string literal at i: `"…"` with escapes,
+// or raw `"""…"""` (whose closing quotes may follow quotes of the
+// content); both with `${…}` templates of code, opened by as many `$` as
+// the string's prefix has (`$$"…$${…}…"`), one when it has none.
+func ktStringEnd(src []byte, i, dollars int) int {
+	raw := bytes.HasPrefix(src[i:], []byte(`"""`))
+	j := i + 1
+	if raw {
+		j = i + 3
+	}
+	for j < len(src) {
+		switch c := src[j]; {
+		case c == '$':
+			run := j
+			for run < len(src) && src[run] == '$' {
+				run++
+			}
+			if run-j >= dollars && run < len(src) && src[run] == '{' {
+				run = ktLex(src, run+1, true, nil)
+			}
+			j = run
+		case c == '\\' && !raw:
+			j += 2
+		case c == '\n' && !raw:
+			return j // unterminated: the line ends it
+		case c == '"' && !raw:
+			return j + 1
+		case c == '"':
+			q := j
+			for q < len(src) && src[q] == '"' {
+				q++
+			}
+			if q-j >= 3 {
+				return q
+			}
+			j = q
+		default:
+			j++
+		}
+	}
+	return len(src)
+}
+
+// ktCharEnd is the end of the character literal at i (`'a'`, `'\n'`,
+// `'\u0041'`); a stray quote ends at the line's end at most.
+func ktCharEnd(src []byte, i int) int {
+	j := i + 1
+	if j < len(src) && src[j] == '\\' {
+		j += 2
+	}
+	for j < len(src) && j < i+10 && src[j] != '\'' && src[j] != '\n' {
+		j++
+	}
+	if j < len(src) && src[j] == '\'' {
+		return j + 1
+	}
+	return j
+}
+
+func ktWord(src []byte, t ktTok) string {
+	if t.kind != 'w' {
+		return ""
+	}
+	return string(src[t.start:t.end])
+}
+
+// ktBlank replaces src[from:to] by spaces, keeping line breaks.
+func ktBlank(out []byte, from, to int) {
+	for k := from; k < to; k++ {
+		if out[k] != '\n' && out[k] != '\r' {
+			out[k] = ' '
+		}
+	}
+}
+
+// ktMatch is the index of the token closing the bracket opened at k, -1
+// when it is not closed.
+func ktMatch(toks []ktTok, k int) int {
+	depth := 0
+	for j := k; j < len(toks); j++ {
+		switch toks[j].kind {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+			if depth == 0 {
+				return j
+			}
+		}
+	}
+	return -1
+}
+
+// ktBlankGuards blanks the guards of the entries of `when` expressions
+// with a subject (only those may have guards) and counts them.
+func ktBlankGuards(src, out []byte, toks []ktTok) int {
+	// The `{` opening the body of a `when (subject)`.
+	whenBody := map[int]bool{}
+	for k, t := range toks {
+		if ktWord(src, t) == "when" && k+1 < len(toks) && toks[k+1].kind == '(' {
+			if m := ktMatch(toks, k+1); m > 0 && m+1 < len(toks) && toks[m+1].kind == '{' {
+				whenBody[m+1] = true
+			}
+		}
+	}
+	if len(whenBody) == 0 {
+		return 0
+	}
+	// One frame per open brace: is it a when body, and how many ( and [
+	// are open in it. An entry's guard is at the top level of its body.
+	type frame struct {
+		when  bool
+		depth int
+	}
+	stack := []frame{{}}
+	n := 0
+	for k := 0; k < len(toks); k++ {
+		top := &stack[len(stack)-1]
+		switch toks[k].kind {
+		case '{':
+			stack = append(stack, frame{when: whenBody[k]})
+		case '}':
+			if len(stack) > 1 {
+				stack = stack[:len(stack)-1]
+			}
+		case '(', '[':
+			top.depth++
+		case ')', ']':
+			top.depth = max(0, top.depth-1)
+		case 'w':
+			if !top.when || top.depth > 0 || ktWord(src, toks[k]) != "if" || !ktGuardStarts(src, toks, k) {
+				continue
+			}
+			if end := ktGuardEnd(toks, k); end > 0 {
+				ktBlank(out, toks[k].start, toks[end-1].end)
+				n++
+				k = end - 1 // the guard's brackets are balanced
+			}
+		}
+	}
+	return n
+}
+
+// ktNotOperand are words after which `if` starts an expression rather
+// than a guard (`-> return if (a) b else c`).
+var ktNotOperand = map[string]bool{
+	"return": true, "throw": true, "is": true, "in": true, "as": true, "if": true,
+	"when": true, "try": true, "do": true, "while": true, "for": true, "else": true,
+}
+
+// ktGuardStarts: the `if` at k (at the top level of a when body) follows
+// an entry's condition on its line: an operand (`is T if`, `in r if`,
+// `X.Y if`, `is T? if`), or an `else` that starts the entry. After `->`,
+// `=`, an operator or a keyword, an `if` is an expression.
+func ktGuardStarts(src []byte, toks []ktTok, k int) bool {
+	if k == 0 || toks[k].nl {
+		return false
+	}
+	prev := toks[k-1]
+	switch prev.kind {
+	case 's', ')', ']', '>', '?':
+		return true
+	case 'w':
+		w := ktWord(src, prev)
+		if w == "else" {
+			// `else if c ->` begins an entry; `a else if (c) b` and
+			// `} else if` continue an if expression.
+			return prev.nl || k >= 2 && (toks[k-2].kind == '{' || toks[k-2].kind == ';')
+		}
+		return !ktNotOperand[w]
+	}
+	return false
+}
+
+// ktGuardEnd is the index of the `->` ending the guard whose `if` is at
+// k, or -1 when none ends it: the when body closes, a `;` or a line
+// break outside brackets ends the entry first (a line continues only
+// after or before an operator).
+func ktGuardEnd(toks []ktTok, k int) int {
+	depth := 0
+	for j := k + 1; j < len(toks); j++ {
+		t := toks[j]
+		if depth == 0 && t.nl && !ktContinues(toks[j-1], t) {
+			return -1
+		}
+		switch t.kind {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+			if depth < 0 {
+				return -1
+			}
+		case ';':
+			if depth == 0 {
+				return -1
+			}
+		case 'a':
+			if depth == 0 {
+				if j == k+1 {
+					return -1 // `if ->`: no condition
+				}
+				return j
+			}
+		}
+	}
+	return -1
+}
+
+// ktContinues: a line break between prev and next does not end the
+// expression: prev is a binary operator (`&&`, `==`, `.`, `,`) or next
+// one that may begin a line (`.`, `?.`, `?:`, `&&`, `||`).
+func ktContinues(prev, next ktTok) bool {
+	return strings.IndexByte("&|=<>+-*/%.,!?:", prev.kind) >= 0 || strings.IndexByte(".?&|:", next.kind) >= 0
+}
+
+// ktAccessorModifiers may stand between an accessor's annotations and its
+// `get` / `set`.
+var ktAccessorModifiers = map[string]bool{
+	"private": true, "protected": true, "internal": true, "public": true,
+	"override": true, "open": true, "final": true, "inline": true, "external": true,
+}
+
+// ktBlankAccessorAnnotations blanks the annotations that begin a line
+// and precede an accessor (`get`, `set`) of a property without a
+// declared type, and counts them.
+func ktBlankAccessorAnnotations(src, out []byte, toks []ktTok) int {
+	n := 0
+	for k := 0; k < len(toks); k++ {
+		if toks[k].kind != '@' || !toks[k].nl {
+			continue
+		}
+		end := ktAnnotationsEnd(src, toks, k)
+		if end < 0 || !ktAccessorAt(src, toks, end) || !ktUntypedProperty(src, toks, k) {
+			continue
+		}
+		ktBlank(out, toks[k].start, toks[end-1].end)
+		n++
+		k = end - 1
+	}
+	return n
+}
+
+// ktAnnotationsEnd is the index after the annotations starting at k
+// (`@A`, `@a.b.C`, `@get:A`, `@A<T>`, `@A(args)`, several in a row), -1
+// if k does not start one.
+func ktAnnotationsEnd(src []byte, toks []ktTok, k int) int {
+	j := k
+	for j < len(toks) && toks[j].kind == '@' {
+		j++
+		if j+1 < len(toks) && toks[j].kind == 'w' && toks[j+1].kind == ':' {
+			j += 2 // use-site target
+		}
+		if j >= len(toks) || toks[j].kind != 'w' {
+			return -1
+		}
+		j++
+		for j+1 < len(toks) && toks[j].kind == '.' && toks[j+1].kind == 'w' && !toks[j].nl {
+			j += 2
+		}
+		if j < len(toks) && toks[j].kind == '<' && !toks[j].nl {
+			for j < len(toks) && toks[j].kind != '>' {
+				j++
+			}
+			j++
+		}
+		if j < len(toks) && toks[j].kind == '(' && !toks[j].nl {
+			m := ktMatch(toks, j)
+			if m < 0 {
+				return -1
+			}
+			j = m + 1
+		}
+	}
+	return j
+}
+
+// ktAccessorAt: the tokens at k are an accessor: modifiers, then `get` or
+// `set` followed by `(`, `=`, `{`, or nothing more on its line.
+func ktAccessorAt(src []byte, toks []ktTok, k int) bool {
+	for k < len(toks) && ktAccessorModifiers[ktWord(src, toks[k])] {
+		k++
+	}
+	if k >= len(toks) {
+		return false
+	}
+	if w := ktWord(src, toks[k]); w != "get" && w != "set" {
+		return false
+	}
+	if k+1 == len(toks) || toks[k+1].nl {
+		return true
+	}
+	switch toks[k+1].kind {
+	case '(', '=', '{', ';', '}':
+		return true
+	}
+	return false
+}
+
+// ktUntypedProperty: the property whose accessor the annotations at k
+// precede declares no type (`val name`, `var name = x`); found walking
+// back over its accessors and initializer to its `val` / `var`.
+func ktUntypedProperty(src []byte, toks []ktTok, k int) bool {
+	j := k - 1
+	for steps := 0; j >= 0 && steps < 400; steps++ {
+		t := toks[j]
+		switch {
+		case t.kind == ')' || t.kind == ']' || t.kind == '}':
+			j = ktMatchBack(toks, j)
+			if j < 0 {
+				return false
+			}
+		case t.kind == '(' || t.kind == '[' || t.kind == '{' || t.kind == ';':
+			return false // the walk left the declaration
+		case ktWord(src, t) == "val" || ktWord(src, t) == "var":
+			return !ktDeclaresType(toks, j)
+		}
+		j--
+	}
+	return false
+}
+
+// ktMatchBack is the index of the token opening the bracket closed at k.
+func ktMatchBack(toks []ktTok, k int) int {
+	depth := 0
+	for j := k; j >= 0; j-- {
+		switch toks[j].kind {
+		case ')', ']', '}':
+			depth++
+		case '(', '[', '{':
+			depth--
+			if depth == 0 {
+				return j
+			}
+		}
+	}
+	return -1
+}
+
+// ktDeclaresType: a `:` follows the name of the property declared at v
+// (`val x: T`, `val <T> T.x: T`), before its initializer or line end.
+func ktDeclaresType(toks []ktTok, v int) bool {
+	for j := v + 1; j < len(toks) && !toks[j].nl; j++ {
+		switch toks[j].kind {
+		case ':':
+			return true
+		case '=', '@', 'a', '{':
+			return false
+		}
+	}
+	return false
+}
+
+// ktSoftKeywords are the soft keywords the grammar cannot read as a name
+// at the start of a statement (the others it can: `data`, `value`, `enum`,
+// `get`, …).
+var ktSoftKeywords = map[string]bool{
+	"where": true, "by": true, "constructor": true, "dynamic": true,
+	"public": true, "private": true, "protected": true, "internal": true,
+	"open": true, "final": true, "abstract": true, "sealed": true, "override": true,
+	"inline": true, "noinline": true, "crossinline": true, "external": true, "infix": true,
+	"lateinit": true, "vararg": true, "suspend": true, "tailrec": true,
+}
+
+// ktRenameSoftKeywords renames each soft keyword that starts a statement
+// (a line, or after `{` or `;`) and is followed by `.`, `?.`, `!!` or
+// `[` or `=`, which only a name can be, or by a lambda (`suspend { … }`),
+// and counts them.
+func ktRenameSoftKeywords(src, out []byte, toks []ktTok) int {
+	n := 0
+	for k := 0; k+1 < len(toks); k++ {
+		t := toks[k]
+		if !ktSoftKeywords[ktWord(src, t)] || toks[k+1].nl {
+			continue
+		}
+		if !(t.nl || k == 0 || toks[k-1].kind == '{' || toks[k-1].kind == ';') {
+			continue
+		}
+		next := toks[k+1]
+		switch {
+		case next.kind == '.' || next.kind == '[' || next.kind == '{' || next.kind == '=',
+			next.kind == '?' && k+2 < len(toks) && toks[k+2].kind == '.',
+			next.kind == '!' && k+2 < len(toks) && toks[k+2].kind == '!':
+			out[t.start] = '_'
+			n++
+		}
+	}
+	return n
+}
+
+// ktRenameInfixAccessors renames `get` and `set` used as infix functions:
+// between two operands on one line (`} get T.id`, `row get (T.id)`). An
+// accessor follows a declaration and is followed by `(` without a space,
+// `=`, `{` or the line's end, never by a name or a literal.
+func ktRenameInfixAccessors(src, out []byte, toks []ktTok) int {
+	n := 0
+	for k := 1; k+1 < len(toks); k++ {
+		t, prev, next := toks[k], toks[k-1], toks[k+1]
+		if w := ktWord(src, t); w != "get" && w != "set" || t.nl || next.nl {
+			continue
+		}
+		operandBefore := prev.kind == '}' || prev.kind == ')' || prev.kind == ']' || prev.kind == 's' ||
+			prev.kind == 'w' && !ktNotOperand[ktWord(src, prev)] && !ktAccessorModifiers[ktWord(src, prev)]
+		operandAfter := next.kind == 'w' || next.kind == 's' || next.kind == '(' && next.start > t.end
+		if operandBefore && operandAfter {
+			out[t.start] = '_'
+			n++
+		}
+	}
+	return n
+}
+
+// ktBlankStringDollars rewrites multi-dollar strings (`$$"…"`) as plain
+// ones, for the grammar: it blanks the prefix's `$`s, and in the string's
+// text the `$`s that do not open a template (a run shorter than the
+// prefix), and all but the last of a run that does. Counts the strings.
+func ktBlankStringDollars(src, out []byte, toks []ktTok) int {
+	n := 0
+	for k := 0; k+1 < len(toks); k++ {
+		t, str := toks[k], toks[k+1]
+		if t.kind != 'w' || str.kind != 's' || str.start != t.end || src[str.start] != '"' {
+			continue
+		}
+		dollars := t.end - t.start
+		if dollars < 2 || bytes.Count(src[t.start:t.end], []byte("$")) != dollars {
+			continue
+		}
+		ktBlank(out, t.start, t.end)
+		ktBlankLiteralDollars(src, out, str.start, str.end, dollars)
+		n++
+	}
+	return n
+}
+
+// ktBlankLiteralDollars blanks, in src[from:to], the `$`s of a string
+// with a prefix of dollars `$` that are text rather than a template's.
+func ktBlankLiteralDollars(src, out []byte, from, to, dollars int) {
+	for j := from; j < to; {
+		if src[j] != '$' {
+			j++
+			continue
+		}
+		run := j
+		for run < to && src[run] == '$' {
+			run++
+		}
+		if run-j >= dollars {
+			ktBlank(out, j, run-1) // `$$name` → ` $name`
+		} else {
+			ktBlank(out, j, run)
+		}
+		j = run
+	}
 }

@@ -44,9 +44,10 @@ type tsSpec struct {
 	// units. nil: the root node.
 	unitsRoot func(c *tsCtx, root *ts.Node) *ts.Node
 	// prepare, when set, returns the copy of the source to parse: the same
-	// length, with the same newlines, where constructs the grammar cannot
-	// read are blanked; and a note on what it blanked ("" when nothing).
-	// Facts are read from the original source.
+	// length, with the same newlines, where bytes of constructs the grammar
+	// cannot read are replaced (blanked, or a keyword used as a name made
+	// a name), never inserted or deleted; and a note on what it did (""
+	// when nothing). Facts are read from the original source.
 	prepare func(src []byte) ([]byte, string)
 	// roles is the spec's role table, built on first use (registerTreeSitter).
 	roles func() tsRoles
