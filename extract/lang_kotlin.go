@@ -546,7 +546,11 @@ func ktPrepare(src []byte) ([]byte, string) {
 	annots := ktBlankAccessorAnnotations(src, out, toks)
 	names := ktRenameSoftKeywords(src, out, toks) + ktRenameInfixAccessors(src, out, toks)
 	dollars := ktBlankStringDollars(src, out, toks)
+	modAnnots := ktBlankModifierAnnotations(src, out, toks)
 	var notes []string
+	if modAnnots > 0 {
+		notes = append(notes, fmt.Sprintf("blanked the annotations of %d enum or annotation classes", modAnnots))
+	}
 	if guards > 0 {
 		notes = append(notes, fmt.Sprintf("blanked %d when guards", guards))
 	}
@@ -563,6 +567,78 @@ func ktPrepare(src []byte) ([]byte, string) {
 		return src, ""
 	}
 	return out, "repaired: " + strings.Join(notes, ", ")
+}
+
+// ktBlankModifierAnnotations: annotations directly before `enum class` or
+// `annotation class` (`@Target(...)\nannotation class A`)
+// make the grammar read the class as an annotated expression, so the class
+// is lost (unless a primary constructor follows the name). The annotations
+// are blanked: the class keeps its name and kind, and only its decorators
+// are lost. It returns how many classes it freed.
+func ktBlankModifierAnnotations(src, out []byte, toks []ktTok) int {
+	n := 0
+	for i := 1; i+1 < len(toks); i++ {
+		t, next := toks[i], toks[i+1]
+		if t.kind != 'w' || next.kind != 'w' || string(src[next.start:next.end]) != "class" {
+			continue
+		}
+		if w := string(src[t.start:t.end]); w != "enum" && w != "annotation" {
+			continue
+		}
+		if i+3 < len(toks) && toks[i+3].kind == '(' {
+			continue // with a primary constructor the grammar reads it right
+		}
+		first := -1
+		for j := i; ; {
+			k := ktAnnotationBefore(src, toks, j)
+			if k < 0 {
+				break
+			}
+			first, j = k, k
+		}
+		if first < 0 {
+			continue
+		}
+		for b := toks[first].start; b < toks[i-1].end; b++ {
+			if out[b] != '\n' {
+				out[b] = ' '
+			}
+		}
+		n++
+	}
+	return n
+}
+
+// ktAnnotationBefore returns the index of the `@` of an annotation that
+// ends just before toks[j] (`@A`, `@a.b.C`, `@A(...)`), or -1.
+func ktAnnotationBefore(src []byte, toks []ktTok, j int) int {
+	k := j - 1
+	if k >= 0 && toks[k].kind == ')' {
+		depth := 0
+		for ; k >= 0; k-- {
+			switch toks[k].kind {
+			case ')':
+				depth++
+			case '(':
+				depth--
+			}
+			if depth == 0 {
+				break
+			}
+		}
+		k-- // the word before the arguments
+	}
+	for k >= 0 && toks[k].kind == 'w' {
+		if k >= 1 && toks[k-1].kind == '.' {
+			k -= 2
+			continue
+		}
+		if k >= 1 && toks[k-1].kind == '@' && toks[k-1].end == toks[k].start {
+			return k - 1
+		}
+		return -1
+	}
+	return -1
 }
 
 // ktTok is a token of ktPrepare's scan. Comments are skipped; a string

@@ -125,7 +125,7 @@ func TestParseThroughput(t *testing.T) {
 					bw = d
 				}
 				start = time.Now()
-				spec.readTree(tree, f.src)
+				spec.readTree(tree, f.src, f.src)
 				if d := time.Since(start); bf < 0 || d < bf {
 					bf = d
 				}

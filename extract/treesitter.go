@@ -179,15 +179,17 @@ func (r tsReader) read(ctx context.Context, p string, src []byte, parsers *ts.Po
 	if err != nil {
 		return nil, err
 	}
-	out := spec.readTree(tree, src)
+	out := spec.readTree(tree, src, parseSrc)
 	if note != "" && out.Status == ParseClean {
 		out.Status, out.Problem = ParseRepaired, note
 	}
 	return out, nil
 }
 
-// readTree reads the facts of one parsed file.
-func (spec *tsSpec) readTree(tree *ts.Tree, src []byte) *Outline {
+// readTree reads the facts of one parsed file from src; parsed is what the
+// parser read (src, or prepare's copy of it), against which the tree's
+// coverage of the source is judged.
+func (spec *tsSpec) readTree(tree *ts.Tree, src, parsed []byte) *Outline {
 	lang := tree.Language()
 	c := &tsCtx{spec: spec, lang: lang, src: src, out: &Outline{Status: ParseClean}, docStart: -1, roles: spec.roles()}
 	root := tree.Root()
@@ -210,7 +212,7 @@ func (spec *tsSpec) readTree(tree *ts.Tree, src []byte) *Outline {
 	// Health: share of bytes in ERROR nodes, and how much of the file the
 	// tree's leaves cover (a tree can silently stop covering the source).
 	nonSpace := 0
-	for _, b := range src {
+	for _, b := range parsed {
 		if b > ' ' {
 			nonSpace++
 		}
