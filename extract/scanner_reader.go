@@ -1,7 +1,7 @@
 package extract
 
 // The scanner reader reads C, C++, C#, Haskell and Swift: definitions from
-// a lexical skeleton of the file (repair_skeleton.go) read by the
+// a lexical skeleton of the file (skeleton.go) read by the
 // language's deterministic scanner, refs from tokens. Before scanning, an
 // offset-preserving repair may blank what would mislead the skeleton
 // (macro lines and dead #if branches; newlines stay, so every byte offset
