@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/alecthomas/kong"
 )
@@ -31,9 +32,19 @@ type repoFlags struct {
 	DataDir string `name:"data-dir" help:"Directory holding the index (default: per-user data dir keyed by the repository path; VIBERAG_HOME overrides the base)." type:"path"`
 }
 
+// exitGrace is how long an interrupted command may take to wind down
+// (finish the batch it is writing, close the index) before the process
+// exits anyway: a worker stuck in a system call or a runaway loop must not
+// keep it alive. The index is crash-safe, so the next run completes it.
+const exitGrace = 1500 * time.Millisecond
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	go exitAfterSignal(ctx, stop, exitGrace, func() {
+		fmt.Fprintln(os.Stderr, "viberag: interrupted; exiting without waiting for work still running (the next run completes the index)")
+		os.Exit(130)
+	})
 	var c cli
 	k := kong.Parse(&c,
 		kong.Name("viberag"),
@@ -45,4 +56,14 @@ func main() {
 		fmt.Fprintln(os.Stderr, "viberag:", err)
 		os.Exit(1)
 	}
+}
+
+// exitAfterSignal waits for the first signal (ctx done), restores the
+// default signal handling (so a second signal ends the process at once)
+// and calls exit if the process is still running after grace.
+func exitAfterSignal(ctx context.Context, stop func(), grace time.Duration, exit func()) {
+	<-ctx.Done()
+	stop()
+	time.Sleep(grace)
+	exit()
 }
