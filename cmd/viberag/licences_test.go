@@ -29,10 +29,10 @@ var allowedLicences = map[string]bool{
 // Anything new must be added here deliberately.
 var reviewed = map[string]string{
 	"github.com/modelcontextprotocol/go-sdk/LICENSE": "code under Apache-2.0 (and MIT for not yet relicensed contributions); CC-BY-4.0 covers its documentation only",
-	"modernc.org/libc/LICENSE-3RD-PARTY.md":         "a list of the BSD/MIT-licensed sources it translated (Go, musl), with their texts",
-	"modernc.org/sqlite/LICENSE-3RD-PARTY.md":       "a list of the sources it translated (SQLite: public domain), with their texts",
-	"modernc.org/sqlite/LICENSE-SQLITE":             "SQLite's public-domain dedication",
-	"modernc.org/memory/LICENSE-LOGO":               "attribution of the project's logo image, which is not compiled in",
+	"modernc.org/libc/LICENSE-3RD-PARTY.md":          "a list of the BSD/MIT-licensed sources it translated (Go, musl), with their texts",
+	"modernc.org/sqlite/LICENSE-3RD-PARTY.md":        "a list of the sources it translated (SQLite: public domain), with their texts",
+	"modernc.org/sqlite/LICENSE-SQLITE":              "SQLite's public-domain dedication",
+	"modernc.org/memory/LICENSE-LOGO":                "attribution of the project's logo image, which is not compiled in",
 }
 
 // minCoverage is the share of a licence file that licensecheck must
