@@ -7,4 +7,11 @@
 // comments, identifiers, called names, string literals, imports — never
 // interpretations. The package never touches storage: the tables package
 // writes what it returns.
+//
+// Languages are read by go/parser (Go), a line scanner (Markdown), the
+// official tree-sitter grammars through package syntax and one generic
+// walker over a per-language spec (treesitter.go, lang_<name>.go), or, for
+// C, C++, C#, Haskell and Swift, deterministic scanners over a lexical
+// skeleton (scanner_reader.go, skeleton.go) that measured better than
+// their grammars. Each language's reader is one file, lang_<name>.go.
 package extract
