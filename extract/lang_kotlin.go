@@ -547,7 +547,11 @@ func ktPrepare(src []byte) ([]byte, string) {
 	names := ktRenameSoftKeywords(src, out, toks) + ktRenameInfixAccessors(src, out, toks)
 	dollars := ktBlankStringDollars(src, out, toks)
 	modAnnots := ktBlankModifierAnnotations(src, out, toks)
+	trailing := ktBlankTrailingAnnotation(out)
 	var notes []string
+	if trailing {
+		notes = append(notes, "blanked an annotation that ends the file")
+	}
 	if modAnnots > 0 {
 		notes = append(notes, fmt.Sprintf("blanked the annotations of %d enum or annotation classes", modAnnots))
 	}
@@ -567,6 +571,25 @@ func ktPrepare(src []byte) ([]byte, string) {
 		return src, ""
 	}
 	return out, "repaired: " + strings.Join(notes, ", ")
+}
+
+// ktBlankTrailingAnnotation blanks a last line that starts an annotation
+// with no newline after it: tree-sitter-kotlin v1.0.1's scanner loops for
+// ever on a property followed by such a line (`val x\n@A`, found by
+// FuzzKotlin). An annotation that ends the file annotates nothing.
+func ktBlankTrailingAnnotation(out []byte) bool {
+	if len(out) == 0 || out[len(out)-1] == '\n' {
+		return false
+	}
+	start := bytes.LastIndexByte(out, '\n') + 1
+	line := bytes.TrimLeft(out[start:], " \t")
+	if len(line) == 0 || line[0] != '@' {
+		return false
+	}
+	for i := start; i < len(out); i++ {
+		out[i] = ' '
+	}
+	return true
 }
 
 // ktBlankModifierAnnotations: annotations directly before `enum class` or

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"time"
 	"unsafe"
@@ -119,7 +120,20 @@ func init() {
 // a Pool hands parsers to workers. Close it when done.
 type Parser struct {
 	p *C.vr_parser
+	// stuck is set when a parse ran so far past its budget that it was
+	// abandoned: a grammar's C scanner can loop without ever reaching the
+	// runtime's budget check. Its thread is left to the loop; the parser
+	// is never used or freed again.
+	stuck bool
 }
+
+// abandonAfter is how long past its budget (or its context's end) a parse
+// may run before it is abandoned.
+const abandonAfter = 2 * time.Second
+
+// ErrStuck: the parse did not return within its budget plus abandonAfter
+// and was abandoned; the parser is unusable.
+var ErrStuck = errors.New("parser stuck past its budget (a grammar's scanner looping); abandoned")
 
 // NewParser returns a parser; Close releases it.
 func NewParser() *Parser {
@@ -130,9 +144,10 @@ func NewParser() *Parser {
 	return &Parser{p: p}
 }
 
-// Close releases the parser. Closing twice is harmless.
+// Close releases the parser. Closing twice is harmless; a stuck parser is
+// never freed (its C code may still be running).
 func (p *Parser) Close() {
-	if p.p != nil {
+	if p.p != nil && !p.stuck {
 		C.vr_parser_delete(p.p)
 		p.p = nil
 	}
@@ -166,12 +181,43 @@ func (p *Parser) Parse(ctx context.Context, lang *Language, src []byte, budget t
 	// parse.
 	fired := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() { C.vr_parser_cancel(p.p); close(fired) })
-	var why C.int
 	var srcPtr *C.char
 	if len(src) > 0 {
 		srcPtr = (*C.char)(unsafe.Pointer(&src[0]))
 	}
-	tree := C.vr_parse(p.p, (*C.TSLanguage)(lang.ptr), srcPtr, C.uint32_t(len(src)), C.int64_t(budget.Nanoseconds()), &why)
+	// The parse runs on its own goroutine so that a parse that never
+	// returns (a grammar scanner's endless loop, which the runtime's
+	// progress check cannot see) can be abandoned instead of hanging the
+	// caller.
+	done := make(chan parseResult, 1)
+	cp := p.p
+	go func() {
+		var why C.int
+		tree := C.vr_parse(cp, (*C.TSLanguage)(lang.ptr), srcPtr, C.uint32_t(len(src)), C.int64_t(budget.Nanoseconds()), &why)
+		runtime.KeepAlive(src)
+		done <- parseResult{tree, why}
+	}()
+	var watchdog <-chan time.Time
+	if budget > 0 {
+		t := time.NewTimer(budget + abandonAfter)
+		defer t.Stop()
+		watchdog = t.C
+	}
+	var r parseResult
+	select {
+	case r = <-done:
+	case <-watchdog:
+		return nil, p.abandon(done, stop, fired)
+	case <-ctx.Done():
+		t := time.NewTimer(abandonAfter)
+		defer t.Stop()
+		select {
+		case r = <-done:
+		case <-t.C:
+			return nil, p.abandon(done, stop, fired)
+		}
+	}
+	tree, why := r.tree, r.why
 	if !stop() {
 		<-fired
 		C.vr_parser_clear(p.p)
@@ -195,6 +241,30 @@ func (p *Parser) Parse(ctx context.Context, lang *Language, src []byte, budget t
 		}
 	}
 	return flatten(lang, tree), nil
+}
+
+// parseResult is what a parse returned.
+type parseResult struct {
+	tree *C.TSTree
+	why  C.int
+}
+
+// abandon marks p stuck and leaves a goroutine to free the tree and the
+// parser should the C code ever return.
+func (p *Parser) abandon(done <-chan parseResult, stop func() bool, fired <-chan struct{}) error {
+	p.stuck = true
+	cp := p.p
+	if !stop() {
+		<-fired // the cancel func must be done with cp before cp can be freed
+	}
+	go func() {
+		r := <-done
+		if r.tree != nil {
+			C.ts_tree_delete(r.tree)
+		}
+		C.vr_parser_delete(cp)
+	}()
+	return ErrStuck
 }
 
 // flatten copies tree into Go memory and deletes it. The flat array is
@@ -262,7 +332,15 @@ func (pl *Pool) get(ctx context.Context) (*Parser, error) {
 
 func (pl *Pool) put(p *Parser) {
 	pl.mu.Lock()
-	if pl.closed {
+	if p.stuck {
+		// Never reused: the next get makes a new parser in its place.
+		for i, q := range pl.all {
+			if q == p {
+				pl.all = append(pl.all[:i], pl.all[i+1:]...)
+				break
+			}
+		}
+	} else if pl.closed {
 		p.Close()
 	} else {
 		pl.free = append(pl.free, p)
