@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -97,18 +98,7 @@ func checkFileInvariants(t *testing.T, f *File, src []byte) {
 			starts = append(starts, i+1)
 		}
 	}
-	lineOf := func(off int) int {
-		lo, hi := 0, len(starts)
-		for lo+1 < hi {
-			mid := (lo + hi) / 2
-			if starts[mid] <= off {
-				lo = mid
-			} else {
-				hi = mid
-			}
-		}
-		return lo + 1
-	}
+	lineOf := func(off int) int { return sort.SearchInts(starts, off+1) }
 	for _, s := range f.Symbols {
 		if s.StartLine < 1 || s.EndLine < s.StartLine || s.EndLine > max(lines, 1) {
 			t.Errorf("symbol %s: lines %d-%d outside the file's %d", s.Qualname, s.StartLine, s.EndLine, lines)

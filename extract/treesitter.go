@@ -84,7 +84,6 @@ type tsCall struct {
 // tsCtx is the state of one file's walk.
 type tsCtx struct {
 	spec *tsSpec
-	lang *ts.Language
 	src  []byte
 	out  *Outline
 	// stack of enclosing symbol indexes
@@ -105,11 +104,11 @@ type tsCtx struct {
 // the walker consults the spec's maps only for those.
 type tsRoles []bool
 
-func (r tsRoles) any(symbol uint16) bool {
-	if int(symbol) < len(r) {
-		return r[symbol]
+func (r tsRoles) any(n *ts.Node) bool {
+	if s := int(n.Symbol()); s < len(r) {
+		return r[s]
 	}
-	return symbol == 0xFFFF // ERROR: let the spec see it
+	return n.IsError() // ERROR: let the spec see it
 }
 
 // newRoles builds the role table of spec over lang.
@@ -190,8 +189,7 @@ func (r tsReader) read(ctx context.Context, p string, src []byte, parsers *ts.Po
 // parser read (src, or prepare's copy of it), against which the tree's
 // coverage of the source is judged.
 func (spec *tsSpec) readTree(tree *ts.Tree, src, parsed []byte) *Outline {
-	lang := tree.Language()
-	c := &tsCtx{spec: spec, lang: lang, src: src, out: &Outline{Status: ParseClean}, docStart: -1, roles: spec.roles()}
+	c := &tsCtx{spec: spec, src: src, out: &Outline{Status: ParseClean}, docStart: -1, roles: spec.roles()}
 	root := tree.Root()
 	c.walk(root)
 
@@ -279,7 +277,7 @@ func (c *tsCtx) visit(n *ts.Node, inError bool) (descend, pushed, inErr bool) {
 		c.errorBytes += int(n.EndByte() - n.StartByte())
 		inError = true
 	}
-	if !c.roles.any(n.Symbol()) {
+	if !c.roles.any(n) {
 		// Most nodes play no role in the spec: skip the map look-ups.
 		if count == 0 {
 			c.leafBytes += int(n.EndByte() - n.StartByte())

@@ -44,9 +44,6 @@ func (t *Tree) Root() *Node {
 	return &t.nodes[0]
 }
 
-// Language is the grammar the tree was parsed with.
-func (t *Tree) Language() *Language { return t.lang }
-
 // Len is the number of nodes.
 func (t *Tree) Len() int { return len(t.nodes) }
 
@@ -107,9 +104,6 @@ func (n *Node) Symbol() uint16 { return n.symbol }
 // Type is the node's kind name, "ERROR" for error nodes.
 func (n *Node) Type() string { return n.tree.lang.Kind(n.symbol) }
 
-// Field is the id of the field this node fills in its parent, 0 if none.
-func (n *Node) Field() uint16 { return n.field }
-
 // FieldName is the name of the field this node fills, "" if none.
 func (n *Node) FieldName() string {
 	if int(n.field) < len(n.tree.lang.fields) {
@@ -124,7 +118,6 @@ func (n *Node) StartPoint() Point    { return Point{n.startRow, n.startCol} }
 func (n *Node) EndPoint() Point      { return Point{n.endRow, n.endCol} }
 func (n *Node) IsNamed() bool        { return n.flags&C.VR_NAMED != 0 }
 func (n *Node) IsMissing() bool      { return n.flags&C.VR_MISSING != 0 }
-func (n *Node) IsExtra() bool        { return n.flags&C.VR_EXTRA != 0 }
 func (n *Node) HasError() bool       { return n.flags&C.VR_HAS_ERROR != 0 || n.IsError() }
 func (n *Node) IsError() bool        { return n.symbol == errorSymbol }
 func (n *Node) ChildCount() int      { return int(n.nKids) }
@@ -170,38 +163,13 @@ func (n *Node) PrevSibling() *Node {
 	return nil
 }
 
-// NextNamedSibling returns the next named child of the parent.
-func (n *Node) NextNamedSibling() *Node {
-	for s := n.NextSibling(); s != nil; s = s.NextSibling() {
-		if s.IsNamed() {
-			return s
-		}
-	}
-	return nil
-}
-
-// PrevNamedSibling returns the previous named child of the parent.
-func (n *Node) PrevNamedSibling() *Node {
-	for s := n.PrevSibling(); s != nil; s = s.PrevSibling() {
-		if s.IsNamed() {
-			return s
-		}
-	}
-	return nil
-}
-
 // ChildByFieldName returns the first child in the named field, nil if
 // none.
 func (n *Node) ChildByFieldName(name string) *Node {
-	id := n.tree.lang.fieldID[name]
+	id := n.tree.lang.FieldID(name)
 	if id == 0 {
 		return nil
 	}
-	return n.ChildByField(id)
-}
-
-// ChildByField returns the first child in field id, nil if none.
-func (n *Node) ChildByField(id uint16) *Node {
 	for i := 0; i < int(n.nKids); i++ {
 		ch := &n.tree.nodes[n.tree.kids[int(n.kids)+i]]
 		if ch.field == id {
@@ -209,15 +177,6 @@ func (n *Node) ChildByField(id uint16) *Node {
 		}
 	}
 	return nil
-}
-
-// Text is the node's source text.
-func (n *Node) Text(src []byte) string {
-	s, e := int(n.startByte), int(n.endByte)
-	if s < 0 || e > len(src) || s > e {
-		return ""
-	}
-	return string(src[s:e])
 }
 
 // Sizes of the runtime structs as runtime.h declares them; a test compares

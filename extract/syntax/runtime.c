@@ -97,9 +97,9 @@ TSTree *vr_parse(vr_parser *p, const TSLanguage *lang, const char *src, uint32_t
   return tree;
 }
 
-uint32_t vr_node_count(const TSTree *tree) { return ts_node_descendant_count(ts_tree_root_node(tree)); }
+static uint32_t vr_node_count(const TSTree *tree) { return ts_node_descendant_count(ts_tree_root_node(tree)); }
 
-uint32_t vr_flatten(const TSTree *tree, vr_node *out, uint32_t cap) {
+static uint32_t vr_flatten(const TSTree *tree, vr_node *out, uint32_t cap) {
   TSTreeCursor c = ts_tree_cursor_new(ts_tree_root_node(tree));
   int32_t parent = -1;
   uint32_t n = 0;
@@ -117,7 +117,7 @@ uint32_t vr_flatten(const TSTree *tree, vr_node *out, uint32_t cap) {
     o->symbol = ts_node_symbol(node);
     o->field = ts_tree_cursor_current_field_id(&c);
     o->flags = (ts_node_is_named(node) ? VR_NAMED : 0) | (ts_node_is_missing(node) ? VR_MISSING : 0) |
-               (ts_node_is_extra(node) ? VR_EXTRA : 0) | (ts_node_has_error(node) ? VR_HAS_ERROR : 0);
+               (ts_node_has_error(node) ? VR_HAS_ERROR : 0);
     int32_t cur = (int32_t)n++;
     if (ts_tree_cursor_goto_first_child(&c)) {
       parent = cur;

@@ -67,7 +67,6 @@ TSPoint ts_node_start_point(TSNode self);
 TSPoint ts_node_end_point(TSNode self);
 bool ts_node_is_named(TSNode self);
 bool ts_node_is_missing(TSNode self);
-bool ts_node_is_extra(TSNode self);
 bool ts_node_has_error(TSNode self);
 uint32_t ts_node_descendant_count(TSNode self);
 TSTreeCursor ts_tree_cursor_new(TSNode node);
@@ -85,8 +84,7 @@ void ts_set_allocator(void *(*new_malloc)(size_t), void *(*new_calloc)(size_t, s
 enum {
   VR_NAMED = 1,
   VR_MISSING = 2,
-  VR_EXTRA = 4,
-  VR_HAS_ERROR = 8,
+  VR_HAS_ERROR = 4,
 };
 
 // vr_node is one node of a flattened tree, in pre-order.
@@ -110,10 +108,6 @@ void vr_parser_clear(vr_parser *p);
 // returns the tree, or NULL when cancelled, over budget or refused; *why is
 // then 1 (cancelled), 2 (budget), 3 (language refused) or 4 (no tree).
 TSTree *vr_parse(vr_parser *p, const TSLanguage *lang, const char *src, uint32_t len, int64_t budget_ns, int *why);
-// vr_flatten writes up to cap nodes of tree in pre-order and returns how
-// many it wrote.
-uint32_t vr_flatten(const TSTree *tree, vr_node *out, uint32_t cap);
-uint32_t vr_node_count(const TSTree *tree);
 // vr_flatten_new flattens tree into an array from malloc (the caller frees
 // it) and stores its length in *n; NULL when out of memory.
 vr_node *vr_flatten_new(const TSTree *tree, uint32_t *n);

@@ -24,10 +24,8 @@ type Language struct {
 	name    string
 	ptr     unsafe.Pointer // const TSLanguage*
 	kinds   []string       // by symbol id
-	named   []bool         // by symbol id: kind is a named node
 	fields  []string       // by field id; [0] is ""
 	fieldID map[string]uint16
-	kindIDs map[string][]uint16 // kind name → every symbol id with that name
 }
 
 // errorSymbol is the symbol of ERROR nodes (ts_builtin_sym_error).
@@ -44,17 +42,12 @@ func NewLanguage(name string, ptr unsafe.Pointer) (*Language, error) {
 	if abi := l.AbiVersion(); abi < sitter.MIN_COMPATIBLE_LANGUAGE_VERSION || abi > sitter.LANGUAGE_VERSION {
 		return nil, fmt.Errorf("grammar %s: ABI %d, runtime supports %d–%d", name, abi, sitter.MIN_COMPATIBLE_LANGUAGE_VERSION, sitter.LANGUAGE_VERSION)
 	}
-	lang := &Language{name: name, ptr: ptr, fieldID: map[string]uint16{}, kindIDs: map[string][]uint16{}}
+	lang := &Language{name: name, ptr: ptr, fieldID: map[string]uint16{}}
 	n := l.NodeKindCount()
 	lang.kinds = make([]string, n)
-	lang.named = make([]bool, n)
 	for id := uint32(0); id < n; id++ {
-		k := l.NodeKindForId(uint16(id))
-		lang.kinds[id] = k
-		lang.named[id] = l.NodeKindIsNamed(uint16(id))
-		lang.kindIDs[k] = append(lang.kindIDs[k], uint16(id))
+		lang.kinds[id] = l.NodeKindForId(uint16(id))
 	}
-	lang.kindIDs["ERROR"] = append(lang.kindIDs["ERROR"], errorSymbol)
 	f := l.FieldCount()
 	lang.fields = make([]string, f+1)
 	for id := uint32(1); id <= f; id++ {
@@ -75,9 +68,6 @@ func MustLanguage(name string, ptr unsafe.Pointer) *Language {
 	return l
 }
 
-// Name is the language's name as given to NewLanguage.
-func (l *Language) Name() string { return l.name }
-
 // Kind returns the name of a node kind.
 func (l *Language) Kind(symbol uint16) string {
 	if symbol == errorSymbol {
@@ -92,9 +82,6 @@ func (l *Language) Kind(symbol uint16) string {
 // SymbolCount is the number of node kinds; kind ids run below it (and
 // ERROR is 0xFFFF).
 func (l *Language) SymbolCount() int { return len(l.kinds) }
-
-// SymbolsOf returns every kind id named kind (aliases share names).
-func (l *Language) SymbolsOf(kind string) []uint16 { return l.kindIDs[kind] }
 
 // FieldID returns the id of a field name, 0 when the grammar has none.
 func (l *Language) FieldID(name string) uint16 { return l.fieldID[name] }
@@ -286,7 +273,7 @@ func flatten(lang *Language, tree *C.TSTree) *Tree {
 type Pool struct {
 	mu     sync.Mutex
 	free   []*Parser
-	all    []*Parser
+	made   int // parsers created and not dropped as stuck
 	slots  chan struct{}
 	closed bool
 }
@@ -325,21 +312,14 @@ func (pl *Pool) get(ctx context.Context) (*Parser, error) {
 		pl.free = pl.free[:n-1]
 		return p, nil
 	}
-	p := NewParser()
-	pl.all = append(pl.all, p)
-	return p, nil
+	pl.made++
+	return NewParser(), nil
 }
 
 func (pl *Pool) put(p *Parser) {
 	pl.mu.Lock()
 	if p.stuck {
-		// Never reused: the next get makes a new parser in its place.
-		for i, q := range pl.all {
-			if q == p {
-				pl.all = append(pl.all[:i], pl.all[i+1:]...)
-				break
-			}
-		}
+		pl.made-- // never reused: the next get makes a new parser in its place
 	} else if pl.closed {
 		p.Close()
 	} else {
@@ -368,7 +348,7 @@ func (pl *Pool) Close() {
 func (pl *Pool) Size() int {
 	pl.mu.Lock()
 	defer pl.mu.Unlock()
-	return len(pl.all)
+	return pl.made
 }
 
 // Lazy returns a function that builds the Language of a grammar binding
