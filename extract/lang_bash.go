@@ -21,7 +21,7 @@ func bashSpec() *tsSpec {
 		name:     "bash",
 		language: ts.Lazy("bash", tsbash.Language),
 		defs: map[string]tsDef{
-			"function_definition": {kind: KindFunction, nameField: "name"},
+			"function_definition": {kind: KindFunction, name: shFunctionName, kindOf: shFunctionKind},
 			"variable_assignment": {kind: KindVar, name: shVarName, kindOf: shVarKind, span: shVarSpan},
 			"command":             {kind: KindTest, name: shBatsTestName},
 		},
@@ -38,6 +38,7 @@ func bashSpec() *tsSpec {
 			"string":       shStringRef,
 			"heredoc_body": shStringRef,
 		},
+		prepare:     shPrepareBats,
 		exported:    shExported,
 		doc:         shDoc,
 		stringValue: shStringValue,
@@ -90,6 +91,118 @@ func shInBatsTest(c *tsCtx, n *ts.Node) bool {
 		}
 	}
 	return false
+}
+
+// batsTestFunc is the function name shPrepareBats gives a bats test: `@t`
+// is as long as it must be and no script names a function so.
+const batsTestFunc = "@t"
+
+// shPrepareBats rewrites each bats test head `@test "name" {` (a bats
+// dialect that tree-sitter-bash reads as a command followed by loose
+// statements, and misreads when a `[[ … =~ … ]]` in the body swallows the
+// following tests) into the function `@t(){ "name" ;` of the same length,
+// so the body becomes the function's compound statement. Offsets do not
+// move; it is a dialect, not a repair, so no note.
+func shPrepareBats(src []byte) ([]byte, string) {
+	if !bytes.Contains(src, []byte("@test")) {
+		return src, ""
+	}
+	out := bytes.Clone(src)
+	for off := 0; off < len(src); {
+		end := bytes.IndexByte(src[off:], '\n')
+		if end < 0 {
+			end = len(src)
+		} else {
+			end += off
+		}
+		batsRewriteHead(src[off:end], out[off:end])
+		off = end + 1
+	}
+	return out, ""
+}
+
+// batsRewriteHead rewrites one line in place when it is a test head:
+// indent, `@test`, blanks, a quoted or bare name, blanks, `{` followed by
+// a blank or the end of the line.
+func batsRewriteHead(line, out []byte) {
+	i := 0
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+		i++
+	}
+	if !bytes.HasPrefix(line[i:], []byte("@test")) {
+		return
+	}
+	head := i
+	i += len("@test")
+	if i >= len(line) || (line[i] != ' ' && line[i] != '\t') {
+		return
+	}
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+		i++
+	}
+	if i >= len(line) {
+		return
+	}
+	if q := line[i]; q == '"' || q == '\'' {
+		j := i + 1
+		for j < len(line) && line[j] != q {
+			if line[j] == '\\' && q == '"' {
+				j++
+			}
+			j++
+		}
+		if j >= len(line) {
+			return
+		}
+		i = j + 1
+	} else {
+		for i < len(line) && line[i] != ' ' && line[i] != '\t' {
+			i++
+		}
+	}
+	for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+		i++
+	}
+	if i >= len(line) || line[i] != '{' || (i+1 < len(line) && line[i+1] != ' ' && line[i+1] != '\t' && line[i+1] != '\r') {
+		return
+	}
+	copy(out[head:], batsTestFunc+"(){") // as long as "@test"
+	out[i] = ';'
+}
+
+// shFunctionName names a function; a bats test (see shPrepareBats) is
+// named by the string that opens its body.
+func shFunctionName(c *tsCtx, n *ts.Node) string {
+	name := c.text(c.field(n, "name"))
+	if name != batsTestFunc {
+		return name
+	}
+	body := c.field(n, "body")
+	if body == nil || body.NamedChildCount() == 0 {
+		return ""
+	}
+	first := body.NamedChild(0)
+	if c.typ(first) != "command" {
+		return ""
+	}
+	cmd := c.field(first, "name")
+	if cmd == nil || cmd.NamedChildCount() == 0 {
+		return ""
+	}
+	switch s := cmd.NamedChild(0); c.typ(s) {
+	case "string", "raw_string":
+		return shStringValue(c, s)
+	default:
+		return c.text(s)
+	}
+}
+
+// shFunctionKind: a rewritten bats test head is a test.
+func shFunctionKind(c *tsCtx, n *ts.Node, parent *Symbol) string {
+	if c.text(c.field(n, "name")) == batsTestFunc {
+		return KindTest
+	}
+	return KindFunction
 }
 
 // shVarKind: `readonly` and `declare -r` make constants.
@@ -159,6 +272,9 @@ func shBatsTestEnd(c *tsCtx, n *ts.Node) *ts.Node {
 func shExported(c *tsCtx, n *ts.Node, s *Symbol) bool {
 	switch s.Kind {
 	case KindTest:
+		if c.typ(n) == "function_definition" {
+			return false // a bats test head rewritten by shPrepareBats
+		}
 		if end := shBatsTestEnd(c, n); end != nil {
 			s.EndLine = int(end.EndPoint().Row) + 1
 			s.EndByte = int(end.EndByte())
@@ -238,6 +354,10 @@ func shCallee(c *tsCtx, n *ts.Node) (string, string) {
 	text := c.text(name)
 	switch text {
 	case "", "@test", "}", "{", "source", ".":
+		return "", ""
+	}
+	if p := n.Parent(); p != nil && p.NamedChild(0) == n && c.typ(p) == "compound_statement" && c.text(c.field(p.Parent(), "name")) == batsTestFunc {
+		return "", "" // the name heading a bats test
 		return "", ""
 	}
 	if strings.ContainsAny(text, "$`\"'") {

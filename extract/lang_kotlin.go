@@ -243,6 +243,15 @@ var ktAnnotationTypes = map[string]bool{"annotation": true}
 // function is qualified by its receiver type.
 func ktExported(c *tsCtx, n *ts.Node, s *Symbol) bool {
 	s.Signature = jvSignature(c, n, n, ktAnnotationTypes)
+	if st := ktDetachedAnnotations(c, n); st != nil {
+		s.StartLine, s.StartByte = int(st.StartPoint().Row)+1, int(st.StartByte())
+		var names []string
+		ktAnnotationsIn(c, st, &names)
+		s.Decorators = append(names, s.Decorators...)
+		if s.Doc == "" {
+			s.Doc = jvDoc(c, st)
+		}
+	}
 	if s.Parent < 0 && c.typ(n) == "function_declaration" {
 		if recv := ktFunctionReceiver(c, n); recv != nil {
 			if t := ktReceiverTypeName(c, n, recv); t != "" {
@@ -258,6 +267,57 @@ func ktExported(c *tsCtx, n *ts.Node, s *Symbol) bool {
 	}
 	mods := ktModifiers(c, n)
 	return !mods["private"] && !mods["protected"] && !mods["internal"]
+}
+
+// ktDetachedAnnotations returns the statement of annotations that belongs
+// to a top-level declaration but which tree-sitter-kotlin reads as an
+// expression of its own: an annotation with arguments ending the line
+// before the declaration (`@JvmName("x")⏎fun f()`) parses as the
+// annotation `@JvmName` applied to the parenthesised expression `("x")`.
+// It is the statement just before n's, made only of annotations, ending
+// on the line before n starts; nil when there is none.
+func ktDetachedAnnotations(c *tsCtx, n *ts.Node) *ts.Node {
+	st := n.Parent()
+	if st == nil || c.typ(st) != "statement" || n.PrevSibling() != nil {
+		return nil
+	}
+	prev := st.PrevSibling()
+	if prev == nil || c.typ(prev) != "statement" || prev.NamedChildCount() != 1 ||
+		int(prev.EndPoint().Row)+1 < int(st.StartPoint().Row) {
+		return nil
+	}
+	for e := prev.NamedChild(0); ; {
+		if c.typ(e) != "annotated_expression" || e.NamedChildCount() == 0 || c.typ(e.NamedChild(0)) != "annotation" {
+			return nil
+		}
+		if e.NamedChildCount() == 1 {
+			return prev
+		}
+		if e.NamedChildCount() != 2 {
+			return nil
+		}
+		switch rest := e.NamedChild(1); c.typ(rest) {
+		case "parenthesized_expression":
+			return prev // the last annotation's arguments
+		case "annotated_expression":
+			e = rest
+		default:
+			return nil
+		}
+	}
+}
+
+// ktAnnotationsIn appends the names of the annotations in a detached
+// annotation statement (see ktDetachedAnnotations), in source order.
+func ktAnnotationsIn(c *tsCtx, n *ts.Node, out *[]string) {
+	for i := 0; i < n.NamedChildCount(); i++ {
+		switch ch := n.NamedChild(i); c.typ(ch) {
+		case "annotation":
+			*out = append(*out, ktAnnotationNames(c, ch)...)
+		case "annotated_expression":
+			ktAnnotationsIn(c, ch, out)
+		}
+	}
 }
 
 // ktFunctionReceiver is the receiver type of an extension function: the
