@@ -358,7 +358,6 @@ func shCallee(c *tsCtx, n *ts.Node) (string, string) {
 	}
 	if p := n.Parent(); p != nil && p.NamedChild(0) == n && c.typ(p) == "compound_statement" && c.text(c.field(p.Parent(), "name")) == batsTestFunc {
 		return "", "" // the name heading a bats test
-		return "", ""
 	}
 	if strings.ContainsAny(text, "$`\"'") {
 		return "", ""
