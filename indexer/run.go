@@ -38,6 +38,12 @@ type Options struct {
 	ParseOnly bool
 	// PlainReaders is extract.Options.PlainReaders (development).
 	PlainReaders bool
+	// Stalled, with OnStall, reports a file whose extraction is still
+	// running after Stalled: OnStall is called once for it, from a timer
+	// goroutine, while the file is being read (so a file that never
+	// finishes is still named). Development and the corpus sweep.
+	Stalled time.Duration
+	OnStall func(path string, after time.Duration)
 
 	// Embedder, when set, embeds every row still without a vector once the
 	// facts are written (see embedStage). Nil leaves vectors off;
@@ -59,6 +65,19 @@ type Progress struct {
 	Done, Total int
 	Parsed      int // files re-parsed so far
 	Path        string
+	// Extracted describes the file just extracted; nil when it was
+	// unchanged or skipped.
+	Extracted *FileTiming
+}
+
+// FileTiming describes one extracted file for Progress: what it is, how its
+// parse ended and how long it took.
+type FileTiming struct {
+	Language string
+	Bytes    int64
+	Status   string // extract.File.ParseStatus
+	Problem  string // extract.File.ParseProblem
+	Took     time.Duration
 }
 
 // Result summarises a run.
@@ -154,6 +173,7 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 		if runErr != nil {
 			continue // drain
 		}
+		var timing *FileTiming
 		switch {
 		case r.err != nil:
 			runErr = r.err
@@ -168,12 +188,15 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 			if st := r.file.ParseStatus; st == extract.ParseRepaired || st == extract.ParseFallback {
 				res.ParseProblems[r.file.Language]++
 			}
+			if opts.Progress != nil {
+				timing = &FileTiming{Language: r.file.Language, Bytes: r.file.Size, Status: r.file.ParseStatus, Problem: r.file.ParseProblem, Took: r.took}
+			}
 			if w != nil {
 				w.in <- r.file
 			}
 		}
 		if opts.Progress != nil {
-			opts.Progress(Progress{Stage: "files", Done: done, Total: len(sel.Files), Parsed: res.Parsed, Path: r.path})
+			opts.Progress(Progress{Stage: "files", Done: done, Total: len(sel.Files), Parsed: res.Parsed, Path: r.path, Extracted: timing})
 		}
 	}
 	if runErr == nil {
@@ -238,10 +261,12 @@ type fileResult struct {
 	file *extract.File
 	skip *extract.Skipped
 	err  error
+	took time.Duration // reading and extracting, when extracted
 }
 
 func examine(ctx context.Context, root string, c extract.Candidate, states map[string]tables.FileState, parsers *syntax.Pool, opts Options) fileResult {
 	r := fileResult{path: c.Path}
+	start := time.Now()
 	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(c.Path)))
 	if err != nil {
 		r.skip = &extract.Skipped{Path: c.Path, Reason: extract.SkipUnreadable, Detail: err.Error()}
@@ -254,7 +279,12 @@ func examine(ctx context.Context, root string, c extract.Candidate, states map[s
 	if st, ok := states[c.Path]; ok && !opts.Force && st.Hash == tables.Hex(xxhash.Sum64(data)) {
 		return r // unchanged: nothing to parse
 	}
+	if opts.OnStall != nil && opts.Stalled > 0 {
+		t := time.AfterFunc(opts.Stalled, func() { opts.OnStall(c.Path, opts.Stalled) })
+		defer t.Stop()
+	}
 	f, err := extract.Extract(ctx, c.Path, data, extract.Options{ParseTimeout: opts.ParseTimeout, PlainReaders: opts.PlainReaders, Parsers: parsers})
+	r.took = time.Since(start)
 	if err != nil {
 		r.err = fmt.Errorf("extract %s: %w", c.Path, err)
 		return r

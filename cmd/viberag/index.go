@@ -35,6 +35,7 @@ type indexCmd struct {
 	JSON         bool          `help:"Print one JSON summary instead of text."`
 	ParseOnly    bool          `name:"parse-only" hidden:"" help:"Select, read and parse, but write nothing (development: measures parse cost)."`
 	CPUProfile   string        `name:"cpuprofile" hidden:"" help:"Write a CPU profile (development)." type:"path"`
+	FileTimes    string        `name:"file-times" hidden:"" help:"Write one tab-separated line per extracted file (done, path, language, bytes, milliseconds, status, problem), and a 'running' line for a file still extracting after 1 s (development: the corpus sweep, scripts/sweep.sh)." type:"path"`
 }
 
 func (c *indexCmd) Run(ctx context.Context) error {
@@ -116,6 +117,14 @@ func (c *indexCmd) Run(ctx context.Context) error {
 			}
 			_ = bar.Set(p.Done)
 		}
+	}
+	if c.FileTimes != "" {
+		ft, err := newFileTimes(c.FileTimes)
+		if err != nil {
+			return err
+		}
+		defer ft.close()
+		ft.attach(&opts)
 	}
 	if c.CPUProfile != "" {
 		pf, err := os.Create(c.CPUProfile)
