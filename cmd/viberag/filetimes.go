@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"strings"
@@ -19,12 +18,12 @@ const fileTimesStall = time.Second
 // fileTimes writes index --file-times: one line per extracted file, and a
 // "running" line for a file still extracting after fileTimesStall. Lines
 // come from the progress goroutine and from stall timers, so writes are
-// serialised; "running" lines are flushed at once, so a process killed
-// while stuck still leaves the name of the file it was stuck on.
+// serialised; each line is written at once (no buffer), so a process
+// killed or interrupted while stuck still leaves every finished file and
+// the name of the file it was stuck on.
 type fileTimes struct {
 	mu sync.Mutex
 	f  *os.File
-	w  *bufio.Writer
 }
 
 func newFileTimes(path string) (*fileTimes, error) {
@@ -32,7 +31,7 @@ func newFileTimes(path string) (*fileTimes, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--file-times: %w", err)
 	}
-	return &fileTimes{f: f, w: bufio.NewWriter(f)}, nil
+	return &fileTimes{f: f}, nil
 }
 
 // attach chains the writer into opts' progress callback and stall report.
@@ -40,7 +39,7 @@ func (t *fileTimes) attach(opts *indexer.Options) {
 	prev := opts.Progress
 	opts.Progress = func(p indexer.Progress) {
 		if e := p.Extracted; e != nil {
-			t.line(false, "done", p.Path, e.Language, fmt.Sprint(e.Bytes),
+			t.line("done", p.Path, e.Language, fmt.Sprint(e.Bytes),
 				fmt.Sprintf("%.3f", float64(e.Took)/float64(time.Millisecond)), e.Status, e.Problem)
 		}
 		if prev != nil {
@@ -49,25 +48,21 @@ func (t *fileTimes) attach(opts *indexer.Options) {
 	}
 	opts.Stalled = fileTimesStall
 	opts.OnStall = func(path string, after time.Duration) {
-		t.line(true, "running", path, "", "", fmt.Sprintf("%.3f", float64(after)/float64(time.Millisecond)), "", "")
+		t.line("running", path, "", "", fmt.Sprintf("%.3f", float64(after)/float64(time.Millisecond)), "", "")
 	}
 }
 
-func (t *fileTimes) line(flush bool, fields ...string) {
+func (t *fileTimes) line(fields ...string) {
 	for i, f := range fields {
 		fields[i] = strings.NewReplacer("\t", " ", "\n", " ").Replace(f)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	fmt.Fprintln(t.w, strings.Join(fields, "\t"))
-	if flush {
-		_ = t.w.Flush()
-	}
+	_, _ = t.f.WriteString(strings.Join(fields, "\t") + "\n")
 }
 
 func (t *fileTimes) close() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	_ = t.w.Flush()
 	_ = t.f.Close()
 }
