@@ -128,47 +128,71 @@ def run_one(r, binary, src, out, timeout):
 
 def recheck(r, binary, src, out, threshold_ms, runs=3):
     """Time again, alone, each file of r that took over threshold_ms in the
-    sweep: `index --include <path>` runs times, the median of the file's
-    time is written to out/<dir>/recheck.tsv (path, sweep ms, alone ms).
-    The sweep shares the machine with whatever else runs; this tells a slow
-    file from a busy machine."""
+    sweep (or never finished): `index --include <path>`, runs times. Written
+    to out/<dir>/recheck.tsv: path, sweep ms, alone ms (median of the file's
+    own time; -1 when it never finished within 120 s) and CPU ms (median CPU
+    time of the whole process, user + system, less that of the same run
+    selecting no file). The sweep shares the machine with whatever else
+    runs; CPU time tells a slow file from a busy machine."""
     d = os.path.join(out, r["dir"])
-    slow = []
+    slow = {}
     try:
         for line in open(os.path.join(d, "times.tsv"), errors="replace"):
             f = line.rstrip("\n").split("\t")
             if len(f) == 7 and f[0] == "done" and float(f[4]) > threshold_ms:
-                slow.append((f[1], float(f[4])))
-            elif f[0] == "running":
-                slow.append((f[1], float(f[4])))
+                slow[f[1]] = float(f[4])
+            elif f[0] == "running" and len(f) >= 2:
+                slow.setdefault(f[1], -1.0)
     except FileNotFoundError:
         return
+    if not slow:
+        return
+
+    def one(include, path):
+        data = tempfile.mkdtemp(prefix="vb-recheck-")
+        try:
+            tf = os.path.join(data, "times.tsv")
+            p = subprocess.Popen(["timeout", "-k", "5", "120", binary, "index", "--embed", "off", "--force",
+                                  "--data-dir", data, "--include", include, "--file-times", tf,
+                                  os.path.join(src, r["dir"])], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            _, _, ru = os.wait4(p.pid, 0)
+            cpu = (ru.ru_utime + ru.ru_stime) * 1000
+            ms = None
+            for line in open(tf, errors="replace"):
+                f = line.rstrip("\n").split("\t")
+                if len(f) == 7 and f[0] == "done" and f[1] == path:
+                    ms = float(f[4])
+            return ms, cpu
+        except FileNotFoundError:
+            return None, 0.0
+        finally:
+            shutil.rmtree(data, ignore_errors=True)
+
+    med = lambda v: sorted(v)[len(v) // 2]
+    base = med([one("viberag-sweep-selects-no-file", "")[1] for _ in range(runs)])
     rows = []
-    for path, ms in slow:
-        times = []
-        for _ in range(runs):
-            data = tempfile.mkdtemp(prefix="vb-recheck-")
-            try:
-                tf = os.path.join(data, "times.tsv")
-                subprocess.run(["timeout", "-k", "5", "120", binary, "index", "--embed", "off", "--force",
-                                "--data-dir", data, "--include", glob_escape(path), "--file-times", tf,
-                                os.path.join(src, r["dir"])], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                for line in open(tf, errors="replace"):
-                    f = line.rstrip("\n").split("\t")
-                    if len(f) == 7 and f[0] == "done" and f[1] == path:
-                        times.append(float(f[4]))
-            except FileNotFoundError:
-                pass
-            finally:
-                shutil.rmtree(data, ignore_errors=True)
-        alone = sorted(times)[len(times) // 2] if times else -1.0  # -1: never finished alone
-        rows.append(f"{path}\t{ms:.3f}\t{alone:.3f}\n")
+    for path, ms in slow.items():
+        res = [one(glob_escape(path), path) for _ in range(runs)]
+        times = [m for m, _ in res if m is not None]
+        alone = med(times) if len(times) == len(res) else -1.0  # -1: did not finish every time
+        cpu = max(0.0, med([c for _, c in res]) - base)
+        rows.append(f"{path}\t{ms:.3f}\t{alone:.3f}\t{cpu:.0f}\n")
     with open(os.path.join(d, "recheck.tsv"), "w") as f:
         f.write("".join(rows))
 
 
 def glob_escape(path):
     return re.sub(r"([*?\[\]{}\\])", r"\\\1", path)
+
+
+def lang_of(path):
+    """The language of a 'running' line written before lines named it."""
+    ext = os.path.splitext(path)[1].lower()
+    return {".ts": "typescript", ".tsx": "tsx", ".js": "javascript", ".mjs": "javascript", ".py": "python",
+            ".kt": "kotlin", ".scala": "scala", ".zig": "zig", ".rs": "rust", ".go": "go", ".java": "java",
+            ".rb": "ruby", ".php": "php", ".lua": "lua", ".cs": "csharp", ".swift": "swift", ".hs": "haskell",
+            ".ex": "elixir", ".exs": "elixir", ".c": "c", ".h": "c", ".cpp": "cpp", ".hpp": "cpp", ".cc": "cpp",
+            ".sh": "bash", ".zsh": "bash", ".md": "markdown"}.get(ext, "?")
 
 
 def read_time(path):
@@ -216,7 +240,7 @@ def reason(problem):
 
 def report(repos, out, slow_ms=1000.0):
     langs = collections.defaultdict(lambda: {"repos": set(), "files": 0, "bytes": 0, "times": [],
-                                             "slowest": (0.0, ""), "over": 0, "over_alone": 0, "fallback": collections.Counter(),
+                                             "slowest": (0.0, ""), "over": 0, "over_alone": 0, "over_cpu": 0, "hangs": 0, "fallback": collections.Counter(),
                                              "repaired": 0})
     per_repo, slow, running, panics, fallbacks = [], [], [], [], []
     for r in repos:
@@ -232,7 +256,7 @@ def report(repos, out, slow_ms=1000.0):
         try:
             for line in open(os.path.join(d, "recheck.tsv"), errors="replace"):
                 f = line.rstrip("\n").split("\t")
-                alone[f[0]] = float(f[2])
+                alone[f[0]] = (float(f[2]), float(f[3]))
         except FileNotFoundError:
             pass
         files = 0
@@ -240,7 +264,7 @@ def report(repos, out, slow_ms=1000.0):
         for line in open(os.path.join(d, "times.tsv"), errors="replace"):
             f = line.rstrip("\n").split("\t")
             if f[0] == "running":
-                ran.append(f[1])
+                ran.append((f[1], f[2] if len(f) > 2 and f[2] else lang_of(f[1])))
                 continue
             if len(f) != 7:
                 continue  # a line cut short by a killed process
@@ -258,8 +282,10 @@ def report(repos, out, slow_ms=1000.0):
             if ms > slow_ms:
                 L["over"] += 1
                 a = alone.get(path)
-                if a is not None and (a > slow_ms or a < 0):
+                if a is not None and (a[0] > slow_ms or a[0] < 0):
                     L["over_alone"] += 1
+                if a is not None and (a[1] > slow_ms or a[0] < 0):
+                    L["over_cpu"] += 1
                 slow.append((ms, r["repo"], path, lang, int(size), status, problem, a))
             if status == "fallback":
                 L["fallback"][reason(problem)] += 1
@@ -268,39 +294,52 @@ def report(repos, out, slow_ms=1000.0):
                     panics.append((r["repo"], path, problem))
             elif status == "repaired":
                 L["repaired"] += 1
-        for p in ran:
+        for p, lang in ran:
             running.append((r["repo"], p, p in finished))
+            if p not in finished:
+                langs[lang]["hangs"] += 1
         try:
             stderr = open(os.path.join(d, "stderr"), errors="replace").read()
         except FileNotFoundError:
             stderr = ""
         if "panic:" in stderr or "goroutine " in stderr:
             panics.append((r["repo"], "(process)", stderr.strip().splitlines()[0][:200]))
-        per_repo.append((r["repo"], r["commit"][:12], files, seconds(wall), rss // 1024, rc))
+        try:
+            skipped = json.load(open(os.path.join(d, "index.json"))).get("skipped") or {}
+            skipped = ", ".join(f"{k} {v}" for k, v in sorted(skipped.items())) or "0"
+        except (FileNotFoundError, ValueError):
+            skipped = "(run did not finish)"
+        try:
+            missing = sum(1 for _ in open(os.path.join(os.path.dirname(out), "src", r["dir"] + ".missing")))
+        except FileNotFoundError:
+            missing = 0
+        per_repo.append((r["repo"], r["commit"][:12], files, seconds(wall), rss // 1024, rc, skipped, missing))
 
     o = []
-    o.append("| language | repos | files | MB | p99 file ms | slowest file ms | slowest file | files > 1 s (sweep / alone) | repaired | fallbacks by reason |")
-    o.append("|---|---|---|---|---|---|---|---|---|---|")
+    o.append("| language | repos | files | MB | p99 file ms | slowest file ms | slowest file | files > 1 s (sweep / alone / alone CPU) | hangs | repaired | fallbacks by reason |")
+    o.append("|---|---|---|---|---|---|---|---|---|---|---|")
     for lang in sorted(langs):
         L = langs[lang]
         fb = ", ".join(f"{k} {v}" for k, v in sorted(L["fallback"].items())) or "0"
         o.append(f"| {lang} | {len(L['repos'])} | {L['files']} | {L['bytes'] / 1e6:.1f} | {pct(L['times'], 0.99):.1f} | "
-                 f"{L['slowest'][0]:.0f} | {L['slowest'][1]} | {L['over']} / {L['over_alone']} | {L['repaired']} | {fb} |")
+                 f"{L['slowest'][0]:.0f} | {L['slowest'][1]} | {L['over']} / {L['over_alone']} / {L['over_cpu']} | {L['hangs']} | {L['repaired']} | {fb} |")
     o.append("")
     hung = [x for x in running if not x[2]]
     o.append(f"Repositories: {len(per_repo)}; runs that did not exit 0: {sum(1 for p in per_repo if p[5] != 0)}; "
              f"files still extracting after 1 s: {len(running)}, of which never finished (hangs): {len(hung)}; "
              f"panics: {len(panics)}.")
     o.append("")
-    o.append("| repository | commit | files extracted | wall s | peak RSS MB | exit |")
-    o.append("|---|---|---|---|---|---|")
+    o.append("| repository | commit | files extracted | wall s | peak RSS MB | exit | skipped by reason | not in snapshot |")
+    o.append("|---|---|---|---|---|---|---|---|")
     for p in per_repo:
-        o.append(f"| {p[0]} | {p[1]} | {p[2]} | {p[3]:.1f} | {p[4]} | {p[5]} |")
+        o.append(f"| {p[0]} | {p[1]} | {p[2]} | {p[3]:.1f} | {p[4]} | {p[5]} | {p[6]} | {p[7]} |")
     o.append("")
-    o.append("Files over 1 s in the sweep (alone: median of 3 runs of `index --include` on that file by itself):")
+    o.append("Files over 1 s in the sweep (alone: median of 3 runs of `index --include` on that file by itself; "
+             "CPU: the process's CPU time for it, less a run that selects no file):")
     o.append("")
     for s in sorted(slow, key=lambda s: -s[0]):
-        a = "not rechecked" if s[7] is None else ("never finished" if s[7] < 0 else f"alone {s[7]:.0f} ms")
+        a = ("not rechecked" if s[7] is None else
+             "never finished alone" if s[7][0] < 0 else f"alone {s[7][0]:.0f} ms, CPU {s[7][1]:.0f} ms")
         o.append(f"- {s[0]:.0f} ms ({a}) {s[1]}:{s[2]} ({s[3]}, {s[4]} bytes, {s[5]} {s[6]})")
     o.append("")
     o.append("Still extracting after 1 s:")

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/indexer"
 )
 
@@ -16,7 +17,8 @@ import (
 const fileTimesStall = time.Second
 
 // fileTimes writes index --file-times: one line per extracted file, and a
-// "running" line for a file still extracting after fileTimesStall. Lines
+// "running" line (path, language, the stall threshold in ms) for a file
+// still extracting after fileTimesStall. Lines
 // come from the progress goroutine and from stall timers, so writes are
 // serialised; each line is written at once (no buffer), so a process
 // killed or interrupted while stuck still leaves every finished file and
@@ -48,7 +50,7 @@ func (t *fileTimes) attach(opts *indexer.Options) {
 	}
 	opts.Stalled = fileTimesStall
 	opts.OnStall = func(path string, after time.Duration) {
-		t.line("running", path, "", "", fmt.Sprintf("%.3f", float64(after)/float64(time.Millisecond)), "", "")
+		t.line("running", path, extract.LanguageOf(path).Name, "", fmt.Sprintf("%.3f", float64(after)/float64(time.Millisecond)), "", "")
 	}
 }
 
