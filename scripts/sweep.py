@@ -19,7 +19,7 @@ followed by `viberag status --json`. Per repository WORK/out/<name>/ keeps
 index.json, status.json, times.tsv (one line per extracted file with its
 milliseconds, a 'running' line for any file still extracting after 1 s),
 time.txt (wall clock, peak RSS) and stderr. The report, markdown on stdout
-and in WORK/report.md, has per language: repositories, files, MB, slowest
+and in WORK/out/report.md, has per language: repositories, files, MB, slowest
 file, p99 file time, files over 1 s, fallbacks by reason; per repository:
 wall time, peak RSS, exit status; then every file over 1 s, every 'running'
 line, every panic and every fallback with its problem.
@@ -238,7 +238,7 @@ def reason(problem):
     return re.sub(r"[0-9]+", "N", problem)[:40] or "?"
 
 
-def report(repos, out, slow_ms=1000.0):
+def report(repos, out, src, slow_ms=1000.0):
     langs = collections.defaultdict(lambda: {"repos": set(), "files": 0, "bytes": 0, "times": [],
                                              "slowest": (0.0, ""), "over": 0, "over_alone": 0, "over_cpu": 0, "hangs": 0, "fallback": collections.Counter(),
                                              "repaired": 0})
@@ -310,7 +310,7 @@ def report(repos, out, slow_ms=1000.0):
         except (FileNotFoundError, ValueError):
             skipped = "(run did not finish)"
         try:
-            missing = sum(1 for _ in open(os.path.join(os.path.dirname(out), "src", r["dir"] + ".missing")))
+            missing = sum(1 for _ in open(os.path.join(src, r["dir"] + ".missing")))
         except FileNotFoundError:
             missing = 0
         per_repo.append((r["repo"], r["commit"][:12], files, seconds(wall), rss // 1024, rc, skipped, missing))
@@ -366,6 +366,8 @@ def main():
     ap.add_argument("--work", default="/work/sweep")
     ap.add_argument("--only", default="")
     ap.add_argument("--timeout", type=int, default=1200, help="seconds per repository before it counts as a hang")
+    ap.add_argument("--binary", default="", help="index with this viberag binary instead of building the tree")
+    ap.add_argument("--out", default="", help="results directory (default WORK/out)")
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--skip-done", action="store_true", help="skip repositories that already have a result in WORK/out")
     ap.add_argument("--recheck-ms", type=float, default=500.0,
@@ -376,11 +378,13 @@ def main():
     if a.only:
         want = set(a.only.split(","))
         repos = [r for r in repos if r["repo"] in want]
-    src, out = os.path.join(a.work, "src"), os.path.join(a.work, "out")
+    src, out = os.path.join(a.work, "src"), a.out or os.path.join(a.work, "out")
     if not a.report_only:
-        binary = os.path.join(a.work, "viberag")
-        subprocess.run(["go", "build", "-o", binary, "./cmd/viberag"], cwd=ROOT, check=True,
-                       stderr=subprocess.DEVNULL)
+        binary = a.binary
+        if not binary:
+            binary = os.path.join(a.work, "viberag")
+            subprocess.run(["go", "build", "-o", binary, "./cmd/viberag"], cwd=ROOT, check=True,
+                           stderr=subprocess.DEVNULL)
         if not a.recheck_only:
             for r in repos:
                 if a.skip_done and os.path.exists(os.path.join(out, r["dir"], "exit")):
@@ -391,8 +395,8 @@ def main():
         if a.recheck_ms > 0:
             for r in repos:
                 recheck(r, binary, src, out, a.recheck_ms)
-    text = report(read_list(a.list) if a.only == "" else repos, out)
-    with open(os.path.join(a.work, "report.md"), "w") as f:
+    text = report(read_list(a.list) if a.only == "" else repos, out, src)
+    with open(os.path.join(out, "report.md"), "w") as f:
         f.write(text)
     sys.stdout.write(text)
 
