@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -242,8 +241,16 @@ type fileResult struct {
 
 func examine(ctx context.Context, root string, c extract.Candidate, states map[string]tables.FileState, parsers *syntax.Pool, opts Options) fileResult {
 	r := fileResult{path: c.Path}
-	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(c.Path)))
-	if err != nil {
+	data, err := extract.ReadRegular(ctx, filepath.Join(root, filepath.FromSlash(c.Path)), opts.Select.SizeLimit())
+	var skip *extract.SkipError
+	switch {
+	case errors.As(err, &skip):
+		r.skip = &extract.Skipped{Path: c.Path, Reason: skip.Reason, Detail: skip.Detail}
+		return r
+	case ctx.Err() != nil:
+		r.err = ctx.Err()
+		return r
+	case err != nil:
 		r.skip = &extract.Skipped{Path: c.Path, Reason: extract.SkipUnreadable, Detail: err.Error()}
 		return r
 	}
