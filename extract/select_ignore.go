@@ -99,7 +99,7 @@ func (s *selector) readIgnoreFile(rel, name string, domain []string) ([]gitignor
 			// Keep the detail short and root-relative.
 			return nil, fmt.Errorf("read %s: %w", name, pe.Err)
 		}
-		return nil, err
+		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
 	return parseIgnore(data, domain), nil
 }
