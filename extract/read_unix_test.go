@@ -118,24 +118,37 @@ func FuzzReadRegular(f *testing.F) {
 		small := []byte("package f\n")
 		large := bytes.Repeat([]byte("y"), 4096)
 		const max = 1024
-		become := func(kind byte) {
+		// Regular files appear whole (written aside, renamed into place),
+		// as editors and git write them, so a read sees all of one.
+		regular := func(data []byte) {
+			tmp := filepath.Join(dir, "tmp")
+			os.WriteFile(tmp, data, 0o644)
 			os.RemoveAll(p)
+			os.Rename(tmp, p)
+		}
+		become := func(kind byte) {
 			switch kind % 5 {
 			case 0:
-				os.WriteFile(p, small, 0o644)
+				regular(small)
+				return
+			case 4:
+				regular(large)
+				return
+			}
+			os.RemoveAll(p)
+			switch kind % 5 {
 			case 1:
 				syscall.Mkfifo(p, 0o644)
 			case 2:
 				os.Symlink(filepath.Join(dir, "elsewhere"), p)
 			case 3:
 				os.Mkdir(p, 0o755)
-			case 4:
-				os.WriteFile(p, large, 0o644)
 			}
 		}
 		become(0)
 		stop := make(chan struct{})
 		swapped := make(chan struct{})
+		t.Cleanup(func() { close(stop); <-swapped })
 		go func() {
 			defer close(swapped)
 			for _, k := range plan {
@@ -161,7 +174,5 @@ func FuzzReadRegular(f *testing.F) {
 				}
 			}
 		}
-		close(stop)
-		<-swapped
 	})
 }
