@@ -116,13 +116,20 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 	defer parsers.Close()
 	jobs := make(chan extract.Candidate)
 	results := make(chan fileResult, workers*2)
+	pend, mem := newPending(), newParseMemory()
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for c := range jobs {
-				results <- examine(ctx, real, c, states, parsers, opts)
+				r := examine(ctx, real, c, states, parsers, mem, opts)
+				if r.file != nil && !opts.ParseOnly {
+					if r.weight, r.err = pend.acquire(ctx, r.file); r.err != nil {
+						r.file = nil
+					}
+				}
+				results <- r
 			}
 		}()
 	}
@@ -144,13 +151,14 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 	// commits a batch.
 	var w *writer
 	if !opts.ParseOnly {
-		w = startWriter(ctx, db)
+		w = startWriter(ctx, db, pend)
 	}
 	var runErr error
 	done := 0
 	for r := range results {
 		done++
 		if runErr != nil {
+			pend.release(r.weight)
 			continue // drain
 		}
 		switch {
@@ -168,7 +176,7 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 				res.ParseProblems[r.file.Language]++
 			}
 			if w != nil {
-				w.in <- r.file
+				w.in <- weighed{r.file, r.weight}
 			}
 		}
 		if opts.Progress != nil {
@@ -233,13 +241,14 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 // fileResult is one examined file: extracted facts, unchanged (file nil),
 // skipped for its content, or an error that stops the run.
 type fileResult struct {
-	path string
-	file *extract.File
-	skip *extract.Skipped
-	err  error
+	path   string
+	file   *extract.File
+	weight int64 // taken from pending for file; the writer gives it back
+	skip   *extract.Skipped
+	err    error
 }
 
-func examine(ctx context.Context, root string, c extract.Candidate, states map[string]tables.FileState, parsers *syntax.Pool, opts Options) fileResult {
+func examine(ctx context.Context, root string, c extract.Candidate, states map[string]tables.FileState, parsers *syntax.Pool, mem *parseMemory, opts Options) fileResult {
 	r := fileResult{path: c.Path}
 	data, err := extract.ReadRegular(ctx, filepath.Join(root, filepath.FromSlash(c.Path)), opts.Select.SizeLimit())
 	var skip *extract.SkipError
@@ -261,7 +270,13 @@ func examine(ctx context.Context, root string, c extract.Candidate, states map[s
 	if st, ok := states[c.Path]; ok && !opts.Force && st.Hash == tables.Hex(xxhash.Sum64(data)) {
 		return r // unchanged: nothing to parse
 	}
+	weight, err := mem.acquire(ctx, int64(len(data)))
+	if err != nil {
+		r.err = err
+		return r
+	}
 	f, err := extract.Extract(ctx, c.Path, data, extract.Options{ParseTimeout: opts.ParseTimeout, PlainReaders: opts.PlainReaders, Parsers: parsers})
+	mem.release(weight)
 	if err != nil {
 		r.err = fmt.Errorf("extract %s: %w", c.Path, err)
 		return r
@@ -275,19 +290,24 @@ func examine(ctx context.Context, root string, c extract.Candidate, states map[s
 // interrupted run keeps most of its work; each file in it is atomic.
 type writer struct {
 	db      *tables.DB
-	in      chan *extract.File
+	pend    *pending
+	in      chan weighed
 	done    chan struct{}
 	deleted []string // set by finish before in is closed
 	err     error    // first write error; read after done is closed
 }
 
-const (
-	batchFiles = 256
-	batchBytes = 8 << 20
-)
+// weighed is a file with the weight it holds in pending.
+type weighed struct {
+	f      *extract.File
+	weight int64
+}
 
-func startWriter(ctx context.Context, db *tables.DB) *writer {
-	w := &writer{db: db, in: make(chan *extract.File, 64), done: make(chan struct{})}
+// batchFiles caps a batch by count; batchWeight (pending.go) by bytes.
+const batchFiles = 256
+
+func startWriter(ctx context.Context, db *tables.DB, pend *pending) *writer {
+	w := &writer{db: db, pend: pend, in: make(chan weighed, 64), done: make(chan struct{})}
 	go w.loop(ctx)
 	return w
 }
@@ -295,20 +315,25 @@ func startWriter(ctx context.Context, db *tables.DB) *writer {
 func (w *writer) loop(ctx context.Context) {
 	defer close(w.done)
 	var batch []*extract.File
-	var size int64
+	var weight int64
 	flush := func(deleted []string) {
 		if w.err == nil && (len(batch) > 0 || len(deleted) > 0) {
 			w.err = w.db.Write(ctx, batch, deleted)
 		}
-		batch, size = batch[:0], 0
+		clear(batch) // the facts may go now
+		batch = batch[:0]
+		w.pend.release(weight)
+		weight = 0
 	}
-	for f := range w.in {
+	for in := range w.in {
+		weight += in.weight
 		if w.err != nil {
-			continue // drain so senders never block
+			w.pend.release(weight) // drain so senders never block
+			weight = 0
+			continue
 		}
-		batch = append(batch, f)
-		size += f.Size
-		if len(batch) >= batchFiles || size >= batchBytes {
+		batch = append(batch, in.f)
+		if len(batch) >= batchFiles || weight >= batchWeight {
 			flush(nil)
 		}
 	}
