@@ -198,7 +198,7 @@ func TestDropVectorsKeepsFacts(t *testing.T) {
 	mustWrite(t, db, []*extract.File{sampleFile("a.go")}, nil) // fills embed_cache for m1
 	embedAll(t, db, "m1", 0)
 	before, _ := db.Counts(ctx)
-	if err := db.DropVectors(ctx, "m2"); err != nil {
+	if err := db.DropVectors(ctx, "m2", 0); err != nil {
 		t.Fatal(err)
 	}
 	after, _ := db.Counts(ctx)

@@ -43,7 +43,8 @@ func (c *mcpCmd) Run(ctx context.Context) error {
 		Root: c.Path, DataDir: c.DataDir,
 		Index: indexer.Options{Select: extract.SelectOptions{
 			Include: c.Include, Exclude: c.Exclude, MaxFileSize: c.MaxFileSize, IndexSecrets: c.IndexSecrets,
-		}, Workers: c.Workers},
+		}, Workers: c.Workers, EmbedBudget: c.EmbedBudget,
+			Notice: func(msg string) { log.Warn("embedding", "notice", msg) }},
 		NoWatch: c.NoWatch, Debounce: c.Debounce, PollInterval: c.PollInterval, Logger: log,
 	}
 	root, err := indexer.RealRoot(c.Path)

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/indexer"
@@ -40,7 +41,10 @@ type vectorStatus struct {
 	Provider string                        `json:"provider,omitempty"`
 	Off      string                        `json:"off,omitempty"`
 	Error    string                        `json:"error,omitempty"`
+	Dim      int                           `json:"dim,omitempty"`
 	Surfaces map[string]tables.VectorCount `json:"surfaces"`
+	// Missing is the rows of all surfaces without a vector.
+	Missing int64 `json:"missing"`
 }
 
 func readVectorStatus(ctx context.Context, db *tables.DB, meta map[string]string) (vectorStatus, error) {
@@ -59,8 +63,12 @@ func readVectorStatus(ctx context.Context, db *tables.DB, meta map[string]string
 	} else {
 		vs.Error = meta[tables.MetaEmbeddingError]
 	}
+	vs.Dim, _ = strconv.Atoi(meta[tables.MetaEmbeddingDim])
 	var err error
 	vs.Surfaces, err = db.VectorCounts(ctx)
+	for _, c := range vs.Surfaces {
+		vs.Missing += c.Missing
+	}
 	return vs, err
 }
 
@@ -129,6 +137,13 @@ func printStatus(w io.Writer, st *status) {
 		fmt.Fprintf(w, "  vectors: %s\n", v.Model)
 		for _, s := range tables.Surfaces() {
 			fmt.Fprintf(w, "    %-8s %7d present  %d missing\n", s, v.Surfaces[s].Present, v.Surfaces[s].Missing)
+		}
+		if v.Missing > 0 {
+			var rows int64
+			for _, c := range v.Surfaces {
+				rows += c.Present + c.Missing
+			}
+			fmt.Fprintf(w, "  vectors missing: %d of %d rows (searches rank them by text alone; the next `viberag index` embeds them)\n", v.Missing, rows)
 		}
 		if v.Error != "" {
 			fmt.Fprintf(w, "  last embedding error: %s (the next index run retries)\n", v.Error)
