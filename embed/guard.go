@@ -106,14 +106,20 @@ func (g *Guarded) Embed(ctx context.Context, texts []string) ([][]float32, error
 		return nil, r.err
 	}
 	if r.err != nil && errors.Is(r.err, context.DeadlineExceeded) {
-		r.err = fmt.Errorf("no answer within %v: %w", g.timeout, r.err)
+		r.err = &noAnswerError{g.timeout}
 	}
 	g.record(r.err)
 	if r.err != nil {
-		return nil, fmt.Errorf("embedding provider %s: %w", g.p.ID(), r.err)
+		return nil, r.err
 	}
 	return r.vecs, nil
 }
+
+// noAnswerError is a call cut short by the guard's deadline.
+type noAnswerError struct{ d time.Duration }
+
+func (e *noAnswerError) Error() string { return fmt.Sprintf("no answer within %v", e.d) }
+func (e *noAnswerError) Unwrap() error { return context.DeadlineExceeded }
 
 // admit lets a call through when the circuit is closed, or as the one
 // trial of a half-open circuit.
@@ -126,12 +132,12 @@ func (g *Guarded) admit() error {
 	now := g.now()
 	if now.Before(g.until) || g.trial {
 		retry := g.until.Sub(now).Round(time.Second)
-		when := fmt.Sprintf("tried again in %v", max(retry, 0))
+		when := fmt.Sprintf("%v from now", max(retry, 0))
 		if g.trial || retry <= 0 {
-			when = "being tried again now"
+			when = "the call trying it now ends"
 		}
-		return fmt.Errorf("embedding provider %s: %w after %d failure(s) in a row, %s; last: %v",
-			g.p.ID(), ErrProviderDown, g.failures, when, g.lastErr)
+		return fmt.Errorf("%w after %d failure(s) in a row (last: %v); not asked again until %s",
+			ErrProviderDown, g.failures, g.lastErr, when)
 	}
 	g.trial = true
 	return nil

@@ -10,6 +10,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -90,6 +91,7 @@ const DefaultRequestTimeout = 30 * time.Second
 type OpenAI struct {
 	cfg      OpenAIConfig
 	endpoint string // as given: it may carry credentials
+	shown    string // the endpoint without them, for messages
 	apiKey   string
 	id       string
 	scrub    scrubber // removes the URL's credentials and the key from messages
@@ -170,7 +172,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	}
 	p := &OpenAI{
 		cfg:        cfg,
-		endpoint:   cfg.BaseURL + "/embeddings",
+		endpoint:   endpointOf(cfg.BaseURL),
 		dim:        cfg.Dimensions,
 		minBackoff: 500 * time.Millisecond,
 		maxBackoff: 30 * time.Second,
@@ -186,6 +188,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 		secrets = append(secrets, p.apiKey)
 	}
 	p.scrub = newScrubber(secrets)
+	p.shown, _ = RedactURL(p.endpoint)
 	// The scheme does not change the vectors; the host does (two servers
 	// may serve different models under one name). Credentials do not, and
 	// never appear in the ID.
@@ -198,6 +201,20 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 		p.id += "+max" + strconv.Itoa(cfg.MaxInputChars)
 	}
 	return p, nil
+}
+
+// endpointOf appends "/embeddings" to the base URL's path, keeping its
+// query (Azure-style ?api-version=…) after it.
+func endpointOf(base string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		return base + "/embeddings" // NewRequest reports it, redacted
+	}
+	u.Path = strings.TrimRight(u.Path, "/") + "/embeddings"
+	if u.RawPath != "" {
+		u.RawPath = strings.TrimRight(u.RawPath, "/") + "/embeddings"
+	}
+	return u.String()
 }
 
 // ID implements Provider: "openai:" host and path of the base URL (without
@@ -359,6 +376,10 @@ func (p *OpenAI) post(ctx context.Context, body []byte, n int) ([][]float32, tim
 	}
 	resp, err := p.cfg.Client.Do(req)
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			ue.URL = p.shown // the client names the URL as given, credentials and all
+		}
 		return nil, 0, timedOut(err)
 	}
 	defer resp.Body.Close()
@@ -396,6 +417,13 @@ func (p *OpenAI) post(ctx context.Context, body []byte, n int) ([][]float32, tim
 	}
 	if err := json.Unmarshal(data, &res); err != nil {
 		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &syn) && syn.Offset > 0 && syn.Offset <= int64(len(data)) && bytes.ContainsAny(data[syn.Offset-1:syn.Offset], "NI"):
+			return nil, 0, permanentError{fmt.Errorf("embed: openai response: a vector holds NaN or Infinity (at byte %d), which is neither JSON nor a usable vector", syn.Offset)}
+		case errors.As(err, &typ) && strings.HasPrefix(typ.Value, "number"):
+			return nil, 0, permanentError{fmt.Errorf("embed: openai response: a vector component (%s) is out of float32 range: %w", typ.Value, err)}
+		}
 		if errors.As(err, &syn) && syn.Offset >= int64(len(data)) {
 			return nil, 0, permanentError{fmt.Errorf("embed: openai response: the JSON ends before it is complete (%d bytes%s; cut short by the server or a proxy?): %w", len(data), declared(resp.ContentLength), err)}
 		}

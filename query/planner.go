@@ -25,8 +25,8 @@ type Planner struct {
 	embMu      sync.RWMutex
 	embedder   embed.Provider // embeds queries (guarded); nil: vectors off
 	guard      embed.GuardOptions
-	vectorsOff string         // why embedder is nil, for responses
-	vecs       vectorCache    // the index's vectors, per surface
+	vectorsOff string      // why embedder is nil, for responses
+	vecs       vectorCache // the index's vectors, per surface
 
 	names nameCache // distinct symbol names, for typo correction
 	files fileCache // paths and their words, for the path prior
