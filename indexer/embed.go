@@ -208,13 +208,14 @@ func embedStage(ctx context.Context, db *tables.DB, opts Options) (*VectorResult
 		if reset != "" {
 			vr.Reset = reset
 			notice(reset)
-			if counts, err = db.VectorCounts(ctx); err != nil {
-				return nil, err
-			}
-			total = 0
-			for _, c := range counts {
-				total += int(c.Missing)
-			}
+		}
+		// The check may have dropped vectors (all, or broken ones).
+		if counts, err = db.VectorCounts(ctx); err != nil {
+			return nil, err
+		}
+		total = 0
+		for _, c := range counts {
+			total += int(c.Missing)
 		}
 	}
 	cp := embed.Cached(p, db.EmbedCache())
