@@ -60,6 +60,10 @@ func readVectorStatus(ctx context.Context, db *tables.DB, meta map[string]string
 		if vs.Off == "" {
 			vs.Off = "the index has no vectors; run `viberag index` (the built-in model is downloaded once) or see `viberag index --help` for --embed"
 		}
+		if vs.Provider == "openai" && meta[tables.MetaEmbeddingError] != "" {
+			// Not off: chosen, and failing before it stored anything.
+			vs.Off, vs.Error = "no vector stored yet: the embedding provider failed", meta[tables.MetaEmbeddingError]
+		}
 	} else {
 		vs.Error = meta[tables.MetaEmbeddingError]
 	}
@@ -138,16 +142,16 @@ func printStatus(w io.Writer, st *status) {
 		for _, s := range tables.Surfaces() {
 			fmt.Fprintf(w, "    %-8s %7d present  %d missing\n", s, v.Surfaces[s].Present, v.Surfaces[s].Missing)
 		}
-		if v.Missing > 0 {
-			var rows int64
-			for _, c := range v.Surfaces {
-				rows += c.Present + c.Missing
-			}
-			fmt.Fprintf(w, "  vectors missing: %d of %d rows (searches rank them by text alone; the next `viberag index` embeds them)\n", v.Missing, rows)
+	}
+	if v.Error != "" {
+		fmt.Fprintf(w, "  last embedding error: %s (the next index run retries)\n", v.Error)
+	}
+	if v.Missing > 0 && (v.Model != "" || v.Provider != "") {
+		var rows int64
+		for _, c := range v.Surfaces {
+			rows += c.Present + c.Missing
 		}
-		if v.Error != "" {
-			fmt.Fprintf(w, "  last embedding error: %s (the next index run retries)\n", v.Error)
-		}
+		fmt.Fprintf(w, "  vectors missing: %d of %d rows (searches rank them by text alone; the next `viberag index` embeds them)\n", v.Missing, rows)
 	}
 	if len(st.Counts.Skipped) > 0 {
 		fmt.Fprintf(w, "  skipped: %s\n", formatCounts(st.Counts.Skipped))
