@@ -17,7 +17,9 @@ const (
 
 // GuardOptions configure Guard.
 type GuardOptions struct {
-	// Timeout bounds each Embed call; 0 means DefaultQueryTimeout.
+	// Timeout bounds each Embed call; 0 means DefaultQueryTimeout, and a
+	// negative value sets no deadline (only the breaker: for index runs,
+	// whose calls are bounded by the provider's own timeouts).
 	Timeout time.Duration
 	// Cooldown is how long calls fail at once after a failure before one
 	// call is let through to try the provider again; it doubles with each
@@ -30,6 +32,11 @@ type GuardOptions struct {
 // ErrProviderDown is wrapped by the error a Guarded provider returns while
 // its circuit is open.
 var ErrProviderDown = errors.New("embedding provider down")
+
+// ErrStalled is the cause (context.WithCancelCause) with which a caller
+// cancels a call because the provider made no progress: unlike any other
+// cancellation, a Guarded provider counts it as the provider's failure.
+var ErrStalled = errors.New("embedding provider made no progress")
 
 // Guarded is a Provider for interactive callers (a search embedding its
 // query), which must answer quickly whatever the provider does: each call
@@ -55,7 +62,7 @@ type Guarded struct {
 // Guard wraps p.
 func Guard(p Provider, opts GuardOptions) *Guarded {
 	g := &Guarded{p: p, timeout: opts.Timeout, cooldown: opts.Cooldown, now: opts.Now}
-	if g.timeout <= 0 {
+	if g.timeout == 0 {
 		g.timeout = DefaultQueryTimeout
 	}
 	if g.cooldown <= 0 {
@@ -81,7 +88,10 @@ func (g *Guarded) Embed(ctx context.Context, texts []string) ([][]float32, error
 	if err := g.admit(); err != nil {
 		return nil, err
 	}
-	cctx, cancel := context.WithTimeout(ctx, g.timeout)
+	cctx, cancel := context.WithCancel(ctx)
+	if g.timeout > 0 {
+		cctx, cancel = context.WithTimeout(ctx, g.timeout)
+	}
 	defer cancel()
 	type result struct {
 		vecs [][]float32
@@ -101,6 +111,10 @@ func (g *Guarded) Embed(ctx context.Context, texts []string) ([][]float32, error
 		r.err = cctx.Err()
 	}
 	if r.err != nil && ctx.Err() != nil {
+		if cause := context.Cause(ctx); errors.Is(cause, ErrStalled) {
+			g.record(cause)
+			return nil, r.err
+		}
 		// The caller gave up: says nothing about the provider.
 		g.release()
 		return nil, r.err

@@ -3,6 +3,7 @@ package embed
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -148,4 +149,19 @@ func TestGuardOneTrial(t *testing.T) {
 	}
 	cancel()
 	<-done
+}
+
+// A caller that cancels because the provider made no progress (cause
+// ErrStalled) opens the circuit.
+func TestGuardStalledCause(t *testing.T) {
+	s := newStub("block")
+	defer close(s.deaf)
+	g := Guard(s, GuardOptions{Timeout: -1, Cooldown: time.Hour})
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go func() { time.Sleep(10 * time.Millisecond); cancel(fmt.Errorf("budget: %w", ErrStalled)) }()
+	within(t, 30*time.Second, func() { g.Embed(ctx, []string{"q"}) })
+	s.mode.Store("ok")
+	if _, err := g.Embed(context.Background(), []string{"q"}); !errors.Is(err, ErrProviderDown) || s.calls.Load() != 1 {
+		t.Errorf("after a stalled call: err = %v, %d calls; want the circuit open", err, s.calls.Load())
+	}
 }

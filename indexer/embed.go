@@ -55,6 +55,9 @@ type errBudget struct {
 	last   string
 }
 
+// Unwrap tells a guarded provider (embed.Guard) that the provider failed.
+func (e *errBudget) Unwrap() error { return embed.ErrStalled }
+
 func (e *errBudget) Error() string {
 	msg := fmt.Sprintf("no embedding request succeeded for %v (the --embed-budget), so the stage stopped; the next run goes on", e.budget)
 	if e.last != "" {

@@ -145,9 +145,19 @@ func TestEmbedStageStalledProvider(t *testing.T) {
 		t.Error("facts lost")
 	}
 	mu.Lock()
-	defer mu.Unlock()
 	if len(notices) == 0 || !strings.Contains(notices[0], "retrying in") {
 		t.Errorf("notices %q, want the retries announced", notices)
+	}
+	mu.Unlock()
+
+	// Behind a breaker (as viberag mcp runs it), the run that ran out of
+	// budget opens the circuit: the next run does not ask the provider.
+	g := embed.Guard(p, embed.GuardOptions{Timeout: -1, Cooldown: time.Hour})
+	runWithin(t, time.Minute, db, root, Options{Embedder: g, EmbedBudget: 400 * time.Millisecond})
+	before := f.requests.Load()
+	res = runWithin(t, time.Minute, db, root, Options{Embedder: g, EmbedBudget: time.Hour})
+	if !strings.Contains(res.Vectors.Error, "embedding provider down") || f.requests.Load() != before {
+		t.Errorf("run behind an open breaker: error %q, %d new requests; want the provider skipped", res.Vectors.Error, f.requests.Load()-before)
 	}
 }
 

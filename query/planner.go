@@ -90,13 +90,11 @@ func (p *Planner) SetEmbedder(e embed.Provider, off string) {
 	p.embedder, p.vectorsOff = g, off
 }
 
-// guarded puts e under the query deadline and breaker (nil stays nil).
+// guarded puts e under the query deadline and breaker (nil stays nil),
+// even when e has a breaker of its own: that one may have no deadline.
 func (p *Planner) guarded(e embed.Provider) embed.Provider {
 	if e == nil {
 		return nil
-	}
-	if g, ok := e.(*embed.Guarded); ok {
-		return g
 	}
 	return embed.Guard(e, p.guard)
 }

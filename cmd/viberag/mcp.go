@@ -72,6 +72,11 @@ func (c *mcpCmd) Run(ctx context.Context) error {
 	}
 	if opts.Index.Embedder == nil {
 		log.Warn("vectors off", "reason", opts.Index.VectorsOff)
+	} else if opts.Index.Embedding.Provider == embed.ProviderOpenAI {
+		// The server runs the index again on every change: once a run's
+		// embedding failed, later runs skip the provider until a cooldown
+		// ends, instead of each waiting out --embed-budget again.
+		opts.Index.Embedder = embed.Guard(opts.Index.Embedder, embed.GuardOptions{Timeout: -1})
 	}
 	var hopts mcp.HTTPOptions
 	if c.HTTP != "" {
