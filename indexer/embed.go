@@ -67,8 +67,9 @@ func (e *errBudget) Error() string {
 }
 
 // watchdog ends ctx (cause *errBudget) when no request has succeeded for
-// budget, and reports each attempt's outcome through the trace it
-// returns (with retries passed to notice).
+// budget. Remote providers report each attempt through the trace in the
+// context (and their retries go to notice); every embedded page counts as
+// progress too, for providers that report nothing (model2vec).
 type watchdog struct {
 	budget time.Duration
 	mu     sync.Mutex
@@ -76,7 +77,13 @@ type watchdog struct {
 	err    string    // of the last failed attempt
 }
 
-func startWatchdog(ctx context.Context, budget time.Duration, notice func(string)) (context.Context, func()) {
+func (w *watchdog) progress() {
+	w.mu.Lock()
+	w.last, w.err = time.Now(), ""
+	w.mu.Unlock()
+}
+
+func startWatchdog(ctx context.Context, budget time.Duration, notice func(string)) (context.Context, *watchdog, func()) {
 	w := &watchdog{budget: budget, last: time.Now()}
 	ctx, cancel := context.WithCancelCause(ctx)
 	ctx = embed.WithTrace(ctx, &embed.Trace{
@@ -110,7 +117,7 @@ func startWatchdog(ctx context.Context, budget time.Duration, notice func(string
 			}
 		}
 	}()
-	return ctx, func() { cancel(nil) }
+	return ctx, w, func() { cancel(nil) }
 }
 
 // embedStage embeds every row without a vector. A provider failure ends
@@ -174,7 +181,7 @@ func embedStage(ctx context.Context, db *tables.DB, opts Options) (*VectorResult
 	if budget <= 0 {
 		budget = DefaultEmbedBudget
 	}
-	sctx, stop := startWatchdog(ctx, budget, notice)
+	sctx, dog, stop := startWatchdog(ctx, budget, notice)
 	defer stop()
 	// failed turns a provider error into the stage's error, or returns the
 	// caller's cancellation.
@@ -270,6 +277,8 @@ surfaces:
 			for i, pv := range batch {
 				texts[i] = VectorInput(surface, pv)
 			}
+			// The budget measures the provider's time, not the index's.
+			dog.progress()
 			vecs, err := cp.Embed(sctx, texts)
 			if err != nil {
 				stageErr, readErr = failed("embed "+surface+" vectors", err)

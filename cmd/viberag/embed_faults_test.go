@@ -247,6 +247,7 @@ func TestSecretsStayInside(t *testing.T) {
 	if c, _ := srv.creds.Load().(string); !strings.Contains(c, "Bearer "+key) || !strings.Contains(c, "api_key="+param) {
 		t.Errorf("the server received %q: credentials not sent", c)
 	}
+	run(0, append([]string{"index", root, "--data-dir", data, "--json", "--force"}, flags...)...)
 	run(0, "status", root, "--data-dir", data, "--json")
 	run(0, "status", root, "--data-dir", data)
 	search := run(0, "search", "-C", root, "--data-dir", data, "--json", "how", "are", "failures", "retried")
@@ -270,7 +271,9 @@ func TestSecretsStayInside(t *testing.T) {
 	if !strings.Contains(fail.stderr, "rejected") || !strings.Contains(fail.stderr, "***") {
 		t.Errorf("failing index: stderr does not carry the server's (masked) message:\n%s", fail.stderr)
 	}
+	run(exitVectorsIncomplete, append([]string{"index", root, "--data-dir", failData, "--json", "--embed-budget", "2s"}, flags...)...)
 	run(0, "status", root, "--data-dir", failData, "--json")
+	run(0, "status", root, "--data-dir", failData)
 	run(0, "search", "-C", root, "--data-dir", failData, "--json", "how", "are", "failures", "retried")
 
 	for _, r := range outputs {
