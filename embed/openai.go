@@ -78,7 +78,7 @@ type RetryNotice struct {
 }
 
 func (n RetryNotice) String() string {
-	return fmt.Sprintf("embedding request %d of %d failed (%v); retrying in %v", n.Attempt, n.Attempts, n.Err, n.Wait.Round(100*time.Millisecond))
+	return fmt.Sprintf("embedding request failed (attempt %d of %d: %v); retrying in %v", n.Attempt, n.Attempts, n.Err, n.Wait.Round(100*time.Millisecond))
 }
 
 // DefaultRequestTimeout bounds an embedding request attempt when
