@@ -122,7 +122,7 @@ var rowCheck = map[string]string{
 // model as the index's embedding model. Every vector must have the
 // index's dimension (MetaEmbeddingDim; the first write sets it): a vector
 // of another length fails the whole write with ErrDimension, so sizes are
-// never mixed. A vector whose owner row is gone
+// never mixed; a NaN or infinite component fails it too. A vector whose owner row is gone
 // or changed since PendingVectors read it (another run rewrote the file
 // meanwhile) is not stored: its new row is pending again. It returns how
 // many were stored.
@@ -181,6 +181,11 @@ func (db *DB) WriteVectors(ctx context.Context, model string, vs []Vector) (n in
 		}
 		if len(v.Vec) != dim {
 			return 0, fmt.Errorf("%w: %s vector of %s has %d floats, the index's have %d", ErrDimension, v.Surface, v.Owner, len(v.Vec), dim)
+		}
+		for i, x := range v.Vec {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return 0, fmt.Errorf("%s vector of %s: component %d is %v", v.Surface, v.Owner, i, x)
+			}
 		}
 		buf = EncodeVector(buf[:0], v.Vec)
 		res, err := s.ExecContext(ctx, v.Owner, v.RowHash, v.Surface, model, len(v.Vec), Hex(v.InputHash), buf)
