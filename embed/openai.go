@@ -494,6 +494,30 @@ func (e *DimensionError) Error() string {
 	return fmt.Sprintf("embed: openai dimension: expected %d, got %d (model %q)", e.Want, e.Got, e.Model)
 }
 
+// ForgetDimension makes p (an OpenAI provider without a configured
+// dimension, possibly wrapped by Guard) learn its dimension again from its
+// next response: after a DimensionError, a long-lived process's next run
+// then sees the new size and re-embeds, instead of refusing it for ever.
+func ForgetDimension(p Provider) {
+	for {
+		switch q := p.(type) {
+		case *Guarded:
+			p = q.Unwrap()
+			continue
+		case *CachedProvider:
+			p = q.p
+			continue
+		case *OpenAI:
+			if q.cfg.Dimensions == 0 {
+				q.mu.Lock()
+				q.dim = 0
+				q.mu.Unlock()
+			}
+		}
+		return
+	}
+}
+
 // checkDim fixes the dimension on first sight and rejects any other.
 func (p *OpenAI) checkDim(got int) error {
 	p.mu.Lock()

@@ -195,6 +195,7 @@ func embedStage(ctx context.Context, db *tables.DB, opts Options) (*VectorResult
 		}
 		var de *embed.DimensionError
 		if errors.As(err, &de) && opts.Embedding.Dimensions == 0 {
+			embed.ForgetDimension(p)
 			err = fmt.Errorf("%w: the server's model changed size mid-run; nothing of the new size is stored, and the next run re-embeds every vector at the new size", err)
 		}
 		return fmt.Errorf("%s with %s: %w", what, p.ID(), err), nil

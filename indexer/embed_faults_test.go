@@ -209,6 +209,32 @@ func TestEmbedStageDimensionChange(t *testing.T) {
 	}
 }
 
+// In a long-lived process (viberag mcp) one provider serves every run,
+// behind a breaker: after a mid-run change of size, a later run still
+// re-embeds at the new size.
+func TestEmbedStageDimensionChangeSameProvider(t *testing.T) {
+	root, data := t.TempDir(), t.TempDir()
+	writeTree(t, root, embedTree)
+	db := openDB(t, data)
+	f := newFaultyAPI(t, 8)
+	p := embed.Guard(f.provider(t, embed.OpenAIConfig{}), embed.GuardOptions{Timeout: -1, Cooldown: time.Nanosecond})
+	if res := run(t, db, root, Options{Embedder: p}); res.Vectors.Error != "" {
+		t.Fatalf("first run: %+v", res.Vectors)
+	}
+	f.dim.Store(4)
+	writeTree(t, root, map[string]string{"a.py": "def alpha():\n    return 1\n"})
+	if res := run(t, db, root, Options{Embedder: p}); !strings.Contains(res.Vectors.Error, "expected 8, got 4") {
+		t.Fatalf("run after the change: %+v", res.Vectors)
+	}
+	res := run(t, db, root, Options{Embedder: p})
+	if !strings.Contains(res.Vectors.Reset, "from 8 to 4") || res.Vectors.Error != "" || len(res.Vectors.Missing) != 0 {
+		t.Errorf("next run: %+v", res.Vectors)
+	}
+	if d := storedDims(t, db); len(d) != 1 || d[0] != 4 {
+		t.Errorf("dims %v", d)
+	}
+}
+
 // An index written before the dimension was recorded, holding vectors of
 // two sizes and all-zero vectors from a broken provider (as older
 // versions stored them), is repaired by the next run.
