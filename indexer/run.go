@@ -48,6 +48,12 @@ type Options struct {
 	// supplies Embedder and VectorsOff, so a caller can load a model while
 	// files are parsed. An error ends the run (facts are written by then).
 	LoadEmbedder func() (embed.Provider, string, error)
+	// EmbedBudget ends the embedding stage when no request to the
+	// provider has succeeded for this long; 0 means DefaultEmbedBudget.
+	EmbedBudget time.Duration
+	// Notice, when set, is told what the embedding stage does that a
+	// user waiting on it should see (retries, a re-embedding).
+	Notice func(string)
 }
 
 // Progress reports a run's advance. Stage is "files" while files are
