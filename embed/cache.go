@@ -55,8 +55,11 @@ func (cp *CachedProvider) ID() string { return cp.p.ID() }
 // Dim implements Provider.
 func (cp *CachedProvider) Dim() int { return cp.p.Dim() }
 
-// Embed implements Provider. A cached vector whose length is not the
-// provider's dimension (when known) counts as missing.
+// Embed implements Provider. A cached vector that the provider could not
+// have returned — of another length than its dimension (when known), with
+// a NaN or infinite component, or all zeros for a non-empty text — counts
+// as missing, so a bad vector stored once is embedded again rather than
+// served back for ever.
 func (cp *CachedProvider) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	id := cp.p.ID()
 	keys := make([]uint64, len(texts))
@@ -76,7 +79,7 @@ func (cp *CachedProvider) Embed(ctx context.Context, texts []string) ([][]float3
 	var missTexts []string
 	var missKeys []uint64
 	for i, v := range out {
-		if v != nil && (dim == 0 || len(v) == dim) {
+		if v != nil && (dim == 0 || len(v) == dim) && (texts[i] == "" || checkValues(v) == nil) {
 			continue
 		}
 		out[i] = nil
@@ -86,15 +89,17 @@ func (cp *CachedProvider) Embed(ctx context.Context, texts []string) ([][]float3
 			missKeys = append(missKeys, keys[i])
 		}
 	}
-	cp.hits.Add(int64(len(texts) - len(missTexts)))
 	if len(missTexts) == 0 {
+		cp.hits.Add(int64(len(texts)))
 		return out, nil
 	}
-	cp.misses.Add(int64(len(missTexts)))
 	vecs, err := cp.p.Embed(ctx, missTexts)
 	if err != nil {
 		return nil, err
 	}
+	// Counted once the texts are embedded: a failed call embedded nothing.
+	cp.hits.Add(int64(len(texts) - len(missTexts)))
+	cp.misses.Add(int64(len(missTexts)))
 	if len(vecs) != len(missTexts) {
 		return nil, fmt.Errorf("embed: provider %s: %d vectors for %d texts", id, len(vecs), len(missTexts))
 	}

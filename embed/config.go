@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
+	"time"
 )
 
 // Provider names accepted by Config.Provider.
@@ -14,11 +16,12 @@ const (
 	ProviderOff       = "off"       // no vectors
 )
 
-// Config chooses a provider and the settings that change its vectors. It
-// holds no secret (the API key is read from the environment variable it
-// names), so it can be stored in an index and read back by searches,
-// which must embed their queries with the provider that embedded the
-// index.
+// Config chooses a provider and the settings that change its vectors. The
+// API key is read from the environment variable it names; a BaseURL may
+// carry credentials (user info, a key parameter) as the user gave it, but
+// what an index stores is Redacted, so that it can be read back by
+// searches (which must embed their queries with the provider that
+// embedded the index) and shown by status without a secret.
 type Config struct {
 	Provider string `json:"provider"` // model2vec (when empty), openai or off
 
@@ -32,6 +35,25 @@ type Config struct {
 	APIKeyEnv     string `json:"api_key_env,omitempty"`
 	Dimensions    int    `json:"dimensions,omitempty"`
 	MaxInputChars int    `json:"max_input_chars,omitempty"`
+
+	// URLSecrets says that BaseURL had credentials which Redacted removed.
+	// Open then takes the URL from $VIBERAG_EMBED_URL when that names the
+	// same endpoint, else sends requests without them (and says so when
+	// the server refuses).
+	URLSecrets bool `json:"url_credentials_removed,omitempty"`
+}
+
+// EmbedURLEnv names the environment variable holding the full URL (with
+// its credentials) of a provider whose stored URL had them removed.
+const EmbedURLEnv = "VIBERAG_EMBED_URL"
+
+// RemoteOptions bound the requests of a remote (openai) provider. They
+// do not change its vectors, so they are not part of Config.
+type RemoteOptions struct {
+	// Timeout bounds one request attempt; 0 means DefaultRequestTimeout.
+	Timeout time.Duration
+	// MaxRetries as in OpenAIConfig: 0 means 5, negative none.
+	MaxRetries int
 }
 
 // Validate reports the first setting that cannot work, naming the field
@@ -50,7 +72,8 @@ func (c Config) Validate() error {
 			return fmt.Errorf("embedding provider openai: dimensions %d: must not be negative", c.Dimensions)
 		}
 		if c.BaseURL != "" && !strings.HasPrefix(c.BaseURL, "http://") && !strings.HasPrefix(c.BaseURL, "https://") {
-			return fmt.Errorf("embedding provider openai: base_url %q: want an http:// or https:// URL", c.BaseURL)
+			clean, _ := RedactURL(c.BaseURL)
+			return fmt.Errorf("embedding provider openai: base_url %q: want an http:// or https:// URL", clean)
 		}
 	case ProviderOff:
 	default:
@@ -82,13 +105,25 @@ func Open(ctx context.Context, c Config, opts ModelOptions) (Provider, error) {
 	case ProviderOff:
 		return nil, ErrOff
 	case ProviderOpenAI:
+		base := c.BaseURL
+		if c.URLSecrets {
+			// The stored URL lost its credentials; the environment may
+			// hold them again.
+			if full := os.Getenv(EmbedURLEnv); full != "" {
+				if clean, _ := RedactURL(full); clean == c.BaseURL {
+					base = full
+				}
+			}
+		}
 		p, err := NewOpenAI(OpenAIConfig{
-			BaseURL: c.BaseURL, Model: c.Model, APIKeyEnv: c.APIKeyEnv,
+			BaseURL: base, Model: c.Model, APIKeyEnv: c.APIKeyEnv,
 			Dimensions: c.Dimensions, MaxInputChars: c.MaxInputChars,
+			Timeout: opts.Remote.Timeout, MaxRetries: opts.Remote.MaxRetries,
 		})
 		if err != nil {
 			return nil, err
 		}
+		p.credsRemoved = base == c.BaseURL && c.URLSecrets
 		return p, nil
 	}
 	if opts.ModelDir == "" {

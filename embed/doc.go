@@ -21,9 +21,18 @@
 //     and no network it returns ErrModelUnavailable.
 //   - OpenAI, a client for any OpenAI-compatible /v1/embeddings endpoint
 //     (OpenAI, Ollama, LM Studio, llama.cpp server, vLLM, TEI) with batching,
-//     bounded concurrency, retries and dimension checks.
+//     bounded concurrency, per-request timeouts, retries (reported through a
+//     Trace in the context), and checks of every response: dimension, values
+//     (no zero, NaN or infinite vector), body size and completeness.
+//     Credentials in its URL (user info, key-like query parameters) and its
+//     key are used for requests but never shown: its ID, its errors and
+//     Config.Redacted carry the URL without them (redact.go).
 //   - Cached, a wrapper that looks vectors up in a Cache keyed by (provider
 //     ID, xxhash64 of the text) before asking the provider, so re-indexing
 //     never re-embeds unchanged text. The Cache interface is storage-agnostic;
-//     MemCache is the in-memory implementation.
+//     MemCache is the in-memory implementation. A cached vector of the wrong
+//     size or value is never served.
+//   - Guarded, for interactive callers: a deadline per call and a circuit
+//     breaker, so that a provider that stopped answering costs one deadline
+//     and is tried again after a cooldown.
 package embed

@@ -107,6 +107,9 @@ type ModelOptions struct {
 	// Progress, if set, is called as bytes arrive.
 	Progress func(Progress)
 
+	// Remote bounds the requests of an openai provider (see Open).
+	Remote RemoteOptions
+
 	// StallTimeout abandons a download that receives nothing for this
 	// long (keeping what arrived); 0 means one minute.
 	StallTimeout time.Duration

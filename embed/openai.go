@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -43,7 +45,8 @@ type OpenAIConfig struct {
 	// Concurrency is the most requests in flight per Embed call; 0 means 4.
 	Concurrency int
 
-	// Timeout bounds each request attempt; 0 means 60s.
+	// Timeout bounds each request attempt, body included; 0 means
+	// DefaultRequestTimeout.
 	Timeout time.Duration
 
 	// MaxRetries is how many times a failed request is retried: network
@@ -65,14 +68,37 @@ type OpenAIConfig struct {
 	Client *http.Client
 }
 
+// RetryNotice describes a failed attempt that will be retried.
+type RetryNotice struct {
+	Provider string        // the provider's ID
+	Attempt  int           // the attempt that failed, from 1
+	Attempts int           // the most attempts that will be made
+	Wait     time.Duration // before the next attempt
+	Err      error
+}
+
+func (n RetryNotice) String() string {
+	return fmt.Sprintf("embedding request failed (attempt %d of %d: %v); retrying in %v", n.Attempt, n.Attempts, n.Err, n.Wait.Round(100*time.Millisecond))
+}
+
+// DefaultRequestTimeout bounds an embedding request attempt when
+// OpenAIConfig.Timeout is 0.
+const DefaultRequestTimeout = 30 * time.Second
+
 // OpenAI embeds texts through an OpenAI-compatible /v1/embeddings endpoint.
 // Vectors are L2-normalised here, whatever the server returns; an empty
 // text is not sent and gets the zero vector.
 type OpenAI struct {
 	cfg      OpenAIConfig
-	endpoint string
+	endpoint string // as given: it may carry credentials
+	shown    string // the endpoint without them, for messages
 	apiKey   string
 	id       string
+	scrub    scrubber // removes the URL's credentials and the key from messages
+	// credsRemoved: the URL is an index's stored one, whose credentials
+	// were removed (Config.URLSecrets); a refusal then says how to
+	// supply them.
+	credsRemoved bool
 
 	mu  sync.Mutex
 	dim int
@@ -80,6 +106,8 @@ type OpenAI struct {
 	// Retry timing; tests shorten it and record the waits.
 	minBackoff, maxBackoff time.Duration
 	sleep                  func(ctx context.Context, d time.Duration) error
+	// maxBody bounds a response body for n inputs; tests lower it.
+	maxBody func(n int) int64
 }
 
 // APIError is an error response from the server.
@@ -93,11 +121,16 @@ func (e *APIError) Error() string {
 }
 
 const (
-	defaultOpenAIBase     = "https://api.openai.com/v1"
-	defaultMaxInputChars  = 8000
-	maxRetryAfter         = 5 * time.Minute
-	maxEmbeddingsResponse = 1 << 28
+	defaultOpenAIBase    = "https://api.openai.com/v1"
+	defaultMaxInputChars = 8000
+	maxRetryAfter        = 5 * time.Minute
 )
+
+// maxBodyFor bounds the response to a batch of n inputs: 4 MiB plus 1 MiB
+// per input. A vector of 8,192 dimensions written as JSON numbers takes
+// about 200 KB, so a larger body is not an embeddings response (a proxy's
+// page, a runaway server) and is refused before it fills memory.
+func maxBodyFor(n int) int64 { return 4<<20 + int64(n)<<20 }
 
 // NewOpenAI returns a client for cfg, reading the API key from the
 // environment now.
@@ -113,7 +146,8 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	if !strings.HasPrefix(cfg.BaseURL, "http://") && !strings.HasPrefix(cfg.BaseURL, "https://") {
-		return nil, fmt.Errorf("embed: openai base_url %q: want an http:// or https:// URL", cfg.BaseURL)
+		clean, _ := RedactURL(cfg.BaseURL)
+		return nil, fmt.Errorf("embed: openai base_url %q: want an http:// or https:// URL", clean)
 	}
 	if cfg.MaxBatch <= 0 {
 		cfg.MaxBatch = 64
@@ -122,7 +156,7 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 		cfg.Concurrency = 4
 	}
 	if cfg.Timeout <= 0 {
-		cfg.Timeout = 60 * time.Second
+		cfg.Timeout = DefaultRequestTimeout
 	}
 	switch {
 	case cfg.MaxRetries == 0:
@@ -138,21 +172,27 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	}
 	p := &OpenAI{
 		cfg:        cfg,
-		endpoint:   cfg.BaseURL + "/embeddings",
+		endpoint:   endpointOf(cfg.BaseURL),
 		dim:        cfg.Dimensions,
 		minBackoff: 500 * time.Millisecond,
 		maxBackoff: 30 * time.Second,
 		sleep:      sleepCtx,
+		maxBody:    maxBodyFor,
 	}
+	clean, secrets := RedactURL(cfg.BaseURL)
 	if cfg.APIKeyEnv != "" {
 		p.apiKey = os.Getenv(cfg.APIKeyEnv)
 		if p.apiKey == "" {
 			return nil, fmt.Errorf("embed: openai api key: environment variable %s is empty", cfg.APIKeyEnv)
 		}
+		secrets = append(secrets, p.apiKey)
 	}
+	p.scrub = newScrubber(secrets)
+	p.shown, _ = RedactURL(p.endpoint)
 	// The scheme does not change the vectors; the host does (two servers
-	// may serve different models under one name).
-	base := strings.TrimPrefix(strings.TrimPrefix(cfg.BaseURL, "https://"), "http://")
+	// may serve different models under one name). Credentials do not, and
+	// never appear in the ID.
+	base := strings.TrimPrefix(strings.TrimPrefix(clean, "https://"), "http://")
 	p.id = "openai:" + base + "/" + cfg.Model
 	if cfg.Dimensions > 0 {
 		p.id += ":" + strconv.Itoa(cfg.Dimensions)
@@ -163,8 +203,23 @@ func NewOpenAI(cfg OpenAIConfig) (*OpenAI, error) {
 	return p, nil
 }
 
-// ID implements Provider: "openai:" host and path of the base URL, "/",
-// the model, then ":" and the dimension when one is configured.
+// endpointOf appends "/embeddings" to the base URL's path, keeping its
+// query (Azure-style ?api-version=…) after it.
+func endpointOf(base string) string {
+	u, err := url.Parse(base)
+	if err != nil {
+		return base + "/embeddings" // NewRequest reports it, redacted
+	}
+	u.Path = strings.TrimRight(u.Path, "/") + "/embeddings"
+	if u.RawPath != "" {
+		u.RawPath = strings.TrimRight(u.RawPath, "/") + "/embeddings"
+	}
+	return u.String()
+}
+
+// ID implements Provider: "openai:" host and path of the base URL (without
+// credentials), "/", the model, then ":" and the dimension when one is
+// configured.
 func (p *OpenAI) ID() string { return p.id }
 
 // Dim implements Provider.
@@ -175,8 +230,13 @@ func (p *OpenAI) Dim() int {
 }
 
 // Embed implements Provider. Batches run concurrently; the first error
-// cancels the rest.
+// cancels the rest. Errors never carry the URL's credentials or the key.
 func (p *OpenAI) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out, err := p.embed(ctx, texts)
+	return out, p.scrub.error(err)
+}
+
+func (p *OpenAI) embed(ctx context.Context, texts []string) ([][]float32, error) {
 	out := make([][]float32, len(texts))
 	var idx []int
 	var inputs []string
@@ -258,8 +318,12 @@ func (p *OpenAI) embedBatch(ctx context.Context, inputs []string) ([][]float32, 
 	if err != nil {
 		return nil, fmt.Errorf("embed: openai request: %w", err)
 	}
+	tr := traceFrom(ctx)
 	for attempt := 0; ; attempt++ {
 		vecs, wait, err := p.post(ctx, body, len(inputs))
+		if tr != nil && tr.Attempt != nil && ctx.Err() == nil {
+			tr.Attempt(p.scrub.error(err))
+		}
 		if err == nil {
 			return vecs, nil
 		}
@@ -275,6 +339,10 @@ func (p *OpenAI) embedBatch(ctx context.Context, inputs []string) ([][]float32, 
 		}
 		if wait == 0 {
 			wait = p.backoff(attempt)
+		}
+		if tr != nil && tr.Retry != nil {
+			tr.Retry(RetryNotice{Provider: p.id, Attempt: attempt + 1, Attempts: p.cfg.MaxRetries + 1,
+				Wait: wait, Err: p.scrub.error(err)})
 		}
 		if err := p.sleep(ctx, wait); err != nil {
 			return nil, fmt.Errorf("embed: openai: %w", err)
@@ -308,15 +376,32 @@ func (p *OpenAI) post(ctx context.Context, body []byte, n int) ([][]float32, tim
 	}
 	resp, err := p.cfg.Client.Do(req)
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			ue.URL = p.shown // the client names the URL as given, credentials and all
+		}
 		return nil, 0, timedOut(err)
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxEmbeddingsResponse))
+	limit := p.maxBody(n)
+	data, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
+		// A connection closed mid-body: say so, with what arrived.
+		err = fmt.Errorf("response body cut short after %d bytes%s: %w", len(data), declared(resp.ContentLength), err)
 		return nil, 0, timedOut(err)
 	}
+	if int64(len(data)) > limit {
+		if resp.StatusCode == http.StatusOK {
+			return nil, 0, permanentError{fmt.Errorf("embed: openai response: body over %d MiB for %d inputs (%s): not an embeddings response; refused", limit>>20, n, declaredSize(resp.ContentLength))}
+		}
+		data = data[:limit]
+	}
 	if resp.StatusCode != http.StatusOK {
-		apiErr := &APIError{StatusCode: resp.StatusCode, Message: serverMessage(data)}
+		apiErr := &APIError{StatusCode: resp.StatusCode, Message: p.scrub.string(serverMessage(data))}
+		if p.credsRemoved && (resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden) {
+			apiErr.Message += " (the index stores the embedding URL without its credentials: set " + EmbedURLEnv +
+				" to the full URL, or keep the key in an environment variable named by --embed-key-env)"
+		}
 		switch c := resp.StatusCode; {
 		case c == http.StatusRequestTimeout, c == http.StatusTooManyRequests, c >= 500:
 			return nil, retryAfter(resp.Header.Get("Retry-After")), apiErr
@@ -331,7 +416,18 @@ func (p *OpenAI) post(ctx context.Context, body []byte, n int) ([][]float32, tim
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(data, &res); err != nil {
-		return nil, 0, permanentError{fmt.Errorf("embed: openai response: %w", err)}
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.As(err, &syn) && syn.Offset > 0 && syn.Offset <= int64(len(data)) && bytes.ContainsAny(data[syn.Offset-1:syn.Offset], "NI"):
+			return nil, 0, permanentError{fmt.Errorf("embed: openai response: a vector holds NaN or Infinity (at byte %d), which is neither JSON nor a usable vector", syn.Offset)}
+		case errors.As(err, &typ) && strings.HasPrefix(typ.Value, "number"):
+			return nil, 0, permanentError{fmt.Errorf("embed: openai response: a vector component (%s) is out of float32 range: %w", typ.Value, err)}
+		}
+		if errors.As(err, &syn) && syn.Offset >= int64(len(data)) {
+			return nil, 0, permanentError{fmt.Errorf("embed: openai response: the JSON ends before it is complete (%d bytes%s; cut short by the server or a proxy?): %w", len(data), declared(resp.ContentLength), err)}
+		}
+		return nil, 0, permanentError{fmt.Errorf("embed: openai response: not the JSON of an embeddings response (%d bytes, Content-Type %q): %w", len(data), resp.Header.Get("Content-Type"), err)}
 	}
 	if len(res.Data) != n {
 		return nil, 0, permanentError{fmt.Errorf("embed: openai response: %d embeddings for %d inputs", len(res.Data), n)}
@@ -344,10 +440,82 @@ func (p *OpenAI) post(ctx context.Context, body []byte, n int) ([][]float32, tim
 		if err := p.checkDim(len(d.Embedding)); err != nil {
 			return nil, 0, permanentError{err}
 		}
+		if err := checkValues(d.Embedding); err != nil {
+			return nil, 0, permanentError{fmt.Errorf("embed: openai response: embedding %d of %d (model %q): %w", d.Index, n, p.cfg.Model, err)}
+		}
 		normalize32(d.Embedding)
 		vecs[d.Index] = d.Embedding
 	}
 	return vecs, 0, nil
+}
+
+// declared describes a Content-Length for messages ("" when unknown).
+func declared(n int64) string {
+	if n < 0 {
+		return ""
+	}
+	return fmt.Sprintf(" of the %d declared", n)
+}
+
+func declaredSize(n int64) string {
+	if n < 0 {
+		return "no Content-Length"
+	}
+	return fmt.Sprintf("Content-Length %d", n)
+}
+
+// checkValues rejects vectors no model means: a NaN or infinite component
+// (similarities with it are NaN), or all zeros (similar to nothing, and
+// for a non-empty input the sign of a broken model).
+func checkValues(v []float32) error {
+	zero := true
+	for i, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return fmt.Errorf("component %d is %v", i, x)
+		}
+		if x != 0 {
+			zero = false
+		}
+	}
+	if zero {
+		return errors.New("all components are zero")
+	}
+	return nil
+}
+
+// DimensionError is a response whose vectors are not of the provider's
+// dimension.
+type DimensionError struct {
+	Want, Got int
+	Model     string
+}
+
+func (e *DimensionError) Error() string {
+	return fmt.Sprintf("embed: openai dimension: expected %d, got %d (model %q)", e.Want, e.Got, e.Model)
+}
+
+// ForgetDimension makes p (an OpenAI provider without a configured
+// dimension, possibly wrapped by Guard) learn its dimension again from its
+// next response: after a DimensionError, a long-lived process's next run
+// then sees the new size and re-embeds, instead of refusing it for ever.
+func ForgetDimension(p Provider) {
+	for {
+		switch q := p.(type) {
+		case *Guarded:
+			p = q.Unwrap()
+			continue
+		case *CachedProvider:
+			p = q.p
+			continue
+		case *OpenAI:
+			if q.cfg.Dimensions == 0 {
+				q.mu.Lock()
+				q.dim = 0
+				q.mu.Unlock()
+			}
+		}
+		return
+	}
 }
 
 // checkDim fixes the dimension on first sight and rejects any other.
@@ -361,7 +529,7 @@ func (p *OpenAI) checkDim(got int) error {
 		p.dim = got
 	}
 	if got != p.dim {
-		return fmt.Errorf("embed: openai dimension: expected %d, got %d (model %q)", p.dim, got, p.cfg.Model)
+		return &DimensionError{Want: p.dim, Got: got, Model: p.cfg.Model}
 	}
 	return nil
 }

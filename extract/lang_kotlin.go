@@ -727,13 +727,15 @@ func ktAnnotationBefore(src []byte, toks []ktTok, j int) int {
 // ktTok is a token of ktPrepare's scan. Comments are skipped; a string
 // literal, templates included, is one token.
 type ktTok struct {
-	kind       byte // 'w' word, 's' string or char literal, 'a' the arrow `->`, else the punctuation byte
-	start, end int
-	nl         bool // a line break lies between it and the previous token
+	kind byte // 'w' word, 's' string or char literal, 'a' the arrow `->`, else the punctuation byte
+	nl   bool // a line break lies between it and the previous token
+	// start and end are byte offsets; int32 keeps a token at 12 bytes, as
+	// a megabyte of dense input has a million of them.
+	start, end int32
 }
 
 func ktTokens(src []byte) []ktTok {
-	var toks []ktTok
+	toks := make([]ktTok, 0, len(src)/6+16) // about a token per 6 bytes of real Kotlin
 	ktLex(src, 0, false, func(t ktTok) { toks = append(toks, t) })
 	return toks
 }
@@ -745,7 +747,7 @@ func ktLex(src []byte, i int, template bool, emit func(ktTok)) int {
 	depth, nl := 0, false
 	put := func(kind byte, start, end int) {
 		if emit != nil {
-			emit(ktTok{kind: kind, start: start, end: end, nl: nl})
+			emit(ktTok{kind: kind, start: int32(start), end: int32(end), nl: nl})
 		}
 		nl = false
 	}
@@ -970,7 +972,7 @@ func ktBlankGuards(src, out []byte, toks []ktTok) int {
 				continue
 			}
 			if end := ktGuardEnd(toks, k); end > 0 {
-				ktBlank(out, toks[k].start, toks[end-1].end)
+				ktBlank(out, int(toks[k].start), int(toks[end-1].end))
 				n++
 				k = end - 1 // the guard's brackets are balanced
 			}
@@ -1072,7 +1074,7 @@ func ktBlankAccessorAnnotations(src, out []byte, toks []ktTok) int {
 		if end < 0 || !ktAccessorAt(src, toks, end) || !ktUntypedProperty(src, toks, k) {
 			continue
 		}
-		ktBlank(out, toks[k].start, toks[end-1].end)
+		ktBlank(out, int(toks[k].start), int(toks[end-1].end))
 		n++
 		k = end - 1
 	}
@@ -1260,11 +1262,11 @@ func ktBlankStringDollars(src, out []byte, toks []ktTok) int {
 			continue
 		}
 		dollars := t.end - t.start
-		if dollars < 2 || bytes.Count(src[t.start:t.end], []byte("$")) != dollars {
+		if dollars < 2 || bytes.Count(src[t.start:t.end], []byte("$")) != int(dollars) {
 			continue
 		}
-		ktBlank(out, t.start, t.end)
-		ktBlankLiteralDollars(src, out, str.start, str.end, dollars)
+		ktBlank(out, int(t.start), int(t.end))
+		ktBlankLiteralDollars(src, out, int(str.start), int(str.end), int(dollars))
 		n++
 	}
 	return n

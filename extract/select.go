@@ -102,6 +102,15 @@ type SelectOptions struct {
 	DataDir string
 }
 
+// SizeLimit is the largest file indexed, in bytes: MaxFileSize, or
+// DefaultMaxFileSize when that is 0.
+func (o SelectOptions) SizeLimit() int64 {
+	if o.MaxFileSize == 0 {
+		return DefaultMaxFileSize
+	}
+	return o.MaxFileSize
+}
+
 // Validate reports the first invalid option, naming the field and value.
 func (o SelectOptions) Validate() error {
 	for _, f := range []struct {
@@ -184,13 +193,10 @@ func Select(ctx context.Context, root string, opts SelectOptions) (*Selection, e
 		ctx:     ctx,
 		root:    resolved,
 		opts:    opts,
-		maxSize: opts.MaxFileSize,
+		maxSize: opts.SizeLimit(),
 		ignores: make(map[string]*ignoreSet),
 		dirOK:   make(map[string]bool),
 		sel:     &Selection{Root: resolved},
-	}
-	if s.maxSize == 0 {
-		s.maxSize = DefaultMaxFileSize
 	}
 	if opts.DataDir != "" {
 		s.dataRel = s.insideRel(opts.DataDir)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -83,11 +82,14 @@ func (s *selector) loadIgnores(rel string, parent *ignoreSet) (*ignoreSet, error
 	return set, nil
 }
 
+// ignoreFileLimit bounds an ignore file: real ones are a few KB.
+const ignoreFileLimit = 1 << 20
+
 // readIgnoreFile parses the ignore file name in directory rel; a missing
 // file has no patterns.
 func (s *selector) readIgnoreFile(rel, name string, domain []string) ([]gitignore.Pattern, error) {
 	p := filepath.Join(s.root, filepath.FromSlash(rel), name)
-	data, err := os.ReadFile(p)
+	data, err := ReadRegular(s.ctx, p, ignoreFileLimit)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -97,7 +99,7 @@ func (s *selector) readIgnoreFile(rel, name string, domain []string) ([]gitignor
 			// Keep the detail short and root-relative.
 			return nil, fmt.Errorf("read %s: %w", name, pe.Err)
 		}
-		return nil, err
+		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
 	return parseIgnore(data, domain), nil
 }

@@ -601,6 +601,9 @@ func parse(ctx context.Context, parsers *ts.Pool, lang *ts.Language, src []byte)
 	if errors.Is(err, ts.ErrBudget) {
 		err = context.DeadlineExceeded
 	}
+	if errors.Is(err, ts.ErrMemory) {
+		return nil, fmt.Errorf("memory: the parser would hold over %d MB for this file: not parsed, to bound the parser's memory", ts.MaxParseMemory>>20)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("parse: %w", err)
 	}

@@ -8,8 +8,12 @@
 // ends with an embedding stage: every chunk, symbol and file still without
 // a vector is embedded (through the index's embedding cache) and written.
 // A provider failure stops that stage only; the rows stay without vectors,
-// status counts them as missing, and the next run embeds them. A model
-// change drops every vector (facts stay) and embeds again.
+// status counts them as missing, and the next run embeds them. The stage
+// ends when no provider request has succeeded for Options.EmbedBudget, and
+// tells Options.Notice of retries. A model change, or a dimension that
+// differs from the one the index records, drops every vector (facts stay)
+// and embeds again: the index never holds vectors of two sizes. The
+// provider settings it stores are redacted (embed.Config.Redacted).
 //
 // A run is incremental: a file is re-parsed only when its content hash
 // differs from the stored one; rows of files that disappeared or became

@@ -3,8 +3,11 @@ package indexer
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/viberag/viberag/embed"
@@ -42,11 +45,91 @@ const embedPage = 1024
 // cache keeps, whatever the index's size.
 const embedCacheFloor = 20000
 
+// DefaultEmbedBudget is Options.EmbedBudget when it is 0.
+const DefaultEmbedBudget = 90 * time.Second
+
+// errBudget ends an embedding stage whose provider made no progress for
+// the budget.
+type errBudget struct {
+	budget time.Duration
+	last   string
+}
+
+// Unwrap tells a guarded provider (embed.Guard) that the provider failed.
+func (e *errBudget) Unwrap() error { return embed.ErrStalled }
+
+func (e *errBudget) Error() string {
+	msg := fmt.Sprintf("no embedding request succeeded for %v (the --embed-budget), so the stage stopped; the next run goes on", e.budget)
+	if e.last != "" {
+		msg += "; last error: " + e.last
+	}
+	return msg
+}
+
+// watchdog ends ctx (cause *errBudget) when no request has succeeded for
+// budget. Remote providers report each attempt through the trace in the
+// context (and their retries go to notice); every embedded page counts as
+// progress too, for providers that report nothing (model2vec).
+type watchdog struct {
+	budget time.Duration
+	mu     sync.Mutex
+	last   time.Time // of the last success, or the start
+	err    string    // of the last failed attempt
+}
+
+func (w *watchdog) progress() {
+	w.mu.Lock()
+	w.last, w.err = time.Now(), ""
+	w.mu.Unlock()
+}
+
+func startWatchdog(ctx context.Context, budget time.Duration, notice func(string)) (context.Context, *watchdog, func()) {
+	w := &watchdog{budget: budget, last: time.Now()}
+	ctx, cancel := context.WithCancelCause(ctx)
+	ctx = embed.WithTrace(ctx, &embed.Trace{
+		Attempt: func(err error) {
+			w.mu.Lock()
+			defer w.mu.Unlock()
+			if err == nil {
+				w.last, w.err = time.Now(), ""
+			} else {
+				w.err = err.Error()
+			}
+		},
+		Retry: func(n embed.RetryNotice) { notice(n.String()) },
+	})
+	tick := time.NewTicker(min(budget/10+time.Millisecond, time.Second))
+	go func() {
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			w.mu.Lock()
+			late := time.Since(w.last) > w.budget
+			last := w.err
+			w.mu.Unlock()
+			if late {
+				cancel(&errBudget{budget: w.budget, last: last})
+				return
+			}
+		}
+	}()
+	return ctx, w, func() { cancel(nil) }
+}
+
 // embedStage embeds every row without a vector. A provider failure ends
 // the stage but not the run: the rows embedded so far are stored, the
 // error is reported and recorded in meta, and the next run goes on from
 // there. Only a failure to read or write the index is returned as an
 // error.
+//
+// The stage is bounded: each request by the provider's timeout, and the
+// stage by Options.EmbedBudget of no progress. The index's vectors all
+// have one dimension: a provider whose dimension differs from the stored
+// vectors' (or an index that holds two) re-embeds everything.
 func embedStage(ctx context.Context, db *tables.DB, opts Options) (*VectorResult, error) {
 	start := time.Now()
 	vr := &VectorResult{}
@@ -72,29 +155,79 @@ func embedStage(ctx context.Context, db *tables.DB, opts Options) (*VectorResult
 		err := db.SetMeta(ctx, map[string]string{tables.MetaEmbeddingError: vr.Off})
 		return vr, err
 	}
+	notice := func(msg string) {
+		if opts.Notice != nil {
+			opts.Notice(msg)
+		}
+	}
 	vr.Model = p.ID()
 	meta, err := db.Meta(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if old := meta[tables.MetaEmbeddingModel]; old != "" && old != p.ID() {
-		if err := db.DropVectors(ctx, p.ID()); err != nil {
+		if err := db.DropVectors(ctx, p.ID(), 0); err != nil {
 			return nil, err
 		}
-		vr.Reset = fmt.Sprintf("embedding model changed from %s to %s: every vector is embedded again; facts are kept", old, p.ID())
+		vr.Reset = fmt.Sprintf("embedding model changed from %s to %s: every vector is embedded again; facts are kept", embed.RedactID(old), p.ID())
+		delete(meta, tables.MetaEmbeddingDim)
 	}
-	cfg, _ := json.Marshal(opts.Embedding)
+	cfg, _ := json.Marshal(opts.Embedding.Redacted())
 	if err := db.SetMeta(ctx, map[string]string{tables.MetaEmbeddingConfig: string(cfg)}); err != nil {
 		return nil, err
+	}
+
+	budget := opts.EmbedBudget
+	if budget <= 0 {
+		budget = DefaultEmbedBudget
+	}
+	sctx, dog, stop := startWatchdog(ctx, budget, notice)
+	defer stop()
+	// failed turns a provider error into the stage's error, or returns the
+	// caller's cancellation.
+	failed := func(what string, err error) (error, error) {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		var b *errBudget
+		if errors.As(context.Cause(sctx), &b) {
+			return fmt.Errorf("%s with %s: %w", what, p.ID(), b), nil
+		}
+		var de *embed.DimensionError
+		if errors.As(err, &de) && opts.Embedding.Dimensions == 0 {
+			embed.ForgetDimension(p)
+			err = fmt.Errorf("%w: the server's model changed size mid-run; nothing of the new size is stored, and the next run re-embeds every vector at the new size", err)
+		}
+		return fmt.Errorf("%s with %s: %w", what, p.ID(), err), nil
 	}
 
 	counts, err := db.VectorCounts(ctx)
 	if err != nil {
 		return nil, err
 	}
-	total := 0
+	total, stored := 0, int64(0)
 	for _, c := range counts {
 		total += int(c.Missing)
+		stored += c.Present
+	}
+	var stageErr error
+	if total > 0 || (stored > 0 && meta[tables.MetaEmbeddingDim] == "") {
+		var reset string
+		if reset, stageErr, err = checkDimension(sctx, db, p, meta, failed); err != nil {
+			return nil, err
+		}
+		if reset != "" {
+			vr.Reset = reset
+			notice(reset)
+		}
+		// The check may have dropped vectors (all, or broken ones).
+		if counts, err = db.VectorCounts(ctx); err != nil {
+			return nil, err
+		}
+		total = 0
+		for _, c := range counts {
+			total += int(c.Missing)
+		}
 	}
 	cp := embed.Cached(p, db.EmbedCache())
 	// Pages are written by a goroutine while the next one is embedded:
@@ -124,9 +257,12 @@ func embedStage(ctx context.Context, db *tables.DB, opts Options) (*VectorResult
 		}
 		writeErr <- err
 	}()
-	var stageErr, readErr error
+	var readErr error
 surfaces:
 	for _, surface := range tables.Surfaces() {
+		if stageErr != nil || total == 0 {
+			break
+		}
 		after := ""
 		for {
 			batch, err := db.PendingVectors(ctx, surface, after, embedPage)
@@ -142,13 +278,11 @@ surfaces:
 			for i, pv := range batch {
 				texts[i] = VectorInput(surface, pv)
 			}
-			vecs, err := cp.Embed(ctx, texts)
+			// The budget measures the provider's time, not the index's.
+			dog.progress()
+			vecs, err := cp.Embed(sctx, texts)
 			if err != nil {
-				if ctx.Err() != nil {
-					readErr = ctx.Err()
-				} else {
-					stageErr = fmt.Errorf("embed %s vectors with %s: %w", surface, p.ID(), err)
-				}
+				stageErr, readErr = failed("embed "+surface+" vectors", err)
 				break surfaces
 			}
 			vs := make([]tables.Vector, len(batch))
@@ -188,6 +322,56 @@ surfaces:
 	return vr, err
 }
 
+// checkDimension learns the provider's dimension (one request when it
+// is not configured) and compares it with the index's: when they differ,
+// or the index holds vectors of two sizes (made before the dimension was
+// recorded), every vector is dropped and reset says so. An index from
+// before the dimension was recorded also loses the all-zero vectors a
+// broken provider may have stored. A provider failure is returned as
+// stageErr (through failed), an index failure as err.
+func checkDimension(ctx context.Context, db *tables.DB, p embed.Provider, meta map[string]string,
+	failed func(string, error) (error, error)) (reset string, stageErr, err error) {
+	dim := p.Dim()
+	if dim == 0 {
+		if _, err := p.Embed(ctx, []string{"dimension"}); err != nil {
+			stageErr, err = failed("learn the embedding dimension", err)
+			return "", stageErr, err
+		}
+		if dim = p.Dim(); dim == 0 {
+			return "", fmt.Errorf("learn the embedding dimension of %s: the provider did not say", p.ID()), nil
+		}
+	}
+	var have []int
+	recorded := meta[tables.MetaEmbeddingDim]
+	if recorded != "" {
+		d, err := strconv.Atoi(recorded)
+		if err != nil || d <= 0 {
+			return "", nil, fmt.Errorf("meta %s: %q: not a dimension", tables.MetaEmbeddingDim, recorded)
+		}
+		have = []int{d}
+	} else if have, err = db.VectorDims(ctx); err != nil {
+		return "", nil, err
+	}
+	switch {
+	case len(have) > 1:
+		reset = fmt.Sprintf("the index held vectors of %d sizes %v, which cannot be compared: every vector is embedded again at %d with %s; facts are kept", len(have), have, dim, p.ID())
+	case len(have) == 1 && have[0] != dim:
+		reset = fmt.Sprintf("embedding dimension changed from %d to %d (%s): every vector is embedded again; facts are kept", have[0], dim, p.ID())
+	}
+	if reset != "" {
+		return reset, nil, db.DropVectors(ctx, p.ID(), dim)
+	}
+	if recorded == "" && len(have) == 1 {
+		// Vectors written before the dimension was recorded: drop any a
+		// broken provider made all zeros (now refused), then record it.
+		if _, err := db.DropZeroVectors(ctx, dim, embed.TextKey("")); err != nil {
+			return "", nil, err
+		}
+		return "", nil, db.SetMeta(ctx, map[string]string{tables.MetaEmbeddingDim: strconv.Itoa(dim)})
+	}
+	return "", nil, nil
+}
+
 // upToDate reports whether the index has every vector, made by a
 // provider configured as cfg; it then fills vr from the index.
 func upToDate(ctx context.Context, db *tables.DB, cfg embed.Config, vr *VectorResult) (bool, error) {
@@ -195,8 +379,9 @@ func upToDate(ctx context.Context, db *tables.DB, cfg embed.Config, vr *VectorRe
 	if err != nil {
 		return false, err
 	}
-	want, _ := json.Marshal(cfg)
-	if meta[tables.MetaEmbeddingModel] == "" || meta[tables.MetaEmbeddingConfig] != string(want) || meta[tables.MetaEmbeddingError] != "" {
+	want, _ := json.Marshal(cfg.Redacted())
+	if meta[tables.MetaEmbeddingModel] == "" || meta[tables.MetaEmbeddingConfig] != string(want) ||
+		meta[tables.MetaEmbeddingError] != "" || meta[tables.MetaEmbeddingDim] == "" {
 		return false, nil
 	}
 	counts, err := db.VectorCounts(ctx)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -55,6 +54,12 @@ type Options struct {
 	// supplies Embedder and VectorsOff, so a caller can load a model while
 	// files are parsed. An error ends the run (facts are written by then).
 	LoadEmbedder func() (embed.Provider, string, error)
+	// EmbedBudget ends the embedding stage when no request to the
+	// provider has succeeded for this long; 0 means DefaultEmbedBudget.
+	EmbedBudget time.Duration
+	// Notice, when set, is told what the embedding stage does that a
+	// user waiting on it should see (retries, a re-embedding).
+	Notice func(string)
 }
 
 // Progress reports a run's advance. Stage is "files" while files are
@@ -136,13 +141,20 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 	defer parsers.Close()
 	jobs := make(chan extract.Candidate)
 	results := make(chan fileResult, workers*2)
+	pend, mem := newPending(), newParseMemory()
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for c := range jobs {
-				results <- examine(ctx, real, c, states, parsers, opts)
+				r := examine(ctx, real, c, states, parsers, mem, opts)
+				if r.file != nil && !opts.ParseOnly {
+					if r.weight, r.err = pend.acquire(ctx, r.file); r.err != nil {
+						r.file = nil
+					}
+				}
+				results <- r
 			}
 		}()
 	}
@@ -164,13 +176,14 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 	// commits a batch.
 	var w *writer
 	if !opts.ParseOnly {
-		w = startWriter(ctx, db)
+		w = startWriter(ctx, db, pend)
 	}
 	var runErr error
 	done := 0
 	for r := range results {
 		done++
 		if runErr != nil {
+			pend.release(r.weight)
 			continue // drain
 		}
 		var timing *FileTiming
@@ -192,7 +205,7 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 				timing = &FileTiming{Language: r.file.Language, Bytes: r.file.Size, Status: r.file.ParseStatus, Problem: r.file.ParseProblem, Took: r.took}
 			}
 			if w != nil {
-				w.in <- r.file
+				w.in <- weighed{r.file, r.weight}
 			}
 		}
 		if opts.Progress != nil {
@@ -257,18 +270,27 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 // fileResult is one examined file: extracted facts, unchanged (file nil),
 // skipped for its content, or an error that stops the run.
 type fileResult struct {
-	path string
-	file *extract.File
-	skip *extract.Skipped
-	err  error
-	took time.Duration // reading and extracting, when extracted
+	path   string
+	file   *extract.File
+	weight int64 // taken from pending for file; the writer gives it back
+	skip   *extract.Skipped
+	err    error
+	took   time.Duration // reading and extracting (not waiting for parse memory), when extracted
 }
 
-func examine(ctx context.Context, root string, c extract.Candidate, states map[string]tables.FileState, parsers *syntax.Pool, opts Options) fileResult {
+func examine(ctx context.Context, root string, c extract.Candidate, states map[string]tables.FileState, parsers *syntax.Pool, mem *parseMemory, opts Options) fileResult {
 	r := fileResult{path: c.Path}
 	start := time.Now()
-	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(c.Path)))
-	if err != nil {
+	data, err := extract.ReadRegular(ctx, filepath.Join(root, filepath.FromSlash(c.Path)), opts.Select.SizeLimit())
+	var skip *extract.SkipError
+	switch {
+	case errors.As(err, &skip):
+		r.skip = &extract.Skipped{Path: c.Path, Reason: skip.Reason, Detail: skip.Detail}
+		return r
+	case ctx.Err() != nil:
+		r.err = ctx.Err()
+		return r
+	case err != nil:
 		r.skip = &extract.Skipped{Path: c.Path, Reason: extract.SkipUnreadable, Detail: err.Error()}
 		return r
 	}
@@ -279,12 +301,20 @@ func examine(ctx context.Context, root string, c extract.Candidate, states map[s
 	if st, ok := states[c.Path]; ok && !opts.Force && st.Hash == tables.Hex(xxhash.Sum64(data)) {
 		return r // unchanged: nothing to parse
 	}
+	readTook := time.Since(start)
+	weight, err := mem.acquire(ctx, int64(len(data)))
+	if err != nil {
+		r.err = err
+		return r
+	}
+	start = time.Now()
 	if opts.OnStall != nil && opts.Stalled > 0 {
 		t := time.AfterFunc(opts.Stalled, func() { opts.OnStall(c.Path, opts.Stalled) })
 		defer t.Stop()
 	}
 	f, err := extract.Extract(ctx, c.Path, data, extract.Options{ParseTimeout: opts.ParseTimeout, PlainReaders: opts.PlainReaders, Parsers: parsers})
-	r.took = time.Since(start)
+	r.took = readTook + time.Since(start)
+	mem.release(weight)
 	if err != nil {
 		r.err = fmt.Errorf("extract %s: %w", c.Path, err)
 		return r
@@ -298,19 +328,24 @@ func examine(ctx context.Context, root string, c extract.Candidate, states map[s
 // interrupted run keeps most of its work; each file in it is atomic.
 type writer struct {
 	db      *tables.DB
-	in      chan *extract.File
+	pend    *pending
+	in      chan weighed
 	done    chan struct{}
 	deleted []string // set by finish before in is closed
 	err     error    // first write error; read after done is closed
 }
 
-const (
-	batchFiles = 256
-	batchBytes = 8 << 20
-)
+// weighed is a file with the weight it holds in pending.
+type weighed struct {
+	f      *extract.File
+	weight int64
+}
 
-func startWriter(ctx context.Context, db *tables.DB) *writer {
-	w := &writer{db: db, in: make(chan *extract.File, 64), done: make(chan struct{})}
+// batchFiles caps a batch by count; batchWeight (pending.go) by bytes.
+const batchFiles = 256
+
+func startWriter(ctx context.Context, db *tables.DB, pend *pending) *writer {
+	w := &writer{db: db, pend: pend, in: make(chan weighed, 64), done: make(chan struct{})}
 	go w.loop(ctx)
 	return w
 }
@@ -318,20 +353,25 @@ func startWriter(ctx context.Context, db *tables.DB) *writer {
 func (w *writer) loop(ctx context.Context) {
 	defer close(w.done)
 	var batch []*extract.File
-	var size int64
+	var weight int64
 	flush := func(deleted []string) {
 		if w.err == nil && (len(batch) > 0 || len(deleted) > 0) {
 			w.err = w.db.Write(ctx, batch, deleted)
 		}
-		batch, size = batch[:0], 0
+		clear(batch) // the facts may go now
+		batch = batch[:0]
+		w.pend.release(weight)
+		weight = 0
 	}
-	for f := range w.in {
+	for in := range w.in {
+		weight += in.weight
 		if w.err != nil {
-			continue // drain so senders never block
+			w.pend.release(weight) // drain so senders never block
+			weight = 0
+			continue
 		}
-		batch = append(batch, f)
-		size += f.Size
-		if len(batch) >= batchFiles || size >= batchBytes {
+		batch = append(batch, in.f)
+		if len(batch) >= batchFiles || weight >= batchWeight {
 			flush(nil)
 		}
 	}

@@ -6,14 +6,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io"
-	"os"
+
 	"regexp"
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/tables"
 )
 
@@ -78,15 +78,11 @@ func (s *Server) readFileLines(ctx context.Context, _ *sdk.CallToolRequest, in R
 	if err != nil {
 		return nil, nil, err
 	}
-	f, err := os.Open(real)
-	if err != nil {
-		return nil, nil, fmt.Errorf("read %s: %w", rel, err)
+	data, err := extract.ReadRegular(ctx, real, maxFileRead)
+	var skip *extract.SkipError
+	if errors.As(err, &skip) {
+		return nil, nil, argErr("path", "%q cannot be read: %s", rel, skip)
 	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return nil, nil, argErr("path", "%q is not a regular file", rel)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxFileRead))
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: %w", rel, err)
 	}
@@ -330,12 +326,7 @@ func (s *Server) codeLines(rel, hash string, start, end int) (code string, trunc
 	if err != nil {
 		return "", false, true
 	}
-	f, err := os.Open(real)
-	if err != nil {
-		return "", false, true
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxFileRead))
+	data, err := extract.ReadRegular(context.Background(), real, maxFileRead)
 	if err != nil {
 		return "", false, true
 	}

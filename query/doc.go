@@ -78,8 +78,11 @@
 //     (Tuning.WVec*) are not tuned on the benchmark: the real model's
 //     weights could not be downloaded where this was built. Vectors load
 //     into memory once per vectors_version. Response.Vectors says "on
-//     (model)" or why they are off; a hit's why gives its vector rank and
-//     cosine (ChannelRank.Similarity).
+//     (model)" (and how many rows have no vector, when some lack one) or
+//     why they are off; a hit's why gives its vector rank and cosine
+//     (ChannelRank.Similarity). The query is embedded under a deadline and
+//     a circuit breaker (Options.QueryEmbed, embed.Guard): a provider that
+//     does not answer leaves the search lexical, with a note saying why.
 //
 // # Fusion
 //

@@ -23,9 +23,10 @@ type Planner struct {
 	stmts map[string]*sql.Stmt // by SQL text
 
 	embMu      sync.RWMutex
-	embedder   embed.Provider // embeds queries; nil: vectors off
-	vectorsOff string         // why embedder is nil, for responses
-	vecs       vectorCache    // the index's vectors, per surface
+	embedder   embed.Provider // embeds queries (guarded); nil: vectors off
+	guard      embed.GuardOptions
+	vectorsOff string      // why embedder is nil, for responses
+	vecs       vectorCache // the index's vectors, per surface
 
 	names nameCache // distinct symbol names, for typo correction
 	files fileCache // paths and their words, for the path prior
@@ -45,6 +46,13 @@ type Options struct {
 	// when set).
 	Embedder   embed.Provider
 	VectorsOff string
+
+	// QueryEmbed bounds the embedding of a query: a deadline per search
+	// (default 2s) and a circuit breaker, so that a provider that stopped
+	// answering costs one deadline, not one per search, and is tried
+	// again after a cooldown (default 30s, doubling while it fails).
+	// Searches it cuts short are lexical and say why.
+	QueryEmbed embed.GuardOptions
 }
 
 // maxCachedStmts bounds the statement cache: scoped statements vary with
@@ -58,7 +66,8 @@ const maxCachedStmts = 512
 // the first search.
 func New(ctx context.Context, db *sql.DB, opts Options) (*Planner, error) {
 	p := &Planner{db: db, tune: DefaultTuning(), stmts: map[string]*sql.Stmt{},
-		embedder: opts.Embedder, vectorsOff: opts.VectorsOff}
+		guard: opts.QueryEmbed, vectorsOff: opts.VectorsOff}
+	p.embedder = p.guarded(opts.Embedder)
 	if opts.Tuning != nil {
 		p.tune = *opts.Tuning
 	}
@@ -75,9 +84,19 @@ func New(ctx context.Context, db *sql.DB, opts Options) (*Planner, error) {
 // are off when it is nil): a server that fetched its model after it
 // started turns vectors on without a restart.
 func (p *Planner) SetEmbedder(e embed.Provider, off string) {
+	g := p.guarded(e)
 	p.embMu.Lock()
 	defer p.embMu.Unlock()
-	p.embedder, p.vectorsOff = e, off
+	p.embedder, p.vectorsOff = g, off
+}
+
+// guarded puts e under the query deadline and breaker (nil stays nil),
+// even when e has a breaker of its own: that one may have no deadline.
+func (p *Planner) guarded(e embed.Provider) embed.Provider {
+	if e == nil {
+		return nil
+	}
+	return embed.Guard(e, p.guard)
 }
 
 // currentEmbedder returns the embedder and why it is nil.

@@ -69,7 +69,16 @@ func (p *Planner) similar(ctx context.Context, req Request, text string, resp *R
 		q, err := p.embedQuery(ctx, text)
 		if err != nil {
 			resp.Vectors = "off for this search: " + err.Error()
+			resp.Notes = append(resp.Notes, "vectors unavailable, so this search is lexical: "+err.Error())
 			st.on = false
+		} else if off, err := p.checkQueryDim(ctx, q); err != nil {
+			return err
+		} else if off != "" {
+			resp.Vectors = "off for this search: " + off
+			resp.Notes = append(resp.Notes, "vectors unavailable, so this search is lexical: "+off)
+			st.on = false
+		} else if n := p.loadedStats().note(); n != "" {
+			resp.Vectors += "; " + n
 		}
 		ch := &channel{}
 		if st.on {

@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"database/sql"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -28,8 +29,13 @@ const (
 
 	// One sequential pass over the vectors (NOT INDEXED: through
 	// vectors_input every row would be a random read), in rowid order, so
-	// a search's ties break the same way every time.
-	vecAllSQL = `SELECT owner, surface, vec FROM vectors NOT INDEXED WHERE model = ?`
+	// a search's ties break the same way every time. Only vectors of the
+	// index's dimension: an index made before it was recorded may hold
+	// two sizes, and a search must not fail on them.
+	vecAllSQL = `SELECT owner, surface, vec FROM vectors NOT INDEXED WHERE model = ? AND dim = ?`
+	vecDimSQL = `SELECT coalesce((SELECT value FROM meta WHERE key = 'embedding_dim'), '')`
+	// The most common dimension, for an index without embedding_dim.
+	vecCommonDimSQL = `SELECT dim FROM vectors WHERE model = ? GROUP BY dim ORDER BY count(*) DESC, dim LIMIT 1`
 
 	vecChunkUnitsSQL  = `SELECT c.id, c.cid, c.file_id, c.path, c.start_line, c.end_line, c.header FROM chunks c`
 	vecSymbolUnitsSQL = `SELECT s.id, s.sid, s.file_id, s.path, s.start_line, s.end_line, s.kind, s.name, s.qualname, s.signature, s.doc, s.is_exported FROM symbols s`
@@ -47,6 +53,22 @@ type vectorCache struct {
 	mu       sync.Mutex
 	version  string
 	surfaces map[string]*vecSurface
+	stats    vecStats
+}
+
+// vecStats describes the loaded vectors: their dimension, and how many
+// rows (chunks, symbols, files) there are and how many of them have no
+// usable vector (not embedded yet, or of another size).
+type vecStats struct {
+	dim, rows, missing int
+}
+
+// note says how many rows lack a vector, "" when none does.
+func (st vecStats) note() string {
+	if st.missing == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d rows have no vector (ranked by text alone; `viberag index` embeds them, `viberag status` shows why)", st.missing, st.rows)
 }
 
 // vectorState says whether a search can use vectors, and why not.
@@ -99,11 +121,11 @@ func (p *Planner) surface(ctx context.Context, name string) (*vecSurface, error)
 		if err := p.queryRow(ctx, vecModelSQL).Scan(&model); err != nil {
 			return nil, err
 		}
-		surfaces, err := p.loadVectors(ctx, model)
+		surfaces, stats, err := p.loadVectors(ctx, model)
 		if err != nil {
 			return nil, fmt.Errorf("load vectors: %w", err)
 		}
-		c.version, c.surfaces = version, surfaces
+		c.version, c.surfaces, c.stats = version, surfaces, stats
 	}
 	if s, ok := c.surfaces[name]; ok {
 		return s, nil
@@ -112,10 +134,37 @@ func (p *Planner) surface(ctx context.Context, name string) (*vecSurface, error)
 	return &vecSurface{set: set}, nil
 }
 
+// loadedStats returns the stats of the loaded vectors (call surface
+// first).
+func (p *Planner) loadedStats() vecStats {
+	p.vecs.mu.Lock()
+	defer p.vecs.mu.Unlock()
+	return p.vecs.stats
+}
+
 // loadVectors reads every vector of model and the unit each describes.
 // A vector whose row is gone (a run rewrote the file between the two
-// reads) is left out; the next load, at the next version, has it.
-func (p *Planner) loadVectors(ctx context.Context, model string) (map[string]*vecSurface, error) {
+// reads) is left out; the next load, at the next version, has it. So is
+// one of another size than the index's: it counts as missing.
+func (p *Planner) loadVectors(ctx context.Context, model string) (_ map[string]*vecSurface, st vecStats, err error) {
+	var dimText string
+	if err := p.queryRow(ctx, vecDimSQL).Scan(&dimText); err != nil {
+		return nil, st, err
+	}
+	st.dim, _ = strconv.Atoi(dimText)
+	if st.dim <= 0 {
+		switch err := p.db.QueryRowContext(ctx, vecCommonDimSQL, model).Scan(&st.dim); {
+		case errors.Is(err, sql.ErrNoRows):
+			st.dim = 0
+		case err != nil:
+			return nil, st, err
+		}
+	}
+	surfaces, err := p.readVectors(ctx, model, &st)
+	return surfaces, st, err
+}
+
+func (p *Planner) readVectors(ctx context.Context, model string, st *vecStats) (map[string]*vecSurface, error) {
 	units := map[string]map[string]unit{"code": {}, "summary": {}, "file": {}}
 	rows, err := p.db.QueryContext(ctx, vecChunkUnitsSQL)
 	if err != nil {
@@ -168,13 +217,18 @@ func (p *Planner) loadVectors(ctx context.Context, model string) (map[string]*ve
 		return nil, err
 	}
 
+	for _, us := range units {
+		st.rows += len(us)
+	}
+	st.missing = st.rows
+
 	type building struct {
 		units []unit
 		data  []float32
 		dim   int
 	}
 	b := map[string]*building{"code": {}, "summary": {}, "file": {}}
-	if rows, err = p.db.QueryContext(ctx, vecAllSQL, model); err != nil {
+	if rows, err = p.db.QueryContext(ctx, vecAllSQL, model, st.dim); err != nil {
 		return nil, err
 	}
 	defer rows.Close()
@@ -192,8 +246,8 @@ func (p *Planner) loadVectors(ctx context.Context, model string) (map[string]*ve
 		if !ok {
 			continue
 		}
-		if len(blob)%4 != 0 || len(blob) == 0 || (sb.dim != 0 && len(blob)/4 != sb.dim) {
-			return nil, fmt.Errorf("%s vector of %s: %d bytes, want %d float32s", surface, owner, len(blob), sb.dim)
+		if len(blob) != 4*st.dim {
+			continue // its dim column lies: a damaged row, left out
 		}
 		if sb.dim == 0 {
 			// The surface's rows bound its vectors: allocate once, since
@@ -211,6 +265,7 @@ func (p *Planner) loadVectors(ctx context.Context, model string) (map[string]*ve
 		}
 		sb.data = sb.data[:len(sb.data)+sb.dim]
 		sb.units = append(sb.units, u)
+		st.missing--
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -224,6 +279,19 @@ func (p *Planner) loadVectors(ctx context.Context, model string) (map[string]*ve
 		out[name] = &vecSurface{set: set, units: sb.units}
 	}
 	return out, nil
+}
+
+// checkQueryDim loads the vectors and compares their dimension with the
+// query vector's: it returns why vectors cannot serve this search, ""
+// when they can.
+func (p *Planner) checkQueryDim(ctx context.Context, q []float32) (string, error) {
+	if _, err := p.surface(ctx, "code"); err != nil {
+		return "", err
+	}
+	if d := p.loadedStats().dim; d != 0 && d != len(q) {
+		return fmt.Sprintf("the query's vector has %d dimensions and the index's have %d (the provider's model changed size; `viberag index` re-embeds)", len(q), d), nil
+	}
+	return "", nil
 }
 
 // embedQuery embeds the search text.
@@ -355,6 +423,7 @@ func (p *Planner) startVectors(ctx context.Context, text string, req Request, sc
 		chans  []*channel
 		tables []scope.Table
 		status string
+		note   string // when vectors were meant to run and could not
 		err    error
 	}
 	done := make(chan result, 1)
@@ -373,7 +442,15 @@ func (p *Planner) startVectors(ctx context.Context, text string, req Request, sc
 		q, err := p.embedQuery(ctx, text)
 		if err != nil {
 			r.status = "off for this search: " + err.Error()
+			r.note = "vectors unavailable, so this search is lexical: " + err.Error()
 			return
+		}
+		if off, err := p.checkQueryDim(ctx, q); err != nil || off != "" {
+			r.err, r.status, r.note = err, "off for this search: "+off, "vectors unavailable, so this search is lexical: "+off
+			return
+		}
+		if n := p.loadedStats().note(); n != "" {
+			r.status += "; " + n
 		}
 		for _, s := range specs {
 			if s.weight <= 0 {
@@ -394,6 +471,9 @@ func (p *Planner) startVectors(ctx context.Context, text string, req Request, sc
 			return nil, r.err
 		}
 		resp.Vectors = r.status
+		if r.note != "" {
+			resp.Notes = append(resp.Notes, r.note)
+		}
 		for _, ch := range r.chans {
 			ch.intern(pool)
 		}

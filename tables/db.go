@@ -199,11 +199,14 @@ func (db *DB) errReadOnly(op string) error {
 //     run redoes.
 //   - busy_timeout: another process's write (a second `viberag index`)
 //     waits instead of failing at once.
-//   - mmap: reads of a large index go through the page cache of the OS
-//     instead of SQLite's, shared by all connections.
+//   - mmap: a reader's pages of a large index go through the page cache
+//     of the OS instead of SQLite's, shared by all connections. The
+//     writer maps nothing and keeps a 16 MB cache: with 64 MB and a map,
+//     indexing GOROOT/src/net peaked at 257 MB resident against 167 MB
+//     with 8 MB and no map, in the same time (BENCHMARKS.md, "Memory").
 const (
 	busyTimeoutMS    = 10000
-	writerCacheKiB   = 64 << 10 // the writer updates many b-trees at once
+	writerCacheKiB   = 16 << 10 // the writer updates many b-trees at once; see below
 	readerCacheKiB   = 16 << 10
 	mmapBytes        = 256 << 20
 	walLimitBytes    = 64 << 20
@@ -212,7 +215,7 @@ const (
 )
 
 func writerParams() url.Values {
-	v := commonParams(writerCacheKiB)
+	v := commonParams(writerCacheKiB, 0)
 	v.Add("_pragma", "journal_mode(WAL)")
 	v.Add("_pragma", "foreign_keys(1)")
 	// A large batch grows the WAL; truncate it back after checkpoints
@@ -226,7 +229,7 @@ func writerParams() url.Values {
 }
 
 func readerParams(readOnlyFile bool) url.Values {
-	v := commonParams(readerCacheKiB)
+	v := commonParams(readerCacheKiB, mmapBytes)
 	v.Add("_pragma", "query_only(1)")
 	if readOnlyFile {
 		v.Set("mode", "ro")
@@ -234,13 +237,13 @@ func readerParams(readOnlyFile bool) url.Values {
 	return v
 }
 
-func commonParams(cacheKiB int) url.Values {
+func commonParams(cacheKiB, mmap int) url.Values {
 	v := url.Values{}
 	v.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeoutMS))
 	v.Add("_pragma", "synchronous(NORMAL)")
 	v.Add("_pragma", "temp_store(MEMORY)")
 	v.Add("_pragma", fmt.Sprintf("cache_size(-%d)", cacheKiB))
-	v.Add("_pragma", fmt.Sprintf("mmap_size(%d)", mmapBytes))
+	v.Add("_pragma", fmt.Sprintf("mmap_size(%d)", mmap))
 	return v
 }
 

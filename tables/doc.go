@@ -26,7 +26,10 @@
 //	skipped                files the last run left out, with the reason.
 //	vectors, embed_cache   embeddings per chunk, symbol and file, and vectors of
 //	                       replaced text; see vectors.go (PendingVectors,
-//	                       WriteVectors, EmbedCache, DropVectors, VectorCounts).
+//	                       WriteVectors, EmbedCache, DropVectors, VectorCounts,
+//	                       VectorDims, DropZeroVectors). All vectors have one
+//	                       dimension, meta embedding_dim: WriteVectors refuses
+//	                       another, and NaN or infinite components.
 //
 // path, ext and language are copied onto symbols, chunks and refs so that
 // filters need no join. symbols.id, chunks.id and refs.id change whenever

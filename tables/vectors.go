@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -32,7 +33,15 @@ const (
 	// MetaEmbeddingError is the last embedding stage's error, '' after a
 	// stage that completed.
 	MetaEmbeddingError = "embedding_error"
+	// MetaEmbeddingDim is the length of every stored vector, set by the
+	// first WriteVectors and cleared by DropVectors: an index never holds
+	// vectors of two sizes.
+	MetaEmbeddingDim = "embedding_dim"
 )
+
+// ErrDimension is wrapped by WriteVectors' error for a vector whose
+// length is not the index's.
+var ErrDimension = errors.New("vector dimension differs from the index's")
 
 const bumpVectorsVersion = `INSERT INTO meta(key, value) VALUES ('vectors_version', '1')
 	ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + 1 AS TEXT)`
@@ -110,7 +119,10 @@ var rowCheck = map[string]string{
 }
 
 // WriteVectors stores vectors of model in one transaction and records
-// model as the index's embedding model. A vector whose owner row is gone
+// model as the index's embedding model. Every vector must have the
+// index's dimension (MetaEmbeddingDim; the first write sets it): a vector
+// of another length fails the whole write with ErrDimension, so sizes are
+// never mixed; a NaN or infinite component fails it too. A vector whose owner row is gone
 // or changed since PendingVectors read it (another run rewrote the file
 // meanwhile) is not stored: its new row is pending again. It returns how
 // many were stored.
@@ -138,6 +150,26 @@ func (db *DB) WriteVectors(ctx context.Context, model string, vs []Vector) (n in
 		defer s.Close()
 		stmts[surface] = s
 	}
+	dim, err := txDim(ctx, tx)
+	if err != nil {
+		return 0, err
+	}
+	if dim == 0 && len(vs) > 0 {
+		dim = len(vs[0].Vec)
+		// An index from before the dimension was recorded: its vectors
+		// must all have the new one.
+		var other int
+		switch err := tx.QueryRowContext(ctx, `SELECT dim FROM vectors WHERE dim <> ? LIMIT 1`, dim).Scan(&other); {
+		case err == nil:
+			return 0, fmt.Errorf("%w: writing vectors of %d floats beside stored ones of %d", ErrDimension, dim, other)
+		case !errors.Is(err, sql.ErrNoRows):
+			return 0, err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?)
+			ON CONFLICT(key) DO UPDATE SET value = excluded.value`, MetaEmbeddingDim, strconv.Itoa(dim)); err != nil {
+			return 0, err
+		}
+	}
 	buf := make([]byte, 0, 1024)
 	for _, v := range vs {
 		s, ok := stmts[v.Surface]
@@ -146,6 +178,14 @@ func (db *DB) WriteVectors(ctx context.Context, model string, vs []Vector) (n in
 		}
 		if len(v.Vec) == 0 {
 			return 0, fmt.Errorf("%s vector of %s: empty", v.Surface, v.Owner)
+		}
+		if len(v.Vec) != dim {
+			return 0, fmt.Errorf("%w: %s vector of %s has %d floats, the index's have %d", ErrDimension, v.Surface, v.Owner, len(v.Vec), dim)
+		}
+		for i, x := range v.Vec {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return 0, fmt.Errorf("%s vector of %s: component %d is %v", v.Surface, v.Owner, i, x)
+			}
 		}
 		buf = EncodeVector(buf[:0], v.Vec)
 		res, err := s.ExecContext(ctx, v.Owner, v.RowHash, v.Surface, model, len(v.Vec), Hex(v.InputHash), buf)
@@ -165,10 +205,77 @@ func (db *DB) WriteVectors(ctx context.Context, model string, vs []Vector) (n in
 	return n, tx.Commit()
 }
 
+// txDim reads the index's vector dimension, 0 when none is recorded.
+func txDim(ctx context.Context, tx *sql.Tx) (int, error) {
+	var s string
+	err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, MetaEmbeddingDim).Scan(&s)
+	if errors.Is(err, sql.ErrNoRows) || s == "" {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	d, err := strconv.Atoi(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("meta %s: %q: not a dimension", MetaEmbeddingDim, s)
+	}
+	return d, nil
+}
+
+// VectorDims returns the distinct lengths of the stored vectors (one scan
+// of the vectors table; for an index from before MetaEmbeddingDim).
+func (db *DB) VectorDims(ctx context.Context) ([]int, error) {
+	rows, err := db.r.QueryContext(ctx, `SELECT DISTINCT dim FROM vectors ORDER BY dim`)
+	if err != nil {
+		return nil, fmt.Errorf("vector dims: %w", err)
+	}
+	defer rows.Close()
+	var out []int
+	for rows.Next() {
+		var d int
+		if err := rows.Scan(&d); err != nil {
+			return nil, fmt.Errorf("vector dims: %w", err)
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// DropZeroVectors deletes stored vectors of dim floats that are all zero,
+// except those of the input whose hash is keepInput (the empty text,
+// whose zero vector is right), and reports how many it deleted; their
+// rows are pending again. A provider that returned zeros for real text
+// was broken, and its vectors match nothing.
+func (db *DB) DropZeroVectors(ctx context.Context, dim int, keepInput uint64) (int64, error) {
+	if db.w == nil {
+		return 0, db.errReadOnly("drop zero vectors")
+	}
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("drop zero vectors: %w", err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `DELETE FROM vectors WHERE dim = ?1 AND vec = zeroblob(?1 * 4) AND input_hash <> ?2`, dim, Hex(keepInput))
+	if err != nil {
+		return 0, fmt.Errorf("drop zero vectors: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM embed_cache WHERE vec = zeroblob(length(vec))`); err != nil {
+		return 0, fmt.Errorf("drop zero vectors: %w", err)
+	}
+	if n > 0 {
+		if _, err := tx.ExecContext(ctx, bumpVectorsVersion); err != nil {
+			return 0, fmt.Errorf("drop zero vectors: %w", err)
+		}
+	}
+	return n, tx.Commit()
+}
+
 // DropVectors deletes every vector (and the embedding cache of other
-// models than keepModel), keeping all facts; the next embedding stage
-// re-embeds. Used when the model or its dimension changes.
-func (db *DB) DropVectors(ctx context.Context, keepModel string) (err error) {
+// models than keepModel, and of other dimensions than keepDim when it is
+// positive), keeping all facts; the next embedding stage re-embeds. Used
+// when the model or its dimension changes.
+func (db *DB) DropVectors(ctx context.Context, keepModel string, keepDim int) (err error) {
 	if db.w == nil {
 		return db.errReadOnly("drop vectors")
 	}
@@ -179,13 +286,13 @@ func (db *DB) DropVectors(ctx context.Context, keepModel string) (err error) {
 	defer tx.Rollback()
 	for _, q := range []string{
 		`DELETE FROM vectors`,
-		`DELETE FROM embed_cache WHERE model <> ?`,
-		`DELETE FROM meta WHERE key = 'embedding_model'`,
+		`DELETE FROM embed_cache WHERE model <> ?1 OR (?2 > 0 AND length(vec) <> ?2 * 4)`,
+		`DELETE FROM meta WHERE key IN ('embedding_model', 'embedding_dim')`,
 		bumpVectorsVersion,
 	} {
 		var args []any
 		if strings.Contains(q, "?") {
-			args = []any{keepModel}
+			args = []any{keepModel, keepDim}
 		}
 		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 			return fmt.Errorf("drop vectors: %w", err)

@@ -3,6 +3,8 @@ package tables
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -198,7 +200,7 @@ func TestDropVectorsKeepsFacts(t *testing.T) {
 	mustWrite(t, db, []*extract.File{sampleFile("a.go")}, nil) // fills embed_cache for m1
 	embedAll(t, db, "m1", 0)
 	before, _ := db.Counts(ctx)
-	if err := db.DropVectors(ctx, "m2"); err != nil {
+	if err := db.DropVectors(ctx, "m2", 0); err != nil {
 		t.Fatal(err)
 	}
 	after, _ := db.Counts(ctx)
@@ -255,5 +257,75 @@ func TestMigrateFromVersion1(t *testing.T) {
 	}
 	if n := queryInt(t, db, `SELECT value FROM meta WHERE key = 'schema_version'`); n != SchemaVersion {
 		t.Errorf("schema_version = %d after migration", n)
+	}
+}
+
+// The index never holds vectors of two sizes, nor NaN or infinite ones:
+// such a write fails whole, and DropVectors lets a new size in.
+func TestWriteVectorsOneDimension(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	mustWrite(t, db, []*extract.File{sampleFile("a.go")}, nil)
+	ps, err := db.PendingVectors(ctx, SurfaceCode, "", 10)
+	if err != nil || len(ps) == 0 {
+		t.Fatalf("pending: %v, %v", ps, err)
+	}
+	vec := func(p PendingVector, v ...float32) Vector {
+		return Vector{Owner: p.Owner, Surface: SurfaceCode, RowHash: p.RowHash, InputHash: 1, Vec: v}
+	}
+	if _, err := db.WriteVectors(ctx, "m", []Vector{vec(ps[0], 1, 0, 0)}); err != nil {
+		t.Fatal(err)
+	}
+	meta, _ := db.Meta(ctx)
+	if meta[MetaEmbeddingDim] != "3" {
+		t.Errorf("embedding_dim = %q, want 3", meta[MetaEmbeddingDim])
+	}
+	nan := float32(math.NaN())
+	for _, bad := range [][]float32{{1, 0}, {1, 0, 0, 0}, {nan, 0, 1}, {float32(math.Inf(-1)), 0, 1}} {
+		_, err := db.WriteVectors(ctx, "m", []Vector{vec(ps[0], 0, 1, 0), vec(ps[0], bad...)})
+		if err == nil {
+			t.Errorf("vector %v stored", bad)
+		}
+		if len(bad) != 3 && !errors.Is(err, ErrDimension) {
+			t.Errorf("vector %v: err = %v, want ErrDimension", bad, err)
+		}
+	}
+	if dims, _ := db.VectorDims(ctx); !slices.Equal(dims, []int{3}) {
+		t.Errorf("dims %v after refused writes, want [3]", dims)
+	}
+	if err := db.DropVectors(ctx, "m", 2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.WriteVectors(ctx, "m", []Vector{vec(ps[0], 1, 0)}); err != nil {
+		t.Errorf("after DropVectors, a new size: %v", err)
+	}
+	if dims, _ := db.VectorDims(ctx); !slices.Equal(dims, []int{2}) {
+		t.Errorf("dims %v, want [2]", dims)
+	}
+}
+
+// DropZeroVectors deletes all-zero vectors except the empty text's.
+func TestDropZeroVectors(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	mustWrite(t, db, []*extract.File{sampleFile("a.go")}, nil)
+	ps, err := db.PendingVectors(ctx, SurfaceSummary, "", 10)
+	if err != nil || len(ps) < 3 {
+		t.Fatalf("pending: %d, %v", len(ps), err)
+	}
+	vs := []Vector{
+		{Owner: ps[0].Owner, Surface: SurfaceSummary, RowHash: ps[0].RowHash, InputHash: 7, Vec: []float32{0, 0}},
+		{Owner: ps[1].Owner, Surface: SurfaceSummary, RowHash: ps[1].RowHash, InputHash: 99, Vec: []float32{0, 0}},
+		{Owner: ps[2].Owner, Surface: SurfaceSummary, RowHash: ps[2].RowHash, InputHash: 8, Vec: []float32{1, 0}},
+	}
+	if _, err := db.WriteVectors(ctx, "m", vs); err != nil {
+		t.Fatal(err)
+	}
+	n, err := db.DropZeroVectors(ctx, 2, 99)
+	if err != nil || n != 1 {
+		t.Fatalf("dropped %d (%v), want 1", n, err)
+	}
+	if got := queryInt(t, db, `SELECT count(*) FROM vectors`); got != 2 {
+		t.Errorf("%d vectors left, want 2", got)
 	}
 }

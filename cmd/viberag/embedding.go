@@ -27,6 +27,20 @@ type embedFlags struct {
 	EmbedModel  string `name:"embed-model" help:"openai provider: model name, e.g. text-embedding-3-small."`
 	EmbedKeyEnv string `name:"embed-key-env" help:"openai provider: environment variable holding the API key (default OPENAI_API_KEY for api.openai.com, none for other servers)."`
 	EmbedDims   int    `name:"embed-dimensions" help:"openai provider: vector dimension to request, for models that can shorten their vectors."`
+
+	EmbedTimeout time.Duration `name:"embed-timeout" default:"30s" help:"openai provider: give up on one embedding request after this long (it is retried)."`
+	EmbedBudget  time.Duration `name:"embed-budget" default:"90s" help:"End the embedding phase when no request has succeeded for this long; the vectors done are kept and the next run goes on."`
+}
+
+// explicit reports whether the user chose the embedding provider (a flag
+// now, or an openai provider recorded by an earlier run), rather than
+// taking the default: a chosen provider that leaves vectors incomplete
+// makes index exit with exitVectorsIncomplete.
+func (f embedFlags) explicit(cfg embed.Config) bool {
+	if cfg.Provider == embed.ProviderOff {
+		return false
+	}
+	return f.Embed != "auto" || f.EmbedURL != "" || f.EmbedModel != "" || cfg.Provider == embed.ProviderOpenAI
 }
 
 // storedConfig reads the embedding settings an index was built with.
@@ -96,7 +110,7 @@ func (f embedFlags) provider(ctx context.Context, meta map[string]string, quiet 
 	if err != nil {
 		return nil, cfg, "", err
 	}
-	opts := embed.ModelOptions{Offline: f.Offline}
+	opts := embed.ModelOptions{Offline: f.Offline, Remote: embed.RemoteOptions{Timeout: f.EmbedTimeout}}
 	if !quiet && isatty.IsTerminal(os.Stderr.Fd()) {
 		var bar *progressbar.ProgressBar
 		opts.Progress = func(p embed.Progress) {
@@ -138,7 +152,8 @@ func queryEmbedder(ctx context.Context, db *tables.DB) (embed.Provider, string) 
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	p, err := embed.Open(ctx, cfg, embed.ModelOptions{Offline: true})
+	// No retries: the planner gives a query embedding two seconds.
+	p, err := embed.Open(ctx, cfg, embed.ModelOptions{Offline: true, Remote: embed.RemoteOptions{MaxRetries: -1}})
 	if err != nil {
 		return nil, err.Error()
 	}

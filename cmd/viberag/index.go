@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -44,6 +45,8 @@ func (c *indexCmd) Run(ctx context.Context) error {
 			Include: c.Include, Exclude: c.Exclude, MaxFileSize: c.MaxFileSize, IndexSecrets: c.IndexSecrets,
 		},
 		Force: c.Force, Workers: c.Workers, ParseOnly: c.ParseOnly, ParseTimeout: c.ParseTimeout,
+		EmbedBudget: c.EmbedBudget,
+		Notice:      func(msg string) { fmt.Fprintln(os.Stderr, "viberag: "+msg) },
 	}
 	// Validate before opening anything, so bad input never touches an index.
 	if err := opts.Select.Validate(); err != nil {
@@ -146,10 +149,55 @@ func (c *indexCmd) Run(ctx context.Context) error {
 	if c.JSON {
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(res)
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+	} else {
+		printIndexResult(os.Stdout, res)
 	}
-	printIndexResult(os.Stdout, res)
+	if c.explicit(opts.Embedding) {
+		return incompleteVectors(res.Vectors)
+	}
 	return nil
+}
+
+// exitVectorsIncomplete is index's exit status when the embedding
+// provider the user chose left rows without a vector (facts are indexed
+// and search works, lexically where vectors are missing).
+const exitVectorsIncomplete = 3
+
+// exitError is an error with its own exit status.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+func (e *exitError) ExitCode() int { return e.code }
+
+// incompleteVectors returns an exitVectorsIncomplete error when v shows
+// missing vectors or an embedding failure.
+func incompleteVectors(v *indexer.VectorResult) error {
+	if v == nil {
+		return nil
+	}
+	if v.Model == "" {
+		return &exitError{exitVectorsIncomplete, fmt.Errorf("vectors off: %s (facts are indexed; search is lexical)", v.Off)}
+	}
+	var missing int64
+	for _, n := range v.Missing {
+		missing += n
+	}
+	if missing == 0 && v.Error == "" {
+		return nil
+	}
+	msg := fmt.Sprintf("vectors incomplete: %d rows without a vector", missing)
+	if v.Error != "" {
+		msg += "; embedding failed: " + v.Error
+	}
+	msg += " (facts are indexed and search works; the next run embeds the rest)"
+	return &exitError{exitVectorsIncomplete, errors.New(msg)}
 }
 
 func printIndexResult(w io.Writer, r *indexer.Result) {
@@ -176,7 +224,7 @@ func printVectorResult(w io.Writer, v *indexer.VectorResult) {
 	if v.Reset != "" {
 		fmt.Fprintf(w, "  vectors: %s\n", v.Reset)
 	}
-	fmt.Fprintf(w, "  vectors: %s, %d written (%d embedded, %d from cache) in %s\n", v.Model, v.Written, v.Embedded,
+	fmt.Fprintf(w, "  vectors: %s, %d stored (%d embedded now, %d from cache) in %s\n", v.Model, v.Written, min(v.Embedded, v.Written),
 		max(0, v.Written-v.Embedded), (time.Duration(v.ElapsedMS) * time.Millisecond).String())
 	if len(v.Missing) > 0 {
 		fmt.Fprintf(w, "  vectors missing: %s  (retried by the next run)\n", formatCounts(v.Missing))

@@ -43,7 +43,8 @@ func (c *mcpCmd) Run(ctx context.Context) error {
 		Root: c.Path, DataDir: c.DataDir,
 		Index: indexer.Options{Select: extract.SelectOptions{
 			Include: c.Include, Exclude: c.Exclude, MaxFileSize: c.MaxFileSize, IndexSecrets: c.IndexSecrets,
-		}, Workers: c.Workers},
+		}, Workers: c.Workers, EmbedBudget: c.EmbedBudget,
+			Notice: func(msg string) { log.Warn("embedding", "notice", msg) }},
 		NoWatch: c.NoWatch, Debounce: c.Debounce, PollInterval: c.PollInterval, Logger: log,
 	}
 	root, err := indexer.RealRoot(c.Path)
@@ -71,6 +72,11 @@ func (c *mcpCmd) Run(ctx context.Context) error {
 	}
 	if opts.Index.Embedder == nil {
 		log.Warn("vectors off", "reason", opts.Index.VectorsOff)
+	} else if opts.Index.Embedding.Provider == embed.ProviderOpenAI {
+		// The server runs the index again on every change: once a run's
+		// embedding failed, later runs skip the provider until a cooldown
+		// ends, instead of each waiting out --embed-budget again.
+		opts.Index.Embedder = embed.Guard(opts.Index.Embedder, embed.GuardOptions{Timeout: -1})
 	}
 	var hopts mcp.HTTPOptions
 	if c.HTTP != "" {

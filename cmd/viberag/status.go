@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/indexer"
@@ -40,7 +41,10 @@ type vectorStatus struct {
 	Provider string                        `json:"provider,omitempty"`
 	Off      string                        `json:"off,omitempty"`
 	Error    string                        `json:"error,omitempty"`
+	Dim      int                           `json:"dim,omitempty"`
 	Surfaces map[string]tables.VectorCount `json:"surfaces"`
+	// Missing is the rows of all surfaces without a vector.
+	Missing int64 `json:"missing"`
 }
 
 func readVectorStatus(ctx context.Context, db *tables.DB, meta map[string]string) (vectorStatus, error) {
@@ -56,11 +60,19 @@ func readVectorStatus(ctx context.Context, db *tables.DB, meta map[string]string
 		if vs.Off == "" {
 			vs.Off = "the index has no vectors; run `viberag index` (the built-in model is downloaded once) or see `viberag index --help` for --embed"
 		}
+		if vs.Provider == "openai" && meta[tables.MetaEmbeddingError] != "" {
+			// Not off: chosen, and failing before it stored anything.
+			vs.Off, vs.Error = "no vector stored yet: the embedding provider failed", meta[tables.MetaEmbeddingError]
+		}
 	} else {
 		vs.Error = meta[tables.MetaEmbeddingError]
 	}
+	vs.Dim, _ = strconv.Atoi(meta[tables.MetaEmbeddingDim])
 	var err error
 	vs.Surfaces, err = db.VectorCounts(ctx)
+	for _, c := range vs.Surfaces {
+		vs.Missing += c.Missing
+	}
 	return vs, err
 }
 
@@ -130,9 +142,16 @@ func printStatus(w io.Writer, st *status) {
 		for _, s := range tables.Surfaces() {
 			fmt.Fprintf(w, "    %-8s %7d present  %d missing\n", s, v.Surfaces[s].Present, v.Surfaces[s].Missing)
 		}
-		if v.Error != "" {
-			fmt.Fprintf(w, "  last embedding error: %s (the next index run retries)\n", v.Error)
+	}
+	if v.Error != "" {
+		fmt.Fprintf(w, "  last embedding error: %s (the next index run retries)\n", v.Error)
+	}
+	if v.Missing > 0 && (v.Model != "" || v.Provider != "") {
+		var rows int64
+		for _, c := range v.Surfaces {
+			rows += c.Present + c.Missing
 		}
+		fmt.Fprintf(w, "  vectors missing: %d of %d rows (searches rank them by text alone; the next `viberag index` embeds them)\n", v.Missing, rows)
 	}
 	if len(st.Counts.Skipped) > 0 {
 		fmt.Fprintf(w, "  skipped: %s\n", formatCounts(st.Counts.Skipped))

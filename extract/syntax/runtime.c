@@ -13,8 +13,47 @@ struct vr_parser {
   TSParser *ts;
   atomic_int cancel;
   int64_t deadline; /* CLOCK_MONOTONIC ns; 0: none */
+  int64_t mem_start, mem_limit; /* vr_thread_bytes at the start; limit 0: none */
   int why;
 };
+
+// vr_thread_bytes counts the runtime's live heap bytes allocated on this
+// thread (minus those freed on it). A parse runs on one thread from start
+// to end, so the growth of this counter during a parse is the memory that
+// parse holds: the tree and the parse stacks. It is a thread-local, not a
+// shared total, so a file's verdict never depends on what other workers
+// parse beside it.
+static _Thread_local int64_t vr_thread_bytes;
+
+#if defined(__GLIBC__)
+#define VR_SIZE(ptr) ((int64_t)malloc_usable_size(ptr))
+#else
+#define VR_SIZE(ptr) ((int64_t)0) /* growth is then counted, never shrinkage */
+#endif
+
+static void *vr_malloc(size_t n) {
+  void *ptr = malloc(n);
+  if (ptr) vr_thread_bytes += VR_SIZE(ptr) ? VR_SIZE(ptr) : (int64_t)n;
+  return ptr;
+}
+
+static void *vr_calloc(size_t k, size_t n) {
+  void *ptr = calloc(k, n);
+  if (ptr) vr_thread_bytes += VR_SIZE(ptr) ? VR_SIZE(ptr) : (int64_t)(k * n);
+  return ptr;
+}
+
+static void *vr_realloc(void *old, size_t n) {
+  int64_t before = old ? VR_SIZE(old) : 0;
+  void *ptr = realloc(old, n);
+  if (ptr) vr_thread_bytes += (VR_SIZE(ptr) ? VR_SIZE(ptr) : (int64_t)n) - before;
+  return ptr;
+}
+
+static void vr_free(void *ptr) {
+  if (ptr) vr_thread_bytes -= VR_SIZE(ptr);
+  free(ptr);
+}
 
 static int64_t vr_now(void) {
   struct timespec ts;
@@ -73,10 +112,15 @@ static bool vr_progress(TSParseState *state) {
     p->why = 2;
     return true;
   }
+  if (p->mem_limit && vr_thread_bytes - p->mem_start > p->mem_limit) {
+    p->why = 5;
+    return true;
+  }
   return false;
 }
 
-TSTree *vr_parse(vr_parser *p, const TSLanguage *lang, const char *src, uint32_t len, int64_t budget_ns, int *why) {
+TSTree *vr_parse(vr_parser *p, const TSLanguage *lang, const char *src, uint32_t len, int64_t budget_ns,
+                 int64_t mem_limit, int *why) {
   *why = 0;
   p->why = 0;
   if (!ts_parser_set_language(p->ts, lang)) {
@@ -84,6 +128,8 @@ TSTree *vr_parse(vr_parser *p, const TSLanguage *lang, const char *src, uint32_t
     return NULL;
   }
   p->deadline = budget_ns > 0 ? vr_now() + budget_ns : 0;
+  p->mem_start = vr_thread_bytes;
+  p->mem_limit = mem_limit;
   vr_input in = {src, len};
   TSInput input = {&in, vr_read, 0, NULL};
   TSParseOptions opts = {p, vr_progress};
@@ -92,6 +138,11 @@ TSTree *vr_parse(vr_parser *p, const TSLanguage *lang, const char *src, uint32_t
     // A stopped parse would resume on the next call: start afresh.
     ts_parser_reset(p->ts);
     *why = p->why ? p->why : 4;
+#if defined(__GLIBC__)
+    // A parse stopped for its memory gives that memory back to the system
+    // now, not when this thread's malloc arena is next reused.
+    if (*why == 5) malloc_trim(0);
+#endif
   }
   atomic_store(&p->cancel, 0);
   return tree;
@@ -158,4 +209,6 @@ void vr_tree_delete(TSTree *tree, uint32_t nodes) {
 #endif
 }
 
-void vr_use_libc_allocator(void) { ts_set_allocator(malloc, calloc, realloc, free); }
+void vr_use_libc_allocator(void) { ts_set_allocator(vr_malloc, vr_calloc, vr_realloc, vr_free); }
+
+int64_t vr_parse_bytes(const vr_parser *p) { return vr_thread_bytes - p->mem_start; }

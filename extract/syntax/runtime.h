@@ -104,16 +104,21 @@ vr_parser *vr_parser_new(void);
 void vr_parser_delete(vr_parser *p);
 void vr_parser_cancel(vr_parser *p);
 void vr_parser_clear(vr_parser *p);
-// vr_parse parses src[0:len) under a budget in nanoseconds (0: none) and
-// returns the tree, or NULL when cancelled, over budget or refused; *why is
-// then 1 (cancelled), 2 (budget), 3 (language refused) or 4 (no tree).
-TSTree *vr_parse(vr_parser *p, const TSLanguage *lang, const char *src, uint32_t len, int64_t budget_ns, int *why);
+// vr_parse parses src[0:len) under a budget in nanoseconds and a limit on
+// the bytes the runtime may hold for it (0: none) and returns the tree, or
+// NULL when cancelled, over a budget or refused; *why is then 1
+// (cancelled), 2 (time budget), 3 (language refused), 4 (no tree) or 5
+// (memory limit).
+TSTree *vr_parse(vr_parser *p, const TSLanguage *lang, const char *src, uint32_t len, int64_t budget_ns,
+                 int64_t mem_limit, int *why);
 // vr_flatten_new flattens tree into an array from malloc (the caller frees
 // it) and stores its length in *n; NULL when out of memory.
 vr_node *vr_flatten_new(const TSTree *tree, uint32_t *n);
 // vr_tree_delete deletes a tree of the given size, returning the memory of
 // a big one to the system.
 void vr_tree_delete(TSTree *tree, uint32_t nodes);
+// vr_use_libc_allocator points the runtime at libc's allocator through
+// thin wrappers that count each thread's live bytes (vr_parse's limit).
 void vr_use_libc_allocator(void);
 
 #endif

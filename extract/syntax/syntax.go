@@ -92,7 +92,18 @@ var (
 	ErrBudget = errors.New("parse over budget")
 	// ErrNoTree: the runtime returned no tree for another reason.
 	ErrNoTree = errors.New("parser returned no tree")
+	// ErrMemory: the parse would hold more than MaxParseMemory.
+	ErrMemory = fmt.Errorf("parse over its memory limit of %d MB", MaxParseMemory>>20)
 )
+
+// MaxParseMemory bounds the runtime's heap for one parse (its tree and
+// stacks), counted by the allocator on the parsing thread and checked by
+// the runtime every few hundred operations. The Go copy of a tree is
+// about as big again, so a worker's parse peaks near twice this. Real
+// source needs a fraction of it (BENCHMARKS.md, "Parse memory": the
+// largest dev-split file took 25 MB); only dense machine-made input —
+// a megabyte of `1,1,1,…` needs 200 MB — reaches it.
+const MaxParseMemory = 96 << 20
 
 func init() {
 	// go-tree-sitter routes every allocation of the runtime through Go
@@ -180,7 +191,7 @@ func (p *Parser) Parse(ctx context.Context, lang *Language, src []byte, budget t
 	cp := p.p
 	go func() {
 		var why C.int
-		tree := C.vr_parse(cp, (*C.TSLanguage)(lang.ptr), srcPtr, C.uint32_t(len(src)), C.int64_t(budget.Nanoseconds()), &why)
+		tree := C.vr_parse(cp, (*C.TSLanguage)(lang.ptr), srcPtr, C.uint32_t(len(src)), C.int64_t(budget.Nanoseconds()), C.int64_t(MaxParseMemory), &why)
 		runtime.KeepAlive(src)
 		done <- parseResult{tree, why}
 	}()
@@ -223,6 +234,8 @@ func (p *Parser) Parse(ctx context.Context, lang *Language, src []byte, budget t
 			return nil, ErrBudget
 		case 3:
 			return nil, fmt.Errorf("grammar %s: refused by the runtime", lang.name)
+		case 5:
+			return nil, ErrMemory
 		default:
 			return nil, ErrNoTree
 		}

@@ -1,6 +1,7 @@
 package syntax
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -150,6 +151,28 @@ func TestBudgetStopsParse(t *testing.T) {
 	tree, err := p.Parse(context.Background(), lang, []byte("let a = 1;"), 0)
 	if err != nil || tree.Root().HasError() {
 		t.Fatalf("parse after a stopped parse: %v", err)
+	}
+}
+
+// TestMemoryLimitStopsParse: a megabyte of `1,1,1,…` would take the
+// runtime ~200 MB; the parse stops at MaxParseMemory, and the same parser
+// then parses a real-sized file whole.
+func TestMemoryLimitStopsParse(t *testing.T) {
+	lang := MustLanguage("javascript", tsjs.Language())
+	p := NewParser()
+	defer p.Close()
+	dense := append([]byte("var x = ["), bytes.Repeat([]byte("1,"), 1<<19)...)
+	dense = append(dense, "1];\n"...)
+	if _, err := p.Parse(context.Background(), lang, dense, 0); !errors.Is(err, ErrMemory) {
+		t.Fatalf("dense 1 MB: err = %v, want ErrMemory", err)
+	}
+	var real bytes.Buffer
+	for i := 0; real.Len() < 200<<10; i++ {
+		fmt.Fprintf(&real, "function f%d(a, b) {\n  if (a > b) { return [a, b, %d]; }\n  return g(a) + h(b);\n}\n", i, i)
+	}
+	tree, err := p.Parse(context.Background(), lang, real.Bytes(), 0)
+	if err != nil || tree.Root().HasError() {
+		t.Fatalf("200 KB of functions after a stopped parse: %v", err)
 	}
 }
 

@@ -1,0 +1,9 @@
+//go:build !unix
+
+package extract
+
+import "os"
+
+// openNoBlock opens path read-only. Without POSIX open flags a named pipe
+// could still block here; Windows has no FIFOs in the file system.
+func openNoBlock(path string) (*os.File, error) { return os.Open(path) }

@@ -1,0 +1,79 @@
+package indexer
+
+import (
+	"context"
+
+	"golang.org/x/sync/semaphore"
+
+	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/extract/syntax"
+)
+
+// The facts of a parsed file wait in memory until the writer commits
+// them, and the parser outruns the writer on dense input (a megabyte of
+// tiny functions is 40,000 symbols and 200,000 refs). pending bounds the
+// bytes extracted and not yet written: a worker takes a file's weight
+// before handing it on and the writer gives it back once the batch that
+// holds the file is committed, so a slow write holds the parsers back
+// instead of letting extracted files pile up.
+//
+// No deadlock: the writer flushes whenever its batch reaches batchWeight,
+// so what it holds unflushed stays under batchWeight, and pendingLimit
+// leaves room beside that for the heaviest file (maxFileWeight).
+const (
+	batchWeight   = 32 << 20
+	maxFileWeight = 48 << 20
+	pendingLimit  = batchWeight + maxFileWeight
+)
+
+type pending struct{ sem *semaphore.Weighted }
+
+// parseMemory bounds what the workers' parses hold at once. A parse holds
+// up to syntax.MaxParseMemory in the runtime and about as much again for
+// its Go copy and facts; a file's share is predicted from its size (real
+// source takes 40–60 bytes of runtime heap per byte, BENCHMARKS.md "Parse
+// memory"), so small files parse side by side while a file big enough to
+// need the whole limit parses alone.
+type parseMemory struct{ sem *semaphore.Weighted }
+
+const parseBytesPerByte = 64
+
+func newParseMemory() *parseMemory {
+	return &parseMemory{sem: semaphore.NewWeighted(syntax.MaxParseMemory)}
+}
+
+// acquire waits until a file of size bytes may parse and returns its
+// weight, for release.
+func (m *parseMemory) acquire(ctx context.Context, size int64) (int64, error) {
+	w := min(max(size*parseBytesPerByte, 1), syntax.MaxParseMemory)
+	if err := m.sem.Acquire(ctx, w); err != nil {
+		return 0, err
+	}
+	return w, nil
+}
+
+func (m *parseMemory) release(w int64) { m.sem.Release(w) }
+
+func newPending() *pending { return &pending{sem: semaphore.NewWeighted(pendingLimit)} }
+
+// acquire waits until f's weight fits and returns it, for release.
+func (p *pending) acquire(ctx context.Context, f *extract.File) (int64, error) {
+	w := min(factWeight(f), maxFileWeight)
+	if err := p.sem.Acquire(ctx, w); err != nil {
+		return 0, err
+	}
+	return w, nil
+}
+
+func (p *pending) release(w int64) {
+	if w > 0 {
+		p.sem.Release(w)
+	}
+}
+
+// factWeight estimates the heap a file's facts hold: its text (chunks
+// share it) and a per-row cost measured on dense inputs (a Ref with its
+// strings ~96 bytes, a Symbol ~160, a Chunk with its lists ~128).
+func factWeight(f *extract.File) int64 {
+	return f.Size + 96*int64(len(f.Refs)) + 160*int64(len(f.Symbols)) + 128*int64(len(f.Chunks))
+}
