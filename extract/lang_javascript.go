@@ -749,6 +749,32 @@ func jsFinish(c *tsCtx, n *ts.Node, s *Symbol) {
 // may be one blank line above (Express writes them so). Tool directives
 // (eslint, @ts-…, prettier) are not docs.
 func jsDoc(c *tsCtx, n *ts.Node) string {
+	doc := jsCommentDoc(c, n)
+	if doc == "" {
+		// An implementation after its overload signatures takes the
+		// doc written above the first signature. Each signature's own
+		// comments only (no recursion: that was exponential in the
+		// number of undocumented overloads), at most 256 back.
+		name := c.text(c.field(jsUnwrap(c, n), "name"))
+		for prev, i := n.PrevSibling(), 0; prev != nil && name != "" && i < 256; prev, i = prev.PrevSibling(), i+1 {
+			if c.spec.comments[c.typ(prev)] || !prev.IsNamed() {
+				continue
+			}
+			d := jsUnwrap(c, prev)
+			if c.typ(d) != "function_signature" && c.typ(d) != "method_signature" || c.text(c.field(d, "name")) != name {
+				break
+			}
+			if doc = jsCommentDoc(c, prev); doc != "" {
+				break
+			}
+		}
+	}
+	return doc
+}
+
+// jsCommentDoc is jsDoc without the overload rule: the comment block
+// directly above n.
+func jsCommentDoc(c *tsCtx, n *ts.Node) string {
 	var parts []string
 	line := int(n.StartPoint().Row)
 	for prev := n.PrevSibling(); prev != nil; prev = prev.PrevSibling() {
@@ -779,25 +805,7 @@ func jsDoc(c *tsCtx, n *ts.Node) string {
 	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
 		parts[i], parts[j] = parts[j], parts[i]
 	}
-	doc := cleanComment(strings.Join(parts, "\n"))
-	if doc == "" {
-		// An implementation after its overload signatures takes the
-		// doc written above the first signature.
-		name := c.text(c.field(jsUnwrap(c, n), "name"))
-		for prev, i := n.PrevSibling(), 0; prev != nil && name != "" && i < 16; prev, i = prev.PrevSibling(), i+1 {
-			if c.spec.comments[c.typ(prev)] || !prev.IsNamed() {
-				continue
-			}
-			d := jsUnwrap(c, prev)
-			if c.typ(d) != "function_signature" && c.typ(d) != "method_signature" || c.text(c.field(d, "name")) != name {
-				break
-			}
-			if doc = jsDoc(c, prev); doc != "" {
-				break
-			}
-		}
-	}
-	return doc
+	return cleanComment(strings.Join(parts, "\n"))
 }
 
 // jsUnwrap is the declaration inside export / declare wrappers.
