@@ -1,0 +1,345 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// serveOn serves s over HTTP on a real loopback listener (wrapped by wrap
+// when set) until the test ends, and returns the endpoint URL.
+func serveOn(t *testing.T, s *Server, opts HTTPOptions, wrap func(net.Listener) net.Listener) string {
+	t.Helper()
+	opts.Addr = "127.0.0.1:0"
+	ln, err := Listen(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + ln.Addr().String() + HTTPPath
+	if wrap != nil {
+		ln = wrap(ln)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.ServeHTTP(ctx, ln, opts) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Error("HTTP server still running 30s after shutdown")
+		}
+	})
+	return url
+}
+
+// httpClientSession opens a real SDK client session to url.
+func httpClientSession(t *testing.T, url string) *sdk.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "load-test", Version: "0"}, nil).
+		Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{}}, nil)
+	if err != nil {
+		t.Fatalf("connect %s: %v", url, err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// fdBudget scales a test's connection count to the descriptors this
+// process may open (each connection costs two here: client and server).
+func fdBudget(t *testing.T, want int) int {
+	n := min(want, (descriptorLimit()-300)/2)
+	if n < 50 {
+		t.Skipf("descriptor limit %d too low for this test", descriptorLimit())
+	}
+	if n < want {
+		t.Logf("descriptor limit %d: %d connections instead of %d", descriptorLimit(), n, want)
+	}
+	return n
+}
+
+// TestHTTPStalledBodies opens 2,000 connections that send headers and
+// part of a body, then stall: a fresh client is answered while they are
+// held, and the server closes every one of them after the body deadline.
+func TestHTTPStalledBodies(t *testing.T) {
+	s := stdioServer(t)
+	n := fdBudget(t, 2000)
+	const bodyTimeout = 5 * time.Second
+	url := serveOn(t, s, HTTPOptions{BodyTimeout: bodyTimeout}, nil)
+	addr := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), HTTPPath)
+
+	head := "POST " + HTTPPath + " HTTP/1.1\r\nHost: " + addr + "\r\nContent-Type: application/json\r\n" +
+		"Accept: application/json, text/event-stream\r\nContent-Length: 4096\r\n\r\n" + `{"jsonrpc":"2.0","id":1,`
+	conns := make([]net.Conn, 0, n)
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for range n {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatalf("dial %d: %v", len(conns), err)
+		}
+		conns = append(conns, c)
+		if _, err := io.WriteString(c, head); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var closed atomic.Int64
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.SetReadDeadline(time.Now().Add(2 * time.Minute))
+			_, err := io.Copy(io.Discard, c)
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() {
+				return // still open: counted as not closed
+			}
+			closed.Add(1)
+		}()
+	}
+
+	cs := httpClientSession(t, url)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "get_status", Arguments: map[string]any{}}); err != nil || res.IsError {
+		t.Fatalf("a fresh client beside %d stalled bodies: %v", n, err)
+	}
+	if c := closed.Load(); c > 0 {
+		t.Logf("%d stalled connections were already closed when the fresh client was answered", c)
+	}
+	wg.Wait()
+	if c := closed.Load(); c != int64(n) {
+		t.Fatalf("%d of %d stalled connections closed by the server within 2 minutes", c, n)
+	}
+}
+
+// countingListener counts the connections it has open, and their peak.
+type countingListener struct {
+	net.Listener
+	open, peak atomic.Int64
+}
+
+func (l *countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	n := l.open.Add(1)
+	for p := l.peak.Load(); n > p && !l.peak.CompareAndSwap(p, n); p = l.peak.Load() {
+	}
+	return &countedConn{Conn: c, l: l}, nil
+}
+
+type countedConn struct {
+	net.Conn
+	l    *countingListener
+	once sync.Once
+}
+
+func (c *countedConn) Close() error {
+	c.once.Do(func() { c.l.open.Add(-1) })
+	return c.Conn.Close()
+}
+
+// TestHTTPConnectionFlood floods the server with idle connections, ten
+// times its cap: it never holds more than the cap, and requests are
+// answered again once the flood ends — whether the flooding clients
+// close (at once) or just sit there (after the header deadline).
+func TestHTTPConnectionFlood(t *testing.T) {
+	s := stdioServer(t)
+	const maxConns = 20
+	n := fdBudget(t, 10*maxConns)
+	for _, tc := range []struct {
+		name  string
+		close bool // the flood's clients close their connections
+	}{{"clients close", true}, {"clients stay", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var cl *countingListener
+			url := serveOn(t, s, HTTPOptions{MaxConns: maxConns, HeaderTimeout: time.Second}, func(ln net.Listener) net.Listener {
+				cl = &countingListener{Listener: ln}
+				return cl
+			})
+			addr := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), HTTPPath)
+			var flood []net.Conn
+			for range n {
+				// The kernel completes the handshake for queued
+				// connections the server has not accepted.
+				c, err := net.DialTimeout("tcp", addr, 10*time.Second)
+				if err != nil {
+					break // the accept queue is full: the flood is at its height
+				}
+				flood = append(flood, c)
+			}
+			t.Logf("%d flood connections open", len(flood))
+			eventually(t, 30*time.Second, "the server to reach its connection cap", func() bool { return cl.open.Load() >= maxConns })
+			if tc.close {
+				for _, c := range flood {
+					c.Close()
+				}
+			} else {
+				defer func() {
+					for _, c := range flood {
+						c.Close()
+					}
+				}()
+			}
+			cs := httpClientSession(t, url)
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			if err := cs.Ping(ctx, nil); err != nil {
+				t.Fatalf("ping after the flood: %v", err)
+			}
+			if p := cl.peak.Load(); p > maxConns {
+				t.Fatalf("the server held %d connections at once, cap %d", p, maxConns)
+			}
+		})
+	}
+}
+
+// faultyListener fails its first fails accepts with EMFILE, as accept(2)
+// does when the process is out of descriptors.
+type faultyListener struct {
+	net.Listener
+	fails atomic.Int64
+}
+
+func (l *faultyListener) Accept() (net.Conn, error) {
+	if l.fails.Add(-1) >= 0 {
+		time.Sleep(time.Millisecond) // accept(2) would not fail at once either
+		return nil, &net.OpError{Op: "accept", Net: "tcp", Addr: l.Addr(), Err: os.NewSyscallError("accept4", syscall.EMFILE)}
+	}
+	return l.Listener.Accept()
+}
+
+// syncBuffer is a log destination safe for concurrent writers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestHTTPAcceptEMFILE: accept failing with EMFILE (injected) does not end
+// the server: it logs, backs off and serves the next client.
+func TestHTTPAcceptEMFILE(t *testing.T) {
+	var logs syncBuffer
+	opts := testOptions(t, copyFixture(t, "python"))
+	opts.NoWatch = true
+	opts.Logger = slog.New(slog.NewTextHandler(&logs, nil))
+	s := startServer(t, opts)
+	fl := &faultyListener{}
+	fl.fails.Store(8)
+	url := serveOn(t, s, HTTPOptions{}, func(ln net.Listener) net.Listener { fl.Listener = ln; return fl })
+	cs := httpClientSession(t, url)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := cs.Ping(ctx, nil); err != nil {
+		t.Fatalf("ping after accept failed with EMFILE: %v", err)
+	}
+	if !strings.Contains(logs.String(), "too many open files") {
+		t.Errorf("the accept errors were not logged; log:\n%s", logs.String())
+	}
+}
+
+// TestHTTPSessionCap: beyond MaxSessions a new session evicts the one
+// idle longest (its client then gets an error), and when every session
+// has a request in progress a new one is refused with 503 and a reason.
+// A long call on a session outlives the body deadline.
+func TestHTTPSessionCap(t *testing.T) {
+	s := stdioServer(t)
+	release := make(chan struct{})
+	var blocked atomic.Int64
+	sdk.AddTool(s.MCP(), &sdk.Tool{Name: "block"}, func(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+		blocked.Add(1)
+		defer blocked.Add(-1)
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return &sdk.CallToolResult{}, nil, nil
+	})
+	const bodyTimeout = 300 * time.Millisecond
+	url := serveOn(t, s, HTTPOptions{MaxSessions: 2, BodyTimeout: bodyTimeout}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	a := httpClientSession(t, url)
+	b := httpClientSession(t, url)
+	if err := b.Ping(ctx, nil); err != nil { // b is now more recent than a
+		t.Fatal(err)
+	}
+	c := httpClientSession(t, url) // evicts a
+	if err := a.Ping(ctx, nil); err == nil {
+		t.Fatal("the session idle longest still answers after a third session passed the cap of 2")
+	}
+	for _, cs := range []*sdk.ClientSession{b, c} {
+		if err := cs.Ping(ctx, nil); err != nil {
+			t.Fatalf("a session that should have been kept: %v", err)
+		}
+	}
+
+	// b and c busy: no session can be evicted.
+	var wg sync.WaitGroup
+	for _, cs := range []*sdk.ClientSession{b, c} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "block", Arguments: map[string]any{}})
+			if err != nil || res.IsError {
+				t.Errorf("a call longer than the body deadline: %v", err)
+			}
+		}()
+	}
+	eventually(t, time.Minute, "both calls to block", func() bool { return blocked.Load() == 2 })
+	req, _ := http.NewRequest("POST", url, strings.NewReader(initializeBody))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(string(body), "sessions are busy") {
+		t.Fatalf("a new session while all are busy: %d %s, want 503 saying why", resp.StatusCode, body)
+	}
+	time.Sleep(3 * bodyTimeout) // the calls' streams outlive the body deadline
+	close(release)
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	d := httpClientSession(t, url) // b and c idle again: one is evicted
+	if err := d.Ping(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+}
