@@ -47,7 +47,7 @@ func TestJSONOutputsSnakeCase(t *testing.T) {
 		t.Fatal(err)
 	}
 	for p, c := range map[string]string{
-		"repos.json":            `[{"name":"app","language":"python","url":"","revision":"","benchmark_root":null}]`,
+		"repos.json":           `[{"name":"app","language":"python","url":"","revision":"","benchmark_root":null}]`,
 		"annotations/app.json": `[{"query":"task queue","relevant":["app/queue.py"],"secondary":[],"category":"semantic"}]`,
 	} {
 		if err := os.WriteFile(filepath.Join(bench, p), []byte(c), 0o644); err != nil {
