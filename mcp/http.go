@@ -55,7 +55,7 @@ type HTTPOptions struct {
 	// and is refused (503) when every session has a request in progress.
 	MaxConns, MaxSessions int
 	// HeaderTimeout bounds reading a request's headers (default 10s),
-	// BodyTimeout its body (default 30s: a client that sends part of a
+	// BodyTimeout its body (default 20s: a client that sends part of a
 	// body is cut off), WriteTimeout any one write of a response (default
 	// 30s: a client that stops reading is cut off; a stream that is quiet
 	// for longer is fine), IdleTimeout a kept-alive connection between
@@ -68,7 +68,7 @@ const (
 	DefaultMaxConnsCap   = 4096
 	DefaultMaxSessions   = 256
 	DefaultHeaderTimeout = 10 * time.Second
-	DefaultBodyTimeout   = 30 * time.Second
+	DefaultBodyTimeout   = 20 * time.Second
 	DefaultWriteTimeout  = 30 * time.Second
 	DefaultIdleTimeout   = 2 * time.Minute
 )
@@ -116,11 +116,13 @@ func Listen(opts HTTPOptions) (net.Listener, error) {
 // as temporary and logs them).
 func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, opts HTTPOptions) error {
 	opts = opts.withDefaults()
+	shed := &connShedder{max: opts.MaxConns, waiting: map[net.Conn]time.Time{}}
 	hs := &http.Server{
 		Handler:           s.HTTPHandler(ln.Addr().String(), opts),
 		ReadHeaderTimeout: opts.HeaderTimeout,
 		IdleTimeout:       opts.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		ConnState:         shed.state,
 	}
 	ln = netutil.LimitListener(ln, opts.MaxConns)
 	errc := make(chan error, 1)
@@ -136,6 +138,52 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, opts HTTPOption
 		hs.Close() // streams still open (a client's SSE GET): cut them
 	}
 	return nil
+}
+
+// connShedder keeps a flood of idle connections from locking clients
+// out: once the connection cap is reached, each new connection closes
+// the one that has waited longest without a request (accepted and silent,
+// or kept alive and idle). Requests in progress are never shed — a
+// stalled body is the body deadline's to end. Without it, connections
+// that send nothing would hold every slot until the header or idle
+// timeout, and a real client would wait behind them in the kernel's
+// accept queue.
+type connShedder struct {
+	max int
+
+	mu      sync.Mutex
+	open    int
+	waiting map[net.Conn]time.Time // connections without a request in progress, since when
+}
+
+func (c *connShedder) state(conn net.Conn, st http.ConnState) {
+	var victim net.Conn
+	c.mu.Lock()
+	switch st {
+	case http.StateNew:
+		c.open++
+		c.waiting[conn] = time.Now()
+		if c.open >= c.max {
+			var oldest time.Time
+			for w, since := range c.waiting {
+				if w != conn && (victim == nil || since.Before(oldest)) {
+					victim, oldest = w, since
+				}
+			}
+			delete(c.waiting, victim)
+		}
+	case http.StateActive:
+		delete(c.waiting, conn)
+	case http.StateIdle:
+		c.waiting[conn] = time.Now()
+	case http.StateHijacked, http.StateClosed:
+		c.open--
+		delete(c.waiting, conn)
+	}
+	c.mu.Unlock()
+	if victim != nil {
+		_ = victim.Close()
+	}
 }
 
 // HTTPHandler returns the handler serving HTTPPath for a listener at
