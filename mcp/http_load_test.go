@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -345,4 +346,55 @@ func TestHTTPSessionCap(t *testing.T) {
 	if err := d.Ping(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestHTTPWriteTimeout: a client that asks for a large answer and never
+// reads it is cut off after the write deadline, instead of holding the
+// handler (and its memory) for as long as it likes.
+func TestHTTPWriteTimeout(t *testing.T) {
+	s := stdioServer(t)
+	const size = 32 << 20 // more than loopback's socket buffers hold
+	sdk.AddTool(s.MCP(), &sdk.Tool{Name: "big"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Repeat("x", size)}}}, nil, nil
+	})
+	const writeTimeout = 500 * time.Millisecond
+	url := serveOn(t, s, HTTPOptions{WriteTimeout: writeTimeout}, nil)
+	addr := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), HTTPPath)
+
+	// A session, opened by a well-behaved client.
+	req, _ := http.NewRequest("POST", url, strings.NewReader(initializeBody))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	sid := resp.Header.Get(sessionIDHeader)
+	if sid == "" {
+		t.Fatalf("initialize: %d, no session id", resp.StatusCode)
+	}
+	post := func(c net.Conn, body string) {
+		fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"+
+			"Mcp-Session-Id: %s\r\nMcp-Protocol-Version: 2025-11-25\r\nContent-Length: %d\r\n\r\n%s", HTTPPath, addr, sid, len(body), body)
+	}
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	post(c, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	post(c, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"big","arguments":{}}}`)
+	time.Sleep(10 * writeTimeout) // not reading: the server's writes block, then time out
+	c.SetReadDeadline(time.Now().Add(time.Minute))
+	n, err := io.Copy(io.Discard, c)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		t.Fatalf("the connection is still open a minute later (%d bytes read): no write deadline", n)
+	}
+	if n >= size {
+		t.Fatalf("read %d bytes: the whole answer waited for a client that did not read", n)
+	}
+	t.Logf("cut after %d of >%d bytes (%v)", n, size, err)
 }
