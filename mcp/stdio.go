@@ -41,7 +41,9 @@ const (
 //     -32600, and batches (removed from MCP in 2025-06-18) likewise;
 //   - gives every error a JSON-RPC code (-32603 where the SDK had none);
 //   - stops reading while MaxInFlight requests await their answer, so
-//     memory stays flat however many requests a client pipelines.
+//     memory stays flat however many requests a client pipelines. (A
+//     handler must then not wait for a message from the client; viberag's
+//     tools send the client notifications only, never requests.)
 type LineTransport struct {
 	Reader io.ReadCloser
 	Writer io.WriteCloser
