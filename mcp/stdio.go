@@ -197,12 +197,27 @@ func (c *lineConn) readLoop() {
 			if !errors.Is(err, io.EOF) {
 				c.log.Warn("stdio: reading input", "error", err)
 			}
+			c.drain()
 			return
 		}
 		select {
 		case <-c.closed:
 			return
 		default:
+		}
+	}
+}
+
+// drain waits, after the input ended, until every request read has been
+// answered (or the connection closed): a client may close its side and
+// still read the answers (`printf '…' | viberag mcp`), and ending the
+// session at once would cancel them.
+func (c *lineConn) drain() {
+	for range cap(c.slots) {
+		select {
+		case c.slots <- struct{}{}:
+		case <-c.closed:
+			return
 		}
 	}
 }

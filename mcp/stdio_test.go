@@ -411,3 +411,35 @@ func TestStdioInFlightBound(t *testing.T) {
 		t.Fatalf("%d handlers ran at once, bound %d", got, bound)
 	}
 }
+
+// TestStdioAnswersAfterInputEnds: a client that writes its requests and
+// closes its side (printf '…' | viberag mcp) still gets every answer, more
+// requests than MaxInFlight included, and then the session ends.
+func TestStdioAnswersAfterInputEnds(t *testing.T) {
+	s := stdioServer(t)
+	p := serveLines(t, s, LineTransport{MaxInFlight: 4})
+	p.initialize(t)
+	const calls = 40
+	for i := range calls {
+		p.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"get_status","arguments":{}}}`, i))
+	}
+	p.in.Close()
+	got := 0
+	deadline := time.After(2 * time.Minute)
+	for {
+		select {
+		case line, ok := <-p.lines:
+			if !ok {
+				if got != calls {
+					t.Fatalf("%d of %d calls answered before the session ended", got, calls)
+				}
+				return
+			}
+			if !strings.Contains(string(line), `"method"`) {
+				got++
+			}
+		case <-deadline:
+			t.Fatalf("session still running 2 minutes after its input ended (%d answers)", got)
+		}
+	}
+}
