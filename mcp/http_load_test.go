@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -397,4 +398,21 @@ func TestHTTPWriteTimeout(t *testing.T) {
 		t.Fatalf("read %d bytes: the whole answer waited for a client that did not read", n)
 	}
 	t.Logf("cut after %d of >%d bytes (%v)", n, size, err)
+}
+
+// TestHTTPUnknownTool: over HTTP too, a call to a tool that does not
+// exist is -32602 and the session goes on.
+func TestHTTPUnknownTool(t *testing.T) {
+	s := stdioServer(t)
+	cs := httpClientSession(t, serveOn(t, s, HTTPOptions{}, nil))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "no_such_tool"})
+	var we *jsonrpc.Error
+	if !errors.As(err, &we) || we.Code != jsonrpc.CodeInvalidParams {
+		t.Fatalf("unknown tool: %v, want a -32602 error", err)
+	}
+	if err := cs.Ping(ctx, nil); err != nil {
+		t.Fatalf("ping after the unknown tool: %v", err)
+	}
 }
