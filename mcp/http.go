@@ -286,9 +286,8 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if id != "" {
 		// A session's event stream (GET) stays open as long as its
 		// client lives; only requests (POST, DELETE) make it busy.
-		if r.Method != http.MethodGet {
-			g.sessions.touch(id, 1)
-			defer g.sessions.touch(id, -1)
+		if r.Method != http.MethodGet && g.sessions.begin(id) {
+			defer g.sessions.end(id)
 		}
 		g.next.ServeHTTP(w, r)
 		return
@@ -409,17 +408,44 @@ type sessionCap struct {
 	opening int                  // sessions being created
 }
 
-// touch records a request of session id starting (+1) or ending (-1).
-func (c *sessionCap) touch(id string, d int) {
+// begin records a request of session id starting; false when the
+// session is not one the cap knows (closed, or never opened: the SDK
+// answers 404), and then end must not be called.
+func (c *sessionCap) begin(id string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.last[id]; !ok && d > 0 {
-		return // not a session of ours (closed, or never opened): the SDK answers 404
+	if _, ok := c.last[id]; !ok {
+		return false
 	}
 	c.last[id] = time.Now()
-	if c.busy[id] += d; c.busy[id] <= 0 {
+	c.busy[id]++
+	return true
+}
+
+// end records the end of a request begin counted.
+func (c *sessionCap) end(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.last[id]; !ok {
+		return // evicted meanwhile
+	}
+	c.last[id] = time.Now()
+	if c.busy[id]--; c.busy[id] <= 0 {
 		delete(c.busy, id)
 	}
+}
+
+// oldestIdle is the session without a request in progress whose last
+// request is oldest, or "" when every session is busy.
+func oldestIdle(last map[string]time.Time, busy map[string]int) string {
+	var victim string
+	var oldest time.Time
+	for id, t := range last {
+		if busy[id] == 0 && (victim == "" || t.Before(oldest)) {
+			victim, oldest = id, t
+		}
+	}
+	return victim
 }
 
 // reserve makes room for a new session, evicting the one idle longest
@@ -444,13 +470,7 @@ func (c *sessionCap) reserve() bool {
 	}
 	var victim string
 	if len(c.last)+c.opening >= c.max {
-		var oldest time.Time
-		for id, t := range c.last {
-			if c.busy[id] == 0 && (victim == "" || t.Before(oldest)) {
-				victim, oldest = id, t
-			}
-		}
-		if victim == "" {
+		if victim = oldestIdle(c.last, c.busy); victim == "" {
 			c.mu.Unlock()
 			return false
 		}

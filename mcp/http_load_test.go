@@ -275,10 +275,10 @@ func TestHTTPAcceptEMFILE(t *testing.T) {
 	}
 }
 
-// TestHTTPSessionCap: beyond MaxSessions a new session evicts the one
-// idle longest (its client then gets an error), and when every session
-// has a request in progress a new one is refused with 503 and a reason.
-// A long call on a session outlives the body deadline.
+// TestHTTPSessionCap: beyond MaxSessions a new session evicts an idle
+// one, never one with a request in progress (its client then gets an
+// error), and when every session has a request in progress a new one is
+// refused with 503 and a reason. Calls outlive the body deadline.
 func TestHTTPSessionCap(t *testing.T) {
 	s := stdioServer(t)
 	release := make(chan struct{})
@@ -296,25 +296,8 @@ func TestHTTPSessionCap(t *testing.T) {
 	url := serveOn(t, s, HTTPOptions{MaxSessions: 2, BodyTimeout: bodyTimeout}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-
-	a := httpClientSession(t, url)
-	b := httpClientSession(t, url)
-	if err := b.Ping(ctx, nil); err != nil { // b is now more recent than a
-		t.Fatal(err)
-	}
-	c := httpClientSession(t, url) // evicts a
-	if err := a.Ping(ctx, nil); err == nil {
-		t.Fatal("the session idle longest still answers after a third session passed the cap of 2")
-	}
-	for _, cs := range []*sdk.ClientSession{b, c} {
-		if err := cs.Ping(ctx, nil); err != nil {
-			t.Fatalf("a session that should have been kept: %v", err)
-		}
-	}
-
-	// b and c busy: no session can be evicted.
 	var wg sync.WaitGroup
-	for _, cs := range []*sdk.ClientSession{b, c} {
+	block := func(cs *sdk.ClientSession, n int64) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -323,8 +306,21 @@ func TestHTTPSessionCap(t *testing.T) {
 				t.Errorf("a call longer than the body deadline: %v", err)
 			}
 		}()
+		eventually(t, time.Minute, "calls to block", func() bool { return blocked.Load() == n })
 	}
-	eventually(t, time.Minute, "both calls to block", func() bool { return blocked.Load() == 2 })
+
+	a := httpClientSession(t, url)
+	b := httpClientSession(t, url)
+	block(b, 1)
+	c := httpClientSession(t, url) // evicts a: b is busy
+	if err := a.Ping(ctx, nil); err == nil {
+		t.Fatal("the idle session still answers after a third session passed the cap of 2")
+	}
+	if err := c.Ping(ctx, nil); err != nil {
+		t.Fatalf("the new session: %v", err)
+	}
+
+	block(c, 2) // b and c busy: no session can be evicted
 	req, _ := http.NewRequest("POST", url, strings.NewReader(initializeBody))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
@@ -346,6 +342,27 @@ func TestHTTPSessionCap(t *testing.T) {
 	d := httpClientSession(t, url) // b and c idle again: one is evicted
 	if err := d.Ping(ctx, nil); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestOldestIdle: the session to evict is the idle one whose last
+// request is oldest; busy sessions are never chosen.
+func TestOldestIdle(t *testing.T) {
+	t0 := time.Now()
+	last := map[string]time.Time{"a": t0, "b": t0.Add(time.Second), "c": t0.Add(2 * time.Second)}
+	tests := []struct {
+		busy map[string]int
+		want string
+	}{
+		{nil, "a"},
+		{map[string]int{"a": 1}, "b"},
+		{map[string]int{"a": 1, "b": 2}, "c"},
+		{map[string]int{"a": 1, "b": 1, "c": 1}, ""},
+	}
+	for _, tc := range tests {
+		if got := oldestIdle(last, tc.busy); got != tc.want {
+			t.Errorf("busy %v: %q, want %q", tc.busy, got, tc.want)
+		}
 	}
 }
 
