@@ -372,7 +372,9 @@ func TestOldestIdle(t *testing.T) {
 func TestHTTPWriteTimeout(t *testing.T) {
 	s := stdioServer(t)
 	const size = 32 << 20 // more than loopback's socket buffers hold
+	answered := make(chan struct{})
 	sdk.AddTool(s.MCP(), &sdk.Tool{Name: "big"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
+		defer close(answered)
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: strings.Repeat("x", size)}}}, nil, nil
 	})
 	const writeTimeout = 500 * time.Millisecond
@@ -404,6 +406,11 @@ func TestHTTPWriteTimeout(t *testing.T) {
 	defer c.Close()
 	post(c, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	post(c, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"big","arguments":{}}}`)
+	select {
+	case <-answered:
+	case <-time.After(time.Minute):
+		t.Fatal("the tool was not called within a minute")
+	}
 	time.Sleep(10 * writeTimeout) // not reading: the server's writes block, then time out
 	c.SetReadDeadline(time.Now().Add(time.Minute))
 	n, err := io.Copy(io.Discard, c)

@@ -337,14 +337,14 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 
 func (l *lockedWriter) Close() error { return l.w.Close() }
 
-// TestStdioInFlightBound pipelines 2,000 calls to a tool that blocks
+// TestStdioInFlightBound pipelines 5,000 calls to a tool that blocks
 // until released: no more than MaxInFlight handlers ever start (the
 // transport stops reading, so the rest wait in the pipe, not in memory),
 // and once released every call is answered. A cancellation names the
 // client's id and reaches the right handler.
 func TestStdioInFlightBound(t *testing.T) {
 	s := stdioServer(t)
-	const bound, calls = 4, 2000
+	const bound, calls = 4, 5000
 	release := make(chan struct{})
 	var running, peak atomic.Int64
 	started, cancelled := make(chan struct{}), make(chan struct{})
@@ -394,10 +394,10 @@ func TestStdioInFlightBound(t *testing.T) {
 	}()
 	eventually(t, 60*time.Second, "handlers to start", func() bool { return running.Load() == bound })
 	// The pipe (64 KiB) and the reader's buffer (64 KiB) hold far fewer
-	// than 2,000 calls (~250 KB): the writer must be blocked.
+	// than 5,000 calls (~500 KB): the writer must be blocked.
 	select {
 	case <-wrote:
-		t.Fatal("all 2,000 calls were read while the handlers were blocked: the transport did not stop reading")
+		t.Fatal("all 5,000 calls were read while the handlers were blocked: the transport did not stop reading")
 	default:
 	}
 	close(release)
