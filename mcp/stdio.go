@@ -38,7 +38,9 @@ const (
 //     or string, so 1.5 came back as 1 and 2^63 changed): requests reach
 //     the SDK under ids of its own, and answers go out under the client's;
 //   - refuses ids MCP forbids (null, objects, arrays, booleans) with
-//     -32600, and batches (removed from MCP in 2025-06-18) likewise;
+//     -32600;
+//   - answers a batch (JSON-RPC 2.0, MCP 2025-03-26) with one array, an
+//     error for each invalid member;
 //   - gives every error a JSON-RPC code (-32603 where the SDK had none);
 //   - stops reading while MaxInFlight requests await their answer, so
 //     memory stays flat however many requests a client pipelines. (A
@@ -62,7 +64,7 @@ func (t *LineTransport) Connect(context.Context) (sdk.Connection, error) {
 		slots:    make(chan struct{}, cmp.Or(max(0, t.MaxInFlight), DefaultMaxInFlight)),
 		incoming: make(chan jsonrpc.Message),
 		closed:   make(chan struct{}),
-		pending:  make(map[int64]json.RawMessage),
+		pending:  make(map[int64]pendingReq),
 		byRaw:    make(map[string]int64),
 	}
 	if c.maxLine <= 0 {
@@ -91,7 +93,7 @@ type lineConn struct {
 
 	mu      sync.Mutex
 	next    int64                     // last id handed to the SDK
-	pending map[int64]json.RawMessage // SDK id → the client's id, as sent
+	pending map[int64]pendingReq      // SDK id → the client's request
 	byRaw   map[string]int64          // the client's id → SDK id, for cancellations
 }
 
@@ -116,26 +118,60 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 // Write implements sdk.Connection. An answer to a client's request goes
-// out under the id the client sent, and frees its in-flight slot.
+// out under the id the client sent (in its batch, when it came in one),
+// and frees its in-flight slot.
 func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	var data []byte
 	if resp, ok := msg.(*jsonrpc.Response); ok {
-		raw, mine := c.release(resp.ID)
-		data = encodeResponse(raw, resp.Result, resp.Error)
-		if !mine {
-			data = nil
+		if p, mine := c.release(resp.ID); mine {
+			data := encodeResponse(p.raw, resp.Result, resp.Error)
+			if p.batch != nil {
+				if data = p.batch.add(data); data == nil {
+					return nil // the batch is not complete yet
+				}
+			}
+			return c.writeLine(data)
 		}
 	}
-	if data == nil {
-		var err error
-		if data, err = jsonrpc.EncodeMessage(msg); err != nil {
-			return fmt.Errorf("encode %T: %w", msg, err)
-		}
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return fmt.Errorf("encode %T: %w", msg, err)
 	}
 	return c.writeLine(data)
+}
+
+// pendingReq is a request handed to the SDK and not yet answered.
+type pendingReq struct {
+	raw   json.RawMessage // its id as the client sent it
+	batch *batch          // the batch it came in, if any
+}
+
+// batch collects the answers to one batch of requests, which go out
+// together as one array (JSON-RPC 2.0 batches; MCP 2025-03-26).
+type batch struct {
+	mu      sync.Mutex
+	pending int      // requests not yet answered
+	replies [][]byte // answers so far, errors for invalid members first
+}
+
+// add records an answer and returns the batch's line once it is complete.
+func (b *batch) add(reply []byte) []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if reply != nil {
+		b.replies = append(b.replies, reply)
+	}
+	if b.pending--; b.pending > 0 {
+		return nil
+	}
+	return b.line()
+}
+
+// line is the batch's answers as one JSON array (b.mu held or unshared).
+func (b *batch) line() []byte {
+	return append(append([]byte("["), bytes.Join(b.replies, []byte(","))...), ']')
 }
 
 // Close implements sdk.Connection. A read blocked on a terminal may stay
@@ -156,26 +192,26 @@ func (c *lineConn) writeLine(data []byte) error {
 	return err
 }
 
-// release forgets an answered request and returns the id its client
-// sent; mine is false for an id this connection did not hand out.
-func (c *lineConn) release(id jsonrpc.ID) (raw json.RawMessage, mine bool) {
+// release forgets an answered request and returns it; mine is false for
+// an id this connection did not hand out.
+func (c *lineConn) release(id jsonrpc.ID) (p pendingReq, mine bool) {
 	n, ok := id.Raw().(int64)
 	if !ok {
-		return nil, false
+		return p, false
 	}
 	c.mu.Lock()
-	raw, mine = c.pending[n]
+	p, mine = c.pending[n]
 	if mine {
 		delete(c.pending, n)
-		if c.byRaw[string(raw)] == n {
-			delete(c.byRaw, string(raw))
+		if c.byRaw[string(p.raw)] == n {
+			delete(c.byRaw, string(p.raw))
 		}
 	}
 	c.mu.Unlock()
 	if mine {
 		<-c.slots
 	}
-	return raw, mine
+	return p, mine
 }
 
 // readLoop reads lines until the input ends or the connection closes.
@@ -188,10 +224,8 @@ func (c *lineConn) readLoop() {
 		buf = line[:0]
 		if tooLong {
 			c.reject(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: line longer than %d bytes", c.maxLine))
-		} else if len(line) > 0 {
-			if m := c.parse(line); m != nil && !c.deliver(m) {
-				return
-			}
+		} else if len(line) > 0 && !c.handleLine(line) {
+			return
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
@@ -267,25 +301,107 @@ func (c *lineConn) reject(id json.RawMessage, code int64, msg string) {
 // bom is the UTF-8 byte order mark some Windows tools put first.
 var bom = []byte("\xef\xbb\xbf")
 
-// parse turns one line into a message for the SDK, or answers it with an
-// error and returns nil. Blocks while MaxInFlight requests are pending.
-func (c *lineConn) parse(line []byte) jsonrpc.Message {
+// handleLine hands the message or batch on one line to the SDK, or
+// answers it with an error; false when the connection closed meanwhile.
+// Blocks while MaxInFlight requests are pending.
+func (c *lineConn) handleLine(line []byte) bool {
 	line = bytes.TrimSpace(bytes.TrimPrefix(line, bom))
-	if len(line) == 0 {
-		return nil
-	}
-	if !json.Valid(line) {
+	switch {
+	case len(line) == 0:
+		return true
+	case !json.Valid(line):
 		c.reject(nil, jsonrpc.CodeParseError, "parse error: the line is not valid JSON")
-		return nil
+		return true
+	case line[0] == '[':
+		return c.handleBatch(line)
 	}
-	var obj map[string]json.RawMessage
-	if line[0] != '{' || json.Unmarshal(line, &obj) != nil {
-		what := "a JSON object"
-		if line[0] == '[' {
-			what = "a JSON object (batches are not supported since MCP 2025-06-18)"
+	m, rawID, bad := c.decode(line)
+	if bad != nil {
+		c.reject(bad.id, jsonrpc.CodeInvalidRequest, bad.msg)
+		return true
+	}
+	return m == nil || c.admit(m, rawID, nil)
+}
+
+// handleBatch hands a batch's members to the SDK; their answers go out
+// together (see batch). Invalid members are answered in the batch.
+func (c *lineConn) handleBatch(line []byte) bool {
+	var members []json.RawMessage
+	if json.Unmarshal(line, &members) != nil || len(members) == 0 {
+		c.reject(nil, jsonrpc.CodeInvalidRequest, "invalid request: an empty batch")
+		return true
+	}
+	type member struct {
+		m     jsonrpc.Message
+		rawID json.RawMessage
+	}
+	b := &batch{}
+	var ok []member
+	for _, raw := range members {
+		m, rawID, bad := c.decode(raw)
+		switch {
+		case bad != nil:
+			b.replies = append(b.replies, encodeResponse(bad.id, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: bad.msg}))
+		case m != nil:
+			ok = append(ok, member{m, rawID})
+			if rawID != nil {
+				b.pending++
+			}
 		}
-		c.reject(nil, jsonrpc.CodeInvalidRequest, "invalid request: a message must be "+what)
-		return nil
+	}
+	if b.pending == 0 && len(b.replies) > 0 { // nothing to wait for
+		if err := c.writeLine(b.line()); err != nil {
+			c.log.Warn("stdio: writing an error reply", "error", err)
+		}
+	}
+	for _, mb := range ok {
+		bb := b
+		if mb.rawID == nil {
+			bb = nil
+		}
+		if !c.admit(mb.m, mb.rawID, bb) {
+			return false
+		}
+	}
+	return true
+}
+
+// admit hands m to the SDK. A request with an id (rawID) first takes an
+// in-flight slot, blocking while none is free, and goes under an id of
+// the SDK's own, remembered to answer under the client's.
+func (c *lineConn) admit(m jsonrpc.Message, rawID json.RawMessage, b *batch) bool {
+	if req, ok := m.(*jsonrpc.Request); ok && rawID != nil {
+		select {
+		case c.slots <- struct{}{}: // blocks while MaxInFlight are pending
+		case <-c.closed:
+			return false
+		}
+		c.mu.Lock()
+		c.next++
+		n := c.next
+		raw := json.RawMessage(bytes.Clone(rawID))
+		c.pending[n] = pendingReq{raw: raw, batch: b}
+		c.byRaw[string(raw)] = n
+		c.mu.Unlock()
+		req.ID, _ = jsonrpc.MakeID(float64(n))
+	}
+	return c.deliver(m)
+}
+
+// invalid is why a message is no valid request (-32600), and the id to
+// answer under (nil for null: the id could not be read).
+type invalid struct {
+	id  json.RawMessage
+	msg string
+}
+
+// decode checks one message. It returns the message for the SDK (nil for
+// one to drop) and the id of a request that needs an answer, or why it is
+// no valid request.
+func (c *lineConn) decode(raw []byte) (jsonrpc.Message, json.RawMessage, *invalid) {
+	var obj map[string]json.RawMessage
+	if len(raw) == 0 || raw[0] != '{' || json.Unmarshal(raw, &obj) != nil {
+		return nil, nil, &invalid{msg: "invalid request: a message must be a JSON object"}
 	}
 	rawID, hasID := obj["id"]
 	idOK := hasID && validID(rawID)
@@ -293,56 +409,42 @@ func (c *lineConn) parse(line []byte) jsonrpc.Message {
 	if !idOK {
 		replyID = nil
 	}
+	bad := func(msg string) (jsonrpc.Message, json.RawMessage, *invalid) {
+		return nil, nil, &invalid{id: replyID, msg: "invalid request: " + msg}
+	}
 	if v, ok := obj["jsonrpc"]; !ok || string(bytes.TrimSpace(v)) != `"2.0"` {
-		c.reject(replyID, jsonrpc.CodeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`)
-		return nil
+		return bad(`"jsonrpc" must be "2.0"`)
 	}
 	if hasID && !idOK {
-		c.reject(nil, jsonrpc.CodeInvalidRequest, fmt.Sprintf("invalid request: id %s is not a string or a number (MCP forbids null ids)", trunc(string(rawID))))
-		return nil
+		return bad(fmt.Sprintf("id %s is not a string or a number (MCP forbids null ids)", trunc(string(rawID))))
 	}
 	rawMethod, isRequest := obj["method"]
 	if !isRequest {
 		_, hasResult := obj["result"]
 		_, hasError := obj["error"]
 		if !hasID || (!hasResult && !hasError) {
-			c.reject(replyID, jsonrpc.CodeInvalidRequest, `invalid request: no "method" (and not a response)`)
-			return nil
+			return bad(`no "method" (and not a response)`)
 		}
 		// An answer to a request of the server's, under the server's id.
-		m, err := jsonrpc.DecodeMessage(line)
+		m, err := jsonrpc.DecodeMessage(raw)
 		if err != nil {
 			c.log.Warn("stdio: dropping a response the SDK cannot decode", "error", err)
-			return nil
+			return nil, nil, nil
 		}
-		return m
+		return m, nil, nil
 	}
 	var method string
 	if err := json.Unmarshal(rawMethod, &method); err != nil {
-		c.reject(replyID, jsonrpc.CodeInvalidRequest, `invalid request: "method" must be a string`)
-		return nil
+		return bad(`"method" must be a string`)
 	}
 	req := &jsonrpc.Request{Method: method, Params: obj["params"]}
 	if method == "notifications/cancelled" {
 		req.Params = c.mapCancelled(req.Params)
 	}
 	if !hasID {
-		return req // a notification
+		rawID = nil // a notification
 	}
-	select {
-	case c.slots <- struct{}{}: // blocks while MaxInFlight are pending
-	case <-c.closed:
-		return nil
-	}
-	c.mu.Lock()
-	c.next++
-	n := c.next
-	raw := json.RawMessage(bytes.Clone(rawID))
-	c.pending[n] = raw
-	c.byRaw[string(raw)] = n
-	c.mu.Unlock()
-	req.ID, _ = jsonrpc.MakeID(float64(n))
-	return req
+	return req, rawID, nil
 }
 
 // mapCancelled rewrites the requestId of a cancellation to the id the SDK

@@ -80,6 +80,7 @@ type reply struct {
 	Method string          `json:"method"`
 	Result json.RawMessage `json:"result"`
 	Error  *jsonrpc.Error  `json:"error"`
+	batch  []reply // the answers of a batch, on one line
 	line   string
 }
 
@@ -91,7 +92,11 @@ func (p *stdioPeer) next(t *testing.T) reply {
 			t.Fatal("the server closed its output (session ended)")
 		}
 		var r reply
-		if err := json.Unmarshal(line, &r); err != nil {
+		target := any(&r)
+		if len(line) > 0 && line[0] == '[' {
+			target = &r.batch
+		}
+		if err := json.Unmarshal(line, target); err != nil {
 			t.Fatalf("server wrote a line that is not JSON: %q", line)
 		}
 		r.line = string(line)
@@ -150,7 +155,8 @@ func TestStdioBadLines(t *testing.T) {
 		{"not JSON", `hello, server`, []string{"-32700 null"}},
 		{"truncated object", `{"jsonrpc":"2.0","id":1,"method":"pi`, []string{"-32700 null"}},
 		{"empty batch", `[]`, []string{"-32600 null"}},
-		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, []string{"-32600 null"}},
+		{"batch of nothing valid", `[1,"x"]`, []string{"batch"}},
+		{"batch of notifications", `[{"jsonrpc":"2.0","method":"notifications/whatever"}]`, nil},
 		{"no jsonrpc member", `{"id":7,"method":"ping"}`, []string{"-32600 7"}},
 		{"wrong jsonrpc version", `{"jsonrpc":"1.0","id":"v","method":"ping"}`, []string{`-32600 "v"`}},
 		{"jsonrpc in other case", `{"JSONRPC":"2.0","id":8,"method":"ping"}`, []string{"-32600 8"}},
@@ -183,7 +189,9 @@ func TestStdioBadLines(t *testing.T) {
 			}
 			var got []string
 			for _, r := range before {
-				if r.Error != nil {
+				if r.batch != nil {
+					got = append(got, "batch")
+				} else if r.Error != nil {
 					got = append(got, fmt.Sprintf("%d %s", r.Error.Code, r.ID))
 				} else {
 					got = append(got, "ok "+string(r.ID))
@@ -441,5 +449,34 @@ func TestStdioAnswersAfterInputEnds(t *testing.T) {
 		case <-deadline:
 			t.Fatalf("session still running 2 minutes after its input ended (%d answers)", got)
 		}
+	}
+}
+
+// TestStdioBatch: a JSON-RPC batch (MCP 2025-03-26) is answered with one
+// array holding an answer per request — errors for invalid members, none
+// for notifications — under the ids as sent.
+func TestStdioBatch(t *testing.T) {
+	s := stdioServer(t)
+	p := serveLines(t, s, LineTransport{MaxInFlight: 2}) // fewer slots than requests in the batch
+	p.initialize(t)
+	p.send(t, `[{"jsonrpc":"2.0","id":1.5,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/whatever"},`+
+		`{"jsonrpc":"2.0","id":"b","method":"ping"},1,{"id":3,"method":"ping"},`+
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"no_such_tool"}}]`)
+	r := p.next(t)
+	got := map[string]string{}
+	for _, m := range r.batch {
+		code := "ok"
+		if m.Error != nil {
+			code = fmt.Sprint(m.Error.Code)
+		}
+		got[string(m.ID)] += code + " "
+	}
+	want := map[string]string{"1.5": "ok ", `"b"`: "ok ", "null": "-32600 ", "3": "-32600 ", "4": "-32602 "}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("batch answers %v, want %v (line %s)", got, want, r.line)
+	}
+	p.send(t, `{"jsonrpc":"2.0","id":"after","method":"ping"}`)
+	if r, before := p.until(t, `"after"`); r.Error != nil || len(before) > 0 {
+		t.Fatalf("ping after the batch: %s, unexpected replies before it: %v", r.line, before)
 	}
 }
