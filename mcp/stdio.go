@@ -92,9 +92,9 @@ type lineConn struct {
 	writeMu sync.Mutex
 
 	mu      sync.Mutex
-	next    int64                     // last id handed to the SDK
-	pending map[int64]pendingReq      // SDK id → the client's request
-	byRaw   map[string]int64          // the client's id → SDK id, for cancellations
+	next    int64                // last id handed to the SDK
+	pending map[int64]pendingReq // SDK id → the client's request
+	byRaw   map[string]int64     // the client's id → SDK id, for cancellations
 }
 
 // SessionID implements sdk.Connection: stdio has no session id.

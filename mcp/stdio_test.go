@@ -80,7 +80,7 @@ type reply struct {
 	Method string          `json:"method"`
 	Result json.RawMessage `json:"result"`
 	Error  *jsonrpc.Error  `json:"error"`
-	batch  []reply // the answers of a batch, on one line
+	batch  []reply         // the answers of a batch, on one line
 	line   string
 }
 
