@@ -425,7 +425,7 @@ func TestHTTPWriteTimeout(t *testing.T) {
 	n += rest
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		t.Fatalf("the connection is still open a minute later (%d bytes read): no write deadline", n)
+		t.Fatalf("the connection is still open two minutes on (%d bytes read): no write deadline", n)
 	}
 	if n >= size {
 		t.Fatalf("read %d bytes: the whole answer waited for a client that did not read", n)
