@@ -159,7 +159,9 @@ type Candidate struct {
 // Skipped is a file or directory left out, with the reason (a Skip*
 // constant) and a human-readable detail.
 type Skipped struct {
-	Path, Reason, Detail string
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+	Detail string `json:"detail,omitempty"`
 }
 
 // Select chooses the files under root to index.

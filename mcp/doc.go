@@ -47,10 +47,25 @@
 // watch limit, ENOSPC) the watcher falls back to periodic rescans and
 // says so in get_status's warnings.
 //
+// # Stdio
+//
+// ServeStdio reads through LineTransport rather than the SDK's stdio
+// transport, which ends the session at the first line it cannot decode:
+// a bad line (not JSON, not an object, no "jsonrpc", an id MCP forbids,
+// longer than the cap) is answered with -32700 or -32600 and the session
+// goes on; request ids come back byte for byte; no error goes out with
+// code 0; and reading stops while MaxInFlight requests await their
+// answers, so a client cannot queue unbounded work.
+//
 // # HTTP
 //
 // The HTTP transport listens on 127.0.0.1 unless told otherwise, checks
-// Host and Origin against DNS rebinding (only loopback names and
-// configured ones pass), and requires a bearer token (TokenEnv) on a
-// non-loopback address unless explicitly allowed not to.
+// Host and Origin against DNS rebinding (the server's own names with its
+// port, and configured ones, case-insensitively), and requires a bearer
+// token (TokenEnv) on a non-loopback address unless explicitly allowed
+// not to. It sheds load instead of falling over: deadlines on headers,
+// body, each write and idle connections; a cap on connections below the
+// descriptor limit, so clients cannot starve the index of descriptors;
+// a cap on sessions that evicts the one idle longest; and accept errors
+// such as EMFILE are retried with a backoff (see HTTPOptions).
 package mcp

@@ -1,18 +1,24 @@
 package mcp
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/net/netutil"
 )
 
 // HTTPPath is where the streamable HTTP endpoint is served.
@@ -37,8 +43,47 @@ type HTTPOptions struct {
 	// besides the loopback names, for a server reached under another name.
 	AllowedHosts []string
 	// AllowedOrigins are extra browser origins (scheme://host[:port])
-	// accepted besides loopback ones.
+	// accepted besides the server's own (a loopback name with the
+	// server's port).
 	AllowedOrigins []string
+
+	// Limits; zero selects the default. MaxConns bounds open connections
+	// (default: half the process's descriptor limit, at most 4096):
+	// beyond it new connections wait in the kernel's queue, so running
+	// out of descriptors never starves the index. MaxSessions bounds MCP
+	// sessions (default 256): a new one evicts the session idle longest,
+	// and is refused (503) when every session has a request in progress.
+	MaxConns, MaxSessions int
+	// HeaderTimeout bounds reading a request's headers (default 10s),
+	// BodyTimeout its body (default 20s: a client that sends part of a
+	// body is cut off), WriteTimeout any one write of a response (default
+	// 30s: a client that stops reading is cut off; a stream that is quiet
+	// for longer is fine), IdleTimeout a kept-alive connection between
+	// requests (default 2m).
+	HeaderTimeout, BodyTimeout, WriteTimeout, IdleTimeout time.Duration
+}
+
+// Defaults of HTTPOptions.
+const (
+	DefaultMaxConnsCap   = 4096
+	DefaultMaxSessions   = 256
+	DefaultHeaderTimeout = 10 * time.Second
+	DefaultBodyTimeout   = 20 * time.Second
+	DefaultWriteTimeout  = 30 * time.Second
+	DefaultIdleTimeout   = 2 * time.Minute
+)
+
+// withDefaults fills in the zero limits.
+func (o HTTPOptions) withDefaults() HTTPOptions {
+	if o.MaxConns <= 0 {
+		o.MaxConns = max(16, min(DefaultMaxConnsCap, descriptorLimit()/2))
+	}
+	o.MaxSessions = cmp.Or(max(0, o.MaxSessions), DefaultMaxSessions)
+	o.HeaderTimeout = cmp.Or(max(0, o.HeaderTimeout), DefaultHeaderTimeout)
+	o.BodyTimeout = cmp.Or(max(0, o.BodyTimeout), DefaultBodyTimeout)
+	o.WriteTimeout = cmp.Or(max(0, o.WriteTimeout), DefaultWriteTimeout)
+	o.IdleTimeout = cmp.Or(max(0, o.IdleTimeout), DefaultIdleTimeout)
+	return o
 }
 
 // ErrNeedToken is returned by Listen for a non-loopback address without a
@@ -64,12 +109,22 @@ func Listen(opts HTTPOptions) (net.Listener, error) {
 }
 
 // ServeHTTP serves the streamable HTTP transport on ln until ctx ends,
-// then shuts down, giving requests in flight a few seconds.
+// then shuts down, giving requests in flight a few seconds. Connections
+// are capped (opts.MaxConns) and every phase of a request has a deadline.
+// An accept that fails for want of descriptors (EMFILE, ENFILE) is
+// retried with a backoff of up to a second (net/http treats those errors
+// as temporary and logs them).
 func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, opts HTTPOptions) error {
+	opts = opts.withDefaults()
+	shed := &connShedder{max: opts.MaxConns, waiting: map[net.Conn]time.Time{}}
 	hs := &http.Server{
 		Handler:           s.HTTPHandler(ln.Addr().String(), opts),
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: opts.HeaderTimeout,
+		IdleTimeout:       opts.IdleTimeout,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		ConnState:         shed.state,
 	}
+	ln = netutil.LimitListener(ln, opts.MaxConns)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -85,49 +140,116 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, opts HTTPOption
 	return nil
 }
 
+// connShedder keeps a flood of idle connections from locking clients
+// out: once the connection cap is reached, each new connection closes
+// the one that has waited longest without a request (accepted and silent,
+// or kept alive and idle). Requests in progress are never shed — a
+// stalled body is the body deadline's to end. Without it, connections
+// that send nothing would hold every slot until the header or idle
+// timeout, and a real client would wait behind them in the kernel's
+// accept queue.
+type connShedder struct {
+	max int
+
+	mu      sync.Mutex
+	open    int
+	waiting map[net.Conn]time.Time // connections without a request in progress, since when
+}
+
+func (c *connShedder) state(conn net.Conn, st http.ConnState) {
+	var victim net.Conn
+	c.mu.Lock()
+	switch st {
+	case http.StateNew:
+		c.open++
+		c.waiting[conn] = time.Now()
+		if c.open >= c.max {
+			var oldest time.Time
+			for w, since := range c.waiting {
+				if w != conn && (victim == nil || since.Before(oldest)) {
+					victim, oldest = w, since
+				}
+			}
+			delete(c.waiting, victim)
+		}
+	case http.StateActive:
+		delete(c.waiting, conn)
+	case http.StateIdle:
+		c.waiting[conn] = time.Now()
+	case http.StateHijacked, http.StateClosed:
+		c.open--
+		delete(c.waiting, conn)
+	}
+	c.mu.Unlock()
+	if victim != nil {
+		_ = victim.Close()
+	}
+}
+
 // HTTPHandler returns the handler serving HTTPPath for a listener at
 // listenAddr. It guards the SDK's handler: requests must come with an
 // acceptable Host and Origin (DNS rebinding: a web page whose name
 // resolves to 127.0.0.1 must not reach a local server through the
-// user's browser) and, when a token is set, the bearer token.
+// user's browser, nor may a page of another local server) and, when a
+// token is set, the bearer token; sessions are capped and request bodies
+// and response writes have deadlines.
 func (s *Server) HTTPHandler(listenAddr string, opts HTTPOptions) http.Handler {
-	host, _, _ := net.SplitHostPort(listenAddr)
-	loopback := isLoopbackHost(host)
+	opts = opts.withDefaults()
+	host, port, _ := net.SplitHostPort(listenAddr)
+	host = strings.ToLower(strings.Trim(host, "[]"))
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.mcp }, &sdk.StreamableHTTPOptions{
 		Logger: s.log,
-		// Our guard checks Host itself, also for non-loopback listeners
-		// and configured names, which the SDK's check would refuse.
-		DisableLocalhostProtection: !loopback || len(opts.AllowedHosts) > 0,
+		// The guard checks Host itself: case-insensitively (the SDK's
+		// check refuses "LOCALHOST"), with the port, and for configured
+		// names.
+		DisableLocalhostProtection: true,
 		SessionTimeout:             30 * time.Minute,
 	})
-	g := &guard{next: h, token: opts.Token, loopback: loopback, origins: opts.AllowedOrigins}
-	for _, hn := range opts.AllowedHosts {
-		g.hosts = append(g.hosts, strings.ToLower(hn))
+	g := &guard{
+		next: h, token: opts.Token, loopback: isLoopbackHost(host), port: port,
+		viaLoopback: isLoopbackHost(host) || isUnspecified(host),
+		sessions:    &sessionCap{max: opts.MaxSessions, srv: s.mcp, last: map[string]time.Time{}, busy: map[string]int{}},
+		bodyTimeout: opts.BodyTimeout, writeTimeout: opts.WriteTimeout,
 	}
-	if !loopback && host != "" && !isUnspecified(host) {
-		g.hosts = append(g.hosts, strings.ToLower(host))
+	if !g.loopback && host != "" && !isUnspecified(host) {
+		g.self = host
+	}
+	for _, hn := range opts.AllowedHosts {
+		g.hosts = append(g.hosts, strings.ToLower(strings.Trim(hn, "[]")))
+	}
+	for _, o := range opts.AllowedOrigins {
+		if n, ok := normalizeOrigin(o); ok {
+			g.origins = append(g.origins, n)
+		}
 	}
 	mux := http.NewServeMux()
 	mux.Handle(HTTPPath, g)
 	return mux
 }
 
-// guard enforces the Host, Origin and token rules before the MCP handler.
+// guard enforces the Host, Origin and token rules, the session cap and
+// the body and write deadlines before the MCP handler.
 type guard struct {
-	next     http.Handler
-	token    string
-	loopback bool     // listening on loopback only
-	hosts    []string // accepted Host names besides loopback ones
-	origins  []string // accepted Origins besides loopback ones
+	next        http.Handler
+	token       string
+	loopback    bool     // listening on loopback only
+	viaLoopback bool     // loopback names reach the server (loopback or unspecified listener)
+	self        string   // the listener's own host, when it is a specific non-loopback one
+	port        string   // the listener's port
+	hosts       []string // configured Host names, any port
+	origins     []string // configured origins, normalized
+	sessions    *sessionCap
+
+	bodyTimeout, writeTimeout time.Duration
 }
 
 func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !g.hostOK(r.Host) {
-		http.Error(w, "forbidden: Host "+trunc(r.Host)+" is not accepted (DNS rebinding protection)", http.StatusForbidden)
+		http.Error(w, "forbidden: Host "+trunc(r.Host)+" is not accepted (DNS rebinding protection; add the name with --allowed-host)", http.StatusForbidden)
 		return
 	}
 	if o := r.Header.Get("Origin"); o != "" && !g.originOK(o) {
-		http.Error(w, "forbidden: Origin "+trunc(o)+" is not accepted", http.StatusForbidden)
+		http.Error(w, "forbidden: Origin "+trunc(o)+" is not accepted (add it with --allowed-origin)", http.StatusForbidden)
 		return
 	}
 	if g.token != "" {
@@ -139,36 +261,238 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	rc := http.NewResponseController(w)
+	if r.Body != nil && r.Body != http.NoBody {
+		// The whole body within bodyTimeout, read here: a client that
+		// stalls mid-body holds no session slot and is cut off; then no
+		// read deadline, so a long answer streamed on this request lives.
+		_ = rc.SetReadDeadline(time.Now().Add(g.bodyTimeout))
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, sdk.DefaultMaxRequestBodyBytes))
+		var tooLarge *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooLarge):
+			http.Error(w, fmt.Sprintf("request body larger than %d bytes", tooLarge.Limit), http.StatusRequestEntityTooLarge)
+			return
+		case err != nil:
+			http.Error(w, fmt.Sprintf("request body not received within %s: %v", g.bodyTimeout, err), http.StatusRequestTimeout)
+			return
+		}
+		_ = rc.SetReadDeadline(time.Time{})
+		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
+	}
+	w = &deadlineWriter{ResponseWriter: w, rc: rc, timeout: g.writeTimeout}
+
+	id := r.Header.Get(sessionIDHeader)
+	if id != "" {
+		// A session's event stream (GET) stays open as long as its
+		// client lives; only requests (POST, DELETE) make it busy.
+		if r.Method != http.MethodGet && g.sessions.begin(id) {
+			defer g.sessions.end(id)
+		}
+		g.next.ServeHTTP(w, r)
+		return
+	}
+	if r.Method != http.MethodPost {
+		g.next.ServeHTTP(w, r) // the SDK refuses it
+		return
+	}
+	// A POST without a session starts one.
+	if !g.sessions.reserve() {
+		w.Header().Set("Retry-After", "5")
+		http.Error(w, fmt.Sprintf("service unavailable: all %d MCP sessions are busy; retry later (a client ends its session with DELETE)", g.sessions.max), http.StatusServiceUnavailable)
+		return
+	}
+	defer func() { g.sessions.opened(w.Header().Get(sessionIDHeader)) }()
 	g.next.ServeHTTP(w, r)
 }
 
-// hostOK accepts loopback names always, configured names, and, behind a
-// token on a non-loopback listener without configured names, any name:
-// the token already proves the caller is no browser page.
+// sessionIDHeader is the streamable HTTP transport's session header.
+const sessionIDHeader = "Mcp-Session-Id"
+
+// hostOK accepts the server's own names with its port (loopback names
+// when loopback reaches it, the listener's own address), configured
+// names with any port, and, behind a token on a non-loopback listener
+// without configured names, any name: the token already proves the
+// caller is no browser page. Names compare case-insensitively.
 func (g *guard) hostOK(hostport string) bool {
-	h := hostport
-	if hh, _, err := net.SplitHostPort(hostport); err == nil {
-		h = hh
+	h, port := hostport, "80"
+	if hh, p, err := net.SplitHostPort(hostport); err == nil {
+		h, port = hh, p
 	}
 	h = strings.ToLower(strings.Trim(h, "[]"))
 	switch {
 	case h == "":
 		return false
-	case isLoopbackHost(h), slices.Contains(g.hosts, h):
+	case slices.Contains(g.hosts, h):
 		return true
+	case g.isSelf(h):
+		return port == g.port
 	}
 	return !g.loopback && g.token != "" && len(g.hosts) == 0
 }
 
+func (g *guard) isSelf(h string) bool {
+	return (g.viaLoopback && isLoopbackHost(h)) || (g.self != "" && h == g.self)
+}
+
+// originOK accepts configured origins and the server's own: http or
+// https, one of its own names, its port. A page of another local server
+// (another port) is not the server's.
 func (g *guard) originOK(origin string) bool {
-	if slices.Contains(g.origins, origin) {
-		return true
-	}
-	u, err := url.Parse(origin)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+	n, ok := normalizeOrigin(origin)
+	if !ok {
 		return false
 	}
-	return isLoopbackHost(strings.ToLower(u.Hostname()))
+	if slices.Contains(g.origins, n) {
+		return true
+	}
+	u, _ := url.Parse(n)
+	return g.isSelf(strings.Trim(u.Hostname(), "[]")) && u.Port() == g.port
+}
+
+// normalizeOrigin lowercases an origin's scheme and host and makes its
+// port explicit ("HTTP://LocalHost" is "http://localhost:80").
+func normalizeOrigin(origin string) (string, bool) {
+	u, err := url.Parse(strings.TrimSpace(origin))
+	if err != nil || u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+		return "", false
+	}
+	scheme := strings.ToLower(u.Scheme)
+	port := u.Port()
+	switch {
+	case scheme == "http" && port == "":
+		port = "80"
+	case scheme == "https" && port == "":
+		port = "443"
+	case scheme != "http" && scheme != "https":
+		return "", false
+	}
+	return scheme + "://" + net.JoinHostPort(strings.ToLower(strings.Trim(u.Hostname(), "[]")), port), true
+}
+
+// deadlineWriter gives every write and flush its own deadline: a client
+// that stops reading is cut off after timeout, while a stream that is
+// merely quiet (a long index run) lives on.
+type deadlineWriter struct {
+	http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+}
+
+func (w *deadlineWriter) Write(p []byte) (int, error) {
+	_ = w.rc.SetWriteDeadline(time.Now().Add(w.timeout))
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *deadlineWriter) FlushError() error {
+	_ = w.rc.SetWriteDeadline(time.Now().Add(w.timeout))
+	return w.rc.Flush()
+}
+
+func (w *deadlineWriter) Flush() { _ = w.FlushError() }
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *deadlineWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// sessionCap bounds the server's MCP sessions: when a new one would pass
+// the cap, the session idle longest (no request in progress; an open
+// event stream does not count) is closed; its client gets 404 on its
+// next request and, as the protocol says, starts a new session.
+type sessionCap struct {
+	max int
+	srv *sdk.Server
+
+	mu      sync.Mutex
+	last    map[string]time.Time // session id → its last request
+	busy    map[string]int       // session id → requests in progress
+	opening int                  // sessions being created
+}
+
+// begin records a request of session id starting; false when the
+// session is not one the cap knows (closed, or never opened: the SDK
+// answers 404), and then end must not be called.
+func (c *sessionCap) begin(id string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.last[id]; !ok {
+		return false
+	}
+	c.last[id] = time.Now()
+	c.busy[id]++
+	return true
+}
+
+// end records the end of a request begin counted.
+func (c *sessionCap) end(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.last[id]; !ok {
+		return // evicted meanwhile
+	}
+	c.last[id] = time.Now()
+	if c.busy[id]--; c.busy[id] <= 0 {
+		delete(c.busy, id)
+	}
+}
+
+// oldestIdle is the session without a request in progress whose last
+// request is oldest, or "" when every session is busy.
+func oldestIdle(last map[string]time.Time, busy map[string]int) string {
+	var victim string
+	var oldest time.Time
+	for id, t := range last {
+		if busy[id] == 0 && (victim == "" || t.Before(oldest)) {
+			victim, oldest = id, t
+		}
+	}
+	return victim
+}
+
+// reserve makes room for a new session, evicting the one idle longest
+// when the cap is reached; false when every session is busy.
+func (c *sessionCap) reserve() bool {
+	c.mu.Lock()
+	if len(c.last)+c.opening < c.max {
+		c.opening++
+		c.mu.Unlock()
+		return true
+	}
+	// Forget sessions that ended (timed out, deleted, evicted).
+	live := map[string]*sdk.ServerSession{}
+	for ss := range c.srv.Sessions() {
+		live[ss.ID()] = ss
+	}
+	for id := range c.last {
+		if live[id] == nil {
+			delete(c.last, id)
+			delete(c.busy, id)
+		}
+	}
+	var victim string
+	if len(c.last)+c.opening >= c.max {
+		if victim = oldestIdle(c.last, c.busy); victim == "" {
+			c.mu.Unlock()
+			return false
+		}
+		delete(c.last, victim)
+	}
+	c.opening++
+	c.mu.Unlock()
+	if victim != "" {
+		_ = live[victim].Close()
+	}
+	return true
+}
+
+// opened ends a reservation: id is the new session's (empty when the
+// request opened none).
+func (c *sessionCap) opened(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.opening--
+	if id != "" {
+		c.last[id] = time.Now()
+	}
 }
 
 // normalizeAddr defaults the host to 127.0.0.1 ("8080" and ":8080" both

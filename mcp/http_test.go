@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -43,6 +44,7 @@ func TestHTTPGuard(t *testing.T) {
 	opts.NoWatch = true
 	s := startServer(t, opts)
 
+	// "PORT" in host and origin is the listener's port.
 	tests := []struct {
 		name               string
 		opts               HTTPOptions
@@ -50,15 +52,25 @@ func TestHTTPGuard(t *testing.T) {
 		want               int
 	}{
 		{name: "loopback host", want: 200},
-		{name: "localhost host and origin", host: "localhost:1234", origin: "http://localhost:1234", want: 200},
-		{name: "ipv6 loopback", host: "[::1]:80", origin: "https://[::1]", want: 200},
+		{name: "localhost host and origin", host: "localhost:PORT", origin: "http://localhost:PORT", want: 200},
+		{name: "names in upper case", host: "LOCALHOST:PORT", origin: "HTTP://LocalHost:PORT", want: 200},
+		{name: "ipv6 loopback", host: "[::1]:PORT", origin: "https://[::1]:PORT", want: 200},
+		{name: "loopback host, another port", host: "localhost:1", want: 403},
+		{name: "loopback host without port", host: "localhost", want: 403},
+		{name: "origin of another local server", origin: "http://localhost:3000", want: 403},
+		{name: "origin of a loopback name without port", origin: "http://127.0.0.1", want: 403},
+		{name: "origin with another scheme", origin: "ftp://localhost:PORT", want: 403},
 		{name: "foreign host (DNS rebinding)", host: "evil.example.com", want: 403},
+		{name: "foreign host with our port", host: "evil.example.com:PORT", want: 403},
 		{name: "foreign host and origin", host: "evil.example.com", origin: "http://evil.example.com", want: 403},
 		{name: "foreign origin", origin: "http://evil.example.com", want: 403},
 		{name: "null origin", origin: "null", want: 403},
 		{name: "loopback name in a subdomain", host: "localhost.evil.example.com", want: 403},
 		{name: "allowed host", opts: HTTPOptions{AllowedHosts: []string{"dev.internal"}}, host: "dev.internal:8765", want: 200},
+		{name: "allowed host in another case", opts: HTTPOptions{AllowedHosts: []string{"Dev.Internal"}}, host: "DEV.internal", want: 200},
 		{name: "allowed origin", opts: HTTPOptions{AllowedOrigins: []string{"https://app.example"}}, origin: "https://app.example", want: 200},
+		{name: "allowed origin, case and default port", opts: HTTPOptions{AllowedOrigins: []string{"https://App.Example"}}, origin: "HTTPS://app.example:443", want: 200},
+		{name: "allowed origin, another port", opts: HTTPOptions{AllowedOrigins: []string{"https://app.example"}}, origin: "https://app.example:8443", want: 403},
 		{name: "token missing", opts: HTTPOptions{Token: "s3cret"}, want: 401},
 		{name: "token wrong", opts: HTTPOptions{Token: "s3cret"}, auth: "Bearer nope", want: 401},
 		{name: "token right", opts: HTTPOptions{Token: "s3cret"}, auth: "Bearer s3cret", want: 200},
@@ -70,7 +82,10 @@ func TestHTTPGuard(t *testing.T) {
 			ts.Config.Handler = s.HTTPHandler(ts.Listener.Addr().String(), tc.opts)
 			ts.Start()
 			defer ts.Close()
-			if got := postInit(t, ts.URL+HTTPPath, tc.host, tc.origin, tc.auth); got != tc.want {
+			_, port, _ := net.SplitHostPort(ts.Listener.Addr().String())
+			host := strings.ReplaceAll(tc.host, "PORT", port)
+			origin := strings.ReplaceAll(tc.origin, "PORT", port)
+			if got := postInit(t, ts.URL+HTTPPath, host, origin, tc.auth); got != tc.want {
 				t.Errorf("status %d, want %d", got, tc.want)
 			}
 		})

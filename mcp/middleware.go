@@ -2,9 +2,11 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime/debug"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -13,11 +15,13 @@ import (
 // argument can be megabytes long: the model needs the gist, not an echo.
 const maxErrorText = 2000
 
-// guardTools is receiving middleware for tools/call: it turns a panic in
-// a handler into a tool error (the server keeps serving; the stack goes
-// to the log) and shortens over-long error texts.
+// guardTools is receiving middleware: it gives every protocol error a
+// JSON-RPC code, and for tools/call turns a panic in a handler into a
+// tool error (the server keeps serving; the stack goes to the log) and
+// shortens over-long error texts.
 func (s *Server) guardTools(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (res sdk.Result, err error) {
+		defer func() { err = codedError(err) }()
 		if method != "tools/call" {
 			return next(ctx, method, req)
 		}
@@ -34,7 +38,12 @@ func (s *Server) guardTools(next sdk.MethodHandler) sdk.MethodHandler {
 			}
 		}()
 		res, err = next(ctx, method, req)
-		if r, ok := res.(*sdk.CallToolResult); ok && r.IsError {
+		if err != nil {
+			// An unknown tool is a protocol error (-32602) with a nil
+			// result: there is no text to shorten.
+			return nil, err
+		}
+		if r, ok := res.(*sdk.CallToolResult); ok && r != nil && r.IsError {
 			for _, c := range r.Content {
 				if tc, ok := c.(*sdk.TextContent); ok && len(tc.Text) > maxErrorText {
 					tc.Text = trunc(tc.Text[:maxErrorText]) + " (message cut)"
@@ -43,4 +52,18 @@ func (s *Server) guardTools(next sdk.MethodHandler) sdk.MethodHandler {
 		}
 		return res, err
 	}
+}
+
+// codedError gives err a JSON-RPC code when it has none: the SDK's
+// transports would send code 0, which the spec does not define. What
+// reaches here uncoded is the server failing, not the request being bad.
+func codedError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var we *jsonrpc.Error
+	if errors.As(err, &we) && we.Code != 0 {
+		return err
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 }

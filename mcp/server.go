@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -172,9 +173,10 @@ func (s *Server) MCP() *sdk.Server { return s.mcp }
 func (s *Server) Root() string { return s.root }
 
 // ServeStdio serves one client over standard input and output until the
-// client disconnects or ctx ends.
+// client disconnects or ctx ends, through a LineTransport: a bad line is
+// answered with an error and the session goes on.
 func (s *Server) ServeStdio(ctx context.Context) error {
-	err := s.mcp.Run(ctx, &sdk.StdioTransport{})
+	err := s.mcp.Run(ctx, &LineTransport{Reader: os.Stdin, Writer: nopCloser{os.Stdout}, Logger: s.log})
 	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("serve stdio: %w", err)
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/viberag/viberag/embed"
@@ -104,6 +106,10 @@ func (c *mcpCmd) Run(ctx context.Context) error {
 		}()
 	}
 	if c.HTTP == "" {
+		// A client that goes away mid-answer must end the session with a
+		// write error (and a clean close of the index), not kill the
+		// process with SIGPIPE.
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 		s, err := mcp.New(ctx, opts)
 		if err != nil {
 			return err

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// snakeKey is what every key of a --json output must look like.
+var snakeKey = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
+
+// TestJSONOutputsSnakeCase runs every command that has --json (as
+// processes, on an index with skipped files) and walks every key of what
+// it prints: all snake_case.
+func TestJSONOutputsSnakeCase(t *testing.T) {
+	if os.Getenv("VIBERAG_MAIN_CHILD") != "" {
+		t.Skip("child")
+	}
+	root, data := t.TempDir(), t.TempDir()
+	files := map[string]string{
+		"app/queue.py":  "class Queue:\n    \"\"\"A task queue.\"\"\"\n\n    def push(self, task):\n        raise RuntimeError(\"connection reset\")\n",
+		"app/worker.py": "from app.queue import Queue\n\n\ndef run(q: Queue):\n    q.push(None)\n",
+		".env":          "TOKEN=not-a-real-secret\n",      // skipped: secret
+		"blob.bin":      "\x00\x01\x02binary\x00data\x00", // skipped: binary
+	}
+	for p, c := range files {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A one-repository benchmark for eval: the checkout is root.
+	bench, repos := t.TempDir(), t.TempDir()
+	if err := os.Symlink(root, filepath.Join(repos, "app")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(bench, "annotations"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for p, c := range map[string]string{
+		"repos.json":           `[{"name":"app","language":"python","url":"","revision":"","benchmark_root":null}]`,
+		"annotations/app.json": `[{"query":"task queue","relevant":["app/queue.py"],"secondary":[],"category":"semantic"}]`,
+	} {
+		if err := os.WriteFile(filepath.Join(bench, p), []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	commands := [][]string{
+		{"index", root, "--data-dir", data, "--embed", "off", "--json"},
+		{"status", root, "--data-dir", data, "--json", "--skipped"},
+		{"search", "Queue", "-C", root, "--data-dir", data, "--json"},
+		{"search", "task queue", "-C", root, "--data-dir", data, "--json"},
+		{"symbol", "Queue", "-C", root, "--data-dir", data, "--json"},
+		{"refs", "Queue", "-C", root, "--data-dir", data, "--json"},
+		{"eval", "--bench", bench, "--repos", repos, "--runs", "1", "--embed", "off", "--json"},
+	}
+	for _, args := range commands {
+		t.Run(args[0], func(t *testing.T) {
+			out := runChild(t, args)
+			dec := json.NewDecoder(bytes.NewReader(out))
+			values := 0
+			for {
+				var v any
+				if err := dec.Decode(&v); err != nil {
+					break // the test binary's own "PASS" after the output
+				}
+				values++
+				var bad []string
+				walkKeys(v, "", func(path, key string) {
+					if !snakeKey.MatchString(key) {
+						bad = append(bad, path)
+					}
+				})
+				sort.Strings(bad)
+				if len(bad) > 0 {
+					t.Errorf("viberag %s: keys not in snake_case: %s", strings.Join(args, " "), strings.Join(bad, ", "))
+				}
+			}
+			if values == 0 {
+				t.Fatalf("viberag %s printed no JSON: %s", strings.Join(args, " "), out)
+			}
+		})
+	}
+}
+
+// walkKeys calls f for every object key in v, with its path.
+func walkKeys(v any, path string, f func(path, key string)) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, e := range v {
+			f(path+"."+k, k)
+			walkKeys(e, path+"."+k, f)
+		}
+	case []any:
+		for _, e := range v {
+			walkKeys(e, path+"[]", f)
+		}
+	}
+}
+
+// runChild runs viberag with args (this test binary running main) and
+// returns its standard output; it must exit 0.
+func runChild(t *testing.T, args []string) []byte {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestMainChild$")
+	cmd.Env = append(os.Environ(), "VIBERAG_MAIN_CHILD=1", "CHILD_ARGS="+strings.Join(args, "\n"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("viberag %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return out
+}
