@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -66,7 +65,11 @@ func TestJSONOutputsSnakeCase(t *testing.T) {
 	}
 	for _, args := range commands {
 		t.Run(args[0], func(t *testing.T) {
-			out := runChild(t, args)
+			r := runChild(t, nil, args...)
+			if r.code != 0 {
+				t.Fatalf("viberag %s: exit %d\n%s", strings.Join(args, " "), r.code, r.stderr)
+			}
+			out := []byte(r.stdout)
 			dec := json.NewDecoder(bytes.NewReader(out))
 			values := 0
 			for {
@@ -108,17 +111,3 @@ func walkKeys(v any, path string, f func(path, key string)) {
 	}
 }
 
-// runChild runs viberag with args (this test binary running main) and
-// returns its standard output; it must exit 0.
-func runChild(t *testing.T, args []string) []byte {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestMainChild$")
-	cmd.Env = append(os.Environ(), "VIBERAG_MAIN_CHILD=1", "CHILD_ARGS="+strings.Join(args, "\n"))
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("viberag %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
-	}
-	return out
-}
