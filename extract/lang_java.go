@@ -411,20 +411,3 @@ func jvRecoverWalk(c *tsCtx, n *ts.Node, depth int) {
 		c.stack = c.stack[:len(c.stack)-1]
 	}
 }
-
-// jvCountUncovered is registered (in the imports table, the spec's
-// per-node hook) for node types whose text the grammar keeps in no leaf:
-// Scala's block comments have leaves for `/*` and `*/` only, Kotlin's
-// strings none for their quotes. The framework's tree-coverage check
-// counts leaf bytes, so without this a file with a licence header "covers
-// 56% of the source" and falls back. It adds the bytes of n outside its
-// children and returns no refs.
-func jvCountUncovered(c *tsCtx, n *ts.Node) []Ref {
-	inner := 0
-	for i := 0; i < n.ChildCount(); i++ {
-		ch := n.Child(i)
-		inner += int(ch.EndByte() - ch.StartByte())
-	}
-	c.leafBytes += max(0, int(n.EndByte()-n.StartByte())-inner)
-	return nil
-}

@@ -70,7 +70,6 @@ func scalaSpec() *tsSpec {
 			// under ERROR nodes are recovered (see jvRecoverDefs).
 			"interpolated_string_expression": scInterpolated,
 			"ERROR":                          jvRecoverDefs,
-			"block_comment":                  jvCountUncovered,
 		},
 		exported:   scExported,
 		doc:        scDoc,

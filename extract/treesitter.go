@@ -88,8 +88,10 @@ type tsCtx struct {
 	out  *Outline
 	// stack of enclosing symbol indexes
 	stack []int
-	// errorBytes counts bytes under ERROR nodes; leafBytes bytes of leaves.
-	errorBytes, leafBytes int
+	// errorBytes counts bytes under ERROR nodes; leafBytes the bytes the
+	// tree's leaves (and literals, see cover) reach, each byte once:
+	// coveredTo is the end of what was counted, the walk being in order.
+	errorBytes, leafBytes, coveredTo int
 	// commentOwner marks comment nodes used as a definition's doc, so the
 	// file doc does not take them.
 	docStart int
@@ -277,24 +279,19 @@ func (c *tsCtx) visit(n *ts.Node, inError bool) (descend, pushed, inErr bool) {
 		c.errorBytes += int(n.EndByte() - n.StartByte())
 		inError = true
 	}
+	typ := c.typ(n)
+	if count == 0 || literalKind(typ) {
+		c.cover(n)
+	}
 	if !c.roles.any(n) {
 		// Most nodes play no role in the spec: skip the map look-ups.
-		if count == 0 {
-			c.leafBytes += int(n.EndByte() - n.StartByte())
-		}
 		return true, false, inError
 	}
-	typ := c.typ(n)
 	spec := c.spec
 	if spec.comments[typ] {
-		// A comment's text need not lie under a leaf (Rust's `//` is a
-		// comment's only child): count it whole. Comments define, call
-		// and name nothing.
-		c.leafBytes += int(n.EndByte() - n.StartByte())
+		// Comments define, call and name nothing.
+		c.cover(n)
 		return false, false, inError
-	}
-	if count == 0 {
-		c.leafBytes += int(n.EndByte() - n.StartByte())
 	}
 	if d, ok := spec.defs[typ]; ok && !inError {
 		pushed = c.define(n, d)
@@ -315,11 +312,7 @@ func (c *tsCtx) visit(n *ts.Node, inError bool) (descend, pushed, inErr bool) {
 		if s := val(c, n); s != "" {
 			c.ref(RefString, s, "", n)
 		}
-		// A literal covers its whole span: grammars leave the text between
-		// the quotes without a node.
-		if count > 0 {
-			c.leafBytes += int(n.EndByte() - n.StartByte())
-		}
+		c.cover(n) // grammars leave the text between the quotes without a node
 		return false, pushed, inError // a string's parts are not identifiers
 	case spec.types[typ]:
 		if name := c.text(n); name != "" {
@@ -330,6 +323,24 @@ func (c *tsCtx) visit(n *ts.Node, inError bool) (descend, pushed, inErr bool) {
 		c.out.Refs = append(c.out.Refs, imp(c, n)...)
 	}
 	return true, pushed, inError
+}
+
+// cover counts n's bytes not yet counted toward the tree's coverage.
+func (c *tsCtx) cover(n *ts.Node) {
+	if e := int(n.EndByte()); e > c.coveredTo {
+		c.leafBytes += e - max(int(n.StartByte()), c.coveredTo)
+		c.coveredTo = e
+	}
+}
+
+// literalKind reports node kinds whose text lies partly in no leaf in
+// every grammar that has them: comments (Rust's `//` is a comment's only
+// child, Scala's block comments have leaves for `/*` and `*/` only) and
+// strings, heredocs and templates (the text between the quotes and the
+// interpolations has no node). Their whole span counts as covered.
+func literalKind(typ string) bool {
+	return strings.Contains(typ, "comment") || strings.Contains(typ, "string") ||
+		strings.Contains(typ, "heredoc") || strings.Contains(typ, "template")
 }
 
 // define records the symbol n introduces, if any, and pushes it.
