@@ -104,11 +104,25 @@ func Extract(ctx context.Context, p string, src []byte, opts Options) (*File, er
 }
 
 // runReader runs one reader under a deadline and turns a panic into an error.
-func runReader(ctx context.Context, r reader, p string, src []byte, timeout time.Duration, parsers *syntax.Pool) (out *Outline, err error) {
+func runReader(ctx context.Context, r reader, p string, src []byte, timeout time.Duration, parsers *syntax.Pool) (*Outline, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	return readSafely(ctx, r, p, src, timeout, parsers)
+}
+
+// readSafely runs one reader, turning a panic or a stopped budget into an
+// error.
+func readSafely(ctx context.Context, r reader, p string, src []byte, timeout time.Duration, parsers *syntax.Pool) (out *Outline, err error) {
 	defer func() {
 		if v := recover(); v != nil {
+			if stop, ok := v.(budgetStop); ok {
+				// a hand-written reader ran out of budget (budget.go)
+				out, err = nil, stop.err
+				if errors.Is(err, context.DeadlineExceeded) {
+					err = fmt.Errorf("parse timed out after %v", timeout)
+				}
+				return
+			}
 			stack := debug.Stack()
 			if len(stack) > 400 {
 				stack = stack[:400]
