@@ -129,3 +129,26 @@ func TestBudgetFallbackIndexesLines(t *testing.T) {
 		t.Fatal("no chunks")
 	}
 }
+
+// Hostile shapes — long unbalanced runs of the brackets each scanner
+// skips — stay within the step budget: the scanners are linear on them.
+func TestScannersLinearOnHostileShapes(t *testing.T) {
+	cases := map[string]string{
+		"macro.c":        "int f() " + strings.Repeat(") A ( ( ", 20000) + "\n",
+		"template.c":     strings.Repeat("template <", 20000) + "\n",
+		"macro.cpp":      "class A " + strings.Repeat("MACRO(", 20000) + "\n",
+		"less.cs":        "class C { void F() { " + strings.Repeat("a < ", 20000) + " } }\n",
+		"shift.cs":       "class C { void F() { " + strings.Repeat("v <<= 1; ", 20000) + " } }\n",
+		"where.hs":       "module M where\n" + strings.Repeat("f = g\n  ", 20000) + "\n",
+		"brackets.swift": "struct S { " + strings.Repeat("var a: [", 20000) + " }\n",
+		"headings.md":    strings.Repeat("# a\n## b\n###### c\n", 20000),
+	}
+	for name, src := range cases {
+		t.Run(name, func(t *testing.T) {
+			f, err := Extract(context.Background(), name, []byte(src), Options{ParseTimeout: time.Minute})
+			if err != nil || f.ParseStatus == ParseFallback {
+				t.Fatalf("Extract = %v; status %s: %s", err, f.ParseStatus, f.ParseProblem)
+			}
+		})
+	}
+}
