@@ -1850,7 +1850,6 @@ func hsImportRefs(src []byte, toks []hsTok, k int, add func(kind, name, target s
 		}
 		if toks[q].kind == '(' {
 			open = q
-			q++
 			break
 		}
 	}
