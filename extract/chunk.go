@@ -32,6 +32,10 @@ func windows(from, to int) []lineSpan {
 // Consecutive segments are packed greedily up to chunkTarget lines; a
 // segment over chunkMax is split at its children's boundaries, recursively,
 // and by line windows when it has none.
+//
+// It needs no step budget (budget.go): each unit is visited once, at its
+// own level, and readers nest units at most 8 deep, so the work is linear
+// in units and lines; FuzzChunker checks it on arbitrary unit trees.
 func packUnits(units []Unit, total int) []lineSpan {
 	if total == 0 {
 		return nil

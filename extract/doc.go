@@ -14,4 +14,8 @@
 // C, C++, C#, Haskell and Swift, deterministic scanners over a lexical
 // skeleton (scanner_reader.go, skeleton.go) that measured better than
 // their grammars. Each language's reader is one file, lang_<name>.go.
+// Every reader runs under a budget: tree-sitter's is enforced in C
+// (package syntax), the hand-written readers' by a step count and a
+// progress invariant (budget.go); a reader over budget leaves the file
+// indexed as line chunks with the reason recorded.
 package extract

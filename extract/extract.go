@@ -103,14 +103,15 @@ func Extract(ctx context.Context, p string, src []byte, opts Options) (*File, er
 	return f, nil
 }
 
-// runReader runs one reader under a deadline and turns a panic into an
-// error. Every reader checks its budget (the runtime in C, the scanners
-// by steps), but a reader's Go code after the parse is only as good as
-// its loops: one exponential lookup (the TypeScript overload doc, found by
-// the corpus sweep) ran for ever. So the reader runs on its own goroutine
-// and is abandoned once it is abandonAfter past its deadline: the file
-// falls back to line chunks and the run goes on. The abandoned goroutine
-// keeps its CPU until it ends; a hang would keep the whole run.
+// runReader runs one reader under a deadline, turning a panic or a
+// stopped budget into an error. Every reader checks its budget (the
+// runtime in C, the scanners by steps, budget.go), but a tree reader's Go
+// code after the parse is only as good as its loops: one exponential
+// lookup (the TypeScript overload doc, found by the corpus sweep) ran for
+// ever. So the reader runs on its own goroutine and is abandoned once it
+// is abandonAfter past its deadline: the file falls back to line chunks
+// and the run goes on. The abandoned goroutine keeps its CPU until it
+// ends; a hang would keep the whole run.
 func runReader(ctx context.Context, r reader, p string, src []byte, timeout time.Duration, parsers *syntax.Pool) (*Outline, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -120,32 +121,49 @@ func runReader(ctx context.Context, r reader, p string, src []byte, timeout time
 	}
 	done := make(chan result, 1)
 	go func() {
-		var res result
-		defer func() {
-			if v := recover(); v != nil {
-				stack := debug.Stack()
-				if len(stack) > 400 {
-					stack = stack[:400]
-				}
-				res = result{nil, fmt.Errorf("parser panic: %v (%s)", v, bytes.TrimSpace(stack))}
-			}
-			done <- res
-		}()
-		res.out, res.err = r.read(ctx, p, src, parsers)
+		out, err := readSafely(ctx, r, p, src, timeout, parsers)
+		done <- result{out, err}
 	}()
-	var res result
 	select {
-	case res = <-done:
+	case res := <-done:
+		return res.out, res.err
 	case <-ctx.Done():
 		t := time.NewTimer(abandonAfter)
 		defer t.Stop()
 		select {
-		case res = <-done:
+		case res := <-done:
+			return res.out, res.err
 		case <-t.C:
 			return nil, fmt.Errorf("stuck: the reader ran %v past its budget of %v and was abandoned", abandonAfter, timeout)
 		}
 	}
-	out, err := res.out, res.err
+}
+
+// abandonAfter is how long past its deadline a reader may run before it
+// is abandoned (syntax abandons a stuck parse after the same time).
+const abandonAfter = 2 * time.Second
+
+// readSafely runs one reader, turning a panic or a stopped budget into an
+// error.
+func readSafely(ctx context.Context, r reader, p string, src []byte, timeout time.Duration, parsers *syntax.Pool) (out *Outline, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			if stop, ok := v.(budgetStop); ok {
+				// a hand-written reader ran out of budget (budget.go)
+				out, err = nil, stop.err
+				if errors.Is(err, context.DeadlineExceeded) {
+					err = fmt.Errorf("parse timed out after %v", timeout)
+				}
+				return
+			}
+			stack := debug.Stack()
+			if len(stack) > 400 {
+				stack = stack[:400]
+			}
+			out, err = nil, fmt.Errorf("parser panic: %v (%s)", v, bytes.TrimSpace(stack))
+		}
+	}()
+	out, err = r.read(ctx, p, src, parsers)
 	if err == nil && out == nil {
 		err = errors.New("parser returned no outline")
 	}
@@ -154,10 +172,6 @@ func runReader(ctx context.Context, r reader, p string, src []byte, timeout time
 	}
 	return out, err
 }
-
-// abandonAfter is how long past its deadline a reader may run before it
-// is abandoned (syntax abandons a stuck parse after the same time).
-const abandonAfter = 2 * time.Second
 
 // build fills f from the reader's outline.
 func build(f *File, out *Outline, src []byte) {

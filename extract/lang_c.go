@@ -21,7 +21,9 @@ func init() {
 			spec:     spec,
 			prepare:  func(src []byte) ([]byte, string) { return cPrepare(src, cpp) },
 			skeleton: cSkeleton,
-			scanFile: func(src []byte, items []item, toks []skelTok) *Outline { return cScanFile(src, items, toks, cpp) },
+			scanFile: func(src []byte, items []item, toks []skelTok, b *budget) *Outline {
+				return cScanFile(src, items, toks, cpp, b)
+			},
 		})
 	}
 }
@@ -534,16 +536,16 @@ func cPrepare(src []byte, cpp bool) ([]byte, string) {
 		if !inComment && len(trim) > 0 && trim[0] == '#' {
 			// Directive (and its continuation lines): left alone here.
 			for end < len(out) && bytes.HasSuffix(bytes.TrimRight(out[start:end], "\r\n"), []byte{'\\'}) {
-				end = lineEndAfter(out, end)
+				end = advance(end, lineEndAfter(out, end))
 			}
 			prevEnd = ';'
-			start = end
+			start = advance(start, end)
 			continue
 		}
 		var toks []cLineTok
 		toks, inComment = cLineTokens(out, start, end, inComment)
 		if len(toks) == 0 {
-			start = end
+			start = advance(start, end)
 			continue
 		}
 		word := func(t cLineTok) string { return string(out[t.start:t.end]) }
@@ -580,7 +582,7 @@ func cPrepare(src []byte, cpp bool) ([]byte, string) {
 			if e := argsEnd(1); e == len(toks) {
 				blank(toks[0].start, toks[len(toks)-1].end)
 				macroLines++
-				start = end
+				start = advance(start, end)
 				continue
 			}
 		}
@@ -607,7 +609,7 @@ func cPrepare(src []byte, cpp bool) ([]byte, string) {
 							}
 						}
 					}
-					k = j + 1
+					k = advance(k, j+1)
 					continue
 				}
 				break
@@ -631,7 +633,7 @@ func cPrepare(src []byte, cpp bool) ([]byte, string) {
 			if cDeclKeywords[nw] || isMacroWord(nw) && !cDeclKeywords[w] || cNameGroups(out, toks[after:]) >= 2 {
 				blank(t.start, toks[after-1].end)
 				macroWords++
-				k = after
+				k = advance(k, after)
 				continue
 			}
 			break
@@ -689,7 +691,7 @@ func cPrepare(src []byte, cpp bool) ([]byte, string) {
 		if last.kind == 'w' || last.kind == 's' {
 			prevEnd = 'w'
 		}
-		start = end
+		start = advance(start, end)
 	}
 	var notes []string
 	if dirs > 0 {
@@ -761,7 +763,7 @@ func cLineTokens(src []byte, start, end int, inComment bool) ([]cLineTok, bool) 
 			if j < 0 {
 				return toks, true
 			}
-			i += j + 2
+			i = advance(i, i+j+2)
 			inComment = false
 			continue
 		}
@@ -777,14 +779,14 @@ func cLineTokens(src []byte, start, end int, inComment bool) ([]cLineTok, bool) 
 		case b == '"' || b == '\'':
 			j := skipQuoted(src[:end], i, b)
 			toks = append(toks, cLineTok{'s', i, j})
-			i = j
+			i = advance(i, j)
 		case isWordByte(b):
 			j := i
 			for j < end && isWordByte(src[j]) {
 				j++
 			}
 			toks = append(toks, cLineTok{'w', i, j})
-			i = j
+			i = advance(i, j)
 		case b == ':' && i+1 < end && src[i+1] == ':':
 			toks = append(toks, cLineTok{'o', i, i + 2})
 			i += 2
@@ -831,11 +833,11 @@ func cConditionals(out []byte) (dirs, dead int) {
 		trim := bytes.TrimSpace(out[start:end])
 		if inComment || len(trim) == 0 || trim[0] != '#' {
 			inComment = cCommentState(out[start:end], inComment)
-			start = end
+			start = advance(start, end)
 			continue
 		}
 		for end < len(out) && bytes.HasSuffix(bytes.TrimRight(out[start:end], "\r\n"), []byte{'\\'}) {
-			end = lineEndAfter(out, end)
+			end = advance(end, lineEndAfter(out, end))
 		}
 		word := wordAt(trim, skipSpaces(trim, 1))
 		rest := strings.TrimSpace(string(trim[min(len(trim), skipSpaces(trim, 1)+len(word)):]))
@@ -898,7 +900,7 @@ func cConditionals(out []byte) (dirs, dead int) {
 				dirs++
 			}
 		}
-		start = end
+		start = advance(start, end)
 	}
 	return dirs, dead
 }
@@ -923,7 +925,7 @@ func cCommentState(line []byte, inComment bool) bool {
 				i++
 			}
 		case '"', '\'':
-			i = skipQuoted(line, i, line[i]) - 1
+			i = ahead(i, skipQuoted(line, i, line[i])-1)
 		}
 	}
 	return inComment
@@ -932,7 +934,7 @@ func cCommentState(line []byte, inComment bool) bool {
 // cBalanced reports whether a branch's braces and parentheses balance and
 // never close more than they opened.
 func cBalanced(b []byte) bool {
-	toks := skelLex(b, &cLex)
+	toks := skelLex(b, &cLex, nil)
 	braces, parens := 0, 0
 	for _, t := range toks {
 		switch t.kind {
@@ -987,7 +989,7 @@ header:
 		t := toks[i]
 		if t.kind == 'w' && i+1 < len(toks) && toks[i+1].kind == '<' && tokText(src, t) == "template" {
 			// template <typename T = void>: defaults are not initializers
-			i = templateArgsEnd(len(toks), func(k int) byte { return toks[k].kind }, i+1)
+			i = ahead(i, templateArgsEnd(len(toks), func(k int) byte { return toks[k].kind }, i+1))
 			continue
 		}
 		switch t.kind {
@@ -1022,7 +1024,7 @@ header:
 }
 
 // cSkeleton is the skeleton of a C or C++ file.
-func cSkeleton(src []byte) ([]item, []skelTok) { return braceSkeleton(src, &cLex) }
+func cSkeleton(src []byte, b *budget) ([]item, []skelTok) { return braceSkeleton(src, &cLex, b) }
 
 // templateArgsEnd returns the index of the `>` closing the template
 // argument list that opens at start (n when it never closes; start when
@@ -1107,12 +1109,14 @@ type cScanner struct {
 	declNames map[int]bool
 	// typeToks marks tokens read as type names.
 	typeToks map[int]bool
+	// b is the file's budget (budget.go).
+	b *budget
 }
 
 // cScanFile returns the outline of a C/C++ file read by the scanner.
-func cScanFile(src []byte, items []item, toks []skelTok, cpp bool) *Outline {
+func cScanFile(src []byte, items []item, toks []skelTok, cpp bool, b *budget) *Outline {
 	s := &cScanner{src: src, toks: toks, cpp: cpp, out: &Outline{}, lines: newPointIndex(src),
-		declNames: map[int]bool{}, typeToks: map[int]bool{}}
+		declNames: map[int]bool{}, typeToks: map[int]bool{}, b: b}
 	s.items(items, -1, "", true)
 	s.refs()
 	return s.out
@@ -1151,6 +1155,7 @@ func (s *cScanner) items(items []item, parent int, container string, public bool
 
 // item scans one item.
 func (s *cScanner) item(it *item, parent int, container string, public bool) {
+	s.b.step()
 	toks := s.toks
 	first := it.tok0
 	if toks[first].kind == '#' {
@@ -1181,7 +1186,7 @@ func (s *cScanner) item(it *item, parent int, container string, public bool) {
 		if q >= len(h) || toks[h[q]].kind != 'w' {
 			break
 		}
-		h = h[q:]
+		h = h[advance(0, q):]
 	}
 	if len(h) == 0 {
 		return
@@ -1373,7 +1378,7 @@ scan:
 func (s *cScanner) skipTemplates(h []int) int {
 	j := 0
 	for j+1 < len(h) && s.word(h[j]) == "template" && s.toks[h[j+1]].kind == '<' {
-		j = templateArgsEnd(len(h), func(k int) byte { return s.toks[h[k]].kind }, j+1) + 1
+		j = advance(j, templateArgsEnd(len(h), func(k int) byte { return s.toks[h[k]].kind }, j+1)+1)
 	}
 	return min(j, len(h))
 }
@@ -1390,13 +1395,13 @@ func (s *cScanner) header(from, to int) []int {
 		case t.kind == ';':
 			continue
 		case t.kind == '[' && k+1 < to && toks[k+1].kind == '[':
-			k = s.skipGroup(k, to, '[', ']')
+			k = ahead(k, s.skipGroup(k, to, '[', ']'))
 			continue
 		case t.kind == 'w':
 			switch s.text(k) {
 			case "__attribute__", "__declspec", "alignas", "__attribute", "_Alignas":
 				if k+1 < to && toks[k+1].kind == '(' {
-					k = s.skipGroup(k+1, to, '(', ')')
+					k = ahead(k, s.skipGroup(k+1, to, '(', ')'))
 				}
 				continue
 			}
@@ -1832,6 +1837,7 @@ func leadingDoc(src []byte, from, code int) string {
 	end := len(lines)
 	startLine := end
 	inBlock := false
+lines:
 	for i := end - 1; i >= 0; i-- {
 		l := strings.TrimSpace(lines[i])
 		switch {
@@ -1842,8 +1848,7 @@ func leadingDoc(src []byte, from, code int) string {
 			}
 			continue
 		case l == "":
-			i = -1
-			continue
+			break lines
 		case strings.HasPrefix(l, "//"):
 			startLine = i
 		case strings.HasSuffix(l, "*/"):
@@ -1852,8 +1857,7 @@ func leadingDoc(src []byte, from, code int) string {
 				inBlock = true
 			}
 		default:
-			i = -1
-			continue
+			break lines
 		}
 	}
 	if startLine >= end {

@@ -22,7 +22,7 @@ func init() {
 	registerRepair(&repairReader{
 		spec:     spec,
 		prepare:  csPrepareDirectives,
-		skeleton: func(src []byte) ([]item, []skelTok) { return braceSkeleton(src, &csLex) },
+		skeleton: func(src []byte, b *budget) ([]item, []skelTok) { return braceSkeleton(src, &csLex, b) },
 		scanFile: csScanFile,
 		finish:   csFinish,
 	})
@@ -326,7 +326,7 @@ func csSkipAttributes(src []byte, start, end int) int {
 		depth := 0
 		for ; i < end; i++ {
 			if src[i] == '"' {
-				i = skipQuoted(src[:end], i, '"') - 1
+				i = advance(i, skipQuoted(src[:end], i, '"')) - 1
 				continue
 			}
 			if src[i] == '[' {
@@ -390,7 +390,7 @@ func csPrepareDirectives(src []byte) ([]byte, string) {
 			}
 			other++
 		}
-		start = end
+		start = advance(start, end)
 	}
 	var notes []string
 	if dirs+other > 0 {
@@ -458,6 +458,7 @@ func csBlockKind(src []byte, toks []skelTok, it *item) string {
 // csScan reads the definitions of one C# item from its header tokens:
 // the tokens before its block, `=>` or `;`.
 func csScan(sc *scanCtx, it *item, parent int) {
+	sc.b.step()
 	toks := sc.toks
 	if it.tok1 <= it.tok0 || it.tok1 > len(toks) {
 		return
@@ -684,6 +685,7 @@ func csScanLocals(sc *scanCtx, it *item, parent, depth int) {
 		return
 	}
 	for i := range it.children {
+		sc.b.step()
 		ch := &it.children[i]
 		if name := csLocalFunction(sc, ch); name >= 0 {
 			end := min(ch.tok1, len(sc.toks))
@@ -693,7 +695,7 @@ func csScanLocals(sc *scanCtx, it *item, parent, depth int) {
 					sigStart = sc.toks[k].start
 					break
 				}
-				k = csSkipBrackets(sc.toks, k, name) - 1
+				k = ahead(k, csSkipBrackets(sc.toks, k, name)-1)
 			}
 			spanEnd := sc.toks[end-1].end
 			sig := declHead(sc.src, sigStart, spanEnd, 400)
@@ -754,7 +756,7 @@ func csLocalFunction(sc *scanCtx, it *item) int {
 		return tokText(src, toks[q])
 	}
 	for k < end && toks[k].kind == '[' {
-		k = csSkipBrackets(toks, k, end)
+		k = advance(k, csSkipBrackets(toks, k, end))
 	}
 	for {
 		switch word(k) {
@@ -777,7 +779,7 @@ func csLocalFunction(sc *scanCtx, it *item) int {
 				if next == k {
 					break // not type arguments: never revisit a token
 				}
-				k = next
+				k = advance(k, next)
 				continue
 			}
 			if k+1 < end && (toks[k].kind == '.' || tokText(src, toks[k]) == "::") && toks[k+1].kind == 'w' {
@@ -793,7 +795,7 @@ func csLocalFunction(sc *scanCtx, it *item) int {
 		if toks[k].kind == '?' || toks[k].kind == 'o' && tokText(src, toks[k]) == "*" {
 			k++
 		} else if toks[k].kind == '[' && k+1 < end && (toks[k+1].kind == ']' || toks[k+1].kind == ',') {
-			k = csSkipBrackets(toks, k, end)
+			k = advance(k, csSkipBrackets(toks, k, end))
 		} else {
 			break
 		}
@@ -916,8 +918,8 @@ func csLastName(sc *scanCtx, from, to int) int {
 
 // csScanFile reads a C# file from its skeleton: definitions by csScan,
 // `using` directives as imports, calls, identifiers and strings lexically.
-func csScanFile(src []byte, items []item, toks []skelTok) *Outline {
-	sc := &scanCtx{src: src, toks: toks, out: &Outline{}, lines: newPointIndex(src)}
+func csScanFile(src []byte, items []item, toks []skelTok, b *budget) *Outline {
+	sc := &scanCtx{src: src, toks: toks, out: &Outline{}, lines: newPointIndex(src), b: b}
 	for i := range items {
 		csScan(sc, &items[i], -1)
 	}
@@ -949,7 +951,7 @@ func csScanFile(src []byte, items []item, toks []skelTok) *Outline {
 				case ';':
 				default:
 					if t.kind == '<' {
-						k = it.tok1
+						k = ahead(k, it.tok1)
 					}
 				}
 			}

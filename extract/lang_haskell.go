@@ -32,8 +32,8 @@ func init() {
 // hsScan (the module symbol is added by hsFinish), refs lexically, the
 // file doc from the comment above the module header (else the comment
 // block opening the file).
-func hsScanFile(src []byte, items []item, _ []skelTok) *Outline {
-	sc := &scanCtx{src: src, out: &Outline{}, lines: newPointIndex(src)}
+func hsScanFile(src []byte, items []item, _ []skelTok, b *budget) *Outline {
+	sc := &scanCtx{src: src, out: &Outline{}, lines: newPointIndex(src), b: b}
 	for i := range items {
 		it := &items[i]
 		if it.hasBlock() && it.start == 0 && it.close == len(src) {
@@ -45,7 +45,7 @@ func hsScanFile(src []byte, items []item, _ []skelTok) *Outline {
 		}
 		hsScan(sc, it, -1)
 	}
-	sc.out.Refs = hsLexRefs(src, sc.lines)
+	sc.out.Refs = hsLexRefs(src, sc.lines, b)
 	sc.out.Doc = hsFileDocText(src, items)
 	return sc.out
 }
@@ -62,7 +62,7 @@ func hsFileDocText(src []byte, items []item) string {
 				}
 				break
 			}
-			code = lineEndAfter(src, code)
+			code = advance(code, lineEndAfter(src, code))
 			for code < h.open && (src[code] == ' ' || src[code] == '\t') {
 				code++
 			}
@@ -506,7 +506,7 @@ func hsPrepare(src []byte) ([]byte, string) {
 			}
 			n++
 		}
-		start = end
+		start = advance(start, end)
 	}
 	if n == 0 {
 		return src, ""
@@ -565,7 +565,7 @@ func hsLines(src []byte) []hsLine {
 			l.comment = true
 		}
 		lines = append(lines, l)
-		start = end
+		start = advance(start, end)
 	}
 	return lines
 }
@@ -606,7 +606,7 @@ func hsContinuation(line []byte) bool {
 // hsSkeleton cuts a Haskell file into top-level declarations. When the
 // file has a module header, the declarations are the children of one
 // container item whose "header" is the module header.
-func hsSkeleton(src []byte) ([]item, []skelTok) {
+func hsSkeleton(src []byte, b *budget) ([]item, []skelTok) {
 	lines := hsLines(src)
 	// The module header: from the first line to the line holding its
 	// `where`.
@@ -630,7 +630,7 @@ func hsSkeleton(src []byte) ([]item, []skelTok) {
 	if headerEnd >= 0 {
 		first = headerEnd + 1
 	}
-	items := hsItems(src, lines, first, len(lines), 0)
+	items := hsItems(src, lines, first, len(lines), 0, b)
 	if headerEnd < 0 {
 		return items, nil
 	}
@@ -660,9 +660,10 @@ func hsHasWhere(line []byte) bool {
 // hsItems cuts lines[from:to] into items starting at lines of
 // indentation col (0 at top level) that do not continue the previous one.
 // The comment block directly above a declaration starts its item.
-func hsItems(src []byte, lines []hsLine, from, to, col int) []item {
+func hsItems(src []byte, lines []hsLine, from, to, col int, b *budget) []item {
 	var starts []int // line indexes where items begin
 	for i := from; i < to; i++ {
+		b.step()
 		l := lines[i]
 		if l.indent != col {
 			continue
@@ -722,7 +723,7 @@ func hsItems(src []byte, lines []hsLine, from, to, col int) []item {
 					}
 				}
 				if body > 0 {
-					it.children = hsItems(src, lines, first, e, body)
+					it.children = hsItems(src, lines, first, e, body, b)
 				}
 			}
 		}
@@ -759,28 +760,28 @@ func hsTokens(line string) []string {
 		case c == '"':
 			j := skipQuoted([]byte(line), i, '"')
 			toks = append(toks, line[i:j])
-			i = j
+			i = advance(i, j)
 		case c == '`':
 			j := strings.IndexByte(line[i+1:], '`')
 			if j < 0 {
 				return toks
 			}
 			toks = append(toks, line[i:i+j+2])
-			i += j + 2
+			i = advance(i, i+j+2)
 		case isWordByte(c) || c == '\'':
 			j := i
 			for j < len(line) && (isWordByte(line[j]) || line[j] == '\'' || line[j] == '.' && j+1 < len(line) && isWordByte(line[j+1])) {
 				j++
 			}
 			toks = append(toks, line[i:j])
-			i = j
+			i = advance(i, j)
 		case strings.IndexByte(hsOperatorChars, c) >= 0:
 			j := i
 			for j < len(line) && strings.IndexByte(hsOperatorChars, line[j]) >= 0 {
 				j++
 			}
 			toks = append(toks, line[i:j])
-			i = j
+			i = advance(i, j)
 		default:
 			toks = append(toks, line[i:i+1])
 			i++
@@ -810,6 +811,7 @@ func hsAfterContext(toks []string) []string {
 
 // hsScan reads the definitions of one Haskell item from its lines.
 func hsScan(sc *scanCtx, it *item, parent int) {
+	sc.b.step()
 	if it.code >= it.end || it.code < 0 {
 		return
 	}
@@ -985,7 +987,7 @@ func hsExportsOf(sc *scanCtx) map[string]bool {
 // above it or the `-- ^` comment that follows it on its line.
 func hsRecordFields(sc *scanCtx, from, to, parent int, exports map[string]bool) {
 	src := sc.src
-	toks := hsLex(src[from:to])
+	toks := hsLex(src[from:to], sc.b)
 	for k := range toks {
 		toks[k].start += from
 		toks[k].end += from
@@ -1055,7 +1057,7 @@ func hsRecordFields(sc *scanCtx, from, to, parent int, exports map[string]bool) 
 				sc.add(KindField, name, parent, nt.start, toks[end].end, sig, hsFieldDoc(src, nt.start, toks[end].end), exported(name))
 			}
 			names = nil
-			k = end
+			k = ahead(k, end)
 		}
 	}
 }
@@ -1075,7 +1077,7 @@ func hsFieldDoc(src []byte, start, end int) string {
 			break
 		}
 		above = append([]string{l}, above...)
-		ls = prev
+		ls = retreat(ls, prev)
 	}
 	if len(above) > 0 && strings.HasPrefix(above[0], "-- |") {
 		return hsCleanDoc(cleanComment(strings.Join(above, "\n")))
@@ -1103,7 +1105,7 @@ func hsCodeEnd(src []byte, code, end int) int {
 		if !bytes.HasPrefix(line, []byte("--")) || !hsDashComment(src, end-len(line), end) {
 			return end
 		}
-		end = ls
+		end = retreat(end, ls) // ls < end: end-1 is no white space
 	}
 	return end
 }
@@ -1127,7 +1129,7 @@ func hsHead(src []byte, it *item, end int) ([]string, string) {
 		lt := hsTokens(line)
 		toks = append(toks, lt...)
 		text = append(text, line)
-		ls = le
+		ls = advance(ls, le)
 		if len(lt) > 0 && lt[len(lt)-1] == "where" {
 			break
 		}
@@ -1259,14 +1261,14 @@ func hsModuleSymbol(src []byte, out *Outline) {
 			return
 		}
 	}
-	items, _ := hsSkeleton(src)
+	items, _ := hsSkeleton(src, nil)
 	if len(items) != 1 || !items[0].hasBlock() || items[0].start != 0 {
 		return
 	}
 	h := items[0]
 	code := h.code
 	for code < h.open && !bytes.HasPrefix(src[code:], []byte("module")) {
-		code = lineEndAfter(src, code)
+		code = advance(code, lineEndAfter(src, code))
 		for code < h.open && (src[code] == ' ' || src[code] == '\t') {
 			code++
 		}
@@ -1343,12 +1345,13 @@ type hsTok struct {
 // hsLex tokenises src. Comments ({- -} nested, `--` unless part of an
 // operator), pragmas and CPP lines (`#` in column 0) are skipped. It never
 // fails: an unterminated literal or comment ends at the line or file end.
-func hsLex(src []byte) []hsTok {
+func hsLex(src []byte, bud *budget) []hsTok {
 	toks := make([]hsTok, 0, len(src)/5)
 	n := len(src)
 	lineStart, first := 0, true
 	i := 0
 	for i < n {
+		bud.step()
 		b := src[i]
 		switch {
 		case b == '\n':
@@ -1398,15 +1401,15 @@ func hsLex(src []byte) []hsTok {
 		case b >= 'A' && b <= 'Z':
 			// a constructor, or a module qualifier of a name or operator
 			kind = 'w'
-			i = hsWordEnd(src, i)
+			i = advance(i, hsWordEnd(src, i))
 			for i+1 < n && src[i] == '.' {
 				c := src[i+1]
 				switch {
 				case c >= 'A' && c <= 'Z':
-					i = hsWordEnd(src, i+1)
+					i = advance(i, hsWordEnd(src, i+1))
 					continue
 				case c >= 'a' && c <= 'z' || c == '_':
-					i = hsWordEnd(src, i+1)
+					i = advance(i, hsWordEnd(src, i+1))
 				case strings.IndexByte(hsOperatorChars, c) >= 0 && !(c == '.' && i+2 < n && src[i+2] == '.'):
 					kind = 'o' // M.! or M.<>
 					i++
@@ -1418,7 +1421,7 @@ func hsLex(src []byte) []hsTok {
 			}
 		case b >= 'a' && b <= 'z' || b == '_' || b >= 0x80:
 			kind = 'w'
-			i = hsWordEnd(src, i)
+			i = advance(i, hsWordEnd(src, i))
 		case b >= '0' && b <= '9':
 			kind = 'n'
 			for i < n && (isWordByte(src[i]) || src[i] == '.' && i+1 < n && src[i+1] >= '0' && src[i+1] <= '9') {
@@ -1426,11 +1429,12 @@ func hsLex(src []byte) []hsTok {
 			}
 		case b == '"':
 			kind = 's'
-			i = skipQuoted(src, i, '"')
+			i = advance(i, skipQuoted(src, i, '"'))
 		case b == '\'':
 			// 'x', '\n', '\'' — else a Template Haskell quote ('name, ''T)
 			if j := hsCharEnd(src, i); j > 0 {
-				kind, i = 'c', j
+				kind = 'c'
+				i = advance(i, j)
 			} else {
 				kind = 'o'
 				for i < n && src[i] == '\'' {
@@ -1515,8 +1519,8 @@ infixr instance let module newtype of then type where forall mdo _`)
 //   - string literals.
 //
 // The module header's export list gives no refs.
-func hsLexRefs(src []byte, lines *pointIndex) []Ref {
-	toks := hsLex(src)
+func hsLexRefs(src []byte, lines *pointIndex, b *budget) []Ref {
+	toks := hsLex(src, b)
 	var out []Ref
 	text := func(k int) string { return string(src[toks[k].start:toks[k].end]) }
 	word := func(k int) string {
@@ -1563,10 +1567,10 @@ func hsLexRefs(src []byte, lines *pointIndex) []Ref {
 			depth, typeAt, expectCon = 0, -1, false
 			switch word(k) {
 			case "module":
-				k = hsSkipHeader(src, toks, k)
+				k = ahead(k, hsSkipHeader(src, toks, k))
 				continue
 			case "import":
-				k = hsImportRefs(src, toks, k, add) - 1
+				k = ahead(k, hsImportRefs(src, toks, k, add)-1)
 				continue
 			case "data", "newtype":
 				mode = modeData
@@ -1824,13 +1828,13 @@ func hsImportRefs(src []byte, toks []hsTok, k int, add func(kind, name, target s
 	// import [safe] [qualified] ["pkg"] M [qualified] [as N] [hiding] [(names)]
 	mod := -1
 	q := k + 1
-	for ; q < end && mod < 0; q++ {
-		switch {
-		case toks[q].kind == 's':
-		case toks[q].kind == 'w' && (text(q) == "safe" || text(q) == "qualified"):
-		case toks[q].kind == 'w':
+	for ; q < end; q++ {
+		if toks[q].kind == 'w' && text(q) != "safe" && text(q) != "qualified" {
 			mod = q
-		default:
+			q++
+			break
+		}
+		if toks[q].kind != 's' && toks[q].kind != 'w' {
 			return end
 		}
 	}
@@ -1840,12 +1844,13 @@ func hsImportRefs(src []byte, toks []hsTok, k int, add func(kind, name, target s
 	module := text(mod)
 	hiding := false
 	open := -1
-	for ; q < end && open < 0; q++ {
-		switch {
-		case toks[q].kind == 'w' && text(q) == "hiding":
+	for ; q < end; q++ {
+		if toks[q].kind == 'w' && text(q) == "hiding" {
 			hiding = true
-		case toks[q].kind == '(':
+		}
+		if toks[q].kind == '(' {
 			open = q
+			break
 		}
 	}
 	named := false

@@ -11,13 +11,14 @@ import (
 // markdownReader reads ATX headings (`#`…`######`) outside fenced code
 // blocks as section symbols; each section is a chunk unit. It is a line
 // scanner rather than a grammar: headings are all the structure Markdown
-// search needs, and a scanner cannot hang or fail.
+// search needs. Each line is one step of its budget (budget.go).
 type markdownReader struct{}
 
 func (markdownReader) read(ctx context.Context, _ string, src []byte, _ *syntax.Pool) (*Outline, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	b := newBudget(ctx, len(src))
 	out := &Outline{Status: ParseClean}
 	type open struct{ sym, level int }
 	var stack []open
@@ -64,7 +65,7 @@ func (markdownReader) read(ctx context.Context, _ string, src []byte, _ *syntax.
 			stack = append(stack, open{len(out.Symbols) - 1, level})
 			out.Units = append(out.Units, Unit{StartLine: lineNo, EndLine: lineNo})
 		}
-		off = next
+		off = b.advance(off, next)
 	}
 	for len(stack) > 0 {
 		closeSection(out, stack[len(stack)-1].sym, total, len(src))

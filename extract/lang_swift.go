@@ -20,7 +20,7 @@ func init() {
 	registerRepair(&repairReader{
 		spec:     spec,
 		prepare:  swiftPrepare,
-		skeleton: func(src []byte) ([]item, []skelTok) { return braceSkeleton(src, &swiftLex) },
+		skeleton: func(src []byte, b *budget) ([]item, []skelTok) { return braceSkeleton(src, &swiftLex, b) },
 		scanFile: swiftScanFile,
 		finish:   swiftFinish,
 	})
@@ -447,6 +447,7 @@ var swiftLexRefs = &lexRefLang{
 // attribute, a modifier or a declaration keyword at the item's top level
 // starts one.
 func swiftScan(sc *scanCtx, it *item, parent int) {
+	sc.b.step()
 	toks := sc.toks
 	if it.tok1 <= it.tok0 || it.tok1 > len(toks) {
 		return
@@ -703,8 +704,8 @@ func swiftScanDecl(sc *scanCtx, it *item, s, e, parent int) {
 // swiftScanFile reads a Swift file from its skeleton: declarations by
 // swiftScan, `import` lines as imports, calls, identifiers and strings
 // lexically.
-func swiftScanFile(src []byte, items []item, toks []skelTok) *Outline {
-	sc := &scanCtx{src: src, toks: toks, out: &Outline{}, lines: newPointIndex(src)}
+func swiftScanFile(src []byte, items []item, toks []skelTok, b *budget) *Outline {
+	sc := &scanCtx{src: src, toks: toks, out: &Outline{}, lines: newPointIndex(src), b: b}
 	for i := range items {
 		swiftScan(sc, &items[i], -1)
 	}

@@ -53,7 +53,7 @@ func lexRefs(src []byte, toks []skelTok, lines *pointIndex, lang *lexRefLang, ke
 			// generic arguments before a call: Foo<T>(
 			if next < len(toks) && toks[next].kind == '<' {
 				depth := 0
-				for j := next; j < len(toks) && j < next+16; j++ {
+				for j, stop := next, next+16; j < len(toks) && j < stop; j++ {
 					if toks[j].kind == '<' {
 						depth++
 					} else if toks[j].kind == '>' {

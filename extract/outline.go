@@ -40,7 +40,9 @@ type Unit struct {
 
 // reader reads one language. It must honour ctx (deadline = the per-file
 // parse budget) and must not panic on any input: Extract recovers panics,
-// but a reader that returns an error is cheaper to report.
+// but a reader that returns an error is cheaper to report. Hand-written
+// readers stop through their step budget (budget.go), which also checks
+// ctx.
 type reader interface {
 	read(ctx context.Context, path string, src []byte, parsers *syntax.Pool) (*Outline, error)
 }

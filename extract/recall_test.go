@@ -420,7 +420,7 @@ func TestSkeleton(t *testing.T) {
 	if r.prepare != nil {
 		parseSrc, _ = r.prepare(src)
 	}
-	items, _ := r.skeleton(parseSrc)
+	items, _ := r.skeleton(parseSrc, nil)
 	lines := newPointIndex(src)
 	var show func(items []item, depth int)
 	show = func(items []item, depth int) {

@@ -32,11 +32,11 @@ type repairReader struct {
 	// a note on what it blanked ("" when nothing). nil: scan src as is.
 	prepare func(src []byte) ([]byte, string)
 	// skeleton returns the file's items (and, for brace languages, the
-	// tokens they index).
-	skeleton func(src []byte) ([]item, []skelTok)
-	// scanFile reads the whole file from its skeleton. It gets the
-	// original source, the repaired copy's items and tokens.
-	scanFile func(src []byte, items []item, toks []skelTok) *Outline
+	// tokens they index), spending b.
+	skeleton func(src []byte, b *budget) ([]item, []skelTok)
+	// scanFile reads the whole file from its skeleton, spending b. It gets
+	// the original source, the repaired copy's items and tokens.
+	scanFile func(src []byte, items []item, toks []skelTok, b *budget) *Outline
 	// finish adjusts the outline (qualnames, signatures, merging).
 	finish func(src []byte, out *Outline)
 }
@@ -54,6 +54,8 @@ type scanCtx struct {
 	// exports is a Haskell module's export list, read once per file.
 	exports     map[string]bool
 	exportsRead bool
+	// b is the file's budget (budget.go).
+	b *budget
 }
 
 // declare marks token k as a declared name.
@@ -81,7 +83,9 @@ func (sc *scanCtx) add(kind, name string, parent, start, end int, sig, doc strin
 }
 
 // read scans one file. It runs in a time proportional to the file (the
-// skeleton and the scanners are single passes over tokens).
+// skeleton and the scanners are single passes over tokens), which its
+// budget enforces: past it, or past ctx's deadline, the read stops and
+// the file falls back to line chunks (budget.go).
 func (r *repairReader) read(ctx context.Context, p string, src []byte, _ *ts.Pool) (*Outline, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -98,8 +102,9 @@ func (r *repairReader) read(ctx context.Context, p string, src []byte, _ *ts.Poo
 		notes = append(notes, note)
 	}
 
-	items, toks := r.skeleton(parseSrc)
-	out := r.scanFile(src, items, toks)
+	b := newBudget(ctx, len(src))
+	items, toks := r.skeleton(parseSrc, b)
+	out := r.scanFile(src, items, toks, b)
 	out.Units = itemUnits(src, items)
 	if out.Doc == "" {
 		out.Doc = leadingFileDoc(src, items)
@@ -208,13 +213,13 @@ func declHead(src []byte, start, end, maxLen int) string {
 			b.WriteByte(' ')
 			continue
 		case c == '/' && i+1 < end && src[i+1] == '*':
-			i = skipBlockComment(src[:end], i, false) - 1
+			i = advance(i, skipBlockComment(src[:end], i, false)) - 1
 			b.WriteByte(' ')
 			continue
 		case c == '"' || c == '\'':
 			j := skipQuoted(src[:end], i, c)
 			b.Write(src[i:j])
-			i = j - 1
+			i = advance(i, j) - 1
 			continue
 		case c == '(' || c == '[' || c == '<':
 			depth++

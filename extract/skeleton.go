@@ -54,9 +54,10 @@ type braceLex struct {
 	accessLabels bool
 }
 
-// skelLex tokenises src. It never fails: unterminated comments and
-// literals run to the end of the file (or line, for short literals).
-func skelLex(src []byte, lx *braceLex) []skelTok {
+// skelLex tokenises src, spending a step of bud per token. It never fails:
+// unterminated comments and literals run to the end of the file (or line,
+// for short literals).
+func skelLex(src []byte, lx *braceLex, bud *budget) []skelTok {
 	toks := make([]skelTok, 0, len(src)/6)
 	n := len(src)
 	lineStart := true // only white space since the last newline
@@ -65,6 +66,7 @@ func skelLex(src []byte, lx *braceLex) []skelTok {
 		i = 3 // UTF-8 byte order mark
 	}
 	for i < n {
+		bud.step()
 		b := src[i]
 		switch {
 		case b == '\n':
@@ -80,7 +82,7 @@ func skelLex(src []byte, lx *braceLex) []skelTok {
 			}
 			continue
 		case b == '/' && i+1 < n && src[i+1] == '*':
-			i = skipBlockComment(src, i, lx.nestComments)
+			i = advance(i, skipBlockComment(src, i, lx.nestComments))
 			continue
 		case b == '#' && lineStart && lx.directive != nil && lx.directive(wordAt(src, skipSpaces(src, i+1))):
 			start := i
@@ -90,7 +92,7 @@ func skelLex(src []byte, lx *braceLex) []skelTok {
 					continue
 				}
 				if src[i] == '/' && i+1 < n && src[i+1] == '*' {
-					i = skipBlockComment(src, i, false)
+					i = advance(i, skipBlockComment(src, i, false))
 					continue
 				}
 				i++
@@ -110,23 +112,23 @@ func skelLex(src []byte, lx *braceLex) []skelTok {
 			if j < n && src[j] == '"' {
 				w := string(src[i:j])
 				if lx.rawStrings && (w == "R" || w == "u8R" || w == "LR" || w == "uR" || w == "UR") {
-					i = skipCppRaw(src, j)
+					i = advance(i, skipCppRaw(src, j))
 					toks = append(toks, skelTok{'s', start, i})
 					continue
 				}
 				if lx.csharpStr && (w == "@" || w == "$" || w == "$@" || w == "@$" || w == "$$") {
-					i = skipCSharpString(src, i, 0)
+					i = advance(i, skipCSharpString(src, i, 0))
 					toks = append(toks, skelTok{'s', start, i})
 					continue
 				}
 				if w == "L" || w == "u" || w == "U" || w == "u8" {
-					i = skipQuoted(src, j, '"')
+					i = advance(i, skipQuoted(src, j, '"'))
 					toks = append(toks, skelTok{'s', start, i})
 					continue
 				}
 			}
 			if lx.charLits && j < n && src[j] == '\'' && (string(src[i:j]) == "L" || string(src[i:j]) == "u" || string(src[i:j]) == "U" || string(src[i:j]) == "u8") {
-				i = skipQuoted(src, j, '\'')
+				i = advance(i, skipQuoted(src, j, '\''))
 				toks = append(toks, skelTok{'s', start, i})
 				continue
 			}
@@ -137,16 +139,16 @@ func skelLex(src []byte, lx *braceLex) []skelTok {
 					j++
 				}
 			}
-			i = j
+			i = advance(i, j)
 			toks = append(toks, skelTok{'w', start, i})
 		case b == '"':
 			switch {
 			case lx.csharpStr:
-				i = skipCSharpString(src, i, 0)
+				i = advance(i, skipCSharpString(src, i, 0))
 			case lx.swiftStr:
-				i = skipSwiftString(src, i, 0)
+				i = advance(i, skipSwiftString(src, i, 0))
 			default:
-				i = skipQuoted(src, i, '"')
+				i = advance(i, skipQuoted(src, i, '"'))
 			}
 			toks = append(toks, skelTok{'s', start, i})
 		case b == '#' && lx.swiftStr && i+1 < n && (src[i+1] == '"' || src[i+1] == '#'):
@@ -157,13 +159,13 @@ func skelLex(src []byte, lx *braceLex) []skelTok {
 				i++
 			}
 			if i < n && src[i] == '"' {
-				i = skipSwiftString(src, i, hashes)
+				i = advance(i, skipSwiftString(src, i, hashes))
 				toks = append(toks, skelTok{'s', start, i})
 			} else {
 				toks = append(toks, skelTok{'o', start, i})
 			}
 		case b == '\'' && lx.charLits:
-			i = skipQuoted(src, i, '\'')
+			i = advance(i, skipQuoted(src, i, '\''))
 			toks = append(toks, skelTok{'s', start, i})
 		case b == ':' && i+1 < n && src[i+1] == ':':
 			i += 2
@@ -309,7 +311,7 @@ func skipCSharpString(src []byte, i, depth int) int {
 				i += 2
 				continue
 			}
-			i = skipInterpolation(src, i+1, '{', '}', depth, func(j int) int { return skipCSharpString(src, j, depth+1) })
+			i = advance(i, skipInterpolation(src, i+1, '{', '}', depth, func(j int) int { return skipCSharpString(src, j, depth+1) }))
 			continue
 		}
 		i++
@@ -334,7 +336,7 @@ func skipInterpolation(src []byte, i int, open, close byte, depth int, str func(
 				return i + 1
 			}
 		case b == '"':
-			i = str(i)
+			i = advance(i, str(i))
 			continue
 		case b == '\n' && open == '{':
 			// keep going: verbatim interpolations may span lines
@@ -360,10 +362,10 @@ func skipSwiftString(src []byte, i, hashes int) int {
 		case b == '\\' && hashesFollow(src, i+1, hashes):
 			j := i + 1 + hashes
 			if j < n && src[j] == '(' {
-				i = skipInterpolation(src, j+1, '(', ')', 0, func(k int) int { return skipSwiftString(src, k, 0) })
+				i = advance(i, skipInterpolation(src, j+1, '(', ')', 0, func(k int) int { return skipSwiftString(src, k, 0) }))
 				continue
 			}
-			i = j + 1
+			i = advance(i, j+1)
 			continue
 		case b == '"':
 			if multi {
@@ -402,9 +404,9 @@ func lineEndAfter(src []byte, p int) int {
 	return len(src)
 }
 
-// braceSkeleton builds the items of a brace language file.
-func braceSkeleton(src []byte, lx *braceLex) ([]item, []skelTok) {
-	b := &braceBuilder{src: src, lx: lx, toks: skelLex(src, lx)}
+// braceSkeleton builds the items of a brace language file, spending bud.
+func braceSkeleton(src []byte, lx *braceLex, bud *budget) ([]item, []skelTok) {
+	b := &braceBuilder{src: src, lx: lx, toks: skelLex(src, lx, bud), bud: bud}
 	items, _ := b.level(0, 0, true)
 	return items, b.toks
 }
@@ -414,6 +416,7 @@ type braceBuilder struct {
 	lx    *braceLex
 	toks  []skelTok
 	depth int
+	bud   *budget
 }
 
 // level collects the items from token i (byte from) up to the `}` closing
@@ -454,6 +457,7 @@ func (b *braceBuilder) level(i, from int, top bool) ([]item, int) {
 		finish(end, k+1)
 	}
 	for i < len(toks) {
+		b.bud.step()
 		t := toks[i]
 		if cur.code < 0 && t.kind != '}' {
 			cur.code = t.start
@@ -506,7 +510,7 @@ func (b *braceBuilder) level(i, from int, top bool) ([]item, int) {
 				i = len(toks)
 				continue
 			}
-			i = closeTok
+			i = b.bud.advance(i, closeTok)
 			if parens == 0 {
 				var next *skelTok
 				if i+1 < len(toks) {
