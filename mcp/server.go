@@ -16,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/viberag/viberag/embed"
+	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/tables"
@@ -54,9 +55,11 @@ type Options struct {
 // missing.
 func (s *Server) SetEmbedder(e embed.Provider, off string) {
 	s.mu.Lock()
-	s.vectorsOff = off
+	s.vectorsOff, s.embedder = off, e
 	s.mu.Unlock()
+	s.swapMu.RLock()
 	s.planner.SetEmbedder(e, off)
+	s.swapMu.RUnlock()
 	s.runner.setEmbedder(e, off)
 	s.runner.schedule(false)
 }
@@ -78,11 +81,19 @@ type Server struct {
 	progressEvery time.Duration
 
 	planner *query.Planner
+	dbPath  string // the index file
+
+	// swapMu guards db and planner, which change when a damaged index is
+	// replaced (heal.go): tools hold it for reading while they run.
+	swapMu sync.RWMutex
 
 	cancel     context.CancelFunc
 	mu         sync.Mutex
 	closed     bool
-	vectorsOff string // why the server has no embedder, for get_status; guarded by mu
+	vectorsOff string         // why the server has no embedder, for get_status; guarded by mu
+	embedder   embed.Provider // the embedder of queries, for a replaced index's planner; guarded by mu
+	rebuilding string         // why the index was found damaged and is being rebuilt; guarded by mu
+	suspect    string         // a corruption error a tool met, until a run checks it; guarded by mu
 }
 
 // New opens (creating when needed) root's index, starts the file watcher
@@ -110,7 +121,23 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	db, err := tables.Open(ctx, filepath.Join(dir, indexer.IndexFile), tables.OpenOptions{})
+	// Opening may repair a damaged index, a write: take the write lock
+	// for it like every writer.
+	path := filepath.Join(dir, indexer.IndexFile)
+	lock, err := indexer.AcquireLock(ctx, path, indexer.LockOptions{Waiting: func(h indexer.Holder, waited time.Duration) {
+		if waited == 0 {
+			log.Info("waiting for another writer to open the index", "holder", h.String())
+		}
+	}})
+	if err != nil {
+		return nil, fmt.Errorf("mcp server: %w", err)
+	}
+	rebuilding := ""
+	db, err := indexer.Open(ctx, path, indexer.OpenOptions{Repaired: func(reason string) {
+		rebuilding = reason
+		log.Warn("index damaged: moved it aside; rebuilding it", "reason", reason, "copy", path+indexer.DamagedSuffix)
+	}})
+	lock.Release()
 	if err != nil {
 		return nil, fmt.Errorf("mcp server: %w", err)
 	}
@@ -126,7 +153,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	s := &Server{
 		root: root, db: db, log: log,
 		hadIdx: meta[tables.MetaLastIndexedAt] != "",
-		cancel: cancel,
+		cancel: cancel, dbPath: path, rebuilding: rebuilding, embedder: opts.Index.Embedder,
 
 		progressEvery: cmp.Or(opts.progressEvery, 500*time.Millisecond),
 	}
@@ -138,16 +165,18 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		return nil, fmt.Errorf("mcp server: %w", err)
 	}
 	s.runner = newRunner(life, db, root, opts.Index)
+	s.runner.runFn = s.runIndex
 	s.mcp = sdk.NewServer(&sdk.Implementation{Name: "viberag", Title: "viberag code index", Version: indexer.Version},
 		&sdk.ServerOptions{Instructions: instructions, Logger: log, Capabilities: &sdk.ServerCapabilities{}})
-	s.mcp.AddReceivingMiddleware(s.guardTools)
+	s.mcp.AddReceivingMiddleware(s.guardTools, s.healTools)
 	s.addTools()
 
 	if opts.NoWatch {
 		s.runner.schedule(false)
 		return s, nil
 	}
-	s.watch = newWatcher(root, dir, opts.Index.Select, func() { s.runner.schedule(false) }, db.Skipped, log)
+	s.watch = newWatcher(root, dir, opts.Index.Select, func() { s.runner.schedule(false) },
+		func(ctx context.Context) ([]extract.Skipped, error) { return s.currentDB().Skipped(ctx) }, log)
 	if opts.Debounce > 0 {
 		s.watch.debounce = opts.Debounce
 	}
@@ -197,6 +226,8 @@ func (s *Server) Close() error {
 		<-s.watch.stopped
 	}
 	s.runner.wait()
+	s.swapMu.Lock()
+	defer s.swapMu.Unlock()
 	return errors.Join(s.planner.Close(), s.db.Close())
 }
 

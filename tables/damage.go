@@ -143,7 +143,7 @@ func collectCheck(ctx context.Context, q interface {
 // produce thousands.
 func summarise(problems []string) string {
 	const show = 3
-	s := strings.Join(problems[:min(show, len(problems))], "; ")
+	s := strings.ReplaceAll(strings.Join(problems[:min(show, len(problems))], "; "), "\n", " ")
 	if len(problems) > show {
 		s += fmt.Sprintf("; and %d more", len(problems)-show)
 	}
