@@ -35,9 +35,7 @@ func (s *Server) healTools(next sdk.MethodHandler) sdk.MethodHandler {
 				return next(ctx, method, req)
 			}
 		}
-		s.swapMu.RLock()
-		res, err := next(ctx, method, req)
-		s.swapMu.RUnlock()
+		res, err := s.callLocked(ctx, next, method, req)
 		if r, ok := res.(*sdk.CallToolResult); ok && r.IsError {
 			for _, c := range r.Content {
 				if tc, ok := c.(*sdk.TextContent); ok && tables.IsCorrupt(fmt.Errorf("%s", tc.Text)) {
@@ -47,6 +45,14 @@ func (s *Server) healTools(next sdk.MethodHandler) sdk.MethodHandler {
 		}
 		return res, err
 	}
+}
+
+// callLocked calls next holding the swap lock for reading; a panic in
+// next (guardTools recovers it) releases the lock too.
+func (s *Server) callLocked(ctx context.Context, next sdk.MethodHandler, method string, req sdk.Request) (sdk.Result, error) {
+	s.swapMu.RLock()
+	defer s.swapMu.RUnlock()
+	return next(ctx, method, req)
 }
 
 // noteCorrupt records that a query met a corruption error and schedules
