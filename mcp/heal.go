@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,7 +37,10 @@ func (s *Server) healTools(next sdk.MethodHandler) sdk.MethodHandler {
 			}
 		}
 		res, err := s.callLocked(ctx, next, method, req)
-		if r, ok := res.(*sdk.CallToolResult); ok && r.IsError {
+		if tables.IsCorrupt(err) {
+			s.noteCorrupt(err.Error())
+		}
+		if r, ok := res.(*sdk.CallToolResult); ok && r != nil && r.IsError {
 			for _, c := range r.Content {
 				if tc, ok := c.(*sdk.TextContent); ok && tables.IsCorrupt(fmt.Errorf("%s", tc.Text)) {
 					s.noteCorrupt(tc.Text)
@@ -91,6 +95,17 @@ func (s *Server) runIndex(ctx context.Context, opts indexer.Options, ru *run) (*
 	}
 	defer lock.Release()
 	ru.setWaiting("")
+	if s.beforeRun != nil {
+		s.beforeRun()
+	}
+
+	// Another process may have replaced the file (`viberag index
+	// --force`): this server's connections still read the old one.
+	if s.replaced() {
+		if err := s.swap(ctx, ""); err != nil {
+			return nil, err
+		}
+	}
 
 	if _, suspect := s.damageState(); suspect != "" {
 		switch err := tables.QuickCheck(ctx, s.dbPath); {
@@ -136,6 +151,25 @@ func (s *Server) replaceDamaged(ctx context.Context, reason string) error {
 	s.log.Warn("index damaged: moving it aside and rebuilding it", "reason", reason, "copy", s.dbPath+indexer.DamagedSuffix)
 	s.mu.Lock()
 	s.rebuilding, s.suspect = reason, ""
+	s.mu.Unlock()
+	return s.swap(ctx, reason)
+}
+
+// replaced reports whether the file at the index path is no longer the
+// one the server has open.
+func (s *Server) replaced() bool {
+	s.swapMu.RLock()
+	opened := s.dbFile
+	s.swapMu.RUnlock()
+	fi, err := os.Stat(s.dbPath)
+	return err == nil && opened != nil && !os.SameFile(fi, opened)
+}
+
+// swap closes the index and opens the file at its path again; with a
+// reason, the old file is damaged and moved aside first, so an empty
+// index is opened. The caller holds the write lock.
+func (s *Server) swap(ctx context.Context, damaged string) error {
+	s.mu.Lock()
 	emb, off := s.embedder, s.vectorsOff
 	s.mu.Unlock()
 
@@ -145,18 +179,25 @@ func (s *Server) replaceDamaged(ctx context.Context, reason string) error {
 	// a WAL by name when its last connection closes.
 	_ = s.planner.Close()
 	_ = s.db.Close()
-	if err := indexer.MoveAside(s.dbPath); err != nil {
-		return fmt.Errorf("replace damaged index: %w", err)
+	if damaged != "" {
+		if err := indexer.MoveAside(s.dbPath); err != nil {
+			return fmt.Errorf("replace damaged index: %w", err)
+		}
 	}
-	db, err := indexer.Open(ctx, s.dbPath, indexer.OpenOptions{})
+	db, err := indexer.Open(ctx, s.dbPath, indexer.OpenOptions{Repaired: func(reason string) {
+		s.mu.Lock()
+		s.rebuilding = reason
+		s.mu.Unlock()
+	}})
 	if err != nil {
-		return fmt.Errorf("replace damaged index: %w", err)
+		return fmt.Errorf("reopen index: %w", err)
 	}
 	p, err := query.New(ctx, db.SQL(), query.Options{Embedder: emb, VectorsOff: off})
 	if err != nil {
 		db.Close()
-		return fmt.Errorf("replace damaged index: %w", err)
+		return fmt.Errorf("reopen index: %w", err)
 	}
 	s.db, s.planner = db, p
+	s.dbFile, _ = os.Stat(s.dbPath)
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"runtime"
 	"sync"
@@ -47,6 +48,9 @@ type Options struct {
 	// progressEvery, when set by a test, replaces how often the index
 	// tool reports progress.
 	progressEvery time.Duration
+	// beforeRun, when set by a test, runs in each index run once it holds
+	// the write lock, before it looks at the index.
+	beforeRun func()
 }
 
 // SetEmbedder turns vectors on (or off, with e nil and off saying why)
@@ -76,12 +80,14 @@ type Server struct {
 	runner *runner
 	watch  *watcher // nil with NoWatch
 
-	hadIdx bool // a complete run existed when the server started
+	hadIdx    bool   // a complete run existed when the server started
+	beforeRun func() // Options.beforeRun
 	// progressEvery is how often a waiting index call reports progress.
 	progressEvery time.Duration
 
 	planner *query.Planner
-	dbPath  string // the index file
+	dbPath  string      // the index file
+	dbFile  os.FileInfo // the file db has open, to notice it was replaced; guarded by swapMu
 
 	// swapMu guards db and planner, which change when a damaged index is
 	// replaced (heal.go): tools hold it for reading while they run.
@@ -137,6 +143,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		rebuilding = reason
 		log.Warn("index damaged: moved it aside; rebuilding it", "reason", reason, "copy", path+indexer.DamagedSuffix)
 	}})
+	dbFile, _ := os.Stat(path)
 	lock.Release()
 	if err != nil {
 		return nil, fmt.Errorf("mcp server: %w", err)
@@ -152,8 +159,9 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	life, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s := &Server{
 		root: root, db: db, log: log,
-		hadIdx: meta[tables.MetaLastIndexedAt] != "",
-		cancel: cancel, dbPath: path, rebuilding: rebuilding, embedder: opts.Index.Embedder,
+		hadIdx:    meta[tables.MetaLastIndexedAt] != "",
+		beforeRun: opts.beforeRun,
+		cancel:    cancel, dbPath: path, dbFile: dbFile, rebuilding: rebuilding, embedder: opts.Index.Embedder,
 
 		progressEvery: cmp.Or(opts.progressEvery, 500*time.Millisecond),
 	}

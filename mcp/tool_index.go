@@ -175,6 +175,9 @@ func (s *Server) getStatus(ctx context.Context, _ *sdk.CallToolRequest, _ Status
 		// tool: the repair starts now.
 		s.noteCorrupt(err.Error())
 		out.Warnings = append(out.Warnings, "reading the index failed: "+err.Error())
+		if out.Vectors.Surfaces == nil {
+			out.Vectors.Surfaces = map[string]tables.VectorCount{}
+		}
 	} else if err != nil {
 		return nil, nil, fmt.Errorf("status: %w", err)
 	}
