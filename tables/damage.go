@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"modernc.org/sqlite"
@@ -148,4 +150,46 @@ func summarise(problems []string) string {
 		s += fmt.Sprintf("; and %d more", len(problems)-show)
 	}
 	return s
+}
+
+// CopyEmbedCache fills db's embedding cache with every vector of the
+// index at from (its vectors and its own cache), read-only, so a rebuild
+// into a new file (`viberag index --force`) does not pay the embedding
+// provider again for unchanged text. It returns how many vectors it
+// copied. The other index is only read; an error (it is damaged, or of
+// another schema) leaves db as it was.
+func (db *DB) CopyEmbedCache(ctx context.Context, from string) (n int64, err error) {
+	if db.w == nil {
+		return 0, db.errReadOnly("copy embedding cache")
+	}
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("copy embedding cache from %s: %w", from, err)
+		}
+	}()
+	conn, err := db.w.Conn(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close()
+	u := "file:" + (&url.URL{Path: filepath.ToSlash(from)}).EscapedPath() + "?mode=ro"
+	if _, err := conn.ExecContext(ctx, `ATTACH DATABASE ? AS old`, u); err != nil {
+		return 0, err
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `DETACH DATABASE old`)
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, err
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO main.embed_cache(model, key, vec)
+		SELECT model, input_hash, vec FROM old.vectors
+		UNION ALL SELECT model, key, vec FROM old.embed_cache`)
+	if err != nil {
+		return 0, err
+	}
+	if n, err = res.RowsAffected(); err != nil {
+		return 0, err
+	}
+	return n, tx.Commit()
 }

@@ -87,6 +87,11 @@ func (c *indexCmd) Run(ctx context.Context) error {
 		// be read, and build a new file beside it.
 		meta, _ = existingMeta(ctx, root, c.DataDir)
 		db, err = indexer.OpenFresh(ctx, path, indexer.OpenOptions{})
+		if err == nil && meta != nil {
+			// Vectors of unchanged text are not paid for twice; an old
+			// index that cannot be read just leaves the cache empty.
+			_, _ = db.CopyEmbedCache(ctx, path)
+		}
 	} else {
 		db, err = indexer.Open(ctx, path, indexer.OpenOptions{Repaired: repaired})
 		if err == nil {
@@ -254,9 +259,9 @@ func waitingNotice(w io.Writer) func(indexer.Holder, time.Duration) {
 			return
 		}
 		if last < 0 {
-			fmt.Fprintf(w, "viberag: waiting for the index, which %s is writing (stop with Ctrl-C; --wait bounds the wait)\n", h)
+			fmt.Fprintf(w, "viberag: another process is writing the index: %s; waiting for it (Ctrl-C stops, --wait bounds the wait)\n", h)
 		} else {
-			fmt.Fprintf(w, "viberag: still waiting after %s for %s\n", waited.Round(time.Second), h)
+			fmt.Fprintf(w, "viberag: still waiting after %s for pid %d\n", waited.Round(time.Second), h.PID)
 		}
 		last = waited
 	}

@@ -113,7 +113,7 @@ func TestIndexWaitsForWriter(t *testing.T) {
 			done := make(chan error, 1)
 			go func() { done <- cmd.Wait() }()
 			eventually(t, time.Minute, "index says whom it waits for", func() bool {
-				return strings.Contains(stderrBuf.String(), "waiting for the index, which "+pid)
+				return strings.Contains(stderrBuf.String(), "another process is writing the index: "+pid)
 			})
 			select {
 			case err := <-done:
