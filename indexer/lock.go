@@ -15,6 +15,11 @@ import (
 // may write the index. Its content says who holds it.
 const LockFile = "index.db.lock"
 
+// ServerLockFile is the lock a server holds for its whole life: the
+// server that holds it keeps the index fresh, a second one on the same
+// index serves it read-only (TryLockFile).
+const ServerLockFile = "index.db.server"
+
 // ErrLocked means another process holds the index's write lock and the
 // wait allowed for it ran out.
 var ErrLocked = errors.New("the index is being written by another process")
@@ -72,12 +77,8 @@ type Lock struct {
 // The lock is advisory: it orders viberag's writers (index runs, servers'
 // background runs, repairs). Readers never take it.
 func AcquireLock(ctx context.Context, indexPath string, opts LockOptions) (*Lock, error) {
-	dir := filepath.Dir(indexPath)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("write lock: %w", err)
-	}
-	path := filepath.Join(dir, LockFile)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	path := filepath.Join(filepath.Dir(indexPath), LockFile)
+	f, err := openLockFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("write lock: %w", err)
 	}
@@ -128,6 +129,42 @@ func AcquireLock(ctx context.Context, indexPath string, opts LockOptions) (*Lock
 		return nil, fmt.Errorf("write lock %s: %w", path, err)
 	}
 	return &Lock{f: f}, nil
+}
+
+// TryLockFile takes the lock named name (e.g. ServerLockFile) beside the
+// index at indexPath if nobody holds it; else it returns false and the
+// holder.
+func TryLockFile(indexPath, name, command string) (*Lock, Holder, bool, error) {
+	path := filepath.Join(filepath.Dir(indexPath), name)
+	f, err := openLockFile(path)
+	if err != nil {
+		return nil, Holder{}, false, fmt.Errorf("lock %s: %w", path, err)
+	}
+	ok, err := tryLock(f)
+	if err != nil || !ok {
+		h := readHolder(f)
+		f.Close()
+		if err != nil {
+			return nil, Holder{}, false, fmt.Errorf("lock %s: %w", path, err)
+		}
+		return nil, h, false, nil
+	}
+	if command == "" {
+		command = commandLine()
+	}
+	if err := writeHolder(f, Holder{PID: os.Getpid(), Command: command, Since: time.Now()}); err != nil {
+		unlock(f)
+		f.Close()
+		return nil, Holder{}, false, fmt.Errorf("lock %s: %w", path, err)
+	}
+	return &Lock{f: f}, Holder{}, true, nil
+}
+
+func openLockFile(path string) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	return os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 }
 
 // Release gives the lock up. It is safe to call more than once.

@@ -68,7 +68,7 @@ func (s *Server) noteCorrupt(msg string) {
 		s.suspect = msg
 	}
 	s.mu.Unlock()
-	if first {
+	if first && s.readOnly == "" {
 		s.log.Warn("index damage suspected; checking and rebuilding it", "error", msg)
 		s.runner.schedule(false)
 	}
@@ -87,6 +87,9 @@ func (s *Server) damageState() (rebuilding, suspect string) {
 // by a corruption error during the run, is replaced by an empty index and
 // the run fills that instead.
 func (s *Server) runIndex(ctx context.Context, opts indexer.Options, ru *run) (*indexer.Result, error) {
+	if s.readOnly != "" {
+		return nil, errReadOnly(s.readOnly)
+	}
 	lock, err := indexer.AcquireLock(ctx, s.dbPath, indexer.LockOptions{
 		Waiting: func(h indexer.Holder, _ time.Duration) { ru.setWaiting(h.String()) },
 	})
@@ -135,6 +138,11 @@ func (s *Server) runIndex(ctx context.Context, opts indexer.Options, ru *run) (*
 		s.mu.Unlock()
 	}
 	return res, err
+}
+
+// errReadOnly is the error of a run asked of a read-only server.
+func errReadOnly(holder string) error {
+	return fmt.Errorf("this server serves the index read-only: another viberag server, %s, maintains it and keeps it fresh", holder)
 }
 
 // currentDB returns the open index.

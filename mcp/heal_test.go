@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -105,5 +106,36 @@ func TestServerRebuildsDamagedIndex(t *testing.T) {
 				t.Fatalf("no copy of the damaged index: %v", err)
 			}
 		})
+	}
+}
+
+// TestSecondServerReadOnly: a second server on an index another server
+// maintains says so, answers searches from it, refuses to run the index,
+// and never claims the index is current.
+func TestSecondServerReadOnly(t *testing.T) {
+	root := copyFixture(t, "python")
+	opts := testOptions(t, root)
+	opts.NoWatch = true
+	first := startServer(t, opts)
+	waitIndexed(t, first)
+
+	second := startServer(t, opts)
+	cs := connect(t, second)
+	var st StatusOut
+	callOK(t, cs, "get_status", map[string]any{}, &st)
+	pid := fmt.Sprintf("pid %d", os.Getpid())
+	if st.Current || !strings.Contains(strings.Join(st.NotCurrent, "; "), "read-only") || !strings.Contains(strings.Join(st.Warnings, "; "), pid) {
+		t.Fatalf("second server's status: current %v, why %q, warnings %q", st.Current, st.NotCurrent, st.Warnings)
+	}
+	if st.Counts.Files == 0 {
+		t.Fatalf("second server reads no files: %+v", st.Counts)
+	}
+	var sr SearchOut
+	callOK(t, cs, "codebase_search", map[string]any{"query": "Queue.retry"}, &sr)
+	if sr.Response == nil || len(sr.Hits) == 0 {
+		t.Fatalf("second server's search: %+v", sr)
+	}
+	if res := call(t, cs, "index", map[string]any{}); !res.IsError || !strings.Contains(resultText(res), "read-only") {
+		t.Fatalf("index on the read-only server: %s", resultText(res))
 	}
 }

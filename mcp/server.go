@@ -65,7 +65,9 @@ func (s *Server) SetEmbedder(e embed.Provider, off string) {
 	s.planner.SetEmbedder(e, off)
 	s.swapMu.RUnlock()
 	s.runner.setEmbedder(e, off)
-	s.runner.schedule(false)
+	if s.readOnly == "" {
+		s.runner.schedule(false)
+	}
 }
 
 // Server is a viberag MCP server for one repository. It owns the index:
@@ -88,6 +90,11 @@ type Server struct {
 	planner *query.Planner
 	dbPath  string      // the index file
 	dbFile  os.FileInfo // the file db has open, to notice it was replaced; guarded by swapMu
+
+	// srvLock is held while this server maintains the index; readOnly,
+	// when another server does, describes that server.
+	srvLock  *indexer.Lock
+	readOnly string
 
 	// swapMu guards db and planner, which change when a damaged index is
 	// replaced (heal.go): tools hold it for reading while they run.
@@ -127,30 +134,34 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	// Opening may repair a damaged index, a write: take the write lock
-	// for it like every writer.
 	path := filepath.Join(dir, indexer.IndexFile)
-	lock, err := indexer.AcquireLock(ctx, path, indexer.LockOptions{Waiting: func(h indexer.Holder, waited time.Duration) {
-		if waited == 0 {
-			log.Info("waiting for another writer to open the index", "holder", h.String())
-		}
-	}})
+	// One server keeps an index fresh; a second one on the same index
+	// serves it read-only.
+	srvLock, owner, maintainer, err := indexer.TryLockFile(path, indexer.ServerLockFile, "")
 	if err != nil {
 		return nil, fmt.Errorf("mcp server: %w", err)
 	}
-	rebuilding := ""
-	db, err := indexer.Open(ctx, path, indexer.OpenOptions{Repaired: func(reason string) {
-		rebuilding = reason
-		log.Warn("index damaged: moved it aside; rebuilding it", "reason", reason, "copy", path+indexer.DamagedSuffix)
-	}})
+	readOnly, rebuilding := "", ""
+	var db *tables.DB
+	if maintainer {
+		db, err = openForWriting(ctx, path, log, &rebuilding)
+	} else {
+		readOnly = owner.String()
+		log.Warn("another viberag server maintains this index; serving it read-only", "holder", readOnly)
+		db, err = indexer.Open(ctx, path, indexer.OpenOptions{ReadOnly: true})
+		if err != nil {
+			err = fmt.Errorf("another server (%s) maintains this index: %w", readOnly, err)
+		}
+	}
 	dbFile, _ := os.Stat(path)
-	lock.Release()
 	if err != nil {
+		srvLock.Release()
 		return nil, fmt.Errorf("mcp server: %w", err)
 	}
 	meta, err := db.Meta(ctx)
 	if err != nil {
 		db.Close()
+		srvLock.Release()
 		return nil, fmt.Errorf("mcp server: %w", err)
 	}
 
@@ -162,6 +173,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		hadIdx:    meta[tables.MetaLastIndexedAt] != "",
 		beforeRun: opts.beforeRun,
 		cancel:    cancel, dbPath: path, dbFile: dbFile, rebuilding: rebuilding, embedder: opts.Index.Embedder,
+		srvLock: srvLock, readOnly: readOnly,
 
 		progressEvery: cmp.Or(opts.progressEvery, 500*time.Millisecond),
 	}
@@ -170,6 +182,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if s.planner, err = query.New(ctx, db.SQL(), qopts); err != nil {
 		cancel()
 		db.Close()
+		srvLock.Release()
 		return nil, fmt.Errorf("mcp server: %w", err)
 	}
 	s.runner = newRunner(life, db, root, opts.Index)
@@ -179,6 +192,10 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	s.mcp.AddReceivingMiddleware(s.guardTools, s.healTools)
 	s.addTools()
 
+	if readOnly != "" {
+		// The other server runs the index and watches the files.
+		return s, nil
+	}
 	if opts.NoWatch {
 		s.runner.schedule(false)
 		return s, nil
@@ -236,7 +253,26 @@ func (s *Server) Close() error {
 	s.runner.wait()
 	s.swapMu.Lock()
 	defer s.swapMu.Unlock()
-	return errors.Join(s.planner.Close(), s.db.Close())
+	return errors.Join(s.planner.Close(), s.db.Close(), s.srvLock.Release())
+}
+
+// openForWriting opens the index of a server that maintains it. Opening
+// may repair a damaged index, a write: it takes the write lock for that
+// like every writer. *rebuilding says why the index was replaced.
+func openForWriting(ctx context.Context, path string, log *slog.Logger, rebuilding *string) (*tables.DB, error) {
+	lock, err := indexer.AcquireLock(ctx, path, indexer.LockOptions{Waiting: func(h indexer.Holder, waited time.Duration) {
+		if waited == 0 {
+			log.Info("waiting for another writer to open the index", "holder", h.String())
+		}
+	}})
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
+	return indexer.Open(ctx, path, indexer.OpenOptions{Repaired: func(reason string) {
+		*rebuilding = reason
+		log.Warn("index damaged: moved it aside; rebuilding it", "reason", reason, "copy", path+indexer.DamagedSuffix)
+	}})
 }
 
 // instructions tell the client's model what the server is for and how its

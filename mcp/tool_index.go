@@ -41,6 +41,9 @@ type CountsOut struct {
 }
 
 func (s *Server) index(ctx context.Context, req *sdk.CallToolRequest, in IndexIn) (*sdk.CallToolResult, *IndexOut, error) {
+	if s.readOnly != "" {
+		return nil, nil, errReadOnly(s.readOnly)
+	}
 	cur, _, _ := s.runner.state()
 	r := s.runner.join(in.Force)
 	out := &IndexOut{Joined: r == cur}
@@ -196,12 +199,18 @@ func (s *Server) getStatus(ctx context.Context, _ *sdk.CallToolRequest, _ Status
 		out.Watcher = s.watch.state()
 	} else {
 		out.Watcher = WatchState{Mode: WatchOff, Warnings: []string{"file watcher disabled: call index after changing files"}}
+		if s.readOnly != "" {
+			out.Watcher.Warnings = nil // the maintaining server watches
+		}
 	}
 	out.Warnings = append(out.Warnings, out.Watcher.Warnings...)
 	if out.LastRun != nil && out.LastRun.Error != "" {
 		out.Warnings = append(out.Warnings, "last index run failed: "+out.LastRun.Error)
 	}
 	rebuilding, suspect := s.damageState()
+	if s.readOnly != "" {
+		out.Warnings = append(out.Warnings, errReadOnly(s.readOnly).Error())
+	}
 	if rebuilding != "" {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("the index was damaged (%s); it was moved to %s and is being rebuilt from source", rebuilding, s.dbPath+indexer.DamagedSuffix))
 	}
@@ -233,7 +242,10 @@ func (s *Server) getStatus(ctx context.Context, _ *sdk.CallToolRequest, _ Status
 	if meta[tables.MetaLastRunComplete] != "1" && cur == nil {
 		why = append(why, "the last run did not complete; call index to finish it")
 	}
-	if s.watch == nil {
+	switch {
+	case s.readOnly != "":
+		why = append(why, "this server is read-only: another viberag server ("+s.readOnly+") maintains the index, and this one cannot tell how fresh it is")
+	case s.watch == nil:
 		why = append(why, "the file watcher is off, so changes are not tracked")
 	}
 	sort.Strings(why)
