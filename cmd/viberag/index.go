@@ -82,7 +82,7 @@ func (c *indexCmd) Run(ctx context.Context) error {
 			db.Close()
 		}
 	}()
-	if c.Force {
+	if c.Force && !c.ParseOnly {
 		// Never open the old index: read its settings if it still can
 		// be read, and build a new file beside it.
 		meta, _ = existingMeta(ctx, root, c.DataDir)
