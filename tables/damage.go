@@ -95,9 +95,10 @@ func HeaderProblem(path string) (problem string, suspect bool, err error) {
 	return "", false, nil
 }
 
-// QuickCheck runs SQLite's quick_check (every b-tree page, cell and
-// free list; not index contents) and FTS5's integrity check of every
-// full-text index's own structure, on a connection of its own. It reads
+// QuickCheck runs SQLite's quick_check on a connection of its own: every
+// b-tree page, cell and free list (not whether indexes match their
+// tables), and, through FTS5's xIntegrity, the structure of every
+// full-text index. It reads
 // the whole file: about as long as reading it from disk. The error wraps
 // ErrDamaged when the file is damaged; any other error is about running
 // the check.

@@ -4,7 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/viberag/viberag/extract"
 )
 
 // TestCopyEmbedCache: a new index takes the vectors and the cache of an
@@ -87,5 +90,30 @@ func TestHeaderProblem(t *testing.T) {
 		if (problem != "") != tc.problem || (tc.problem && suspect == tc.sure) {
 			t.Errorf("%s: problem %q, suspect %v", filepath.Base(tc.path), problem, suspect)
 		}
+	}
+}
+
+// TestQuickCheckFTS: the quick check passes a healthy index and finds a
+// garbled full-text segment (quick_check runs FTS5's own check).
+func TestQuickCheckFTS(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	f, err := extract.Extract(ctx, "a.go", []byte("package a\n\n// Foo does things.\nfunc Foo() int { return bar() }\n\nfunc Bar() {}\n"), extract.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, db, []*extract.File{f}, nil)
+	if err := QuickCheck(ctx, db.Path()); err != nil {
+		t.Fatalf("healthy index: %v", err)
+	}
+	res, err := db.w.ExecContext(ctx, `UPDATE symbols_fts_data SET block = zeroblob(length(block)) WHERE id > 10`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		t.Fatal("no FTS segment to garble")
+	}
+	if err := QuickCheck(ctx, db.Path()); !IsCorrupt(err) || !strings.Contains(err.Error(), "symbols_fts") {
+		t.Fatalf("garbled FTS segment: QuickCheck = %v", err)
 	}
 }
