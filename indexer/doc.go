@@ -20,4 +20,11 @@
 // skipped are deleted. Every file's rows are replaced atomically, so a run
 // killed at any moment leaves an index that answers, and the next run
 // completes it.
+//
+// Open is the one way to open an index: for writing (under the write
+// lock, AcquireLock) it finds damage — a file that is not an index, a
+// corrupt header or schema, a failed quick check after an unclean run or a
+// query's corruption error (NoteCorruption) — moves the damaged file aside
+// (MoveAside) and opens an empty index to rebuild. OpenFresh and
+// InstallFresh build a forced rebuild in a new file and swap it in.
 package indexer

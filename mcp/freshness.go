@@ -18,12 +18,15 @@ const (
 	StateBuilding = "building"
 	// StateFailed: the last run failed; results reflect the runs before.
 	StateFailed = "failed"
+	// StateRebuilding: the index was found damaged, moved aside and is
+	// being rebuilt from source; results are partial until it completes.
+	StateRebuilding = "rebuilding"
 )
 
 // Freshness is the index state every query result carries, so an agent
 // can tell a complete answer from a partial one without another call.
 type Freshness struct {
-	IndexState string `json:"index_state" jsonschema:"ready, updating (a run is refreshing an existing index), building (first index in progress: results are partial) or failed (see get_status)"`
+	IndexState string `json:"index_state" jsonschema:"ready, updating (a run is refreshing an existing index), building (first index in progress: results are partial), rebuilding (the index was damaged and is rebuilt from source: results are partial) or failed (see get_status)"`
 	Partial    bool   `json:"partial,omitempty" jsonschema:"true while the first index is being built: files not yet indexed are missing from results"`
 }
 
@@ -36,6 +39,12 @@ func (s *Server) freshness() Freshness {
 		_, res, err, _, _ := last.snapshot()
 		complete = complete || res != nil
 		lastErr = err
+	}
+	if rebuilding, _ := s.damageState(); rebuilding != "" {
+		if cur == nil && next == nil && lastErr != nil && !isCanceled(lastErr) {
+			return Freshness{IndexState: StateFailed, Partial: true}
+		}
+		return Freshness{IndexState: StateRebuilding, Partial: true}
 	}
 	switch {
 	case !complete && (cur != nil || next != nil || s.watch != nil && s.watch.state().Mode == WatchStarting):

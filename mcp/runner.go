@@ -23,6 +23,9 @@ type runner struct {
 
 	// onDone is called, outside the lock, after each run ends.
 	onDone func(*run)
+	// runFn, when set, does a run instead of indexer.Run on db (the
+	// server's takes the write lock and repairs a damaged index).
+	runFn func(context.Context, indexer.Options, *run) (*indexer.Result, error)
 
 	mu   sync.Mutex
 	cur  *run // running, nil when idle
@@ -39,6 +42,7 @@ type run struct {
 
 	mu       sync.Mutex
 	progress indexer.Progress
+	waiting  string // who holds the write lock this run waits for
 	started  time.Time
 	ended    time.Time
 	res      *indexer.Result
@@ -134,7 +138,13 @@ func (r *runner) startLocked(ru *run) {
 		r.mu.Unlock()
 		opts.Force = ru.force
 		opts.Progress = ru.setProgress
-		res, err := indexer.Run(ctx, r.db, r.root, opts)
+		var res *indexer.Result
+		var err error
+		if r.runFn != nil {
+			res, err = r.runFn(ctx, opts, ru)
+		} else {
+			res, err = indexer.Run(ctx, r.db, r.root, opts)
+		}
 		ru.record(res, err)
 
 		// The runner's state moves on before done closes, so whoever
@@ -161,6 +171,22 @@ func (ru *run) setProgress(p indexer.Progress) {
 	ru.mu.Lock()
 	ru.progress = p
 	ru.mu.Unlock()
+}
+
+// setWaiting records who holds the write lock the run waits for; ""
+// once it has the lock.
+func (ru *run) setWaiting(holder string) {
+	ru.mu.Lock()
+	ru.waiting = holder
+	ru.mu.Unlock()
+}
+
+// waitingFor returns who holds the write lock the run waits for, "" when
+// it is not waiting.
+func (ru *run) waitingFor() string {
+	ru.mu.Lock()
+	defer ru.mu.Unlock()
+	return ru.waiting
 }
 
 // record stores the run's outcome.

@@ -17,6 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/viberag/viberag/embed"
+	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/tables"
@@ -47,6 +48,9 @@ type Options struct {
 	// progressEvery, when set by a test, replaces how often the index
 	// tool reports progress.
 	progressEvery time.Duration
+	// beforeRun, when set by a test, runs in each index run once it holds
+	// the write lock, before it looks at the index.
+	beforeRun func()
 }
 
 // SetEmbedder turns vectors on (or off, with e nil and off saying why)
@@ -55,11 +59,15 @@ type Options struct {
 // missing.
 func (s *Server) SetEmbedder(e embed.Provider, off string) {
 	s.mu.Lock()
-	s.vectorsOff = off
+	s.vectorsOff, s.embedder = off, e
 	s.mu.Unlock()
+	s.swapMu.RLock()
 	s.planner.SetEmbedder(e, off)
+	s.swapMu.RUnlock()
 	s.runner.setEmbedder(e, off)
-	s.runner.schedule(false)
+	if s.readOnly == "" {
+		s.runner.schedule(false)
+	}
 }
 
 // Server is a viberag MCP server for one repository. It owns the index:
@@ -74,16 +82,31 @@ type Server struct {
 	runner *runner
 	watch  *watcher // nil with NoWatch
 
-	hadIdx bool // a complete run existed when the server started
+	hadIdx    bool   // a complete run existed when the server started
+	beforeRun func() // Options.beforeRun
 	// progressEvery is how often a waiting index call reports progress.
 	progressEvery time.Duration
 
 	planner *query.Planner
+	dbPath  string      // the index file
+	dbFile  os.FileInfo // the file db has open, to notice it was replaced; guarded by swapMu
+
+	// srvLock is held while this server maintains the index; readOnly,
+	// when another server does, describes that server.
+	srvLock  *indexer.Lock
+	readOnly string
+
+	// swapMu guards db and planner, which change when a damaged index is
+	// replaced (heal.go): tools hold it for reading while they run.
+	swapMu sync.RWMutex
 
 	cancel     context.CancelFunc
 	mu         sync.Mutex
 	closed     bool
-	vectorsOff string // why the server has no embedder, for get_status; guarded by mu
+	vectorsOff string         // why the server has no embedder, for get_status; guarded by mu
+	embedder   embed.Provider // the embedder of queries, for a replaced index's planner; guarded by mu
+	rebuilding string         // why the index was found damaged and is being rebuilt; guarded by mu
+	suspect    string         // a corruption error a tool met, until a run checks it; guarded by mu
 }
 
 // New opens (creating when needed) root's index, starts the file watcher
@@ -111,13 +134,34 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	db, err := tables.Open(ctx, filepath.Join(dir, indexer.IndexFile), tables.OpenOptions{})
+	path := filepath.Join(dir, indexer.IndexFile)
+	// One server keeps an index fresh; a second one on the same index
+	// serves it read-only.
+	srvLock, owner, maintainer, err := indexer.TryLockFile(path, indexer.ServerLockFile, "")
 	if err != nil {
+		return nil, fmt.Errorf("mcp server: %w", err)
+	}
+	readOnly, rebuilding := "", ""
+	var db *tables.DB
+	if maintainer {
+		db, err = openForWriting(ctx, path, log, &rebuilding)
+	} else {
+		readOnly = owner.String()
+		log.Warn("another viberag server maintains this index; serving it read-only", "holder", readOnly)
+		db, err = indexer.Open(ctx, path, indexer.OpenOptions{ReadOnly: true})
+		if err != nil {
+			err = fmt.Errorf("another server (%s) maintains this index: %w", readOnly, err)
+		}
+	}
+	dbFile, _ := os.Stat(path)
+	if err != nil {
+		srvLock.Release()
 		return nil, fmt.Errorf("mcp server: %w", err)
 	}
 	meta, err := db.Meta(ctx)
 	if err != nil {
 		db.Close()
+		srvLock.Release()
 		return nil, fmt.Errorf("mcp server: %w", err)
 	}
 
@@ -126,8 +170,10 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	life, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s := &Server{
 		root: root, db: db, log: log,
-		hadIdx: meta[tables.MetaLastIndexedAt] != "",
-		cancel: cancel,
+		hadIdx:    meta[tables.MetaLastIndexedAt] != "",
+		beforeRun: opts.beforeRun,
+		cancel:    cancel, dbPath: path, dbFile: dbFile, rebuilding: rebuilding, embedder: opts.Index.Embedder,
+		srvLock: srvLock, readOnly: readOnly,
 
 		progressEvery: cmp.Or(opts.progressEvery, 500*time.Millisecond),
 	}
@@ -136,19 +182,26 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	if s.planner, err = query.New(ctx, db.SQL(), qopts); err != nil {
 		cancel()
 		db.Close()
+		srvLock.Release()
 		return nil, fmt.Errorf("mcp server: %w", err)
 	}
 	s.runner = newRunner(life, db, root, opts.Index)
+	s.runner.runFn = s.runIndex
 	s.mcp = sdk.NewServer(&sdk.Implementation{Name: "viberag", Title: "viberag code index", Version: indexer.Version},
 		&sdk.ServerOptions{Instructions: instructions, Logger: log, Capabilities: &sdk.ServerCapabilities{}})
-	s.mcp.AddReceivingMiddleware(s.guardTools)
+	s.mcp.AddReceivingMiddleware(s.guardTools, s.healTools)
 	s.addTools()
 
+	if readOnly != "" {
+		// The other server runs the index and watches the files.
+		return s, nil
+	}
 	if opts.NoWatch {
 		s.runner.schedule(false)
 		return s, nil
 	}
-	s.watch = newWatcher(root, dir, opts.Index.Select, func() { s.runner.schedule(false) }, db.Skipped, log)
+	s.watch = newWatcher(root, dir, opts.Index.Select, func() { s.runner.schedule(false) },
+		func(ctx context.Context) ([]extract.Skipped, error) { return s.currentDB().Skipped(ctx) }, log)
 	if opts.Debounce > 0 {
 		s.watch.debounce = opts.Debounce
 	}
@@ -199,7 +252,28 @@ func (s *Server) Close() error {
 		<-s.watch.stopped
 	}
 	s.runner.wait()
-	return errors.Join(s.planner.Close(), s.db.Close())
+	s.swapMu.Lock()
+	defer s.swapMu.Unlock()
+	return errors.Join(s.planner.Close(), s.db.Close(), s.srvLock.Release())
+}
+
+// openForWriting opens the index of a server that maintains it. Opening
+// may repair a damaged index, a write: it takes the write lock for that
+// like every writer. *rebuilding says why the index was replaced.
+func openForWriting(ctx context.Context, path string, log *slog.Logger, rebuilding *string) (*tables.DB, error) {
+	lock, err := indexer.AcquireLock(ctx, path, indexer.LockOptions{Waiting: func(h indexer.Holder, waited time.Duration) {
+		if waited == 0 {
+			log.Info("waiting for another writer to open the index", "holder", h.String())
+		}
+	}})
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
+	return indexer.Open(ctx, path, indexer.OpenOptions{Repaired: func(reason string) {
+		*rebuilding = reason
+		log.Warn("index damaged: moved it aside; rebuilding it", "reason", reason, "copy", path+indexer.DamagedSuffix)
+	}})
 }
 
 // instructions tell the client's model what the server is for and how its

@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/tables"
 )
 
@@ -40,6 +41,9 @@ type CountsOut struct {
 }
 
 func (s *Server) index(ctx context.Context, req *sdk.CallToolRequest, in IndexIn) (*sdk.CallToolResult, *IndexOut, error) {
+	if s.readOnly != "" {
+		return nil, nil, errReadOnly(s.readOnly)
+	}
 	cur, _, _ := s.runner.state()
 	r := s.runner.join(in.Force)
 	out := &IndexOut{Joined: r == cur}
@@ -160,47 +164,28 @@ type RunOut struct {
 	Deleted   int    `json:"deleted,omitempty"`
 	StartedAt string `json:"started_at"`
 	EndedAt   string `json:"ended_at,omitempty"`
-	ElapsedMS int64  `json:"elapsed_ms"`
-	Error     string `json:"error,omitempty"`
+	// WaitingFor names the process whose write lock the run waits for.
+	WaitingFor string `json:"waiting_for_writer,omitempty" jsonschema:"another process (pid, command) is writing the index; the run starts when it is done"`
+	ElapsedMS  int64  `json:"elapsed_ms"`
+	Error      string `json:"error,omitempty"`
 }
 
 func (s *Server) getStatus(ctx context.Context, _ *sdk.CallToolRequest, _ StatusIn) (*sdk.CallToolResult, *StatusOut, error) {
-	out := &StatusOut{Root: s.root, Index: s.db.Path(), Freshness: s.freshness()}
-	meta, err := s.db.Meta(ctx)
-	if err != nil {
-		return nil, nil, fmt.Errorf("status: %w", err)
-	}
-	c, err := s.db.Counts(ctx)
-	if err != nil {
-		return nil, nil, fmt.Errorf("status: %w", err)
-	}
-	problems, err := s.db.ParseProblems(ctx)
-	if err != nil {
-		return nil, nil, fmt.Errorf("status: %w", err)
-	}
-	out.LastCommit, out.LastIndexedAt = meta[tables.MetaLastCommit], meta[tables.MetaLastIndexedAt]
-	out.HeadCommit = gitHead(ctx, s.root)
-	out.Counts = CountsOut{Files: c.Files, Symbols: c.Symbols, Chunks: c.Chunks, Refs: c.Refs}
-	out.Skipped = c.Skipped
-	out.ParseProblems = len(problems)
-	out.Vectors.Model = meta[tables.MetaEmbeddingModel]
-	if out.Vectors.Model == "" {
-		s.mu.Lock()
-		off := s.vectorsOff
-		s.mu.Unlock()
-		out.Vectors.Off = cmp.Or(meta[tables.MetaEmbeddingError], off, "the index has no vectors yet")
-	} else {
-		out.Vectors.Error = meta[tables.MetaEmbeddingError]
-	}
-	if out.Vectors.Surfaces, err = s.db.VectorCounts(ctx); err != nil {
-		return nil, nil, fmt.Errorf("status: %w", err)
-	}
-	if len(c.ByLanguage) > 0 {
-		out.Languages = make(map[string]int64, len(c.ByLanguage))
-		for l, lc := range c.ByLanguage {
-			out.Languages[l] = lc.Files
+	out := &StatusOut{Root: s.root, Index: s.dbPath}
+	meta, err := s.readStatus(ctx, out)
+	if tables.IsCorrupt(err) {
+		// A damaged index is a state to report, not a failure of the
+		// tool: the repair starts now.
+		s.noteCorrupt(err.Error())
+		out.Warnings = append(out.Warnings, "reading the index failed: "+err.Error())
+		if out.Vectors.Surfaces == nil {
+			out.Vectors.Surfaces = map[string]tables.VectorCount{}
 		}
+	} else if err != nil {
+		return nil, nil, fmt.Errorf("status: %w", err)
 	}
+	out.Freshness = s.freshness()
+	out.HeadCommit = gitHead(ctx, s.root)
 
 	cur, next, last := s.runner.state()
 	if cur != nil {
@@ -214,10 +199,20 @@ func (s *Server) getStatus(ctx context.Context, _ *sdk.CallToolRequest, _ Status
 		out.Watcher = s.watch.state()
 	} else {
 		out.Watcher = WatchState{Mode: WatchOff, Warnings: []string{"file watcher disabled: call index after changing files"}}
+		if s.readOnly != "" {
+			out.Watcher.Warnings = nil // the maintaining server watches
+		}
 	}
 	out.Warnings = append(out.Warnings, out.Watcher.Warnings...)
 	if out.LastRun != nil && out.LastRun.Error != "" {
 		out.Warnings = append(out.Warnings, "last index run failed: "+out.LastRun.Error)
+	}
+	rebuilding, suspect := s.damageState()
+	if s.readOnly != "" {
+		out.Warnings = append(out.Warnings, errReadOnly(s.readOnly).Error())
+	}
+	if rebuilding != "" {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("the index was damaged (%s); it was moved to %s and is being rebuilt from source", rebuilding, s.dbPath+indexer.DamagedSuffix))
 	}
 
 	var why []string
@@ -233,16 +228,71 @@ func (s *Server) getStatus(ctx context.Context, _ *sdk.CallToolRequest, _ Status
 	if out.HeadCommit != "" && out.HeadCommit != out.LastCommit {
 		why = append(why, "HEAD moved since the last run (a commit or checkout); the next run records it")
 	}
+	if rebuilding != "" {
+		why = append(why, "the index was damaged and is being rebuilt from source")
+	}
+	if suspect != "" {
+		why = append(why, "a query met a corruption error; the index is being checked (and rebuilt if damaged)")
+	}
+	if last != nil && cur == nil && next == nil {
+		if _, _, err, _, _ := last.snapshot(); err != nil && !isCanceled(err) {
+			why = append(why, "the last index run failed; call index to retry")
+		}
+	}
 	if meta[tables.MetaLastRunComplete] != "1" && cur == nil {
 		why = append(why, "the last run did not complete; call index to finish it")
 	}
-	if s.watch == nil {
+	switch {
+	case s.readOnly != "":
+		why = append(why, "this server is read-only: another viberag server ("+s.readOnly+") maintains the index, and this one cannot tell how fresh it is")
+	case s.watch == nil:
 		why = append(why, "the file watcher is off, so changes are not tracked")
 	}
 	sort.Strings(why)
 	out.NotCurrent = why
 	out.Current = len(why) == 0
 	return nil, out, nil
+}
+
+// readStatus fills the parts of out read from the index and returns its
+// meta table.
+func (s *Server) readStatus(ctx context.Context, out *StatusOut) (map[string]string, error) {
+	meta, err := s.db.Meta(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.db.Counts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	problems, err := s.db.ParseProblems(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out.LastCommit, out.LastIndexedAt = meta[tables.MetaLastCommit], meta[tables.MetaLastIndexedAt]
+	out.Counts = CountsOut{Files: c.Files, Symbols: c.Symbols, Chunks: c.Chunks, Refs: c.Refs}
+	out.Skipped = c.Skipped
+	out.ParseProblems = len(problems)
+	out.Vectors.Model = meta[tables.MetaEmbeddingModel]
+	if out.Vectors.Model == "" {
+		s.mu.Lock()
+		off := s.vectorsOff
+		s.mu.Unlock()
+		out.Vectors.Off = cmp.Or(meta[tables.MetaEmbeddingError], off, "the index has no vectors yet")
+	} else {
+		out.Vectors.Error = meta[tables.MetaEmbeddingError]
+	}
+	if out.Vectors.Surfaces, err = s.db.VectorCounts(ctx); err != nil {
+		return nil, err
+	}
+	if len(c.ByLanguage) > 0 {
+		out.Languages = make(map[string]int64, len(c.ByLanguage))
+		for l, lc := range c.ByLanguage {
+			out.Languages[l] = lc.Files
+		}
+	}
+
+	return meta, nil
 }
 
 func runOut(r *run) *RunOut {
@@ -265,5 +315,6 @@ func runOut(r *run) *RunOut {
 	if err != nil {
 		o.Error = err.Error()
 	}
+	o.WaitingFor = r.waitingFor()
 	return o
 }

@@ -2,9 +2,7 @@ package tables
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 )
 
 // ftsIndexes maps each FTS table to its content table.
@@ -19,7 +17,8 @@ var ftsIndexes = [...]struct{ fts, base string }{
 // and, through FTS5's own check, every FTS index), that each FTS index
 // holds exactly one document per row of its content table, and that no
 // symbol, chunk or ref points at a missing file. It reads only; a large
-// index takes a while.
+// index takes a while. A failed check wraps ErrDamaged; any other error
+// is about running it.
 func (db *DB) Check(ctx context.Context) (err error) {
 	defer func() {
 		if err != nil {
@@ -42,23 +41,11 @@ func (db *DB) Check(ctx context.Context) (err error) {
 	}
 	defer tx.Rollback()
 
-	rows, err := tx.QueryContext(ctx, `PRAGMA integrity_check`)
-	if err != nil {
-		return err
-	}
 	var problems []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			rows.Close()
-			return err
+	if err := collectCheck(ctx, tx, `PRAGMA integrity_check`, &problems); err != nil {
+		if IsCorrupt(err) {
+			return fmt.Errorf("%w: %w", ErrDamaged, err)
 		}
-		if s != "ok" {
-			problems = append(problems, s)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return err
 	}
 
@@ -71,6 +58,9 @@ func (db *DB) Check(ctx context.Context) (err error) {
 		var docs, n int64
 		q := fmt.Sprintf(`SELECT (SELECT count(*) FROM %s_docsize), (SELECT count(*) FROM %s)`, ft.fts, ft.base)
 		if err := tx.QueryRowContext(ctx, q).Scan(&docs, &n); err != nil {
+			if IsCorrupt(err) {
+				return fmt.Errorf("%w: %w", ErrDamaged, err)
+			}
 			return err
 		}
 		if ft.fts == "chunks_tri" && !trigram {
@@ -84,6 +74,9 @@ func (db *DB) Check(ctx context.Context) (err error) {
 		var n int64
 		q := `SELECT count(*) FROM ` + tbl + ` WHERE file_id NOT IN (SELECT id FROM files)`
 		if err := tx.QueryRowContext(ctx, q).Scan(&n); err != nil {
+			if IsCorrupt(err) {
+				return fmt.Errorf("%w: %w", ErrDamaged, err)
+			}
 			return err
 		}
 		if n != 0 {
@@ -91,7 +84,7 @@ func (db *DB) Check(ctx context.Context) (err error) {
 		}
 	}
 	if len(problems) > 0 {
-		return errors.New(strings.Join(problems, "; "))
+		return fmt.Errorf("%w: %s", ErrDamaged, summarise(problems))
 	}
 	return nil
 }

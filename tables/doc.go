@@ -93,7 +93,11 @@
 // the last committed batch. Readers are never blocked by a write in
 // progress. synchronous=NORMAL: a committed batch survives a process
 // crash; an OS crash or power loss can lose the batches committed since
-// the last checkpoint, never consistency. Check verifies an index.
+// the last checkpoint, never consistency. Check verifies an index fully;
+// QuickCheck (SQLite's quick_check) only its structure, as fast as the
+// file reads; HeaderProblem looks at the first 100 bytes. IsCorrupt tells
+// a damaged file's errors (SQLITE_CORRUPT, SQLITE_NOTADB, ErrDamaged)
+// from others.
 //
 // # Schema versions
 //

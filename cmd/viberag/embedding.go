@@ -171,7 +171,7 @@ func existingMeta(ctx context.Context, root, dataDir string) (map[string]string,
 	if _, err := os.Stat(path); err != nil {
 		return nil, nil
 	}
-	db, err := tables.Open(ctx, path, tables.OpenOptions{ReadOnly: true})
+	db, err := indexer.Open(ctx, path, indexer.OpenOptions{ReadOnly: true})
 	if err != nil {
 		return nil, nil // mcp.New reports it, with its own advice
 	}

@@ -18,7 +18,6 @@ import (
 	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/query"
-	"github.com/viberag/viberag/tables"
 )
 
 type evalCmd struct {
@@ -189,7 +188,7 @@ func (c *evalCmd) evalRepo(ctx context.Context, r benchRepo, tune *query.Tuning,
 		}
 		defer os.RemoveAll(dir)
 	}
-	db, err := tables.Open(ctx, filepath.Join(dir, indexer.IndexFile), tables.OpenOptions{})
+	db, err := indexer.Open(ctx, filepath.Join(dir, indexer.IndexFile), indexer.OpenOptions{})
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"runtime/pprof"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -26,7 +27,8 @@ type indexCmd struct {
 	repoFlags
 	embedFlags
 	Path         string        `arg:"" optional:"" default:"." help:"Repository root (default: current directory)." type:"path"`
-	Force        bool          `help:"Rebuild: re-parse every file."`
+	Force        bool          `help:"Rebuild from scratch into a new file that replaces the index only once it is complete (the old index is never opened, so a damaged one cannot stop it)."`
+	Wait         time.Duration `help:"While another process writes the index, wait at most this long (e.g. 30s, 5m), then fail naming it (default: wait until it is done)."`
 	Include      []string      `help:"Only index files matching this glob (** allowed; matched against the path and the base name). Repeatable."`
 	Exclude      []string      `help:"Skip files matching this glob; exclude wins over include. Repeatable."`
 	MaxFileSize  int64         `name:"max-file-size" help:"Skip files larger than this many bytes (default 1 MiB, at most 10 MiB)."`
@@ -61,12 +63,45 @@ func (c *indexCmd) Run(ctx context.Context) error {
 		return err
 	}
 	opts.Select.DataDir = dir
-	db, err := tables.Open(ctx, filepath.Join(dir, indexer.IndexFile), tables.OpenOptions{})
-	if err != nil {
-		return err
+	path := filepath.Join(dir, indexer.IndexFile)
+	if !c.ParseOnly {
+		// One writer at a time: wait for another index run or server
+		// run to end instead of failing on SQLite's busy timeout.
+		lock, err := indexer.AcquireLock(ctx, path, indexer.LockOptions{Wait: c.Wait, Waiting: waitingNotice(os.Stderr)})
+		if err != nil {
+			return err
+		}
+		defer lock.Release()
 	}
-	defer db.Close()
-	meta, err := db.Meta(ctx)
+	repaired := func(reason string) {
+		fmt.Fprintf(os.Stderr, "viberag: the index was damaged (%s); moved it to %s and rebuilding it from source\n",
+			oneLine(reason), path+indexer.DamagedSuffix)
+	}
+	var (
+		db   *tables.DB
+		meta map[string]string
+	)
+	defer func() {
+		if db != nil {
+			db.Close()
+		}
+	}()
+	if c.Force && !c.ParseOnly {
+		// Never open the old index: read its settings if it still can
+		// be read, and build a new file beside it.
+		meta, _ = existingMeta(ctx, root, c.DataDir)
+		db, err = indexer.OpenFresh(ctx, path, indexer.OpenOptions{})
+		if err == nil && meta != nil {
+			// Vectors of unchanged text are not paid for twice; an old
+			// index that cannot be read just leaves the cache empty.
+			_, _ = db.CopyEmbedCache(ctx, path)
+		}
+	} else {
+		db, err = indexer.Open(ctx, path, indexer.OpenOptions{Repaired: repaired})
+		if err == nil {
+			meta, err = db.Meta(ctx)
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -90,8 +125,10 @@ func (c *indexCmd) Run(ctx context.Context) error {
 			p, _, off, err := c.provider(ctx, meta, c.JSON)
 			ch <- loaded{p, off, err}
 		}()
+		// Once: a run repeated after damage asks again.
+		load := sync.OnceValue(func() loaded { return <-ch })
 		opts.LoadEmbedder = func() (embed.Provider, string, error) {
-			l := <-ch
+			l := load()
 			return l.p, l.off, l.err
 		}
 	}
@@ -140,11 +177,33 @@ func (c *indexCmd) Run(ctx context.Context) error {
 		defer pprof.StopCPUProfile()
 	}
 	res, err := indexer.Run(ctx, db, root, opts)
+	if runErr := err; err != nil && !c.Force && !c.ParseOnly && tables.IsCorrupt(err) && ctx.Err() == nil {
+		// Damage the open did not see (a page in the middle of the file)
+		// surfaced during the run: rebuild from scratch.
+		db.Close()
+		db = nil
+		if err := indexer.MoveAside(path); err != nil {
+			return fmt.Errorf("index run: %w; moving the damaged index aside: %w", runErr, err)
+		}
+		repaired(runErr.Error())
+		if db, err = indexer.Open(ctx, path, indexer.OpenOptions{Repaired: repaired}); err != nil {
+			return err
+		}
+		res, err = indexer.Run(ctx, db, root, opts)
+	}
 	if bar != nil {
 		_ = bar.Finish()
 	}
 	if err != nil {
 		return err
+	}
+	if c.Force && !c.ParseOnly {
+		fresh := db
+		db = nil
+		if err := indexer.InstallFresh(fresh, path); err != nil {
+			return err
+		}
+		res.Index = path
 	}
 	if c.JSON {
 		enc := json.NewEncoder(os.Stdout)
@@ -245,4 +304,30 @@ func formatCounts[V int | int64](m map[string]V) string {
 		parts[i] = fmt.Sprintf("%s %d", k, m[k])
 	}
 	return strings.Join(parts, ", ")
+}
+
+// waitingNotice returns a LockOptions.Waiting that says on w who holds the
+// index and how long this process has waited: a line when the wait
+// begins, then one every 10 seconds.
+func waitingNotice(w io.Writer) func(indexer.Holder, time.Duration) {
+	var last time.Duration = -1
+	return func(h indexer.Holder, waited time.Duration) {
+		if last >= 0 && waited-last < 10*time.Second {
+			return
+		}
+		if last < 0 {
+			fmt.Fprintf(w, "viberag: another process is writing the index: %s; waiting for it (Ctrl-C stops, --wait bounds the wait)\n", h)
+		} else {
+			fmt.Fprintf(w, "viberag: still waiting after %s for pid %d\n", waited.Round(time.Second), h.PID)
+		}
+		last = waited
+	}
+}
+
+// oneLine keeps the first line of s, for one-line notices.
+func oneLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"regexp"
 
+	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/scope"
 )
@@ -45,7 +46,7 @@ func (c *refsCmd) Run(ctx context.Context) error {
 	defer ix.Close()
 	r, err := ix.planner.References(ctx, req)
 	if err != nil {
-		return err
+		return indexer.NoteCorruption(ix.db.Path(), err)
 	}
 	if c.JSON {
 		return writeJSON(os.Stdout, r)

@@ -63,7 +63,7 @@ func (c *searchCmd) Run(ctx context.Context) error {
 	defer ix.Close()
 	resp, err := ix.planner.Search(ctx, req)
 	if err != nil {
-		return err
+		return indexer.NoteCorruption(ix.db.Path(), err)
 	}
 	if c.JSON {
 		return writeJSON(os.Stdout, resp)
@@ -131,7 +131,7 @@ func openIndex(ctx context.Context, rf repoFlags, dir string, vectors bool) (*op
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", root, indexer.ErrNoIndex)
 	}
-	db, err := tables.Open(ctx, path, tables.OpenOptions{ReadOnly: true})
+	db, err := indexer.Open(ctx, path, indexer.OpenOptions{ReadOnly: true})
 	if err != nil {
 		return nil, err
 	}

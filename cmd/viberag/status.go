@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"time"
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/indexer"
@@ -21,6 +22,7 @@ type statusCmd struct {
 	Path    string `arg:"" optional:"" default:"." help:"Repository root (default: current directory)." type:"path"`
 	JSON    bool   `help:"Print JSON."`
 	Skipped bool   `help:"List every skipped file with its reason."`
+	Check   bool   `help:"Also run the full integrity check of the index (SQLite's integrity_check, every full-text index against its table, no orphaned rows); exits 1 when the index is damaged."`
 }
 
 // status is what `viberag status --json` prints.
@@ -32,6 +34,14 @@ type status struct {
 	ParseProblems []tables.ParseProblem `json:"parse_problems"`
 	SkippedFiles  []extract.Skipped     `json:"skipped_files,omitempty"`
 	Vectors       vectorStatus          `json:"vectors"`
+	Check         *checkStatus          `json:"check,omitempty"`
+}
+
+// checkStatus is the outcome of status --check.
+type checkStatus struct {
+	OK        bool   `json:"ok"`
+	Problems  string `json:"problems,omitempty"`
+	ElapsedMS int64  `json:"elapsed_ms"`
 }
 
 // vectorStatus is the vectors part of status: the model in use or why
@@ -89,12 +99,46 @@ func (c *statusCmd) Run(ctx context.Context) error {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("%s: %w", root, indexer.ErrNoIndex)
 	}
-	db, err := tables.Open(ctx, path, tables.OpenOptions{ReadOnly: true})
+	st := status{Root: root, Index: path}
+	start := time.Now()
+	err = c.read(ctx, path, &st)
+	if err != nil && c.Check && tables.IsCorrupt(err) {
+		// A damaged index is what --check is for: report it as its
+		// outcome, not as a failure to run.
+		st.Check = &checkStatus{Problems: oneLine(err.Error()), ElapsedMS: time.Since(start).Milliseconds()}
+		err = nil
+	}
+	if err != nil {
+		return indexer.NoteCorruption(path, err)
+	}
+	if c.JSON {
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(st); err != nil {
+			return err
+		}
+		return st.checkErr()
+	}
+	printStatus(os.Stdout, &st)
+	return st.checkErr()
+}
+
+// checkErr is the command's error after a failed check: the report is
+// printed, the exit status says it failed.
+func (st *status) checkErr() error {
+	if st.Check == nil || st.Check.OK {
+		return nil
+	}
+	return indexer.NoteCorruption(st.Index, fmt.Errorf("%w: %s", tables.ErrDamaged, st.Check.Problems))
+}
+
+// read fills st from the index at path, and runs the check when asked.
+func (c *statusCmd) read(ctx context.Context, path string, st *status) error {
+	db, err := indexer.Open(ctx, path, indexer.OpenOptions{ReadOnly: true})
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	st := status{Root: root, Index: path}
 	if st.Meta, err = db.Meta(ctx); err != nil {
 		return err
 	}
@@ -112,16 +156,26 @@ func (c *statusCmd) Run(ctx context.Context) error {
 			return err
 		}
 	}
-	if c.JSON {
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(st)
+	if c.Check {
+		start := time.Now()
+		err := db.Check(ctx)
+		st.Check = &checkStatus{OK: err == nil, ElapsedMS: time.Since(start).Milliseconds()}
+		if err != nil {
+			if !tables.IsCorrupt(err) {
+				return err
+			}
+			st.Check.Problems = err.Error()
+		}
 	}
-	printStatus(os.Stdout, &st)
 	return nil
 }
 
 func printStatus(w io.Writer, st *status) {
+	if ck := st.Check; ck != nil && !ck.OK && st.Meta == nil {
+		// The index could not even be read.
+		fmt.Fprintf(w, "%s\n  index: %s\n  check: DAMAGED — %s\n", st.Root, st.Index, ck.Problems)
+		return
+	}
 	fmt.Fprintf(w, "%s\n  index: %s\n", st.Root, st.Index)
 	fmt.Fprintf(w, "  last indexed: %s  commit: %s  complete: %s\n", st.Meta["last_indexed_at"], orNone(st.Meta["last_commit"]), st.Meta["last_run_complete"])
 	fmt.Fprintf(w, "  %d files, %d symbols, %d chunks, %d refs\n", st.Counts.Files, st.Counts.Symbols, st.Counts.Chunks, st.Counts.Refs)
@@ -158,6 +212,13 @@ func printStatus(w io.Writer, st *status) {
 	}
 	for _, s := range st.SkippedFiles {
 		fmt.Fprintf(w, "    %-20s %s  %s\n", s.Reason, s.Path, s.Detail)
+	}
+	switch ck := st.Check; {
+	case ck == nil:
+	case ck.OK:
+		fmt.Fprintf(w, "  check: ok (%s)\n", time.Duration(ck.ElapsedMS)*time.Millisecond)
+	default:
+		fmt.Fprintf(w, "  check: DAMAGED — %s\n", ck.Problems)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/query"
 )
 
@@ -25,7 +26,7 @@ func (c *symbolCmd) Run(ctx context.Context) error {
 	defer ix.Close()
 	d, err := ix.planner.Symbol(ctx, c.ID)
 	if err != nil {
-		return err
+		return indexer.NoteCorruption(ix.db.Path(), err)
 	}
 	if c.JSON {
 		return writeJSON(os.Stdout, d)

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/tables"
+)
+
+// runMain runs main in a child process (TestMainChild) with args and
+// returns its exit code, standard output and standard error.
+func runMain(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestMainChild$")
+	cmd.Env = append(os.Environ(), "VIBERAG_MAIN_CHILD=1", "CHILD_ARGS="+strings.Join(args, "\n"))
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code = cmd.ProcessState.ExitCode()
+	if err != nil && code < 0 {
+		t.Fatalf("viberag %v: %v", args, err)
+	}
+	return code, out.String(), errb.String()
+}
+
+// damageTree writes a small Go tree: small functions, so that no chunk
+// needs an overflow page and every page of the index is b-tree structure
+// SQLite can check.
+func damageTree(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	for i := range 120 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "// Package p%d is generated.\npackage p%d\n\n", i%6, i%6)
+		for j := range 12 {
+			fmt.Fprintf(&b, "// F%d_%d adds.\nfunc F%d_%d(x int) int { return helper%d(x) + %d }\n\n", i, j, i, j, j, j)
+		}
+		p := filepath.Join(root, fmt.Sprintf("p%d", i%6), fmt.Sprintf("f%d.go", i))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+// damageKinds are the four ways a disk or a user breaks an index file.
+var damageKinds = []struct {
+	name   string
+	damage func(t *testing.T, path string)
+}{
+	{"text file", func(t *testing.T, path string) {
+		if err := os.WriteFile(path, []byte("this is not a database\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}},
+	{"truncated to half", func(t *testing.T, path string) {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(path, fi.Size()/2); err != nil {
+			t.Fatal(err)
+		}
+	}},
+	{"page 2 garbage", func(t *testing.T, path string) {
+		overwrite(t, path, pageSize(t, path), int(pageSize(t, path)))
+	}},
+	{"16 KB mid-file", func(t *testing.T, path string) {
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		overwrite(t, path, fi.Size()/2, 16<<10)
+	}},
+}
+
+func pageSize(t *testing.T, path string) int64 {
+	t.Helper()
+	h := make([]byte, 18)
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.ReadAt(h, 0); err != nil {
+		t.Fatal(err)
+	}
+	return int64(h[16])<<8 | int64(h[17])
+}
+
+// overwrite writes n pseudo-random bytes (fixed seed) at off.
+func overwrite(t *testing.T, path string, off int64, n int) {
+	t.Helper()
+	garbage := make([]byte, n)
+	r := rand.New(rand.NewPCG(1, uint64(off)))
+	for i := range garbage {
+		garbage[i] = byte(r.Uint32())
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteAt(garbage, off); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// countsOf opens the index in dir read-only and returns its counts.
+func countsOf(t *testing.T, dir string) tables.Counts {
+	t.Helper()
+	db, err := tables.Open(context.Background(), filepath.Join(dir, indexer.IndexFile), tables.OpenOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	c, err := db.Counts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func sameRows(a, b tables.Counts) bool {
+	return a.Files == b.Files && a.Symbols == b.Symbols && a.Chunks == b.Chunks && a.Refs == b.Refs
+}
+
+// TestIndexRepairsDamage damages a clean index in four ways. Each time a
+// plain `viberag index` exits 0 with the rows of the clean index and a
+// one-line notice, keeps one copy of the damaged file, and leaves an
+// index that passes `status --check`; `index --force` on the damaged file
+// succeeds too. Damage a run cannot see (pages no query of the run
+// reads) is found by `status --check`, which fails and makes the next
+// run repair it.
+func TestIndexRepairsDamage(t *testing.T) {
+	if os.Getenv("VIBERAG_MAIN_CHILD") != "" {
+		t.Skip("child")
+	}
+	root := damageTree(t)
+	cleanDir := t.TempDir()
+	if code, _, stderr := runMain(t, "index", root, "--data-dir", cleanDir, "--embed", "off"); code != 0 {
+		t.Fatalf("clean index: exit %d: %s", code, stderr)
+	}
+	clean := countsOf(t, cleanDir)
+	if clean.Files != 120 || clean.Refs == 0 {
+		t.Fatalf("clean index: %+v", clean)
+	}
+	cleanBytes, err := os.ReadFile(filepath.Join(cleanDir, indexer.IndexFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	for _, k := range damageKinds {
+		t.Run(k.name, func(t *testing.T) {
+			damaged := func() string {
+				dir := t.TempDir()
+				path := filepath.Join(dir, indexer.IndexFile)
+				if err := os.WriteFile(path, cleanBytes, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				k.damage(t, path)
+				return dir
+			}
+
+			dir := damaged()
+			code, _, stderr := runMain(t, "index", root, "--data-dir", dir, "--embed", "off")
+			if code != 0 {
+				t.Fatalf("index on a damaged index: exit %d: %s", code, stderr)
+			}
+			repaired := strings.Contains(stderr, "the index was damaged")
+			t.Logf("repaired by the first run: %v; %s", repaired, strings.TrimSpace(stderr))
+			if !repaired {
+				// The run read no damaged page: the full check must see
+				// the damage, fail, and hand it to the next run.
+				code, out, _ := runMain(t, "status", root, "--data-dir", dir, "--check")
+				if code == 0 {
+					t.Fatalf("status --check exits 0 on a damaged index:\n%s", out)
+				}
+				if !strings.Contains(out, "DAMAGED") {
+					t.Fatalf("status --check does not report the damage:\n%s", out)
+				}
+				code, _, stderr = runMain(t, "index", root, "--data-dir", dir, "--embed", "off")
+				if code != 0 || !strings.Contains(stderr, "the index was damaged") {
+					t.Fatalf("index after a failed check: exit %d, no repair notice: %s", code, stderr)
+				}
+			}
+			if n := strings.Count(stderr, "\n"); n != 1 {
+				t.Errorf("want a one-line notice on stderr, got %d lines: %s", n, stderr)
+			}
+			if got := countsOf(t, dir); !sameRows(got, clean) {
+				t.Errorf("after the repair: %+v; clean index: %+v", got, clean)
+			}
+			if _, err := os.Stat(filepath.Join(dir, indexer.IndexFile+indexer.DamagedSuffix)); err != nil {
+				t.Errorf("no copy of the damaged index kept: %v", err)
+			}
+			if code, out, stderr := runMain(t, "status", root, "--data-dir", dir, "--check", "--json"); code != 0 || !strings.Contains(out, `"ok": true`) {
+				t.Errorf("status --check after the repair: exit %d\n%s\n%s", code, out, stderr)
+			}
+
+			// --force never opens the damaged file.
+			dir = damaged()
+			if code, _, stderr := runMain(t, "index", root, "--data-dir", dir, "--embed", "off", "--force"); code != 0 {
+				t.Fatalf("index --force on a damaged index: exit %d: %s", code, stderr)
+			}
+			if got := countsOf(t, dir); !sameRows(got, clean) {
+				t.Errorf("after --force: %+v; clean index: %+v", got, clean)
+			}
+			left, _ := filepath.Glob(filepath.Join(dir, "index.db.*"))
+			for _, p := range left {
+				if !strings.HasSuffix(p, indexer.LockFile) {
+					t.Errorf("--force left %s behind", p)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,223 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/viberag/viberag/tables"
+)
+
+// Files kept beside an index (IndexFile) in its data directory.
+const (
+	// DamagedSuffix names the copy of a damaged index kept for diagnosis
+	// (index.db.damaged, with its -wal and -shm). There is only ever one:
+	// moving a newer damaged index aside replaces it.
+	DamagedSuffix = ".damaged"
+	// SuspectSuffix names the marker a process leaves when a query hit a
+	// corruption error (index.db.suspect): the next writer checks the file.
+	SuspectSuffix = ".suspect"
+	// FreshSuffix names the file a forced build writes (index.db.new)
+	// before it replaces the index.
+	FreshSuffix = ".new"
+)
+
+// OpenOptions configure Open.
+type OpenOptions struct {
+	// ReadOnly opens an existing index for reading. A damaged index is
+	// reported (an error wrapping tables.ErrDamaged), never repaired.
+	ReadOnly bool
+	// NoTrigram is tables.OpenOptions.NoTrigram.
+	NoTrigram bool
+	// Check runs the quick check (tables.QuickCheck) even when nothing
+	// points at damage.
+	Check bool
+	// Repaired, when set, is called once a damaged index has been moved
+	// aside and replaced by an empty one, with what was wrong; the caller
+	// then rebuilds it with a run.
+	Repaired func(reason string)
+}
+
+// Open opens the index at path (a data directory's IndexFile), the one
+// way every command and the server open an index.
+//
+// For writing, the caller must hold the write lock (AcquireLock). Open
+// then repairs what it finds damaged: a file that is not an SQLite
+// database or not a viberag index, a header or schema SQLite calls
+// corrupt, or — when the last run did not end cleanly, the header looks
+// cut short, a query left the suspect marker, or opts.Check asks —
+// a failed quick check. The damaged file is moved aside (DamagedSuffix)
+// and an empty index created in its place, which the next run fills: the
+// index is derived data, so damage costs a rebuild, never a broken tool.
+func Open(ctx context.Context, path string, opts OpenOptions) (*tables.DB, error) {
+	topts := tables.OpenOptions{ReadOnly: opts.ReadOnly, NoTrigram: opts.NoTrigram}
+	if opts.ReadOnly {
+		return openRead(ctx, path, topts)
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		// A WAL left beside a missing file would be replayed into the new
+		// one.
+		if err := tables.Remove(path); err != nil {
+			return nil, err
+		}
+		return tables.Open(ctx, path, topts)
+	}
+	reason, err := damage(ctx, path, topts, opts.Check)
+	if err != nil {
+		return nil, err
+	}
+	if reason == "" {
+		db, err := tables.Open(ctx, path, topts)
+		if err == nil {
+			_ = os.Remove(path + SuspectSuffix)
+		}
+		return db, err
+	}
+	if err := MoveAside(path); err != nil {
+		return nil, fmt.Errorf("index %s is damaged (%s) and could not be moved aside: %w", path, reason, err)
+	}
+	if opts.Repaired != nil {
+		opts.Repaired(reason)
+	}
+	return tables.Open(ctx, path, topts)
+}
+
+// damage says what is wrong with the index at path, "" when nothing
+// seems to be. An error is about looking, not about the index.
+func damage(ctx context.Context, path string, topts tables.OpenOptions, check bool) (string, error) {
+	problem, suspect, err := tables.HeaderProblem(path)
+	if err != nil {
+		return "", fmt.Errorf("open index %s: %w", path, err)
+	}
+	if problem != "" && !suspect {
+		return problem, nil
+	}
+	db, err := tables.Open(ctx, path, topts)
+	switch {
+	case tables.IsCorrupt(err), errors.Is(err, tables.ErrNotIndex), errors.Is(err, tables.ErrRebuildNeeded):
+		return err.Error(), nil
+	case err != nil:
+		return "", err
+	}
+	defer db.Close()
+	if _, err := os.Stat(path + SuspectSuffix); err == nil {
+		check = true
+	}
+	meta, err := db.Meta(ctx)
+	switch {
+	case tables.IsCorrupt(err):
+		return err.Error(), nil
+	case err != nil:
+		return "", err
+	}
+	if !check && !suspect && meta[tables.MetaLastRunComplete] != "0" {
+		return "", nil
+	}
+	if err := tables.QuickCheck(ctx, path); err != nil {
+		if tables.IsCorrupt(err) {
+			return err.Error(), nil
+		}
+		return "", err
+	}
+	return "", nil
+}
+
+func openRead(ctx context.Context, path string, topts tables.OpenOptions) (*tables.DB, error) {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, ErrNoIndex
+	}
+	problem, suspect, err := tables.HeaderProblem(path)
+	if err != nil {
+		return nil, fmt.Errorf("open index %s: %w", path, err)
+	}
+	if problem != "" && !suspect {
+		return nil, NoteCorruption(path, fmt.Errorf("open index %s: %w: %s", path, tables.ErrDamaged, problem))
+	}
+	db, err := tables.Open(ctx, path, topts)
+	if err != nil {
+		return nil, NoteCorruption(path, err)
+	}
+	return db, nil
+}
+
+// NoteCorruption returns err unchanged unless it is a corruption error
+// (tables.IsCorrupt). Then it leaves the suspect marker beside the index
+// at path, so that the next writer checks and repairs it, and adds the
+// remedy to the message.
+func NoteCorruption(path string, err error) error {
+	if !tables.IsCorrupt(err) {
+		return err
+	}
+	if f, ferr := os.OpenFile(path+SuspectSuffix, os.O_WRONLY|os.O_CREATE, 0o644); ferr == nil {
+		f.Close()
+	}
+	return fmt.Errorf("%w\n(the index is damaged; `viberag index` moves it aside and rebuilds it)", err)
+}
+
+// MoveAside moves the index at path, with its -wal and -shm files, to
+// path+DamagedSuffix (replacing an earlier damaged copy), so a new index
+// can be built in its place while the old one stays for diagnosis. The
+// caller holds the write lock and has closed the index.
+func MoveAside(path string) error {
+	dst := path + DamagedSuffix
+	if err := tables.Remove(dst); err != nil {
+		return err
+	}
+	for _, sfx := range []string{"", "-wal", "-shm"} {
+		if err := os.Rename(path+sfx, dst+sfx); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("move damaged index aside: %w", err)
+		}
+	}
+	_ = os.Remove(path + "-journal")
+	_ = os.Remove(path + SuspectSuffix)
+	return nil
+}
+
+// OpenFresh creates an empty index at path+FreshSuffix (removing what a
+// failed build left there), for `viberag index --force`: the build never
+// opens the index at path, and the index at path stays until
+// InstallFresh replaces it, so a build that fails loses nothing. The
+// caller holds the write lock.
+func OpenFresh(ctx context.Context, path string, opts OpenOptions) (*tables.DB, error) {
+	fresh := path + FreshSuffix
+	if err := tables.Remove(fresh); err != nil {
+		return nil, err
+	}
+	return tables.Open(ctx, fresh, tables.OpenOptions{NoTrigram: opts.NoTrigram})
+}
+
+// InstallFresh closes db, an index made by OpenFresh for path, and moves
+// it over the index at path. Processes that still have the old index
+// open keep reading it until they reopen.
+func InstallFresh(db *tables.DB, path string) error {
+	fresh := db.Path()
+	if err := db.Close(); err != nil {
+		return err
+	}
+	// Closing the last connection checkpoints the WAL and deletes it; a
+	// WAL still there would have to move with the file, and cannot
+	// atomically.
+	if _, err := os.Stat(fresh + "-wal"); err == nil {
+		return fmt.Errorf("install fresh index %s: its WAL was not checkpointed on close", fresh)
+	}
+	// The old index's WAL must go with it: left beside the new file it
+	// would be replayed into it. Move the old files out of the way first
+	// (a reader opening meanwhile finds no index rather than a mix), then
+	// put the new file in place.
+	old := path + ".old"
+	if err := tables.Remove(old); err != nil {
+		return err
+	}
+	for _, sfx := range []string{"", "-wal", "-shm"} {
+		if err := os.Rename(path+sfx, old+sfx); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("install fresh index: %w", err)
+		}
+	}
+	_ = os.Remove(fresh + "-shm")
+	if err := os.Rename(fresh, path); err != nil {
+		return fmt.Errorf("install fresh index: %w", err)
+	}
+	_ = os.Remove(path + SuspectSuffix)
+	return tables.Remove(old)
+}

@@ -1,0 +1,183 @@
+package indexer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/viberag/viberag/tables"
+)
+
+// builtIndex indexes a small tree into a fresh data directory, closes it
+// and returns the tree, the index path and the root page of the files
+// table.
+func builtIndex(t *testing.T) (root, path string, filesRoot int64) {
+	t.Helper()
+	root = t.TempDir()
+	files := map[string]string{}
+	for i := range 30 {
+		files[fmt.Sprintf("p/f%d.go", i)] = fmt.Sprintf("package p\n\n// F%d adds one.\nfunc F%d(x int) int { return x + 1 }\n", i, i)
+	}
+	writeTree(t, root, files)
+	path = filepath.Join(t.TempDir(), IndexFile)
+	db, err := tables.Open(context.Background(), path, tables.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, db, root, Options{Workers: 1})
+	if err := db.SQL().QueryRow(`SELECT rootpage FROM sqlite_schema WHERE name = 'files'`).Scan(&filesRoot); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return root, path, filesRoot
+}
+
+// garblePage overwrites page n (1-based) of the file with garbage.
+func garblePage(t *testing.T, path string, n int64) {
+	t.Helper()
+	const pageSize = 4096
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteAt([]byte(strings.Repeat("garbage!", pageSize/8)), (n-1)*pageSize); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOpenRepairs: damage Open cannot miss is repaired at once; damage in
+// a page Open does not read is found by the quick check when the last
+// run did not complete or a query left the suspect marker, and is not
+// looked for otherwise (the check reads the whole file). A read-only Open
+// reports the damage and changes nothing.
+func TestOpenRepairs(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct {
+		name    string
+		prepare func(t *testing.T, path string, filesRoot int64)
+		repair  bool
+	}{
+		{"not sqlite", func(t *testing.T, path string, _ int64) {
+			if err := os.WriteFile(path, []byte("hello\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+		{"page 1 garbage", func(t *testing.T, path string, _ int64) { garblePage(t, path, 1) }, true},
+		{"files page, clean last run", func(t *testing.T, path string, root int64) { garblePage(t, path, root) }, false},
+		{"files page, unclean last run", func(t *testing.T, path string, root int64) {
+			db, err := tables.Open(ctx, path, tables.OpenOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := db.SetMeta(ctx, map[string]string{tables.MetaLastRunComplete: "0"}); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Close(); err != nil {
+				t.Fatal(err)
+			}
+			garblePage(t, path, root)
+		}, true},
+		{"files page, suspect marker", func(t *testing.T, path string, root int64) {
+			garblePage(t, path, root)
+			if err := NoteCorruption(path, tables.ErrDamaged); !tables.IsCorrupt(err) {
+				t.Fatalf("NoteCorruption(ErrDamaged) = %v", err)
+			}
+		}, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			root, path, filesRoot := builtIndex(t)
+			tc.prepare(t, path, filesRoot)
+
+			if db, err := Open(ctx, path, OpenOptions{ReadOnly: true}); err == nil {
+				_, err = db.FileStates(ctx)
+				db.Close()
+				if err == nil {
+					t.Fatal("read-only: a damaged index reads without error")
+				}
+			}
+			if _, err := os.Stat(path + DamagedSuffix); err == nil {
+				t.Fatal("a read-only Open moved the index aside")
+			}
+
+			var reason string
+			db, err := Open(ctx, path, OpenOptions{Repaired: func(r string) { reason = r }})
+			if err != nil {
+				t.Fatalf("Open: %v", err)
+			}
+			defer db.Close()
+			if got := reason != ""; got != tc.repair {
+				t.Fatalf("repaired = %v (%q), want %v", got, reason, tc.repair)
+			}
+			if !tc.repair {
+				return
+			}
+			if _, err := os.Stat(path + DamagedSuffix); err != nil {
+				t.Fatalf("no copy of the damaged index: %v", err)
+			}
+			if _, err := os.Stat(path + SuspectSuffix); !errors.Is(err, os.ErrNotExist) {
+				t.Fatalf("the suspect marker survived the repair: %v", err)
+			}
+			res := run(t, db, root, Options{Workers: 1})
+			if res.Counts.Files != 30 || res.Parsed != 30 {
+				t.Fatalf("rebuild: %+v", res)
+			}
+			if err := db.Check(ctx); err != nil {
+				t.Fatalf("rebuilt index: %v", err)
+			}
+		})
+	}
+}
+
+// TestInstallFresh: a fresh build replaces the index only when installed,
+// and the old index's WAL does not survive beside the new file.
+func TestInstallFresh(t *testing.T) {
+	ctx := context.Background()
+	root, path, _ := builtIndex(t)
+	// Leave a WAL with committed rows beside the old index.
+	old, err := tables.Open(ctx, path, tables.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := old.SetMeta(ctx, map[string]string{"marker": "old"}); err != nil {
+		t.Fatal(err)
+	}
+
+	db, err := OpenFresh(ctx, path, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run(t, db, root, Options{Workers: 1})
+	if err := InstallFresh(db, path); err != nil {
+		t.Fatal(err)
+	}
+	old.Close() // a process that had the old index open lets go later
+
+	db, err = Open(ctx, path, OpenOptions{Check: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	meta, err := db.Meta(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if meta["marker"] != "" {
+		t.Fatal("the new index holds a row of the old one's WAL")
+	}
+	if err := db.Check(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{path + FreshSuffix, path + ".old"} {
+		if _, err := os.Stat(p); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s left behind: %v", p, err)
+		}
+	}
+}
