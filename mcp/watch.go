@@ -124,11 +124,33 @@ func (w *watcher) start(ctx context.Context, ready func()) {
 	defer close(w.stopped)
 	w.setMode(WatchStarting)
 	w.git = gitOK(ctx, w.root)
+	fw, err := w.open(ctx)
+	if err != nil && ctx.Err() != nil {
+		return
+	}
+	if err == nil {
+		w.setMode(WatchWatching)
+	}
+	ready()
+	for {
+		if err != nil {
+			if fw = w.poll(ctx, err); fw == nil {
+				return // ctx done
+			}
+			w.setMode(WatchWatching)
+		}
+		if err = w.loop(ctx, fw); err == nil {
+			return
+		}
+	}
+}
+
+// open starts a file watcher on every directory to index. The
+// directories to prune come from a fresh selection.
+func (w *watcher) open(ctx context.Context) (*fsnotify.Watcher, error) {
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
-		ready()
-		w.poll(ctx, fmt.Errorf("start file watcher: %w", err))
-		return
+		return nil, fmt.Errorf("start file watcher: %w", err)
 	}
 	var pruned []extract.Skipped
 	if sel, err := extract.Select(ctx, w.root, w.selOpts); err == nil {
@@ -138,20 +160,15 @@ func (w *watcher) start(ctx context.Context, ready func()) {
 	}
 	if err := w.sync(ctx, fw, pruned); err != nil {
 		fw.Close()
-		if ctx.Err() != nil {
-			return
-		}
-		ready()
-		w.poll(ctx, err)
-		return
+		return nil, err
 	}
-	w.setMode(WatchWatching)
-	ready()
-	w.loop(ctx, fw)
+	return fw, nil
 }
 
-// loop receives events, debounces them and hands batches over.
-func (w *watcher) loop(ctx context.Context, fw *fsnotify.Watcher) {
+// loop receives events, debounces them and hands batches over. It returns
+// nil when ctx ends, or the error that made events unavailable (the
+// watcher is closed then).
+func (w *watcher) loop(ctx context.Context, fw *fsnotify.Watcher) error {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	var first time.Time // first change of the current batch
@@ -168,17 +185,17 @@ func (w *watcher) loop(ctx context.Context, fw *fsnotify.Watcher) {
 		case <-ctx.Done():
 			fw.Close()
 			w.setMode(WatchOff)
-			return
+			return nil
 		case ev, ok := <-fw.Events:
 			if !ok {
-				return
+				return nil
 			}
 			if w.note(ev) {
 				arm()
 			}
 		case err, ok := <-fw.Errors:
 			if !ok {
-				return
+				return nil
 			}
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
 				// Events were lost: only a rescan knows what changed.
@@ -197,8 +214,10 @@ func (w *watcher) loop(ctx context.Context, fw *fsnotify.Watcher) {
 		case <-w.resync:
 			if err := w.afterRun(ctx, fw); err != nil {
 				fw.Close()
-				w.poll(ctx, err)
-				return
+				if ctx.Err() != nil {
+					return nil
+				}
+				return err
 			}
 		}
 	}
@@ -383,32 +402,66 @@ func (w *watcher) sync(ctx context.Context, fw *fsnotify.Watcher, skipped []extr
 }
 
 // poll is the fallback when events cannot be had: a rescan every
-// pollEvery, and a warning that says why and what to do.
-func (w *watcher) poll(ctx context.Context, cause error) {
-	msg := fmt.Sprintf("file watcher unavailable (%v); rescanning every %s instead", cause, w.pollEvery)
-	if isWatchLimit(cause) {
-		msg += "; raise the limit with: sysctl fs.inotify.max_user_watches=524288"
-	}
-	w.warn(msg)
+// pollEvery, a warning that says why and what to do, and a new try at
+// events now and then — running out of descriptors (a flood of
+// connections) passes, and a raised inotify limit should be used without a
+// restart. It returns the watcher once events are back, nil when ctx ends.
+func (w *watcher) poll(ctx context.Context, cause error) *fsnotify.Watcher {
+	w.warn(pollWarning(cause, w.pollEvery))
 	w.mu.Lock()
 	w.mode = WatchPolling
 	clear(w.dirs)
 	w.mu.Unlock()
 	t := time.NewTicker(w.pollEvery)
 	defer t.Stop()
+	retryEvery := w.pollEvery
+	nextTry := time.Now().Add(retryEvery)
 	for {
 		select {
 		case <-ctx.Done():
 			w.setMode(WatchOff)
-			return
+			return nil
 		case <-t.C:
 			w.schedule()
+			if time.Now().Before(nextTry) {
+				continue
+			}
+			fw, err := w.open(ctx)
+			if err == nil {
+				w.warn("file watcher back: file events again")
+				// What changed while polling is found by the rescan
+				// just scheduled.
+				return fw
+			}
+			if ctx.Err() != nil {
+				w.setMode(WatchOff)
+				return nil
+			}
+			w.warn(pollWarning(err, w.pollEvery))
+			retryEvery = min(2*retryEvery, maxWatchRetry)
+			nextTry = time.Now().Add(retryEvery)
 		case <-w.resync:
 			w.mu.Lock()
 			w.handed = 0
 			w.mu.Unlock()
 		}
 	}
+}
+
+// maxWatchRetry bounds the wait between tries at file events.
+const maxWatchRetry = 10 * time.Minute
+
+// pollWarning says why events are unavailable and what would help: the
+// inotify limit's sysctl only when that is the cause.
+func pollWarning(cause error, every time.Duration) string {
+	msg := fmt.Sprintf("file watcher unavailable (%v); rescanning every %s and trying events again", cause, every)
+	switch {
+	case errors.Is(cause, syscall.EMFILE) || errors.Is(cause, syscall.ENFILE):
+		msg += "; the process is out of file descriptors (too many connections or open files)"
+	case errors.Is(cause, syscall.ENOSPC):
+		msg += "; raise the limit with: sysctl fs.inotify.max_user_watches=524288"
+	}
+	return msg
 }
 
 func (w *watcher) rel(p string) (string, bool) {

@@ -2,10 +2,12 @@ package mcp
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -173,6 +175,44 @@ func TestWatcherLimitFallsBackToPolling(t *testing.T) {
 	}
 	write(t, filepath.Join(root, "taskq", "polled.py"), "def polled():\n    pass\n")
 	eventually(t, 10*time.Second, "change found by rescan", func() bool { return hasSymbol(s, "taskq/polled.py", "polled") })
+}
+
+// TestWatcherRecoversFromDescriptorExhaustion: a server out of file
+// descriptors (a flood of connections) cannot add watches; it says so —
+// not the inotify limit's advice — polls meanwhile, and returns to file
+// events once descriptors are free again.
+func TestWatcherRecoversFromDescriptorExhaustion(t *testing.T) {
+	root := copyFixture(t, "python")
+	opts := testOptions(t, root)
+	var exhausted atomic.Bool
+	exhausted.Store(true)
+	opts.addWatch = func(fw *fsnotify.Watcher, dir string) error {
+		if exhausted.Load() {
+			return fmt.Errorf("add %s: %w", dir, syscall.EMFILE)
+		}
+		return fw.Add(dir)
+	}
+	s := startServer(t, opts)
+	cs := connect(t, s)
+	waitIndexed(t, s)
+
+	var st StatusOut
+	callOK(t, cs, "get_status", map[string]any{}, &st)
+	if st.Watcher.Mode != WatchPolling || len(st.Warnings) == 0 ||
+		!strings.Contains(st.Warnings[0], "out of file descriptors") || strings.Contains(st.Warnings[0], "max_user_watches") {
+		t.Fatalf("status while exhausted: watcher %+v warnings %q", st.Watcher, st.Warnings)
+	}
+	exhausted.Store(false)
+	eventually(t, 20*time.Second, "back to file events", func() bool {
+		var st StatusOut
+		callOK(t, cs, "get_status", map[string]any{}, &st)
+		return st.Watcher.Mode == WatchWatching
+	})
+	if len(s.watch.watchedDirs()) == 0 {
+		t.Fatal("watching again, but no directory is watched")
+	}
+	write(t, filepath.Join(root, "taskq", "evented.py"), "def evented():\n    pass\n")
+	eventually(t, 10*time.Second, "change found after recovery", func() bool { return hasSymbol(s, "taskq/evented.py", "evented") })
 }
 
 // TestDataDirInsideRoot: an index kept inside the repository must not
