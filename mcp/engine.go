@@ -2,9 +2,6 @@ package mcp
 
 import (
 	"context"
-	"database/sql"
-	"errors"
-	"fmt"
 
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/scope"
@@ -18,15 +15,7 @@ func (s *Server) engine(context.Context) (*query.Planner, error) { return s.plan
 // symbolExists reports whether sid names a symbol in the index, so that
 // an unknown id is an argument error rather than a planner failure.
 func (s *Server) symbolExists(ctx context.Context, sid string) (bool, error) {
-	var one int
-	err := s.db.SQL().QueryRowContext(ctx, `SELECT 1 FROM symbols WHERE sid = ?`, sid).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("look up %s: %w", sid, err)
-	}
-	return true, nil
+	return s.planner.SymbolExists(ctx, sid)
 }
 
 // symbolDetails asks the planner for one symbol, by id or by name, and

@@ -2,8 +2,6 @@ package mcp
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"path"
 	"path/filepath"
@@ -62,18 +60,19 @@ func resolveInRoot(root, rel string) (string, error) {
 // serves only those, so the selection rules (secrets, ignored and skipped
 // files) govern reads exactly as they govern search. The error says why a
 // file is not there when the index knows.
-func (s *Server) indexedFile(ctx context.Context, rel string) (hash string, err error) {
-	q := s.db.SQL()
-	err = q.QueryRowContext(ctx, `SELECT hash FROM files WHERE path = ?`, rel).Scan(&hash)
-	if err == nil {
+func (s *Server) indexedFile(ctx context.Context, rel string) (string, error) {
+	p, err := s.engine(ctx)
+	if err != nil {
+		return "", err
+	}
+	hash, skipped, err := p.IndexedFile(ctx, rel)
+	switch {
+	case err != nil:
+		return "", err
+	case hash != "":
 		return hash, nil
-	}
-	if !errors.Is(err, sql.ErrNoRows) {
-		return "", fmt.Errorf("look up %s: %w", rel, err)
-	}
-	var reason, detail string
-	if err := q.QueryRowContext(ctx, `SELECT reason, detail FROM skipped WHERE path = ?`, rel).Scan(&reason, &detail); err == nil {
-		return "", argErr("path", "%q is not indexed (skipped: %s); only indexed files can be read", trunc(rel), reason)
+	case skipped != "":
+		return "", argErr("path", "%q is not indexed (skipped: %s); only indexed files can be read", trunc(rel), skipped)
 	}
 	hint := "check the spelling (paths are as codebase_search returns them)"
 	if s.freshness().IndexState != StateReady {

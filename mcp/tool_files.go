@@ -3,7 +3,6 @@ package mcp
 import (
 	"bufio"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 
@@ -14,6 +13,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/tables"
 )
 
@@ -148,7 +148,7 @@ type GetSurroundingCodeIn struct {
 type SurroundingSymbol struct {
 	ID        string `json:"id"`
 	Kind      string `json:"kind"`
-	Name      string `json:"qualname"`
+	Qualname  string `json:"qualname"`
 	Signature string `json:"signature,omitempty"`
 	StartLine int    `json:"start_line"`
 	EndLine   int    `json:"end_line"`
@@ -206,116 +206,42 @@ func (s *Server) getSurroundingCode(ctx context.Context, _ *sdk.CallToolRequest,
 	if err != nil {
 		return nil, nil, err
 	}
-	q := s.db.SQL()
-	// One read transaction: every row comes from the same committed state.
-	tx, err := q.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	p, err := s.engine(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("surrounding code: %w", err)
+		return nil, nil, err
 	}
-	defer tx.Rollback()
-
-	var anchor SurroundingSymbol
-	var parentSID, fileHash string
-	out := &GetSurroundingCodeOut{Before: []SurroundingSymbol{}, After: []SurroundingSymbol{}}
-	if byLine {
-		in.ID, err = anchorAt(ctx, tx, in.Path, in.Line)
-		if errors.Is(err, sql.ErrNoRows) {
-			if _, ferr := s.indexedFile(ctx, in.Path); ferr != nil {
-				return nil, nil, ferr
-			}
-			return nil, nil, argErr("line", "%d is past the last indexed line of %s", in.Line, in.Path)
+	n, err := p.Neighbourhood(ctx, in.ID, in.Path, in.Line, before, after)
+	switch {
+	case errors.Is(err, query.ErrNoAnchor) && byLine:
+		if _, ferr := s.indexedFile(ctx, in.Path); ferr != nil {
+			return nil, nil, ferr
 		}
-		if err != nil {
-			return nil, nil, fmt.Errorf("surrounding code %s:%d: %w", in.Path, in.Line, err)
-		}
-	}
-	if in.ID[0] == 's' {
-		err = tx.QueryRowContext(ctx, `SELECT s.sid, s.kind, s.qualname, s.signature, s.start_line, s.end_line, s.parent_sid, s.path, f.language, f.lines, f.hash
-			FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.sid = ?`, in.ID).
-			Scan(&anchor.ID, &anchor.Kind, &anchor.Name, &anchor.Signature, &anchor.StartLine, &anchor.EndLine, &parentSID, &out.Path, &out.Language, &out.Lines, &fileHash)
-	} else {
-		var symSID string
-		err = tx.QueryRowContext(ctx, `SELECT c.cid, c.start_line, c.end_line, c.symbol_sid, c.path, f.language, f.lines, f.hash
-			FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.cid = ?`, in.ID).
-			Scan(&anchor.ID, &anchor.StartLine, &anchor.EndLine, &symSID, &out.Path, &out.Language, &out.Lines, &fileHash)
-		anchor.Kind = "chunk"
-		if err == nil && symSID != "" {
-			// The smallest symbol holding the chunk anchors the view.
-			err = tx.QueryRowContext(ctx, `SELECT sid, kind, qualname, signature, start_line, end_line, parent_sid FROM symbols WHERE sid = ?`, symSID).
-				Scan(&anchor.ID, &anchor.Kind, &anchor.Name, &anchor.Signature, &anchor.StartLine, &anchor.EndLine, &parentSID)
-		}
-	}
-	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil, argErr("line", "%d is past the last indexed line of %s", in.Line, in.Path)
+	case errors.Is(err, query.ErrNoAnchor):
 		return nil, nil, argErr("id", "%s is not in the index (ids change when a symbol is renamed or its file is re-chunked); search again for a current id", in.ID)
+	case err != nil:
+		return nil, nil, err
 	}
-	if err != nil {
-		return nil, nil, fmt.Errorf("surrounding code %s: %w", in.ID, err)
+	out := &GetSurroundingCodeOut{Path: n.Path, Language: n.Language, Lines: n.Lines,
+		Before: surrounding(n.Before), After: surrounding(n.After)}
+	if n.Parent != nil {
+		p := SurroundingSymbol(*n.Parent)
+		out.Parent = &p
 	}
-
-	if parentSID != "" {
-		var p SurroundingSymbol
-		err := tx.QueryRowContext(ctx, `SELECT sid, kind, qualname, signature, start_line, end_line FROM symbols WHERE sid = ?`, parentSID).
-			Scan(&p.ID, &p.Kind, &p.Name, &p.Signature, &p.StartLine, &p.EndLine)
-		if err == nil {
-			out.Parent = &p
-		}
-	}
-	// Siblings: the symbols at the anchor's level in the same file.
-	rows, err := tx.QueryContext(ctx, `SELECT sid, kind, qualname, signature, start_line, end_line FROM symbols
-		WHERE path = ? AND parent_sid = ? AND sid != ? ORDER BY start_line, end_line DESC`, out.Path, parentSID, anchor.ID)
-	if err != nil {
-		return nil, nil, fmt.Errorf("surrounding code %s: %w", in.ID, err)
-	}
-	var sibs []SurroundingSymbol
-	for rows.Next() {
-		var sy SurroundingSymbol
-		if err := rows.Scan(&sy.ID, &sy.Kind, &sy.Name, &sy.Signature, &sy.StartLine, &sy.EndLine); err != nil {
-			rows.Close()
-			return nil, nil, fmt.Errorf("surrounding code %s: %w", in.ID, err)
-		}
-		sibs = append(sibs, sy)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("surrounding code %s: %w", in.ID, err)
-	}
-	// sibs is sorted by start line: those ending before the anchor are
-	// above it (walk backwards for nearest first), those starting after
-	// it below. A sibling overlapping the anchor (a chunk anchor at top
-	// level) is neither.
-	for i := len(sibs) - 1; i >= 0 && len(out.Before) < before; i-- {
-		if sy := sibs[i]; sy.EndLine < anchor.StartLine {
-			sy.Distance = anchor.StartLine - sy.EndLine
-			out.Before = append(out.Before, sy)
-		}
-	}
-	for _, sy := range sibs {
-		if len(out.After) >= after {
-			break
-		}
-		if sy.StartLine > anchor.EndLine {
-			sy.Distance = sy.StartLine - anchor.EndLine
-			out.After = append(out.After, sy)
-		}
-	}
-	out.Anchor.SurroundingSymbol = anchor
-	code, truncated, changed := s.codeLines(out.Path, fileHash, anchor.StartLine, anchor.EndLine)
+	out.Anchor.SurroundingSymbol = SurroundingSymbol(n.Anchor)
+	code, truncated, changed := s.codeLines(out.Path, n.Hash, n.Anchor.StartLine, n.Anchor.EndLine)
 	out.Anchor.Code, out.Anchor.CodeTruncated, out.Anchor.Changed = code, truncated, changed
 	out.Freshness = s.freshness()
 	return nil, out, nil
 }
 
-// anchorAt returns the id of the smallest symbol containing line of path,
-// or of the smallest chunk when no symbol does.
-func anchorAt(ctx context.Context, tx *sql.Tx, path string, line int) (string, error) {
-	var id string
-	err := tx.QueryRowContext(ctx, `SELECT sid FROM symbols WHERE path = ?1 AND start_line <= ?2 AND end_line >= ?2
-		ORDER BY end_line - start_line, start_line DESC LIMIT 1`, path, line).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
-		err = tx.QueryRowContext(ctx, `SELECT cid FROM chunks WHERE path = ?1 AND start_line <= ?2 AND end_line >= ?2
-			ORDER BY end_line - start_line LIMIT 1`, path, line).Scan(&id)
+// surrounding converts the planner's neighbours to the tool's type.
+func surrounding(ns []query.Neighbour) []SurroundingSymbol {
+	out := make([]SurroundingSymbol, len(ns))
+	for i, n := range ns {
+		out[i] = SurroundingSymbol(n)
 	}
-	return id, err
+	return out
 }
 
 // codeLines reads lines start..end of an indexed file from disk, at most

@@ -91,7 +91,7 @@ func TestSurroundingCode(t *testing.T) {
 
 	var out GetSurroundingCodeOut
 	callOK(t, cs, "get_surrounding_code", map[string]any{"id": symbolID(t, s, "Queue.push"), "before": 1, "after": 2}, &out)
-	if out.Path != "taskq/queue.py" || out.Parent == nil || out.Parent.Name != "Queue" {
+	if out.Path != "taskq/queue.py" || out.Parent == nil || out.Parent.Qualname != "Queue" {
 		t.Fatalf("surrounding: %+v", out)
 	}
 	if !strings.Contains(out.Anchor.Code, "def push") || !strings.Contains(out.Anchor.Code, "heappush") {
@@ -99,7 +99,7 @@ func TestSurroundingCode(t *testing.T) {
 	}
 	names := func(ss []SurroundingSymbol) (n []string) {
 		for _, s := range ss {
-			n = append(n, s.Name)
+			n = append(n, s.Qualname)
 		}
 		return n
 	}
@@ -113,7 +113,7 @@ func TestSurroundingCode(t *testing.T) {
 	// A path and line anchor on the smallest symbol containing the line.
 	var byLine GetSurroundingCodeOut
 	callOK(t, cs, "get_surrounding_code", map[string]any{"path": "taskq/queue.py", "line": 49, "before": 1, "after": 0}, &byLine)
-	if byLine.Anchor.Name != "Queue.retry" || byLine.Parent == nil || len(byLine.Before) != 1 || byLine.Before[0].Name != "Queue._describe" || len(byLine.After) != 0 {
+	if byLine.Anchor.Qualname != "Queue.retry" || byLine.Parent == nil || len(byLine.Before) != 1 || byLine.Before[0].Qualname != "Queue._describe" || len(byLine.After) != 0 {
 		t.Errorf("by line: anchor %+v before %v after %v", byLine.Anchor.SurroundingSymbol, byLine.Before, byLine.After)
 	}
 
@@ -129,7 +129,7 @@ func TestSurroundingCode(t *testing.T) {
 		}
 		var out GetSurroundingCodeOut
 		callOK(t, cs, "get_surrounding_code", map[string]any{"id": cid}, &out)
-		if out.Anchor.Kind != tc.kind || out.Anchor.Name != tc.name || out.Parent != nil || out.Anchor.Code == "" {
+		if out.Anchor.Kind != tc.kind || out.Anchor.Qualname != tc.name || out.Parent != nil || out.Anchor.Code == "" {
 			t.Errorf("chunk of %s: anchor %+v", tc.path, out.Anchor.SurroundingSymbol)
 		}
 	}
