@@ -12,7 +12,8 @@
 //   - get_symbol_details, find_references: a symbol's definition, and
 //     where it is used.
 //   - get_surrounding_code: the enclosing symbol and nearest siblings of a
-//     symbol or chunk, answered here with SQL on the documented schema.
+//     symbol or chunk (query.Planner.Neighbourhood), with the anchor's code
+//     read from disk. The package runs no SQL of its own.
 //   - read_file_lines: lines of an indexed file as it is on disk, capped
 //     at 400 lines; only indexed files, so the selection rules (secrets,
 //     ignored and skipped files) govern reads as they govern search, and
