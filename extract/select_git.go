@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"slices"
@@ -21,7 +22,7 @@ func gitList(ctx context.Context, root string) (files []string, ok bool, err err
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, false, nil
 	}
-	out, err := runGit(ctx, root, "rev-parse", "--is-inside-work-tree")
+	out, err := Git(ctx, root, nil, "rev-parse", "--is-inside-work-tree")
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, false, cerr
@@ -34,7 +35,7 @@ func gitList(ctx context.Context, root string) (files []string, ok bool, err err
 	// Without --full-name, run from root, ls-files lists only the files
 	// under root, with paths relative to it: exactly what a root that is a
 	// subdirectory of the work tree needs.
-	out, err = runGit(ctx, root, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	out, err = Git(ctx, root, nil, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, false, cerr
@@ -51,11 +52,16 @@ func gitList(ctx context.Context, root string) (files []string, ok bool, err err
 	return slices.Compact(files), true, nil
 }
 
-// runGit runs git in dir and returns its standard output; the error
-// carries git's standard error.
-func runGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
+// Git runs git in dir, with stdin when not nil, and returns its standard
+// output; the error carries git's standard error and wraps its
+// *exec.ExitError. It is the one way viberag runs git: the environment
+// (gitEnv) keeps git on the repository at dir and off the index lock.
+func Git(ctx context.Context, dir string, stdin io.Reader, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
 	cmd.Env = gitEnv()
+	if stdin != nil {
+		cmd.Stdin = stdin
+	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -67,6 +73,16 @@ func runGit(ctx context.Context, dir string, args ...string) ([]byte, error) {
 		return nil, fmt.Errorf("git %s: %w", args[0], err)
 	}
 	return out, nil
+}
+
+// GitHead returns the commit checked out at root, "" outside git or on an
+// unborn branch.
+func GitHead(ctx context.Context, root string) string {
+	out, err := Git(ctx, root, nil, "rev-parse", "--verify", "--quiet", "HEAD")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
 }
 
 // gitEnv is the environment for git: ours without the variables that

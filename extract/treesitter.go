@@ -312,8 +312,10 @@ func (c *tsCtx) visit(n *ts.Node, inError bool) (descend, pushed, inErr bool) {
 		if s := val(c, n); s != "" {
 			c.ref(RefString, s, "", n)
 		}
-		c.cover(n) // grammars leave the text between the quotes without a node
-		return false, pushed, inError // a string's parts are not identifiers
+		// Grammars leave the text between the quotes without a node; a
+		// string's parts are not identifiers.
+		c.cover(n)
+		return false, pushed, inError
 	case spec.types[typ]:
 		if name := c.text(n); name != "" {
 			c.ref(RefType, name, "", n)

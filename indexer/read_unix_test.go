@@ -41,7 +41,9 @@ func TestExamineFileSwappedForFIFO(t *testing.T) {
 	opts := Options{Select: extract.SelectOptions{MaxFileSize: 64}}
 	done := make(chan fileResult, len(sel.Files))
 	for _, c := range sel.Files {
-		go func() { done <- examine(context.Background(), sel.Root, c, map[string]tables.FileState{}, nil, newParseMemory(), opts) }()
+		go func() {
+			done <- examine(context.Background(), sel.Root, c, map[string]tables.FileState{}, nil, newParseMemory(), opts)
+		}()
 	}
 	for range sel.Files {
 		select {

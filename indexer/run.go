@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -244,7 +242,7 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 		return nil, err
 	}
 	res.Skipped = extract.SkipCounts(skipped)
-	res.Commit = gitHead(ctx, real)
+	res.Commit = extract.GitHead(ctx, real)
 	settings, _ := json.Marshal(opts.Select)
 	if err := db.SetMeta(ctx, map[string]string{
 		"tool_version":      Version,
@@ -385,16 +383,6 @@ func (w *writer) finish(deleted []string) error {
 	close(w.in)
 	<-w.done
 	return w.err
-}
-
-// gitHead is the commit checked out at root, "" outside git.
-func gitHead(ctx context.Context, root string) string {
-	cmd := exec.CommandContext(ctx, "git", "-C", root, "rev-parse", "HEAD")
-	out, err := cmd.Output()
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(out))
 }
 
 // ErrNoIndex is returned by callers that need an index that does not exist.

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
-	"os"
 	"os/exec"
 	"strings"
+
+	"github.com/viberag/viberag/extract"
 )
 
 // The watcher asks git two questions the selection rules answer from
@@ -19,18 +19,8 @@ import (
 
 // gitOK reports whether root lies in a git work tree and git runs.
 func gitOK(ctx context.Context, root string) bool {
-	out, err := runGit(ctx, root, nil, "rev-parse", "--is-inside-work-tree")
+	out, err := extract.Git(ctx, root, nil, "rev-parse", "--is-inside-work-tree")
 	return err == nil && strings.TrimSpace(string(out)) == "true"
-}
-
-// gitHead returns the commit checked out at root, "" outside git or on an
-// unborn branch.
-func gitHead(ctx context.Context, root string) string {
-	out, err := runGit(ctx, root, nil, "rev-parse", "--verify", "--quiet", "HEAD")
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(out))
 }
 
 // gitIgnoredDirs lists the untracked directories under root that git
@@ -38,7 +28,7 @@ func gitHead(ctx context.Context, root string) string {
 // stops at the top ignored directory, so a huge node_modules costs one
 // line.
 func gitIgnoredDirs(ctx context.Context, root string) ([]string, error) {
-	out, err := runGit(ctx, root, nil, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
+	out, err := extract.Git(ctx, root, nil, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +49,7 @@ func gitIgnored(ctx context.Context, root string, paths []string) (map[string]bo
 		in.WriteString(p)
 		in.WriteByte(0)
 	}
-	out, err := runGit(ctx, root, &in, "check-ignore", "-z", "--stdin")
+	out, err := extract.Git(ctx, root, &in, "check-ignore", "-z", "--stdin")
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ee.ExitCode() == 1 {
 		return nil, nil // exit 1: nothing ignored
@@ -74,31 +64,4 @@ func gitIgnored(ctx context.Context, root string, paths []string) (map[string]bo
 		}
 	}
 	return ignored, nil
-}
-
-// runGit runs git in dir. The environment drops the variables that would
-// point git at another repository and turns optional locks off, so that
-// a status-like read never takes the index lock a user's git needs.
-func runGit(ctx context.Context, dir string, stdin *bytes.Buffer, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	env := make([]string, 0, len(os.Environ())+1)
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		switch name {
-		case "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_PREFIX", "GIT_COMMON_DIR", "GIT_OBJECT_DIRECTORY":
-			continue
-		}
-		env = append(env, kv)
-	}
-	cmd.Env = append(env, "GIT_OPTIONAL_LOCKS=0")
-	if stdin != nil {
-		cmd.Stdin = stdin
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return out, fmt.Errorf("git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
-	}
-	return out, nil
 }

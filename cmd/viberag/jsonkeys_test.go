@@ -110,4 +110,3 @@ func walkKeys(v any, path string, f func(path, key string)) {
 		}
 	}
 }
-
