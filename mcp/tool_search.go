@@ -22,6 +22,11 @@ type SearchIn struct {
 	K         int          `json:"k,omitempty" jsonschema:"number of hits (default 10, 1 to 200)"`
 	Explain   bool         `json:"explain,omitempty" jsonschema:"add to every hit why it ranked where it did (channels, priors)"`
 	MaxTokens int          `json:"max_tokens,omitempty" jsonschema:"bound on the result's size in tokens (about 4 bytes each): snippets are shortened, then hits dropped, and the result says so; 0 = no bound"`
+	// The exact_text options a result suggests (suggested_next_actions):
+	// every argument an answer tells the agent to set is one it can set.
+	Exhaustive bool   `json:"exhaustive,omitempty" jsonschema:"exact_text: every occurrence, k per page; continue with cursor"`
+	Cursor     string `json:"cursor,omitempty" jsonschema:"exact_text with exhaustive: the next_cursor of the previous page"`
+	IgnoreCase bool   `json:"ignore_case,omitempty" jsonschema:"exact_text: match ASCII letters in either case"`
 }
 
 // SearchOut is codebase_search's result: the planner's response (the
@@ -111,7 +116,8 @@ func (s *Server) search(ctx context.Context, _ *sdk.CallToolRequest, in SearchIn
 	if in.MaxTokens < 0 || in.MaxTokens > maxSearchTokens {
 		return nil, nil, argErr("max_tokens", "%d is out of range; give 0 (no bound) to %d", in.MaxTokens, maxSearchTokens)
 	}
-	req := query.Request{Query: in.Query, Intent: intent, Limit: in.K, MaxTokens: in.MaxTokens, Explain: in.Explain}
+	req := query.Request{Query: in.Query, Intent: intent, Limit: in.K, MaxTokens: in.MaxTokens, Explain: in.Explain,
+		Exhaustive: in.Exhaustive, Cursor: in.Cursor, IgnoreCase: in.IgnoreCase}
 	if in.Scope != nil {
 		req.Scope = *in.Scope
 	}
