@@ -143,7 +143,9 @@ func (p *Planner) exactText(ctx context.Context, req Request, text string, resp 
 			lineStart := strings.LastIndexByte(content[:at], '\n') + 1
 			o := occurrence{path: path, line: line, col: at - lineStart, class: class, title: blockTitle(header, path), chunkRowID: id}
 			o.endLine = line + strings.Count(needle, "\n")
-			key := fmt.Sprintf("%s\x00%d\x00%d", path, o.line, o.col)
+			// One hit per line: a line holding the text twice is one place
+			// to look (and one id), not two hits.
+			key := fmt.Sprintf("%s\x00%d", path, o.line)
 			if seen[key] {
 				continue
 			}
