@@ -26,8 +26,11 @@
 //     "usages of X", "references to X", "who calls X", "X callers" → usage of X;
 //  3. identifier: one token, maybe qualified (a.b, A::B, a->b, A\B, A#b) →
 //     definition, fused with concept results (below);
-//  4. error message: starts "Error:", "panic:", "ValueError:", "fatal:" …, or
-//     holds a printf verb (%s, %d, %v) among words → exact_text;
+//  4. error message: starts "Error:", "panic:", "ValueError:", "fatal:" … →
+//     exact_text of the message after that prefix (code raises the
+//     message, not "Type: message"; the message alone finds the docs that
+//     quote both too), or holds a printf verb (%s, %d, %v) among words →
+//     exact_text;
 //  5. code: several lines, or ; { } => := == != && || and the like, or a
 //     call with arguments and no English word, or a definition line
 //     ("def f(x):") → similar_code;

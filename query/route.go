@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Route is the decision of the auto intent.
@@ -23,7 +24,7 @@ const (
 	RuleQuoted     = "quoted"           // "…", '…' or `…` around the whole query → exact_text of the inside
 	RuleUsage      = "usage-question"   // where is X used, callers of X, usages of X … → usage of X
 	RuleIdentifier = "identifier"       // one identifier, maybe qualified (a.b, A::B, a->b, A\B, A#b) → definition fused with concept
-	RuleError      = "error-message"    // "Error: …", "panic: …", a printf verb (%s, %d, %v) → exact_text
+	RuleError      = "error-message"    // "Error: …", "panic: …" → exact_text of the message after the prefix; a printf verb (%s, %d, %v) → exact_text
 	RuleCode       = "code"             // several lines, ; { } or operators (=> := == != && ||), or a call with arguments and no English → similar_code
 	RuleConcept    = "natural-language" // anything else → concept
 )
@@ -68,7 +69,17 @@ func Decide(q string) Route {
 			return Route{Definition, q, RuleIdentifier}
 		}
 	}
-	if errorPrefixRe.MatchString(q) || (printfVerbRe.MatchString(q) && strings.Contains(q, " ")) {
+	if m := errorPrefixRe.FindString(q); m != "" {
+		// Code raises the message, not its type and colon
+		// (`raise RuntimeError("Working outside…")`); every line holding
+		// "RuntimeError: Working outside…" holds the message too, so the
+		// message alone finds a superset: the source as well as the docs.
+		if msg := strings.TrimSpace(q[len(m):]); utf8.RuneCountInString(msg) >= 3 {
+			return Route{ExactText, msg, RuleError}
+		}
+		return Route{ExactText, q, RuleError}
+	}
+	if printfVerbRe.MatchString(q) && strings.Contains(q, " ") {
 		return Route{ExactText, q, RuleError}
 	}
 	if looksLikeCode(q) {

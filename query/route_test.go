@@ -34,8 +34,10 @@ func TestDecide(t *testing.T) {
 		{"session", Definition, "session", RuleIdentifier},
 		{"valid?", Definition, "valid?", RuleIdentifier},
 		// Error messages → exact text.
-		{"ValueError: invalid literal for int()", ExactText, "ValueError: invalid literal for int()", RuleError},
-		{"panic: runtime error: index out of range", ExactText, "panic: runtime error: index out of range", RuleError},
+		{"ValueError: invalid literal for int()", ExactText, "invalid literal for int()", RuleError},
+		{"panic: runtime error: index out of range", ExactText, "runtime error: index out of range", RuleError},
+		{"RuntimeError: Working outside of request context.", ExactText, "Working outside of request context.", RuleError},
+		{"Error: x", ExactText, "Error: x", RuleError}, // too short a message to search alone
 		{"task %s failed: %s", ExactText, "task %s failed: %s", RuleError},
 		// Code → similar code.
 		{"for i := range xs { sum += i }", SimilarCode, "for i := range xs { sum += i }", RuleCode},
