@@ -114,8 +114,10 @@
 //
 // # Budget
 //
-// MaxTokens (4 bytes each) and MaxBytes bound the hits' JSON: snippets
-// are cut to one line, then removed, from the last hit up; only then are
-// hits dropped from the end. The response says truncated and how many
+// MaxTokens (4 bytes each) and MaxBytes bound the answer's JSON: the why
+// of each hit goes first, then snippets are cut to one line and removed
+// from the last hit up, then a long vectors explanation is cut to its
+// first clause and suggestions to one; only then are hits dropped from
+// the end (one is always kept). The response says truncated and how many
 // were dropped.
 package query

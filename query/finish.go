@@ -4,15 +4,22 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
-// finish completes a response: the size budget, the groups and the
-// suggested next actions.
+// finish completes a response: the groups, the suggested next actions
+// and the size budget.
 func finish(req Request, resp *Response) {
 	if resp.Hits == nil {
 		resp.Hits = []Hit{}
 	}
+	arrange(resp)
 	applyBudget(req, resp)
+}
+
+// arrange groups the hits and suggests follow-ups for them; it runs again
+// whenever the budget changes the hits.
+func arrange(resp *Response) {
 	resp.Groups = Groups{Definitions: []int{}, Usages: []int{}, Files: []int{}, Blocks: []int{}}
 	for i, h := range resp.Hits {
 		switch h.Kind {
@@ -29,7 +36,7 @@ func finish(req Request, resp *Response) {
 	resp.SuggestedNextActions = suggest(resp)
 }
 
-// budgetBytes is the request's bound on the hits' JSON size, 0 for none.
+// budgetBytes is the request's bound on the answer's JSON size, 0 for none.
 func budgetBytes(req Request) int {
 	b := req.MaxBytes
 	if t := req.MaxTokens * 4; t > 0 && (b == 0 || t < b) {
@@ -38,36 +45,78 @@ func budgetBytes(req Request) int {
 	return b
 }
 
-// applyBudget fits the hits into the size budget: snippets are cut to
-// their first line, then removed, from the last hit up; only then are
-// hits dropped from the end. The response records what was cut.
+// applyBudget fits the whole answer into the size budget, giving up what
+// an agent needs least first: the why of each hit, then snippets (cut to
+// their first line, then removed, from the last hit up), then a long
+// vectors explanation (to its first clause) and all but the first
+// suggested action; only then are hits dropped from the end, keeping one.
+// The response records what was cut.
 func applyBudget(req Request, resp *Response) {
 	limit := budgetBytes(req)
-	if limit == 0 || hitsSize(resp.Hits) <= limit {
+	if limit == 0 || responseSize(resp) <= limit {
 		return
 	}
 	resp.Truncated = true
-	resp.Notes = append(resp.Notes, fmt.Sprintf("trimmed to the size budget of %d bytes: snippets shortened first, then hits dropped from the end", limit))
-	// Pass 1: one line per snippet, last hits first.
-	for i := len(resp.Hits) - 1; i >= 0 && hitsSize(resp.Hits) > limit; i-- {
+	resp.Notes = append(resp.Notes, fmt.Sprintf("trimmed to the size budget of %d bytes: explanations, then snippets, then extra suggestions cut, then hits dropped from the end", limit))
+	over := func() bool { return responseSize(resp) > limit }
+	for i := range resp.Hits {
+		if !over() {
+			return
+		}
+		resp.Hits[i].Why = nil
+	}
+	for i := len(resp.Hits) - 1; i >= 0 && over(); i-- {
 		h := &resp.Hits[i]
 		if first, _, cut := strings.Cut(h.Snippet, "\n"); cut {
 			h.Snippet, h.SnippetTruncated = first, true
 		}
 	}
-	// Pass 2: no snippets, last hits first.
-	for i := len(resp.Hits) - 1; i >= 0 && hitsSize(resp.Hits) > limit; i-- {
+	for i := len(resp.Hits) - 1; i >= 0 && over(); i-- {
 		h := &resp.Hits[i]
 		if h.Snippet != "" {
 			h.Snippet, h.SnippetTruncated = "", true
 		}
 	}
-	// Pass 3: drop hits from the end, keeping at least one so the answer
-	// is never empty for a budget too small to hold anything.
-	for len(resp.Hits) > 1 && hitsSize(resp.Hits) > limit {
+	if over() {
+		resp.Vectors = firstClause(resp.Vectors)
+	}
+	if over() && len(resp.SuggestedNextActions) > 1 {
+		resp.SuggestedNextActions = resp.SuggestedNextActions[:1]
+	}
+	for len(resp.Hits) > 1 && over() {
 		resp.Hits = resp.Hits[:len(resp.Hits)-1]
 		resp.Dropped++
+		arrange(resp)
+		if len(resp.SuggestedNextActions) > 1 {
+			resp.SuggestedNextActions = resp.SuggestedNextActions[:1]
+		}
 	}
+}
+
+// firstClause shortens a vectors explanation to its first clause ("off:
+// embedding provider off (turn … on with …)" → "off: embedding provider
+// off").
+func firstClause(s string) string {
+	const keep = 60
+	if i := strings.IndexAny(s, "(;"); i > 0 && i < len(s) {
+		s = strings.TrimSpace(s[:i])
+	}
+	if len(s) > keep {
+		cut := keep
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return s
+}
+
+func responseSize(resp *Response) int {
+	b, err := json.Marshal(resp)
+	if err != nil {
+		return 0
+	}
+	return len(b)
 }
 
 func hitsSize(hits []Hit) int {

@@ -441,6 +441,14 @@ func TestBudget(t *testing.T) {
 			t.Errorf("hits were dropped while hit %d keeps a snippet", i)
 		}
 	}
+	// The budget bounds the whole answer, not only its hits: the note,
+	// the vectors explanation, the why of each hit and the suggested
+	// actions count too (max_tokens 300 once returned 2,128 bytes).
+	whole := search(t, p, Request{Query: "task queue retry", Intent: Concept, Limit: 8, MaxTokens: 300, Explain: true})
+	b, _ := json.Marshal(whole)
+	if n := len(b); n > 1200 || len(whole.Hits) == 0 {
+		t.Errorf("max_tokens 300: the answer is %d bytes with %d hits, want at most 1200 with at least one", n, len(whole.Hits))
+	}
 	// Groups index the kept hits only.
 	n := len(tight.Groups.Definitions) + len(tight.Groups.Usages) + len(tight.Groups.Files) + len(tight.Groups.Blocks)
 	if n != len(tight.Hits) {

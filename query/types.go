@@ -35,9 +35,10 @@ type Request struct {
 	Scope  scope.Scope `json:"scope,omitzero"`
 	// Limit is the number of hits wanted (default 10, at most MaxLimit).
 	Limit int `json:"limit,omitempty"`
-	// MaxTokens and MaxBytes bound the size of the hits as JSON (a token
-	// is counted as 4 bytes). Snippets are shortened first, then hits
-	// dropped from the end; the response says so. 0 means no bound.
+	// MaxTokens and MaxBytes bound the size of the answer as JSON (a
+	// token is counted as 4 bytes): explanations, snippets and extra
+	// suggestions are cut first, then hits dropped from the end; the
+	// response says so. 0 means no bound.
 	MaxTokens int `json:"max_tokens,omitempty"`
 	MaxBytes  int `json:"max_bytes,omitempty"`
 	// Exhaustive (exact_text only) returns every occurrence, Limit per
