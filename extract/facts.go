@@ -66,7 +66,7 @@ type Symbol struct {
 	Kind     string
 	Name     string
 	Qualname string // Class.method, pkg.Func, Outer.Inner
-	Parent   int    // index of the enclosing symbol in File.Symbols, -1 at top level
+	Parent   int    // index of the enclosing symbol in File.Symbols, -1 at top level (a Go method's type may come after it)
 
 	StartLine, EndLine int // 1-based, inclusive
 	StartByte, EndByte int // byte offsets, end exclusive

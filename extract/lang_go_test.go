@@ -552,8 +552,16 @@ func FuzzGoReader(f *testing.F) {
 		check := goSpanChecker(src)
 		for i, s := range out.Symbols {
 			check(t, s.Qualname, s.StartLine, s.EndLine, s.StartByte, s.EndByte)
-			if s.Parent >= i {
-				t.Errorf("symbol %d has parent %d after it", i, s.Parent)
+			// A method may come before its receiver's type (valid Go,
+			// and what the fuzzer found first): the parent may follow,
+			// but must exist and the chain must end.
+			if s.Parent >= len(out.Symbols) || s.Parent == i {
+				t.Errorf("symbol %d has parent %d of %d", i, s.Parent, len(out.Symbols))
+			}
+			for p, n := s.Parent, 0; p >= 0 && p < len(out.Symbols); p, n = out.Symbols[p].Parent, n+1 {
+				if n > len(out.Symbols) {
+					t.Fatalf("symbol %d: its parents form a cycle", i)
+				}
 			}
 		}
 		for _, r := range out.Refs {
