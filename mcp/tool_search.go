@@ -21,7 +21,7 @@ type SearchIn struct {
 	Scope     *scope.Scope `json:"scope,omitempty" jsonschema:"optional filters; all given fields must match"`
 	K         int          `json:"k,omitempty" jsonschema:"number of hits (default 10, 1 to 200)"`
 	Explain   bool         `json:"explain,omitempty" jsonschema:"add to every hit why it ranked where it did (channels, priors)"`
-	MaxTokens int          `json:"max_tokens,omitempty" jsonschema:"bound on the result's size in tokens (about 4 bytes each): snippets are shortened, then hits dropped, and the result says so; 0 = no bound"`
+	MaxTokens int          `json:"max_tokens,omitempty" jsonschema:"bound on the whole result's size in tokens (about 4 bytes each): explanations, snippets and extra suggestions are cut, then hits dropped, and the result says so; 0 = no bound"`
 	// The exact_text options a result suggests (suggested_next_actions):
 	// every argument an answer tells the agent to set is one it can set.
 	Exhaustive bool   `json:"exhaustive,omitempty" jsonschema:"exact_text: every occurrence, k per page; continue with cursor"`

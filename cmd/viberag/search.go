@@ -33,7 +33,7 @@ type searchCmd struct {
 	Decorator       []string `help:"Only symbols with this decorator or annotation (repeatable)."`
 	Exported        *bool    `help:"Only exported (--exported) or unexported (--exported=false) symbols."`
 	K               int      `short:"k" default:"10" help:"Number of hits."`
-	MaxTokens       int      `name:"max-tokens" help:"Fit the hits into this many tokens (snippets shortened first)."`
+	MaxTokens       int      `name:"max-tokens" help:"Fit the whole answer into this many tokens (explanations and snippets go first, hits last)."`
 	Exhaustive      bool     `help:"exact_text: every occurrence, K per page."`
 	Cursor          string   `help:"exact_text: continue from a previous page's next_cursor."`
 	IgnoreCase      bool     `name:"ignore-case" short:"i" help:"exact_text: ignore case."`
