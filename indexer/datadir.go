@@ -1,12 +1,15 @@
 package indexer
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/viberag/viberag/extract"
 )
 
 // IndexFile is the name of the SQLite file inside a data directory.
@@ -73,4 +76,38 @@ func sanitize(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// FindRoot is the repository a command run in dir without a PATH argument
+// means, the same for every command: the nearest directory at or above
+// dir whose index exists (so `viberag index` in a subdirectory updates the
+// repository's index instead of starting a second, partial one), else the
+// top of the git work tree holding dir, else dir itself. With dataDir set
+// the index's place does not depend on the root, so only git and dir
+// decide.
+func FindRoot(ctx context.Context, dir, dataDir string) (string, error) {
+	start, err := RealRoot(dir)
+	if err != nil {
+		return "", err
+	}
+	if dataDir == "" {
+		for r := start; ; r = filepath.Dir(r) {
+			d, err := DataDir(r, "")
+			if err != nil {
+				return "", err
+			}
+			if _, err := os.Stat(filepath.Join(d, IndexFile)); err == nil {
+				return r, nil
+			}
+			if filepath.Dir(r) == r {
+				break
+			}
+		}
+	}
+	if out, err := extract.Git(ctx, start, nil, "rev-parse", "--show-toplevel"); err == nil {
+		if top, err := RealRoot(strings.TrimSpace(string(out))); err == nil {
+			return top, nil
+		}
+	}
+	return start, nil
 }

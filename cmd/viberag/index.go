@@ -26,7 +26,7 @@ import (
 type indexCmd struct {
 	repoFlags
 	embedFlags
-	Path         string        `arg:"" optional:"" default:"." help:"Repository root (default: current directory)." type:"path"`
+	Path         string        `arg:"" optional:"" help:"Repository root (default: the repository holding the current directory — see README)." type:"path"`
 	Force        bool          `help:"Rebuild from scratch into a new file that replaces the index only once it is complete (the old index is never opened, so a damaged one cannot stop it)."`
 	Wait         time.Duration `help:"While another process writes the index, wait at most this long (e.g. 30s, 5m), then fail naming it (default: wait until it is done)."`
 	Include      []string      `help:"Only index files matching this glob (** allowed; matched against the path and the base name). Repeatable."`
@@ -54,7 +54,7 @@ func (c *indexCmd) Run(ctx context.Context) error {
 	if err := opts.Select.Validate(); err != nil {
 		return err
 	}
-	root, err := indexer.RealRoot(c.Path)
+	root, err := commandRoot(ctx, c.Path, c.DataDir)
 	if err != nil {
 		return err
 	}

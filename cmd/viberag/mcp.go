@@ -18,7 +18,7 @@ import (
 type mcpCmd struct {
 	repoFlags
 	embedFlags
-	Path          string        `arg:"" optional:"" default:"." help:"Repository root (default: current directory)." type:"path"`
+	Path          string        `arg:"" optional:"" help:"Repository root (default: the repository holding the current directory — see README)." type:"path"`
 	HTTP          string        `name:"http" placeholder:"ADDR" help:"Serve streamable HTTP at http://ADDR/mcp instead of stdio (host defaults to 127.0.0.1, e.g. --http :8765)."`
 	AllowNoAuth   bool          `name:"allow-no-auth" help:"Allow a non-loopback --http address without a bearer token (set one in VIBERAG_MCP_TOKEN instead)."`
 	AllowedHost   []string      `name:"allowed-host" help:"Extra Host name accepted over HTTP besides localhost (DNS rebinding protection). Repeatable."`
@@ -49,7 +49,7 @@ func (c *mcpCmd) Run(ctx context.Context) error {
 			Notice: func(msg string) { log.Warn("embedding", "notice", msg) }},
 		NoWatch: c.NoWatch, Debounce: c.Debounce, PollInterval: c.PollInterval, Logger: log,
 	}
-	root, err := indexer.RealRoot(c.Path)
+	root, err := commandRoot(ctx, c.Path, c.DataDir)
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ import (
 
 type statusCmd struct {
 	repoFlags
-	Path    string `arg:"" optional:"" default:"." help:"Repository root (default: current directory)." type:"path"`
+	Path    string `arg:"" optional:"" help:"Repository root (default: the repository holding the current directory — see README)." type:"path"`
 	JSON    bool   `help:"Print JSON."`
 	Skipped bool   `help:"List every skipped file with its reason."`
 	Check   bool   `help:"Also run the full integrity check of the index (SQLite's integrity_check, every full-text index against its table, no orphaned rows); exits 1 when the index is damaged."`
@@ -87,7 +87,7 @@ func readVectorStatus(ctx context.Context, db *tables.DB, meta map[string]string
 }
 
 func (c *statusCmd) Run(ctx context.Context) error {
-	root, err := indexer.RealRoot(c.Path)
+	root, err := commandRoot(ctx, c.Path, c.DataDir)
 	if err != nil {
 		return err
 	}
