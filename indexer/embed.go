@@ -152,8 +152,16 @@ func embedStage(ctx context.Context, db *tables.DB, opts Options) (*VectorResult
 		if vr.Off == "" {
 			vr.Off = "no embedding provider configured"
 		}
-		err := db.SetMeta(ctx, map[string]string{tables.MetaEmbeddingError: vr.Off})
-		return vr, err
+		m := map[string]string{tables.MetaEmbeddingError: vr.Off}
+		if opts.Embedding.Provider == embed.ProviderOff {
+			// Chosen, not failed: remembered like any provider, so the
+			// next `viberag index` or `viberag mcp` keeps vectors off
+			// instead of fetching the default model. (A model that could
+			// not be loaded is not recorded: the next run tries again.)
+			cfg, _ := json.Marshal(opts.Embedding.Redacted())
+			m[tables.MetaEmbeddingConfig] = string(cfg)
+		}
+		return vr, db.SetMeta(ctx, m)
 	}
 	notice := func(msg string) {
 		if opts.Notice != nil {
