@@ -22,20 +22,16 @@ func gitList(ctx context.Context, root string) (files []string, ok bool, err err
 	if _, err := exec.LookPath("git"); err != nil {
 		return nil, false, nil
 	}
-	out, err := Git(ctx, root, nil, "rev-parse", "--is-inside-work-tree")
-	if err != nil {
+	if !InGitWorkTree(ctx, root) {
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, false, cerr
 		}
-		return nil, false, nil
-	}
-	if strings.TrimSpace(string(out)) != "true" {
-		return nil, false, nil // e.g. root is inside .git
+		return nil, false, nil // no work tree, refused, or root inside .git
 	}
 	// Without --full-name, run from root, ls-files lists only the files
 	// under root, with paths relative to it: exactly what a root that is a
 	// subdirectory of the work tree needs.
-	out, err = Git(ctx, root, nil, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
+	out, err := Git(ctx, root, nil, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return nil, false, cerr
@@ -73,6 +69,13 @@ func Git(ctx context.Context, dir string, stdin io.Reader, args ...string) ([]by
 		return nil, fmt.Errorf("git %s: %w", args[0], err)
 	}
 	return out, nil
+}
+
+// InGitWorkTree reports whether root lies in a git work tree that git
+// will read (false inside .git, or for a repository git refuses).
+func InGitWorkTree(ctx context.Context, root string) bool {
+	out, err := Git(ctx, root, nil, "rev-parse", "--is-inside-work-tree")
+	return err == nil && strings.TrimSpace(string(out)) == "true"
 }
 
 // GitHead returns the commit checked out at root, "" outside git or on an

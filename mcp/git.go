@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"os/exec"
-	"strings"
 
 	"github.com/viberag/viberag/extract"
 )
@@ -16,12 +15,6 @@ import (
 // does not trigger index runs). Both are optimisations: every run applies
 // the full rules through extract.Select, so a wrong or missing answer
 // costs a wasted run, never a wrong index.
-
-// gitOK reports whether root lies in a git work tree and git runs.
-func gitOK(ctx context.Context, root string) bool {
-	out, err := extract.Git(ctx, root, nil, "rev-parse", "--is-inside-work-tree")
-	return err == nil && strings.TrimSpace(string(out)) == "true"
-}
 
 // gitIgnoredDirs lists the untracked directories under root that git
 // ignores, relative to root and without the trailing '/'. --directory

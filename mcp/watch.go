@@ -123,7 +123,7 @@ func (w *watcher) runEnded(started time.Time) {
 func (w *watcher) start(ctx context.Context, ready func()) {
 	defer close(w.stopped)
 	w.setMode(WatchStarting)
-	w.git = gitOK(ctx, w.root)
+	w.git = extract.InGitWorkTree(ctx, w.root)
 	fw, err := w.open(ctx)
 	if err != nil && ctx.Err() != nil {
 		return

@@ -192,15 +192,7 @@ func smallRepo(t *testing.T) string {
 		"queue/queue.go":  "package queue\n\n// Queue holds delayed jobs in order of their due time.\ntype Queue struct{ jobs []int }\n\n// Push adds a job.\nfunc (q *Queue) Push(j int) { q.jobs = append(q.jobs, j) }\n",
 		"util/strings.py": "def slugify(title):\n    \"\"\"Turn a title into a URL slug.\"\"\"\n    return title.lower().replace(' ', '-')\n",
 	}
-	for p, c := range files {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, root, files)
 	return root
 }
 

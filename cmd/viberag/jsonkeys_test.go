@@ -28,15 +28,7 @@ func TestJSONOutputsSnakeCase(t *testing.T) {
 		".env":          "TOKEN=not-a-real-secret\n",      // skipped: secret
 		"blob.bin":      "\x00\x01\x02binary\x00data\x00", // skipped: binary
 	}
-	for p, c := range files {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeFiles(t, root, files)
 	// A one-repository benchmark for eval: the checkout is root.
 	bench, repos := t.TempDir(), t.TempDir()
 	if err := os.Symlink(root, filepath.Join(repos, "app")); err != nil {

@@ -14,15 +14,9 @@ import (
 	"github.com/viberag/viberag/tables"
 )
 
-// indexFixture indexes a small tree into a data directory and returns the
-// repository root and the data directory.
-func indexFixture(t *testing.T) (string, string) {
+// writeFiles writes files (path → content) under root.
+func writeFiles(t *testing.T, root string, files map[string]string) {
 	t.Helper()
-	root, data := t.TempDir(), t.TempDir()
-	files := map[string]string{
-		"app/queue.py":  "class Queue:\n    \"\"\"A task queue.\"\"\"\n\n    def push(self, task):\n        raise RuntimeError(\"connection reset by peer\")\n",
-		"app/worker.py": "from app.queue import Queue\n\n\ndef run(q: Queue):\n    q.push(None)\n",
-	}
 	for p, c := range files {
 		full := filepath.Join(root, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
@@ -32,6 +26,18 @@ func indexFixture(t *testing.T) (string, string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// indexFixture indexes a small tree into a data directory and returns the
+// repository root and the data directory.
+func indexFixture(t *testing.T) (string, string) {
+	t.Helper()
+	root, data := t.TempDir(), t.TempDir()
+	files := map[string]string{
+		"app/queue.py":  "class Queue:\n    \"\"\"A task queue.\"\"\"\n\n    def push(self, task):\n        raise RuntimeError(\"connection reset by peer\")\n",
+		"app/worker.py": "from app.queue import Queue\n\n\ndef run(q: Queue):\n    q.push(None)\n",
+	}
+	writeFiles(t, root, files)
 	ctx := context.Background()
 	db, err := tables.Open(ctx, filepath.Join(data, indexer.IndexFile), tables.OpenOptions{})
 	if err != nil {
