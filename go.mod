@@ -23,6 +23,13 @@ require (
 require github.com/google/licensecheck v0.3.1
 
 require (
+	github.com/jackc/pgpassfile v1.0.0 // indirect
+	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
+	github.com/jackc/pgx/v5 v5.12.0 // indirect
+	github.com/jackc/puddle/v2 v2.2.3 // indirect
+)
+
+require (
 	github.com/alex-pinkus/tree-sitter-swift v0.0.0-20260601004120-31d17fe7e818
 	github.com/chewxy/math32 v1.10.1 // indirect
 	github.com/dustin/go-humanize v1.1.0 // indirect

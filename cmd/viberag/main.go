@@ -26,6 +26,9 @@ type cli struct {
 	// Serving agents (mcp.go, mcpconfig.go).
 	MCP       mcpCmd       `cmd:"" name:"mcp" help:"Serve the index to AI agents over MCP (stdio, or streamable HTTP with --http); keeps it fresh as files change."`
 	MCPConfig mcpConfigCmd `cmd:"" name:"mcp-config" help:"Print (or --write) the MCP configuration for Claude Code, Cursor, VS Code or Codex."`
+
+	// A store shared by a team (store.go).
+	Store storeCmd `cmd:"" help:"Administer a shared PostgreSQL store: init, ls, rm, token create."`
 }
 
 // repoFlags locate a repository and its index; every command embeds them.

@@ -134,4 +134,7 @@ func TestMainChild(t *testing.T) {
 	}
 	os.Args = append([]string{"viberag"}, strings.Split(os.Getenv("CHILD_ARGS"), "\n")...)
 	main()
+	// Exit as the command would, before the test framework prints PASS on
+	// the command's standard output.
+	os.Exit(0)
 }

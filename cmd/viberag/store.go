@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/viberag/viberag/tables/postgres"
+)
+
+// storeCmd administers a shared PostgreSQL store (README "For a team").
+type storeCmd struct {
+	Init  storeInitCmd  `cmd:"" help:"Create or upgrade a store: the catalog database and its shards (idempotent)."`
+	Ls    storeLsCmd    `cmd:"" help:"List the repositories in a store: shard, head commit, files, bytes, last push."`
+	Rm    storeRmCmd    `cmd:"" help:"Remove a repository from a store."`
+	Token storeTokenCmd `cmd:"" help:"Manage access tokens."`
+}
+
+// storeFlags locate a store. The URL may hold a password: prefer the
+// environment variable, which stays out of shell history and process lists.
+type storeFlags struct {
+	Store string `name:"store" env:"VIBERAG_STORE" required:"" help:"PostgreSQL URL of the store's catalog database, e.g. postgres://user@host/viberag (or VIBERAG_STORE)."`
+}
+
+type storeInitCmd struct {
+	URL   string   `arg:"" env:"VIBERAG_STORE" help:"PostgreSQL URL of the catalog database."`
+	Shard []string `name:"shard" help:"PostgreSQL URL of a shard database (repeatable); without any, the catalog database holds the facts too."`
+}
+
+func (c *storeInitCmd) Run(ctx context.Context) error {
+	if err := postgres.Init(ctx, c.URL, c.Shard); err != nil {
+		return err
+	}
+	cat, err := postgres.Open(ctx, c.URL)
+	if err != nil {
+		return err
+	}
+	defer cat.Close()
+	shards, err := cat.Shards(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "store %s ready: %d shard(s)\n", postgres.Redact(c.URL), len(shards))
+	for _, s := range shards {
+		fmt.Fprintf(os.Stderr, "  %s  %s\n", s.Name, postgres.Redact(s.URL))
+	}
+	return nil
+}
+
+type storeLsCmd struct {
+	storeFlags
+	JSON bool `help:"Print JSON."`
+}
+
+func (c *storeLsCmd) Run(ctx context.Context) error {
+	cat, err := postgres.Open(ctx, c.Store)
+	if err != nil {
+		return err
+	}
+	defer cat.Close()
+	repos, err := cat.Repos(ctx, postgres.All)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		type repoJSON struct {
+			Name       string `json:"name"`
+			Shard      string `json:"shard"`
+			HeadCommit string `json:"head_commit"`
+			Snapshot   int64  `json:"snapshot"`
+			Files      int64  `json:"files"`
+			Bytes      int64  `json:"bytes"`
+			UpdatedAt  string `json:"updated_at,omitempty"`
+		}
+		out := make([]repoJSON, 0, len(repos))
+		for _, r := range repos {
+			j := repoJSON{Name: r.Name, Shard: r.Shard, HeadCommit: r.HeadCommit, Snapshot: r.Snapshot, Files: r.Files, Bytes: r.Bytes}
+			if !r.UpdatedAt.IsZero() {
+				j.UpdatedAt = r.UpdatedAt.UTC().Format(time.RFC3339)
+			}
+			out = append(out, j)
+		}
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(map[string]any{"repos": out})
+	}
+	if len(repos) == 0 {
+		fmt.Fprintln(os.Stderr, "no repositories yet: push one with viberag index --store URL")
+		return nil
+	}
+	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(w, "REPOSITORY\tSHARD\tHEAD\tFILES\tBYTES\tPUSHED")
+	for _, r := range repos {
+		pushed := "never"
+		if !r.UpdatedAt.IsZero() {
+			pushed = r.UpdatedAt.UTC().Format(time.RFC3339)
+		}
+		head := r.HeadCommit
+		if len(head) > 12 {
+			head = head[:12]
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%s\n", r.Name, r.Shard, head, r.Files, r.Bytes, pushed)
+	}
+	return w.Flush()
+}
+
+type storeRmCmd struct {
+	storeFlags
+	Repo string `arg:"" help:"Repository name, as store ls prints it."`
+}
+
+func (c *storeRmCmd) Run(ctx context.Context) error {
+	cat, err := postgres.Open(ctx, c.Store)
+	if err != nil {
+		return err
+	}
+	defer cat.Close()
+	if err := cat.Remove(ctx, c.Repo); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "removed %s\n", c.Repo)
+	return nil
+}
+
+type storeTokenCmd struct {
+	Create storeTokenCreateCmd `cmd:"" help:"Create an access token for the repositories matching --repos; prints it once, alone on stdout."`
+}
+
+type storeTokenCreateCmd struct {
+	storeFlags
+	Repos []string `name:"repos" required:"" sep:"," help:"Repository name globs the token may read (comma-separated; * within a path segment, ** across), e.g. github.com/acme/*."`
+	Note  string   `help:"A note stored beside the token's hash (who or what it is for)."`
+}
+
+func (c *storeTokenCreateCmd) Run(ctx context.Context) error {
+	cat, err := postgres.Open(ctx, c.Store)
+	if err != nil {
+		return err
+	}
+	defer cat.Close()
+	tok, err := cat.CreateToken(ctx, c.Repos, c.Note)
+	if err != nil {
+		return err
+	}
+	fmt.Println(tok)
+	fmt.Fprintln(os.Stderr, "store the token now: only its hash is kept, it cannot be shown again")
+	return nil
+}

@@ -1,0 +1,24 @@
+// Package postgres is the PostgreSQL engine of package tables: the store a
+// team shares, holding many repositories for many agents.
+//
+// A store is one catalog database and one or more shard databases (one
+// PostgreSQL database may be both: the small-team setup). The catalog knows
+// the repositories (name, shard, head commit, snapshot, files, bytes), the
+// shards, the hashes of access tokens and the schema version of each part;
+// the shards hold the facts. Each repository lives on exactly one shard,
+// placed when it is first pushed (on the shard holding the fewest bytes).
+//
+// Every fact table is keyed by repo_id first, and no constraint spans
+// repositories, so the same tables can be distributed by repo_id on a
+// Citus coordinator behind one URL (see adr/0008).
+//
+// Access is a filter, not a check at the door: a token names repository
+// globs, Access.Repos resolves them to repository ids, and every query
+// against the shards carries those ids in its WHERE clause, so a
+// repository the caller may not read is indistinguishable from one that
+// does not exist.
+//
+// Migrations are numbered, idempotent and applied under an advisory lock
+// by Init; Open refuses a store whose schema is older or newer than this
+// build, naming the command that upgrades it.
+package postgres
