@@ -9,7 +9,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 
-	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/fileset"
 )
 
 // IndexFile is the name of the SQLite file inside a data directory.
@@ -104,7 +104,7 @@ func FindRoot(ctx context.Context, dir, dataDir string) (string, error) {
 			}
 		}
 	}
-	if out, err := extract.Git(ctx, start, nil, "rev-parse", "--show-toplevel"); err == nil {
+	if out, err := fileset.Git(ctx, start, nil, "rev-parse", "--show-toplevel"); err == nil {
 		if top, err := RealRoot(strings.TrimSpace(string(out))); err == nil {
 			return top, nil
 		}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/fileset"
 	"github.com/viberag/viberag/tables"
 )
 
@@ -21,7 +21,7 @@ import (
 func TestExamineFileSwappedForFIFO(t *testing.T) {
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{"a.go": "package a\n", "b.go": "package b\n", "c.go": "package c\n"})
-	sel, err := extract.Select(context.Background(), root, extract.SelectOptions{MaxFileSize: 64})
+	sel, err := fileset.Select(context.Background(), root, fileset.SelectOptions{MaxFileSize: 64})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,8 +37,8 @@ func TestExamineFileSwappedForFIFO(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "b.go"), make([]byte, 100), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"a.go": extract.SkipNotRegular, "b.go": extract.SkipTooLarge, "c.go": ""}
-	opts := Options{Select: extract.SelectOptions{MaxFileSize: 64}}
+	want := map[string]string{"a.go": fileset.SkipNotRegular, "b.go": fileset.SkipTooLarge, "c.go": ""}
+	opts := Options{Select: fileset.SelectOptions{MaxFileSize: 64}}
 	done := make(chan fileResult, len(sel.Files))
 	for _, c := range sel.Files {
 		go func() {

@@ -16,6 +16,7 @@ import (
 	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/extract/syntax"
+	"github.com/viberag/viberag/fileset"
 	"github.com/viberag/viberag/tables"
 )
 
@@ -24,7 +25,7 @@ const Version = "0.1.0"
 
 // Options configure a run.
 type Options struct {
-	Select       extract.SelectOptions
+	Select       fileset.SelectOptions
 	Force        bool          // re-parse every file, whatever its hash
 	Workers      int           // parallel parsers; 0 means GOMAXPROCS
 	ParseTimeout time.Duration // per-file budget; 0 means extract.DefaultParseTimeout
@@ -114,7 +115,7 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 	if err != nil {
 		return nil, err
 	}
-	sel, err := extract.Select(ctx, real, opts.Select)
+	sel, err := fileset.Select(ctx, real, opts.Select)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +138,7 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 	// run returns is closed as it comes back.
 	parsers := syntax.NewPool(workers)
 	defer parsers.Close()
-	jobs := make(chan extract.Candidate)
+	jobs := make(chan fileset.Candidate)
 	results := make(chan fileResult, workers*2)
 	pend, mem := newPending(), newParseMemory()
 	var wg sync.WaitGroup
@@ -168,7 +169,7 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 	}()
 	go func() { wg.Wait(); close(results) }()
 
-	skipped := append([]extract.Skipped(nil), sel.Skipped...)
+	skipped := append([]fileset.Skipped(nil), sel.Skipped...)
 	seen := make(map[string]bool, len(sel.Files))
 	// Writes run in their own goroutine so parsing goes on while SQLite
 	// commits a batch.
@@ -222,7 +223,7 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 		return nil, runErr
 	}
 	if opts.ParseOnly {
-		res.Skipped = extract.SkipCounts(skipped)
+		res.Skipped = fileset.SkipCounts(skipped)
 		res.Elapsed = time.Since(start)
 		res.ElapsedMS = res.Elapsed.Milliseconds()
 		return res, nil
@@ -241,8 +242,8 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 	if err := db.ReplaceSkipped(ctx, skipped); err != nil {
 		return nil, err
 	}
-	res.Skipped = extract.SkipCounts(skipped)
-	res.Commit = extract.GitHead(ctx, real)
+	res.Skipped = fileset.SkipCounts(skipped)
+	res.Commit = fileset.GitHead(ctx, real)
 	settings, _ := json.Marshal(opts.Select)
 	if err := db.SetMeta(ctx, map[string]string{
 		"tool_version":      Version,
@@ -271,29 +272,29 @@ type fileResult struct {
 	path   string
 	file   *extract.File
 	weight int64 // taken from pending for file; the writer gives it back
-	skip   *extract.Skipped
+	skip   *fileset.Skipped
 	err    error
 	took   time.Duration // reading and extracting (not waiting for parse memory), when extracted
 }
 
-func examine(ctx context.Context, root string, c extract.Candidate, states map[string]tables.FileState, parsers *syntax.Pool, mem *parseMemory, opts Options) fileResult {
+func examine(ctx context.Context, root string, c fileset.Candidate, states map[string]tables.FileState, parsers *syntax.Pool, mem *parseMemory, opts Options) fileResult {
 	r := fileResult{path: c.Path}
 	start := time.Now()
-	data, err := extract.ReadRegular(ctx, filepath.Join(root, filepath.FromSlash(c.Path)), opts.Select.SizeLimit())
-	var skip *extract.SkipError
+	data, err := fileset.ReadRegular(ctx, filepath.Join(root, filepath.FromSlash(c.Path)), opts.Select.SizeLimit())
+	var skip *fileset.SkipError
 	switch {
 	case errors.As(err, &skip):
-		r.skip = &extract.Skipped{Path: c.Path, Reason: skip.Reason, Detail: skip.Detail}
+		r.skip = &fileset.Skipped{Path: c.Path, Reason: skip.Reason, Detail: skip.Detail}
 		return r
 	case ctx.Err() != nil:
 		r.err = ctx.Err()
 		return r
 	case err != nil:
-		r.skip = &extract.Skipped{Path: c.Path, Reason: extract.SkipUnreadable, Detail: err.Error()}
+		r.skip = &fileset.Skipped{Path: c.Path, Reason: fileset.SkipUnreadable, Detail: err.Error()}
 		return r
 	}
-	if reason := extract.CheckContent(c.Path, data); reason != "" {
-		r.skip = &extract.Skipped{Path: c.Path, Reason: reason}
+	if reason := fileset.CheckContent(c.Path, data); reason != "" {
+		r.skip = &fileset.Skipped{Path: c.Path, Reason: reason}
 		return r
 	}
 	if st, ok := states[c.Path]; ok && !opts.Force && st.Hash == tables.Hex(xxhash.Sum64(data)) {

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/fileset"
 	"github.com/viberag/viberag/tables"
 )
 
@@ -140,8 +140,8 @@ func TestBadInputLosesNothing(t *testing.T) {
 		want string // substring of the error
 	}{
 		{"missing path", filepath.Join(root, "nope"), Options{}, "nope"},
-		{"invalid pattern", root, Options{Select: extract.SelectOptions{Exclude: []string{"a["}}}, "a["},
-		{"oversized limit", root, Options{Select: extract.SelectOptions{MaxFileSize: 11 << 20}}, "max_file_size"},
+		{"invalid pattern", root, Options{Select: fileset.SelectOptions{Exclude: []string{"a["}}}, "a["},
+		{"oversized limit", root, Options{Select: fileset.SelectOptions{MaxFileSize: 11 << 20}}, "max_file_size"},
 		{"file as root", filepath.Join(root, "a.py"), Options{}, "not a directory"},
 	}
 	for _, tt := range tests {
@@ -168,7 +168,7 @@ func TestSkippedAreRecorded(t *testing.T) {
 	})
 	db := openDB(t, data)
 	res := run(t, db, root, Options{})
-	for _, reason := range []string{extract.SkipBinary, extract.SkipInvalidUTF8, extract.SkipSecret} {
+	for _, reason := range []string{fileset.SkipBinary, fileset.SkipInvalidUTF8, fileset.SkipSecret} {
 		if res.Skipped[reason] != 1 {
 			t.Errorf("skipped[%s] = %d, want 1 (all: %v)", reason, res.Skipped[reason], res.Skipped)
 		}

@@ -6,14 +6,14 @@ import (
 	"errors"
 	"os/exec"
 
-	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/fileset"
 )
 
 // The watcher asks git two questions the selection rules answer from
 // git's own view: which untracked directories are ignored (so they are not
 // watched) and which changed paths are ignored (so churn in build outputs
 // does not trigger index runs). Both are optimisations: every run applies
-// the full rules through extract.Select, so a wrong or missing answer
+// the full rules through fileset.Select, so a wrong or missing answer
 // costs a wasted run, never a wrong index.
 
 // gitIgnoredDirs lists the untracked directories under root that git
@@ -21,7 +21,7 @@ import (
 // stops at the top ignored directory, so a huge node_modules costs one
 // line.
 func gitIgnoredDirs(ctx context.Context, root string) ([]string, error) {
-	out, err := extract.Git(ctx, root, nil, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
+	out, err := fileset.Git(ctx, root, nil, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory")
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +42,7 @@ func gitIgnored(ctx context.Context, root string, paths []string) (map[string]bo
 		in.WriteString(p)
 		in.WriteByte(0)
 	}
-	out, err := extract.Git(ctx, root, &in, "check-ignore", "-z", "--stdin")
+	out, err := fileset.Git(ctx, root, &in, "check-ignore", "-z", "--stdin")
 	var ee *exec.ExitError
 	if errors.As(err, &ee) && ee.ExitCode() == 1 {
 		return nil, nil // exit 1: nothing ignored

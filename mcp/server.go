@@ -17,7 +17,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/viberag/viberag/embed"
-	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/fileset"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/tables"
@@ -201,7 +201,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		return s, nil
 	}
 	s.watch = newWatcher(root, dir, opts.Index.Select, func() { s.runner.schedule(false) },
-		func(ctx context.Context) ([]extract.Skipped, error) { return s.currentDB().Skipped(ctx) }, log)
+		func(ctx context.Context) ([]fileset.Skipped, error) { return s.currentDB().Skipped(ctx) }, log)
 	if opts.Debounce > 0 {
 		s.watch.debounce = opts.Debounce
 	}

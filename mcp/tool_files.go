@@ -12,7 +12,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/fileset"
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/tables"
 )
@@ -78,8 +78,8 @@ func (s *Server) readFileLines(ctx context.Context, _ *sdk.CallToolRequest, in R
 	if err != nil {
 		return nil, nil, err
 	}
-	data, err := extract.ReadRegular(ctx, real, maxFileRead)
-	var skip *extract.SkipError
+	data, err := fileset.ReadRegular(ctx, real, maxFileRead)
+	var skip *fileset.SkipError
 	if errors.As(err, &skip) {
 		return nil, nil, argErr("path", "%q cannot be read: %s", rel, skip)
 	}
@@ -252,7 +252,7 @@ func (s *Server) codeLines(rel, hash string, start, end int) (code string, trunc
 	if err != nil {
 		return "", false, true
 	}
-	data, err := extract.ReadRegular(context.Background(), real, maxFileRead)
+	data, err := fileset.ReadRegular(context.Background(), real, maxFileRead)
 	if err != nil {
 		return "", false, true
 	}

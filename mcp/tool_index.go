@@ -9,7 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/fileset"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/tables"
 )
@@ -186,7 +186,7 @@ func (s *Server) getStatus(ctx context.Context, _ *sdk.CallToolRequest, _ Status
 		return nil, nil, fmt.Errorf("status: %w", err)
 	}
 	out.Freshness = s.freshness()
-	out.HeadCommit = extract.GitHead(ctx, s.root)
+	out.HeadCommit = fileset.GitHead(ctx, s.root)
 
 	cur, next, last := s.runner.state()
 	if cur != nil {

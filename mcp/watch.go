@@ -18,7 +18,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/fileset"
 )
 
 // Watcher modes, as get_status reports them.
@@ -35,7 +35,7 @@ const (
 // period hands them over as one scheduled run: the indexer re-parses only
 // files whose hash changed, so the size of the burst does not matter.
 //
-// It never decides what is indexed: the run applies extract.Select. Its
+// It never decides what is indexed: the run applies fileset.Select. Its
 // own filtering (skipped and git-ignored directories are not watched,
 // git-ignored paths do not trigger a run) only avoids useless runs.
 //
@@ -44,9 +44,9 @@ const (
 type watcher struct {
 	root     string // real root
 	dataDir  string // absolute; pruned when inside root
-	selOpts  extract.SelectOptions
+	selOpts  fileset.SelectOptions
 	schedule func() // queues an index run
-	skipped  func(context.Context) ([]extract.Skipped, error)
+	skipped  func(context.Context) ([]fileset.Skipped, error)
 	log      *slog.Logger
 
 	debounce  time.Duration // quiet period before a batch is handed over
@@ -73,7 +73,7 @@ type watcher struct {
 	dirs     map[string]bool // watched directories, absolute
 }
 
-func newWatcher(root, dataDir string, sel extract.SelectOptions, schedule func(), skipped func(context.Context) ([]extract.Skipped, error), log *slog.Logger) *watcher {
+func newWatcher(root, dataDir string, sel fileset.SelectOptions, schedule func(), skipped func(context.Context) ([]fileset.Skipped, error), log *slog.Logger) *watcher {
 	return &watcher{
 		root: root, dataDir: dataDir, selOpts: sel, schedule: schedule, skipped: skipped, log: log,
 		debounce: 300 * time.Millisecond, maxDelay: 2 * time.Second, pollEvery: 30 * time.Second,
@@ -123,7 +123,7 @@ func (w *watcher) runEnded(started time.Time) {
 func (w *watcher) start(ctx context.Context, ready func()) {
 	defer close(w.stopped)
 	w.setMode(WatchStarting)
-	w.git = extract.InGitWorkTree(ctx, w.root)
+	w.git = fileset.InGitWorkTree(ctx, w.root)
 	fw, err := w.open(ctx)
 	if err != nil && ctx.Err() != nil {
 		return
@@ -152,8 +152,8 @@ func (w *watcher) open(ctx context.Context) (*fsnotify.Watcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start file watcher: %w", err)
 	}
-	var pruned []extract.Skipped
-	if sel, err := extract.Select(ctx, w.root, w.selOpts); err == nil {
+	var pruned []fileset.Skipped
+	if sel, err := fileset.Select(ctx, w.root, w.selOpts); err == nil {
 		pruned = sel.Skipped
 	} else if ctx.Err() == nil {
 		w.warn(fmt.Sprintf("select files to watch: %v", err))
@@ -327,10 +327,10 @@ func (w *watcher) afterRun(ctx context.Context, fw *fsnotify.Watcher) error {
 
 // sync makes the watched directories every directory under the root that
 // neither the skipped list, git, nor the data directory rules out.
-func (w *watcher) sync(ctx context.Context, fw *fsnotify.Watcher, skipped []extract.Skipped) error {
+func (w *watcher) sync(ctx context.Context, fw *fsnotify.Watcher, skipped []fileset.Skipped) error {
 	prune := map[string]bool{".git": true}
 	for _, s := range skipped {
-		if strings.HasPrefix(s.Detail, "directory") || s.Reason == extract.SkipSymlinkDir || s.Reason == extract.SkipSubmodule {
+		if strings.HasPrefix(s.Detail, "directory") || s.Reason == fileset.SkipSymlinkDir || s.Reason == fileset.SkipSubmodule {
 			prune[s.Path] = true
 		}
 	}

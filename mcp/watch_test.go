@@ -14,7 +14,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/fileset"
 )
 
 // hasSymbol reports whether the index holds a symbol with this qualname
@@ -148,7 +148,7 @@ func TestWatcherGitIgnored(t *testing.T) {
 	eventually(t, 10*time.Second, "new file indexed", func() bool { return hasSymbol(s, "taskq/extra.py", "extra") })
 	git("add", ".")
 	git("commit", "-q", "-m", "second")
-	head := extract.GitHead(context.Background(), root)
+	head := fileset.GitHead(context.Background(), root)
 	eventually(t, 10*time.Second, "commit recorded", func() bool {
 		m, err := s.db.Meta(context.Background())
 		return err == nil && m["last_commit"] == head && s.freshness().IndexState == StateReady

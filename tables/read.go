@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/fileset"
 )
 
 // Keys of the meta table.
@@ -136,7 +137,7 @@ func (db *DB) SetMeta(ctx context.Context, kv map[string]string) (err error) {
 
 // ReplaceSkipped replaces the skipped table with skipped, in one
 // transaction. A path listed twice keeps its last entry.
-func (db *DB) ReplaceSkipped(ctx context.Context, skipped []extract.Skipped) (err error) {
+func (db *DB) ReplaceSkipped(ctx context.Context, skipped []fileset.Skipped) (err error) {
 	if db.w == nil {
 		return db.errReadOnly("replace skipped")
 	}
@@ -167,15 +168,15 @@ func (db *DB) ReplaceSkipped(ctx context.Context, skipped []extract.Skipped) (er
 }
 
 // Skipped returns the skipped table, sorted by path.
-func (db *DB) Skipped(ctx context.Context) ([]extract.Skipped, error) {
+func (db *DB) Skipped(ctx context.Context) ([]fileset.Skipped, error) {
 	rows, err := db.r.QueryContext(ctx, `SELECT path, reason, detail FROM skipped ORDER BY path`)
 	if err != nil {
 		return nil, fmt.Errorf("read skipped %s: %w", db.path, err)
 	}
 	defer rows.Close()
-	var out []extract.Skipped
+	var out []fileset.Skipped
 	for rows.Next() {
-		var s extract.Skipped
+		var s fileset.Skipped
 		if err := rows.Scan(&s.Path, &s.Reason, &s.Detail); err != nil {
 			return nil, fmt.Errorf("read skipped %s: %w", db.path, err)
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/fileset"
 )
 
 func TestRoundTrip(t *testing.T) {
@@ -463,7 +464,7 @@ func TestCountsAndParseProblems(t *testing.T) {
 		mk("c.py", "python", extract.ParseFallback, "timeout"),
 		mk("d.txt", "text", extract.ParseText, ""),
 	}, nil)
-	if err := db.ReplaceSkipped(ctx, []extract.Skipped{
+	if err := db.ReplaceSkipped(ctx, []fileset.Skipped{
 		{Path: "x.min.js", Reason: "minified"}, {Path: "y.min.js", Reason: "minified"}, {Path: "big.bin", Reason: "too_large"},
 	}); err != nil {
 		t.Fatal(err)
@@ -501,12 +502,12 @@ func TestCountsAndParseProblems(t *testing.T) {
 func TestReplaceSkipped(t *testing.T) {
 	db := openTest(t)
 	ctx := context.Background()
-	first := []extract.Skipped{{Path: "b", Reason: "secret"}, {Path: "a", Reason: "too_large", Detail: "2 MB > 1 MB"}}
-	second := []extract.Skipped{{Path: "c", Reason: "minified"}}
+	first := []fileset.Skipped{{Path: "b", Reason: "secret"}, {Path: "a", Reason: "too_large", Detail: "2 MB > 1 MB"}}
+	second := []fileset.Skipped{{Path: "c", Reason: "minified"}}
 	for _, tc := range []struct {
-		in, want []extract.Skipped
+		in, want []fileset.Skipped
 	}{
-		{first, []extract.Skipped{first[1], first[0]}}, // sorted by path
+		{first, []fileset.Skipped{first[1], first[0]}}, // sorted by path
 		{second, second}, // replaced wholesale
 		{nil, nil},
 	} {

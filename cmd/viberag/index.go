@@ -18,7 +18,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/viberag/viberag/embed"
-	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/fileset"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/tables"
 )
@@ -43,7 +43,7 @@ type indexCmd struct {
 
 func (c *indexCmd) Run(ctx context.Context) error {
 	opts := indexer.Options{
-		Select: extract.SelectOptions{
+		Select: fileset.SelectOptions{
 			Include: c.Include, Exclude: c.Exclude, MaxFileSize: c.MaxFileSize, IndexSecrets: c.IndexSecrets,
 		},
 		Force: c.Force, Workers: c.Workers, ParseOnly: c.ParseOnly, ParseTimeout: c.ParseTimeout,

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/viberag/viberag/embed"
-	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/fileset"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/mcp"
 )
@@ -43,7 +43,7 @@ func (c *mcpCmd) Run(ctx context.Context) error {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	opts := mcp.Options{
 		Root: c.Path, DataDir: c.DataDir,
-		Index: indexer.Options{Select: extract.SelectOptions{
+		Index: indexer.Options{Select: fileset.SelectOptions{
 			Include: c.Include, Exclude: c.Exclude, MaxFileSize: c.MaxFileSize, IndexSecrets: c.IndexSecrets,
 		}, Workers: c.Workers, EmbedBudget: c.EmbedBudget,
 			Notice: func(msg string) { log.Warn("embedding", "notice", msg) }},

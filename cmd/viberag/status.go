@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/fileset"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/tables"
 )
@@ -32,7 +32,7 @@ type status struct {
 	Meta          map[string]string     `json:"meta"`
 	Counts        tables.Counts         `json:"counts"`
 	ParseProblems []tables.ParseProblem `json:"parse_problems"`
-	SkippedFiles  []extract.Skipped     `json:"skipped_files,omitempty"`
+	SkippedFiles  []fileset.Skipped     `json:"skipped_files,omitempty"`
 	Vectors       vectorStatus          `json:"vectors"`
 	Check         *checkStatus          `json:"check,omitempty"`
 }

@@ -1,6 +1,10 @@
-package extract
+package fileset
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/viberag/viberag/extract"
+)
 
 // The lookup tables below are read-only.
 
@@ -53,7 +57,7 @@ func isSecretName(lower string) bool {
 		strings.HasPrefix(lower, "id_ecdsa"), strings.HasPrefix(lower, "id_ed25519"):
 		return true
 	case strings.Contains(lower, "credentials"), strings.Contains(lower, "secret"):
-		name := LanguageOf(lower).Name
+		name := extract.LanguageOf(lower).Name
 		return name == "text" || name == "markdown"
 	}
 	switch lower {
