@@ -10,8 +10,8 @@ import (
 // scannerFiles are the hand-written readers whose loops must always move
 // forward (see budget.go).
 var scannerFiles = []string{
-	"lang_c.go", "lang_csharp.go", "lang_haskell.go", "lang_swift.go",
-	"scanner_reader.go", "skeleton.go", "lexrefs.go", "lang_markdown.go", "chunk.go", "split.go",
+	"c.go", "csharp.go", "haskell.go", "swift.go",
+	"scanner_reader.go", "skeleton.go", "lexrefs.go", "markdown.go", "chunk.go", "split.go",
 }
 
 // TestScannerLoopsAdvance enforces the scanners' progress invariant in

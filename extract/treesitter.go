@@ -12,7 +12,7 @@ import (
 
 // tsSpec says how to read facts out of one tree-sitter grammar. The walker
 // in this file is shared by every tree-sitter language; a language file
-// (lang_<name>.go) only fills a spec: which node types define symbols,
+// (<language>.go) only fills a spec: which node types define symbols,
 // which are calls, identifiers, strings, imports and comments, and the few
 // language rules (export, doc comments, decorators) that differ.
 type tsSpec struct {

@@ -2,7 +2,7 @@ package extract
 
 import "sync"
 
-// tsSpecs holds the tree-sitter languages. Each lang_<name>.go file adds its
+// tsSpecs holds the tree-sitter languages. Each <language>.go file adds its
 // spec from init, so languages stay independent files; the map is never
 // written after package initialisation.
 var tsSpecs = map[string]*tsSpec{}
