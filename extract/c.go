@@ -17,15 +17,27 @@ func init() {
 		spec := cSpec(name)
 		registerTreeSitter(spec)
 		cpp := name == "cpp"
-		registerRepair(&repairReader{
+		r := &repairReader{
 			spec:     spec,
 			prepare:  func(src []byte) ([]byte, string) { return cPrepare(src, cpp) },
 			skeleton: cSkeleton,
 			scanFile: func(src []byte, items []item, toks []skelTok, b *budget) *Outline {
 				return cScanFile(src, items, toks, cpp, b)
 			},
-		})
+		}
+		if !cpp {
+			r.route = cRoute
+		}
+		registerRepair(r)
 	}
+}
+
+// cRoute reads C files with cReader once the C++ reader exists.
+func cRoute(c *repairReader) reader {
+	if cpp := repairReaders["cpp"]; cpp != nil {
+		return cReader{c: c, cpp: cpp}
+	}
+	return c
 }
 
 // cReader reads .c and .h files: a header written in C++ (namespaces,
@@ -525,7 +537,7 @@ type cLineTok struct {
 // note saying what it blanked.
 func cPrepare(src []byte, cpp bool) ([]byte, string) {
 	out := bytes.Clone(src)
-	dirs, dead := cConditionals(out)
+	dirs, dead := blankConditionals(out)
 	macroLines, macroWords := 0, 0
 	inComment := false
 	var prevEnd byte = ';' // last code byte of the previous code line
@@ -807,151 +819,6 @@ func cLineTokens(src []byte, start, end int, inComment bool) ([]cLineTok, bool) 
 		}
 	}
 	return toks, inComment
-}
-
-// cConditionals blanks conditional directive lines, `#if 0` regions and
-// the alternative branches of groups whose branches do not balance their
-// braces. It returns the number of directives and of dead lines blanked.
-func cConditionals(out []byte) (dirs, dead int) {
-	type branch struct{ start, end int } // byte span of the branch's code lines
-	type group struct {
-		dirLines [][2]int // spans of its directive lines
-		branches []branch
-		zero     []bool // branch is `#if 0`
-	}
-	var stack []*group
-	blank := func(from, to int) {
-		for k := from; k < to && k < len(out); k++ {
-			if out[k] != '\n' {
-				out[k] = ' '
-			}
-		}
-	}
-	inComment := false
-	for start := 0; start < len(out); {
-		end := lineEndAfter(out, start)
-		trim := bytes.TrimSpace(out[start:end])
-		if inComment || len(trim) == 0 || trim[0] != '#' {
-			inComment = cCommentState(out[start:end], inComment)
-			start = advance(start, end)
-			continue
-		}
-		for end < len(out) && bytes.HasSuffix(bytes.TrimRight(out[start:end], "\r\n"), []byte{'\\'}) {
-			end = advance(end, lineEndAfter(out, end))
-		}
-		word := wordAt(trim, skipSpaces(trim, 1))
-		rest := strings.TrimSpace(string(trim[min(len(trim), skipSpaces(trim, 1)+len(word)):]))
-		if i := strings.Index(rest, "//"); i >= 0 {
-			rest = strings.TrimSpace(rest[:i])
-		}
-		if i := strings.Index(rest, "/*"); i >= 0 {
-			rest = strings.TrimSpace(rest[:i])
-		}
-		isZero := rest == "0" || rest == "(0)" || rest == "false"
-		switch word {
-		case "if", "ifdef", "ifndef":
-			g := &group{dirLines: [][2]int{{start, end}}, branches: []branch{{end, end}}, zero: []bool{word == "if" && isZero}}
-			stack = append(stack, g)
-		case "elif", "else", "elifdef", "elifndef", "elseif":
-			if len(stack) == 0 {
-				break
-			}
-			g := stack[len(stack)-1]
-			g.branches[len(g.branches)-1].end = start
-			g.dirLines = append(g.dirLines, [2]int{start, end})
-			g.branches = append(g.branches, branch{end, end})
-			g.zero = append(g.zero, (word == "elif" || word == "elseif") && isZero)
-		case "endif":
-			if len(stack) == 0 {
-				break
-			}
-			g := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			g.branches[len(g.branches)-1].end = start
-			g.dirLines = append(g.dirLines, [2]int{start, end})
-			// Dead branches first.
-			balanced := true
-			for bi, br := range g.branches {
-				if g.zero[bi] {
-					dead += bytes.Count(out[br.start:br.end], []byte{'\n'})
-					blank(br.start, br.end)
-					continue
-				}
-				if !cBalanced(out[br.start:br.end]) {
-					balanced = false
-				}
-			}
-			if !balanced {
-				kept := false
-				for bi, br := range g.branches {
-					if g.zero[bi] {
-						continue
-					}
-					if !kept {
-						kept = true
-						continue
-					}
-					dead += bytes.Count(out[br.start:br.end], []byte{'\n'})
-					blank(br.start, br.end)
-				}
-			}
-			for _, d := range g.dirLines {
-				blank(d[0], d[1])
-				dirs++
-			}
-		}
-		start = advance(start, end)
-	}
-	return dirs, dead
-}
-
-// cCommentState reports whether a block comment is open after line.
-func cCommentState(line []byte, inComment bool) bool {
-	for i := 0; i < len(line); i++ {
-		if inComment {
-			if line[i] == '*' && i+1 < len(line) && line[i+1] == '/' {
-				inComment = false
-				i++
-			}
-			continue
-		}
-		switch line[i] {
-		case '/':
-			if i+1 < len(line) && line[i+1] == '/' {
-				return false
-			}
-			if i+1 < len(line) && line[i+1] == '*' {
-				inComment = true
-				i++
-			}
-		case '"', '\'':
-			i = ahead(i, skipQuoted(line, i, line[i])-1)
-		}
-	}
-	return inComment
-}
-
-// cBalanced reports whether a branch's braces and parentheses balance and
-// never close more than they opened.
-func cBalanced(b []byte) bool {
-	toks := skelLex(b, &cLex, nil)
-	braces, parens := 0, 0
-	for _, t := range toks {
-		switch t.kind {
-		case '{':
-			braces++
-		case '}':
-			braces--
-		case '(':
-			parens++
-		case ')':
-			parens--
-		}
-		if braces < 0 || parens < 0 {
-			return false
-		}
-	}
-	return braces == 0 && parens == 0
 }
 
 // cLex is the lexical shape of C and C++ for the skeleton.
@@ -1817,53 +1684,6 @@ func (s *cScanner) add(kind, name string, parent int, it *item, exported bool, n
 	sym.Doc = leadingDoc(s.src, it.start, it.code)
 	s.out.Symbols = append(s.out.Symbols, sym)
 	return len(s.out.Symbols) - 1
-}
-
-// leadingDoc is the comment block directly above byte code (no blank line
-// between), from the text [from, code).
-func leadingDoc(src []byte, from, code int) string {
-	// Text left of the code on its line (a blanked macro) is not a doc.
-	if ls := bytes.LastIndexByte(src[:code], '\n') + 1; ls > from {
-		code = ls
-	}
-	if code <= from {
-		return ""
-	}
-	// Walk back line by line while lines are comments.
-	lines := strings.Split(strings.TrimRight(string(src[from:code]), " \t"), "\n")
-	if n := len(lines); n > 0 && strings.TrimSpace(lines[n-1]) == "" {
-		lines = lines[:n-1]
-	}
-	end := len(lines)
-	startLine := end
-	inBlock := false
-lines:
-	for i := end - 1; i >= 0; i-- {
-		l := strings.TrimSpace(lines[i])
-		switch {
-		case inBlock:
-			startLine = i
-			if strings.HasPrefix(l, "/*") {
-				inBlock = false
-			}
-			continue
-		case l == "":
-			break lines
-		case strings.HasPrefix(l, "//"):
-			startLine = i
-		case strings.HasSuffix(l, "*/"):
-			startLine = i
-			if !strings.HasPrefix(l, "/*") {
-				inBlock = true
-			}
-		default:
-			break lines
-		}
-	}
-	if startLine >= end {
-		return ""
-	}
-	return cleanComment(strings.Join(lines[startLine:end], "\n"))
 }
 
 // refs reads calls, identifiers, type names, strings and includes from the

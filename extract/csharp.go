@@ -377,7 +377,7 @@ var csLex = braceLex{
 // directive group.
 func csPrepareDirectives(src []byte) ([]byte, string) {
 	out := bytes.Clone(src)
-	dirs, dead := cConditionals(out)
+	dirs, dead := blankConditionals(out)
 	other := 0
 	for start := 0; start < len(out); {
 		end := lineEndAfter(out, start)
@@ -967,4 +967,28 @@ func csScanFile(src []byte, items []item, toks []skelTok, b *budget) *Outline {
 	usings(items, 0)
 	sort.SliceStable(sc.out.Refs, func(i, j int) bool { return sc.out.Refs[i].StartByte < sc.out.Refs[j].StartByte })
 	return sc.out
+}
+
+// csKeywords are C# keywords (and contextual keywords that never name
+// anything in a body).
+var csKeywords = wordSet(`abstract as base bool break byte case catch char checked class const continue
+decimal default delegate do double else enum event explicit extern false finally fixed float for foreach
+goto if implicit in int interface internal is lock long namespace new null object operator out override
+params private protected public readonly ref return sbyte sealed short sizeof stackalloc static string
+struct switch this throw true try typeof uint ulong unchecked unsafe ushort using virtual void volatile
+while var async await nameof when where yield get set init value record global dynamic not and or with`)
+
+var csLexRefs = &lexRefLang{
+	keywords: csKeywords,
+	newWord:  "new",
+	strValue: func(lit string) string {
+		if lit == "" || lit[len(lit)-1] == '\'' && !strings.Contains(lit, `"`) {
+			return "" // character literal
+		}
+		s := strings.TrimLeft(lit, "@$")
+		for len(s) >= 6 && strings.HasPrefix(s, `"""`) && strings.HasSuffix(s, `"""`) {
+			s = s[3 : len(s)-3]
+		}
+		return unquote(s)
+	},
 }

@@ -48,20 +48,13 @@ func javaSpec() *tsSpec {
 		comments: map[string]bool{"line_comment": true, "block_comment": true},
 		imports: map[string]func(*tsCtx, *ts.Node) []Ref{
 			"import_declaration": javaImport,
-			// Definitions under ERROR nodes (see jvRecoverDefs).
-			"ERROR": jvRecoverDefs,
+			// Definitions under ERROR nodes (see recoverDefs).
+			"ERROR": recoverDefs,
 		},
 		exported:   javaExported,
-		doc:        jvDoc,
+		doc:        docCommentAbove,
 		decorators: javaDecorators,
 	}
-}
-
-// jvTypeKinds are the symbol kinds that hold members in the JVM
-// languages.
-var jvTypeKinds = map[string]bool{
-	KindClass: true, KindInterface: true, KindEnum: true, KindTrait: true,
-	KindStruct: true, KindModule: true, KindType: true,
 }
 
 // javaMemberKind: members of named types; the methods of an anonymous
@@ -71,8 +64,8 @@ func javaMemberKind(c *tsCtx, n *ts.Node, parent *Symbol) string {
 	if parent == nil {
 		return ""
 	}
-	if !jvTypeKinds[parent.Kind] {
-		if c.typ(n) == "method_declaration" && jvAnonymousBody(c, n) {
+	if !typeKinds[parent.Kind] {
+		if c.typ(n) == "method_declaration" && inAnonymousBody(c, n) {
 			return KindMethod
 		}
 		return ""
@@ -83,28 +76,11 @@ func javaMemberKind(c *tsCtx, n *ts.Node, parent *Symbol) string {
 	return KindMethod
 }
 
-// jvAnonymousBody: n is a member of an anonymous class body.
-func jvAnonymousBody(c *tsCtx, n *ts.Node) bool {
-	body := n.Parent()
-	if body == nil {
-		return false
-	}
-	owner := body.Parent()
-	if owner == nil {
-		return false
-	}
-	switch c.typ(owner) {
-	case "object_creation_expression", "enum_constant", "object_literal", "instance_expression":
-		return true
-	}
-	return false
-}
-
 // javaFieldKind: declarators of fields and interface constants (not
 // locals); `static final` fields and interface constants are consts.
 func javaFieldKind(c *tsCtx, n *ts.Node, parent *Symbol) string {
 	decl := n.Parent()
-	if decl == nil || parent == nil || !jvTypeKinds[parent.Kind] {
+	if decl == nil || parent == nil || !typeKinds[parent.Kind] {
 		return ""
 	}
 	switch c.typ(decl) {
@@ -189,7 +165,7 @@ func javaDeclNode(c *tsCtx, n *ts.Node) *ts.Node {
 // keyword or the type.
 func javaExported(c *tsCtx, n *ts.Node, s *Symbol) bool {
 	decl := javaDeclNode(c, n)
-	s.Signature = jvSignature(c, decl, n, javaAnnotationTypes)
+	s.Signature = signatureAfterAnnotations(c, decl, n, javaAnnotationTypes)
 	var parent *Symbol
 	if s.Parent >= 0 {
 		parent = &c.out.Symbols[s.Parent]
@@ -215,74 +191,6 @@ func javaExported(c *tsCtx, n *ts.Node, s *Symbol) bool {
 }
 
 var javaAnnotationTypes = map[string]bool{"marker_annotation": true, "annotation": true}
-
-// jvSignature is the first line of a declaration, starting after the
-// annotations that open it (`@Override public void f()` → `public void
-// f()`; an annotation alone on its line is skipped with its line). decl is
-// the node holding the modifiers (for `int a, b` each declarator gets the
-// whole declaration's line), n the defining node. annotations are the
-// annotation node types; modifier lists (`modifiers`) are looked into.
-func jvSignature(c *tsCtx, decl, n *ts.Node, annotations map[string]bool) string {
-	start, _ := jvSkipAnnotations(c, decl, annotations, int(decl.StartByte()), 0)
-	end := min(int(max(n.EndByte(), decl.EndByte())), len(c.src))
-	if start > end || start < int(decl.StartByte()) {
-		start = int(n.StartByte())
-	}
-	sig := strings.TrimLeft(string(c.src[start:end]), " \t\r\n")
-	return strings.TrimSpace(strings.TrimSuffix(firstLine([]byte(sig)), ";"))
-}
-
-// jvSkipAnnotations returns the offset after the annotations and comments
-// that open n's children, and whether n held nothing else.
-func jvSkipAnnotations(c *tsCtx, n *ts.Node, annotations map[string]bool, start, depth int) (int, bool) {
-	for i := 0; i < n.ChildCount(); i++ {
-		ch := n.Child(i)
-		typ := c.typ(ch)
-		switch {
-		case annotations[typ] || c.spec.comments[typ]:
-			start = int(ch.EndByte())
-		case typ == "modifiers" && depth < 2:
-			var all bool
-			if start, all = jvSkipAnnotations(c, ch, annotations, start, depth+1); !all {
-				return start, false
-			}
-		default:
-			return start, false
-		}
-	}
-	return start, true
-}
-
-// jvDoc is the comment block directly above a declaration: the nearest
-// `/** */` doc comment when the block has one (a licence or a `//` note
-// above it is not part of the doc), else the `//` lines.
-func jvDoc(c *tsCtx, n *ts.Node) string {
-	if p := n.Parent(); p != nil && p.IsError() && n.PrevSibling() == nil {
-		return jvDoc(c, p) // recovered from an ERROR node it opens
-	}
-	var parts []string
-	line := int(n.StartPoint().Row)
-	for prev := n.PrevSibling(); prev != nil; prev = prev.PrevSibling() {
-		// A doc comment swallowed by the ERROR node before n is n's.
-		for i := 0; prev.IsError() && prev.ChildCount() > 0 && i < 8; i++ {
-			prev = prev.Child(prev.ChildCount() - 1)
-		}
-		if !c.spec.comments[c.typ(prev)] || jsEndRow(prev) < line-1 {
-			break
-		}
-		text := strings.TrimSpace(c.text(prev))
-		if strings.HasPrefix(text, "/**") && text != "/**/" {
-			parts = []string{text}
-			break
-		}
-		parts = append(parts, text)
-		line = int(prev.StartPoint().Row)
-	}
-	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
-		parts[i], parts[j] = parts[j], parts[i]
-	}
-	return cleanComment(strings.Join(parts, "\n"))
-}
 
 // javaDecorators lists the annotations in a declaration's modifiers by
 // name as written, without arguments.
@@ -373,41 +281,5 @@ func javaImport(c *tsCtx, n *ts.Node) []Ref {
 			mod, name = full[:i], full[i+1:]
 		}
 	}
-	return []Ref{jsRef(RefImport, mod, name, n)}
-}
-
-// jvRecoverDefs is registered for ERROR nodes (in the imports table, the
-// spec's per-node hook): the walk takes no definitions below an ERROR
-// node, but the Kotlin and Scala runtimes wrap whole intact declarations
-// in one when a single line inside fails to parse. A node of a
-// definition type under ERROR is a completely reduced production, so its
-// symbol is as trustworthy as anywhere else; this defines them, with the
-// walk's enclosing symbols as parents, before the walk goes on to take
-// the ERROR subtree's references. It returns no refs.
-func jvRecoverDefs(c *tsCtx, n *ts.Node) []Ref {
-	for a := n.Parent(); a != nil; a = a.Parent() {
-		if a.IsError() {
-			return nil // an outer ERROR's recovery already visits n
-		}
-	}
-	jvRecoverWalk(c, n, 0)
-	return nil
-}
-
-func jvRecoverWalk(c *tsCtx, n *ts.Node, depth int) {
-	if depth > 256 {
-		return
-	}
-	pushed := false
-	if d, ok := c.spec.defs[c.typ(n)]; ok && !n.IsError() {
-		pushed = c.define(n, d)
-	}
-	for i := 0; i < n.ChildCount(); i++ {
-		if ch := n.Child(i); ch != nil {
-			jvRecoverWalk(c, ch, depth+1)
-		}
-	}
-	if pushed {
-		c.stack = c.stack[:len(c.stack)-1]
-	}
+	return []Ref{nodeRef(RefImport, mod, name, n)}
 }

@@ -87,8 +87,8 @@ func jsSpec(name string, lang func() *ts.Language) *tsSpec {
 			// `${…}` parts must still be walked for identifiers and calls,
 			// which the strings table (that stops the walk) cannot do.
 			"template_string": jsTemplateString,
-			// Definitions under ERROR nodes (see jvRecoverDefs).
-			"ERROR": jvRecoverDefs,
+			// Definitions under ERROR nodes (see recoverDefs).
+			"ERROR": recoverDefs,
 		},
 		exported:    jsExported,
 		doc:         jsDoc,
@@ -789,7 +789,7 @@ func jsCommentDoc(c *tsCtx, n *ts.Node) string {
 		text := strings.TrimSpace(c.text(prev))
 		jsdoc := strings.HasPrefix(text, "/**") && text != "/**/"
 		// Express-style JSDoc sits one blank line above its definition.
-		if gap := line - jsEndRow(prev); gap > 2 || gap == 2 && !(jsdoc && len(parts) == 0) {
+		if gap := line - endRow(prev); gap > 2 || gap == 2 && !(jsdoc && len(parts) == 0) {
 			break
 		}
 		if jsDirective(text) {
@@ -820,14 +820,6 @@ func jsUnwrap(c *tsCtx, n *ts.Node) *ts.Node {
 		}
 	}
 	return n
-}
-
-func jsEndRow(n *ts.Node) int {
-	r := int(n.EndPoint().Row)
-	if n.EndPoint().Column == 0 && r > int(n.StartPoint().Row) {
-		r--
-	}
-	return r
 }
 
 // jsDirective reports tool comments that are not documentation.
@@ -895,7 +887,7 @@ func jsFileDoc(c *tsCtx, root *ts.Node) string {
 			continue
 		}
 		if !c.spec.comments[typ] {
-			if last != nil && int(ch.StartPoint().Row) <= jsEndRow(last)+1 && jsDeclares(c, ch) {
+			if last != nil && int(ch.StartPoint().Row) <= endRow(last)+1 && jsDeclares(c, ch) {
 				return "" // the block documents this declaration
 			}
 			break
@@ -913,7 +905,7 @@ func jsFileDoc(c *tsCtx, root *ts.Node) string {
 			break
 		}
 		parts = append(parts, c.text(ch))
-		line = jsEndRow(ch)
+		line = endRow(ch)
 		last = ch
 	}
 	return cleanComment(strings.Join(parts, "\n"))
@@ -999,12 +991,6 @@ func jsReceiver(c *tsCtx, n *ts.Node) string {
 	return ""
 }
 
-func jsRef(kind, name, target string, at *ts.Node) Ref {
-	return Ref{Kind: kind, Name: name, Target: target,
-		StartLine: int(at.StartPoint().Row) + 1, EndLine: int(at.EndPoint().Row) + 1,
-		StartByte: int(at.StartByte()), EndByte: int(at.EndByte())}
-}
-
 // jsImport reads `import … from 'm'`: one ref per imported name — the
 // exported name for `{ a as b }` (a), `default` for a default import, `*`
 // for a namespace import — and a bare ref for `import 'm'`. TypeScript's
@@ -1034,20 +1020,20 @@ func jsImport(c *tsCtx, n *ts.Node) []Ref {
 			ch := clause.NamedChild(j)
 			switch c.typ(ch) {
 			case "identifier":
-				refs = append(refs, jsRef(RefImport, mod, "default", ch))
+				refs = append(refs, nodeRef(RefImport, mod, "default", ch))
 			case "namespace_import":
-				refs = append(refs, jsRef(RefImport, mod, "*", ch))
+				refs = append(refs, nodeRef(RefImport, mod, "*", ch))
 			case "named_imports":
 				for k := 0; k < ch.NamedChildCount(); k++ {
 					if spec := ch.NamedChild(k); c.typ(spec) == "import_specifier" {
-						refs = append(refs, jsRef(RefImport, mod, unquote(c.text(c.field(spec, "name"))), spec))
+						refs = append(refs, nodeRef(RefImport, mod, unquote(c.text(c.field(spec, "name"))), spec))
 					}
 				}
 			}
 		}
 	}
 	if len(refs) == 0 {
-		refs = append(refs, jsRef(RefImport, mod, "", n))
+		refs = append(refs, nodeRef(RefImport, mod, "", n))
 	}
 	return refs
 }
@@ -1067,12 +1053,12 @@ func jsReexport(c *tsCtx, n *ts.Node) []Ref {
 		}
 		for k := 0; k < ch.NamedChildCount(); k++ {
 			if spec := ch.NamedChild(k); c.typ(spec) == "export_specifier" {
-				refs = append(refs, jsRef(RefImport, mod, unquote(c.text(c.field(spec, "name"))), spec))
+				refs = append(refs, nodeRef(RefImport, mod, unquote(c.text(c.field(spec, "name"))), spec))
 			}
 		}
 	}
 	if len(refs) == 0 {
-		refs = append(refs, jsRef(RefImport, mod, "*", n))
+		refs = append(refs, nodeRef(RefImport, mod, "*", n))
 	}
 	return refs
 }
@@ -1096,7 +1082,7 @@ func jsRequire(c *tsCtx, n *ts.Node) []Ref {
 	}
 	if p != nil && c.typ(p) == "member_expression" {
 		if prop := c.field(p, "property"); prop != nil {
-			return []Ref{jsRef(RefImport, mod, c.text(prop), n)}
+			return []Ref{nodeRef(RefImport, mod, c.text(prop), n)}
 		}
 	}
 	if p != nil && c.typ(p) == "variable_declarator" {
@@ -1106,9 +1092,9 @@ func jsRequire(c *tsCtx, n *ts.Node) []Ref {
 				m := pat.NamedChild(i)
 				switch c.typ(m) {
 				case "shorthand_property_identifier_pattern":
-					refs = append(refs, jsRef(RefImport, mod, c.text(m), m))
+					refs = append(refs, nodeRef(RefImport, mod, c.text(m), m))
 				case "pair_pattern":
-					refs = append(refs, jsRef(RefImport, mod, c.text(c.field(m, "key")), m))
+					refs = append(refs, nodeRef(RefImport, mod, c.text(c.field(m, "key")), m))
 				}
 			}
 			if len(refs) > 0 {
@@ -1116,7 +1102,7 @@ func jsRequire(c *tsCtx, n *ts.Node) []Ref {
 			}
 		}
 	}
-	return []Ref{jsRef(RefImport, mod, "", n)}
+	return []Ref{nodeRef(RefImport, mod, "", n)}
 }
 
 // jsTemplateString records a template literal's text, `${…}` included,
@@ -1129,5 +1115,5 @@ func jsTemplateString(c *tsCtx, n *ts.Node) []Ref {
 	if s == "" {
 		return nil
 	}
-	return []Ref{jsRef(RefString, s, "", n)}
+	return []Ref{nodeRef(RefString, s, "", n)}
 }

@@ -64,14 +64,14 @@ func kotlinSpec() *tsSpec {
 			"string_literal":           ktString,
 			"multiline_string_literal": ktString,
 			// Not an import either: definitions inside ERROR nodes.
-			"ERROR": jvRecoverDefs,
+			"ERROR": recoverDefs,
 		},
 		// The Kotlin grammar's error recovery can be coarse: one bad line
 		// (a top-level `fun interface`) can wrap what follows it, intact,
 		// in an ERROR node, so the share of error bytes overstates the
 		// damage.
 		// Definitions are recovered from intact nodes under ERROR
-		// (jvRecoverDefs) and the tree-coverage check still catches
+		// (recoverDefs) and the tree-coverage check still catches
 		// trees that lose text; fall back only when most of the file is
 		// under ERROR.
 		maxErrorShare: 0.5,
@@ -85,37 +85,18 @@ func kotlinSpec() *tsSpec {
 // the given type.
 func ktFirstChild(typ string) func(c *tsCtx, n *ts.Node) string {
 	return func(c *tsCtx, n *ts.Node) string {
-		if ch := ktChild(c, n, typ); ch != nil {
+		if ch := childOfType(c, n, typ); ch != nil {
 			return c.text(ch)
 		}
 		return ""
 	}
 }
 
-func ktChild(c *tsCtx, n *ts.Node, typ string) *ts.Node {
-	for i := 0; i < n.NamedChildCount(); i++ {
-		if ch := n.NamedChild(i); c.typ(ch) == typ {
-			return ch
-		}
-	}
-	return nil
-}
-
-// ktHasToken reports an anonymous keyword child (`interface`, `enum`).
-func ktHasToken(c *tsCtx, n *ts.Node, tok string) bool {
-	for i := 0; i < n.ChildCount(); i++ {
-		if ch := n.Child(i); !ch.IsNamed() && c.typ(ch) == tok {
-			return true
-		}
-	}
-	return false
-}
-
 // ktClassKind: `interface` is the declaration's keyword, `enum` a
 // modifier (like `data` or `sealed`, which leave a class a class).
 func ktClassKind(c *tsCtx, n *ts.Node, parent *Symbol) string {
 	switch {
-	case ktHasToken(c, n, "interface"):
+	case hasToken(c, n, "interface"):
 		return KindInterface
 	case ktModifiers(c, n)["enum"]:
 		return KindEnum
@@ -128,7 +109,7 @@ func ktConstructorName(c *tsCtx, n *ts.Node) string { return "constructor" }
 // ktFunctionKind: methods in types (and objects), functions elsewhere
 // (a local function inside a getter or `init` block too).
 func ktFunctionKind(c *tsCtx, n *ts.Node, parent *Symbol) string {
-	if parent != nil && ktDirectMember(c, n) && (jvTypeKinds[parent.Kind] || jvAnonymousBody(c, n)) {
+	if parent != nil && ktDirectMember(c, n) && (typeKinds[parent.Kind] || inAnonymousBody(c, n)) {
 		return KindMethod // an `object : T { … }` literal's members too
 	}
 	return KindFunction
@@ -145,7 +126,7 @@ func ktDirectMember(c *tsCtx, n *ts.Node) bool {
 }
 
 func ktMemberKind(c *tsCtx, n *ts.Node, parent *Symbol) string {
-	if parent == nil || !jvTypeKinds[parent.Kind] {
+	if parent == nil || !typeKinds[parent.Kind] {
 		return ""
 	}
 	switch c.typ(n) {
@@ -160,7 +141,7 @@ func ktMemberKind(c *tsCtx, n *ts.Node, parent *Symbol) string {
 // ktPropertyName: `val x` / `var x: T`; destructuring declarations define
 // nothing.
 func ktPropertyName(c *tsCtx, n *ts.Node) string {
-	if v := ktChild(c, n, "variable_declaration"); v != nil {
+	if v := childOfType(c, n, "variable_declaration"); v != nil {
 		return ktFirstChild("identifier")(c, v)
 	}
 	return ""
@@ -170,7 +151,7 @@ func ktPropertyName(c *tsCtx, n *ts.Node) string {
 // of functions are not symbols.
 func ktPropertyKind(c *tsCtx, n *ts.Node, parent *Symbol) string {
 	if parent != nil {
-		if !jvTypeKinds[parent.Kind] || !ktDirectMember(c, n) {
+		if !typeKinds[parent.Kind] || !ktDirectMember(c, n) {
 			return ""
 		}
 		if ktModifiers(c, n)["const"] {
@@ -201,7 +182,7 @@ func ktTopLevel(c *tsCtx, n *ts.Node) bool {
 // ktClassParameterName: only `val` / `var` constructor parameters are
 // properties.
 func ktClassParameterName(c *tsCtx, n *ts.Node) string {
-	if !ktHasToken(c, n, "val") && !ktHasToken(c, n, "var") {
+	if !hasToken(c, n, "val") && !hasToken(c, n, "var") {
 		return ""
 	}
 	return ktFirstChild("identifier")(c, n)
@@ -212,7 +193,7 @@ func ktClassParameterName(c *tsCtx, n *ts.Node) string {
 // so its text is the keyword.
 func ktModifiers(c *tsCtx, n *ts.Node) map[string]bool {
 	mods := map[string]bool{}
-	m := ktChild(c, n, "modifiers")
+	m := childOfType(c, n, "modifiers")
 	if m == nil {
 		return mods
 	}
@@ -224,13 +205,13 @@ func ktModifiers(c *tsCtx, n *ts.Node) map[string]bool {
 	return mods
 }
 
-// ktDoc is jvDoc of the declaration, or of the `statement` wrapping a
+// ktDoc is docCommentAbove of the declaration, or of the `statement` wrapping a
 // top-level one: the doc comment is that statement's sibling.
 func ktDoc(c *tsCtx, n *ts.Node) string {
 	if p := n.Parent(); p != nil && c.typ(p) == "statement" && n.PrevSibling() == nil {
-		return jvDoc(c, p)
+		return docCommentAbove(c, p)
 	}
-	return jvDoc(c, n)
+	return docCommentAbove(c, n)
 }
 
 var ktAnnotationTypes = map[string]bool{"annotation": true}
@@ -242,14 +223,14 @@ var ktAnnotationTypes = map[string]bool{"annotation": true}
 // signature starts after leading annotations, and a top-level extension
 // function is qualified by its receiver type.
 func ktExported(c *tsCtx, n *ts.Node, s *Symbol) bool {
-	s.Signature = jvSignature(c, n, n, ktAnnotationTypes)
+	s.Signature = signatureAfterAnnotations(c, n, n, ktAnnotationTypes)
 	if st := ktDetachedAnnotations(c, n); st != nil {
 		s.StartLine, s.StartByte = int(st.StartPoint().Row)+1, int(st.StartByte())
 		var names []string
 		ktAnnotationsIn(c, st, &names)
 		s.Decorators = append(names, s.Decorators...)
 		if s.Doc == "" {
-			s.Doc = jvDoc(c, st)
+			s.Doc = docCommentAbove(c, st)
 		}
 	}
 	if s.Parent < 0 && c.typ(n) == "function_declaration" {
@@ -343,29 +324,18 @@ func ktFunctionReceiver(c *tsCtx, fn *ts.Node) *ts.Node {
 // its bound (`fun <C : ColumnSet> C.join()` → ColumnSet), and "" when it
 // has none.
 func ktReceiverTypeName(c *tsCtx, fn, recv *ts.Node) string {
-	t := ktBareType(c.text(recv))
-	if tps := ktChild(c, fn, "type_parameters"); tps != nil {
+	t := bareTypeName(c.text(recv))
+	if tps := childOfType(c, fn, "type_parameters"); tps != nil {
 		for i := 0; i < tps.NamedChildCount(); i++ {
 			tp := tps.NamedChild(i)
-			if c.typ(tp) != "type_parameter" || c.text(ktChild(c, tp, "identifier")) != t {
+			if c.typ(tp) != "type_parameter" || c.text(childOfType(c, tp, "identifier")) != t {
 				continue
 			}
-			if bound := ktChild(c, tp, "user_type"); bound != nil {
-				return ktBareType(c.text(bound))
+			if bound := childOfType(c, tp, "user_type"); bound != nil {
+				return bareTypeName(c.text(bound))
 			}
 			return ""
 		}
-	}
-	return t
-}
-
-func ktBareType(t string) string {
-	t = strings.TrimSpace(t)
-	if i := strings.IndexAny(t, "<?( "); i >= 0 {
-		t = t[:i]
-	}
-	if i := strings.LastIndexByte(t, '.'); i >= 0 {
-		t = t[i+1:]
 	}
 	return t
 }
@@ -374,7 +344,7 @@ func ktBareType(t string) string {
 // → Throws, `@get:JvmName("x")` → JvmName, `@kotlin.jvm.JvmStatic` →
 // kotlin.jvm.JvmStatic.
 func ktDecorators(c *tsCtx, n *ts.Node) []string {
-	m := ktChild(c, n, "modifiers")
+	m := childOfType(c, n, "modifiers")
 	if m == nil {
 		return nil
 	}
@@ -396,7 +366,7 @@ func ktAnnotationNames(c *tsCtx, a *ts.Node) []string {
 	for i := 0; i < a.NamedChildCount(); i++ {
 		t := a.NamedChild(i)
 		if c.typ(t) == "constructor_invocation" {
-			t = ktChild(c, t, "user_type")
+			t = childOfType(c, t, "user_type")
 		}
 		if t == nil || c.typ(t) != "user_type" {
 			continue // the use-site target of `@get:JvmName`
@@ -469,19 +439,19 @@ func ktReceiver(c *tsCtx, n *ts.Node) string {
 // ktImport: `import a.b.C` → (a.b, C); `import a.b.*` → (a.b, *);
 // `import a.b.C as D` → (a.b, C).
 func ktImport(c *tsCtx, n *ts.Node) []Ref {
-	id := ktChild(c, n, "qualified_identifier")
+	id := childOfType(c, n, "qualified_identifier")
 	if id == nil {
 		return nil
 	}
 	full := strings.Join(strings.Fields(c.text(id)), "")
-	if ktHasToken(c, n, "*") {
-		return []Ref{jsRef(RefImport, full, "*", n)}
+	if hasToken(c, n, "*") {
+		return []Ref{nodeRef(RefImport, full, "*", n)}
 	}
 	mod, name := "", full
 	if i := strings.LastIndexByte(full, '.'); i >= 0 {
 		mod, name = full[:i], full[i+1:]
 	}
-	return []Ref{jsRef(RefImport, mod, name, n)}
+	return []Ref{nodeRef(RefImport, mod, name, n)}
 }
 
 // ktIdentifier records a name as a type or an identifier by where it
@@ -496,7 +466,7 @@ func ktIdentifier(c *tsCtx, n *ts.Node) []Ref {
 	if kind == "" {
 		return nil
 	}
-	return []Ref{jsRef(kind, c.text(n), "", n)}
+	return []Ref{nodeRef(kind, c.text(n), "", n)}
 }
 
 func ktIdentKind(c *tsCtx, n *ts.Node) string {
@@ -514,7 +484,7 @@ func ktIdentKind(c *tsCtx, n *ts.Node) string {
 	case "return_expression", "continue_expression", "break_expression", "this_expression", "super_expression":
 		return "" // `return@forEach`, `this@Outer`
 	case "navigation_expression":
-		if !ktHasToken(c, p, "::") {
+		if !hasToken(c, p, "::") {
 			break
 		}
 		if p.NamedChild(0) == n {
@@ -535,7 +505,7 @@ var ktLiteralNames = map[string]bool{"true": true, "false": true, "null": true}
 func ktString(c *tsCtx, n *ts.Node) []Ref {
 	var refs []Ref
 	if s := unquote(c.text(n)); s != "" {
-		refs = append(refs, jsRef(RefString, s, "", n))
+		refs = append(refs, nodeRef(RefString, s, "", n))
 	}
 	return append(refs, ktTemplateNames(c, n)...)
 }

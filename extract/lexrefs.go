@@ -1,9 +1,10 @@
 package extract
 
 // Lexical refs: calls, identifiers and string literals read from skeleton
-// tokens. The repair reader uses them for the parts of a file it does not
-// give the parser (function bodies blanked for speed, see csPrepare), so a
-// symbol's and a chunk's identifiers, calls and strings stay complete.
+// tokens. The C# and Swift scanners read a file's refs this way (each
+// language gives its keywords and literal rules as a lexRefLang), so a
+// symbol's and a chunk's identifiers, calls and strings are complete
+// without a tree.
 
 import (
 	"strings"
@@ -91,34 +92,10 @@ func lexRefs(src []byte, toks []skelTok, lines *pointIndex, lang *lexRefLang, ke
 	return out
 }
 
-// csKeywords are C# keywords (and contextual keywords that never name
-// anything in a body).
-var csKeywords = wordSet(`abstract as base bool break byte case catch char checked class const continue
-decimal default delegate do double else enum event explicit extern false finally fixed float for foreach
-goto if implicit in int interface internal is lock long namespace new null object operator out override
-params private protected public readonly ref return sbyte sealed short sizeof stackalloc static string
-struct switch this throw true try typeof uint ulong unchecked unsafe ushort using virtual void volatile
-while var async await nameof when where yield get set init value record global dynamic not and or with`)
-
 func wordSet(s string) map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(s) {
 		m[w] = true
 	}
 	return m
-}
-
-var csLexRefs = &lexRefLang{
-	keywords: csKeywords,
-	newWord:  "new",
-	strValue: func(lit string) string {
-		if lit == "" || lit[len(lit)-1] == '\'' && !strings.Contains(lit, `"`) {
-			return "" // character literal
-		}
-		s := strings.TrimLeft(lit, "@$")
-		for len(s) >= 6 && strings.HasPrefix(s, `"""`) && strings.HasSuffix(s, `"""`) {
-			s = s[3 : len(s)-3]
-		}
-		return unquote(s)
-	},
 }

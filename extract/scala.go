@@ -67,9 +67,9 @@ func scalaSpec() *tsSpec {
 			"import_declaration": scImport,
 			// Not imports: an interpolated string is a string ref whose
 			// `$x` / `${…}` parts the walk must still visit; definitions
-			// under ERROR nodes are recovered (see jvRecoverDefs).
+			// under ERROR nodes are recovered (see recoverDefs).
 			"interpolated_string_expression": scInterpolated,
-			"ERROR":                          jvRecoverDefs,
+			"ERROR":                          recoverDefs,
 		},
 		exported:   scExported,
 		doc:        scDoc,
@@ -79,14 +79,14 @@ func scalaSpec() *tsSpec {
 
 // scObjectKind: `case object` is a class; other objects are modules.
 func scObjectKind(c *tsCtx, n *ts.Node, parent *Symbol) string {
-	if ktHasToken(c, n, "case") {
+	if hasToken(c, n, "case") {
 		return KindClass
 	}
 	return KindModule
 }
 
 func scMemberKind(c *tsCtx, n *ts.Node, parent *Symbol) string {
-	if parent == nil || !jvTypeKinds[parent.Kind] {
+	if parent == nil || !typeKinds[parent.Kind] {
 		return ""
 	}
 	return KindConst
@@ -95,7 +95,7 @@ func scMemberKind(c *tsCtx, n *ts.Node, parent *Symbol) string {
 // scFunctionKind: methods of types and objects (extension methods of an
 // object too), functions elsewhere.
 func scFunctionKind(c *tsCtx, n *ts.Node, parent *Symbol) string {
-	if parent != nil && scTemplateMember(c, n) && (jvTypeKinds[parent.Kind] || jvAnonymousBody(c, n)) {
+	if parent != nil && scTemplateMember(c, n) && (typeKinds[parent.Kind] || inAnonymousBody(c, n)) {
 		return KindMethod // a `new T { … }` instance's members too
 	}
 	return KindFunction
@@ -139,7 +139,7 @@ func scValName(c *tsCtx, n *ts.Node) string {
 // symbols.
 func scValKind(c *tsCtx, n *ts.Node, parent *Symbol) string {
 	if parent != nil {
-		if jvTypeKinds[parent.Kind] && scTemplateMember(c, n) {
+		if typeKinds[parent.Kind] && scTemplateMember(c, n) {
 			return KindProperty
 		}
 		return ""
@@ -177,7 +177,7 @@ func scGivenName(c *tsCtx, n *ts.Node) string {
 // is an implicit object, a module; other givens are implicit vals.
 func scGivenKind(c *tsCtx, n *ts.Node, parent *Symbol) string {
 	if b := c.field(n, "body"); b != nil && c.typ(b) == "with_template_body" {
-		if parent != nil && !jvTypeKinds[parent.Kind] {
+		if parent != nil && !typeKinds[parent.Kind] {
 			return "" // a local given
 		}
 		return KindModule
@@ -188,17 +188,17 @@ func scGivenKind(c *tsCtx, n *ts.Node, parent *Symbol) string {
 // scClassParameterKind: `val`/`var` parameters and every parameter of a
 // case class are properties.
 func scClassParameterKind(c *tsCtx, n *ts.Node, parent *Symbol) string {
-	if parent == nil || !jvTypeKinds[parent.Kind] {
+	if parent == nil || !typeKinds[parent.Kind] {
 		return ""
 	}
-	if ktHasToken(c, n, "val") || ktHasToken(c, n, "var") {
+	if hasToken(c, n, "val") || hasToken(c, n, "var") {
 		return KindProperty
 	}
 	owner := n.Parent()
 	if owner != nil {
 		owner = owner.Parent()
 	}
-	if owner != nil && c.typ(owner) == "class_definition" && ktHasToken(c, owner, "case") {
+	if owner != nil && c.typ(owner) == "class_definition" && hasToken(c, owner, "case") {
 		return KindProperty
 	}
 	return ""
@@ -206,7 +206,7 @@ func scClassParameterKind(c *tsCtx, n *ts.Node, parent *Symbol) string {
 
 // scHidden reports `private` / `protected` (qualified or not).
 func scHidden(c *tsCtx, n *ts.Node) bool {
-	m := ktChild(c, n, "modifiers")
+	m := childOfType(c, n, "modifiers")
 	if m == nil {
 		return false
 	}
@@ -228,7 +228,7 @@ var scAnnotationTypes = map[string]bool{"annotation": true}
 // token that is not a comment, and a top-level extension method is
 // qualified by its receiver type.
 func scExported(c *tsCtx, n *ts.Node, s *Symbol) bool {
-	s.Signature = jvSignature(c, n, n, scAnnotationTypes)
+	s.Signature = signatureAfterAnnotations(c, n, n, scAnnotationTypes)
 	// A brace-less body (`def f =` on its own lines, Scala 3 `:` blocks)
 	// ends where the next definition starts: it takes the blank lines and
 	// the next definition's doc comment. The symbol ends at its last
@@ -248,7 +248,7 @@ func scExported(c *tsCtx, n *ts.Node, s *Symbol) bool {
 			return false // a member of a hidden type, or a local
 		}
 	}
-	if c.typ(n) == "class_parameter" && !ktHasToken(c, n, "val") && !ktHasToken(c, n, "var") {
+	if c.typ(n) == "class_parameter" && !hasToken(c, n, "val") && !hasToken(c, n, "var") {
 		return !scHidden(c, n) // a case class parameter is a public val
 	}
 	return !scHidden(c, n)
@@ -291,21 +291,21 @@ func scExtensionReceiver(c *tsCtx, n *ts.Node) string {
 	if params == nil || params.NamedChildCount() == 0 {
 		return ""
 	}
-	return ktBareType(strings.TrimLeft(c.text(c.field(params.NamedChild(0), "type")), "=> "))
+	return bareTypeName(strings.TrimLeft(c.text(c.field(params.NamedChild(0), "type")), "=> "))
 }
 
-// scDoc is jvDoc; in Scala 3's indentation syntax a comment between two
+// scDoc is docCommentAbove; in Scala 3's indentation syntax a comment between two
 // definitions ends the body of the first one, so the comment closing the
 // previous sibling's subtree, right above n, is n's doc too.
 func scDoc(c *tsCtx, n *ts.Node) string {
-	if doc := jvDoc(c, n); doc != "" {
+	if doc := docCommentAbove(c, n); doc != "" {
 		return doc
 	}
 	prev := n.PrevSibling()
 	for i := 0; prev != nil && prev.ChildCount() > 0 && !c.spec.comments[c.typ(prev)] && i < 8; i++ {
 		prev = prev.Child(prev.ChildCount() - 1)
 	}
-	if prev == nil || !c.spec.comments[c.typ(prev)] || jsEndRow(prev) < int(n.StartPoint().Row)-1 {
+	if prev == nil || !c.spec.comments[c.typ(prev)] || endRow(prev) < int(n.StartPoint().Row)-1 {
 		return ""
 	}
 	text := strings.TrimSpace(c.text(prev))
@@ -400,7 +400,7 @@ func scImport(c *tsCtx, n *ts.Node) []Ref {
 			return
 		}
 		mod, name := strings.Join(path[:len(path)-1], "."), path[len(path)-1]
-		refs = append(refs, jsRef(RefImport, mod, name, n))
+		refs = append(refs, nodeRef(RefImport, mod, name, n))
 		path = nil
 	}
 	for i := 0; i < n.ChildCount(); i++ {
@@ -412,10 +412,10 @@ func scImport(c *tsCtx, n *ts.Node) []Ref {
 			flushPath()
 		case "namespace_wildcard":
 			target := "*"
-			if ktHasToken(c, ch, "given") {
+			if hasToken(c, ch, "given") {
 				target = "given"
 			}
-			refs = append(refs, jsRef(RefImport, strings.Join(path, "."), target, ch))
+			refs = append(refs, nodeRef(RefImport, strings.Join(path, "."), target, ch))
 			path = nil
 		case "namespace_selectors":
 			mod := strings.Join(path, ".")
@@ -423,14 +423,14 @@ func scImport(c *tsCtx, n *ts.Node) []Ref {
 				sel := ch.NamedChild(j)
 				switch c.typ(sel) {
 				case "identifier":
-					refs = append(refs, jsRef(RefImport, mod, c.text(sel), sel))
+					refs = append(refs, nodeRef(RefImport, mod, c.text(sel), sel))
 				case "arrow_renamed_identifier", "as_renamed_identifier":
 					if a := c.field(sel, "alias"); a != nil && c.typ(a) == "wildcard" {
 						continue
 					}
-					refs = append(refs, jsRef(RefImport, mod, c.text(c.field(sel, "name")), sel))
+					refs = append(refs, nodeRef(RefImport, mod, c.text(c.field(sel, "name")), sel))
 				case "namespace_wildcard", "wildcard":
-					refs = append(refs, jsRef(RefImport, mod, "*", sel))
+					refs = append(refs, nodeRef(RefImport, mod, "*", sel))
 				}
 			}
 			path = nil
@@ -450,5 +450,5 @@ func scInterpolated(c *tsCtx, n *ts.Node) []Ref {
 	if s = unquote(s); s == "" {
 		return nil
 	}
-	return []Ref{jsRef(RefString, s, "", n)}
+	return []Ref{nodeRef(RefString, s, "", n)}
 }

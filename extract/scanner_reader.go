@@ -18,6 +18,7 @@ package extract
 // "blanked 14 macro lines; read by the definition scanner".
 
 import (
+	"bytes"
 	"context"
 	"sort"
 	"strings"
@@ -39,6 +40,9 @@ type repairReader struct {
 	scanFile func(src []byte, items []item, toks []skelTok, b *budget) *Outline
 	// finish adjusts the outline (qualnames, signatures, merging).
 	finish func(src []byte, out *Outline)
+	// route, when set, returns the reader that reads the language's files
+	// in r's place (C hands headers written in C++ to the C++ reader).
+	route func(r *repairReader) reader
 }
 
 // scanCtx is what a scanner sees: the original source, the skeleton's
@@ -181,16 +185,14 @@ func registerRepair(r *repairReader) {
 }
 
 // repairReaderFor returns the repair reader of a language, nil when it has
-// none. C's reader hands headers written in C++ to the C++ reader.
+// none.
 func repairReaderFor(name string) reader {
 	r := repairReaders[name]
 	if r == nil {
 		return nil
 	}
-	if name == "c" {
-		if cpp := repairReaders["cpp"]; cpp != nil {
-			return cReader{c: r, cpp: cpp}
-		}
+	if r.route != nil {
+		return r.route(r)
 	}
 	return r
 }
@@ -262,4 +264,51 @@ func leadingFileDoc(src []byte, items []item) string {
 		return "" // not at the top of the file
 	}
 	return cleanComment(block)
+}
+
+// leadingDoc is the comment block directly above byte code (no blank line
+// between), from the text [from, code).
+func leadingDoc(src []byte, from, code int) string {
+	// Text left of the code on its line (a blanked macro) is not a doc.
+	if ls := bytes.LastIndexByte(src[:code], '\n') + 1; ls > from {
+		code = ls
+	}
+	if code <= from {
+		return ""
+	}
+	// Walk back line by line while lines are comments.
+	lines := strings.Split(strings.TrimRight(string(src[from:code]), " \t"), "\n")
+	if n := len(lines); n > 0 && strings.TrimSpace(lines[n-1]) == "" {
+		lines = lines[:n-1]
+	}
+	end := len(lines)
+	startLine := end
+	inBlock := false
+lines:
+	for i := end - 1; i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		switch {
+		case inBlock:
+			startLine = i
+			if strings.HasPrefix(l, "/*") {
+				inBlock = false
+			}
+			continue
+		case l == "":
+			break lines
+		case strings.HasPrefix(l, "//"):
+			startLine = i
+		case strings.HasSuffix(l, "*/"):
+			startLine = i
+			if !strings.HasPrefix(l, "/*") {
+				inBlock = true
+			}
+		default:
+			break lines
+		}
+	}
+	if startLine >= end {
+		return ""
+	}
+	return cleanComment(strings.Join(lines[startLine:end], "\n"))
 }

@@ -413,7 +413,7 @@ func swiftPrepare(src []byte) ([]byte, string) {
 		return src, ""
 	}
 	out := []byte(string(src))
-	dirs, dead := cConditionals(out)
+	dirs, dead := blankConditionals(out)
 	if dirs == 0 {
 		return src, ""
 	}

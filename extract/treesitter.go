@@ -445,11 +445,7 @@ func calleeName(expr string) (name, target string) {
 }
 
 func (c *tsCtx) ref(kind, name, target string, n *ts.Node) {
-	c.out.Refs = append(c.out.Refs, Ref{
-		Kind: kind, Name: name, Target: target,
-		StartLine: int(n.StartPoint().Row) + 1, EndLine: int(n.EndPoint().Row) + 1,
-		StartByte: int(n.StartByte()), EndByte: int(n.EndByte()),
-	})
+	c.out.Refs = append(c.out.Refs, nodeRef(kind, name, target, n))
 }
 
 // units returns chunk units for the children of n; children of a unit are
