@@ -343,8 +343,7 @@ func csSkipAttributes(src []byte, start, end int) int {
 	return min(i, end)
 }
 
-// The C# region skeleton, repairs and the member scanner used for regions
-// whose tree is bad.
+// The C# skeleton, its repair (directive lines) and the member scanner.
 
 var csLex = braceLex{
 	charLits:  true,

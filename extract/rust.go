@@ -296,12 +296,10 @@ func rsFileDoc(c *tsCtx, root *ts.Node) string {
 	if doc := rsInnerDocs(c, root); doc != "" {
 		return doc
 	}
-	for i := 0; i < root.ChildCount(); i++ {
-		ch := root.Child(i)
-		if c.spec.comments[c.typ(ch)] && rsIsOuterDoc(c.text(ch)) {
+	if root.ChildCount() > 0 {
+		if ch := root.Child(0); c.spec.comments[c.typ(ch)] && rsIsOuterDoc(c.text(ch)) {
 			return "" // the first comment documents the first item
 		}
-		break
 	}
 	return c.defaultFileDoc(root)
 }

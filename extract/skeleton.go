@@ -19,8 +19,8 @@ type item struct {
 	children    []item
 	// tok0, tok1 is the item's token index range (brace skeletons only).
 	tok0, tok1 int
-	// sticky items (C++ access labels) are parsed with every later region
-	// of their container, so members keep their visibility.
+	// sticky items (C++ access labels) set the visibility of the items
+	// after them in their container.
 	sticky bool
 }
 

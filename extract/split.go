@@ -39,11 +39,6 @@ func SplitIdentifier(s string) []string {
 	return parts
 }
 
-// AppendSplit appends the words of SplitIdentifier(s) to dst.
-func AppendSplit(dst []string, s string) []string {
-	return append(dst, SplitIdentifier(s)...)
-}
-
 // splitParts appends the lower-cased parts of s to dst.
 func splitParts(s string, dst []string) []string {
 	runes := []rune(s)

@@ -370,8 +370,8 @@ func swiftSkipAttributes(src []byte, start, end int) int {
 	return min(i, end)
 }
 
-// The Swift region skeleton, repairs and the declaration scanner used for
-// regions whose tree is bad.
+// The Swift skeleton, its repair (conditional compilation) and the
+// declaration scanner.
 
 var swiftLex = braceLex{
 	swiftStr:     true,

@@ -237,6 +237,3 @@ func ftsTerm(w string, prefix, all bool) string {
 
 // orExpr ORs FTS5 terms into a MATCH expression; "" for none.
 func orExpr(terms []string) string { return strings.Join(terms, " OR ") }
-
-// matchExpr is orExpr(ftsTerms(words, prefix)).
-func matchExpr(words []string, prefix bool) string { return orExpr(ftsTerms(words, prefix, true)) }
