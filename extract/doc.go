@@ -2,20 +2,44 @@
 //
 // It owns one job: reading facts out of one file (Extract): symbols,
 // chunks, refs and the file's own summary. Which files of a repository are
-// read is package fileset's job. Facts are
-// things a parser can see — names, kinds, line spans, signatures, doc
-// comments, identifiers, called names, string literals, imports — never
-// interpretations. The package never touches storage: the tables package
-// writes what it returns.
+// read is package fileset's job. Facts are things a parser can see —
+// names, kinds, line spans, signatures, doc comments, identifiers, called
+// names, string literals, imports — never interpretations. The package
+// never touches storage: the tables package writes what it returns.
 //
 // Languages are read by go/parser (Go), a line scanner (Markdown), the
 // official tree-sitter grammars through package syntax and one generic
-// walker over a per-language spec (treesitter.go, lang_<name>.go), or, for
-// C, C++, C#, Haskell and Swift, deterministic scanners over a lexical
-// skeleton (scanner_reader.go, skeleton.go) that measured better than
-// their grammars. Each language's reader is one file, lang_<name>.go.
-// Every reader runs under a budget: tree-sitter's is enforced in C
-// (package syntax), the hand-written readers' by a step count and a
-// progress invariant (budget.go); a reader over budget leaves the file
-// indexed as line chunks with the reason recorded.
+// walker over a per-language spec, or, for C, C++, C#, Haskell and Swift,
+// deterministic scanners over a lexical skeleton that measured better
+// than their grammars. Every reader runs under a budget: tree-sitter's is
+// enforced in C (package syntax), the hand-written readers' by a step
+// count and a progress invariant (budget.go); a reader over budget leaves
+// the file indexed as line chunks with the reason recorded.
+//
+// # Layout
+//
+// Each language is one file named by the language, holding its tree-sitter
+// spec, its offset-preserving repair and, where it has one, its scanner:
+// bash.go, c.go (C and C++), csharp.go, elixir.go, go.go, haskell.go,
+// java.go, javascript.go (JavaScript, TypeScript, TSX), kotlin.go, lua.go,
+// markdown.go, php.go, python.go, ruby.go, rust.go, scala.go, swift.go,
+// zig.go. A language file uses nothing another language's file declares
+// (TestLanguageLayout). What languages share lives in files named for what
+// it is:
+//
+//   - extract.go, facts.go, outline.go: Extract, the facts, the reader
+//     contract; languages.go: names a file's language and is the one
+//     registry of readers; chunk.go, split.go: chunking and identifier
+//     words.
+//   - treesitter.go, treesitter_registry.go: the walker every tree-sitter
+//     language fills a spec for; nodes.go: node helpers;
+//     error_recovery.go: definitions inside ERROR nodes; declarations.go:
+//     declaration and doc-comment rules of the class-based grammars (Java,
+//     Kotlin, Scala).
+//   - scanner_reader.go, skeleton.go, lexrefs.go, budget.go: the scanners'
+//     reader, lexical skeleton, token refs and step budget;
+//     preprocessor.go: `#if` groups blanked for the C, C++, C# and Swift
+//     scanners.
+//
+// Why files and not a subpackage per language: ADR 0003, "Layout".
 package extract
