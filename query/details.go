@@ -19,6 +19,10 @@ FROM symbols s WHERE s.sid = ?`
 
 var sidRe = regexp.MustCompile(`^s[0-9a-f]{16}$`)
 
+// ErrNoSymbol is the error, wrapped, when no symbol has the id or name
+// asked for.
+var ErrNoSymbol = errors.New("no such symbol")
+
 // maxOthers bounds SymbolDetails.Others.
 const maxOthers = 20
 
@@ -49,7 +53,7 @@ func (p *Planner) Symbol(ctx context.Context, idOrName string) (*SymbolDetails, 
 			}
 		}
 		if len(cands) == 0 {
-			return nil, fmt.Errorf("symbol %q: no symbol of that name (search with intent concept to find it by description)", idOrName)
+			return nil, fmt.Errorf("symbol %q: %w: no symbol of that name (search with intent concept to find it by description)", idOrName, ErrNoSymbol)
 		}
 		sid = cands[0].u.id
 		for _, c := range cands[1:] {
@@ -66,7 +70,7 @@ func (p *Planner) Symbol(ctx context.Context, idOrName string) (*SymbolDetails, 
 		&d.StartLine, &d.EndLine, &d.StartByte, &d.EndByte, &d.Signature, &d.Doc, &d.Exported, &decorators, &identifiers, &calls, &strs, &d.Hash)
 	if err != nil {
 		if errors.Is(err, errNoRows) {
-			return nil, fmt.Errorf("symbol %q: not in the index (ids change when a symbol is renamed or moved; search again)", sid)
+			return nil, fmt.Errorf("symbol %q: %w: not in the index (ids change when a symbol is renamed or moved; search again)", sid, ErrNoSymbol)
 		}
 		return nil, fmt.Errorf("symbol %q: %w", sid, err)
 	}

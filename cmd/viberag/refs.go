@@ -49,10 +49,14 @@ func (c *refsCmd) Run(ctx context.Context) error {
 		return indexer.NoteCorruption(ix.db.Path(), err)
 	}
 	if c.JSON {
-		return writeJSON(os.Stdout, r)
+		err = writeJSON(os.Stdout, r)
+	} else {
+		printRefs(os.Stdout, r, newStyle(os.Stdout))
 	}
-	printRefs(os.Stdout, r, newStyle(os.Stdout))
-	return nil
+	if err == nil && r.Total == 0 {
+		return errNone
+	}
+	return err
 }
 
 func printRefs(w io.Writer, r *query.References, st style) {

@@ -66,10 +66,14 @@ func (c *searchCmd) Run(ctx context.Context) error {
 		return indexer.NoteCorruption(ix.db.Path(), err)
 	}
 	if c.JSON {
-		return writeJSON(os.Stdout, resp)
+		err = writeJSON(os.Stdout, resp)
+	} else {
+		printSearch(os.Stdout, resp, newStyle(os.Stdout), c.Explain)
 	}
-	printSearch(os.Stdout, resp, newStyle(os.Stdout), c.Explain)
-	return nil
+	if err == nil && len(resp.Hits) == 0 {
+		return errNone
+	}
+	return err
 }
 
 // searchHits runs a query exactly as `viberag search QUERY` does with its

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -25,6 +26,9 @@ func (c *symbolCmd) Run(ctx context.Context) error {
 	}
 	defer ix.Close()
 	d, err := ix.planner.Symbol(ctx, c.ID)
+	if errors.Is(err, query.ErrNoSymbol) {
+		return &notFound{err}
+	}
 	if err != nil {
 		return indexer.NoteCorruption(ix.db.Path(), err)
 	}
@@ -78,3 +82,11 @@ func printSymbol(w io.Writer, d *query.SymbolDetails, st style) {
 		}
 	}
 }
+
+// notFound is an answer of none (exit status 1) that still deserves a
+// message: no symbol of that name or id.
+type notFound struct{ err error }
+
+func (e *notFound) Error() string { return e.err.Error() }
+func (e *notFound) Unwrap() error { return e.err }
+func (e *notFound) ExitCode() int { return exitNone }
