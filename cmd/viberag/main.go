@@ -53,8 +53,8 @@ type repoFlags struct {
 
 // Exit statuses (see the package comment).
 const (
-	exitOK    = 0
-	exitNone  = 1
+	exitOK      = 0
+	exitNone    = 1
 	exitFailure = 2
 )
 
