@@ -115,7 +115,7 @@ func clientConfig(client, root, cmd, home string) (clientFile, error) {
 	case "codex":
 		cf = clientFile{path: filepath.Join(root, ".codex", "config.toml"), name: serverName, toml: true,
 			content: []byte(fmt.Sprintf("[mcp_servers.%s]\ncommand = %s\nargs = [\"mcp\"]\n", serverName, tomlString(cmd))),
-			note: "# Codex: add this to ~/.codex/config.toml (every project) or .codex/config.toml in the repository (read in trusted projects; `viberag mcp-config --client codex --write` writes it). It names no repository: Codex starts the server in the directory it runs in, and `viberag mcp` serves the repository holding that directory (it refuses your home directory). To pin one repository instead, add its path after \"mcp\"."}
+			note:    "# Codex: add this to ~/.codex/config.toml (every project) or .codex/config.toml in the repository (read in trusted projects; `viberag mcp-config --client codex --write` writes it). It names no repository: Codex starts the server in the directory it runs in, and `viberag mcp` serves the repository holding that directory (it refuses your home directory). To pin one repository instead, add its path after \"mcp\"."}
 	case "windsurf":
 		// Windsurf has one global file and no workspace variable, so
 		// the entry must name its repository; one entry per repository.
