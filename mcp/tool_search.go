@@ -16,7 +16,7 @@ import (
 
 // SearchIn is codebase_search's input.
 type SearchIn struct {
-	Query     string       `json:"query" jsonschema:"what to look for: an identifier (Queue.retry), a phrase or question (how are failed tasks retried), an error message, or a code snippet; at most 4096 bytes"`
+	Query     string       `json:"query" jsonschema:"what to look for: an identifier (Queue.retry), a phrase or question (how are failed tasks retried), an error message, a code snippet, or a whole bug report or stack trace (up to 64 KiB: long task text is reduced to its stack frames, error messages, identifiers, paths and content words, shown in query_used)"`
 	Intent    string       `json:"intent,omitempty" jsonschema:"auto (default: chosen from the query's shape), definition (where a symbol is defined), usage (where it is used), concept (code about a topic), exact_text (every occurrence of literal text), similar_code (code like a snippet)"`
 	Scope     *scope.Scope `json:"scope,omitempty" jsonschema:"optional filters; all given fields must match"`
 	K         int          `json:"k,omitempty" jsonschema:"number of hits (default 10, 1 to 200)"`

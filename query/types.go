@@ -72,11 +72,13 @@ func DecodeRequest(data []byte) (Request, error) {
 	return r, nil
 }
 
-// Limits of a Request.
+// Limits of a Request. A query may hold up to MaxQueryBytes of task text
+// (auto and concept reduce it, see ReduceTaskText); other intents search
+// the query as it stands, at most MaxLiteralBytes.
 const (
 	DefaultLimit  = 10
 	MaxLimit      = 200
-	MaxQueryBytes = 4096
+	MaxQueryBytes = 64 << 10
 )
 
 // Hit kinds, one per group.
@@ -90,7 +92,14 @@ const (
 // Response is a search's answer: what `viberag search --json` prints and
 // what the MCP server returns.
 type Response struct {
+	// Query is the query as sent; task text (QueryUsed set) is echoed cut
+	// to its first 200 bytes, with its length.
 	Query string `json:"query"`
+	// QueryUsed is what was searched when the query was long task text
+	// (a bug report, a stack trace, a feature request) reduced to the
+	// terms that retrieve (ReduceTaskText); empty when the query was
+	// searched as it stands.
+	QueryUsed string `json:"query_used,omitempty"`
 	// Intent is the intent that ran; Routing says which rule of Route
 	// chose it when the request asked for auto.
 	Intent  Intent `json:"intent"`
