@@ -103,8 +103,8 @@ func TestIsTaskText(t *testing.T) {
 func TestFrameFuncAndShortPath(t *testing.T) {
 	for in, want := range map[string]string{
 		"github.com/spf13/cobra.(*Command).ExecuteC": "Command.ExecuteC",
-		"main.main":                                  "main.main",
-		"myapp::config::load_settings":               "config.load_settings",
+		"main.main":                    "main.main",
+		"myapp::config::load_settings": "config.load_settings",
 		"com.google.gson.internal.bind.ReflectiveTypeAdapterFactory$Adapter.read": "Adapter.read",
 		"Object.<anonymous>": "",
 		"<module>":           "",
