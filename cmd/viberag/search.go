@@ -180,7 +180,7 @@ func (s style) title(t string) string { return s.wrap("1", t) }
 func (s style) dim(t string) string   { return s.wrap("2", t) }
 
 func printSearch(w io.Writer, r *query.Response, st style, explain bool) {
-	head := fmt.Sprintf("%s", r.Intent)
+	head := string(r.Intent)
 	if r.Routing != "" {
 		head += " (" + r.Routing + ")"
 	}

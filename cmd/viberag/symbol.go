@@ -46,6 +46,9 @@ func printSymbol(w io.Writer, d *query.SymbolDetails, st style) {
 		exported = "exported"
 	}
 	fmt.Fprintln(w, st.dim(fmt.Sprintf("  id %s · %s · %s", d.ID, d.Language, exported)))
+	if d.Note != "" {
+		fmt.Fprintln(w, st.dim("  note: "+d.Note))
+	}
 	if d.Parent != nil {
 		fmt.Fprintln(w, st.dim(fmt.Sprintf("  in %s %s (%s)", d.Parent.Kind, d.Parent.Qualname, d.Parent.ID)))
 	}
@@ -76,7 +79,7 @@ func printSymbol(w io.Writer, d *query.SymbolDetails, st style) {
 	}
 	if len(d.Others) > 0 {
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, st.dim(fmt.Sprintf("%d other matches:", len(d.Others))))
+		fmt.Fprintln(w, st.dim(fmt.Sprintf("%d other symbols of that name:", len(d.Others))))
 		for _, o := range d.Others {
 			fmt.Fprintf(w, "  %s %s %s %s\n", st.path(fmt.Sprintf("%s:%d-%d", o.Path, o.StartLine, o.EndLine)), o.Kind, o.Qualname, st.dim(o.ID))
 		}
