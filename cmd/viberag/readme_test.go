@@ -29,8 +29,8 @@ func TestREADMEDocumentsEveryFlag(t *testing.T) {
 		if n.Hidden {
 			return
 		}
-		if n.Type == kong.CommandNode && !strings.Contains(readme, "viberag "+n.Name) {
-			t.Errorf("README never shows the command viberag %s", n.Name)
+		if n.Type == kong.CommandNode && !strings.Contains(readme, commandPath(n)) {
+			t.Errorf("README never shows the command %s", commandPath(n))
 		}
 		for _, f := range n.Flags {
 			if f.Hidden || f.Name == "help" {
@@ -51,4 +51,15 @@ func TestREADMEDocumentsEveryFlag(t *testing.T) {
 	if checked < 50 {
 		t.Errorf("only %d flags checked: the walk misses commands", checked)
 	}
+}
+
+// commandPath is "viberag store token create" for that command's node.
+func commandPath(n *kong.Node) string {
+	var parts []string
+	for ; n != nil; n = n.Parent {
+		if n.Type == kong.CommandNode || n.Parent == nil {
+			parts = append([]string{n.Name}, parts...)
+		}
+	}
+	return strings.Join(parts, " ")
 }
