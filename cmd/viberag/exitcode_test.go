@@ -31,6 +31,8 @@ func TestExitCodes(t *testing.T) {
 		{"refs found", append([]string{"refs", "Queue"}, at...), 0, "", ""},
 		{"refs none", append([]string{"refs", "NoSuchThing"}, at...), 1, "", ""},
 		{"refs none json", append([]string{"refs", "NoSuchThing", "--json"}, at...), 1, "", ""},
+		{"refs unknown id json", append([]string{"refs", "s0000000000000000", "--json"}, at...), 1, "not_found", ""},
+		{"symbol unknown id", append([]string{"symbol", "s0000000000000000"}, at...), 1, "", "not in the index"},
 		{"search no index", []string{"search", "Queue", "-C", empty, "--data-dir", empty}, 2, "", "no index yet"},
 		{"search no index json", []string{"search", "Queue", "--json", "-C", empty, "--data-dir", empty}, 2, "no_index", ""},
 		{"symbol no index json", []string{"symbol", "Queue", "--json", "-C", empty, "--data-dir", empty}, 2, "no_index", ""},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -45,6 +46,9 @@ func (c *refsCmd) Run(ctx context.Context) error {
 	}
 	defer ix.Close()
 	r, err := ix.planner.References(ctx, req)
+	if errors.Is(err, query.ErrNoSymbol) {
+		return &notFound{err}
+	}
 	if err != nil {
 		return indexer.NoteCorruption(ix.db.Path(), err)
 	}
