@@ -48,7 +48,8 @@ var (
 	rustAtRe    = regexp.MustCompile(`^\s*at\s+(\S+\.rs):\d+(?::\d+)?\s*$`)
 	rustPanicRe = regexp.MustCompile(`^thread '[^']*' panicked at (?:'(.*)', )?(\S+\.rs):\d+(?::\d+)?:?\s*$`)
 	goPanicRe   = regexp.MustCompile(`^(?:panic|fatal error): (.+)$`)
-	noiseLineRe = regexp.MustCompile(`^(?:goroutine \d+ \[.*\]:|Traceback \(most recent call last\):|stack backtrace:|note: run with .RUST_BACKTRACE.*|\s*\.\.\. \d+ more|exit status \d+|\[signal .*\])\s*$`)
+	noiseLineRe = regexp.MustCompile(`^(?:goroutine \d+ \[.*\]:|Traceback \(most recent call last\):|stack backtrace:|note: run with .RUST_BACKTRACE.*|\s*\.\.\. \d+ more|exit status \d+|\[signal .*\]|During handling of the above exception, another exception occurred:|The above exception was the direct cause of the following exception:)\s*$`)
+	caretLineRe = regexp.MustCompile(`^\s*[~^]+\s*$`)
 	// An error line: a type ending in Error, Exception … then ": message".
 	errorLineRe  = regexp.MustCompile(`^\s*(?:Caused by:\s*|Uncaught\s+|Error:\s+|Exception in thread "[^"]*"\s+)?((?:[A-Za-z_$][\w$]*\.)*[A-Za-z_$][\w$]*(?:Error|Exception|Panic|Fault|Failure|Warning|Exit|Interrupt|NotFound|Invalid))(?::\s*(.*))?$`)
 	pyLastLineRe = regexp.MustCompile(`^((?:[a-z_]\w*\.)*[A-Z]\w*):\s+(.*)$`)
@@ -190,6 +191,9 @@ func ReduceTaskText(q string) string {
 			pyFrames = append(pyFrames, [2]string{m[2], m[1]})
 			if i+1 < len(lines) && !isFrameLine(lines[i+1]) && strings.HasPrefix(lines[i+1], "    ") {
 				i++ // the source line Python prints under a frame: code, already named by the frame
+				if i+1 < len(lines) && caretLineRe.MatchString(lines[i+1]) {
+					i++ // and Python 3.11's ~~~^^^ under it
+				}
 			}
 			afterPy = i + 1
 		case javaFrameRe.MatchString(l): // name( with no space: the JVM's form, never V8's

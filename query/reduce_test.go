@@ -100,6 +100,29 @@ func TestIsTaskText(t *testing.T) {
 	}
 }
 
+// TestReducePython311: Python 3.11's carets under a source line and a
+// chained exception's banner are not words to search; the exception after
+// the last frame is, whatever its type's name.
+func TestReducePython311(t *testing.T) {
+	q := `Traceback (most recent call last):
+  File "/srv/app/jobs/sync.py", line 40, in pull
+    rows = fetch(cursor)
+           ^^^^^^^^^^^^^
+KeyError: 'cursor'
+
+During handling of the above exception, another exception occurred:
+
+Traceback (most recent call last):
+  File "/srv/app/jobs/sync.py", line 44, in pull
+    raise SyncAborted(batch)
+jobs.errors.SyncAborted: batch 7 left unsynced
+`
+	want := "pull jobs/sync.py SyncAborted cursor batch left unsynced"
+	if got := ReduceTaskText(q); got != want {
+		t.Errorf("reduced to %q, want %q", got, want)
+	}
+}
+
 func TestFrameFuncAndShortPath(t *testing.T) {
 	for in, want := range map[string]string{
 		"github.com/spf13/cobra.(*Command).ExecuteC": "Command.ExecuteC",
