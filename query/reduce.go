@@ -155,15 +155,17 @@ func (r *reducer) addSpan(s string, onlyIdents bool) {
 // ReduceTaskText reduces task text to the terms that retrieve, most
 // telling first, as one line of space-separated terms:
 //
-//  1. stack frames of the repository's own code (frames in standard
-//     libraries and dependencies — site-packages, node_modules, GOROOT,
-//     java.*, std:: … — are dropped): the function (Class.method, last
-//     qualifier kept) and the file's last two path elements, in the
-//     order the runtime prints them (Python's innermost frame last, so
-//     Python's frames are taken from the end);
+//  1. stack frames of the repository's own code: the function
+//     (Class.method, last qualifier kept) and the file's last two path
+//     elements, innermost first (Python prints its innermost frame last,
+//     so Python's frames are taken from the end); frames of the runtime
+//     and standard library (GOROOT, /usr/lib/python3.x, java.*, std:: …)
+//     are dropped;
 //  2. error lines: the exception type, unless it is a built-in one
 //     (ValueError, NullPointerException …: every codebase raises those),
-//     and the message's content words; Go and Rust panic messages;
+//     and the message's words; Go and Rust panic messages; then the
+//     frames of installed packages (site-packages, node_modules, the Go
+//     module cache …), which may be this repository installed;
 //  3. code spans (`…`) and quoted strings, as identifiers and words;
 //  4. in the prose, tokens written like identifiers (getUser,
 //     max_retries, a.b, A::B, send()) and like paths (src/app.py,
@@ -265,23 +267,30 @@ func ReduceTaskText(q string) string {
 	for i := len(pyFrames) - 1; i >= 0; i-- {
 		frames = append(frames, pyFrames[i])
 	}
-	for _, f := range frames {
-		if isDependencyFrame(f[0], f[1]) {
-			continue
-		}
-		if fn := frameFunc(f[0]); fn != "" {
-			r.add(fn)
-		}
-		if f[1] != "" {
-			r.add(shortPath(f[1]))
+	addFrames := func(class int) {
+		for _, f := range frames {
+			if frameClass(f[0], f[1]) != class {
+				continue
+			}
+			if fn := frameFunc(f[0]); fn != "" {
+				r.add(fn)
+			}
+			if f[1] != "" {
+				r.add(shortPath(f[1]))
+			}
 		}
 	}
+	addFrames(frameOwn)
 	for _, t := range types {
 		r.add(t)
 	}
 	for _, e := range errs {
 		r.addWords(e, maxMessageWords, false)
 	}
+	// Frames in installed packages come after the message: they may be
+	// this very repository installed (a traceback of flask searched in
+	// flask), or a library it calls.
+	addFrames(frameInstalled)
 	text := urlRe.ReplaceAllString(strings.Join(prose, "\n"), " ")
 	for _, m := range codeSpanRe.FindAllStringSubmatch(text, -1) {
 		for _, f := range strings.Fields(m[1]) {
@@ -374,27 +383,51 @@ func shortPath(p string) string {
 	return strings.Join(parts, "/")
 }
 
-// dependencyMarks are path and function prefixes of code outside the
-// repository: standard libraries, runtimes, installed packages.
-var (
-	dependencyPaths = []string{"site-packages/", "dist-packages/", "/lib/python", "<frozen", "<string>", "node_modules/", "node:", "internal/modules/",
-		"/usr/local/go/", "/usr/lib/go", "/go/pkg/mod/", "/rustc/", ".cargo/registry/", "/.rustup/", "/usr/lib/", "/usr/include/", "GOROOT/", "$GOROOT"}
-	dependencyFuncs = []string{"java.", "javax.", "jdk.", "sun.", "com.sun.", "kotlin.", "kotlinx.", "scala.", "org.junit.", "junit.", "org.gradle.", "org.apache.maven.",
-		"std::", "core::", "alloc::", "tokio::", "rust_begin_unwind", "__rust", "runtime.", "testing.", "reflect.", "syscall.", "net/http.", "process.", "processTicksAndRejections", "Module._compile", "node:"}
+// Frame classes: the repository's own code, an installed package (which
+// may be the repository itself, installed), the language's runtime and
+// standard library (never the repository: dropped).
+const (
+	frameOwn = iota
+	frameInstalled
+	frameRuntime
 )
 
-func isDependencyFrame(fn, file string) bool {
-	for _, p := range dependencyPaths {
+// Path and function marks of installed packages and of runtimes.
+var (
+	installedPaths = []string{"site-packages/", "dist-packages/", "node_modules/", "/go/pkg/mod/", ".cargo/registry/", "/.venv/", "/venv/", "/vendor/", "/gems/"}
+	installedFuncs = []string{"org.junit.", "junit.", "org.gradle.", "org.apache.maven.", "tokio::", "kotlinx."}
+	runtimePaths   = []string{"/lib/python", "<frozen", "<string>", "node:", "internal/modules/", "/usr/local/go/", "/usr/lib/go", "/rustc/", "/.rustup/",
+		"/usr/lib/", "/usr/include/", "GOROOT/", "$GOROOT"}
+	runtimeFuncs = []string{"java.", "javax.", "jdk.", "sun.", "com.sun.", "kotlin.", "scala.", "std::", "core::", "alloc::", "rust_begin_unwind", "__rust",
+		"runtime.", "testing.", "reflect.", "syscall.", "net/http.", "process.", "processTicksAndRejections", "Module._compile"}
+)
+
+// frameClass classifies a frame by its file and function.
+func frameClass(fn, file string) int {
+	for _, p := range installedPaths {
 		if strings.Contains(file, p) {
-			return true
+			return frameInstalled
 		}
 	}
-	for _, p := range dependencyFuncs {
+	for _, p := range installedFuncs {
 		if strings.HasPrefix(fn, p) {
-			return true
+			return frameInstalled
 		}
 	}
-	return file == "Native Method" || file == "Unknown Source" || fn == "" && file == ""
+	for _, p := range runtimePaths {
+		if strings.Contains(file, p) {
+			return frameRuntime
+		}
+	}
+	for _, p := range runtimeFuncs {
+		if strings.HasPrefix(fn, p) {
+			return frameRuntime
+		}
+	}
+	if file == "Native Method" || file == "Unknown Source" || fn == "" && file == "" {
+		return frameRuntime
+	}
+	return frameOwn
 }
 
 // builtinErrors are exception types every codebase raises: naming one

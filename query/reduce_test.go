@@ -10,9 +10,11 @@ import (
 
 // TestReduceTaskText: each kind of pasted task text reduces to the terms
 // that name the repository's code — its own stack frames first, error
-// types and messages, code spans, identifiers and paths, then the most
-// repeated content words — and never to frames of libraries or runtimes
-// or to the words every report uses. The whole reduction is compared, so
+// types and messages, installed packages' frames (the repository may be
+// one of them), code spans, identifiers and paths, then the most
+// repeated content words — and never to frames of runtimes and standard
+// libraries, to machine-specific path prefixes, or to the words every
+// report uses. The whole reduction is compared, so
 // any change to the rules shows here.
 func TestReduceTaskText(t *testing.T) {
 	tests := []struct {
@@ -22,8 +24,8 @@ func TestReduceTaskText(t *testing.T) {
 		none []string
 	}{
 		{"python_traceback.txt",
-			"locate_app flask/cli.py load_app run_command NoAppException import hello mean set FLASK_APP start server upgrading idea",
-			[]string{"click", "core.py", "site-packages", "traceback", "invoke", "alice"}},
+			"locate_app flask/cli.py load_app run_command NoAppException import hello mean set FLASK_APP main click/core.py start server upgrading idea",
+			[]string{"site-packages", "venv", "traceback", "invoke", "alice", "python3"}},
 		{"go_panic.txt",
 			"Command.ExecuteC cobra/command.go Command.Execute main.main app/main.go invalid memory address nil pointer dereference",
 			[]string{"goroutine", "proc.go", "runtime", "SIGSEGV", "bob", "0x3a"}},
@@ -34,8 +36,8 @@ func TestReduceTaskText(t *testing.T) {
 			"src/config.rs config.load_settings myapp.main src/main.rs called Result::unwrap Err value Os code kind NotFound message file directory",
 			[]string{"rust_begin_unwind", "unwrap_failed", "panicking.rs", "rustc", "backtrace"}},
 		{"js_error.txt",
-			"jsonParser middleware/json.js Layer.handle router/layer.js next router/route.js Cannot read properties undefined reading length server crashes json middleware",
-			[]string{"parseBody", "body-parser", "node_modules", "processTicksAndRejections", "TypeError", "srv"}},
+			"jsonParser middleware/json.js Layer.handle router/layer.js next router/route.js Cannot read properties undefined reading length parseBody lib/read.js server crashes json middleware",
+			[]string{"node_modules", "processTicksAndRejections", "task_queues", "TypeError", "srv"}},
 		{"feature_request.txt",
 			"EmailSender mailer/retry.go WEBHOOK_MAX_RETRIES webhook_deliveries retry_enabled WebhookEndpoint webhooks/dispatcher.go Dispatcher.deliver deliveries retry webhook delivery retries great receiving server returns connection marked never",
 			[]string{"thanks", "request", "feature", "currently", "example", "pull"}},

@@ -190,6 +190,9 @@ func printSearch(w io.Writer, r *query.Response, st style, explain bool) {
 	}
 	head += fmt.Sprintf(" · %.1f ms", r.TookMS)
 	fmt.Fprintln(w, st.dim(head))
+	if r.QueryUsed != "" {
+		fmt.Fprintln(w, st.dim("  query used: "+r.QueryUsed))
+	}
 	for _, f := range r.FiltersApplied {
 		fmt.Fprintln(w, st.dim("  filter: "+f))
 	}
