@@ -2,9 +2,11 @@ package indexer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
@@ -20,8 +22,10 @@ const IndexFile = "index.db"
 //
 //   - override, when set (the --data-dir flag), is used as is;
 //   - else $VIBERAG_HOME/<name>-<hash>;
-//   - else the user data directory ($XDG_DATA_HOME or ~/.local/share, or the
-//     OS's equivalent)/viberag/<name>-<hash>,
+//   - else the per-user data directory of the OS (UserDataBase)
+//     /<name>-<hash>, or the one earlier versions used on every OS
+//     ($XDG_DATA_HOME or ~/.local/share/viberag) when the index is there
+//     and not in the new place, so an index made before is never lost;
 //
 // where name is the base name of root's real path and hash 12 hex digits of
 // xxhash64 of that real path, so two checkouts never share an index.
@@ -37,15 +41,63 @@ func DataDir(root, override string) (string, error) {
 	if home := os.Getenv("VIBERAG_HOME"); home != "" {
 		return filepath.Join(home, key), nil
 	}
-	base := os.Getenv("XDG_DATA_HOME")
-	if base == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("data dir: no home directory (set VIBERAG_HOME or --data-dir): %w", err)
-		}
-		base = filepath.Join(h, ".local", "share")
+	h, _ := os.UserHomeDir()
+	cur, legacy := UserDataBase(runtime.GOOS, os.Getenv, h)
+	return pickDataDir(cur, legacy, key)
+}
+
+// pickDataDir returns key's directory under cur, unless only legacy holds
+// an index for it.
+func pickDataDir(cur, legacy, key string) (string, error) {
+	if cur == "" {
+		return "", errors.New("data dir: no home directory (set VIBERAG_HOME or --data-dir)")
 	}
-	return filepath.Join(base, "viberag", key), nil
+	dir := filepath.Join(cur, key)
+	if legacy == "" || legacy == cur {
+		return dir, nil
+	}
+	old := filepath.Join(legacy, key)
+	if _, err := os.Stat(filepath.Join(dir, IndexFile)); err == nil {
+		return dir, nil
+	}
+	if _, err := os.Stat(filepath.Join(old, IndexFile)); err == nil {
+		return old, nil
+	}
+	return dir, nil
+}
+
+// UserDataBase returns the per-user directory for indexes on goos (cur)
+// and the one versions before it used on every OS (legacy), given the
+// environment and the home directory:
+//
+//   - Linux and other Unix: $XDG_DATA_HOME/viberag, default
+//     ~/.local/share/viberag (the same as before);
+//   - macOS: ~/Library/Application Support/viberag;
+//   - Windows: %LocalAppData%\viberag.
+//
+// An index is derived data, but rebuilding one costs minutes, so it goes
+// where data lives, not in a cache a cleaner may empty.
+func UserDataBase(goos string, getenv func(string) string, home string) (cur, legacy string) {
+	if base := getenv("XDG_DATA_HOME"); base != "" {
+		legacy = filepath.Join(base, "viberag")
+	} else if home != "" {
+		legacy = filepath.Join(home, ".local", "share", "viberag")
+	}
+	switch goos {
+	case "darwin", "ios":
+		if home != "" {
+			cur = filepath.Join(home, "Library", "Application Support", "viberag")
+		}
+	case "windows":
+		if base := getenv("LocalAppData"); base != "" {
+			cur = filepath.Join(base, "viberag")
+		} else if home != "" {
+			cur = filepath.Join(home, "AppData", "Local", "viberag")
+		}
+	default:
+		cur = legacy
+	}
+	return cur, legacy
 }
 
 // RealRoot resolves root to an absolute path without symlinks and checks

@@ -66,3 +66,64 @@ func TestFindRoot(t *testing.T) {
 		t.Errorf("with a data dir: %s, want the git top %s", got, real(repo))
 	}
 }
+
+func TestUserDataBase(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	home := filepath.FromSlash("/home/u")
+	share := filepath.Join(home, ".local", "share", "viberag")
+	tests := []struct {
+		goos        string
+		env         map[string]string
+		cur, legacy string
+	}{
+		{"linux", nil, share, share},
+		{"linux", map[string]string{"XDG_DATA_HOME": "/xdg"}, filepath.Join("/xdg", "viberag"), filepath.Join("/xdg", "viberag")},
+		{"freebsd", nil, share, share},
+		{"darwin", nil, filepath.Join(home, "Library", "Application Support", "viberag"), share},
+		{"windows", map[string]string{"LocalAppData": `C:\Users\u\AppData\Local`}, filepath.Join(`C:\Users\u\AppData\Local`, "viberag"), share},
+		{"windows", nil, filepath.Join(home, "AppData", "Local", "viberag"), share},
+	}
+	for _, tc := range tests {
+		cur, legacy := UserDataBase(tc.goos, env(tc.env), home)
+		if cur != tc.cur || legacy != tc.legacy {
+			t.Errorf("%s %v: %q, %q; want %q, %q", tc.goos, tc.env, cur, legacy, tc.cur, tc.legacy)
+		}
+	}
+}
+
+// TestPickDataDirKeepsOldIndex: an index in the place earlier versions
+// used is found (never lost, never rebuilt beside it); a new one goes to
+// the OS's place; when both exist the new place wins.
+func TestPickDataDirKeepsOldIndex(t *testing.T) {
+	cur, legacy := filepath.Join(t.TempDir(), "new"), filepath.Join(t.TempDir(), "old")
+	const key = "repo-0123456789ab"
+	mustPick := func() string {
+		d, err := pickDataDir(cur, legacy, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	if got := mustPick(); got != filepath.Join(cur, key) {
+		t.Errorf("no index anywhere: %s", got)
+	}
+	put := func(dir string) {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, IndexFile), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(filepath.Join(legacy, key))
+	if got := mustPick(); got != filepath.Join(legacy, key) {
+		t.Errorf("index only in the old place: %s", got)
+	}
+	put(filepath.Join(cur, key))
+	if got := mustPick(); got != filepath.Join(cur, key) {
+		t.Errorf("index in both: %s", got)
+	}
+	if _, err := pickDataDir("", legacy, key); err == nil {
+		t.Error("no base accepted")
+	}
+}

@@ -20,9 +20,6 @@ import (
 	"github.com/viberag/viberag/tables"
 )
 
-// Version is the tool version recorded in the index's metadata.
-const Version = "0.1.0"
-
 // Options configure a run.
 type Options struct {
 	Select       fileset.SelectOptions
@@ -246,7 +243,7 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 	res.Commit = fileset.GitHead(ctx, real)
 	settings, _ := json.Marshal(opts.Select)
 	if err := db.SetMeta(ctx, map[string]string{
-		"tool_version":      Version,
+		"tool_version":      Version(),
 		"root":              real,
 		"settings":          string(settings),
 		"last_commit":       res.Commit,

@@ -18,40 +18,14 @@ func (s *Server) symbolExists(ctx context.Context, sid string) (bool, error) {
 	return s.planner.SymbolExists(ctx, sid)
 }
 
-// symbolDetails asks the planner for one symbol, by id or by name, and
-// applies the code options: the planner always returns the code, up to
-// query.MaxCodeBytes.
+// symbolDetails asks the planner for one symbol, by id or by name, with
+// the code options.
 func symbolDetails(ctx context.Context, p *query.Planner, idOrName string, includeCode bool, maxCode int) (*query.SymbolDetails, error) {
-	d, err := p.Symbol(ctx, idOrName)
-	if err != nil {
-		return nil, err
-	}
-	switch {
-	case !includeCode:
-		d.Code, d.CodeTruncated = "", false
-	case len(d.Code) > maxCode:
-		d.Code, d.CodeTruncated = cutAtLine(d.Code, maxCode), true
-	}
-	return d, nil
+	return p.SymbolWith(ctx, idOrName, query.SymbolOptions{NoCode: !includeCode, MaxBytes: maxCode})
 }
 
 // references asks the planner for the references to a symbol (by id) or
 // a name.
 func references(ctx context.Context, p *query.Planner, sid, name string, sc scope.Scope, k int) (*query.References, error) {
 	return p.References(ctx, query.RefsRequest{ID: sid, Name: name, Scope: sc, Limit: k})
-}
-
-// cutAtLine returns at most max bytes of s, ending at a line boundary
-// when there is one.
-func cutAtLine(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	cut := s[:max]
-	for i := len(cut) - 1; i > 0; i-- {
-		if cut[i] == '\n' {
-			return cut[:i]
-		}
-	}
-	return trunc(cut)
 }

@@ -187,7 +187,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 	s.runner = newRunner(life, db, root, opts.Index)
 	s.runner.runFn = s.runIndex
-	s.mcp = sdk.NewServer(&sdk.Implementation{Name: "viberag", Title: "viberag code index", Version: indexer.Version},
+	s.mcp = sdk.NewServer(&sdk.Implementation{Name: "viberag", Title: "viberag code index", Version: indexer.Version()},
 		&sdk.ServerOptions{Instructions: instructions, Logger: log, Capabilities: &sdk.ServerCapabilities{}})
 	s.mcp.AddReceivingMiddleware(s.guardTools, s.healTools)
 	s.addTools()

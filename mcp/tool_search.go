@@ -16,7 +16,7 @@ import (
 
 // SearchIn is codebase_search's input.
 type SearchIn struct {
-	Query     string       `json:"query" jsonschema:"what to look for: an identifier (Queue.retry), a phrase or question (how are failed tasks retried), an error message, or a code snippet; at most 4096 bytes"`
+	Query     string       `json:"query" jsonschema:"what to look for: an identifier (Queue.retry), a phrase or question (how are failed tasks retried), an error message, a code snippet, or a whole bug report or stack trace (up to 64 KiB: long task text is reduced to its stack frames, error messages, identifiers, paths and content words, shown in query_used)"`
 	Intent    string       `json:"intent,omitempty" jsonschema:"auto (default: chosen from the query's shape), definition (where a symbol is defined), usage (where it is used), concept (code about a topic), exact_text (every occurrence of literal text), similar_code (code like a snippet)"`
 	Scope     *scope.Scope `json:"scope,omitempty" jsonschema:"optional filters; all given fields must match"`
 	K         int          `json:"k,omitempty" jsonschema:"number of hits (default 10, 1 to 200)"`
@@ -39,7 +39,7 @@ type SearchOut struct {
 // SymbolIn is get_symbol_details' input.
 type SymbolIn struct {
 	SymbolID     string `json:"symbol_id,omitempty" jsonschema:"symbol id (s + 16 hex digits) from codebase_search, find_references or get_surrounding_code; give this or symbol_name"`
-	SymbolName   string `json:"symbol_name,omitempty" jsonschema:"a name (retry, Queue.retry) when you have no id: the best definition of that name, and the others in others; give this or symbol_id"`
+	SymbolName   string `json:"symbol_name,omitempty" jsonschema:"a name when you have no id: Queue.retry answers exactly that member (an inherited one is answered with a note naming the class that defines it); a bare name (retry) answers the best definition and lists a few equally good ones in others; give this or symbol_id"`
 	IncludeCode  *bool  `json:"include_code,omitempty" jsonschema:"include the symbol's source (default true)"`
 	MaxCodeChars int    `json:"max_code_chars,omitempty" jsonschema:"cut the source after this many bytes, at a line end (default 8000, at most 16384)"`
 }
@@ -52,7 +52,7 @@ type SymbolOut struct {
 
 // RefsIn is find_references' input.
 type RefsIn struct {
-	SymbolID   string       `json:"symbol_id,omitempty" jsonschema:"symbol id (s + 16 hex digits): references to that symbol's name, precise; give this or symbol_name"`
+	SymbolID   string       `json:"symbol_id,omitempty" jsonschema:"symbol id (s + 16 hex digits): the references to that symbol's name, matched by name as for symbol_name (references are not resolved to definitions, so same-named symbols share them; the answer names the symbol and says so); give this or symbol_name"`
 	SymbolName string       `json:"symbol_name,omitempty" jsonschema:"a name (retry, Queue.retry): references to every symbol so named; give this or symbol_id"`
 	Scope      *scope.Scope `json:"scope,omitempty" jsonschema:"optional filters on where the references are"`
 	K          int          `json:"k,omitempty" jsonschema:"most reference lines to return (default 50, 1 to 1000)"`

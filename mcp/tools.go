@@ -19,7 +19,7 @@ const (
 	descSymbol = `Get one symbol's full details by id (from codebase_search or find_references): kind, qualified name, signature, docstring, location, parent, and optionally its code. ` +
 		`Use it when a search hit looks right and you need its definition; then find_references for its uses.`
 	descRefs = `Find where a symbol is used: calls, imports, type uses and mentions, with their enclosing symbols. ` +
-		`Give symbol_id (exact, preferred) or symbol_name (matches every symbol of that name). Use it for impact analysis before changing a symbol; follow a hit with get_surrounding_code or read_file_lines.`
+		`Give symbol_id (from a hit) or symbol_name; either way references are matched by name, so same-named symbols share them. Use it for impact analysis before changing a symbol; follow a hit with get_surrounding_code or read_file_lines.`
 	descSurrounding = `Show what surrounds a symbol or chunk (id from another tool): the enclosing symbol, the anchor's code, and its nearest sibling symbols before and after with signatures and line distances. ` +
 		`Use it to orient yourself in a file without reading all of it; read more with read_file_lines.`
 	descRead = `Read lines of an indexed file as it is on disk now. Paths are repository-relative as results give them; files outside the repository or not indexed (secrets, ignored, skipped) are refused. ` +

@@ -19,54 +19,66 @@ FROM symbols s WHERE s.sid = ?`
 
 var sidRe = regexp.MustCompile(`^s[0-9a-f]{16}$`)
 
-// maxOthers bounds SymbolDetails.Others.
-const maxOthers = 20
+// ErrNoSymbol is the error, wrapped, when no symbol has the id or name
+// asked for.
+var ErrNoSymbol = errors.New("no such symbol")
+
+// maxOthers bounds SymbolDetails.Others: the other symbols an ambiguous
+// name matches equally well, listed briefly.
+const maxOthers = 5
+
+// SymbolOptions shape a Symbol answer. The zero value includes the code,
+// up to MaxCodeBytes.
+type SymbolOptions struct {
+	NoCode   bool // leave the code out
+	MaxBytes int  // cut the code after this many bytes, at a line end (0 or more than MaxCodeBytes: MaxCodeBytes)
+}
 
 // Symbol returns everything the index holds about one symbol, given its id
-// (sid) or a name. A name picks the best definition by the rules of the
-// definition intent (exact name first, type-like kinds first, exported
-// first, outside tests first) and lists the other matches in Others.
+// (sid) or a name, with its code.
 func (p *Planner) Symbol(ctx context.Context, idOrName string) (*SymbolDetails, error) {
+	return p.SymbolWith(ctx, idOrName, SymbolOptions{})
+}
+
+// SymbolWith is Symbol with options. A name is resolved by the rules of
+// the definition intent (exact name first, type-like kinds first,
+// exported first, outside tests first), except that:
+//
+//   - a qualified name (Class.method, pkg::Func) answers the symbol of
+//     that qualified name alone; other symbols of the same last name are
+//     not listed unless several have that qualified name;
+//   - a qualified name whose owner is a type that does not define the
+//     member is answered by the definition it inherits, found through the
+//     base classes written in the type's signature, and Note says so
+//     ("Flask defines no route; it inherits Scaffold.route: Flask → App
+//     → Scaffold"); when no base in the index defines it, ErrNoSymbol
+//     names the symbols that have that name;
+//   - an unqualified name that several symbols match equally well lists
+//     at most maxOthers of them in Others, and Note counts the rest.
+//
+// The doc is left out (DocInCode set) when the code holds it, so the
+// docstring is sent once.
+func (p *Planner) SymbolWith(ctx context.Context, idOrName string, opts SymbolOptions) (*SymbolDetails, error) {
 	idOrName = strings.TrimSpace(idOrName)
 	if idOrName == "" {
 		return nil, errors.New("symbol: empty id or name")
 	}
 	sid := idOrName
-	var others []SymRef
+	d := &SymbolDetails{}
 	if !sidRe.MatchString(idOrName) {
-		files, err := p.files.get(ctx, p)
+		r, err := p.resolveName(ctx, idOrName)
 		if err != nil {
 			return nil, err
 		}
-		cands, _, err := p.definitions(ctx, idOrName, newScoped(Request{}.Scope), unitPool{}, files, false)
-		if err != nil {
-			return nil, err
-		}
-		if len(cands) == 0 {
-			// A typo, or a prefix: widen as the definition intent does.
-			if cands, _, err = p.definitions(ctx, idOrName, newScoped(Request{}.Scope), unitPool{}, files, true); err != nil {
-				return nil, err
-			}
-		}
-		if len(cands) == 0 {
-			return nil, fmt.Errorf("symbol %q: no symbol of that name (search with intent concept to find it by description)", idOrName)
-		}
-		sid = cands[0].u.id
-		for _, c := range cands[1:] {
-			if len(others) == maxOthers {
-				break
-			}
-			others = append(others, SymRef{ID: c.u.id, Kind: c.u.symKind, Qualname: c.u.qualname, Path: c.u.path, StartLine: c.u.start, EndLine: c.u.end})
-		}
+		sid, d.Others, d.Note = r.sid, r.others, r.note
 	}
-	d := &SymbolDetails{Others: others}
 	var fileID int64
 	var parent, decorators, identifiers, calls, strs string
 	err := p.queryRow(ctx, symbolDetailsSQL, sid).Scan(&d.ID, &fileID, &d.Path, &d.Language, &d.Kind, &d.Name, &d.Qualname, &parent,
 		&d.StartLine, &d.EndLine, &d.StartByte, &d.EndByte, &d.Signature, &d.Doc, &d.Exported, &decorators, &identifiers, &calls, &strs, &d.Hash)
 	if err != nil {
 		if errors.Is(err, errNoRows) {
-			return nil, fmt.Errorf("symbol %q: not in the index (ids change when a symbol is renamed or moved; search again)", sid)
+			return nil, fmt.Errorf("symbol %q: %w: not in the index (ids change when a symbol is renamed or moved; search again)", sid, ErrNoSymbol)
 		}
 		return nil, fmt.Errorf("symbol %q: %w", sid, err)
 	}
@@ -95,11 +107,20 @@ func (p *Planner) Symbol(ctx context.Context, idOrName string) (*SymbolDetails, 
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	lines, err := p.fileLines(ctx, fileID, d.StartLine, d.EndLine)
-	if err != nil {
-		return nil, err
+	if !opts.NoCode {
+		lines, err := p.fileLines(ctx, fileID, d.StartLine, d.EndLine)
+		if err != nil {
+			return nil, err
+		}
+		max := opts.MaxBytes
+		if max <= 0 || max > MaxCodeBytes {
+			max = MaxCodeBytes
+		}
+		d.Code, d.CodeTruncated = capLines(lines, max)
+		if d.Doc != "" && docInCode(d.Doc, d.Code) {
+			d.Doc, d.DocInCode = "", true
+		}
 	}
-	d.Code, d.CodeTruncated = capLines(lines, MaxCodeBytes)
 	d.SuggestedNextActions = []Action{
 		{Tool: ToolFindReferences, Args: map[string]any{"id": d.ID}, Reason: "where " + d.Name + " is used"},
 	}
@@ -140,3 +161,24 @@ func capLines(lines []string, maxBytes int) (string, bool) {
 }
 
 var errNoRows = sql.ErrNoRows
+
+// docInCode reports whether code holds doc (a docstring, or a doc
+// comment inside the symbol's lines): its first and last non-empty lines
+// appear in the code, in that order, as written after their
+// indentation.
+func docInCode(doc, code string) bool {
+	var lines []string
+	for _, l := range strings.Split(doc, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		return false
+	}
+	i := strings.Index(code, lines[0])
+	if i < 0 {
+		return false
+	}
+	return strings.Contains(code[i:], lines[len(lines)-1])
+}

@@ -19,7 +19,15 @@
 // # Intents and the auto rules
 //
 // A Request names an intent, or auto (the default), which Decide resolves
-// from the query's shape alone, the first matching rule winning:
+// from the query's shape alone, the first matching rule winning. Before
+// the rules, long task text — over MaxLiteralBytes (4 KiB), or holding a
+// stack frame, or 40 words or more of prose — is reduced by
+// ReduceTaskText (for auto and concept; up to MaxQueryBytes, 64 KiB) to
+// its own code's stack frames, error types and messages, code spans,
+// quoted strings, identifiers, paths and most repeated content words;
+// the reduction is searched as concept (as a definition when it is one
+// identifier) and returned in Response.QueryUsed. Other intents search
+// at most MaxLiteralBytes as they stand. The rules:
 //
 //  1. quoted: the whole query in "…", '…' or `…` → exact_text of the inside;
 //  2. usage question: "where is X used|called|referenced", "callers of X",

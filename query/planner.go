@@ -187,6 +187,9 @@ func (r *Request) validate() error {
 	if len(r.Query) > MaxQueryBytes {
 		return fmt.Errorf("search: query is %d bytes, at most %d allowed", len(r.Query), MaxQueryBytes)
 	}
+	if len(r.Query) > MaxLiteralBytes && r.Intent != "" && r.Intent != Auto && r.Intent != Concept {
+		return fmt.Errorf("search: query is %d bytes; intent %s searches it as it stands, at most %d bytes (auto and concept take up to %d bytes of task text and reduce it)", len(r.Query), r.Intent, MaxLiteralBytes, MaxQueryBytes)
+	}
 	if !utf8.ValidString(r.Query) {
 		return errors.New("search: query is not valid UTF-8")
 	}
@@ -217,11 +220,43 @@ func (r *Request) validate() error {
 	return r.Scope.Validate()
 }
 
+// maxEchoBytes bounds the echo of task text in Response.Query: the
+// caller has the text; sending kilobytes back would spend its budget.
+const maxEchoBytes = 200
+
+// echoTaskText cuts task text for Response.Query at a rune boundary,
+// saying how long it was.
+func echoTaskText(q string) string {
+	if len(q) <= maxEchoBytes {
+		return q
+	}
+	cut := maxEchoBytes
+	for cut > 0 && !utf8.RuneStart(q[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", q[:cut], len(q))
+}
+
 func (p *Planner) search(ctx context.Context, req Request) (*Response, error) {
 	resp := &Response{Query: req.Query, Intent: req.Intent, Total: -1}
 	text := strings.TrimSpace(req.Query)
 	intent := req.Intent
 	fuseConcept := false
+	if (intent == Auto || intent == Concept) && IsTaskText(text) {
+		reduced := ReduceTaskText(text)
+		if reduced == "" {
+			return nil, fmt.Errorf("the query's %d bytes hold no identifier, path, error message or content word to search for", len(text))
+		}
+		text, resp.QueryUsed = reduced, reduced
+		resp.Query = echoTaskText(req.Query)
+		if intent == Auto {
+			intent, resp.Routing = Concept, RuleTaskText+": reduced to query_used, searched as concept"
+			if r := Decide(reduced); r.Intent == Definition {
+				intent, fuseConcept = Definition, true
+				resp.Routing = RuleTaskText + ": reduced to one identifier, definitions first, fused with concept results"
+			}
+		}
+	}
 	if intent == Auto {
 		r := Decide(text)
 		intent, text = r.Intent, r.Text

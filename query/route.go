@@ -27,6 +27,11 @@ const (
 	RuleError      = "error-message"    // "Error: …", "panic: …" → exact_text of the message after the prefix; a printf verb (%s, %d, %v) → exact_text
 	RuleCode       = "code"             // several lines, ; { } or operators (=> := == != && ||), or a call with arguments and no English → similar_code
 	RuleConcept    = "natural-language" // anything else → concept
+	// RuleTaskText comes before the others: long task text (IsTaskText)
+	// is reduced (ReduceTaskText, shown in Response.QueryUsed) and the
+	// reduction searched as concept, or as a definition when it is one
+	// identifier.
+	RuleTaskText = "task-text"
 )
 
 var (

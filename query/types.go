@@ -72,11 +72,13 @@ func DecodeRequest(data []byte) (Request, error) {
 	return r, nil
 }
 
-// Limits of a Request.
+// Limits of a Request. A query may hold up to MaxQueryBytes of task text
+// (auto and concept reduce it, see ReduceTaskText); other intents search
+// the query as it stands, at most MaxLiteralBytes.
 const (
 	DefaultLimit  = 10
 	MaxLimit      = 200
-	MaxQueryBytes = 4096
+	MaxQueryBytes = 64 << 10
 )
 
 // Hit kinds, one per group.
@@ -90,7 +92,14 @@ const (
 // Response is a search's answer: what `viberag search --json` prints and
 // what the MCP server returns.
 type Response struct {
+	// Query is the query as sent; task text (QueryUsed set) is echoed cut
+	// to its first 200 bytes, with its length.
 	Query string `json:"query"`
+	// QueryUsed is what was searched when the query was long task text
+	// (a bug report, a stack trace, a feature request) reduced to the
+	// terms that retrieve (ReduceTaskText); empty when the query was
+	// searched as it stands.
+	QueryUsed string `json:"query_used,omitempty"`
 	// Intent is the intent that ran; Routing says which rule of Route
 	// chose it when the request asked for auto.
 	Intent  Intent `json:"intent"`
@@ -206,18 +215,21 @@ const (
 // SymbolDetails is everything the index holds about one symbol, and its
 // code.
 type SymbolDetails struct {
-	ID         string   `json:"id"` // sid
-	Kind       string   `json:"kind"`
-	Name       string   `json:"name"`
-	Qualname   string   `json:"qualname"`
-	Path       string   `json:"path"`
-	Language   string   `json:"language"`
-	StartLine  int      `json:"start_line"`
-	EndLine    int      `json:"end_line"`
-	StartByte  int      `json:"start_byte"`
-	EndByte    int      `json:"end_byte"`
-	Signature  string   `json:"signature"`
+	ID        string `json:"id"` // sid
+	Kind      string `json:"kind"`
+	Name      string `json:"name"`
+	Qualname  string `json:"qualname"`
+	Path      string `json:"path"`
+	Language  string `json:"language"`
+	StartLine int    `json:"start_line"`
+	EndLine   int    `json:"end_line"`
+	StartByte int    `json:"start_byte"`
+	EndByte   int    `json:"end_byte"`
+	Signature string `json:"signature"`
+	// Doc is the symbol's docstring or doc comment, left out when Code
+	// holds it (DocInCode), so it is sent once.
 	Doc        string   `json:"doc,omitempty"`
+	DocInCode  bool     `json:"doc_in_code,omitempty"`
 	Exported   bool     `json:"exported"`
 	Decorators []string `json:"decorators,omitempty"`
 	Parent     *SymRef  `json:"parent,omitempty"`
@@ -231,9 +243,13 @@ type SymbolDetails struct {
 	// CodeTruncated says when it was cut.
 	Code          string `json:"code"`
 	CodeTruncated bool   `json:"code_truncated"`
-	// Others lists further symbols the name matched, when the request
-	// gave a name rather than an id.
-	Others               []SymRef `json:"others,omitempty"`
+	// Others lists, briefly, further symbols an ambiguous name matched
+	// as well (a name, not an id, was asked for).
+	Others []SymRef `json:"others,omitempty"`
+	// Note says how a name was resolved when it was not simply found:
+	// the member is inherited (and from where), the qualifier names no
+	// type, more symbols share the name than Others lists.
+	Note                 string   `json:"note,omitempty"`
 	SuggestedNextActions []Action `json:"suggested_next_actions,omitempty"`
 }
 

@@ -356,7 +356,7 @@ func (p *Planner) References(ctx context.Context, req RefsRequest) (*References,
 func (p *Planner) symbolByID(ctx context.Context, sid string) (*unit, error) {
 	u, _, err := scanSymbol(p.queryRow(ctx, symbolBySIDSQL, sid), false)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("symbol %q: not in the index (ids change when a symbol is renamed or moved; search again)", sid)
+		return nil, fmt.Errorf("symbol %q: %w: not in the index (ids change when a symbol is renamed or moved; search again)", sid, ErrNoSymbol)
 	}
 	return u, err
 }

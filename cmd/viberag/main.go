@@ -1,17 +1,29 @@
 // Command viberag indexes a repository into facts tables and answers code
 // search queries over them, from the command line and over MCP.
+//
+// Exit status, as ripgrep's: 0 when a command found something (or did
+// what it was asked), 1 when a search, symbol or refs found nothing (and
+// when status --check finds damage), 2 on an error, usage errors
+// included; index exits 3 when a chosen embedding provider left vectors
+// missing (exitVectorsIncomplete). With --json, errors are JSON too.
 package main
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"reflect"
 	"syscall"
 	"time"
 
 	"github.com/alecthomas/kong"
+
+	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/query"
+	"github.com/viberag/viberag/tables"
 )
 
 // cli is the command line. Each command lives in its own file.
@@ -25,16 +37,37 @@ type cli struct {
 
 	// Serving agents (mcp.go, mcpconfig.go).
 	MCP       mcpCmd       `cmd:"" name:"mcp" help:"Serve the index to AI agents over MCP (stdio, or streamable HTTP with --http); keeps it fresh as files change."`
-	MCPConfig mcpConfigCmd `cmd:"" name:"mcp-config" help:"Print (or --write) the MCP configuration for Claude Code, Cursor, VS Code or Codex."`
+	MCPConfig mcpConfigCmd `cmd:"" name:"mcp-config" help:"Print (or --write) the MCP configuration for Claude Code, Cursor, VS Code, Codex or Windsurf."`
 
 	// A store shared by a team (store.go).
 	Store storeCmd `cmd:"" help:"Administer a shared PostgreSQL store: init, ls, rm, token create."`
+
+	VersionCmd versionCmd       `cmd:"" name:"version" help:"Print viberag's version."`
+	Version    kong.VersionFlag `name:"version" help:"Print viberag's version and exit."`
 }
 
 // repoFlags locate a repository and its index; every command embeds them.
 type repoFlags struct {
 	DataDir string `name:"data-dir" help:"Directory holding the index (default: per-user data dir keyed by the repository path; VIBERAG_HOME overrides the base)." type:"path"`
 }
+
+// Exit statuses (see the package comment).
+const (
+	exitOK      = 0
+	exitNone    = 1
+	exitFailure = 2
+)
+
+// errNone ends a command that printed its (empty) answer with exit
+// status 1: no hits, no references. Nothing more is printed.
+const errNone = quietExit(exitNone)
+
+// quietExit is an exit status without a message: the command has printed
+// all it had to say.
+type quietExit int
+
+func (e quietExit) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+func (e quietExit) ExitCode() int { return int(e) }
 
 // exitGrace is how long an interrupted command may take to wind down
 // (finish the batch it is writing, close the index) before the process
@@ -49,22 +82,126 @@ func main() {
 		fmt.Fprintln(os.Stderr, "viberag: interrupted; exiting without waiting for work still running (the next run completes the index)")
 		os.Exit(130)
 	})
-	var c cli
-	k := kong.Parse(&c,
-		kong.Name("viberag"),
-		kong.Description("A code index for AI coding agents: facts, not interpretations."),
-		kong.UsageOnError(),
-		kong.BindTo(ctx, (*context.Context)(nil)),
-	)
-	if err := k.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "viberag:", err)
-		code := 1
-		var ec interface{ ExitCode() int }
-		if errors.As(err, &ec) {
-			code = ec.ExitCode()
-		}
+	if code := run(ctx, os.Args[1:], os.Stdout, os.Stderr); code != exitOK {
+		stop()
 		os.Exit(code)
 	}
+}
+
+// run parses args, runs the command and returns the exit status. Errors
+// go to stderr as one line; with --json they also go to stdout as a JSON
+// object (jsonError), so a caller reading JSON always gets JSON.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	var c cli
+	parser, err := kong.New(&c,
+		kong.Name("viberag"),
+		kong.Description("A code index for AI coding agents: facts, not interpretations."),
+		kong.BindTo(ctx, (*context.Context)(nil)),
+		kong.Vars{"version": "viberag " + indexer.Version()},
+		kong.Writers(stdout, stderr),
+	)
+	if err != nil {
+		fmt.Fprintln(stderr, "viberag:", err)
+		return exitFailure
+	}
+	kctx, err := parser.Parse(args)
+	if err != nil {
+		// A usage error: one line and where to read more, not the whole
+		// usage (an agent reads the line; a person asks for --help).
+		help := "viberag --help"
+		var pe *kong.ParseError
+		if errors.As(err, &pe) && pe.Context != nil {
+			if n := commandNode(pe.Context.Selected()); n != nil {
+				help = "viberag " + n.Name + " --help"
+			}
+		}
+		if argsWantJSON(args) {
+			_ = writeJSON(stdout, jsonError{Error: err.Error(), Kind: "usage", Help: help})
+		}
+		fmt.Fprintf(stderr, "viberag: %v\nsee %s\n", err, help)
+		return exitFailure
+	}
+	err = kctx.Run()
+	if err == nil {
+		return exitOK
+	}
+	code := exitFailure
+	var ec interface{ ExitCode() int }
+	if errors.As(err, &ec) {
+		code = ec.ExitCode()
+	}
+	if errors.As(err, new(quietExit)) {
+		return code
+	}
+	// An exitError comes after the command printed its answer (index's
+	// result, status's report): the message goes to stderr only, so
+	// stdout holds one JSON value.
+	var answered *exitError
+	if n := commandNode(kctx.Selected()); n != nil && wantsJSON(n.Target) && !errors.As(err, &answered) {
+		_ = writeJSON(stdout, jsonError{Error: err.Error(), Kind: errorKind(err)})
+	}
+	fmt.Fprintln(stderr, "viberag:", err)
+	return code
+}
+
+// jsonError is what a command run with --json prints when it fails: Kind
+// says what went wrong in one word (usage, no_index, not_found, damaged,
+// error), Error says it in a sentence, Help where to read more.
+type jsonError struct {
+	Error string `json:"error"`
+	Kind  string `json:"kind"`
+	Help  string `json:"help,omitempty"`
+}
+
+// errorKind classifies err for jsonError.Kind.
+func errorKind(err error) string {
+	switch {
+	case errors.Is(err, indexer.ErrNoIndex):
+		return "no_index"
+	case errors.Is(err, query.ErrNoSymbol):
+		return "not_found"
+	case errors.Is(err, tables.ErrDamaged) || tables.IsCorrupt(err):
+		return "damaged"
+	}
+	return "error"
+}
+
+// commandNode is the command n belongs to (n itself, or the command of a
+// positional argument); nil at the top level.
+func commandNode(n *kong.Node) *kong.Node {
+	for ; n != nil; n = n.Parent {
+		if n.Type == kong.CommandNode {
+			return n
+		}
+	}
+	return nil
+}
+
+// wantsJSON reports whether the command struct v has a JSON field set
+// (its --json flag).
+func wantsJSON(v reflect.Value) bool {
+	for v.IsValid() && v.Kind() == reflect.Pointer {
+		v = v.Elem()
+	}
+	if !v.IsValid() || v.Kind() != reflect.Struct {
+		return false
+	}
+	f := v.FieldByName("JSON")
+	return f.IsValid() && f.Kind() == reflect.Bool && f.Bool()
+}
+
+// argsWantJSON reports whether a command line that did not parse asked
+// for JSON.
+func argsWantJSON(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "--json", "--json=true":
+			return true
+		}
+	}
+	return false
 }
 
 // exitAfterSignal waits for the first signal (ctx done), restores the

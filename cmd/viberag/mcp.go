@@ -53,6 +53,11 @@ func (c *mcpCmd) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if c.Path == "" {
+		if err := checkServedRoot(root, c.DataDir); err != nil {
+			return err
+		}
+	}
 	meta, err := existingMeta(ctx, root, c.DataDir)
 	if err != nil {
 		return err

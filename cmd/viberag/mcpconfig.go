@@ -6,12 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 
 	"github.com/viberag/viberag/indexer"
@@ -19,15 +17,19 @@ import (
 
 type mcpConfigCmd struct {
 	Path    string `arg:"" optional:"" default:"." help:"Repository root (default: current directory)." type:"path"`
-	Client  string `enum:"claude,cursor,vscode,codex,generic" default:"generic" help:"Client to configure: claude, cursor, vscode, codex or generic."`
+	Client  string `enum:"claude,cursor,vscode,codex,windsurf,generic" default:"generic" help:"Client to configure: claude, cursor, vscode, codex, windsurf or generic."`
 	Command string `help:"Command clients run (default: viberag when it is on PATH, else this executable's absolute path)."`
-	Write   bool   `help:"Write the project-level file (cursor: .cursor/mcp.json, vscode: .vscode/mcp.json) instead of printing."`
-	Force   bool   `help:"With --write, replace an existing different viberag entry."`
+	Write   bool   `help:"Write the file instead of printing it (claude: .mcp.json, cursor: .cursor/mcp.json, vscode: .vscode/mcp.json, codex: .codex/config.toml in the repository; windsurf: ~/.codeium/windsurf/mcp_config.json), keeping the other servers in it."`
+	Force   bool   `help:"With --write, replace an existing different viberag entry (JSON files; a Codex table is edited by hand)."`
 }
 
 // serverName is the name clients list the server under.
 const serverName = "viberag"
 
+// Run prints the configuration on stdout — the file's whole content,
+// valid JSON (TOML for Codex), so `viberag mcp-config --client cursor >
+// .cursor/mcp.json` works — and where it goes on stderr; or, with
+// --write, merges it into that file.
 func (c *mcpConfigCmd) Run(ctx context.Context) error {
 	root, err := indexer.RealRoot(c.Path)
 	if err != nil {
@@ -37,73 +39,138 @@ func (c *mcpConfigCmd) Run(ctx context.Context) error {
 	if cmd == "" {
 		cmd = defaultCommand()
 	}
-	if c.Write {
-		path, entry, key, err := projectEntry(c.Client, root, cmd)
-		if err != nil {
+	home, _ := os.UserHomeDir()
+	cf, err := clientConfig(c.Client, root, cmd, home)
+	if err != nil {
+		return err
+	}
+	if filepath.IsAbs(cmd) && c.Command == "" {
+		fmt.Fprintf(os.Stderr, "note: viberag is not on PATH, so the configuration names this executable: %s (put viberag on PATH, or give --command, for a file others can use)\n", cmd)
+	}
+	if !c.Write {
+		if _, err := os.Stdout.Write(cf.content); err != nil {
 			return err
 		}
-		msg, err := writeEntry(path, key, entry, c.Force)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(os.Stdout, msg)
+		fmt.Fprintln(os.Stderr, cf.note)
 		return nil
 	}
-	return printConfig(os.Stdout, c.Client, root, cmd)
-}
-
-// printConfig prints what client needs, with where it goes.
-func printConfig(w io.Writer, client, root, cmd string) error {
-	switch client {
-	case "claude":
-		fmt.Fprintf(w, "# Claude Code: run in %s (Claude Code starts the server in the project directory).\n", root)
-		fmt.Fprintf(w, "# Add --scope project to share it with the team through .mcp.json.\n")
-		fmt.Fprintf(w, "claude mcp add %s -- %s mcp\n", serverName, shellQuote(cmd))
-	case "cursor", "vscode":
-		path, entry, key, err := projectEntry(client, root, cmd)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "// %s (or: viberag mcp-config --client %s --write)\n", path, client)
-		b, _ := json.MarshalIndent(map[string]any{key: map[string]any{serverName: entry}}, "", "  ")
-		fmt.Fprintf(w, "%s\n", b)
-	case "codex":
-		fmt.Fprintf(w, "# ~/.codex/config.toml (or .codex/config.toml in a trusted project)\n")
-		fmt.Fprintf(w, "[mcp_servers.%s]\n", serverName)
-		fmt.Fprintf(w, "command = %s\n", strconv.Quote(cmd))
-		fmt.Fprintf(w, "args = [\"mcp\", %s]\n", strconv.Quote(root))
-	case "generic":
-		fmt.Fprintf(w, "// Any client that takes an mcpServers map (Claude Desktop, Windsurf, Cline…):\n")
-		b, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{
-			serverName: map[string]any{"command": cmd, "args": []string{"mcp", root}},
-		}}, "", "  ")
-		fmt.Fprintf(w, "%s\n", b)
-		fmt.Fprintf(w, "// Over HTTP instead: run `%s mcp %s --http 127.0.0.1:8765` and point the client at http://127.0.0.1:8765/mcp\n", cmd, root)
-	default:
-		return fmt.Errorf("client %q: give claude, cursor, vscode, codex or generic", client)
+	if cf.path == "" {
+		return fmt.Errorf("--write: client %s has no configuration file viberag can write; print it and add it by hand (%s)", c.Client, cf.note)
 	}
+	var msg string
+	if cf.toml {
+		msg, err = writeTOMLEntry(cf.path, cf.name, cf.content)
+	} else {
+		msg, err = writeEntry(cf.path, cf.key, cf.name, cf.entry, c.Force)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(os.Stderr, msg)
 	return nil
 }
 
-// projectEntry returns the project-level file for client, the entry for
-// viberag and the key of the map that holds servers. Both editors expand
-// ${workspaceFolder}, so the file stays valid in every clone.
-func projectEntry(client, root, cmd string) (path string, entry map[string]any, key string, err error) {
-	switch client {
-	case "cursor":
-		return filepath.Join(root, ".cursor", "mcp.json"),
-			map[string]any{"command": cmd, "args": []any{"mcp", "${workspaceFolder}"}}, "mcpServers", nil
-	case "vscode":
-		return filepath.Join(root, ".vscode", "mcp.json"),
-			map[string]any{"type": "stdio", "command": cmd, "args": []any{"mcp", "${workspaceFolder}"}}, "servers", nil
-	}
-	return "", nil, "", fmt.Errorf("--write: client %q has no project-level file; give --client cursor or vscode (for the others, print the snippet and add it by hand)", client)
+// clientFile is one client's configuration for viberag.
+type clientFile struct {
+	// path is the file the client reads ("" when viberag does not write
+	// one); key the JSON object holding its servers (mcpServers, or
+	// servers for VS Code); name viberag's entry in it; entry the entry.
+	path, key, name string
+	entry           map[string]any
+	// content is what is printed: the whole file for a new one.
+	content []byte
+	toml    bool
+	// note says where content goes and how the server finds the
+	// repository (printed on stderr).
+	note string
 }
 
-// writeEntry adds entry under key.viberag in the JSON file at path,
-// keeping everything else in it. An existing identical entry is left
-// alone; a different one is replaced only with force.
-func writeEntry(path, key string, entry map[string]any, force bool) (string, error) {
+// clientConfig returns the configuration of client for the repository at
+// root, started as cmd. A file that is shared (the project's, checked in)
+// or global (one for every workspace) never names root: the server finds
+// the repository from the workspace the client gives it (Cursor and VS
+// Code expand ${workspaceFolder}) or from the directory it is started in
+// (Claude Code and Codex start servers in the project; `viberag mcp`
+// without PATH serves the repository holding its working directory).
+func clientConfig(client, root, cmd, home string) (clientFile, error) {
+	stdio := func(args ...string) map[string]any {
+		return map[string]any{"command": cmd, "args": toAny(args)}
+	}
+	var cf clientFile
+	switch client {
+	case "claude":
+		e := stdio("mcp")
+		e["type"] = "stdio"
+		cf = clientFile{path: filepath.Join(root, ".mcp.json"), key: "mcpServers", name: serverName, entry: e,
+			note: fmt.Sprintf("# Claude Code: the project's .mcp.json (%s), shared with everyone who clones it; or run `viberag mcp-config --client claude --write`, or `claude mcp add --scope project %s -- %s mcp`. Claude Code starts the server in the project, which `viberag mcp` serves.",
+				filepath.Join(root, ".mcp.json"), serverName, shellQuote(cmd))}
+	case "cursor":
+		cf = clientFile{path: filepath.Join(root, ".cursor", "mcp.json"), key: "mcpServers", name: serverName, entry: stdio("mcp", "${workspaceFolder}"),
+			note: "# Cursor: .cursor/mcp.json in the repository (or ~/.cursor/mcp.json for every project: ${workspaceFolder} is the open workspace); or run `viberag mcp-config --client cursor --write`."}
+	case "vscode":
+		e := stdio("mcp", "${workspaceFolder}")
+		e["type"] = "stdio"
+		cf = clientFile{path: filepath.Join(root, ".vscode", "mcp.json"), key: "servers", name: serverName, entry: e,
+			note: "# VS Code: .vscode/mcp.json in the repository (its servers key); or run `viberag mcp-config --client vscode --write`."}
+	case "codex":
+		cf = clientFile{path: filepath.Join(root, ".codex", "config.toml"), name: serverName, toml: true,
+			content: []byte(fmt.Sprintf("[mcp_servers.%s]\ncommand = %s\nargs = [\"mcp\"]\n", serverName, tomlString(cmd))),
+			note:    "# Codex: add this to ~/.codex/config.toml (every project) or .codex/config.toml in the repository (read in trusted projects; `viberag mcp-config --client codex --write` writes it). It names no repository: Codex starts the server in the directory it runs in, and `viberag mcp` serves the repository holding that directory (it refuses your home directory). To pin one repository instead, add its path after \"mcp\"."}
+	case "windsurf":
+		// Windsurf has one global file and no workspace variable, so
+		// the entry must name its repository; one entry per repository.
+		name := serverName + "-" + sanitizeName(filepath.Base(root))
+		var path string
+		if home != "" {
+			path = filepath.Join(home, ".codeium", "windsurf", "mcp_config.json")
+		}
+		cf = clientFile{path: path, key: "mcpServers", name: name, entry: stdio("mcp", root),
+			note: fmt.Sprintf("# Windsurf: ~/.codeium/windsurf/mcp_config.json, one global file without a workspace variable, so the entry names this repository (%s) and is called %s; add one per repository, or run `viberag mcp-config --client windsurf --write`.", root, name)}
+	case "generic":
+		cf = clientFile{key: "mcpServers", name: serverName, entry: stdio("mcp", root),
+			note: fmt.Sprintf("# Any client that takes an mcpServers map (Claude Desktop, Cline…). The entry names this repository because such clients start servers in a directory of their own. Over HTTP instead: run `%s mcp %s --http 127.0.0.1:8765` and point the client at http://127.0.0.1:8765/mcp", shellQuote(cmd), shellQuote(root))}
+	default:
+		return clientFile{}, fmt.Errorf("client %q: give claude, cursor, vscode, codex, windsurf or generic", client)
+	}
+	if !cf.toml {
+		b, err := json.MarshalIndent(map[string]any{cf.key: map[string]any{cf.name: cf.entry}}, "", "  ")
+		if err != nil {
+			return clientFile{}, err
+		}
+		cf.content = append(b, '\n')
+	}
+	return cf, nil
+}
+
+func toAny(s []string) []any {
+	out := make([]any, len(s))
+	for i, x := range s {
+		out[i] = x
+	}
+	return out
+}
+
+// sanitizeName keeps a server name to letters, digits, - and _.
+func sanitizeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+// tomlString quotes s as a TOML basic string (JSON's escapes are TOML's,
+// for the characters a path holds).
+func tomlString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// writeEntry adds entry under key.name in the JSON file at path, keeping
+// everything else in it. An existing identical entry is left alone; a
+// different one is replaced only with force.
+func writeEntry(path, key, name string, entry map[string]any, force bool) (string, error) {
 	doc := map[string]any{}
 	data, err := os.ReadFile(path)
 	switch {
@@ -122,46 +189,92 @@ func writeEntry(path, key string, entry map[string]any, force bool) (string, err
 	if servers == nil {
 		servers = map[string]any{}
 	}
-	if old, exists := servers[serverName]; exists {
+	if old, exists := servers[name]; exists {
 		// Compare as JSON values: what was read decodes []any, ours []any.
 		if reflect.DeepEqual(old, entry) {
-			return fmt.Sprintf("%s already configures %s; nothing written", path, serverName), nil
+			return fmt.Sprintf("%s already configures %s; nothing written", path, name), nil
 		}
 		if !force {
-			return "", fmt.Errorf("%s already has a different %q entry; pass --force to replace it", path, serverName)
+			return "", fmt.Errorf("%s already has a different %q entry; pass --force to replace it", path, name)
 		}
 	}
-	servers[serverName] = entry
+	servers[name] = entry
 	doc[key] = servers
 	out, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return "", fmt.Errorf("encode %s: %w", path, err)
 	}
-	out = append(out, '\n')
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return "", fmt.Errorf("write %s: %w", path, err)
+	if err := writeFileAtomic(path, append(out, '\n')); err != nil {
+		return "", err
 	}
-	// Write a temporary file and rename it, so an editor never reads a
-	// half-written config.
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".mcp-*.json")
+	return fmt.Sprintf("wrote %s entry to %s", name, path), nil
+}
+
+// writeTOMLEntry appends table (a [mcp_servers.name] table) to the TOML
+// file at path. Appending a table keeps every byte already there,
+// comments included. A file that already defines the table is left alone
+// when it holds exactly table and refused otherwise: TOML forbids
+// defining a table twice, and replacing one needs a TOML editor, which
+// viberag does not carry for one command (so --force does not apply).
+func writeTOMLEntry(path, name string, table []byte) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	header := "[mcp_servers." + name + "]"
+	for _, l := range strings.Split(string(data), "\n") {
+		t := strings.TrimSpace(l)
+		if t != header && !strings.HasPrefix(t, "[mcp_servers."+name+".") && t != `[mcp_servers."`+name+`"]` {
+			continue
+		}
+		if bytes.Contains(data, table) {
+			return fmt.Sprintf("%s already configures %s; nothing written", path, name), nil
+		}
+		return "", fmt.Errorf("%s already defines %s differently; edit or remove it by hand, then run this again", path, header)
+	}
+	out := data
+	if len(out) > 0 {
+		if out[len(out)-1] != '\n' {
+			out = append(out, '\n')
+		}
+		out = append(out, '\n')
+	}
+	out = append(out, table...)
+	if err := writeFileAtomic(path, out); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("wrote %s entry to %s", name, path), nil
+}
+
+// writeFileAtomic writes a temporary file beside path and renames it, so
+// a client never reads a half-written config.
+func writeFileAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".viberag-*.tmp")
 	if err != nil {
-		return "", fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(out); err != nil {
+	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
-		return "", fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := tmp.Close(); err != nil {
-		return "", fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return "", fmt.Errorf("write %s: %w", path, err)
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm() // keep a private file private
+	}
+	if err := os.Chmod(tmp.Name(), mode); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return "", fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
-	return fmt.Sprintf("wrote %s entry to %s", serverName, path), nil
+	return nil
 }
 
 // defaultCommand is "viberag" when that resolves on PATH to this very

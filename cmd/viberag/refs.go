@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -45,14 +46,21 @@ func (c *refsCmd) Run(ctx context.Context) error {
 	}
 	defer ix.Close()
 	r, err := ix.planner.References(ctx, req)
+	if errors.Is(err, query.ErrNoSymbol) {
+		return &notFound{err}
+	}
 	if err != nil {
 		return indexer.NoteCorruption(ix.db.Path(), err)
 	}
 	if c.JSON {
-		return writeJSON(os.Stdout, r)
+		err = writeJSON(os.Stdout, r)
+	} else {
+		printRefs(os.Stdout, r, newStyle(os.Stdout))
 	}
-	printRefs(os.Stdout, r, newStyle(os.Stdout))
-	return nil
+	if err == nil && r.Total == 0 {
+		return errNone
+	}
+	return err
 }
 
 func printRefs(w io.Writer, r *query.References, st style) {

@@ -66,10 +66,14 @@ func (c *searchCmd) Run(ctx context.Context) error {
 		return indexer.NoteCorruption(ix.db.Path(), err)
 	}
 	if c.JSON {
-		return writeJSON(os.Stdout, resp)
+		err = writeJSON(os.Stdout, resp)
+	} else {
+		printSearch(os.Stdout, resp, newStyle(os.Stdout), c.Explain)
 	}
-	printSearch(os.Stdout, resp, newStyle(os.Stdout), c.Explain)
-	return nil
+	if err == nil && len(resp.Hits) == 0 {
+		return errNone
+	}
+	return err
 }
 
 // searchHits runs a query exactly as `viberag search QUERY` does with its
@@ -176,7 +180,7 @@ func (s style) title(t string) string { return s.wrap("1", t) }
 func (s style) dim(t string) string   { return s.wrap("2", t) }
 
 func printSearch(w io.Writer, r *query.Response, st style, explain bool) {
-	head := fmt.Sprintf("%s", r.Intent)
+	head := string(r.Intent)
 	if r.Routing != "" {
 		head += " (" + r.Routing + ")"
 	}
@@ -186,6 +190,9 @@ func printSearch(w io.Writer, r *query.Response, st style, explain bool) {
 	}
 	head += fmt.Sprintf(" · %.1f ms", r.TookMS)
 	fmt.Fprintln(w, st.dim(head))
+	if r.QueryUsed != "" {
+		fmt.Fprintln(w, st.dim("  query used: "+r.QueryUsed))
+	}
 	for _, f := range r.FiltersApplied {
 		fmt.Fprintln(w, st.dim("  filter: "+f))
 	}

@@ -129,7 +129,9 @@ func (st *status) checkErr() error {
 	if st.Check == nil || st.Check.OK {
 		return nil
 	}
-	return indexer.NoteCorruption(st.Index, fmt.Errorf("%w: %s", tables.ErrDamaged, st.Check.Problems))
+	// Exit status 1, as for a search that finds nothing: the check ran
+	// and found damage (2 is for a check that could not run).
+	return &exitError{exitNone, indexer.NoteCorruption(st.Index, fmt.Errorf("%w: %s", tables.ErrDamaged, st.Check.Problems))}
 }
 
 // read fills st from the index at path, and runs the check when asked.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -25,6 +26,9 @@ func (c *symbolCmd) Run(ctx context.Context) error {
 	}
 	defer ix.Close()
 	d, err := ix.planner.Symbol(ctx, c.ID)
+	if errors.Is(err, query.ErrNoSymbol) {
+		return &notFound{err}
+	}
 	if err != nil {
 		return indexer.NoteCorruption(ix.db.Path(), err)
 	}
@@ -42,6 +46,9 @@ func printSymbol(w io.Writer, d *query.SymbolDetails, st style) {
 		exported = "exported"
 	}
 	fmt.Fprintln(w, st.dim(fmt.Sprintf("  id %s · %s · %s", d.ID, d.Language, exported)))
+	if d.Note != "" {
+		fmt.Fprintln(w, st.dim("  note: "+d.Note))
+	}
 	if d.Parent != nil {
 		fmt.Fprintln(w, st.dim(fmt.Sprintf("  in %s %s (%s)", d.Parent.Kind, d.Parent.Qualname, d.Parent.ID)))
 	}
@@ -72,9 +79,17 @@ func printSymbol(w io.Writer, d *query.SymbolDetails, st style) {
 	}
 	if len(d.Others) > 0 {
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, st.dim(fmt.Sprintf("%d other matches:", len(d.Others))))
+		fmt.Fprintln(w, st.dim(fmt.Sprintf("%d other symbols of that name:", len(d.Others))))
 		for _, o := range d.Others {
 			fmt.Fprintf(w, "  %s %s %s %s\n", st.path(fmt.Sprintf("%s:%d-%d", o.Path, o.StartLine, o.EndLine)), o.Kind, o.Qualname, st.dim(o.ID))
 		}
 	}
 }
+
+// notFound is an answer of none (exit status 1) that still deserves a
+// message: no symbol of that name or id.
+type notFound struct{ err error }
+
+func (e *notFound) Error() string { return e.err.Error() }
+func (e *notFound) Unwrap() error { return e.err }
+func (e *notFound) ExitCode() int { return exitNone }

@@ -1,0 +1,163 @@
+package query
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/tables"
+)
+
+// hierarchy is a small Flask-like tree: Flask inherits route from
+// Scaffold through App, a blueprint defines its own, and eight unrelated
+// functions share the name route.
+func hierarchy(t *testing.T) *Planner {
+	t.Helper()
+	files := map[string]string{
+		"app/scaffold.py": `class Scaffold:
+    """Shared by apps and blueprints."""
+
+    def route(self, rule, **options):
+        """Register a view function for the rule.
+
+        Use it as a decorator.
+        """
+        return self.add_url_rule(rule, **options)
+
+    def add_url_rule(self, rule, **options):
+        pass
+`,
+		"app/sansio.py":     "from app.scaffold import Scaffold\n\n\nclass App(Scaffold):\n    def make_config(self):\n        return {}\n",
+		"app/app.py":        "from app.sansio import App\n\n\nclass Flask(App):\n    def wsgi_app(self, environ, start_response):\n        return []\n",
+		"app/blueprints.py": "from app.scaffold import Scaffold\n\n\nclass Blueprint(Scaffold):\n    def route(self, rule):\n        return rule\n",
+		"app/util.py":       "def helper():\n    return 1\n",
+	}
+	for i := range 8 {
+		files[fmt.Sprintf("routes/r%d.py", i)] = fmt.Sprintf("def route():\n    return %d\n", i)
+	}
+	root, data := t.TempDir(), t.TempDir()
+	for p, c := range files {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	path := filepath.Join(data, indexer.IndexFile)
+	db, err := tables.Open(ctx, path, tables.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := indexer.Run(ctx, db, root, indexer.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	return plannerOn(t, path, Options{})
+}
+
+func othersOf(d *SymbolDetails) []string {
+	var out []string
+	for _, o := range d.Others {
+		out = append(out, o.Qualname)
+	}
+	return out
+}
+
+// TestSymbolByQualifiedName: issue 12, item 8. An exact qualified name
+// answers that symbol alone; a member a class inherits is answered as
+// inherited, saying from where, never silently; a class that neither
+// defines nor inherits the member is an error naming what exists; an
+// ambiguous bare name lists a few others briefly; the docstring is sent
+// once.
+func TestSymbolByQualifiedName(t *testing.T) {
+	p := hierarchy(t)
+	ctx := context.Background()
+
+	d, err := p.Symbol(ctx, "Scaffold.route")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Qualname != "Scaffold.route" || len(d.Others) != 0 || d.Note != "" {
+		t.Errorf("Scaffold.route: %s, others %q, note %q", d.Qualname, othersOf(d), d.Note)
+	}
+	// The docstring is inside the code: sent once, in the code.
+	if d.Doc != "" || !d.DocInCode || !strings.Contains(d.Code, "Register a view function for the rule.") {
+		t.Errorf("doc %q doc_in_code %v code:\n%s", d.Doc, d.DocInCode, d.Code)
+	}
+	noCode, err := p.SymbolWith(ctx, "Scaffold.route", SymbolOptions{NoCode: true})
+	if err != nil || noCode.Code != "" || !strings.HasPrefix(noCode.Doc, "Register a view function") || noCode.DocInCode {
+		t.Errorf("without code: doc %q code %q %v", noCode.Doc, noCode.Code, err)
+	}
+
+	// Inherited: answered, and said so with the chain.
+	d, err = p.Symbol(ctx, "Flask.route")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Qualname != "Scaffold.route" || len(d.Others) != 0 ||
+		!strings.Contains(d.Note, "Flask defines no route") || !strings.Contains(d.Note, "Flask → App → Scaffold") {
+		t.Errorf("Flask.route: %s, others %q, note %q", d.Qualname, othersOf(d), d.Note)
+	}
+	// Its own definition wins over the inherited one.
+	if d, err := p.Symbol(ctx, "Blueprint.route"); err != nil || d.Qualname != "Blueprint.route" || d.Note != "" {
+		t.Errorf("Blueprint.route: %+v %v", d, err)
+	}
+
+	// Neither defined nor inherited: an error that names what exists.
+	_, err = p.Symbol(ctx, "Flask.helper")
+	if !errors.Is(err, ErrNoSymbol) || !strings.Contains(err.Error(), "defines no helper") || !strings.Contains(err.Error(), "helper (app/util.py:1)") {
+		t.Errorf("Flask.helper: %v", err)
+	}
+
+	// A qualifier that is no type (a module): the best symbol of the
+	// name, said so.
+	if d, err := p.Symbol(ctx, "util.helper"); err != nil || d.Qualname != "helper" || !strings.Contains(d.Note, "no type is named util") {
+		t.Errorf("util.helper: %+v %v", d, err)
+	}
+
+	// A bare ambiguous name: a few others, and how many more.
+	d, err = p.Symbol(ctx, "route")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Others) != maxOthers || !strings.Contains(d.Note, "more symbols are named route") || slices.Contains(othersOf(d), d.Qualname) && d.Others[0].ID == d.ID {
+		t.Errorf("route: %s, others %q, note %q", d.Qualname, othersOf(d), d.Note)
+	}
+}
+
+func TestBasesOf(t *testing.T) {
+	tests := []struct {
+		sig  string
+		want []string
+	}{
+		{"class Flask(App):", []string{"App"}},
+		{"class Foo(Generic[T], metaclass=ABCMeta):", []string{"Generic"}},
+		{"class Queue:", nil},
+		{"public final class ConnectionPool extends BasePool<Conn> implements AutoCloseable, Pool", []string{"BasePool", "AutoCloseable", "Pool"}},
+		{"export class TRPCError extends Error", []string{"Error"}},
+		{"class StoreUnavailable < StandardError; end", []string{"StandardError"}},
+		{"class Metrics < ActiveRecord::Base", []string{"Base"}},
+		{"public sealed class Grid : IEnumerable<object>, IDisposable", []string{"IEnumerable", "IDisposable"}},
+		{"template <typename T> struct is_byte : std::false_type", []string{"false_type"}},
+		{"class Derived : public virtual Base {", []string{"Base"}},
+		{"final class UnfairLock: @unchecked Sendable", []string{"Sendable"}},
+		{"class RetryPolicy(private val maxAttempts: Int) : Policy()", []string{"Policy"}},
+		{"sealed abstract class PoolError(msg: String) extends Exception(msg) with Serializable", []string{"Exception", "Serializable"}},
+		{"final class TransportException extends \\RuntimeException", []string{"RuntimeException"}},
+		{"type Limiter struct", nil},
+	}
+	for _, tc := range tests {
+		if got := basesOf(tc.sig); !slices.Equal(got, tc.want) {
+			t.Errorf("basesOf(%q) = %q, want %q", tc.sig, got, tc.want)
+		}
+	}
+}
