@@ -30,6 +30,8 @@ type OpenOptions struct {
 	ReadOnly bool
 	// NoTrigram is tables.OpenOptions.NoTrigram.
 	NoTrigram bool
+	// NoMap is tables.OpenOptions.NoMap: for a process that only indexes.
+	NoMap bool
 	// Check runs the quick check (tables.QuickCheck) even when nothing
 	// points at damage.
 	Check bool
@@ -51,7 +53,7 @@ type OpenOptions struct {
 // and an empty index created in its place, which the next run fills: the
 // index is derived data, so damage costs a rebuild, never a broken tool.
 func Open(ctx context.Context, path string, opts OpenOptions) (*tables.DB, error) {
-	topts := tables.OpenOptions{ReadOnly: opts.ReadOnly, NoTrigram: opts.NoTrigram}
+	topts := tables.OpenOptions{ReadOnly: opts.ReadOnly, NoTrigram: opts.NoTrigram, NoMap: opts.NoMap}
 	if opts.ReadOnly {
 		return openRead(ctx, path, topts)
 	}
@@ -184,7 +186,7 @@ func OpenFresh(ctx context.Context, path string, opts OpenOptions) (*tables.DB, 
 	if err := tables.Remove(fresh); err != nil {
 		return nil, err
 	}
-	return tables.Open(ctx, fresh, tables.OpenOptions{NoTrigram: opts.NoTrigram})
+	return tables.Open(ctx, fresh, tables.OpenOptions{NoTrigram: opts.NoTrigram, NoMap: opts.NoMap})
 }
 
 // InstallFresh closes db, an index made by OpenFresh for path, and moves

@@ -21,8 +21,8 @@ import (
 // so what it holds unflushed stays under batchWeight, and pendingLimit
 // leaves room beside that for the heaviest file (maxFileWeight).
 const (
-	batchWeight   = 32 << 20
-	maxFileWeight = 48 << 20
+	batchWeight   = 16 << 20
+	maxFileWeight = 32 << 20
 	pendingLimit  = batchWeight + maxFileWeight
 )
 

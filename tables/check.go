@@ -30,7 +30,7 @@ func (db *DB) Check(ctx context.Context) (err error) {
 	// integrity_check on the same connection, and then reports
 	// "corruption found reading blob" once another connection has
 	// changed the index (SQLite 3.54.1). Queries are not affected.
-	pool, err := openPool(db.path, readerParams(true))
+	pool, err := openPool(db.path, readerParams(true, false))
 	if err != nil {
 		return err
 	}

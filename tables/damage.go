@@ -103,7 +103,7 @@ func HeaderProblem(path string) (problem string, suspect bool, err error) {
 // ErrDamaged when the file is damaged; any other error is about running
 // the check.
 func QuickCheck(ctx context.Context, path string) error {
-	pool, err := openPool(path, readerParams(true))
+	pool, err := openPool(path, readerParams(true, false))
 	if err != nil {
 		return fmt.Errorf("quick check %s: %w", path, err)
 	}

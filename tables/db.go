@@ -32,6 +32,13 @@ type OpenOptions struct {
 	// "trigram" ("1" or "0"); without the index, substring search has to
 	// scan chunks.content.
 	NoTrigram bool
+
+	// NoMap keeps the read connections from memory-mapping the file. An
+	// index run reads little (file states, counts) but a mapped page it
+	// touches stays in its resident memory: counting the rows of the
+	// GOROOT/src index left 180 MB of the file resident at the run's
+	// peak (BENCHMARKS.md, "Memory"). Servers and searches keep the map.
+	NoMap bool
 }
 
 // DB is an open index. It holds two connection pools on one SQLite file in
@@ -100,7 +107,7 @@ func open(ctx context.Context, path string, opts OpenOptions, steps []migration)
 		if _, err := os.Stat(abs); err != nil {
 			return nil, err
 		}
-		db.r, err = openPool(abs, readerParams(true))
+		db.r, err = openPool(abs, readerParams(true, !opts.NoMap))
 		if err != nil {
 			return nil, err
 		}
@@ -130,7 +137,7 @@ func open(ctx context.Context, path string, opts OpenOptions, steps []migration)
 		return nil, err
 	}
 	db.trigram = !opts.NoTrigram
-	db.r, err = openPool(abs, readerParams(false))
+	db.r, err = openPool(abs, readerParams(false, !opts.NoMap))
 	if err != nil {
 		return nil, err
 	}
@@ -228,8 +235,12 @@ func writerParams() url.Values {
 	return v
 }
 
-func readerParams(readOnlyFile bool) url.Values {
-	v := commonParams(readerCacheKiB, mmapBytes)
+func readerParams(readOnlyFile, mmap bool) url.Values {
+	m := 0
+	if mmap {
+		m = mmapBytes
+	}
+	v := commonParams(readerCacheKiB, m)
 	v.Add("_pragma", "query_only(1)")
 	if readOnlyFile {
 		v.Set("mode", "ro")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -627,5 +628,27 @@ func TestOptimize(t *testing.T) {
 	checkIntegrity(t, db)
 	if n := queryInt(t, db, `SELECT count(*) FROM chunks_tri WHERE chunks_tri MATCH '"generation 4."'`); n != 5 {
 		t.Errorf("trigram finds %d chunks after Optimize, want 5", n)
+	}
+}
+
+// TestNoMap: an index run's readers map nothing; every other reader maps
+// the file (see OpenOptions.NoMap).
+func TestNoMap(t *testing.T) {
+	for _, tc := range []struct {
+		noMap bool
+		want  int64
+	}{{false, mmapBytes}, {true, 0}} {
+		db, err := Open(context.Background(), filepath.Join(t.TempDir(), "index.db"), OpenOptions{NoMap: tc.noMap})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got int64
+		if err := db.SQL().QueryRow(`PRAGMA mmap_size`).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		db.Close()
+		if got != tc.want {
+			t.Errorf("NoMap %v: reader mmap_size = %d; want %d", tc.noMap, got, tc.want)
+		}
 	}
 }

@@ -202,13 +202,28 @@ void vr_tree_delete(TSTree *tree, uint32_t nodes) {
   ts_tree_delete(tree);
 #if defined(__GLIBC__)
   // A big tree's memory goes back to the system rather than waiting in
-  // malloc's free lists while the Go nodes are built beside it.
-  if (nodes > 200000) malloc_trim(0);
+  // malloc's free lists while the Go nodes are built beside it (50,000
+  // nodes: a tree of a few MB; trimming costs well under a millisecond).
+  if (nodes > 50000) malloc_trim(0);
 #else
   (void)nodes;
 #endif
 }
 
-void vr_use_libc_allocator(void) { ts_set_allocator(vr_malloc, vr_calloc, vr_realloc, vr_free); }
+void vr_use_libc_allocator(void) {
+#if defined(__GLIBC__)
+  // cgo calls run on whichever thread the Go scheduler picks, and glibc
+  // gives each new thread its own arena, keeping freed tree memory in it:
+  // one worker's parses left four arenas of 40-64 MB resident on the
+  // adversarial tree (BENCHMARKS.md, "Memory"). Two arenas serve two
+  // workers; blocks of 1 MB and more (a flattened tree) are mapped and
+  // unmapped on their own instead of raising glibc's sliding threshold;
+  // free memory past 4 MB at the top of a heap goes back at once.
+  mallopt(M_ARENA_MAX, 2);
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  mallopt(M_TRIM_THRESHOLD, 4 << 20);
+#endif
+  ts_set_allocator(vr_malloc, vr_calloc, vr_realloc, vr_free);
+}
 
 int64_t vr_parse_bytes(const vr_parser *p) { return vr_thread_bytes - p->mem_start; }
