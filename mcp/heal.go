@@ -68,9 +68,9 @@ func (s *Server) noteCorrupt(msg string) {
 		s.suspect = msg
 	}
 	s.mu.Unlock()
-	if first && s.readOnly == "" {
+	if first && s.bg != nil {
 		s.log.Warn("index damage suspected; checking and rebuilding it", "error", msg)
-		s.runner.schedule(false)
+		s.bg.Runner.Schedule(false)
 	}
 }
 
@@ -86,18 +86,18 @@ func (s *Server) damageState() (rebuilding, suspect string) {
 // suspect index is checked first; a damaged one, found by the check or
 // by a corruption error during the run, is replaced by an empty index and
 // the run fills that instead.
-func (s *Server) runIndex(ctx context.Context, opts indexer.Options, ru *run) (*indexer.Result, error) {
+func (s *Server) runIndex(ctx context.Context, opts indexer.Options, ru *indexer.Job) (*indexer.Result, error) {
 	if s.readOnly != "" {
-		return nil, errReadOnly(s.readOnly)
+		return nil, indexer.ErrReadOnly(s.readOnly)
 	}
 	lock, err := indexer.AcquireLock(ctx, s.dbPath, indexer.LockOptions{
-		Waiting: func(h indexer.Holder, _ time.Duration) { ru.setWaiting(h.String()) },
+		Waiting: func(h indexer.Holder, _ time.Duration) { ru.SetWaiting(h.String()) },
 	})
 	if err != nil {
 		return nil, err
 	}
 	defer lock.Release()
-	ru.setWaiting("")
+	ru.SetWaiting("")
 	if s.beforeRun != nil {
 		s.beforeRun()
 	}
@@ -138,11 +138,6 @@ func (s *Server) runIndex(ctx context.Context, opts indexer.Options, ru *run) (*
 		s.mu.Unlock()
 	}
 	return res, err
-}
-
-// errReadOnly is the error of a run asked of a read-only server.
-func errReadOnly(holder string) error {
-	return fmt.Errorf("this server serves the index read-only: another viberag server, %s, maintains it and keeps it fresh", holder)
 }
 
 // currentDB returns the open index.

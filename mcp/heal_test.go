@@ -32,7 +32,7 @@ func TestServerRebuildsDamagedIndex(t *testing.T) {
 			if err := os.WriteFile(path, []byte("not an index\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-		}, StateRebuilding, "damaged and is being rebuilt"},
+		}, indexer.StateRebuilding, "damaged and is being rebuilt"},
 		{"files page garbled", func(t *testing.T, path string, root int64) {
 			f, err := os.OpenFile(path, os.O_WRONLY, 0)
 			if err != nil {
@@ -42,7 +42,7 @@ func TestServerRebuildsDamagedIndex(t *testing.T) {
 			if _, err := f.WriteAt([]byte(strings.Repeat("garbage!", 512)), (root-1)*4096); err != nil {
 				t.Fatal(err)
 			}
-		}, StateUpdating, "corruption error"},
+		}, indexer.StateUpdating, "corruption error"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -87,7 +87,7 @@ func TestServerRebuildsDamagedIndex(t *testing.T) {
 
 			eventually(t, 60*time.Second, "the rebuild", func() bool {
 				callOK(t, cs, "get_status", map[string]any{}, &st)
-				return st.IndexState == StateReady
+				return st.IndexState == indexer.StateReady
 			})
 			if st.Counts.Files != clean.Counts.Files || st.Counts.Symbols != clean.Counts.Symbols || st.Counts.Refs != clean.Counts.Refs {
 				t.Fatalf("rebuilt index %+v, clean %+v", st.Counts, clean.Counts)

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/viberag/viberag/indexer"
 )
 
 // symbolID looks a symbol's id up in the server's index.
@@ -28,10 +30,10 @@ func TestStatusAndIndex(t *testing.T) {
 
 	var st StatusOut
 	callOK(t, cs, "get_status", map[string]any{}, &st)
-	if st.Root != root || st.Counts.Files < 3 || st.Counts.Symbols == 0 || st.IndexState != StateReady {
+	if st.Root != root || st.Counts.Files < 3 || st.Counts.Symbols == 0 || st.IndexState != indexer.StateReady {
 		t.Fatalf("status: %+v", st)
 	}
-	if st.Watcher.Mode != WatchWatching || st.Watcher.WatchedDirs < 2 {
+	if st.Watcher.Mode != indexer.WatchWatching || st.Watcher.WatchedDirs < 2 {
 		t.Errorf("watcher: %+v", st.Watcher)
 	}
 	if !st.Current {
@@ -50,7 +52,7 @@ func TestStatusAndIndex(t *testing.T) {
 
 	var c CancelOut
 	callOK(t, cs, "cancel_indexing", map[string]any{}, &c)
-	if c.Cancelled || c.IndexState != StateReady {
+	if c.Cancelled || c.IndexState != indexer.StateReady {
 		t.Errorf("cancel with nothing running: %+v", c)
 	}
 }
@@ -157,12 +159,12 @@ func TestAnswersWhileBuilding(t *testing.T) {
 
 	var sr SearchOut
 	callOK(t, cs, "codebase_search", map[string]any{"query": "compute_599"}, &sr)
-	if sr.IndexState != StateBuilding || !sr.Partial {
+	if sr.IndexState != indexer.StateBuilding || !sr.Partial {
 		t.Errorf("search during the first build: state %q partial %v", sr.IndexState, sr.Partial)
 	}
 	var c CancelOut
 	callOK(t, cs, "cancel_indexing", map[string]any{}, &c)
-	if !c.Cancelled || c.IndexState != StateBuilding || !c.Partial {
+	if !c.Cancelled || c.IndexState != indexer.StateBuilding || !c.Partial {
 		t.Errorf("cancel: %+v", c)
 	}
 	var st StatusOut
@@ -173,7 +175,7 @@ func TestAnswersWhileBuilding(t *testing.T) {
 
 	var ix IndexOut
 	callOK(t, cs, "index", map[string]any{}, &ix)
-	if ix.Outcome != "done" || ix.Selected < 600 || ix.IndexState != StateReady || ix.Partial {
+	if ix.Outcome != "done" || ix.Selected < 600 || ix.IndexState != indexer.StateReady || ix.Partial {
 		t.Fatalf("index after cancel: %+v", ix)
 	}
 	if err := s.Close(); err != nil {
@@ -185,7 +187,7 @@ func TestAnswersWhileBuilding(t *testing.T) {
 	cs2 := connect(t, s2)
 	sr = SearchOut{}
 	callOK(t, cs2, "codebase_search", map[string]any{"query": "compute_599"}, &sr)
-	if sr.Partial || sr.IndexState == StateBuilding || hitTitled(&sr, "compute_599") == nil {
+	if sr.Partial || sr.IndexState == indexer.StateBuilding || hitTitled(&sr, "compute_599") == nil {
 		t.Errorf("search after restart: state %q partial %v hits %d", sr.IndexState, sr.Partial, len(sr.Hits))
 	}
 }
