@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -503,4 +504,46 @@ func ErrReadOnly(holder string) error {
 // (holds ServerLockFile), and false when none does.
 func ServerHolder(indexPath string) (Holder, bool, error) {
 	return holderOf(indexPath, ServerLockFile)
+}
+
+// QueryEmbedder opens, for searches, the provider that embedded db's
+// vectors (embed.OpenForQueries). It returns nil and why when vectors
+// cannot be used.
+func QueryEmbedder(ctx context.Context, db *tables.DB) (embed.Provider, string) {
+	meta, err := db.Meta(ctx)
+	if err != nil {
+		return nil, err.Error()
+	}
+	if meta[tables.MetaEmbeddingModel] == "" {
+		if e := VectorsOff(db.Path(), meta[tables.MetaEmbeddingError]); e != "" {
+			return nil, e
+		}
+		return nil, "the index has no vectors (run `viberag index` with an embedding model, see `viberag index --help`)"
+	}
+	cfg, ok := StoredEmbedding(meta)
+	if !ok {
+		return nil, "the index does not say which provider embedded it; run `viberag index` again"
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	return embed.OpenForQueries(ctx, cfg)
+}
+
+// ReadMeta reads the meta table of the index at path, nil when there is
+// none yet or it cannot be read (opening it for writing reports that,
+// with its own advice).
+func ReadMeta(ctx context.Context, path string) map[string]string {
+	if _, err := os.Stat(path); err != nil {
+		return nil
+	}
+	db, err := Open(ctx, path, OpenOptions{ReadOnly: true})
+	if err != nil {
+		return nil
+	}
+	defer db.Close()
+	meta, err := db.Meta(ctx)
+	if err != nil {
+		return nil
+	}
+	return meta
 }

@@ -142,7 +142,7 @@ func openIndex(ctx context.Context, rf repoFlags, dir string, vectors bool) (*op
 	var emb embed.Provider
 	var off string
 	if vectors {
-		emb, off = queryEmbedder(ctx, db)
+		emb, off = indexer.QueryEmbedder(ctx, db)
 	}
 	p, err := query.New(ctx, db.SQL(), query.Options{Embedder: emb, VectorsOff: off})
 	if err != nil {
