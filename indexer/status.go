@@ -547,3 +547,16 @@ func ReadMeta(ctx context.Context, path string) map[string]string {
 	}
 	return meta
 }
+
+// BuildProgress says how far the build of a partial index has got: the
+// files indexed so far, and the files the run building it selected (0
+// when not known yet).
+func BuildProgress(ctx context.Context, db *tables.DB) (done, total int64) {
+	if meta, err := db.Meta(ctx); err == nil {
+		total, _ = strconv.ParseInt(meta[MetaRunSelected], 10, 64)
+	}
+	if c, err := db.Counts(ctx); err == nil {
+		done = c.Files
+	}
+	return done, total
+}

@@ -16,9 +16,13 @@ func (s *Server) freshness() Freshness { return s.live.Freshness() }
 // the argument and what it accepts. Handlers return it as a plain error,
 // which the SDK turns into a tool result with isError set, so the model
 // sees it and can correct the call.
-type toolError struct{ msg string }
+type toolError struct {
+	msg string
+	err error // what it is, for callers that tell kinds apart (query.ErrNoSymbol)
+}
 
 func (e *toolError) Error() string { return e.msg }
+func (e *toolError) Unwrap() error { return e.err }
 
 // argErr builds the error for a bad argument.
 func argErr(arg, format string, a ...any) error {

@@ -175,7 +175,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		progressEvery: cmp.Or(opts.progressEvery, 500*time.Millisecond),
 	}
 	s.vectorsOff = opts.Index.VectorsOff
-	qopts := query.Options{Embedder: opts.Index.Embedder, VectorsOff: opts.Index.VectorsOff}
+	qopts := query.Options{Embedder: opts.Index.Embedder, VectorsOff: opts.Index.VectorsOff, Present: PresentAction}
 	if s.planner, err = query.New(ctx, db.SQL(), qopts); err != nil {
 		cancel()
 		db.Close()
