@@ -39,33 +39,8 @@ func TestCLIAnswersAreMCPAnswers(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestMainChild$")
-	cmd.Env = append(append(os.Environ(), "VIBERAG_MAIN_CHILD=1",
-		"CHILD_ARGS="+strings.Join([]string{"mcp", root, "--data-dir", data, "--no-watch"}, "\n")), env...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	client := sdk.NewClient(&sdk.Implementation{Name: "answers-test", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("connect to viberag mcp: %v\n%s", err, stderr.String())
-	}
-	defer cs.Close()
-	call := func(name string, args map[string]any) map[string]any {
-		t.Helper()
-		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
-		if err != nil || res.IsError {
-			t.Fatalf("%s %v: %v %+v", name, args, err, res)
-		}
-		b, err := json.Marshal(res.StructuredContent)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var v map[string]any
-		if err := json.Unmarshal(b, &v); err != nil {
-			t.Fatal(err)
-		}
-		return v
-	}
+	cs := startMCP(ctx, t, env, "mcp", root, "--data-dir", data, "--no-watch")
+	call := func(name string, args map[string]any) map[string]any { return callTool(ctx, t, cs, name, args) }
 	// The server's catch-up run holds the write lock while it runs, and
 	// the CLI would rightly say "updating": wait until it has ended.
 	deadline := time.Now().Add(time.Minute)
@@ -143,6 +118,43 @@ func TestCLIAnswersAreMCPAnswers(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startMCP runs `viberag mcp` (this test binary running main, with args
+// after "viberag") and connects to it over stdio as a client would; the
+// session ends with the test.
+func startMCP(ctx context.Context, t *testing.T, env []string, args ...string) *sdk.ClientSession {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestMainChild$")
+	cmd.Env = append(append(os.Environ(), "VIBERAG_MAIN_CHILD=1", "CHILD_ARGS="+strings.Join(args, "\n")), env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	client := sdk.NewClient(&sdk.Implementation{Name: "viberag-test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect to viberag %v: %v\n%s", args, err, stderr.String())
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// callTool calls a tool that must succeed and returns its structured
+// answer.
+func callTool(ctx context.Context, t *testing.T, cs *sdk.ClientSession, name string, args map[string]any) map[string]any {
+	t.Helper()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil || res.IsError {
+		t.Fatalf("%s %v: %v %+v", name, args, err, res)
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
 
 // normalize drops what differs between two runs of the same request:

@@ -18,21 +18,33 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/viberag/viberag/embed"
-	"github.com/viberag/viberag/fileset"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/tables"
 )
 
+// selectFlags choose the files an index holds (index, mcp). The index
+// remembers them: a later run without a flag keeps its value, a flag
+// given replaces it, and an empty value (--exclude=) clears a list.
+type selectFlags struct {
+	Include      []string `help:"Only index files matching this glob (** allowed; matched against the path and the base name). Repeatable. Remembered by the index: later runs keep it until given again; --include= clears it."`
+	Exclude      []string `help:"Skip files matching this glob; exclude wins over include. Repeatable. Remembered like --include; --exclude= clears it."`
+	MaxFileSize  int64    `name:"max-file-size" help:"Skip files larger than this many bytes (default 1 MiB, at most 10 MiB). Remembered like --include."`
+	IndexSecrets *bool    `name:"index-secrets" help:"Also index files that usually hold secrets (.env, *.pem, *.key, *secret*…). Remembered; --index-secrets=false turns it off."`
+}
+
+// given returns the settings given on the command line; the others are
+// left to what the index remembers (indexer.SettingsFlags).
+func (f selectFlags) given() indexer.SettingsFlags {
+	return indexer.SettingsFlags{Include: f.Include, Exclude: f.Exclude, MaxFileSize: f.MaxFileSize, IndexSecrets: f.IndexSecrets}
+}
+
 type indexCmd struct {
 	repoFlags
 	embedFlags
-	Path         string        `arg:"" optional:"" help:"Repository root (default: the repository holding the current directory — see README)." type:"path"`
-	Force        bool          `help:"Rebuild from scratch into a new file that replaces the index only once it is complete (the old index is never opened, so a damaged one cannot stop it)."`
-	Wait         time.Duration `help:"While another process writes the index, wait at most this long (e.g. 30s, 5m), then fail naming it (default: wait until it is done)."`
-	Include      []string      `help:"Only index files matching this glob (** allowed; matched against the path and the base name). Repeatable."`
-	Exclude      []string      `help:"Skip files matching this glob; exclude wins over include. Repeatable."`
-	MaxFileSize  int64         `name:"max-file-size" help:"Skip files larger than this many bytes (default 1 MiB, at most 10 MiB)."`
-	IndexSecrets bool          `name:"index-secrets" help:"Also index files that usually hold secrets (.env, *.pem, *.key, *secret*…)."`
+	Path  string        `arg:"" optional:"" help:"Repository root (default: the repository holding the current directory — see README)." type:"path"`
+	Force bool          `help:"Rebuild from scratch into a new file that replaces the index only once it is complete (the old index is never opened, so a damaged one cannot stop it)."`
+	Wait  time.Duration `help:"While another process writes the index, wait at most this long (e.g. 30s, 5m), then fail naming it (default: wait until it is done)."`
+	selectFlags
 	ParseTimeout time.Duration `name:"parse-timeout" help:"Per-file parse budget before falling back to line chunks." default:"1500ms"`
 	Workers      int           `help:"Parallel parsers (default: number of CPUs)."`
 	JSON         bool          `help:"Print one JSON summary instead of text."`
@@ -43,10 +55,8 @@ type indexCmd struct {
 
 func (c *indexCmd) Run(ctx context.Context) error {
 	opts := indexer.Options{
-		Select: fileset.SelectOptions{
-			Include: c.Include, Exclude: c.Exclude, MaxFileSize: c.MaxFileSize, IndexSecrets: c.IndexSecrets,
-		},
-		Force: c.Force, Workers: c.Workers, ParseOnly: c.ParseOnly, ParseTimeout: c.ParseTimeout,
+		Select: c.selectFlags.given().Resolve(nil).Select(""),
+		Force:  c.Force, Workers: c.Workers, ParseOnly: c.ParseOnly, ParseTimeout: c.ParseTimeout,
 		EmbedBudget: c.EmbedBudget,
 		Notice:      func(msg string) { fmt.Fprintln(os.Stderr, "viberag: "+msg) },
 	}
@@ -105,6 +115,8 @@ func (c *indexCmd) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// Settings not given now are the ones the index remembers.
+	opts.Select = c.selectFlags.given().Resolve(meta).Select(dir)
 	if opts.Embedding, err = c.config(meta); err != nil {
 		return err
 	}

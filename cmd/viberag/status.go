@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/tables"
 )
@@ -137,7 +138,7 @@ func printStatus(w io.Writer, st *indexer.Status) {
 	if v.Error != "" {
 		fmt.Fprintf(w, "  last embedding error: %s (the next index run retries)\n", v.Error)
 	}
-	if v.Missing > 0 && (v.Model != "" || v.Provider != "") {
+	if v.Missing > 0 && (v.Model != "" || v.Provider != "" && v.Provider != embed.ProviderOff) {
 		var rows int64
 		for _, c := range v.Surfaces {
 			rows += c.Present + c.Missing
