@@ -345,7 +345,10 @@ const batchFiles = 256
 
 func startWriter(ctx context.Context, db *tables.DB, pend *pending) *writer {
 	w := &writer{db: db, pend: pend, in: make(chan weighed, 64), done: make(chan struct{})}
-	go w.loop(ctx)
+	// Writes outlive a cancelled run: what was extracted before the
+	// cancel is still committed (one batch at most), so the next run —
+	// or a continued rebuild — has less to do.
+	go w.loop(context.WithoutCancel(ctx))
 	return w
 }
 

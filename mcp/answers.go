@@ -79,7 +79,8 @@ func (a *Answers) Search(ctx context.Context, in SearchIn) (*SearchOut, error) {
 		return nil, err
 	}
 	if note := a.building(ctx, out.Freshness); note != "" {
-		resp.Notes = append(resp.Notes, note)
+		// First: it explains the notes that follow ("no symbol matches").
+		resp.Notes = append([]string{note}, resp.Notes...)
 	}
 	return out, nil
 }
@@ -131,7 +132,7 @@ func (a *Answers) References(ctx context.Context, in RefsIn) (*RefsOut, error) {
 		return nil, err
 	}
 	if note := a.building(ctx, out.Freshness); note != "" {
-		refs.Notes = append(refs.Notes, note)
+		refs.Notes = append([]string{note}, refs.Notes...)
 	}
 	return out, nil
 }

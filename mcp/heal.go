@@ -110,13 +110,26 @@ func (s *Server) runIndex(ctx context.Context, opts indexer.Options, ru *indexer
 		}
 	}
 
+	// A forced run rebuilds into a new file and swaps it in (answers come
+	// from the complete index meanwhile), and a forced rebuild that was
+	// stopped — here or by `viberag index --force` — is continued.
+	rebuild := opts.Force
+	if !rebuild {
+		pending, err := indexer.PendingRebuild(ctx, s.dbPath)
+		if err != nil {
+			return nil, err
+		}
+		rebuild = pending != nil
+	}
+
 	if _, suspect := s.damageState(); suspect != "" {
 		switch err := tables.QuickCheck(ctx, s.dbPath); {
 		case tables.IsCorrupt(err):
 			if err := s.replaceDamaged(ctx, err.Error()); err != nil {
 				return nil, err
 			}
-			opts.Force = true
+			// The empty index in its place is filled by this run.
+			rebuild, opts.Force = false, false
 		case err != nil:
 			return nil, err
 		default:
@@ -124,6 +137,20 @@ func (s *Server) runIndex(ctx context.Context, opts indexer.Options, ru *indexer
 			s.suspect = ""
 			s.mu.Unlock()
 		}
+	}
+	if rebuild {
+		res, err := indexer.Rebuild(ctx, s.dbPath, s.root, opts)
+		if err != nil {
+			return nil, err
+		}
+		// The rebuilt file replaced the one this server has open.
+		if err := s.swap(ctx, ""); err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		s.rebuilding, s.suspect = "", ""
+		s.mu.Unlock()
+		return res, nil
 	}
 	res, err := indexer.Run(ctx, s.currentDB(), s.root, opts)
 	if tables.IsCorrupt(err) && ctx.Err() == nil {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/viberag/viberag/indexer"
 )
@@ -157,10 +158,24 @@ func TestAnswersWhileBuilding(t *testing.T) {
 	s := startServer(t, opts)
 	cs := connect(t, s)
 
+	// Once the build has selected its files, answers say how far it is.
+	eventually(t, 30*time.Second, "first build selecting", func() bool {
+		var st StatusOut
+		callOK(t, cs, "get_status", map[string]any{}, &st)
+		return st.Run != nil && st.Run.Total > 0
+	})
 	var sr SearchOut
 	callOK(t, cs, "codebase_search", map[string]any{"query": "compute_599"}, &sr)
 	if sr.IndexState != indexer.StateBuilding || !sr.Partial {
 		t.Errorf("search during the first build: state %q partial %v", sr.IndexState, sr.Partial)
+	}
+	// Not found reads as "not yet": the answer says how far the build is.
+	if len(sr.Notes) == 0 || !strings.HasPrefix(sr.Notes[0], "index still building (") || !strings.Contains(sr.Notes[0], " of 604 files") {
+		t.Errorf("search during the first build: notes %q", sr.Notes)
+	}
+	res := call(t, cs, "get_symbol_details", map[string]any{"symbol_name": "compute_599"})
+	if text := resultText(res); res.IsError && !strings.Contains(text, "index still building") {
+		t.Errorf("symbol during the first build: %s", text)
 	}
 	var c CancelOut
 	callOK(t, cs, "cancel_indexing", map[string]any{}, &c)

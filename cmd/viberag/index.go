@@ -42,7 +42,7 @@ type indexCmd struct {
 	repoFlags
 	embedFlags
 	Path  string        `arg:"" optional:"" help:"Repository root (default: the repository holding the current directory — see README)." type:"path"`
-	Force bool          `help:"Rebuild from scratch into a new file that replaces the index only once it is complete (the old index is never opened, so a damaged one cannot stop it)."`
+	Force bool          `help:"Rebuild from scratch into a new file that replaces the index only once it is complete (the old index is never opened, so a damaged one cannot stop it). A rebuild that is stopped is continued by the next index run, with or without --force."`
 	Wait  time.Duration `help:"While another process writes the index, wait at most this long (e.g. 30s, 5m), then fail naming it (default: wait until it is done)."`
 	selectFlags
 	ParseTimeout time.Duration `name:"parse-timeout" help:"Per-file parse budget before falling back to line chunks." default:"1500ms"`
@@ -96,15 +96,21 @@ func (c *indexCmd) Run(ctx context.Context) error {
 			db.Close()
 		}
 	}()
-	if c.Force && !c.ParseOnly {
-		// Never open the old index: read its settings if it still can
-		// be read, and build a new file beside it.
+	// A forced rebuild that was stopped is continued by the next run,
+	// with --force or without: the index it replaces is stale meanwhile.
+	var pending *indexer.RebuildState
+	if !c.ParseOnly {
+		if pending, err = indexer.PendingRebuild(ctx, path); err != nil {
+			return err
+		}
+	}
+	rebuild := !c.ParseOnly && (c.Force || pending != nil)
+	if rebuild {
+		// Never open the old index (indexer.Rebuild): read its settings
+		// if it still can be read.
 		meta, _ = existingMeta(ctx, root, c.DataDir)
-		db, err = indexer.OpenFresh(ctx, path, indexer.OpenOptions{})
-		if err == nil && meta != nil {
-			// Vectors of unchanged text are not paid for twice; an old
-			// index that cannot be read just leaves the cache empty.
-			_, _ = db.CopyEmbedCache(ctx, path)
+		if pending != nil {
+			fmt.Fprintf(os.Stderr, "viberag: continuing the forced rebuild started %s (%d of %d files done)\n", pending.StartedAt, pending.Done, pending.Total)
 		}
 	} else {
 		db, err = indexer.Open(ctx, path, indexer.OpenOptions{Repaired: repaired})
@@ -188,8 +194,13 @@ func (c *indexCmd) Run(ctx context.Context) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	res, err := indexer.Run(ctx, db, root, opts)
-	if runErr := err; err != nil && !c.Force && !c.ParseOnly && tables.IsCorrupt(err) && ctx.Err() == nil {
+	var res *indexer.Result
+	if rebuild {
+		res, err = indexer.Rebuild(ctx, path, root, opts)
+	} else {
+		res, err = indexer.Run(ctx, db, root, opts)
+	}
+	if runErr := err; err != nil && !rebuild && !c.ParseOnly && tables.IsCorrupt(err) && ctx.Err() == nil {
 		// Damage the open did not see (a page in the middle of the file)
 		// surfaced during the run: rebuild from scratch.
 		db.Close()
@@ -208,14 +219,6 @@ func (c *indexCmd) Run(ctx context.Context) error {
 	}
 	if err != nil {
 		return err
-	}
-	if c.Force && !c.ParseOnly {
-		fresh := db
-		db = nil
-		if err := indexer.InstallFresh(fresh, path); err != nil {
-			return err
-		}
-		res.Index = path
 	}
 	if c.JSON {
 		enc := json.NewEncoder(os.Stdout)
