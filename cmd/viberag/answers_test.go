@@ -63,8 +63,8 @@ func TestCLIAnswersAreMCPAnswers(t *testing.T) {
 	}{
 		{"search_identifier", "codebase_search", map[string]any{"query": "Queue", "k": 5},
 			[]string{"search", "Queue", "-k", "5"}},
-		{"search_exact_text", "codebase_search", map[string]any{"query": `"attempt"`, "intent": "exact_text", "k": 3, "scope": map[string]any{"path_prefix": []string{"taskq/"}}},
-			[]string{"search", `"attempt"`, "--intent", "exact_text", "-k", "3", "--path-prefix", "taskq/"}},
+		{"search_exact_text", "codebase_search", map[string]any{"query": "attempt", "intent": "exact_text", "k": 3, "scope": map[string]any{"path_prefix": []string{"taskq/"}}},
+			[]string{"search", "attempt", "--intent", "exact_text", "-k", "3", "--path-prefix", "taskq/"}},
 		{"search_concept", "codebase_search", map[string]any{"query": "how are failed tasks retried", "explain": true},
 			[]string{"search", "how are failed tasks retried", "--explain"}},
 		{"symbol_by_name", "get_symbol_details", map[string]any{"symbol_name": "Queue.retry"},
