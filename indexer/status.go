@@ -240,6 +240,25 @@ type StatusOptions struct {
 // check that finds damage is reported in Check instead.
 func ReadStatus(ctx context.Context, db *tables.DB, root string, opts StatusOptions) (*Status, error) {
 	st := &Status{Root: root, Index: db.Path()}
+	// The runs' state is taken before the index is read, so a status
+	// that says ready (or a run ended) describes an index that has the
+	// run's rows: a run that ends meanwhile makes it say less, never more.
+	live := opts.Live
+	var cur, next, last *Job
+	if live != nil {
+		st.Freshness = live.Freshness()
+		if b := live.Background; b != nil {
+			cur, next, last = b.Runner.State()
+		}
+	} else {
+		// Another process's runs: what the locks say.
+		if h, ok, _ := LockHolder(db.Path()); ok {
+			st.Writer = &h
+		}
+		if h, ok, _ := ServerHolder(db.Path()); ok {
+			st.Server = &h
+		}
+	}
 	meta, readErr := st.read(ctx, db, opts)
 	if readErr != nil && !tables.IsCorrupt(readErr) {
 		return st, readErr
@@ -259,24 +278,8 @@ func ReadStatus(ctx context.Context, db *tables.DB, root string, opts StatusOpti
 		st.Vectors.Surfaces = map[string]tables.VectorCount{}
 	}
 	st.HeadCommit = fileset.GitHead(ctx, root)
-	live := opts.Live
-	var a activity
-	var cur, next, last *Job
-	if live != nil {
-		st.Freshness = live.Freshness()
-		if b := live.Background; b != nil {
-			cur, next, last = b.Runner.State()
-		}
-	} else {
-		// Another process's runs: what the locks say.
-		if h, ok, _ := LockHolder(db.Path()); ok {
-			st.Writer = &h
-		}
-		if h, ok, _ := ServerHolder(db.Path()); ok {
-			st.Server = &h
-		}
-		a = diskActivity(meta, st.Writer != nil)
-		st.Freshness = a.freshness()
+	if live == nil {
+		st.Freshness = diskActivity(meta, st.Writer != nil).freshness()
 	}
 	if cur != nil {
 		st.Run = runState(cur)

@@ -69,15 +69,18 @@ func (a *Answers) Search(ctx context.Context, in SearchIn) (*SearchOut, error) {
 	if in.Scope != nil {
 		req.Scope = *in.Scope
 	}
+	// The state is taken first: an answer that says ready holds the
+	// rows of every run that had ended.
+	fr, err := a.state(ctx)
+	if err != nil {
+		return nil, err
+	}
 	resp, err := a.Planner.Search(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	presentAll(resp.SuggestedNextActions)
-	out := &SearchOut{Response: resp}
-	if out.Freshness, err = a.state(ctx); err != nil {
-		return nil, err
-	}
+	out := &SearchOut{Response: resp, Freshness: fr}
 	if note := a.building(ctx, out.Freshness); note != "" {
 		// First: it explains the notes that follow ("no symbol matches").
 		resp.Notes = append([]string{note}, resp.Notes...)
@@ -123,14 +126,15 @@ func (a *Answers) References(ctx context.Context, in RefsIn) (*RefsOut, error) {
 	if in.Scope != nil {
 		sc = *in.Scope
 	}
+	fr, err := a.state(ctx)
+	if err != nil {
+		return nil, err
+	}
 	refs, err := a.Planner.References(ctx, query.RefsRequest{ID: in.SymbolID, Name: strings.TrimSpace(in.SymbolName), Scope: sc, Limit: cmp.Or(in.K, defRefs)})
 	if err != nil {
 		return nil, err
 	}
-	out := &RefsOut{References: refs}
-	if out.Freshness, err = a.state(ctx); err != nil {
-		return nil, err
-	}
+	out := &RefsOut{References: refs, Freshness: fr}
 	if note := a.building(ctx, out.Freshness); note != "" {
 		refs.Notes = append([]string{note}, refs.Notes...)
 	}
