@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/viberag/viberag/indexer"
 )
@@ -204,5 +207,68 @@ func TestAnswersWhileBuilding(t *testing.T) {
 	callOK(t, cs2, "codebase_search", map[string]any{"query": "compute_599"}, &sr)
 	if sr.Partial || sr.IndexState == indexer.StateBuilding || hitTitled(&sr, "compute_599") == nil {
 		t.Errorf("search after restart: state %q partial %v hits %d", sr.IndexState, sr.Partial, len(sr.Hits))
+	}
+}
+
+// TestForcedIndexIsContinued: index with force=true rebuilds into a new
+// file while answers come from the complete index; cancelled half-way,
+// get_status says a forced rebuild waits, and the next index call (not
+// forced) continues it — parsing only the files it had not reached —
+// instead of answering "unchanged" over the old index.
+func TestForcedIndexIsContinued(t *testing.T) {
+	root := copyFixture(t, "python")
+	genTree(t, root, 400)
+	opts := testOptions(t, root)
+	opts.NoWatch = true
+	opts.Index.Workers = 1
+	s := startServer(t, opts)
+	cs := connect(t, s)
+	waitIndexed(t, s)
+
+	done := make(chan *IndexOut, 1)
+	go func() {
+		// Not t.Fatal: this is not the test's goroutine.
+		var ix IndexOut
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "index", Arguments: map[string]any{"force": true}})
+		if err == nil && !res.IsError {
+			b, _ := json.Marshal(res.StructuredContent)
+			_ = json.Unmarshal(b, &ix)
+		}
+		done <- &ix
+	}()
+	var st StatusOut
+	eventually(t, 30*time.Second, "forced run under way", func() bool {
+		callOK(t, cs, "get_status", map[string]any{}, &st)
+		return st.Run != nil && st.Run.Force && st.Run.Done > 20
+	})
+	// Answers come from the complete index meanwhile.
+	var sr SearchOut
+	callOK(t, cs, "codebase_search", map[string]any{"query": "compute_399"}, &sr)
+	if sr.Partial || hitTitled(&sr, "compute_399") == nil {
+		t.Errorf("search during the forced run: partial %v, %d hits", sr.Partial, len(sr.Hits))
+	}
+	var c CancelOut
+	callOK(t, cs, "cancel_indexing", map[string]any{}, &c)
+	if ix := <-done; !c.Cancelled || ix.Outcome != "cancelled" {
+		t.Fatalf("cancel: %+v, index answered %+v", c, ix)
+	}
+	callOK(t, cs, "get_status", map[string]any{}, &st)
+	if st.Rebuild == nil || st.Rebuild.Done == 0 || st.Current {
+		t.Fatalf("status after the cancel: rebuild %+v current %v", st.Rebuild, st.Current)
+	}
+
+	var ix IndexOut
+	callOK(t, cs, "index", map[string]any{}, &ix)
+	if ix.Outcome != "done" || ix.Unchanged == 0 || ix.Parsed == 0 || ix.Parsed+ix.Unchanged != ix.Selected {
+		t.Errorf("index after the cancelled rebuild: %+v", ix)
+	}
+	callOK(t, cs, "get_status", map[string]any{}, &st)
+	if st.Rebuild != nil || st.Counts.Files != int64(ix.Selected) {
+		t.Errorf("status after the continued rebuild: rebuild %+v, %d files of %d", st.Rebuild, st.Counts.Files, ix.Selected)
+	}
+	sr = SearchOut{}
+	callOK(t, cs, "codebase_search", map[string]any{"query": "compute_399"}, &sr)
+	if hitTitled(&sr, "compute_399") == nil {
+		t.Error("search after the continued rebuild misses compute_399")
 	}
 }
