@@ -1,8 +1,8 @@
 // Package indexer runs an index: it selects a repository's files, extracts
 // facts from the ones whose content changed, and writes them to the tables,
 // a batch of whole files per transaction. It is the only package that joins
-// extract (files → facts) and tables (facts → storage); the CLI and the MCP
-// server both run indexes through it.
+// extract (files → facts) and tables (facts → storage) for writing; the CLI
+// and the MCP server both run, watch and report on indexes through it.
 //
 // With an embedding provider (Options.Embedder or LoadEmbedder), a run
 // ends with an embedding stage: every chunk, symbol and file still without
@@ -20,6 +20,37 @@
 // skipped are deleted. Every file's rows are replaced atomically, so a run
 // killed at any moment leaves an index that answers, and the next run
 // completes it.
+//
+// Run records the selection settings (Settings) in the index: a later run
+// not given them (SettingsFlags.Resolve) selects files as the index was
+// built. A forced rebuild (Rebuild) writes a new file beside the index and
+// installs it once complete; one that is stopped is marked in that file's
+// meta and continued by the next Rebuild, and every run asked of a caller
+// checks for one (PendingRebuild). A cancelled run commits what it had
+// extracted.
+//
+// # Background indexing
+//
+// A process that serves an index keeps it fresh with StartBackground: a
+// Runner does one run at a time (a run asked for while one runs is
+// queued, and further requests join the queued one), and a Watcher
+// (fsnotify, one watch per directory the selection rules accept, pruning
+// skipped and git-ignored directories and the data directory) collects
+// changed paths and, after a quiet period (300ms, at most 2s under a
+// steady stream), schedules one incremental run for the batch. HEAD
+// moving is noticed through .git/HEAD and .git/logs/HEAD. When watching
+// fails (inotify's watch limit, running out of descriptors) the watcher
+// rescans periodically, says why, and tries events again.
+//
+// # Status
+//
+// ReadStatus builds the one status answer (Status) that `viberag status`
+// prints and the MCP tool get_status returns, and Freshness the index
+// state every answer carries, by one rule (activity.freshness): a serving
+// process knows its runs (Live); any other reads the index's meta table
+// and the locks beside it — a writer at work, a server maintaining the
+// index — so it never reports a live run or a download of a process that
+// has exited.
 //
 // Open is the one way to open an index: for writing (under the write
 // lock, AcquireLock) it finds damage — a file that is not an index, a

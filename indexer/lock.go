@@ -190,7 +190,13 @@ func (l *Lock) Release() error {
 // LockHolder returns who holds the write lock of the index at indexPath,
 // and false when nobody does.
 func LockHolder(indexPath string) (Holder, bool, error) {
-	path := filepath.Join(filepath.Dir(indexPath), LockFile)
+	return holderOf(indexPath, LockFile)
+}
+
+// holderOf returns who holds the lock named name beside the index at
+// indexPath, and false when nobody does.
+func holderOf(indexPath, name string) (Holder, bool, error) {
+	path := filepath.Join(filepath.Dir(indexPath), name)
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if errors.Is(err, os.ErrNotExist) {
 		return Holder{}, false, nil

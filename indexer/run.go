@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
@@ -122,7 +123,9 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 		if states, err = db.FileStates(ctx); err != nil {
 			return nil, err
 		}
-		if err := db.SetMeta(ctx, map[string]string{"last_run_complete": "0"}); err != nil {
+		// The run's size is recorded for answers given while it builds
+		// ("index still building: N of M files").
+		if err := db.SetMeta(ctx, map[string]string{tables.MetaLastRunComplete: "0", MetaRunSelected: strconv.Itoa(len(sel.Files))}); err != nil {
 			return nil, err
 		}
 	}
@@ -241,7 +244,7 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 	}
 	res.Skipped = fileset.SkipCounts(skipped)
 	res.Commit = fileset.GitHead(ctx, real)
-	settings, _ := json.Marshal(opts.Select)
+	settings, _ := json.Marshal(SettingsOf(opts.Select))
 	if err := db.SetMeta(ctx, map[string]string{
 		"tool_version":      Version(),
 		"root":              real,
@@ -342,7 +345,10 @@ const batchFiles = 256
 
 func startWriter(ctx context.Context, db *tables.DB, pend *pending) *writer {
 	w := &writer{db: db, pend: pend, in: make(chan weighed, 64), done: make(chan struct{})}
-	go w.loop(ctx)
+	// Writes outlive a cancelled run: what was extracted before the
+	// cancel is still committed (one batch at most), so the next run —
+	// or a continued rebuild — has less to do.
+	go w.loop(context.WithoutCancel(ctx))
 	return w
 }
 

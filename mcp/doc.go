@@ -7,10 +7,14 @@
 // Eight tools, each with typed input and output (JSON schemas inferred
 // from the structs, descriptions written for the calling model):
 //
-//   - codebase_search: the query planner (package query), as
-//     `viberag search --json` returns it.
+//   - codebase_search: the query planner (package query).
 //   - get_symbol_details, find_references: a symbol's definition, and
 //     where it is used.
+//
+// These three answers are made by Answers, which `viberag search|symbol|
+// refs --json` print too: the same value, with the planner's suggested
+// steps presented as calls of these tools (PresentAction, the one
+// mapping from steps to tool names and schema-valid arguments).
 //   - get_surrounding_code: the enclosing symbol and nearest siblings of a
 //     symbol or chunk (query.Planner.Neighbourhood), with the anchor's code
 //     read from disk. The package runs no SQL of its own.
@@ -34,19 +38,11 @@
 // are replaced in one transaction, so a query sees the last committed
 // state and never half of a file, and never waits for a run.
 //
-// One run at a time: a run requested while one is running is queued, and
-// further requests join the queued run (see runner). A file watcher
-// (fsnotify, one watch per directory the selection rules accept, pruning
-// skipped and git-ignored directories and the data directory) collects
-// changed paths and, after a quiet period (300ms, at most 2s under a
-// steady stream), schedules one incremental run for the whole batch; the
-// indexer re-parses only files whose hash changed, so a branch switch
-// touching thousands of files costs one run. Editors' atomic saves
-// (write a temporary file, rename it over the original) are creates and
-// renames like any other. HEAD moving (commit, checkout) is noticed
-// through .git/HEAD and .git/logs/HEAD. When watching fails (inotify's
-// watch limit, ENOSPC) the watcher falls back to periodic rescans and
-// says so in get_status's warnings.
+// Background indexing — one run at a time, the file watcher — is the
+// indexer's (indexer.StartBackground); the server gives it the run that
+// takes the write lock and heals a damaged index (heal.go), and reports
+// its state through indexer.ReadStatus (get_status) and Live.Freshness
+// (index_state).
 //
 // # Stdio
 //

@@ -14,6 +14,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/query"
 )
 
@@ -132,7 +133,7 @@ func TestEndToEnd(t *testing.T) {
 			// Search by identifier: the definition comes first.
 			var sr SearchOut
 			callOK(t, cs, "codebase_search", map[string]any{"query": "Queue.retry"}, &sr)
-			if sr.Response == nil || len(sr.Hits) == 0 || sr.IndexState != StateReady {
+			if sr.Response == nil || len(sr.Hits) == 0 || sr.IndexState != indexer.StateReady {
 				t.Fatalf("search: %+v", sr)
 			}
 			hit := hitTitled(&sr, "retry")

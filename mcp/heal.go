@@ -52,8 +52,13 @@ func (s *Server) healTools(next sdk.MethodHandler) sdk.MethodHandler {
 }
 
 // callLocked calls next holding the swap lock for reading; a panic in
-// next (guardTools recovers it) releases the lock too.
+// next (guardTools recovers it) releases the lock too. The call ends when
+// the server closes: Close takes the swap lock for writing, and a call
+// that waited on its client (or on anything else) must not hold it off.
 func (s *Server) callLocked(ctx context.Context, next sdk.MethodHandler, method string, req sdk.Request) (sdk.Result, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.life, cancel)()
 	s.swapMu.RLock()
 	defer s.swapMu.RUnlock()
 	return next(ctx, method, req)
@@ -68,9 +73,9 @@ func (s *Server) noteCorrupt(msg string) {
 		s.suspect = msg
 	}
 	s.mu.Unlock()
-	if first && s.readOnly == "" {
+	if first && s.bg != nil {
 		s.log.Warn("index damage suspected; checking and rebuilding it", "error", msg)
-		s.runner.schedule(false)
+		s.bg.Runner.Schedule(false)
 	}
 }
 
@@ -86,18 +91,18 @@ func (s *Server) damageState() (rebuilding, suspect string) {
 // suspect index is checked first; a damaged one, found by the check or
 // by a corruption error during the run, is replaced by an empty index and
 // the run fills that instead.
-func (s *Server) runIndex(ctx context.Context, opts indexer.Options, ru *run) (*indexer.Result, error) {
+func (s *Server) runIndex(ctx context.Context, opts indexer.Options, ru *indexer.Job) (*indexer.Result, error) {
 	if s.readOnly != "" {
-		return nil, errReadOnly(s.readOnly)
+		return nil, indexer.ErrReadOnly(s.readOnly)
 	}
 	lock, err := indexer.AcquireLock(ctx, s.dbPath, indexer.LockOptions{
-		Waiting: func(h indexer.Holder, _ time.Duration) { ru.setWaiting(h.String()) },
+		Waiting: func(h indexer.Holder, _ time.Duration) { ru.SetWaiting(h.String()) },
 	})
 	if err != nil {
 		return nil, err
 	}
 	defer lock.Release()
-	ru.setWaiting("")
+	ru.SetWaiting("")
 	if s.beforeRun != nil {
 		s.beforeRun()
 	}
@@ -110,13 +115,26 @@ func (s *Server) runIndex(ctx context.Context, opts indexer.Options, ru *run) (*
 		}
 	}
 
+	// A forced run rebuilds into a new file and swaps it in (answers come
+	// from the complete index meanwhile), and a forced rebuild that was
+	// stopped — here or by `viberag index --force` — is continued.
+	rebuild := opts.Force
+	if !rebuild {
+		pending, err := indexer.PendingRebuild(ctx, s.dbPath)
+		if err != nil {
+			return nil, err
+		}
+		rebuild = pending != nil
+	}
+
 	if _, suspect := s.damageState(); suspect != "" {
 		switch err := tables.QuickCheck(ctx, s.dbPath); {
 		case tables.IsCorrupt(err):
 			if err := s.replaceDamaged(ctx, err.Error()); err != nil {
 				return nil, err
 			}
-			opts.Force = true
+			// The empty index in its place is filled by this run.
+			rebuild, opts.Force = false, false
 		case err != nil:
 			return nil, err
 		default:
@@ -124,6 +142,20 @@ func (s *Server) runIndex(ctx context.Context, opts indexer.Options, ru *run) (*
 			s.suspect = ""
 			s.mu.Unlock()
 		}
+	}
+	if rebuild {
+		res, err := indexer.Rebuild(ctx, s.dbPath, s.root, opts)
+		if err != nil {
+			return nil, err
+		}
+		// The rebuilt file replaced the one this server has open.
+		if err := s.swap(ctx, ""); err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		s.rebuilding, s.suspect = "", ""
+		s.mu.Unlock()
+		return res, nil
 	}
 	res, err := indexer.Run(ctx, s.currentDB(), s.root, opts)
 	if tables.IsCorrupt(err) && ctx.Err() == nil {
@@ -138,11 +170,6 @@ func (s *Server) runIndex(ctx context.Context, opts indexer.Options, ru *run) (*
 		s.mu.Unlock()
 	}
 	return res, err
-}
-
-// errReadOnly is the error of a run asked of a read-only server.
-func errReadOnly(holder string) error {
-	return fmt.Errorf("this server serves the index read-only: another viberag server, %s, maintains it and keeps it fresh", holder)
 }
 
 // currentDB returns the open index.
@@ -200,7 +227,7 @@ func (s *Server) swap(ctx context.Context, damaged string) error {
 	if err != nil {
 		return fmt.Errorf("reopen index: %w", err)
 	}
-	p, err := query.New(ctx, db.SQL(), query.Options{Embedder: emb, VectorsOff: off})
+	p, err := query.New(ctx, db.SQL(), query.Options{Embedder: emb, VectorsOff: off, Present: PresentAction})
 	if err != nil {
 		db.Close()
 		return fmt.Errorf("reopen index: %w", err)

@@ -7,8 +7,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/tables"
@@ -32,7 +35,7 @@ func TestServerRebuildsDamagedIndex(t *testing.T) {
 			if err := os.WriteFile(path, []byte("not an index\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}
-		}, StateRebuilding, "damaged and is being rebuilt"},
+		}, indexer.StateRebuilding, "damaged and is being rebuilt"},
 		{"files page garbled", func(t *testing.T, path string, root int64) {
 			f, err := os.OpenFile(path, os.O_WRONLY, 0)
 			if err != nil {
@@ -42,7 +45,7 @@ func TestServerRebuildsDamagedIndex(t *testing.T) {
 			if _, err := f.WriteAt([]byte(strings.Repeat("garbage!", 512)), (root-1)*4096); err != nil {
 				t.Fatal(err)
 			}
-		}, StateUpdating, "corruption error"},
+		}, indexer.StateUpdating, "corruption error"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -87,7 +90,7 @@ func TestServerRebuildsDamagedIndex(t *testing.T) {
 
 			eventually(t, 60*time.Second, "the rebuild", func() bool {
 				callOK(t, cs, "get_status", map[string]any{}, &st)
-				return st.IndexState == StateReady
+				return st.IndexState == indexer.StateReady
 			})
 			if st.Counts.Files != clean.Counts.Files || st.Counts.Symbols != clean.Counts.Symbols || st.Counts.Refs != clean.Counts.Refs {
 				t.Fatalf("rebuilt index %+v, clean %+v", st.Counts, clean.Counts)
@@ -137,5 +140,36 @@ func TestSecondServerReadOnly(t *testing.T) {
 	}
 	if res := call(t, cs, "index", map[string]any{}); !res.IsError || !strings.Contains(resultText(res), "read-only") {
 		t.Fatalf("index on the read-only server: %s", resultText(res))
+	}
+}
+
+// TestCloseEndsCallsInProgress: a tool call that waits (on its client,
+// a slow provider, anything) ends when the server closes, so Close, which
+// takes the swap lock for writing, never waits on it forever.
+func TestCloseEndsCallsInProgress(t *testing.T) {
+	opts := testOptions(t, copyFixture(t, "python"))
+	opts.NoWatch = true
+	s, err := New(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocked atomic.Int64
+	sdk.AddTool(s.MCP(), &sdk.Tool{Name: "wait"}, func(ctx context.Context, _ *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+		blocked.Add(1)
+		<-ctx.Done()
+		return nil, nil, ctx.Err()
+	})
+	cs := connect(t, s)
+	go cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "wait", Arguments: map[string]any{}}) //nolint:errcheck // the call ends with an error when the server closes
+	eventually(t, time.Minute, "the call to wait", func() bool { return blocked.Load() == 1 })
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Close still waiting on a tool call in progress after a minute")
 	}
 }

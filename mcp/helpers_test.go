@@ -12,6 +12,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/viberag/viberag/indexer"
 )
 
 // copyFixture copies fixtures/<name> into a fresh temporary directory and
@@ -142,7 +144,7 @@ func waitIndexed(t *testing.T, s *Server) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
-		if f := s.freshness(); f.IndexState == StateReady {
+		if f := s.freshness(); f.IndexState == indexer.StateReady {
 			return
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -158,7 +160,7 @@ func settle(t *testing.T, s *Server) {
 	deadline := time.Now().Add(60 * time.Second)
 	var idleSince time.Time
 	for time.Now().Before(deadline) {
-		idle := s.freshness().IndexState == StateReady && (s.watch == nil || s.watch.state().PendingChanges == 0)
+		idle := s.freshness().IndexState == indexer.StateReady && (s.bg == nil || s.bg.Watcher == nil || s.bg.Watcher.State().PendingChanges == 0)
 		switch {
 		case !idle:
 			idleSince = time.Time{}
@@ -181,5 +183,15 @@ func eventually(t *testing.T, within time.Duration, what string, cond func() boo
 			t.Fatalf("%s: not within %s", what, within)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -51,12 +51,40 @@ func serveOn(t *testing.T, s *Server, opts HTTPOptions, wrap func(net.Listener) 
 // httpClientSession opens a real SDK client session to url.
 func httpClientSession(t *testing.T, url string) *sdk.ClientSession {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "load-test", Version: "0"}, nil).
-		Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{}}, nil)
+	cs, err := dialSession(url)
 	if err != nil {
 		t.Fatalf("connect %s: %v", url, err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// dialSession opens a real SDK client session to url.
+func dialSession(url string) (*sdk.ClientSession, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	return sdk.NewClient(&sdk.Implementation{Name: "load-test", Version: "0"}, nil).
+		Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{}}, nil)
+}
+
+// httpClientSessionWhenFree opens a session to a server at its session
+// cap, retrying while it answers 503: a session's last request (the
+// client's initialized notification, a ping) may still be finishing on a
+// loaded machine, and a session with a request in progress is never
+// evicted.
+func httpClientSessionWhenFree(t *testing.T, url string) *sdk.ClientSession {
+	t.Helper()
+	var cs *sdk.ClientSession
+	var last error
+	eventually(t, time.Minute, "a session past the cap", func() bool {
+		cs, last = dialSession(url)
+		if last != nil && !strings.Contains(last.Error(), "Service Unavailable") {
+			t.Fatalf("connect %s: %v", url, last)
+		}
+		return last == nil
+	})
+	if cs == nil {
+		t.Fatalf("connect %s: %v", url, last)
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs
@@ -312,7 +340,7 @@ func TestHTTPSessionCap(t *testing.T) {
 	a := httpClientSession(t, url)
 	b := httpClientSession(t, url)
 	block(b, 1)
-	c := httpClientSession(t, url) // evicts a: b is busy
+	c := httpClientSessionWhenFree(t, url) // evicts a: b is busy
 	if err := a.Ping(ctx, nil); err == nil {
 		t.Fatal("the idle session still answers after a third session passed the cap of 2")
 	}
@@ -339,7 +367,7 @@ func TestHTTPSessionCap(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	d := httpClientSession(t, url) // b and c idle again: one is evicted
+	d := httpClientSessionWhenFree(t, url) // b and c idle again: one is evicted
 	if err := d.Ping(ctx, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/viberag/viberag/indexer"
 )
 
 // maxPathLen bounds a path argument; no repository path is longer.
@@ -75,7 +77,7 @@ func (s *Server) indexedFile(ctx context.Context, rel string) (string, error) {
 		return "", argErr("path", "%q is not indexed (skipped: %s); only indexed files can be read", trunc(rel), skipped)
 	}
 	hint := "check the spelling (paths are as codebase_search returns them)"
-	if s.freshness().IndexState != StateReady {
+	if s.freshness().IndexState != indexer.StateReady {
 		hint = "the index is still being updated; call get_status, or index to wait for it"
 	}
 	return "", argErr("path", "%q is not an indexed file (missing, ignored, or new since the last run); %s", trunc(rel), hint)

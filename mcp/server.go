@@ -17,7 +17,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/viberag/viberag/embed"
-	"github.com/viberag/viberag/fileset"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/tables"
@@ -64,9 +63,9 @@ func (s *Server) SetEmbedder(e embed.Provider, off string) {
 	s.swapMu.RLock()
 	s.planner.SetEmbedder(e, off)
 	s.swapMu.RUnlock()
-	s.runner.setEmbedder(e, off)
-	if s.readOnly == "" {
-		s.runner.schedule(false)
+	if s.bg != nil {
+		s.bg.Runner.SetEmbedder(e, off)
+		s.bg.Runner.Schedule(false)
 	}
 }
 
@@ -75,14 +74,13 @@ func (s *Server) SetEmbedder(e embed.Provider, off string) {
 // it while runs write to it. Tools read the last committed state, so no
 // query waits for a run or sees half of one.
 type Server struct {
-	root   string
-	db     *tables.DB
-	log    *slog.Logger
-	mcp    *sdk.Server
-	runner *runner
-	watch  *watcher // nil with NoWatch
+	root string
+	db   *tables.DB
+	log  *slog.Logger
+	mcp  *sdk.Server
+	bg   *indexer.Background // runs and watcher; nil when read-only
+	live *indexer.Live       // what get_status and index_state report beyond the index file
 
-	hadIdx    bool   // a complete run existed when the server started
 	beforeRun func() // Options.beforeRun
 	// progressEvery is how often a waiting index call reports progress.
 	progressEvery time.Duration
@@ -101,6 +99,7 @@ type Server struct {
 	swapMu sync.RWMutex
 
 	cancel     context.CancelFunc
+	life       context.Context // ends with Close: runs, the watcher and tool calls in progress
 	mu         sync.Mutex
 	closed     bool
 	vectorsOff string         // why the server has no embedder, for get_status; guarded by mu
@@ -170,23 +169,26 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	life, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s := &Server{
 		root: root, db: db, log: log,
-		hadIdx:    meta[tables.MetaLastIndexedAt] != "",
 		beforeRun: opts.beforeRun,
-		cancel:    cancel, dbPath: path, dbFile: dbFile, rebuilding: rebuilding, embedder: opts.Index.Embedder,
+		life:      life, cancel: cancel, dbPath: path, dbFile: dbFile, rebuilding: rebuilding, embedder: opts.Index.Embedder,
 		srvLock: srvLock, readOnly: readOnly,
 
 		progressEvery: cmp.Or(opts.progressEvery, 500*time.Millisecond),
 	}
 	s.vectorsOff = opts.Index.VectorsOff
-	qopts := query.Options{Embedder: opts.Index.Embedder, VectorsOff: opts.Index.VectorsOff}
+	qopts := query.Options{Embedder: opts.Index.Embedder, VectorsOff: opts.Index.VectorsOff, Present: PresentAction}
 	if s.planner, err = query.New(ctx, db.SQL(), qopts); err != nil {
 		cancel()
 		db.Close()
 		srvLock.Release()
 		return nil, fmt.Errorf("mcp server: %w", err)
 	}
-	s.runner = newRunner(life, db, root, opts.Index)
-	s.runner.runFn = s.runIndex
+	s.live = &indexer.Live{HadIndex: meta[tables.MetaLastIndexedAt] != "", ReadOnly: readOnly, Damage: s.damageState,
+		VectorsOff: func() string {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			return s.vectorsOff
+		}}
 	s.mcp = sdk.NewServer(&sdk.Implementation{Name: "viberag", Title: "viberag code index", Version: indexer.Version()},
 		&sdk.ServerOptions{Instructions: instructions, Logger: log, Capabilities: &sdk.ServerCapabilities{}})
 	s.mcp.AddReceivingMiddleware(s.guardTools, s.healTools)
@@ -196,26 +198,14 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		// The other server runs the index and watches the files.
 		return s, nil
 	}
-	if opts.NoWatch {
-		s.runner.schedule(false)
-		return s, nil
-	}
-	s.watch = newWatcher(root, dir, opts.Index.Select, func() { s.runner.schedule(false) },
-		func(ctx context.Context) ([]fileset.Skipped, error) { return s.currentDB().Skipped(ctx) }, log)
-	if opts.Debounce > 0 {
-		s.watch.debounce = opts.Debounce
-	}
-	if opts.PollInterval > 0 {
-		s.watch.pollEvery = opts.PollInterval
-	}
-	if opts.addWatch != nil {
-		s.watch.addWatch = opts.addWatch
-	}
-	s.runner.onDone = func(r *run) {
-		_, _, _, started, _ := r.snapshot()
-		s.watch.runEnded(started)
-	}
-	go s.watch.start(life, func() { s.runner.schedule(false) })
+	s.bg = indexer.StartBackground(life, db, indexer.BackgroundOptions{
+		Root: root, DataDir: dir, Index: opts.Index, NoWatch: opts.NoWatch,
+		Debounce: opts.Debounce, PollInterval: opts.PollInterval, Logger: log,
+		Do:       s.runIndex,
+		Current:  s.currentDB,
+		AddWatch: opts.addWatch,
+	})
+	s.live.Background = s.bg
 	return s, nil
 }
 
@@ -248,10 +238,12 @@ func (s *Server) Close() error {
 	s.closed = true
 	s.mu.Unlock()
 	s.cancel()
-	if s.watch != nil {
-		<-s.watch.stopped
+	if s.bg != nil {
+		if s.bg.Watcher != nil {
+			<-s.bg.Watcher.Stopped()
+		}
+		s.bg.Runner.Wait()
 	}
-	s.runner.wait()
 	s.swapMu.Lock()
 	defer s.swapMu.Unlock()
 	return errors.Join(s.planner.Close(), s.db.Close(), s.srvLock.Release())

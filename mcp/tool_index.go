@@ -1,15 +1,13 @@
 package mcp
 
 import (
-	"cmp"
 	"context"
+	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/viberag/viberag/fileset"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/tables"
 )
@@ -43,10 +41,10 @@ type CountsOut struct {
 
 func (s *Server) index(ctx context.Context, req *sdk.CallToolRequest, in IndexIn) (*sdk.CallToolResult, *IndexOut, error) {
 	if s.readOnly != "" {
-		return nil, nil, errReadOnly(s.readOnly)
+		return nil, nil, indexer.ErrReadOnly(s.readOnly)
 	}
-	cur, _, _ := s.runner.state()
-	r := s.runner.join(in.Force)
+	cur, _, _ := s.bg.Runner.State()
+	r := s.bg.Runner.Join(in.Force)
 	out := &IndexOut{Joined: r == cur}
 	var token any
 	if req != nil && req.Params != nil {
@@ -62,7 +60,7 @@ func (s *Server) index(ctx context.Context, req *sdk.CallToolRequest, in IndexIn
 			// background and get_status reports it.
 			return nil, nil, fmt.Errorf("index: stopped waiting (%w); the run continues in the background, call get_status to follow it", ctx.Err())
 		case <-tick.C:
-			p, _, _, _, _ := r.snapshot()
+			p := r.Snapshot().Progress
 			if token == nil || p.Done == lastDone || req.Session == nil {
 				continue
 			}
@@ -74,14 +72,15 @@ func (s *Server) index(ctx context.Context, req *sdk.CallToolRequest, in IndexIn
 				Message:       fmt.Sprintf("indexed %d of %d files (%d re-parsed)", p.Done, p.Total, p.Parsed),
 			})
 			continue
-		case <-r.done:
+		case <-r.Done():
 		}
 		break
 	}
-	_, res, err, _, _ := r.snapshot()
+	st := r.Snapshot()
+	res, err := st.Result, st.Err
 	out.Freshness = s.freshness()
 	switch {
-	case isCanceled(err):
+	case errors.Is(err, context.Canceled):
 		out.Outcome = "cancelled"
 		return nil, out, nil
 	case err != nil:
@@ -105,11 +104,14 @@ type CancelOut struct {
 }
 
 func (s *Server) cancelIndexing(ctx context.Context, _ *sdk.CallToolRequest, _ CancelIn) (*sdk.CallToolResult, *CancelOut, error) {
-	cur, _, _ := s.runner.state()
-	out := &CancelOut{Cancelled: s.runner.cancel()}
+	if s.bg == nil {
+		return nil, &CancelOut{Note: "no index run was in progress: " + indexer.ErrReadOnly(s.readOnly).Error(), Freshness: s.freshness()}, nil
+	}
+	cur, _, _ := s.bg.Runner.State()
+	out := &CancelOut{Cancelled: s.bg.Runner.Cancel()}
 	if cur != nil {
 		select {
-		case <-cur.done:
+		case <-cur.Done():
 		case <-ctx.Done():
 		}
 	}
@@ -125,197 +127,23 @@ func (s *Server) cancelIndexing(ctx context.Context, _ *sdk.CallToolRequest, _ C
 // StatusIn is get_status's (empty) input.
 type StatusIn struct{}
 
-// StatusOut is get_status's result.
-type StatusOut struct {
-	Root    string `json:"root"`
-	Index   string `json:"index_path"`
-	Current bool   `json:"current" jsonschema:"the index matches the work tree: no run pending, no unhandled file changes, and HEAD is the commit last indexed"`
-	// NotCurrent says why Current is false.
-	NotCurrent    []string         `json:"not_current_because,omitempty"`
-	HeadCommit    string           `json:"head_commit,omitempty"`
-	LastCommit    string           `json:"last_indexed_commit,omitempty"`
-	LastIndexedAt string           `json:"last_indexed_at,omitempty"`
-	Counts        CountsOut        `json:"counts"`
-	Languages     map[string]int64 `json:"files_by_language,omitempty"`
-	Skipped       map[string]int64 `json:"skipped_by_reason,omitempty" jsonschema:"files not indexed, by reason (secret, too_large, always_skipped_dir…)"`
-	ParseProblems int              `json:"parse_problems" jsonschema:"files that parsed with errors or fell back to plain chunks"`
-	Run           *RunOut          `json:"run,omitempty" jsonschema:"the index run in progress"`
-	Queued        bool             `json:"run_queued,omitempty" jsonschema:"another run will follow the current one (changes arrived during it)"`
-	LastRun       *RunOut          `json:"last_run,omitempty"`
-	Watcher       WatchState       `json:"watcher"`
-	Warnings      []string         `json:"warnings,omitempty"`
-	Vectors       VectorsOut       `json:"vectors" jsonschema:"embedding model, or why vectors are off; rows with and without a vector per surface"`
-	Freshness
-}
-
-// VectorsOut is the vectors part of get_status.
-type VectorsOut struct {
-	Model    string                        `json:"model,omitempty"`
-	Off      string                        `json:"off,omitempty" jsonschema:"why vectors are off and how to turn them on; searches are lexical meanwhile"`
-	Error    string                        `json:"last_error,omitempty" jsonschema:"the last embedding failure; the next index run retries the missing vectors"`
-	Surfaces map[string]tables.VectorCount `json:"surfaces" jsonschema:"per surface (code, summary, file): rows with a vector and rows still missing one"`
-}
-
-// RunOut describes one index run.
-type RunOut struct {
-	Force     bool   `json:"force,omitempty"`
-	Done      int    `json:"done"`
-	Total     int    `json:"total"`
-	Parsed    int    `json:"parsed"`
-	Deleted   int    `json:"deleted,omitempty"`
-	StartedAt string `json:"started_at"`
-	EndedAt   string `json:"ended_at,omitempty"`
-	// WaitingFor names the process whose write lock the run waits for.
-	WaitingFor string `json:"waiting_for_writer,omitempty" jsonschema:"another process (pid, command) is writing the index; the run starts when it is done"`
-	ElapsedMS  int64  `json:"elapsed_ms"`
-	Error      string `json:"error,omitempty"`
-}
+// StatusOut is get_status's result: the index's status as
+// `viberag status --json` prints it, with this server's runs and watcher.
+type StatusOut = indexer.Status
 
 func (s *Server) getStatus(ctx context.Context, _ *sdk.CallToolRequest, _ StatusIn) (*sdk.CallToolResult, *StatusOut, error) {
-	out := &StatusOut{Root: s.root, Index: s.dbPath}
-	meta, err := s.readStatus(ctx, out)
+	out, err := indexer.ReadStatus(ctx, s.db, s.root, indexer.StatusOptions{Live: s.live})
 	if tables.IsCorrupt(err) {
 		// A damaged index is a state to report, not a failure of the
 		// tool: the repair starts now.
 		s.noteCorrupt(err.Error())
 		out.Warnings = append(out.Warnings, "reading the index failed: "+err.Error())
+		out.Freshness = s.freshness()
 		if out.Vectors.Surfaces == nil {
 			out.Vectors.Surfaces = map[string]tables.VectorCount{}
 		}
 	} else if err != nil {
 		return nil, nil, fmt.Errorf("status: %w", err)
 	}
-	out.Freshness = s.freshness()
-	out.HeadCommit = fileset.GitHead(ctx, s.root)
-
-	cur, next, last := s.runner.state()
-	if cur != nil {
-		out.Run = runOut(cur)
-	}
-	out.Queued = next != nil
-	if last != nil {
-		out.LastRun = runOut(last)
-	}
-	if s.watch != nil {
-		out.Watcher = s.watch.state()
-	} else {
-		out.Watcher = WatchState{Mode: WatchOff, Warnings: []string{"file watcher disabled: call index after changing files"}}
-		if s.readOnly != "" {
-			out.Watcher.Warnings = nil // the maintaining server watches
-		}
-	}
-	out.Warnings = append(out.Warnings, out.Watcher.Warnings...)
-	if out.LastRun != nil && out.LastRun.Error != "" {
-		out.Warnings = append(out.Warnings, "last index run failed: "+out.LastRun.Error)
-	}
-	rebuilding, suspect := s.damageState()
-	if s.readOnly != "" {
-		out.Warnings = append(out.Warnings, errReadOnly(s.readOnly).Error())
-	}
-	if rebuilding != "" {
-		out.Warnings = append(out.Warnings, fmt.Sprintf("the index was damaged (%s); it was moved to %s and is being rebuilt from source", rebuilding, s.dbPath+indexer.DamagedSuffix))
-	}
-
-	var why []string
-	switch {
-	case out.IndexState == StateBuilding:
-		why = append(why, "the first index is being built")
-	case cur != nil || next != nil:
-		why = append(why, "an index run is in progress")
-	}
-	if n := out.Watcher.PendingChanges; n > 0 && cur == nil && next == nil {
-		why = append(why, fmt.Sprintf("%d changed paths are waiting for the next run", n))
-	}
-	if out.HeadCommit != "" && out.HeadCommit != out.LastCommit {
-		why = append(why, "HEAD moved since the last run (a commit or checkout); the next run records it")
-	}
-	if rebuilding != "" {
-		why = append(why, "the index was damaged and is being rebuilt from source")
-	}
-	if suspect != "" {
-		why = append(why, "a query met a corruption error; the index is being checked (and rebuilt if damaged)")
-	}
-	if last != nil && cur == nil && next == nil {
-		if _, _, err, _, _ := last.snapshot(); err != nil && !isCanceled(err) {
-			why = append(why, "the last index run failed; call index to retry")
-		}
-	}
-	if meta[tables.MetaLastRunComplete] != "1" && cur == nil {
-		why = append(why, "the last run did not complete; call index to finish it")
-	}
-	switch {
-	case s.readOnly != "":
-		why = append(why, "this server is read-only: another viberag server ("+s.readOnly+") maintains the index, and this one cannot tell how fresh it is")
-	case s.watch == nil:
-		why = append(why, "the file watcher is off, so changes are not tracked")
-	}
-	sort.Strings(why)
-	out.NotCurrent = why
-	out.Current = len(why) == 0
 	return nil, out, nil
-}
-
-// readStatus fills the parts of out read from the index and returns its
-// meta table.
-func (s *Server) readStatus(ctx context.Context, out *StatusOut) (map[string]string, error) {
-	meta, err := s.db.Meta(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c, err := s.db.Counts(ctx)
-	if err != nil {
-		return nil, err
-	}
-	problems, err := s.db.ParseProblems(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out.LastCommit, out.LastIndexedAt = meta[tables.MetaLastCommit], meta[tables.MetaLastIndexedAt]
-	out.Counts = CountsOut{Files: c.Files, Symbols: c.Symbols, Chunks: c.Chunks, Refs: c.Refs}
-	out.Skipped = c.Skipped
-	out.ParseProblems = len(problems)
-	out.Vectors.Model = meta[tables.MetaEmbeddingModel]
-	if out.Vectors.Model == "" {
-		s.mu.Lock()
-		off := s.vectorsOff
-		s.mu.Unlock()
-		out.Vectors.Off = cmp.Or(meta[tables.MetaEmbeddingError], off, "the index has no vectors yet")
-	} else {
-		out.Vectors.Error = meta[tables.MetaEmbeddingError]
-	}
-	if out.Vectors.Surfaces, err = s.db.VectorCounts(ctx); err != nil {
-		return nil, err
-	}
-	if len(c.ByLanguage) > 0 {
-		out.Languages = make(map[string]int64, len(c.ByLanguage))
-		for l, lc := range c.ByLanguage {
-			out.Languages[l] = lc.Files
-		}
-	}
-
-	return meta, nil
-}
-
-func runOut(r *run) *RunOut {
-	p, res, err, started, ended := r.snapshot()
-	o := &RunOut{Force: r.force, Done: p.Done, Total: p.Total, Parsed: p.Parsed}
-	if !started.IsZero() {
-		o.StartedAt = started.UTC().Format(time.RFC3339)
-		end := ended
-		if end.IsZero() {
-			end = time.Now()
-		}
-		o.ElapsedMS = end.Sub(started).Milliseconds()
-	}
-	if !ended.IsZero() {
-		o.EndedAt = ended.UTC().Format(time.RFC3339)
-	}
-	if res != nil {
-		o.Done, o.Total, o.Parsed, o.Deleted = res.Selected, res.Selected, res.Parsed, res.Deleted
-	}
-	if err != nil {
-		o.Error = err.Error()
-	}
-	o.WaitingFor = r.waitingFor()
-	return o
 }

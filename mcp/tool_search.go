@@ -1,11 +1,9 @@
 package mcp
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -29,8 +27,8 @@ type SearchIn struct {
 	IgnoreCase bool   `json:"ignore_case,omitempty" jsonschema:"exact_text: match ASCII letters in either case"`
 }
 
-// SearchOut is codebase_search's result: the planner's response (the
-// JSON of `viberag search --json`) and the index state.
+// SearchOut is codebase_search's result (and what `viberag search
+// --json` prints): the planner's response and the index state.
 type SearchOut struct {
 	*query.Response
 	Freshness
@@ -64,16 +62,6 @@ type RefsOut struct {
 	Freshness
 }
 
-// Limits of the search tools' arguments, checked here so that errors name
-// the tool's own argument (k, not the planner's limit).
-const (
-	defRefs         = 50
-	maxRefs         = 1000
-	defCodeChars    = 8000
-	maxSearchTokens = 200_000
-	maxNameLen      = 512
-)
-
 func (s *Server) addSearchTools(ro *sdk.ToolAnnotations) {
 	searchSchema := mustSchema[SearchIn]()
 	intents := searchSchema.Properties["intent"]
@@ -93,157 +81,24 @@ func (s *Server) addSearchTools(ro *sdk.ToolAnnotations) {
 	sdk.AddTool(s.mcp, &sdk.Tool{Name: "find_references", Description: descRefs, Annotations: ro, InputSchema: refsSchema}, s.findReferences)
 }
 
+// answers makes this server's answers.
+func (s *Server) answers() *Answers {
+	return &Answers{Planner: s.planner, DB: s.db, Live: s.live}
+}
+
 func (s *Server) search(ctx context.Context, _ *sdk.CallToolRequest, in SearchIn) (*sdk.CallToolResult, *SearchOut, error) {
-	q := strings.TrimSpace(in.Query)
-	switch {
-	case q == "":
-		return nil, nil, argErr("query", "is empty; give an identifier, a phrase, an error message or a code snippet")
-	case len(in.Query) > query.MaxQueryBytes:
-		return nil, nil, argErr("query", "is %d bytes, over the limit of %d; search for a distinctive line or identifier from it instead", len(in.Query), query.MaxQueryBytes)
-	case !utf8.ValidString(in.Query):
-		return nil, nil, argErr("query", "is not valid UTF-8")
-	}
-	intent := query.Intent(in.Intent)
-	if in.Intent == "" {
-		intent = query.Auto
-	}
-	if !validIntent(intent) {
-		return nil, nil, argErr("intent", "%q is not an intent; give one of %s", trunc(in.Intent), intentList())
-	}
-	if in.K < 0 || in.K > query.MaxLimit {
-		return nil, nil, argErr("k", "%d is out of range; give 1 to %d (default %d)", in.K, query.MaxLimit, query.DefaultLimit)
-	}
-	if in.MaxTokens < 0 || in.MaxTokens > maxSearchTokens {
-		return nil, nil, argErr("max_tokens", "%d is out of range; give 0 (no bound) to %d", in.MaxTokens, maxSearchTokens)
-	}
-	req := query.Request{Query: in.Query, Intent: intent, Limit: in.K, MaxTokens: in.MaxTokens, Explain: in.Explain,
-		Exhaustive: in.Exhaustive, Cursor: in.Cursor, IgnoreCase: in.IgnoreCase}
-	if in.Scope != nil {
-		req.Scope = *in.Scope
-	}
-	p, err := s.engine(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	resp, err := p.Search(ctx, req)
-	if err != nil {
-		return nil, nil, err
-	}
-	fixActions(resp.SuggestedNextActions)
-	return nil, &SearchOut{Response: resp, Freshness: s.freshness()}, nil
+	out, err := s.answers().Search(ctx, in)
+	return nil, out, err
 }
 
 func (s *Server) symbolDetails(ctx context.Context, _ *sdk.CallToolRequest, in SymbolIn) (*sdk.CallToolResult, *SymbolOut, error) {
-	if err := s.checkSymbolArgs(ctx, in.SymbolID, in.SymbolName); err != nil {
-		return nil, nil, err
-	}
-	if in.MaxCodeChars < 0 || in.MaxCodeChars > query.MaxCodeBytes {
-		return nil, nil, argErr("max_code_chars", "%d is out of range; give 1 to %d (default %d)", in.MaxCodeChars, query.MaxCodeBytes, defCodeChars)
-	}
-	include := in.IncludeCode == nil || *in.IncludeCode
-	maxCode := cmp.Or(in.MaxCodeChars, defCodeChars)
-	p, err := s.engine(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	d, err := symbolDetails(ctx, p, cmp.Or(in.SymbolID, strings.TrimSpace(in.SymbolName)), include, maxCode)
-	if err != nil {
-		return nil, nil, err
-	}
-	fixActions(d.SuggestedNextActions)
-	return nil, &SymbolOut{SymbolDetails: d, Freshness: s.freshness()}, nil
-}
-
-// checkSymbolArgs validates a symbol_id / symbol_name pair: exactly one,
-// an id of the right form that the index holds, a sane name.
-func (s *Server) checkSymbolArgs(ctx context.Context, id, name string) error {
-	switch {
-	case id == "" && strings.TrimSpace(name) == "":
-		return argErr("symbol_id", "missing; give symbol_id (s + 16 hex digits, from codebase_search) or symbol_name")
-	case id != "" && name != "":
-		return argErr("symbol_name", "give symbol_id or symbol_name, not both")
-	case id != "" && (!idPattern.MatchString(id) || id[0] != 's'):
-		return argErr("symbol_id", "%q is not a symbol id; give s + 16 hex digits from codebase_search or find_references, or pass a name as symbol_name", trunc(id))
-	case len(name) > maxNameLen:
-		return argErr("symbol_name", "is %d bytes, over the limit of %d", len(name), maxNameLen)
-	case name != "" && (!utf8.ValidString(name) || strings.ContainsAny(name, "\x00\n")):
-		return argErr("symbol_name", "is not a name (NUL, newline or invalid UTF-8)")
-	}
-	if id != "" {
-		ok, err := s.symbolExists(ctx, id)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return argErr("symbol_id", "%s is not in the index (ids change when a symbol is renamed or moved); search again for a current id", id)
-		}
-	}
-	return nil
+	out, err := s.answers().Symbol(ctx, in)
+	return nil, out, err
 }
 
 func (s *Server) findReferences(ctx context.Context, _ *sdk.CallToolRequest, in RefsIn) (*sdk.CallToolResult, *RefsOut, error) {
-	if err := s.checkSymbolArgs(ctx, in.SymbolID, in.SymbolName); err != nil {
-		return nil, nil, err
-	}
-	if in.K < 0 || in.K > maxRefs {
-		return nil, nil, argErr("k", "%d is out of range; give 1 to %d (default %d)", in.K, maxRefs, defRefs)
-	}
-	k := in.K
-	if k == 0 {
-		k = defRefs
-	}
-	var sc scope.Scope
-	if in.Scope != nil {
-		sc = *in.Scope
-	}
-	p, err := s.engine(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	refs, err := references(ctx, p, in.SymbolID, strings.TrimSpace(in.SymbolName), sc, k)
-	if err != nil {
-		return nil, nil, err
-	}
-	return nil, &RefsOut{References: refs, Freshness: s.freshness()}, nil
-}
-
-// fixActions makes the planner's suggested follow-up calls callable as
-// they stand: this server's tool names and argument names (the planner
-// says "search" and "id" where the tools take codebase_search and
-// symbol_id).
-func fixActions(as []query.Action) {
-	for i := range as {
-		a := &as[i]
-		switch a.Tool {
-		case query.ToolSearch:
-			a.Tool = "codebase_search"
-		case query.ToolSymbolDetails, query.ToolFindReferences:
-			if id, ok := a.Args["id"]; ok && a.Args["symbol_id"] == nil {
-				a.Args["symbol_id"] = id
-				delete(a.Args, "id")
-			}
-		}
-	}
-}
-
-func validIntent(i query.Intent) bool {
-	for _, k := range query.Intents() {
-		if i == k {
-			return true
-		}
-	}
-	return false
-}
-
-func intentList() string {
-	var b strings.Builder
-	for n, i := range query.Intents() {
-		if n > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(string(i))
-	}
-	return b.String()
+	out, err := s.answers().References(ctx, in)
+	return nil, out, err
 }
 
 // mustSchema infers T's input schema; the types are this package's own,

@@ -2,12 +2,18 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/viberag/viberag/indexer"
 )
 
 // symbolID looks a symbol's id up in the server's index.
@@ -28,10 +34,10 @@ func TestStatusAndIndex(t *testing.T) {
 
 	var st StatusOut
 	callOK(t, cs, "get_status", map[string]any{}, &st)
-	if st.Root != root || st.Counts.Files < 3 || st.Counts.Symbols == 0 || st.IndexState != StateReady {
+	if st.Root != root || st.Counts.Files < 3 || st.Counts.Symbols == 0 || st.IndexState != indexer.StateReady {
 		t.Fatalf("status: %+v", st)
 	}
-	if st.Watcher.Mode != WatchWatching || st.Watcher.WatchedDirs < 2 {
+	if st.Watcher.Mode != indexer.WatchWatching || st.Watcher.WatchedDirs < 2 {
 		t.Errorf("watcher: %+v", st.Watcher)
 	}
 	if !st.Current {
@@ -50,7 +56,7 @@ func TestStatusAndIndex(t *testing.T) {
 
 	var c CancelOut
 	callOK(t, cs, "cancel_indexing", map[string]any{}, &c)
-	if c.Cancelled || c.IndexState != StateReady {
+	if c.Cancelled || c.IndexState != indexer.StateReady {
 		t.Errorf("cancel with nothing running: %+v", c)
 	}
 }
@@ -155,14 +161,28 @@ func TestAnswersWhileBuilding(t *testing.T) {
 	s := startServer(t, opts)
 	cs := connect(t, s)
 
+	// Once the build has selected its files, answers say how far it is.
+	eventually(t, 30*time.Second, "first build selecting", func() bool {
+		var st StatusOut
+		callOK(t, cs, "get_status", map[string]any{}, &st)
+		return st.Run != nil && st.Run.Total > 0
+	})
 	var sr SearchOut
 	callOK(t, cs, "codebase_search", map[string]any{"query": "compute_599"}, &sr)
-	if sr.IndexState != StateBuilding || !sr.Partial {
+	if sr.IndexState != indexer.StateBuilding || !sr.Partial {
 		t.Errorf("search during the first build: state %q partial %v", sr.IndexState, sr.Partial)
+	}
+	// Not found reads as "not yet": the answer says how far the build is.
+	if len(sr.Notes) == 0 || !strings.HasPrefix(sr.Notes[0], "index still building (") || !strings.Contains(sr.Notes[0], " of 604 files") {
+		t.Errorf("search during the first build: notes %q", sr.Notes)
+	}
+	res := call(t, cs, "get_symbol_details", map[string]any{"symbol_name": "compute_599"})
+	if text := resultText(res); res.IsError && !strings.Contains(text, "index still building") {
+		t.Errorf("symbol during the first build: %s", text)
 	}
 	var c CancelOut
 	callOK(t, cs, "cancel_indexing", map[string]any{}, &c)
-	if !c.Cancelled || c.IndexState != StateBuilding || !c.Partial {
+	if !c.Cancelled || c.IndexState != indexer.StateBuilding || !c.Partial {
 		t.Errorf("cancel: %+v", c)
 	}
 	var st StatusOut
@@ -173,7 +193,7 @@ func TestAnswersWhileBuilding(t *testing.T) {
 
 	var ix IndexOut
 	callOK(t, cs, "index", map[string]any{}, &ix)
-	if ix.Outcome != "done" || ix.Selected < 600 || ix.IndexState != StateReady || ix.Partial {
+	if ix.Outcome != "done" || ix.Selected < 600 || ix.IndexState != indexer.StateReady || ix.Partial {
 		t.Fatalf("index after cancel: %+v", ix)
 	}
 	if err := s.Close(); err != nil {
@@ -185,7 +205,70 @@ func TestAnswersWhileBuilding(t *testing.T) {
 	cs2 := connect(t, s2)
 	sr = SearchOut{}
 	callOK(t, cs2, "codebase_search", map[string]any{"query": "compute_599"}, &sr)
-	if sr.Partial || sr.IndexState == StateBuilding || hitTitled(&sr, "compute_599") == nil {
+	if sr.Partial || sr.IndexState == indexer.StateBuilding || hitTitled(&sr, "compute_599") == nil {
 		t.Errorf("search after restart: state %q partial %v hits %d", sr.IndexState, sr.Partial, len(sr.Hits))
+	}
+}
+
+// TestForcedIndexIsContinued: index with force=true rebuilds into a new
+// file while answers come from the complete index; cancelled half-way,
+// get_status says a forced rebuild waits, and the next index call (not
+// forced) continues it — parsing only the files it had not reached —
+// instead of answering "unchanged" over the old index.
+func TestForcedIndexIsContinued(t *testing.T) {
+	root := copyFixture(t, "python")
+	genTree(t, root, 400)
+	opts := testOptions(t, root)
+	opts.NoWatch = true
+	opts.Index.Workers = 1
+	s := startServer(t, opts)
+	cs := connect(t, s)
+	waitIndexed(t, s)
+
+	done := make(chan *IndexOut, 1)
+	go func() {
+		// Not t.Fatal: this is not the test's goroutine.
+		var ix IndexOut
+		res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "index", Arguments: map[string]any{"force": true}})
+		if err == nil && !res.IsError {
+			b, _ := json.Marshal(res.StructuredContent)
+			_ = json.Unmarshal(b, &ix)
+		}
+		done <- &ix
+	}()
+	var st StatusOut
+	eventually(t, 30*time.Second, "forced run under way", func() bool {
+		callOK(t, cs, "get_status", map[string]any{}, &st)
+		return st.Run != nil && st.Run.Force && st.Run.Done > 20
+	})
+	// Answers come from the complete index meanwhile.
+	var sr SearchOut
+	callOK(t, cs, "codebase_search", map[string]any{"query": "compute_399"}, &sr)
+	if sr.Partial || hitTitled(&sr, "compute_399") == nil {
+		t.Errorf("search during the forced run: partial %v, %d hits", sr.Partial, len(sr.Hits))
+	}
+	var c CancelOut
+	callOK(t, cs, "cancel_indexing", map[string]any{}, &c)
+	if ix := <-done; !c.Cancelled || ix.Outcome != "cancelled" {
+		t.Fatalf("cancel: %+v, index answered %+v", c, ix)
+	}
+	callOK(t, cs, "get_status", map[string]any{}, &st)
+	if st.Rebuild == nil || st.Rebuild.Done == 0 || st.Current {
+		t.Fatalf("status after the cancel: rebuild %+v current %v", st.Rebuild, st.Current)
+	}
+
+	var ix IndexOut
+	callOK(t, cs, "index", map[string]any{}, &ix)
+	if ix.Outcome != "done" || ix.Unchanged == 0 || ix.Parsed == 0 || ix.Parsed+ix.Unchanged != ix.Selected {
+		t.Errorf("index after the cancelled rebuild: %+v", ix)
+	}
+	callOK(t, cs, "get_status", map[string]any{}, &st)
+	if st.Rebuild != nil || st.Counts.Files != int64(ix.Selected) {
+		t.Errorf("status after the continued rebuild: rebuild %+v, %d files of %d", st.Rebuild, st.Counts.Files, ix.Selected)
+	}
+	sr = SearchOut{}
+	callOK(t, cs, "codebase_search", map[string]any{"query": "compute_399"}, &sr)
+	if hitTitled(&sr, "compute_399") == nil {
+		t.Error("search after the continued rebuild misses compute_399")
 	}
 }

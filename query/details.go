@@ -122,14 +122,14 @@ func (p *Planner) SymbolWith(ctx context.Context, idOrName string, opts SymbolOp
 		}
 	}
 	d.SuggestedNextActions = []Action{
-		{Tool: ToolFindReferences, Args: map[string]any{"id": d.ID}, Reason: "where " + d.Name + " is used"},
+		{Tool: StepReferences, Args: map[string]any{"id": d.ID}, Reason: "where " + d.Name + " is used"},
 	}
 	if d.CodeTruncated {
-		d.SuggestedNextActions = append(d.SuggestedNextActions, Action{Tool: ToolReadFileLines,
+		d.SuggestedNextActions = append(d.SuggestedNextActions, Action{Tool: StepReadLines,
 			Args: map[string]any{"path": d.Path, "start_line": d.StartLine, "end_line": d.EndLine}, Reason: "the rest of the code"})
 	}
 	if d.Parent != nil {
-		d.SuggestedNextActions = append(d.SuggestedNextActions, Action{Tool: ToolSymbolDetails, Args: map[string]any{"id": d.Parent.ID}, Reason: "the enclosing " + d.Parent.Kind})
+		d.SuggestedNextActions = append(d.SuggestedNextActions, Action{Tool: StepSymbol, Args: map[string]any{"id": d.Parent.ID}, Reason: "the enclosing " + d.Parent.Kind})
 	}
 	return d, nil
 }

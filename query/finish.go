@@ -9,17 +9,17 @@ import (
 
 // finish completes a response: the groups, the suggested next actions
 // and the size budget.
-func finish(req Request, resp *Response) {
+func finish(req Request, resp *Response, present func(Action) Action) {
 	if resp.Hits == nil {
 		resp.Hits = []Hit{}
 	}
-	arrange(resp)
-	applyBudget(req, resp)
+	arrange(resp, present)
+	applyBudget(req, resp, present)
 }
 
 // arrange groups the hits and suggests follow-ups for them; it runs again
 // whenever the budget changes the hits.
-func arrange(resp *Response) {
+func arrange(resp *Response, present func(Action) Action) {
 	resp.Groups = Groups{Definitions: []int{}, Usages: []int{}, Files: []int{}, Blocks: []int{}}
 	for i, h := range resp.Hits {
 		switch h.Kind {
@@ -34,6 +34,13 @@ func arrange(resp *Response) {
 		}
 	}
 	resp.SuggestedNextActions = suggest(resp)
+	if present != nil {
+		// Presented before the budget is applied, so it counts the
+		// actions as they are sent.
+		for i, a := range resp.SuggestedNextActions {
+			resp.SuggestedNextActions[i] = present(a)
+		}
+	}
 }
 
 // budgetBytes is the request's bound on the answer's JSON size, 0 for none.
@@ -51,7 +58,7 @@ func budgetBytes(req Request) int {
 // vectors explanation (to its first clause) and all but the first
 // suggested action; only then are hits dropped from the end, keeping one.
 // The response records what was cut.
-func applyBudget(req Request, resp *Response) {
+func applyBudget(req Request, resp *Response, present func(Action) Action) {
 	limit := budgetBytes(req)
 	if limit == 0 || responseSize(resp) <= limit {
 		return
@@ -86,7 +93,7 @@ func applyBudget(req Request, resp *Response) {
 	for len(resp.Hits) > 1 && over() {
 		resp.Hits = resp.Hits[:len(resp.Hits)-1]
 		resp.Dropped++
-		arrange(resp)
+		arrange(resp, present)
 		if len(resp.SuggestedNextActions) > 1 {
 			resp.SuggestedNextActions = resp.SuggestedNextActions[:1]
 		}
@@ -141,11 +148,11 @@ func suggest(resp *Response) []Action {
 		}
 	}
 	if resp.Intent == ExactText && resp.Truncated && resp.NextCursor == "" && resp.Dropped == 0 {
-		add(Action{Tool: ToolSearch, Args: map[string]any{"query": resp.text, "intent": string(ExactText), "exhaustive": true},
+		add(Action{Tool: StepSearch, Args: map[string]any{"query": resp.text, "intent": string(ExactText), "exhaustive": true},
 			Reason: fmt.Sprintf("all %d occurrences, page by page", resp.Total)})
 	}
 	if resp.NextCursor != "" {
-		add(Action{Tool: ToolSearch, Args: map[string]any{"query": resp.text, "intent": string(ExactText), "exhaustive": true, "cursor": resp.NextCursor},
+		add(Action{Tool: StepSearch, Args: map[string]any{"query": resp.text, "intent": string(ExactText), "exhaustive": true, "cursor": resp.NextCursor},
 			Reason: "next page of occurrences"})
 	}
 	for i, h := range resp.Hits {
@@ -154,14 +161,14 @@ func suggest(resp *Response) []Action {
 		}
 		switch h.Kind {
 		case KindDefinition:
-			add(Action{Tool: ToolSymbolDetails, Args: map[string]any{"id": h.ID}, Reason: "code and facts of " + h.Title})
+			add(Action{Tool: StepSymbol, Args: map[string]any{"id": h.ID}, Reason: "code and facts of " + h.Title})
 			if name := lastPart(h.Title); name != "" {
-				add(Action{Tool: ToolFindReferences, Args: map[string]any{"id": h.ID}, Reason: "where " + name + " is used"})
+				add(Action{Tool: StepReferences, Args: map[string]any{"id": h.ID}, Reason: "where " + name + " is used"})
 			}
 		case KindBlock, KindUsage:
-			add(Action{Tool: ToolSurroundingCode, Args: map[string]any{"path": h.Path, "line": h.StartLine}, Reason: "the enclosing symbol of " + h.Path + fmt.Sprintf(":%d", h.StartLine)})
+			add(Action{Tool: StepSurrounding, Args: map[string]any{"path": h.Path, "line": h.StartLine}, Reason: "the enclosing symbol of " + h.Path + fmt.Sprintf(":%d", h.StartLine)})
 		case KindFile:
-			add(Action{Tool: ToolReadFileLines, Args: map[string]any{"path": h.Path, "start_line": 1, "end_line": min(h.EndLine, 120)}, Reason: "the start of " + h.Path})
+			add(Action{Tool: StepReadLines, Args: map[string]any{"path": h.Path, "start_line": 1, "end_line": min(h.EndLine, 120)}, Reason: "the start of " + h.Path})
 		}
 	}
 	return out

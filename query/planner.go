@@ -31,6 +31,8 @@ type Planner struct {
 	names nameCache // distinct symbol names, for typo correction
 	files fileCache // paths and their words, for the path prior
 	df    dfCache   // chunk counts of terms, for pruning
+
+	present func(Action) Action // Options.Present
 }
 
 // Options configure a Planner. The zero value gives the defaults.
@@ -53,6 +55,11 @@ type Options struct {
 	// again after a cooldown (default 30s, doubling while it fails).
 	// Searches it cuts short are lexical and say why.
 	QueryEmbed embed.GuardOptions
+
+	// Present, when set, rewrites every suggested action as the planner
+	// makes it (see Action): the caller's names for the steps and their
+	// arguments.
+	Present func(Action) Action
 }
 
 // maxCachedStmts bounds the statement cache: scoped statements vary with
@@ -66,7 +73,7 @@ const maxCachedStmts = 512
 // the first search.
 func New(ctx context.Context, db *sql.DB, opts Options) (*Planner, error) {
 	p := &Planner{db: db, tune: DefaultTuning(), stmts: map[string]*sql.Stmt{},
-		guard: opts.QueryEmbed, vectorsOff: opts.VectorsOff}
+		guard: opts.QueryEmbed, vectorsOff: opts.VectorsOff, present: opts.Present}
 	p.embedder = p.guarded(opts.Embedder)
 	if opts.Tuning != nil {
 		p.tune = *opts.Tuning
@@ -290,6 +297,6 @@ func (p *Planner) search(ctx context.Context, req Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	finish(req, resp)
+	finish(req, resp, p.present)
 	return resp, nil
 }

@@ -195,21 +195,29 @@ type Prior struct {
 	Factor float64 `json:"factor"`
 }
 
-// Action is a suggested follow-up call: an MCP tool name and its
-// arguments.
+// Action is a suggested follow-up: what to do next and with which
+// arguments. The planner names the step (Step*) and its arguments as its
+// own requests do; it knows no caller's vocabulary. A caller that serves
+// answers presents them in its own (Options.Present: package mcp names
+// its tools and their arguments), so Tool then holds the caller's name.
 type Action struct {
 	Tool   string         `json:"tool"`
 	Args   map[string]any `json:"args"`
 	Reason string         `json:"reason,omitempty"`
 }
 
-// Follow-up tool names used in Action.
+// The steps an Action suggests, with the arguments the planner gives.
 const (
-	ToolSymbolDetails   = "get_symbol_details"
-	ToolFindReferences  = "find_references"
-	ToolSurroundingCode = "get_surrounding_code"
-	ToolReadFileLines   = "read_file_lines"
-	ToolSearch          = "search"
+	// StepSearch: search again (query, intent, exhaustive, cursor).
+	StepSearch = "search"
+	// StepSymbol: a symbol's details (id).
+	StepSymbol = "symbol"
+	// StepReferences: where a symbol is used (id).
+	StepReferences = "references"
+	// StepSurrounding: the code around a line (path, line).
+	StepSurrounding = "surrounding"
+	// StepReadLines: lines of a file (path, start_line, end_line).
+	StepReadLines = "read_lines"
 )
 
 // SymbolDetails is everything the index holds about one symbol, and its

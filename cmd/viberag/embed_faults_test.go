@@ -369,7 +369,7 @@ func TestStalledProvider(t *testing.T) {
 	var st struct {
 		Vectors struct {
 			Missing int64  `json:"missing"`
-			Error   string `json:"error"`
+			Error   string `json:"last_error"`
 		} `json:"vectors"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil || st.Vectors.Missing == 0 || st.Vectors.Error == "" {

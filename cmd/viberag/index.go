@@ -19,7 +19,6 @@ import (
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/viberag/viberag/embed"
-	"github.com/viberag/viberag/fileset"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/tables"
 )
@@ -43,16 +42,29 @@ func indexMemoryLimit(env string) (int64, bool) {
 	return defaultIndexMemoryLimit, true
 }
 
+// selectFlags choose the files an index holds (index, mcp). The index
+// remembers them: a later run without a flag keeps its value, a flag
+// given replaces it, and an empty value (--exclude=) clears a list.
+type selectFlags struct {
+	Include      []string `help:"Only index files matching this glob (** allowed; matched against the path and the base name). Repeatable. Remembered by the index: later runs keep it until given again; --include= clears it."`
+	Exclude      []string `help:"Skip files matching this glob; exclude wins over include. Repeatable. Remembered like --include; --exclude= clears it."`
+	MaxFileSize  int64    `name:"max-file-size" help:"Skip files larger than this many bytes (default 1 MiB, at most 10 MiB). Remembered like --include."`
+	IndexSecrets *bool    `name:"index-secrets" help:"Also index files that usually hold secrets (.env, *.pem, *.key, *secret*…). Remembered; --index-secrets=false turns it off."`
+}
+
+// given returns the settings given on the command line; the others are
+// left to what the index remembers (indexer.SettingsFlags).
+func (f selectFlags) given() indexer.SettingsFlags {
+	return indexer.SettingsFlags{Include: f.Include, Exclude: f.Exclude, MaxFileSize: f.MaxFileSize, IndexSecrets: f.IndexSecrets}
+}
+
 type indexCmd struct {
 	repoFlags
 	embedFlags
-	Path         string        `arg:"" optional:"" help:"Repository root (default: the repository holding the current directory — see README)." type:"path"`
-	Force        bool          `help:"Rebuild from scratch into a new file that replaces the index only once it is complete (the old index is never opened, so a damaged one cannot stop it)."`
-	Wait         time.Duration `help:"While another process writes the index, wait at most this long (e.g. 30s, 5m), then fail naming it (default: wait until it is done)."`
-	Include      []string      `help:"Only index files matching this glob (** allowed; matched against the path and the base name). Repeatable."`
-	Exclude      []string      `help:"Skip files matching this glob; exclude wins over include. Repeatable."`
-	MaxFileSize  int64         `name:"max-file-size" help:"Skip files larger than this many bytes (default 1 MiB, at most 10 MiB)."`
-	IndexSecrets bool          `name:"index-secrets" help:"Also index files that usually hold secrets (.env, *.pem, *.key, *secret*…)."`
+	Path  string        `arg:"" optional:"" help:"Repository root (default: the repository holding the current directory — see README)." type:"path"`
+	Force bool          `help:"Rebuild from scratch into a new file that replaces the index only once it is complete (the old index is never opened, so a damaged one cannot stop it). A rebuild that is stopped is continued by the next index run, with or without --force."`
+	Wait  time.Duration `help:"While another process writes the index, wait at most this long (e.g. 30s, 5m), then fail naming it (default: wait until it is done)."`
+	selectFlags
 	ParseTimeout time.Duration `name:"parse-timeout" help:"Per-file parse budget before falling back to line chunks." default:"1500ms"`
 	Workers      int           `help:"Parallel parsers (default: number of CPUs)."`
 	JSON         bool          `help:"Print one JSON summary instead of text."`
@@ -66,10 +78,8 @@ func (c *indexCmd) Run(ctx context.Context) error {
 		debug.SetMemoryLimit(lim)
 	}
 	opts := indexer.Options{
-		Select: fileset.SelectOptions{
-			Include: c.Include, Exclude: c.Exclude, MaxFileSize: c.MaxFileSize, IndexSecrets: c.IndexSecrets,
-		},
-		Force: c.Force, Workers: c.Workers, ParseOnly: c.ParseOnly, ParseTimeout: c.ParseTimeout,
+		Select: c.selectFlags.given().Resolve(nil).Select(""),
+		Force:  c.Force, Workers: c.Workers, ParseOnly: c.ParseOnly, ParseTimeout: c.ParseTimeout,
 		EmbedBudget: c.EmbedBudget,
 		Notice:      func(msg string) { fmt.Fprintln(os.Stderr, "viberag: "+msg) },
 	}
@@ -109,15 +119,21 @@ func (c *indexCmd) Run(ctx context.Context) error {
 			db.Close()
 		}
 	}()
-	if c.Force && !c.ParseOnly {
-		// Never open the old index: read its settings if it still can
-		// be read, and build a new file beside it.
+	// A forced rebuild that was stopped is continued by the next run,
+	// with --force or without: the index it replaces is stale meanwhile.
+	var pending *indexer.RebuildState
+	if !c.ParseOnly {
+		if pending, err = indexer.PendingRebuild(ctx, path); err != nil {
+			return err
+		}
+	}
+	rebuild := !c.ParseOnly && (c.Force || pending != nil)
+	if rebuild {
+		// Never open the old index (indexer.Rebuild): read its settings
+		// if it still can be read.
 		meta, _ = existingMeta(ctx, root, c.DataDir)
-		db, err = indexer.OpenFresh(ctx, path, indexer.OpenOptions{NoMap: true})
-		if err == nil && meta != nil {
-			// Vectors of unchanged text are not paid for twice; an old
-			// index that cannot be read just leaves the cache empty.
-			_, _ = db.CopyEmbedCache(ctx, path)
+		if pending != nil {
+			fmt.Fprintf(os.Stderr, "viberag: continuing the forced rebuild started %s (%d of %d files done)\n", pending.StartedAt, pending.Done, pending.Total)
 		}
 	} else {
 		db, err = indexer.Open(ctx, path, indexer.OpenOptions{Repaired: repaired, NoMap: true})
@@ -128,6 +144,8 @@ func (c *indexCmd) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// Settings not given now are the ones the index remembers.
+	opts.Select = c.selectFlags.given().Resolve(meta).Select(dir)
 	if opts.Embedding, err = c.config(meta); err != nil {
 		return err
 	}
@@ -199,8 +217,13 @@ func (c *indexCmd) Run(ctx context.Context) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	res, err := indexer.Run(ctx, db, root, opts)
-	if runErr := err; err != nil && !c.Force && !c.ParseOnly && tables.IsCorrupt(err) && ctx.Err() == nil {
+	var res *indexer.Result
+	if rebuild {
+		res, err = indexer.Rebuild(ctx, path, root, opts)
+	} else {
+		res, err = indexer.Run(ctx, db, root, opts)
+	}
+	if runErr := err; err != nil && !rebuild && !c.ParseOnly && tables.IsCorrupt(err) && ctx.Err() == nil {
 		// Damage the open did not see (a page in the middle of the file)
 		// surfaced during the run: rebuild from scratch.
 		db.Close()
@@ -219,14 +242,6 @@ func (c *indexCmd) Run(ctx context.Context) error {
 	}
 	if err != nil {
 		return err
-	}
-	if c.Force && !c.ParseOnly {
-		fresh := db
-		db = nil
-		if err := indexer.InstallFresh(fresh, path); err != nil {
-			return err
-		}
-		res.Index = path
 	}
 	if c.JSON {
 		enc := json.NewEncoder(os.Stdout)

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/viberag/viberag/embed"
-	"github.com/viberag/viberag/fileset"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/mcp"
 )
@@ -26,12 +25,9 @@ type mcpCmd struct {
 	NoWatch       bool          `name:"no-watch" help:"Do not watch files; the index changes only through the index tool."`
 	Debounce      time.Duration `help:"Quiet period after a file change before re-indexing." default:"300ms"`
 	PollInterval  time.Duration `name:"poll-interval" help:"Rescan interval when file events are unavailable (e.g. the inotify watch limit)." default:"30s"`
-	Include       []string      `help:"Only index files matching this glob (as for index). Repeatable."`
-	Exclude       []string      `help:"Skip files matching this glob (as for index). Repeatable."`
-	MaxFileSize   int64         `name:"max-file-size" help:"Skip files larger than this many bytes (as for index)."`
-	IndexSecrets  bool          `name:"index-secrets" help:"Also index files that usually hold secrets (as for index)."`
-	Workers       int           `help:"Parallel parsers for index runs (default: half the CPUs, leaving the rest to searches)."`
-	Verbose       bool          `short:"v" help:"Log diagnostics to standard error."`
+	selectFlags
+	Workers int  `help:"Parallel parsers for index runs (default: half the CPUs, leaving the rest to searches)."`
+	Verbose bool `short:"v" help:"Log diagnostics to standard error."`
 }
 
 func (c *mcpCmd) Run(ctx context.Context) error {
@@ -43,9 +39,7 @@ func (c *mcpCmd) Run(ctx context.Context) error {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	opts := mcp.Options{
 		Root: c.Path, DataDir: c.DataDir,
-		Index: indexer.Options{Select: fileset.SelectOptions{
-			Include: c.Include, Exclude: c.Exclude, MaxFileSize: c.MaxFileSize, IndexSecrets: c.IndexSecrets,
-		}, Workers: c.Workers, EmbedBudget: c.EmbedBudget,
+		Index: indexer.Options{Select: c.selectFlags.given().Resolve(nil).Select(""), Workers: c.Workers, EmbedBudget: c.EmbedBudget,
 			Notice: func(msg string) { log.Warn("embedding", "notice", msg) }},
 		NoWatch: c.NoWatch, Debounce: c.Debounce, PollInterval: c.PollInterval, Logger: log,
 	}
@@ -58,10 +52,15 @@ func (c *mcpCmd) Run(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := opts.Index.Select.Validate(); err != nil {
+		return err
+	}
 	meta, err := existingMeta(ctx, root, c.DataDir)
 	if err != nil {
 		return err
 	}
+	// Settings not given now are the ones the index remembers.
+	opts.Index.Select = c.selectFlags.given().Resolve(meta).Select("")
 	// The server must answer its client's handshake at once, so it never
 	// waits for a download: it starts with a local model or none, and a
 	// model still to download is fetched in the background and switched
@@ -75,7 +74,7 @@ func (c *mcpCmd) Run(ctx context.Context) error {
 	download := opts.Index.Embedder == nil && !c.Offline &&
 		(opts.Index.Embedding.Provider == "" || opts.Index.Embedding.Provider == embed.ProviderModel2Vec)
 	if download {
-		opts.Index.VectorsOff = "the embedding model is downloading; vectors turn on when it is ready (" + opts.Index.VectorsOff + ")"
+		opts.Index.VectorsOff = indexer.VectorsDownloading + " (" + opts.Index.VectorsOff + ")"
 	}
 	if opts.Index.Embedder == nil {
 		log.Warn("vectors off", "reason", opts.Index.VectorsOff)

@@ -9,6 +9,7 @@ import (
 	"regexp"
 
 	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/mcp"
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/scope"
 )
@@ -21,31 +22,32 @@ type refsCmd struct {
 	PathContains    []string `name:"path-contains" help:"Only paths containing this (repeatable: any of)."`
 	PathNotContains []string `name:"path-not-contains" help:"No paths containing this (repeatable: none of)."`
 	Ext             []string `help:"Only files with this extension (repeatable)."`
-	Limit           int      `default:"500" help:"At most this many reference lines."`
-	JSON            bool     `help:"Print the JSON the MCP server returns."`
+	Limit           int      `default:"500" help:"At most this many reference lines (1 to 1000)."`
+	JSON            bool     `help:"Print the JSON the MCP server returns (find_references)."`
 }
 
 var symbolIDRe = regexp.MustCompile(`^s[0-9a-f]{16}$`)
 
 func (c *refsCmd) Run(ctx context.Context) error {
-	req := query.RefsRequest{
-		Scope: scope.Scope{PathPrefix: c.PathPrefix, PathContains: c.PathContains, PathNotContains: c.PathNotContains, Extension: c.Ext},
-		Limit: c.Limit,
-	}
+	in := mcp.RefsIn{K: c.Limit}
 	if symbolIDRe.MatchString(c.Name) {
-		req.ID = c.Name
+		in.SymbolID = c.Name
 	} else {
-		req.Name = c.Name
+		in.SymbolName = c.Name
 	}
-	if err := req.Scope.Validate(); err != nil {
+	sc := scope.Scope{PathPrefix: c.PathPrefix, PathContains: c.PathContains, PathNotContains: c.PathNotContains, Extension: c.Ext}
+	if err := sc.Validate(); err != nil {
 		return err
+	}
+	if !sc.IsZero() {
+		in.Scope = &sc
 	}
 	ix, err := openIndex(ctx, c.repoFlags, c.Dir, false)
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
-	r, err := ix.planner.References(ctx, req)
+	out, err := ix.answers().References(ctx, in)
 	if errors.Is(err, query.ErrNoSymbol) {
 		return &notFound{err}
 	}
@@ -53,11 +55,12 @@ func (c *refsCmd) Run(ctx context.Context) error {
 		return indexer.NoteCorruption(ix.db.Path(), err)
 	}
 	if c.JSON {
-		err = writeJSON(os.Stdout, r)
+		err = writeJSON(os.Stdout, out)
 	} else {
-		printRefs(os.Stdout, r, newStyle(os.Stdout))
+		printState(os.Stdout, out.Freshness, newStyle(os.Stdout))
+		printRefs(os.Stdout, out.References, newStyle(os.Stdout))
 	}
-	if err == nil && r.Total == 0 {
+	if err == nil && out.Total == 0 {
 		return errNone
 	}
 	return err

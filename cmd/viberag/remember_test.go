@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestEmbedOffIsRemembered: `--embed off` is a choice the index keeps, as
@@ -34,5 +37,74 @@ func TestEmbedOffIsRemembered(t *testing.T) {
 	}
 	if out := run("--embed", "model2vec"); strings.Contains(out, off) {
 		t.Errorf("--embed model2vec did not replace the remembered choice:\n%s", out)
+	}
+}
+
+// TestSelectionIsRemembered: --include, --exclude and --max-file-size are
+// settings the index keeps, as it keeps the provider: the next `viberag
+// index` or `viberag mcp` without them selects the same files; giving a
+// flag again replaces that setting, and an empty value clears a list.
+func TestSelectionIsRemembered(t *testing.T) {
+	if os.Getenv("VIBERAG_MAIN_CHILD") != "" {
+		t.Skip("child")
+	}
+	root, data := t.TempDir(), t.TempDir()
+	writeFiles(t, root, map[string]string{
+		"app/a.py":      "def kept():\n    return 1\n",
+		"gen/b.py":      "def generated():\n    return 2\n",
+		"app/big.py":    "def big():\n    return '" + strings.Repeat("x", 3000) + "'\n",
+		"docs/notes.md": "# Notes\n",
+	})
+	env := []string{"VIBERAG_HOME=" + t.TempDir(), "VIBERAG_MODEL_DIR="}
+	type status struct {
+		Counts struct {
+			Files   int            `json:"files"`
+			Skipped map[string]int `json:"skipped"`
+		} `json:"counts"`
+		Settings struct {
+			Include     []string `json:"include"`
+			Exclude     []string `json:"exclude"`
+			MaxFileSize int64    `json:"max_file_size"`
+		} `json:"settings"`
+	}
+	index := func(args ...string) status {
+		t.Helper()
+		if r := runChild(t, env, append([]string{"index", root, "--data-dir", data, "--embed", "off"}, args...)...); r.code != 0 {
+			t.Fatalf("index %v: exit %d\n%s", args, r.code, r.stderr)
+		}
+		r := runChild(t, env, "status", root, "--data-dir", data, "--json")
+		var st status
+		if err := json.Unmarshal([]byte(r.stdout), &st); err != nil {
+			t.Fatalf("status --json: %v\n%s", err, r.stdout)
+		}
+		return st
+	}
+	st := index("--exclude", "gen/**", "--include", "**/*.py", "--max-file-size", "1024")
+	if st.Counts.Files != 1 || st.Settings.MaxFileSize != 1024 || len(st.Settings.Exclude) != 1 || len(st.Settings.Include) != 1 {
+		t.Fatalf("first run: %+v", st)
+	}
+	if st = index(); st.Counts.Files != 1 || len(st.Settings.Exclude) != 1 {
+		t.Errorf("a run without the flags forgot them: %+v", st)
+	}
+
+	// viberag mcp without the flags keeps them too.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cs := startMCP(ctx, t, env, "mcp", root, "--data-dir", data, "--no-watch", "--embed", "off")
+	ix := callTool(ctx, t, cs, "index", map[string]any{})
+	if files := ix["counts"].(map[string]any)["files"]; files != 1.0 {
+		t.Errorf("viberag mcp forgot the settings: its run indexed %v files", files)
+	}
+	cs.Close()
+
+	// Given again, a flag replaces its setting only; empty clears a list.
+	if st = index("--max-file-size", "8192"); st.Counts.Files != 2 || len(st.Settings.Exclude) != 1 {
+		t.Errorf("--max-file-size replaced: %+v", st)
+	}
+	if st = index("--exclude="); st.Counts.Files != 3 || len(st.Settings.Exclude) != 0 || len(st.Settings.Include) != 1 {
+		t.Errorf("--exclude= cleared: %+v", st)
+	}
+	if st = index("--include="); st.Counts.Files != 4 {
+		t.Errorf("--include= cleared: %+v", st)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/mcp"
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
@@ -42,35 +43,36 @@ type searchCmd struct {
 }
 
 func (c *searchCmd) Run(ctx context.Context) error {
-	req := query.Request{
-		Query:  strings.Join(c.Query, " "),
-		Intent: query.Intent(c.Intent),
-		Scope: scope.Scope{
-			PathPrefix: c.PathPrefix, PathContains: c.PathContains, PathNotContains: c.PathNotContains,
-			Extension: c.Ext, SymbolKind: c.Kind, Decorator: c.Decorator, IsExported: c.Exported,
-		},
-		Limit: c.K, MaxTokens: c.MaxTokens, Exhaustive: c.Exhaustive, Cursor: c.Cursor,
-		IgnoreCase: c.IgnoreCase, Explain: c.Explain,
+	in := mcp.SearchIn{
+		Query: strings.Join(c.Query, " "), Intent: c.Intent, K: c.K, MaxTokens: c.MaxTokens, Explain: c.Explain,
+		Exhaustive: c.Exhaustive, Cursor: c.Cursor, IgnoreCase: c.IgnoreCase,
+	}
+	sc := scope.Scope{
+		PathPrefix: c.PathPrefix, PathContains: c.PathContains, PathNotContains: c.PathNotContains,
+		Extension: c.Ext, SymbolKind: c.Kind, Decorator: c.Decorator, IsExported: c.Exported,
 	}
 	// Check the request before opening anything.
-	if err := req.Scope.Validate(); err != nil {
+	if err := sc.Validate(); err != nil {
 		return err
+	}
+	if !sc.IsZero() {
+		in.Scope = &sc
 	}
 	ix, err := openIndex(ctx, c.repoFlags, c.Dir, true)
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
-	resp, err := ix.planner.Search(ctx, req)
+	out, err := ix.answers().Search(ctx, in)
 	if err != nil {
 		return indexer.NoteCorruption(ix.db.Path(), err)
 	}
 	if c.JSON {
-		err = writeJSON(os.Stdout, resp)
+		err = writeJSON(os.Stdout, out)
 	} else {
-		printSearch(os.Stdout, resp, newStyle(os.Stdout), c.Explain)
+		printSearch(os.Stdout, out, newStyle(os.Stdout), c.Explain)
 	}
-	if err == nil && len(resp.Hits) == 0 {
+	if err == nil && len(out.Hits) == 0 {
 		return errNone
 	}
 	return err
@@ -87,6 +89,12 @@ type openedIndex struct {
 	root    string
 	db      *tables.DB
 	planner *query.Planner
+}
+
+// answers makes the answers `viberag search|symbol|refs` print: the
+// MCP tools' (mcp.Answers), made the same way.
+func (ix *openedIndex) answers() *mcp.Answers {
+	return &mcp.Answers{Planner: ix.planner, DB: ix.db}
 }
 
 func (ix *openedIndex) Close() error {
@@ -142,9 +150,9 @@ func openIndex(ctx context.Context, rf repoFlags, dir string, vectors bool) (*op
 	var emb embed.Provider
 	var off string
 	if vectors {
-		emb, off = queryEmbedder(ctx, db)
+		emb, off = indexer.QueryEmbedder(ctx, db)
 	}
-	p, err := query.New(ctx, db.SQL(), query.Options{Embedder: emb, VectorsOff: off})
+	p, err := query.New(ctx, db.SQL(), query.Options{Embedder: emb, VectorsOff: off, Present: mcp.PresentAction})
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -179,7 +187,8 @@ func (s style) path(t string) string  { return s.wrap("36", t) }
 func (s style) title(t string) string { return s.wrap("1", t) }
 func (s style) dim(t string) string   { return s.wrap("2", t) }
 
-func printSearch(w io.Writer, r *query.Response, st style, explain bool) {
+func printSearch(w io.Writer, out *mcp.SearchOut, st style, explain bool) {
+	r := out.Response
 	head := string(r.Intent)
 	if r.Routing != "" {
 		head += " (" + r.Routing + ")"
@@ -190,6 +199,7 @@ func printSearch(w io.Writer, r *query.Response, st style, explain bool) {
 	}
 	head += fmt.Sprintf(" · %.1f ms", r.TookMS)
 	fmt.Fprintln(w, st.dim(head))
+	printState(w, out.Freshness, st)
 	if r.QueryUsed != "" {
 		fmt.Fprintln(w, st.dim("  query used: "+r.QueryUsed))
 	}
@@ -255,4 +265,16 @@ func formatWhy(h query.Hit, all bool) string {
 		parts = append(parts, h.Why.Note)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// printState says when the index an answer comes from is not ready.
+func printState(w io.Writer, f indexer.Freshness, st style) {
+	if f.IndexState == indexer.StateReady || f.IndexState == "" {
+		return
+	}
+	msg := "  index: " + f.IndexState
+	if f.Partial {
+		msg += " (results are partial)"
+	}
+	fmt.Fprintln(w, st.dim(msg))
 }

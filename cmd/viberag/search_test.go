@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/mcp"
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/tables"
 )
@@ -60,7 +61,7 @@ func TestOpenIndexAndPrint(t *testing.T) {
 	}
 	defer ix.Close()
 
-	resp, err := searchHits(ctx, ix.planner, "Queue")
+	resp, err := ix.answers().Search(ctx, mcp.SearchIn{Query: "Queue"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,23 +9,35 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/mcp"
 	"github.com/viberag/viberag/query"
 )
 
 type symbolCmd struct {
 	repoFlags
-	Dir  string `short:"C" name:"dir" help:"Use the repository containing PATH (default: the current directory)." type:"path" placeholder:"PATH"`
-	ID   string `arg:"" name:"id-or-name" help:"A symbol id (from search) or a name (Class, Class.method, pkg::Func)."`
-	JSON bool   `help:"Print the JSON the MCP server returns."`
+	Dir     string `short:"C" name:"dir" help:"Use the repository containing PATH (default: the current directory)." type:"path" placeholder:"PATH"`
+	ID      string `arg:"" name:"id-or-name" help:"A symbol id (from search) or a name (Class, Class.method, pkg::Func)."`
+	MaxCode int    `name:"max-code-chars" help:"Cut the code after this many bytes, at a line end (default 8000, at most 16384)."`
+	NoCode  bool   `name:"no-code" help:"Leave the code out."`
+	JSON    bool   `help:"Print the JSON the MCP server returns (get_symbol_details)."`
 }
 
 func (c *symbolCmd) Run(ctx context.Context) error {
+	in := mcp.SymbolIn{MaxCodeChars: c.MaxCode}
+	if symbolIDRe.MatchString(c.ID) {
+		in.SymbolID = c.ID
+	} else {
+		in.SymbolName = c.ID
+	}
+	if c.NoCode {
+		in.IncludeCode = new(false)
+	}
 	ix, err := openIndex(ctx, c.repoFlags, c.Dir, false)
 	if err != nil {
 		return err
 	}
 	defer ix.Close()
-	d, err := ix.planner.Symbol(ctx, c.ID)
+	out, err := ix.answers().Symbol(ctx, in)
 	if errors.Is(err, query.ErrNoSymbol) {
 		return &notFound{err}
 	}
@@ -33,9 +45,10 @@ func (c *symbolCmd) Run(ctx context.Context) error {
 		return indexer.NoteCorruption(ix.db.Path(), err)
 	}
 	if c.JSON {
-		return writeJSON(os.Stdout, d)
+		return writeJSON(os.Stdout, out)
 	}
-	printSymbol(os.Stdout, d, newStyle(os.Stdout))
+	printState(os.Stdout, out.Freshness, newStyle(os.Stdout))
+	printSymbol(os.Stdout, out.SymbolDetails, newStyle(os.Stdout))
 	return nil
 }
 
@@ -65,7 +78,7 @@ func printSymbol(w io.Writer, d *query.SymbolDetails, st style) {
 		fmt.Fprintf(w, "%s %s\n", st.dim(fmt.Sprintf("%5d", d.StartLine+i)), l)
 	}
 	if d.CodeTruncated {
-		fmt.Fprintln(w, st.dim(fmt.Sprintf("  … code cut at %d bytes", query.MaxCodeBytes)))
+		fmt.Fprintln(w, st.dim(fmt.Sprintf("  … code cut at %d bytes (--max-code-chars)", len(d.Code))))
 	}
 	if len(d.Children) > 0 {
 		fmt.Fprintln(w)

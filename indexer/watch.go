@@ -1,4 +1,4 @@
-package mcp
+package indexer
 
 import (
 	"context"
@@ -21,7 +21,7 @@ import (
 	"github.com/viberag/viberag/fileset"
 )
 
-// Watcher modes, as get_status reports them.
+// Watcher modes, as Status reports them.
 const (
 	WatchOff      = "off"      // not started, or stopped
 	WatchStarting = "starting" // adding the first watches
@@ -29,7 +29,7 @@ const (
 	WatchPolling  = "polling"  // events unavailable: periodic rescans
 )
 
-// watcher turns file-system events into index runs. It watches every
+// Watcher turns file-system events into index runs. It watches every
 // directory the selection rules accept (recursively, one watch each, since
 // inotify is not recursive), collects changed paths, and after a quiet
 // period hands them over as one scheduled run: the indexer re-parses only
@@ -41,7 +41,7 @@ const (
 //
 // When watching fails (inotify's watch limit, an overflowing event queue)
 // it says so in its warnings and falls back to rescans, never to silence.
-type watcher struct {
+type Watcher struct {
 	root     string // real root
 	dataDir  string // absolute; pruned when inside root
 	selOpts  fileset.SelectOptions
@@ -59,7 +59,7 @@ type watcher struct {
 
 	git     bool          // root is in a git work tree
 	resync  chan struct{} // a run ended; see ranStart
-	stopped chan struct{}
+	stopped chan struct{} // closed when Start returns
 
 	mu       sync.Mutex
 	mode     string
@@ -73,8 +73,8 @@ type watcher struct {
 	dirs     map[string]bool // watched directories, absolute
 }
 
-func newWatcher(root, dataDir string, sel fileset.SelectOptions, schedule func(), skipped func(context.Context) ([]fileset.Skipped, error), log *slog.Logger) *watcher {
-	return &watcher{
+func newWatcher(root, dataDir string, sel fileset.SelectOptions, schedule func(), skipped func(context.Context) ([]fileset.Skipped, error), log *slog.Logger) *Watcher {
+	return &Watcher{
 		root: root, dataDir: dataDir, selOpts: sel, schedule: schedule, skipped: skipped, log: log,
 		debounce: 300 * time.Millisecond, maxDelay: 2 * time.Second, pollEvery: 30 * time.Second,
 		addWatch: func(fw *fsnotify.Watcher, dir string) error { return fw.Add(dir) },
@@ -86,7 +86,7 @@ func newWatcher(root, dataDir string, sel fileset.SelectOptions, schedule func()
 	}
 }
 
-// WatchState is the watcher's part of get_status.
+// WatchState is the watcher's part of Status.
 type WatchState struct {
 	Mode           string   `json:"mode" jsonschema:"off, starting, watching (file events) or polling (periodic rescans after a watcher failure)"`
 	WatchedDirs    int      `json:"watched_dirs"`
@@ -94,16 +94,17 @@ type WatchState struct {
 	Warnings       []string `json:"warnings,omitempty"`
 }
 
-func (w *watcher) state() WatchState {
+// State reports the watcher's mode, watches and pending changes.
+func (w *Watcher) State() WatchState {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return WatchState{Mode: w.mode, WatchedDirs: len(w.dirs), PendingChanges: len(w.pending) + w.handed, Warnings: slices.Clone(w.warnings)}
 }
 
-// runEnded tells the watcher that a run which started at started has
+// RunEnded tells the watcher that a run which started at started has
 // ended: changes handed over before then are covered, and the watched
 // directories are brought up to date.
-func (w *watcher) runEnded(started time.Time) {
+func (w *Watcher) RunEnded(started time.Time) {
 	w.mu.Lock()
 	if started.After(w.ranStart) {
 		w.ranStart = started
@@ -116,11 +117,11 @@ func (w *watcher) runEnded(started time.Time) {
 	}
 }
 
-// start adds the first watches, calls ready, and then watches until ctx
+// Start adds the first watches, calls ready, and then watches until ctx
 // ends. The directories to prune come from a fresh selection, so the
 // watches are in place before the first run (which ready starts) lists
 // files, and nothing changed during that run is lost.
-func (w *watcher) start(ctx context.Context, ready func()) {
+func (w *Watcher) Start(ctx context.Context, ready func()) {
 	defer close(w.stopped)
 	w.setMode(WatchStarting)
 	w.git = fileset.InGitWorkTree(ctx, w.root)
@@ -147,7 +148,7 @@ func (w *watcher) start(ctx context.Context, ready func()) {
 
 // open starts a file watcher on every directory to index. The
 // directories to prune come from a fresh selection.
-func (w *watcher) open(ctx context.Context) (*fsnotify.Watcher, error) {
+func (w *Watcher) open(ctx context.Context) (*fsnotify.Watcher, error) {
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, fmt.Errorf("start file watcher: %w", err)
@@ -168,7 +169,7 @@ func (w *watcher) open(ctx context.Context) (*fsnotify.Watcher, error) {
 // loop receives events, debounces them and hands batches over. It returns
 // nil when ctx ends, or the error that made events unavailable (the
 // watcher is closed then).
-func (w *watcher) loop(ctx context.Context, fw *fsnotify.Watcher) error {
+func (w *Watcher) loop(ctx context.Context, fw *fsnotify.Watcher) error {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	var first time.Time // first change of the current batch
@@ -224,7 +225,7 @@ func (w *watcher) loop(ctx context.Context, fw *fsnotify.Watcher) error {
 }
 
 // note records one event and reports whether it is a change worth a run.
-func (w *watcher) note(ev fsnotify.Event) bool {
+func (w *Watcher) note(ev fsnotify.Event) bool {
 	if ev.Op == fsnotify.Chmod {
 		return false // metadata only: the content hash cannot have changed
 	}
@@ -234,7 +235,7 @@ func (w *watcher) note(ev fsnotify.Event) bool {
 	}
 	if rel == ".git" || strings.HasPrefix(rel, ".git/") {
 		// Only HEAD moving matters (a commit, checkout or reset): the next
-		// run records the new commit, so get_status can say the index is
+		// run records the new commit, so Status can say the index is
 		// current. Everything else in .git is git's own bookkeeping.
 		if path.Base(rel) != "HEAD" {
 			return false
@@ -252,7 +253,7 @@ func (w *watcher) note(ev fsnotify.Event) bool {
 
 // flush hands the pending changes to a run, unless git ignores every one
 // of them.
-func (w *watcher) flush(ctx context.Context) {
+func (w *Watcher) flush(ctx context.Context) {
 	w.mu.Lock()
 	paths := make([]string, 0, len(w.pending))
 	for p := range w.pending {
@@ -285,7 +286,7 @@ func (w *watcher) flush(ctx context.Context) {
 // afterRun runs after an index run ended: the changes handed over before
 // it started are covered, and when directories came or went the watches
 // follow the run's view of what is skipped.
-func (w *watcher) afterRun(ctx context.Context, fw *fsnotify.Watcher) error {
+func (w *Watcher) afterRun(ctx context.Context, fw *fsnotify.Watcher) error {
 	w.mu.Lock()
 	started := w.ranStart
 	// Only a run that started after the last hand-off covers it; an
@@ -307,13 +308,13 @@ func (w *watcher) afterRun(ctx context.Context, fw *fsnotify.Watcher) error {
 	if err != nil {
 		w.warn(fmt.Sprintf("read skipped directories: %v", err))
 	}
-	before := w.watchedDirs()
+	before := w.WatchedDirs()
 	if err := w.sync(ctx, fw, skipped); err != nil {
 		return err
 	}
 	// A directory created during the run was watched only now: a file
 	// written in it after the run listed files is in no run yet.
-	for d := range w.watchedDirs() {
+	for d := range w.WatchedDirs() {
 		if !before[d] && modifiedSince(d, started.Add(-time.Second)) {
 			w.mu.Lock()
 			w.pending["."] = true
@@ -327,7 +328,7 @@ func (w *watcher) afterRun(ctx context.Context, fw *fsnotify.Watcher) error {
 
 // sync makes the watched directories every directory under the root that
 // neither the skipped list, git, nor the data directory rules out.
-func (w *watcher) sync(ctx context.Context, fw *fsnotify.Watcher, skipped []fileset.Skipped) error {
+func (w *Watcher) sync(ctx context.Context, fw *fsnotify.Watcher, skipped []fileset.Skipped) error {
 	prune := map[string]bool{".git": true}
 	for _, s := range skipped {
 		if strings.HasPrefix(s.Detail, "directory") || s.Reason == fileset.SkipSymlinkDir || s.Reason == fileset.SkipSubmodule {
@@ -406,7 +407,7 @@ func (w *watcher) sync(ctx context.Context, fw *fsnotify.Watcher, skipped []file
 // events now and then — running out of descriptors (a flood of
 // connections) passes, and a raised inotify limit should be used without a
 // restart. It returns the watcher once events are back, nil when ctx ends.
-func (w *watcher) poll(ctx context.Context, cause error) *fsnotify.Watcher {
+func (w *Watcher) poll(ctx context.Context, cause error) *fsnotify.Watcher {
 	w.warn(pollWarning(cause, w.pollEvery))
 	w.mu.Lock()
 	w.mode = WatchPolling
@@ -464,7 +465,7 @@ func pollWarning(cause error, every time.Duration) string {
 	return msg
 }
 
-func (w *watcher) rel(p string) (string, bool) {
+func (w *Watcher) rel(p string) (string, bool) {
 	rel, err := filepath.Rel(w.root, p)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return "", false
@@ -472,21 +473,25 @@ func (w *watcher) rel(p string) (string, bool) {
 	return filepath.ToSlash(rel), true
 }
 
-func (w *watcher) watchedDirs() map[string]bool {
+// WatchedDirs returns the watched directories (absolute paths).
+func (w *Watcher) WatchedDirs() map[string]bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return maps.Clone(w.dirs)
 }
 
-func (w *watcher) setMode(m string) {
+// Stopped is closed when Start has returned.
+func (w *Watcher) Stopped() <-chan struct{} { return w.stopped }
+
+func (w *Watcher) setMode(m string) {
 	w.mu.Lock()
 	w.mode = m
 	w.mu.Unlock()
 }
 
-// warn records a warning for get_status, once per distinct message, and
+// warn records a warning for Status, once per distinct message, and
 // keeps the last few.
-func (w *watcher) warn(msg string) {
+func (w *Watcher) warn(msg string) {
 	w.log.Warn(msg)
 	w.mu.Lock()
 	defer w.mu.Unlock()

@@ -1,0 +1,237 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite the golden answers in testdata/answers")
+
+// TestCLIAnswersAreMCPAnswers: `viberag search|symbol|refs --json` print
+// exactly what the MCP tools codebase_search, get_symbol_details and
+// find_references answer for the same arguments — the same JSON, keys,
+// values, suggested actions (named as the server's tools, with
+// arguments their schemas accept) and index_state. The server is
+// `viberag mcp` over stdio, a real client session (go-sdk); the CLI runs
+// as a process too. Both are compared with golden files beside the test
+// (go test -run TestCLIAnswersAreMCPAnswers -update rewrites them).
+func TestCLIAnswersAreMCPAnswers(t *testing.T) {
+	if os.Getenv("VIBERAG_MAIN_CHILD") != "" {
+		t.Skip("child")
+	}
+	root := copyTree(t, filepath.Join("..", "..", "fixtures", "python"))
+	data := t.TempDir()
+	env := []string{"VIBERAG_HOME=" + t.TempDir(), "VIBERAG_MODEL_DIR="}
+	if r := runChild(t, env, "index", root, "--data-dir", data, "--embed", "off"); r.code != 0 {
+		t.Fatalf("index: exit %d\n%s", r.code, r.stderr)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cs := startMCP(ctx, t, env, "mcp", root, "--data-dir", data, "--no-watch")
+	call := func(name string, args map[string]any) map[string]any { return callTool(ctx, t, cs, name, args) }
+	// The server's catch-up run holds the write lock while it runs, and
+	// the CLI would rightly say "updating": wait until it has ended.
+	deadline := time.Now().Add(time.Minute)
+	for {
+		st := call("get_status", map[string]any{})
+		if st["index_state"] == "ready" && st["run"] == nil && st["run_queued"] == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server not ready: %v", st)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	for _, tc := range []struct {
+		name string
+		tool string
+		args map[string]any
+		cli  []string
+	}{
+		{"search_identifier", "codebase_search", map[string]any{"query": "Queue", "k": 5},
+			[]string{"search", "Queue", "-k", "5"}},
+		{"search_exact_text", "codebase_search", map[string]any{"query": "attempt", "intent": "exact_text", "k": 3, "scope": map[string]any{"path_prefix": []string{"taskq/"}}},
+			[]string{"search", "attempt", "--intent", "exact_text", "-k", "3", "--path-prefix", "taskq/"}},
+		{"search_concept", "codebase_search", map[string]any{"query": "how are failed tasks retried", "explain": true},
+			[]string{"search", "how are failed tasks retried", "--explain"}},
+		{"symbol_by_name", "get_symbol_details", map[string]any{"symbol_name": "Queue.retry"},
+			[]string{"symbol", "Queue.retry"}},
+		{"symbol_no_code", "get_symbol_details", map[string]any{"symbol_name": "RetryPolicy", "include_code": false},
+			[]string{"symbol", "RetryPolicy", "--no-code"}},
+		{"refs_by_name", "find_references", map[string]any{"symbol_name": "Queue", "k": 50},
+			[]string{"refs", "Queue", "--limit", "50"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mcpOut := normalize(call(tc.tool, tc.args))
+			r := runChild(t, env, append(tc.cli, "-C", root, "--data-dir", data, "--json")...)
+			if r.code != 0 {
+				t.Fatalf("viberag %v: exit %d\n%s", tc.cli, r.code, r.stderr)
+			}
+			var cliOut map[string]any
+			if err := json.Unmarshal([]byte(r.stdout), &cliOut); err != nil {
+				t.Fatalf("viberag %v --json: %v\n%s", tc.cli, err, r.stdout)
+			}
+			cliOut = normalize(cliOut)
+			want, got := indentJSON(t, mcpOut), indentJSON(t, cliOut)
+			if want != got {
+				t.Errorf("CLI and MCP answers differ\nMCP %s %v:\n%s\nCLI %v:\n%s", tc.tool, tc.args, want, tc.cli, got)
+			}
+			// The golden file holds the answer's shape and facts; scores
+			// move with every ranking change, so they are left out.
+			want = indentJSON(t, withoutKeys(mcpOut, "score", "similarity"))
+			golden := filepath.Join("testdata", "answers", tc.name+".json")
+			if *updateGolden {
+				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(golden, []byte(want), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			g, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update to write it)", err)
+			}
+			if string(g) != want {
+				t.Errorf("answer differs from %s (run with -update after checking it):\n%s", golden, want)
+			}
+			// Every suggested action names a tool of the server.
+			for _, a := range asList(mcpOut["suggested_next_actions"]) {
+				tool, _ := a.(map[string]any)["tool"].(string)
+				if !strings.Contains(" codebase_search get_symbol_details find_references get_surrounding_code read_file_lines ", " "+tool+" ") {
+					t.Errorf("suggested action names %q, not a tool of the server", tool)
+				}
+			}
+		})
+	}
+}
+
+// startMCP runs `viberag mcp` (this test binary running main, with args
+// after "viberag") and connects to it over stdio as a client would; the
+// session ends with the test.
+func startMCP(ctx context.Context, t *testing.T, env []string, args ...string) *sdk.ClientSession {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestMainChild$")
+	cmd.Env = append(append(os.Environ(), "VIBERAG_MAIN_CHILD=1", "CHILD_ARGS="+strings.Join(args, "\n")), env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	client := sdk.NewClient(&sdk.Implementation{Name: "viberag-test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect to viberag %v: %v\n%s", args, err, stderr.String())
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// callTool calls a tool that must succeed and returns its structured
+// answer.
+func callTool(ctx context.Context, t *testing.T, cs *sdk.ClientSession, name string, args map[string]any) map[string]any {
+	t.Helper()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil || res.IsError {
+		t.Fatalf("%s %v: %v %+v", name, args, err, res)
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// normalize drops what differs between two runs of the same request:
+// the time it took.
+func normalize(v map[string]any) map[string]any {
+	delete(v, "took_ms")
+	return v
+}
+
+// withoutKeys returns a copy of v without the keys named, at any depth.
+func withoutKeys(v any, keys ...string) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			drop := false
+			for _, d := range keys {
+				drop = drop || k == d
+			}
+			if !drop {
+				out[k] = withoutKeys(e, keys...)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = withoutKeys(e, keys...)
+		}
+		return out
+	}
+	return v
+}
+
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+func indentJSON(t *testing.T, v any) string {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// copyTree copies the directory src into a fresh temporary directory and
+// returns its real path.
+func copyTree(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, err := filepath.EvalSymlinks(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return real
+}

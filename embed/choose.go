@@ -1,0 +1,120 @@
+package embed
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// Auto is the Choice.Provider that keeps what the index remembers.
+const Auto = "auto"
+
+// Choice is what a command was told about the embedding provider (the
+// --embed flags): which provider, and the settings given for it. Empty
+// fields were not given.
+type Choice struct {
+	// Provider is Auto (the index's provider, else model2vec),
+	// ProviderModel2Vec, ProviderOpenAI or ProviderOff.
+	Provider  string
+	ModelDir  string // model2vec: local model directory
+	BaseURL   string // openai
+	Model     string // openai
+	APIKeyEnv string // openai
+	// Dimensions (openai) asks a model that can shorten its vectors for
+	// this many.
+	Dimensions int
+}
+
+// Resolve decides the provider of an index run from the choice and what
+// the index remembers (stored, when remembered is true):
+//
+//   - Auto keeps the remembered provider (off included) unless a model or
+//     URL is given, which means openai; with nothing remembered it is
+//     model2vec.
+//   - an openai provider kept by Auto keeps the remembered settings not
+//     given (an explicit openai starts from none); the key variable
+//     defaults to OPENAI_API_KEY for api.openai.com and to none elsewhere.
+//   - openai settings given with another provider are an error naming
+//     the flags.
+//   - a model2vec directory, given or from $VIBERAG_MODEL_DIR, is made
+//     absolute and recorded, so searches (which may run without the
+//     variable) find the model that embedded the index.
+func (c Choice) Resolve(stored Config, remembered bool) (Config, error) {
+	var cfg Config
+	switch c.Provider {
+	case Auto, "":
+		if remembered && c.Model == "" && c.BaseURL == "" {
+			cfg = stored
+		} else if c.Model != "" || c.BaseURL != "" {
+			cfg.Provider = ProviderOpenAI
+		}
+	default:
+		cfg.Provider = c.Provider
+	}
+	if cfg.Provider == ProviderOpenAI {
+		cfg.BaseURL = cmp.Or(c.BaseURL, cfg.BaseURL)
+		cfg.Model = cmp.Or(c.Model, cfg.Model)
+		cfg.APIKeyEnv = cmp.Or(c.APIKeyEnv, cfg.APIKeyEnv)
+		if c.Dimensions != 0 {
+			cfg.Dimensions = c.Dimensions
+		}
+		if cfg.APIKeyEnv == "" && (cfg.BaseURL == "" || cfg.BaseURL == "https://api.openai.com/v1") {
+			cfg.APIKeyEnv = "OPENAI_API_KEY"
+		}
+	} else if c.Model != "" || c.BaseURL != "" || c.APIKeyEnv != "" || c.Dimensions != 0 {
+		return cfg, fmt.Errorf("--embed %s: --embed-url, --embed-model, --embed-key-env and --embed-dimensions apply to --embed openai", cmp.Or(c.Provider, Auto))
+	}
+	if cfg.Provider == "" || cfg.Provider == ProviderModel2Vec {
+		cfg.ModelDir = cmp.Or(c.ModelDir, cmp.Or(os.Getenv(ModelDirEnv), cfg.ModelDir))
+		if cfg.ModelDir != "" {
+			if abs, err := filepath.Abs(cfg.ModelDir); err == nil {
+				cfg.ModelDir = abs
+			}
+		}
+	}
+	return cfg, cfg.Validate()
+}
+
+// Explicit reports whether the user chose the provider cfg (resolved
+// from c) rather than taking the default: a flag now, or an openai
+// provider an earlier run recorded. Off is never explicit: it asks for
+// no vectors, so none missing is a failure.
+func (c Choice) Explicit(cfg Config) bool {
+	if cfg.Provider == ProviderOff {
+		return false
+	}
+	return (c.Provider != Auto && c.Provider != "") || c.BaseURL != "" || c.Model != "" || cfg.Provider == ProviderOpenAI
+}
+
+// OpenForRun opens the provider of an index run. A model2vec model that
+// cannot be loaded or downloaded, and the off provider, leave vectors
+// off: the provider is nil and off says why, and the run goes on
+// lexically. An openai provider that cannot be set up (no key, bad URL)
+// is an error, returned before anything is written.
+func OpenForRun(ctx context.Context, cfg Config, opts ModelOptions) (p Provider, off string, err error) {
+	p, err = Open(ctx, cfg, opts)
+	switch {
+	case err == nil:
+		return p, "", nil
+	case errors.Is(err, ErrOff):
+		return nil, "embedding provider off (turn vectors on with --embed model2vec or --embed openai)", nil
+	case errors.Is(err, ErrModelUnavailable) || errors.Is(err, ErrChecksum):
+		return nil, err.Error(), nil
+	}
+	return nil, "", err
+}
+
+// OpenForQueries opens, for searches, the provider that embedded an
+// index (cfg, as the index records it), without network for the model:
+// searches never download. No retries: a query embedding gets two
+// seconds. It returns nil and why when vectors cannot be used.
+func OpenForQueries(ctx context.Context, cfg Config) (Provider, string) {
+	p, err := Open(ctx, cfg, ModelOptions{Offline: true, Remote: RemoteOptions{MaxRetries: -1}})
+	if err != nil {
+		return nil, err.Error()
+	}
+	return p, ""
+}

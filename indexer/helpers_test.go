@@ -1,0 +1,160 @@
+package indexer
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/viberag/viberag/tables"
+)
+
+// copyFixture copies fixtures/<name> into a fresh temporary directory and
+// returns its real path.
+func copyFixture(t *testing.T, name string) string {
+	t.Helper()
+	src := filepath.Join("..", "fixtures", name)
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		target := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(target, 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(target, data, 0o644)
+	})
+	if err != nil {
+		t.Fatalf("copy fixture %s: %v", name, err)
+	}
+	real, err := filepath.EvalSymlinks(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return real
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// genTree writes n small Python modules under root/gen.
+func genTree(t *testing.T, root string, n int) {
+	t.Helper()
+	for i := range n {
+		write(t, filepath.Join(root, "gen", fmt.Sprintf("m%d.py", i)),
+			fmt.Sprintf("def compute_%[1]d(x):\n    \"\"\"Compute value %[1]d.\"\"\"\n    return x * %[1]d\n\n\nclass Worker%[1]d:\n    def run(self):\n        return compute_%[1]d(1)\n", i))
+	}
+}
+
+// eventually polls cond until it holds or the deadline passes.
+func eventually(t *testing.T, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %s", what, within)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// served is background indexing of a repository into a test index, as a
+// server runs it.
+type served struct {
+	root string
+	db   *tables.DB
+	bg   *Background
+	live *Live
+}
+
+// serve starts background indexing of root into a fresh index; it stops
+// when the test ends.
+func serve(t *testing.T, root string, edit func(*BackgroundOptions)) *served {
+	t.Helper()
+	dir := t.TempDir()
+	opts := BackgroundOptions{Root: root, DataDir: dir, Index: Options{Workers: 1}, Debounce: 50 * time.Millisecond, PollInterval: 200 * time.Millisecond}
+	if edit != nil {
+		edit(&opts)
+	}
+	opts.Index.Select.DataDir = opts.DataDir
+	db := openDB(t, opts.DataDir)
+	ctx, cancel := context.WithCancel(context.Background())
+	bg := StartBackground(ctx, db, opts)
+	t.Cleanup(func() {
+		cancel()
+		if bg.Watcher != nil {
+			<-bg.Watcher.Stopped()
+		}
+		bg.Runner.Wait()
+	})
+	return &served{root: root, db: db, bg: bg, live: &Live{Background: bg}}
+}
+
+func (s *served) status(t *testing.T) *Status {
+	t.Helper()
+	st, err := ReadStatus(context.Background(), s.db, s.root, StatusOptions{Live: s.live})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// hasSymbol reports whether the index holds a symbol with this qualname
+// in path.
+func (s *served) hasSymbol(path, qualname string) bool {
+	var n int
+	err := s.db.SQL().QueryRowContext(context.Background(),
+		`SELECT count(*) FROM symbols WHERE path = ? AND qualname = ?`, path, qualname).Scan(&n)
+	return err == nil && n > 0
+}
+
+func (s *served) hasFile(path string) bool {
+	var n int
+	err := s.db.SQL().QueryRowContext(context.Background(), `SELECT count(*) FROM files WHERE path = ?`, path).Scan(&n)
+	return err == nil && n > 0
+}
+
+// waitIndexed waits until no run is in progress or queued and one has
+// finished.
+func (s *served) waitIndexed(t *testing.T) {
+	t.Helper()
+	eventually(t, 60*time.Second, "index ready", func() bool { return s.live.Freshness().IndexState == StateReady })
+}
+
+// settle waits until the watcher has nothing pending and no run is in
+// progress or queued, and that has held for a while: events arrive
+// asynchronously, so one idle moment proves nothing.
+func (s *served) settle(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	var idleSince time.Time
+	for time.Now().Before(deadline) {
+		idle := s.live.Freshness().IndexState == StateReady && (s.bg.Watcher == nil || s.bg.Watcher.State().PendingChanges == 0)
+		switch {
+		case !idle:
+			idleSince = time.Time{}
+		case idleSince.IsZero():
+			idleSince = time.Now()
+		case time.Since(idleSince) > 300*time.Millisecond:
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("background indexing did not settle within 60s: %+v", s.live.Freshness())
+}

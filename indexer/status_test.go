@@ -1,0 +1,99 @@
+package indexer
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/viberag/viberag/tables"
+)
+
+// TestStatusDownloadingIsStaleWithoutServer: a server that stopped while
+// the model downloaded left "downloading" in the index; a status read
+// while no server maintains the index says what happens instead, and
+// while one does, keeps saying it downloads and names the server.
+func TestStatusDownloadingIsStaleWithoutServer(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"a.py": "def f():\n    return 1\n"})
+	dir := t.TempDir()
+	db := openDB(t, dir)
+	run(t, db, root, Options{VectorsOff: VectorsDownloading + " (no local copy of the model)"})
+
+	st, err := ReadStatus(ctx, db, root, StatusOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(st.Vectors.Off, "is downloading") || !strings.Contains(st.Vectors.Off, "was still downloading when the viberag server stopped") ||
+		!strings.Contains(st.Vectors.Off, "no local copy of the model") {
+		t.Errorf("no server: vectors off = %q", st.Vectors.Off)
+	}
+	if p, off := QueryEmbedder(ctx, db); p != nil || strings.Contains(off, "is downloading") {
+		t.Errorf("no server: a search says vectors are off because %q", off)
+	}
+	if st.Server != nil || st.Writer != nil || st.IndexState != StateReady {
+		t.Errorf("no server: server %v writer %v state %s", st.Server, st.Writer, st.IndexState)
+	}
+
+	lock, _, ok, err := TryLockFile(filepath.Join(dir, IndexFile), ServerLockFile, "viberag mcp (test)")
+	if err != nil || !ok {
+		t.Fatalf("server lock: %v %v", ok, err)
+	}
+	defer lock.Release()
+	st, err = ReadStatus(ctx, db, root, StatusOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(st.Vectors.Off, VectorsDownloading) || !strings.Contains(st.Vectors.Off, "viberag mcp (test)") {
+		t.Errorf("server running: vectors off = %q", st.Vectors.Off)
+	}
+	if st.Server == nil || st.Server.Command != "viberag mcp (test)" {
+		t.Errorf("server running: status names %+v", st.Server)
+	}
+}
+
+// TestStatusStates: the index state a process that does not serve the
+// index reads from it and its locks.
+func TestStatusStates(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"a.py": "def f():\n    return 1\n"})
+	dir := t.TempDir()
+	path := filepath.Join(dir, IndexFile)
+	db := openDB(t, dir)
+	state := func() *Status {
+		t.Helper()
+		st, err := ReadStatus(ctx, db, root, StatusOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	if st := state(); st.IndexState != StateBuilding || !st.Partial || st.Current {
+		t.Errorf("empty index: %+v", st.Freshness)
+	}
+	run(t, db, root, Options{})
+	st := state()
+	if st.IndexState != StateReady || st.Partial || !st.LastRunComplete {
+		t.Errorf("after a run: %+v complete %v", st.Freshness, st.LastRunComplete)
+	}
+	// Nobody watches the files: never current, and it says why.
+	if st.Current || !strings.Contains(strings.Join(st.NotCurrent, "; "), "no viberag server is watching") {
+		t.Errorf("after a run: current %v because %q", st.Current, st.NotCurrent)
+	}
+	lock, err := AcquireLock(ctx, path, LockOptions{Command: "viberag index (test)"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := state(); st.IndexState != StateUpdating || st.Writer == nil || st.Writer.Command != "viberag index (test)" {
+		t.Errorf("while a writer works: %+v writer %+v", st.Freshness, st.Writer)
+	}
+	lock.Release()
+	if err := db.SetMeta(ctx, map[string]string{tables.MetaLastRunComplete: "0"}); err != nil {
+		t.Fatal(err)
+	}
+	if st := state(); st.IndexState != StateReady || !strings.Contains(strings.Join(st.NotCurrent, "; "), "the last run did not complete") {
+		t.Errorf("after a stopped run: %+v because %q", st.Freshness, st.NotCurrent)
+	}
+}

@@ -1,0 +1,249 @@
+package mcp
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/query"
+	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables"
+)
+
+// Answers makes the answers of codebase_search, get_symbol_details and
+// find_references, once, for whoever asks: the server's tools return
+// them as structured content, and `viberag search|symbol|refs --json`
+// print them, so the two cannot drift. An answer is the planner's
+// result with its suggested actions presented as this server's tool
+// calls (PresentAction), bad arguments reported as argument errors, and
+// the index state (index_state), with a note while the index is still
+// being built.
+type Answers struct {
+	Planner *query.Planner
+	// DB is the index Planner reads; Live the serving process's state,
+	// nil for a process that does not serve the index (the CLI), whose
+	// index_state comes from the index and its locks.
+	DB   *tables.DB
+	Live *indexer.Live
+}
+
+// Limits of the search tools' arguments, checked here so that errors name
+// the tool's own argument (k, not the planner's limit).
+const (
+	defRefs         = 50
+	maxRefs         = 1000
+	defCodeChars    = 8000
+	maxSearchTokens = 200_000
+	maxNameLen      = 512
+)
+
+// Search answers codebase_search.
+func (a *Answers) Search(ctx context.Context, in SearchIn) (*SearchOut, error) {
+	q := strings.TrimSpace(in.Query)
+	switch {
+	case q == "":
+		return nil, argErr("query", "is empty; give an identifier, a phrase, an error message or a code snippet")
+	case len(in.Query) > query.MaxQueryBytes:
+		return nil, argErr("query", "is %d bytes, over the limit of %d; search for a distinctive line or identifier from it instead", len(in.Query), query.MaxQueryBytes)
+	case !utf8.ValidString(in.Query):
+		return nil, argErr("query", "is not valid UTF-8")
+	}
+	intent := query.Intent(in.Intent)
+	if in.Intent == "" {
+		intent = query.Auto
+	}
+	if !validIntent(intent) {
+		return nil, argErr("intent", "%q is not an intent; give one of %s", trunc(in.Intent), intentList())
+	}
+	if in.K < 0 || in.K > query.MaxLimit {
+		return nil, argErr("k", "%d is out of range; give 1 to %d (default %d)", in.K, query.MaxLimit, query.DefaultLimit)
+	}
+	if in.MaxTokens < 0 || in.MaxTokens > maxSearchTokens {
+		return nil, argErr("max_tokens", "%d is out of range; give 0 (no bound) to %d", in.MaxTokens, maxSearchTokens)
+	}
+	req := query.Request{Query: in.Query, Intent: intent, Limit: in.K, MaxTokens: in.MaxTokens, Explain: in.Explain,
+		Exhaustive: in.Exhaustive, Cursor: in.Cursor, IgnoreCase: in.IgnoreCase}
+	if in.Scope != nil {
+		req.Scope = *in.Scope
+	}
+	// The state is taken first: an answer that says ready holds the
+	// rows of every run that had ended.
+	fr, err := a.state(ctx)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := a.Planner.Search(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	presentAll(resp.SuggestedNextActions)
+	out := &SearchOut{Response: resp, Freshness: fr}
+	if note := a.building(ctx, out.Freshness); note != "" {
+		// First: it explains the notes that follow ("no symbol matches").
+		resp.Notes = append([]string{note}, resp.Notes...)
+	}
+	return out, nil
+}
+
+// Symbol answers get_symbol_details.
+func (a *Answers) Symbol(ctx context.Context, in SymbolIn) (*SymbolOut, error) {
+	if err := a.checkSymbolArgs(ctx, in.SymbolID, in.SymbolName); err != nil {
+		return nil, err
+	}
+	if in.MaxCodeChars < 0 || in.MaxCodeChars > query.MaxCodeBytes {
+		return nil, argErr("max_code_chars", "%d is out of range; give 1 to %d (default %d)", in.MaxCodeChars, query.MaxCodeBytes, defCodeChars)
+	}
+	fr, err := a.state(ctx)
+	if err != nil {
+		return nil, err
+	}
+	noCode := in.IncludeCode != nil && !*in.IncludeCode
+	d, err := a.Planner.SymbolWith(ctx, cmp.Or(in.SymbolID, strings.TrimSpace(in.SymbolName)),
+		query.SymbolOptions{NoCode: noCode, MaxBytes: cmp.Or(in.MaxCodeChars, defCodeChars)})
+	if err != nil {
+		if note := a.building(ctx, fr); note != "" {
+			// Not found yet, most likely: say so rather than "no symbol".
+			return nil, fmt.Errorf("%s: %w", note, err)
+		}
+		return nil, err
+	}
+	presentAll(d.SuggestedNextActions)
+	return &SymbolOut{SymbolDetails: d, Freshness: fr}, nil
+}
+
+// References answers find_references.
+func (a *Answers) References(ctx context.Context, in RefsIn) (*RefsOut, error) {
+	if err := a.checkSymbolArgs(ctx, in.SymbolID, in.SymbolName); err != nil {
+		return nil, err
+	}
+	if in.K < 0 || in.K > maxRefs {
+		return nil, argErr("k", "%d is out of range; give 1 to %d (default %d)", in.K, maxRefs, defRefs)
+	}
+	var sc scope.Scope
+	if in.Scope != nil {
+		sc = *in.Scope
+	}
+	fr, err := a.state(ctx)
+	if err != nil {
+		return nil, err
+	}
+	refs, err := a.Planner.References(ctx, query.RefsRequest{ID: in.SymbolID, Name: strings.TrimSpace(in.SymbolName), Scope: sc, Limit: cmp.Or(in.K, defRefs)})
+	if err != nil {
+		return nil, err
+	}
+	out := &RefsOut{References: refs, Freshness: fr}
+	if note := a.building(ctx, out.Freshness); note != "" {
+		refs.Notes = append([]string{note}, refs.Notes...)
+	}
+	return out, nil
+}
+
+// state is the index state an answer carries.
+func (a *Answers) state(ctx context.Context) (Freshness, error) {
+	if a.Live != nil {
+		return a.Live.Freshness(), nil
+	}
+	return indexer.DiskFreshness(ctx, a.DB)
+}
+
+// building is the note an answer from a partial index carries: how far
+// the build has got, so that "nothing found" reads as "not yet". "" when
+// the index is complete.
+func (a *Answers) building(ctx context.Context, fr Freshness) string {
+	if !fr.Partial {
+		return ""
+	}
+	done, total := indexer.BuildProgress(ctx, a.DB)
+	if total > 0 {
+		return fmt.Sprintf("index still building (%d of %d files indexed): results are partial", done, total)
+	}
+	return "index still building: results are partial"
+}
+
+// checkSymbolArgs validates a symbol_id / symbol_name pair: exactly one,
+// an id of the right form that the index holds, a sane name.
+func (a *Answers) checkSymbolArgs(ctx context.Context, id, name string) error {
+	switch {
+	case id == "" && strings.TrimSpace(name) == "":
+		return argErr("symbol_id", "missing; give symbol_id (s + 16 hex digits, from codebase_search) or symbol_name")
+	case id != "" && name != "":
+		return argErr("symbol_name", "give symbol_id or symbol_name, not both")
+	case id != "" && (!idPattern.MatchString(id) || id[0] != 's'):
+		return argErr("symbol_id", "%q is not a symbol id; give s + 16 hex digits from codebase_search or find_references, or pass a name as symbol_name", trunc(id))
+	case len(name) > maxNameLen:
+		return argErr("symbol_name", "is %d bytes, over the limit of %d", len(name), maxNameLen)
+	case name != "" && (!utf8.ValidString(name) || strings.ContainsAny(name, "\x00\n")):
+		return argErr("symbol_name", "is not a name (NUL, newline or invalid UTF-8)")
+	}
+	if id != "" {
+		ok, err := a.Planner.SymbolExists(ctx, id)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return &toolError{msg: fmt.Sprintf("symbol_id: %s is not in the index (ids change when a symbol is renamed or moved); search again for a current id", id), err: query.ErrNoSymbol}
+		}
+	}
+	return nil
+}
+
+// PresentAction names a planner's suggested step (query.Action) as the
+// call of this server's tool that does it, with arguments its schema
+// accepts. It is the one mapping from the planner's steps to tool calls:
+// planners made for answers take it as query.Options.Present, so the
+// size budget counts the actions as sent, and Answers applies it again
+// (it is idempotent) to whatever a planner returns.
+func PresentAction(a query.Action) query.Action {
+	rename := func(from, to string) {
+		if v, ok := a.Args[from]; ok {
+			if _, set := a.Args[to]; !set {
+				a.Args[to] = v
+			}
+			delete(a.Args, from)
+		}
+	}
+	switch a.Tool {
+	case query.StepSearch:
+		a.Tool = "codebase_search"
+	case query.StepSymbol:
+		a.Tool = "get_symbol_details"
+		rename("id", "symbol_id")
+	case query.StepReferences:
+		a.Tool = "find_references"
+		rename("id", "symbol_id")
+	case query.StepSurrounding:
+		a.Tool = "get_surrounding_code"
+	case query.StepReadLines:
+		a.Tool = "read_file_lines"
+	}
+	return a
+}
+
+func presentAll(as []query.Action) {
+	for i := range as {
+		as[i] = PresentAction(as[i])
+	}
+}
+
+func validIntent(i query.Intent) bool {
+	for _, k := range query.Intents() {
+		if i == k {
+			return true
+		}
+	}
+	return false
+}
+
+func intentList() string {
+	var b strings.Builder
+	for n, i := range query.Intents() {
+		if n > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(string(i))
+	}
+	return b.String()
+}
