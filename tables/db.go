@@ -55,6 +55,8 @@ type DB struct {
 
 	trigram bool // chunks_tri is maintained
 
+	stmts stmtCache // prepared read statements, see read_stmts.go
+
 	// afterFile, when set by a test, runs after each file of a Write has
 	// been written inside the transaction; an error aborts the Write.
 	afterFile func(i int) error
@@ -147,7 +149,7 @@ func open(ctx context.Context, path string, opts OpenOptions, steps []migration)
 // Close closes both pools. Readers close first so that the writer's
 // connection is the last one and checkpoints the WAL into the database.
 func (db *DB) Close() error {
-	var errs []error
+	errs := []error{db.stmts.close()}
 	if db.r != nil {
 		errs = append(errs, db.r.Close())
 	}

@@ -2,10 +2,15 @@
 // file (modernc.org/sqlite, pure Go) and keeps it consistent.
 //
 // Data flows files → extract → tables ← query. This package owns the
-// schema, the writes and the migrations; it knows nothing about ranking.
-// Readers (package query, the embedding stage) use SQL on DB.SQL, so the
-// schema is an API: schema.sql is its definition, and this comment its
-// guide.
+// schema, the writes, the migrations and every statement that reads the
+// index: no other package writes SQL. It knows nothing about ranking.
+// Readers call typed methods (read_*.go: SearchChunks, SearchSymbols,
+// SearchFiles, SymbolsNamed, RefsNamed, ChunksContaining, Neighbours,
+// SymbolInfo, FileLines, ScanVectors, …) that take a scope.Scope and
+// render it into SQL themselves (filter.go), so the dialect stays here and
+// another engine can sit behind the same methods. schema.sql defines the
+// tables, and this comment is their guide. DB.SQL exposes the read pool
+// for tests and diagnostics only.
 //
 // # Tables
 //

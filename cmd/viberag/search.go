@@ -144,7 +144,7 @@ func openIndex(ctx context.Context, rf repoFlags, dir string, vectors bool) (*op
 	if vectors {
 		emb, off = queryEmbedder(ctx, db)
 	}
-	p, err := query.New(ctx, db.SQL(), query.Options{Embedder: emb, VectorsOff: off})
+	p, err := query.New(ctx, db, query.Options{Embedder: emb, VectorsOff: off})
 	if err != nil {
 		db.Close()
 		return nil, err
