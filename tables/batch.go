@@ -19,16 +19,15 @@ const (
 		decorators, identifiers, ident_parts, calls, strings, hash`
 	chunkCols = `cid, file_id, path, ext, language, start_line, end_line, start_byte, end_byte,
 		symbol_sid, header, content, identifiers, ident_parts, calls, strings, hash`
-	refCols = `file_id, path, ext, language, kind, name, name_lower, target,
-		start_line, end_line, symbol_sid`
+	refCols = `file_id, kind, name, name_lower, target, n, uses`
 )
 
-const refCount = 11 // columns in refCols
+const refCount = 7 // columns in refCols
 
 // refsPerInsert is how many refs one INSERT writes. Refs are most of the
-// rows of an index (over 90% on real trees); a multi-row INSERT pays the
-// per-statement costs of database/sql, the driver and the VDBE once for
-// many rows.
+// rows of an index (over 60% on real trees, even aggregated); a multi-row
+// INSERT pays the per-statement costs of database/sql, the driver and the
+// VDBE once for many rows.
 const refsPerInsert = 64
 
 func placeholders(n int) string {
@@ -108,6 +107,7 @@ type batchWriter struct {
 	sids    []string
 	occ     map[kindQual]int
 	idents  map[identKey]struct{}
+	refs    refGroups
 	encl    []int
 	symArgs []any
 	chkArgs []any

@@ -67,7 +67,7 @@ type DB struct {
 var (
 	// ErrRebuildNeeded means the index was written by an older viberag
 	// whose schema cannot be migrated.
-	ErrRebuildNeeded = errors.New("index schema is too old to migrate; run `viberag index --force` to rebuild it")
+	ErrRebuildNeeded = errors.New("index was written by an older viberag whose schema this one does not read; `viberag index` rebuilds it")
 	// ErrNewerSchema means the index was written by a newer viberag.
 	ErrNewerSchema = errors.New("index was written by a newer viberag; upgrade viberag or run `viberag index --force` to rebuild it")
 	// ErrNotIndex means the file is an SQLite database (or not even that)

@@ -20,29 +20,22 @@ type where struct {
 // spliced; path tests use instr() so that '%' and '_' are literal; list
 // columns use the exact membership test of schema.sql. Symbol filters on
 // other tables go through the owning symbol (see scope.Scope.Applied).
+//
+// refs hold no path: their path and extension filters test the file, and
+// their symbol filters apply per use, which SQL cannot see inside the
+// packed uses; RefsNamed applies those.
 func filterOn(f scope.Filter, t scope.Table, alias string) where {
 	var conds []string
 	var args []any
-	col := func(name string) string { return alias + "." + name }
-	add := func(cond string, vals []string) {
-		conds = append(conds, cond)
-		for _, v := range vals {
-			args = append(args, v)
+	if t == scope.Refs {
+		conds, args = pathConds(f, "scope_file")
+		if len(conds) > 0 {
+			conds = []string{alias + ".file_id IN (SELECT scope_file.id FROM files scope_file WHERE " + strings.Join(conds, " AND ") + ")"}
 		}
+		return joinWhere(conds, args)
 	}
-	if v := f.PathPrefix; len(v) > 0 {
-		// instr(path, p) = 1 is a literal prefix test: no LIKE wildcards.
-		add(anyOf(len(v), "instr("+col("path")+", ?) = 1"), v)
-	}
-	if v := f.PathContains; len(v) > 0 {
-		add(anyOf(len(v), "instr("+col("path")+", ?) > 0"), v)
-	}
-	if v := f.PathNotContains; len(v) > 0 {
-		add(allOf(len(v), "instr("+col("path")+", ?) = 0"), v)
-	}
-	if v := f.Extension; len(v) > 0 {
-		add(col("ext")+" IN ("+marks(len(v))+")", v)
-	}
+	col := func(name string) string { return alias + "." + name }
+	conds, args = pathConds(f, alias)
 	if f.HasSymbolFilters() {
 		sa := alias
 		if t != scope.Symbols {
@@ -70,7 +63,7 @@ func filterOn(f scope.Filter, t scope.Table, alias string) where {
 		switch t {
 		case scope.Symbols:
 			conds = append(conds, symConds...)
-		case scope.Chunks, scope.Refs:
+		case scope.Chunks:
 			conds = append(conds, "EXISTS (SELECT 1 FROM symbols "+sa+" WHERE "+sa+".sid = "+col("symbol_sid")+" AND "+all+")")
 		case scope.Files:
 			conds = append(conds, "EXISTS (SELECT 1 FROM symbols "+sa+" WHERE "+sa+".file_id = "+col("id")+" AND "+all+")")
@@ -79,6 +72,42 @@ func filterOn(f scope.Filter, t scope.Table, alias string) where {
 		}
 		args = append(args, symArgs...)
 	}
+	return joinWhere(conds, args)
+}
+
+// fileFilter renders f's path and extension filters over the files row
+// under alias, for statements that join files themselves.
+func fileFilter(f scope.Filter, alias string) where {
+	return joinWhere(pathConds(f, alias))
+}
+
+// pathConds are f's path and extension tests over a row under alias that
+// has path and ext columns.
+func pathConds(f scope.Filter, alias string) (conds []string, args []any) {
+	add := func(cond string, vals []string) {
+		conds = append(conds, cond)
+		for _, v := range vals {
+			args = append(args, v)
+		}
+	}
+	path := alias + ".path"
+	if v := f.PathPrefix; len(v) > 0 {
+		// instr(path, p) = 1 is a literal prefix test: no LIKE wildcards.
+		add(anyOf(len(v), "instr("+path+", ?) = 1"), v)
+	}
+	if v := f.PathContains; len(v) > 0 {
+		add(anyOf(len(v), "instr("+path+", ?) > 0"), v)
+	}
+	if v := f.PathNotContains; len(v) > 0 {
+		add(allOf(len(v), "instr("+path+", ?) = 0"), v)
+	}
+	if v := f.Extension; len(v) > 0 {
+		add(alias+".ext IN ("+marks(len(v))+")", v)
+	}
+	return conds, args
+}
+
+func joinWhere(conds []string, args []any) where {
 	if len(conds) == 0 {
 		return where{}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/viberag/viberag/scope"
 )
@@ -379,9 +378,11 @@ type ChunkText struct {
 	Content   string
 }
 
-// Exact text. The trigram table finds the chunks that may hold the text
-// (it is case-insensitive and needs three characters); without it, or for
-// shorter text, every chunk's text is searched.
+// Exact text. The trigram table (detail=none: which chunks hold each
+// trigram, no positions) finds the chunks holding every trigram of the
+// text, ignoring case: a superset of the chunks holding the text, which
+// the caller verifies. Without the table, or for text under three
+// characters, every chunk's text is searched.
 const (
 	exactTrigramSQL = `SELECT c.id, c.path, c.file_id, c.start_line, c.header, c.content
 FROM chunks_tri JOIN chunks c ON c.id = chunks_tri.rowid
@@ -397,8 +398,8 @@ FROM chunks c WHERE instr(lower(c.content), lower(?)) > 0%s`
 func (db *DB) ChunksContaining(ctx context.Context, text string, s scope.Scope, fn func(*ChunkText) bool) error {
 	w := filterOn(s.Filter(), scope.Chunks, "c")
 	q, arg := fmt.Sprintf(exactScanSQL, w.sql), any(text)
-	if db.trigram && utf8.RuneCountInString(text) >= 3 {
-		q, arg = fmt.Sprintf(exactTrigramSQL, w.sql), `"`+strings.ReplaceAll(text, `"`, `""`)+`"`
+	if expr := trigramExpr(text); db.trigram && expr != "" {
+		q, arg = fmt.Sprintf(exactTrigramSQL, w.sql), expr
 	}
 	rows, err := db.query(ctx, q, append([]any{arg}, w.args...)...)
 	if err != nil {
@@ -415,6 +416,41 @@ func (db *DB) ChunksContaining(ctx context.Context, text string, s scope.Scope, 
 		}
 	}
 	return rows.Err()
+}
+
+// maxTrigrams bounds the trigrams a search ANDs: more only narrow a
+// candidate set that is already small, at the cost of one posting list
+// each.
+const maxTrigrams = 24
+
+// trigramExpr is the chunks_tri expression matching every chunk that
+// holds all trigrams of text ("" when text has under three characters):
+// an AND of quoted trigrams, spread evenly over the text when there are
+// more than maxTrigrams.
+func trigramExpr(text string) string {
+	rs := []rune(text)
+	n := len(rs) - 2
+	if n < 1 {
+		return ""
+	}
+	var b strings.Builder
+	seen := map[string]bool{}
+	for i := 0; i < min(n, maxTrigrams); i++ {
+		at := i
+		if n > maxTrigrams {
+			at = i * (n - 1) / (maxTrigrams - 1)
+		}
+		tri := string(rs[at : at+3])
+		if seen[tri] {
+			continue
+		}
+		seen[tri] = true
+		if b.Len() > 0 {
+			b.WriteString(" AND ")
+		}
+		b.WriteString(`"` + strings.ReplaceAll(tri, `"`, `""`) + `"`)
+	}
+	return b.String()
 }
 
 // ChunkContents returns the text of the chunks with the given rowids; a

@@ -112,10 +112,13 @@ func (bw *batchWriter) insertChunks(fileID int64, f *extract.File) error {
 	return nil
 }
 
+// insertRefs writes f's references aggregated per (kind, name, target),
+// their uses packed (see schema.sql, refs).
 func (bw *batchWriter) insertRefs(fileID int64, f *extract.File) error {
 	bw.encl = enclosing(f, bw.encl)
 	clear(bw.idents)
-	a := bw.refArgs[:0]
+	g := &bw.refs
+	g.reset()
 	for i := range f.Refs {
 		r := &f.Refs[i]
 		if r.Kind == extract.RefIdent {
@@ -125,9 +128,12 @@ func (bw *batchWriter) insertRefs(fileID int64, f *extract.File) error {
 			}
 			bw.idents[k] = struct{}{}
 		}
-		a = append(a, fileID, f.Path, f.Ext, f.Language,
-			r.Kind, r.Name, strings.ToLower(r.Name), r.Target,
-			r.StartLine, r.EndLine, bw.sid(bw.encl[i]))
+		g.add(refKey{r.Kind, r.Name, r.Target}, r.StartLine, bw.encl[i]+1)
+	}
+	a := bw.refArgs[:0]
+	for _, grp := range g.order {
+		a = append(a, fileID, grp.key.kind, grp.key.name, strings.ToLower(grp.key.name), grp.key.target,
+			len(grp.uses), packUses(grp.uses))
 		if len(a) == cap(a) {
 			if _, err := bw.insRefs.ExecContext(bw.ctx, a...); err != nil {
 				return fmt.Errorf("refs: %w", err)
@@ -137,7 +143,7 @@ func (bw *batchWriter) insertRefs(fileID int64, f *extract.File) error {
 	}
 	for ; len(a) > 0; a = a[refCount:] {
 		if _, err := bw.insRef.ExecContext(bw.ctx, a[:refCount]...); err != nil {
-			return fmt.Errorf("ref %s %s: %w", a[4], a[5], err)
+			return fmt.Errorf("ref %s %s: %w", a[1], a[2], err)
 		}
 	}
 	return nil
