@@ -14,10 +14,10 @@ import (
 const (
 	fileCols = `path, ext, language, size, lines, hash, imports, exports, doc, summary,
 		parse_status, parse_problem, indexed_at`
-	symbolCols = `sid, file_id, path, ext, language, kind, name, qualname, parent_sid,
+	symbolCols = `sid, file_id, kind, name, qualname, parent_sid,
 		start_line, end_line, start_byte, end_byte, signature, doc, is_exported,
 		decorators, identifiers, ident_parts, calls, strings, hash`
-	chunkCols = `cid, file_id, path, ext, language, start_line, end_line, start_byte, end_byte,
+	chunkCols = `cid, file_id, start_line, end_line, start_byte, end_byte,
 		symbol_sid, header, content, identifiers, ident_parts, calls, strings, hash`
 	refCols = `file_id, kind, name, name_lower, target, n, uses`
 )
@@ -151,8 +151,8 @@ func newBatchWriter(ctx context.Context, tx *sql.Tx, now time.Time, trigram bool
 		prep(&bw.findFile, `SELECT id FROM files WHERE path = ?`),
 		prep(&bw.insFile, `INSERT INTO files(`+fileCols+`) VALUES (`+placeholders(13)+`)`),
 		prep(&bw.updFile, `UPDATE files SET (`+fileCols+`) = (`+placeholders(13)+`) WHERE id = ?`),
-		prep(&bw.insSymbol, `INSERT INTO symbols(`+symbolCols+`) VALUES (`+placeholders(22)+`)`),
-		prep(&bw.insChunk, `INSERT INTO chunks(`+chunkCols+`) VALUES (`+placeholders(17)+`)`),
+		prep(&bw.insSymbol, `INSERT INTO symbols(`+symbolCols+`) VALUES (`+placeholders(19)+`)`),
+		prep(&bw.insChunk, `INSERT INTO chunks(`+chunkCols+`) VALUES (`+placeholders(14)+`)`),
 		prep(&bw.insRef, `INSERT INTO refs(`+refCols+`) VALUES (`+placeholders(refCount)+`)`),
 		prep(&bw.insRefs, `INSERT INTO refs(`+refCols+`) VALUES `+rowPlaceholders(refCount, refsPerInsert)),
 	)
@@ -160,8 +160,8 @@ func newBatchWriter(ctx context.Context, tx *sql.Tx, now time.Time, trigram bool
 		bw.close()
 		return nil, err
 	}
-	bw.symArgs = make([]any, 22)
-	bw.chkArgs = make([]any, 17)
+	bw.symArgs = make([]any, 19)
+	bw.chkArgs = make([]any, 14)
 	bw.refArgs = make([]any, 0, refCount*refsPerInsert)
 	return bw, nil
 }

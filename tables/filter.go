@@ -21,21 +21,21 @@ type where struct {
 // columns use the exact membership test of schema.sql. Symbol filters on
 // other tables go through the owning symbol (see scope.Scope.Applied).
 //
-// refs hold no path: their path and extension filters test the file, and
-// their symbol filters apply per use, which SQL cannot see inside the
-// packed uses; RefsNamed applies those.
+// Only files hold paths: on the other tables the path and extension
+// filters test the row's file. The symbol filters of refs apply per use,
+// which SQL cannot see inside the packed uses; RefsNamed applies those.
 func filterOn(f scope.Filter, t scope.Table, alias string) where {
+	col := func(name string) string { return alias + "." + name }
 	var conds []string
 	var args []any
+	if t == scope.Files {
+		conds, args = pathConds(f, alias)
+	} else if conds, args = pathConds(f, "scope_file"); len(conds) > 0 {
+		conds = []string{col("file_id") + " IN (SELECT scope_file.id FROM files scope_file WHERE " + strings.Join(conds, " AND ") + ")"}
+	}
 	if t == scope.Refs {
-		conds, args = pathConds(f, "scope_file")
-		if len(conds) > 0 {
-			conds = []string{alias + ".file_id IN (SELECT scope_file.id FROM files scope_file WHERE " + strings.Join(conds, " AND ") + ")"}
-		}
 		return joinWhere(conds, args)
 	}
-	col := func(name string) string { return alias + "." + name }
-	conds, args = pathConds(f, alias)
 	if f.HasSymbolFilters() {
 		sa := alias
 		if t != scope.Symbols {

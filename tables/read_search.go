@@ -50,7 +50,8 @@ type FileRow struct {
 	Score    float64 // SearchFiles only
 }
 
-const symbolRowCols = `s.id, s.sid, s.file_id, s.path, s.start_line, s.end_line, s.kind, s.name, s.qualname, s.signature, s.doc, s.is_exported`
+// symbolRowCols are a SymbolRow's columns; the statement joins files f.
+const symbolRowCols = `s.id, s.sid, s.file_id, f.path, s.start_line, s.end_line, s.kind, s.name, s.qualname, s.signature, s.doc, s.is_exported`
 
 func scanSymbolRow(withScore bool) func(scanner) (SymbolRow, error) {
 	return func(r scanner) (SymbolRow, error) {
@@ -65,25 +66,25 @@ func scanSymbolRow(withScore bool) func(scanner) (SymbolRow, error) {
 }
 
 const (
-	searchChunksSQL = `SELECT c.id, c.cid, c.file_id, c.path, c.start_line, c.end_line, c.header, -bm25(chunks_fts, ?, ?, ?, ?) AS sc
-FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
+	searchChunksSQL = `SELECT c.id, c.cid, c.file_id, f.path, c.start_line, c.end_line, c.header, -bm25(chunks_fts, ?, ?, ?, ?) AS sc
+FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id
 WHERE chunks_fts MATCH ?%s
-ORDER BY sc DESC, c.path, c.start_line LIMIT ?`
+ORDER BY sc DESC, f.path, c.start_line LIMIT ?`
 
 	searchSymbolsSQL = `SELECT ` + symbolRowCols + `, -bm25(symbols_fts, ?, ?, ?, ?, ?) AS sc
-FROM symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid
+FROM symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid JOIN files f ON f.id = s.file_id
 WHERE symbols_fts MATCH ?%s
-ORDER BY sc DESC, s.path, s.start_line LIMIT ?`
+ORDER BY sc DESC, f.path, s.start_line LIMIT ?`
 
 	searchFilesSQL = `SELECT f.id, f.path, f.lines, -bm25(files_fts, ?, ?) AS sc
 FROM files_fts JOIN files f ON f.id = files_fts.rowid
 WHERE files_fts MATCH ?%s
 ORDER BY sc DESC, f.path LIMIT ?`
 
-	similarChunksSQL = `SELECT c.id, c.cid, c.file_id, c.path, c.start_line, c.end_line, c.header, c.identifiers, -bm25(chunks_fts, 0, 1, 1, 0.5) AS sc
-FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
+	similarChunksSQL = `SELECT c.id, c.cid, c.file_id, f.path, c.start_line, c.end_line, c.header, c.identifiers, -bm25(chunks_fts, 0, 1, 1, 0.5) AS sc
+FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id
 WHERE chunks_fts MATCH ?%s
-ORDER BY sc DESC, c.path, c.start_line LIMIT ?`
+ORDER BY sc DESC, f.path, c.start_line LIMIT ?`
 )
 
 // FTS column counts: the weights SearchChunks, SearchSymbols and
@@ -168,11 +169,11 @@ func (db *DB) SearchFiles(ctx context.Context, expr string, ws []float64, s scop
 // Symbol lookups by name. The name index is NOCASE, so both the exact and
 // the prefix lookups use it; LIKE escapes the caller's '%' and '_'.
 const (
-	symbolsNamedSQL    = `SELECT ` + symbolRowCols + ` FROM symbols s WHERE s.name = ? COLLATE NOCASE%s LIMIT 500`
-	symbolsPrefixSQL   = `SELECT ` + symbolRowCols + ` FROM symbols s WHERE s.name LIKE ? ESCAPE '\' AND s.name <> ? COLLATE NOCASE%s ORDER BY length(s.name), s.name LIMIT 200`
-	symbolsMatchSQL    = `SELECT ` + symbolRowCols + ` FROM symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid WHERE symbols_fts MATCH ?%s LIMIT 200`
-	symbolsNamedAnySQL = `SELECT ` + symbolRowCols + ` FROM symbols s WHERE lower(s.name) IN (%s)%s LIMIT 500`
-	symbolBySIDSQL     = `SELECT ` + symbolRowCols + ` FROM symbols s WHERE s.sid = ?`
+	symbolsNamedSQL    = `SELECT ` + symbolRowCols + ` FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.name = ? COLLATE NOCASE%s LIMIT 500`
+	symbolsPrefixSQL   = `SELECT ` + symbolRowCols + ` FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.name LIKE ? ESCAPE '\' AND s.name <> ? COLLATE NOCASE%s ORDER BY length(s.name), s.name LIMIT 200`
+	symbolsMatchSQL    = `SELECT ` + symbolRowCols + ` FROM symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid JOIN files f ON f.id = s.file_id WHERE symbols_fts MATCH ?%s LIMIT 200`
+	symbolsNamedAnySQL = `SELECT ` + symbolRowCols + ` FROM symbols s JOIN files f ON f.id = s.file_id WHERE lower(s.name) IN (%s)%s LIMIT 500`
+	symbolBySIDSQL     = `SELECT ` + symbolRowCols + ` FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.sid = ?`
 )
 
 // SymbolsNamed returns up to 500 symbols named name, ignoring case.
@@ -384,11 +385,11 @@ type ChunkText struct {
 // the caller verifies. Without the table, or for text under three
 // characters, every chunk's text is searched.
 const (
-	exactTrigramSQL = `SELECT c.id, c.path, c.file_id, c.start_line, c.header, c.content
-FROM chunks_tri JOIN chunks c ON c.id = chunks_tri.rowid
+	exactTrigramSQL = `SELECT c.id, f.path, c.file_id, c.start_line, c.header, c.content
+FROM chunks_tri JOIN chunks c ON c.id = chunks_tri.rowid JOIN files f ON f.id = c.file_id
 WHERE chunks_tri MATCH ?%s`
-	exactScanSQL = `SELECT c.id, c.path, c.file_id, c.start_line, c.header, c.content
-FROM chunks c WHERE instr(lower(c.content), lower(?)) > 0%s`
+	exactScanSQL = `SELECT c.id, f.path, c.file_id, c.start_line, c.header, c.content
+FROM chunks c JOIN files f ON f.id = c.file_id WHERE instr(lower(c.content), lower(?)) > 0%s`
 )
 
 // ChunksContaining calls fn with every chunk in scope that may contain

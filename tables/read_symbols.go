@@ -34,9 +34,9 @@ type SymbolSpan struct {
 	StartLine, EndLine int
 }
 
-const symbolInfoSQL = `SELECT s.sid, s.file_id, s.path, s.language, s.kind, s.name, s.qualname, s.parent_sid, s.start_line, s.end_line,
+const symbolInfoSQL = `SELECT s.sid, s.file_id, f.path, f.language, s.kind, s.name, s.qualname, s.parent_sid, s.start_line, s.end_line,
   s.start_byte, s.end_byte, s.signature, s.doc, s.is_exported, s.decorators, s.identifiers, s.calls, s.strings, s.hash
-FROM symbols s WHERE s.sid = ?`
+FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.sid = ?`
 
 // SymbolInfo returns the symbol with the given sid; ok is false when the
 // index has none.
@@ -61,7 +61,7 @@ func scanSpanWithPath(r scanner) (SymbolSpan, error) {
 // when the index has none.
 func (db *DB) SymbolBrief(ctx context.Context, sid string) (SymbolSpan, bool, error) {
 	s, err := scanSpanWithPath(db.queryRow(ctx,
-		`SELECT s.sid, s.kind, s.qualname, s.path, s.start_line, s.end_line FROM symbols s WHERE s.sid = ?`, sid))
+		`SELECT s.sid, s.kind, s.qualname, f.path, s.start_line, s.end_line FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.sid = ?`, sid))
 	ok, err := found(err)
 	return s, ok, err
 }
@@ -69,8 +69,11 @@ func (db *DB) SymbolBrief(ctx context.Context, sid string) (SymbolSpan, bool, er
 // SymbolChildren returns up to 200 symbols whose parent is sid, in line
 // order.
 func (db *DB) SymbolChildren(ctx context.Context, sid string) ([]SymbolSpan, error) {
-	return collect(ctx, db, `SELECT s.sid, s.kind, s.qualname, s.path, s.start_line, s.end_line
-FROM symbols s WHERE s.parent_sid = ? ORDER BY s.start_line, s.qualname LIMIT 200`, []any{sid}, scanSpanWithPath)
+	// A symbol's children are in its file: the file's symbols are indexed.
+	return collect(ctx, db, `SELECT s.sid, s.kind, s.qualname, f.path, s.start_line, s.end_line
+FROM symbols s JOIN files f ON f.id = s.file_id
+WHERE s.file_id = (SELECT file_id FROM symbols WHERE sid = ?1) AND s.parent_sid = ?1
+ORDER BY s.start_line, s.qualname LIMIT 200`, []any{sid}, scanSpanWithPath)
 }
 
 // SymbolExists reports whether the index holds a symbol with this sid.
@@ -109,14 +112,14 @@ type Neighbours struct {
 var ErrNoAnchor = errors.New("no such anchor in the index")
 
 const (
-	anchorSymbolSQL = `SELECT s.sid, s.kind, s.qualname, s.signature, s.start_line, s.end_line, s.parent_sid, s.path, f.language, f.lines, f.hash
+	anchorSymbolSQL = `SELECT s.sid, s.kind, s.qualname, s.signature, s.start_line, s.end_line, s.parent_sid, f.path, f.language, f.lines, f.hash
 		FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.sid = ?`
-	anchorChunkSQL = `SELECT c.cid, c.start_line, c.end_line, c.symbol_sid, c.path, f.language, f.lines, f.hash
+	anchorChunkSQL = `SELECT c.cid, c.start_line, c.end_line, c.symbol_sid, f.path, f.language, f.lines, f.hash
 		FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.cid = ?`
 	symbolSpanSQL   = `SELECT sid, kind, qualname, signature, start_line, end_line, parent_sid FROM symbols WHERE sid = ?`
-	siblingsSQL     = `SELECT sid, kind, qualname, signature, start_line, end_line FROM symbols WHERE path = ? AND parent_sid = ? AND sid != ? ORDER BY start_line, end_line DESC`
-	symbolAtLineSQL = `SELECT sid FROM symbols WHERE path = ?1 AND start_line <= ?2 AND end_line >= ?2 ORDER BY end_line - start_line, start_line DESC LIMIT 1`
-	chunkAtLineSQL  = `SELECT cid FROM chunks WHERE path = ?1 AND start_line <= ?2 AND end_line >= ?2 ORDER BY end_line - start_line LIMIT 1`
+	siblingsSQL     = `SELECT sid, kind, qualname, signature, start_line, end_line FROM symbols WHERE file_id = (SELECT id FROM files WHERE path = ?) AND parent_sid = ? AND sid != ? ORDER BY start_line, end_line DESC`
+	symbolAtLineSQL = `SELECT sid FROM symbols WHERE file_id = (SELECT id FROM files WHERE path = ?1) AND start_line <= ?2 AND end_line >= ?2 ORDER BY end_line - start_line, start_line DESC LIMIT 1`
+	chunkAtLineSQL  = `SELECT cid FROM chunks WHERE file_id = (SELECT id FROM files WHERE path = ?1) AND start_line <= ?2 AND end_line >= ?2 ORDER BY end_line - start_line LIMIT 1`
 )
 
 // Neighbours reads the anchor id (a symbol's sid or a chunk's cid; a

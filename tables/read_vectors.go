@@ -43,7 +43,7 @@ func (db *DB) EmbeddingDim(ctx context.Context, model string) (int, error) {
 
 // ChunkRows calls fn with every chunk (its Identifiers and Score unset).
 func (db *DB) ChunkRows(ctx context.Context, fn func(ChunkRow)) error {
-	rows, err := db.r.QueryContext(ctx, `SELECT c.id, c.cid, c.file_id, c.path, c.start_line, c.end_line, c.header FROM chunks c`)
+	rows, err := db.r.QueryContext(ctx, `SELECT c.id, c.cid, c.file_id, f.path, c.start_line, c.end_line, c.header FROM chunks c JOIN files f ON f.id = c.file_id`)
 	if err != nil {
 		return err
 	}
@@ -60,7 +60,7 @@ func (db *DB) ChunkRows(ctx context.Context, fn func(ChunkRow)) error {
 
 // SymbolRows calls fn with every symbol (its Score unset).
 func (db *DB) SymbolRows(ctx context.Context, fn func(SymbolRow)) error {
-	rows, err := db.r.QueryContext(ctx, `SELECT `+symbolRowCols+` FROM symbols s`)
+	rows, err := db.r.QueryContext(ctx, `SELECT `+symbolRowCols+` FROM symbols s JOIN files f ON f.id = s.file_id`)
 	if err != nil {
 		return err
 	}

@@ -15,8 +15,9 @@
 --     An empty list is ''. A '\n' inside an item is stored as a space.
 --   * files.imports and files.exports are plain '\n'-joined (no leading or
 --     trailing '\n'); use refs (kind='import') for membership questions.
---   * path, ext and language are copied onto symbols and chunks so that
---     their filters need no join; refs name only the file (file_id).
+--   * symbols, chunks and refs name their file by file_id only: path, ext
+--     and language are read from files (a join on its primary key; version 2
+--     copied them onto every row).
 --   * Lines are 1-based and inclusive; byte offsets are 0-based, end
 --     exclusive.
 
@@ -46,9 +47,6 @@ CREATE TABLE symbols(
 	id          INTEGER PRIMARY KEY,   -- changes on every re-write; use sid
 	sid         TEXT NOT NULL UNIQUE,  -- see SymbolID
 	file_id     INTEGER NOT NULL REFERENCES files(id),
-	path        TEXT NOT NULL,
-	ext         TEXT NOT NULL,
-	language    TEXT NOT NULL,
 	kind        TEXT NOT NULL,
 	name        TEXT NOT NULL,
 	qualname    TEXT NOT NULL,
@@ -68,18 +66,16 @@ CREATE TABLE symbols(
 	hash        TEXT NOT NULL          -- xxhash64 of the symbol's source bytes
 ) STRICT;
 
-CREATE INDEX symbols_name     ON symbols(name COLLATE NOCASE);
-CREATE INDEX symbols_qualname ON symbols(qualname);
-CREATE INDEX symbols_file     ON symbols(file_id);
-CREATE INDEX symbols_path     ON symbols(path);
+-- Indexes, each for a lookup that needs it: names (definitions, ignoring
+-- case) and a file's symbols (re-writes, references, neighbours,
+-- children: a symbol's parent is in its file).
+CREATE INDEX symbols_name ON symbols(name COLLATE NOCASE);
+CREATE INDEX symbols_file ON symbols(file_id, start_line);
 
 CREATE TABLE chunks(
 	id          INTEGER PRIMARY KEY,   -- changes on every re-write; use cid
 	cid         TEXT NOT NULL UNIQUE,  -- see ChunkID
 	file_id     INTEGER NOT NULL REFERENCES files(id),
-	path        TEXT NOT NULL,
-	ext         TEXT NOT NULL,
-	language    TEXT NOT NULL,
 	start_line  INTEGER NOT NULL,
 	end_line    INTEGER NOT NULL,
 	start_byte  INTEGER NOT NULL,
@@ -94,8 +90,7 @@ CREATE TABLE chunks(
 	hash        TEXT NOT NULL
 ) STRICT;
 
-CREATE INDEX chunks_file ON chunks(file_id);
-CREATE INDEX chunks_path ON chunks(path);
+CREATE INDEX chunks_file ON chunks(file_id, start_line);
 
 -- References: imports, calls, identifier uses, string literals and type
 -- references, one row per (file, kind, name, target) with its uses packed

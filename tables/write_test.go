@@ -230,10 +230,10 @@ func TestRewriteReplaces(t *testing.T) {
 		q    string
 		want int64
 	}{
-		{`SELECT count(*) FROM symbols WHERE path = 'a.go'`, 3},
-		{`SELECT count(*) FROM chunks WHERE path = 'a.go'`, 4},
-		{`SELECT count(*) FROM symbols WHERE path = 'b.go'`, 2},
-		{`SELECT count(*) FROM symbols WHERE path = 'a.go' AND doc LIKE '%generation 1.'`, 0},
+		{`SELECT count(*) FROM symbols WHERE file_id = (SELECT id FROM files WHERE path = 'a.go')`, 3},
+		{`SELECT count(*) FROM chunks WHERE file_id = (SELECT id FROM files WHERE path = 'a.go')`, 4},
+		{`SELECT count(*) FROM symbols WHERE file_id = (SELECT id FROM files WHERE path = 'b.go')`, 2},
+		{`SELECT count(*) FROM symbols WHERE file_id = (SELECT id FROM files WHERE path = 'a.go') AND doc LIKE '%generation 1.'`, 0},
 		{`SELECT count(*) FROM symbols_fts WHERE symbols_fts MATCH '"generation 1"'`, 2}, // only b.go's
 		{`SELECT count(*) FROM chunks_tri WHERE chunks_tri MATCH '` + trigramExpr("generation 1.") + `'`, 2},
 		{`SELECT count(*) FROM files_fts WHERE files_fts MATCH '"generation 2"'`, 1},
@@ -253,11 +253,14 @@ func TestDelete(t *testing.T) {
 	mustWrite(t, db, []*extract.File{synthFile("a.go", 1, 3), synthFile("b.go", 1, 3)}, nil)
 	mustWrite(t, db, nil, []string{"a.go", "never-indexed.go"})
 	checkIntegrity(t, db)
-	for _, tbl := range []string{"files", "symbols", "chunks"} {
-		if n := queryInt(t, db, `SELECT count(*) FROM `+tbl+` WHERE path = 'a.go'`); n != 0 {
+	if n := queryInt(t, db, `SELECT count(*) FROM files WHERE path = 'a.go'`); n != 0 {
+		t.Errorf("files still has a.go")
+	}
+	for _, tbl := range []string{"symbols", "chunks", "refs"} {
+		if n := queryInt(t, db, `SELECT count(*) FROM `+tbl+` WHERE file_id NOT IN (SELECT id FROM files)`); n != 0 {
 			t.Errorf("%s still has %d rows of a.go", tbl, n)
 		}
-		if n := queryInt(t, db, `SELECT count(*) FROM `+tbl+` WHERE path = 'b.go'`); n == 0 {
+		if n := queryInt(t, db, `SELECT count(*) FROM `+tbl+` WHERE file_id = (SELECT id FROM files WHERE path = 'b.go')`); n == 0 {
 			t.Errorf("%s lost the rows of b.go", tbl)
 		}
 	}
@@ -280,7 +283,7 @@ func TestDeleteThenWriteSameBatch(t *testing.T) {
 	db := openTest(t)
 	mustWrite(t, db, []*extract.File{synthFile("a.go", 1, 3)}, nil)
 	mustWrite(t, db, []*extract.File{synthFile("a.go", 2, 2)}, []string{"a.go"})
-	if n := queryInt(t, db, `SELECT count(*) FROM symbols WHERE path = 'a.go'`); n != 2 {
+	if n := queryInt(t, db, `SELECT count(*) FROM symbols WHERE file_id = (SELECT id FROM files WHERE path = 'a.go')`); n != 2 {
 		t.Errorf("symbols of a.go = %d, want 2", n)
 	}
 	checkIntegrity(t, db)
