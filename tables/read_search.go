@@ -387,15 +387,16 @@ type ChunkText struct {
 const (
 	exactTrigramSQL = `SELECT c.id, f.path, c.file_id, c.start_line, c.header, c.content
 FROM chunks_tri JOIN chunks c ON c.id = chunks_tri.rowid JOIN files f ON f.id = c.file_id
-WHERE chunks_tri MATCH ?%s`
+WHERE chunks_tri MATCH ?%s ORDER BY c.id`
 	exactScanSQL = `SELECT c.id, f.path, c.file_id, c.start_line, c.header, c.content
-FROM chunks c JOIN files f ON f.id = c.file_id WHERE instr(lower(c.content), lower(?)) > 0%s`
+FROM chunks c JOIN files f ON f.id = c.file_id WHERE instr(lower(c.content), lower(?)) > 0%s ORDER BY c.id`
 )
 
 // ChunksContaining calls fn with every chunk in scope that may contain
-// text, ignoring case (a superset: the caller finds the occurrences), until
-// fn returns false. Chunks of unparsed files overlap, so one occurrence
-// can be in two chunks.
+// text, ignoring case (a superset: the caller finds the occurrences), in
+// rowid order, until fn returns false. Chunks can overlap, so one
+// occurrence can be in two chunks; the order decides which one a caller
+// that keeps the first reports.
 func (db *DB) ChunksContaining(ctx context.Context, text string, s scope.Scope, fn func(*ChunkText) bool) error {
 	w := filterOn(s.Filter(), scope.Chunks, "c")
 	q, arg := fmt.Sprintf(exactScanSQL, w.sql), any(text)
