@@ -65,7 +65,7 @@ func (c *dfCache) counts(ctx context.Context, p *Planner, t tables.FTSTable, key
 	td := c.tables[string(t)]
 	if td == nil || td.key != key || len(td.df) > maxCachedTerms {
 		c.mu.Unlock()
-		n, _, err := p.db.RowCount(ctx, t)
+		n, err := p.db.RowCount(ctx, t)
 		if err != nil {
 			return 0, nil, err
 		}

@@ -329,23 +329,24 @@ const (
 	FilesFTS  FTSTable = "files_fts"
 )
 
-// RowCount returns the number of rows indexed in t (chunks or files), and
-// a key that changes when chunks are written (max(chunks.id); "" for
-// files, whose callers key on FilesKey).
-func (db *DB) RowCount(ctx context.Context, t FTSTable) (n int, key string, err error) {
+// RowCount returns the number of rows indexed in t.
+func (db *DB) RowCount(ctx context.Context, t FTSTable) (int, error) {
+	var q string
 	switch t {
 	case ChunksFTS:
-		var maxID int64
-		err = db.queryRow(ctx, `SELECT count(*), coalesce(max(id), 0) FROM chunks`).Scan(&n, &maxID)
-		return n, fmt.Sprint(maxID), err
+		q = `SELECT count(*) FROM chunks`
 	case FilesFTS:
-		err = db.queryRow(ctx, `SELECT count(*) FROM files`).Scan(&n)
-		return n, "", err
+		q = `SELECT count(*) FROM files`
+	default:
+		return 0, fmt.Errorf("row count: unknown table %q", t)
 	}
-	return 0, "", fmt.Errorf("row count: unknown table %q", t)
+	var n int
+	err := db.queryRow(ctx, q).Scan(&n)
+	return n, err
 }
 
-// ChunksKey returns the key RowCount returns for chunks, alone.
+// ChunksKey returns max(chunks.id): every write inserts chunks with new,
+// higher ids, so any new content changes it.
 func (db *DB) ChunksKey(ctx context.Context) (string, error) {
 	var maxID int64
 	err := db.queryRow(ctx, `SELECT coalesce(max(id), 0) FROM chunks`).Scan(&maxID)
