@@ -19,10 +19,10 @@ const (
 		decorators, identifiers, ident_parts, calls, strings, hash`
 	chunkCols = `cid, file_id, start_line, end_line, start_byte, end_byte,
 		symbol_sid, header, content, identifiers, ident_parts, calls, strings, hash`
-	refCols = `file_id, kind, name, name_lower, target, n, uses`
+	refCols = `id, file_id, kind, name, name_lower, target, n, uses`
 )
 
-const refCount = 7 // columns in refCols
+const refCount = 8 // columns in refCols
 
 // refsPerInsert is how many refs one INSERT writes. Refs are most of the
 // rows of an index (over 60% on real trees, even aggregated); a multi-row
@@ -223,7 +223,10 @@ func (bw *batchWriter) clear(cleared, gone []int64) error {
 	stmts = append(stmts,
 		`DELETE FROM symbols WHERE file_id IN `+idsIn,
 		`DELETE FROM chunks WHERE file_id IN `+idsIn,
-		`DELETE FROM refs WHERE file_id IN `+idsIn)
+		// A file's refs are the rowids of its range (refRowID): no index
+		// on file_id is needed to find them.
+		`DELETE FROM refs WHERE id IN (SELECT r.id FROM json_each(?1) j JOIN refs r
+			ON r.id >= j.value << `+refIDShift+` AND r.id < (j.value + 1) << `+refIDShift+`)`)
 	for _, q := range stmts {
 		if err := bw.exec(q, ids); err != nil {
 			return err

@@ -47,7 +47,8 @@
 // Indexes, each for a lookup a reader or the writer makes:
 // symbols(name COLLATE NOCASE), symbols(file_id, start_line), symbols(sid);
 // chunks(file_id, start_line), chunks(cid); refs(name_lower),
-// refs(target) for imports only, refs(file_id); files(path). A
+// refs(target) for imports only (a file's refs are one rowid range:
+// refRowID); files(path). A
 // case-insensitive name lookup must say COLLATE NOCASE to use its index:
 //
 //	SELECT sid FROM symbols WHERE name = ?1 COLLATE NOCASE

@@ -7,6 +7,15 @@ import (
 	"slices"
 )
 
+// refIDShift places a file's refs in a rowid range of their own: row i of
+// file f has rowid f<<32 | i. The table is then clustered by file, and a
+// re-write deletes a range instead of looking rows up through an index
+// on file_id (12 MB on GOROOT/src).
+const refIDShift = "32"
+
+// refRowID is the rowid of the i-th refs row of file fileID.
+func refRowID(fileID int64, i int) int64 { return fileID<<32 | int64(i) }
+
 // refKey identifies one row of refs within a file.
 type refKey struct{ kind, name, target string }
 

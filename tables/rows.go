@@ -115,6 +115,9 @@ func (bw *batchWriter) insertChunks(fileID int64, f *extract.File) error {
 // insertRefs writes f's references aggregated per (kind, name, target),
 // their uses packed (see schema.sql, refs).
 func (bw *batchWriter) insertRefs(fileID int64, f *extract.File) error {
+	if fileID >= 1<<31 {
+		return fmt.Errorf("file id %d: past the range refs rowids can hold; run `viberag index --force`", fileID)
+	}
 	bw.encl = enclosing(f, bw.encl)
 	clear(bw.idents)
 	g := &bw.refs
@@ -131,8 +134,8 @@ func (bw *batchWriter) insertRefs(fileID int64, f *extract.File) error {
 		g.add(refKey{r.Kind, r.Name, r.Target}, r.StartLine, bw.encl[i]+1)
 	}
 	a := bw.refArgs[:0]
-	for _, grp := range g.order {
-		a = append(a, fileID, grp.key.kind, grp.key.name, strings.ToLower(grp.key.name), grp.key.target,
+	for i, grp := range g.order {
+		a = append(a, refRowID(fileID, i), fileID, grp.key.kind, grp.key.name, strings.ToLower(grp.key.name), grp.key.target,
 			len(grp.uses), packUses(grp.uses))
 		if len(a) == cap(a) {
 			if _, err := bw.insRefs.ExecContext(bw.ctx, a...); err != nil {
@@ -143,7 +146,7 @@ func (bw *batchWriter) insertRefs(fileID int64, f *extract.File) error {
 	}
 	for ; len(a) > 0; a = a[refCount:] {
 		if _, err := bw.insRef.ExecContext(bw.ctx, a[:refCount]...); err != nil {
-			return fmt.Errorf("ref %s %s: %w", a[1], a[2], err)
+			return fmt.Errorf("ref %s %s: %w", a[2], a[3], err)
 		}
 	}
 	return nil

@@ -101,7 +101,7 @@ CREATE INDEX chunks_file ON chunks(file_id, start_line);
 --         symbols in rowid order (0 at top level).
 -- An identifier is stored once per (name, line); other kinds once per use.
 CREATE TABLE refs(
-	id         INTEGER PRIMARY KEY,
+	id         INTEGER PRIMARY KEY,    -- file_id << 32 | row: a file's refs are one rowid range
 	file_id    INTEGER NOT NULL REFERENCES files(id),
 	kind       TEXT NOT NULL,          -- import | call | ident | string | type
 	name       TEXT NOT NULL,
@@ -113,7 +113,6 @@ CREATE TABLE refs(
 
 CREATE INDEX refs_name   ON refs(name_lower);
 CREATE INDEX refs_import ON refs(target) WHERE kind = 'import';
-CREATE INDEX refs_file   ON refs(file_id);
 
 -- Files the last run chose not to index, replaced wholesale each run.
 CREATE TABLE skipped(
