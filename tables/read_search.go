@@ -66,10 +66,20 @@ func scanSymbolRow(withScore bool) func(scanner) (SymbolRow, error) {
 }
 
 const (
-	searchChunksSQL = `SELECT c.id, c.cid, c.file_id, f.path, c.start_line, c.end_line, c.header, -bm25(chunks_fts, ?, ?, ?, ?) AS sc
-FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id
-WHERE chunks_fts MATCH ?%s
-ORDER BY sc DESC, f.path, c.start_line LIMIT ?`
+	// The chunk channels rank every match by bm25 but return only the
+	// best: the matches are scored once (m), the limit-th best score found
+	// (cut), and only the rows at or above it, ties included, are joined
+	// to files for the path tie-break. Joining every match instead cost a
+	// files lookup per matching chunk (BENCHMARKS.md, "Lean index").
+	searchChunksSQL = `WITH m AS MATERIALIZED (
+  SELECT c.id, -bm25(chunks_fts, ?, ?, ?, ?) AS sc
+  FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
+  WHERE chunks_fts MATCH ?%s),
+cut AS (SELECT sc FROM m ORDER BY sc DESC LIMIT 1 OFFSET ? - 1)
+SELECT c.id, c.cid, c.file_id, f.path, c.start_line, c.end_line, c.header, m.sc
+FROM m JOIN chunks c ON c.id = m.id JOIN files f ON f.id = c.file_id
+WHERE m.sc >= coalesce((SELECT sc FROM cut), -1e308)
+ORDER BY m.sc DESC, f.path, c.start_line LIMIT ?`
 
 	searchSymbolsSQL = `SELECT ` + symbolRowCols + `, -bm25(symbols_fts, ?, ?, ?, ?, ?) AS sc
 FROM symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid JOIN files f ON f.id = s.file_id
@@ -81,10 +91,15 @@ FROM files_fts JOIN files f ON f.id = files_fts.rowid
 WHERE files_fts MATCH ?%s
 ORDER BY sc DESC, f.path LIMIT ?`
 
-	similarChunksSQL = `SELECT c.id, c.cid, c.file_id, f.path, c.start_line, c.end_line, c.header, c.identifiers, -bm25(chunks_fts, 0, 1, 1, 0.5) AS sc
-FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id
-WHERE chunks_fts MATCH ?%s
-ORDER BY sc DESC, f.path, c.start_line LIMIT ?`
+	similarChunksSQL = `WITH m AS MATERIALIZED (
+  SELECT c.id, -bm25(chunks_fts, 0, 1, 1, 0.5) AS sc
+  FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
+  WHERE chunks_fts MATCH ?%s),
+cut AS (SELECT sc FROM m ORDER BY sc DESC LIMIT 1 OFFSET ? - 1)
+SELECT c.id, c.cid, c.file_id, f.path, c.start_line, c.end_line, c.header, c.identifiers, m.sc
+FROM m JOIN chunks c ON c.id = m.id JOIN files f ON f.id = c.file_id
+WHERE m.sc >= coalesce((SELECT sc FROM cut), -1e308)
+ORDER BY m.sc DESC, f.path, c.start_line LIMIT ?`
 )
 
 // FTS column counts: the weights SearchChunks, SearchSymbols and
@@ -115,7 +130,7 @@ func (db *DB) SearchChunks(ctx context.Context, expr string, ws []float64, s sco
 		return nil, err
 	}
 	w := filterOn(s.Filter(), scope.Chunks, "c")
-	args = append(append(append(args, expr), w.args...), limit)
+	args = append(append(append(args, expr), w.args...), limit, limit)
 	return collect(ctx, db, fmt.Sprintf(searchChunksSQL, w.sql), args, func(r scanner) (ChunkRow, error) {
 		var c ChunkRow
 		err := r.Scan(&c.ID, &c.CID, &c.FileID, &c.Path, &c.StartLine, &c.EndLine, &c.Header, &c.Score)
@@ -128,7 +143,7 @@ func (db *DB) SearchChunks(ctx context.Context, expr string, ws []float64, s sco
 // identifiers.
 func (db *DB) SimilarChunks(ctx context.Context, expr string, s scope.Scope, limit int) ([]ChunkRow, error) {
 	w := filterOn(s.Filter(), scope.Chunks, "c")
-	args := append(append([]any{expr}, w.args...), limit)
+	args := append(append([]any{expr}, w.args...), limit, limit)
 	return collect(ctx, db, fmt.Sprintf(similarChunksSQL, w.sql), args, func(r scanner) (ChunkRow, error) {
 		var c ChunkRow
 		var ids string
