@@ -120,7 +120,6 @@ func (p *Planner) SymbolWith(ctx context.Context, idOrName string, opts SymbolOp
 	return d, nil
 }
 
-
 // capLines joins lines up to max bytes, on a line boundary.
 func capLines(lines []string, maxBytes int) (string, bool) {
 	var b strings.Builder
