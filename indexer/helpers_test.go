@@ -120,7 +120,7 @@ func (s *served) status(t *testing.T) *Status {
 func (s *served) hasSymbol(path, qualname string) bool {
 	var n int
 	err := s.db.SQL().QueryRowContext(context.Background(),
-		`SELECT count(*) FROM symbols WHERE path = ? AND qualname = ?`, path, qualname).Scan(&n)
+		`SELECT count(*) FROM symbols WHERE file_id = (SELECT id FROM files WHERE path = ?) AND qualname = ?`, path, qualname).Scan(&n)
 	return err == nil && n > 0
 }
 

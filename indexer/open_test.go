@@ -41,15 +41,35 @@ func builtIndex(t *testing.T) (root, path string, filesRoot int64) {
 // garblePage overwrites page n (1-based) of the file with garbage.
 func garblePage(t *testing.T, path string, n int64) {
 	t.Helper()
-	const pageSize = 4096
+	pageSize := filePageSize(t, path)
 	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if _, err := f.WriteAt([]byte(strings.Repeat("garbage!", pageSize/8)), (n-1)*pageSize); err != nil {
+	if _, err := f.WriteAt([]byte(strings.Repeat("garbage!", int(pageSize/8))), (n-1)*pageSize); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// filePageSize reads the page size from an SQLite file's header (bytes
+// 16–17, big-endian; 1 means 65536).
+func filePageSize(t *testing.T, path string) int64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var b [2]byte
+	if _, err := f.ReadAt(b[:], 16); err != nil {
+		t.Fatal(err)
+	}
+	n := int64(b[0])<<8 | int64(b[1])
+	if n == 1 {
+		n = 65536
+	}
+	return n
 }
 
 // TestOpenRepairs: damage Open cannot miss is repaired at once; damage in

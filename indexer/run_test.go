@@ -51,7 +51,7 @@ func run(t *testing.T, db *tables.DB, root string, opts Options) *Result {
 // symbolNames lists the symbols of a file from the index.
 func symbolNames(t *testing.T, db *tables.DB, path string) []string {
 	t.Helper()
-	rows, err := db.SQL().Query(`SELECT qualname FROM symbols WHERE path = ? ORDER BY start_line, qualname`, path)
+	rows, err := db.SQL().Query(`SELECT qualname FROM symbols WHERE file_id = (SELECT id FROM files WHERE path = ?) ORDER BY start_line, qualname`, path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -37,12 +37,17 @@ func TestServerRebuildsDamagedIndex(t *testing.T) {
 			}
 		}, indexer.StateRebuilding, "damaged and is being rebuilt"},
 		{"files page garbled", func(t *testing.T, path string, root int64) {
-			f, err := os.OpenFile(path, os.O_WRONLY, 0)
+			f, err := os.OpenFile(path, os.O_RDWR, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			if _, err := f.WriteAt([]byte(strings.Repeat("garbage!", 512)), (root-1)*4096); err != nil {
+			var hdr [2]byte // the page size, bytes 16–17 of the header
+			if _, err := f.ReadAt(hdr[:], 16); err != nil {
+				t.Fatal(err)
+			}
+			pageSize := int64(hdr[0])<<8 | int64(hdr[1])
+			if _, err := f.WriteAt([]byte(strings.Repeat("garbage!", int(pageSize/8))), (root-1)*pageSize); err != nil {
 				t.Fatal(err)
 			}
 		}, indexer.StateUpdating, "corruption error"},

@@ -130,7 +130,7 @@ func TestSurroundingCode(t *testing.T) {
 		{"taskq/worker.py", "chunk", ""},
 	} {
 		var cid string
-		if err := s.db.SQL().QueryRow(`SELECT cid FROM chunks WHERE path = ?`, tc.path).Scan(&cid); err != nil {
+		if err := s.db.SQL().QueryRow(`SELECT cid FROM chunks WHERE file_id = (SELECT id FROM files WHERE path = ?)`, tc.path).Scan(&cid); err != nil {
 			t.Fatal(err)
 		}
 		var out GetSurroundingCodeOut

@@ -3,130 +3,63 @@ package query
 import (
 	"context"
 	"sort"
+
+	"github.com/viberag/viberag/tables"
 )
 
-// The text channels. Each reads the top candidates of one FTS5 table by
-// bm25 (weighted per column; SQLite's bm25 is lower-is-better, so it is
-// negated) joined to its base table, with the scope's fragment ANDed in.
-const (
-	chunkChannelSQL = `SELECT c.id, c.cid, c.file_id, c.path, c.start_line, c.end_line, c.header, -bm25(chunks_fts, ?, ?, ?, ?) AS sc
-FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
-WHERE chunks_fts MATCH ?%s
-ORDER BY sc DESC, c.path, c.start_line LIMIT ?`
-
-	symbolChannelSQL = `SELECT s.id, s.sid, s.file_id, s.path, s.start_line, s.end_line, s.kind, s.name, s.qualname, s.signature, s.doc, s.is_exported, -bm25(symbols_fts, ?, ?, ?, ?, ?) AS sc
-FROM symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid
-WHERE symbols_fts MATCH ?%s
-ORDER BY sc DESC, s.path, s.start_line LIMIT ?`
-
-	fileChannelSQL = `SELECT f.id, f.path, f.lines, -bm25(files_fts, ?, ?) AS sc
-FROM files_fts JOIN files f ON f.id = files_fts.rowid
-WHERE files_fts MATCH ?%s
-ORDER BY sc DESC, f.path LIMIT ?`
-)
-
-// fixedStatements are prepared by New: the unscoped forms of the
-// statements every search uses.
-var fixedStatements = []string{
-	sprintf(chunkChannelSQL, ""),
-	sprintf(symbolChannelSQL, ""),
-	sprintf(fileChannelSQL, ""),
-	sprintf(defByNameSQL, ""),
-	fileKeyQuery,
-	fileListQuery,
-	fileDocSQL,
-}
-
-func floatArgs(ws []float64) []any {
-	out := make([]any, len(ws))
-	for i, w := range ws {
-		out[i] = w
-	}
-	return out
-}
-
-// chunkChannel finds the chunks matching expr.
+// chunkChannel finds the chunks matching expr (tables.DB.SearchChunks:
+// bm25 weighted per column, the scope applied).
 func (p *Planner) chunkChannel(ctx context.Context, expr string, sc *scoped, pool unitPool, limit int) (*channel, error) {
 	ch := &channel{name: "blocks", weight: p.tune.WChunk}
-	args := append(floatArgs(p.tune.ChunkCols), expr)
-	args = append(append(args, sc.chunk.args...), limit)
-	rows, err := p.query(ctx, sprintf(chunkChannelSQL, sc.chunk.sql), args...)
+	rows, err := p.db.SearchChunks(ctx, expr, p.tune.ChunkCols, sc.scope, limit)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		u := &unit{kind: KindBlock}
-		var header string
-		var score float64
-		if err := rows.Scan(&u.rowid, &u.id, &u.fileID, &u.path, &u.start, &u.end, &header, &score); err != nil {
-			return nil, err
-		}
-		u.title = blockTitle(header, u.path)
-		ch.add(pool.intern(u), score)
+	for _, r := range rows {
+		ch.add(pool.intern(chunkUnit(r)), r.Score)
 	}
-	return ch, rows.Err()
+	return ch, nil
+}
+
+// chunkUnit is the block unit of a chunk row.
+func chunkUnit(r tables.ChunkRow) *unit {
+	return &unit{kind: KindBlock, rowid: r.ID, id: r.CID, fileID: r.FileID, path: r.Path,
+		start: r.StartLine, end: r.EndLine, title: blockTitle(r.Header, r.Path)}
 }
 
 // symbolChannel finds the symbols matching expr.
 func (p *Planner) symbolChannel(ctx context.Context, expr string, sc *scoped, pool unitPool, limit int) (*channel, error) {
 	ch := &channel{name: "symbols", weight: p.tune.WSymbol}
-	args := append(floatArgs(p.tune.SymbolCols), expr)
-	args = append(append(args, sc.sym.args...), limit)
-	rows, err := p.query(ctx, sprintf(symbolChannelSQL, sc.sym.sql), args...)
+	rows, err := p.db.SearchSymbols(ctx, expr, p.tune.SymbolCols, sc.scope, limit)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		u, score, err := scanSymbol(rows, true)
-		if err != nil {
-			return nil, err
-		}
-		ch.add(pool.intern(u), score)
+	for _, r := range rows {
+		ch.add(pool.intern(symbolUnit(r)), r.Score)
 	}
-	return ch, rows.Err()
+	return ch, nil
 }
 
-// scanSymbol reads the columns of symbolChannelSQL (and of the definition
-// statements, which have the same columns, without the score).
-func scanSymbol(rows interface{ Scan(...any) error }, withScore bool) (*unit, float64, error) {
-	u := &unit{kind: KindDefinition}
-	var score float64
-	dest := []any{&u.rowid, &u.id, &u.fileID, &u.path, &u.start, &u.end, &u.symKind, &u.name, &u.qualname, &u.signature, &u.doc, &u.exported}
-	if withScore {
-		dest = append(dest, &score)
-	}
-	if err := rows.Scan(dest...); err != nil {
-		return nil, 0, err
-	}
-	u.title = defTitle(u.symKind, u.qualname)
-	return u, score, nil
+// symbolUnit is the definition unit of a symbol row.
+func symbolUnit(r tables.SymbolRow) *unit {
+	return &unit{kind: KindDefinition, rowid: r.ID, id: r.SID, fileID: r.FileID, path: r.Path,
+		start: r.StartLine, end: r.EndLine, symKind: r.Kind, name: r.Name, qualname: r.Qualname,
+		signature: r.Signature, doc: r.Doc, exported: r.Exported, title: defTitle(r.Kind, r.Qualname)}
 }
 
 // fileChannel finds the files whose path or summary match expr.
 func (p *Planner) fileChannel(ctx context.Context, expr string, sc *scoped, pool unitPool, limit int) (*channel, error) {
 	ch := &channel{name: "files", weight: p.tune.WFile}
-	args := append(floatArgs(p.tune.FileCols), expr)
-	args = append(append(args, sc.file.args...), limit)
-	rows, err := p.query(ctx, sprintf(fileChannelSQL, sc.file.sql), args...)
+	rows, err := p.db.SearchFiles(ctx, expr, p.tune.FileCols, sc.scope, limit)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		u := &unit{kind: KindFile, start: 1}
-		var score float64
-		if err := rows.Scan(&u.rowid, &u.path, &u.end, &score); err != nil {
-			return nil, err
-		}
-		u.fileID = u.rowid
-		u.id = "f:" + u.path
-		u.title = u.path
-		u.end = max(u.end, 1)
-		ch.add(pool.intern(u), score)
+	for _, r := range rows {
+		u := &unit{kind: KindFile, rowid: r.ID, fileID: r.ID, path: r.Path, start: 1, end: max(r.Lines, 1),
+			id: "f:" + r.Path, title: r.Path}
+		ch.add(pool.intern(u), r.Score)
 	}
-	return ch, rows.Err()
+	return ch, nil
 }
 
 // chunkSumChannel ranks the files of the blocks channel by the sum of

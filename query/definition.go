@@ -8,17 +8,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/extract"
-)
-
-const symCols = `s.id, s.sid, s.file_id, s.path, s.start_line, s.end_line, s.kind, s.name, s.qualname, s.signature, s.doc, s.is_exported`
-
-// Definition lookups. The name index is NOCASE, so both the exact and the
-// prefix lookups use it; LIKE escapes the user's '%' and '_' with '\'.
-const (
-	defByNameSQL   = `SELECT ` + symCols + ` FROM symbols s WHERE s.name = ? COLLATE NOCASE%s LIMIT 500`
-	defByPrefixSQL = `SELECT ` + symCols + ` FROM symbols s WHERE s.name LIKE ? ESCAPE '\' AND s.name <> ? COLLATE NOCASE%s ORDER BY length(s.name), s.name LIMIT 200`
-	defByPartsSQL  = `SELECT ` + symCols + ` FROM symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid WHERE symbols_fts MATCH ?%s LIMIT 200`
-	defByNamesSQL  = `SELECT ` + symCols + ` FROM symbols s WHERE lower(s.name) IN (%s)%s LIMIT 500`
+	"github.com/viberag/viberag/tables"
 )
 
 // Definition match tiers, best first.
@@ -77,34 +67,32 @@ func (p *Planner) definitions(ctx context.Context, text string, sc *scoped, pool
 	}
 	var notes []string
 	found := map[string]*defCand{}
-	collect := func(tier int, query string, args ...any) error {
-		rows, err := p.query(ctx, query, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			u, _, err := scanSymbol(rows, false)
+	// collect(tier)(rows, err) adds the symbols a lookup of tier found.
+	collect := func(tier int) func([]tables.SymbolRow, error) error {
+		return func(rows []tables.SymbolRow, err error) error {
 			if err != nil {
 				return err
 			}
-			t := nameTier(q, u, tier)
-			if !wide && t > tierFold {
-				continue // the narrow lookup wants the name itself
+			for _, r := range rows {
+				u := symbolUnit(r)
+				t := nameTier(q, u, tier)
+				if !wide && t > tierFold {
+					continue // the narrow lookup wants the name itself
+				}
+				if old, ok := found[u.id]; ok && old.tier <= t {
+					continue
+				}
+				test := false
+				if f := files[u.fileID]; f != nil {
+					test = f.test
+				}
+				found[u.id] = &defCand{u: pool.intern(u), tier: t, test: test}
 			}
-			if old, ok := found[u.id]; ok && old.tier <= t {
-				continue
-			}
-			test := false
-			if f := files[u.fileID]; f != nil {
-				test = f.test
-			}
-			found[u.id] = &defCand{u: pool.intern(u), tier: t, test: test}
+			return nil
 		}
-		return rows.Err()
 	}
 
-	if err := collect(tierFold, sprintf(defByNameSQL, sc.sym.sql), append([]any{q.name}, sc.sym.args...)...); err != nil {
+	if err := collect(tierFold)(p.db.SymbolsNamed(ctx, q.name, sc.scope)); err != nil {
 		return nil, nil, err
 	}
 	if words := nameWords(q.name); len(words) == 1 {
@@ -112,14 +100,13 @@ func (p *Planner) definitions(ctx context.Context, text string, sc *scoped, pool
 		// Sinatra::Base when the reader keeps them) end with the name: the
 		// name column's words find them, nameTier grades them.
 		expr := "{name} : " + ftsQuote(words[0])
-		if err := collect(tierParts, sprintf(defByPartsSQL, sc.sym.sql), append([]any{expr}, sc.sym.args...)...); err != nil {
+		if err := collect(tierParts)(p.db.SymbolsMatching(ctx, expr, sc.scope)); err != nil {
 			return nil, nil, err
 		}
 	}
 	if wide {
 		if len(q.name) >= 3 {
-			like := escapeLike(q.name) + "%"
-			if err := collect(tierPrefix, sprintf(defByPrefixSQL, sc.sym.sql), append([]any{like, q.name}, sc.sym.args...)...); err != nil {
+			if err := collect(tierPrefix)(p.db.SymbolsWithPrefix(ctx, q.name, sc.scope)); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -129,7 +116,7 @@ func (p *Planner) definitions(ctx context.Context, text string, sc *scoped, pool
 				terms = append(terms, ftsQuote(w))
 			}
 			expr := "{name} : (" + strings.Join(terms, " AND ") + ")"
-			if err := collect(tierParts, sprintf(defByPartsSQL, sc.sym.sql), append([]any{expr}, sc.sym.args...)...); err != nil {
+			if err := collect(tierParts)(p.db.SymbolsMatching(ctx, expr, sc.scope)); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -139,12 +126,7 @@ func (p *Planner) definitions(ctx context.Context, text string, sc *scoped, pool
 				return nil, nil, err
 			}
 			if close := closeNames(names, q.name, 8); len(close) > 0 {
-				args := make([]any, 0, len(close)+len(sc.sym.args))
-				for _, n := range close {
-					args = append(args, n)
-				}
-				args = append(args, sc.sym.args...)
-				if err := collect(tierFuzzy, sprintf(defByNamesSQL, marks(len(close)), sc.sym.sql), args...); err != nil {
+				if err := collect(tierFuzzy)(p.db.SymbolsNamedAny(ctx, close, sc.scope)); err != nil {
 					return nil, nil, err
 				}
 				notes = append(notes, fmt.Sprintf("no symbol is named %q; showing the nearest names: %s", q.name, strings.Join(close, ", ")))
@@ -237,13 +219,3 @@ func nameWords(name string) []string {
 	}
 	return ws
 }
-
-// escapeLike escapes LIKE's wildcards and the escape character.
-func escapeLike(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
-	return r.Replace(s)
-}
-
-func marks(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
-
-func sprintf(format string, a ...any) string { return fmt.Sprintf(format, a...) }

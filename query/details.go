@@ -2,19 +2,12 @@ package query
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"regexp"
 	"strings"
-)
 
-const (
-	symbolDetailsSQL = `SELECT s.sid, s.file_id, s.path, s.language, s.kind, s.name, s.qualname, s.parent_sid, s.start_line, s.end_line,
-  s.start_byte, s.end_byte, s.signature, s.doc, s.is_exported, s.decorators, s.identifiers, s.calls, s.strings, s.hash
-FROM symbols s WHERE s.sid = ?`
-	symbolChildrenSQL = `SELECT s.sid, s.kind, s.qualname, s.path, s.start_line, s.end_line FROM symbols s WHERE s.parent_sid = ? ORDER BY s.start_line, s.qualname LIMIT 200`
-	symbolBriefSQL    = `SELECT s.sid, s.kind, s.qualname, s.path, s.start_line, s.end_line FROM symbols s WHERE s.sid = ?`
+	"github.com/viberag/viberag/tables"
 )
 
 var sidRe = regexp.MustCompile(`^s[0-9a-f]{16}$`)
@@ -72,40 +65,33 @@ func (p *Planner) SymbolWith(ctx context.Context, idOrName string, opts SymbolOp
 		}
 		sid, d.Others, d.Note = r.sid, r.others, r.note
 	}
-	var fileID int64
-	var parent, decorators, identifiers, calls, strs string
-	err := p.queryRow(ctx, symbolDetailsSQL, sid).Scan(&d.ID, &fileID, &d.Path, &d.Language, &d.Kind, &d.Name, &d.Qualname, &parent,
-		&d.StartLine, &d.EndLine, &d.StartByte, &d.EndByte, &d.Signature, &d.Doc, &d.Exported, &decorators, &identifiers, &calls, &strs, &d.Hash)
+	info, ok, err := p.db.SymbolInfo(ctx, sid)
 	if err != nil {
-		if errors.Is(err, errNoRows) {
-			return nil, fmt.Errorf("symbol %q: %w: not in the index (ids change when a symbol is renamed or moved; search again)", sid, ErrNoSymbol)
-		}
 		return nil, fmt.Errorf("symbol %q: %w", sid, err)
 	}
-	d.Decorators, d.Identifiers, d.Calls, d.Strings = listColumn(decorators), listColumn(identifiers), listColumn(calls), listColumn(strs)
-	if parent != "" {
-		var r SymRef
-		if err := p.queryRow(ctx, symbolBriefSQL, parent).Scan(&r.ID, &r.Kind, &r.Qualname, &r.Path, &r.StartLine, &r.EndLine); err == nil {
-			d.Parent = &r
-		} else if !errors.Is(err, errNoRows) {
+	if !ok {
+		return nil, fmt.Errorf("symbol %q: %w: not in the index (ids change when a symbol is renamed or moved; search again)", sid, ErrNoSymbol)
+	}
+	d.ID, d.Kind, d.Name, d.Qualname, d.Path, d.Language = info.SID, info.Kind, info.Name, info.Qualname, info.Path, info.Language
+	d.StartLine, d.EndLine, d.StartByte, d.EndByte = info.StartLine, info.EndLine, info.StartByte, info.EndByte
+	d.Signature, d.Doc, d.Exported, d.Hash = info.Signature, info.Doc, info.Exported, info.Hash
+	d.Decorators, d.Identifiers, d.Calls, d.Strings = info.Decorators, info.Identifiers, info.Calls, info.Strings
+	fileID := info.FileID
+	if info.ParentSID != "" {
+		r, ok, err := p.db.SymbolBrief(ctx, info.ParentSID)
+		if err != nil {
 			return nil, err
 		}
+		if ok {
+			d.Parent = symRef(r)
+		}
 	}
-	rows, err := p.query(ctx, symbolChildrenSQL, d.ID)
+	children, err := p.db.SymbolChildren(ctx, d.ID)
 	if err != nil {
 		return nil, err
 	}
-	for rows.Next() {
-		var r SymRef
-		if err := rows.Scan(&r.ID, &r.Kind, &r.Qualname, &r.Path, &r.StartLine, &r.EndLine); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		d.Children = append(d.Children, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
+	for _, c := range children {
+		d.Children = append(d.Children, *symRef(c))
 	}
 	if !opts.NoCode {
 		lines, err := p.fileLines(ctx, fileID, d.StartLine, d.EndLine)
@@ -134,17 +120,6 @@ func (p *Planner) SymbolWith(ctx context.Context, idOrName string, opts SymbolOp
 	return d, nil
 }
 
-// listColumn splits a '\n'-joined list column.
-func listColumn(s string) []string {
-	var out []string
-	for _, x := range strings.Split(s, "\n") {
-		if x != "" {
-			out = append(out, x)
-		}
-	}
-	return out
-}
-
 // capLines joins lines up to max bytes, on a line boundary.
 func capLines(lines []string, maxBytes int) (string, bool) {
 	var b strings.Builder
@@ -159,8 +134,6 @@ func capLines(lines []string, maxBytes int) (string, bool) {
 	}
 	return b.String(), false
 }
-
-var errNoRows = sql.ErrNoRows
 
 // docInCode reports whether code holds doc (a docstring, or a doc
 // comment inside the symbol's lines): its first and last non-empty lines
@@ -181,4 +154,9 @@ func docInCode(doc, code string) bool {
 		return false
 	}
 	return strings.Contains(code[i:], lines[len(lines)-1])
+}
+
+// symRef is a SymRef of a symbol in brief.
+func symRef(s tables.SymbolSpan) *SymRef {
+	return &SymRef{ID: s.SID, Kind: s.Kind, Qualname: s.Qualname, Path: s.Path, StartLine: s.StartLine, EndLine: s.EndLine}
 }

@@ -1,13 +1,13 @@
 // Package query is the search planner: it answers an agent's questions
 // over an index (see tables/schema.sql) with ranked, explained,
-// size-bounded results. It reads the index through plain SQL on the pool
-// of read connections (tables.DB.SQL()) and never writes.
+// size-bounded results. It reads the index through the typed read methods
+// of tables.DB (full-text channels, name lookups, references, chunk text)
+// and never writes; it holds no SQL.
 //
 // # API
 //
-// New returns a Planner over a *sql.DB; it prepares its statements once
-// and is safe for concurrent use (the MCP server runs many clients at
-// once). Planner.Search runs a Request and returns a Response: hits in
+// New returns a Planner over a *tables.DB; it is safe for concurrent use
+// (the MCP server runs many clients at once). Planner.Search runs a Request and returns a Response: hits in
 // ranked order (Response.Hits, what `viberag search` prints and what the
 // benchmark scores), the same hits indexed by kind (Groups: definitions,
 // usages, files, blocks), the filters applied, notes, and suggested next

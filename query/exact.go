@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables"
 )
 
 // Exact text. The trigram table finds the chunks that may hold the text
@@ -22,13 +22,6 @@ import (
 // An occurrence must lie inside one chunk: always true for text without a
 // newline, since chunks are whole lines.
 const (
-	exactTrigramSQL = `SELECT c.id, c.path, c.file_id, c.start_line, c.header, c.content
-FROM chunks_tri JOIN chunks c ON c.id = chunks_tri.rowid
-WHERE chunks_tri MATCH ?%s`
-	// Text under three characters has no trigram: every chunk is read.
-	exactScanSQL = `SELECT c.id, c.path, c.file_id, c.start_line, c.header, c.content
-FROM chunks c WHERE instr(lower(c.content), lower(?)) > 0%s`
-
 	// maxOccurrences bounds the occurrences counted for one text; past it
 	// the total is reported as a lower bound.
 	maxOccurrences = 100000
@@ -93,18 +86,6 @@ func (p *Planner) exactText(ctx context.Context, req Request, text string, resp 
 		after = c
 	}
 
-	var q string
-	var arg any
-	if utf8.RuneCountInString(text) >= 3 {
-		q, arg = sprintf(exactTrigramSQL, sc.chunk.sql), ftsQuote(text)
-	} else {
-		q, arg = sprintf(exactScanSQL, sc.chunk.sql), text
-	}
-	rows, err := p.query(ctx, q, append([]any{arg}, sc.chunk.args...)...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
 	needle := text
 	if req.IgnoreCase {
 		needle = asciiLower(text)
@@ -112,13 +93,8 @@ func (p *Planner) exactText(ctx context.Context, req Request, text string, resp 
 	seen := map[string]bool{}
 	var occ []occurrence
 	capped := false
-	for rows.Next() {
-		var id, fileID int64
-		var path, header, content string
-		var start int
-		if err := rows.Scan(&id, &path, &fileID, &start, &header, &content); err != nil {
-			return err
-		}
+	err = p.db.ChunksContaining(ctx, text, req.Scope, func(c *tables.ChunkText) bool {
+		id, path, fileID, start, header, content := c.ID, c.Path, c.FileID, c.StartLine, c.Header, c.Content
 		class := 0
 		if f := files[fileID]; f != nil {
 			switch {
@@ -172,14 +148,11 @@ func (p *Planner) exactText(ctx context.Context, req Request, text string, resp 
 				break
 			}
 		}
-		if capped {
-			break
-		}
-	}
-	if err := rows.Err(); err != nil {
+		return !capped
+	})
+	if err != nil {
 		return err
 	}
-	rows.Close()
 
 	sort.Slice(occ, func(i, j int) bool { return occ[i].less(occ[j]) })
 	resp.Total = len(occ)

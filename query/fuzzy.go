@@ -19,14 +19,9 @@ type nameCache struct {
 	names []string // distinct, lower-case, sorted
 }
 
-const (
-	nameKeyQuery  = `SELECT coalesce(max(id), 0) FROM symbols`
-	nameListQuery = `SELECT DISTINCT lower(name) FROM symbols WHERE name <> ''`
-)
-
 func (c *nameCache) get(ctx context.Context, p *Planner) ([]string, error) {
-	var maxID int64
-	if err := p.queryRow(ctx, nameKeyQuery).Scan(&maxID); err != nil {
+	maxID, err := p.db.SymbolsKey(ctx)
+	if err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
@@ -34,21 +29,12 @@ func (c *nameCache) get(ctx context.Context, p *Planner) ([]string, error) {
 	if c.names != nil && c.maxID == maxID {
 		return c.names, nil
 	}
-	rows, err := p.query(ctx, nameListQuery)
+	names, err := p.db.SymbolNames(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	names := []string{}
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		names = append(names, s)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
+	if names == nil {
+		names = []string{}
 	}
 	sort.Strings(names)
 	c.maxID, c.names = maxID, names

@@ -38,11 +38,11 @@ func TestVectorLatency(t *testing.T) {
 	}
 	counts, _ := db.VectorCounts(ctx)
 	t.Logf("vectors: %+v", counts)
-	off, err := New(ctx, db.SQL(), Options{})
+	off, err := New(ctx, db, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	on, err := New(ctx, db.SQL(), Options{Embedder: m})
+	on, err := New(ctx, db, Options{Embedder: m})
 	if err != nil {
 		t.Fatal(err)
 	}

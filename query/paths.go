@@ -31,26 +31,11 @@ type fileInfo struct {
 // changes.
 type fileCache struct {
 	mu   sync.Mutex
-	key  fileKey
+	key  tables.FilesKey
 	byID map[int64]*fileInfo
 	// stems maps every word of every path to its stem.
 	stems map[string]string
 }
-
-// fileKey fingerprints the files table cheaply (a scan of the path index,
-// not of the wide rows): a file added or removed changes the count and
-// the sums of ids; a rewritten file keeps its id, path and language, and
-// only its length can change, which the end of every run publishes in
-// meta (last_indexed_at). So a length may lag during a run, never a path.
-type fileKey struct {
-	n, maxID, sumID int64
-	last            string
-}
-
-var fileKeyQuery = `SELECT count(*), coalesce(max(id), 0), coalesce(sum(id), 0),
-  (SELECT coalesce(max(value), '') FROM meta WHERE key = '` + tables.MetaLastIndexedAt + `') FROM files`
-
-const fileListQuery = `SELECT id, path, language, lines FROM files`
 
 // stemsOf returns the path-word stems of the map get returned last.
 func (c *fileCache) stemsOf() map[string]string {
@@ -67,8 +52,8 @@ func (c *fileCache) get(ctx context.Context, p *Planner) (map[int64]*fileInfo, e
 
 // getKey is get, with the fingerprint of the files table as a string.
 func (c *fileCache) getKey(ctx context.Context, p *Planner) (map[int64]*fileInfo, string, error) {
-	var k fileKey
-	if err := p.queryRow(ctx, fileKeyQuery).Scan(&k.n, &k.maxID, &k.sumID, &k.last); err != nil {
+	k, err := p.db.FilesKey(ctx)
+	if err != nil {
 		return nil, "", err
 	}
 	c.mu.Lock()
@@ -77,18 +62,14 @@ func (c *fileCache) getKey(ctx context.Context, p *Planner) (map[int64]*fileInfo
 	if c.byID != nil && c.key == k {
 		return c.byID, ks, nil
 	}
-	rows, err := p.query(ctx, fileListQuery)
+	list, err := p.db.FileList(ctx)
 	if err != nil {
 		return nil, "", err
 	}
-	defer rows.Close()
-	m := make(map[int64]*fileInfo, k.n)
+	m := make(map[int64]*fileInfo, len(list))
 	stems := map[string]string{}
-	for rows.Next() {
-		f := &fileInfo{}
-		if err := rows.Scan(&f.id, &f.path, &f.language, &f.lines); err != nil {
-			return nil, "", err
-		}
+	for _, r := range list {
+		f := &fileInfo{id: r.ID, path: r.Path, language: r.Language, lines: r.Lines}
 		classify(f)
 		m[f.id] = f
 		for _, ws := range [][]string{f.baseWords, f.dirWords} {
@@ -98,9 +79,6 @@ func (c *fileCache) getKey(ctx context.Context, p *Planner) (map[int64]*fileInfo
 				}
 			}
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, "", err
 	}
 	c.key, c.byID, c.stems = k, m, stems
 	return m, ks, nil

@@ -2,7 +2,6 @@ package query
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,16 +10,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/viberag/viberag/embed"
+	"github.com/viberag/viberag/tables"
 )
 
 // Planner answers searches over one index. It is safe for concurrent use:
 // its statements are prepared once and shared, and its caches are guarded.
 type Planner struct {
-	db   *sql.DB
+	db   *tables.DB
 	tune Tuning
-
-	mu    sync.Mutex
-	stmts map[string]*sql.Stmt // by SQL text
 
 	embMu      sync.RWMutex
 	embedder   embed.Provider // embeds queries (guarded); nil: vectors off
@@ -62,27 +59,19 @@ type Options struct {
 	Present func(Action) Action
 }
 
-// maxCachedStmts bounds the statement cache: scoped statements vary with
-// the number of values per filter, and a caller sending ever-new shapes
-// must not grow it without end. Past the bound statements run unprepared.
-const maxCachedStmts = 512
-
-// New returns a Planner over db, a pool of read connections on an index
-// (tables.DB.SQL()). It prepares the fixed statements at once, so a
-// missing table or an index of another schema fails here rather than on
-// the first search.
-func New(ctx context.Context, db *sql.DB, opts Options) (*Planner, error) {
-	p := &Planner{db: db, tune: DefaultTuning(), stmts: map[string]*sql.Stmt{},
-		guard: opts.QueryEmbed, vectorsOff: opts.VectorsOff, present: opts.Present}
+// New returns a Planner over db, an open index; the Planner only reads
+// it, through db's read methods, and db stays the caller's to close. It
+// prepares the statements every search uses (tables.DB.PrepareReads), so
+// a missing table or an index of another schema fails here rather than
+// on the first search.
+func New(ctx context.Context, db *tables.DB, opts Options) (*Planner, error) {
+	p := &Planner{db: db, tune: DefaultTuning(), guard: opts.QueryEmbed, vectorsOff: opts.VectorsOff, present: opts.Present}
 	p.embedder = p.guarded(opts.Embedder)
 	if opts.Tuning != nil {
 		p.tune = *opts.Tuning
 	}
-	for _, q := range fixedStatements {
-		if _, err := p.stmt(ctx, q); err != nil {
-			p.Close()
-			return nil, fmt.Errorf("query: prepare: %w", err)
-		}
+	if err := db.PrepareReads(ctx); err != nil {
+		return nil, fmt.Errorf("query: %w", err)
 	}
 	return p, nil
 }
@@ -113,64 +102,9 @@ func (p *Planner) currentEmbedder() (embed.Provider, string) {
 	return p.embedder, p.vectorsOff
 }
 
-// Close releases the prepared statements. The pool stays open: it
+// Close releases what the Planner holds. The index stays open: it
 // belongs to the caller.
-func (p *Planner) Close() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	var errs []error
-	for _, s := range p.stmts {
-		errs = append(errs, s.Close())
-	}
-	p.stmts = map[string]*sql.Stmt{}
-	return errors.Join(errs...)
-}
-
-// stmt returns the prepared statement for q, preparing it on first use.
-// It returns nil (and no error) when the cache is full; the caller then
-// runs q on the pool.
-func (p *Planner) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
-	p.mu.Lock()
-	s, ok := p.stmts[q]
-	full := len(p.stmts) >= maxCachedStmts
-	p.mu.Unlock()
-	if ok || full {
-		return s, nil
-	}
-	s, err := p.db.PrepareContext(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if old, ok := p.stmts[q]; ok {
-		// Another goroutine prepared it meanwhile.
-		s.Close()
-		return old, nil
-	}
-	p.stmts[q] = s
-	return s, nil
-}
-
-// query runs q through its prepared statement.
-func (p *Planner) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	s, err := p.stmt(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	if s == nil {
-		return p.db.QueryContext(ctx, q, args...)
-	}
-	return s.QueryContext(ctx, args...)
-}
-
-func (p *Planner) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
-	s, err := p.stmt(ctx, q)
-	if err != nil || s == nil {
-		return p.db.QueryRowContext(ctx, q, args...)
-	}
-	return s.QueryRowContext(ctx, args...)
-}
+func (p *Planner) Close() error { return nil }
 
 // Search runs one search.
 func (p *Planner) Search(ctx context.Context, req Request) (*Response, error) {

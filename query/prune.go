@@ -2,9 +2,10 @@ package query
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"sync"
+
+	"github.com/viberag/viberag/tables"
 )
 
 // Term pruning. FTS5's bm25 gives a term the weight
@@ -24,7 +25,7 @@ import (
 // slowest queries' time by a third.
 
 // dfCache holds the document counts of FTS terms per table, each table's
-// counts keyed on a fingerprint of its content table (see ftsTable).
+// counts keyed on a fingerprint of its content table (see chunksFTS).
 type dfCache struct {
 	mu     sync.Mutex
 	tables map[string]*tableDF
@@ -36,31 +37,24 @@ type tableDF struct {
 	df  map[string]int
 }
 
-// ftsTable names an FTS table, its row count query and the fingerprint
-// query of its content table. chunks: every write inserts chunks with new,
-// higher ids, so max(id) changes with any new content (a deletion alone
-// leaves counts slightly high until the next write, which only makes
-// pruning more cautious). files: the caller passes fileCache's
-// fingerprint.
-type ftsTable struct {
-	fts, countSQL, keySQL, termSQL string
-}
-
-var (
-	chunksFTS = ftsTable{"chunks_fts", `SELECT count(*) FROM chunks`, `SELECT coalesce(max(id), 0) FROM chunks`,
-		`SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?`}
-	filesFTS = ftsTable{"files_fts", `SELECT count(*) FROM files`, "", // key: fileCache's
-		`SELECT count(*) FROM files_fts WHERE files_fts MATCH ?`}
+// The FTS tables whose terms are pruned. chunks: every write inserts
+// chunks with new, higher ids, so max(id) (tables.DB.ChunksKey) changes
+// with any new content (a deletion alone leaves counts slightly high
+// until the next write, which only makes pruning more cautious). files:
+// the caller passes fileCache's fingerprint.
+const (
+	chunksFTS = tables.ChunksFTS
+	filesFTS  = tables.FilesFTS
 )
 
 const maxCachedTerms = 50000
 
 // counts returns the number of rows of t and the number matching each
 // term. key is t's fingerprint when the caller has it, "" to compute it.
-func (c *dfCache) counts(ctx context.Context, p *Planner, t ftsTable, key string, terms []string) (int, []int, error) {
+func (c *dfCache) counts(ctx context.Context, p *Planner, t tables.FTSTable, key string, terms []string) (int, []int, error) {
 	if key == "" {
 		var err error
-		if key, err = p.fingerprint(ctx, t.keySQL); err != nil {
+		if key, err = p.db.ChunksKey(ctx); err != nil {
 			return 0, nil, err
 		}
 	}
@@ -68,16 +62,16 @@ func (c *dfCache) counts(ctx context.Context, p *Planner, t ftsTable, key string
 	if c.tables == nil {
 		c.tables = map[string]*tableDF{}
 	}
-	td := c.tables[t.fts]
+	td := c.tables[string(t)]
 	if td == nil || td.key != key || len(td.df) > maxCachedTerms {
 		c.mu.Unlock()
-		var n int
-		if err := p.queryRow(ctx, t.countSQL).Scan(&n); err != nil {
+		n, err := p.db.RowCount(ctx, t)
+		if err != nil {
 			return 0, nil, err
 		}
 		td = &tableDF{key: key, n: n, df: map[string]int{}}
 		c.mu.Lock()
-		c.tables[t.fts] = td
+		c.tables[string(t)] = td
 	}
 	out := make([]int, len(terms))
 	var missing []int
@@ -90,7 +84,8 @@ func (c *dfCache) counts(ctx context.Context, p *Planner, t ftsTable, key string
 	}
 	c.mu.Unlock()
 	for _, i := range missing {
-		if err := p.queryRow(ctx, t.termSQL, terms[i]).Scan(&out[i]); err != nil {
+		var err error
+		if out[i], err = p.db.MatchCount(ctx, t, terms[i]); err != nil {
 			return 0, nil, err
 		}
 	}
@@ -104,37 +99,12 @@ func (c *dfCache) counts(ctx context.Context, p *Planner, t ftsTable, key string
 	return td.n, out, nil
 }
 
-// fingerprint runs a query returning one row and renders it as a string.
-func (p *Planner) fingerprint(ctx context.Context, q string) (string, error) {
-	rows, err := p.query(ctx, q)
-	if err != nil {
-		return "", err
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return "", err
-	}
-	vals := make([]any, len(cols))
-	ptrs := make([]any, len(cols))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	if !rows.Next() {
-		return "", rows.Err()
-	}
-	if err := rows.Scan(ptrs...); err != nil {
-		return "", err
-	}
-	return fmt.Sprint(vals...), rows.Err()
-}
-
 // pruneTerms drops the terms matching more than share of t's rows (the
 // most common first), keeping at least one: the rarest. share 0.5 is
 // lossless for bm25; lower values trade a little ranking for speed. When
 // budget > 0, the most common terms are also dropped while the kept
 // terms' row counts sum to more than budget, keeping at least two.
-func (p *Planner) pruneTerms(ctx context.Context, t ftsTable, key string, terms []string, share float64, budget int) ([]string, []string, error) {
+func (p *Planner) pruneTerms(ctx context.Context, t tables.FTSTable, key string, terms []string, share float64, budget int) ([]string, []string, error) {
 	if share <= 0 || share >= 1 || len(terms) < 2 {
 		return terms, nil, nil
 	}

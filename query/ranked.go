@@ -166,22 +166,9 @@ func (p *Planner) pathChannel(ctx context.Context, req Request, sc *scoped, pm *
 		return ch, nil
 	}
 	var inScope map[int64]bool
-	if sc.file.sql != "" {
-		rows, err := p.query(ctx, "SELECT f.id FROM files f WHERE 1"+sc.file.sql, sc.file.args...)
-		if err != nil {
-			return nil, err
-		}
-		inScope = map[int64]bool{}
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			inScope[id] = true
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+	if !sc.scope.IsZero() {
+		var err error
+		if inScope, err = p.db.InScope(ctx, scope.Files, sc.scope); err != nil {
 			return nil, err
 		}
 		sc.note(req.Scope, scope.Files)

@@ -166,25 +166,20 @@ func (p *Planner) inheritedMember(ctx context.Context, types []*unit, name strin
 
 // memberOf returns t's member named name, nil when t has none.
 func (p *Planner) memberOf(ctx context.Context, t *unit, name string) (*unit, error) {
-	rows, err := p.query(ctx, symbolChildrenSQL, t.id)
+	children, err := p.db.SymbolChildren(ctx, t.id)
 	if err != nil {
 		return nil, err
 	}
 	var found *SymRef
-	for rows.Next() {
-		var r SymRef
-		if err := rows.Scan(&r.ID, &r.Kind, &r.Qualname, &r.Path, &r.StartLine, &r.EndLine); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		parts := qualSep.Split(r.Qualname, -1)
-		if found == nil && parts[len(parts)-1] == name {
-			found = &r
+	for _, c := range children {
+		parts := qualSep.Split(c.Qualname, -1)
+		if parts[len(parts)-1] == name {
+			found = symRef(c)
+			break
 		}
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil || found == nil {
-		return nil, err
+	if found == nil {
+		return nil, nil
 	}
 	return &unit{kind: KindDefinition, id: found.ID, symKind: found.Kind, qualname: found.Qualname, path: found.Path, start: found.StartLine, end: found.EndLine, name: name}, nil
 }

@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"regexp"
 	"sort"
@@ -17,13 +18,9 @@ import (
 // re-scored by the overlap of whole identifiers (Jaccard over the chunk's
 // identifiers list) blended with their bm25, so a chunk using the same
 // names in the same combination ranks first.
-const (
-	similarSQL = `SELECT c.id, c.cid, c.file_id, c.path, c.start_line, c.end_line, c.header, c.identifiers, -bm25(chunks_fts, 0, 1, 1, 0.5) AS sc
-FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
-WHERE chunks_fts MATCH ?%s
-ORDER BY sc DESC, c.path, c.start_line LIMIT 200`
-	maxSimilarTerms = 32
-)
+
+// maxSimilarTerms bounds the words of a snippet searched.
+const maxSimilarTerms = 32
 
 var identTokenRe = regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$]*`)
 
@@ -146,7 +143,7 @@ func (p *Planner) similar(ctx context.Context, req Request, text string, resp *R
 		h := Hit{ID: c.u.id, Kind: KindBlock, Path: c.u.path, StartLine: c.u.start, EndLine: c.u.end, Title: c.u.title, Score: round(c.score)}
 		if req.Explain {
 			w := &Why{Channels: []ChannelRank{{Channel: "similar_code", Rank: i + 1, Weight: 1}},
-				Note: sprintf("identifier overlap %.2f, bm25 %.2f of the best", c.jacc, c.bm25/max(maxBM, 1e-9))}
+				Note: fmt.Sprintf("identifier overlap %.2f, bm25 %.2f of the best", c.jacc, c.bm25/max(maxBM, 1e-9))}
 			if c.vecRank > 0 {
 				w.Channels = append(w.Channels, ChannelRank{Channel: "vec_code", Rank: c.vecRank, Weight: 1, Similarity: math.Round(c.cosine*1000) / 1000})
 			}
@@ -166,25 +163,14 @@ func (p *Planner) similarTokens(ctx context.Context, words []string, idents map[
 	if err != nil {
 		return 0, err
 	}
-	rows, err := p.query(ctx, sprintf(similarSQL, sc.chunk.sql), append([]any{"{content ident_parts strings} : (" + orExpr(kept) + ")"}, sc.chunk.args...)...)
+	rows, err := p.db.SimilarChunks(ctx, "{content ident_parts strings} : ("+orExpr(kept)+")", sc.scope, 200)
 	if err != nil {
 		return 0, err
 	}
-	defer rows.Close()
 	maxBM := 0.0
-	for rows.Next() {
-		u := &unit{kind: KindBlock}
-		var header, ids string
-		var sc float64
-		if err := rows.Scan(&u.rowid, &u.id, &u.fileID, &u.path, &u.start, &u.end, &header, &ids, &sc); err != nil {
-			return 0, err
-		}
-		u.title = blockTitle(header, u.path)
+	for _, r := range rows {
 		inter, union := 0, len(idents)
-		for _, id := range strings.Split(ids, "\n") {
-			if id == "" {
-				continue
-			}
+		for _, id := range r.Identifiers {
 			if idents[strings.ToLower(id)] {
 				inter++
 			} else {
@@ -195,10 +181,10 @@ func (p *Planner) similarTokens(ctx context.Context, words []string, idents map[
 		if union > 0 {
 			jacc = float64(inter) / float64(union)
 		}
-		maxBM = max(maxBM, sc)
-		found(pool.intern(u), sc, jacc)
+		maxBM = max(maxBM, r.Score)
+		found(pool.intern(chunkUnit(r)), r.Score, jacc)
 	}
-	return maxBM, rows.Err()
+	return maxBM, nil
 }
 
 // codeKeywords are the reserved words of the indexed languages that carry

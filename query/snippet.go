@@ -2,21 +2,9 @@ package query
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"strings"
 )
 
-const (
-	chunkContentsSQL = `SELECT id, content FROM chunks WHERE id IN (%s)`
-	fileDocSQL       = `SELECT doc, summary FROM files WHERE id = ?`
-	// fileChunksSQL reads the chunks of a file that overlap a line range,
-	// to rebuild those lines: the index keeps no file contents, but every
-	// line belongs to at least one chunk.
-	fileChunksSQL = `SELECT start_line, end_line, content FROM chunks WHERE file_id = ? AND start_line <= ? AND end_line >= ? ORDER BY start_line, end_line`
-)
-
-// Snippet bounds.
 const (
 	snippetLines    = 4
 	snippetLineMax  = 160 // bytes per line; longer lines are cut with "…"
@@ -29,32 +17,15 @@ const (
 // line or its summary's.
 func (p *Planner) fillSnippets(ctx context.Context, hits []Hit, pool unitPool, words []string) error {
 	stems := snippetStems(words)
-	var blockIDs []any
+	var blockIDs []int64
 	for i := range hits {
 		if u := pool[hits[i].Kind+":"+hits[i].ID]; u != nil && u.kind == KindBlock {
 			blockIDs = append(blockIDs, u.rowid)
 		}
 	}
-	content := map[int64]string{}
-	if len(blockIDs) > 0 {
-		// One statement for every block (hits ≤ MaxLimit).
-		rows, err := p.query(ctx, sprintf(chunkContentsSQL, marks(len(blockIDs))), blockIDs...)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var id int64
-			var c string
-			if err := rows.Scan(&id, &c); err != nil {
-				rows.Close()
-				return err
-			}
-			content[id] = c
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
+	content, err := p.db.ChunkContents(ctx, blockIDs)
+	if err != nil {
+		return err
 	}
 	for i := range hits {
 		h := &hits[i]
@@ -70,13 +41,12 @@ func (p *Planner) fillSnippets(ctx context.Context, hits []Hit, pool unitPool, w
 		case KindDefinition:
 			h.Snippet = definitionSnippet(u.signature, u.doc)
 		case KindFile:
-			var doc, summary string
-			err := p.queryRow(ctx, fileDocSQL, u.fileID).Scan(&doc, &summary)
-			if errors.Is(err, sql.ErrNoRows) {
-				continue
-			}
+			doc, summary, ok, err := p.db.FileDoc(ctx, u.fileID)
 			if err != nil {
 				return err
+			}
+			if !ok {
+				continue
 			}
 			h.Snippet = firstLines(doc, 1)
 			if h.Snippet == "" {
@@ -203,31 +173,5 @@ func firstLines(s string, n int) string {
 // fileLines rebuilds lines from..to (inclusive) of a file from its chunks.
 // Lines no chunk covers (an index being rewritten) come back empty.
 func (p *Planner) fileLines(ctx context.Context, fileID int64, from, to int) ([]string, error) {
-	if to < from {
-		return nil, nil
-	}
-	rows, err := p.query(ctx, fileChunksSQL, fileID, to, from)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := make([]string, to-from+1)
-	have := make([]bool, len(out))
-	for rows.Next() {
-		var s, e int
-		var content string
-		if err := rows.Scan(&s, &e, &content); err != nil {
-			return nil, err
-		}
-		for i, l := range strings.Split(content, "\n") {
-			ln := s + i
-			if ln > e || ln > to {
-				break
-			}
-			if ln >= from && !have[ln-from] {
-				out[ln-from], have[ln-from] = l, true
-			}
-		}
-	}
-	return out, rows.Err()
+	return p.db.FileLines(ctx, fileID, from, to)
 }

@@ -82,40 +82,20 @@ func blockTitle(header, p string) string {
 // defTitle is "kind qualname".
 func defTitle(kind, qualname string) string { return kind + " " + qualname }
 
-// where is one table's scope fragment.
-type where struct {
-	sql  string // "" or " AND (…)"
-	args []any
-}
-
-// scoped holds a Scope's fragments for every table, and the readable
-// filters applied.
+// scoped is a search's Scope, and the readable filters applied so far.
 type scoped struct {
-	sym, chunk, file, ref where
-	applied               []string
-	seen                  map[string]bool
+	scope   scope.Scope
+	applied []string
+	seen    map[string]bool
 }
 
 func newScoped(s scope.Scope) *scoped {
-	sc := &scoped{seen: map[string]bool{}}
-	mk := func(t scope.Table, alias string) where {
-		w, args, _ := s.WhereOn(t, alias)
-		if w == "" {
-			return where{}
-		}
-		return where{" AND " + w, args}
-	}
-	sc.sym = mk(scope.Symbols, "s")
-	sc.chunk = mk(scope.Chunks, "c")
-	sc.file = mk(scope.Files, "f")
-	sc.ref = mk(scope.Refs, "r")
-	return sc
+	return &scoped{scope: s, seen: map[string]bool{}}
 }
 
 // note records the filters applied to table t, for FiltersApplied.
 func (sc *scoped) note(s scope.Scope, t scope.Table) {
-	_, _, lines := s.WhereOn(t, "x")
-	for _, l := range lines {
+	for _, l := range s.Applied(t) {
 		if !sc.seen[l] {
 			sc.seen[l] = true
 			sc.applied = append(sc.applied, l)

@@ -2,7 +2,6 @@ package query
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"regexp"
@@ -12,28 +11,13 @@ import (
 	"github.com/viberag/viberag/scope"
 )
 
-// Usages come from the refs table: calls, identifier uses, type
-// references and imports of the name, matched case-insensitively on the
-// name (refs.name_lower) and, for imports, on the imported name. The
-// index has no types, so a reference is matched by name, never resolved
-// to one definition; a qualified query ("Session.send") lists the
-// references whose receiver.method ends with it first. A definition's own
-// name is not a usage and is left out: an identifier use of a name inside
-// the symbol of that name, or any reference on the line a symbol of that
-// name starts (a recursive call is kept: it is a call).
-const (
-	refsByNameSQL = `SELECT r.path, r.file_id, r.kind, r.target, r.start_line, coalesce(s.qualname, '')
-FROM refs r LEFT JOIN symbols s ON s.sid = r.symbol_sid
-WHERE r.name_lower = ? AND r.kind IN ('call', 'ident', 'type', 'import')
-  AND NOT (r.kind = 'ident' AND coalesce(s.name, '') = r.name)
-  AND NOT EXISTS (SELECT 1 FROM symbols d WHERE d.file_id = r.file_id AND d.start_line = r.start_line AND d.name = r.name)%s
-UNION ALL
-SELECT r.path, r.file_id, r.kind, r.target, r.start_line, coalesce(s.qualname, '')
-FROM refs r LEFT JOIN symbols s ON s.sid = r.symbol_sid
-WHERE r.kind = 'import' AND r.target = ? AND r.name_lower <> ?%s`
-
-	symbolBySIDSQL = `SELECT ` + symCols + ` FROM symbols s WHERE s.sid = ?`
-)
+// Usages come from the refs table (tables.DB.RefsNamed): calls,
+// identifier uses, type references and imports of the name, matched
+// case-insensitively on the name and, for imports, on the imported name.
+// The index has no types, so a reference is matched by name, never
+// resolved to one definition; a qualified query ("Session.send") lists
+// the references whose receiver.method ends with it first. A
+// definition's own name is not a usage and is left out.
 
 // refLine is one line referring to a name, with everything found on it.
 type refLine struct {
@@ -50,26 +34,19 @@ type refLine struct {
 // findRefs returns the lines referring to q, ordered: qualified matches
 // first, then source before auxiliary before test files, by path and line.
 func (p *Planner) findRefs(ctx context.Context, q defQuery, sc *scoped, files map[int64]*fileInfo) ([]*refLine, error) {
-	name := strings.ToLower(q.name)
-	args := append([]any{name}, sc.ref.args...)
-	args = append(append(args, q.name, name), sc.ref.args...)
-	rows, err := p.query(ctx, sprintf(refsByNameSQL, sc.ref.sql, sc.ref.sql), args...)
+	rows, err := p.db.RefsNamed(ctx, q.name, sc.scope)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
 	qual := ""
 	if len(q.parts) > 1 {
 		qual = strings.ToLower(strings.Join(q.parts, "."))
 	}
 	byLine := map[string]*refLine{}
 	var out []*refLine
-	for rows.Next() {
-		var r refLine
-		var kind, target string
-		if err := rows.Scan(&r.path, &r.fileID, &kind, &target, &r.line, &r.symbol); err != nil {
-			return nil, err
-		}
+	for _, row := range rows {
+		r := refLine{path: row.Path, fileID: row.FileID, line: row.Line, symbol: row.Qualname}
+		kind, target := row.Kind, row.Target
 		key := fmt.Sprintf("%s\x00%d", r.path, r.line)
 		cur, ok := byLine[key]
 		if !ok {
@@ -94,9 +71,6 @@ func (p *Planner) findRefs(ctx context.Context, q defQuery, sc *scoped, files ma
 		if qual != "" && qualifiedMatch(strings.ToLower(target), qual) {
 			cur.qualified = true
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
 	}
 	for _, r := range out {
 		sort.Strings(r.kinds)
@@ -354,9 +328,12 @@ func (p *Planner) References(ctx context.Context, req RefsRequest) (*References,
 
 // symbolByID reads one symbol by sid.
 func (p *Planner) symbolByID(ctx context.Context, sid string) (*unit, error) {
-	u, _, err := scanSymbol(p.queryRow(ctx, symbolBySIDSQL, sid), false)
-	if errors.Is(err, sql.ErrNoRows) {
+	r, ok, err := p.db.SymbolBySID(ctx, sid)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
 		return nil, fmt.Errorf("symbol %q: %w: not in the index (ids change when a symbol is renamed or moved; search again)", sid, ErrNoSymbol)
 	}
-	return u, err
+	return symbolUnit(r), nil
 }

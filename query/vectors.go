@@ -2,7 +2,6 @@ package query
 
 import (
 	"context"
-	"database/sql"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables"
 )
 
 // Vector channels. The index's vectors (tables/schema.sql: vectors) are
@@ -21,26 +21,6 @@ import (
 // with, and scans every in-scope vector exactly (VectorSet). The scope is
 // applied before the scan: rows out of scope are never candidates, so a
 // scoped search cannot lose an in-scope hit to out-of-scope ones.
-
-const (
-	vecVersionSQL = `SELECT coalesce((SELECT value FROM meta WHERE key = 'vectors_version'), '')
-		|| '/' || coalesce((SELECT value FROM meta WHERE key = 'embedding_model'), '')`
-	vecModelSQL = `SELECT coalesce((SELECT value FROM meta WHERE key = 'embedding_model'), '')`
-
-	// One sequential pass over the vectors (NOT INDEXED: through
-	// vectors_input every row would be a random read), in rowid order, so
-	// a search's ties break the same way every time. Only vectors of the
-	// index's dimension: an index made before it was recorded may hold
-	// two sizes, and a search must not fail on them.
-	vecAllSQL = `SELECT owner, surface, vec FROM vectors NOT INDEXED WHERE model = ? AND dim = ?`
-	vecDimSQL = `SELECT coalesce((SELECT value FROM meta WHERE key = 'embedding_dim'), '')`
-	// The most common dimension, for an index without embedding_dim.
-	vecCommonDimSQL = `SELECT dim FROM vectors WHERE model = ? GROUP BY dim ORDER BY count(*) DESC, dim LIMIT 1`
-
-	vecChunkUnitsSQL  = `SELECT c.id, c.cid, c.file_id, c.path, c.start_line, c.end_line, c.header FROM chunks c`
-	vecSymbolUnitsSQL = `SELECT s.id, s.sid, s.file_id, s.path, s.start_line, s.end_line, s.kind, s.name, s.qualname, s.signature, s.doc, s.is_exported FROM symbols s`
-	vecFileUnitsSQL   = `SELECT f.id, f.path, max(f.lines, 1) FROM files f`
-)
 
 // vecSurface is one surface's vectors in memory, row i describing units[i].
 type vecSurface struct {
@@ -81,8 +61,8 @@ type vectorState struct {
 
 // vectors reports whether vector channels can run for this index.
 func (p *Planner) vectors(ctx context.Context) (vectorState, error) {
-	var model string
-	if err := p.queryRow(ctx, vecModelSQL).Scan(&model); err != nil {
+	model, err := p.db.EmbeddingModel(ctx)
+	if err != nil {
 		return vectorState{}, err
 	}
 	emb, off := p.currentEmbedder()
@@ -109,16 +89,16 @@ func (p *Planner) vectors(ctx context.Context) (vectorState, error) {
 // "file"). All surfaces load together, in one pass over the vectors
 // table, when the vectors table changed since the last load.
 func (p *Planner) surface(ctx context.Context, name string) (*vecSurface, error) {
-	var version string
-	if err := p.queryRow(ctx, vecVersionSQL).Scan(&version); err != nil {
+	version, err := p.db.VectorsVersion(ctx)
+	if err != nil {
 		return nil, err
 	}
 	c := &p.vecs
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.version != version || c.surfaces == nil {
-		var model string
-		if err := p.queryRow(ctx, vecModelSQL).Scan(&model); err != nil {
+		model, err := p.db.EmbeddingModel(ctx)
+		if err != nil {
 			return nil, err
 		}
 		surfaces, stats, err := p.loadVectors(ctx, model)
@@ -147,18 +127,8 @@ func (p *Planner) loadedStats() vecStats {
 // reads) is left out; the next load, at the next version, has it. So is
 // one of another size than the index's: it counts as missing.
 func (p *Planner) loadVectors(ctx context.Context, model string) (_ map[string]*vecSurface, st vecStats, err error) {
-	var dimText string
-	if err := p.queryRow(ctx, vecDimSQL).Scan(&dimText); err != nil {
+	if st.dim, err = p.db.EmbeddingDim(ctx, model); err != nil {
 		return nil, st, err
-	}
-	st.dim, _ = strconv.Atoi(dimText)
-	if st.dim <= 0 {
-		switch err := p.db.QueryRowContext(ctx, vecCommonDimSQL, model).Scan(&st.dim); {
-		case errors.Is(err, sql.ErrNoRows):
-			st.dim = 0
-		case err != nil:
-			return nil, st, err
-		}
 	}
 	surfaces, err := p.readVectors(ctx, model, &st)
 	return surfaces, st, err
@@ -166,55 +136,25 @@ func (p *Planner) loadVectors(ctx context.Context, model string) (_ map[string]*
 
 func (p *Planner) readVectors(ctx context.Context, model string, st *vecStats) (map[string]*vecSurface, error) {
 	units := map[string]map[string]unit{"code": {}, "summary": {}, "file": {}}
-	rows, err := p.db.QueryContext(ctx, vecChunkUnitsSQL)
+	err := p.db.ChunkRows(ctx, func(r tables.ChunkRow) {
+		units["code"][r.CID] = *chunkUnit(r)
+	})
 	if err != nil {
 		return nil, err
 	}
-	for rows.Next() {
-		u := unit{kind: KindBlock}
-		var header string
-		if err := rows.Scan(&u.rowid, &u.id, &u.fileID, &u.path, &u.start, &u.end, &header); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		u.title = blockTitle(header, u.path)
-		units["code"][u.id] = u
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	err = p.db.SymbolRows(ctx, func(r tables.SymbolRow) {
+		units["summary"][r.SID] = *symbolUnit(r)
+	})
+	if err != nil {
 		return nil, err
 	}
-	if rows, err = p.db.QueryContext(ctx, vecSymbolUnitsSQL); err != nil {
+	files, err := p.db.FileList(ctx)
+	if err != nil {
 		return nil, err
 	}
-	for rows.Next() {
-		u := unit{kind: KindDefinition}
-		if err := rows.Scan(&u.rowid, &u.id, &u.fileID, &u.path, &u.start, &u.end, &u.symKind, &u.name, &u.qualname, &u.signature, &u.doc, &u.exported); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		u.title = defTitle(u.symKind, u.qualname)
-		units["summary"][u.id] = u
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if rows, err = p.db.QueryContext(ctx, vecFileUnitsSQL); err != nil {
-		return nil, err
-	}
-	for rows.Next() {
-		u := unit{kind: KindFile, start: 1}
-		if err := rows.Scan(&u.rowid, &u.path, &u.end); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		u.fileID, u.id, u.title = u.rowid, "f:"+u.path, u.path
-		units["file"]["f"+strconv.FormatInt(u.rowid, 10)] = u
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
+	for _, f := range files {
+		u := unit{kind: KindFile, rowid: f.ID, fileID: f.ID, path: f.Path, start: 1, end: max(f.Lines, 1), id: "f:" + f.Path, title: f.Path}
+		units["file"]["f"+strconv.FormatInt(f.ID, 10)] = u
 	}
 
 	for _, us := range units {
@@ -228,26 +168,17 @@ func (p *Planner) readVectors(ctx context.Context, model string, st *vecStats) (
 		dim   int
 	}
 	b := map[string]*building{"code": {}, "summary": {}, "file": {}}
-	if rows, err = p.db.QueryContext(ctx, vecAllSQL, model, st.dim); err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var owner, surface string
-		var blob []byte
-		if err := rows.Scan(&owner, &surface, &blob); err != nil {
-			return nil, err
-		}
+	err = p.db.ScanVectors(ctx, model, st.dim, func(owner, surface string, blob []byte) {
 		sb, ok := b[surface]
 		if !ok {
-			continue
+			return
 		}
 		u, ok := units[surface][owner]
 		if !ok {
-			continue
+			return
 		}
 		if len(blob) != 4*st.dim {
-			continue // its dim column lies: a damaged row, left out
+			return // its dim column lies: a damaged row, left out
 		}
 		if sb.dim == 0 {
 			// The surface's rows bound its vectors: allocate once, since
@@ -257,7 +188,7 @@ func (p *Planner) readVectors(ctx context.Context, model string, st *vecStats) (
 			sb.data = make([]float32, 0, len(units[surface])*sb.dim)
 		}
 		if len(sb.data)+sb.dim > cap(sb.data) {
-			continue // a duplicate owner; cannot happen with UNIQUE(owner, surface)
+			return // a duplicate owner; cannot happen with UNIQUE(owner, surface)
 		}
 		row := sb.data[len(sb.data) : len(sb.data)+sb.dim]
 		for k := range row {
@@ -266,8 +197,8 @@ func (p *Planner) readVectors(ctx context.Context, model string, st *vecStats) (
 		sb.data = sb.data[:len(sb.data)+sb.dim]
 		sb.units = append(sb.units, u)
 		st.missing--
-	}
-	if err := rows.Err(); err != nil {
+	})
+	if err != nil {
 		return nil, err
 	}
 	out := map[string]*vecSurface{}
@@ -355,18 +286,12 @@ func (p *Planner) vecScope(ctx context.Context, surface string, s *vecSurface, r
 	if req.Scope.IsZero() {
 		return nil, nil
 	}
-	var q string
-	var args []any
 	byFile := surface == "file" || !req.Scope.HasSymbolFilters()
-	switch {
-	case byFile:
-		q, args = "SELECT f.id FROM files f WHERE 1"+sc.file.sql, sc.file.args
-	case surface == "code":
-		q, args = "SELECT c.id FROM chunks c WHERE 1"+sc.chunk.sql, sc.chunk.args
-	default:
-		q, args = "SELECT s.id FROM symbols s WHERE 1"+sc.sym.sql, sc.sym.args
+	t := vecTable[surface]
+	if byFile {
+		t = scope.Files
 	}
-	ids, err := p.idSet(ctx, q, args)
+	ids, err := p.db.InScope(ctx, t, sc.scope)
 	if err != nil {
 		return nil, err
 	}
@@ -381,23 +306,6 @@ func (p *Planner) vecScope(ctx context.Context, surface string, s *vecSurface, r
 		}
 	}
 	return allow, nil
-}
-
-func (p *Planner) idSet(ctx context.Context, q string, args []any) (map[int64]bool, error) {
-	rows, err := p.query(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	ids := map[int64]bool{}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids[id] = true
-	}
-	return ids, rows.Err()
 }
 
 // startVectors starts the vector channels of an intent in a goroutine —

@@ -77,7 +77,7 @@ func plannerOn(t *testing.T, path string, opts Options) *Planner {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := New(ctx, db.SQL(), opts)
+	p, err := New(ctx, db, opts)
 	if err != nil {
 		db.Close()
 		t.Fatal(err)

@@ -7,17 +7,14 @@
 // are errors that name the field and the value); Validate checks one built
 // in Go.
 //
-// Where and WhereOn turn a Scope into a SQL WHERE fragment over one table
-// of the index (see tables/schema.sql). Every value is a bound parameter:
-// user text is never spliced into SQL. Matching is literal: '%', '_',
-// quotes and backslashes in a value match themselves, because path tests
-// use instr() rather than LIKE, and list columns use the exact membership
-// test documented in the schema.
+// Filter returns a Scope normalised, for the storage engine (package
+// tables) to render into its query language: scope holds no SQL and names
+// no column. The engine binds every value as a parameter and matches
+// literally: '%', '_', quotes and backslashes in a value match themselves.
 //
 // Filters that a table cannot answer directly are applied through the
 // symbol that owns the row, never dropped: a chunk or a reference is kept
 // when its enclosing symbol matches, a file when it defines a matching
-// symbol. The applied list returned with every fragment says so, in words
-// an agent can read back ("symbol_kind in [method] (blocks: by enclosing
-// symbol)").
+// symbol. Applied says so, in words an agent can read back
+// ("symbol_kind in [method] (blocks: by enclosing symbol)").
 package scope

@@ -14,21 +14,20 @@ import (
 const (
 	fileCols = `path, ext, language, size, lines, hash, imports, exports, doc, summary,
 		parse_status, parse_problem, indexed_at`
-	symbolCols = `sid, file_id, path, ext, language, kind, name, qualname, parent_sid,
+	symbolCols = `sid, file_id, kind, name, qualname, parent_sid,
 		start_line, end_line, start_byte, end_byte, signature, doc, is_exported,
 		decorators, identifiers, ident_parts, calls, strings, hash`
-	chunkCols = `cid, file_id, path, ext, language, start_line, end_line, start_byte, end_byte,
+	chunkCols = `cid, file_id, start_line, end_line, start_byte, end_byte,
 		symbol_sid, header, content, identifiers, ident_parts, calls, strings, hash`
-	refCols = `file_id, path, ext, language, kind, name, name_lower, target,
-		start_line, end_line, symbol_sid`
+	refCols = `id, file_id, kind, name, name_lower, target, n, uses`
 )
 
-const refCount = 11 // columns in refCols
+const refCount = 8 // columns in refCols
 
 // refsPerInsert is how many refs one INSERT writes. Refs are most of the
-// rows of an index (over 90% on real trees); a multi-row INSERT pays the
-// per-statement costs of database/sql, the driver and the VDBE once for
-// many rows.
+// rows of an index (over 60% on real trees, even aggregated); a multi-row
+// INSERT pays the per-statement costs of database/sql, the driver and the
+// VDBE once for many rows.
 const refsPerInsert = 64
 
 func placeholders(n int) string {
@@ -108,6 +107,7 @@ type batchWriter struct {
 	sids    []string
 	occ     map[kindQual]int
 	idents  map[identKey]struct{}
+	refs    refGroups
 	encl    []int
 	symArgs []any
 	chkArgs []any
@@ -151,8 +151,8 @@ func newBatchWriter(ctx context.Context, tx *sql.Tx, now time.Time, trigram bool
 		prep(&bw.findFile, `SELECT id FROM files WHERE path = ?`),
 		prep(&bw.insFile, `INSERT INTO files(`+fileCols+`) VALUES (`+placeholders(13)+`)`),
 		prep(&bw.updFile, `UPDATE files SET (`+fileCols+`) = (`+placeholders(13)+`) WHERE id = ?`),
-		prep(&bw.insSymbol, `INSERT INTO symbols(`+symbolCols+`) VALUES (`+placeholders(22)+`)`),
-		prep(&bw.insChunk, `INSERT INTO chunks(`+chunkCols+`) VALUES (`+placeholders(17)+`)`),
+		prep(&bw.insSymbol, `INSERT INTO symbols(`+symbolCols+`) VALUES (`+placeholders(19)+`)`),
+		prep(&bw.insChunk, `INSERT INTO chunks(`+chunkCols+`) VALUES (`+placeholders(14)+`)`),
 		prep(&bw.insRef, `INSERT INTO refs(`+refCols+`) VALUES (`+placeholders(refCount)+`)`),
 		prep(&bw.insRefs, `INSERT INTO refs(`+refCols+`) VALUES `+rowPlaceholders(refCount, refsPerInsert)),
 	)
@@ -160,8 +160,8 @@ func newBatchWriter(ctx context.Context, tx *sql.Tx, now time.Time, trigram bool
 		bw.close()
 		return nil, err
 	}
-	bw.symArgs = make([]any, 22)
-	bw.chkArgs = make([]any, 17)
+	bw.symArgs = make([]any, 19)
+	bw.chkArgs = make([]any, 14)
 	bw.refArgs = make([]any, 0, refCount*refsPerInsert)
 	return bw, nil
 }
@@ -223,7 +223,10 @@ func (bw *batchWriter) clear(cleared, gone []int64) error {
 	stmts = append(stmts,
 		`DELETE FROM symbols WHERE file_id IN `+idsIn,
 		`DELETE FROM chunks WHERE file_id IN `+idsIn,
-		`DELETE FROM refs WHERE file_id IN `+idsIn)
+		// A file's refs are the rowids of its range (refRowID): no index
+		// on file_id is needed to find them.
+		`DELETE FROM refs WHERE id IN (SELECT r.id FROM json_each(?1) j JOIN refs r
+			ON r.id >= j.value << `+refIDShift+` AND r.id < (j.value + 1) << `+refIDShift+`)`)
 	for _, q := range stmts {
 		if err := bw.exec(q, ids); err != nil {
 			return err

@@ -55,6 +55,8 @@ type DB struct {
 
 	trigram bool // chunks_tri is maintained
 
+	stmts stmtCache // prepared read statements, see read_stmts.go
+
 	// afterFile, when set by a test, runs after each file of a Write has
 	// been written inside the transaction; an error aborts the Write.
 	afterFile func(i int) error
@@ -65,7 +67,7 @@ type DB struct {
 var (
 	// ErrRebuildNeeded means the index was written by an older viberag
 	// whose schema cannot be migrated.
-	ErrRebuildNeeded = errors.New("index schema is too old to migrate; run `viberag index --force` to rebuild it")
+	ErrRebuildNeeded = errors.New("index was written by an older viberag whose schema this one does not read; `viberag index` rebuilds it")
 	// ErrNewerSchema means the index was written by a newer viberag.
 	ErrNewerSchema = errors.New("index was written by a newer viberag; upgrade viberag or run `viberag index --force` to rebuild it")
 	// ErrNotIndex means the file is an SQLite database (or not even that)
@@ -147,7 +149,7 @@ func open(ctx context.Context, path string, opts OpenOptions, steps []migration)
 // Close closes both pools. Readers close first so that the writer's
 // connection is the last one and checkpoints the WAL into the database.
 func (db *DB) Close() error {
-	var errs []error
+	errs := []error{db.stmts.close()}
 	if db.r != nil {
 		errs = append(errs, db.r.Close())
 	}
@@ -213,6 +215,7 @@ func (db *DB) errReadOnly(op string) error {
 //     with 8 MB and no map, in the same time (BENCHMARKS.md, "Memory").
 const (
 	busyTimeoutMS    = 10000
+	pageSize         = 16384
 	writerCacheKiB   = 16 << 10 // the writer updates many b-trees at once; see below
 	readerCacheKiB   = 16 << 10
 	mmapBytes        = 256 << 20
@@ -223,7 +226,13 @@ const (
 
 func writerParams() url.Values {
 	v := commonParams(writerCacheKiB, 0)
-	v.Add("_pragma", "journal_mode(WAL)")
+	// page_size takes effect only before the file's first page is written,
+	// so it must precede journal_mode: the driver runs the _pragma list
+	// sorted, then the _journal_mode key. On an existing index it is a
+	// no-op. 16 KiB pages hold several 1–3 KiB chunk rows where 4 KiB
+	// pages left a third of their bytes empty (BENCHMARKS.md, "Lean index").
+	v.Add("_pragma", fmt.Sprintf("page_size(%d)", pageSize))
+	v.Set("_journal_mode", "WAL")
 	v.Add("_pragma", "foreign_keys(1)")
 	// A large batch grows the WAL; truncate it back after checkpoints
 	// instead of keeping its largest size forever.

@@ -2,10 +2,15 @@
 // file (modernc.org/sqlite, pure Go) and keeps it consistent.
 //
 // Data flows files → extract → tables ← query. This package owns the
-// schema, the writes and the migrations; it knows nothing about ranking.
-// Readers (package query, the embedding stage) use SQL on DB.SQL, so the
-// schema is an API: schema.sql is its definition, and this comment its
-// guide.
+// schema, the writes, the migrations and every statement that reads the
+// index: no other package writes SQL. It knows nothing about ranking.
+// Readers call typed methods (read_*.go: SearchChunks, SearchSymbols,
+// SearchFiles, SymbolsNamed, RefsNamed, ChunksContaining, Neighbours,
+// SymbolInfo, FileLines, ScanVectors, …) that take a scope.Scope and
+// render it into SQL themselves (filter.go), so the dialect stays here and
+// another engine can sit behind the same methods. schema.sql defines the
+// tables, and this comment is their guide. DB.SQL exposes the read pool
+// for tests and diagnostics only.
 //
 // # Tables
 //
@@ -20,9 +25,11 @@
 //	                       the stable id (see ChunkID), symbol_sid the
 //	                       smallest enclosing symbol.
 //	refs                   imports, calls, identifier uses, string literals,
-//	                       type references; symbol_sid is the innermost
-//	                       enclosing symbol. Identifier refs are stored once
-//	                       per (file, name, line).
+//	                       type references: one row per (file, kind, name,
+//	                       target) with n uses packed in a BLOB (varint line
+//	                       deltas and the ordinal of each use's innermost
+//	                       enclosing symbol; refs_pack.go). Identifier uses
+//	                       are stored once per (file, name, line).
 //	skipped                files the last run left out, with the reason.
 //	vectors, embed_cache   embeddings per chunk, symbol and file, and vectors of
 //	                       replaced text; see vectors.go (PendingVectors,
@@ -31,19 +38,20 @@
 //	                       dimension, meta embedding_dim: WriteVectors refuses
 //	                       another, and NaN or infinite components.
 //
-// path, ext and language are copied onto symbols, chunks and refs so that
-// filters need no join. symbols.id, chunks.id and refs.id change whenever
-// their file is re-written; use sid and cid to refer to symbols and chunks
-// across runs.
+// Only files hold path, ext and language; symbols, chunks and refs name
+// their file by file_id, and readers join files on its primary key
+// (version 2 copied the three onto every row; ADR 9). symbols.id,
+// chunks.id and refs.id change whenever their file is re-written; use sid
+// and cid to refer to symbols and chunks across runs.
 //
-// Indexes: symbols(name COLLATE NOCASE), symbols(qualname),
-// symbols(file_id), symbols(path), symbols(sid); chunks(file_id),
-// chunks(path), chunks(cid); refs(name_lower, kind), refs(target),
-// refs(file_id); files(path). A case-insensitive name lookup must say
-// COLLATE NOCASE to use its index:
+// Indexes, each for a lookup a reader or the writer makes:
+// symbols(name COLLATE NOCASE), symbols(file_id, start_line), symbols(sid);
+// chunks(file_id, start_line), chunks(cid); refs(name_lower),
+// refs(target) for imports only (a file's refs are one rowid range:
+// refRowID); files(path). A
+// case-insensitive name lookup must say COLLATE NOCASE to use its index:
 //
 //	SELECT sid FROM symbols WHERE name = ?1 COLLATE NOCASE
-//	SELECT path, start_line, symbol_sid FROM refs WHERE name_lower = lower(?1) AND kind = 'call'
 //
 // # List columns
 //
@@ -69,16 +77,17 @@
 //	JOIN symbols s ON s.id = symbols_fts.rowid
 //	WHERE symbols_fts MATCH 'ident_parts:user AND ident_parts:id' ORDER BY rank
 //
-// chunks_tri(content) indexes chunk text with the trigram tokenizer, for
-// case-insensitive literal substring search of at least 3 characters:
+// chunks_tri(content) indexes chunk text with the trigram tokenizer and
+// detail=none: for each trigram, which chunks hold it, without positions
+// (a fifth of the size). It answers case-insensitive literal substring
+// search of at least 3 characters as an AND of the text's trigrams, a
+// superset that ChunksContaining's caller verifies:
 //
-//	SELECT rowid FROM chunks_tri WHERE chunks_tri MATCH '"reset by peer"'
-//	SELECT rowid FROM chunks_tri WHERE content LIKE '%reset by peer%'
+//	SELECT rowid FROM chunks_tri WHERE chunks_tri MATCH '"res" AND "ese" AND "set"'
 //
 // It is maintained only when meta key trigram is "1" (see
-// OpenOptions.NoTrigram: it costs more than the rest of the index put
-// together); otherwise it is empty and substring search must scan
-// chunks.content, e.g. instr(lower(content), lower(?1)) > 0.
+// OpenOptions.NoTrigram); otherwise it is empty and substring search
+// scans chunks.content.
 //
 // There are no triggers: Write updates the FTS tables itself, once per
 // batch (see batch.go for why that is several times faster). Nothing but

@@ -252,3 +252,55 @@ func rowCount(f *extract.File) int {
 	}
 	return n
 }
+
+// refUses lists the uses stored in refs (of the file at path, or of all
+// files when path is ""), unpacked, one "kind name name_lower target line
+// symbol_sid" per use, by row then line.
+func refUses(t testing.TB, db *DB, path string) []string {
+	t.Helper()
+	sids := map[int64][]string{}
+	rows, err := db.SQL().Query(`SELECT file_id, sid FROM symbols ORDER BY file_id, id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id int64
+		var sid string
+		if err := rows.Scan(&id, &sid); err != nil {
+			t.Fatal(err)
+		}
+		sids[id] = append(sids[id], sid)
+	}
+	rows.Close()
+	rows, err = db.SQL().Query(`SELECT r.file_id, r.kind, r.name, r.name_lower, r.target, r.n, r.uses
+		FROM refs r JOIN files f ON f.id = r.file_id WHERE ?1 = '' OR f.path = ?1 ORDER BY r.id`, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id int64
+		var kind, name, lower, target string
+		var n int
+		var blob []byte
+		if err := rows.Scan(&id, &kind, &name, &lower, &target, &n, &blob); err != nil {
+			t.Fatal(err)
+		}
+		uses, err := unpackUses(nil, blob, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, u := range uses {
+			sid := ""
+			if u.encl > 0 {
+				sid = sids[id][u.encl-1]
+			}
+			out = append(out, fmt.Sprintf("%s %s %s %s %d %s", kind, name, lower, target, u.line, sid))
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

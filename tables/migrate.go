@@ -7,13 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 )
 
 // SchemaVersion is the version of schema.sql. Bump it with every change
 // to the schema and add a migration from the previous version, or accept
 // that older indexes are rebuilt (ErrRebuildNeeded).
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // applicationID marks the file as a viberag index ("vbrg"), so that Open
 // refuses another program's SQLite database instead of adding tables to it.
@@ -31,11 +30,13 @@ type migration struct {
 
 // migrations lists the upgrades this build knows. A version with no path
 // to SchemaVersion needs a rebuild.
-func migrations() []migration {
-	return []migration{
-		{from: 1, apply: migrateVectors},
-	}
-}
+//
+// Version 3 (refs aggregated per file, name and kind with packed uses; a
+// positionless trigram index) has none: the rows of version 2 hold what
+// version 3 needs, but converting them costs what re-parsing costs, and
+// an index is derived data. Open returns ErrRebuildNeeded for versions 1
+// and 2, and the indexer rebuilds (indexer.Open).
+func migrations() []migration { return nil }
 
 // initSchema creates the schema in an empty file, or checks and migrates
 // an existing one, then applies the trigram setting. It runs in one
@@ -218,22 +219,4 @@ func migrationPath(v int, steps []migration) ([]migration, error) {
 		}
 	}
 	return path, nil
-}
-
-// migrateVectors takes version 1 to 2: vectors and embed_cache become
-// rowid tables (their 1 KiB rows made the WITHOUT ROWID b-trees slow to
-// write) and vectors are indexed by input for the embedding cache.
-// Version 1 never wrote either table, so they are recreated empty.
-func migrateVectors(ctx context.Context, tx *sql.Tx) error {
-	start := strings.Index(schemaSQL, "CREATE TABLE vectors(")
-	end := strings.Index(schemaSQL, "-- Full-text search.")
-	if start < 0 || end < start {
-		return errors.New("schema.sql: vectors tables not found")
-	}
-	for _, q := range []string{`DROP TABLE IF EXISTS vectors`, `DROP TABLE IF EXISTS embed_cache`, schemaSQL[start:end]} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return err
-		}
-	}
-	return nil
 }

@@ -228,7 +228,7 @@ func (db *DB) Counts(ctx context.Context) (c Counts, err error) {
 	defer tx.Rollback()
 	err = tx.QueryRowContext(ctx, `SELECT
 		(SELECT count(*) FROM files), (SELECT count(*) FROM symbols),
-		(SELECT count(*) FROM chunks), (SELECT count(*) FROM refs)`).
+		(SELECT count(*) FROM chunks), (SELECT coalesce(sum(n), 0) FROM refs)`).
 		Scan(&c.Files, &c.Symbols, &c.Chunks, &c.Refs)
 	if err != nil {
 		return c, err

@@ -67,16 +67,16 @@ func (bw *batchWriter) insertSymbols(fileID int64, f *extract.File) error {
 		if s.Exported {
 			exported = 1
 		}
-		a[0], a[1], a[2], a[3], a[4] = bw.sids[i], fileID, f.Path, f.Ext, f.Language
-		a[5], a[6], a[7], a[8] = s.Kind, s.Name, s.Qualname, bw.sid(s.Parent)
-		a[9], a[10], a[11], a[12] = s.StartLine, s.EndLine, s.StartByte, s.EndByte
-		a[13], a[14], a[15] = s.Signature, s.Doc, exported
-		a[16] = joinList(&bw.sb, s.Decorators)
-		a[17] = joinList(&bw.sb, s.Identifiers)
-		a[18] = bw.identParts(s.Name, s.Identifiers)
-		a[19] = joinList(&bw.sb, s.Calls)
-		a[20] = joinList(&bw.sb, s.Strings)
-		a[21] = Hex(s.Hash)
+		a[0], a[1] = bw.sids[i], fileID
+		a[2], a[3], a[4], a[5] = s.Kind, s.Name, s.Qualname, bw.sid(s.Parent)
+		a[6], a[7], a[8], a[9] = s.StartLine, s.EndLine, s.StartByte, s.EndByte
+		a[10], a[11], a[12] = s.Signature, s.Doc, exported
+		a[13] = joinList(&bw.sb, s.Decorators)
+		a[14] = joinList(&bw.sb, s.Identifiers)
+		a[15] = bw.identParts(s.Name, s.Identifiers)
+		a[16] = joinList(&bw.sb, s.Calls)
+		a[17] = joinList(&bw.sb, s.Strings)
+		a[18] = Hex(s.Hash)
 		if _, err := bw.insSymbol.ExecContext(bw.ctx, a...); err != nil {
 			return fmt.Errorf("symbol %s %s: %w", s.Kind, s.Qualname, err)
 		}
@@ -96,14 +96,14 @@ func (bw *batchWriter) insertChunks(fileID int64, f *extract.File) error {
 			continue
 		}
 		prev = [2]int{c.StartLine, c.EndLine}
-		a[0], a[1], a[2], a[3], a[4] = ChunkID(f.Path, c.StartLine, c.EndLine), fileID, f.Path, f.Ext, f.Language
-		a[5], a[6], a[7], a[8] = c.StartLine, c.EndLine, c.StartByte, c.EndByte
-		a[9], a[10], a[11] = bw.sid(c.Symbol), c.Header, c.Text
-		a[12] = joinList(&bw.sb, c.Identifiers)
-		a[13] = bw.identParts("", c.Identifiers)
-		a[14] = joinList(&bw.sb, c.Calls)
-		a[15] = joinList(&bw.sb, c.Strings)
-		a[16] = Hex(c.Hash)
+		a[0], a[1] = ChunkID(f.Path, c.StartLine, c.EndLine), fileID
+		a[2], a[3], a[4], a[5] = c.StartLine, c.EndLine, c.StartByte, c.EndByte
+		a[6], a[7], a[8] = bw.sid(c.Symbol), c.Header, c.Text
+		a[9] = joinList(&bw.sb, c.Identifiers)
+		a[10] = bw.identParts("", c.Identifiers)
+		a[11] = joinList(&bw.sb, c.Calls)
+		a[12] = joinList(&bw.sb, c.Strings)
+		a[13] = Hex(c.Hash)
 		if _, err := bw.insChunk.ExecContext(bw.ctx, a...); err != nil {
 			return fmt.Errorf("chunk %d-%d: %w", c.StartLine, c.EndLine, err)
 		}
@@ -112,10 +112,16 @@ func (bw *batchWriter) insertChunks(fileID int64, f *extract.File) error {
 	return nil
 }
 
+// insertRefs writes f's references aggregated per (kind, name, target),
+// their uses packed (see schema.sql, refs).
 func (bw *batchWriter) insertRefs(fileID int64, f *extract.File) error {
+	if fileID >= 1<<31 {
+		return fmt.Errorf("file id %d: past the range refs rowids can hold; run `viberag index --force`", fileID)
+	}
 	bw.encl = enclosing(f, bw.encl)
 	clear(bw.idents)
-	a := bw.refArgs[:0]
+	g := &bw.refs
+	g.reset()
 	for i := range f.Refs {
 		r := &f.Refs[i]
 		if r.Kind == extract.RefIdent {
@@ -125,9 +131,12 @@ func (bw *batchWriter) insertRefs(fileID int64, f *extract.File) error {
 			}
 			bw.idents[k] = struct{}{}
 		}
-		a = append(a, fileID, f.Path, f.Ext, f.Language,
-			r.Kind, r.Name, strings.ToLower(r.Name), r.Target,
-			r.StartLine, r.EndLine, bw.sid(bw.encl[i]))
+		g.add(refKey{r.Kind, r.Name, r.Target}, r.StartLine, bw.encl[i]+1)
+	}
+	a := bw.refArgs[:0]
+	for i, grp := range g.order {
+		a = append(a, refRowID(fileID, i), fileID, grp.key.kind, grp.key.name, strings.ToLower(grp.key.name), grp.key.target,
+			len(grp.uses), packUses(grp.uses))
 		if len(a) == cap(a) {
 			if _, err := bw.insRefs.ExecContext(bw.ctx, a...); err != nil {
 				return fmt.Errorf("refs: %w", err)
@@ -137,7 +146,7 @@ func (bw *batchWriter) insertRefs(fileID int64, f *extract.File) error {
 	}
 	for ; len(a) > 0; a = a[refCount:] {
 		if _, err := bw.insRef.ExecContext(bw.ctx, a[:refCount]...); err != nil {
-			return fmt.Errorf("ref %s %s: %w", a[4], a[5], err)
+			return fmt.Errorf("ref %s %s: %w", a[2], a[3], err)
 		}
 	}
 	return nil

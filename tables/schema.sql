@@ -1,9 +1,8 @@
--- viberag index schema, version 2.
+-- viberag index schema, version 3.
 --
--- This file is the storage API shared by the writer (package tables) and
--- the readers (package query, embeddings). It is executed once, inside one
--- transaction, when an index file is created; Open stores schema_version=2
--- in meta afterwards. Changing anything here means bumping the schema
+-- This file is private to package tables, which holds the writer and every
+-- reader (read_*.go). It is executed once, inside one transaction, when an
+-- index file is created; Open stores schema_version=3 in meta afterwards. Changing anything here means bumping the schema
 -- version and adding a migration (see migrate.go).
 --
 -- Conventions:
@@ -16,8 +15,9 @@
 --     An empty list is ''. A '\n' inside an item is stored as a space.
 --   * files.imports and files.exports are plain '\n'-joined (no leading or
 --     trailing '\n'); use refs (kind='import') for membership questions.
---   * path, ext and language are copied onto symbols, chunks and refs so
---     that filters need no join.
+--   * symbols, chunks and refs name their file by file_id only: path, ext
+--     and language are read from files (a join on its primary key; version 2
+--     copied them onto every row).
 --   * Lines are 1-based and inclusive; byte offsets are 0-based, end
 --     exclusive.
 
@@ -47,9 +47,6 @@ CREATE TABLE symbols(
 	id          INTEGER PRIMARY KEY,   -- changes on every re-write; use sid
 	sid         TEXT NOT NULL UNIQUE,  -- see SymbolID
 	file_id     INTEGER NOT NULL REFERENCES files(id),
-	path        TEXT NOT NULL,
-	ext         TEXT NOT NULL,
-	language    TEXT NOT NULL,
 	kind        TEXT NOT NULL,
 	name        TEXT NOT NULL,
 	qualname    TEXT NOT NULL,
@@ -69,18 +66,16 @@ CREATE TABLE symbols(
 	hash        TEXT NOT NULL          -- xxhash64 of the symbol's source bytes
 ) STRICT;
 
-CREATE INDEX symbols_name     ON symbols(name COLLATE NOCASE);
-CREATE INDEX symbols_qualname ON symbols(qualname);
-CREATE INDEX symbols_file     ON symbols(file_id);
-CREATE INDEX symbols_path     ON symbols(path);
+-- Indexes, each for a lookup that needs it: names (definitions, ignoring
+-- case) and a file's symbols (re-writes, references, neighbours,
+-- children: a symbol's parent is in its file).
+CREATE INDEX symbols_name ON symbols(name COLLATE NOCASE);
+CREATE INDEX symbols_file ON symbols(file_id, start_line);
 
 CREATE TABLE chunks(
 	id          INTEGER PRIMARY KEY,   -- changes on every re-write; use cid
 	cid         TEXT NOT NULL UNIQUE,  -- see ChunkID
 	file_id     INTEGER NOT NULL REFERENCES files(id),
-	path        TEXT NOT NULL,
-	ext         TEXT NOT NULL,
-	language    TEXT NOT NULL,
 	start_line  INTEGER NOT NULL,
 	end_line    INTEGER NOT NULL,
 	start_byte  INTEGER NOT NULL,
@@ -95,27 +90,29 @@ CREATE TABLE chunks(
 	hash        TEXT NOT NULL
 ) STRICT;
 
-CREATE INDEX chunks_file ON chunks(file_id);
-CREATE INDEX chunks_path ON chunks(path);
+CREATE INDEX chunks_file ON chunks(file_id, start_line);
 
+-- References: imports, calls, identifier uses, string literals and type
+-- references, one row per (file, kind, name, target) with its uses packed
+-- (version 3; version 2 had one row per use, 5x the rows and 8x the bytes).
+-- uses is a BLOB of unsigned varints, two per use in line order:
+--     line - previous use's line (the first: line itself),
+--     1 + the ordinal of the innermost enclosing symbol among the file's
+--         symbols in rowid order (0 at top level).
+-- An identifier is stored once per (name, line); other kinds once per use.
 CREATE TABLE refs(
-	id         INTEGER PRIMARY KEY,
+	id         INTEGER PRIMARY KEY,    -- file_id << 32 | row: a file's refs are one rowid range
 	file_id    INTEGER NOT NULL REFERENCES files(id),
-	path       TEXT NOT NULL,
-	ext        TEXT NOT NULL,
-	language   TEXT NOT NULL,
 	kind       TEXT NOT NULL,          -- import | call | ident | string | type
 	name       TEXT NOT NULL,
-	name_lower TEXT NOT NULL,          -- lower(name), for case-insensitive lookups
+	name_lower TEXT NOT NULL,          -- strings.ToLower(name), for case-insensitive lookups
 	target     TEXT NOT NULL,          -- imported name, or receiver.method for calls
-	start_line INTEGER NOT NULL,
-	end_line   INTEGER NOT NULL,
-	symbol_sid TEXT NOT NULL           -- innermost enclosing symbol, '' at top level
+	n          INTEGER NOT NULL,       -- number of uses
+	uses       BLOB NOT NULL
 ) STRICT;
 
-CREATE INDEX refs_name   ON refs(name_lower, kind);
-CREATE INDEX refs_target ON refs(target);
-CREATE INDEX refs_file   ON refs(file_id);
+CREATE INDEX refs_name   ON refs(name_lower);
+CREATE INDEX refs_import ON refs(target) WHERE kind = 'import';
 
 -- Files the last run chose not to index, replaced wholesale each run.
 CREATE TABLE skipped(
@@ -179,14 +176,15 @@ CREATE VIRTUAL TABLE files_fts USING fts5(
 	tokenize='unicode61 remove_diacritics 2'
 );
 
--- Literal substring search over chunk text:
---     SELECT rowid FROM chunks_tri WHERE chunks_tri MATCH '"reset by peer"'
---     SELECT rowid FROM chunks_tri WHERE content LIKE '%reset by peer%'
--- Case-insensitive; patterns need at least 3 characters to use the index.
+-- Literal substring search over chunk text. detail=none keeps only which
+-- chunks hold each trigram (a fifth of the full index): a search ANDs the
+-- trigrams of its text and verifies the candidates, e.g. for "reset":
+--     SELECT rowid FROM chunks_tri WHERE chunks_tri MATCH '"res" AND "ese" AND "set"'
+-- Case-insensitive; text needs at least 3 characters to use the index.
 -- Maintained only while meta trigram = '1' (tables.OpenOptions.NoTrigram);
 -- empty otherwise.
 CREATE VIRTUAL TABLE chunks_tri USING fts5(
 	content,
 	content='chunks', content_rowid='id',
-	tokenize='trigram'
+	tokenize='trigram', detail=none
 );

@@ -1,12 +1,16 @@
 package tables
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"database/sql"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/viberag/viberag/extract"
@@ -95,7 +99,9 @@ func TestOpenMigrates(t *testing.T) {
 		_, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES ('migrated', 'yes')`)
 		return err
 	}}}
-	steps = append(steps, migrations()...) // 1 → SchemaVersion
+	for v := 1; v < SchemaVersion; v++ {
+		steps = append(steps, migration{from: v, apply: func(context.Context, *sql.Tx) error { return nil }})
+	}
 
 	// Read-only: reported, not applied.
 	if _, err := open(ctx, path, OpenOptions{ReadOnly: true}, steps); !errors.Is(err, ErrMigrationNeeded) {
@@ -229,5 +235,53 @@ func TestTrigramSetting(t *testing.T) {
 	defer ro.Close()
 	if !ro.trigram {
 		t.Error("read-only Open changed or misread the trigram setting")
+	}
+}
+
+// An index written by viberag with schema version 2 (testdata: a real
+// file, one Go file indexed by the previous release, gzipped) is never
+// read as version 3: Open, read-only or not, says it must be rebuilt, and
+// leaves the file as it was.
+func TestOpenVersion2NeedsRebuild(t *testing.T) {
+	ctx := context.Background()
+	gz, err := os.ReadFile(filepath.Join("testdata", "v2.index.db.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "index.db")
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range []OpenOptions{{ReadOnly: true}, {}} {
+		db, err := Open(ctx, path, opts)
+		if err == nil {
+			db.Close()
+			t.Fatalf("Open(%+v) of a version 2 index succeeded", opts)
+		}
+		if !errors.Is(err, ErrRebuildNeeded) || !strings.Contains(err.Error(), "schema version 2, want 3") {
+			t.Fatalf("Open(%+v) error = %v, want ErrRebuildNeeded naming both versions", opts, err)
+		}
+		t.Logf("%v", err)
+	}
+	after, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(after, raw) {
+		t.Error("Open changed the version 2 file")
+	}
+	// Version 1 has no path either.
+	path1 := filepath.Join(t.TempDir(), "index.db")
+	setSchemaVersion(t, path1, "1")
+	if _, err := Open(ctx, path1, OpenOptions{}); !errors.Is(err, ErrRebuildNeeded) {
+		t.Fatalf("version 1: %v, want ErrRebuildNeeded", err)
 	}
 }

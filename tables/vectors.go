@@ -67,10 +67,10 @@ type PendingVector struct {
 }
 
 var pendingSQL = map[string]string{
-	SurfaceCode: `SELECT c.cid, c.hash, c.path, c.header, c.content, '', '', '', '', '', ''
+	SurfaceCode: `SELECT c.cid, c.hash, (SELECT path FROM files WHERE id = c.file_id), c.header, c.content, '', '', '', '', '', ''
 FROM chunks c WHERE c.cid > ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.owner = c.cid AND v.surface = 'code')
 ORDER BY c.cid LIMIT ?`,
-	SurfaceSummary: `SELECT s.sid, s.hash, s.path, '', '', s.kind, s.qualname, s.signature, s.doc, '', s.identifiers
+	SurfaceSummary: `SELECT s.sid, s.hash, (SELECT path FROM files WHERE id = s.file_id), '', '', s.kind, s.qualname, s.signature, s.doc, '', s.identifiers
 FROM symbols s WHERE s.sid > ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.owner = s.sid AND v.surface = 'summary')
 ORDER BY s.sid LIMIT ?`,
 	SurfaceFile: `SELECT 'f' || f.id, f.hash, f.path, '', '', '', '', '', f.doc, f.summary, f.exports

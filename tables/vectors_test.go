@@ -2,10 +2,8 @@ package tables
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -211,52 +209,6 @@ func TestDropVectorsKeepsFacts(t *testing.T) {
 		if n := queryInt(t, db, q); n != 0 {
 			t.Errorf("%s = %d after DropVectors", q, n)
 		}
-	}
-}
-
-func TestMigrateFromVersion1(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "index.db")
-	db, err := Open(ctx, path, OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
-	// Make it a version 1 index: WITHOUT ROWID vector tables, no
-	// vectors_input index.
-	raw, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, q := range []string{
-		`DROP TABLE vectors`, `DROP TABLE embed_cache`,
-		`CREATE TABLE vectors(owner TEXT NOT NULL, surface TEXT NOT NULL, model TEXT NOT NULL, dim INTEGER NOT NULL,
-			input_hash TEXT NOT NULL, vec BLOB NOT NULL, PRIMARY KEY(owner, surface)) STRICT, WITHOUT ROWID`,
-		`CREATE TABLE embed_cache(model TEXT NOT NULL, key TEXT NOT NULL, vec BLOB NOT NULL, PRIMARY KEY(model, key)) STRICT, WITHOUT ROWID`,
-		`UPDATE meta SET value = '1' WHERE key = 'schema_version'`,
-	} {
-		if _, err := raw.Exec(q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	raw.Close()
-	db, err = Open(ctx, path, OpenOptions{})
-	if err != nil {
-		t.Fatalf("open version 1: %v", err)
-	}
-	defer db.Close()
-	if n := queryInt(t, db, `SELECT count(*) FROM sqlite_schema WHERE name = 'vectors_input'`); n != 1 {
-		t.Error("migration did not create vectors_input")
-	}
-	if n := queryInt(t, db, `SELECT count(*) FROM sqlite_schema WHERE name IN ('vectors', 'embed_cache') AND sql LIKE '%WITHOUT ROWID%'`); n != 0 {
-		t.Errorf("%d vector tables still WITHOUT ROWID after migration", n)
-	}
-	mustWrite(t, db, []*extract.File{sampleFile("a.go")}, nil)
-	if n := embedAll(t, db, "m", 0); n == 0 {
-		t.Error("no vectors written after migration")
-	}
-	if n := queryInt(t, db, `SELECT value FROM meta WHERE key = 'schema_version'`); n != SchemaVersion {
-		t.Errorf("schema_version = %d after migration", n)
 	}
 }
 

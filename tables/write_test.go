@@ -108,8 +108,7 @@ func TestRoundTrip(t *testing.T) {
 
 	// Refs: the duplicate ident on line 9 is stored once; symbol_sid is
 	// the innermost enclosing symbol.
-	refs := queryStrings(t, db, `SELECT kind || ' ' || name || ' ' || name_lower || ' ' || target || ' ' || start_line || ' ' || symbol_sid
-		FROM refs ORDER BY id`)
+	refs := refUses(t, db, "")
 	handle := SymbolID(f.Path, "method", "Server.Handle", 0)
 	wantRefs := []string{
 		"import net/http net/http http 1 ",
@@ -200,11 +199,11 @@ func TestFTS(t *testing.T) {
 		{"chunk by string", `SELECT c.cid FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
 			WHERE chunks_fts MATCH ?`, `strings:"reset by peer"`, []string{ChunkID("srv/server.go", 6, 13)}},
 		{"trigram phrase", `SELECT c.cid FROM chunks_tri JOIN chunks c ON c.id = chunks_tri.rowid
-			WHERE chunks_tri MATCH ?`, `"connection reset by peer"`, []string{ChunkID("srv/server.go", 6, 13)}},
+			WHERE chunks_tri MATCH ?`, trigramExpr("connection reset by peer"), []string{ChunkID("srv/server.go", 6, 13)}},
 		{"trigram LIKE", `SELECT c.cid FROM chunks_tri JOIN chunks c ON c.id = chunks_tri.rowid
 			WHERE chunks_tri.content LIKE ?`, `%Connection Reset By Peer%`, []string{ChunkID("srv/server.go", 6, 13)}},
 		{"trigram inside a word", `SELECT c.cid FROM chunks_tri JOIN chunks c ON c.id = chunks_tri.rowid
-			WHERE chunks_tri MATCH ?`, `"UserById(con"`, []string{ChunkID("srv/server.go", 6, 13)}},
+			WHERE chunks_tri MATCH ?`, trigramExpr("UserById(con"), []string{ChunkID("srv/server.go", 6, 13)}},
 		{"file by path", `SELECT f.path FROM files_fts JOIN files f ON f.id = files_fts.rowid
 			WHERE files_fts MATCH ?`, "path:synth", []string{"pkg/synth.go"}},
 	}
@@ -231,14 +230,14 @@ func TestRewriteReplaces(t *testing.T) {
 		q    string
 		want int64
 	}{
-		{`SELECT count(*) FROM symbols WHERE path = 'a.go'`, 3},
-		{`SELECT count(*) FROM chunks WHERE path = 'a.go'`, 4},
-		{`SELECT count(*) FROM symbols WHERE path = 'b.go'`, 2},
-		{`SELECT count(*) FROM symbols WHERE path = 'a.go' AND doc LIKE '%generation 1.'`, 0},
+		{`SELECT count(*) FROM symbols WHERE file_id = (SELECT id FROM files WHERE path = 'a.go')`, 3},
+		{`SELECT count(*) FROM chunks WHERE file_id = (SELECT id FROM files WHERE path = 'a.go')`, 4},
+		{`SELECT count(*) FROM symbols WHERE file_id = (SELECT id FROM files WHERE path = 'b.go')`, 2},
+		{`SELECT count(*) FROM symbols WHERE file_id = (SELECT id FROM files WHERE path = 'a.go') AND doc LIKE '%generation 1.'`, 0},
 		{`SELECT count(*) FROM symbols_fts WHERE symbols_fts MATCH '"generation 1"'`, 2}, // only b.go's
-		{`SELECT count(*) FROM chunks_tri WHERE chunks_tri MATCH '"generation 1."'`, 2},
+		{`SELECT count(*) FROM chunks_tri WHERE chunks_tri MATCH '` + trigramExpr("generation 1.") + `'`, 2},
 		{`SELECT count(*) FROM files_fts WHERE files_fts MATCH '"generation 2"'`, 1},
-		{`SELECT count(*) FROM refs WHERE path = 'a.go'`, int64(rowCount(synthFile("a.go", 2, 3)) - 1 - 3 - 4)},
+		{`SELECT sum(n) FROM refs WHERE file_id = (SELECT id FROM files WHERE path = 'a.go')`, int64(rowCount(synthFile("a.go", 2, 3)) - 1 - 3 - 4)},
 	} {
 		if got := queryInt(t, db, tc.q); got != tc.want {
 			t.Errorf("%s = %d, want %d", tc.q, got, tc.want)
@@ -254,13 +253,25 @@ func TestDelete(t *testing.T) {
 	mustWrite(t, db, []*extract.File{synthFile("a.go", 1, 3), synthFile("b.go", 1, 3)}, nil)
 	mustWrite(t, db, nil, []string{"a.go", "never-indexed.go"})
 	checkIntegrity(t, db)
-	for _, tbl := range []string{"files", "symbols", "chunks", "refs"} {
-		if n := queryInt(t, db, `SELECT count(*) FROM `+tbl+` WHERE path = 'a.go'`); n != 0 {
+	if n := queryInt(t, db, `SELECT count(*) FROM files WHERE path = 'a.go'`); n != 0 {
+		t.Errorf("files still has a.go")
+	}
+	for _, tbl := range []string{"symbols", "chunks", "refs"} {
+		if n := queryInt(t, db, `SELECT count(*) FROM `+tbl+` WHERE file_id NOT IN (SELECT id FROM files)`); n != 0 {
 			t.Errorf("%s still has %d rows of a.go", tbl, n)
 		}
-		if n := queryInt(t, db, `SELECT count(*) FROM `+tbl+` WHERE path = 'b.go'`); n == 0 {
+		if n := queryInt(t, db, `SELECT count(*) FROM `+tbl+` WHERE file_id = (SELECT id FROM files WHERE path = 'b.go')`); n == 0 {
 			t.Errorf("%s lost the rows of b.go", tbl)
 		}
+	}
+	if n := len(refUses(t, db, "a.go")); n != 0 {
+		t.Errorf("refs still has %d uses of a.go", n)
+	}
+	if n := queryInt(t, db, `SELECT count(*) FROM refs WHERE file_id NOT IN (SELECT id FROM files)`); n != 0 {
+		t.Errorf("refs has %d rows of no file", n)
+	}
+	if n := len(refUses(t, db, "b.go")); n == 0 {
+		t.Error("refs lost the uses of b.go")
 	}
 	if n := queryInt(t, db, `SELECT count(*) FROM files_fts WHERE files_fts MATCH 'path:a'`); n != 0 {
 		t.Errorf("files_fts still finds a.go")
@@ -272,7 +283,7 @@ func TestDeleteThenWriteSameBatch(t *testing.T) {
 	db := openTest(t)
 	mustWrite(t, db, []*extract.File{synthFile("a.go", 1, 3)}, nil)
 	mustWrite(t, db, []*extract.File{synthFile("a.go", 2, 2)}, []string{"a.go"})
-	if n := queryInt(t, db, `SELECT count(*) FROM symbols WHERE path = 'a.go'`); n != 2 {
+	if n := queryInt(t, db, `SELECT count(*) FROM symbols WHERE file_id = (SELECT id FROM files WHERE path = 'a.go')`); n != 2 {
 		t.Errorf("symbols of a.go = %d, want 2", n)
 	}
 	checkIntegrity(t, db)
@@ -626,7 +637,7 @@ func TestOptimize(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkIntegrity(t, db)
-	if n := queryInt(t, db, `SELECT count(*) FROM chunks_tri WHERE chunks_tri MATCH '"generation 4."'`); n != 5 {
+	if n := queryInt(t, db, `SELECT count(*) FROM chunks_tri WHERE chunks_tri MATCH ?`, trigramExpr("generation 4.")); n != 5 {
 		t.Errorf("trigram finds %d chunks after Optimize, want 5", n)
 	}
 }

@@ -216,7 +216,7 @@ func (c *evalCmd) evalRepo(ctx context.Context, r benchRepo, tune *query.Tuning,
 	if v := ires.Vectors; v != nil && v.Error != "" {
 		return nil, fmt.Errorf("embedding: %s", v.Error)
 	}
-	p, err := query.New(ctx, db.SQL(), query.Options{Tuning: tune, Embedder: res.embedder, VectorsOff: res.off})
+	p, err := query.New(ctx, db, query.Options{Tuning: tune, Embedder: res.embedder, VectorsOff: res.off})
 	if err != nil {
 		return nil, err
 	}

@@ -152,7 +152,7 @@ func openIndex(ctx context.Context, rf repoFlags, dir string, vectors bool) (*op
 	if vectors {
 		emb, off = indexer.QueryEmbedder(ctx, db)
 	}
-	p, err := query.New(ctx, db.SQL(), query.Options{Embedder: emb, VectorsOff: off, Present: mcp.PresentAction})
+	p, err := query.New(ctx, db, query.Options{Embedder: emb, VectorsOff: off, Present: mcp.PresentAction})
 	if err != nil {
 		db.Close()
 		return nil, err

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/tables"
+)
+
+// indexRows dumps the facts of the index in dir, without row ids and
+// times: two indexes of one tree dump the same.
+func indexRows(t *testing.T, dir string) []string {
+	t.Helper()
+	db, err := tables.Open(context.Background(), filepath.Join(dir, indexer.IndexFile), tables.OpenOptions{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var out []string
+	for _, q := range []string{
+		`SELECT 'file', path, hash, lines, summary FROM files`,
+		`SELECT 'symbol', s.sid, f.path, s.kind, s.qualname, s.start_line, s.end_line, s.hash FROM symbols s JOIN files f ON f.id = s.file_id`,
+		`SELECT 'chunk', c.cid, f.path, c.symbol_sid, c.hash FROM chunks c JOIN files f ON f.id = c.file_id`,
+		`SELECT 'ref', f.path, r.kind, r.name, r.target, r.n, hex(r.uses) FROM refs r JOIN files f ON f.id = r.file_id`,
+		`SELECT 'fts', (SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'helper0'), (SELECT count(*) FROM symbols_fts WHERE symbols_fts MATCH 'adds')`,
+	} {
+		rows, err := db.SQL().Query(q)
+		if err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			vals := make([]string, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, strings.Join(vals, "|"))
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rows.Close()
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestTwoIndexersAtOnce: two `viberag index` processes started together
+// on one index both succeed, no "database is locked" leaks out, and the
+// index holds exactly the rows of a clean index of the same tree.
+func TestTwoIndexersAtOnce(t *testing.T) {
+	if os.Getenv("VIBERAG_MAIN_CHILD") != "" || os.Getenv("VIBERAG_LOCK_CHILD") != "" {
+		t.Skip("child")
+	}
+	root := damageTree(t)
+	clean, shared := t.TempDir(), t.TempDir()
+	if code, _, stderr := runMain(t, "index", root, "--data-dir", clean, "--embed", "off"); code != 0 {
+		t.Fatalf("clean index: exit %d: %s", code, stderr)
+	}
+
+	var wg sync.WaitGroup
+	codes, stderrs := make([]int, 2), make([]string, 2)
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			codes[i], _, stderrs[i] = runMain(t, "index", root, "--data-dir", shared, "--embed", "off")
+		}()
+	}
+	wg.Wait()
+	for i := range 2 {
+		if codes[i] != 0 || strings.Contains(stderrs[i], "database is locked") {
+			t.Fatalf("indexer %d: exit %d: %s", i, codes[i], stderrs[i])
+		}
+	}
+	want, got := indexRows(t, clean), indexRows(t, shared)
+	if len(want) < 1000 {
+		t.Fatalf("clean index has only %d rows", len(want))
+	}
+	if !slices.Equal(got, want) {
+		for i := range min(len(got), len(want)) {
+			if got[i] != want[i] {
+				t.Fatalf("rows differ from a clean index (%d vs %d rows); first: got %q, want %q", len(got), len(want), got[i], want[i])
+			}
+		}
+		t.Fatalf("rows differ from a clean index: %d vs %d rows", len(got), len(want))
+	}
+}

@@ -1,0 +1,552 @@
+package tables
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/viberag/viberag/scope"
+)
+
+// The read side of the index, for package query: typed methods over the
+// read pool, each statement prepared once per DB. Full-text expressions
+// are FTS5 query strings (see doc.go, "Full-text search"); scores are
+// bm25 negated, so higher is better. Every method takes the search's
+// scope and applies it in SQL (filterOn), so a row out of scope is never
+// returned.
+
+// SymbolRow is a symbol as searches list it.
+type SymbolRow struct {
+	ID                 int64 // rowid: changes whenever its file is re-written
+	SID                string
+	FileID             int64
+	Path               string
+	StartLine, EndLine int
+	Kind, Name         string
+	Qualname           string
+	Signature, Doc     string
+	Exported           bool
+	Score              float64 // SearchSymbols only
+}
+
+// ChunkRow is a chunk as searches list it.
+type ChunkRow struct {
+	ID                 int64 // rowid: changes whenever its file is re-written
+	CID                string
+	FileID             int64
+	Path               string
+	StartLine, EndLine int
+	Header             string
+	Identifiers        []string // SimilarChunks only
+	Score              float64  // SearchChunks and SimilarChunks only
+}
+
+// FileRow is a file as searches list it.
+type FileRow struct {
+	ID       int64
+	Path     string
+	Language string // FileList only
+	Lines    int
+	Score    float64 // SearchFiles only
+}
+
+// symbolRowCols are a SymbolRow's columns; the statement joins files f.
+const symbolRowCols = `s.id, s.sid, s.file_id, f.path, s.start_line, s.end_line, s.kind, s.name, s.qualname, s.signature, s.doc, s.is_exported`
+
+func scanSymbolRow(withScore bool) func(scanner) (SymbolRow, error) {
+	return func(r scanner) (SymbolRow, error) {
+		var s SymbolRow
+		dest := []any{&s.ID, &s.SID, &s.FileID, &s.Path, &s.StartLine, &s.EndLine, &s.Kind, &s.Name, &s.Qualname, &s.Signature, &s.Doc, &s.Exported}
+		if withScore {
+			dest = append(dest, &s.Score)
+		}
+		err := r.Scan(dest...)
+		return s, err
+	}
+}
+
+const (
+	// The chunk channels rank every match by bm25 but return only the
+	// best: the matches are scored once (m), the limit-th best score found
+	// (cut), and only the rows at or above it, ties included, are joined
+	// to files for the path tie-break. Joining every match instead cost a
+	// files lookup per matching chunk (BENCHMARKS.md, "Lean index").
+	searchChunksSQL = `WITH m AS MATERIALIZED (
+  SELECT c.id, -bm25(chunks_fts, ?, ?, ?, ?) AS sc
+  FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
+  WHERE chunks_fts MATCH ?%s),
+cut AS (SELECT sc FROM m ORDER BY sc DESC LIMIT 1 OFFSET ? - 1)
+SELECT c.id, c.cid, c.file_id, f.path, c.start_line, c.end_line, c.header, m.sc
+FROM m JOIN chunks c ON c.id = m.id JOIN files f ON f.id = c.file_id
+WHERE m.sc >= coalesce((SELECT sc FROM cut), -1e308)
+ORDER BY m.sc DESC, f.path, c.start_line LIMIT ?`
+
+	searchSymbolsSQL = `SELECT ` + symbolRowCols + `, -bm25(symbols_fts, ?, ?, ?, ?, ?) AS sc
+FROM symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid JOIN files f ON f.id = s.file_id
+WHERE symbols_fts MATCH ?%s
+ORDER BY sc DESC, f.path, s.start_line LIMIT ?`
+
+	searchFilesSQL = `SELECT f.id, f.path, f.lines, -bm25(files_fts, ?, ?) AS sc
+FROM files_fts JOIN files f ON f.id = files_fts.rowid
+WHERE files_fts MATCH ?%s
+ORDER BY sc DESC, f.path LIMIT ?`
+
+	similarChunksSQL = `WITH m AS MATERIALIZED (
+  SELECT c.id, -bm25(chunks_fts, 0, 1, 1, 0.5) AS sc
+  FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
+  WHERE chunks_fts MATCH ?%s),
+cut AS (SELECT sc FROM m ORDER BY sc DESC LIMIT 1 OFFSET ? - 1)
+SELECT c.id, c.cid, c.file_id, f.path, c.start_line, c.end_line, c.header, c.identifiers, m.sc
+FROM m JOIN chunks c ON c.id = m.id JOIN files f ON f.id = c.file_id
+WHERE m.sc >= coalesce((SELECT sc FROM cut), -1e308)
+ORDER BY m.sc DESC, f.path, c.start_line LIMIT ?`
+)
+
+// FTS column counts: the weights SearchChunks, SearchSymbols and
+// SearchFiles take, in schema order.
+const (
+	ChunkFTSColumns  = 4 // header, content, ident_parts, strings
+	SymbolFTSColumns = 5 // name, qualname, signature, doc, ident_parts
+	FileFTSColumns   = 2 // path, summary
+)
+
+func weightArgs(table string, want int, ws []float64) ([]any, error) {
+	if len(ws) != want {
+		return nil, fmt.Errorf("%s: %d column weights, want %d", table, len(ws), want)
+	}
+	out := make([]any, len(ws))
+	for i, w := range ws {
+		out[i] = w
+	}
+	return out, nil
+}
+
+// SearchChunks returns the best limit chunks matching the FTS5 expression
+// expr, by bm25 with the column weights ws (ChunkFTSColumns of them), ties
+// by path and line.
+func (db *DB) SearchChunks(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]ChunkRow, error) {
+	args, err := weightArgs("chunks_fts", ChunkFTSColumns, ws)
+	if err != nil {
+		return nil, err
+	}
+	w := filterOn(s.Filter(), scope.Chunks, "c")
+	args = append(append(append(args, expr), w.args...), limit, limit)
+	return collect(ctx, db, fmt.Sprintf(searchChunksSQL, w.sql), args, func(r scanner) (ChunkRow, error) {
+		var c ChunkRow
+		err := r.Scan(&c.ID, &c.CID, &c.FileID, &c.Path, &c.StartLine, &c.EndLine, &c.Header, &c.Score)
+		return c, err
+	})
+}
+
+// SimilarChunks is SearchChunks with the weights of code similarity
+// (content, identifier words, strings; not the header) and each chunk's
+// identifiers.
+func (db *DB) SimilarChunks(ctx context.Context, expr string, s scope.Scope, limit int) ([]ChunkRow, error) {
+	w := filterOn(s.Filter(), scope.Chunks, "c")
+	args := append(append([]any{expr}, w.args...), limit, limit)
+	return collect(ctx, db, fmt.Sprintf(similarChunksSQL, w.sql), args, func(r scanner) (ChunkRow, error) {
+		var c ChunkRow
+		var ids string
+		err := r.Scan(&c.ID, &c.CID, &c.FileID, &c.Path, &c.StartLine, &c.EndLine, &c.Header, &ids, &c.Score)
+		c.Identifiers = splitList(ids)
+		return c, err
+	})
+}
+
+// SearchSymbols returns the best limit symbols matching expr, by bm25
+// with the column weights ws (SymbolFTSColumns of them).
+func (db *DB) SearchSymbols(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]SymbolRow, error) {
+	args, err := weightArgs("symbols_fts", SymbolFTSColumns, ws)
+	if err != nil {
+		return nil, err
+	}
+	w := filterOn(s.Filter(), scope.Symbols, "s")
+	args = append(append(append(args, expr), w.args...), limit)
+	return collect(ctx, db, fmt.Sprintf(searchSymbolsSQL, w.sql), args, scanSymbolRow(true))
+}
+
+// SearchFiles returns the best limit files whose path or summary match
+// expr, by bm25 with the column weights ws (FileFTSColumns of them).
+func (db *DB) SearchFiles(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]FileRow, error) {
+	args, err := weightArgs("files_fts", FileFTSColumns, ws)
+	if err != nil {
+		return nil, err
+	}
+	w := filterOn(s.Filter(), scope.Files, "f")
+	args = append(append(append(args, expr), w.args...), limit)
+	return collect(ctx, db, fmt.Sprintf(searchFilesSQL, w.sql), args, func(r scanner) (FileRow, error) {
+		var f FileRow
+		err := r.Scan(&f.ID, &f.Path, &f.Lines, &f.Score)
+		return f, err
+	})
+}
+
+// Symbol lookups by name. The name index is NOCASE, so both the exact and
+// the prefix lookups use it; LIKE escapes the caller's '%' and '_'.
+const (
+	symbolsNamedSQL    = `SELECT ` + symbolRowCols + ` FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.name = ? COLLATE NOCASE%s LIMIT 500`
+	symbolsPrefixSQL   = `SELECT ` + symbolRowCols + ` FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.name LIKE ? ESCAPE '\' AND s.name <> ? COLLATE NOCASE%s ORDER BY length(s.name), s.name LIMIT 200`
+	symbolsMatchSQL    = `SELECT ` + symbolRowCols + ` FROM symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid JOIN files f ON f.id = s.file_id WHERE symbols_fts MATCH ?%s LIMIT 200`
+	symbolsNamedAnySQL = `SELECT ` + symbolRowCols + ` FROM symbols s JOIN files f ON f.id = s.file_id WHERE lower(s.name) IN (%s)%s LIMIT 500`
+	symbolBySIDSQL     = `SELECT ` + symbolRowCols + ` FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.sid = ?`
+)
+
+// SymbolsNamed returns up to 500 symbols named name, ignoring case.
+func (db *DB) SymbolsNamed(ctx context.Context, name string, s scope.Scope) ([]SymbolRow, error) {
+	w := filterOn(s.Filter(), scope.Symbols, "s")
+	return collect(ctx, db, fmt.Sprintf(symbolsNamedSQL, w.sql), append([]any{name}, w.args...), scanSymbolRow(false))
+}
+
+// SymbolsWithPrefix returns up to 200 symbols whose name starts with
+// prefix (ignoring ASCII case) and is not prefix itself, shortest first.
+func (db *DB) SymbolsWithPrefix(ctx context.Context, prefix string, s scope.Scope) ([]SymbolRow, error) {
+	w := filterOn(s.Filter(), scope.Symbols, "s")
+	like := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(prefix) + "%"
+	return collect(ctx, db, fmt.Sprintf(symbolsPrefixSQL, w.sql), append([]any{like, prefix}, w.args...), scanSymbolRow(false))
+}
+
+// SymbolsMatching returns up to 200 symbols matching the symbols_fts
+// expression expr, unranked.
+func (db *DB) SymbolsMatching(ctx context.Context, expr string, s scope.Scope) ([]SymbolRow, error) {
+	w := filterOn(s.Filter(), scope.Symbols, "s")
+	return collect(ctx, db, fmt.Sprintf(symbolsMatchSQL, w.sql), append([]any{expr}, w.args...), scanSymbolRow(false))
+}
+
+// SymbolsNamedAny returns up to 500 symbols whose lower-cased name is one
+// of lowerNames.
+func (db *DB) SymbolsNamedAny(ctx context.Context, lowerNames []string, s scope.Scope) ([]SymbolRow, error) {
+	if len(lowerNames) == 0 {
+		return nil, nil
+	}
+	w := filterOn(s.Filter(), scope.Symbols, "s")
+	args := make([]any, 0, len(lowerNames)+len(w.args))
+	for _, n := range lowerNames {
+		args = append(args, n)
+	}
+	args = append(args, w.args...)
+	return collect(ctx, db, fmt.Sprintf(symbolsNamedAnySQL, marks(len(lowerNames)), w.sql), args, scanSymbolRow(false))
+}
+
+// SymbolBySID returns the symbol with the given sid; ok is false when the
+// index has none.
+func (db *DB) SymbolBySID(ctx context.Context, sid string) (row SymbolRow, ok bool, err error) {
+	row, err = scanSymbolRow(false)(db.queryRow(ctx, symbolBySIDSQL, sid))
+	ok, err = found(err)
+	return row, ok, err
+}
+
+// SymbolsKey is max(symbols.id): every write inserts symbols with new,
+// higher ids, so any new name changes it. Caches of symbol names key on
+// it.
+func (db *DB) SymbolsKey(ctx context.Context) (int64, error) {
+	var id int64
+	err := db.queryRow(ctx, `SELECT coalesce(max(id), 0) FROM symbols`).Scan(&id)
+	return id, err
+}
+
+// SymbolNames returns the distinct non-empty symbol names, lower-cased,
+// in no particular order.
+func (db *DB) SymbolNames(ctx context.Context) ([]string, error) {
+	return collect(ctx, db, `SELECT DISTINCT lower(name) FROM symbols WHERE name <> ''`, nil, func(r scanner) (string, error) {
+		var s string
+		err := r.Scan(&s)
+		return s, err
+	})
+}
+
+// FilesKey fingerprints the files table cheaply (a scan of the path
+// index, not of the wide rows): a file added or removed changes the count
+// and the sums of ids; a rewritten file keeps its id, path and language,
+// and only its length can change, which the end of every run publishes in
+// meta (last_indexed_at). So a length may lag during a run, never a path.
+type FilesKey struct {
+	N, MaxID, SumID int64
+	LastIndexedAt   string
+}
+
+const (
+	filesKeySQL = `SELECT count(*), coalesce(max(id), 0), coalesce(sum(id), 0),
+  (SELECT coalesce(max(value), '') FROM meta WHERE key = '` + MetaLastIndexedAt + `') FROM files`
+	fileListSQL = `SELECT id, path, language, lines FROM files`
+	fileDocSQL  = `SELECT doc, summary FROM files WHERE id = ?`
+)
+
+// PrepareReads prepares the statements every search uses, so that a
+// missing table or an index of another schema fails here rather than at
+// the first search. It reads no rows.
+func (db *DB) PrepareReads(ctx context.Context) error {
+	for _, q := range []string{
+		fmt.Sprintf(searchChunksSQL, ""), fmt.Sprintf(searchSymbolsSQL, ""), fmt.Sprintf(searchFilesSQL, ""),
+		fmt.Sprintf(symbolsNamedSQL, ""), filesKeySQL, fileListSQL, fileDocSQL,
+	} {
+		if _, err := db.stmt(ctx, q); err != nil {
+			return fmt.Errorf("prepare reads: %w", err)
+		}
+	}
+	return nil
+}
+
+// FilesKey returns the fingerprint of the files table.
+func (db *DB) FilesKey(ctx context.Context) (FilesKey, error) {
+	var k FilesKey
+	err := db.queryRow(ctx, filesKeySQL).Scan(&k.N, &k.MaxID, &k.SumID, &k.LastIndexedAt)
+	return k, err
+}
+
+// FileList returns every file's id, path, language and line count.
+func (db *DB) FileList(ctx context.Context) ([]FileRow, error) {
+	return collect(ctx, db, fileListSQL, nil, func(r scanner) (FileRow, error) {
+		var f FileRow
+		err := r.Scan(&f.ID, &f.Path, &f.Language, &f.Lines)
+		return f, err
+	})
+}
+
+// InScope returns the ids of the rows of table t (symbols, chunks or
+// files; rowids, as in SymbolRow.ID, ChunkRow.ID and FileRow.ID) that s
+// admits.
+func (db *DB) InScope(ctx context.Context, t scope.Table, s scope.Scope) (map[int64]bool, error) {
+	var q string
+	switch t {
+	case scope.Files:
+		q = `SELECT f.id FROM files f WHERE 1%s`
+	case scope.Chunks:
+		q = `SELECT c.id FROM chunks c WHERE 1%s`
+	case scope.Symbols:
+		q = `SELECT s.id FROM symbols s WHERE 1%s`
+	default:
+		return nil, fmt.Errorf("in scope: table %q has no row ids", t)
+	}
+	alias := q[len("SELECT ") : len("SELECT ")+1]
+	w := filterOn(s.Filter(), t, alias)
+	rows, err := db.query(ctx, fmt.Sprintf(q, w.sql), w.args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	ids := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids[id] = true
+	}
+	return ids, rows.Err()
+}
+
+// FTSTable names a full-text table for term statistics.
+type FTSTable string
+
+// The full-text tables whose terms TermStats counts.
+const (
+	ChunksFTS FTSTable = "chunks_fts"
+	FilesFTS  FTSTable = "files_fts"
+)
+
+// RowCount returns the number of rows indexed in t.
+func (db *DB) RowCount(ctx context.Context, t FTSTable) (int, error) {
+	var q string
+	switch t {
+	case ChunksFTS:
+		q = `SELECT count(*) FROM chunks`
+	case FilesFTS:
+		q = `SELECT count(*) FROM files`
+	default:
+		return 0, fmt.Errorf("row count: unknown table %q", t)
+	}
+	var n int
+	err := db.queryRow(ctx, q).Scan(&n)
+	return n, err
+}
+
+// ChunksKey returns max(chunks.id): every write inserts chunks with new,
+// higher ids, so any new content changes it.
+func (db *DB) ChunksKey(ctx context.Context) (string, error) {
+	var maxID int64
+	err := db.queryRow(ctx, `SELECT coalesce(max(id), 0) FROM chunks`).Scan(&maxID)
+	return fmt.Sprint(maxID), err
+}
+
+// MatchCount returns the number of rows of t matching the FTS5
+// expression expr.
+func (db *DB) MatchCount(ctx context.Context, t FTSTable, expr string) (int, error) {
+	var q string
+	switch t {
+	case ChunksFTS:
+		q = `SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?`
+	case FilesFTS:
+		q = `SELECT count(*) FROM files_fts WHERE files_fts MATCH ?`
+	default:
+		return 0, fmt.Errorf("match count: unknown table %q", t)
+	}
+	var n int
+	err := db.queryRow(ctx, q, expr).Scan(&n)
+	return n, err
+}
+
+// ChunkText is a chunk with its text, as exact search reads it.
+type ChunkText struct {
+	ID        int64
+	Path      string
+	FileID    int64
+	StartLine int
+	Header    string
+	Content   string
+}
+
+// Exact text. The trigram table (detail=none: which chunks hold each
+// trigram, no positions) finds the chunks holding every trigram of the
+// text, ignoring case: a superset of the chunks holding the text, which
+// the caller verifies. Without the table, or for text under three
+// characters, every chunk's text is searched.
+const (
+	exactTrigramSQL = `SELECT c.id, f.path, c.file_id, c.start_line, c.header, c.content
+FROM chunks_tri JOIN chunks c ON c.id = chunks_tri.rowid JOIN files f ON f.id = c.file_id
+WHERE chunks_tri MATCH ?%s ORDER BY c.id`
+	exactScanSQL = `SELECT c.id, f.path, c.file_id, c.start_line, c.header, c.content
+FROM chunks c JOIN files f ON f.id = c.file_id WHERE instr(lower(c.content), lower(?)) > 0%s ORDER BY c.id`
+)
+
+// ChunksContaining calls fn with every chunk in scope that may contain
+// text, ignoring case (a superset: the caller finds the occurrences), in
+// rowid order, until fn returns false. Chunks can overlap, so one
+// occurrence can be in two chunks; the order decides which one a caller
+// that keeps the first reports.
+func (db *DB) ChunksContaining(ctx context.Context, text string, s scope.Scope, fn func(*ChunkText) bool) error {
+	w := filterOn(s.Filter(), scope.Chunks, "c")
+	q, arg := fmt.Sprintf(exactScanSQL, w.sql), any(text)
+	if expr := trigramExpr(text); db.trigram && expr != "" {
+		q, arg = fmt.Sprintf(exactTrigramSQL, w.sql), expr
+	}
+	rows, err := db.query(ctx, q, append([]any{arg}, w.args...)...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c ChunkText
+		if err := rows.Scan(&c.ID, &c.Path, &c.FileID, &c.StartLine, &c.Header, &c.Content); err != nil {
+			return err
+		}
+		if !fn(&c) {
+			return nil
+		}
+	}
+	return rows.Err()
+}
+
+// maxTrigrams bounds the trigrams a search ANDs: more only narrow a
+// candidate set that is already small, at the cost of one posting list
+// each.
+const maxTrigrams = 24
+
+// trigramExpr is the chunks_tri expression matching every chunk that
+// holds all trigrams of text ("" when text has under three characters):
+// an AND of quoted trigrams, spread evenly over the text when there are
+// more than maxTrigrams.
+func trigramExpr(text string) string {
+	rs := []rune(text)
+	n := len(rs) - 2
+	if n < 1 {
+		return ""
+	}
+	var b strings.Builder
+	seen := map[string]bool{}
+	for i := 0; i < min(n, maxTrigrams); i++ {
+		at := i
+		if n > maxTrigrams {
+			at = i * (n - 1) / (maxTrigrams - 1)
+		}
+		tri := string(rs[at : at+3])
+		if seen[tri] {
+			continue
+		}
+		seen[tri] = true
+		if b.Len() > 0 {
+			b.WriteString(" AND ")
+		}
+		b.WriteString(`"` + strings.ReplaceAll(tri, `"`, `""`) + `"`)
+	}
+	return b.String()
+}
+
+// ChunkContents returns the text of the chunks with the given rowids; a
+// chunk re-written since its id was read is missing from the map.
+func (db *DB) ChunkContents(ctx context.Context, ids []int64) (map[int64]string, error) {
+	out := map[int64]string{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	rows, err := db.query(ctx, fmt.Sprintf(`SELECT id, content FROM chunks WHERE id IN (%s)`, marks(len(ids))), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var c string
+		if err := rows.Scan(&id, &c); err != nil {
+			return nil, err
+		}
+		out[id] = c
+	}
+	return out, rows.Err()
+}
+
+// FileDoc returns a file's doc comment and summary; ok is false when the
+// file is gone.
+func (db *DB) FileDoc(ctx context.Context, fileID int64) (doc, summary string, ok bool, err error) {
+	err = db.queryRow(ctx, fileDocSQL, fileID).Scan(&doc, &summary)
+	ok, err = found(err)
+	return doc, summary, ok, err
+}
+
+// FileLines returns lines from..to (1-based, inclusive) of a file, read
+// back from its chunks; a line no chunk holds is "".
+func (db *DB) FileLines(ctx context.Context, fileID int64, from, to int) ([]string, error) {
+	if to < from {
+		return nil, nil
+	}
+	rows, err := db.query(ctx, `SELECT start_line, end_line, content FROM chunks
+WHERE file_id = ? AND start_line <= ? AND end_line >= ? ORDER BY start_line, end_line`, fileID, to, from)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make([]string, to-from+1)
+	have := make([]bool, len(out))
+	for rows.Next() {
+		var s, e int
+		var content string
+		if err := rows.Scan(&s, &e, &content); err != nil {
+			return nil, err
+		}
+		for i, l := range strings.Split(content, "\n") {
+			ln := s + i
+			if ln > e || ln > to {
+				break
+			}
+			if ln >= from && !have[ln-from] {
+				out[ln-from], have[ln-from] = l, true
+			}
+		}
+	}
+	return out, rows.Err()
+}
+
+// splitList reads a list column ('\n'-joined with a leading and trailing
+// '\n').
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, "\n") {
+		if x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}

@@ -1,0 +1,110 @@
+package tables
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"sync"
+)
+
+// stmtCache holds the prepared statements of the read methods, by SQL
+// text, so that a search prepares each statement once per DB.
+type stmtCache struct {
+	mu    sync.Mutex
+	stmts map[string]*sql.Stmt
+}
+
+// maxCachedStmts bounds the cache: scoped statements vary with the number
+// of values per filter, and a caller sending ever-new shapes must not
+// grow it without end. Past the bound statements run unprepared.
+const maxCachedStmts = 512
+
+func (c *stmtCache) close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var errs []error
+	for _, s := range c.stmts {
+		errs = append(errs, s.Close())
+	}
+	c.stmts = nil
+	return errors.Join(errs...)
+}
+
+// stmt returns the prepared statement for q, preparing it on first use.
+// It returns nil (and no error) when the cache is full; the caller then
+// runs q on the pool.
+func (db *DB) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	c := &db.stmts
+	c.mu.Lock()
+	s, ok := c.stmts[q]
+	full := len(c.stmts) >= maxCachedStmts
+	c.mu.Unlock()
+	if ok || full {
+		return s, nil
+	}
+	s, err := db.r.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.stmts[q]; ok {
+		s.Close() // another goroutine prepared it meanwhile
+		return old, nil
+	}
+	if c.stmts == nil {
+		c.stmts = map[string]*sql.Stmt{}
+	}
+	c.stmts[q] = s
+	return s, nil
+}
+
+// query runs q on the read pool through its prepared statement.
+func (db *DB) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	s, err := db.stmt(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if s == nil {
+		return db.r.QueryContext(ctx, q, args...)
+	}
+	return s.QueryContext(ctx, args...)
+}
+
+// queryRow is query for one row.
+func (db *DB) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	s, err := db.stmt(ctx, q)
+	if err != nil || s == nil {
+		return db.r.QueryRowContext(ctx, q, args...)
+	}
+	return s.QueryRowContext(ctx, args...)
+}
+
+// scanner is a *sql.Row or *sql.Rows.
+type scanner interface{ Scan(...any) error }
+
+// collect runs q and scans every row with scan.
+func collect[T any](ctx context.Context, db *DB, q string, args []any, scan func(scanner) (T, error)) ([]T, error) {
+	rows, err := db.query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// found turns sql.ErrNoRows into ok == false.
+func found(err error) (ok bool, _ error) {
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}

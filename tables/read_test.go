@@ -1,0 +1,316 @@
+package tables
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/scope"
+)
+
+// fixtureIndex indexes every source fixture of the repository (not the
+// golden files) and returns the index and the files' texts by path.
+func fixtureIndex(t *testing.T) (*DB, map[string]string) {
+	t.Helper()
+	ctx := context.Background()
+	root := filepath.Join("..", "fixtures")
+	texts := map[string]string{}
+	var files []*extract.File
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == "golden" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		rel = filepath.ToSlash(rel)
+		f, err := extract.Extract(ctx, rel, src, extract.Options{})
+		if err != nil {
+			return err
+		}
+		texts[rel] = string(src)
+		files = append(files, f)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 20 {
+		t.Fatalf("only %d fixture files found", len(files))
+	}
+	db := openTest(t)
+	mustWrite(t, db, files, nil)
+	return db, texts
+}
+
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// substrings returns many texts to search for: pieces of every fixture
+// at several offsets and lengths (cut on rune boundaries), and
+// punctuation-heavy ones.
+func substrings(texts map[string]string) []string {
+	set := map[string]bool{}
+	for _, w := range []string{"->", "::", `":"`, "()", "{}", "=>", ":=", "!=", "&&", "||", "#[", "@", "$", "\"", "'", "a", "ab",
+		"  ", "\t", "){", "); ", "[]", "<-", "|>", "%s", `\n`, "::new", "->next", "self.", "def ", "func (", "end\n", "}\n}", "Queue",
+		"ueu", "retry(", "RETRY", "rEtRy", "Ratelimit", "zzzz-not-there", "x\ny"} {
+		set[w] = true
+	}
+	paths := make([]string, 0, len(texts))
+	for p := range texts {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for i, p := range paths {
+		s := texts[p]
+		for k, n := range []int{1, 2, 3, 4, 5, 7, 9, 13, 20, 40} {
+			for _, at := range []int{(i*31 + k*17) % max(len(s), 1), len(s) / 3, len(s) / 2, 2 * len(s) / 3} {
+				for at < len(s) && !utf8.RuneStart(s[at]) {
+					at++
+				}
+				end := at
+				for j := 0; j < n && end < len(s); j++ {
+					_, size := utf8.DecodeRuneInString(s[end:])
+					end += size
+				}
+				if end > at {
+					set[s[at:end]] = true
+				}
+			}
+		}
+	}
+	out := make([]string, 0, len(set))
+	for w := range set {
+		out = append(out, w)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ChunksContaining never misses a chunk that holds the text: its
+// candidates include every chunk the previous trigram index (full detail,
+// phrase queries; built here beside the new one) found, and every chunk
+// whose text holds it ignoring ASCII case, for substrings of every
+// fixture and punctuation-heavy ones.
+func TestChunksContainingMissesNothing(t *testing.T) {
+	ctx := context.Background()
+	db, texts := fixtureIndex(t)
+	if _, err := db.w.Exec(`CREATE VIRTUAL TABLE old_tri USING fts5(content, content='chunks', content_rowid='id', tokenize='trigram')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.w.Exec(`INSERT INTO old_tri(old_tri) VALUES ('rebuild')`); err != nil {
+		t.Fatal(err)
+	}
+	contents := map[int64]string{}
+	rows, err := db.SQL().Query(`SELECT id, content FROM chunks`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id int64
+		var c string
+		if err := rows.Scan(&id, &c); err != nil {
+			t.Fatal(err)
+		}
+		contents[id] = c
+	}
+	rows.Close()
+
+	subs := substrings(texts)
+	t.Logf("%d texts, %d chunks", len(subs), len(contents))
+	narrowed := 0
+	for _, text := range subs {
+		got := map[int64]bool{}
+		if err := db.ChunksContaining(ctx, text, scope.Scope{}, func(c *ChunkText) bool {
+			got[c.ID] = true
+			return true
+		}); err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		var want []int64 // every chunk holding the text
+		for id, c := range contents {
+			if strings.Contains(asciiLower(c), asciiLower(text)) {
+				want = append(want, id)
+			}
+		}
+		if utf8.RuneCountInString(text) >= 3 {
+			old := queryInts(t, db, `SELECT rowid FROM old_tri WHERE old_tri MATCH ?`, `"`+strings.ReplaceAll(text, `"`, `""`)+`"`)
+			want = append(want, old...)
+			if len(got) < len(contents) {
+				narrowed++
+			}
+		}
+		for _, id := range want {
+			if !got[id] {
+				t.Errorf("%q: chunk %d holds it (%.60q) but is not a candidate", text, id, contents[id])
+			}
+		}
+	}
+	if narrowed == 0 {
+		t.Error("the trigram index narrowed no search")
+	}
+}
+
+func queryInts(t testing.TB, db *DB, q string, args ...any) []int64 {
+	t.Helper()
+	rows, err := db.SQL().Query(q, args...)
+	if err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var v int64
+		if err := rows.Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// TestTrigramExpr: quoting, spreading and short texts.
+func TestTrigramExpr(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"ab", ""},
+		{"abc", `"abc"`},
+		{`a"bc`, `"a""b" AND """bc"`},
+		{"aaaa", `"aaa"`},
+		{"héllo", `"hél" AND "éll" AND "llo"`},
+	} {
+		if got := trigramExpr(tc.in); got != tc.want {
+			t.Errorf("trigramExpr(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+	long := strings.Repeat("abcdefghij", 10)
+	if n := strings.Count(trigramExpr(long), " AND ") + 1; n > maxTrigrams {
+		t.Errorf("%d trigrams for a 100-byte text, want at most %d", n, maxTrigrams)
+	}
+}
+
+// RefsNamed returns exactly the uses the facts hold: for every name used
+// in the fixtures, the rows equal those computed from extract's refs
+// directly (identifiers once per name and line, a definition's own name
+// left out, imports also by imported name), with their enclosing symbol.
+func TestRefsNamedMatchesFacts(t *testing.T) {
+	ctx := context.Background()
+	root := filepath.Join("..", "fixtures")
+	var files []*extract.File
+	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			if d != nil && d.Name() == "golden" {
+				return filepath.SkipDir
+			}
+			return err
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		f, err := extract.Extract(ctx, filepath.ToSlash(rel), src, extract.Options{})
+		files = append(files, f)
+		return err
+	})
+	db := openTest(t)
+	mustWrite(t, db, files, nil)
+
+	render := func(r RefRow) string {
+		return r.Path + ":" + strconv.Itoa(r.Line) + " " + r.Kind + " " + r.Target + " in " + r.Qualname
+	}
+	names := map[string]bool{}
+	for _, f := range files {
+		for _, r := range f.Refs {
+			names[r.Name] = true
+			if r.Target != "" {
+				names[r.Target] = true
+			}
+		}
+	}
+	// Every stored use, with what the lookup tests need, computed once.
+	type use struct {
+		row               string
+		kind, name, lower string
+		target            string
+		ownName, defLine  bool
+	}
+	var uses []use
+	for _, f := range files {
+		encl := enclosing(f, nil)
+		defs := map[identKey]bool{}
+		for _, s := range f.Symbols {
+			defs[identKey{s.Name, s.StartLine}] = true
+		}
+		seen := map[identKey]bool{}
+		for i, r := range f.Refs {
+			if r.Kind == extract.RefIdent {
+				k := identKey{r.Name, r.StartLine}
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+			}
+			qual, sname := "", ""
+			if encl[i] >= 0 {
+				qual, sname = f.Symbols[encl[i]].Qualname, f.Symbols[encl[i]].Name
+			}
+			uses = append(uses, use{
+				row:  render(RefRow{Path: f.Path, Line: r.StartLine, Kind: r.Kind, Target: r.Target, Qualname: qual}),
+				kind: r.Kind, name: r.Name, lower: strings.ToLower(r.Name), target: r.Target,
+				ownName: r.Kind == "ident" && sname == r.Name, defLine: defs[identKey{r.Name, r.StartLine}],
+			})
+		}
+	}
+	checked := 0
+	for name := range names {
+		var want []string
+		lower := strings.ToLower(name)
+		for _, u := range uses {
+			byName := u.lower == lower && slices.Contains([]string{"call", "ident", "type", "import"}, u.kind) && !u.ownName && !u.defLine
+			byTarget := u.kind == "import" && u.target == name && u.lower != lower
+			if byName || byTarget {
+				want = append(want, u.row)
+			}
+		}
+		rows, err := db.RefsNamed(ctx, name, scope.Scope{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range rows {
+			got = append(got, render(r))
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("%q:\n got %q\nwant %q", name, got, want)
+		}
+		checked += len(want)
+	}
+	if checked < 100 {
+		t.Errorf("only %d uses checked", checked)
+	}
+}

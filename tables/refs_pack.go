@@ -1,0 +1,107 @@
+package tables
+
+import (
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"slices"
+)
+
+// refIDShift places a file's refs in a rowid range of their own: row i of
+// file f has rowid f<<32 | i. The table is then clustered by file, and a
+// re-write deletes a range instead of looking rows up through an index
+// on file_id (12 MB on GOROOT/src).
+const refIDShift = "32"
+
+// refRowID is the rowid of the i-th refs row of file fileID.
+func refRowID(fileID int64, i int) int64 { return fileID<<32 | int64(i) }
+
+// refKey identifies one row of refs within a file.
+type refKey struct{ kind, name, target string }
+
+// refUse is one use: its line and 1 + the ordinal of its innermost
+// enclosing symbol (0 at top level).
+type refUse struct{ line, encl int }
+
+type refGroup struct {
+	key  refKey
+	uses []refUse
+}
+
+// refGroups collects a file's references per key, in the order keys first
+// appear; its storage is reused from file to file.
+type refGroups struct {
+	byKey map[refKey]int
+	order []*refGroup
+	pool  []*refGroup
+}
+
+func (g *refGroups) reset() {
+	if g.byKey == nil {
+		g.byKey = map[refKey]int{}
+	}
+	clear(g.byKey)
+	for _, grp := range g.order {
+		grp.uses = grp.uses[:0]
+		g.pool = append(g.pool, grp)
+	}
+	g.order = g.order[:0]
+}
+
+func (g *refGroups) add(k refKey, line, encl int) {
+	i, ok := g.byKey[k]
+	if !ok {
+		var grp *refGroup
+		if n := len(g.pool); n > 0 {
+			grp, g.pool = g.pool[n-1], g.pool[:n-1]
+		} else {
+			grp = &refGroup{}
+		}
+		grp.key = k
+		i = len(g.order)
+		g.byKey[k] = i
+		g.order = append(g.order, grp)
+	}
+	g.order[i].uses = append(g.order[i].uses, refUse{line, encl})
+}
+
+// packUses encodes uses in line order (stable: uses on one line keep
+// their order) as the refs.uses BLOB.
+func packUses(uses []refUse) []byte {
+	if !slices.IsSortedFunc(uses, func(a, b refUse) int { return cmp.Compare(a.line, b.line) }) {
+		slices.SortStableFunc(uses, func(a, b refUse) int { return cmp.Compare(a.line, b.line) })
+	}
+	b := make([]byte, 0, 3*len(uses))
+	prev := 0
+	for _, u := range uses {
+		b = binary.AppendUvarint(b, uint64(u.line-prev))
+		b = binary.AppendUvarint(b, uint64(u.encl))
+		prev = u.line
+	}
+	return b
+}
+
+var errBadUses = errors.New("refs.uses: malformed")
+
+// unpackUses decodes a refs.uses BLOB of n uses, appending to dst.
+func unpackUses(dst []refUse, b []byte, n int) ([]refUse, error) {
+	line := 0
+	for i := 0; i < n; i++ {
+		d, k := binary.Uvarint(b)
+		if k <= 0 {
+			return dst, errBadUses
+		}
+		b = b[k:]
+		e, k := binary.Uvarint(b)
+		if k <= 0 {
+			return dst, errBadUses
+		}
+		b = b[k:]
+		line += int(d)
+		dst = append(dst, refUse{line, int(e)})
+	}
+	if len(b) != 0 {
+		return dst, errBadUses
+	}
+	return dst, nil
+}
