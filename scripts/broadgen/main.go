@@ -239,7 +239,7 @@ func isSource(p string) bool {
 	return n != "text" && n != "markdown"
 }
 
-var testPath = regexp.MustCompile(`(?i)(^|/)(tests?|specs?|__tests__|testing|testdata|test_files|fixtures?|examples?|benchmarks?|bench|e2e|integration[-_]?tests?)(/|$)|(_test|_spec|\.test|\.spec|Tests?|Spec)\.[a-z]+$|(^|/)test_[^/]*$|(^|/)[^/]*Test\.[a-z]+$`)
+var testPath = regexp.MustCompile(`(?i:(^|/)(tests?|specs?|__tests__|testing|testdata|test_files|fixtures?|examples?|benchmarks?|bench|e2e|integration[-_]?tests?)(/|$)|(_test|_spec|\.test|\.spec)\.[a-z]+$|(^|/)test_[^/]*$)|[a-z0-9](Tests?|Spec)\.[a-z]+$`)
 
 // isTest: tests, specs, fixtures, examples and benchmarks are not targets.
 func isTest(p string) bool { return testPath.MatchString(p) }
