@@ -19,7 +19,7 @@ import (
 	"unicode"
 
 	"github.com/viberag/viberag/embed"
-	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/fileset"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/query"
 )
@@ -718,7 +718,7 @@ func printBreakdown(w io.Writer, res *evalResult) {
 // result is the whole file.
 func (c *evalCmd) evalFilesBM25(ctx context.Context, r benchRepo, root string, qs []benchQuery) (*repoResult, error) {
 	start := time.Now()
-	sel, err := extract.Select(ctx, root, extract.SelectOptions{})
+	sel, err := fileset.Select(ctx, root, fileset.SelectOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -737,7 +737,7 @@ func (c *evalCmd) evalFilesBM25(ctx context.Context, r benchRepo, root string, q
 		if err != nil {
 			return nil, fmt.Errorf("bm25-files: %w", err)
 		}
-		if extract.CheckContent(f.Path, data) != "" {
+		if fileset.CheckContent(f.Path, data) != "" {
 			continue // binary or not UTF-8: viberag does not index it either
 		}
 		lines := bytes.Count(data, []byte("\n")) + 1

@@ -46,6 +46,7 @@ import (
 	"unicode"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/fileset"
 )
 
 type config struct {
@@ -186,7 +187,7 @@ type source struct {
 
 func (c config) repoQueries(ctx context.Context, r repo) ([]query, error) {
 	root := filepath.Join(c.checkouts, r.Name, filepath.FromSlash(r.Root))
-	sel, err := extract.Select(ctx, root, extract.SelectOptions{})
+	sel, err := fileset.Select(ctx, root, fileset.SelectOptions{})
 	if err != nil {
 		return nil, err
 	}
