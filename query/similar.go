@@ -135,6 +135,12 @@ func (p *Planner) similar(ctx context.Context, req Request, text string, resp *R
 		}
 		return cands[i].u.start < cands[j].u.start
 	})
+	order := spreadFiles(len(cands), func(i int) (string, float64) { return cands[i].u.path, cands[i].score }, p.tune.SameFileDecay)
+	spread := make([]*cand, len(cands))
+	for i, k := range order {
+		spread[i] = cands[k]
+	}
+	cands = spread
 	resp.Total = len(cands)
 	for i, c := range cands {
 		if i == req.Limit {
@@ -202,3 +208,22 @@ var codeKeywords = func() map[string]bool {
 	}
 	return m
 }()
+
+// spreadFiles orders n ranked items as fusion orders units (fuse.go): a
+// file's n-th item competes at its score times decay^n, so with a small
+// decay every file's best item comes before any file's second (issue 14:
+// the top k should not spend its slots on one file). It returns the new
+// order as indexes; equal scores keep their order.
+func spreadFiles(n int, item func(i int) (path string, score float64), decay float64) []int {
+	nth := map[string]int{}
+	adj := make([]float64, n)
+	order := make([]int, n)
+	for i := range n {
+		path, score := item(i)
+		adj[i] = score * math.Pow(decay, float64(nth[path]))
+		nth[path]++
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return adj[order[a]] > adj[order[b]] })
+	return order
+}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,8 +16,10 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode"
 
 	"github.com/viberag/viberag/embed"
+	"github.com/viberag/viberag/fileset"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/query"
 )
@@ -37,6 +41,10 @@ type evalCmd struct {
 	CPUProfile string   `name:"cpuprofile" hidden:"" help:"Write a CPU profile of the queries (development)." type:"path"`
 	// What the C-family, Haskell and Swift repair readers buy (issue 6).
 	PlainReaders bool `name:"plain-readers" hidden:"" help:"Read C, C++, C#, Haskell and Swift with the plain tree-sitter reader (development)."`
+	// The broad benchmark's report (issue 14): hit rates and per-category,
+	// per-language tables, and a plain baseline beside viberag.
+	Breakdown bool   `help:"Also print Hit@1/5/10 and NDCG@10 per category and per language."`
+	Ranker    string `default:"viberag" enum:"viberag,bm25-files" help:"viberag, or bm25-files: a plain baseline that ranks whole files by SQLite FTS5 bm25 over their content (no index)."`
 }
 
 // evalResult is what eval --json prints.
@@ -47,10 +55,18 @@ type evalResult struct {
 	P50MS        float64            `json:"p50_ms"`
 	P95MS        float64            `json:"p95_ms"`
 	IndexMSTotal int64              `json:"index_ms_total"`
-	Repos        []repoResult       `json:"repos"`
-	Missing      []string           `json:"missing,omitempty"`
-	WarmIndex    bool               `json:"warm_index,omitempty"`
-	Tuning       []string           `json:"tuning,omitempty"`
+	// Hits are Hit@1, @5, @10 (a target in the first k results), macro
+	// averaged like NDCG@10; the breakdowns are per category and language.
+	Hits             hitRates                      `json:"hits"`
+	HitsByCategory   map[string]hitRates           `json:"hits_by_category"`
+	HitsByLanguage   map[string]hitRates           `json:"hits_by_language"`
+	NDCGByLangCat    map[string]map[string]float64 `json:"ndcg10_by_language_category"`
+	QueriesByLangCat map[string]map[string]int     `json:"queries_by_language_category"`
+	Ranker           string                        `json:"ranker,omitempty"`
+	Repos            []repoResult                  `json:"repos"`
+	Missing          []string                      `json:"missing,omitempty"`
+	WarmIndex        bool                          `json:"warm_index,omitempty"`
+	Tuning           []string                      `json:"tuning,omitempty"`
 	// Vectors is the embedding model of a hybrid run, or "off: why".
 	Vectors string `json:"vectors"`
 
@@ -60,16 +76,18 @@ type evalResult struct {
 }
 
 type repoResult struct {
-	Name       string             `json:"name"`
-	Language   string             `json:"language"`
-	Queries    int                `json:"queries"`
-	NDCG10     float64            `json:"ndcg10"`
-	ByCategory map[string]float64 `json:"by_category"`
-	P50MS      float64            `json:"p50_ms"`
-	P95MS      float64            `json:"p95_ms"`
-	IndexMS    int64              `json:"index_ms"`
-	Files      int64              `json:"files"`
-	PerQuery   []queryResult      `json:"per_query"`
+	Name       string              `json:"name"`
+	Language   string              `json:"language"`
+	Queries    int                 `json:"queries"`
+	NDCG10     float64             `json:"ndcg10"`
+	ByCategory map[string]float64  `json:"by_category"`
+	P50MS      float64             `json:"p50_ms"`
+	P95MS      float64             `json:"p95_ms"`
+	IndexMS    int64               `json:"index_ms"`
+	Files      int64               `json:"files"`
+	Hits       hitRates            `json:"hits"`
+	HitsByCat  map[string]hitRates `json:"hits_by_category"`
+	PerQuery   []queryResult       `json:"per_query"`
 
 	latencies []float64
 }
@@ -82,6 +100,7 @@ type queryResult struct {
 	MS       float64     `json:"ms"`
 	Targets  []string    `json:"targets"`
 	Ranks    []int       `json:"ranks"` // per target, 0 when not in the top 10
+	First    int         `json:"first"` // rank of the first matching result, 0 when none in the top 10
 	Top      []scoredHit `json:"top"`
 }
 
@@ -120,6 +139,10 @@ func (c *evalCmd) Run(ctx context.Context) error {
 		only[n] = true
 	}
 	res := &evalResult{WarmIndex: c.IndexCache != "", Tuning: c.Tune}
+	if c.Ranker == "bm25-files" {
+		res.Ranker = c.Ranker
+		c.Embed = "off"
+	}
 	if res.embedder, res.cfg, res.off, err = c.provider(ctx, nil, c.JSON); err != nil {
 		return err
 	}
@@ -153,6 +176,9 @@ func (c *evalCmd) Run(ctx context.Context) error {
 		return enc.Encode(res)
 	}
 	printEval(os.Stdout, res, c.PerQuery)
+	if c.Breakdown {
+		printBreakdown(os.Stdout, res)
+	}
 	return nil
 }
 
@@ -179,6 +205,9 @@ func (c *evalCmd) evalRepo(ctx context.Context, r benchRepo, tune *query.Tuning,
 		return nil, fmt.Errorf("annotations: %w", err)
 	}
 
+	if c.Ranker == "bm25-files" {
+		return c.evalFilesBM25(ctx, r, root, qs)
+	}
 	dir := ""
 	if c.IndexCache != "" {
 		dir = filepath.Join(c.IndexCache, r.Name)
@@ -221,8 +250,6 @@ func (c *evalCmd) evalRepo(ctx context.Context, r benchRepo, tune *query.Tuning,
 		return nil, err
 	}
 	defer p.Close()
-	byCat := map[string][]float64{}
-	var scores []float64
 	for _, q := range qs {
 		qr, err := c.runQuery(ctx, p, r, q)
 		if err != nil {
@@ -230,15 +257,32 @@ func (c *evalCmd) evalRepo(ctx context.Context, r benchRepo, tune *query.Tuning,
 		}
 		rr.PerQuery = append(rr.PerQuery, *qr)
 		rr.latencies = append(rr.latencies, qr.MS)
+	}
+	rr.summarise()
+	return rr, nil
+}
+
+// summarise computes the repository's means from its per-query results.
+func (rr *repoResult) summarise() {
+	byCat := map[string][]float64{}
+	hitsByCat := map[string][]hitRates{}
+	var scores []float64
+	var hits []hitRates
+	for _, qr := range rr.PerQuery {
 		scores = append(scores, qr.NDCG10)
-		byCat[q.Category] = append(byCat[q.Category], qr.NDCG10)
+		byCat[qr.Category] = append(byCat[qr.Category], qr.NDCG10)
+		h := hitsAt(qr.First)
+		hits = append(hits, h)
+		hitsByCat[qr.Category] = append(hitsByCat[qr.Category], h)
 	}
 	rr.NDCG10 = mean(scores)
+	rr.Hits = meanHits(hits)
+	rr.HitsByCat = map[string]hitRates{}
 	for cat, xs := range byCat {
 		rr.ByCategory[cat] = mean(xs)
+		rr.HitsByCat[cat] = meanHits(hitsByCat[cat])
 	}
 	rr.P50MS, rr.P95MS = round3(percentile(rr.latencies, 50)), round3(percentile(rr.latencies, 95))
-	return rr, nil
 }
 
 // runQuery runs one query as `viberag search` does (intent auto, ten
@@ -263,10 +307,20 @@ func (c *evalCmd) runQuery(ctx context.Context, p *query.Planner, r benchRepo, q
 		// the annotations name: the benchmark root, then the indexed path.
 		hits = append(hits, scoredHit{Path: joinSlash(r.root(), h.Path), Start: h.StartLine, End: h.EndLine})
 	}
+	return scoreQuery(q, hits, string(resp.Intent), median(times)), nil
+}
+
+// scoreQuery scores one query's hits against its targets.
+func scoreQuery(q benchQuery, hits []scoredHit, intent string, ms float64) *queryResult {
 	targets := q.targets()
 	score, ranks := ndcg10(hits, targets)
-	qr := &queryResult{Query: q.Query, Category: q.Category, NDCG10: round3(score), Intent: string(resp.Intent),
-		MS: round3(median(times)), Ranks: ranks, Top: hits}
+	qr := &queryResult{Query: q.Query, Category: q.Category, NDCG10: round3(score), Intent: intent,
+		MS: round3(ms), Ranks: ranks, Top: hits}
+	for _, rk := range ranks {
+		if rk > 0 && (qr.First == 0 || rk < qr.First) {
+			qr.First = rk
+		}
+	}
 	for _, t := range targets {
 		s := t.Path
 		if t.hasSpan() {
@@ -274,7 +328,7 @@ func (c *evalCmd) runQuery(ctx context.Context, p *query.Planner, r benchRepo, q
 		}
 		qr.Targets = append(qr.Targets, s)
 	}
-	return qr, nil
+	return qr
 }
 
 func joinSlash(a, b string) string {
@@ -291,16 +345,45 @@ func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 // over all queries.
 func (res *evalResult) aggregate() {
 	res.ByCategory, res.ByLanguage = map[string]float64{}, map[string]float64{}
+	res.HitsByCategory, res.HitsByLanguage = map[string]hitRates{}, map[string]hitRates{}
+	res.NDCGByLangCat, res.QueriesByLangCat = map[string]map[string]float64{}, map[string]map[string]int{}
 	var all, lat []float64
+	var allHits []hitRates
 	cats, langs := map[string][]float64{}, map[string][]float64{}
+	catHits, langHits := map[string][]hitRates{}, map[string][]hitRates{}
+	langCat := map[string]map[string][]float64{}
 	for _, r := range res.Repos {
 		all = append(all, r.NDCG10)
+		allHits = append(allHits, r.Hits)
 		langs[r.Language] = append(langs[r.Language], r.NDCG10)
+		langHits[r.Language] = append(langHits[r.Language], r.Hits)
+		if langCat[r.Language] == nil {
+			langCat[r.Language] = map[string][]float64{}
+			res.QueriesByLangCat[r.Language] = map[string]int{}
+		}
 		for c, v := range r.ByCategory {
 			cats[c] = append(cats[c], v)
+			catHits[c] = append(catHits[c], r.HitsByCat[c])
+			langCat[r.Language][c] = append(langCat[r.Language][c], v)
+		}
+		for _, q := range r.PerQuery {
+			res.QueriesByLangCat[r.Language][q.Category]++
 		}
 		lat = append(lat, r.latencies...)
 		res.IndexMSTotal += r.IndexMS
+	}
+	res.Hits = meanHits(allHits)
+	for c, xs := range catHits {
+		res.HitsByCategory[c] = meanHits(xs)
+	}
+	for l, xs := range langHits {
+		res.HitsByLanguage[l] = meanHits(xs)
+	}
+	for l, m := range langCat {
+		res.NDCGByLangCat[l] = map[string]float64{}
+		for c, xs := range m {
+			res.NDCGByLangCat[l][c] = round3(mean(xs))
+		}
 	}
 	res.NDCG10 = round3(mean(all))
 	for c, xs := range cats {
@@ -531,3 +614,182 @@ func percentile(xs []float64, p float64) float64 {
 
 // median of xs.
 func median(xs []float64) float64 { return percentile(xs, 50) }
+
+// hitRates are Hit@1, Hit@5 and Hit@10: the share of queries with a target
+// among the first k results.
+type hitRates struct {
+	At1  float64 `json:"at1"`
+	At5  float64 `json:"at5"`
+	At10 float64 `json:"at10"`
+}
+
+// hitsAt is one query's hit rates given the rank of its first matching
+// result (0: none in the top 10).
+func hitsAt(first int) hitRates {
+	var h hitRates
+	if first == 1 {
+		h.At1 = 1
+	}
+	if first >= 1 && first <= 5 {
+		h.At5 = 1
+	}
+	if first >= 1 && first <= 10 {
+		h.At10 = 1
+	}
+	return h
+}
+
+// meanHits averages hit rates, rounded like the NDCG figures.
+func meanHits(xs []hitRates) hitRates {
+	var a1, a5, a10 []float64
+	for _, h := range xs {
+		a1, a5, a10 = append(a1, h.At1), append(a5, h.At5), append(a10, h.At10)
+	}
+	return hitRates{At1: round3(mean(a1)), At5: round3(mean(a5)), At10: round3(mean(a10))}
+}
+
+// printBreakdown prints the broad benchmark's tables (issue 14): per
+// category and per language, NDCG@10 and Hit@1/5/10, macro over
+// repositories as everywhere else.
+func printBreakdown(w io.Writer, res *evalResult) {
+	cats := make([]string, 0, len(res.ByCategory))
+	for c := range res.ByCategory {
+		cats = append(cats, c)
+	}
+	sort.Strings(cats)
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "category\tqueries\tndcg@10\thit@1\thit@5\thit@10\t")
+	queries := func(cat string) int {
+		n := 0
+		for _, m := range res.QueriesByLangCat {
+			n += m[cat]
+		}
+		return n
+	}
+	total := 0
+	for _, c := range cats {
+		h := res.HitsByCategory[c]
+		total += queries(c)
+		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t\n", c, queries(c), res.ByCategory[c], h.At1, h.At5, h.At10)
+	}
+	fmt.Fprintf(tw, "all\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t\n", total, res.NDCG10, res.Hits.At1, res.Hits.At5, res.Hits.At10)
+	tw.Flush()
+
+	langs := make([]string, 0, len(res.ByLanguage))
+	repos := map[string]int{}
+	for _, r := range res.Repos {
+		repos[r.Language]++
+	}
+	for l := range res.ByLanguage {
+		langs = append(langs, l)
+	}
+	sort.Strings(langs)
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := "language\trepos\tqueries\tndcg@10\thit@1\thit@5\thit@10\t"
+	for _, c := range cats {
+		head += c + "\t"
+	}
+	fmt.Fprintln(tw, head)
+	for _, l := range langs {
+		n := 0
+		for _, v := range res.QueriesByLangCat[l] {
+			n += v
+		}
+		h := res.HitsByLanguage[l]
+		line := fmt.Sprintf("%s\t%d\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t", l, repos[l], n, res.ByLanguage[l], h.At1, h.At5, h.At10)
+		for _, c := range cats {
+			if v, ok := res.NDCGByLangCat[l][c]; ok {
+				line += fmt.Sprintf("%.3f\t", v)
+			} else {
+				line += "-\t"
+			}
+		}
+		fmt.Fprintln(tw, line)
+	}
+	tw.Flush()
+}
+
+// evalFilesBM25 is the plain baseline of the broad benchmark (issue 14):
+// the files viberag would index, each one document of its whole content,
+// ranked by SQLite FTS5 bm25 (default unicode61 tokenizer, no code-aware
+// splitting, no ranking stack) for the query's words joined by OR. Each
+// result is the whole file.
+func (c *evalCmd) evalFilesBM25(ctx context.Context, r benchRepo, root string, qs []benchQuery) (*repoResult, error) {
+	start := time.Now()
+	sel, err := fileset.Select(ctx, root, fileset.SelectOptions{})
+	if err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite", ":memory:")
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1) // one connection: one in-memory database
+	if _, err := db.ExecContext(ctx, `CREATE VIRTUAL TABLE files USING fts5(path UNINDEXED, lines UNINDEXED, body)`); err != nil {
+		return nil, fmt.Errorf("bm25-files: %w", err)
+	}
+	var files int64
+	for _, f := range sel.Files {
+		data, err := os.ReadFile(filepath.Join(sel.Root, filepath.FromSlash(f.Path)))
+		if err != nil {
+			return nil, fmt.Errorf("bm25-files: %w", err)
+		}
+		if fileset.CheckContent(f.Path, data) != "" {
+			continue // binary or not UTF-8: viberag does not index it either
+		}
+		lines := bytes.Count(data, []byte("\n")) + 1
+		if _, err := db.ExecContext(ctx, `INSERT INTO files(path, lines, body) VALUES (?, ?, ?)`, f.Path, lines, string(data)); err != nil {
+			return nil, fmt.Errorf("bm25-files %s: %w", f.Path, err)
+		}
+		files++
+	}
+	rr := &repoResult{Name: r.Name, Language: r.Language, Queries: len(qs), IndexMS: time.Since(start).Milliseconds(),
+		Files: files, ByCategory: map[string]float64{}}
+	for _, q := range qs {
+		match := fts5Words(q.Query)
+		var hits []scoredHit
+		t0 := time.Now()
+		if match != "" {
+			rows, err := db.QueryContext(ctx, `SELECT path, lines FROM files WHERE files MATCH ? ORDER BY bm25(files) LIMIT 10`, match)
+			if err != nil {
+				return nil, fmt.Errorf("bm25-files query %q: %w", match, err)
+			}
+			for rows.Next() {
+				var p string
+				var n int
+				if err := rows.Scan(&p, &n); err != nil {
+					rows.Close()
+					return nil, err
+				}
+				hits = append(hits, scoredHit{Path: joinSlash(r.root(), p), Start: 1, End: n})
+			}
+			if err := rows.Close(); err != nil {
+				return nil, err
+			}
+		}
+		qr := scoreQuery(q, hits, "bm25-files", float64(time.Since(t0).Microseconds())/1000)
+		rr.PerQuery = append(rr.PerQuery, *qr)
+		rr.latencies = append(rr.latencies, qr.MS)
+	}
+	rr.summarise()
+	return rr, nil
+}
+
+// fts5Words turns free text into an FTS5 query: its distinct words (runs
+// of letters and digits, lower-cased), each quoted, joined by OR.
+func fts5Words(q string) string {
+	seen := map[string]bool{}
+	var words []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}) {
+		if !seen[w] {
+			seen[w] = true
+			words = append(words, `"`+w+`"`)
+		}
+	}
+	return strings.Join(words, " OR ")
+}

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -145,5 +148,97 @@ func TestAggregateIsMacro(t *testing.T) {
 	if res.NDCG10 != 0.5 || res.ByLanguage["go"] != 0.75 || res.ByLanguage["rust"] != 0 ||
 		res.ByCategory["symbol"] != 0.75 || res.ByCategory["semantic"] != 0.1 || res.P50MS != 2 {
 		t.Errorf("aggregate: %+v", res)
+	}
+}
+
+func TestScoreQueryHits(t *testing.T) {
+	q := benchQuery{Query: "q", Category: "task", Relevant: []benchTarget{{Path: "a.go"}, {Path: "b.go"}}}
+	tests := []struct {
+		hits  []string
+		first int
+		want  hitRates
+	}{
+		{[]string{"a.go"}, 1, hitRates{1, 1, 1}},
+		{[]string{"x", "y", "b.go", "a.go"}, 3, hitRates{0, 1, 1}},
+		{[]string{"1", "2", "3", "4", "5", "6", "a.go"}, 7, hitRates{0, 0, 1}},
+		{[]string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "a.go"}, 0, hitRates{}}, // past the cutoff
+		{nil, 0, hitRates{}},
+	}
+	for _, tc := range tests {
+		var hs []scoredHit
+		for _, p := range tc.hits {
+			hs = append(hs, scoredHit{Path: p, Start: 1, End: 1})
+		}
+		qr := scoreQuery(q, hs, "", 0)
+		if qr.First != tc.first || hitsAt(qr.First) != tc.want {
+			t.Errorf("hits %v: first %d, rates %+v; want %d, %+v", tc.hits, qr.First, hitsAt(qr.First), tc.first, tc.want)
+		}
+	}
+}
+
+func TestSummariseMacroHits(t *testing.T) {
+	rr := &repoResult{ByCategory: map[string]float64{}, PerQuery: []queryResult{
+		{Category: "task", First: 1, NDCG10: 1}, {Category: "task", First: 0}, {Category: "symbol", First: 4, NDCG10: 0.43},
+	}}
+	rr.summarise()
+	if got := rr.HitsByCat["task"]; got != (hitRates{0.5, 0.5, 0.5}) {
+		t.Errorf("task hit rates %+v, want 0.5 each", got)
+	}
+	if got := rr.Hits; got != (hitRates{0.333, 0.667, 0.667}) {
+		t.Errorf("repository hit rates %+v", got)
+	}
+}
+
+func TestFTS5Words(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"Fix crash in parseURL() when host is empty", `"fix" OR "crash" OR "in" OR "parseurl" OR "when" OR "host" OR "is" OR "empty"`},
+		{`a "quoted" AND b OR a`, `"a" OR "quoted" OR "and" OR "b" OR "or"`}, // operators are words, not syntax
+		{"--- !!", ""},
+	}
+	for _, tc := range tests {
+		if got := fts5Words(tc.in); got != tc.want {
+			t.Errorf("fts5Words(%q) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
+
+// The plain baseline ranks whole files by bm25 in a real SQLite FTS5 table.
+func TestEvalFilesBM25(t *testing.T) {
+	root := t.TempDir()
+	files := map[string]string{
+		"src/cache.go":  "package src\n// evict the least recently used entry when the cache is full\nfunc evict() {}\n",
+		"src/server.go": "package src\n// serve HTTP requests\nfunc serve() {}\n",
+		"README.md":     "# demo\n",
+	}
+	for p, body := range files {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := &evalCmd{}
+	qs := []benchQuery{
+		{Query: "cache eviction when full", Category: "task", Relevant: []benchTarget{{Path: "src/cache.go"}}},
+		{Query: "HTTP requests", Category: "task", Relevant: []benchTarget{{Path: "src/server.go"}}},
+		{Query: "nothing matches this", Category: "symbol", Relevant: []benchTarget{{Path: "src/server.go"}}},
+	}
+	rr, err := c.evalFilesBM25(context.Background(), benchRepo{Name: "demo"}, root, qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rr.Files != 3 {
+		t.Errorf("files %d, want 3", rr.Files)
+	}
+	if rr.PerQuery[0].First != 1 || rr.PerQuery[1].First != 1 || rr.PerQuery[2].First != 0 {
+		t.Errorf("first ranks %d %d %d, want 1 1 0", rr.PerQuery[0].First, rr.PerQuery[1].First, rr.PerQuery[2].First)
+	}
+	if h := rr.PerQuery[0].Top[0]; h.Start != 1 || h.End != 4 {
+		t.Errorf("a whole-file hit spans %d-%d, want 1-4", h.Start, h.End)
+	}
+	if rr.HitsByCat["task"].At1 != 1 || rr.ByCategory["symbol"] != 0 {
+		t.Errorf("by category %+v %+v", rr.HitsByCat, rr.ByCategory)
 	}
 }
