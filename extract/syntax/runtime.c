@@ -15,6 +15,8 @@ struct vr_parser {
   int64_t deadline; /* CLOCK_MONOTONIC ns; 0: none */
   int64_t mem_start, mem_limit; /* vr_thread_bytes at the start; limit 0: none */
   int why;
+  uint32_t len;                  /* the source's length */
+  int64_t stop_at_end, at_end;   /* tests: stop at the stop_at_end-th check past the input's end */
 };
 
 // vr_thread_bytes counts the runtime's live heap bytes allocated on this
@@ -116,8 +118,14 @@ static bool vr_progress(TSParseState *state) {
     p->why = 5;
     return true;
   }
+  if (p->stop_at_end && state->current_byte_offset >= p->len && ++p->at_end >= p->stop_at_end) {
+    p->why = 1;
+    return true;
+  }
   return false;
 }
+
+void vr_parser_stop_at_end(vr_parser *p, int64_t n) { p->stop_at_end = n; }
 
 TSTree *vr_parse(vr_parser *p, const TSLanguage *lang, const char *src, uint32_t len, int64_t budget_ns,
                  int64_t mem_limit, int *why) {
@@ -130,13 +138,26 @@ TSTree *vr_parse(vr_parser *p, const TSLanguage *lang, const char *src, uint32_t
   p->deadline = budget_ns > 0 ? vr_now() + budget_ns : 0;
   p->mem_start = vr_thread_bytes;
   p->mem_limit = mem_limit;
+  p->len = len;
+  p->at_end = 0;
   vr_input in = {src, len};
   TSInput input = {&in, vr_read, 0, NULL};
   TSParseOptions opts = {p, vr_progress};
   TSTree *tree = ts_parser_parse_with_options(p->ts, NULL, input, opts);
   if (!tree) {
-    // A stopped parse would resume on the next call: start afresh.
-    ts_parser_reset(p->ts);
+    // A stopped parse would resume on the next call: start afresh, with a
+    // new runtime parser. ts_parser_reset is not enough: a parse stopped
+    // while it balanced the finished tree leaves a flag that reset does
+    // not clear (tree-sitter 0.25, canceled_balancing), and the next parse
+    // then resumes a balance whose tree reset freed, failing an assertion
+    // that aborts the process.
+    TSParser *fresh = ts_parser_new();
+    if (fresh) {
+      ts_parser_delete(p->ts);
+      p->ts = fresh;
+    } else {
+      ts_parser_reset(p->ts);
+    }
     *why = p->why ? p->why : 4;
 #if defined(__GLIBC__)
     // A parse stopped for its memory gives that memory back to the system

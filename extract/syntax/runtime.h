@@ -104,6 +104,10 @@ vr_parser *vr_parser_new(void);
 void vr_parser_delete(vr_parser *p);
 void vr_parser_cancel(vr_parser *p);
 void vr_parser_clear(vr_parser *p);
+// vr_parser_stop_at_end makes the parser's parses stop (as if cancelled) at
+// the n-th progress check past the end of the input (0: never): tests stop
+// parses inside the final balancing of the tree with it.
+void vr_parser_stop_at_end(vr_parser *p, int64_t n);
 // vr_parse parses src[0:len) under a budget in nanoseconds and a limit on
 // the bytes the runtime may hold for it (0: none) and returns the tree, or
 // NULL when cancelled, over a budget or refused; *why is then 1

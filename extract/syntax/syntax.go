@@ -142,6 +142,11 @@ func NewParser() *Parser {
 	return &Parser{p: p}
 }
 
+// stopAtEnd makes p's parses stop as if cancelled at the n-th progress
+// check past the end of the input (0: never). For tests: the checks past
+// the end are the final balancing of the tree.
+func (p *Parser) stopAtEnd(n int) { C.vr_parser_stop_at_end(p.p, C.int64_t(n)) }
+
 // Close releases the parser. Closing twice is harmless; a stuck parser is
 // never freed (its C code may still be running).
 func (p *Parser) Close() {

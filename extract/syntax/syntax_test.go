@@ -320,3 +320,34 @@ func TestStuckParseIsAbandoned(t *testing.T) {
 		t.Errorf("pool holds %d parsers, want the stuck one replaced by 1", n)
 	}
 }
+
+// TestParseAfterStopInBalancing stops parses at every point of the final
+// balancing of a long statement list, then parses again with the same
+// parser. tree-sitter's reset leaves a balancing that was stopped marked
+// as in progress, and the next parse aborted the process on an assertion
+// (`self->finished_tree.ptr`); the parser is now replaced after a stop.
+func TestParseAfterStopInBalancing(t *testing.T) {
+	lang := MustLanguage("javascript", tsjs.Language())
+	src := []byte(strings.Repeat("x = 1;\n", 8000) + "x = 1;") // ends on a token: the checks past the end have offset len
+	p := NewParser()
+	defer p.Close()
+	stopped := 0
+	for n := 1; n <= 40; n++ {
+		p.stopAtEnd(n)
+		_, err := p.Parse(context.Background(), lang, src, 0)
+		p.stopAtEnd(0)
+		if err != nil {
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("stop at check %d: %v", n, err)
+			}
+			stopped++
+		}
+		tree, err := p.Parse(context.Background(), lang, []byte("let y = 2;\n"), 0)
+		if err != nil || tree.Root().NamedChildCount() != 1 {
+			t.Fatalf("parse after a stop at check %d: %v", n, err)
+		}
+	}
+	if stopped == 0 {
+		t.Fatal("no parse stopped past the end of its input: the test reaches no balancing")
+	}
+}
