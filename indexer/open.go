@@ -39,6 +39,11 @@ type OpenOptions struct {
 	// aside and replaced by an empty one, with what was wrong; the caller
 	// then rebuilds it with a run.
 	Repaired func(reason string)
+	// Outdated, when set, is called instead of Repaired when the index was
+	// written by an older viberag whose schema this one does not read: it
+	// is not damaged, just obsolete, so it is removed (no copy is kept)
+	// and replaced by an empty one that the caller's run fills.
+	Outdated func(reason string)
 }
 
 // Open opens the index at path (a data directory's IndexFile), the one
@@ -66,6 +71,16 @@ func Open(ctx context.Context, path string, opts OpenOptions) (*tables.DB, error
 		return tables.Open(ctx, path, topts)
 	}
 	reason, err := damage(ctx, path, topts, opts.Check)
+	if errors.Is(err, tables.ErrRebuildNeeded) && opts.Outdated == nil {
+		err = nil // treated as damage: moved aside below
+	}
+	if errors.Is(err, tables.ErrRebuildNeeded) {
+		if rerr := tables.Remove(path); rerr != nil {
+			return nil, fmt.Errorf("index %s is outdated (%s) and could not be removed: %w", path, reason, rerr)
+		}
+		opts.Outdated(reason)
+		return tables.Open(ctx, path, topts)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +112,11 @@ func damage(ctx context.Context, path string, topts tables.OpenOptions, check bo
 	}
 	db, err := tables.Open(ctx, path, topts)
 	switch {
-	case tables.IsCorrupt(err), errors.Is(err, tables.ErrNotIndex), errors.Is(err, tables.ErrRebuildNeeded):
+	case errors.Is(err, tables.ErrRebuildNeeded):
+		// Obsolete, not damaged: Open removes it when its caller says
+		// how to tell the user (Outdated), else treats it as damage.
+		return err.Error(), err
+	case tables.IsCorrupt(err), errors.Is(err, tables.ErrNotIndex):
 		return err.Error(), nil
 	case err != nil:
 		return "", err

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -223,5 +225,39 @@ func TestIndexRepairsDamage(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOutdatedIndexIsRebuilt: an index written by an older viberag (a real
+// schema-2 file) is not damage: index says it rebuilds, keeps no copy, and
+// the new index answers.
+func TestOutdatedIndexIsRebuilt(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"app.py": "def handler(event):\n    return event\n"})
+	data := t.TempDir()
+	gz, err := os.ReadFile(filepath.Join("..", "..", "tables", "testdata", "v2.index.db.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, indexer.IndexFile), old, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runMain(t, "index", root, "--data-dir", data, "--embed", "off")
+	if code != 0 || !strings.Contains(stderr, "older viberag") || strings.Contains(stderr, "damaged") {
+		t.Fatalf("index over a schema-2 file: exit %d, stderr %q; want a rebuild that names the older version", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(data, indexer.IndexFile+indexer.DamagedSuffix)); err == nil {
+		t.Error("the outdated index was kept as a damaged copy")
+	}
+	if code, stdout, stderr := runMain(t, "symbol", "handler", "--data-dir", data, "-C", root); code != 0 || !strings.Contains(stdout, "app.py") {
+		t.Errorf("symbol after the rebuild: exit %d, %q %q", code, stdout, stderr)
 	}
 }

@@ -110,6 +110,9 @@ func (c *indexCmd) Run(ctx context.Context) error {
 		fmt.Fprintf(os.Stderr, "viberag: the index was damaged (%s); moved it to %s and rebuilding it from source\n",
 			oneLine(reason), path+indexer.DamagedSuffix)
 	}
+	outdated := func(reason string) {
+		fmt.Fprintf(os.Stderr, "viberag: rebuilding the index from source: %s\n", oneLine(reason))
+	}
 	var (
 		db   *tables.DB
 		meta map[string]string
@@ -136,7 +139,7 @@ func (c *indexCmd) Run(ctx context.Context) error {
 			fmt.Fprintf(os.Stderr, "viberag: continuing the forced rebuild started %s (%d of %d files done)\n", pending.StartedAt, pending.Done, pending.Total)
 		}
 	} else {
-		db, err = indexer.Open(ctx, path, indexer.OpenOptions{Repaired: repaired, NoMap: true})
+		db, err = indexer.Open(ctx, path, indexer.OpenOptions{Repaired: repaired, Outdated: outdated, NoMap: true})
 		if err == nil {
 			meta, err = db.Meta(ctx)
 		}
@@ -232,7 +235,7 @@ func (c *indexCmd) Run(ctx context.Context) error {
 			return fmt.Errorf("index run: %w; moving the damaged index aside: %w", runErr, err)
 		}
 		repaired(runErr.Error())
-		if db, err = indexer.Open(ctx, path, indexer.OpenOptions{Repaired: repaired, NoMap: true}); err != nil {
+		if db, err = indexer.Open(ctx, path, indexer.OpenOptions{Repaired: repaired, Outdated: outdated, NoMap: true}); err != nil {
 			return err
 		}
 		res, err = indexer.Run(ctx, db, root, opts)
