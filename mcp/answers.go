@@ -3,6 +3,7 @@ package mcp
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -61,8 +62,8 @@ func (a *Answers) Search(ctx context.Context, in SearchIn) (*SearchOut, error) {
 	if in.K < 0 || in.K > query.MaxLimit {
 		return nil, argErr("k", "%d is out of range; give 1 to %d (default %d)", in.K, query.MaxLimit, query.DefaultLimit)
 	}
-	if in.MaxTokens < 0 || in.MaxTokens > maxSearchTokens {
-		return nil, argErr("max_tokens", "%d is out of range; give 0 (no bound) to %d", in.MaxTokens, maxSearchTokens)
+	if in.MaxTokens < 0 || in.MaxTokens > maxSearchTokens || in.MaxTokens > 0 && in.MaxTokens < query.MinTokens {
+		return nil, argErr("max_tokens", "%d is out of range; give 0 (no bound) or %d to %d", in.MaxTokens, query.MinTokens, maxSearchTokens)
 	}
 	req := query.Request{Query: in.Query, Intent: intent, Limit: in.K, MaxTokens: in.MaxTokens, Explain: in.Explain,
 		Exhaustive: in.Exhaustive, Cursor: in.Cursor, IgnoreCase: in.IgnoreCase}
@@ -75,13 +76,18 @@ func (a *Answers) Search(ctx context.Context, in SearchIn) (*SearchOut, error) {
 	if err != nil {
 		return nil, err
 	}
+	// What is added after the search counts against its budget too.
+	note := a.building(ctx, fr)
+	if b, err := json.Marshal(fr); err == nil {
+		req.ReserveBytes = len(b) + len(note) + 8
+	}
 	resp, err := a.Planner.Search(ctx, req)
 	if err != nil {
 		return nil, err
 	}
 	presentAll(resp.SuggestedNextActions)
 	out := &SearchOut{Response: resp, Freshness: fr}
-	if note := a.building(ctx, out.Freshness); note != "" {
+	if note != "" {
 		// First: it explains the notes that follow ("no symbol matches").
 		resp.Notes = append([]string{note}, resp.Notes...)
 	}

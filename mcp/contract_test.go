@@ -2,7 +2,9 @@ package mcp
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/viberag/viberag/query"
@@ -88,5 +90,58 @@ func TestSuggestionsAreCallable(t *testing.T) {
 		if followed[k] == 0 {
 			t.Errorf("no answer suggested %s; followed %v", k, followed)
 		}
+	}
+}
+
+// TestAnswersKeepTheirBudget: for many searches of every intent and many
+// budgets, the answer an agent receives (the tool's structured content, as
+// JSON) stays within max_tokens at the documented 4 bytes per token.
+func TestAnswersKeepTheirBudget(t *testing.T) {
+	s := startServer(t, testOptions(t, copyFixture(t, "python")))
+	cs := connect(t, s)
+	waitIndexed(t, s)
+	queries := []map[string]any{
+		{"query": "how are failed tasks retried"},
+		{"query": "task queue retry backoff worker"},
+		{"query": "Queue.push"},
+		{"query": "push", "intent": "usage"},
+		{"query": `"self"`},
+		{"query": `"self"`, "exhaustive": true},
+		{"query": "heapq.heappush(self._heap, (_clock() + delay, id(task), task))"},
+		{"query": "RuntimeError: queue is closed"},
+		{"query": "Traceback (most recent call last):\n  File \"taskq/queue.py\", line 40, in push\n    heapq.heappush(self._heap, item)\nTypeError: '<' not supported"},
+		{"query": "retry", "explain": true},
+		{"query": "worker", "intent": "definition"},
+		{"query": "a b c d e f g h i j k l m n o p"},
+	}
+	checked := 0
+	for _, q := range queries {
+		for _, budget := range []int{query.MinTokens, 160, 200, 300, 500, 1000, 2000} {
+			args := map[string]any{"max_tokens": budget}
+			for k, v := range q {
+				args[k] = v
+			}
+			res := call(t, cs, "codebase_search", args)
+			if res.IsError {
+				t.Errorf("codebase_search(%s): tool error: %s", trunc(mustJSON(args)), resultText(res))
+				continue
+			}
+			b, err := json.Marshal(res.StructuredContent)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(b) > 4*budget {
+				t.Errorf("codebase_search(%s): %d bytes, over the budget of %d tokens (%d bytes)", trunc(mustJSON(args)), len(b), budget, 4*budget)
+			}
+			checked++
+		}
+	}
+	if checked < 50 {
+		t.Fatalf("only %d answers checked", checked)
+	}
+	// Below the smallest answer: refused, naming the argument and the bound.
+	res := call(t, cs, "codebase_search", map[string]any{"query": "retry", "max_tokens": query.MinTokens - 1})
+	if !res.IsError || !strings.Contains(resultText(res), "max_tokens") || !strings.Contains(resultText(res), fmt.Sprint(query.MinTokens)) {
+		t.Errorf("max_tokens %d: %s; want an error naming max_tokens and %d", query.MinTokens-1, resultText(res), query.MinTokens)
 	}
 }

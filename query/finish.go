@@ -43,11 +43,20 @@ func arrange(resp *Response, present func(Action) Action) {
 	}
 }
 
-// budgetBytes is the request's bound on the answer's JSON size, 0 for none.
+// MinTokens is the smallest max_tokens a search accepts (0 aside): the
+// answer's frame (query, intent, state, counts, the note saying what was
+// cut) needs about 300 bytes before the first hit.
+const MinTokens = 150
+
+// budgetBytes is the request's bound on the answer's JSON size, less what
+// the caller reserves; 0 for none.
 func budgetBytes(req Request) int {
 	b := req.MaxBytes
 	if t := req.MaxTokens * 4; t > 0 && (b == 0 || t < b) {
 		b = t
+	}
+	if b > 0 {
+		b = max(b-req.ReserveBytes, 1)
 	}
 	return b
 }
@@ -55,9 +64,10 @@ func budgetBytes(req Request) int {
 // applyBudget fits the whole answer into the size budget, giving up what
 // an agent needs least first: the why of each hit, then snippets (cut to
 // their first line, then removed, from the last hit up), then a long
-// vectors explanation (to its first clause) and all but the first
-// suggested action; only then are hits dropped from the end, keeping one.
-// The response records what was cut.
+// vectors explanation (to its first clause), all but the first suggested
+// action, the routing explanation and the other notes; only then are hits
+// dropped from the end, and the last one too when even one does not fit.
+// The response records what was cut; the budget is a hard bound.
 func applyBudget(req Request, resp *Response, present func(Action) Action) {
 	limit := budgetBytes(req)
 	if limit == 0 || responseSize(resp) <= limit {
@@ -66,6 +76,23 @@ func applyBudget(req Request, resp *Response, present func(Action) Action) {
 	resp.Truncated = true
 	resp.Notes = append(resp.Notes, fmt.Sprintf("trimmed to the size budget of %d bytes: explanations, then snippets, then extra suggestions cut, then hits dropped from the end", limit))
 	over := func() bool { return responseSize(resp) > limit }
+	defer func() {
+		// The frame alone may still be over: the notes go to the one that
+		// says what happened, in short.
+		if over() {
+			resp.Routing = ""
+			resp.Notes = []string{fmt.Sprintf("trimmed to %d bytes; raise max_tokens for more", limit)}
+		}
+		for len(resp.Hits) > 0 && over() {
+			resp.Hits = resp.Hits[:len(resp.Hits)-1]
+			resp.Dropped++
+			arrange(resp, present)
+			resp.SuggestedNextActions = nil
+		}
+		if over() {
+			resp.SuggestedNextActions = nil
+		}
+	}()
 	for i := range resp.Hits {
 		if !over() {
 			return

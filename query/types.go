@@ -41,6 +41,10 @@ type Request struct {
 	// response says so. 0 means no bound.
 	MaxTokens int `json:"max_tokens,omitempty"`
 	MaxBytes  int `json:"max_bytes,omitempty"`
+	// ReserveBytes is what the caller adds to the answer after the search
+	// (the index state of an MCP answer, a note): the budget keeps room
+	// for it. Not part of the request's JSON.
+	ReserveBytes int `json:"-"`
 	// Exhaustive (exact_text only) returns every occurrence, Limit per
 	// page, in path and line order; NextCursor continues.
 	Exhaustive bool `json:"exhaustive,omitempty"`
