@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,6 +21,7 @@ import (
 	"github.com/viberag/viberag/fileset"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/query"
+	"github.com/viberag/viberag/tables"
 )
 
 type evalCmd struct {
@@ -722,15 +722,11 @@ func (c *evalCmd) evalFilesBM25(ctx context.Context, r benchRepo, root string, q
 	if err != nil {
 		return nil, err
 	}
-	db, err := sql.Open("sqlite", ":memory:")
+	idx, err := tables.NewFileBM25(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer db.Close()
-	db.SetMaxOpenConns(1) // one connection: one in-memory database
-	if _, err := db.ExecContext(ctx, `CREATE VIRTUAL TABLE files USING fts5(path UNINDEXED, lines UNINDEXED, body)`); err != nil {
-		return nil, fmt.Errorf("bm25-files: %w", err)
-	}
+	defer idx.Close()
 	var files int64
 	for _, f := range sel.Files {
 		data, err := os.ReadFile(filepath.Join(sel.Root, filepath.FromSlash(f.Path)))
@@ -741,8 +737,8 @@ func (c *evalCmd) evalFilesBM25(ctx context.Context, r benchRepo, root string, q
 			continue // binary or not UTF-8: viberag does not index it either
 		}
 		lines := bytes.Count(data, []byte("\n")) + 1
-		if _, err := db.ExecContext(ctx, `INSERT INTO files(path, lines, body) VALUES (?, ?, ?)`, f.Path, lines, string(data)); err != nil {
-			return nil, fmt.Errorf("bm25-files %s: %w", f.Path, err)
+		if err := idx.Add(ctx, f.Path, lines, string(data)); err != nil {
+			return nil, err
 		}
 		files++
 	}
@@ -753,21 +749,12 @@ func (c *evalCmd) evalFilesBM25(ctx context.Context, r benchRepo, root string, q
 		var hits []scoredHit
 		t0 := time.Now()
 		if match != "" {
-			rows, err := db.QueryContext(ctx, `SELECT path, lines FROM files WHERE files MATCH ? ORDER BY bm25(files) LIMIT 10`, match)
+			found, err := idx.Search(ctx, match, 10)
 			if err != nil {
-				return nil, fmt.Errorf("bm25-files query %q: %w", match, err)
-			}
-			for rows.Next() {
-				var p string
-				var n int
-				if err := rows.Scan(&p, &n); err != nil {
-					rows.Close()
-					return nil, err
-				}
-				hits = append(hits, scoredHit{Path: joinSlash(r.root(), p), Start: 1, End: n})
-			}
-			if err := rows.Close(); err != nil {
 				return nil, err
+			}
+			for _, h := range found {
+				hits = append(hits, scoredHit{Path: joinSlash(r.root(), h.Path), Start: 1, End: h.Lines})
 			}
 		}
 		qr := scoreQuery(q, hits, "bm25-files", float64(time.Since(t0).Microseconds())/1000)
