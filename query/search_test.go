@@ -33,13 +33,10 @@ func occurrencesOnDisk(t *testing.T, root, text string) []string {
 		}
 		rel, _ := filepath.Rel(root, p)
 		for i, line := range strings.Split(string(data), "\n") {
-			for off := 0; ; {
-				j := strings.Index(line[off:], text)
-				if j < 0 {
-					break
-				}
-				out = append(out, fmt.Sprintf("%s:%d:%d", filepath.ToSlash(rel), i+1, off+j))
-				break // one per line: exact_text gives a line once
+			// One per line, at its first occurrence: exact_text gives a
+			// line once.
+			if j := strings.Index(line, text); j >= 0 {
+				out = append(out, fmt.Sprintf("%s:%d:%d", filepath.ToSlash(rel), i+1, j))
 			}
 		}
 		return nil
