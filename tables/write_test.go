@@ -663,3 +663,26 @@ func TestNoMap(t *testing.T) {
 		}
 	}
 }
+
+// TestTempStore: the writer sorts in a temporary file, readers in memory
+// (see writerParams).
+func TestTempStore(t *testing.T) {
+	db, err := Open(context.Background(), filepath.Join(t.TempDir(), "index.db"), OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, tc := range []struct {
+		who  string
+		pool *sql.DB
+		want int // SQLite: 1 file, 2 memory
+	}{{"writer", db.w, 1}, {"reader", db.r, 2}} {
+		var got int
+		if err := tc.pool.QueryRow(`PRAGMA temp_store`).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want {
+			t.Errorf("%s temp_store = %d; want %d", tc.who, got, tc.want)
+		}
+	}
+}
