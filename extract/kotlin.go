@@ -1272,8 +1272,9 @@ func ktRenameInfixAccessors(src, out []byte, toks []ktTok) int {
 // property (`val bit = 1 shl id`) the grammar reads such a line as that
 // property's accessor and wraps the rest of the file in ERROR (okhttp's
 // http2 Settings.kt, whose field is named `set`). An accessor is followed
-// by `(`, `{`, `=` then a body, or nothing on its line; `set =` with no
-// parameter list is no accessor, nor is `set.x`, `set[i]`, `set or b`.
+// by a parameter list and a body or type, `{`, or nothing on its line;
+// `set =` with no parameter list is no accessor, nor is `set.x`, `set[i]`,
+// `set or b`, `set() shouldBe x`.
 func ktRenameAccessorNames(src, out []byte, toks []ktTok) int {
 	n := 0
 	for k := 0; k+1 < len(toks); k++ {
@@ -1285,7 +1286,11 @@ func ktRenameAccessorNames(src, out []byte, toks []ktTok) int {
 			continue
 		}
 		switch next.kind {
-		case '(', '{', ';', '}', ':':
+		case '(':
+			if ktAccessorAfterParens(toks, k+1) {
+				continue // `set(value) {`, `get(): Int =`: an accessor
+			}
+		case '{', ';', '}', ':':
 			continue // an accessor, or a parameter or argument named get/set
 		case 'w':
 			if w := ktWord(src, next); !ktNotOperand[w] && !ktInfixOperators[w] {
@@ -1296,6 +1301,34 @@ func ktRenameAccessorNames(src, out []byte, toks []ktTok) int {
 		n++
 	}
 	return n
+}
+
+// ktAccessorAfterParens: the parenthesis at toks[open] is an accessor's
+// parameter list: the `)` closing it is followed on its line by a body
+// (`{`, `=` but not `==`) or a type (`:`). `set() shouldBe x` is a call.
+func ktAccessorAfterParens(toks []ktTok, open int) bool {
+	depth := 0
+	for j := open; j < len(toks) && j < open+64; j++ {
+		switch toks[j].kind {
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth > 0 {
+				continue
+			}
+			if j+1 >= len(toks) || toks[j+1].nl {
+				return false
+			}
+			switch toks[j+1].kind {
+			case '{', ':':
+				return true
+			case '=':
+				return j+2 >= len(toks) || toks[j+2].kind != '=' || toks[j+2].start != toks[j+1].end
+			}
+			return false
+		}
+	}
+	return true // unclosed or long: leave it to the grammar
 }
 
 // ktInfixOperators are the standard library's infix functions that an
