@@ -42,7 +42,11 @@ func rsPrepare(src []byte) ([]byte, string) {
 	for _, m := range items {
 		blankSpan(out, m[2], m[3])
 	}
-	return out, fmt.Sprintf("repaired: blanked %d unsafe extern and %d safe qualifiers", len(heads), len(items))
+	note := fmt.Sprintf("repaired: blanked the unsafe of %d extern blocks", len(heads))
+	if len(items) > 0 {
+		note += fmt.Sprintf(" and the safe of %d items", len(items))
+	}
+	return out, note
 }
 
 // rustSpec reads Rust: functions (methods inside impl and trait blocks),
