@@ -95,11 +95,13 @@ func shInBatsTest(c *tsCtx, n *ts.Node) bool {
 }
 
 // shPrepare reads bats test heads as functions (shPrepareBats) and frees
-// parameter expansions with an unbalanced `{` (shExpansionBraces).
+// parameter expansions with an unbalanced `{` (shExpansionBraces) or zsh
+// flags (shZshFlags).
 func shPrepare(src []byte) ([]byte, string) {
 	out, _ := shPrepareBats(src)
 	opens, n := shExpansionBraces(src)
-	if n == 0 {
+	flags := shZshFlags(src)
+	if n == 0 && len(flags) == 0 {
 		return out, ""
 	}
 	if &out[0] == &src[0] {
@@ -108,7 +110,49 @@ func shPrepare(src []byte) ([]byte, string) {
 	for _, k := range opens {
 		out[k] = '_'
 	}
-	return out, fmt.Sprintf("repaired: renamed the unbalanced { of %d parameter expansions", n)
+	var notes []string
+	if n > 0 {
+		notes = append(notes, fmt.Sprintf("renamed the unbalanced { of %d parameter expansions", n))
+	}
+	for _, f := range flags {
+		for k := f[0]; k < f[1]; k++ {
+			out[k] = '_'
+		}
+	}
+	if len(flags) > 0 {
+		notes = append(notes, fmt.Sprintf("renamed %d zsh expansion flags", len(flags)))
+	}
+	return out, "repaired: " + strings.Join(notes, ", ")
+}
+
+// shZshFlags returns the spans of zsh parameter expansion flags, the
+// `(%)` of `${(%):-%N}` or the `(j:,:)` of `${(j:,:)parts}`: bash has no
+// such thing and tree-sitter-bash v0.23 turns the rest of the file into
+// ERROR (a zsh branch of a bash script, Kong's up.sh; zsh plugins). Made
+// underscores they leave a variable name (`${___:-%N}`). Only flags on
+// one line, followed by a name or `:`, are taken.
+func shZshFlags(src []byte) [][2]int {
+	var spans [][2]int
+	for i := 0; ; {
+		k := bytes.Index(src[i:], []byte("${("))
+		if k < 0 {
+			return spans
+		}
+		start := i + k + 2
+		end := start + 1
+		for end < len(src) && end < start+24 && src[end] != ')' && src[end] != '\n' {
+			end++
+		}
+		i = start
+		if end+1 >= len(src) || src[end] != ')' {
+			continue
+		}
+		if c := src[end+1]; c != ':' && !isWordByte(c) {
+			continue
+		}
+		spans = append(spans, [2]int{start, end + 1})
+		i = end + 1
+	}
 }
 
 // shExpansionBraces finds each `{` of a parameter expansion that bash reads as a literal
