@@ -617,7 +617,7 @@ func ktPrepare(src []byte) ([]byte, string) {
 	guards := ktBlankGuards(src, out, toks)
 	annots := ktBlankAccessorAnnotations(src, out, toks)
 	names := ktRenameSoftKeywords(src, out, toks) + ktRenameInfixAccessors(src, out, toks) +
-		ktRenameAccessorNames(src, out, toks)
+		ktRenameAccessorNames(src, out, toks) + ktRenameKeywordDigits(src, out, toks)
 	contexts := ktBlankContexts(src, out, toks)
 	dollars := ktBlankStringDollars(src, out, toks)
 	modAnnots := ktBlankModifierAnnotations(src, out, toks)
@@ -1329,6 +1329,23 @@ func ktAccessorAfterParens(toks []ktTok, open int) bool {
 		}
 	}
 	return true // unclosed or long: leave it to the grammar
+}
+
+// ktRenameKeywordDigits renames names made of the keyword `in` or `as`
+// and digits (`in1`, `as2`): tree-sitter-kotlin v1.0.1 lexes the keyword
+// and a number, so `in1.close()` is an error, and in a long test (okhttp's
+// CacheTest.kt) the errors add up to most of the file.
+func ktRenameKeywordDigits(src, out []byte, toks []ktTok) int {
+	n := 0
+	for _, t := range toks {
+		w := ktWord(src, t)
+		if len(w) < 3 || !(w[:2] == "in" || w[:2] == "as") || strings.TrimLeft(w[2:], "0123456789") != "" {
+			continue
+		}
+		out[t.start] = '_'
+		n++
+	}
+	return n
 }
 
 // ktInfixOperators are the standard library's infix functions that an
