@@ -619,6 +619,7 @@ func ktPrepare(src []byte) ([]byte, string) {
 	names := ktRenameSoftKeywords(src, out, toks) + ktRenameInfixAccessors(src, out, toks) +
 		ktRenameAccessorNames(src, out, toks) + ktRenameKeywordDigits(src, out, toks)
 	contexts := ktBlankContexts(src, out, toks)
+	targets := ktRewriteAllTargets(src, out, toks)
 	dollars := ktBlankStringDollars(src, out, toks)
 	modAnnots := ktBlankModifierAnnotations(src, out, toks)
 	trailing := ktBlankTrailingAnnotation(out)
@@ -640,6 +641,9 @@ func ktPrepare(src []byte) ([]byte, string) {
 	}
 	if names > 0 {
 		notes = append(notes, fmt.Sprintf("renamed %d soft keywords used as names", names))
+	}
+	if targets > 0 {
+		notes = append(notes, fmt.Sprintf("read %d @all: use-site targets as @get:", targets))
 	}
 	if contexts > 0 {
 		notes = append(notes, fmt.Sprintf("blanked %d context parameter lists", contexts))
@@ -1343,6 +1347,23 @@ func ktRenameKeywordDigits(src, out []byte, toks []ktTok) int {
 			continue
 		}
 		out[t.start] = '_'
+		n++
+	}
+	return n
+}
+
+// ktRewriteAllTargets rewrites the Kotlin 2.2 use-site target `@all:`
+// (`@all:JsonSetter(…) val value: V`) as `@get:`, one the grammar knows,
+// of the same length: without it the parameter and the class holding it
+// are lost to ERROR. The annotation's name is unchanged.
+func ktRewriteAllTargets(src, out []byte, toks []ktTok) int {
+	n := 0
+	for k := 0; k+2 < len(toks); k++ {
+		at, w, colon := toks[k], toks[k+1], toks[k+2]
+		if at.kind != '@' || ktWord(src, w) != "all" || colon.kind != ':' || w.start != at.end || colon.start != w.end {
+			continue
+		}
+		copy(out[w.start:w.end], "get")
 		n++
 	}
 	return n
