@@ -1402,7 +1402,9 @@ func ktBlankContexts(src, out []byte, toks []ktTok) int {
 			continue
 		}
 		depth, closeAt, named := 0, -1, false
-		for j := k + 1; j < len(toks) && closeAt < 0; j++ {
+		// A context list is a few types long: the scan is bounded, so a
+		// file of unclosed `context(` stays linear.
+		for j := k + 1; j < len(toks) && j < k+256 && closeAt < 0; j++ {
 			switch toks[j].kind {
 			case '(':
 				depth++
