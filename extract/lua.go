@@ -45,8 +45,8 @@ func luaSpec() *tsSpec {
 }
 
 // luaPrepare rewrites Lua 5.5 `global` declarations and `local <const> a,
-// b` (the attribute before the names), which which
-// tree-sitter-lua v0.4 does not read (one turns the rest of its block into
+// b` (the attribute before the names), which tree-sitter-lua v0.4 does
+// not read (one turns the rest of its block into
 // ERROR), into the Lua 5.4 they mean to the index, bytes blanked in place:
 //
 //   - `global function f()` → `function f()`: a global function;
@@ -58,7 +58,7 @@ func luaSpec() *tsSpec {
 // first word, or after `;`) and is followed by a name, `<` or `*`: as a
 // Lua 5.4 variable (`global = _G`, `global.x`) it cannot be.
 func luaPrepare(src []byte) ([]byte, string) {
-	if !bytes.Contains(src, []byte("global")) {
+	if !bytes.Contains(src, []byte("global")) && !bytes.Contains(src, []byte("<")) {
 		return src, ""
 	}
 	var out []byte
