@@ -2,6 +2,7 @@ package extract
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 
 	tsbash "github.com/tree-sitter/tree-sitter-bash/bindings/go"
@@ -38,7 +39,7 @@ func bashSpec() *tsSpec {
 			"string":       shStringRef,
 			"heredoc_body": shStringRef,
 		},
-		prepare:     shPrepareBats,
+		prepare:     shPrepare,
 		exported:    shExported,
 		doc:         shDoc,
 		stringValue: shStringValue,
@@ -91,6 +92,154 @@ func shInBatsTest(c *tsCtx, n *ts.Node) bool {
 		}
 	}
 	return false
+}
+
+// shPrepare reads bats test heads as functions (shPrepareBats) and frees
+// parameter expansions with an unbalanced `{` (shExpansionBraces) or zsh
+// flags (shZshFlags).
+func shPrepare(src []byte) ([]byte, string) {
+	out, _ := shPrepareBats(src)
+	opens, n := shExpansionBraces(src)
+	flags := shZshFlags(src)
+	if n == 0 && len(flags) == 0 {
+		return out, ""
+	}
+	if &out[0] == &src[0] {
+		out = bytes.Clone(src)
+	}
+	for _, k := range opens {
+		out[k] = '_'
+	}
+	var notes []string
+	if n > 0 {
+		notes = append(notes, fmt.Sprintf("renamed the unbalanced { of %d parameter expansions", n))
+	}
+	for _, f := range flags {
+		for k := f[0]; k < f[1]; k++ {
+			out[k] = '_'
+		}
+	}
+	if len(flags) > 0 {
+		notes = append(notes, fmt.Sprintf("renamed %d zsh expansion flags", len(flags)))
+	}
+	return out, "repaired: " + strings.Join(notes, ", ")
+}
+
+// shZshFlags returns the spans of zsh parameter expansion flags, the
+// `(%)` of `${(%):-%N}` or the `(j:,:)` of `${(j:,:)parts}`: bash has no
+// such thing and tree-sitter-bash v0.23 turns the rest of the file into
+// ERROR (a zsh branch of a bash script, Kong's up.sh; zsh plugins). Made
+// underscores they leave a variable name (`${___:-%N}`). Only flags on
+// one line, followed by a name or `:`, are taken.
+func shZshFlags(src []byte) [][2]int {
+	var spans [][2]int
+	for i := 0; ; {
+		k := bytes.Index(src[i:], []byte("${("))
+		if k < 0 {
+			return spans
+		}
+		start := i + k + 2
+		end := start + 1
+		for end < len(src) && end < start+24 && src[end] != ')' && src[end] != '\n' {
+			end++
+		}
+		i = start
+		if end+1 >= len(src) || src[end] != ')' {
+			continue
+		}
+		if c := src[end+1]; c != ':' && !isWordByte(c) {
+			continue
+		}
+		spans = append(spans, [2]int{start, end + 1})
+		i = end + 1
+	}
+}
+
+// shExpansionBraces finds each `{` of a parameter expansion that bash reads as a literal
+// and tree-sitter-bash v0.23 as an opening brace: bash ends `${r#*{}` at
+// its first `}` (the pattern is `*{`), the grammar waits for a second `}`
+// and the rest of the file becomes one ERROR (acme.sh's dnsapi plugins).
+// Such a `{` is to become `_`, a pattern character as literal as it was. An
+// expansion whose `{`s are closed by the `}`s right after it (`${x:-{}}`)
+// the grammar reads and is left alone. Expansions are taken within one
+// line. It returns their offsets and how many expansions hold them.
+func shExpansionBraces(src []byte) (opens []int, n int) {
+	if !bytes.Contains(src, []byte("${")) {
+		return nil, 0
+	}
+	for i := 0; i+1 < len(src); i++ {
+		if src[i] != '$' || src[i+1] != '{' || i > 0 && src[i-1] == '\\' {
+			continue
+		}
+		end, in := shExpansionEnd(src, i+2, 0)
+		if end < 0 || len(in) == 0 {
+			continue
+		}
+		closed := 0
+		for k := end + 1; k < len(src) && src[k] == '}' && closed < len(in); k++ {
+			closed++
+		}
+		if closed == len(in) {
+			continue // the grammar pairs them with the `}`s that follow
+		}
+		opens = append(opens, in...)
+		n++
+		i = end
+	}
+	return opens, n
+}
+
+// shExpansionEnd returns the offset of the `}` that ends the parameter
+// expansion whose body starts at i, as bash reads it (the first `}` not
+// inside a nested `${…}` or `$(…)` or quotes, nor escaped), and the offsets of the
+// literal `{`s in the body; -1 when the line ends first.
+func shExpansionEnd(src []byte, i, depth int) (int, []int) {
+	var opens []int
+	for ; i < len(src); i++ {
+		switch c := src[i]; {
+		case c == '\n':
+			return -1, nil
+		case c == '\\':
+			i++
+		case c == '$' && i+1 < len(src) && src[i+1] == '{':
+			if depth > 8 {
+				return -1, nil
+			}
+			end, _ := shExpansionEnd(src, i+2, depth+1)
+			if end < 0 {
+				return -1, nil
+			}
+			i = end
+		case c == '$' && i+1 < len(src) && src[i+1] == '(':
+			level := 0
+			for i++; i < len(src) && src[i] != '\n'; i++ {
+				if src[i] == '(' {
+					level++
+				} else if src[i] == ')' {
+					if level--; level == 0 {
+						break
+					}
+				}
+			}
+			if i >= len(src) || src[i] != ')' {
+				return -1, nil
+			}
+		case c == '\'' || c == '"': // a quoted pattern or word: its braces are text
+			for i++; i < len(src) && src[i] != c && src[i] != '\n'; i++ {
+				if c == '"' && src[i] == '\\' {
+					i++
+				}
+			}
+			if i >= len(src) || src[i] != c {
+				return -1, nil
+			}
+		case c == '{':
+			opens = append(opens, i)
+		case c == '}':
+			return i, opens
+		}
+	}
+	return -1, nil
 }
 
 // batsTestFunc is the function name shPrepareBats gives a bats test: `@t`

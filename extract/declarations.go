@@ -92,11 +92,17 @@ func bareTypeName(t string) string {
 // nearest `/** */` doc comment when the block has one (a licence or a `//`
 // note above it is not part of the doc), else the `//` lines.
 func docCommentAbove(c *tsCtx, n *ts.Node) string {
+	return docCommentAboveRow(c, n, int(n.StartPoint().Row))
+}
+
+// docCommentAboveRow is docCommentAbove for a declaration that starts on
+// row line, above n: text the grammar was not shown (a blanked Kotlin
+// context parameter list) lies between n and its doc.
+func docCommentAboveRow(c *tsCtx, n *ts.Node, line int) string {
 	if p := n.Parent(); p != nil && p.IsError() && n.PrevSibling() == nil {
-		return docCommentAbove(c, p) // recovered from an ERROR node it opens
+		return docCommentAboveRow(c, p, line) // recovered from an ERROR node it opens
 	}
 	var parts []string
-	line := int(n.StartPoint().Row)
 	for prev := n.PrevSibling(); prev != nil; prev = prev.PrevSibling() {
 		// A doc comment swallowed by the ERROR node before n is n's.
 		for i := 0; prev.IsError() && prev.ChildCount() > 0 && i < 8; i++ {

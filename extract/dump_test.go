@@ -35,7 +35,8 @@ func TestDumpFile(t *testing.T) {
 }
 
 // TestDumpTree prints the tree-sitter tree of $DUMP_TREE as an
-// S-expression (a debugging aid for readers).
+// S-expression (a debugging aid for readers); with $DUMP_PREPARED set, the
+// tree of what the reader parses after its spec's prepare.
 func TestDumpTree(t *testing.T) {
 	p := os.Getenv("DUMP_TREE")
 	if p == "" {
@@ -52,6 +53,9 @@ func TestDumpTree(t *testing.T) {
 	spec := treeSitterSpec(name)
 	if spec == nil {
 		t.Fatalf("%s: no tree-sitter grammar", name)
+	}
+	if spec.prepare != nil && os.Getenv("DUMP_PREPARED") != "" {
+		src, _ = spec.prepare(src) // the copy the reader parses
 	}
 	tree, err := parse(context.Background(), nil, spec.language(), src)
 	if err != nil {

@@ -1,6 +1,9 @@
 package extract
 
 import (
+	"bytes"
+	"fmt"
+	"regexp"
 	"strings"
 
 	tsjava "github.com/tree-sitter/tree-sitter-java/bindings/go"
@@ -8,6 +11,30 @@ import (
 )
 
 func init() { registerTreeSitter(javaSpec()) }
+
+// javaVarargsAnnotations matches the type annotations between a varargs
+// parameter's type and its `...` (`String @Nullable ... parts`, JSR 308),
+// as group 1 (after a type's last character: not `{@code ...}` in a doc).
+var javaVarargsAnnotations = regexp.MustCompile(`[\w$>\]][ \t]+((?:@[A-Za-z_$][\w$.]*(?:[ \t]*\([^()\n]*\))?[ \t]*)+)\.\.\.`)
+
+// javaPrepare blanks the type annotations of varargs (`String @Nullable
+// ... parts`): valid Java since 8 that tree-sitter-java v0.23 does not
+// read, which turns the method holding it into ERROR. The parameter keeps
+// its type and name; the signature is read from the source.
+func javaPrepare(src []byte) ([]byte, string) {
+	if !bytes.Contains(src, []byte("...")) || !bytes.Contains(src, []byte("@")) {
+		return src, ""
+	}
+	ms := javaVarargsAnnotations.FindAllSubmatchIndex(src, -1)
+	if len(ms) == 0 {
+		return src, ""
+	}
+	out := bytes.Clone(src)
+	for _, m := range ms {
+		blankSpan(out, m[2], m[3])
+	}
+	return out, fmt.Sprintf("repaired: blanked the annotations of %d varargs", len(ms))
+}
 
 // javaSpec reads Java: classes, interfaces, enums (and their constants),
 // records (and their components), annotation types (and their elements),
@@ -23,6 +50,7 @@ func javaSpec() *tsSpec {
 	return &tsSpec{
 		name:     "java",
 		language: ts.Lazy("java", tsjava.Language),
+		prepare:  javaPrepare,
 		defs: map[string]tsDef{
 			"class_declaration":                   typeDef(KindClass),
 			"record_declaration":                  typeDef(KindClass),

@@ -208,10 +208,48 @@ func ktModifiers(c *tsCtx, n *ts.Node) map[string]bool {
 // ktDoc is docCommentAbove of the declaration, or of the `statement` wrapping a
 // top-level one: the doc comment is that statement's sibling.
 func ktDoc(c *tsCtx, n *ts.Node) string {
-	if p := n.Parent(); p != nil && c.typ(p) == "statement" && n.PrevSibling() == nil {
-		return docCommentAbove(c, p)
+	row := int(n.StartPoint().Row)
+	if at := ktContextStart(c.src, int(n.StartByte())); at >= 0 {
+		row -= bytes.Count(c.src[at:n.StartByte()], []byte("\n"))
 	}
-	return docCommentAbove(c, n)
+	if p := n.Parent(); p != nil && c.typ(p) == "statement" && n.PrevSibling() == nil {
+		return docCommentAboveRow(c, p, row)
+	}
+	return docCommentAboveRow(c, n, row)
+}
+
+// ktContextStart is the offset of the context parameter list that
+// directly precedes a declaration starting at at (`context(r: Raise<E>)
+// fun f()`), or -1. ktPrepare blanks such lists; the declaration's span
+// and doc still start at them.
+func ktContextStart(src []byte, at int) int {
+	i := at - 1
+	for i >= 0 && (src[i] == ' ' || src[i] == '\t' || src[i] == '\n' || src[i] == '\r') {
+		i--
+	}
+	if i < 0 || src[i] != ')' {
+		return -1
+	}
+	depth := 0
+	for ; i >= 0 && at-i < 4096; i-- {
+		switch src[i] {
+		case ')':
+			depth++
+		case '(':
+			depth--
+		}
+		if depth == 0 {
+			break
+		}
+	}
+	if i < len("context") || depth != 0 || !bytes.HasSuffix(src[:i], []byte("context")) {
+		return -1
+	}
+	start := i - len("context")
+	if start > 0 && isWordByte(src[start-1]) {
+		return -1
+	}
+	return start
 }
 
 var ktAnnotationTypes = map[string]bool{"annotation": true}
@@ -224,6 +262,10 @@ var ktAnnotationTypes = map[string]bool{"annotation": true}
 // function is qualified by its receiver type.
 func ktExported(c *tsCtx, n *ts.Node, s *Symbol) bool {
 	s.Signature = signatureAfterAnnotations(c, n, n, ktAnnotationTypes)
+	if at := ktContextStart(c.src, s.StartByte); at >= 0 {
+		s.StartLine -= bytes.Count(c.src[at:s.StartByte], []byte("\n"))
+		s.StartByte = at
+	}
 	if st := ktDetachedAnnotations(c, n); st != nil {
 		s.StartLine, s.StartByte = int(st.StartPoint().Row)+1, int(st.StartByte())
 		var names []string
@@ -574,7 +616,10 @@ func ktPrepare(src []byte) ([]byte, string) {
 	out := bytes.Clone(src)
 	guards := ktBlankGuards(src, out, toks)
 	annots := ktBlankAccessorAnnotations(src, out, toks)
-	names := ktRenameSoftKeywords(src, out, toks) + ktRenameInfixAccessors(src, out, toks)
+	names := ktRenameSoftKeywords(src, out, toks) + ktRenameInfixAccessors(src, out, toks) +
+		ktRenameAccessorNames(src, out, toks) + ktRenameKeywordDigits(src, out, toks)
+	contexts := ktBlankContexts(src, out, toks)
+	targets := ktRewriteAllTargets(src, out, toks)
 	dollars := ktBlankStringDollars(src, out, toks)
 	modAnnots := ktBlankModifierAnnotations(src, out, toks)
 	trailing := ktBlankTrailingAnnotation(out)
@@ -596,6 +641,12 @@ func ktPrepare(src []byte) ([]byte, string) {
 	}
 	if names > 0 {
 		notes = append(notes, fmt.Sprintf("renamed %d soft keywords used as names", names))
+	}
+	if targets > 0 {
+		notes = append(notes, fmt.Sprintf("read %d @all: use-site targets as @get:", targets))
+	}
+	if contexts > 0 {
+		notes = append(notes, fmt.Sprintf("blanked %d context parameter lists", contexts))
 	}
 	if len(notes) == 0 {
 		return src, ""
@@ -1216,6 +1267,174 @@ func ktRenameInfixAccessors(src, out []byte, toks []ktTok) int {
 			out[t.start] = '_'
 			n++
 		}
+	}
+	return n
+}
+
+// ktRenameAccessorNames renames `get` and `set` used as names at the
+// start of a statement (`set = set or bit`, `set.clear()`): after a
+// property (`val bit = 1 shl id`) the grammar reads such a line as that
+// property's accessor and wraps the rest of the file in ERROR (okhttp's
+// http2 Settings.kt, whose field is named `set`). An accessor is followed
+// by a parameter list and a body or type, `{`, or nothing on its line;
+// `set =` with no parameter list is no accessor, nor is `set.x`, `set[i]`,
+// `set or b`, `set() shouldBe x`.
+func ktRenameAccessorNames(src, out []byte, toks []ktTok) int {
+	n := 0
+	for k := 0; k+1 < len(toks); k++ {
+		t, next := toks[k], toks[k+1]
+		if w := ktWord(src, t); w != "get" && w != "set" || next.nl {
+			continue
+		}
+		if !(t.nl || k == 0 || toks[k-1].kind == '{' || toks[k-1].kind == ';') {
+			continue
+		}
+		switch next.kind {
+		case '(':
+			if ktAccessorAfterParens(toks, k+1) {
+				continue // `set(value) {`, `get(): Int =`: an accessor
+			}
+		case '{', ';', '}', ':':
+			continue // an accessor, or a parameter or argument named get/set
+		case 'w':
+			if w := ktWord(src, next); !ktNotOperand[w] && !ktInfixOperators[w] {
+				continue // not a use of a name we know
+			}
+		}
+		out[t.start] = '_'
+		n++
+	}
+	return n
+}
+
+// ktAccessorAfterParens: the parenthesis at toks[open] is an accessor's
+// parameter list: the `)` closing it is followed on its line by a body
+// (`{`, `=` but not `==`) or a type (`:`). `set() shouldBe x` is a call.
+func ktAccessorAfterParens(toks []ktTok, open int) bool {
+	depth := 0
+	for j := open; j < len(toks) && j < open+64; j++ {
+		switch toks[j].kind {
+		case '(':
+			depth++
+		case ')':
+			if depth--; depth > 0 {
+				continue
+			}
+			if j+1 >= len(toks) || toks[j+1].nl {
+				return false
+			}
+			switch toks[j+1].kind {
+			case '{', ':':
+				return true
+			case '=':
+				return j+2 >= len(toks) || toks[j+2].kind != '=' || toks[j+2].start != toks[j+1].end
+			}
+			return false
+		}
+	}
+	return true // unclosed or long: leave it to the grammar
+}
+
+// ktRenameKeywordDigits renames names made of the keyword `in` or `as`
+// and digits (`in1`, `as2`): tree-sitter-kotlin v1.0.1 lexes the keyword
+// and a number, so `in1.close()` is an error, and in a long test (okhttp's
+// CacheTest.kt) the errors add up to most of the file.
+func ktRenameKeywordDigits(src, out []byte, toks []ktTok) int {
+	n := 0
+	for _, t := range toks {
+		w := ktWord(src, t)
+		if len(w) < 3 || !(w[:2] == "in" || w[:2] == "as") || strings.TrimLeft(w[2:], "0123456789") != "" {
+			continue
+		}
+		out[t.start] = '_'
+		n++
+	}
+	return n
+}
+
+// ktRewriteAllTargets rewrites the Kotlin 2.2 use-site target `@all:`
+// (`@all:JsonSetter(…) val value: V`) as `@get:`, one the grammar knows,
+// of the same length: without it the parameter and the class holding it
+// are lost to ERROR. The annotation's name is unchanged.
+func ktRewriteAllTargets(src, out []byte, toks []ktTok) int {
+	n := 0
+	for k := 0; k+2 < len(toks); k++ {
+		at, w, colon := toks[k], toks[k+1], toks[k+2]
+		if at.kind != '@' || ktWord(src, w) != "all" || colon.kind != ':' || w.start != at.end || colon.start != w.end {
+			continue
+		}
+		copy(out[w.start:w.end], "get")
+		n++
+	}
+	return n
+}
+
+// ktInfixOperators are the standard library's infix functions that an
+// operand named get or set can be followed by.
+var ktInfixOperators = map[string]bool{
+	"or": true, "and": true, "xor": true, "shl": true, "shr": true, "ushr": true,
+	"to": true, "until": true, "downTo": true, "step": true,
+}
+
+// ktContextDeclWords are the words that can follow a declaration's
+// context parameter list: a modifier or the declaration's keyword.
+var ktContextDeclWords = map[string]bool{
+	"fun": true, "val": true, "var": true, "class": true, "interface": true, "object": true,
+	"public": true, "private": true, "protected": true, "internal": true, "suspend": true,
+	"inline": true, "override": true, "operator": true, "infix": true, "tailrec": true,
+	"abstract": true, "open": true, "final": true, "data": true, "sealed": true, "value": true,
+	"external": true, "expect": true, "actual": true, "enum": true, "annotation": true,
+}
+
+// ktBlankContexts blanks context parameter lists: before a declaration
+// (`context(raise: Raise<E>)\nfun f()`, Kotlin 2.2; the older receivers
+// `context(Raise<E>)` too) and in a function type (`block: context(Raise<E>)
+// () -> A`, `suspend context(R) T.() -> U`). tree-sitter-kotlin v1.0.1
+// reads a named one as a call and the declaration after it is lost, or,
+// in a type, most of the file (arrow's Raise DSL). The declaration keeps
+// its name, span and signature (read from the source); only the context
+// is not parsed. It returns how many lists it blanked.
+func ktBlankContexts(src, out []byte, toks []ktTok) int {
+	n := 0
+	for k := 0; k+2 < len(toks); k++ {
+		t, open := toks[k], toks[k+1]
+		if ktWord(src, t) != "context" || open.kind != '(' || open.start != t.end {
+			continue
+		}
+		depth, closeAt, named := 0, -1, false
+		// A context list is a few types long: the scan is bounded, so a
+		// file of unclosed `context(` stays linear.
+		for j := k + 1; j < len(toks) && j < k+256 && closeAt < 0; j++ {
+			switch toks[j].kind {
+			case '(':
+				depth++
+			case ')':
+				if depth--; depth == 0 {
+					closeAt = j
+				}
+			case ':':
+				named = named || depth == 1
+			}
+		}
+		if closeAt < 0 || closeAt+1 >= len(toks) {
+			continue
+		}
+		after := toks[closeAt+1]
+		first := toks[k+2]
+		typeArgs := named || first.kind == 'w' && src[first.start] >= 'A' && src[first.start] <= 'Z'
+		var prev ktTok
+		if k > 0 {
+			prev = toks[k-1]
+		}
+		inType := k > 0 && (prev.kind == ':' || prev.kind == 'a' || prev.kind == '<' || ktWord(src, prev) == "suspend") &&
+			(after.kind == '(' || after.kind == 'w')
+		atDecl := (k == 0 || t.nl || prev.kind == '{' || prev.kind == '}' || prev.kind == ';' || prev.kind == ')') &&
+			(ktContextDeclWords[ktWord(src, after)] || after.kind == '@') && typeArgs
+		if !inType && !atDecl {
+			continue
+		}
+		ktBlank(out, int(t.start), int(toks[closeAt].end))
+		n++
 	}
 	return n
 }

@@ -1,6 +1,8 @@
 package extract
 
 import (
+	"bytes"
+	"fmt"
 	"strings"
 
 	tslua "github.com/tree-sitter-grammars/tree-sitter-lua/bindings/go"
@@ -22,6 +24,7 @@ func luaSpec() *tsSpec {
 	return &tsSpec{
 		name:     "lua",
 		language: ts.Lazy("lua", tslua.Language),
+		prepare:  luaPrepare,
 		defs: map[string]tsDef{
 			"function_declaration": {kind: KindFunction, name: luaDeclName, kindOf: luaDeclKind},
 			"assignment_statement": {kind: KindFunction, name: luaAssignName, kindOf: luaAssignKind, span: luaAssignSpan},
@@ -39,6 +42,148 @@ func luaSpec() *tsSpec {
 		stringValue: luaStringValue,
 		fileDoc:     luaFileDoc,
 	}
+}
+
+// luaPrepare rewrites Lua 5.5 `global` declarations and `local <const> a,
+// b` (the attribute before the names), which tree-sitter-lua v0.4 does
+// not read (one turns the rest of its block into
+// ERROR), into the Lua 5.4 they mean to the index, bytes blanked in place:
+//
+//   - `global function f()` → `function f()`: a global function;
+//   - `global a, b <const> = 1, 2` → `a, b = 1, 2`: assignments to globals;
+//   - `global <const> *`, `global print, pcall` (a declaration without
+//     values, that defines nothing) → blank.
+//
+// A `global` counts as a declaration where a statement starts (a line's
+// first word, or after `;`) and is followed by a name, `<` or `*`: as a
+// Lua 5.4 variable (`global = _G`, `global.x`) it cannot be.
+func luaPrepare(src []byte) ([]byte, string) {
+	if !bytes.Contains(src, []byte("global")) && !bytes.Contains(src, []byte("<")) {
+		return src, ""
+	}
+	var out []byte
+	n := 0
+	for off := 0; off < len(src); {
+		end := bytes.IndexByte(src[off:], '\n')
+		if end < 0 {
+			end = len(src)
+		} else {
+			end += off
+		}
+		if a, b := luaLocalAttrib(src, off, end); a >= 0 {
+			if out == nil {
+				out = bytes.Clone(src)
+			}
+			blankSpan(out, a, b)
+			n++
+		}
+		for i := off; i < end; {
+			stmt := luaGlobalAt(src, off, i, end)
+			if stmt < 0 {
+				break
+			}
+			if out == nil {
+				out = bytes.Clone(src)
+			}
+			i = luaBlankGlobal(src, out, stmt, end)
+			n++
+		}
+		off = end + 1
+	}
+	if n == 0 {
+		return src, ""
+	}
+	return out, fmt.Sprintf("repaired: rewrote %d Lua 5.5 global or attributed local declarations", n)
+}
+
+// luaLocalAttrib returns the span of the attribute of a Lua 5.5 `local
+// <const> a, b = …` (an attribute for every name, before them) starting
+// the line src[line:end], or -1, -1. Blanked it leaves `local a, b = …`.
+func luaLocalAttrib(src []byte, line, end int) (int, int) {
+	i := skipSpaces(src[:end], line)
+	if !bytes.HasPrefix(src[i:end], []byte("local")) {
+		return -1, -1
+	}
+	j := skipSpaces(src[:end], i+len("local"))
+	if j >= end || src[j] != '<' {
+		return -1, -1
+	}
+	k := bytes.IndexByte(src[j:end], '>')
+	if k < 0 {
+		return -1, -1
+	}
+	return j, j + k + 1
+}
+
+// luaGlobalAt returns the offset of the next `global` declaration of the
+// line src[line:end] at or after from (where a statement starts), or -1.
+func luaGlobalAt(src []byte, line, from, end int) int {
+	i := from
+	if i == line {
+		for i < end && (src[i] == ' ' || src[i] == '\t') {
+			i++
+		}
+	}
+	for i < end {
+		if bytes.HasPrefix(src[i:end], []byte("global")) {
+			j := i + len("global")
+			for j < end && (src[j] == ' ' || src[j] == '\t') {
+				j++
+			}
+			if j < end && (src[j] == '<' || src[j] == '*' || src[j] == '_' || 'a' <= src[j] && src[j] <= 'z' || 'A' <= src[j] && src[j] <= 'Z') &&
+				(j > i+len("global") || src[j] == '<' || src[j] == '*') {
+				return i
+			}
+		}
+		// the next statement of the line starts after a `;`
+		k := bytes.IndexByte(src[i:end], ';')
+		if k < 0 || bytes.Contains(src[i:i+k], []byte("--")) {
+			return -1
+		}
+		i += k + 1
+		for i < end && (src[i] == ' ' || src[i] == '\t') {
+			i++
+		}
+	}
+	return -1
+}
+
+// luaBlankGlobal rewrites the declaration at src[at:] (up to the line's
+// end, a `;` or a comment) in out and returns where it ends.
+func luaBlankGlobal(src, out []byte, at, end int) int {
+	stop := end
+	if k := bytes.Index(src[at:end], []byte("--")); k >= 0 {
+		stop = at + k
+	}
+	if k := bytes.IndexByte(src[at:stop], ';'); k >= 0 {
+		stop = at + k
+	}
+	rest := bytes.TrimLeft(src[at+len("global"):stop], " \t")
+	if bytes.HasPrefix(rest, []byte("function")) && (len(rest) == len("function") || !isWordByte(rest[len("function")])) {
+		blankSpan(out, at, at+len("global"))
+		return stop
+	}
+	eq := -1
+	for k := at; k < stop; k++ {
+		if src[k] == '=' && (k+1 >= stop || src[k+1] != '=') && (k == at || !bytes.ContainsRune([]byte("<>~="), rune(src[k-1]))) {
+			eq = k
+			break
+		}
+	}
+	if eq < 0 {
+		blankSpan(out, at, stop) // a declaration without values defines nothing
+		return stop
+	}
+	blankSpan(out, at, at+len("global"))
+	for k := at; k < eq; k++ { // attributes: <const>, <close>
+		if src[k] == '<' {
+			if e := bytes.IndexByte(src[k:eq], '>'); e >= 0 {
+				blankSpan(out, k, k+e+1)
+				k += e
+			}
+		}
+	}
+	return stop
 }
 
 // luaPath is the dotted path of a name expression: `M.a.b` → [M a b],

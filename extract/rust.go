@@ -1,6 +1,9 @@
 package extract
 
 import (
+	"bytes"
+	"fmt"
+	"regexp"
 	"strings"
 
 	tsrust "github.com/tree-sitter/tree-sitter-rust/bindings/go"
@@ -8,6 +11,43 @@ import (
 )
 
 func init() { registerTreeSitter(rustSpec()) }
+
+// rsUnsafeExtern is a Rust 2024 extern block head, `unsafe extern "C" {`;
+// rsSafeItem an item of one marked `safe` (`pub safe fn sqrt(x: f64) ->
+// f64;`). Group 1 is the keyword tree-sitter-rust v0.24 cannot read.
+var (
+	rsUnsafeExtern = regexp.MustCompile(`(?m)^[ \t]*(unsafe)[ \t]+extern(?:[ \t]+"[^"\n]*")?[ \t]*\{`)
+	rsSafeItem     = regexp.MustCompile(`(?m)^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?(safe)[ \t]+(?:fn|static)\b`)
+)
+
+// rsPrepare blanks the `unsafe` of Rust 2024 `unsafe extern` blocks and
+// the `safe` of their items: the grammar reads neither, and the block
+// (with every item after it up to the next one it can resynchronise on)
+// ends up in ERROR. What is left is the pre-2024 extern block, whose items
+// the grammar reads as function signatures and statics; their facts are
+// read from the original text.
+func rsPrepare(src []byte) ([]byte, string) {
+	if !bytes.Contains(src, []byte("unsafe")) || !bytes.Contains(src, []byte("extern")) {
+		return src, ""
+	}
+	heads := rsUnsafeExtern.FindAllSubmatchIndex(src, -1)
+	if len(heads) == 0 {
+		return src, ""
+	}
+	out := bytes.Clone(src)
+	for _, m := range heads {
+		blankSpan(out, m[2], m[3])
+	}
+	items := rsSafeItem.FindAllSubmatchIndex(src, -1)
+	for _, m := range items {
+		blankSpan(out, m[2], m[3])
+	}
+	note := fmt.Sprintf("repaired: blanked the unsafe of %d extern blocks", len(heads))
+	if len(items) > 0 {
+		note += fmt.Sprintf(" and the safe of %d items", len(items))
+	}
+	return out, note
+}
 
 // rustSpec reads Rust: functions (methods inside impl and trait blocks),
 // structs and their named fields, enums, unions, traits, impl blocks
@@ -19,6 +59,7 @@ func rustSpec() *tsSpec {
 	return &tsSpec{
 		name:     "rust",
 		language: ts.Lazy("rust", tsrust.Language),
+		prepare:  rsPrepare,
 		defs: map[string]tsDef{
 			"function_item":           {kind: KindFunction, kindOf: rsFunctionKind},
 			"function_signature_item": {kind: KindFunction, kindOf: rsFunctionKind},

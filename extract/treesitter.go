@@ -646,3 +646,13 @@ func maxNesting(src []byte) int {
 	}
 	return deepest
 }
+
+// blankSpan blanks out[from:to] for a spec's prepare: every byte but a
+// line break becomes a space, so offsets and line numbers do not move.
+func blankSpan(out []byte, from, to int) {
+	for k := from; k < to; k++ {
+		if out[k] != '\n' && out[k] != '\r' {
+			out[k] = ' '
+		}
+	}
+}

@@ -20,7 +20,9 @@ index.json, status.json, times.tsv (one line per extracted file with its
 milliseconds, a 'running' line for any file still extracting after 1 s),
 time.txt (wall clock, peak RSS) and stderr. The report, markdown on stdout
 and in WORK/out/report.md, has per language: repositories, files, MB, slowest
-file, p99 file time, files over 1 s, fallbacks by reason; per repository:
+file, p99 file time, files over 1 s, hangs, budget hits (fallbacks for a
+reader's step budget, a reader abandoned as stuck, a parse timeout),
+fallbacks by reason; per repository:
 wall time, peak RSS, exit status; then every file over 1 s, every 'running'
 line, every panic and every fallback with its problem.
 
@@ -316,13 +318,14 @@ def report(repos, out, src, slow_ms=1000.0):
         per_repo.append((r["repo"], r["commit"][:12], files, seconds(wall), rss // 1024, rc, skipped, missing))
 
     o = []
-    o.append("| language | repos | files | MB | p99 file ms | slowest file ms | slowest file | files > 1 s (sweep / alone / alone CPU) | hangs | repaired | fallbacks by reason |")
-    o.append("|---|---|---|---|---|---|---|---|---|---|---|")
+    o.append("| language | repos | files | MB | p99 file ms | slowest file ms | slowest file | files > 1 s (sweep / alone / alone CPU) | hangs | budget hits (budget / stuck / timeout) | repaired | fallbacks by reason |")
+    o.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for lang in sorted(langs):
         L = langs[lang]
         fb = ", ".join(f"{k} {v}" for k, v in sorted(L["fallback"].items())) or "0"
         o.append(f"| {lang} | {len(L['repos'])} | {L['files']} | {L['bytes'] / 1e6:.1f} | {pct(L['times'], 0.99):.1f} | "
-                 f"{L['slowest'][0]:.0f} | {L['slowest'][1]} | {L['over']} / {L['over_alone']} / {L['over_cpu']} | {L['hangs']} | {L['repaired']} | {fb} |")
+                 f"{L['slowest'][0]:.0f} | {L['slowest'][1]} | {L['over']} / {L['over_alone']} / {L['over_cpu']} | {L['hangs']} | "
+                 f"{L['fallback']['budget']} / {L['fallback']['stuck']} / {L['fallback']['timeout']} | {L['repaired']} | {fb} |")
     o.append("")
     hung = [x for x in running if not x[2]]
     o.append(f"Repositories: {len(per_repo)}; runs that did not exit 0: {sum(1 for p in per_repo if p[5] != 0)}; "
