@@ -20,6 +20,9 @@ type pushResult struct {
 	Snapshot int64  `json:"snapshot"`
 	Files    int64  `json:"files"`
 	Bytes    int64  `json:"bytes"`
+	// Unindexed counts tokens too long (or rows with too many distinct
+	// tokens) for PostgreSQL's full-text lookup; see postgres.Push.
+	Unindexed int `json:"unindexed_tokens"`
 }
 
 // push sends the repository at c.Path to the store at c.Store: only the
@@ -70,7 +73,7 @@ func (c *indexCmd) push(ctx context.Context) error {
 	// The time reported includes the commit.
 	res.Elapsed = time.Since(start)
 	res.ElapsedMS = res.Elapsed.Milliseconds()
-	out := pushResult{Result: res, Repo: repo.Name, Shard: repo.Shard, Snapshot: repo.Snapshot, Files: repo.Files, Bytes: repo.Bytes}
+	out := pushResult{Result: res, Repo: repo.Name, Shard: repo.Shard, Snapshot: repo.Snapshot, Files: repo.Files, Bytes: repo.Bytes, Unindexed: p.Unindexed}
 	out.Index = postgres.Redact(c.Store)
 	if c.JSON {
 		enc := json.NewEncoder(os.Stdout)
@@ -90,6 +93,9 @@ func printPushResult(w io.Writer, r *pushResult, ms int64) {
 	}
 	if len(r.ParseProblems) > 0 {
 		fmt.Fprintf(w, "  parse problems this run: %s\n", formatCounts(r.ParseProblems))
+	}
+	if r.Unindexed > 0 {
+		fmt.Fprintf(w, "  %d tokens past PostgreSQL's full-text limits (2 KiB a token, 1 MiB a row) are stored but not in the lookup index\n", r.Unindexed)
 	}
 	fmt.Fprintln(w, "  vectors: not pushed (the store holds facts only for now)")
 }

@@ -39,6 +39,11 @@ type Push struct {
 
 	// Written and Deleted count the files this push wrote and removed.
 	Written, Deleted int
+	// Unindexed counts tokens left out of a row's lookup tsvector because
+	// they pass PostgreSQL's limits (a lexeme of 2 KiB, a tsvector of
+	// 1 MiB): their text is stored and ranked, but a GIN lookup of them
+	// misses the row.
+	Unindexed int
 }
 
 // BeginPush starts a push of the repository called name, registering it
@@ -244,6 +249,10 @@ func (p *Push) stat(tbl string, rows, tokens int64) {
 // structure only: its text is stored and ranked in full.
 const maxLexeme = 2047
 
+// maxTsvBytes keeps a tsvector's lexemes under PostgreSQL's 1 MiB bound
+// with room for its per-lexeme entries.
+const maxTsvBytes = 768 << 10
+
 // tokens tokenizes cols as the FTS table does and returns their token
 // count and the distinct tokens for the tsvector.
 func (p *Push) tokens(cols ...string) (int, []string) {
@@ -254,13 +263,20 @@ func (p *Push) tokens(cols ...string) (int, []string) {
 			n++
 			if len(t) <= maxLexeme {
 				p.tsv = append(p.tsv, t)
+			} else {
+				p.Unindexed++
 			}
 		}
 	}
 	sort.Strings(p.tsv)
 	uniq := p.tsv[:0]
+	size := 0
 	for i, t := range p.tsv {
 		if i == 0 || t != p.tsv[i-1] {
+			if size += len(t) + 8; size > maxTsvBytes {
+				p.Unindexed++
+				continue
+			}
 			uniq = append(uniq, t)
 		}
 	}

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -310,4 +311,42 @@ func TestPushTextRoundTrip(t *testing.T) {
 	if _, ok := states[f.Path]; !ok || len(states) != 1 {
 		t.Errorf("file states %v, want exactly %q", states, f.Path)
 	}
+}
+
+// TestPushPastTsvectorLimits: a token longer than a tsvector lexeme may be
+// and a chunk with more distinct tokens than a tsvector holds are stored
+// (and counted as unindexed), never a failed push.
+func TestPushPastTsvectorLimits(t *testing.T) {
+	cat, url := newStore(t)
+	ctx := context.Background()
+	var many strings.Builder
+	for i := 0; many.Len() < 1200<<10; i++ {
+		fmt.Fprintf(&many, "w%07d ", i)
+	}
+	long := strings.Repeat("x", 3000)
+	text := long + "\n" + many.String()
+	f := &extract.File{Path: "big.txt", Ext: ".txt", Language: "text", Size: int64(len(text)), Lines: 2, Hash: 9,
+		Chunks: []extract.Chunk{{StartLine: 1, EndLine: 2, Symbol: -1, Header: "big.txt", Text: text}}}
+	p, err := cat.BeginPush(ctx, "example.com/acme/big", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Rollback()
+	if err := p.Write(ctx, []*extract.File{f}, nil); err != nil {
+		t.Fatal(err)
+	}
+	repo, err := p.Commit(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Unindexed < 2 {
+		t.Errorf("Unindexed = %d, want the long token and the tokens past the tsvector bound", p.Unindexed)
+	}
+	if n := queryInt(t, url, `SELECT length(content) FROM chunks WHERE repo_id = $1`, repo.ID); n != int64(len(text)) {
+		t.Errorf("stored content of %d bytes, want %d", n, len(text))
+	}
+	if n := queryInt(t, url, `SELECT count(*) FROM chunks WHERE repo_id = $1 AND tsv @@ 'w0000001'::tsquery`, repo.ID); n != 1 {
+		t.Errorf("lookup of an early token: %d rows, want 1", n)
+	}
+	checkStats(t, url, repo.ID)
 }
