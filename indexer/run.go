@@ -130,6 +130,56 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 		}
 	}
 
+	skipped, err := extractInto(ctx, db, real, sel, states, opts, res)
+	if err != nil {
+		return nil, err
+	}
+	if opts.ParseOnly {
+		res.Skipped = fileset.SkipCounts(skipped)
+		res.Elapsed = time.Since(start)
+		res.ElapsedMS = res.Elapsed.Milliseconds()
+		return res, nil
+	}
+	if err := db.ReplaceSkipped(ctx, skipped); err != nil {
+		return nil, err
+	}
+	res.Skipped = fileset.SkipCounts(skipped)
+	res.Commit = fileset.GitHead(ctx, real)
+	settings, _ := json.Marshal(SettingsOf(opts.Select))
+	if err := db.SetMeta(ctx, map[string]string{
+		"tool_version":      Version(),
+		"root":              real,
+		"settings":          string(settings),
+		"last_commit":       res.Commit,
+		"last_indexed_at":   time.Now().UTC().Format(time.RFC3339),
+		"last_run_complete": "1",
+	}); err != nil {
+		return nil, err
+	}
+	if res.Vectors, err = embedStage(ctx, db, opts); err != nil {
+		return nil, err
+	}
+	if res.Counts, err = db.Counts(ctx); err != nil {
+		return nil, err
+	}
+	res.Elapsed = time.Since(start)
+	res.ElapsedMS = res.Elapsed.Milliseconds()
+	return res, nil
+}
+
+// FactWriter takes extracted facts: *tables.DB for an index file, or a
+// push to a shared store (tables/postgres.Push). Write replaces the rows of
+// every file given and removes those of every path deleted.
+type FactWriter interface {
+	Write(ctx context.Context, files []*extract.File, deleted []string) error
+}
+
+// extractInto selects nothing itself: it reads and hashes the selected
+// files, extracts those whose hash differs from states (all with
+// opts.Force), writes them to sink in batches, and finally removes the
+// paths of states no longer selected. It fills res's file counts and
+// returns what was skipped. With opts.ParseOnly nothing is written.
+func extractInto(ctx context.Context, sink FactWriter, real string, sel *fileset.Selection, states map[string]tables.FileState, opts Options, res *Result) ([]fileset.Skipped, error) {
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -175,7 +225,7 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 	// commits a batch.
 	var w *writer
 	if !opts.ParseOnly {
-		w = startWriter(ctx, db, pend)
+		w = startWriter(ctx, sink, pend)
 	}
 	var runErr error
 	done := 0
@@ -223,10 +273,7 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 		return nil, runErr
 	}
 	if opts.ParseOnly {
-		res.Skipped = fileset.SkipCounts(skipped)
-		res.Elapsed = time.Since(start)
-		res.ElapsedMS = res.Elapsed.Milliseconds()
-		return res, nil
+		return skipped, nil
 	}
 	var deleted []string
 	for p := range states {
@@ -239,31 +286,7 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 	if err := w.finish(deleted); err != nil {
 		return nil, err
 	}
-	if err := db.ReplaceSkipped(ctx, skipped); err != nil {
-		return nil, err
-	}
-	res.Skipped = fileset.SkipCounts(skipped)
-	res.Commit = fileset.GitHead(ctx, real)
-	settings, _ := json.Marshal(SettingsOf(opts.Select))
-	if err := db.SetMeta(ctx, map[string]string{
-		"tool_version":      Version(),
-		"root":              real,
-		"settings":          string(settings),
-		"last_commit":       res.Commit,
-		"last_indexed_at":   time.Now().UTC().Format(time.RFC3339),
-		"last_run_complete": "1",
-	}); err != nil {
-		return nil, err
-	}
-	if res.Vectors, err = embedStage(ctx, db, opts); err != nil {
-		return nil, err
-	}
-	if res.Counts, err = db.Counts(ctx); err != nil {
-		return nil, err
-	}
-	res.Elapsed = time.Since(start)
-	res.ElapsedMS = res.Elapsed.Milliseconds()
-	return res, nil
+	return skipped, nil
 }
 
 // fileResult is one examined file: extracted facts, unchanged (file nil),
@@ -326,7 +349,7 @@ func examine(ctx context.Context, root string, c fileset.Candidate, states map[s
 // batch is big enough to amortise the commit and small enough that an
 // interrupted run keeps most of its work; each file in it is atomic.
 type writer struct {
-	db      *tables.DB
+	db      FactWriter
 	pend    *pending
 	in      chan weighed
 	done    chan struct{}
@@ -343,7 +366,7 @@ type weighed struct {
 // batchFiles caps a batch by count; batchWeight (pending.go) by bytes.
 const batchFiles = 256
 
-func startWriter(ctx context.Context, db *tables.DB, pend *pending) *writer {
+func startWriter(ctx context.Context, db FactWriter, pend *pending) *writer {
 	w := &writer{db: db, pend: pend, in: make(chan weighed, 64), done: make(chan struct{})}
 	// Writes outlive a cancelled run: what was extracted before the
 	// cancel is still committed (one batch at most), so the next run —

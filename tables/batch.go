@@ -100,15 +100,7 @@ type batchWriter struct {
 	nSymbols, nChunks   int64 // rows inserted by this batch
 
 	// Scratch, reused across files.
-	sb      strings.Builder
-	words   []byte
-	seen    map[string]struct{}
-	splits  map[string][]string // SplitIdentifier results, per batch
-	sids    []string
-	occ     map[kindQual]int
-	idents  map[identKey]struct{}
-	refs    refGroups
-	encl    []int
+	rowBuilder
 	symArgs []any
 	chkArgs []any
 	refArgs []any
@@ -126,14 +118,11 @@ const maxSplitCache = 1 << 16
 
 func newBatchWriter(ctx context.Context, tx *sql.Tx, now time.Time, trigram bool) (*batchWriter, error) {
 	bw := &batchWriter{
-		ctx:     ctx,
-		tx:      tx,
-		trigram: trigram,
-		now:     now.UTC().Format(time.RFC3339),
-		seen:    make(map[string]struct{}),
-		splits:  make(map[string][]string),
-		occ:     make(map[kindQual]int),
-		idents:  make(map[identKey]struct{}),
+		ctx:        ctx,
+		tx:         tx,
+		trigram:    trigram,
+		now:        now.UTC().Format(time.RFC3339),
+		rowBuilder: newRowBuilder(),
 	}
 	if err := tx.QueryRowContext(ctx, `SELECT EXISTS(SELECT 1 FROM vectors)`).Scan(&bw.hasVectors); err != nil {
 		return nil, err

@@ -37,7 +37,7 @@ func (bw *batchWriter) writeFile(f *extract.File, id int64) (int64, error) {
 }
 
 // symbolIDs fills bw.sids with the sid of every symbol of f.
-func (bw *batchWriter) symbolIDs(f *extract.File) {
+func (bw *rowBuilder) symbolIDs(f *extract.File) {
 	clear(bw.occ)
 	bw.sids = bw.sids[:0]
 	for i := range f.Symbols {
@@ -51,7 +51,7 @@ func (bw *batchWriter) symbolIDs(f *extract.File) {
 
 // sid returns the sid of symbol index i, or "" when i is out of range
 // (-1 means none).
-func (bw *batchWriter) sid(i int) string {
+func (bw *rowBuilder) sid(i int) string {
 	if i < 0 || i >= len(bw.sids) {
 		return ""
 	}
@@ -154,7 +154,7 @@ func (bw *batchWriter) insertRefs(fileID int64, f *extract.File) error {
 
 // identParts returns the space-joined, deduplicated SplitIdentifier words
 // of name and idents: the ident_parts column.
-func (bw *batchWriter) identParts(name string, idents []string) string {
+func (bw *rowBuilder) identParts(name string, idents []string) string {
 	clear(bw.seen)
 	bw.words = bw.words[:0]
 	if name != "" {
@@ -166,7 +166,7 @@ func (bw *batchWriter) identParts(name string, idents []string) string {
 	return string(bw.words)
 }
 
-func (bw *batchWriter) addWords(ident string) {
+func (bw *rowBuilder) addWords(ident string) {
 	parts, ok := bw.splits[ident]
 	if !ok {
 		if len(bw.splits) >= maxSplitCache {
@@ -184,5 +184,30 @@ func (bw *batchWriter) addWords(ident string) {
 			bw.words = append(bw.words, ' ')
 		}
 		bw.words = append(bw.words, w...)
+	}
+}
+
+// rowBuilder is the scratch space that derives rows from facts (sids,
+// identifier parts, packed refs), reused from file to file. The SQLite
+// writer embeds it and FactBuilder exposes it, so both engines store the
+// same rows.
+type rowBuilder struct {
+	sb     strings.Builder
+	words  []byte
+	seen   map[string]struct{}
+	splits map[string][]string // SplitIdentifier results, per batch
+	sids   []string
+	occ    map[kindQual]int
+	idents map[identKey]struct{}
+	refs   refGroups
+	encl   []int
+}
+
+func newRowBuilder() rowBuilder {
+	return rowBuilder{
+		seen:   make(map[string]struct{}),
+		splits: make(map[string][]string),
+		occ:    make(map[kindQual]int),
+		idents: make(map[identKey]struct{}),
 	}
 }

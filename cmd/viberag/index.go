@@ -70,12 +70,20 @@ type indexCmd struct {
 	JSON         bool          `help:"Print one JSON summary instead of text."`
 	ParseOnly    bool          `name:"parse-only" hidden:"" help:"Select, read and parse, but write nothing (development: measures parse cost)."`
 	CPUProfile   string        `name:"cpuprofile" hidden:"" help:"Write a CPU profile (development)." type:"path"`
+	Store        string        `name:"store" help:"Push to this shared PostgreSQL store (its catalog URL) instead of writing the local index: only files whose content changed since the store's snapshot are sent, in one transaction (README \"For a team\")."`
+	Repo         string        `name:"repo" help:"With --store: the repository's name in the store (default: the git remote origin, normalised to host/owner/name)."`
 	FileTimes    string        `name:"file-times" hidden:"" help:"Write one tab-separated line per extracted file (done, path, language, bytes, milliseconds, status, problem), and a 'running' line for a file still extracting after 1 s (development: the corpus sweep, scripts/sweep.sh)." type:"path"`
 }
 
 func (c *indexCmd) Run(ctx context.Context) error {
 	if lim, ok := indexMemoryLimit(os.Getenv("GOMEMLIMIT")); ok {
 		debug.SetMemoryLimit(lim)
+	}
+	if c.Store != "" {
+		return c.push(ctx)
+	}
+	if c.Repo != "" {
+		return errors.New("--repo names a repository in a shared store: give --store too")
 	}
 	opts := indexer.Options{
 		Select: c.selectFlags.given().Resolve(nil).Select(""),

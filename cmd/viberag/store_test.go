@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -66,5 +69,50 @@ func TestStoreCommands(t *testing.T) {
 	bad = strings.Replace(bad, "/postgres?", "/nosuchdb?", 1)
 	if _, stdout, stderr := runMain(t, "store", "ls", "--store", bad); strings.Contains(stdout+stderr, "hunter2") || !strings.Contains(stderr, "nosuchdb") {
 		t.Errorf("store ls on a bad URL printed %q %q; want the database named and the password redacted", stdout, stderr)
+	}
+}
+
+// TestIndexPush pushes a git checkout with `viberag index --store`: the
+// repository is named after its origin remote, a second push sends
+// nothing, and --repo names it explicitly.
+func TestIndexPush(t *testing.T) {
+	srv := pgtest.Start(t)
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	if code, _, stderr := runMain(t, "store", "init", srv.URL); code != 0 {
+		t.Fatalf("store init: exit %d, %s", code, stderr)
+	}
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "main.go"), []byte("package main\n\nfunc main() { println(\"hi\") }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"remote", "add", "origin", "git@GitHub.com:Acme/demo.git"}} {
+		if out, err := exec.Command("git", append([]string{"-C", root}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	type result struct {
+		Repo     string `json:"repo"`
+		Parsed   int    `json:"parsed"`
+		Snapshot int64  `json:"snapshot"`
+		Files    int64  `json:"files"`
+	}
+	for i, want := range []result{{"github.com/Acme/demo", 1, 1, 1}, {"github.com/Acme/demo", 0, 2, 1}} {
+		code, stdout, stderr := runMain(t, "index", root, "--store", srv.URL, "--json")
+		var got result
+		if err := json.Unmarshal([]byte(stdout), &got); code != 0 || err != nil || got != want {
+			t.Fatalf("push %d: exit %d, %+v (%v), stderr %q; want %+v", i+1, code, got, err, stderr, want)
+		}
+	}
+	code, stdout, stderr := runMain(t, "index", root, "--store", srv.URL, "--repo", "team/demo")
+	if code != 0 || !strings.Contains(stdout, "as team/demo") || !strings.Contains(stdout, "1 parsed") {
+		t.Errorf("push --repo team/demo: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if code, _, stderr := runMain(t, "index", root, "--store", srv.URL, "--repo", "/bad"); code == 0 || !strings.Contains(stderr, `"/bad"`) {
+		t.Errorf("push --repo /bad: exit %d, stderr %q; want an error naming it", code, stderr)
+	}
+	if code, _, stderr := runMain(t, "index", root, "--repo", "team/demo"); code == 0 || !strings.Contains(stderr, "--store") {
+		t.Errorf("--repo without --store: exit %d, stderr %q", code, stderr)
 	}
 }

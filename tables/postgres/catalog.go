@@ -196,10 +196,28 @@ func (c *Catalog) Place(ctx context.Context, name string) (Repo, error) {
 	return c.Repo(ctx, All, name)
 }
 
-// Remove forgets the repository called name. Its facts must already be
-// gone from its shard (the engine deletes them first).
+// Remove deletes the repository called name: its facts on its shard (in
+// one transaction, under its push lock, so a push in progress finishes
+// first), then its catalog row.
 func (c *Catalog) Remove(ctx context.Context, name string) error {
-	tag, err := c.pool.Exec(ctx, `DELETE FROM repos WHERE name = $1`, name)
+	if _, err := c.Repo(ctx, All, name); err != nil {
+		return err
+	}
+	p, err := c.BeginPush(ctx, name, nil)
+	if err != nil {
+		return err
+	}
+	defer p.Rollback()
+	for _, tbl := range []string{"refs", "chunks", "symbols", "files", "fts_stats"} {
+		if _, err := p.tx.Exec(ctx, `DELETE FROM `+tbl+` WHERE repo_id = $1`, p.repo.ID); err != nil {
+			return fmt.Errorf("remove repository %q: %s: %w", name, tbl, err)
+		}
+	}
+	if err := p.tx.Commit(ctx); err != nil {
+		return fmt.Errorf("remove repository %q: %w", name, err)
+	}
+	p.tx = nil
+	tag, err := p.lock.Exec(ctx, `DELETE FROM repos WHERE name = $1`, name)
 	if err != nil {
 		return fmt.Errorf("remove repository %q: %w", name, err)
 	}

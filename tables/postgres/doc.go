@@ -18,6 +18,12 @@
 // repository the caller may not read is indistinguishable from one that
 // does not exist.
 //
+// A push (Catalog.BeginPush, then Push.Write as often as needed and
+// Push.Commit) writes one repository's changed files in one shard
+// transaction under the repository's advisory lock; indexer.Push drives it.
+// Rows come from tables.FactBuilder, so both engines store the same facts;
+// text goes through EncodeText so NUL and invalid UTF-8 round-trip.
+//
 // Migrations are numbered, idempotent and applied under an advisory lock
 // by Init; Open refuses a store whose schema is older or newer than this
 // build, naming the command that upgrades it.

@@ -43,6 +43,7 @@ var shardMigrations = []string{
 	// The fact tables arrive with the engine's writer; version 1 marks a
 	// database as a viberag shard.
 	`CREATE TABLE shard_info(key text PRIMARY KEY, value text NOT NULL)`,
+	shardFacts,
 }
 
 // advisoryKey serialises migrations of one database across processes.

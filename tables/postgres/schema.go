@@ -1,0 +1,138 @@
+package postgres
+
+// shardFacts is shard schema step 2: the fact tables, mirroring the SQLite
+// schema (tables/schema.sql, version 3) per repository.
+//
+//   - Every table is keyed by repo_id first: primary keys, unique
+//     constraints and indexes lead with it, and no constraint spans
+//     repositories (no foreign keys at all), so the tables can be
+//     distributed by repo_id on Citus unchanged.
+//   - files.id is the file's id within its repository, stable while the
+//     path stays indexed (as in SQLite); symbols, chunks and refs name
+//     their file by (repo_id, file_id).
+//   - Text is stored through EncodeText (text.go): NUL and invalid UTF-8
+//     round-trip byte for byte.
+//   - tsv is array_to_tsvector of the row's full-text tokens as Tokenize
+//     (FTS5's unicode61) makes them, over the columns SQLite's FTS table
+//     indexes; PostgreSQL's own parser never runs, so a GIN lookup finds
+//     exactly the rows whose tokens Go ranks. ntok is the row's token
+//     count (BM25's document length); fts_stats keeps each repository's
+//     rows and tokens per table (BM25's average length).
+//   - btree_gin puts repo_id into the GIN indexes when the extension can be
+//     created; without it they index tsv alone. pg_trgm indexes chunk
+//     content for exact text (skipped, and exact text falls back to a
+//     scan, when pg_trgm is unavailable).
+const shardFacts = `
+DO $$ BEGIN CREATE EXTENSION IF NOT EXISTS pg_trgm; EXCEPTION WHEN OTHERS THEN RAISE NOTICE 'pg_trgm unavailable: %', SQLERRM; END $$;
+DO $$ BEGIN CREATE EXTENSION IF NOT EXISTS btree_gin; EXCEPTION WHEN OTHERS THEN RAISE NOTICE 'btree_gin unavailable: %', SQLERRM; END $$;
+
+CREATE TABLE files(
+	repo_id       bigint NOT NULL,
+	id            bigint NOT NULL,
+	path          text NOT NULL,
+	ext           text NOT NULL,
+	language      text NOT NULL,
+	size          bigint NOT NULL,
+	lines         integer NOT NULL,
+	hash          text NOT NULL,
+	imports       text NOT NULL,
+	exports       text NOT NULL,
+	doc           text NOT NULL,
+	summary       text NOT NULL,
+	parse_status  text NOT NULL,
+	parse_problem text NOT NULL,
+	indexed_at    timestamptz NOT NULL,
+	ntok          integer NOT NULL,
+	tsv           tsvector NOT NULL,
+	PRIMARY KEY (repo_id, id),
+	UNIQUE (repo_id, path)
+);
+
+CREATE TABLE symbols(
+	repo_id     bigint NOT NULL,
+	sid         text NOT NULL,
+	file_id     bigint NOT NULL,
+	ord         integer NOT NULL,      -- position among the file's symbols (SQLite's rowid order)
+	kind        text NOT NULL,
+	name        text NOT NULL,
+	qualname    text NOT NULL,
+	parent_sid  text NOT NULL,
+	start_line  integer NOT NULL,
+	end_line    integer NOT NULL,
+	start_byte  integer NOT NULL,
+	end_byte    integer NOT NULL,
+	signature   text NOT NULL,
+	doc         text NOT NULL,
+	is_exported boolean NOT NULL,
+	decorators  text NOT NULL,
+	identifiers text NOT NULL,
+	ident_parts text NOT NULL,
+	calls       text NOT NULL,
+	strings     text NOT NULL,
+	hash        text NOT NULL,
+	ntok        integer NOT NULL,
+	tsv         tsvector NOT NULL,
+	PRIMARY KEY (repo_id, sid)
+);
+CREATE INDEX symbols_file ON symbols(repo_id, file_id, start_line);
+CREATE INDEX symbols_name ON symbols(repo_id, lower(name));
+
+CREATE TABLE chunks(
+	repo_id     bigint NOT NULL,
+	cid         text NOT NULL,
+	file_id     bigint NOT NULL,
+	start_line  integer NOT NULL,
+	end_line    integer NOT NULL,
+	start_byte  integer NOT NULL,
+	end_byte    integer NOT NULL,
+	symbol_sid  text NOT NULL,
+	header      text NOT NULL,
+	content     text NOT NULL,
+	identifiers text NOT NULL,
+	ident_parts text NOT NULL,
+	calls       text NOT NULL,
+	strings     text NOT NULL,
+	hash        text NOT NULL,
+	ntok        integer NOT NULL,
+	tsv         tsvector NOT NULL,
+	PRIMARY KEY (repo_id, cid)
+);
+CREATE INDEX chunks_file ON chunks(repo_id, file_id, start_line);
+
+CREATE TABLE refs(
+	repo_id    bigint NOT NULL,
+	file_id    bigint NOT NULL,
+	row        integer NOT NULL,
+	kind       text NOT NULL,
+	name       text NOT NULL,
+	name_lower text NOT NULL,
+	target     text NOT NULL,
+	n          integer NOT NULL,
+	uses       bytea NOT NULL,         -- packed as in SQLite (tables/refs_pack.go)
+	PRIMARY KEY (repo_id, file_id, row)
+);
+CREATE INDEX refs_name ON refs(repo_id, name_lower);
+CREATE INDEX refs_import ON refs(repo_id, target) WHERE kind = 'import';
+
+CREATE TABLE fts_stats(
+	repo_id bigint NOT NULL,
+	tbl     text NOT NULL,             -- files | symbols | chunks
+	rows    bigint NOT NULL,
+	tokens  bigint NOT NULL,
+	PRIMARY KEY (repo_id, tbl)
+);
+
+DO $$
+DECLARE
+	btree boolean := EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'btree_gin');
+	trgm  boolean := EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm');
+	lead  text := CASE WHEN btree THEN 'repo_id, ' ELSE '' END;
+BEGIN
+	EXECUTE 'CREATE INDEX files_tsv ON files USING gin(' || lead || 'tsv)';
+	EXECUTE 'CREATE INDEX symbols_tsv ON symbols USING gin(' || lead || 'tsv)';
+	EXECUTE 'CREATE INDEX chunks_tsv ON chunks USING gin(' || lead || 'tsv)';
+	IF trgm THEN
+		EXECUTE 'CREATE INDEX chunks_trgm ON chunks USING gin(' || lead || 'content gin_trgm_ops)';
+	END IF;
+END $$;
+`
