@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/tables"
@@ -93,6 +96,74 @@ func TestTwoIndexersAtOnce(t *testing.T) {
 				t.Fatalf("rows differ from a clean index (%d vs %d rows); first: got %q, want %q", len(got), len(want), got[i], want[i])
 			}
 		}
+		t.Fatalf("rows differ from a clean index: %d vs %d rows", len(got), len(want))
+	}
+}
+
+// TestServerAndCLIIndexAtOnce: `viberag mcp` indexes on start while a
+// `viberag index` of the same repository runs beside it. Neither fails, no
+// "database is locked" leaks out, and once both are done the index holds
+// exactly the rows of a clean index.
+func TestServerAndCLIIndexAtOnce(t *testing.T) {
+	if os.Getenv("VIBERAG_MAIN_CHILD") != "" || os.Getenv("VIBERAG_LOCK_CHILD") != "" {
+		t.Skip("child")
+	}
+	root := damageTree(t)
+	clean, shared := t.TempDir(), t.TempDir()
+	if code, _, stderr := runMain(t, "index", root, "--data-dir", clean, "--embed", "off"); code != 0 {
+		t.Fatalf("clean index: exit %d: %s", code, stderr)
+	}
+
+	srv := exec.Command(os.Args[0], "-test.run=^TestMainChild$")
+	srv.Env = append(os.Environ(), "VIBERAG_MAIN_CHILD=1",
+		"CHILD_ARGS="+strings.Join([]string{"mcp", root, "--data-dir", shared, "--embed", "off", "--no-watch"}, "\n"))
+	stdin, err := srv.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var srvErr strings.Builder
+	srv.Stderr = &srvErr
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- srv.Wait() }()
+	defer srv.Process.Kill() //nolint:errcheck // already gone when the test passes
+
+	code, _, stderr := runMain(t, "index", root, "--data-dir", shared, "--embed", "off")
+	if code != 0 || strings.Contains(stderr, "database is locked") {
+		t.Fatalf("viberag index beside the server: exit %d: %s", code, stderr)
+	}
+	// Wait until neither the server nor anyone else is writing: the
+	// server's own first run may start after the CLI's.
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		code, out, _ := runMain(t, "status", root, "--data-dir", shared, "--json")
+		var st struct {
+			State  string `json:"index_state"`
+			Writer any    `json:"writer"`
+		}
+		if code == 0 && json.Unmarshal([]byte(out), &st) == nil && st.State == "ready" && st.Writer == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the index was not ready within 2 minutes; last status: %s", out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	stdin.Close() // the session ends: the server exits
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Fatalf("server: %v\n%s", err, srvErr.String())
+		}
+	case <-time.After(time.Minute):
+		t.Fatalf("server still running a minute after its input closed\n%s", srvErr.String())
+	}
+	if strings.Contains(srvErr.String(), "database is locked") {
+		t.Errorf("the server logged a locked database:\n%s", srvErr.String())
+	}
+	if want, got := indexRows(t, clean), indexRows(t, shared); !slices.Equal(got, want) {
 		t.Fatalf("rows differ from a clean index: %d vs %d rows", len(got), len(want))
 	}
 }
