@@ -64,8 +64,13 @@
 //     path 2, summary 1), path (the share of the query's words in the
 //     file's name and directories, over every file, see pathMatcher), and
 //     embedded_names (definitions of identifiers written inside a
-//     sentence, "how does res.send set the ETag"). A symbols_fts channel
-//     exists but is off: it cost time and did not improve the benchmark.
+//     sentence, "how does res.send set the ETag"), and symbols
+//     (symbols_fts bm25 over the doc comment column only: what a file's
+//     definitions say they do; not for identifier queries, where the
+//     definitions channel decides, nor for a task text's reduction, which
+//     is names and paths). Over all of symbols_fts's columns it
+//     cost the dev split 0.008; over docs alone it gains on both
+//     benchmarks (issue 14, BENCHMARKS.md).
 //     Words held by over half the chunks are not searched in blocks: bm25
 //     gives them no weight, yet they make it score every chunk.
 //   - usage: the refs table by name (calls, identifier uses, types,
@@ -100,8 +105,8 @@
 // Channels rank different things; fusion works on files, then units. A
 // file's score is the weighted sum over channels of its best unit's
 // max-normalised score (the path channel's share is used as is; weights:
-// definition 3, blocks 1, blocks_sum 1, path 1, embedded_names 1, files
-// 0.7); it is then multiplied by 1 + the path share (path words) and by
+// definition 3, blocks 1, blocks_sum 1, path 1, embedded_names 1,
+// symbols 1, files 0.7); it is then multiplied by 1 + the path share (path words) and by
 // the priors: test files ×0.5, examples/docs/benchmarks/vendored code
 // ×0.7, re-export barrels ×0.8, prose and data files ×0.8. Priors demote,
 // never remove, and a demoted hit always carries a why saying so. Each
@@ -116,7 +121,7 @@
 // channel 0.865, without the path boost 0.860, without either 0.838;
 // without blocks_sum 0.865, without files 0.875, without the test prior
 // 0.879, without prefix expansion 0.861, with path precision off 0.874,
-// with the symbols channel on 0.878. A file-length prior and an
+// with the symbols channel on (all columns) 0.878. A file-length prior and an
 // inbound-reference (centrality) prior were tried and lowered the score;
 // they are not in.
 //

@@ -78,8 +78,13 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 			if p.tune.SymbolColumns != "" {
 				symExpr = "{" + p.tune.SymbolColumns + "} : (" + expr + ")"
 			}
+			// Doc comments are searched for prose only: for a bare name
+			// the definitions channel finds its definitions (docs that
+			// mention it are noise), and a task text's reduction is names
+			// and paths, whose mentions in docs lead away from the frames.
+			docs := p.tune.WSymbol > 0 && !defs && resp.QueryUsed == ""
 			syms := &channel{name: "symbols"}
-			if p.tune.WSymbol > 0 {
+			if docs {
 				if syms, err = p.symbolChannel(ctx, symExpr, sc, pool, p.tune.SymbolCands); err != nil {
 					return err
 				}
@@ -94,7 +99,7 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 			}
 			chans = append(chans, blocks, chunkSumChannel(blocks, p.tune.WChunkSum, pool, files), syms, fl)
 			sc.note(req.Scope, scope.Chunks)
-			if p.tune.WSymbol > 0 {
+			if docs {
 				sc.note(req.Scope, scope.Symbols)
 			}
 			sc.note(req.Scope, scope.Files)

@@ -405,15 +405,20 @@ func TestSimilarCode(t *testing.T) {
 func TestBudget(t *testing.T) {
 	p, _ := fixture(t)
 	full := search(t, p, Request{Query: "task queue retry", Intent: Concept, Limit: 8})
-	size := hitsSize(full.Hits)
 	if full.Truncated || len(full.Hits) < 5 {
 		t.Fatalf("unbudgeted: truncated %v, %d hits", full.Truncated, len(full.Hits))
 	}
-	// A budget a little under the full size: snippets shortened, no hit
-	// dropped.
-	trim := search(t, p, Request{Query: "task queue retry", Intent: Concept, Limit: 8, MaxBytes: size - 40})
-	if !trim.Truncated || trim.Dropped != 0 || len(trim.Hits) != len(full.Hits) || hitsSize(trim.Hits) > size-40 {
-		t.Errorf("small cut: truncated %v dropped %d hits %d size %d", trim.Truncated, trim.Dropped, len(trim.Hits), hitsSize(trim.Hits))
+	// A budget a little under the full answer without explanations (which
+	// go first): snippets shortened, no hit dropped.
+	bare := *full
+	bare.Hits = slices.Clone(full.Hits)
+	for i := range bare.Hits {
+		bare.Hits[i].Why = nil
+	}
+	limit := responseSize(&bare) - 40
+	trim := search(t, p, Request{Query: "task queue retry", Intent: Concept, Limit: 8, MaxBytes: limit})
+	if !trim.Truncated || trim.Dropped != 0 || len(trim.Hits) != len(full.Hits) || responseSize(trim) > limit {
+		t.Errorf("small cut: truncated %v dropped %d hits %d size %d (limit %d)", trim.Truncated, trim.Dropped, len(trim.Hits), responseSize(trim), limit)
 	}
 	cut := false
 	for _, h := range trim.Hits {

@@ -94,7 +94,7 @@ func DefaultTuning() Tuning {
 		RRFK:          10,
 		WChunk:        1,
 		WChunkSum:     1,
-		WSymbol:       0,
+		WSymbol:       1, // doc comments only (SymbolColumns), prose queries only; issue 14: broad 0.822 -> 0.849, dev 0.8935 -> 0.8946
 		WFile:         0.7,
 		WDef:          3,
 		WEmbedded:     1,
@@ -108,7 +108,7 @@ func DefaultTuning() Tuning {
 		FileCols:      []float64{2, 1},
 		Prefix:        true,
 		PrefixAll:     false,
-		SymbolColumns: "",
+		SymbolColumns: "doc",
 		PruneShare:    0.5,
 		PruneBudget:   600,
 		ChunkCands:    150,
