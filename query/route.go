@@ -118,6 +118,13 @@ func looksLikeCode(q string) bool {
 	if strings.Contains(strings.TrimSpace(q), "\n") {
 		return true
 	}
+	// A sentence that has a brace, an operator or an inline snippet in
+	// it ("Fix crash when logger == Rails.logger", "support {name}
+	// placeholders") is still a sentence: its words, not its
+	// punctuation, say what it is about.
+	if readsAsProse(q) {
+		return false
+	}
 	for _, t := range codeTokens {
 		if strings.Contains(q, t) {
 			return true
@@ -144,5 +151,32 @@ func looksLikeCode(q string) bool {
 	}
 	return false
 }
+
+// readsAsProse reports whether a one-line query reads as English: at least
+// proseMinWords words, at least half of them plain words (two letters or more, once
+// punctuation around them is trimmed), and stop words at the share prose
+// has and code lacks (IsTaskText's measure).
+func readsAsProse(q string) bool {
+	words := strings.Fields(q)
+	if len(words) < proseMinWords {
+		return false
+	}
+	plain, stops := 0, 0
+	for _, w := range words {
+		w = strings.ToLower(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }))
+		if utf8.RuneCountInString(w) < 2 || strings.IndexFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }) >= 0 {
+			continue // "i", "x": loop variables as often as words
+		}
+		plain++
+		if isStopWord(w) {
+			stops++
+		}
+	}
+	return plain*100 >= len(words)*50 && stops*100 >= len(words)*15
+}
+
+// proseMinWords is the fewest words readsAsProse calls a sentence: shorter
+// text has too few words to tell English from code.
+const proseMinWords = 5
 
 var defLineRe = regexp.MustCompile(`^(?:def|async def|func|fn|pub fn|function|fun|class|struct|interface|trait|impl|defmodule|defp?|local function|public|private|protected|static)\s+[^\s]*[A-Za-z_][^\s]*\s*[(<:{\[]`)

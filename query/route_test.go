@@ -50,6 +50,14 @@ func TestDecide(t *testing.T) {
 		{"retry with exponential backoff", Concept, "retry with exponential backoff", RuleConcept},
 		{"error handling in the worker", Concept, "error handling in the worker", RuleConcept},
 		{"class registration", Concept, "class registration", RuleConcept},
+		// Sentences with a brace, an operator or a snippet in them are
+		// still sentences (commit messages, doc comments).
+		{"Fix stack level too deep when Sidekiq.logger == Rails.logger", Concept, "Fix stack level too deep when Sidekiq.logger == Rails.logger", RuleConcept},
+		{"Optimize Enum.count(list) == 1 to pattern match in channel.ex", Concept, "Optimize Enum.count(list) == 1 to pattern match in channel.ex", RuleConcept},
+		{"Check if a column with name ${2} exists in the table", Concept, "Check if a column with name ${2} exists in the table", RuleConcept},
+		// …but code with a keyword or two stays code.
+		{"for _, x := range items { if x.ok { n++ } }", SimilarCode, "for _, x := range items { if x.ok { n++ } }", RuleCode},
+		{"const done = items.filter(i => i.done) || []", SimilarCode, "const done = items.filter(i => i.done) || []", RuleCode},
 	}
 	for _, tc := range tests {
 		got := Decide(tc.q)
