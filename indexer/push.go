@@ -29,14 +29,7 @@ func Push(ctx context.Context, t PushTarget, root string, opts Options) (*Result
 	if opts.ParseOnly {
 		return nil, errors.New("push: --parse-only writes nothing; run it without --store")
 	}
-	if err := opts.Select.Validate(); err != nil {
-		return nil, err
-	}
-	real, err := RealRoot(root)
-	if err != nil {
-		return nil, err
-	}
-	sel, err := fileset.Select(ctx, real, opts.Select)
+	real, sel, err := selectFiles(ctx, root, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -101,19 +101,29 @@ type Result struct {
 	Vectors       *VectorResult  `json:"vectors"`
 }
 
+// selectFiles checks the selection options, then lists the files of root
+// (resolved to its real path) that a run considers.
+func selectFiles(ctx context.Context, root string, opts Options) (string, *fileset.Selection, error) {
+	if err := opts.Select.Validate(); err != nil {
+		return "", nil, err
+	}
+	real, err := RealRoot(root)
+	if err != nil {
+		return "", nil, err
+	}
+	sel, err := fileset.Select(ctx, real, opts.Select)
+	if err != nil {
+		return "", nil, err
+	}
+	return real, sel, nil
+}
+
 // Run indexes root into db. Nothing already indexed is lost when it fails:
 // bad options are rejected before any write, and every file's rows are
 // written atomically.
 func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result, error) {
 	start := time.Now()
-	if err := opts.Select.Validate(); err != nil {
-		return nil, err
-	}
-	real, err := RealRoot(root)
-	if err != nil {
-		return nil, err
-	}
-	sel, err := fileset.Select(ctx, real, opts.Select)
+	real, sel, err := selectFiles(ctx, root, opts)
 	if err != nil {
 		return nil, err
 	}

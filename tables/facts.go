@@ -93,21 +93,7 @@ func (b *FactBuilder) Build(f *extract.File) *Rows {
 			Hash:        Hex(c.Hash),
 		})
 	}
-	rb.encl = enclosing(f, rb.encl)
-	clear(rb.idents)
-	g := &rb.refs
-	g.reset()
-	for i := range f.Refs {
-		r := &f.Refs[i]
-		if r.Kind == extract.RefIdent {
-			k := identKey{r.Name, r.StartLine}
-			if _, dup := rb.idents[k]; dup {
-				continue
-			}
-			rb.idents[k] = struct{}{}
-		}
-		g.add(refKey{r.Kind, r.Name, r.Target}, r.StartLine, rb.encl[i]+1)
-	}
+	g := rb.groupRefs(f)
 	out.Refs = make([]RefFact, len(g.order))
 	for i, grp := range g.order {
 		out.Refs[i] = RefFact{Row: i, Kind: grp.key.kind, Name: grp.key.name, NameLower: strings.ToLower(grp.key.name),

@@ -118,21 +118,7 @@ func (bw *batchWriter) insertRefs(fileID int64, f *extract.File) error {
 	if fileID >= 1<<31 {
 		return fmt.Errorf("file id %d: past the range refs rowids can hold; run `viberag index --force`", fileID)
 	}
-	bw.encl = enclosing(f, bw.encl)
-	clear(bw.idents)
-	g := &bw.refs
-	g.reset()
-	for i := range f.Refs {
-		r := &f.Refs[i]
-		if r.Kind == extract.RefIdent {
-			k := identKey{r.Name, r.StartLine}
-			if _, dup := bw.idents[k]; dup {
-				continue
-			}
-			bw.idents[k] = struct{}{}
-		}
-		g.add(refKey{r.Kind, r.Name, r.Target}, r.StartLine, bw.encl[i]+1)
-	}
+	g := bw.groupRefs(f)
 	a := bw.refArgs[:0]
 	for i, grp := range g.order {
 		a = append(a, refRowID(fileID, i), fileID, grp.key.kind, grp.key.name, strings.ToLower(grp.key.name), grp.key.target,
@@ -201,6 +187,29 @@ type rowBuilder struct {
 	idents map[identKey]struct{}
 	refs   refGroups
 	encl   []int
+}
+
+// groupRefs aggregates f's references per (kind, name, target), each use
+// a line and the ordinal of its enclosing symbol (0: none); an identifier
+// used twice on one line is one use. The groups are valid until the next
+// call.
+func (rb *rowBuilder) groupRefs(f *extract.File) *refGroups {
+	rb.encl = enclosing(f, rb.encl)
+	clear(rb.idents)
+	g := &rb.refs
+	g.reset()
+	for i := range f.Refs {
+		r := &f.Refs[i]
+		if r.Kind == extract.RefIdent {
+			k := identKey{r.Name, r.StartLine}
+			if _, dup := rb.idents[k]; dup {
+				continue
+			}
+			rb.idents[k] = struct{}{}
+		}
+		g.add(refKey{r.Kind, r.Name, r.Target}, r.StartLine, rb.encl[i]+1)
+	}
+	return g
 }
 
 func newRowBuilder() rowBuilder {
