@@ -229,7 +229,7 @@ func (s *Server) getSurroundingCode(ctx context.Context, _ *sdk.CallToolRequest,
 		out.Parent = &p
 	}
 	out.Anchor.SurroundingSymbol = SurroundingSymbol(n.Anchor)
-	code, truncated, changed := s.codeLines(out.Path, n.Hash, n.Anchor.StartLine, n.Anchor.EndLine)
+	code, truncated, changed := s.codeLines(ctx, out.Path, n.Hash, n.Anchor.StartLine, n.Anchor.EndLine)
 	out.Anchor.Code, out.Anchor.CodeTruncated, out.Anchor.Changed = code, truncated, changed
 	out.Freshness = s.freshness()
 	return nil, out, nil
@@ -247,12 +247,12 @@ func surrounding(ns []query.Neighbour) []SurroundingSymbol {
 // codeLines reads lines start..end of an indexed file from disk, at most
 // maxAnchorLines of them, and reports whether the file changed since it
 // was indexed (the lines may then have moved).
-func (s *Server) codeLines(rel, hash string, start, end int) (code string, truncated, changed bool) {
+func (s *Server) codeLines(ctx context.Context, rel, hash string, start, end int) (code string, truncated, changed bool) {
 	real, err := resolveInRoot(s.root, rel)
 	if err != nil {
 		return "", false, true
 	}
-	data, err := fileset.ReadRegular(context.Background(), real, maxFileRead)
+	data, err := fileset.ReadRegular(ctx, real, maxFileRead)
 	if err != nil {
 		return "", false, true
 	}

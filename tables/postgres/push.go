@@ -369,7 +369,10 @@ func (p *Push) Commit(ctx context.Context, head string) (Repo, error) {
 // Rollback abandons the push (when it has not committed) and releases its
 // lock and connections. It is safe to call more than once.
 func (p *Push) Rollback() {
-	bg := context.Background()
+	// Cleanup runs whether or not the push's context ended, but never
+	// waits long on a server that stopped answering.
+	bg, cancel := context.WithTimeout(context.Background(), connectTimeout)
+	defer cancel()
 	if p.tx != nil {
 		_ = p.tx.Rollback(bg)
 		p.tx = nil
