@@ -70,19 +70,16 @@ func Open(ctx context.Context, path string, opts OpenOptions) (*tables.DB, error
 		}
 		return tables.Open(ctx, path, topts)
 	}
-	reason, err := damage(ctx, path, topts, opts.Check)
-	if errors.Is(err, tables.ErrRebuildNeeded) && opts.Outdated == nil {
-		err = nil // treated as damage: moved aside below
+	reason, outdated, err := damage(ctx, path, topts, opts.Check)
+	if err != nil {
+		return nil, err
 	}
-	if errors.Is(err, tables.ErrRebuildNeeded) {
+	if outdated && opts.Outdated != nil {
 		if rerr := tables.Remove(path); rerr != nil {
 			return nil, fmt.Errorf("index %s is outdated (%s) and could not be removed: %w", path, reason, rerr)
 		}
 		opts.Outdated(reason)
 		return tables.Open(ctx, path, topts)
-	}
-	if err != nil {
-		return nil, err
 	}
 	if reason == "" {
 		db, err := tables.Open(ctx, path, topts)
@@ -101,25 +98,26 @@ func Open(ctx context.Context, path string, opts OpenOptions) (*tables.DB, error
 }
 
 // damage says what is wrong with the index at path, "" when nothing
-// seems to be. An error is about looking, not about the index.
-func damage(ctx context.Context, path string, topts tables.OpenOptions, check bool) (string, error) {
+// seems to be; outdated when it is only obsolete (an older schema), which
+// Open removes when its caller says how to tell the user (Outdated) and
+// otherwise treats as damage. An error is about looking, not about the
+// index.
+func damage(ctx context.Context, path string, topts tables.OpenOptions, check bool) (reason string, outdated bool, err error) {
 	problem, suspect, err := tables.HeaderProblem(path)
 	if err != nil {
-		return "", fmt.Errorf("open index %s: %w", path, err)
+		return "", false, fmt.Errorf("open index %s: %w", path, err)
 	}
 	if problem != "" && !suspect {
-		return problem, nil
+		return problem, false, nil
 	}
 	db, err := tables.Open(ctx, path, topts)
 	switch {
 	case errors.Is(err, tables.ErrRebuildNeeded):
-		// Obsolete, not damaged: Open removes it when its caller says
-		// how to tell the user (Outdated), else treats it as damage.
-		return err.Error(), err
+		return err.Error(), true, nil
 	case tables.IsCorrupt(err), errors.Is(err, tables.ErrNotIndex):
-		return err.Error(), nil
+		return err.Error(), false, nil
 	case err != nil:
-		return "", err
+		return "", false, err
 	}
 	defer db.Close()
 	if _, err := os.Stat(path + SuspectSuffix); err == nil {
@@ -128,20 +126,20 @@ func damage(ctx context.Context, path string, topts tables.OpenOptions, check bo
 	meta, err := db.Meta(ctx)
 	switch {
 	case tables.IsCorrupt(err):
-		return err.Error(), nil
+		return err.Error(), false, nil
 	case err != nil:
-		return "", err
+		return "", false, err
 	}
 	if !check && !suspect && meta[tables.MetaLastRunComplete] != "0" {
-		return "", nil
+		return "", false, nil
 	}
 	if err := tables.QuickCheck(ctx, path); err != nil {
 		if tables.IsCorrupt(err) {
-			return err.Error(), nil
+			return err.Error(), false, nil
 		}
-		return "", err
+		return "", false, err
 	}
-	return "", nil
+	return "", false, nil
 }
 
 func openRead(ctx context.Context, path string, topts tables.OpenOptions) (*tables.DB, error) {

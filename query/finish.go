@@ -76,23 +76,6 @@ func applyBudget(req Request, resp *Response, present func(Action) Action) {
 	resp.Truncated = true
 	resp.Notes = append(resp.Notes, fmt.Sprintf("trimmed to the size budget of %d bytes: explanations, then snippets, then extra suggestions cut, then hits dropped from the end", limit))
 	over := func() bool { return responseSize(resp) > limit }
-	defer func() {
-		// The frame alone may still be over: the notes go to the one that
-		// says what happened, in short.
-		if over() {
-			resp.Routing = ""
-			resp.Notes = []string{fmt.Sprintf("trimmed to %d bytes; raise max_tokens for more", limit)}
-		}
-		for len(resp.Hits) > 0 && over() {
-			resp.Hits = resp.Hits[:len(resp.Hits)-1]
-			resp.Dropped++
-			arrange(resp, present)
-			resp.SuggestedNextActions = nil
-		}
-		if over() {
-			resp.SuggestedNextActions = nil
-		}
-	}()
 	for i := range resp.Hits {
 		if !over() {
 			return
@@ -124,6 +107,22 @@ func applyBudget(req Request, resp *Response, present func(Action) Action) {
 		if len(resp.SuggestedNextActions) > 1 {
 			resp.SuggestedNextActions = resp.SuggestedNextActions[:1]
 		}
+	}
+	if !over() {
+		return
+	}
+	// The frame alone is still over: the notes go to the one that says
+	// what happened, in short, then the last hit and the suggestions.
+	resp.Routing = ""
+	resp.Notes = []string{fmt.Sprintf("trimmed to %d bytes; raise max_tokens for more", limit)}
+	for len(resp.Hits) > 0 && over() {
+		resp.Hits = resp.Hits[:len(resp.Hits)-1]
+		resp.Dropped++
+		arrange(resp, present)
+		resp.SuggestedNextActions = nil
+	}
+	if over() {
+		resp.SuggestedNextActions = nil
 	}
 }
 
