@@ -575,7 +575,12 @@ func tsStringValue(c *tsCtx, n *ts.Node) string {
 }
 
 func unquote(s string) string {
-	s = strings.TrimLeft(s, "rbuRBUfF@$")
+	// A literal's prefix (Python r"", b"", f"", rb""; C# @"", $"") goes
+	// only when a quote follows it: a bare name such as `Button` in
+	// `import { Button as B }` keeps its letters.
+	if t := strings.TrimLeft(s, "rbuRBUfF@$"); len(s)-len(t) <= 3 && t != "" && strings.ContainsRune("\"'`", rune(t[0])) {
+		s = t
+	}
 	for _, q := range []string{`"""`, `'''`, "```", `"`, `'`, "`"} {
 		if len(s) >= 2*len(q) && strings.HasPrefix(s, q) && strings.HasSuffix(s, q) {
 			return s[len(q) : len(s)-len(q)]

@@ -61,3 +61,28 @@ func TestCoverageCountsLiterals(t *testing.T) {
 		t.Fatalf("status %s (%s), want clean", f.ParseStatus, f.ParseProblem)
 	}
 }
+
+func TestUnquote(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`"abc"`, "abc"},
+		{`'abc'`, "abc"},
+		{"`abc`", "abc"},
+		{`"""doc"""`, "doc"},
+		{`r"\d+"`, `\d+`},
+		{`rb'\x00'`, `\x00`},
+		{`f"{x}"`, "{x}"},
+		{`@"C:\dir"`, `C:\dir`},
+		{`$@"{a}"`, "{a}"},
+		// Bare names keep their letters (a JS import specifier's name is
+		// an identifier or a string).
+		{"Button", "Button"},
+		{"useState", "useState"},
+		{"$el", "$el"},
+		{"buffer", "buffer"},
+		{`"a-b"`, "a-b"},
+	} {
+		if got := unquote(tc.in); got != tc.want {
+			t.Errorf("unquote(%s) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
