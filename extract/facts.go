@@ -1,5 +1,14 @@
 package extract
 
+// FactsVersion names the facts the readers produce for given bytes. Bump it
+// with any change to a reader's output (a fixed symbol, a new ref kind, a
+// different chunking): an index records the version its facts were made
+// with, and a run on an index of another version re-reads every file
+// instead of keeping the old facts of files whose content did not change.
+// 1: the version of the first index to record it (a bare name such as
+// Button no longer loses its first letters to literal-prefix trimming).
+const FactsVersion = 1
+
 // Parse states recorded for every file; status reports counts per language.
 const (
 	ParseClean    = "clean"    // the parser accepted the file without errors

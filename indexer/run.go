@@ -99,6 +99,9 @@ type Result struct {
 	ElapsedMS     int64          `json:"elapsed_ms"`
 	Commit        string         `json:"commit,omitempty"`
 	Vectors       *VectorResult  `json:"vectors"`
+	// FactsUpgraded: the index's facts were made by other readers
+	// (extract.FactsVersion), so every file was read again.
+	FactsUpgraded bool `json:"facts_upgraded,omitempty"`
 }
 
 // selectFiles checks the selection options, then lists the files of root
@@ -129,9 +132,21 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 	}
 	res := &Result{Root: real, Index: db.Path(), Selected: len(sel.Files), ParseProblems: map[string]int{}}
 	states := map[string]tables.FileState{}
+	facts := strconv.Itoa(extract.FactsVersion)
 	if !opts.ParseOnly {
 		if states, err = db.FileStates(ctx); err != nil {
 			return nil, err
+		}
+		// Facts made by other readers are made again, whatever the files'
+		// hashes: an upgrade must not keep an old reader's mistakes for
+		// every file that has not changed since.
+		meta, err := db.Meta(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if v := meta[tables.MetaFactsVersion]; v != facts && len(states) > 0 {
+			opts.Force = true
+			res.FactsUpgraded = true
 		}
 		// The run's size is recorded for answers given while it builds
 		// ("index still building: N of M files").
@@ -158,6 +173,7 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 	settings, _ := json.Marshal(SettingsOf(opts.Select))
 	if err := db.SetMeta(ctx, map[string]string{
 		"tool_version":      Version(),
+		"facts_version":     facts,
 		"root":              real,
 		"settings":          string(settings),
 		"last_commit":       res.Commit,

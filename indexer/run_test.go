@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/fileset"
 	"github.com/viberag/viberag/tables"
 )
@@ -124,6 +125,57 @@ func TestIncremental(t *testing.T) {
 	// --force re-parses everything.
 	if f := run(t, db, root, Options{Force: true}); f.Parsed != 3 {
 		t.Fatalf("force: parsed %d, want 3", f.Parsed)
+	}
+}
+
+// Facts made by older readers are made again on the next run, though no
+// file changed: an upgrade fixes what the old readers got wrong.
+func TestOlderFactsAreMadeAgain(t *testing.T) {
+	root, data := t.TempDir(), t.TempDir()
+	writeTree(t, root, map[string]string{
+		"app/models.py": "class User:\n    def save(self):\n        pass\n",
+		"README.md":     "# App\n\nDocs.\n",
+	})
+	db := openDB(t, data)
+	if first := run(t, db, root, Options{}); first.FactsUpgraded {
+		t.Fatal("a cold run reports upgraded facts")
+	}
+	// What an old reader left: a wrong symbol name, and an index of the
+	// version before FactsVersion was recorded.
+	src := []byte("class User:\n    def save(self):\n        pass\n")
+	old, err := extract.Extract(context.Background(), "app/models.py", src, extract.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range old.Symbols {
+		old.Symbols[i].Name = strings.Replace(old.Symbols[i].Name, "User", "ser", 1)
+		old.Symbols[i].Qualname = strings.Replace(old.Symbols[i].Qualname, "User", "ser", 1)
+	}
+	if err := db.Write(context.Background(), []*extract.File{old}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(symbolNames(t, db, "app/models.py"), ","); got != "ser,ser.save" {
+		t.Fatalf("planted facts: symbols %q", got)
+	}
+	if err := db.SetMeta(context.Background(), map[string]string{tables.MetaFactsVersion: ""}); err != nil {
+		t.Fatal(err)
+	}
+	up := run(t, db, root, Options{})
+	if !up.FactsUpgraded || up.Parsed != 2 || up.Unchanged != 0 {
+		t.Fatalf("run on older facts: upgraded %v parsed %d unchanged %d, want true 2 0", up.FactsUpgraded, up.Parsed, up.Unchanged)
+	}
+	if got := strings.Join(symbolNames(t, db, "app/models.py"), ","); got != "User,User.save" {
+		t.Fatalf("after the upgrade: symbols %q, want User,User.save", got)
+	}
+	meta, err := db.Meta(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := meta[tables.MetaFactsVersion]; v != strconv.Itoa(extract.FactsVersion) {
+		t.Fatalf("facts_version %q after the run, want %d", v, extract.FactsVersion)
+	}
+	if again := run(t, db, root, Options{}); again.FactsUpgraded || again.Parsed != 0 {
+		t.Fatalf("next run: upgraded %v parsed %d, want false 0", again.FactsUpgraded, again.Parsed)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 const (
 	MetaSchemaVersion   = "schema_version"    // set by Open
 	MetaToolVersion     = "tool_version"      // viberag version that wrote the index
+	MetaFactsVersion    = "facts_version"     // extract.FactsVersion of the facts; '' before it was recorded
 	MetaSettings        = "settings"          // JSON of the options the index was built with
 	MetaLastCommit      = "last_commit"       // git HEAD at the last run, '' outside git
 	MetaLastIndexedAt   = "last_indexed_at"   // RFC3339

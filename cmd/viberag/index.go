@@ -311,6 +311,9 @@ func incompleteVectors(v *indexer.VectorResult) error {
 func printIndexResult(w io.Writer, r *indexer.Result) {
 	fmt.Fprintf(w, "indexed %s in %s\n", r.Root, r.Elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "  files: %d selected, %d parsed, %d unchanged, %d deleted\n", r.Selected, r.Parsed, r.Unchanged, r.Deleted)
+	if r.FactsUpgraded {
+		fmt.Fprintln(w, "  every file read again: the index held facts of an older viberag's readers")
+	}
 	fmt.Fprintf(w, "  index: %d files, %d symbols, %d chunks, %d refs  (%s)\n", r.Counts.Files, r.Counts.Symbols, r.Counts.Chunks, r.Counts.Refs, r.Index)
 	if len(r.Skipped) > 0 {
 		fmt.Fprintf(w, "  skipped: %s  (list: viberag status --skipped)\n", formatCounts(r.Skipped))
