@@ -144,13 +144,19 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 		if err != nil {
 			return nil, err
 		}
-		if v := meta[tables.MetaFactsVersion]; v != facts && len(states) > 0 {
+		begin := map[string]string{tables.MetaLastRunComplete: "0", MetaRunSelected: strconv.Itoa(len(sel.Files))}
+		switch {
+		case len(states) == 0:
+			// An empty index holds only the facts this run makes, so a
+			// run that stops here and is continued keeps them.
+			begin[tables.MetaFactsVersion] = facts
+		case meta[tables.MetaFactsVersion] != facts:
 			opts.Force = true
 			res.FactsUpgraded = true
 		}
 		// The run's size is recorded for answers given while it builds
 		// ("index still building: N of M files").
-		if err := db.SetMeta(ctx, map[string]string{tables.MetaLastRunComplete: "0", MetaRunSelected: strconv.Itoa(len(sel.Files))}); err != nil {
+		if err := db.SetMeta(ctx, begin); err != nil {
 			return nil, err
 		}
 	}
