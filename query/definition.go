@@ -219,3 +219,38 @@ func nameWords(name string) []string {
 	}
 	return ws
 }
+
+// maxImporters bounds the import lines that stand in for a definition.
+const maxImporters = 10
+
+// importers finds, when no symbol has the name, the lines that import it
+// by that exact name (`from m import Engine`, `pub use other::Thing`,
+// `export { Widget } from '../core'`): the definition lies outside the
+// indexed files (another package, a parent directory, a dependency), and
+// the import says where it comes from. Source files before auxiliary and
+// test files, as usages are ordered.
+func (p *Planner) importers(ctx context.Context, q defQuery, sc *scoped, pool unitPool, files map[int64]*fileInfo) ([]*unit, error) {
+	refs, err := p.findRefs(ctx, q, sc, files)
+	if err != nil {
+		return nil, err
+	}
+	var lines []*refLine
+	for _, r := range refs {
+		if contains(r.kinds, "import") && r.target == q.name {
+			lines = append(lines, r)
+			if len(lines) == maxImporters {
+				break
+			}
+		}
+	}
+	snips, err := p.refSnippets(ctx, lines)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*unit, len(lines))
+	for i, r := range lines {
+		out[i] = pool.intern(&unit{kind: KindUsage, id: fmt.Sprintf("r:%s:%d", r.path, r.line), fileID: r.fileID, path: r.path,
+			start: r.line, end: r.line, title: "import of " + q.name, signature: snips[i]})
+	}
+	return out, nil
+}

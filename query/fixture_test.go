@@ -41,6 +41,13 @@ def send_all(sock, data):
     msg = "connection reset by peer"; other = "connection reset by peer (again)"
     return sock.sendall(data), msg, other
 `,
+	"taskq/backends.py": `"""Storage backends; the implementations live in the taskq_backends package."""
+
+from taskq_backends.memory import MemoryBackend
+from taskq_backends.redis import RedisBackend
+
+__all__ = ["MemoryBackend", "RedisBackend"]
+`,
 	"taskq/scheduler.py": `"""Scheduling of delayed tasks with exponential backoff."""
 
 from taskq.queue import Queue, RetryPolicy

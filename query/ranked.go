@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -33,7 +34,20 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 		resp.Notes = append(resp.Notes, notes...)
 		chans = append(chans, defChannel("definition", p.tune.WDef, cands))
 		if len(cands) == 0 {
-			resp.Notes = append(resp.Notes, "no symbol matches the name; results are from the text channels")
+			imps, err := p.importers(ctx, parseDefQuery(text), sc, pool, files)
+			if err != nil {
+				return err
+			}
+			if len(imps) > 0 {
+				ch := &channel{name: "imports", weight: p.tune.WDef}
+				for i, u := range imps {
+					ch.add(u, 1/float64(i+1))
+				}
+				chans = append(chans, ch)
+				resp.Notes = append(resp.Notes, fmt.Sprintf("no symbol named %q is indexed, but %d line(s) import it by that name: its definition is outside the indexed files; the import lines come first", parseDefQuery(text).name, len(imps)))
+			} else {
+				resp.Notes = append(resp.Notes, "no symbol matches the name; results are from the text channels")
+			}
 		}
 	} else if p.tune.WEmbedded > 0 && len(t.idents) > 0 {
 		// Identifiers written inside a sentence ("how does res.send set

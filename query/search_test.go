@@ -268,6 +268,26 @@ func TestDefinitionLookups(t *testing.T) {
 	}
 }
 
+// A name defined outside the index (a dependency, a parent directory) has
+// no definition; the lines importing it by that name come first, saying
+// where it comes from.
+func TestDefinitionOutsideTheIndex(t *testing.T) {
+	p, _ := fixture(t)
+	for _, intent := range []Intent{Definition, Auto} {
+		resp := search(t, p, Request{Query: "RedisBackend", Intent: intent})
+		if len(resp.Hits) == 0 {
+			t.Fatalf("%s: no hits", intent)
+		}
+		h := resp.Hits[0]
+		if h.Kind != KindUsage || h.Path != "taskq/backends.py" || h.StartLine != 4 || !strings.Contains(h.Snippet, "from taskq_backends.redis import RedisBackend") {
+			t.Errorf("%s: first hit %s %s:%d %q, want the import line taskq/backends.py:4", intent, h.Kind, h.Path, h.StartLine, h.Snippet)
+		}
+		if notes := strings.Join(resp.Notes, " "); !strings.Contains(notes, "outside the indexed files") {
+			t.Errorf("%s: notes %q do not say the definition is outside the index", intent, notes)
+		}
+	}
+}
+
 func hitTitles(r *Response) []string {
 	var out []string
 	for _, h := range r.Hits {

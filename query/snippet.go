@@ -40,6 +40,8 @@ func (p *Planner) fillSnippets(ctx context.Context, hits []Hit, pool unitPool, w
 			}
 		case KindDefinition:
 			h.Snippet = definitionSnippet(u.signature, u.doc)
+		case KindUsage:
+			h.Snippet = u.signature // the line, read by importers
 		case KindFile:
 			doc, summary, ok, err := p.db.FileDoc(ctx, u.fileID)
 			if err != nil {
