@@ -180,7 +180,7 @@ func build(f *File, out *Outline, src []byte) {
 		f.ParseStatus = ParseClean
 	}
 	f.ParseProblem = out.Problem
-	f.Doc = strings.TrimSpace(out.Doc)
+	f.Doc = withoutLicence(strings.TrimSpace(out.Doc), path.Base(f.Path))
 	f.Refs = out.Refs
 	sort.SliceStable(f.Refs, func(i, j int) bool { return f.Refs[i].StartByte < f.Refs[j].StartByte })
 	f.Symbols = out.Symbols
@@ -293,6 +293,45 @@ func header(f *File, sym int) string {
 		b.WriteString(names[i])
 	}
 	return b.String()
+}
+
+// licenceMarks are phrases of licence and copyright notices, lower-case.
+var licenceMarks = []string{
+	"copyright", "(c) 20", "(c) 19", "spdx-license-identifier", "licensed under", "permission is hereby granted",
+	"all rights reserved", "redistribution and use", "without warranty", "warranties of", "you may not use this file",
+	"general public license", "apache license", "mit license", "bsd license", "mozilla public license",
+	"this file is part of", "license-identifier",
+}
+
+// withoutLicence drops the paragraphs of a file's doc that are a licence
+// or copyright notice, and a paragraph that is only the file's name, which
+// many headers start with: a file's doc should say what the file is for.
+// In the dev split 697 of 1,721 files had a licence header for their doc,
+// which put the same boilerplate in every file's summary (files_fts) and
+// showed it as the snippet of file hits.
+func withoutLicence(doc, base string) string {
+	if doc == "" {
+		return ""
+	}
+	var keep []string
+	for _, para := range strings.Split(strings.ReplaceAll(doc, "\r\n", "\n"), "\n\n") {
+		p := strings.TrimSpace(para)
+		if p == "" || strings.EqualFold(p, base) || isLicence(p) {
+			continue
+		}
+		keep = append(keep, p)
+	}
+	return strings.Join(keep, "\n\n")
+}
+
+func isLicence(para string) bool {
+	low := strings.ToLower(para)
+	for _, m := range licenceMarks {
+		if strings.Contains(low, m) {
+			return true
+		}
+	}
+	return false
 }
 
 func summary(f *File) string {

@@ -62,3 +62,19 @@ func TestRunReaderAbandonsStuckReader(t *testing.T) {
 		t.Fatal("runReader still waiting for a stuck reader after 30 s")
 	}
 }
+
+func TestWithoutLicence(t *testing.T) {
+	for _, tc := range []struct{ doc, base, want string }{
+		{"Parses HTTP requests.", "req.go", "Parses HTTP requests."},
+		{"req.go\n\nCopyright (c) 2014 Acme\n\nPermission is hereby granted, free of charge, to any person", "req.go", ""},
+		{"Copyright 2024 The Authors.\nSPDX-License-Identifier: MIT\n\nA tiny router: routes, groups and middleware.", "router.ts", "A tiny router: routes, groups and middleware."},
+		{"Licensed under the Apache License, Version 2.0 (the \"License\");\nyou may not use this file except in compliance", "A.java", ""},
+		// A doc that talks about licences without being one stays.
+		{"Reads LICENSE files and reports their SPDX identifiers.", "scan.py", "Reads LICENSE files and reports their SPDX identifiers."},
+		{"", "x.c", ""},
+	} {
+		if got := withoutLicence(tc.doc, tc.base); got != tc.want {
+			t.Errorf("withoutLicence(%q) = %q, want %q", tc.doc, got, tc.want)
+		}
+	}
+}

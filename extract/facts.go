@@ -7,7 +7,8 @@ package extract
 // instead of keeping the old facts of files whose content did not change.
 // 1: the version of the first index to record it (a bare name such as
 // Button no longer loses its first letters to literal-prefix trimming).
-const FactsVersion = 1
+// 2: a file's doc without licence and copyright paragraphs.
+const FactsVersion = 2
 
 // Parse states recorded for every file; status reports counts per language.
 const (
