@@ -22,66 +22,86 @@ type fileInfo struct {
 	// baseWords are the words of the file name without its extension,
 	// dirWords those of its two innermost directories; baseParts counts
 	// the file name's parts (its words without the whole form).
-	baseWords, dirWords        []string
-	baseParts                  int
+	baseWords, dirWords []string
+	baseParts           int
+	// baseIDs and dirIDs are the same words as indexes into the file
+	// cache's pathVocab, which the path matcher reads per query without
+	// hashing a string per file word.
+	baseIDs, dirIDs            []int32
 	test, aux, reexport, prose bool
 }
 
 // fileCache holds every file's fileInfo, rebuilt when the files table
 // changes.
 type fileCache struct {
-	mu   sync.Mutex
-	key  tables.FilesKey
-	byID map[int64]*fileInfo
-	// stems maps every word of every path to its stem.
-	stems map[string]string
+	mu    sync.Mutex
+	key   tables.FilesKey
+	byID  map[int64]*fileInfo
+	vocab *pathVocab
 }
 
-// stemsOf returns the path-word stems of the map get returned last.
-func (c *fileCache) stemsOf() map[string]string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.stems
+// pathVocab holds every distinct word of the indexed paths once, with
+// its stem; fileInfo's baseIDs and dirIDs index it. Read-only once built.
+type pathVocab struct {
+	words, stems []string
+	ids          map[string]int32
+}
+
+func (v *pathVocab) id(w string) int32 {
+	if id, ok := v.ids[w]; ok {
+		return id
+	}
+	id := int32(len(v.words))
+	v.ids[w] = id
+	v.words = append(v.words, w)
+	v.stems = append(v.stems, stem(w))
+	return id
+}
+
+// intern sets f's word ids.
+func (v *pathVocab) intern(f *fileInfo) {
+	f.baseIDs, f.dirIDs = make([]int32, len(f.baseWords)), make([]int32, len(f.dirWords))
+	for i, w := range f.baseWords {
+		f.baseIDs[i] = v.id(w)
+	}
+	for i, w := range f.dirWords {
+		f.dirIDs[i] = v.id(w)
+	}
 }
 
 // get returns the current file map. Callers must not modify it.
 func (c *fileCache) get(ctx context.Context, p *Planner) (map[int64]*fileInfo, error) {
-	files, _, err := c.getKey(ctx, p)
+	files, _, _, err := c.getKey(ctx, p)
 	return files, err
 }
 
-// getKey is get, with the fingerprint of the files table as a string.
-func (c *fileCache) getKey(ctx context.Context, p *Planner) (map[int64]*fileInfo, string, error) {
+// getKey is get, with the vocabulary of the map's path words and the
+// fingerprint of the files table as a string.
+func (c *fileCache) getKey(ctx context.Context, p *Planner) (map[int64]*fileInfo, *pathVocab, string, error) {
 	k, err := p.db.FilesKey(ctx)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ks := fmt.Sprint(k)
 	if c.byID != nil && c.key == k {
-		return c.byID, ks, nil
+		return c.byID, c.vocab, ks, nil
 	}
 	list, err := p.db.FileList(ctx)
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
 	m := make(map[int64]*fileInfo, len(list))
-	stems := map[string]string{}
+	vocab := &pathVocab{ids: map[string]int32{}}
 	for _, r := range list {
 		f := &fileInfo{id: r.ID, path: r.Path, language: r.Language, lines: r.Lines}
 		classify(f)
+		vocab.intern(f)
 		m[f.id] = f
-		for _, ws := range [][]string{f.baseWords, f.dirWords} {
-			for _, w := range ws {
-				if _, ok := stems[w]; !ok {
-					stems[w] = stem(w)
-				}
-			}
-		}
 	}
-	c.key, c.byID, c.stems = k, m, stems
-	return m, ks, nil
+	c.key, c.byID, c.vocab = k, m, vocab
+	return m, vocab, ks, nil
 }
 
 // classify fills a fileInfo's words and path classes.
@@ -200,44 +220,49 @@ func isProse(lang string) bool {
 // query's words, since file words repeat across files.
 type pathMatcher struct {
 	words     []string
-	stems     []string          // stem of each word
-	fileStems map[string]string // stems of the file words, shared and read-only
+	stems     []string   // stem of each word
+	vocab     *pathVocab // the file words, shared and read-only
 	dirShare  float64
 	precision float64
-	masks     map[string]uint64
+	// masks[id] is vocab word id's bit set, valid where done[id].
+	masks []uint64
+	done  []bool
 }
 
 // maxPathWords bounds the query words a pathMatcher tracks (bits).
 const maxPathWords = 64
 
-// newPathMatcher matches words against file words whose stems are in
-// fileStems (the file cache's; others are stemmed on the fly).
-func newPathMatcher(words []string, fileStems map[string]string, dirShare, precision float64) *pathMatcher {
+// newPathMatcher matches words against the file words of vocab (the file
+// cache's; nil matches nothing).
+func newPathMatcher(words []string, vocab *pathVocab, dirShare, precision float64) *pathMatcher {
 	if len(words) > maxPathWords {
 		words = words[:maxPathWords]
 	}
-	m := &pathMatcher{words: words, fileStems: fileStems, dirShare: dirShare, precision: precision, masks: map[string]uint64{}}
+	if vocab == nil {
+		words = nil
+	}
+	m := &pathMatcher{words: words, vocab: vocab, dirShare: dirShare, precision: precision}
 	for _, w := range words {
 		m.stems = append(m.stems, stem(w))
+	}
+	if len(words) > 0 {
+		m.masks, m.done = make([]uint64, len(vocab.words)), make([]bool, len(vocab.words))
 	}
 	return m
 }
 
-func (m *pathMatcher) mask(x string) uint64 {
-	if b, ok := m.masks[x]; ok {
-		return b
+func (m *pathMatcher) mask(id int32) uint64 {
+	if m.done[id] {
+		return m.masks[id]
 	}
-	sx, ok := m.fileStems[x]
-	if !ok {
-		sx = stem(x)
-	}
+	x, sx := m.vocab.words[id], m.vocab.stems[id]
 	var b uint64
 	for i, w := range m.words {
 		if stemsMatch(w, m.stems[i], x, sx) {
 			b |= 1 << i
 		}
 	}
-	m.masks[x] = b
+	m.masks[id], m.done[id] = b, true
 	return b
 }
 
@@ -248,7 +273,7 @@ func (m *pathMatcher) share(f *fileInfo) float64 {
 	}
 	var base, dir uint64
 	covered := 0
-	for i, x := range f.baseWords {
+	for i, x := range f.baseIDs {
 		b := m.mask(x)
 		base |= b
 		if b != 0 && i < f.baseParts {
@@ -260,7 +285,7 @@ func (m *pathMatcher) share(f *fileInfo) float64 {
 	} else if covered == 0 {
 		covered = f.baseParts // the whole form matched: the name is covered
 	}
-	for _, x := range f.dirWords {
+	for _, x := range f.dirIDs {
 		dir |= m.mask(x)
 	}
 	recall := (float64(bits.OnesCount64(base)) + m.dirShare*float64(bits.OnesCount64(dir&^base))) / float64(len(m.words))

@@ -15,7 +15,7 @@ const maxEmbedded = 3
 // ranked runs the ranked intents: definition (defs) and concept, alone or
 // fused.
 func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Response, defs, concept bool) error {
-	files, filesKey, err := p.files.getKey(ctx, p)
+	files, vocab, filesKey, err := p.files.getKey(ctx, p)
 	if err != nil {
 		return err
 	}
@@ -121,7 +121,7 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 			resp.Notes = append(resp.Notes, "the query has no searchable words (only stop words or punctuation)")
 		}
 	}
-	pm := newPathMatcher(pathWords(t.words), p.files.stemsOf(), p.tune.PathDirShare, p.tune.PathPrecision)
+	pm := newPathMatcher(pathWords(t.words), vocab, p.tune.PathDirShare, p.tune.PathPrecision)
 	if concept && p.tune.WPath > 0 {
 		ch, err := p.pathChannel(ctx, req, sc, pm, files, pool)
 		if err != nil {
