@@ -22,15 +22,15 @@ type OpenOptions struct {
 	// SetMeta fail.
 	ReadOnly bool
 
-	// NoTrigram stops maintaining chunks_tri, the trigram index behind
+	// NoTrigram stops maintaining sources_tri, the trigram index behind
 	// literal substring search. Trigrams are one index entry per byte of
 	// source: on real code they make writes about 2.5 times slower and
 	// the index about 40% bigger. Open for writing applies the setting
-	// to an existing index too (emptying chunks_tri, or building it from
-	// the stored chunks), so it always holds once Open returns; a
+	// to an existing index too (emptying sources_tri, or building it from
+	// the stored sources), so it always holds once Open returns; a
 	// read-only Open ignores it. Readers find the setting in meta key
 	// "trigram" ("1" or "0"); without the index, substring search has to
-	// scan chunks.content.
+	// read every file's text.
 	NoTrigram bool
 
 	// NoMap keeps the read connections from memory-mapping the file. An
@@ -53,7 +53,7 @@ type DB struct {
 	w    *sql.DB // nil when read-only; at most one connection
 	r    *sql.DB
 
-	trigram bool // chunks_tri is maintained
+	trigram bool // sources_tri is maintained
 
 	stmts stmtCache // prepared read statements, see read_stmts.go
 

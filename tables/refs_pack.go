@@ -4,7 +4,11 @@ import (
 	"cmp"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
+
+	"github.com/viberag/viberag/extract"
 )
 
 // refIDShift places a file's refs in a rowid range of their own: row i of
@@ -104,4 +108,54 @@ func unpackUses(dst []refUse, b []byte, n int) ([]refUse, error) {
 		return dst, errBadUses
 	}
 	return dst, nil
+}
+
+// refs.kind codes: small integers take no bytes beyond the record header
+// where the kind names took five.
+var refKindNames = [...]string{1: extract.RefImport, 2: extract.RefCall, 3: extract.RefIdent, 4: extract.RefType}
+
+// refKindCode returns the refs.kind code of an extract.Ref kind, or 0 for
+// a kind refs does not store (string literals).
+func refKindCode(kind string) int {
+	for i, k := range refKindNames {
+		if k == kind && k != "" {
+			return i
+		}
+	}
+	return 0
+}
+
+// refKindName returns the kind name of a refs.kind code.
+func refKindName(code int64) (string, error) {
+	if code <= 0 || code >= int64(len(refKindNames)) {
+		return "", fmt.Errorf("%w: refs.kind %d", ErrDamaged, code)
+	}
+	return refKindNames[code], nil
+}
+
+// refFold is refs.fold for name: "" when SQLite's lower(), which folds
+// ASCII letters only, already gives strings.ToLower(name), which is so for
+// all but names with other letters; then the lower-cased name.
+func refFold(name string) string {
+	l := strings.ToLower(name)
+	if l == asciiLower(name) {
+		return ""
+	}
+	return l
+}
+
+// asciiLower lower-cases the ASCII letters of s, as SQLite's lower().
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; 'A' <= c && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if c := b[j]; 'A' <= c && c <= 'Z' {
+					b[j] = c + 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
 }
