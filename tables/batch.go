@@ -1,13 +1,17 @@
 package tables
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/viberag/viberag/extract"
 )
 
 // Column lists, shared by the statements and their argument order.
@@ -56,16 +60,21 @@ func rowPlaceholders(n, rows int) string {
 //     statement journal, so triggers flushed after every row, leaving one
 //     tiny segment per row for the automerger to grind through; so does
 //     a multi-row INSERT into an FTS table, once per statement.
+//     A statement journal flushes every FTS table the transaction wrote,
+//     not only the one the statement writes: the multi-row INSERTs of
+//     refs, run between FTS inserts, flushed each table some 60 times per
+//     batch (a fifth of the CPU of an index run).
 //   - So a batch first deletes the FTS entries of the rows it replaces
 //     (one DELETE by rowid per contentless table, one INSERT … SELECT
-//     'delete' for files_fts, which needs the old values), then writes
-//     each row of symbols and chunks and, right after it, its FTS row, one
-//     single-row INSERT each (no statement journal), in ascending rowid
-//     order; files_fts gets the batch's files with one INSERT … SELECT.
-//     The pending index then grows over the whole batch and is flushed a
-//     handful of times.
-//   - sources_tri has one row per file, rowid files.id: a re-written file
-//     keeps its id, so its rowid is below the others and costs a flush.
+//     'delete' for files_fts, which needs the old values), then writes the
+//     base rows of every file, keeping the FTS rows of symbols and chunks
+//     aside (their text is the batch's, in memory), and at last feeds each
+//     FTS table its rows with single-row INSERTs (no statement journal) in
+//     ascending rowid order; files_fts gets the batch's files with one
+//     INSERT … SELECT. The pending index then grows over the whole batch
+//     and is flushed a handful of times.
+//   - sources_tri has one row per file, rowid files.id, written in id
+//     order; its text is rebuilt from the file's chunks.
 const (
 	idsIn = `(SELECT value FROM json_each(?1))`
 
@@ -95,15 +104,30 @@ type batchWriter struct {
 	trigram    bool // maintain sources_tri
 	hasVectors bool
 
+	// FTS rows of the batch, inserted by index.
+	symbolFTS []symbolFTSRow
+	chunkFTS  []chunkFTSRow
+
 	// Scratch, reused across files.
 	rowBuilder
 	symArgs []any
 	chkArgs []any
-	ftsArgs []any
 	refArgs []any
 	lists   listsBuilder
 	text    []byte
 	zip     compressor
+}
+
+// symbolFTSRow and chunkFTSRow are rows of symbols_fts and chunks_fts,
+// in the order of symbolFTSCols and chunkFTSCols.
+type symbolFTSRow struct {
+	id                                     int64
+	name, qualname, signature, doc, idents string
+}
+
+type chunkFTSRow struct {
+	id                                   int64
+	header, content, idents, stringsList string
 }
 
 type kindQual struct{ kind, qualname string }
@@ -155,7 +179,6 @@ func newBatchWriter(ctx context.Context, tx *sql.Tx, now time.Time, trigram bool
 	}
 	bw.symArgs = make([]any, symbolColCount)
 	bw.chkArgs = make([]any, chunkColCount)
-	bw.ftsArgs = make([]any, 6)
 	bw.refArgs = make([]any, 0, refCount*refsPerInsert)
 	return bw, nil
 }
@@ -233,11 +256,39 @@ func (bw *batchWriter) clear(cleared, gone []int64) error {
 	return nil
 }
 
-// index adds the files written by this batch (ids) to files_fts; the
-// other FTS tables got their rows as they were written.
-func (bw *batchWriter) index(ids []int64) error {
+// index adds the rows written by this batch to the FTS tables: the
+// symbols and chunks kept aside, and the files (ids, in the order of
+// files) to files_fts and sources_tri.
+func (bw *batchWriter) index(files []*extract.File, ids []int64) error {
+	for _, r := range bw.symbolFTS {
+		if _, err := bw.insSymbolFTS.ExecContext(bw.ctx, r.id, r.name, r.qualname, r.signature, r.doc, r.idents); err != nil {
+			return fmt.Errorf("symbols_fts: %w", err)
+		}
+	}
+	for _, r := range bw.chunkFTS {
+		if _, err := bw.insChunkFTS.ExecContext(bw.ctx, r.id, r.header, r.content, r.idents, r.stringsList); err != nil {
+			return fmt.Errorf("chunks_fts: %w", err)
+		}
+	}
+	bw.symbolFTS, bw.chunkFTS = nil, nil
 	if len(ids) == 0 {
 		return nil
+	}
+	if bw.trigram {
+		order := make([]int, len(ids))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(ids[a], ids[b]) })
+		for _, i := range order {
+			var err error
+			if bw.text, err = fileText(files[i], bw.text); err != nil {
+				return fmt.Errorf("%s: %w", files[i].Path, err)
+			}
+			if _, err := bw.insTrigram.ExecContext(bw.ctx, ids[i], bw.text); err != nil {
+				return fmt.Errorf("%s: trigrams: %w", files[i].Path, err)
+			}
+		}
 	}
 	return bw.exec(ftsInsertFiles, jsonIDs(ids))
 }

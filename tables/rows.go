@@ -41,7 +41,7 @@ func (bw *batchWriter) writeFile(f *extract.File, id int64) (int64, error) {
 }
 
 // insertSource writes f's text and the lists gathered by insertSymbols
-// and insertChunks to sources, and the text to sources_tri.
+// and insertChunks to sources.
 func (bw *batchWriter) insertSource(fileID int64, f *extract.File) error {
 	var err error
 	if bw.text, err = fileText(f, bw.text); err != nil {
@@ -58,11 +58,6 @@ func (bw *batchWriter) insertSource(fileID int64, f *extract.File) error {
 	}
 	if _, err := bw.insSource.ExecContext(bw.ctx, fileID, lists, text); err != nil {
 		return fmt.Errorf("source: %w", err)
-	}
-	if bw.trigram {
-		if _, err := bw.insTrigram.ExecContext(bw.ctx, fileID, bw.text); err != nil {
-			return fmt.Errorf("trigrams: %w", err)
-		}
 	}
 	return nil
 }
@@ -91,7 +86,7 @@ func (bw *rowBuilder) sid(i int) string {
 
 func (bw *batchWriter) insertSymbols(fileID int64, f *extract.File) error {
 	bw.symbolIDs(f)
-	a, fa := bw.symArgs, bw.ftsArgs
+	a := bw.symArgs
 	for i := range f.Symbols {
 		s := &f.Symbols[i]
 		exported := 0
@@ -112,11 +107,7 @@ func (bw *batchWriter) insertSymbols(fileID int64, f *extract.File) error {
 		if err != nil {
 			return err
 		}
-		fa[0], fa[1], fa[2], fa[3], fa[4] = id, s.Name, s.Qualname, s.Signature, s.Doc
-		fa[5] = bw.identParts(s.Name, s.Identifiers)
-		if _, err := bw.insSymbolFTS.ExecContext(bw.ctx, fa...); err != nil {
-			return fmt.Errorf("symbol %s %s: full text: %w", s.Kind, s.Qualname, err)
-		}
+		bw.symbolFTS = append(bw.symbolFTS, symbolFTSRow{id, s.Name, s.Qualname, s.Signature, s.Doc, bw.identParts(s.Name, s.Identifiers)})
 		bw.lists.add(s.Identifiers)
 		bw.lists.add(s.Calls)
 		bw.lists.add(s.Strings)
@@ -125,7 +116,7 @@ func (bw *batchWriter) insertSymbols(fileID int64, f *extract.File) error {
 }
 
 func (bw *batchWriter) insertChunks(fileID int64, f *extract.File) error {
-	a, fa := bw.chkArgs, bw.ftsArgs[:5]
+	a := bw.chkArgs
 	var prev [2]int
 	for i := range f.Chunks {
 		c := &f.Chunks[i]
@@ -146,12 +137,7 @@ func (bw *batchWriter) insertChunks(fileID int64, f *extract.File) error {
 		if err != nil {
 			return err
 		}
-		fa[0], fa[1], fa[2] = id, c.Header, c.Text
-		fa[3] = bw.identParts("", c.Identifiers)
-		fa[4] = joinList(&bw.sb, c.Strings)
-		if _, err := bw.insChunkFTS.ExecContext(bw.ctx, fa...); err != nil {
-			return fmt.Errorf("chunk %d-%d: full text: %w", c.StartLine, c.EndLine, err)
-		}
+		bw.chunkFTS = append(bw.chunkFTS, chunkFTSRow{id, c.Header, c.Text, bw.identParts("", c.Identifiers), joinList(&bw.sb, c.Strings)})
 		bw.lists.add(c.Identifiers)
 	}
 	return nil

@@ -115,8 +115,8 @@ func (db *DB) Write(ctx context.Context, files []*extract.File, deleted []string
 		return err
 	}
 
-	// 4. Index their paths and summaries.
-	if err := bw.index(ids); err != nil {
+	// 4. Index them.
+	if err := bw.index(files, ids); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
