@@ -185,6 +185,13 @@ func (db *DB) SimilarChunks(ctx context.Context, expr string, s scope.Scope, lim
 			return err
 		}
 		rows.Close()
+		ids := make([]int64, len(out))
+		for i := range out {
+			ids[i] = out[i].FileID
+		}
+		if err := src.loadLists(ids); err != nil {
+			return err
+		}
 		for i := range out {
 			if out[i].Identifiers, err = src.chunkIdents(out[i].FileID, ords[i]); err != nil {
 				return fmt.Errorf("%s: %w", out[i].Path, err)
@@ -479,7 +486,7 @@ func (db *DB) ChunksContaining(ctx context.Context, text string, s scope.Scope, 
 			if err != nil {
 				return fmt.Errorf("%s: %w", c.Path, err)
 			}
-			if !ok || !strings.Contains(asciiLower(content), needle) {
+			if !ok || !containsFold(content, needle) {
 				continue
 			}
 			c.Content = content

@@ -295,3 +295,24 @@ func TestRefsNamedMatchesFacts(t *testing.T) {
 		t.Errorf("only %d uses checked", checked)
 	}
 }
+
+func TestContainsFold(t *testing.T) {
+	for _, tc := range []struct {
+		s, needle string
+		want      bool
+	}{
+		{"Set a Deadline", "deadline", true},
+		{"Set a Deadline", "DEADLINE", true},
+		{"deadlin", "deadline", false},
+		{"x := y", ":=", true},
+		{"aAaAb", "aab", true},
+		{"ÄRGER", "ärger", false}, // only ASCII letters fold, as SQLite's lower()
+		{"ärger", "ärger", true},
+		{"abc", "", true},
+		{"", "a", false},
+	} {
+		if got := containsFold(tc.s, asciiLower(tc.needle)); got != tc.want {
+			t.Errorf("containsFold(%q, %q) = %v, want %v", tc.s, tc.needle, got, tc.want)
+		}
+	}
+}

@@ -159,3 +159,50 @@ func asciiLower(s string) string {
 	}
 	return s
 }
+
+// containsFold reports whether s holds lowNeedle (lower-cased by
+// asciiLower) ignoring ASCII case, without copying s.
+func containsFold(s, lowNeedle string) bool {
+	if lowNeedle == "" {
+		return true
+	}
+	first := lowNeedle[0]
+	upper := first
+	if 'a' <= first && first <= 'z' {
+		upper = first - 'a' + 'A'
+	}
+	for i := 0; i+len(lowNeedle) <= len(s); i++ {
+		// Jump to the next byte that can start a match.
+		j := strings.IndexByte(s[i:], first)
+		if upper != first {
+			if k := strings.IndexByte(s[i:], upper); k >= 0 && (j < 0 || k < j) {
+				j = k
+			}
+		}
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i+len(lowNeedle) > len(s) {
+			return false
+		}
+		if equalFoldASCII(s[i:i+len(lowNeedle)], lowNeedle) {
+			return true
+		}
+	}
+	return false
+}
+
+// equalFoldASCII reports whether s lower-cased by asciiLower is low.
+func equalFoldASCII(s, low string) bool {
+	for i := 0; i < len(low); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != low[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -58,15 +58,36 @@ func (c *compressor) deflate(p []byte) ([]byte, error) {
 	return c.buf.Bytes(), nil
 }
 
-// inflate decompresses a sources blob.
-func inflate(b []byte) ([]byte, error) {
-	r := flate.NewReader(bytes.NewReader(b))
-	defer r.Close()
-	out, err := io.ReadAll(r)
-	if err != nil {
+// inflater decompresses sources blobs, reusing its decoder and buffer:
+// a new flate reader allocates and clears its 32 KiB window, which cost
+// more than decoding a small file.
+type inflater struct {
+	r   io.ReadCloser
+	src bytes.Reader
+	buf bytes.Buffer
+}
+
+// inflate decompresses b; the result is valid until the next call.
+func (z *inflater) inflate(b []byte) ([]byte, error) {
+	z.src.Reset(b)
+	if z.r == nil {
+		z.r = flate.NewReader(&z.src)
+	} else if err := z.r.(flate.Resetter).Reset(&z.src, nil); err != nil {
+		return nil, err
+	}
+	z.buf.Reset()
+	z.buf.Grow(4 * len(b)) // source text compresses about 3.5x
+	if _, err := z.buf.ReadFrom(z.r); err != nil {
 		return nil, fmt.Errorf("%w: sources: %w", ErrDamaged, err)
 	}
-	return out, nil
+	return z.buf.Bytes(), nil
+}
+
+// inflate decompresses a sources blob into a new slice.
+func inflate(b []byte) ([]byte, error) {
+	var z inflater
+	out, err := z.inflate(b)
+	return bytes.Clone(out), err
 }
 
 // fileText rebuilds f's text from its chunks, which cover every line
@@ -177,6 +198,7 @@ type sourceCache struct {
 	tx    *sql.Tx
 	texts map[int64]string
 	lists map[int64]*fileLists
+	z     inflater
 }
 
 // maxCachedSources bounds a sourceCache: a scan of every chunk reads
@@ -184,8 +206,10 @@ type sourceCache struct {
 const maxCachedSources = 64
 
 const (
-	sourceTextSQL  = `SELECT text FROM sources WHERE id = ?`
-	sourceListsSQL = `SELECT lists, (SELECT count(*) FROM symbols WHERE file_id = ?1) FROM sources WHERE id = ?1`
+	sourceTextSQL   = `SELECT text FROM sources WHERE id = ?`
+	sourceListsSQL  = `SELECT lists, (SELECT count(*) FROM symbols WHERE file_id = ?1) FROM sources WHERE id = ?1`
+	sourcesListsSQL = `SELECT id, lists, (SELECT count(*) FROM symbols WHERE file_id = sources.id) FROM sources
+WHERE id IN (SELECT value FROM json_each(?))`
 )
 
 // snapshot runs fn in a read-only transaction: every statement of fn sees
@@ -195,7 +219,7 @@ const (
 // need a second connection of the read pool while the transaction holds
 // one, and readers doing so at once would wait for each other for ever.
 func (db *DB) snapshot(ctx context.Context, queries []string, fn func(c *sourceCache) error) error {
-	for _, q := range slices.Concat(queries, []string{sourceTextSQL, sourceListsSQL}) {
+	for _, q := range slices.Concat(queries, []string{sourceTextSQL, sourceListsSQL, sourcesListsSQL}) {
 		if _, err := db.stmt(ctx, q); err != nil {
 			return err
 		}
@@ -245,7 +269,7 @@ func (c *sourceCache) text(id int64) (text string, ok bool, err error) {
 	if ok, err := found(c.queryRow(sourceTextSQL, id).Scan(&blob)); !ok {
 		return "", false, err
 	}
-	b, err := inflate(blob)
+	b, err := c.z.inflate(blob)
 	if err != nil {
 		return "", false, fmt.Errorf("file %d: %w", id, err)
 	}
@@ -279,11 +303,11 @@ func (c *sourceCache) fileLists(id int64) (*fileLists, error) {
 	if ok, err := found(c.queryRow(sourceListsSQL, id).Scan(&blob, &n)); !ok {
 		return nil, err
 	}
-	b, err := inflate(blob)
+	b, err := c.z.inflate(blob)
 	if err != nil {
 		return nil, fmt.Errorf("file %d: %w", id, err)
 	}
-	l, err := parseLists(b, n)
+	l, err := parseLists(bytes.Clone(b), n)
 	if err != nil {
 		return nil, fmt.Errorf("file %d: %w", id, err)
 	}
@@ -292,6 +316,34 @@ func (c *sourceCache) fileLists(id int64) (*fileLists, error) {
 	}
 	c.lists[id] = l
 	return l, nil
+}
+
+// loadLists decodes the lists of the files ids with one statement, so
+// that the fileLists calls that follow find them.
+func (c *sourceCache) loadLists(ids []int64) error {
+	rows, err := c.query(sourcesListsSQL, jsonIDs(ids))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var blob []byte
+		var n int
+		if err := rows.Scan(&id, &blob, &n); err != nil {
+			return err
+		}
+		b, err := c.z.inflate(blob)
+		if err != nil {
+			return fmt.Errorf("file %d: %w", id, err)
+		}
+		l, err := parseLists(bytes.Clone(b), n)
+		if err != nil {
+			return fmt.Errorf("file %d: %w", id, err)
+		}
+		c.lists[id] = l
+	}
+	return rows.Err()
 }
 
 // chunkIdents returns the identifiers of the chunk with ordinal ord among
