@@ -78,8 +78,9 @@
 //     out; a qualified query lists its receiver.method matches first.
 //     Without reference facts it falls back to whole-word text matches and
 //     says so.
-//   - exact_text: chunks_tri (trigram) finds candidate chunks; each is
-//     searched in Go, so hits are real occurrences with their lines.
+//   - exact_text: the trigram index finds the files that may hold the
+//     text, and their chunks holding it are searched in Go, so hits are
+//     real occurrences with their lines.
 //     Exhaustive mode pages through all with a cursor; otherwise the total
 //     is reported and truncation is flagged.
 //   - similar_code: token overlap (identifier Jaccard blended with bm25 of

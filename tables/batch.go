@@ -1,13 +1,17 @@
 package tables
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/viberag/viberag/extract"
 )
 
 // Column lists, shared by the statements and their argument order.
@@ -16,13 +20,20 @@ const (
 		parse_status, parse_problem, indexed_at`
 	symbolCols = `sid, file_id, kind, name, qualname, parent_sid,
 		start_line, end_line, start_byte, end_byte, signature, doc, is_exported,
-		decorators, identifiers, ident_parts, calls, strings, hash`
+		decorators, hash`
 	chunkCols = `cid, file_id, start_line, end_line, start_byte, end_byte,
-		symbol_sid, header, content, identifiers, ident_parts, calls, strings, hash`
-	refCols = `id, file_id, kind, name, name_lower, target, n, uses`
+		symbol_sid, header, hash`
+	refCols = `id, kind, name, fold, target, n, uses`
+
+	symbolFTSCols = `rowid, name, qualname, signature, doc, ident_parts`
+	chunkFTSCols  = `rowid, header, content, ident_parts, strings`
 )
 
-const refCount = 8 // columns in refCols
+const (
+	symbolColCount = 15 // columns in symbolCols
+	chunkColCount  = 9  // columns in chunkCols
+	refCount       = 7  // columns in refCols
+)
 
 // refsPerInsert is how many refs one INSERT writes. Refs are most of the
 // rows of an index (over 60% on real trees, even aggregated); a multi-row
@@ -40,45 +51,39 @@ func rowPlaceholders(n, rows int) string {
 	return strings.TrimSuffix(strings.Repeat(row+",", rows), ",")
 }
 
-// FTS maintenance. The FTS tables are external-content tables kept in
-// sync by these statements rather than by triggers, once per batch:
+// FTS maintenance. The FTS tables are kept in sync by the writer rather
+// than by triggers:
 //
 //   - FTS5 flushes its in-memory pending index to a new on-disk segment
 //     whenever a statement opens a statement journal (xSavepoint) and
 //     whenever rowids stop ascending. An INSERT with a trigger opens a
 //     statement journal, so triggers flushed after every row, leaving one
-//     tiny segment per row for the automerger to grind through.
-//   - So a batch first removes the FTS entries of the rows it replaces
-//     (one INSERT … SELECT 'delete' per FTS table), then writes base rows
-//     with no FTS work at all, then feeds each FTS table its new rows
-//     with one INSERT … SELECT in ascending rowid order: a handful of
-//     flushes per batch instead of one per row.
-//
-// New rows get rowids above the largest rowid left after the deletions
-// (SQLite's rule for tables without AUTOINCREMENT until the largest rowid
-// reaches 2^63-1), so "id > ?" selects exactly the rows of this batch, in
-// rowid order; index checks that the counts agree.
+//     tiny segment per row for the automerger to grind through; so does
+//     a multi-row INSERT into an FTS table, once per statement.
+//     A statement journal flushes every FTS table the transaction wrote,
+//     not only the one the statement writes: the multi-row INSERTs of
+//     refs, run between FTS inserts, flushed each table some 60 times per
+//     batch (a fifth of the CPU of an index run).
+//   - So a batch first deletes the FTS entries of the rows it replaces
+//     (one DELETE by rowid per contentless table, one INSERT … SELECT
+//     'delete' for files_fts, which needs the old values), then writes the
+//     base rows of every file, keeping the FTS rows of symbols and chunks
+//     aside (their text is the batch's, in memory), and at last feeds each
+//     FTS table its rows with single-row INSERTs (no statement journal) in
+//     ascending rowid order; files_fts gets the batch's files with one
+//     INSERT … SELECT. The pending index then grows over the whole batch
+//     and is flushed a handful of times.
+//   - sources_tri has one row per file, rowid files.id, written in id
+//     order; its text is rebuilt from the file's chunks.
 const (
 	idsIn = `(SELECT value FROM json_each(?1))`
 
-	ftsDeleteSymbols = `INSERT INTO symbols_fts(symbols_fts, rowid, name, qualname, signature, doc, ident_parts)
-		SELECT 'delete', id, name, qualname, signature, doc, ident_parts FROM symbols
-		WHERE id IN (SELECT id FROM symbols WHERE file_id IN ` + idsIn + `) ORDER BY id`
-	ftsDeleteChunks = `INSERT INTO chunks_fts(chunks_fts, rowid, header, content, ident_parts, strings)
-		SELECT 'delete', id, header, content, ident_parts, strings FROM chunks
-		WHERE id IN (SELECT id FROM chunks WHERE file_id IN ` + idsIn + `) ORDER BY id`
-	ftsDeleteTrigram = `INSERT INTO chunks_tri(chunks_tri, rowid, content)
-		SELECT 'delete', id, content FROM chunks
-		WHERE id IN (SELECT id FROM chunks WHERE file_id IN ` + idsIn + `) ORDER BY id`
-	ftsDeleteFiles = `INSERT INTO files_fts(files_fts, rowid, path, summary)
+	ftsDeleteSymbols = `DELETE FROM symbols_fts WHERE rowid IN (SELECT id FROM symbols WHERE file_id IN ` + idsIn + `)`
+	ftsDeleteChunks  = `DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id IN ` + idsIn + `)`
+	ftsDeleteTrigram = `DELETE FROM sources_tri WHERE rowid IN ` + idsIn
+	ftsDeleteFiles   = `INSERT INTO files_fts(files_fts, rowid, path, summary)
 		SELECT 'delete', id, path, summary FROM files WHERE id IN ` + idsIn + ` ORDER BY id`
 
-	ftsInsertSymbols = `INSERT INTO symbols_fts(rowid, name, qualname, signature, doc, ident_parts)
-		SELECT id, name, qualname, signature, doc, ident_parts FROM symbols WHERE id > ? ORDER BY id`
-	ftsInsertChunks = `INSERT INTO chunks_fts(rowid, header, content, ident_parts, strings)
-		SELECT id, header, content, ident_parts, strings FROM chunks WHERE id > ? ORDER BY id`
-	ftsInsertTrigram = `INSERT INTO chunks_tri(rowid, content)
-		SELECT id, content FROM chunks WHERE id > ? ORDER BY id`
 	ftsInsertFiles = `INSERT INTO files_fts(rowid, path, summary)
 		SELECT id, path, summary FROM files WHERE id IN ` + idsIn + ` ORDER BY id`
 )
@@ -89,21 +94,40 @@ type batchWriter struct {
 	tx  *sql.Tx
 	now string
 
-	findFile, insFile, updFile  *sql.Stmt
-	insSymbol, insChunk, insRef *sql.Stmt
-	insRefs                     *sql.Stmt // refsPerInsert rows at once
-	stmts                       []*sql.Stmt
+	findFile, insFile, updFile     *sql.Stmt
+	insSymbol, insChunk, insSource *sql.Stmt
+	insSymbolFTS, insChunkFTS      *sql.Stmt
+	insTrigram, insRef             *sql.Stmt
+	insRefs                        *sql.Stmt // refsPerInsert rows at once
+	stmts                          []*sql.Stmt
 
-	trigram             bool // maintain chunks_tri
-	hasVectors          bool
-	maxSymbol, maxChunk int64 // largest rowids before this batch's inserts
-	nSymbols, nChunks   int64 // rows inserted by this batch
+	trigram    bool // maintain sources_tri
+	hasVectors bool
+
+	// FTS rows of the batch, inserted by index.
+	symbolFTS []symbolFTSRow
+	chunkFTS  []chunkFTSRow
 
 	// Scratch, reused across files.
 	rowBuilder
 	symArgs []any
 	chkArgs []any
 	refArgs []any
+	lists   listsBuilder
+	text    []byte
+	zip     compressor
+}
+
+// symbolFTSRow and chunkFTSRow are rows of symbols_fts and chunks_fts,
+// in the order of symbolFTSCols and chunkFTSCols.
+type symbolFTSRow struct {
+	id                                     int64
+	name, qualname, signature, doc, idents string
+}
+
+type chunkFTSRow struct {
+	id                                   int64
+	header, content, idents, stringsList string
 }
 
 type kindQual struct{ kind, qualname string }
@@ -140,8 +164,12 @@ func newBatchWriter(ctx context.Context, tx *sql.Tx, now time.Time, trigram bool
 		prep(&bw.findFile, `SELECT id FROM files WHERE path = ?`),
 		prep(&bw.insFile, `INSERT INTO files(`+fileCols+`) VALUES (`+placeholders(13)+`)`),
 		prep(&bw.updFile, `UPDATE files SET (`+fileCols+`) = (`+placeholders(13)+`) WHERE id = ?`),
-		prep(&bw.insSymbol, `INSERT INTO symbols(`+symbolCols+`) VALUES (`+placeholders(19)+`)`),
-		prep(&bw.insChunk, `INSERT INTO chunks(`+chunkCols+`) VALUES (`+placeholders(14)+`)`),
+		prep(&bw.insSymbol, `INSERT INTO symbols(`+symbolCols+`) VALUES (`+placeholders(symbolColCount)+`)`),
+		prep(&bw.insChunk, `INSERT INTO chunks(`+chunkCols+`) VALUES (`+placeholders(chunkColCount)+`)`),
+		prep(&bw.insSymbolFTS, `INSERT INTO symbols_fts(`+symbolFTSCols+`) VALUES (`+placeholders(6)+`)`),
+		prep(&bw.insChunkFTS, `INSERT INTO chunks_fts(`+chunkFTSCols+`) VALUES (`+placeholders(5)+`)`),
+		prep(&bw.insSource, `INSERT INTO sources(id, lists, text) VALUES (?, ?, ?)`),
+		prep(&bw.insTrigram, `INSERT INTO sources_tri(rowid, text) VALUES (?, ?)`),
 		prep(&bw.insRef, `INSERT INTO refs(`+refCols+`) VALUES (`+placeholders(refCount)+`)`),
 		prep(&bw.insRefs, `INSERT INTO refs(`+refCols+`) VALUES `+rowPlaceholders(refCount, refsPerInsert)),
 	)
@@ -149,8 +177,8 @@ func newBatchWriter(ctx context.Context, tx *sql.Tx, now time.Time, trigram bool
 		bw.close()
 		return nil, err
 	}
-	bw.symArgs = make([]any, 19)
-	bw.chkArgs = make([]any, 14)
+	bw.symArgs = make([]any, symbolColCount)
+	bw.chkArgs = make([]any, chunkColCount)
 	bw.refArgs = make([]any, 0, refCount*refsPerInsert)
 	return bw, nil
 }
@@ -212,6 +240,7 @@ func (bw *batchWriter) clear(cleared, gone []int64) error {
 	stmts = append(stmts,
 		`DELETE FROM symbols WHERE file_id IN `+idsIn,
 		`DELETE FROM chunks WHERE file_id IN `+idsIn,
+		`DELETE FROM sources WHERE id IN `+idsIn,
 		// A file's refs are the rowids of its range (refRowID): no index
 		// on file_id is needed to find them.
 		`DELETE FROM refs WHERE id IN (SELECT r.id FROM json_each(?1) j JOIN refs r
@@ -227,47 +256,41 @@ func (bw *batchWriter) clear(cleared, gone []int64) error {
 	return nil
 }
 
-// readMaxIDs records the largest rowids before the inserts, see index.
-func (bw *batchWriter) readMaxIDs() error {
-	return bw.tx.QueryRowContext(bw.ctx,
-		`SELECT (SELECT coalesce(max(id), 0) FROM symbols), (SELECT coalesce(max(id), 0) FROM chunks)`).
-		Scan(&bw.maxSymbol, &bw.maxChunk)
-}
-
-// index adds the rows inserted by this batch to the FTS tables; ids are
-// the file ids written.
-func (bw *batchWriter) index(ids []int64) error {
+// index adds the rows written by this batch to the FTS tables: the
+// symbols and chunks kept aside, and the files (ids, in the order of
+// files) to files_fts and sources_tri.
+func (bw *batchWriter) index(files []*extract.File, ids []int64) error {
+	for _, r := range bw.symbolFTS {
+		if _, err := bw.insSymbolFTS.ExecContext(bw.ctx, r.id, r.name, r.qualname, r.signature, r.doc, r.idents); err != nil {
+			return fmt.Errorf("symbols_fts: %w", err)
+		}
+	}
+	for _, r := range bw.chunkFTS {
+		if _, err := bw.insChunkFTS.ExecContext(bw.ctx, r.id, r.header, r.content, r.idents, r.stringsList); err != nil {
+			return fmt.Errorf("chunks_fts: %w", err)
+		}
+	}
+	bw.symbolFTS, bw.chunkFTS = nil, nil
 	if len(ids) == 0 {
 		return nil
 	}
-	var nSym, nChunk int64
-	err := bw.tx.QueryRowContext(bw.ctx, `SELECT (SELECT count(*) FROM symbols WHERE id > ?1),
-		(SELECT count(*) FROM chunks WHERE id > ?2)`, bw.maxSymbol, bw.maxChunk).Scan(&nSym, &nChunk)
-	if err != nil {
-		return err
-	}
-	if nSym != bw.nSymbols || nChunk != bw.nChunks {
-		return fmt.Errorf("new rowids not above the old ones (%d/%d symbols, %d/%d chunks): run `viberag index --force`",
-			nSym, bw.nSymbols, nChunk, bw.nChunks)
-	}
-	type stmt struct {
-		query string
-		arg   any
-	}
-	stmts := []stmt{
-		{ftsInsertSymbols, bw.maxSymbol},
-		{ftsInsertChunks, bw.maxChunk},
-		{ftsInsertFiles, jsonIDs(ids)},
-	}
 	if bw.trigram {
-		stmts = append(stmts, stmt{ftsInsertTrigram, bw.maxChunk})
-	}
-	for _, st := range stmts {
-		if err := bw.exec(st.query, st.arg); err != nil {
-			return err
+		order := make([]int, len(ids))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(ids[a], ids[b]) })
+		for _, i := range order {
+			var err error
+			if bw.text, err = fileText(files[i], bw.text); err != nil {
+				return fmt.Errorf("%s: %w", files[i].Path, err)
+			}
+			if _, err := bw.insTrigram.ExecContext(bw.ctx, ids[i], bw.text); err != nil {
+				return fmt.Errorf("%s: trigrams: %w", files[i].Path, err)
+			}
 		}
 	}
-	return nil
+	return bw.exec(ftsInsertFiles, jsonIDs(ids))
 }
 
 // jsonIDs renders ids as a JSON array for json_each.

@@ -203,7 +203,7 @@ func reportSizes(b *testing.B, db *DB) {
 			b.Fatal(err)
 		}
 		g := name
-		for _, prefix := range []string{"chunks_tri", "chunks_fts", "symbols_fts", "files_fts", "symbols", "chunks", "refs", "files"} {
+		for _, prefix := range []string{"sources_tri", "chunks_fts", "symbols_fts", "files_fts", "symbols", "chunks", "sources", "refs", "files"} {
 			if strings.HasPrefix(name, prefix) || strings.Contains(name, "_autoindex_"+prefix) {
 				g = prefix
 				break

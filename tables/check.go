@@ -5,18 +5,20 @@ import (
 	"fmt"
 )
 
-// ftsIndexes maps each FTS table to its content table.
+// ftsIndexes maps each FTS table to the table it holds one document per
+// row of.
 var ftsIndexes = [...]struct{ fts, base string }{
 	{"symbols_fts", "symbols"},
 	{"chunks_fts", "chunks"},
-	{"chunks_tri", "chunks"},
+	{"sources_tri", "sources"},
 	{"files_fts", "files"},
 }
 
 // Check verifies the index: SQLite's integrity_check (b-trees, indexes
 // and, through FTS5's own check, every FTS index), that each FTS index
-// holds exactly one document per row of its content table, and that no
-// symbol, chunk or ref points at a missing file. It reads only; a large
+// holds exactly one document per row of its table, that every file has
+// its sources row and that no symbol, chunk, ref or sources row points at
+// a missing file. It reads only; a large
 // index takes a while. A failed check wraps ErrDamaged; any other error
 // is about running it.
 func (db *DB) Check(ctx context.Context) (err error) {
@@ -63,16 +65,19 @@ func (db *DB) Check(ctx context.Context) (err error) {
 			}
 			return err
 		}
-		if ft.fts == "chunks_tri" && !trigram {
+		if ft.fts == "sources_tri" && !trigram {
 			n = 0 // not maintained: must be empty
 		}
 		if docs != n {
 			problems = append(problems, fmt.Sprintf("%s indexes %d rows, %s has %d", ft.fts, docs, ft.base, n))
 		}
 	}
-	for _, tbl := range []string{"symbols", "chunks", "refs"} {
+	for _, o := range [...]struct{ tbl, file string }{
+		{"symbols", "file_id"}, {"chunks", "file_id"}, {"refs", "id >> 32"}, {"sources", "id"},
+	} {
+		tbl := o.tbl
 		var n int64
-		q := `SELECT count(*) FROM ` + tbl + ` WHERE file_id NOT IN (SELECT id FROM files)`
+		q := `SELECT count(*) FROM ` + tbl + ` WHERE ` + o.file + ` NOT IN (SELECT id FROM files)`
 		if err := tx.QueryRowContext(ctx, q).Scan(&n); err != nil {
 			if IsCorrupt(err) {
 				return fmt.Errorf("%w: %w", ErrDamaged, err)
@@ -82,6 +87,16 @@ func (db *DB) Check(ctx context.Context) (err error) {
 		if n != 0 {
 			problems = append(problems, fmt.Sprintf("%d rows of %s belong to no file", n, tbl))
 		}
+	}
+	var noSource int64
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM files WHERE id NOT IN (SELECT id FROM sources)`).Scan(&noSource); err != nil {
+		if IsCorrupt(err) {
+			return fmt.Errorf("%w: %w", ErrDamaged, err)
+		}
+		return err
+	}
+	if noSource != 0 {
+		problems = append(problems, fmt.Sprintf("%d files have no sources row", noSource))
 	}
 	if len(problems) > 0 {
 		return fmt.Errorf("%w: %s", ErrDamaged, summarise(problems))

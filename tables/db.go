@@ -22,15 +22,15 @@ type OpenOptions struct {
 	// SetMeta fail.
 	ReadOnly bool
 
-	// NoTrigram stops maintaining chunks_tri, the trigram index behind
+	// NoTrigram stops maintaining sources_tri, the trigram index behind
 	// literal substring search. Trigrams are one index entry per byte of
 	// source: on real code they make writes about 2.5 times slower and
 	// the index about 40% bigger. Open for writing applies the setting
-	// to an existing index too (emptying chunks_tri, or building it from
-	// the stored chunks), so it always holds once Open returns; a
+	// to an existing index too (emptying sources_tri, or building it from
+	// the stored sources), so it always holds once Open returns; a
 	// read-only Open ignores it. Readers find the setting in meta key
 	// "trigram" ("1" or "0"); without the index, substring search has to
-	// scan chunks.content.
+	// read every file's text.
 	NoTrigram bool
 
 	// NoMap keeps the read connections from memory-mapping the file. An
@@ -53,7 +53,7 @@ type DB struct {
 	w    *sql.DB // nil when read-only; at most one connection
 	r    *sql.DB
 
-	trigram bool // chunks_tri is maintained
+	trigram bool // sources_tri is maintained
 
 	stmts stmtCache // prepared read statements, see read_stmts.go
 
@@ -215,7 +215,7 @@ func (db *DB) errReadOnly(op string) error {
 //     with 8 MB and no map, in the same time (BENCHMARKS.md, "Memory").
 const (
 	busyTimeoutMS    = 10000
-	pageSize         = 16384
+	pageSize         = 4096
 	writerCacheKiB   = 16 << 10 // the writer updates many b-trees at once; see below
 	readerCacheKiB   = 16 << 10
 	mmapBytes        = 256 << 20
@@ -234,8 +234,11 @@ func writerParams() url.Values {
 	// page_size takes effect only before the file's first page is written,
 	// so it must precede journal_mode: the driver runs the _pragma list
 	// sorted, then the _journal_mode key. On an existing index it is a
-	// no-op. 16 KiB pages hold several 1–3 KiB chunk rows where 4 KiB
-	// pages left a third of their bytes empty (BENCHMARKS.md, "Lean index").
+	// no-op. Schema 3 used 16 KiB pages for its 1–3 KiB chunk rows; schema
+	// 4 keeps chunk text in sources, and 4 KiB pages give a 3 % smaller
+	// index on GOROOT/src/net and a 17–19 % smaller one on small
+	// repositories, whose thirty-odd tables and indexes take a page each
+	// (BENCHMARKS.md, "Lean index").
 	v.Add("_pragma", fmt.Sprintf("page_size(%d)", pageSize))
 	v.Set("_journal_mode", "WAL")
 	v.Add("_pragma", "foreign_keys(1)")

@@ -23,13 +23,21 @@
 //	                       parent_sid the enclosing symbol's sid.
 //	chunks                 runs of whole lines covering every file; cid is
 //	                       the stable id (see ChunkID), symbol_sid the
-//	                       smallest enclosing symbol.
-//	refs                   imports, calls, identifier uses, string literals,
-//	                       type references: one row per (file, kind, name,
+//	                       smallest enclosing symbol. A chunk's text is
+//	                       its file's text [start_byte, end_byte).
+//	sources                per file, its text and the identifier, call and
+//	                       string lists of its symbols and chunks, each
+//	                       DEFLATE-compressed (sources.go); readers decode
+//	                       them inside one read transaction with the rows
+//	                       they belong to.
+//	refs                   imports, calls, identifier uses and type
+//	                       references: one row per (file, kind, name,
 //	                       target) with n uses packed in a BLOB (varint line
 //	                       deltas and the ordinal of each use's innermost
 //	                       enclosing symbol; refs_pack.go). Identifier uses
-//	                       are stored once per (file, name, line).
+//	                       are stored once per (file, name, line); string
+//	                       literals are not refs. kind is a small integer
+//	                       (refKindNames).
 //	skipped                files the last run left out, with the reason.
 //	vectors, embed_cache   embeddings per chunk, symbol and file, and vectors of
 //	                       replaced text; see vectors.go (PendingVectors,
@@ -38,60 +46,68 @@
 //	                       dimension, meta embedding_dim: WriteVectors refuses
 //	                       another, and NaN or infinite components.
 //
-// Only files hold path, ext and language; symbols, chunks and refs name
-// their file by file_id, and readers join files on its primary key
-// (version 2 copied the three onto every row; ADR 9). symbols.id,
-// chunks.id and refs.id change whenever their file is re-written; use sid
-// and cid to refer to symbols and chunks across runs.
+// Only files hold path, ext and language; symbols, chunks, sources and
+// refs name their file by its id (refs in the high half of their rowid),
+// and readers join files on its primary key (version 2 copied the three
+// onto every row; ADR 9). Each fact is stored once: a file's text is not
+// kept again per chunk, and text only full-text search reads (identifier
+// words, string literals) is only in the FTS index (version 4).
+// symbols.id, chunks.id and refs.id change whenever their file is
+// re-written; use sid and cid to refer to symbols and chunks across runs.
 //
 // Indexes, each for a lookup a reader or the writer makes:
 // symbols(name COLLATE NOCASE), symbols(file_id, start_line), symbols(sid);
-// chunks(file_id, start_line), chunks(cid); refs(name_lower),
-// refs(target) for imports only (a file's refs are one rowid range:
-// refRowID); files(path). A
-// case-insensitive name lookup must say COLLATE NOCASE to use its index:
+// chunks(file_id, start_line), chunks(cid); refs on the lower-cased name
+// (see schema.sql), refs(target) for imports only (a file's refs are one
+// rowid range: refRowID); files(path). A case-insensitive name lookup
+// must say COLLATE NOCASE to use its index:
 //
 //	SELECT sid FROM symbols WHERE name = ?1 COLLATE NOCASE
 //
 // # List columns
 //
-// decorators, identifiers, calls and strings (on symbols and chunks) are
-// '\n'-joined with a leading and a trailing '\n', so exact membership is
+// symbols.decorators is '\n'-joined with a leading and a trailing '\n', so
+// exact membership is
 //
 //	instr(decorators, char(10) || ?1 || char(10)) > 0
 //
-// An empty list is the empty string. ident_parts is the space-joined,
-// deduplicated extract.SplitIdentifier words of the symbol's name and its
-// identifiers (of the identifiers, for chunks): the surface that makes
-// camelCase and snake_case words searchable. files.imports and
-// files.exports are plain '\n'-joined.
+// An empty list is the empty string. files.imports and files.exports are
+// plain '\n'-joined. The identifiers, calls and strings of symbols and the
+// identifiers of chunks are in sources.lists (SymbolInfo, SimilarChunks
+// and PendingVectors read them).
 //
 // # Full-text search
 //
-// symbols_fts(name, qualname, signature, doc, ident_parts),
-// chunks_fts(header, content, ident_parts, strings) and
-// files_fts(path, summary) are FTS5 external-content tables (tokenizer
-// unicode61 remove_diacritics 2) whose rowid is the id of the base row:
+// symbols_fts(name, qualname, signature, doc, ident_parts) and
+// chunks_fts(header, content, ident_parts, strings) are contentless FTS5
+// tables (an empty content option, contentless_delete=1) whose rowid is
+// the id of the base row; the writer gives them each row's text. ident_parts is the
+// space-joined, deduplicated extract.SplitIdentifier words of the symbol's
+// name and its identifiers (of the identifiers, for chunks): the surface
+// that makes camelCase and snake_case words searchable. files_fts(path,
+// summary) is an external-content table over files. All use the
+// tokenizer unicode61 remove_diacritics 2:
 //
 //	SELECT s.sid, bm25(symbols_fts) FROM symbols_fts
 //	JOIN symbols s ON s.id = symbols_fts.rowid
 //	WHERE symbols_fts MATCH 'ident_parts:user AND ident_parts:id' ORDER BY rank
 //
-// chunks_tri(content) indexes chunk text with the trigram tokenizer and
-// detail=none: for each trigram, which chunks hold it, without positions
-// (a fifth of the size). It answers case-insensitive literal substring
-// search of at least 3 characters as an AND of the text's trigrams, a
-// superset that ChunksContaining's caller verifies:
+// sources_tri(text) indexes each file's text with the trigram tokenizer
+// and detail=none: for each trigram, which files hold it, without
+// positions. It answers case-insensitive literal substring search of at
+// least 3 characters as an AND of the text's trigrams; ChunksContaining
+// then reads the chunks of the files found and keeps those holding the
+// text:
 //
-//	SELECT rowid FROM chunks_tri WHERE chunks_tri MATCH '"res" AND "ese" AND "set"'
+//	SELECT rowid FROM sources_tri WHERE sources_tri MATCH '"res" AND "ese" AND "set"'
 //
 // It is maintained only when meta key trigram is "1" (see
 // OpenOptions.NoTrigram); otherwise it is empty and substring search
-// scans chunks.content.
+// reads every file's text.
 //
-// There are no triggers: Write updates the FTS tables itself, once per
-// batch (see batch.go for why that is several times faster). Nothing but
-// Write may change symbols, chunks or files.
+// There are no triggers: Write updates the FTS tables itself (see
+// batch.go for how it keeps FTS5 from flushing after every row). Nothing
+// but Write may change symbols, chunks, sources or files.
 //
 // # Writes, reads and crashes
 //

@@ -28,10 +28,14 @@ func filterOn(f scope.Filter, t scope.Table, alias string) where {
 	col := func(name string) string { return alias + "." + name }
 	var conds []string
 	var args []any
+	fileCol := col("file_id")
+	if t == scope.Refs {
+		fileCol = "(" + col("id") + " >> " + refIDShift + ")" // see refRowID
+	}
 	if t == scope.Files {
 		conds, args = pathConds(f, alias)
 	} else if conds, args = pathConds(f, "scope_file"); len(conds) > 0 {
-		conds = []string{col("file_id") + " IN (SELECT scope_file.id FROM files scope_file WHERE " + strings.Join(conds, " AND ") + ")"}
+		conds = []string{fileCol + " IN (SELECT scope_file.id FROM files scope_file WHERE " + strings.Join(conds, " AND ") + ")"}
 	}
 	if t == scope.Refs {
 		return joinWhere(conds, args)

@@ -149,7 +149,7 @@ func TestFilterOn(t *testing.T) {
 		{"extension on chunks", scope.Scope{Extension: []string{"go"}}, scope.Chunks, "path",
 			[]string{"lib/util.go"}},
 		{"extension on refs", scope.Scope{Extension: []string{"md"}}, scope.Refs, "name", nil},
-		{"extension on refs, by file", scope.Scope{Extension: []string{"py"}}, scope.Refs, "file_id IN (SELECT id FROM files WHERE ext = '.py')", []string{"1"}},
+		{"extension on refs, by file", scope.Scope{Extension: []string{"py"}}, scope.Refs, "id >> 32 IN (SELECT id FROM files WHERE ext = '.py')", []string{"1"}},
 		{"kind on symbols", scope.Scope{SymbolKind: []string{"class"}}, scope.Symbols, "name",
 			[]string{"Big", "Widget"}},
 		{"kind any of", scope.Scope{SymbolKind: []string{"class", "function"}, PathPrefix: []string{"src/a_b"}}, scope.Symbols, "name",

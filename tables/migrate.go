@@ -12,7 +12,7 @@ import (
 // SchemaVersion is the version of schema.sql. Bump it with every change
 // to the schema and add a migration from the previous version, or accept
 // that older indexes are rebuilt (ErrRebuildNeeded).
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // applicationID marks the file as a viberag index ("vbrg"), so that Open
 // refuses another program's SQLite database instead of adding tables to it.
@@ -34,8 +34,12 @@ type migration struct {
 // Version 3 (refs aggregated per file, name and kind with packed uses; a
 // positionless trigram index) has none: the rows of version 2 hold what
 // version 3 needs, but converting them costs what re-parsing costs, and
-// an index is derived data. Open returns ErrRebuildNeeded for versions 1
-// and 2, and the indexer rebuilds (indexer.Open).
+// an index is derived data. Version 4 (each file's text and name lists
+// once, compressed, in sources; contentless FTS tables; trigrams per
+// file; no string literals in refs) has none either: its FTS tables need
+// text that version 3 keeps only in chunks, so converting means
+// re-indexing every row anyway. Open returns ErrRebuildNeeded for
+// versions 1 to 3, and the indexer rebuilds (indexer.Open).
 func migrations() []migration { return nil }
 
 // initSchema creates the schema in an empty file, or checks and migrates
@@ -97,9 +101,9 @@ func upgradeSchema(ctx context.Context, tx *sql.Tx, steps []migration) error {
 	return err
 }
 
-// setTrigram makes chunks_tri match the wanted setting: emptied when
-// turned off, built from chunks when turned on. Both are single FTS5
-// commands; building costs what indexing the chunks' text costs.
+// setTrigram makes sources_tri match the wanted setting: emptied when
+// turned off, built from sources when turned on (decoding every file's
+// text: what indexing the text costs).
 func setTrigram(ctx context.Context, tx *sql.Tx, want bool) error {
 	var have string
 	err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, MetaTrigram).Scan(&have)
@@ -109,19 +113,52 @@ func setTrigram(ctx context.Context, tx *sql.Tx, want bool) error {
 	if (have == "1") == want {
 		return nil
 	}
-	cmd, value := "delete-all", "0"
-	if want {
-		cmd, value = "rebuild", "1"
+	value := "0"
+	if _, err := tx.ExecContext(ctx, `INSERT INTO sources_tri(sources_tri) VALUES ('delete-all')`); err != nil {
+		return fmt.Errorf("empty trigram index: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO chunks_tri(chunks_tri) VALUES (?)`, cmd); err != nil {
-		return fmt.Errorf("%s trigram index: %w", cmd, err)
+	if want {
+		value = "1"
+		if err := buildTrigrams(ctx, tx); err != nil {
+			return fmt.Errorf("build trigram index: %w", err)
+		}
 	}
 	_, err = tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?)
 		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, MetaTrigram, value)
 	return err
 }
 
-// readTrigram reports whether the index maintains chunks_tri.
+// buildTrigrams fills sources_tri from sources, in rowid order.
+func buildTrigrams(ctx context.Context, tx *sql.Tx) error {
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO sources_tri(rowid, text) VALUES (?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	for after := int64(-1); ; {
+		// One file at a time: the statement reading sources is done
+		// before the one writing sources_tri runs.
+		var id int64
+		var blob []byte
+		err := tx.QueryRowContext(ctx, `SELECT id, text FROM sources WHERE id > ? ORDER BY id LIMIT 1`, after).Scan(&id, &blob)
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		text, err := inflate(blob)
+		if err != nil {
+			return fmt.Errorf("file %d: %w", id, err)
+		}
+		if _, err := ins.ExecContext(ctx, id, text); err != nil {
+			return err
+		}
+		after = id
+	}
+}
+
+// readTrigram reports whether the index maintains sources_tri.
 func readTrigram(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
 }) (bool, error) {

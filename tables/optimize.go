@@ -21,7 +21,7 @@ func (db *DB) Optimize(ctx context.Context) error {
 		`PRAGMA optimize(0x10002)`, // all tables, not only those this connection queried
 	}
 	for _, ft := range ftsIndexes {
-		if ft.fts == "chunks_tri" && !db.trigram {
+		if ft.fts == "sources_tri" && !db.trigram {
 			continue
 		}
 		stmts = append(stmts, fmt.Sprintf(`INSERT INTO %s(%[1]s) VALUES ('optimize')`, ft.fts))

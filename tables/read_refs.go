@@ -20,17 +20,19 @@ type RefRow struct {
 	Qualname string // of the enclosing symbol
 }
 
-// Usages are matched case-insensitively on the name (name_lower) and, for
-// imports, exactly on the imported name (the partial index refs_import).
-// Path and extension filters are applied in SQL, on the file; symbol
-// filters per use, on its enclosing symbol, once the uses are unpacked.
-const refsNamedSQL = `SELECT r.file_id, f.path, r.kind, r.name, r.target, r.n, r.uses, 0
-FROM refs r JOIN files f ON f.id = r.file_id
-WHERE r.name_lower = ? AND r.kind IN ('call', 'ident', 'type', 'import')%s
+// Usages are matched case-insensitively on the name (the index
+// refs_name, on the expression schema.sql gives) and, for imports, exactly
+// on the imported name (the partial index refs_import). A ref's file is
+// its rowid's high half. Path and extension filters are applied in SQL, on
+// the file; symbol filters per use, on its enclosing symbol, once the uses
+// are unpacked.
+const refsNamedSQL = `SELECT r.id >> 32, f.path, r.kind, r.name, r.target, r.n, r.uses, 0
+FROM refs r JOIN files f ON f.id = r.id >> 32
+WHERE iif(r.fold = '', lower(r.name), r.fold) = ?%s
 UNION ALL
-SELECT r.file_id, f.path, r.kind, r.name, r.target, r.n, r.uses, 1
-FROM refs r JOIN files f ON f.id = r.file_id
-WHERE r.kind = 'import' AND r.target = ? AND r.name_lower <> ?%s`
+SELECT r.id >> 32, f.path, r.kind, r.name, r.target, r.n, r.uses, 1
+FROM refs r JOIN files f ON f.id = r.id >> 32
+WHERE r.kind = 1 AND r.target = ? AND iif(r.fold = '', lower(r.name), r.fold) <> ?%s`
 
 // refSymbolsSQL lists the symbols of some files in rowid order, which is
 // the order of the ordinals in refs.uses, and whether each passes the
@@ -68,7 +70,11 @@ func (db *DB) RefsNamed(ctx context.Context, name string, s scope.Scope) ([]RefR
 	}
 	groups, err := collect(ctx, db, fmt.Sprintf(refsNamedSQL, fw.sql, fw.sql), args, func(r scanner) (group, error) {
 		var g group
-		err := r.Scan(&g.fileID, &g.path, &g.kind, &g.name, &g.tg, &g.n, &g.uses, &g.byTarget)
+		var kind int64
+		err := r.Scan(&g.fileID, &g.path, &kind, &g.name, &g.tg, &g.n, &g.uses, &g.byTarget)
+		if err == nil {
+			g.kind, err = refKindName(kind)
+		}
 		return g, err
 	})
 	if err != nil || len(groups) == 0 {

@@ -1,6 +1,7 @@
 package tables
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -104,7 +105,8 @@ ORDER BY sc DESC, f.path LIMIT ?`
   FROM chunks_fts%s
   WHERE chunks_fts MATCH ?%s),
 cut AS (SELECT sc FROM m ORDER BY sc DESC LIMIT 1 OFFSET ? - 1)
-SELECT c.id, c.cid, c.file_id, f.path, c.start_line, c.end_line, c.header, c.identifiers, m.sc
+SELECT c.id, c.cid, c.file_id, f.path, c.start_line, c.end_line, c.header, m.sc,
+  (SELECT count(*) FROM chunks o WHERE o.file_id = c.file_id AND o.id < c.id)
 FROM m JOIN chunks c ON c.id = m.id JOIN files f ON f.id = c.file_id
 WHERE m.sc >= coalesce((SELECT sc FROM cut), -1e308)
 ORDER BY m.sc DESC, f.path, c.start_line LIMIT ?`
@@ -160,16 +162,44 @@ func (db *DB) SearchChunks(ctx context.Context, expr string, ws []float64, s sco
 // SimilarChunks is SearchChunks with the weights of code similarity
 // (content, identifier words, strings; not the header) and each chunk's
 // identifiers.
-func (db *DB) SimilarChunks(ctx context.Context, expr string, s scope.Scope, limit int) ([]ChunkRow, error) {
+func (db *DB) SimilarChunks(ctx context.Context, expr string, s scope.Scope, limit int) (out []ChunkRow, err error) {
 	w := filterOn(s.Filter(), scope.Chunks, "c")
 	args := append(append([]any{expr}, w.args...), limit, limit)
-	return collect(ctx, db, fmt.Sprintf(similarChunksSQL, ftsJoin(w, "chunks", "c"), w.sql), args, func(r scanner) (ChunkRow, error) {
-		var c ChunkRow
-		var ids string
-		err := r.Scan(&c.ID, &c.CID, &c.FileID, &c.Path, &c.StartLine, &c.EndLine, &c.Header, &ids, &c.Score)
-		c.Identifiers = splitList(ids)
-		return c, err
+	q := fmt.Sprintf(similarChunksSQL, ftsJoin(w, "chunks", "c"), w.sql)
+	err = db.snapshot(ctx, []string{q}, func(src *sourceCache) error {
+		rows, err := src.query(q, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		var ords []int
+		for rows.Next() {
+			var c ChunkRow
+			var ord int
+			if err := rows.Scan(&c.ID, &c.CID, &c.FileID, &c.Path, &c.StartLine, &c.EndLine, &c.Header, &c.Score, &ord); err != nil {
+				return err
+			}
+			out, ords = append(out, c), append(ords, ord)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows.Close()
+		ids := make([]int64, len(out))
+		for i := range out {
+			ids[i] = out[i].FileID
+		}
+		if err := src.loadLists(ids); err != nil {
+			return err
+		}
+		for i := range out {
+			if out[i].Identifiers, err = src.chunkIdents(out[i].FileID, ords[i]); err != nil {
+				return fmt.Errorf("%s: %w", out[i].Path, err)
+			}
+		}
+		return nil
 	})
+	return out, err
 }
 
 // SearchSymbols returns the best limit symbols matching expr, by bm25
@@ -414,17 +444,18 @@ type ChunkText struct {
 	Content   string
 }
 
-// Exact text. The trigram table (detail=none: which chunks hold each
-// trigram, no positions) finds the chunks holding every trigram of the
-// text, ignoring case: a superset of the chunks holding the text, which
-// the caller verifies. Without the table, or for text under three
-// characters, every chunk's text is searched.
+// Exact text. The trigram table (detail=none: which files hold each
+// trigram, no positions) finds the files holding every trigram of the
+// text, ignoring case; their chunks are read back from sources and those
+// holding the text, ignoring ASCII case (as SQLite's lower()), are
+// returned. Without the table, or for text under three characters, every
+// chunk in scope is read.
 const (
-	exactTrigramSQL = `SELECT c.id, f.path, c.file_id, c.start_line, c.header, c.content
-FROM chunks_tri JOIN chunks c ON c.id = chunks_tri.rowid JOIN files f ON f.id = c.file_id
-WHERE chunks_tri MATCH ?%s ORDER BY c.id`
-	exactScanSQL = `SELECT c.id, f.path, c.file_id, c.start_line, c.header, c.content
-FROM chunks c JOIN files f ON f.id = c.file_id WHERE instr(lower(c.content), lower(?)) > 0%s ORDER BY c.id`
+	exactTrigramSQL = `SELECT c.id, f.path, c.file_id, c.start_line, c.header, c.start_byte, c.end_byte
+FROM chunks c JOIN files f ON f.id = c.file_id
+WHERE c.file_id IN (SELECT rowid FROM sources_tri WHERE sources_tri MATCH ?)%s ORDER BY c.id`
+	exactScanSQL = `SELECT c.id, f.path, c.file_id, c.start_line, c.header, c.start_byte, c.end_byte
+FROM chunks c JOIN files f ON f.id = c.file_id WHERE 1%s ORDER BY c.id`
 )
 
 // ChunksContaining calls fn with every chunk in scope that may contain
@@ -434,25 +465,37 @@ FROM chunks c JOIN files f ON f.id = c.file_id WHERE instr(lower(c.content), low
 // that keeps the first reports.
 func (db *DB) ChunksContaining(ctx context.Context, text string, s scope.Scope, fn func(*ChunkText) bool) error {
 	w := filterOn(s.Filter(), scope.Chunks, "c")
-	q, arg := fmt.Sprintf(exactScanSQL, w.sql), any(text)
+	q, args := fmt.Sprintf(exactScanSQL, w.sql), w.args
 	if expr := trigramExpr(text); db.trigram && expr != "" {
-		q, arg = fmt.Sprintf(exactTrigramSQL, w.sql), expr
+		q, args = fmt.Sprintf(exactTrigramSQL, w.sql), append([]any{expr}, w.args...)
 	}
-	rows, err := db.query(ctx, q, append([]any{arg}, w.args...)...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var c ChunkText
-		if err := rows.Scan(&c.ID, &c.Path, &c.FileID, &c.StartLine, &c.Header, &c.Content); err != nil {
+	needle := asciiLower(text)
+	return db.snapshot(ctx, []string{q}, func(src *sourceCache) error {
+		rows, err := src.query(q, args...)
+		if err != nil {
 			return err
 		}
-		if !fn(&c) {
-			return nil
+		defer rows.Close()
+		for rows.Next() {
+			var c ChunkText
+			var start, end int
+			if err := rows.Scan(&c.ID, &c.Path, &c.FileID, &c.StartLine, &c.Header, &start, &end); err != nil {
+				return err
+			}
+			content, ok, err := src.span(c.FileID, start, end)
+			if err != nil {
+				return fmt.Errorf("%s: %w", c.Path, err)
+			}
+			if !ok || !containsFold(content, needle) {
+				continue
+			}
+			c.Content = content
+			if !fn(&c) {
+				return nil
+			}
 		}
-	}
-	return rows.Err()
+		return rows.Err()
+	})
 }
 
 // maxTrigrams bounds the trigrams a search ANDs: more only narrow a
@@ -460,7 +503,7 @@ func (db *DB) ChunksContaining(ctx context.Context, text string, s scope.Scope, 
 // each.
 const maxTrigrams = 24
 
-// trigramExpr is the chunks_tri expression matching every chunk that
+// trigramExpr is the sources_tri expression matching every file that
 // holds all trigrams of text ("" when text has under three characters):
 // an AND of quoted trigrams, spread evenly over the text when there are
 // more than maxTrigrams.
@@ -501,20 +544,30 @@ func (db *DB) ChunkContents(ctx context.Context, ids []int64) (map[int64]string,
 	for i, id := range ids {
 		args[i] = id
 	}
-	rows, err := db.query(ctx, fmt.Sprintf(`SELECT id, content FROM chunks WHERE id IN (%s)`, marks(len(ids))), args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var c string
-		if err := rows.Scan(&id, &c); err != nil {
-			return nil, err
+	q := fmt.Sprintf(`SELECT id, file_id, start_byte, end_byte FROM chunks WHERE id IN (%s) ORDER BY file_id, id`, marks(len(ids)))
+	err := db.snapshot(ctx, []string{q}, func(src *sourceCache) error {
+		rows, err := src.query(q, args...)
+		if err != nil {
+			return err
 		}
-		out[id] = c
-	}
-	return out, rows.Err()
+		defer rows.Close()
+		for rows.Next() {
+			var id, file int64
+			var start, end int
+			if err := rows.Scan(&id, &file, &start, &end); err != nil {
+				return err
+			}
+			c, ok, err := src.span(file, start, end)
+			if err != nil {
+				return err
+			}
+			if ok {
+				out[id] = c
+			}
+		}
+		return rows.Err()
+	})
+	return out, err
 }
 
 // FileDoc returns a file's doc comment and summary; ok is false when the
@@ -526,36 +579,32 @@ func (db *DB) FileDoc(ctx context.Context, fileID int64) (doc, summary string, o
 }
 
 // FileLines returns lines from..to (1-based, inclusive) of a file, read
-// back from its chunks; a line no chunk holds is "".
+// back from its stored text; a line past its end is "".
 func (db *DB) FileLines(ctx context.Context, fileID int64, from, to int) ([]string, error) {
 	if to < from {
 		return nil, nil
 	}
-	rows, err := db.query(ctx, `SELECT start_line, end_line, content FROM chunks
-WHERE file_id = ? AND start_line <= ? AND end_line >= ? ORDER BY start_line, end_line`, fileID, to, from)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
 	out := make([]string, to-from+1)
-	have := make([]bool, len(out))
-	for rows.Next() {
-		var s, e int
-		var content string
-		if err := rows.Scan(&s, &e, &content); err != nil {
-			return nil, err
+	var blob []byte
+	if ok, err := found(db.queryRow(ctx, sourceTextSQL, fileID).Scan(&blob)); !ok {
+		return out, err
+	}
+	b, err := inflate(blob)
+	if err != nil {
+		return nil, fmt.Errorf("file %d: %w", fileID, err)
+	}
+	for ln := 1; len(b) > 0 && ln <= to; ln++ {
+		line := b
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			line, b = b[:i], b[i+1:]
+		} else {
+			b = nil
 		}
-		for i, l := range strings.Split(content, "\n") {
-			ln := s + i
-			if ln > e || ln > to {
-				break
-			}
-			if ln >= from && !have[ln-from] {
-				out[ln-from], have[ln-from] = l, true
-			}
+		if ln >= from {
+			out[ln-from] = string(line)
 		}
 	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // splitList reads a list column ('\n'-joined with a leading and trailing

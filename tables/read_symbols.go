@@ -35,20 +35,30 @@ type SymbolSpan struct {
 }
 
 const symbolInfoSQL = `SELECT s.sid, s.file_id, f.path, f.language, s.kind, s.name, s.qualname, s.parent_sid, s.start_line, s.end_line,
-  s.start_byte, s.end_byte, s.signature, s.doc, s.is_exported, s.decorators, s.identifiers, s.calls, s.strings, s.hash
+  s.start_byte, s.end_byte, s.signature, s.doc, s.is_exported, s.decorators, s.hash,
+  (SELECT count(*) FROM symbols o WHERE o.file_id = s.file_id AND o.id < s.id)
 FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.sid = ?`
 
 // SymbolInfo returns the symbol with the given sid; ok is false when the
 // index has none.
 func (db *DB) SymbolInfo(ctx context.Context, sid string) (d SymbolInfo, ok bool, err error) {
-	var decorators, identifiers, calls, strs string
-	err = db.queryRow(ctx, symbolInfoSQL, sid).Scan(&d.SID, &d.FileID, &d.Path, &d.Language, &d.Kind, &d.Name, &d.Qualname, &d.ParentSID,
-		&d.StartLine, &d.EndLine, &d.StartByte, &d.EndByte, &d.Signature, &d.Doc, &d.Exported, &decorators, &identifiers, &calls, &strs, &d.Hash)
-	if ok, err = found(err); !ok {
-		return d, ok, err
-	}
-	d.Decorators, d.Identifiers, d.Calls, d.Strings = splitList(decorators), splitList(identifiers), splitList(calls), splitList(strs)
-	return d, true, nil
+	err = db.snapshot(ctx, []string{symbolInfoSQL}, func(src *sourceCache) error {
+		var decorators string
+		var ord int
+		err := src.queryRow(symbolInfoSQL, sid).Scan(&d.SID, &d.FileID, &d.Path, &d.Language, &d.Kind, &d.Name, &d.Qualname, &d.ParentSID,
+			&d.StartLine, &d.EndLine, &d.StartByte, &d.EndByte, &d.Signature, &d.Doc, &d.Exported, &decorators, &d.Hash, &ord)
+		if ok, err = found(err); !ok {
+			return err
+		}
+		d.Decorators = splitList(decorators)
+		lists, err := src.symbolLists(d.FileID, ord)
+		if err != nil {
+			return fmt.Errorf("%s: %w", d.Path, err)
+		}
+		d.Identifiers, d.Calls, d.Strings = lists[0], lists[1], lists[2]
+		return nil
+	})
+	return d, ok && err == nil, err
 }
 
 func scanSpanWithPath(r scanner) (SymbolSpan, error) {

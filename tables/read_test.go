@@ -3,6 +3,7 @@ package tables
 import (
 	"context"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -59,16 +60,6 @@ func fixtureIndex(t *testing.T) (*DB, map[string]string) {
 	return db, texts
 }
 
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
-}
-
 // substrings returns many texts to search for: pieces of every fixture
 // at several offsets and lengths (cut on rune boundaries), and
 // punctuation-heavy ones.
@@ -110,34 +101,18 @@ func substrings(texts map[string]string) []string {
 	return out
 }
 
-// ChunksContaining never misses a chunk that holds the text: its
-// candidates include every chunk the previous trigram index (full detail,
-// phrase queries; built here beside the new one) found, and every chunk
-// whose text holds it ignoring ASCII case, for substrings of every
-// fixture and punctuation-heavy ones.
+// ChunksContaining returns exactly the chunks whose text holds the text
+// ignoring ASCII case, for substrings of every fixture and
+// punctuation-heavy ones, and its trigram index narrows the files it
+// reads.
 func TestChunksContainingMissesNothing(t *testing.T) {
 	ctx := context.Background()
 	db, texts := fixtureIndex(t)
-	if _, err := db.w.Exec(`CREATE VIRTUAL TABLE old_tri USING fts5(content, content='chunks', content_rowid='id', tokenize='trigram')`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := db.w.Exec(`INSERT INTO old_tri(old_tri) VALUES ('rebuild')`); err != nil {
-		t.Fatal(err)
-	}
-	contents := map[int64]string{}
-	rows, err := db.SQL().Query(`SELECT id, content FROM chunks`)
+	contents, err := db.ChunkContents(ctx, queryInts(t, db, `SELECT id FROM chunks`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for rows.Next() {
-		var id int64
-		var c string
-		if err := rows.Scan(&id, &c); err != nil {
-			t.Fatal(err)
-		}
-		contents[id] = c
-	}
-	rows.Close()
+	files := queryInt(t, db, `SELECT count(*) FROM files`)
 
 	subs := substrings(texts)
 	t.Logf("%d texts, %d chunks", len(subs), len(contents))
@@ -145,28 +120,34 @@ func TestChunksContainingMissesNothing(t *testing.T) {
 	for _, text := range subs {
 		got := map[int64]bool{}
 		if err := db.ChunksContaining(ctx, text, scope.Scope{}, func(c *ChunkText) bool {
+			if c.Content != contents[c.ID] {
+				t.Fatalf("%q: chunk %d: content %.60q, ChunkContents has %.60q", text, c.ID, c.Content, contents[c.ID])
+			}
 			got[c.ID] = true
 			return true
 		}); err != nil {
 			t.Fatalf("%q: %v", text, err)
 		}
-		var want []int64 // every chunk holding the text
+		want := map[int64]bool{} // every chunk holding the text
 		for id, c := range contents {
 			if strings.Contains(asciiLower(c), asciiLower(text)) {
-				want = append(want, id)
+				want[id] = true
 			}
 		}
-		if utf8.RuneCountInString(text) >= 3 {
-			old := queryInts(t, db, `SELECT rowid FROM old_tri WHERE old_tri MATCH ?`, `"`+strings.ReplaceAll(text, `"`, `""`)+`"`)
-			want = append(want, old...)
-			if len(got) < len(contents) {
-				narrowed++
+		if !maps.Equal(got, want) {
+			for id := range want {
+				if !got[id] {
+					t.Errorf("%q: chunk %d holds it (%.60q) but is not found", text, id, contents[id])
+				}
+			}
+			for id := range got {
+				if !want[id] {
+					t.Errorf("%q: chunk %d is found but does not hold it (%.60q)", text, id, contents[id])
+				}
 			}
 		}
-		for _, id := range want {
-			if !got[id] {
-				t.Errorf("%q: chunk %d holds it (%.60q) but is not a candidate", text, id, contents[id])
-			}
+		if expr := trigramExpr(text); expr != "" && queryInt(t, db, `SELECT count(*) FROM sources_tri WHERE sources_tri MATCH ?`, expr) < files {
+			narrowed++
 		}
 	}
 	if narrowed == 0 {
@@ -312,5 +293,26 @@ func TestRefsNamedMatchesFacts(t *testing.T) {
 	}
 	if checked < 100 {
 		t.Errorf("only %d uses checked", checked)
+	}
+}
+
+func TestContainsFold(t *testing.T) {
+	for _, tc := range []struct {
+		s, needle string
+		want      bool
+	}{
+		{"Set a Deadline", "deadline", true},
+		{"Set a Deadline", "DEADLINE", true},
+		{"deadlin", "deadline", false},
+		{"x := y", ":=", true},
+		{"aAaAb", "aab", true},
+		{"ÄRGER", "ärger", false}, // only ASCII letters fold, as SQLite's lower()
+		{"ärger", "ärger", true},
+		{"abc", "", true},
+		{"", "a", false},
+	} {
+		if got := containsFold(tc.s, asciiLower(tc.needle)); got != tc.want {
+			t.Errorf("containsFold(%q, %q) = %v, want %v", tc.s, tc.needle, got, tc.want)
+		}
 	}
 }

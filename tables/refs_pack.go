@@ -4,7 +4,11 @@ import (
 	"cmp"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
+
+	"github.com/viberag/viberag/extract"
 )
 
 // refIDShift places a file's refs in a rowid range of their own: row i of
@@ -104,4 +108,101 @@ func unpackUses(dst []refUse, b []byte, n int) ([]refUse, error) {
 		return dst, errBadUses
 	}
 	return dst, nil
+}
+
+// refs.kind codes: small integers take no bytes beyond the record header
+// where the kind names took five.
+var refKindNames = [...]string{1: extract.RefImport, 2: extract.RefCall, 3: extract.RefIdent, 4: extract.RefType}
+
+// refKindCode returns the refs.kind code of an extract.Ref kind, or 0 for
+// a kind refs does not store (string literals).
+func refKindCode(kind string) int {
+	for i, k := range refKindNames {
+		if k == kind && k != "" {
+			return i
+		}
+	}
+	return 0
+}
+
+// refKindName returns the kind name of a refs.kind code.
+func refKindName(code int64) (string, error) {
+	if code <= 0 || code >= int64(len(refKindNames)) {
+		return "", fmt.Errorf("%w: refs.kind %d", ErrDamaged, code)
+	}
+	return refKindNames[code], nil
+}
+
+// refFold is refs.fold for name: "" when SQLite's lower(), which folds
+// ASCII letters only, already gives strings.ToLower(name), which is so for
+// all but names with other letters; then the lower-cased name.
+func refFold(name string) string {
+	l := strings.ToLower(name)
+	if l == asciiLower(name) {
+		return ""
+	}
+	return l
+}
+
+// asciiLower lower-cases the ASCII letters of s, as SQLite's lower().
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; 'A' <= c && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if c := b[j]; 'A' <= c && c <= 'Z' {
+					b[j] = c + 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+// containsFold reports whether s holds lowNeedle (lower-cased by
+// asciiLower) ignoring ASCII case, without copying s.
+func containsFold(s, lowNeedle string) bool {
+	if lowNeedle == "" {
+		return true
+	}
+	first := lowNeedle[0]
+	upper := first
+	if 'a' <= first && first <= 'z' {
+		upper = first - 'a' + 'A'
+	}
+	for i := 0; i+len(lowNeedle) <= len(s); i++ {
+		// Jump to the next byte that can start a match.
+		j := strings.IndexByte(s[i:], first)
+		if upper != first {
+			if k := strings.IndexByte(s[i:], upper); k >= 0 && (j < 0 || k < j) {
+				j = k
+			}
+		}
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i+len(lowNeedle) > len(s) {
+			return false
+		}
+		if equalFoldASCII(s[i:i+len(lowNeedle)], lowNeedle) {
+			return true
+		}
+	}
+	return false
+}
+
+// equalFoldASCII reports whether s lower-cased by asciiLower is low.
+func equalFoldASCII(s, low string) bool {
+	for i := 0; i < len(low); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != low[i] {
+			return false
+		}
+	}
+	return true
 }

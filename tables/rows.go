@@ -27,13 +27,39 @@ func (bw *batchWriter) writeFile(f *extract.File, id int64) (int64, error) {
 			return 0, err
 		}
 	}
+	bw.lists.reset()
 	if err := bw.insertSymbols(id, f); err != nil {
 		return 0, err
 	}
 	if err := bw.insertChunks(id, f); err != nil {
 		return 0, err
 	}
+	if err := bw.insertSource(id, f); err != nil {
+		return 0, err
+	}
 	return id, bw.insertRefs(id, f)
+}
+
+// insertSource writes f's text and the lists gathered by insertSymbols
+// and insertChunks to sources.
+func (bw *batchWriter) insertSource(fileID int64, f *extract.File) error {
+	var err error
+	if bw.text, err = fileText(f, bw.text); err != nil {
+		return err
+	}
+	lists, err := bw.zip.deflate(bw.lists.b)
+	if err != nil {
+		return fmt.Errorf("compress lists: %w", err)
+	}
+	lists = append([]byte(nil), lists...) // the compressor reuses its buffer
+	text, err := bw.zip.deflate(bw.text)
+	if err != nil {
+		return fmt.Errorf("compress text: %w", err)
+	}
+	if _, err := bw.insSource.ExecContext(bw.ctx, fileID, lists, text); err != nil {
+		return fmt.Errorf("source: %w", err)
+	}
+	return nil
 }
 
 // symbolIDs fills bw.sids with the sid of every symbol of f.
@@ -72,15 +98,19 @@ func (bw *batchWriter) insertSymbols(fileID int64, f *extract.File) error {
 		a[6], a[7], a[8], a[9] = s.StartLine, s.EndLine, s.StartByte, s.EndByte
 		a[10], a[11], a[12] = s.Signature, s.Doc, exported
 		a[13] = joinList(&bw.sb, s.Decorators)
-		a[14] = joinList(&bw.sb, s.Identifiers)
-		a[15] = bw.identParts(s.Name, s.Identifiers)
-		a[16] = joinList(&bw.sb, s.Calls)
-		a[17] = joinList(&bw.sb, s.Strings)
-		a[18] = Hex(s.Hash)
-		if _, err := bw.insSymbol.ExecContext(bw.ctx, a...); err != nil {
+		a[14] = Hex(s.Hash)
+		res, err := bw.insSymbol.ExecContext(bw.ctx, a...)
+		if err != nil {
 			return fmt.Errorf("symbol %s %s: %w", s.Kind, s.Qualname, err)
 		}
-		bw.nSymbols++
+		id, err := res.LastInsertId()
+		if err != nil {
+			return err
+		}
+		bw.symbolFTS = append(bw.symbolFTS, symbolFTSRow{id, s.Name, s.Qualname, s.Signature, s.Doc, bw.identParts(s.Name, s.Identifiers)})
+		bw.lists.add(s.Identifiers)
+		bw.lists.add(s.Calls)
+		bw.lists.add(s.Strings)
 	}
 	return nil
 }
@@ -98,31 +128,39 @@ func (bw *batchWriter) insertChunks(fileID int64, f *extract.File) error {
 		prev = [2]int{c.StartLine, c.EndLine}
 		a[0], a[1] = ChunkID(f.Path, c.StartLine, c.EndLine), fileID
 		a[2], a[3], a[4], a[5] = c.StartLine, c.EndLine, c.StartByte, c.EndByte
-		a[6], a[7], a[8] = bw.sid(c.Symbol), c.Header, c.Text
-		a[9] = joinList(&bw.sb, c.Identifiers)
-		a[10] = bw.identParts("", c.Identifiers)
-		a[11] = joinList(&bw.sb, c.Calls)
-		a[12] = joinList(&bw.sb, c.Strings)
-		a[13] = Hex(c.Hash)
-		if _, err := bw.insChunk.ExecContext(bw.ctx, a...); err != nil {
+		a[6], a[7], a[8] = bw.sid(c.Symbol), c.Header, Hex(c.Hash)
+		res, err := bw.insChunk.ExecContext(bw.ctx, a...)
+		if err != nil {
 			return fmt.Errorf("chunk %d-%d: %w", c.StartLine, c.EndLine, err)
 		}
-		bw.nChunks++
+		id, err := res.LastInsertId()
+		if err != nil {
+			return err
+		}
+		bw.chunkFTS = append(bw.chunkFTS, chunkFTSRow{id, c.Header, c.Text, bw.identParts("", c.Identifiers), joinList(&bw.sb, c.Strings)})
+		bw.lists.add(c.Identifiers)
 	}
 	return nil
 }
 
 // insertRefs writes f's references aggregated per (kind, name, target),
-// their uses packed (see schema.sql, refs).
+// their uses packed (see schema.sql, refs). String literals are left out:
+// symbols, chunks and chunks_fts hold them, and no reader looks them up.
 func (bw *batchWriter) insertRefs(fileID int64, f *extract.File) error {
 	if fileID >= 1<<31 {
 		return fmt.Errorf("file id %d: past the range refs rowids can hold; run `viberag index --force`", fileID)
 	}
 	g := bw.groupRefs(f)
 	a := bw.refArgs[:0]
-	for i, grp := range g.order {
-		a = append(a, refRowID(fileID, i), fileID, grp.key.kind, grp.key.name, strings.ToLower(grp.key.name), grp.key.target,
+	row := 0
+	for _, grp := range g.order {
+		kind := refKindCode(grp.key.kind)
+		if kind == 0 {
+			continue
+		}
+		a = append(a, refRowID(fileID, row), kind, grp.key.name, refFold(grp.key.name), grp.key.target,
 			len(grp.uses), packUses(grp.uses))
+		row++
 		if len(a) == cap(a) {
 			if _, err := bw.insRefs.ExecContext(bw.ctx, a...); err != nil {
 				return fmt.Errorf("refs: %w", err)
@@ -132,14 +170,14 @@ func (bw *batchWriter) insertRefs(fileID int64, f *extract.File) error {
 	}
 	for ; len(a) > 0; a = a[refCount:] {
 		if _, err := bw.insRef.ExecContext(bw.ctx, a[:refCount]...); err != nil {
-			return fmt.Errorf("ref %s %s: %w", a[2], a[3], err)
+			return fmt.Errorf("ref %v %s: %w", a[1], a[2], err)
 		}
 	}
 	return nil
 }
 
 // identParts returns the space-joined, deduplicated SplitIdentifier words
-// of name and idents: the ident_parts column.
+// of name and idents: the ident_parts column of symbols_fts and chunks_fts.
 func (bw *rowBuilder) identParts(name string, idents []string) string {
 	clear(bw.seen)
 	bw.words = bw.words[:0]

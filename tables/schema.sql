@@ -1,23 +1,25 @@
--- viberag index schema, version 3.
+-- viberag index schema, version 4.
 --
 -- This file is private to package tables, which holds the writer and every
 -- reader (read_*.go). It is executed once, inside one transaction, when an
--- index file is created; Open stores schema_version=3 in meta afterwards. Changing anything here means bumping the schema
+-- index file is created; Open stores schema_version=4 in meta afterwards. Changing anything here means bumping the schema
 -- version and adding a migration (see migrate.go).
 --
 -- Conventions:
 --   * Every text column is NOT NULL; "no value" is ''.
 --   * Hashes are 16 lower-case hex digits of xxhash64.
---   * List columns of symbols and chunks (decorators, identifiers, calls,
---     strings) are '\n'-joined WITH a leading and a trailing '\n', so an
---     exact membership test is
---         instr(calls, char(10) || ?1 || char(10)) > 0
+--   * symbols.decorators is '\n'-joined WITH a leading and a trailing
+--     '\n', so an exact membership test is
+--         instr(decorators, char(10) || ?1 || char(10)) > 0
 --     An empty list is ''. A '\n' inside an item is stored as a space.
 --   * files.imports and files.exports are plain '\n'-joined (no leading or
---     trailing '\n'); use refs (kind='import') for membership questions.
---   * symbols, chunks and refs name their file by file_id only: path, ext
---     and language are read from files (a join on its primary key; version 2
---     copied them onto every row).
+--     trailing '\n'); use refs (kind 1, import) for membership questions.
+--   * symbols, chunks, sources and refs name their file by its id only:
+--     path, ext and language are read from files (a join on its primary
+--     key).
+--   * Each fact is stored once (version 4; ADR 9): a file's text in sources,
+--     compressed, and not again in chunks; text that only full-text search
+--     reads (identifier words, string literals) only in the FTS index.
 --   * Lines are 1-based and inclusive; byte offsets are 0-based, end
 --     exclusive.
 
@@ -59,12 +61,9 @@ CREATE TABLE symbols(
 	doc         TEXT NOT NULL,
 	is_exported INTEGER NOT NULL,      -- 0 or 1
 	decorators  TEXT NOT NULL,         -- list column
-	identifiers TEXT NOT NULL,         -- list column
-	ident_parts TEXT NOT NULL,         -- space-joined SplitIdentifier words of name and identifiers
-	calls       TEXT NOT NULL,         -- list column
-	strings     TEXT NOT NULL,         -- list column
 	hash        TEXT NOT NULL          -- xxhash64 of the symbol's source bytes
 ) STRICT;
+-- A symbol's identifiers, calls and strings are in sources.lists.
 
 -- Indexes, each for a lookup that needs it: names (definitions, ignoring
 -- case) and a file's symbols (re-writes, references, neighbours,
@@ -78,41 +77,55 @@ CREATE TABLE chunks(
 	file_id     INTEGER NOT NULL REFERENCES files(id),
 	start_line  INTEGER NOT NULL,
 	end_line    INTEGER NOT NULL,
-	start_byte  INTEGER NOT NULL,
-	end_byte    INTEGER NOT NULL,
+	start_byte  INTEGER NOT NULL,      -- the chunk's text is the file's text
+	end_byte    INTEGER NOT NULL,      -- [start_byte, end_byte) (sources.text)
 	symbol_sid  TEXT NOT NULL,         -- smallest symbol containing the chunk, '' when none
 	header      TEXT NOT NULL,         -- "path › Class › method"
-	content     TEXT NOT NULL,         -- the chunk's source text
-	identifiers TEXT NOT NULL,         -- list column
-	ident_parts TEXT NOT NULL,         -- space-joined SplitIdentifier words of identifiers
-	calls       TEXT NOT NULL,         -- list column
-	strings     TEXT NOT NULL,         -- list column
-	hash        TEXT NOT NULL
+	hash        TEXT NOT NULL          -- xxhash64 of the chunk's text
 ) STRICT;
+-- A chunk's identifiers are in sources.lists.
 
 CREATE INDEX chunks_file ON chunks(file_id, start_line);
 
--- References: imports, calls, identifier uses, string literals and type
--- references, one row per (file, kind, name, target) with its uses packed
--- (version 3; version 2 had one row per use, 5x the rows and 8x the bytes).
+-- The text of every file, once, and the lists of names the readers show
+-- (version 3 kept each chunk's text, identifiers, calls and strings on its
+-- row, and the symbols' on theirs: 1.3x the source before any index).
+-- Both are raw DEFLATE (RFC 1951) streams, one per file (a file compresses
+-- 3-4x where a chunk alone compresses 2x; BENCHMARKS.md, "Lean index").
+--   text   the file's bytes, as the chunks cover them.
+--   lists  per symbol of the file in rowid order, three lists (identifiers,
+--          calls, strings), then per chunk in rowid order one (identifiers);
+--          each list is uvarint(length) and its items '\n'-joined.
+CREATE TABLE sources(
+	id    INTEGER PRIMARY KEY,         -- files.id
+	lists BLOB NOT NULL,               -- first: reading it skips the text
+	text  BLOB NOT NULL
+) STRICT;
+
+-- References: imports, calls, identifier uses and type references, one row
+-- per (file, kind, name, target) with its uses packed (version 3; version 2
+-- had one row per use, 5x the rows and 8x the bytes). String literals are
+-- not references: symbols, chunks and chunks_fts hold them.
 -- uses is a BLOB of unsigned varints, two per use in line order:
 --     line - previous use's line (the first: line itself),
 --     1 + the ordinal of the innermost enclosing symbol among the file's
 --         symbols in rowid order (0 at top level).
 -- An identifier is stored once per (name, line); other kinds once per use.
+-- Names are looked up ignoring case through refs_name, on lower(name)
+-- (ASCII, SQLite's) unless fold holds strings.ToLower(name) because the
+-- name has letters lower() does not fold.
 CREATE TABLE refs(
 	id         INTEGER PRIMARY KEY,    -- file_id << 32 | row: a file's refs are one rowid range
-	file_id    INTEGER NOT NULL REFERENCES files(id),
-	kind       TEXT NOT NULL,          -- import | call | ident | string | type
+	kind       INTEGER NOT NULL,       -- 1 import, 2 call, 3 ident, 4 type
 	name       TEXT NOT NULL,
-	name_lower TEXT NOT NULL,          -- strings.ToLower(name), for case-insensitive lookups
+	fold       TEXT NOT NULL,          -- see above; '' for most names
 	target     TEXT NOT NULL,          -- imported name, or receiver.method for calls
 	n          INTEGER NOT NULL,       -- number of uses
 	uses       BLOB NOT NULL
 ) STRICT;
 
-CREATE INDEX refs_name   ON refs(name_lower);
-CREATE INDEX refs_import ON refs(target) WHERE kind = 'import';
+CREATE INDEX refs_name   ON refs(iif(fold = '', lower(name), fold));
+CREATE INDEX refs_import ON refs(target) WHERE kind = 1;
 
 -- Files the last run chose not to index, replaced wholesale each run.
 CREATE TABLE skipped(
@@ -150,23 +163,30 @@ CREATE TABLE embed_cache(
 	UNIQUE(model, key)
 ) STRICT;
 
--- Full-text search. All FTS tables are external-content tables: they store
--- only the index, and read column values back from the base table by rowid
--- (so snippet() and highlight() work). There are no triggers: the writer
--- (tables.DB.Write) updates them explicitly, once per batch, which is
--- several times faster than per-row triggers (see batch.go). Anything
--- else that changes symbols, chunks or files must do the same.
+-- Full-text search. symbols_fts, chunks_fts and sources_tri are
+-- contentless (content=''): they hold only the index, and the writer
+-- (tables.DB.Write) gives them the text of each row as it inserts it, so
+-- text only they read (identifier words, string literals, chunk text) is
+-- not stored a second time. contentless_delete=1 lets a row be deleted by
+-- rowid alone. Nothing reads their columns back (no snippet(), no
+-- highlight()); bm25() needs only the index. files_fts is an
+-- external-content table over files (its columns are stored there anyway),
+-- updated by the writer once per batch. There are no triggers: anything
+-- else that changes symbols, chunks or files must update the FTS tables.
 -- unicode61 splits on '_' and punctuation, which suits code words;
--- camelCase is handled by ident_parts.
+-- camelCase is handled by ident_parts: the space-joined, deduplicated
+-- extract.SplitIdentifier words of the symbol's name and identifiers (of
+-- the identifiers, for chunks). strings are the string literals, one per
+-- line.
 CREATE VIRTUAL TABLE symbols_fts USING fts5(
 	name, qualname, signature, doc, ident_parts,
-	content='symbols', content_rowid='id',
+	content='', contentless_delete=1,
 	tokenize='unicode61 remove_diacritics 2'
 );
 
 CREATE VIRTUAL TABLE chunks_fts USING fts5(
 	header, content, ident_parts, strings,
-	content='chunks', content_rowid='id',
+	content='', contentless_delete=1,
 	tokenize='unicode61 remove_diacritics 2'
 );
 
@@ -176,15 +196,17 @@ CREATE VIRTUAL TABLE files_fts USING fts5(
 	tokenize='unicode61 remove_diacritics 2'
 );
 
--- Literal substring search over chunk text. detail=none keeps only which
--- chunks hold each trigram (a fifth of the full index): a search ANDs the
--- trigrams of its text and verifies the candidates, e.g. for "reset":
---     SELECT rowid FROM chunks_tri WHERE chunks_tri MATCH '"res" AND "ese" AND "set"'
+-- Literal substring search. One document per file (rowid files.id), its
+-- text; detail=none keeps only which files hold each trigram. A search ANDs
+-- the trigrams of its text and verifies the chunks of the files found,
+-- e.g. for "reset":
+--     SELECT rowid FROM sources_tri WHERE sources_tri MATCH '"res" AND "ese" AND "set"'
+-- Per file, not per chunk: a third of the entries (BENCHMARKS.md).
 -- Case-insensitive; text needs at least 3 characters to use the index.
 -- Maintained only while meta trigram = '1' (tables.OpenOptions.NoTrigram);
 -- empty otherwise.
-CREATE VIRTUAL TABLE chunks_tri USING fts5(
-	content,
-	content='chunks', content_rowid='id',
+CREATE VIRTUAL TABLE sources_tri USING fts5(
+	text,
+	content='', contentless_delete=1,
 	tokenize='trigram', detail=none
 );

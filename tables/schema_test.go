@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -174,8 +175,7 @@ func TestCheckFindsMissingFTSRows(t *testing.T) {
 	db := openTest(t)
 	mustWrite(t, db, []*extract.File{sampleFile("a.go")}, nil)
 	// Remove one chunk from chunks_fts only, as a buggy writer would.
-	if _, err := db.w.Exec(`INSERT INTO chunks_fts(chunks_fts, rowid, header, content, ident_parts, strings)
-		SELECT 'delete', id, header, content, ident_parts, strings FROM chunks LIMIT 1`); err != nil {
+	if _, err := db.w.Exec(`DELETE FROM chunks_fts WHERE rowid = (SELECT min(id) FROM chunks)`); err != nil {
 		t.Fatal(err)
 	}
 	if err := db.Check(context.Background()); err == nil {
@@ -185,12 +185,12 @@ func TestCheckFindsMissingFTSRows(t *testing.T) {
 	}
 }
 
-// NoTrigram empties chunks_tri on an existing index and stops
+// NoTrigram empties sources_tri on an existing index and stops
 // maintaining it; opening without it again rebuilds the index.
 func TestTrigramSetting(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "index.db")
-	const find = `SELECT count(*) FROM chunks_tri WHERE content LIKE '%reset by peer%'`
+	find := `SELECT count(*) FROM sources_tri WHERE sources_tri MATCH '` + trigramExpr("reset by peer") + `'`
 	steps := []struct {
 		noTrigram bool
 		write     string // path written after Open
@@ -200,7 +200,7 @@ func TestTrigramSetting(t *testing.T) {
 		{false, "a.go", "1", 1},
 		{true, "b.go", "0", 0},
 		{true, "c.go", "0", 0},
-		{false, "d.go", "1", 4}, // rebuilt from all stored chunks
+		{false, "d.go", "1", 4}, // rebuilt from all stored sources
 	}
 	for i, st := range steps {
 		db, err := Open(ctx, path, OpenOptions{NoTrigram: st.noTrigram})
@@ -220,7 +220,7 @@ func TestTrigramSetting(t *testing.T) {
 			t.Errorf("step %d: meta trigram = %q, want %q", i, m[MetaTrigram], st.wantMeta)
 		}
 		if n := queryInt(t, db, find); n != st.wantFound {
-			t.Errorf("step %d: trigram search finds %d chunks, want %d", i, n, st.wantFound)
+			t.Errorf("step %d: trigram search finds %d files, want %d", i, n, st.wantFound)
 		}
 		checkIntegrity(t, db)
 		if err := db.Optimize(ctx); err != nil {
@@ -238,45 +238,47 @@ func TestTrigramSetting(t *testing.T) {
 	}
 }
 
-// An index written by viberag with schema version 2 (testdata: a real
-// file, one Go file indexed by the previous release, gzipped) is never
-// read as version 3: Open, read-only or not, says it must be rebuilt, and
-// leaves the file as it was.
+// An index written by viberag with schema version 2 or 3 (testdata: real
+// files, one Go file indexed by a release of that version, gzipped) is
+// never read as the current version: Open, read-only or not, says it must
+// be rebuilt, and leaves the file as it was.
 func TestOpenVersion2NeedsRebuild(t *testing.T) {
 	ctx := context.Background()
-	gz, err := os.ReadFile(filepath.Join("testdata", "v2.index.db.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "index.db")
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, opts := range []OpenOptions{{ReadOnly: true}, {}} {
-		db, err := Open(ctx, path, opts)
-		if err == nil {
-			db.Close()
-			t.Fatalf("Open(%+v) of a version 2 index succeeded", opts)
+	for _, v := range []int{2, 3} {
+		gz, err := os.ReadFile(filepath.Join("testdata", fmt.Sprintf("v%d.index.db.gz", v)))
+		if err != nil {
+			t.Fatal(err)
 		}
-		if !errors.Is(err, ErrRebuildNeeded) || !strings.Contains(err.Error(), "schema version 2, want 3") {
-			t.Fatalf("Open(%+v) error = %v, want ErrRebuildNeeded naming both versions", opts, err)
+		zr, err := gzip.NewReader(bytes.NewReader(gz))
+		if err != nil {
+			t.Fatal(err)
 		}
-		t.Logf("%v", err)
-	}
-	after, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(after, raw) {
-		t.Error("Open changed the version 2 file")
+		raw, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(t.TempDir(), "index.db")
+		if err := os.WriteFile(path, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, opts := range []OpenOptions{{ReadOnly: true}, {}} {
+			db, err := Open(ctx, path, opts)
+			if err == nil {
+				db.Close()
+				t.Fatalf("Open(%+v) of a version %d index succeeded", opts, v)
+			}
+			if want := fmt.Sprintf("schema version %d, want %d", v, SchemaVersion); !errors.Is(err, ErrRebuildNeeded) || !strings.Contains(err.Error(), want) {
+				t.Fatalf("Open(%+v) error = %v, want ErrRebuildNeeded naming both versions", opts, err)
+			}
+			t.Logf("%v", err)
+		}
+		after, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(after, raw) {
+			t.Errorf("Open changed the version %d file", v)
+		}
 	}
 	// Version 1 has no path either.
 	path1 := filepath.Join(t.TempDir(), "index.db")

@@ -66,39 +66,75 @@ type PendingVector struct {
 	Identifiers string
 }
 
+// pendingSQL selects, per surface, the rows without a vector and, last,
+// where their text is in sources: the file, and a chunk's bytes or a
+// symbol's ordinal among its file's symbols.
 var pendingSQL = map[string]string{
-	SurfaceCode: `SELECT c.cid, c.hash, (SELECT path FROM files WHERE id = c.file_id), c.header, c.content, '', '', '', '', '', ''
+	SurfaceCode: `SELECT c.cid, c.hash, (SELECT path FROM files WHERE id = c.file_id), c.header, '', '', '', '', '', '', '',
+  c.file_id, c.start_byte, c.end_byte
 FROM chunks c WHERE c.cid > ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.owner = c.cid AND v.surface = 'code')
 ORDER BY c.cid LIMIT ?`,
-	SurfaceSummary: `SELECT s.sid, s.hash, (SELECT path FROM files WHERE id = s.file_id), '', '', s.kind, s.qualname, s.signature, s.doc, '', s.identifiers
+	SurfaceSummary: `SELECT s.sid, s.hash, (SELECT path FROM files WHERE id = s.file_id), '', '', s.kind, s.qualname, s.signature, s.doc, '', '',
+  s.file_id, (SELECT count(*) FROM symbols o WHERE o.file_id = s.file_id AND o.id < s.id), 0
 FROM symbols s WHERE s.sid > ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.owner = s.sid AND v.surface = 'summary')
 ORDER BY s.sid LIMIT ?`,
-	SurfaceFile: `SELECT 'f' || f.id, f.hash, f.path, '', '', '', '', '', f.doc, f.summary, f.exports
+	SurfaceFile: `SELECT 'f' || f.id, f.hash, f.path, '', '', '', '', '', f.doc, f.summary, f.exports, 0, 0, 0
 FROM files f WHERE 'f' || f.id > ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.owner = 'f' || f.id AND v.surface = 'file')
 ORDER BY 'f' || f.id LIMIT ?`,
 }
 
 // PendingVectors returns up to limit rows of surface without a vector,
 // in owner order, starting after owner after ("" for the first page).
-func (db *DB) PendingVectors(ctx context.Context, surface, after string, limit int) ([]PendingVector, error) {
+func (db *DB) PendingVectors(ctx context.Context, surface, after string, limit int) (out []PendingVector, err error) {
 	q, ok := pendingSQL[surface]
 	if !ok {
 		return nil, fmt.Errorf("pending vectors: surface %q: unknown (known: code, summary, file)", surface)
 	}
-	rows, err := db.r.QueryContext(ctx, q, after, limit)
+	err = db.snapshot(ctx, nil, func(src *sourceCache) error {
+		rows, err := src.tx.QueryContext(ctx, q, after, limit)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		type where struct {
+			file int64
+			a, b int
+		}
+		var at []where
+		for rows.Next() {
+			var p PendingVector
+			var w where
+			if err := rows.Scan(&p.Owner, &p.RowHash, &p.Path, &p.Header, &p.Content, &p.Kind, &p.Qualname, &p.Signature, &p.Doc, &p.Summary, &p.Identifiers,
+				&w.file, &w.a, &w.b); err != nil {
+				return err
+			}
+			out, at = append(out, p), append(at, w)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows.Close()
+		for i := range out {
+			p, w := &out[i], at[i]
+			switch surface {
+			case SurfaceCode:
+				if p.Content, _, err = src.span(w.file, w.a, w.b); err != nil {
+					return fmt.Errorf("%s: %w", p.Path, err)
+				}
+			case SurfaceSummary:
+				lists, err := src.symbolLists(w.file, w.a)
+				if err != nil {
+					return fmt.Errorf("%s: %w", p.Path, err)
+				}
+				p.Identifiers = strings.Join(lists[0], "\n")
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("pending %s vectors: %w", surface, err)
 	}
-	defer rows.Close()
-	var out []PendingVector
-	for rows.Next() {
-		var p PendingVector
-		if err := rows.Scan(&p.Owner, &p.RowHash, &p.Path, &p.Header, &p.Content, &p.Kind, &p.Qualname, &p.Signature, &p.Doc, &p.Summary, &p.Identifiers); err != nil {
-			return nil, fmt.Errorf("pending %s vectors: %w", surface, err)
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // Vector is one embedding to store.

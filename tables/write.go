@@ -91,11 +91,9 @@ func (db *DB) Write(ctx context.Context, files []*extract.File, deleted []string
 		return err
 	}
 
-	// 2. Remove them, FTS entries first (they need the old values).
+	// 2. Remove them, FTS entries first (they are found through the old
+	// rows).
 	if err := bw.clear(cleared, gone); err != nil {
-		return err
-	}
-	if err := bw.readMaxIDs(); err != nil {
 		return err
 	}
 
@@ -118,7 +116,7 @@ func (db *DB) Write(ctx context.Context, files []*extract.File, deleted []string
 	}
 
 	// 4. Index them.
-	if err := bw.index(ids); err != nil {
+	if err := bw.index(files, ids); err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {

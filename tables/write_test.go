@@ -30,7 +30,7 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if path != f.Path || ext != ".go" || lang != "go" || size != 200 || lines != 13 ||
+	if path != f.Path || ext != ".go" || lang != "go" || size != f.Size || lines != 13 ||
 		hash != "0000000000000abc" || imports != "fmt\nnet/http" || exports != "Server" ||
 		doc != f.Doc || summary != f.Summary || status != extract.ParseClean || indexedAt == "" {
 		t.Errorf("file row: %q %q %q %d %d %q %q %q %q %q %q %q",
@@ -38,45 +38,50 @@ func TestRoundTrip(t *testing.T) {
 	}
 
 	type symRow struct {
-		Sid, Kind, Name, Qualname, ParentSid, Decorators, Identifiers, IdentParts, Calls, Strings, Hash string
-		StartLine, EndLine, Exported                                                                    int
+		Sid, Kind, Name, Qualname, ParentSid, Decorators, Identifiers, Calls, Strings, Hash string
+		StartLine, EndLine                                                                  int
+		Exported                                                                            bool
 	}
-	rows, err := db.SQL().Query(`SELECT sid, kind, name, qualname, parent_sid, decorators, identifiers,
-		ident_parts, calls, strings, hash, start_line, end_line, is_exported FROM symbols ORDER BY start_line, id`)
-	if err != nil {
-		t.Fatal(err)
-	}
+	stored := storedRows(t, db, f.Path)
 	var got []symRow
-	for rows.Next() {
-		var r symRow
-		if err := rows.Scan(&r.Sid, &r.Kind, &r.Name, &r.Qualname, &r.ParentSid, &r.Decorators, &r.Identifiers,
-			&r.IdentParts, &r.Calls, &r.Strings, &r.Hash, &r.StartLine, &r.EndLine, &r.Exported); err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, r)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
+	for _, s := range stored.Symbols {
+		got = append(got, symRow{s.SID, s.Kind, s.Name, s.Qualname, s.ParentSID, s.Decorators, s.Identifiers, s.Calls, s.Strings, s.Hash,
+			s.StartLine, s.EndLine, s.Exported})
 	}
 	serverSid := SymbolID(f.Path, "struct", "Server", 0)
 	want := []symRow{
 		{Sid: serverSid, Kind: "struct", Name: "Server", Qualname: "Server",
-			IdentParts: "server", Hash: "0000000000000001", StartLine: 4, EndLine: 4, Exported: 1},
+			Hash: "0000000000000001", StartLine: 4, EndLine: 4, Exported: true},
 		{Sid: SymbolID(f.Path, "method", "Server.Handle", 0), Kind: "method", Name: "Handle", Qualname: "Server.Handle",
 			ParentSid:   serverSid,
 			Decorators:  "\nroute\nlogin_required\n",
 			Identifiers: "\nu\ngetUserById\nconn\nMAX_RETRIES\n",
-			IdentParts:  "handle u get user by id getuserbyid conn max retries max_retries",
 			Calls:       "\ngetUserById\nlog\n",
 			Strings:     "\nconnection reset by peer\ntwo lines\n",
-			Hash:        "0000000000000002", StartLine: 7, EndLine: 11, Exported: 1},
+			Hash:        "0000000000000002", StartLine: 7, EndLine: 11, Exported: true},
 		{Sid: SymbolID(f.Path, "function", "init", 0), Kind: "function", Name: "init", Qualname: "init",
-			IdentParts: "init", Hash: "0000000000000003", StartLine: 12, EndLine: 12},
+			Hash: "0000000000000003", StartLine: 12, EndLine: 12},
 		{Sid: SymbolID(f.Path, "function", "init", 1), Kind: "function", Name: "init", Qualname: "init",
-			IdentParts: "init", Hash: "0000000000000003", StartLine: 13, EndLine: 13},
+			Hash: "0000000000000003", StartLine: 13, EndLine: 13},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("symbols:\n got %+v\nwant %+v", got, want)
+	}
+	// The identifier words are only in symbols_fts: the name's and the
+	// identifiers' camelCase and snake_case parts, and the whole names.
+	for _, tc := range []struct {
+		expr string
+		want []string
+	}{
+		{`ident_parts:(handle AND get AND user AND getuserbyid AND max_retries AND u)`, []string{"Server.Handle"}},
+		{`ident_parts:server`, []string{"Server"}},
+		{`ident_parts:init`, []string{"init", "init"}},
+	} {
+		names := queryStrings(t, db, `SELECT s.qualname FROM symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid
+			WHERE symbols_fts MATCH ? ORDER BY s.id`, tc.expr)
+		if !slices.Equal(names, tc.want) {
+			t.Errorf("%s: %q, want %q", tc.expr, names, tc.want)
+		}
 	}
 
 	// Exact membership in a list column, as the query package tests it.
@@ -87,9 +92,6 @@ func TestRoundTrip(t *testing.T) {
 		{"decorators", "route", 1},
 		{"decorators", "login_required", 1},
 		{"decorators", "login", 0}, // a prefix is not a member
-		{"calls", "log", 1},
-		{"identifiers", "MAX_RETRIES", 1},
-		{"strings", "connection reset by peer", 1},
 	} {
 		n := queryInt(t, db, `SELECT count(*) FROM symbols WHERE instr(`+tc.col+`, char(10)||?||char(10)) > 0`, tc.item)
 		if n != tc.want {
@@ -97,7 +99,10 @@ func TestRoundTrip(t *testing.T) {
 		}
 	}
 
-	cids := queryStrings(t, db, `SELECT cid || ' ' || symbol_sid || ' ' || identifiers FROM chunks ORDER BY start_line`)
+	var cids []string
+	for _, c := range stored.Chunks {
+		cids = append(cids, c.CID+" "+c.SymbolSID+" "+c.Identifiers)
+	}
 	wantCids := []string{
 		ChunkID(f.Path, 1, 5) + "  ",
 		ChunkID(f.Path, 6, 13) + " " + SymbolID(f.Path, "method", "Server.Handle", 0) + " \ngetUserById\nconn\n",
@@ -107,7 +112,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 
 	// Refs: the duplicate ident on line 9 is stored once; symbol_sid is
-	// the innermost enclosing symbol.
+	// the innermost enclosing symbol; string literals are not refs.
 	refs := refUses(t, db, "")
 	handle := SymbolID(f.Path, "method", "Server.Handle", 0)
 	wantRefs := []string{
@@ -116,7 +121,6 @@ func TestRoundTrip(t *testing.T) {
 		"call getUserById getuserbyid  9 " + handle,
 		"ident conn conn  9 " + handle,
 		"ident MAX_RETRIES max_retries  9 " + handle,
-		"string connection reset by peer connection reset by peer  10 " + handle,
 		"call Println println fmt.Println 12 " + SymbolID(f.Path, "function", "init", 0),
 	}
 	if !slices.Equal(refs, wantRefs) {
@@ -198,12 +202,12 @@ func TestFTS(t *testing.T) {
 			WHERE chunks_fts MATCH ?`, "content:login_required", []string{ChunkID("srv/server.go", 6, 13)}},
 		{"chunk by string", `SELECT c.cid FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
 			WHERE chunks_fts MATCH ?`, `strings:"reset by peer"`, []string{ChunkID("srv/server.go", 6, 13)}},
-		{"trigram phrase", `SELECT c.cid FROM chunks_tri JOIN chunks c ON c.id = chunks_tri.rowid
-			WHERE chunks_tri MATCH ?`, trigramExpr("connection reset by peer"), []string{ChunkID("srv/server.go", 6, 13)}},
-		{"trigram LIKE", `SELECT c.cid FROM chunks_tri JOIN chunks c ON c.id = chunks_tri.rowid
-			WHERE chunks_tri.content LIKE ?`, `%Connection Reset By Peer%`, []string{ChunkID("srv/server.go", 6, 13)}},
-		{"trigram inside a word", `SELECT c.cid FROM chunks_tri JOIN chunks c ON c.id = chunks_tri.rowid
-			WHERE chunks_tri MATCH ?`, trigramExpr("UserById(con"), []string{ChunkID("srv/server.go", 6, 13)}},
+		{"trigram phrase", `SELECT f.path FROM sources_tri JOIN files f ON f.id = sources_tri.rowid
+			WHERE sources_tri MATCH ?`, trigramExpr("connection reset by peer"), []string{"srv/server.go"}},
+		{"trigram ignores case", `SELECT f.path FROM sources_tri JOIN files f ON f.id = sources_tri.rowid
+			WHERE sources_tri MATCH ?`, trigramExpr("Connection Reset By Peer"), []string{"srv/server.go"}},
+		{"trigram inside a word", `SELECT f.path FROM sources_tri JOIN files f ON f.id = sources_tri.rowid
+			WHERE sources_tri MATCH ?`, trigramExpr("UserById(con"), []string{"srv/server.go"}},
 		{"file by path", `SELECT f.path FROM files_fts JOIN files f ON f.id = files_fts.rowid
 			WHERE files_fts MATCH ?`, "path:synth", []string{"pkg/synth.go"}},
 	}
@@ -234,10 +238,10 @@ func TestRewriteReplaces(t *testing.T) {
 		{`SELECT count(*) FROM chunks WHERE file_id = (SELECT id FROM files WHERE path = 'a.go')`, 4},
 		{`SELECT count(*) FROM symbols WHERE file_id = (SELECT id FROM files WHERE path = 'b.go')`, 2},
 		{`SELECT count(*) FROM symbols WHERE file_id = (SELECT id FROM files WHERE path = 'a.go') AND doc LIKE '%generation 1.'`, 0},
-		{`SELECT count(*) FROM symbols_fts WHERE symbols_fts MATCH '"generation 1"'`, 2}, // only b.go's
-		{`SELECT count(*) FROM chunks_tri WHERE chunks_tri MATCH '` + trigramExpr("generation 1.") + `'`, 2},
+		{`SELECT count(*) FROM symbols_fts WHERE symbols_fts MATCH '"generation 1"'`, 2},                       // only b.go's
+		{`SELECT count(*) FROM sources_tri WHERE sources_tri MATCH '` + trigramExpr("generation 1.") + `'`, 1}, // b.go
 		{`SELECT count(*) FROM files_fts WHERE files_fts MATCH '"generation 2"'`, 1},
-		{`SELECT sum(n) FROM refs WHERE file_id = (SELECT id FROM files WHERE path = 'a.go')`, int64(rowCount(synthFile("a.go", 2, 3)) - 1 - 3 - 4)},
+		{`SELECT sum(n) FROM refs WHERE id >> 32 = (SELECT id FROM files WHERE path = 'a.go')`, int64(rowCount(synthFile("a.go", 2, 3)) - 1 - 3 - 4)},
 	} {
 		if got := queryInt(t, db, tc.q); got != tc.want {
 			t.Errorf("%s = %d, want %d", tc.q, got, tc.want)
@@ -256,19 +260,16 @@ func TestDelete(t *testing.T) {
 	if n := queryInt(t, db, `SELECT count(*) FROM files WHERE path = 'a.go'`); n != 0 {
 		t.Errorf("files still has a.go")
 	}
-	for _, tbl := range []string{"symbols", "chunks", "refs"} {
-		if n := queryInt(t, db, `SELECT count(*) FROM `+tbl+` WHERE file_id NOT IN (SELECT id FROM files)`); n != 0 {
+	for tbl, file := range map[string]string{"symbols": "file_id", "chunks": "file_id", "refs": "id >> 32", "sources": "id"} {
+		if n := queryInt(t, db, `SELECT count(*) FROM `+tbl+` WHERE `+file+` NOT IN (SELECT id FROM files)`); n != 0 {
 			t.Errorf("%s still has %d rows of a.go", tbl, n)
 		}
-		if n := queryInt(t, db, `SELECT count(*) FROM `+tbl+` WHERE file_id = (SELECT id FROM files WHERE path = 'b.go')`); n == 0 {
+		if n := queryInt(t, db, `SELECT count(*) FROM `+tbl+` WHERE `+file+` = (SELECT id FROM files WHERE path = 'b.go')`); n == 0 {
 			t.Errorf("%s lost the rows of b.go", tbl)
 		}
 	}
 	if n := len(refUses(t, db, "a.go")); n != 0 {
 		t.Errorf("refs still has %d uses of a.go", n)
-	}
-	if n := queryInt(t, db, `SELECT count(*) FROM refs WHERE file_id NOT IN (SELECT id FROM files)`); n != 0 {
-		t.Errorf("refs has %d rows of no file", n)
 	}
 	if n := len(refUses(t, db, "b.go")); n == 0 {
 		t.Error("refs lost the uses of b.go")
@@ -448,7 +449,7 @@ func TestFileStates(t *testing.T) {
 	}
 	want := map[string]FileState{
 		"a.go": {Path: "a.go", Hash: Hex(a.Hash), ParseStatus: extract.ParseClean, Size: a.Size},
-		"b.go": {Path: "b.go", Hash: "0000000000000abc", ParseStatus: extract.ParseFallback, Size: 200},
+		"b.go": {Path: "b.go", Hash: "0000000000000abc", ParseStatus: extract.ParseFallback, Size: b.Size},
 	}
 	for p, s := range got {
 		if s.ID == 0 {
@@ -486,7 +487,7 @@ func TestCountsAndParseProblems(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Counts{
-		Files: 4, Symbols: 16, Chunks: 8, Refs: 28,
+		Files: 4, Symbols: 16, Chunks: 8, Refs: 24, // 6 refs each: the string literal is not one
 		ByLanguage: map[string]LangCounts{
 			"go":     {Files: 2, Clean: 1, Repaired: 1},
 			"python": {Files: 1, Fallback: 1},
@@ -637,8 +638,8 @@ func TestOptimize(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkIntegrity(t, db)
-	if n := queryInt(t, db, `SELECT count(*) FROM chunks_tri WHERE chunks_tri MATCH ?`, trigramExpr("generation 4.")); n != 5 {
-		t.Errorf("trigram finds %d chunks after Optimize, want 5", n)
+	if n := queryInt(t, db, `SELECT count(*) FROM sources_tri WHERE sources_tri MATCH ?`, trigramExpr("generation 4.")); n != 2 {
+		t.Errorf("trigram finds %d files after Optimize, want 2", n)
 	}
 }
 

@@ -1,0 +1,372 @@
+package tables
+
+import (
+	"bytes"
+	"compress/flate"
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/viberag/viberag/extract"
+)
+
+// The sources table (schema.sql) holds each file's text and name lists
+// once, DEFLATE-compressed. This file has the codec; the readers that
+// need text or lists (chunk contents, file lines, exact search, symbol
+// details, similar code, embedding inputs) decode a file's row here.
+
+// sourceLevel is the DEFLATE level of sources. On GOROOT/src/net the
+// default level (6) compresses the text 3.5x in 31 ms of CPU per MB and
+// decompresses at 175 MB/s; level 1 compresses 3.0x in 18 ms per MB and
+// decompresses slower (135 MB/s). Text is written once and read often.
+const sourceLevel = flate.DefaultCompression
+
+// listsPerSymbol is the number of lists sources.lists holds per symbol:
+// identifiers, calls, strings.
+const listsPerSymbol = 3
+
+// compressor deflates sources, reusing its state from file to file.
+type compressor struct {
+	buf bytes.Buffer
+	w   *flate.Writer
+}
+
+// deflate returns the compressed form of p; the result is valid until the
+// next call.
+func (c *compressor) deflate(p []byte) ([]byte, error) {
+	c.buf.Reset()
+	if c.w == nil {
+		w, err := flate.NewWriter(&c.buf, sourceLevel)
+		if err != nil {
+			return nil, err
+		}
+		c.w = w
+	} else {
+		c.w.Reset(&c.buf)
+	}
+	if _, err := c.w.Write(p); err != nil {
+		return nil, err
+	}
+	if err := c.w.Close(); err != nil {
+		return nil, err
+	}
+	return c.buf.Bytes(), nil
+}
+
+// inflater decompresses sources blobs, reusing its decoder and buffer:
+// a new flate reader allocates and clears its 32 KiB window, which cost
+// more than decoding a small file.
+type inflater struct {
+	r   io.ReadCloser
+	src bytes.Reader
+	buf bytes.Buffer
+}
+
+// inflate decompresses b; the result is valid until the next call.
+func (z *inflater) inflate(b []byte) ([]byte, error) {
+	z.src.Reset(b)
+	if z.r == nil {
+		z.r = flate.NewReader(&z.src)
+	} else if err := z.r.(flate.Resetter).Reset(&z.src, nil); err != nil {
+		return nil, err
+	}
+	z.buf.Reset()
+	z.buf.Grow(4 * len(b)) // source text compresses about 3.5x
+	if _, err := z.buf.ReadFrom(z.r); err != nil {
+		return nil, fmt.Errorf("%w: sources: %w", ErrDamaged, err)
+	}
+	return z.buf.Bytes(), nil
+}
+
+// inflate decompresses a sources blob into a new slice.
+func inflate(b []byte) ([]byte, error) {
+	var z inflater
+	out, err := z.inflate(b)
+	return bytes.Clone(out), err
+}
+
+// fileText rebuilds f's text from its chunks, which cover every line
+// (extract.Chunk): the bytes the index stores for the file. Chunks may
+// overlap (line windows do) but must not leave a gap. buf is reused.
+func fileText(f *extract.File, buf []byte) ([]byte, error) {
+	order := make([]int, len(f.Chunks))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return f.Chunks[a].StartByte - f.Chunks[b].StartByte })
+	buf = buf[:0]
+	for _, i := range order {
+		c := &f.Chunks[i]
+		if c.EndByte-c.StartByte != len(c.Text) || c.StartByte < 0 {
+			return nil, fmt.Errorf("chunk %d-%d: bytes [%d, %d) but %d bytes of text", c.StartLine, c.EndLine, c.StartByte, c.EndByte, len(c.Text))
+		}
+		if c.StartByte > len(buf) {
+			return nil, fmt.Errorf("chunk %d-%d starts at byte %d, after a gap from byte %d that no chunk covers", c.StartLine, c.EndLine, c.StartByte, len(buf))
+		}
+		if c.EndByte > len(buf) {
+			buf = append(buf, c.Text[len(buf)-c.StartByte:]...)
+		}
+	}
+	return buf, nil
+}
+
+// listsBuilder encodes sources.lists.
+type listsBuilder struct{ b []byte }
+
+func (l *listsBuilder) reset() { l.b = l.b[:0] }
+
+// add appends one list: uvarint(length) and the items '\n'-joined, a '\n'
+// inside an item written as a space (as in a list column).
+func (l *listsBuilder) add(items []string) {
+	n := 0
+	for _, s := range items {
+		if s != "" {
+			n += len(s) + 1
+		}
+	}
+	if n > 0 {
+		n-- // no '\n' after the last item
+	}
+	l.b = binary.AppendUvarint(l.b, uint64(n))
+	first := true
+	for _, s := range items {
+		if s == "" {
+			continue
+		}
+		if !first {
+			l.b = append(l.b, '\n')
+		}
+		first = false
+		start := len(l.b)
+		l.b = append(l.b, s...)
+		for i := start; i < len(l.b); i++ {
+			if l.b[i] == '\n' {
+				l.b[i] = ' '
+			}
+		}
+	}
+}
+
+// errLists is returned for a lists blob that does not decode.
+var errLists = errors.New("sources.lists does not decode")
+
+// fileLists is a file's decoded sources.lists: the lists' bounds, and the
+// number of symbols of the file (the chunks' lists follow the symbols').
+type fileLists struct {
+	b       []byte
+	bounds  []int // list i is b[bounds[2i]:bounds[2i+1]]
+	symbols int
+}
+
+func parseLists(b []byte, symbols int) (*fileLists, error) {
+	l := &fileLists{b: b, symbols: symbols}
+	for off := 0; off < len(b); {
+		n, k := binary.Uvarint(b[off:])
+		if k <= 0 || uint64(len(b)-off-k) < n {
+			return nil, fmt.Errorf("%w: %w", ErrDamaged, errLists)
+		}
+		off += k
+		l.bounds = append(l.bounds, off, off+int(n))
+		off += int(n)
+	}
+	return l, nil
+}
+
+// list returns list number i.
+func (l *fileLists) list(i int) ([]string, error) {
+	if i < 0 || 2*i+1 >= len(l.bounds) {
+		return nil, fmt.Errorf("%w: %w: no list %d of %d", ErrDamaged, errLists, i, len(l.bounds)/2)
+	}
+	s := string(l.b[l.bounds[2*i]:l.bounds[2*i+1]])
+	if s == "" {
+		return nil, nil
+	}
+	return strings.Split(s, "\n"), nil
+}
+
+// sourceCache reads and decodes files' sources inside one read
+// transaction, so that they agree with the rows read beside them. It keeps
+// the decoded rows of up to maxCachedSources files.
+type sourceCache struct {
+	ctx   context.Context
+	db    *DB
+	tx    *sql.Tx
+	texts map[int64]string
+	lists map[int64]*fileLists
+	z     inflater
+}
+
+// maxCachedSources bounds a sourceCache: a scan of every chunk reads
+// every file once, in order, and needs only the current one.
+const maxCachedSources = 64
+
+const (
+	sourceTextSQL   = `SELECT text FROM sources WHERE id = ?`
+	sourceListsSQL  = `SELECT lists, (SELECT count(*) FROM symbols WHERE file_id = ?1) FROM sources WHERE id = ?1`
+	sourcesListsSQL = `SELECT id, lists, (SELECT count(*) FROM symbols WHERE file_id = sources.id) FROM sources
+WHERE id IN (SELECT value FROM json_each(?))`
+)
+
+// snapshot runs fn in a read-only transaction: every statement of fn sees
+// one state of the index. fn runs the statements it names in queries (and
+// those of sourceCache) through the DB's prepared statements, which are
+// prepared before the transaction begins: preparing one inside it would
+// need a second connection of the read pool while the transaction holds
+// one, and readers doing so at once would wait for each other for ever.
+func (db *DB) snapshot(ctx context.Context, queries []string, fn func(c *sourceCache) error) error {
+	for _, q := range slices.Concat(queries, []string{sourceTextSQL, sourceListsSQL, sourcesListsSQL}) {
+		if _, err := db.stmt(ctx, q); err != nil {
+			return err
+		}
+	}
+	tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	return fn(&sourceCache{ctx: ctx, db: db, tx: tx, texts: map[int64]string{}, lists: map[int64]*fileLists{}})
+}
+
+// cached returns the DB's prepared statement for q bound to the
+// transaction, or nil when q is not prepared (the cache is full).
+func (c *sourceCache) cached(q string) *sql.Stmt {
+	c.db.stmts.mu.Lock()
+	s := c.db.stmts.stmts[q]
+	c.db.stmts.mu.Unlock()
+	if s == nil {
+		return nil
+	}
+	return c.tx.StmtContext(c.ctx, s)
+}
+
+// query runs q in the transaction.
+func (c *sourceCache) query(q string, args ...any) (*sql.Rows, error) {
+	if s := c.cached(q); s != nil {
+		return s.QueryContext(c.ctx, args...)
+	}
+	return c.tx.QueryContext(c.ctx, q, args...)
+}
+
+func (c *sourceCache) queryRow(q string, args ...any) *sql.Row {
+	if s := c.cached(q); s != nil {
+		return s.QueryRowContext(c.ctx, args...)
+	}
+	return c.tx.QueryRowContext(c.ctx, q, args...)
+}
+
+// text returns the text of file id; ok is false when it has none (the
+// file is gone).
+func (c *sourceCache) text(id int64) (text string, ok bool, err error) {
+	if t, ok := c.texts[id]; ok {
+		return t, true, nil
+	}
+	var blob []byte
+	if ok, err := found(c.queryRow(sourceTextSQL, id).Scan(&blob)); !ok {
+		return "", false, err
+	}
+	b, err := c.z.inflate(blob)
+	if err != nil {
+		return "", false, fmt.Errorf("file %d: %w", id, err)
+	}
+	if len(c.texts) >= maxCachedSources {
+		clear(c.texts)
+	}
+	t := string(b)
+	c.texts[id] = t
+	return t, true, nil
+}
+
+// span returns text[start:end] of file id.
+func (c *sourceCache) span(id int64, start, end int) (string, bool, error) {
+	t, ok, err := c.text(id)
+	if !ok {
+		return "", false, err
+	}
+	if start < 0 || start > end || end > len(t) {
+		return "", false, fmt.Errorf("%w: file %d: bytes [%d, %d) of a text of %d", ErrDamaged, id, start, end, len(t))
+	}
+	return t[start:end], true, nil
+}
+
+// fileLists returns the decoded lists of file id, nil when it has none.
+func (c *sourceCache) fileLists(id int64) (*fileLists, error) {
+	if l, ok := c.lists[id]; ok {
+		return l, nil
+	}
+	var blob []byte
+	var n int
+	if ok, err := found(c.queryRow(sourceListsSQL, id).Scan(&blob, &n)); !ok {
+		return nil, err
+	}
+	b, err := c.z.inflate(blob)
+	if err != nil {
+		return nil, fmt.Errorf("file %d: %w", id, err)
+	}
+	l, err := parseLists(bytes.Clone(b), n)
+	if err != nil {
+		return nil, fmt.Errorf("file %d: %w", id, err)
+	}
+	if len(c.lists) >= maxCachedSources {
+		clear(c.lists)
+	}
+	c.lists[id] = l
+	return l, nil
+}
+
+// loadLists decodes the lists of the files ids with one statement, so
+// that the fileLists calls that follow find them.
+func (c *sourceCache) loadLists(ids []int64) error {
+	rows, err := c.query(sourcesListsSQL, jsonIDs(ids))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var blob []byte
+		var n int
+		if err := rows.Scan(&id, &blob, &n); err != nil {
+			return err
+		}
+		b, err := c.z.inflate(blob)
+		if err != nil {
+			return fmt.Errorf("file %d: %w", id, err)
+		}
+		l, err := parseLists(bytes.Clone(b), n)
+		if err != nil {
+			return fmt.Errorf("file %d: %w", id, err)
+		}
+		c.lists[id] = l
+	}
+	return rows.Err()
+}
+
+// chunkIdents returns the identifiers of the chunk with ordinal ord among
+// the chunks of file id.
+func (c *sourceCache) chunkIdents(id int64, ord int) ([]string, error) {
+	l, err := c.fileLists(id)
+	if err != nil || l == nil {
+		return nil, err
+	}
+	return l.list(listsPerSymbol*l.symbols + ord)
+}
+
+// symbolLists returns the lists (identifiers, calls, strings) of the
+// symbol with ordinal ord among the symbols of file id.
+func (c *sourceCache) symbolLists(id int64, ord int) (lists [listsPerSymbol][]string, err error) {
+	l, err := c.fileLists(id)
+	if err != nil || l == nil {
+		return lists, err
+	}
+	for i := range lists {
+		if lists[i], err = l.list(listsPerSymbol*ord + i); err != nil {
+			return lists, err
+		}
+	}
+	return lists, nil
+}
