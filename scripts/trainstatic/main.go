@@ -597,16 +597,22 @@ func (m *sparse) nnz() int { return len(m.col) }
 
 // cooccur counts, in every file, the pairs of vocabulary words at most
 // window words apart (out-of-vocabulary words removed first), weighting a
-// pair by 1/distance. The matrix is symmetric.
+// pair by 1/distance. The matrix is symmetric. Counts are summed as
+// integers (1/distance in units of 1/lcm(1..window)), so the sums, and so
+// the model, do not depend on the order the goroutines add them in.
 func cooccur(docs [][][]int32, vid []int32, V, window int) *sparse {
 	const shards = 64
 	type shard struct {
 		mu sync.Mutex
-		m  map[uint64]float32
+		m  map[uint64]uint64
 	}
 	var sh [shards]shard
 	for i := range sh {
-		sh[i].m = map[uint64]float32{}
+		sh[i].m = map[uint64]uint64{}
+	}
+	unit := uint64(1)
+	for d := 2; d <= window; d++ {
+		unit = unit / gcd(unit, uint64(d)) * uint64(d)
 	}
 	var all [][]int32
 	for _, seqs := range docs {
@@ -616,9 +622,9 @@ func cooccur(docs [][][]int32, vid []int32, V, window int) *sparse {
 	workers := runtime.GOMAXPROCS(0)
 	for w := range workers {
 		wg.Go(func() {
-			local := make([]map[uint64]float32, shards)
+			local := make([]map[uint64]uint64, shards)
 			for i := range local {
-				local[i] = map[uint64]float32{}
+				local[i] = map[uint64]uint64{}
 			}
 			flush := func() {
 				for i := range local {
@@ -627,7 +633,7 @@ func cooccur(docs [][][]int32, vid []int32, V, window int) *sparse {
 						sh[i].m[k] += v
 					}
 					sh[i].mu.Unlock()
-					local[i] = map[uint64]float32{}
+					local[i] = map[uint64]uint64{}
 				}
 			}
 			pending := 0
@@ -647,7 +653,7 @@ func cooccur(docs [][][]int32, vid []int32, V, window int) *sparse {
 						}
 						i, j := min(a, b), max(a, b)
 						k := uint64(i)<<32 | uint64(j)
-						local[k%shards][k] += 1 / float32(dist)
+						local[k%shards][k] += unit / uint64(dist)
 						pending++
 					}
 				}
@@ -676,8 +682,9 @@ func cooccur(docs [][][]int32, vid []int32, V, window int) *sparse {
 	m.val = make([]float32, m.rowPtr[V])
 	fill := append([]int64(nil), m.rowPtr[:V]...)
 	for i := range sh {
-		for k, v := range sh[i].m {
+		for k, n := range sh[i].m {
 			a, b := int32(k>>32), int32(uint32(k))
+			v := float32(float64(n) / float64(unit))
 			m.col[fill[a]], m.val[fill[a]] = b, v
 			fill[a]++
 			m.col[fill[b]], m.val[fill[b]] = a, v
@@ -690,6 +697,13 @@ func cooccur(docs [][][]int32, vid []int32, V, window int) *sparse {
 		sort.Sort(rowSorter{m.col[lo:hi], m.val[lo:hi]})
 	}
 	return m
+}
+
+func gcd(a, b uint64) uint64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
 }
 
 type rowSorter struct {
