@@ -41,7 +41,8 @@ type Choice struct {
 //     the flags.
 //   - a model2vec directory, given or from $VIBERAG_MODEL_DIR, is made
 //     absolute and recorded, so searches (which may run without the
-//     variable) find the model that embedded the index.
+//     variable) find the model that embedded the index; so is a static
+//     model's directory (given, or remembered).
 func (c Choice) Resolve(stored Config, remembered bool) (Config, error) {
 	var cfg Config
 	switch c.Provider {
@@ -67,8 +68,13 @@ func (c Choice) Resolve(stored Config, remembered bool) (Config, error) {
 	} else if c.Model != "" || c.BaseURL != "" || c.APIKeyEnv != "" || c.Dimensions != 0 {
 		return cfg, fmt.Errorf("--embed %s: --embed-url, --embed-model, --embed-key-env and --embed-dimensions apply to --embed openai", cmp.Or(c.Provider, Auto))
 	}
-	if cfg.Provider == "" || cfg.Provider == ProviderModel2Vec {
+	switch cfg.Provider {
+	case "", ProviderModel2Vec:
 		cfg.ModelDir = cmp.Or(c.ModelDir, cmp.Or(os.Getenv(ModelDirEnv), cfg.ModelDir))
+	case ProviderStatic:
+		cfg.ModelDir = cmp.Or(c.ModelDir, cfg.ModelDir)
+	}
+	if cfg.Provider == "" || cfg.Provider == ProviderModel2Vec || cfg.Provider == ProviderStatic {
 		if cfg.ModelDir != "" {
 			if abs, err := filepath.Abs(cfg.ModelDir); err == nil {
 				cfg.ModelDir = abs

@@ -13,6 +13,7 @@ import (
 const (
 	ProviderModel2Vec = "model2vec" // the built-in static model (default)
 	ProviderOpenAI    = "openai"    // an OpenAI-compatible /v1/embeddings server
+	ProviderStatic    = "static"    // a static word model file (static.go), trained by scripts/trainstatic
 	ProviderOff       = "off"       // no vectors
 )
 
@@ -26,7 +27,8 @@ type Config struct {
 	Provider string `json:"provider"` // model2vec (when empty), openai or off
 
 	// model2vec: a local model directory; empty means $VIBERAG_MODEL_DIR,
-	// then the download cache.
+	// then the download cache. static: the directory holding static.bin
+	// (required).
 	ModelDir string `json:"model_dir,omitempty"`
 
 	// openai: see OpenAIConfig.
@@ -75,9 +77,16 @@ func (c Config) Validate() error {
 			clean, _ := RedactURL(c.BaseURL)
 			return fmt.Errorf("embedding provider openai: base_url %q: want an http:// or https:// URL", clean)
 		}
+	case ProviderStatic:
+		if c.Model != "" || c.BaseURL != "" || c.APIKeyEnv != "" || c.Dimensions != 0 {
+			return errors.New("embedding provider static: model, base_url, api_key_env and dimensions apply to the openai provider")
+		}
+		if c.ModelDir == "" {
+			return errors.New("embedding provider static: model_dir: empty (give --model-dir, a directory holding " + StaticFile + " as scripts/trainstatic writes it)")
+		}
 	case ProviderOff:
 	default:
-		return fmt.Errorf("embedding provider %q: unknown (known: model2vec, openai, off)", c.Provider)
+		return fmt.Errorf("embedding provider %q: unknown (known: model2vec, static, openai, off)", c.Provider)
 	}
 	return nil
 }
@@ -104,6 +113,8 @@ func Open(ctx context.Context, c Config, opts ModelOptions) (Provider, error) {
 	switch c.provider() {
 	case ProviderOff:
 		return nil, ErrOff
+	case ProviderStatic:
+		return LoadStatic(c.ModelDir)
 	case ProviderOpenAI:
 		base := c.BaseURL
 		if c.URLSecrets {

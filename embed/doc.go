@@ -19,6 +19,12 @@
 //     $VIBERAG_MODEL_DIR or the user's cache directory and downloads it once
 //     (resumable, size- and sha256-verified) when it is missing; with no model
 //     and no network it returns ErrModelUnavailable.
+//   - Static, an experimental provider: a static word model over identifier
+//     parts (StaticWords cuts text as extract.SplitIdentifier cuts
+//     identifiers) in a small int8 file that scripts/trainstatic trains
+//     from public code; a text's vector is the weighted sum of its words'.
+//     It needs no download, but measured it did not beat lexical search on
+//     the broad benchmark (BENCHMARKS.md), so no model is built in.
 //   - OpenAI, a client for any OpenAI-compatible /v1/embeddings endpoint
 //     (OpenAI, Ollama, LM Studio, llama.cpp server, vLLM, TEI) with batching,
 //     bounded concurrency, per-request timeouts, retries (reported through a

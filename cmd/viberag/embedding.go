@@ -16,9 +16,9 @@ import (
 // embedFlags choose the embedding provider of index runs (index, mcp,
 // eval). Searches need none: they use what the index was embedded with.
 type embedFlags struct {
-	Embed       string `name:"embed" default:"auto" enum:"auto,model2vec,openai,off" help:"Embedding provider: auto (the index's provider, else the built-in model2vec model, downloaded once when missing), model2vec, openai (any OpenAI-compatible /v1/embeddings server), off."`
+	Embed       string `name:"embed" default:"auto" enum:"auto,model2vec,static,openai,off" help:"Embedding provider: auto (the index's provider, else the built-in model2vec model, downloaded once when missing), model2vec, static (a static word model that scripts/trainstatic trains, in --model-dir; experimental), openai (any OpenAI-compatible /v1/embeddings server), off."`
 	Offline     bool   `help:"Never download the embedding model: without a local copy vectors stay off (search still works lexically)."`
-	ModelDir    string `name:"model-dir" type:"path" help:"Local Model2Vec model directory (model.safetensors, tokenizer.json, config.json); VIBERAG_MODEL_DIR does the same."`
+	ModelDir    string `name:"model-dir" type:"path" help:"Local Model2Vec model directory (model.safetensors, tokenizer.json, config.json); VIBERAG_MODEL_DIR does the same. With --embed static: the directory holding static.bin."`
 	EmbedURL    string `name:"embed-url" help:"openai provider: API base with version (default https://api.openai.com/v1; Ollama http://localhost:11434/v1)."`
 	EmbedModel  string `name:"embed-model" help:"openai provider: model name, e.g. text-embedding-3-small."`
 	EmbedKeyEnv string `name:"embed-key-env" help:"openai provider: environment variable holding the API key (default OPENAI_API_KEY for api.openai.com, none for other servers)."`
