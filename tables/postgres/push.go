@@ -291,8 +291,8 @@ const (
 		start_byte, end_byte, signature, doc, is_exported, decorators, identifiers, ident_parts, calls, strings, hash, ntok, tsv)
 		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,array_to_tsvector($23::text[]))`
 	insChunk = `INSERT INTO chunks(repo_id, cid, file_id, start_line, end_line, start_byte, end_byte, symbol_sid, header, content,
-		identifiers, ident_parts, calls, strings, hash, ntok, tsv)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,array_to_tsvector($17::text[]))`
+		identifiers, ident_parts, calls, strings, hash, ntok, tsv, ord)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,array_to_tsvector($17::text[]),$18)`
 )
 
 // queueFile queues the rows of f (file id id) on b and appends its refs
@@ -318,7 +318,7 @@ func (p *Push) queueFile(b *pgx.Batch, id int64, f *extract.File, refs [][]any) 
 		n, toks := p.tokens(c.Header, c.Content, c.IdentParts, c.Strings)
 		p.stat("chunks", 1, int64(n))
 		b.Queue(insChunk, repo, c.CID, id, c.StartLine, c.EndLine, c.StartByte, c.EndByte, c.SymbolSID, e(c.Header), e(c.Content),
-			e(c.Identifiers), e(c.IdentParts), e(c.Calls), e(c.Strings), c.Hash, n, toks)
+			e(c.Identifiers), e(c.IdentParts), e(c.Calls), e(c.Strings), c.Hash, n, toks, i)
 	}
 	for _, x := range r.Refs {
 		refs = append(refs, []any{repo, id, x.Row, e(x.Kind), e(x.Name), e(x.NameLower), e(x.Target), x.N, x.Uses})
@@ -348,6 +348,11 @@ func (p *Push) Commit(ctx context.Context, head string) (Repo, error) {
 		if err != nil {
 			return Repo{}, fmt.Errorf("push %s: table statistics: %w", p.repo.Name, err)
 		}
+	}
+	// Readers' caches key on the version: bump it with the facts.
+	if _, err := p.tx.Exec(ctx, `INSERT INTO repo_state(repo_id, version) VALUES ($1, 1)
+		ON CONFLICT (repo_id) DO UPDATE SET version = repo_state.version + 1`, p.repo.ID); err != nil {
+		return Repo{}, fmt.Errorf("push %s: version: %w", p.repo.Name, err)
 	}
 	if err := p.tx.Commit(ctx); err != nil {
 		return Repo{}, fmt.Errorf("push %s: commit: %w", p.repo.Name, err)

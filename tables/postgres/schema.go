@@ -136,3 +136,41 @@ BEGIN
 	END IF;
 END $$;
 `
+
+// shardReads is shard schema step 3, what readers need beyond the facts:
+//
+//   - chunks.ord, a chunk's position among its file's chunks (as
+//     symbols.ord), so that (file_id, ord) names a chunk in a repository
+//     as a row id does in SQLite: readers hand the planner
+//     file_id<<24 | ord as the row id of a symbol or chunk.
+//   - repo_state: per repository, a version every push bumps in its
+//     transaction (the planner's caches key on it) and the embedding
+//     model and dimension of its vectors.
+//   - vectors: per repository, the vectors of its chunks, symbols and
+//     files, as SQLite stores them (little-endian float32 in bytea),
+//     scanned in Go (pgvector is not assumed).
+const shardReads = `
+ALTER TABLE chunks ADD COLUMN ord integer;
+UPDATE chunks c SET ord = n.rn - 1
+	FROM (SELECT repo_id, cid, row_number() OVER (PARTITION BY repo_id, file_id ORDER BY start_line, end_line, cid) AS rn FROM chunks) n
+	WHERE c.repo_id = n.repo_id AND c.cid = n.cid;
+ALTER TABLE chunks ALTER COLUMN ord SET NOT NULL;
+
+CREATE TABLE repo_state(
+	repo_id         bigint PRIMARY KEY,
+	version         bigint NOT NULL,
+	embedding_model text NOT NULL DEFAULT '',
+	embedding_dim   integer NOT NULL DEFAULT 0
+);
+INSERT INTO repo_state(repo_id, version) SELECT DISTINCT repo_id, 1 FROM files;
+
+CREATE TABLE vectors(
+	repo_id bigint NOT NULL,
+	owner   text NOT NULL,             -- a sid, a cid, or f: and the path
+	surface text NOT NULL,             -- code | summary | file
+	model   text NOT NULL,
+	dim     integer NOT NULL,
+	vec     bytea NOT NULL,
+	PRIMARY KEY (repo_id, owner, surface)
+);
+`

@@ -1,0 +1,714 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables"
+)
+
+// Reader is the read side of one repository in a store: a tables.Reader,
+// so the query planner runs over it as over an SQLite index and ranks the
+// same (see bm25.go). Every statement binds the repository's id as $1:
+// it reads that repository and nothing else. Full-text channels fetch
+// their candidates through the GIN indexes and rank them here, with the
+// repository's own term statistics (fts_stats); exact text goes through
+// pg_trgm and is verified by the caller.
+//
+// Row ids (tables.SymbolRow.ID, ChunkRow.ID) are file_id<<24 | ord:
+// unique in the repository and, as in SQLite, stable until the file is
+// re-written.
+type Reader struct {
+	pool  *pgxpool.Pool
+	sp    *shardPool
+	repo  Repo
+	stats *statsCache
+}
+
+var _ tables.Reader = (*Reader)(nil)
+
+// Repo returns the repository read, as the catalog had it when the
+// Reader was made.
+func (r *Reader) Repo() Repo { return r.repo }
+
+const ordBits = 24
+
+func rowID(fileID int64, ord int) int64 { return fileID<<ordBits | int64(ord) }
+
+func splitRowID(id int64) (fileID int64, ord int) { return id >> ordBits, int(id & (1<<ordBits - 1)) }
+
+// statsCache holds the repository's fts_stats for one version.
+type statsCache struct {
+	mu      sync.Mutex
+	version int64
+	tables  map[string]TableStats
+}
+
+// args numbers a statement's arguments; $1 is always the repository id.
+type args struct{ v []any }
+
+func (r *Reader) args() *args { return &args{v: []any{r.repo.ID}} }
+
+func (a *args) add(v any) string {
+	a.v = append(a.v, v)
+	return "$" + strconv.Itoa(len(a.v))
+}
+
+// filter renders a scope as a condition over the rows of table t under
+// alias ("TRUE" when nothing is filtered), as tables' filterOn does for
+// SQLite: paths and extensions on the row's file, symbol filters on the
+// symbol itself or, for chunks and files, on a symbol they hold.
+func filter(f scope.Filter, t scope.Table, alias string, a *args) string {
+	var conds []string
+	fileAlias := alias
+	if t != scope.Files {
+		fileAlias = "sf"
+	}
+	var pc []string
+	enc := func(vs []string) []string {
+		out := make([]string, len(vs))
+		for i, v := range vs {
+			out[i] = EncodeText(v)
+		}
+		return out
+	}
+	anyOf := func(vs []string, cond func(string) string, sep string) string {
+		parts := make([]string, len(vs))
+		for i, v := range vs {
+			parts[i] = cond(a.add(EncodeText(v)))
+		}
+		return "(" + strings.Join(parts, sep) + ")"
+	}
+	path := fileAlias + ".path"
+	if v := f.PathPrefix; len(v) > 0 {
+		pc = append(pc, anyOf(v, func(m string) string { return "strpos(" + path + ", " + m + ") = 1" }, " OR "))
+	}
+	if v := f.PathContains; len(v) > 0 {
+		pc = append(pc, anyOf(v, func(m string) string { return "strpos(" + path + ", " + m + ") > 0" }, " OR "))
+	}
+	if v := f.PathNotContains; len(v) > 0 {
+		pc = append(pc, anyOf(v, func(m string) string { return "strpos(" + path + ", " + m + ") = 0" }, " AND "))
+	}
+	if v := f.Extension; len(v) > 0 {
+		pc = append(pc, fileAlias+".ext = ANY("+a.add(enc(v))+"::text[])")
+	}
+	if len(pc) > 0 {
+		if t == scope.Files {
+			conds = append(conds, pc...)
+		} else {
+			conds = append(conds, "EXISTS (SELECT 1 FROM files sf WHERE sf.repo_id = "+alias+".repo_id AND sf.id = "+alias+".file_id AND "+strings.Join(pc, " AND ")+")")
+		}
+	}
+	if t != scope.Refs && f.HasSymbolFilters() {
+		sa := alias
+		if t != scope.Symbols {
+			sa = "ss"
+		}
+		var sc []string
+		if v := f.SymbolKind; len(v) > 0 {
+			sc = append(sc, sa+".kind = ANY("+a.add(enc(v))+"::text[])")
+		}
+		if f.IsExported != nil {
+			sc = append(sc, sa+".is_exported = "+a.add(*f.IsExported))
+		}
+		if v := f.Decorator; len(v) > 0 {
+			sc = append(sc, anyOf(v, func(m string) string { return "strpos(" + sa + ".decorators, E'\\n' || " + m + " || E'\\n') > 0" }, " OR "))
+		}
+		all := strings.Join(sc, " AND ")
+		switch t {
+		case scope.Symbols:
+			conds = append(conds, sc...)
+		case scope.Chunks:
+			conds = append(conds, "EXISTS (SELECT 1 FROM symbols ss WHERE ss.repo_id = "+alias+".repo_id AND ss.sid = "+alias+".symbol_sid AND "+all+")")
+		case scope.Files:
+			conds = append(conds, "EXISTS (SELECT 1 FROM symbols ss WHERE ss.repo_id = "+alias+".repo_id AND ss.file_id = "+alias+".id AND "+all+")")
+		}
+	}
+	if len(conds) == 0 {
+		return "TRUE"
+	}
+	return "(" + strings.Join(conds, " AND ") + ")"
+}
+
+// query runs q and calls scan for every row.
+func (r *Reader) query(ctx context.Context, q string, a *args, scan func(pgx.Rows) error) error {
+	rows, err := r.pool.Query(ctx, q, a.v...)
+	if err != nil {
+		return r.wrap(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return r.wrap(err)
+		}
+	}
+	return r.wrap(rows.Err())
+}
+
+func (r *Reader) wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("repository %s (shard %s): %w", r.repo.Name, r.repo.Shard, err)
+}
+
+// found turns pgx.ErrNoRows into ok false.
+func found(err error) (bool, error) {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// PrepareReads checks that the repository's shard answers with this
+// build's schema. It reads no facts.
+func (r *Reader) PrepareReads(ctx context.Context) error {
+	if err := checkVersion(ctx, r.pool, "shard", len(shardMigrations)); err != nil {
+		return r.wrap(err)
+	}
+	return nil
+}
+
+// version returns the repository's version (bumped by every push).
+func (r *Reader) version(ctx context.Context) (int64, error) {
+	var v int64
+	err := r.pool.QueryRow(ctx, `SELECT coalesce((SELECT version FROM repo_state WHERE repo_id = $1), 0)`, r.repo.ID).Scan(&v)
+	return v, r.wrap(err)
+}
+
+// tableStats returns the repository's row and token counts of tbl.
+func (r *Reader) tableStats(ctx context.Context, tbl string) (TableStats, error) {
+	c := r.stats
+	var st TableStats
+	err := r.pool.QueryRow(ctx, `SELECT coalesce(max(rows), 0), coalesce(max(tokens), 0) FROM fts_stats WHERE repo_id = $1 AND tbl = $2`,
+		r.repo.ID, tbl).Scan(&st.Rows, &st.Tokens)
+	if err != nil {
+		return st, r.wrap(err)
+	}
+	c.mu.Lock()
+	if c.tables == nil {
+		c.tables = map[string]TableStats{}
+	}
+	c.tables[tbl] = st
+	c.mu.Unlock()
+	return st, nil
+}
+
+// FilesKey fingerprints the repository's files: the version changes with
+// every push.
+func (r *Reader) FilesKey(ctx context.Context) (tables.FilesKey, error) {
+	v, err := r.version(ctx)
+	return tables.FilesKey{N: v, MaxID: r.repo.ID, LastIndexedAt: "v" + strconv.FormatInt(v, 10)}, err
+}
+
+// SymbolsKey changes with every push.
+func (r *Reader) SymbolsKey(ctx context.Context) (int64, error) { return r.version(ctx) }
+
+// ChunksKey changes with every push.
+func (r *Reader) ChunksKey(ctx context.Context) (string, error) {
+	v, err := r.version(ctx)
+	return strconv.FormatInt(v, 10), err
+}
+
+// FileList returns every file's id, path, language and line count.
+func (r *Reader) FileList(ctx context.Context) ([]tables.FileRow, error) {
+	var out []tables.FileRow
+	err := r.query(ctx, `SELECT id, path, language, lines FROM files WHERE repo_id = $1`, r.args(), func(rows pgx.Rows) error {
+		var f tables.FileRow
+		if err := rows.Scan(&f.ID, &f.Path, &f.Language, &f.Lines); err != nil {
+			return err
+		}
+		f.Path, f.Language = DecodeText(f.Path), DecodeText(f.Language)
+		out = append(out, f)
+		return nil
+	})
+	return out, err
+}
+
+// InScope returns the row ids of table t that s admits.
+func (r *Reader) InScope(ctx context.Context, t scope.Table, s scope.Scope) (map[int64]bool, error) {
+	a := r.args()
+	var q string
+	switch t {
+	case scope.Files:
+		q = `SELECT f.id, 0 FROM files f WHERE f.repo_id = $1 AND ` + filter(s.Filter(), t, "f", a)
+	case scope.Chunks:
+		q = `SELECT c.file_id, c.ord FROM chunks c WHERE c.repo_id = $1 AND ` + filter(s.Filter(), t, "c", a)
+	case scope.Symbols:
+		q = `SELECT s.file_id, s.ord FROM symbols s WHERE s.repo_id = $1 AND ` + filter(s.Filter(), t, "s", a)
+	default:
+		return nil, fmt.Errorf("in scope: table %q has no row ids", t)
+	}
+	ids := map[int64]bool{}
+	err := r.query(ctx, q, a, func(rows pgx.Rows) error {
+		var id int64
+		var ord int
+		if err := rows.Scan(&id, &ord); err != nil {
+			return err
+		}
+		if t != scope.Files {
+			id = rowID(id, ord)
+		}
+		ids[id] = true
+		return nil
+	})
+	return ids, err
+}
+
+// RowCount returns the number of rows of t in the repository.
+func (r *Reader) RowCount(ctx context.Context, t tables.FTSTable) (int, error) {
+	ft, err := ftsOf(t)
+	if err != nil {
+		return 0, err
+	}
+	st, err := r.tableStats(ctx, ft.name)
+	return int(st.Rows), err
+}
+
+// MatchCount returns the number of the repository's rows of t matching
+// expr. A single word is counted through the GIN index alone; anything
+// else is verified row by row, as a search would.
+func (r *Reader) MatchCount(ctx context.Context, t tables.FTSTable, expr string) (int, error) {
+	ft, err := ftsOf(t)
+	if err != nil {
+		return 0, err
+	}
+	e, err := parseFTS(expr, ft.cols)
+	if err != nil {
+		return 0, err
+	}
+	tsq, ok := e.tsquery()
+	if !ok {
+		return 0, nil
+	}
+	if len(e.phrases) == 1 && len(e.phrases[0].Tokens) == 1 && e.cols[0] == uint64(1)<<len(ft.cols)-1 && len(e.phrases[0].Tokens[0]) <= maxLexeme {
+		var n int
+		err := r.pool.QueryRow(ctx, `SELECT count(*) FROM `+ft.name+` WHERE repo_id = $1 AND tsv @@ $2::tsquery`, r.repo.ID, tsq).Scan(&n)
+		return n, r.wrap(err)
+	}
+	n := 0
+	err = r.candidates(ctx, ft, e, nil, tsq, "TRUE", r.args(), "", func(rows pgx.Rows, dest []any) error { return rows.Scan(dest...) }, func(m *rowMatch, _ int, _ bool) {
+		n++
+	})
+	return n, err
+}
+
+// ftsTable describes a table's full-text columns as SQLite's FTS table
+// orders them, and the SQL that reads them.
+type ftsTable struct {
+	name  string   // table, and fts_stats.tbl
+	alias string   // in statements
+	cols  []string // FTS column names
+	sql   []string // the columns' SQL
+	join  string   // joining files f
+}
+
+var (
+	chunksFTS = &ftsTable{name: "chunks", alias: "c", cols: []string{"header", "content", "ident_parts", "strings"},
+		sql: []string{"c.header", "c.content", "c.ident_parts", "c.strings"}, join: " JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id"}
+	symbolsFTS = &ftsTable{name: "symbols", alias: "s", cols: []string{"name", "qualname", "signature", "doc", "ident_parts"},
+		sql: []string{"s.name", "s.qualname", "s.signature", "s.doc", "s.ident_parts"}, join: " JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id"}
+	filesFTS = &ftsTable{name: "files", alias: "f", cols: []string{"path", "summary"}, sql: []string{"f.path", "f.summary"}}
+)
+
+func ftsOf(t tables.FTSTable) (*ftsTable, error) {
+	switch t {
+	case tables.ChunksFTS:
+		return chunksFTS, nil
+	case tables.FilesFTS:
+		return filesFTS, nil
+	}
+	return nil, fmt.Errorf("unknown full-text table %q", t)
+}
+
+// candidates fetches the rows of ft whose tokens satisfy tsq (the GIN
+// lookup of e), with rowCols first (scanned by scanRow into the slice it
+// is given), then the full-text columns ws weighs or e filters on, the
+// row's token count and whether cond (the scope) admits it. Each row that
+// really matches e is passed to keep with its phrase counts, its length
+// and whether it is in scope; rows out of scope are kept for the document
+// frequencies, which, as in SQLite, are over the whole table.
+func (r *Reader) candidates(ctx context.Context, ft *ftsTable, e *ftsExpr, ws []float64, tsq, cond string, a *args, rowCols string,
+	scanRow func(pgx.Rows, []any) error, keep func(m *rowMatch, ntok int, inScope bool)) error {
+	need := e.neededCols()
+	var sel []string
+	if rowCols != "" {
+		sel = append(sel, rowCols)
+	}
+	for c, col := range ft.sql {
+		if need&(1<<c) != 0 {
+			sel = append(sel, col)
+		} else {
+			sel = append(sel, "''")
+		}
+	}
+	sel = append(sel, ft.alias+".ntok", cond)
+	join := ""
+	if rowCols != "" {
+		join = ft.join
+	}
+	q := `SELECT ` + strings.Join(sel, ", ") + ` FROM ` + ft.name + ` ` + ft.alias + join +
+		` WHERE ` + ft.alias + `.repo_id = $1 AND ` + ft.alias + `.tsv @@ ` + a.add(tsq) + `::tsquery`
+	texts := make([]string, len(ft.cols))
+	toks := make([][]string, len(ft.cols))
+	var m rowMatch
+	var tk tokenizer
+	return r.query(ctx, q, a, func(rows pgx.Rows) error {
+		var ntok int
+		var in bool
+		dest := make([]any, 0, len(ft.cols)+2)
+		for c := range texts {
+			dest = append(dest, &texts[c])
+		}
+		dest = append(dest, &ntok, &in)
+		if err := scanRow(rows, dest); err != nil {
+			return err
+		}
+		tk.reset()
+		for c := range texts {
+			toks[c] = nil
+			if need&(1<<c) != 0 {
+				toks[c] = tk.tokens(DecodeText(texts[c]))
+			}
+		}
+		e.count(toks, ws, &m)
+		if e.matches(m.raw) {
+			keep(&m, ntok, in)
+		}
+		return nil
+	})
+}
+
+// ranked is a matching row with its score; row is the caller's.
+type ranked[T any] struct {
+	row   T
+	score float64
+}
+
+// search ranks the repository's rows of ft matching expr by bm25 with
+// column weights ws, scope cond, and returns them best first (ties by
+// the caller's less), at most limit.
+func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws []float64, s scope.Scope, t scope.Table, limit int,
+	rowCols string, scan func(pgx.Rows, []any) (T, error), less func(a, b T) bool, setScore func(*T, float64)) ([]T, error) {
+	if len(ws) != len(ft.cols) {
+		return nil, fmt.Errorf("%s: %d column weights, want %d", ft.name, len(ws), len(ft.cols))
+	}
+	e, err := parseFTS(expr, ft.cols)
+	if err != nil {
+		return nil, err
+	}
+	tsq, ok := e.tsquery()
+	if !ok || limit <= 0 {
+		return nil, nil
+	}
+	st, err := r.tableStats(ctx, ft.name)
+	if err != nil || st.Rows == 0 {
+		return nil, err
+	}
+	a := r.args()
+	cond := filter(s.Filter(), t, ft.alias, a)
+	type cand struct {
+		row  T
+		freq []float64
+		ntok int
+	}
+	var cands []cand
+	df := make([]int64, len(e.phrases))
+	var cur T
+	err = r.candidates(ctx, ft, e, ws, tsq, cond, a, rowCols, func(rows pgx.Rows, rest []any) error {
+		var err error
+		cur, err = scan(rows, rest)
+		return err
+	}, func(m *rowMatch, ntok int, in bool) {
+		for i, f := range m.raw {
+			if f > 0 {
+				df[i]++
+			}
+		}
+		if in {
+			cands = append(cands, cand{row: cur, freq: append([]float64(nil), m.weighted...), ntok: ntok})
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	idf := make([]float64, len(df))
+	for i, d := range df {
+		idf[i] = st.IDF(d)
+	}
+	avgdl := float64(st.Tokens) / float64(st.Rows)
+	out := make([]ranked[T], len(cands))
+	for i, c := range cands {
+		out[i] = ranked[T]{row: c.row, score: bm25(c.freq, idf, c.ntok, avgdl)}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].score != out[j].score {
+			return out[i].score > out[j].score
+		}
+		return less(out[i].row, out[j].row)
+	})
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	rows := make([]T, len(out))
+	for i, o := range out {
+		rows[i] = o.row
+		setScore(&rows[i], o.score)
+	}
+	return rows, nil
+}
+
+const chunkRowCols = `c.file_id, c.ord, c.cid, f.path, c.start_line, c.end_line, c.header`
+
+func scanChunkRow(rows pgx.Rows, extra []any, more ...any) (tables.ChunkRow, error) {
+	var c tables.ChunkRow
+	var ord int
+	dest := append([]any{&c.FileID, &ord, &c.CID, &c.Path, &c.StartLine, &c.EndLine, &c.Header}, more...)
+	if err := rows.Scan(append(dest, extra...)...); err != nil {
+		return c, err
+	}
+	c.ID = rowID(c.FileID, ord)
+	c.Path, c.Header = DecodeText(c.Path), DecodeText(c.Header)
+	return c, nil
+}
+
+func chunkLess(a, b tables.ChunkRow) bool {
+	if a.Path != b.Path {
+		return a.Path < b.Path
+	}
+	return a.StartLine < b.StartLine
+}
+
+// SearchChunks ranks the chunks matching expr by bm25 with weights ws.
+func (r *Reader) SearchChunks(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]tables.ChunkRow, error) {
+	return search(ctx, r, chunksFTS, expr, ws, s, scope.Chunks, limit, chunkRowCols,
+		func(rows pgx.Rows, rest []any) (tables.ChunkRow, error) { return scanChunkRow(rows, rest) },
+		chunkLess, func(c *tables.ChunkRow, sc float64) { c.Score = sc })
+}
+
+// SimilarChunks is SearchChunks with the weights of code similarity, and
+// each chunk's identifiers.
+func (r *Reader) SimilarChunks(ctx context.Context, expr string, s scope.Scope, limit int) ([]tables.ChunkRow, error) {
+	return search(ctx, r, chunksFTS, expr, []float64{0, 1, 1, 0.5}, s, scope.Chunks, limit, chunkRowCols+", c.identifiers",
+		func(rows pgx.Rows, rest []any) (tables.ChunkRow, error) {
+			var ids string
+			c, err := scanChunkRow(rows, rest, &ids)
+			c.Identifiers = splitList(DecodeText(ids))
+			return c, err
+		},
+		chunkLess, func(c *tables.ChunkRow, sc float64) { c.Score = sc })
+}
+
+const symbolRowCols = `s.file_id, s.ord, s.sid, f.path, s.start_line, s.end_line, s.kind, s.name, s.qualname, s.signature, s.doc, s.is_exported`
+
+func scanSymbolRow(rows pgx.Rows, extra []any) (tables.SymbolRow, error) {
+	var s tables.SymbolRow
+	var ord int
+	dest := []any{&s.FileID, &ord, &s.SID, &s.Path, &s.StartLine, &s.EndLine, &s.Kind, &s.Name, &s.Qualname, &s.Signature, &s.Doc, &s.Exported}
+	if err := rows.Scan(append(dest, extra...)...); err != nil {
+		return s, err
+	}
+	s.ID = rowID(s.FileID, ord)
+	s.Path, s.Kind, s.Name, s.Qualname = DecodeText(s.Path), DecodeText(s.Kind), DecodeText(s.Name), DecodeText(s.Qualname)
+	s.Signature, s.Doc = DecodeText(s.Signature), DecodeText(s.Doc)
+	return s, nil
+}
+
+func symbolLess(a, b tables.SymbolRow) bool {
+	if a.Path != b.Path {
+		return a.Path < b.Path
+	}
+	return a.StartLine < b.StartLine
+}
+
+// SearchSymbols ranks the symbols matching expr by bm25 with weights ws.
+func (r *Reader) SearchSymbols(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]tables.SymbolRow, error) {
+	return search(ctx, r, symbolsFTS, expr, ws, s, scope.Symbols, limit, symbolRowCols, scanSymbolRow,
+		symbolLess, func(x *tables.SymbolRow, sc float64) { x.Score = sc })
+}
+
+// SearchFiles ranks the files whose path or summary match expr.
+func (r *Reader) SearchFiles(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]tables.FileRow, error) {
+	return search(ctx, r, filesFTS, expr, ws, s, scope.Files, limit, `f.id, f.path, f.lines`,
+		func(rows pgx.Rows, rest []any) (tables.FileRow, error) {
+			var f tables.FileRow
+			err := rows.Scan(append([]any{&f.ID, &f.Path, &f.Lines}, rest...)...)
+			f.Path = DecodeText(f.Path)
+			return f, err
+		},
+		func(a, b tables.FileRow) bool { return a.Path < b.Path }, func(f *tables.FileRow, sc float64) { f.Score = sc })
+}
+
+// symbols runs a symbol lookup: the candidates of where (a condition on
+// s, with the scope ANDed), filtered by keep, in (file, position) order,
+// at most limit.
+func (r *Reader) symbols(ctx context.Context, where string, a *args, s scope.Scope, order string, limit int, keep func(tables.SymbolRow) bool) ([]tables.SymbolRow, error) {
+	q := `SELECT ` + symbolRowCols + ` FROM symbols s JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id
+WHERE s.repo_id = $1 AND ` + where + ` AND ` + filter(s.Filter(), scope.Symbols, "s", a) + ` ORDER BY ` + order
+	var out []tables.SymbolRow
+	err := r.query(ctx, q, a, func(rows pgx.Rows) error {
+		row, err := scanSymbolRow(rows, nil)
+		if err != nil {
+			return err
+		}
+		if (keep == nil || keep(row)) && (limit <= 0 || len(out) < limit) {
+			out = append(out, row)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// asciiFold lower-cases ASCII letters only: SQLite's NOCASE.
+func asciiFold(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; 'A' <= c && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if c := b[j]; 'A' <= c && c <= 'Z' {
+					b[j] = c + 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+// SymbolsNamed returns up to 500 symbols named name, ignoring ASCII case
+// (SQLite's NOCASE; lower() finds a superset, checked here).
+func (r *Reader) SymbolsNamed(ctx context.Context, name string, s scope.Scope) ([]tables.SymbolRow, error) {
+	a := r.args()
+	where := `lower(s.name) = lower(` + a.add(EncodeText(name)) + `)`
+	want := asciiFold(name)
+	return r.symbols(ctx, where, a, s, "s.file_id, s.ord", 500, func(row tables.SymbolRow) bool { return asciiFold(row.Name) == want })
+}
+
+// SymbolsWithPrefix returns up to 200 symbols whose name starts with
+// prefix (ignoring ASCII case) and is not prefix itself, shortest first.
+func (r *Reader) SymbolsWithPrefix(ctx context.Context, prefix string, s scope.Scope) ([]tables.SymbolRow, error) {
+	a := r.args()
+	like := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(strings.ToLower(EncodeText(prefix))) + "%"
+	where := `lower(s.name) LIKE ` + a.add(like)
+	want := asciiFold(prefix)
+	rows, err := r.symbols(ctx, where, a, s, "s.file_id, s.ord", 0, func(row tables.SymbolRow) bool {
+		n := asciiFold(row.Name)
+		return strings.HasPrefix(n, want) && n != want
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		li, lj := len([]rune(rows[i].Name)), len([]rune(rows[j].Name))
+		if li != lj {
+			return li < lj
+		}
+		return rows[i].Name < rows[j].Name
+	})
+	if len(rows) > 200 {
+		rows = rows[:200]
+	}
+	return rows, nil
+}
+
+// SymbolsMatching returns up to 200 symbols matching the FTS expression
+// expr, unranked.
+func (r *Reader) SymbolsMatching(ctx context.Context, expr string, s scope.Scope) ([]tables.SymbolRow, error) {
+	e, err := parseFTS(expr, symbolsFTS.cols)
+	if err != nil {
+		return nil, err
+	}
+	tsq, ok := e.tsquery()
+	if !ok {
+		return nil, nil
+	}
+	a := r.args()
+	cond := filter(s.Filter(), scope.Symbols, "s", a)
+	var out []tables.SymbolRow
+	var cur tables.SymbolRow
+	err = r.candidates(ctx, symbolsFTS, e, nil, tsq, cond, a, symbolRowCols, func(rows pgx.Rows, rest []any) error {
+		var err error
+		cur, err = scanSymbolRow(rows, rest)
+		return err
+	}, func(_ *rowMatch, _ int, in bool) {
+		if in {
+			out = append(out, cur)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	if len(out) > 200 {
+		out = out[:200]
+	}
+	return out, nil
+}
+
+// SymbolsNamedAny returns up to 500 symbols whose lower-cased name is one
+// of lowerNames.
+func (r *Reader) SymbolsNamedAny(ctx context.Context, lowerNames []string, s scope.Scope) ([]tables.SymbolRow, error) {
+	if len(lowerNames) == 0 {
+		return nil, nil
+	}
+	enc := make([]string, len(lowerNames))
+	want := map[string]bool{}
+	for i, n := range lowerNames {
+		enc[i] = EncodeText(n)
+		want[n] = true
+	}
+	a := r.args()
+	where := `lower(s.name) IN (SELECT lower(x) FROM unnest(` + a.add(enc) + `::text[]) x)`
+	return r.symbols(ctx, where, a, s, "s.file_id, s.ord", 500, func(row tables.SymbolRow) bool { return want[asciiFold(row.Name)] })
+}
+
+// SymbolBySID returns the symbol with the given sid.
+func (r *Reader) SymbolBySID(ctx context.Context, sid string) (tables.SymbolRow, bool, error) {
+	a := r.args()
+	rows, err := r.symbols(ctx, `s.sid = `+a.add(sid), a, scope.Scope{}, "s.file_id", 1, nil)
+	if err != nil || len(rows) == 0 {
+		return tables.SymbolRow{}, false, err
+	}
+	return rows[0], true, nil
+}
+
+// SymbolNames returns the distinct non-empty symbol names, lower-cased
+// (ASCII), in no particular order.
+func (r *Reader) SymbolNames(ctx context.Context) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	err := r.query(ctx, `SELECT DISTINCT name FROM symbols WHERE repo_id = $1 AND name <> ''`, r.args(), func(rows pgx.Rows) error {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return err
+		}
+		// SQLite's lower() folds ASCII only.
+		if n = asciiFold(DecodeText(n)); !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// splitList reads a list column ('\n'-joined, with a leading and a
+// trailing '\n').
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, "\n") {
+		if x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}
