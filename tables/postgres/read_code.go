@@ -405,4 +405,3 @@ func (r *Reader) ScanVectors(ctx context.Context, model string, dim int, fn func
 		return nil
 	})
 }
-
