@@ -588,7 +588,8 @@ func asciiFold(s string) string {
 // (SQLite's NOCASE; lower() finds a superset, checked here).
 func (r *Reader) SymbolsNamed(ctx context.Context, name string, s scope.Scope) ([]tables.SymbolRow, error) {
 	a := r.args()
-	where := `lower(s.name) = lower(` + a.add(EncodeText(name)) + `)`
+	m := a.add(EncodeText(name))
+	where := `left(lower(s.name), 200) = left(lower(` + m + `), 200) AND lower(s.name) = lower(` + m + `)`
 	want := asciiFold(name)
 	return r.symbols(ctx, where, a, s, "s.file_id, s.ord", 500, func(row tables.SymbolRow) bool { return asciiFold(row.Name) == want })
 }
@@ -597,8 +598,12 @@ func (r *Reader) SymbolsNamed(ctx context.Context, name string, s scope.Scope) (
 // prefix (ignoring ASCII case) and is not prefix itself, shortest first.
 func (r *Reader) SymbolsWithPrefix(ctx context.Context, prefix string, s scope.Scope) ([]tables.SymbolRow, error) {
 	a := r.args()
-	like := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(strings.ToLower(EncodeText(prefix))) + "%"
-	where := `lower(s.name) LIKE ` + a.add(like)
+	// The index holds names' first 200 characters: a longer prefix is
+	// looked up by its first 200 and checked below.
+	head := []rune(strings.ToLower(EncodeText(prefix)))
+	head = head[:min(len(head), 200)]
+	like := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(string(head)) + "%"
+	where := `left(lower(s.name), 200) LIKE ` + a.add(like)
 	want := asciiFold(prefix)
 	rows, err := r.symbols(ctx, where, a, s, "s.file_id, s.ord", 0, func(row tables.SymbolRow) bool {
 		n := asciiFold(row.Name)
@@ -667,7 +672,7 @@ func (r *Reader) SymbolsNamedAny(ctx context.Context, lowerNames []string, s sco
 		want[n] = true
 	}
 	a := r.args()
-	where := `lower(s.name) IN (SELECT lower(x) FROM unnest(` + a.add(enc) + `::text[]) x)`
+	where := `left(lower(s.name), 200) IN (SELECT left(lower(x), 200) FROM unnest(` + a.add(enc) + `::text[]) x)`
 	return r.symbols(ctx, where, a, s, "s.file_id, s.ord", 500, func(row tables.SymbolRow) bool { return want[asciiFold(row.Name)] })
 }
 

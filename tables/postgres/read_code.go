@@ -182,11 +182,11 @@ func (r *Reader) RefsNamed(ctx context.Context, name string, s scope.Scope) ([]t
 		scope.Files, "f", a)
 	q := `SELECT r.file_id, f.path, r.kind, r.name, r.target, r.n, r.uses, false
 FROM refs r JOIN files f ON f.repo_id = r.repo_id AND f.id = r.file_id
-WHERE r.repo_id = $1 AND r.name_lower = ` + lower + ` AND r.kind IN ('call', 'ident', 'type', 'import') AND ` + cond + `
+WHERE r.repo_id = $1 AND left(r.name_lower, 200) = left(` + lower + `, 200) AND r.name_lower = ` + lower + ` AND r.kind IN ('call', 'ident', 'type', 'import') AND ` + cond + `
 UNION ALL
 SELECT r.file_id, f.path, r.kind, r.name, r.target, r.n, r.uses, true
 FROM refs r JOIN files f ON f.repo_id = r.repo_id AND f.id = r.file_id
-WHERE r.repo_id = $1 AND r.kind = 'import' AND r.target = ` + exact + ` AND r.name_lower <> ` + lower + ` AND ` + cond
+WHERE r.repo_id = $1 AND r.kind = 'import' AND left(r.target, 200) = left(` + exact + `, 200) AND r.target = ` + exact + ` AND r.name_lower <> ` + lower + ` AND ` + cond
 	var groups []tables.RefGroup
 	err := r.query(ctx, q, a, func(rows pgx.Rows) error {
 		var g tables.RefGroup

@@ -245,3 +245,25 @@ func TestReaderScoresMatchSQLite(t *testing.T) {
 		t.Fatal("unreachable")
 	}
 }
+
+// TestLongNames pushes names longer than a B-tree entry may be (minified
+// code) and finds them by name.
+func TestLongNames(t *testing.T) {
+	root := t.TempDir()
+	long := "f" + strings.Repeat("x", 3000)
+	writeTree(t, root, map[string]string{"min.js": "function " + long + "() { return 1 }\n" + long + "();\n"})
+	pp := newParityPair(t, root, "example.com/long")
+	ctx := context.Background()
+	syms, err := pp.rd.SymbolsNamed(ctx, strings.ToUpper(long), scope.Scope{})
+	if err != nil || len(syms) != 1 {
+		t.Fatalf("symbols named the long name: %d, %v; want 1", len(syms), err)
+	}
+	want, err := pp.db.RefsNamed(ctx, long, scope.Scope{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pp.rd.RefsNamed(ctx, long, scope.Scope{})
+	if err != nil || len(got) != len(want) || len(want) == 0 {
+		t.Fatalf("refs to the long name: %d in PostgreSQL (%v), %d in SQLite", len(got), err, len(want))
+	}
+}

@@ -146,6 +146,10 @@ END $$;
 //   - repo_state: per repository, a version every push bumps in its
 //     transaction (the planner's caches key on it) and the embedding
 //     model and dimension of its vectors.
+//   - The name indexes index the first 200 characters of a name: a
+//     B-tree entry must fit a third of a page, and minified code has
+//     names of kilobytes. Lookups compare the prefix (the index) and then
+//     the whole name.
 //   - vectors: per repository, the vectors of its chunks, symbols and
 //     files, as SQLite stores them (little-endian float32 in bytea),
 //     scanned in Go (pgvector is not assumed).
@@ -163,6 +167,13 @@ CREATE TABLE repo_state(
 	embedding_dim   integer NOT NULL DEFAULT 0
 );
 INSERT INTO repo_state(repo_id, version) SELECT DISTINCT repo_id, 1 FROM files;
+
+DROP INDEX refs_name;
+CREATE INDEX refs_name ON refs(repo_id, left(name_lower, 200));
+DROP INDEX refs_import;
+CREATE INDEX refs_import ON refs(repo_id, left(target, 200)) WHERE kind = 'import';
+DROP INDEX symbols_name;
+CREATE INDEX symbols_name ON symbols(repo_id, left(lower(name), 200));
 
 CREATE TABLE vectors(
 	repo_id bigint NOT NULL,
