@@ -405,3 +405,10 @@ func (r *Reader) ScanVectors(ctx context.Context, model string, dim int, fn func
 		return nil
 	})
 }
+
+// FileLineCount returns the line count of the file with id fileID.
+func (r *Reader) FileLineCount(ctx context.Context, fileID int64) (int, error) {
+	var n int
+	err := r.pool.QueryRow(ctx, `SELECT lines FROM files WHERE repo_id = $1 AND id = $2`, r.repo.ID, fileID).Scan(&n)
+	return n, r.wrap(err)
+}

@@ -2,11 +2,17 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -126,4 +132,77 @@ func (s *Store) Reader(ctx context.Context, r Repo) (*Reader, error) {
 		return nil, err
 	}
 	return &Reader{pool: sp.pool, sp: sp, repo: r, stats: &statsCache{}}, nil
+}
+
+// IsUnavailable reports whether err says a server could not be reached or
+// stopped answering (refused or lost connections, a shutdown, a statement
+// cancelled by its timeout, too many connections), as opposed to a
+// problem with the request: a reader of many shards answers from the
+// others and names the one missing.
+func IsUnavailable(err error) bool {
+	if err == nil {
+		return false
+	}
+	var ce *pgconn.ConnectError
+	if errors.As(err, &ce) {
+		return true
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		switch pe.Code[:2] {
+		case "08", "53", "57", "58": // connection, resources, operator intervention, system
+			return true
+		}
+		return false
+	}
+	var ne net.Error
+	if errors.As(err, &ne) || pgconn.Timeout(err) {
+		return true
+	}
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		strings.Contains(err.Error(), "conn closed")
+}
+
+// Health is whether a store's databases answer.
+type Health struct {
+	OK      bool              `json:"ok"`
+	Catalog string            `json:"catalog"` // "ok" or why not
+	Shards  map[string]string `json:"shards"`  // by name: "ok" or why not
+}
+
+// Health pings the catalog and every shard, in parallel, within ctx.
+func (s *Store) Health(ctx context.Context) Health {
+	h := Health{OK: true, Catalog: "ok", Shards: map[string]string{}}
+	if err := s.Catalog.pool.Ping(ctx); err != nil {
+		h.OK, h.Catalog = false, "unreachable"
+		return h
+	}
+	shards, err := s.Catalog.Shards(ctx)
+	if err != nil {
+		h.OK, h.Catalog = false, "unreadable"
+		return h
+	}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, sh := range shards {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			state := "ok"
+			sp, err := s.shard(ctx, sh.Name)
+			if err == nil {
+				err = sp.pool.Ping(ctx)
+			}
+			if err != nil {
+				state = "unreachable"
+			}
+			mu.Lock()
+			h.Shards[sh.Name] = state
+			h.OK = h.OK && err == nil
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	return h
 }
