@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -46,12 +47,19 @@ func rowID(fileID int64, ord int) int64 { return fileID<<ordBits | int64(ord) }
 
 func splitRowID(id int64) (fileID int64, ord int) { return id >> ordBits, int(id & (1<<ordBits - 1)) }
 
-// statsCache holds the repository's fts_stats for one version.
+// statsCache holds the repository's version, read at most every
+// versionTTL, and its fts_stats for that version.
 type statsCache struct {
 	mu      sync.Mutex
 	version int64
+	readAt  time.Time
 	tables  map[string]TableStats
 }
+
+// versionTTL is how long a Reader trusts the version it read: a search
+// asks for it several times (each cache of the planner keys on it), and a
+// push becomes visible at most this much later.
+const versionTTL = 200 * time.Millisecond
 
 // args numbers a statement's arguments; $1 is always the repository id.
 type args struct{ v []any }
@@ -178,27 +186,57 @@ func (r *Reader) PrepareReads(ctx context.Context) error {
 	return nil
 }
 
-// version returns the repository's version (bumped by every push).
+// version returns the repository's version (bumped by every push), as
+// read at most versionTTL ago.
 func (r *Reader) version(ctx context.Context) (int64, error) {
+	c := r.stats
+	c.mu.Lock()
+	if !c.readAt.IsZero() && time.Since(c.readAt) < versionTTL {
+		v := c.version
+		c.mu.Unlock()
+		return v, nil
+	}
+	c.mu.Unlock()
 	var v int64
 	err := r.pool.QueryRow(ctx, `SELECT coalesce((SELECT version FROM repo_state WHERE repo_id = $1), 0)`, r.repo.ID).Scan(&v)
-	return v, r.wrap(err)
+	if err != nil {
+		return 0, r.wrap(err)
+	}
+	c.mu.Lock()
+	if v != c.version {
+		c.tables = nil
+	}
+	c.version, c.readAt = v, time.Now()
+	c.mu.Unlock()
+	return v, nil
 }
 
-// tableStats returns the repository's row and token counts of tbl.
+// tableStats returns the repository's row and token counts of tbl, read
+// once per version.
 func (r *Reader) tableStats(ctx context.Context, tbl string) (TableStats, error) {
+	v, err := r.version(ctx)
+	if err != nil {
+		return TableStats{}, err
+	}
 	c := r.stats
-	var st TableStats
-	err := r.pool.QueryRow(ctx, `SELECT coalesce(max(rows), 0), coalesce(max(tokens), 0) FROM fts_stats WHERE repo_id = $1 AND tbl = $2`,
+	c.mu.Lock()
+	st, ok := c.tables[tbl]
+	c.mu.Unlock()
+	if ok {
+		return st, nil
+	}
+	err = r.pool.QueryRow(ctx, `SELECT coalesce(max(rows), 0), coalesce(max(tokens), 0) FROM fts_stats WHERE repo_id = $1 AND tbl = $2`,
 		r.repo.ID, tbl).Scan(&st.Rows, &st.Tokens)
 	if err != nil {
 		return st, r.wrap(err)
 	}
 	c.mu.Lock()
-	if c.tables == nil {
-		c.tables = map[string]TableStats{}
+	if c.version == v {
+		if c.tables == nil {
+			c.tables = map[string]TableStats{}
+		}
+		c.tables[tbl] = st
 	}
-	c.tables[tbl] = st
 	c.mu.Unlock()
 	return st, nil
 }

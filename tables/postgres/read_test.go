@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/postgres/pgtest"
 )
 
 // parityPair is one tree indexed twice: into an SQLite file and pushed to
@@ -266,4 +268,68 @@ func TestLongNames(t *testing.T) {
 	if err != nil || len(got) != len(want) || len(want) == 0 {
 		t.Fatalf("refs to the long name: %d in PostgreSQL (%v), %d in SQLite", len(got), err, len(want))
 	}
+}
+
+// TestMove moves a repository to another shard and searches it there:
+// the same answers as before, and nothing left behind.
+func TestMove(t *testing.T) {
+	srv := pgtest.Start(t)
+	ctx := context.Background()
+	urls := databases(t, srv, "cat", "s1", "s2")
+	if err := Init(ctx, urls[0], urls[1:]); err != nil {
+		t.Fatal(err)
+	}
+	cat, err := Open(ctx, urls[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cat.Close()
+	const name = "example.com/viberag/fixtures"
+	push(t, cat, fixturesRoot(t), name)
+	st, err := OpenStore(ctx, urls[0], StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	answer := func() string {
+		repo, err := st.Catalog.Repo(ctx, All, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd, err := st.Reader(ctx, repo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := query.New(ctx, rd, query.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := p.Search(ctx, query.Request{Query: "rate limiter token bucket", Limit: 20})
+		if err != nil || len(resp.Hits) == 0 {
+			t.Fatalf("search on %s: %v, %d hits", repo.Shard, err, len(resp.Hits))
+		}
+		return comparable(t, resp)
+	}
+	before := answer()
+	from, err := cat.Move(ctx, name, "shard2")
+	if err != nil || from != "shard1" {
+		t.Fatalf("move: from %q, %v", from, err)
+	}
+	if repo, _ := cat.Repo(ctx, All, name); repo.Shard != "shard2" {
+		t.Fatalf("after the move the catalog says %s", repo.Shard)
+	}
+	if after := answer(); after != before {
+		t.Errorf("answers differ after the move\nbefore: %s\nafter:  %s", before, after)
+	}
+	for _, tbl := range factTables {
+		if n := queryInt(t, urls[1], `SELECT count(*) FROM `+tbl); n != 0 {
+			t.Errorf("%d rows of %s left on shard1", n, tbl)
+		}
+	}
+	if _, err := cat.Move(ctx, name, "nowhere"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("move to a shard that does not exist: %v", err)
+	}
+	// A push after the move goes to the new shard.
+	push(t, cat, fixturesRoot(t), name)
+	checkStats(t, urls[2], 1)
 }
