@@ -280,7 +280,9 @@ func (p *Push) tokens(cols ...string) (int, []string) {
 			uniq = append(uniq, t)
 		}
 	}
-	return n, append([]string(nil), uniq...)
+	// Never nil: a nil slice is SQL NULL, and array_to_tsvector(NULL) is
+	// NULL (a Ruby operator method has no token at all).
+	return n, append([]string{}, uniq...)
 }
 
 const (

@@ -333,3 +333,22 @@ func TestMove(t *testing.T) {
 	push(t, cat, fixturesRoot(t), name)
 	checkStats(t, urls[2], 1)
 }
+
+// TestTokenlessRows pushes symbols with no token at all (operator methods).
+func TestTokenlessRows(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"ops.rb": "class Money\n  def +(other)\n    self\n  end\n\n  def ==(other)\n    true\n  end\nend\n"})
+	pp := newParityPair(t, root, "example.com/ops")
+	ctx := context.Background()
+	want, err := pp.local.Search(ctx, query.Request{Query: "Money"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := pp.store.Search(ctx, query.Request{Query: "Money"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, g := comparable(t, want), comparable(t, got); w != g {
+		t.Errorf("answers differ\nsqlite:   %s\npostgres: %s", w, g)
+	}
+}
