@@ -18,6 +18,18 @@ import (
 // names nothing the caller may read.
 var ErrNotFound = errors.New("not found")
 
+// ErrUnavailable is returned, wrapped, when nothing could be answered
+// because the shards holding the repositories asked about do not answer.
+var ErrUnavailable = errors.New("shard unavailable")
+
+func unavailable(missing []Missing) error {
+	var parts []string
+	for _, m := range missing {
+		parts = append(parts, m.Repo+" (shard "+m.Shard+")")
+	}
+	return fmt.Errorf("%w: no answer from %s; retry later", ErrUnavailable, strings.Join(parts, ", "))
+}
+
 // Search runs req in every repository of repos and merges the answers:
 // hits by score (ties by repository, then each repository's own order),
 // at most req.Limit, each with its repository and a qualified id. An
@@ -235,6 +247,9 @@ func (s *Searcher) Symbol(ctx context.Context, repos []postgres.Repo, idOrName s
 		}
 	}
 	if len(names) == 0 {
+		if len(missing) > 0 {
+			return nil, "", missing, unavailable(missing)
+		}
 		return nil, "", missing, fmt.Errorf("%s: %w", idOrName, query.ErrNoSymbol)
 	}
 	repo := names[0]

@@ -420,8 +420,15 @@ func (s *StoreServer) references(ctx context.Context, req *sdk.CallToolRequest, 
 }
 
 // storeErr words the errors of ids and cursors that name nothing the
-// caller may read.
+// caller may read, and of repositories whose shard does not answer.
 func storeErr(err error) error {
+	if errors.Is(err, fanout.ErrUnavailable) || postgres.IsUnavailable(err) {
+		var te *toolError
+		if errors.As(err, &te) {
+			return err
+		}
+		return &toolError{msg: "unavailable: " + err.Error(), err: fanout.ErrUnavailable}
+	}
 	if errors.Is(err, query.ErrNoSymbol) || errors.Is(err, fanout.ErrNotFound) {
 		var te *toolError
 		if errors.As(err, &te) {
@@ -517,7 +524,7 @@ func (s *StoreServer) surrounding(ctx context.Context, req *sdk.CallToolRequest,
 	case errors.Is(err, query.ErrNoAnchor):
 		return nil, nil, argErr("id", "%s is not in the index (ids change when a symbol is renamed or its file is re-chunked); search again for a current id", in.ID)
 	case err != nil:
-		return nil, nil, err
+		return nil, nil, storeErr(err)
 	}
 	out := &GetSurroundingCodeOut{Path: n.Path, Language: n.Language, Lines: n.Lines, Before: surrounding(n.Before), After: surrounding(n.After)}
 	if n.Parent != nil {
@@ -531,13 +538,13 @@ func (s *StoreServer) surrounding(ctx context.Context, req *sdk.CallToolRequest,
 	}
 	fid, ok, err := rd.FileID(ctx, n.Path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, storeErr(err)
 	}
 	if ok {
 		end := min(n.Anchor.EndLine, n.Anchor.StartLine+maxAnchorLines-1)
 		lines, err := rd.FileLines(ctx, fid, n.Anchor.StartLine, end)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, storeErr(err)
 		}
 		out.Anchor.Code = strings.Join(cutLines(lines), "\n")
 		out.Anchor.CodeTruncated = end < n.Anchor.EndLine
@@ -598,14 +605,14 @@ func (s *StoreServer) readLines(ctx context.Context, req *sdk.CallToolRequest, i
 	}
 	fid, ok, err := rd.FileID(ctx, rel)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, storeErr(err)
 	}
 	if !ok {
 		return nil, nil, argErr("path", "%q is not a file of %s as pushed", rel, repo.Name)
 	}
 	total, err := rd.FileLineCount(ctx, fid)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, storeErr(err)
 	}
 	out := &ReadFileLinesOut{Path: rel, StartLine: start, TotalLines: total, Freshness: s.live.Freshness()}
 	if total == 0 && start == 1 {
@@ -617,7 +624,7 @@ func (s *StoreServer) readLines(ctx context.Context, req *sdk.CallToolRequest, i
 	want := min(end, total, start+maxReadLines-1)
 	lines, err := rd.FileLines(ctx, fid, start, want)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, storeErr(err)
 	}
 	var b strings.Builder
 	n := start - 1

@@ -282,6 +282,11 @@ func TestStorePartial(t *testing.T) {
 		t.Fatalf("health with every shard up: %d", resp.StatusCode)
 	}
 
+	var crypto storeHits
+	callOK(t, a, "codebase_search", map[string]any{"query": "Dial", "intent": "definition", "scope": map[string]any{"repo": "acme/crypto"}}, &crypto)
+	if len(crypto.Hits) == 0 {
+		t.Fatal("no definition of Dial in acme/crypto")
+	}
 	// acme/net was placed first, on shard1; acme/crypto on shard2.
 	if err := f.shards[1].Stop(); err != nil {
 		t.Fatal(err)
@@ -300,6 +305,20 @@ func TestStorePartial(t *testing.T) {
 	}
 	if len(hits.Notes) == 0 || !strings.Contains(hits.Notes[0], "acme/crypto") {
 		t.Errorf("shard2 down: notes %q do not name the missing repository", hits.Notes)
+	}
+	// Tools addressed to a repository on the stopped shard say it does not
+	// answer, rather than that it has no such symbol or file.
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"get_symbol_details", map[string]any{"symbol_id": crypto.Hits[0].ID}},
+		{"read_file_lines", map[string]any{"repo": "acme/crypto", "path": "dial.go"}},
+		{"get_surrounding_code", map[string]any{"id": crypto.Hits[0].ID}},
+	} {
+		if msg := toolErr(t, a, c.tool, c.args); !strings.HasPrefix(msg, "unavailable: ") || !strings.Contains(msg, "acme/crypto") {
+			t.Errorf("%s on the stopped shard: %s", c.tool, msg)
+		}
 	}
 	resp, err = http.Get(f.base + HealthPath)
 	if err != nil {

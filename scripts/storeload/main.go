@@ -86,6 +86,7 @@ func main() {
 	duration := fs.Duration("duration", 60*time.Second, "load: how long")
 	q := fs.String("query", "", "wait: the query")
 	repo := fs.String("repo", "", "wait: the repository a hit must come from")
+	scoped := fs.Bool("scoped", false, "load: scope every search to one repository (an agent working in one), instead of half of them")
 	_ = fs.Parse(os.Args[2:])
 	ctx := context.Background()
 	switch os.Args[1] {
@@ -116,7 +117,7 @@ func main() {
 			time.Sleep(50 * time.Millisecond)
 		}
 	case "load":
-		load(ctx, *url, strings.Split(*tokens, ","), *clients, *duration)
+		load(ctx, *url, strings.Split(*tokens, ","), *clients, *duration, *scoped)
 	}
 }
 
@@ -131,6 +132,7 @@ type sample struct {
 	tool    string
 	ms      float64
 	err     bool
+	unavail bool // a tool error saying the repository's shard does not answer
 	partial bool
 }
 
@@ -139,7 +141,7 @@ var words = []string{"connection", "timeout", "certificate", "parse", "handshake
 
 var idents = []string{"Dial", "Listen", "NewReader", "Verify", "Sum256", "ParseCertificate", "Run", "Load", "Close", "Encrypt"}
 
-func load(ctx context.Context, url string, toks []string, clients int, d time.Duration) {
+func load(ctx context.Context, url string, toks []string, clients int, d time.Duration, scoped bool) {
 	var mu sync.Mutex
 	var samples []sample
 	var wg sync.WaitGroup
@@ -165,11 +167,14 @@ func load(ctx context.Context, url string, toks []string, clients int, d time.Du
 			}
 			var last *result
 			for i := 0; time.Now().Before(deadline); i++ {
-				tool, args := next(r, i, last, repos)
+				tool, args := next(r, i, last, repos, scoped)
 				t0 := time.Now()
 				res, _, err := callTool(ctx, cs, tool, args)
-				s := sample{tool: tool, ms: float64(time.Since(t0).Microseconds()) / 1000, err: err != nil}
-				if err != nil {
+				s := sample{tool: tool, ms: float64(time.Since(t0).Microseconds()) / 1000}
+				if err != nil && strings.HasPrefix(err.Error(), "unavailable: ") {
+					s.unavail = true
+				} else if err != nil {
+					s.err = true
 					fmt.Fprintf(os.Stderr, "%s %v: %v\n", tool, args, err)
 				} else {
 					s.partial = res.Partial
@@ -189,9 +194,9 @@ func load(ctx context.Context, url string, toks []string, clients int, d time.Du
 
 // next picks a call: searches of every kind (scoped to one repository
 // half of the time), and follow-ups of the last search's hits.
-func next(r *rand.Rand, i int, last *result, repos []string) (string, map[string]any) {
+func next(r *rand.Rand, i int, last *result, repos []string, scoped bool) (string, map[string]any) {
 	scope := func() map[string]any {
-		if len(repos) > 0 && r.IntN(2) == 0 {
+		if len(repos) > 0 && (scoped || r.IntN(2) == 0) {
 			return map[string]any{"repo": repos[r.IntN(len(repos))]}
 		}
 		return map[string]any{}
@@ -241,15 +246,18 @@ func report(samples []sample, d time.Duration) {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	fmt.Printf("%-22s %7s %6s %8s %9s %9s\n", "tool", "calls", "errors", "partial", "p50 ms", "p99 ms")
+	fmt.Printf("%-22s %7s %6s %11s %8s %9s %9s\n", "tool", "calls", "errors", "unavailable", "partial", "p50 ms", "p99 ms")
 	for _, n := range names {
 		ss := by[n]
 		var ms []float64
-		errs, part := 0, 0
+		errs, part, unav := 0, 0, 0
 		for _, s := range ss {
-			if s.err {
+			switch {
+			case s.err:
 				errs++
-			} else {
+			case s.unavail:
+				unav++
+			default:
 				ms = append(ms, s.ms)
 			}
 			if s.partial {
@@ -257,7 +265,7 @@ func report(samples []sample, d time.Duration) {
 			}
 		}
 		sort.Float64s(ms)
-		fmt.Printf("%-22s %7d %6d %8d %9.1f %9.1f\n", n, len(ss), errs, part, pct(ms, 50), pct(ms, 99))
+		fmt.Printf("%-22s %7d %6d %11d %8d %9.1f %9.1f\n", n, len(ss), errs, unav, part, pct(ms, 50), pct(ms, 99))
 	}
 	fmt.Printf("throughput: %.1f calls/s over %s\n", float64(len(samples))/d.Seconds(), d)
 }
