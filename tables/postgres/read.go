@@ -54,6 +54,7 @@ type statsCache struct {
 	version int64
 	readAt  time.Time
 	tables  map[string]TableStats
+	paths   map[int64]string // file paths by id
 }
 
 // versionTTL is how long a Reader trusts the version it read: a search
@@ -147,9 +148,19 @@ func filter(f scope.Filter, t scope.Table, alias string, a *args) string {
 	return "(" + strings.Join(conds, " AND ") + ")"
 }
 
+// querier runs statements: the pool, or a transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
 // query runs q and calls scan for every row.
 func (r *Reader) query(ctx context.Context, q string, a *args, scan func(pgx.Rows) error) error {
-	rows, err := r.pool.Query(ctx, q, a.v...)
+	return r.queryOn(ctx, r.pool, q, a, scan)
+}
+
+// queryOn runs q on db and calls scan for every row.
+func (r *Reader) queryOn(ctx context.Context, db querier, q string, a *args, scan func(pgx.Rows) error) error {
+	rows, err := db.Query(ctx, q, a.v...)
 	if err != nil {
 		return r.wrap(err)
 	}
@@ -204,7 +215,7 @@ func (r *Reader) version(ctx context.Context) (int64, error) {
 	}
 	c.mu.Lock()
 	if v != c.version {
-		c.tables = nil
+		c.tables, c.paths = nil, nil
 	}
 	c.version, c.readAt = v, time.Now()
 	c.mu.Unlock()
@@ -334,7 +345,7 @@ func (r *Reader) MatchCount(ctx context.Context, t tables.FTSTable, expr string)
 		return n, r.wrap(err)
 	}
 	n := 0
-	err = r.candidates(ctx, ft, e, nil, tsq, "TRUE", r.args(), "", func(rows pgx.Rows, dest []any) error { return rows.Scan(dest...) }, func(m *rowMatch, _ int, _ bool) {
+	err = r.candidates(ctx, r.pool, ft, e, nil, tsq, "TRUE", r.args(), "", false, func(rows pgx.Rows, dest []any) error { return rows.Scan(dest...) }, func(m *rowMatch, _ int, _ bool) {
 		n++
 	})
 	return n, err
@@ -343,19 +354,23 @@ func (r *Reader) MatchCount(ctx context.Context, t tables.FTSTable, expr string)
 // ftsTable describes a table's full-text columns as SQLite's FTS table
 // orders them, and the SQL that reads them.
 type ftsTable struct {
-	name  string   // table, and fts_stats.tbl
-	alias string   // in statements
-	cols  []string // FTS column names
-	sql   []string // the columns' SQL
-	join  string   // joining files f
+	name    string   // table, and fts_stats.tbl
+	alias   string   // in statements
+	cols    []string // FTS column names
+	sql     []string // the columns' SQL
+	join    string   // joining files f
+	keyCols string   // a row's rowKey: file, ord, start line
 }
 
 var (
 	chunksFTS = &ftsTable{name: "chunks", alias: "c", cols: []string{"header", "content", "ident_parts", "strings"},
-		sql: []string{"c.header", "c.content", "c.ident_parts", "c.strings"}, join: " JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id"}
+		sql: []string{"c.header", "c.content", "c.ident_parts", "c.strings"}, join: " JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id",
+		keyCols: "c.file_id, c.ord, c.start_line"}
 	symbolsFTS = &ftsTable{name: "symbols", alias: "s", cols: []string{"name", "qualname", "signature", "doc", "ident_parts"},
-		sql: []string{"s.name", "s.qualname", "s.signature", "s.doc", "s.ident_parts"}, join: " JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id"}
-	filesFTS = &ftsTable{name: "files", alias: "f", cols: []string{"path", "summary"}, sql: []string{"f.path", "f.summary"}}
+		sql: []string{"s.name", "s.qualname", "s.signature", "s.doc", "s.ident_parts"}, join: " JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id",
+		keyCols: "s.file_id, s.ord, s.start_line"}
+	filesFTS = &ftsTable{name: "files", alias: "f", cols: []string{"path", "summary"}, sql: []string{"f.path", "f.summary"},
+		keyCols: "f.id, 0, 0"}
 )
 
 func ftsOf(t tables.FTSTable) (*ftsTable, error) {
@@ -370,40 +385,55 @@ func ftsOf(t tables.FTSTable) (*ftsTable, error) {
 
 // candidates fetches the rows of ft whose tokens satisfy tsq (the GIN
 // lookup of e), with rowCols first (scanned by scanRow into the slice it
-// is given), then the full-text columns ws weighs or e filters on, the
-// row's token count and whether cond (the scope) admits it. Each row that
-// really matches e is passed to keep with its phrase counts, its length
-// and whether it is in scope; rows out of scope are kept for the document
-// frequencies, which, as in SQLite, are over the whole table.
-func (r *Reader) candidates(ctx context.Context, ft *ftsTable, e *ftsExpr, ws []float64, tsq, cond string, a *args, rowCols string,
+// is given), then the row's term frequencies, the text of the full-text
+// columns e needs when the frequencies cannot answer (a phrase of several
+// tokens whose tokens the row holds, or a row pushed without frequencies),
+// the row's token count and whether cond (the scope) admits it. Each row
+// that really matches e is passed to keep with its phrase counts, its
+// length and whether it is in scope; rows out of scope are kept for the
+// document frequencies, which, as in SQLite, are over the whole table.
+func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *ftsExpr, ws []float64, tsq, cond string, a *args, rowCols string, join bool,
 	scanRow func(pgx.Rows, []any) error, keep func(m *rowMatch, ntok int, inScope bool)) error {
 	need := e.neededCols()
+	textWhen := ft.alias + ".tf = ''"
+	if mq := e.multiQuery(); mq != "" {
+		textWhen += " OR " + ft.alias + ".tsv @@ " + a.add(mq) + "::tsquery"
+	}
 	var sel []string
 	if rowCols != "" {
 		sel = append(sel, rowCols)
 	}
+	sel = append(sel, ft.alias+".tf")
 	for c, col := range ft.sql {
 		if need&(1<<c) != 0 {
-			sel = append(sel, col)
+			sel = append(sel, "CASE WHEN "+textWhen+" THEN "+col+" END")
 		} else {
-			sel = append(sel, "''")
+			sel = append(sel, "NULL::text")
 		}
 	}
 	sel = append(sel, ft.alias+".ntok", cond)
-	join := ""
-	if rowCols != "" {
-		join = ft.join
+	from := ft.name + ` ` + ft.alias
+	if join {
+		from += ft.join
 	}
-	q := `SELECT ` + strings.Join(sel, ", ") + ` FROM ` + ft.name + ` ` + ft.alias + join +
-		` WHERE ` + ft.alias + `.repo_id = $1 AND ` + ft.alias + `.tsv @@ ` + a.add(tsq) + `::tsquery`
-	texts := make([]string, len(ft.cols))
+	tm := a.add(tsq)
+	lookup := ft.alias + `.tsv @@ ` + tm + `::tsquery`
+	if ft == symbolsFTS && need == 1<<3 {
+		// Docs only (the symbols channel): their own index.
+		lookup = `s.doc <> '' AND s.dtsv @@ ` + tm + `::tsquery`
+	}
+	q := `SELECT ` + strings.Join(sel, ", ") + ` FROM ` + from +
+		` WHERE ` + ft.alias + `.repo_id = $1 AND ` + lookup
+	texts := make([]*string, len(ft.cols))
 	toks := make([][]string, len(ft.cols))
+	var tf []byte
 	var m rowMatch
 	var tk tokenizer
-	return r.query(ctx, q, a, func(rows pgx.Rows) error {
+	return r.queryOn(ctx, db, q, a, func(rows pgx.Rows) error {
 		var ntok int
 		var in bool
-		dest := make([]any, 0, len(ft.cols)+2)
+		dest := make([]any, 0, len(ft.cols)+3)
+		dest = append(dest, &tf)
 		for c := range texts {
 			dest = append(dest, &texts[c])
 		}
@@ -411,14 +441,21 @@ func (r *Reader) candidates(ctx context.Context, ft *ftsTable, e *ftsExpr, ws []
 		if err := scanRow(rows, dest); err != nil {
 			return err
 		}
-		tk.reset()
+		withText := false
 		for c := range texts {
-			toks[c] = nil
-			if need&(1<<c) != 0 {
-				toks[c] = tk.tokens(DecodeText(texts[c]))
-			}
+			withText = withText || need&(1<<c) != 0 && texts[c] != nil
 		}
-		e.count(toks, ws, &m)
+		if withText {
+			for c := range texts {
+				toks[c] = nil
+				if need&(1<<c) != 0 && texts[c] != nil {
+					toks[c] = tk.tokens(DecodeText(*texts[c]))
+				}
+			}
+			e.count(toks, ws, &m)
+		} else if err := e.countTF(tf, len(ft.cols), ws, &m); err != nil {
+			return fmt.Errorf("%s: %w", ft.name, err)
+		}
 		if e.matches(m.raw) {
 			keep(&m, ntok, in)
 		}
@@ -426,17 +463,23 @@ func (r *Reader) candidates(ctx context.Context, ft *ftsTable, e *ftsExpr, ws []
 	})
 }
 
-// ranked is a matching row with its score; row is the caller's.
-type ranked[T any] struct {
-	row   T
-	score float64
+// rowKey names a candidate row in a repository: its file, its position
+// in the file (ord; 0 for files) and its first line (the tie-break after
+// the path).
+type rowKey struct {
+	file  int64
+	ord   int
+	start int
 }
 
 // search ranks the repository's rows of ft matching expr by bm25 with
-// column weights ws, scope cond, and returns them best first (ties by
-// the caller's less), at most limit.
+// column weights ws, in scope s, and returns the best limit, ties by path
+// then line, as the SQLite engine's statements order them. It works in
+// two steps within one snapshot: every candidate is matched and scored
+// from its keys and term frequencies alone, then only the best limit
+// rows are read whole (fetch).
 func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws []float64, s scope.Scope, t scope.Table, limit int,
-	rowCols string, scan func(pgx.Rows, []any) (T, error), less func(a, b T) bool, setScore func(*T, float64)) ([]T, error) {
+	fetch func(ctx context.Context, db querier, keys []rowKey) (map[rowKey]T, error), setScore func(*T, float64)) ([]T, error) {
 	if len(ws) != len(ft.cols) {
 		return nil, fmt.Errorf("%s: %d column weights, want %d", ft.name, len(ws), len(ft.cols))
 	}
@@ -452,20 +495,27 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 	if err != nil || st.Rows == 0 {
 		return nil, err
 	}
+	paths, err := r.paths(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := r.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, r.wrap(err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // read-only
 	a := r.args()
 	cond := filter(s.Filter(), t, ft.alias, a)
 	type cand struct {
-		row  T
+		key  rowKey
 		freq []float64
 		ntok int
 	}
 	var cands []cand
 	df := make([]int64, len(e.phrases))
-	var cur T
-	err = r.candidates(ctx, ft, e, ws, tsq, cond, a, rowCols, func(rows pgx.Rows, rest []any) error {
-		var err error
-		cur, err = scan(rows, rest)
-		return err
+	var cur rowKey
+	err = r.candidates(ctx, tx, ft, e, ws, tsq, cond, a, ft.keyCols, false, func(rows pgx.Rows, rest []any) error {
+		return rows.Scan(append([]any{&cur.file, &cur.ord, &cur.start}, rest...)...)
 	}, func(m *rowMatch, ntok int, in bool) {
 		for i, f := range m.raw {
 			if f > 0 {
@@ -473,7 +523,7 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 			}
 		}
 		if in {
-			cands = append(cands, cand{row: cur, freq: append([]float64(nil), m.weighted...), ntok: ntok})
+			cands = append(cands, cand{key: cur, freq: append([]float64(nil), m.weighted...), ntok: ntok})
 		}
 	})
 	if err != nil {
@@ -484,25 +534,88 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 		idf[i] = st.IDF(d)
 	}
 	avgdl := float64(st.Tokens) / float64(st.Rows)
-	out := make([]ranked[T], len(cands))
+	type scored struct {
+		key   rowKey
+		path  string
+		score float64
+	}
+	out := make([]scored, len(cands))
 	for i, c := range cands {
-		out[i] = ranked[T]{row: c.row, score: bm25(c.freq, idf, c.ntok, avgdl)}
+		out[i] = scored{key: c.key, path: paths[c.key.file], score: bm25(c.freq, idf, c.ntok, avgdl)}
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if out[i].score != out[j].score {
-			return out[i].score > out[j].score
+		a, b := out[i], out[j]
+		if a.score != b.score {
+			return a.score > b.score
 		}
-		return less(out[i].row, out[j].row)
+		if a.path != b.path {
+			return a.path < b.path
+		}
+		return a.key.start < b.key.start
 	})
 	if len(out) > limit {
 		out = out[:limit]
 	}
-	rows := make([]T, len(out))
+	keys := make([]rowKey, len(out))
 	for i, o := range out {
-		rows[i] = o.row
-		setScore(&rows[i], o.score)
+		keys[i] = o.key
+	}
+	got, err := fetch(ctx, tx, keys)
+	if err != nil {
+		return nil, r.wrap(err)
+	}
+	rows := make([]T, 0, len(out))
+	for _, o := range out {
+		if row, ok := got[o.key]; ok {
+			setScore(&row, o.score)
+			rows = append(rows, row)
+		}
 	}
 	return rows, nil
+}
+
+// paths returns the repository's file paths by id, read once per version.
+func (r *Reader) paths(ctx context.Context) (map[int64]string, error) {
+	v, err := r.version(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := r.stats
+	c.mu.Lock()
+	m := c.paths
+	c.mu.Unlock()
+	if m != nil {
+		return m, nil
+	}
+	m = map[int64]string{}
+	err = r.query(ctx, `SELECT id, path FROM files WHERE repo_id = $1`, r.args(), func(rows pgx.Rows) error {
+		var id int64
+		var p string
+		if err := rows.Scan(&id, &p); err != nil {
+			return err
+		}
+		m[id] = DecodeText(p)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.version == v {
+		c.paths = m
+	}
+	c.mu.Unlock()
+	return m, nil
+}
+
+// keyArrays splits keys into the arrays a fetch binds.
+func keyArrays(keys []rowKey) ([]int64, []int32) {
+	files := make([]int64, len(keys))
+	ords := make([]int32, len(keys))
+	for i, k := range keys {
+		files[i], ords[i] = k.file, int32(k.ord)
+	}
+	return files, ords
 }
 
 const chunkRowCols = `c.file_id, c.ord, c.cid, f.path, c.start_line, c.end_line, c.header`
@@ -519,31 +632,46 @@ func scanChunkRow(rows pgx.Rows, extra []any, more ...any) (tables.ChunkRow, err
 	return c, nil
 }
 
-func chunkLess(a, b tables.ChunkRow) bool {
-	if a.Path != b.Path {
-		return a.Path < b.Path
-	}
-	return a.StartLine < b.StartLine
-}
-
 // SearchChunks ranks the chunks matching expr by bm25 with weights ws.
 func (r *Reader) SearchChunks(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]tables.ChunkRow, error) {
-	return search(ctx, r, chunksFTS, expr, ws, s, scope.Chunks, limit, chunkRowCols,
-		func(rows pgx.Rows, rest []any) (tables.ChunkRow, error) { return scanChunkRow(rows, rest) },
-		chunkLess, func(c *tables.ChunkRow, sc float64) { c.Score = sc })
+	return search(ctx, r, chunksFTS, expr, ws, s, scope.Chunks, limit, r.fetchChunks(false), func(c *tables.ChunkRow, sc float64) { c.Score = sc })
 }
 
 // SimilarChunks is SearchChunks with the weights of code similarity, and
 // each chunk's identifiers.
 func (r *Reader) SimilarChunks(ctx context.Context, expr string, s scope.Scope, limit int) ([]tables.ChunkRow, error) {
-	return search(ctx, r, chunksFTS, expr, []float64{0, 1, 1, 0.5}, s, scope.Chunks, limit, chunkRowCols+", c.identifiers",
-		func(rows pgx.Rows, rest []any) (tables.ChunkRow, error) {
+	return search(ctx, r, chunksFTS, expr, []float64{0, 1, 1, 0.5}, s, scope.Chunks, limit, r.fetchChunks(true), func(c *tables.ChunkRow, sc float64) { c.Score = sc })
+}
+
+// fetchChunks reads the chunks with the given keys (and their identifiers).
+func (r *Reader) fetchChunks(idents bool) func(context.Context, querier, []rowKey) (map[rowKey]tables.ChunkRow, error) {
+	return func(ctx context.Context, db querier, keys []rowKey) (map[rowKey]tables.ChunkRow, error) {
+		a := r.args()
+		files, ords := keyArrays(keys)
+		cols := chunkRowCols
+		if idents {
+			cols += ", c.identifiers"
+		}
+		q := `SELECT ` + cols + ` FROM unnest(` + a.add(files) + `::bigint[], ` + a.add(ords) + `::int[]) AS k(f, o)
+JOIN chunks c ON c.repo_id = $1 AND c.file_id = k.f AND c.ord = k.o JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id`
+		out := make(map[rowKey]tables.ChunkRow, len(keys))
+		err := r.queryOn(ctx, db, q, a, func(rows pgx.Rows) error {
 			var ids string
-			c, err := scanChunkRow(rows, rest, &ids)
+			var more []any
+			if idents {
+				more = append(more, &ids)
+			}
+			c, err := scanChunkRow(rows, nil, more...)
+			if err != nil {
+				return err
+			}
 			c.Identifiers = splitList(DecodeText(ids))
-			return c, err
-		},
-		chunkLess, func(c *tables.ChunkRow, sc float64) { c.Score = sc })
+			f, o := splitRowID(c.ID)
+			out[rowKey{file: f, ord: o, start: c.StartLine}] = c
+			return nil
+		})
+		return out, err
+	}
 }
 
 const symbolRowCols = `s.file_id, s.ord, s.sid, f.path, s.start_line, s.end_line, s.kind, s.name, s.qualname, s.signature, s.doc, s.is_exported`
@@ -561,29 +689,47 @@ func scanSymbolRow(rows pgx.Rows, extra []any) (tables.SymbolRow, error) {
 	return s, nil
 }
 
-func symbolLess(a, b tables.SymbolRow) bool {
-	if a.Path != b.Path {
-		return a.Path < b.Path
-	}
-	return a.StartLine < b.StartLine
-}
-
 // SearchSymbols ranks the symbols matching expr by bm25 with weights ws.
 func (r *Reader) SearchSymbols(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]tables.SymbolRow, error) {
-	return search(ctx, r, symbolsFTS, expr, ws, s, scope.Symbols, limit, symbolRowCols, scanSymbolRow,
-		symbolLess, func(x *tables.SymbolRow, sc float64) { x.Score = sc })
+	fetch := func(ctx context.Context, db querier, keys []rowKey) (map[rowKey]tables.SymbolRow, error) {
+		a := r.args()
+		files, ords := keyArrays(keys)
+		q := `SELECT ` + symbolRowCols + ` FROM unnest(` + a.add(files) + `::bigint[], ` + a.add(ords) + `::int[]) AS k(f, o)
+JOIN symbols s ON s.repo_id = $1 AND s.file_id = k.f AND s.ord = k.o JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id`
+		out := make(map[rowKey]tables.SymbolRow, len(keys))
+		err := r.queryOn(ctx, db, q, a, func(rows pgx.Rows) error {
+			row, err := scanSymbolRow(rows, nil)
+			if err != nil {
+				return err
+			}
+			f, o := splitRowID(row.ID)
+			out[rowKey{file: f, ord: o, start: row.StartLine}] = row
+			return nil
+		})
+		return out, err
+	}
+	return search(ctx, r, symbolsFTS, expr, ws, s, scope.Symbols, limit, fetch, func(x *tables.SymbolRow, sc float64) { x.Score = sc })
 }
 
 // SearchFiles ranks the files whose path or summary match expr.
 func (r *Reader) SearchFiles(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]tables.FileRow, error) {
-	return search(ctx, r, filesFTS, expr, ws, s, scope.Files, limit, `f.id, f.path, f.lines`,
-		func(rows pgx.Rows, rest []any) (tables.FileRow, error) {
-			var f tables.FileRow
-			err := rows.Scan(append([]any{&f.ID, &f.Path, &f.Lines}, rest...)...)
-			f.Path = DecodeText(f.Path)
-			return f, err
-		},
-		func(a, b tables.FileRow) bool { return a.Path < b.Path }, func(f *tables.FileRow, sc float64) { f.Score = sc })
+	fetch := func(ctx context.Context, db querier, keys []rowKey) (map[rowKey]tables.FileRow, error) {
+		a := r.args()
+		files, _ := keyArrays(keys)
+		out := make(map[rowKey]tables.FileRow, len(keys))
+		err := r.queryOn(ctx, db, `SELECT f.id, f.path, f.lines FROM files f WHERE f.repo_id = $1 AND f.id = ANY(`+a.add(files)+`::bigint[])`, a,
+			func(rows pgx.Rows) error {
+				var f tables.FileRow
+				if err := rows.Scan(&f.ID, &f.Path, &f.Lines); err != nil {
+					return err
+				}
+				f.Path = DecodeText(f.Path)
+				out[rowKey{file: f.ID}] = f
+				return nil
+			})
+		return out, err
+	}
+	return search(ctx, r, filesFTS, expr, ws, s, scope.Files, limit, fetch, func(f *tables.FileRow, sc float64) { f.Score = sc })
 }
 
 // symbols runs a symbol lookup: the candidates of where (a condition on
@@ -678,7 +824,7 @@ func (r *Reader) SymbolsMatching(ctx context.Context, expr string, s scope.Scope
 	cond := filter(s.Filter(), scope.Symbols, "s", a)
 	var out []tables.SymbolRow
 	var cur tables.SymbolRow
-	err = r.candidates(ctx, symbolsFTS, e, nil, tsq, cond, a, symbolRowCols, func(rows pgx.Rows, rest []any) error {
+	err = r.candidates(ctx, r.pool, symbolsFTS, e, nil, tsq, cond, a, symbolRowCols, true, func(rows pgx.Rows, rest []any) error {
 		var err error
 		cur, err = scanSymbolRow(rows, rest)
 		return err

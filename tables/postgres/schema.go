@@ -143,6 +143,12 @@ END $$;
 //     symbols.ord), so that (file_id, ord) names a chunk in a repository
 //     as a row id does in SQLite: readers hand the planner
 //     file_id<<24 | ord as the row id of a symbol or chunk.
+//   - tf on files, symbols and chunks: each row's distinct tokens with
+//     their count per full-text column (tf.go), so candidates are ranked
+//     without reading their text.
+//   - symbols.dtsv: the tokens of the doc comment alone, for the planner's
+//     doc-only symbols channel (rows pushed before have none and are
+//     found only by a search over every column).
 //   - repo_state: per repository, a version every push bumps in its
 //     transaction (the planner's caches key on it) and the embedding
 //     model and dimension of its vectors.
@@ -159,6 +165,23 @@ UPDATE chunks c SET ord = n.rn - 1
 	FROM (SELECT repo_id, cid, row_number() OVER (PARTITION BY repo_id, file_id ORDER BY start_line, end_line, cid) AS rn FROM chunks) n
 	WHERE c.repo_id = n.repo_id AND c.cid = n.cid;
 ALTER TABLE chunks ALTER COLUMN ord SET NOT NULL;
+
+-- Term frequencies (tf.go); '' in rows pushed before, which readers score
+-- from their text.
+ALTER TABLE files ADD COLUMN tf bytea NOT NULL DEFAULT '';
+ALTER TABLE symbols ADD COLUMN tf bytea NOT NULL DEFAULT '';
+ALTER TABLE chunks ADD COLUMN tf bytea NOT NULL DEFAULT '';
+
+-- The tokens of symbols' doc comments alone: the planner's symbols channel
+-- searches docs only, and most symbols' other columns match its words.
+ALTER TABLE symbols ADD COLUMN dtsv tsvector NOT NULL DEFAULT ''::tsvector;
+DO $$ BEGIN
+	IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'btree_gin') THEN
+		CREATE INDEX symbols_doc ON symbols USING gin(repo_id, dtsv) WHERE doc <> '';
+	ELSE
+		CREATE INDEX symbols_doc ON symbols USING gin(dtsv) WHERE doc <> '';
+	END IF;
+END $$;
 
 CREATE TABLE repo_state(
 	repo_id         bigint PRIMARY KEY,
