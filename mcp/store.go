@@ -272,7 +272,19 @@ func (e *storeEngine) note(m []fanout.Missing) {
 func (e *storeEngine) Search(ctx context.Context, req query.Request) (*query.Response, error) {
 	resp, missing, err := e.fan.Search(ctx, e.repos, req)
 	e.note(missing)
+	if resp != nil && len(missing) > 0 {
+		resp.Notes = append([]string{partialNote(missing)}, resp.Notes...)
+	}
 	return resp, err
+}
+
+// partialNote says which repositories an answer lacks.
+func partialNote(missing []fanout.Missing) string {
+	names := make([]string, len(missing))
+	for i, m := range missing {
+		names[i] = m.Repo + " (shard " + m.Shard + ")"
+	}
+	return "partial: no answer from " + strings.Join(names, ", ")
 }
 
 func (e *storeEngine) SymbolWith(ctx context.Context, idOrName string, opts query.SymbolOptions) (*query.SymbolDetails, error) {
@@ -285,26 +297,41 @@ func (e *storeEngine) SymbolWith(ctx context.Context, idOrName string, opts quer
 func (e *storeEngine) References(ctx context.Context, req query.RefsRequest) (*query.References, error) {
 	refs, missing, err := e.fan.References(ctx, e.repos, req)
 	e.note(missing)
+	if refs != nil && len(missing) > 0 {
+		refs.Notes = append([]string{partialNote(missing)}, refs.Notes...)
+	}
 	return refs, err
 }
 
 // SymbolExists is answered by SymbolWith and References themselves.
 func (e *storeEngine) SymbolExists(context.Context, string) (bool, error) { return true, nil }
 
-// finish marks an answer partial when repositories are missing.
-func (e *storeEngine) finish(fr *Freshness, notes *[]string) StoreOut {
+// finish marks an answer partial when repositories are missing (the
+// answer's notes say which already).
+func (e *storeEngine) finish(fr *Freshness) StoreOut {
 	if len(e.missing) == 0 {
 		return StoreOut{}
 	}
 	fr.Partial = true
-	names := make([]string, len(e.missing))
-	for i, m := range e.missing {
-		names[i] = m.Repo + " (shard " + m.Shard + ")"
-	}
-	if notes != nil {
-		*notes = append([]string{"partial: no answer from " + strings.Join(names, ", ")}, *notes...)
-	}
 	return StoreOut{Missing: e.missing}
+}
+
+// StoreAnswers makes the answers of codebase_search, get_symbol_details
+// and find_references over the repositories of st matching patterns
+// (names or globs; none: all), for `viberag search|symbol|refs --store`:
+// the caller holds the store's URL, so it reads every repository.
+func StoreAnswers(st *postgres.Store, patterns []string) func(ctx context.Context) (*Answers, error) {
+	fan := fanout.New(st, fanout.Options{Present: PresentAction})
+	return func(ctx context.Context) (*Answers, error) {
+		repos, err := fan.Repos(ctx, postgres.All, patterns)
+		if err != nil {
+			return nil, err
+		}
+		if len(repos) == 0 {
+			return nil, fmt.Errorf("--repo %s: no repository of the store matches (store ls lists them)", strings.Join(patterns, ","))
+		}
+		return &Answers{Planner: &storeEngine{fan: fan, repos: repos}, Live: &indexer.Live{HadIndex: true}, QualifiedIDs: true}, nil
+	}
 }
 
 // engine resolves the caller's repositories matching patterns.
@@ -376,7 +403,7 @@ func (s *StoreServer) search(ctx context.Context, req *sdk.CallToolRequest, in S
 		return nil, nil, storeErr(err)
 	}
 	res := &StoreSearchOut{SearchOut: out}
-	res.StoreOut = e.finish(&out.Freshness, &out.Notes)
+	res.StoreOut = e.finish(&out.Freshness)
 	if len(e.repos) == 0 {
 		out.Notes = append(out.Notes, "no repository matches: list_repos shows the ones you may search")
 	}
@@ -396,7 +423,7 @@ func (s *StoreServer) symbol(ctx context.Context, req *sdk.CallToolRequest, in S
 		return nil, nil, storeErr(err)
 	}
 	res := &StoreSymbolOut{SymbolOut: out, Repo: e.repo}
-	res.StoreOut = e.finish(&out.Freshness, nil)
+	res.StoreOut = e.finish(&out.Freshness)
 	return nil, res, nil
 }
 
@@ -415,7 +442,7 @@ func (s *StoreServer) references(ctx context.Context, req *sdk.CallToolRequest, 
 		return nil, nil, storeErr(err)
 	}
 	res := &StoreRefsOut{RefsOut: out}
-	res.StoreOut = e.finish(&out.Freshness, &out.Notes)
+	res.StoreOut = e.finish(&out.Freshness)
 	return nil, res, nil
 }
 
