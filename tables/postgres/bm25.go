@@ -39,8 +39,6 @@ type tokenizer struct {
 	offs []int
 }
 
-func (t *tokenizer) reset() {}
-
 // tokens returns s's tokens; they share one string.
 func (t *tokenizer) tokens(s string) []string {
 	t.buf, t.offs = t.buf[:0], t.offs[:0]

@@ -30,7 +30,6 @@ import (
 // re-written.
 type Reader struct {
 	pool  *pgxpool.Pool
-	sp    *shardPool
 	repo  Repo
 	stats *statsCache
 }

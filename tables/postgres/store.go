@@ -28,10 +28,8 @@ type Store struct {
 }
 
 type shardPool struct {
-	url     string
-	pool    *pgxpool.Pool
-	trigram bool // pg_trgm's index on chunk content exists
-	checked bool
+	url  string
+	pool *pgxpool.Pool
 }
 
 // StoreOptions bound what one shard can cost a reader.
@@ -131,7 +129,7 @@ func (s *Store) Reader(ctx context.Context, r Repo) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Reader{pool: sp.pool, sp: sp, repo: r, stats: &statsCache{}}, nil
+	return &Reader{pool: sp.pool, repo: r, stats: &statsCache{}}, nil
 }
 
 // IsUnavailable reports whether err says a server could not be reached or
