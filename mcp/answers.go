@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/viberag/viberag/fanout"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/scope"
@@ -23,12 +24,26 @@ import (
 // the index state (index_state), with a note while the index is still
 // being built.
 type Answers struct {
-	Planner *query.Planner
+	// Planner answers: a *query.Planner over one index, or a server's
+	// planner over many repositories of a shared store.
+	Planner Engine
 	// DB is the index Planner reads; Live the serving process's state,
 	// nil for a process that does not serve the index (the CLI), whose
 	// index_state comes from the index and its locks.
 	DB   *tables.DB
 	Live *indexer.Live
+	// QualifiedIDs: symbol ids end in "@" and their repository (a
+	// server of a shared store, package fanout).
+	QualifiedIDs bool
+}
+
+// Engine is what Answers asks: *query.Planner's search, symbol and
+// reference answers.
+type Engine interface {
+	Search(ctx context.Context, req query.Request) (*query.Response, error)
+	SymbolWith(ctx context.Context, idOrName string, opts query.SymbolOptions) (*query.SymbolDetails, error)
+	References(ctx context.Context, req query.RefsRequest) (*query.References, error)
+	SymbolExists(ctx context.Context, sid string) (bool, error)
 }
 
 // Limits of the search tools' arguments, checked here so that errors name
@@ -169,6 +184,18 @@ func (a *Answers) building(ctx context.Context, fr Freshness) string {
 	return "index still building: results are partial"
 }
 
+// localID is id without its repository (QualifiedIDs).
+func (a *Answers) localID(id string) string {
+	if !a.QualifiedIDs {
+		return id
+	}
+	local, _, ok := fanout.SplitID(id)
+	if !ok {
+		return ""
+	}
+	return local
+}
+
 // checkSymbolArgs validates a symbol_id / symbol_name pair: exactly one,
 // an id of the right form that the index holds, a sane name.
 func (a *Answers) checkSymbolArgs(ctx context.Context, id, name string) error {
@@ -177,8 +204,8 @@ func (a *Answers) checkSymbolArgs(ctx context.Context, id, name string) error {
 		return argErr("symbol_id", "missing; give symbol_id (s + 16 hex digits, from codebase_search) or symbol_name")
 	case id != "" && name != "":
 		return argErr("symbol_name", "give symbol_id or symbol_name, not both")
-	case id != "" && (!idPattern.MatchString(id) || id[0] != 's'):
-		return argErr("symbol_id", "%q is not a symbol id; give s + 16 hex digits from codebase_search or find_references, or pass a name as symbol_name", trunc(id))
+	case id != "" && (!idPattern.MatchString(a.localID(id)) || id[0] != 's'):
+		return argErr("symbol_id", "%q is not a symbol id; give s + 16 hex digits%s from codebase_search or find_references, or pass a name as symbol_name", trunc(id), map[bool]string{true: " and @repository", false: ""}[a.QualifiedIDs])
 	case len(name) > maxNameLen:
 		return argErr("symbol_name", "is %d bytes, over the limit of %d", len(name), maxNameLen)
 	case name != "" && (!utf8.ValidString(name) || strings.ContainsAny(name, "\x00\n")):

@@ -115,13 +115,18 @@ func Listen(opts HTTPOptions) (net.Listener, error) {
 // retried with a backoff of up to a second (net/http treats those errors
 // as temporary and logs them).
 func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, opts HTTPOptions) error {
+	return serveHTTP(ctx, ln, s.HTTPHandler(ln.Addr().String(), opts), s.log, opts)
+}
+
+// serveHTTP serves handler on ln as Server.ServeHTTP describes.
+func serveHTTP(ctx context.Context, ln net.Listener, handler http.Handler, log *slog.Logger, opts HTTPOptions) error {
 	opts = opts.withDefaults()
 	shed := &connShedder{max: opts.MaxConns, waiting: map[net.Conn]time.Time{}}
 	hs := &http.Server{
-		Handler:           s.HTTPHandler(ln.Addr().String(), opts),
+		Handler:           handler,
 		ReadHeaderTimeout: opts.HeaderTimeout,
 		IdleTimeout:       opts.IdleTimeout,
-		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 		ConnState:         shed.state,
 	}
 	ln = netutil.LimitListener(ln, opts.MaxConns)
@@ -194,21 +199,32 @@ func (c *connShedder) state(conn net.Conn, st http.ConnState) {
 // token is set, the bearer token; sessions are capped and request bodies
 // and response writes have deadlines.
 func (s *Server) HTTPHandler(listenAddr string, opts HTTPOptions) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle(HTTPPath, guarded(s.mcp, s.log, listenAddr, opts, nil))
+	return mux
+}
+
+// guarded is the MCP handler of srv behind the guard; wrap, when set,
+// wraps the SDK's handler inside the guard (authentication).
+func guarded(srv *sdk.Server, log *slog.Logger, listenAddr string, opts HTTPOptions, wrap func(http.Handler) http.Handler) http.Handler {
 	opts = opts.withDefaults()
 	host, port, _ := net.SplitHostPort(listenAddr)
 	host = strings.ToLower(strings.Trim(host, "[]"))
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.mcp }, &sdk.StreamableHTTPOptions{
-		Logger: s.log,
+	var h http.Handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{
+		Logger: log,
 		// The guard checks Host itself: case-insensitively (the SDK's
 		// check refuses "LOCALHOST"), with the port, and for configured
 		// names.
 		DisableLocalhostProtection: true,
 		SessionTimeout:             30 * time.Minute,
 	})
-	g := &guard{
+	if wrap != nil {
+		h = wrap(h)
+	}
+	g := &guard{authed: wrap != nil,
 		next: h, token: opts.Token, loopback: isLoopbackHost(host), port: port,
 		viaLoopback: isLoopbackHost(host) || isUnspecified(host),
-		sessions:    &sessionCap{max: opts.MaxSessions, srv: s.mcp, last: map[string]time.Time{}, busy: map[string]int{}},
+		sessions:    &sessionCap{max: opts.MaxSessions, srv: srv, last: map[string]time.Time{}, busy: map[string]int{}},
 		bodyTimeout: opts.BodyTimeout, writeTimeout: opts.WriteTimeout,
 	}
 	if !g.loopback && host != "" && !isUnspecified(host) {
@@ -222,9 +238,7 @@ func (s *Server) HTTPHandler(listenAddr string, opts HTTPOptions) http.Handler {
 			g.origins = append(g.origins, n)
 		}
 	}
-	mux := http.NewServeMux()
-	mux.Handle(HTTPPath, g)
-	return mux
+	return g
 }
 
 // guard enforces the Host, Origin and token rules, the session cap and
@@ -232,6 +246,7 @@ func (s *Server) HTTPHandler(listenAddr string, opts HTTPOptions) http.Handler {
 type guard struct {
 	next        http.Handler
 	token       string
+	authed      bool     // next authenticates every request itself (bearer tokens of a store)
 	loopback    bool     // listening on loopback only
 	viaLoopback bool     // loopback names reach the server (loopback or unspecified listener)
 	self        string   // the listener's own host, when it is a specific non-loopback one
@@ -328,7 +343,7 @@ func (g *guard) hostOK(hostport string) bool {
 	case g.isSelf(h):
 		return port == g.port
 	}
-	return !g.loopback && g.token != "" && len(g.hosts) == 0
+	return !g.loopback && (g.token != "" || g.authed) && len(g.hosts) == 0
 }
 
 func (g *guard) isSelf(h string) bool {

@@ -1,12 +1,13 @@
 // Package query is the search planner: it answers an agent's questions
 // over an index (see tables/schema.sql) with ranked, explained,
 // size-bounded results. It reads the index through the typed read methods
-// of tables.DB (full-text channels, name lookups, references, chunk text)
+// of tables.Reader (full-text channels, name lookups, references, chunk text;
+// *tables.DB for an index file, tables/postgres for a shared store)
 // and never writes; it holds no SQL.
 //
 // # API
 //
-// New returns a Planner over a *tables.DB; it is safe for concurrent use
+// New returns a Planner over a tables.Reader; it is safe for concurrent use
 // (the MCP server runs many clients at once). Planner.Search runs a Request and returns a Response: hits in
 // ranked order (Response.Hits, what `viberag search` prints and what the
 // benchmark scores), the same hits indexed by kind (Groups: definitions,

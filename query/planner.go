@@ -16,7 +16,7 @@ import (
 // Planner answers searches over one index. It is safe for concurrent use:
 // its statements are prepared once and shared, and its caches are guarded.
 type Planner struct {
-	db   *tables.DB
+	db   tables.Reader
 	tune Tuning
 
 	embMu      sync.RWMutex
@@ -59,12 +59,13 @@ type Options struct {
 	Present func(Action) Action
 }
 
-// New returns a Planner over db, an open index; the Planner only reads
+// New returns a Planner over db, an open index (an SQLite file, or one
+// repository of a shared store: any tables.Reader); the Planner only reads
 // it, through db's read methods, and db stays the caller's to close. It
 // prepares the statements every search uses (tables.DB.PrepareReads), so
 // a missing table or an index of another schema fails here rather than
 // on the first search.
-func New(ctx context.Context, db *tables.DB, opts Options) (*Planner, error) {
+func New(ctx context.Context, db tables.Reader, opts Options) (*Planner, error) {
 	p := &Planner{db: db, tune: DefaultTuning(), guard: opts.QueryEmbed, vectorsOff: opts.VectorsOff, present: opts.Present}
 	p.embedder = p.guarded(opts.Embedder)
 	if opts.Tuning != nil {

@@ -156,8 +156,11 @@ type Hit struct {
 	// ID names the hit for follow-up calls: a symbol's sid ("s…"), a
 	// chunk's cid ("c…"), "f:"+path for a file, "r:"+path+":"+line for a
 	// usage or a text occurrence.
-	ID        string  `json:"id"`
-	Kind      string  `json:"kind"`
+	ID   string `json:"id"`
+	Kind string `json:"kind"`
+	// Repo names the hit's repository when a server searches several (a
+	// shared store); ID then ends in "@" and the repository.
+	Repo      string  `json:"repo,omitempty"`
 	Path      string  `json:"path"`
 	StartLine int     `json:"start_line"`
 	EndLine   int     `json:"end_line"`
@@ -296,6 +299,7 @@ type References struct {
 
 // RefFile is the references in one file.
 type RefFile struct {
+	Repo  string   `json:"repo,omitempty"` // as Hit.Repo
 	Path  string   `json:"path"`
 	Count int      `json:"count"`
 	Refs  []RefHit `json:"refs"`

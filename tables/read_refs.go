@@ -40,12 +40,6 @@ WHERE r.kind = 1 AND r.target = ? AND iif(r.fold = '', lower(r.name), r.fold) <>
 const refSymbolsSQL = `SELECT s.file_id, s.name, s.qualname, s.start_line, (1%s)
 FROM symbols s WHERE s.file_id IN (SELECT value FROM json_each(?)) ORDER BY s.file_id, s.id`
 
-type refSymbol struct {
-	name, qualname string
-	start          int
-	admitted       bool
-}
-
 // RefsNamed returns the references in scope to name (compared ignoring
 // case), and the imports whose imported name is exactly name, in no
 // particular order; one row per use, so a line can appear more than once.
@@ -61,19 +55,12 @@ func (db *DB) RefsNamed(ctx context.Context, name string, s scope.Scope) ([]RefR
 	args := append([]any{lower}, fw.args...)
 	args = append(append(args, name, lower), fw.args...)
 
-	type group struct {
-		fileID               int64
-		path, kind, name, tg string
-		n                    int
-		uses                 []byte
-		byTarget             bool
-	}
-	groups, err := collect(ctx, db, fmt.Sprintf(refsNamedSQL, fw.sql, fw.sql), args, func(r scanner) (group, error) {
-		var g group
+	groups, err := collect(ctx, db, fmt.Sprintf(refsNamedSQL, fw.sql, fw.sql), args, func(r scanner) (RefGroup, error) {
+		var g RefGroup
 		var kind int64
-		err := r.Scan(&g.fileID, &g.path, &kind, &g.name, &g.tg, &g.n, &g.uses, &g.byTarget)
+		err := r.Scan(&g.FileID, &g.Path, &kind, &g.Name, &g.Target, &g.N, &g.Uses, &g.ByTarget)
 		if err == nil {
-			g.kind, err = refKindName(kind)
+			g.Kind, err = refKindName(kind)
 		}
 		return g, err
 	})
@@ -85,13 +72,13 @@ func (db *DB) RefsNamed(ctx context.Context, name string, s scope.Scope) ([]RefR
 	var ids []int64
 	seen := map[int64]bool{}
 	for _, g := range groups {
-		if !seen[g.fileID] {
-			seen[g.fileID] = true
-			ids = append(ids, g.fileID)
+		if !seen[g.FileID] {
+			seen[g.FileID] = true
+			ids = append(ids, g.FileID)
 		}
 	}
 	sw := filterOn(flt, scope.Symbols, "s")
-	syms := map[int64][]refSymbol{}
+	syms := map[int64][]RefSymbol{}
 	rows, err := db.query(ctx, fmt.Sprintf(refSymbolsSQL, sw.sql), append(sw.args, jsonIDs(ids))...)
 	if err != nil {
 		return nil, err
@@ -99,8 +86,8 @@ func (db *DB) RefsNamed(ctx context.Context, name string, s scope.Scope) ([]RefR
 	defer rows.Close()
 	for rows.Next() {
 		var id int64
-		var y refSymbol
-		if err := rows.Scan(&id, &y.name, &y.qualname, &y.start, &y.admitted); err != nil {
+		var y RefSymbol
+		if err := rows.Scan(&id, &y.Name, &y.Qualname, &y.Start, &y.Admitted); err != nil {
 			return nil, err
 		}
 		syms[id] = append(syms[id], y)
@@ -109,32 +96,60 @@ func (db *DB) RefsNamed(ctx context.Context, name string, s scope.Scope) ([]RefR
 		return nil, err
 	}
 	rows.Close()
+	return UnpackRefs(groups, syms, flt.HasSymbolFilters())
+}
 
+// RefGroup is one refs row as stored: the uses of a name of one kind in
+// one file, packed (refs_pack.go). ByTarget marks an import found by its
+// imported name rather than by its name.
+type RefGroup struct {
+	FileID                   int64
+	Path, Kind, Name, Target string
+	N                        int
+	Uses                     []byte
+	ByTarget                 bool
+}
+
+// RefSymbol is a symbol of a file holding references, listed in the
+// order of the ordinals in RefGroup.Uses (the file's symbols in rowid
+// order); Admitted when it passes the scope's symbol filters.
+type RefSymbol struct {
+	Name, Qualname string
+	Start          int
+	Admitted       bool
+}
+
+// UnpackRefs turns the refs rows found for a name into one RefRow per
+// use, by the rules of RefsNamed: a definition's own name is not a use,
+// and with symbol filters a use counts only inside an admitted symbol.
+// syms holds each file's symbols. Both engines run it, so they agree.
+func UnpackRefs(groups []RefGroup, syms map[int64][]RefSymbol, symbolFilters bool) ([]RefRow, error) {
 	var out []RefRow
 	var uses []refUse
+	var err error
 	defs := map[int64]map[lineName]bool{} // per file, built when first needed
 	for _, g := range groups {
-		if uses, err = unpackUses(uses[:0], g.uses, g.n); err != nil {
-			return nil, fmt.Errorf("%s: %s %q: %w", g.path, g.kind, g.name, err)
+		if uses, err = unpackUses(uses[:0], g.Uses, g.N); err != nil {
+			return nil, fmt.Errorf("%s: %s %q: %w", g.Path, g.Kind, g.Name, err)
 		}
-		fs := syms[g.fileID]
+		fs := syms[g.FileID]
 		for _, u := range uses {
-			var encl *refSymbol
+			var encl *RefSymbol
 			if u.encl > 0 && u.encl <= len(fs) {
 				encl = &fs[u.encl-1]
 			}
-			if flt.HasSymbolFilters() && (encl == nil || !encl.admitted) {
+			if symbolFilters && (encl == nil || !encl.Admitted) {
 				continue
 			}
-			if g.kind == "ident" && encl != nil && encl.name == g.name {
+			if g.Kind == "ident" && encl != nil && encl.Name == g.Name {
 				continue // the definition's own name
 			}
-			if !g.byTarget && definesAt(defs, g.fileID, fs, g.name, u.line) {
+			if !g.ByTarget && definesAt(defs, g.FileID, fs, g.Name, u.line) {
 				continue // on the line a symbol of that name starts
 			}
-			row := RefRow{Path: g.path, FileID: g.fileID, Kind: g.kind, Target: g.tg, Line: u.line}
+			row := RefRow{Path: g.Path, FileID: g.FileID, Kind: g.Kind, Target: g.Target, Line: u.line}
 			if encl != nil {
-				row.Qualname = encl.qualname
+				row.Qualname = encl.Qualname
 			}
 			out = append(out, row)
 		}
@@ -149,12 +164,12 @@ type lineName struct {
 
 // definesAt reports whether a symbol named name starts on line of file
 // id, whose symbols are syms.
-func definesAt(defs map[int64]map[lineName]bool, id int64, syms []refSymbol, name string, line int) bool {
+func definesAt(defs map[int64]map[lineName]bool, id int64, syms []RefSymbol, name string, line int) bool {
 	m, ok := defs[id]
 	if !ok {
 		m = make(map[lineName]bool, len(syms))
 		for i := range syms {
-			m[lineName{syms[i].start, syms[i].name}] = true
+			m[lineName{syms[i].Start, syms[i].Name}] = true
 		}
 		defs[id] = m
 	}

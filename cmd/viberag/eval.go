@@ -23,6 +23,7 @@ import (
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/postgres"
 )
 
 type evalCmd struct {
@@ -46,6 +47,8 @@ type evalCmd struct {
 	// per-language tables, and a plain baseline beside viberag.
 	Breakdown bool   `help:"Also print Hit@1/5/10 and NDCG@10 per category and per language."`
 	Ranker    string `default:"viberag" enum:"viberag,bm25-files" help:"viberag, or bm25-files: a plain baseline that ranks whole files by SQLite FTS5 bm25 over their content (no index)."`
+	// Ranking parity between the engines (issue 19).
+	Store string `name:"store" help:"Also push each repository (as bench/NAME) to this shared PostgreSQL store and run every query through it: NDCG@10 through the store, and the mean top-10 overlap with the local index." env:"VIBERAG_EVAL_STORE"`
 }
 
 // evalResult is what eval --json prints.
@@ -93,9 +96,23 @@ type repoResult struct {
 	Hits       hitRates            `json:"hits"`
 	HitsByCat  map[string]hitRates `json:"hits_by_category"`
 	PerQuery   []queryResult       `json:"per_query"`
+	// With --store: the same queries through the store.
+	Store *storeResult `json:"store,omitempty"`
 
 	latencies []float64
 	cpu       []float64
+}
+
+// storeResult is a repository's queries run through a shared store.
+type storeResult struct {
+	NDCG10 float64 `json:"ndcg10"`
+	// Overlap10 is the mean over queries of |top-10 here ∩ top-10 of the
+	// local index| / the larger of the two lists (1 when both are empty).
+	Overlap10 float64 `json:"top10_overlap"`
+	// Identical counts the queries whose ten hits are the same, in order.
+	Identical int     `json:"identical"`
+	P50MS     float64 `json:"p50_ms"`
+	PushMS    int64   `json:"push_ms"`
 }
 
 type queryResult struct {
@@ -269,7 +286,87 @@ func (c *evalCmd) evalRepo(ctx context.Context, r benchRepo, tune *query.Tuning,
 		}
 	}
 	rr.summarise()
+	if c.Store != "" {
+		if rr.Store, err = c.evalStore(ctx, r, root, qs, rr, tune, res); err != nil {
+			return nil, fmt.Errorf("store: %w", err)
+		}
+	}
 	return rr, nil
+}
+
+// evalStore pushes root to the store as bench/NAME and runs the queries
+// through it, comparing each query's hits with the local index's.
+func (c *evalCmd) evalStore(ctx context.Context, r benchRepo, root string, qs []benchQuery, local *repoResult, tune *query.Tuning, res *evalResult) (*storeResult, error) {
+	name := "bench/" + r.Name
+	st, err := postgres.OpenStore(ctx, c.Store, postgres.StoreOptions{})
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	start := time.Now()
+	push, err := st.Catalog.BeginPush(ctx, name, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer push.Rollback()
+	pres, err := indexer.Push(ctx, push, root, indexer.Options{ParseTimeout: c.ParseTimeout, PlainReaders: c.PlainReaders})
+	if err != nil {
+		return nil, err
+	}
+	repo, err := push.Commit(ctx, pres.Commit)
+	if err != nil {
+		return nil, err
+	}
+	sr := &storeResult{PushMS: time.Since(start).Milliseconds()}
+	rd, err := st.Reader(ctx, repo)
+	if err != nil {
+		return nil, err
+	}
+	p, err := query.New(ctx, rd, query.Options{Tuning: tune, VectorsOff: "the store holds no vectors yet"})
+	if err != nil {
+		return nil, err
+	}
+	var scores, overlaps, lat []float64
+	for i, q := range qs {
+		qr, err := c.runQuery(ctx, p, r, q)
+		if err != nil {
+			return nil, err
+		}
+		scores = append(scores, qr.NDCG10)
+		lat = append(lat, qr.MS)
+		ov, same := overlap10(local.PerQuery[i].Top, qr.Top)
+		overlaps = append(overlaps, ov)
+		if same {
+			sr.Identical++
+		}
+	}
+	sr.NDCG10, sr.Overlap10, sr.P50MS = round3(mean(scores)), round3(mean(overlaps)), round3(percentile(lat, 50))
+	_ = res
+	return sr, nil
+}
+
+// overlap10 compares two top-10 lists of hits: the share they have in
+// common, and whether they are the same list.
+func overlap10(a, b []scoredHit) (float64, bool) {
+	a, b = a[:min(len(a), 10)], b[:min(len(b), 10)]
+	if len(a) == 0 && len(b) == 0 {
+		return 1, true
+	}
+	in := map[scoredHit]bool{}
+	for _, h := range a {
+		in[h] = true
+	}
+	n := 0
+	for _, h := range b {
+		if in[h] {
+			n++
+		}
+	}
+	same := len(a) == len(b)
+	for i := 0; same && i < len(a); i++ {
+		same = a[i] == b[i]
+	}
+	return float64(n) / float64(max(len(a), len(b))), same
 }
 
 // summarise computes the repository's means from its per-query results.
@@ -460,6 +557,7 @@ func printEval(w io.Writer, res *evalResult, perQuery bool) {
 		}
 		fmt.Fprintln(w, "by language:", strings.Join(parts, ", "))
 	}
+	printStore(w, res)
 	if len(res.Missing) > 0 {
 		fmt.Fprintln(w, "missing (skipped):", strings.Join(res.Missing, ", "))
 	}
@@ -485,6 +583,29 @@ func printEval(w io.Writer, res *evalResult, perQuery bool) {
 		}
 	}
 	fmt.Fprintf(w, "vectors: %s\n", res.Vectors)
+}
+
+// printStore prints, for a run with --store, each repository's NDCG@10
+// through the store beside the local index's, and how far their top tens
+// agree.
+func printStore(w io.Writer, res *evalResult) {
+	if len(res.Repos) == 0 || res.Repos[0].Store == nil {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "repo\tndcg@10 local\tndcg@10 store\tdelta\ttop-10 overlap\tidentical\tp50 ms store\tpush ms\t")
+	var loc, sto, ov []float64
+	maxDelta := 0.0
+	for _, r := range res.Repos {
+		s := r.Store
+		d := s.NDCG10 - round3(r.NDCG10)
+		maxDelta = max(maxDelta, math.Abs(d))
+		loc, sto, ov = append(loc, r.NDCG10), append(sto, s.NDCG10), append(ov, s.Overlap10)
+		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%+.3f\t%.3f\t%d/%d\t%.2f\t%d\t\n", r.Name, r.NDCG10, s.NDCG10, d, s.Overlap10, s.Identical, r.Queries, s.P50MS, s.PushMS)
+	}
+	fmt.Fprintf(tw, "macro mean\t%.3f\t%.3f\t%+.3f\t%.3f\t\t\t\t\n", mean(loc), mean(sto), mean(sto)-mean(loc), mean(ov))
+	tw.Flush()
+	fmt.Fprintf(w, "store: largest per-repository NDCG@10 difference %.3f\n", maxDelta)
 }
 
 // The benchmark's format and scoring, as its README states them

@@ -41,6 +41,7 @@ type cli struct {
 
 	// A store shared by a team (store.go).
 	Store storeCmd `cmd:"" help:"Administer a shared PostgreSQL store: init, ls, rm, token create."`
+	Serve serveCmd `cmd:"" help:"Serve a shared store to agents over MCP (HTTP): every repository a caller's token may read."`
 
 	VersionCmd versionCmd       `cmd:"" name:"version" help:"Print viberag's version."`
 	Version    kong.VersionFlag `name:"version" help:"Print viberag's version and exit."`

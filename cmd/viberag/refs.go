@@ -8,7 +8,6 @@ import (
 	"os"
 	"regexp"
 
-	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/mcp"
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/scope"
@@ -16,6 +15,7 @@ import (
 
 type refsCmd struct {
 	repoFlags
+	storeRead
 	Dir             string   `short:"C" name:"dir" help:"Use the repository containing PATH (default: the current directory)." type:"path" placeholder:"PATH"`
 	Name            string   `arg:"" help:"A name (send, Session.send) or a symbol id from search."`
 	PathPrefix      []string `name:"path-prefix" help:"Only paths starting with this (repeatable: any of)."`
@@ -26,7 +26,8 @@ type refsCmd struct {
 	JSON            bool     `help:"Print the JSON the MCP server returns (find_references)."`
 }
 
-var symbolIDRe = regexp.MustCompile(`^s[0-9a-f]{16}$`)
+// symbolIDRe matches a symbol id, and one of a store (…@repository).
+var symbolIDRe = regexp.MustCompile(`^s[0-9a-f]{16}(@[^@]+)?$`)
 
 func (c *refsCmd) Run(ctx context.Context) error {
 	in := mcp.RefsIn{K: c.Limit}
@@ -42,17 +43,17 @@ func (c *refsCmd) Run(ctx context.Context) error {
 	if !sc.IsZero() {
 		in.Scope = &sc
 	}
-	ix, err := openIndex(ctx, c.repoFlags, c.Dir, false)
+	src, err := c.storeRead.open(ctx, c.repoFlags, c.Dir, false)
 	if err != nil {
 		return err
 	}
-	defer ix.Close()
-	out, err := ix.answers().References(ctx, in)
+	defer src.close()
+	out, err := src.answers.References(ctx, in)
 	if errors.Is(err, query.ErrNoSymbol) {
 		return &notFound{err}
 	}
 	if err != nil {
-		return indexer.NoteCorruption(ix.db.Path(), err)
+		return src.note(err)
 	}
 	if c.JSON {
 		err = writeJSON(os.Stdout, out)
@@ -79,7 +80,11 @@ func printRefs(w io.Writer, r *query.References, st style) {
 		fmt.Fprintln(w, st.dim("  note: "+n))
 	}
 	for _, f := range r.Files {
-		fmt.Fprintf(w, "%s %s\n", st.path(f.Path), st.dim(fmt.Sprintf("(%d)", f.Count)))
+		path := f.Path
+		if f.Repo != "" {
+			path = f.Repo + ": " + path // a store's file
+		}
+		fmt.Fprintf(w, "%s %s\n", st.path(path), st.dim(fmt.Sprintf("(%d)", f.Count)))
 		for _, h := range f.Refs {
 			where := h.Symbol
 			if where == "" {

@@ -22,6 +22,7 @@ import (
 
 type searchCmd struct {
 	repoFlags
+	storeRead
 	Dir   string   `short:"C" name:"dir" help:"Search the repository containing PATH (default: the current directory)." type:"path" placeholder:"PATH"`
 	Query []string `arg:"" help:"What to look for; the words are joined with spaces. Quote the whole query (e.g. '\"reset by peer\"') for exact text."`
 
@@ -58,14 +59,14 @@ func (c *searchCmd) Run(ctx context.Context) error {
 	if !sc.IsZero() {
 		in.Scope = &sc
 	}
-	ix, err := openIndex(ctx, c.repoFlags, c.Dir, true)
+	src, err := c.storeRead.open(ctx, c.repoFlags, c.Dir, true)
 	if err != nil {
 		return err
 	}
-	defer ix.Close()
-	out, err := ix.answers().Search(ctx, in)
+	defer src.close()
+	out, err := src.answers.Search(ctx, in)
 	if err != nil {
-		return indexer.NoteCorruption(ix.db.Path(), err)
+		return src.note(err)
 	}
 	if c.JSON {
 		err = writeJSON(os.Stdout, out)
@@ -213,9 +214,13 @@ func printSearch(w io.Writer, out *mcp.SearchOut, st style, explain bool) {
 		fmt.Fprintln(w, st.dim("  vectors: "+r.Vectors))
 	}
 	for i, h := range r.Hits {
-		loc := fmt.Sprintf("%s:%d-%d", h.Path, h.StartLine, h.EndLine)
+		path := h.Path
+		if h.Repo != "" {
+			path = h.Repo + ": " + path // a store's hit
+		}
+		loc := fmt.Sprintf("%s:%d-%d", path, h.StartLine, h.EndLine)
 		if h.StartLine == h.EndLine {
-			loc = fmt.Sprintf("%s:%d", h.Path, h.StartLine)
+			loc = fmt.Sprintf("%s:%d", path, h.StartLine)
 		}
 		fmt.Fprintf(w, "%2d %s  %s %s\n", i+1, st.path(loc), st.title(h.Title), st.dim("["+h.Kind+"]"))
 		for _, l := range strings.Split(h.Snippet, "\n") {

@@ -16,6 +16,7 @@ type storeCmd struct {
 	Init  storeInitCmd  `cmd:"" help:"Create or upgrade a store: the catalog database and its shards (idempotent)."`
 	Ls    storeLsCmd    `cmd:"" help:"List the repositories in a store: shard, head commit, files, bytes, last push."`
 	Rm    storeRmCmd    `cmd:"" help:"Remove a repository from a store."`
+	Move  storeMoveCmd  `cmd:"" help:"Move a repository to another shard (no push runs meanwhile; readers switch when it is done)."`
 	Token storeTokenCmd `cmd:"" help:"Manage access tokens."`
 }
 
@@ -122,6 +123,30 @@ func (c *storeRmCmd) Run(ctx context.Context) error {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "removed %s\n", c.Repo)
+	return nil
+}
+
+type storeMoveCmd struct {
+	storeFlags
+	Repo  string `arg:"" help:"Repository name, as store ls prints it."`
+	Shard string `arg:"" help:"Shard name, as store init and store ls print it (shard1, shard2…)."`
+}
+
+func (c *storeMoveCmd) Run(ctx context.Context) error {
+	cat, err := postgres.Open(ctx, c.Store)
+	if err != nil {
+		return err
+	}
+	defer cat.Close()
+	from, err := cat.Move(ctx, c.Repo, c.Shard)
+	if err != nil {
+		return err
+	}
+	if from == c.Shard {
+		fmt.Fprintf(os.Stderr, "%s is on %s already\n", c.Repo, c.Shard)
+		return nil
+	}
+	fmt.Fprintf(os.Stderr, "moved %s from %s to %s\n", c.Repo, from, c.Shard)
 	return nil
 }
 

@@ -116,3 +116,56 @@ func TestIndexPush(t *testing.T) {
 		t.Errorf("--repo without --store: exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestSearchStore reads a store from the command line: search, symbol and
+// refs with --store and --repo, every hit naming its repository.
+func TestSearchStore(t *testing.T) {
+	srv := pgtest.Start(t)
+	if code, _, stderr := runMain(t, "store", "init", srv.URL); code != 0 {
+		t.Fatalf("store init: exit %d, %s", code, stderr)
+	}
+	for _, name := range []string{"team/one", "team/two"} {
+		root := t.TempDir()
+		body := "package p\n\n// Greet says hello.\nfunc Greet() string { return \"hi\" }\n\nfunc use() { _ = Greet() }\n"
+		if err := os.WriteFile(filepath.Join(root, "greet.go"), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if code, _, stderr := runMain(t, "index", root, "--store", srv.URL, "--repo", name); code != 0 {
+			t.Fatalf("push %s: exit %d, %s", name, code, stderr)
+		}
+	}
+	var out struct {
+		Hits []struct{ ID, Repo string }
+	}
+	code, stdout, stderr := runMain(t, "search", "Greet", "--store", srv.URL, "--json")
+	if err := json.Unmarshal([]byte(stdout), &out); code != 0 || err != nil || len(out.Hits) == 0 {
+		t.Fatalf("search --store: exit %d, %v, stdout %q, stderr %q", code, err, stdout, stderr)
+	}
+	repos := map[string]bool{}
+	for _, h := range out.Hits {
+		repos[h.Repo] = true
+	}
+	if !repos["team/one"] || !repos["team/two"] {
+		t.Errorf("search --store found hits in %v; want both repositories", repos)
+	}
+	code, stdout, _ = runMain(t, "search", "Greet", "--store", srv.URL, "--repo", "team/t*", "--json")
+	if err := json.Unmarshal([]byte(stdout), &out); code != 0 || err != nil || len(out.Hits) == 0 {
+		t.Fatalf("search --repo team/t*: exit %d, %v", code, err)
+	}
+	for _, h := range out.Hits {
+		if h.Repo != "team/two" || !strings.HasSuffix(h.ID, "@team/two") {
+			t.Errorf("search --repo team/t*: hit %+v", h)
+		}
+	}
+	code, stdout, stderr = runMain(t, "symbol", out.Hits[0].ID, "--store", srv.URL)
+	if code != 0 || !strings.Contains(stdout, "func Greet()") {
+		t.Errorf("symbol %s --store: exit %d, stdout %q, stderr %q", out.Hits[0].ID, code, stdout, stderr)
+	}
+	code, stdout, stderr = runMain(t, "refs", "Greet", "--store", srv.URL, "--repo", "team/one")
+	if code != 0 || !strings.Contains(stdout, "team/one: greet.go") || strings.Contains(stdout, "team/two") {
+		t.Errorf("refs --store --repo team/one: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if code, _, stderr := runMain(t, "search", "Greet", "--store", srv.URL, "--repo", "nobody/*"); code == 0 || !strings.Contains(stderr, "nobody/*") {
+		t.Errorf("search --repo nobody/*: exit %d, stderr %q", code, stderr)
+	}
+}

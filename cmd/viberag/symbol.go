@@ -8,13 +8,13 @@ import (
 	"os"
 	"strings"
 
-	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/mcp"
 	"github.com/viberag/viberag/query"
 )
 
 type symbolCmd struct {
 	repoFlags
+	storeRead
 	Dir     string `short:"C" name:"dir" help:"Use the repository containing PATH (default: the current directory)." type:"path" placeholder:"PATH"`
 	ID      string `arg:"" name:"id-or-name" help:"A symbol id (from search) or a name (Class, Class.method, pkg::Func)."`
 	MaxCode int    `name:"max-code-chars" help:"Cut the code after this many bytes, at a line end (default 8000, at most 16384)."`
@@ -32,17 +32,17 @@ func (c *symbolCmd) Run(ctx context.Context) error {
 	if c.NoCode {
 		in.IncludeCode = new(false)
 	}
-	ix, err := openIndex(ctx, c.repoFlags, c.Dir, false)
+	src, err := c.storeRead.open(ctx, c.repoFlags, c.Dir, false)
 	if err != nil {
 		return err
 	}
-	defer ix.Close()
-	out, err := ix.answers().Symbol(ctx, in)
+	defer src.close()
+	out, err := src.answers.Symbol(ctx, in)
 	if errors.Is(err, query.ErrNoSymbol) {
 		return &notFound{err}
 	}
 	if err != nil {
-		return indexer.NoteCorruption(ix.db.Path(), err)
+		return src.note(err)
 	}
 	if c.JSON {
 		return writeJSON(os.Stdout, out)

@@ -28,12 +28,25 @@ const (
 // private-use characters, case-folded, with diacritics removed. Every other
 // character (punctuation, '_', spaces, symbols) separates tokens.
 func Tokenize(s string) []string {
-	var out []string
-	var tok strings.Builder
+	var t tokenizer
+	return t.tokens(s)
+}
+
+// tokenizer tokenizes as Tokenize does into one buffer per call, so a
+// candidate row's columns cost a few allocations, not one per token.
+type tokenizer struct {
+	buf  []byte
+	offs []int
+}
+
+// tokens returns s's tokens; they share one string.
+func (t *tokenizer) tokens(s string) []string {
+	t.buf, t.offs = t.buf[:0], t.offs[:0]
+	start := 0
 	flush := func() {
-		if tok.Len() > 0 {
-			out = append(out, tok.String())
-			tok.Reset()
+		if len(t.buf) > start {
+			t.offs = append(t.offs, start, len(t.buf))
+			start = len(t.buf)
 		}
 	}
 	for i := 0; i < len(s); {
@@ -42,9 +55,9 @@ func Tokenize(s string) []string {
 			i++
 			switch {
 			case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
-				tok.WriteByte(c)
+				t.buf = append(t.buf, c)
 			case c >= 'A' && c <= 'Z':
-				tok.WriteByte(c + 'a' - 'A')
+				t.buf = append(t.buf, c+'a'-'A')
 			default:
 				flush()
 			}
@@ -57,21 +70,28 @@ func Tokenize(s string) []string {
 			// A combining mark is part of the token it follows and, with
 			// diacritics removed, leaves no trace.
 		case unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Co, r):
-			foldInto(&tok, r)
+			t.buf = foldInto(t.buf, r)
 		default:
 			flush()
 		}
 	}
 	flush()
+	if len(t.offs) == 0 {
+		return nil
+	}
+	all := string(t.buf)
+	out := make([]string, len(t.offs)/2)
+	for i := range out {
+		out[i] = all[t.offs[2*i]:t.offs[2*i+1]]
+	}
 	return out
 }
 
 // foldInto writes r lower-cased and without its diacritics.
-func foldInto(b *strings.Builder, r rune) {
+func foldInto(b []byte, r rune) []byte {
 	r = unicode.ToLower(r)
 	if r < 0x80 || !unicode.Is(unicode.Latin, r) {
-		b.WriteRune(r)
-		return
+		return utf8.AppendRune(b, r)
 	}
 	// remove_diacritics 2 folds Latin letters to their base letter: the
 	// first rune of the canonical decomposition, when the rest is marks.
@@ -79,11 +99,10 @@ func foldInto(b *strings.Builder, r rune) {
 	base, n := utf8.DecodeRuneInString(d)
 	for _, m := range d[n:] {
 		if !unicode.Is(unicode.Mn, m) {
-			b.WriteRune(r)
-			return
+			return utf8.AppendRune(b, r)
 		}
 	}
-	b.WriteRune(base)
+	return utf8.AppendRune(b, base)
 }
 
 // Phrase is one term of a query: tokens that must occur consecutively in

@@ -208,7 +208,7 @@ func (c *Catalog) Remove(ctx context.Context, name string) error {
 		return err
 	}
 	defer p.Rollback()
-	for _, tbl := range []string{"refs", "chunks", "symbols", "files", "fts_stats"} {
+	for _, tbl := range []string{"refs", "chunks", "symbols", "files", "fts_stats", "vectors", "repo_state"} {
 		if _, err := p.tx.Exec(ctx, `DELETE FROM `+tbl+` WHERE repo_id = $1`, p.repo.ID); err != nil {
 			return fmt.Errorf("remove repository %q: %s: %w", name, tbl, err)
 		}

@@ -24,6 +24,14 @@
 // Rows come from tables.FactBuilder, so both engines store the same facts;
 // text goes through EncodeText so NUL and invalid UTF-8 round-trip.
 //
+// Reading: Store holds the catalog and a bounded pool per shard;
+// Store.Reader gives a Reader, the tables.Reader of one repository, over
+// which the query planner runs as over an SQLite index: candidates come
+// through the GIN indexes, are ranked in Go with FTS5's bm25 and the
+// repository's own statistics (bm25.go, ftsexpr.go), so a repository
+// ranks as its local index does. IsUnavailable tells a shard that does
+// not answer from a bad request.
+//
 // Migrations are numbered, idempotent and applied under an advisory lock
 // by Init; Open refuses a store whose schema is older or newer than this
 // build, naming the command that upgrades it.

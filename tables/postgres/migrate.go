@@ -44,6 +44,7 @@ var shardMigrations = []string{
 	// database as a viberag shard.
 	`CREATE TABLE shard_info(key text PRIMARY KEY, value text NOT NULL)`,
 	shardFacts,
+	shardReads,
 }
 
 // advisoryKey serialises migrations of one database across processes.

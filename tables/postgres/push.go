@@ -36,6 +36,7 @@ type Push struct {
 	nextID int64
 	stats  map[string]*TableStats // deltas of fts_stats
 	tsv    []string               // scratch
+	tf     tfBuilder
 
 	// Written and Deleted count the files this push wrote and removed.
 	Written, Deleted int
@@ -254,45 +255,47 @@ const maxLexeme = 2047
 const maxTsvBytes = 768 << 10
 
 // tokens tokenizes cols as the FTS table does and returns their token
-// count and the distinct tokens for the tsvector.
-func (p *Push) tokens(cols ...string) (int, []string) {
-	n := 0
+// count, the distinct tokens for the tsvector and the row's term
+// frequencies (tf.go).
+func (p *Push) tokens(cols ...string) (int, []string, []byte) {
+	n, keys, tf := p.tf.build(cols)
 	p.tsv = p.tsv[:0]
-	for _, c := range cols {
-		for _, t := range Tokenize(c) {
-			n++
-			if len(t) <= maxLexeme {
-				p.tsv = append(p.tsv, t)
-			} else {
-				p.Unindexed++
-			}
-		}
-	}
-	sort.Strings(p.tsv)
-	uniq := p.tsv[:0]
 	size := 0
-	for i, t := range p.tsv {
-		if i == 0 || t != p.tsv[i-1] {
-			if size += len(t) + 8; size > maxTsvBytes {
-				p.Unindexed++
-				continue
-			}
-			uniq = append(uniq, t)
+	for _, t := range keys {
+		if len(t) > maxLexeme {
+			p.Unindexed += int(sumCounts(p.tf.counts[t]))
+			continue
 		}
+		if size += len(t) + 8; size > maxTsvBytes {
+			p.Unindexed++
+			continue
+		}
+		p.tsv = append(p.tsv, t)
 	}
-	return n, append([]string(nil), uniq...)
+	// Never nil: a nil slice is SQL NULL, and array_to_tsvector(NULL) is
+	// NULL (a Ruby operator method has no token at all).
+	return n, append([]string{}, p.tsv...), tf
+}
+
+func sumCounts(cs []uint32) uint32 {
+	var s uint32
+	for _, c := range cs {
+		s += c
+	}
+	return s
 }
 
 const (
 	insFile = `INSERT INTO files(repo_id, id, path, ext, language, size, lines, hash, imports, exports, doc, summary,
-		parse_status, parse_problem, indexed_at, ntok, tsv)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,array_to_tsvector($17::text[]))`
+		parse_status, parse_problem, indexed_at, ntok, tsv, tf)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,array_to_tsvector($17::text[]),$18)`
 	insSymbol = `INSERT INTO symbols(repo_id, sid, file_id, ord, kind, name, qualname, parent_sid, start_line, end_line,
-		start_byte, end_byte, signature, doc, is_exported, decorators, identifiers, ident_parts, calls, strings, hash, ntok, tsv)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,array_to_tsvector($23::text[]))`
+		start_byte, end_byte, signature, doc, is_exported, decorators, identifiers, ident_parts, calls, strings, hash, ntok, tsv, tf, dtsv)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,array_to_tsvector($23::text[]),$24,
+		array_to_tsvector($25::text[]))`
 	insChunk = `INSERT INTO chunks(repo_id, cid, file_id, start_line, end_line, start_byte, end_byte, symbol_sid, header, content,
-		identifiers, ident_parts, calls, strings, hash, ntok, tsv)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,array_to_tsvector($17::text[]))`
+		identifiers, ident_parts, calls, strings, hash, ntok, tsv, ord, tf)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,array_to_tsvector($17::text[]),$18,$19)`
 )
 
 // queueFile queues the rows of f (file id id) on b and appends its refs
@@ -301,24 +304,24 @@ func (p *Push) queueFile(b *pgx.Batch, id int64, f *extract.File, refs [][]any) 
 	e := EncodeText
 	r := p.fb.Build(f)
 	repo := p.repo.ID
-	n, toks := p.tokens(f.Path, f.Summary)
+	n, toks, tf := p.tokens(f.Path, f.Summary)
 	p.stat("files", 1, int64(n))
 	b.Queue(insFile, repo, id, e(f.Path), e(f.Ext), e(f.Language), f.Size, f.Lines, r.Hash, e(r.Imports), e(r.Exports),
-		e(f.Doc), e(f.Summary), e(f.ParseStatus), e(f.ParseProblem), p.now, n, toks)
+		e(f.Doc), e(f.Summary), e(f.ParseStatus), e(f.ParseProblem), p.now, n, toks, tf)
 	for i := range r.Symbols {
 		s := &r.Symbols[i]
-		n, toks := p.tokens(s.Name, s.Qualname, s.Signature, s.Doc, s.IdentParts)
+		n, toks, tf := p.tokens(s.Name, s.Qualname, s.Signature, s.Doc, s.IdentParts)
 		p.stat("symbols", 1, int64(n))
 		b.Queue(insSymbol, repo, s.SID, id, i, e(s.Kind), e(s.Name), e(s.Qualname), s.ParentSID, s.StartLine, s.EndLine,
 			s.StartByte, s.EndByte, e(s.Signature), e(s.Doc), s.Exported, e(s.Decorators), e(s.Identifiers), e(s.IdentParts),
-			e(s.Calls), e(s.Strings), s.Hash, n, toks)
+			e(s.Calls), e(s.Strings), s.Hash, n, toks, tf, p.tf.colKeys(3))
 	}
 	for i := range r.Chunks {
 		c := &r.Chunks[i]
-		n, toks := p.tokens(c.Header, c.Content, c.IdentParts, c.Strings)
+		n, toks, tf := p.tokens(c.Header, c.Content, c.IdentParts, c.Strings)
 		p.stat("chunks", 1, int64(n))
 		b.Queue(insChunk, repo, c.CID, id, c.StartLine, c.EndLine, c.StartByte, c.EndByte, c.SymbolSID, e(c.Header), e(c.Content),
-			e(c.Identifiers), e(c.IdentParts), e(c.Calls), e(c.Strings), c.Hash, n, toks)
+			e(c.Identifiers), e(c.IdentParts), e(c.Calls), e(c.Strings), c.Hash, n, toks, i, tf)
 	}
 	for _, x := range r.Refs {
 		refs = append(refs, []any{repo, id, x.Row, e(x.Kind), e(x.Name), e(x.NameLower), e(x.Target), x.N, x.Uses})
@@ -348,6 +351,11 @@ func (p *Push) Commit(ctx context.Context, head string) (Repo, error) {
 		if err != nil {
 			return Repo{}, fmt.Errorf("push %s: table statistics: %w", p.repo.Name, err)
 		}
+	}
+	// Readers' caches key on the version: bump it with the facts.
+	if _, err := p.tx.Exec(ctx, `INSERT INTO repo_state(repo_id, version) VALUES ($1, 1)
+		ON CONFLICT (repo_id) DO UPDATE SET version = repo_state.version + 1`, p.repo.ID); err != nil {
+		return Repo{}, fmt.Errorf("push %s: version: %w", p.repo.Name, err)
 	}
 	if err := p.tx.Commit(ctx); err != nil {
 		return Repo{}, fmt.Errorf("push %s: commit: %w", p.repo.Name, err)

@@ -136,3 +136,75 @@ BEGIN
 	END IF;
 END $$;
 `
+
+// shardReads is shard schema step 3, what readers need beyond the facts:
+//
+//   - chunks.ord, a chunk's position among its file's chunks (as
+//     symbols.ord), so that (file_id, ord) names a chunk in a repository
+//     as a row id does in SQLite: readers hand the planner
+//     file_id<<24 | ord as the row id of a symbol or chunk.
+//   - tf on files, symbols and chunks: each row's distinct tokens with
+//     their count per full-text column (tf.go), so candidates are ranked
+//     without reading their text.
+//   - symbols.dtsv: the tokens of the doc comment alone, for the planner's
+//     doc-only symbols channel (rows pushed before have none and are
+//     found only by a search over every column).
+//   - repo_state: per repository, a version every push bumps in its
+//     transaction (the planner's caches key on it) and the embedding
+//     model and dimension of its vectors.
+//   - The name indexes index the first 200 characters of a name: a
+//     B-tree entry must fit a third of a page, and minified code has
+//     names of kilobytes. Lookups compare the prefix (the index) and then
+//     the whole name.
+//   - vectors: per repository, the vectors of its chunks, symbols and
+//     files, as SQLite stores them (little-endian float32 in bytea),
+//     scanned in Go (pgvector is not assumed).
+const shardReads = `
+ALTER TABLE chunks ADD COLUMN ord integer;
+UPDATE chunks c SET ord = n.rn - 1
+	FROM (SELECT repo_id, cid, row_number() OVER (PARTITION BY repo_id, file_id ORDER BY start_line, end_line, cid) AS rn FROM chunks) n
+	WHERE c.repo_id = n.repo_id AND c.cid = n.cid;
+ALTER TABLE chunks ALTER COLUMN ord SET NOT NULL;
+
+-- Term frequencies (tf.go); '' in rows pushed before, which readers score
+-- from their text.
+ALTER TABLE files ADD COLUMN tf bytea NOT NULL DEFAULT '';
+ALTER TABLE symbols ADD COLUMN tf bytea NOT NULL DEFAULT '';
+ALTER TABLE chunks ADD COLUMN tf bytea NOT NULL DEFAULT '';
+
+-- The tokens of symbols' doc comments alone: the planner's symbols channel
+-- searches docs only, and most symbols' other columns match its words.
+ALTER TABLE symbols ADD COLUMN dtsv tsvector NOT NULL DEFAULT ''::tsvector;
+DO $$ BEGIN
+	IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'btree_gin') THEN
+		CREATE INDEX symbols_doc ON symbols USING gin(repo_id, dtsv) WHERE doc <> '';
+	ELSE
+		CREATE INDEX symbols_doc ON symbols USING gin(dtsv) WHERE doc <> '';
+	END IF;
+END $$;
+
+CREATE TABLE repo_state(
+	repo_id         bigint PRIMARY KEY,
+	version         bigint NOT NULL,
+	embedding_model text NOT NULL DEFAULT '',
+	embedding_dim   integer NOT NULL DEFAULT 0
+);
+INSERT INTO repo_state(repo_id, version) SELECT DISTINCT repo_id, 1 FROM files;
+
+DROP INDEX refs_name;
+CREATE INDEX refs_name ON refs(repo_id, left(name_lower, 200));
+DROP INDEX refs_import;
+CREATE INDEX refs_import ON refs(repo_id, left(target, 200)) WHERE kind = 'import';
+DROP INDEX symbols_name;
+CREATE INDEX symbols_name ON symbols(repo_id, left(lower(name), 200));
+
+CREATE TABLE vectors(
+	repo_id bigint NOT NULL,
+	owner   text NOT NULL,             -- a sid, a cid, or f: and the path
+	surface text NOT NULL,             -- code | summary | file
+	model   text NOT NULL,
+	dim     integer NOT NULL,
+	vec     bytea NOT NULL,
+	PRIMARY KEY (repo_id, owner, surface)
+);
+`

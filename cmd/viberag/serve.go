@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/viberag/viberag/mcp"
+	"github.com/viberag/viberag/tables/postgres"
+)
+
+// serveCmd serves a shared store to many agents (README "For a team").
+type serveCmd struct {
+	storeFlags
+	HTTP          string        `name:"http" required:"" help:"host:port to serve streamable HTTP MCP on (/mcp) and the health check (/healthz)."`
+	AllowNoAuth   bool          `name:"allow-no-auth" help:"Serve every repository without tokens: on a loopback address only."`
+	AllowedHost   []string      `name:"allowed-host" help:"Host name accepted besides the listener's own (behind a load balancer, with tokens any name is). Repeatable."`
+	AllowedOrigin []string      `name:"allowed-origin" help:"Browser origin accepted besides the server's own. Repeatable."`
+	MaxConns      int32         `name:"max-conns" default:"8" help:"Connections per shard: requests beyond them queue."`
+	Timeout       time.Duration `name:"timeout" default:"10s" help:"Bound on each repository's part of a call, and on any statement: a shard slower than this is reported missing (partial)."`
+	Verbose       bool          `short:"v" help:"Log diagnostics on stderr."`
+}
+
+func (c *serveCmd) Run(ctx context.Context) error {
+	ln, err := mcp.ListenStore(c.HTTP, c.AllowNoAuth)
+	if err != nil {
+		return err
+	}
+	st, err := postgres.OpenStore(ctx, c.Store, postgres.StoreOptions{MaxConns: c.MaxConns, StatementTimeout: c.Timeout})
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer st.Close()
+	level := slog.LevelWarn
+	if c.Verbose {
+		level = slog.LevelInfo
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	s := mcp.NewStoreServer(st, mcp.StoreServerOptions{AllowNoAuth: c.AllowNoAuth, Timeout: c.Timeout, Logger: log})
+	auth := "bearer tokens required"
+	if c.AllowNoAuth {
+		auth = "no tokens (loopback only)"
+	}
+	fmt.Fprintf(os.Stderr, "viberag: serving store %s over MCP at http://%s%s (%s); health at %s\n",
+		postgres.Redact(c.Store), ln.Addr(), mcp.HTTPPath, auth, mcp.HealthPath)
+	return s.ServeHTTP(ctx, ln, mcp.HTTPOptions{Addr: c.HTTP, AllowedHosts: c.AllowedHost, AllowedOrigins: c.AllowedOrigin})
+}

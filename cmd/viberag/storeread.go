@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"errors"
+
+	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/mcp"
+	"github.com/viberag/viberag/tables/postgres"
+)
+
+// storeRead points search, symbol and refs at a shared store instead of
+// the local index.
+type storeRead struct {
+	Store string   `name:"store" help:"Read a shared PostgreSQL store (its catalog URL) instead of the local index (README \"For a team\")."`
+	Repo  []string `name:"repo" sep:"," help:"With --store: only these repositories (names or globs, comma-separated; default all of them)."`
+}
+
+// source is what a search, symbol or refs command reads, opened.
+type source struct {
+	answers *mcp.Answers
+	// note adds to an error what the reader knows (a damaged index file).
+	note  func(error) error
+	close func()
+}
+
+// open opens the store (with --store) or the local index of the
+// repository holding dir.
+func (s storeRead) open(ctx context.Context, rf repoFlags, dir string, vectors bool) (*source, error) {
+	if s.Store == "" {
+		if len(s.Repo) > 0 {
+			return nil, errors.New("--repo names repositories of a shared store: give --store too")
+		}
+		ix, err := openIndex(ctx, rf, dir, vectors)
+		if err != nil {
+			return nil, err
+		}
+		return &source{answers: ix.answers(), note: func(err error) error { return indexer.NoteCorruption(ix.db.Path(), err) },
+			close: func() { ix.Close() }}, nil
+	}
+	st, err := postgres.OpenStore(ctx, s.Store, postgres.StoreOptions{})
+	if err != nil {
+		return nil, err
+	}
+	ans, err := mcp.StoreAnswers(st, s.Repo)(ctx)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return &source{answers: ans, note: func(err error) error { return err }, close: st.Close}, nil
+}

@@ -1,0 +1,16 @@
+// Package fanout answers searches over many repositories of a shared
+// store (tables/postgres): one query.Planner per repository, run in
+// parallel, their answers merged in Go. A repository whose shard does not
+// answer is left out and named, so an answer from the others is marked
+// partial instead of failing or hanging.
+//
+// Access is the caller's: Repos resolves a caller's access and the
+// repositories a request names (scope.repo, names or globs) to the
+// repositories to read, and every planner reads only its own
+// repository's rows, so a repository the caller may not read is never
+// read at all, and reads exactly as one that does not exist.
+//
+// Ids are unique across repositories: a hit's id is the planner's id, "@"
+// and the repository's name (SplitID undoes it), and every hit carries
+// its repository.
+package fanout

@@ -1,0 +1,216 @@
+package fanout
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/viberag/viberag/query"
+	"github.com/viberag/viberag/tables/postgres"
+)
+
+// Searcher runs searches over a store's repositories. It is safe for
+// concurrent use; a server holds one.
+type Searcher struct {
+	store   *postgres.Store
+	present func(query.Action) query.Action
+	timeout time.Duration
+
+	mu       sync.Mutex
+	planners map[int64]*repoPlanner
+}
+
+type repoPlanner struct {
+	repo    postgres.Repo
+	reader  *postgres.Reader
+	planner *query.Planner
+}
+
+// Options configure a Searcher.
+type Options struct {
+	// Present names the planner's suggested steps as the caller's tools
+	// (query.Options.Present); Searcher then qualifies their ids with the
+	// repository.
+	Present func(query.Action) query.Action
+	// Timeout bounds each repository's part of a request (default 10s):
+	// past it the repository is reported missing, not waited for.
+	Timeout time.Duration
+}
+
+// New returns a Searcher over st.
+func New(st *postgres.Store, opts Options) *Searcher {
+	return &Searcher{store: st, present: opts.Present, timeout: cmp.Or(opts.Timeout, 10*time.Second), planners: map[int64]*repoPlanner{}}
+}
+
+// QualifyID makes a repository's id unique across repositories.
+func QualifyID(id, repo string) string { return id + "@" + repo }
+
+// SplitID splits a qualified id into the repository's id and the
+// repository; ok is false when id names no repository. Repository names
+// never hold '@', paths may: the last '@' separates them.
+func SplitID(id string) (local, repo string, ok bool) {
+	i := strings.LastIndexByte(id, '@')
+	if i <= 0 || i == len(id)-1 {
+		return id, "", false
+	}
+	return id[:i], id[i+1:], true
+}
+
+// Repos returns the repositories access may read that match one of
+// patterns (names or doublestar globs; none: all of them), by name.
+func (s *Searcher) Repos(ctx context.Context, access postgres.Access, patterns []string) ([]postgres.Repo, error) {
+	for _, p := range patterns {
+		if !doublestar.ValidatePattern(p) {
+			return nil, fmt.Errorf("scope.repo: %q is not a repository name or glob", p)
+		}
+	}
+	all, err := s.store.Catalog.Repos(ctx, access)
+	if err != nil {
+		return nil, err
+	}
+	if len(patterns) == 0 {
+		return all, nil
+	}
+	var out []postgres.Repo
+	for _, r := range all {
+		for _, p := range patterns {
+			if ok, _ := doublestar.Match(p, r.Name); ok {
+				out = append(out, r)
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// Repo returns the repository called name when access may read it, else
+// postgres.ErrNotFound (the same answer for one that does not exist).
+func (s *Searcher) Repo(ctx context.Context, access postgres.Access, name string) (postgres.Repo, error) {
+	return s.store.Catalog.Repo(ctx, access, name)
+}
+
+// planner returns the planner of repository r, made when first needed
+// and made again when r moved to another shard.
+func (s *Searcher) planner(ctx context.Context, r postgres.Repo) (*repoPlanner, error) {
+	s.mu.Lock()
+	rp := s.planners[r.ID]
+	s.mu.Unlock()
+	if rp != nil && rp.repo.Shard == r.Shard && rp.repo.Name == r.Name {
+		return rp, nil
+	}
+	rd, err := s.store.Reader(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	name := r.Name
+	present := func(a query.Action) query.Action {
+		if s.present != nil {
+			a = s.present(a)
+		}
+		return qualifyAction(a, name)
+	}
+	p, err := query.New(ctx, rd, query.Options{VectorsOff: "the store holds no vectors", Present: present})
+	if err != nil {
+		return nil, err
+	}
+	rp = &repoPlanner{repo: r, reader: rd, planner: p}
+	s.mu.Lock()
+	s.planners[r.ID] = rp
+	s.mu.Unlock()
+	return rp, nil
+}
+
+// Reader returns the reader of repository r.
+func (s *Searcher) Reader(ctx context.Context, r postgres.Repo) (*postgres.Reader, error) {
+	rp, err := s.planner(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	return rp.reader, nil
+}
+
+// qualifyAction qualifies the ids in a suggested call with the repository
+// and names the repository beside a path.
+func qualifyAction(a query.Action, repo string) query.Action {
+	args := make(map[string]any, len(a.Args)+1)
+	for k, v := range a.Args {
+		args[k] = v
+	}
+	for _, k := range []string{"symbol_id", "id", "cursor"} {
+		if v, ok := args[k].(string); ok && v != "" {
+			if _, _, done := SplitID(v); !done || k == "cursor" {
+				args[k] = QualifyID(v, repo)
+			}
+		}
+	}
+	if _, ok := args["path"]; ok {
+		args["repo"] = repo
+	}
+	if a.Tool == "codebase_search" || a.Tool == query.StepSearch {
+		args["scope"] = map[string]any{"repo": []string{repo}}
+	}
+	a.Args = args
+	return a
+}
+
+// Missing is a repository left out of an answer, and why.
+type Missing struct {
+	Repo   string `json:"repo"`
+	Shard  string `json:"shard"`
+	Reason string `json:"reason"`
+}
+
+// each runs fn for every repository in parallel, bounded per repository
+// by the Searcher's timeout. A repository whose shard is unavailable is
+// reported missing; any other error ends the call.
+func (s *Searcher) each(ctx context.Context, repos []postgres.Repo, fn func(context.Context, *repoPlanner) error) ([]Missing, error) {
+	var mu sync.Mutex
+	var missing []Missing
+	var firstErr error
+	var wg sync.WaitGroup
+	for _, r := range repos {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rctx, cancel := context.WithTimeout(ctx, s.timeout)
+			defer cancel()
+			rp, err := s.planner(rctx, r)
+			if err == nil {
+				err = fn(rctx, rp)
+			}
+			if err == nil {
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if ctx.Err() == nil && (postgres.IsUnavailable(err) || errors.Is(err, context.DeadlineExceeded)) {
+				missing = append(missing, Missing{Repo: r.Name, Shard: r.Shard, Reason: unavailableReason(err)})
+				return
+			}
+			if firstErr == nil {
+				firstErr = err
+			}
+		}()
+	}
+	wg.Wait()
+	sort.Slice(missing, func(i, j int) bool { return missing[i].Repo < missing[j].Repo })
+	return missing, firstErr
+}
+
+func unavailableReason(err error) string {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "shard did not answer in time"
+	}
+	msg := err.Error()
+	if len(msg) > 200 {
+		msg = msg[:200] + "…"
+	}
+	return "shard unavailable: " + msg
+}

@@ -1,0 +1,379 @@
+package fanout
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/viberag/viberag/query"
+	"github.com/viberag/viberag/tables/postgres"
+)
+
+// ErrNotFound is returned, wrapped, for an id, cursor or repository that
+// names nothing the caller may read.
+var ErrNotFound = errors.New("not found")
+
+// ErrUnavailable is returned, wrapped, when nothing could be answered
+// because the shards holding the repositories asked about do not answer.
+var ErrUnavailable = errors.New("shard unavailable")
+
+func unavailable(missing []Missing) error {
+	var parts []string
+	for _, m := range missing {
+		parts = append(parts, m.Repo+" (shard "+m.Shard+")")
+	}
+	return fmt.Errorf("%w: no answer from %s; retry later", ErrUnavailable, strings.Join(parts, ", "))
+}
+
+// Search runs req in every repository of repos and merges the answers:
+// hits by score (ties by repository, then each repository's own order),
+// at most req.Limit, each with its repository and a qualified id. An
+// exhaustive exact_text search pages through one repository (its cursor
+// names it).
+func (s *Searcher) Search(ctx context.Context, repos []postgres.Repo, req query.Request) (*query.Response, []Missing, error) {
+	if req.Cursor != "" {
+		inner, name, ok := SplitID(req.Cursor)
+		i := slices.IndexFunc(repos, func(r postgres.Repo) bool { return r.Name == name })
+		if !ok || i < 0 {
+			return nil, nil, fmt.Errorf("cursor %q: %w: not a cursor of this search's repositories", req.Cursor, ErrNotFound)
+		}
+		repos, req.Cursor = repos[i:i+1], inner
+	}
+	if req.Exhaustive && len(repos) > 1 {
+		return nil, nil, fmt.Errorf("exhaustive pages through one repository at a time: name one in scope.repo (%d match: %s)", len(repos), repoNames(repos, 5))
+	}
+	limit := req.Limit
+	if limit == 0 {
+		limit = query.DefaultLimit
+	}
+	resps := make(map[string]*query.Response, len(repos))
+	var mu sync.Mutex
+	missing, err := s.each(ctx, repos, func(ctx context.Context, rp *repoPlanner) error {
+		resp, err := rp.planner.Search(ctx, req)
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		resps[rp.repo.Name] = resp
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return merge(req, limit, repos, resps), missing, nil
+}
+
+func repoNames(repos []postgres.Repo, n int) string {
+	var names []string
+	for i, r := range repos {
+		if i == n {
+			names = append(names, "…")
+			break
+		}
+		names = append(names, r.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+type mergedHit struct {
+	h    query.Hit
+	repo string
+	pos  int
+}
+
+// merge combines the repositories' answers to req.
+func merge(req query.Request, limit int, repos []postgres.Repo, resps map[string]*query.Response) *query.Response {
+	out := &query.Response{Query: req.Query, Intent: req.Intent, Total: 0, Hits: []query.Hit{}}
+	var all []mergedHit
+	noteRepos := map[string][]string{}
+	var noteOrder []string
+	seenFilter := map[string]bool{}
+	var best *query.Response
+	bestScore := -1.0
+	answered := 0
+	for _, r := range repos {
+		resp := resps[r.Name]
+		if resp == nil {
+			continue
+		}
+		answered++
+		if answered == 1 {
+			out.Query, out.QueryUsed, out.Intent, out.Routing, out.Vectors = resp.Query, resp.QueryUsed, resp.Intent, resp.Routing, resp.Vectors
+		}
+		if resp.Total < 0 || out.Total < 0 {
+			out.Total = -1
+		} else {
+			out.Total += resp.Total
+		}
+		out.Truncated = out.Truncated || resp.Truncated
+		out.Dropped += resp.Dropped
+		if resp.NextCursor != "" {
+			out.NextCursor = QualifyID(resp.NextCursor, r.Name)
+		}
+		for _, f := range resp.FiltersApplied {
+			if !seenFilter[f] {
+				seenFilter[f] = true
+				out.FiltersApplied = append(out.FiltersApplied, f)
+			}
+		}
+		for _, n := range resp.Notes {
+			if _, ok := noteRepos[n]; !ok {
+				noteOrder = append(noteOrder, n)
+			}
+			noteRepos[n] = append(noteRepos[n], r.Name)
+		}
+		for i, h := range resp.Hits {
+			h.Repo = r.Name
+			h.ID = QualifyID(h.ID, r.Name)
+			all = append(all, mergedHit{h: h, repo: r.Name, pos: i})
+			if h.Score > bestScore {
+				best, bestScore = resp, h.Score
+			}
+		}
+	}
+	for _, n := range noteOrder {
+		if rs := noteRepos[n]; answered > 1 && len(rs) < answered {
+			n = strings.Join(rs, ", ") + ": " + n
+		}
+		out.Notes = append(out.Notes, n)
+	}
+	sort.SliceStable(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		if a.h.Score != b.h.Score {
+			return a.h.Score > b.h.Score
+		}
+		if a.repo != b.repo {
+			return a.repo < b.repo
+		}
+		return a.pos < b.pos
+	})
+	if len(all) > limit {
+		if out.Intent == query.ExactText || out.Intent == query.Usage {
+			out.Truncated = true
+		}
+		all = all[:limit]
+	}
+	for _, m := range all {
+		out.Hits = append(out.Hits, m.h)
+	}
+	regroup(out)
+	if best != nil {
+		out.SuggestedNextActions = best.SuggestedNextActions
+	}
+	applyBudget(req, out)
+	return out
+}
+
+// regroup indexes the hits by kind.
+func regroup(resp *query.Response) {
+	resp.Groups = query.Groups{Definitions: []int{}, Usages: []int{}, Files: []int{}, Blocks: []int{}}
+	for i, h := range resp.Hits {
+		switch h.Kind {
+		case query.KindDefinition:
+			resp.Groups.Definitions = append(resp.Groups.Definitions, i)
+		case query.KindUsage:
+			resp.Groups.Usages = append(resp.Groups.Usages, i)
+		case query.KindFile:
+			resp.Groups.Files = append(resp.Groups.Files, i)
+		default:
+			resp.Groups.Blocks = append(resp.Groups.Blocks, i)
+		}
+	}
+}
+
+// applyBudget keeps the merged answer within the request's bound: each
+// repository's answer was bounded alone, so hits are dropped from the
+// end until the whole fits (one is always kept).
+func applyBudget(req query.Request, resp *query.Response) {
+	b := req.MaxBytes
+	if t := req.MaxTokens * 4; t > 0 && (b == 0 || t < b) {
+		b = t
+	}
+	if b <= 0 {
+		return
+	}
+	b = max(b-req.ReserveBytes, 1)
+	for len(resp.Hits) > 1 {
+		data, _ := json.Marshal(resp)
+		if len(data) <= b {
+			return
+		}
+		resp.Hits = resp.Hits[:len(resp.Hits)-1]
+		resp.Dropped++
+		resp.Truncated = true
+		regroup(resp)
+	}
+}
+
+// Symbol answers a symbol's details: an id names its repository; a name
+// is looked up in every repository, and the first (by name) that defines
+// it answers, with a note naming the others.
+func (s *Searcher) Symbol(ctx context.Context, repos []postgres.Repo, idOrName string, opts query.SymbolOptions) (*query.SymbolDetails, string, []Missing, error) {
+	if local, name, ok := SplitID(idOrName); ok {
+		i := slices.IndexFunc(repos, func(r postgres.Repo) bool { return r.Name == name })
+		if i < 0 {
+			return nil, "", nil, fmt.Errorf("%s: %w", idOrName, query.ErrNoSymbol)
+		}
+		repos, idOrName = repos[i:i+1], local
+	}
+	found := map[string]*query.SymbolDetails{}
+	var mu sync.Mutex
+	missing, err := s.each(ctx, repos, func(ctx context.Context, rp *repoPlanner) error {
+		d, err := rp.planner.SymbolWith(ctx, idOrName, opts)
+		if errors.Is(err, query.ErrNoSymbol) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		found[rp.repo.Name] = d
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		return nil, "", nil, err
+	}
+	var names []string
+	for _, r := range repos {
+		if found[r.Name] != nil {
+			names = append(names, r.Name)
+		}
+	}
+	if len(names) == 0 {
+		if len(missing) > 0 {
+			return nil, "", missing, unavailable(missing)
+		}
+		return nil, "", missing, fmt.Errorf("%s: %w", idOrName, query.ErrNoSymbol)
+	}
+	repo := names[0]
+	d := found[repo]
+	qualifySymbol(d, repo)
+	if len(names) > 1 {
+		note := fmt.Sprintf("also defined in %d other repositories: %s (give symbol_id or scope a repository)", len(names)-1, strings.Join(names[1:min(len(names), 6)], ", "))
+		if d.Note != "" {
+			note = d.Note + "; " + note
+		}
+		d.Note = note
+	}
+	return d, repo, missing, nil
+}
+
+func qualifySymbol(d *query.SymbolDetails, repo string) {
+	d.ID = QualifyID(d.ID, repo)
+	if d.Parent != nil {
+		d.Parent.ID = QualifyID(d.Parent.ID, repo)
+	}
+	for i := range d.Children {
+		d.Children[i].ID = QualifyID(d.Children[i].ID, repo)
+	}
+	for i := range d.Others {
+		d.Others[i].ID = QualifyID(d.Others[i].ID, repo)
+	}
+}
+
+// References lists the references to a name (or to the name of the
+// symbol an id names, in its repository) across repos, grouped by
+// repository and file, at most req.Limit lines.
+func (s *Searcher) References(ctx context.Context, repos []postgres.Repo, req query.RefsRequest) (*query.References, []Missing, error) {
+	if req.ID != "" {
+		local, name, ok := SplitID(req.ID)
+		i := slices.IndexFunc(repos, func(r postgres.Repo) bool { return r.Name == name })
+		if !ok || i < 0 {
+			return nil, nil, fmt.Errorf("%s: %w", req.ID, query.ErrNoSymbol)
+		}
+		repos, req.ID = repos[i:i+1], local
+	}
+	limit := req.Limit
+	if limit == 0 {
+		limit = query.DefaultRefs
+	}
+	got := map[string]*query.References{}
+	var mu sync.Mutex
+	missing, err := s.each(ctx, repos, func(ctx context.Context, rp *repoPlanner) error {
+		refs, err := rp.planner.References(ctx, req)
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		got[rp.repo.Name] = refs
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	out := &query.References{Files: []query.RefFile{}}
+	seenNote, seenFilter := map[string]bool{}, map[string]bool{}
+	lines := 0
+	for _, r := range repos {
+		refs := got[r.Name]
+		if refs == nil {
+			continue
+		}
+		out.Name = refs.Name
+		if refs.Symbol != nil {
+			sym := *refs.Symbol
+			sym.ID = QualifyID(sym.ID, r.Name)
+			out.Symbol = &sym
+		}
+		out.Total += refs.Total
+		out.Truncated = out.Truncated || refs.Truncated
+		for _, f := range refs.FiltersApplied {
+			if !seenFilter[f] {
+				seenFilter[f] = true
+				out.FiltersApplied = append(out.FiltersApplied, f)
+			}
+		}
+		for _, n := range refs.Notes {
+			if !seenNote[n] {
+				seenNote[n] = true
+				out.Notes = append(out.Notes, n)
+			}
+		}
+		for _, f := range refs.Files {
+			if lines >= limit {
+				out.Truncated = true
+				break
+			}
+			f.Repo = r.Name
+			if lines+len(f.Refs) > limit {
+				f.Refs = f.Refs[:limit-lines]
+				out.Truncated = true
+			}
+			lines += len(f.Refs)
+			out.Files = append(out.Files, f)
+		}
+	}
+	return out, missing, nil
+}
+
+// Neighbourhood reads the code around an anchor in one repository, with
+// the ids qualified.
+func (s *Searcher) Neighbourhood(ctx context.Context, r postgres.Repo, id, path string, line, before, after int) (*query.Neighbourhood, error) {
+	rp, err := s.planner(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	n, err := rp.planner.Neighbourhood(ctx, id, path, line, before, after)
+	if err != nil {
+		return nil, err
+	}
+	n.Anchor.ID = QualifyID(n.Anchor.ID, r.Name)
+	if n.Parent != nil {
+		n.Parent.ID = QualifyID(n.Parent.ID, r.Name)
+	}
+	for i := range n.Before {
+		n.Before[i].ID = QualifyID(n.Before[i].ID, r.Name)
+	}
+	for i := range n.After {
+		n.After[i].ID = QualifyID(n.After[i].ID, r.Name)
+	}
+	return n, nil
+}

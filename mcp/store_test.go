@@ -1,0 +1,346 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/tables/postgres"
+	"github.com/viberag/viberag/tables/postgres/pgtest"
+)
+
+// storeFixture is a store of three repositories on a catalog and two
+// shards (three servers), served over HTTP.
+type storeFixture struct {
+	url    string // the server's /mcp
+	base   string // http://host:port
+	shards []*pgtest.Server
+	tokA   string // acme/*: two repositories
+	tokB   string // other/*: one
+}
+
+// goRepo is a small Go repository whose names carry tag, and share Dial.
+func goRepo(t *testing.T, tag string) string {
+	t.Helper()
+	root := t.TempDir()
+	files := map[string]string{
+		"dial.go":  fmt.Sprintf("package %s\n\n// Dial connects to the %s server.\nfunc Dial(addr string) error { return connect%s(addr) }\n\nfunc connect%s(addr string) error { return nil }\n", tag, tag, tag, tag),
+		"util.go":  fmt.Sprintf("package %s\n\n// Retry%s retries the %s handshake.\nfunc Retry%s() { _ = Dial(\"x\") }\n", tag, tag, tag, tag),
+		"notes.md": fmt.Sprintf("# %s\n\nThe %s package dials.\n", tag, tag),
+	}
+	for p, body := range files {
+		if err := os.WriteFile(filepath.Join(root, p), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func newStoreFixture(t *testing.T) *storeFixture {
+	t.Helper()
+	ctx := context.Background()
+	cat := pgtest.Start(t)
+	f := &storeFixture{shards: []*pgtest.Server{pgtest.Start(t), pgtest.Start(t)}}
+	if err := postgres.Init(ctx, cat.URL, []string{f.shards[0].URL, f.shards[1].URL}); err != nil {
+		t.Fatal(err)
+	}
+	c, err := postgres.Open(ctx, cat.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, r := range []struct{ name, tag string }{{"acme/net", "netx"}, {"acme/crypto", "cryptox"}, {"other/cmd", "cmdx"}} {
+		p, err := c.BeginPush(ctx, r.name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := indexer.Push(ctx, p, goRepo(t, r.tag), indexer.Options{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Commit(ctx, res.Commit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if f.tokA, err = c.CreateToken(ctx, []string{"acme/*"}, "A"); err != nil {
+		t.Fatal(err)
+	}
+	if f.tokB, err = c.CreateToken(ctx, []string{"other/*"}, "B"); err != nil {
+		t.Fatal(err)
+	}
+	st, err := postgres.OpenStore(ctx, cat.URL, postgres.StoreOptions{StatementTimeout: 5 * time.Second, ConnectTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	ln, err := ListenStore("127.0.0.1:0", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	s := NewStoreServer(st, StoreServerOptions{Timeout: 5 * time.Second})
+	go func() { done <- s.ServeHTTP(sctx, ln, HTTPOptions{}) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	f.base = "http://" + ln.Addr().String()
+	f.url = f.base + HTTPPath
+	return f
+}
+
+type bearer struct{ tok string }
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.tok)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func (f *storeFixture) session(t *testing.T, tok string) *sdk.ClientSession {
+	t.Helper()
+	c := sdk.NewClient(&sdk.Implementation{Name: "test-client", Version: "0"}, nil)
+	cs, err := c.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: f.url, HTTPClient: &http.Client{Transport: bearer{tok}}}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+type storeHits struct {
+	Hits []struct {
+		ID, Repo, Path string
+	} `json:"hits"`
+	Notes      []string         `json:"notes"`
+	NextCursor string           `json:"next_cursor"`
+	Partial    bool             `json:"partial"`
+	Missing    []map[string]any `json:"missing"`
+}
+
+// toolErr calls a tool that must fail and returns its message.
+func toolErr(t *testing.T, cs *sdk.ClientSession, name string, args any) string {
+	t.Helper()
+	res := call(t, cs, name, args)
+	if !res.IsError {
+		t.Fatalf("%s(%s): succeeded, want an error: %s", name, mustJSON(args), trunc(mustJSON(res.StructuredContent)))
+	}
+	return resultText(res)
+}
+
+// TestStoreAccess: a token reads its repositories and nothing else; what
+// it may not read answers exactly as what does not exist.
+func TestStoreAccess(t *testing.T) {
+	f := newStoreFixture(t)
+	for _, tok := range []string{"", "vbr_notatoken", f.tokA + "x"} {
+		req, _ := http.NewRequest(http.MethodPost, f.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if tok != "" {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("token %q: status %d, want 401", tok, resp.StatusCode)
+		}
+	}
+
+	a, b := f.session(t, f.tokA), f.session(t, f.tokB)
+	var repos ListReposOut
+	callOK(t, a, "list_repos", map[string]any{}, &repos)
+	if len(repos.Repos) != 2 || repos.Repos[0].Name != "acme/crypto" || repos.Repos[1].Name != "acme/net" {
+		t.Fatalf("list_repos with token A: %+v", repos.Repos)
+	}
+
+	var hits storeHits
+	callOK(t, a, "codebase_search", map[string]any{"query": "Dial", "k": 50}, &hits)
+	seen := map[string]bool{}
+	for _, h := range hits.Hits {
+		seen[h.Repo] = true
+		if !strings.HasSuffix(h.ID, "@"+h.Repo) {
+			t.Errorf("hit id %q does not name its repository %q", h.ID, h.Repo)
+		}
+	}
+	if !seen["acme/net"] || !seen["acme/crypto"] || len(seen) != 2 {
+		t.Fatalf("search with token A found hits in %v; want acme/net and acme/crypto only", seen)
+	}
+	callOK(t, a, "codebase_search", map[string]any{"query": "Dial", "scope": map[string]any{"repo": "other/cmd"}}, &hits)
+	if len(hits.Hits) != 0 {
+		t.Fatalf("scope.repo other/cmd with token A: %d hits", len(hits.Hits))
+	}
+	callOK(t, a, "codebase_search", map[string]any{"query": "Dial", "scope": map[string]any{"repo": []string{"acme/n*"}, "extension": []string{"go"}}}, &hits)
+	for _, h := range hits.Hits {
+		if h.Repo != "acme/net" || !strings.HasSuffix(h.Path, ".go") {
+			t.Errorf("scope acme/n* and .go: hit %+v", h)
+		}
+	}
+
+	// B's ids, cursor and files, read with A, answer as a repository that
+	// does not exist does.
+	var bh storeHits
+	callOK(t, b, "codebase_search", map[string]any{"query": "Dial", "intent": "definition"}, &bh)
+	if len(bh.Hits) == 0 || bh.Hits[0].Repo != "other/cmd" {
+		t.Fatalf("token B's search: %+v", bh.Hits)
+	}
+	bID := bh.Hits[0].ID
+	ghost := strings.Replace(bID, "@other/cmd", "@ghost/none", 1)
+	var page storeHits
+	callOK(t, b, "codebase_search", map[string]any{"query": "the", "intent": "exact_text", "exhaustive": true, "k": 1}, &page)
+	if page.NextCursor == "" {
+		t.Fatal("exhaustive search with token B: no next_cursor")
+	}
+	same := func(what, got, want string) {
+		t.Helper()
+		if strings.ReplaceAll(got, "other/cmd", "ghost/none") != want {
+			t.Errorf("%s: B's repository with token A says\n  %s\nwhere a missing one says\n  %s", what, got, want)
+		}
+	}
+	same("get_symbol_details", toolErr(t, a, "get_symbol_details", map[string]any{"symbol_id": bID}),
+		toolErr(t, a, "get_symbol_details", map[string]any{"symbol_id": ghost}))
+	same("find_references", toolErr(t, a, "find_references", map[string]any{"symbol_id": bID}),
+		toolErr(t, a, "find_references", map[string]any{"symbol_id": ghost}))
+	same("get_surrounding_code", toolErr(t, a, "get_surrounding_code", map[string]any{"id": bID}),
+		toolErr(t, a, "get_surrounding_code", map[string]any{"id": ghost}))
+	same("read_file_lines", toolErr(t, a, "read_file_lines", map[string]any{"repo": "other/cmd", "path": "dial.go"}),
+		toolErr(t, a, "read_file_lines", map[string]any{"repo": "ghost/none", "path": "dial.go"}))
+	same("cursor", toolErr(t, a, "codebase_search", map[string]any{"query": "the", "intent": "exact_text", "exhaustive": true, "cursor": page.NextCursor}),
+		toolErr(t, a, "codebase_search", map[string]any{"query": "the", "intent": "exact_text", "exhaustive": true,
+			"cursor": strings.Replace(page.NextCursor, "@other/cmd", "@ghost/none", 1)}))
+	// Symbol names do not cross either.
+	msg := toolErr(t, a, "get_symbol_details", map[string]any{"symbol_name": "Retrycmdx"})
+	if strings.Contains(msg, "other/cmd") {
+		t.Errorf("symbol_name of B's symbol with token A: %s", msg)
+	}
+
+	// With its own token, every follow-up works.
+	var sym struct {
+		ID, Repo, Code string
+	}
+	callOK(t, b, "get_symbol_details", map[string]any{"symbol_id": bID}, &sym)
+	if sym.Repo != "other/cmd" || !strings.Contains(sym.Code, "func Dial") {
+		t.Errorf("get_symbol_details with token B: %+v", sym)
+	}
+	var lines struct {
+		Text string
+		Repo string
+	}
+	callOK(t, b, "read_file_lines", map[string]any{"path": "dial.go", "start_line": 3, "end_line": 4}, &lines)
+	if !strings.HasPrefix(lines.Text, "// Dial connects to the cmdx server.\nfunc Dial") {
+		t.Errorf("read_file_lines with token B: %q", lines.Text)
+	}
+	var refs struct {
+		Files []struct{ Repo, Path string }
+	}
+	callOK(t, b, "find_references", map[string]any{"symbol_id": bID}, &refs)
+	if len(refs.Files) == 0 || refs.Files[0].Repo != "other/cmd" {
+		t.Errorf("find_references with token B: %+v", refs.Files)
+	}
+	var sur struct {
+		Repo   string
+		Anchor struct{ ID, Code string }
+	}
+	callOK(t, b, "get_surrounding_code", map[string]any{"id": bID}, &sur)
+	if sur.Repo != "other/cmd" || !strings.HasSuffix(sur.Anchor.ID, "@other/cmd") || !strings.Contains(sur.Anchor.Code, "func Dial") {
+		t.Errorf("get_surrounding_code with token B: %+v", sur)
+	}
+	callOK(t, b, "codebase_search", map[string]any{"query": "the", "intent": "exact_text", "exhaustive": true, "k": 1, "cursor": page.NextCursor}, &page)
+	if len(page.Hits) != 1 {
+		t.Errorf("the second page with token B: %+v", page.Hits)
+	}
+}
+
+// TestStorePartial: with a shard down, answers come from the other one,
+// marked partial and naming what is missing; the health check says so.
+func TestStorePartial(t *testing.T) {
+	f := newStoreFixture(t)
+	a := f.session(t, f.tokA)
+	var hits storeHits
+	callOK(t, a, "codebase_search", map[string]any{"query": "Dial"}, &hits)
+	if hits.Partial || len(hits.Missing) > 0 {
+		t.Fatalf("all shards up: partial %v, missing %v", hits.Partial, hits.Missing)
+	}
+	resp, err := http.Get(f.base + HealthPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("health with every shard up: %d", resp.StatusCode)
+	}
+
+	var crypto storeHits
+	callOK(t, a, "codebase_search", map[string]any{"query": "Dial", "intent": "definition", "scope": map[string]any{"repo": "acme/crypto"}}, &crypto)
+	if len(crypto.Hits) == 0 {
+		t.Fatal("no definition of Dial in acme/crypto")
+	}
+	// acme/net was placed first, on shard1; acme/crypto on shard2.
+	if err := f.shards[1].Stop(); err != nil {
+		t.Fatal(err)
+	}
+	callOK(t, a, "codebase_search", map[string]any{"query": "Dial"}, &hits)
+	if !hits.Partial || len(hits.Missing) != 1 || hits.Missing[0]["repo"] != "acme/crypto" {
+		t.Fatalf("shard2 down: partial %v, missing %v", hits.Partial, hits.Missing)
+	}
+	if len(hits.Hits) == 0 {
+		t.Fatal("shard2 down: no hits from shard1")
+	}
+	for _, h := range hits.Hits {
+		if h.Repo != "acme/net" {
+			t.Errorf("shard2 down: a hit from %s", h.Repo)
+		}
+	}
+	if len(hits.Notes) == 0 || !strings.Contains(hits.Notes[0], "acme/crypto") {
+		t.Errorf("shard2 down: notes %q do not name the missing repository", hits.Notes)
+	}
+	// Tools addressed to a repository on the stopped shard say it does not
+	// answer, rather than that it has no such symbol or file.
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"get_symbol_details", map[string]any{"symbol_id": crypto.Hits[0].ID}},
+		{"read_file_lines", map[string]any{"repo": "acme/crypto", "path": "dial.go"}},
+		{"get_surrounding_code", map[string]any{"id": crypto.Hits[0].ID}},
+	} {
+		if msg := toolErr(t, a, c.tool, c.args); !strings.HasPrefix(msg, "unavailable: ") || !strings.Contains(msg, "acme/crypto") {
+			t.Errorf("%s on the stopped shard: %s", c.tool, msg)
+		}
+	}
+	resp, err = http.Get(f.base + HealthPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h postgres.Health
+	json.NewDecoder(resp.Body).Decode(&h)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || h.Shards["shard2"] != "unreachable" || h.Shards["shard1"] != "ok" {
+		t.Errorf("health with shard2 down: %d %+v", resp.StatusCode, h)
+	}
+}
+
+// TestStoreNoAuthLoopbackOnly: serving without tokens is for loopback.
+func TestStoreNoAuthLoopbackOnly(t *testing.T) {
+	if ln, err := ListenStore("0.0.0.0:0", true); err == nil {
+		ln.Close()
+		t.Fatal("ListenStore(0.0.0.0, allow-no-auth) succeeded")
+	}
+	ln, err := ListenStore("127.0.0.1:0", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.Close()
+}

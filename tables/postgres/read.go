@@ -1,0 +1,902 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables"
+)
+
+// Reader is the read side of one repository in a store: a tables.Reader,
+// so the query planner runs over it as over an SQLite index and ranks the
+// same (see bm25.go). Every statement binds the repository's id as $1:
+// it reads that repository and nothing else. Full-text channels fetch
+// their candidates through the GIN indexes and rank them here, with the
+// repository's own term statistics (fts_stats); exact text goes through
+// pg_trgm and is verified by the caller.
+//
+// Row ids (tables.SymbolRow.ID, ChunkRow.ID) are file_id<<24 | ord:
+// unique in the repository and, as in SQLite, stable until the file is
+// re-written.
+type Reader struct {
+	pool  *pgxpool.Pool
+	repo  Repo
+	stats *statsCache
+}
+
+var _ tables.Reader = (*Reader)(nil)
+
+// Repo returns the repository read, as the catalog had it when the
+// Reader was made.
+func (r *Reader) Repo() Repo { return r.repo }
+
+const ordBits = 24
+
+func rowID(fileID int64, ord int) int64 { return fileID<<ordBits | int64(ord) }
+
+func splitRowID(id int64) (fileID int64, ord int) { return id >> ordBits, int(id & (1<<ordBits - 1)) }
+
+// statsCache holds the repository's version, read at most every
+// versionTTL, and its fts_stats for that version.
+type statsCache struct {
+	mu      sync.Mutex
+	version int64
+	readAt  time.Time
+	tables  map[string]TableStats
+	paths   map[int64]string // file paths by id
+}
+
+// versionTTL is how long a Reader trusts the version it read: a search
+// asks for it several times (each cache of the planner keys on it), and a
+// push becomes visible at most this much later.
+const versionTTL = 200 * time.Millisecond
+
+// args numbers a statement's arguments; $1 is always the repository id.
+type args struct{ v []any }
+
+func (r *Reader) args() *args { return &args{v: []any{r.repo.ID}} }
+
+func (a *args) add(v any) string {
+	a.v = append(a.v, v)
+	return "$" + strconv.Itoa(len(a.v))
+}
+
+// filter renders a scope as a condition over the rows of table t under
+// alias ("TRUE" when nothing is filtered), as tables' filterOn does for
+// SQLite: paths and extensions on the row's file, symbol filters on the
+// symbol itself or, for chunks and files, on a symbol they hold.
+func filter(f scope.Filter, t scope.Table, alias string, a *args) string {
+	var conds []string
+	fileAlias := alias
+	if t != scope.Files {
+		fileAlias = "sf"
+	}
+	var pc []string
+	enc := func(vs []string) []string {
+		out := make([]string, len(vs))
+		for i, v := range vs {
+			out[i] = EncodeText(v)
+		}
+		return out
+	}
+	anyOf := func(vs []string, cond func(string) string, sep string) string {
+		parts := make([]string, len(vs))
+		for i, v := range vs {
+			parts[i] = cond(a.add(EncodeText(v)))
+		}
+		return "(" + strings.Join(parts, sep) + ")"
+	}
+	path := fileAlias + ".path"
+	if v := f.PathPrefix; len(v) > 0 {
+		pc = append(pc, anyOf(v, func(m string) string { return "strpos(" + path + ", " + m + ") = 1" }, " OR "))
+	}
+	if v := f.PathContains; len(v) > 0 {
+		pc = append(pc, anyOf(v, func(m string) string { return "strpos(" + path + ", " + m + ") > 0" }, " OR "))
+	}
+	if v := f.PathNotContains; len(v) > 0 {
+		pc = append(pc, anyOf(v, func(m string) string { return "strpos(" + path + ", " + m + ") = 0" }, " AND "))
+	}
+	if v := f.Extension; len(v) > 0 {
+		pc = append(pc, fileAlias+".ext = ANY("+a.add(enc(v))+"::text[])")
+	}
+	if len(pc) > 0 {
+		if t == scope.Files {
+			conds = append(conds, pc...)
+		} else {
+			conds = append(conds, "EXISTS (SELECT 1 FROM files sf WHERE sf.repo_id = "+alias+".repo_id AND sf.id = "+alias+".file_id AND "+strings.Join(pc, " AND ")+")")
+		}
+	}
+	if t != scope.Refs && f.HasSymbolFilters() {
+		sa := alias
+		if t != scope.Symbols {
+			sa = "ss"
+		}
+		var sc []string
+		if v := f.SymbolKind; len(v) > 0 {
+			sc = append(sc, sa+".kind = ANY("+a.add(enc(v))+"::text[])")
+		}
+		if f.IsExported != nil {
+			sc = append(sc, sa+".is_exported = "+a.add(*f.IsExported))
+		}
+		if v := f.Decorator; len(v) > 0 {
+			sc = append(sc, anyOf(v, func(m string) string { return "strpos(" + sa + ".decorators, E'\\n' || " + m + " || E'\\n') > 0" }, " OR "))
+		}
+		all := strings.Join(sc, " AND ")
+		switch t {
+		case scope.Symbols:
+			conds = append(conds, sc...)
+		case scope.Chunks:
+			conds = append(conds, "EXISTS (SELECT 1 FROM symbols ss WHERE ss.repo_id = "+alias+".repo_id AND ss.sid = "+alias+".symbol_sid AND "+all+")")
+		case scope.Files:
+			conds = append(conds, "EXISTS (SELECT 1 FROM symbols ss WHERE ss.repo_id = "+alias+".repo_id AND ss.file_id = "+alias+".id AND "+all+")")
+		}
+	}
+	if len(conds) == 0 {
+		return "TRUE"
+	}
+	return "(" + strings.Join(conds, " AND ") + ")"
+}
+
+// querier runs statements: the pool, or a transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// query runs q and calls scan for every row.
+func (r *Reader) query(ctx context.Context, q string, a *args, scan func(pgx.Rows) error) error {
+	return r.queryOn(ctx, r.pool, q, a, scan)
+}
+
+// queryOn runs q on db and calls scan for every row.
+func (r *Reader) queryOn(ctx context.Context, db querier, q string, a *args, scan func(pgx.Rows) error) error {
+	rows, err := db.Query(ctx, q, a.v...)
+	if err != nil {
+		return r.wrap(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return r.wrap(err)
+		}
+	}
+	return r.wrap(rows.Err())
+}
+
+func (r *Reader) wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("repository %s (shard %s): %w", r.repo.Name, r.repo.Shard, err)
+}
+
+// found turns pgx.ErrNoRows into ok false.
+func found(err error) (bool, error) {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// PrepareReads checks that the repository's shard answers with this
+// build's schema. It reads no facts.
+func (r *Reader) PrepareReads(ctx context.Context) error {
+	if err := checkVersion(ctx, r.pool, "shard", len(shardMigrations)); err != nil {
+		return r.wrap(err)
+	}
+	return nil
+}
+
+// version returns the repository's version (bumped by every push), as
+// read at most versionTTL ago.
+func (r *Reader) version(ctx context.Context) (int64, error) {
+	c := r.stats
+	c.mu.Lock()
+	if !c.readAt.IsZero() && time.Since(c.readAt) < versionTTL {
+		v := c.version
+		c.mu.Unlock()
+		return v, nil
+	}
+	c.mu.Unlock()
+	var v int64
+	err := r.pool.QueryRow(ctx, `SELECT coalesce((SELECT version FROM repo_state WHERE repo_id = $1), 0)`, r.repo.ID).Scan(&v)
+	if err != nil {
+		return 0, r.wrap(err)
+	}
+	c.mu.Lock()
+	if v != c.version {
+		c.tables, c.paths = nil, nil
+	}
+	c.version, c.readAt = v, time.Now()
+	c.mu.Unlock()
+	return v, nil
+}
+
+// tableStats returns the repository's row and token counts of tbl, read
+// once per version.
+func (r *Reader) tableStats(ctx context.Context, tbl string) (TableStats, error) {
+	v, err := r.version(ctx)
+	if err != nil {
+		return TableStats{}, err
+	}
+	c := r.stats
+	c.mu.Lock()
+	st, ok := c.tables[tbl]
+	c.mu.Unlock()
+	if ok {
+		return st, nil
+	}
+	err = r.pool.QueryRow(ctx, `SELECT coalesce(max(rows), 0), coalesce(max(tokens), 0) FROM fts_stats WHERE repo_id = $1 AND tbl = $2`,
+		r.repo.ID, tbl).Scan(&st.Rows, &st.Tokens)
+	if err != nil {
+		return st, r.wrap(err)
+	}
+	c.mu.Lock()
+	if c.version == v {
+		if c.tables == nil {
+			c.tables = map[string]TableStats{}
+		}
+		c.tables[tbl] = st
+	}
+	c.mu.Unlock()
+	return st, nil
+}
+
+// FilesKey fingerprints the repository's files: the version changes with
+// every push.
+func (r *Reader) FilesKey(ctx context.Context) (tables.FilesKey, error) {
+	v, err := r.version(ctx)
+	return tables.FilesKey{N: v, MaxID: r.repo.ID, LastIndexedAt: "v" + strconv.FormatInt(v, 10)}, err
+}
+
+// SymbolsKey changes with every push.
+func (r *Reader) SymbolsKey(ctx context.Context) (int64, error) { return r.version(ctx) }
+
+// ChunksKey changes with every push.
+func (r *Reader) ChunksKey(ctx context.Context) (string, error) {
+	v, err := r.version(ctx)
+	return strconv.FormatInt(v, 10), err
+}
+
+// FileList returns every file's id, path, language and line count.
+func (r *Reader) FileList(ctx context.Context) ([]tables.FileRow, error) {
+	var out []tables.FileRow
+	err := r.query(ctx, `SELECT id, path, language, lines FROM files WHERE repo_id = $1`, r.args(), func(rows pgx.Rows) error {
+		var f tables.FileRow
+		if err := rows.Scan(&f.ID, &f.Path, &f.Language, &f.Lines); err != nil {
+			return err
+		}
+		f.Path, f.Language = DecodeText(f.Path), DecodeText(f.Language)
+		out = append(out, f)
+		return nil
+	})
+	return out, err
+}
+
+// InScope returns the row ids of table t that s admits.
+func (r *Reader) InScope(ctx context.Context, t scope.Table, s scope.Scope) (map[int64]bool, error) {
+	a := r.args()
+	var q string
+	switch t {
+	case scope.Files:
+		q = `SELECT f.id, 0 FROM files f WHERE f.repo_id = $1 AND ` + filter(s.Filter(), t, "f", a)
+	case scope.Chunks:
+		q = `SELECT c.file_id, c.ord FROM chunks c WHERE c.repo_id = $1 AND ` + filter(s.Filter(), t, "c", a)
+	case scope.Symbols:
+		q = `SELECT s.file_id, s.ord FROM symbols s WHERE s.repo_id = $1 AND ` + filter(s.Filter(), t, "s", a)
+	default:
+		return nil, fmt.Errorf("in scope: table %q has no row ids", t)
+	}
+	ids := map[int64]bool{}
+	err := r.query(ctx, q, a, func(rows pgx.Rows) error {
+		var id int64
+		var ord int
+		if err := rows.Scan(&id, &ord); err != nil {
+			return err
+		}
+		if t != scope.Files {
+			id = rowID(id, ord)
+		}
+		ids[id] = true
+		return nil
+	})
+	return ids, err
+}
+
+// RowCount returns the number of rows of t in the repository.
+func (r *Reader) RowCount(ctx context.Context, t tables.FTSTable) (int, error) {
+	ft, err := ftsOf(t)
+	if err != nil {
+		return 0, err
+	}
+	st, err := r.tableStats(ctx, ft.name)
+	return int(st.Rows), err
+}
+
+// MatchCount returns the number of the repository's rows of t matching
+// expr. A single word is counted through the GIN index alone; anything
+// else is verified row by row, as a search would.
+func (r *Reader) MatchCount(ctx context.Context, t tables.FTSTable, expr string) (int, error) {
+	ft, err := ftsOf(t)
+	if err != nil {
+		return 0, err
+	}
+	e, err := parseFTS(expr, ft.cols)
+	if err != nil {
+		return 0, err
+	}
+	tsq, ok := e.tsquery()
+	if !ok {
+		return 0, nil
+	}
+	if len(e.phrases) == 1 && len(e.phrases[0].Tokens) == 1 && e.cols[0] == uint64(1)<<len(ft.cols)-1 && len(e.phrases[0].Tokens[0]) <= maxLexeme {
+		var n int
+		err := r.pool.QueryRow(ctx, `SELECT count(*) FROM `+ft.name+` WHERE repo_id = $1 AND tsv @@ $2::tsquery`, r.repo.ID, tsq).Scan(&n)
+		return n, r.wrap(err)
+	}
+	n := 0
+	err = r.candidates(ctx, r.pool, ft, e, nil, tsq, "TRUE", r.args(), "", false, func(rows pgx.Rows, dest []any) error { return rows.Scan(dest...) }, func(m *rowMatch, _ int, _ bool) {
+		n++
+	})
+	return n, err
+}
+
+// ftsTable describes a table's full-text columns as SQLite's FTS table
+// orders them, and the SQL that reads them.
+type ftsTable struct {
+	name    string   // table, and fts_stats.tbl
+	alias   string   // in statements
+	cols    []string // FTS column names
+	sql     []string // the columns' SQL
+	join    string   // joining files f
+	keyCols string   // a row's rowKey: file, ord, start line
+}
+
+var (
+	chunksFTS = &ftsTable{name: "chunks", alias: "c", cols: []string{"header", "content", "ident_parts", "strings"},
+		sql: []string{"c.header", "c.content", "c.ident_parts", "c.strings"}, join: " JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id",
+		keyCols: "c.file_id, c.ord, c.start_line"}
+	symbolsFTS = &ftsTable{name: "symbols", alias: "s", cols: []string{"name", "qualname", "signature", "doc", "ident_parts"},
+		sql: []string{"s.name", "s.qualname", "s.signature", "s.doc", "s.ident_parts"}, join: " JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id",
+		keyCols: "s.file_id, s.ord, s.start_line"}
+	filesFTS = &ftsTable{name: "files", alias: "f", cols: []string{"path", "summary"}, sql: []string{"f.path", "f.summary"},
+		keyCols: "f.id, 0, 0"}
+)
+
+func ftsOf(t tables.FTSTable) (*ftsTable, error) {
+	switch t {
+	case tables.ChunksFTS:
+		return chunksFTS, nil
+	case tables.FilesFTS:
+		return filesFTS, nil
+	}
+	return nil, fmt.Errorf("unknown full-text table %q", t)
+}
+
+// candidates fetches the rows of ft whose tokens satisfy tsq (the GIN
+// lookup of e), with rowCols first (scanned by scanRow into the slice it
+// is given), then the row's term frequencies, the text of the full-text
+// columns e needs when the frequencies cannot answer (a phrase of several
+// tokens whose tokens the row holds, or a row pushed without frequencies),
+// the row's token count and whether cond (the scope) admits it. Each row
+// that really matches e is passed to keep with its phrase counts, its
+// length and whether it is in scope; rows out of scope are kept for the
+// document frequencies, which, as in SQLite, are over the whole table.
+func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *ftsExpr, ws []float64, tsq, cond string, a *args, rowCols string, join bool,
+	scanRow func(pgx.Rows, []any) error, keep func(m *rowMatch, ntok int, inScope bool)) error {
+	need := e.neededCols()
+	textWhen := ft.alias + ".tf = ''"
+	if mq := e.multiQuery(); mq != "" {
+		textWhen += " OR " + ft.alias + ".tsv @@ " + a.add(mq) + "::tsquery"
+	}
+	var sel []string
+	if rowCols != "" {
+		sel = append(sel, rowCols)
+	}
+	sel = append(sel, ft.alias+".tf")
+	for c, col := range ft.sql {
+		if need&(1<<c) != 0 {
+			sel = append(sel, "CASE WHEN "+textWhen+" THEN "+col+" END")
+		} else {
+			sel = append(sel, "NULL::text")
+		}
+	}
+	sel = append(sel, ft.alias+".ntok", cond)
+	from := ft.name + ` ` + ft.alias
+	if join {
+		from += ft.join
+	}
+	tm := a.add(tsq)
+	lookup := ft.alias + `.tsv @@ ` + tm + `::tsquery`
+	if ft == symbolsFTS && need == 1<<3 {
+		// Docs only (the symbols channel): their own index.
+		lookup = `s.doc <> '' AND s.dtsv @@ ` + tm + `::tsquery`
+	}
+	q := `SELECT ` + strings.Join(sel, ", ") + ` FROM ` + from +
+		` WHERE ` + ft.alias + `.repo_id = $1 AND ` + lookup
+	texts := make([]*string, len(ft.cols))
+	toks := make([][]string, len(ft.cols))
+	var tf []byte
+	var m rowMatch
+	var tk tokenizer
+	return r.queryOn(ctx, db, q, a, func(rows pgx.Rows) error {
+		var ntok int
+		var in bool
+		dest := make([]any, 0, len(ft.cols)+3)
+		dest = append(dest, &tf)
+		for c := range texts {
+			dest = append(dest, &texts[c])
+		}
+		dest = append(dest, &ntok, &in)
+		if err := scanRow(rows, dest); err != nil {
+			return err
+		}
+		withText := false
+		for c := range texts {
+			withText = withText || need&(1<<c) != 0 && texts[c] != nil
+		}
+		if withText {
+			for c := range texts {
+				toks[c] = nil
+				if need&(1<<c) != 0 && texts[c] != nil {
+					toks[c] = tk.tokens(DecodeText(*texts[c]))
+				}
+			}
+			e.count(toks, ws, &m)
+		} else if err := e.countTF(tf, len(ft.cols), ws, &m); err != nil {
+			return fmt.Errorf("%s: %w", ft.name, err)
+		}
+		if e.matches(m.raw) {
+			keep(&m, ntok, in)
+		}
+		return nil
+	})
+}
+
+// rowKey names a candidate row in a repository: its file, its position
+// in the file (ord; 0 for files) and its first line (the tie-break after
+// the path).
+type rowKey struct {
+	file  int64
+	ord   int
+	start int
+}
+
+// search ranks the repository's rows of ft matching expr by bm25 with
+// column weights ws, in scope s, and returns the best limit, ties by path
+// then line, as the SQLite engine's statements order them. It works in
+// two steps within one snapshot: every candidate is matched and scored
+// from its keys and term frequencies alone, then only the best limit
+// rows are read whole (fetch).
+func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws []float64, s scope.Scope, t scope.Table, limit int,
+	fetch func(ctx context.Context, db querier, keys []rowKey) (map[rowKey]T, error), setScore func(*T, float64)) ([]T, error) {
+	if len(ws) != len(ft.cols) {
+		return nil, fmt.Errorf("%s: %d column weights, want %d", ft.name, len(ws), len(ft.cols))
+	}
+	e, err := parseFTS(expr, ft.cols)
+	if err != nil {
+		return nil, err
+	}
+	tsq, ok := e.tsquery()
+	if !ok || limit <= 0 {
+		return nil, nil
+	}
+	st, err := r.tableStats(ctx, ft.name)
+	if err != nil || st.Rows == 0 {
+		return nil, err
+	}
+	paths, err := r.paths(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tx, err := r.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, r.wrap(err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // read-only
+	a := r.args()
+	cond := filter(s.Filter(), t, ft.alias, a)
+	type cand struct {
+		key  rowKey
+		freq []float64
+		ntok int
+	}
+	var cands []cand
+	df := make([]int64, len(e.phrases))
+	var cur rowKey
+	err = r.candidates(ctx, tx, ft, e, ws, tsq, cond, a, ft.keyCols, false, func(rows pgx.Rows, rest []any) error {
+		return rows.Scan(append([]any{&cur.file, &cur.ord, &cur.start}, rest...)...)
+	}, func(m *rowMatch, ntok int, in bool) {
+		for i, f := range m.raw {
+			if f > 0 {
+				df[i]++
+			}
+		}
+		if in {
+			cands = append(cands, cand{key: cur, freq: append([]float64(nil), m.weighted...), ntok: ntok})
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	idf := make([]float64, len(df))
+	for i, d := range df {
+		idf[i] = st.IDF(d)
+	}
+	avgdl := float64(st.Tokens) / float64(st.Rows)
+	type scored struct {
+		key   rowKey
+		path  string
+		score float64
+	}
+	out := make([]scored, len(cands))
+	for i, c := range cands {
+		out[i] = scored{key: c.key, path: paths[c.key.file], score: bm25(c.freq, idf, c.ntok, avgdl)}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.score != b.score {
+			return a.score > b.score
+		}
+		if a.path != b.path {
+			return a.path < b.path
+		}
+		return a.key.start < b.key.start
+	})
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	keys := make([]rowKey, len(out))
+	for i, o := range out {
+		keys[i] = o.key
+	}
+	got, err := fetch(ctx, tx, keys)
+	if err != nil {
+		return nil, r.wrap(err)
+	}
+	rows := make([]T, 0, len(out))
+	for _, o := range out {
+		if row, ok := got[o.key]; ok {
+			setScore(&row, o.score)
+			rows = append(rows, row)
+		}
+	}
+	return rows, nil
+}
+
+// paths returns the repository's file paths by id, read once per version.
+func (r *Reader) paths(ctx context.Context) (map[int64]string, error) {
+	v, err := r.version(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c := r.stats
+	c.mu.Lock()
+	m := c.paths
+	c.mu.Unlock()
+	if m != nil {
+		return m, nil
+	}
+	m = map[int64]string{}
+	err = r.query(ctx, `SELECT id, path FROM files WHERE repo_id = $1`, r.args(), func(rows pgx.Rows) error {
+		var id int64
+		var p string
+		if err := rows.Scan(&id, &p); err != nil {
+			return err
+		}
+		m[id] = DecodeText(p)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.version == v {
+		c.paths = m
+	}
+	c.mu.Unlock()
+	return m, nil
+}
+
+// keyArrays splits keys into the arrays a fetch binds.
+func keyArrays(keys []rowKey) ([]int64, []int32) {
+	files := make([]int64, len(keys))
+	ords := make([]int32, len(keys))
+	for i, k := range keys {
+		files[i], ords[i] = k.file, int32(k.ord)
+	}
+	return files, ords
+}
+
+const chunkRowCols = `c.file_id, c.ord, c.cid, f.path, c.start_line, c.end_line, c.header`
+
+func scanChunkRow(rows pgx.Rows, extra []any, more ...any) (tables.ChunkRow, error) {
+	var c tables.ChunkRow
+	var ord int
+	dest := append([]any{&c.FileID, &ord, &c.CID, &c.Path, &c.StartLine, &c.EndLine, &c.Header}, more...)
+	if err := rows.Scan(append(dest, extra...)...); err != nil {
+		return c, err
+	}
+	c.ID = rowID(c.FileID, ord)
+	c.Path, c.Header = DecodeText(c.Path), DecodeText(c.Header)
+	return c, nil
+}
+
+// SearchChunks ranks the chunks matching expr by bm25 with weights ws.
+func (r *Reader) SearchChunks(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]tables.ChunkRow, error) {
+	return search(ctx, r, chunksFTS, expr, ws, s, scope.Chunks, limit, r.fetchChunks(false), func(c *tables.ChunkRow, sc float64) { c.Score = sc })
+}
+
+// SimilarChunks is SearchChunks with the weights of code similarity, and
+// each chunk's identifiers.
+func (r *Reader) SimilarChunks(ctx context.Context, expr string, s scope.Scope, limit int) ([]tables.ChunkRow, error) {
+	return search(ctx, r, chunksFTS, expr, []float64{0, 1, 1, 0.5}, s, scope.Chunks, limit, r.fetchChunks(true), func(c *tables.ChunkRow, sc float64) { c.Score = sc })
+}
+
+// fetchChunks reads the chunks with the given keys (and their identifiers).
+func (r *Reader) fetchChunks(idents bool) func(context.Context, querier, []rowKey) (map[rowKey]tables.ChunkRow, error) {
+	return func(ctx context.Context, db querier, keys []rowKey) (map[rowKey]tables.ChunkRow, error) {
+		a := r.args()
+		files, ords := keyArrays(keys)
+		cols := chunkRowCols
+		if idents {
+			cols += ", c.identifiers"
+		}
+		q := `SELECT ` + cols + ` FROM unnest(` + a.add(files) + `::bigint[], ` + a.add(ords) + `::int[]) AS k(f, o)
+JOIN chunks c ON c.repo_id = $1 AND c.file_id = k.f AND c.ord = k.o JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id`
+		out := make(map[rowKey]tables.ChunkRow, len(keys))
+		err := r.queryOn(ctx, db, q, a, func(rows pgx.Rows) error {
+			var ids string
+			var more []any
+			if idents {
+				more = append(more, &ids)
+			}
+			c, err := scanChunkRow(rows, nil, more...)
+			if err != nil {
+				return err
+			}
+			c.Identifiers = splitList(DecodeText(ids))
+			f, o := splitRowID(c.ID)
+			out[rowKey{file: f, ord: o, start: c.StartLine}] = c
+			return nil
+		})
+		return out, err
+	}
+}
+
+const symbolRowCols = `s.file_id, s.ord, s.sid, f.path, s.start_line, s.end_line, s.kind, s.name, s.qualname, s.signature, s.doc, s.is_exported`
+
+func scanSymbolRow(rows pgx.Rows, extra []any) (tables.SymbolRow, error) {
+	var s tables.SymbolRow
+	var ord int
+	dest := []any{&s.FileID, &ord, &s.SID, &s.Path, &s.StartLine, &s.EndLine, &s.Kind, &s.Name, &s.Qualname, &s.Signature, &s.Doc, &s.Exported}
+	if err := rows.Scan(append(dest, extra...)...); err != nil {
+		return s, err
+	}
+	s.ID = rowID(s.FileID, ord)
+	s.Path, s.Kind, s.Name, s.Qualname = DecodeText(s.Path), DecodeText(s.Kind), DecodeText(s.Name), DecodeText(s.Qualname)
+	s.Signature, s.Doc = DecodeText(s.Signature), DecodeText(s.Doc)
+	return s, nil
+}
+
+// SearchSymbols ranks the symbols matching expr by bm25 with weights ws.
+func (r *Reader) SearchSymbols(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]tables.SymbolRow, error) {
+	fetch := func(ctx context.Context, db querier, keys []rowKey) (map[rowKey]tables.SymbolRow, error) {
+		a := r.args()
+		files, ords := keyArrays(keys)
+		q := `SELECT ` + symbolRowCols + ` FROM unnest(` + a.add(files) + `::bigint[], ` + a.add(ords) + `::int[]) AS k(f, o)
+JOIN symbols s ON s.repo_id = $1 AND s.file_id = k.f AND s.ord = k.o JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id`
+		out := make(map[rowKey]tables.SymbolRow, len(keys))
+		err := r.queryOn(ctx, db, q, a, func(rows pgx.Rows) error {
+			row, err := scanSymbolRow(rows, nil)
+			if err != nil {
+				return err
+			}
+			f, o := splitRowID(row.ID)
+			out[rowKey{file: f, ord: o, start: row.StartLine}] = row
+			return nil
+		})
+		return out, err
+	}
+	return search(ctx, r, symbolsFTS, expr, ws, s, scope.Symbols, limit, fetch, func(x *tables.SymbolRow, sc float64) { x.Score = sc })
+}
+
+// SearchFiles ranks the files whose path or summary match expr.
+func (r *Reader) SearchFiles(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]tables.FileRow, error) {
+	fetch := func(ctx context.Context, db querier, keys []rowKey) (map[rowKey]tables.FileRow, error) {
+		a := r.args()
+		files, _ := keyArrays(keys)
+		out := make(map[rowKey]tables.FileRow, len(keys))
+		err := r.queryOn(ctx, db, `SELECT f.id, f.path, f.lines FROM files f WHERE f.repo_id = $1 AND f.id = ANY(`+a.add(files)+`::bigint[])`, a,
+			func(rows pgx.Rows) error {
+				var f tables.FileRow
+				if err := rows.Scan(&f.ID, &f.Path, &f.Lines); err != nil {
+					return err
+				}
+				f.Path = DecodeText(f.Path)
+				out[rowKey{file: f.ID}] = f
+				return nil
+			})
+		return out, err
+	}
+	return search(ctx, r, filesFTS, expr, ws, s, scope.Files, limit, fetch, func(f *tables.FileRow, sc float64) { f.Score = sc })
+}
+
+// symbols runs a symbol lookup: the candidates of where (a condition on
+// s, with the scope ANDed), filtered by keep, in (file, position) order,
+// at most limit.
+func (r *Reader) symbols(ctx context.Context, where string, a *args, s scope.Scope, order string, limit int, keep func(tables.SymbolRow) bool) ([]tables.SymbolRow, error) {
+	q := `SELECT ` + symbolRowCols + ` FROM symbols s JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id
+WHERE s.repo_id = $1 AND ` + where + ` AND ` + filter(s.Filter(), scope.Symbols, "s", a) + ` ORDER BY ` + order
+	var out []tables.SymbolRow
+	err := r.query(ctx, q, a, func(rows pgx.Rows) error {
+		row, err := scanSymbolRow(rows, nil)
+		if err != nil {
+			return err
+		}
+		if (keep == nil || keep(row)) && (limit <= 0 || len(out) < limit) {
+			out = append(out, row)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// asciiFold lower-cases ASCII letters only: SQLite's NOCASE.
+func asciiFold(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; 'A' <= c && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if c := b[j]; 'A' <= c && c <= 'Z' {
+					b[j] = c + 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
+}
+
+// SymbolsNamed returns up to 500 symbols named name, ignoring ASCII case
+// (SQLite's NOCASE; lower() finds a superset, checked here).
+func (r *Reader) SymbolsNamed(ctx context.Context, name string, s scope.Scope) ([]tables.SymbolRow, error) {
+	a := r.args()
+	m := a.add(EncodeText(name))
+	where := `left(lower(s.name), 200) = left(lower(` + m + `), 200) AND lower(s.name) = lower(` + m + `)`
+	want := asciiFold(name)
+	return r.symbols(ctx, where, a, s, "s.file_id, s.ord", 500, func(row tables.SymbolRow) bool { return asciiFold(row.Name) == want })
+}
+
+// SymbolsWithPrefix returns up to 200 symbols whose name starts with
+// prefix (ignoring ASCII case) and is not prefix itself, shortest first.
+func (r *Reader) SymbolsWithPrefix(ctx context.Context, prefix string, s scope.Scope) ([]tables.SymbolRow, error) {
+	a := r.args()
+	// The index holds names' first 200 characters: a longer prefix is
+	// looked up by its first 200 and checked below.
+	head := []rune(strings.ToLower(EncodeText(prefix)))
+	head = head[:min(len(head), 200)]
+	like := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(string(head)) + "%"
+	where := `left(lower(s.name), 200) LIKE ` + a.add(like)
+	want := asciiFold(prefix)
+	rows, err := r.symbols(ctx, where, a, s, "s.file_id, s.ord", 0, func(row tables.SymbolRow) bool {
+		n := asciiFold(row.Name)
+		return strings.HasPrefix(n, want) && n != want
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		li, lj := len([]rune(rows[i].Name)), len([]rune(rows[j].Name))
+		if li != lj {
+			return li < lj
+		}
+		return rows[i].Name < rows[j].Name
+	})
+	if len(rows) > 200 {
+		rows = rows[:200]
+	}
+	return rows, nil
+}
+
+// SymbolsMatching returns up to 200 symbols matching the FTS expression
+// expr, unranked.
+func (r *Reader) SymbolsMatching(ctx context.Context, expr string, s scope.Scope) ([]tables.SymbolRow, error) {
+	e, err := parseFTS(expr, symbolsFTS.cols)
+	if err != nil {
+		return nil, err
+	}
+	tsq, ok := e.tsquery()
+	if !ok {
+		return nil, nil
+	}
+	a := r.args()
+	cond := filter(s.Filter(), scope.Symbols, "s", a)
+	var out []tables.SymbolRow
+	var cur tables.SymbolRow
+	err = r.candidates(ctx, r.pool, symbolsFTS, e, nil, tsq, cond, a, symbolRowCols, true, func(rows pgx.Rows, rest []any) error {
+		var err error
+		cur, err = scanSymbolRow(rows, rest)
+		return err
+	}, func(_ *rowMatch, _ int, in bool) {
+		if in {
+			out = append(out, cur)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	if len(out) > 200 {
+		out = out[:200]
+	}
+	return out, nil
+}
+
+// SymbolsNamedAny returns up to 500 symbols whose lower-cased name is one
+// of lowerNames.
+func (r *Reader) SymbolsNamedAny(ctx context.Context, lowerNames []string, s scope.Scope) ([]tables.SymbolRow, error) {
+	if len(lowerNames) == 0 {
+		return nil, nil
+	}
+	enc := make([]string, len(lowerNames))
+	want := map[string]bool{}
+	for i, n := range lowerNames {
+		enc[i] = EncodeText(n)
+		want[n] = true
+	}
+	a := r.args()
+	where := `left(lower(s.name), 200) IN (SELECT left(lower(x), 200) FROM unnest(` + a.add(enc) + `::text[]) x)`
+	return r.symbols(ctx, where, a, s, "s.file_id, s.ord", 500, func(row tables.SymbolRow) bool { return want[asciiFold(row.Name)] })
+}
+
+// SymbolBySID returns the symbol with the given sid.
+func (r *Reader) SymbolBySID(ctx context.Context, sid string) (tables.SymbolRow, bool, error) {
+	a := r.args()
+	rows, err := r.symbols(ctx, `s.sid = `+a.add(sid), a, scope.Scope{}, "s.file_id", 1, nil)
+	if err != nil || len(rows) == 0 {
+		return tables.SymbolRow{}, false, err
+	}
+	return rows[0], true, nil
+}
+
+// SymbolNames returns the distinct non-empty symbol names, lower-cased
+// (ASCII), in no particular order.
+func (r *Reader) SymbolNames(ctx context.Context) ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	err := r.query(ctx, `SELECT DISTINCT name FROM symbols WHERE repo_id = $1 AND name <> ''`, r.args(), func(rows pgx.Rows) error {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			return err
+		}
+		// SQLite's lower() folds ASCII only.
+		if n = asciiFold(DecodeText(n)); !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// splitList reads a list column ('\n'-joined, with a leading and a
+// trailing '\n').
+func splitList(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, "\n") {
+		if x != "" {
+			out = append(out, x)
+		}
+	}
+	return out
+}

@@ -1,0 +1,414 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables"
+)
+
+// The Reader's symbol details, references, code and vectors: the same
+// answers as tables.DB's (read_symbols.go, read_refs.go, read_search.go,
+// read_vectors.go), over one repository.
+
+const symbolInfoSQL = `SELECT s.sid, s.file_id, f.path, f.language, s.kind, s.name, s.qualname, s.parent_sid, s.start_line, s.end_line,
+  s.start_byte, s.end_byte, s.signature, s.doc, s.is_exported, s.decorators, s.identifiers, s.calls, s.strings, s.hash
+FROM symbols s JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id WHERE s.repo_id = $1 AND s.sid = $2`
+
+// SymbolInfo returns the symbol with the given sid.
+func (r *Reader) SymbolInfo(ctx context.Context, sid string) (tables.SymbolInfo, bool, error) {
+	var d tables.SymbolInfo
+	var decorators, identifiers, calls, strs string
+	err := r.pool.QueryRow(ctx, symbolInfoSQL, r.repo.ID, sid).Scan(&d.SID, &d.FileID, &d.Path, &d.Language, &d.Kind, &d.Name, &d.Qualname, &d.ParentSID,
+		&d.StartLine, &d.EndLine, &d.StartByte, &d.EndByte, &d.Signature, &d.Doc, &d.Exported, &decorators, &identifiers, &calls, &strs, &d.Hash)
+	if ok, err := found(err); !ok {
+		return d, false, r.wrap(err)
+	}
+	dec := DecodeText
+	d.Path, d.Language, d.Kind, d.Name, d.Qualname = dec(d.Path), dec(d.Language), dec(d.Kind), dec(d.Name), dec(d.Qualname)
+	d.Signature, d.Doc = dec(d.Signature), dec(d.Doc)
+	d.Decorators, d.Identifiers, d.Calls, d.Strings = splitList(dec(decorators)), splitList(dec(identifiers)), splitList(dec(calls)), splitList(dec(strs))
+	return d, true, nil
+}
+
+func scanSpan(rows pgx.Row, withPath bool) (tables.SymbolSpan, error) {
+	var s tables.SymbolSpan
+	var err error
+	if withPath {
+		err = rows.Scan(&s.SID, &s.Kind, &s.Qualname, &s.Path, &s.StartLine, &s.EndLine)
+	} else {
+		err = rows.Scan(&s.SID, &s.Kind, &s.Qualname, &s.Signature, &s.StartLine, &s.EndLine)
+	}
+	s.Kind, s.Qualname, s.Path, s.Signature = DecodeText(s.Kind), DecodeText(s.Qualname), DecodeText(s.Path), DecodeText(s.Signature)
+	return s, err
+}
+
+// SymbolBrief returns the symbol with the given sid in brief.
+func (r *Reader) SymbolBrief(ctx context.Context, sid string) (tables.SymbolSpan, bool, error) {
+	s, err := scanSpan(r.pool.QueryRow(ctx, `SELECT s.sid, s.kind, s.qualname, f.path, s.start_line, s.end_line
+FROM symbols s JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id WHERE s.repo_id = $1 AND s.sid = $2`, r.repo.ID, sid), true)
+	ok, err := found(err)
+	return s, ok, r.wrap(err)
+}
+
+// SymbolChildren returns up to 200 symbols whose parent is sid, in line
+// order.
+func (r *Reader) SymbolChildren(ctx context.Context, sid string) ([]tables.SymbolSpan, error) {
+	a := r.args()
+	m := a.add(sid)
+	var out []tables.SymbolSpan
+	err := r.query(ctx, `SELECT s.sid, s.kind, s.qualname, f.path, s.start_line, s.end_line
+FROM symbols s JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id
+WHERE s.repo_id = $1 AND s.file_id = (SELECT file_id FROM symbols WHERE repo_id = $1 AND sid = `+m+`) AND s.parent_sid = `+m+`
+ORDER BY s.start_line, s.qualname LIMIT 200`, a, func(rows pgx.Rows) error {
+		s, err := scanSpan(rows, true)
+		out = append(out, s)
+		return err
+	})
+	return out, err
+}
+
+// SymbolExists reports whether the repository holds a symbol with this
+// sid.
+func (r *Reader) SymbolExists(ctx context.Context, sid string) (bool, error) {
+	var one int
+	ok, err := found(r.pool.QueryRow(ctx, `SELECT 1 FROM symbols WHERE repo_id = $1 AND sid = $2`, r.repo.ID, sid).Scan(&one))
+	return ok, r.wrap(err)
+}
+
+// IndexedFile returns the content hash of the file at path ("" when the
+// repository does not hold it). A store keeps no skipped files.
+func (r *Reader) IndexedFile(ctx context.Context, path string) (hash, skipped string, err error) {
+	err = r.pool.QueryRow(ctx, `SELECT hash FROM files WHERE repo_id = $1 AND path = $2`, r.repo.ID, EncodeText(path)).Scan(&hash)
+	if ok, err := found(err); ok || err != nil {
+		return hash, "", r.wrap(err)
+	}
+	return "", "", nil
+}
+
+// Neighbours reads a symbol or chunk with its parent and siblings, in one
+// read-only transaction (one snapshot of the repository), as
+// tables.DB.Neighbours does.
+func (r *Reader) Neighbours(ctx context.Context, id, path string, line int) (*tables.Neighbours, error) {
+	tx, err := r.pool.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead})
+	if err != nil {
+		return nil, r.wrap(err)
+	}
+	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // read-only
+	repo := r.repo.ID
+	epath := EncodeText(path)
+	if id == "" {
+		err := tx.QueryRow(ctx, `SELECT sid FROM symbols WHERE repo_id = $1 AND file_id = (SELECT id FROM files WHERE repo_id = $1 AND path = $2)
+AND start_line <= $3 AND end_line >= $3 ORDER BY end_line - start_line, start_line DESC, ord LIMIT 1`, repo, epath, line).Scan(&id)
+		if errors.Is(err, pgx.ErrNoRows) {
+			err = tx.QueryRow(ctx, `SELECT cid FROM chunks WHERE repo_id = $1 AND file_id = (SELECT id FROM files WHERE repo_id = $1 AND path = $2)
+AND start_line <= $3 AND end_line >= $3 ORDER BY end_line - start_line, ord LIMIT 1`, repo, epath, line).Scan(&id)
+		}
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil, tables.ErrNoAnchor
+		}
+		if err != nil {
+			return nil, r.wrap(fmt.Errorf("%s:%d: %w", path, line, err))
+		}
+	}
+	n := &tables.Neighbours{}
+	a := &n.Anchor
+	var parentSID string
+	const spanSQL = `SELECT sid, kind, qualname, signature, start_line, end_line, parent_sid FROM symbols WHERE repo_id = $1 AND sid = $2`
+	if id != "" && id[0] == 's' {
+		err = tx.QueryRow(ctx, `SELECT s.sid, s.kind, s.qualname, s.signature, s.start_line, s.end_line, s.parent_sid, f.path, f.language, f.lines, f.hash
+FROM symbols s JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id WHERE s.repo_id = $1 AND s.sid = $2`, repo, id).
+			Scan(&a.SID, &a.Kind, &a.Qualname, &a.Signature, &a.StartLine, &a.EndLine, &parentSID, &n.Path, &n.Language, &n.Lines, &n.Hash)
+	} else {
+		var symSID string
+		err = tx.QueryRow(ctx, `SELECT c.cid, c.start_line, c.end_line, c.symbol_sid, f.path, f.language, f.lines, f.hash
+FROM chunks c JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id WHERE c.repo_id = $1 AND c.cid = $2`, repo, id).
+			Scan(&a.SID, &a.StartLine, &a.EndLine, &symSID, &n.Path, &n.Language, &n.Lines, &n.Hash)
+		a.Kind = "chunk"
+		if err == nil && symSID != "" {
+			err = tx.QueryRow(ctx, spanSQL, repo, symSID).Scan(&a.SID, &a.Kind, &a.Qualname, &a.Signature, &a.StartLine, &a.EndLine, &parentSID)
+		}
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, tables.ErrNoAnchor
+	}
+	if err != nil {
+		return nil, r.wrap(fmt.Errorf("%s: %w", id, err))
+	}
+	dec := DecodeText
+	a.Kind, a.Qualname, a.Signature = dec(a.Kind), dec(a.Qualname), dec(a.Signature)
+	n.Path, n.Language = dec(n.Path), dec(n.Language)
+	if parentSID != "" {
+		var pa tables.SymbolSpan
+		var grand string
+		if err := tx.QueryRow(ctx, spanSQL, repo, parentSID).Scan(&pa.SID, &pa.Kind, &pa.Qualname, &pa.Signature, &pa.StartLine, &pa.EndLine, &grand); err == nil {
+			pa.Kind, pa.Qualname, pa.Signature = dec(pa.Kind), dec(pa.Qualname), dec(pa.Signature)
+			n.Parent = &pa
+		}
+	}
+	rows, err := tx.Query(ctx, `SELECT sid, kind, qualname, signature, start_line, end_line FROM symbols
+WHERE repo_id = $1 AND file_id = (SELECT id FROM files WHERE repo_id = $1 AND path = $2) AND parent_sid = $3 AND sid <> $4
+ORDER BY start_line, end_line DESC, ord`, repo, EncodeText(n.Path), parentSID, a.SID)
+	if err != nil {
+		return nil, r.wrap(fmt.Errorf("%s: %w", id, err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		s, err := scanSpan(rows, false)
+		if err != nil {
+			return nil, r.wrap(fmt.Errorf("%s: %w", id, err))
+		}
+		n.Siblings = append(n.Siblings, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, r.wrap(fmt.Errorf("%s: %w", id, err))
+	}
+	return n, nil
+}
+
+// RefsNamed returns the references in scope to name, as tables.DB's
+// RefsNamed (tables.UnpackRefs applies the same rules to the rows).
+func (r *Reader) RefsNamed(ctx context.Context, name string, s scope.Scope) ([]tables.RefRow, error) {
+	flt := s.Filter()
+	a := r.args()
+	lower := a.add(EncodeText(strings.ToLower(name)))
+	exact := a.add(EncodeText(name))
+	cond := filter(scope.Filter{PathPrefix: flt.PathPrefix, PathContains: flt.PathContains, PathNotContains: flt.PathNotContains, Extension: flt.Extension},
+		scope.Files, "f", a)
+	q := `SELECT r.file_id, f.path, r.kind, r.name, r.target, r.n, r.uses, false
+FROM refs r JOIN files f ON f.repo_id = r.repo_id AND f.id = r.file_id
+WHERE r.repo_id = $1 AND left(r.name_lower, 200) = left(` + lower + `, 200) AND r.name_lower = ` + lower + ` AND r.kind IN ('call', 'ident', 'type', 'import') AND ` + cond + `
+UNION ALL
+SELECT r.file_id, f.path, r.kind, r.name, r.target, r.n, r.uses, true
+FROM refs r JOIN files f ON f.repo_id = r.repo_id AND f.id = r.file_id
+WHERE r.repo_id = $1 AND r.kind = 'import' AND left(r.target, 200) = left(` + exact + `, 200) AND r.target = ` + exact + ` AND r.name_lower <> ` + lower + ` AND ` + cond
+	var groups []tables.RefGroup
+	err := r.query(ctx, q, a, func(rows pgx.Rows) error {
+		var g tables.RefGroup
+		if err := rows.Scan(&g.FileID, &g.Path, &g.Kind, &g.Name, &g.Target, &g.N, &g.Uses, &g.ByTarget); err != nil {
+			return err
+		}
+		g.Path, g.Kind, g.Name, g.Target = DecodeText(g.Path), DecodeText(g.Kind), DecodeText(g.Name), DecodeText(g.Target)
+		groups = append(groups, g)
+		return nil
+	})
+	if err != nil || len(groups) == 0 {
+		return nil, err
+	}
+	var ids []int64
+	seen := map[int64]bool{}
+	for _, g := range groups {
+		if !seen[g.FileID] {
+			seen[g.FileID] = true
+			ids = append(ids, g.FileID)
+		}
+	}
+	sa := r.args()
+	sq := `SELECT s.file_id, s.name, s.qualname, s.start_line, ` + filter(flt, scope.Symbols, "s", sa) + `
+FROM symbols s WHERE s.repo_id = $1 AND s.file_id = ANY(` + sa.add(ids) + `) ORDER BY s.file_id, s.ord`
+	syms := map[int64][]tables.RefSymbol{}
+	err = r.query(ctx, sq, sa, func(rows pgx.Rows) error {
+		var id int64
+		var y tables.RefSymbol
+		if err := rows.Scan(&id, &y.Name, &y.Qualname, &y.Start, &y.Admitted); err != nil {
+			return err
+		}
+		y.Name, y.Qualname = DecodeText(y.Name), DecodeText(y.Qualname)
+		syms[id] = append(syms[id], y)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return tables.UnpackRefs(groups, syms, flt.HasSymbolFilters())
+}
+
+// FileDoc returns a file's doc comment and summary.
+func (r *Reader) FileDoc(ctx context.Context, fileID int64) (doc, summary string, ok bool, err error) {
+	err = r.pool.QueryRow(ctx, `SELECT doc, summary FROM files WHERE repo_id = $1 AND id = $2`, r.repo.ID, fileID).Scan(&doc, &summary)
+	ok, err = found(err)
+	return DecodeText(doc), DecodeText(summary), ok, r.wrap(err)
+}
+
+// FileLines returns lines from..to (1-based, inclusive) of a file, read
+// back from its chunks; a line no chunk holds is "".
+func (r *Reader) FileLines(ctx context.Context, fileID int64, from, to int) ([]string, error) {
+	if to < from {
+		return nil, nil
+	}
+	out := make([]string, to-from+1)
+	have := make([]bool, len(out))
+	a := r.args()
+	q := `SELECT start_line, end_line, content FROM chunks WHERE repo_id = $1 AND file_id = ` + a.add(fileID) +
+		` AND start_line <= ` + a.add(to) + ` AND end_line >= ` + a.add(from) + ` ORDER BY start_line, end_line`
+	err := r.query(ctx, q, a, func(rows pgx.Rows) error {
+		var s, e int
+		var content string
+		if err := rows.Scan(&s, &e, &content); err != nil {
+			return err
+		}
+		for i, l := range strings.Split(DecodeText(content), "\n") {
+			ln := s + i
+			if ln > e || ln > to {
+				break
+			}
+			if ln >= from && !have[ln-from] {
+				out[ln-from], have[ln-from] = l, true
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// FileID returns the id of the file at path in the repository.
+func (r *Reader) FileID(ctx context.Context, path string) (int64, bool, error) {
+	var id int64
+	ok, err := found(r.pool.QueryRow(ctx, `SELECT id FROM files WHERE repo_id = $1 AND path = $2`, r.repo.ID, EncodeText(path)).Scan(&id))
+	return id, ok, r.wrap(err)
+}
+
+// ShortScanLimit bounds the chunks read for exact text of under three
+// characters, which no trigram index can narrow: the search says so.
+const ShortScanLimit = 20000
+
+// ChunksContaining calls fn with every chunk in scope that may contain
+// text, ignoring case (a superset: the caller finds the occurrences), in
+// (file, line) order, until fn returns false. pg_trgm's index narrows
+// text of three characters or more; shorter text scans at most
+// ShortScanLimit chunks.
+func (r *Reader) ChunksContaining(ctx context.Context, text string, s scope.Scope, fn func(*tables.ChunkText) bool) error {
+	a := r.args()
+	cond := filter(s.Filter(), scope.Chunks, "c", a)
+	var match, limit string
+	if len([]rune(text)) >= 3 {
+		like := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(EncodeText(text)) + "%"
+		match = `c.content ILIKE ` + a.add(like)
+	} else {
+		match = `strpos(lower(c.content), lower(` + a.add(EncodeText(text)) + `)) > 0`
+		limit = fmt.Sprintf(" LIMIT %d", ShortScanLimit)
+	}
+	q := `SELECT c.file_id, c.ord, f.path, c.start_line, c.header, c.content FROM chunks c JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id
+WHERE c.repo_id = $1 AND ` + match + ` AND ` + cond + ` ORDER BY c.file_id, c.start_line, c.ord` + limit
+	rows, err := r.pool.Query(ctx, q, a.v...)
+	if err != nil {
+		return r.wrap(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var c tables.ChunkText
+		var ord int
+		if err := rows.Scan(&c.FileID, &ord, &c.Path, &c.StartLine, &c.Header, &c.Content); err != nil {
+			return r.wrap(err)
+		}
+		c.ID = rowID(c.FileID, ord)
+		c.Path, c.Header, c.Content = DecodeText(c.Path), DecodeText(c.Header), DecodeText(c.Content)
+		if !fn(&c) {
+			return nil
+		}
+	}
+	return r.wrap(rows.Err())
+}
+
+// ChunkContents returns the text of the chunks with the given row ids.
+func (r *Reader) ChunkContents(ctx context.Context, ids []int64) (map[int64]string, error) {
+	out := map[int64]string{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	files := make([]int64, len(ids))
+	ords := make([]int32, len(ids))
+	for i, id := range ids {
+		f, o := splitRowID(id)
+		files[i], ords[i] = f, int32(o)
+	}
+	a := r.args()
+	q := `SELECT c.file_id, c.ord, c.content FROM chunks c JOIN unnest(` + a.add(files) + `::bigint[], ` + a.add(ords) + `::int[]) AS k(f, o)
+ON c.repo_id = $1 AND c.file_id = k.f AND c.ord = k.o`
+	err := r.query(ctx, q, a, func(rows pgx.Rows) error {
+		var f int64
+		var o int
+		var content string
+		if err := rows.Scan(&f, &o, &content); err != nil {
+			return err
+		}
+		out[rowID(f, o)] = DecodeText(content)
+		return nil
+	})
+	return out, err
+}
+
+// VectorsVersion changes whenever the repository's vectors may have.
+func (r *Reader) VectorsVersion(ctx context.Context) (string, error) {
+	var v int64
+	var model string
+	err := r.pool.QueryRow(ctx, `SELECT coalesce(max(version), 0), coalesce(max(embedding_model), '') FROM repo_state WHERE repo_id = $1`, r.repo.ID).Scan(&v, &model)
+	return fmt.Sprintf("%d/%s", v, model), r.wrap(err)
+}
+
+// EmbeddingModel returns the model that embedded the repository's
+// vectors ("" when it has none).
+func (r *Reader) EmbeddingModel(ctx context.Context) (string, error) {
+	var model string
+	err := r.pool.QueryRow(ctx, `SELECT coalesce(max(embedding_model), '') FROM repo_state WHERE repo_id = $1`, r.repo.ID).Scan(&model)
+	return model, r.wrap(err)
+}
+
+// EmbeddingDim returns the dimension of the repository's vectors.
+func (r *Reader) EmbeddingDim(ctx context.Context, model string) (int, error) {
+	var d int
+	err := r.pool.QueryRow(ctx, `SELECT coalesce(max(embedding_dim), 0) FROM repo_state WHERE repo_id = $1 AND embedding_model = $2`, r.repo.ID, model).Scan(&d)
+	return d, r.wrap(err)
+}
+
+// ChunkRows calls fn with every chunk.
+func (r *Reader) ChunkRows(ctx context.Context, fn func(tables.ChunkRow)) error {
+	return r.query(ctx, `SELECT `+chunkRowCols+` FROM chunks c JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id WHERE c.repo_id = $1`, r.args(),
+		func(rows pgx.Rows) error {
+			c, err := scanChunkRow(rows, nil)
+			if err == nil {
+				fn(c)
+			}
+			return err
+		})
+}
+
+// SymbolRows calls fn with every symbol.
+func (r *Reader) SymbolRows(ctx context.Context, fn func(tables.SymbolRow)) error {
+	return r.query(ctx, `SELECT `+symbolRowCols+` FROM symbols s JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id WHERE s.repo_id = $1`, r.args(),
+		func(rows pgx.Rows) error {
+			s, err := scanSymbolRow(rows, nil)
+			if err == nil {
+				fn(s)
+			}
+			return err
+		})
+}
+
+// ScanVectors calls fn with every vector of model and dimension dim, in
+// a fixed order (owner, surface), so ties break the same way every time.
+func (r *Reader) ScanVectors(ctx context.Context, model string, dim int, fn func(owner, surface string, blob []byte)) error {
+	a := r.args()
+	q := `SELECT owner, surface, vec FROM vectors WHERE repo_id = $1 AND model = ` + a.add(model) + ` AND dim = ` + a.add(dim) + ` ORDER BY owner, surface`
+	return r.query(ctx, q, a, func(rows pgx.Rows) error {
+		var owner, surface string
+		var blob []byte
+		if err := rows.Scan(&owner, &surface, &blob); err != nil {
+			return err
+		}
+		fn(DecodeText(owner), surface, blob)
+		return nil
+	})
+}
+
+// FileLineCount returns the line count of the file with id fileID.
+func (r *Reader) FileLineCount(ctx context.Context, fileID int64) (int, error) {
+	var n int
+	err := r.pool.QueryRow(ctx, `SELECT lines FROM files WHERE repo_id = $1 AND id = $2`, r.repo.ID, fileID).Scan(&n)
+	return n, r.wrap(err)
+}

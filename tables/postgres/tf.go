@@ -1,0 +1,144 @@
+package postgres
+
+import (
+	"encoding/binary"
+	"errors"
+	"sort"
+	"strings"
+)
+
+// Term frequencies. Ranking a candidate row needs how often each phrase
+// of the query occurs in each of its columns. Reading the row's text and
+// tokenizing it costs a transfer of the whole text and a pass over it, for
+// every candidate of every search; so a push stores, beside the text, the
+// row's distinct tokens with their count per column (tf), and a reader
+// scores single-token phrases (and prefixes) from that alone. A phrase of
+// several tokens needs positions: for the rows that hold all its tokens
+// (the GIN index says which) the reader fetches the text as before.
+//
+// Encoding: for each distinct token in byte order, uvarint(len), the
+// token's bytes, then uvarint(count) for each column in the table's FTS
+// order.
+
+// tfBuilder collects a row's token counts per column.
+type tfBuilder struct {
+	counts map[string][]uint32
+	keys   []string
+	tk     tokenizer
+}
+
+// build tokenizes cols and returns the row's token count, its distinct
+// tokens in byte order and the encoded frequencies.
+func (b *tfBuilder) build(cols []string) (n int, keys []string, tf []byte) {
+	if b.counts == nil {
+		b.counts = map[string][]uint32{}
+	}
+	clear(b.counts)
+	b.keys = b.keys[:0]
+	for c, text := range cols {
+		for _, t := range b.tk.tokens(text) {
+			n++
+			cs := b.counts[t]
+			if cs == nil {
+				cs = make([]uint32, len(cols))
+				b.counts[t] = cs
+				b.keys = append(b.keys, t)
+			}
+			cs[c]++
+		}
+	}
+	sort.Strings(b.keys)
+	for _, k := range b.keys {
+		tf = binary.AppendUvarint(tf, uint64(len(k)))
+		tf = append(tf, k...)
+		for _, c := range b.counts[k] {
+			tf = binary.AppendUvarint(tf, uint64(c))
+		}
+	}
+	if tf == nil {
+		tf = []byte{}
+	}
+	return n, b.keys, tf
+}
+
+// colKeys returns the distinct tokens of the last row built that occur in
+// column c, in byte order, at most maxLexeme bytes each.
+func (b *tfBuilder) colKeys(c int) []string {
+	out := []string{}
+	for _, k := range b.keys {
+		if b.counts[k][c] > 0 && len(k) <= maxLexeme {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+var errTF = errors.New("malformed term frequencies")
+
+// countTF fills m from a row's encoded frequencies over ncols columns, for
+// the phrases of one token (a phrase of several tokens counts 0 here: the
+// caller reads such rows' text).
+func (e *ftsExpr) countTF(tf []byte, ncols int, ws []float64, m *rowMatch) error {
+	if cap(m.raw) < len(e.phrases) {
+		m.raw, m.weighted = make([]float64, len(e.phrases)), make([]float64, len(e.phrases))
+	}
+	m.raw, m.weighted = m.raw[:len(e.phrases)], m.weighted[:len(e.phrases)]
+	clear(m.raw)
+	clear(m.weighted)
+	for len(tf) > 0 {
+		l, k := binary.Uvarint(tf)
+		if k <= 0 || uint64(len(tf)-k) < l {
+			return errTF
+		}
+		tok := tf[k : k+int(l)]
+		tf = tf[k+int(l):]
+		var counts [8]uint32
+		for c := 0; c < ncols; c++ {
+			v, k := binary.Uvarint(tf)
+			if k <= 0 {
+				return errTF
+			}
+			counts[c] = uint32(v)
+			tf = tf[k:]
+		}
+		for i, ph := range e.phrases {
+			if len(ph.Tokens) != 1 {
+				continue
+			}
+			want := ph.Tokens[0]
+			// string(…) in a comparison does not allocate.
+			if ph.Prefix && (len(tok) < len(want) || string(tok[:len(want)]) != want) || !ph.Prefix && string(tok) != want {
+				continue
+			}
+			for c := 0; c < ncols; c++ {
+				if e.cols[i]&(1<<c) == 0 || counts[c] == 0 {
+					continue
+				}
+				w := 1.0
+				if c < len(ws) {
+					w = ws[c]
+				}
+				m.raw[i] += float64(counts[c])
+				m.weighted[i] += w * float64(counts[c])
+			}
+		}
+	}
+	return nil
+}
+
+// multiQuery is the GIN condition of the rows whose text a reader needs:
+// those holding every token of some phrase of several tokens ("" when the
+// expression has none).
+func (e *ftsExpr) multiQuery() string {
+	var parts []string
+	for i, ph := range e.phrases {
+		if len(ph.Tokens) < 2 {
+			continue
+		}
+		q, ok := e.nodeQuery(&ftsNode{op: 'p', phrase: i})
+		if ok {
+			parts = append(parts, q)
+		}
+	}
+	return strings.Join(parts, " | ")
+}

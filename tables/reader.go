@@ -1,0 +1,71 @@
+package tables
+
+import (
+	"context"
+
+	"github.com/viberag/viberag/scope"
+)
+
+// Reader is the read side of one repository's index: what package query
+// reads, and all it reads. *DB (an SQLite index file) implements it, and
+// so does tables/postgres's view of one repository in a shared store, so
+// the same planner runs over either engine. The methods' contracts are
+// those of *DB's (read_*.go): full-text expressions are FTS5 query
+// strings, scores are bm25 negated (higher is better), every method
+// applies its scope itself, and row ids (SymbolRow.ID, ChunkRow.ID,
+// FileRow.ID) are stable only until their file is re-written.
+type Reader interface {
+	// PrepareReads fails when the index cannot be searched (a missing
+	// table, another schema); it reads no rows.
+	PrepareReads(ctx context.Context) error
+
+	// Ranked full-text channels.
+	SearchChunks(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]ChunkRow, error)
+	SimilarChunks(ctx context.Context, expr string, s scope.Scope, limit int) ([]ChunkRow, error)
+	SearchSymbols(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]SymbolRow, error)
+	SearchFiles(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]FileRow, error)
+	// Term statistics for pruning.
+	RowCount(ctx context.Context, t FTSTable) (int, error)
+	MatchCount(ctx context.Context, t FTSTable, expr string) (int, error)
+
+	// Symbols by name and id.
+	SymbolsNamed(ctx context.Context, name string, s scope.Scope) ([]SymbolRow, error)
+	SymbolsWithPrefix(ctx context.Context, prefix string, s scope.Scope) ([]SymbolRow, error)
+	SymbolsMatching(ctx context.Context, expr string, s scope.Scope) ([]SymbolRow, error)
+	SymbolsNamedAny(ctx context.Context, lowerNames []string, s scope.Scope) ([]SymbolRow, error)
+	SymbolBySID(ctx context.Context, sid string) (SymbolRow, bool, error)
+	SymbolNames(ctx context.Context) ([]string, error)
+	SymbolInfo(ctx context.Context, sid string) (SymbolInfo, bool, error)
+	SymbolBrief(ctx context.Context, sid string) (SymbolSpan, bool, error)
+	SymbolChildren(ctx context.Context, sid string) ([]SymbolSpan, error)
+	SymbolExists(ctx context.Context, sid string) (bool, error)
+	Neighbours(ctx context.Context, id, path string, line int) (*Neighbours, error)
+
+	// References.
+	RefsNamed(ctx context.Context, name string, s scope.Scope) ([]RefRow, error)
+
+	// Files and chunk text.
+	FileList(ctx context.Context) ([]FileRow, error)
+	InScope(ctx context.Context, t scope.Table, s scope.Scope) (map[int64]bool, error)
+	IndexedFile(ctx context.Context, path string) (hash, skipped string, err error)
+	FileDoc(ctx context.Context, fileID int64) (doc, summary string, ok bool, err error)
+	FileLines(ctx context.Context, fileID int64, from, to int) ([]string, error)
+	ChunksContaining(ctx context.Context, text string, s scope.Scope, fn func(*ChunkText) bool) error
+	ChunkContents(ctx context.Context, ids []int64) (map[int64]string, error)
+
+	// Fingerprints that change when the content they stand for does, for
+	// the planner's caches.
+	FilesKey(ctx context.Context) (FilesKey, error)
+	SymbolsKey(ctx context.Context) (int64, error)
+	ChunksKey(ctx context.Context) (string, error)
+
+	// Vectors.
+	VectorsVersion(ctx context.Context) (string, error)
+	EmbeddingModel(ctx context.Context) (string, error)
+	EmbeddingDim(ctx context.Context, model string) (int, error)
+	ChunkRows(ctx context.Context, fn func(ChunkRow)) error
+	SymbolRows(ctx context.Context, fn func(SymbolRow)) error
+	ScanVectors(ctx context.Context, model string, dim int, fn func(owner, surface string, blob []byte)) error
+}
+
+var _ Reader = (*DB)(nil)
