@@ -1,5 +1,6 @@
 // Package tables stores the facts read by package extract in one SQLite
-// file (modernc.org/sqlite, pure Go) and keeps it consistent.
+// file (C SQLite through github.com/mattn/go-sqlite3, with FTS5 from
+// package tables/internal/fts5; ADR 10) and keeps it consistent.
 //
 // Data flows files → extract → tables ← query. This package owns the
 // schema, the writes, the migrations and every statement that reads the

@@ -4,24 +4,27 @@ import (
 	"database/sql/driver"
 	"errors"
 
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
+	"github.com/mattn/go-sqlite3"
+
+	_ "github.com/viberag/viberag/tables/internal/fts5" // FTS5 for every connection
 )
 
-// The SQLite engine: only this file knows which driver it is.
+// The SQLite engine is C SQLite through github.com/mattn/go-sqlite3, with
+// FTS5 added by package fts5 (ADR 10). Only this file and fts5 know it.
 
-// Primary result codes the package tests for.
+// Primary result codes the package tests for (sqlite3.ErrCorrupt and
+// sqlite3.ErrNotADB are variables).
 const (
-	codeCorrupt = sqlite3.SQLITE_CORRUPT
-	codeNotADB  = sqlite3.SQLITE_NOTADB
+	codeCorrupt = 11 // SQLITE_CORRUPT
+	codeNotADB  = 26 // SQLITE_NOTADB
 )
 
-func sqliteDriver() driver.Driver { return &sqlite.Driver{} }
+func sqliteDriver() driver.Driver { return &sqlite3.SQLiteDriver{} }
 
 // sqliteCode returns the extended result code of an SQLite error.
 func sqliteCode(err error) (int, bool) {
-	if se, ok := errors.AsType[*sqlite.Error](err); ok {
-		return se.Code(), true
+	if se, ok := errors.AsType[sqlite3.Error](err); ok {
+		return int(se.ExtendedCode), true
 	}
 	return 0, false
 }
