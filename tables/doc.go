@@ -108,7 +108,10 @@
 //
 // There are no triggers: Write updates the FTS tables itself (see
 // batch.go for how it keeps FTS5 from flushing after every row). Nothing
-// but Write may change symbols, chunks, sources or files.
+// but Write may change symbols, chunks, sources or files. Every FTS table
+// merges its segments 16 at a time (FTS5 automerge, set by Open in each
+// table's _config: fewer merges while a large tree is written), and
+// CompactFTS merges each into one segment after a large run.
 //
 // # Writes, reads and crashes
 //
