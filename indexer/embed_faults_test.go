@@ -248,7 +248,7 @@ func TestEmbedStageRepairsMixedIndex(t *testing.T) {
 	db.Close()
 	// Make it look old: no recorded dimension, two rows of another size,
 	// two all zeros.
-	raw, err := sql.Open("sqlite", filepath.Join(data, IndexFile))
+	raw, err := sql.Open("sqlite3", filepath.Join(data, IndexFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +276,7 @@ func TestEmbedStageRepairsMixedIndex(t *testing.T) {
 
 	// Same again with one size but zero vectors: they are embedded again.
 	db.Close()
-	if raw, err = sql.Open("sqlite", filepath.Join(data, IndexFile)); err != nil {
+	if raw, err = sql.Open("sqlite3", filepath.Join(data, IndexFile)); err != nil {
 		t.Fatal(err)
 	}
 	for _, q := range []string{

@@ -335,3 +335,36 @@ func TestIndexerChildProcess(t *testing.T) {
 		fmt.Printf("done %d\n", p.Done)
 	}})
 }
+
+// TestCompactAfterLargeRun: a run that re-parses most of a tree of more
+// than compactMinFiles files leaves each full-text index in one segment;
+// a small incremental run does not compact.
+func TestCompactAfterLargeRun(t *testing.T) {
+	root, data := t.TempDir(), t.TempDir()
+	files := map[string]string{}
+	for i := range compactMinFiles + batchFiles {
+		files[fmt.Sprintf("p%d/f%d.go", i%7, i)] = fmt.Sprintf("package p\n\n// F%d returns %d.\nfunc F%d() int { return %d }\n", i, i, i, i)
+	}
+	writeTree(t, root, files)
+	db := openDB(t, data)
+	// Segments of chunks_fts: every segment has a row in its _idx table.
+	segments := func() int64 {
+		t.Helper()
+		var n int64
+		if err := db.SQL().QueryRow(`SELECT count(DISTINCT segid) FROM chunks_fts_idx`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if res := run(t, db, root, Options{}); res.Parsed != len(files) {
+		t.Fatalf("parsed %d files; want %d", res.Parsed, len(files))
+	}
+	if n := segments(); n != 1 {
+		t.Errorf("after the first run chunks_fts has %d segments; want 1", n)
+	}
+	writeTree(t, root, map[string]string{"p0/f0.go": "package p\n\nfunc Changed() {}\n"})
+	run(t, db, root, Options{})
+	if n := segments(); n < 2 {
+		t.Errorf("after a one-file run chunks_fts has %d segments; want several (not compacted)", n)
+	}
+}

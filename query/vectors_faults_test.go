@@ -87,7 +87,7 @@ func TestSearchWithStalledProvider(t *testing.T) {
 // still answers, counting the odd ones as missing.
 func TestSearchSaysMissingVectors(t *testing.T) {
 	m, _, path := vectorIndex(t)
-	raw, err := sql.Open("sqlite", path)
+	raw, err := sql.Open("sqlite3", path)
 	if err != nil {
 		t.Fatal(err)
 	}

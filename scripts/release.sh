@@ -30,6 +30,11 @@ bin="$out/viberag-$os-$arch"
 trim=-trimpath
 [ "${RELEASE_TRIMPATH:-1}" = 0 ] && trim=
 if [ "$os" = linux ]; then
+  # The linker warns that SQLite's load_extension support uses dlopen in a
+  # static binary; viberag never loads an extension from a file (its FTS5
+  # is compiled in, tables/internal/fts5), so the warning is harmless. The
+  # driver's sqlite_omit_load_extension tag, which would silence it, breaks
+  # FTS5 (ADR 10).
   CGO_ENABLED=1 go build $trim -tags netgo,osusergo \
     -ldflags "-s -w -linkmode external -extldflags -static" -o "$bin" ./cmd/viberag
   # A static binary has no program interpreter (no dynamic loader).

@@ -11,9 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // ErrDamaged means the index file is damaged: not an SQLite file, cut
@@ -32,10 +29,9 @@ func IsCorrupt(err error) bool {
 	if errors.Is(err, ErrDamaged) {
 		return true
 	}
-	var se *sqlite.Error
-	if errors.As(err, &se) {
-		switch se.Code() & 0xff {
-		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+	if code, ok := sqliteCode(err); ok {
+		switch code & 0xff {
+		case codeCorrupt, codeNotADB:
 			return true
 		}
 	}

@@ -3,6 +3,7 @@ package tables
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net/url"
@@ -10,9 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-
-	"modernc.org/sqlite" // registers the "sqlite" driver
-	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // OpenOptions configures Open.
@@ -189,8 +187,8 @@ func Remove(path string) error {
 
 // isNotADB reports whether err is SQLite's "file is not a database".
 func isNotADB(err error) bool {
-	var se *sqlite.Error
-	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_NOTADB
+	code, ok := sqliteCode(err)
+	return ok && code&0xff == codeNotADB
 }
 
 // errReadOnly is returned by write methods on a read-only DB.
@@ -198,8 +196,8 @@ func (db *DB) errReadOnly(op string) error {
 	return fmt.Errorf("%s %s: index opened read-only", op, db.path)
 }
 
-// Connection settings. Every connection applies them as it opens (DSN
-// parameters), so a pooled connection never lacks one.
+// Connection settings. Every connection runs them as it opens (see
+// connector), so a pooled connection never lacks one.
 //
 //   - WAL: readers never block the writer nor the writer them.
 //   - synchronous=NORMAL: in WAL mode a crash (even power loss) cannot
@@ -214,82 +212,121 @@ func (db *DB) errReadOnly(op string) error {
 //     indexing GOROOT/src/net peaked at 257 MB resident against 167 MB
 //     with 8 MB and no map, in the same time (BENCHMARKS.md, "Memory").
 const (
-	busyTimeoutMS    = 10000
-	pageSize         = 4096
-	writerCacheKiB   = 16 << 10 // the writer updates many b-trees at once; see below
-	readerCacheKiB   = 16 << 10
-	mmapBytes        = 256 << 20
-	walLimitBytes    = 64 << 20
-	maxReaderConns   = 8
-	sqliteDriverName = "sqlite"
+	busyTimeoutMS  = 10000
+	pageSize       = 4096
+	writerCacheKiB = 16 << 10 // the writer updates many b-trees at once; see below
+	readerCacheKiB = 16 << 10
+	mmapBytes      = 256 << 20
+	walLimitBytes  = 64 << 20
+	maxReaderConns = 8
 )
 
-func writerParams() url.Values {
-	v := commonParams(writerCacheKiB, 0)
-	// The writer's temporary b-trees (the sorts of a large batch) go to a
-	// temporary file, whose pages the OS may drop, not to the heap: with
-	// them in memory, indexing GOROOT/src peaked at 348 MB resident against
-	// 294 MB, at 8 % more CPU (BENCHMARKS.md, "Memory").
-	v.Add("_pragma", "temp_store(FILE)")
-	// page_size takes effect only before the file's first page is written,
-	// so it must precede journal_mode: the driver runs the _pragma list
-	// sorted, then the _journal_mode key. On an existing index it is a
-	// no-op. Schema 3 used 16 KiB pages for its 1–3 KiB chunk rows; schema
-	// 4 keeps chunk text in sources, and 4 KiB pages give a 3 % smaller
-	// index on GOROOT/src/net and a 17–19 % smaller one on small
-	// repositories, whose thirty-odd tables and indexes take a page each
-	// (BENCHMARKS.md, "Lean index").
-	v.Add("_pragma", fmt.Sprintf("page_size(%d)", pageSize))
-	v.Set("_journal_mode", "WAL")
-	v.Add("_pragma", "foreign_keys(1)")
-	// A large batch grows the WAL; truncate it back after checkpoints
-	// instead of keeping its largest size forever.
-	v.Add("_pragma", fmt.Sprintf("journal_size_limit(%d)", walLimitBytes))
+// connSettings are a pool's URI parameters (for SQLite and the driver)
+// and the PRAGMAs each of its connections runs first, in order.
+type connSettings struct {
+	params  url.Values
+	pragmas []string
+}
+
+func writerParams() connSettings {
+	c := commonParams(writerCacheKiB, 0)
+	c.pragmas = append(c.pragmas,
+		// The writer's temporary b-trees (the sorts of a large batch) go
+		// to a temporary file, whose pages the OS may drop, not to the
+		// heap: with them in memory, indexing GOROOT/src peaked at 348 MB
+		// resident against 294 MB, at 8 % more CPU (BENCHMARKS.md,
+		// "Memory").
+		"temp_store = FILE",
+		// page_size takes effect only before the file's first page is
+		// written, so it must precede journal_mode. On an existing index
+		// it is a no-op. Schema 3 used 16 KiB pages for its 1–3 KiB chunk
+		// rows; schema 4 keeps chunk text in sources, and 4 KiB pages
+		// give a 3 % smaller index on GOROOT/src/net and a 17–19 %
+		// smaller one on small repositories, whose thirty-odd tables and
+		// indexes take a page each (BENCHMARKS.md, "Lean index").
+		fmt.Sprintf("page_size = %d", pageSize),
+		"journal_mode = WAL",
+		"foreign_keys = 1",
+		// A large batch grows the WAL; truncate it back after
+		// checkpoints instead of keeping its largest size forever.
+		fmt.Sprintf("journal_size_limit = %d", walLimitBytes),
+	)
 	// BEGIN IMMEDIATE takes the write lock up front, so a busy database
 	// makes Begin wait (busy_timeout) rather than fail at the first write
 	// with SQLITE_BUSY that no retry can fix.
-	v.Set("_txlock", "immediate")
-	return v
+	c.params.Set("_txlock", "immediate")
+	return c
 }
 
-func readerParams(readOnlyFile, mmap bool) url.Values {
+func readerParams(readOnlyFile, mmap bool) connSettings {
 	m := 0
 	if mmap {
 		m = mmapBytes
 	}
-	v := commonParams(readerCacheKiB, m)
-	v.Add("_pragma", "temp_store(MEMORY)")
-	v.Add("_pragma", "query_only(1)")
+	c := commonParams(readerCacheKiB, m)
+	c.pragmas = append(c.pragmas, "temp_store = MEMORY", "query_only = 1")
 	if readOnlyFile {
-		v.Set("mode", "ro")
+		c.params.Set("mode", "ro")
 	}
-	return v
+	return c
 }
 
-func commonParams(cacheKiB, mmap int) url.Values {
-	v := url.Values{}
-	v.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeoutMS))
-	v.Add("_pragma", "synchronous(NORMAL)")
-	v.Add("_pragma", fmt.Sprintf("cache_size(-%d)", cacheKiB))
-	v.Add("_pragma", fmt.Sprintf("mmap_size(%d)", mmap))
-	return v
+func commonParams(cacheKiB, mmap int) connSettings {
+	return connSettings{
+		params: url.Values{},
+		pragmas: []string{
+			fmt.Sprintf("busy_timeout = %d", busyTimeoutMS),
+			"synchronous = NORMAL",
+			fmt.Sprintf("cache_size = -%d", cacheKiB),
+			fmt.Sprintf("mmap_size = %d", mmap),
+		},
+	}
 }
 
 // openPool opens a pool on the file at abs. The name is a file: URI so
 // that a path holding '?', '#' or '%' survives, and so that mode=ro
 // reaches SQLite.
-func openPool(abs string, params url.Values) (*sql.DB, error) {
+func openPool(abs string, cs connSettings) (*sql.DB, error) {
 	p := filepath.ToSlash(abs)
 	if !strings.HasPrefix(p, "/") {
 		p = "/" + p // Windows: file:///C:/...
 	}
-	dsn := "file://" + (&url.URL{Path: p}).EscapedPath() + "?" + params.Encode()
-	pool, err := sql.Open(sqliteDriverName, dsn)
-	if err != nil {
-		return nil, err
+	dsn := "file://" + (&url.URL{Path: p}).EscapedPath()
+	if len(cs.params) > 0 {
+		dsn += "?" + cs.params.Encode()
 	}
+	pool := sql.OpenDB(&connector{drv: sqliteDriver(), dsn: dsn, pragmas: cs.pragmas})
 	n := min(max(runtime.GOMAXPROCS(0), 2), maxReaderConns)
 	pool.SetMaxOpenConns(n)
 	pool.SetMaxIdleConns(n)
 	return pool, nil
 }
+
+// connector opens connections of one pool: each runs the pool's PRAGMAs
+// before it is used, so that no pooled connection lacks one.
+type connector struct {
+	drv     driver.Driver
+	dsn     string
+	pragmas []string
+}
+
+func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := c.drv.Open(c.dsn)
+	if err != nil {
+		return nil, err
+	}
+	ex, ok := conn.(driver.ExecerContext)
+	if !ok {
+		conn.Close()
+		return nil, fmt.Errorf("sqlite driver %T cannot execute statements directly", conn)
+	}
+	for _, p := range c.pragmas {
+		if _, err := ex.ExecContext(ctx, "PRAGMA "+p, nil); err != nil {
+			conn.Close()
+			return nil, fmt.Errorf("PRAGMA %s: %w", p, err)
+		}
+	}
+	return conn, nil
+}
+
+func (c *connector) Driver() driver.Driver { return c.drv }

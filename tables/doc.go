@@ -1,5 +1,6 @@
 // Package tables stores the facts read by package extract in one SQLite
-// file (modernc.org/sqlite, pure Go) and keeps it consistent.
+// file (C SQLite through github.com/mattn/go-sqlite3, with FTS5 from
+// package tables/internal/fts5; ADR 10) and keeps it consistent.
 //
 // Data flows files → extract → tables ← query. This package owns the
 // schema, the writes, the migrations and every statement that reads the
@@ -107,7 +108,10 @@
 //
 // There are no triggers: Write updates the FTS tables itself (see
 // batch.go for how it keeps FTS5 from flushing after every row). Nothing
-// but Write may change symbols, chunks, sources or files.
+// but Write may change symbols, chunks, sources or files. Every FTS table
+// merges its segments 16 at a time (FTS5 automerge, set by Open in each
+// table's _config: fewer merges while a large tree is written), and
+// CompactFTS merges each into one segment after a large run.
 //
 // # Writes, reads and crashes
 //

@@ -22,10 +22,7 @@ type FileHit struct {
 
 // NewFileBM25 returns an empty in-memory index.
 func NewFileBM25(ctx context.Context) (*FileBM25, error) {
-	db, err := sql.Open(sqliteDriverName, ":memory:")
-	if err != nil {
-		return nil, err
-	}
+	db := sql.OpenDB(&connector{drv: sqliteDriver(), dsn: ":memory:"})
 	db.SetMaxOpenConns(1) // one connection: one in-memory database
 	if _, err := db.ExecContext(ctx, `CREATE VIRTUAL TABLE files USING fts5(path UNINDEXED, lines UNINDEXED, body)`); err != nil {
 		db.Close()

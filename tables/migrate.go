@@ -67,7 +67,39 @@ func initSchema(ctx context.Context, w *sql.DB, steps []migration, trigram bool)
 	if err := setTrigram(ctx, tx, trigram); err != nil {
 		return err
 	}
+	if err := setAutomerge(ctx, tx); err != nil {
+		return err
+	}
 	return tx.Commit()
+}
+
+// ftsAutomerge is the FTS5 automerge setting of every full-text index:
+// how many segments of one size an index keeps before merging them into
+// one of the next size. FTS5's default, 4, merges each byte about
+// log4(segments) times while a large tree is written; at 16 (the most FTS5
+// takes) a cold index of GOROOT/src cost 9 % less writer CPU
+// (BENCHMARKS.md, "C SQLite"). The extra segments cost searches little,
+// and a run that rewrites most of the index merges them all (CompactFTS).
+const ftsAutomerge = 16
+
+// setAutomerge stores ftsAutomerge in each FTS table's configuration
+// (its _config shadow table), where it is missing or different. It is
+// data, not schema: indexes written before keep working and get it here.
+func setAutomerge(ctx context.Context, tx *sql.Tx) error {
+	for _, ft := range ftsIndexes {
+		var have sql.NullInt64
+		err := tx.QueryRowContext(ctx, fmt.Sprintf(`SELECT v FROM %s_config WHERE k = 'automerge'`, ft.fts)).Scan(&have)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("%s automerge: %w", ft.fts, err)
+		}
+		if have.Valid && have.Int64 == ftsAutomerge {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %s(%[1]s, rank) VALUES ('automerge', %d)`, ft.fts, ftsAutomerge)); err != nil {
+			return fmt.Errorf("%s automerge: %w", ft.fts, err)
+		}
+	}
+	return nil
 }
 
 func createSchema(ctx context.Context, tx *sql.Tx) error {

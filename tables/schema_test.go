@@ -44,7 +44,7 @@ func TestOpenSchemaVersions(t *testing.T) {
 		{"older, no migration", func(t *testing.T, path string) { setSchemaVersion(t, path, "0") }, OpenOptions{}, ErrRebuildNeeded},
 		{"unknown version", func(t *testing.T, path string) { setSchemaVersion(t, path, "v1beta") }, OpenOptions{}, ErrNotIndex},
 		{"another program's database", func(t *testing.T, path string) {
-			db, err := sql.Open("sqlite", path)
+			db, err := sql.Open("sqlite3", path)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -685,5 +686,74 @@ func TestTempStore(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("%s temp_store = %d; want %d", tc.who, got, tc.want)
 		}
+	}
+}
+
+// TestAutomerge: every full-text index of a new index, and of one written
+// before the setting existed, merges at ftsAutomerge segments.
+func TestAutomerge(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "index.db")
+	db, err := Open(ctx, path, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(db *DB, when string) {
+		t.Helper()
+		for _, ft := range ftsIndexes {
+			if n := queryInt(t, db, `SELECT v FROM `+ft.fts+`_config WHERE k = 'automerge'`); n != ftsAutomerge {
+				t.Errorf("%s: %s automerge = %d; want %d", when, ft.fts, n, ftsAutomerge)
+			}
+		}
+	}
+	check(db, "new index")
+	// An index from before: FTS5's default, stored as no row at all.
+	for _, ft := range ftsIndexes {
+		if _, err := db.w.Exec(`DELETE FROM ` + ft.fts + `_config WHERE k = 'automerge'`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	if db, err = Open(ctx, path, OpenOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	check(db, "reopened older index")
+}
+
+// TestCompactFTS: after many small writes each full-text index has several
+// segments; CompactFTS leaves one per index, and the same answers.
+func TestCompactFTS(t *testing.T) {
+	db := openTest(t)
+	for i := range 40 {
+		mustWrite(t, db, []*extract.File{synthFile(fmt.Sprintf("f%d.go", i), i, 2)}, nil)
+	}
+	segments := func(fts string) int64 {
+		// Every segment has at least one row in the _idx shadow table.
+		return queryInt(t, db, `SELECT count(DISTINCT segid) FROM `+fts+`_idx`)
+	}
+	const probe = `SELECT group_concat(rowid) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH 'generation' ORDER BY rank, rowid)`
+	before := queryStrings(t, db, probe)
+	const exact = `SELECT count(*) FROM sources_tri WHERE sources_tri MATCH ?`
+	exactBefore := queryInt(t, db, exact, trigramExpr("generation 39."))
+	for _, ft := range ftsIndexes {
+		if n := segments(ft.fts); n < 2 {
+			t.Fatalf("%s has %d segments before compacting; the test needs several", ft.fts, n)
+		}
+	}
+	if err := db.CompactFTS(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, ft := range ftsIndexes {
+		if n := segments(ft.fts); n != 1 {
+			t.Errorf("%s has %d segments after CompactFTS; want 1", ft.fts, n)
+		}
+	}
+	checkIntegrity(t, db)
+	if after := queryStrings(t, db, probe); !reflect.DeepEqual(before, after) {
+		t.Errorf("answers changed by CompactFTS:\n before %v\n after  %v", before, after)
+	}
+	if n := queryInt(t, db, exact, trigramExpr("generation 39.")); n != exactBefore || n == 0 {
+		t.Errorf("trigram finds %d chunks after CompactFTS, %d before", n, exactBefore)
 	}
 }

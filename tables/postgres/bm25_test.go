@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	_ "modernc.org/sqlite"
+	_ "github.com/viberag/viberag/tables/internal/fts5" // registers the "sqlite3" driver, with FTS5
 )
 
 // words is the vocabulary of the generated rows: code words, case
@@ -35,7 +35,7 @@ func randomText(r *rand.Rand, n int) string {
 
 func openFTS(t *testing.T) *sql.DB {
 	t.Helper()
-	db, err := sql.Open("sqlite", t.TempDir()+"/fts.db")
+	db, err := sql.Open("sqlite3", t.TempDir()+"/fts.db")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,30 @@
+package tables
+
+import (
+	"database/sql/driver"
+	"errors"
+
+	"github.com/mattn/go-sqlite3"
+
+	_ "github.com/viberag/viberag/tables/internal/fts5" // FTS5 for every connection
+)
+
+// The SQLite engine is C SQLite through github.com/mattn/go-sqlite3, with
+// FTS5 added by package fts5 (ADR 10). Only this file and fts5 know it.
+
+// Primary result codes the package tests for (sqlite3.ErrCorrupt and
+// sqlite3.ErrNotADB are variables).
+const (
+	codeCorrupt = 11 // SQLITE_CORRUPT
+	codeNotADB  = 26 // SQLITE_NOTADB
+)
+
+func sqliteDriver() driver.Driver { return &sqlite3.SQLiteDriver{} }
+
+// sqliteCode returns the extended result code of an SQLite error.
+func sqliteCode(err error) (int, bool) {
+	if se, ok := errors.AsType[sqlite3.Error](err); ok {
+		return int(se.ExtendedCode), true
+	}
+	return 0, false
+}
