@@ -105,7 +105,10 @@ func (p *Planner) currentEmbedder() (embed.Provider, string) {
 
 // Close releases what the Planner holds. The index stays open: it
 // belongs to the caller.
-func (p *Planner) Close() error { return nil }
+func (p *Planner) Close() error {
+	p.vecs.close()
+	return nil
+}
 
 // Search runs one search.
 func (p *Planner) Search(ctx context.Context, req Request) (*Response, error) {
