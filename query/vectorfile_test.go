@@ -314,3 +314,31 @@ func TestVectorFileReplacedWhileHeld(t *testing.T) {
 		t.Error("Close left the file mapped")
 	}
 }
+
+// A resident planner (a server) answers from the mapped file at once,
+// loads the vectors table in the background, then answers the same from
+// memory; a one-shot planner never loads it.
+func TestResidentVectors(t *testing.T) {
+	m, _, path := bigVectorIndex(t)
+	req := Request{Query: "cache session cookie", Intent: Concept, Explain: true, Scope: scope.Scope{Extension: []string{".py"}}}
+	oneShot := plannerOn(t, path, Options{Embedder: m})
+	want := search(t, oneShot, req)
+	if oneShot.vecs.cur == nil || oneShot.vecs.cur.file == nil || oneShot.vecs.cur.residing {
+		t.Fatal("the one-shot planner does not read the file, or loads the table")
+	}
+	p := plannerOn(t, path, Options{Embedder: m, ResidentVectors: true})
+	first := search(t, p, req)
+	p.vecs.bg.Wait()
+	p.vecs.mu.Lock()
+	cur := p.vecs.cur
+	p.vecs.mu.Unlock()
+	if cur == nil || cur.file != nil || cur.surfaces == nil {
+		t.Fatalf("after the background load the planner holds %+v", cur)
+	}
+	second := search(t, p, req)
+	for _, got := range []*Response{first, second} {
+		if !reflect.DeepEqual(got.Hits, want.Hits) || strings.Contains(strings.Join(got.Notes, "\n"), "vector file") {
+			t.Errorf("hits %v notes %q, want %v", hitPaths(got), got.Notes, hitPaths(want))
+		}
+	}
+}

@@ -44,12 +44,14 @@ type vecSurface struct {
 type vecIndex struct {
 	version  string
 	file     *tables.VectorFile // nil when loaded from the vectors table
-	fallback string             // why the file was not used; "" when it was
+	reader   tables.VectorFileReader
+	fallback string // why the file was not used; "" when it was
 	surfaces map[string]*vecSurface
 	stats    vecStats
 
-	refs    int  // searches holding it (guarded by vectorCache.mu)
-	retired bool // replaced: closed when refs drops to 0
+	refs     int  // searches holding it (guarded by vectorCache.mu)
+	retired  bool // replaced: closed when refs drops to 0
+	residing bool // a resident load of its version was started
 }
 
 // surface returns a surface's vectors, empty when it has none.
@@ -63,8 +65,14 @@ func (vi *vecIndex) surface(name string) *vecSurface {
 
 // vectorCache holds the vectors of the current VectorsVersion.
 type vectorCache struct {
-	mu  sync.Mutex
-	cur *vecIndex
+	mu     sync.Mutex
+	cur    *vecIndex
+	closed bool
+
+	// Background loads (Options.ResidentVectors), stopped by close.
+	bg   sync.WaitGroup
+	stop context.CancelFunc
+	ctx  context.Context
 }
 
 // vecStats describes the loaded vectors: their dimension, and how many
@@ -152,6 +160,10 @@ func (p *Planner) acquireVectors(ctx context.Context, noFile bool) (vi *vecIndex
 	}
 	vi = c.cur
 	vi.refs++
+	if p.resident && vi.file != nil && !vi.residing && !c.closed {
+		vi.residing = true
+		p.loadResident(vi)
+	}
 	return vi, func() {
 		c.mu.Lock()
 		defer c.mu.Unlock()
@@ -169,8 +181,41 @@ func (c *vectorCache) closeIfDone(vi *vecIndex) {
 	}
 }
 
-// close releases the current vectors (Planner.Close).
+// loadResident loads the vectors table in the background and, when vi is
+// still the current vectors then, puts the loaded vectors in its place
+// (c.mu held). Searches meanwhile read the file; a load that fails leaves
+// them on it.
+func (p *Planner) loadResident(vi *vecIndex) {
+	c := &p.vecs
+	if c.ctx == nil {
+		c.ctx, c.stop = context.WithCancel(context.Background())
+	}
+	model := vi.file.Model()
+	c.bg.Add(1)
+	go func() {
+		defer c.bg.Done()
+		surfaces, stats, err := p.loadVectors(c.ctx, model)
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if err != nil || c.cur != vi || c.closed {
+			return
+		}
+		vi.retired = true
+		c.closeIfDone(vi)
+		c.cur = &vecIndex{version: vi.version, surfaces: surfaces, stats: stats, residing: true}
+	}()
+}
+
+// close stops background loads and releases the current vectors
+// (Planner.Close).
 func (c *vectorCache) close() {
+	c.mu.Lock()
+	c.closed = true
+	if c.stop != nil {
+		c.stop()
+	}
+	c.mu.Unlock()
+	c.bg.Wait()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.cur != nil {
@@ -184,13 +229,14 @@ func (c *vectorCache) close() {
 // when the file cannot serve (or noFile), saying why in fallback.
 func (p *Planner) openVectors(ctx context.Context, version string, noFile bool) (*vecIndex, error) {
 	vi := &vecIndex{version: version}
+	vfr, hasFiles := p.db.(tables.VectorFileReader) // a shared store has none
 	if noFile {
 		vi.fallback = "the vector file no longer matched the index during this search"
-	} else {
-		f, err := p.db.OpenVectorFile(ctx)
+	} else if hasFiles {
+		f, err := vfr.OpenVectorFile(ctx)
 		switch {
 		case err == nil:
-			if err := p.mapVectors(ctx, vi, f); err != nil {
+			if err := p.mapVectors(ctx, vfr, vi, f); err != nil {
 				f.Close()
 				return nil, err
 			}
@@ -212,12 +258,12 @@ func (p *Planner) openVectors(ctx context.Context, version string, noFile bool) 
 }
 
 // mapVectors makes vi the vectors of the mapped file f.
-func (p *Planner) mapVectors(ctx context.Context, vi *vecIndex, f *tables.VectorFile) error {
-	units, err := p.db.UnitCounts(ctx)
+func (p *Planner) mapVectors(ctx context.Context, vfr tables.VectorFileReader, vi *vecIndex, f *tables.VectorFile) error {
+	units, err := vfr.UnitCounts(ctx)
 	if err != nil {
 		return err
 	}
-	vi.version, vi.file = f.Version(), f
+	vi.version, vi.file, vi.reader = f.Version(), f, vfr
 	vi.surfaces = map[string]*vecSurface{}
 	vi.stats.dim = f.Dim()
 	for _, name := range []string{tables.SurfaceCode, tables.SurfaceSummary, tables.SurfaceFile} {
@@ -376,27 +422,28 @@ func (p *Planner) vecChannel(ctx context.Context, vi *vecIndex, name, surface st
 		}
 		return ch, nil
 	}
-	read := map[int]*tables.VectorFileRow{}
 	hits, err := s.set.SearchWith(q, p.tune.VecCands, allow, func(rows []int) ([]float32, error) {
-		got, err := p.db.VectorFileRows(ctx, vi.file, surface, rows)
-		if err != nil {
-			return nil, err
-		}
-		scores := make([]float32, len(got))
-		for i := range got {
-			scores[i] = vek32.Dot(got[i].Vec, q)
-			read[got[i].Row] = &got[i]
-		}
-		return scores, nil
+		scores := make([]float32, len(rows))
+		err := vi.reader.VectorFileVectors(ctx, vi.file, surface, rows, func(i int, vec []float32) {
+			scores[i] = vek32.Dot(vec, q)
+		})
+		return scores, err
 	})
 	if err != nil {
 		return nil, err
 	}
+	var rows []int
 	for _, h := range hits {
 		if h.Score <= 0 {
-			break
+			break // unrelated or opposite: never a reason to list a row
 		}
-		r := read[h.Row]
+		rows = append(rows, h.Row)
+	}
+	units, err := vi.reader.VectorFileUnits(ctx, vi.file, surface, rows)
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range units {
 		var u *unit
 		switch surface {
 		case tables.SurfaceCode:
@@ -406,7 +453,7 @@ func (p *Planner) vecChannel(ctx context.Context, vi *vecIndex, name, surface st
 		default:
 			u = fileRowUnit(r.File)
 		}
-		ch.add(u, float64(h.Score))
+		ch.add(u, float64(hits[i].Score))
 	}
 	return ch, nil
 }

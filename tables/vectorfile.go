@@ -26,8 +26,9 @@ import (
 // a row back to its vector, its unit and its file, so a search maps it
 // (memory-mapped, read-only) and reads only what it scans. The float32
 // vectors stay in the vectors table alone: a search reads back the few
-// rows it rescores (VectorFileRows), so the file adds a quarter of the
-// vectors' size to the index, not all of it.
+// rows it rescores (VectorFileVectors) and the units it lists
+// (VectorFileUnits), so the file adds a quarter of the vectors' size to
+// the index, not all of it.
 //
 // The file is derived data, like an FTS index, but outside SQLite's
 // transactions, so it carries what proves it current: meta
@@ -62,6 +63,18 @@ const MetaVectorFile = "vectors_file"
 // VectorFilePath returns the path of the vector file of the index at
 // index.
 func VectorFilePath(index string) string { return index + VectorFileSuffix }
+
+// VectorFileReader is a Reader whose vectors a search can read from a
+// vector file: *DB. Package query maps the file when its Reader has one,
+// and loads the vectors (Reader.ScanVectors) otherwise.
+type VectorFileReader interface {
+	OpenVectorFile(ctx context.Context) (*VectorFile, error)
+	VectorFileVectors(ctx context.Context, vf *VectorFile, surface string, rows []int, fn func(i int, vec []float32)) error
+	VectorFileUnits(ctx context.Context, vf *VectorFile, surface string, rows []int) ([]VectorFileUnit, error)
+	UnitCounts(ctx context.Context) (map[string]int, error)
+}
+
+var _ VectorFileReader = (*DB)(nil)
 
 // Why OpenVectorFile could not use a vector file; test with errors.Is.
 var (

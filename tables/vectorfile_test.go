@@ -91,7 +91,8 @@ func openFile(t testing.TB, db *DB) *VectorFile {
 
 // The file holds every vector in rowid order with the ids of its unit and
 // file; its int8 rows are within the bounds it states of the float32
-// vectors the index holds, which VectorFileRows reads back.
+// vectors the index holds, which VectorFileVectors reads back, with the
+// units VectorFileUnits reads.
 func TestVectorFileRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	const dim = 40
@@ -139,7 +140,17 @@ func TestVectorFileRoundTrip(t *testing.T) {
 		for i := range all {
 			all[i] = vr.Len - 1 - i // any order
 		}
-		got, err := db.VectorFileRows(ctx, vf, surface, all)
+		vecs := make([][]float32, len(all))
+		err = db.VectorFileVectors(ctx, vf, surface, all, func(i int, vec []float32) {
+			if vecs[i] != nil {
+				t.Fatalf("%s: row %d read twice", surface, all[i])
+			}
+			vecs[i] = slices.Clone(vec)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := db.VectorFileUnits(ctx, vf, surface, all)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,7 +159,7 @@ func TestVectorFileRoundTrip(t *testing.T) {
 				t.Fatalf("%s: row %d read back as %d", surface, all[i], r.Row)
 			}
 			var e2, n2, h2 float64
-			for j, x := range r.Vec {
+			for j, x := range vecs[i] {
 				hat := float64(vr.Q8[r.Row*vr.Pad+j]) * float64(vr.Scale[r.Row])
 				e2 += (float64(x) - hat) * (float64(x) - hat)
 				n2 += float64(x) * float64(x)
@@ -278,22 +289,28 @@ func TestVectorFileFaults(t *testing.T) {
 	}
 }
 
-// A file opened before the vectors changed refuses to rescore: its rows
-// no longer describe what the index holds.
+// A file opened before the vectors changed refuses to read rows back:
+// they may no longer be what it describes.
 func TestVectorFileRowsAfterChange(t *testing.T) {
 	ctx := context.Background()
 	db := vectorTestIndex(t, 4, 24)
 	syncFile(t, db, true)
 	vf := openFile(t, db)
-	if _, err := db.VectorFileRows(ctx, vf, SurfaceCode, []int{0, 1}); err != nil {
-		t.Fatal(err)
+	rows := []int{0, 1, vf.Rows(SurfaceCode).Len - 1}
+	read := func() (error, error) {
+		_, errUnits := db.VectorFileUnits(ctx, vf, SurfaceCode, rows)
+		return db.VectorFileVectors(ctx, vf, SurfaceCode, rows, func(int, []float32) {}), errUnits
 	}
-	mustWrite(t, db, []*extract.File{synthFile("pkg0/f0.go", 2, 5)}, nil)
-	_, err := db.VectorFileRows(ctx, vf, SurfaceCode, []int{0, 1})
-	if !errors.Is(err, ErrVectorFileStale) {
-		t.Fatalf("after a re-write: %v, want stale", err)
+	if errVecs, errUnits := read(); errVecs != nil || errUnits != nil {
+		t.Fatal(errVecs, errUnits)
 	}
-	if _, err := db.VectorFileRows(ctx, vf, SurfaceCode, []int{vf.Rows(SurfaceCode).Len}); err == nil || IsVectorFileProblem(err) {
+	// A re-write of another file than the rows': their vectors and units
+	// are all still there, but the version moved on.
+	mustWrite(t, db, []*extract.File{synthFile("pkg2/f2.go", 2, 5)}, nil)
+	if errVecs, errUnits := read(); !errors.Is(errVecs, ErrVectorFileStale) || !errors.Is(errUnits, ErrVectorFileStale) {
+		t.Fatalf("after a re-write: %v, %v; want stale", errVecs, errUnits)
+	}
+	if _, err := db.VectorFileUnits(ctx, vf, SurfaceCode, []int{vf.Rows(SurfaceCode).Len}); err == nil || IsVectorFileProblem(err) {
 		t.Errorf("row out of range: %v", err)
 	}
 }
