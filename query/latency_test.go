@@ -6,6 +6,7 @@ import (
 	"os"
 	"reflect"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -91,6 +92,12 @@ func TestVectorLatency(t *testing.T) {
 		"crypto random number generation",
 		"buffered reader read line",
 	}
+	// LATENCY_MODES picks modes (comma-separated), e.g. to compare one
+	// with another build's test alone: each mode's garbage slows the others.
+	modes := []string{"lexical", "hybrid", "hybrid-resident"}
+	if v := os.Getenv("LATENCY_MODES"); v != "" {
+		modes = strings.Split(v, ",")
+	}
 	first := map[string]time.Duration{}
 	lat := map[string][]float64{}
 	runs := 5
@@ -101,7 +108,7 @@ func TestVectorLatency(t *testing.T) {
 	}
 	for r := 0; r < runs; r++ {
 		for _, q := range queries {
-			for _, mode := range []string{"lexical", "hybrid", "hybrid-resident"} {
+			for _, mode := range modes {
 				p := map[string]*Planner{"lexical": off, "hybrid": on, "hybrid-resident": table}[mode]
 				start := time.Now()
 				resp, err := p.Search(ctx, Request{Query: q, Intent: Concept})
@@ -120,7 +127,7 @@ func TestVectorLatency(t *testing.T) {
 			}
 		}
 	}
-	for _, mode := range []string{"lexical", "hybrid", "hybrid-resident"} {
+	for _, mode := range modes {
 		v := lat[mode]
 		sort.Float64s(v)
 		t.Logf("%-12s first %6.0f ms  p50 %6.2f ms  p95 %6.2f ms  (n=%d)", mode, float64(first[mode].Microseconds())/1000,
