@@ -232,7 +232,7 @@ func TestVectorFileFaultsFallBack(t *testing.T) {
 		}, "damaged"},
 		{"garbage", func(t *testing.T) { os.WriteFile(vf, make([]byte, 8192), 0o644) }, "damaged: bad magic"},
 		{"stale version", func(t *testing.T) {
-			raw, err := sql.Open("sqlite", path)
+			raw, err := sql.Open("sqlite3", path)
 			if err != nil {
 				t.Fatal(err)
 			}
