@@ -34,6 +34,10 @@ type VectorResult struct {
 	// facts are written whatever happens here.
 	Error     string `json:"error,omitempty"`
 	ElapsedMS int64  `json:"elapsed_ms"`
+	// FileWritten says the run rewrote the vector file that searches
+	// map (tables.SyncVectorFile), which took FileMS (checking it too).
+	FileWritten bool  `json:"file_written,omitempty"`
+	FileMS      int64 `json:"file_ms"`
 }
 
 // embedPage is the rows embedded and written per step: big enough to keep

@@ -190,6 +190,9 @@ func MoveAside(path string) error {
 	}
 	_ = os.Remove(path + "-journal")
 	_ = os.Remove(path + SuspectSuffix)
+	// Derived from the damaged index: not kept (a new index never
+	// matches it anyway, see tables.SyncVectorFile).
+	_ = os.Remove(tables.VectorFilePath(path))
 	return nil
 }
 
@@ -236,6 +239,12 @@ func InstallFresh(db *tables.DB, path string) error {
 	_ = os.Remove(fresh + "-shm")
 	if err := os.Rename(fresh, path); err != nil {
 		return fmt.Errorf("install fresh index: %w", err)
+	}
+	// The new index's vector file goes with it (the old one went with the
+	// old index); one that does not move only costs searches the slower
+	// path until the next run writes it.
+	if err := os.Rename(tables.VectorFilePath(fresh), tables.VectorFilePath(path)); errors.Is(err, os.ErrNotExist) {
+		_ = os.Remove(tables.VectorFilePath(path))
 	}
 	_ = os.Remove(path + SuspectSuffix)
 	return tables.Remove(old)

@@ -200,6 +200,12 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 	if res.Vectors, err = embedStage(ctx, db, opts); err != nil {
 		return nil, err
 	}
+	// The vector file searches map: rewritten when the vectors changed.
+	fileStart := time.Now()
+	if res.Vectors.FileWritten, err = db.SyncVectorFile(ctx); err != nil {
+		return nil, err
+	}
+	res.Vectors.FileMS = time.Since(fileStart).Milliseconds()
 	if res.Counts, err = db.Counts(ctx); err != nil {
 		return nil, err
 	}

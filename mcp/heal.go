@@ -227,7 +227,7 @@ func (s *Server) swap(ctx context.Context, damaged string) error {
 	if err != nil {
 		return fmt.Errorf("reopen index: %w", err)
 	}
-	p, err := query.New(ctx, db, query.Options{Embedder: emb, VectorsOff: off, Present: PresentAction})
+	p, err := query.New(ctx, db, query.Options{Embedder: emb, VectorsOff: off, Present: PresentAction, ResidentVectors: true})
 	if err != nil {
 		db.Close()
 		return fmt.Errorf("reopen index: %w", err)

@@ -176,7 +176,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		progressEvery: cmp.Or(opts.progressEvery, 500*time.Millisecond),
 	}
 	s.vectorsOff = opts.Index.VectorsOff
-	qopts := query.Options{Embedder: opts.Index.Embedder, VectorsOff: opts.Index.VectorsOff, Present: PresentAction}
+	qopts := query.Options{Embedder: opts.Index.Embedder, VectorsOff: opts.Index.VectorsOff, Present: PresentAction, ResidentVectors: true}
 	if s.planner, err = query.New(ctx, db, qopts); err != nil {
 		cancel()
 		db.Close()

@@ -94,8 +94,12 @@
 //     concept adds vec_code (chunks), vec_summary (symbols) and vec_file
 //     (files, file level); definition adds vec_summary. Their weights
 //     (Tuning.WVec*) are not tuned on the benchmark: the real model's
-//     weights could not be downloaded where this was built. Vectors load
-//     into memory once per vectors_version. Response.Vectors says "on
+//     weights could not be downloaded where this was built. A search maps
+//     the index's vector file (tables.VectorFile) and reads back from the
+//     index only the rows that can rank; without a usable file it loads
+//     the vectors table into memory and says why in a note. A planner with
+//     Options.ResidentVectors (a server) loads the table in the background
+//     and then scans memory. Response.Vectors says "on
 //     (model)" (and how many rows have no vector, when some lack one) or
 //     why they are off; a hit's why gives its vector rank and cosine
 //     (ChannelRank.Similarity). The query is embedded under a deadline and

@@ -4,11 +4,14 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"reflect"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/viberag/viberag/embed"
+	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
 )
 
@@ -19,8 +22,17 @@ import (
 //	LATENCY_INDEX=/path/index.db LATENCY_MODEL=/path/model go test ./query -run TestVectorLatency -v
 //
 // Each query runs LATENCY_RUNS times (default 5) per mode, the modes
-// interleaved so both see the same machine load; the first search of each
-// mode (which loads the vectors) is reported apart.
+// interleaved so all see the same machine load; the first search of each
+// mode (which maps or loads the vectors) is reported apart. Modes:
+// lexical (no vectors), hybrid (vectors from the vector file, as a
+// one-shot `viberag search` reads them) and hybrid-resident (vectors in
+// memory, as the MCP server holds them once its background load is done:
+// Options.ResidentVectors; what every search did before the file). It
+// then checks
+// that both hybrid modes rank the same hits and the same top 10 of every
+// vector channel, on these queries and 300 symbol names of the index:
+// the file's int8 scan is exact, so recall@10 against the float32 scan
+// must be 1.
 func TestVectorLatency(t *testing.T) {
 	path, modelDir := os.Getenv("LATENCY_INDEX"), os.Getenv("LATENCY_MODEL")
 	if path == "" || modelDir == "" {
@@ -46,6 +58,18 @@ func TestVectorLatency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	table, err := New(ctx, db, Options{Embedder: m, ResidentVectors: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, release, err := table.acquireVectors(ctx, false); err != nil {
+		t.Fatal(err)
+	} else {
+		release()
+	}
+	table.vecs.bg.Wait()
+	tableLoad := time.Since(start)
 	queries := []string{
 		"how does the http server handle keep-alive connections",
 		"parse a time duration string",
@@ -68,6 +92,12 @@ func TestVectorLatency(t *testing.T) {
 		"crypto random number generation",
 		"buffered reader read line",
 	}
+	// LATENCY_MODES picks modes (comma-separated), e.g. to compare one
+	// with another build's test alone: each mode's garbage slows the others.
+	modes := []string{"lexical", "hybrid", "hybrid-resident"}
+	if v := os.Getenv("LATENCY_MODES"); v != "" {
+		modes = strings.Split(v, ",")
+	}
 	first := map[string]time.Duration{}
 	lat := map[string][]float64{}
 	runs := 5
@@ -78,18 +108,15 @@ func TestVectorLatency(t *testing.T) {
 	}
 	for r := 0; r < runs; r++ {
 		for _, q := range queries {
-			for _, mode := range []string{"lexical", "hybrid"} {
-				p := off
-				if mode == "hybrid" {
-					p = on
-				}
+			for _, mode := range modes {
+				p := map[string]*Planner{"lexical": off, "hybrid": on, "hybrid-resident": table}[mode]
 				start := time.Now()
 				resp, err := p.Search(ctx, Request{Query: q, Intent: Concept})
 				d := time.Since(start)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if mode == "hybrid" && resp.Vectors[:2] != "on" {
+				if mode != "lexical" && resp.Vectors[:2] != "on" {
 					t.Fatalf("vectors %q", resp.Vectors)
 				}
 				if _, ok := first[mode]; !ok {
@@ -100,10 +127,85 @@ func TestVectorLatency(t *testing.T) {
 			}
 		}
 	}
-	for _, mode := range []string{"lexical", "hybrid"} {
+	for _, mode := range modes {
 		v := lat[mode]
 		sort.Float64s(v)
-		t.Logf("%-8s first %6.0f ms  p50 %6.2f ms  p95 %6.2f ms  (n=%d)", mode, float64(first[mode].Microseconds())/1000,
+		t.Logf("%-12s first %6.0f ms  p50 %6.2f ms  p95 %6.2f ms  (n=%d)", mode, float64(first[mode].Microseconds())/1000,
 			v[len(v)/2], v[len(v)*95/100], len(v))
+	}
+	t.Logf("loading the vectors table (resident) took %.0f ms", float64(tableLoad.Microseconds())/1000)
+
+	// The same answers: whole searches, and each vector channel's top 10.
+	names, err := db.SymbolNames(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := append([]string{}, queries...)
+	for i := 0; i < len(names) && len(texts) < len(queries)+300; i += max(1, len(names)/300) {
+		texts = append(texts, names[i])
+	}
+	fileVecs, release, err := on.acquireVectors(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	if fileVecs.file == nil {
+		t.Fatalf("no vector file: %s", fileVecs.fallback)
+	}
+	tableVecs, release2, err := table.acquireVectors(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release2()
+	if tableVecs.file != nil {
+		t.Fatal("the resident planner still reads the file")
+	}
+	found, want, rescored, scans := 0, 0, 0, 0
+	for i, text := range texts {
+		if i < len(queries) {
+			a, err := on.Search(ctx, Request{Query: text, Intent: Concept})
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := table.Search(ctx, Request{Query: text, Intent: Concept})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(a.Hits, b.Hits) {
+				t.Errorf("%q: hits differ:\nfile  %v\ntable %v", text, hitPaths(a), hitPaths(b))
+			}
+		}
+		q, err := on.embedQuery(ctx, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, surface := range []string{tables.SurfaceCode, tables.SurfaceSummary, tables.SurfaceFile} {
+			req, sc := Request{Query: text}, newScoped(scope.Scope{})
+			a, err := on.vecChannel(ctx, fileVecs, "v", surface, 1, q, req, sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := table.vecChannel(ctx, tableVecs, "v", surface, 1, q, req, sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			top := map[string]bool{}
+			for _, u := range b.units[:min(10, len(b.units))] {
+				top[u.key()] = true
+			}
+			want += len(top)
+			for _, u := range a.units[:min(10, len(a.units))] {
+				if top[u.key()] {
+					found++
+				}
+			}
+			rescored += len(fileVecs.surface(surface).set.candidates(q, on.tune.VecCands, nil))
+			scans++
+		}
+	}
+	t.Logf("recall@10 of the vector file's scan against the float32 scan: %d of %d (%.4f) over %d queries × 3 surfaces; %.0f rows rescored per scan (k = %d)",
+		found, want, float64(found)/float64(max(want, 1)), len(texts), float64(rescored)/float64(scans), on.tune.VecCands)
+	if found != want {
+		t.Errorf("recall@10 %d of %d", found, want)
 	}
 }

@@ -24,6 +24,7 @@ type Planner struct {
 	guard      embed.GuardOptions
 	vectorsOff string      // why embedder is nil, for responses
 	vecs       vectorCache // the index's vectors, per surface
+	resident   bool        // Options.ResidentVectors
 
 	names nameCache // distinct symbol names, for typo correction
 	files fileCache // paths and their words, for the path prior
@@ -57,6 +58,14 @@ type Options struct {
 	// makes it (see Action): the caller's names for the steps and their
 	// arguments.
 	Present func(Action) Action
+
+	// ResidentVectors is for planners that answer many searches (a
+	// server): once a search has mapped the index's vector file, the
+	// vectors are loaded into memory in the background, and later
+	// searches scan memory instead of reading back the rows they rescore
+	// and list from the index. Without it (a one-shot search) the mapped
+	// file serves every search: no load at all.
+	ResidentVectors bool
 }
 
 // New returns a Planner over db, an open index (an SQLite file, or one
@@ -66,7 +75,8 @@ type Options struct {
 // a missing table or an index of another schema fails here rather than
 // on the first search.
 func New(ctx context.Context, db tables.Reader, opts Options) (*Planner, error) {
-	p := &Planner{db: db, tune: DefaultTuning(), guard: opts.QueryEmbed, vectorsOff: opts.VectorsOff, present: opts.Present}
+	p := &Planner{db: db, tune: DefaultTuning(), guard: opts.QueryEmbed, vectorsOff: opts.VectorsOff, present: opts.Present,
+		resident: opts.ResidentVectors}
 	p.embedder = p.guarded(opts.Embedder)
 	if opts.Tuning != nil {
 		p.tune = *opts.Tuning
@@ -103,9 +113,12 @@ func (p *Planner) currentEmbedder() (embed.Provider, string) {
 	return p.embedder, p.vectorsOff
 }
 
-// Close releases what the Planner holds. The index stays open: it
-// belongs to the caller.
-func (p *Planner) Close() error { return nil }
+// Close releases what the Planner holds, after stopping a background load
+// of vectors. The index stays open: it belongs to the caller.
+func (p *Planner) Close() error {
+	p.vecs.close()
+	return nil
+}
 
 // Search runs one search.
 func (p *Planner) Search(ctx context.Context, req Request) (*Response, error) {

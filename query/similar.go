@@ -10,6 +10,7 @@ import (
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables"
 )
 
 // Similar code, until vectors exist, is token overlap: the snippet's
@@ -57,35 +58,16 @@ func (p *Planner) similar(ctx context.Context, req Request, text string, resp *R
 
 	// Code vectors first: they need no identifiers, so a snippet of
 	// operators and literals still finds its look-alikes.
-	st, err := p.vectors(ctx)
+	vr, err := p.runVectors(ctx, text, []vecSpec{{"vec_code", tables.SurfaceCode, 1}}, req, sc)
 	if err != nil {
 		return err
 	}
-	resp.Vectors = st.status
-	if st.on {
-		q, err := p.embedQuery(ctx, text)
-		if err != nil {
-			resp.Vectors = "off for this search: " + err.Error()
-			resp.Notes = append(resp.Notes, "vectors unavailable, so this search is lexical: "+err.Error())
-			st.on = false
-		} else if off, err := p.checkQueryDim(ctx, q); err != nil {
-			return err
-		} else if off != "" {
-			resp.Vectors = "off for this search: " + off
-			resp.Notes = append(resp.Notes, "vectors unavailable, so this search is lexical: "+off)
-			st.on = false
-		} else if n := p.loadedStats().note(); n != "" {
-			resp.Vectors += "; " + n
-		}
-		ch := &channel{}
-		if st.on {
-			if ch, err = p.vecChannel(ctx, "vec_code", "code", 1, q, req, sc); err != nil {
-				return err
-			}
-			ch.intern(pool)
-			if !req.Scope.IsZero() {
-				sc.note(req.Scope, scope.Chunks)
-			}
+	resp.Vectors = vr.status
+	resp.Notes = append(resp.Notes, vr.notes...)
+	for _, ch := range vr.chans {
+		ch.intern(pool)
+		if !req.Scope.IsZero() {
+			sc.note(req.Scope, scope.Chunks)
 		}
 		for i, u := range ch.units {
 			c := &cand{u: u, vecRank: i + 1, cosine: ch.scores[i]}
@@ -121,7 +103,7 @@ func (p *Planner) similar(ctx context.Context, req Request, text string, resp *R
 			c.lexical = 0.5*c.jacc + 0.5*c.bm25/maxBM
 		}
 		c.score = c.lexical
-		if st.on {
+		if len(vr.chans) > 0 {
 			// Both signals on 0..1: identifier overlap and cosine.
 			c.score = 0.5*c.lexical + 0.5*max(c.cosine, 0)
 		}

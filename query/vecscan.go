@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/viberag/viberag/tables"
 	"github.com/viterin/vek/vek32"
 )
 
@@ -22,11 +23,13 @@ import (
 // product. Search scores every row approximately, keeps each row whose
 // upper bound reaches the k-th best lower bound, and rescores only those
 // from the float32 rows: the result is the float32 scan's, exactly. The
-// int8 copy adds a quarter to the set's memory.
+// int8 copy adds a quarter to the set's memory. A set made by
+// NewQuantizedVectorSet has only int8 rows (mapped from a vector file,
+// tables.VectorFile) and rescores through its caller (SearchWith).
 type VectorSet struct {
 	dim  int
 	n    int
-	data []float32 // n*dim, row-major
+	data []float32 // n*dim, row-major; nil in a set of int8 rows alone
 
 	// Quantised rows (nil below minQuantRows): row i is q8[i*pad:] with
 	// x̂ = q8·scale[i]. For a query q, |x·q − x̂·q̂| ≤ rowBound[i]·‖q‖ +
@@ -56,6 +59,24 @@ func (b Bitset) Set(i int) { b[i>>6] |= 1 << (uint(i) & 63) }
 
 // Has reports whether row i is marked.
 func (b Bitset) Has(i int) bool { return b[i>>6]&(1<<(uint(i)&63)) != 0 }
+
+// any reports whether a row of [lo, hi) is marked.
+func (b Bitset) any(lo, hi int) bool {
+	for i := lo; i < hi; {
+		if i&63 == 0 && i+64 <= hi {
+			if b[i>>6] != 0 {
+				return true
+			}
+			i += 64
+			continue
+		}
+		if b.Has(i) {
+			return true
+		}
+		i++
+	}
+	return false
+}
 
 // Count is the number of rows marked.
 func (b Bitset) Count() int {
@@ -87,14 +108,11 @@ const minQuantRows = 4096
 
 // quantize fills the int8 rows and their bounds.
 func (s *VectorSet) quantize() {
-	s.pad = (s.dim + 31) / 32 * 32
+	s.pad = tables.PadDim(s.dim)
 	s.q8 = make([]int8, s.n*s.pad)
 	s.scale = make([]float32, s.n)
 	s.rowBound = make([]float32, s.n)
-	// The float32 dot products Search reports differ from the true ones
-	// by at most about dim·2⁻²⁴·‖x‖‖q‖; twice that, plus a floor for the
-	// float32 arithmetic of the first pass, goes into every bound.
-	slack := float64(s.dim)*2*0x1p-24 + 1e-6
+	slack := boundSlack(s.dim)
 	hats := make([]float32, s.workers())
 	s.eachRange(func(w, lo, hi int) { hats[w] = s.quantizeRange(slack, lo, hi) })
 	for _, h := range hats {
@@ -102,36 +120,53 @@ func (s *VectorSet) quantize() {
 	}
 }
 
+// boundSlack is what every row's bound adds, per unit of ‖x‖, for the
+// rounding of float32 arithmetic: the float32 dot products Search reports
+// differ from the true ones by at most about dim·2⁻²⁴·‖x‖‖q‖; twice that,
+// plus a floor for the float32 arithmetic of the first pass.
+func boundSlack(dim int) float64 { return float64(dim)*2*0x1p-24 + 1e-6 }
+
+// rowBoundOf is a row's bound from its quantisation error and norm,
+// rounded up so that it stays a bound in float32.
+func rowBoundOf(errNorm, norm, slack float64) float32 {
+	return float32((errNorm + slack*norm) * (1 + 1e-5))
+}
+
 // quantizeRange quantises rows [lo, hi) and returns their largest ‖x̂‖.
 func (s *VectorSet) quantizeRange(slack float64, lo, hi int) float32 {
 	var maxHat float32
 	for i := lo; i < hi; i++ {
-		row := s.Row(i)
-		var maxAbs float64
-		for _, x := range row {
-			maxAbs = max(maxAbs, math.Abs(float64(x)))
-		}
-		if maxAbs == 0 {
-			continue
-		}
-		sc := maxAbs / 127
-		q := s.q8[i*s.pad : i*s.pad+s.dim]
-		var e2, h2, n2 float64
-		for j, x := range row {
-			v := math.Round(float64(x) / sc)
-			q[j] = int8(v)
-			hat := v * sc
-			d := float64(x) - hat
-			e2 += d * d
-			h2 += hat * hat
-			n2 += float64(x) * float64(x)
-		}
-		s.scale[i] = float32(sc)
-		// Rounded up, so that the bounds stay bounds in float32.
-		s.rowBound[i] = float32((math.Sqrt(e2) + slack*math.Sqrt(n2)) * (1 + 1e-5))
-		maxHat = max(maxHat, float32(math.Sqrt(h2)*(1+1e-5)))
+		sc, errNorm, norm, hatNorm := tables.QuantizeVector(s.q8[i*s.pad:(i+1)*s.pad], s.Row(i))
+		s.scale[i] = sc
+		s.rowBound[i] = rowBoundOf(errNorm, norm, slack)
+		maxHat = max(maxHat, float32(hatNorm*(1+1e-5)))
 	}
 	return maxHat
+}
+
+// NewQuantizedVectorSet returns a set over int8 rows held elsewhere (a
+// mapped vector file, tables.VectorRows): row i is q8[i*pad:(i+1)*pad],
+// x̂ = row·scale[i], with ‖x − x̂‖ ≤ errNorm[i], ‖x‖ ≤ norm[i] and every
+// ‖x̂‖ ≤ maxHatNorm. It keeps no float32 rows: SearchWith rescores its
+// candidates through a function of the caller's. The slices are not
+// copied and must stay valid while the set is used.
+func NewQuantizedVectorSet(dim, pad int, q8 []int8, scale, errNorm, norm []float32, maxHatNorm float32) (*VectorSet, error) {
+	n := len(scale)
+	switch {
+	case dim <= 0:
+		return nil, fmt.Errorf("vector set: dimension %d: must be positive", dim)
+	case pad < dim || pad%32 != 0:
+		return nil, fmt.Errorf("vector set: rows of %d int8s for %d dimensions: must be a multiple of 32 at least as long", pad, dim)
+	case len(q8) != n*pad || len(errNorm) != n || len(norm) != n:
+		return nil, fmt.Errorf("vector set: %d int8s, %d scales, %d error norms, %d norms: not %d rows of %d", len(q8), n, len(errNorm), len(norm), n, pad)
+	}
+	s := &VectorSet{dim: dim, n: n, pad: pad, q8: q8, scale: scale, rowBound: make([]float32, n),
+		maxHat: float32(float64(maxHatNorm) * (1 + 1e-5))}
+	slack := boundSlack(dim)
+	for i := range s.rowBound {
+		s.rowBound[i] = rowBoundOf(float64(errNorm[i]), float64(norm[i]), slack)
+	}
+	return s, nil
 }
 
 // dotsInt8Go is the portable kernel: out[i] = Σ q[j]·x[i*dim+j].
@@ -152,8 +187,14 @@ func (s *VectorSet) Len() int { return s.n }
 // Dim is the vectors' dimension.
 func (s *VectorSet) Dim() int { return s.dim }
 
-// Row returns vector i (not a copy: do not modify it).
-func (s *VectorSet) Row(i int) []float32 { return s.data[i*s.dim : (i+1)*s.dim] }
+// Row returns vector i (not a copy: do not modify it); nil in a set
+// without float32 rows (NewQuantizedVectorSet).
+func (s *VectorSet) Row(i int) []float32 {
+	if s.data == nil {
+		return nil
+	}
+	return s.data[i*s.dim : (i+1)*s.dim]
+}
 
 // minScanPerWorker keeps small sets on one goroutine, where starting
 // more costs more than it saves.
@@ -162,17 +203,48 @@ const minScanPerWorker = 4096
 // Search returns the k rows with the highest dot product with q, best
 // first, ties broken by the lower row. Rows not in allow (when allow is
 // not nil) are never considered, so a scoped search loses no in-scope
-// row to out-of-scope ones. q must have the set's dimension.
+// row to out-of-scope ones. q must have the set's dimension. A set
+// without float32 rows finds nothing: use SearchWith.
 func (s *VectorSet) Search(q []float32, k int, allow Bitset) []VectorHit {
-	if k <= 0 || s.n == 0 || len(q) != s.dim {
+	if k <= 0 || s.n == 0 || len(q) != s.dim || s.data == nil {
 		return nil
 	}
 	// A narrow scope reads few float32 rows: the exact scan is cheaper
 	// than scoring every row's int8 copy.
 	if s.q8 != nil && (allow == nil || allow.Count() > s.n/4) {
-		return s.searchQuantized(q, k, allow)
+		h := newBestHits(k)
+		for _, i := range s.candidates(q, k, allow) {
+			h.offer(VectorHit{Row: i, Score: vek32.Dot(s.Row(i), q)})
+		}
+		return h.best()
 	}
 	return s.searchExact(q, k, allow)
+}
+
+// SearchWith is Search for a set whose float32 rows are elsewhere: score
+// returns the dot products of q with the rows asked for (in the order
+// asked), which SearchWith asks only of the rows that may be among the k
+// best. With score computing vek32.Dot, the result is Search's exactly.
+func (s *VectorSet) SearchWith(q []float32, k int, allow Bitset, score func(rows []int) ([]float32, error)) ([]VectorHit, error) {
+	if k <= 0 || s.n == 0 || len(q) != s.dim {
+		return nil, nil
+	}
+	if s.q8 == nil {
+		return s.Search(q, k, allow), nil
+	}
+	rows := s.candidates(q, k, allow)
+	scores, err := score(rows)
+	if err != nil {
+		return nil, err
+	}
+	if len(scores) != len(rows) {
+		return nil, fmt.Errorf("vector set: %d scores for %d rows", len(scores), len(rows))
+	}
+	h := newBestHits(k)
+	for j, i := range rows {
+		h.offer(VectorHit{Row: i, Score: scores[j]})
+	}
+	return h.best(), nil
 }
 
 // workers is how many goroutines share a pass over the rows: small sets
@@ -205,10 +277,12 @@ func (s *VectorSet) searchExact(q []float32, k int, allow Bitset) []VectorHit {
 	return all.best()
 }
 
-// searchQuantized is Search in two passes: approximate scores from the
-// int8 rows with rigorous error bounds, then exact float32 scores for the
-// rows that may be in the top k.
-func (s *VectorSet) searchQuantized(q []float32, k int, allow Bitset) []VectorHit {
+// candidates is the first of the two passes: approximate scores from the
+// int8 rows with rigorous error bounds. It returns, in row order, the
+// allowed rows whose upper bound reaches the k-th best lower bound: every
+// row of the true top k is among them, and exact scores of these alone
+// give the float32 scan's result.
+func (s *VectorSet) candidates(q []float32, k int, allow Bitset) []int {
 	q16, qScale, qNorm, qErr := quantizeQuery(q, s.pad)
 	qs := float32(qScale)
 	qn := float32(qNorm * (1 + 1e-5))
@@ -229,14 +303,14 @@ func (s *VectorSet) searchQuantized(q []float32, k int, allow Bitset) []VectorHi
 	if all.full() {
 		tau = all.root()
 	}
-	h := newBestHits(k)
+	var rows []int
 	for i, a := range approx {
 		if a+s.rowBound[i]*qn+qe < tau || (allow != nil && !allow.Has(i)) {
 			continue
 		}
-		h.offer(VectorHit{Row: i, Score: vek32.Dot(s.Row(i), q)})
+		rows = append(rows, i)
 	}
-	return h.best()
+	return rows
 }
 
 // approxBlock is the rows scored per kernel call.
@@ -250,6 +324,12 @@ func (s *VectorSet) approxRange(q16 []int16, qs, qn, qe float32, k int, allow Bi
 	root := float32(math.Inf(-1)) // the smallest kept lower bound once k are kept
 	for b := lo; b < hi; b += approxBlock {
 		e := min(b+approxBlock, hi)
+		if allow != nil && !allow.any(b, e) {
+			for j := b; j < e; j++ {
+				approx[j] = float32(math.Inf(-1))
+			}
+			continue
+		}
 		d := dots[:e-b]
 		dotsInt8(q16, s.q8[b*s.pad:e*s.pad], s.pad, d)
 		sc, rb, ap := s.scale[b:e], s.rowBound[b:e], approx[b:e]

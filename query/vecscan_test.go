@@ -5,9 +5,13 @@ import (
 	"math"
 	"math/rand"
 	"os"
+	"slices"
 	"sort"
 	"testing"
 	"time"
+
+	"github.com/viberag/viberag/tables"
+	"github.com/viterin/vek/vek32"
 )
 
 // naiveTop ranks every allowed row by a float64 dot product.
@@ -282,6 +286,80 @@ func TestQuantizeQueryCannotOverflow(t *testing.T) {
 		dotsInt8(q16, x, pad, out)
 		if int64(out[0]) != worst {
 			t.Errorf("pad %d: kernel %d, want %d", pad, out[0], worst)
+		}
+	}
+}
+
+// A set over int8 rows held elsewhere, as a vector file stores them
+// (bounds rounded up to float32), rescoring through SearchWith, returns
+// exactly what the float32 scan returns.
+func TestQuantizedVectorSetIsExact(t *testing.T) {
+	r := rand.New(rand.NewSource(12))
+	up := func(v float64) float32 {
+		f := float32(v)
+		if float64(f) < v {
+			f = math.Nextafter32(f, float32(math.Inf(1)))
+		}
+		return f
+	}
+	for _, dim := range []int{7, 100, 256} {
+		for _, kind := range []string{"gaussian", "clustered", "dups", "zeros"} {
+			n := 3000
+			data := genData(kind, n, dim, r)
+			full, err := NewVectorSet(dim, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pad := tables.PadDim(dim)
+			q8 := make([]int8, n*pad)
+			scale, errNorm, norm := make([]float32, n), make([]float32, n), make([]float32, n)
+			var maxHat float32
+			for i := range n {
+				sc, e, nn, h := tables.QuantizeVector(q8[i*pad:(i+1)*pad], full.Row(i))
+				scale[i], errNorm[i], norm[i] = sc, up(e), up(nn)
+				maxHat = max(maxHat, up(h))
+			}
+			set, err := NewQuantizedVectorSet(dim, pad, q8, scale, errNorm, norm, maxHat)
+			if err != nil {
+				t.Fatal(err)
+			}
+			few := NewBitset(n)
+			for i := 3; i < n; i += 301 {
+				few.Set(i)
+			}
+			for qi := range 3 {
+				q := make([]float32, dim)
+				if qi == 0 {
+					copy(q, full.Row(r.Intn(n)))
+				} else if qi == 2 {
+					for j := range q {
+						q[j] = float32(r.NormFloat64())
+					}
+				}
+				for _, k := range []int{1, 10, 100} {
+					for _, allow := range []Bitset{nil, few} {
+						asked := 0
+						got, err := set.SearchWith(q, k, allow, func(rows []int) ([]float32, error) {
+							asked += len(rows)
+							out := make([]float32, len(rows))
+							for j, i := range rows {
+								out[j] = vek32.Dot(full.Row(i), q)
+							}
+							return out, nil
+						})
+						if err != nil {
+							t.Fatal(err)
+						}
+						want := full.searchExact(q, k, allow)
+						if !slices.Equal(got, want) {
+							t.Fatalf("dim %d %s q%d k %d: %v, want %v", dim, kind, qi, k, got, want)
+						}
+						if kind == "gaussian" && qi == 2 && allow == nil && k == 10 && asked > n/2 {
+							t.Errorf("dim %d: %d of %d rows rescored for k = 10", dim, asked, n)
+						}
+					}
+				}
+			}
 		}
 	}
 }

@@ -12,28 +12,67 @@ import (
 	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
+	"github.com/viterin/vek/vek32"
 )
 
-// Vector channels. The index's vectors (tables/schema.sql: vectors) are
-// loaded into memory once per surface and kept until the vectors table
-// changes (meta vectors_version); a search embeds its query with the
-// planner's Embedder, which must be the model the index was embedded
-// with, and scans every in-scope vector exactly (VectorSet). The scope is
-// applied before the scan: rows out of scope are never candidates, so a
-// scoped search cannot lose an in-scope hit to out-of-scope ones.
+// Vector channels. A search embeds its query with the planner's
+// Embedder, which must be the model the index was embedded with, and
+// scans every in-scope vector of a surface exactly (VectorSet). The scope
+// is applied before the scan: rows out of scope are never candidates, so
+// a scoped search cannot lose an in-scope hit to out-of-scope ones.
+//
+// The vectors are read from the index's vector file (tables.VectorFile),
+// mapped in place: the scan reads its int8 rows, and only the rows that
+// may rank (a few per hit) are read back from the vectors table and
+// scored in float32, so the result is the float32 scan's. When the file
+// is missing, stale or damaged the vectors are loaded from the vectors
+// table into memory instead (what every search did before the file
+// existed: seconds for 300,000 vectors), and the response says so. Either
+// is kept until the vectors change (VectorsVersion), and shared by the
+// searches of a process: each holds it (acquireVectors) while it scans,
+// and a replaced file is unmapped when its last search is done.
 
-// vecSurface is one surface's vectors in memory, row i describing units[i].
+// vecSurface is one surface's vectors: loaded (units[i] describes row i)
+// or mapped (rows holds each row's ids).
 type vecSurface struct {
 	set   *VectorSet
 	units []unit
+	rows  *tables.VectorRows
 }
 
-// vectorCache holds the loaded surfaces of one vectors_version.
-type vectorCache struct {
-	mu       sync.Mutex
+// vecIndex is the vectors of one VectorsVersion.
+type vecIndex struct {
 	version  string
+	file     *tables.VectorFile // nil when loaded from the vectors table
+	reader   tables.VectorFileReader
+	fallback string // why the file was not used; "" when it was
 	surfaces map[string]*vecSurface
 	stats    vecStats
+
+	refs     int  // searches holding it (guarded by vectorCache.mu)
+	retired  bool // replaced: closed when refs drops to 0
+	residing bool // a resident load of its version was started
+}
+
+// surface returns a surface's vectors, empty when it has none.
+func (vi *vecIndex) surface(name string) *vecSurface {
+	if s, ok := vi.surfaces[name]; ok {
+		return s
+	}
+	set, _ := NewVectorSet(1, nil)
+	return &vecSurface{set: set}
+}
+
+// vectorCache holds the vectors of the current VectorsVersion.
+type vectorCache struct {
+	mu     sync.Mutex
+	cur    *vecIndex
+	closed bool
+
+	// Background loads (Options.ResidentVectors), stopped by close.
+	bg   sync.WaitGroup
+	stop context.CancelFunc
+	ctx  context.Context
 }
 
 // vecStats describes the loaded vectors: their dimension, and how many
@@ -49,6 +88,15 @@ func (st vecStats) note() string {
 		return ""
 	}
 	return fmt.Sprintf("%d of %d rows have no vector (ranked by text alone; `viberag index` embeds them, `viberag status` shows why)", st.missing, st.rows)
+}
+
+// fallbackNote is the note of a search whose vectors were loaded from the
+// vectors table, "" when they came from the vector file.
+func (vi *vecIndex) fallbackNote() string {
+	if vi.file != nil || vi.fallback == "" {
+		return ""
+	}
+	return "vectors loaded from the index's vectors table, not its vector file (" + vi.fallback + "); the next `viberag index` rewrites the file"
 }
 
 // vectorState says whether a search can use vectors, and why not.
@@ -85,41 +133,150 @@ func (p *Planner) vectors(ctx context.Context) (vectorState, error) {
 	return vectorState{on: true, status: "on (" + model + ")", model: model, embedder: emb}, nil
 }
 
-// surface returns the loaded vectors of one surface ("code", "summary",
-// "file"). All surfaces load together, in one pass over the vectors
-// table, when the vectors table changed since the last load.
-func (p *Planner) surface(ctx context.Context, name string) (*vecSurface, error) {
+// acquireVectors returns the vectors of the index's current version,
+// mapping the vector file or loading the vectors table when they changed
+// since the last search (noFile: load the table even when the file
+// opens). The caller must call release when its scans are done.
+func (p *Planner) acquireVectors(ctx context.Context, noFile bool) (vi *vecIndex, release func(), err error) {
 	version, err := p.db.VectorsVersion(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	c := &p.vecs
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.version != version || c.surfaces == nil {
-		model, err := p.db.EmbeddingModel(ctx)
+	if cur := c.cur; cur == nil || cur.version != version || (noFile && cur.file != nil) {
+		// Loads are serialised: concurrent searches wait for one load
+		// rather than each making its own.
+		next, err := p.openVectors(ctx, version, noFile)
 		if err != nil {
-			return nil, err
+			return nil, nil, fmt.Errorf("load vectors: %w", err)
 		}
-		surfaces, stats, err := p.loadVectors(ctx, model)
-		if err != nil {
-			return nil, fmt.Errorf("load vectors: %w", err)
+		if cur != nil {
+			cur.retired = true
+			c.closeIfDone(cur)
 		}
-		c.version, c.surfaces, c.stats = version, surfaces, stats
+		c.cur = next
 	}
-	if s, ok := c.surfaces[name]; ok {
-		return s, nil
+	vi = c.cur
+	vi.refs++
+	if p.resident && vi.file != nil && !vi.residing && !c.closed {
+		vi.residing = true
+		p.loadResident(vi)
 	}
-	set, _ := NewVectorSet(1, nil)
-	return &vecSurface{set: set}, nil
+	return vi, func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		vi.refs--
+		c.closeIfDone(vi)
+	}, nil
 }
 
-// loadedStats returns the stats of the loaded vectors (call surface
-// first).
-func (p *Planner) loadedStats() vecStats {
-	p.vecs.mu.Lock()
-	defer p.vecs.mu.Unlock()
-	return p.vecs.stats
+// closeIfDone unmaps a replaced file once no search holds it (c.mu held).
+func (c *vectorCache) closeIfDone(vi *vecIndex) {
+	if vi.retired && vi.refs == 0 && vi.file != nil {
+		vi.file.Close()
+		vi.file = nil
+		vi.surfaces = nil
+	}
+}
+
+// loadResident loads the vectors table in the background and, when vi is
+// still the current vectors then, puts the loaded vectors in its place
+// (c.mu held). Searches meanwhile read the file; a load that fails leaves
+// them on it.
+func (p *Planner) loadResident(vi *vecIndex) {
+	c := &p.vecs
+	if c.ctx == nil {
+		c.ctx, c.stop = context.WithCancel(context.Background())
+	}
+	model := vi.file.Model()
+	c.bg.Add(1)
+	go func() {
+		defer c.bg.Done()
+		surfaces, stats, err := p.loadVectors(c.ctx, model)
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if err != nil || c.cur != vi || c.closed {
+			return
+		}
+		vi.retired = true
+		c.closeIfDone(vi)
+		c.cur = &vecIndex{version: vi.version, surfaces: surfaces, stats: stats, residing: true}
+	}()
+}
+
+// close stops background loads and releases the current vectors
+// (Planner.Close).
+func (c *vectorCache) close() {
+	c.mu.Lock()
+	c.closed = true
+	if c.stop != nil {
+		c.stop()
+	}
+	c.mu.Unlock()
+	c.bg.Wait()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cur != nil {
+		c.cur.retired = true
+		c.closeIfDone(c.cur)
+		c.cur = nil
+	}
+}
+
+// openVectors maps the vector file of version, or loads the vectors table
+// when the file cannot serve (or noFile), saying why in fallback.
+func (p *Planner) openVectors(ctx context.Context, version string, noFile bool) (*vecIndex, error) {
+	vi := &vecIndex{version: version}
+	vfr, hasFiles := p.db.(tables.VectorFileReader) // a shared store has none
+	if noFile {
+		vi.fallback = "the vector file no longer matched the index during this search"
+	} else if hasFiles {
+		f, err := vfr.OpenVectorFile(ctx)
+		switch {
+		case err == nil:
+			if err := p.mapVectors(ctx, vfr, vi, f); err != nil {
+				f.Close()
+				return nil, err
+			}
+			return vi, nil
+		case tables.IsVectorFileProblem(err):
+			vi.fallback = err.Error()
+		default:
+			return nil, err
+		}
+	}
+	model, err := p.db.EmbeddingModel(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if vi.surfaces, vi.stats, err = p.loadVectors(ctx, model); err != nil {
+		return nil, err
+	}
+	return vi, nil
+}
+
+// mapVectors makes vi the vectors of the mapped file f.
+func (p *Planner) mapVectors(ctx context.Context, vfr tables.VectorFileReader, vi *vecIndex, f *tables.VectorFile) error {
+	units, err := vfr.UnitCounts(ctx)
+	if err != nil {
+		return err
+	}
+	vi.version, vi.file, vi.reader = f.Version(), f, vfr
+	vi.surfaces = map[string]*vecSurface{}
+	vi.stats.dim = f.Dim()
+	for _, name := range []string{tables.SurfaceCode, tables.SurfaceSummary, tables.SurfaceFile} {
+		r := f.Rows(name)
+		set, err := NewQuantizedVectorSet(f.Dim(), r.Pad, r.Q8, r.Scale, r.ErrNorm, r.Norm, r.MaxHatNorm)
+		if err != nil {
+			return fmt.Errorf("vector file: %s: %w", name, err)
+		}
+		vi.surfaces[name] = &vecSurface{set: set, rows: r}
+		vi.stats.rows += units[name]
+		vi.stats.missing += max(0, units[name]-r.Len)
+	}
+	return nil
 }
 
 // loadVectors reads every vector of model and the unit each describes.
@@ -153,8 +310,7 @@ func (p *Planner) readVectors(ctx context.Context, model string, st *vecStats) (
 		return nil, err
 	}
 	for _, f := range files {
-		u := unit{kind: KindFile, rowid: f.ID, fileID: f.ID, path: f.Path, start: 1, end: max(f.Lines, 1), id: "f:" + f.Path, title: f.Path}
-		units["file"]["f"+strconv.FormatInt(f.ID, 10)] = u
+		units["file"]["f"+strconv.FormatInt(f.ID, 10)] = *fileRowUnit(f)
 	}
 
 	for _, us := range units {
@@ -212,17 +368,14 @@ func (p *Planner) readVectors(ctx context.Context, model string, st *vecStats) (
 	return out, nil
 }
 
-// checkQueryDim loads the vectors and compares their dimension with the
-// query vector's: it returns why vectors cannot serve this search, ""
-// when they can.
-func (p *Planner) checkQueryDim(ctx context.Context, q []float32) (string, error) {
-	if _, err := p.surface(ctx, "code"); err != nil {
-		return "", err
+// checkQueryDim compares the dimension of vi's vectors with the query
+// vector's: it returns why vectors cannot serve this search, "" when they
+// can.
+func checkQueryDim(vi *vecIndex, q []float32) string {
+	if d := vi.stats.dim; d != 0 && d != len(q) {
+		return fmt.Sprintf("the query's vector has %d dimensions and the index's have %d (the provider's model changed size; `viberag index` re-embeds)", len(q), d)
 	}
-	if d := p.loadedStats().dim; d != 0 && d != len(q) {
-		return fmt.Sprintf("the query's vector has %d dimensions and the index's have %d (the provider's model changed size; `viberag index` re-embeds)", len(q), d), nil
-	}
-	return "", nil
+	return ""
 }
 
 // embedQuery embeds the search text.
@@ -244,15 +397,14 @@ func (p *Planner) embedQuery(ctx context.Context, text string) ([]float32, error
 // vecTable is the scope table of each surface.
 var vecTable = map[string]scope.Table{"code": scope.Chunks, "summary": scope.Symbols, "file": scope.Files}
 
-// vecChannel ranks a surface's rows by cosine to q, among the rows in
-// scope. Its units are fresh copies, not yet interned in a request's
-// pool (see intern), so that it can run beside the text channels.
-func (p *Planner) vecChannel(ctx context.Context, name, surface string, weight float64, q []float32, req Request, sc *scoped) (*channel, error) {
+// vecChannel ranks a surface's rows of vi by cosine to q, among the rows
+// in scope. Its units are fresh copies, not yet interned in a request's
+// pool (see intern), so that it can run beside the text channels. With a
+// mapped file it fails with a tables.IsVectorFileProblem error when the
+// index's vectors changed under it.
+func (p *Planner) vecChannel(ctx context.Context, vi *vecIndex, name, surface string, weight float64, q []float32, req Request, sc *scoped) (*channel, error) {
 	ch := &channel{name: name, weight: weight, cosine: true}
-	s, err := p.surface(ctx, surface)
-	if err != nil {
-		return nil, err
-	}
+	s := vi.surface(surface)
 	if s.set.Len() == 0 || len(q) != s.set.Dim() {
 		return ch, nil
 	}
@@ -260,14 +412,55 @@ func (p *Planner) vecChannel(ctx context.Context, name, surface string, weight f
 	if err != nil {
 		return nil, err
 	}
-	for _, h := range s.set.Search(q, p.tune.VecCands, allow) {
+	if vi.file == nil {
+		for _, h := range s.set.Search(q, p.tune.VecCands, allow) {
+			if h.Score <= 0 {
+				break // unrelated or opposite: never a reason to list a row
+			}
+			u := s.units[h.Row] // a copy: the cached unit stays untouched
+			ch.add(&u, float64(h.Score))
+		}
+		return ch, nil
+	}
+	hits, err := s.set.SearchWith(q, p.tune.VecCands, allow, func(rows []int) ([]float32, error) {
+		scores := make([]float32, len(rows))
+		err := vi.reader.VectorFileVectors(ctx, vi.file, surface, rows, func(i int, vec []float32) {
+			scores[i] = vek32.Dot(vec, q)
+		})
+		return scores, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var rows []int
+	for _, h := range hits {
 		if h.Score <= 0 {
 			break // unrelated or opposite: never a reason to list a row
 		}
-		u := s.units[h.Row] // a copy: the cached unit stays untouched
-		ch.add(&u, float64(h.Score))
+		rows = append(rows, h.Row)
+	}
+	units, err := vi.reader.VectorFileUnits(ctx, vi.file, surface, rows)
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range units {
+		var u *unit
+		switch surface {
+		case tables.SurfaceCode:
+			u = chunkUnit(r.Chunk)
+		case tables.SurfaceSummary:
+			u = symbolUnit(r.Symbol)
+		default:
+			u = fileRowUnit(r.File)
+		}
+		ch.add(u, float64(hits[i].Score))
 	}
 	return ch, nil
+}
+
+// fileRowUnit is the file-level unit of a file row.
+func fileRowUnit(f tables.FileRow) *unit {
+	return &unit{kind: KindFile, rowid: f.ID, fileID: f.ID, path: f.Path, start: 1, end: max(f.Lines, 1), id: "f:" + f.Path, title: f.Path}
 }
 
 // intern makes ch's units the pool's.
@@ -295,7 +488,19 @@ func (p *Planner) vecScope(ctx context.Context, surface string, s *vecSurface, r
 	if err != nil {
 		return nil, err
 	}
-	allow := NewBitset(len(s.units))
+	allow := NewBitset(s.set.Len())
+	if s.rows != nil {
+		rowIDs := s.rows.UnitIDs
+		if byFile {
+			rowIDs = s.rows.FileIDs
+		}
+		for i, id := range rowIDs {
+			if ids[id] {
+				allow.Set(i)
+			}
+		}
+		return allow, nil
+	}
 	for i := range s.units {
 		id := s.units[i].rowid
 		if byFile {
@@ -308,6 +513,96 @@ func (p *Planner) vecScope(ctx context.Context, surface string, s *vecSurface, r
 	return allow, nil
 }
 
+// vecSpec is a vector channel to run: its name, surface and weight.
+type vecSpec struct {
+	name, surface string
+	weight        float64
+}
+
+// vecRun is what runVectors did.
+type vecRun struct {
+	chans  []*channel
+	tables []scope.Table // the scope table of each channel
+	status string        // for Response.Vectors
+	notes  []string      // for Response.Notes
+}
+
+// runVectors embeds text and runs the vector channels of specs (those of
+// positive weight). Only a failure to read the index is an error: when
+// vectors are off, or the embedder fails, it returns no channels and a
+// status (and a note) saying why.
+func (p *Planner) runVectors(ctx context.Context, text string, specs []vecSpec, req Request, sc *scoped) (vecRun, error) {
+	st, err := p.vectors(ctx)
+	if err != nil {
+		return vecRun{}, err
+	}
+	if !st.on {
+		return vecRun{status: st.status}, nil
+	}
+	q, err := p.embedQuery(ctx, text)
+	if err != nil {
+		return vecRun{status: "off for this search: " + err.Error(),
+			notes: []string{"vectors unavailable, so this search is lexical: " + err.Error()}}, nil
+	}
+	// A vector file that stops matching the index mid-search (a run
+	// changed the vectors) is dropped and the search runs again on what
+	// the index holds now; a file that still does not match, on the
+	// vectors table.
+	for attempt := 0; ; attempt++ {
+		r := vecRun{status: st.status}
+		vi, err := p.scanVectors(ctx, &r, attempt == 2, q, specs, req, sc)
+		if err == nil || attempt == 2 || !tables.IsVectorFileProblem(err) {
+			return r, err
+		}
+		p.vecs.drop(vi)
+	}
+}
+
+// scanVectors runs the channels of specs over the current vectors into r
+// and returns the vectors it used.
+func (p *Planner) scanVectors(ctx context.Context, r *vecRun, noFile bool, q []float32, specs []vecSpec, req Request, sc *scoped) (*vecIndex, error) {
+	vi, release, err := p.acquireVectors(ctx, noFile)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	if off := checkQueryDim(vi, q); off != "" {
+		r.status = "off for this search: " + off
+		r.notes = append(r.notes, "vectors unavailable, so this search is lexical: "+off)
+		return vi, nil
+	}
+	if n := vi.stats.note(); n != "" {
+		r.status += "; " + n
+	}
+	if n := vi.fallbackNote(); n != "" {
+		r.notes = append(r.notes, n)
+	}
+	for _, s := range specs {
+		if s.weight <= 0 {
+			continue
+		}
+		ch, err := p.vecChannel(ctx, vi, s.name, s.surface, s.weight, q, req, sc)
+		if err != nil {
+			return vi, err
+		}
+		r.chans = append(r.chans, ch)
+		r.tables = append(r.tables, vecTable[s.surface])
+	}
+	return vi, nil
+}
+
+// drop retires vi if it is still the current vectors, so that the next
+// search opens them again.
+func (c *vectorCache) drop(vi *vecIndex) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if vi != nil && c.cur == vi {
+		vi.retired = true
+		c.closeIfDone(vi)
+		c.cur = nil
+	}
+}
+
 // startVectors starts the vector channels of an intent in a goroutine —
 // for concept code, summary and file vectors; for definition the
 // summaries — so that the scan runs while the text channels query SQLite.
@@ -316,78 +611,35 @@ func (p *Planner) vecScope(ctx context.Context, surface string, s *vecSurface, r
 // failure to read the index fails the search: an embedder error (a remote
 // provider down) leaves it lexical, and says so.
 func (p *Planner) startVectors(ctx context.Context, text string, req Request, sc *scoped, defs, concept bool) func(unitPool, *Response) ([]*channel, error) {
-	type spec struct {
-		name, surface string
-		weight        float64
-	}
-	var specs []spec
+	var specs []vecSpec
 	if concept {
-		specs = append(specs, spec{"vec_code", "code", p.tune.WVecCode}, spec{"vec_file", "file", p.tune.WVecFile})
+		specs = append(specs, vecSpec{"vec_code", tables.SurfaceCode, p.tune.WVecCode}, vecSpec{"vec_file", tables.SurfaceFile, p.tune.WVecFile})
 	}
 	if defs || concept {
-		specs = append(specs, spec{"vec_summary", "summary", p.tune.WVecSummary})
+		specs = append(specs, vecSpec{"vec_summary", tables.SurfaceSummary, p.tune.WVecSummary})
 	}
 	type result struct {
-		chans  []*channel
-		tables []scope.Table
-		status string
-		note   string // when vectors were meant to run and could not
-		err    error
+		run vecRun
+		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		var r result
-		defer func() { done <- r }()
-		st, err := p.vectors(ctx)
-		if err != nil {
-			r.err = err
-			return
-		}
-		r.status = st.status
-		if !st.on {
-			return
-		}
-		q, err := p.embedQuery(ctx, text)
-		if err != nil {
-			r.status = "off for this search: " + err.Error()
-			r.note = "vectors unavailable, so this search is lexical: " + err.Error()
-			return
-		}
-		if off, err := p.checkQueryDim(ctx, q); err != nil || off != "" {
-			r.err, r.status, r.note = err, "off for this search: "+off, "vectors unavailable, so this search is lexical: "+off
-			return
-		}
-		if n := p.loadedStats().note(); n != "" {
-			r.status += "; " + n
-		}
-		for _, s := range specs {
-			if s.weight <= 0 {
-				continue
-			}
-			ch, err := p.vecChannel(ctx, s.name, s.surface, s.weight, q, req, sc)
-			if err != nil {
-				r.err = err
-				return
-			}
-			r.chans = append(r.chans, ch)
-			r.tables = append(r.tables, vecTable[s.surface])
-		}
+		r, err := p.runVectors(ctx, text, specs, req, sc)
+		done <- result{r, err}
 	}()
 	return func(pool unitPool, resp *Response) ([]*channel, error) {
 		r := <-done
 		if r.err != nil {
 			return nil, r.err
 		}
-		resp.Vectors = r.status
-		if r.note != "" {
-			resp.Notes = append(resp.Notes, r.note)
-		}
-		for _, ch := range r.chans {
+		resp.Vectors = r.run.status
+		resp.Notes = append(resp.Notes, r.run.notes...)
+		for _, ch := range r.run.chans {
 			ch.intern(pool)
 		}
-		for _, t := range r.tables {
+		for _, t := range r.run.tables {
 			sc.note(req.Scope, t)
 		}
-		return r.chans, nil
+		return r.run.chans, nil
 	}
 }

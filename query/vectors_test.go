@@ -86,6 +86,23 @@ func plannerOn(t *testing.T, path string, opts Options) *Planner {
 	return p
 }
 
+// vecChannelOf runs one vector channel over the planner's current
+// vectors.
+func vecChannelOf(t *testing.T, p *Planner, surface string, q []float32, req Request, sc *scoped) *channel {
+	t.Helper()
+	ctx := context.Background()
+	vi, release, err := p.acquireVectors(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	ch, err := p.vecChannel(ctx, vi, "vec_"+surface, surface, 1, q, req, sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ch
+}
+
 func vecRanks(h Hit) []ChannelRank {
 	if h.Why == nil {
 		return nil
@@ -162,10 +179,7 @@ func TestVectorScopeBeforeScan(t *testing.T) {
 	} {
 		req := Request{Query: "x", Scope: tc.scope}
 		sc := newScoped(tc.scope)
-		ch, err := p.vecChannel(ctx, "vec_code", "code", 1, q, req, sc)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ch := vecChannelOf(t, p, "code", q, req, sc)
 		if len(ch.units) != 1 || ch.units[0].path != tc.want {
 			var got []string
 			for _, u := range ch.units {
@@ -244,10 +258,7 @@ func TestVectorCacheFollowsIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ch, err := p.vecChannel(ctx, "vec_code", "code", 1, q, Request{Query: "x"}, newScoped(scope.Scope{}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ch := vecChannelOf(t, p, "code", q, Request{Query: "x"}, newScoped(scope.Scope{}))
 	if len(ch.units) == 0 || ch.units[0].path != "mail/smtp.py" {
 		t.Errorf("after re-index, vec_code top = %v, want mail/smtp.py", ch.units)
 	}

@@ -169,12 +169,12 @@ func (db *DB) SQL() *sql.DB { return db.r }
 func (db *DB) Path() string { return db.path }
 
 // Remove deletes the index file at path together with its -wal and -shm
-// companions. A stale WAL left beside a new database file would be
-// replayed into it, so deleting only the main file is not safe. Missing
-// files are not an error. The index must not be open.
+// companions and its vector file. A stale WAL left beside a new database
+// file would be replayed into it, so deleting only the main file is not
+// safe. Missing files are not an error. The index must not be open.
 func Remove(path string) error {
 	var errs []error
-	for _, p := range []string{path, path + "-wal", path + "-shm", path + "-journal"} {
+	for _, p := range []string{path, path + "-wal", path + "-shm", path + "-journal", VectorFilePath(path)} {
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)
 		}

@@ -46,6 +46,9 @@
 //	                       VectorDims, DropZeroVectors). All vectors have one
 //	                       dimension, meta embedding_dim: WriteVectors refuses
 //	                       another, and NaN or infinite components.
+//	                       Searches read them from the vector file beside
+//	                       the index (vectorfile.go: SyncVectorFile writes
+//	                       it, OpenVectorFile maps it).
 //
 // Only files hold path, ext and language; symbols, chunks, sources and
 // refs name their file by its id (refs in the high half of their rowid),

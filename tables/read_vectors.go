@@ -2,18 +2,27 @@ package tables
 
 import (
 	"context"
+	"database/sql"
+	"encoding/binary"
+	"fmt"
+	"math"
 	"strconv"
 )
 
-// The vectors as the search loads them: once per vectors_version, all of
-// a model's vectors of one dimension in one sequential pass.
+// The vectors as a search reads them: from the vector file
+// (vectorfile.go), reading back only the rows it rescores and lists
+// (VectorFileVectors, VectorFileUnits); or, when the file cannot serve, all of a model's
+// vectors of one dimension in one sequential pass (ScanVectors).
 
 // VectorsVersion returns a key that changes whenever vectors are written
-// or dropped or the embedding model changes.
+// or dropped, the embedding model changes or a vector file is written for
+// them (SyncVectorFile), so that a reader holding vectors knows when to
+// read them again.
 func (db *DB) VectorsVersion(ctx context.Context) (string, error) {
 	var v string
 	err := db.queryRow(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = 'vectors_version'), '')
-		|| '/' || coalesce((SELECT value FROM meta WHERE key = 'embedding_model'), '')`).Scan(&v)
+		|| '/' || coalesce((SELECT value FROM meta WHERE key = 'embedding_model'), '')
+		|| '/' || coalesce((SELECT value FROM meta WHERE key = 'vectors_file'), '')`).Scan(&v)
 	return v, err
 }
 
@@ -96,4 +105,192 @@ func (db *DB) ScanVectors(ctx context.Context, model string, dim int, fn func(ow
 		fn(owner, surface, blob)
 	}
 	return rows.Err()
+}
+
+// A vector file's rows are read back from the index by id — vectors.id
+// for the float32 vectors a search rescores (VectorFileVectors), the
+// unit's rowid for the units it lists (VectorFileUnits) — each statement
+// reading meta vectors_version in the same snapshot. Every change to the
+// vectors table, and every re-write of a file's rows in an index with
+// vectors, bumps that version, so rows read at the file's version are the
+// rows the file was written from; at another version the read fails with
+// ErrVectorFileStale, and the search starts again on what the index
+// holds now.
+
+// vectorsVersionCol is the version column of those statements.
+const vectorsVersionCol = `(SELECT value FROM meta WHERE key = 'vectors_version')`
+
+// idList renders ids as a JSON array for json_each.
+func idList(ids []int64) string {
+	b := make([]byte, 0, len(ids)*8+2)
+	b = append(b, '[')
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, id, 10)
+	}
+	return string(append(b, ']'))
+}
+
+// checkRows checks that rows are rows of a surface of vf.
+func checkRows(vf *VectorFile, surface string, rows []int) (*VectorRows, error) {
+	if _, ok := vectorFileUnitsSQL[surface]; !ok {
+		return nil, fmt.Errorf("vector file: surface %q: unknown (known: code, summary, file)", surface)
+	}
+	vr := vf.Rows(surface)
+	for _, r := range rows {
+		if r < 0 || r >= vr.Len {
+			return nil, fmt.Errorf("vector file: row %d of %s: out of range (%d rows)", r, surface, vr.Len)
+		}
+	}
+	return vr, nil
+}
+
+// staleVersion is the error of a read at another vectors version.
+func staleVersion(vf *VectorFile, version string) error {
+	return fmt.Errorf("%w: the index's vectors changed (version %s, the file's %s)", ErrVectorFileStale, version, vf.version)
+}
+
+// VectorFileVectors reads the float32 vectors of rows of a surface of vf
+// from the vectors table (the file holds only their int8 copies) and
+// calls fn with each: i indexes rows, and vec is valid only during the
+// call. It fails with ErrVectorFileStale when the index's vectors are no
+// longer those of vf.
+func (db *DB) VectorFileVectors(ctx context.Context, vf *VectorFile, surface string, rows []int, fn func(i int, vec []float32)) error {
+	vr, err := checkRows(vf, surface, rows)
+	if err != nil || len(rows) == 0 {
+		return err
+	}
+	at := make(map[int64]int, len(rows))
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = vr.VecIDs[r]
+		at[ids[i]] = i
+	}
+	res, err := db.query(ctx, `SELECT v.id, v.vec, `+vectorsVersionCol+` FROM vectors v WHERE v.id IN (SELECT value FROM json_each(?1))`, idList(ids))
+	if err != nil {
+		return fmt.Errorf("vector file vectors: %w", err)
+	}
+	defer res.Close()
+	found := 0
+	vec := make([]float32, vf.dim)
+	for res.Next() {
+		var id int64
+		var blob []byte
+		var version sql.NullString
+		if err := res.Scan(&id, &blob, &version); err != nil {
+			return fmt.Errorf("vector file vectors: %w", err)
+		}
+		if version.String != vf.version {
+			return staleVersion(vf, version.String)
+		}
+		i, ok := at[id]
+		if !ok || len(blob) != 4*vf.dim {
+			return fmt.Errorf("%w: vector %d: %d bytes, not %d floats", ErrVectorFileStale, id, len(blob), vf.dim)
+		}
+		for k := range vec {
+			vec[k] = math.Float32frombits(binary.LittleEndian.Uint32(blob[4*k:]))
+		}
+		fn(i, vec)
+		found++
+	}
+	if err := res.Err(); err != nil {
+		return fmt.Errorf("vector file vectors: %w", err)
+	}
+	if found != len(rows) {
+		return fmt.Errorf("%w: %d of %d vectors asked for are gone", ErrVectorFileStale, len(rows)-found, len(rows))
+	}
+	return nil
+}
+
+// VectorFileUnit is the unit a row of a vector file describes: Chunk for
+// the code surface, Symbol for summary, File for file (Score unset).
+type VectorFileUnit struct {
+	Row    int // the row in the file
+	Chunk  ChunkRow
+	Symbol SymbolRow
+	File   FileRow
+}
+
+// vectorFileUnitsSQL reads units by rowid, with the vectors version.
+var vectorFileUnitsSQL = map[string]string{
+	SurfaceCode: `SELECT ` + vectorsVersionCol + `, c.id, c.cid, c.file_id, f.path, c.start_line, c.end_line, c.header
+FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN (SELECT value FROM json_each(?1))`,
+	SurfaceSummary: `SELECT ` + vectorsVersionCol + `, ` + symbolRowCols + `
+FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id IN (SELECT value FROM json_each(?1))`,
+	SurfaceFile: `SELECT ` + vectorsVersionCol + `, f.id, f.path, f.lines FROM files f WHERE f.id IN (SELECT value FROM json_each(?1))`,
+}
+
+// VectorFileUnits reads the units of rows of a surface of vf, in the order
+// asked. It fails with ErrVectorFileStale when the index's vectors are no
+// longer those of vf (a re-written file changes them).
+func (db *DB) VectorFileUnits(ctx context.Context, vf *VectorFile, surface string, rows []int) ([]VectorFileUnit, error) {
+	vr, err := checkRows(vf, surface, rows)
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	at := make(map[int64]int, len(rows))
+	ids := make([]int64, len(rows))
+	for i, r := range rows {
+		ids[i] = vr.UnitIDs[r]
+		at[ids[i]] = i
+	}
+	res, err := db.query(ctx, vectorFileUnitsSQL[surface], idList(ids))
+	if err != nil {
+		return nil, fmt.Errorf("vector file units: %w", err)
+	}
+	defer res.Close()
+	out := make([]VectorFileUnit, len(rows))
+	found := 0
+	for res.Next() {
+		var version sql.NullString
+		var u VectorFileUnit
+		var unit, file int64
+		switch surface {
+		case SurfaceCode:
+			c := &u.Chunk
+			err = res.Scan(&version, &c.ID, &c.CID, &c.FileID, &c.Path, &c.StartLine, &c.EndLine, &c.Header)
+			unit, file = c.ID, c.FileID
+		case SurfaceSummary:
+			s := &u.Symbol
+			err = res.Scan(&version, &s.ID, &s.SID, &s.FileID, &s.Path, &s.StartLine, &s.EndLine, &s.Kind, &s.Name, &s.Qualname, &s.Signature, &s.Doc, &s.Exported)
+			unit, file = s.ID, s.FileID
+		default:
+			f := &u.File
+			err = res.Scan(&version, &f.ID, &f.Path, &f.Lines)
+			unit, file = f.ID, f.ID
+		}
+		if err != nil {
+			return nil, fmt.Errorf("vector file units: %w", err)
+		}
+		if version.String != vf.version {
+			return nil, staleVersion(vf, version.String)
+		}
+		i, ok := at[unit]
+		if !ok || file != vr.FileIDs[rows[i]] {
+			return nil, fmt.Errorf("%w: unit %d of file %d, the file says file %d", ErrVectorFileStale, unit, file, vr.FileIDs[rows[min(i, len(rows)-1)]])
+		}
+		u.Row = rows[i]
+		out[i] = u
+		found++
+	}
+	if err := res.Err(); err != nil {
+		return nil, fmt.Errorf("vector file units: %w", err)
+	}
+	if found != len(rows) {
+		return nil, fmt.Errorf("%w: %d of %d units asked for are gone", ErrVectorFileStale, len(rows)-found, len(rows))
+	}
+	return out, nil
+}
+
+// UnitCounts returns how many chunks, symbols and files the index holds:
+// the rows that can have a vector on each surface.
+func (db *DB) UnitCounts(ctx context.Context) (map[string]int, error) {
+	var c, s, f int
+	err := db.queryRow(ctx, `SELECT (SELECT count(*) FROM chunks), (SELECT count(*) FROM symbols), (SELECT count(*) FROM files)`).Scan(&c, &s, &f)
+	if err != nil {
+		return nil, fmt.Errorf("unit counts: %w", err)
+	}
+	return map[string]int{SurfaceCode: c, SurfaceSummary: s, SurfaceFile: f}, nil
 }

@@ -269,7 +269,8 @@ func (c *evalCmd) evalRepo(ctx context.Context, r benchRepo, tune *query.Tuning,
 	if v := ires.Vectors; v != nil && v.Error != "" {
 		return nil, fmt.Errorf("embedding: %s", v.Error)
 	}
-	p, err := query.New(ctx, db, query.Options{Tuning: tune, Embedder: res.embedder, VectorsOff: res.off})
+	// Resident, like the MCP server: the latency measured is a server's.
+	p, err := query.New(ctx, db, query.Options{Tuning: tune, Embedder: res.embedder, VectorsOff: res.off, ResidentVectors: true})
 	if err != nil {
 		return nil, err
 	}
