@@ -54,6 +54,7 @@ type DB struct {
 	trigram bool // sources_tri is maintained
 
 	stmts stmtCache // prepared read statements, see read_stmts.go
+	texts *textCache
 
 	// afterFile, when set by a test, runs after each file of a Write has
 	// been written inside the transaction; an error aborts the Write.
@@ -91,7 +92,7 @@ func open(ctx context.Context, path string, opts OpenOptions, steps []migration)
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}
-	db := &DB{path: abs}
+	db := &DB{path: abs, texts: newTextCache(maxCachedTextBytes)}
 	defer func() {
 		if err != nil {
 			db.Close()

@@ -269,14 +269,18 @@ func (c *sourceCache) text(id int64) (text string, ok bool, err error) {
 	if ok, err := found(c.queryRow(sourceTextSQL, id).Scan(&blob)); !ok {
 		return "", false, err
 	}
-	b, err := c.z.inflate(blob)
-	if err != nil {
-		return "", false, fmt.Errorf("file %d: %w", id, err)
-	}
 	if len(c.texts) >= maxCachedSources {
 		clear(c.texts)
 	}
-	t := string(b)
+	t, sum, ok := c.db.texts.get(id, blob)
+	if !ok {
+		b, err := c.z.inflate(blob)
+		if err != nil {
+			return "", false, fmt.Errorf("file %d: %w", id, err)
+		}
+		t = string(b)
+		c.db.texts.put(id, sum, t)
+	}
 	c.texts[id] = t
 	return t, true, nil
 }
