@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -304,27 +305,29 @@ func (m *Model2Vec) Embed(ctx context.Context, texts []string) ([][]float32, err
 	for i := range out {
 		out[i] = flat[i*m.dim : (i+1)*m.dim : (i+1)*m.dim]
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(texts)/minPerWorker)
+	if err := inParallel(len(texts), func(lo, hi int) error { return m.embedRange(ctx, texts[lo:hi], out[lo:hi]) }); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// inParallel runs fn over [0, n) in contiguous ranges, one per CPU, with
+// at least minPerWorker items each (one range when n is small), and
+// returns the ranges' errors joined.
+func inParallel(n int, fn func(lo, hi int) error) error {
+	workers := min(runtime.GOMAXPROCS(0), n/minPerWorker)
 	if workers <= 1 {
-		if err := m.embedRange(ctx, texts, out); err != nil {
-			return nil, err
-		}
-		return out, nil
+		return fn(0, n)
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, workers)
-	per := (len(texts) + workers - 1) / workers
+	per := (n + workers - 1) / workers
 	for w := range workers {
-		lo, hi := w*per, min((w+1)*per, len(texts))
-		wg.Go(func() { errs[w] = m.embedRange(ctx, texts[lo:hi], out[lo:hi]) })
+		lo, hi := w*per, min((w+1)*per, n)
+		wg.Go(func() { errs[w] = fn(lo, hi) })
 	}
 	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return errors.Join(errs...)
 }
 
 // m2vScratch holds one goroutine's buffers.

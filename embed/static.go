@@ -13,10 +13,8 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -232,8 +230,7 @@ func (m *Static) Embed(ctx context.Context, texts []string) ([][]float32, error)
 	for i := range out {
 		out[i] = flat[i*m.dim : (i+1)*m.dim : (i+1)*m.dim]
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(texts)/minPerWorker)
-	run := func(lo, hi int) error {
+	err := inParallel(len(texts), func(lo, hi int) error {
 		acc := make([]float64, m.dim)
 		var buf []byte
 		for i := lo; i < hi; i++ {
@@ -245,22 +242,8 @@ func (m *Static) Embed(ctx context.Context, texts []string) ([][]float32, error)
 			buf = m.embedOne(texts[i], out[i], acc, buf)
 		}
 		return nil
-	}
-	if workers <= 1 {
-		if err := run(0, len(texts)); err != nil {
-			return nil, err
-		}
-		return out, nil
-	}
-	var wg sync.WaitGroup
-	errs := make([]error, workers)
-	per := (len(texts) + workers - 1) / workers
-	for w := range workers {
-		lo, hi := w*per, min((w+1)*per, len(texts))
-		wg.Go(func() { errs[w] = run(lo, hi) })
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	})
+	if err != nil {
 		return nil, err
 	}
 	return out, nil

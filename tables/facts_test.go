@@ -121,7 +121,7 @@ func storedRows(t *testing.T, db *DB, path string) *Rows {
 			}
 			r.NameLower = fold
 			if fold == "" {
-				r.NameLower = asciiLower(r.Name)
+				r.NameLower = ASCIILower(r.Name)
 			}
 			got.Refs = append(got.Refs, r)
 		}

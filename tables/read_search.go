@@ -469,7 +469,7 @@ func (db *DB) ChunksContaining(ctx context.Context, text string, s scope.Scope, 
 	if expr := trigramExpr(text); db.trigram && expr != "" {
 		q, args = fmt.Sprintf(exactTrigramSQL, w.sql), append([]any{expr}, w.args...)
 	}
-	needle := asciiLower(text)
+	needle := ASCIILower(text)
 	return db.snapshot(ctx, []string{q}, func(src *sourceCache) error {
 		rows, err := src.query(q, args...)
 		if err != nil {

@@ -130,7 +130,7 @@ func TestChunksContainingMissesNothing(t *testing.T) {
 		}
 		want := map[int64]bool{} // every chunk holding the text
 		for id, c := range contents {
-			if strings.Contains(asciiLower(c), asciiLower(text)) {
+			if strings.Contains(ASCIILower(c), ASCIILower(text)) {
 				want[id] = true
 			}
 		}
@@ -311,7 +311,7 @@ func TestContainsFold(t *testing.T) {
 		{"abc", "", true},
 		{"", "a", false},
 	} {
-		if got := containsFold(tc.s, asciiLower(tc.needle)); got != tc.want {
+		if got := containsFold(tc.s, ASCIILower(tc.needle)); got != tc.want {
 			t.Errorf("containsFold(%q, %q) = %v, want %v", tc.s, tc.needle, got, tc.want)
 		}
 	}

@@ -138,14 +138,15 @@ func refKindName(code int64) (string, error) {
 // all but names with other letters; then the lower-cased name.
 func refFold(name string) string {
 	l := strings.ToLower(name)
-	if l == asciiLower(name) {
+	if l == ASCIILower(name) {
 		return ""
 	}
 	return l
 }
 
-// asciiLower lower-cases the ASCII letters of s, as SQLite's lower().
-func asciiLower(s string) string {
+// ASCIILower lower-cases the ASCII letters of s, as SQLite's lower() does
+// (the PostgreSQL reader folds names the same way).
+func ASCIILower(s string) string {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; 'A' <= c && c <= 'Z' {
 			b := []byte(s)
@@ -161,7 +162,7 @@ func asciiLower(s string) string {
 }
 
 // containsFold reports whether s holds lowNeedle (lower-cased by
-// asciiLower) ignoring ASCII case, without copying s.
+// ASCIILower) ignoring ASCII case, without copying s.
 func containsFold(s, lowNeedle string) bool {
 	if lowNeedle == "" {
 		return true
@@ -193,7 +194,7 @@ func containsFold(s, lowNeedle string) bool {
 	return false
 }
 
-// equalFoldASCII reports whether s lower-cased by asciiLower is low.
+// equalFoldASCII reports whether s lower-cased by ASCIILower is low.
 func equalFoldASCII(s, low string) bool {
 	for i := 0; i < len(low); i++ {
 		c := s[i]

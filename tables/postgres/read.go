@@ -752,20 +752,7 @@ WHERE s.repo_id = $1 AND ` + where + ` AND ` + filter(s.Filter(), scope.Symbols,
 }
 
 // asciiFold lower-cases ASCII letters only: SQLite's NOCASE.
-func asciiFold(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; 'A' <= c && c <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if c := b[j]; 'A' <= c && c <= 'Z' {
-					b[j] = c + 'a' - 'A'
-				}
-			}
-			return string(b)
-		}
-	}
-	return s
-}
+func asciiFold(s string) string { return tables.ASCIILower(s) }
 
 // SymbolsNamed returns up to 500 symbols named name, ignoring ASCII case
 // (SQLite's NOCASE; lower() finds a superset, checked here).
