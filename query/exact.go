@@ -88,7 +88,7 @@ func (p *Planner) exactText(ctx context.Context, req Request, text string, resp 
 
 	needle := text
 	if req.IgnoreCase {
-		needle = asciiLower(text)
+		needle = tables.ASCIILower(text)
 	}
 	seen := map[string]bool{}
 	var occ []occurrence
@@ -106,7 +106,7 @@ func (p *Planner) exactText(ctx context.Context, req Request, text string, resp 
 		}
 		hay := content
 		if req.IgnoreCase {
-			hay = asciiLower(content)
+			hay = tables.ASCIILower(content)
 		}
 		for off := 0; ; {
 			i := strings.Index(hay[off:], needle)
@@ -222,15 +222,4 @@ func decodeCursor(s string) (*exactCursor, error) {
 		return nil, fmt.Errorf("cursor %q: not a cursor this server issued", s)
 	}
 	return &c, nil
-}
-
-// asciiLower lower-cases ASCII letters only, so byte offsets are kept.
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if 'A' <= c && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
 }
