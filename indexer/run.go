@@ -233,7 +233,7 @@ func extractInto(ctx context.Context, sink FactWriter, real string, sel *fileset
 	}
 	// One tree-sitter parser per worker; a parser still in use when the
 	// run returns is closed as it comes back.
-	parsers := syntax.NewPool(workers)
+	parsers := syntax.NewPool(workers, syntax.PoolOptions{})
 	defer parsers.Close()
 	jobs := make(chan fileset.Candidate)
 	results := make(chan fileResult, workers*2)
