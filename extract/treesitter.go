@@ -616,7 +616,7 @@ func parse(ctx context.Context, parsers *ts.Pool, lang *ts.Language, src []byte)
 		err = context.DeadlineExceeded
 	}
 	if errors.Is(err, ts.ErrMemory) {
-		return nil, fmt.Errorf("memory: the parser would hold over %d MB for this file: not parsed, to bound the parser's memory", ts.MaxParseMemory>>20)
+		return nil, fmt.Errorf("memory: %v for this file: not parsed, to bound the parser's memory", err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("parse: %w", err)

@@ -28,12 +28,12 @@ const (
 
 type pending struct{ sem *semaphore.Weighted }
 
-// parseMemory bounds what the workers' parses hold at once. A parse holds
-// up to syntax.MaxParseMemory in the runtime and about as much again for
-// its Go copy and facts; a file's share is predicted from its size (real
-// source takes 40–60 bytes of runtime heap per byte, BENCHMARKS.md "Parse
-// memory"), so small files parse side by side while a file big enough to
-// need the whole limit parses alone.
+// parseMemory bounds what the workers' files hold at once from the start
+// of their parse until their facts are extracted. The runtime's memory is
+// bounded by the parser pool (syntax.Pool); this bounds the Go side: a
+// tree's Go copy (72 bytes a node) and the facts read from it. A file's
+// share is predicted from its size, so small files parse side by side
+// while a file big enough to need the whole limit is extracted alone.
 type parseMemory struct{ sem *semaphore.Weighted }
 
 const parseBytesPerByte = 64
@@ -43,7 +43,7 @@ func newParseMemory() *parseMemory {
 }
 
 // acquire waits until a file of size bytes may parse and returns its
-// weight, for release.
+// weight, for release once the file's facts are in pending.
 func (m *parseMemory) acquire(ctx context.Context, size int64) (int64, error) {
 	w := min(max(size*parseBytesPerByte, 1), syntax.MaxParseMemory)
 	if err := m.sem.Acquire(ctx, w); err != nil {
@@ -52,7 +52,11 @@ func (m *parseMemory) acquire(ctx context.Context, size int64) (int64, error) {
 	return w, nil
 }
 
-func (m *parseMemory) release(w int64) { m.sem.Release(w) }
+func (m *parseMemory) release(w int64) {
+	if w > 0 {
+		m.sem.Release(w)
+	}
+}
 
 func newPending() *pending { return &pending{sem: semaphore.NewWeighted(pendingLimit)} }
 

@@ -27,6 +27,11 @@ type Options struct {
 	Force        bool          // re-parse every file, whatever its hash
 	Workers      int           // parallel parsers; 0 means GOMAXPROCS
 	ParseTimeout time.Duration // per-file budget; 0 means extract.DefaultParseTimeout
+	// ParseMemory, when set, is told the bytes of runtime (C) memory the
+	// run's parses hold reserved, each time that changes
+	// (syntax.PoolOptions.Reserved): `viberag index` lowers the Go heap's
+	// limit by it.
+	ParseMemory func(bytes int64)
 	// Progress, when set, is called from one goroutine as files finish.
 	Progress func(Progress)
 	// ParseOnly selects, reads and extracts every file but writes nothing:
@@ -233,7 +238,7 @@ func extractInto(ctx context.Context, sink FactWriter, real string, sel *fileset
 	}
 	// One tree-sitter parser per worker; a parser still in use when the
 	// run returns is closed as it comes back.
-	parsers := syntax.NewPool(workers)
+	parsers := syntax.NewPool(workers, syntax.PoolOptions{Reserved: opts.ParseMemory})
 	defer parsers.Close()
 	jobs := make(chan fileset.Candidate)
 	results := make(chan fileResult, workers*2)
@@ -250,6 +255,11 @@ func extractInto(ctx context.Context, sink FactWriter, real string, sel *fileset
 						r.file = nil
 					}
 				}
+				// The file's parse share is given back only once its facts
+				// are counted in pending: facts waiting for the writer
+				// outside both bounds let another large file's parse
+				// start beside them (BENCHMARKS.md, "Memory").
+				mem.release(r.share)
 				results <- r
 			}
 		}()
@@ -342,6 +352,7 @@ type fileResult struct {
 	path   string
 	file   *extract.File
 	weight int64 // taken from pending for file; the writer gives it back
+	share  int64 // taken from parseMemory by examine; the worker gives it back
 	skip   *fileset.Skipped
 	err    error
 	took   time.Duration // reading and extracting (not waiting for parse memory), when extracted
@@ -371,8 +382,7 @@ func examine(ctx context.Context, root string, c fileset.Candidate, states map[s
 		return r // unchanged: nothing to parse
 	}
 	readTook := time.Since(start)
-	weight, err := mem.acquire(ctx, int64(len(data)))
-	if err != nil {
+	if r.share, err = mem.acquire(ctx, int64(len(data))); err != nil {
 		r.err = err
 		return r
 	}
@@ -383,7 +393,6 @@ func examine(ctx context.Context, root string, c fileset.Candidate, states map[s
 	}
 	f, err := extract.Extract(ctx, c.Path, data, extract.Options{ParseTimeout: opts.ParseTimeout, PlainReaders: opts.PlainReaders, Parsers: parsers})
 	r.took = readTook + time.Since(start)
-	mem.release(weight)
 	if err != nil {
 		r.err = fmt.Errorf("extract %s: %w", c.Path, err)
 		return r

@@ -27,14 +27,14 @@ type pushResult struct {
 
 // push sends the repository at c.Path to the store at c.Store: only the
 // files whose content hash differs from the store's, in one transaction.
-func (c *indexCmd) push(ctx context.Context) error {
+func (c *indexCmd) push(ctx context.Context, parseMemory func(int64)) error {
 	if c.ParseOnly || c.FileTimes != "" || c.CPUProfile != "" {
 		return fmt.Errorf("--store: --parse-only, --file-times and --cpuprofile are for local runs")
 	}
 	start := time.Now()
 	opts := indexer.Options{
 		Select: c.selectFlags.given().Resolve(nil).Select(""),
-		Force:  c.Force, Workers: c.Workers, ParseTimeout: c.ParseTimeout,
+		Force:  c.Force, Workers: c.Workers, ParseTimeout: c.ParseTimeout, ParseMemory: parseMemory,
 	}
 	if err := opts.Select.Validate(); err != nil {
 		return err

@@ -16,6 +16,7 @@ import (
 	"unsafe"
 
 	sitter "github.com/tree-sitter/go-tree-sitter"
+	"golang.org/x/sync/semaphore"
 )
 
 // Language is one grammar with its node kinds and field names as lookup
@@ -92,17 +93,19 @@ var (
 	ErrBudget = errors.New("parse over budget")
 	// ErrNoTree: the runtime returned no tree for another reason.
 	ErrNoTree = errors.New("parser returned no tree")
-	// ErrMemory: the parse would hold more than MaxParseMemory.
-	ErrMemory = fmt.Errorf("parse over its memory limit of %d MB", MaxParseMemory>>20)
+	// ErrMemory: the parse would hold more than its limit (MaxParseMemory,
+	// or in a Pool the share it reserved); the error returned wraps it
+	// and names the limit.
+	ErrMemory = errors.New("parse over its memory limit")
 )
 
 // MaxParseMemory bounds the runtime's heap for one parse (its tree and
-// stacks), counted by the allocator on the parsing thread and checked by
-// the runtime every few hundred operations. The Go copy of a tree is
-// about as big again, so a worker's parse peaks near twice this. Real
-// source needs a fraction of it (BENCHMARKS.md, "Parse memory": the
-// largest dev-split file took 25 MB); only dense machine-made input —
-// a megabyte of `1,1,1,…` needs 200 MB — reaches it.
+// stacks), and in a Pool for all its parses together; counted by the
+// allocator on the parsing thread and checked by the runtime every few
+// hundred operations. Real source needs a fraction of it (the largest of
+// 1,385 files of 32 KB–1 MB took 40 MB, BENCHMARKS.md "Memory"); only
+// dense machine-made input — a megabyte of `1,1,1,…` needs 200 MB —
+// reaches it.
 const MaxParseMemory = 96 << 20
 
 func init() {
@@ -157,10 +160,16 @@ func (p *Parser) Close() {
 }
 
 // Parse parses src with lang. It stops when ctx is done (returning ctx's
-// error) or when it runs past budget (ErrBudget; budget 0: only ctx
-// bounds it). The tree it returns lives in Go memory: the runtime's tree
-// is released before Parse returns, so no node can outlive its C tree.
+// error), when it runs past budget (ErrBudget; budget 0: only ctx
+// bounds it) or when it would hold more than MaxParseMemory (ErrMemory).
+// The tree it returns lives in Go memory: the runtime's tree is released
+// before Parse returns, so no node can outlive its C tree.
 func (p *Parser) Parse(ctx context.Context, lang *Language, src []byte, budget time.Duration) (*Tree, error) {
+	return p.parse(ctx, lang, src, budget, MaxParseMemory)
+}
+
+// parse is Parse with a memory limit of its own.
+func (p *Parser) parse(ctx context.Context, lang *Language, src []byte, budget time.Duration, memLimit int64) (*Tree, error) {
 	if p.p == nil {
 		return nil, errors.New("syntax: parse with a closed parser")
 	}
@@ -196,7 +205,7 @@ func (p *Parser) Parse(ctx context.Context, lang *Language, src []byte, budget t
 	cp := p.p
 	go func() {
 		var why C.int
-		tree := C.vr_parse(cp, (*C.TSLanguage)(lang.ptr), srcPtr, C.uint32_t(len(src)), C.int64_t(budget.Nanoseconds()), C.int64_t(MaxParseMemory), &why)
+		tree := C.vr_parse(cp, (*C.TSLanguage)(lang.ptr), srcPtr, C.uint32_t(len(src)), C.int64_t(budget.Nanoseconds()), C.int64_t(memLimit), &why)
 		runtime.KeepAlive(src)
 		done <- parseResult{tree, why}
 	}()
@@ -240,7 +249,7 @@ func (p *Parser) Parse(ctx context.Context, lang *Language, src []byte, budget t
 		case 3:
 			return nil, fmt.Errorf("grammar %s: refused by the runtime", lang.name)
 		case 5:
-			return nil, ErrMemory
+			return nil, fmt.Errorf("%w of %d MB", ErrMemory, memLimit>>20)
 		default:
 			return nil, ErrNoTree
 		}
@@ -288,29 +297,88 @@ func flatten(lang *Language, tree *C.TSTree) *Tree {
 
 // Pool hands out at most size parsers, one per worker, and closes them all
 // on Close. Unlike a sync.Pool it never drops a parser without closing it.
+//
+// The pool's parses share one budget of runtime memory, MaxParseMemory.
+// A parse reserves its share before it starts, by the size of its source
+// (parseShare), and is stopped with ErrMemory past it: whatever the
+// workers parse side by side, the runtime holds at most MaxParseMemory
+// for all of them, where a limit per parse alone let two dense files
+// take twice that.
 type Pool struct {
 	mu     sync.Mutex
 	free   []*Parser
 	made   int // parsers created and not dropped as stuck
 	slots  chan struct{}
 	closed bool
+
+	mem      *semaphore.Weighted // MaxParseMemory, shared by the parses
+	heldMu   sync.Mutex
+	held     int64 // reserved by parses under way
+	reserved func(int64)
+}
+
+// PoolOptions configure a Pool.
+type PoolOptions struct {
+	// Reserved, when set, is told the bytes of runtime memory that the
+	// pool's parses hold reserved each time that total changes: before a
+	// parse starts and once the memory of its tree is freed (after Parse
+	// has built the Go copy). Calls are serialised, and the parse waits
+	// for them: a caller can make room (the Go heap's limit) before the
+	// runtime takes it.
+	Reserved func(bytes int64)
 }
 
 // NewPool returns a pool of up to size parsers (at least 1).
-func NewPool(size int) *Pool {
+func NewPool(size int, opts PoolOptions) *Pool {
 	size = max(size, 1)
-	return &Pool{slots: make(chan struct{}, size)}
+	return &Pool{slots: make(chan struct{}, size), mem: semaphore.NewWeighted(MaxParseMemory), reserved: opts.Reserved}
 }
 
-// Parse takes a parser from the pool (waiting while all are busy), parses
-// and returns the parser.
+// Shares of the pool's memory: real source peaks at 25 bytes of runtime
+// heap per byte (median) and at most 80, over 1,385 files of 32 KB–1 MB
+// from 120 repositories (BENCHMARKS.md, "Memory"); a share is 128 bytes
+// per byte, at least parseShareMin, at most MaxParseMemory. A file of
+// 768 KB or more parses alone.
+const (
+	parseSharePerByte = 128
+	parseShareMin     = 8 << 20
+)
+
+func parseShare(n int) int64 {
+	return min(max(int64(n)*parseSharePerByte, parseShareMin), MaxParseMemory)
+}
+
+// Parse waits for the source's share of the pool's memory and for a
+// parser, then parses like Parser.Parse, under that share.
 func (pl *Pool) Parse(ctx context.Context, lang *Language, src []byte, budget time.Duration) (*Tree, error) {
+	share := parseShare(len(src))
+	if err := pl.mem.Acquire(ctx, share); err != nil {
+		return nil, err
+	}
+	pl.hold(share)
+	// A parse abandoned as stuck gives its share back too: its thread may
+	// still hold memory, but a share never returned would stop the run.
+	defer func() {
+		pl.hold(-share)
+		pl.mem.Release(share)
+	}()
 	p, err := pl.get(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer pl.put(p)
-	return p.Parse(ctx, lang, src, budget)
+	return p.parse(ctx, lang, src, budget, share)
+}
+
+// hold adds delta to the reserved total and tells opts.Reserved.
+func (pl *Pool) hold(delta int64) {
+	if pl.reserved == nil {
+		return
+	}
+	pl.heldMu.Lock()
+	defer pl.heldMu.Unlock()
+	pl.held += delta
+	pl.reserved(pl.held)
 }
 
 func (pl *Pool) get(ctx context.Context) (*Parser, error) {

@@ -176,6 +176,70 @@ func TestMemoryLimitStopsParse(t *testing.T) {
 	}
 }
 
+// TestPoolShare: in a pool a parse is stopped at its share of the pool's
+// memory, 128 bytes per byte of source: 200 KB of `1,1,1,…` needs ~40 MB,
+// which a parser of its own (MaxParseMemory) gives it and a pool (25 MB)
+// does not; real code of the same size parses whole in the pool.
+func TestPoolShare(t *testing.T) {
+	lang := MustLanguage("javascript", tsjs.Language())
+	dense := append([]byte("var x = ["), bytes.Repeat([]byte("1,"), 100<<10)...)
+	dense = append(dense, "1];\n"...)
+	p := NewParser()
+	defer p.Close()
+	if _, err := p.Parse(context.Background(), lang, dense, 0); err != nil {
+		t.Fatalf("dense 200 KB, own parser: %v", err)
+	}
+	pool := NewPool(1, PoolOptions{})
+	defer pool.Close()
+	_, err := pool.Parse(context.Background(), lang, dense, 0)
+	if !errors.Is(err, ErrMemory) || !strings.Contains(err.Error(), "of 25 MB") {
+		t.Fatalf("dense 200 KB in a pool: err = %v, want ErrMemory of 25 MB", err)
+	}
+	tree, err := pool.Parse(context.Background(), lang, realJS(200<<10), 0)
+	if err != nil || tree.Root().HasError() {
+		t.Fatalf("200 KB of functions in a pool: %v", err)
+	}
+}
+
+// TestPoolSharesMemory: parses side by side never reserve more than
+// MaxParseMemory together (Reserved sees every total), and all of it is
+// given back.
+func TestPoolSharesMemory(t *testing.T) {
+	lang := MustLanguage("javascript", tsjs.Language())
+	src := realJS(500 << 10) // a share of 62.5 MB: two never fit together
+	var mu sync.Mutex
+	var most, last int64
+	pool := NewPool(3, PoolOptions{Reserved: func(n int64) {
+		mu.Lock()
+		defer mu.Unlock()
+		most, last = max(most, n), n
+	}})
+	defer pool.Close()
+	var wg sync.WaitGroup
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := pool.Parse(context.Background(), lang, src, 0); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if most != parseShare(len(src)) || last != 0 {
+		t.Errorf("reserved at most %d MB, %d at the end; want %d MB, 0", most>>20, last, parseShare(len(src))>>20)
+	}
+}
+
+// realJS returns about n bytes of ordinary functions.
+func realJS(n int) []byte {
+	var b bytes.Buffer
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "function f%d(a, b) {\n  if (a > b) { return [a, b, %d]; }\n  return g(a) + h(b);\n}\n", i, i)
+	}
+	return b.Bytes()
+}
+
 func TestCancelStopsRunningParse(t *testing.T) {
 	lang := MustLanguage("javascript", tsjs.Language())
 	p := NewParser()
@@ -218,7 +282,7 @@ func TestClosedParser(t *testing.T) {
 func TestPoolConcurrent(t *testing.T) {
 	py := MustLanguage("python", tspython.Language())
 	js := MustLanguage("javascript", tsjs.Language())
-	pool := NewPool(2)
+	pool := NewPool(2, PoolOptions{})
 	var wg sync.WaitGroup
 	errs := make(chan error, 64)
 	for g := 0; g < 16; g++ {
@@ -257,7 +321,7 @@ func TestPoolConcurrent(t *testing.T) {
 }
 
 func TestPoolWaitHonoursContext(t *testing.T) {
-	pool := NewPool(1)
+	pool := NewPool(1, PoolOptions{})
 	defer pool.Close()
 	p, err := pool.get(context.Background())
 	if err != nil {
@@ -303,7 +367,7 @@ func TestLanguageTables(t *testing.T) {
 // abandonAfter; the pool replaces the parser.
 func TestStuckParseIsAbandoned(t *testing.T) {
 	lang := MustLanguage("kotlin", tskotlin.Language())
-	pool := NewPool(1)
+	pool := NewPool(1, PoolOptions{})
 	defer pool.Close()
 	_, err := pool.Parse(context.Background(), lang, []byte("val x\n@"), 50*time.Millisecond)
 	if err == nil {
