@@ -607,9 +607,9 @@ func (db *DB) FileLines(ctx context.Context, fileID int64, from, to int) ([]stri
 	return out, nil
 }
 
-// splitList reads a list column ('\n'-joined with a leading and trailing
-// '\n').
-func splitList(s string) []string {
+// SplitList reads a list column ('\n'-joined with a leading and trailing
+// '\n'; the PostgreSQL store keeps lists the same way).
+func SplitList(s string) []string {
 	var out []string
 	for _, x := range strings.Split(s, "\n") {
 		if x != "" {

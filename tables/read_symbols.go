@@ -50,7 +50,7 @@ func (db *DB) SymbolInfo(ctx context.Context, sid string) (d SymbolInfo, ok bool
 		if ok, err = found(err); !ok {
 			return err
 		}
-		d.Decorators = splitList(decorators)
+		d.Decorators = SplitList(decorators)
 		lists, err := src.symbolLists(d.FileID, ord)
 		if err != nil {
 			return fmt.Errorf("%s: %w", d.Path, err)

@@ -664,7 +664,7 @@ JOIN chunks c ON c.repo_id = $1 AND c.file_id = k.f AND c.ord = k.o JOIN files f
 			if err != nil {
 				return err
 			}
-			c.Identifiers = splitList(DecodeText(ids))
+			c.Identifiers = tables.SplitList(DecodeText(ids))
 			f, o := splitRowID(c.ID)
 			out[rowKey{file: f, ord: o, start: c.StartLine}] = c
 			return nil
@@ -874,16 +874,4 @@ func (r *Reader) SymbolNames(ctx context.Context) ([]string, error) {
 		return nil
 	})
 	return out, err
-}
-
-// splitList reads a list column ('\n'-joined, with a leading and a
-// trailing '\n').
-func splitList(s string) []string {
-	var out []string
-	for _, x := range strings.Split(s, "\n") {
-		if x != "" {
-			out = append(out, x)
-		}
-	}
-	return out
 }

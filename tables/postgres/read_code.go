@@ -32,7 +32,7 @@ func (r *Reader) SymbolInfo(ctx context.Context, sid string) (tables.SymbolInfo,
 	dec := DecodeText
 	d.Path, d.Language, d.Kind, d.Name, d.Qualname = dec(d.Path), dec(d.Language), dec(d.Kind), dec(d.Name), dec(d.Qualname)
 	d.Signature, d.Doc = dec(d.Signature), dec(d.Doc)
-	d.Decorators, d.Identifiers, d.Calls, d.Strings = splitList(dec(decorators)), splitList(dec(identifiers)), splitList(dec(calls)), splitList(dec(strs))
+	d.Decorators, d.Identifiers, d.Calls, d.Strings = tables.SplitList(dec(decorators)), tables.SplitList(dec(identifiers)), tables.SplitList(dec(calls)), tables.SplitList(dec(strs))
 	return d, true, nil
 }
 
