@@ -278,6 +278,11 @@ func commonParams(cacheKiB, mmap int) connSettings {
 		pragmas: []string{
 			fmt.Sprintf("busy_timeout = %d", busyTimeoutMS),
 			"synchronous = NORMAL",
+			// A negative size is KiB, which SQLite turns into a page count
+			// with the page size of the moment: on a new file that is the
+			// default 4 KiB, before page_size runs. With 16 KiB pages that
+			// made a 16 MB cache 64 MB (issue 18, BENCHMARKS.md "Memory");
+			// give pages instead if pageSize ever differs from 4 KiB.
 			fmt.Sprintf("cache_size = -%d", cacheKiB),
 			fmt.Sprintf("mmap_size = %d", mmap),
 		},
