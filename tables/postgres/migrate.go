@@ -45,6 +45,10 @@ var shardMigrations = []string{
 	`CREATE TABLE shard_info(key text PRIMARY KEY, value text NOT NULL)`,
 	shardFacts,
 	shardReads,
+	// The readers' facts version of a repository's rows
+	// (extract.FactsVersion): a push of other readers' facts re-sends
+	// every file.
+	`ALTER TABLE repo_state ADD COLUMN facts_version text NOT NULL DEFAULT ''`,
 }
 
 // advisoryKey serialises migrations of one database across processes.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -129,7 +130,23 @@ func (p *Push) loadStates(ctx context.Context) error {
 		p.nextID = max(p.nextID, s.ID)
 	}
 	rows.Close()
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	// Facts of other readers are made again: their hashes are not
+	// trusted, so every file is re-extracted and replaced.
+	var facts string
+	err = p.tx.QueryRow(ctx, `SELECT coalesce((SELECT facts_version FROM repo_state WHERE repo_id = $1), '')`, p.repo.ID).Scan(&facts)
+	if err != nil {
+		return fmt.Errorf("read facts version: %w", err)
+	}
+	if facts != strconv.Itoa(extract.FactsVersion) {
+		for path, st := range p.states {
+			st.Hash = ""
+			p.states[path] = st
+		}
+	}
+	return nil
 }
 
 // FileStates returns the state of every file of the repository, by path,
@@ -353,8 +370,9 @@ func (p *Push) Commit(ctx context.Context, head string) (Repo, error) {
 		}
 	}
 	// Readers' caches key on the version: bump it with the facts.
-	if _, err := p.tx.Exec(ctx, `INSERT INTO repo_state(repo_id, version) VALUES ($1, 1)
-		ON CONFLICT (repo_id) DO UPDATE SET version = repo_state.version + 1`, p.repo.ID); err != nil {
+	if _, err := p.tx.Exec(ctx, `INSERT INTO repo_state(repo_id, version, facts_version) VALUES ($1, 1, $2)
+		ON CONFLICT (repo_id) DO UPDATE SET version = repo_state.version + 1, facts_version = excluded.facts_version`,
+		p.repo.ID, strconv.Itoa(extract.FactsVersion)); err != nil {
 		return Repo{}, fmt.Errorf("push %s: version: %w", p.repo.Name, err)
 	}
 	if err := p.tx.Commit(ctx); err != nil {

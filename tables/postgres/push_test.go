@@ -187,6 +187,19 @@ func TestPush(t *testing.T) {
 	if n := queryInt(t, url, `SELECT count(*) FROM files WHERE repo_id = $1`, repo.ID); n != 3 {
 		t.Errorf("the first repository has %d files after removing the other, want 3", n)
 	}
+
+	// 6. Facts made by other readers (an older viberag) are sent again,
+	// though no file changed; then the version is the current one.
+	if n := queryInt(t, url, `WITH u AS (UPDATE repo_state SET facts_version = '0' WHERE repo_id = $1 RETURNING 1) SELECT count(*) FROM u`, repo.ID); n != 1 {
+		t.Fatalf("planting an old facts version: %d rows", n)
+	}
+	if p, _ = push(t, cat, root, name); p.Written != 3 || p.Deleted != 0 {
+		t.Fatalf("push over older facts: wrote %d, deleted %d; want 3, 0", p.Written, p.Deleted)
+	}
+	if p, _ = push(t, cat, root, name); p.Written != 0 {
+		t.Fatalf("the push after: wrote %d, want 0", p.Written)
+	}
+	checkStats(t, url, repo.ID)
 }
 
 // TestPushAtomicAndSerialised: readers see the old snapshot until a push

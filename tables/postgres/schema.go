@@ -150,8 +150,9 @@ END $$;
 //     doc-only symbols channel (rows pushed before have none and are
 //     found only by a search over every column).
 //   - repo_state: per repository, a version every push bumps in its
-//     transaction (the planner's caches key on it) and the embedding
-//     model and dimension of its vectors.
+//     transaction (the planner's caches key on it), the embedding
+//     model and dimension of its vectors, and (step 4) the readers'
+//     facts version of its rows (extract.FactsVersion).
 //   - The name indexes index the first 200 characters of a name: a
 //     B-tree entry must fit a third of a page, and minified code has
 //     names of kilobytes. Lookups compare the prefix (the index) and then
