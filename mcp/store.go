@@ -608,19 +608,9 @@ func (s *StoreServer) readLines(ctx context.Context, req *sdk.CallToolRequest, i
 	if err != nil {
 		return nil, nil, err
 	}
-	start := max(in.StartLine, 0)
-	if start == 0 {
-		start = 1
-	}
-	if in.StartLine < 0 {
-		return nil, nil, argErr("start_line", "%d is not a line number; lines are 1-based", in.StartLine)
-	}
-	end := in.EndLine
-	if end == 0 {
-		end = start + 199
-	}
-	if end < start {
-		return nil, nil, argErr("end_line", "%d is before start_line %d", end, start)
+	start, end, err := lineRange(in.StartLine, in.EndLine)
+	if err != nil {
+		return nil, nil, err
 	}
 	repo, err := s.repoArg(ctx, req, in.Repo)
 	if err != nil {

@@ -51,24 +51,34 @@ type ReadFileLinesOut struct {
 	Freshness
 }
 
+// lineRange is the range read_file_lines reads: start_line 0 is 1, and
+// end_line 0 is 200 lines on.
+func lineRange(startLine, endLine int) (start, end int, err error) {
+	start = startLine
+	if start == 0 {
+		start = 1
+	}
+	if start < 1 {
+		return 0, 0, argErr("start_line", "%d is not a line number; lines are 1-based", startLine)
+	}
+	end = endLine
+	if end == 0 {
+		end = start + 199
+	}
+	if end < start {
+		return 0, 0, argErr("end_line", "%d is before start_line %d", end, start)
+	}
+	return start, end, nil
+}
+
 func (s *Server) readFileLines(ctx context.Context, _ *sdk.CallToolRequest, in ReadFileLinesIn) (*sdk.CallToolResult, *ReadFileLinesOut, error) {
 	rel, err := cleanRel("path", in.Path)
 	if err != nil {
 		return nil, nil, err
 	}
-	start := in.StartLine
-	if start == 0 {
-		start = 1
-	}
-	if start < 1 {
-		return nil, nil, argErr("start_line", "%d is not a line number; lines are 1-based", in.StartLine)
-	}
-	end := in.EndLine
-	if end == 0 {
-		end = start + 199
-	}
-	if end < start {
-		return nil, nil, argErr("end_line", "%d is before start_line %d", end, start)
+	start, end, err := lineRange(in.StartLine, in.EndLine)
+	if err != nil {
+		return nil, nil, err
 	}
 	hash, err := s.indexedFile(ctx, rel)
 	if err != nil {

@@ -120,19 +120,6 @@ func (db *DB) ScanVectors(ctx context.Context, model string, dim int, fn func(ow
 // vectorsVersionCol is the version column of those statements.
 const vectorsVersionCol = `(SELECT value FROM meta WHERE key = 'vectors_version')`
 
-// idList renders ids as a JSON array for json_each.
-func idList(ids []int64) string {
-	b := make([]byte, 0, len(ids)*8+2)
-	b = append(b, '[')
-	for i, id := range ids {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = strconv.AppendInt(b, id, 10)
-	}
-	return string(append(b, ']'))
-}
-
 // checkRows checks that rows are rows of a surface of vf.
 func checkRows(vf *VectorFile, surface string, rows []int) (*VectorRows, error) {
 	if _, ok := vectorFileUnitsSQL[surface]; !ok {
@@ -168,7 +155,7 @@ func (db *DB) VectorFileVectors(ctx context.Context, vf *VectorFile, surface str
 		ids[i] = vr.VecIDs[r]
 		at[ids[i]] = i
 	}
-	res, err := db.query(ctx, `SELECT v.id, v.vec, `+vectorsVersionCol+` FROM vectors v WHERE v.id IN (SELECT value FROM json_each(?1))`, idList(ids))
+	res, err := db.query(ctx, `SELECT v.id, v.vec, `+vectorsVersionCol+` FROM vectors v WHERE v.id IN (SELECT value FROM json_each(?1))`, jsonIDs(ids))
 	if err != nil {
 		return fmt.Errorf("vector file vectors: %w", err)
 	}
@@ -236,7 +223,7 @@ func (db *DB) VectorFileUnits(ctx context.Context, vf *VectorFile, surface strin
 		ids[i] = vr.UnitIDs[r]
 		at[ids[i]] = i
 	}
-	res, err := db.query(ctx, vectorFileUnitsSQL[surface], idList(ids))
+	res, err := db.query(ctx, vectorFileUnitsSQL[surface], jsonIDs(ids))
 	if err != nil {
 		return nil, fmt.Errorf("vector file units: %w", err)
 	}
