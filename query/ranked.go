@@ -34,7 +34,8 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 		resp.Notes = append(resp.Notes, notes...)
 		chans = append(chans, defChannel("definition", p.tune.WDef, cands))
 		if len(cands) == 0 {
-			imps, err := p.importers(ctx, parseDefQuery(text), sc, pool, files)
+			q := parseDefQuery(text)
+			imps, err := p.importers(ctx, q, sc, pool, files)
 			if err != nil {
 				return err
 			}
@@ -44,7 +45,7 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 					ch.add(u, 1/float64(i+1))
 				}
 				chans = append(chans, ch)
-				resp.Notes = append(resp.Notes, fmt.Sprintf("no symbol named %q is indexed, but %d line(s) import it by that name: its definition is outside the indexed files; the import lines come first", parseDefQuery(text).name, len(imps)))
+				resp.Notes = append(resp.Notes, fmt.Sprintf("no symbol named %q is indexed, but %d line(s) import it by that name: its definition is outside the indexed files; the import lines come first", q.name, len(imps)))
 			} else {
 				resp.Notes = append(resp.Notes, "no symbol matches the name; results are from the text channels")
 			}
