@@ -213,7 +213,8 @@ func checkIndexMatchesDisk(t *testing.T, s *Server, root string) {
 	if err := s.db.SQL().QueryRow(`SELECT
 		(SELECT count(*) FROM symbols WHERE file_id NOT IN (SELECT id FROM files)) +
 		(SELECT count(*) FROM chunks WHERE file_id NOT IN (SELECT id FROM files)) +
-		(SELECT count(*) FROM refs WHERE id >> 32 NOT IN (SELECT id FROM files)) +
+		(SELECT count(*) FROM refs WHERE id NOT IN (SELECT id FROM files)) +
+		(SELECT count(*) FROM ref_keys WHERE file_id NOT IN (SELECT id FROM files)) +
 		(SELECT count(*) FROM sources WHERE id NOT IN (SELECT id FROM files))`).Scan(&orphans); err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,6 @@ const (
 		decorators, hash`
 	chunkCols = `cid, file_id, start_line, end_line, start_byte, end_byte,
 		symbol_sid, header, hash`
-	refCols = `id, kind, name, fold, target, n, uses`
 
 	symbolFTSCols = `rowid, name, qualname, signature, doc, ident_parts`
 	chunkFTSCols  = `rowid, header, content, ident_parts, strings`
@@ -32,14 +31,12 @@ const (
 const (
 	symbolColCount = 15 // columns in symbolCols
 	chunkColCount  = 9  // columns in chunkCols
-	refCount       = 7  // columns in refCols
 )
 
-// refsPerInsert is how many refs one INSERT writes. Refs are most of the
-// rows of an index (over 60% on real trees, even aggregated); a multi-row
-// INSERT pays the per-statement costs of database/sql, the driver and the
-// VDBE once for many rows.
-const refsPerInsert = 64
+// keysPerInsert is how many ref_keys rows one INSERT writes. They are most
+// of the rows of an index; a multi-row INSERT pays the per-statement costs
+// of database/sql, the driver and the VDBE once for many rows.
+const keysPerInsert = 64
 
 func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
@@ -94,12 +91,14 @@ type batchWriter struct {
 	tx  *sql.Tx
 	now string
 
-	findFile, insFile, updFile     *sql.Stmt
-	insSymbol, insChunk, insSource *sql.Stmt
-	insSymbolFTS, insChunkFTS      *sql.Stmt
-	insTrigram, insRef             *sql.Stmt
-	insRefs                        *sql.Stmt // refsPerInsert rows at once
-	stmts                          []*sql.Stmt
+	findFile, insFile, updFile      *sql.Stmt
+	insSymbol, insChunk, insSource  *sql.Stmt
+	insSymbolFTS, insChunkFTS       *sql.Stmt
+	insTrigram, insRefFile          *sql.Stmt
+	insRefKey, insRefImport         *sql.Stmt
+	insRefKeys, insRefImports       *sql.Stmt // keysPerInsert rows at once
+	refsOf, delRefKey, delRefImport *sql.Stmt
+	stmts                           []*sql.Stmt
 
 	trigram    bool // maintain sources_tri
 	hasVectors bool
@@ -110,12 +109,16 @@ type batchWriter struct {
 
 	// Scratch, reused across files.
 	rowBuilder
-	symArgs []any
-	chkArgs []any
-	refArgs []any
-	lists   listsBuilder
-	text    []byte
-	zip     compressor
+	symArgs    []any
+	chkArgs    []any
+	refArgs    []any
+	refBlob    []byte
+	refKeys    map[string]struct{}
+	refImports map[string]struct{}
+	keyList    []string
+	lists      listsBuilder
+	text       []byte
+	zip        compressor
 }
 
 // symbolFTSRow and chunkFTSRow are rows of symbols_fts and chunks_fts,
@@ -170,8 +173,14 @@ func newBatchWriter(ctx context.Context, tx *sql.Tx, now time.Time, trigram bool
 		prep(&bw.insChunkFTS, `INSERT INTO chunks_fts(`+chunkFTSCols+`) VALUES (`+placeholders(5)+`)`),
 		prep(&bw.insSource, `INSERT INTO sources(id, lists, text) VALUES (?, ?, ?)`),
 		prep(&bw.insTrigram, `INSERT INTO sources_tri(rowid, text) VALUES (?, ?)`),
-		prep(&bw.insRef, `INSERT INTO refs(`+refCols+`) VALUES (`+placeholders(refCount)+`)`),
-		prep(&bw.insRefs, `INSERT INTO refs(`+refCols+`) VALUES `+rowPlaceholders(refCount, refsPerInsert)),
+		prep(&bw.insRefFile, `INSERT INTO refs(id, n, groups) VALUES (?, ?, ?)`),
+		prep(&bw.insRefKey, `INSERT INTO ref_keys(key, file_id) VALUES (?, ?)`),
+		prep(&bw.insRefKeys, `INSERT INTO ref_keys(key, file_id) VALUES `+rowPlaceholders(2, keysPerInsert)),
+		prep(&bw.insRefImport, `INSERT INTO ref_imports(target, file_id) VALUES (?, ?)`),
+		prep(&bw.insRefImports, `INSERT INTO ref_imports(target, file_id) VALUES `+rowPlaceholders(2, keysPerInsert)),
+		prep(&bw.refsOf, `SELECT id, groups FROM refs WHERE id IN `+idsIn),
+		prep(&bw.delRefKey, `DELETE FROM ref_keys WHERE key = ? AND file_id = ?`),
+		prep(&bw.delRefImport, `DELETE FROM ref_imports WHERE target = ? AND file_id = ?`),
 	)
 	if err != nil {
 		bw.close()
@@ -179,7 +188,9 @@ func newBatchWriter(ctx context.Context, tx *sql.Tx, now time.Time, trigram bool
 	}
 	bw.symArgs = make([]any, symbolColCount)
 	bw.chkArgs = make([]any, chunkColCount)
-	bw.refArgs = make([]any, 0, refCount*refsPerInsert)
+	bw.refArgs = make([]any, 0, 2*keysPerInsert)
+	bw.refKeys = map[string]struct{}{}
+	bw.refImports = map[string]struct{}{}
 	return bw, nil
 }
 
@@ -233,6 +244,9 @@ func (bw *batchWriter) clear(cleared, gone []int64) error {
 			return err
 		}
 	}
+	if err := bw.clearRefKeys(ids); err != nil {
+		return err
+	}
 	stmts := []string{ftsDeleteSymbols, ftsDeleteChunks, ftsDeleteFiles}
 	if bw.trigram {
 		stmts = append(stmts, ftsDeleteTrigram)
@@ -241,10 +255,7 @@ func (bw *batchWriter) clear(cleared, gone []int64) error {
 		`DELETE FROM symbols WHERE file_id IN `+idsIn,
 		`DELETE FROM chunks WHERE file_id IN `+idsIn,
 		`DELETE FROM sources WHERE id IN `+idsIn,
-		// A file's refs are the rowids of its range (refRowID): no index
-		// on file_id is needed to find them.
-		`DELETE FROM refs WHERE id IN (SELECT r.id FROM json_each(?1) j JOIN refs r
-			ON r.id >= j.value << `+refIDShift+` AND r.id < (j.value + 1) << `+refIDShift+`)`)
+		`DELETE FROM refs WHERE id IN `+idsIn)
 	for _, q := range stmts {
 		if err := bw.exec(q, ids); err != nil {
 			return err
@@ -252,6 +263,64 @@ func (bw *batchWriter) clear(cleared, gone []int64) error {
 	}
 	if len(gone) > 0 {
 		return bw.exec(`DELETE FROM files WHERE id IN `+idsIn, jsonIDs(gone))
+	}
+	return nil
+}
+
+// clearRefKeys deletes the ref_keys and ref_imports rows of the files
+// ids (a JSON list): the keys of each are those of its refs groups, so
+// that neither table needs an index on file_id.
+func (bw *batchWriter) clearRefKeys(ids string) error {
+	rows, err := bw.refsOf.QueryContext(bw.ctx, ids)
+	if err != nil {
+		return fmt.Errorf("read refs: %w", err)
+	}
+	type fileKeys struct {
+		id            int64
+		keys, imports []string
+	}
+	var all []fileKeys
+	var z inflater
+	for rows.Next() {
+		var fk fileKeys
+		var blob []byte
+		if err := rows.Scan(&fk.id, &blob); err != nil {
+			rows.Close()
+			return err
+		}
+		b, err := z.inflate(blob)
+		if err == nil {
+			err = eachRefGroup(b, func(g storedGroup) bool {
+				fk.keys = append(fk.keys, refNameKey(g.name))
+				if g.kind == refKindImport && g.target != "" {
+					fk.imports = append(fk.imports, g.target)
+				}
+				return true
+			})
+		}
+		if err != nil {
+			rows.Close()
+			return fmt.Errorf("refs of file %d: %w", fk.id, err)
+		}
+		all = append(all, fk)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	// One DELETE per key: a key may not be valid UTF-8, which a JSON
+	// list would not carry intact.
+	for _, fk := range all {
+		for _, k := range fk.keys {
+			if _, err := bw.delRefKey.ExecContext(bw.ctx, k, fk.id); err != nil {
+				return fmt.Errorf("ref_keys: %w", err)
+			}
+		}
+		for _, k := range fk.imports {
+			if _, err := bw.delRefImport.ExecContext(bw.ctx, k, fk.id); err != nil {
+				return fmt.Errorf("ref_imports: %w", err)
+			}
+		}
 	}
 	return nil
 }

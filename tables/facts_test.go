@@ -2,6 +2,7 @@ package tables
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -103,29 +104,24 @@ func storedRows(t *testing.T, db *DB, path string) *Rows {
 			got.Chunks = append(got.Chunks, c)
 		}
 		rows.Close()
-		rows, err = src.query(`SELECT id & 0xffffffff, kind, name, fold, target, n, uses FROM refs
-			WHERE id >> 32 = ? ORDER BY id`, fileID)
+		var blob []byte
+		if err := src.queryRow(`SELECT groups FROM refs WHERE id = ?`, fileID).Scan(&blob); err != nil {
+			return err
+		}
+		b, err := inflate(blob)
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var r RefFact
-			var kind int64
-			var fold string
-			if err := rows.Scan(&r.Row, &kind, &r.Name, &fold, &r.Target, &r.N, &r.Uses); err != nil {
-				return err
-			}
-			if r.Kind, err = refKindName(kind); err != nil {
-				return err
-			}
-			r.NameLower = fold
-			if fold == "" {
-				r.NameLower = ASCIILower(r.Name)
+		var bad error
+		err = eachRefGroup(b, func(g storedGroup) bool {
+			r := RefFact{Row: len(got.Refs), Name: g.name, NameLower: refNameKey(g.name), Target: g.target, N: g.n, Uses: g.uses}
+			if r.Kind, bad = refKindName(g.kind); bad != nil {
+				return false
 			}
 			got.Refs = append(got.Refs, r)
-		}
-		return rows.Err()
+			return true
+		})
+		return errors.Join(err, bad)
 	})
 	if err != nil {
 		t.Fatal(err)

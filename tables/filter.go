@@ -30,7 +30,7 @@ func filterOn(f scope.Filter, t scope.Table, alias string) where {
 	var args []any
 	fileCol := col("file_id")
 	if t == scope.Refs {
-		fileCol = "(" + col("id") + " >> " + refIDShift + ")" // see refRowID
+		fileCol = col("id") // a file's refs row has its id
 	}
 	if t == scope.Files {
 		conds, args = pathConds(f, alias)

@@ -2,6 +2,8 @@ package tables
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -278,35 +280,66 @@ func refUses(t testing.TB, db *DB, path string) []string {
 		sids[id] = append(sids[id], sid)
 	}
 	rows.Close()
-	rows, err = db.SQL().Query(`SELECT r.id >> 32, r.kind, r.name, iif(r.fold = '', lower(r.name), r.fold), r.target, r.n, r.uses
-		FROM refs r JOIN files f ON f.id = r.id >> 32 WHERE ?1 = '' OR f.path = ?1 ORDER BY r.id`, path)
+	// Every group's file must be found by its keys: ref_keys on the
+	// lower-cased name, ref_imports on an import's target.
+	hasKey := func(q, key string, id int64) bool {
+		var one int
+		err := db.SQL().QueryRow(q, key, id).Scan(&one)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			t.Fatal(err)
+		}
+		return err == nil
+	}
+	rows, err = db.SQL().Query(`SELECT r.id, r.n, r.groups FROM refs r JOIN files f ON f.id = r.id
+		WHERE ?1 = '' OR f.path = ?1 ORDER BY r.id`, path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
 	var out []string
 	for rows.Next() {
-		var id, code int64
-		var name, lower, target string
-		var n int
+		var id int64
+		var total int
 		var blob []byte
-		if err := rows.Scan(&id, &code, &name, &lower, &target, &n, &blob); err != nil {
+		if err := rows.Scan(&id, &total, &blob); err != nil {
 			t.Fatal(err)
 		}
-		kind, err := refKindName(code)
+		b, err := inflate(blob)
 		if err != nil {
 			t.Fatal(err)
 		}
-		uses, err := unpackUses(nil, blob, n)
-		if err != nil {
+		sum := 0
+		var groups []storedGroup
+		if err := eachRefGroup(b, func(g storedGroup) bool { groups = append(groups, g); return true }); err != nil {
 			t.Fatal(err)
 		}
-		for _, u := range uses {
-			sid := ""
-			if u.encl > 0 {
-				sid = sids[id][u.encl-1]
+		for _, g := range groups {
+			kind, err := refKindName(g.kind)
+			if err != nil {
+				t.Fatal(err)
 			}
-			out = append(out, fmt.Sprintf("%s %s %s %s %d %s", kind, name, lower, target, u.line, sid))
+			lower := refNameKey(g.name)
+			if !hasKey(`SELECT 1 FROM ref_keys WHERE key = ? AND file_id = ?`, lower, id) {
+				t.Errorf("file %d: ref_keys has no %q", id, lower)
+			}
+			if kind == "import" && g.target != "" && !hasKey(`SELECT 1 FROM ref_imports WHERE target = ? AND file_id = ?`, g.target, id) {
+				t.Errorf("file %d: ref_imports has no %q", id, g.target)
+			}
+			uses, err := unpackUses(nil, g.uses, g.n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum += len(uses)
+			for _, u := range uses {
+				sid := ""
+				if u.encl > 0 {
+					sid = sids[id][u.encl-1]
+				}
+				out = append(out, fmt.Sprintf("%s %s %s %s %d %s", kind, g.name, lower, g.target, u.line, sid))
+			}
+		}
+		if sum != total {
+			t.Errorf("file %d: refs.n = %d, its groups hold %d uses", id, total, sum)
 		}
 	}
 	if err := rows.Err(); err != nil {

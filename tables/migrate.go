@@ -12,7 +12,7 @@ import (
 // SchemaVersion is the version of schema.sql. Bump it with every change
 // to the schema and add a migration from the previous version, or accept
 // that older indexes are rebuilt (ErrRebuildNeeded).
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // applicationID marks the file as a viberag index ("vbrg"), so that Open
 // refuses another program's SQLite database instead of adding tables to it.
@@ -38,8 +38,12 @@ type migration struct {
 // once, compressed, in sources; contentless FTS tables; trigrams per
 // file; no string literals in refs) has none either: its FTS tables need
 // text that version 3 keeps only in chunks, so converting means
-// re-indexing every row anyway. Open returns ErrRebuildNeeded for
-// versions 1 to 3, and the indexer rebuilds (indexer.Open).
+// re-indexing every row anyway. Version 5 (a file's references one
+// compressed refs row, found through ref_keys and ref_imports) has none
+// either: version 4 keeps no compressed groups, and rebuilding them from
+// its rows costs about what re-parsing costs. Open returns
+// ErrRebuildNeeded for versions 1 to 4, and the indexer rebuilds
+// (indexer.Open).
 func migrations() []migration { return nil }
 
 // initSchema creates the schema in an empty file, or checks and migrates

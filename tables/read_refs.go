@@ -1,6 +1,7 @@
 package tables
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -20,19 +21,21 @@ type RefRow struct {
 	Qualname string // of the enclosing symbol
 }
 
-// Usages are matched case-insensitively on the name (the index
-// refs_name, on the expression schema.sql gives) and, for imports, exactly
-// on the imported name (the partial index refs_import). A ref's file is
-// its rowid's high half. Path and extension filters are applied in SQL, on
-// the file; symbol filters per use, on its enclosing symbol, once the uses
-// are unpacked.
-const refsNamedSQL = `SELECT r.id >> 32, f.path, r.kind, r.name, r.target, r.n, r.uses, 0
-FROM refs r JOIN files f ON f.id = r.id >> 32
-WHERE iif(r.fold = '', lower(r.name), r.fold) = ?%s
+// Usages are matched case-insensitively on the name (ref_keys, on the
+// lower-cased name) and, for imports, exactly on the imported name
+// (ref_imports). Both find files; the groups of each file found are
+// decoded and those of the name kept (refFileGroups). Path and extension
+// filters are applied in SQL, on the file; symbol filters per use, on its
+// enclosing symbol, once the uses are unpacked. Rows come in file order,
+// the name's first, then the imports found by target.
+const refsNamedSQL = `SELECT r.id, f.path, r.groups, 0
+FROM ref_keys k JOIN refs r ON r.id = k.file_id JOIN files f ON f.id = k.file_id
+WHERE k.key = ?%s
 UNION ALL
-SELECT r.id >> 32, f.path, r.kind, r.name, r.target, r.n, r.uses, 1
-FROM refs r JOIN files f ON f.id = r.id >> 32
-WHERE r.kind = 1 AND r.target = ? AND iif(r.fold = '', lower(r.name), r.fold) <> ?%s`
+SELECT r.id, f.path, r.groups, 1
+FROM ref_imports k JOIN refs r ON r.id = k.file_id JOIN files f ON f.id = k.file_id
+WHERE k.target = ?%s
+ORDER BY 4, 1`
 
 // refSymbolsSQL lists the symbols of some files in rowid order, which is
 // the order of the ordinals in refs.uses, and whether each passes the
@@ -53,16 +56,26 @@ func (db *DB) RefsNamed(ctx context.Context, name string, s scope.Scope) ([]RefR
 	fw := fileFilter(flt, "f")
 	lower := strings.ToLower(name)
 	args := append([]any{lower}, fw.args...)
-	args = append(append(args, name, lower), fw.args...)
+	args = append(append(args, name), fw.args...)
 
-	groups, err := collect(ctx, db, fmt.Sprintf(refsNamedSQL, fw.sql, fw.sql), args, func(r scanner) (RefGroup, error) {
-		var g RefGroup
-		var kind int64
-		err := r.Scan(&g.FileID, &g.Path, &kind, &g.Name, &g.Target, &g.N, &g.Uses, &g.ByTarget)
-		if err == nil {
-			g.Kind, err = refKindName(kind)
+	var groups []RefGroup
+	var z inflater
+	_, err := collect(ctx, db, fmt.Sprintf(refsNamedSQL, fw.sql, fw.sql), args, func(r scanner) (struct{}, error) {
+		var id int64
+		var path string
+		var blob []byte
+		var byTarget bool
+		if err := r.Scan(&id, &path, &blob, &byTarget); err != nil {
+			return struct{}{}, err
 		}
-		return g, err
+		b, err := z.inflate(blob)
+		if err == nil {
+			groups, err = refFileGroups(groups, b, id, path, name, lower, byTarget)
+		}
+		if err != nil {
+			return struct{}{}, fmt.Errorf("refs of %s: %w", path, err)
+		}
+		return struct{}{}, nil
 	})
 	if err != nil || len(groups) == 0 {
 		return nil, err
@@ -174,4 +187,33 @@ func definesAt(defs map[int64]map[lineName]bool, id int64, syms []RefSymbol, nam
 		defs[id] = m
 	}
 	return m[lineName{line, name}]
+}
+
+// refFileGroups appends to dst the groups of one file's decompressed
+// refs.groups stream b that a usage lookup of name (lower-cased: lower)
+// wants: those whose lower-cased name is lower or, when byTarget, the
+// imports of name (by its imported name) whose own name is not lower.
+func refFileGroups(dst []RefGroup, b []byte, fileID int64, path, name, lower string, byTarget bool) ([]RefGroup, error) {
+	var bad error
+	err := eachRefGroup(b, func(g storedGroup) bool {
+		if byTarget {
+			if g.kind != refKindImport || g.target != name || refNameKey(g.name) == lower {
+				return true
+			}
+		} else if refNameKey(g.name) != lower {
+			return true
+		}
+		kind, err := refKindName(g.kind)
+		if err != nil {
+			bad = err
+			return false
+		}
+		dst = append(dst, RefGroup{FileID: fileID, Path: path, Kind: kind, Name: g.name, Target: g.target,
+			N: g.n, Uses: bytes.Clone(g.uses), ByTarget: byTarget})
+		return true
+	})
+	if err == nil {
+		err = bad
+	}
+	return dst, err
 }

@@ -11,15 +11,6 @@ import (
 	"github.com/viberag/viberag/extract"
 )
 
-// refIDShift places a file's refs in a rowid range of their own: row i of
-// file f has rowid f<<32 | i. The table is then clustered by file, and a
-// re-write deletes a range instead of looking rows up through an index
-// on file_id (12 MB on GOROOT/src).
-const refIDShift = "32"
-
-// refRowID is the rowid of the i-th refs row of file fileID.
-func refRowID(fileID int64, i int) int64 { return fileID<<32 | int64(i) }
-
 // refKey identifies one row of refs within a file.
 type refKey struct{ kind, name, target string }
 
@@ -125,23 +116,16 @@ func refKindCode(kind string) int {
 	return 0
 }
 
+// refKindImport is the refs kind code of imports, which ref_imports also
+// finds by their imported name.
+const refKindImport = 1
+
 // refKindName returns the kind name of a refs.kind code.
 func refKindName(code int64) (string, error) {
 	if code <= 0 || code >= int64(len(refKindNames)) {
 		return "", fmt.Errorf("%w: refs.kind %d", ErrDamaged, code)
 	}
 	return refKindNames[code], nil
-}
-
-// refFold is refs.fold for name: "" when SQLite's lower(), which folds
-// ASCII letters only, already gives strings.ToLower(name), which is so for
-// all but names with other letters; then the lower-cased name.
-func refFold(name string) string {
-	l := strings.ToLower(name)
-	if l == ASCIILower(name) {
-		return ""
-	}
-	return l
 }
 
 // ASCIILower lower-cases the ASCII letters of s, as SQLite's lower() does
@@ -207,3 +191,81 @@ func equalFoldASCII(s, low string) bool {
 	}
 	return true
 }
+
+// A file's references are one refs row (rowid files.id): n, the number of
+// uses, and groups, the DEFLATE-compressed (sources.go) sequence of its
+// (kind, name, target) groups in the order they first appear, each
+//
+//	uvarint kind, uvarint len(name), name, uvarint len(target), target,
+//	uvarint n, uvarint len(uses), uses (packUses)
+//
+// Names are found through ref_keys (strings.ToLower(name), file) and
+// imports through ref_imports (target, file); a reader decodes the groups
+// of the files found and keeps the groups of the name (schema 5; schema 4
+// had one row per group and an index on the name, 2.4x the bytes).
+
+// appendRefGroup appends one group to a refs.groups stream.
+func appendRefGroup(b []byte, kind int64, name, target string, n int, uses []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(kind))
+	b = binary.AppendUvarint(b, uint64(len(name)))
+	b = append(b, name...)
+	b = binary.AppendUvarint(b, uint64(len(target)))
+	b = append(b, target...)
+	b = binary.AppendUvarint(b, uint64(n))
+	b = binary.AppendUvarint(b, uint64(len(uses)))
+	return append(b, uses...)
+}
+
+// storedGroup is one group of a decoded refs.groups stream; its strings
+// and uses point into the stream.
+type storedGroup struct {
+	kind         int64
+	name, target string
+	n            int
+	uses         []byte
+}
+
+var errBadGroups = fmt.Errorf("%w: refs.groups malformed", ErrDamaged)
+
+// eachRefGroup calls fn for each group of a decompressed refs.groups
+// stream, in order, until fn returns false.
+func eachRefGroup(b []byte, fn func(g storedGroup) bool) error {
+	str := func() (string, bool) {
+		l, k := binary.Uvarint(b)
+		if k <= 0 || uint64(len(b)-k) < l {
+			return "", false
+		}
+		s := string(b[k : k+int(l)])
+		b = b[k+int(l):]
+		return s, true
+	}
+	num := func() (uint64, bool) {
+		v, k := binary.Uvarint(b)
+		if k <= 0 {
+			return 0, false
+		}
+		b = b[k:]
+		return v, true
+	}
+	for len(b) > 0 {
+		var g storedGroup
+		kind, ok1 := num()
+		name, ok2 := str()
+		target, ok3 := str()
+		n, ok4 := num()
+		ul, ok5 := num()
+		if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || uint64(len(b)) < ul || n > ul {
+			return errBadGroups
+		}
+		g.kind, g.name, g.target, g.n, g.uses = int64(kind), name, target, int(n), b[:ul:ul]
+		b = b[ul:]
+		if !fn(g) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// refNameKey is the ref_keys key of a name: the name lower-cased, as a
+// usage lookup lower-cases the name it is given.
+func refNameKey(name string) string { return strings.ToLower(name) }

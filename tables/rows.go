@@ -1,7 +1,9 @@
 package tables
 
 import (
+	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/viberag/viberag/extract"
@@ -144,33 +146,70 @@ func (bw *batchWriter) insertChunks(fileID int64, f *extract.File) error {
 }
 
 // insertRefs writes f's references aggregated per (kind, name, target),
-// their uses packed (see schema.sql, refs). String literals are left out:
-// symbols, chunks and chunks_fts hold them, and no reader looks them up.
+// their uses packed, as f's one refs row, and the keys that find it:
+// ref_keys per lower-cased name, ref_imports per imported name (see
+// schema.sql, refs). String literals are left out: symbols, chunks and
+// chunks_fts hold them, and no reader looks them up.
 func (bw *batchWriter) insertRefs(fileID int64, f *extract.File) error {
-	if fileID >= 1<<31 {
-		return fmt.Errorf("file id %d: past the range refs rowids can hold; run `viberag index --force`", fileID)
-	}
 	g := bw.groupRefs(f)
-	a := bw.refArgs[:0]
-	row := 0
+	bw.refBlob = bw.refBlob[:0]
+	clear(bw.refKeys)
+	clear(bw.refImports)
+	n := 0
 	for _, grp := range g.order {
 		kind := refKindCode(grp.key.kind)
 		if kind == 0 {
 			continue
 		}
-		a = append(a, refRowID(fileID, row), kind, grp.key.name, refFold(grp.key.name), grp.key.target,
-			len(grp.uses), packUses(grp.uses))
-		row++
+		uses := packUses(grp.uses)
+		bw.refBlob = appendRefGroup(bw.refBlob, int64(kind), grp.key.name, grp.key.target, len(grp.uses), uses)
+		n += len(grp.uses)
+		bw.refKeys[refNameKey(grp.key.name)] = struct{}{}
+		if kind == refKindImport && grp.key.target != "" {
+			bw.refImports[grp.key.target] = struct{}{}
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	blob, err := bw.zip.deflate(bw.refBlob)
+	if err != nil {
+		return fmt.Errorf("compress refs: %w", err)
+	}
+	if _, err := bw.insRefFile.ExecContext(bw.ctx, fileID, n, blob); err != nil {
+		return fmt.Errorf("refs: %w", err)
+	}
+	if err := bw.insertKeys(bw.insRefKey, bw.insRefKeys, fileID, bw.refKeys); err != nil {
+		return fmt.Errorf("ref_keys: %w", err)
+	}
+	if err := bw.insertKeys(bw.insRefImport, bw.insRefImports, fileID, bw.refImports); err != nil {
+		return fmt.Errorf("ref_imports: %w", err)
+	}
+	return nil
+}
+
+// insertKeys writes (key, fileID) for each of keys, in key order, through
+// one, or keysPerInsert at once, the statements of ref_keys or
+// ref_imports.
+func (bw *batchWriter) insertKeys(one, many *sql.Stmt, fileID int64, keys map[string]struct{}) error {
+	bw.keyList = bw.keyList[:0]
+	for k := range keys {
+		bw.keyList = append(bw.keyList, k)
+	}
+	slices.Sort(bw.keyList)
+	a := bw.refArgs[:0]
+	for _, k := range bw.keyList {
+		a = append(a, k, fileID)
 		if len(a) == cap(a) {
-			if _, err := bw.insRefs.ExecContext(bw.ctx, a...); err != nil {
-				return fmt.Errorf("refs: %w", err)
+			if _, err := many.ExecContext(bw.ctx, a...); err != nil {
+				return err
 			}
 			a = a[:0]
 		}
 	}
-	for ; len(a) > 0; a = a[refCount:] {
-		if _, err := bw.insRef.ExecContext(bw.ctx, a[:refCount]...); err != nil {
-			return fmt.Errorf("ref %v %s: %w", a[1], a[2], err)
+	for ; len(a) > 0; a = a[2:] {
+		if _, err := one.ExecContext(bw.ctx, a[:2]...); err != nil {
+			return fmt.Errorf("%q: %w", a[0], err)
 		}
 	}
 	return nil

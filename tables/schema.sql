@@ -1,8 +1,8 @@
--- viberag index schema, version 4.
+-- viberag index schema, version 5.
 --
 -- This file is private to package tables, which holds the writer and every
 -- reader (read_*.go). It is executed once, inside one transaction, when an
--- index file is created; Open stores schema_version=4 in meta afterwards. Changing anything here means bumping the schema
+-- index file is created; Open stores schema_version=5 in meta afterwards. Changing anything here means bumping the schema
 -- version and adding a migration (see migrate.go).
 --
 -- Conventions:
@@ -102,30 +102,44 @@ CREATE TABLE sources(
 	text  BLOB NOT NULL
 ) STRICT;
 
--- References: imports, calls, identifier uses and type references, one row
--- per (file, kind, name, target) with its uses packed (version 3; version 2
--- had one row per use, 5x the rows and 8x the bytes). String literals are
--- not references: symbols, chunks and chunks_fts hold them.
--- uses is a BLOB of unsigned varints, two per use in line order:
+-- References: imports, calls, identifier uses and type references. One
+-- row per file (id = files.id): n, its number of uses, and groups, one
+-- group per (kind, name, target) with its uses packed, in the order the
+-- groups first appear, as one raw DEFLATE stream (like sources; the
+-- encoding is in refs_pack.go):
+--     uvarint kind (1 import, 2 call, 3 ident, 4 type),
+--     uvarint len(name), name, uvarint len(target), target,
+--     uvarint n (uses), uvarint len(uses), uses.
+-- uses is two unsigned varints per use in line order:
 --     line - previous use's line (the first: line itself),
 --     1 + the ordinal of the innermost enclosing symbol among the file's
 --         symbols in rowid order (0 at top level).
 -- An identifier is stored once per (name, line); other kinds once per use.
--- Names are looked up ignoring case through refs_name, on lower(name)
--- (ASCII, SQLite's) unless fold holds strings.ToLower(name) because the
--- name has letters lower() does not fold.
+-- String literals are not references: symbols, chunks and chunks_fts hold
+-- them. ref_keys finds the files that use a name, on strings.ToLower of
+-- the name (a usage lookup ignores case); ref_imports finds the files
+-- importing a name by the imported name (target, exact). A reader decodes
+-- the groups of the files found and keeps those of the name. Neither key
+-- table has an index on file_id: a re-write reads the file's old groups
+-- for its keys. (Version 4 had one row per group and an index on the
+-- lower-cased name: 2.4x the bytes.)
 CREATE TABLE refs(
-	id         INTEGER PRIMARY KEY,    -- file_id << 32 | row: a file's refs are one rowid range
-	kind       INTEGER NOT NULL,       -- 1 import, 2 call, 3 ident, 4 type
-	name       TEXT NOT NULL,
-	fold       TEXT NOT NULL,          -- see above; '' for most names
-	target     TEXT NOT NULL,          -- imported name, or receiver.method for calls
-	n          INTEGER NOT NULL,       -- number of uses
-	uses       BLOB NOT NULL
+	id     INTEGER PRIMARY KEY,       -- files.id
+	n      INTEGER NOT NULL,          -- number of uses
+	groups BLOB NOT NULL
 ) STRICT;
 
-CREATE INDEX refs_name   ON refs(iif(fold = '', lower(name), fold));
-CREATE INDEX refs_import ON refs(target) WHERE kind = 1;
+CREATE TABLE ref_keys(
+	key     TEXT NOT NULL,            -- strings.ToLower(name)
+	file_id INTEGER NOT NULL,
+	PRIMARY KEY(key, file_id)
+) STRICT, WITHOUT ROWID;
+
+CREATE TABLE ref_imports(
+	target  TEXT NOT NULL,            -- an import's imported name
+	file_id INTEGER NOT NULL,
+	PRIMARY KEY(target, file_id)
+) STRICT, WITHOUT ROWID;
 
 -- Files the last run chose not to index, replaced wholesale each run.
 CREATE TABLE skipped(

@@ -242,7 +242,7 @@ func TestRewriteReplaces(t *testing.T) {
 		{`SELECT count(*) FROM symbols_fts WHERE symbols_fts MATCH '"generation 1"'`, 2},                       // only b.go's
 		{`SELECT count(*) FROM sources_tri WHERE sources_tri MATCH '` + trigramExpr("generation 1.") + `'`, 1}, // b.go
 		{`SELECT count(*) FROM files_fts WHERE files_fts MATCH '"generation 2"'`, 1},
-		{`SELECT sum(n) FROM refs WHERE id >> 32 = (SELECT id FROM files WHERE path = 'a.go')`, int64(rowCount(synthFile("a.go", 2, 3)) - 1 - 3 - 4)},
+		{`SELECT sum(n) FROM refs WHERE id = (SELECT id FROM files WHERE path = 'a.go')`, int64(rowCount(synthFile("a.go", 2, 3)) - 1 - 3 - 4)},
 	} {
 		if got := queryInt(t, db, tc.q); got != tc.want {
 			t.Errorf("%s = %d, want %d", tc.q, got, tc.want)
@@ -261,7 +261,7 @@ func TestDelete(t *testing.T) {
 	if n := queryInt(t, db, `SELECT count(*) FROM files WHERE path = 'a.go'`); n != 0 {
 		t.Errorf("files still has a.go")
 	}
-	for tbl, file := range map[string]string{"symbols": "file_id", "chunks": "file_id", "refs": "id >> 32", "sources": "id"} {
+	for tbl, file := range map[string]string{"symbols": "file_id", "chunks": "file_id", "refs": "id", "ref_keys": "file_id", "sources": "id"} {
 		if n := queryInt(t, db, `SELECT count(*) FROM `+tbl+` WHERE `+file+` NOT IN (SELECT id FROM files)`); n != 0 {
 			t.Errorf("%s still has %d rows of a.go", tbl, n)
 		}
