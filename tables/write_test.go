@@ -722,7 +722,8 @@ func TestAutomerge(t *testing.T) {
 }
 
 // TestCompactFTS: after many small writes each full-text index has several
-// segments; CompactFTS leaves one per index, and the same answers.
+// segments; CompactFTS leaves one per index, the same answers, and no
+// free pages in the file (a new index is auto_vacuum = INCREMENTAL).
 func TestCompactFTS(t *testing.T) {
 	db := openTest(t)
 	for i := range 40 {
@@ -741,8 +742,14 @@ func TestCompactFTS(t *testing.T) {
 			t.Fatalf("%s has %d segments before compacting; the test needs several", ft.fts, n)
 		}
 	}
+	if n := queryInt(t, db, `PRAGMA auto_vacuum`); n != 2 {
+		t.Fatalf("auto_vacuum = %d, want 2 (incremental)", n)
+	}
 	if err := db.CompactFTS(context.Background()); err != nil {
 		t.Fatal(err)
+	}
+	if n := queryInt(t, db, `PRAGMA freelist_count`); n != 0 {
+		t.Errorf("%d free pages after CompactFTS, want 0", n)
 	}
 	for _, ft := range ftsIndexes {
 		if n := segments(ft.fts); n != 1 {
