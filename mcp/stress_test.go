@@ -214,7 +214,6 @@ func checkIndexMatchesDisk(t *testing.T, s *Server, root string) {
 		(SELECT count(*) FROM symbols WHERE file_id NOT IN (SELECT id FROM files)) +
 		(SELECT count(*) FROM chunks WHERE file_id NOT IN (SELECT id FROM files)) +
 		(SELECT count(*) FROM refs WHERE id NOT IN (SELECT id FROM files)) +
-		(SELECT count(*) FROM ref_keys WHERE file_id NOT IN (SELECT id FROM files)) +
 		(SELECT count(*) FROM sources WHERE id NOT IN (SELECT id FROM files))`).Scan(&orphans); err != nil {
 		t.Fatal(err)
 	}

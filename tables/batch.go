@@ -33,11 +33,6 @@ const (
 	chunkColCount  = 9  // columns in chunkCols
 )
 
-// keysPerInsert is how many ref_keys rows one INSERT writes. They are most
-// of the rows of an index; a multi-row INSERT pays the per-statement costs
-// of database/sql, the driver and the VDBE once for many rows.
-const keysPerInsert = 64
-
 func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }
@@ -91,14 +86,12 @@ type batchWriter struct {
 	tx  *sql.Tx
 	now string
 
-	findFile, insFile, updFile      *sql.Stmt
-	insSymbol, insChunk, insSource  *sql.Stmt
-	insSymbolFTS, insChunkFTS       *sql.Stmt
-	insTrigram, insRefFile          *sql.Stmt
-	insRefKey, insRefImport         *sql.Stmt
-	insRefKeys, insRefImports       *sql.Stmt // keysPerInsert rows at once
-	refsOf, delRefKey, delRefImport *sql.Stmt
-	stmts                           []*sql.Stmt
+	findFile, insFile, updFile     *sql.Stmt
+	insSymbol, insChunk, insSource *sql.Stmt
+	insSymbolFTS, insChunkFTS      *sql.Stmt
+	insTrigram, insRefFile, refsOf *sql.Stmt
+	refKeyStmts, refImportStmts    postingStmts
+	stmts                          []*sql.Stmt
 
 	trigram    bool // maintain sources_tri
 	hasVectors bool
@@ -109,16 +102,16 @@ type batchWriter struct {
 
 	// Scratch, reused across files.
 	rowBuilder
-	symArgs    []any
-	chkArgs    []any
-	refArgs    []any
-	refBlob    []byte
-	refKeys    map[string]struct{}
-	refImports map[string]struct{}
-	keyList    []string
-	lists      listsBuilder
-	text       []byte
-	zip        compressor
+	symArgs     []any
+	chkArgs     []any
+	refBlob     []byte
+	refKeys     map[string]struct{} // of the file being written
+	refImports  map[string]struct{}
+	keyEdits    postingEdits // of the batch, for ref_keys
+	importEdits postingEdits // for ref_imports
+	lists       listsBuilder
+	text        []byte
+	zip         compressor
 }
 
 // symbolFTSRow and chunkFTSRow are rows of symbols_fts and chunks_fts,
@@ -174,13 +167,15 @@ func newBatchWriter(ctx context.Context, tx *sql.Tx, now time.Time, trigram bool
 		prep(&bw.insSource, `INSERT INTO sources(id, lists, text) VALUES (?, ?, ?)`),
 		prep(&bw.insTrigram, `INSERT INTO sources_tri(rowid, text) VALUES (?, ?)`),
 		prep(&bw.insRefFile, `INSERT INTO refs(id, n, groups) VALUES (?, ?, ?)`),
-		prep(&bw.insRefKey, `INSERT INTO ref_keys(key, file_id) VALUES (?, ?)`),
-		prep(&bw.insRefKeys, `INSERT INTO ref_keys(key, file_id) VALUES `+rowPlaceholders(2, keysPerInsert)),
-		prep(&bw.insRefImport, `INSERT INTO ref_imports(target, file_id) VALUES (?, ?)`),
-		prep(&bw.insRefImports, `INSERT INTO ref_imports(target, file_id) VALUES `+rowPlaceholders(2, keysPerInsert)),
 		prep(&bw.refsOf, `SELECT id, groups FROM refs WHERE id IN `+idsIn),
-		prep(&bw.delRefKey, `DELETE FROM ref_keys WHERE key = ? AND file_id = ?`),
-		prep(&bw.delRefImport, `DELETE FROM ref_imports WHERE target = ? AND file_id = ?`),
+		prep(&bw.refKeyStmts.get, `SELECT files FROM ref_keys WHERE key = ?`),
+		prep(&bw.refKeyStmts.ins, `INSERT INTO ref_keys(key, files) VALUES (?1, ?2)`),
+		prep(&bw.refKeyStmts.upd, `UPDATE ref_keys SET files = ?2 WHERE key = ?1`),
+		prep(&bw.refKeyStmts.del, `DELETE FROM ref_keys WHERE key = ?`),
+		prep(&bw.refImportStmts.get, `SELECT files FROM ref_imports WHERE target = ?`),
+		prep(&bw.refImportStmts.ins, `INSERT INTO ref_imports(target, files) VALUES (?1, ?2)`),
+		prep(&bw.refImportStmts.upd, `UPDATE ref_imports SET files = ?2 WHERE target = ?1`),
+		prep(&bw.refImportStmts.del, `DELETE FROM ref_imports WHERE target = ?`),
 	)
 	if err != nil {
 		bw.close()
@@ -188,8 +183,8 @@ func newBatchWriter(ctx context.Context, tx *sql.Tx, now time.Time, trigram bool
 	}
 	bw.symArgs = make([]any, symbolColCount)
 	bw.chkArgs = make([]any, chunkColCount)
-	bw.refArgs = make([]any, 0, 2*keysPerInsert)
 	bw.refKeys = map[string]struct{}{}
+	bw.keyEdits, bw.importEdits = newPostingEdits(), newPostingEdits()
 	bw.refImports = map[string]struct{}{}
 	return bw, nil
 }
@@ -267,60 +262,52 @@ func (bw *batchWriter) clear(cleared, gone []int64) error {
 	return nil
 }
 
-// clearRefKeys deletes the ref_keys and ref_imports rows of the files
-// ids (a JSON list): the keys of each are those of its refs groups, so
-// that neither table needs an index on file_id.
+// clearRefKeys notes, for flushRefKeys, that the files ids (a JSON list)
+// no longer use the keys of their old refs groups: the posting lists of
+// ref_keys and ref_imports name files by id only, so a re-write reads
+// the file's old groups to find the lists it was in.
 func (bw *batchWriter) clearRefKeys(ids string) error {
 	rows, err := bw.refsOf.QueryContext(bw.ctx, ids)
 	if err != nil {
 		return fmt.Errorf("read refs: %w", err)
 	}
-	type fileKeys struct {
-		id            int64
-		keys, imports []string
-	}
-	var all []fileKeys
+	defer rows.Close()
 	var z inflater
 	for rows.Next() {
-		var fk fileKeys
+		var id int64
 		var blob []byte
-		if err := rows.Scan(&fk.id, &blob); err != nil {
-			rows.Close()
+		if err := rows.Scan(&id, &blob); err != nil {
 			return err
 		}
 		b, err := z.inflate(blob)
 		if err == nil {
 			err = eachRefGroup(b, func(g storedGroup) bool {
-				fk.keys = append(fk.keys, refNameKey(g.name))
+				k := refNameKey(g.name)
+				if d := bw.keyEdits.del[k]; len(d) == 0 || d[len(d)-1] != id {
+					bw.keyEdits.del[k] = append(d, id)
+				}
 				if g.kind == refKindImport && g.target != "" {
-					fk.imports = append(fk.imports, g.target)
+					if d := bw.importEdits.del[g.target]; len(d) == 0 || d[len(d)-1] != id {
+						bw.importEdits.del[g.target] = append(d, id)
+					}
 				}
 				return true
 			})
 		}
 		if err != nil {
-			rows.Close()
-			return fmt.Errorf("refs of file %d: %w", fk.id, err)
+			return fmt.Errorf("refs of file %d: %w", id, err)
 		}
-		all = append(all, fk)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
+	return rows.Err()
+}
+
+// flushRefKeys writes the batch's changes to ref_keys and ref_imports.
+func (bw *batchWriter) flushRefKeys() error {
+	if err := bw.flushPostings(bw.refKeyStmts, &bw.keyEdits); err != nil {
+		return fmt.Errorf("ref_keys: %w", err)
 	}
-	// One DELETE per key: a key may not be valid UTF-8, which a JSON
-	// list would not carry intact.
-	for _, fk := range all {
-		for _, k := range fk.keys {
-			if _, err := bw.delRefKey.ExecContext(bw.ctx, k, fk.id); err != nil {
-				return fmt.Errorf("ref_keys: %w", err)
-			}
-		}
-		for _, k := range fk.imports {
-			if _, err := bw.delRefImport.ExecContext(bw.ctx, k, fk.id); err != nil {
-				return fmt.Errorf("ref_imports: %w", err)
-			}
-		}
+	if err := bw.flushPostings(bw.refImportStmts, &bw.importEdits); err != nil {
+		return fmt.Errorf("ref_imports: %w", err)
 	}
 	return nil
 }

@@ -73,8 +73,7 @@ func (db *DB) Check(ctx context.Context) (err error) {
 		}
 	}
 	for _, o := range [...]struct{ tbl, file string }{
-		{"symbols", "file_id"}, {"chunks", "file_id"}, {"refs", "id"}, {"ref_keys", "file_id"},
-		{"ref_imports", "file_id"}, {"sources", "id"},
+		{"symbols", "file_id"}, {"chunks", "file_id"}, {"refs", "id"}, {"sources", "id"},
 	} {
 		tbl := o.tbl
 		var n int64

@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -81,6 +83,7 @@ func checkIntegrity(t testing.TB, db *DB) {
 			t.Fatalf("%s integrity-check: %v", ft.fts, err)
 		}
 	}
+	checkRefKeys(t, db)
 }
 
 // sampleFile is a small hand-made file exercising every column.
@@ -280,15 +283,23 @@ func refUses(t testing.TB, db *DB, path string) []string {
 		sids[id] = append(sids[id], sid)
 	}
 	rows.Close()
-	// Every group's file must be found by its keys: ref_keys on the
-	// lower-cased name, ref_imports on an import's target.
+	// Every group's file must be listed under its keys: ref_keys on the
+	// lower-cased name, ref_imports on an import's target (and, below,
+	// nothing else may be listed).
 	hasKey := func(q, key string, id int64) bool {
-		var one int
-		err := db.SQL().QueryRow(q, key, id).Scan(&one)
+		var blob []byte
+		err := db.SQL().QueryRow(q, key).Scan(&blob)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			t.Fatal(err)
 		}
-		return err == nil
+		ids, err := decodePostings(nil, blob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.Contains(ids, id)
+	}
+	if path == "" {
+		checkRefKeys(t, db)
 	}
 	rows, err = db.SQL().Query(`SELECT r.id, r.n, r.groups FROM refs r JOIN files f ON f.id = r.id
 		WHERE ?1 = '' OR f.path = ?1 ORDER BY r.id`, path)
@@ -319,10 +330,10 @@ func refUses(t testing.TB, db *DB, path string) []string {
 				t.Fatal(err)
 			}
 			lower := refNameKey(g.name)
-			if !hasKey(`SELECT 1 FROM ref_keys WHERE key = ? AND file_id = ?`, lower, id) {
+			if !hasKey(`SELECT files FROM ref_keys WHERE key = ?`, lower, id) {
 				t.Errorf("file %d: ref_keys has no %q", id, lower)
 			}
-			if kind == "import" && g.target != "" && !hasKey(`SELECT 1 FROM ref_imports WHERE target = ? AND file_id = ?`, g.target, id) {
+			if kind == "import" && g.target != "" && !hasKey(`SELECT files FROM ref_imports WHERE target = ?`, g.target, id) {
 				t.Errorf("file %d: ref_imports has no %q", id, g.target)
 			}
 			uses, err := unpackUses(nil, g.uses, g.n)
@@ -346,4 +357,76 @@ func refUses(t testing.TB, db *DB, path string) []string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// checkRefKeys checks that ref_keys and ref_imports list exactly the files
+// whose refs groups hold each key, in ascending order.
+func checkRefKeys(t testing.TB, db *DB) {
+	t.Helper()
+	want := map[string][]int64{} // "k:" key or "i:" target
+	rows, err := db.SQL().Query(`SELECT id, groups FROM refs ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id int64
+		var blob []byte
+		if err := rows.Scan(&id, &blob); err != nil {
+			t.Fatal(err)
+		}
+		b, err := inflate(blob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		add := func(k string) {
+			if l := want[k]; len(l) == 0 || l[len(l)-1] != id {
+				want[k] = append(l, id)
+			}
+		}
+		if err := eachRefGroup(b, func(g storedGroup) bool {
+			add("k:" + refNameKey(g.name))
+			if g.kind == refKindImport && g.target != "" {
+				add("i:" + g.target)
+			}
+			return true
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows.Close()
+	got := map[string][]int64{}
+	for _, q := range []string{`SELECT 'k:' || key, files FROM ref_keys`, `SELECT 'i:' || target, files FROM ref_imports`} {
+		rows, err := db.SQL().Query(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var k string
+			var blob []byte
+			if err := rows.Scan(&k, &blob); err != nil {
+				t.Fatal(err)
+			}
+			ids, err := decodePostings(nil, blob)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.IsSorted(ids) || len(ids) == 0 {
+				t.Errorf("%s: posting list %v not ascending or empty", k, ids)
+			}
+			got[k] = ids
+		}
+		rows.Close()
+	}
+	if !maps.EqualFunc(got, want, slices.Equal) {
+		for k, ids := range got {
+			if !slices.Equal(ids, want[k]) {
+				t.Errorf("%s lists files %v, the refs hold it in %v", k, ids, want[k])
+			}
+		}
+		for k, ids := range want {
+			if _, ok := got[k]; !ok {
+				t.Errorf("%s is not listed; the refs hold it in %v", k, ids)
+			}
+		}
+	}
 }

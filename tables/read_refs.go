@@ -23,19 +23,23 @@ type RefRow struct {
 
 // Usages are matched case-insensitively on the name (ref_keys, on the
 // lower-cased name) and, for imports, exactly on the imported name
-// (ref_imports). Both find files; the groups of each file found are
-// decoded and those of the name kept (refFileGroups). Path and extension
-// filters are applied in SQL, on the file; symbol filters per use, on its
-// enclosing symbol, once the uses are unpacked. Rows come in file order,
-// the name's first, then the imports found by target.
-const refsNamedSQL = `SELECT r.id, f.path, r.groups, 0
-FROM ref_keys k JOIN refs r ON r.id = k.file_id JOIN files f ON f.id = k.file_id
-WHERE k.key = ?%s
+// (ref_imports). Both list files (refsPostingsSQL); the groups of each
+// file listed are decoded and those of the name kept (refFileGroups).
+// Path and extension filters are applied in SQL, on the file; symbol
+// filters per use, on its enclosing symbol, once the uses are unpacked.
+// Rows come in file order, the name's first, then the imports found by
+// target.
+const (
+	refsPostingsSQL = `SELECT (SELECT files FROM ref_keys WHERE key = ?1), (SELECT files FROM ref_imports WHERE target = ?2)`
+	refsNamedSQL    = `SELECT r.id, f.path, r.groups, 0
+FROM refs r JOIN files f ON f.id = r.id
+WHERE r.id IN (SELECT value FROM json_each(?))%s
 UNION ALL
 SELECT r.id, f.path, r.groups, 1
-FROM ref_imports k JOIN refs r ON r.id = k.file_id JOIN files f ON f.id = k.file_id
-WHERE k.target = ?%s
+FROM refs r JOIN files f ON f.id = r.id
+WHERE r.id IN (SELECT value FROM json_each(?))%s
 ORDER BY 4, 1`
+)
 
 // refSymbolsSQL lists the symbols of some files in rowid order, which is
 // the order of the ordinals in refs.uses, and whether each passes the
@@ -55,12 +59,27 @@ func (db *DB) RefsNamed(ctx context.Context, name string, s scope.Scope) ([]RefR
 	flt := s.Filter()
 	fw := fileFilter(flt, "f")
 	lower := strings.ToLower(name)
-	args := append([]any{lower}, fw.args...)
-	args = append(append(args, name), fw.args...)
+	var byName, byTarget []byte
+	if err := db.queryRow(ctx, refsPostingsSQL, lower, name).Scan(&byName, &byTarget); err != nil {
+		return nil, err
+	}
+	if byName == nil && byTarget == nil {
+		return nil, nil
+	}
+	nameFiles, err := decodePostings(nil, byName)
+	if err != nil {
+		return nil, err
+	}
+	targetFiles, err := decodePostings(nil, byTarget)
+	if err != nil {
+		return nil, err
+	}
+	args := append([]any{jsonIDs(nameFiles)}, fw.args...)
+	args = append(append(args, jsonIDs(targetFiles)), fw.args...)
 
 	var groups []RefGroup
 	var z inflater
-	_, err := collect(ctx, db, fmt.Sprintf(refsNamedSQL, fw.sql, fw.sql), args, func(r scanner) (struct{}, error) {
+	_, err = collect(ctx, db, fmt.Sprintf(refsNamedSQL, fw.sql, fw.sql), args, func(r scanner) (struct{}, error) {
 		var id int64
 		var path string
 		var blob []byte

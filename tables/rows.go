@@ -1,9 +1,7 @@
 package tables
 
 import (
-	"database/sql"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/viberag/viberag/extract"
@@ -146,9 +144,9 @@ func (bw *batchWriter) insertChunks(fileID int64, f *extract.File) error {
 }
 
 // insertRefs writes f's references aggregated per (kind, name, target),
-// their uses packed, as f's one refs row, and the keys that find it:
-// ref_keys per lower-cased name, ref_imports per imported name (see
-// schema.sql, refs). String literals are left out: symbols, chunks and
+// their uses packed, as f's one refs row, and notes the keys that find it
+// (flushRefKeys): its lower-cased names (ref_keys) and imported names
+// (ref_imports; see schema.sql, refs). String literals are left out: symbols, chunks and
 // chunks_fts hold them, and no reader looks them up.
 func (bw *batchWriter) insertRefs(fileID int64, f *extract.File) error {
 	g := bw.groupRefs(f)
@@ -179,38 +177,11 @@ func (bw *batchWriter) insertRefs(fileID int64, f *extract.File) error {
 	if _, err := bw.insRefFile.ExecContext(bw.ctx, fileID, n, blob); err != nil {
 		return fmt.Errorf("refs: %w", err)
 	}
-	if err := bw.insertKeys(bw.insRefKey, bw.insRefKeys, fileID, bw.refKeys); err != nil {
-		return fmt.Errorf("ref_keys: %w", err)
+	for k := range bw.refKeys {
+		bw.keyEdits.add[k] = append(bw.keyEdits.add[k], fileID)
 	}
-	if err := bw.insertKeys(bw.insRefImport, bw.insRefImports, fileID, bw.refImports); err != nil {
-		return fmt.Errorf("ref_imports: %w", err)
-	}
-	return nil
-}
-
-// insertKeys writes (key, fileID) for each of keys, in key order, through
-// one, or keysPerInsert at once, the statements of ref_keys or
-// ref_imports.
-func (bw *batchWriter) insertKeys(one, many *sql.Stmt, fileID int64, keys map[string]struct{}) error {
-	bw.keyList = bw.keyList[:0]
-	for k := range keys {
-		bw.keyList = append(bw.keyList, k)
-	}
-	slices.Sort(bw.keyList)
-	a := bw.refArgs[:0]
-	for _, k := range bw.keyList {
-		a = append(a, k, fileID)
-		if len(a) == cap(a) {
-			if _, err := many.ExecContext(bw.ctx, a...); err != nil {
-				return err
-			}
-			a = a[:0]
-		}
-	}
-	for ; len(a) > 0; a = a[2:] {
-		if _, err := one.ExecContext(bw.ctx, a[:2]...); err != nil {
-			return fmt.Errorf("%q: %w", a[0], err)
-		}
+	for k := range bw.refImports {
+		bw.importEdits.add[k] = append(bw.importEdits.add[k], fileID)
 	}
 	return nil
 }

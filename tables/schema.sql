@@ -116,13 +116,14 @@ CREATE TABLE sources(
 --         symbols in rowid order (0 at top level).
 -- An identifier is stored once per (name, line); other kinds once per use.
 -- String literals are not references: symbols, chunks and chunks_fts hold
--- them. ref_keys finds the files that use a name, on strings.ToLower of
--- the name (a usage lookup ignores case); ref_imports finds the files
--- importing a name by the imported name (target, exact). A reader decodes
--- the groups of the files found and keeps those of the name. Neither key
--- table has an index on file_id: a re-write reads the file's old groups
--- for its keys. (Version 4 had one row per group and an index on the
--- lower-cased name: 2.4x the bytes.)
+-- them. ref_keys lists the files that use a name, per strings.ToLower of
+-- the name (a usage lookup ignores case); ref_imports the files importing
+-- a name, per imported name (target, exact). files is a posting list: the
+-- file ids ascending, each the uvarint of its difference to the previous
+-- one (refkeys.go). A reader decodes the groups of the files listed and
+-- keeps those of the name. A re-write reads the file's old groups for the
+-- lists to take it out of. (Version 4 had one row per group and an index
+-- on the lower-cased name: 4.3 times the bytes on GOROOT/src/net.)
 CREATE TABLE refs(
 	id     INTEGER PRIMARY KEY,       -- files.id
 	n      INTEGER NOT NULL,          -- number of uses
@@ -130,15 +131,13 @@ CREATE TABLE refs(
 ) STRICT;
 
 CREATE TABLE ref_keys(
-	key     TEXT NOT NULL,            -- strings.ToLower(name)
-	file_id INTEGER NOT NULL,
-	PRIMARY KEY(key, file_id)
+	key   TEXT PRIMARY KEY,           -- strings.ToLower(name)
+	files BLOB NOT NULL
 ) STRICT, WITHOUT ROWID;
 
 CREATE TABLE ref_imports(
-	target  TEXT NOT NULL,            -- an import's imported name
-	file_id INTEGER NOT NULL,
-	PRIMARY KEY(target, file_id)
+	target TEXT PRIMARY KEY,          -- an import's imported name
+	files  BLOB NOT NULL
 ) STRICT, WITHOUT ROWID;
 
 -- Files the last run chose not to index, replaced wholesale each run.

@@ -116,6 +116,9 @@ func (db *DB) Write(ctx context.Context, files []*extract.File, deleted []string
 	}
 
 	// 4. Index them.
+	if err := bw.flushRefKeys(); err != nil {
+		return err
+	}
 	if err := bw.index(files, ids); err != nil {
 		return err
 	}

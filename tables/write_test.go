@@ -261,7 +261,7 @@ func TestDelete(t *testing.T) {
 	if n := queryInt(t, db, `SELECT count(*) FROM files WHERE path = 'a.go'`); n != 0 {
 		t.Errorf("files still has a.go")
 	}
-	for tbl, file := range map[string]string{"symbols": "file_id", "chunks": "file_id", "refs": "id", "ref_keys": "file_id", "sources": "id"} {
+	for tbl, file := range map[string]string{"symbols": "file_id", "chunks": "file_id", "refs": "id", "sources": "id"} {
 		if n := queryInt(t, db, `SELECT count(*) FROM `+tbl+` WHERE `+file+` NOT IN (SELECT id FROM files)`); n != 0 {
 			t.Errorf("%s still has %d rows of a.go", tbl, n)
 		}

@@ -1,0 +1,122 @@
+package tables
+
+import (
+	"database/sql"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// ref_keys and ref_imports (schema.sql) map a key (a lower-cased name, an
+// imported name) to the ids of the files whose refs hold it, as one
+// posting list per key: the ids ascending, each as the uvarint of its
+// difference to the previous one (the first: itself). One row per key
+// rather than per (key, file) is a third of the bytes (10,842 rows for
+// 34,398 pairs on GOROOT/src/net); a batch reads and rewrites the list of
+// each key its files add or drop.
+
+// appendPostings encodes ids (ascending, distinct) as a posting list.
+func appendPostings(b []byte, ids []int64) []byte {
+	prev := int64(0)
+	for _, id := range ids {
+		b = binary.AppendUvarint(b, uint64(id-prev))
+		prev = id
+	}
+	return b
+}
+
+var errBadPostings = fmt.Errorf("%w: ref_keys posting list malformed", ErrDamaged)
+
+// decodePostings appends the ids of a posting list to dst.
+func decodePostings(dst []int64, b []byte) ([]int64, error) {
+	prev := int64(0)
+	for len(b) > 0 {
+		d, k := binary.Uvarint(b)
+		if k <= 0 || (d == 0 && prev != 0) {
+			return dst, errBadPostings
+		}
+		prev += int64(d)
+		dst = append(dst, prev)
+		b = b[k:]
+	}
+	return dst, nil
+}
+
+// postingEdits collects a batch's changes to one key table: per key, the
+// files that stop using it (their old rows were cleared) and the files
+// that use it now (written by the batch). A file re-written keeps its id,
+// so it can be in both.
+type postingEdits struct {
+	del, add map[string][]int64
+}
+
+func newPostingEdits() postingEdits {
+	return postingEdits{del: map[string][]int64{}, add: map[string][]int64{}}
+}
+
+func (e *postingEdits) reset() {
+	clear(e.del)
+	clear(e.add)
+}
+
+// postingStmts are the statements of one key table.
+type postingStmts struct {
+	get, ins, upd, del *sql.Stmt
+}
+
+// flushPostings applies edits to their table, key by key in key order:
+// the stored list less the files dropped, plus the files added; a key no
+// file uses any more loses its row.
+func (bw *batchWriter) flushPostings(st postingStmts, edits *postingEdits) error {
+	keys := make([]string, 0, len(edits.add)+len(edits.del))
+	for k := range edits.add {
+		keys = append(keys, k)
+	}
+	for k := range edits.del {
+		if _, ok := edits.add[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	var ids []int64
+	var buf []byte
+	for _, k := range keys {
+		var old []byte
+		err := st.get.QueryRowContext(bw.ctx, k).Scan(&old)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("%q: %w", k, err)
+		}
+		if ids, err = decodePostings(ids[:0], old); err != nil {
+			return fmt.Errorf("%q: %w", k, err)
+		}
+		if del := edits.del[k]; len(del) > 0 {
+			slices.Sort(del)
+			ids = slices.DeleteFunc(ids, func(id int64) bool {
+				_, found := slices.BinarySearch(del, id)
+				return found
+			})
+		}
+		ids = append(ids, edits.add[k]...)
+		slices.Sort(ids)
+		ids = slices.Compact(ids)
+		if len(ids) == 0 {
+			if old != nil {
+				if _, err := st.del.ExecContext(bw.ctx, k); err != nil {
+					return fmt.Errorf("%q: %w", k, err)
+				}
+			}
+			continue
+		}
+		buf = appendPostings(buf[:0], ids)
+		put := st.ins
+		if old != nil {
+			put = st.upd
+		}
+		if _, err := put.ExecContext(bw.ctx, k, buf); err != nil {
+			return fmt.Errorf("%q: %w", k, err)
+		}
+	}
+	edits.reset()
+	return nil
+}
