@@ -336,13 +336,13 @@ func TestIndexerChildProcess(t *testing.T) {
 	}})
 }
 
-// TestCompactAfterLargeRun: a run that re-parses most of a tree of more
-// than compactMinFiles files leaves each full-text index in one segment;
-// a small incremental run does not compact.
+// TestCompactAfterLargeRun: a run that re-parses most of a tree of
+// several batches leaves each full-text index in one segment; a small
+// incremental run does not compact.
 func TestCompactAfterLargeRun(t *testing.T) {
 	root, data := t.TempDir(), t.TempDir()
 	files := map[string]string{}
-	for i := range compactMinFiles + batchFiles {
+	for i := range compactMinFiles + 3*batchFiles {
 		files[fmt.Sprintf("p%d/f%d.go", i%7, i)] = fmt.Sprintf("package p\n\n// F%d returns %d.\nfunc F%d() int { return %d }\n", i, i, i, i)
 	}
 	writeTree(t, root, files)
