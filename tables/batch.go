@@ -104,6 +104,7 @@ type batchWriter struct {
 	rowBuilder
 	symArgs     []any
 	chkArgs     []any
+	refEnc      refsEncoder
 	refBlob     []byte
 	refKeys     map[string]struct{} // of the file being written
 	refImports  map[string]struct{}

@@ -32,13 +32,17 @@
 //	                       them inside one read transaction with the rows
 //	                       they belong to.
 //	refs                   imports, calls, identifier uses and type
-//	                       references: one row per (file, kind, name,
-//	                       target) with n uses packed in a BLOB (varint line
-//	                       deltas and the ordinal of each use's innermost
-//	                       enclosing symbol; refs_pack.go). Identifier uses
+//	                       references: one row per file (id = files.id)
+//	                       holding n, its number of uses, and its groups
+//	                       (one per kind, name and target, with the uses
+//	                       packed: varint line deltas and the ordinal of
+//	                       each use's innermost enclosing symbol), one
+//	                       DEFLATE stream (refs_pack.go). Identifier uses
 //	                       are stored once per (file, name, line); string
-//	                       literals are not refs. kind is a small integer
-//	                       (refKindNames).
+//	                       literals are not refs.
+//	ref_keys, ref_imports  per lower-cased name, and per imported name of
+//	                       an import, the posting list of the files whose
+//	                       refs hold it (refkeys.go).
 //	skipped                files the last run left out, with the reason.
 //	vectors, embed_cache   embeddings per chunk, symbol and file, and vectors of
 //	                       replaced text; see vectors.go (PendingVectors,
@@ -51,19 +55,20 @@
 //	                       it, OpenVectorFile maps it).
 //
 // Only files hold path, ext and language; symbols, chunks, sources and
-// refs name their file by its id (refs in the high half of their rowid),
+// refs name their file by its id (a refs row's id is its file's),
 // and readers join files on its primary key (version 2 copied the three
 // onto every row; ADR 9). Each fact is stored once: a file's text is not
 // kept again per chunk, and text only full-text search reads (identifier
 // words, string literals) is only in the FTS index (version 4).
-// symbols.id, chunks.id and refs.id change whenever their file is
+// symbols.id and chunks.id change whenever their file is
 // re-written; use sid and cid to refer to symbols and chunks across runs.
 //
 // Indexes, each for a lookup a reader or the writer makes:
 // symbols(name COLLATE NOCASE), symbols(file_id, start_line), symbols(sid);
-// chunks(file_id, start_line), chunks(cid); refs on the lower-cased name
-// (see schema.sql), refs(target) for imports only (a file's refs are one
-// rowid range: refRowID); files(path). A case-insensitive name lookup
+// chunks(file_id, start_line), chunks(cid); files(path). References have
+// no index: ref_keys and ref_imports are keyed by name (WITHOUT ROWID),
+// and a usage lookup reads the refs rows of the files they list (version
+// 5; ADR 9). A case-insensitive name lookup
 // must say COLLATE NOCASE to use its index:
 //
 //	SELECT sid FROM symbols WHERE name = ?1 COLLATE NOCASE
@@ -136,6 +141,8 @@
 // Open creates the schema in a new file and stores SchemaVersion. An
 // older index is migrated in place when a migration exists, otherwise
 // Open returns ErrRebuildNeeded; a newer one gives ErrNewerSchema, and a
-// file that is not a viberag index ErrNotIndex. Remove deletes an index
+// file that is not a viberag index ErrNotIndex. A new index is
+// auto_vacuum = INCREMENTAL, so that CompactFTS can return the pages its
+// merge frees to the file system. Remove deletes an index
 // with its WAL files, for `viberag index --force`.
 package tables

@@ -114,7 +114,7 @@ func storedRows(t *testing.T, db *DB, path string) *Rows {
 		}
 		var bad error
 		err = eachRefGroup(b, func(g storedGroup) bool {
-			r := RefFact{Row: len(got.Refs), Name: g.name, NameLower: refNameKey(g.name), Target: g.target, N: g.n, Uses: g.uses}
+			r := RefFact{Row: len(got.Refs), Name: g.name, NameLower: refNameKey(g.name), Target: g.target, N: g.n, Uses: g.uses()}
 			if r.Kind, bad = refKindName(g.kind); bad != nil {
 				return false
 			}

@@ -336,7 +336,7 @@ func refUses(t testing.TB, db *DB, path string) []string {
 			if kind == "import" && g.target != "" && !hasKey(`SELECT files FROM ref_imports WHERE target = ?`, g.target, id) {
 				t.Errorf("file %d: ref_imports has no %q", id, g.target)
 			}
-			uses, err := unpackUses(nil, g.uses, g.n)
+			uses, err := unpackUses(nil, g.uses(), g.n)
 			if err != nil {
 				t.Fatal(err)
 			}

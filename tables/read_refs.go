@@ -1,7 +1,6 @@
 package tables
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -228,7 +227,7 @@ func refFileGroups(dst []RefGroup, b []byte, fileID int64, path, name, lower str
 			return false
 		}
 		dst = append(dst, RefGroup{FileID: fileID, Path: path, Kind: kind, Name: g.name, Target: g.target,
-			N: g.n, Uses: bytes.Clone(g.uses), ByTarget: byTarget})
+			N: g.n, Uses: g.uses(), ByTarget: byTarget})
 		return true
 	})
 	if err == nil {

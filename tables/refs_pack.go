@@ -193,74 +193,178 @@ func equalFoldASCII(s, low string) bool {
 }
 
 // A file's references are one refs row (rowid files.id): n, the number of
-// uses, and groups, the DEFLATE-compressed (sources.go) sequence of its
-// (kind, name, target) groups in the order they first appear, each
+// uses, and groups, the DEFLATE-compressed (sources.go) form of its
+// (kind, name, target) groups in the order they first appear, stored by
+// column, which compresses 11 % better on GOROOT/src/net than group by
+// group (names beside names, line deltas beside line deltas):
 //
-//	uvarint kind, uvarint len(name), name, uvarint len(target), target,
-//	uvarint n, uvarint len(uses), uses (packUses)
+//	uvarint G, the number of groups
+//	G × uvarint kind
+//	G × (uvarint len(name), name)
+//	G × (uvarint len(target), target)
+//	G × uvarint n, the group's number of uses
+//	per group, n × uvarint line delta (the first: the line itself)
+//	per group, n × uvarint 1 + the enclosing symbol's ordinal (0: none)
 //
-// Names are found through ref_keys (strings.ToLower(name), file) and
-// imports through ref_imports (target, file); a reader decodes the groups
-// of the files found and keeps the groups of the name (schema 5; schema 4
-// had one row per group and an index on the name, 2.4x the bytes).
+// which are the two halves of packUses's encoding of each group.
+// Names are found through ref_keys (strings.ToLower(name)) and imports
+// through ref_imports (the imported name), posting lists of files
+// (refkeys.go); a reader decodes the groups of the files listed and keeps
+// the name's (schema 5; schema 4 had one row per group and an index on
+// the name, 4.3 times the bytes).
 
-// appendRefGroup appends one group to a refs.groups stream.
-func appendRefGroup(b []byte, kind int64, name, target string, n int, uses []byte) []byte {
-	b = binary.AppendUvarint(b, uint64(kind))
-	b = binary.AppendUvarint(b, uint64(len(name)))
-	b = append(b, name...)
-	b = binary.AppendUvarint(b, uint64(len(target)))
-	b = append(b, target...)
-	b = binary.AppendUvarint(b, uint64(n))
-	b = binary.AppendUvarint(b, uint64(len(uses)))
-	return append(b, uses...)
+// refsEncoder builds a refs.groups stream, column by column.
+type refsEncoder struct {
+	g                                       int
+	kinds, names, targets, ns, lines, encls []byte
 }
 
-// storedGroup is one group of a decoded refs.groups stream; its strings
-// and uses point into the stream.
+func (e *refsEncoder) reset() {
+	e.g = 0
+	e.kinds, e.names, e.targets, e.ns = e.kinds[:0], e.names[:0], e.targets[:0], e.ns[:0]
+	e.lines, e.encls = e.lines[:0], e.encls[:0]
+}
+
+// add appends a group; uses are sorted by line as packUses sorts them.
+func (e *refsEncoder) add(kind int64, name, target string, uses []refUse) {
+	if !slices.IsSortedFunc(uses, func(a, b refUse) int { return cmp.Compare(a.line, b.line) }) {
+		slices.SortStableFunc(uses, func(a, b refUse) int { return cmp.Compare(a.line, b.line) })
+	}
+	e.g++
+	e.kinds = binary.AppendUvarint(e.kinds, uint64(kind))
+	e.names = appendUvarintString(e.names, name)
+	e.targets = appendUvarintString(e.targets, target)
+	e.ns = binary.AppendUvarint(e.ns, uint64(len(uses)))
+	prev := 0
+	for _, u := range uses {
+		e.lines = binary.AppendUvarint(e.lines, uint64(u.line-prev))
+		e.encls = binary.AppendUvarint(e.encls, uint64(u.encl))
+		prev = u.line
+	}
+}
+
+// appendTo appends the stream to b.
+func (e *refsEncoder) appendTo(b []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(e.g))
+	for _, col := range [...][]byte{e.kinds, e.names, e.targets, e.ns, e.lines, e.encls} {
+		b = append(b, col...)
+	}
+	return b
+}
+
+func appendUvarintString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// storedGroup is one group of a decoded refs.groups stream; lines and
+// encls are its runs of the two use columns, inside the stream.
 type storedGroup struct {
 	kind         int64
 	name, target string
 	n            int
-	uses         []byte
+	lines, encls []byte
+}
+
+// uses returns the group's uses encoded as packUses encodes them.
+func (g *storedGroup) uses() []byte {
+	b := make([]byte, 0, len(g.lines)+len(g.encls))
+	l, e := g.lines, g.encls
+	for range g.n {
+		_, k := binary.Uvarint(l)
+		b = append(b, l[:k]...)
+		l = l[k:]
+		_, k = binary.Uvarint(e)
+		b = append(b, e[:k]...)
+		e = e[k:]
+	}
+	return b
 }
 
 var errBadGroups = fmt.Errorf("%w: refs.groups malformed", ErrDamaged)
 
+// refsDecoder reads a refs.groups stream.
+type refsDecoder struct{ b []byte }
+
+func (d *refsDecoder) num() (uint64, bool) {
+	v, k := binary.Uvarint(d.b)
+	if k <= 0 {
+		return 0, false
+	}
+	d.b = d.b[k:]
+	return v, true
+}
+
+func (d *refsDecoder) str() (string, bool) {
+	l, ok := d.num()
+	if !ok || uint64(len(d.b)) < l {
+		return "", false
+	}
+	s := string(d.b[:l])
+	d.b = d.b[l:]
+	return s, true
+}
+
+// varints returns the next n unsigned varints of the stream, as bytes.
+func (d *refsDecoder) varints(n int) ([]byte, bool) {
+	start := d.b
+	for range n {
+		if _, ok := d.num(); !ok {
+			return nil, false
+		}
+	}
+	return start[:len(start)-len(d.b)], true
+}
+
 // eachRefGroup calls fn for each group of a decompressed refs.groups
 // stream, in order, until fn returns false.
 func eachRefGroup(b []byte, fn func(g storedGroup) bool) error {
-	str := func() (string, bool) {
-		l, k := binary.Uvarint(b)
-		if k <= 0 || uint64(len(b)-k) < l {
-			return "", false
-		}
-		s := string(b[k : k+int(l)])
-		b = b[k+int(l):]
-		return s, true
+	d := refsDecoder{b}
+	count, ok := d.num()
+	if !ok || count > uint64(len(b)) {
+		return errBadGroups
 	}
-	num := func() (uint64, bool) {
-		v, k := binary.Uvarint(b)
-		if k <= 0 {
-			return 0, false
-		}
-		b = b[k:]
-		return v, true
-	}
-	for len(b) > 0 {
-		var g storedGroup
-		kind, ok1 := num()
-		name, ok2 := str()
-		target, ok3 := str()
-		n, ok4 := num()
-		ul, ok5 := num()
-		if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || uint64(len(b)) < ul || n > ul {
+	groups := make([]storedGroup, count)
+	for i := range groups {
+		k, ok := d.num()
+		if !ok {
 			return errBadGroups
 		}
-		g.kind, g.name, g.target, g.n, g.uses = int64(kind), name, target, int(n), b[:ul:ul]
-		b = b[ul:]
+		groups[i].kind = int64(k)
+	}
+	for i := range groups {
+		if groups[i].name, ok = d.str(); !ok {
+			return errBadGroups
+		}
+	}
+	for i := range groups {
+		if groups[i].target, ok = d.str(); !ok {
+			return errBadGroups
+		}
+	}
+	for i := range groups {
+		n, ok := d.num()
+		if !ok || n > uint64(len(b)) {
+			return errBadGroups
+		}
+		groups[i].n = int(n)
+	}
+	for i := range groups {
+		if groups[i].lines, ok = d.varints(groups[i].n); !ok {
+			return errBadGroups
+		}
+	}
+	for i := range groups {
+		if groups[i].encls, ok = d.varints(groups[i].n); !ok {
+			return errBadGroups
+		}
+	}
+	if len(d.b) != 0 {
+		return errBadGroups
+	}
+	for _, g := range groups {
 		if !fn(g) {
-			return nil
+			break
 		}
 	}
 	return nil

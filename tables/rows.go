@@ -150,7 +150,7 @@ func (bw *batchWriter) insertChunks(fileID int64, f *extract.File) error {
 // chunks_fts hold them, and no reader looks them up.
 func (bw *batchWriter) insertRefs(fileID int64, f *extract.File) error {
 	g := bw.groupRefs(f)
-	bw.refBlob = bw.refBlob[:0]
+	bw.refEnc.reset()
 	clear(bw.refKeys)
 	clear(bw.refImports)
 	n := 0
@@ -159,8 +159,7 @@ func (bw *batchWriter) insertRefs(fileID int64, f *extract.File) error {
 		if kind == 0 {
 			continue
 		}
-		uses := packUses(grp.uses)
-		bw.refBlob = appendRefGroup(bw.refBlob, int64(kind), grp.key.name, grp.key.target, len(grp.uses), uses)
+		bw.refEnc.add(int64(kind), grp.key.name, grp.key.target, grp.uses)
 		n += len(grp.uses)
 		bw.refKeys[refNameKey(grp.key.name)] = struct{}{}
 		if kind == refKindImport && grp.key.target != "" {
@@ -170,6 +169,7 @@ func (bw *batchWriter) insertRefs(fileID int64, f *extract.File) error {
 	if n == 0 {
 		return nil
 	}
+	bw.refBlob = bw.refEnc.appendTo(bw.refBlob[:0])
 	blob, err := bw.zip.deflate(bw.refBlob)
 	if err != nil {
 		return fmt.Errorf("compress refs: %w", err)

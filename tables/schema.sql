@@ -13,7 +13,7 @@
 --         instr(decorators, char(10) || ?1 || char(10)) > 0
 --     An empty list is ''. A '\n' inside an item is stored as a space.
 --   * files.imports and files.exports are plain '\n'-joined (no leading or
---     trailing '\n'); use refs (kind 1, import) for membership questions.
+--     trailing '\n'); use ref_imports for membership questions.
 --   * symbols, chunks, sources and refs name their file by its id only:
 --     path, ext and language are read from files (a join on its primary
 --     key).
