@@ -37,12 +37,6 @@ func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }
 
-// rowPlaceholders returns "(?,…),(?,…)…": rows groups of n.
-func rowPlaceholders(n, rows int) string {
-	row := "(" + placeholders(n) + ")"
-	return strings.TrimSuffix(strings.Repeat(row+",", rows), ",")
-}
-
 // FTS maintenance. The FTS tables are kept in sync by the writer rather
 // than by triggers:
 //
