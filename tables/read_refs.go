@@ -212,15 +212,14 @@ func definesAt(defs map[int64]map[lineName]bool, id int64, syms []RefSymbol, nam
 // wants: those whose lower-cased name is lower or, when byTarget, the
 // imports of name (by its imported name) whose own name is not lower.
 func refFileGroups(dst []RefGroup, b []byte, fileID int64, path, name, lower string, byTarget bool) ([]RefGroup, error) {
-	var bad error
-	err := eachRefGroup(b, func(g storedGroup) bool {
-		if byTarget {
-			if g.kind != refKindImport || g.target != name || refNameKey(g.name) == lower {
-				return true
-			}
-		} else if refNameKey(g.name) != lower {
-			return true
+	want := func(kind uint64, n, target []byte) bool { return nameKeyIs(n, lower) }
+	if byTarget {
+		want = func(kind uint64, n, target []byte) bool {
+			return kind == refKindImport && string(target) == name && !nameKeyIs(n, lower)
 		}
+	}
+	var bad error
+	err := scanRefGroups(b, want, func(g storedGroup) bool {
 		kind, err := refKindName(g.kind)
 		if err != nil {
 			bad = err

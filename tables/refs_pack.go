@@ -266,108 +266,166 @@ type storedGroup struct {
 	lines, encls []byte
 }
 
-// uses returns the group's uses encoded as packUses encodes them.
+// uses returns the group's uses encoded as packUses encodes them: its
+// line and enclosing-symbol varints interleaved (scanRefGroups checked
+// that each run holds n varints).
 func (g *storedGroup) uses() []byte {
 	b := make([]byte, 0, len(g.lines)+len(g.encls))
 	l, e := g.lines, g.encls
 	for range g.n {
-		_, k := binary.Uvarint(l)
+		k := varintLen(l)
 		b = append(b, l[:k]...)
 		l = l[k:]
-		_, k = binary.Uvarint(e)
+		k = varintLen(e)
 		b = append(b, e[:k]...)
 		e = e[k:]
 	}
 	return b
 }
 
+// varintLen is the length of the varint b starts with (len(b) if none
+// ends in b).
+func varintLen(b []byte) int {
+	for i, c := range b {
+		if c < 0x80 {
+			return i + 1
+		}
+	}
+	return len(b)
+}
+
 var errBadGroups = fmt.Errorf("%w: refs.groups malformed", ErrDamaged)
 
-// refsDecoder reads a refs.groups stream.
-type refsDecoder struct{ b []byte }
+// refsCursor walks one column of a refs.groups stream.
+type refsCursor struct{ b []byte }
 
-func (d *refsDecoder) num() (uint64, bool) {
-	v, k := binary.Uvarint(d.b)
+func (c *refsCursor) num() (uint64, bool) {
+	v, k := binary.Uvarint(c.b)
 	if k <= 0 {
 		return 0, false
 	}
-	d.b = d.b[k:]
+	c.b = c.b[k:]
 	return v, true
 }
 
-func (d *refsDecoder) str() (string, bool) {
-	l, ok := d.num()
-	if !ok || uint64(len(d.b)) < l {
-		return "", false
+// bytes returns the next length-prefixed string, without copying it.
+func (c *refsCursor) bytes() ([]byte, bool) {
+	l, ok := c.num()
+	if !ok || uint64(len(c.b)) < l {
+		return nil, false
 	}
-	s := string(d.b[:l])
-	d.b = d.b[l:]
+	s := c.b[:l:l]
+	c.b = c.b[l:]
 	return s, true
 }
 
-// varints returns the next n unsigned varints of the stream, as bytes.
-func (d *refsDecoder) varints(n int) ([]byte, bool) {
-	start := d.b
-	for range n {
-		if _, ok := d.num(); !ok {
-			return nil, false
+// skip passes over the next n unsigned varints and returns their bytes.
+func (c *refsCursor) skip(n int) ([]byte, bool) {
+	i := 0
+	for ; n > 0; n-- {
+		start := i
+		for {
+			if i >= len(c.b) || i-start >= binary.MaxVarintLen64 {
+				return nil, false
+			}
+			i++
+			if c.b[i-1] < 0x80 {
+				break
+			}
 		}
 	}
-	return start[:len(start)-len(d.b)], true
+	s := c.b[:i:i]
+	c.b = c.b[i:]
+	return s, true
+}
+
+// scanRefGroups calls fn, in order, for each group of a decompressed
+// refs.groups stream that want accepts; want sees the group's kind, name
+// and target in place, so that the groups passed over cost no copies.
+func scanRefGroups(b []byte, want func(kind uint64, name, target []byte) bool, fn func(g storedGroup) bool) error {
+	c := refsCursor{b}
+	count, ok := c.num()
+	if !ok || count > uint64(len(b)) {
+		return errBadGroups
+	}
+	g := int(count)
+	// The column boundaries: each column is walked once to find its end.
+	kinds := c
+	if _, ok := c.skip(g); !ok {
+		return errBadGroups
+	}
+	names := c
+	for range g {
+		if _, ok := c.bytes(); !ok {
+			return errBadGroups
+		}
+	}
+	targets := c
+	for range g {
+		if _, ok := c.bytes(); !ok {
+			return errBadGroups
+		}
+	}
+	ns := c
+	total := 0
+	for range g {
+		n, ok := c.num()
+		if !ok || n > uint64(len(b)) {
+			return errBadGroups
+		}
+		total += int(n)
+	}
+	lines := c
+	if _, ok := c.skip(total); !ok {
+		return errBadGroups
+	}
+	encls := c
+	if _, ok := c.skip(total); !ok || len(c.b) != 0 {
+		return errBadGroups
+	}
+	for range g {
+		kind, _ := kinds.num()
+		name, _ := names.bytes()
+		target, _ := targets.bytes()
+		n, _ := ns.num()
+		l, _ := lines.skip(int(n))
+		e, _ := encls.skip(int(n))
+		if !want(kind, name, target) {
+			continue
+		}
+		if !fn(storedGroup{kind: int64(kind), name: string(name), target: string(target), n: int(n), lines: l, encls: e}) {
+			break
+		}
+	}
+	return nil
 }
 
 // eachRefGroup calls fn for each group of a decompressed refs.groups
 // stream, in order, until fn returns false.
 func eachRefGroup(b []byte, fn func(g storedGroup) bool) error {
-	d := refsDecoder{b}
-	count, ok := d.num()
-	if !ok || count > uint64(len(b)) {
-		return errBadGroups
-	}
-	groups := make([]storedGroup, count)
-	for i := range groups {
-		k, ok := d.num()
-		if !ok {
-			return errBadGroups
-		}
-		groups[i].kind = int64(k)
-	}
-	for i := range groups {
-		if groups[i].name, ok = d.str(); !ok {
-			return errBadGroups
+	return scanRefGroups(b, func(uint64, []byte, []byte) bool { return true }, fn)
+}
+
+// nameKeyIs reports whether refNameKey(name) is lower, copying name only
+// when it has other than ASCII letters.
+func nameKeyIs(name []byte, lower string) bool {
+	for _, c := range name {
+		if c >= 0x80 {
+			return refNameKey(string(name)) == lower
 		}
 	}
-	for i := range groups {
-		if groups[i].target, ok = d.str(); !ok {
-			return errBadGroups
+	if len(name) != len(lower) {
+		return false
+	}
+	for i, c := range name {
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
 		}
 	}
-	for i := range groups {
-		n, ok := d.num()
-		if !ok || n > uint64(len(b)) {
-			return errBadGroups
-		}
-		groups[i].n = int(n)
-	}
-	for i := range groups {
-		if groups[i].lines, ok = d.varints(groups[i].n); !ok {
-			return errBadGroups
-		}
-	}
-	for i := range groups {
-		if groups[i].encls, ok = d.varints(groups[i].n); !ok {
-			return errBadGroups
-		}
-	}
-	if len(d.b) != 0 {
-		return errBadGroups
-	}
-	for _, g := range groups {
-		if !fn(g) {
-			break
-		}
-	}
-	return nil
+	return true
 }
 
 // refNameKey is the ref_keys key of a name: the name lower-cased, as a
