@@ -30,7 +30,11 @@ func indexRows(t *testing.T, dir string) []string {
 		`SELECT 'file', path, hash, lines, summary FROM files`,
 		`SELECT 'symbol', s.sid, f.path, s.kind, s.qualname, s.start_line, s.end_line, s.hash FROM symbols s JOIN files f ON f.id = s.file_id`,
 		`SELECT 'chunk', c.cid, f.path, c.symbol_sid, c.hash FROM chunks c JOIN files f ON f.id = c.file_id`,
-		`SELECT 'ref', f.path, r.kind, r.name, r.target, r.n, hex(r.uses) FROM refs r JOIN files f ON f.id = r.id >> 32`,
+		`SELECT 'ref', f.path, r.n, hex(r.groups) FROM refs r JOIN files f ON f.id = r.id`,
+		// The posting lists hold file ids, which two indexes may assign
+		// differently: compare their keys.
+		`SELECT 'ref_key', key FROM ref_keys`,
+		`SELECT 'ref_import', target FROM ref_imports`,
 		`SELECT 'fts', (SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'helper0'), (SELECT count(*) FROM symbols_fts WHERE symbols_fts MATCH 'adds')`,
 	} {
 		rows, err := db.SQL().Query(q)
