@@ -104,13 +104,14 @@ CREATE TABLE sources(
 
 -- References: imports, calls, identifier uses and type references. One
 -- row per file (id = files.id): n, its number of uses, and groups, one
--- group per (kind, name, target) with its uses packed, in the order the
--- groups first appear, as one raw DEFLATE stream (like sources; the
--- encoding is in refs_pack.go):
---     uvarint kind (1 import, 2 call, 3 ident, 4 type),
---     uvarint len(name), name, uvarint len(target), target,
---     uvarint n (uses), uvarint len(uses), uses.
--- uses is two unsigned varints per use in line order:
+-- group per (kind, name, target), in the order the groups first appear,
+-- stored by column as one raw DEFLATE stream (like sources; the encoding
+-- is in refs_pack.go):
+--     uvarint G (groups); G × uvarint kind (1 import, 2 call, 3 ident,
+--     4 type); G × (uvarint len(name), name); G × (uvarint len(target),
+--     target); G × uvarint n (uses); then per group n line varints; then
+--     per group n enclosing-symbol varints.
+-- The two varints of a use, in line order within its group:
 --     line - previous use's line (the first: line itself),
 --     1 + the ordinal of the innermost enclosing symbol among the file's
 --         symbols in rowid order (0 at top level).
@@ -123,7 +124,7 @@ CREATE TABLE sources(
 -- one (refkeys.go). A reader decodes the groups of the files listed and
 -- keeps those of the name. A re-write reads the file's old groups for the
 -- lists to take it out of. (Version 4 had one row per group and an index
--- on the lower-cased name: 4.3 times the bytes on GOROOT/src/net.)
+-- on the lower-cased name: 3.3 times the bytes on GOROOT/src/net.)
 CREATE TABLE refs(
 	id     INTEGER PRIMARY KEY,       -- files.id
 	n      INTEGER NOT NULL,          -- number of uses
