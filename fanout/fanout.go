@@ -12,6 +12,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 
+	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/tables/postgres"
 )
@@ -19,9 +20,11 @@ import (
 // Searcher runs searches over a store's repositories. It is safe for
 // concurrent use; a server holds one.
 type Searcher struct {
-	store   *postgres.Store
-	present func(query.Action) query.Action
-	timeout time.Duration
+	store      *postgres.Store
+	present    func(query.Action) query.Action
+	timeout    time.Duration
+	embedder   embed.Provider
+	vectorsOff string
 
 	mu       sync.Mutex
 	planners map[int64]*repoPlanner
@@ -42,11 +45,21 @@ type Options struct {
 	// Timeout bounds each repository's part of a request (default 10s):
 	// past it the repository is reported missing, not waited for.
 	Timeout time.Duration
+	// Embedder embeds queries for the vector channels of repositories
+	// pushed with vectors of its model (query.Options.Embedder); without
+	// one, VectorsOff says why vectors are off.
+	Embedder   embed.Provider
+	VectorsOff string
 }
 
 // New returns a Searcher over st.
 func New(st *postgres.Store, opts Options) *Searcher {
-	return &Searcher{store: st, present: opts.Present, timeout: cmp.Or(opts.Timeout, 10*time.Second), planners: map[int64]*repoPlanner{}}
+	off := opts.VectorsOff
+	if opts.Embedder == nil && off == "" {
+		off = "the server has no embedding model (viberag serve --embed)"
+	}
+	return &Searcher{store: st, present: opts.Present, timeout: cmp.Or(opts.Timeout, 10*time.Second),
+		embedder: opts.Embedder, vectorsOff: off, planners: map[int64]*repoPlanner{}}
 }
 
 // QualifyID makes a repository's id unique across repositories.
@@ -116,7 +129,7 @@ func (s *Searcher) planner(ctx context.Context, r postgres.Repo) (*repoPlanner, 
 		}
 		return qualifyAction(a, name)
 	}
-	p, err := query.New(ctx, rd, query.Options{VectorsOff: "the store holds no vectors", Present: present})
+	p, err := query.New(ctx, rd, query.Options{Embedder: s.embedder, VectorsOff: s.vectorsOff, Present: present})
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/fanout"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/query"
@@ -54,6 +55,10 @@ type StoreServerOptions struct {
 	// Timeout bounds each repository's part of a call (default 10s).
 	Timeout time.Duration
 	Logger  *slog.Logger
+	// Embedder embeds queries for the repositories pushed with vectors of
+	// its model; without one, VectorsOff says why vectors are off.
+	Embedder   embed.Provider
+	VectorsOff string
 }
 
 // StoreToolNames lists the tools of a StoreServer.
@@ -66,7 +71,7 @@ func NewStoreServer(st *postgres.Store, opts StoreServerOptions) *StoreServer {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	s := &StoreServer{store: st, log: log, noAuth: opts.AllowNoAuth, live: &indexer.Live{HadIndex: true},
-		fan: fanout.New(st, fanout.Options{Present: PresentAction, Timeout: opts.Timeout})}
+		fan: fanout.New(st, fanout.Options{Present: PresentAction, Timeout: opts.Timeout, Embedder: opts.Embedder, VectorsOff: opts.VectorsOff})}
 	s.mcp = sdk.NewServer(&sdk.Implementation{Name: "viberag", Title: "viberag code index (shared store)", Version: indexer.Version()},
 		&sdk.ServerOptions{Instructions: storeInstructions, Logger: log, Capabilities: &sdk.ServerCapabilities{}})
 	s.addTools()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/viberag/viberag/indexer"
@@ -23,6 +24,10 @@ type pushResult struct {
 	// Unindexed counts tokens too long (or rows with too many distinct
 	// tokens) for PostgreSQL's full-text lookup; see postgres.Push.
 	Unindexed int `json:"unindexed_tokens"`
+	// StoreVectors is what was pushed of the local index's vectors;
+	// VectorsNote says where they came from, or why there are none.
+	StoreVectors postgres.VectorsWritten `json:"store_vectors"`
+	VectorsNote  string                  `json:"vectors_note"`
 }
 
 // push sends the repository at c.Path to the store at c.Store: only the
@@ -66,6 +71,10 @@ func (c *indexCmd) push(ctx context.Context, parseMemory func(int64)) error {
 	if err != nil {
 		return err
 	}
+	vw, vnote, err := c.pushVectors(ctx, p, root)
+	if err != nil {
+		return err
+	}
 	repo, err := p.Commit(ctx, res.Commit)
 	if err != nil {
 		return err
@@ -73,7 +82,7 @@ func (c *indexCmd) push(ctx context.Context, parseMemory func(int64)) error {
 	// The time reported includes the commit.
 	res.Elapsed = time.Since(start)
 	res.ElapsedMS = res.Elapsed.Milliseconds()
-	out := pushResult{Result: res, Repo: repo.Name, Shard: repo.Shard, Snapshot: repo.Snapshot, Files: repo.Files, Bytes: repo.Bytes, Unindexed: p.Unindexed}
+	out := pushResult{Result: res, Repo: repo.Name, Shard: repo.Shard, Snapshot: repo.Snapshot, Files: repo.Files, Bytes: repo.Bytes, Unindexed: p.Unindexed, StoreVectors: vw, VectorsNote: vnote}
 	out.Index = postgres.Redact(c.Store)
 	if c.JSON {
 		enc := json.NewEncoder(os.Stdout)
@@ -97,5 +106,42 @@ func printPushResult(w io.Writer, r *pushResult, ms int64) {
 	if r.Unindexed > 0 {
 		fmt.Fprintf(w, "  %d tokens past PostgreSQL's full-text limits (2 KiB a token, 1 MiB a row) are stored but not in the lookup index\n", r.Unindexed)
 	}
-	fmt.Fprintln(w, "  vectors: not pushed (the store holds facts only for now)")
+	if v := r.StoreVectors; v.Model != "" {
+		fmt.Fprintf(w, "  vectors: %d of %s (%d dimensions) %s", v.Stored, v.Model, v.Dim, r.VectorsNote)
+		if v.Dropped > 0 {
+			fmt.Fprintf(w, "; %d left out: their rows differ from the pushed tree's (run `viberag index` before pushing)", v.Dropped)
+		}
+		fmt.Fprintln(w)
+	} else {
+		fmt.Fprintf(w, "  vectors: none (%s)\n", r.VectorsNote)
+	}
+}
+
+// pushVectors replaces the repository's vectors in the store with those
+// of root's local index (the one `viberag index` keeps in the data dir),
+// when it has any; without them the store keeps none, so it never fuses
+// vectors of other facts than it holds.
+func (c *indexCmd) pushVectors(ctx context.Context, p *postgres.Push, root string) (postgres.VectorsWritten, string, error) {
+	dir, err := indexer.DataDir(root, c.DataDir)
+	if err != nil {
+		return postgres.VectorsWritten{}, "", err
+	}
+	path := filepath.Join(dir, indexer.IndexFile)
+	var src = postgres.NoVectors
+	note := "no local index at " + path + "; run `viberag index` before pushing to push its vectors"
+	local := false
+	if _, err := os.Stat(path); err == nil {
+		local = true
+		db, err := indexer.Open(ctx, path, indexer.OpenOptions{ReadOnly: true})
+		if err != nil {
+			return postgres.VectorsWritten{}, "", fmt.Errorf("vectors: local index %s: %w", path, err)
+		}
+		defer db.Close()
+		src, note = db, "from the local index "+path
+	}
+	w, err := p.WriteVectors(ctx, src)
+	if err == nil && w.Model == "" && local {
+		note = "the local index " + path + " has no vectors"
+	}
+	return w, note, err
 }

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime/pprof"
 	"time"
 
+	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/mcp"
 	"github.com/viberag/viberag/tables/postgres"
 )
@@ -14,6 +16,7 @@ import (
 // serveCmd serves a shared store to many agents (README "For a team").
 type serveCmd struct {
 	storeFlags
+	embedFlags
 	HTTP          string        `name:"http" required:"" help:"host:port to serve streamable HTTP MCP on (/mcp) and the health check (/healthz)."`
 	AllowNoAuth   bool          `name:"allow-no-auth" help:"Serve every repository without tokens: on a loopback address only."`
 	AllowedHost   []string      `name:"allowed-host" help:"Host name accepted besides the listener's own (behind a load balancer, with tokens any name is). Repeatable."`
@@ -21,6 +24,7 @@ type serveCmd struct {
 	MaxConns      int32         `name:"max-conns" default:"8" help:"Connections per shard: requests beyond them queue."`
 	Timeout       time.Duration `name:"timeout" default:"10s" help:"Bound on each repository's part of a call, and on any statement: a shard slower than this is reported missing (partial)."`
 	Verbose       bool          `short:"v" help:"Log diagnostics on stderr."`
+	CPUProfile    string        `name:"cpuprofile" hidden:"" help:"Write a CPU profile until the server stops (development)." type:"path"`
 }
 
 func (c *serveCmd) Run(ctx context.Context) error {
@@ -34,12 +38,38 @@ func (c *serveCmd) Run(ctx context.Context) error {
 		return err
 	}
 	defer st.Close()
+	if c.CPUProfile != "" {
+		pf, err := os.Create(c.CPUProfile)
+		if err != nil {
+			return err
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	level := slog.LevelWarn
 	if c.Verbose {
 		level = slog.LevelInfo
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
-	s := mcp.NewStoreServer(st, mcp.StoreServerOptions{AllowNoAuth: c.AllowNoAuth, Timeout: c.Timeout, Logger: log})
+	// Queries are embedded with the model the flags choose, never
+	// downloaded: repositories pushed with vectors of that model search
+	// with them, the others lexically (their answers say why).
+	var emb embed.Provider
+	off := ""
+	if cfg, err := c.embedFlags.config(nil); err != nil {
+		off = err.Error()
+	} else {
+		emb, off = embed.OpenForQueries(ctx, cfg)
+	}
+	if emb != nil {
+		log.Info("queries embedded with " + emb.ID())
+	} else {
+		log.Info("vectors off: " + off)
+	}
+	s := mcp.NewStoreServer(st, mcp.StoreServerOptions{AllowNoAuth: c.AllowNoAuth, Timeout: c.Timeout, Logger: log, Embedder: emb, VectorsOff: off})
 	auth := "bearer tokens required"
 	if c.AllowNoAuth {
 		auth = "no tokens (loopback only)"

@@ -170,7 +170,7 @@ func load(ctx context.Context, url string, toks []string, clients int, d time.Du
 				tool, args := next(r, i, last, repos, scoped)
 				t0 := time.Now()
 				res, _, err := callTool(ctx, cs, tool, args)
-				s := sample{tool: tool, ms: float64(time.Since(t0).Microseconds()) / 1000}
+				s := sample{tool: label(tool, args), ms: float64(time.Since(t0).Microseconds()) / 1000}
 				if err != nil && strings.HasPrefix(err.Error(), "unavailable: ") {
 					s.unavail = true
 				} else if err != nil {
@@ -190,6 +190,28 @@ func load(ctx context.Context, url string, toks []string, clients int, d time.Du
 	}
 	wg.Wait()
 	report(samples, d)
+}
+
+// label names a call in the report: searches by kind, and whether they
+// span every repository the token reads or name one.
+func label(tool string, args map[string]any) string {
+	if tool != "codebase_search" {
+		return tool
+	}
+	q, _ := args["query"].(string)
+	kind := "ident"
+	switch {
+	case strings.HasPrefix(q, `"`):
+		kind = "quoted"
+	case strings.HasPrefix(q, "how does "):
+		kind = "question"
+	case strings.HasPrefix(q, "where is "):
+		kind = "usage"
+	}
+	if sc, _ := args["scope"].(map[string]any); len(sc) == 0 {
+		kind += "/all"
+	}
+	return "search:" + kind
 }
 
 // next picks a call: searches of every kind (scoped to one repository
@@ -239,6 +261,9 @@ func report(samples []sample, d time.Duration) {
 	by := map[string][]sample{}
 	for _, s := range samples {
 		by[s.tool] = append(by[s.tool], s)
+		if strings.HasPrefix(s.tool, "search:") {
+			by["codebase_search"] = append(by["codebase_search"], s)
+		}
 		by["all"] = append(by["all"], s)
 	}
 	names := make([]string, 0, len(by))
