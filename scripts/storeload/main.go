@@ -4,7 +4,7 @@
 //
 //	storeload call -url URL -token T TOOL '{"query":"…"}'   one call, its result on stdout
 //	storeload wait -url URL -token T -query Q -repo R        poll a search until a hit in R appears; prints the wait
-//	storeload load -url URL -tokens T1,T2 -clients 16 -duration 60s [-repos-per-search N]
+//	storeload load -url URL -tokens T1,T2 -clients 16 -duration 60s [-scoped] [-think 500ms]
 //
 // load runs -clients MCP sessions at once, each calling a mixed sequence of
 // tools (codebase_search of several kinds, get_symbol_details,
@@ -87,6 +87,7 @@ func main() {
 	q := fs.String("query", "", "wait: the query")
 	repo := fs.String("repo", "", "wait: the repository a hit must come from")
 	scoped := fs.Bool("scoped", false, "load: scope every search to one repository (an agent working in one), instead of half of them")
+	think := fs.Duration("think", 0, "load: pause of each client between its calls (an agent reading the answer); 0: back to back")
 	_ = fs.Parse(os.Args[2:])
 	ctx := context.Background()
 	switch os.Args[1] {
@@ -117,7 +118,7 @@ func main() {
 			time.Sleep(50 * time.Millisecond)
 		}
 	case "load":
-		load(ctx, *url, strings.Split(*tokens, ","), *clients, *duration, *scoped)
+		load(ctx, *url, strings.Split(*tokens, ","), *clients, *duration, *scoped, *think)
 	}
 }
 
@@ -141,7 +142,7 @@ var words = []string{"connection", "timeout", "certificate", "parse", "handshake
 
 var idents = []string{"Dial", "Listen", "NewReader", "Verify", "Sum256", "ParseCertificate", "Run", "Load", "Close", "Encrypt"}
 
-func load(ctx context.Context, url string, toks []string, clients int, d time.Duration, scoped bool) {
+func load(ctx context.Context, url string, toks []string, clients int, d time.Duration, scoped bool, think time.Duration) {
 	var mu sync.Mutex
 	var samples []sample
 	var wg sync.WaitGroup
@@ -185,6 +186,10 @@ func load(ctx context.Context, url string, toks []string, clients int, d time.Du
 				mu.Lock()
 				samples = append(samples, s)
 				mu.Unlock()
+				if think > 0 {
+					// Up to ±50%, so clients do not march in step.
+					time.Sleep(think/2 + time.Duration(r.Int64N(int64(think))))
+				}
 			}
 		}()
 	}

@@ -23,13 +23,18 @@
 // transaction under the repository's advisory lock; indexer.Push drives it.
 // Rows come from tables.FactBuilder, so both engines store the same facts;
 // text goes through EncodeText so NUL and invalid UTF-8 round-trip.
+// Push.WriteVectors, before Commit, replaces the repository's vectors
+// with those of the local index of the same tree (bytea, as SQLite
+// stores them; pgvector is not assumed), keeping only those of rows the
+// push leaves in the store.
 //
 // Reading: Store holds the catalog and a bounded pool per shard;
 // Store.Reader gives a Reader, the tables.Reader of one repository, over
 // which the query planner runs as over an SQLite index: candidates come
 // through the GIN indexes, are ranked in Go with FTS5's bm25 and the
 // repository's own statistics (bm25.go, ftsexpr.go), so a repository
-// ranks as its local index does. IsUnavailable tells a shard that does
+// ranks as its local index does; its vectors are read whole, once per
+// version, and scanned exactly in Go by the planner. IsUnavailable tells a shard that does
 // not answer from a bad request.
 //
 // Migrations are numbered, idempotent and applied under an advisory lock

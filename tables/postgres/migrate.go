@@ -49,6 +49,13 @@ var shardMigrations = []string{
 	// (extract.FactsVersion): a push of other readers' facts re-sends
 	// every file.
 	`ALTER TABLE repo_state ADD COLUMN facts_version text NOT NULL DEFAULT ''`,
+	// Readers fetch the rows they ranked by (file_id, ord), the row id
+	// they hand the planner: without these indexes each lookup walked
+	// every row of its file through the (file_id, start_line) index, 0.9
+	// ms a row in a data file of thousands of chunks (BENCHMARKS.md,
+	// issue 19, load session 7).
+	`CREATE INDEX IF NOT EXISTS chunks_ord ON chunks(repo_id, file_id, ord);
+	CREATE INDEX IF NOT EXISTS symbols_ord ON symbols(repo_id, file_id, ord)`,
 }
 
 // advisoryKey serialises migrations of one database across processes.
