@@ -107,7 +107,7 @@ func printPushResult(w io.Writer, r *pushResult, ms int64) {
 		fmt.Fprintf(w, "  %d tokens past PostgreSQL's full-text limits (2 KiB a token, 1 MiB a row) are stored but not in the lookup index\n", r.Unindexed)
 	}
 	if v := r.StoreVectors; v.Model != "" {
-		fmt.Fprintf(w, "  vectors: %d of %s (%d dimensions) %s", v.Stored, v.Model, v.Dim, r.VectorsNote)
+		fmt.Fprintf(w, "  vectors: %d of %s (%d dimensions; %d sent, %d removed) %s", v.Stored, v.Model, v.Dim, v.Sent, v.Removed, r.VectorsNote)
 		if v.Dropped > 0 {
 			fmt.Fprintf(w, "; %d left out: their rows differ from the pushed tree's (run `viberag index` before pushing)", v.Dropped)
 		}

@@ -2,6 +2,8 @@ package postgres
 
 import (
 	"context"
+	"crypto/md5"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
@@ -39,114 +41,157 @@ func (noVectors) FileList(context.Context) ([]tables.FileRow, error) { return ni
 type VectorsWritten struct {
 	Model string // "" when the source has no vectors
 	Dim   int
-	// Stored counts the vectors kept; Dropped those whose row the store
-	// does not hold (the local index was older or newer than the pushed
-	// tree, or filtered differently): they are never served.
-	Stored, Dropped int
+	// Stored counts the repository's vectors after the push; Sent those
+	// new or changed (the only ones sent), Removed those deleted. Dropped
+	// counts the source's vectors whose row the store does not hold (the
+	// local index was older or newer than the pushed tree, or filtered
+	// differently): they are never served.
+	Stored, Sent, Removed, Dropped int
 }
 
 // vectorBatch bounds the rows sent to the server per COPY.
 const vectorBatch = 20000
 
-// WriteVectors replaces the repository's vectors with src's, in the push's
+type vecKey struct{ owner, surface string }
+
+// WriteVectors makes the repository's vectors src's, in the push's
 // transaction, after the facts were written (Write): readers see the new
 // facts with their vectors, or the old ones with theirs. Only vectors of
 // rows the repository holds after the push are kept. A source without
 // vectors leaves the repository without any, so the store never fuses
 // vectors of other facts than it serves.
 //
-// The cost is every vector of the repository (a temporary table filled
-// by COPY and one INSERT … SELECT), not only those of changed files.
+// Only new and changed vectors are sent: the store's are compared by a
+// hash of their bytes (computed by the server), so an unchanged push reads
+// the repository's row ids and vector hashes, and writes nothing.
 func (p *Push) WriteVectors(ctx context.Context, src VectorSource) (VectorsWritten, error) {
 	var w VectorsWritten
 	if p.tx == nil {
 		return w, errors.New("push: vectors after commit or rollback")
 	}
+	fail := func(what string, err error) (VectorsWritten, error) {
+		return w, fmt.Errorf("push %s: vectors: %s: %w", p.repo.Name, what, err)
+	}
 	model, err := src.EmbeddingModel(ctx)
 	if err != nil {
-		return w, fmt.Errorf("push %s: vectors: embedding model: %w", p.repo.Name, err)
+		return fail("embedding model", err)
 	}
 	if model != "" {
 		if w.Dim, err = src.EmbeddingDim(ctx, model); err != nil {
-			return w, fmt.Errorf("push %s: vectors: dimension: %w", p.repo.Name, err)
+			return fail("dimension", err)
 		}
 		if w.Dim <= 0 {
 			model = "" // a model recorded with no vectors yet
 		}
 	}
 	w.Model = model
-	if _, err := p.tx.Exec(ctx, `DELETE FROM vectors WHERE repo_id = $1`, p.repo.ID); err != nil {
-		return w, fmt.Errorf("push %s: vectors: %w", p.repo.Name, err)
+
+	// What the store holds: its vectors' hashes, and the rows that may
+	// own a vector after the push.
+	held := map[vecKey]string{}
+	err = p.queryTx(ctx, `SELECT owner, surface, model, dim, md5(vec) FROM vectors WHERE repo_id = $1`, func(rows pgx.Rows) error {
+		var k vecKey
+		var m, sum string
+		var d int
+		if err := rows.Scan(&k.owner, &k.surface, &m, &d, &sum); err != nil {
+			return err
+		}
+		if m != model || d != w.Dim {
+			sum = "" // of another model: replaced
+		}
+		held[k] = sum
+		return nil
+	})
+	if err != nil {
+		return fail("read", err)
 	}
+	keep := map[vecKey]bool{}
+	var rows [][]any
 	if model != "" {
-		if _, err := p.tx.Exec(ctx, `CREATE TEMP TABLE push_vectors(owner text NOT NULL, surface text NOT NULL, vec bytea NOT NULL) ON COMMIT DROP`); err != nil {
-			return w, fmt.Errorf("push %s: vectors: %w", p.repo.Name, err)
+		owners := map[string]bool{}
+		for _, q := range []string{`SELECT sid FROM symbols WHERE repo_id = $1`, `SELECT cid FROM chunks WHERE repo_id = $1`} {
+			err := p.queryTx(ctx, q, func(rows pgx.Rows) error {
+				var o string
+				err := rows.Scan(&o)
+				owners[o] = true
+				return err
+			})
+			if err != nil {
+				return fail("rows", err)
+			}
+		}
+		fileOwner := map[string]string{} // encoded path -> the store's owner
+		err := p.queryTx(ctx, `SELECT id, path FROM files WHERE repo_id = $1`, func(rows pgx.Rows) error {
+			var id int64
+			var path string
+			err := rows.Scan(&id, &path)
+			fileOwner[path] = "f" + strconv.FormatInt(id, 10)
+			return err
+		})
+		if err != nil {
+			return fail("files", err)
 		}
 		files, err := src.FileList(ctx)
 		if err != nil {
-			return w, fmt.Errorf("push %s: vectors: files: %w", p.repo.Name, err)
+			return fail("local files", err)
 		}
-		paths := make(map[string]string, len(files)) // local owner -> path
+		localPath := make(map[string]string, len(files)) // local owner -> encoded path
 		for _, f := range files {
-			paths["f"+strconv.FormatInt(f.ID, 10)] = f.Path
-		}
-		var rows [][]any
-		total := 0
-		flush := func() error {
-			if len(rows) == 0 {
-				return nil
-			}
-			_, err := p.tx.CopyFrom(ctx, pgx.Identifier{"push_vectors"}, []string{"owner", "surface", "vec"}, pgx.CopyFromRows(rows))
-			rows = rows[:0]
-			return err
+			localPath["f"+strconv.FormatInt(f.ID, 10)] = EncodeText(f.Path)
 		}
 		var copyErr error
 		err = src.ScanVectors(ctx, model, w.Dim, func(owner, surface string, blob []byte) {
 			if copyErr != nil {
 				return
 			}
+			k := vecKey{EncodeText(owner), surface}
 			if surface == "file" {
-				path, ok := paths[owner]
-				if !ok {
-					total++ // a file the local index no longer lists
-					return
-				}
-				owner = path // matched to the store's file id by path below
+				k.owner = fileOwner[localPath[owner]]
+			}
+			if k.owner == "" || (surface != "file" && !owners[k.owner]) || keep[k] {
+				w.Dropped++
+				return
+			}
+			keep[k] = true
+			sum := md5.Sum(blob)
+			if held[k] == hex.EncodeToString(sum[:]) {
+				return
 			}
 			// The blob is the source's until fn returns.
-			rows = append(rows, []any{EncodeText(owner), surface, append([]byte(nil), blob...)})
-			total++
+			rows = append(rows, []any{k.owner, k.surface, append([]byte(nil), blob...)})
+			w.Sent++
 			if len(rows) == vectorBatch {
-				copyErr = flush()
+				copyErr = p.sendVectors(ctx, model, w.Dim, rows)
+				rows = rows[:0]
 			}
 		})
 		if err == nil {
 			err = copyErr
 		}
-		if err == nil {
-			err = flush()
-		}
 		if err != nil {
-			return w, fmt.Errorf("push %s: vectors: copy: %w", p.repo.Name, err)
-		}
-		tag, err := p.tx.Exec(ctx, `INSERT INTO vectors(repo_id, owner, surface, model, dim, vec)
-			SELECT $1::bigint, v.owner, v.surface, $2::text, $3::integer, v.vec FROM push_vectors v
-			WHERE v.surface <> 'file' AND (
-				EXISTS (SELECT 1 FROM symbols s WHERE s.repo_id = $1 AND s.sid = v.owner) OR
-				EXISTS (SELECT 1 FROM chunks c WHERE c.repo_id = $1 AND c.cid = v.owner))
-			UNION ALL
-			SELECT $1::bigint, 'f' || f.id, v.surface, $2::text, $3::integer, v.vec FROM push_vectors v JOIN files f ON f.repo_id = $1 AND f.path = v.owner
-			WHERE v.surface = 'file'
-			ON CONFLICT (repo_id, owner, surface) DO NOTHING`, p.repo.ID, model, w.Dim)
-		if err != nil {
-			return w, fmt.Errorf("push %s: vectors: %w", p.repo.Name, err)
-		}
-		w.Stored = int(tag.RowsAffected())
-		w.Dropped = total - w.Stored
-		if _, err := p.tx.Exec(ctx, `DROP TABLE push_vectors`); err != nil {
-			return w, fmt.Errorf("push %s: vectors: %w", p.repo.Name, err)
+			return fail("copy", err)
 		}
 	}
+	if err := p.sendVectors(ctx, model, w.Dim, rows); err != nil {
+		return fail("copy", err)
+	}
+	var gone []vecKey
+	for k := range held {
+		if !keep[k] {
+			gone = append(gone, k)
+		}
+	}
+	if len(gone) > 0 {
+		owners, surfaces := make([]string, len(gone)), make([]string, len(gone))
+		for i, k := range gone {
+			owners[i], surfaces[i] = k.owner, k.surface
+		}
+		if _, err := p.tx.Exec(ctx, `DELETE FROM vectors v USING unnest($2::text[], $3::text[]) AS g(owner, surface)
+			WHERE v.repo_id = $1 AND v.owner = g.owner AND v.surface = g.surface`, p.repo.ID, owners, surfaces); err != nil {
+			return fail("delete", err)
+		}
+	}
+	w.Removed, w.Stored = len(gone), len(keep)
 	if w.Stored == 0 {
 		w.Model, w.Dim = "", 0
 	}
@@ -154,7 +199,44 @@ func (p *Push) WriteVectors(ctx context.Context, src VectorSource) (VectorsWritt
 	if _, err := p.tx.Exec(ctx, `INSERT INTO repo_state(repo_id, version, embedding_model, embedding_dim) VALUES ($1, 0, $2, $3)
 		ON CONFLICT (repo_id) DO UPDATE SET embedding_model = excluded.embedding_model, embedding_dim = excluded.embedding_dim`,
 		p.repo.ID, w.Model, w.Dim); err != nil {
-		return w, fmt.Errorf("push %s: vectors: state: %w", p.repo.Name, err)
+		return fail("state", err)
 	}
 	return w, nil
+}
+
+// sendVectors writes rows (owner, surface, vec), new or replacing the
+// repository's.
+func (p *Push) sendVectors(ctx context.Context, model string, dim int, rows [][]any) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	if _, err := p.tx.Exec(ctx, `CREATE TEMP TABLE IF NOT EXISTS push_vectors(owner text NOT NULL, surface text NOT NULL, vec bytea NOT NULL) ON COMMIT DROP`); err != nil {
+		return err
+	}
+	if _, err := p.tx.Exec(ctx, `TRUNCATE push_vectors`); err != nil {
+		return err
+	}
+	if _, err := p.tx.CopyFrom(ctx, pgx.Identifier{"push_vectors"}, []string{"owner", "surface", "vec"}, pgx.CopyFromRows(rows)); err != nil {
+		return err
+	}
+	_, err := p.tx.Exec(ctx, `INSERT INTO vectors(repo_id, owner, surface, model, dim, vec)
+		SELECT $1::bigint, owner, surface, $2::text, $3::integer, vec FROM push_vectors
+		ON CONFLICT (repo_id, owner, surface) DO UPDATE SET model = excluded.model, dim = excluded.dim, vec = excluded.vec`, p.repo.ID, model, dim)
+	return err
+}
+
+// queryTx runs q with the repository's id in the push's transaction and
+// calls scan for every row.
+func (p *Push) queryTx(ctx context.Context, q string, scan func(pgx.Rows) error) error {
+	rows, err := p.tx.Query(ctx, q, p.repo.ID)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }

@@ -57,7 +57,7 @@ func TestVectorsParity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.Model != m.ID() || w.Dim != 32 || w.Stored != localVecs || w.Dropped != 0 {
+	if w.Model != m.ID() || w.Dim != 32 || w.Stored != localVecs || w.Sent != localVecs || w.Dropped != 0 {
 		t.Fatalf("WriteVectors = %+v, want all %d vectors of %s", w, localVecs, m.ID())
 	}
 	if _, err := p.Commit(ctx, res.Commit); err != nil {
@@ -96,7 +96,8 @@ func TestVectorsParity(t *testing.T) {
 		{Query: "for i := 0; i < n; i++ {\n\tsum += i\n}"},
 	}
 	vecHits := 0
-	for _, req := range reqs {
+	var first *query.Response
+	for i, req := range reqs {
 		want, err := local.Search(ctx, req)
 		if err != nil {
 			t.Fatalf("sqlite %q: %v", req.Query, err)
@@ -104,6 +105,9 @@ func TestVectorsParity(t *testing.T) {
 		got, err := store.Search(ctx, req)
 		if err != nil {
 			t.Fatalf("postgres %q: %v", req.Query, err)
+		}
+		if i == 0 {
+			first = got
 		}
 		if !strings.HasPrefix(got.Vectors, "on (") {
 			t.Errorf("%q: vectors %q through the store, want on", req.Query, got.Vectors)
@@ -126,6 +130,25 @@ func TestVectorsParity(t *testing.T) {
 		t.Error("no hit was found by a vector channel: the test does not exercise the vectors")
 	}
 
+	// Pushed again unchanged, nothing is sent.
+	p1, err := cat.BeginPush(ctx, name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p1.Rollback()
+	if _, err := indexer.Push(ctx, p1, root, indexer.Options{Workers: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if w, err := p1.WriteVectors(ctx, db); err != nil || w.Stored != localVecs || w.Sent != 0 || w.Removed != 0 {
+		t.Fatalf("WriteVectors unchanged = %+v, %v; want %d stored, none sent or removed", w, err, localVecs)
+	}
+	if _, err := p1.Commit(ctx, res.Commit); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := store.Search(ctx, reqs[0]); err != nil || comparable(t, again) != comparable(t, first) {
+		t.Fatalf("after an unchanged push the answer changed (%v)", err)
+	}
+
 	// A push from a source without vectors leaves none behind.
 	p2, err := cat.BeginPush(ctx, name, nil)
 	if err != nil {
@@ -135,7 +158,7 @@ func TestVectorsParity(t *testing.T) {
 	if _, err := indexer.Push(ctx, p2, root, indexer.Options{Workers: 2}); err != nil {
 		t.Fatal(err)
 	}
-	if w, err := p2.WriteVectors(ctx, NoVectors); err != nil || w.Model != "" || w.Stored != 0 {
+	if w, err := p2.WriteVectors(ctx, NoVectors); err != nil || w.Model != "" || w.Stored != 0 || w.Removed != localVecs {
 		t.Fatalf("WriteVectors without vectors = %+v, %v", w, err)
 	}
 	if _, err := p2.Commit(ctx, res.Commit); err != nil {
