@@ -51,6 +51,7 @@ func splitRowID(id int64) (fileID int64, ord int) { return id >> ordBits, int(id
 type statsCache struct {
 	mu      sync.Mutex
 	version int64
+	model   string // embedding_model, read with the version
 	readAt  time.Time
 	tables  map[string]TableStats
 	paths   map[int64]string // file paths by id
@@ -199,26 +200,35 @@ func (r *Reader) PrepareReads(ctx context.Context) error {
 // version returns the repository's version (bumped by every push), as
 // read at most versionTTL ago.
 func (r *Reader) version(ctx context.Context) (int64, error) {
+	v, _, err := r.state(ctx)
+	return v, err
+}
+
+// state returns the repository's version and the model of its vectors,
+// read together at most versionTTL ago: every search asks for both, and
+// a push changes the model only with the version.
+func (r *Reader) state(ctx context.Context) (int64, string, error) {
 	c := r.stats
 	c.mu.Lock()
 	if !c.readAt.IsZero() && time.Since(c.readAt) < versionTTL {
-		v := c.version
+		v, m := c.version, c.model
 		c.mu.Unlock()
-		return v, nil
+		return v, m, nil
 	}
 	c.mu.Unlock()
 	var v int64
-	err := r.pool.QueryRow(ctx, `SELECT coalesce((SELECT version FROM repo_state WHERE repo_id = $1), 0)`, r.repo.ID).Scan(&v)
+	var m string
+	err := r.pool.QueryRow(ctx, `SELECT coalesce(max(version), 0), coalesce(max(embedding_model), '') FROM repo_state WHERE repo_id = $1`, r.repo.ID).Scan(&v, &m)
 	if err != nil {
-		return 0, r.wrap(err)
+		return 0, "", r.wrap(err)
 	}
 	c.mu.Lock()
 	if v != c.version {
 		c.tables, c.paths = nil, nil
 	}
-	c.version, c.readAt = v, time.Now()
+	c.version, c.model, c.readAt = v, m, time.Now()
 	c.mu.Unlock()
-	return v, nil
+	return v, m, nil
 }
 
 // tableStats returns the repository's row and token counts of tbl, read

@@ -345,18 +345,15 @@ ON c.repo_id = $1 AND c.file_id = k.f AND c.ord = k.o`
 
 // VectorsVersion changes whenever the repository's vectors may have.
 func (r *Reader) VectorsVersion(ctx context.Context) (string, error) {
-	var v int64
-	var model string
-	err := r.pool.QueryRow(ctx, `SELECT coalesce(max(version), 0), coalesce(max(embedding_model), '') FROM repo_state WHERE repo_id = $1`, r.repo.ID).Scan(&v, &model)
-	return fmt.Sprintf("%d/%s", v, model), r.wrap(err)
+	v, model, err := r.state(ctx)
+	return fmt.Sprintf("%d/%s", v, model), err
 }
 
 // EmbeddingModel returns the model that embedded the repository's
-// vectors ("" when it has none).
+// vectors ("" when it has none), as read with the version.
 func (r *Reader) EmbeddingModel(ctx context.Context) (string, error) {
-	var model string
-	err := r.pool.QueryRow(ctx, `SELECT coalesce(max(embedding_model), '') FROM repo_state WHERE repo_id = $1`, r.repo.ID).Scan(&model)
-	return model, r.wrap(err)
+	_, model, err := r.state(ctx)
+	return model, err
 }
 
 // EmbeddingDim returns the dimension of the repository's vectors.

@@ -167,7 +167,17 @@ func TestVectorsParity(t *testing.T) {
 	if n := queryInt(t, url, `SELECT count(*) FROM vectors WHERE repo_id = $1`, repo.ID); n != 0 {
 		t.Errorf("%d vectors left after a push without any", n)
 	}
-	got, err := store.Search(ctx, reqs[0])
+	// A reader trusts the version it read for versionTTL: ask a new one.
+	rd2, err := st.Reader(ctx, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store2, err := query.New(ctx, rd2, query.Options{Embedder: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store2.Close()
+	got, err := store2.Search(ctx, reqs[0])
 	if err != nil {
 		t.Fatal(err)
 	}
