@@ -1,0 +1,115 @@
+package mcp
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/viberag/viberag/embed"
+	"github.com/viberag/viberag/embed/embedtest"
+	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/tables/postgres"
+	"github.com/viberag/viberag/tables/postgres/pgtest"
+)
+
+// TestStoreVectors: a store server with an embedder searches a repository
+// pushed with vectors of its model with them, and one pushed without
+// lexically, saying why.
+func TestStoreVectors(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	if err := embedtest.Write(dir, embedtest.Model{Rows: 4096, Dim: 32, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := embed.LoadModel2Vec(dir, embed.Model2VecOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := pgtest.Start(t)
+	if err := postgres.Init(ctx, srv.URL, nil); err != nil {
+		t.Fatal(err)
+	}
+	c, err := postgres.Open(ctx, srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, r := range []struct {
+		name    string
+		vectors bool
+	}{{"acme/vec", true}, {"acme/plain", false}} {
+		root := goRepo(t, "netx")
+		src := postgres.NoVectors
+		if r.vectors {
+			db, err := indexer.Open(ctx, filepath.Join(t.TempDir(), indexer.IndexFile), indexer.OpenOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if _, err := indexer.Run(ctx, db, root, indexer.Options{Workers: 1, Embedder: m}); err != nil {
+				t.Fatal(err)
+			}
+			src = db
+		}
+		p, err := c.BeginPush(ctx, r.name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := indexer.Push(ctx, p, root, indexer.Options{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w, err := p.WriteVectors(ctx, src); err != nil || (w.Stored > 0) != r.vectors {
+			t.Fatalf("%s: WriteVectors = %+v, %v", r.name, w, err)
+		}
+		if _, err := p.Commit(ctx, res.Commit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tok, err := c.CreateToken(ctx, []string{"**"}, "all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := postgres.OpenStore(ctx, srv.URL, postgres.StoreOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	ln, err := ListenStore("127.0.0.1:0", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	s := NewStoreServer(st, StoreServerOptions{Embedder: m})
+	go func() { done <- s.ServeHTTP(sctx, ln, HTTPOptions{}) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	f := &storeFixture{url: "http://" + ln.Addr().String() + HTTPPath}
+	cs := f.session(t, tok)
+	for _, tc := range []struct{ repo, want string }{{"acme/vec", "on (" + m.ID() + ")"}, {"acme/plain", "off: "}} {
+		var out SearchOut
+		callOK(t, cs, "codebase_search", map[string]any{"query": "connects to the server", "intent": "concept", "explain": true,
+			"scope": map[string]any{"repo": tc.repo}}, &out)
+		if !strings.HasPrefix(out.Vectors, tc.want) {
+			t.Errorf("%s: vectors %q, want %q", tc.repo, out.Vectors, tc.want)
+		}
+		vec := 0
+		for _, h := range out.Hits {
+			if h.Why == nil {
+				continue
+			}
+			for _, ch := range h.Why.Channels {
+				if strings.HasPrefix(ch.Channel, "vec_") {
+					vec++
+				}
+			}
+		}
+		if (vec > 0) != strings.HasPrefix(tc.want, "on") {
+			t.Errorf("%s: %d hits found by vector channels (vectors %q)", tc.repo, vec, out.Vectors)
+		}
+	}
+}
