@@ -323,7 +323,7 @@ func (c *evalCmd) evalStore(ctx context.Context, r benchRepo, root string, qs []
 	if err != nil {
 		return nil, err
 	}
-	p, err := query.New(ctx, rd, query.Options{Tuning: tune, VectorsOff: "the store holds no vectors yet"})
+	p, err := query.New(ctx, rd, query.Options{Tuning: tune, VectorsOff: "eval pushes facts only (no vectors) to the store"})
 	if err != nil {
 		return nil, err
 	}
