@@ -90,7 +90,7 @@ func (p *Planner) exactText(ctx context.Context, req Request, text string, resp 
 	if req.IgnoreCase {
 		needle = tables.ASCIILower(text)
 	}
-	seen := map[string]bool{}
+	seen := map[lineKey]bool{}
 	var occ []occurrence
 	capped := false
 	err = p.db.ChunksContaining(ctx, text, req.Scope, func(c *tables.ChunkText) bool {
@@ -108,6 +108,10 @@ func (p *Planner) exactText(ctx context.Context, req Request, text string, resp 
 		if req.IgnoreCase {
 			hay = tables.ASCIILower(content)
 		}
+		// line and lineStart advance with the search (counted from the
+		// previous occurrence, not from the chunk's start: a chunk with
+		// thousands of occurrences is one pass, not a pass per occurrence).
+		line, lineStart, counted := start, 0, 0
 		for off := 0; ; {
 			i := strings.Index(hay[off:], needle)
 			if i < 0 {
@@ -115,17 +119,20 @@ func (p *Planner) exactText(ctx context.Context, req Request, text string, resp 
 			}
 			at := off + i
 			off = at + max(1, len(needle))
-			line := start + strings.Count(content[:at], "\n")
-			lineStart := strings.LastIndexByte(content[:at], '\n') + 1
-			o := occurrence{path: path, line: line, col: at - lineStart, class: class, title: blockTitle(header, path), chunkRowID: id}
-			o.endLine = line + strings.Count(needle, "\n")
+			if n := strings.Count(content[counted:at], "\n"); n > 0 {
+				line += n
+				lineStart = strings.LastIndexByte(content[counted:at], '\n') + counted + 1
+			}
+			counted = at
 			// One hit per line: a line holding the text twice is one place
 			// to look (and one id), not two hits.
-			key := fmt.Sprintf("%s\x00%d", path, o.line)
+			key := lineKey{path, line}
 			if seen[key] {
 				continue
 			}
 			seen[key] = true
+			o := occurrence{path: path, line: line, col: at - lineStart, class: class, title: blockTitle(header, path), chunkRowID: id}
+			o.endLine = line + strings.Count(needle, "\n")
 			lineEnd := strings.IndexByte(content[at:], '\n')
 			if lineEnd < 0 {
 				lineEnd = len(content)
@@ -222,4 +229,10 @@ func decodeCursor(s string) (*exactCursor, error) {
 		return nil, fmt.Errorf("cursor %q: not a cursor this server issued", s)
 	}
 	return &c, nil
+}
+
+// lineKey names one line of one file: exact text answers one hit per line.
+type lineKey struct {
+	path string
+	line int
 }
