@@ -7,7 +7,7 @@
 // the dev split's format (repos.json, annotations/<name>.json) so that
 // `viberag eval --bench bench/broad` scores it with the same NDCG@10.
 //
-// Three kinds of query, each a category of its own:
+// Four kinds of query, each a category of its own:
 //
 //   - task: the message of a non-trivial commit (no merge, no bump or
 //     format-only change, at least -min-words words, touching 1–5 source
@@ -17,6 +17,11 @@
 //   - concept: a symbol's doc comment with the symbol's own name and the
 //     parts of that name masked → the file defining the symbol.
 //   - symbol: a symbol's name → the file defining it.
+//   - architecture: a module's doc (Go package comment, Python package
+//     docstring, Rust //! docs, index.js header, package-info.java, the
+//     directory's README…) with the module's names masked, asked as "How
+//     does this work: …" → the module's implementation files, the ones
+//     defining the most (architecture.go has the rule).
 //
 // Symbols come from extract (the parser viberag indexes with) over a seeded
 // sample of each repository's non-test source files; a symbol is used only
@@ -56,6 +61,7 @@ type config struct {
 	sampleFiles                      int
 	sampleBytes                      int64
 	only                             string
+	kinds                            string
 }
 
 func main() {
@@ -71,6 +77,7 @@ func main() {
 	flag.IntVar(&c.sampleFiles, "sample-files", 60, "source files parsed per repository for symbols")
 	flag.Int64Var(&c.sampleBytes, "sample-bytes", 400<<10, "bytes parsed per repository for symbols")
 	flag.StringVar(&c.only, "only", "", "only this repository name (debugging)")
+	flag.StringVar(&c.kinds, "kinds", "", "comma-separated kinds to (re)generate; the other kinds' queries are kept as the existing annotations hold them, byte for byte (\"\": make all)")
 	flag.Parse()
 	if err := run(context.Background(), c); err != nil {
 		fmt.Fprintln(os.Stderr, "broadgen:", err)
@@ -144,13 +151,18 @@ func run(ctx context.Context, c config) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", r.Slug, err)
 		}
+		if c.kinds != "" {
+			if qs, err = c.keepOtherKinds(r, qs); err != nil {
+				return fmt.Errorf("%s: %w", r.Slug, err)
+			}
+		}
 		n := map[string]int{}
 		for _, q := range qs {
 			n[q.Category]++
 			total[q.Category]++
 		}
-		fmt.Fprintf(os.Stderr, "%-40s %-10s task %2d concept %2d symbol %2d  %.1fs\n", r.Name, r.Language,
-			n["task"], n["concept"], n["symbol"], time.Since(t0).Seconds())
+		fmt.Fprintf(os.Stderr, "%-40s %-10s task %2d concept %2d symbol %2d architecture %2d  %.1fs\n", r.Name, r.Language,
+			n["task"], n["concept"], n["symbol"], n["architecture"], time.Since(t0).Seconds())
 		if len(qs) == 0 {
 			continue
 		}
@@ -168,7 +180,8 @@ func run(ctx context.Context, c config) error {
 		}
 		list = append(list, br)
 	}
-	fmt.Fprintf(os.Stderr, "total: %d repositories, task %d, concept %d, symbol %d\n", len(list), total["task"], total["concept"], total["symbol"])
+	fmt.Fprintf(os.Stderr, "total: %d repositories, task %d, concept %d, symbol %d, architecture %d\n", len(list),
+		total["task"], total["concept"], total["symbol"], total["architecture"])
 	if c.only != "" {
 		return nil
 	}
@@ -177,6 +190,38 @@ func run(ctx context.Context, c config) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(c.out, "repos.json"), append(data, '\n'), 0o644)
+}
+
+// keepOtherKinds replaces qs's queries of the kinds not in -kinds by the
+// existing annotations' (first, in their order), so that adding a kind
+// leaves the others' lists as they were even where the parser has changed
+// since they were made.
+func (c config) keepOtherKinds(r repo, qs []query) ([]query, error) {
+	want := map[string]bool{}
+	for _, k := range strings.Split(c.kinds, ",") {
+		want[strings.TrimSpace(k)] = true
+	}
+	var out []query
+	data, err := os.ReadFile(filepath.Join(c.out, "annotations", r.Name+".json"))
+	if err == nil {
+		var old []query
+		if err := json.Unmarshal(data, &old); err != nil {
+			return nil, fmt.Errorf("existing annotations: %w", err)
+		}
+		for _, q := range old {
+			if !want[q.Category] {
+				out = append(out, q)
+			}
+		}
+	} else if !os.IsNotExist(err) {
+		return nil, err
+	}
+	for _, q := range qs {
+		if want[q.Category] {
+			out = append(out, q)
+		}
+	}
+	return out, nil
 }
 
 // source is one indexed, non-test source file of a repository.
@@ -230,6 +275,17 @@ func (c config) repoQueries(ctx context.Context, r repo) ([]query, error) {
 	}
 	for _, s := range symbol {
 		out = append(out, query{Query: s.name, Relevant: []string{full(s.file)}, Secondary: []string{}, Category: "symbol"})
+	}
+	arch, err := c.architectureQueries(ctx, root, r, srcs, indexed)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range arch {
+		q := query{Query: a.text, Secondary: []string{}, Category: "architecture"}
+		for _, p := range a.targets {
+			q.Relevant = append(q.Relevant, full(p))
+		}
+		out = append(out, q)
 	}
 	return out, nil
 }

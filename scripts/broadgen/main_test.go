@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestCleanMessage(t *testing.T) {
 	c := config{minWords: 6}
@@ -63,5 +66,31 @@ func TestDistinctive(t *testing.T) {
 		if got := distinctive(name); got != want {
 			t.Errorf("distinctive(%q) = %v, want %v", name, got, want)
 		}
+	}
+}
+
+func TestReadmeParagraph(t *testing.T) {
+	md := "# widgets\n\n[![ci](https://x/badge.svg)](https://x)\n\nRenders [widgets](docs/w.md) on a <b>canvas</b>\nquickly.\n\nMore text.\n"
+	if got := readmeParagraph(md); got != "Renders widgets on a canvas quickly." {
+		t.Errorf("readmeParagraph = %q", got)
+	}
+}
+
+func TestModulesOf(t *testing.T) {
+	srcs := []source{{"a.go", 1}, {"b.go", 1}, {"pkg/one/x.go", 1}, {"pkg/two/x.go", 1}, {"pkg/two/y.go", 1}}
+	var dirs []string
+	for _, m := range modules(srcs) {
+		dirs = append(dirs, m.dir)
+	}
+	if got := strings.Join(dirs, ","); got != ",pkg/two" { // a one-file directory is no module
+		t.Errorf("modules = %q, want %q", got, ",pkg/two")
+	}
+}
+
+func TestHaddockDescription(t *testing.T) {
+	doc := "Module : Data.Widget Description : Widgets drawn on a canvas. Copyright : (c) 2020 License : MIT"
+	m := haddockDesc.FindStringSubmatch(doc)
+	if m == nil || m[1] != "Widgets drawn on a canvas." {
+		t.Errorf("haddockDesc = %q", m)
 	}
 }
