@@ -35,7 +35,8 @@ import (
 // directory's, its parent's when the directory is src/lib/…, the Go
 // package clause's) and a leading "Package"/"Module"/"This crate" word
 // dropped, is asked as "How does this work: <doc>". The relevant files are
-// the module's implementation: up to archTargets of its source files that
+// the module's implementation (with the file beside the directory that
+// names it, when its doc was used): up to archTargets of its source files that
 // define the most (definitions of the kinds symbol queries use, ties by
 // size, then path); a file that defines nothing (doc.go, package-info.java,
 // an import-only __init__.py) is never a target.
@@ -71,6 +72,7 @@ var (
 	mdNoise     = regexp.MustCompile(`^\s*(#|\[!|!\[|<|` + "```" + `|\||---|===|>)`)
 	mdLink      = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
 	haddockDesc = regexp.MustCompile(`Description\s*:\s*(.*?)\s*(?:\b(?:Copyright|License|Maintainer|Stability|Portability|Module)\s*:|$)`)
+	licence     = regexp.MustCompile(`(?i)\blicen[cs]ed?\b|\bcopyright\b`)
 	pragma      = regexp.MustCompile(`\bLANGUAGE\b|\{-#|OPTIONS_GHC`)
 	// inlineTests are module files that hold the module's tests (Rust's
 	// tests.rs) though the test rule does not call them tests.
@@ -203,11 +205,14 @@ func (c config) moduleQuery(ctx context.Context, root string, r repo, m module, 
 		}
 	}
 	if doc == "" && m.dir != "" {
-		doc2, err := siblingDoc(ctx, root, m.dir, all)
+		doc2, sib, err := siblingDoc(ctx, root, m.dir, all)
 		if err != nil {
 			return nil, err
 		}
 		doc = doc2
+		if sib != nil { // foo.rs, foo.ex, foo.rb is the module's own file
+			files = append(files, *sib)
+		}
 	}
 	if doc == "" && m.dir != "" {
 		for _, f := range files {
@@ -229,7 +234,7 @@ func (c config) moduleQuery(ctx context.Context, root string, r repo, m module, 
 	if m := haddockDesc.FindStringSubmatch(text); m != nil {
 		text = m[1]
 	}
-	if text == "" || docNoise.MatchString(text) || pragma.MatchString(text) {
+	if text == "" || docNoise.MatchString(text) || pragma.MatchString(text) || licence.MatchString(text) {
 		return nil, nil
 	}
 	for _, f := range files { // the Go package clause's name
@@ -287,12 +292,14 @@ func (c config) moduleQuery(ctx context.Context, root string, r repo, m module, 
 }
 
 // siblingDoc is the top doc of the source file beside dir that names it
-// (foo.rs, foo.rb, Foo.hs for foo/), "" when there is none.
-func siblingDoc(ctx context.Context, root, dir string, all map[string]bool) (string, error) {
+// (foo.rs, foo.rb, Foo.hs for foo/), or the doc of its definition named
+// like dir, with that file (it is the module's own file); "" and nil when
+// there is none.
+func siblingDoc(ctx context.Context, root, dir string, all map[string]bool) (string, *moduleFile, error) {
 	var cands []string
 	for p := range all {
 		if path.Dir(p) == path.Dir(dir) || (path.Dir(dir) == "." && !strings.Contains(p, "/")) {
-			if strings.TrimSuffix(path.Base(p), path.Ext(p)) == path.Base(dir) {
+			if strings.TrimSuffix(path.Base(p), path.Ext(p)) == path.Base(dir) && !isTest(p) {
 				cands = append(cands, p)
 			}
 		}
@@ -301,23 +308,30 @@ func siblingDoc(ctx context.Context, root, dir string, all map[string]bool) (str
 	for _, p := range cands {
 		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(p)))
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		if len(data) > 200<<10 {
 			continue
 		}
 		f, err := extract.Extract(ctx, p, data, extract.Options{ParseTimeout: 10 * time.Second})
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
-		if f.Doc != "" {
-			return f.Doc, nil
+		doc := f.Doc
+		if doc == "" {
+			doc = topDocs(f)[normName(path.Base(dir))]
 		}
-		if d := topDocs(f)[normName(path.Base(dir))]; d != "" {
-			return d, nil
+		if doc != "" {
+			mf := &moduleFile{path: p, size: int64(len(data))}
+			for _, y := range f.Symbols {
+				if !skipKinds[y.Kind] {
+					mf.defs++
+				}
+			}
+			return doc, mf, nil
 		}
 	}
-	return "", nil
+	return "", nil, nil
 }
 
 // topDocs maps the normalised names of a file's top-level definitions to
