@@ -30,13 +30,15 @@ import (
 //  5. the first prose paragraph of the directory's README.md.
 //
 // Haddock header fields are reduced to their Description; a doc holding
-// compiler pragmas is no doc.
+// compiler pragmas, other header fields or a licence is no doc.
+//
 // The doc's first paragraph, with the module's names masked (the
 // directory's, its parent's when the directory is src/lib/…, the Go
 // package clause's) and a leading "Package"/"Module"/"This crate" word
 // dropped, is asked as "How does this work: <doc>". The relevant files are
 // the module's implementation (with the file beside the directory that
-// names it, when its doc was used): up to archTargets of its source files that
+// names it, when its doc was used): up to archTargets of its source files,
+// the file holding the doc first when it defines anything, then those that
 // define the most (definitions of the kinds symbol queries use, ties by
 // size, then path); a file that defines nothing (doc.go, package-info.java,
 // an import-only __init__.py) is never a target.
@@ -66,14 +68,15 @@ type module struct {
 }
 
 var (
-	leadWord    = regexp.MustCompile(`(?i)^(the\s+)?(package|module|crate|library|namespace|this (package|module|crate|library|file|directory))\b[\s:,-]*`)
-	goPkgDoc    = regexp.MustCompile(`^Package\s`)
-	goPkgLine   = regexp.MustCompile(`(?m)^package\s+([A-Za-z_][A-Za-z0-9_]*)`)
-	mdNoise     = regexp.MustCompile(`^\s*(#|\[!|!\[|<|` + "```" + `|\||---|===|>)`)
-	mdLink      = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
-	haddockDesc = regexp.MustCompile(`Description\s*:\s*(.*?)\s*(?:\b(?:Copyright|License|Maintainer|Stability|Portability|Module)\s*:|$)`)
-	licence     = regexp.MustCompile(`(?i)\blicen[cs]ed?\b|\bcopyright\b`)
-	pragma      = regexp.MustCompile(`\bLANGUAGE\b|\{-#|OPTIONS_GHC`)
+	leadWord     = regexp.MustCompile(`(?i)^(the\s+)?(package|module|crate|library|namespace|this (package|module|crate|library|file|directory))\b[\s:,-]*`)
+	goPkgDoc     = regexp.MustCompile(`^Package\s`)
+	goPkgLine    = regexp.MustCompile(`(?m)^package\s+([A-Za-z_][A-Za-z0-9_]*)`)
+	mdNoise      = regexp.MustCompile(`^\s*(#|\[!|!\[|<|` + "```" + `|\||---|===|>)`)
+	mdLink       = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+	haddockDesc  = regexp.MustCompile(`Description\s*:\s*(.*?)\s*(?:\b(?:Copyright|License|Maintainer|Stability|Portability|Module)\s*:|$)`)
+	licence      = regexp.MustCompile(`(?i)\blicen[cs]ed?\b|\bcopyright\b`)
+	haddockField = regexp.MustCompile(`\b(Maintainer|Stability|Portability|Module)\s*:`)
+	pragma       = regexp.MustCompile(`\bLANGUAGE\b|\{-#|OPTIONS_GHC`)
 	// inlineTests are module files that hold the module's tests (Rust's
 	// tests.rs) though the test rule does not call them tests.
 	inlineTests = map[string]bool{"test": true, "tests": true, "bench": true, "benches": true}
@@ -189,17 +192,17 @@ func (c config) moduleQuery(ctx context.Context, root string, r repo, m module, 
 		}
 	}
 
-	doc := ""
+	doc, holder := "", "" // the doc, and the file holding it
 	for _, n := range entryNames {
 		if f := byPath[join(n)]; f != nil && f.doc != "" {
-			doc = f.doc
+			doc, holder = f.doc, f.path
 			break
 		}
 	}
 	if doc == "" {
 		for _, f := range files {
 			if strings.HasSuffix(f.path, ".go") && goPkgDoc.MatchString(strings.TrimSpace(cleanDoc(f.doc))) {
-				doc = f.doc
+				doc, holder = f.doc, f.path
 				break
 			}
 		}
@@ -212,12 +215,13 @@ func (c config) moduleQuery(ctx context.Context, root string, r repo, m module, 
 		doc = doc2
 		if sib != nil { // foo.rs, foo.ex, foo.rb is the module's own file
 			files = append(files, *sib)
+			holder = sib.path
 		}
 	}
 	if doc == "" && m.dir != "" {
 		for _, f := range files {
 			if d := f.symDocs[normName(path.Base(m.dir))]; d != "" {
-				doc = d
+				doc, holder = d, f.path
 				break
 			}
 		}
@@ -234,7 +238,7 @@ func (c config) moduleQuery(ctx context.Context, root string, r repo, m module, 
 	if m := haddockDesc.FindStringSubmatch(text); m != nil {
 		text = m[1]
 	}
-	if text == "" || docNoise.MatchString(text) || pragma.MatchString(text) || licence.MatchString(text) {
+	if text == "" || docNoise.MatchString(text) || pragma.MatchString(text) || licence.MatchString(text) || haddockField.MatchString(text) {
 		return nil, nil
 	}
 	for _, f := range files { // the Go package clause's name
@@ -272,6 +276,9 @@ func (c config) moduleQuery(ctx context.Context, root string, r repo, m module, 
 	}
 	sort.Slice(impl, func(i, j int) bool {
 		a, b := impl[i], impl[j]
+		if (a.path == holder) != (b.path == holder) { // the file holding the doc, when it defines, first
+			return a.path == holder
+		}
 		if a.defs != b.defs {
 			return a.defs > b.defs
 		}
