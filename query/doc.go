@@ -72,6 +72,15 @@
 //     is names and paths). Over all of symbols_fts's columns it
 //     cost the dev split 0.008; over docs alone it gains on both
 //     benchmarks (issue 14, BENCHMARKS.md).
+//     For questions about how something works ("how does …", "explain
+//     how", "architecture", "overview"), the module channel (module.go):
+//     when a module entry — doc.go, __init__.py, mod.rs, lib.rs, index.js,
+//     package-info.java, init.lua, a README, or the file beside a
+//     directory that names it (foo.rs for foo/) — is the first file of
+//     the blocks, files or symbols channel, its score there passes to the
+//     module directory's other files (not tests, examples or prose), the
+//     larger ones more: the files that do the work rank with the one
+//     describing them (issue 14, BENCHMARKS.md).
 //     Words held by over half the chunks are not searched in blocks: bm25
 //     gives them no weight, yet they make it score every chunk.
 //   - usage: the refs table by name (calls, identifier uses, types,
@@ -110,9 +119,9 @@
 //
 // Channels rank different things; fusion works on files, then units. A
 // file's score is the weighted sum over channels of its best unit's
-// max-normalised score (the path channel's share is used as is; weights:
-// definition 3, blocks 1, blocks_sum 1, path 1, embedded_names 1,
-// symbols 1, files 0.7); it is then multiplied by 1 + the path share (path words) and by
+// max-normalised score (the path and module channels' scores are used as
+// they are; weights: definition 3, blocks 1, blocks_sum 1, path 1,
+// embedded_names 1, symbols 1, files 0.7, module 3 for how-questions); it is then multiplied by 1 + the path share (path words) and by
 // the priors: test files ×0.5, examples/docs/benchmarks/vendored code
 // ×0.7, re-export barrels ×0.8, prose and data files ×0.8. Priors demote,
 // never remove, and a demoted hit always carries a why saying so. Each

@@ -38,6 +38,7 @@ type fileCache struct {
 	key   tables.FilesKey
 	byID  map[int64]*fileInfo
 	vocab *pathVocab
+	dirs  dirIndex // byID's module files by directory (module.go)
 }
 
 // pathVocab holds every distinct word of the indexed paths once, with
@@ -67,6 +68,14 @@ func (v *pathVocab) intern(f *fileInfo) {
 	for i, w := range f.dirWords {
 		f.dirIDs[i] = v.id(w)
 	}
+}
+
+// dirIndex returns the directory index of the file map getKey last
+// returned.
+func (c *fileCache) dirIndex() dirIndex {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.dirs
 }
 
 // get returns the current file map. Callers must not modify it.
@@ -100,7 +109,7 @@ func (c *fileCache) getKey(ctx context.Context, p *Planner) (map[int64]*fileInfo
 		vocab.intern(f)
 		m[f.id] = f
 	}
-	c.key, c.byID, c.vocab = k, m, vocab
+	c.key, c.byID, c.vocab, c.dirs = k, m, vocab, newDirIndex(m)
 	return m, vocab, ks, nil
 }
 

@@ -130,6 +130,17 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 		}
 		chans = append(chans, ch)
 	}
+	// Module entries lend their score to the module's files for prose
+	// only, as doc comments are searched: a name's definitions and a task
+	// text's frames should lead.
+	if w := p.tune.WModule; concept && !defs && resp.QueryUsed == "" {
+		if p.tune.WModuleQuestion > 0 && moduleQuestion.MatchString(text) {
+			w = p.tune.WModuleQuestion
+		}
+		if w > 0 {
+			chans = append(chans, moduleChannel(w, p.tune.ModuleSources, p.tune.ModuleTop, chans, files, p.files.dirIndex(), pool))
+		}
+	}
 	vchans, err := vectors(pool, resp)
 	if err != nil {
 		return err

@@ -1,0 +1,165 @@
+package query
+
+import (
+	"path"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// Module evidence (issue 14). "How does X work" is answered by the module
+// that implements X, but what describes a module is often a file that
+// implements little or nothing: a Go package's doc.go, a Python package's
+// __init__.py, Rust's mod.rs or lib.rs, index.js, package-info.java, the
+// directory's README, or the file beside a directory that names it (foo.rs,
+// foo.rb, Foo.hs for foo/). When the text channels find such a module entry,
+// the module channel passes its score on to the module's own files, the
+// larger ones more, so that the files doing the work can rank with (or
+// above) the file describing it.
+
+// moduleQuestion matches questions about how something works, is built or
+// fits together: the ones a module answers better than a line. Only
+// question forms: "implemented" or "implementation of" are as common in
+// doc comments and commit messages, which name one definition (measured on
+// the broad benchmark: they lost there).
+var moduleQuestion = regexp.MustCompile(`(?i)\bhow (does|do|is|are|can)\b|\bexplain how\b|\barchitecture\b|\boverview\b|\bwhat does\b[^.?!]*\bdo\b`)
+
+// moduleEntry reports whether base names a file that describes the
+// directory it is in.
+func moduleEntry(base string) bool {
+	switch strings.ToLower(base) {
+	case "doc.go", "package-info.java", "__init__.py", "mod.rs", "lib.rs", "init.lua", "readme.md", "readme.rst", "readme.txt", "readme":
+		return true
+	}
+	stemName := strings.TrimSuffix(base, path.Ext(base))
+	return stemName == "index"
+}
+
+// dirIndex lists each directory's files that can implement a module: not
+// tests, not examples or vendored code, not prose; built with the file
+// cache.
+type dirIndex map[string][]*fileInfo
+
+func newDirIndex(files map[int64]*fileInfo) dirIndex {
+	d := dirIndex{}
+	for _, f := range files {
+		if f.test || f.aux || f.prose {
+			continue
+		}
+		dir := path.Dir(f.path)
+		d[dir] = append(d[dir], f)
+	}
+	for _, fs := range d {
+		sort.Slice(fs, func(i, j int) bool { return fs[i].path < fs[j].path })
+	}
+	return d
+}
+
+// modulesOf returns the directories a file describes: its own when it is a
+// module entry, and the directory beside it that it names (src/foo.rs →
+// src/foo/).
+func (d dirIndex) modulesOf(f *fileInfo) []string {
+	var out []string
+	dir := path.Dir(f.path)
+	base := path.Base(f.path)
+	if moduleEntry(base) {
+		out = append(out, dir)
+	}
+	if stemName := strings.TrimSuffix(base, path.Ext(base)); stemName != "" && stemName != base {
+		sub := stemName
+		if dir != "." {
+			sub = dir + "/" + stemName
+		}
+		if _, ok := d[sub]; ok {
+			out = append(out, sub)
+		}
+	}
+	return out
+}
+
+// moduleChannel gives each file of a module whose entry the text channels
+// found the entry's score there (the weighted sum of its max-normalised
+// scores in the channels named by sources, as fusion computes it; with top
+// above 0, only where the entry is among a channel's first top files)
+// times the file's size relative to the module's largest file. It is a
+// file-level channel with absolute scores; the entry itself gets nothing
+// from it.
+func moduleChannel(weight float64, sources string, top int, chans []*channel, files map[int64]*fileInfo, dirs dirIndex, pool unitPool) *channel {
+	ch := &channel{name: "module", weight: weight, absolute: true}
+	if weight == 0 || len(dirs) == 0 {
+		return ch
+	}
+	src := map[string]bool{}
+	for _, s := range strings.Split(sources, ",") {
+		src[strings.TrimSpace(s)] = true
+	}
+	entry := map[int64]float64{}
+	for _, c := range chans {
+		if !src[c.name] || len(c.units) == 0 || c.weight == 0 {
+			continue
+		}
+		maxScore := 0.0
+		for _, s := range c.scores {
+			maxScore = max(maxScore, s)
+		}
+		if maxScore <= 0 {
+			continue
+		}
+		best := map[int64]float64{}
+		seen := map[int64]bool{} // the channel's files so far
+		for i, u := range c.units {
+			seen[u.fileID] = true
+			if top > 0 && len(seen) > top {
+				break
+			}
+			f := files[u.fileID]
+			if f == nil || (!moduleEntry(path.Base(f.path)) && len(dirs.modulesOf(f)) == 0) {
+				continue
+			}
+			if s := c.weight * c.scores[i] / maxScore; s > best[u.fileID] {
+				best[u.fileID] = s
+			}
+		}
+		for id, s := range best {
+			entry[id] += s
+		}
+	}
+	if len(entry) == 0 {
+		return ch
+	}
+	score := map[int64]float64{}
+	for id, s := range entry {
+		for _, dir := range dirs.modulesOf(files[id]) {
+			members := dirs[dir]
+			largest := 0
+			for _, m := range members {
+				largest = max(largest, m.lines)
+			}
+			if largest == 0 {
+				continue
+			}
+			for _, m := range members {
+				if m.id == id {
+					continue
+				}
+				if v := s * float64(m.lines) / float64(largest); v > score[m.id] {
+					score[m.id] = v
+				}
+			}
+		}
+	}
+	ids := make([]int64, 0, len(score))
+	for id := range score {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		if score[ids[i]] != score[ids[j]] {
+			return score[ids[i]] > score[ids[j]]
+		}
+		return ids[i] < ids[j]
+	})
+	for _, id := range ids {
+		ch.add(fileUnit(pool, files, id), score[id])
+	}
+	return ch
+}
