@@ -26,16 +26,18 @@ type Tuning struct {
 	WDef      float64 `tune:"w_def"`      // definitions of the queried name (identifier queries)
 	WEmbedded float64 `tune:"w_embedded"` // definitions of identifiers written inside a sentence
 	WPath     float64 `tune:"w_path"`     // share of the query's words in the file's path (all files)
-	WModule   float64 `tune:"w_module"`   // a module entry's score passed to its module's files (module.go)
 
-	// ModuleSources are the channels whose hits on a module entry count
-	// (comma-separated names); ModuleTop, when above 0, counts an entry
-	// only among a channel's first ModuleTop files.
-	ModuleSources string `tune:"module_sources"`
-	ModuleTop     int    `tune:"module_top"`
-	// WModuleQuestion replaces WModule for questions about how something
-	// works (moduleQuestion); 0 keeps WModule.
+	// The module channel (module.go): a module entry's score passed to
+	// its module's files. WModule is its weight for prose;
+	// WModuleQuestion replaces it for questions about how something works
+	// (moduleQuestion; 0 keeps WModule). ModuleSources are the channels
+	// whose hits on a module entry count (comma-separated names);
+	// ModuleTop, when above 0, counts an entry only among a channel's
+	// first ModuleTop files.
+	WModule         float64 `tune:"w_module"`
 	WModuleQuestion float64 `tune:"w_module_question"`
+	ModuleSources   string  `tune:"module_sources"`
+	ModuleTop       int     `tune:"module_top"`
 
 	// Vector channels (only when the index has vectors and the planner an
 	// embedder of the same model). Not tuned on the benchmark: the real
@@ -100,42 +102,45 @@ type Tuning struct {
 // DefaultTuning returns the constants the planner uses.
 func DefaultTuning() Tuning {
 	return Tuning{
-		Fusion:          "score",
-		RRFK:            10,
-		WChunk:          1,
-		WChunkSum:       1,
-		WSymbol:         1, // doc comments only (SymbolColumns), prose queries only; issue 14: broad 0.822 -> 0.849, dev 0.8935 -> 0.8946
-		WFile:           0.7,
-		WDef:            3,
-		WEmbedded:       1,
-		WPath:           1,
+		Fusion:        "score",
+		RRFK:          10,
+		WChunk:        1,
+		WChunkSum:     1,
+		WSymbol:       1, // doc comments only (SymbolColumns), prose queries only; issue 14: broad 0.822 -> 0.849, dev 0.8935 -> 0.8946
+		WFile:         0.7,
+		WDef:          3,
+		WEmbedded:     1,
+		WPath:         1,
+		WVecCode:      1,
+		WVecSummary:   0.7,
+		WVecFile:      0.5,
+		VecCands:      100,
+		ChunkCols:     []float64{2, 1, 1, 0.5},
+		SymbolCols:    []float64{3, 2, 1, 1, 0.5},
+		FileCols:      []float64{2, 1},
+		Prefix:        true,
+		PrefixAll:     false,
+		SymbolColumns: "doc",
+		PruneShare:    0.5,
+		PruneBudget:   600,
+		ChunkCands:    150,
+		SymbolCands:   100,
+		FileCands:     50,
+		PathBoost:     1,
+		PathDirShare:  0.5,
+		PathPrecision: 1,
+		TestPrior:     0.5,
+		AuxPrior:      0.7,
+		ReexportPrior: 0.8,
+		ProsePrior:    0.8,
+		SameFileDecay: 0.001, // best chunk per file first (issue 14: broad benchmark +0.0014, dev split +0.001 over 0.3)
+
+		// Questions only; issue 14: broad architecture 0.481 -> 0.723,
+		// other kinds and the dev split unchanged (BENCHMARKS.md).
 		WModule:         0,
+		WModuleQuestion: 3,
 		ModuleSources:   "blocks,files,symbols",
 		ModuleTop:       1,
-		WModuleQuestion: 3, // issue 14: broad architecture 0.481 -> 0.723, other kinds and dev split unchanged (BENCHMARKS.md)
-		WVecCode:        1,
-		WVecSummary:     0.7,
-		WVecFile:        0.5,
-		VecCands:        100,
-		ChunkCols:       []float64{2, 1, 1, 0.5},
-		SymbolCols:      []float64{3, 2, 1, 1, 0.5},
-		FileCols:        []float64{2, 1},
-		Prefix:          true,
-		PrefixAll:       false,
-		SymbolColumns:   "doc",
-		PruneShare:      0.5,
-		PruneBudget:     600,
-		ChunkCands:      150,
-		SymbolCands:     100,
-		FileCands:       50,
-		PathBoost:       1,
-		PathDirShare:    0.5,
-		PathPrecision:   1,
-		TestPrior:       0.5,
-		AuxPrior:        0.7,
-		ReexportPrior:   0.8,
-		ProsePrior:      0.8,
-		SameFileDecay:   0.001, // best chunk per file first (issue 14: broad benchmark +0.0014, dev split +0.001 over 0.3)
 	}
 }
 
