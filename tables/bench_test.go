@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/scope"
 )
 
 // BenchmarkWrite measures Write throughput on synthetic Go-like files of
@@ -203,7 +204,7 @@ func reportSizes(b *testing.B, db *DB) {
 			b.Fatal(err)
 		}
 		g := name
-		for _, prefix := range []string{"sources_tri", "chunks_fts", "symbols_fts", "files_fts", "symbols", "chunks", "sources", "refs", "files"} {
+		for _, prefix := range []string{"trigram", "chunks_fts", "symbols_fts", "files_fts", "symbols", "chunks", "sources", "refs", "files"} {
 			if strings.HasPrefix(name, prefix) || strings.Contains(name, "_autoindex_"+prefix) {
 				g = prefix
 				break
@@ -219,4 +220,32 @@ func reportSizes(b *testing.B, db *DB) {
 		fmt.Fprintf(&sb, " %s=%.1fMiB", g, float64(groups[g])/(1<<20))
 	}
 	b.Logf("index %.1f MiB:%s", float64(st.Size())/(1<<20), sb.String())
+}
+
+// BenchmarkChunksContaining runs exact text searches on an existing index
+// (VIBERAG_BENCH_INDEX, e.g. a data dir's index.db), one sub-benchmark per
+// text, reporting the chunks holding it.
+func BenchmarkChunksContaining(b *testing.B) {
+	path := os.Getenv("VIBERAG_BENCH_INDEX")
+	if path == "" {
+		b.Skip("set VIBERAG_BENCH_INDEX to an index.db")
+	}
+	db, err := Open(context.Background(), path, OpenOptions{ReadOnly: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	for _, text := range []string{"reset by peer", "ErrClosed", "func (c *conn)", ":=", "%v", "=>", "Zq", "x"} {
+		b.Run(text, func(b *testing.B) {
+			hits, cpu0 := 0, cpuTime()
+			for b.Loop() {
+				hits = 0
+				if err := db.ChunksContaining(context.Background(), text, scope.Scope{}, func(*ChunkText) bool { hits++; return true }); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(hits), "chunks")
+			b.ReportMetric((cpuTime()-cpu0).Seconds()*1e3/float64(b.N), "cpu-ms/op")
+		})
+	}
 }
