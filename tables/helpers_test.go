@@ -60,8 +60,10 @@ func trigramPaths(t testing.TB, db *DB, text string) []string {
 }
 
 // checkTrigrams fails t unless the trigram index holds exactly the
-// trigrams of every file's stored text, each in the file's segment.
-func checkTrigrams(t testing.TB, db *DB) {
+// trigrams of every file's stored text, each in the file's segment; it
+// returns the number of stale (trigram, file) pairs, those in another
+// segment.
+func checkTrigrams(t testing.TB, db *DB) (stale int) {
 	t.Helper()
 	type key struct {
 		tri uint32
@@ -126,6 +128,8 @@ func checkTrigrams(t testing.TB, db *DB) {
 			for _, f := range ids {
 				if cur[int64(f)] == seg {
 					got[key{e.tri, int64(f)}] = true
+				} else {
+					stale++
 				}
 			}
 		}
@@ -144,6 +148,7 @@ func checkTrigrams(t testing.TB, db *DB) {
 		}
 		t.Fatalf("trigram index: %d (trigram, file) pairs missing, %d extra, of %d", missing, extra, len(want))
 	}
+	return stale
 }
 
 func queryStrings(t testing.TB, db *DB, q string, args ...any) []string {

@@ -440,7 +440,16 @@ func (r *segReader) posting() []byte {
 // trigram_files names for it.
 func mergeSegs(ctx context.Context, tx *sql.Tx, segs []int64) error {
 	lo, hi := segs[0], segs[len(segs)-1]
-	cur := map[uint32]int64{}
+	// cur[id] is the segment of file id, when it is one of segs: a slice,
+	// since every id of every posting is looked up.
+	var maxID int64
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), 0) FROM trigram_files`).Scan(&maxID); err != nil {
+		return err
+	}
+	if maxID > math.MaxUint32 {
+		return fmt.Errorf("file id %d: out of the trigram index's range", maxID)
+	}
+	cur := make([]int64, maxID+1)
 	rows, err := tx.QueryContext(ctx, `SELECT id, seg FROM trigram_files WHERE seg BETWEEN ? AND ?`, lo, hi)
 	if err != nil {
 		return err
@@ -451,7 +460,7 @@ func mergeSegs(ctx context.Context, tx *sql.Tx, segs []int64) error {
 			rows.Close()
 			return err
 		}
-		cur[uint32(id)] = seg
+		cur[id] = seg
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -506,7 +515,7 @@ func mergeSegs(ctx context.Context, tx *sql.Tx, segs []int64) error {
 			}
 			n := len(ids)
 			for _, id := range scratch {
-				if cur[id] == r.seg {
+				if int(id) < len(cur) && cur[id] == r.seg {
 					ids = append(ids, id)
 				}
 			}

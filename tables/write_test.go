@@ -637,13 +637,23 @@ func TestReadOnly(t *testing.T) {
 
 func TestOptimize(t *testing.T) {
 	db := openTest(t)
+	// The first segment is the largest, so later ones do not merge into it.
+	mustWrite(t, db, []*extract.File{synthFile("c.go", 9, 3), synthFile("d.go", 8, 3), synthFile("e.go", 7, 3)}, nil)
 	for gen := range 5 {
 		mustWrite(t, db, []*extract.File{synthFile("a.go", gen, 3), synthFile("b.go", gen, 2)}, nil)
+	}
+	// Re-writes leave their files' old trigrams in older segments, ignored
+	// until the segments merge.
+	if checkTrigrams(t, db) == 0 {
+		t.Fatal("no stale trigrams before Optimize; the test needs some")
 	}
 	if err := db.Optimize(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	checkIntegrity(t, db)
+	if n := checkTrigrams(t, db); n != 0 {
+		t.Errorf("%d stale trigrams after Optimize, want 0", n)
+	}
 	if n := len(trigramPaths(t, db, "generation 4.")); n != 2 {
 		t.Errorf("trigram finds %d files after Optimize, want 2", n)
 	}
