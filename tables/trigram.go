@@ -282,27 +282,62 @@ func (w *segmentWriter) flush() {
 	w.tris, w.postings, w.ends = w.tris[:0], w.postings[:0], w.ends[:0]
 }
 
-// trigramBatch collects the postings of the files of one Write.
+// trigramBatch collects the postings of the files of one Write as
+// (trigram, file) pairs, trigram << 32 | file id: one flat slice that a
+// radix sort groups by trigram (a map of id slices cost a map write and a
+// slice append per pair, and the garbage of every slice grown).
 type trigramBatch struct {
 	set   *trigramSet
-	post  map[uint32][]uint32
+	pairs []uint64
 	files []int64
 }
 
 func newTrigramBatch() *trigramBatch {
-	return &trigramBatch{set: newTrigramSet(), post: map[uint32][]uint32{}}
+	return &trigramBatch{set: newTrigramSet()}
 }
 
 // add indexes the text of file id; ids must come in ascending order.
 func (b *trigramBatch) add(id int64, text []byte) error {
-	if id <= 0 || id > math.MaxUint32 {
-		return fmt.Errorf("file id %d: out of the trigram index's range", id)
+	if id <= 0 || id > math.MaxUint32 || len(b.files) > 0 && id <= b.files[len(b.files)-1] {
+		return fmt.Errorf("file id %d: out of order or out of the trigram index's range", id)
 	}
 	for _, k := range b.set.of(text) {
-		b.post[k] = append(b.post[k], uint32(id))
+		b.pairs = append(b.pairs, uint64(k)<<32|uint64(id))
 	}
 	b.files = append(b.files, id)
 	return nil
+}
+
+// each calls fn with every trigram of the batch in ascending order and
+// the ascending ids of the files holding it.
+func (b *trigramBatch) each(fn func(tri uint32, ids []uint32)) {
+	// Least significant digit first, 12 bits of the trigram per pass;
+	// each pass is stable, so the ids of a trigram stay ascending.
+	pairs, tmp := b.pairs, make([]uint64, len(b.pairs))
+	for shift := uint(32); shift < 56; shift += 12 {
+		var count [1<<12 + 1]int
+		for _, p := range pairs {
+			count[(p>>shift)&(1<<12-1)+1]++
+		}
+		for i := 1; i < len(count); i++ {
+			count[i] += count[i-1]
+		}
+		for _, p := range pairs {
+			d := (p >> shift) & (1<<12 - 1)
+			tmp[count[d]] = p
+			count[d]++
+		}
+		pairs, tmp = tmp, pairs
+	}
+	var ids []uint32
+	for i := 0; i < len(pairs); {
+		tri := uint32(pairs[i] >> 32)
+		ids = ids[:0]
+		for ; i < len(pairs) && uint32(pairs[i]>>32) == tri; i++ {
+			ids = append(ids, uint32(pairs[i]))
+		}
+		fn(tri, ids)
+	}
 }
 
 // Statements of the trigram index.
@@ -328,15 +363,8 @@ func (bw *batchWriter) writeTrigrams(b *trigramBatch) error {
 	if seg >= 1<<(63-triSegShift) {
 		return fmt.Errorf("trigram segment %d: out of range", seg)
 	}
-	keys := make([]uint32, 0, len(b.post))
-	for k := range b.post {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	w := &segmentWriter{seg: seg}
-	for _, k := range keys {
-		w.add(k, b.post[k])
-	}
+	b.each(w.add)
 	w.flush()
 	if err := insertSegment(bw.ctx, bw.tx, w); err != nil {
 		return err
