@@ -249,3 +249,76 @@ func BenchmarkChunksContaining(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTrigramIndex builds only the trigram index of a source tree
+// (VIBERAG_BENCH_TREE; every file under 1 MiB outside testdata) in
+// batches of 256 files, one transaction each as Write does, then merges it
+// into one segment: the CPU the trigram index adds to a cold index, and
+// its size.
+func BenchmarkTrigramIndex(b *testing.B) {
+	root := os.Getenv("VIBERAG_BENCH_TREE")
+	if root == "" {
+		b.Skip("set VIBERAG_BENCH_TREE to a source tree")
+	}
+	var texts [][]byte
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if info, err := d.Info(); err == nil && info.Size() < 1<<20 && d.Type().IsRegular() {
+			src, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			texts = append(texts, src)
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for b.Loop() {
+		b.StopTimer()
+		db, err := Open(ctx, filepath.Join(b.TempDir(), "index.db"), OpenOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		start := cpuTime()
+		for i := 0; i < len(texts); i += 256 {
+			tx, err := db.w.BeginTx(ctx, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			tb := newTrigramBatch()
+			for j := i; j < min(i+256, len(texts)); j++ {
+				if err := tb.add(int64(j+1), texts[j]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := (&batchWriter{ctx: ctx, tx: tx}).writeTrigrams(tb); err != nil {
+				b.Fatal(err)
+			}
+			if err := tx.Commit(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		writes := cpuTime() - start
+		if err := db.compactTrigrams(ctx); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(writes.Seconds(), "write-cpu-s")
+		b.ReportMetric((cpuTime() - start).Seconds(), "cpu-s")
+		b.ReportMetric(float64(queryInt(b, db, `SELECT sum(length(ids)) FROM trigrams`))/1e6, "MB")
+		b.StopTimer()
+		db.Close()
+		b.StartTimer()
+	}
+}

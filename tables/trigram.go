@@ -29,9 +29,11 @@ import (
 //     trigrams. An id in any other segment is stale (the file was
 //     re-written or deleted since) and is ignored by searches and dropped
 //     when segments merge: a re-write never has to find the old trigrams.
-//   - Segments merge like a binary counter (after a Write, the newest ones
-//     merge while an older one is no larger than the newer ones together),
-//     so a search reads O(log writes) segments; CompactFTS merges them all.
+//   - Segments merge after a Write: the newest ones, extended while an
+//     older one is no larger than the newer ones together, once there are
+//     mergeMin of them. Each posting is rewritten about log2(writes /
+//     mergeMin) times, and a search reads few segments (mergeMin + log2 of
+//     the writes); CompactFTS merges them all.
 
 // triSegShift places the segment above the 24 bits of a trigram in a
 // trigrams rowid.
@@ -390,9 +392,15 @@ func insertSegment(ctx context.Context, tx *sql.Tx, w *segmentWriter) error {
 	return err
 }
 
-// mergeTrigramSegments merges the newest segments while an older one is
-// no larger than the newer ones together (all of them when all is set),
-// into one with the newest one's number.
+// mergeMin is the fewest segments a merge after a Write takes. At 2 (a
+// binary counter) a cold index of GOROOT/src (38 writes) rewrote each
+// posting about five times.
+const mergeMin = 4
+
+// mergeTrigramSegments merges the newest segments, extended while an
+// older one is no larger than the newer ones together, once there are
+// mergeMin of them (all of them when all is set), into one with the newest
+// one's number.
 func mergeTrigramSegments(ctx context.Context, tx *sql.Tx, all bool) error {
 	rows, err := tx.QueryContext(ctx, `SELECT seg, bytes FROM trigram_segs ORDER BY seg`)
 	if err != nil {
@@ -420,7 +428,7 @@ func mergeTrigramSegments(ctx context.Context, tx *sql.Tx, all bool) error {
 		for sum := sizes[len(sizes)-1]; k < len(segs) && sizes[len(segs)-1-k] <= sum; k++ {
 			sum += sizes[len(segs)-1-k]
 		}
-		if k < 2 {
+		if k < mergeMin {
 			return nil
 		}
 	}
