@@ -113,7 +113,7 @@
 // # Exact text
 //
 // trigrams, trigram_segs and trigram_files are the trigram index behind
-// case-insensitive literal substring search (trigram.go; version 4 used an
+// case-insensitive literal substring search (trigram.go; versions 4 and 5 used an
 // FTS5 table with the trigram tokenizer, 40 % of the writer's CPU). The
 // writer computes each file's distinct trigrams in Go (three bytes, ASCII
 // letters lower-cased, as in containsFold) and stores per Write one

@@ -11,7 +11,7 @@ import (
 	"slices"
 )
 
-// The trigram index behind exact text search (schema version 5; version 4
+// The trigram index behind exact text search (schema version 6; versions 4 and 5
 // fed every file's text to FTS5's trigram tokenizer, 40 % of the writer's
 // CPU). Trigrams are computed here, in Go, and stored as posting lists:
 //
