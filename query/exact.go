@@ -14,8 +14,8 @@ import (
 	"github.com/viberag/viberag/tables"
 )
 
-// Exact text. The trigram table finds the chunks that may hold the text
-// (it is case-insensitive and needs three characters); every candidate is
+// Exact text. The trigram index finds the chunks that may hold the text
+// (it ignores ASCII case and needs two bytes); every candidate is
 // then searched in Go for real occurrences, so what is returned is exactly
 // the literal text, with the line of each occurrence. Chunks of unparsed
 // files overlap, so occurrences are deduplicated by path, line and column.

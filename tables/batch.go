@@ -59,14 +59,15 @@ func placeholders(n int) string {
 //     ascending rowid order; files_fts gets the batch's files with one
 //     INSERT … SELECT. The pending index then grows over the whole batch
 //     and is flushed a handful of times.
-//   - sources_tri has one row per file, rowid files.id, written in id
-//     order; its text is rebuilt from the file's chunks.
+//   - The trigram index (trigram.go) is written before the FTS rows: its
+//     statements would flush them. A file's text is rebuilt from its
+//     chunks.
 const (
 	idsIn = `(SELECT value FROM json_each(?1))`
 
 	ftsDeleteSymbols = `DELETE FROM symbols_fts WHERE rowid IN (SELECT id FROM symbols WHERE file_id IN ` + idsIn + `)`
 	ftsDeleteChunks  = `DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id IN ` + idsIn + `)`
-	ftsDeleteTrigram = `DELETE FROM sources_tri WHERE rowid IN ` + idsIn
+	ftsDeleteTrigram = `DELETE FROM trigram_files WHERE id IN ` + idsIn
 	ftsDeleteFiles   = `INSERT INTO files_fts(files_fts, rowid, path, summary)
 		SELECT 'delete', id, path, summary FROM files WHERE id IN ` + idsIn + ` ORDER BY id`
 
@@ -83,11 +84,11 @@ type batchWriter struct {
 	findFile, insFile, updFile     *sql.Stmt
 	insSymbol, insChunk, insSource *sql.Stmt
 	insSymbolFTS, insChunkFTS      *sql.Stmt
-	insTrigram, insRefFile, refsOf *sql.Stmt
+	insRefFile, refsOf             *sql.Stmt
 	refKeyStmts, refImportStmts    postingStmts
 	stmts                          []*sql.Stmt
 
-	trigram    bool // maintain sources_tri
+	trigram    bool // maintain the trigram index
 	hasVectors bool
 
 	// FTS rows of the batch, inserted by index.
@@ -160,7 +161,6 @@ func newBatchWriter(ctx context.Context, tx *sql.Tx, now time.Time, trigram bool
 		prep(&bw.insSymbolFTS, `INSERT INTO symbols_fts(`+symbolFTSCols+`) VALUES (`+placeholders(6)+`)`),
 		prep(&bw.insChunkFTS, `INSERT INTO chunks_fts(`+chunkFTSCols+`) VALUES (`+placeholders(5)+`)`),
 		prep(&bw.insSource, `INSERT INTO sources(id, lists, text) VALUES (?, ?, ?)`),
-		prep(&bw.insTrigram, `INSERT INTO sources_tri(rowid, text) VALUES (?, ?)`),
 		prep(&bw.insRefFile, `INSERT INTO refs(id, n, groups) VALUES (?, ?, ?)`),
 		prep(&bw.refsOf, `SELECT id, groups FROM refs WHERE id IN `+idsIn),
 		prep(&bw.refKeyStmts.get, `SELECT files FROM ref_keys WHERE key = ?`),
@@ -307,10 +307,30 @@ func (bw *batchWriter) flushRefKeys() error {
 	return nil
 }
 
-// index adds the rows written by this batch to the FTS tables: the
-// symbols and chunks kept aside, and the files (ids, in the order of
-// files) to files_fts and sources_tri.
+// index adds the rows written by this batch to the trigram index (the
+// files, ids in the order of files) and to the FTS tables: the symbols and
+// chunks kept aside, and the files to files_fts.
 func (bw *batchWriter) index(files []*extract.File, ids []int64) error {
+	if bw.trigram && len(ids) > 0 {
+		order := make([]int, len(ids))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(ids[a], ids[b]) })
+		tri := newTrigramBatch()
+		for _, i := range order {
+			var err error
+			if bw.text, err = fileText(files[i], bw.text); err != nil {
+				return fmt.Errorf("%s: %w", files[i].Path, err)
+			}
+			if err := tri.add(ids[i], bw.text); err != nil {
+				return fmt.Errorf("%s: %w", files[i].Path, err)
+			}
+		}
+		if err := bw.writeTrigrams(tri); err != nil {
+			return err
+		}
+	}
 	for _, r := range bw.symbolFTS {
 		if _, err := bw.insSymbolFTS.ExecContext(bw.ctx, r.id, r.name, r.qualname, r.signature, r.doc, r.idents); err != nil {
 			return fmt.Errorf("symbols_fts: %w", err)
@@ -324,22 +344,6 @@ func (bw *batchWriter) index(files []*extract.File, ids []int64) error {
 	bw.symbolFTS, bw.chunkFTS = nil, nil
 	if len(ids) == 0 {
 		return nil
-	}
-	if bw.trigram {
-		order := make([]int, len(ids))
-		for i := range order {
-			order[i] = i
-		}
-		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(ids[a], ids[b]) })
-		for _, i := range order {
-			var err error
-			if bw.text, err = fileText(files[i], bw.text); err != nil {
-				return fmt.Errorf("%s: %w", files[i].Path, err)
-			}
-			if _, err := bw.insTrigram.ExecContext(bw.ctx, ids[i], bw.text); err != nil {
-				return fmt.Errorf("%s: trigrams: %w", files[i].Path, err)
-			}
-		}
 	}
 	return bw.exec(ftsInsertFiles, jsonIDs(ids))
 }

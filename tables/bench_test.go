@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/scope"
 )
 
 // BenchmarkWrite measures Write throughput on synthetic Go-like files of
@@ -203,7 +204,7 @@ func reportSizes(b *testing.B, db *DB) {
 			b.Fatal(err)
 		}
 		g := name
-		for _, prefix := range []string{"sources_tri", "chunks_fts", "symbols_fts", "files_fts", "symbols", "chunks", "sources", "refs", "files"} {
+		for _, prefix := range []string{"trigram", "chunks_fts", "symbols_fts", "files_fts", "symbols", "chunks", "sources", "refs", "files"} {
 			if strings.HasPrefix(name, prefix) || strings.Contains(name, "_autoindex_"+prefix) {
 				g = prefix
 				break
@@ -219,4 +220,112 @@ func reportSizes(b *testing.B, db *DB) {
 		fmt.Fprintf(&sb, " %s=%.1fMiB", g, float64(groups[g])/(1<<20))
 	}
 	b.Logf("index %.1f MiB:%s", float64(st.Size())/(1<<20), sb.String())
+}
+
+// BenchmarkChunksContaining runs exact text searches on an existing index
+// (VIBERAG_BENCH_INDEX, e.g. a data dir's index.db), one sub-benchmark per
+// text, reporting the chunks holding it.
+func BenchmarkChunksContaining(b *testing.B) {
+	path := os.Getenv("VIBERAG_BENCH_INDEX")
+	if path == "" {
+		b.Skip("set VIBERAG_BENCH_INDEX to an index.db")
+	}
+	db, err := Open(context.Background(), path, OpenOptions{ReadOnly: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	for _, text := range []string{"reset by peer", "ErrClosed", "func (c *conn)", ":=", "%v", "=>", "Zq", "x"} {
+		b.Run(text, func(b *testing.B) {
+			hits, cpu0 := 0, cpuTime()
+			for b.Loop() {
+				hits = 0
+				if err := db.ChunksContaining(context.Background(), text, scope.Scope{}, func(*ChunkText) bool { hits++; return true }); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(hits), "chunks")
+			b.ReportMetric((cpuTime()-cpu0).Seconds()*1e3/float64(b.N), "cpu-ms/op")
+		})
+	}
+}
+
+// BenchmarkTrigramIndex builds only the trigram index of a source tree
+// (VIBERAG_BENCH_TREE; every file under 1 MiB outside testdata) in
+// batches of 256 files, one transaction each as Write does, then merges it
+// into one segment: the CPU the trigram index adds to a cold index, and
+// its size.
+func BenchmarkTrigramIndex(b *testing.B) {
+	root := os.Getenv("VIBERAG_BENCH_TREE")
+	if root == "" {
+		b.Skip("set VIBERAG_BENCH_TREE to a source tree")
+	}
+	var texts [][]byte
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if info, err := d.Info(); err == nil && info.Size() < 1<<20 && d.Type().IsRegular() {
+			src, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			texts = append(texts, src)
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	for b.Loop() {
+		b.StopTimer()
+		db, err := Open(ctx, filepath.Join(b.TempDir(), "index.db"), OpenOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		start := cpuTime()
+		for i := 0; i < len(texts); i += 256 {
+			tx, err := db.w.BeginTx(ctx, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			tb := newTrigramBatch()
+			for j := i; j < min(i+256, len(texts)); j++ {
+				if err := tb.add(int64(j+1), texts[j]); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := (&batchWriter{ctx: ctx, tx: tx}).writeTrigrams(tb); err != nil {
+				b.Fatal(err)
+			}
+			if err := tx.Commit(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		writes := cpuTime() - start
+		if err := db.compactTrigrams(ctx); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(writes.Seconds(), "write-cpu-s")
+		b.ReportMetric((cpuTime() - start).Seconds(), "cpu-s")
+		b.ReportMetric(float64(queryInt(b, db, `SELECT sum(length(ids)) FROM trigrams`))/1e6, "MB")
+		// Nothing else is in the file: its pages after a VACUUM are the
+		// trigram index's (and an empty schema's).
+		if _, err := db.w.Exec(`VACUUM`); err != nil {
+			b.Fatal(err)
+		}
+		pages := queryInt(b, db, `SELECT page_count * page_size FROM pragma_page_count, pragma_page_size`)
+		b.ReportMetric(float64(pages)/1e6, "file-MB")
+		b.StopTimer()
+		db.Close()
+		b.StartTimer()
+	}
 }

@@ -10,7 +10,6 @@ import (
 var ftsIndexes = [...]struct{ fts, base string }{
 	{"symbols_fts", "symbols"},
 	{"chunks_fts", "chunks"},
-	{"sources_tri", "sources"},
 	{"files_fts", "files"},
 }
 
@@ -65,12 +64,27 @@ func (db *DB) Check(ctx context.Context) (err error) {
 			}
 			return err
 		}
-		if ft.fts == "sources_tri" && !trigram {
-			n = 0 // not maintained: must be empty
-		}
 		if docs != n {
 			problems = append(problems, fmt.Sprintf("%s indexes %d rows, %s has %d", ft.fts, docs, ft.base, n))
 		}
+	}
+	// The trigram index names the segment of every file, and only of
+	// files, when it is maintained; it is empty when not.
+	var triFiles, triOrphans, triNoSeg, files int64
+	if err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM trigram_files),
+		(SELECT count(*) FROM trigram_files WHERE id NOT IN (SELECT id FROM files)),
+		(SELECT count(*) FROM trigram_files WHERE seg NOT IN (SELECT seg FROM trigram_segs)),
+		(SELECT count(*) FROM files)`).Scan(&triFiles, &triOrphans, &triNoSeg, &files); err != nil {
+		if IsCorrupt(err) {
+			return fmt.Errorf("%w: %w", ErrDamaged, err)
+		}
+		return err
+	}
+	if !trigram {
+		files = 0 // not maintained: must be empty
+	}
+	if triFiles != files || triOrphans != 0 || triNoSeg != 0 {
+		problems = append(problems, fmt.Sprintf("trigram index covers %d files (%d not indexed, %d in no segment), want %d", triFiles, triOrphans, triNoSeg, files))
 	}
 	for _, o := range [...]struct{ tbl, file string }{
 		{"symbols", "file_id"}, {"chunks", "file_id"}, {"refs", "id"}, {"sources", "id"},

@@ -20,11 +20,10 @@ type OpenOptions struct {
 	// SetMeta fail.
 	ReadOnly bool
 
-	// NoTrigram stops maintaining sources_tri, the trigram index behind
-	// literal substring search. Trigrams are one index entry per byte of
-	// source: on real code they make writes about 2.5 times slower and
-	// the index about 40% bigger. Open for writing applies the setting
-	// to an existing index too (emptying sources_tri, or building it from
+	// NoTrigram stops maintaining the trigram index behind literal
+	// substring search (tables trigrams, trigram_segs, trigram_files;
+	// trigram.go). Open for writing applies the setting
+	// to an existing index too (emptying the index, or building it from
 	// the stored sources), so it always holds once Open returns; a
 	// read-only Open ignores it. Readers find the setting in meta key
 	// "trigram" ("1" or "0"); without the index, substring search has to
@@ -51,7 +50,7 @@ type DB struct {
 	w    *sql.DB // nil when read-only; at most one connection
 	r    *sql.DB
 
-	trigram bool // sources_tri is maintained
+	trigram bool // the trigram index is maintained
 
 	stmts stmtCache // prepared read statements, see read_stmts.go
 	texts *textCache

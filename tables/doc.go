@@ -26,6 +26,8 @@
 //	                       the stable id (see ChunkID), symbol_sid the
 //	                       smallest enclosing symbol. A chunk's text is
 //	                       its file's text [start_byte, end_byte).
+//	trigrams, trigram_segs,
+//	trigram_files          the trigram index of exact text (see Exact text).
 //	sources                per file, its text and the identifier, call and
 //	                       string lists of its symbols and chunks, each
 //	                       DEFLATE-compressed (sources.go); readers decode
@@ -101,25 +103,31 @@
 //	JOIN symbols s ON s.id = symbols_fts.rowid
 //	WHERE symbols_fts MATCH 'ident_parts:user AND ident_parts:id' ORDER BY rank
 //
-// sources_tri(text) indexes each file's text with the trigram tokenizer
-// and detail=none: for each trigram, which files hold it, without
-// positions. It answers case-insensitive literal substring search of at
-// least 3 characters as an AND of the text's trigrams; ChunksContaining
-// then reads the chunks of the files found and keeps those holding the
-// text:
-//
-//	SELECT rowid FROM sources_tri WHERE sources_tri MATCH '"res" AND "ese" AND "set"'
-//
-// It is maintained only when meta key trigram is "1" (see
-// OpenOptions.NoTrigram); otherwise it is empty and substring search
-// reads every file's text.
-//
 // There are no triggers: Write updates the FTS tables itself (see
 // batch.go for how it keeps FTS5 from flushing after every row). Nothing
 // but Write may change symbols, chunks, sources or files. Every FTS table
 // merges its segments 16 at a time (FTS5 automerge, set by Open in each
 // table's _config: fewer merges while a large tree is written), and
 // CompactFTS merges each into one segment after a large run.
+//
+// # Exact text
+//
+// trigrams, trigram_segs and trigram_files are the trigram index behind
+// case-insensitive literal substring search (trigram.go; versions 4 and 5 used an
+// FTS5 table with the trigram tokenizer, 40 % of the writer's CPU). The
+// writer computes each file's distinct trigrams in Go (three bytes, ASCII
+// letters lower-cased, as in containsFold) and stores per Write one
+// segment: per trigram the ascending ids of the files holding it, in
+// blocks of consecutive trigrams (rowid seg << 24 | first trigram).
+// trigram_files names each file's segment; an id found in another segment
+// is stale (the file was re-written or deleted) and ignored, so a re-write
+// never reads the old text. Segments merge as a binary counter after each
+// Write, and all into one in CompactFTS. A search of three bytes or more
+// ANDs its trigrams' postings per segment; a two-byte one ORs the trigrams
+// it starts. ChunksContaining then reads the chunks of the files found and
+// keeps those holding the text. The index is maintained only when meta
+// key trigram is "1" (see OpenOptions.NoTrigram); otherwise it is empty
+// and substring search reads every file's text.
 //
 // # Writes, reads and crashes
 //

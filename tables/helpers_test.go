@@ -43,6 +43,114 @@ func queryInt(t testing.TB, db *DB, q string, args ...any) int64 {
 	return n
 }
 
+// trigramPaths returns the paths of the files the trigram index finds
+// for text, sorted.
+func trigramPaths(t testing.TB, db *DB, text string) []string {
+	t.Helper()
+	ids, ok, err := db.TrigramCandidates(context.Background(), text)
+	if err != nil || !ok {
+		t.Fatalf("trigram candidates of %q: ok %v, %v", text, ok, err)
+	}
+	var out []string
+	for _, id := range ids {
+		out = append(out, queryStrings(t, db, `SELECT path FROM files WHERE id = ?`, id)...)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// checkTrigrams fails t unless the trigram index holds exactly the
+// trigrams of every file's stored text, each in the file's segment; it
+// returns the number of stale (trigram, file) pairs, those in another
+// segment.
+func checkTrigrams(t testing.TB, db *DB) (stale int) {
+	t.Helper()
+	type key struct {
+		tri uint32
+		id  int64
+	}
+	want := map[key]bool{}
+	set := newTrigramSet()
+	for _, id := range queryInts(t, db, `SELECT id FROM files`) {
+		var blob []byte
+		if err := db.SQL().QueryRow(`SELECT text FROM sources WHERE id = ?`, id).Scan(&blob); err != nil {
+			t.Fatal(err)
+		}
+		text, err := inflate(blob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !db.trigram {
+			continue
+		}
+		for _, k := range set.of(text) {
+			want[key{k, id}] = true
+		}
+	}
+	cur := map[int64]int64{}
+	rows, err := db.SQL().Query(`SELECT id, seg FROM trigram_files`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id, seg int64
+		if err := rows.Scan(&id, &seg); err != nil {
+			t.Fatal(err)
+		}
+		cur[id] = seg
+	}
+	rows.Close()
+	got := map[key]bool{}
+	rows, err = db.SQL().Query(`SELECT id, ids FROM trigrams ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var entries []blockEntry
+	for rows.Next() {
+		var id int64
+		var b []byte
+		if err := rows.Scan(&id, &b); err != nil {
+			t.Fatal(err)
+		}
+		seg := id >> triSegShift
+		if entries, err = parseBlock(b, uint32(id&(1<<triSegShift-1)), entries); err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			ids, err := decodePosting(nil, b[e.start:e.end])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.IsSorted(ids) || len(slices.Compact(slices.Clone(ids))) != len(ids) {
+				t.Fatalf("segment %d trigram %06x: ids %v not ascending", seg, e.tri, ids)
+			}
+			for _, f := range ids {
+				if cur[int64(f)] == seg {
+					got[key{e.tri, int64(f)}] = true
+				} else {
+					stale++
+				}
+			}
+		}
+	}
+	if !maps.Equal(got, want) {
+		missing, extra := 0, 0
+		for k := range want {
+			if !got[k] {
+				missing++
+			}
+		}
+		for k := range got {
+			if !want[k] {
+				extra++
+			}
+		}
+		t.Fatalf("trigram index: %d (trigram, file) pairs missing, %d extra, of %d", missing, extra, len(want))
+	}
+	return stale
+}
+
 func queryStrings(t testing.TB, db *DB, q string, args ...any) []string {
 	t.Helper()
 	rows, err := db.SQL().QueryContext(context.Background(), q, args...)
@@ -73,10 +181,8 @@ func checkIntegrity(t testing.TB, db *DB) {
 	if err := db.Check(ctx); err != nil {
 		t.Fatal(err)
 	}
+	checkTrigrams(t, db)
 	for _, ft := range ftsIndexes {
-		if ft.fts == "sources_tri" && !db.trigram {
-			continue // empty on purpose; Check verified that
-		}
 		// integrity-check is an INSERT, so it needs the writer.
 		q := fmt.Sprintf(`INSERT INTO %s(%[1]s, rank) VALUES ('integrity-check', 1)`, ft.fts)
 		if _, err := db.w.ExecContext(ctx, q); err != nil {

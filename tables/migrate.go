@@ -12,7 +12,7 @@ import (
 // SchemaVersion is the version of schema.sql. Bump it with every change
 // to the schema and add a migration from the previous version, or accept
 // that older indexes are rebuilt (ErrRebuildNeeded).
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // applicationID marks the file as a viberag index ("vbrg"), so that Open
 // refuses another program's SQLite database instead of adding tables to it.
@@ -44,7 +44,32 @@ type migration struct {
 // its rows costs about what re-parsing costs. Open returns
 // ErrRebuildNeeded for versions 1 to 4, and the indexer rebuilds
 // (indexer.Open).
-func migrations() []migration { return nil }
+//
+// Version 6 replaces the FTS5 trigram table sources_tri by trigram
+// postings built in Go (trigram.go; ADR 11): migrateTrigrams drops it and
+// builds the new tables from sources, without re-parsing.
+func migrations() []migration {
+	return []migration{{from: 5, apply: migrateTrigrams}}
+}
+
+// trigramTablesSQL creates the trigram index of schema version 6, as
+// schema.sql does.
+const trigramTablesSQL = `
+CREATE TABLE trigrams(id INTEGER PRIMARY KEY, ids BLOB NOT NULL) STRICT;
+CREATE TABLE trigram_segs(seg INTEGER PRIMARY KEY, bytes INTEGER NOT NULL) STRICT;
+CREATE TABLE trigram_files(id INTEGER PRIMARY KEY, seg INTEGER NOT NULL) STRICT;`
+
+// migrateTrigrams takes version 5 to 6.
+func migrateTrigrams(ctx context.Context, tx *sql.Tx) error {
+	if _, err := tx.ExecContext(ctx, `DROP TABLE sources_tri;`+trigramTablesSQL); err != nil {
+		return err
+	}
+	on, err := readTrigram(ctx, tx)
+	if err != nil || !on {
+		return err
+	}
+	return buildTrigrams(ctx, tx)
+}
 
 // initSchema creates the schema in an empty file, or checks and migrates
 // an existing one, then applies the trigram setting. It runs in one
@@ -137,9 +162,9 @@ func upgradeSchema(ctx context.Context, tx *sql.Tx, steps []migration) error {
 	return err
 }
 
-// setTrigram makes sources_tri match the wanted setting: emptied when
-// turned off, built from sources when turned on (decoding every file's
-// text: what indexing the text costs).
+// setTrigram makes the trigram index match the wanted setting: emptied
+// when turned off, built from sources when turned on (decoding every
+// file's text).
 func setTrigram(ctx context.Context, tx *sql.Tx, want bool) error {
 	var have string
 	err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, MetaTrigram).Scan(&have)
@@ -150,8 +175,10 @@ func setTrigram(ctx context.Context, tx *sql.Tx, want bool) error {
 		return nil
 	}
 	value := "0"
-	if _, err := tx.ExecContext(ctx, `INSERT INTO sources_tri(sources_tri) VALUES ('delete-all')`); err != nil {
-		return fmt.Errorf("empty trigram index: %w", err)
+	for _, q := range []string{`DELETE FROM trigrams`, `DELETE FROM trigram_segs`, `DELETE FROM trigram_files`} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("empty trigram index: %w", err)
+		}
 	}
 	if want {
 		value = "1"
@@ -164,37 +191,57 @@ func setTrigram(ctx context.Context, tx *sql.Tx, want bool) error {
 	return err
 }
 
-// buildTrigrams fills sources_tri from sources, in rowid order.
+// buildFilesPerSegment and buildBytesPerSegment bound the files whose
+// postings buildTrigrams holds at once, as the indexer's batches do.
+const (
+	buildFilesPerSegment = 256
+	buildBytesPerSegment = 16 << 20
+)
+
+// buildTrigrams builds the trigram index from sources, in rowid order, a
+// segment per buildFilesPerSegment files, then merges the segments.
 func buildTrigrams(ctx context.Context, tx *sql.Tx) error {
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO sources_tri(rowid, text) VALUES (?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer ins.Close()
+	bw := &batchWriter{ctx: ctx, tx: tx}
+	var z inflater
 	for after := int64(-1); ; {
-		// One file at a time: the statement reading sources is done
-		// before the one writing sources_tri runs.
-		var id int64
-		var blob []byte
-		err := tx.QueryRowContext(ctx, `SELECT id, text FROM sources WHERE id > ? ORDER BY id LIMIT 1`, after).Scan(&id, &blob)
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil
-		}
+		rows, err := tx.QueryContext(ctx, `SELECT id, text FROM sources WHERE id > ? ORDER BY id LIMIT ?`, after, buildFilesPerSegment)
 		if err != nil {
 			return err
 		}
-		text, err := inflate(blob)
-		if err != nil {
-			return fmt.Errorf("file %d: %w", id, err)
+		b := newTrigramBatch()
+		size := 0
+		for size < buildBytesPerSegment && rows.Next() {
+			var blob []byte
+			if err := rows.Scan(&after, &blob); err != nil {
+				rows.Close()
+				return err
+			}
+			text, err := z.inflate(blob)
+			if err != nil {
+				rows.Close()
+				return fmt.Errorf("file %d: %w", after, err)
+			}
+			if err := b.add(after, text); err != nil {
+				rows.Close()
+				return err
+			}
+			size += len(text)
 		}
-		if _, err := ins.ExecContext(ctx, id, text); err != nil {
+		rows.Close()
+		if err := rows.Err(); err != nil {
 			return err
 		}
-		after = id
+		if len(b.files) == 0 {
+			return mergeTrigramSegments(ctx, tx, true)
+		}
+		// Statements of the batch's segment run once the read is done.
+		if err := bw.writeTrigrams(b); err != nil {
+			return err
+		}
 	}
 }
 
-// readTrigram reports whether the index maintains sources_tri.
+// readTrigram reports whether the index maintains its trigram index.
 func readTrigram(ctx context.Context, q interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
 }) (bool, error) {

@@ -18,7 +18,7 @@ const (
 	MetaLastIndexedAt   = "last_indexed_at"   // RFC3339
 	MetaLastRunComplete = "last_run_complete" // "1" when the last run finished, "0" while running or after a crash
 	MetaEmbeddingModel  = "embedding_model"   // model id of the stored vectors
-	MetaTrigram         = "trigram"           // "1" when sources_tri is maintained; set by Open, see OpenOptions.NoTrigram
+	MetaTrigram         = "trigram"           // "1" when the trigram index is maintained; set by Open, see OpenOptions.NoTrigram
 )
 
 // FileState is what an incremental run needs to know about an indexed

@@ -444,16 +444,17 @@ type ChunkText struct {
 	Content   string
 }
 
-// Exact text. The trigram table (detail=none: which files hold each
-// trigram, no positions) finds the files holding every trigram of the
-// text, ignoring case; their chunks are read back from sources and those
+// Exact text. The trigram index (trigram.go) finds the files that may
+// hold the text, ignoring ASCII case: those holding every trigram of a
+// text of three bytes or more, or a trigram starting with the two bytes of
+// a two-byte text. Their chunks are read back from sources and those
 // holding the text, ignoring ASCII case (as SQLite's lower()), are
-// returned. Without the table, or for text under three characters, every
-// chunk in scope is read.
+// returned. Without the index, or for a text of one byte, every chunk in
+// scope is read.
 const (
-	exactTrigramSQL = `SELECT c.id, f.path, c.file_id, c.start_line, c.header, c.start_byte, c.end_byte
+	exactFilesSQL = `SELECT c.id, f.path, c.file_id, c.start_line, c.header, c.start_byte, c.end_byte
 FROM chunks c JOIN files f ON f.id = c.file_id
-WHERE c.file_id IN (SELECT rowid FROM sources_tri WHERE sources_tri MATCH ?)%s ORDER BY c.id`
+WHERE c.file_id IN (SELECT value FROM json_each(?))%s ORDER BY c.id`
 	exactScanSQL = `SELECT c.id, f.path, c.file_id, c.start_line, c.header, c.start_byte, c.end_byte
 FROM chunks c JOIN files f ON f.id = c.file_id WHERE 1%s ORDER BY c.id`
 )
@@ -465,12 +466,23 @@ FROM chunks c JOIN files f ON f.id = c.file_id WHERE 1%s ORDER BY c.id`
 // that keeps the first reports.
 func (db *DB) ChunksContaining(ctx context.Context, text string, s scope.Scope, fn func(*ChunkText) bool) error {
 	w := filterOn(s.Filter(), scope.Chunks, "c")
-	q, args := fmt.Sprintf(exactScanSQL, w.sql), w.args
-	if expr := trigramExpr(text); db.trigram && expr != "" {
-		q, args = fmt.Sprintf(exactTrigramSQL, w.sql), append([]any{expr}, w.args...)
-	}
+	scan := fmt.Sprintf(exactScanSQL, w.sql)
+	byFile := fmt.Sprintf(exactFilesSQL, w.sql)
 	needle := ASCIILower(text)
-	return db.snapshot(ctx, []string{q}, func(src *sourceCache) error {
+	return db.snapshot(ctx, []string{scan, byFile, triSegsSQL, triBlockSQL, triRangeSQL, triFileSegsSQL}, func(src *sourceCache) error {
+		q, args := scan, w.args
+		if db.trigram {
+			ids, ok, err := src.trigramCandidates(text)
+			if err != nil {
+				return fmt.Errorf("trigram index: %w", err)
+			}
+			if ok && len(ids) == 0 {
+				return nil
+			}
+			if ok {
+				q, args = byFile, append([]any{jsonIDs(ids)}, w.args...)
+			}
+		}
 		rows, err := src.query(q, args...)
 		if err != nil {
 			return err
@@ -498,40 +510,24 @@ func (db *DB) ChunksContaining(ctx context.Context, text string, s scope.Scope, 
 	})
 }
 
+// TrigramCandidates returns the ids of the files the trigram index says
+// may hold text (ascending), and false when it cannot narrow the search
+// (no index, or a text of one byte). For tests and diagnostics.
+func (db *DB) TrigramCandidates(ctx context.Context, text string) (ids []int64, ok bool, err error) {
+	if !db.trigram {
+		return nil, false, nil
+	}
+	err = db.snapshot(ctx, []string{triSegsSQL, triBlockSQL, triRangeSQL, triFileSegsSQL}, func(src *sourceCache) error {
+		ids, ok, err = src.trigramCandidates(text)
+		return err
+	})
+	return ids, ok, err
+}
+
 // maxTrigrams bounds the trigrams a search ANDs: more only narrow a
 // candidate set that is already small, at the cost of one posting list
 // each.
 const maxTrigrams = 24
-
-// trigramExpr is the sources_tri expression matching every file that
-// holds all trigrams of text ("" when text has under three characters):
-// an AND of quoted trigrams, spread evenly over the text when there are
-// more than maxTrigrams.
-func trigramExpr(text string) string {
-	rs := []rune(text)
-	n := len(rs) - 2
-	if n < 1 {
-		return ""
-	}
-	var b strings.Builder
-	seen := map[string]bool{}
-	for i := 0; i < min(n, maxTrigrams); i++ {
-		at := i
-		if n > maxTrigrams {
-			at = i * (n - 1) / (maxTrigrams - 1)
-		}
-		tri := string(rs[at : at+3])
-		if seen[tri] {
-			continue
-		}
-		seen[tri] = true
-		if b.Len() > 0 {
-			b.WriteString(" AND ")
-		}
-		b.WriteString(`"` + strings.ReplaceAll(tri, `"`, `""`) + `"`)
-	}
-	return b.String()
-}
 
 // ChunkContents returns the text of the chunks with the given rowids; a
 // chunk re-written since its id was read is missing from the map.

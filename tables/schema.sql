@@ -1,8 +1,8 @@
--- viberag index schema, version 5.
+-- viberag index schema, version 6.
 --
 -- This file is private to package tables, which holds the writer and every
 -- reader (read_*.go). It is executed once, inside one transaction, when an
--- index file is created; Open stores schema_version=5 in meta afterwards. Changing anything here means bumping the schema
+-- index file is created; Open stores schema_version=6 in meta afterwards. Changing anything here means bumping the schema
 -- version and adding a migration (see migrate.go).
 --
 -- Conventions:
@@ -177,8 +177,8 @@ CREATE TABLE embed_cache(
 	UNIQUE(model, key)
 ) STRICT;
 
--- Full-text search. symbols_fts, chunks_fts and sources_tri are
--- contentless (content=''): they hold only the index, and the writer
+-- Full-text search. symbols_fts and chunks_fts are contentless
+-- (content=''): they hold only the index, and the writer
 -- (tables.DB.Write) gives them the text of each row as it inserts it, so
 -- text only they read (identifier words, string literals, chunk text) is
 -- not stored a second time. contentless_delete=1 lets a row be deleted by
@@ -210,17 +210,30 @@ CREATE VIRTUAL TABLE files_fts USING fts5(
 	tokenize='unicode61 remove_diacritics 2'
 );
 
--- Literal substring search. One document per file (rowid files.id), its
--- text; detail=none keeps only which files hold each trigram. A search ANDs
--- the trigrams of its text and verifies the chunks of the files found,
--- e.g. for "reset":
---     SELECT rowid FROM sources_tri WHERE sources_tri MATCH '"res" AND "ese" AND "set"'
--- Per file, not per chunk: a third of the entries (BENCHMARKS.md).
--- Case-insensitive; text needs at least 3 characters to use the index.
+-- Literal substring search (version 6; versions 4 and 5 had an FTS5 trigram
+-- table, sources_tri, whose tokenizer was 40 % of the writer's CPU). The
+-- writer computes each file's distinct trigrams (three bytes, ASCII letters
+-- lower-cased, as a 24-bit integer; plus the trigrams of the last two
+-- bytes padded with zero bytes) and stores, per write, one segment: for
+-- each trigram the sorted ids of the files holding it (a posting: uvarint
+-- deltas, or a bitset when smaller), in blocks of up to 64 consecutive
+-- trigrams. trigram_files names the one segment holding each file's
+-- trigrams; its ids in other segments are stale and ignored. A search ANDs
+-- the postings of the text's trigrams in each segment, keeps the files
+-- whose segment that is, and verifies their chunks (tables/trigram.go).
 -- Maintained only while meta trigram = '1' (tables.OpenOptions.NoTrigram);
 -- empty otherwise.
-CREATE VIRTUAL TABLE sources_tri USING fts5(
-	text,
-	content='', contentless_delete=1,
-	tokenize='trigram', detail=none
-);
+CREATE TABLE trigrams(
+	id  INTEGER PRIMARY KEY,           -- seg << 24 | the block's first trigram
+	ids BLOB NOT NULL                  -- the block (tables/trigram.go)
+) STRICT;
+
+CREATE TABLE trigram_segs(
+	seg   INTEGER PRIMARY KEY,
+	bytes INTEGER NOT NULL             -- sum of the segment's block sizes
+) STRICT;
+
+CREATE TABLE trigram_files(
+	id  INTEGER PRIMARY KEY,           -- files.id
+	seg INTEGER NOT NULL
+) STRICT;

@@ -10,11 +10,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/scope"
 )
 
 // setSchemaVersion rewrites schema_version behind Open's back.
@@ -185,12 +187,11 @@ func TestCheckFindsMissingFTSRows(t *testing.T) {
 	}
 }
 
-// NoTrigram empties sources_tri on an existing index and stops
+// NoTrigram empties the trigram index on an existing index and stops
 // maintaining it; opening without it again rebuilds the index.
 func TestTrigramSetting(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "index.db")
-	find := `SELECT count(*) FROM sources_tri WHERE sources_tri MATCH '` + trigramExpr("reset by peer") + `'`
 	steps := []struct {
 		noTrigram bool
 		write     string // path written after Open
@@ -219,7 +220,11 @@ func TestTrigramSetting(t *testing.T) {
 		if m[MetaTrigram] != st.wantMeta {
 			t.Errorf("step %d: meta trigram = %q, want %q", i, m[MetaTrigram], st.wantMeta)
 		}
-		if n := queryInt(t, db, find); n != st.wantFound {
+		ids, _, err := db.TrigramCandidates(ctx, "reset by peer")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := int64(len(ids)); n != st.wantFound {
 			t.Errorf("step %d: trigram search finds %d files, want %d", i, n, st.wantFound)
 		}
 		checkIntegrity(t, db)
@@ -285,5 +290,55 @@ func TestOpenVersion2NeedsRebuild(t *testing.T) {
 	setSchemaVersion(t, path1, "1")
 	if _, err := Open(ctx, path1, OpenOptions{}); !errors.Is(err, ErrRebuildNeeded) {
 		t.Fatalf("version 1: %v, want ErrRebuildNeeded", err)
+	}
+}
+
+// An index written with schema version 5 (testdata: the two files of
+// fixtures/go/ratelimit indexed by viberag at 748a621, gzipped) is
+// migrated in place: its FTS5 trigram table becomes the trigram postings,
+// built from the stored text, and exact search finds the same files.
+func TestOpenMigratesVersion5(t *testing.T) {
+	ctx := context.Background()
+	gz, err := os.ReadFile(filepath.Join("testdata", "v5.index.db.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "index.db")
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(ctx, path, OpenOptions{ReadOnly: true}); !errors.Is(err, ErrMigrationNeeded) {
+		t.Fatalf("read-only Open of a version 5 index: %v, want ErrMigrationNeeded", err)
+	}
+	db, err := Open(ctx, path, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	m, err := db.Meta(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m[MetaSchemaVersion] != strconv.Itoa(SchemaVersion) || m[MetaTrigram] != "1" {
+		t.Errorf("after migration: schema_version %q, trigram %q", m[MetaSchemaVersion], m[MetaTrigram])
+	}
+	if n := queryInt(t, db, `SELECT count(*) FROM sqlite_schema WHERE name LIKE 'sources_tri%'`); n != 0 {
+		t.Errorf("%d sources_tri tables left", n)
+	}
+	checkIntegrity(t, db)
+	if got := trigramPaths(t, db, "func (l *Limiter)"); !slices.Equal(got, []string{"limiter.go"}) {
+		t.Errorf("trigram index finds %q, want limiter.go", got)
+	}
+	var hits int
+	if err := db.ChunksContaining(ctx, "FUNC (L *LIMITER) ALLOW", scope.Scope{}, func(*ChunkText) bool { hits++; return true }); err != nil || hits == 0 {
+		t.Errorf("exact search after migration: %d chunks, %v", hits, err)
 	}
 }

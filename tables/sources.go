@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 
+	kflate "github.com/klauspost/compress/flate"
+
 	"github.com/viberag/viberag/extract"
 )
 
@@ -21,10 +23,13 @@ import (
 // details, similar code, embedding inputs) decode a file's row here.
 
 // sourceLevel is the DEFLATE level of sources. On GOROOT/src/net the
-// default level (6) compresses the text 3.5x in 31 ms of CPU per MB and
-// decompresses at 175 MB/s; level 1 compresses 3.0x in 18 ms per MB and
-// decompresses slower (135 MB/s). Text is written once and read often.
-const sourceLevel = flate.DefaultCompression
+// default level (6) of compress/flate compresses the text 3.53x in 28 ms
+// of CPU per MB, and github.com/klauspost/compress/flate's 3.46x in 9 ms
+// (its level 1: 2.97x in 5 ms); compress/flate's own level 1 takes 11 ms
+// for 2.98x. In a cold index compress/flate's deflate was 30 % of the
+// writer's CPU (BENCHMARKS.md, "Trigrams built in Go"). Both write raw
+// DEFLATE (RFC 1951): readers use compress/flate either way.
+const sourceLevel = kflate.DefaultCompression
 
 // listsPerSymbol is the number of lists sources.lists holds per symbol:
 // identifiers, calls, strings.
@@ -33,7 +38,7 @@ const listsPerSymbol = 3
 // compressor deflates sources, reusing its state from file to file.
 type compressor struct {
 	buf bytes.Buffer
-	w   *flate.Writer
+	w   *kflate.Writer
 }
 
 // deflate returns the compressed form of p; the result is valid until the
@@ -41,7 +46,7 @@ type compressor struct {
 func (c *compressor) deflate(p []byte) ([]byte, error) {
 	c.buf.Reset()
 	if c.w == nil {
-		w, err := flate.NewWriter(&c.buf, sourceLevel)
+		w, err := kflate.NewWriter(&c.buf, sourceLevel)
 		if err != nil {
 			return nil, err
 		}

@@ -203,12 +203,6 @@ func TestFTS(t *testing.T) {
 			WHERE chunks_fts MATCH ?`, "content:login_required", []string{ChunkID("srv/server.go", 6, 13)}},
 		{"chunk by string", `SELECT c.cid FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
 			WHERE chunks_fts MATCH ?`, `strings:"reset by peer"`, []string{ChunkID("srv/server.go", 6, 13)}},
-		{"trigram phrase", `SELECT f.path FROM sources_tri JOIN files f ON f.id = sources_tri.rowid
-			WHERE sources_tri MATCH ?`, trigramExpr("connection reset by peer"), []string{"srv/server.go"}},
-		{"trigram ignores case", `SELECT f.path FROM sources_tri JOIN files f ON f.id = sources_tri.rowid
-			WHERE sources_tri MATCH ?`, trigramExpr("Connection Reset By Peer"), []string{"srv/server.go"}},
-		{"trigram inside a word", `SELECT f.path FROM sources_tri JOIN files f ON f.id = sources_tri.rowid
-			WHERE sources_tri MATCH ?`, trigramExpr("UserById(con"), []string{"srv/server.go"}},
 		{"file by path", `SELECT f.path FROM files_fts JOIN files f ON f.id = files_fts.rowid
 			WHERE files_fts MATCH ?`, "path:synth", []string{"pkg/synth.go"}},
 	}
@@ -219,6 +213,15 @@ func TestFTS(t *testing.T) {
 				t.Errorf("%s: got %q, want %q", tc.arg, got, tc.want)
 			}
 		})
+	}
+	for _, tc := range []struct{ name, text string }{
+		{"trigram phrase", "connection reset by peer"},
+		{"trigram ignores case", "Connection Reset By Peer"},
+		{"trigram inside a word", "UserById(con"},
+	} {
+		if got := trigramPaths(t, db, tc.text); !slices.Equal(got, []string{"srv/server.go"}) {
+			t.Errorf("%s: %q finds %q, want srv/server.go", tc.name, tc.text, got)
+		}
 	}
 }
 
@@ -239,14 +242,16 @@ func TestRewriteReplaces(t *testing.T) {
 		{`SELECT count(*) FROM chunks WHERE file_id = (SELECT id FROM files WHERE path = 'a.go')`, 4},
 		{`SELECT count(*) FROM symbols WHERE file_id = (SELECT id FROM files WHERE path = 'b.go')`, 2},
 		{`SELECT count(*) FROM symbols WHERE file_id = (SELECT id FROM files WHERE path = 'a.go') AND doc LIKE '%generation 1.'`, 0},
-		{`SELECT count(*) FROM symbols_fts WHERE symbols_fts MATCH '"generation 1"'`, 2},                       // only b.go's
-		{`SELECT count(*) FROM sources_tri WHERE sources_tri MATCH '` + trigramExpr("generation 1.") + `'`, 1}, // b.go
+		{`SELECT count(*) FROM symbols_fts WHERE symbols_fts MATCH '"generation 1"'`, 2}, // only b.go's
 		{`SELECT count(*) FROM files_fts WHERE files_fts MATCH '"generation 2"'`, 1},
 		{`SELECT sum(n) FROM refs WHERE id = (SELECT id FROM files WHERE path = 'a.go')`, int64(rowCount(synthFile("a.go", 2, 3)) - 1 - 3 - 4)},
 	} {
 		if got := queryInt(t, db, tc.q); got != tc.want {
 			t.Errorf("%s = %d, want %d", tc.q, got, tc.want)
 		}
+	}
+	if got := trigramPaths(t, db, "generation 1."); !slices.Equal(got, []string{"b.go"}) {
+		t.Errorf("trigram index finds %q for the old text, want b.go only", got)
 	}
 	if id := queryInt(t, db, `SELECT id FROM files WHERE path = 'a.go'`); id != idBefore {
 		t.Errorf("file id changed on rewrite: %d → %d", idBefore, id)
@@ -632,14 +637,24 @@ func TestReadOnly(t *testing.T) {
 
 func TestOptimize(t *testing.T) {
 	db := openTest(t)
+	// The first segment is the largest, so later ones do not merge into it.
+	mustWrite(t, db, []*extract.File{synthFile("c.go", 9, 3), synthFile("d.go", 8, 3), synthFile("e.go", 7, 3)}, nil)
 	for gen := range 5 {
 		mustWrite(t, db, []*extract.File{synthFile("a.go", gen, 3), synthFile("b.go", gen, 2)}, nil)
+	}
+	// Re-writes leave their files' old trigrams in older segments, ignored
+	// until the segments merge.
+	if checkTrigrams(t, db) == 0 {
+		t.Fatal("no stale trigrams before Optimize; the test needs some")
 	}
 	if err := db.Optimize(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	checkIntegrity(t, db)
-	if n := queryInt(t, db, `SELECT count(*) FROM sources_tri WHERE sources_tri MATCH ?`, trigramExpr("generation 4.")); n != 2 {
+	if n := checkTrigrams(t, db); n != 0 {
+		t.Errorf("%d stale trigrams after Optimize, want 0", n)
+	}
+	if n := len(trigramPaths(t, db, "generation 4.")); n != 2 {
 		t.Errorf("trigram finds %d files after Optimize, want 2", n)
 	}
 }
@@ -735,8 +750,10 @@ func TestCompactFTS(t *testing.T) {
 	}
 	const probe = `SELECT group_concat(rowid) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH 'generation' ORDER BY rank, rowid)`
 	before := queryStrings(t, db, probe)
-	const exact = `SELECT count(*) FROM sources_tri WHERE sources_tri MATCH ?`
-	exactBefore := queryInt(t, db, exact, trigramExpr("generation 39."))
+	exactBefore := trigramPaths(t, db, "generation 39.")
+	if n := queryInt(t, db, `SELECT count(*) FROM trigram_segs`); n < 2 {
+		t.Fatalf("the trigram index has %d segments before compacting; the test needs several", n)
+	}
 	for _, ft := range ftsIndexes {
 		if n := segments(ft.fts); n < 2 {
 			t.Fatalf("%s has %d segments before compacting; the test needs several", ft.fts, n)
@@ -760,7 +777,10 @@ func TestCompactFTS(t *testing.T) {
 	if after := queryStrings(t, db, probe); !reflect.DeepEqual(before, after) {
 		t.Errorf("answers changed by CompactFTS:\n before %v\n after  %v", before, after)
 	}
-	if n := queryInt(t, db, exact, trigramExpr("generation 39.")); n != exactBefore || n == 0 {
-		t.Errorf("trigram finds %d chunks after CompactFTS, %d before", n, exactBefore)
+	if n := queryInt(t, db, `SELECT count(*) FROM trigram_segs`); n != 1 {
+		t.Errorf("the trigram index has %d segments after CompactFTS; want 1", n)
+	}
+	if got := trigramPaths(t, db, "generation 39."); !slices.Equal(got, exactBefore) || len(got) == 0 {
+		t.Errorf("trigram finds %q after CompactFTS, %q before", got, exactBefore)
 	}
 }
