@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -230,6 +231,7 @@ func isProse(lang string) bool {
 type pathMatcher struct {
 	words     []string
 	stems     []string   // stem of each word
+	abbrevs   [][]string // abbreviationStems of each word
 	vocab     *pathVocab // the file words, shared and read-only
 	dirShare  float64
 	precision float64
@@ -253,6 +255,7 @@ func newPathMatcher(words []string, vocab *pathVocab, dirShare, precision float6
 	m := &pathMatcher{words: words, vocab: vocab, dirShare: dirShare, precision: precision}
 	for _, w := range words {
 		m.stems = append(m.stems, stem(w))
+		m.abbrevs = append(m.abbrevs, abbreviationStems[w])
 	}
 	if len(words) > 0 {
 		m.masks, m.done = make([]uint64, len(vocab.words)), make([]bool, len(vocab.words))
@@ -264,10 +267,14 @@ func (m *pathMatcher) mask(id int32) uint64 {
 	if m.done[id] {
 		return m.masks[id]
 	}
+	// Every file word meets every query word once per search: the
+	// abbreviations of both are looked up outside this loop (two map
+	// lookups per pair cost most of the path channel on long queries).
 	x, sx := m.vocab.words[id], m.vocab.stems[id]
+	ax := abbreviationStems[x]
 	var b uint64
 	for i, w := range m.words {
-		if stemsMatch(w, m.stems[i], x, sx) {
+		if stemsMatchAbbrev(w, m.stems[i], m.abbrevs[i], x, sx, ax) {
 			b |= 1 << i
 		}
 	}
@@ -312,10 +319,15 @@ func wordsMatch(a, b string) bool { return stemsMatch(a, stem(a), b, stem(b)) }
 
 // stemsMatch is wordsMatch given the words' stems.
 func stemsMatch(a, sa, b, sb string) bool {
+	return stemsMatchAbbrev(a, sa, abbreviationStems[a], b, sb, abbreviationStems[b])
+}
+
+// stemsMatchAbbrev is stemsMatch given also the words' abbreviationStems.
+func stemsMatchAbbrev(a, sa string, aa []string, b, sb string, ab []string) bool {
 	if a == b {
 		return true
 	}
-	if abbrevOf(a, sb) || abbrevOf(b, sa) {
+	if slices.Contains(aa, sb) || slices.Contains(ab, sa) {
 		return true
 	}
 	if len(a) < 3 || len(b) < 3 {
@@ -328,17 +340,6 @@ func stemsMatch(a, sa, b, sb string) bool {
 		sa, sb = sb, sa
 	}
 	return len(sa) >= 4 && strings.HasPrefix(sb, sa)
-}
-
-// abbrevOf reports whether short is a common abbreviation of the word
-// whose stem is long.
-func abbrevOf(short, long string) bool {
-	for _, l := range abbreviationStems[short] {
-		if l == long {
-			return true
-		}
-	}
-	return false
 }
 
 // abbreviationStems holds the stems of abbreviations' long forms.

@@ -165,3 +165,31 @@ func TestEditDistance(t *testing.T) {
 		t.Errorf("short names are not corrected: %q", got)
 	}
 }
+
+// The path channel matches every file word against every query word with
+// the abbreviations looked up beforehand (pathMatcher.mask); it must agree
+// with wordsMatch on every pair, abbreviations both ways included.
+func TestPathMatcherAgreesWithWordsMatch(t *testing.T) {
+	words := []string{"configuration", "config", "cfg", "ctx", "context", "impls", "implementation",
+		"routes", "router", "ab", "abc", "form", "format", "fmt", "res", "response", "request", "db", "database"}
+	for k, longs := range abbreviations {
+		words = append(words, k)
+		words = append(words, longs...)
+	}
+	for start := 0; start < len(words); start += maxPathWords {
+		query := words[start:min(start+maxPathWords, len(words))]
+		vocab := &pathVocab{ids: map[string]int32{}}
+		for _, w := range words {
+			vocab.id(w)
+		}
+		m := newPathMatcher(query, vocab, 0.5, 1)
+		for id, x := range vocab.words {
+			mask := m.mask(int32(id))
+			for i, w := range query {
+				if got, want := mask&(1<<i) != 0, wordsMatch(w, x); got != want {
+					t.Errorf("query word %q, file word %q: path matcher says %v, wordsMatch %v", w, x, got, want)
+				}
+			}
+		}
+	}
+}
