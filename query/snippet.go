@@ -86,12 +86,26 @@ func bestWindow(text string, stems []string, n int) string {
 	if len(lines) <= n {
 		return trimLines(lines)
 	}
+	// The text is lower-cased once, not line by line (lowering never adds
+	// or removes a newline), and a line is searched only for the words
+	// the chunk holds at all: of a long query's words, a few.
+	lowerText := strings.ToLower(strings.TrimRight(text, "\n"))
+	var present []string
+	for _, s := range stems {
+		if strings.Contains(lowerText, s) {
+			present = append(present, s)
+		}
+	}
 	hits := make([]int, len(lines))
-	for i, l := range lines {
-		ll := strings.ToLower(l)
-		for _, s := range stems {
-			if strings.Contains(ll, s) {
-				hits[i]++
+	if len(present) > 0 {
+		for i, ll := range strings.Split(lowerText, "\n") {
+			if i >= len(lines) {
+				break
+			}
+			for _, s := range present {
+				if strings.Contains(ll, s) {
+					hits[i]++
+				}
 			}
 		}
 	}
