@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"math"
 	"sort"
 	"sync"
 
@@ -23,6 +24,11 @@ import (
 // so the smallest share of any score) are dropped too, keeping two. On
 // the benchmark a budget of 600 chunks cost 0.001 NDCG@10 and cut the
 // slowest queries' time by a third.
+//
+// The symbols channel (doc comments) reuses the chunk counts with a
+// larger budget (Tuning.SymbolBudget, see rarest): its column filter makes
+// FTS5 read a term's postings in every column to find the doc's, so a
+// common word costs it more than its weight in the docs is worth.
 
 // dfCache holds the document counts of FTS terms per table, each table's
 // counts keyed on a fingerprint of its content table (see chunksFTS).
@@ -104,13 +110,16 @@ func (c *dfCache) counts(ctx context.Context, p *Planner, t tables.FTSTable, key
 // lossless for bm25; lower values trade a little ranking for speed. When
 // budget > 0, the most common terms are also dropped while the kept
 // terms' row counts sum to more than budget, keeping at least two.
-func (p *Planner) pruneTerms(ctx context.Context, t tables.FTSTable, key string, terms []string, share float64, budget int) ([]string, []string, error) {
+//
+// It also returns the terms' counts (nil when it counted none), for
+// rarest.
+func (p *Planner) pruneTerms(ctx context.Context, t tables.FTSTable, key string, terms []string, share float64, budget int) ([]string, []string, []int, error) {
 	if share <= 0 || share >= 1 || len(terms) < 2 {
-		return terms, nil, nil
+		return terms, nil, nil, nil
 	}
 	n, df, err := p.df.counts(ctx, p, t, key, terms)
 	if err != nil || n == 0 {
-		return terms, nil, err
+		return terms, nil, nil, err
 	}
 	idx := make([]int, len(terms))
 	for i := range idx {
@@ -136,5 +145,44 @@ func (p *Planner) pruneTerms(ctx context.Context, t tables.FTSTable, key string,
 	if len(kept) == 0 {
 		kept = []string{terms[idx[0]]}
 	}
-	return kept, dropped, nil
+	return kept, dropped, df, nil
+}
+
+// rarest returns the rarest of terms by their counts df (terms[i] is
+// found in df[i] rows; nil: not counted, terms as they are), in query
+// order: at most n of them (n <= 0: no bound), and, past the first two,
+// only while their counts sum to at most budget (budget <= 0: no bound).
+// Terms found nowhere come last: they cost nothing but would take the
+// place of a term that scores.
+func rarest(terms []string, df []int, n, budget int) []string {
+	if n <= 0 && budget <= 0 || len(df) != len(terms) || len(terms) < 2 {
+		return terms
+	}
+	idx := make([]int, len(terms))
+	for i := range idx {
+		idx[i] = i
+	}
+	rank := func(i int) int {
+		if df[i] == 0 {
+			return math.MaxInt
+		}
+		return df[i]
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return rank(idx[a]) < rank(idx[b]) })
+	keep := make([]bool, len(terms))
+	sum := 0
+	for k, i := range idx {
+		sum += df[i]
+		if n > 0 && k >= n || k > 1 && budget > 0 && sum > budget {
+			break
+		}
+		keep[i] = true
+	}
+	var out []string
+	for i, t := range terms {
+		if keep[i] {
+			out = append(out, t)
+		}
+	}
+	return out
 }

@@ -73,8 +73,7 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 
 	if concept {
 		if terms := ftsTerms(t.words, p.tune.Prefix, p.tune.PrefixAll); len(terms) > 0 {
-			expr := orExpr(terms)
-			kept, dropped, err := p.pruneTerms(ctx, chunksFTS, "", terms, p.tune.PruneShare, p.tune.PruneBudget)
+			kept, dropped, df, err := p.pruneTerms(ctx, chunksFTS, "", terms, p.tune.PruneShare, p.tune.PruneBudget)
 			if err != nil {
 				return err
 			}
@@ -89,9 +88,13 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 			if err != nil {
 				return err
 			}
-			symExpr := expr
+			// The symbols channel searches the rarest terms by their chunk
+			// counts, within Tuning.SymbolBudget: a long text's common
+			// words cost it the most (their postings in every column are
+			// read to find the doc's) and weigh the least.
+			symExpr := orExpr(rarest(terms, df, p.tune.SymbolTerms, p.tune.SymbolBudget))
 			if p.tune.SymbolColumns != "" {
-				symExpr = "{" + p.tune.SymbolColumns + "} : (" + expr + ")"
+				symExpr = "{" + p.tune.SymbolColumns + "} : (" + symExpr + ")"
 			}
 			// Doc comments are searched for prose only: for a bare name
 			// the definitions channel finds its definitions (docs that
@@ -104,7 +107,7 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 					return err
 				}
 			}
-			keptFiles, _, err := p.pruneTerms(ctx, filesFTS, filesKey, terms, p.tune.PruneShare, p.tune.PruneBudget)
+			keptFiles, _, _, err := p.pruneTerms(ctx, filesFTS, filesKey, terms, p.tune.PruneShare, p.tune.PruneBudget)
 			if err != nil {
 				return err
 			}

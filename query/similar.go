@@ -147,7 +147,7 @@ func (p *Planner) similar(ctx context.Context, req Request, text string, resp *R
 // identifiers. It returns the best bm25.
 func (p *Planner) similarTokens(ctx context.Context, words []string, idents map[string]bool, sc *scoped, pool unitPool, found func(u *unit, bm25, jacc float64)) (float64, error) {
 	terms := ftsTerms(words, false, false)
-	kept, _, err := p.pruneTerms(ctx, chunksFTS, "", terms, p.tune.PruneShare, p.tune.PruneBudget)
+	kept, _, _, err := p.pruneTerms(ctx, chunksFTS, "", terms, p.tune.PruneShare, p.tune.PruneBudget)
 	if err != nil {
 		return 0, err
 	}
