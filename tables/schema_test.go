@@ -250,20 +250,9 @@ func TestTrigramSetting(t *testing.T) {
 func TestOpenVersion2NeedsRebuild(t *testing.T) {
 	ctx := context.Background()
 	for _, v := range []int{2, 3, 4} {
-		gz, err := os.ReadFile(filepath.Join("testdata", fmt.Sprintf("v%d.index.db.gz", v)))
+		path := oldIndex(t, v)
+		raw, err := os.ReadFile(path)
 		if err != nil {
-			t.Fatal(err)
-		}
-		zr, err := gzip.NewReader(bytes.NewReader(gz))
-		if err != nil {
-			t.Fatal(err)
-		}
-		raw, err := io.ReadAll(zr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(t.TempDir(), "index.db")
-		if err := os.WriteFile(path, raw, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		for _, opts := range []OpenOptions{{ReadOnly: true}, {}} {
@@ -299,22 +288,7 @@ func TestOpenVersion2NeedsRebuild(t *testing.T) {
 // built from the stored text, and exact search finds the same files.
 func TestOpenMigratesVersion5(t *testing.T) {
 	ctx := context.Background()
-	gz, err := os.ReadFile(filepath.Join("testdata", "v5.index.db.gz"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(gz))
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := io.ReadAll(zr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "index.db")
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := oldIndex(t, 5)
 	if _, err := Open(ctx, path, OpenOptions{ReadOnly: true}); !errors.Is(err, ErrMigrationNeeded) {
 		t.Fatalf("read-only Open of a version 5 index: %v, want ErrMigrationNeeded", err)
 	}
@@ -341,4 +315,28 @@ func TestOpenMigratesVersion5(t *testing.T) {
 	if err := db.ChunksContaining(ctx, "FUNC (L *LIMITER) ALLOW", scope.Scope{}, func(*ChunkText) bool { hits++; return true }); err != nil || hits == 0 {
 		t.Errorf("exact search after migration: %d chunks, %v", hits, err)
 	}
+}
+
+// oldIndex writes testdata/v<version>.index.db.gz, an index written by the
+// viberag of that schema version, unpacked into a temporary directory, and
+// returns its path.
+func oldIndex(t *testing.T, version int) string {
+	t.Helper()
+	gz, err := os.ReadFile(filepath.Join("testdata", fmt.Sprintf("v%d.index.db.gz", version)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "index.db")
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
