@@ -124,11 +124,6 @@ type chunkFTSRow struct {
 
 type kindQual struct{ kind, qualname string }
 
-type identKey struct {
-	name string
-	line int
-}
-
 // maxSplitCache bounds the per-batch SplitIdentifier cache.
 const maxSplitCache = 1 << 16
 

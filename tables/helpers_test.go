@@ -348,6 +348,13 @@ func synthFile(path string, gen, nFuncs int) *extract.File {
 	return f
 }
 
+// identKey is an identifier use's name and line: the writer keeps one
+// use per pair.
+type identKey struct {
+	name string
+	line int
+}
+
 // rowCount is the number of rows a Write of f adds (file, symbols,
 // chunks, refs after the identifier deduplication, string literals left
 // out).

@@ -19,8 +19,9 @@ type refKey struct{ kind, name, target string }
 type refUse struct{ line, encl int }
 
 type refGroup struct {
-	key  refKey
-	uses []refUse
+	key     refKey
+	uses    []refUse
+	maxLine int // the greatest line in uses
 }
 
 // refGroups collects a file's references per key, in the order keys first
@@ -43,8 +44,18 @@ func (g *refGroups) reset() {
 	g.order = g.order[:0]
 }
 
-func (g *refGroups) add(k refKey, line, encl int) {
+// add adds a use of k. With onePerLine (identifiers), a use on a line
+// the group already has is dropped: the first one stays.
+func (g *refGroups) add(k refKey, line, encl int, onePerLine bool) {
 	i, ok := g.byKey[k]
+	if ok && onePerLine && line <= g.order[i].maxLine {
+		// Uses come mostly in line order, so this scan is rare.
+		for _, u := range g.order[i].uses {
+			if u.line == line {
+				return
+			}
+		}
+	}
 	if !ok {
 		var grp *refGroup
 		if n := len(g.pool); n > 0 {
@@ -53,11 +64,14 @@ func (g *refGroups) add(k refKey, line, encl int) {
 			grp = &refGroup{}
 		}
 		grp.key = k
+		grp.maxLine = line
 		i = len(g.order)
 		g.byKey[k] = i
 		g.order = append(g.order, grp)
 	}
-	g.order[i].uses = append(g.order[i].uses, refUse{line, encl})
+	grp := g.order[i]
+	grp.uses = append(grp.uses, refUse{line, encl})
+	grp.maxLine = max(grp.maxLine, line)
 }
 
 // packUses encodes uses in line order (stable: uses on one line keep

@@ -189,7 +189,14 @@ func (bw *batchWriter) insertRefs(fileID int64, f *extract.File) error {
 // identParts returns the space-joined, deduplicated SplitIdentifier words
 // of name and idents: the ident_parts column of symbols_fts and chunks_fts.
 func (bw *rowBuilder) identParts(name string, idents []string) string {
-	clear(bw.seen)
+	bw.gen++
+	if bw.gen == 0 { // wrapped: no stamp may match a live call
+		clear(bw.wordGen)
+		for _, e := range bw.splits {
+			e.gen = 0
+		}
+		bw.gen = 1
+	}
 	bw.words = bw.words[:0]
 	if name != "" {
 		bw.addWords(name)
@@ -200,25 +207,53 @@ func (bw *rowBuilder) identParts(name string, idents []string) string {
 	return string(bw.words)
 }
 
+// addWords appends the words of ident not yet in bw.words. Words are
+// interned per batch, so that telling a word already added is a slice
+// index (bw.wordGen) rather than a string hash, and an identifier seen
+// before in the same call adds nothing.
 func (bw *rowBuilder) addWords(ident string) {
-	parts, ok := bw.splits[ident]
+	e, ok := bw.splits[ident]
 	if !ok {
 		if len(bw.splits) >= maxSplitCache {
 			clear(bw.splits)
+			clear(bw.wordID)
+			bw.wordText, bw.wordGen = bw.wordText[:0], bw.wordGen[:0]
 		}
-		parts = extract.SplitIdentifier(ident)
-		bw.splits[ident] = parts
+		parts := extract.SplitIdentifier(ident)
+		e = &splitEntry{words: make([]int32, len(parts))}
+		for i, w := range parts {
+			id, ok := bw.wordID[w]
+			if !ok {
+				id = int32(len(bw.wordText))
+				bw.wordID[w] = id
+				bw.wordText = append(bw.wordText, w)
+				bw.wordGen = append(bw.wordGen, 0)
+			}
+			e.words[i] = id
+		}
+		bw.splits[ident] = e
 	}
-	for _, w := range parts {
-		if _, dup := bw.seen[w]; dup {
+	if e.gen == bw.gen {
+		return // its words are in already
+	}
+	e.gen = bw.gen
+	for _, id := range e.words {
+		if bw.wordGen[id] == bw.gen {
 			continue
 		}
-		bw.seen[w] = struct{}{}
+		bw.wordGen[id] = bw.gen
 		if len(bw.words) > 0 {
 			bw.words = append(bw.words, ' ')
 		}
-		bw.words = append(bw.words, w...)
+		bw.words = append(bw.words, bw.wordText[id]...)
 	}
+}
+
+// splitEntry is an identifier's SplitIdentifier words as interned ids,
+// and the identParts call that last added them.
+type splitEntry struct {
+	words []int32
+	gen   uint32
 }
 
 // rowBuilder is the scratch space that derives rows from facts (sids,
@@ -226,15 +261,20 @@ func (bw *rowBuilder) addWords(ident string) {
 // writer embeds it and FactBuilder exposes it, so both engines store the
 // same rows.
 type rowBuilder struct {
-	sb     strings.Builder
-	words  []byte
-	seen   map[string]struct{}
-	splits map[string][]string // SplitIdentifier results, per batch
-	sids   []string
-	occ    map[kindQual]int
-	idents map[identKey]struct{}
-	refs   refGroups
-	encl   []int
+	sb    strings.Builder
+	words []byte
+	// SplitIdentifier results per identifier, their words interned
+	// (wordID, wordText), and per word the identParts call (gen) that
+	// last added it: the per-batch cache of identParts.
+	splits   map[string]*splitEntry
+	wordID   map[string]int32
+	wordText []string
+	wordGen  []uint32
+	gen      uint32
+	sids     []string
+	occ      map[kindQual]int
+	refs     refGroups
+	encl     []int
 }
 
 // groupRefs aggregates f's references per (kind, name, target), each use
@@ -243,28 +283,19 @@ type rowBuilder struct {
 // call.
 func (rb *rowBuilder) groupRefs(f *extract.File) *refGroups {
 	rb.encl = enclosing(f, rb.encl)
-	clear(rb.idents)
 	g := &rb.refs
 	g.reset()
 	for i := range f.Refs {
 		r := &f.Refs[i]
-		if r.Kind == extract.RefIdent {
-			k := identKey{r.Name, r.StartLine}
-			if _, dup := rb.idents[k]; dup {
-				continue
-			}
-			rb.idents[k] = struct{}{}
-		}
-		g.add(refKey{r.Kind, r.Name, r.Target}, r.StartLine, rb.encl[i]+1)
+		g.add(refKey{r.Kind, r.Name, r.Target}, r.StartLine, rb.encl[i]+1, r.Kind == extract.RefIdent)
 	}
 	return g
 }
 
 func newRowBuilder() rowBuilder {
 	return rowBuilder{
-		seen:   make(map[string]struct{}),
-		splits: make(map[string][]string),
+		splits: make(map[string]*splitEntry),
+		wordID: make(map[string]int32),
 		occ:    make(map[kindQual]int),
-		idents: make(map[identKey]struct{}),
 	}
 }
