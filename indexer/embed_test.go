@@ -20,10 +20,7 @@ import (
 func testModel(t *testing.T, seed uint64) embed.Provider {
 	t.Helper()
 	dir := t.TempDir()
-	if err := embedtest.Write(dir, embedtest.Model{Rows: 97, Dim: 16, Seed: seed}); err != nil {
-		t.Fatal(err)
-	}
-	m, err := embed.LoadModel2Vec(dir, embed.Model2VecOptions{})
+	m, err := embedtest.Load(dir, embedtest.Model{Rows: 97, Dim: 16, Seed: seed})
 	if err != nil {
 		t.Fatal(err)
 	}

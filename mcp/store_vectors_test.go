@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/embed/embedtest"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/tables/postgres"
@@ -19,10 +18,7 @@ import (
 func TestStoreVectors(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	if err := embedtest.Write(dir, embedtest.Model{Rows: 4096, Dim: 32, Seed: 3}); err != nil {
-		t.Fatal(err)
-	}
-	m, err := embed.LoadModel2Vec(dir, embed.Model2VecOptions{})
+	m, err := embedtest.Load(dir, embedtest.Model{Rows: 4096, Dim: 32, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

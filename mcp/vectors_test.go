@@ -14,10 +14,7 @@ import (
 // vectors are off.
 func TestSearchWithVectors(t *testing.T) {
 	dir := t.TempDir()
-	if err := embedtest.Write(dir, embedtest.Model{Rows: 4096, Dim: 32, Seed: 3}); err != nil {
-		t.Fatal(err)
-	}
-	m, err := embed.LoadModel2Vec(dir, embed.Model2VecOptions{})
+	m, err := embedtest.Load(dir, embedtest.Model{Rows: 4096, Dim: 32, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,10 +75,7 @@ func TestSearchWithVectors(t *testing.T) {
 // when it gets one, without a restart, and embeds the index.
 func TestSetEmbedderWhileServing(t *testing.T) {
 	dir := t.TempDir()
-	if err := embedtest.Write(dir, embedtest.Model{Rows: 4096, Dim: 32, Seed: 4}); err != nil {
-		t.Fatal(err)
-	}
-	m, err := embed.LoadModel2Vec(dir, embed.Model2VecOptions{})
+	m, err := embedtest.Load(dir, embedtest.Model{Rows: 4096, Dim: 32, Seed: 4})
 	if err != nil {
 		t.Fatal(err)
 	}

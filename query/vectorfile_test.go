@@ -46,10 +46,7 @@ func bigVectorIndex(t *testing.T) (embed.Provider, string, string) {
 	t.Helper()
 	dir := t.TempDir()
 	modelDir := filepath.Join(dir, "model")
-	if err := embedtest.Write(modelDir, embedtest.Model{Rows: 4096, Dim: 48, Seed: 3}); err != nil {
-		t.Fatal(err)
-	}
-	m, err := embed.LoadModel2Vec(modelDir, embed.Model2VecOptions{})
+	m, err := embedtest.Load(modelDir, embedtest.Model{Rows: 4096, Dim: 48, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

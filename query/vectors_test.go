@@ -31,10 +31,7 @@ func vectorIndex(t *testing.T) (embed.Provider, string, string) {
 	t.Helper()
 	dir := t.TempDir()
 	modelDir := filepath.Join(dir, "model")
-	if err := embedtest.Write(modelDir, embedtest.Model{Rows: 4096, Dim: 32, Seed: 7}); err != nil {
-		t.Fatal(err)
-	}
-	m, err := embed.LoadModel2Vec(modelDir, embed.Model2VecOptions{})
+	m, err := embedtest.Load(modelDir, embedtest.Model{Rows: 4096, Dim: 32, Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -142,3 +142,12 @@ func safetensors(ts []tensor) ([]byte, error) {
 	}
 	return out.Bytes(), nil
 }
+
+// Load writes m into dir, as Write does, and loads it as viberag's
+// Model2Vec provider would.
+func Load(dir string, m Model) (*embed.Model2Vec, error) {
+	if err := Write(dir, m); err != nil {
+		return nil, err
+	}
+	return embed.LoadModel2Vec(dir, embed.Model2VecOptions{})
+}

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/embed/embedtest"
 )
 
@@ -21,10 +20,7 @@ func TestWriteLoads(t *testing.T) {
 	for name, tok := range map[string]string{"generated": gen, "default": ""} {
 		t.Run(name, func(t *testing.T) {
 			dir := t.TempDir()
-			if err := embedtest.Write(dir, embedtest.Model{Rows: 50, Dim: 8, Seed: 1, Tokenizer: tok}); err != nil {
-				t.Fatal(err)
-			}
-			m, err := embed.LoadModel2Vec(dir, embed.Model2VecOptions{})
+			m, err := embedtest.Load(dir, embedtest.Model{Rows: 50, Dim: 8, Seed: 1, Tokenizer: tok})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/embed/embedtest"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/query"
@@ -21,10 +20,7 @@ import (
 func TestVectorsParity(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	if err := embedtest.Write(dir, embedtest.Model{Rows: 4096, Dim: 32, Seed: 5}); err != nil {
-		t.Fatal(err)
-	}
-	m, err := embed.LoadModel2Vec(dir, embed.Model2VecOptions{})
+	m, err := embedtest.Load(dir, embedtest.Model{Rows: 4096, Dim: 32, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
