@@ -100,14 +100,7 @@ func (db *DB) RefsNamed(ctx context.Context, name string, s scope.Scope) ([]RefR
 	}
 
 	// The symbols of the files found, by ordinal.
-	var ids []int64
-	seen := map[int64]bool{}
-	for _, g := range groups {
-		if !seen[g.FileID] {
-			seen[g.FileID] = true
-			ids = append(ids, g.FileID)
-		}
-	}
+	ids := RefGroupFiles(groups)
 	sw := filterOn(flt, scope.Symbols, "s")
 	syms := map[int64][]RefSymbol{}
 	rows, err := db.query(ctx, fmt.Sprintf(refSymbolsSQL, sw.sql), append(sw.args, jsonIDs(ids))...)
@@ -139,6 +132,20 @@ type RefGroup struct {
 	N                        int
 	Uses                     []byte
 	ByTarget                 bool
+}
+
+// RefGroupFiles returns the files of groups, each once, in the order
+// they first appear: the files whose symbols UnpackRefs needs.
+func RefGroupFiles(groups []RefGroup) []int64 {
+	var ids []int64
+	seen := map[int64]bool{}
+	for _, g := range groups {
+		if !seen[g.FileID] {
+			seen[g.FileID] = true
+			ids = append(ids, g.FileID)
+		}
+	}
+	return ids
 }
 
 // RefSymbol is a symbol of a file holding references, listed in the

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 )
 
@@ -174,22 +175,13 @@ func decodePosting(dst []uint32, p []byte) ([]uint32, error) {
 		}
 		for i, b := range p[1+k:] {
 			for ; b != 0; b &= b - 1 {
-				dst = append(dst, uint32(first)+uint32(i*8+bitIndex(b)))
+				dst = append(dst, uint32(first)+uint32(i*8+bits.TrailingZeros8(b)))
 			}
 		}
 	default:
 		return nil, fmt.Errorf("%w: %w: encoding %d", ErrDamaged, errPosting, p[0])
 	}
 	return dst, nil
-}
-
-func bitIndex(b byte) int {
-	n := 0
-	for b&1 == 0 {
-		b >>= 1
-		n++
-	}
-	return n
 }
 
 // A block is uvarint(n), then per trigram uvarint(trigram − previous

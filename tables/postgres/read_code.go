@@ -200,14 +200,7 @@ WHERE r.repo_id = $1 AND r.kind = 'import' AND left(r.target, 200) = left(` + ex
 	if err != nil || len(groups) == 0 {
 		return nil, err
 	}
-	var ids []int64
-	seen := map[int64]bool{}
-	for _, g := range groups {
-		if !seen[g.FileID] {
-			seen[g.FileID] = true
-			ids = append(ids, g.FileID)
-		}
-	}
+	ids := tables.RefGroupFiles(groups)
 	sa := r.args()
 	sq := `SELECT s.file_id, s.name, s.qualname, s.start_line, ` + filter(flt, scope.Symbols, "s", sa) + `
 FROM symbols s WHERE s.repo_id = $1 AND s.file_id = ANY(` + sa.add(ids) + `) ORDER BY s.file_id, s.ord`
