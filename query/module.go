@@ -113,7 +113,7 @@ func moduleChannel(weight float64, sources string, top int, chans []*channel, fi
 				break
 			}
 			f := files[u.fileID]
-			if f == nil || (!moduleEntry(path.Base(f.path)) && len(dirs.modulesOf(f)) == 0) {
+			if f == nil || len(dirs.modulesOf(f)) == 0 { // not a module entry
 				continue
 			}
 			if s := c.weight * c.scores[i] / maxScore; s > best[u.fileID] {
