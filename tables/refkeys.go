@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -32,7 +33,7 @@ func decodePostings(dst []int64, b []byte) ([]int64, error) {
 	prev := int64(0)
 	for len(b) > 0 {
 		d, k := binary.Uvarint(b)
-		if k <= 0 || (d == 0 && prev != 0) {
+		if k <= 0 || (d == 0 && prev != 0) || d > uint64(math.MaxInt64-prev) {
 			return dst, errBadPostings
 		}
 		prev += int64(d)
