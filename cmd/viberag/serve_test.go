@@ -86,7 +86,9 @@ func TestServeStoreEndToEnd(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	a, b := bearerSession(ctx, t, base, tokA), bearerSession(ctx, t, base, tokB)
-	call := func(cs *sdk.ClientSession, name string, args map[string]any) map[string]any { return callTool(ctx, t, cs, name, args) }
+	call := func(cs *sdk.ClientSession, name string, args map[string]any) map[string]any {
+		return callTool(ctx, t, cs, name, args)
+	}
 	fails := func(cs *sdk.ClientSession, name string, args map[string]any) string {
 		t.Helper()
 		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})

@@ -316,9 +316,9 @@ func TestEvalStoreVectors(t *testing.T) {
 	var res struct {
 		Vectors string
 		Repos   []struct {
-			NDCG10   float64
-			Queries  int
-			Store    *storeResult
+			NDCG10  float64
+			Queries int
+			Store   *storeResult
 		}
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || len(res.Repos) != 1 || res.Repos[0].Store == nil {
