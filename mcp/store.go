@@ -275,10 +275,16 @@ func (e *storeEngine) note(m []fanout.Missing) {
 }
 
 func (e *storeEngine) Search(ctx context.Context, req query.Request) (*query.Response, error) {
+	start := time.Now()
 	resp, missing, err := e.fan.Search(ctx, e.repos, req)
 	e.note(missing)
-	if resp != nil && len(missing) > 0 {
-		resp.Notes = append([]string{partialNote(missing)}, resp.Notes...)
+	if resp != nil {
+		// The whole search, every repository's part and the merge, as a
+		// local planner reports its own.
+		resp.TookMS = float64(time.Since(start).Microseconds()) / 1000
+		if len(missing) > 0 {
+			resp.Notes = append([]string{partialNote(missing)}, resp.Notes...)
+		}
 	}
 	return resp, err
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -126,8 +127,12 @@ func TestServeStoreEndToEnd(t *testing.T) {
 	if seen, _ := hitRepos(call(b, "codebase_search", ret)); seen["other/rust"] == 0 {
 		t.Fatalf("token B finds no \"return\" in other/rust: %v", seen)
 	}
-	if seen, _ := hitRepos(call(a, "codebase_search", ret)); len(seen) != 2 || seen["acme/go"] == 0 || seen["acme/python"] == 0 {
+	aRet := call(a, "codebase_search", ret)
+	if seen, _ := hitRepos(aRet); len(seen) != 2 || seen["acme/go"] == 0 || seen["acme/python"] == 0 {
 		t.Errorf("token A's hits come from %v; want acme/go and acme/python only", seen)
+	}
+	if ms, _ := aRet["took_ms"].(float64); ms <= 0 {
+		t.Errorf("a search across two repositories took_ms %v; want the time it took", aRet["took_ms"])
 	}
 	for _, repo := range []any{"other/rust", "other/*", []string{"other/rust", "ghost/*"}} {
 		if seen, _ := hitRepos(call(a, "codebase_search", map[string]any{"query": "return", "intent": "exact_text", "scope": map[string]any{"repo": repo}})); len(seen) != 0 {
@@ -163,6 +168,38 @@ func TestServeStoreEndToEnd(t *testing.T) {
 		t.Errorf("symbol_name Backoff with token A names B's repository: %s", msg)
 	}
 
+	// Text under three characters has no trigram: a bounded scan, and the
+	// answer says so.
+	short := call(a, "codebase_search", map[string]any{"query": "if", "intent": "exact_text"})
+	if seen, _ := hitRepos(short); len(seen) == 0 || !strings.Contains(fmt.Sprint(short["notes"]), "trigram") {
+		t.Errorf("exact text \"if\" with token A: hits from %v, notes %v; want hits and a note on the bounded scan", seen, short["notes"])
+	}
+
+	// store move: acme/go changes shard and reads the same.
+	before := call(a, "codebase_search", map[string]any{"query": "Limiter", "intent": "definition", "scope": map[string]any{"repo": "acme/go"}})
+	if err := json.Unmarshal([]byte(run("store", "ls", "--store", cat.URL, "--json")), &ls); err != nil {
+		t.Fatal(err)
+	}
+	to := "shard1"
+	for _, r := range ls.Repos {
+		if r.Name == "acme/go" && r.Shard == "shard1" {
+			to = "shard2"
+		}
+	}
+	run("store", "move", "--store", cat.URL, "acme/go", to)
+	if err := json.Unmarshal([]byte(run("store", "ls", "--store", cat.URL, "--json")), &ls); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range ls.Repos {
+		if r.Name == "acme/go" && r.Shard != to {
+			t.Errorf("store move acme/go %s: store ls says %s", to, r.Shard)
+		}
+	}
+	after := call(a, "codebase_search", map[string]any{"query": "Limiter", "intent": "definition", "scope": map[string]any{"repo": "acme/go"}})
+	if _, bh := hitRepos(before); len(bh) == 0 || fmt.Sprint(bh) != fmt.Sprint(hitsOf(after)) {
+		t.Errorf("acme/go moved to %s answers\n  %v\nwhere before it answered\n  %v", to, hitsOf(after), bh)
+	}
+
 	// A changed file, pushed, is found with token A.
 	f := filepath.Join(trees["acme/go"], "ratelimit", "limiter.go")
 	body, err := os.ReadFile(f)
@@ -185,6 +222,12 @@ func TestServeStoreEndToEnd(t *testing.T) {
 			t.Fatal("the pushed ViberagProbe is not found with token A")
 		}
 	}
+}
+
+// hitsOf is a search answer's hits without their timings.
+func hitsOf(out map[string]any) []any {
+	hits, _ := out["hits"].([]any)
+	return hits
 }
 
 // startServe runs `viberag args...` (a serve command listening on port 0)
