@@ -48,7 +48,7 @@ type evalCmd struct {
 	Breakdown bool   `help:"Also print Hit@1/5/10 and NDCG@10 per category and per language."`
 	Ranker    string `default:"viberag" enum:"viberag,bm25-files" help:"viberag, or bm25-files: a plain baseline that ranks whole files by SQLite FTS5 bm25 over their content (no index)."`
 	// Ranking parity between the engines (issue 19).
-	Store string `name:"store" help:"Also push each repository (as bench/NAME) to this shared PostgreSQL store and run every query through it: NDCG@10 through the store, and the mean top-10 overlap with the local index." env:"VIBERAG_EVAL_STORE"`
+	Store string `name:"store" help:"Also push each repository (as bench/NAME, with its local index's vectors) to this shared PostgreSQL store and run every query through it with the same model: NDCG@10 through the store, and the mean top-10 overlap with the local index." env:"VIBERAG_EVAL_STORE"`
 }
 
 // evalResult is what eval --json prints.
