@@ -275,10 +275,16 @@ func (e *storeEngine) note(m []fanout.Missing) {
 }
 
 func (e *storeEngine) Search(ctx context.Context, req query.Request) (*query.Response, error) {
+	start := time.Now()
 	resp, missing, err := e.fan.Search(ctx, e.repos, req)
 	e.note(missing)
-	if resp != nil && len(missing) > 0 {
-		resp.Notes = append([]string{partialNote(missing)}, resp.Notes...)
+	if resp != nil {
+		// The whole search, every repository's part and the merge, as a
+		// local planner reports its own.
+		resp.TookMS = float64(time.Since(start).Microseconds()) / 1000
+		if len(missing) > 0 {
+			resp.Notes = append([]string{partialNote(missing)}, resp.Notes...)
+		}
 	}
 	return resp, err
 }
@@ -325,8 +331,11 @@ func (e *storeEngine) finish(fr *Freshness) StoreOut {
 // and find_references over the repositories of st matching patterns
 // (names or globs; none: all), for `viberag search|symbol|refs --store`:
 // the caller holds the store's URL, so it reads every repository.
-func StoreAnswers(st *postgres.Store, patterns []string) func(ctx context.Context) (*Answers, error) {
-	fan := fanout.New(st, fanout.Options{Present: PresentAction})
+// Queries are embedded with emb for the repositories pushed with vectors
+// of its model, as NewStoreServer's are; without one, off says why
+// searches are lexical.
+func StoreAnswers(st *postgres.Store, patterns []string, emb embed.Provider, off string) func(ctx context.Context) (*Answers, error) {
+	fan := fanout.New(st, fanout.Options{Present: PresentAction, Embedder: emb, VectorsOff: off})
 	return func(ctx context.Context) (*Answers, error) {
 		repos, err := fan.Repos(ctx, postgres.All, patterns)
 		if err != nil {

@@ -330,6 +330,36 @@ func TestStorePartial(t *testing.T) {
 	if resp.StatusCode != http.StatusServiceUnavailable || h.Shards["shard2"] != "unreachable" || h.Shards["shard1"] != "ok" {
 		t.Errorf("health with shard2 down: %d %+v", resp.StatusCode, h)
 	}
+
+	// shard2 back on its port: the same server reconnects and answers
+	// whole again, without a restart of its own.
+	if err := f.shards[1].Restart(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		callOK(t, a, "codebase_search", map[string]any{"query": "Dial"}, &hits)
+		if !hits.Partial && len(hits.Missing) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("shard2 restarted a minute ago: still partial, missing %v", hits.Missing)
+		}
+	}
+	seen := map[string]bool{}
+	for _, h := range hits.Hits {
+		seen[h.Repo] = true
+	}
+	if !seen["acme/crypto"] || !seen["acme/net"] {
+		t.Errorf("shard2 back: hits from %v; want acme/net and acme/crypto", seen)
+	}
+	callOK(t, a, "get_symbol_details", map[string]any{"symbol_id": crypto.Hits[0].ID}, &struct{}{})
+	if resp, err = http.Get(f.base + HealthPath); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("health with shard2 back: %d", resp.StatusCode)
+	}
 }
 
 // TestStoreNoAuthLoopbackOnly: serving without tokens is for loopback.

@@ -68,6 +68,36 @@ func (f embedFlags) provider(ctx context.Context, meta map[string]string, quiet 
 	return p, cfg, off, err
 }
 
+// queryEmbedFlags choose the model that embeds the queries of a shared
+// store's searches (serve --store, search --store): repositories pushed
+// with vectors of that model search with them, the others lexically. The
+// model is never downloaded here: the index runs that pushed the vectors
+// had it.
+type queryEmbedFlags struct {
+	Embed       string `name:"embed" default:"auto" enum:"auto,model2vec,static,openai,off" help:"Shared store: the model that embeds queries, for the repositories pushed with its vectors: auto (the built-in model2vec model when it is on disk), model2vec, static, openai, off. Never downloaded: without it searches are lexical."`
+	ModelDir    string `name:"model-dir" type:"path" help:"Shared store: local Model2Vec model directory of the query model (VIBERAG_MODEL_DIR does the same); with --embed static, the directory holding static.bin."`
+	EmbedURL    string `name:"embed-url" help:"Shared store, openai provider: API base with version."`
+	EmbedModel  string `name:"embed-model" help:"Shared store, openai provider: model name."`
+	EmbedKeyEnv string `name:"embed-key-env" help:"Shared store, openai provider: environment variable holding the API key."`
+	EmbedDims   int    `name:"embed-dimensions" help:"Shared store, openai provider: vector dimension to request."`
+}
+
+// given reports whether a flag was given.
+func (f queryEmbedFlags) given() bool {
+	return f != queryEmbedFlags{Embed: embed.Auto} && f != queryEmbedFlags{}
+}
+
+// queries opens the provider the flags choose without network for the
+// model (embed.OpenForQueries): nil and why when there is none.
+func (f queryEmbedFlags) queries(ctx context.Context) (embed.Provider, string) {
+	cfg, err := embed.Choice{Provider: f.Embed, ModelDir: f.ModelDir, BaseURL: f.EmbedURL, Model: f.EmbedModel,
+		APIKeyEnv: f.EmbedKeyEnv, Dimensions: f.EmbedDims}.Resolve(embed.Config{}, false)
+	if err != nil {
+		return nil, err.Error()
+	}
+	return embed.OpenForQueries(ctx, cfg)
+}
+
 // existingMeta reads the meta table of root's index, nil when there is
 // none yet.
 func existingMeta(ctx context.Context, root, dataDir string) (map[string]string, error) {

@@ -48,7 +48,7 @@ type evalCmd struct {
 	Breakdown bool   `help:"Also print Hit@1/5/10 and NDCG@10 per category and per language."`
 	Ranker    string `default:"viberag" enum:"viberag,bm25-files" help:"viberag, or bm25-files: a plain baseline that ranks whole files by SQLite FTS5 bm25 over their content (no index)."`
 	// Ranking parity between the engines (issue 19).
-	Store string `name:"store" help:"Also push each repository (as bench/NAME) to this shared PostgreSQL store and run every query through it: NDCG@10 through the store, and the mean top-10 overlap with the local index." env:"VIBERAG_EVAL_STORE"`
+	Store string `name:"store" help:"Also push each repository (as bench/NAME, with its local index's vectors) to this shared PostgreSQL store and run every query through it with the same model: NDCG@10 through the store, and the mean top-10 overlap with the local index." env:"VIBERAG_EVAL_STORE"`
 }
 
 // evalResult is what eval --json prints.
@@ -113,6 +113,9 @@ type storeResult struct {
 	Identical int     `json:"identical"`
 	P50MS     float64 `json:"p50_ms"`
 	PushMS    int64   `json:"push_ms"`
+	// Vectors counts the local index's vectors pushed with the facts: the
+	// store's searches are hybrid as the local index's are.
+	Vectors int `json:"vectors"`
 }
 
 type queryResult struct {
@@ -288,16 +291,18 @@ func (c *evalCmd) evalRepo(ctx context.Context, r benchRepo, tune *query.Tuning,
 	}
 	rr.summarise()
 	if c.Store != "" {
-		if rr.Store, err = c.evalStore(ctx, r, root, qs, rr, tune, res); err != nil {
+		if rr.Store, err = c.evalStore(ctx, r, root, db, qs, rr, tune, res); err != nil {
 			return nil, fmt.Errorf("store: %w", err)
 		}
 	}
 	return rr, nil
 }
 
-// evalStore pushes root to the store as bench/NAME and runs the queries
-// through it, comparing each query's hits with the local index's.
-func (c *evalCmd) evalStore(ctx context.Context, r benchRepo, root string, qs []benchQuery, local *repoResult, tune *query.Tuning, res *evalResult) (*storeResult, error) {
+// evalStore pushes root to the store as bench/NAME, with the vectors of
+// its local index db as `viberag index --store` pushes them, and runs the
+// queries through it with the local run's embedder, comparing each
+// query's hits with the local index's.
+func (c *evalCmd) evalStore(ctx context.Context, r benchRepo, root string, db *tables.DB, qs []benchQuery, local *repoResult, tune *query.Tuning, res *evalResult) (*storeResult, error) {
 	name := "bench/" + r.Name
 	st, err := postgres.OpenStore(ctx, c.Store, postgres.StoreOptions{})
 	if err != nil {
@@ -314,19 +319,27 @@ func (c *evalCmd) evalStore(ctx context.Context, r benchRepo, root string, qs []
 	if err != nil {
 		return nil, err
 	}
+	vw, err := push.WriteVectors(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	if vw.Dropped > 0 {
+		fmt.Fprintf(os.Stderr, "eval: %s: %d vectors of the local index left out of the push (their rows differ from the pushed tree's): the store's answers may differ\n", name, vw.Dropped)
+	}
 	repo, err := push.Commit(ctx, pres.Commit)
 	if err != nil {
 		return nil, err
 	}
-	sr := &storeResult{PushMS: time.Since(start).Milliseconds()}
+	sr := &storeResult{PushMS: time.Since(start).Milliseconds(), Vectors: vw.Stored}
 	rd, err := st.Reader(ctx, repo)
 	if err != nil {
 		return nil, err
 	}
-	p, err := query.New(ctx, rd, query.Options{Tuning: tune, VectorsOff: "eval pushes facts only (no vectors) to the store"})
+	p, err := query.New(ctx, rd, query.Options{Tuning: tune, Embedder: res.embedder, VectorsOff: res.off, ResidentVectors: true})
 	if err != nil {
 		return nil, err
 	}
+	defer p.Close()
 	var scores, overlaps, lat []float64
 	for i, q := range qs {
 		qr, err := c.runQuery(ctx, p, r, q)
@@ -342,7 +355,6 @@ func (c *evalCmd) evalStore(ctx context.Context, r benchRepo, root string, qs []
 		}
 	}
 	sr.NDCG10, sr.Overlap10, sr.P50MS = round3(mean(scores)), round3(mean(overlaps)), round3(percentile(lat, 50))
-	_ = res
 	return sr, nil
 }
 
@@ -594,7 +606,7 @@ func printStore(w io.Writer, res *evalResult) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "repo\tndcg@10 local\tndcg@10 store\tdelta\ttop-10 overlap\tidentical\tp50 ms store\tpush ms\t")
+	fmt.Fprintln(tw, "repo\tndcg@10 local\tndcg@10 store\tdelta\ttop-10 overlap\tidentical\tp50 ms store\tpush ms\tvectors\t")
 	var loc, sto, ov []float64
 	maxDelta := 0.0
 	for _, r := range res.Repos {
@@ -602,9 +614,9 @@ func printStore(w io.Writer, res *evalResult) {
 		d := s.NDCG10 - round3(r.NDCG10)
 		maxDelta = max(maxDelta, math.Abs(d))
 		loc, sto, ov = append(loc, r.NDCG10), append(sto, s.NDCG10), append(ov, s.Overlap10)
-		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%+.3f\t%.3f\t%d/%d\t%.2f\t%d\t\n", r.Name, r.NDCG10, s.NDCG10, d, s.Overlap10, s.Identical, r.Queries, s.P50MS, s.PushMS)
+		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%+.3f\t%.3f\t%d/%d\t%.2f\t%d\t%d\t\n", r.Name, r.NDCG10, s.NDCG10, d, s.Overlap10, s.Identical, r.Queries, s.P50MS, s.PushMS, s.Vectors)
 	}
-	fmt.Fprintf(tw, "macro mean\t%.3f\t%.3f\t%+.3f\t%.3f\t\t\t\t\n", mean(loc), mean(sto), mean(sto)-mean(loc), mean(ov))
+	fmt.Fprintf(tw, "macro mean\t%.3f\t%.3f\t%+.3f\t%.3f\t\t\t\t\t\n", mean(loc), mean(sto), mean(sto)-mean(loc), mean(ov))
 	tw.Flush()
 	fmt.Fprintf(w, "store: largest per-repository NDCG@10 difference %.3f\n", maxDelta)
 }

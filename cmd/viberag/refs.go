@@ -43,7 +43,7 @@ func (c *refsCmd) Run(ctx context.Context) error {
 	if !sc.IsZero() {
 		in.Scope = &sc
 	}
-	src, err := c.storeRead.open(ctx, c.repoFlags, c.Dir, false)
+	src, err := c.storeRead.open(ctx, c.repoFlags, c.Dir, nil)
 	if err != nil {
 		return err
 	}

@@ -23,6 +23,7 @@ import (
 type searchCmd struct {
 	repoFlags
 	storeRead
+	queryEmbedFlags
 	Dir   string   `short:"C" name:"dir" help:"Search the repository containing PATH (default: the current directory)." type:"path" placeholder:"PATH"`
 	Query []string `arg:"" help:"What to look for; the words are joined with spaces. Quote the whole query (e.g. '\"reset by peer\"') for exact text."`
 
@@ -59,7 +60,7 @@ func (c *searchCmd) Run(ctx context.Context) error {
 	if !sc.IsZero() {
 		in.Scope = &sc
 	}
-	src, err := c.storeRead.open(ctx, c.repoFlags, c.Dir, true)
+	src, err := c.storeRead.open(ctx, c.repoFlags, c.Dir, &c.queryEmbedFlags)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,6 @@ import (
 	"runtime/pprof"
 	"time"
 
-	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/mcp"
 	"github.com/viberag/viberag/tables/postgres"
 )
@@ -16,7 +15,7 @@ import (
 // serveCmd serves a shared store to many agents (README "For a team").
 type serveCmd struct {
 	storeFlags
-	embedFlags
+	queryEmbedFlags
 	HTTP          string        `name:"http" required:"" help:"host:port to serve streamable HTTP MCP on (/mcp) and the health check (/healthz)."`
 	AllowNoAuth   bool          `name:"allow-no-auth" help:"Serve every repository without tokens: on a loopback address only."`
 	AllowedHost   []string      `name:"allowed-host" help:"Host name accepted besides the listener's own (behind a load balancer, with tokens any name is). Repeatable."`
@@ -57,13 +56,7 @@ func (c *serveCmd) Run(ctx context.Context) error {
 	// Queries are embedded with the model the flags choose, never
 	// downloaded: repositories pushed with vectors of that model search
 	// with them, the others lexically (their answers say why).
-	var emb embed.Provider
-	off := ""
-	if cfg, err := c.embedFlags.config(nil); err != nil {
-		off = err.Error()
-	} else {
-		emb, off = embed.OpenForQueries(ctx, cfg)
-	}
+	emb, off := c.queryEmbedFlags.queries(ctx)
 	if emb != nil {
 		log.Info("queries embedded with " + emb.ID())
 	} else {

@@ -2,12 +2,14 @@ package main
 
 import (
 	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/viberag/viberag/embed/embedtest"
 	"github.com/viberag/viberag/tables/postgres"
 	"github.com/viberag/viberag/tables/postgres/pgtest"
 )
@@ -167,5 +169,167 @@ func TestSearchStore(t *testing.T) {
 	}
 	if code, _, stderr := runMain(t, "search", "Greet", "--store", srv.URL, "--repo", "nobody/*"); code == 0 || !strings.Contains(stderr, "nobody/*") {
 		t.Errorf("search --repo nobody/*: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestSearchStoreVectors: `viberag search --store` embeds its queries with
+// the model --embed and --model-dir choose, as `serve --store` does. A tree
+// indexed with the (generated) test model and pushed with the local
+// index's vectors answers through the store as its local index does: the
+// same hits, in the same order, with the same scores, vectors on in both.
+// Without the model the store answers lexically and stderr says why, in
+// one line; the local index refuses the flags (it uses its own model).
+func TestSearchStoreVectors(t *testing.T) {
+	if os.Getenv("VIBERAG_MAIN_CHILD") != "" {
+		t.Skip("child")
+	}
+	srv := pgtest.Start(t)
+	model := t.TempDir()
+	if err := embedtest.Write(model, embedtest.Model{Rows: 4096, Dim: 32, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	root := copyTree(t, filepath.Join("..", "..", "fixtures"))
+	data := t.TempDir()
+	env := []string{"VIBERAG_HOME=" + t.TempDir(), "VIBERAG_MODEL_DIR="}
+	run := func(args ...string) childResult {
+		t.Helper()
+		r := runChild(t, env, args...)
+		if r.code != 0 {
+			t.Fatalf("viberag %s: exit %d\n%s", strings.Join(args, " "), r.code, r.stderr)
+		}
+		return r
+	}
+	run("index", root, "--data-dir", data, "--embed", "model2vec", "--model-dir", model)
+	run("store", "init", srv.URL)
+	var pushed struct {
+		StoreVectors postgres.VectorsWritten `json:"store_vectors"`
+	}
+	if err := json.Unmarshal([]byte(run("index", root, "--data-dir", data, "--store", srv.URL, "--repo", "team/fixtures", "--json").stdout), &pushed); err != nil || pushed.StoreVectors.Stored == 0 {
+		t.Fatalf("push: %+v, %v; want the local index's vectors pushed", pushed, err)
+	}
+
+	type hit struct {
+		ID, Repo, Path string
+		StartLine      int `json:"start_line"`
+		Score          float64
+	}
+	type answer struct {
+		Intent  string
+		Vectors string
+		Hits    []hit
+	}
+	search := func(r childResult) answer {
+		t.Helper()
+		var a answer
+		if err := json.Unmarshal([]byte(r.stdout), &a); err != nil {
+			t.Fatalf("%v: %q", err, r.stdout)
+		}
+		return a
+	}
+	vectorQueries := 0
+	for _, q := range []string{"limit how often requests are allowed", "parse the configuration file", "retry with backoff",
+		"render a template", "Limiter", "read a file line by line", "hash a password"} {
+		local := search(run("search", q, "-C", root, "--data-dir", data, "--json"))
+		r := run("search", q, "--store", srv.URL, "--embed", "model2vec", "--model-dir", model, "--json")
+		store := search(r)
+		if r.stderr != "" {
+			t.Errorf("search --store %q with the model: stderr %q", q, r.stderr)
+		}
+		if store.Intent != local.Intent || store.Vectors != local.Vectors || len(store.Hits) != len(local.Hits) {
+			t.Errorf("%q: store answers %s, vectors %q, %d hits; local %s, %q, %d hits", q, store.Intent, store.Vectors, len(store.Hits),
+				local.Intent, local.Vectors, len(local.Hits))
+			continue
+		}
+		if strings.HasPrefix(local.Vectors, "on (") {
+			vectorQueries++
+		}
+		for i, h := range store.Hits {
+			l := local.Hits[i]
+			if h.Repo != "team/fixtures" || h.ID != l.ID+"@team/fixtures" || h.Path != l.Path || h.StartLine != l.StartLine || math.Abs(h.Score-l.Score) > 1e-6 {
+				t.Errorf("%q hit %d: store %+v, local %+v", q, i+1, h, l)
+			}
+		}
+	}
+	if vectorQueries < 3 {
+		t.Errorf("%d queries searched with vectors: the test needs hybrid searches", vectorQueries)
+	}
+
+	// No model on disk: lexical, and one line on stderr saying why.
+	r := run("search", "parse the configuration file", "--store", srv.URL, "--embed", "model2vec", "--model-dir", t.TempDir(), "--json")
+	if a := search(r); !strings.HasPrefix(a.Vectors, "off") || len(a.Hits) == 0 {
+		t.Errorf("search --store without the model: vectors %q, %d hits; want lexical hits", a.Vectors, len(a.Hits))
+	}
+	if lines := strings.Split(strings.TrimSpace(r.stderr), "\n"); len(lines) != 1 || !strings.Contains(lines[0], "searching lexically") {
+		t.Errorf("search --store without the model: stderr %q; want one line saying searches are lexical", r.stderr)
+	}
+	// --embed off asked for lexical searches: nothing to say.
+	if r := run("search", "parse the configuration file", "--store", srv.URL, "--embed", "off", "--json"); r.stderr != "" {
+		t.Errorf("search --store --embed off: stderr %q", r.stderr)
+	}
+	if r := runChild(t, env, "search", "Limiter", "-C", root, "--data-dir", data, "--model-dir", model); r.code == 0 || !strings.Contains(r.stderr, "--store") {
+		t.Errorf("local search with --model-dir: exit %d, stderr %q; want an error pointing at --store", r.code, r.stderr)
+	}
+}
+
+// TestEvalStoreVectors: `viberag eval --store` pushes each repository with
+// its local index's vectors and searches the store with the run's model,
+// so a hybrid run scores the store's hybrid search: every query's top ten
+// the local index's, vectors on.
+func TestEvalStoreVectors(t *testing.T) {
+	if os.Getenv("VIBERAG_MAIN_CHILD") != "" {
+		t.Skip("child")
+	}
+	srv := pgtest.Start(t)
+	model := t.TempDir()
+	if err := embedtest.Write(model, embedtest.Model{Rows: 4096, Dim: 32, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	bench, repos := t.TempDir(), t.TempDir()
+	if err := os.CopyFS(filepath.Join(repos, "fixtures"), os.DirFS(filepath.Join("..", "..", "fixtures"))); err != nil {
+		t.Fatal(err)
+	}
+	qs := []benchQuery{
+		{Query: "limit how often requests are allowed", Category: "semantic", Relevant: []benchTarget{{Path: "go/ratelimit/limiter.go"}}},
+		{Query: "retry with exponential backoff", Category: "semantic", Relevant: []benchTarget{{Path: "rust/src/backoff.rs"}}},
+		{Query: "a pool of connections", Category: "semantic", Relevant: []benchTarget{{Path: "java/src/main/java/com/example/relay/ConnectionPool.java"}}},
+		{Query: "queue of tasks for workers", Category: "semantic", Relevant: []benchTarget{{Path: "python/taskq/queue.py"}}},
+		{Query: "ring buffer", Category: "semantic", Relevant: []benchTarget{{Path: "zig/src/ring.zig"}}},
+	}
+	ann, _ := json.Marshal(qs)
+	for p, data := range map[string][]byte{"repos.json": []byte(`[{"name": "fixtures", "language": "go"}]`), "annotations/fixtures.json": ann} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(bench, p)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(bench, p), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"VIBERAG_HOME=" + t.TempDir(), "VIBERAG_MODEL_DIR="}
+	if r := runChild(t, env, "store", "init", srv.URL); r.code != 0 {
+		t.Fatalf("store init: exit %d, %s", r.code, r.stderr)
+	}
+	r := runChild(t, env, "eval", "--bench", bench, "--repos", repos, "--runs", "1", "--store", srv.URL,
+		"--embed", "model2vec", "--model-dir", model, "--json")
+	if r.code != 0 {
+		t.Fatalf("eval --store: exit %d, %s", r.code, r.stderr)
+	}
+	var res struct {
+		Vectors string
+		Repos   []struct {
+			NDCG10  float64
+			Queries int
+			Store   *storeResult
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || len(res.Repos) != 1 || res.Repos[0].Store == nil {
+		t.Fatalf("eval --store --json: %v, %q", err, r.stdout)
+	}
+	got := res.Repos[0]
+	if !strings.HasPrefix(res.Vectors, "model2vec:") || got.Store.Vectors == 0 {
+		t.Errorf("eval --store: vectors %q, %d pushed; want the run's model and the local index's vectors in the store", res.Vectors, got.Store.Vectors)
+	}
+	if got.Store.Identical != got.Queries || got.Store.Overlap10 != 1 || got.Store.NDCG10 != round3(got.NDCG10) {
+		t.Errorf("eval --store: %d of %d top tens identical, overlap %.3f, NDCG@10 %.3f against the local %.3f; want the same answers",
+			got.Store.Identical, got.Queries, got.Store.Overlap10, got.Store.NDCG10, got.NDCG10)
 	}
 }

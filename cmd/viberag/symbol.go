@@ -32,7 +32,7 @@ func (c *symbolCmd) Run(ctx context.Context) error {
 	if c.NoCode {
 		in.IncludeCode = new(false)
 	}
-	src, err := c.storeRead.open(ctx, c.repoFlags, c.Dir, false)
+	src, err := c.storeRead.open(ctx, c.repoFlags, c.Dir, nil)
 	if err != nil {
 		return err
 	}

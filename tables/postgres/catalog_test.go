@@ -182,3 +182,70 @@ func TestRedact(t *testing.T) {
 		}
 	}
 }
+
+// TestFactTablesCitusReady: on a shard every fact table's primary key,
+// unique constraint and index leads with repo_id, and no constraint spans
+// repositories (no foreign keys, checks or exclusions beyond NOT NULL and
+// keys), so the tables can be distributed by repo_id as they are (ADR
+// 0008). Read from the catalogs PostgreSQL keeps, not from schema.go.
+func TestFactTablesCitusReady(t *testing.T) {
+	_, url := newStore(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	// Every index (primary keys and unique constraints have one) of the
+	// fact tables, with the name of its first key column ('' for an
+	// expression).
+	rows, err := conn.Query(ctx, `
+		SELECT c.relname, i.relname, coalesce(a.attname, '')
+		FROM pg_index x
+		JOIN pg_class i ON i.oid = x.indexrelid
+		JOIN pg_class c ON c.oid = x.indrelid
+		JOIN pg_namespace n ON n.oid = c.relnamespace AND n.nspname = current_schema()
+		LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = x.indkey[0]
+		WHERE c.relname = ANY($1)`, factTables)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for rows.Next() {
+		var tbl, idx, first string
+		if err := rows.Scan(&tbl, &idx, &first); err != nil {
+			t.Fatal(err)
+		}
+		seen[tbl]++
+		if first != "repo_id" {
+			t.Errorf("index %s on %s leads with %q, not repo_id", idx, tbl, first)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tbl := range factTables {
+		if seen[tbl] == 0 {
+			t.Errorf("fact table %s has no index: not found?", tbl)
+		}
+	}
+	var cons []string
+	rows, err = conn.Query(ctx, `
+		SELECT c.relname || '.' || k.conname || ' (' || k.contype::text || ')'
+		FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid
+		WHERE c.relname = ANY($1) AND k.contype NOT IN ('p', 'u', 'n')
+		   OR k.confrelid IN (SELECT oid FROM pg_class WHERE relname = ANY($1))`, factTables)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			t.Fatal(err)
+		}
+		cons = append(cons, c)
+	}
+	if len(cons) > 0 {
+		t.Errorf("constraints other than keys on fact tables: %v (a constraint may not span repositories)", cons)
+	}
+}

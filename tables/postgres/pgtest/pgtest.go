@@ -22,6 +22,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // BinEnv names the variable holding the directory of initdb and pg_ctl.
@@ -38,6 +40,9 @@ type Server struct {
 	dir    string // data directory
 	bin    string // directory of pg_ctl
 	asUser string // "postgres" when running as root, else ""
+	log    string // the server's log file
+	opts   string // the server's options (pg_ctl -o)
+	port   int    // the port it listens on when running
 }
 
 // Start starts a server and stops it when t ends, or skips t when no
@@ -61,8 +66,42 @@ func Start(t testing.TB) *Server {
 }
 
 // Stop stops the server at once (an immediate shutdown, as a crash would):
-// for tests of what happens when a server goes away.
-func (s *Server) Stop() error { return s.stop() }
+// for tests of what happens when a server goes away. What was committed
+// survives it, as on a server with fsync on: these run with fsync and
+// synchronous commit off, under which an immediate shutdown loses recent
+// commits, so Stop writes a checkpoint first.
+func (s *Server) Stop() error {
+	if s.Port != 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		conn, err := pgx.Connect(ctx, s.URL)
+		if err != nil {
+			return fmt.Errorf("pgtest: checkpoint before stop: %w", err)
+		}
+		_, err = conn.Exec(ctx, "CHECKPOINT")
+		conn.Close(ctx)
+		if err != nil {
+			return fmt.Errorf("pgtest: checkpoint before stop: %w", err)
+		}
+	}
+	return s.stop()
+}
+
+// Restart starts a server that Stop stopped, on the same port, so that its
+// URL holds again: for tests of clients reconnecting when a server comes
+// back.
+func (s *Server) Restart() error {
+	if s.Port != 0 {
+		return fmt.Errorf("pgtest: restart of a server that is running")
+	}
+	out, err := s.run("pg_ctl", "-D", s.dir, "-w", "-t", "60", "-l", s.log, "-o", s.opts, "start")
+	if err != nil {
+		log, _ := os.ReadFile(s.log)
+		return fmt.Errorf("pgtest: pg_ctl start on port %d again: %v: %s %s", s.port, err, out, tail(log))
+	}
+	s.Port = s.port
+	return nil
+}
 
 // findBin returns the directory holding initdb and pg_ctl, or "".
 func findBin() string {
@@ -88,7 +127,7 @@ func findBin() string {
 }
 
 func start(tmp, bin string) (*Server, error) {
-	s := &Server{bin: bin, dir: filepath.Join(tmp, "data")}
+	s := &Server{bin: bin, dir: filepath.Join(tmp, "data"), log: filepath.Join(tmp, "server.log")}
 	sock := filepath.Join(tmp, "sock")
 	if err := os.Mkdir(sock, 0o700); err != nil {
 		return nil, err
@@ -131,13 +170,13 @@ func start(tmp, bin string) (*Server, error) {
 			return nil, err
 		}
 		opts := fmt.Sprintf("-c listen_addresses=127.0.0.1 -p %d -k %s -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 -c shared_buffers=32MB", port, sock)
-		out, err := s.run("pg_ctl", "-D", s.dir, "-w", "-t", "60", "-l", filepath.Join(tmp, "server.log"), "-o", opts, "start")
+		out, err := s.run("pg_ctl", "-D", s.dir, "-w", "-t", "60", "-l", s.log, "-o", opts, "start")
 		if err == nil {
-			s.Port = port
+			s.Port, s.port, s.opts = port, port, opts
 			s.URL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
 			return s, nil
 		}
-		log, _ := os.ReadFile(filepath.Join(tmp, "server.log"))
+		log, _ := os.ReadFile(s.log)
 		lastErr = fmt.Errorf("pg_ctl start on port %d: %v: %s %s", port, err, out, tail(log))
 	}
 	return nil, lastErr
