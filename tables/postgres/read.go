@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -148,29 +147,89 @@ func filter(f scope.Filter, t scope.Table, alias string, a *args) string {
 	return "(" + strings.Join(conds, " AND ") + ")"
 }
 
-// querier runs statements: the pool, or a transaction.
+// querier runs statements: the pool, a transaction, or a call's Batch.
 type querier interface {
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	query(ctx context.Context, q string, args []any, scan func(pgx.Rows) error) error
 }
 
-// query runs q and calls scan for every row.
-func (r *Reader) query(ctx context.Context, q string, a *args, scan func(pgx.Rows) error) error {
-	return r.queryOn(ctx, r.pool, q, a, scan)
+// direct runs statements on a pool or in a transaction, one round trip
+// each.
+type direct struct {
+	db interface {
+		Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	}
 }
 
-// queryOn runs q on db and calls scan for every row.
-func (r *Reader) queryOn(ctx context.Context, db querier, q string, a *args, scan func(pgx.Rows) error) error {
-	rows, err := db.Query(ctx, q, a.v...)
+func (d direct) query(ctx context.Context, q string, args []any, scan func(pgx.Rows) error) error {
+	rows, err := d.db.Query(ctx, q, args...)
 	if err != nil {
-		return r.wrap(err)
+		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		if err := scan(rows); err != nil {
-			return r.wrap(err)
+			return err
 		}
 	}
-	return r.wrap(rows.Err())
+	return rows.Err()
+}
+
+func (b *Batch) query(_ context.Context, q string, args []any, scan func(pgx.Rows) error) error {
+	return b.send(q, args, scan)
+}
+
+// db returns where the reader's statements go under ctx: the call's
+// Batch for this shard (WithBatch), else the pool.
+func (r *Reader) db(ctx context.Context) querier {
+	if b := r.batch(ctx); b != nil {
+		return b
+	}
+	return direct{r.pool}
+}
+
+// batch returns the call's Batch for this reader's shard, if ctx has one.
+func (r *Reader) batch(ctx context.Context) *Batch {
+	if b, _ := ctx.Value(batchKey{}).(*Batch); b != nil && b.pool == r.pool {
+		return b
+	}
+	return nil
+}
+
+// snapshot returns where a read of several statements that must see one
+// snapshot goes: the call's Batch (one transaction for the call), else a
+// read-only repeatable-read transaction that end closes.
+func (r *Reader) snapshot(ctx context.Context) (db querier, end func(), err error) {
+	if b := r.batch(ctx); b != nil {
+		return b, func() {}, nil
+	}
+	tx, err := r.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, nil, r.wrap(err)
+	}
+	return direct{tx}, func() { tx.Rollback(context.WithoutCancel(ctx)) }, nil //nolint:errcheck // read-only
+}
+
+// query runs q and calls scan for every row.
+func (r *Reader) query(ctx context.Context, q string, a *args, scan func(pgx.Rows) error) error {
+	return r.queryOn(ctx, r.db(ctx), q, a, scan)
+}
+
+// queryOn runs q on db and calls scan for every row.
+func (r *Reader) queryOn(ctx context.Context, db querier, q string, a *args, scan func(pgx.Rows) error) error {
+	return r.wrap(db.query(ctx, q, a.v, scan))
+}
+
+// row runs q and scans its first row into dest; ok is false when it has
+// none.
+func (r *Reader) row(ctx context.Context, q string, args []any, dest ...any) (ok bool, err error) {
+	err = r.db(ctx).query(ctx, q, args, func(rows pgx.Rows) error {
+		if ok {
+			return nil
+		}
+		ok = true
+		return rows.Scan(dest...)
+	})
+	return ok, r.wrap(err)
 }
 
 func (r *Reader) wrap(err error) error {
@@ -178,14 +237,6 @@ func (r *Reader) wrap(err error) error {
 		return nil
 	}
 	return fmt.Errorf("repository %s (shard %s): %w", r.repo.Name, r.repo.Shard, err)
-}
-
-// found turns pgx.ErrNoRows into ok false.
-func found(err error) (bool, error) {
-	if errors.Is(err, pgx.ErrNoRows) {
-		return false, nil
-	}
-	return err == nil, err
 }
 
 // PrepareReads checks that the repository's shard answers with this
@@ -218,7 +269,7 @@ func (r *Reader) state(ctx context.Context) (int64, string, error) {
 	c.mu.Unlock()
 	var v int64
 	var m string
-	err := r.pool.QueryRow(ctx, `SELECT coalesce(max(version), 0), coalesce(max(embedding_model), '') FROM repo_state WHERE repo_id = $1`, r.repo.ID).Scan(&v, &m)
+	_, err := r.row(ctx, `SELECT coalesce(max(version), 0), coalesce(max(embedding_model), '') FROM repo_state WHERE repo_id = $1`, []any{r.repo.ID}, &v, &m)
 	if err != nil {
 		return 0, "", r.wrap(err)
 	}
@@ -245,10 +296,10 @@ func (r *Reader) tableStats(ctx context.Context, tbl string) (TableStats, error)
 	if ok {
 		return st, nil
 	}
-	err = r.pool.QueryRow(ctx, `SELECT coalesce(max(rows), 0), coalesce(max(tokens), 0) FROM fts_stats WHERE repo_id = $1 AND tbl = $2`,
-		r.repo.ID, tbl).Scan(&st.Rows, &st.Tokens)
+	_, err = r.row(ctx, `SELECT coalesce(max(rows), 0), coalesce(max(tokens), 0) FROM fts_stats WHERE repo_id = $1 AND tbl = $2`,
+		[]any{r.repo.ID, tbl}, &st.Rows, &st.Tokens)
 	if err != nil {
-		return st, r.wrap(err)
+		return st, err
 	}
 	c.mu.Lock()
 	if c.version == v {
@@ -350,11 +401,11 @@ func (r *Reader) MatchCount(ctx context.Context, t tables.FTSTable, expr string)
 	}
 	if len(e.phrases) == 1 && len(e.phrases[0].Tokens) == 1 && e.cols[0] == uint64(1)<<len(ft.cols)-1 && len(e.phrases[0].Tokens[0]) <= maxLexeme {
 		var n int
-		err := r.pool.QueryRow(ctx, `SELECT count(*) FROM `+ft.name+` WHERE repo_id = $1 AND tsv @@ $2::tsquery`, r.repo.ID, tsq).Scan(&n)
-		return n, r.wrap(err)
+		_, err := r.row(ctx, `SELECT count(*) FROM `+ft.name+` WHERE repo_id = $1 AND tsv @@ $2::tsquery`, []any{r.repo.ID, tsq}, &n)
+		return n, err
 	}
 	n := 0
-	err = r.candidates(ctx, r.pool, ft, e, nil, tsq, "TRUE", r.args(), "", false, func(rows pgx.Rows, dest []any) error { return rows.Scan(dest...) }, func(m *rowMatch, _ int, _ bool) {
+	err = r.candidates(ctx, r.db(ctx), ft, e, nil, tsq, "TRUE", r.args(), "", false, func(rows pgx.Rows, dest []any) error { return rows.Scan(dest...) }, func(m *rowMatch, _ int, _ bool) {
 		n++
 	})
 	return n, err
@@ -508,11 +559,11 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 	if err != nil {
 		return nil, err
 	}
-	tx, err := r.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	tx, end, err := r.snapshot(ctx)
 	if err != nil {
-		return nil, r.wrap(err)
+		return nil, err
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // read-only
+	defer end()
 	a := r.args()
 	cond := filter(s.Filter(), t, ft.alias, a)
 	type cand struct {
@@ -820,7 +871,7 @@ func (r *Reader) SymbolsMatching(ctx context.Context, expr string, s scope.Scope
 	cond := filter(s.Filter(), scope.Symbols, "s", a)
 	var out []tables.SymbolRow
 	var cur tables.SymbolRow
-	err = r.candidates(ctx, r.pool, symbolsFTS, e, nil, tsq, cond, a, symbolRowCols, true, func(rows pgx.Rows, rest []any) error {
+	err = r.candidates(ctx, r.db(ctx), symbolsFTS, e, nil, tsq, cond, a, symbolRowCols, true, func(rows pgx.Rows, rest []any) error {
 		var err error
 		cur, err = scanSymbolRow(rows, rest)
 		return err
