@@ -538,7 +538,7 @@ type rowKey struct {
 // two steps within one snapshot: every candidate is matched and scored
 // from its keys and term frequencies alone, then only the best limit
 // rows are read whole (fetch).
-func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws []float64, s scope.Scope, t scope.Table, limit int,
+func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws []float64, s scope.Scope, t scope.Table, limit int, cr *carry,
 	fetch func(ctx context.Context, db querier, keys []rowKey) (map[rowKey]T, error), setScore func(*T, float64)) ([]T, error) {
 	if len(ws) != len(ft.cols) {
 		return nil, fmt.Errorf("%s: %d column weights, want %d", ft.name, len(ws), len(ft.cols))
@@ -574,8 +574,13 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 	var cands []cand
 	df := make([]int64, len(e.phrases))
 	var cur rowKey
-	err = r.candidates(ctx, tx, ft, e, ws, tsq, cond, a, ft.keyCols, false, func(rows pgx.Rows, rest []any) error {
-		return rows.Scan(append([]any{&cur.file, &cur.ord, &cur.start}, rest...)...)
+	keyCols, dest := ft.keyCols, []any{&cur.file, &cur.ord, &cur.start}
+	if cr != nil {
+		keyCols += ", " + cr.cols
+		dest = append(dest, cr.dest...)
+	}
+	err = r.candidates(ctx, tx, ft, e, ws, tsq, cond, a, keyCols, false, func(rows pgx.Rows, rest []any) error {
+		return rows.Scan(append(dest[:len(dest):len(dest)], rest...)...)
 	}, func(m *rowMatch, ntok int, in bool) {
 		for i, f := range m.raw {
 			if f > 0 {
@@ -584,6 +589,9 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 		}
 		if in {
 			cands = append(cands, cand{key: cur, freq: append([]float64(nil), m.weighted...), ntok: ntok})
+			if cr != nil {
+				cr.keep(cur)
+			}
 		}
 	})
 	if err != nil {
@@ -632,6 +640,17 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 		}
 	}
 	return rows, nil
+}
+
+// carry names columns that a search reads with its candidates' keys
+// (cols, scanned into dest), so that its fetch needs no statement of its
+// own for the rows it ranked best: keep is called with each candidate in
+// scope while dest holds its columns. Worth it for small columns: every
+// candidate carries them.
+type carry struct {
+	cols string
+	dest []any
+	keep func(rowKey)
 }
 
 // paths returns the repository's file paths by id, read once per version.
@@ -694,13 +713,51 @@ func scanChunkRow(rows pgx.Rows, extra []any, more ...any) (tables.ChunkRow, err
 
 // SearchChunks ranks the chunks matching expr by bm25 with weights ws.
 func (r *Reader) SearchChunks(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]tables.ChunkRow, error) {
-	return search(ctx, r, chunksFTS, expr, ws, s, scope.Chunks, limit, r.fetchChunks(false), func(c *tables.ChunkRow, sc float64) { c.Score = sc })
+	// The chunks' few small columns come with the candidates: no second
+	// statement, and no second visit of the best rows (issue 19: that
+	// fetch was a fifth of a shard's statement time in cross-repository
+	// searches).
+	var cid, header string
+	var end int
+	kept := map[rowKey]tables.ChunkRow{}
+	cr := &carry{cols: "c.cid, c.end_line, c.header", dest: []any{&cid, &end, &header}, keep: func(k rowKey) {
+		kept[k] = tables.ChunkRow{ID: rowID(k.file, k.ord), FileID: k.file, CID: cid, StartLine: k.start, EndLine: end, Header: header}
+	}}
+	fetch := func(ctx context.Context, db querier, keys []rowKey) (map[rowKey]tables.ChunkRow, error) {
+		paths, err := r.paths(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[rowKey]tables.ChunkRow, len(keys))
+		var unknown []rowKey // of a file pushed since the paths were read
+		for _, k := range keys {
+			c, ok := kept[k]
+			p, known := paths[k.file]
+			if !ok || !known {
+				unknown = append(unknown, k)
+				continue
+			}
+			c.Path, c.Header = p, DecodeText(c.Header)
+			out[k] = c
+		}
+		if len(unknown) > 0 {
+			more, err := r.fetchChunks(false)(ctx, db, unknown)
+			if err != nil {
+				return nil, err
+			}
+			for k, c := range more {
+				out[k] = c
+			}
+		}
+		return out, nil
+	}
+	return search(ctx, r, chunksFTS, expr, ws, s, scope.Chunks, limit, cr, fetch, func(c *tables.ChunkRow, sc float64) { c.Score = sc })
 }
 
 // SimilarChunks is SearchChunks with the weights of code similarity, and
 // each chunk's identifiers.
 func (r *Reader) SimilarChunks(ctx context.Context, expr string, s scope.Scope, limit int) ([]tables.ChunkRow, error) {
-	return search(ctx, r, chunksFTS, expr, []float64{0, 1, 1, 0.5}, s, scope.Chunks, limit, r.fetchChunks(true), func(c *tables.ChunkRow, sc float64) { c.Score = sc })
+	return search(ctx, r, chunksFTS, expr, []float64{0, 1, 1, 0.5}, s, scope.Chunks, limit, nil, r.fetchChunks(true), func(c *tables.ChunkRow, sc float64) { c.Score = sc })
 }
 
 // fetchChunks reads the chunks with the given keys (and their identifiers).
@@ -768,7 +825,7 @@ JOIN symbols s ON s.repo_id = $1 AND s.file_id = k.f AND s.ord = k.o JOIN files 
 		})
 		return out, err
 	}
-	return search(ctx, r, symbolsFTS, expr, ws, s, scope.Symbols, limit, fetch, func(x *tables.SymbolRow, sc float64) { x.Score = sc })
+	return search(ctx, r, symbolsFTS, expr, ws, s, scope.Symbols, limit, nil, fetch, func(x *tables.SymbolRow, sc float64) { x.Score = sc })
 }
 
 // SearchFiles ranks the files whose path or summary match expr.
@@ -789,7 +846,7 @@ func (r *Reader) SearchFiles(ctx context.Context, expr string, ws []float64, s s
 			})
 		return out, err
 	}
-	return search(ctx, r, filesFTS, expr, ws, s, scope.Files, limit, fetch, func(f *tables.FileRow, sc float64) { f.Score = sc })
+	return search(ctx, r, filesFTS, expr, ws, s, scope.Files, limit, nil, fetch, func(f *tables.FileRow, sc float64) { f.Score = sc })
 }
 
 // symbols runs a symbol lookup: the candidates of where (a condition on
