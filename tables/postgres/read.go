@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/viberag/viberag/scope"
@@ -486,18 +487,21 @@ func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *ft
 		` WHERE ` + ft.alias + `.repo_id = $1 AND ` + lookup
 	texts := make([]*string, len(ft.cols))
 	toks := make([][]string, len(ft.cols))
-	var tf []byte
+	// tf is the driver's own copy, valid until the next row: most of
+	// what a search reads, and none of it kept.
+	var tf pgtype.DriverBytes
 	var m rowMatch
 	var tk tokenizer
+	var ntok int
+	var in bool
+	// The same destinations for every row (scanRow may keep the slice).
+	dest := make([]any, 0, len(ft.cols)+3)
+	dest = append(dest, &tf)
+	for c := range texts {
+		dest = append(dest, &texts[c])
+	}
+	dest = append(dest, &ntok, &in)
 	return r.queryOn(ctx, db, q, a, func(rows pgx.Rows) error {
-		var ntok int
-		var in bool
-		dest := make([]any, 0, len(ft.cols)+3)
-		dest = append(dest, &tf)
-		for c := range texts {
-			dest = append(dest, &texts[c])
-		}
-		dest = append(dest, &ntok, &in)
 		if err := scanRow(rows, dest); err != nil {
 			return err
 		}
@@ -579,8 +583,12 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 		keyCols += ", " + cr.cols
 		dest = append(dest, cr.dest...)
 	}
+	var all []any // dest, then the same rest for every row
 	err = r.candidates(ctx, tx, ft, e, ws, tsq, cond, a, keyCols, false, func(rows pgx.Rows, rest []any) error {
-		return rows.Scan(append(dest[:len(dest):len(dest)], rest...)...)
+		if all == nil {
+			all = append(dest[:len(dest):len(dest)], rest...)
+		}
+		return rows.Scan(all...)
 	}, func(m *rowMatch, ntok int, in bool) {
 		for i, f := range m.raw {
 			if f > 0 {
