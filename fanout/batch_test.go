@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -183,5 +184,44 @@ func TestBatchedMatchesUnbatched(t *testing.T) {
 			t.Errorf("%q: %d statements over four repositories, %d over one", req.Query, s, oneS)
 		}
 		t.Logf("%q: one repository %d rounds %d statements; four on two shards %d rounds %d statements", req.Query, oneR, oneS, r, s)
+	}
+}
+
+func TestBatchParts(t *testing.T) {
+	repos := func(n int) []postgres.Repo {
+		rs := make([]postgres.Repo, n)
+		for i := range rs {
+			rs[i] = postgres.Repo{ID: int64(i + 1)}
+		}
+		return rs
+	}
+	for _, tc := range []struct {
+		repos, cpus int
+		want        []int // sizes of the parts
+	}{
+		{1, 8, []int{1}},
+		{4, 8, []int{4}},
+		{5, 8, []int{5}},
+		{8, 8, []int{4, 4}},
+		{41, 2, []int{21, 20}},
+		{41, 16, []int{5, 4, 4, 4, 4, 4, 4, 4, 4, 4}},
+		{41, 1, []int{41}},
+		{41, 0, []int{41}},
+	} {
+		parts := batchParts(repos(tc.repos), tc.cpus)
+		var sizes []int
+		seen := map[int64]bool{}
+		for _, p := range parts {
+			sizes = append(sizes, len(p))
+			for _, r := range p {
+				if seen[r.ID] {
+					t.Errorf("%d repositories, %d cpus: repository %d in two parts", tc.repos, tc.cpus, r.ID)
+				}
+				seen[r.ID] = true
+			}
+		}
+		if len(seen) != tc.repos || !slices.Equal(sizes, tc.want) {
+			t.Errorf("%d repositories, %d cpus: parts of %v (%d repositories), want %v", tc.repos, tc.cpus, sizes, len(seen), tc.want)
+		}
 	}
 }

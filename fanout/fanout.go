@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -215,15 +216,38 @@ func (s *Searcher) each(ctx context.Context, repos []postgres.Repo, fn func(cont
 	}
 	var wg sync.WaitGroup
 	for _, rs := range byShard {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.eachOnShard(ctx, rs, fn, fail)
-		}()
+		for _, part := range batchParts(rs, runtime.GOMAXPROCS(0)) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s.eachOnShard(ctx, part, fn, fail)
+			}()
+		}
 	}
 	wg.Wait()
 	sort.Slice(missing, func(i, j int) bool { return missing[i].Repo < missing[j].Repo })
 	return missing, firstErr
+}
+
+// minPerBatch is the fewest repositories a shard's batch is split for.
+const minPerBatch = 4
+
+// batchParts splits the repositories of one shard into the parts that
+// read through a batch each: one, or as many as there are CPUs (cpus),
+// with minPerBatch repositories at least in each. A batch reads its rows, and runs the
+// readers' scans of them, in one goroutine: one batch for forty
+// repositories would leave the other CPUs idle when the server is not
+// busy. The round trips stay bounded by the CPUs, not the repositories.
+func batchParts(rs []postgres.Repo, cpus int) [][]postgres.Repo {
+	n := min(max(cpus, 1), len(rs)/minPerBatch)
+	if n <= 1 {
+		return [][]postgres.Repo{rs}
+	}
+	parts := make([][]postgres.Repo, n)
+	for i, r := range rs {
+		parts[i%n] = append(parts[i%n], r)
+	}
+	return parts
 }
 
 // eachOnShard runs fn for the repositories rs of one shard, in parallel,
