@@ -229,15 +229,16 @@ func (s *Searcher) each(ctx context.Context, repos []postgres.Repo, fn func(cont
 	return missing, firstErr
 }
 
-// minPerBatch is the fewest repositories a shard's batch is split for.
+// minPerBatch is the fewest repositories a part of a shard's batch holds.
 const minPerBatch = 4
 
 // batchParts splits the repositories of one shard into the parts that
-// read through a batch each: one, or as many as there are CPUs (cpus),
-// with minPerBatch repositories at least in each. A batch reads its rows, and runs the
-// readers' scans of them, in one goroutine: one batch for forty
-// repositories would leave the other CPUs idle when the server is not
-// busy. The round trips stay bounded by the CPUs, not the repositories.
+// read through a batch each: one, or as many as there are CPUs (cpus)
+// with minPerBatch repositories at least in each. A batch reads its rows,
+// and runs its readers' scans of them, in one goroutine, on one server
+// backend: one batch for forty repositories would leave the other CPUs
+// idle when the server is not busy. The round trips stay bounded by the
+// CPUs, not the repositories.
 func batchParts(rs []postgres.Repo, cpus int) [][]postgres.Repo {
 	n := min(max(cpus, 1), len(rs)/minPerBatch)
 	if n <= 1 {
