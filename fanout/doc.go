@@ -2,7 +2,9 @@
 // store (tables/postgres): one query.Planner per repository, run in
 // parallel, their answers merged in Go. A repository whose shard does not
 // answer is left out and named, so an answer from the others is marked
-// partial instead of failing or hanging. With an embedder (Options.Embedder),
+// partial instead of failing or hanging. The planners of one shard's
+// repositories read through one postgres.Batch per call, so a call's
+// round trips to a shard do not grow with its repositories. With an embedder (Options.Embedder),
 // repositories pushed with vectors of its model search with them.
 //
 // Access is the caller's: Repos resolves a caller's access and the

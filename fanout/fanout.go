@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -25,6 +26,7 @@ type Searcher struct {
 	timeout    time.Duration
 	embedder   embed.Provider
 	vectorsOff string
+	unbatched  bool
 
 	mu       sync.Mutex
 	planners map[int64]*repoPlanner
@@ -50,6 +52,10 @@ type Options struct {
 	// one, VectorsOff says why vectors are off.
 	Embedder   embed.Provider
 	VectorsOff string
+	// Unbatched sends each repository's statements on their own, as
+	// before batches (one round trip per statement and repository); for
+	// comparisons in tests.
+	Unbatched bool
 }
 
 // New returns a Searcher over st.
@@ -59,7 +65,7 @@ func New(st *postgres.Store, opts Options) *Searcher {
 		off = "the server has no embedding model (viberag serve --embed)"
 	}
 	return &Searcher{store: st, present: opts.Present, timeout: cmp.Or(opts.Timeout, 10*time.Second),
-		embedder: opts.Embedder, vectorsOff: off, planners: map[int64]*repoPlanner{}}
+		embedder: opts.Embedder, vectorsOff: off, unbatched: opts.Unbatched, planners: map[int64]*repoPlanner{}}
 }
 
 // QualifyID makes a repository's id unique across repositories.
@@ -180,41 +186,133 @@ type Missing struct {
 	Reason string `json:"reason"`
 }
 
-// each runs fn for every repository in parallel, bounded per repository
-// by the Searcher's timeout. A repository whose shard is unavailable is
+// each runs fn for every repository in parallel, all bounded by the
+// Searcher's timeout. The repositories of one shard read through one
+// postgres.Batch: their statements travel together, a round trip for each
+// step of their planners rather than one per step and repository, in one
+// snapshot of the shard. A repository whose shard is unavailable is
 // reported missing; any other error ends the call.
 func (s *Searcher) each(ctx context.Context, repos []postgres.Repo, fn func(context.Context, *repoPlanner) error) ([]Missing, error) {
+	outer := ctx
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
 	var mu sync.Mutex
 	var missing []Missing
 	var firstErr error
-	var wg sync.WaitGroup
+	fail := func(r postgres.Repo, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if outer.Err() == nil && (postgres.IsUnavailable(err) || errors.Is(err, context.DeadlineExceeded)) {
+			missing = append(missing, Missing{Repo: r.Name, Shard: r.Shard, Reason: unavailableReason(err)})
+			return
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	byShard := map[string][]postgres.Repo{}
 	for _, r := range repos {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rctx, cancel := context.WithTimeout(ctx, s.timeout)
-			defer cancel()
-			rp, err := s.planner(rctx, r)
-			if err == nil {
-				err = fn(rctx, rp)
-			}
-			if err == nil {
-				return
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if ctx.Err() == nil && (postgres.IsUnavailable(err) || errors.Is(err, context.DeadlineExceeded)) {
-				missing = append(missing, Missing{Repo: r.Name, Shard: r.Shard, Reason: unavailableReason(err)})
-				return
-			}
-			if firstErr == nil {
-				firstErr = err
-			}
-		}()
+		byShard[r.Shard] = append(byShard[r.Shard], r)
+	}
+	var wg sync.WaitGroup
+	for _, rs := range byShard {
+		for _, part := range batchParts(rs, runtime.GOMAXPROCS(0)) {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s.eachOnShard(ctx, part, fn, fail)
+			}()
+		}
 	}
 	wg.Wait()
 	sort.Slice(missing, func(i, j int) bool { return missing[i].Repo < missing[j].Repo })
 	return missing, firstErr
+}
+
+// minPerBatch is the fewest repositories a part of a shard's batch holds.
+const minPerBatch = 4
+
+// batchParts splits the repositories of one shard into the parts that
+// read through a batch each: one, or as many as there are CPUs (cpus)
+// with minPerBatch repositories at least in each. A batch reads its rows,
+// and runs its readers' scans of them, in one goroutine, on one server
+// backend: one batch for forty repositories would leave the other CPUs
+// idle when the server is not busy. The round trips stay bounded by the
+// CPUs, not the repositories.
+func batchParts(rs []postgres.Repo, cpus int) [][]postgres.Repo {
+	n := min(max(cpus, 1), len(rs)/minPerBatch)
+	if n <= 1 {
+		return [][]postgres.Repo{rs}
+	}
+	parts := make([][]postgres.Repo, n)
+	for i, r := range rs {
+		parts[i%n] = append(parts[i%n], r)
+	}
+	return parts
+}
+
+// eachOnShard runs fn for the repositories rs of one shard, in parallel,
+// through one batch. The planners come first (made once per repository,
+// on the pool), so that no participant of the batch needs a connection of
+// its own; the batch's connection is taken before any participant runs,
+// so none waits for one while holding a planner's cache. Shards go on
+// independently: a shard that does not answer delays only its own.
+func (s *Searcher) eachOnShard(ctx context.Context, rs []postgres.Repo, fn func(context.Context, *repoPlanner) error, fail func(postgres.Repo, error)) {
+	rps := make([]*repoPlanner, len(rs))
+	var wg sync.WaitGroup
+	for i, r := range rs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rp, err := s.planner(ctx, r)
+			if err != nil {
+				fail(r, err)
+				return
+			}
+			rps[i] = rp
+		}()
+	}
+	wg.Wait()
+	n := 0
+	for _, rp := range rps {
+		if rp != nil {
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	var b *postgres.Batch
+	if !s.unbatched {
+		var err error
+		if b, err = s.store.Batch(ctx, rs[0].Shard, n); err != nil {
+			for i, r := range rs {
+				if rps[i] != nil {
+					fail(r, err)
+				}
+			}
+			return
+		}
+		defer b.Close()
+	}
+	for i, r := range rs {
+		if rps[i] == nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rctx := ctx
+			if b != nil {
+				defer b.Done()
+				rctx = postgres.WithBatch(ctx, b)
+			}
+			if err := fn(rctx, rps[i]); err != nil {
+				fail(r, err)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 func unavailableReason(err error) string {

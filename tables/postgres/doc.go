@@ -37,6 +37,12 @@
 // version, and scanned exactly in Go by the planner. IsUnavailable tells a shard that does
 // not answer from a bad request.
 //
+// A call over many repositories of a shard reads them through one Batch
+// (Store.Batch, WithBatch): their readers' statements are sent together,
+// one pipelined round trip for each step of their planners instead of one
+// per step and repository, on one connection in one read-only snapshot;
+// each statement still names its own repository, so each ranks as alone.
+//
 // Migrations are numbered, idempotent and applied under an advisory lock
 // by Init; Open refuses a store whose schema is older or newer than this
 // build, naming the command that upgrades it.

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/viberag/viberag/scope"
@@ -148,29 +148,89 @@ func filter(f scope.Filter, t scope.Table, alias string, a *args) string {
 	return "(" + strings.Join(conds, " AND ") + ")"
 }
 
-// querier runs statements: the pool, or a transaction.
+// querier runs statements: the pool, a transaction, or a call's Batch.
 type querier interface {
-	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	query(ctx context.Context, q string, args []any, scan func(pgx.Rows) error) error
 }
 
-// query runs q and calls scan for every row.
-func (r *Reader) query(ctx context.Context, q string, a *args, scan func(pgx.Rows) error) error {
-	return r.queryOn(ctx, r.pool, q, a, scan)
+// direct runs statements on a pool or in a transaction, one round trip
+// each.
+type direct struct {
+	db interface {
+		Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	}
 }
 
-// queryOn runs q on db and calls scan for every row.
-func (r *Reader) queryOn(ctx context.Context, db querier, q string, a *args, scan func(pgx.Rows) error) error {
-	rows, err := db.Query(ctx, q, a.v...)
+func (d direct) query(ctx context.Context, q string, args []any, scan func(pgx.Rows) error) error {
+	rows, err := d.db.Query(ctx, q, args...)
 	if err != nil {
-		return r.wrap(err)
+		return err
 	}
 	defer rows.Close()
 	for rows.Next() {
 		if err := scan(rows); err != nil {
-			return r.wrap(err)
+			return err
 		}
 	}
-	return r.wrap(rows.Err())
+	return rows.Err()
+}
+
+func (b *Batch) query(_ context.Context, q string, args []any, scan func(pgx.Rows) error) error {
+	return b.send(q, args, scan)
+}
+
+// db returns where the reader's statements go under ctx: the call's
+// Batch for this shard (WithBatch), else the pool.
+func (r *Reader) db(ctx context.Context) querier {
+	if b := r.batch(ctx); b != nil {
+		return b
+	}
+	return direct{r.pool}
+}
+
+// batch returns the call's Batch for this reader's shard, if ctx has one.
+func (r *Reader) batch(ctx context.Context) *Batch {
+	if b, _ := ctx.Value(batchKey{}).(*Batch); b != nil && b.pool == r.pool {
+		return b
+	}
+	return nil
+}
+
+// snapshot returns where a read of several statements that must see one
+// snapshot goes: the call's Batch (one transaction for the call), else a
+// read-only repeatable-read transaction that end closes.
+func (r *Reader) snapshot(ctx context.Context) (db querier, end func(), err error) {
+	if b := r.batch(ctx); b != nil {
+		return b, func() {}, nil
+	}
+	tx, err := r.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return nil, nil, r.wrap(err)
+	}
+	return direct{tx}, func() { tx.Rollback(context.WithoutCancel(ctx)) }, nil //nolint:errcheck // read-only
+}
+
+// query runs q and calls scan for every row.
+func (r *Reader) query(ctx context.Context, q string, a *args, scan func(pgx.Rows) error) error {
+	return r.queryOn(ctx, r.db(ctx), q, a, scan)
+}
+
+// queryOn runs q on db and calls scan for every row.
+func (r *Reader) queryOn(ctx context.Context, db querier, q string, a *args, scan func(pgx.Rows) error) error {
+	return r.wrap(db.query(ctx, q, a.v, scan))
+}
+
+// row runs q and scans its first row into dest; ok is false when it has
+// none.
+func (r *Reader) row(ctx context.Context, q string, args []any, dest ...any) (ok bool, err error) {
+	err = r.db(ctx).query(ctx, q, args, func(rows pgx.Rows) error {
+		if ok {
+			return nil
+		}
+		ok = true
+		return rows.Scan(dest...)
+	})
+	return ok, r.wrap(err)
 }
 
 func (r *Reader) wrap(err error) error {
@@ -178,14 +238,6 @@ func (r *Reader) wrap(err error) error {
 		return nil
 	}
 	return fmt.Errorf("repository %s (shard %s): %w", r.repo.Name, r.repo.Shard, err)
-}
-
-// found turns pgx.ErrNoRows into ok false.
-func found(err error) (bool, error) {
-	if errors.Is(err, pgx.ErrNoRows) {
-		return false, nil
-	}
-	return err == nil, err
 }
 
 // PrepareReads checks that the repository's shard answers with this
@@ -218,7 +270,7 @@ func (r *Reader) state(ctx context.Context) (int64, string, error) {
 	c.mu.Unlock()
 	var v int64
 	var m string
-	err := r.pool.QueryRow(ctx, `SELECT coalesce(max(version), 0), coalesce(max(embedding_model), '') FROM repo_state WHERE repo_id = $1`, r.repo.ID).Scan(&v, &m)
+	_, err := r.row(ctx, `SELECT coalesce(max(version), 0), coalesce(max(embedding_model), '') FROM repo_state WHERE repo_id = $1`, []any{r.repo.ID}, &v, &m)
 	if err != nil {
 		return 0, "", r.wrap(err)
 	}
@@ -245,10 +297,10 @@ func (r *Reader) tableStats(ctx context.Context, tbl string) (TableStats, error)
 	if ok {
 		return st, nil
 	}
-	err = r.pool.QueryRow(ctx, `SELECT coalesce(max(rows), 0), coalesce(max(tokens), 0) FROM fts_stats WHERE repo_id = $1 AND tbl = $2`,
-		r.repo.ID, tbl).Scan(&st.Rows, &st.Tokens)
+	_, err = r.row(ctx, `SELECT coalesce(max(rows), 0), coalesce(max(tokens), 0) FROM fts_stats WHERE repo_id = $1 AND tbl = $2`,
+		[]any{r.repo.ID, tbl}, &st.Rows, &st.Tokens)
 	if err != nil {
-		return st, r.wrap(err)
+		return st, err
 	}
 	c.mu.Lock()
 	if c.version == v {
@@ -350,11 +402,11 @@ func (r *Reader) MatchCount(ctx context.Context, t tables.FTSTable, expr string)
 	}
 	if len(e.phrases) == 1 && len(e.phrases[0].Tokens) == 1 && e.cols[0] == uint64(1)<<len(ft.cols)-1 && len(e.phrases[0].Tokens[0]) <= maxLexeme {
 		var n int
-		err := r.pool.QueryRow(ctx, `SELECT count(*) FROM `+ft.name+` WHERE repo_id = $1 AND tsv @@ $2::tsquery`, r.repo.ID, tsq).Scan(&n)
-		return n, r.wrap(err)
+		_, err := r.row(ctx, `SELECT count(*) FROM `+ft.name+` WHERE repo_id = $1 AND tsv @@ $2::tsquery`, []any{r.repo.ID, tsq}, &n)
+		return n, err
 	}
 	n := 0
-	err = r.candidates(ctx, r.pool, ft, e, nil, tsq, "TRUE", r.args(), "", false, func(rows pgx.Rows, dest []any) error { return rows.Scan(dest...) }, func(m *rowMatch, _ int, _ bool) {
+	err = r.candidates(ctx, r.db(ctx), ft, e, nil, tsq, "TRUE", r.args(), "", false, func(rows pgx.Rows, dest []any) error { return rows.Scan(dest...) }, func(m *rowMatch, _ int, _ bool) {
 		n++
 	})
 	return n, err
@@ -435,18 +487,21 @@ func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *ft
 		` WHERE ` + ft.alias + `.repo_id = $1 AND ` + lookup
 	texts := make([]*string, len(ft.cols))
 	toks := make([][]string, len(ft.cols))
-	var tf []byte
+	// tf is the driver's own copy, valid until the next row: most of
+	// what a search reads, and none of it kept.
+	var tf pgtype.DriverBytes
 	var m rowMatch
 	var tk tokenizer
+	var ntok int
+	var in bool
+	// The same destinations for every row (scanRow may keep the slice).
+	dest := make([]any, 0, len(ft.cols)+3)
+	dest = append(dest, &tf)
+	for c := range texts {
+		dest = append(dest, &texts[c])
+	}
+	dest = append(dest, &ntok, &in)
 	return r.queryOn(ctx, db, q, a, func(rows pgx.Rows) error {
-		var ntok int
-		var in bool
-		dest := make([]any, 0, len(ft.cols)+3)
-		dest = append(dest, &tf)
-		for c := range texts {
-			dest = append(dest, &texts[c])
-		}
-		dest = append(dest, &ntok, &in)
 		if err := scanRow(rows, dest); err != nil {
 			return err
 		}
@@ -487,7 +542,7 @@ type rowKey struct {
 // two steps within one snapshot: every candidate is matched and scored
 // from its keys and term frequencies alone, then only the best limit
 // rows are read whole (fetch).
-func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws []float64, s scope.Scope, t scope.Table, limit int,
+func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws []float64, s scope.Scope, t scope.Table, limit int, cr *carry,
 	fetch func(ctx context.Context, db querier, keys []rowKey) (map[rowKey]T, error), setScore func(*T, float64)) ([]T, error) {
 	if len(ws) != len(ft.cols) {
 		return nil, fmt.Errorf("%s: %d column weights, want %d", ft.name, len(ws), len(ft.cols))
@@ -508,11 +563,11 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 	if err != nil {
 		return nil, err
 	}
-	tx, err := r.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	tx, end, err := r.snapshot(ctx)
 	if err != nil {
-		return nil, r.wrap(err)
+		return nil, err
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // read-only
+	defer end()
 	a := r.args()
 	cond := filter(s.Filter(), t, ft.alias, a)
 	type cand struct {
@@ -523,8 +578,17 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 	var cands []cand
 	df := make([]int64, len(e.phrases))
 	var cur rowKey
-	err = r.candidates(ctx, tx, ft, e, ws, tsq, cond, a, ft.keyCols, false, func(rows pgx.Rows, rest []any) error {
-		return rows.Scan(append([]any{&cur.file, &cur.ord, &cur.start}, rest...)...)
+	keyCols, dest := ft.keyCols, []any{&cur.file, &cur.ord, &cur.start}
+	if cr != nil {
+		keyCols += ", " + cr.cols
+		dest = append(dest, cr.dest...)
+	}
+	var all []any // dest, then the same rest for every row
+	err = r.candidates(ctx, tx, ft, e, ws, tsq, cond, a, keyCols, false, func(rows pgx.Rows, rest []any) error {
+		if all == nil {
+			all = append(dest[:len(dest):len(dest)], rest...)
+		}
+		return rows.Scan(all...)
 	}, func(m *rowMatch, ntok int, in bool) {
 		for i, f := range m.raw {
 			if f > 0 {
@@ -533,6 +597,9 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 		}
 		if in {
 			cands = append(cands, cand{key: cur, freq: append([]float64(nil), m.weighted...), ntok: ntok})
+			if cr != nil {
+				cr.keep(cur)
+			}
 		}
 	})
 	if err != nil {
@@ -581,6 +648,17 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 		}
 	}
 	return rows, nil
+}
+
+// carry names columns that a search reads with its candidates' keys
+// (cols, scanned into dest), so that its fetch needs no statement of its
+// own for the rows it ranked best: keep is called with each candidate in
+// scope while dest holds its columns. Worth it for small columns: every
+// candidate carries them.
+type carry struct {
+	cols string
+	dest []any
+	keep func(rowKey)
 }
 
 // paths returns the repository's file paths by id, read once per version.
@@ -643,13 +721,51 @@ func scanChunkRow(rows pgx.Rows, extra []any, more ...any) (tables.ChunkRow, err
 
 // SearchChunks ranks the chunks matching expr by bm25 with weights ws.
 func (r *Reader) SearchChunks(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]tables.ChunkRow, error) {
-	return search(ctx, r, chunksFTS, expr, ws, s, scope.Chunks, limit, r.fetchChunks(false), func(c *tables.ChunkRow, sc float64) { c.Score = sc })
+	// The chunks' few small columns come with the candidates: no second
+	// statement, and no second visit of the best rows (issue 19: that
+	// fetch was a fifth of a shard's statement time in cross-repository
+	// searches).
+	var cid, header string
+	var end int
+	kept := map[rowKey]tables.ChunkRow{}
+	cr := &carry{cols: "c.cid, c.end_line, c.header", dest: []any{&cid, &end, &header}, keep: func(k rowKey) {
+		kept[k] = tables.ChunkRow{ID: rowID(k.file, k.ord), FileID: k.file, CID: cid, StartLine: k.start, EndLine: end, Header: header}
+	}}
+	fetch := func(ctx context.Context, db querier, keys []rowKey) (map[rowKey]tables.ChunkRow, error) {
+		paths, err := r.paths(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out := make(map[rowKey]tables.ChunkRow, len(keys))
+		var unknown []rowKey // of a file pushed since the paths were read
+		for _, k := range keys {
+			c, ok := kept[k]
+			p, known := paths[k.file]
+			if !ok || !known {
+				unknown = append(unknown, k)
+				continue
+			}
+			c.Path, c.Header = p, DecodeText(c.Header)
+			out[k] = c
+		}
+		if len(unknown) > 0 {
+			more, err := r.fetchChunks(false)(ctx, db, unknown)
+			if err != nil {
+				return nil, err
+			}
+			for k, c := range more {
+				out[k] = c
+			}
+		}
+		return out, nil
+	}
+	return search(ctx, r, chunksFTS, expr, ws, s, scope.Chunks, limit, cr, fetch, func(c *tables.ChunkRow, sc float64) { c.Score = sc })
 }
 
 // SimilarChunks is SearchChunks with the weights of code similarity, and
 // each chunk's identifiers.
 func (r *Reader) SimilarChunks(ctx context.Context, expr string, s scope.Scope, limit int) ([]tables.ChunkRow, error) {
-	return search(ctx, r, chunksFTS, expr, []float64{0, 1, 1, 0.5}, s, scope.Chunks, limit, r.fetchChunks(true), func(c *tables.ChunkRow, sc float64) { c.Score = sc })
+	return search(ctx, r, chunksFTS, expr, []float64{0, 1, 1, 0.5}, s, scope.Chunks, limit, nil, r.fetchChunks(true), func(c *tables.ChunkRow, sc float64) { c.Score = sc })
 }
 
 // fetchChunks reads the chunks with the given keys (and their identifiers).
@@ -717,7 +833,7 @@ JOIN symbols s ON s.repo_id = $1 AND s.file_id = k.f AND s.ord = k.o JOIN files 
 		})
 		return out, err
 	}
-	return search(ctx, r, symbolsFTS, expr, ws, s, scope.Symbols, limit, fetch, func(x *tables.SymbolRow, sc float64) { x.Score = sc })
+	return search(ctx, r, symbolsFTS, expr, ws, s, scope.Symbols, limit, nil, fetch, func(x *tables.SymbolRow, sc float64) { x.Score = sc })
 }
 
 // SearchFiles ranks the files whose path or summary match expr.
@@ -738,7 +854,7 @@ func (r *Reader) SearchFiles(ctx context.Context, expr string, ws []float64, s s
 			})
 		return out, err
 	}
-	return search(ctx, r, filesFTS, expr, ws, s, scope.Files, limit, fetch, func(f *tables.FileRow, sc float64) { f.Score = sc })
+	return search(ctx, r, filesFTS, expr, ws, s, scope.Files, limit, nil, fetch, func(f *tables.FileRow, sc float64) { f.Score = sc })
 }
 
 // symbols runs a symbol lookup: the candidates of where (a condition on
@@ -820,7 +936,7 @@ func (r *Reader) SymbolsMatching(ctx context.Context, expr string, s scope.Scope
 	cond := filter(s.Filter(), scope.Symbols, "s", a)
 	var out []tables.SymbolRow
 	var cur tables.SymbolRow
-	err = r.candidates(ctx, r.pool, symbolsFTS, e, nil, tsq, cond, a, symbolRowCols, true, func(rows pgx.Rows, rest []any) error {
+	err = r.candidates(ctx, r.db(ctx), symbolsFTS, e, nil, tsq, cond, a, symbolRowCols, true, func(rows pgx.Rows, rest []any) error {
 		var err error
 		cur, err = scanSymbolRow(rows, rest)
 		return err

@@ -24,10 +24,10 @@ FROM symbols s JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id WHERE 
 func (r *Reader) SymbolInfo(ctx context.Context, sid string) (tables.SymbolInfo, bool, error) {
 	var d tables.SymbolInfo
 	var decorators, identifiers, calls, strs string
-	err := r.pool.QueryRow(ctx, symbolInfoSQL, r.repo.ID, sid).Scan(&d.SID, &d.FileID, &d.Path, &d.Language, &d.Kind, &d.Name, &d.Qualname, &d.ParentSID,
+	ok, err := r.row(ctx, symbolInfoSQL, []any{r.repo.ID, sid}, &d.SID, &d.FileID, &d.Path, &d.Language, &d.Kind, &d.Name, &d.Qualname, &d.ParentSID,
 		&d.StartLine, &d.EndLine, &d.StartByte, &d.EndByte, &d.Signature, &d.Doc, &d.Exported, &decorators, &identifiers, &calls, &strs, &d.Hash)
-	if ok, err := found(err); !ok {
-		return d, false, r.wrap(err)
+	if !ok {
+		return d, false, err
 	}
 	dec := DecodeText
 	d.Path, d.Language, d.Kind, d.Name, d.Qualname = dec(d.Path), dec(d.Language), dec(d.Kind), dec(d.Name), dec(d.Qualname)
@@ -50,10 +50,19 @@ func scanSpan(rows pgx.Row, withPath bool) (tables.SymbolSpan, error) {
 
 // SymbolBrief returns the symbol with the given sid in brief.
 func (r *Reader) SymbolBrief(ctx context.Context, sid string) (tables.SymbolSpan, bool, error) {
-	s, err := scanSpan(r.pool.QueryRow(ctx, `SELECT s.sid, s.kind, s.qualname, f.path, s.start_line, s.end_line
-FROM symbols s JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id WHERE s.repo_id = $1 AND s.sid = $2`, r.repo.ID, sid), true)
-	ok, err := found(err)
-	return s, ok, r.wrap(err)
+	var s tables.SymbolSpan
+	ok := false
+	err := r.query(ctx, `SELECT s.sid, s.kind, s.qualname, f.path, s.start_line, s.end_line
+FROM symbols s JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id WHERE s.repo_id = $1 AND s.sid = $2`, &args{v: []any{r.repo.ID, sid}}, func(rows pgx.Rows) error {
+		if ok {
+			return nil
+		}
+		var err error
+		s, err = scanSpan(rows, true)
+		ok = err == nil
+		return err
+	})
+	return s, ok, err
 }
 
 // SymbolChildren returns up to 200 symbols whose parent is sid, in line
@@ -77,18 +86,16 @@ ORDER BY s.start_line, s.qualname LIMIT 200`, a, func(rows pgx.Rows) error {
 // sid.
 func (r *Reader) SymbolExists(ctx context.Context, sid string) (bool, error) {
 	var one int
-	ok, err := found(r.pool.QueryRow(ctx, `SELECT 1 FROM symbols WHERE repo_id = $1 AND sid = $2`, r.repo.ID, sid).Scan(&one))
-	return ok, r.wrap(err)
+	return r.row(ctx, `SELECT 1 FROM symbols WHERE repo_id = $1 AND sid = $2`, []any{r.repo.ID, sid}, &one)
 }
 
 // IndexedFile returns the content hash of the file at path ("" when the
 // repository does not hold it). A store keeps no skipped files.
 func (r *Reader) IndexedFile(ctx context.Context, path string) (hash, skipped string, err error) {
-	err = r.pool.QueryRow(ctx, `SELECT hash FROM files WHERE repo_id = $1 AND path = $2`, r.repo.ID, EncodeText(path)).Scan(&hash)
-	if ok, err := found(err); ok || err != nil {
-		return hash, "", r.wrap(err)
+	if _, err := r.row(ctx, `SELECT hash FROM files WHERE repo_id = $1 AND path = $2`, []any{r.repo.ID, EncodeText(path)}, &hash); err != nil {
+		return "", "", err
 	}
-	return "", "", nil
+	return hash, "", nil
 }
 
 // Neighbours reads a symbol or chunk with its parent and siblings, in one
@@ -223,9 +230,8 @@ FROM symbols s WHERE s.repo_id = $1 AND s.file_id = ANY(` + sa.add(ids) + `) ORD
 
 // FileDoc returns a file's doc comment and summary.
 func (r *Reader) FileDoc(ctx context.Context, fileID int64) (doc, summary string, ok bool, err error) {
-	err = r.pool.QueryRow(ctx, `SELECT doc, summary FROM files WHERE repo_id = $1 AND id = $2`, r.repo.ID, fileID).Scan(&doc, &summary)
-	ok, err = found(err)
-	return DecodeText(doc), DecodeText(summary), ok, r.wrap(err)
+	ok, err = r.row(ctx, `SELECT doc, summary FROM files WHERE repo_id = $1 AND id = $2`, []any{r.repo.ID, fileID}, &doc, &summary)
+	return DecodeText(doc), DecodeText(summary), ok, err
 }
 
 // FileLines returns lines from..to (1-based, inclusive) of a file, read
@@ -262,9 +268,12 @@ func (r *Reader) FileLines(ctx context.Context, fileID int64, from, to int) ([]s
 // FileID returns the id of the file at path in the repository.
 func (r *Reader) FileID(ctx context.Context, path string) (int64, bool, error) {
 	var id int64
-	ok, err := found(r.pool.QueryRow(ctx, `SELECT id FROM files WHERE repo_id = $1 AND path = $2`, r.repo.ID, EncodeText(path)).Scan(&id))
-	return id, ok, r.wrap(err)
+	ok, err := r.row(ctx, `SELECT id FROM files WHERE repo_id = $1 AND path = $2`, []any{r.repo.ID, EncodeText(path)}, &id)
+	return id, ok, err
 }
+
+// errStop ends a read early: the caller has what it needs.
+var errStop = errors.New("stop")
 
 // ShortScanLimit bounds the chunks read for exact text of under three
 // characters, which no trigram index can narrow: the search says so.
@@ -288,24 +297,23 @@ func (r *Reader) ChunksContaining(ctx context.Context, text string, s scope.Scop
 	}
 	q := `SELECT c.file_id, c.ord, f.path, c.start_line, c.header, c.content FROM chunks c JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id
 WHERE c.repo_id = $1 AND ` + match + ` AND ` + cond + ` ORDER BY c.file_id, c.start_line, c.ord` + limit
-	rows, err := r.pool.Query(ctx, q, a.v...)
-	if err != nil {
-		return r.wrap(err)
-	}
-	defer rows.Close()
-	for rows.Next() {
+	err := r.query(ctx, q, a, func(rows pgx.Rows) error {
 		var c tables.ChunkText
 		var ord int
 		if err := rows.Scan(&c.FileID, &ord, &c.Path, &c.StartLine, &c.Header, &c.Content); err != nil {
-			return r.wrap(err)
+			return err
 		}
 		c.ID = rowID(c.FileID, ord)
 		c.Path, c.Header, c.Content = DecodeText(c.Path), DecodeText(c.Header), DecodeText(c.Content)
 		if !fn(&c) {
-			return nil
+			return errStop
 		}
+		return nil
+	})
+	if errors.Is(err, errStop) {
+		return nil
 	}
-	return r.wrap(rows.Err())
+	return err
 }
 
 // ChunkContents returns the text of the chunks with the given row ids.
@@ -352,8 +360,8 @@ func (r *Reader) EmbeddingModel(ctx context.Context) (string, error) {
 // EmbeddingDim returns the dimension of the repository's vectors.
 func (r *Reader) EmbeddingDim(ctx context.Context, model string) (int, error) {
 	var d int
-	err := r.pool.QueryRow(ctx, `SELECT coalesce(max(embedding_dim), 0) FROM repo_state WHERE repo_id = $1 AND embedding_model = $2`, r.repo.ID, model).Scan(&d)
-	return d, r.wrap(err)
+	_, err := r.row(ctx, `SELECT coalesce(max(embedding_dim), 0) FROM repo_state WHERE repo_id = $1 AND embedding_model = $2`, []any{r.repo.ID, model}, &d)
+	return d, err
 }
 
 // ChunkRows calls fn with every chunk.
@@ -399,6 +407,9 @@ func (r *Reader) ScanVectors(ctx context.Context, model string, dim int, fn func
 // FileLineCount returns the line count of the file with id fileID.
 func (r *Reader) FileLineCount(ctx context.Context, fileID int64) (int, error) {
 	var n int
-	err := r.pool.QueryRow(ctx, `SELECT lines FROM files WHERE repo_id = $1 AND id = $2`, r.repo.ID, fileID).Scan(&n)
-	return n, r.wrap(err)
+	ok, err := r.row(ctx, `SELECT lines FROM files WHERE repo_id = $1 AND id = $2`, []any{r.repo.ID, fileID}, &n)
+	if err == nil && !ok {
+		err = r.wrap(pgx.ErrNoRows)
+	}
+	return n, err
 }

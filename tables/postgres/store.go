@@ -25,6 +25,8 @@ type Store struct {
 
 	mu     sync.Mutex
 	shards map[string]*shardPool // by shard name
+
+	batchStats BatchStats
 }
 
 type shardPool struct {
@@ -42,6 +44,9 @@ type StoreOptions struct {
 	StatementTimeout time.Duration
 	// ConnectTimeout bounds a connection attempt (default 3s).
 	ConnectTimeout time.Duration
+	// BatchFlush bounds how long a statement of a Batch waits for the
+	// other participants (default FlushAfter).
+	BatchFlush time.Duration
 }
 
 // OpenStore connects to the catalog at catalogURL; shards are connected
@@ -59,6 +64,9 @@ func OpenStore(ctx context.Context, catalogURL string, opts StoreOptions) (*Stor
 	}
 	if opts.ConnectTimeout <= 0 {
 		opts.ConnectTimeout = 3 * time.Second
+	}
+	if opts.BatchFlush <= 0 {
+		opts.BatchFlush = FlushAfter
 	}
 	return &Store{Catalog: cat, opts: opts, shards: map[string]*shardPool{}}, nil
 }
