@@ -152,7 +152,17 @@ func (p *Planner) fuse(chans []*channel, pm *pathMatcher, files map[int64]*fileI
 		order int
 	}
 	var picks []pick
-	for order, fc := range cands {
+	listed := cands
+	if t.SameFileDecay < 1 && len(listed) > limit && listed[limit-1].final >= 0 {
+		// Every file has a unit, so the first limit files give limit
+		// picks at their own scores; a later file's picks score at most
+		// its score (or at most 0, when it is negative), no more than
+		// theirs, and lose ties by order. So only the first limit files
+		// can be listed: sorting the units of the others (hundreds for a
+		// long query) would be wasted.
+		listed = listed[:limit]
+	}
+	for order, fc := range listed {
 		units := fc.sortedUnits()
 		var taken []*unit
 		for _, uc := range units {
