@@ -264,18 +264,24 @@ func (c *sourceCache) queryRow(q string, args ...any) *sql.Row {
 	return c.tx.QueryRowContext(c.ctx, q, args...)
 }
 
-// text returns the text of file id; ok is false when it has none (the
-// file is gone).
-func (c *sourceCache) text(id int64) (text string, ok bool, err error) {
+// textOf returns the text of file id; ok is false when it has none (the
+// file is gone). A caller that knows the file's content hash (files.hash,
+// read in this transaction; "" when not) is served a text the DB keeps
+// for that hash without reading the blob.
+func (c *sourceCache) textOf(id int64, hash string) (text string, ok bool, err error) {
 	if t, ok := c.texts[id]; ok {
+		return t, true, nil
+	}
+	if len(c.texts) >= maxCachedSources {
+		clear(c.texts)
+	}
+	if t, ok := c.db.texts.getByHash(id, hash); ok {
+		c.texts[id] = t
 		return t, true, nil
 	}
 	var blob []byte
 	if ok, err := found(c.queryRow(sourceTextSQL, id).Scan(&blob)); !ok {
 		return "", false, err
-	}
-	if len(c.texts) >= maxCachedSources {
-		clear(c.texts)
 	}
 	t, sum, ok := c.db.texts.get(id, blob)
 	if !ok {
@@ -284,7 +290,9 @@ func (c *sourceCache) text(id int64) (text string, ok bool, err error) {
 			return "", false, fmt.Errorf("file %d: %w", id, err)
 		}
 		t = string(b)
-		c.db.texts.put(id, sum, t)
+	}
+	if !ok || hash != "" {
+		c.db.texts.put(id, sum, hash, t)
 	}
 	c.texts[id] = t
 	return t, true, nil
@@ -292,7 +300,12 @@ func (c *sourceCache) text(id int64) (text string, ok bool, err error) {
 
 // span returns text[start:end] of file id.
 func (c *sourceCache) span(id int64, start, end int) (string, bool, error) {
-	t, ok, err := c.text(id)
+	return c.spanOf(id, "", start, end)
+}
+
+// spanOf is span for a file of known content hash (textOf).
+func (c *sourceCache) spanOf(id int64, hash string, start, end int) (string, bool, error) {
+	t, ok, err := c.textOf(id, hash)
 	if !ok {
 		return "", false, err
 	}
