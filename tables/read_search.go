@@ -3,6 +3,7 @@ package tables
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -434,64 +435,50 @@ func (db *DB) MatchCount(ctx context.Context, t FTSTable, expr string) (int, err
 	return n, err
 }
 
-// maxCountsPerStatement bounds the expressions MatchCounts counts in one
-// statement, and so the statement shapes it prepares.
-const maxCountsPerStatement = 16
-
-// MatchCounts returns MatchCount of each expression of exprs, counted
-// with one statement per maxCountsPerStatement expressions: a search's
-// terms that were never counted before (a long task text has dozens) cost
-// a statement each otherwise, and on small tables such as files_fts the
-// statement costs more than the count (issue 14: a fifth of the counts'
-// CPU on the broad benchmark's slowest queries).
+// MatchCounts returns MatchCount of each expression of exprs, counted by
+// one statement: a search's terms that were never counted before (a long
+// task text has dozens) cost a statement each otherwise, and on small
+// tables such as files_fts the statement costs more than the count
+// (issue 14: a fifth of the counts' CPU on the broad benchmark's slowest
+// queries). The expressions go in as one JSON array, so that the
+// statement has one shape whatever their number, prepared once.
 func (db *DB) MatchCounts(ctx context.Context, t FTSTable, exprs []string) ([]int, error) {
-	var one string
+	var q string
 	switch t {
 	case ChunksFTS:
-		one = `SELECT %d, count(*) FROM chunks_fts WHERE chunks_fts MATCH ?`
+		q = `SELECT j.key, (SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH j.value) FROM json_each(?) j`
 	case FilesFTS:
-		one = `SELECT %d, count(*) FROM files_fts WHERE files_fts MATCH ?`
+		q = `SELECT j.key, (SELECT count(*) FROM files_fts WHERE files_fts MATCH j.value) FROM json_each(?) j`
 	default:
 		return nil, fmt.Errorf("match count: unknown table %q", t)
 	}
+	arg, err := json.Marshal(exprs)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]int, len(exprs))
-	for start := 0; start < len(exprs); start += maxCountsPerStatement {
-		part := exprs[start:min(start+maxCountsPerStatement, len(exprs))]
-		var q strings.Builder
-		args := make([]any, len(part))
-		for i, e := range part {
-			if i > 0 {
-				q.WriteString(" UNION ALL ")
-			}
-			fmt.Fprintf(&q, one, i)
-			args[i] = e
-		}
-		rows, err := db.query(ctx, q.String(), args...)
-		if err != nil {
+	seen := 0
+	rows, err := db.query(ctx, q, string(arg))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var i, n int
+		if err := rows.Scan(&i, &n); err != nil {
 			return nil, err
 		}
-		seen := 0
-		for rows.Next() {
-			var i, n int
-			if err := rows.Scan(&i, &n); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			if i < 0 || i >= len(part) {
-				rows.Close()
-				return nil, fmt.Errorf("match count: row %d of %d", i, len(part))
-			}
-			out[start+i] = n
-			seen++
+		if i < 0 || i >= len(out) {
+			return nil, fmt.Errorf("match count: row %d of %d", i, len(out))
 		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return nil, err
-		}
-		if seen != len(part) {
-			return nil, fmt.Errorf("match count: %d counts for %d expressions", seen, len(part))
-		}
+		out[i] = n
+		seen++
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if seen != len(exprs) {
+		return nil, fmt.Errorf("match count: %d counts for %d expressions", seen, len(exprs))
 	}
 	return out, nil
 }
