@@ -661,3 +661,30 @@ func TestFuseLimitIsAPrefix(t *testing.T) {
 		}
 	}
 }
+
+// A file's units are found by a scan while they are few and through a map
+// once they are many: either way one unit is one candidate.
+func TestFileCandUnitOncePerUnit(t *testing.T) {
+	fc := &fileCand{}
+	var us []*unit
+	for i := range 3 * maxScannedUnits {
+		us = append(us, &unit{kind: KindBlock, id: fmt.Sprint(i)})
+	}
+	first := map[*unit]*unitCand{}
+	for round := 0; round < 2; round++ {
+		for _, u := range us {
+			uc := fc.unit(u)
+			if uc.u != u {
+				t.Fatalf("unit %s: candidate of unit %s", u.id, uc.u.id)
+			}
+			if round == 0 {
+				first[u] = uc
+			} else if first[u] != uc {
+				t.Fatalf("unit %s: a second candidate", u.id)
+			}
+		}
+	}
+	if len(fc.units) != len(us) {
+		t.Errorf("%d candidates for %d units", len(fc.units), len(us))
+	}
+}
