@@ -67,9 +67,10 @@ func (c *compressor) deflate(p []byte) ([]byte, error) {
 // a new flate reader allocates and clears its 32 KiB window, which cost
 // more than decoding a small file.
 type inflater struct {
-	r   io.ReadCloser
-	src bytes.Reader
-	buf bytes.Buffer
+	r     io.ReadCloser
+	src   bytes.Reader
+	buf   bytes.Buffer
+	chunk []byte // inflateString's copy buffer
 }
 
 // inflate decompresses b; the result is valid until the next call.
@@ -86,6 +87,26 @@ func (z *inflater) inflate(b []byte) ([]byte, error) {
 		return nil, fmt.Errorf("%w: sources: %w", ErrDamaged, err)
 	}
 	return z.buf.Bytes(), nil
+}
+
+// inflateString decompresses b into a new string, without the copy that
+// converting inflate's bytes would make.
+func (z *inflater) inflateString(b []byte) (string, error) {
+	z.src.Reset(b)
+	if z.r == nil {
+		z.r = flate.NewReader(&z.src)
+	} else if err := z.r.(flate.Resetter).Reset(&z.src, nil); err != nil {
+		return "", err
+	}
+	if z.chunk == nil {
+		z.chunk = make([]byte, 32<<10)
+	}
+	var sb strings.Builder
+	sb.Grow(4 * len(b)) // source text compresses about 3.5x
+	if _, err := io.CopyBuffer(&sb, z.r, z.chunk); err != nil {
+		return "", fmt.Errorf("%w: sources: %w", ErrDamaged, err)
+	}
+	return sb.String(), nil
 }
 
 // inflate decompresses a sources blob into a new slice.
@@ -203,8 +224,24 @@ type sourceCache struct {
 	tx    *sql.Tx
 	texts map[int64]string
 	lists map[int64]*fileLists
-	z     inflater
+	z     *inflater // from db.inflaters, returned when the snapshot ends
 }
+
+// inflater returns the cache's inflater, taking one from the DB's pool
+// on first use.
+func (c *sourceCache) inflater() *inflater {
+	if c.z == nil {
+		c.z, _ = c.db.inflaters.Get().(*inflater)
+		if c.z == nil {
+			c.z = &inflater{}
+		}
+	}
+	return c.z
+}
+
+// maxPooledInflaterBytes bounds the buffer of an inflater kept for
+// later searches: one that inflated a huge file gives its memory back.
+const maxPooledInflaterBytes = 4 << 20
 
 // maxCachedSources bounds a sourceCache: a scan of every chunk reads
 // every file once, in order, and needs only the current one.
@@ -234,7 +271,13 @@ func (db *DB) snapshot(ctx context.Context, queries []string, fn func(c *sourceC
 		return err
 	}
 	defer tx.Rollback()
-	return fn(&sourceCache{ctx: ctx, db: db, tx: tx, texts: map[int64]string{}, lists: map[int64]*fileLists{}})
+	c := &sourceCache{ctx: ctx, db: db, tx: tx, texts: map[int64]string{}, lists: map[int64]*fileLists{}}
+	defer func() {
+		if c.z != nil && c.z.buf.Cap() <= maxPooledInflaterBytes {
+			db.inflaters.Put(c.z)
+		}
+	}()
+	return fn(c)
 }
 
 // cached returns the DB's prepared statement for q bound to the
@@ -285,11 +328,9 @@ func (c *sourceCache) textOf(id int64, hash string) (text string, ok bool, err e
 	}
 	t, sum, ok := c.db.texts.get(id, blob)
 	if !ok {
-		b, err := c.z.inflate(blob)
-		if err != nil {
+		if t, err = c.inflater().inflateString(blob); err != nil {
 			return "", false, fmt.Errorf("file %d: %w", id, err)
 		}
-		t = string(b)
 	}
 	if !ok || hash != "" {
 		c.db.texts.put(id, sum, hash, t)
@@ -325,7 +366,7 @@ func (c *sourceCache) fileLists(id int64) (*fileLists, error) {
 	if ok, err := found(c.queryRow(sourceListsSQL, id).Scan(&blob, &n)); !ok {
 		return nil, err
 	}
-	b, err := c.z.inflate(blob)
+	b, err := c.inflater().inflate(blob)
 	if err != nil {
 		return nil, fmt.Errorf("file %d: %w", id, err)
 	}
@@ -355,7 +396,7 @@ func (c *sourceCache) loadLists(ids []int64) error {
 		if err := rows.Scan(&id, &blob, &n); err != nil {
 			return err
 		}
-		b, err := c.z.inflate(blob)
+		b, err := c.inflater().inflate(blob)
 		if err != nil {
 			return fmt.Errorf("file %d: %w", id, err)
 		}
