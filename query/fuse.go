@@ -3,6 +3,7 @@ package query
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 )
 
@@ -32,7 +33,10 @@ type fileCand struct {
 	final  float64 // after path words and priors
 	ranks  []ChannelRank
 	priors []Prior
-	units  map[*unit]*unitCand
+	units  []*unitCand // in the order channels found them
+	// byUnit indexes units once they are many; most files have a few,
+	// which a scan finds faster than a map is made.
+	byUnit map[*unit]*unitCand
 }
 
 // unitCand is a unit in the fusion.
@@ -68,7 +72,7 @@ func (p *Planner) fuse(chans []*channel, pm *pathMatcher, files map[int64]*fileI
 	getFile := func(u *unit) *fileCand {
 		fc, ok := byFile[u.fileID]
 		if !ok {
-			fc = &fileCand{info: files[u.fileID], path: u.path, units: map[*unit]*unitCand{}}
+			fc = &fileCand{info: files[u.fileID], path: u.path}
 			byFile[u.fileID] = fc
 		}
 		return fc
@@ -152,7 +156,17 @@ func (p *Planner) fuse(chans []*channel, pm *pathMatcher, files map[int64]*fileI
 		order int
 	}
 	var picks []pick
-	for order, fc := range cands {
+	listed := cands
+	if t.SameFileDecay < 1 && len(listed) > limit && listed[limit-1].final >= 0 {
+		// Every file has a unit, so the first limit files give limit
+		// picks at their own scores; a later file's picks score at most
+		// its score (or at most 0, when it is negative), no more than
+		// theirs, and lose ties by order. So only the first limit files
+		// can be listed: sorting the units of the others (hundreds for a
+		// long query) would be wasted.
+		listed = listed[:limit]
+	}
+	for order, fc := range listed {
 		units := fc.sortedUnits()
 		var taken []*unit
 		for _, uc := range units {
@@ -191,11 +205,30 @@ func (p *Planner) fuse(chans []*channel, pm *pathMatcher, files map[int64]*fileI
 	return out
 }
 
+// maxScannedUnits is the most units a fileCand finds by a scan.
+const maxScannedUnits = 16
+
 func (fc *fileCand) unit(u *unit) *unitCand {
-	uc, ok := fc.units[u]
-	if !ok {
-		uc = &unitCand{u: u}
-		fc.units[u] = uc
+	if fc.byUnit != nil {
+		if uc, ok := fc.byUnit[u]; ok {
+			return uc
+		}
+	} else {
+		for _, uc := range fc.units {
+			if uc.u == u {
+				return uc
+			}
+		}
+	}
+	uc := &unitCand{u: u}
+	fc.units = append(fc.units, uc)
+	if fc.byUnit != nil {
+		fc.byUnit[u] = uc
+	} else if len(fc.units) > maxScannedUnits {
+		fc.byUnit = make(map[*unit]*unitCand, 2*len(fc.units))
+		for _, x := range fc.units {
+			fc.byUnit[x.u] = x
+		}
 	}
 	return uc
 }
@@ -210,11 +243,8 @@ func (fc *fileCand) applyPrior(on bool, factor float64, name string) {
 // sortedUnits orders a file's units: by score, then definitions before
 // blocks before the file itself, then by line.
 func (fc *fileCand) sortedUnits() []*unitCand {
-	out := make([]*unitCand, 0, len(fc.units))
-	for _, uc := range fc.units {
-		out = append(out, uc)
-	}
-	sort.Slice(out, func(i, j int) bool {
+	out := slices.Clone(fc.units)
+	sort.SliceStable(out, func(i, j int) bool {
 		a, b := out[i], out[j]
 		if a.score != b.score {
 			return a.score > b.score

@@ -189,7 +189,7 @@ func TestVectorLatency(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			top := map[string]bool{}
+			top := map[unitKey]bool{}
 			for _, u := range b.units[:min(10, len(b.units))] {
 				top[u.key()] = true
 			}

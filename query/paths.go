@@ -43,10 +43,87 @@ type fileCache struct {
 }
 
 // pathVocab holds every distinct word of the indexed paths once, with
-// its stem; fileInfo's baseIDs and dirIDs index it. Read-only once built.
+// its stem; fileInfo's baseIDs and dirIDs index it. Read-only once built,
+// except for its match index, which the first search builds (once).
 type pathVocab struct {
 	words, stems []string
 	ids          map[string]int32
+	// files[id] are the files whose path holds word id (file cache
+	// vocabularies only).
+	files [][]*fileInfo
+
+	once sync.Once
+	idx  vocabIndex
+}
+
+// vocabIndex finds the words of a pathVocab that match a query word
+// (stemsMatchAbbrev) without comparing it with every one of them.
+type vocabIndex struct {
+	byStem map[string][]int32 // words by stem
+	// abbrevOf[s] are the words that abbreviate a word of stem s
+	// (abbreviationStems).
+	abbrevOf map[string][]int32
+	// sorted are the words of three letters or more, by stem, for the
+	// words whose stem extends a query word's.
+	sorted []int32
+}
+
+// index returns v's match index, building it on first use.
+func (v *pathVocab) index() *vocabIndex {
+	v.once.Do(func() {
+		x := &v.idx
+		x.byStem, x.abbrevOf = map[string][]int32{}, map[string][]int32{}
+		for id, w := range v.words {
+			x.byStem[v.stems[id]] = append(x.byStem[v.stems[id]], int32(id))
+			for _, s := range abbreviationStems[w] {
+				x.abbrevOf[s] = append(x.abbrevOf[s], int32(id))
+			}
+			if len(w) >= 3 {
+				x.sorted = append(x.sorted, int32(id))
+			}
+		}
+		slices.SortFunc(x.sorted, func(a, b int32) int { return strings.Compare(v.stems[a], v.stems[b]) })
+	})
+	return &v.idx
+}
+
+// matching calls fn with the id of every word of v that matches the query
+// word w of stem sw and abbreviation stems aw (stemsMatchAbbrev), maybe
+// more than once.
+func (v *pathVocab) matching(w, sw string, aw []string, fn func(int32)) {
+	x := v.index()
+	if id, ok := v.ids[w]; ok {
+		fn(id) // equal words
+	}
+	for _, s := range aw {
+		for _, id := range x.byStem[s] {
+			fn(id) // w abbreviates the word
+		}
+	}
+	for _, id := range x.abbrevOf[sw] {
+		fn(id) // the word abbreviates w
+	}
+	if len(w) < 3 {
+		return
+	}
+	for _, id := range x.byStem[sw] {
+		if len(v.words[id]) >= 3 {
+			fn(id) // equal stems
+		}
+	}
+	// One stem of four letters or more a prefix of the other (such stems
+	// are of words of four letters or more).
+	if len(sw) >= 4 {
+		i, _ := slices.BinarySearchFunc(x.sorted, sw, func(id int32, s string) int { return strings.Compare(v.stems[id], s) })
+		for ; i < len(x.sorted) && strings.HasPrefix(v.stems[x.sorted[i]], sw); i++ {
+			fn(x.sorted[i])
+		}
+	}
+	for n := 4; n < len(sw); n++ {
+		for _, id := range x.byStem[sw[:n]] {
+			fn(id)
+		}
+	}
 }
 
 func (v *pathVocab) id(w string) int32 {
@@ -68,6 +145,16 @@ func (v *pathVocab) intern(f *fileInfo) {
 	}
 	for i, w := range f.dirWords {
 		f.dirIDs[i] = v.id(w)
+	}
+	for _, ids := range [][]int32{f.baseIDs, f.dirIDs} {
+		for _, id := range ids {
+			for int(id) >= len(v.files) {
+				v.files = append(v.files, nil)
+			}
+			if fs := v.files[id]; len(fs) == 0 || fs[len(fs)-1] != f {
+				v.files[id] = append(fs, f)
+			}
+		}
 	}
 }
 
@@ -225,19 +312,19 @@ func isProse(lang string) bool {
 // counts 1 and one only in a directory name counts dirShare, scaled by how
 // much of the file name the query covers (1-precision+precision×covered
 // parts): Transaction.kt is named after "transaction" more than
-// TransactionManagersContainer.kt is. Words match by wordsMatch. A file
-// word's matches are computed once per query, as a bit set over the
-// query's words, since file words repeat across files.
+// TransactionManagersContainer.kt is. Words match by wordsMatch. The file
+// words each query word matches are found once per query in the
+// vocabulary's match index, as a bit set over the query's words per file
+// word.
 type pathMatcher struct {
 	words     []string
-	stems     []string   // stem of each word
-	abbrevs   [][]string // abbreviationStems of each word
 	vocab     *pathVocab // the file words, shared and read-only
 	dirShare  float64
 	precision float64
-	// masks[id] is vocab word id's bit set, valid where done[id].
-	masks []uint64
-	done  []bool
+	// masks[id] is vocab word id's bit set; matched are the ids whose
+	// set is not empty.
+	masks   []uint64
+	matched []int32
 }
 
 // maxPathWords bounds the query words a pathMatcher tracks (bits).
@@ -253,33 +340,46 @@ func newPathMatcher(words []string, vocab *pathVocab, dirShare, precision float6
 		words = nil
 	}
 	m := &pathMatcher{words: words, vocab: vocab, dirShare: dirShare, precision: precision}
-	for _, w := range words {
-		m.stems = append(m.stems, stem(w))
-		m.abbrevs = append(m.abbrevs, abbreviationStems[w])
+	if len(words) == 0 {
+		return m
 	}
-	if len(words) > 0 {
-		m.masks, m.done = make([]uint64, len(vocab.words)), make([]bool, len(vocab.words))
+	m.masks = make([]uint64, len(vocab.words))
+	for i, w := range words {
+		bit := uint64(1) << i
+		vocab.matching(w, stem(w), abbreviationStems[w], func(id int32) {
+			if m.masks[id] == 0 {
+				m.matched = append(m.matched, id)
+			}
+			m.masks[id] |= bit
+		})
 	}
 	return m
 }
 
 func (m *pathMatcher) mask(id int32) uint64 {
-	if m.done[id] {
-		return m.masks[id]
+	if m.masks == nil {
+		return 0
 	}
-	// Every file word meets every query word once per search: the
-	// abbreviations of both are looked up outside this loop (two map
-	// lookups per pair cost most of the path channel on long queries).
-	x, sx := m.vocab.words[id], m.vocab.stems[id]
-	ax := abbreviationStems[x]
-	var b uint64
-	for i, w := range m.words {
-		if stemsMatchAbbrev(w, m.stems[i], m.abbrevs[i], x, sx, ax) {
-			b |= 1 << i
+	return m.masks[id]
+}
+
+// files returns the files whose path holds a word matching the query's
+// (every file share scores above 0), each once, in no particular order.
+func (m *pathMatcher) files() []*fileInfo {
+	var out []*fileInfo
+	seen := map[*fileInfo]bool{}
+	for _, id := range m.matched {
+		if int(id) >= len(m.vocab.files) {
+			continue
+		}
+		for _, f := range m.vocab.files[id] {
+			if !seen[f] {
+				seen[f] = true
+				out = append(out, f)
+			}
 		}
 	}
-	m.masks[id], m.done[id] = b, true
-	return b
+	return out
 }
 
 // share returns f's score.

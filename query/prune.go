@@ -89,10 +89,24 @@ func (c *dfCache) counts(ctx context.Context, p *Planner, t tables.FTSTable, key
 		}
 	}
 	c.mu.Unlock()
-	for _, i := range missing {
-		var err error
-		if out[i], err = p.db.MatchCount(ctx, t, terms[i]); err != nil {
+	if mc, ok := p.db.(matchCounter); ok && len(missing) > 1 {
+		exprs := make([]string, len(missing))
+		for k, i := range missing {
+			exprs[k] = terms[i]
+		}
+		n, err := mc.MatchCounts(ctx, t, exprs)
+		if err != nil {
 			return 0, nil, err
+		}
+		for k, i := range missing {
+			out[i] = n[k]
+		}
+	} else {
+		for _, i := range missing {
+			var err error
+			if out[i], err = p.db.MatchCount(ctx, t, terms[i]); err != nil {
+				return 0, nil, err
+			}
 		}
 	}
 	if len(missing) > 0 {
@@ -103,6 +117,12 @@ func (c *dfCache) counts(ctx context.Context, p *Planner, t tables.FTSTable, key
 		c.mu.Unlock()
 	}
 	return td.n, out, nil
+}
+
+// matchCounter is a reader that counts the matches of many expressions at
+// once (tables.DB): cheaper than a MatchCount each.
+type matchCounter interface {
+	MatchCounts(ctx context.Context, t tables.FTSTable, exprs []string) ([]int, error)
 }
 
 // pruneTerms drops the terms matching more than share of t's rows (the

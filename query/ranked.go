@@ -212,8 +212,10 @@ func (p *Planner) pathChannel(ctx context.Context, req Request, sc *scoped, pm *
 		m float64
 	}
 	var out []scored
-	for id, f := range files {
-		if inScope != nil && !inScope[id] {
+	// Only files with a matching path word can score: the matcher lists
+	// them (from the file cache that made files).
+	for _, f := range pm.files() {
+		if inScope != nil && !inScope[f.id] {
 			continue
 		}
 		if m := pm.share(f); m > 0 {

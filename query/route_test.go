@@ -1,7 +1,11 @@
 package query
 
 import (
+	"math/bits"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -171,7 +175,11 @@ func TestEditDistance(t *testing.T) {
 // with wordsMatch on every pair, abbreviations both ways included.
 func TestPathMatcherAgreesWithWordsMatch(t *testing.T) {
 	words := []string{"configuration", "config", "cfg", "ctx", "context", "impls", "implementation",
-		"routes", "router", "ab", "abc", "form", "format", "fmt", "res", "response", "request", "db", "database"}
+		"routes", "router", "ab", "abc", "form", "format", "fmt", "res", "response", "request", "db", "database",
+		"rout", "route", "routing", "conf", "confi", "io", "a", "abcd", "abcde", "abcdef", "handl", "handler",
+		"handlers", "handle", "http2", "http", "v2", "2d", "naïve", "naïvety", "process", "processes", "proc",
+		"status", "stat", "stats", "xml", "xmlparser", "parse", "parser", "parsing", "args", "arg", "argument",
+		"docs", "doc", "documentation", "document", "documents", "utils", "utility", "util", "use", "user", "users"}
 	for k, longs := range abbreviations {
 		words = append(words, k)
 		words = append(words, longs...)
@@ -192,4 +200,105 @@ func TestPathMatcherAgreesWithWordsMatch(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The path channel scores only the files its matcher lists (files with a
+// path word matching a query word, found through the vocabulary's index);
+// every file it leaves out must score 0, and every score must be the one
+// a comparison of every file word with every query word (wordsMatch)
+// gives. The files are this repository's own, and some made up.
+func TestPathMatcherListsEveryScoringFile(t *testing.T) {
+	var paths []string
+	err := filepath.WalkDir("..", func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && strings.HasPrefix(d.Name(), ".") && p != ".." {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() {
+			paths = append(paths, filepath.ToSlash(strings.TrimPrefix(p, "../")))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths = append(paths, "src/cfg/Config.java", "lib/ctx/context_impl.rs", "a/b/routes.py", "x/HTTPServer2.go",
+		"docs/naïve_bayes.md", "pkg/io/io.go", "ab/abc/abcd.c", "handlers/handle_request.ts")
+	files := map[int64]*fileInfo{}
+	vocab := &pathVocab{ids: map[string]int32{}}
+	for i, p := range paths {
+		f := &fileInfo{id: int64(i + 1), path: p}
+		classify(f)
+		vocab.intern(f)
+		files[f.id] = f
+	}
+	queries := [][]string{
+		{"config", "parser"}, {"configuration", "context", "routing"}, {"query", "planner", "fuse"},
+		{"tables", "read", "search"}, {"handle", "request"}, {"abc", "docs", "naïve"}, {"http", "server"},
+		{"index", "writer", "trigram", "sources"}, {"test", "fixtures", "golden"}, {"impl", "cfg", "ctx", "args"},
+	}
+	for _, q := range queries {
+		m := newPathMatcher(q, vocab, 0.5, 1)
+		listed := map[int64]bool{}
+		for _, f := range m.files() {
+			if listed[f.id] {
+				t.Errorf("%q: %s listed twice", q, f.path)
+			}
+			listed[f.id] = true
+		}
+		scoring := 0
+		for _, f := range files {
+			want := bruteShare(q, f, 0.5, 1)
+			if got := m.share(f); got != want {
+				t.Errorf("%q, %s: share %g, comparing every word %g", q, f.path, got, want)
+			}
+			if want > 0 {
+				scoring++
+				if !listed[f.id] {
+					t.Errorf("%q: %s scores %g but is not listed", q, f.path, want)
+				}
+			}
+		}
+		if scoring == 0 {
+			t.Errorf("%q: no file scores; the test tests nothing", q)
+		}
+	}
+}
+
+// bruteShare is pathMatcher.share by comparing every file word with every
+// query word.
+func bruteShare(words []string, f *fileInfo, dirShare, precision float64) float64 {
+	mask := func(x string) uint64 {
+		var b uint64
+		for i, w := range words {
+			if wordsMatch(w, x) {
+				b |= 1 << i
+			}
+		}
+		return b
+	}
+	var base, dir uint64
+	covered := 0
+	for i, x := range f.baseWords {
+		b := mask(x)
+		base |= b
+		if b != 0 && i < f.baseParts {
+			covered++
+		}
+	}
+	if base == 0 {
+		covered = 0
+	} else if covered == 0 {
+		covered = f.baseParts
+	}
+	for _, x := range f.dirWords {
+		dir |= mask(x)
+	}
+	recall := (float64(bits.OnesCount64(base)) + dirShare*float64(bits.OnesCount64(dir&^base))) / float64(len(words))
+	if recall == 0 || f.baseParts == 0 {
+		return recall
+	}
+	return recall * (1 - precision + precision*float64(covered)/float64(f.baseParts))
 }

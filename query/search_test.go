@@ -617,3 +617,74 @@ func TestPlannerSeesIndexChanges(t *testing.T) {
 		}
 	}
 }
+
+// Fusion lists only the first limit files' units (see fuse): a list of k
+// hits must be the first k hits of a longer list, for any k, with files
+// that tie, files with many units and units that overlap.
+func TestFuseLimitIsAPrefix(t *testing.T) {
+	files := map[int64]*fileInfo{}
+	var units []*unit
+	for id := int64(1); id <= 40; id++ {
+		files[id] = &fileInfo{id: id, path: fmt.Sprintf("d/f%02d.go", id), lines: 500}
+		classify(files[id])
+		for k := 0; k < int(id%4)+1; k++ {
+			start := 1 + k*7 // 10-line units: neighbours overlap
+			units = append(units, &unit{kind: KindBlock, id: fmt.Sprintf("c%d-%d", id, start), fileID: id,
+				path: files[id].path, start: start, end: start + 9})
+		}
+	}
+	blocks := &channel{name: "blocks", weight: 1}
+	sums := &channel{name: "files", weight: 0.7}
+	for i, u := range units {
+		blocks.add(u, float64((i*37)%11+1)) // repeated scores: ties across files
+	}
+	for id := int64(40); id >= 1; id -= 3 {
+		u := &unit{kind: KindFile, id: fmt.Sprintf("f:%d", id), fileID: id, path: files[id].path, start: 1, end: 500}
+		sums.add(u, float64(id%5))
+	}
+	for _, decay := range []float64{0.001, 0.3, 0.9, 0} {
+		tune := DefaultTuning()
+		tune.SameFileDecay = decay
+		p := &Planner{tune: tune}
+		var full []string
+		for _, h := range p.fuse([]*channel{blocks, sums}, newPathMatcher(nil, nil, 0.5, 0), files, unitPool{}, 1000).hits {
+			full = append(full, fmt.Sprintf("%s:%d:%g", h.u.path, h.u.start, h.score))
+		}
+		for k := 1; k <= 60; k++ {
+			var got []string
+			for _, h := range p.fuse([]*channel{blocks, sums}, newPathMatcher(nil, nil, 0.5, 0), files, unitPool{}, k).hits {
+				got = append(got, fmt.Sprintf("%s:%d:%g", h.u.path, h.u.start, h.score))
+			}
+			if want := full[:min(k, len(full))]; !slices.Equal(got, want) {
+				t.Fatalf("decay %g, limit %d:\n got %q\nwant %q", decay, k, got, want)
+			}
+		}
+	}
+}
+
+// A file's units are found by a scan while they are few and through a map
+// once they are many: either way one unit is one candidate.
+func TestFileCandUnitOncePerUnit(t *testing.T) {
+	fc := &fileCand{}
+	var us []*unit
+	for i := range 3 * maxScannedUnits {
+		us = append(us, &unit{kind: KindBlock, id: fmt.Sprint(i)})
+	}
+	first := map[*unit]*unitCand{}
+	for round := 0; round < 2; round++ {
+		for _, u := range us {
+			uc := fc.unit(u)
+			if uc.u != u {
+				t.Fatalf("unit %s: candidate of unit %s", u.id, uc.u.id)
+			}
+			if round == 0 {
+				first[u] = uc
+			} else if first[u] != uc {
+				t.Fatalf("unit %s: a second candidate", u.id)
+			}
+		}
+	}
+	if len(fc.units) != len(us) {
+		t.Errorf("%d candidates for %d units", len(fc.units), len(us))
+	}
+}

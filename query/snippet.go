@@ -19,7 +19,7 @@ func (p *Planner) fillSnippets(ctx context.Context, hits []Hit, pool unitPool, w
 	stems := snippetStems(words)
 	var blockIDs []int64
 	for i := range hits {
-		if u := pool[hits[i].Kind+":"+hits[i].ID]; u != nil && u.kind == KindBlock {
+		if u := pool[unitKey{hits[i].Kind, hits[i].ID}]; u != nil && u.kind == KindBlock {
 			blockIDs = append(blockIDs, u.rowid)
 		}
 	}
@@ -29,7 +29,7 @@ func (p *Planner) fillSnippets(ctx context.Context, hits []Hit, pool unitPool, w
 	}
 	for i := range hits {
 		h := &hits[i]
-		u := pool[h.Kind+":"+h.ID]
+		u := pool[unitKey{h.Kind, h.ID}]
 		if u == nil {
 			continue
 		}

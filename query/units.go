@@ -23,7 +23,11 @@ type unit struct {
 	exported                                bool
 }
 
-func (u *unit) key() string { return u.kind + ":" + u.id }
+// unitKey identifies a unit in a unitPool: its kind and id, kept apart
+// so that interning builds no string.
+type unitKey struct{ kind, id string }
+
+func (u *unit) key() unitKey { return unitKey{u.kind, u.id} }
 
 // channel is one ranked list of units, best first, with scores (higher is
 // better).
@@ -55,16 +59,17 @@ func (c *channel) add(u *unit, score float64) {
 
 // unitPool makes each symbol, chunk or file one *unit however many
 // channels find it.
-type unitPool map[string]*unit
+type unitPool map[unitKey]*unit
 
 func (p unitPool) intern(u *unit) *unit {
-	if old, ok := p[u.key()]; ok {
+	k := u.key()
+	if old, ok := p[k]; ok {
 		if old.signature == "" && u.signature != "" {
 			old.signature, old.doc = u.signature, u.doc
 		}
 		return old
 	}
-	p[u.key()] = u
+	p[k] = u
 	return u
 }
 

@@ -118,7 +118,7 @@ var vecQueries = []string{
 func channelRows(ch *channel) []string {
 	var out []string
 	for i, u := range ch.units {
-		out = append(out, fmt.Sprintf("%s %s:%d-%d %.7f", u.key(), u.path, u.start, u.end, ch.scores[i]))
+		out = append(out, fmt.Sprintf("%s:%s %s:%d-%d %.7f", u.kind, u.id, u.path, u.start, u.end, ch.scores[i]))
 	}
 	return out
 }

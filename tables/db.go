@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 )
 
 // OpenOptions configures Open.
@@ -54,6 +55,9 @@ type DB struct {
 
 	stmts stmtCache // prepared read statements, see read_stmts.go
 	texts *textCache
+	// inflaters holds *inflater for searches: one made per search
+	// allocated its window and grew its buffer again each time.
+	inflaters sync.Pool
 
 	// afterFile, when set by a test, runs after each file of a Write has
 	// been written inside the transaction; an error aborts the Write.

@@ -402,3 +402,38 @@ func showRefs(rows []RefRow) []string {
 	slices.Sort(out)
 	return out
 }
+
+// MatchCounts counts like MatchCount, each expression in its place, also
+// for expressions that match nothing and that need JSON escapes.
+func TestMatchCountsAgreeWithMatchCount(t *testing.T) {
+	ctx := context.Background()
+	db, _ := fixtureIndex(t)
+	words := []string{`"retry"`, `"conn"*`, `"zzznothing"`, `"error"`, `"handl"*`, `"user"`, `"config"*`, `"test"`,
+		`"http"`, `"request"`, `"respon"*`, `"time"*`, `"parse"*`, `"json"`, `"read"*`, `"write"*`, `"file"*`,
+		`"path"`, `"name"`, `"cache"`, `"say ""hi"""`, `"a\\b"`, `"naïve"`}
+	for _, ft := range []FTSTable{ChunksFTS, FilesFTS} {
+		got, err := db.MatchCounts(ctx, ft, words)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nonzero := 0
+		for i, w := range words {
+			want, err := db.MatchCount(ctx, ft, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got[i] != want {
+				t.Errorf("%s %s: MatchCounts %d, MatchCount %d", ft, w, got[i], want)
+			}
+			if want > 0 {
+				nonzero++
+			}
+		}
+		if nonzero < 5 {
+			t.Errorf("%s: only %d words match; the fixtures changed", ft, nonzero)
+		}
+	}
+	if _, err := db.MatchCounts(ctx, "symbols_fts", words); err == nil {
+		t.Error("an unknown table was counted")
+	}
+}

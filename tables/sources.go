@@ -2,7 +2,6 @@ package tables
 
 import (
 	"bytes"
-	"compress/flate"
 	"context"
 	"database/sql"
 	"encoding/binary"
@@ -28,7 +27,9 @@ import (
 // (its level 1: 2.97x in 5 ms); compress/flate's own level 1 takes 11 ms
 // for 2.98x. In a cold index compress/flate's deflate was 30 % of the
 // writer's CPU (BENCHMARKS.md, "Trigrams built in Go"). Both write raw
-// DEFLATE (RFC 1951): readers use compress/flate either way.
+// DEFLATE (RFC 1951), and readers use github.com/klauspost/compress/flate
+// too: it inflated an index's sources a fifth faster than compress/flate
+// (issue 14: a search's first snippets of a file decompress it).
 const sourceLevel = kflate.DefaultCompression
 
 // listsPerSymbol is the number of lists sources.lists holds per symbol:
@@ -67,17 +68,18 @@ func (c *compressor) deflate(p []byte) ([]byte, error) {
 // a new flate reader allocates and clears its 32 KiB window, which cost
 // more than decoding a small file.
 type inflater struct {
-	r   io.ReadCloser
-	src bytes.Reader
-	buf bytes.Buffer
+	r     io.ReadCloser
+	src   bytes.Reader
+	buf   bytes.Buffer
+	chunk []byte // inflateString's copy buffer
 }
 
 // inflate decompresses b; the result is valid until the next call.
 func (z *inflater) inflate(b []byte) ([]byte, error) {
 	z.src.Reset(b)
 	if z.r == nil {
-		z.r = flate.NewReader(&z.src)
-	} else if err := z.r.(flate.Resetter).Reset(&z.src, nil); err != nil {
+		z.r = kflate.NewReader(&z.src)
+	} else if err := z.r.(kflate.Resetter).Reset(&z.src, nil); err != nil {
 		return nil, err
 	}
 	z.buf.Reset()
@@ -86,6 +88,26 @@ func (z *inflater) inflate(b []byte) ([]byte, error) {
 		return nil, fmt.Errorf("%w: sources: %w", ErrDamaged, err)
 	}
 	return z.buf.Bytes(), nil
+}
+
+// inflateString decompresses b into a new string, without the copy that
+// converting inflate's bytes would make.
+func (z *inflater) inflateString(b []byte) (string, error) {
+	z.src.Reset(b)
+	if z.r == nil {
+		z.r = kflate.NewReader(&z.src)
+	} else if err := z.r.(kflate.Resetter).Reset(&z.src, nil); err != nil {
+		return "", err
+	}
+	if z.chunk == nil {
+		z.chunk = make([]byte, 32<<10)
+	}
+	var sb strings.Builder
+	sb.Grow(4 * len(b)) // source text compresses about 3.5x
+	if _, err := io.CopyBuffer(&sb, z.r, z.chunk); err != nil {
+		return "", fmt.Errorf("%w: sources: %w", ErrDamaged, err)
+	}
+	return sb.String(), nil
 }
 
 // inflate decompresses a sources blob into a new slice.
@@ -203,8 +225,24 @@ type sourceCache struct {
 	tx    *sql.Tx
 	texts map[int64]string
 	lists map[int64]*fileLists
-	z     inflater
+	z     *inflater // from db.inflaters, returned when the snapshot ends
 }
+
+// inflater returns the cache's inflater, taking one from the DB's pool
+// on first use.
+func (c *sourceCache) inflater() *inflater {
+	if c.z == nil {
+		c.z, _ = c.db.inflaters.Get().(*inflater)
+		if c.z == nil {
+			c.z = &inflater{}
+		}
+	}
+	return c.z
+}
+
+// maxPooledInflaterBytes bounds the buffer of an inflater kept for
+// later searches: one that inflated a huge file gives its memory back.
+const maxPooledInflaterBytes = 4 << 20
 
 // maxCachedSources bounds a sourceCache: a scan of every chunk reads
 // every file once, in order, and needs only the current one.
@@ -234,7 +272,13 @@ func (db *DB) snapshot(ctx context.Context, queries []string, fn func(c *sourceC
 		return err
 	}
 	defer tx.Rollback()
-	return fn(&sourceCache{ctx: ctx, db: db, tx: tx, texts: map[int64]string{}, lists: map[int64]*fileLists{}})
+	c := &sourceCache{ctx: ctx, db: db, tx: tx, texts: map[int64]string{}, lists: map[int64]*fileLists{}}
+	defer func() {
+		if c.z != nil && c.z.buf.Cap() <= maxPooledInflaterBytes {
+			db.inflaters.Put(c.z)
+		}
+	}()
+	return fn(c)
 }
 
 // cached returns the DB's prepared statement for q bound to the
@@ -264,27 +308,33 @@ func (c *sourceCache) queryRow(q string, args ...any) *sql.Row {
 	return c.tx.QueryRowContext(c.ctx, q, args...)
 }
 
-// text returns the text of file id; ok is false when it has none (the
-// file is gone).
-func (c *sourceCache) text(id int64) (text string, ok bool, err error) {
+// textOf returns the text of file id; ok is false when it has none (the
+// file is gone). A caller that knows the file's content hash (files.hash,
+// read in this transaction; "" when not) is served a text the DB keeps
+// for that hash without reading the blob.
+func (c *sourceCache) textOf(id int64, hash string) (text string, ok bool, err error) {
 	if t, ok := c.texts[id]; ok {
+		return t, true, nil
+	}
+	if len(c.texts) >= maxCachedSources {
+		clear(c.texts)
+	}
+	if t, ok := c.db.texts.getByHash(id, hash); ok {
+		c.texts[id] = t
 		return t, true, nil
 	}
 	var blob []byte
 	if ok, err := found(c.queryRow(sourceTextSQL, id).Scan(&blob)); !ok {
 		return "", false, err
 	}
-	if len(c.texts) >= maxCachedSources {
-		clear(c.texts)
-	}
 	t, sum, ok := c.db.texts.get(id, blob)
 	if !ok {
-		b, err := c.z.inflate(blob)
-		if err != nil {
+		if t, err = c.inflater().inflateString(blob); err != nil {
 			return "", false, fmt.Errorf("file %d: %w", id, err)
 		}
-		t = string(b)
-		c.db.texts.put(id, sum, t)
+	}
+	if !ok || hash != "" {
+		c.db.texts.put(id, sum, hash, t)
 	}
 	c.texts[id] = t
 	return t, true, nil
@@ -292,7 +342,12 @@ func (c *sourceCache) text(id int64) (text string, ok bool, err error) {
 
 // span returns text[start:end] of file id.
 func (c *sourceCache) span(id int64, start, end int) (string, bool, error) {
-	t, ok, err := c.text(id)
+	return c.spanOf(id, "", start, end)
+}
+
+// spanOf is span for a file of known content hash (textOf).
+func (c *sourceCache) spanOf(id int64, hash string, start, end int) (string, bool, error) {
+	t, ok, err := c.textOf(id, hash)
 	if !ok {
 		return "", false, err
 	}
@@ -312,7 +367,7 @@ func (c *sourceCache) fileLists(id int64) (*fileLists, error) {
 	if ok, err := found(c.queryRow(sourceListsSQL, id).Scan(&blob, &n)); !ok {
 		return nil, err
 	}
-	b, err := c.z.inflate(blob)
+	b, err := c.inflater().inflate(blob)
 	if err != nil {
 		return nil, fmt.Errorf("file %d: %w", id, err)
 	}
@@ -342,7 +397,7 @@ func (c *sourceCache) loadLists(ids []int64) error {
 		if err := rows.Scan(&id, &blob, &n); err != nil {
 			return err
 		}
-		b, err := c.z.inflate(blob)
+		b, err := c.inflater().inflate(blob)
 		if err != nil {
 			return fmt.Errorf("file %d: %w", id, err)
 		}

@@ -45,7 +45,7 @@ func TestTextCacheBound(t *testing.T) {
 		if ok {
 			t.Fatalf("file %d cached before it was put", i)
 		}
-		c.put(int64(i), sum, strings.Repeat("x", 24))
+		c.put(int64(i), sum, "", strings.Repeat("x", 24))
 	}
 	if c.size > 100 {
 		t.Fatalf("size %d over the bound 100", c.size)
@@ -59,8 +59,27 @@ func TestTextCacheBound(t *testing.T) {
 	if _, _, ok := c.get(4, blob(9)); ok {
 		t.Error("a text served for another blob")
 	}
-	c.put(7, 0, strings.Repeat("y", 26)) // over a quarter of the bound: not kept
+	c.put(7, 0, "", strings.Repeat("y", 26)) // over a quarter of the bound: not kept
 	if _, ok := c.texts[7]; ok {
 		t.Error("a text over a quarter of the bound was kept")
+	}
+}
+
+// A text kept with the content hash it was made from is served for that
+// hash only; a text kept without one is never served by hash.
+func TestTextCacheByHash(t *testing.T) {
+	c := newTextCache(1000)
+	c.put(1, 11, "aaaa", "text one")
+	c.put(2, 22, "", "text two")
+	if got, ok := c.getByHash(1, "aaaa"); !ok || got != "text one" {
+		t.Errorf("file 1 by its hash: %q, %v", got, ok)
+	}
+	for _, k := range []struct {
+		id   int64
+		hash string
+	}{{1, "bbbb"}, {1, ""}, {2, ""}, {3, "aaaa"}} {
+		if got, ok := c.getByHash(k.id, k.hash); ok {
+			t.Errorf("file %d, hash %q: served %q", k.id, k.hash, got)
+		}
 	}
 }
