@@ -284,6 +284,7 @@ func BenchmarkTrigramIndex(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
+	set := newTrigramSet()
 	for b.Loop() {
 		b.StopTimer()
 		db, err := Open(ctx, filepath.Join(b.TempDir(), "index.db"), OpenOptions{})
@@ -297,9 +298,9 @@ func BenchmarkTrigramIndex(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			tb := newTrigramBatch()
+			tb := &trigramBatch{}
 			for j := i; j < min(i+256, len(texts)); j++ {
-				if err := tb.add(int64(j+1), texts[j]); err != nil {
+				if err := tb.add(int64(j+1), set.of(texts[j])); err != nil {
 					b.Fatal(err)
 				}
 			}
