@@ -162,6 +162,9 @@ func (bw *rowBuilder) addWords(ident string) {
 			clear(bw.wordID)
 			bw.wordText, bw.wordGen = bw.wordText[:0], bw.wordGen[:0]
 		}
+		// The cache outlives the file (a Preparer keeps it for a whole
+		// run): a copy keeps the file's strings from being held by it.
+		ident = strings.Clone(ident)
 		parts := extract.SplitIdentifier(ident)
 		e = &splitEntry{words: make([]int32, len(parts))}
 		for i, w := range parts {
