@@ -151,3 +151,30 @@ func TestPreparedWithoutTrigrams(t *testing.T) {
 		t.Errorf("%d files stored by a failed write", n)
 	}
 }
+
+// TestIdentPartsWhenTheCacheFills: a Preparer's split cache lives for a
+// whole run and fills; filling in the middle of one row must not add a
+// word twice (the cache is emptied between rows).
+func TestIdentPartsWhenTheCacheFills(t *testing.T) {
+	rb := newRowBuilder()
+	for i := range maxSplitCache - 1 {
+		rb.identParts("", []string{fmt.Sprintf("fill%dIdent", i)})
+	}
+	got := rb.identParts("", []string{"alphaBeta", "gammaAlpha", "betaGamma"})
+	seen := map[string]bool{}
+	for _, w := range strings.Fields(got) {
+		if seen[w] {
+			t.Errorf("identParts = %q: %q twice", got, w)
+		}
+		seen[w] = true
+	}
+	for _, w := range []string{"alpha", "beta", "gamma"} {
+		if !seen[w] {
+			t.Errorf("identParts = %q: no %q", got, w)
+		}
+	}
+	// And the next row still finds its words, from an emptied cache.
+	if got := rb.identParts("", []string{"alphaBeta"}); got != "alpha beta alphabeta" {
+		t.Errorf("after the cache was emptied: identParts = %q, want %q", got, "alpha beta alphabeta")
+	}
+}

@@ -140,6 +140,15 @@ func (bw *rowBuilder) identParts(name string, idents []string) string {
 		}
 		bw.gen = 1
 	}
+	// The cache is emptied between calls, never inside one: a word added
+	// before the cache was emptied would get a new id and be added again
+	// (a run-long cache filled mid-call; 7 of 485 words of one symbol of
+	// GOROOT/src/cmd/compile came twice).
+	if len(bw.splits) >= maxSplitCache {
+		clear(bw.splits)
+		clear(bw.wordID)
+		bw.wordText, bw.wordGen = bw.wordText[:0], bw.wordGen[:0]
+	}
 	bw.words = bw.words[:0]
 	if name != "" {
 		bw.addWords(name)
@@ -157,11 +166,6 @@ func (bw *rowBuilder) identParts(name string, idents []string) string {
 func (bw *rowBuilder) addWords(ident string) {
 	e, ok := bw.splits[ident]
 	if !ok {
-		if len(bw.splits) >= maxSplitCache {
-			clear(bw.splits)
-			clear(bw.wordID)
-			bw.wordText, bw.wordGen = bw.wordText[:0], bw.wordGen[:0]
-		}
 		// The cache outlives the file (a Preparer keeps it for a whole
 		// run): a copy keeps the file's strings from being held by it.
 		ident = strings.Clone(ident)
