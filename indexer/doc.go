@@ -1,6 +1,8 @@
 // Package indexer runs an index: it selects a repository's files, extracts
 // facts from the ones whose content changed, and writes them to the tables,
-// a batch of whole files per transaction. It is the only package that joins
+// a batch of whole files per transaction. The workers that extract a file
+// also prepare its rows (tables.Preparer), so the one goroutine that
+// writes, which every file passes through, only executes SQL. It is the only package that joins
 // extract (files → facts) and tables (facts → storage) for writing; the CLI
 // and the MCP server both run, watch and report on indexes through it.
 //

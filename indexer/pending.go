@@ -17,9 +17,15 @@ import (
 // holds the file is committed, so a slow write holds the parsers back
 // instead of letting extracted files pile up.
 //
-// No deadlock: the writer flushes whenever its batch reaches batchWeight,
-// so what it holds unflushed stays under batchWeight, and pendingLimit
-// leaves room beside that for the heaviest file (maxFileWeight).
+// A file's weight is its prepared rows' bytes (tables.Prepared.Bytes)
+// when the sink takes files prepared, as *tables.DB does: the worker
+// prepares the file and drops its facts before taking the weight. Other
+// sinks hold the facts (factWeight).
+//
+// No deadlock: the writer flushes whenever its batch holds batchWeight of
+// pending (or of facts), so what it holds unflushed stays under
+// batchWeight, and pendingLimit leaves room beside that for the heaviest
+// file (maxFileWeight).
 const (
 	batchWeight   = 16 << 20
 	maxFileWeight = 32 << 20
@@ -60,9 +66,10 @@ func (m *parseMemory) release(w int64) {
 
 func newPending() *pending { return &pending{sem: semaphore.NewWeighted(pendingLimit)} }
 
-// acquire waits until f's weight fits and returns it, for release.
-func (p *pending) acquire(ctx context.Context, f *extract.File) (int64, error) {
-	w := min(factWeight(f), maxFileWeight)
+// acquire waits until a file of weight w fits and returns the weight it
+// took, for release.
+func (p *pending) acquire(ctx context.Context, w int64) (int64, error) {
+	w = min(max(w, 1), maxFileWeight)
 	if err := p.sem.Acquire(ctx, w); err != nil {
 		return 0, err
 	}

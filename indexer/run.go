@@ -226,6 +226,16 @@ type FactWriter interface {
 	Write(ctx context.Context, files []*extract.File, deleted []string) error
 }
 
+// preparingWriter is a FactWriter that takes files prepared ahead of the
+// write (*tables.DB): each worker prepares the files it extracted with a
+// Preparer of its own, so the writer's goroutine, which every file passes
+// through, only executes statements.
+type preparingWriter interface {
+	FactWriter
+	NewPreparer() *tables.Preparer
+	WritePrepared(ctx context.Context, files []*tables.Prepared, deleted []string) error
+}
+
 // extractInto selects nothing itself: it reads and hashes the selected
 // files, extracts those whose hash differs from states (all with
 // opts.Force), writes them to sink in batches, and finally removes the
@@ -243,16 +253,35 @@ func extractInto(ctx context.Context, sink FactWriter, real string, sel *fileset
 	jobs := make(chan fileset.Candidate)
 	results := make(chan fileResult, workers*2)
 	pend, mem := newPending(), newParseMemory()
+	prep, _ := sink.(preparingWriter)
+	if opts.ParseOnly {
+		prep = nil
+	}
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var preparer *tables.Preparer
+			if prep != nil {
+				preparer = prep.NewPreparer()
+			}
 			for c := range jobs {
 				r := examine(ctx, real, c, states, parsers, mem, opts)
 				if r.file != nil && !opts.ParseOnly {
-					if r.weight, r.err = pend.acquire(ctx, r.file); r.err != nil {
-						r.file = nil
+					r.size = factWeight(r.file)
+					weight := r.size
+					if preparer != nil {
+						// Pending holds the prepared rows only: the
+						// facts go now (a prepared file holds about
+						// half their bytes, BENCHMARKS.md "Writer off
+						// the critical path").
+						r.prepared = preparer.Prepare(r.file)
+						weight = r.prepared.Bytes()
+						r.file = described(r.file)
+					}
+					if r.weight, r.err = pend.acquire(ctx, weight); r.err != nil {
+						r.file, r.prepared = nil, nil
 					}
 				}
 				// The file's parse share is given back only once its facts
@@ -282,7 +311,7 @@ func extractInto(ctx context.Context, sink FactWriter, real string, sel *fileset
 	// commits a batch.
 	var w *writer
 	if !opts.ParseOnly {
-		w = startWriter(ctx, sink, pend)
+		w = startWriter(ctx, sink, prep, pend)
 	}
 	var runErr error
 	done := 0
@@ -311,7 +340,7 @@ func extractInto(ctx context.Context, sink FactWriter, real string, sel *fileset
 				timing = &FileTiming{Language: r.file.Language, Bytes: r.file.Size, Status: r.file.ParseStatus, Problem: r.file.ParseProblem, Took: r.took}
 			}
 			if w != nil {
-				w.in <- weighed{r.file, r.weight}
+				w.in <- weighed{r.file, r.prepared, r.weight, r.size}
 			}
 		}
 		if opts.Progress != nil {
@@ -349,13 +378,21 @@ func extractInto(ctx context.Context, sink FactWriter, real string, sel *fileset
 // fileResult is one examined file: extracted facts, unchanged (file nil),
 // skipped for its content, or an error that stops the run.
 type fileResult struct {
-	path   string
-	file   *extract.File
-	weight int64 // taken from pending for file; the writer gives it back
-	share  int64 // taken from parseMemory by examine; the worker gives it back
-	skip   *fileset.Skipped
-	err    error
-	took   time.Duration // reading and extracting (not waiting for parse memory), when extracted
+	path     string
+	file     *extract.File
+	prepared *tables.Prepared // file's rows, when the sink takes them prepared (file is then described(file))
+	size     int64            // factWeight(file), when extracted
+	weight   int64            // taken from pending for file; the writer gives it back
+	share    int64            // taken from parseMemory by examine; the worker gives it back
+	skip     *fileset.Skipped
+	err      error
+	took     time.Duration // reading and extracting (not waiting for parse memory), when extracted
+}
+
+// described returns what the run's loop reads of f (counts, progress),
+// without its facts.
+func described(f *extract.File) *extract.File {
+	return &extract.File{Path: f.Path, Language: f.Language, Size: f.Size, ParseStatus: f.ParseStatus, ParseProblem: f.ParseProblem}
 }
 
 func examine(ctx context.Context, root string, c fileset.Candidate, states map[string]tables.FileState, parsers *syntax.Pool, mem *parseMemory, opts Options) fileResult {
@@ -406,6 +443,7 @@ func examine(ctx context.Context, root string, c fileset.Candidate, states map[s
 // interrupted run keeps most of its work; each file in it is atomic.
 type writer struct {
 	db      FactWriter
+	prep    preparingWriter // db, when the files come prepared
 	pend    *pending
 	in      chan weighed
 	done    chan struct{}
@@ -413,13 +451,17 @@ type writer struct {
 	err     error    // first write error; read after done is closed
 }
 
-// weighed is a file with the weight it holds in pending.
+// weighed is a file, or its prepared rows, with the weight it holds in
+// pending and the size of its facts (factWeight), which batches are
+// measured in.
 type weighed struct {
-	f      *extract.File
-	weight int64
+	f            *extract.File
+	p            *tables.Prepared
+	weight, size int64
 }
 
-// batchFiles caps a batch by count; batchWeight (pending.go) by bytes.
+// batchFiles caps a batch by count; batchWeight (pending.go) by bytes:
+// by the size of its files' facts, or by what it holds of pending.
 const batchFiles = 256
 
 // compactMinFiles is the fewest files a run must re-parse before it
@@ -429,8 +471,8 @@ const batchFiles = 256
 // re-parsed a small part of the tree does not compact (see Run).
 const compactMinFiles = 1
 
-func startWriter(ctx context.Context, db FactWriter, pend *pending) *writer {
-	w := &writer{db: db, pend: pend, in: make(chan weighed, 64), done: make(chan struct{})}
+func startWriter(ctx context.Context, db FactWriter, prep preparingWriter, pend *pending) *writer {
+	w := &writer{db: db, prep: prep, pend: pend, in: make(chan weighed, 64), done: make(chan struct{})}
 	// Writes outlive a cancelled run: what was extracted before the
 	// cancel is still committed (one batch at most), so the next run —
 	// or a continued rebuild — has less to do.
@@ -440,26 +482,37 @@ func startWriter(ctx context.Context, db FactWriter, pend *pending) *writer {
 
 func (w *writer) loop(ctx context.Context) {
 	defer close(w.done)
-	var batch []*extract.File
-	var weight int64
+	var files []*extract.File
+	var prepared []*tables.Prepared
+	var weight, size int64
 	flush := func(deleted []string) {
-		if w.err == nil && (len(batch) > 0 || len(deleted) > 0) {
-			w.err = w.db.Write(ctx, batch, deleted)
+		if w.err == nil && (len(files) > 0 || len(prepared) > 0 || len(deleted) > 0) {
+			if w.prep != nil {
+				w.err = w.prep.WritePrepared(ctx, prepared, deleted)
+			} else {
+				w.err = w.db.Write(ctx, files, deleted)
+			}
 		}
-		clear(batch) // the facts may go now
-		batch = batch[:0]
+		clear(files) // the facts may go now
+		clear(prepared)
+		files, prepared = files[:0], prepared[:0]
 		w.pend.release(weight)
-		weight = 0
+		weight, size = 0, 0
 	}
 	for in := range w.in {
 		weight += in.weight
+		size += in.size
 		if w.err != nil {
 			w.pend.release(weight) // drain so senders never block
-			weight = 0
+			weight, size = 0, 0
 			continue
 		}
-		batch = append(batch, in.f)
-		if len(batch) >= batchFiles || weight >= batchWeight {
+		if w.prep != nil {
+			prepared = append(prepared, in.p)
+		} else {
+			files = append(files, in.f)
+		}
+		if len(files)+len(prepared) >= batchFiles || size >= batchWeight || weight >= batchWeight {
 			flush(nil)
 		}
 	}

@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/viberag/viberag/extract"
 )
 
 // Column lists, shared by the statements and their argument order.
@@ -96,44 +94,39 @@ type batchWriter struct {
 	chunkFTS  []chunkFTSRow
 
 	// Scratch, reused across files.
-	rowBuilder
 	symArgs     []any
 	chkArgs     []any
-	refEnc      refsEncoder
-	refBlob     []byte
-	refKeys     map[string]struct{} // of the file being written
-	refImports  map[string]struct{}
 	keyEdits    postingEdits // of the batch, for ref_keys
 	importEdits postingEdits // for ref_imports
-	lists       listsBuilder
-	text        []byte
-	zip         compressor
 }
 
-// symbolFTSRow and chunkFTSRow are rows of symbols_fts and chunks_fts,
-// in the order of symbolFTSCols and chunkFTSCols.
+// symbolFTSRow and chunkFTSRow are rows of symbols_fts and chunks_fts: a
+// prepared row and the id its base row got.
 type symbolFTSRow struct {
-	id                                     int64
-	name, qualname, signature, doc, idents string
+	id int64
+	s  *preparedSymbol
 }
 
 type chunkFTSRow struct {
-	id                                   int64
-	header, content, idents, stringsList string
+	id int64
+	c  *preparedChunk
 }
 
 type kindQual struct{ kind, qualname string }
 
-// maxSplitCache bounds the per-batch SplitIdentifier cache.
-const maxSplitCache = 1 << 16
+// maxSplitCache bounds the SplitIdentifier cache of a rowBuilder (one per
+// Preparer: per worker of an index run, per Write otherwise). A worker's
+// cache lives for the run: at 1 << 16 entries a cold index of GOROOT/src
+// peaked at 246-253 MB resident in 8 runs, at 1 << 14 at 224-252 (median
+// 235) for the same CPU.
+const maxSplitCache = 1 << 14
 
 func newBatchWriter(ctx context.Context, tx *sql.Tx, now time.Time, trigram bool) (*batchWriter, error) {
 	bw := &batchWriter{
-		ctx:        ctx,
-		tx:         tx,
-		trigram:    trigram,
-		now:        now.UTC().Format(time.RFC3339),
-		rowBuilder: newRowBuilder(),
+		ctx:     ctx,
+		tx:      tx,
+		trigram: trigram,
+		now:     now.UTC().Format(time.RFC3339),
 	}
 	if err := tx.QueryRowContext(ctx, `SELECT EXISTS(SELECT 1 FROM vectors)`).Scan(&bw.hasVectors); err != nil {
 		return nil, err
@@ -159,10 +152,12 @@ func newBatchWriter(ctx context.Context, tx *sql.Tx, now time.Time, trigram bool
 		prep(&bw.insRefFile, `INSERT INTO refs(id, n, groups) VALUES (?, ?, ?)`),
 		prep(&bw.refsOf, `SELECT id, groups FROM refs WHERE id IN `+idsIn),
 		prep(&bw.refKeyStmts.getMany, postingGetMany("ref_keys", "key")),
+		prep(&bw.refKeyStmts.putMany, postingPutMany("ref_keys", "key")),
 		prep(&bw.refKeyStmts.ins, `INSERT INTO ref_keys(key, files) VALUES (?1, ?2)`),
 		prep(&bw.refKeyStmts.upd, `UPDATE ref_keys SET files = ?2 WHERE key = ?1`),
 		prep(&bw.refKeyStmts.del, `DELETE FROM ref_keys WHERE key = ?`),
 		prep(&bw.refImportStmts.getMany, postingGetMany("ref_imports", "target")),
+		prep(&bw.refImportStmts.putMany, postingPutMany("ref_imports", "target")),
 		prep(&bw.refImportStmts.ins, `INSERT INTO ref_imports(target, files) VALUES (?1, ?2)`),
 		prep(&bw.refImportStmts.upd, `UPDATE ref_imports SET files = ?2 WHERE target = ?1`),
 		prep(&bw.refImportStmts.del, `DELETE FROM ref_imports WHERE target = ?`),
@@ -173,9 +168,7 @@ func newBatchWriter(ctx context.Context, tx *sql.Tx, now time.Time, trigram bool
 	}
 	bw.symArgs = make([]any, symbolColCount)
 	bw.chkArgs = make([]any, chunkColCount)
-	bw.refKeys = map[string]struct{}{}
 	bw.keyEdits, bw.importEdits = newPostingEdits(), newPostingEdits()
-	bw.refImports = map[string]struct{}{}
 	return bw, nil
 }
 
@@ -305,21 +298,20 @@ func (bw *batchWriter) flushRefKeys() error {
 // index adds the rows written by this batch to the trigram index (the
 // files, ids in the order of files) and to the FTS tables: the symbols and
 // chunks kept aside, and the files to files_fts.
-func (bw *batchWriter) index(files []*extract.File, ids []int64) error {
+func (bw *batchWriter) index(files []*Prepared, ids []int64) error {
 	if bw.trigram && len(ids) > 0 {
 		order := make([]int, len(ids))
 		for i := range order {
 			order[i] = i
 		}
 		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(ids[a], ids[b]) })
-		tri := newTrigramBatch()
+		tri := &trigramBatch{}
 		for _, i := range order {
-			var err error
-			if bw.text, err = fileText(files[i], bw.text); err != nil {
-				return fmt.Errorf("%s: %w", files[i].Path, err)
+			if !files[i].trigram {
+				return fmt.Errorf("%s: prepared without its trigrams for an index that keeps them", files[i].path)
 			}
-			if err := tri.add(ids[i], bw.text); err != nil {
-				return fmt.Errorf("%s: %w", files[i].Path, err)
+			if err := tri.add(ids[i], files[i].trigrams); err != nil {
+				return fmt.Errorf("%s: %w", files[i].path, err)
 			}
 		}
 		if err := bw.writeTrigrams(tri); err != nil {
@@ -327,12 +319,14 @@ func (bw *batchWriter) index(files []*extract.File, ids []int64) error {
 		}
 	}
 	for _, r := range bw.symbolFTS {
-		if _, err := bw.insSymbolFTS.ExecContext(bw.ctx, r.id, r.name, r.qualname, r.signature, r.doc, r.idents); err != nil {
+		s := r.s
+		if _, err := bw.insSymbolFTS.ExecContext(bw.ctx, r.id, s.name, s.qualname, s.signature, s.doc, s.identParts); err != nil {
 			return fmt.Errorf("symbols_fts: %w", err)
 		}
 	}
 	for _, r := range bw.chunkFTS {
-		if _, err := bw.insChunkFTS.ExecContext(bw.ctx, r.id, r.header, r.content, r.idents, r.stringsList); err != nil {
+		c := r.c
+		if _, err := bw.insChunkFTS.ExecContext(bw.ctx, r.id, c.header, c.content, c.identParts, c.strings); err != nil {
 			return fmt.Errorf("chunks_fts: %w", err)
 		}
 	}

@@ -100,11 +100,13 @@ func BenchmarkWriteTree(b *testing.B) {
 	b.Logf("%d files, %d rows", len(files), rows)
 	const batch = 200
 	for _, tc := range []struct {
-		name string
-		opts OpenOptions
+		name     string
+		opts     OpenOptions
+		prepared bool // time WritePrepared only: what an index run's writer goroutine does
 	}{
-		{"trigram", OpenOptions{}},
-		{"notrigram", OpenOptions{NoTrigram: true}},
+		{"trigram", OpenOptions{}, false},
+		{"notrigram", OpenOptions{NoTrigram: true}, false},
+		{"prepared", OpenOptions{}, true},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			for b.Loop() {
@@ -113,10 +115,23 @@ func BenchmarkWriteTree(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
+				var prepared []*Prepared
+				if tc.prepared {
+					p := db.NewPreparer()
+					for _, f := range files {
+						prepared = append(prepared, p.Prepare(f))
+					}
+				}
 				b.StartTimer()
 				start, startCPU := time.Now(), cpuTime()
 				for i := 0; i < len(files); i += batch {
-					if err := db.Write(context.Background(), files[i:min(i+batch, len(files))], nil); err != nil {
+					var err error
+					if tc.prepared {
+						err = db.WritePrepared(context.Background(), prepared[i:min(i+batch, len(files))], nil)
+					} else {
+						err = db.Write(context.Background(), files[i:min(i+batch, len(files))], nil)
+					}
+					if err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -284,6 +299,7 @@ func BenchmarkTrigramIndex(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
+	set := newTrigramSet()
 	for b.Loop() {
 		b.StopTimer()
 		db, err := Open(ctx, filepath.Join(b.TempDir(), "index.db"), OpenOptions{})
@@ -297,9 +313,9 @@ func BenchmarkTrigramIndex(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			tb := newTrigramBatch()
+			tb := &trigramBatch{}
 			for j := i; j < min(i+256, len(texts)); j++ {
-				if err := tb.add(int64(j+1), texts[j]); err != nil {
+				if err := tb.add(int64(j+1), set.of(texts[j])); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -260,6 +260,13 @@ func writerParams() connSettings {
 		// A large batch grows the WAL; truncate it back after
 		// checkpoints instead of keeping its largest size forever.
 		fmt.Sprintf("journal_size_limit = %d", walLimitBytes),
+		// Checkpoint once the WAL holds walLimitBytes, not SQLite's 1000
+		// pages: a batch of an index run writes more than 4 MB, so every
+		// commit copied its pages into the file, and the pages every
+		// batch rewrites (b-tree interiors, posting lists, FTS structure)
+		// were copied once per batch; on GOROOT/src 3 to 5 % of a cold
+		// run's CPU (BENCHMARKS.md, "Writer off the critical path").
+		fmt.Sprintf("wal_autocheckpoint = %d", walLimitBytes/pageSize),
 	)
 	// BEGIN IMMEDIATE takes the write lock up front, so a busy database
 	// makes Begin wait (busy_timeout) rather than fail at the first write

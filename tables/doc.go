@@ -114,8 +114,8 @@
 //
 // trigrams, trigram_segs and trigram_files are the trigram index behind
 // case-insensitive literal substring search (trigram.go; versions 4 and 5 used an
-// FTS5 table with the trigram tokenizer, 40 % of the writer's CPU). The
-// writer computes each file's distinct trigrams in Go (three bytes, ASCII
+// FTS5 table with the trigram tokenizer, 40 % of the writer's CPU). A
+// Preparer computes each file's distinct trigrams in Go (three bytes, ASCII
 // letters lower-cased, as in containsFold) and stores per Write one
 // segment: per trigram the ascending ids of the files holding it, in
 // blocks of consecutive trigrams (rowid seg << 24 | first trigram).
@@ -135,7 +135,12 @@
 // read-only connections (SQL). Write stores a batch of files in one
 // transaction, each file replacing all rows of its path, so a reader
 // always sees whole batches and a crash or kill -9 at any moment leaves
-// the last committed batch. Readers are never blocked by a write in
+// the last committed batch. What a write derives without the database
+// (ids, list columns, FTS row text, compressed sources and refs,
+// trigrams) a Preparer derives first, on any goroutine (prepare.go):
+// WritePrepared takes prepared files and only executes statements, so an
+// index run prepares files in its parsing workers and its one writer
+// goroutine is left the SQL. Readers are never blocked by a write in
 // progress. synchronous=NORMAL: a committed batch survives a process
 // crash; an OS crash or power loss can lose the batches committed since
 // the last checkpoint, never consistency. Check verifies an index fully;

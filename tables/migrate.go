@@ -203,12 +203,13 @@ const (
 func buildTrigrams(ctx context.Context, tx *sql.Tx) error {
 	bw := &batchWriter{ctx: ctx, tx: tx}
 	var z inflater
+	set := newTrigramSet()
 	for after := int64(-1); ; {
 		rows, err := tx.QueryContext(ctx, `SELECT id, text FROM sources WHERE id > ? ORDER BY id LIMIT ?`, after, buildFilesPerSegment)
 		if err != nil {
 			return err
 		}
-		b := newTrigramBatch()
+		b := &trigramBatch{}
 		size := 0
 		for size < buildBytesPerSegment && rows.Next() {
 			var blob []byte
@@ -221,7 +222,7 @@ func buildTrigrams(ctx context.Context, tx *sql.Tx) error {
 				rows.Close()
 				return fmt.Errorf("file %d: %w", after, err)
 			}
-			if err := b.add(after, text); err != nil {
+			if err := b.add(after, set.of(text)); err != nil {
 				rows.Close()
 				return err
 			}

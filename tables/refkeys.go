@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 )
 
 // ref_keys and ref_imports (schema.sql) map a key (a lower-cased name, an
@@ -63,8 +64,21 @@ func (e *postingEdits) reset() {
 // postingStmts are the statements of one key table. getMany reads the
 // stored lists of postingReadKeys keys at once: one statement per key
 // cost a tenth of the writer's CPU, nearly all of it in database/sql.
+// putMany writes postingPutRows lists at once (an upsert), for the same
+// reason.
 type postingStmts struct {
-	getMany, ins, upd, del *sql.Stmt
+	getMany, putMany, ins, upd, del *sql.Stmt
+}
+
+// postingPutRows is the number of lists putMany writes.
+const postingPutRows = 100
+
+// postingPutMany returns the statement text of postingStmts.putMany for
+// the key column col of table.
+func postingPutMany(table, col string) string {
+	return `INSERT INTO ` + table + `(` + col + `, files) VALUES ` +
+		strings.TrimSuffix(strings.Repeat("(?,?),", postingPutRows), ",") +
+		` ON CONFLICT(` + col + `) DO UPDATE SET files = excluded.files`
 }
 
 // postingReadKeys is the number of keys getMany takes.
@@ -118,6 +132,10 @@ func (bw *batchWriter) flushPostings(st postingStmts, edits *postingEdits) error
 	var buf []byte
 	args := make([]any, postingReadKeys)
 	stored := make(map[string][]byte, postingReadKeys)
+	// Lists to write are held until putMany takes postingPutRows of
+	// them; those left at the end are written one by one.
+	puts := make([]any, 0, 2*postingPutRows)
+	var hadRow []bool // per list in puts: it had a row
 	for i, k := range keys {
 		if i%postingReadKeys == 0 {
 			if err := bw.readPostings(st, keys[i:min(i+postingReadKeys, len(keys))], args, stored); err != nil {
@@ -150,13 +168,26 @@ func (bw *batchWriter) flushPostings(st postingStmts, edits *postingEdits) error
 			}
 			continue
 		}
-		buf = appendPostings(buf[:0], ids)
+		// Each list gets its own slice of buf: puts holds them until
+		// written, and a grown buf leaves the earlier ones in place.
+		start := len(buf)
+		buf = appendPostings(buf, ids)
+		puts = append(puts, k, buf[start:len(buf):len(buf)])
+		hadRow = append(hadRow, old != nil)
+		if len(puts) == cap(puts) {
+			if _, err := st.putMany.ExecContext(bw.ctx, puts...); err != nil {
+				return fmt.Errorf("%q…%q: %w", puts[0], k, err)
+			}
+			puts, hadRow, buf = puts[:0], hadRow[:0], nil
+		}
+	}
+	for i := 0; i < len(puts); i += 2 {
 		put := st.ins
-		if old != nil {
+		if hadRow[i/2] {
 			put = st.upd
 		}
-		if _, err := put.ExecContext(bw.ctx, k, buf); err != nil {
-			return fmt.Errorf("%q: %w", k, err)
+		if _, err := put.ExecContext(bw.ctx, puts[i], puts[i+1]); err != nil {
+			return fmt.Errorf("%q: %w", puts[i], err)
 		}
 	}
 	edits.reset()

@@ -7,12 +7,15 @@ import (
 	"github.com/viberag/viberag/extract"
 )
 
-// writeFile inserts the rows of f and returns its file id. id is the id
+// writeFile inserts the rows of p and returns its file id. id is the id
 // the path already has (its old rows are cleared), or 0.
-func (bw *batchWriter) writeFile(f *extract.File, id int64) (int64, error) {
-	args := []any{f.Path, f.Ext, f.Language, f.Size, f.Lines, Hex(f.Hash),
-		joinPlain(f.Imports), joinPlain(f.Exports), f.Doc, f.Summary,
-		f.ParseStatus, f.ParseProblem, bw.now}
+func (bw *batchWriter) writeFile(p *Prepared, id int64) (int64, error) {
+	if p.err != nil {
+		return 0, p.err
+	}
+	args := []any{p.path, p.ext, p.language, p.size, p.lines, p.hash,
+		p.imports, p.exports, p.doc, p.summary,
+		p.parseStatus, p.parseProblem, bw.now}
 	if id != 0 {
 		// Keep the id: it names the file's vectors ('f' || id).
 		if _, err := bw.updFile.ExecContext(bw.ctx, append(args, id)...); err != nil {
@@ -27,39 +30,16 @@ func (bw *batchWriter) writeFile(f *extract.File, id int64) (int64, error) {
 			return 0, err
 		}
 	}
-	bw.lists.reset()
-	if err := bw.insertSymbols(id, f); err != nil {
+	if err := bw.insertSymbols(id, p); err != nil {
 		return 0, err
 	}
-	if err := bw.insertChunks(id, f); err != nil {
+	if err := bw.insertChunks(id, p); err != nil {
 		return 0, err
 	}
-	if err := bw.insertSource(id, f); err != nil {
-		return 0, err
+	if _, err := bw.insSource.ExecContext(bw.ctx, id, p.lists, p.text); err != nil {
+		return 0, fmt.Errorf("source: %w", err)
 	}
-	return id, bw.insertRefs(id, f)
-}
-
-// insertSource writes f's text and the lists gathered by insertSymbols
-// and insertChunks to sources.
-func (bw *batchWriter) insertSource(fileID int64, f *extract.File) error {
-	var err error
-	if bw.text, err = fileText(f, bw.text); err != nil {
-		return err
-	}
-	lists, err := bw.zip.deflate(bw.lists.b)
-	if err != nil {
-		return fmt.Errorf("compress lists: %w", err)
-	}
-	lists = append([]byte(nil), lists...) // the compressor reuses its buffer
-	text, err := bw.zip.deflate(bw.text)
-	if err != nil {
-		return fmt.Errorf("compress text: %w", err)
-	}
-	if _, err := bw.insSource.ExecContext(bw.ctx, fileID, lists, text); err != nil {
-		return fmt.Errorf("source: %w", err)
-	}
-	return nil
+	return id, bw.insertRefs(id, p)
 }
 
 // symbolIDs fills bw.sids with the sid of every symbol of f.
@@ -84,103 +64,66 @@ func (bw *rowBuilder) sid(i int) string {
 	return bw.sids[i]
 }
 
-func (bw *batchWriter) insertSymbols(fileID int64, f *extract.File) error {
-	bw.symbolIDs(f)
+// insertSymbols writes p's symbols and keeps the ids they get for their
+// symbols_fts rows (index).
+func (bw *batchWriter) insertSymbols(fileID int64, p *Prepared) error {
 	a := bw.symArgs
-	for i := range f.Symbols {
-		s := &f.Symbols[i]
-		exported := 0
-		if s.Exported {
-			exported = 1
-		}
-		a[0], a[1] = bw.sids[i], fileID
-		a[2], a[3], a[4], a[5] = s.Kind, s.Name, s.Qualname, bw.sid(s.Parent)
-		a[6], a[7], a[8], a[9] = s.StartLine, s.EndLine, s.StartByte, s.EndByte
-		a[10], a[11], a[12] = s.Signature, s.Doc, exported
-		a[13] = joinList(&bw.sb, s.Decorators)
-		a[14] = Hex(s.Hash)
+	for i := range p.symbols {
+		s := &p.symbols[i]
+		a[0], a[1] = s.sid, fileID
+		a[2], a[3], a[4], a[5] = s.kind, s.name, s.qualname, s.parentSID
+		a[6], a[7], a[8], a[9] = s.startLine, s.endLine, s.startByte, s.endByte
+		a[10], a[11], a[12] = s.signature, s.doc, s.exported
+		a[13] = s.decorators
+		a[14] = s.hash
 		res, err := bw.insSymbol.ExecContext(bw.ctx, a...)
 		if err != nil {
-			return fmt.Errorf("symbol %s %s: %w", s.Kind, s.Qualname, err)
+			return fmt.Errorf("symbol %s %s: %w", s.kind, s.qualname, err)
 		}
 		id, err := res.LastInsertId()
 		if err != nil {
 			return err
 		}
-		bw.symbolFTS = append(bw.symbolFTS, symbolFTSRow{id, s.Name, s.Qualname, s.Signature, s.Doc, bw.identParts(s.Name, s.Identifiers)})
-		bw.lists.add(s.Identifiers)
-		bw.lists.add(s.Calls)
-		bw.lists.add(s.Strings)
+		bw.symbolFTS = append(bw.symbolFTS, symbolFTSRow{id, s})
 	}
 	return nil
 }
 
-func (bw *batchWriter) insertChunks(fileID int64, f *extract.File) error {
+// insertChunks writes p's chunks and keeps the ids they get for their
+// chunks_fts rows (index).
+func (bw *batchWriter) insertChunks(fileID int64, p *Prepared) error {
 	a := bw.chkArgs
-	var prev [2]int
-	for i := range f.Chunks {
-		c := &f.Chunks[i]
-		// Two chunks over the same lines would share a cid; they would
-		// also hold the same text, so the second adds nothing.
-		if i > 0 && c.StartLine == prev[0] && c.EndLine == prev[1] {
-			continue
-		}
-		prev = [2]int{c.StartLine, c.EndLine}
-		a[0], a[1] = ChunkID(f.Path, c.StartLine, c.EndLine), fileID
-		a[2], a[3], a[4], a[5] = c.StartLine, c.EndLine, c.StartByte, c.EndByte
-		a[6], a[7], a[8] = bw.sid(c.Symbol), c.Header, Hex(c.Hash)
+	for i := range p.chunks {
+		c := &p.chunks[i]
+		a[0], a[1] = c.cid, fileID
+		a[2], a[3], a[4], a[5] = c.startLine, c.endLine, c.startByte, c.endByte
+		a[6], a[7], a[8] = c.symbolSID, c.header, c.hash
 		res, err := bw.insChunk.ExecContext(bw.ctx, a...)
 		if err != nil {
-			return fmt.Errorf("chunk %d-%d: %w", c.StartLine, c.EndLine, err)
+			return fmt.Errorf("chunk %d-%d: %w", c.startLine, c.endLine, err)
 		}
 		id, err := res.LastInsertId()
 		if err != nil {
 			return err
 		}
-		bw.chunkFTS = append(bw.chunkFTS, chunkFTSRow{id, c.Header, c.Text, bw.identParts("", c.Identifiers), joinList(&bw.sb, c.Strings)})
-		bw.lists.add(c.Identifiers)
+		bw.chunkFTS = append(bw.chunkFTS, chunkFTSRow{id, c})
 	}
 	return nil
 }
 
-// insertRefs writes f's references aggregated per (kind, name, target),
-// their uses packed, as f's one refs row, and notes the keys that find it
-// (flushRefKeys): its lower-cased names (ref_keys) and imported names
-// (ref_imports; see schema.sql, refs). String literals are left out: symbols, chunks and
-// chunks_fts hold them, and no reader looks them up.
-func (bw *batchWriter) insertRefs(fileID int64, f *extract.File) error {
-	g := bw.groupRefs(f)
-	bw.refEnc.reset()
-	clear(bw.refKeys)
-	clear(bw.refImports)
-	n := 0
-	for _, grp := range g.order {
-		kind := refKindCode(grp.key.kind)
-		if kind == 0 {
-			continue
-		}
-		bw.refEnc.add(int64(kind), grp.key.name, grp.key.target, grp.uses)
-		n += len(grp.uses)
-		bw.refKeys[refNameKey(grp.key.name)] = struct{}{}
-		if kind == refKindImport && grp.key.target != "" {
-			bw.refImports[grp.key.target] = struct{}{}
-		}
-	}
-	if n == 0 {
+// insertRefs writes p's refs row, when it has one, and notes the keys
+// that find it for flushRefKeys.
+func (bw *batchWriter) insertRefs(fileID int64, p *Prepared) error {
+	if p.refsN == 0 {
 		return nil
 	}
-	bw.refBlob = bw.refEnc.appendTo(bw.refBlob[:0])
-	blob, err := bw.zip.deflate(bw.refBlob)
-	if err != nil {
-		return fmt.Errorf("compress refs: %w", err)
-	}
-	if _, err := bw.insRefFile.ExecContext(bw.ctx, fileID, n, blob); err != nil {
+	if _, err := bw.insRefFile.ExecContext(bw.ctx, fileID, p.refsN, p.refs); err != nil {
 		return fmt.Errorf("refs: %w", err)
 	}
-	for k := range bw.refKeys {
+	for _, k := range p.refKeys {
 		bw.keyEdits.add[k] = append(bw.keyEdits.add[k], fileID)
 	}
-	for k := range bw.refImports {
+	for _, k := range p.refImport {
 		bw.importEdits.add[k] = append(bw.importEdits.add[k], fileID)
 	}
 	return nil
@@ -197,6 +140,15 @@ func (bw *rowBuilder) identParts(name string, idents []string) string {
 		}
 		bw.gen = 1
 	}
+	// The cache is emptied between calls, never inside one: a word added
+	// before the cache was emptied would get a new id and be added again
+	// (a run-long cache filled mid-call; 7 of 485 words of one symbol of
+	// GOROOT/src/cmd/compile came twice).
+	if len(bw.splits) >= maxSplitCache {
+		clear(bw.splits)
+		clear(bw.wordID)
+		bw.wordText, bw.wordGen = bw.wordText[:0], bw.wordGen[:0]
+	}
 	bw.words = bw.words[:0]
 	if name != "" {
 		bw.addWords(name)
@@ -208,17 +160,15 @@ func (bw *rowBuilder) identParts(name string, idents []string) string {
 }
 
 // addWords appends the words of ident not yet in bw.words. Words are
-// interned per batch, so that telling a word already added is a slice
+// interned per rowBuilder, so that telling a word already added is a slice
 // index (bw.wordGen) rather than a string hash, and an identifier seen
 // before in the same call adds nothing.
 func (bw *rowBuilder) addWords(ident string) {
 	e, ok := bw.splits[ident]
 	if !ok {
-		if len(bw.splits) >= maxSplitCache {
-			clear(bw.splits)
-			clear(bw.wordID)
-			bw.wordText, bw.wordGen = bw.wordText[:0], bw.wordGen[:0]
-		}
+		// The cache outlives the file (a Preparer keeps it for a whole
+		// run): a copy keeps the file's strings from being held by it.
+		ident = strings.Clone(ident)
 		parts := extract.SplitIdentifier(ident)
 		e = &splitEntry{words: make([]int32, len(parts))}
 		for i, w := range parts {
@@ -257,15 +207,15 @@ type splitEntry struct {
 }
 
 // rowBuilder is the scratch space that derives rows from facts (sids,
-// identifier parts, packed refs), reused from file to file. The SQLite
-// writer embeds it and FactBuilder exposes it, so both engines store the
-// same rows.
+// identifier parts, packed refs), reused from file to file. Preparer (the
+// SQLite engine) and FactBuilder (others) each hold one, so both engines
+// store the same rows.
 type rowBuilder struct {
 	sb    strings.Builder
 	words []byte
 	// SplitIdentifier results per identifier, their words interned
 	// (wordID, wordText), and per word the identParts call (gen) that
-	// last added it: the per-batch cache of identParts.
+	// last added it: the cache of identParts.
 	splits   map[string]*splitEntry
 	wordID   map[string]int32
 	wordText []string

@@ -279,23 +279,20 @@ func (w *segmentWriter) flush() {
 // trigramBatch collects the postings of the files of one Write as
 // (trigram, file) pairs, trigram << 32 | file id: one flat slice that a
 // radix sort groups by trigram (a map of id slices cost a map write and a
-// slice append per pair, and the garbage of every slice grown).
+// slice append per pair, and the garbage of every slice grown). Each
+// file's trigrams are found before the write (Preparer).
 type trigramBatch struct {
-	set   *trigramSet
 	pairs []uint64
 	files []int64
 }
 
-func newTrigramBatch() *trigramBatch {
-	return &trigramBatch{set: newTrigramSet()}
-}
-
-// add indexes the text of file id; ids must come in ascending order.
-func (b *trigramBatch) add(id int64, text []byte) error {
+// add indexes file id, whose distinct trigrams are keys; ids must come in
+// ascending order.
+func (b *trigramBatch) add(id int64, keys []uint32) error {
 	if id <= 0 || id > math.MaxUint32 || len(b.files) > 0 && id <= b.files[len(b.files)-1] {
 		return fmt.Errorf("file id %d: out of order or out of the trigram index's range", id)
 	}
-	for _, k := range b.set.of(text) {
+	for _, k := range keys {
 		b.pairs = append(b.pairs, uint64(k)<<32|uint64(id))
 	}
 	b.files = append(b.files, id)

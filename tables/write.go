@@ -19,7 +19,26 @@ import (
 // The batch is atomic: if ctx is cancelled, a statement fails or the
 // process dies, the index keeps its previous state. Cancellation is
 // checked between files.
-func (db *DB) Write(ctx context.Context, files []*extract.File, deleted []string) (err error) {
+//
+// Write prepares the files itself; WritePrepared takes files prepared
+// ahead, on other goroutines.
+func (db *DB) Write(ctx context.Context, files []*extract.File, deleted []string) error {
+	if db.w == nil {
+		return db.errReadOnly("write index")
+	}
+	prep := db.NewPreparer()
+	prepared := make([]*Prepared, 0, len(files))
+	for _, f := range files {
+		if f != nil {
+			prepared = append(prepared, prep.Prepare(f))
+		}
+	}
+	return db.WritePrepared(ctx, prepared, deleted)
+}
+
+// WritePrepared is Write of files prepared by Preparers of db
+// (DB.NewPreparer): the rows stored are the same.
+func (db *DB) WritePrepared(ctx context.Context, files []*Prepared, deleted []string) (err error) {
 	if db.w == nil {
 		return db.errReadOnly("write index")
 	}
@@ -62,12 +81,12 @@ func (db *DB) Write(ctx context.Context, files []*extract.File, deleted []string
 	// 1. Find the rows being replaced or deleted.
 	written := make(map[string]bool, len(files))
 	for _, f := range files {
-		written[f.Path] = true
+		written[f.path] = true
 	}
 	var cleared, gone []int64
 	ids := make([]int64, len(files))
 	for i, f := range files {
-		if ids[i], err = bw.fileID(f.Path); err != nil {
+		if ids[i], err = bw.fileID(f.path); err != nil {
 			return err
 		}
 		if ids[i] != 0 {
@@ -103,7 +122,7 @@ func (db *DB) Write(ctx context.Context, files []*extract.File, deleted []string
 			return err
 		}
 		if ids[i], err = bw.writeFile(f, ids[i]); err != nil {
-			return fmt.Errorf("write %s: %w", f.Path, err)
+			return fmt.Errorf("write %s: %w", f.path, err)
 		}
 		if db.afterFile != nil {
 			if err := db.afterFile(i); err != nil {
@@ -130,19 +149,19 @@ func (db *DB) Write(ctx context.Context, files []*extract.File, deleted []string
 
 // lastPerPath drops nil files and all but the last file of each path,
 // keeping the order otherwise.
-func lastPerPath(files []*extract.File) []*extract.File {
+func lastPerPath(files []*Prepared) []*Prepared {
 	last := make(map[string]int, len(files))
 	for i, f := range files {
 		if f != nil {
-			last[f.Path] = i
+			last[f.path] = i
 		}
 	}
 	if len(last) == len(files) {
 		return files
 	}
-	out := make([]*extract.File, 0, len(last))
+	out := make([]*Prepared, 0, len(last))
 	for i, f := range files {
-		if f != nil && last[f.Path] == i {
+		if f != nil && last[f.path] == i {
 			out = append(out, f)
 		}
 	}

@@ -1,0 +1,251 @@
+package tables
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+
+	"github.com/viberag/viberag/extract"
+)
+
+// A Write runs on the one connection that may write, so whatever it does
+// besides executing statements holds up every file behind it. Prepare does
+// that part ahead, for one file at a time and on any goroutine: the sids
+// and cids, the list columns, the identifier parts and string lists of the
+// FTS rows, the sources lists and text compressed, the refs grouped,
+// packed and compressed with the keys that find them, and the file's
+// trigrams. WritePrepared then only binds those values to statements
+// (and the ids the rows get). An index run prepares each file in the
+// worker that extracted it (package indexer), beside the parsers.
+
+// Prepared is one file's rows as WritePrepared stores them, derived from
+// its extracted facts by a Preparer. It keeps none of the extracted facts
+// it does not store (references, identifier and call lists), so the
+// facts may go once it is made.
+type Prepared struct {
+	path, ext, language       string
+	size                      int64
+	lines                     int
+	hash                      string
+	imports, exports          string
+	doc, summary              string
+	parseStatus, parseProblem string
+
+	symbols []preparedSymbol
+	chunks  []preparedChunk
+
+	lists, text []byte // sources, compressed
+
+	refsN     int    // uses in refs; 0: the file has no refs row
+	refs      []byte // refs.groups, compressed
+	refKeys   []string
+	refImport []string
+
+	trigram  bool     // trigrams were computed
+	trigrams []uint32 // the file's distinct trigrams (trigramSet.of)
+
+	// err is a fact that cannot be stored (chunks that leave a gap);
+	// WritePrepared fails the batch with it, as Write always has.
+	err error
+}
+
+// preparedSymbol is a symbols row without its file id, and its symbols_fts
+// row without its rowid.
+type preparedSymbol struct {
+	sid, kind, name, qualname, parentSID   string
+	startLine, endLine, startByte, endByte int
+	signature, doc                         string
+	exported                               int
+	decorators, hash                       string
+	identParts                             string
+}
+
+// preparedChunk is a chunks row without its file id, and its chunks_fts
+// row without its rowid.
+type preparedChunk struct {
+	cid                                    string
+	startLine, endLine, startByte, endByte int
+	symbolSID, header, hash                string
+	content, identParts, strings           string
+}
+
+// Path returns the path of the prepared file.
+func (p *Prepared) Path() string { return p.path }
+
+// Bytes estimates the heap p holds: its strings (the chunk texts share
+// the file's text), its compressed blobs, its trigrams and a per-row cost.
+// A caller that bounds what waits for the writer counts this.
+func (p *Prepared) Bytes() int64 {
+	n := int64(256) + p.size + int64(len(p.lists)+len(p.text)+len(p.refs)) + 4*int64(len(p.trigrams)) +
+		int64(len(p.imports)+len(p.exports)+len(p.doc)+len(p.summary))
+	for _, k := range p.refKeys {
+		n += 16 + int64(len(k))
+	}
+	for _, k := range p.refImport {
+		n += 16 + int64(len(k))
+	}
+	for i := range p.symbols {
+		s := &p.symbols[i]
+		n += 240 + int64(len(s.sid)+len(s.parentSID)+len(s.decorators)+len(s.hash)+len(s.identParts))
+	}
+	for i := range p.chunks {
+		c := &p.chunks[i]
+		n += 200 + int64(len(c.cid)+len(c.hash)+len(c.identParts)+len(c.strings))
+	}
+	return n
+}
+
+// Preparer derives Prepared files, reusing its scratch space (identifier
+// splits, compressor, trigram set) from file to file. It is not safe for
+// concurrent use: give each goroutine its own.
+type Preparer struct {
+	rb      rowBuilder
+	zip     compressor
+	lists   listsBuilder
+	text    []byte
+	refEnc  refsEncoder
+	refBlob []byte
+	keys    map[string]struct{}
+	imports map[string]struct{}
+	trigram bool
+	tri     *trigramSet
+}
+
+// NewPreparer returns a Preparer of files for db: it computes trigrams
+// when db maintains the trigram index.
+func (db *DB) NewPreparer() *Preparer { return newPreparer(db.trigram) }
+
+func newPreparer(trigram bool) *Preparer {
+	return &Preparer{
+		rb:      newRowBuilder(),
+		keys:    map[string]struct{}{},
+		imports: map[string]struct{}{},
+		trigram: trigram,
+	}
+}
+
+// Prepare derives the rows of f. A fact that cannot be stored is not an
+// error here: WritePrepared reports it, failing the batch that holds f.
+func (pr *Preparer) Prepare(f *extract.File) *Prepared {
+	p := &Prepared{
+		path: f.Path, ext: f.Ext, language: f.Language, size: f.Size, lines: f.Lines, hash: Hex(f.Hash),
+		imports: joinPlain(f.Imports), exports: joinPlain(f.Exports), doc: f.Doc, summary: f.Summary,
+		parseStatus: f.ParseStatus, parseProblem: f.ParseProblem,
+		trigram: pr.trigram,
+	}
+	rb := &pr.rb
+	pr.lists.reset()
+	rb.symbolIDs(f)
+	p.symbols = make([]preparedSymbol, len(f.Symbols))
+	for i := range f.Symbols {
+		s := &f.Symbols[i]
+		exported := 0
+		if s.Exported {
+			exported = 1
+		}
+		p.symbols[i] = preparedSymbol{
+			sid: rb.sids[i], kind: s.Kind, name: s.Name, qualname: s.Qualname, parentSID: rb.sid(s.Parent),
+			startLine: s.StartLine, endLine: s.EndLine, startByte: s.StartByte, endByte: s.EndByte,
+			signature: s.Signature, doc: s.Doc, exported: exported,
+			decorators: joinList(&rb.sb, s.Decorators), hash: Hex(s.Hash),
+			identParts: rb.identParts(s.Name, s.Identifiers),
+		}
+		pr.lists.add(s.Identifiers)
+		pr.lists.add(s.Calls)
+		pr.lists.add(s.Strings)
+	}
+	p.chunks = make([]preparedChunk, 0, len(f.Chunks))
+	var prev [2]int
+	for i := range f.Chunks {
+		c := &f.Chunks[i]
+		// Two chunks over the same lines would share a cid; they would
+		// also hold the same text, so the second adds nothing.
+		if i > 0 && c.StartLine == prev[0] && c.EndLine == prev[1] {
+			continue
+		}
+		prev = [2]int{c.StartLine, c.EndLine}
+		p.chunks = append(p.chunks, preparedChunk{
+			cid:       ChunkID(f.Path, c.StartLine, c.EndLine),
+			startLine: c.StartLine, endLine: c.EndLine, startByte: c.StartByte, endByte: c.EndByte,
+			symbolSID: rb.sid(c.Symbol), header: c.Header, hash: Hex(c.Hash),
+			content: c.Text, identParts: rb.identParts("", c.Identifiers), strings: joinList(&rb.sb, c.Strings),
+		})
+		pr.lists.add(c.Identifiers)
+	}
+	if p.err = pr.source(p, f); p.err != nil {
+		return p
+	}
+	p.err = pr.refs(p, f)
+	return p
+}
+
+// source compresses f's text and the lists gathered by Prepare, and
+// finds the text's trigrams.
+func (pr *Preparer) source(p *Prepared, f *extract.File) error {
+	var err error
+	if pr.text, err = fileText(f, pr.text); err != nil {
+		return err
+	}
+	lists, err := pr.zip.deflate(pr.lists.b)
+	if err != nil {
+		return fmt.Errorf("compress lists: %w", err)
+	}
+	p.lists = bytes.Clone(lists) // the compressor reuses its buffer
+	text, err := pr.zip.deflate(pr.text)
+	if err != nil {
+		return fmt.Errorf("compress text: %w", err)
+	}
+	p.text = bytes.Clone(text)
+	if pr.trigram {
+		if pr.tri == nil {
+			pr.tri = newTrigramSet()
+		}
+		p.trigrams = slices.Clone(pr.tri.of(pr.text))
+	}
+	return nil
+}
+
+// refs packs f's references aggregated per (kind, name, target) as its
+// refs row, and lists the keys that find it: its lower-cased names
+// (ref_keys) and imported names (ref_imports; see schema.sql, refs).
+// String literals are left out: symbols, chunks and chunks_fts hold them,
+// and no reader looks them up.
+func (pr *Preparer) refs(p *Prepared, f *extract.File) error {
+	g := pr.rb.groupRefs(f)
+	pr.refEnc.reset()
+	clear(pr.keys)
+	clear(pr.imports)
+	n := 0
+	for _, grp := range g.order {
+		kind := refKindCode(grp.key.kind)
+		if kind == 0 {
+			continue
+		}
+		pr.refEnc.add(int64(kind), grp.key.name, grp.key.target, grp.uses)
+		n += len(grp.uses)
+		if k := refNameKey(grp.key.name); !hasKey(pr.keys, k) {
+			pr.keys[k] = struct{}{}
+			p.refKeys = append(p.refKeys, k)
+		}
+		if kind == refKindImport && grp.key.target != "" && !hasKey(pr.imports, grp.key.target) {
+			pr.imports[grp.key.target] = struct{}{}
+			p.refImport = append(p.refImport, grp.key.target)
+		}
+	}
+	if n == 0 {
+		p.refKeys, p.refImport = nil, nil
+		return nil
+	}
+	pr.refBlob = pr.refEnc.appendTo(pr.refBlob[:0])
+	blob, err := pr.zip.deflate(pr.refBlob)
+	if err != nil {
+		return fmt.Errorf("compress refs: %w", err)
+	}
+	p.refsN, p.refs = n, bytes.Clone(blob)
+	return nil
+}
+
+func hasKey(m map[string]struct{}, k string) bool {
+	_, ok := m[k]
+	return ok
+}
