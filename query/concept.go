@@ -44,7 +44,7 @@ func (p *Planner) symbolChannel(ctx context.Context, expr string, sc *scoped, po
 func symbolUnit(r tables.SymbolRow) *unit {
 	return &unit{kind: KindDefinition, rowid: r.ID, id: r.SID, fileID: r.FileID, path: r.Path,
 		start: r.StartLine, end: r.EndLine, symKind: r.Kind, name: r.Name, qualname: r.Qualname,
-		signature: r.Signature, doc: r.Doc, exported: r.Exported, title: defTitle(r.Kind, r.Qualname)}
+		exported: r.Exported, decl: r.ID, title: defTitle(r.Kind, r.Qualname)}
 }
 
 // fileChannel finds the files whose path or summary match expr.

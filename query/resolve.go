@@ -136,8 +136,20 @@ func (p *Planner) inheritedMember(ctx context.Context, types []*unit, name strin
 	}
 	for depth := 0; depth < maxInheritDepth && len(level) > 0; depth++ {
 		var next []step
+		// The bases are in the types' signatures, which symbol rows leave
+		// out: read them for this level's types.
+		ids := make([]int64, 0, len(level))
 		for _, s := range level {
-			for _, b := range basesOf(s.u.signature) {
+			if s.u.decl != 0 {
+				ids = append(ids, s.u.decl)
+			}
+		}
+		decls, err := p.db.SymbolDecls(ctx, ids)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, s := range level {
+			for _, b := range basesOf(decls[s.u.decl].Signature) {
 				bases, err := p.typesNamed(ctx, b, files)
 				if err != nil {
 					return nil, nil, err

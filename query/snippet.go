@@ -17,13 +17,22 @@ const (
 // line or its summary's.
 func (p *Planner) fillSnippets(ctx context.Context, hits []Hit, pool unitPool, words []string) error {
 	stems := snippetStems(words)
-	var blockIDs []int64
+	var blockIDs, declIDs []int64
 	for i := range hits {
-		if u := pool[unitKey{hits[i].Kind, hits[i].ID}]; u != nil && u.kind == KindBlock {
+		u := pool[unitKey{hits[i].Kind, hits[i].ID}]
+		switch {
+		case u == nil:
+		case u.kind == KindBlock:
 			blockIDs = append(blockIDs, u.rowid)
+		case u.kind == KindDefinition && u.decl != 0:
+			declIDs = append(declIDs, u.decl)
 		}
 	}
 	content, err := p.db.ChunkContents(ctx, blockIDs)
+	if err != nil {
+		return err
+	}
+	decls, err := p.db.SymbolDecls(ctx, declIDs)
 	if err != nil {
 		return err
 	}
@@ -39,7 +48,8 @@ func (p *Planner) fillSnippets(ctx context.Context, hits []Hit, pool unitPool, w
 				h.Snippet = bestWindow(c, stems, snippetLines)
 			}
 		case KindDefinition:
-			h.Snippet = definitionSnippet(u.signature, u.doc)
+			d := decls[u.decl] // missing: rewritten since the search read it
+			h.Snippet = definitionSnippet(d.Signature, d.Doc)
 		case KindUsage:
 			h.Snippet = u.signature // the line, read by importers
 		case KindFile:

@@ -18,9 +18,12 @@ type unit struct {
 	start, end int
 	title      string
 
-	// Definitions only.
-	symKind, name, qualname, signature, doc string
-	exported                                bool
+	// Definitions only. decl is the symbols.id whose signature and doc
+	// the hit shows (read by SymbolDecls for the hits shown only), 0 for
+	// none. signature holds the line of a usage hit.
+	symKind, name, qualname, signature string
+	exported                           bool
+	decl                               int64
 }
 
 // unitKey identifies a unit in a unitPool: its kind and id, kept apart
@@ -64,8 +67,8 @@ type unitPool map[unitKey]*unit
 func (p unitPool) intern(u *unit) *unit {
 	k := u.key()
 	if old, ok := p[k]; ok {
-		if old.signature == "" && u.signature != "" {
-			old.signature, old.doc = u.signature, u.doc
+		if old.decl == 0 && u.decl != 0 {
+			old.decl = u.decl
 		}
 		return old
 	}

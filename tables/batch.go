@@ -17,7 +17,7 @@ const (
 	fileCols = `path, ext, language, size, lines, hash, imports, exports, doc, summary,
 		parse_status, parse_problem, indexed_at`
 	symbolCols = `sid, file_id, kind, name, qualname, parent_sid,
-		start_line, end_line, start_byte, end_byte, signature, doc, is_exported,
+		start_line, end_line, start_byte, end_byte, is_exported,
 		decorators, hash`
 	chunkCols = `cid, file_id, start_line, end_line, start_byte, end_byte,
 		symbol_sid, header, hash`
@@ -27,7 +27,7 @@ const (
 )
 
 const (
-	symbolColCount = 15 // columns in symbolCols
+	symbolColCount = 13 // columns in symbolCols
 	chunkColCount  = 9  // columns in chunkCols
 )
 
@@ -98,6 +98,7 @@ type batchWriter struct {
 	chkArgs     []any
 	keyEdits    postingEdits // of the batch, for ref_keys
 	importEdits postingEdits // for ref_imports
+	firstSymbol int64        // row id of the file's first symbol (decls)
 }
 
 // symbolFTSRow and chunkFTSRow are rows of symbols_fts and chunks_fts: a
@@ -148,7 +149,7 @@ func newBatchWriter(ctx context.Context, tx *sql.Tx, now time.Time, trigram bool
 		prep(&bw.insChunk, `INSERT INTO chunks(`+chunkCols+`) VALUES (`+placeholders(chunkColCount)+`)`),
 		prep(&bw.insSymbolFTS, `INSERT INTO symbols_fts(`+symbolFTSCols+`) VALUES (`+placeholders(6)+`)`),
 		prep(&bw.insChunkFTS, `INSERT INTO chunks_fts(`+chunkFTSCols+`) VALUES (`+placeholders(5)+`)`),
-		prep(&bw.insSource, `INSERT INTO sources(id, lists, text) VALUES (?, ?, ?)`),
+		prep(&bw.insSource, `INSERT INTO sources(id, lists, decls, text) VALUES (?, ?, ?, ?)`),
 		prep(&bw.insRefFile, `INSERT INTO refs(id, n, groups) VALUES (?, ?, ?)`),
 		prep(&bw.refsOf, `SELECT id, groups FROM refs WHERE id IN `+idsIn),
 		prep(&bw.refKeyStmts.getMany, postingGetMany("ref_keys", "key")),
@@ -206,8 +207,8 @@ func (bw *batchWriter) clear(cleared, gone []int64) error {
 	if bw.hasVectors {
 		// The vectors go to the embedding cache, so that text coming back
 		// (an edit undone, a branch switched back) is not embedded again.
-		owners := `(SELECT sid FROM symbols WHERE file_id IN ` + idsIn + `
-			UNION ALL SELECT cid FROM chunks WHERE file_id IN ` + idsIn + `
+		owners := `(SELECT ` + sidSQL("sid") + ` FROM symbols WHERE file_id IN ` + idsIn + `
+			UNION ALL SELECT ` + cidSQL("cid") + ` FROM chunks WHERE file_id IN ` + idsIn + `
 			UNION ALL SELECT 'f' || value FROM json_each(?1))`
 		for _, q := range []string{
 			`INSERT OR REPLACE INTO embed_cache(model, key, vec)

@@ -2,6 +2,7 @@ package tables
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 )
 
@@ -16,8 +17,9 @@ var ftsIndexes = [...]struct{ fts, base string }{
 // Check verifies the index: SQLite's integrity_check (b-trees, indexes
 // and, through FTS5's own check, every FTS index), that each FTS index
 // holds exactly one document per row of its table, that every file has
-// its sources row and that no symbol, chunk, ref or sources row points at
-// a missing file. It reads only; a large
+// its sources row, whose decls hold a signature and a doc per symbol of
+// the file, and that no symbol, chunk, ref or sources row points at a
+// missing file. It reads only; a large
 // index takes a while. A failed check wraps ErrDamaged; any other error
 // is about running it.
 func (db *DB) Check(ctx context.Context) (err error) {
@@ -112,8 +114,51 @@ func (db *DB) Check(ctx context.Context) (err error) {
 	if noSource != 0 {
 		problems = append(problems, fmt.Sprintf("%d files have no sources row", noSource))
 	}
+	if err := checkDecls(ctx, tx, &problems); err != nil {
+		if IsCorrupt(err) {
+			return fmt.Errorf("%w: %w", ErrDamaged, err)
+		}
+		return err
+	}
 	if len(problems) > 0 {
 		return fmt.Errorf("%w: %s", ErrDamaged, summarise(problems))
+	}
+	return nil
+}
+
+// checkDecls notes each file whose sources.decls does not decode into a
+// signature and a doc per symbol of the file: a reader would show another
+// symbol's text, or fail.
+func checkDecls(ctx context.Context, tx *sql.Tx, problems *[]string) error {
+	rows, err := tx.QueryContext(ctx, `SELECT s.id, s.decls, count(y.id), coalesce(min(y.id), 0), coalesce(max(y.id), 0)
+		FROM sources s LEFT JOIN symbols y ON y.file_id = s.id GROUP BY s.id`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var buf []byte
+	bad := 0
+	first := ""
+	for rows.Next() {
+		var id int64
+		var blob []byte
+		var n int
+		var lo, hi int64
+		if err := rows.Scan(&id, &blob, &n, &lo, &hi); err != nil {
+			return err
+		}
+		if err := checkDeclsBlob(&buf, blob, n, lo, hi); err != nil {
+			if bad == 0 {
+				first = fmt.Sprintf("file %d: %v", id, err)
+			}
+			bad++
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if bad > 0 {
+		*problems = append(*problems, fmt.Sprintf("%d files have decls that do not match their symbols (%s)", bad, first))
 	}
 	return nil
 }

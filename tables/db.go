@@ -58,6 +58,7 @@ type DB struct {
 	// inflaters holds *inflater for searches: one made per search
 	// allocated its window and grew its buffer again each time.
 	inflaters sync.Pool
+	decls     sync.Pool // *declsReader, for SymbolDecls
 
 	// afterFile, when set by a test, runs after each file of a Write has
 	// been written inside the transaction; an error aborts the Write.

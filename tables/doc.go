@@ -21,18 +21,21 @@
 //	files                  one row per indexed file; id is stable while the
 //	                       path stays indexed (a re-write updates the row).
 //	symbols                definitions; sid is the stable id (see SymbolID),
-//	                       parent_sid the enclosing symbol's sid.
+//	                       parent_sid the enclosing symbol's sid. Their
+//	                       signature and doc are in sources.decls.
 //	chunks                 runs of whole lines covering every file; cid is
 //	                       the stable id (see ChunkID), symbol_sid the
 //	                       smallest enclosing symbol. A chunk's text is
 //	                       its file's text [start_byte, end_byte).
 //	trigrams, trigram_segs,
 //	trigram_files          the trigram index of exact text (see Exact text).
-//	sources                per file, its text and the identifier, call and
-//	                       string lists of its symbols and chunks, each
-//	                       DEFLATE-compressed (sources.go); readers decode
-//	                       them inside one read transaction with the rows
-//	                       they belong to.
+//	sources                per file, its text, the identifier, call and
+//	                       string lists of its symbols and chunks, and its
+//	                       symbols' signatures and docs (decls), text and
+//	                       lists DEFLATE-compressed (sources.go), decls in
+//	                       S2 blocks of 16 symbols (decls.go); readers decode
+//	                       them inside one read transaction (or statement)
+//	                       with the rows they belong to.
 //	refs                   imports, calls, identifier uses and type
 //	                       references: one row per file (id = files.id)
 //	                       holding n, its number of uses, and its groups
@@ -64,6 +67,16 @@
 // words, string literals) is only in the FTS index (version 4).
 // symbols.id and chunks.id change whenever their file is
 // re-written; use sid and cid to refer to symbols and chunks across runs.
+// sid, cid, parent_sid, symbol_sid and the hashes of symbols and chunks
+// are INTEGERs (version 7): the 64 bits their strings spell in hex. The
+// readers take and return the strings ("s" or "c" and 16 hex digits;
+// ids.go), and SQL renders them with printf('s%016x', sid) where it
+// compares them with text (vectors.owner).
+//
+// A symbol row has no signature or doc (version 7): searches rank many
+// symbols and show a few, so SymbolDecls reads those two for the hits
+// shown, from sources.decls (decls.go: per symbol in rowid order, in
+// blocks of 16; a symbol's row id less its file's first finds it).
 //
 // Indexes, each for a lookup a reader or the writer makes:
 // symbols(name COLLATE NOCASE), symbols(file_id, start_line), symbols(sid);
@@ -73,7 +86,7 @@
 // 5; ADR 9). A case-insensitive name lookup
 // must say COLLATE NOCASE to use its index:
 //
-//	SELECT sid FROM symbols WHERE name = ?1 COLLATE NOCASE
+//	SELECT printf('s%016x', sid) FROM symbols WHERE name = ?1 COLLATE NOCASE
 //
 // # List columns
 //
@@ -99,7 +112,7 @@
 // summary) is an external-content table over files. All use the
 // tokenizer unicode61 remove_diacritics 2:
 //
-//	SELECT s.sid, bm25(symbols_fts) FROM symbols_fts
+//	SELECT s.qualname, bm25(symbols_fts) FROM symbols_fts
 //	JOIN symbols s ON s.id = symbols_fts.rowid
 //	WHERE symbols_fts MATCH 'ident_parts:user AND ident_parts:id' ORDER BY rank
 //

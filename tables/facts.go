@@ -62,7 +62,7 @@ func (b *FactBuilder) Build(f *extract.File) *Rows {
 	for i := range f.Symbols {
 		s := &f.Symbols[i]
 		out.Symbols[i] = SymbolFact{
-			SID: rb.sids[i], Kind: s.Kind, Name: s.Name, Qualname: s.Qualname, ParentSID: rb.sid(s.Parent),
+			SID: rb.sid(i), Kind: s.Kind, Name: s.Name, Qualname: s.Qualname, ParentSID: rb.sid(s.Parent),
 			StartLine: s.StartLine, EndLine: s.EndLine, StartByte: s.StartByte, EndByte: s.EndByte,
 			Signature: s.Signature, Doc: s.Doc, Exported: s.Exported,
 			Decorators:  joinList(&rb.sb, s.Decorators),

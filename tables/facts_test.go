@@ -65,14 +65,17 @@ func storedRows(t *testing.T, db *DB, path string) *Rows {
 		}
 		var sb strings.Builder
 		rows, err := src.query(`SELECT sid, kind, name, qualname, parent_sid, start_line, end_line, start_byte, end_byte,
-			signature, doc, is_exported, decorators, hash FROM symbols WHERE file_id = ? ORDER BY id`, fileID)
+			is_exported, decorators, hash FROM symbols WHERE file_id = ? ORDER BY id`, fileID)
 		if err != nil {
 			return err
 		}
 		for rows.Next() {
 			var s SymbolFact
-			if err := rows.Scan(&s.SID, &s.Kind, &s.Name, &s.Qualname, &s.ParentSID, &s.StartLine, &s.EndLine, &s.StartByte, &s.EndByte,
-				&s.Signature, &s.Doc, &s.Exported, &s.Decorators, &s.Hash); err != nil {
+			if err := rows.Scan(sidOf(&s.SID), &s.Kind, &s.Name, &s.Qualname, sidOf(&s.ParentSID), &s.StartLine, &s.EndLine, &s.StartByte, &s.EndByte,
+				&s.Exported, &s.Decorators, hashOf(&s.Hash)); err != nil {
+				return err
+			}
+			if s.Signature, s.Doc, _, err = src.symbolDecl(fileID, len(got.Symbols)); err != nil {
 				return err
 			}
 			lists, err := src.symbolLists(fileID, len(got.Symbols))
@@ -90,7 +93,7 @@ func storedRows(t *testing.T, db *DB, path string) *Rows {
 		}
 		for rows.Next() {
 			var c ChunkFact
-			if err := rows.Scan(&c.CID, &c.StartLine, &c.EndLine, &c.StartByte, &c.EndByte, &c.SymbolSID, &c.Header, &c.Hash); err != nil {
+			if err := rows.Scan(cidOf(&c.CID), &c.StartLine, &c.EndLine, &c.StartByte, &c.EndByte, sidOf(&c.SymbolSID), &c.Header, hashOf(&c.Hash)); err != nil {
 				return err
 			}
 			if c.Content, _, err = src.span(fileID, c.StartByte, c.EndByte); err != nil {

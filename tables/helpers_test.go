@@ -34,6 +34,23 @@ func mustWrite(t testing.TB, db *DB, files []*extract.File, deleted []string) {
 }
 
 // queryInt runs a one-value query on the reader pool.
+// docsEnding counts the symbols matching the condition where whose doc
+// (sources.decls, SymbolDecls) ends in suffix.
+func docsEnding(t testing.TB, db *DB, where, suffix string) int {
+	t.Helper()
+	decls, err := db.SymbolDecls(context.Background(), queryInts(t, db, `SELECT id FROM symbols WHERE `+where))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, d := range decls {
+		if strings.HasSuffix(d.Doc, suffix) {
+			n++
+		}
+	}
+	return n
+}
+
 func queryInt(t testing.TB, db *DB, q string, args ...any) int64 {
 	t.Helper()
 	var n int64
@@ -390,7 +407,7 @@ func refUses(t testing.TB, db *DB, path string) []string {
 	for rows.Next() {
 		var id int64
 		var sid string
-		if err := rows.Scan(&id, &sid); err != nil {
+		if err := rows.Scan(&id, sidOf(&sid)); err != nil {
 			t.Fatal(err)
 		}
 		sids[id] = append(sids[id], sid)

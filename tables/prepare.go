@@ -35,6 +35,7 @@ type Prepared struct {
 	chunks  []preparedChunk
 
 	lists, text []byte // sources, compressed
+	decls       []byte // sources.decls less the first symbol's id (packDeclBlocks)
 
 	refsN     int    // uses in refs; 0: the file has no refs row
 	refs      []byte // refs.groups, compressed
@@ -52,20 +53,25 @@ type Prepared struct {
 // preparedSymbol is a symbols row without its file id, and its symbols_fts
 // row without its rowid.
 type preparedSymbol struct {
-	sid, kind, name, qualname, parentSID   string
+	sid                                    int64 // the INTEGER of schema 7
+	parentSID                              any   // int64, or nil (NULL) at top level
+	kind, name, qualname                   string
 	startLine, endLine, startByte, endByte int
-	signature, doc                         string
+	signature, doc                         string // for symbols_fts; stored in decls
 	exported                               int
-	decorators, hash                       string
+	decorators                             string
+	hash                                   int64
 	identParts                             string
 }
 
 // preparedChunk is a chunks row without its file id, and its chunks_fts
 // row without its rowid.
 type preparedChunk struct {
-	cid                                    string
+	cid                                    int64
 	startLine, endLine, startByte, endByte int
-	symbolSID, header, hash                string
+	symbolSID                              any // int64, or nil (NULL) for none
+	header                                 string
+	hash                                   int64
 	content, identParts, strings           string
 }
 
@@ -76,7 +82,7 @@ func (p *Prepared) Path() string { return p.path }
 // the file's text), its compressed blobs, its trigrams and a per-row cost.
 // A caller that bounds what waits for the writer counts this.
 func (p *Prepared) Bytes() int64 {
-	n := int64(256) + p.size + int64(len(p.lists)+len(p.text)+len(p.refs)) + 4*int64(len(p.trigrams)) +
+	n := int64(256) + p.size + int64(len(p.lists)+len(p.decls)+len(p.text)+len(p.refs)) + 4*int64(len(p.trigrams)) +
 		int64(len(p.imports)+len(p.exports)+len(p.doc)+len(p.summary))
 	for _, k := range p.refKeys {
 		n += 16 + int64(len(k))
@@ -86,11 +92,11 @@ func (p *Prepared) Bytes() int64 {
 	}
 	for i := range p.symbols {
 		s := &p.symbols[i]
-		n += 240 + int64(len(s.sid)+len(s.parentSID)+len(s.decorators)+len(s.hash)+len(s.identParts))
+		n += 240 + int64(len(s.signature)+len(s.doc)+len(s.decorators)+len(s.identParts))
 	}
 	for i := range p.chunks {
 		c := &p.chunks[i]
-		n += 200 + int64(len(c.cid)+len(c.hash)+len(c.identParts)+len(c.strings))
+		n += 200 + int64(len(c.identParts)+len(c.strings))
 	}
 	return n
 }
@@ -102,6 +108,7 @@ type Preparer struct {
 	rb      rowBuilder
 	zip     compressor
 	lists   listsBuilder
+	decls   listsBuilder
 	text    []byte
 	refEnc  refsEncoder
 	refBlob []byte
@@ -135,6 +142,7 @@ func (pr *Preparer) Prepare(f *extract.File) *Prepared {
 	}
 	rb := &pr.rb
 	pr.lists.reset()
+	pr.decls.reset()
 	rb.symbolIDs(f)
 	p.symbols = make([]preparedSymbol, len(f.Symbols))
 	for i := range f.Symbols {
@@ -144,15 +152,17 @@ func (pr *Preparer) Prepare(f *extract.File) *Prepared {
 			exported = 1
 		}
 		p.symbols[i] = preparedSymbol{
-			sid: rb.sids[i], kind: s.Kind, name: s.Name, qualname: s.Qualname, parentSID: rb.sid(s.Parent),
+			sid: int64(rb.sids[i]), kind: s.Kind, name: s.Name, qualname: s.Qualname, parentSID: rb.sidValue(s.Parent),
 			startLine: s.StartLine, endLine: s.EndLine, startByte: s.StartByte, endByte: s.EndByte,
 			signature: s.Signature, doc: s.Doc, exported: exported,
-			decorators: joinList(&rb.sb, s.Decorators), hash: Hex(s.Hash),
+			decorators: joinList(&rb.sb, s.Decorators), hash: int64(s.Hash),
 			identParts: rb.identParts(s.Name, s.Identifiers),
 		}
 		pr.lists.add(s.Identifiers)
 		pr.lists.add(s.Calls)
 		pr.lists.add(s.Strings)
+		pr.decls.addText(s.Signature)
+		pr.decls.addText(s.Doc)
 	}
 	p.chunks = make([]preparedChunk, 0, len(f.Chunks))
 	var prev [2]int
@@ -165,9 +175,9 @@ func (pr *Preparer) Prepare(f *extract.File) *Prepared {
 		}
 		prev = [2]int{c.StartLine, c.EndLine}
 		p.chunks = append(p.chunks, preparedChunk{
-			cid:       ChunkID(f.Path, c.StartLine, c.EndLine),
+			cid:       int64(chunkKey(f.Path, c.StartLine, c.EndLine)),
 			startLine: c.StartLine, endLine: c.EndLine, startByte: c.StartByte, endByte: c.EndByte,
-			symbolSID: rb.sid(c.Symbol), header: c.Header, hash: Hex(c.Hash),
+			symbolSID: rb.sidValue(c.Symbol), header: c.Header, hash: int64(c.Hash),
 			content: c.Text, identParts: rb.identParts("", c.Identifiers), strings: joinList(&rb.sb, c.Strings),
 		})
 		pr.lists.add(c.Identifiers)
@@ -191,6 +201,9 @@ func (pr *Preparer) source(p *Prepared, f *extract.File) error {
 		return fmt.Errorf("compress lists: %w", err)
 	}
 	p.lists = bytes.Clone(lists) // the compressor reuses its buffer
+	if p.decls, err = packDeclBlocks(pr.decls.b); err != nil {
+		return err
+	}
 	text, err := pr.zip.deflate(pr.text)
 	if err != nil {
 		return fmt.Errorf("compress text: %w", err)

@@ -26,10 +26,13 @@ type SymbolRow struct {
 	StartLine, EndLine int
 	Kind, Name         string
 	Qualname           string
-	Signature, Doc     string
 	Exported           bool
 	Score              float64 // SearchSymbols only
 }
+
+// A SymbolRow has no signature or doc: searches rank many candidates and
+// show a few, so SymbolDecls reads those two for the shown ones (schema 7
+// keeps them out of the symbols row, compressed in sources.decls).
 
 // ChunkRow is a chunk as searches list it.
 type ChunkRow struct {
@@ -53,12 +56,12 @@ type FileRow struct {
 }
 
 // symbolRowCols are a SymbolRow's columns; the statement joins files f.
-const symbolRowCols = `s.id, s.sid, s.file_id, f.path, s.start_line, s.end_line, s.kind, s.name, s.qualname, s.signature, s.doc, s.is_exported`
+const symbolRowCols = `s.id, s.sid, s.file_id, f.path, s.start_line, s.end_line, s.kind, s.name, s.qualname, s.is_exported`
 
 func scanSymbolRow(withScore bool) func(scanner) (SymbolRow, error) {
 	return func(r scanner) (SymbolRow, error) {
 		var s SymbolRow
-		dest := []any{&s.ID, &s.SID, &s.FileID, &s.Path, &s.StartLine, &s.EndLine, &s.Kind, &s.Name, &s.Qualname, &s.Signature, &s.Doc, &s.Exported}
+		dest := []any{&s.ID, sidOf(&s.SID), &s.FileID, &s.Path, &s.StartLine, &s.EndLine, &s.Kind, &s.Name, &s.Qualname, &s.Exported}
 		if withScore {
 			dest = append(dest, &s.Score)
 		}
@@ -155,7 +158,7 @@ func (db *DB) SearchChunks(ctx context.Context, expr string, ws []float64, s sco
 	args = append(append(append(args, expr), w.args...), limit, limit)
 	return collect(ctx, db, fmt.Sprintf(searchChunksSQL, ftsJoin(w, "chunks", "c"), w.sql), args, func(r scanner) (ChunkRow, error) {
 		var c ChunkRow
-		err := r.Scan(&c.ID, &c.CID, &c.FileID, &c.Path, &c.StartLine, &c.EndLine, &c.Header, &c.Score)
+		err := r.Scan(&c.ID, cidOf(&c.CID), &c.FileID, &c.Path, &c.StartLine, &c.EndLine, &c.Header, &c.Score)
 		return c, err
 	})
 }
@@ -177,7 +180,7 @@ func (db *DB) SimilarChunks(ctx context.Context, expr string, s scope.Scope, lim
 		for rows.Next() {
 			var c ChunkRow
 			var ord int
-			if err := rows.Scan(&c.ID, &c.CID, &c.FileID, &c.Path, &c.StartLine, &c.EndLine, &c.Header, &c.Score, &ord); err != nil {
+			if err := rows.Scan(&c.ID, cidOf(&c.CID), &c.FileID, &c.Path, &c.StartLine, &c.EndLine, &c.Header, &c.Score, &ord); err != nil {
 				return err
 			}
 			out, ords = append(out, c), append(ords, ord)
@@ -280,7 +283,7 @@ func (db *DB) SymbolsNamedAny(ctx context.Context, lowerNames []string, s scope.
 // SymbolBySID returns the symbol with the given sid; ok is false when the
 // index has none.
 func (db *DB) SymbolBySID(ctx context.Context, sid string) (row SymbolRow, ok bool, err error) {
-	row, err = scanSymbolRow(false)(db.queryRow(ctx, symbolBySIDSQL, sid))
+	row, err = scanSymbolRow(false)(db.queryRow(ctx, symbolBySIDSQL, idValue('s', sid)))
 	ok, err = found(err)
 	return row, ok, err
 }

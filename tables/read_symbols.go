@@ -35,7 +35,7 @@ type SymbolSpan struct {
 }
 
 const symbolInfoSQL = `SELECT s.sid, s.file_id, f.path, f.language, s.kind, s.name, s.qualname, s.parent_sid, s.start_line, s.end_line,
-  s.start_byte, s.end_byte, s.signature, s.doc, s.is_exported, s.decorators, s.hash,
+  s.start_byte, s.end_byte, s.is_exported, s.decorators, s.hash,
   (SELECT count(*) FROM symbols o WHERE o.file_id = s.file_id AND o.id < s.id)
 FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.sid = ?`
 
@@ -45,12 +45,15 @@ func (db *DB) SymbolInfo(ctx context.Context, sid string) (d SymbolInfo, ok bool
 	err = db.snapshot(ctx, []string{symbolInfoSQL}, func(src *sourceCache) error {
 		var decorators string
 		var ord int
-		err := src.queryRow(symbolInfoSQL, sid).Scan(&d.SID, &d.FileID, &d.Path, &d.Language, &d.Kind, &d.Name, &d.Qualname, &d.ParentSID,
-			&d.StartLine, &d.EndLine, &d.StartByte, &d.EndByte, &d.Signature, &d.Doc, &d.Exported, &decorators, &d.Hash, &ord)
+		err := src.queryRow(symbolInfoSQL, idValue('s', sid)).Scan(sidOf(&d.SID), &d.FileID, &d.Path, &d.Language, &d.Kind, &d.Name, &d.Qualname, sidOf(&d.ParentSID),
+			&d.StartLine, &d.EndLine, &d.StartByte, &d.EndByte, &d.Exported, &decorators, hashOf(&d.Hash), &ord)
 		if ok, err = found(err); !ok {
 			return err
 		}
 		d.Decorators = SplitList(decorators)
+		if d.Signature, d.Doc, _, err = src.symbolDecl(d.FileID, ord); err != nil {
+			return fmt.Errorf("%s: %w", d.Path, err)
+		}
 		lists, err := src.symbolLists(d.FileID, ord)
 		if err != nil {
 			return fmt.Errorf("%s: %w", d.Path, err)
@@ -63,7 +66,7 @@ func (db *DB) SymbolInfo(ctx context.Context, sid string) (d SymbolInfo, ok bool
 
 func scanSpanWithPath(r scanner) (SymbolSpan, error) {
 	var s SymbolSpan
-	err := r.Scan(&s.SID, &s.Kind, &s.Qualname, &s.Path, &s.StartLine, &s.EndLine)
+	err := r.Scan(sidOf(&s.SID), &s.Kind, &s.Qualname, &s.Path, &s.StartLine, &s.EndLine)
 	return s, err
 }
 
@@ -71,7 +74,7 @@ func scanSpanWithPath(r scanner) (SymbolSpan, error) {
 // when the index has none.
 func (db *DB) SymbolBrief(ctx context.Context, sid string) (SymbolSpan, bool, error) {
 	s, err := scanSpanWithPath(db.queryRow(ctx,
-		`SELECT s.sid, s.kind, s.qualname, f.path, s.start_line, s.end_line FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.sid = ?`, sid))
+		`SELECT s.sid, s.kind, s.qualname, f.path, s.start_line, s.end_line FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.sid = ?`, idValue('s', sid)))
 	ok, err := found(err)
 	return s, ok, err
 }
@@ -83,13 +86,13 @@ func (db *DB) SymbolChildren(ctx context.Context, sid string) ([]SymbolSpan, err
 	return collect(ctx, db, `SELECT s.sid, s.kind, s.qualname, f.path, s.start_line, s.end_line
 FROM symbols s JOIN files f ON f.id = s.file_id
 WHERE s.file_id = (SELECT file_id FROM symbols WHERE sid = ?1) AND s.parent_sid = ?1
-ORDER BY s.start_line, s.qualname LIMIT 200`, []any{sid}, scanSpanWithPath)
+ORDER BY s.start_line, s.qualname LIMIT 200`, []any{idValue('s', sid)}, scanSpanWithPath)
 }
 
 // SymbolExists reports whether the index holds a symbol with this sid.
 func (db *DB) SymbolExists(ctx context.Context, sid string) (bool, error) {
 	var one int
-	return found(db.queryRow(ctx, `SELECT 1 FROM symbols WHERE sid = ?`, sid).Scan(&one))
+	return found(db.queryRow(ctx, `SELECT 1 FROM symbols WHERE sid = ?`, idValue('s', sid)).Scan(&one))
 }
 
 // IndexedFile returns the content hash of the file at path as indexed, or,
@@ -122,12 +125,12 @@ type Neighbours struct {
 var ErrNoAnchor = errors.New("no such anchor in the index")
 
 const (
-	anchorSymbolSQL = `SELECT s.sid, s.kind, s.qualname, s.signature, s.start_line, s.end_line, s.parent_sid, f.path, f.language, f.lines, f.hash
+	anchorSymbolSQL = `SELECT s.id, s.file_id, s.sid, s.kind, s.qualname, s.start_line, s.end_line, s.parent_sid, f.path, f.language, f.lines, f.hash
 		FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.sid = ?`
 	anchorChunkSQL = `SELECT c.cid, c.start_line, c.end_line, c.symbol_sid, f.path, f.language, f.lines, f.hash
 		FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.cid = ?`
-	symbolSpanSQL   = `SELECT sid, kind, qualname, signature, start_line, end_line, parent_sid FROM symbols WHERE sid = ?`
-	siblingsSQL     = `SELECT sid, kind, qualname, signature, start_line, end_line FROM symbols WHERE file_id = (SELECT id FROM files WHERE path = ?) AND parent_sid = ? AND sid != ? ORDER BY start_line, end_line DESC`
+	symbolSpanSQL   = `SELECT id, file_id, sid, kind, qualname, start_line, end_line, parent_sid FROM symbols WHERE sid = ?`
+	siblingsSQL     = `SELECT id, file_id, sid, kind, qualname, start_line, end_line FROM symbols WHERE file_id = (SELECT id FROM files WHERE path = ?) AND parent_sid IS ? AND sid IS NOT ? ORDER BY start_line, end_line DESC`
 	symbolAtLineSQL = `SELECT sid FROM symbols WHERE file_id = (SELECT id FROM files WHERE path = ?1) AND start_line <= ?2 AND end_line >= ?2 ORDER BY end_line - start_line, start_line DESC LIMIT 1`
 	chunkAtLineSQL  = `SELECT cid FROM chunks WHERE file_id = (SELECT id FROM files WHERE path = ?1) AND start_line <= ?2 AND end_line >= ?2 ORDER BY end_line - start_line LIMIT 1`
 )
@@ -137,16 +140,19 @@ const (
 // smallest symbol holding line of path, else the smallest chunk. All of
 // it is read in one transaction, so it is one state of the index. It
 // returns ErrNoAnchor when nothing matches.
-func (db *DB) Neighbours(ctx context.Context, id, path string, line int) (*Neighbours, error) {
-	tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return nil, err
-	}
-	defer tx.Rollback()
+func (db *DB) Neighbours(ctx context.Context, id, path string, line int) (n *Neighbours, err error) {
+	err = db.snapshot(ctx, []string{anchorSymbolSQL, anchorChunkSQL, symbolSpanSQL, siblingsSQL, symbolAtLineSQL, chunkAtLineSQL}, func(src *sourceCache) error {
+		n, err = neighbours(src, id, path, line)
+		return err
+	})
+	return n, err
+}
+
+func neighbours(src *sourceCache, id, path string, line int) (*Neighbours, error) {
 	if id == "" {
-		err := tx.QueryRowContext(ctx, symbolAtLineSQL, path, line).Scan(&id)
+		err := src.queryRow(symbolAtLineSQL, path, line).Scan(sidOf(&id))
 		if errors.Is(err, sql.ErrNoRows) {
-			err = tx.QueryRowContext(ctx, chunkAtLineSQL, path, line).Scan(&id)
+			err = src.queryRow(chunkAtLineSQL, path, line).Scan(cidOf(&id))
 		}
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, ErrNoAnchor
@@ -158,17 +164,19 @@ func (db *DB) Neighbours(ctx context.Context, id, path string, line int) (*Neigh
 	n := &Neighbours{}
 	a := &n.Anchor
 	var parentSID string
+	var rowID, fileID int64
+	var err error
 	if id != "" && id[0] == 's' {
-		err = tx.QueryRowContext(ctx, anchorSymbolSQL, id).
-			Scan(&a.SID, &a.Kind, &a.Qualname, &a.Signature, &a.StartLine, &a.EndLine, &parentSID, &n.Path, &n.Language, &n.Lines, &n.Hash)
+		err = src.queryRow(anchorSymbolSQL, idValue('s', id)).
+			Scan(&rowID, &fileID, sidOf(&a.SID), &a.Kind, &a.Qualname, &a.StartLine, &a.EndLine, sidOf(&parentSID), &n.Path, &n.Language, &n.Lines, &n.Hash)
 	} else {
 		var symSID string
-		err = tx.QueryRowContext(ctx, anchorChunkSQL, id).
-			Scan(&a.SID, &a.StartLine, &a.EndLine, &symSID, &n.Path, &n.Language, &n.Lines, &n.Hash)
+		err = src.queryRow(anchorChunkSQL, idValue('c', id)).
+			Scan(cidOf(&a.SID), &a.StartLine, &a.EndLine, sidOf(&symSID), &n.Path, &n.Language, &n.Lines, &n.Hash)
 		a.Kind = "chunk"
 		if err == nil && symSID != "" {
-			err = tx.QueryRowContext(ctx, symbolSpanSQL, symSID).
-				Scan(&a.SID, &a.Kind, &a.Qualname, &a.Signature, &a.StartLine, &a.EndLine, &parentSID)
+			err = src.queryRow(symbolSpanSQL, idValue('s', symSID)).
+				Scan(&rowID, &fileID, sidOf(&a.SID), &a.Kind, &a.Qualname, &a.StartLine, &a.EndLine, sidOf(&parentSID))
 		}
 	}
 	if errors.Is(err, sql.ErrNoRows) {
@@ -177,28 +185,104 @@ func (db *DB) Neighbours(ctx context.Context, id, path string, line int) (*Neigh
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", id, err)
 	}
+	if rowID != 0 {
+		var doc string
+		if _, err := src.declOf(fileID, rowID, &a.Signature, &doc); err != nil {
+			return nil, fmt.Errorf("%s: %w", id, err)
+		}
+	}
 	if parentSID != "" {
 		var pa SymbolSpan
-		var grand string
-		if err := tx.QueryRowContext(ctx, symbolSpanSQL, parentSID).
-			Scan(&pa.SID, &pa.Kind, &pa.Qualname, &pa.Signature, &pa.StartLine, &pa.EndLine, &grand); err == nil {
+		var grand, doc string
+		if err := src.queryRow(symbolSpanSQL, idValue('s', parentSID)).
+			Scan(&rowID, &fileID, sidOf(&pa.SID), &pa.Kind, &pa.Qualname, &pa.StartLine, &pa.EndLine, sidOf(&grand)); err == nil {
+			if _, err := src.declOf(fileID, rowID, &pa.Signature, &doc); err != nil {
+				return nil, fmt.Errorf("%s: %w", id, err)
+			}
 			n.Parent = &pa
 		}
 	}
-	rows, err := tx.QueryContext(ctx, siblingsSQL, n.Path, parentSID, a.SID)
+	// A chunk anchor's cid is no sid (nil: IS NOT NULL holds for every
+	// symbol), and a top-level anchor's parent is NULL.
+	rows, err := src.query(siblingsSQL, n.Path, idOrNone('s', parentSID), idValue('s', a.SID))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", id, err)
 	}
 	defer rows.Close()
+	var ids []int64
 	for rows.Next() {
 		var s SymbolSpan
-		if err := rows.Scan(&s.SID, &s.Kind, &s.Qualname, &s.Signature, &s.StartLine, &s.EndLine); err != nil {
+		if err := rows.Scan(&rowID, &fileID, sidOf(&s.SID), &s.Kind, &s.Qualname, &s.StartLine, &s.EndLine); err != nil {
 			return nil, fmt.Errorf("%s: %w", id, err)
 		}
-		n.Siblings = append(n.Siblings, s)
+		n.Siblings, ids = append(n.Siblings, s), append(ids, rowID)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", id, err)
 	}
+	rows.Close()
+	for i := range n.Siblings {
+		var doc string
+		if _, err := src.declOf(fileID, ids[i], &n.Siblings[i].Signature, &doc); err != nil {
+			return nil, fmt.Errorf("%s: %w", id, err)
+		}
+	}
 	return n, nil
+}
+
+// SymbolDecl is a symbol's signature and doc comment.
+type SymbolDecl struct{ Signature, Doc string }
+
+// symbolDeclsSQL reads, per symbol, its file and the file's decls (which
+// place it by its row id): one statement, so one state of the index,
+// whose rows repeat a file's blob for each of its symbols asked for (a
+// search shows a few). Counting a symbol's place among its file's instead
+// cost 30 µs per symbol of a large file.
+const symbolDeclsSQL = `SELECT s.id, s.file_id, src.decls
+FROM symbols s JOIN sources src ON src.id = s.file_id WHERE s.id IN (SELECT value FROM json_each(?1)) ORDER BY s.file_id, s.id`
+
+// SymbolDecls returns the signature and doc of the symbols with the given
+// row ids (SymbolRow.ID): a search reads them only for the hits it shows,
+// inflating one block of declsBlock symbols per hit. A symbol that is
+// gone (its file re-written since the search read it) is missing from the
+// map.
+func (db *DB) SymbolDecls(ctx context.Context, ids []int64) (map[int64]SymbolDecl, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := db.query(ctx, symbolDeclsSQL, jsonIDs(ids))
+	if err != nil {
+		return nil, fmt.Errorf("symbol decls: %w", err)
+	}
+	defer rows.Close()
+	out := make(map[int64]SymbolDecl, len(ids))
+	r := db.declsReader()
+	defer db.decls.Put(r)
+	r.l = nil // another call's block may have the same file id and block, not the same blob
+	for rows.Next() {
+		var id, file int64
+		var blob sql.RawBytes // not copied: a file's blob may hold hundreds of symbols
+		if err := rows.Scan(&id, &file, &blob); err != nil {
+			return nil, fmt.Errorf("symbol decls: %w", err)
+		}
+		var d SymbolDecl
+		if d.Signature, d.Doc, err = r.declByID(file, blob, id); err != nil {
+			return nil, fmt.Errorf("symbol decls: %w", err)
+		}
+		out[id] = d
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("symbol decls: %w", err)
+	}
+	return out, nil
+}
+
+// declsReader returns a reader from the DB's pool: a new flate reader
+// allocates and clears its 32 KiB window, which costs more than inflating
+// a block.
+func (db *DB) declsReader() *declsReader {
+	if r, ok := db.decls.Get().(*declsReader); ok {
+		return r
+	}
+	return &declsReader{}
 }

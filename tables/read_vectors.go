@@ -59,7 +59,7 @@ func (db *DB) ChunkRows(ctx context.Context, fn func(ChunkRow)) error {
 	defer rows.Close()
 	for rows.Next() {
 		var c ChunkRow
-		if err := rows.Scan(&c.ID, &c.CID, &c.FileID, &c.Path, &c.StartLine, &c.EndLine, &c.Header); err != nil {
+		if err := rows.Scan(&c.ID, cidOf(&c.CID), &c.FileID, &c.Path, &c.StartLine, &c.EndLine, &c.Header); err != nil {
 			return err
 		}
 		fn(c)
@@ -237,11 +237,11 @@ func (db *DB) VectorFileUnits(ctx context.Context, vf *VectorFile, surface strin
 		switch surface {
 		case SurfaceCode:
 			c := &u.Chunk
-			err = res.Scan(&version, &c.ID, &c.CID, &c.FileID, &c.Path, &c.StartLine, &c.EndLine, &c.Header)
+			err = res.Scan(&version, &c.ID, cidOf(&c.CID), &c.FileID, &c.Path, &c.StartLine, &c.EndLine, &c.Header)
 			unit, file = c.ID, c.FileID
 		case SurfaceSummary:
 			s := &u.Symbol
-			err = res.Scan(&version, &s.ID, &s.SID, &s.FileID, &s.Path, &s.StartLine, &s.EndLine, &s.Kind, &s.Name, &s.Qualname, &s.Signature, &s.Doc, &s.Exported)
+			err = res.Scan(&version, &s.ID, sidOf(&s.SID), &s.FileID, &s.Path, &s.StartLine, &s.EndLine, &s.Kind, &s.Name, &s.Qualname, &s.Exported)
 			unit, file = s.ID, s.FileID
 		default:
 			f := &u.File

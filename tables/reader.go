@@ -34,6 +34,9 @@ type Reader interface {
 	SymbolsMatching(ctx context.Context, expr string, s scope.Scope) ([]SymbolRow, error)
 	SymbolsNamedAny(ctx context.Context, lowerNames []string, s scope.Scope) ([]SymbolRow, error)
 	SymbolBySID(ctx context.Context, sid string) (SymbolRow, bool, error)
+	// SymbolDecls reads the signature and doc of symbols by row id, for
+	// the hits a search shows (a SymbolRow has neither).
+	SymbolDecls(ctx context.Context, ids []int64) (map[int64]SymbolDecl, error)
 	SymbolNames(ctx context.Context) ([]string, error)
 	SymbolInfo(ctx context.Context, sid string) (SymbolInfo, bool, error)
 	SymbolBrief(ctx context.Context, sid string) (SymbolSpan, bool, error)

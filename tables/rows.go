@@ -36,13 +36,15 @@ func (bw *batchWriter) writeFile(p *Prepared, id int64) (int64, error) {
 	if err := bw.insertChunks(id, p); err != nil {
 		return 0, err
 	}
-	if _, err := bw.insSource.ExecContext(bw.ctx, id, p.lists, p.text); err != nil {
+	// sources.decls leads with the row id of the file's first symbol,
+	// known now (decls.go).
+	if _, err := bw.insSource.ExecContext(bw.ctx, id, p.lists, declsBlob(bw.firstSymbol, p.decls), p.text); err != nil {
 		return 0, fmt.Errorf("source: %w", err)
 	}
 	return id, bw.insertRefs(id, p)
 }
 
-// symbolIDs fills bw.sids with the sid of every symbol of f.
+// symbolIDs fills bw.sids with the sid (its 64 bits) of every symbol of f.
 func (bw *rowBuilder) symbolIDs(f *extract.File) {
 	clear(bw.occ)
 	bw.sids = bw.sids[:0]
@@ -51,7 +53,7 @@ func (bw *rowBuilder) symbolIDs(f *extract.File) {
 		k := kindQual{s.Kind, s.Qualname}
 		n := bw.occ[k]
 		bw.occ[k] = n + 1
-		bw.sids = append(bw.sids, SymbolID(f.Path, s.Kind, s.Qualname, n))
+		bw.sids = append(bw.sids, symbolKey(f.Path, s.Kind, s.Qualname, n))
 	}
 }
 
@@ -61,21 +63,31 @@ func (bw *rowBuilder) sid(i int) string {
 	if i < 0 || i >= len(bw.sids) {
 		return ""
 	}
-	return bw.sids[i]
+	return hexID('s', bw.sids[i])
+}
+
+// sidValue returns what symbols.sid stores for symbol index i (the
+// INTEGER), or nil (NULL) when i is out of range (-1 means none).
+func (bw *rowBuilder) sidValue(i int) any {
+	if i < 0 || i >= len(bw.sids) {
+		return nil
+	}
+	return int64(bw.sids[i])
 }
 
 // insertSymbols writes p's symbols and keeps the ids they get for their
 // symbols_fts rows (index).
 func (bw *batchWriter) insertSymbols(fileID int64, p *Prepared) error {
 	a := bw.symArgs
+	bw.firstSymbol = 0
 	for i := range p.symbols {
 		s := &p.symbols[i]
 		a[0], a[1] = s.sid, fileID
 		a[2], a[3], a[4], a[5] = s.kind, s.name, s.qualname, s.parentSID
 		a[6], a[7], a[8], a[9] = s.startLine, s.endLine, s.startByte, s.endByte
-		a[10], a[11], a[12] = s.signature, s.doc, s.exported
-		a[13] = s.decorators
-		a[14] = s.hash
+		a[10] = s.exported
+		a[11] = s.decorators
+		a[12] = s.hash
 		res, err := bw.insSymbol.ExecContext(bw.ctx, a...)
 		if err != nil {
 			return fmt.Errorf("symbol %s %s: %w", s.kind, s.qualname, err)
@@ -83,6 +95,12 @@ func (bw *batchWriter) insertSymbols(fileID int64, p *Prepared) error {
 		id, err := res.LastInsertId()
 		if err != nil {
 			return err
+		}
+		if i == 0 {
+			bw.firstSymbol = id
+		} else if id != bw.firstSymbol+int64(i) {
+			// sources.decls places a symbol by its id (decls.go).
+			return fmt.Errorf("symbol %s %s: row id %d, not %d after the file's first", s.kind, s.qualname, id, bw.firstSymbol+int64(i))
 		}
 		bw.symbolFTS = append(bw.symbolFTS, symbolFTSRow{id, s})
 	}
@@ -221,7 +239,7 @@ type rowBuilder struct {
 	wordText []string
 	wordGen  []uint32
 	gen      uint32
-	sids     []string
+	sids     []uint64
 	occ      map[kindQual]int
 	refs     refGroups
 	encl     []int

@@ -1,13 +1,18 @@
--- viberag index schema, version 6.
+-- viberag index schema, version 7.
 --
 -- This file is private to package tables, which holds the writer and every
 -- reader (read_*.go). It is executed once, inside one transaction, when an
--- index file is created; Open stores schema_version=6 in meta afterwards. Changing anything here means bumping the schema
+-- index file is created; Open stores schema_version=7 in meta afterwards. Changing anything here means bumping the schema
 -- version and adding a migration (see migrate.go).
 --
 -- Conventions:
 --   * Every text column is NOT NULL; "no value" is ''.
---   * Hashes are 16 lower-case hex digits of xxhash64.
+--   * Hashes are 16 lower-case hex digits of xxhash64 in files; in
+--     symbols and chunks (version 7) the sid, cid, hash, parent_sid and
+--     symbol_sid are the INTEGER those digits spell (the 64 bits, signed:
+--     printf('%016x', x) gives the digits back), NULL for no parent or
+--     symbol. Readers take and return the strings ("s" or "c" and 16 hex
+--     digits; ids.go); 8 bytes against 17 in the row and in each index.
 --   * symbols.decorators is '\n'-joined WITH a leading and a trailing
 --     '\n', so an exact membership test is
 --         instr(decorators, char(10) || ?1 || char(10)) > 0
@@ -47,23 +52,23 @@ CREATE TABLE files(
 
 CREATE TABLE symbols(
 	id          INTEGER PRIMARY KEY,   -- changes on every re-write; use sid
-	sid         TEXT NOT NULL UNIQUE,  -- see SymbolID
+	sid         INTEGER NOT NULL UNIQUE, -- see SymbolID; the integer its hex spells
 	file_id     INTEGER NOT NULL REFERENCES files(id),
 	kind        TEXT NOT NULL,
 	name        TEXT NOT NULL,
 	qualname    TEXT NOT NULL,
-	parent_sid  TEXT NOT NULL,         -- '' at top level
+	parent_sid  INTEGER,               -- NULL at top level
 	start_line  INTEGER NOT NULL,
 	end_line    INTEGER NOT NULL,
 	start_byte  INTEGER NOT NULL,
 	end_byte    INTEGER NOT NULL,
-	signature   TEXT NOT NULL,
-	doc         TEXT NOT NULL,
 	is_exported INTEGER NOT NULL,      -- 0 or 1
 	decorators  TEXT NOT NULL,         -- list column
-	hash        TEXT NOT NULL          -- xxhash64 of the symbol's source bytes
+	hash        INTEGER NOT NULL       -- xxhash64 of the symbol's source bytes
 ) STRICT;
--- A symbol's identifiers, calls and strings are in sources.lists.
+-- A symbol's identifiers, calls and strings are in sources.lists, its
+-- signature and doc in sources.decls (version 7: they were two thirds of
+-- the row's bytes, and a search reads them only for the hits it shows).
 
 -- Indexes, each for a lookup that needs it: names (definitions, ignoring
 -- case) and a file's symbols (re-writes, references, neighbours,
@@ -73,15 +78,15 @@ CREATE INDEX symbols_file ON symbols(file_id, start_line);
 
 CREATE TABLE chunks(
 	id          INTEGER PRIMARY KEY,   -- changes on every re-write; use cid
-	cid         TEXT NOT NULL UNIQUE,  -- see ChunkID
+	cid         INTEGER NOT NULL UNIQUE, -- see ChunkID; the integer its hex spells
 	file_id     INTEGER NOT NULL REFERENCES files(id),
 	start_line  INTEGER NOT NULL,
 	end_line    INTEGER NOT NULL,
 	start_byte  INTEGER NOT NULL,      -- the chunk's text is the file's text
 	end_byte    INTEGER NOT NULL,      -- [start_byte, end_byte) (sources.text)
-	symbol_sid  TEXT NOT NULL,         -- smallest symbol containing the chunk, '' when none
+	symbol_sid  INTEGER,               -- smallest symbol containing the chunk, NULL when none
 	header      TEXT NOT NULL,         -- "path › Class › method"
-	hash        TEXT NOT NULL          -- xxhash64 of the chunk's text
+	hash        INTEGER NOT NULL       -- xxhash64 of the chunk's text
 ) STRICT;
 -- A chunk's identifiers are in sources.lists.
 
@@ -90,15 +95,22 @@ CREATE INDEX chunks_file ON chunks(file_id, start_line);
 -- The text of every file, once, and the lists of names the readers show
 -- (version 3 kept each chunk's text, identifiers, calls and strings on its
 -- row, and the symbols' on theirs: 1.3x the source before any index).
--- Both are raw DEFLATE (RFC 1951) streams, one per file (a file compresses
+-- text and lists are raw DEFLATE (RFC 1951) streams, one per file (a file compresses
 -- 3-4x where a chunk alone compresses 2x; BENCHMARKS.md, "Lean index").
 --   text   the file's bytes, as the chunks cover them.
 --   lists  per symbol of the file in rowid order, three lists (identifiers,
 --          calls, strings), then per chunk in rowid order one (identifiers);
 --          each list is uvarint(length) and its items '\n'-joined.
+--   decls  per symbol of the file in rowid order, its signature and its
+--          doc, each uvarint(length) and the bytes as extracted, in blocks
+--          of 16 symbols, each block S2-compressed on its own, led by the
+--          row id of the file's first symbol (a file's symbols are
+--          consecutive rows) and the blocks' lengths (tables/decls.go;
+--          version 7: before, columns of symbols).
 CREATE TABLE sources(
 	id    INTEGER PRIMARY KEY,         -- files.id
-	lists BLOB NOT NULL,               -- first: reading it skips the text
+	lists BLOB NOT NULL,               -- first: reading it skips the rest
+	decls BLOB NOT NULL,
 	text  BLOB NOT NULL
 ) STRICT;
 
@@ -149,7 +161,7 @@ CREATE TABLE skipped(
 ) STRICT, WITHOUT ROWID;
 
 -- Embeddings, written by the indexer's embedding stage (tables.DB.WriteVectors).
--- owner is a symbol sid, a chunk cid, or 'f' || files.id; surface is code,
+-- owner is a symbol's sid, a chunk's cid (their strings), or 'f' || files.id; surface is code,
 -- summary or file. Writing a file drops the vectors of its old symbols,
 -- chunks and file row, so a vector never describes text that changed.
 CREATE TABLE vectors(

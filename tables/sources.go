@@ -179,6 +179,13 @@ func (l *listsBuilder) add(items []string) {
 	}
 }
 
+// addText appends one text of sources.decls: uvarint(length) and its
+// bytes as they are.
+func (l *listsBuilder) addText(s string) {
+	l.b = binary.AppendUvarint(l.b, uint64(len(s)))
+	l.b = append(l.b, s...)
+}
+
 // errLists is returned for a lists blob that does not decode.
 var errLists = errors.New("sources.lists does not decode")
 
@@ -204,6 +211,15 @@ func parseLists(b []byte, symbols int) (*fileLists, error) {
 	return l, nil
 }
 
+// text returns entry number i as it was stored (sources.decls entries
+// are texts, not '\n'-joined lists).
+func (l *fileLists) text(i int) (string, error) {
+	if i < 0 || 2*i+1 >= len(l.bounds) {
+		return "", fmt.Errorf("%w: %w: no entry %d of %d", ErrDamaged, errLists, i, len(l.bounds)/2)
+	}
+	return string(l.b[l.bounds[2*i]:l.bounds[2*i+1]]), nil
+}
+
 // list returns list number i.
 func (l *fileLists) list(i int) ([]string, error) {
 	if i < 0 || 2*i+1 >= len(l.bounds) {
@@ -220,12 +236,16 @@ func (l *fileLists) list(i int) ([]string, error) {
 // transaction, so that they agree with the rows read beside them. It keeps
 // the decoded rows of up to maxCachedSources files.
 type sourceCache struct {
-	ctx   context.Context
-	db    *DB
-	tx    *sql.Tx
-	texts map[int64]string
-	lists map[int64]*fileLists
-	z     *inflater // from db.inflaters, returned when the snapshot ends
+	ctx    context.Context
+	db     *DB
+	tx     *sql.Tx
+	texts  map[int64]string
+	lists  map[int64]*fileLists
+	decls  map[int64][]byte // sources.decls blobs, as stored
+	declsR declsReader
+	// symbolIDs are the symbol ids of files, ascending (declOf).
+	symbolIDs map[int64][]int64
+	z         *inflater // from db.inflaters, returned when the snapshot ends
 }
 
 // inflater returns the cache's inflater, taking one from the DB's pool
@@ -253,6 +273,7 @@ const (
 	sourceListsSQL  = `SELECT lists, (SELECT count(*) FROM symbols WHERE file_id = ?1) FROM sources WHERE id = ?1`
 	sourcesListsSQL = `SELECT id, lists, (SELECT count(*) FROM symbols WHERE file_id = sources.id) FROM sources
 WHERE id IN (SELECT value FROM json_each(?))`
+	sourcesDeclsSQL = `SELECT id, decls FROM sources WHERE id IN (SELECT value FROM json_each(?))`
 )
 
 // snapshot runs fn in a read-only transaction: every statement of fn sees
@@ -262,7 +283,7 @@ WHERE id IN (SELECT value FROM json_each(?))`
 // need a second connection of the read pool while the transaction holds
 // one, and readers doing so at once would wait for each other for ever.
 func (db *DB) snapshot(ctx context.Context, queries []string, fn func(c *sourceCache) error) error {
-	for _, q := range slices.Concat(queries, []string{sourceTextSQL, sourceListsSQL, sourcesListsSQL}) {
+	for _, q := range slices.Concat(queries, []string{sourceTextSQL, sourceListsSQL, sourcesListsSQL, sourcesDeclsSQL, symbolIDsSQL}) {
 		if _, err := db.stmt(ctx, q); err != nil {
 			return err
 		}
@@ -272,7 +293,7 @@ func (db *DB) snapshot(ctx context.Context, queries []string, fn func(c *sourceC
 		return err
 	}
 	defer tx.Rollback()
-	c := &sourceCache{ctx: ctx, db: db, tx: tx, texts: map[int64]string{}, lists: map[int64]*fileLists{}}
+	c := &sourceCache{ctx: ctx, db: db, tx: tx, texts: map[int64]string{}, lists: map[int64]*fileLists{}, decls: map[int64][]byte{}}
 	defer func() {
 		if c.z != nil && c.z.buf.Cap() <= maxPooledInflaterBytes {
 			db.inflaters.Put(c.z)
@@ -433,4 +454,90 @@ func (c *sourceCache) symbolLists(id int64, ord int) (lists [listsPerSymbol][]st
 		}
 	}
 	return lists, nil
+}
+
+// loadDecls reads the decls blobs of the files ids (those not read yet)
+// with one statement, so that the symbolDecl calls that follow find them.
+func (c *sourceCache) loadDecls(ids []int64) error {
+	var want []int64
+	for _, id := range ids {
+		if _, ok := c.decls[id]; !ok {
+			want = append(want, id)
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	if len(c.decls)+len(want) > maxCachedSources {
+		clear(c.decls)
+	}
+	rows, err := c.query(sourcesDeclsSQL, jsonIDs(want))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var blob []byte
+		if err := rows.Scan(&id, &blob); err != nil {
+			return err
+		}
+		c.decls[id] = blob
+	}
+	return rows.Err()
+}
+
+// symbolDecl returns the signature and doc of the symbol with ordinal ord
+// among the symbols of file id; ok is false when the file has no sources
+// row (it is gone).
+func (c *sourceCache) symbolDecl(id int64, ord int) (signature, doc string, ok bool, err error) {
+	blob, ok := c.decls[id]
+	if !ok {
+		if err := c.loadDecls([]int64{id}); err != nil {
+			return "", "", false, err
+		}
+		if blob, ok = c.decls[id]; !ok {
+			return "", "", false, nil
+		}
+	}
+	signature, doc, err = c.declsR.decl(id, blob, ord)
+	return signature, doc, err == nil, err
+}
+
+const symbolIDsSQL = `SELECT id FROM symbols WHERE file_id = ? ORDER BY id`
+
+// declOf sets *signature and *doc to those of symbol id (a rowid) of file
+// fileID; ok is false when the symbol or its file is gone. The file's
+// symbol ids, in order, give its ordinal (sources.decls is in rowid
+// order); they are read once per file and snapshot.
+func (c *sourceCache) declOf(fileID, id int64, signature, doc *string) (ok bool, err error) {
+	ids, ok := c.symbolIDs[fileID]
+	if !ok {
+		rows, err := c.query(symbolIDsSQL, fileID)
+		if err != nil {
+			return false, err
+		}
+		for rows.Next() {
+			var s int64
+			if err := rows.Scan(&s); err != nil {
+				rows.Close()
+				return false, err
+			}
+			ids = append(ids, s)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return false, err
+		}
+		if c.symbolIDs == nil || len(c.symbolIDs) >= maxCachedSources {
+			c.symbolIDs = map[int64][]int64{}
+		}
+		c.symbolIDs[fileID] = ids
+	}
+	ord, found := slices.BinarySearch(ids, id)
+	if !found {
+		return false, nil
+	}
+	*signature, *doc, ok, err = c.symbolDecl(fileID, ord)
+	return ok, err
 }

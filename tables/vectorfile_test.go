@@ -111,8 +111,8 @@ func TestVectorFileRoundTrip(t *testing.T) {
 		t.Errorf("file version %q, index %q", vf.Version(), version)
 	}
 	unitSQL := map[string]string{
-		SurfaceCode:    `SELECT v.id, c.id, c.file_id FROM vectors v JOIN chunks c ON c.cid = v.owner WHERE v.surface = 'code' ORDER BY v.id`,
-		SurfaceSummary: `SELECT v.id, s.id, s.file_id FROM vectors v JOIN symbols s ON s.sid = v.owner WHERE v.surface = 'summary' ORDER BY v.id`,
+		SurfaceCode:    `SELECT v.id, c.id, c.file_id FROM vectors v JOIN chunks c ON printf('c%016x', c.cid) = v.owner WHERE v.surface = 'code' ORDER BY v.id`,
+		SurfaceSummary: `SELECT v.id, s.id, s.file_id FROM vectors v JOIN symbols s ON printf('s%016x', s.sid) = v.owner WHERE v.surface = 'summary' ORDER BY v.id`,
 		SurfaceFile:    `SELECT v.id, f.id, f.id FROM vectors v JOIN files f ON 'f' || f.id = v.owner WHERE v.surface = 'file' ORDER BY v.id`,
 	}
 	for _, surface := range Surfaces() {

@@ -61,26 +61,31 @@ func checkVectorFile(path string, st vectorState) error {
 	return nil
 }
 
-// vectorFileScanSQL reads every vector of a model and dimension with the
-// id of its unit, in vectors rowid order (the order of ScanVectors). A
-// vector whose unit is gone is left out, as the search's loader leaves it
-// out. The unit lookups read only the cid and sid indexes (which hold the
-// rowid): reading the chunk and symbol rows themselves, for their
-// file_id, made this pass four times slower on the Go tree; unitFilesSQL
-// reads those from the (file_id, start_line) indexes instead.
-const vectorFileScanSQL = `SELECT v.id, v.surface, v.vec, coalesce(c.id, s.id, f.id)
+// vectorFileScanSQL reads every vector of a model and dimension with its
+// owner, in vectors rowid order (the order of ScanVectors), and the id of
+// its file unit. A chunk's or symbol's owner is its cid or sid string,
+// and those columns are INTEGERs (schema 7): unitsSQL maps them to their
+// units and files in Go, from one pass over each table (looking each
+// vector's unit up in SQL through the index would need the string parsed
+// in SQL). A vector whose unit is gone is left out, as the search's
+// loader leaves it out.
+const vectorFileScanSQL = `SELECT v.id, v.surface, v.vec, v.owner, f.id
 FROM vectors v NOT INDEXED
-LEFT JOIN chunks c ON v.surface = 'code' AND c.cid = v.owner
-LEFT JOIN symbols s ON v.surface = 'summary' AND s.sid = v.owner
 LEFT JOIN files f ON v.surface = 'file' AND f.id = CAST(substr(v.owner, 2) AS INTEGER) AND v.owner = 'f' || f.id
 WHERE v.model = ?1 AND v.dim = ?2`
 
-// unitFilesSQL maps the units of the code and summary surfaces to their
-// files (a file's unit is the file).
-var unitFilesSQL = map[string]string{
-	SurfaceCode:    `SELECT id, file_id FROM chunks`,
-	SurfaceSummary: `SELECT id, file_id FROM symbols`,
+// unitsSQL maps the cids and sids of the code and summary surfaces to
+// their units' row ids and files (a file's unit is the file).
+var unitsSQL = map[string]struct {
+	q      string
+	prefix byte
+}{
+	SurfaceCode:    {`SELECT cid, id, file_id FROM chunks`, 'c'},
+	SurfaceSummary: {`SELECT sid, id, file_id FROM symbols`, 's'},
 }
+
+// unitRef is the row id of a unit and of its file.
+type unitRef struct{ id, file int64 }
 
 // SyncVectorFile makes the vector file beside the index hold the index's
 // current vectors: when the file is missing, stale or damaged it writes a
@@ -195,13 +200,13 @@ func writeVectorFile(ctx context.Context, tx *sql.Tx, path string, st vectorStat
 	for i := range h.surfaces {
 		out[h.surfaces[i].name] = newSurfaceWriter(tmp, &h.surfaces[i], h.pad)
 	}
-	fileOf := map[string]map[int64]int64{}
-	for surface, q := range unitFilesSQL {
-		m, err := readIDMap(ctx, tx, q)
+	unitOf := map[string]map[int64]unitRef{}
+	for surface, u := range unitsSQL {
+		m, err := readUnitMap(ctx, tx, u.q)
 		if err != nil {
 			return err
 		}
-		fileOf[surface] = m
+		unitOf[surface] = m
 	}
 	rows, err = tx.QueryContext(ctx, vectorFileScanSQL, st.model, st.dim)
 	if err != nil {
@@ -211,22 +216,24 @@ func writeVectorFile(ctx context.Context, tx *sql.Tx, path string, st vectorStat
 	x := make([]float32, st.dim)
 	for rows.Next() {
 		var vecID, unitID sql.NullInt64
-		var surface string
+		var surface, owner string
 		var blob []byte
-		if err := rows.Scan(&vecID, &surface, &blob, &unitID); err != nil {
+		if err := rows.Scan(&vecID, &surface, &blob, &owner, &unitID); err != nil {
 			return err
+		}
+		fileID := unitID
+		if m := unitOf[surface]; m != nil {
+			unitID.Valid = false
+			if k, ok := idValue(unitsSQL[surface].prefix, owner).(int64); ok {
+				if u, ok := m[k]; ok {
+					unitID = sql.NullInt64{Int64: u.id, Valid: true}
+					fileID = sql.NullInt64{Int64: u.file, Valid: true}
+				}
+			}
 		}
 		w := out[surface]
 		if w == nil || !unitID.Valid || len(blob) != 4*st.dim {
 			continue // an unknown surface, a unit gone, a damaged row: as the loader does
-		}
-		fileID := unitID
-		if m := fileOf[surface]; m != nil {
-			id, ok := m[unitID.Int64]
-			if !ok {
-				continue // cannot happen in one snapshot: the join found the unit
-			}
-			fileID.Int64 = id
 		}
 		if w.s.rows >= bound[surface] {
 			return fmt.Errorf("surface %s: more rows than counted (%d)", surface, bound[surface])
@@ -259,20 +266,21 @@ func writeVectorFile(ctx context.Context, tx *sql.Tx, path string, st vectorStat
 	return os.Rename(tmp.Name(), path)
 }
 
-// readIDMap reads a query of (id, id) pairs into a map.
-func readIDMap(ctx context.Context, tx *sql.Tx, q string) (map[int64]int64, error) {
+// readUnitMap reads q's rows (key, id, file) into a map.
+func readUnitMap(ctx context.Context, tx *sql.Tx, q string) (map[int64]unitRef, error) {
 	rows, err := tx.QueryContext(ctx, q)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	m := map[int64]int64{}
+	m := map[int64]unitRef{}
 	for rows.Next() {
-		var k, v int64
-		if err := rows.Scan(&k, &v); err != nil {
+		var k int64
+		var u unitRef
+		if err := rows.Scan(&k, &u.id, &u.file); err != nil {
 			return nil, err
 		}
-		m[k] = v
+		m[k] = u
 	}
 	return m, rows.Err()
 }

@@ -68,19 +68,41 @@ type PendingVector struct {
 
 // pendingSQL selects, per surface, the rows without a vector and, last,
 // where their text is in sources: the file, and a chunk's bytes or a
-// symbol's ordinal among its file's symbols.
+// symbol's ordinal among its file's symbols. <op> is the comparison with
+// the owner's column that starts the page (pendingAfter).
 var pendingSQL = map[string]string{
 	SurfaceCode: `SELECT c.cid, c.hash, (SELECT path FROM files WHERE id = c.file_id), c.header, '', '', '', '', '', '', '',
   c.file_id, c.start_byte, c.end_byte
-FROM chunks c WHERE c.cid > ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.owner = c.cid AND v.surface = 'code')
+FROM chunks c WHERE c.cid <op> ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.owner = ` + cidSQL("c.cid") + ` AND v.surface = 'code')
 ORDER BY c.cid LIMIT ?`,
-	SurfaceSummary: `SELECT s.sid, s.hash, (SELECT path FROM files WHERE id = s.file_id), '', '', s.kind, s.qualname, s.signature, s.doc, '', '',
+	SurfaceSummary: `SELECT s.sid, s.hash, (SELECT path FROM files WHERE id = s.file_id), '', '', s.kind, s.qualname, '', '', '', '',
   s.file_id, (SELECT count(*) FROM symbols o WHERE o.file_id = s.file_id AND o.id < s.id), 0
-FROM symbols s WHERE s.sid > ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.owner = s.sid AND v.surface = 'summary')
+FROM symbols s WHERE s.sid <op> ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.owner = ` + sidSQL("s.sid") + ` AND v.surface = 'summary')
 ORDER BY s.sid LIMIT ?`,
 	SurfaceFile: `SELECT 'f' || f.id, f.hash, f.path, '', '', '', '', '', f.doc, f.summary, f.exports, 0, 0, 0
-FROM files f WHERE 'f' || f.id > ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.owner = 'f' || f.id AND v.surface = 'file')
+FROM files f WHERE 'f' || f.id <op> ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.owner = 'f' || f.id AND v.surface = 'file')
 ORDER BY 'f' || f.id LIMIT ?`,
+}
+
+// pendingAfter returns the comparison and the value that start a page of
+// surface after owner after: chunks and symbols page by their INTEGER
+// cid and sid (so in that order, not their strings'), files by the owner
+// string.
+func pendingAfter(surface, after string) (op string, v any) {
+	prefix := byte('c')
+	switch surface {
+	case SurfaceFile:
+		return ">", after
+	case SurfaceSummary:
+		prefix = 's'
+	}
+	if after == "" {
+		return ">=", int64(math.MinInt64)
+	}
+	if v := idValue(prefix, after); v != nil {
+		return ">", v
+	}
+	return ">", int64(math.MaxInt64) // not an owner of this surface: nothing after it
 }
 
 // PendingVectors returns up to limit rows of surface without a vector,
@@ -90,8 +112,10 @@ func (db *DB) PendingVectors(ctx context.Context, surface, after string, limit i
 	if !ok {
 		return nil, fmt.Errorf("pending vectors: surface %q: unknown (known: code, summary, file)", surface)
 	}
+	op, start := pendingAfter(surface, after)
+	q = strings.Replace(q, "<op>", op, 1)
 	err = db.snapshot(ctx, nil, func(src *sourceCache) error {
-		rows, err := src.tx.QueryContext(ctx, q, after, limit)
+		rows, err := src.tx.QueryContext(ctx, q, start, limit)
 		if err != nil {
 			return err
 		}
@@ -104,7 +128,14 @@ func (db *DB) PendingVectors(ctx context.Context, surface, after string, limit i
 		for rows.Next() {
 			var p PendingVector
 			var w where
-			if err := rows.Scan(&p.Owner, &p.RowHash, &p.Path, &p.Header, &p.Content, &p.Kind, &p.Qualname, &p.Signature, &p.Doc, &p.Summary, &p.Identifiers,
+			owner, hash := any(&p.Owner), any(&p.RowHash)
+			switch surface {
+			case SurfaceCode:
+				owner, hash = cidOf(&p.Owner), hashOf(&p.RowHash)
+			case SurfaceSummary:
+				owner, hash = sidOf(&p.Owner), hashOf(&p.RowHash)
+			}
+			if err := rows.Scan(owner, hash, &p.Path, &p.Header, &p.Content, &p.Kind, &p.Qualname, &p.Signature, &p.Doc, &p.Summary, &p.Identifiers,
 				&w.file, &w.a, &w.b); err != nil {
 				return err
 			}
@@ -127,6 +158,9 @@ func (db *DB) PendingVectors(ctx context.Context, surface, after string, limit i
 					return fmt.Errorf("%s: %w", p.Path, err)
 				}
 				p.Identifiers = strings.Join(lists[0], "\n")
+				if p.Signature, p.Doc, _, err = src.symbolDecl(w.file, w.a); err != nil {
+					return fmt.Errorf("%s: %w", p.Path, err)
+				}
 			}
 		}
 		return nil
@@ -148,9 +182,11 @@ type Vector struct {
 
 // rowCheck is, per surface, the condition that the owner row still holds
 // the content it had when its input was read.
+// ?1 and ?2 are the owner and the row hash as strings, ?8 and ?9 as the
+// INTEGERs chunks and symbols store.
 var rowCheck = map[string]string{
-	SurfaceCode:    `EXISTS (SELECT 1 FROM chunks WHERE cid = ?1 AND hash = ?2)`,
-	SurfaceSummary: `EXISTS (SELECT 1 FROM symbols WHERE sid = ?1 AND hash = ?2)`,
+	SurfaceCode:    `EXISTS (SELECT 1 FROM chunks WHERE cid = ?8 AND hash = ?9)`,
+	SurfaceSummary: `EXISTS (SELECT 1 FROM symbols WHERE sid = ?8 AND hash = ?9)`,
 	SurfaceFile:    `EXISTS (SELECT 1 FROM files WHERE 'f' || id = ?1 AND hash = ?2)`,
 }
 
@@ -224,7 +260,14 @@ func (db *DB) WriteVectors(ctx context.Context, model string, vs []Vector) (n in
 			}
 		}
 		buf = EncodeVector(buf[:0], v.Vec)
-		res, err := s.ExecContext(ctx, v.Owner, v.RowHash, v.Surface, model, len(v.Vec), Hex(v.InputHash), buf)
+		args := []any{v.Owner, v.RowHash, v.Surface, model, len(v.Vec), Hex(v.InputHash), buf}
+		switch v.Surface {
+		case SurfaceCode:
+			args = append(args, idValue('c', v.Owner), idValue(0, v.RowHash))
+		case SurfaceSummary:
+			args = append(args, idValue('s', v.Owner), idValue(0, v.RowHash))
+		}
+		res, err := s.ExecContext(ctx, args...)
 		if err != nil {
 			return 0, err
 		}

@@ -281,3 +281,47 @@ func TestDropZeroVectors(t *testing.T) {
 		t.Errorf("%d vectors left, want 2", got)
 	}
 }
+
+// Rows with a vector are not pending, page by page: chunks and symbols
+// page by their INTEGER cid and sid (schema 7), and vectors name them by
+// their strings, so every page must see the vectors written.
+func TestPendingVectorsNoneAfterWrite(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	mustWrite(t, db, []*extract.File{sampleFile("a.go"), sampleFile("b.go"), synthFile("c.go", 1, 4)}, nil)
+	for _, s := range Surfaces() {
+		seen := map[string]bool{}
+		after := ""
+		for {
+			page, err := db.PendingVectors(ctx, s, after, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(page) == 0 {
+				break
+			}
+			var vs []Vector
+			for _, p := range page {
+				if seen[p.Owner] {
+					t.Fatalf("%s: %s pending twice", s, p.Owner)
+				}
+				seen[p.Owner] = true
+				vs = append(vs, Vector{Owner: p.Owner, Surface: s, RowHash: p.RowHash, InputHash: 1, Vec: []float32{1, 2}})
+			}
+			if n, err := db.WriteVectors(ctx, "m", vs); err != nil || n != len(vs) {
+				t.Fatalf("%s: wrote %d of %d: %v", s, n, len(vs), err)
+			}
+			after = page[len(page)-1].Owner
+		}
+		units, err := db.UnitCounts(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(seen) != units[s] || len(seen) < 3 {
+			t.Errorf("%s: %d rows were pending, the index has %d", s, len(seen), units[s])
+		}
+		if left, err := db.PendingVectors(ctx, s, "", 100); err != nil || len(left) != 0 {
+			t.Errorf("%s: %d pending after every row got a vector (%v)", s, len(left), err)
+		}
+	}
+}

@@ -29,7 +29,7 @@ func indexRows(t *testing.T, dir string) []string {
 	for _, q := range []string{
 		`SELECT 'file', path, hash, lines, summary FROM files`,
 		`SELECT 'symbol', s.sid, f.path, s.kind, s.qualname, s.start_line, s.end_line, s.hash FROM symbols s JOIN files f ON f.id = s.file_id`,
-		`SELECT 'chunk', c.cid, f.path, c.symbol_sid, c.hash FROM chunks c JOIN files f ON f.id = c.file_id`,
+		`SELECT 'chunk', c.cid, f.path, coalesce(c.symbol_sid, ''), c.hash FROM chunks c JOIN files f ON f.id = c.file_id`,
 		`SELECT 'ref', f.path, r.n, hex(r.groups) FROM refs r JOIN files f ON f.id = r.id`,
 		// The posting lists hold file ids, which two indexes may assign
 		// differently: compare their keys.

@@ -799,18 +799,17 @@ JOIN chunks c ON c.repo_id = $1 AND c.file_id = k.f AND c.ord = k.o JOIN files f
 	}
 }
 
-const symbolRowCols = `s.file_id, s.ord, s.sid, f.path, s.start_line, s.end_line, s.kind, s.name, s.qualname, s.signature, s.doc, s.is_exported`
+const symbolRowCols = `s.file_id, s.ord, s.sid, f.path, s.start_line, s.end_line, s.kind, s.name, s.qualname, s.is_exported`
 
 func scanSymbolRow(rows pgx.Rows, extra []any) (tables.SymbolRow, error) {
 	var s tables.SymbolRow
 	var ord int
-	dest := []any{&s.FileID, &ord, &s.SID, &s.Path, &s.StartLine, &s.EndLine, &s.Kind, &s.Name, &s.Qualname, &s.Signature, &s.Doc, &s.Exported}
+	dest := []any{&s.FileID, &ord, &s.SID, &s.Path, &s.StartLine, &s.EndLine, &s.Kind, &s.Name, &s.Qualname, &s.Exported}
 	if err := rows.Scan(append(dest, extra...)...); err != nil {
 		return s, err
 	}
 	s.ID = rowID(s.FileID, ord)
 	s.Path, s.Kind, s.Name, s.Qualname = DecodeText(s.Path), DecodeText(s.Kind), DecodeText(s.Name), DecodeText(s.Qualname)
-	s.Signature, s.Doc = DecodeText(s.Signature), DecodeText(s.Doc)
 	return s, nil
 }
 

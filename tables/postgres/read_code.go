@@ -344,6 +344,35 @@ ON c.repo_id = $1 AND c.file_id = k.f AND c.ord = k.o`
 	return out, err
 }
 
+// SymbolDecls returns the signature and doc of the symbols with the
+// given row ids; a symbol that is gone is missing from the map.
+func (r *Reader) SymbolDecls(ctx context.Context, ids []int64) (map[int64]tables.SymbolDecl, error) {
+	out := make(map[int64]tables.SymbolDecl, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	files := make([]int64, len(ids))
+	ords := make([]int32, len(ids))
+	for i, id := range ids {
+		f, o := splitRowID(id)
+		files[i], ords[i] = f, int32(o)
+	}
+	a := r.args()
+	q := `SELECT s.file_id, s.ord, s.signature, s.doc FROM symbols s JOIN unnest(` + a.add(files) + `::bigint[], ` + a.add(ords) + `::int[]) AS k(f, o)
+ON s.repo_id = $1 AND s.file_id = k.f AND s.ord = k.o`
+	err := r.query(ctx, q, a, func(rows pgx.Rows) error {
+		var f int64
+		var o int
+		var d tables.SymbolDecl
+		if err := rows.Scan(&f, &o, &d.Signature, &d.Doc); err != nil {
+			return err
+		}
+		out[rowID(f, o)] = tables.SymbolDecl{Signature: DecodeText(d.Signature), Doc: DecodeText(d.Doc)}
+		return nil
+	})
+	return out, err
+}
+
 // VectorsVersion changes whenever the repository's vectors may have.
 func (r *Reader) VectorsVersion(ctx context.Context) (string, error) {
 	v, model, err := r.state(ctx)
