@@ -74,14 +74,11 @@ func (b *FactBuilder) Build(f *extract.File) *Rows {
 		}
 	}
 	out.Chunks = make([]ChunkFact, 0, len(f.Chunks))
-	var prev [2]int
 	for i := range f.Chunks {
 		c := &f.Chunks[i]
-		// As insertChunks: a second chunk over the same lines is dropped.
-		if i > 0 && c.StartLine == prev[0] && c.EndLine == prev[1] {
+		if repeatsLines(f.Chunks, i) {
 			continue
 		}
-		prev = [2]int{c.StartLine, c.EndLine}
 		out.Chunks = append(out.Chunks, ChunkFact{
 			CID:       ChunkID(f.Path, c.StartLine, c.EndLine),
 			StartLine: c.StartLine, EndLine: c.EndLine, StartByte: c.StartByte, EndByte: c.EndByte,
@@ -100,4 +97,11 @@ func (b *FactBuilder) Build(f *extract.File) *Rows {
 			Target: grp.key.target, N: len(grp.uses), Uses: packUses(grp.uses)}
 	}
 	return out
+}
+
+// repeatsLines reports whether chunk i spans the same lines as the chunk
+// before it. Two such chunks would share a cid and hold the same text, so
+// the writer and Facts both keep only the first.
+func repeatsLines(cs []extract.Chunk, i int) bool {
+	return i > 0 && cs[i].StartLine == cs[i-1].StartLine && cs[i].EndLine == cs[i-1].EndLine
 }

@@ -165,15 +165,11 @@ func (pr *Preparer) Prepare(f *extract.File) *Prepared {
 		pr.decls.addText(s.Doc)
 	}
 	p.chunks = make([]preparedChunk, 0, len(f.Chunks))
-	var prev [2]int
 	for i := range f.Chunks {
 		c := &f.Chunks[i]
-		// Two chunks over the same lines would share a cid; they would
-		// also hold the same text, so the second adds nothing.
-		if i > 0 && c.StartLine == prev[0] && c.EndLine == prev[1] {
+		if repeatsLines(f.Chunks, i) {
 			continue
 		}
-		prev = [2]int{c.StartLine, c.EndLine}
 		p.chunks = append(p.chunks, preparedChunk{
 			cid:       int64(chunkKey(f.Path, c.StartLine, c.EndLine)),
 			startLine: c.StartLine, endLine: c.EndLine, startByte: c.StartByte, endByte: c.EndByte,

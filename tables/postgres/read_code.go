@@ -322,12 +322,7 @@ func (r *Reader) ChunkContents(ctx context.Context, ids []int64) (map[int64]stri
 	if len(ids) == 0 {
 		return out, nil
 	}
-	files := make([]int64, len(ids))
-	ords := make([]int32, len(ids))
-	for i, id := range ids {
-		f, o := splitRowID(id)
-		files[i], ords[i] = f, int32(o)
-	}
+	files, ords := splitRowIDs(ids)
 	a := r.args()
 	q := `SELECT c.file_id, c.ord, c.content FROM chunks c JOIN unnest(` + a.add(files) + `::bigint[], ` + a.add(ords) + `::int[]) AS k(f, o)
 ON c.repo_id = $1 AND c.file_id = k.f AND c.ord = k.o`
@@ -351,12 +346,7 @@ func (r *Reader) SymbolDecls(ctx context.Context, ids []int64) (map[int64]tables
 	if len(ids) == 0 {
 		return out, nil
 	}
-	files := make([]int64, len(ids))
-	ords := make([]int32, len(ids))
-	for i, id := range ids {
-		f, o := splitRowID(id)
-		files[i], ords[i] = f, int32(o)
-	}
+	files, ords := splitRowIDs(ids)
 	a := r.args()
 	q := `SELECT s.file_id, s.ord, s.signature, s.doc FROM symbols s JOIN unnest(` + a.add(files) + `::bigint[], ` + a.add(ords) + `::int[]) AS k(f, o)
 ON s.repo_id = $1 AND s.file_id = k.f AND s.ord = k.o`
@@ -441,4 +431,16 @@ func (r *Reader) FileLineCount(ctx context.Context, fileID int64) (int, error) {
 		err = r.wrap(pgx.ErrNoRows)
 	}
 	return n, err
+}
+
+// splitRowIDs splits row ids into the file ids and ordinals that key the
+// rows, as two arrays for unnest.
+func splitRowIDs(ids []int64) (files []int64, ords []int32) {
+	files = make([]int64, len(ids))
+	ords = make([]int32, len(ids))
+	for i, id := range ids {
+		f, o := splitRowID(id)
+		files[i], ords[i] = f, int32(o)
+	}
+	return files, ords
 }
