@@ -163,10 +163,7 @@ func (b *Batch) flushGen(gen int) {
 		b.mu.Unlock()
 		return
 	}
-	b.timer = nil
-	b.gen++
-	p := b.pending
-	b.pending = nil
+	p := b.takeAll()
 	b.mu.Unlock()
 	if len(p) > 0 {
 		b.round(p)
@@ -233,14 +230,18 @@ func (b *Batch) round(reqs []*batchReq) {
 	for i, r := range reqs {
 		err := b.broken
 		if err == nil {
-			err = readRows(br, r.scan)
+			var serr error
+			if serr, err = readRows(br, r.scan); err != nil {
+				// The statement failed in the server: the transaction
+				// is aborted, and what follows fails with it.
+				b.broken = err
+			} else {
+				// A participant's scan failed (its own error, in Go):
+				// the transaction goes on.
+				err = serr
+			}
 		}
-		if err != nil && b.broken == nil && !errors.Is(err, errScan) {
-			// The statement failed in the server: the transaction is
-			// aborted, and what follows fails with it.
-			b.broken = err
-		}
-		r.done <- unwrapScan(err)
+		r.done <- err
 		reqs[i] = nil
 	}
 	if err := br.Close(); err != nil && b.broken == nil {
@@ -248,43 +249,19 @@ func (b *Batch) round(reqs []*batchReq) {
 	}
 }
 
-// errScan marks an error of a participant's scan (its own, in Go): the
-// transaction goes on.
-var errScan = errors.New("scan")
-
-type scanError struct{ err error }
-
-func (e scanError) Error() string        { return e.err.Error() }
-func (e scanError) Is(target error) bool { return target == errScan }
-func (e scanError) Unwrap() error        { return e.err }
-
-func unwrapScan(err error) error {
-	var se scanError
-	if errors.As(err, &se) {
-		return se.err
-	}
-	return err
-}
-
 // readRows reads one statement's answer from br, passing every row to
-// scan until it fails (the rest is read and dropped).
-func readRows(br pgx.BatchResults, scan func(pgx.Rows) error) error {
+// scan until it fails (the rest is read and dropped). err is the
+// server's or the connection's; serr is scan's.
+func readRows(br pgx.BatchResults, scan func(pgx.Rows) error) (serr, err error) {
 	rows, err := br.Query()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	var serr error
 	for rows.Next() {
 		if serr == nil {
 			serr = scan(rows)
 		}
 	}
 	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if serr != nil {
-		return scanError{serr}
-	}
-	return nil
+	return serr, rows.Err()
 }

@@ -228,15 +228,5 @@ func (p *Push) sendVectors(ctx context.Context, model string, dim int, rows [][]
 // queryTx runs q with the repository's id in the push's transaction and
 // calls scan for every row.
 func (p *Push) queryTx(ctx context.Context, q string, scan func(pgx.Rows) error) error {
-	rows, err := p.tx.Query(ctx, q, p.repo.ID)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := scan(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
+	return direct{p.tx}.query(ctx, q, []any{p.repo.ID}, scan)
 }
