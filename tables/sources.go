@@ -403,10 +403,14 @@ func (c *sourceCache) fileLists(id int64) (*fileLists, error) {
 	return l, nil
 }
 
-// loadLists decodes the lists of the files ids with one statement, so
-// that the fileLists calls that follow find them.
+// loadLists decodes the lists of the files ids (those not decoded yet)
+// with one statement, so that the fileLists calls that follow find them.
 func (c *sourceCache) loadLists(ids []int64) error {
-	rows, err := c.query(sourcesListsSQL, jsonIDs(ids))
+	want := uncached(c.lists, ids)
+	if len(want) == 0 {
+		return nil
+	}
+	rows, err := c.query(sourcesListsSQL, jsonIDs(want))
 	if err != nil {
 		return err
 	}
@@ -456,20 +460,35 @@ func (c *sourceCache) symbolLists(id int64, ord int) (lists [listsPerSymbol][]st
 	return lists, nil
 }
 
-// loadDecls reads the decls blobs of the files ids (those not read yet)
-// with one statement, so that the symbolDecl calls that follow find them.
-func (c *sourceCache) loadDecls(ids []int64) error {
+// uncached returns the distinct ids that m lacks, for one statement to
+// read. When reading them would take m past maxCachedSources, m is
+// emptied first and every id is returned, so that the calls that follow
+// find all of them.
+func uncached[V any](m map[int64]V, ids []int64) []int64 {
 	var want []int64
 	for _, id := range ids {
-		if _, ok := c.decls[id]; !ok {
+		if _, ok := m[id]; !ok && !slices.Contains(want, id) {
 			want = append(want, id)
 		}
 	}
+	if len(want) > 0 && len(m)+len(want) > maxCachedSources {
+		clear(m)
+		want = want[:0]
+		for _, id := range ids {
+			if !slices.Contains(want, id) {
+				want = append(want, id)
+			}
+		}
+	}
+	return want
+}
+
+// loadDecls reads the decls blobs of the files ids (those not read yet)
+// with one statement, so that the symbolDecl calls that follow find them.
+func (c *sourceCache) loadDecls(ids []int64) error {
+	want := uncached(c.decls, ids)
 	if len(want) == 0 {
 		return nil
-	}
-	if len(c.decls)+len(want) > maxCachedSources {
-		clear(c.decls)
 	}
 	rows, err := c.query(sourcesDeclsSQL, jsonIDs(want))
 	if err != nil {
