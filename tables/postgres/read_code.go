@@ -285,19 +285,54 @@ const ShortScanLimit = 20000
 // text of three characters or more; shorter text scans at most
 // ShortScanLimit chunks.
 func (r *Reader) ChunksContaining(ctx context.Context, text string, s scope.Scope, fn func(*tables.ChunkText) bool) error {
+	_, err := r.chunksContaining(ctx, text, s, 0, fn)
+	return err
+}
+
+// ChunksContainingAtMost is ChunksContaining for the first n chunks that
+// may contain text, in the order the shard finds them (no order is asked
+// for, so the shard stops reading, and rechecking chunks' text, after
+// n+1): complete is false when more chunks may contain it. A search over
+// many repositories bounds each one's exact text with it.
+func (r *Reader) ChunksContainingAtMost(ctx context.Context, text string, s scope.Scope, n int, fn func(*tables.ChunkText) bool) (complete bool, err error) {
+	if n <= 0 {
+		return false, fmt.Errorf("chunks containing %q: bound %d: must be positive", text, n)
+	}
+	return r.chunksContaining(ctx, text, s, n, fn)
+}
+
+// chunksContaining reads the chunks that may contain text: all of them
+// in (file, line) order when n is 0, else the first n in no order.
+func (r *Reader) chunksContaining(ctx context.Context, text string, s scope.Scope, n int, fn func(*tables.ChunkText) bool) (complete bool, err error) {
 	a := r.args()
 	cond := filter(s.Filter(), scope.Chunks, "c", a)
-	var match, limit string
+	var match string
+	limit := -1
 	if len([]rune(text)) >= 3 {
 		like := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(EncodeText(text)) + "%"
 		match = `c.content ILIKE ` + a.add(like)
 	} else {
 		match = `strpos(lower(c.content), lower(` + a.add(EncodeText(text)) + `)) > 0`
-		limit = fmt.Sprintf(" LIMIT %d", ShortScanLimit)
+		limit = ShortScanLimit
+	}
+	order := ` ORDER BY c.file_id, c.start_line, c.ord`
+	if n > 0 {
+		order = ""
+		if limit < 0 || n < limit {
+			limit = n + 1
+		}
+	}
+	if limit >= 0 {
+		order += fmt.Sprintf(" LIMIT %d", limit)
 	}
 	q := `SELECT c.file_id, c.ord, f.path, c.start_line, c.header, c.content FROM chunks c JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id
-WHERE c.repo_id = $1 AND ` + match + ` AND ` + cond + ` ORDER BY c.file_id, c.start_line, c.ord` + limit
-	err := r.query(ctx, q, a, func(rows pgx.Rows) error {
+WHERE c.repo_id = $1 AND ` + match + ` AND ` + cond + order
+	read := 0
+	err = r.query(ctx, q, a, func(rows pgx.Rows) error {
+		read++
+		if n > 0 && read > n {
+			return errStop
+		}
 		var c tables.ChunkText
 		var ord int
 		if err := rows.Scan(&c.FileID, &ord, &c.Path, &c.StartLine, &c.Header, &c.Content); err != nil {
@@ -311,9 +346,9 @@ WHERE c.repo_id = $1 AND ` + match + ` AND ` + cond + ` ORDER BY c.file_id, c.st
 		return nil
 	})
 	if errors.Is(err, errStop) {
-		return nil
+		err = nil
 	}
-	return err
+	return n == 0 || read <= n, err
 }
 
 // ChunkContents returns the text of the chunks with the given row ids.
