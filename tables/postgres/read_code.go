@@ -327,6 +327,17 @@ func (r *Reader) chunksContaining(ctx context.Context, text string, s scope.Scop
 	}
 	q := `SELECT c.file_id, c.ord, f.path, c.start_line, c.header, c.content FROM chunks c JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id
 WHERE c.repo_id = $1 AND ` + match + ` AND ` + cond + order
+	if n > 0 && limit == n+1 && len([]rune(text)) >= 3 {
+		// The chunks through pg_trgm's bitmap, read only as far as the
+		// LIMIT asks: the planner plans a CTE for all of its rows (the
+		// bitmap), and the CTE runs only as far as it is read. A plain
+		// LIMIT lets the planner walk the repository's chunks in order
+		// instead, rechecking every one's text when the text is rarer
+		// than it guessed: 0.6–0.7 s for "import kotlin" in bench/exposed,
+		// against 25 ms this way.
+		q = `WITH m AS MATERIALIZED (SELECT c.file_id, c.ord, c.start_line, c.header, c.content FROM chunks c WHERE c.repo_id = $1 AND ` + match + ` AND ` + cond + `)
+SELECT m.file_id, m.ord, (SELECT f.path FROM files f WHERE f.repo_id = $1 AND f.id = m.file_id), m.start_line, m.header, m.content FROM m` + order
+	}
 	read := 0
 	err = r.query(ctx, q, a, func(rows pgx.Rows) error {
 		read++
