@@ -207,25 +207,47 @@ WHERE r.repo_id = $1 AND r.kind = 'import' AND left(r.target, 200) = left(` + ex
 	if err != nil || len(groups) == 0 {
 		return nil, err
 	}
-	ids := tables.RefGroupFiles(groups)
+	// Only the symbols the uses need: each one's enclosing symbol (by
+	// ordinal) and those starting on a use's line (a definition's own
+	// name), a few rows a use where every symbol of every file holding
+	// one was 300–1,100 rows a statement.
+	ords, lines, err := tables.RefSymbolKeys(groups)
+	if err != nil {
+		return nil, err
+	}
+	of, oo := splitKeys(ords)
+	lf, ll := splitKeys(lines)
 	sa := r.args()
-	sq := `SELECT s.file_id, s.name, s.qualname, s.start_line, ` + filter(flt, scope.Symbols, "s", sa) + `
-FROM symbols s WHERE s.repo_id = $1 AND s.file_id = ANY(` + sa.add(ids) + `) ORDER BY s.file_id, s.ord`
-	syms := map[int64][]tables.RefSymbol{}
+	admitted := filter(flt, scope.Symbols, "s", sa)
+	sq := `SELECT s.file_id, s.ord, s.name, s.qualname, s.start_line, ` + admitted + `
+FROM symbols s JOIN unnest(` + sa.add(of) + `::bigint[], ` + sa.add(oo) + `::int[]) AS k(f, o) ON s.repo_id = $1 AND s.file_id = k.f AND s.ord = k.o
+UNION
+SELECT s.file_id, s.ord, s.name, s.qualname, s.start_line, ` + admitted + `
+FROM symbols s JOIN unnest(` + sa.add(lf) + `::bigint[], ` + sa.add(ll) + `::int[]) AS k(f, l) ON s.repo_id = $1 AND s.file_id = k.f AND s.start_line = k.l`
+	var syms []tables.RefSymbolAt
 	err = r.query(ctx, sq, sa, func(rows pgx.Rows) error {
-		var id int64
-		var y tables.RefSymbol
-		if err := rows.Scan(&id, &y.Name, &y.Qualname, &y.Start, &y.Admitted); err != nil {
+		var y tables.RefSymbolAt
+		if err := rows.Scan(&y.File, &y.Ord, &y.Name, &y.Qualname, &y.Start, &y.Admitted); err != nil {
 			return err
 		}
 		y.Name, y.Qualname = DecodeText(y.Name), DecodeText(y.Qualname)
-		syms[id] = append(syms[id], y)
+		syms = append(syms, y)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return tables.UnpackRefs(groups, syms, flt.HasSymbolFilters())
+	return tables.UnpackRefsAt(groups, syms, flt.HasSymbolFilters())
+}
+
+// splitKeys splits keys into their files and numbers, as two arrays for
+// unnest.
+func splitKeys(keys []tables.RefKey) (files []int64, ns []int32) {
+	files, ns = make([]int64, len(keys)), make([]int32, len(keys))
+	for i, k := range keys {
+		files[i], ns[i] = k.File, int32(k.N)
+	}
+	return files, ns
 }
 
 // FileDoc returns a file's doc comment and summary.
