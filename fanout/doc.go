@@ -1,6 +1,13 @@
 // Package fanout answers searches over many repositories of a shared
 // store (tables/postgres): one query.Planner per repository, run in
-// parallel, their answers merged in Go. A repository whose shard does not
+// parallel, their answers merged in Go. A search over several
+// repositories runs in two phases: each repository ranks
+// (query.Planner.Rank: hits in order, no snippets, exact text counted
+// only as far as its share of a page, the total then a lower bound), the
+// drafts merge, and only the hits of the merged page are finished
+// (snippets made) by their repositories: 50 repositories cost 50
+// rankings and one page of snippets. One repository answers in full
+// (query.Planner.Search), as a local index of the same tree does. A repository whose shard does not
 // answer is left out and named, so an answer from the others is marked
 // partial instead of failing or hanging. The planners of one shard's
 // repositories read through one postgres.Batch per call, so a call's

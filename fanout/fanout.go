@@ -27,6 +27,7 @@ type Searcher struct {
 	embedder   embed.Provider
 	vectorsOff string
 	unbatched  bool
+	whole      bool
 
 	mu       sync.Mutex
 	planners map[int64]*repoPlanner
@@ -56,6 +57,10 @@ type Options struct {
 	// before batches (one round trip per statement and repository); for
 	// comparisons in tests.
 	Unbatched bool
+	// Whole has every repository of a search answer in full (snippets
+	// made, exact text counted to the end) before the merge, as before
+	// the rank and finish phases; for comparisons in tests.
+	Whole bool
 }
 
 // New returns a Searcher over st.
@@ -65,7 +70,7 @@ func New(st *postgres.Store, opts Options) *Searcher {
 		off = "the server has no embedding model (viberag serve --embed)"
 	}
 	return &Searcher{store: st, present: opts.Present, timeout: cmp.Or(opts.Timeout, 10*time.Second),
-		embedder: opts.Embedder, vectorsOff: off, unbatched: opts.Unbatched, planners: map[int64]*repoPlanner{}}
+		embedder: opts.Embedder, vectorsOff: off, unbatched: opts.Unbatched, whole: opts.Whole, planners: map[int64]*repoPlanner{}}
 }
 
 // QualifyID makes a repository's id unique across repositories.

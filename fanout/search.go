@@ -51,6 +51,9 @@ func (s *Searcher) Search(ctx context.Context, repos []postgres.Repo, req query.
 	if limit == 0 {
 		limit = query.DefaultLimit
 	}
+	if len(repos) > 1 && !s.whole {
+		return s.searchMany(ctx, repos, req, limit)
+	}
 	resps := make(map[string]*query.Response, len(repos))
 	var mu sync.Mutex
 	missing, err := s.each(ctx, repos, func(ctx context.Context, rp *repoPlanner) error {
@@ -67,6 +70,107 @@ func (s *Searcher) Search(ctx context.Context, repos []postgres.Repo, req query.
 		return nil, nil, err
 	}
 	return merge(req, limit, repos, resps), missing, nil
+}
+
+// ExactChunksPerLimit bounds each repository's part of an exact_text
+// search over many repositories: it reads the first limit ×
+// ExactChunksPerLimit blocks that may hold the text, enough for its share
+// of the merged page (at most limit occurrences), and its total is a
+// lower bound past them (query.RankOptions.ExactChunks). One repository
+// named in scope.repo, or an exhaustive search, counts every one.
+const ExactChunksPerLimit = 2
+
+// searchMany answers a search over several repositories in two phases.
+// Each repository ranks (query.Planner.Rank: its hits in order, without
+// snippets, its exact text read only as far as its share of a page
+// needs); the drafts merge; and only the hits that survive the merge are
+// finished, by their repositories, so a search over 50 repositories reads
+// the rows and text of one page of snippets, not of 50. Without a budget
+// or a bound reached, the answer is the one each repository answering in
+// full and merging would give.
+func (s *Searcher) searchMany(ctx context.Context, repos []postgres.Repo, req query.Request, limit int) (*query.Response, []Missing, error) {
+	drafts := make(map[string]*query.Draft, len(repos))
+	var mu sync.Mutex
+	opts := query.RankOptions{ExactChunks: limit * ExactChunksPerLimit}
+	missing, err := s.each(ctx, repos, func(ctx context.Context, rp *repoPlanner) error {
+		d, err := rp.planner.Rank(ctx, req, opts)
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		drafts[rp.repo.Name] = d
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	resps := make(map[string]*query.Response, len(drafts))
+	for name, d := range drafts {
+		resps[name] = d.Response
+	}
+	unbounded := req
+	unbounded.MaxBytes, unbounded.MaxTokens = 0, 0
+	out := merge(unbounded, limit, repos, resps)
+
+	// The finish phase: each repository makes the snippets of its hits
+	// that made the page, by their own ids.
+	type slot struct {
+		hits []query.Hit
+		at   []int
+	}
+	byRepo := map[string]*slot{}
+	var finish []postgres.Repo
+	for i, h := range out.Hits {
+		if h.Snippet != "" {
+			continue // made while ranking (exact text)
+		}
+		sl := byRepo[h.Repo]
+		if sl == nil {
+			sl = &slot{}
+			byRepo[h.Repo] = sl
+		}
+		local, _, _ := SplitID(h.ID)
+		h.ID = local
+		sl.hits, sl.at = append(sl.hits, h), append(sl.at, i)
+	}
+	for _, r := range repos {
+		if byRepo[r.Name] != nil {
+			finish = append(finish, r)
+		}
+	}
+	if len(finish) > 0 {
+		more, err := s.each(ctx, finish, func(ctx context.Context, rp *repoPlanner) error {
+			sl := byRepo[rp.repo.Name]
+			return drafts[rp.repo.Name].Finish(ctx, sl.hits)
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, m := range more {
+			m.Reason = "snippets not made: " + m.Reason
+			missing = append(missing, m)
+		}
+		for _, sl := range byRepo {
+			for k, i := range sl.at {
+				out.Hits[i].Snippet = sl.hits[k].Snippet
+			}
+		}
+	}
+	if out.TotalAtLeast = anyAtLeast(resps); out.TotalAtLeast {
+		out.Truncated = true
+	}
+	fitBudget(req, out)
+	return out, missing, nil
+}
+
+func anyAtLeast(resps map[string]*query.Response) bool {
+	for _, r := range resps {
+		if r.TotalAtLeast {
+			return true
+		}
+	}
+	return false
 }
 
 func repoNames(repos []postgres.Repo, n int) string {
@@ -191,14 +295,27 @@ func regroup(resp *query.Response) {
 // repository's answer was bounded alone, so hits are dropped from the
 // end until the whole fits (one is always kept).
 func applyBudget(req query.Request, resp *query.Response) {
+	b := budget(req)
+	if b <= 0 {
+		return
+	}
+	dropHits(resp, b)
+}
+
+// budget is the request's bound on the answer's size in bytes, less what
+// the caller reserves; 0 for none.
+func budget(req query.Request) int {
 	b := req.MaxBytes
 	if t := req.MaxTokens * 4; t > 0 && (b == 0 || t < b) {
 		b = t
 	}
 	if b <= 0 {
-		return
+		return 0
 	}
-	b = max(b-req.ReserveBytes, 1)
+	return max(b-req.ReserveBytes, 1)
+}
+
+func dropHits(resp *query.Response, b int) {
 	for len(resp.Hits) > 1 {
 		data, _ := json.Marshal(resp)
 		if len(data) <= b {
@@ -209,6 +326,45 @@ func applyBudget(req query.Request, resp *query.Response) {
 		resp.Truncated = true
 		regroup(resp)
 	}
+}
+
+// fitBudget bounds a merged answer whose repositories left the budget to
+// it (searchMany) as a planner bounds its own (query's budget): the why
+// of each hit goes first, then snippets (cut to their first line, then
+// removed, from the last hit up), and only then hits from the end.
+func fitBudget(req query.Request, resp *query.Response) {
+	b := budget(req)
+	if b <= 0 {
+		return
+	}
+	over := func() bool {
+		data, _ := json.Marshal(resp)
+		return len(data) > b
+	}
+	if !over() {
+		return
+	}
+	resp.Truncated = true
+	resp.Notes = append(resp.Notes, fmt.Sprintf("trimmed to the size budget of %d bytes: explanations, then snippets cut, then hits dropped from the end", b))
+	for i := range resp.Hits {
+		if !over() {
+			return
+		}
+		resp.Hits[i].Why = nil
+	}
+	for i := len(resp.Hits) - 1; i >= 0 && over(); i-- {
+		h := &resp.Hits[i]
+		if first, _, cut := strings.Cut(h.Snippet, "\n"); cut {
+			h.Snippet, h.SnippetTruncated = first, true
+		}
+	}
+	for i := len(resp.Hits) - 1; i >= 0 && over(); i-- {
+		h := &resp.Hits[i]
+		if h.Snippet != "" {
+			h.Snippet, h.SnippetTruncated = "", true
+		}
+	}
+	dropHits(resp, b)
 }
 
 // Symbol answers a symbol's details: an id names its repository; a name

@@ -347,3 +347,59 @@ func contains(xs []string, x string) bool {
 	}
 	return false
 }
+
+// TestExactTextBound: over several repositories, each counts exact text
+// only as far as its share of a page needs; a repository with more says
+// its total is a lower bound, and every hit shown is a real occurrence.
+// Named alone in scope.repo, the same repository counts every one, as a
+// search of one index does.
+func TestExactTextBound(t *testing.T) {
+	f := newStoreFixture(t)
+	files := map[string]string{}
+	for i := range 12 {
+		files[string(rune('a'+i))+".go"] = "package many\n\n// Handshake number " + string(rune('a'+i)) + ": the handshake.\nfunc H" + string(rune('a'+i)) + "() {}\n"
+	}
+	f.pushRepo(t, "many/x", files)
+	s, repos := f.searcher(t, time.Minute)
+	ctx := context.Background()
+	req := query.Request{Query: `"handshake"`, Limit: 2}
+	got, missing, err := s.Search(ctx, repos, req)
+	if err != nil || len(missing) > 0 {
+		t.Fatalf("missing %v, err %v", missing, err)
+	}
+	if !got.TotalAtLeast || !got.Truncated || got.Total < 2*ExactChunksPerLimit+4 {
+		t.Errorf("total %d, at least %v, truncated %v: want a lower bound of %d or more, truncated", got.Total, got.TotalAtLeast, got.Truncated, 2*ExactChunksPerLimit+4)
+	}
+	if len(got.Hits) != 2 {
+		t.Errorf("%d hits, want 2", len(got.Hits))
+	}
+	for _, h := range got.Hits {
+		if !strings.Contains(h.Snippet, "handshake") {
+			t.Errorf("hit %s %s:%d: snippet %q holds no occurrence", h.ID, h.Path, h.StartLine, h.Snippet)
+		}
+	}
+	noted := false
+	for _, n := range got.Notes {
+		noted = noted || strings.HasPrefix(n, "many/x: total is a lower bound")
+	}
+	if !noted {
+		t.Errorf("notes %q: none says many/x's total is a lower bound", got.Notes)
+	}
+	// Alone, the same repository counts all twelve, in full.
+	one, err := s.Repos(ctx, postgres.All, []string{"many/x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alone, _, err := s.Search(ctx, one, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alone.TotalAtLeast || alone.Total != 12 {
+		t.Errorf("many/x alone: total %d, at least %v; want exactly 12", alone.Total, alone.TotalAtLeast)
+	}
+	// Exhaustive pages through it all.
+	all, _, err := s.Search(ctx, one, query.Request{Query: `"handshake"`, Limit: 50, Exhaustive: true})
+	if err != nil || all.Total != 12 || len(all.Hits) != 12 || all.TotalAtLeast {
+		t.Fatalf("many/x exhaustive: err %v, total %d, %d hits, at least %v", err, all.Total, len(all.Hits), all.TotalAtLeast)
+	}
+}

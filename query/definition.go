@@ -125,7 +125,7 @@ func (p *Planner) definitions(ctx context.Context, text string, sc *scoped, pool
 			if err != nil {
 				return nil, nil, err
 			}
-			if close := closeNames(names, q.name, 8); len(close) > 0 {
+			if close := names.close(q.name, 8); len(close) > 0 {
 				if err := collect(tierFuzzy)(p.db.SymbolsNamedAny(ctx, close, sc.scope)); err != nil {
 					return nil, nil, err
 				}

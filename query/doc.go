@@ -15,7 +15,10 @@
 // calls. Planner.Symbol returns everything the index holds about a
 // symbol and its code; Planner.References lists the lines referring to
 // a name or symbol, grouped by file; FileLines and Surrounding read code
-// back from the index.
+// back from the index. Planner.Rank runs a search up to its ranking only
+// (a Draft: hits without snippets, no size budget), for a caller that
+// merges many indexes' drafts and finishes (Draft.Finish) only the hits
+// that survive the merge.
 //
 // # Intents and the auto rules
 //

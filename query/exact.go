@@ -93,7 +93,7 @@ func (p *Planner) exactText(ctx context.Context, req Request, text string, resp 
 	seen := map[lineKey]bool{}
 	var occ []occurrence
 	capped := false
-	err = p.db.ChunksContaining(ctx, text, req.Scope, func(c *tables.ChunkText) bool {
+	visit := func(c *tables.ChunkText) bool {
 		id, path, fileID, start, header, content := c.ID, c.Path, c.FileID, c.StartLine, c.Header, c.Content
 		class := 0
 		if f := files[fileID]; f != nil {
@@ -156,7 +156,13 @@ func (p *Planner) exactText(ctx context.Context, req Request, text string, resp 
 			}
 		}
 		return !capped
-	})
+	}
+	complete := true
+	if bc, ok := p.db.(boundedContainer); ok && req.exactChunks > 0 && !req.Exhaustive && req.Cursor == "" {
+		complete, err = bc.ChunksContainingAtMost(ctx, text, req.Scope, req.exactChunks, visit)
+	} else {
+		err = p.db.ChunksContaining(ctx, text, req.Scope, visit)
+	}
 	if err != nil {
 		return err
 	}
@@ -187,13 +193,17 @@ func (p *Planner) exactText(ctx context.Context, req Request, text string, resp 
 		}
 		resp.Hits = append(resp.Hits, h)
 	}
+	if !complete && !capped {
+		resp.Truncated, resp.TotalAtLeast = true, true
+		resp.Notes = append(resp.Notes, fmt.Sprintf("total is a lower bound: occurrences counted in the first %d blocks that may hold the text; scope.repo one repository (and set exhaustive to page through them) for all", req.exactChunks))
+	}
 	if to < len(occ) {
 		resp.Truncated = true
 		last := occ[to-1]
 		if req.Exhaustive {
 			resp.NextCursor = encodeCursor(exactCursor{Class: last.class, Path: last.path, Line: last.line, Col: last.col, Query: fp})
 			resp.Notes = append(resp.Notes, fmt.Sprintf("occurrences %d-%d of %d; next_cursor continues", from+1, to, len(occ)))
-		} else {
+		} else if complete {
 			resp.Notes = append(resp.Notes, fmt.Sprintf("%d of %d occurrences shown; set exhaustive (and page with the cursor) for all", len(page), len(occ)))
 		}
 	}
@@ -201,6 +211,14 @@ func (p *Planner) exactText(ctx context.Context, req Request, text string, resp 
 		resp.Notes = append(resp.Notes, "no occurrence of the exact text"+map[bool]string{true: " (ignoring case)", false: " (case-sensitive; set ignore_case to widen)"}[req.IgnoreCase])
 	}
 	return nil
+}
+
+// boundedContainer is an index that can stop reading the chunks that
+// may contain a text after the first n of them (a shared store's
+// repository, where a search over many repositories bounds each one's
+// part): complete is false when more may hold it.
+type boundedContainer interface {
+	ChunksContainingAtMost(ctx context.Context, text string, s scope.Scope, n int, fn func(*tables.ChunkText) bool) (complete bool, err error)
 }
 
 // exactFingerprint identifies an exact search, so a cursor is not used

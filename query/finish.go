@@ -174,8 +174,12 @@ func suggest(resp *Response) []Action {
 		}
 	}
 	if resp.Intent == ExactText && resp.Truncated && resp.NextCursor == "" && resp.Dropped == 0 {
+		reason := fmt.Sprintf("all %d occurrences, page by page", resp.Total)
+		if resp.TotalAtLeast {
+			reason = fmt.Sprintf("all occurrences (at least %d), page by page", resp.Total)
+		}
 		add(Action{Tool: StepSearch, Args: map[string]any{"query": resp.text, "intent": string(ExactText), "exhaustive": true},
-			Reason: fmt.Sprintf("all %d occurrences, page by page", resp.Total)})
+			Reason: reason})
 	}
 	if resp.NextCursor != "" {
 		add(Action{Tool: StepSearch, Args: map[string]any{"query": resp.text, "intent": string(ExactText), "exhaustive": true, "cursor": resp.NextCursor},

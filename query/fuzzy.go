@@ -16,10 +16,29 @@ import (
 type nameCache struct {
 	mu    sync.Mutex
 	maxID int64
-	names []string // distinct, lower-case, sorted
+	names *nameIndex
 }
 
-func (c *nameCache) get(ctx context.Context, p *Planner) ([]string, error) {
+// nameIndex holds distinct lower-case names by their length in runes, so
+// a typo lookup reads only the names of about the query's length (a
+// store server looks names up in every repository of a search).
+type nameIndex struct {
+	byLen [][]string // byLen[n]: the names of n runes, sorted
+}
+
+func newNameIndex(names []string) *nameIndex {
+	x := &nameIndex{}
+	for _, s := range names {
+		n := utf8.RuneCountInString(s)
+		for len(x.byLen) <= n {
+			x.byLen = append(x.byLen, nil)
+		}
+		x.byLen[n] = append(x.byLen[n], s)
+	}
+	return x
+}
+
+func (c *nameCache) get(ctx context.Context, p *Planner) (*nameIndex, error) {
 	maxID, err := p.db.SymbolsKey(ctx)
 	if err != nil {
 		return nil, err
@@ -37,8 +56,8 @@ func (c *nameCache) get(ctx context.Context, p *Planner) ([]string, error) {
 		names = []string{}
 	}
 	sort.Strings(names)
-	c.maxID, c.names = maxID, names
-	return names, nil
+	c.maxID, c.names = maxID, newNameIndex(names)
+	return c.names, nil
 }
 
 // maxTypos is the edit distance allowed for a name of n runes: one typo
@@ -58,6 +77,11 @@ func maxTypos(n int) int {
 // closeNames returns the names within maxTypos(len(name)) edits of name
 // (case-insensitive), nearest first, then alphabetical; at most limit.
 func closeNames(names []string, name string, limit int) []string {
+	return newNameIndex(names).close(name, limit)
+}
+
+// close is closeNames over the index.
+func (x *nameIndex) close(name string, limit int) []string {
 	q := []rune(strings.ToLower(name))
 	k := maxTypos(len(q))
 	if k == 0 {
@@ -68,13 +92,11 @@ func closeNames(names []string, name string, limit int) []string {
 		d int
 	}
 	var out []cand
-	for _, s := range names {
-		n := utf8.RuneCountInString(s)
-		if n < len(q)-k || n > len(q)+k {
-			continue
-		}
-		if d := editDistance(q, []rune(s), k); d <= k && d > 0 {
-			out = append(out, cand{s, d})
+	for n := max(len(q)-k, 0); n <= len(q)+k && n < len(x.byLen); n++ {
+		for _, s := range x.byLen[n] {
+			if d := editDistance(q, []rune(s), k); d <= k && d > 0 {
+				out = append(out, cand{s, d})
+			}
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {

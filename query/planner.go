@@ -134,6 +134,60 @@ func (p *Planner) Search(ctx context.Context, req Request) (*Response, error) {
 	return resp, nil
 }
 
+// RankOptions configure Planner.Rank.
+type RankOptions struct {
+	// ExactChunks bounds the blocks an exact_text search reads, when the
+	// index can stop early (a shared store's repository) and the search
+	// is not exhaustive: past it the occurrences are those of the blocks
+	// read, Total is a lower bound (Response.TotalAtLeast) and a note
+	// says how to count them all. 0: every block, as Search does.
+	ExactChunks int
+}
+
+// Draft is a search ranked but not finished: Response holds the hits in
+// their order, with their groups and suggested next actions, but no
+// snippets, and the size budget is not applied. It is for a caller that
+// merges the drafts of many indexes (a shared store's repositories):
+// the rows and text that snippets are made of are then read for the hits
+// that survive the merge (Finish), not for a page of hits per index.
+type Draft struct {
+	Response *Response
+	fill     func(ctx context.Context, hits []Hit) error
+}
+
+// Rank runs a search up to its ranking (see Draft). Without
+// opts.ExactChunks, a Draft finished for every one of its hits holds the
+// hits Search would have answered, in the same order.
+func (p *Planner) Rank(ctx context.Context, req Request, opts RankOptions) (*Draft, error) {
+	start := time.Now()
+	if err := req.validate(); err != nil {
+		return nil, err
+	}
+	req.draft, req.exactChunks = true, opts.ExactChunks
+	resp, err := p.search(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("search %q: %w", req.Query, err)
+	}
+	d := &Draft{Response: resp, fill: resp.fill}
+	resp.fill = nil
+	resp.TookMS = float64(time.Since(start).Microseconds()) / 1000
+	return d, nil
+}
+
+// Finish makes the snippets of hits, which are hits of d.Response (by
+// kind and id; the other fields are left as they are), reading only
+// their rows. A hit whose row was rewritten since the draft read it keeps
+// no snippet.
+func (d *Draft) Finish(ctx context.Context, hits []Hit) error {
+	if d.fill == nil || len(hits) == 0 {
+		return nil
+	}
+	if err := d.fill(ctx, hits); err != nil {
+		return fmt.Errorf("search %q: snippets: %w", d.Response.Query, err)
+	}
+	return nil
+}
+
 // validate checks and completes a request.
 func (r *Request) validate() error {
 	if strings.TrimSpace(r.Query) == "" {
@@ -244,6 +298,13 @@ func (p *Planner) search(ctx context.Context, req Request) (*Response, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if req.draft {
+		if resp.Hits == nil {
+			resp.Hits = []Hit{}
+		}
+		arrange(resp, p.present)
+		return resp, nil
 	}
 	finish(req, resp, p.present)
 	return resp, nil

@@ -163,7 +163,17 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 		}
 		resp.Hits = append(resp.Hits, h)
 	}
-	return p.fillSnippets(ctx, resp.Hits, pool, t.words)
+	return p.snippets(ctx, req, resp, pool, t.words)
+}
+
+// snippets fills the snippets of resp's hits, or, for a draft, leaves
+// the making of them to Draft.Finish.
+func (p *Planner) snippets(ctx context.Context, req Request, resp *Response, pool unitPool, words []string) error {
+	if req.draft {
+		resp.fill = func(ctx context.Context, hits []Hit) error { return p.fillSnippets(ctx, hits, pool, words) }
+		return nil
+	}
+	return p.fillSnippets(ctx, resp.Hits, pool, words)
 }
 
 // defChannel ranks definitions in the order definitions returned them.

@@ -139,7 +139,7 @@ func (p *Planner) similar(ctx context.Context, req Request, text string, resp *R
 		}
 		resp.Hits = append(resp.Hits, h)
 	}
-	return p.fillSnippets(ctx, resp.Hits, pool, words)
+	return p.snippets(ctx, req, resp, pool, words)
 }
 
 // similarTokens finds chunks sharing the snippet's identifier words and

@@ -2,6 +2,7 @@ package query
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -54,6 +55,9 @@ type Request struct {
 	IgnoreCase bool `json:"ignore_case,omitempty"`
 	// Explain adds a why to every hit, not only to demoted ones.
 	Explain bool `json:"explain,omitempty"`
+
+	draft       bool // Planner.Rank: leave the snippets to Draft.Finish
+	exactChunks int  // RankOptions.ExactChunks
 }
 
 // DecodeRequest reads a Request from JSON strictly: unknown fields and
@@ -118,6 +122,11 @@ type Response struct {
 	// reference lines for usage, candidate blocks for similar_code; -1
 	// when not counted.
 	Total int `json:"total"`
+	// TotalAtLeast says Total is a lower bound: a search over many
+	// repositories of a shared store counted each one's exact text only
+	// as far as its first blocks (the notes say which, and how to count
+	// all); never set on a search of one index.
+	TotalAtLeast bool `json:"total_at_least,omitempty"`
 	// Truncated is set when something found was left out: occurrences or
 	// reference lines beyond Limit (exact_text, usage; the notes say how
 	// to get them), or snippets and hits cut by the size budget. A ranked
@@ -141,6 +150,10 @@ type Response struct {
 	TookMS               float64  `json:"took_ms"`
 
 	text string // what the intent searched for: the query, unquoted, or the name asked about
+
+	// fill makes the snippets of hits (Planner.Rank's drafts; nil when
+	// the intent made them already).
+	fill func(ctx context.Context, hits []Hit) error
 }
 
 // Groups holds, per kind, the positions of its hits in Response.Hits.

@@ -143,16 +143,40 @@ func (p *Planner) usage(ctx context.Context, req Request, text string, resp *Res
 		resp.Notes = append(resp.Notes, fmt.Sprintf("%d of %d reference lines shown; find_references lists them all by file", len(page), len(refs)))
 	}
 	// Group the page by file, keeping the order of first appearance.
-	snips, err := p.refSnippets(ctx, page)
-	if err != nil {
-		return err
+	snips := make([]string, len(page))
+	if req.draft {
+		byID := make(map[string]*refLine, len(page))
+		for _, r := range page {
+			byID[refID(r)] = r
+		}
+		resp.fill = func(ctx context.Context, hits []Hit) error {
+			var refs []*refLine
+			var at []int
+			for i, h := range hits {
+				if r := byID[h.ID]; r != nil && h.Kind == KindUsage {
+					refs, at = append(refs, r), append(at, i)
+				}
+			}
+			s, err := p.refSnippets(ctx, refs)
+			for k, i := range at {
+				if err == nil {
+					hits[i].Snippet = s[k]
+				}
+			}
+			return err
+		}
+	} else {
+		var err error
+		if snips, err = p.refSnippets(ctx, page); err != nil {
+			return err
+		}
 	}
 	for i, r := range page {
 		title := r.symbol
 		if title == "" {
 			title = "(top level)"
 		}
-		h := Hit{ID: fmt.Sprintf("r:%s:%d", r.path, r.line), Kind: KindUsage, Path: r.path, StartLine: r.line, EndLine: r.line,
+		h := Hit{ID: refID(r), Kind: KindUsage, Path: r.path, StartLine: r.line, EndLine: r.line,
 			Title: title + " · " + strings.Join(r.kinds, ","), Snippet: snips[i], Score: round(1 / float64(i+1)), Lines: []int{r.line}}
 		if r.class > 0 || req.Explain {
 			h.Why = &Why{Channels: []ChannelRank{{Channel: "refs", Rank: i + 1, Weight: 1}}}
@@ -164,6 +188,9 @@ func (p *Planner) usage(ctx context.Context, req Request, text string, resp *Res
 	}
 	return nil
 }
+
+// refID is the id of a reference line's hit.
+func refID(r *refLine) string { return fmt.Sprintf("r:%s:%d", r.path, r.line) }
 
 // refSnippets returns the source line of each reference, reading each
 // file's chunks once.
@@ -216,7 +243,9 @@ func (p *Planner) usageByText(ctx context.Context, req Request, q defQuery, resp
 	}
 	resp.Total = len(hits)
 	resp.Notes = append(resp.Notes, fmt.Sprintf("no reference facts for %q; showing the lines where it occurs as a word (text matches, not resolved references)", q.name))
-	if tmp.Total > len(tmp.Hits) {
+	if tmp.TotalAtLeast {
+		resp.Notes = append(resp.Notes, fmt.Sprintf("searched the first %d of at least %d text occurrences", len(tmp.Hits), tmp.Total))
+	} else if tmp.Total > len(tmp.Hits) {
 		resp.Notes = append(resp.Notes, fmt.Sprintf("searched the first %d of %d text occurrences", len(tmp.Hits), tmp.Total))
 	}
 	if len(hits) > req.Limit {

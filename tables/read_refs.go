@@ -162,19 +162,97 @@ type RefSymbol struct {
 // and with symbol filters a use counts only inside an admitted symbol.
 // syms holds each file's symbols. Both engines run it, so they agree.
 func UnpackRefs(groups []RefGroup, syms map[int64][]RefSymbol, symbolFilters bool) ([]RefRow, error) {
+	defs := map[int64]map[lineName]bool{} // per file, built when first needed
+	return unpackRefs(groups, symbolFilters,
+		func(file int64, encl int) *RefSymbol {
+			if fs := syms[file]; encl > 0 && encl <= len(fs) {
+				return &fs[encl-1]
+			}
+			return nil
+		},
+		func(file int64, name string, line int) bool { return definesAt(defs, file, syms[file], name, line) })
+}
+
+// RefKey names a symbol of a file holding references: by its ordinal
+// (0-based position among the file's symbols, the order of the ordinals
+// in RefGroup.Uses) or by the line it starts on.
+type RefKey struct {
+	File int64
+	N    int
+}
+
+// RefSymbolAt is a symbol of a file holding references, with its
+// ordinal.
+type RefSymbolAt struct {
+	File int64
+	Ord  int
+	RefSymbol
+}
+
+// RefSymbolKeys lists what UnpackRefs reads of the files' symbols for
+// groups: the ordinal of every enclosing symbol a use names, and the line
+// of every use that a symbol of the group's name could start on (the
+// definition's own line). A reader fetching the symbols with these
+// ordinals or starting on these lines, and unpacking with
+// UnpackRefsAt, reads a few symbols per use in place of every symbol of
+// every file holding one.
+func RefSymbolKeys(groups []RefGroup) (ords, lines []RefKey, err error) {
+	seenOrd, seenLine := map[RefKey]bool{}, map[RefKey]bool{}
+	var uses []refUse
+	for _, g := range groups {
+		if uses, err = unpackUses(uses[:0], g.Uses, g.N); err != nil {
+			return nil, nil, fmt.Errorf("%s: %s %q: %w", g.Path, g.Kind, g.Name, err)
+		}
+		for _, u := range uses {
+			if k := (RefKey{g.FileID, u.encl - 1}); u.encl > 0 && !seenOrd[k] {
+				seenOrd[k] = true
+				ords = append(ords, k)
+			}
+			if k := (RefKey{g.FileID, u.line}); !g.ByTarget && !seenLine[k] {
+				seenLine[k] = true
+				lines = append(lines, k)
+			}
+		}
+	}
+	return ords, lines, nil
+}
+
+// UnpackRefsAt is UnpackRefs with only the symbols RefSymbolKeys listed
+// (any others are ignored): the same rows.
+func UnpackRefsAt(groups []RefGroup, syms []RefSymbolAt, symbolFilters bool) ([]RefRow, error) {
+	byOrd := make(map[RefKey]*RefSymbol, len(syms))
+	starts := make(map[fileLineName]bool, len(syms))
+	for i := range syms {
+		s := &syms[i]
+		byOrd[RefKey{s.File, s.Ord}] = &s.RefSymbol
+		starts[fileLineName{s.File, lineName{s.Start, s.Name}}] = true
+	}
+	return unpackRefs(groups, symbolFilters,
+		func(file int64, encl int) *RefSymbol { return byOrd[RefKey{file, encl - 1}] },
+		func(file int64, name string, line int) bool { return starts[fileLineName{file, lineName{line, name}}] })
+}
+
+type fileLineName struct {
+	file int64
+	lineName
+}
+
+// unpackRefs is UnpackRefs over a source of symbols: the enclosing symbol
+// of a use (encl: 1-based; nil for none), and whether a symbol of a name
+// starts on a line of a file.
+func unpackRefs(groups []RefGroup, symbolFilters bool, enclosing func(file int64, encl int) *RefSymbol,
+	defines func(file int64, name string, line int) bool) ([]RefRow, error) {
 	var out []RefRow
 	var uses []refUse
 	var err error
-	defs := map[int64]map[lineName]bool{} // per file, built when first needed
 	for _, g := range groups {
 		if uses, err = unpackUses(uses[:0], g.Uses, g.N); err != nil {
 			return nil, fmt.Errorf("%s: %s %q: %w", g.Path, g.Kind, g.Name, err)
 		}
-		fs := syms[g.FileID]
 		for _, u := range uses {
 			var encl *RefSymbol
-			if u.encl > 0 && u.encl <= len(fs) {
-				encl = &fs[u.encl-1]
+			if u.encl > 0 {
+				encl = enclosing(g.FileID, u.encl)
 			}
 			if symbolFilters && (encl == nil || !encl.Admitted) {
 				continue
@@ -182,7 +260,7 @@ func UnpackRefs(groups []RefGroup, syms map[int64][]RefSymbol, symbolFilters boo
 			if g.Kind == "ident" && encl != nil && encl.Name == g.Name {
 				continue // the definition's own name
 			}
-			if !g.ByTarget && definesAt(defs, g.FileID, fs, g.Name, u.line) {
+			if !g.ByTarget && defines(g.FileID, g.Name, u.line) {
 				continue // on the line a symbol of that name starts
 			}
 			row := RefRow{Path: g.Path, FileID: g.FileID, Kind: g.Kind, Target: g.Target, Line: u.line}

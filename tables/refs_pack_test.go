@@ -2,6 +2,7 @@ package tables
 
 import (
 	"errors"
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -130,4 +131,58 @@ func FuzzStoredLists(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestUnpackRefsAt: unpacking with only the symbols RefSymbolKeys names
+// gives the rows of unpacking with every symbol of the files: the
+// enclosing symbol of each use, a definition's own name (an identifier
+// inside its symbol, any use on the line a symbol of the name starts),
+// imports by target, and symbol filters.
+func TestUnpackRefsAt(t *testing.T) {
+	syms := map[int64][]RefSymbol{
+		1: {{Name: "Dial", Qualname: "Dial", Start: 3, Admitted: true}, {Name: "helper", Qualname: "helper", Start: 10},
+			{Name: "Run", Qualname: "T.Run", Start: 20, Admitted: true}, {Name: "dial", Qualname: "T.dial", Start: 30, Admitted: true},
+			{Name: "Dial", Qualname: "T.Dial", Start: 12, Admitted: true}},
+		2: {{Name: "main", Qualname: "main", Start: 1}, {Name: "Dial", Qualname: "x.Dial", Start: 7, Admitted: true}},
+	}
+	groups := []RefGroup{
+		{FileID: 1, Path: "a.go", Kind: "call", Name: "Dial", Uses: packUses([]refUse{{3, 1}, {12, 2}, {21, 3}, {40, 0}}), N: 4},
+		{FileID: 1, Path: "a.go", Kind: "ident", Name: "Dial", Uses: packUses([]refUse{{4, 1}, {22, 3}}), N: 2},
+		{FileID: 1, Path: "a.go", Kind: "call", Name: "dial", Uses: packUses([]refUse{{30, 4}, {31, 4}}), N: 2},
+		{FileID: 2, Path: "b.go", Kind: "call", Name: "Dial", Uses: packUses([]refUse{{2, 1}, {7, 2}, {9, 7}}), N: 3},
+		{FileID: 2, Path: "b.go", Kind: "import", Name: "d", Target: "Dial", ByTarget: true, Uses: packUses([]refUse{{7, 0}}), N: 1},
+	}
+	ords, lines, err := RefSymbolKeys(groups)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var at []RefSymbolAt
+	for _, k := range ords {
+		if fs := syms[k.File]; k.N < len(fs) {
+			at = append(at, RefSymbolAt{File: k.File, Ord: k.N, RefSymbol: fs[k.N]})
+		}
+	}
+	for _, k := range lines {
+		for i, s := range syms[k.File] {
+			if s.Start == k.N {
+				at = append(at, RefSymbolAt{File: k.File, Ord: i, RefSymbol: s})
+			}
+		}
+	}
+	for _, filters := range []bool{false, true} {
+		want, err := UnpackRefs(groups, syms, filters)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := UnpackRefsAt(groups, at, filters)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("symbol filters %v:\n got %+v\nwant %+v", filters, got, want)
+		}
+		if len(want) < 3 {
+			t.Errorf("symbol filters %v: %d rows; the case needs more", filters, len(want))
+		}
+	}
 }

@@ -4,7 +4,7 @@
 //
 //	storeload call -url URL -token T TOOL '{"query":"…"}'   one call, its result on stdout
 //	storeload wait -url URL -token T -query Q -repo R        poll a search until a hit in R appears; prints the wait
-//	storeload load -url URL -tokens T1,T2 -clients 16 -duration 60s [-scoped] [-think 500ms]
+//	storeload load -url URL -tokens T1,T2 -clients 16 -duration 60s [-scoped | -cross] [-think 500ms]
 //
 // load runs -clients MCP sessions at once, each calling a mixed sequence of
 // tools (codebase_search of several kinds, get_symbol_details,
@@ -87,6 +87,7 @@ func main() {
 	q := fs.String("query", "", "wait: the query")
 	repo := fs.String("repo", "", "wait: the repository a hit must come from")
 	scoped := fs.Bool("scoped", false, "load: scope every search to one repository (an agent working in one), instead of half of them")
+	cross := fs.Bool("cross", false, "load: every call a search across every repository the token reads, no follow-ups (to measure what such a search costs)")
 	think := fs.Duration("think", 0, "load: pause of each client between its calls (an agent reading the answer); 0: back to back")
 	_ = fs.Parse(os.Args[2:])
 	ctx := context.Background()
@@ -118,7 +119,7 @@ func main() {
 			time.Sleep(50 * time.Millisecond)
 		}
 	case "load":
-		load(ctx, *url, strings.Split(*tokens, ","), *clients, *duration, *scoped, *think)
+		load(ctx, *url, strings.Split(*tokens, ","), *clients, *duration, *scoped, *cross, *think)
 	}
 }
 
@@ -142,7 +143,7 @@ var words = []string{"connection", "timeout", "certificate", "parse", "handshake
 
 var idents = []string{"Dial", "Listen", "NewReader", "Verify", "Sum256", "ParseCertificate", "Run", "Load", "Close", "Encrypt"}
 
-func load(ctx context.Context, url string, toks []string, clients int, d time.Duration, scoped bool, think time.Duration) {
+func load(ctx context.Context, url string, toks []string, clients int, d time.Duration, scoped, cross bool, think time.Duration) {
 	var mu sync.Mutex
 	var samples []sample
 	var wg sync.WaitGroup
@@ -168,7 +169,7 @@ func load(ctx context.Context, url string, toks []string, clients int, d time.Du
 			}
 			var last *result
 			for i := 0; time.Now().Before(deadline); i++ {
-				tool, args := next(r, i, last, repos, scoped)
+				tool, args := next(r, i, last, repos, scoped, cross)
 				t0 := time.Now()
 				res, _, err := callTool(ctx, cs, tool, args)
 				s := sample{tool: label(tool, args), ms: float64(time.Since(t0).Microseconds()) / 1000}
@@ -221,14 +222,14 @@ func label(tool string, args map[string]any) string {
 
 // next picks a call: searches of every kind (scoped to one repository
 // half of the time), and follow-ups of the last search's hits.
-func next(r *rand.Rand, i int, last *result, repos []string, scoped bool) (string, map[string]any) {
+func next(r *rand.Rand, i int, last *result, repos []string, scoped, cross bool) (string, map[string]any) {
 	scope := func() map[string]any {
-		if len(repos) > 0 && (scoped || r.IntN(2) == 0) {
+		if len(repos) > 0 && !cross && (scoped || r.IntN(2) == 0) {
 			return map[string]any{"repo": repos[r.IntN(len(repos))]}
 		}
 		return map[string]any{}
 	}
-	if last != nil && i%2 == 1 {
+	if last != nil && i%2 == 1 && !cross {
 		h := last.Hits[r.IntN(len(last.Hits))]
 		switch r.IntN(4) {
 		case 0:

@@ -25,6 +25,11 @@ type ftsExpr struct {
 	root    *ftsNode
 	phrases []Phrase
 	cols    []uint64 // per phrase: bit c set when column c may hold it
+	// first marks the first bytes of the phrases of one token (countTF
+	// skips a row's other tokens without decoding their counts); all of
+	// them when a prefix is empty.
+	first    [256]bool
+	maxFirst byte // the greatest byte marked in first
 }
 
 // parseFTS parses expr over a table whose columns are named cols.
@@ -42,6 +47,20 @@ func parseFTS(expr string, cols []string) (*ftsExpr, error) {
 		return nil, fmt.Errorf("full-text expression %q: unexpected %q at byte %d", expr, p.s[p.i:], p.i)
 	}
 	e.root = n
+	for _, ph := range e.phrases {
+		if len(ph.Tokens) != 1 {
+			continue
+		}
+		if ph.Tokens[0] == "" {
+			for b := range e.first {
+				e.first[b] = true
+			}
+			e.maxFirst = 255
+			continue
+		}
+		e.first[ph.Tokens[0][0]] = true
+		e.maxFirst = max(e.maxFirst, ph.Tokens[0][0])
+	}
 	return e, nil
 }
 

@@ -207,25 +207,47 @@ WHERE r.repo_id = $1 AND r.kind = 'import' AND left(r.target, 200) = left(` + ex
 	if err != nil || len(groups) == 0 {
 		return nil, err
 	}
-	ids := tables.RefGroupFiles(groups)
+	// Only the symbols the uses need: each one's enclosing symbol (by
+	// ordinal) and those starting on a use's line (a definition's own
+	// name), a few rows a use where every symbol of every file holding
+	// one was 300–1,100 rows a statement.
+	ords, lines, err := tables.RefSymbolKeys(groups)
+	if err != nil {
+		return nil, err
+	}
+	of, oo := splitKeys(ords)
+	lf, ll := splitKeys(lines)
 	sa := r.args()
-	sq := `SELECT s.file_id, s.name, s.qualname, s.start_line, ` + filter(flt, scope.Symbols, "s", sa) + `
-FROM symbols s WHERE s.repo_id = $1 AND s.file_id = ANY(` + sa.add(ids) + `) ORDER BY s.file_id, s.ord`
-	syms := map[int64][]tables.RefSymbol{}
+	admitted := filter(flt, scope.Symbols, "s", sa)
+	sq := `SELECT s.file_id, s.ord, s.name, s.qualname, s.start_line, ` + admitted + `
+FROM symbols s JOIN unnest(` + sa.add(of) + `::bigint[], ` + sa.add(oo) + `::int[]) AS k(f, o) ON s.repo_id = $1 AND s.file_id = k.f AND s.ord = k.o
+UNION
+SELECT s.file_id, s.ord, s.name, s.qualname, s.start_line, ` + admitted + `
+FROM symbols s JOIN unnest(` + sa.add(lf) + `::bigint[], ` + sa.add(ll) + `::int[]) AS k(f, l) ON s.repo_id = $1 AND s.file_id = k.f AND s.start_line = k.l`
+	var syms []tables.RefSymbolAt
 	err = r.query(ctx, sq, sa, func(rows pgx.Rows) error {
-		var id int64
-		var y tables.RefSymbol
-		if err := rows.Scan(&id, &y.Name, &y.Qualname, &y.Start, &y.Admitted); err != nil {
+		var y tables.RefSymbolAt
+		if err := rows.Scan(&y.File, &y.Ord, &y.Name, &y.Qualname, &y.Start, &y.Admitted); err != nil {
 			return err
 		}
 		y.Name, y.Qualname = DecodeText(y.Name), DecodeText(y.Qualname)
-		syms[id] = append(syms[id], y)
+		syms = append(syms, y)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return tables.UnpackRefs(groups, syms, flt.HasSymbolFilters())
+	return tables.UnpackRefsAt(groups, syms, flt.HasSymbolFilters())
+}
+
+// splitKeys splits keys into their files and numbers, as two arrays for
+// unnest.
+func splitKeys(keys []tables.RefKey) (files []int64, ns []int32) {
+	files, ns = make([]int64, len(keys)), make([]int32, len(keys))
+	for i, k := range keys {
+		files[i], ns[i] = k.File, int32(k.N)
+	}
+	return files, ns
 }
 
 // FileDoc returns a file's doc comment and summary.
@@ -285,19 +307,65 @@ const ShortScanLimit = 20000
 // text of three characters or more; shorter text scans at most
 // ShortScanLimit chunks.
 func (r *Reader) ChunksContaining(ctx context.Context, text string, s scope.Scope, fn func(*tables.ChunkText) bool) error {
+	_, err := r.chunksContaining(ctx, text, s, 0, fn)
+	return err
+}
+
+// ChunksContainingAtMost is ChunksContaining for the first n chunks that
+// may contain text, in the order the shard finds them (no order is asked
+// for, so the shard stops reading, and rechecking chunks' text, after
+// n+1): complete is false when more chunks may contain it. A search over
+// many repositories bounds each one's exact text with it.
+func (r *Reader) ChunksContainingAtMost(ctx context.Context, text string, s scope.Scope, n int, fn func(*tables.ChunkText) bool) (complete bool, err error) {
+	if n <= 0 {
+		return false, fmt.Errorf("chunks containing %q: bound %d: must be positive", text, n)
+	}
+	return r.chunksContaining(ctx, text, s, n, fn)
+}
+
+// chunksContaining reads the chunks that may contain text: all of them
+// in (file, line) order when n is 0, else the first n in no order.
+func (r *Reader) chunksContaining(ctx context.Context, text string, s scope.Scope, n int, fn func(*tables.ChunkText) bool) (complete bool, err error) {
 	a := r.args()
 	cond := filter(s.Filter(), scope.Chunks, "c", a)
-	var match, limit string
+	var match string
+	limit := -1
 	if len([]rune(text)) >= 3 {
 		like := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(EncodeText(text)) + "%"
 		match = `c.content ILIKE ` + a.add(like)
 	} else {
 		match = `strpos(lower(c.content), lower(` + a.add(EncodeText(text)) + `)) > 0`
-		limit = fmt.Sprintf(" LIMIT %d", ShortScanLimit)
+		limit = ShortScanLimit
+	}
+	order := ` ORDER BY c.file_id, c.start_line, c.ord`
+	if n > 0 {
+		order = ""
+		if limit < 0 || n < limit {
+			limit = n + 1
+		}
+	}
+	if limit >= 0 {
+		order += fmt.Sprintf(" LIMIT %d", limit)
 	}
 	q := `SELECT c.file_id, c.ord, f.path, c.start_line, c.header, c.content FROM chunks c JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id
-WHERE c.repo_id = $1 AND ` + match + ` AND ` + cond + ` ORDER BY c.file_id, c.start_line, c.ord` + limit
-	err := r.query(ctx, q, a, func(rows pgx.Rows) error {
+WHERE c.repo_id = $1 AND ` + match + ` AND ` + cond + order
+	if n > 0 && limit == n+1 && len([]rune(text)) >= 3 {
+		// The chunks through pg_trgm's bitmap, read only as far as the
+		// LIMIT asks: the planner plans a CTE for all of its rows (the
+		// bitmap), and the CTE runs only as far as it is read. A plain
+		// LIMIT lets the planner walk the repository's chunks in order
+		// instead, rechecking every one's text when the text is rarer
+		// than it guessed: 0.6–0.7 s for "import kotlin" in bench/exposed,
+		// against 25 ms this way.
+		q = `WITH m AS MATERIALIZED (SELECT c.file_id, c.ord, c.start_line, c.header, c.content FROM chunks c WHERE c.repo_id = $1 AND ` + match + ` AND ` + cond + `)
+SELECT m.file_id, m.ord, (SELECT f.path FROM files f WHERE f.repo_id = $1 AND f.id = m.file_id), m.start_line, m.header, m.content FROM m` + order
+	}
+	read := 0
+	err = r.query(ctx, q, a, func(rows pgx.Rows) error {
+		read++
+		if n > 0 && read > n {
+			return errStop
+		}
 		var c tables.ChunkText
 		var ord int
 		if err := rows.Scan(&c.FileID, &ord, &c.Path, &c.StartLine, &c.Header, &c.Content); err != nil {
@@ -311,9 +379,9 @@ WHERE c.repo_id = $1 AND ` + match + ` AND ` + cond + ` ORDER BY c.file_id, c.st
 		return nil
 	})
 	if errors.Is(err, errStop) {
-		return nil
+		err = nil
 	}
-	return err
+	return n == 0 || read <= n, err
 }
 
 // ChunkContents returns the text of the chunks with the given row ids.

@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -188,6 +191,49 @@ func TestReaderParity(t *testing.T) {
 		if w, g := comparable(t, want), comparable(t, got); w != g {
 			t.Errorf("neighbourhood %+v differs\nsqlite:   %s\npostgres: %s", n, w, g)
 		}
+	}
+}
+
+// TestRefsNamedParity: the store's references, read with only the
+// symbols their uses need (tables.RefSymbolKeys), are the SQLite index's,
+// read with every symbol of every file holding one, row for row, with
+// and without symbol filters (which keep a use by its enclosing symbol).
+func TestRefsNamedParity(t *testing.T) {
+	pp := newParityPair(t, fixturesRoot(t), "example.com/viberag/fixtures")
+	ctx := context.Background()
+	exported := true
+	key := func(r tables.RefRow) string {
+		return fmt.Sprintf("%s:%d %s %s %s", r.Path, r.Line, r.Kind, r.Target, r.Qualname)
+	}
+	scopes := []scope.Scope{{}, {SymbolKind: []string{"method"}}, {IsExported: &exported}, {SymbolKind: []string{"function"}, PathNotContains: []string{"test"}}}
+	total := 0
+	for _, name := range []string{"Wait", "self", "retry", "Limiter", "new", "task", "allow", "err", "len", "time", "Queue", "append", "sleep"} {
+		for _, sc := range scopes {
+			want, err := pp.db.RefsNamed(ctx, name, sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := pp.rd.RefsNamed(ctx, name, sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, g := make([]string, len(want)), make([]string, len(got))
+			for i := range want {
+				w[i] = key(want[i])
+			}
+			for i := range got {
+				g[i] = key(got[i])
+			}
+			sort.Strings(w)
+			sort.Strings(g)
+			if !slices.Equal(w, g) {
+				t.Errorf("RefsNamed(%q, %+v):\nsqlite   %q\npostgres %q", name, sc, w, g)
+			}
+			total += len(want)
+		}
+	}
+	if total < 50 {
+		t.Errorf("%d references in all: the test needs names that are used", total)
 	}
 }
 

@@ -75,6 +75,15 @@ func (b *tfBuilder) colKeys(c int) []string {
 
 var errTF = errors.New("malformed term frequencies")
 
+// uvarint is binary.Uvarint with the one-byte case first: most lengths
+// and counts in term frequencies are under 128.
+func uvarint(b []byte) (uint64, int) {
+	if len(b) > 0 && b[0] < 0x80 {
+		return uint64(b[0]), 1
+	}
+	return binary.Uvarint(b)
+}
+
 // countTF fills m from a row's encoded frequencies over ncols columns, for
 // the phrases of one token (a phrase of several tokens counts 0 here: the
 // caller reads such rows' text).
@@ -86,15 +95,33 @@ func (e *ftsExpr) countTF(tf []byte, ncols int, ws []float64, m *rowMatch) error
 	clear(m.raw)
 	clear(m.weighted)
 	for len(tf) > 0 {
-		l, k := binary.Uvarint(tf)
+		l, k := uvarint(tf)
 		if k <= 0 || uint64(len(tf)-k) < l {
 			return errTF
 		}
 		tok := tf[k : k+int(l)]
 		tf = tf[k+int(l):]
+		if len(tok) > 0 && tok[0] > e.maxFirst {
+			break // tokens come in byte order: none of the rest starts a phrase
+		}
+		if len(tok) > 0 && !e.first[tok[0]] {
+			// No phrase starts with its first byte: skip its counts
+			// (ncols uvarints, each ending in a byte under 0x80).
+			i := 0
+			for c := 0; c < ncols; i++ {
+				if i == len(tf) {
+					return errTF
+				}
+				if tf[i] < 0x80 {
+					c++
+				}
+			}
+			tf = tf[i:]
+			continue
+		}
 		var counts [8]uint32
 		for c := 0; c < ncols; c++ {
-			v, k := binary.Uvarint(tf)
+			v, k := uvarint(tf)
 			if k <= 0 {
 				return errTF
 			}

@@ -1,0 +1,60 @@
+package postgres
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// TestCountTFMatchesText: scoring a row from its stored term frequencies
+// (countTF, which skips the tokens no phrase can start) counts each
+// phrase of one token exactly as tokenizing the row's text does, for
+// exact tokens and prefixes, in every column.
+func TestCountTFMatchesText(t *testing.T) {
+	words := []string{"dial", "dialer", "dials", "connect", "context", "ctx", "zebra", "zeta", "alpha", "a1", "b2",
+		"server", "serve", "retry", "handshake", "x", "yak", "http", "https", "_under", "9lives"}
+	exprs := []string{
+		`"dial"`, `"dial"*`, `"zeta" OR "alpha"`, `"serve"* OR "ctx" OR "9lives"`, `"zebra"* OR "a"*`,
+		`{content} : ("http" OR "retry")`, `"nothere" OR "zzz"*`, `""*`,
+	}
+	cols := []string{"content", "ident_parts", "strings"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var b tfBuilder
+	var tk tokenizer
+	for row := range 300 {
+		texts := make([]string, len(cols))
+		for c := range texts {
+			var ws []string
+			for range rng.IntN(12) {
+				ws = append(ws, words[rng.IntN(len(words))])
+			}
+			texts[c] = strings.Join(ws, " ")
+		}
+		_, _, tf := b.build(texts)
+		toks := make([][]string, len(cols))
+		for c := range texts {
+			toks[c] = tk.tokens(texts[c])
+		}
+		for _, x := range exprs {
+			e, err := parseFTS(x, cols)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ws := []float64{1, 2.5, 0.5}
+			var fromTF, fromText rowMatch
+			if err := e.countTF(tf, len(cols), ws, &fromTF); err != nil {
+				t.Fatalf("row %d %s: %v", row, x, err)
+			}
+			e.count(toks, ws, &fromText)
+			for i, ph := range e.phrases {
+				if len(ph.Tokens) != 1 {
+					continue
+				}
+				if fromTF.raw[i] != fromText.raw[i] || fromTF.weighted[i] != fromText.weighted[i] {
+					t.Errorf("row %d %q, expression %s, phrase %v: from tf %v/%v, from text %v/%v", row, texts, x, ph.Tokens,
+						fromTF.raw[i], fromTF.weighted[i], fromText.raw[i], fromText.weighted[i])
+				}
+			}
+		}
+	}
+}
