@@ -1,4 +1,4 @@
-package postgres
+package tables
 
 import (
 	"database/sql"

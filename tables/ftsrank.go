@@ -1,4 +1,4 @@
-package postgres
+package tables
 
 import (
 	"math"
@@ -9,13 +9,12 @@ import (
 	"golang.org/x/text/unicode/norm"
 )
 
-// Ranking parity with the SQLite engine. PostgreSQL's own ranking
-// (ts_rank_cd) is not BM25 and costs ~10 µs per match, and BM25 written in
-// SQL measured 20–60× slower than FTS5's bm25(). So the PostgreSQL engine
-// fetches candidates through GIN indexes and ranks them here, in Go, with
-// the function SQLite's FTS5 computes (fts5_aux.c, fts5Bm25Function) over
-// the tokens its unicode61 tokenizer (remove_diacritics 2) produces. The
-// same index then ranks the same in both engines.
+// Ranking as SQLite's FTS5 ranks: the tokens its unicode61 tokenizer
+// (remove_diacritics 2) produces and the function it computes (fts5_aux.c,
+// fts5Bm25Function). The word index of this package (words.go) and the
+// PostgreSQL store (package postgres, which fetches candidates through GIN
+// indexes and ranks them in Go) both rank with these, so an index ranks
+// the same in both engines, and as schema 7's FTS5 tables did.
 
 // BM25 parameters, as FTS5 fixes them.
 const (
@@ -28,19 +27,20 @@ const (
 // private-use characters, case-folded, with diacritics removed. Every other
 // character (punctuation, '_', spaces, symbols) separates tokens.
 func Tokenize(s string) []string {
-	var t tokenizer
-	return t.tokens(s)
+	var t Tokenizer
+	return t.Tokens(s)
 }
 
-// tokenizer tokenizes as Tokenize does into one buffer per call, so a
-// candidate row's columns cost a few allocations, not one per token.
-type tokenizer struct {
+// Tokenizer tokenizes as Tokenize does into one buffer per call, so a
+// row's columns cost a few allocations, not one per token. Its zero value
+// is ready; it is not safe for concurrent use.
+type Tokenizer struct {
 	buf  []byte
 	offs []int
 }
 
-// tokens returns s's tokens; they share one string.
-func (t *tokenizer) tokens(s string) []string {
+// Tokens returns s's tokens; they share one string.
+func (t *Tokenizer) Tokens(s string) []string {
 	t.buf, t.offs = t.buf[:0], t.offs[:0]
 	start := 0
 	flush := func() {
