@@ -196,12 +196,16 @@ func (p *ftsParser) unary(cols uint64) (*FTSNode, error) {
 		if word == "" {
 			return nil, fmt.Errorf("unexpected %q at byte %d", p.s[p.i:], p.i)
 		}
-		if j < len(p.s) && p.s[j] == ':' {
+		k := j
+		for k < len(p.s) && (p.s[k] == ' ' || p.s[k] == '\t' || p.s[k] == '\n') {
+			k++
+		}
+		if k < len(p.s) && p.s[k] == ':' {
 			set, err := p.colset([]string{word})
 			if err != nil {
 				return nil, err
 			}
-			p.i = j + 1
+			p.i = k + 1
 			return p.unary(cols & set)
 		}
 		prefix := j < len(p.s) && p.s[j] == '*'
@@ -301,7 +305,7 @@ func (e *FTSQuery) nodeMatches(n *FTSNode, occ []float64) bool {
 func BM25Freq(freq, idf []float64, dl int, avgdl float64) float64 {
 	score := 0.0
 	for i, f := range freq {
-		score += idf[i] * (f * (bm25K1 + 1)) / (f + bm25K1*(1-bm25B+bm25B*float64(dl)/avgdl))
+		score += idf[i] * ((f * (bm25K1 + 1)) / (f + bm25K1*(1-bm25B+bm25B*float64(dl)/avgdl)))
 	}
 	return score
 }

@@ -1,12 +1,13 @@
 package tables
 
 import (
-	"math"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/viberag/viberag/tables/internal/fts5"
 )
 
 // Ranking as SQLite's FTS5 ranks: the tokens its unicode61 tokenizer
@@ -156,7 +157,7 @@ type TableStats struct {
 // the table's rows, floored at 1e-6 as FTS5 does for phrases in more than
 // half of the rows.
 func (s TableStats) IDF(hits int64) float64 {
-	idf := math.Log((float64(s.Rows) - float64(hits) + 0.5) / (float64(hits) + 0.5))
+	idf := fts5.Log((float64(s.Rows) - float64(hits) + 0.5) / (float64(hits) + 0.5))
 	if idf <= 0 {
 		idf = 1e-6
 	}
@@ -184,7 +185,7 @@ func BM25(cols [][]string, weights []float64, phrases []Phrase, idf []float64, s
 			}
 			freq += w * float64(p.Occurrences(col))
 		}
-		score += idf[i] * (freq * (bm25K1 + 1)) / (freq + bm25K1*(1-bm25B+bm25B*float64(dl)/avgdl))
+		score += idf[i] * ((freq * (bm25K1 + 1)) / (freq + bm25K1*(1-bm25B+bm25B*float64(dl)/avgdl)))
 	}
 	return score
 }
