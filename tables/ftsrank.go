@@ -42,41 +42,7 @@ type Tokenizer struct {
 
 // Tokens returns s's tokens; they share one string.
 func (t *Tokenizer) Tokens(s string) []string {
-	t.buf, t.offs = t.buf[:0], t.offs[:0]
-	start := 0
-	flush := func() {
-		if len(t.buf) > start {
-			t.offs = append(t.offs, start, len(t.buf))
-			start = len(t.buf)
-		}
-	}
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			i++
-			switch {
-			case c >= 'a' && c <= 'z' || c >= '0' && c <= '9':
-				t.buf = append(t.buf, c)
-			case c >= 'A' && c <= 'Z':
-				t.buf = append(t.buf, c+'a'-'A')
-			default:
-				flush()
-			}
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		i += n
-		switch {
-		case unicode.Is(unicode.Mn, r):
-			// A combining mark is part of the token it follows and, with
-			// diacritics removed, leaves no trace.
-		case unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Co, r):
-			t.buf = foldInto(t.buf, r)
-		default:
-			flush()
-		}
-	}
-	flush()
+	t.scan(s)
 	if len(t.offs) == 0 {
 		return nil
 	}
@@ -87,6 +53,67 @@ func (t *Tokenizer) Tokens(s string) []string {
 	}
 	return out
 }
+
+// scan tokenizes s into t.buf, token i being t.buf[t.offs[2i]:t.offs[2i+1]]:
+// no allocation once the buffers have grown (the word index's builder
+// looks each token up without making it a string).
+func (t *Tokenizer) scan(s string) {
+	buf, offs := t.buf[:0], t.offs[:0]
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			// A run of token bytes at once (most of any code).
+			j := i
+			for j < len(s) && s[j] < utf8.RuneSelf && asciiFold[s[j]] != 0 {
+				j++
+			}
+			if j > i {
+				for _, c := range []byte(s[i:j]) {
+					buf = append(buf, asciiFold[c])
+				}
+				i = j
+				continue
+			}
+			i++
+			if len(buf) > start {
+				offs = append(offs, start, len(buf))
+				start = len(buf)
+			}
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		i += n
+		switch {
+		case unicode.Is(unicode.Mn, r):
+			// A combining mark is part of the token it follows and, with
+			// diacritics removed, leaves no trace.
+		case unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Co, r):
+			buf = foldInto(buf, r)
+		default:
+			if len(buf) > start {
+				offs = append(offs, start, len(buf))
+				start = len(buf)
+			}
+		}
+	}
+	if len(buf) > start {
+		offs = append(offs, start, len(buf))
+	}
+	t.buf, t.offs = buf, offs
+}
+
+// asciiFold maps an ASCII letter or digit to itself lower-cased, and
+// every other ASCII byte (a separator) to 0.
+var asciiFold = func() (t [utf8.RuneSelf]byte) {
+	for c := byte('0'); c <= '9'; c++ {
+		t[c] = c
+	}
+	for c := byte('a'); c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = c, c
+	}
+	return t
+}()
 
 // foldInto writes r lower-cased and without its diacritics.
 func foldInto(b []byte, r rune) []byte {

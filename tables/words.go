@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // The word index (schema 8; ADR 13): full-text search over symbols and
@@ -79,12 +80,15 @@ func (ix *wordIndex) live() string  { return ix.prefix + "_word_live" }
 
 // wordFile is one file's rows of one word index, tokenized by a Preparer:
 // its distinct terms ascending, and per term a fragment listing the rows
-// (by ordinal in the file) that hold it: per row uvarint(ordinal),
-// uvarint(len(entry)), entry (the posting entry described above). tokens
-// holds each row's token count.
+// (by ordinal in the file) that hold it as a posting does: per row
+// uvarint(ordinal - the previous row's, the first: ordinal),
+// uvarint(len(entry)), entry. So the writer turns a fragment into part
+// of a posting by rewriting its first delta only. tokens holds each
+// row's token count.
 type wordFile struct {
 	terms  []string
 	frags  [][]byte
+	last   []int32 // per term, the ordinal of the last row holding it
 	tokens []uint32
 }
 
@@ -96,80 +100,136 @@ func (w *wordFile) bytes() int64 {
 	return n
 }
 
-// wordBuilder tokenizes the rows of one file into a wordFile.
+// wordBuilder tokenizes the rows of one file into a wordFile. It runs in
+// the parse workers, once per token of every symbol and chunk, so it
+// allocates per file, not per term or row: each term's fragment is a
+// chain of records in one buffer, copied out in term order by finish.
 type wordBuilder struct {
-	tk     Tokenizer
-	idx    map[string]int32
-	terms  []string
-	frags  [][]byte
-	occ    []wordOcc
-	tokens []uint32
-	entry  []byte
+	tk    Tokenizer
+	idx   map[string]int32
+	terms []string
+	// Per term: its first and last record, and the last row it was seen
+	// in (+1) with its place among that row's terms.
+	head, tail []int32
+	lastOrd    []int32
+	seen       []int32
+	local      []int32
+	recs       []wordRec
+	buf        []byte
+	// Scratch of one row.
+	rowTerms []int32  // the row's distinct terms, in first-seen order
+	cnt      []int32  // tokens per row term, then offsets into occ
+	tokTerm  []int32  // per token: its row term
+	tokColPo []uint64 // per token: column << 32 | position
+	occ      []uint64 // the row's tokens grouped by term
+	tokens   []uint32
 }
 
-// wordOcc is one token of a row: its term (an index into the file's
-// terms), column and position.
-type wordOcc struct {
-	term int32
-	col  uint8
-	pos  uint32
-}
+// wordRec is one row's entry of a term: buf[off:off+n], and the next
+// record of the term (-1: none).
+type wordRec struct{ off, n, next int32 }
 
 func (b *wordBuilder) reset() {
 	if b.idx == nil {
 		b.idx = map[string]int32{}
 	}
 	clear(b.idx)
-	b.terms, b.frags, b.tokens = nil, nil, nil
+	b.terms, b.tokens = nil, nil
+	b.head, b.tail, b.seen, b.local, b.lastOrd = b.head[:0], b.tail[:0], b.seen[:0], b.local[:0], b.lastOrd[:0]
+	b.recs, b.buf = b.recs[:0], b.buf[:0]
 }
 
 // addRow adds the next row of the file, whose columns hold cols.
 func (b *wordBuilder) addRow(cols ...string) {
-	ord := len(b.tokens)
-	b.occ = b.occ[:0]
-	n := 0
+	ord := int32(len(b.tokens))
+	b.rowTerms, b.cnt, b.tokTerm, b.tokColPo = b.rowTerms[:0], b.cnt[:0], b.tokTerm[:0], b.tokColPo[:0]
 	for c, text := range cols {
-		for pos, t := range b.tk.Tokens(text) {
-			id, ok := b.idx[t]
+		b.tk.scan(text)
+		for pos := 0; pos < len(b.tk.offs)/2; pos++ {
+			tok := b.tk.buf[b.tk.offs[2*pos]:b.tk.offs[2*pos+1]]
+			id, ok := b.idx[string(tok)] // no allocation
 			if !ok {
+				t := string(tok)
 				id = int32(len(b.terms))
 				b.idx[t] = id
 				b.terms = append(b.terms, t)
-				b.frags = append(b.frags, nil)
+				b.head = append(b.head, -1)
+				b.tail = append(b.tail, -1)
+				b.lastOrd = append(b.lastOrd, 0)
+				b.seen = append(b.seen, 0)
+				b.local = append(b.local, 0)
 			}
-			b.occ = append(b.occ, wordOcc{term: id, col: uint8(c), pos: uint32(pos)})
-			n++
+			if b.seen[id] != ord+1 {
+				b.seen[id] = ord + 1
+				b.local[id] = int32(len(b.rowTerms))
+				b.rowTerms = append(b.rowTerms, id)
+				b.cnt = append(b.cnt, 0)
+			}
+			l := b.local[id]
+			b.cnt[l]++
+			b.tokTerm = append(b.tokTerm, l)
+			b.tokColPo = append(b.tokColPo, uint64(c)<<32|uint64(pos))
 		}
 	}
+	n := len(b.tokTerm)
 	b.tokens = append(b.tokens, uint32(n))
-	// Grouped by term, each term's tokens stay in (column, position)
-	// order.
-	slices.SortStableFunc(b.occ, func(x, y wordOcc) int { return cmp.Compare(x.term, y.term) })
-	for i := 0; i < len(b.occ); {
-		j := i
-		for j < len(b.occ) && b.occ[j].term == b.occ[i].term {
-			j++
+	// Group the tokens by term (a counting sort: each term's tokens stay
+	// in column, position order).
+	off := int32(0)
+	for i, k := range b.cnt {
+		b.cnt[i] = off
+		off += k
+	}
+	if cap(b.occ) < n {
+		b.occ = make([]uint64, n)
+	}
+	occ := b.occ[:n]
+	for i, l := range b.tokTerm {
+		occ[b.cnt[l]] = b.tokColPo[i]
+		b.cnt[l]++
+	}
+	start := int32(0)
+	for l, id := range b.rowTerms {
+		end := b.cnt[l]
+		at := int32(len(b.buf))
+		b.buf = binary.AppendUvarint(b.buf, uint64(ord-b.lastOrd[id]))
+		b.lastOrd[id] = ord
+		lenAt := len(b.buf)
+		b.buf = append(b.buf, 0) // entry length, fixed below
+		entryAt := len(b.buf)
+		b.buf = appendWordEntry(b.buf, occ[start:end])
+		if el := len(b.buf) - entryAt; el < 0x80 {
+			b.buf[lenAt] = byte(el)
+		} else {
+			var lb [binary.MaxVarintLen64]byte
+			k := binary.PutUvarint(lb[:], uint64(el))
+			b.buf = append(b.buf, lb[:k-1]...)
+			copy(b.buf[entryAt+k-1:], b.buf[entryAt:entryAt+el])
+			copy(b.buf[lenAt:], lb[:k])
 		}
-		b.entry = appendWordEntry(b.entry[:0], b.occ[i:j])
-		f := b.frags[b.occ[i].term]
-		f = binary.AppendUvarint(f, uint64(ord))
-		f = binary.AppendUvarint(f, uint64(len(b.entry)))
-		b.frags[b.occ[i].term] = append(f, b.entry...)
-		i = j
+		r := int32(len(b.recs))
+		b.recs = append(b.recs, wordRec{off: at, n: int32(len(b.buf)) - at, next: -1})
+		if b.tail[id] < 0 {
+			b.head[id] = r
+		} else {
+			b.recs[b.tail[id]].next = r
+		}
+		b.tail[id] = r
+		start = end
 	}
 }
 
 // appendWordEntry appends the posting entry of one term's tokens in a row
-// (in column, position order).
-func appendWordEntry(e []byte, occ []wordOcc) []byte {
+// (column << 32 | position, in column, position order).
+func appendWordEntry(e []byte, occ []uint64) []byte {
 	var mask byte
 	for _, o := range occ {
-		mask |= 1 << o.col
+		mask |= 1 << (o >> 32)
 	}
 	e = append(e, mask)
 	for i := 0; i < len(occ); {
 		j := i
-		for j < len(occ) && occ[j].col == occ[i].col {
+		for j < len(occ) && occ[j]>>32 == occ[i]>>32 {
 			j++
 		}
 		e = binary.AppendUvarint(e, uint64(j-i))
@@ -178,25 +238,34 @@ func appendWordEntry(e []byte, occ []wordOcc) []byte {
 	for i := 0; i < len(occ); {
 		prev := uint32(0)
 		j := i
-		for ; j < len(occ) && occ[j].col == occ[i].col; j++ {
-			e = binary.AppendUvarint(e, uint64(occ[j].pos-prev))
-			prev = occ[j].pos
+		for ; j < len(occ) && occ[j]>>32 == occ[i]>>32; j++ {
+			pos := uint32(occ[j])
+			e = binary.AppendUvarint(e, uint64(pos-prev))
+			prev = pos
 		}
 		i = j
 	}
 	return e
 }
 
-// finish returns the file's rows as a wordFile, its terms sorted.
+// finish returns the file's rows as a wordFile, its terms sorted and
+// their fragments in one buffer.
 func (b *wordBuilder) finish() wordFile {
 	order := make([]int32, len(b.terms))
 	for i := range order {
 		order[i] = int32(i)
 	}
-	slices.SortFunc(order, func(x, y int32) int { return cmp.Compare(b.terms[x], b.terms[y]) })
-	w := wordFile{terms: make([]string, len(order)), frags: make([][]byte, len(order)), tokens: b.tokens}
+	slices.SortFunc(order, func(x, y int32) int { return strings.Compare(b.terms[x], b.terms[y]) })
+	w := wordFile{terms: make([]string, len(order)), frags: make([][]byte, len(order)), last: make([]int32, len(order)), tokens: b.tokens}
+	out := make([]byte, 0, len(b.buf))
 	for i, o := range order {
-		w.terms[i], w.frags[i] = b.terms[o], b.frags[o]
+		w.terms[i], w.last[i] = b.terms[o], b.lastOrd[o]
+		start := len(out)
+		for r := b.head[o]; r >= 0; r = b.recs[r].next {
+			rec := b.recs[r]
+			out = append(out, b.buf[rec.off:rec.off+rec.n]...)
+		}
+		w.frags[i] = out[start:len(out):len(out)]
 	}
 	return w
 }
@@ -263,6 +332,26 @@ func (c *postingCursor) next() bool {
 	c.entry = c.p[k : k+int(l)]
 	c.p = c.p[k+int(l):]
 	return true
+}
+
+// postingLast returns the last id of a non-empty posting whose ids count
+// from first.
+func postingLast(p []byte, first int64) (int64, error) {
+	id := first
+	for len(p) > 0 {
+		d, k := binary.Uvarint(p)
+		if k <= 0 {
+			return 0, errWordPosting
+		}
+		p = p[k:]
+		l, k := binary.Uvarint(p)
+		if k <= 0 || uint64(len(p)-k) < l {
+			return 0, errWordPosting
+		}
+		id += int64(d)
+		p = p[k+int(l):]
+	}
+	return id, nil
 }
 
 // blockWriter cuts a segment's terms into blocks.
@@ -492,24 +581,16 @@ func (bw *batchWriter) writeWords(ix *wordIndex, b *wordBatch) error {
 		posting = posting[:0]
 		prev := lo
 		for _, r := range refs[k] {
-			frag := b.files[r.file].frags[r.term]
-			base := b.first[r.file]
-			for len(frag) > 0 {
-				ord, n := binary.Uvarint(frag)
-				if n <= 0 {
-					return errWordPosting
-				}
-				frag = frag[n:]
-				l, n := binary.Uvarint(frag)
-				if n <= 0 || uint64(len(frag)-n) < l {
-					return errWordPosting
-				}
-				id := base + int64(ord)
-				posting = binary.AppendUvarint(posting, uint64(id-prev))
-				posting = append(posting, frag[:n+int(l)]...)
-				frag = frag[n+int(l):]
-				prev = id
+			f := b.files[r.file]
+			frag := f.frags[r.term]
+			ord, n := binary.Uvarint(frag)
+			if n <= 0 {
+				return errWordPosting
 			}
+			base := b.first[r.file]
+			posting = binary.AppendUvarint(posting, uint64(base+int64(ord)-prev))
+			posting = append(posting, frag[n:]...)
+			prev = base + int64(f.last[r.term])
 		}
 		w.add(terms[k], posting)
 	}
@@ -806,7 +887,24 @@ func mergeWordSegs(ctx context.Context, tx *sql.Tx, ix *wordIndex, segs []segRan
 		prev := lo
 		kept := readers[:0]
 		for _, r := range readers {
-			if bytes.Equal(r.t.term, term) {
+			if bytes.Equal(r.t.term, term) && len(r.dead) == 0 {
+				// No dead rows: the posting as it is, its first delta
+				// rewritten.
+				last, err := postingLast(r.t.posting, r.s.lo)
+				if err != nil {
+					return fmt.Errorf("%s segment %d: %w", ix.words(), r.s.seg, err)
+				}
+				d0, n := binary.Uvarint(r.t.posting)
+				posting = binary.AppendUvarint(posting, uint64(r.s.lo+int64(d0)-prev))
+				posting = append(posting, r.t.posting[n:]...)
+				prev = last
+				if !r.next() {
+					if r.t.err != nil {
+						return fmt.Errorf("%s segment %d: %w", ix.words(), r.s.seg, r.t.err)
+					}
+					continue
+				}
+			} else if bytes.Equal(r.t.term, term) {
 				c := postingCursor{p: r.t.posting, id: r.s.lo}
 				for c.next() {
 					if isDead(r.dead, c.id) {

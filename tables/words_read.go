@@ -15,12 +15,21 @@ import (
 // the matches with FTS5's bm25 over the live rows' statistics, all inside
 // the read transaction of the rows it then returns.
 
-// wordCache keeps decoded segments (directory and row lengths) by index
-// and number: a segment's number names its contents for good (words.go).
+// wordCache keeps decoded segments (directory and row lengths) and
+// blocks of terms by index and number: a segment's number names its
+// contents for good (words.go). Blocks are kept up to wordCacheBytes, then
+// all dropped: a search reads a few blocks per term and segment, and
+// reading one through SQLite cost more than scoring its rows (the terms a
+// session searches recur).
 type wordCache struct {
-	mu   sync.Mutex
-	segs map[wordCacheKey]*wordSegment
+	mu         sync.Mutex
+	segs       map[wordCacheKey]*wordSegment
+	blocks     map[wordCacheKey][]byte // by block id
+	blockBytes int
 }
+
+// wordCacheBytes bounds the blocks a wordCache keeps.
+const wordCacheBytes = 32 << 20
 
 type wordCacheKey struct {
 	ix  *wordIndex
@@ -142,9 +151,22 @@ func (v *wordView) block(s *wordSegment, b int) ([]byte, error) {
 	if data, ok := v.blocks[id]; ok {
 		return data, nil
 	}
-	var data []byte
-	if err := v.src.queryRow(wordBlockSQL(v.ix), id).Scan(&data); err != nil {
-		return nil, fmt.Errorf("%s block %d of segment %d: %w", v.ix.words(), b, s.seg, err)
+	c := &v.src.db.words
+	key := wordCacheKey{v.ix, id}
+	c.mu.Lock()
+	data, ok := c.blocks[key]
+	c.mu.Unlock()
+	if !ok {
+		if err := v.src.queryRow(wordBlockSQL(v.ix), id).Scan(&data); err != nil {
+			return nil, fmt.Errorf("%s block %d of segment %d: %w", v.ix.words(), b, s.seg, err)
+		}
+		c.mu.Lock()
+		if c.blocks == nil || c.blockBytes+len(data) > wordCacheBytes {
+			c.blocks, c.blockBytes = map[wordCacheKey][]byte{}, 0
+		}
+		c.blocks[key] = data
+		c.blockBytes += len(data)
+		c.mu.Unlock()
 	}
 	v.blocks[id] = data
 	return data, nil
@@ -256,113 +278,146 @@ func (v *wordView) phrase(ph Phrase, cols uint64) (phraseHits, error) {
 	return h, nil
 }
 
+// tokenHit is a row holding a term (or one of the terms a prefix stands
+// for) and its posting entry.
+type tokenHit struct {
+	id    int64
+	entry []byte
+}
+
+// tokenHits returns the live rows of s holding tok (any term it starts
+// when prefix is set), ascending by id; a row may come once per term.
+func (v *wordView) tokenHits(s *wordSegment, dead []int64, tok string, prefix bool) ([]tokenHit, error) {
+	var out []tokenHit
+	var err error
+	terms := 0
+	perr := v.postings(s, tok, prefix, func(p []byte) {
+		terms++
+		c := postingCursor{p: p, id: s.lo}
+		for c.next() {
+			if len(dead) > 0 && isDead(dead, c.id) {
+				continue
+			}
+			out = append(out, tokenHit{c.id, c.entry})
+		}
+		if c.err != nil {
+			err = c.err
+		}
+	})
+	if perr != nil {
+		return nil, perr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s segment %d: %w", v.ix.words(), s.seg, err)
+	}
+	if terms > 1 {
+		slices.SortStableFunc(out, func(a, b tokenHit) int { return cmp.Compare(a.id, b.id) })
+	}
+	return out, nil
+}
+
 // phraseInSegment adds to h the rows of s holding ph, a prefix phrase or
-// one of several tokens: their instances are counted from positions.
+// one of several tokens: rows holding every token (a merge of the
+// tokens' rows), their instances counted from positions.
 func (v *wordView) phraseInSegment(s *wordSegment, dead []int64, ph Phrase, cols uint64, h *phraseHits) error {
 	ncols := len(v.ix.cols)
 	k := len(ph.Tokens)
-	// Per token, the entries of each row holding it (several for the
-	// terms a prefix stands for).
-	ents := make([]map[int64][][]byte, k)
-	var err error
+	hits := make([][]tokenHit, k)
 	for i, tok := range ph.Tokens {
-		ents[i] = map[int64][][]byte{}
-		m := ents[i]
-		perr := v.postings(s, tok, ph.Prefix && i == k-1, func(p []byte) {
-			c := postingCursor{p: p, id: s.lo}
-			for c.next() {
-				if len(dead) > 0 && isDead(dead, c.id) {
-					continue
-				}
-				m[c.id] = append(m[c.id], c.entry)
-			}
-			if c.err != nil {
-				err = c.err
-			}
-		})
-		if perr != nil {
-			return perr
+		var err error
+		if hits[i], err = v.tokenHits(s, dead, tok, ph.Prefix && i == k-1); err != nil {
+			return err
 		}
-		if err != nil {
-			return fmt.Errorf("%s segment %d: %w", v.ix.words(), s.seg, err)
+		if len(hits[i]) == 0 {
+			return nil
 		}
 	}
-	var ids []int64
-	for id := range ents[0] {
+	at := make([]int, k)
+	var counts [8]uint32
+	sets := make([][]uint32, k)
+	ends := make([]int, k)
+	for at[0] < len(hits[0]) {
+		id := hits[0][at[0]].id
+		// Every token's run of entries for id.
 		in := true
-		for i := 1; i < k && in; i++ {
-			_, in = ents[i][id]
+		for i := range k {
+			for at[i] < len(hits[i]) && hits[i][at[i]].id < id {
+				at[i]++
+			}
+			e := at[i]
+			for e < len(hits[i]) && hits[i][e].id == id {
+				e++
+			}
+			if e == at[i] {
+				in = false
+			}
+			ends[i] = e
 		}
 		if in {
-			ids = append(ids, id)
-		}
-	}
-	slices.Sort(ids)
-	var counts [8]uint32
-	for _, id := range ids {
-		clear(counts[:])
-		any := false
-		for c := 0; c < ncols; c++ {
-			if cols&(1<<c) == 0 {
-				continue
-			}
-			if k == 1 {
-				for _, e := range ents[0][id] {
-					we, err := parseWordEntry(e, ncols)
-					if err != nil {
-						return err
-					}
-					counts[c] += we.counts[c]
+			clear(counts[:])
+			any := false
+			for c := 0; c < ncols; c++ {
+				if cols&(1<<c) == 0 {
+					continue
 				}
-			} else {
-				sets := make([]map[uint32]bool, k)
-				for i := range k {
-					sets[i] = map[uint32]bool{}
-					for _, e := range ents[i][id] {
-						ps, err := entryPositions(e, ncols, c)
+				if k == 1 {
+					for _, th := range hits[0][at[0]:ends[0]] {
+						we, err := parseWordEntry(th.entry, ncols)
 						if err != nil {
 							return err
 						}
-						for _, p := range ps {
-							sets[i][p] = true
+						counts[c] += we.counts[c]
+					}
+				} else {
+					for i := range k {
+						sets[i] = sets[i][:0]
+						for _, th := range hits[i][at[i]:ends[i]] {
+							var err error
+							if sets[i], err = appendPositions(sets[i], th.entry, ncols, c); err != nil {
+								return err
+							}
+						}
+						if ends[i]-at[i] > 1 {
+							slices.Sort(sets[i])
+						}
+					}
+					for _, p := range sets[0] {
+						ok := true
+						for i := 1; i < k && ok; i++ {
+							_, ok = slices.BinarySearch(sets[i], p+uint32(i))
+						}
+						if ok {
+							counts[c]++
 						}
 					}
 				}
-				for p := range sets[0] {
-					ok := true
-					for i := 1; i < k && ok; i++ {
-						ok = sets[i][p+uint32(i)]
-					}
-					if ok {
-						counts[c]++
-					}
-				}
+				any = any || counts[c] > 0
 			}
-			any = any || counts[c] > 0
+			if any {
+				h.ids = append(h.ids, id)
+				h.cnt = append(h.cnt, counts[:ncols]...)
+			}
 		}
-		if any {
-			h.ids = append(h.ids, id)
-			h.cnt = append(h.cnt, counts[:ncols]...)
+		for i := range k {
+			at[i] = max(at[i], ends[i])
 		}
 	}
 	return nil
 }
 
-// entryPositions returns the positions of an entry's term in column c.
-func entryPositions(e []byte, ncols, c int) ([]uint32, error) {
+// appendPositions appends the positions of an entry's term in column c.
+func appendPositions(out []uint32, e []byte, ncols, c int) ([]uint32, error) {
 	we, err := parseWordEntry(e, ncols)
 	if err != nil || we.counts[c] == 0 {
-		return nil, err
+		return out, err
 	}
 	p := we.pos
 	for k := 0; k <= c; k++ {
-		n := we.counts[k]
-		var out []uint32
 		var pos uint32
-		for j := uint32(0); j < n; j++ {
+		for j := uint32(0); j < we.counts[k]; j++ {
 			d, m := binary.Uvarint(p)
 			if m <= 0 {
-				return nil, errWordPosting
+				return out, errWordPosting
 			}
 			p = p[m:]
 			pos += uint32(d)
@@ -370,11 +425,8 @@ func entryPositions(e []byte, ncols, c int) ([]uint32, error) {
 				out = append(out, pos)
 			}
 		}
-		if k == c {
-			return out, nil
-		}
 	}
-	return nil, nil
+	return out, nil
 }
 
 // wordMatch is a row matching an expression, with its bm25 (negated:
