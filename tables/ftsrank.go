@@ -1,11 +1,9 @@
 package tables
 
 import (
+	"sort"
 	"strings"
-	"unicode"
 	"unicode/utf8"
-
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/viberag/viberag/tables/internal/fts5"
 )
@@ -82,14 +80,15 @@ func (t *Tokenizer) scan(s string) {
 			}
 			continue
 		}
-		r, n := utf8.DecodeRuneInString(s[i:])
+		r, n := fts5DecodeRune(s[i:])
 		i += n
-		switch {
-		case unicode.Is(unicode.Mn, r):
-			// A combining mark is part of the token it follows and, with
-			// diacritics removed, leaves no trace.
-		case unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Co, r):
-			buf = foldInto(buf, r)
+		switch c := runeClassOf(r); {
+		case c.kind == runeToken || c.kind == runeInToken && len(buf) > start:
+			// A diacritic continues a token (removed, or folded) but
+			// starts none.
+			if c.fold != 0 {
+				buf = utf8.AppendRune(buf, c.fold)
+			}
 		default:
 			if len(buf) > start {
 				offs = append(offs, start, len(buf))
@@ -115,22 +114,37 @@ var asciiFold = func() (t [utf8.RuneSelf]byte) {
 	return t
 }()
 
-// foldInto writes r lower-cased and without its diacritics.
-func foldInto(b []byte, r rune) []byte {
-	r = unicode.ToLower(r)
-	if r < 0x80 || !unicode.Is(unicode.Latin, r) {
-		return utf8.AppendRune(b, r)
-	}
-	// remove_diacritics 2 folds Latin letters to their base letter: the
-	// first rune of the canonical decomposition, when the rest is marks.
-	d := norm.NFD.String(string(r))
-	base, n := utf8.DecodeRuneInString(d)
-	for _, m := range d[n:] {
-		if !unicode.Is(unicode.Mn, m) {
-			return utf8.AppendRune(b, r)
+// fts5DecodeRune decodes the code point at the start of s as FTS5 reads
+// UTF-8 (READ_UTF8 in fts5.c): a lead byte and the continuation bytes
+// after it, however many; an overlong or surrogate value, or a
+// non-character, reads as U+FFFD.
+func fts5DecodeRune(s string) (rune, int) {
+	c := rune(s[0])
+	n := 1
+	if c >= 0xC0 {
+		c = rune(utf8Trans1[c-0xC0])
+		for n < len(s) && s[n]&0xC0 == 0x80 {
+			c = c<<6 + rune(s[n]&0x3F)
+			n++
+		}
+		if c < 0x80 || c&^0x7FF == 0xD800 || c&^1 == 0xFFFE {
+			c = 0xFFFD
 		}
 	}
-	return utf8.AppendRune(b, base)
+	return c, n
+}
+
+// utf8Trans1 is fts5.c's fts5Utf8Trans1: the value bits of a UTF-8
+// lead byte 0xC0 + i.
+var utf8Trans1 = [64]byte{
+	0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
+	0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f,
+	0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17,
+	0x18, 0x19, 0x1a, 0x1b, 0x1c, 0x1d, 0x1e, 0x1f,
+	0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
+	0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f,
+	0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07,
+	0x00, 0x01, 0x02, 0x03, 0x00, 0x01, 0x00, 0x00,
 }
 
 // Phrase is one term of a query: tokens that must occur consecutively in
@@ -215,4 +229,44 @@ func BM25(cols [][]string, weights []float64, phrases []Phrase, idf []float64, s
 		score += idf[i] * ((freq * (bm25K1 + 1)) / (freq + bm25K1*(1-bm25B+bm25B*float64(dl)/avgdl)))
 	}
 	return score
+}
+
+// How FTS5's unicode61 tokenizer (remove_diacritics 2) treats a non-ASCII
+// code point. Its character classes and folding are its own tables (an
+// older Unicode than Go's, and its own list of diacritics), so Tokenize
+// reads them from fts5Runes, generated from FTS5 itself
+// (TestGenerateFTS5Runes) and checked against it (TestTokenizeMatchesFTS5).
+const (
+	runeSep     uint8 = iota // separates tokens
+	runeToken                // starts or continues a token, folded
+	runeInToken              // continues a token only (a diacritic), folded; else separates
+)
+
+// runeRange is a run of code points of one class whose folds are the code
+// point plus delta, or nothing when drop is set.
+type runeRange struct {
+	lo, hi uint32
+	kind   uint8
+	delta  int32
+	drop   bool
+}
+
+// runeClass is one code point's class and fold (0: none).
+type runeClass struct {
+	kind uint8
+	fold rune
+}
+
+// runeClassOf returns r's class (r non-ASCII).
+func runeClassOf(r rune) runeClass {
+	i := sort.Search(len(fts5Runes), func(i int) bool { return fts5Runes[i].hi >= uint32(r) })
+	if i == len(fts5Runes) || fts5Runes[i].lo > uint32(r) {
+		return runeClass{}
+	}
+	x := fts5Runes[i]
+	c := runeClass{kind: x.kind}
+	if !x.drop && x.kind != runeSep {
+		c.fold = r + rune(x.delta)
+	}
+	return c
 }
