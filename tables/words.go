@@ -8,9 +8,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 	"sort"
-	"strings"
 )
 
 // The word index (schema 8; ADR 13): full-text search over symbols and
@@ -79,23 +79,26 @@ func (ix *wordIndex) segs() string  { return ix.prefix + "_word_segs" }
 func (ix *wordIndex) live() string  { return ix.prefix + "_word_live" }
 
 // wordFile is one file's rows of one word index, tokenized by a Preparer:
-// its distinct terms ascending, and per term a fragment listing the rows
-// (by ordinal in the file) that hold it as a posting does: per row
-// uvarint(ordinal - the previous row's, the first: ordinal),
-// uvarint(len(entry)), entry. So the writer turns a fragment into part
-// of a posting by rewriting its first delta only. tokens holds each
-// row's token count.
+// its distinct terms (in the order first met) with their FNV-1a hashes,
+// and per term a chain of records in buf listing the rows (by ordinal in
+// the file) that hold it as a posting does: per row uvarint(ordinal - the
+// previous row's, the first: ordinal), uvarint(len(entry)), entry. So the
+// writer turns a term's records into part of a posting by rewriting the
+// first delta only. tokens holds each row's token count.
 type wordFile struct {
 	terms  []string
-	frags  [][]byte
+	hashes []uint64
+	head   []int32 // per term, its first record
 	last   []int32 // per term, the ordinal of the last row holding it
+	recs   []wordRec
+	buf    []byte
 	tokens []uint32
 }
 
 func (w *wordFile) bytes() int64 {
-	n := int64(4 * len(w.tokens))
-	for i, t := range w.terms {
-		n += 32 + int64(len(t)+len(w.frags[i]))
+	n := int64(4*len(w.tokens)+len(w.buf)) + 12*int64(len(w.recs))
+	for _, t := range w.terms {
+		n += 40 + int64(len(t))
 	}
 	return n
 }
@@ -141,9 +144,9 @@ func (b *wordBuilder) reset() {
 		clear(b.slots)
 		b.gen = 1
 	}
-	b.terms, b.tokens, b.hashes = nil, nil, b.hashes[:0]
-	b.head, b.tail, b.seen, b.local, b.lastOrd = b.head[:0], b.tail[:0], b.seen[:0], b.local[:0], b.lastOrd[:0]
-	b.recs, b.buf = b.recs[:0], b.buf[:0]
+	b.terms, b.tokens, b.hashes = nil, nil, nil
+	b.tail, b.seen, b.local = b.tail[:0], b.seen[:0], b.local[:0]
+	b.head, b.lastOrd, b.recs, b.buf = nil, nil, nil, nil
 }
 
 // addRow adds the next row of the file, whose columns hold cols.
@@ -301,25 +304,11 @@ func appendWordEntry(e []byte, occ []uint64) []byte {
 	return e
 }
 
-// finish returns the file's rows as a wordFile, its terms sorted and
-// their fragments in one buffer.
+// finish returns the file's rows as a wordFile, handing over the
+// builder's buffers (the next file gets new ones).
 func (b *wordBuilder) finish() wordFile {
-	order := make([]int32, len(b.terms))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(x, y int32) int { return strings.Compare(b.terms[x], b.terms[y]) })
-	w := wordFile{terms: make([]string, len(order)), frags: make([][]byte, len(order)), last: make([]int32, len(order)), tokens: b.tokens}
-	out := make([]byte, 0, len(b.buf))
-	for i, o := range order {
-		w.terms[i], w.last[i] = b.terms[o], b.lastOrd[o]
-		start := len(out)
-		for r := b.head[o]; r >= 0; r = b.recs[r].next {
-			rec := b.recs[r]
-			out = append(out, b.buf[rec.off:rec.off+rec.n]...)
-		}
-		w.frags[i] = out[start:len(out):len(out)]
-	}
+	w := wordFile{terms: b.terms, hashes: b.hashes, head: b.head, last: b.lastOrd, recs: b.recs, buf: b.buf, tokens: b.tokens}
+	b.terms, b.hashes, b.head, b.lastOrd, b.recs, b.buf, b.tokens = nil, nil, nil, nil, nil, nil, nil
 	return w
 }
 
@@ -595,19 +584,29 @@ func (bw *batchWriter) writeWords(ix *wordIndex, b *wordBatch) error {
 	if hi < 0 {
 		return nil
 	}
-	// Terms of the batch: each file's are sorted; index them once.
+	// Terms of the batch, found by the hashes the workers computed.
 	type ref struct{ file, term int32 }
-	dict := map[string]int32{}
 	var terms []string
 	var refs [][]ref
 	var docs []byte
 	var rows, tokens int64
+	n := 0
+	for _, f := range b.files {
+		n += len(f.terms)
+	}
+	slots := make([]int32, 1<<bits.Len(uint(2*n+1)))
+	mask := uint64(len(slots) - 1)
 	for i, f := range b.files {
 		for j, t := range f.terms {
-			k, ok := dict[t]
-			if !ok {
+			h := f.hashes[j]
+			x := h & mask
+			for slots[x] != 0 && terms[slots[x]-1] != t {
+				x = (x + 1) & mask
+			}
+			k := slots[x] - 1
+			if k < 0 {
 				k = int32(len(terms))
-				dict[t] = k
+				slots[x] = k + 1
 				terms = append(terms, t)
 				refs = append(refs, nil)
 			}
@@ -635,14 +634,19 @@ func (bw *batchWriter) writeWords(ix *wordIndex, b *wordBatch) error {
 		prev := lo
 		for _, r := range refs[k] {
 			f := b.files[r.file]
-			frag := f.frags[r.term]
-			ord, n := binary.Uvarint(frag)
-			if n <= 0 {
-				return errWordPosting
-			}
 			base := b.first[r.file]
-			posting = binary.AppendUvarint(posting, uint64(base+int64(ord)-prev))
-			posting = append(posting, frag[n:]...)
+			for x, first := f.head[r.term], true; x >= 0; x, first = f.recs[x].next, false {
+				rec := f.buf[f.recs[x].off : f.recs[x].off+f.recs[x].n]
+				if first {
+					ord, n := binary.Uvarint(rec)
+					if n <= 0 {
+						return errWordPosting
+					}
+					posting = binary.AppendUvarint(posting, uint64(base+int64(ord)-prev))
+					rec = rec[n:]
+				}
+				posting = append(posting, rec...)
+			}
 			prev = base + int64(f.last[r.term])
 		}
 		w.add(terms[k], posting)
