@@ -347,11 +347,11 @@ func TestCompactAfterLargeRun(t *testing.T) {
 	}
 	writeTree(t, root, files)
 	db := openDB(t, data)
-	// Segments of chunks_fts: every segment has a row in its _idx table.
+	// Segments of the chunks' word index.
 	segments := func() int64 {
 		t.Helper()
 		var n int64
-		if err := db.SQL().QueryRow(`SELECT count(DISTINCT segid) FROM chunks_fts_idx`).Scan(&n); err != nil {
+		if err := db.SQL().QueryRow(`SELECT count(*) FROM chunk_word_segs`).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n
@@ -360,11 +360,11 @@ func TestCompactAfterLargeRun(t *testing.T) {
 		t.Fatalf("parsed %d files; want %d", res.Parsed, len(files))
 	}
 	if n := segments(); n != 1 {
-		t.Errorf("after the first run chunks_fts has %d segments; want 1", n)
+		t.Errorf("after the first run the chunks' word index has %d segments; want 1", n)
 	}
 	writeTree(t, root, map[string]string{"p0/f0.go": "package p\n\nfunc Changed() {}\n"})
 	run(t, db, root, Options{})
 	if n := segments(); n < 2 {
-		t.Errorf("after a one-file run chunks_fts has %d segments; want several (not compacted)", n)
+		t.Errorf("after a one-file run the chunks' word index has %d segments; want several (not compacted)", n)
 	}
 }

@@ -16,55 +16,33 @@ import (
 const (
 	fileCols = `path, ext, language, size, lines, hash, imports, exports, doc, summary,
 		parse_status, parse_problem, indexed_at`
-	symbolCols = `sid, file_id, kind, name, qualname, parent_sid,
+	symbolCols = `id, sid, file_id, kind, name, qualname, parent_sid,
 		start_line, end_line, start_byte, end_byte, is_exported,
 		decorators, hash`
-	chunkCols = `cid, file_id, start_line, end_line, start_byte, end_byte,
+	chunkCols = `id, cid, file_id, start_line, end_line, start_byte, end_byte,
 		symbol_sid, header, hash`
-
-	symbolFTSCols = `rowid, name, qualname, signature, doc, ident_parts`
-	chunkFTSCols  = `rowid, header, content, ident_parts, strings`
 )
 
 const (
-	symbolColCount = 13 // columns in symbolCols
-	chunkColCount  = 9  // columns in chunkCols
+	symbolColCount = 14 // columns in symbolCols
+	chunkColCount  = 10 // columns in chunkCols
 )
 
 func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }
 
-// FTS maintenance. The FTS tables are kept in sync by the writer rather
-// than by triggers:
-//
-//   - FTS5 flushes its in-memory pending index to a new on-disk segment
-//     whenever a statement opens a statement journal (xSavepoint) and
-//     whenever rowids stop ascending. An INSERT with a trigger opens a
-//     statement journal, so triggers flushed after every row, leaving one
-//     tiny segment per row for the automerger to grind through; so does
-//     a multi-row INSERT into an FTS table, once per statement.
-//     A statement journal flushes every FTS table the transaction wrote,
-//     not only the one the statement writes: the multi-row INSERTs of
-//     refs, run between FTS inserts, flushed each table some 60 times per
-//     batch (a fifth of the CPU of an index run).
-//   - So a batch first deletes the FTS entries of the rows it replaces
-//     (one DELETE by rowid per contentless table, one INSERT … SELECT
-//     'delete' for files_fts, which needs the old values), then writes the
-//     base rows of every file, keeping the FTS rows of symbols and chunks
-//     aside (their text is the batch's, in memory), and at last feeds each
-//     FTS table its rows with single-row INSERTs (no statement journal) in
-//     ascending rowid order; files_fts gets the batch's files with one
-//     INSERT … SELECT. The pending index then grows over the whole batch
-//     and is flushed a handful of times.
-//   - The trigram index (trigram.go) is written before the FTS rows: its
-//     statements would flush them. A file's text is rebuilt from its
-//     chunks.
+// Full-text maintenance. The word indexes of symbols and chunks
+// (words.go) are kept in sync by the writer: clear marks the rows it
+// deletes dead in their segments, and index adds one segment per index
+// for the batch's rows. files_fts is still FTS5, updated once per batch:
+// one INSERT … SELECT 'delete' for the files replaced (it needs the old
+// values), one INSERT … SELECT for the files written. FTS5 flushes its
+// pending index whenever a statement opens a statement journal, so
+// those two run last and first of the batch's statements that matter.
 const (
 	idsIn = `(SELECT value FROM json_each(?1))`
 
-	ftsDeleteSymbols = `DELETE FROM symbols_fts WHERE rowid IN (SELECT id FROM symbols WHERE file_id IN ` + idsIn + `)`
-	ftsDeleteChunks  = `DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id IN ` + idsIn + `)`
 	ftsDeleteTrigram = `DELETE FROM trigram_files WHERE id IN ` + idsIn
 	ftsDeleteFiles   = `INSERT INTO files_fts(files_fts, rowid, path, summary)
 		SELECT 'delete', id, path, summary FROM files WHERE id IN ` + idsIn + ` ORDER BY id`
@@ -81,7 +59,6 @@ type batchWriter struct {
 
 	findFile, insFile, updFile     *sql.Stmt
 	insSymbol, insChunk, insSource *sql.Stmt
-	insSymbolFTS, insChunkFTS      *sql.Stmt
 	insRefFile, refsOf             *sql.Stmt
 	refKeyStmts, refImportStmts    postingStmts
 	stmts                          []*sql.Stmt
@@ -89,9 +66,10 @@ type batchWriter struct {
 	trigram    bool // maintain the trigram index
 	hasVectors bool
 
-	// FTS rows of the batch, inserted by index.
-	symbolFTS []symbolFTSRow
-	chunkFTS  []chunkFTSRow
+	// Rows of the batch for the word indexes, indexed by index.
+	symbolWords, chunkWords wordBatch
+	// The ids the next symbol and chunk get (nextRowIDs).
+	nextSymbol, nextChunk int64
 
 	// Scratch, reused across files.
 	symArgs     []any
@@ -99,18 +77,6 @@ type batchWriter struct {
 	keyEdits    postingEdits // of the batch, for ref_keys
 	importEdits postingEdits // for ref_imports
 	firstSymbol int64        // row id of the file's first symbol (decls)
-}
-
-// symbolFTSRow and chunkFTSRow are rows of symbols_fts and chunks_fts: a
-// prepared row and the id its base row got.
-type symbolFTSRow struct {
-	id int64
-	s  *preparedSymbol
-}
-
-type chunkFTSRow struct {
-	id int64
-	c  *preparedChunk
 }
 
 type kindQual struct{ kind, qualname string }
@@ -147,8 +113,6 @@ func newBatchWriter(ctx context.Context, tx *sql.Tx, now time.Time, trigram bool
 		prep(&bw.updFile, `UPDATE files SET (`+fileCols+`) = (`+placeholders(13)+`) WHERE id = ?`),
 		prep(&bw.insSymbol, `INSERT INTO symbols(`+symbolCols+`) VALUES (`+placeholders(symbolColCount)+`)`),
 		prep(&bw.insChunk, `INSERT INTO chunks(`+chunkCols+`) VALUES (`+placeholders(chunkColCount)+`)`),
-		prep(&bw.insSymbolFTS, `INSERT INTO symbols_fts(`+symbolFTSCols+`) VALUES (`+placeholders(6)+`)`),
-		prep(&bw.insChunkFTS, `INSERT INTO chunks_fts(`+chunkFTSCols+`) VALUES (`+placeholders(5)+`)`),
 		prep(&bw.insSource, `INSERT INTO sources(id, lists, decls, text) VALUES (?, ?, ?, ?)`),
 		prep(&bw.insRefFile, `INSERT INTO refs(id, n, groups) VALUES (?, ?, ?)`),
 		prep(&bw.refsOf, `SELECT id, groups FROM refs WHERE id IN `+idsIn),
@@ -164,6 +128,10 @@ func newBatchWriter(ctx context.Context, tx *sql.Tx, now time.Time, trigram bool
 		prep(&bw.refImportStmts.del, `DELETE FROM ref_imports WHERE target = ?`),
 	)
 	if err != nil {
+		bw.close()
+		return nil, err
+	}
+	if err := bw.nextRowIDs(); err != nil {
 		bw.close()
 		return nil, err
 	}
@@ -197,7 +165,7 @@ func (bw *batchWriter) exec(query string, args ...any) error {
 	return nil
 }
 
-// clear deletes the symbols, chunks, refs, FTS entries and vectors of the
+// clear deletes the symbols, chunks, refs, full-text entries and vectors of the
 // files cleared, and the file rows of gone.
 func (bw *batchWriter) clear(cleared, gone []int64) error {
 	if len(cleared) == 0 {
@@ -226,7 +194,12 @@ func (bw *batchWriter) clear(cleared, gone []int64) error {
 	if err := bw.clearRefKeys(ids); err != nil {
 		return err
 	}
-	stmts := []string{ftsDeleteSymbols, ftsDeleteChunks, ftsDeleteFiles}
+	for _, ix := range wordIndexes {
+		if err := bw.deleteWordRows(ix, ids); err != nil {
+			return fmt.Errorf("%s: %w", ix.words(), err)
+		}
+	}
+	stmts := []string{ftsDeleteFiles}
 	if bw.trigram {
 		stmts = append(stmts, ftsDeleteTrigram)
 	}
@@ -297,8 +270,8 @@ func (bw *batchWriter) flushRefKeys() error {
 }
 
 // index adds the rows written by this batch to the trigram index (the
-// files, ids in the order of files) and to the FTS tables: the symbols and
-// chunks kept aside, and the files to files_fts.
+// files, ids in the order of files), to the word indexes (a segment each)
+// and the files to files_fts.
 func (bw *batchWriter) index(files []*Prepared, ids []int64) error {
 	if bw.trigram && len(ids) > 0 {
 		order := make([]int, len(ids))
@@ -319,19 +292,15 @@ func (bw *batchWriter) index(files []*Prepared, ids []int64) error {
 			return err
 		}
 	}
-	for _, r := range bw.symbolFTS {
-		s := r.s
-		if _, err := bw.insSymbolFTS.ExecContext(bw.ctx, r.id, s.name, s.qualname, s.signature, s.doc, s.identParts); err != nil {
-			return fmt.Errorf("symbols_fts: %w", err)
+	for _, w := range []struct {
+		ix *wordIndex
+		b  *wordBatch
+	}{{symbolWords, &bw.symbolWords}, {chunkWords, &bw.chunkWords}} {
+		if err := bw.writeWords(w.ix, w.b); err != nil {
+			return fmt.Errorf("%s: %w", w.ix.words(), err)
 		}
+		*w.b = wordBatch{}
 	}
-	for _, r := range bw.chunkFTS {
-		c := r.c
-		if _, err := bw.insChunkFTS.ExecContext(bw.ctx, r.id, c.header, c.content, c.identParts, c.strings); err != nil {
-			return fmt.Errorf("chunks_fts: %w", err)
-		}
-	}
-	bw.symbolFTS, bw.chunkFTS = nil, nil
 	if len(ids) == 0 {
 		return nil
 	}

@@ -9,14 +9,13 @@ import (
 // ftsIndexes maps each FTS table to the table it holds one document per
 // row of.
 var ftsIndexes = [...]struct{ fts, base string }{
-	{"symbols_fts", "symbols"},
-	{"chunks_fts", "chunks"},
 	{"files_fts", "files"},
 }
 
 // Check verifies the index: SQLite's integrity_check (b-trees, indexes
-// and, through FTS5's own check, every FTS index), that each FTS index
-// holds exactly one document per row of its table, that every file has
+// and, through FTS5's own check, files_fts), that files_fts holds exactly
+// one document per file, that the word indexes hold what the rows of
+// symbols and chunks give (checkWords), that every file has
 // its sources row, whose decls hold a signature and a doc per symbol of
 // the file, and that no symbol, chunk, ref or sources row points at a
 // missing file. It reads only; a large
@@ -115,6 +114,12 @@ func (db *DB) Check(ctx context.Context) (err error) {
 		problems = append(problems, fmt.Sprintf("%d files have no sources row", noSource))
 	}
 	if err := checkDecls(ctx, tx, &problems); err != nil {
+		if IsCorrupt(err) {
+			return fmt.Errorf("%w: %w", ErrDamaged, err)
+		}
+		return err
+	}
+	if err := checkWords(ctx, tx, &problems); err != nil {
 		if IsCorrupt(err) {
 			return fmt.Errorf("%w: %w", ErrDamaged, err)
 		}

@@ -190,9 +190,8 @@ func checkGeneration(t *testing.T, db *DB) int {
 	if other != 0 {
 		t.Errorf("%d symbols from another generation", other)
 	}
-	if n := queryInt(t, db, `SELECT count(*) FROM symbols_fts WHERE symbols_fts MATCH ?`,
-		fmt.Sprintf(`doc:"generation %d"`, gen)); n != wantSyms {
-		t.Errorf("symbols_fts finds %d symbols of generation %d, want %d", n, gen, wantSyms)
+	if n := int64(len(wordMatchIDs(t, db, symbolWords, fmt.Sprintf(`doc:"generation %d"`, gen)))); n != wantSyms {
+		t.Errorf("the symbols' word index finds %d symbols of generation %d, want %d", n, gen, wantSyms)
 	}
 	return gen
 }

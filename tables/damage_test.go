@@ -106,14 +106,14 @@ func TestQuickCheckFTS(t *testing.T) {
 	if err := QuickCheck(ctx, db.Path()); err != nil {
 		t.Fatalf("healthy index: %v", err)
 	}
-	res, err := db.w.ExecContext(ctx, `UPDATE symbols_fts_data SET block = zeroblob(length(block)) WHERE id > 10`)
+	res, err := db.w.ExecContext(ctx, `UPDATE files_fts_data SET block = zeroblob(length(block)) WHERE id > 10`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		t.Fatal("no FTS segment to garble")
 	}
-	if err := QuickCheck(ctx, db.Path()); !IsCorrupt(err) || !strings.Contains(err.Error(), "symbols_fts") {
+	if err := QuickCheck(ctx, db.Path()); !IsCorrupt(err) || !strings.Contains(err.Error(), "files_fts") {
 		t.Fatalf("garbled FTS segment: QuickCheck = %v", err)
 	}
 }

@@ -54,6 +54,7 @@ type DB struct {
 	trigram bool // the trigram index is maintained
 
 	stmts stmtCache // prepared read statements, see read_stmts.go
+	words wordCache // decoded word segments, see words_read.go
 	texts *textCache
 	// inflaters holds *inflater for searches: one made per search
 	// allocated its window and grew its buffer again each time.

@@ -34,17 +34,6 @@ const declsPerSymbol = 2
 // millisecond of CPU (BENCHMARKS.md, "Schema 7").
 const declsBlock = 16
 
-// packDecls encodes sources.decls from first, the row id of the file's
-// first symbol, and raw, the file's texts (declsPerSymbol per symbol, each
-// uvarint(length) and its bytes, as listsBuilder.addText writes them).
-func packDecls(first int64, raw []byte) ([]byte, error) {
-	blocks, err := packDeclBlocks(raw)
-	if err != nil {
-		return nil, err
-	}
-	return declsBlob(first, blocks), nil
-}
-
 // declsBlob is sources.decls of blocks (packDeclBlocks) whose first symbol
 // has row id first: the writer knows it only once it has inserted it.
 func declsBlob(first int64, blocks []byte) []byte {

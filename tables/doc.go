@@ -1,6 +1,9 @@
 // Package tables stores the facts read by package extract in one SQLite
 // file (C SQLite through github.com/mattn/go-sqlite3, with FTS5 from
-// package tables/internal/fts5; ADR 10) and keeps it consistent.
+// package tables/internal/fts5; ADR 10) and keeps it consistent. It also
+// owns full-text search as FTS5 defines it — the unicode61 tokens
+// (Tokenize), the query language the planner writes (ParseFTS) and bm25
+// (BM25, BM25Freq) — for its own word indexes and for package postgres.
 //
 // Data flows files → extract → tables ← query. This package owns the
 // schema, the writes, the migrations and every statement that reads the
@@ -29,6 +32,10 @@
 //	                       its file's text [start_byte, end_byte).
 //	trigrams, trigram_segs,
 //	trigram_files          the trigram index of exact text (see Exact text).
+//	symbol_words, chunk_words,
+//	…_word_segs, …_word_live
+//	                       the word indexes of full-text search (see
+//	                       Full-text search).
 //	sources                per file, its text, the identifier, call and
 //	                       string lists of its symbols and chunks, and its
 //	                       symbols' signatures and docs (decls), text and
@@ -64,7 +71,8 @@
 // and readers join files on its primary key (version 2 copied the three
 // onto every row; ADR 9). Each fact is stored once: a file's text is not
 // kept again per chunk, and text only full-text search reads (identifier
-// words, string literals) is only in the FTS index (version 4).
+// words, string literals) is only in the word index (version 4; FTS5
+// before version 8).
 // symbols.id and chunks.id change whenever their file is
 // re-written; use sid and cid to refer to symbols and chunks across runs.
 // sid, cid, parent_sid, symbol_sid and the hashes of symbols and chunks
@@ -102,26 +110,47 @@
 //
 // # Full-text search
 //
-// symbols_fts(name, qualname, signature, doc, ident_parts) and
-// chunks_fts(header, content, ident_parts, strings) are contentless FTS5
-// tables (an empty content option, contentless_delete=1) whose rowid is
-// the id of the base row; the writer gives them each row's text. ident_parts is the
-// space-joined, deduplicated extract.SplitIdentifier words of the symbol's
-// name and its identifiers (of the identifiers, for chunks): the surface
-// that makes camelCase and snake_case words searchable. files_fts(path,
-// summary) is an external-content table over files. All use the
-// tokenizer unicode61 remove_diacritics 2:
+// Symbols and chunks are searched through word indexes built in Go
+// (words.go, words_read.go; schema 8, ADR 13), which replaced the
+// contentless FTS5 tables symbols_fts and chunks_fts and keep their
+// columns, tokens and ranking: the planner still writes FTS5 expressions
+// over symbols_fts(name, qualname, signature, doc, ident_parts) and
+// chunks_fts(header, content, ident_parts, strings), and SearchSymbols,
+// SearchChunks, SimilarChunks, SymbolsMatching, MatchCount and
+// MatchCounts answer them as FTS5 did, scores bit for bit
+// (TestWordsRankAsFTS5). ident_parts is the space-joined, deduplicated
+// extract.SplitIdentifier words of the symbol's name and its identifiers
+// (of the identifiers, for chunks): the surface that makes camelCase and
+// snake_case words searchable; strings the string literals.
 //
-//	SELECT s.qualname, bm25(symbols_fts) FROM symbols_fts
-//	JOIN symbols s ON s.id = symbols_fts.rowid
-//	WHERE symbols_fts MATCH 'ident_parts:user AND ident_parts:id' ORDER BY rank
+// A Preparer tokenizes each row (FTS5's unicode61 remove_diacritics 2,
+// Tokenize) and groups the file's tokens per term; a Write adds one
+// segment per index: per term a posting of the rows holding it with, per
+// column, the count and the positions (for quoted phrases of several
+// tokens, such as "max_retries"), in blocks of terms (P_words), the
+// segment's row range, block directory and row lengths (P_word_segs), and
+// its live rows, tokens and dead row ids (P_word_live). Symbols and chunks
+// get ids above any given before, so segments cover disjoint ranges; a
+// re-written or deleted row is added to its segment's dead ids and taken
+// off its live totals, so bm25's row count, mean length and document
+// frequencies count live rows only, as FTS5's contentless_delete did.
+// Segments merge after a Write once four qualify (dropping dead rows,
+// under a new number), and all into one in CompactFTS; readers cache a
+// segment's directory and lengths, and its blocks up to 32 MB, by number.
 //
-// There are no triggers: Write updates the FTS tables itself (see
-// batch.go for how it keeps FTS5 from flushing after every row). Nothing
-// but Write may change symbols, chunks, sources or files. Every FTS table
-// merges its segments 16 at a time (FTS5 automerge, set by Open in each
-// table's _config: fewer merges while a large tree is written), and
-// CompactFTS merges each into one segment after a large run.
+// files_fts(path, summary) stays an FTS5 external-content table over
+// files, tokenizer unicode61 remove_diacritics 2:
+//
+//	SELECT f.path, bm25(files_fts) FROM files_fts
+//	JOIN files f ON f.id = files_fts.rowid
+//	WHERE files_fts MATCH 'path:server' ORDER BY rank
+//
+// There are no triggers: Write updates files_fts and the word indexes
+// itself. Nothing but Write may change symbols, chunks, sources or files.
+// files_fts merges its segments 16 at a time (FTS5 automerge, set by Open
+// in its _config), and CompactFTS merges it into one segment after a large
+// run. Check verifies the word indexes against the rows and the stored
+// text (checkWords).
 //
 // # Exact text
 //
@@ -149,8 +178,8 @@
 // transaction, each file replacing all rows of its path, so a reader
 // always sees whole batches and a crash or kill -9 at any moment leaves
 // the last committed batch. What a write derives without the database
-// (ids, list columns, FTS row text, compressed sources and refs,
-// trigrams) a Preparer derives first, on any goroutine (prepare.go):
+// (ids, list columns, word postings per file, compressed sources and
+// refs, trigrams) a Preparer derives first, on any goroutine (prepare.go):
 // WritePrepared takes prepared files and only executes statements, so an
 // index run prepares files in its parsing workers and its one writer
 // goroutine is left the SQL. Readers are never blocked by a write in
@@ -166,7 +195,7 @@
 //
 // Open creates the schema in a new file and stores SchemaVersion. An
 // older index is migrated in place when a migration exists, otherwise
-// Open returns ErrRebuildNeeded; a newer one gives ErrNewerSchema, and a
+// Open returns ErrRebuildNeeded (every version before 8: migrate.go); a newer one gives ErrNewerSchema, and a
 // file that is not a viberag index ErrNotIndex. A new index is
 // auto_vacuum = INCREMENTAL, so that CompactFTS can return the pages its
 // merge frees to the file system. Remove deletes an index

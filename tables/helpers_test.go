@@ -560,3 +560,27 @@ func checkRefKeys(t testing.TB, db *DB) {
 		}
 	}
 }
+
+// wordMatchIDs returns the ids of the live rows of ix matching the FTS5
+// expression expr, ascending, as the readers find them.
+func wordMatchIDs(t *testing.T, db *DB, ix *wordIndex, expr string) []int64 {
+	t.Helper()
+	var ids []int64
+	err := db.snapshot(context.Background(), nil, func(src *sourceCache) error {
+		var err error
+		ids, err = db.matchIDs(src, ix, expr)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("%s MATCH %q: %v", ix.words(), expr, err)
+	}
+	return ids
+}
+
+// wordMatches returns col (an SQL expression over the alias x of ix's
+// table) of the rows matching expr, in row id order.
+func wordMatches(t *testing.T, db *DB, ix *wordIndex, expr, col string) []string {
+	t.Helper()
+	ids := wordMatchIDs(t, db, ix, expr)
+	return queryStrings(t, db, `SELECT `+col+` FROM `+ix.base+` x WHERE x.id IN (SELECT value FROM json_each(?)) ORDER BY x.id`, jsonIDs(ids))
+}

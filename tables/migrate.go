@@ -7,13 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 )
 
 // SchemaVersion is the version of schema.sql. Bump it with every change
 // to the schema and add a migration from the previous version, or accept
 // that older indexes are rebuilt (ErrRebuildNeeded).
-const SchemaVersion = 7
+const SchemaVersion = 8
 
 // applicationID marks the file as a viberag index ("vbrg"), so that Open
 // refuses another program's SQLite database instead of adding tables to it.
@@ -46,257 +45,16 @@ type migration struct {
 // ErrRebuildNeeded for versions 1 to 4, and the indexer rebuilds
 // (indexer.Open).
 //
-// Version 6 replaces the FTS5 trigram table sources_tri by trigram
-// postings built in Go (trigram.go; ADR 11): migrateTrigrams drops it and
-// builds the new tables from sources, without re-parsing.
-//
-// Version 7 moves the symbols' signature and doc out of their rows into
-// sources.decls, compressed per file, and stores sids, cids and the
-// hashes of symbols and chunks as INTEGERs (ADR 12): migrateSymbolRows
-// copies the texts and converts the rows, without re-parsing.
+// Version 6 (trigram postings built in Go; ADR 11) and version 7 (the
+// symbols' signature and doc in sources.decls, INTEGER ids; ADR 12) were
+// reached in place from 5 and 6. Version 8 (ADR 13) has no migration, so
+// neither have they: its word indexes need the string literals of every
+// chunk, which versions 4 to 7 keep only inside chunks_fts, a contentless
+// FTS5 table that cannot give them back. So Open returns ErrRebuildNeeded
+// for every version before 8, and the indexer rebuilds (indexer.Open)
+// with a message.
 func migrations() []migration {
-	return []migration{{from: 5, apply: migrateTrigrams}, {from: 6, apply: migrateSymbolRows}}
-}
-
-// migrateSymbolRows takes version 6 to 7. It reads every symbol's
-// signature and doc in rowid order per file, writes sources anew with
-// each file's decls between its lists and its text (the column order of
-// schema.sql), and rebuilds symbols and chunks with the INTEGER columns,
-// keeping every row id (the FTS tables' rowids), then checks that each
-// converted id spells the old one.
-func migrateSymbolRows(ctx context.Context, tx *sql.Tx) error {
-	decls := map[int64][]byte{}
-	var b listsBuilder
-	var first, next int64
-	flush := func(file int64) error {
-		z, err := packDecls(first, b.b)
-		if err != nil {
-			return fmt.Errorf("file %d: %w", file, err)
-		}
-		decls[file] = z
-		b.reset()
-		return nil
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT file_id, id, signature, doc FROM symbols ORDER BY file_id, id`)
-	if err != nil {
-		return err
-	}
-	cur := int64(-1)
-	for rows.Next() {
-		var file, id int64
-		var sig, doc string
-		if err := rows.Scan(&file, &id, &sig, &doc); err != nil {
-			rows.Close()
-			return err
-		}
-		if file != cur {
-			if cur != -1 {
-				if err := flush(cur); err != nil {
-					rows.Close()
-					return err
-				}
-			}
-			first, next = id, id
-		}
-		if id != next {
-			// The writers of version 6 inserted a file's symbols one after
-			// another, as version 7 needs (decls.go); anything else is not
-			// an index they wrote.
-			rows.Close()
-			return fmt.Errorf("%w: the symbols of file %d are not consecutive rows (%d after %d)", ErrDamaged, file, id, next-1)
-		}
-		next++
-		cur = file
-		b.addText(sig)
-		b.addText(doc)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if cur != -1 {
-		if err := flush(cur); err != nil {
-			return err
-		}
-	}
-	none, err := packDecls(0, nil)
-	if err != nil {
-		return err
-	}
-	if _, err := tx.ExecContext(ctx, `CREATE TABLE sources_v7(
-	id    INTEGER PRIMARY KEY,
-	lists BLOB NOT NULL,
-	decls BLOB NOT NULL,
-	text  BLOB NOT NULL
-) STRICT`); err != nil {
-		return err
-	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO sources_v7(id, lists, decls, text) SELECT id, lists, ?2, text FROM sources WHERE id = ?1`)
-	if err != nil {
-		return err
-	}
-	defer ins.Close()
-	ids, err := queryIDs(ctx, tx, `SELECT id FROM sources ORDER BY id`)
-	if err != nil {
-		return err
-	}
-	for _, id := range ids {
-		d, ok := decls[id]
-		if !ok {
-			d = none
-		}
-		delete(decls, id)
-		if _, err := ins.ExecContext(ctx, id, d); err != nil {
-			return fmt.Errorf("sources of file %d: %w", id, err)
-		}
-	}
-	if len(decls) > 0 {
-		// Never drop a symbol's text silently: symbols of a file without
-		// sources would be an index that Check reports as damaged anyway.
-		return fmt.Errorf("%w: %d files have symbols but no sources row", ErrDamaged, len(decls))
-	}
-	if _, err := tx.ExecContext(ctx, `DROP TABLE sources; ALTER TABLE sources_v7 RENAME TO sources;`); err != nil {
-		return err
-	}
-	if err := migrateIDs(ctx, tx); err != nil {
-		return err
-	}
-	return freePages(ctx, tx)
-}
-
-// freePages returns the file's free pages to the file system (an index
-// made before schema 5 has no auto_vacuum and keeps them for later
-// writes): a migration that rewrites tables would otherwise leave the
-// file larger by what it replaced.
-func freePages(ctx context.Context, tx *sql.Tx) error {
-	// incremental_vacuum frees one page per step: read it to the end.
-	rows, err := tx.QueryContext(ctx, `PRAGMA incremental_vacuum`)
-	if err != nil {
-		return fmt.Errorf("incremental_vacuum: %w", err)
-	}
-	for rows.Next() {
-	}
-	rows.Close()
-	return rows.Err()
-}
-
-// symbolRowsV7SQL creates symbols and chunks as schema.sql does, under
-// other names, and copies the rows of version 6 into them.
-var symbolRowsV7SQL = `
-CREATE TABLE symbols_v7(
-	id          INTEGER PRIMARY KEY,
-	sid         INTEGER NOT NULL UNIQUE,
-	file_id     INTEGER NOT NULL REFERENCES files(id),
-	kind        TEXT NOT NULL,
-	name        TEXT NOT NULL,
-	qualname    TEXT NOT NULL,
-	parent_sid  INTEGER,
-	start_line  INTEGER NOT NULL,
-	end_line    INTEGER NOT NULL,
-	start_byte  INTEGER NOT NULL,
-	end_byte    INTEGER NOT NULL,
-	is_exported INTEGER NOT NULL,
-	decorators  TEXT NOT NULL,
-	hash        INTEGER NOT NULL
-) STRICT;
-CREATE TABLE chunks_v7(
-	id          INTEGER PRIMARY KEY,
-	cid         INTEGER NOT NULL UNIQUE,
-	file_id     INTEGER NOT NULL REFERENCES files(id),
-	start_line  INTEGER NOT NULL,
-	end_line    INTEGER NOT NULL,
-	start_byte  INTEGER NOT NULL,
-	end_byte    INTEGER NOT NULL,
-	symbol_sid  INTEGER,
-	header      TEXT NOT NULL,
-	hash        INTEGER NOT NULL
-) STRICT;
-INSERT INTO symbols_v7 SELECT id, ` + hexIntSQL("sid", 1) + `, file_id, kind, name, qualname,
-	iif(parent_sid = '', NULL, ` + hexIntSQL("parent_sid", 1) + `), start_line, end_line, start_byte, end_byte,
-	is_exported, decorators, ` + hexIntSQL("hash", 0) + ` FROM symbols ORDER BY id;
-INSERT INTO chunks_v7 SELECT id, ` + hexIntSQL("cid", 1) + `, file_id, start_line, end_line, start_byte, end_byte,
-	iif(symbol_sid = '', NULL, ` + hexIntSQL("symbol_sid", 1) + `), header, ` + hexIntSQL("hash", 0) + ` FROM chunks ORDER BY id;`
-
-// symbolRowsV7CheckSQL counts the rows whose converted ids or hashes do
-// not spell the old strings (a value that was not 16 lower-case hex
-// digits after its prefix).
-const symbolRowsV7CheckSQL = `SELECT
- (SELECT count(*) FROM symbols o JOIN symbols_v7 n ON n.id = o.id
-  WHERE printf('s%016x', n.sid) <> o.sid OR iif(n.parent_sid IS NULL, '', printf('s%016x', n.parent_sid)) <> o.parent_sid OR printf('%016x', n.hash) <> o.hash)
-+ (SELECT count(*) FROM chunks o JOIN chunks_v7 n ON n.id = o.id
-  WHERE printf('c%016x', n.cid) <> o.cid OR iif(n.symbol_sid IS NULL, '', printf('s%016x', n.symbol_sid)) <> o.symbol_sid OR printf('%016x', n.hash) <> o.hash)`
-
-// migrateIDs rebuilds symbols and chunks with INTEGER ids and hashes.
-func migrateIDs(ctx context.Context, tx *sql.Tx) error {
-	if _, err := tx.ExecContext(ctx, symbolRowsV7SQL); err != nil {
-		return err
-	}
-	var bad int64
-	if err := tx.QueryRowContext(ctx, symbolRowsV7CheckSQL).Scan(&bad); err != nil {
-		return err
-	}
-	if bad != 0 {
-		return fmt.Errorf("%w: %d symbol or chunk rows have an id or hash that is not 16 hex digits", ErrDamaged, bad)
-	}
-	_, err := tx.ExecContext(ctx, `DROP TABLE symbols; DROP TABLE chunks;
-ALTER TABLE symbols_v7 RENAME TO symbols; ALTER TABLE chunks_v7 RENAME TO chunks;
-CREATE INDEX symbols_name ON symbols(name COLLATE NOCASE);
-CREATE INDEX symbols_file ON symbols(file_id, start_line);
-CREATE INDEX chunks_file ON chunks(file_id, start_line);`)
-	return err
-}
-
-// hexIntSQL is the SQL expression of the INTEGER that the 16 hex digits
-// of col after its first skip bytes spell (the 64 bits, signed), for the
-// migration to schema 7: SQLite has no function that parses hex.
-func hexIntSQL(col string, skip int) string {
-	var b strings.Builder
-	b.WriteByte('(')
-	for i := 0; i < 16; i++ {
-		if i > 0 {
-			b.WriteString(" | ")
-		}
-		fmt.Fprintf(&b, "((instr('0123456789abcdef', substr(%s, %d, 1)) - 1) << %d)", col, skip+i+1, 4*(15-i))
-	}
-	b.WriteByte(')')
-	return b.String()
-}
-
-// queryIDs returns the integers q selects.
-func queryIDs(ctx context.Context, tx *sql.Tx, q string) ([]int64, error) {
-	rows, err := tx.QueryContext(ctx, q)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
-}
-
-// trigramTablesSQL creates the trigram index of schema version 6, as
-// schema.sql does.
-const trigramTablesSQL = `
-CREATE TABLE trigrams(id INTEGER PRIMARY KEY, ids BLOB NOT NULL) STRICT;
-CREATE TABLE trigram_segs(seg INTEGER PRIMARY KEY, bytes INTEGER NOT NULL) STRICT;
-CREATE TABLE trigram_files(id INTEGER PRIMARY KEY, seg INTEGER NOT NULL) STRICT;`
-
-// migrateTrigrams takes version 5 to 6.
-func migrateTrigrams(ctx context.Context, tx *sql.Tx) error {
-	if _, err := tx.ExecContext(ctx, `DROP TABLE sources_tri;`+trigramTablesSQL); err != nil {
-		return err
-	}
-	on, err := readTrigram(ctx, tx)
-	if err != nil || !on {
-		return err
-	}
-	return buildTrigrams(ctx, tx)
+	return nil
 }
 
 // initSchema creates the schema in an empty file, or checks and migrates

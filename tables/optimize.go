@@ -28,7 +28,26 @@ func (db *DB) Optimize(ctx context.Context) error {
 			return fmt.Errorf("optimize index %s: %s: %w", db.path, q, err)
 		}
 	}
+	if err := db.compactWords(ctx); err != nil {
+		return err
+	}
 	return db.compactTrigrams(ctx)
+}
+
+// compactWords merges the segments of each word index into one, dropping
+// dead rows.
+func (db *DB) compactWords(ctx context.Context) error {
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, ix := range wordIndexes {
+		if err := mergeWordSegments(ctx, tx, ix, true); err != nil {
+			return fmt.Errorf("compact %s of %s: %w", ix.words(), db.path, err)
+		}
+	}
+	return tx.Commit()
 }
 
 // compactTrigrams merges the segments of the trigram index into one.
@@ -45,8 +64,9 @@ func (db *DB) compactTrigrams(ctx context.Context) error {
 }
 
 // CompactFTS merges the segments of every full-text index into one
-// (FTS5's 'optimize'), so that a MATCH reads one segment per term, merges
-// those of the trigram index into one, and returns the pages the old segments held to the file system
+// (FTS5's 'optimize' for files_fts; the word indexes dropping their dead
+// rows), so that a search reads one segment per term, merges those of the
+// trigram index into one, and returns the pages the old segments held to the file system
 // (incremental_vacuum; an index created before schema 5 has no
 // auto_vacuum and keeps them as free pages, which later writes reuse).
 // It rewrites the full-text indexes, about 5 % of a cold index's CPU on
@@ -61,6 +81,9 @@ func (db *DB) CompactFTS(ctx context.Context) error {
 		if _, err := db.w.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %s(%[1]s) VALUES ('optimize')`, ft.fts)); err != nil {
 			return fmt.Errorf("compact index %s: %s: %w", db.path, ft.fts, err)
 		}
+	}
+	if err := db.compactWords(ctx); err != nil {
+		return err
 	}
 	if err := db.compactTrigrams(ctx); err != nil {
 		return err

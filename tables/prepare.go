@@ -11,8 +11,8 @@ import (
 // A Write runs on the one connection that may write, so whatever it does
 // besides executing statements holds up every file behind it. Prepare does
 // that part ahead, for one file at a time and on any goroutine: the sids
-// and cids, the list columns, the identifier parts and string lists of the
-// FTS rows, the sources lists and text compressed, the refs grouped,
+// and cids, the list columns, the rows of the word indexes tokenized and
+// grouped per term (words.go), the sources lists and text compressed, the refs grouped,
 // packed and compressed with the keys that find them, and the file's
 // trigrams. WritePrepared then only binds those values to statements
 // (and the ids the rows get). An index run prepares each file in the
@@ -45,34 +45,32 @@ type Prepared struct {
 	trigram  bool     // trigrams were computed
 	trigrams []uint32 // the file's distinct trigrams (trigramSet.of)
 
+	// The rows of the word indexes (words.go), tokenized.
+	symbolWords, chunkWords wordFile
+
 	// err is a fact that cannot be stored (chunks that leave a gap);
 	// WritePrepared fails the batch with it, as Write always has.
 	err error
 }
 
-// preparedSymbol is a symbols row without its file id, and its symbols_fts
-// row without its rowid.
+// preparedSymbol is a symbols row without its file id.
 type preparedSymbol struct {
 	sid                                    int64 // the INTEGER of schema 7
 	parentSID                              any   // int64, or nil (NULL) at top level
 	kind, name, qualname                   string
 	startLine, endLine, startByte, endByte int
-	signature, doc                         string // for symbols_fts; stored in decls
 	exported                               int
 	decorators                             string
 	hash                                   int64
-	identParts                             string
 }
 
-// preparedChunk is a chunks row without its file id, and its chunks_fts
-// row without its rowid.
+// preparedChunk is a chunks row without its file id.
 type preparedChunk struct {
 	cid                                    int64
 	startLine, endLine, startByte, endByte int
 	symbolSID                              any // int64, or nil (NULL) for none
 	header                                 string
 	hash                                   int64
-	content, identParts, strings           string
 }
 
 // Path returns the path of the prepared file.
@@ -91,18 +89,14 @@ func (p *Prepared) Bytes() int64 {
 		n += 16 + int64(len(k))
 	}
 	for i := range p.symbols {
-		s := &p.symbols[i]
-		n += 240 + int64(len(s.signature)+len(s.doc)+len(s.decorators)+len(s.identParts))
+		n += 200 + int64(len(p.symbols[i].decorators))
 	}
-	for i := range p.chunks {
-		c := &p.chunks[i]
-		n += 200 + int64(len(c.identParts)+len(c.strings))
-	}
-	return n
+	n += 160 * int64(len(p.chunks))
+	return n + p.symbolWords.bytes() + p.chunkWords.bytes()
 }
 
 // Preparer derives Prepared files, reusing its scratch space (identifier
-// splits, compressor, trigram set) from file to file. It is not safe for
+// splits, compressor, trigram set, tokenizer) from file to file. It is not safe for
 // concurrent use: give each goroutine its own.
 type Preparer struct {
 	rb      rowBuilder
@@ -116,6 +110,7 @@ type Preparer struct {
 	imports map[string]struct{}
 	trigram bool
 	tri     *trigramSet
+	words   wordBuilder
 }
 
 // NewPreparer returns a Preparer of files for db: it computes trigrams
@@ -144,6 +139,7 @@ func (pr *Preparer) Prepare(f *extract.File) *Prepared {
 	pr.lists.reset()
 	pr.decls.reset()
 	rb.symbolIDs(f)
+	pr.words.reset()
 	p.symbols = make([]preparedSymbol, len(f.Symbols))
 	for i := range f.Symbols {
 		s := &f.Symbols[i]
@@ -154,16 +150,17 @@ func (pr *Preparer) Prepare(f *extract.File) *Prepared {
 		p.symbols[i] = preparedSymbol{
 			sid: int64(rb.sids[i]), kind: s.Kind, name: s.Name, qualname: s.Qualname, parentSID: rb.sidValue(s.Parent),
 			startLine: s.StartLine, endLine: s.EndLine, startByte: s.StartByte, endByte: s.EndByte,
-			signature: s.Signature, doc: s.Doc, exported: exported,
-			decorators: joinList(&rb.sb, s.Decorators), hash: int64(s.Hash),
-			identParts: rb.identParts(s.Name, s.Identifiers),
+			exported: exported, decorators: joinList(&rb.sb, s.Decorators), hash: int64(s.Hash),
 		}
+		pr.words.addRow(s.Name, s.Qualname, s.Signature, s.Doc, rb.identParts(s.Name, s.Identifiers))
 		pr.lists.add(s.Identifiers)
 		pr.lists.add(s.Calls)
 		pr.lists.add(s.Strings)
 		pr.decls.addText(s.Signature)
 		pr.decls.addText(s.Doc)
 	}
+	p.symbolWords = pr.words.finish()
+	pr.words.reset()
 	p.chunks = make([]preparedChunk, 0, len(f.Chunks))
 	for i := range f.Chunks {
 		c := &f.Chunks[i]
@@ -174,10 +171,11 @@ func (pr *Preparer) Prepare(f *extract.File) *Prepared {
 			cid:       int64(chunkKey(f.Path, c.StartLine, c.EndLine)),
 			startLine: c.StartLine, endLine: c.EndLine, startByte: c.StartByte, endByte: c.EndByte,
 			symbolSID: rb.sidValue(c.Symbol), header: c.Header, hash: int64(c.Hash),
-			content: c.Text, identParts: rb.identParts("", c.Identifiers), strings: joinList(&rb.sb, c.Strings),
 		})
+		pr.words.addRow(c.Header, c.Text, rb.identParts("", c.Identifiers), joinList(&rb.sb, c.Strings))
 		pr.lists.add(c.Identifiers)
 	}
+	p.chunkWords = pr.words.finish()
 	if p.err = pr.source(p, f); p.err != nil {
 		return p
 	}
@@ -217,7 +215,7 @@ func (pr *Preparer) source(p *Prepared, f *extract.File) error {
 // refs packs f's references aggregated per (kind, name, target) as its
 // refs row, and lists the keys that find it: its lower-cased names
 // (ref_keys) and imported names (ref_imports; see schema.sql, refs).
-// String literals are left out: symbols, chunks and chunks_fts hold them,
+// String literals are left out: the word indexes hold them,
 // and no reader looks them up.
 func (pr *Preparer) refs(p *Prepared, f *extract.File) error {
 	g := pr.rb.groupRefs(f)

@@ -2,9 +2,11 @@ package tables
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/viberag/viberag/scope"
@@ -71,60 +73,41 @@ func scanSymbolRow(withScore bool) func(scanner) (SymbolRow, error) {
 }
 
 const (
-	// The chunk channels rank every match by bm25 but return only the
-	// best: the matches are scored once (m), the limit-th best score found
-	// (cut), and only the rows at or above it, ties included, are joined
-	// to files for the path tie-break. Joining every match instead cost a
-	// files lookup per matching chunk (BENCHMARKS.md, "Lean index").
-	searchChunksSQL = `WITH m AS MATERIALIZED (
-  SELECT chunks_fts.rowid AS id, -bm25(chunks_fts, ?, ?, ?, ?) AS sc
-  FROM chunks_fts%s
-  WHERE chunks_fts MATCH ?%s),
-cut AS (SELECT sc FROM m ORDER BY sc DESC LIMIT 1 OFFSET ? - 1)
-SELECT c.id, c.cid, c.file_id, f.path, c.start_line, c.end_line, c.header, m.sc
-FROM m JOIN chunks c ON c.id = m.id JOIN files f ON f.id = c.file_id
-WHERE m.sc >= coalesce((SELECT sc FROM cut), -1e308)
-ORDER BY m.sc DESC, f.path, c.start_line LIMIT ?`
+	// The chunk and symbol channels rank every match in Go (rankWords) and
+	// read the rows of the best only.
+	searchChunksSQL = `SELECT c.id, c.cid, c.file_id, f.path, c.start_line, c.end_line, c.header
+FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN (SELECT value FROM json_each(?))`
 
-	// The symbols channel the same way: score every match, join only the
-	// best to symbols and files (joining every match cost 4 % of the
-	// broad benchmark's query CPU; same answers).
-	searchSymbolsSQL = `WITH m AS MATERIALIZED (
-  SELECT symbols_fts.rowid AS id, -bm25(symbols_fts, ?, ?, ?, ?, ?) AS sc
-  FROM symbols_fts%s
-  WHERE symbols_fts MATCH ?%s),
-cut AS (SELECT sc FROM m ORDER BY sc DESC LIMIT 1 OFFSET ? - 1)
-SELECT ` + symbolRowCols + `, m.sc
-FROM m JOIN symbols s ON s.id = m.id JOIN files f ON f.id = s.file_id
-WHERE m.sc >= coalesce((SELECT sc FROM cut), -1e308)
-ORDER BY m.sc DESC, f.path, s.start_line LIMIT ?`
+	searchSymbolsSQL = `SELECT ` + symbolRowCols + `
+FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id IN (SELECT value FROM json_each(?))`
 
 	searchFilesSQL = `SELECT f.id, f.path, f.lines, -bm25(files_fts, ?, ?) AS sc
 FROM files_fts JOIN files f ON f.id = files_fts.rowid
 WHERE files_fts MATCH ?%s
 ORDER BY sc DESC, f.path LIMIT ?`
 
-	similarChunksSQL = `WITH m AS MATERIALIZED (
-  SELECT chunks_fts.rowid AS id, -bm25(chunks_fts, 0, 1, 1, 0.5) AS sc
-  FROM chunks_fts%s
-  WHERE chunks_fts MATCH ?%s),
-cut AS (SELECT sc FROM m ORDER BY sc DESC LIMIT 1 OFFSET ? - 1)
-SELECT c.id, c.cid, c.file_id, f.path, c.start_line, c.end_line, c.header, m.sc,
+	similarChunksSQL = `SELECT c.id, c.cid, c.file_id, f.path, c.start_line, c.end_line, c.header,
   (SELECT count(*) FROM chunks o WHERE o.file_id = c.file_id AND o.id < c.id)
-FROM m JOIN chunks c ON c.id = m.id JOIN files f ON f.id = c.file_id
-WHERE m.sc >= coalesce((SELECT sc FROM cut), -1e308)
-ORDER BY m.sc DESC, f.path, c.start_line LIMIT ?`
+FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN (SELECT value FROM json_each(?))`
 )
 
-// ftsJoin is the join of an FTS table's matches to their rows (table
-// under alias) that the scope filter w needs, or "" when w is empty: a
-// match's rowid is its row's id, and looking every match up in a table
-// that nothing filters on only costs a b-tree seek per match.
-func ftsJoin(w where, table, alias string) string {
-	if w.sql == "" {
-		return ""
+// similarWeights are the column weights of SimilarChunks: content,
+// identifier words and strings, not the header.
+var similarWeights = []float64{0, 1, 1, 0.5}
+
+// byScore orders searched rows as schema 7's statements did: score
+// descending, then path and line (then id, so that the order is total).
+func byScore(as, bs float64, ap, bp string, al, bl int, aid, bid int64) int {
+	if c := cmp.Compare(bs, as); c != 0 {
+		return c
 	}
-	return " JOIN " + table + " " + alias + " ON " + alias + ".id = " + table + "_fts.rowid"
+	if c := strings.Compare(ap, bp); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(al, bl); c != 0 {
+		return c
+	}
+	return cmp.Compare(aid, bid)
 }
 
 // FTS column counts: the weights SearchChunks, SearchSymbols and
@@ -149,18 +132,66 @@ func weightArgs(table string, want int, ws []float64) ([]any, error) {
 // SearchChunks returns the best limit chunks matching the FTS5 expression
 // expr, by bm25 with the column weights ws (ChunkFTSColumns of them), ties
 // by path and line.
-func (db *DB) SearchChunks(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]ChunkRow, error) {
-	args, err := weightArgs("chunks_fts", ChunkFTSColumns, ws)
-	if err != nil {
+func (db *DB) SearchChunks(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) (out []ChunkRow, err error) {
+	if _, err := weightArgs("chunks_fts", ChunkFTSColumns, ws); err != nil {
 		return nil, err
 	}
 	w := filterOn(s.Filter(), scope.Chunks, "c")
-	args = append(append(append(args, expr), w.args...), limit, limit)
-	return collect(ctx, db, fmt.Sprintf(searchChunksSQL, ftsJoin(w, "chunks", "c"), w.sql), args, func(r scanner) (ChunkRow, error) {
-		var c ChunkRow
-		err := r.Scan(&c.ID, cidOf(&c.CID), &c.FileID, &c.Path, &c.StartLine, &c.EndLine, &c.Header, &c.Score)
-		return c, err
+	err = db.snapshot(ctx, []string{searchChunksSQL, wordLiveSQL(chunkWords), wordBlockSQL(chunkWords)}, func(src *sourceCache) error {
+		out, err = db.chunksRanked(src, searchChunksSQL, expr, ws, w, limit, nil)
+		return err
 	})
+	return out, err
+}
+
+// chunksRanked ranks the chunks matching expr and reads the best limit
+// with query q (searchChunksSQL, or similarChunksSQL with each chunk's
+// ordinal in its file, passed to ords).
+func (db *DB) chunksRanked(src *sourceCache, q, expr string, ws []float64, w where, limit int, ords *[]int) ([]ChunkRow, error) {
+	ms, err := db.rankWords(src, chunkWords, expr, ws, w, "c", limit)
+	if err != nil || len(ms) == 0 {
+		return nil, err
+	}
+	score := make(map[int64]float64, len(ms))
+	for _, m := range ms {
+		score[m.id] = m.score
+	}
+	rows, err := src.query(q, matchJSON(ms))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []ChunkRow
+	ord := map[int64]int{}
+	for rows.Next() {
+		var c ChunkRow
+		dest := []any{&c.ID, cidOf(&c.CID), &c.FileID, &c.Path, &c.StartLine, &c.EndLine, &c.Header}
+		var o int
+		if ords != nil {
+			dest = append(dest, &o)
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		c.Score = score[c.ID]
+		ord[c.ID] = o
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b ChunkRow) int {
+		return byScore(a.Score, b.Score, a.Path, b.Path, a.StartLine, b.StartLine, a.ID, b.ID)
+	})
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	if ords != nil {
+		for _, c := range out {
+			*ords = append(*ords, ord[c.ID])
+		}
+	}
+	return out, nil
 }
 
 // SimilarChunks is SearchChunks with the weights of code similarity
@@ -168,27 +199,11 @@ func (db *DB) SearchChunks(ctx context.Context, expr string, ws []float64, s sco
 // identifiers.
 func (db *DB) SimilarChunks(ctx context.Context, expr string, s scope.Scope, limit int) (out []ChunkRow, err error) {
 	w := filterOn(s.Filter(), scope.Chunks, "c")
-	args := append(append([]any{expr}, w.args...), limit, limit)
-	q := fmt.Sprintf(similarChunksSQL, ftsJoin(w, "chunks", "c"), w.sql)
-	err = db.snapshot(ctx, []string{q}, func(src *sourceCache) error {
-		rows, err := src.query(q, args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
+	err = db.snapshot(ctx, []string{similarChunksSQL, wordLiveSQL(chunkWords), wordBlockSQL(chunkWords)}, func(src *sourceCache) error {
 		var ords []int
-		for rows.Next() {
-			var c ChunkRow
-			var ord int
-			if err := rows.Scan(&c.ID, cidOf(&c.CID), &c.FileID, &c.Path, &c.StartLine, &c.EndLine, &c.Header, &c.Score, &ord); err != nil {
-				return err
-			}
-			out, ords = append(out, c), append(ords, ord)
-		}
-		if err := rows.Err(); err != nil {
+		if out, err = db.chunksRanked(src, similarChunksSQL, expr, similarWeights, w, limit, &ords); err != nil {
 			return err
 		}
-		rows.Close()
 		ids := make([]int64, len(out))
 		for i := range out {
 			ids[i] = out[i].FileID
@@ -208,14 +223,46 @@ func (db *DB) SimilarChunks(ctx context.Context, expr string, s scope.Scope, lim
 
 // SearchSymbols returns the best limit symbols matching expr, by bm25
 // with the column weights ws (SymbolFTSColumns of them).
-func (db *DB) SearchSymbols(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]SymbolRow, error) {
-	args, err := weightArgs("symbols_fts", SymbolFTSColumns, ws)
-	if err != nil {
+func (db *DB) SearchSymbols(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) (out []SymbolRow, err error) {
+	if _, err := weightArgs("symbols_fts", SymbolFTSColumns, ws); err != nil {
 		return nil, err
 	}
 	w := filterOn(s.Filter(), scope.Symbols, "s")
-	args = append(append(append(args, expr), w.args...), limit, limit)
-	return collect(ctx, db, fmt.Sprintf(searchSymbolsSQL, ftsJoin(w, "symbols", "s"), w.sql), args, scanSymbolRow(true))
+	err = db.snapshot(ctx, []string{searchSymbolsSQL, wordLiveSQL(symbolWords), wordBlockSQL(symbolWords)}, func(src *sourceCache) error {
+		ms, err := db.rankWords(src, symbolWords, expr, ws, w, "s", limit)
+		if err != nil || len(ms) == 0 {
+			return err
+		}
+		score := make(map[int64]float64, len(ms))
+		for _, m := range ms {
+			score[m.id] = m.score
+		}
+		rows, err := src.query(searchSymbolsSQL, matchJSON(ms))
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		scan := scanSymbolRow(false)
+		for rows.Next() {
+			r, err := scan(rows)
+			if err != nil {
+				return err
+			}
+			r.Score = score[r.ID]
+			out = append(out, r)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		slices.SortFunc(out, func(a, b SymbolRow) int {
+			return byScore(a.Score, b.Score, a.Path, b.Path, a.StartLine, b.StartLine, a.ID, b.ID)
+		})
+		if len(out) > limit {
+			out = out[:limit]
+		}
+		return nil
+	})
+	return out, err
 }
 
 // SearchFiles returns the best limit files whose path or summary match
@@ -239,7 +286,7 @@ func (db *DB) SearchFiles(ctx context.Context, expr string, ws []float64, s scop
 const (
 	symbolsNamedSQL    = `SELECT ` + symbolRowCols + ` FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.name = ? COLLATE NOCASE%s LIMIT 500`
 	symbolsPrefixSQL   = `SELECT ` + symbolRowCols + ` FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.name LIKE ? ESCAPE '\' AND s.name <> ? COLLATE NOCASE%s ORDER BY length(s.name), s.name LIMIT 200`
-	symbolsMatchSQL    = `SELECT ` + symbolRowCols + ` FROM symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid JOIN files f ON f.id = s.file_id WHERE symbols_fts MATCH ?%s LIMIT 200`
+	symbolsMatchSQL    = `SELECT ` + symbolRowCols + ` FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id IN (SELECT value FROM json_each(?))%s ORDER BY s.id LIMIT 200`
 	symbolsNamedAnySQL = `SELECT ` + symbolRowCols + ` FROM symbols s JOIN files f ON f.id = s.file_id WHERE lower(s.name) IN (%s)%s LIMIT 500`
 	symbolBySIDSQL     = `SELECT ` + symbolRowCols + ` FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.sid = ?`
 )
@@ -259,10 +306,31 @@ func (db *DB) SymbolsWithPrefix(ctx context.Context, prefix string, s scope.Scop
 }
 
 // SymbolsMatching returns up to 200 symbols matching the symbols_fts
-// expression expr, unranked.
-func (db *DB) SymbolsMatching(ctx context.Context, expr string, s scope.Scope) ([]SymbolRow, error) {
+// expression expr, unranked (the first by row id).
+func (db *DB) SymbolsMatching(ctx context.Context, expr string, s scope.Scope) (out []SymbolRow, err error) {
 	w := filterOn(s.Filter(), scope.Symbols, "s")
-	return collect(ctx, db, fmt.Sprintf(symbolsMatchSQL, w.sql), append([]any{expr}, w.args...), scanSymbolRow(false))
+	q := fmt.Sprintf(symbolsMatchSQL, w.sql)
+	err = db.snapshot(ctx, []string{q, wordLiveSQL(symbolWords), wordBlockSQL(symbolWords)}, func(src *sourceCache) error {
+		ids, err := db.matchIDs(src, symbolWords, expr)
+		if err != nil || len(ids) == 0 {
+			return err
+		}
+		rows, err := src.query(q, append([]any{jsonIDs(ids)}, w.args...)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		scan := scanSymbolRow(false)
+		for rows.Next() {
+			r, err := scan(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, r)
+		}
+		return rows.Err()
+	})
+	return out, err
 }
 
 // SymbolsNamedAny returns up to 500 symbols whose lower-cased name is one
@@ -329,7 +397,9 @@ const (
 // the first search. It reads no rows.
 func (db *DB) PrepareReads(ctx context.Context) error {
 	for _, q := range []string{
-		fmt.Sprintf(searchChunksSQL, "", ""), fmt.Sprintf(searchSymbolsSQL, "", ""), fmt.Sprintf(searchFilesSQL, ""),
+		searchChunksSQL, searchSymbolsSQL, fmt.Sprintf(searchFilesSQL, ""),
+		wordLiveSQL(chunkWords), wordBlockSQL(chunkWords), wordSegSQL(chunkWords),
+		wordLiveSQL(symbolWords), wordBlockSQL(symbolWords), wordSegSQL(symbolWords),
 		fmt.Sprintf(symbolsNamedSQL, ""), filesKeySQL, fileListSQL, fileDocSQL,
 	} {
 		if _, err := db.stmt(ctx, q); err != nil {
@@ -427,7 +497,11 @@ func (db *DB) MatchCount(ctx context.Context, t FTSTable, expr string) (int, err
 	var q string
 	switch t {
 	case ChunksFTS:
-		q = `SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?`
+		n, err := db.MatchCounts(ctx, t, []string{expr})
+		if err != nil {
+			return 0, err
+		}
+		return n[0], nil
 	case FilesFTS:
 		q = `SELECT count(*) FROM files_fts WHERE files_fts MATCH ?`
 	default:
@@ -449,7 +523,21 @@ func (db *DB) MatchCounts(ctx context.Context, t FTSTable, exprs []string) ([]in
 	var q string
 	switch t {
 	case ChunksFTS:
-		q = `SELECT j.key, (SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH j.value) FROM json_each(?) j`
+		out := make([]int, len(exprs))
+		err := db.snapshot(ctx, []string{wordLiveSQL(chunkWords), wordBlockSQL(chunkWords)}, func(src *sourceCache) error {
+			for i, e := range exprs {
+				ids, err := db.matchIDs(src, chunkWords, e)
+				if err != nil {
+					return err
+				}
+				out[i] = len(ids)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		return out, nil
 	case FilesFTS:
 		q = `SELECT j.key, (SELECT count(*) FROM files_fts WHERE files_fts MATCH j.value) FROM json_each(?) j`
 	default:

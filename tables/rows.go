@@ -75,56 +75,67 @@ func (bw *rowBuilder) sidValue(i int) any {
 	return int64(bw.sids[i])
 }
 
-// insertSymbols writes p's symbols and keeps the ids they get for their
-// symbols_fts rows (index).
+// insertSymbols writes p's symbols with consecutive ids (sources.decls
+// places a symbol by its id, decls.go; the word index names them by id)
+// and notes them for the symbols' word index (index).
 func (bw *batchWriter) insertSymbols(fileID int64, p *Prepared) error {
 	a := bw.symArgs
 	bw.firstSymbol = 0
+	if len(p.symbols) > 0 {
+		bw.firstSymbol = bw.nextSymbol
+		bw.symbolWords.files = append(bw.symbolWords.files, &p.symbolWords)
+		bw.symbolWords.first = append(bw.symbolWords.first, bw.nextSymbol)
+	}
 	for i := range p.symbols {
 		s := &p.symbols[i]
-		a[0], a[1] = s.sid, fileID
-		a[2], a[3], a[4], a[5] = s.kind, s.name, s.qualname, s.parentSID
-		a[6], a[7], a[8], a[9] = s.startLine, s.endLine, s.startByte, s.endByte
-		a[10] = s.exported
-		a[11] = s.decorators
-		a[12] = s.hash
-		res, err := bw.insSymbol.ExecContext(bw.ctx, a...)
-		if err != nil {
+		a[0], a[1], a[2] = bw.nextSymbol, s.sid, fileID
+		a[3], a[4], a[5], a[6] = s.kind, s.name, s.qualname, s.parentSID
+		a[7], a[8], a[9], a[10] = s.startLine, s.endLine, s.startByte, s.endByte
+		a[11] = s.exported
+		a[12] = s.decorators
+		a[13] = s.hash
+		if _, err := bw.insSymbol.ExecContext(bw.ctx, a...); err != nil {
 			return fmt.Errorf("symbol %s %s: %w", s.kind, s.qualname, err)
 		}
-		id, err := res.LastInsertId()
-		if err != nil {
-			return err
-		}
-		if i == 0 {
-			bw.firstSymbol = id
-		} else if id != bw.firstSymbol+int64(i) {
-			// sources.decls places a symbol by its id (decls.go).
-			return fmt.Errorf("symbol %s %s: row id %d, not %d after the file's first", s.kind, s.qualname, id, bw.firstSymbol+int64(i))
-		}
-		bw.symbolFTS = append(bw.symbolFTS, symbolFTSRow{id, s})
+		bw.nextSymbol++
 	}
 	return nil
 }
 
-// insertChunks writes p's chunks and keeps the ids they get for their
-// chunks_fts rows (index).
+// insertChunks writes p's chunks with consecutive ids and notes them for
+// the chunks' word index (index).
 func (bw *batchWriter) insertChunks(fileID int64, p *Prepared) error {
 	a := bw.chkArgs
+	if len(p.chunks) > 0 {
+		bw.chunkWords.files = append(bw.chunkWords.files, &p.chunkWords)
+		bw.chunkWords.first = append(bw.chunkWords.first, bw.nextChunk)
+	}
 	for i := range p.chunks {
 		c := &p.chunks[i]
-		a[0], a[1] = c.cid, fileID
-		a[2], a[3], a[4], a[5] = c.startLine, c.endLine, c.startByte, c.endByte
-		a[6], a[7], a[8] = c.symbolSID, c.header, c.hash
-		res, err := bw.insChunk.ExecContext(bw.ctx, a...)
-		if err != nil {
+		a[0], a[1], a[2] = bw.nextChunk, c.cid, fileID
+		a[3], a[4], a[5], a[6] = c.startLine, c.endLine, c.startByte, c.endByte
+		a[7], a[8], a[9] = c.symbolSID, c.header, c.hash
+		if _, err := bw.insChunk.ExecContext(bw.ctx, a...); err != nil {
 			return fmt.Errorf("chunk %d-%d: %w", c.startLine, c.endLine, err)
 		}
-		id, err := res.LastInsertId()
-		if err != nil {
-			return err
+		bw.nextChunk++
+	}
+	return nil
+}
+
+// nextRowIDs sets the ids the batch's first symbol and chunk get: above
+// every id the table holds and every id a word segment covers, so that an
+// id is never given twice (a word segment's dead rows are ids) and
+// segments cover disjoint ranges.
+func (bw *batchWriter) nextRowIDs() error {
+	for _, t := range []struct {
+		ix   *wordIndex
+		next *int64
+	}{{symbolWords, &bw.nextSymbol}, {chunkWords, &bw.nextChunk}} {
+		q := `SELECT max((SELECT coalesce(max(id), 0) FROM ` + t.ix.base + `), (SELECT coalesce(max(hi), 0) FROM ` + t.ix.segs() + `)) + 1`
+		if err := bw.tx.QueryRowContext(bw.ctx, q).Scan(t.next); err != nil {
+			return fmt.Errorf("%s ids: %w", t.ix.base, err)
 		}
-		bw.chunkFTS = append(bw.chunkFTS, chunkFTSRow{id, c})
 	}
 	return nil
 }

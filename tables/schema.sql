@@ -1,8 +1,8 @@
--- viberag index schema, version 7.
+-- viberag index schema, version 8.
 --
 -- This file is private to package tables, which holds the writer and every
 -- reader (read_*.go). It is executed once, inside one transaction, when an
--- index file is created; Open stores schema_version=7 in meta afterwards. Changing anything here means bumping the schema
+-- index file is created; Open stores schema_version=8 in meta afterwards. Changing anything here means bumping the schema
 -- version and adding a migration (see migrate.go).
 --
 -- Conventions:
@@ -24,7 +24,7 @@
 --     key).
 --   * Each fact is stored once (version 4; ADR 9): a file's text in sources,
 --     compressed, and not again in chunks; text that only full-text search
---     reads (identifier words, string literals) only in the FTS index.
+--     reads (identifier words, string literals) only in the word index.
 --   * Lines are 1-based and inclusive; byte offsets are 0-based, end
 --     exclusive.
 
@@ -128,8 +128,8 @@ CREATE TABLE sources(
 --     1 + the ordinal of the innermost enclosing symbol among the file's
 --         symbols in rowid order (0 at top level).
 -- An identifier is stored once per (name, line); other kinds once per use.
--- String literals are not references: symbols, chunks and chunks_fts hold
--- them. ref_keys lists the files that use a name, per strings.ToLower of
+-- String literals are not references: symbols, chunks and the chunks'
+-- word index hold them. ref_keys lists the files that use a name, per strings.ToLower of
 -- the name (a usage lookup ignores case); ref_imports the files importing
 -- a name, per imported name (target, exact). files is a posting list: the
 -- file ids ascending, each the uvarint of its difference to the previous
@@ -189,33 +189,73 @@ CREATE TABLE embed_cache(
 	UNIQUE(model, key)
 ) STRICT;
 
--- Full-text search. symbols_fts and chunks_fts are contentless
--- (content=''): they hold only the index, and the writer
--- (tables.DB.Write) gives them the text of each row as it inserts it, so
--- text only they read (identifier words, string literals, chunk text) is
--- not stored a second time. contentless_delete=1 lets a row be deleted by
--- rowid alone. Nothing reads their columns back (no snippet(), no
--- highlight()); bm25() needs only the index. files_fts is an
--- external-content table over files (its columns are stored there anyway),
--- updated by the writer once per batch. There are no triggers: anything
--- else that changes symbols, chunks or files must update the FTS tables.
--- unicode61 splits on '_' and punctuation, which suits code words;
--- camelCase is handled by ident_parts: the space-joined, deduplicated
--- extract.SplitIdentifier words of the symbol's name and identifiers (of
--- the identifiers, for chunks). strings are the string literals, one per
--- line.
-CREATE VIRTUAL TABLE symbols_fts USING fts5(
-	name, qualname, signature, doc, ident_parts,
-	content='', contentless_delete=1,
-	tokenize='unicode61 remove_diacritics 2'
-);
+-- Full-text search over symbols and chunks (version 8; ADR 13): word
+-- indexes built in Go (tables/words.go), in place of the contentless FTS5
+-- tables symbols_fts and chunks_fts of versions 4 to 7, whose tokenizer
+-- and segment writes were most of the writer's full-text cost. Their
+-- columns are those FTS5 tables' (the planner writes FTS5 expressions over
+-- them), their tokens FTS5's unicode61 remove_diacritics 2, their ranking
+-- FTS5's bm25 over live rows:
+--   symbols: name, qualname, signature, doc, ident_parts
+--   chunks:  header, content, ident_parts, strings
+-- ident_parts is the space-joined, deduplicated extract.SplitIdentifier
+-- words of the symbol's name and identifiers (of the identifiers, for
+-- chunks), which makes camelCase and snake_case words searchable; strings
+-- the string literals, one per line.
+-- Each write adds one segment per index: P_words holds its blocks of
+-- terms with their posting lists (rows, per column the count and the
+-- positions), id seg << 32 | block; P_word_segs its row range lo..hi (the
+-- writer gives symbols and chunks ids above any it gave before, so
+-- segments cover disjoint ranges), the first term of each block (dir)
+-- and each row's token count (docs); P_word_live its live rows and tokens
+-- and the ids of its rows deleted since (dead). Segments merge, dropping
+-- dead rows, and get a new number when they do.
+CREATE TABLE symbol_words(
+	id   INTEGER PRIMARY KEY,          -- seg << 32 | block
+	data BLOB NOT NULL
+) STRICT;
 
-CREATE VIRTUAL TABLE chunks_fts USING fts5(
-	header, content, ident_parts, strings,
-	content='', contentless_delete=1,
-	tokenize='unicode61 remove_diacritics 2'
-);
+CREATE TABLE symbol_word_segs(
+	seg   INTEGER PRIMARY KEY,
+	lo    INTEGER NOT NULL,            -- the rows the segment indexes: ids lo..hi
+	hi    INTEGER NOT NULL,
+	bytes INTEGER NOT NULL,            -- sum of its blocks' sizes
+	dir   BLOB NOT NULL,               -- per block uvarint(len) and its first term
+	docs  BLOB NOT NULL                -- per id lo..hi uvarint(tokens + 1), 0: no row
+) STRICT;
 
+CREATE TABLE symbol_word_live(
+	seg    INTEGER PRIMARY KEY,
+	rows   INTEGER NOT NULL,           -- live rows
+	tokens INTEGER NOT NULL,           -- their tokens
+	dead   BLOB NOT NULL               -- ids deleted since: ascending uvarint deltas
+) STRICT;
+
+CREATE TABLE chunk_words(
+	id   INTEGER PRIMARY KEY,
+	data BLOB NOT NULL
+) STRICT;
+
+CREATE TABLE chunk_word_segs(
+	seg   INTEGER PRIMARY KEY,
+	lo    INTEGER NOT NULL,
+	hi    INTEGER NOT NULL,
+	bytes INTEGER NOT NULL,
+	dir   BLOB NOT NULL,
+	docs  BLOB NOT NULL
+) STRICT;
+
+CREATE TABLE chunk_word_live(
+	seg    INTEGER PRIMARY KEY,
+	rows   INTEGER NOT NULL,
+	tokens INTEGER NOT NULL,
+	dead   BLOB NOT NULL
+) STRICT;
+
+-- files_fts is an FTS5 external-content table over files (its columns are
+-- stored there anyway), updated by the writer once per batch; nothing
+-- reads its columns back. There are no triggers: anything else that
+-- changes files must update it.
 CREATE VIRTUAL TABLE files_fts USING fts5(
 	path, summary,
 	content='files', content_rowid='id',

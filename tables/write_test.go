@@ -13,6 +13,7 @@ import (
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/fileset"
+	"github.com/viberag/viberag/scope"
 )
 
 func TestRoundTrip(t *testing.T) {
@@ -68,7 +69,7 @@ func TestRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("symbols:\n got %+v\nwant %+v", got, want)
 	}
-	// The identifier words are only in symbols_fts: the name's and the
+	// The identifier words are only in the symbols' word index: the name's and the
 	// identifiers' camelCase and snake_case parts, and the whole names.
 	for _, tc := range []struct {
 		expr string
@@ -78,8 +79,7 @@ func TestRoundTrip(t *testing.T) {
 		{`ident_parts:server`, []string{"Server"}},
 		{`ident_parts:init`, []string{"init", "init"}},
 	} {
-		names := queryStrings(t, db, `SELECT s.qualname FROM symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid
-			WHERE symbols_fts MATCH ? ORDER BY s.id`, tc.expr)
+		names := wordMatches(t, db, symbolWords, tc.expr, "x.qualname")
 		if !slices.Equal(names, tc.want) {
 			t.Errorf("%s: %q, want %q", tc.expr, names, tc.want)
 		}
@@ -184,31 +184,31 @@ func TestFTS(t *testing.T) {
 	mustWrite(t, db, []*extract.File{sampleFile("srv/server.go"), synthFile("pkg/synth.go", 1, 3)}, nil)
 
 	tests := []struct {
-		name  string
-		query string
-		arg   string
-		want  []string
+		name string
+		ix   *wordIndex // nil: files_fts
+		arg  string
+		want []string
 	}{
-		{"symbol by name", `SELECT s.qualname FROM symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid
-			WHERE symbols_fts MATCH ? ORDER BY rank`, "name:handle", []string{"Server.Handle"}},
-		{"symbol by ident part", `SELECT s.qualname FROM symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid
-			WHERE symbols_fts MATCH ?`, "ident_parts:user AND ident_parts:retries", []string{"Server.Handle"}},
-		{"symbol by whole identifier", `SELECT s.qualname FROM symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid
-			WHERE symbols_fts MATCH ?`, "getuserbyid", []string{"Server.Handle"}},
-		{"symbol by doc", `SELECT s.qualname FROM symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid
-			WHERE symbols_fts MATCH ?`, "doc:answers", []string{"Server"}},
-		{"diacritics removed", `SELECT s.qualname FROM symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid
-			WHERE symbols_fts MATCH ?`, "doc:ANSWÉRS", []string{"Server"}},
-		{"chunk by content word", `SELECT printf('c%016x', c.cid) FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
-			WHERE chunks_fts MATCH ?`, "content:login_required", []string{ChunkID("srv/server.go", 6, 13)}},
-		{"chunk by string", `SELECT printf('c%016x', c.cid) FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
-			WHERE chunks_fts MATCH ?`, `strings:"reset by peer"`, []string{ChunkID("srv/server.go", 6, 13)}},
-		{"file by path", `SELECT f.path FROM files_fts JOIN files f ON f.id = files_fts.rowid
-			WHERE files_fts MATCH ?`, "path:synth", []string{"pkg/synth.go"}},
+		{"symbol by name", symbolWords, "name:handle", []string{"Server.Handle"}},
+		{"symbol by ident part", symbolWords, "ident_parts:user AND ident_parts:retries", []string{"Server.Handle"}},
+		{"symbol by whole identifier", symbolWords, "getuserbyid", []string{"Server.Handle"}},
+		{"symbol by doc", symbolWords, "doc:answers", []string{"Server"}},
+		{"diacritics removed", symbolWords, "doc:ANSWÉRS", []string{"Server"}},
+		{"chunk by content word", chunkWords, "content:login_required", []string{ChunkID("srv/server.go", 6, 13)}},
+		{"chunk by string", chunkWords, `strings:"reset by peer"`, []string{ChunkID("srv/server.go", 6, 13)}},
+		{"file by path", nil, "path:synth", []string{"pkg/synth.go"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := queryStrings(t, db, tc.query, tc.arg)
+			var got []string
+			switch tc.ix {
+			case nil:
+				got = queryStrings(t, db, `SELECT f.path FROM files_fts JOIN files f ON f.id = files_fts.rowid WHERE files_fts MATCH ?`, tc.arg)
+			case symbolWords:
+				got = wordMatches(t, db, tc.ix, tc.arg, "x.qualname")
+			default:
+				got = wordMatches(t, db, tc.ix, tc.arg, "printf('c%016x', x.cid)")
+			}
 			if !slices.Equal(got, tc.want) {
 				t.Errorf("%s: got %q, want %q", tc.arg, got, tc.want)
 			}
@@ -241,13 +241,15 @@ func TestRewriteReplaces(t *testing.T) {
 		{`SELECT count(*) FROM symbols WHERE file_id = (SELECT id FROM files WHERE path = 'a.go')`, 3},
 		{`SELECT count(*) FROM chunks WHERE file_id = (SELECT id FROM files WHERE path = 'a.go')`, 4},
 		{`SELECT count(*) FROM symbols WHERE file_id = (SELECT id FROM files WHERE path = 'b.go')`, 2},
-		{`SELECT count(*) FROM symbols_fts WHERE symbols_fts MATCH '"generation 1"'`, 2}, // only b.go's
 		{`SELECT count(*) FROM files_fts WHERE files_fts MATCH '"generation 2"'`, 1},
 		{`SELECT sum(n) FROM refs WHERE id = (SELECT id FROM files WHERE path = 'a.go')`, int64(rowCount(synthFile("a.go", 2, 3)) - 1 - 3 - 4)},
 	} {
 		if got := queryInt(t, db, tc.q); got != tc.want {
 			t.Errorf("%s = %d, want %d", tc.q, got, tc.want)
 		}
+	}
+	if n := len(wordMatchIDs(t, db, symbolWords, `"generation 1"`)); n != 2 {
+		t.Errorf("%d symbols match the old text, want b.go's 2", n)
 	}
 	if n := docsEnding(t, db, `file_id = (SELECT id FROM files WHERE path = 'a.go')`, "generation 1."); n != 0 {
 		t.Errorf("%d symbols of a.go keep the old doc", n)
@@ -750,11 +752,28 @@ func TestCompactFTS(t *testing.T) {
 		// Every segment has at least one row in the _idx shadow table.
 		return queryInt(t, db, `SELECT count(DISTINCT segid) FROM `+fts+`_idx`)
 	}
-	const probe = `SELECT group_concat(rowid) FROM (SELECT rowid FROM chunks_fts WHERE chunks_fts MATCH 'generation' ORDER BY rank, rowid)`
-	before := queryStrings(t, db, probe)
+	// The word indexes: their segments, and a ranked search.
+	wordSegs := func(ix *wordIndex) int64 { return queryInt(t, db, `SELECT count(*) FROM `+ix.segs()) }
+	probe := func() []ChunkRow {
+		rows, err := db.SearchChunks(context.Background(), "generation OR gen*", []float64{2, 1, 1, 0.5}, scope.Scope{}, 30)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rows
+	}
 	exactBefore := trigramPaths(t, db, "generation 39.")
 	if n := queryInt(t, db, `SELECT count(*) FROM trigram_segs`); n < 2 {
 		t.Fatalf("the trigram index has %d segments before compacting; the test needs several", n)
+	}
+	// Rows re-written since their segment was made are dead there.
+	for i := range 5 {
+		mustWrite(t, db, []*extract.File{synthFile(fmt.Sprintf("f%d.go", i), 100+i, 3)}, nil)
+	}
+	before := probe()
+	for _, ix := range wordIndexes {
+		if n := wordSegs(ix); n < 2 {
+			t.Fatalf("%s has %d segments before compacting; the test needs several", ix.words(), n)
+		}
 	}
 	for _, ft := range ftsIndexes {
 		if n := segments(ft.fts); n < 2 {
@@ -775,8 +794,16 @@ func TestCompactFTS(t *testing.T) {
 			t.Errorf("%s has %d segments after CompactFTS; want 1", ft.fts, n)
 		}
 	}
+	for _, ix := range wordIndexes {
+		if n := wordSegs(ix); n != 1 {
+			t.Errorf("%s has %d segments after CompactFTS; want 1", ix.words(), n)
+		}
+		if n := queryInt(t, db, `SELECT count(*) FROM `+ix.live()+` WHERE dead <> x''`); n != 0 {
+			t.Errorf("%s keeps dead rows after CompactFTS", ix.words())
+		}
+	}
 	checkIntegrity(t, db)
-	if after := queryStrings(t, db, probe); !reflect.DeepEqual(before, after) {
+	if after := probe(); !reflect.DeepEqual(before, after) || len(after) == 0 {
 		t.Errorf("answers changed by CompactFTS:\n before %v\n after  %v", before, after)
 	}
 	if n := queryInt(t, db, `SELECT count(*) FROM trigram_segs`); n != 1 {

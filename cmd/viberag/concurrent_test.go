@@ -35,7 +35,9 @@ func indexRows(t *testing.T, dir string) []string {
 		// differently: compare their keys.
 		`SELECT 'ref_key', key FROM ref_keys`,
 		`SELECT 'ref_import', target FROM ref_imports`,
-		`SELECT 'fts', (SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH 'helper0'), (SELECT count(*) FROM symbols_fts WHERE symbols_fts MATCH 'adds')`,
+		// The word indexes' live rows and tokens (their row ids, too, may
+		// differ).
+		`SELECT 'words', (SELECT sum(rows) FROM chunk_word_live), (SELECT sum(tokens) FROM chunk_word_live), (SELECT sum(rows) FROM symbol_word_live), (SELECT sum(tokens) FROM symbol_word_live)`,
 	} {
 		rows, err := db.SQL().Query(q)
 		if err != nil {

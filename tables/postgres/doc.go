@@ -32,7 +32,7 @@
 // Store.Reader gives a Reader, the tables.Reader of one repository, over
 // which the query planner runs as over an SQLite index: candidates come
 // through the GIN indexes, are ranked in Go with FTS5's bm25 and the
-// repository's own statistics (bm25.go, ftsexpr.go), so a repository
+// repository's own statistics (tables.ParseFTS, tables.BM25Freq; package tables owns them), so a repository
 // ranks as its local index does; its vectors are read whole, once per
 // version, and scanned exactly in Go by the planner. IsUnavailable tells a shard that does
 // not answer from a bad request.

@@ -35,8 +35,8 @@ type Push struct {
 
 	states map[string]tables.FileState // the repository's files as the push leaves them
 	nextID int64
-	stats  map[string]*TableStats // deltas of fts_stats
-	tsv    []string               // scratch
+	stats  map[string]*tables.TableStats // deltas of fts_stats
+	tsv    []string                      // scratch
 	tf     tfBuilder
 
 	// Written and Deleted count the files this push wrote and removed.
@@ -56,7 +56,7 @@ func (c *Catalog) BeginPush(ctx context.Context, name string, waiting func(msg s
 	if err != nil {
 		return nil, err
 	}
-	p = &Push{cat: c, repo: repo, fb: tables.NewFactBuilder(), now: time.Now().UTC(), stats: map[string]*TableStats{}}
+	p = &Push{cat: c, repo: repo, fb: tables.NewFactBuilder(), now: time.Now().UTC(), stats: map[string]*tables.TableStats{}}
 	defer func() {
 		if err != nil {
 			p.Rollback()
@@ -255,7 +255,7 @@ func (p *Push) clear(ctx context.Context, ids []int64) error {
 func (p *Push) stat(tbl string, rows, tokens int64) {
 	s := p.stats[tbl]
 	if s == nil {
-		s = &TableStats{}
+		s = &tables.TableStats{}
 		p.stats[tbl] = s
 	}
 	s.Rows += rows

@@ -19,7 +19,7 @@ import (
 
 // Reader is the read side of one repository in a store: a tables.Reader,
 // so the query planner runs over it as over an SQLite index and ranks the
-// same (see bm25.go). Every statement binds the repository's id as $1:
+// same (tables/ftsrank.go). Every statement binds the repository's id as $1:
 // it reads that repository and nothing else. Full-text channels fetch
 // their candidates through the GIN indexes and rank them here, with the
 // repository's own term statistics (fts_stats); exact text goes through
@@ -53,7 +53,7 @@ type statsCache struct {
 	version int64
 	model   string // embedding_model, read with the version
 	readAt  time.Time
-	tables  map[string]TableStats
+	tables  map[string]tables.TableStats
 	paths   map[int64]string // file paths by id
 }
 
@@ -285,10 +285,10 @@ func (r *Reader) state(ctx context.Context) (int64, string, error) {
 
 // tableStats returns the repository's row and token counts of tbl, read
 // once per version.
-func (r *Reader) tableStats(ctx context.Context, tbl string) (TableStats, error) {
+func (r *Reader) tableStats(ctx context.Context, tbl string) (tables.TableStats, error) {
 	v, err := r.version(ctx)
 	if err != nil {
-		return TableStats{}, err
+		return tables.TableStats{}, err
 	}
 	c := r.stats
 	c.mu.Lock()
@@ -305,7 +305,7 @@ func (r *Reader) tableStats(ctx context.Context, tbl string) (TableStats, error)
 	c.mu.Lock()
 	if c.version == v {
 		if c.tables == nil {
-			c.tables = map[string]TableStats{}
+			c.tables = map[string]tables.TableStats{}
 		}
 		c.tables[tbl] = st
 	}
@@ -392,21 +392,21 @@ func (r *Reader) MatchCount(ctx context.Context, t tables.FTSTable, expr string)
 	if err != nil {
 		return 0, err
 	}
-	e, err := parseFTS(expr, ft.cols)
+	e, err := tables.ParseFTS(expr, ft.cols)
 	if err != nil {
 		return 0, err
 	}
-	tsq, ok := e.tsquery()
+	tsq, ok := tsquery(e)
 	if !ok {
 		return 0, nil
 	}
-	if len(e.phrases) == 1 && len(e.phrases[0].Tokens) == 1 && e.cols[0] == uint64(1)<<len(ft.cols)-1 && len(e.phrases[0].Tokens[0]) <= maxLexeme {
+	if len(e.Phrases) == 1 && len(e.Phrases[0].Tokens) == 1 && e.Cols[0] == uint64(1)<<len(ft.cols)-1 && len(e.Phrases[0].Tokens[0]) <= maxLexeme {
 		var n int
 		_, err := r.row(ctx, `SELECT count(*) FROM `+ft.name+` WHERE repo_id = $1 AND tsv @@ $2::tsquery`, []any{r.repo.ID, tsq}, &n)
 		return n, err
 	}
 	n := 0
-	err = r.candidates(ctx, r.db(ctx), ft, e, nil, tsq, "TRUE", r.args(), "", false, func(rows pgx.Rows, dest []any) error { return rows.Scan(dest...) }, func(m *rowMatch, _ int, _ bool) {
+	err = r.candidates(ctx, r.db(ctx), ft, e, nil, tsq, "TRUE", r.args(), "", false, func(rows pgx.Rows, dest []any) error { return rows.Scan(dest...) }, func(m *tables.RowMatch, _ int, _ bool) {
 		n++
 	})
 	return n, err
@@ -453,11 +453,11 @@ func ftsOf(t tables.FTSTable) (*ftsTable, error) {
 // that really matches e is passed to keep with its phrase counts, its
 // length and whether it is in scope; rows out of scope are kept for the
 // document frequencies, which, as in SQLite, are over the whole table.
-func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *ftsExpr, ws []float64, tsq, cond string, a *args, rowCols string, join bool,
-	scanRow func(pgx.Rows, []any) error, keep func(m *rowMatch, ntok int, inScope bool)) error {
-	need := e.neededCols()
+func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *tables.FTSQuery, ws []float64, tsq, cond string, a *args, rowCols string, join bool,
+	scanRow func(pgx.Rows, []any) error, keep func(m *tables.RowMatch, ntok int, inScope bool)) error {
+	need := e.NeededCols()
 	textWhen := ft.alias + ".tf = ''"
-	if mq := e.multiQuery(); mq != "" {
+	if mq := multiQuery(e); mq != "" {
 		textWhen += " OR " + ft.alias + ".tsv @@ " + a.add(mq) + "::tsquery"
 	}
 	var sel []string
@@ -490,8 +490,8 @@ func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *ft
 	// tf is the driver's own copy, valid until the next row: most of
 	// what a search reads, and none of it kept.
 	var tf pgtype.DriverBytes
-	var m rowMatch
-	var tk tokenizer
+	var m tables.RowMatch
+	var tk tables.Tokenizer
 	var ntok int
 	var in bool
 	// The same destinations for every row (scanRow may keep the slice).
@@ -513,14 +513,14 @@ func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *ft
 			for c := range texts {
 				toks[c] = nil
 				if need&(1<<c) != 0 && texts[c] != nil {
-					toks[c] = tk.tokens(DecodeText(*texts[c]))
+					toks[c] = tk.Tokens(DecodeText(*texts[c]))
 				}
 			}
-			e.count(toks, ws, &m)
-		} else if err := e.countTF(tf, len(ft.cols), ws, &m); err != nil {
+			e.Count(toks, ws, &m)
+		} else if err := countTF(e, tf, len(ft.cols), ws, &m); err != nil {
 			return fmt.Errorf("%s: %w", ft.name, err)
 		}
-		if e.matches(m.raw) {
+		if e.Matches(m.Raw) {
 			keep(&m, ntok, in)
 		}
 		return nil
@@ -547,11 +547,11 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 	if len(ws) != len(ft.cols) {
 		return nil, fmt.Errorf("%s: %d column weights, want %d", ft.name, len(ws), len(ft.cols))
 	}
-	e, err := parseFTS(expr, ft.cols)
+	e, err := tables.ParseFTS(expr, ft.cols)
 	if err != nil {
 		return nil, err
 	}
-	tsq, ok := e.tsquery()
+	tsq, ok := tsquery(e)
 	if !ok || limit <= 0 {
 		return nil, nil
 	}
@@ -576,7 +576,7 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 		ntok int
 	}
 	var cands []cand
-	df := make([]int64, len(e.phrases))
+	df := make([]int64, len(e.Phrases))
 	var cur rowKey
 	keyCols, dest := ft.keyCols, []any{&cur.file, &cur.ord, &cur.start}
 	if cr != nil {
@@ -589,14 +589,14 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 			all = append(dest[:len(dest):len(dest)], rest...)
 		}
 		return rows.Scan(all...)
-	}, func(m *rowMatch, ntok int, in bool) {
-		for i, f := range m.raw {
+	}, func(m *tables.RowMatch, ntok int, in bool) {
+		for i, f := range m.Raw {
 			if f > 0 {
 				df[i]++
 			}
 		}
 		if in {
-			cands = append(cands, cand{key: cur, freq: append([]float64(nil), m.weighted...), ntok: ntok})
+			cands = append(cands, cand{key: cur, freq: append([]float64(nil), m.Weighted...), ntok: ntok})
 			if cr != nil {
 				cr.keep(cur)
 			}
@@ -617,7 +617,7 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 	}
 	out := make([]scored, len(cands))
 	for i, c := range cands {
-		out[i] = scored{key: c.key, path: paths[c.key.file], score: bm25(c.freq, idf, c.ntok, avgdl)}
+		out[i] = scored{key: c.key, path: paths[c.key.file], score: tables.BM25Freq(c.freq, idf, c.ntok, avgdl)}
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
@@ -923,11 +923,11 @@ func (r *Reader) SymbolsWithPrefix(ctx context.Context, prefix string, s scope.S
 // SymbolsMatching returns up to 200 symbols matching the FTS expression
 // expr, unranked.
 func (r *Reader) SymbolsMatching(ctx context.Context, expr string, s scope.Scope) ([]tables.SymbolRow, error) {
-	e, err := parseFTS(expr, symbolsFTS.cols)
+	e, err := tables.ParseFTS(expr, symbolsFTS.cols)
 	if err != nil {
 		return nil, err
 	}
-	tsq, ok := e.tsquery()
+	tsq, ok := tsquery(e)
 	if !ok {
 		return nil, nil
 	}
@@ -939,7 +939,7 @@ func (r *Reader) SymbolsMatching(ctx context.Context, expr string, s scope.Scope
 		var err error
 		cur, err = scanSymbolRow(rows, rest)
 		return err
-	}, func(_ *rowMatch, _ int, in bool) {
+	}, func(_ *tables.RowMatch, _ int, in bool) {
 		if in {
 			out = append(out, cur)
 		}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sort"
 	"strings"
+
+	"github.com/viberag/viberag/tables"
 )
 
 // Term frequencies. Ranking a candidate row needs how often each phrase
@@ -24,7 +26,7 @@ import (
 type tfBuilder struct {
 	counts map[string][]uint32
 	keys   []string
-	tk     tokenizer
+	tk     tables.Tokenizer
 }
 
 // build tokenizes cols and returns the row's token count, its distinct
@@ -36,7 +38,7 @@ func (b *tfBuilder) build(cols []string) (n int, keys []string, tf []byte) {
 	clear(b.counts)
 	b.keys = b.keys[:0]
 	for c, text := range cols {
-		for _, t := range b.tk.tokens(text) {
+		for _, t := range b.tk.Tokens(text) {
 			n++
 			cs := b.counts[t]
 			if cs == nil {
@@ -87,13 +89,13 @@ func uvarint(b []byte) (uint64, int) {
 // countTF fills m from a row's encoded frequencies over ncols columns, for
 // the phrases of one token (a phrase of several tokens counts 0 here: the
 // caller reads such rows' text).
-func (e *ftsExpr) countTF(tf []byte, ncols int, ws []float64, m *rowMatch) error {
-	if cap(m.raw) < len(e.phrases) {
-		m.raw, m.weighted = make([]float64, len(e.phrases)), make([]float64, len(e.phrases))
+func countTF(e *tables.FTSQuery, tf []byte, ncols int, ws []float64, m *tables.RowMatch) error {
+	if cap(m.Raw) < len(e.Phrases) {
+		m.Raw, m.Weighted = make([]float64, len(e.Phrases)), make([]float64, len(e.Phrases))
 	}
-	m.raw, m.weighted = m.raw[:len(e.phrases)], m.weighted[:len(e.phrases)]
-	clear(m.raw)
-	clear(m.weighted)
+	m.Raw, m.Weighted = m.Raw[:len(e.Phrases)], m.Weighted[:len(e.Phrases)]
+	clear(m.Raw)
+	clear(m.Weighted)
 	for len(tf) > 0 {
 		l, k := uvarint(tf)
 		if k <= 0 || uint64(len(tf)-k) < l {
@@ -101,10 +103,10 @@ func (e *ftsExpr) countTF(tf []byte, ncols int, ws []float64, m *rowMatch) error
 		}
 		tok := tf[k : k+int(l)]
 		tf = tf[k+int(l):]
-		if len(tok) > 0 && tok[0] > e.maxFirst {
+		if len(tok) > 0 && tok[0] > e.MaxFirst {
 			break // tokens come in byte order: none of the rest starts a phrase
 		}
-		if len(tok) > 0 && !e.first[tok[0]] {
+		if len(tok) > 0 && !e.First[tok[0]] {
 			// No phrase starts with its first byte: skip its counts
 			// (ncols uvarints, each ending in a byte under 0x80).
 			i := 0
@@ -128,7 +130,7 @@ func (e *ftsExpr) countTF(tf []byte, ncols int, ws []float64, m *rowMatch) error
 			counts[c] = uint32(v)
 			tf = tf[k:]
 		}
-		for i, ph := range e.phrases {
+		for i, ph := range e.Phrases {
 			if len(ph.Tokens) != 1 {
 				continue
 			}
@@ -138,15 +140,15 @@ func (e *ftsExpr) countTF(tf []byte, ncols int, ws []float64, m *rowMatch) error
 				continue
 			}
 			for c := 0; c < ncols; c++ {
-				if e.cols[i]&(1<<c) == 0 || counts[c] == 0 {
+				if e.Cols[i]&(1<<c) == 0 || counts[c] == 0 {
 					continue
 				}
 				w := 1.0
 				if c < len(ws) {
 					w = ws[c]
 				}
-				m.raw[i] += float64(counts[c])
-				m.weighted[i] += w * float64(counts[c])
+				m.Raw[i] += float64(counts[c])
+				m.Weighted[i] += w * float64(counts[c])
 			}
 		}
 	}
@@ -156,13 +158,13 @@ func (e *ftsExpr) countTF(tf []byte, ncols int, ws []float64, m *rowMatch) error
 // multiQuery is the GIN condition of the rows whose text a reader needs:
 // those holding every token of some phrase of several tokens ("" when the
 // expression has none).
-func (e *ftsExpr) multiQuery() string {
+func multiQuery(e *tables.FTSQuery) string {
 	var parts []string
-	for i, ph := range e.phrases {
+	for i, ph := range e.Phrases {
 		if len(ph.Tokens) < 2 {
 			continue
 		}
-		q, ok := e.nodeQuery(&ftsNode{op: 'p', phrase: i})
+		q, ok := nodeQuery(e, &tables.FTSNode{Op: 'p', Phrase: i})
 		if ok {
 			parts = append(parts, q)
 		}

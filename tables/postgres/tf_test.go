@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/viberag/viberag/tables"
 )
 
 // TestCountTFMatchesText: scoring a row from its stored term frequencies
@@ -20,7 +22,7 @@ func TestCountTFMatchesText(t *testing.T) {
 	cols := []string{"content", "ident_parts", "strings"}
 	rng := rand.New(rand.NewPCG(1, 2))
 	var b tfBuilder
-	var tk tokenizer
+	var tk tables.Tokenizer
 	for row := range 300 {
 		texts := make([]string, len(cols))
 		for c := range texts {
@@ -33,26 +35,26 @@ func TestCountTFMatchesText(t *testing.T) {
 		_, _, tf := b.build(texts)
 		toks := make([][]string, len(cols))
 		for c := range texts {
-			toks[c] = tk.tokens(texts[c])
+			toks[c] = tk.Tokens(texts[c])
 		}
 		for _, x := range exprs {
-			e, err := parseFTS(x, cols)
+			e, err := tables.ParseFTS(x, cols)
 			if err != nil {
 				t.Fatal(err)
 			}
 			ws := []float64{1, 2.5, 0.5}
-			var fromTF, fromText rowMatch
-			if err := e.countTF(tf, len(cols), ws, &fromTF); err != nil {
+			var fromTF, fromText tables.RowMatch
+			if err := countTF(e, tf, len(cols), ws, &fromTF); err != nil {
 				t.Fatalf("row %d %s: %v", row, x, err)
 			}
-			e.count(toks, ws, &fromText)
-			for i, ph := range e.phrases {
+			e.Count(toks, ws, &fromText)
+			for i, ph := range e.Phrases {
 				if len(ph.Tokens) != 1 {
 					continue
 				}
-				if fromTF.raw[i] != fromText.raw[i] || fromTF.weighted[i] != fromText.weighted[i] {
+				if fromTF.Raw[i] != fromText.Raw[i] || fromTF.Weighted[i] != fromText.Weighted[i] {
 					t.Errorf("row %d %q, expression %s, phrase %v: from tf %v/%v, from text %v/%v", row, texts, x, ph.Tokens,
-						fromTF.raw[i], fromTF.weighted[i], fromText.raw[i], fromText.weighted[i])
+						fromTF.Raw[i], fromTF.Weighted[i], fromText.Raw[i], fromText.Weighted[i])
 				}
 			}
 		}

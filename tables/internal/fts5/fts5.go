@@ -3,6 +3,7 @@ package fts5
 /*
 #cgo CFLAGS: -O2
 #cgo linux LDFLAGS: -lm
+#include <math.h>
 #include "sqlite3.h"
 int vr_fts5_register(void);
 */
@@ -29,3 +30,10 @@ func init() {
 		panic(fmt.Sprintf("fts5: sqlite3_auto_extension failed with code %d", int(rc)))
 	}
 }
+
+// Log is the C library's natural logarithm, the one FTS5's bm25 takes of
+// each phrase's document frequency. Go's math.Log differs from it in the
+// last bit for some arguments; package tables ranks in Go what FTS5 ranked
+// (its word indexes, ADR 13), and equal scores must stay equal so that
+// ties break alike.
+func Log(x float64) float64 { return float64(C.log(C.double(x))) }

@@ -1,4 +1,4 @@
-package postgres
+package tables
 
 import (
 	"database/sql"
@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	_ "github.com/viberag/viberag/tables/internal/fts5" // registers the "sqlite3" driver, with FTS5
 )
@@ -19,6 +20,8 @@ var words = []string{
 	"parse", "Parser", "parseFile", "parse_file", "PARSE", "request", "Request", "requests", "ctx", "context",
 	"naïve", "Café", "résumé", "ÉCOLE", "straße", "Ωmega", "日本語", "データ", "x1", "42", "3.14", "v2beta",
 	"foo-bar", "a.b.c", "user@host", "$var", "#define", "->", "::", "__init__", "i18n", "e\u0301te", "ﬁle", "Ⅻ",
+	// Where Go's Unicode and FTS5's differ, and bytes that are not UTF-8.
+	"\u0301start", "e\u0305x", "µs", "ſtraße", "Ǣsc", "lat\xe9in1", "\xff\xfeab", "x\xf0\x9f", "\xc3\xa9\x80\x80z",
 }
 
 func randomText(r *rand.Rand, n int) string {
@@ -84,6 +87,21 @@ func TestTokenizeMatchesFTS5(t *testing.T) {
 			t.Errorf("Tokenize(%q)\n = %q\nFTS5 %q", s, want, got[i+1])
 		}
 	}
+}
+
+// TestRuneClassesMatchFTS5 asks FTS5 what it does with code points — all
+// of 0x80-0x2FFF, every 11th after — and requires fts5Runes to say the
+// same (regenerate it with TestGenerateFTS5Runes after an SQLite update).
+func TestRuneClassesMatchFTS5(t *testing.T) {
+	check := func(want map[rune]runeClass) {
+		for r, w := range want {
+			if got := runeClassOf(r); got != w {
+				t.Errorf("U+%04X: class %d fold %U, FTS5 %d %U", r, got.kind, got.fold, w.kind, w.fold)
+			}
+		}
+	}
+	check(fts5RuneClasses(t, 0x80, 0x3000, 1))
+	check(fts5RuneClasses(t, 0x3000, utf8.MaxRune+1, 11))
 }
 
 // TestBM25MatchesFTS5 ranks random rows for random OR queries of phrases

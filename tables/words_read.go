@@ -1,0 +1,597 @@
+package tables
+
+import (
+	"cmp"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Reading the word indexes (words.go): a search parses its FTS5
+// expression (ParseFTS), reads the postings of its terms in every
+// segment, drops dead rows, evaluates the expression per row and scores
+// the matches with FTS5's bm25 over the live rows' statistics, all inside
+// the read transaction of the rows it then returns.
+
+// wordCache keeps decoded segments (directory and row lengths) and
+// blocks of terms by index and number: a segment's number names its
+// contents for good (words.go). Blocks are kept up to wordCacheBytes, then
+// all dropped: a search reads a few blocks per term and segment, and
+// reading one through SQLite cost more than scoring its rows (the terms a
+// session searches recur).
+type wordCache struct {
+	mu         sync.Mutex
+	segs       map[wordCacheKey]*wordSegment
+	blocks     map[wordCacheKey][]byte // by block id
+	blockBytes int
+}
+
+// wordCacheBytes bounds the blocks a wordCache keeps.
+const wordCacheBytes = 32 << 20
+
+type wordCacheKey struct {
+	ix  *wordIndex
+	seg int64
+}
+
+// Statements of the word indexes' readers.
+func wordLiveSQL(ix *wordIndex) string {
+	return `SELECT seg, rows, tokens, dead FROM ` + ix.live() + ` ORDER BY seg`
+}
+func wordBlockSQL(ix *wordIndex) string { return `SELECT data FROM ` + ix.words() + ` WHERE id = ?` }
+func wordSegSQL(ix *wordIndex) string {
+	return `SELECT lo, hi, dir, docs FROM ` + ix.segs() + ` WHERE seg = ?`
+}
+
+// wordView is one read transaction's view of a word index.
+type wordView struct {
+	src          *sourceCache
+	ix           *wordIndex
+	segs         []*wordSegment // ascending by lo
+	dead         [][]int64      // per segment
+	rows, tokens int64          // live
+	blocks       map[int64][]byte
+}
+
+// openWords reads the live state of ix's segments in src's transaction.
+func (db *DB) openWords(src *sourceCache, ix *wordIndex) (*wordView, error) {
+	rows, err := src.query(wordLiveSQL(ix))
+	if err != nil {
+		return nil, err
+	}
+	v := &wordView{src: src, ix: ix, blocks: map[int64][]byte{}}
+	type seg struct {
+		n    int64
+		dead []int64
+	}
+	var segs []seg
+	for rows.Next() {
+		var s seg
+		var r, t int64
+		var dead []byte
+		if err := rows.Scan(&s.n, &r, &t, &dead); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if s.dead, err = decodeIDs(dead); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("%s %d: %w", ix.live(), s.n, err)
+		}
+		v.rows += r
+		v.tokens += t
+		segs = append(segs, s)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	db.words.mu.Lock()
+	if db.words.segs == nil {
+		db.words.segs = map[wordCacheKey]*wordSegment{}
+	}
+	var missing []int
+	for i, s := range segs {
+		ws := db.words.segs[wordCacheKey{ix, s.n}]
+		v.segs = append(v.segs, ws)
+		if ws == nil {
+			missing = append(missing, i)
+		}
+	}
+	db.words.mu.Unlock()
+	for _, i := range missing {
+		var lo, hi int64
+		var dir, docs []byte
+		if err := src.queryRow(wordSegSQL(ix), segs[i].n).Scan(&lo, &hi, &dir, &docs); err != nil {
+			return nil, fmt.Errorf("%s %d: %w", ix.segs(), segs[i].n, err)
+		}
+		ws, err := decodeWordSegment(segs[i].n, lo, hi, dir, docs)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", ix.segs(), err)
+		}
+		v.segs[i] = ws
+	}
+	if len(missing) > 0 {
+		db.words.mu.Lock()
+		// Forget the segments of this index that are gone (merged).
+		keep := map[int64]bool{}
+		for _, s := range segs {
+			keep[s.n] = true
+		}
+		for k := range db.words.segs {
+			if k.ix == ix && !keep[k.seg] {
+				delete(db.words.segs, k)
+			}
+		}
+		for _, i := range missing {
+			db.words.segs[wordCacheKey{ix, segs[i].n}] = v.segs[i]
+		}
+		db.words.mu.Unlock()
+	}
+	for _, s := range segs {
+		v.dead = append(v.dead, s.dead)
+	}
+	order := make([]int, len(v.segs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(v.segs[a].lo, v.segs[b].lo) })
+	sorted, dead := make([]*wordSegment, len(order)), make([][]int64, len(order))
+	for i, o := range order {
+		sorted[i], dead[i] = v.segs[o], v.dead[o]
+	}
+	v.segs, v.dead = sorted, dead
+	return v, nil
+}
+
+// block returns block b of segment s.
+func (v *wordView) block(s *wordSegment, b int) ([]byte, error) {
+	id := s.seg<<wordSegShift | int64(b)
+	if data, ok := v.blocks[id]; ok {
+		return data, nil
+	}
+	c := &v.src.db.words
+	key := wordCacheKey{v.ix, id}
+	c.mu.Lock()
+	data, ok := c.blocks[key]
+	c.mu.Unlock()
+	if !ok {
+		if err := v.src.queryRow(wordBlockSQL(v.ix), id).Scan(&data); err != nil {
+			return nil, fmt.Errorf("%s block %d of segment %d: %w", v.ix.words(), b, s.seg, err)
+		}
+		c.mu.Lock()
+		if c.blocks == nil || c.blockBytes+len(data) > wordCacheBytes {
+			c.blocks, c.blockBytes = map[wordCacheKey][]byte{}, 0
+		}
+		c.blocks[key] = data
+		c.blockBytes += len(data)
+		c.mu.Unlock()
+	}
+	v.blocks[id] = data
+	return data, nil
+}
+
+// postings calls fn with the posting of every term of segment s that is
+// term, or starts with it when prefix is set.
+func (v *wordView) postings(s *wordSegment, term string, prefix bool, fn func(posting []byte)) error {
+	b := s.blockOf(term)
+	if b < 0 {
+		if !prefix {
+			return nil
+		}
+		b = 0
+	}
+	for ; b < len(s.dir); b++ {
+		if b > 0 && s.dir[b] > term && !strings.HasPrefix(s.dir[b], term) {
+			return nil
+		}
+		data, err := v.block(s, b)
+		if err != nil {
+			return err
+		}
+		t := blockTerms{b: data}
+		for t.next() {
+			c := strings.Compare(string(t.term), term)
+			switch {
+			case c < 0:
+				continue
+			case c == 0:
+				fn(t.posting)
+				if !prefix {
+					return nil
+				}
+			case prefix && strings.HasPrefix(string(t.term), term):
+				fn(t.posting)
+			default:
+				return nil
+			}
+		}
+		if t.err != nil {
+			return fmt.Errorf("%s segment %d: %w", v.ix.words(), s.seg, t.err)
+		}
+		if !prefix {
+			return nil
+		}
+	}
+	return nil
+}
+
+// phraseHits are the live rows holding a phrase in the columns its filter
+// allows: ids ascending, and per id the instances per column (ncols each).
+type phraseHits struct {
+	ids []int64
+	cnt []uint32
+}
+
+// phrase finds the rows holding ph in the columns of cols.
+func (v *wordView) phrase(ph Phrase, cols uint64) (phraseHits, error) {
+	var h phraseHits
+	ncols := len(v.ix.cols)
+	if len(ph.Tokens) == 0 {
+		return h, nil
+	}
+	for si, s := range v.segs {
+		dead := v.dead[si]
+		if len(ph.Tokens) == 1 && !ph.Prefix {
+			var err error
+			perr := v.postings(s, ph.Tokens[0], false, func(p []byte) {
+				c := postingCursor{p: p, id: s.lo}
+				for c.next() {
+					if len(dead) > 0 && isDead(dead, c.id) {
+						continue
+					}
+					e, perr := parseWordEntry(c.entry, ncols)
+					if perr != nil {
+						err = perr
+						return
+					}
+					any := false
+					for k := 0; k < ncols; k++ {
+						if cols&(1<<k) == 0 {
+							e.counts[k] = 0
+						} else if e.counts[k] > 0 {
+							any = true
+						}
+					}
+					if any {
+						h.ids = append(h.ids, c.id)
+						h.cnt = append(h.cnt, e.counts[:ncols]...)
+					}
+				}
+				if c.err != nil {
+					err = c.err
+				}
+			})
+			if perr != nil {
+				return h, perr
+			}
+			if err != nil {
+				return h, fmt.Errorf("%s segment %d: %w", v.ix.words(), s.seg, err)
+			}
+			continue
+		}
+		if err := v.phraseInSegment(s, dead, ph, cols, &h); err != nil {
+			return h, err
+		}
+	}
+	return h, nil
+}
+
+// tokenHit is a row holding a term (or one of the terms a prefix stands
+// for) and its posting entry.
+type tokenHit struct {
+	id    int64
+	entry []byte
+}
+
+// tokenHits returns the live rows of s holding tok (any term it starts
+// when prefix is set), ascending by id; a row may come once per term.
+func (v *wordView) tokenHits(s *wordSegment, dead []int64, tok string, prefix bool) ([]tokenHit, error) {
+	var out []tokenHit
+	var err error
+	terms := 0
+	perr := v.postings(s, tok, prefix, func(p []byte) {
+		terms++
+		c := postingCursor{p: p, id: s.lo}
+		for c.next() {
+			if len(dead) > 0 && isDead(dead, c.id) {
+				continue
+			}
+			out = append(out, tokenHit{c.id, c.entry})
+		}
+		if c.err != nil {
+			err = c.err
+		}
+	})
+	if perr != nil {
+		return nil, perr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s segment %d: %w", v.ix.words(), s.seg, err)
+	}
+	if terms > 1 {
+		slices.SortStableFunc(out, func(a, b tokenHit) int { return cmp.Compare(a.id, b.id) })
+	}
+	return out, nil
+}
+
+// phraseInSegment adds to h the rows of s holding ph, a prefix phrase or
+// one of several tokens: rows holding every token (a merge of the
+// tokens' rows), their instances counted from positions.
+func (v *wordView) phraseInSegment(s *wordSegment, dead []int64, ph Phrase, cols uint64, h *phraseHits) error {
+	ncols := len(v.ix.cols)
+	k := len(ph.Tokens)
+	hits := make([][]tokenHit, k)
+	for i, tok := range ph.Tokens {
+		var err error
+		if hits[i], err = v.tokenHits(s, dead, tok, ph.Prefix && i == k-1); err != nil {
+			return err
+		}
+		if len(hits[i]) == 0 {
+			return nil
+		}
+	}
+	at := make([]int, k)
+	var counts [8]uint32
+	sets := make([][]uint32, k)
+	ends := make([]int, k)
+	for at[0] < len(hits[0]) {
+		id := hits[0][at[0]].id
+		// Every token's run of entries for id.
+		in := true
+		for i := range k {
+			for at[i] < len(hits[i]) && hits[i][at[i]].id < id {
+				at[i]++
+			}
+			e := at[i]
+			for e < len(hits[i]) && hits[i][e].id == id {
+				e++
+			}
+			if e == at[i] {
+				in = false
+			}
+			ends[i] = e
+		}
+		if in {
+			clear(counts[:])
+			any := false
+			for c := 0; c < ncols; c++ {
+				if cols&(1<<c) == 0 {
+					continue
+				}
+				if k == 1 {
+					for _, th := range hits[0][at[0]:ends[0]] {
+						we, err := parseWordEntry(th.entry, ncols)
+						if err != nil {
+							return err
+						}
+						counts[c] += we.counts[c]
+					}
+				} else {
+					for i := range k {
+						sets[i] = sets[i][:0]
+						for _, th := range hits[i][at[i]:ends[i]] {
+							var err error
+							if sets[i], err = appendPositions(sets[i], th.entry, ncols, c); err != nil {
+								return err
+							}
+						}
+						if ends[i]-at[i] > 1 {
+							slices.Sort(sets[i])
+						}
+					}
+					for _, p := range sets[0] {
+						ok := true
+						for i := 1; i < k && ok; i++ {
+							_, ok = slices.BinarySearch(sets[i], p+uint32(i))
+						}
+						if ok {
+							counts[c]++
+						}
+					}
+				}
+				any = any || counts[c] > 0
+			}
+			if any {
+				h.ids = append(h.ids, id)
+				h.cnt = append(h.cnt, counts[:ncols]...)
+			}
+		}
+		for i := range k {
+			at[i] = max(at[i], ends[i])
+		}
+	}
+	return nil
+}
+
+// appendPositions appends the positions of an entry's term in column c.
+func appendPositions(out []uint32, e []byte, ncols, c int) ([]uint32, error) {
+	we, err := parseWordEntry(e, ncols)
+	if err != nil || we.counts[c] == 0 {
+		return out, err
+	}
+	p := we.pos
+	for k := 0; k <= c; k++ {
+		var pos uint32
+		for j := uint32(0); j < we.counts[k]; j++ {
+			d, m := binary.Uvarint(p)
+			if m <= 0 {
+				return out, errWordPosting
+			}
+			p = p[m:]
+			pos += uint32(d)
+			if k == c {
+				out = append(out, pos)
+			}
+		}
+	}
+	return out, nil
+}
+
+// wordMatch is a row matching an expression, with its bm25 (negated:
+// higher is better) when scored.
+type wordMatch struct {
+	id    int64
+	score float64
+}
+
+// eval calls fn with every live row matching q, ascending by id, scored
+// with column weights ws when score is set.
+func (v *wordView) eval(q *FTSQuery, ws []float64, score bool, fn func(wordMatch)) error {
+	n := len(q.Phrases)
+	hits := make([]phraseHits, n)
+	for i, ph := range q.Phrases {
+		var err error
+		if hits[i], err = v.phrase(ph, q.Cols[i]); err != nil {
+			return err
+		}
+	}
+	ncols := len(v.ix.cols)
+	idf := make([]float64, n)
+	st := TableStats{Rows: v.rows, Tokens: v.tokens}
+	for i := range hits {
+		idf[i] = st.IDF(int64(len(hits[i].ids)))
+	}
+	avgdl := float64(v.tokens) / float64(v.rows)
+	pos := make([]int, n)
+	raw := make([]float64, n)
+	freq := make([]float64, n)
+	seg := 0
+	for {
+		cur := int64(-1)
+		for i := range hits {
+			if pos[i] < len(hits[i].ids) && (cur < 0 || hits[i].ids[pos[i]] < cur) {
+				cur = hits[i].ids[pos[i]]
+			}
+		}
+		if cur < 0 {
+			return nil
+		}
+		for i := range hits {
+			raw[i], freq[i] = 0, 0
+			if pos[i] < len(hits[i].ids) && hits[i].ids[pos[i]] == cur {
+				cnt := hits[i].cnt[pos[i]*ncols : (pos[i]+1)*ncols]
+				for c, x := range cnt {
+					raw[i] += float64(x)
+					if score {
+						w := 1.0
+						if c < len(ws) {
+							w = ws[c]
+						}
+						// FTS5 adds a column's weight once per instance.
+						for range x {
+							freq[i] += w
+						}
+					}
+				}
+				pos[i]++
+			}
+		}
+		if !q.Matches(raw) {
+			continue
+		}
+		m := wordMatch{id: cur}
+		if score {
+			for seg < len(v.segs) && v.segs[seg].hi < cur {
+				seg++
+			}
+			if seg == len(v.segs) {
+				return fmt.Errorf("%s: row %d is in no segment", v.ix.words(), cur)
+			}
+			dl, ok := v.segs[seg].rowTokens(cur)
+			if !ok {
+				return fmt.Errorf("%s: row %d has no length", v.ix.words(), cur)
+			}
+			m.score = BM25Freq(freq, idf, int(dl), avgdl)
+		}
+		fn(m)
+	}
+}
+
+// rankWords returns the rows of ix matching expr that w admits, scored
+// with weights ws: the best limit, and every row tied with the last of
+// them (as the statements of schema 7 cut the matches), in no order.
+func (db *DB) rankWords(src *sourceCache, ix *wordIndex, expr string, ws []float64, w where, alias string, limit int) ([]wordMatch, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	q, err := ParseFTS(expr, ix.cols)
+	if err != nil {
+		return nil, err
+	}
+	v, err := db.openWords(src, ix)
+	if err != nil {
+		return nil, err
+	}
+	var ms []wordMatch
+	if err := v.eval(q, ws, true, func(m wordMatch) { ms = append(ms, m) }); err != nil {
+		return nil, err
+	}
+	if ms, err = inScope(src, ix, ms, w, alias); err != nil {
+		return nil, err
+	}
+	if len(ms) > limit {
+		scores := make([]float64, len(ms))
+		for i, m := range ms {
+			scores[i] = m.score
+		}
+		slices.SortFunc(scores, func(a, b float64) int { return cmp.Compare(b, a) })
+		cut := scores[limit-1]
+		ms = slices.DeleteFunc(ms, func(m wordMatch) bool { return m.score < cut })
+	}
+	return ms, nil
+}
+
+// inScope keeps the matches (ascending by id) whose rows w admits.
+func inScope(src *sourceCache, ix *wordIndex, ms []wordMatch, w where, alias string) ([]wordMatch, error) {
+	if w.sql == "" || len(ms) == 0 {
+		return ms, nil
+	}
+	ids := make([]int64, len(ms))
+	for i, m := range ms {
+		ids[i] = m.id
+	}
+	q := `SELECT ` + alias + `.id FROM ` + ix.base + ` ` + alias + ` WHERE ` + alias + `.id IN (SELECT value FROM json_each(?))` + w.sql
+	rows, err := src.query(q, append([]any{jsonIDs(ids)}, w.args...)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	keep := map[int64]bool{}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		keep[id] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(ms, func(m wordMatch) bool { return !keep[m.id] }), nil
+}
+
+// matchIDs returns the ids of the live rows of ix matching expr,
+// ascending.
+func (db *DB) matchIDs(src *sourceCache, ix *wordIndex, expr string) ([]int64, error) {
+	q, err := ParseFTS(expr, ix.cols)
+	if err != nil {
+		return nil, err
+	}
+	v, err := db.openWords(src, ix)
+	if err != nil {
+		return nil, err
+	}
+	var ids []int64
+	err = v.eval(q, nil, false, func(m wordMatch) { ids = append(ids, m.id) })
+	return ids, err
+}
+
+func matchJSON(ms []wordMatch) string {
+	ids := make([]int64, len(ms))
+	for i, m := range ms {
+		ids[i] = m.id
+	}
+	return jsonIDs(ids)
+}
