@@ -13,6 +13,7 @@ import (
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/fileset"
+	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
 )
 
@@ -301,6 +302,22 @@ func TestInterruptedIndex(t *testing.T) {
 	if meta["last_run_complete"] == "1" {
 		t.Fatalf("killed run marked complete")
 	}
+	// The killed first build deferred the name index (tables.DeferIndexes):
+	// a name lookup still answers, from the rows committed.
+	if n := nameIndexes(t, db); n != 0 {
+		t.Fatalf("killed first build: %d symbols_name indexes, want it deferred", n)
+	}
+	lookup := func() []tables.SymbolRow {
+		t.Helper()
+		rows, err := db.SymbolsNamed(context.Background(), "FUNC_0_3", scope.Scope{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rows
+	}
+	if rows := lookup(); len(rows) != 1 || rows[0].Qualname != "func_0_3" {
+		t.Fatalf("name lookup in the killed build: %+v", rows)
+	}
 	res := run(t, db, root, Options{})
 	if res.Counts.Files != 600 || res.Counts.Symbols != 600*20 {
 		t.Fatalf("after completing: %d files %d symbols, want 600 and %d", res.Counts.Files, res.Counts.Symbols, 600*20)
@@ -308,6 +325,21 @@ func TestInterruptedIndex(t *testing.T) {
 	if res.Unchanged == 0 {
 		t.Fatalf("completing run re-parsed everything: nothing the killed run wrote was kept")
 	}
+	if n := nameIndexes(t, db); n != 1 {
+		t.Fatalf("completed build: %d symbols_name indexes, want 1", n)
+	}
+	if rows := lookup(); len(rows) != 1 || rows[0].Qualname != "func_0_3" {
+		t.Fatalf("name lookup after completing: %+v", rows)
+	}
+}
+
+func nameIndexes(t *testing.T, db *tables.DB) int {
+	t.Helper()
+	var n int
+	if err := db.SQL().QueryRow(`SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = 'symbols_name'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // committedFiles counts the files a reader sees in the index at path.
