@@ -45,7 +45,7 @@ type OpenOptions struct {
 }
 
 // Page sizes of a new index (OpenOptions.PageSize). An empty index is
-// forty-odd b-trees (tables, indexes, FTS shadow tables) of a page each,
+// 39 b-trees (tables, indexes, FTS shadow tables) of a page each,
 // and a small tree's tables fill their last pages little: with 4 KiB
 // pages the index of a 54 KB repository was 320 KB (5.9x), 1 KiB pages
 // make it 3.8x (2.8x without FTS5's symbols and chunks tables). On large
