@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/viberag/viberag/tables"
 )
@@ -32,6 +34,9 @@ type OpenOptions struct {
 	NoTrigram bool
 	// NoMap is tables.OpenOptions.NoMap: for a process that only indexes.
 	NoMap bool
+	// Root, when set, is the tree the index is for: an index created for
+	// a small tree gets small pages (tables.PageSizeFor).
+	Root string
 	// Check runs the quick check (tables.QuickCheck) even when nothing
 	// points at damage.
 	Check bool
@@ -68,7 +73,7 @@ func Open(ctx context.Context, path string, opts OpenOptions) (*tables.DB, error
 		if err := tables.Remove(path); err != nil {
 			return nil, err
 		}
-		return tables.Open(ctx, path, topts)
+		return tables.Open(ctx, path, opts.creating(topts))
 	}
 	reason, outdated, err := damage(ctx, path, topts, opts.Check)
 	if err != nil {
@@ -79,7 +84,7 @@ func Open(ctx context.Context, path string, opts OpenOptions) (*tables.DB, error
 			return nil, fmt.Errorf("index %s is outdated (%s) and could not be removed: %w", path, reason, rerr)
 		}
 		opts.Outdated(reason)
-		return tables.Open(ctx, path, topts)
+		return tables.Open(ctx, path, opts.creating(topts))
 	}
 	if reason == "" {
 		db, err := tables.Open(ctx, path, topts)
@@ -94,7 +99,49 @@ func Open(ctx context.Context, path string, opts OpenOptions) (*tables.DB, error
 	if opts.Repaired != nil {
 		opts.Repaired(reason)
 	}
-	return tables.Open(ctx, path, topts)
+	return tables.Open(ctx, path, opts.creating(topts))
+}
+
+// creating returns topts for a new index file: with the page size for
+// opts.Root.
+func (opts OpenOptions) creating(topts tables.OpenOptions) tables.OpenOptions {
+	if opts.Root != "" {
+		topts.PageSize = tables.PageSizeFor(treeBytes(opts.Root, tables.SmallTreeBytes))
+	}
+	return topts
+}
+
+// treeBytes returns the bytes of the regular files under root, outside
+// .git directories, once past limit any number over it: whether a tree
+// is small needs no full walk of a large one. It counts files a run
+// would not select (ignored, binary), so it can only overestimate; -1
+// when root cannot be read.
+func treeBytes(root string, limit int64) int64 {
+	var n int64
+	errStop := errors.New("over the limit")
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			if p == root {
+				return err
+			}
+			return nil // an unreadable part is left out, as a run leaves it
+		case d.IsDir() && d.Name() == ".git":
+			return filepath.SkipDir
+		case d.Type().IsRegular():
+			if fi, err := d.Info(); err == nil {
+				n += fi.Size()
+			}
+			if n > limit {
+				return errStop
+			}
+		}
+		return nil
+	})
+	if err != nil && !errors.Is(err, errStop) {
+		return -1
+	}
+	return n
 }
 
 // damage says what is wrong with the index at path, "" when nothing
@@ -206,7 +253,7 @@ func OpenFresh(ctx context.Context, path string, opts OpenOptions) (*tables.DB, 
 	if err := tables.Remove(fresh); err != nil {
 		return nil, err
 	}
-	return tables.Open(ctx, fresh, tables.OpenOptions{NoTrigram: opts.NoTrigram, NoMap: opts.NoMap})
+	return tables.Open(ctx, fresh, opts.creating(tables.OpenOptions{NoTrigram: opts.NoTrigram, NoMap: opts.NoMap}))
 }
 
 // InstallFresh closes db, an index made by OpenFresh for path, and moves

@@ -201,3 +201,76 @@ func TestInstallFresh(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenPageSize: an index Open creates for a small tree has small
+// pages, one for a larger tree (or with no Root) the default; an index
+// that exists keeps its pages, and so does a forced rebuild's for a tree
+// that grew.
+func TestOpenPageSize(t *testing.T) {
+	ctx := context.Background()
+	small, large := t.TempDir(), t.TempDir()
+	writeTree(t, small, map[string]string{"a.go": "package a\n"})
+	writeTree(t, large, map[string]string{"a.go": "package a\n", "big.txt": strings.Repeat("x", tables.SmallTreeBytes)})
+	for _, tc := range []struct {
+		name string
+		root string
+		want int64
+	}{
+		{"small", small, tables.SmallPageSize},
+		{"large", large, tables.DefaultPageSize},
+		{"no root", "", tables.DefaultPageSize},
+		{"missing root", filepath.Join(small, "nope"), tables.DefaultPageSize},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), IndexFile)
+			for range 2 { // creates, then opens what exists
+				db, err := Open(ctx, path, OpenOptions{Root: tc.root})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := db.Close(); err != nil {
+					t.Fatal(err)
+				}
+				if got := filePageSize(t, path); got != tc.want {
+					t.Fatalf("page size %d, want %d", got, tc.want)
+				}
+				tc.root = large // an existing index keeps its pages
+			}
+			fresh, err := OpenFresh(ctx, path, OpenOptions{Root: large})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := InstallFresh(fresh, path); err != nil {
+				t.Fatal(err)
+			}
+			if got := filePageSize(t, path); got != tables.DefaultPageSize {
+				t.Fatalf("rebuilt for a large tree: page size %d, want %d", got, tables.DefaultPageSize)
+			}
+		})
+	}
+}
+
+func TestTreeBytes(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"a.go":         strings.Repeat("a", 100),
+		"d/b.py":       strings.Repeat("b", 50),
+		".git/objects": strings.Repeat("g", 1000), // not the tree's
+	})
+	if err := os.Symlink(filepath.Join(root, "a.go"), filepath.Join(root, "link.go")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		root  string
+		limit int64
+		want  func(int64) bool
+	}{
+		{root, 1 << 20, func(n int64) bool { return n == 150 }},
+		{root, 120, func(n int64) bool { return n > 120 }}, // stops past the limit
+		{filepath.Join(root, "missing"), 1 << 20, func(n int64) bool { return n == -1 }},
+	} {
+		if got := treeBytes(tc.root, tc.limit); !tc.want(got) {
+			t.Errorf("treeBytes(%s, %d) = %d", tc.root, tc.limit, got)
+		}
+	}
+}

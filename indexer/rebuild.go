@@ -81,7 +81,7 @@ func Rebuild(ctx context.Context, path, root string, opts Options) (*Result, err
 			return nil, fmt.Errorf("continue forced rebuild: %w", err)
 		}
 	} else {
-		if db, err = OpenFresh(ctx, path, OpenOptions{NoMap: true}); err != nil {
+		if db, err = OpenFresh(ctx, path, OpenOptions{NoMap: true, Root: root}); err != nil {
 			return nil, err
 		}
 		if err := db.SetMeta(ctx, map[string]string{MetaForcedRebuild: time.Now().UTC().Format(time.RFC3339)}); err != nil {

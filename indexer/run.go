@@ -155,6 +155,12 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 			// An empty index holds only the facts this run makes, so a
 			// run that stops here and is continued keeps them.
 			begin[tables.MetaFactsVersion] = facts
+			// The run writes the whole index: the indexes that cost
+			// most to keep up row by row are built once at its end. A
+			// run that stops before leaves them to the next one.
+			if err := db.DeferIndexes(ctx); err != nil {
+				return nil, err
+			}
 		case meta[tables.MetaFactsVersion] != facts:
 			opts.Force = true
 			res.FactsUpgraded = true
@@ -177,6 +183,10 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 		return res, nil
 	}
 	if err := db.ReplaceSkipped(ctx, skipped); err != nil {
+		return nil, err
+	}
+	// After a first build (or the run that completes one that stopped).
+	if err := db.BuildIndexes(ctx); err != nil {
 		return nil, err
 	}
 	res.Skipped = fileset.SkipCounts(skipped)

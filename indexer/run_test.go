@@ -10,9 +10,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/fileset"
+	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
 )
 
@@ -301,6 +303,22 @@ func TestInterruptedIndex(t *testing.T) {
 	if meta["last_run_complete"] == "1" {
 		t.Fatalf("killed run marked complete")
 	}
+	// The killed first build deferred the name index (tables.DeferIndexes):
+	// a name lookup still answers, from the rows committed.
+	if n := nameIndexes(t, db); n != 0 {
+		t.Fatalf("killed first build: %d symbols_name indexes, want it deferred", n)
+	}
+	lookup := func() []tables.SymbolRow {
+		t.Helper()
+		rows, err := db.SymbolsNamed(context.Background(), "FUNC_0_3", scope.Scope{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rows
+	}
+	if rows := lookup(); len(rows) != 1 || rows[0].Qualname != "func_0_3" {
+		t.Fatalf("name lookup in the killed build: %+v", rows)
+	}
 	res := run(t, db, root, Options{})
 	if res.Counts.Files != 600 || res.Counts.Symbols != 600*20 {
 		t.Fatalf("after completing: %d files %d symbols, want 600 and %d", res.Counts.Files, res.Counts.Symbols, 600*20)
@@ -308,6 +326,21 @@ func TestInterruptedIndex(t *testing.T) {
 	if res.Unchanged == 0 {
 		t.Fatalf("completing run re-parsed everything: nothing the killed run wrote was kept")
 	}
+	if n := nameIndexes(t, db); n != 1 {
+		t.Fatalf("completed build: %d symbols_name indexes, want 1", n)
+	}
+	if rows := lookup(); len(rows) != 1 || rows[0].Qualname != "func_0_3" {
+		t.Fatalf("name lookup after completing: %+v", rows)
+	}
+}
+
+func nameIndexes(t *testing.T, db *tables.DB) int {
+	t.Helper()
+	var n int
+	if err := db.SQL().QueryRow(`SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = 'symbols_name'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // committedFiles counts the files a reader sees in the index at path.
@@ -366,5 +399,73 @@ func TestCompactAfterLargeRun(t *testing.T) {
 	run(t, db, root, Options{})
 	if n := segments(); n < 2 {
 		t.Errorf("after a one-file run the chunks' word index has %d segments; want several (not compacted)", n)
+	}
+}
+
+// TestReaderDuringFirstBuild: while a first build runs with symbols_name
+// deferred, another process's read-only index (the MCP server's while
+// the CLI indexes) answers name lookups ignoring case from what is
+// committed, and the completed build has the index.
+func TestReaderDuringFirstBuild(t *testing.T) {
+	root, data := t.TempDir(), t.TempDir()
+	files := map[string]string{}
+	for i := range 600 {
+		var b strings.Builder
+		for j := range 5 {
+			fmt.Fprintf(&b, "def Func_%d_%d(x):\n    return x + %d\n\n", i, j, j)
+		}
+		files[fmt.Sprintf("pkg%d/mod%d.py", i%10, i)] = b.String()
+	}
+	writeTree(t, root, files)
+	path := filepath.Join(data, IndexFile)
+	db := openDB(t, data)
+	ctx := context.Background()
+	checked := false
+	res, err := Run(ctx, db, root, Options{Workers: 1, Progress: func(p Progress) {
+		if checked || p.Done < 300 {
+			return
+		}
+		checked = true
+		// The writer holds a full batch by now (batchFiles): wait for
+		// its commit; holding up Progress does not hold up the writer.
+		for i := 0; committedFiles(path) == 0; i++ {
+			if i == 3000 {
+				t.Error("the first batch was never committed")
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		r, err := tables.Open(ctx, path, tables.OpenOptions{ReadOnly: true})
+		if err != nil {
+			t.Errorf("open for reading during the build: %v", err)
+			return
+		}
+		defer r.Close()
+		var name string
+		var n int
+		if err := r.SQL().QueryRow(`SELECT (SELECT name FROM symbols ORDER BY id DESC LIMIT 1),
+			(SELECT count(*) FROM sqlite_schema WHERE name = 'symbols_name')`).Scan(&name, &n); err != nil {
+			t.Errorf("during the build: %v", err)
+			return
+		}
+		if n != 0 {
+			t.Errorf("during a first build: symbols_name exists")
+		}
+		rows, err := r.SymbolsNamed(ctx, strings.ToLower(name), scope.Scope{})
+		if err != nil || len(rows) != 1 || rows[0].Name != name {
+			t.Errorf("SymbolsNamed(%q) during the build: %+v, %v", strings.ToLower(name), rows, err)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !checked {
+		t.Fatal("the reader never ran")
+	}
+	if res.Counts.Symbols != 600*5 {
+		t.Fatalf("%d symbols, want %d", res.Counts.Symbols, 600*5)
+	}
+	if n := nameIndexes(t, db); n != 1 {
+		t.Fatalf("after the build: %d symbols_name indexes, want 1", n)
 	}
 }

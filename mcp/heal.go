@@ -219,7 +219,7 @@ func (s *Server) swap(ctx context.Context, damaged string) error {
 			return fmt.Errorf("replace damaged index: %w", err)
 		}
 	}
-	db, err := indexer.Open(ctx, s.dbPath, indexer.OpenOptions{Repaired: func(reason string) {
+	db, err := indexer.Open(ctx, s.dbPath, indexer.OpenOptions{Root: s.root, Repaired: func(reason string) {
 		s.mu.Lock()
 		s.rebuilding = reason
 		s.mu.Unlock()

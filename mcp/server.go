@@ -143,7 +143,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	readOnly, rebuilding := "", ""
 	var db *tables.DB
 	if maintainer {
-		db, err = openForWriting(ctx, path, log, &rebuilding)
+		db, err = openForWriting(ctx, path, root, log, &rebuilding)
 	} else {
 		readOnly = owner.String()
 		log.Warn("another viberag server maintains this index; serving it read-only", "holder", readOnly)
@@ -252,7 +252,7 @@ func (s *Server) Close() error {
 // openForWriting opens the index of a server that maintains it. Opening
 // may repair a damaged index, a write: it takes the write lock for that
 // like every writer. *rebuilding says why the index was replaced.
-func openForWriting(ctx context.Context, path string, log *slog.Logger, rebuilding *string) (*tables.DB, error) {
+func openForWriting(ctx context.Context, path, root string, log *slog.Logger, rebuilding *string) (*tables.DB, error) {
 	lock, err := indexer.AcquireLock(ctx, path, indexer.LockOptions{Waiting: func(h indexer.Holder, waited time.Duration) {
 		if waited == 0 {
 			log.Info("waiting for another writer to open the index", "holder", h.String())
@@ -262,7 +262,7 @@ func openForWriting(ctx context.Context, path string, log *slog.Logger, rebuildi
 		return nil, err
 	}
 	defer lock.Release()
-	return indexer.Open(ctx, path, indexer.OpenOptions{Repaired: func(reason string) {
+	return indexer.Open(ctx, path, indexer.OpenOptions{Root: root, Repaired: func(reason string) {
 		*rebuilding = reason
 		log.Warn("index damaged: moved it aside; rebuilding it", "reason", reason, "copy", path+indexer.DamagedSuffix)
 	}})

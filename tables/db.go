@@ -37,6 +37,35 @@ type OpenOptions struct {
 	// GOROOT/src index left 180 MB of the file resident at the run's
 	// peak (BENCHMARKS.md, "Memory"). Servers and searches keep the map.
 	NoMap bool
+
+	// PageSize is the page size of a file Open creates: a power of two
+	// from 512 to 65536, 0 for DefaultPageSize. An existing file keeps
+	// the size it was created with. PageSizeFor picks one for a tree.
+	PageSize int
+}
+
+// Page sizes of a new index (OpenOptions.PageSize). An empty index is
+// 39 b-trees (tables, indexes, FTS shadow tables) of a page each,
+// and a small tree's tables fill their last pages little: with 4 KiB
+// pages the index of a 54 KB repository was 320 KB (5.9x), 1 KiB pages
+// make it 3.8x (2.8x without FTS5's symbols and chunks tables). On large
+// trees small pages cost CPU: a cold index of GOROOT/src took 18 % more
+// with 1 KiB pages (BENCHMARKS.md, "Cold builds").
+const (
+	DefaultPageSize = 4096
+	SmallPageSize   = 1024
+	// SmallTreeBytes is the largest tree that PageSizeFor gives small
+	// pages.
+	SmallTreeBytes = 1 << 20
+)
+
+// PageSizeFor returns the page size for a new index of a tree holding
+// treeBytes of files (an estimate; negative when unknown).
+func PageSizeFor(treeBytes int64) int {
+	if treeBytes >= 0 && treeBytes <= SmallTreeBytes {
+		return SmallPageSize
+	}
+	return DefaultPageSize
 }
 
 // DB is an open index. It holds two connection pools on one SQLite file in
@@ -129,7 +158,14 @@ func open(ctx context.Context, path string, opts OpenOptions, steps []migration)
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return nil, err
 	}
-	db.w, err = openPool(abs, writerParams())
+	ps := opts.PageSize
+	if ps == 0 {
+		ps = DefaultPageSize
+	}
+	if ps < 512 || ps > 65536 || ps&(ps-1) != 0 {
+		return nil, fmt.Errorf("page size %d: not a power of two from 512 to 65536", ps)
+	}
+	db.w, err = openPool(abs, writerParams(ps))
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +255,6 @@ func (db *DB) errReadOnly(op string) error {
 //     with 8 MB and no map, in the same time (BENCHMARKS.md, "Memory").
 const (
 	busyTimeoutMS  = 10000
-	pageSize       = 4096
 	writerCacheKiB = 16 << 10 // the writer updates many b-trees at once; see below
 	readerCacheKiB = 16 << 10
 	mmapBytes      = 256 << 20
@@ -234,7 +269,9 @@ type connSettings struct {
 	pragmas []string
 }
 
-func writerParams() connSettings {
+// writerParams are the writer's settings; pageSize is the page size of a
+// new file (OpenOptions.PageSize).
+func writerParams(pageSize int) connSettings {
 	c := commonParams(writerCacheKiB, 0)
 	c.pragmas = append(c.pragmas,
 		// The writer's temporary b-trees (the sorts of a large batch) go
@@ -249,7 +286,8 @@ func writerParams() connSettings {
 		// rows; schema 4 keeps chunk text in sources, and 4 KiB pages
 		// give a 3 % smaller index on GOROOT/src/net and a 17–19 %
 		// smaller one on small repositories, whose thirty-odd tables and
-		// indexes take a page each (BENCHMARKS.md, "Lean index").
+		// indexes take a page each (BENCHMARKS.md, "Lean index"); a small
+		// tree gets 1 KiB pages (PageSizeFor).
 		fmt.Sprintf("page_size = %d", pageSize),
 		// Like page_size, auto_vacuum is fixed when the first table is
 		// created (a no-op on an existing index). INCREMENTAL lets
@@ -299,8 +337,9 @@ func commonParams(cacheKiB, mmap int) connSettings {
 			// A negative size is KiB, which SQLite turns into a page count
 			// with the page size of the moment: on a new file that is the
 			// default 4 KiB, before page_size runs. With 16 KiB pages that
-			// made a 16 MB cache 64 MB (issue 18, BENCHMARKS.md "Memory");
-			// give pages instead if pageSize ever differs from 4 KiB.
+			// made a 16 MB cache 64 MB (issue 18, BENCHMARKS.md "Memory").
+			// With SmallPageSize it is a quarter: 4 MB, for an index
+			// of a tree under SmallTreeBytes.
 			fmt.Sprintf("cache_size = -%d", cacheKiB),
 			fmt.Sprintf("mmap_size = %d", mmap),
 		},

@@ -91,8 +91,10 @@
 // chunks(file_id, start_line), chunks(cid); files(path). References have
 // no index: ref_keys and ref_imports are keyed by name (WITHOUT ROWID),
 // and a usage lookup reads the refs rows of the files they list (version
-// 5; ADR 9). A case-insensitive name lookup
-// must say COLLATE NOCASE to use its index:
+// 5; ADR 9). A run writing a whole index drops symbols(name) while it
+// writes and builds it at its end (DeferIndexes, BuildIndexes); readers
+// meanwhile get the same answers from a scan. A case-insensitive name
+// lookup must say COLLATE NOCASE to use its index:
 //
 //	SELECT printf('s%016x', sid) FROM symbols WHERE name = ?1 COLLATE NOCASE
 //
@@ -198,6 +200,8 @@
 // Open returns ErrRebuildNeeded (every version before 8: migrate.go); a newer one gives ErrNewerSchema, and a
 // file that is not a viberag index ErrNotIndex. A new index is
 // auto_vacuum = INCREMENTAL, so that CompactFTS can return the pages its
-// merge frees to the file system. Remove deletes an index
-// with its WAL files, for `viberag index --force`.
+// merge frees to the file system, and has the page size
+// OpenOptions.PageSize asks for: 1 KiB for a small tree (PageSizeFor),
+// whose index is mostly the fixed page of each b-tree. Remove deletes an
+// index with its WAL files, for `viberag index --force`.
 package tables

@@ -244,7 +244,7 @@ func (c *evalCmd) evalRepo(ctx context.Context, r benchRepo, tune *query.Tuning,
 		}
 		defer os.RemoveAll(dir)
 	}
-	db, err := indexer.Open(ctx, filepath.Join(dir, indexer.IndexFile), indexer.OpenOptions{})
+	db, err := indexer.Open(ctx, filepath.Join(dir, indexer.IndexFile), indexer.OpenOptions{Root: root})
 	if err != nil {
 		return nil, err
 	}

@@ -178,7 +178,7 @@ func (c *indexCmd) Run(ctx context.Context) error {
 			fmt.Fprintf(os.Stderr, "viberag: continuing the forced rebuild started %s (%d of %d files done)\n", pending.StartedAt, pending.Done, pending.Total)
 		}
 	} else {
-		db, err = indexer.Open(ctx, path, indexer.OpenOptions{Repaired: repaired, Outdated: outdated, NoMap: true})
+		db, err = indexer.Open(ctx, path, indexer.OpenOptions{Repaired: repaired, Outdated: outdated, NoMap: true, Root: root})
 		if err == nil {
 			meta, err = db.Meta(ctx)
 		}
@@ -274,7 +274,7 @@ func (c *indexCmd) Run(ctx context.Context) error {
 			return fmt.Errorf("index run: %w; moving the damaged index aside: %w", runErr, err)
 		}
 		repaired(runErr.Error())
-		if db, err = indexer.Open(ctx, path, indexer.OpenOptions{Repaired: repaired, Outdated: outdated, NoMap: true}); err != nil {
+		if db, err = indexer.Open(ctx, path, indexer.OpenOptions{Repaired: repaired, Outdated: outdated, NoMap: true, Root: root}); err != nil {
 			return err
 		}
 		res, err = indexer.Run(ctx, db, root, opts)

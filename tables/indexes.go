@@ -1,0 +1,94 @@
+package tables
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// deferrable are the indexes of schema.sql that a run writing a whole
+// index (the first one, a rebuild) drops while it writes and creates once
+// it is done: only readers use them, and keeping one up to date row by row
+// costs more than sorting it once. Only symbols_name qualifies: its keys
+// (names, ignoring case) come in no order, so each batch of an index run
+// dirtied pages all over it and every commit wrote them again; building it
+// at the end saved about 0.45 s of CPU on GOROOT/src (BENCHMARKS.md, "Cold
+// builds"). symbols_file and chunks_file come in file order (a cold run
+// appends), cost little and serve re-writes; the UNIQUE indexes on sid
+// and cid are part of their tables.
+var deferrable = [...]struct{ name, create string }{
+	{"symbols_name", `CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name COLLATE NOCASE)`},
+}
+
+// DeferIndexes drops the indexes that a run writing most of the index
+// builds faster at its end (see deferrable); BuildIndexes creates them
+// again. Meanwhile readers get the same answers, more slowly: a
+// case-insensitive name lookup reads every symbol row. An index left
+// without them (a run killed or failed) keeps working; the next
+// BuildIndexes completes it.
+func (db *DB) DeferIndexes(ctx context.Context) error {
+	if db.w == nil {
+		return db.errReadOnly("defer indexes")
+	}
+	return db.inTx(ctx, "defer indexes", func(tx *sql.Tx) error {
+		for _, ix := range deferrable {
+			if _, err := tx.ExecContext(ctx, `DROP INDEX IF EXISTS `+ix.name); err != nil {
+				return fmt.Errorf("drop %s: %w", ix.name, err)
+			}
+		}
+		return nil
+	})
+}
+
+// BuildIndexes creates the indexes DeferIndexes dropped, those missing;
+// on an index that has them all it only reads the schema.
+func (db *DB) BuildIndexes(ctx context.Context) error {
+	if db.w == nil {
+		return db.errReadOnly("build indexes")
+	}
+	missing, err := db.missingIndexes(ctx)
+	if err != nil || len(missing) == 0 {
+		return err
+	}
+	return db.inTx(ctx, "build indexes", func(tx *sql.Tx) error {
+		for _, ix := range missing {
+			if _, err := tx.ExecContext(ctx, ix); err != nil {
+				return fmt.Errorf("%s: %w", ix, err)
+			}
+		}
+		return nil
+	})
+}
+
+// missingIndexes returns the CREATE statements of the deferrable indexes
+// the index lacks.
+func (db *DB) missingIndexes(ctx context.Context) ([]string, error) {
+	var missing []string
+	for _, ix := range deferrable {
+		var n int
+		err := db.w.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = ?`, ix.name).Scan(&n)
+		if err != nil {
+			return nil, fmt.Errorf("build indexes %s: %w", db.path, err)
+		}
+		if n == 0 {
+			missing = append(missing, ix.create)
+		}
+	}
+	return missing, nil
+}
+
+// inTx runs f in a write transaction and commits it.
+func (db *DB) inTx(ctx context.Context, op string, f func(*sql.Tx) error) error {
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", op, db.path, err)
+	}
+	defer tx.Rollback()
+	if err := f(tx); err != nil {
+		return fmt.Errorf("%s %s: %w", op, db.path, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("%s %s: %w", op, db.path, err)
+	}
+	return nil
+}
