@@ -64,6 +64,7 @@ type batchWriter struct {
 	stmts                          []*sql.Stmt
 
 	trigram    bool // maintain the trigram index
+	bulk       bool // leave segments unmerged (DB.DeferIndexes)
 	hasVectors bool
 
 	// Rows of the batch for the word indexes, indexed by index.

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // OpenOptions configures Open.
@@ -81,6 +82,10 @@ type DB struct {
 	r    *sql.DB
 
 	trigram bool // the trigram index is maintained
+	// bulk is set while a run writes the whole index (DeferIndexes until
+	// BuildIndexes): writes leave their full-text segments unmerged, and
+	// the run's CompactFTS merges them all at once.
+	bulk atomic.Bool
 
 	stmts stmtCache // prepared read statements, see read_stmts.go
 	words wordCache // decoded word segments, see words_read.go

@@ -363,6 +363,9 @@ func (bw *batchWriter) writeTrigrams(b *trigramBatch) error {
 	if err := bw.exec(`INSERT OR REPLACE INTO trigram_files(id, seg) SELECT value, ?2 FROM json_each(?1)`, jsonIDs(b.files), seg); err != nil {
 		return err
 	}
+	if bw.bulk {
+		return nil
+	}
 	return mergeTrigramSegments(bw.ctx, bw.tx, false)
 }
 

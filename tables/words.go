@@ -655,6 +655,9 @@ func (bw *batchWriter) writeWords(ix *wordIndex, b *wordBatch) error {
 	if err := insertWordSegment(bw.ctx, bw.tx, ix, w, lo, hi, docs, liveState{rows: rows, tokens: tokens}); err != nil {
 		return err
 	}
+	if bw.bulk {
+		return nil
+	}
 	return mergeWordSegments(bw.ctx, bw.tx, ix, false)
 }
 

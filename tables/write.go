@@ -73,6 +73,9 @@ func (db *DB) WritePrepared(ctx context.Context, files []*Prepared, deleted []st
 	// cancellation is honoured between files instead, where the
 	// transaction is rolled back by database/sql as soon as ctx ends.
 	bw, err := newBatchWriter(context.WithoutCancel(ctx), tx, time.Now(), db.trigram)
+	if err == nil {
+		bw.bulk = db.bulk.Load()
+	}
 	if err != nil {
 		return err
 	}
