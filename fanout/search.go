@@ -346,25 +346,9 @@ func fitBudget(req query.Request, resp *query.Response) {
 	}
 	resp.Truncated = true
 	resp.Notes = append(resp.Notes, fmt.Sprintf("trimmed to the size budget of %d bytes: explanations, then snippets cut, then hits dropped from the end", b))
-	for i := range resp.Hits {
-		if !over() {
-			return
-		}
-		resp.Hits[i].Why = nil
+	if query.TrimExtras(resp, b) {
+		dropHits(resp, b)
 	}
-	for i := len(resp.Hits) - 1; i >= 0 && over(); i-- {
-		h := &resp.Hits[i]
-		if first, _, cut := strings.Cut(h.Snippet, "\n"); cut {
-			h.Snippet, h.SnippetTruncated = first, true
-		}
-	}
-	for i := len(resp.Hits) - 1; i >= 0 && over(); i-- {
-		h := &resp.Hits[i]
-		if h.Snippet != "" {
-			h.Snippet, h.SnippetTruncated = "", true
-		}
-	}
-	dropHits(resp, b)
 }
 
 // Symbol answers a symbol's details: an id names its repository; a name

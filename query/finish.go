@@ -75,25 +75,10 @@ func applyBudget(req Request, resp *Response, present func(Action) Action) {
 	}
 	resp.Truncated = true
 	resp.Notes = append(resp.Notes, fmt.Sprintf("trimmed to the size budget of %d bytes: explanations, then snippets, then extra suggestions cut, then hits dropped from the end", limit))
+	if !TrimExtras(resp, limit) {
+		return
+	}
 	over := func() bool { return responseSize(resp) > limit }
-	for i := range resp.Hits {
-		if !over() {
-			return
-		}
-		resp.Hits[i].Why = nil
-	}
-	for i := len(resp.Hits) - 1; i >= 0 && over(); i-- {
-		h := &resp.Hits[i]
-		if first, _, cut := strings.Cut(h.Snippet, "\n"); cut {
-			h.Snippet, h.SnippetTruncated = first, true
-		}
-	}
-	for i := len(resp.Hits) - 1; i >= 0 && over(); i-- {
-		h := &resp.Hits[i]
-		if h.Snippet != "" {
-			h.Snippet, h.SnippetTruncated = "", true
-		}
-	}
 	if over() {
 		resp.Vectors = firstClause(resp.Vectors)
 	}
@@ -124,6 +109,35 @@ func applyBudget(req Request, resp *Response, present func(Action) Action) {
 	if over() {
 		resp.SuggestedNextActions = nil
 	}
+}
+
+// TrimExtras cuts what a size budget gives up first, for as long as
+// resp's JSON is over limit bytes: each hit's why, from the first hit;
+// then snippets, from the last hit up, to their first line and then
+// away. It reports whether resp is still over; hits are the caller's to
+// drop. A planner's budget and a merged answer's (package fanout) trim
+// in this one order.
+func TrimExtras(resp *Response, limit int) bool {
+	over := func() bool { return responseSize(resp) > limit }
+	for i := range resp.Hits {
+		if !over() {
+			return false
+		}
+		resp.Hits[i].Why = nil
+	}
+	for i := len(resp.Hits) - 1; i >= 0 && over(); i-- {
+		h := &resp.Hits[i]
+		if first, _, cut := strings.Cut(h.Snippet, "\n"); cut {
+			h.Snippet, h.SnippetTruncated = first, true
+		}
+	}
+	for i := len(resp.Hits) - 1; i >= 0 && over(); i-- {
+		h := &resp.Hits[i]
+		if h.Snippet != "" {
+			h.Snippet, h.SnippetTruncated = "", true
+		}
+	}
+	return over()
 }
 
 // firstClause shortens a vectors explanation to its first clause ("off:
