@@ -220,6 +220,16 @@ func (r *Reader) queryOn(ctx context.Context, db querier, q string, a *args, sca
 	return r.wrap(db.query(ctx, q, a.v, scan))
 }
 
+// queryEach runs q on db as queryOn does; in a call's Batch, together
+// with the same statement of the round's other repositories (each, see
+// Batch.sendEach).
+func (r *Reader) queryEach(ctx context.Context, db querier, q, each string, a *args, scan func(pgx.Rows) error) error {
+	if b, ok := db.(*Batch); ok {
+		return r.wrap(b.sendEach(q, each, a.v, scan))
+	}
+	return r.queryOn(ctx, db, q, a, scan)
+}
+
 // row runs q and scans its first row into dest; ok is false when it has
 // none.
 func (r *Reader) row(ctx context.Context, q string, args []any, dest ...any) (ok bool, err error) {
@@ -483,8 +493,11 @@ func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *ta
 		// Docs only (the symbols channel): their own index.
 		lookup = `s.doc <> '' AND s.dtsv @@ ` + tm + `::tsquery`
 	}
-	q := `SELECT ` + strings.Join(sel, ", ") + ` FROM ` + from +
-		` WHERE ` + ft.alias + `.repo_id = $1 AND ` + lookup
+	cols := strings.Join(sel, ", ")
+	q := `SELECT ` + cols + ` FROM ` + from + ` WHERE ` + ft.alias + `.repo_id = $1 AND ` + lookup
+	// The same for every repository of a batch's round that asks it: one
+	// scan of the lookup's index entries for the shard, not one each.
+	each := `SELECT ` + ft.alias + `.repo_id, ` + cols + ` FROM ` + from + ` WHERE ` + ft.alias + `.repo_id = ANY($1::bigint[]) AND ` + lookup
 	texts := make([]*string, len(ft.cols))
 	toks := make([][]string, len(ft.cols))
 	// tf is the driver's own copy, valid until the next row: most of
@@ -501,7 +514,7 @@ func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *ta
 		dest = append(dest, &texts[c])
 	}
 	dest = append(dest, &ntok, &in)
-	return r.queryOn(ctx, db, q, a, func(rows pgx.Rows) error {
+	return r.queryEach(ctx, db, q, each, a, func(rows pgx.Rows) error {
 		if err := scanRow(rows, dest); err != nil {
 			return err
 		}
