@@ -306,6 +306,11 @@ func readRows(br pgx.BatchResults, scan func(pgx.Rows) error) (serr, err error) 
 	return serr, rows.Err()
 }
 
+// MinEach is the fewest repositories one each statement answers: it
+// reads the shard's matches for all its repositories, and for a few the
+// repositories' own statements read less.
+const MinEach = 8
+
 // batchStmt is one statement of a round: one participant's, or one each
 // statement answering several (reqs in the order of args[0]'s ids).
 type batchStmt struct {
@@ -339,8 +344,11 @@ next:
 	}
 	for _, st := range each {
 		r := st.reqs[0]
-		if len(st.reqs) == 1 {
-			st.q, st.args = r.q, r.args
+		if len(st.reqs) < MinEach {
+			for _, r := range st.reqs[1:] {
+				stmts = append(stmts, &batchStmt{q: r.q, args: r.args, reqs: []*batchReq{r}})
+			}
+			st.q, st.args, st.reqs = r.q, r.args, st.reqs[:1]
 			continue
 		}
 		ids := make([]int64, len(st.reqs))
