@@ -175,16 +175,16 @@ func TestBatchedMatchesUnbatched(t *testing.T) {
 		if _, _, err := batched.Search(ctx, acme, req); err != nil {
 			t.Fatal(err)
 		}
-		count := func(set []postgres.Repo) (batches, rounds, stmts, sent int64) {
-			b0, r0, s0, n0 := st.BatchStats()
+		count := func(set []postgres.Repo) (batches, rounds, stmts int64) {
+			b0, r0, s0 := st.BatchStats()
 			if _, _, err := batched.Search(ctx, set, req); err != nil {
 				t.Fatal(err)
 			}
-			b1, r1, s1, n1 := st.BatchStats()
-			return b1 - b0, r1 - r0, s1 - s0, n1 - n0
+			b1, r1, s1 := st.BatchStats()
+			return b1 - b0, r1 - r0, s1 - s0
 		}
-		oneB, oneR, oneS, oneN := count(acme[:1])
-		b, r, s, n := count(acme)
+		oneB, oneR, oneS := count(acme[:1])
+		b, r, s := count(acme)
 		if oneB != 1 || b < 2 || b > 4 {
 			t.Errorf("%q: %d and %d batches, want 1 and 2 to 4 (one per shard and phase)", req.Query, oneB, b)
 		}
@@ -194,13 +194,7 @@ func TestBatchedMatchesUnbatched(t *testing.T) {
 		if s < 3*oneS {
 			t.Errorf("%q: %d statements over four repositories, %d over one", req.Query, s, oneS)
 		}
-		// Statements are shared only by postgres.MinEach repositories
-		// or more (the fixture's shards hold two each): never more
-		// sent than asked.
-		if oneN != oneS || n > s {
-			t.Errorf("%q: sent %d of %d statements over one repository, %d of %d over four", req.Query, oneN, oneS, n, s)
-		}
-		t.Logf("%q: one repository %d rounds %d statements; four on two shards %d rounds %d statements, %d sent", req.Query, oneR, oneS, r, s, n)
+		t.Logf("%q: one repository %d rounds %d statements; four on two shards %d rounds %d statements", req.Query, oneR, oneS, r, s)
 	}
 }
 

@@ -70,7 +70,7 @@ func (c *serveCmd) Run(ctx context.Context) error {
 	fmt.Fprintf(os.Stderr, "viberag: serving store %s over MCP at http://%s%s (%s); health at %s\n",
 		postgres.Redact(c.Store), ln.Addr(), mcp.HTTPPath, auth, mcp.HealthPath)
 	err = s.ServeHTTP(ctx, ln, mcp.HTTPOptions{Addr: c.HTTP, AllowedHosts: c.AllowedHost, AllowedOrigins: c.AllowedOrigin})
-	batches, rounds, stmts, sent := st.BatchStats()
-	log.Info("shard batches", "batches", batches, "rounds", rounds, "statements", stmts, "sent", sent)
+	batches, rounds, stmts := st.BatchStats()
+	log.Info("shard batches", "batches", batches, "rounds", rounds, "statements", stmts)
 	return err
 }

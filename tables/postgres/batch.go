@@ -2,18 +2,13 @@ package postgres
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"reflect"
-	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -66,8 +61,7 @@ const FlushAfter = 5 * time.Millisecond
 type BatchStats struct {
 	Batches    atomic.Int64 // calls' batches made
 	Rounds     atomic.Int64 // round trips carrying statements
-	Statements atomic.Int64 // participants' statements answered in them
-	Sent       atomic.Int64 // statements sent: fewer when one answered several (sendEach)
+	Statements atomic.Int64 // statements sent in them
 }
 
 type batchReq struct {
@@ -75,8 +69,6 @@ type batchReq struct {
 	args []any
 	scan func(pgx.Rows) error
 	done chan error
-	// each is q for several repositories (sendEach), or "".
-	each string
 }
 
 // Batch returns a batch for a call reading n repositories of the named
@@ -98,8 +90,8 @@ func (s *Store) Batch(ctx context.Context, shard string, n int) (*Batch, error) 
 }
 
 // BatchStats returns the counters of the Store's batches.
-func (s *Store) BatchStats() (batches, rounds, statements, sent int64) {
-	return s.batchStats.Batches.Load(), s.batchStats.Rounds.Load(), s.batchStats.Statements.Load(), s.batchStats.Sent.Load()
+func (s *Store) BatchStats() (batches, rounds, statements int64) {
+	return s.batchStats.Batches.Load(), s.batchStats.Rounds.Load(), s.batchStats.Statements.Load()
 }
 
 type batchKey struct{}
@@ -181,26 +173,7 @@ func (b *Batch) flushGen(gen int) {
 // send sends q in the batch's next round and calls scan for every row of
 // its answer; it returns when the round is over.
 func (b *Batch) send(q string, args []any, scan func(pgx.Rows) error) error {
-	return b.sendEach(q, "", args, scan)
-}
-
-// sendEach is send for a statement q of one repository, args[0] its id
-// (an int64, bound to $1), that each asks of any number of repositories:
-// each binds $1 to an array of their ids (bigint[]) and returns the
-// row's repository id as its first column, before q's columns. When
-// other participants of the same round send the same each with the same
-// args past the first, one each statement answers them all, and each
-// participant's scan sees only its own repository's rows, without that
-// first column, as if q had run. Else q runs as send would run it.
-//
-// The per-repository statement of a shard holding many repositories pays
-// for the whole shard: PostgreSQL's generic plan for q scans an index's
-// entries for every repository of the shard, once per repository; one
-// each statement scans them once (issue 19). Only rows' order among
-// themselves may differ from q's, so a caller must not depend on an
-// order its statement does not fix (ORDER BY).
-func (b *Batch) sendEach(q, each string, args []any, scan func(pgx.Rows) error) error {
-	req := &batchReq{q: q, each: each, args: args, scan: scan, done: make(chan error, 1)}
+	req := &batchReq{q: q, args: args, scan: scan, done: make(chan error, 1)}
 	b.mu.Lock()
 	b.pending = append(b.pending, req)
 	ready := b.takeReady()
@@ -239,13 +212,11 @@ func (b *Batch) round(reqs []*batchReq) {
 	if begin {
 		pb.Queue("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY")
 	}
-	stmts := group(reqs)
-	for _, st := range stmts {
-		pb.Queue(st.q, st.args...)
+	for _, r := range reqs {
+		pb.Queue(r.q, r.args...)
 	}
 	b.stats.Rounds.Add(1)
 	b.stats.Statements.Add(int64(len(reqs)))
-	b.stats.Sent.Add(int64(len(stmts)))
 	br := b.conn.SendBatch(b.ctx, pb)
 	if begin {
 		if _, err := br.Exec(); err != nil {
@@ -256,34 +227,23 @@ func (b *Batch) round(reqs []*batchReq) {
 		}
 		b.begun = true
 	}
-	for _, st := range stmts {
+	for i, r := range reqs {
 		err := b.broken
-		var serrs []error
 		if err == nil {
-			if len(st.reqs) == 1 {
-				var serr error
-				serr, err = readRows(br, st.reqs[0].scan)
-				serrs = []error{serr}
-			} else {
-				serrs, err = readEach(br, st.reqs)
-			}
-			if err != nil {
+			var serr error
+			if serr, err = readRows(br, r.scan); err != nil {
 				// The statement failed in the server: the transaction
 				// is aborted, and what follows fails with it.
 				b.broken = err
-			}
-		}
-		for i, r := range st.reqs {
-			if err == nil {
+			} else {
 				// A participant's scan failed (its own error, in Go):
 				// the transaction goes on.
-				r.done <- serrs[i]
-			} else {
-				r.done <- err
+				err = serr
 			}
 		}
+		r.done <- err
+		reqs[i] = nil
 	}
-	clear(reqs)
 	if err := br.Close(); err != nil && b.broken == nil {
 		b.broken = err
 	}
@@ -304,151 +264,4 @@ func readRows(br pgx.BatchResults, scan func(pgx.Rows) error) (serr, err error) 
 	}
 	rows.Close()
 	return serr, rows.Err()
-}
-
-// MinEach is the fewest repositories one each statement answers: it
-// reads the shard's matches for all its repositories, and for a few the
-// repositories' own statements read less.
-const MinEach = 8
-
-// batchStmt is one statement of a round: one participant's, or one each
-// statement answering several (reqs in the order of args[0]'s ids).
-type batchStmt struct {
-	q    string
-	args []any
-	reqs []*batchReq
-}
-
-// group turns a round's requests into its statements: requests sharing
-// an each statement and their args past the first, for different
-// repositories, become one; every other request is its own.
-func group(reqs []*batchReq) []*batchStmt {
-	stmts := make([]*batchStmt, 0, len(reqs))
-	var each []*batchStmt // the statements that may take more
-next:
-	for _, r := range reqs {
-		if id, ok := r.args[0].(int64); ok && r.each != "" {
-			for _, st := range each {
-				f := st.reqs[0]
-				if f.each == r.each && !holds(st.reqs, id) && slices.EqualFunc(f.args[1:], r.args[1:], func(a, b any) bool { return reflect.DeepEqual(a, b) }) {
-					st.reqs = append(st.reqs, r)
-					continue next
-				}
-			}
-			st := &batchStmt{reqs: []*batchReq{r}}
-			each = append(each, st)
-			stmts = append(stmts, st)
-			continue
-		}
-		stmts = append(stmts, &batchStmt{q: r.q, args: r.args, reqs: []*batchReq{r}})
-	}
-	for _, st := range each {
-		r := st.reqs[0]
-		if len(st.reqs) < MinEach {
-			for _, r := range st.reqs[1:] {
-				stmts = append(stmts, &batchStmt{q: r.q, args: r.args, reqs: []*batchReq{r}})
-			}
-			st.q, st.args, st.reqs = r.q, r.args, st.reqs[:1]
-			continue
-		}
-		ids := make([]int64, len(st.reqs))
-		for i, r := range st.reqs {
-			ids[i] = r.args[0].(int64)
-		}
-		st.q = r.each
-		st.args = append([]any{ids}, r.args[1:]...)
-	}
-	return stmts
-}
-
-// holds says whether one of reqs is for repository id.
-func holds(reqs []*batchReq, id int64) bool {
-	for _, r := range reqs {
-		if r.args[0].(int64) == id {
-			return true
-		}
-	}
-	return false
-}
-
-// readEach reads an each statement's answer from br and passes every row
-// to the scan of its repository's request, without the first column,
-// until that scan fails. err is the server's or the connection's; serrs
-// are the scans', in reqs' order.
-func readEach(br pgx.BatchResults, reqs []*batchReq) (serrs []error, err error) {
-	rows, err := br.Query()
-	if err != nil {
-		return nil, err
-	}
-	serrs = make([]error, len(reqs))
-	at := make(map[int64]int, len(reqs))
-	for i, r := range reqs {
-		at[r.args[0].(int64)] = i
-	}
-	sr := &restRows{Rows: rows}
-	for rows.Next() {
-		id, derr := firstID(rows)
-		i, ok := at[id]
-		switch {
-		case derr != nil:
-			for j := range serrs {
-				if serrs[j] == nil {
-					serrs[j] = derr
-				}
-			}
-		case !ok:
-			for j := range serrs {
-				if serrs[j] == nil {
-					serrs[j] = fmt.Errorf("a row of repository %d, not asked for", id)
-				}
-			}
-		case serrs[i] == nil:
-			serrs[i] = reqs[i].scan(sr)
-		}
-	}
-	rows.Close()
-	return serrs, rows.Err()
-}
-
-// firstID decodes the current row's first column, a bigint.
-func firstID(rows pgx.Rows) (int64, error) {
-	raw := rows.RawValues()
-	fd := rows.FieldDescriptions()
-	if len(raw) == 0 || len(fd) == 0 || raw[0] == nil {
-		return 0, errors.New("row without its repository id")
-	}
-	if fd[0].Format == pgx.BinaryFormatCode {
-		if len(raw[0]) != 8 {
-			return 0, fmt.Errorf("repository id of %d bytes, want 8", len(raw[0]))
-		}
-		return int64(binary.BigEndian.Uint64(raw[0])), nil
-	}
-	return strconv.ParseInt(string(raw[0]), 10, 64)
-}
-
-// restRows is the current row of an each statement without its first
-// column (the repository id): what the repository's own statement would
-// have returned.
-type restRows struct {
-	pgx.Rows
-	dest []any
-}
-
-func (r *restRows) Scan(dest ...any) error {
-	r.dest = append(append(r.dest[:0], nil), dest...) // nil skips the id
-	return r.Rows.Scan(r.dest...)
-}
-
-func (r *restRows) FieldDescriptions() []pgconn.FieldDescription {
-	return r.Rows.FieldDescriptions()[1:]
-}
-
-func (r *restRows) RawValues() [][]byte { return r.Rows.RawValues()[1:] }
-
-func (r *restRows) Values() ([]any, error) {
-	v, err := r.Rows.Values()
-	if len(v) > 0 {
-		v = v[1:]
-	}
-	return v, err
 }

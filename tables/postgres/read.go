@@ -220,16 +220,6 @@ func (r *Reader) queryOn(ctx context.Context, db querier, q string, a *args, sca
 	return r.wrap(db.query(ctx, q, a.v, scan))
 }
 
-// queryEach runs q on db as queryOn does; in a call's Batch, together
-// with the same statement of the round's other repositories (each, see
-// Batch.sendEach).
-func (r *Reader) queryEach(ctx context.Context, db querier, q, each string, a *args, scan func(pgx.Rows) error) error {
-	if b, ok := db.(*Batch); ok {
-		return r.wrap(b.sendEach(q, each, a.v, scan))
-	}
-	return r.queryOn(ctx, db, q, a, scan)
-}
-
 // row runs q and scans its first row into dest; ok is false when it has
 // none.
 func (r *Reader) row(ctx context.Context, q string, args []any, dest ...any) (ok bool, err error) {
@@ -493,20 +483,8 @@ func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *ta
 		// Docs only (the symbols channel): their own index.
 		lookup = `s.doc <> '' AND s.dtsv @@ ` + tm + `::tsquery`
 	}
-	cols := strings.Join(sel, ", ")
-	q := `SELECT ` + cols + ` FROM ` + from + ` WHERE ` + ft.alias + `.repo_id = $1 AND ` + lookup
-	// The same for every repository of a batch's round that asks it, in
-	// one statement. Alone, each repository's statement walks the GIN
-	// entries of its tokens for the whole shard (prefixes above all: the
-	// index holds repo_id beside the tokens, but a prefix is matched over
-	// every repository's tokens first), once per repository; here they
-	// are walked once and the rows of the repositories not asked for are
-	// dropped. "+ 0": no repo_id index may narrow it first (a bitmap of
-	// all the repositories' rows costs more than it saves). For the 41
-	// repositories of a shard: 'read':* & 'respons':* & 'bodi':* 1.0–3.2
-	// ms against 64–68 ms in 41 statements (BENCHMARKS.md, "Load,
-	// session 9b").
-	each := `SELECT ` + ft.alias + `.repo_id, ` + cols + ` FROM ` + from + ` WHERE ` + ft.alias + `.repo_id + 0 = ANY($1::bigint[]) AND ` + lookup
+	q := `SELECT ` + strings.Join(sel, ", ") + ` FROM ` + from +
+		` WHERE ` + ft.alias + `.repo_id = $1 AND ` + lookup
 	texts := make([]*string, len(ft.cols))
 	toks := make([][]string, len(ft.cols))
 	// tf is the driver's own copy, valid until the next row: most of
@@ -523,7 +501,7 @@ func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *ta
 		dest = append(dest, &texts[c])
 	}
 	dest = append(dest, &ntok, &in)
-	return r.queryEach(ctx, db, q, each, a, func(rows pgx.Rows) error {
+	return r.queryOn(ctx, db, q, a, func(rows pgx.Rows) error {
 		if err := scanRow(rows, dest); err != nil {
 			return err
 		}
