@@ -17,7 +17,9 @@ import (
 // 34,398 pairs on GOROOT/src/net); a batch reads and rewrites the list of
 // each key its files add or drop.
 
-// appendPostings encodes ids (ascending, distinct) as a posting list.
+// appendPostings encodes ids (ascending, distinct) as a posting list, the
+// format of ref_keys, ref_imports and the dead rows of a word segment
+// (words.go).
 func appendPostings(b []byte, ids []int64) []byte {
 	prev := int64(0)
 	for _, id := range ids {
@@ -27,7 +29,7 @@ func appendPostings(b []byte, ids []int64) []byte {
 	return b
 }
 
-var errBadPostings = fmt.Errorf("%w: ref_keys posting list malformed", ErrDamaged)
+var errBadPostings = fmt.Errorf("%w: posting list malformed", ErrDamaged)
 
 // decodePostings appends the ids of a posting list to dst.
 func decodePostings(dst []int64, b []byte) ([]int64, error) {

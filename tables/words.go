@@ -528,31 +528,6 @@ type liveState struct {
 	dead         []int64 // ascending
 }
 
-func decodeIDs(b []byte) ([]int64, error) {
-	var out []int64
-	var prev int64
-	for len(b) > 0 {
-		d, k := binary.Uvarint(b)
-		if k <= 0 {
-			return nil, errors.New("malformed id list")
-		}
-		prev += int64(d)
-		out = append(out, prev)
-		b = b[k:]
-	}
-	return out, nil
-}
-
-func encodeIDs(ids []int64) []byte {
-	b := []byte{}
-	var prev int64
-	for _, id := range ids {
-		b = binary.AppendUvarint(b, uint64(id-prev))
-		prev = id
-	}
-	return b
-}
-
 // isDead reports whether id is in dead (ascending).
 func isDead(dead []int64, id int64) bool {
 	_, ok := slices.BinarySearch(dead, id)
@@ -695,7 +670,7 @@ func insertWordSegment(ctx context.Context, tx *sql.Tx, ix *wordIndex, w *blockW
 		return fmt.Errorf("%s: %w", ix.segs(), err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO `+ix.live()+`(seg, rows, tokens, dead) VALUES (?, ?, ?, ?)`,
-		w.seg, live.rows, live.tokens, encodeIDs(live.dead)); err != nil {
+		w.seg, live.rows, live.tokens, appendPostings([]byte{}, live.dead)); err != nil {
 		return fmt.Errorf("%s: %w", ix.live(), err)
 	}
 	return nil
@@ -740,21 +715,8 @@ func wordSegRanges(ctx context.Context, q querier, ix *wordIndex) ([]segRange, e
 // deleteWordRows marks the rows of ix whose ids the JSON list ids holds
 // (rows about to be deleted) dead in their segments.
 func (bw *batchWriter) deleteWordRows(ix *wordIndex, fileIDs string) error {
-	rows, err := bw.tx.QueryContext(bw.ctx, `SELECT id FROM `+ix.base+` WHERE file_id IN `+idsIn+` ORDER BY id`, fileIDs)
+	ids, err := queryIDs(bw.ctx, bw.tx, `SELECT id FROM `+ix.base+` WHERE file_id IN `+idsIn+` ORDER BY id`, fileIDs)
 	if err != nil {
-		return err
-	}
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return err
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return err
 	}
 	if len(ids) == 0 {
@@ -800,7 +762,7 @@ func (bw *batchWriter) killWordRows(ix *wordIndex, seg int64, ids []int64) error
 	live.dead = append(live.dead, ids...)
 	slices.Sort(live.dead)
 	_, err = bw.tx.ExecContext(bw.ctx, `UPDATE `+ix.live()+` SET rows = ?, tokens = ?, dead = ? WHERE seg = ?`,
-		live.rows, live.tokens, encodeIDs(live.dead), seg)
+		live.rows, live.tokens, appendPostings([]byte{}, live.dead), seg)
 	return err
 }
 
@@ -811,8 +773,10 @@ func readLive(ctx context.Context, q querier, ix *wordIndex, seg int64) (liveSta
 		return l, fmt.Errorf("%s %d: %w", ix.live(), seg, err)
 	}
 	var err error
-	l.dead, err = decodeIDs(dead)
-	return l, err
+	if l.dead, err = decodePostings(nil, dead); err != nil {
+		return l, fmt.Errorf("%s %d dead rows: %w", ix.live(), seg, err)
+	}
+	return l, nil
 }
 
 // mergeWordSegments merges the newest segments of ix as
@@ -1172,8 +1136,8 @@ func checkWordIndex(ctx context.Context, tx *sql.Tx, ix *wordIndex, problems *[]
 }
 
 // queryIDs returns the integers q selects.
-func queryIDs(ctx context.Context, tx *sql.Tx, q string) ([]int64, error) {
-	rows, err := tx.QueryContext(ctx, q)
+func queryIDs(ctx context.Context, tx *sql.Tx, q string, args ...any) ([]int64, error) {
+	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -75,7 +75,7 @@ func (db *DB) openWords(src *sourceCache, ix *wordIndex) (*wordView, error) {
 			rows.Close()
 			return nil, err
 		}
-		if s.dead, err = decodeIDs(dead); err != nil {
+		if s.dead, err = decodePostings(nil, dead); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("%s %d: %w", ix.live(), s.n, err)
 		}
