@@ -82,9 +82,10 @@ func TestPostingsRoundTrip(t *testing.T) {
 }
 
 // FuzzStoredLists feeds arbitrary bytes, as a damaged index would hold
-// them, to the decoders of the lists schema 6 stores in blobs: a
+// them, to the decoders of the lists the index stores in blobs: a
 // refs.groups stream, a ref_keys posting list, a trigram posting and a
-// trigram block header. Each answers or reports ErrDamaged; none panics,
+// trigram block header, and a word segment's block, posting, entry,
+// directory and lengths. Each answers or reports ErrDamaged; none panics,
 // loops past its input or returns ids out of order.
 func FuzzStoredLists(f *testing.F) {
 	var e refsEncoder
@@ -96,6 +97,11 @@ func FuzzStoredLists(f *testing.F) {
 	f.Add(appendPosting(nil, []uint32{1, 2, 3, 4, 5, 6, 7, 8, 9}))
 	f.Add(appendPosting(nil, []uint32{7, 900, 70000}))
 	f.Add([]byte{2, 1, 3, 2, 1, 'a', 'b', 'c', 'd', 'e'})
+	var w blockWriter
+	w.add("handler", []byte{1, 3, 0b11, 2, 1})
+	w.add("handlers", []byte{4, 2, 0b1, 1})
+	w.flush()
+	f.Add(w.blocks[0])
 	f.Fuzz(func(t *testing.T, b []byte) {
 		damaged := func(what string, err error) {
 			t.Helper()
@@ -128,6 +134,27 @@ func FuzzStoredLists(f *testing.F) {
 		for _, en := range entries {
 			if en.start < 0 || en.start > en.end || en.end > len(b) {
 				t.Errorf("trigram block %x: entry %+v outside the block", b, en)
+			}
+		}
+
+		bt := blockTerms{b: b}
+		for bt.next() {
+			c := postingCursor{p: bt.posting, id: 1}
+			for c.next() {
+				_, err := parseWordEntry(c.entry, len(chunkWords.cols))
+				damaged("word entry", err)
+			}
+			damaged("word posting", c.err)
+			_, err := postingLast(bt.posting, 1)
+			damaged("word posting's last id", err)
+		}
+		damaged("word block", bt.err)
+
+		for _, hi := range []int64{0, int64(len(b)), int64(len(b)) + 1} {
+			s, err := decodeWordSegment(1, 1, hi, b, b)
+			damaged("word segment", err)
+			if err == nil && int64(len(s.tokens)) != hi {
+				t.Errorf("word segment of rows 1..%d: %d lengths", hi, len(s.tokens))
 			}
 		}
 	})

@@ -6,7 +6,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -319,7 +318,10 @@ type wordEntry struct {
 	pos    []byte // the positions, per column in mask order
 }
 
-var errWordPosting = errors.New("malformed word posting")
+// errWordPosting is what every decoder of a word segment's blobs reports
+// for bytes it cannot read: damage, as the other stored lists report it,
+// so that a reader's error leads to the index being repaired.
+var errWordPosting = fmt.Errorf("%w: word posting malformed", ErrDamaged)
 
 // parseWordEntry decodes an entry's columns and counts.
 func parseWordEntry(e []byte, ncols int) (wordEntry, error) {
@@ -483,25 +485,25 @@ func decodeWordSegment(seg, lo, hi int64, dir, docs []byte) (*wordSegment, error
 	for len(dir) > 0 {
 		n, k := binary.Uvarint(dir)
 		if k <= 0 || uint64(len(dir)-k) < n {
-			return nil, fmt.Errorf("segment %d: malformed directory", seg)
+			return nil, fmt.Errorf("%w: word segment %d: malformed directory", ErrDamaged, seg)
 		}
 		s.dir = append(s.dir, string(dir[k:k+int(n)]))
 		dir = dir[k+int(n):]
 	}
 	if hi < lo-1 || hi-lo+1 > int64(len(docs)) {
-		return nil, fmt.Errorf("segment %d: rows %d..%d, %d bytes of lengths", seg, lo, hi, len(docs))
+		return nil, fmt.Errorf("%w: word segment %d: rows %d..%d, %d bytes of lengths", ErrDamaged, seg, lo, hi, len(docs))
 	}
 	s.tokens = make([]uint32, 0, hi-lo+1)
 	for len(docs) > 0 {
 		v, k := binary.Uvarint(docs)
 		if k <= 0 || v > 1<<32-1 {
-			return nil, fmt.Errorf("segment %d: malformed lengths", seg)
+			return nil, fmt.Errorf("%w: word segment %d: malformed lengths", ErrDamaged, seg)
 		}
 		s.tokens = append(s.tokens, uint32(v))
 		docs = docs[k:]
 	}
 	if int64(len(s.tokens)) != hi-lo+1 {
-		return nil, fmt.Errorf("segment %d: %d lengths for rows %d..%d", seg, len(s.tokens), lo, hi)
+		return nil, fmt.Errorf("%w: word segment %d: %d lengths for rows %d..%d", ErrDamaged, seg, len(s.tokens), lo, hi)
 	}
 	return s, nil
 }
