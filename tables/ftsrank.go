@@ -3,6 +3,7 @@ package tables
 import (
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/viberag/viberag/tables/internal/fts5"
@@ -82,7 +83,14 @@ func (t *Tokenizer) scan(s string) {
 		}
 		r, n := fts5DecodeRune(s[i:])
 		i += n
-		switch c := runeClassOf(r); {
+		if r > unicode.MaxRune {
+			// FTS5 has no category for it and keeps it in a token,
+			// unfolded, written in UTF-8's four-byte form with the
+			// high bits dropped (WRITE_UTF8).
+			buf = append(buf, 0xF0|byte(r>>18&0x07), 0x80|byte(r>>12&0x3F), 0x80|byte(r>>6&0x3F), 0x80|byte(r&0x3F))
+			continue
+		}
+		switch c := runeClassOf(rune(r)); {
 		case c.kind == runeToken || c.kind == runeInToken && len(buf) > start:
 			// A diacritic continues a token (removed, or folded) but
 			// starts none.
@@ -116,15 +124,16 @@ var asciiFold = func() (t [utf8.RuneSelf]byte) {
 
 // fts5DecodeRune decodes the code point at the start of s as FTS5 reads
 // UTF-8 (READ_UTF8 in fts5.c): a lead byte and the continuation bytes
-// after it, however many; an overlong or surrogate value, or a
-// non-character, reads as U+FFFD.
-func fts5DecodeRune(s string) (rune, int) {
-	c := rune(s[0])
+// after it, however many, in 32-bit unsigned arithmetic that wraps (so
+// a long run of continuation bytes gives a value past unicode.MaxRune);
+// an overlong or surrogate value, or a non-character, reads as U+FFFD.
+func fts5DecodeRune(s string) (uint32, int) {
+	c := uint32(s[0])
 	n := 1
 	if c >= 0xC0 {
-		c = rune(utf8Trans1[c-0xC0])
+		c = uint32(utf8Trans1[c-0xC0])
 		for n < len(s) && s[n]&0xC0 == 0x80 {
-			c = c<<6 + rune(s[n]&0x3F)
+			c = c<<6 + uint32(s[n]&0x3F)
 			n++
 		}
 		if c < 0x80 || c&^0x7FF == 0xD800 || c&^1 == 0xFFFE {

@@ -36,7 +36,7 @@ func randomText(r *rand.Rand, n int) string {
 	return b.String()
 }
 
-func openFTS(t *testing.T) *sql.DB {
+func openFTS(t testing.TB) *sql.DB {
 	t.Helper()
 	db, err := sql.Open("sqlite3", t.TempDir()+"/fts.db")
 	if err != nil {
@@ -87,6 +87,40 @@ func TestTokenizeMatchesFTS5(t *testing.T) {
 			t.Errorf("Tokenize(%q)\n = %q\nFTS5 %q", s, want, got[i+1])
 		}
 	}
+}
+
+// FuzzTokenizeMatchesFTS5: Tokenize reads any bytes (source files are
+// untrusted) and splits them into the tokens FTS5 stores for them.
+func FuzzTokenizeMatchesFTS5(f *testing.F) {
+	f.Add(strings.Join(words, " "))
+	f.Add("\xc3\xbf\xbf\xbf\xbf\xbf\xbf\xbfz e\u0301 \u0301x")
+	db := openFTS(f)
+	doc := 0
+	f.Fuzz(func(t *testing.T, s string) {
+		doc++
+		if _, err := db.Exec(`INSERT INTO t(rowid, a, b, c) VALUES (?, ?, '', '')`, doc, s); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := db.Query(`SELECT term FROM v WHERE doc = ? AND col = 'a' ORDER BY offset`, doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var want []string
+		for rows.Next() {
+			var term string
+			if err := rows.Scan(&term); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, term)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if got := Tokenize(s); !reflect.DeepEqual(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Errorf("Tokenize(%q)\n = %q\nFTS5 %q", s, got, want)
+		}
+	})
 }
 
 // TestRuneClassesMatchFTS5 asks FTS5 what it does with code points — all
