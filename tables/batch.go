@@ -63,8 +63,9 @@ type batchWriter struct {
 	refKeyStmts, refImportStmts    postingStmts
 	stmts                          []*sql.Stmt
 
-	trigram    bool // maintain the trigram index
-	bulk       bool // leave segments unmerged (DB.DeferIndexes)
+	trigram    bool        // maintain the trigram index
+	triSet     *trigramSet // for files prepared without their trigrams (trigramsOf)
+	bulk       bool        // leave segments unmerged (DB.DeferIndexes)
 	hasVectors bool
 
 	// Rows of the batch for the word indexes, indexed by index.
@@ -282,10 +283,16 @@ func (bw *batchWriter) index(files []*Prepared, ids []int64) error {
 		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(ids[a], ids[b]) })
 		tri := &trigramBatch{}
 		for _, i := range order {
+			keys := files[i].trigrams
 			if !files[i].trigram {
-				return fmt.Errorf("%s: prepared without its trigrams for an index that keeps them", files[i].path)
+				// Prepared before another process built the trigram
+				// index (GrowTrigrams): found from the stored text.
+				var err error
+				if keys, err = bw.trigramsOf(files[i]); err != nil {
+					return fmt.Errorf("%s: %w", files[i].path, err)
+				}
 			}
-			if err := tri.add(ids[i], files[i].trigrams); err != nil {
+			if err := tri.add(ids[i], keys); err != nil {
 				return fmt.Errorf("%s: %w", files[i].path, err)
 			}
 		}
@@ -319,4 +326,17 @@ func jsonIDs(ids []int64) string {
 		b = strconv.AppendInt(b, id, 10)
 	}
 	return string(append(b, ']'))
+}
+
+// trigramsOf returns the trigrams of a file prepared without them, from
+// its compressed text.
+func (bw *batchWriter) trigramsOf(p *Prepared) ([]uint32, error) {
+	text, err := inflate(p.text)
+	if err != nil {
+		return nil, fmt.Errorf("text: %w", err)
+	}
+	if bw.triSet == nil {
+		bw.triSet = newTrigramSet()
+	}
+	return slices.Clone(bw.triSet.of(text)), nil
 }

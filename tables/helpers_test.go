@@ -97,7 +97,7 @@ func checkTrigrams(t testing.TB, db *DB) (stale int) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !db.trigram {
+		if !db.trigram.Load() {
 			continue
 		}
 		for _, k := range set.of(text) {

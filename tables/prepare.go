@@ -115,7 +115,7 @@ type Preparer struct {
 
 // NewPreparer returns a Preparer of files for db: it computes trigrams
 // when db maintains the trigram index.
-func (db *DB) NewPreparer() *Preparer { return newPreparer(db.trigram) }
+func (db *DB) NewPreparer() *Preparer { return newPreparer(db.trigram.Load()) }
 
 func newPreparer(trigram bool) *Preparer {
 	return &Preparer{

@@ -611,7 +611,11 @@ func (db *DB) ChunksContaining(ctx context.Context, text string, s scope.Scope, 
 	needle := ASCIILower(text)
 	return db.snapshot(ctx, []string{scan, byFile, triSegsSQL, triBlockSQL, triRangeSQL, triFileSegsSQL}, func(src *sourceCache) error {
 		q, args := scan, w.args
-		if db.trigram {
+		on, err := db.trigramOn(ctx, src.tx)
+		if err != nil {
+			return err
+		}
+		if on {
 			ids, ok, err := src.trigramCandidates(text)
 			if err != nil {
 				return fmt.Errorf("trigram index: %w", err)
@@ -654,10 +658,10 @@ func (db *DB) ChunksContaining(ctx context.Context, text string, s scope.Scope, 
 // may hold text (ascending), and false when it cannot narrow the search
 // (no index, or a text of one byte). For tests and diagnostics.
 func (db *DB) TrigramCandidates(ctx context.Context, text string) (ids []int64, ok bool, err error) {
-	if !db.trigram {
-		return nil, false, nil
-	}
 	err = db.snapshot(ctx, []string{triSegsSQL, triBlockSQL, triRangeSQL, triFileSegsSQL}, func(src *sourceCache) error {
+		if on, err := db.trigramOn(ctx, src.tx); err != nil || !on {
+			return err
+		}
 		ids, ok, err = src.trigramCandidates(text)
 		return err
 	})

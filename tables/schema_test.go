@@ -202,21 +202,24 @@ func TestCheckFindsDeclsOutOfStep(t *testing.T) {
 	}
 }
 
-// NoTrigram empties the trigram index on an existing index and stops
-// maintaining it; opening without it again rebuilds the index.
-func TestTrigramSetting(t *testing.T) {
+// The trigram setting is sticky: NoTrigram decides it for a new index
+// only, an existing index keeps its own, and only BuildTrigrams (or
+// GrowTrigrams, once the files pass TrigramTreeBytes) turns it on, from
+// every stored file.
+func TestTrigramSticky(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "index.db")
 	steps := []struct {
 		noTrigram bool
 		write     string // path written after Open
+		build     bool   // BuildTrigrams after the write
 		wantMeta  string
-		wantFound int64
+		wantFound int // files the trigram index finds; -1: no index
 	}{
-		{false, "a.go", "1", 1},
-		{true, "b.go", "0", 0},
-		{true, "c.go", "0", 0},
-		{false, "d.go", "1", 4}, // rebuilt from all stored sources
+		{true, "a.go", false, "0", -1},
+		{false, "b.go", false, "0", -1}, // an existing index keeps its setting
+		{true, "c.go", true, "1", 3},    // built from every stored file
+		{true, "d.go", false, "1", 4},   // and kept
 	}
 	for i, st := range steps {
 		db, err := Open(ctx, path, OpenOptions{NoTrigram: st.noTrigram})
@@ -224,23 +227,33 @@ func TestTrigramSetting(t *testing.T) {
 			t.Fatal(err)
 		}
 		mustWrite(t, db, []*extract.File{sampleFile(st.write)}, nil)
-		if i == 2 {
-			mustWrite(t, db, nil, []string{"b.go"}) // a delete while off
-			mustWrite(t, db, []*extract.File{sampleFile("b.go")}, nil)
+		if i == 1 {
+			mustWrite(t, db, nil, []string{"a.go"}) // a delete while off
+			mustWrite(t, db, []*extract.File{sampleFile("a.go")}, nil)
+		}
+		if st.build {
+			if built, err := db.BuildTrigrams(ctx); err != nil || !built {
+				t.Fatalf("step %d: BuildTrigrams = %v, %v; want true, nil", i, built, err)
+			}
+			if built, err := db.BuildTrigrams(ctx); err != nil || built {
+				t.Fatalf("step %d: second BuildTrigrams = %v, %v; want false, nil", i, built, err)
+			}
 		}
 		m, err := db.Meta(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m[MetaTrigram] != st.wantMeta {
-			t.Errorf("step %d: meta trigram = %q, want %q", i, m[MetaTrigram], st.wantMeta)
+		if m[MetaTrigram] != st.wantMeta || db.Trigram() != (st.wantMeta == "1") {
+			t.Errorf("step %d: meta trigram = %q, Trigram() = %v, want %q", i, m[MetaTrigram], db.Trigram(), st.wantMeta)
 		}
-		ids, _, err := db.TrigramCandidates(ctx, "reset by peer")
+		ids, ok, err := db.TrigramCandidates(ctx, "reset by peer")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := int64(len(ids)); n != st.wantFound {
-			t.Errorf("step %d: trigram search finds %d files, want %d", i, n, st.wantFound)
+		if got := len(ids); !ok {
+			got = -1
+		} else if got != st.wantFound {
+			t.Errorf("step %d: trigram search finds %d files, want %d", i, got, st.wantFound)
 		}
 		checkIntegrity(t, db)
 		if err := db.Optimize(ctx); err != nil {
@@ -253,9 +266,76 @@ func TestTrigramSetting(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ro.Close()
-	if !ro.trigram {
+	if !ro.Trigram() {
 		t.Error("read-only Open changed or misread the trigram setting")
 	}
+}
+
+// GrowTrigrams builds the trigram index once the files of an index
+// without one hold more than TrigramTreeBytes, and not before.
+func TestGrowTrigrams(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "index.db"), OpenOptions{NoTrigram: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	small := sampleFile("a.go")
+	mustWrite(t, db, []*extract.File{small}, nil)
+	if built, err := db.GrowTrigrams(ctx); err != nil || built || db.Trigram() {
+		t.Fatalf("GrowTrigrams on %d bytes = %v, %v; want false, nil", small.Size, built, err)
+	}
+	big := sampleFile("b.go")
+	big.Size = TrigramTreeBytes // with a.go, past the limit
+	mustWrite(t, db, []*extract.File{big}, nil)
+	if built, err := db.GrowTrigrams(ctx); err != nil || !built || !db.Trigram() {
+		t.Fatalf("GrowTrigrams past the limit = %v, %v; want true, nil", built, err)
+	}
+	ids, ok, err := db.TrigramCandidates(ctx, "reset by peer")
+	if err != nil || !ok || len(ids) != 2 {
+		t.Fatalf("TrigramCandidates = %v, %v, %v; want both files", ids, ok, err)
+	}
+	checkIntegrity(t, db)
+}
+
+// A process that opened an index without trigrams, and prepared files
+// for it, still indexes their trigrams once another process has built
+// the index: the writer and the searches read the setting in their own
+// transaction.
+func TestTrigramBuiltByAnotherProcess(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "index.db")
+	a, err := Open(ctx, path, OpenOptions{NoTrigram: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	mustWrite(t, a, []*extract.File{sampleFile("a.go")}, nil)
+	prepared := a.NewPreparer().Prepare(sampleFile("b.go")) // without trigrams
+
+	b, err := Open(ctx, path, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Trigram() {
+		t.Fatal("Open turned the trigram index on")
+	}
+	if built, err := b.BuildTrigrams(ctx); err != nil || !built {
+		t.Fatalf("BuildTrigrams = %v, %v", built, err)
+	}
+	b.Close()
+
+	if err := a.WritePrepared(ctx, []*Prepared{prepared}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !a.Trigram() {
+		t.Error("the writer did not see the trigram index another process built")
+	}
+	ids, ok, err := a.TrigramCandidates(ctx, "reset by peer")
+	if err != nil || !ok || len(ids) != 2 {
+		t.Fatalf("TrigramCandidates = %v, %v, %v; want both files", ids, ok, err)
+	}
+	checkIntegrity(t, a)
 }
 
 // An index written by viberag with schema version 2 to 7 (testdata: real
