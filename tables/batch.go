@@ -14,7 +14,7 @@ import (
 
 // Column lists, shared by the statements and their argument order.
 const (
-	fileCols = `path, ext, language, size, lines, hash, imports, exports, doc, summary,
+	fileCols = `path, ext, language, size, lines, hash, imports, exports, doc,
 		parse_status, parse_problem, indexed_at`
 	symbolCols = `id, sid, file_id, kind, name, qualname, parent_sid,
 		start_line, end_line, start_byte, end_byte, is_exported,
@@ -45,10 +45,10 @@ const (
 
 	ftsDeleteTrigram = `DELETE FROM trigram_files WHERE id IN ` + idsIn
 	ftsDeleteFiles   = `INSERT INTO files_fts(files_fts, rowid, path, summary)
-		SELECT 'delete', id, path, summary FROM files WHERE id IN ` + idsIn + ` ORDER BY id`
+		SELECT 'delete', id, path, summary FROM files_summary WHERE id IN ` + idsIn + ` ORDER BY id`
 
 	ftsInsertFiles = `INSERT INTO files_fts(rowid, path, summary)
-		SELECT id, path, summary FROM files WHERE id IN ` + idsIn + ` ORDER BY id`
+		SELECT id, path, summary FROM files_summary WHERE id IN ` + idsIn + ` ORDER BY id`
 )
 
 // batchWriter holds the prepared statements and scratch space of one Write.
@@ -111,8 +111,8 @@ func newBatchWriter(ctx context.Context, tx *sql.Tx, now time.Time, trigram bool
 	}
 	err := errors.Join(
 		prep(&bw.findFile, `SELECT id FROM files WHERE path = ?`),
-		prep(&bw.insFile, `INSERT INTO files(`+fileCols+`) VALUES (`+placeholders(13)+`)`),
-		prep(&bw.updFile, `UPDATE files SET (`+fileCols+`) = (`+placeholders(13)+`) WHERE id = ?`),
+		prep(&bw.insFile, `INSERT INTO files(`+fileCols+`) VALUES (`+placeholders(12)+`)`),
+		prep(&bw.updFile, `UPDATE files SET (`+fileCols+`) = (`+placeholders(12)+`) WHERE id = ?`),
 		prep(&bw.insSymbol, `INSERT INTO symbols(`+symbolCols+`) VALUES (`+placeholders(symbolColCount)+`)`),
 		prep(&bw.insChunk, `INSERT INTO chunks(`+chunkCols+`) VALUES (`+placeholders(chunkColCount)+`)`),
 		prep(&bw.insSource, `INSERT INTO sources(id, lists, decls, text) VALUES (?, ?, ?, ?)`),

@@ -232,7 +232,7 @@ func sampleFile(path string) *extract.File {
 	return &extract.File{
 		Path: path, Ext: ".go", Language: "go", Size: int64(len(text1) + len(text2)), Lines: 13, Hash: 0xabc,
 		Imports: []string{"fmt", "net/http"}, Exports: []string{"Server"},
-		Doc: "Package srv serves.", Summary: path + " Package srv serves. Server fmt net/http",
+		Doc: "Package srv serves.", Summary: path + "\nPackage srv serves.\nexports: Server\nimports: fmt net/http",
 		ParseStatus: extract.ParseClean,
 		Symbols: []extract.Symbol{
 			{Kind: extract.KindStruct, Name: "Server", Qualname: "Server", Parent: -1,

@@ -13,7 +13,7 @@ import (
 // SchemaVersion is the version of schema.sql. Bump it with every change
 // to the schema and add a migration from the previous version, or accept
 // that older indexes are rebuilt (ErrRebuildNeeded).
-const SchemaVersion = 8
+const SchemaVersion = 9
 
 // applicationID marks the file as a viberag index ("vbrg"), so that Open
 // refuses another program's SQLite database instead of adding tables to it.
@@ -54,6 +54,13 @@ type migration struct {
 // FTS5 table that cannot give them back. So Open returns ErrRebuildNeeded
 // for every version before 8, and the indexer rebuilds (indexer.Open)
 // with a message.
+//
+// Version 9 (ADR 15: files.summary derived by the view files_summary,
+// sources.decls blocks DEFLATE-compressed, a small tree's index without
+// the trigram index) has no migration from 8 either: an index is derived
+// data, and a small tree's rebuild costs less than converting it (a large
+// tree's costs a rebuild, as every schema change before did). Open
+// returns ErrRebuildNeeded for version 8 too.
 func migrations() []migration {
 	return nil
 }

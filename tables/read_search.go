@@ -389,7 +389,7 @@ const (
 	filesKeySQL = `SELECT count(*), coalesce(max(id), 0), coalesce(sum(id), 0),
   (SELECT coalesce(max(value), '') FROM meta WHERE key = '` + MetaLastIndexedAt + `') FROM files`
 	fileListSQL = `SELECT id, path, language, lines FROM files`
-	fileDocSQL  = `SELECT doc, summary FROM files WHERE id = ?`
+	fileDocSQL  = `SELECT f.doc, fs.summary FROM files f JOIN files_summary fs ON fs.id = f.id WHERE f.id = ?`
 )
 
 // PrepareReads prepares the statements every search uses, so that a

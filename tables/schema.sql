@@ -1,8 +1,8 @@
--- viberag index schema, version 8.
+-- viberag index schema, version 9.
 --
 -- This file is private to package tables, which holds the writer and every
 -- reader (read_*.go). It is executed once, inside one transaction, when an
--- index file is created; Open stores schema_version=8 in meta afterwards. Changing anything here means bumping the schema
+-- index file is created; Open stores schema_version=9 in meta afterwards. Changing anything here means bumping the schema
 -- version and adding a migration (see migrate.go).
 --
 -- Conventions:
@@ -44,7 +44,6 @@ CREATE TABLE files(
 	imports       TEXT NOT NULL,        -- '\n'-joined module names
 	exports       TEXT NOT NULL,        -- '\n'-joined exported top-level names
 	doc           TEXT NOT NULL,
-	summary       TEXT NOT NULL,
 	parse_status  TEXT NOT NULL,        -- clean | repaired | fallback | text
 	parse_problem TEXT NOT NULL,
 	indexed_at    TEXT NOT NULL         -- RFC3339, UTC
@@ -252,13 +251,25 @@ CREATE TABLE chunk_word_live(
 	dead   BLOB NOT NULL
 ) STRICT;
 
--- files_fts is an FTS5 external-content table over files (its columns are
--- stored there anyway), updated by the writer once per batch; nothing
--- reads its columns back. There are no triggers: anything else that
--- changes files must update it.
+-- A file's summary, the text files_fts and the file vectors read: its
+-- path, doc, exports and imports, as extract.File.Summary spells them
+-- (version 9: before, a column of files holding those bytes again; a
+-- list's items are joined with a space, so an item holding a '\n' reads
+-- with a space, and a list of one empty item as no list).
+CREATE VIEW files_summary(id, path, summary) AS SELECT id, path,
+	path
+	|| iif(doc <> '', char(10) || doc, '')
+	|| iif(exports <> '', char(10) || 'exports: ' || replace(exports, char(10), ' '), '')
+	|| iif(imports <> '', char(10) || 'imports: ' || replace(imports, char(10), ' '), '')
+	FROM files;
+
+-- files_fts is an FTS5 external-content table over files_summary,
+-- updated by the writer once per batch; nothing reads its columns back
+-- but FTS5's own integrity check. There are no triggers: anything else
+-- that changes files must update it.
 CREATE VIRTUAL TABLE files_fts USING fts5(
 	path, summary,
-	content='files', content_rowid='id',
+	content='files_summary', content_rowid='id',
 	tokenize='unicode61 remove_diacritics 2'
 );
 
