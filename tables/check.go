@@ -141,7 +141,7 @@ func checkDecls(ctx context.Context, tx *sql.Tx, problems *[]string) error {
 		return err
 	}
 	defer rows.Close()
-	var buf []byte
+	var z inflater
 	bad := 0
 	first := ""
 	for rows.Next() {
@@ -152,7 +152,7 @@ func checkDecls(ctx context.Context, tx *sql.Tx, problems *[]string) error {
 		if err := rows.Scan(&id, &blob, &n, &lo, &hi); err != nil {
 			return err
 		}
-		if err := checkDeclsBlob(&buf, blob, n, lo, hi); err != nil {
+		if err := checkDeclsBlob(&z, blob, n, lo, hi); err != nil {
 			if bad == 0 {
 				first = fmt.Sprintf("file %d: %v", id, err)
 			}

@@ -40,7 +40,7 @@
 //	                       string lists of its symbols and chunks, and its
 //	                       symbols' signatures and docs (decls), text and
 //	                       lists DEFLATE-compressed (sources.go), decls in
-//	                       S2 blocks of 16 symbols (decls.go); readers decode
+//	                       DEFLATE blocks of 16 symbols (decls.go); readers decode
 //	                       them inside one read transaction (or statement)
 //	                       with the rows they belong to.
 //	refs                   imports, calls, identifier uses and type

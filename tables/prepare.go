@@ -195,7 +195,7 @@ func (pr *Preparer) source(p *Prepared, f *extract.File) error {
 		return fmt.Errorf("compress lists: %w", err)
 	}
 	p.lists = bytes.Clone(lists) // the compressor reuses its buffer
-	if p.decls, err = packDeclBlocks(pr.decls.b); err != nil {
+	if p.decls, err = packDeclBlocks(&pr.zip, pr.decls.b); err != nil {
 		return err
 	}
 	text, err := pr.zip.deflate(pr.text)

@@ -102,7 +102,8 @@ CREATE INDEX chunks_file ON chunks(file_id, start_line);
 --          each list is uvarint(length) and its items '\n'-joined.
 --   decls  per symbol of the file in rowid order, its signature and its
 --          doc, each uvarint(length) and the bytes as extracted, in blocks
---          of 16 symbols, each block S2-compressed on its own, led by the
+--          of 16 symbols, each block raw DEFLATE on its own (version 9;
+--          S2 before), led by the
 --          row id of the file's first symbol (a file's symbols are
 --          consecutive rows) and the blocks' lengths (tables/decls.go;
 --          version 7: before, columns of symbols).
