@@ -51,13 +51,16 @@ type OpenOptions struct {
 // pages the index of a 54 KB repository was 320 KB (5.9x), 1 KiB pages
 // make it 3.8x (2.8x without FTS5's symbols and chunks tables). On large
 // trees small pages cost CPU: a cold index of GOROOT/src took 18 % more
-// with 1 KiB pages (BENCHMARKS.md, "Cold builds").
+// with 1 KiB pages (BENCHMARKS.md, "Cold builds"). Up to 2 MiB (schema 9;
+// 1 MiB before) they took cats (1.46 MB) from 3.01 to 2.87 times its
+// source, for about 0.1 CPU s more on its 1 s cold index (BENCHMARKS.md,
+// "Small trees").
 const (
 	DefaultPageSize = 4096
 	SmallPageSize   = 1024
 	// SmallTreeBytes is the largest tree that PageSizeFor gives small
 	// pages.
-	SmallTreeBytes = 1 << 20
+	SmallTreeBytes = 2 << 20
 )
 
 // PageSizeFor returns the page size for a new index of a tree holding

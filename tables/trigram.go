@@ -764,11 +764,11 @@ func intersect(a, b []uint32) []uint32 {
 }
 
 // TrigramTreeBytes is the largest tree, in bytes of indexed files, whose
-// index has no trigram index (TrigramFor). Below it the trigram postings
-// cost more than a third of the source's size on disk (the 54 KB trees of
-// the dev split: 0.64 to 0.72 times the source), and a search that reads
-// every file's text instead costs a few milliseconds (BENCHMARKS.md,
-// "Small trees").
+// index has no trigram index (TrigramFor): a small tree, the one that
+// gets small pages. There the postings cost 0.12 (cats, 1.46 MB) to 0.72
+// (bats-core, 54 KB) times the source's size on disk, and a search that
+// reads every file's text instead costs a few milliseconds more at most
+// (BENCHMARKS.md, "Small trees").
 const TrigramTreeBytes = SmallTreeBytes
 
 // TrigramFor reports whether a new index of a tree holding treeBytes of
