@@ -609,7 +609,14 @@ func (db *DB) ChunksContaining(ctx context.Context, text string, s scope.Scope, 
 	scan := fmt.Sprintf(exactScanSQL, w.sql)
 	byFile := fmt.Sprintf(exactFilesSQL, w.sql)
 	needle := ASCIILower(text)
-	return db.snapshot(ctx, []string{scan, byFile, triSegsSQL, triBlockSQL, triRangeSQL, triFileSegsSQL}, func(src *sourceCache) error {
+	// The trigram index's statements are prepared only when it exists
+	// (an index without it has none of its tables); a search that finds
+	// it built since runs them unprepared.
+	stmts := []string{scan, byFile}
+	if db.trigram.Load() {
+		stmts = append(stmts, triSegsSQL, triBlockSQL, triRangeSQL, triFileSegsSQL)
+	}
+	return db.snapshot(ctx, stmts, func(src *sourceCache) error {
 		q, args := scan, w.args
 		on, err := db.trigramOn(ctx, src.tx)
 		if err != nil {
@@ -658,7 +665,11 @@ func (db *DB) ChunksContaining(ctx context.Context, text string, s scope.Scope, 
 // may hold text (ascending), and false when it cannot narrow the search
 // (no index, or a text of one byte). For tests and diagnostics.
 func (db *DB) TrigramCandidates(ctx context.Context, text string) (ids []int64, ok bool, err error) {
-	err = db.snapshot(ctx, []string{triSegsSQL, triBlockSQL, triRangeSQL, triFileSegsSQL}, func(src *sourceCache) error {
+	var stmts []string
+	if db.trigram.Load() {
+		stmts = []string{triSegsSQL, triBlockSQL, triRangeSQL, triFileSegsSQL}
+	}
+	err = db.snapshot(ctx, stmts, func(src *sourceCache) error {
 		if on, err := db.trigramOn(ctx, src.tx); err != nil || !on {
 			return err
 		}

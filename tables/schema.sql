@@ -285,8 +285,10 @@ CREATE VIRTUAL TABLE files_fts USING fts5(
 -- trigrams; its ids in other segments are stale and ignored. A search ANDs
 -- the postings of the text's trigrams in each segment, keeps the files
 -- whose segment that is, and verifies their chunks (tables/trigram.go).
--- Maintained only while meta trigram = '1' (tables.OpenOptions.NoTrigram);
--- empty otherwise.
+-- Maintained only while meta trigram = '1'; empty otherwise. The setting
+-- is sticky (version 9): a small tree's index is created without the
+-- index (tables.OpenOptions.NoTrigram, TrigramFor), which is built from
+-- every file once the tree grows (tables.DB.GrowTrigrams) and kept.
 CREATE TABLE trigrams(
 	id  INTEGER PRIMARY KEY,           -- seg << 24 | the block's first trigram
 	ids BLOB NOT NULL                  -- the block (tables/trigram.go)

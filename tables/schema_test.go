@@ -450,6 +450,10 @@ func TestSchemaStatements(t *testing.T) {
 	if n := queryInt(t, db, `SELECT count(*) FROM sqlite_schema WHERE sql LIKE '%--%' OR sql LIKE '%  %'`); n != 0 {
 		t.Errorf("%d statements in sqlite_schema keep a comment or a run of spaces", n)
 	}
+	_, tri := splitSchema()
+	if n, m := strings.Count(tri, "CREATE "), strings.Count(tri, "CREATE TABLE trigram"); n != 3 || m != 3 {
+		t.Errorf("schema.sql ends in %d statements, %d of them the trigram index's tables; want its 3 tables alone", n, m)
+	}
 	for in, want := range map[string]string{
 		"a -- b 'c\nd":           "a d",
 		"x = 'a -- b'  -- c\n y": "x = 'a -- b' y",

@@ -843,12 +843,10 @@ func (db *DB) BuildTrigrams(ctx context.Context) (built bool, err error) {
 		db.trigram.Store(on)
 		return false, err
 	}
-	// Left over by nothing in this schema, but a half state must not
-	// survive: the postings are built from the stored text alone.
-	for _, q := range []string{`DELETE FROM trigrams`, `DELETE FROM trigram_segs`, `DELETE FROM trigram_files`} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return false, err
-		}
+	// An index without the trigram index has none of its tables.
+	_, tri := splitSchema()
+	if _, err := tx.ExecContext(ctx, schemaStatements(tri)); err != nil {
+		return false, err
 	}
 	if err := buildTrigrams(ctx, tx); err != nil {
 		return false, err
