@@ -22,8 +22,8 @@ import (
 // A file without symbols has the blob {0, 0}. Schema 7 and 8 compressed
 // each block as an S2 block (github.com/klauspost/compress/s2): DEFLATE
 // stores the dev split's decls in 0.62 to 0.76 of the bytes (redux 14.0
-// KB against 10.2 KB; cats 374 KB against 285 KB), at a few microseconds
-// more per block shown (BENCHMARKS.md, "Small trees").
+// KB against 10.2 KB; cats 374 KB against 285 KB), and the broad
+// benchmark's read CPU did not change (BENCHMARKS.md, "Small trees").
 
 // declsPerSymbol is the number of texts sources.decls holds per symbol:
 // signature, doc.
