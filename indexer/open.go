@@ -30,7 +30,10 @@ type OpenOptions struct {
 	// ReadOnly opens an existing index for reading. A damaged index is
 	// reported (an error wrapping tables.ErrDamaged), never repaired.
 	ReadOnly bool
-	// NoTrigram is tables.OpenOptions.NoTrigram.
+	// NoTrigram is tables.OpenOptions.NoTrigram: a new index is created
+	// without the trigram index (sticky; an index run builds it once
+	// the tree passes tables.TrigramTreeBytes). Without it, a new index
+	// for a small Root has none either (tables.TrigramFor).
 	NoTrigram bool
 	// NoMap is tables.OpenOptions.NoMap: for a process that only indexes.
 	NoMap bool
@@ -103,10 +106,12 @@ func Open(ctx context.Context, path string, opts OpenOptions) (*tables.DB, error
 }
 
 // creating returns topts for a new index file: with the page size for
-// opts.Root.
+// opts.Root, and without the trigram index when the tree is small.
 func (opts OpenOptions) creating(topts tables.OpenOptions) tables.OpenOptions {
 	if opts.Root != "" {
-		topts.PageSize = tables.PageSizeFor(treeBytes(opts.Root, tables.SmallTreeBytes))
+		n := treeBytes(opts.Root, max(tables.SmallTreeBytes, tables.TrigramTreeBytes))
+		topts.PageSize = tables.PageSizeFor(n)
+		topts.NoTrigram = topts.NoTrigram || !tables.TrigramFor(n)
 	}
 	return topts
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
 )
 
@@ -273,4 +274,51 @@ func TestTreeBytes(t *testing.T) {
 			t.Errorf("treeBytes(%s, %d) = %d", tc.root, tc.limit, got)
 		}
 	}
+}
+
+// TestSmallTreeTrigrams: the index of a small tree has no trigram index
+// and finds exact text by reading every file; a run after the tree grew
+// past tables.TrigramTreeBytes builds it from every file, and it stays.
+func TestSmallTreeTrigrams(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"a.go": "package a\n\n// Reset says connection reset by peer.\nfunc Reset() {}\n"})
+	path := filepath.Join(t.TempDir(), IndexFile)
+	run := func(wantTrigram bool) {
+		t.Helper()
+		db, err := Open(ctx, path, OpenOptions{Root: root})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := Run(ctx, db, root, Options{Workers: 1}); err != nil {
+			t.Fatal(err)
+		}
+		if m, err := db.Meta(ctx); err != nil || (m[tables.MetaTrigram] == "1") != wantTrigram {
+			t.Fatalf("meta trigram %q (%v), want the index: %v", m[tables.MetaTrigram], err, wantTrigram)
+		}
+		var found []string
+		err = db.ChunksContaining(ctx, "RESET BY PEER", scope.Scope{}, func(c *tables.ChunkText) bool {
+			found = append(found, c.Path)
+			return true
+		})
+		if err != nil || len(found) != 1 || found[0] != "a.go" {
+			t.Fatalf("exact text found %v (%v), want a.go", found, err)
+		}
+		if err := db.Check(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(false)
+	// Grown past the limit in files the run selects (each under the
+	// largest file a run indexes).
+	line := strings.Repeat("filler text line\n", 1<<10)
+	for i := 0; int64(i*len(line)) <= tables.TrigramTreeBytes; i++ {
+		writeTree(t, root, map[string]string{fmt.Sprintf("notes/n%d.txt", i): line})
+	}
+	run(true)
+	if err := os.RemoveAll(filepath.Join(root, "notes")); err != nil {
+		t.Fatal(err)
+	}
+	run(true) // sticky
 }

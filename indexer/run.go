@@ -189,6 +189,11 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 	if err := db.BuildIndexes(ctx); err != nil {
 		return nil, err
 	}
+	// A small tree's index has no trigram index; once the tree has grown
+	// past tables.TrigramTreeBytes it gets one, from every file.
+	if _, err := db.GrowTrigrams(ctx); err != nil {
+		return nil, err
+	}
 	res.Skipped = fileset.SkipCounts(skipped)
 	res.Commit = fileset.GitHead(ctx, real)
 	settings, _ := json.Marshal(SettingsOf(opts.Select))

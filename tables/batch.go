@@ -14,7 +14,7 @@ import (
 
 // Column lists, shared by the statements and their argument order.
 const (
-	fileCols = `path, ext, language, size, lines, hash, imports, exports, doc, summary,
+	fileCols = `path, ext, language, size, lines, hash, imports, exports, doc,
 		parse_status, parse_problem, indexed_at`
 	symbolCols = `id, sid, file_id, kind, name, qualname, parent_sid,
 		start_line, end_line, start_byte, end_byte, is_exported,
@@ -45,10 +45,10 @@ const (
 
 	ftsDeleteTrigram = `DELETE FROM trigram_files WHERE id IN ` + idsIn
 	ftsDeleteFiles   = `INSERT INTO files_fts(files_fts, rowid, path, summary)
-		SELECT 'delete', id, path, summary FROM files WHERE id IN ` + idsIn + ` ORDER BY id`
+		SELECT 'delete', id, path, summary FROM files_summary WHERE id IN ` + idsIn + ` ORDER BY id`
 
 	ftsInsertFiles = `INSERT INTO files_fts(rowid, path, summary)
-		SELECT id, path, summary FROM files WHERE id IN ` + idsIn + ` ORDER BY id`
+		SELECT id, path, summary FROM files_summary WHERE id IN ` + idsIn + ` ORDER BY id`
 )
 
 // batchWriter holds the prepared statements and scratch space of one Write.
@@ -63,8 +63,9 @@ type batchWriter struct {
 	refKeyStmts, refImportStmts    postingStmts
 	stmts                          []*sql.Stmt
 
-	trigram    bool // maintain the trigram index
-	bulk       bool // leave segments unmerged (DB.DeferIndexes)
+	trigram    bool        // maintain the trigram index
+	triSet     *trigramSet // for files prepared without their trigrams (trigramsOf)
+	bulk       bool        // leave segments unmerged (DB.DeferIndexes)
 	hasVectors bool
 
 	// Rows of the batch for the word indexes, indexed by index.
@@ -110,8 +111,8 @@ func newBatchWriter(ctx context.Context, tx *sql.Tx, now time.Time, trigram bool
 	}
 	err := errors.Join(
 		prep(&bw.findFile, `SELECT id FROM files WHERE path = ?`),
-		prep(&bw.insFile, `INSERT INTO files(`+fileCols+`) VALUES (`+placeholders(13)+`)`),
-		prep(&bw.updFile, `UPDATE files SET (`+fileCols+`) = (`+placeholders(13)+`) WHERE id = ?`),
+		prep(&bw.insFile, `INSERT INTO files(`+fileCols+`) VALUES (`+placeholders(12)+`)`),
+		prep(&bw.updFile, `UPDATE files SET (`+fileCols+`) = (`+placeholders(12)+`) WHERE id = ?`),
 		prep(&bw.insSymbol, `INSERT INTO symbols(`+symbolCols+`) VALUES (`+placeholders(symbolColCount)+`)`),
 		prep(&bw.insChunk, `INSERT INTO chunks(`+chunkCols+`) VALUES (`+placeholders(chunkColCount)+`)`),
 		prep(&bw.insSource, `INSERT INTO sources(id, lists, decls, text) VALUES (?, ?, ?, ?)`),
@@ -282,10 +283,16 @@ func (bw *batchWriter) index(files []*Prepared, ids []int64) error {
 		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(ids[a], ids[b]) })
 		tri := &trigramBatch{}
 		for _, i := range order {
+			keys := files[i].trigrams
 			if !files[i].trigram {
-				return fmt.Errorf("%s: prepared without its trigrams for an index that keeps them", files[i].path)
+				// Prepared before another process built the trigram
+				// index (GrowTrigrams): found from the stored text.
+				var err error
+				if keys, err = bw.trigramsOf(files[i]); err != nil {
+					return fmt.Errorf("%s: %w", files[i].path, err)
+				}
 			}
-			if err := tri.add(ids[i], files[i].trigrams); err != nil {
+			if err := tri.add(ids[i], keys); err != nil {
 				return fmt.Errorf("%s: %w", files[i].path, err)
 			}
 		}
@@ -319,4 +326,17 @@ func jsonIDs(ids []int64) string {
 		b = strconv.AppendInt(b, id, 10)
 	}
 	return string(append(b, ']'))
+}
+
+// trigramsOf returns the trigrams of a file prepared without them, from
+// its compressed text.
+func (bw *batchWriter) trigramsOf(p *Prepared) ([]uint32, error) {
+	text, err := inflate(p.text)
+	if err != nil {
+		return nil, fmt.Errorf("text: %w", err)
+	}
+	if bw.triSet == nil {
+		bw.triSet = newTrigramSet()
+	}
+	return slices.Clone(bw.triSet.of(text)), nil
 }

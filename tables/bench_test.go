@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -362,5 +363,98 @@ func BenchmarkTrigramIndex(b *testing.B) {
 		b.StopTimer()
 		db.Close()
 		b.StartTimer()
+	}
+}
+
+// BenchmarkExactText runs exact text searches (ChunksContaining, every
+// chunk holding the text) over a real tree indexed with and without the
+// trigram index, and reports the CPU per search, median and 95th
+// percentile: warm (one open index, its text cache filled by the
+// searches before, as in a server) and cold (each search on a freshly
+// opened index, as a one-shot CLI search). Set VIBERAG_BENCH_TREE to a
+// directory; the texts are substrings of its files (4 to 20 bytes, cut at
+// a line end), in other cases too.
+func BenchmarkExactText(b *testing.B) {
+	root := os.Getenv("VIBERAG_BENCH_TREE")
+	if root == "" {
+		b.Skip("set VIBERAG_BENCH_TREE to a source tree")
+	}
+	ctx := context.Background()
+	files, _ := extractTree(b, root)
+	var texts []string
+	for i := 0; i < 60 && len(files) > 0; i++ {
+		f := files[(i*7)%len(files)]
+		if len(f.Chunks) == 0 {
+			continue
+		}
+		c := f.Chunks[(i*3)%len(f.Chunks)].Text
+		at := (i * 131) % max(len(c), 1)
+		n := []int{4, 6, 8, 12, 20}[i%5]
+		s := c[at:min(len(c), at+n)]
+		if j := strings.IndexByte(s, '\n'); j >= 0 {
+			s = s[:j]
+		}
+		if i%3 == 0 {
+			s = strings.ToUpper(s)
+		}
+		if len(s) >= 2 {
+			texts = append(texts, s)
+		}
+	}
+	dir := b.TempDir()
+	for _, tc := range []struct {
+		name string
+		opts OpenOptions
+	}{
+		{"trigram", OpenOptions{PageSize: SmallPageSize}},
+		{"scan", OpenOptions{PageSize: SmallPageSize, NoTrigram: true}},
+	} {
+		path := filepath.Join(dir, tc.name, "index.db")
+		db, err := Open(ctx, path, tc.opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := 0; i < len(files); i += 200 {
+			if err := db.Write(ctx, files[i:min(i+200, len(files))], nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		db.Close()
+		search := func(db *DB, text string) time.Duration {
+			start := cpuTime()
+			if err := db.ChunksContaining(ctx, text, scope.Scope{}, func(*ChunkText) bool { return true }); err != nil {
+				b.Fatal(err)
+			}
+			return cpuTime() - start
+		}
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				var warm, cold []time.Duration
+				db, err := Open(ctx, path, OpenOptions{ReadOnly: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, s := range texts {
+					warm = append(warm, search(db, s))
+				}
+				db.Close()
+				for _, s := range texts {
+					db, err := Open(ctx, path, OpenOptions{ReadOnly: true})
+					if err != nil {
+						b.Fatal(err)
+					}
+					cold = append(cold, search(db, s))
+					db.Close()
+				}
+				for _, m := range []struct {
+					name string
+					d    []time.Duration
+				}{{"warm", warm}, {"cold", cold}} {
+					slices.Sort(m.d)
+					b.ReportMetric(float64(m.d[len(m.d)/2])/1e6, m.name+"-p50-cpu-ms")
+					b.ReportMetric(float64(m.d[len(m.d)*95/100])/1e6, m.name+"-p95-cpu-ms")
+				}
+			}
+		})
 	}
 }

@@ -70,9 +70,18 @@ func (db *DB) Check(ctx context.Context) (err error) {
 		}
 	}
 	// The trigram index names the segment of every file, and only of
-	// files, when it is maintained; it is empty when not.
+	// files, when it is maintained; its tables do not exist when not.
+	var triTables int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name IN ('trigrams', 'trigram_segs', 'trigram_files')`).Scan(&triTables); err != nil {
+		return err
+	}
+	if want := map[bool]int{true: 3, false: 0}[trigram]; triTables != want {
+		problems = append(problems, fmt.Sprintf("%d of the trigram index's 3 tables, want %d (meta %s = %v)", triTables, want, MetaTrigram, trigram))
+	}
 	var triFiles, triOrphans, triNoSeg, files int64
-	if err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM trigram_files),
+	if triTables < 3 {
+		// Nothing more to check, or no table to check it in.
+	} else if err := tx.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM trigram_files),
 		(SELECT count(*) FROM trigram_files WHERE id NOT IN (SELECT id FROM files)),
 		(SELECT count(*) FROM trigram_files WHERE seg NOT IN (SELECT seg FROM trigram_segs)),
 		(SELECT count(*) FROM files)`).Scan(&triFiles, &triOrphans, &triNoSeg, &files); err != nil {
@@ -81,8 +90,8 @@ func (db *DB) Check(ctx context.Context) (err error) {
 		}
 		return err
 	}
-	if !trigram {
-		files = 0 // not maintained: must be empty
+	if triTables < 3 {
+		files = 0
 	}
 	if triFiles != files || triOrphans != 0 || triNoSeg != 0 {
 		problems = append(problems, fmt.Sprintf("trigram index covers %d files (%d not indexed, %d in no segment), want %d", triFiles, triOrphans, triNoSeg, files))
@@ -141,7 +150,7 @@ func checkDecls(ctx context.Context, tx *sql.Tx, problems *[]string) error {
 		return err
 	}
 	defer rows.Close()
-	var buf []byte
+	var z inflater
 	bad := 0
 	first := ""
 	for rows.Next() {
@@ -152,7 +161,7 @@ func checkDecls(ctx context.Context, tx *sql.Tx, problems *[]string) error {
 		if err := rows.Scan(&id, &blob, &n, &lo, &hi); err != nil {
 			return err
 		}
-		if err := checkDeclsBlob(&buf, blob, n, lo, hi); err != nil {
+		if err := checkDeclsBlob(&z, blob, n, lo, hi); err != nil {
 			if bad == 0 {
 				first = fmt.Sprintf("file %d: %v", id, err)
 			}

@@ -22,14 +22,14 @@ type OpenOptions struct {
 	// SetMeta fail.
 	ReadOnly bool
 
-	// NoTrigram stops maintaining the trigram index behind literal
-	// substring search (tables trigrams, trigram_segs, trigram_files;
-	// trigram.go). Open for writing applies the setting
-	// to an existing index too (emptying the index, or building it from
-	// the stored sources), so it always holds once Open returns; a
-	// read-only Open ignores it. Readers find the setting in meta key
-	// "trigram" ("1" or "0"); without the index, substring search has to
-	// read every file's text.
+	// NoTrigram creates a new index without the trigram index behind
+	// literal substring search (tables trigrams, trigram_segs,
+	// trigram_files; trigram.go): substring search then reads every
+	// file's text, which costs a small tree less than the index's bytes
+	// (TrigramFor). The setting is sticky and recorded in meta key
+	// "trigram" ("1" or "0"): an existing index keeps its own whatever
+	// NoTrigram says, and only BuildTrigrams (GrowTrigrams) turns the
+	// index on; nothing turns it off.
 	NoTrigram bool
 
 	// NoMap keeps the read connections from memory-mapping the file. An
@@ -51,13 +51,16 @@ type OpenOptions struct {
 // pages the index of a 54 KB repository was 320 KB (5.9x), 1 KiB pages
 // make it 3.8x (2.8x without FTS5's symbols and chunks tables). On large
 // trees small pages cost CPU: a cold index of GOROOT/src took 18 % more
-// with 1 KiB pages (BENCHMARKS.md, "Cold builds").
+// with 1 KiB pages (BENCHMARKS.md, "Cold builds"). Up to 2 MiB (schema 9;
+// 1 MiB before) they took cats (1.46 MB) from 3.01 to 2.87 times its
+// source, for about 0.1 CPU s more on its 1 s cold index (BENCHMARKS.md,
+// "Small trees").
 const (
 	DefaultPageSize = 4096
 	SmallPageSize   = 1024
 	// SmallTreeBytes is the largest tree that PageSizeFor gives small
 	// pages.
-	SmallTreeBytes = 1 << 20
+	SmallTreeBytes = 2 << 20
 )
 
 // PageSizeFor returns the page size for a new index of a tree holding
@@ -81,7 +84,12 @@ type DB struct {
 	w    *sql.DB // nil when read-only; at most one connection
 	r    *sql.DB
 
-	trigram bool // the trigram index is maintained
+	// trigram is set once the index is known to keep its trigram index
+	// (meta trigram = "1"). Another process may build it while this one
+	// has the index open (GrowTrigrams), so a false is checked again
+	// inside each write and exact search (trigramOn); a true never
+	// goes back.
+	trigram atomic.Bool
 	// bulk is set while a run writes the whole index (DeferIndexes until
 	// BuildIndexes): writes leave their full-text segments unmerged, and
 	// the run's CompactFTS merges them all at once.
@@ -154,9 +162,11 @@ func open(ctx context.Context, path string, opts OpenOptions, steps []migration)
 		if err := checkSchema(ctx, db.r, steps); err != nil {
 			return nil, err
 		}
-		if db.trigram, err = readTrigram(ctx, db.r); err != nil {
+		on, err := readTrigram(ctx, db.r)
+		if err != nil {
 			return nil, err
 		}
+		db.trigram.Store(on)
 		return db, nil
 	}
 
@@ -180,10 +190,11 @@ func open(ctx context.Context, path string, opts OpenOptions, steps []migration)
 	db.w.SetMaxIdleConns(1)
 	db.w.SetConnMaxLifetime(0)
 	db.w.SetConnMaxIdleTime(0)
-	if err := initSchema(ctx, db.w, steps, !opts.NoTrigram); err != nil {
+	on, err := initSchema(ctx, db.w, steps, !opts.NoTrigram)
+	if err != nil {
 		return nil, err
 	}
-	db.trigram = !opts.NoTrigram
+	db.trigram.Store(on)
 	db.r, err = openPool(abs, readerParams(false, !opts.NoMap))
 	if err != nil {
 		return nil, err

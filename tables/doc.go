@@ -23,6 +23,8 @@
 //	                       embedding_model; see the Meta* constants.
 //	files                  one row per indexed file; id is stable while the
 //	                       path stays indexed (a re-write updates the row).
+//	                       Its summary (path, doc, exports, imports) is
+//	                       derived by the view files_summary (schema 9).
 //	symbols                definitions; sid is the stable id (see SymbolID),
 //	                       parent_sid the enclosing symbol's sid. Their
 //	                       signature and doc are in sources.decls.
@@ -40,7 +42,7 @@
 //	                       string lists of its symbols and chunks, and its
 //	                       symbols' signatures and docs (decls), text and
 //	                       lists DEFLATE-compressed (sources.go), decls in
-//	                       S2 blocks of 16 symbols (decls.go); readers decode
+//	                       DEFLATE blocks of 16 symbols (decls.go); readers decode
 //	                       them inside one read transaction (or statement)
 //	                       with the rows they belong to.
 //	refs                   imports, calls, identifier uses and type
@@ -140,8 +142,9 @@
 // under a new number), and all into one in CompactFTS; readers cache a
 // segment's directory and lengths, and its blocks up to 32 MB, by number.
 //
-// files_fts(path, summary) stays an FTS5 external-content table over
-// files, tokenizer unicode61 remove_diacritics 2:
+// files_fts(path, summary) stays an FTS5 external-content table, over
+// the view files_summary (schema 9; the table files before), tokenizer
+// unicode61 remove_diacritics 2:
 //
 //	SELECT f.path, bm25(files_fts) FROM files_fts
 //	JOIN files f ON f.id = files_fts.rowid
@@ -170,8 +173,13 @@
 // ANDs its trigrams' postings per segment; a two-byte one ORs the trigrams
 // it starts. ChunksContaining then reads the chunks of the files found and
 // keeps those holding the text. The index is maintained only when meta
-// key trigram is "1" (see OpenOptions.NoTrigram); otherwise it is empty
-// and substring search reads every file's text.
+// key trigram is "1"; otherwise it is empty and substring search reads
+// every file's text, with the same answers. The setting is sticky (schema
+// 9): a small tree's index starts without it (OpenOptions.NoTrigram,
+// TrigramFor), BuildTrigrams builds it from every stored file once the
+// tree grows (GrowTrigrams), and nothing removes it. Writers and searches
+// read the setting in their own transaction, since another process may
+// have built the index since they opened it.
 //
 // # Writes, reads and crashes
 //
@@ -197,7 +205,7 @@
 //
 // Open creates the schema in a new file and stores SchemaVersion. An
 // older index is migrated in place when a migration exists, otherwise
-// Open returns ErrRebuildNeeded (every version before 8: migrate.go); a newer one gives ErrNewerSchema, and a
+// Open returns ErrRebuildNeeded (every version before 9: migrate.go); a newer one gives ErrNewerSchema, and a
 // file that is not a viberag index ErrNotIndex. A new index is
 // auto_vacuum = INCREMENTAL, so that CompactFTS can return the pages its
 // merge frees to the file system, and has the page size

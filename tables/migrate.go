@@ -7,12 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // SchemaVersion is the version of schema.sql. Bump it with every change
 // to the schema and add a migration from the previous version, or accept
 // that older indexes are rebuilt (ErrRebuildNeeded).
-const SchemaVersion = 8
+const SchemaVersion = 9
 
 // applicationID marks the file as a viberag index ("vbrg"), so that Open
 // refuses another program's SQLite database instead of adding tables to it.
@@ -53,39 +54,47 @@ type migration struct {
 // FTS5 table that cannot give them back. So Open returns ErrRebuildNeeded
 // for every version before 8, and the indexer rebuilds (indexer.Open)
 // with a message.
+//
+// Version 9 (ADR 15: files.summary derived by the view files_summary,
+// sources.decls blocks DEFLATE-compressed, a small tree's index without
+// the trigram index) has no migration from 8 either: an index is derived
+// data, and a small tree's rebuild costs less than converting it (a large
+// tree's costs a rebuild, as every schema change before did). Open
+// returns ErrRebuildNeeded for version 8 too.
 func migrations() []migration {
 	return nil
 }
 
-// initSchema creates the schema in an empty file, or checks and migrates
-// an existing one, then applies the trigram setting. It runs in one
-// IMMEDIATE transaction, so two processes opening a new file at once
-// create the schema once.
-func initSchema(ctx context.Context, w *sql.DB, steps []migration, trigram bool) error {
+// initSchema creates the schema in an empty file, with the trigram index
+// when trigram is set, or checks and migrates an existing one, which keeps
+// its own trigram setting. It reports whether the index keeps its trigram
+// index. It runs in one IMMEDIATE transaction, so two processes opening a
+// new file at once create the schema once.
+func initSchema(ctx context.Context, w *sql.DB, steps []migration, trigram bool) (bool, error) {
 	tx, err := w.BeginTx(ctx, nil)
 	if err != nil {
-		return err
+		return false, err
 	}
 	defer tx.Rollback()
 
 	n, err := countTables(ctx, tx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if n == 0 {
-		if err := createSchema(ctx, tx); err != nil {
-			return err
+		if err := createSchema(ctx, tx, trigram); err != nil {
+			return false, err
 		}
 	} else if err := upgradeSchema(ctx, tx, steps); err != nil {
-		return err
+		return false, err
 	}
-	if err := setTrigram(ctx, tx, trigram); err != nil {
-		return err
+	if trigram, err = readTrigram(ctx, tx); err != nil {
+		return false, err
 	}
 	if err := setAutomerge(ctx, tx); err != nil {
-		return err
+		return false, err
 	}
-	return tx.Commit()
+	return trigram, tx.Commit()
 }
 
 // ftsAutomerge is the FTS5 automerge setting of every full-text index:
@@ -117,15 +126,74 @@ func setAutomerge(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
-func createSchema(ctx context.Context, tx *sql.Tx) error {
-	if _, err := tx.ExecContext(ctx, schemaSQL); err != nil {
+// trigramTablesAt starts the last statements of schema.sql: the tables of
+// the trigram index, which an index without it does not have (schema 9:
+// three tables of a page each were 0.06 times a 54 KB tree's size).
+const trigramTablesAt = "CREATE TABLE trigrams("
+
+// splitSchema returns schema.sql's statements before the trigram index's
+// tables, and those tables' statements.
+func splitSchema() (base, trigram string) {
+	i := strings.Index(schemaSQL, trigramTablesAt)
+	return schemaSQL[:i], schemaSQL[i:]
+}
+
+// schemaStatements returns the statements of sql without their comments
+// and with each run of white space outside quotes made one space. SQLite
+// keeps the text of every CREATE statement in sqlite_schema; schema.sql's
+// comments made it 7 KB, pages that a small tree's index held for
+// nothing. A quote inside a comment is part of the comment.
+func schemaStatements(sql string) string {
+	var b strings.Builder
+	quote := byte(0)
+	space := false
+	for i := 0; i < len(sql); i++ {
+		c := sql[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '-' && i+1 < len(sql) && sql[i+1] == '-':
+			for i < len(sql) && sql[i] != '\n' {
+				i++
+			}
+			space = true
+			continue
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			space = true
+			continue
+		case c == '\'' || c == '"':
+			quote = c
+		}
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		space = false
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+func createSchema(ctx context.Context, tx *sql.Tx, trigram bool) error {
+	base, tri := splitSchema()
+	if _, err := tx.ExecContext(ctx, schemaStatements(base)); err != nil {
 		return fmt.Errorf("create schema: %w", err)
+	}
+	if trigram {
+		if _, err := tx.ExecContext(ctx, schemaStatements(tri)); err != nil {
+			return fmt.Errorf("create schema: trigram index: %w", err)
+		}
 	}
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA application_id = %d", applicationID)); err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?), (?, '1')`,
-		MetaSchemaVersion, strconv.Itoa(SchemaVersion), MetaTrigram)
+	on := "0"
+	if trigram {
+		on = "1"
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?), (?, ?)`,
+		MetaSchemaVersion, strconv.Itoa(SchemaVersion), MetaTrigram, on)
 	return err
 }
 
@@ -145,35 +213,6 @@ func upgradeSchema(ctx context.Context, tx *sql.Tx, steps []migration) error {
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE meta SET value = ? WHERE key = ?`,
 		strconv.Itoa(SchemaVersion), MetaSchemaVersion)
-	return err
-}
-
-// setTrigram makes the trigram index match the wanted setting: emptied
-// when turned off, built from sources when turned on (decoding every
-// file's text).
-func setTrigram(ctx context.Context, tx *sql.Tx, want bool) error {
-	var have string
-	err := tx.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, MetaTrigram).Scan(&have)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return err
-	}
-	if (have == "1") == want {
-		return nil
-	}
-	value := "0"
-	for _, q := range []string{`DELETE FROM trigrams`, `DELETE FROM trigram_segs`, `DELETE FROM trigram_files`} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("empty trigram index: %w", err)
-		}
-	}
-	if want {
-		value = "1"
-		if err := buildTrigrams(ctx, tx); err != nil {
-			return fmt.Errorf("build trigram index: %w", err)
-		}
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?)
-		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, MetaTrigram, value)
 	return err
 }
 

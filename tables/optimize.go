@@ -57,6 +57,9 @@ func (db *DB) compactTrigrams(ctx context.Context) error {
 		return err
 	}
 	defer tx.Rollback()
+	if on, err := readTrigram(ctx, tx); err != nil || !on {
+		return err
+	}
 	if err := mergeTrigramSegments(ctx, tx, true); err != nil {
 		return fmt.Errorf("compact trigram index %s: %w", db.path, err)
 	}

@@ -28,7 +28,7 @@ type Prepared struct {
 	lines                     int
 	hash                      string
 	imports, exports          string
-	doc, summary              string
+	doc                       string
 	parseStatus, parseProblem string
 
 	symbols []preparedSymbol
@@ -81,7 +81,7 @@ func (p *Prepared) Path() string { return p.path }
 // A caller that bounds what waits for the writer counts this.
 func (p *Prepared) Bytes() int64 {
 	n := int64(256) + p.size + int64(len(p.lists)+len(p.decls)+len(p.text)+len(p.refs)) + 4*int64(len(p.trigrams)) +
-		int64(len(p.imports)+len(p.exports)+len(p.doc)+len(p.summary))
+		int64(len(p.imports)+len(p.exports)+len(p.doc))
 	for _, k := range p.refKeys {
 		n += 16 + int64(len(k))
 	}
@@ -115,7 +115,7 @@ type Preparer struct {
 
 // NewPreparer returns a Preparer of files for db: it computes trigrams
 // when db maintains the trigram index.
-func (db *DB) NewPreparer() *Preparer { return newPreparer(db.trigram) }
+func (db *DB) NewPreparer() *Preparer { return newPreparer(db.trigram.Load()) }
 
 func newPreparer(trigram bool) *Preparer {
 	return &Preparer{
@@ -131,7 +131,7 @@ func newPreparer(trigram bool) *Preparer {
 func (pr *Preparer) Prepare(f *extract.File) *Prepared {
 	p := &Prepared{
 		path: f.Path, ext: f.Ext, language: f.Language, size: f.Size, lines: f.Lines, hash: Hex(f.Hash),
-		imports: joinPlain(f.Imports), exports: joinPlain(f.Exports), doc: f.Doc, summary: f.Summary,
+		imports: joinPlain(f.Imports), exports: joinPlain(f.Exports), doc: f.Doc,
 		parseStatus: f.ParseStatus, parseProblem: f.ParseProblem,
 		trigram: pr.trigram,
 	}
@@ -195,7 +195,7 @@ func (pr *Preparer) source(p *Prepared, f *extract.File) error {
 		return fmt.Errorf("compress lists: %w", err)
 	}
 	p.lists = bytes.Clone(lists) // the compressor reuses its buffer
-	if p.decls, err = packDeclBlocks(pr.decls.b); err != nil {
+	if p.decls, err = packDeclBlocks(&pr.zip, pr.decls.b); err != nil {
 		return err
 	}
 	text, err := pr.zip.deflate(pr.text)

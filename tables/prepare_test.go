@@ -3,6 +3,7 @@ package tables
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -138,17 +139,28 @@ func tableRows(t *testing.T, db *DB) map[string]string {
 }
 
 // TestPreparedWithoutTrigrams: a file prepared for an index without the
-// trigram index cannot be written to one that keeps it (its trigrams
-// would be missing).
+// trigram index (as it was when the Preparer was made) gets its trigrams
+// from its text when written to one that keeps it, the same as a file
+// prepared with them.
 func TestPreparedWithoutTrigrams(t *testing.T) {
-	db := openTest(t)
-	p := newPreparer(false).Prepare(sampleFile("srv/server.go"))
-	err := db.WritePrepared(context.Background(), []*Prepared{p}, nil)
-	if err == nil || !strings.Contains(err.Error(), "srv/server.go: prepared without its trigrams") {
-		t.Fatalf("got %v, want an error naming the file and its missing trigrams", err)
+	ctx := context.Background()
+	with, without := openTest(t), openTest(t)
+	mustWritePrepared(t, with, newPreparer(true).Prepare(sampleFile("srv/server.go")))
+	mustWritePrepared(t, without, newPreparer(false).Prepare(sampleFile("srv/server.go")))
+	for _, text := range []string{"reset by peer", "Server", "se", "func init"} {
+		a, _, errA := with.TrigramCandidates(ctx, text)
+		b, _, errB := without.TrigramCandidates(ctx, text)
+		if errA != nil || errB != nil || !slices.Equal(a, b) || len(a) != 1 {
+			t.Errorf("%q: candidates %v (%v) and %v (%v), want the file in both", text, a, errA, b, errB)
+		}
 	}
-	if n := queryInt(t, db, `SELECT count(*) FROM files`); n != 0 {
-		t.Errorf("%d files stored by a failed write", n)
+	checkIntegrity(t, without)
+}
+
+func mustWritePrepared(t *testing.T, db *DB, p ...*Prepared) {
+	t.Helper()
+	if err := db.WritePrepared(context.Background(), p, nil); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -389,7 +390,7 @@ const (
 	filesKeySQL = `SELECT count(*), coalesce(max(id), 0), coalesce(sum(id), 0),
   (SELECT coalesce(max(value), '') FROM meta WHERE key = '` + MetaLastIndexedAt + `') FROM files`
 	fileListSQL = `SELECT id, path, language, lines FROM files`
-	fileDocSQL  = `SELECT doc, summary FROM files WHERE id = ?`
+	fileDocSQL  = `SELECT f.doc, fs.summary FROM files f JOIN files_summary fs ON fs.id = f.id WHERE f.id = ?`
 )
 
 // PrepareReads prepares the statements every search uses, so that a
@@ -609,9 +610,36 @@ func (db *DB) ChunksContaining(ctx context.Context, text string, s scope.Scope, 
 	scan := fmt.Sprintf(exactScanSQL, w.sql)
 	byFile := fmt.Sprintf(exactFilesSQL, w.sql)
 	needle := ASCIILower(text)
-	return db.snapshot(ctx, []string{scan, byFile, triSegsSQL, triBlockSQL, triRangeSQL, triFileSegsSQL}, func(src *sourceCache) error {
+	// The trigram index's statements are prepared only when it exists
+	// (an index without it has none of its tables); a search that finds
+	// it built since runs them unprepared.
+	stmts := []string{scan, byFile}
+	if db.trigram.Load() {
+		stmts = append(stmts, triSegsSQL, triBlockSQL, triRangeSQL, triFileSegsSQL)
+	} else {
+		stmts = append(stmts, filesHashSQL)
+	}
+	return db.snapshot(ctx, stmts, func(src *sourceCache) error {
 		q, args := scan, w.args
-		if db.trigram {
+		on, err := db.trigramOn(ctx, src.tx)
+		if err != nil {
+			return err
+		}
+		var texts map[int64]string // of the files found by reading them
+		if !on {
+			// A small tree's index: find the files holding the text by
+			// reading each once, then their chunks, instead of reading
+			// every chunk's row (a file's chunks are many rows, and
+			// most files do not hold the text).
+			if texts, err = src.filesContaining(needle); err != nil {
+				return err
+			}
+			if len(texts) == 0 {
+				return nil
+			}
+			ids := slices.Sorted(maps.Keys(texts))
+			q, args = byFile, append([]any{jsonIDs(ids)}, w.args...)
+		} else {
 			ids, ok, err := src.trigramCandidates(text)
 			if err != nil {
 				return fmt.Errorf("trigram index: %w", err)
@@ -634,8 +662,13 @@ func (db *DB) ChunksContaining(ctx context.Context, text string, s scope.Scope, 
 			if err := rows.Scan(&c.ID, &c.Path, &c.FileID, &c.StartLine, &c.Header, &start, &end); err != nil {
 				return err
 			}
-			content, ok, err := src.span(c.FileID, start, end)
-			if err != nil {
+			content, ok, err := "", false, error(nil)
+			if t, found := texts[c.FileID]; found {
+				if start < 0 || start > end || end > len(t) {
+					return fmt.Errorf("%s: %w: bytes [%d, %d) of a text of %d", c.Path, ErrDamaged, start, end, len(t))
+				}
+				content, ok = t[start:end], true
+			} else if content, ok, err = src.span(c.FileID, start, end); err != nil {
 				return fmt.Errorf("%s: %w", c.Path, err)
 			}
 			if !ok || !containsFold(content, needle) {
@@ -654,10 +687,14 @@ func (db *DB) ChunksContaining(ctx context.Context, text string, s scope.Scope, 
 // may hold text (ascending), and false when it cannot narrow the search
 // (no index, or a text of one byte). For tests and diagnostics.
 func (db *DB) TrigramCandidates(ctx context.Context, text string) (ids []int64, ok bool, err error) {
-	if !db.trigram {
-		return nil, false, nil
+	var stmts []string
+	if db.trigram.Load() {
+		stmts = []string{triSegsSQL, triBlockSQL, triRangeSQL, triFileSegsSQL}
 	}
-	err = db.snapshot(ctx, []string{triSegsSQL, triBlockSQL, triRangeSQL, triFileSegsSQL}, func(src *sourceCache) error {
+	err = db.snapshot(ctx, stmts, func(src *sourceCache) error {
+		if on, err := db.trigramOn(ctx, src.tx); err != nil || !on {
+			return err
+		}
 		ids, ok, err = src.trigramCandidates(text)
 		return err
 	})
@@ -757,4 +794,46 @@ func SplitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// filesHashSQL lists every file with its content hash (filesContaining).
+const filesHashSQL = `SELECT id, hash FROM files ORDER BY id`
+
+// filesContaining reads the text of every file (from the DB's text cache
+// when it holds it) and returns the texts of those holding lowNeedle,
+// ignoring ASCII case: exact search on an index without the trigram
+// index, whose files are at most 2 MiB in all.
+func (c *sourceCache) filesContaining(lowNeedle string) (map[int64]string, error) {
+	rows, err := c.query(filesHashSQL)
+	if err != nil {
+		return nil, err
+	}
+	type file struct {
+		id   int64
+		hash string
+	}
+	var files []file
+	for rows.Next() {
+		var f file
+		if err := rows.Scan(&f.id, &f.hash); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := map[int64]string{}
+	for _, f := range files {
+		t, ok, err := c.textOf(f.id, f.hash)
+		if err != nil {
+			return nil, err
+		}
+		if ok && containsFold(t, lowNeedle) {
+			out[f.id] = t
+		}
+	}
+	return out, nil
 }

@@ -84,8 +84,8 @@ func TestPostingsRoundTrip(t *testing.T) {
 // FuzzStoredLists feeds arbitrary bytes, as a damaged index would hold
 // them, to the decoders of the lists the index stores in blobs: a
 // refs.groups stream, a ref_keys posting list, a trigram posting and a
-// trigram block header, and a word segment's block, posting, entry,
-// directory and lengths. Each answers or reports ErrDamaged; none panics,
+// trigram block header, a word segment's block, posting, entry,
+// directory and lengths, and a sources.decls blob. Each answers or reports ErrDamaged; none panics,
 // loops past its input or returns ids out of order.
 func FuzzStoredLists(f *testing.F) {
 	var e refsEncoder
@@ -102,6 +102,7 @@ func FuzzStoredLists(f *testing.F) {
 	w.add("handlers", []byte{4, 2, 0b1, 1})
 	w.flush()
 	f.Add(w.blocks[0])
+	f.Add(declsOf(f, 3, [][2]string{{"func A()", "A does."}, {"type B struct", ""}}))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		damaged := func(what string, err error) {
 			t.Helper()
@@ -149,6 +150,14 @@ func FuzzStoredLists(f *testing.F) {
 			damaged("word posting's last id", err)
 		}
 		damaged("word block", bt.err)
+
+		var dr declsReader
+		for id := int64(0); id < 40; id += 3 {
+			_, _, err := dr.declByID(1, b, id)
+			damaged("sources.decls", err)
+		}
+		var z inflater
+		_ = checkDeclsBlob(&z, b, 2, 3, 4) // a problem for Check to report, or none; never a panic
 
 		for _, hi := range []int64{0, int64(len(b)), int64(len(b)) + 1} {
 			s, err := decodeWordSegment(1, 1, hi, b, b)

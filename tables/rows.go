@@ -14,7 +14,7 @@ func (bw *batchWriter) writeFile(p *Prepared, id int64) (int64, error) {
 		return 0, p.err
 	}
 	args := []any{p.path, p.ext, p.language, p.size, p.lines, p.hash,
-		p.imports, p.exports, p.doc, p.summary,
+		p.imports, p.exports, p.doc,
 		p.parseStatus, p.parseProblem, bw.now}
 	if id != 0 {
 		// Keep the id: it names the file's vectors ('f' || id).

@@ -1,8 +1,8 @@
--- viberag index schema, version 8.
+-- viberag index schema, version 9.
 --
 -- This file is private to package tables, which holds the writer and every
 -- reader (read_*.go). It is executed once, inside one transaction, when an
--- index file is created; Open stores schema_version=8 in meta afterwards. Changing anything here means bumping the schema
+-- index file is created; Open stores schema_version=9 in meta afterwards. Changing anything here means bumping the schema
 -- version and adding a migration (see migrate.go).
 --
 -- Conventions:
@@ -44,7 +44,6 @@ CREATE TABLE files(
 	imports       TEXT NOT NULL,        -- '\n'-joined module names
 	exports       TEXT NOT NULL,        -- '\n'-joined exported top-level names
 	doc           TEXT NOT NULL,
-	summary       TEXT NOT NULL,
 	parse_status  TEXT NOT NULL,        -- clean | repaired | fallback | text
 	parse_problem TEXT NOT NULL,
 	indexed_at    TEXT NOT NULL         -- RFC3339, UTC
@@ -103,7 +102,8 @@ CREATE INDEX chunks_file ON chunks(file_id, start_line);
 --          each list is uvarint(length) and its items '\n'-joined.
 --   decls  per symbol of the file in rowid order, its signature and its
 --          doc, each uvarint(length) and the bytes as extracted, in blocks
---          of 16 symbols, each block S2-compressed on its own, led by the
+--          of 16 symbols, each block raw DEFLATE on its own (version 9;
+--          S2 before), led by the
 --          row id of the file's first symbol (a file's symbols are
 --          consecutive rows) and the blocks' lengths (tables/decls.go;
 --          version 7: before, columns of symbols).
@@ -252,13 +252,25 @@ CREATE TABLE chunk_word_live(
 	dead   BLOB NOT NULL
 ) STRICT;
 
--- files_fts is an FTS5 external-content table over files (its columns are
--- stored there anyway), updated by the writer once per batch; nothing
--- reads its columns back. There are no triggers: anything else that
--- changes files must update it.
+-- A file's summary, the text files_fts and the file vectors read: its
+-- path, doc, exports and imports, as extract.File.Summary spells them
+-- (version 9: before, a column of files holding those bytes again; a
+-- list's items are joined with a space, so an item holding a '\n' reads
+-- with a space, and a list of one empty item as no list).
+CREATE VIEW files_summary(id, path, summary) AS SELECT id, path,
+	path
+	|| iif(doc <> '', char(10) || doc, '')
+	|| iif(exports <> '', char(10) || 'exports: ' || replace(exports, char(10), ' '), '')
+	|| iif(imports <> '', char(10) || 'imports: ' || replace(imports, char(10), ' '), '')
+	FROM files;
+
+-- files_fts is an FTS5 external-content table over files_summary,
+-- updated by the writer once per batch; nothing reads its columns back
+-- but FTS5's own integrity check. There are no triggers: anything else
+-- that changes files must update it.
 CREATE VIRTUAL TABLE files_fts USING fts5(
 	path, summary,
-	content='files', content_rowid='id',
+	content='files_summary', content_rowid='id',
 	tokenize='unicode61 remove_diacritics 2'
 );
 
@@ -273,8 +285,10 @@ CREATE VIRTUAL TABLE files_fts USING fts5(
 -- trigrams; its ids in other segments are stale and ignored. A search ANDs
 -- the postings of the text's trigrams in each segment, keeps the files
 -- whose segment that is, and verifies their chunks (tables/trigram.go).
--- Maintained only while meta trigram = '1' (tables.OpenOptions.NoTrigram);
--- empty otherwise.
+-- Maintained only while meta trigram = '1'; empty otherwise. The setting
+-- is sticky (version 9): a small tree's index is created without the
+-- index (tables.OpenOptions.NoTrigram, TrigramFor), which is built from
+-- every file once the tree grows (tables.DB.GrowTrigrams) and kept.
 CREATE TABLE trigrams(
 	id  INTEGER PRIMARY KEY,           -- seg << 24 | the block's first trigram
 	ids BLOB NOT NULL                  -- the block (tables/trigram.go)

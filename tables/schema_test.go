@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -202,21 +203,24 @@ func TestCheckFindsDeclsOutOfStep(t *testing.T) {
 	}
 }
 
-// NoTrigram empties the trigram index on an existing index and stops
-// maintaining it; opening without it again rebuilds the index.
-func TestTrigramSetting(t *testing.T) {
+// The trigram setting is sticky: NoTrigram decides it for a new index
+// only, an existing index keeps its own, and only BuildTrigrams (or
+// GrowTrigrams, once the files pass TrigramTreeBytes) turns it on, from
+// every stored file.
+func TestTrigramSticky(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "index.db")
 	steps := []struct {
 		noTrigram bool
 		write     string // path written after Open
+		build     bool   // BuildTrigrams after the write
 		wantMeta  string
-		wantFound int64
+		wantFound int // files the trigram index finds; -1: no index
 	}{
-		{false, "a.go", "1", 1},
-		{true, "b.go", "0", 0},
-		{true, "c.go", "0", 0},
-		{false, "d.go", "1", 4}, // rebuilt from all stored sources
+		{true, "a.go", false, "0", -1},
+		{false, "b.go", false, "0", -1}, // an existing index keeps its setting
+		{true, "c.go", true, "1", 3},    // built from every stored file
+		{true, "d.go", false, "1", 4},   // and kept
 	}
 	for i, st := range steps {
 		db, err := Open(ctx, path, OpenOptions{NoTrigram: st.noTrigram})
@@ -224,23 +228,33 @@ func TestTrigramSetting(t *testing.T) {
 			t.Fatal(err)
 		}
 		mustWrite(t, db, []*extract.File{sampleFile(st.write)}, nil)
-		if i == 2 {
-			mustWrite(t, db, nil, []string{"b.go"}) // a delete while off
-			mustWrite(t, db, []*extract.File{sampleFile("b.go")}, nil)
+		if i == 1 {
+			mustWrite(t, db, nil, []string{"a.go"}) // a delete while off
+			mustWrite(t, db, []*extract.File{sampleFile("a.go")}, nil)
+		}
+		if st.build {
+			if built, err := db.BuildTrigrams(ctx); err != nil || !built {
+				t.Fatalf("step %d: BuildTrigrams = %v, %v; want true, nil", i, built, err)
+			}
+			if built, err := db.BuildTrigrams(ctx); err != nil || built {
+				t.Fatalf("step %d: second BuildTrigrams = %v, %v; want false, nil", i, built, err)
+			}
 		}
 		m, err := db.Meta(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m[MetaTrigram] != st.wantMeta {
-			t.Errorf("step %d: meta trigram = %q, want %q", i, m[MetaTrigram], st.wantMeta)
+		if m[MetaTrigram] != st.wantMeta || db.Trigram() != (st.wantMeta == "1") {
+			t.Errorf("step %d: meta trigram = %q, Trigram() = %v, want %q", i, m[MetaTrigram], db.Trigram(), st.wantMeta)
 		}
-		ids, _, err := db.TrigramCandidates(ctx, "reset by peer")
+		ids, ok, err := db.TrigramCandidates(ctx, "reset by peer")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := int64(len(ids)); n != st.wantFound {
-			t.Errorf("step %d: trigram search finds %d files, want %d", i, n, st.wantFound)
+		if got := len(ids); !ok {
+			got = -1
+		} else if got != st.wantFound {
+			t.Errorf("step %d: trigram search finds %d files, want %d", i, got, st.wantFound)
 		}
 		checkIntegrity(t, db)
 		if err := db.Optimize(ctx); err != nil {
@@ -253,21 +267,89 @@ func TestTrigramSetting(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ro.Close()
-	if !ro.trigram {
+	if !ro.Trigram() {
 		t.Error("read-only Open changed or misread the trigram setting")
 	}
 }
 
-// An index written by viberag with schema version 2 to 7 (testdata: real
+// GrowTrigrams builds the trigram index once the files of an index
+// without one hold more than TrigramTreeBytes, and not before.
+func TestGrowTrigrams(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "index.db"), OpenOptions{NoTrigram: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	small := sampleFile("a.go")
+	mustWrite(t, db, []*extract.File{small}, nil)
+	if built, err := db.GrowTrigrams(ctx); err != nil || built || db.Trigram() {
+		t.Fatalf("GrowTrigrams on %d bytes = %v, %v; want false, nil", small.Size, built, err)
+	}
+	big := sampleFile("b.go")
+	big.Size = TrigramTreeBytes // with a.go, past the limit
+	mustWrite(t, db, []*extract.File{big}, nil)
+	if built, err := db.GrowTrigrams(ctx); err != nil || !built || !db.Trigram() {
+		t.Fatalf("GrowTrigrams past the limit = %v, %v; want true, nil", built, err)
+	}
+	ids, ok, err := db.TrigramCandidates(ctx, "reset by peer")
+	if err != nil || !ok || len(ids) != 2 {
+		t.Fatalf("TrigramCandidates = %v, %v, %v; want both files", ids, ok, err)
+	}
+	checkIntegrity(t, db)
+}
+
+// A process that opened an index without trigrams, and prepared files
+// for it, still indexes their trigrams once another process has built
+// the index: the writer and the searches read the setting in their own
+// transaction.
+func TestTrigramBuiltByAnotherProcess(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "index.db")
+	a, err := Open(ctx, path, OpenOptions{NoTrigram: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	mustWrite(t, a, []*extract.File{sampleFile("a.go")}, nil)
+	prepared := a.NewPreparer().Prepare(sampleFile("b.go")) // without trigrams
+
+	b, err := Open(ctx, path, OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Trigram() {
+		t.Fatal("Open turned the trigram index on")
+	}
+	if built, err := b.BuildTrigrams(ctx); err != nil || !built {
+		t.Fatalf("BuildTrigrams = %v, %v", built, err)
+	}
+	b.Close()
+
+	if err := a.WritePrepared(ctx, []*Prepared{prepared}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !a.Trigram() {
+		t.Error("the writer did not see the trigram index another process built")
+	}
+	ids, ok, err := a.TrigramCandidates(ctx, "reset by peer")
+	if err != nil || !ok || len(ids) != 2 {
+		t.Fatalf("TrigramCandidates = %v, %v, %v; want both files", ids, ok, err)
+	}
+	checkIntegrity(t, a)
+}
+
+// An index written by viberag with schema version 2 to 8 (testdata: real
 // files, indexed by a release of that version, gzipped; v7: the two files
-// of fixtures/go/ratelimit indexed by viberag at 775d8ef) is never read as
+// of fixtures/go/ratelimit indexed by viberag at 775d8ef, v8: the same at
+// bf24a6a) is never read as
 // the current version: Open, read-only or not, says it must be rebuilt,
 // and leaves the file as it was. (Versions 5 and 6 were migrated in place
 // to 7; version 8's word indexes need chunk text that 7 keeps only in
-// FTS5, so none of them has a path.)
+// FTS5, so none of them has a path; version 9 has none from 8.)
 func TestOpenVersion2NeedsRebuild(t *testing.T) {
 	ctx := context.Background()
-	for _, v := range []int{2, 3, 4, 5, 6, 7} {
+	for _, v := range []int{2, 3, 4, 5, 6, 7, 8} {
 		path := oldIndex(t, v)
 		raw, err := os.ReadFile(path)
 		if err != nil {
@@ -325,4 +407,60 @@ func oldIndex(t *testing.T, version int) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// TestSchemaStatements: the schema Open creates from schema.sql without
+// its comments has the tables, indexes, views and columns of schema.sql
+// as written, and no comment in sqlite_schema.
+func TestSchemaStatements(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	raw, err := sql.Open("sqlite3", "file:"+filepath.Join(t.TempDir(), "raw.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if _, err := raw.ExecContext(ctx, schemaSQL); err != nil {
+		t.Fatal(err)
+	}
+	describe := func(q interface {
+		QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+	}) []string {
+		rows, err := q.QueryContext(ctx, `SELECT s.type, s.name, coalesce(c.name, ''), coalesce(c.type, ''), coalesce(c."notnull", 0), coalesce(c.pk, 0)
+			FROM sqlite_schema s LEFT JOIN pragma_table_xinfo(s.name) c ORDER BY s.name, c.cid`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var typ, name, col, ctype string
+			var notNull, pk int
+			if err := rows.Scan(&typ, &name, &col, &ctype, &notNull, &pk); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fmt.Sprint(typ, name, col, ctype, notNull, pk))
+		}
+		return out
+	}
+	want, got := describe(raw), describe(db.SQL())
+	if len(want) < 100 || !slices.Equal(got, want) {
+		t.Errorf("schema without comments:\n%v\nwant\n%v", got, want)
+	}
+	if n := queryInt(t, db, `SELECT count(*) FROM sqlite_schema WHERE sql LIKE '%--%' OR sql LIKE '%  %'`); n != 0 {
+		t.Errorf("%d statements in sqlite_schema keep a comment or a run of spaces", n)
+	}
+	_, tri := splitSchema()
+	if n, m := strings.Count(tri, "CREATE "), strings.Count(tri, "CREATE TABLE trigram"); n != 3 || m != 3 {
+		t.Errorf("schema.sql ends in %d statements, %d of them the trigram index's tables; want its 3 tables alone", n, m)
+	}
+	for in, want := range map[string]string{
+		"a -- b 'c\nd":           "a d",
+		"x = 'a -- b'  -- c\n y": "x = 'a -- b' y",
+		"p(\n\ta,\n\tb\n)":       "p( a, b )",
+	} {
+		if got := schemaStatements(in); got != want {
+			t.Errorf("schemaStatements(%q) = %q, want %q", in, got, want)
+		}
+	}
 }

@@ -762,3 +762,102 @@ func intersect(a, b []uint32) []uint32 {
 	}
 	return out
 }
+
+// TrigramTreeBytes is the largest tree, in bytes of indexed files, whose
+// index has no trigram index (TrigramFor): a small tree, the one that
+// gets small pages. There the postings cost 0.12 (cats, 1.46 MB) to 0.72
+// (bats-core, 54 KB) times the source's size on disk, and a search that
+// reads every file's text instead costs a few milliseconds more at most
+// (BENCHMARKS.md, "Small trees").
+const TrigramTreeBytes = SmallTreeBytes
+
+// TrigramFor reports whether a new index of a tree holding treeBytes of
+// files (an estimate that may only be too large; negative when unknown)
+// keeps the trigram index.
+func TrigramFor(treeBytes int64) bool {
+	return treeBytes < 0 || treeBytes > TrigramTreeBytes
+}
+
+// Trigram reports whether the index keeps its trigram index, as this DB
+// last saw it (another process may have built it since).
+func (db *DB) Trigram() bool { return db.trigram.Load() }
+
+// trigramOn reports whether the index keeps its trigram index in the
+// state q reads (a transaction): a false is read again from meta, since
+// another process may have built the index since Open.
+func (db *DB) trigramOn(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (bool, error) {
+	if db.trigram.Load() {
+		return true, nil
+	}
+	on, err := readTrigram(ctx, q)
+	if err != nil {
+		return false, fmt.Errorf("read meta %s: %w", MetaTrigram, err)
+	}
+	if on {
+		db.trigram.Store(true)
+	}
+	return on, nil
+}
+
+// GrowTrigrams builds the trigram index of an index that has none once
+// its files hold more than TrigramTreeBytes (a small tree that grew), and
+// reports whether it did. An index run calls it at its end.
+func (db *DB) GrowTrigrams(ctx context.Context) (bool, error) {
+	if db.w == nil {
+		return false, db.errReadOnly("build trigram index")
+	}
+	if db.trigram.Load() {
+		return false, nil
+	}
+	var size int64
+	if err := db.w.QueryRowContext(ctx, `SELECT coalesce(sum(size), 0) FROM files`).Scan(&size); err != nil {
+		return false, fmt.Errorf("build trigram index %s: %w", db.path, err)
+	}
+	if size <= TrigramTreeBytes {
+		return false, nil
+	}
+	return db.BuildTrigrams(ctx)
+}
+
+// BuildTrigrams builds the trigram index of every stored file, in one
+// transaction, and records that the index keeps it from now on (meta
+// trigram = "1"). It reports false when the index had it already.
+func (db *DB) BuildTrigrams(ctx context.Context) (built bool, err error) {
+	if db.w == nil {
+		return false, db.errReadOnly("build trigram index")
+	}
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("build trigram index %s: %w", db.path, err)
+		}
+	}()
+	tx, err := db.w.BeginTx(ctx, nil)
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	on, err := readTrigram(ctx, tx)
+	if err != nil || on {
+		db.trigram.Store(on)
+		return false, err
+	}
+	// An index without the trigram index has none of its tables.
+	_, tri := splitSchema()
+	if _, err := tx.ExecContext(ctx, schemaStatements(tri)); err != nil {
+		return false, err
+	}
+	if err := buildTrigrams(ctx, tx); err != nil {
+		return false, err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, '1')
+		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, MetaTrigram); err != nil {
+		return false, err
+	}
+	if err := tx.Commit(); err != nil {
+		return false, err
+	}
+	db.trigram.Store(true)
+	return true, nil
+}

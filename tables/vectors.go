@@ -79,8 +79,8 @@ ORDER BY c.cid LIMIT ?`,
   s.file_id, (SELECT count(*) FROM symbols o WHERE o.file_id = s.file_id AND o.id < s.id), 0
 FROM symbols s WHERE s.sid <op> ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.owner = ` + sidSQL("s.sid") + ` AND v.surface = 'summary')
 ORDER BY s.sid LIMIT ?`,
-	SurfaceFile: `SELECT 'f' || f.id, f.hash, f.path, '', '', '', '', '', f.doc, f.summary, f.exports, 0, 0, 0
-FROM files f WHERE 'f' || f.id <op> ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.owner = 'f' || f.id AND v.surface = 'file')
+	SurfaceFile: `SELECT 'f' || f.id, f.hash, f.path, '', '', '', '', '', f.doc, fs.summary, f.exports, 0, 0, 0
+FROM files f JOIN files_summary fs ON fs.id = f.id WHERE 'f' || f.id <op> ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.owner = 'f' || f.id AND v.surface = 'file')
 ORDER BY 'f' || f.id LIMIT ?`,
 }
 

@@ -72,7 +72,13 @@ func (db *DB) WritePrepared(ctx context.Context, files []*Prepared, deleted []st
 	// cancellable one costs the driver a goroutine per statement, and
 	// cancellation is honoured between files instead, where the
 	// transaction is rolled back by database/sql as soon as ctx ends.
-	bw, err := newBatchWriter(context.WithoutCancel(ctx), tx, time.Now(), db.trigram)
+	// Read in the transaction: another process may have built the
+	// trigram index since this one prepared its files (GrowTrigrams).
+	trigram, err := db.trigramOn(ctx, tx)
+	if err != nil {
+		return err
+	}
+	bw, err := newBatchWriter(context.WithoutCancel(ctx), tx, time.Now(), trigram)
 	if err == nil {
 		bw.bulk = db.bulk.Load()
 	}

@@ -26,7 +26,8 @@ func TestRoundTrip(t *testing.T) {
 		path, ext, lang, hash, imports, exports, doc, summary, status, indexedAt string
 		size, lines                                                              int64
 	)
-	err := db.SQL().QueryRow(`SELECT path, ext, language, size, lines, hash, imports, exports, doc, summary,
+	err := db.SQL().QueryRow(`SELECT path, ext, language, size, lines, hash, imports, exports, doc,
+		(SELECT summary FROM files_summary WHERE id = files.id),
 		parse_status, indexed_at FROM files`).Scan(&path, &ext, &lang, &size, &lines, &hash,
 		&imports, &exports, &doc, &summary, &status, &indexedAt)
 	if err != nil {
@@ -564,7 +565,7 @@ func TestMeta(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Meta = %v, want %v", got, want)
 	}
-	if err := db.SetMeta(ctx, map[string]string{MetaSchemaVersion: "9"}); err == nil {
+	if err := db.SetMeta(ctx, map[string]string{MetaSchemaVersion: "10"}); err == nil {
 		t.Error("SetMeta accepted schema_version")
 	}
 }

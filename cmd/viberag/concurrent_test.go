@@ -27,7 +27,7 @@ func indexRows(t *testing.T, dir string) []string {
 	defer db.Close()
 	var out []string
 	for _, q := range []string{
-		`SELECT 'file', path, hash, lines, summary FROM files`,
+		`SELECT 'file', path, hash, lines, summary FROM files_summary JOIN files USING (id, path)`,
 		`SELECT 'symbol', s.sid, f.path, s.kind, s.qualname, s.start_line, s.end_line, s.hash FROM symbols s JOIN files f ON f.id = s.file_id`,
 		`SELECT 'chunk', c.cid, f.path, coalesce(c.symbol_sid, ''), c.hash FROM chunks c JOIN files f ON f.id = c.file_id`,
 		`SELECT 'ref', f.path, r.n, hex(r.groups) FROM refs r JOIN files f ON f.id = r.id`,
