@@ -390,7 +390,8 @@ func scNewCallee(c *tsCtx, n *ts.Node) (string, string) {
 
 // scImport: `import a.b.C` → (a.b, C); `import a.b.{C, D => E}` → (a.b,
 // C), (a.b, D); `import a.b._` / `a.b.*` → (a.b, *); `import a.given` →
-// (a, given); `import a.b, c.d` is two imports. A selector renamed to `_`
+// (a, given); `import cats.~>` → (cats, ~>); `import a.b, c.d` is two
+// imports. A selector renamed to `_`
 // hides a name and imports nothing.
 func scImport(c *tsCtx, n *ts.Node) []Ref {
 	var refs []Ref
@@ -406,7 +407,9 @@ func scImport(c *tsCtx, n *ts.Node) []Ref {
 	for i := 0; i < n.ChildCount(); i++ {
 		ch := n.Child(i)
 		switch c.typ(ch) {
-		case "identifier":
+		case "identifier", "operator_identifier":
+			// `import cats.~>` names an operator; without it the
+			// path was one element short and the module empty.
 			path = append(path, c.text(ch))
 		case ",":
 			flushPath()
