@@ -26,6 +26,7 @@ type parityPair struct {
 	db           *tables.DB
 	rd           *Reader
 	st           *Store
+	url          string // the store's (its catalog is its only shard)
 }
 
 func newParityPair(t *testing.T, root, name string) *parityPair {
@@ -54,7 +55,7 @@ func newParityPair(t *testing.T, root, name string) *parityPair {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pp := &parityPair{db: db, rd: rd, st: st}
+	pp := &parityPair{db: db, rd: rd, st: st, url: url}
 	if pp.local, err = query.New(ctx, db, query.Options{}); err != nil {
 		t.Fatal(err)
 	}

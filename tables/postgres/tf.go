@@ -171,3 +171,105 @@ func multiQuery(e *tables.FTSQuery) string {
 	}
 	return strings.Join(parts, " | ")
 }
+
+// Term-frequency directories. A candidates statement sends every
+// candidate's tf, but countTF reads only the tokens a phrase of the query
+// may start with: for "Close" (the prefix 'clos') in a repository of data
+// files, 8,268 candidates carried 13.4 MB of tf of which the tokens
+// starting with 'c' are a tenth, and that transfer, not the index lookup,
+// was most of the statement (issue 19, BENCHMARKS.md "Load, session 10").
+// So a row with a long tf also stores its directory (tfo, int4[]): tokens
+// come in byte order, so the entries of the tokens whose first byte falls
+// in one bucket (a letter; below 'a'; above 'z') are one run of bytes, and
+// the directory holds where each bucket's run starts. A reader then asks
+// the shard only for the run from the first bucket its query's tokens
+// start in to the last (tfSlice): whole entries in byte order, itself a
+// tf that countTF reads as before.
+
+// tfDirMin is the shortest tf that gets a directory: below it the whole tf
+// is cheaper to send than the directory is to store (tfBuckets + 1 int4s).
+const tfDirMin = 512
+
+// tfBuckets is the number of buckets: first bytes below 'a', each of 'a'
+// to 'z', above 'z'.
+const tfBuckets = 28
+
+// tfBucket returns the bucket of a token's first byte. Buckets are ranges
+// of bytes in ascending order, so a bucket's tokens are contiguous in tf.
+func tfBucket(b byte) int {
+	switch {
+	case b < 'a':
+		return 0
+	case b > 'z':
+		return tfBuckets - 1
+	}
+	return 1 + int(b-'a')
+}
+
+// tfDirectory returns the directory of tf (a row's term frequencies over
+// ncols columns): tfBuckets+1 offsets, the i-th where the entries of the
+// tokens of bucket i and above start, the last len(tf). It is nil for a tf
+// shorter than tfDirMin.
+func tfDirectory(tf []byte, ncols int) ([]int32, error) {
+	if len(tf) < tfDirMin {
+		return nil, nil
+	}
+	dir := make([]int32, tfBuckets+1)
+	next := 0 // the first bucket whose start is not yet known
+	for off := 0; off < len(tf); {
+		l, k := uvarint(tf[off:])
+		if k <= 0 || uint64(len(tf)-off-k) < l {
+			return nil, errTF
+		}
+		b := 0
+		if l > 0 {
+			b = tfBucket(tf[off+k])
+		}
+		for ; next <= b; next++ {
+			dir[next] = int32(off)
+		}
+		off += k + int(l)
+		for c := 0; c < ncols; c++ {
+			_, k := uvarint(tf[off:])
+			if k <= 0 {
+				return nil, errTF
+			}
+			off += k
+		}
+	}
+	for ; next <= tfBuckets; next++ {
+		dir[next] = int32(len(tf))
+	}
+	return dir, nil
+}
+
+// tfRange returns the buckets [lo, hi] holding every token a phrase of one
+// token of e may start; all is true when that is every bucket (or e has no
+// such phrase), and the whole tf is read.
+func tfRange(e *tables.FTSQuery) (lo, hi int, all bool) {
+	first := -1
+	for b, ok := range e.First {
+		if ok {
+			first = b
+			break
+		}
+	}
+	if first < 0 {
+		return 0, tfBuckets - 1, true
+	}
+	lo, hi = tfBucket(byte(first)), tfBucket(e.MaxFirst)
+	return lo, hi, lo == 0 && hi == tfBuckets-1
+}
+
+// tfSlice is what a candidates statement selects of the tf of alias's
+// rows for e: the run of e's buckets when the row has a directory, else
+// the whole tf. Its arguments are added to a.
+func tfSlice(e *tables.FTSQuery, alias string, a *args) string {
+	lo, hi, all := tfRange(e)
+	if all {
+		return alias + ".tf"
+	}
+	// PostgreSQL arrays and substring count from 1.
+	from, to := alias+".tfo["+a.add(int32(lo+1))+"::int]", alias+".tfo["+a.add(int32(hi+2))+"::int]"
+	return "CASE WHEN " + alias + ".tfo IS NULL THEN " + alias + ".tf ELSE substring(" + alias + ".tf FROM " + from + " + 1 FOR " + to + " - " + from + ") END"
+}
