@@ -72,9 +72,6 @@ func Init(ctx context.Context, catalogURL string, shardURLs []string) error {
 			return fmt.Errorf("shard %s: %w", name, err)
 		}
 		err = migrate(ctx, sp, "shard", shardMigrations)
-		if err == nil {
-			err = backfillTFDirs(ctx, sp)
-		}
 		sp.Close()
 		if err != nil {
 			return fmt.Errorf("shard %s (%s): %w", name, Redact(u), err)

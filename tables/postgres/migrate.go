@@ -56,69 +56,6 @@ var shardMigrations = []string{
 	// issue 19, load session 7).
 	`CREATE INDEX IF NOT EXISTS chunks_ord ON chunks(repo_id, file_id, ord);
 	CREATE INDEX IF NOT EXISTS symbols_ord ON symbols(repo_id, file_id, ord)`,
-	// Term-frequency directories (tf.go): a reader asks for the part of a
-	// long tf its query can use instead of all of it. NULL for a short tf
-	// and, until Init has filled them in (backfillTFDirs), for the rows
-	// pushed before; a reader reads a row without one whole.
-	`ALTER TABLE files ADD COLUMN tfo int4[];
-	ALTER TABLE symbols ADD COLUMN tfo int4[];
-	ALTER TABLE chunks ADD COLUMN tfo int4[]`,
-}
-
-// backfillTFDirs gives the long tf of rows pushed before shard schema step
-// 6 their directories (tf.go), once per shard: shard_info holds tf_dirs
-// when it is done. Each page of rows is written in its own transaction,
-// and a row only while it still holds the tf that was read, so a push
-// running meanwhile (which writes its rows' directories itself) is never
-// overwritten with another row's directory.
-func backfillTFDirs(ctx context.Context, pool *pgxpool.Pool) error {
-	var done bool
-	if err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM shard_info WHERE key = 'tf_dirs')`).Scan(&done); err != nil {
-		return fmt.Errorf("term-frequency directories: %w", err)
-	}
-	if done {
-		return nil
-	}
-	for _, t := range []struct {
-		ft  *ftsTable
-		key string
-		min any // below every key
-	}{{filesFTS, "id", int64(-1)}, {symbolsFTS, "sid", ""}, {chunksFTS, "cid", ""}} {
-		repo, key := int64(-1), t.min
-		for {
-			b := &pgx.Batch{}
-			rows, err := pool.Query(ctx, `SELECT repo_id, `+t.key+`, tf FROM `+t.ft.name+` WHERE (repo_id, `+t.key+`) > ($1, $2)
-				AND tfo IS NULL AND octet_length(tf) >= $3 ORDER BY repo_id, `+t.key+` LIMIT 500`, repo, key, tfDirMin)
-			if err != nil {
-				return fmt.Errorf("term-frequency directories of %s: %w", t.ft.name, err)
-			}
-			for rows.Next() {
-				var tf []byte
-				if err := rows.Scan(&repo, &key, &tf); err != nil {
-					rows.Close()
-					return fmt.Errorf("term-frequency directories of %s: %w", t.ft.name, err)
-				}
-				dir, err := tfDirectory(tf, len(t.ft.cols))
-				if err != nil {
-					rows.Close()
-					return fmt.Errorf("term-frequency directories of %s, repository %d, row %v: %w", t.ft.name, repo, key, err)
-				}
-				b.Queue(`UPDATE `+t.ft.name+` SET tfo = $3 WHERE repo_id = $1 AND `+t.key+` = $2 AND tf = $4 AND tfo IS NULL`, repo, key, dir, tf)
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return fmt.Errorf("term-frequency directories of %s: %w", t.ft.name, err)
-			}
-			if b.Len() == 0 {
-				break
-			}
-			if err := pool.SendBatch(ctx, b).Close(); err != nil {
-				return fmt.Errorf("term-frequency directories of %s: %w", t.ft.name, err)
-			}
-		}
-	}
-	_, err := pool.Exec(ctx, `INSERT INTO shard_info(key, value) VALUES ('tf_dirs', 'done') ON CONFLICT (key) DO NOTHING`)
-	return err
 }
 
 // advisoryKey serialises migrations of one database across processes.

@@ -272,12 +272,10 @@ const maxLexeme = 2047
 const maxTsvBytes = 768 << 10
 
 // tokens tokenizes cols as the FTS table does and returns their token
-// count, the distinct tokens for the tsvector, the row's term frequencies
-// and their directory (tf.go; nil for a short tf).
-func (p *Push) tokens(cols ...string) (int, []string, []byte, []int32) {
+// count, the distinct tokens for the tsvector and the row's term
+// frequencies (tf.go).
+func (p *Push) tokens(cols ...string) (int, []string, []byte) {
 	n, keys, tf := p.tf.build(cols)
-	// The directory of a tf just built cannot fail to parse.
-	dir, _ := tfDirectory(tf, len(cols))
 	p.tsv = p.tsv[:0]
 	size := 0
 	for _, t := range keys {
@@ -293,7 +291,7 @@ func (p *Push) tokens(cols ...string) (int, []string, []byte, []int32) {
 	}
 	// Never nil: a nil slice is SQL NULL, and array_to_tsvector(NULL) is
 	// NULL (a Ruby operator method has no token at all).
-	return n, append([]string{}, p.tsv...), tf, dir
+	return n, append([]string{}, p.tsv...), tf
 }
 
 func sumCounts(cs []uint32) uint32 {
@@ -306,15 +304,15 @@ func sumCounts(cs []uint32) uint32 {
 
 const (
 	insFile = `INSERT INTO files(repo_id, id, path, ext, language, size, lines, hash, imports, exports, doc, summary,
-		parse_status, parse_problem, indexed_at, ntok, tsv, tf, tfo)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,array_to_tsvector($17::text[]),$18,$19)`
+		parse_status, parse_problem, indexed_at, ntok, tsv, tf)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,array_to_tsvector($17::text[]),$18)`
 	insSymbol = `INSERT INTO symbols(repo_id, sid, file_id, ord, kind, name, qualname, parent_sid, start_line, end_line,
-		start_byte, end_byte, signature, doc, is_exported, decorators, identifiers, ident_parts, calls, strings, hash, ntok, tsv, tf, dtsv, tfo)
+		start_byte, end_byte, signature, doc, is_exported, decorators, identifiers, ident_parts, calls, strings, hash, ntok, tsv, tf, dtsv)
 		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18,$19,$20,$21,$22,array_to_tsvector($23::text[]),$24,
-		array_to_tsvector($25::text[]),$26)`
+		array_to_tsvector($25::text[]))`
 	insChunk = `INSERT INTO chunks(repo_id, cid, file_id, start_line, end_line, start_byte, end_byte, symbol_sid, header, content,
-		identifiers, ident_parts, calls, strings, hash, ntok, tsv, ord, tf, tfo)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,array_to_tsvector($17::text[]),$18,$19,$20)`
+		identifiers, ident_parts, calls, strings, hash, ntok, tsv, ord, tf)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,array_to_tsvector($17::text[]),$18,$19)`
 )
 
 // queueFile queues the rows of f (file id id) on b and appends its refs
@@ -323,24 +321,24 @@ func (p *Push) queueFile(b *pgx.Batch, id int64, f *extract.File, refs [][]any) 
 	e := EncodeText
 	r := p.fb.Build(f)
 	repo := p.repo.ID
-	n, toks, tf, dir := p.tokens(f.Path, f.Summary)
+	n, toks, tf := p.tokens(f.Path, f.Summary)
 	p.stat("files", 1, int64(n))
 	b.Queue(insFile, repo, id, e(f.Path), e(f.Ext), e(f.Language), f.Size, f.Lines, r.Hash, e(r.Imports), e(r.Exports),
-		e(f.Doc), e(f.Summary), e(f.ParseStatus), e(f.ParseProblem), p.now, n, toks, tf, dir)
+		e(f.Doc), e(f.Summary), e(f.ParseStatus), e(f.ParseProblem), p.now, n, toks, tf)
 	for i := range r.Symbols {
 		s := &r.Symbols[i]
-		n, toks, tf, dir := p.tokens(s.Name, s.Qualname, s.Signature, s.Doc, s.IdentParts)
+		n, toks, tf := p.tokens(s.Name, s.Qualname, s.Signature, s.Doc, s.IdentParts)
 		p.stat("symbols", 1, int64(n))
 		b.Queue(insSymbol, repo, s.SID, id, i, e(s.Kind), e(s.Name), e(s.Qualname), s.ParentSID, s.StartLine, s.EndLine,
 			s.StartByte, s.EndByte, e(s.Signature), e(s.Doc), s.Exported, e(s.Decorators), e(s.Identifiers), e(s.IdentParts),
-			e(s.Calls), e(s.Strings), s.Hash, n, toks, tf, p.tf.colKeys(3), dir)
+			e(s.Calls), e(s.Strings), s.Hash, n, toks, tf, p.tf.colKeys(3))
 	}
 	for i := range r.Chunks {
 		c := &r.Chunks[i]
-		n, toks, tf, dir := p.tokens(c.Header, c.Content, c.IdentParts, c.Strings)
+		n, toks, tf := p.tokens(c.Header, c.Content, c.IdentParts, c.Strings)
 		p.stat("chunks", 1, int64(n))
 		b.Queue(insChunk, repo, c.CID, id, c.StartLine, c.EndLine, c.StartByte, c.EndByte, c.SymbolSID, e(c.Header), e(c.Content),
-			e(c.Identifiers), e(c.IdentParts), e(c.Calls), e(c.Strings), c.Hash, n, toks, i, tf, dir)
+			e(c.Identifiers), e(c.IdentParts), e(c.Calls), e(c.Strings), c.Hash, n, toks, i, tf)
 	}
 	for _, x := range r.Refs {
 		refs = append(refs, []any{repo, id, x.Row, e(x.Kind), e(x.Name), e(x.NameLower), e(x.Target), x.N, x.Uses})

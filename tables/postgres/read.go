@@ -464,7 +464,7 @@ func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *ta
 	if rowCols != "" {
 		sel = append(sel, rowCols)
 	}
-	sel = append(sel, tfSlice(e, ft.alias, a))
+	sel = append(sel, ft.alias+".tf")
 	for c, col := range ft.sql {
 		if need&(1<<c) != 0 {
 			sel = append(sel, "CASE WHEN "+textWhen+" THEN "+col+" END")

@@ -26,7 +26,6 @@ type parityPair struct {
 	db           *tables.DB
 	rd           *Reader
 	st           *Store
-	url          string // the store's (its catalog is its only shard)
 }
 
 func newParityPair(t *testing.T, root, name string) *parityPair {
@@ -55,7 +54,7 @@ func newParityPair(t *testing.T, root, name string) *parityPair {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pp := &parityPair{db: db, rd: rd, st: st, url: url}
+	pp := &parityPair{db: db, rd: rd, st: st}
 	if pp.local, err = query.New(ctx, db, query.Options{}); err != nil {
 		t.Fatal(err)
 	}
