@@ -954,52 +954,23 @@ func (r *Reader) SymbolsMatching(ctx context.Context, expr string, s scope.Scope
 	}
 	a := r.args()
 	cond := filter(s.Filter(), scope.Symbols, "s", a)
-	// A common word matches thousands of symbols and 200 are returned:
-	// each match's text columns are read as the driver's bytes and copied
-	// into one buffer, and only the rows returned are made into strings.
-	type match struct {
-		id         int64
-		fileID     int64
-		start, end int
-		exported   bool
-		at         [6]int // offsets in text: sid, path, kind, name, qualname, end
-	}
-	var (
-		cur                           match
-		ord                           int
-		sid, path, kind, name, qualnm pgtype.DriverBytes
-		text                          []byte
-		matches                       []match
-		dest                          []any
-	)
+	var out []tables.SymbolRow
+	var cur tables.SymbolRow
 	err = r.candidates(ctx, r.db(ctx), symbolsFTS, e, nil, tsq, cond, a, symbolRowCols, true, func(rows pgx.Rows, rest []any) error {
-		if dest == nil {
-			dest = append([]any{&cur.fileID, &ord, &sid, &path, &cur.start, &cur.end, &kind, &name, &qualnm, &cur.exported}, rest...)
-		}
-		return rows.Scan(dest...)
+		var err error
+		cur, err = scanSymbolRow(rows, rest)
+		return err
 	}, func(_ *tables.RowMatch, _ int, in bool) {
-		if !in {
-			return
+		if in {
+			out = append(out, cur)
 		}
-		m := cur
-		m.id = rowID(m.fileID, ord)
-		for i, b := range [...][]byte{sid, path, kind, name, qualnm} {
-			m.at[i] = len(text)
-			text = append(text, b...)
-		}
-		m.at[5] = len(text)
-		matches = append(matches, m)
 	})
 	if err != nil {
 		return nil, err
 	}
-	sort.Slice(matches, func(i, j int) bool { return matches[i].id < matches[j].id })
-	matches = matches[:min(len(matches), 200)]
-	out := make([]tables.SymbolRow, len(matches))
-	for i, m := range matches {
-		col := func(c int) string { return string(text[m.at[c]:m.at[c+1]]) }
-		out[i] = tables.SymbolRow{ID: m.id, FileID: m.fileID, SID: col(0), Path: DecodeText(col(1)), StartLine: m.start, EndLine: m.end,
-			Kind: DecodeText(col(2)), Name: DecodeText(col(3)), Qualname: DecodeText(col(4)), Exported: m.exported}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	if len(out) > 200 {
+		out = out[:200]
 	}
 	return out, nil
 }
