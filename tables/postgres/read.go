@@ -543,7 +543,7 @@ type rowKey struct {
 // from its keys and term frequencies alone, then only the best limit
 // rows are read whole (fetch).
 func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws []float64, s scope.Scope, t scope.Table, limit int, cr *carry,
-	fetch func(ctx context.Context, db querier, keys []rowKey, cands []int) (map[rowKey]T, error), setScore func(*T, float64)) ([]T, error) {
+	fetch func(ctx context.Context, db querier, keys []rowKey) (map[rowKey]T, error), setScore func(*T, float64)) ([]T, error) {
 	if len(ws) != len(ft.cols) {
 		return nil, fmt.Errorf("%s: %d column weights, want %d", ft.name, len(ws), len(ft.cols))
 	}
@@ -570,15 +570,12 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 	defer end()
 	a := r.args()
 	cond := filter(s.Filter(), t, ft.alias, a)
-	// A search of a common word has thousands of candidates: their
-	// weighted frequencies go in one slice (freqs, len(e.Phrases) each),
-	// not one allocation per candidate.
 	type cand struct {
 		key  rowKey
+		freq []float64
 		ntok int
 	}
 	var cands []cand
-	var freqs []float64
 	df := make([]int64, len(e.Phrases))
 	var cur rowKey
 	keyCols, dest := ft.keyCols, []any{&cur.file, &cur.ord, &cur.start}
@@ -599,11 +596,10 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 			}
 		}
 		if in {
+			cands = append(cands, cand{key: cur, freq: append([]float64(nil), m.Weighted...), ntok: ntok})
 			if cr != nil {
-				cr.keep(len(cands), cur)
+				cr.keep(cur)
 			}
-			cands = append(cands, cand{key: cur, ntok: ntok})
-			freqs = append(freqs, m.Weighted...)
 		}
 	})
 	if err != nil {
@@ -618,12 +614,10 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 		key   rowKey
 		path  string
 		score float64
-		cand  int
 	}
 	out := make([]scored, len(cands))
-	np := len(e.Phrases)
 	for i, c := range cands {
-		out[i] = scored{key: c.key, path: paths[c.key.file], score: tables.BM25Freq(freqs[i*np:(i+1)*np], idf, c.ntok, avgdl), cand: i}
+		out[i] = scored{key: c.key, path: paths[c.key.file], score: tables.BM25Freq(c.freq, idf, c.ntok, avgdl)}
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
@@ -639,11 +633,10 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 		out = out[:limit]
 	}
 	keys := make([]rowKey, len(out))
-	ci := make([]int, len(out))
 	for i, o := range out {
-		keys[i], ci[i] = o.key, o.cand
+		keys[i] = o.key
 	}
-	got, err := fetch(ctx, tx, keys, ci)
+	got, err := fetch(ctx, tx, keys)
 	if err != nil {
 		return nil, r.wrap(err)
 	}
@@ -660,13 +653,12 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 // carry names columns that a search reads with its candidates' keys
 // (cols, scanned into dest), so that its fetch needs no statement of its
 // own for the rows it ranked best: keep is called with each candidate in
-// scope, numbered from 0 in the order read (fetch is given the numbers of
-// the keys it fetches), while dest holds its columns. Worth it for small
-// columns: every candidate carries them.
+// scope while dest holds its columns. Worth it for small columns: every
+// candidate carries them.
 type carry struct {
 	cols string
 	dest []any
-	keep func(cand int, k rowKey)
+	keep func(rowKey)
 }
 
 // paths returns the repository's file paths by id, read once per version.
@@ -733,44 +725,31 @@ func (r *Reader) SearchChunks(ctx context.Context, expr string, ws []float64, s 
 	// statement, and no second visit of the best rows (issue 19: that
 	// fetch was a fifth of a shard's statement time in cross-repository
 	// searches).
-	// Every candidate's cid and header are kept, and a few shown: they are
-	// read as the driver's bytes and copied into one buffer (text), not
-	// made into two strings and a map entry each.
-	var cid, header pgtype.DriverBytes
+	var cid, header string
 	var end int
-	type carried struct {
-		cid, header, stop int // offsets in text
-		end               int
-	}
-	var text []byte
-	var kept []carried
-	cr := &carry{cols: "c.cid, c.end_line, c.header", dest: []any{&cid, &end, &header}, keep: func(_ int, _ rowKey) {
-		c := carried{cid: len(text), end: end}
-		text = append(text, cid...)
-		c.header = len(text)
-		text = append(text, header...)
-		c.stop = len(text)
-		kept = append(kept, c)
+	kept := map[rowKey]tables.ChunkRow{}
+	cr := &carry{cols: "c.cid, c.end_line, c.header", dest: []any{&cid, &end, &header}, keep: func(k rowKey) {
+		kept[k] = tables.ChunkRow{ID: rowID(k.file, k.ord), FileID: k.file, CID: cid, StartLine: k.start, EndLine: end, Header: header}
 	}}
-	fetch := func(ctx context.Context, db querier, keys []rowKey, cands []int) (map[rowKey]tables.ChunkRow, error) {
+	fetch := func(ctx context.Context, db querier, keys []rowKey) (map[rowKey]tables.ChunkRow, error) {
 		paths, err := r.paths(ctx)
 		if err != nil {
 			return nil, err
 		}
 		out := make(map[rowKey]tables.ChunkRow, len(keys))
 		var unknown []rowKey // of a file pushed since the paths were read
-		for i, k := range keys {
+		for _, k := range keys {
+			c, ok := kept[k]
 			p, known := paths[k.file]
-			if cands[i] < 0 || cands[i] >= len(kept) || !known {
+			if !ok || !known {
 				unknown = append(unknown, k)
 				continue
 			}
-			c := kept[cands[i]]
-			out[k] = tables.ChunkRow{ID: rowID(k.file, k.ord), FileID: k.file, CID: string(text[c.cid:c.header]), Path: p,
-				StartLine: k.start, EndLine: c.end, Header: DecodeText(string(text[c.header:c.stop]))}
+			c.Path, c.Header = p, DecodeText(c.Header)
+			out[k] = c
 		}
 		if len(unknown) > 0 {
-			more, err := r.fetchChunks(false)(ctx, db, unknown, nil)
+			more, err := r.fetchChunks(false)(ctx, db, unknown)
 			if err != nil {
 				return nil, err
 			}
@@ -790,8 +769,8 @@ func (r *Reader) SimilarChunks(ctx context.Context, expr string, s scope.Scope, 
 }
 
 // fetchChunks reads the chunks with the given keys (and their identifiers).
-func (r *Reader) fetchChunks(idents bool) func(context.Context, querier, []rowKey, []int) (map[rowKey]tables.ChunkRow, error) {
-	return func(ctx context.Context, db querier, keys []rowKey, _ []int) (map[rowKey]tables.ChunkRow, error) {
+func (r *Reader) fetchChunks(idents bool) func(context.Context, querier, []rowKey) (map[rowKey]tables.ChunkRow, error) {
+	return func(ctx context.Context, db querier, keys []rowKey) (map[rowKey]tables.ChunkRow, error) {
 		a := r.args()
 		files, ords := keyArrays(keys)
 		cols := chunkRowCols
@@ -836,7 +815,7 @@ func scanSymbolRow(rows pgx.Rows, extra []any) (tables.SymbolRow, error) {
 
 // SearchSymbols ranks the symbols matching expr by bm25 with weights ws.
 func (r *Reader) SearchSymbols(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]tables.SymbolRow, error) {
-	fetch := func(ctx context.Context, db querier, keys []rowKey, _ []int) (map[rowKey]tables.SymbolRow, error) {
+	fetch := func(ctx context.Context, db querier, keys []rowKey) (map[rowKey]tables.SymbolRow, error) {
 		a := r.args()
 		files, ords := keyArrays(keys)
 		q := `SELECT ` + symbolRowCols + ` FROM unnest(` + a.add(files) + `::bigint[], ` + a.add(ords) + `::int[]) AS k(f, o)
@@ -858,7 +837,7 @@ JOIN symbols s ON s.repo_id = $1 AND s.file_id = k.f AND s.ord = k.o JOIN files 
 
 // SearchFiles ranks the files whose path or summary match expr.
 func (r *Reader) SearchFiles(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]tables.FileRow, error) {
-	fetch := func(ctx context.Context, db querier, keys []rowKey, _ []int) (map[rowKey]tables.FileRow, error) {
+	fetch := func(ctx context.Context, db querier, keys []rowKey) (map[rowKey]tables.FileRow, error) {
 		a := r.args()
 		files, _ := keyArrays(keys)
 		out := make(map[rowKey]tables.FileRow, len(keys))
