@@ -4,13 +4,17 @@
 //
 //	storeload call -url URL -token T TOOL '{"query":"…"}'   one call, its result on stdout
 //	storeload wait -url URL -token T -query Q -repo R        poll a search until a hit in R appears; prints the wait
-//	storeload load -url URL -tokens T1,T2 -clients 16 -duration 60s [-scoped | -cross] [-think 500ms]
+//	storeload load -url URL -tokens T1,T2 -clients 16 -duration 60s [-scoped | -cross] [-think 500ms] [-log FILE]
+//	storeload replay -url URL -tokens T1,T2 [-n 5] FILE                replay the calls of a -log file one at a time
 //
 // load runs -clients MCP sessions at once, each calling a mixed sequence of
 // tools (codebase_search of several kinds, get_symbol_details,
 // find_references, get_surrounding_code, read_file_lines, list_repos) with
 // the ids and paths earlier answers gave, and reports per tool and overall
 // the calls, errors, answers marked partial, and the latency p50 and p99.
+// With -log, every call is also written to FILE, one line each (ms, label,
+// tool, the token's index, the arguments as JSON), so the slowest can be
+// found and replayed alone.
 package main
 
 import (
@@ -89,6 +93,8 @@ func main() {
 	scoped := fs.Bool("scoped", false, "load: scope every search to one repository (an agent working in one), instead of half of them")
 	cross := fs.Bool("cross", false, "load: every call a search across every repository the token reads, no follow-ups (to measure what such a search costs)")
 	think := fs.Duration("think", 0, "load: pause of each client between its calls (an agent reading the answer); 0: back to back")
+	logPath := fs.String("log", "", "load: write every call (ms, label, tool, token index, arguments) to this file, one a line")
+	runs := fs.Int("n", 5, "replay: runs of each call")
 	_ = fs.Parse(os.Args[2:])
 	ctx := context.Background()
 	switch os.Args[1] {
@@ -118,8 +124,17 @@ func main() {
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
+	case "replay":
+		replay(ctx, *url, strings.Split(*tokens, ","), fs.Arg(0), *runs)
 	case "load":
-		load(ctx, *url, strings.Split(*tokens, ","), *clients, *duration, *scoped, *cross, *think)
+		var log *os.File
+		if *logPath != "" {
+			var err error
+			log, err = os.Create(*logPath)
+			check(err)
+			defer log.Close()
+		}
+		load(ctx, *url, strings.Split(*tokens, ","), *clients, *duration, *scoped, *cross, *think, log)
 	}
 }
 
@@ -136,6 +151,7 @@ type sample struct {
 	err     bool
 	unavail bool // a tool error saying the repository's shard does not answer
 	partial bool
+	line    string // for -log
 }
 
 var words = []string{"connection", "timeout", "certificate", "parse", "handshake", "cache", "resolver", "buffer", "module", "signature",
@@ -143,7 +159,7 @@ var words = []string{"connection", "timeout", "certificate", "parse", "handshake
 
 var idents = []string{"Dial", "Listen", "NewReader", "Verify", "Sum256", "ParseCertificate", "Run", "Load", "Close", "Encrypt"}
 
-func load(ctx context.Context, url string, toks []string, clients int, d time.Duration, scoped, cross bool, think time.Duration) {
+func load(ctx context.Context, url string, toks []string, clients int, d time.Duration, scoped, cross bool, think time.Duration, log *os.File) {
 	var mu sync.Mutex
 	var samples []sample
 	var wg sync.WaitGroup
@@ -184,6 +200,10 @@ func load(ctx context.Context, url string, toks []string, clients int, d time.Du
 						last = res
 					}
 				}
+				if log != nil {
+					a, _ := json.Marshal(args)
+					s.line = fmt.Sprintf("%.1f\t%s\t%s\t%d\t%s\n", s.ms, s.tool, tool, c%len(toks), a)
+				}
 				mu.Lock()
 				samples = append(samples, s)
 				mu.Unlock()
@@ -195,6 +215,11 @@ func load(ctx context.Context, url string, toks []string, clients int, d time.Du
 		}()
 	}
 	wg.Wait()
+	if log != nil {
+		for _, s := range samples {
+			_, _ = log.WriteString(s.line)
+		}
+	}
 	report(samples, d)
 }
 
@@ -307,4 +332,38 @@ func pct(xs []float64, p float64) float64 {
 	}
 	i := int(float64(len(xs)-1) * p / 100)
 	return xs[i]
+}
+
+// replay runs every call of a -log file (its lines as load wrote them)
+// alone, one after the other, n times each on one session per token, and
+// prints each call's median and fastest milliseconds beside its line.
+func replay(ctx context.Context, url string, toks []string, path string, n int) {
+	data, err := os.ReadFile(path)
+	check(err)
+	sessions := make([]*sdk.ClientSession, len(toks))
+	for i, t := range toks {
+		sessions[i], err = connect(ctx, url, t)
+		check(err)
+		defer sessions[i].Close()
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		f := strings.Split(line, "\t")
+		if len(f) != 5 {
+			check(fmt.Errorf("%s: not a line of -log: %q", path, line))
+		}
+		var ti int
+		_, err := fmt.Sscan(f[3], &ti)
+		check(err)
+		var args map[string]any
+		check(json.Unmarshal([]byte(f[4]), &args))
+		ms := make([]float64, 0, n)
+		for range n {
+			t0 := time.Now()
+			_, _, err := callTool(ctx, sessions[ti%len(sessions)], f[2], args)
+			check(err)
+			ms = append(ms, float64(time.Since(t0).Microseconds())/1000)
+		}
+		sort.Float64s(ms)
+		fmt.Printf("%.1f\t%.1f\t%s\t%d\t%s\n", pct(ms, 50), ms[0], f[1], ti, f[4])
+	}
 }
