@@ -111,8 +111,13 @@ type wordBuilder struct {
 	// The file's terms, interned by an open-addressing table of FNV-1a
 	// hashes: a Go map's string hashing and probing were 40 % of the
 	// builder's CPU. A slot holds gen << 32 | (term + 1); slots of
-	// another generation are empty, so reset clears nothing.
+	// another generation are empty, so reset clears nothing. Each file
+	// starts with a small table (minWordSlots of the backing array) and
+	// doubles it as its terms grow: a table sized for the largest file a
+	// worker met spread every later file's lookups over megabytes of
+	// cache misses.
 	slots  []uint64
+	nslots int // the slots in use: a power of two, at most len(slots)
 	gen    uint64
 	hashes []uint64 // per term
 	terms  []string
@@ -137,12 +142,12 @@ type wordBuilder struct {
 // record of the term (-1: none).
 type wordRec struct{ off, n, next int32 }
 
+// minWordSlots is the size of a file's term table before it grows.
+const minWordSlots = 1024
+
 func (b *wordBuilder) reset() {
-	b.gen++
-	if b.gen >= 1<<32 {
-		clear(b.slots)
-		b.gen = 1
-	}
+	b.nextGen()
+	b.nslots = 0
 	b.terms, b.tokens, b.hashes = nil, nil, nil
 	b.tail, b.seen, b.local = b.tail[:0], b.seen[:0], b.local[:0]
 	b.head, b.lastOrd, b.recs, b.buf = nil, nil, nil, nil
@@ -236,11 +241,11 @@ func fnv1a(b []byte) uint64 {
 // lookup returns the term id of tok, adding it (with its slots
 // bookkeeping, not its per-row state) when new; ok is false then.
 func (b *wordBuilder) lookup(tok []byte) (int32, bool) {
-	if 2*(len(b.terms)+1) > len(b.slots) {
+	if 2*(len(b.terms)+1) > b.nslots {
 		b.grow()
 	}
 	h := fnv1a(tok)
-	mask := uint64(len(b.slots) - 1)
+	mask := uint64(b.nslots - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := b.slots[i]
 		if s>>32 != b.gen {
@@ -257,20 +262,32 @@ func (b *wordBuilder) lookup(tok []byte) (int32, bool) {
 	}
 }
 
-// grow doubles the slots (at least 1024) and places the terms again.
-func (b *wordBuilder) grow() {
-	n := max(1024, 2*len(b.slots))
-	b.slots = make([]uint64, n)
-	if b.gen == 0 {
+// nextGen starts a generation of slots: every slot reads as empty.
+func (b *wordBuilder) nextGen() {
+	b.gen++
+	if b.gen >= 1<<32 {
+		clear(b.slots)
 		b.gen = 1
 	}
+}
+
+// grow doubles the slots in use (at least minWordSlots), in a new
+// generation, and places the terms again.
+func (b *wordBuilder) grow() {
+	n := max(minWordSlots, 2*b.nslots)
+	if n > len(b.slots) {
+		b.slots = make([]uint64, n)
+	}
+	b.nslots = n
+	b.nextGen()
+	slots := b.slots[:n]
 	mask := uint64(n - 1)
 	for id, h := range b.hashes {
 		i := h & mask
-		for b.slots[i]>>32 == b.gen {
+		for slots[i]>>32 == b.gen {
 			i = (i + 1) & mask
 		}
-		b.slots[i] = b.gen<<32 | uint64(id+1)
+		slots[i] = b.gen<<32 | uint64(id+1)
 	}
 }
 

@@ -3,10 +3,12 @@ package tables
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -346,4 +348,37 @@ func TestWordsRankAsFTS5(t *testing.T) {
 	}
 	checkIntegrity(t, db)
 	compare("after CompactFTS")
+}
+
+// TestWordBuilderReusedAcrossFiles: a builder reused from file to file
+// (a worker's Preparer) gives each file the wordFile a fresh builder
+// gives it, after a file that grew its term table past its first size
+// and across the wrap of its slot generations.
+func TestWordBuilderReusedAcrossFiles(t *testing.T) {
+	build := func(b *wordBuilder, rows [][]string) wordFile {
+		b.reset()
+		for _, r := range rows {
+			b.addRow(r...)
+		}
+		return b.finish()
+	}
+	var big [][]string
+	for i := range 3 * minWordSlots {
+		big = append(big, []string{fmt.Sprintf("term%d other%d", i, i%7), fmt.Sprintf("x%d", i/3)})
+	}
+	small := [][]string{{"alpha beta", "beta gamma"}, {"Gamma delta alpha", ""}, {"term5 x1"}}
+	var reused wordBuilder
+	for i, rows := range [][][]string{big, small, big, small, small} {
+		if i == 3 {
+			reused.gen = 1<<32 - 2 // the next generations wrap
+		}
+		got := build(&reused, rows)
+		var fresh wordBuilder
+		if want := build(&fresh, rows); !reflect.DeepEqual(got, want) {
+			t.Fatalf("file %d (%d rows): a reused builder's wordFile differs from a fresh one's", i, len(rows))
+		}
+		if len(got.terms) == 0 {
+			t.Fatalf("file %d: no terms", i)
+		}
+	}
 }
