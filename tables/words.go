@@ -153,32 +153,41 @@ func (b *wordBuilder) reset() {
 	b.head, b.lastOrd, b.recs, b.buf = b.head[:0], b.lastOrd[:0], b.recs[:0], b.buf[:0]
 }
 
+// wordCol is one column of a row given to addCols: its text, or, when
+// tokenized is set, its tokens as Tokenize gives them (a column whose
+// tokens the caller has at hand, such as identifier words, need not be
+// joined into text to be scanned again).
+type wordCol struct {
+	text      string
+	toks      []string
+	tokenized bool
+}
+
 // addRow adds the next row of the file, whose columns hold cols.
 func (b *wordBuilder) addRow(cols ...string) {
+	wc := make([]wordCol, len(cols))
+	for i, c := range cols {
+		wc[i].text = c
+	}
+	b.addCols(wc)
+}
+
+// addCols adds the next row of the file, whose columns are cols.
+func (b *wordBuilder) addCols(cols []wordCol) {
 	ord := int32(len(b.tokens))
 	b.rowTerms, b.cnt, b.tokTerm, b.tokColPo = b.rowTerms[:0], b.cnt[:0], b.tokTerm[:0], b.tokColPo[:0]
-	for c, text := range cols {
-		b.tk.scan(text)
+	for c, col := range cols {
+		if col.tokenized {
+			for pos, tok := range col.toks {
+				id, ok := lookupTerm(b, tok)
+				b.addToken(id, ok, ord, uint64(c)<<32|uint64(pos))
+			}
+			continue
+		}
+		b.tk.scan(col.text)
 		for pos := 0; pos < len(b.tk.offs)/2; pos++ {
-			tok := b.tk.buf[b.tk.offs[2*pos]:b.tk.offs[2*pos+1]]
-			id, ok := b.lookup(tok)
-			if !ok {
-				b.head = append(b.head, -1)
-				b.tail = append(b.tail, -1)
-				b.lastOrd = append(b.lastOrd, 0)
-				b.seen = append(b.seen, 0)
-				b.local = append(b.local, 0)
-			}
-			if b.seen[id] != ord+1 {
-				b.seen[id] = ord + 1
-				b.local[id] = int32(len(b.rowTerms))
-				b.rowTerms = append(b.rowTerms, id)
-				b.cnt = append(b.cnt, 0)
-			}
-			l := b.local[id]
-			b.cnt[l]++
-			b.tokTerm = append(b.tokTerm, l)
-			b.tokColPo = append(b.tokColPo, uint64(c)<<32|uint64(pos))
+			id, ok := lookupTerm(b, b.tk.buf[b.tk.offs[2*pos]:b.tk.offs[2*pos+1]])
+			b.addToken(id, ok, ord, uint64(c)<<32|uint64(pos))
 		}
 	}
 	n := len(b.tokTerm)
@@ -229,18 +238,41 @@ func (b *wordBuilder) addRow(cols ...string) {
 	}
 }
 
-// fnv1a is the 64-bit FNV-1a hash of b.
-func fnv1a(b []byte) uint64 {
+// addToken notes a token of row ord, term id (new to the file unless ok)
+// at colPos (column << 32 | position).
+func (b *wordBuilder) addToken(id int32, ok bool, ord int32, colPos uint64) {
+	if !ok {
+		b.head = append(b.head, -1)
+		b.tail = append(b.tail, -1)
+		b.lastOrd = append(b.lastOrd, 0)
+		b.seen = append(b.seen, 0)
+		b.local = append(b.local, 0)
+	}
+	if b.seen[id] != ord+1 {
+		b.seen[id] = ord + 1
+		b.local[id] = int32(len(b.rowTerms))
+		b.rowTerms = append(b.rowTerms, id)
+		b.cnt = append(b.cnt, 0)
+	}
+	l := b.local[id]
+	b.cnt[l]++
+	b.tokTerm = append(b.tokTerm, l)
+	b.tokColPo = append(b.tokColPo, colPos)
+}
+
+// fnv1a is the 64-bit FNV-1a hash of a token, held as a string or as
+// bytes.
+func fnv1a[T string | []byte](tok T) uint64 {
 	h := uint64(14695981039346656037)
-	for _, c := range b {
-		h = (h ^ uint64(c)) * 1099511628211
+	for i := 0; i < len(tok); i++ {
+		h = (h ^ uint64(tok[i])) * 1099511628211
 	}
 	return h
 }
 
-// lookup returns the term id of tok, adding it (with its slots
+// lookupTerm returns the term id of tok in b, adding it (with its slots
 // bookkeeping, not its per-row state) when new; ok is false then.
-func (b *wordBuilder) lookup(tok []byte) (int32, bool) {
+func lookupTerm[T string | []byte](b *wordBuilder, tok T) (int32, bool) {
 	if 2*(len(b.terms)+1) > b.nslots {
 		b.grow()
 	}
