@@ -647,11 +647,7 @@ func (bw *batchWriter) writeWords(ix *wordIndex, b *wordBatch) error {
 			tokens += int64(n)
 		}
 	}
-	order := make([]int32, len(terms))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(x, y int32) int { return cmp.Compare(terms[x], terms[y]) })
+	order := sortedTerms(terms)
 	seg, err := bw.nextWordSeg(ix)
 	if err != nil {
 		return err
@@ -688,6 +684,34 @@ func (bw *batchWriter) writeWords(ix *wordIndex, b *wordBatch) error {
 		return nil
 	}
 	return mergeWordSegments(bw.ctx, bw.tx, ix, false)
+}
+
+// sortedTerms returns the indexes of terms in the terms' order. Each is
+// sorted by its first 8 bytes as a big-endian number (zero-padded: no
+// shorter string sorts after a longer one that starts with it) and only
+// ties compare whole strings, so most comparisons read no string bytes.
+func sortedTerms(terms []string) []int32 {
+	type keyed struct {
+		key uint64
+		i   int32
+	}
+	ks := make([]keyed, len(terms))
+	for i, t := range terms {
+		var b [8]byte
+		copy(b[:], t)
+		ks[i] = keyed{binary.BigEndian.Uint64(b[:]), int32(i)}
+	}
+	slices.SortFunc(ks, func(x, y keyed) int {
+		if c := cmp.Compare(x.key, y.key); c != 0 {
+			return c
+		}
+		return cmp.Compare(terms[x.i], terms[y.i])
+	})
+	order := make([]int32, len(ks))
+	for i, k := range ks {
+		order[i] = k.i
+	}
+	return order
 }
 
 func (bw *batchWriter) nextWordSeg(ix *wordIndex) (int64, error) {

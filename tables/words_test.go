@@ -382,3 +382,22 @@ func TestWordBuilderReusedAcrossFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestSortedTermsIsStringOrder: the prefix-keyed sort of a segment's terms
+// gives the order of the strings themselves, for terms that share 8-byte
+// prefixes, are prefixes of each other, or hold bytes above 0x7f.
+func TestSortedTermsIsStringOrder(t *testing.T) {
+	terms := []string{"abcdefghij", "abcdefgh", "abcdefghi", "abc", "ab", "b", "abcdefgz", "é", "\xf4\x90\x80\x80", "a", "abcdefghia", "zzzzzzzzzzzz", "zzzzzzzz", "0", "09", "1"}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 20 {
+		r.Shuffle(len(terms), func(i, j int) { terms[i], terms[j] = terms[j], terms[i] })
+		var got []string
+		for _, i := range sortedTerms(terms) {
+			got = append(got, terms[i])
+		}
+		want := slices.Sorted(slices.Values(terms))
+		if !slices.Equal(got, want) {
+			t.Fatalf("sortedTerms order %q, want %q", got, want)
+		}
+	}
+}
