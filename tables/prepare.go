@@ -153,8 +153,9 @@ func (pr *Preparer) Prepare(f *extract.File) *Prepared {
 			startLine: s.StartLine, endLine: s.EndLine, startByte: s.StartByte, endByte: s.EndByte,
 			exported: exported, decorators: joinList(&rb.sb, s.Decorators), hash: int64(s.Hash),
 		}
+		words, toks := rb.identPartWords(s.Name, s.Identifiers)
 		pr.cols = append(pr.cols[:0], wordCol{text: s.Name}, wordCol{text: s.Qualname}, wordCol{text: s.Signature}, wordCol{text: s.Doc},
-			wordCol{toks: rb.identPartTokens(s.Name, s.Identifiers), tokenized: true})
+			wordCol{words: words, wordToks: toks})
 		pr.words.addCols(pr.cols)
 		pr.lists.add(s.Identifiers)
 		pr.lists.add(s.Calls)
@@ -175,8 +176,9 @@ func (pr *Preparer) Prepare(f *extract.File) *Prepared {
 			startLine: c.StartLine, endLine: c.EndLine, startByte: c.StartByte, endByte: c.EndByte,
 			symbolSID: rb.sidValue(c.Symbol), header: c.Header, hash: int64(c.Hash),
 		})
+		words, toks := rb.identPartWords("", c.Identifiers)
 		pr.cols = append(pr.cols[:0], wordCol{text: c.Header}, wordCol{text: c.Text},
-			wordCol{toks: rb.identPartTokens("", c.Identifiers), tokenized: true}, wordCol{text: joinList(&rb.sb, c.Strings)})
+			wordCol{words: words, wordToks: toks}, wordCol{text: joinList(&rb.sb, c.Strings)})
 		pr.words.addCols(pr.cols)
 		pr.lists.add(c.Identifiers)
 	}

@@ -172,17 +172,15 @@ func (bw *rowBuilder) identParts(name string, idents []string) string {
 	return string(bw.words)
 }
 
-// identPartTokens returns the tokens (Tokenize) of identParts(name,
-// idents), valid until the next call: each word's tokens are kept with the
-// word, so the column is neither joined nor scanned again. They are the
-// words' tokens in turn, as a space separates tokens.
-func (bw *rowBuilder) identPartTokens(name string, idents []string) []string {
+// identPartWords returns the words of identParts(name, idents) as ids
+// (valid until the next call) and, per id, the word's tokens (Tokenize):
+// each word's tokens are kept with the word, so the word index takes the
+// column without joining it into text and scanning it again. The
+// column's tokens are the words' tokens in turn, as a space separates
+// tokens.
+func (bw *rowBuilder) identPartWords(name string, idents []string) ([]int32, [][]string) {
 	bw.collectParts(name, idents)
-	bw.partToks = bw.partToks[:0]
-	for _, id := range bw.parts {
-		bw.partToks = append(bw.partToks, bw.wordToks[id]...)
-	}
-	return bw.partToks
+	return bw.parts, bw.wordToks
 }
 
 // collectParts sets bw.parts to the ids of the deduplicated
@@ -275,8 +273,7 @@ type rowBuilder struct {
 	wordGen  []uint32
 	wordToks [][]string // per word, its tokens (Tokenize)
 	gen      uint32
-	parts    []int32  // the words of the last collectParts
-	partToks []string // identPartTokens' result
+	parts    []int32 // the words of the last collectParts
 	tk       Tokenizer
 	sids     []uint64
 	occ      map[kindQual]int

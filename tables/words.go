@@ -154,13 +154,13 @@ func (b *wordBuilder) reset() {
 }
 
 // wordCol is one column of a row given to addCols: its text, or, when
-// tokenized is set, its tokens as Tokenize gives them (a column whose
-// tokens the caller has at hand, such as identifier words, need not be
-// joined into text to be scanned again).
+// words is set, the words whose tokens (Tokenize) wordToks holds, in turn
+// (a column whose tokens the caller has at hand, such as identifier
+// words, need not be joined into text to be scanned again).
 type wordCol struct {
-	text      string
-	toks      []string
-	tokenized bool
+	text     string
+	words    []int32
+	wordToks [][]string
 }
 
 // addRow adds the next row of the file, whose columns hold cols.
@@ -177,10 +177,14 @@ func (b *wordBuilder) addCols(cols []wordCol) {
 	ord := int32(len(b.tokens))
 	b.rowTerms, b.cnt, b.tokTerm, b.tokColPo = b.rowTerms[:0], b.cnt[:0], b.tokTerm[:0], b.tokColPo[:0]
 	for c, col := range cols {
-		if col.tokenized {
-			for pos, tok := range col.toks {
-				id, ok := lookupTerm(b, tok)
-				b.addToken(id, ok, ord, uint64(c)<<32|uint64(pos))
+		if col.words != nil {
+			pos := 0
+			for _, w := range col.words {
+				for _, tok := range col.wordToks[w] {
+					id, ok := lookupTerm(b, tok)
+					b.addToken(id, ok, ord, uint64(c)<<32|uint64(pos))
+					pos++
+				}
 			}
 			continue
 		}
