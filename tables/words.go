@@ -375,7 +375,23 @@ func (b *wordBuilder) finish() wordFile {
 		}
 	}
 	w.frag[len(b.terms)] = int32(len(w.buf))
+	if b.retained() > maxKeptWordBytes {
+		// A dense file's buffers are not kept for the rest of the run
+		// (each worker holding tens of MB after a machine-made file).
+		*b = wordBuilder{gen: b.gen}
+	}
 	return w
+}
+
+// maxKeptWordBytes bounds the buffers a wordBuilder keeps for the next
+// file; past it all of them go with the file.
+const maxKeptWordBytes = 8 << 20
+
+// retained estimates the bytes of b's buffers.
+func (b *wordBuilder) retained() int {
+	n := 8*cap(b.slots) + 8*cap(b.hashes) + 16*cap(b.terms) + 4*(cap(b.head)+cap(b.tail)+cap(b.lastOrd)+cap(b.seen)+cap(b.local)) +
+		12*cap(b.recs) + cap(b.buf) + 4*(cap(b.rowTerms)+cap(b.cnt)+cap(b.tokTerm)+cap(b.tokens)) + 8*(cap(b.tokColPo)+cap(b.occ))
+	return n + cap(b.tk.buf) + 8*cap(b.tk.offs)
 }
 
 // wordEntry is a decoded posting entry header.

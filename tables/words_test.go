@@ -352,8 +352,9 @@ func TestWordsRankAsFTS5(t *testing.T) {
 
 // TestWordBuilderReusedAcrossFiles: a builder reused from file to file
 // (a worker's Preparer) gives each file the wordFile a fresh builder
-// gives it, after a file that grew its term table past its first size
-// and across the wrap of its slot generations.
+// gives it, after a file that grew its term table past its first size,
+// across the wrap of its slot generations and after a dense file whose
+// buffers it does not keep.
 func TestWordBuilderReusedAcrossFiles(t *testing.T) {
 	build := func(b *wordBuilder, rows [][]string) wordFile {
 		b.reset()
@@ -367,8 +368,9 @@ func TestWordBuilderReusedAcrossFiles(t *testing.T) {
 		big = append(big, []string{fmt.Sprintf("term%d other%d", i, i%7), fmt.Sprintf("x%d", i/3)})
 	}
 	small := [][]string{{"alpha beta", "beta gamma"}, {"Gamma delta alpha", ""}, {"term5 x1"}}
+	dense := [][]string{{strings.Repeat("ab cd ", 400000)}} // buffers past maxKeptWordBytes
 	var reused wordBuilder
-	for i, rows := range [][][]string{big, small, big, small, small} {
+	for i, rows := range [][][]string{big, small, big, small, small, dense, small} {
 		if i == 3 {
 			reused.gen = 1<<32 - 2 // the next generations wrap
 		}
@@ -379,6 +381,9 @@ func TestWordBuilderReusedAcrossFiles(t *testing.T) {
 		}
 		if len(got.terms) == 0 {
 			t.Fatalf("file %d: no terms", i)
+		}
+		if r := reused.retained(); r > maxKeptWordBytes {
+			t.Errorf("file %d: the builder keeps %d bytes of buffers, more than %d", i, r, maxKeptWordBytes)
 		}
 	}
 }
