@@ -281,7 +281,11 @@ func (bw *batchWriter) index(files []*Prepared, ids []int64) error {
 			order[i] = i
 		}
 		slices.SortFunc(order, func(a, b int) int { return cmp.Compare(ids[a], ids[b]) })
-		tri := &trigramBatch{}
+		n := 0
+		for _, p := range files {
+			n += len(p.trigrams)
+		}
+		tri := &trigramBatch{pairs: make([]uint64, 0, n)} // one allocation, not a doubling per batch
 		for _, i := range order {
 			keys := files[i].trigrams
 			if !files[i].trigram {

@@ -458,3 +458,30 @@ func BenchmarkExactText(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPrepareTree prepares every file of a real source tree
+// (VIBERAG_BENCH_TREE), extracted up front, with one Preparer: what an
+// index run's workers do besides parsing.
+func BenchmarkPrepareTree(b *testing.B) {
+	root := os.Getenv("VIBERAG_BENCH_TREE")
+	if root == "" {
+		b.Skip("set VIBERAG_BENCH_TREE to a source tree")
+	}
+	files, _ := extractTree(b, root)
+	p := newPreparer(true)
+	var size int64
+	for _, f := range files {
+		size += f.Size
+	}
+	b.SetBytes(size)
+	b.ResetTimer()
+	startCPU := cpuTime()
+	for b.Loop() {
+		for _, f := range files {
+			if pf := p.Prepare(f); pf.err != nil {
+				b.Fatal(pf.err)
+			}
+		}
+	}
+	b.ReportMetric((cpuTime()-startCPU).Seconds()/float64(b.N), "cpu-s/op")
+}

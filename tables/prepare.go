@@ -111,6 +111,7 @@ type Preparer struct {
 	trigram bool
 	tri     *trigramSet
 	words   wordBuilder
+	cols    []wordCol // a row's columns for words
 }
 
 // NewPreparer returns a Preparer of files for db: it computes trigrams
@@ -152,7 +153,10 @@ func (pr *Preparer) Prepare(f *extract.File) *Prepared {
 			startLine: s.StartLine, endLine: s.EndLine, startByte: s.StartByte, endByte: s.EndByte,
 			exported: exported, decorators: joinList(&rb.sb, s.Decorators), hash: int64(s.Hash),
 		}
-		pr.words.addRow(s.Name, s.Qualname, s.Signature, s.Doc, rb.identParts(s.Name, s.Identifiers))
+		words, toks := rb.identPartWords(s.Name, s.Identifiers)
+		pr.cols = append(pr.cols[:0], wordCol{text: s.Name}, wordCol{text: s.Qualname}, wordCol{text: s.Signature}, wordCol{text: s.Doc},
+			wordCol{words: words, wordToks: toks})
+		pr.words.addCols(pr.cols)
 		pr.lists.add(s.Identifiers)
 		pr.lists.add(s.Calls)
 		pr.lists.add(s.Strings)
@@ -172,7 +176,10 @@ func (pr *Preparer) Prepare(f *extract.File) *Prepared {
 			startLine: c.StartLine, endLine: c.EndLine, startByte: c.StartByte, endByte: c.EndByte,
 			symbolSID: rb.sidValue(c.Symbol), header: c.Header, hash: int64(c.Hash),
 		})
-		pr.words.addRow(c.Header, c.Text, rb.identParts("", c.Identifiers), joinList(&rb.sb, c.Strings))
+		words, toks := rb.identPartWords("", c.Identifiers)
+		pr.cols = append(pr.cols[:0], wordCol{text: c.Header}, wordCol{text: c.Text},
+			wordCol{words: words, wordToks: toks}, wordCol{text: joinList(&rb.sb, c.Strings)})
+		pr.words.addCols(pr.cols)
 		pr.lists.add(c.Identifiers)
 	}
 	p.chunkWords = pr.words.finish()

@@ -190,3 +190,34 @@ func TestIdentPartsWhenTheCacheFills(t *testing.T) {
 		t.Errorf("after the cache was emptied: identParts = %q, want %q", got, "alpha beta alphabeta")
 	}
 }
+
+// TestIdentPartTokensAreTheTokensOfIdentParts: the word index takes the
+// ident_parts column as the cached tokens of its words (identPartWords); they must be the
+// tokens of the joined column, for every symbol and chunk of the fixtures
+// (and of names with separators, digits, non-ASCII letters and marks).
+func TestIdentPartTokensAreTheTokensOfIdentParts(t *testing.T) {
+	rb, ref := newRowBuilder(), newRowBuilder()
+	var tk Tokenizer
+	check := func(name string, idents []string) {
+		t.Helper()
+		want := tk.Tokens(ref.identParts(name, idents))
+		var got []string
+		words, toks := rb.identPartWords(name, idents)
+		for _, w := range words {
+			got = append(got, toks[w]...)
+		}
+		if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Errorf("identPartTokens(%q, %q) = %q, want %q", name, idents, got, want)
+		}
+	}
+	check("", []string{"my_var2Name", "HTTPServer", "Ærøskøbing_straße", "naïve·x", "e\u0301tat", "a.b.c", "__x__", "x"})
+	check("Über", nil)
+	for _, f := range fixtureFiles(t, "") {
+		for _, s := range f.Symbols {
+			check(s.Name, s.Identifiers)
+		}
+		for _, c := range f.Chunks {
+			check("", c.Identifiers)
+		}
+	}
+}

@@ -159,8 +159,33 @@ func (bw *batchWriter) insertRefs(fileID int64, p *Prepared) error {
 }
 
 // identParts returns the space-joined, deduplicated SplitIdentifier words
-// of name and idents: the ident_parts column of symbols_fts and chunks_fts.
+// of name and idents: the ident_parts column of the word indexes.
 func (bw *rowBuilder) identParts(name string, idents []string) string {
+	bw.collectParts(name, idents)
+	bw.words = bw.words[:0]
+	for i, id := range bw.parts {
+		if i > 0 {
+			bw.words = append(bw.words, ' ')
+		}
+		bw.words = append(bw.words, bw.wordText[id]...)
+	}
+	return string(bw.words)
+}
+
+// identPartWords returns the words of identParts(name, idents) as ids
+// (valid until the next call) and, per id, the word's tokens (Tokenize):
+// each word's tokens are kept with the word, so the word index takes the
+// column without joining it into text and scanning it again. The
+// column's tokens are the words' tokens in turn, as a space separates
+// tokens.
+func (bw *rowBuilder) identPartWords(name string, idents []string) ([]int32, [][]string) {
+	bw.collectParts(name, idents)
+	return bw.parts, bw.wordToks
+}
+
+// collectParts sets bw.parts to the ids of the deduplicated
+// SplitIdentifier words of name and idents, in order.
+func (bw *rowBuilder) collectParts(name string, idents []string) {
 	bw.gen++
 	if bw.gen == 0 { // wrapped: no stamp may match a live call
 		clear(bw.wordGen)
@@ -176,19 +201,18 @@ func (bw *rowBuilder) identParts(name string, idents []string) string {
 	if len(bw.splits) >= maxSplitCache {
 		clear(bw.splits)
 		clear(bw.wordID)
-		bw.wordText, bw.wordGen = bw.wordText[:0], bw.wordGen[:0]
+		bw.wordText, bw.wordGen, bw.wordToks = bw.wordText[:0], bw.wordGen[:0], bw.wordToks[:0]
 	}
-	bw.words = bw.words[:0]
+	bw.parts = bw.parts[:0]
 	if name != "" {
 		bw.addWords(name)
 	}
 	for _, id := range idents {
 		bw.addWords(id)
 	}
-	return string(bw.words)
 }
 
-// addWords appends the words of ident not yet in bw.words. Words are
+// addWords appends the words of ident not yet in bw.parts. Words are
 // interned per rowBuilder, so that telling a word already added is a slice
 // index (bw.wordGen) rather than a string hash, and an identifier seen
 // before in the same call adds nothing.
@@ -207,6 +231,7 @@ func (bw *rowBuilder) addWords(ident string) {
 				bw.wordID[w] = id
 				bw.wordText = append(bw.wordText, w)
 				bw.wordGen = append(bw.wordGen, 0)
+				bw.wordToks = append(bw.wordToks, bw.tk.Tokens(w))
 			}
 			e.words[i] = id
 		}
@@ -221,10 +246,7 @@ func (bw *rowBuilder) addWords(ident string) {
 			continue
 		}
 		bw.wordGen[id] = bw.gen
-		if len(bw.words) > 0 {
-			bw.words = append(bw.words, ' ')
-		}
-		bw.words = append(bw.words, bw.wordText[id]...)
+		bw.parts = append(bw.parts, id)
 	}
 }
 
@@ -249,7 +271,10 @@ type rowBuilder struct {
 	wordID   map[string]int32
 	wordText []string
 	wordGen  []uint32
+	wordToks [][]string // per word, its tokens (Tokenize)
 	gen      uint32
+	parts    []int32 // the words of the last collectParts
+	tk       Tokenizer
 	sids     []uint64
 	occ      map[kindQual]int
 	refs     refGroups

@@ -79,23 +79,23 @@ func (ix *wordIndex) live() string  { return ix.prefix + "_word_live" }
 
 // wordFile is one file's rows of one word index, tokenized by a Preparer:
 // its distinct terms (in the order first met) with their FNV-1a hashes,
-// and per term a chain of records in buf listing the rows (by ordinal in
-// the file) that hold it as a posting does: per row uvarint(ordinal - the
-// previous row's, the first: ordinal), uvarint(len(entry)), entry. So the
-// writer turns a term's records into part of a posting by rewriting the
-// first delta only. tokens holds each row's token count.
+// and per term its fragment, buf[frag[t]:frag[t+1]], listing the rows (by
+// ordinal in the file) that hold it as a posting does: per row
+// uvarint(ordinal - the previous row's, the first: ordinal),
+// uvarint(len(entry)), entry. So the writer turns a term's fragment into
+// part of a posting by rewriting the first delta only, and copies the
+// rest at once. tokens holds each row's token count.
 type wordFile struct {
 	terms  []string
 	hashes []uint64
-	head   []int32 // per term, its first record
+	frag   []int32 // per term, where its fragment starts in buf; then len(buf)
 	last   []int32 // per term, the ordinal of the last row holding it
-	recs   []wordRec
 	buf    []byte
 	tokens []uint32
 }
 
 func (w *wordFile) bytes() int64 {
-	n := int64(4*len(w.tokens)+len(w.buf)) + 12*int64(len(w.recs))
+	n := int64(4*len(w.tokens)+len(w.buf)) + 4*int64(len(w.frag))
 	for _, t := range w.terms {
 		n += 40 + int64(len(t))
 	}
@@ -111,8 +111,13 @@ type wordBuilder struct {
 	// The file's terms, interned by an open-addressing table of FNV-1a
 	// hashes: a Go map's string hashing and probing were 40 % of the
 	// builder's CPU. A slot holds gen << 32 | (term + 1); slots of
-	// another generation are empty, so reset clears nothing.
+	// another generation are empty, so reset clears nothing. Each file
+	// starts with a small table (minWordSlots of the backing array) and
+	// doubles it as its terms grow: a table sized for the largest file a
+	// worker met spread every later file's lookups over megabytes of
+	// cache misses.
 	slots  []uint64
+	nslots int // the slots in use: a power of two, at most len(slots)
 	gen    uint64
 	hashes []uint64 // per term
 	terms  []string
@@ -137,43 +142,56 @@ type wordBuilder struct {
 // record of the term (-1: none).
 type wordRec struct{ off, n, next int32 }
 
+// minWordSlots is the size of a file's term table before it grows.
+const minWordSlots = 1024
+
 func (b *wordBuilder) reset() {
-	b.gen++
-	if b.gen >= 1<<32 {
-		clear(b.slots)
-		b.gen = 1
-	}
-	b.terms, b.tokens, b.hashes = nil, nil, nil
+	b.nextGen()
+	b.nslots = 0
+	b.terms, b.tokens, b.hashes = b.terms[:0], b.tokens[:0], b.hashes[:0]
 	b.tail, b.seen, b.local = b.tail[:0], b.seen[:0], b.local[:0]
-	b.head, b.lastOrd, b.recs, b.buf = nil, nil, nil, nil
+	b.head, b.lastOrd, b.recs, b.buf = b.head[:0], b.lastOrd[:0], b.recs[:0], b.buf[:0]
+}
+
+// wordCol is one column of a row given to addCols: its text, or, when
+// words is set, the words whose tokens (Tokenize) wordToks holds, in turn
+// (a column whose tokens the caller has at hand, such as identifier
+// words, need not be joined into text to be scanned again).
+type wordCol struct {
+	text     string
+	words    []int32
+	wordToks [][]string
 }
 
 // addRow adds the next row of the file, whose columns hold cols.
 func (b *wordBuilder) addRow(cols ...string) {
+	wc := make([]wordCol, len(cols))
+	for i, c := range cols {
+		wc[i].text = c
+	}
+	b.addCols(wc)
+}
+
+// addCols adds the next row of the file, whose columns are cols.
+func (b *wordBuilder) addCols(cols []wordCol) {
 	ord := int32(len(b.tokens))
 	b.rowTerms, b.cnt, b.tokTerm, b.tokColPo = b.rowTerms[:0], b.cnt[:0], b.tokTerm[:0], b.tokColPo[:0]
-	for c, text := range cols {
-		b.tk.scan(text)
+	for c, col := range cols {
+		if col.words != nil {
+			pos := 0
+			for _, w := range col.words {
+				for _, tok := range col.wordToks[w] {
+					id, ok := lookupTerm(b, tok)
+					b.addToken(id, ok, ord, uint64(c)<<32|uint64(pos))
+					pos++
+				}
+			}
+			continue
+		}
+		b.tk.scan(col.text)
 		for pos := 0; pos < len(b.tk.offs)/2; pos++ {
-			tok := b.tk.buf[b.tk.offs[2*pos]:b.tk.offs[2*pos+1]]
-			id, ok := b.lookup(tok)
-			if !ok {
-				b.head = append(b.head, -1)
-				b.tail = append(b.tail, -1)
-				b.lastOrd = append(b.lastOrd, 0)
-				b.seen = append(b.seen, 0)
-				b.local = append(b.local, 0)
-			}
-			if b.seen[id] != ord+1 {
-				b.seen[id] = ord + 1
-				b.local[id] = int32(len(b.rowTerms))
-				b.rowTerms = append(b.rowTerms, id)
-				b.cnt = append(b.cnt, 0)
-			}
-			l := b.local[id]
-			b.cnt[l]++
-			b.tokTerm = append(b.tokTerm, l)
-			b.tokColPo = append(b.tokColPo, uint64(c)<<32|uint64(pos))
+			id, ok := lookupTerm(b, b.tk.buf[b.tk.offs[2*pos]:b.tk.offs[2*pos+1]])
+			b.addToken(id, ok, ord, uint64(c)<<32|uint64(pos))
 		}
 	}
 	n := len(b.tokTerm)
@@ -224,23 +242,46 @@ func (b *wordBuilder) addRow(cols ...string) {
 	}
 }
 
-// fnv1a is the 64-bit FNV-1a hash of b.
-func fnv1a(b []byte) uint64 {
+// addToken notes a token of row ord, term id (new to the file unless ok)
+// at colPos (column << 32 | position).
+func (b *wordBuilder) addToken(id int32, ok bool, ord int32, colPos uint64) {
+	if !ok {
+		b.head = append(b.head, -1)
+		b.tail = append(b.tail, -1)
+		b.lastOrd = append(b.lastOrd, 0)
+		b.seen = append(b.seen, 0)
+		b.local = append(b.local, 0)
+	}
+	if b.seen[id] != ord+1 {
+		b.seen[id] = ord + 1
+		b.local[id] = int32(len(b.rowTerms))
+		b.rowTerms = append(b.rowTerms, id)
+		b.cnt = append(b.cnt, 0)
+	}
+	l := b.local[id]
+	b.cnt[l]++
+	b.tokTerm = append(b.tokTerm, l)
+	b.tokColPo = append(b.tokColPo, colPos)
+}
+
+// fnv1a is the 64-bit FNV-1a hash of a token, held as a string or as
+// bytes.
+func fnv1a[T string | []byte](tok T) uint64 {
 	h := uint64(14695981039346656037)
-	for _, c := range b {
-		h = (h ^ uint64(c)) * 1099511628211
+	for i := 0; i < len(tok); i++ {
+		h = (h ^ uint64(tok[i])) * 1099511628211
 	}
 	return h
 }
 
-// lookup returns the term id of tok, adding it (with its slots
+// lookupTerm returns the term id of tok in b, adding it (with its slots
 // bookkeeping, not its per-row state) when new; ok is false then.
-func (b *wordBuilder) lookup(tok []byte) (int32, bool) {
-	if 2*(len(b.terms)+1) > len(b.slots) {
+func lookupTerm[T string | []byte](b *wordBuilder, tok T) (int32, bool) {
+	if 2*(len(b.terms)+1) > b.nslots {
 		b.grow()
 	}
 	h := fnv1a(tok)
-	mask := uint64(len(b.slots) - 1)
+	mask := uint64(b.nslots - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := b.slots[i]
 		if s>>32 != b.gen {
@@ -257,20 +298,32 @@ func (b *wordBuilder) lookup(tok []byte) (int32, bool) {
 	}
 }
 
-// grow doubles the slots (at least 1024) and places the terms again.
-func (b *wordBuilder) grow() {
-	n := max(1024, 2*len(b.slots))
-	b.slots = make([]uint64, n)
-	if b.gen == 0 {
+// nextGen starts a generation of slots: every slot reads as empty.
+func (b *wordBuilder) nextGen() {
+	b.gen++
+	if b.gen >= 1<<32 {
+		clear(b.slots)
 		b.gen = 1
 	}
+}
+
+// grow doubles the slots in use (at least minWordSlots), in a new
+// generation, and places the terms again.
+func (b *wordBuilder) grow() {
+	n := max(minWordSlots, 2*b.nslots)
+	if n > len(b.slots) {
+		b.slots = make([]uint64, n)
+	}
+	b.nslots = n
+	b.nextGen()
+	slots := b.slots[:n]
 	mask := uint64(n - 1)
 	for id, h := range b.hashes {
 		i := h & mask
-		for b.slots[i]>>32 == b.gen {
+		for slots[i]>>32 == b.gen {
 			i = (i + 1) & mask
 		}
-		b.slots[i] = b.gen<<32 | uint64(id+1)
+		slots[i] = b.gen<<32 | uint64(id+1)
 	}
 }
 
@@ -303,12 +356,42 @@ func appendWordEntry(e []byte, occ []uint64) []byte {
 	return e
 }
 
-// finish returns the file's rows as a wordFile, handing over the
-// builder's buffers (the next file gets new ones).
+// finish returns the file's rows as a wordFile, copied out of the
+// builder's buffers at their size, each term's chain of records copied
+// into one fragment: the builder keeps its buffers from file to file, so a
+// file's slices are allocated once instead of grown by doubling (whose
+// copies and garbage were a tenth of addRow's CPU), and the writer copies
+// a term's fragment at once instead of walking records scattered over
+// the buffer (half of writeWords' CPU, in the one writer goroutine).
 func (b *wordBuilder) finish() wordFile {
-	w := wordFile{terms: b.terms, hashes: b.hashes, head: b.head, last: b.lastOrd, recs: b.recs, buf: b.buf, tokens: b.tokens}
-	b.terms, b.hashes, b.head, b.lastOrd, b.recs, b.buf, b.tokens = nil, nil, nil, nil, nil, nil, nil
+	w := wordFile{
+		terms: slices.Clone(b.terms), hashes: slices.Clone(b.hashes), last: slices.Clone(b.lastOrd),
+		frag: make([]int32, len(b.terms)+1), buf: make([]byte, 0, len(b.buf)), tokens: slices.Clone(b.tokens),
+	}
+	for t := range b.terms {
+		w.frag[t] = int32(len(w.buf))
+		for x := b.head[t]; x >= 0; x = b.recs[x].next {
+			w.buf = append(w.buf, b.buf[b.recs[x].off:b.recs[x].off+b.recs[x].n]...)
+		}
+	}
+	w.frag[len(b.terms)] = int32(len(w.buf))
+	if b.retained() > maxKeptWordBytes {
+		// A dense file's buffers are not kept for the rest of the run
+		// (each worker holding tens of MB after a machine-made file).
+		*b = wordBuilder{gen: b.gen}
+	}
 	return w
+}
+
+// maxKeptWordBytes bounds the buffers a wordBuilder keeps for the next
+// file; past it all of them go with the file.
+const maxKeptWordBytes = 8 << 20
+
+// retained estimates the bytes of b's buffers.
+func (b *wordBuilder) retained() int {
+	n := 8*cap(b.slots) + 8*cap(b.hashes) + 16*cap(b.terms) + 4*(cap(b.head)+cap(b.tail)+cap(b.lastOrd)+cap(b.seen)+cap(b.local)) +
+		12*cap(b.recs) + cap(b.buf) + 4*(cap(b.rowTerms)+cap(b.cnt)+cap(b.tokTerm)+cap(b.tokens)) + 8*(cap(b.tokColPo)+cap(b.occ))
+	return n + cap(b.tk.buf) + 8*cap(b.tk.offs)
 }
 
 // wordEntry is a decoded posting entry header.
@@ -595,11 +678,7 @@ func (bw *batchWriter) writeWords(ix *wordIndex, b *wordBatch) error {
 			tokens += int64(n)
 		}
 	}
-	order := make([]int32, len(terms))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortFunc(order, func(x, y int32) int { return cmp.Compare(terms[x], terms[y]) })
+	order := sortedTerms(terms)
 	seg, err := bw.nextWordSeg(ix)
 	if err != nil {
 		return err
@@ -612,18 +691,13 @@ func (bw *batchWriter) writeWords(ix *wordIndex, b *wordBatch) error {
 		for _, r := range refs[k] {
 			f := b.files[r.file]
 			base := b.first[r.file]
-			for x, first := f.head[r.term], true; x >= 0; x, first = f.recs[x].next, false {
-				rec := f.buf[f.recs[x].off : f.recs[x].off+f.recs[x].n]
-				if first {
-					ord, n := binary.Uvarint(rec)
-					if n <= 0 {
-						return errWordPosting
-					}
-					posting = binary.AppendUvarint(posting, uint64(base+int64(ord)-prev))
-					rec = rec[n:]
-				}
-				posting = append(posting, rec...)
+			frag := f.buf[f.frag[r.term]:f.frag[r.term+1]]
+			ord, n := binary.Uvarint(frag)
+			if n <= 0 {
+				return errWordPosting
 			}
+			posting = binary.AppendUvarint(posting, uint64(base+int64(ord)-prev))
+			posting = append(posting, frag[n:]...)
 			prev = base + int64(f.last[r.term])
 		}
 		w.add(terms[k], posting)
@@ -636,6 +710,34 @@ func (bw *batchWriter) writeWords(ix *wordIndex, b *wordBatch) error {
 		return nil
 	}
 	return mergeWordSegments(bw.ctx, bw.tx, ix, false)
+}
+
+// sortedTerms returns the indexes of terms in the terms' order. Each is
+// sorted by its first 8 bytes as a big-endian number (zero-padded: no
+// shorter string sorts after a longer one that starts with it) and only
+// ties compare whole strings, so most comparisons read no string bytes.
+func sortedTerms(terms []string) []int32 {
+	type keyed struct {
+		key uint64
+		i   int32
+	}
+	ks := make([]keyed, len(terms))
+	for i, t := range terms {
+		var b [8]byte
+		copy(b[:], t)
+		ks[i] = keyed{binary.BigEndian.Uint64(b[:]), int32(i)}
+	}
+	slices.SortFunc(ks, func(x, y keyed) int {
+		if c := cmp.Compare(x.key, y.key); c != 0 {
+			return c
+		}
+		return cmp.Compare(terms[x.i], terms[y.i])
+	})
+	order := make([]int32, len(ks))
+	for i, k := range ks {
+		order[i] = k.i
+	}
+	return order
 }
 
 func (bw *batchWriter) nextWordSeg(ix *wordIndex) (int64, error) {

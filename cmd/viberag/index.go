@@ -32,6 +32,13 @@ import (
 // harder near it.
 const defaultIndexMemoryLimit = 192 << 20
 
+// indexGCPercent is the collector's GOGC during viberag index when the run
+// sets the memory limit above and GOGC is unset: a heap goal of three times
+// the live heap instead of two, so a run collects less often while the
+// soft limit still bounds the heap (BENCHMARKS.md, "Cheaper writes").
+// Without a limit (GOMEMLIMIT=off) the default pacing stays.
+const indexGCPercent = 200
+
 // indexMemoryLimit returns the soft memory limit an index run sets, and
 // false when the environment's GOMEMLIMIT (which the runtime has already
 // applied) decides.
@@ -107,6 +114,9 @@ func (c *indexCmd) Run(ctx context.Context) error {
 	var parseMemory func(int64)
 	if lim, ok := indexMemoryLimit(os.Getenv("GOMEMLIMIT")); ok {
 		debug.SetMemoryLimit(lim)
+		if os.Getenv("GOGC") == "" {
+			debug.SetGCPercent(indexGCPercent)
+		}
 		room := &heapRoom{limit: lim, setLimit: debug.SetMemoryLimit, freeOS: debug.FreeOSMemory}
 		parseMemory = room.reserved
 	}
