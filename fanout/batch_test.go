@@ -236,3 +236,42 @@ func TestBatchParts(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchPartsBalanceBytes: the parts of a shard are balanced by the
+// repositories' bytes, so the largest does not carry others' statements
+// in its rounds, and each part keeps the repositories' order.
+func TestBatchPartsBalanceBytes(t *testing.T) {
+	// Session 9's shard1: one repository of 118 MB among eight of 0.4-4.6 MB.
+	sizes := []int64{3916838, 4613910, 673944, 4536748, 350098, 1003759, 625894, 1310430, 117891891}
+	rs := make([]postgres.Repo, len(sizes))
+	for i, b := range sizes {
+		rs[i] = postgres.Repo{ID: int64(i + 1), Bytes: b}
+	}
+	parts := batchParts(rs, 2)
+	var got [][]int64
+	for _, p := range parts {
+		var ids []int64
+		for _, r := range p {
+			ids = append(ids, r.ID)
+		}
+		got = append(got, ids)
+	}
+	want := [][]int64{{9}, {1, 2, 3, 4, 5, 6, 7, 8}}
+	if !slices.EqualFunc(got, want, slices.Equal[[]int64]) {
+		t.Errorf("parts %v, want %v", got, want)
+	}
+	// Eight of near sizes on two CPUs: four and four, about equal bytes.
+	rs = []postgres.Repo{{ID: 1, Bytes: 10}, {ID: 2, Bytes: 9}, {ID: 3, Bytes: 8}, {ID: 4, Bytes: 7}, {ID: 5, Bytes: 6}, {ID: 6, Bytes: 5}, {ID: 7, Bytes: 4}, {ID: 8, Bytes: 3}}
+	got = nil
+	for _, p := range batchParts(rs, 2) {
+		var ids []int64
+		for _, r := range p {
+			ids = append(ids, r.ID)
+		}
+		got = append(got, ids)
+	}
+	want = [][]int64{{1, 4, 5, 8}, {2, 3, 6, 7}}
+	if !slices.EqualFunc(got, want, slices.Equal[[]int64]) {
+		t.Errorf("parts %v, want %v", got, want)
+	}
+}

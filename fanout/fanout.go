@@ -244,14 +244,41 @@ const minPerBatch = 4
 // backend: one batch for forty repositories would leave the other CPUs
 // idle when the server is not busy. The round trips stay bounded by the
 // CPUs, not the repositories.
+//
+// The parts are balanced by the repositories' bytes, largest first, each
+// to the part holding the fewest bytes (then the fewest repositories): a
+// search's work in a repository grows with its size, and a part's rounds
+// wait for all of its repositories, so a 118 MB repository placed with
+// four others by turn made their statements part of its own critical
+// path (issue 19: the slowest searches across 50 repositories were the
+// common words of the largest). Each part keeps the repositories' order.
 func batchParts(rs []postgres.Repo, cpus int) [][]postgres.Repo {
 	n := min(max(cpus, 1), len(rs)/minPerBatch)
 	if n <= 1 {
 		return [][]postgres.Repo{rs}
 	}
+	order := make([]int, len(rs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return rs[order[a]].Bytes > rs[order[b]].Bytes })
+	part := make([]int, len(rs))
+	bytes := make([]int64, n)
+	count := make([]int, n)
+	for _, i := range order {
+		p := 0
+		for q := 1; q < n; q++ {
+			if bytes[q] < bytes[p] || bytes[q] == bytes[p] && count[q] < count[p] {
+				p = q
+			}
+		}
+		part[i] = p
+		bytes[p] += rs[i].Bytes
+		count[p]++
+	}
 	parts := make([][]postgres.Repo, n)
 	for i, r := range rs {
-		parts[i%n] = append(parts[i%n], r)
+		parts[part[i]] = append(parts[part[i]], r)
 	}
 	return parts
 }
