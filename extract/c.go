@@ -705,6 +705,12 @@ func cPrepare(src []byte, cpp bool) ([]byte, string) {
 		}
 		start = advance(start, end)
 	}
+	if dead == 0 && macroLines == 0 && macroWords == 0 {
+		// Conditional directive lines alone (an include guard, an #if
+		// whose branches all stay) hold no declaration: blanking them
+		// loses nothing the scanner reads, and the file reads as clean.
+		return out, ""
+	}
 	var notes []string
 	if dirs > 0 {
 		notes = append(notes, fmt.Sprintf("blanked %d conditional directives", dirs))

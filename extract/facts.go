@@ -12,7 +12,7 @@ const FactsVersion = 2
 
 // Parse states recorded for every file; status reports counts per language.
 const (
-	ParseClean    = "clean"    // the parser accepted the file without errors
+	ParseClean    = "clean"    // the parser or definition scanner read the file as it is, without errors
 	ParseRepaired = "repaired" // parsed after an offset-preserving repair, or with local errors only
 	ParseFallback = "fallback" // parse failed, timed out or was degraded: line-window chunks
 	ParseText     = "text"     // no parser for this language: line-window or section chunks

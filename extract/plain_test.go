@@ -3,6 +3,7 @@ package extract
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -14,7 +15,7 @@ func TestPlainReaders(t *testing.T) {
 		path      string
 		repairing bool
 	}{
-		{"../fixtures/csharp/Mapping/RowReader.cs", true},
+		{"../fixtures/c/src/queue.c", true},
 		{"../fixtures/python/taskq/queue.py", false},
 	} {
 		src, err := os.ReadFile(tc.path)
@@ -30,8 +31,10 @@ func TestPlainReaders(t *testing.T) {
 			t.Fatal(err)
 		}
 		if tc.repairing {
-			if def.ParseStatus != ParseRepaired || plain.ParseStatus == ParseRepaired {
-				t.Errorf("%s: status %s by default, %s with plain readers; want repaired, then not", tc.path, def.ParseStatus, plain.ParseStatus)
+			// The repair reader blanks dead #if branches before its
+			// scanner reads the file; the plain reader parses it as is.
+			if !strings.Contains(def.ParseProblem, "blanked") || strings.Contains(plain.ParseProblem, "blanked") {
+				t.Errorf("%s: problem %q by default, %q with plain readers; want a repair, then none", tc.path, def.ParseProblem, plain.ParseProblem)
 			}
 			continue
 		}

@@ -14,8 +14,9 @@ package extract
 // tree-sitter reader on the same spec remains for comparison
 // (`viberag eval --plain-readers`, TestRecall's "before").
 //
-// The outline records what happened: ParseRepaired with a Problem such as
-// "blanked 14 macro lines; read by the definition scanner".
+// The outline records what happened: ParseClean when the file was read as
+// it is, ParseRepaired with a Problem such as "blanked 14 macro lines"
+// when a repair blanked part of it.
 
 import (
 	"bytes"
@@ -116,9 +117,15 @@ func (r *repairReader) read(ctx context.Context, p string, src []byte, _ *ts.Poo
 	if r.finish != nil {
 		r.finish(src, out)
 	}
-	out.Status = ParseRepaired
-	notes = append(notes, "read by the definition scanner")
-	out.Problem = strings.Join(notes, "; ")
+	// A file the scanner read as it is parsed cleanly: which reader ran
+	// is the language's, not a problem of the file (every C# file of a
+	// repository was listed as a parse problem, hiding the few that had
+	// one). Only a repair that blanked text is reported, as repaired.
+	out.Status = ParseClean
+	if len(notes) > 0 {
+		out.Status = ParseRepaired
+		out.Problem = strings.Join(notes, "; ")
+	}
 	return out, nil
 }
 
