@@ -417,11 +417,12 @@ func swiftPrepare(src []byte) ([]byte, string) {
 	if dirs == 0 {
 		return src, ""
 	}
-	note := "repaired: blanked " + strconv.Itoa(dirs) + " compile-condition lines"
-	if dead > 0 {
-		note += ", " + strconv.Itoa(dead) + " lines of alternative branches"
+	if dead == 0 {
+		// Condition lines alone hold no declaration: the scanner loses
+		// nothing, and the file reads as clean (as in C and C#).
+		return out, ""
 	}
-	return out, note
+	return out, "repaired: blanked " + strconv.Itoa(dirs) + " compile-condition lines, " + strconv.Itoa(dead) + " lines of alternative branches"
 }
 
 var swiftModifiers = wordSet(`public private fileprivate internal open static final override mutating
