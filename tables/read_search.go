@@ -242,18 +242,11 @@ func (db *DB) SearchSymbols(ctx context.Context, expr string, ws []float64, s sc
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		scan := scanSymbolRow(false)
-		for rows.Next() {
-			r, err := scan(rows)
-			if err != nil {
-				return err
-			}
-			r.Score = score[r.ID]
-			out = append(out, r)
-		}
-		if err := rows.Err(); err != nil {
+		if out, err = scanAll(rows, scanSymbolRow(false)); err != nil {
 			return err
+		}
+		for i := range out {
+			out[i].Score = score[out[i].ID]
 		}
 		slices.SortFunc(out, func(a, b SymbolRow) int {
 			return byScore(a.Score, b.Score, a.Path, b.Path, a.StartLine, b.StartLine, a.ID, b.ID)
@@ -320,16 +313,8 @@ func (db *DB) SymbolsMatching(ctx context.Context, expr string, s scope.Scope) (
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
-		scan := scanSymbolRow(false)
-		for rows.Next() {
-			r, err := scan(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, r)
-		}
-		return rows.Err()
+		out, err = scanAll(rows, scanSymbolRow(false))
+		return err
 	})
 	return out, err
 }
@@ -812,17 +797,11 @@ func (c *sourceCache) filesContaining(lowNeedle string) (map[int64]string, error
 		id   int64
 		hash string
 	}
-	var files []file
-	for rows.Next() {
-		var f file
-		if err := rows.Scan(&f.id, &f.hash); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		files = append(files, f)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	files, err := scanAll(rows, func(r scanner) (f file, err error) {
+		err = r.Scan(&f.id, &f.hash)
+		return f, err
+	})
+	if err != nil {
 		return nil, err
 	}
 	out := map[int64]string{}

@@ -89,6 +89,11 @@ func collect[T any](ctx context.Context, db *DB, q string, args []any, scan func
 	if err != nil {
 		return nil, err
 	}
+	return scanAll(rows, scan)
+}
+
+// scanAll scans every row of rows with scan and closes rows.
+func scanAll[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) {
 	defer rows.Close()
 	var out []T
 	for rows.Next() {

@@ -234,40 +234,27 @@ func (v *wordView) phrase(ph Phrase, cols uint64) (phraseHits, error) {
 	for si, s := range v.segs {
 		dead := v.dead[si]
 		if len(ph.Tokens) == 1 && !ph.Prefix {
-			var err error
-			perr := v.postings(s, ph.Tokens[0], false, func(p []byte) {
-				c := postingCursor{p: p, id: s.lo}
-				for c.next() {
-					if len(dead) > 0 && isDead(dead, c.id) {
-						continue
-					}
-					e, perr := parseWordEntry(c.entry, ncols)
-					if perr != nil {
-						err = perr
-						return
-					}
-					any := false
-					for k := 0; k < ncols; k++ {
-						if cols&(1<<k) == 0 {
-							e.counts[k] = 0
-						} else if e.counts[k] > 0 {
-							any = true
-						}
-					}
-					if any {
-						h.ids = append(h.ids, c.id)
-						h.cnt = append(h.cnt, e.counts[:ncols]...)
+			_, err := v.liveEntries(s, dead, ph.Tokens[0], false, func(id int64, entry []byte) error {
+				e, err := parseWordEntry(entry, ncols)
+				if err != nil {
+					return err
+				}
+				any := false
+				for k := 0; k < ncols; k++ {
+					if cols&(1<<k) == 0 {
+						e.counts[k] = 0
+					} else if e.counts[k] > 0 {
+						any = true
 					}
 				}
-				if c.err != nil {
-					err = c.err
+				if any {
+					h.ids = append(h.ids, id)
+					h.cnt = append(h.cnt, e.counts[:ncols]...)
 				}
+				return nil
 			})
-			if perr != nil {
-				return h, perr
-			}
 			if err != nil {
-				return h, fmt.Errorf("%s segment %d: %w", v.ix.words(), s.seg, err)
+				return h, err
 			}
 			continue
 		}
@@ -289,31 +276,50 @@ type tokenHit struct {
 // when prefix is set), ascending by id; a row may come once per term.
 func (v *wordView) tokenHits(s *wordSegment, dead []int64, tok string, prefix bool) ([]tokenHit, error) {
 	var out []tokenHit
-	var err error
+	terms, err := v.liveEntries(s, dead, tok, prefix, func(id int64, entry []byte) error {
+		out = append(out, tokenHit{id, entry})
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if terms > 1 {
+		slices.SortStableFunc(out, func(a, b tokenHit) int { return cmp.Compare(a.id, b.id) })
+	}
+	return out, nil
+}
+
+// liveEntries calls fn with each live row of s holding tok (any term it
+// starts when prefix is set) and the row's posting entry, term by term,
+// ids ascending within a term, and returns the number of terms. A
+// posting that does not decode, or fn's error, ends it with the error
+// naming the segment.
+func (v *wordView) liveEntries(s *wordSegment, dead []int64, tok string, prefix bool, fn func(id int64, entry []byte) error) (int, error) {
 	terms := 0
+	var err error
 	perr := v.postings(s, tok, prefix, func(p []byte) {
+		if err != nil {
+			return
+		}
 		terms++
 		c := postingCursor{p: p, id: s.lo}
 		for c.next() {
 			if len(dead) > 0 && isDead(dead, c.id) {
 				continue
 			}
-			out = append(out, tokenHit{c.id, c.entry})
+			if err = fn(c.id, c.entry); err != nil {
+				return
+			}
 		}
-		if c.err != nil {
-			err = c.err
-		}
+		err = c.err
 	})
 	if perr != nil {
-		return nil, perr
+		return terms, perr
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%s segment %d: %w", v.ix.words(), s.seg, err)
+		return terms, fmt.Errorf("%s segment %d: %w", v.ix.words(), s.seg, err)
 	}
-	if terms > 1 {
-		slices.SortStableFunc(out, func(a, b tokenHit) int { return cmp.Compare(a.id, b.id) })
-	}
-	return out, nil
+	return terms, nil
 }
 
 // phraseInSegment adds to h the rows of s holding ph, a prefix phrase or
