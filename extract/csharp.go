@@ -391,19 +391,14 @@ func csPrepareDirectives(src []byte) ([]byte, string) {
 		}
 		start = advance(start, end)
 	}
-	var notes []string
-	if dirs+other > 0 {
-		notes = append(notes, fmt.Sprintf("blanked %d directive lines", dirs+other))
-	}
 	if dead == 0 {
 		// Directive lines alone hold no declaration, so blanking them
 		// loses nothing the scanner reads: the file reads as clean.
 		// Only blanked branches (code the scanner does not see) are a
-		// repair worth reporting.
+		// repair worth reporting; their #if lines are among dirs.
 		return out, ""
 	}
-	notes = append(notes, fmt.Sprintf("%d lines of alternative #if branches", dead))
-	return out, "repaired: " + strings.Join(notes, ", ")
+	return out, fmt.Sprintf("repaired: blanked %d directive lines, %d lines of alternative #if branches", dirs+other, dead)
 }
 
 // csBlockKind classifies an item's block by its header: "container"
