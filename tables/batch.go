@@ -231,14 +231,14 @@ func (bw *batchWriter) clearRefKeys(ids string) error {
 		return fmt.Errorf("read refs: %w", err)
 	}
 	defer rows.Close()
-	var z inflater
+	var z decompressor
 	for rows.Next() {
 		var id int64
 		var blob []byte
 		if err := rows.Scan(&id, &blob); err != nil {
 			return err
 		}
-		b, err := z.inflate(blob)
+		b, err := z.decompress(blob)
 		if err == nil {
 			err = eachRefGroup(b, func(g storedGroup) bool {
 				k := refNameKey(g.name)
@@ -335,7 +335,7 @@ func jsonIDs(ids []int64) string {
 // trigramsOf returns the trigrams of a file prepared without them, from
 // its compressed text.
 func (bw *batchWriter) trigramsOf(p *Prepared) ([]uint32, error) {
-	text, err := inflate(p.text)
+	text, err := decompress(p.text)
 	if err != nil {
 		return nil, fmt.Errorf("text: %w", err)
 	}

@@ -99,7 +99,7 @@ func checkTrigrams(t testing.TB, db *DB) (stale int) {
 		if err := db.SQL().QueryRow(`SELECT text FROM sources WHERE id = ?`, id).Scan(&blob); err != nil {
 			t.Fatal(err)
 		}
-		text, err := inflate(blob)
+		text, err := decompress(blob)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -448,7 +448,7 @@ func refUses(t testing.TB, db *DB, path string) []string {
 		if err := rows.Scan(&id, &total, &blob); err != nil {
 			t.Fatal(err)
 		}
-		b, err := inflate(blob)
+		b, err := decompress(blob)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -507,7 +507,7 @@ func checkRefKeys(t testing.TB, db *DB) {
 		if err := rows.Scan(&id, &blob); err != nil {
 			t.Fatal(err)
 		}
-		b, err := inflate(blob)
+		b, err := decompress(blob)
 		if err != nil {
 			t.Fatal(err)
 		}

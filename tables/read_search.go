@@ -751,7 +751,7 @@ func (db *DB) FileLines(ctx context.Context, fileID int64, from, to int) ([]stri
 	if ok, err := found(db.queryRow(ctx, sourceTextSQL, fileID).Scan(&blob)); !ok {
 		return out, err
 	}
-	b, err := inflate(blob)
+	b, err := decompress(blob)
 	if err != nil {
 		return nil, fmt.Errorf("file %d: %w", fileID, err)
 	}

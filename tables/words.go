@@ -1301,12 +1301,12 @@ FROM chunks c JOIN sources s ON s.id = c.file_id ORDER BY c.file_id, c.id`
 		}
 		if fid != file {
 			file, ord = fid, 0
-			lb, err := inflate(listsBlob)
+			lb, err := decompress(listsBlob)
 			if err == nil {
 				lists, err = parseLists(lb, nsym)
 			}
 			if err == nil && ix == chunkWords {
-				text, err = inflate(textBlob)
+				text, err = decompress(textBlob)
 			}
 			if err != nil {
 				return fmt.Errorf("sources of file %d: %w", fid, err)
