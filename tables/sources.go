@@ -31,13 +31,15 @@ import (
 // decompressed at 4.6 ms/MB; zstd's SpeedFastest stores 1.10 times the
 // bytes (2.95x) at 5.8 ms/MB and decompresses at 1.8 ms/MB, and its
 // SpeedDefault stores 1.03 times the bytes at 8.5 ms/MB. Its frames cost
-// more than DEFLATE's on small blobs: on the dev split's small trees
-// SpeedFastest stored 1.08 to 1.11 times DEFLATE's bytes and
-// SpeedDefault 1.00 to 1.05, where the index is close to three times
-// the source (issue 13). So an index with the trigram index (a tree
-// over SmallTreeBytes) compresses at SpeedFastest, where compressing is
-// a tenth of a cold index's CPU, and a small tree's at SpeedDefault,
-// where it is a few milliseconds. Readers decode both alike.
+// more than DEFLATE's on small blobs, and small trees' indexes are close
+// to three times their source (issue 13): on the dev split SpeedFastest
+// took sinatra's index from 2.93 to 2.96 times its source, SpeedDefault
+// to 2.95 and SpeedBetterCompression kept 2.93 (cats: 2.87, 2.93 at
+// SpeedDefault, 2.90). So an index with the trigram index (a tree over
+// SmallTreeBytes) compresses at SpeedFastest, where compressing was a
+// tenth of a cold index's CPU, and a small tree's at
+// SpeedBetterCompression, where it takes a few tens of milliseconds.
+// Readers decode both alike.
 
 // compressedLevel returns the zstd level of the blobs of an index that
 // keeps its trigram index when trigram is set (a large tree's).
@@ -45,7 +47,7 @@ func compressedLevel(trigram bool) zstd.EncoderLevel {
 	if trigram {
 		return zstd.SpeedFastest
 	}
-	return zstd.SpeedDefault
+	return zstd.SpeedBetterCompression
 }
 
 // maxDecompressedBytes bounds what one blob may decompress to: far above
