@@ -33,9 +33,9 @@ import (
 // SpeedDefault stores 1.03 times the bytes at 8.5 ms/MB. Its frames cost
 // more than DEFLATE's on small blobs, and small trees' indexes are close
 // to three times their source (issue 13): on the dev split SpeedFastest
-// took sinatra's index from 2.93 to 2.96 times its source, SpeedDefault
-// to 2.95 and SpeedBetterCompression kept 2.93 (cats: 2.87, 2.93 at
-// SpeedDefault, 2.90). So an index with the trigram index (a tree over
+// took sinatra's index from 2.93 to 3.03 times its source, SpeedDefault
+// to 2.95, and SpeedBetterCompression kept 2.93 (cats: 2.87; 2.97, 2.93,
+// 2.90). So an index with the trigram index (a tree over
 // SmallTreeBytes) compresses at SpeedFastest, where compressing was a
 // tenth of a cold index's CPU, and a small tree's at
 // SpeedBetterCompression, where it takes a few tens of milliseconds.
