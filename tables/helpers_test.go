@@ -587,3 +587,9 @@ func wordMatches(t *testing.T, db *DB, ix *wordIndex, expr, col string) []string
 	ids := wordMatchIDs(t, db, ix, expr)
 	return queryStrings(t, db, `SELECT `+col+` FROM `+ix.base+` x WHERE x.id IN (SELECT value FROM json_each(?)) ORDER BY x.id`, jsonIDs(ids))
 }
+
+// decompress decompresses a blob into a new slice.
+func decompress(b []byte) ([]byte, error) {
+	var z decompressor
+	return z.decode(b, nil)
+}
