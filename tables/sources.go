@@ -24,22 +24,25 @@ import (
 // Every compressed blob of the index (sources.text, sources.lists, each
 // block of sources.decls, refs.groups) is one Zstandard frame (RFC 8878)
 // without a checksum, written by github.com/klauspost/compress/zstd's
-// EncodeAll and read by its DecodeAll (schema 10; DEFLATE before). On
-// the blobs of a GOROOT/src index (99 MB raw; BENCHMARKS.md, "Zstandard")
-// klauspost's DEFLATE at its default level, which schema 4 to 9 wrote,
-// compressed 3.23x (by bytes stored) at 9.0 ms of CPU per MB and
-// decompressed at 4.6 ms/MB; zstd's SpeedFastest stores 1.10 times the
-// bytes (2.95x) at 5.8 ms/MB and decompresses at 1.8 ms/MB, and its
-// SpeedDefault stores 1.03 times the bytes at 8.5 ms/MB. Its frames cost
-// more than DEFLATE's on small blobs, and small trees' indexes are close
-// to three times their source (issue 13): on the dev split SpeedFastest
-// took sinatra's index from 2.93 to 3.03 times its source, SpeedDefault
-// to 2.95, and SpeedBetterCompression kept 2.93 (cats: 2.87; 2.97, 2.93,
-// 2.90). So an index with the trigram index (a tree over
-// SmallTreeBytes) compresses at SpeedFastest, where compressing was a
-// tenth of a cold index's CPU, and a small tree's at
-// SpeedBetterCompression, where it takes a few tens of milliseconds.
-// Readers decode both alike.
+// EncodeAll and read by its DecodeAll (schema 10; raw DEFLATE before).
+// On the 132 MB of raw blobs of a GOROOT/src index (BenchmarkBlobCodecs;
+// BENCHMARKS.md, "Zstandard"), klauspost's DEFLATE at its default level,
+// which schema 4 to 9 wrote, compressed 3.25x at 8.6 ms of CPU per MB
+// and decompressed at 4.5 ms/MB; zstd's SpeedFastest compresses 2.93x
+// (1.11 times the bytes) at 6.0 ms/MB and decompresses at 1.8 ms/MB,
+// and SpeedBetterCompression 3.20x at 14.9 ms/MB (SpeedDefault, 1.04
+// times DEFLATE's bytes, cost what DEFLATE did). A cold index of
+// GOROOT/src compresses about 130 MB, so SpeedFastest saves it about a
+// third of a CPU second of some 15, for 4.5 MB more on disk.
+//
+// Zstandard's frames cost more than DEFLATE's on small blobs, and small
+// trees' indexes are close to three times their source (issue 13): on
+// the dev split SpeedFastest took sinatra's index from 2.93 to 3.03
+// times its source, SpeedDefault to 2.95, and SpeedBetterCompression
+// kept 2.93 (cats: 2.87; 2.97, 2.93, 2.90). So an index with the trigram
+// index (a tree over SmallTreeBytes) compresses at SpeedFastest, and a
+// small tree's at SpeedBetterCompression, where it costs a few tens of
+// milliseconds. Readers decode both alike.
 
 // compressedLevel returns the zstd level of the blobs of an index that
 // keeps its trigram index when trigram is set (a large tree's).
