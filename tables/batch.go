@@ -63,9 +63,10 @@ type batchWriter struct {
 	refKeyStmts, refImportStmts    postingStmts
 	stmts                          []*sql.Stmt
 
-	trigram    bool        // maintain the trigram index
-	triSet     *trigramSet // for files prepared without their trigrams (trigramsOf)
-	bulk       bool        // leave segments unmerged (DB.DeferIndexes)
+	trigram    bool         // maintain the trigram index
+	triSet     *trigramSet  // for files prepared without their trigrams (trigramsOf)
+	unzip      decompressor // for old refs groups (clearRefKeys) and trigramsOf
+	bulk       bool         // leave segments unmerged (DB.DeferIndexes)
 	hasVectors bool
 
 	// Rows of the batch for the word indexes, indexed by index.
@@ -231,14 +232,13 @@ func (bw *batchWriter) clearRefKeys(ids string) error {
 		return fmt.Errorf("read refs: %w", err)
 	}
 	defer rows.Close()
-	var z inflater
 	for rows.Next() {
 		var id int64
 		var blob []byte
 		if err := rows.Scan(&id, &blob); err != nil {
 			return err
 		}
-		b, err := z.inflate(blob)
+		b, err := bw.unzip.decompress(blob)
 		if err == nil {
 			err = eachRefGroup(b, func(g storedGroup) bool {
 				k := refNameKey(g.name)
@@ -335,7 +335,7 @@ func jsonIDs(ids []int64) string {
 // trigramsOf returns the trigrams of a file prepared without them, from
 // its compressed text.
 func (bw *batchWriter) trigramsOf(p *Prepared) ([]uint32, error) {
-	text, err := inflate(p.text)
+	text, err := bw.unzip.decompress(p.text)
 	if err != nil {
 		return nil, fmt.Errorf("text: %w", err)
 	}

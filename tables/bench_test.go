@@ -1,6 +1,7 @@
 package tables
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io/fs"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	kflate "github.com/klauspost/compress/flate"
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/scope"
@@ -484,4 +487,163 @@ func BenchmarkPrepareTree(b *testing.B) {
 		}
 	}
 	b.ReportMetric((cpuTime()-startCPU).Seconds()/float64(b.N), "cpu-s/op")
+}
+
+// BenchmarkBlobCodecs compresses the blobs of an index (VIBERAG_BENCH_INDEX,
+// an index.db of this schema) again, each on its own as the writer does,
+// with the codec the index uses at each of its levels and with the
+// DEFLATE schema 4 to 9 wrote, and decompresses them: per kind of blob
+// (sources.text, sources.lists, sources.decls blocks, refs.groups) it
+// reports the ratio (raw ÷ stored bytes) and the process CPU per raw MB
+// of compressing and of decompressing (the encoder, decoder and buffers
+// reused, as Preparer and the readers reuse theirs).
+func BenchmarkBlobCodecs(b *testing.B) {
+	path := os.Getenv("VIBERAG_BENCH_INDEX")
+	if path == "" {
+		b.Skip("set VIBERAG_BENCH_INDEX to an index.db")
+	}
+	ctx := context.Background()
+	db, err := Open(ctx, path, OpenOptions{ReadOnly: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	blobs := map[string][][]byte{}
+	var z decompressor
+	add := func(kind string, blob []byte) {
+		raw, err := z.decompress(blob)
+		if err != nil {
+			b.Fatal(err)
+		}
+		blobs[kind] = append(blobs[kind], bytes.Clone(raw))
+	}
+	rows, err := db.SQL().QueryContext(ctx, `SELECT text, lists, decls FROM sources`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for rows.Next() {
+		var text, lists, decls []byte
+		if err := rows.Scan(&text, &lists, &decls); err != nil {
+			b.Fatal(err)
+		}
+		add("text", text)
+		add("lists", lists)
+		_, n, _, err := declsBlocks(decls, -1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := range n {
+			_, _, block, _ := declsBlocks(decls, i)
+			add("decls", block)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		b.Fatal(err)
+	}
+	rows.Close()
+	rows, err = db.SQL().QueryContext(ctx, `SELECT groups FROM refs`)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for rows.Next() {
+		var groups []byte
+		if err := rows.Scan(&groups); err != nil {
+			b.Fatal(err)
+		}
+		add("refs", groups)
+	}
+	rows.Close()
+
+	type codec struct {
+		compress   func(p []byte) []byte
+		decompress func(blob []byte) []byte
+	}
+	deflate := func() codec {
+		var buf, out bytes.Buffer
+		w, _ := kflate.NewWriter(&buf, kflate.DefaultCompression)
+		var src bytes.Reader
+		r := kflate.NewReader(&src)
+		return codec{
+			compress: func(p []byte) []byte {
+				buf.Reset()
+				w.Reset(&buf)
+				w.Write(p)
+				w.Close()
+				return buf.Bytes()
+			},
+			decompress: func(blob []byte) []byte {
+				src.Reset(blob)
+				r.(kflate.Resetter).Reset(&src, nil)
+				out.Reset()
+				out.ReadFrom(r)
+				return out.Bytes()
+			},
+		}
+	}
+	zstdAt := func(trigram bool) func() codec {
+		return func() codec {
+			c := compressor{small: !trigram}
+			var z decompressor
+			return codec{
+				compress: func(p []byte) []byte {
+					out, err := c.compress(p)
+					if err != nil {
+						b.Fatal(err)
+					}
+					return out
+				},
+				decompress: func(blob []byte) []byte {
+					out, err := z.decompress(blob)
+					if err != nil {
+						b.Fatal(err)
+					}
+					return out
+				},
+			}
+		}
+	}
+	codecs := []struct {
+		name string
+		make func() codec
+	}{
+		{"deflate-default", deflate},
+		{fmt.Sprintf("zstd-%s", compressedLevel(true)), zstdAt(true)},
+		{fmt.Sprintf("zstd-%s", compressedLevel(false)), zstdAt(false)},
+	}
+	for _, kind := range []string{"text", "lists", "decls", "refs"} {
+		raw := 0
+		for _, p := range blobs[kind] {
+			raw += len(p)
+		}
+		mb := float64(raw) / (1 << 20)
+		for _, cd := range codecs {
+			b.Run(kind+"/"+cd.name, func(b *testing.B) {
+				c := cd.make()
+				stored := make([][]byte, len(blobs[kind]))
+				var comp, decomp time.Duration
+				size := 0
+				for b.Loop() {
+					size = 0
+					t0 := cpuTime()
+					for i, p := range blobs[kind] {
+						out := c.compress(p)
+						size += len(out)
+						if stored[i] == nil {
+							stored[i] = bytes.Clone(out)
+						}
+					}
+					t1 := cpuTime()
+					for _, s := range stored {
+						c.decompress(s)
+					}
+					comp, decomp = comp+t1-t0, decomp+cpuTime()-t1
+				}
+				n := float64(b.N)
+				b.ReportMetric(float64(raw)/float64(size), "ratio")
+				b.ReportMetric(comp.Seconds()*1000/mb/n, "compress-cpu-ms/MB")
+				b.ReportMetric(decomp.Seconds()*1000/mb/n, "decompress-cpu-ms/MB")
+				b.ReportMetric(mb, "raw-MB")
+			})
+		}
+	}
 }

@@ -150,7 +150,7 @@ func checkDecls(ctx context.Context, tx *sql.Tx, problems *[]string) error {
 		return err
 	}
 	defer rows.Close()
-	var z inflater
+	var z decompressor
 	bad := 0
 	first := ""
 	for rows.Next() {

@@ -98,10 +98,10 @@ type DB struct {
 	stmts stmtCache // prepared read statements, see read_stmts.go
 	words wordCache // decoded word segments, see words_read.go
 	texts *textCache
-	// inflaters holds *inflater for searches: one made per search
-	// allocated its window and grew its buffer again each time.
-	inflaters sync.Pool
-	decls     sync.Pool // *declsReader, for SymbolDecls
+	// decompressors holds *decompressor for searches: one made per search
+	// made its decoder and grew its buffer again each time.
+	decompressors sync.Pool
+	decls         sync.Pool // *declsReader, for SymbolDecls
 
 	// afterFile, when set by a test, runs after each file of a Write has
 	// been written inside the transaction; an error aborts the Write.

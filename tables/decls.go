@@ -6,7 +6,7 @@ import (
 )
 
 // sources.decls (schema 7) holds the signature and doc of each symbol of a
-// file, in rowid order, in blocks of declsBlock symbols: a reader inflates
+// file, in rowid order, in blocks of declsBlock symbols: a reader decompresses
 // the block of the symbol it shows, not the whole file's. A file's symbols
 // have consecutive row ids (the writer inserts them one after another),
 // so the blob starts with the first one's: a symbol's place is its id
@@ -14,8 +14,8 @@ import (
 //
 //	uvarint first (the row id of the file's first symbol, 0 for none);
 //	uvarint B (blocks); B × uvarint (compressed length of block b);
-//	the B blocks, each its symbols' texts as one raw DEFLATE stream
-//	(RFC 1951, like sources.text; schema 9),
+//	the B blocks, each its symbols' texts as one zstd frame (like
+//	sources.text, sources.go; raw DEFLATE in schema 9),
 //	declsPerSymbol per symbol (signature, doc), each uvarint(length) and
 //	the bytes as extracted.
 //
@@ -24,6 +24,7 @@ import (
 // stores the dev split's decls in 0.62 to 0.76 of the bytes (redux 14.0
 // KB against 10.2 KB; cats 374 KB against 285 KB), and the broad
 // benchmark's read CPU did not change (BENCHMARKS.md, "Small trees").
+// Schema 10 writes zstd frames, as every compressed blob (sources.go).
 
 // declsPerSymbol is the number of texts sources.decls holds per symbol:
 // signature, doc.
@@ -32,7 +33,7 @@ const declsPerSymbol = 2
 // declsBlock is the number of symbols per block. On GOROOT/src one stream
 // per file is 4.27 MB, blocks of 32 are 4.84 MB and of 16 5.34 MB, but the
 // largest file's stream holds 296 KB of text and its largest block of 16
-// 19 KB: inflating whole streams made showing ten definitions cost about a
+// 19 KB: decompressing whole streams made showing ten definitions cost about a
 // millisecond of CPU (BENCHMARKS.md, "Schema 7").
 const declsBlock = 16
 
@@ -65,7 +66,7 @@ func packDeclBlocks(zip *compressor, raw []byte) ([]byte, error) {
 	out := binary.AppendUvarint(nil, uint64(len(cuts)-1))
 	var body []byte
 	for i := 0; i+1 < len(cuts); i++ {
-		b, err := zip.deflate(raw[cuts[i]:cuts[i+1]])
+		b, err := zip.compress(raw[cuts[i]:cuts[i+1]])
 		if err != nil {
 			return nil, fmt.Errorf("decls: compress block %d: %w", i, err)
 		}
@@ -114,8 +115,8 @@ func declsBlocks(blob []byte, i int) (first int64, n int, block []byte, err erro
 }
 
 // declsBlockTexts decodes block i of blob into its texts, with z (they
-// are valid until z inflates again).
-func declsBlockTexts(z *inflater, blob []byte, i int) (*fileLists, error) {
+// are valid until z decompresses again).
+func declsBlockTexts(z *decompressor, blob []byte, i int) (*fileLists, error) {
 	_, _, b, err := declsBlocks(blob, i)
 	if err != nil {
 		return nil, err
@@ -123,7 +124,7 @@ func declsBlockTexts(z *inflater, blob []byte, i int) (*fileLists, error) {
 	if b == nil {
 		return nil, fmt.Errorf("%w: no block %d", errDecls, i)
 	}
-	raw, err := z.inflate(b)
+	raw, err := z.decompress(b)
 	if err != nil {
 		return nil, fmt.Errorf("%w: block %d: %w", errDecls, i, err)
 	}
@@ -131,9 +132,9 @@ func declsBlockTexts(z *inflater, blob []byte, i int) (*fileLists, error) {
 }
 
 // declsReader reads symbols' texts from decls blobs, keeping the last
-// block it inflated (in z's buffer).
+// block it decompressed (in z's buffer).
 type declsReader struct {
-	z     inflater
+	z     decompressor
 	file  int64
 	block int
 	l     *fileLists
@@ -176,7 +177,7 @@ func (r *declsReader) declByID(file int64, blob []byte, id int64) (signature, do
 
 // checkDeclsBlob reports how blob fails to hold the texts of n symbols
 // whose row ids run from minID to maxID.
-func checkDeclsBlob(z *inflater, blob []byte, n int, minID, maxID int64) error {
+func checkDeclsBlob(z *decompressor, blob []byte, n int, minID, maxID int64) error {
 	first, nb, _, err := declsBlocks(blob, -1)
 	if err != nil {
 		return err

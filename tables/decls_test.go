@@ -48,7 +48,7 @@ func TestDeclsRoundTrip(t *testing.T) {
 		if _, _, err := r.declByID(7, blob, first+int64(n+declsBlock)); !errors.Is(err, ErrDamaged) {
 			t.Errorf("%d symbols: a symbol past the last: %v, want ErrDamaged", n, err)
 		}
-		var z inflater
+		var z decompressor
 		if err := checkDeclsBlob(&z, blob, n, first, first+int64(n)-1); err != nil && n > 0 {
 			t.Errorf("%d symbols: checkDeclsBlob: %v", n, err)
 		}

@@ -41,8 +41,8 @@
 //	sources                per file, its text, the identifier, call and
 //	                       string lists of its symbols and chunks, and its
 //	                       symbols' signatures and docs (decls), text and
-//	                       lists DEFLATE-compressed (sources.go), decls in
-//	                       DEFLATE blocks of 16 symbols (decls.go); readers decode
+//	                       lists zstd-compressed (sources.go), decls in
+//	                       zstd blocks of 16 symbols (decls.go); readers decode
 //	                       them inside one read transaction (or statement)
 //	                       with the rows they belong to.
 //	refs                   imports, calls, identifier uses and type
@@ -51,7 +51,7 @@
 //	                       (one per kind, name and target, with the uses
 //	                       packed: varint line deltas and the ordinal of
 //	                       each use's innermost enclosing symbol), one
-//	                       DEFLATE stream (refs_pack.go). Identifier uses
+//	                       zstd frame (refs_pack.go). Identifier uses
 //	                       are stored once per (file, name, line); string
 //	                       literals are not refs.
 //	ref_keys, ref_imports  per lower-cased name, and per imported name of

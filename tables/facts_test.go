@@ -111,7 +111,7 @@ func storedRows(t *testing.T, db *DB, path string) *Rows {
 		if err := src.queryRow(`SELECT groups FROM refs WHERE id = ?`, fileID).Scan(&blob); err != nil {
 			return err
 		}
-		b, err := inflate(blob)
+		b, err := decompress(blob)
 		if err != nil {
 			return err
 		}

@@ -99,7 +99,7 @@ func checkTrigrams(t testing.TB, db *DB) (stale int) {
 		if err := db.SQL().QueryRow(`SELECT text FROM sources WHERE id = ?`, id).Scan(&blob); err != nil {
 			t.Fatal(err)
 		}
-		text, err := inflate(blob)
+		text, err := decompress(blob)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -448,7 +448,7 @@ func refUses(t testing.TB, db *DB, path string) []string {
 		if err := rows.Scan(&id, &total, &blob); err != nil {
 			t.Fatal(err)
 		}
-		b, err := inflate(blob)
+		b, err := decompress(blob)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -507,7 +507,7 @@ func checkRefKeys(t testing.TB, db *DB) {
 		if err := rows.Scan(&id, &blob); err != nil {
 			t.Fatal(err)
 		}
-		b, err := inflate(blob)
+		b, err := decompress(blob)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -586,4 +586,10 @@ func wordMatches(t *testing.T, db *DB, ix *wordIndex, expr, col string) []string
 	t.Helper()
 	ids := wordMatchIDs(t, db, ix, expr)
 	return queryStrings(t, db, `SELECT `+col+` FROM `+ix.base+` x WHERE x.id IN (SELECT value FROM json_each(?)) ORDER BY x.id`, jsonIDs(ids))
+}
+
+// decompress decompresses a blob into a new slice.
+func decompress(b []byte) ([]byte, error) {
+	var z decompressor
+	return z.decode(b, nil)
 }

@@ -13,7 +13,7 @@ import (
 // SchemaVersion is the version of schema.sql. Bump it with every change
 // to the schema and add a migration from the previous version, or accept
 // that older indexes are rebuilt (ErrRebuildNeeded).
-const SchemaVersion = 9
+const SchemaVersion = 10
 
 // applicationID marks the file as a viberag index ("vbrg"), so that Open
 // refuses another program's SQLite database instead of adding tables to it.
@@ -61,6 +61,11 @@ type migration struct {
 // data, and a small tree's rebuild costs less than converting it (a large
 // tree's costs a rebuild, as every schema change before did). Open
 // returns ErrRebuildNeeded for version 8 too.
+//
+// Version 10 (every compressed blob a zstd frame, not raw DEFLATE;
+// sources.go) has no migration from 9: an index is derived data, and converting
+// it would decompress and re-compress every blob of the index for one
+// codec change. Open returns ErrRebuildNeeded for version 9.
 func migrations() []migration {
 	return nil
 }
@@ -227,7 +232,7 @@ const (
 // segment per buildFilesPerSegment files, then merges the segments.
 func buildTrigrams(ctx context.Context, tx *sql.Tx) error {
 	bw := &batchWriter{ctx: ctx, tx: tx}
-	var z inflater
+	var z decompressor
 	set := newTrigramSet()
 	for after := int64(-1); ; {
 		rows, err := tx.QueryContext(ctx, `SELECT id, text FROM sources WHERE id > ? ORDER BY id LIMIT ?`, after, buildFilesPerSegment)
@@ -242,7 +247,7 @@ func buildTrigrams(ctx context.Context, tx *sql.Tx) error {
 				rows.Close()
 				return err
 			}
-			text, err := z.inflate(blob)
+			text, err := z.decompress(blob)
 			if err != nil {
 				rows.Close()
 				return fmt.Errorf("file %d: %w", after, err)

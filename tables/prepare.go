@@ -115,13 +115,15 @@ type Preparer struct {
 }
 
 // NewPreparer returns a Preparer of files for db: it computes trigrams
-// when db maintains the trigram index.
+// when db maintains the trigram index, and compresses at the level of
+// such an index or a small tree's (compressedLevel).
 func (db *DB) NewPreparer() *Preparer { return newPreparer(db.trigram.Load()) }
 
 func newPreparer(trigram bool) *Preparer {
 	return &Preparer{
 		rb:      newRowBuilder(),
 		keys:    map[string]struct{}{},
+		zip:     compressor{small: !trigram},
 		imports: map[string]struct{}{},
 		trigram: trigram,
 	}
@@ -197,7 +199,7 @@ func (pr *Preparer) source(p *Prepared, f *extract.File) error {
 	if pr.text, err = fileText(f, pr.text); err != nil {
 		return err
 	}
-	lists, err := pr.zip.deflate(pr.lists.b)
+	lists, err := pr.zip.compress(pr.lists.b)
 	if err != nil {
 		return fmt.Errorf("compress lists: %w", err)
 	}
@@ -205,7 +207,7 @@ func (pr *Preparer) source(p *Prepared, f *extract.File) error {
 	if p.decls, err = packDeclBlocks(&pr.zip, pr.decls.b); err != nil {
 		return err
 	}
-	text, err := pr.zip.deflate(pr.text)
+	text, err := pr.zip.compress(pr.text)
 	if err != nil {
 		return fmt.Errorf("compress text: %w", err)
 	}
@@ -251,7 +253,7 @@ func (pr *Preparer) refs(p *Prepared, f *extract.File) error {
 		return nil
 	}
 	pr.refBlob = pr.refEnc.appendTo(pr.refBlob[:0])
-	blob, err := pr.zip.deflate(pr.refBlob)
+	blob, err := pr.zip.compress(pr.refBlob)
 	if err != nil {
 		return fmt.Errorf("compress refs: %w", err)
 	}

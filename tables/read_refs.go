@@ -77,7 +77,7 @@ func (db *DB) RefsNamed(ctx context.Context, name string, s scope.Scope) ([]RefR
 	args = append(append(args, jsonIDs(targetFiles)), fw.args...)
 
 	var groups []RefGroup
-	var z inflater
+	var z decompressor
 	_, err = collect(ctx, db, fmt.Sprintf(refsNamedSQL, fw.sql, fw.sql), args, func(r scanner) (struct{}, error) {
 		var id int64
 		var path string
@@ -86,7 +86,7 @@ func (db *DB) RefsNamed(ctx context.Context, name string, s scope.Scope) ([]RefR
 		if err := r.Scan(&id, &path, &blob, &byTarget); err != nil {
 			return struct{}{}, err
 		}
-		b, err := z.inflate(blob)
+		b, err := z.decompress(blob)
 		if err == nil {
 			groups, err = refFileGroups(groups, b, id, path, name, lower, byTarget)
 		}

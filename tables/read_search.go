@@ -751,7 +751,9 @@ func (db *DB) FileLines(ctx context.Context, fileID int64, from, to int) ([]stri
 	if ok, err := found(db.queryRow(ctx, sourceTextSQL, fileID).Scan(&blob)); !ok {
 		return out, err
 	}
-	b, err := inflate(blob)
+	z := db.decompressor()
+	defer db.putDecompressor(z)
+	b, err := z.decompress(blob)
 	if err != nil {
 		return nil, fmt.Errorf("file %d: %w", fileID, err)
 	}

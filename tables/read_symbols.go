@@ -243,7 +243,7 @@ FROM symbols s JOIN sources src ON src.id = s.file_id WHERE s.id IN (SELECT valu
 
 // SymbolDecls returns the signature and doc of the symbols with the given
 // row ids (SymbolRow.ID): a search reads them only for the hits it shows,
-// inflating one block of declsBlock symbols per hit. A symbol that is
+// decompressing one block of declsBlock symbols per hit. A symbol that is
 // gone (its file re-written since the search read it) is missing from the
 // map.
 func (db *DB) SymbolDecls(ctx context.Context, ids []int64) (map[int64]SymbolDecl, error) {
@@ -277,9 +277,9 @@ func (db *DB) SymbolDecls(ctx context.Context, ids []int64) (map[int64]SymbolDec
 	return out, nil
 }
 
-// declsReader returns a reader from the DB's pool: a new flate reader
-// allocates and clears its 32 KiB window, which costs more than inflating
-// a block.
+// declsReader returns a reader from the DB's pool: a new decoder costs
+// more than decompressing a block (DEFLATE's allocated and cleared a 32
+// KiB window).
 func (db *DB) declsReader() *declsReader {
 	if r, ok := db.decls.Get().(*declsReader); ok {
 		return r

@@ -207,7 +207,7 @@ func equalFoldASCII(s, low string) bool {
 }
 
 // A file's references are one refs row (rowid files.id): n, the number of
-// uses, and groups, the DEFLATE-compressed (sources.go) form of its
+// uses, and groups, the compressed (sources.go) form of its
 // (kind, name, target) groups in the order they first appear, stored by
 // column, which compresses 10 % better on GOROOT/src/net than group by
 // group (names beside names, line deltas beside line deltas):

@@ -156,7 +156,7 @@ func FuzzStoredLists(f *testing.F) {
 			_, _, err := dr.declByID(1, b, id)
 			damaged("sources.decls", err)
 		}
-		var z inflater
+		var z decompressor
 		_ = checkDeclsBlob(&z, b, 2, 3, 4) // a problem for Check to report, or none; never a panic
 
 		for _, hi := range []int64{0, int64(len(b)), int64(len(b)) + 1} {

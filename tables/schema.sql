@@ -1,4 +1,4 @@
--- viberag index schema, version 9.
+-- viberag index schema, version 10.
 --
 -- This file is private to package tables, which holds the writer and every
 -- reader (read_*.go). It is executed once, inside one transaction, when an
@@ -94,16 +94,17 @@ CREATE INDEX chunks_file ON chunks(file_id, start_line);
 -- The text of every file, once, and the lists of names the readers show
 -- (version 3 kept each chunk's text, identifiers, calls and strings on its
 -- row, and the symbols' on theirs: 1.3x the source before any index).
--- text and lists are raw DEFLATE (RFC 1951) streams, one per file (a file compresses
--- 3-4x where a chunk alone compresses 2x; BENCHMARKS.md, "Lean index").
+-- text and lists are zstd frames (RFC 8878; version 10: raw DEFLATE
+-- before; tables/sources.go), one per file (a file compresses 3-4x where a
+-- chunk alone compresses 2x; BENCHMARKS.md, "Lean index").
 --   text   the file's bytes, as the chunks cover them.
 --   lists  per symbol of the file in rowid order, three lists (identifiers,
 --          calls, strings), then per chunk in rowid order one (identifiers);
 --          each list is uvarint(length) and its items '\n'-joined.
 --   decls  per symbol of the file in rowid order, its signature and its
 --          doc, each uvarint(length) and the bytes as extracted, in blocks
---          of 16 symbols, each block raw DEFLATE on its own (version 9;
---          S2 before), led by the
+--          of 16 symbols, each block a zstd frame of its own (version 10;
+--          raw DEFLATE in version 9, S2 before), led by the
 --          row id of the file's first symbol (a file's symbols are
 --          consecutive rows) and the blocks' lengths (tables/decls.go;
 --          version 7: before, columns of symbols).
@@ -117,7 +118,7 @@ CREATE TABLE sources(
 -- References: imports, calls, identifier uses and type references. One
 -- row per file (id = files.id): n, its number of uses, and groups, one
 -- group per (kind, name, target), in the order the groups first appear,
--- stored by column as one raw DEFLATE stream (like sources; the encoding
+-- stored by column as one zstd frame (like sources; the encoding
 -- is in refs_pack.go):
 --     uvarint G (groups); G × uvarint kind (1 import, 2 call, 3 ident,
 --     4 type); G × (uvarint len(name), name); G × (uvarint len(target),

@@ -7,114 +7,145 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
+	"unsafe"
 
-	kflate "github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/viberag/viberag/extract"
 )
 
 // The sources table (schema.sql) holds each file's text and name lists
-// once, DEFLATE-compressed. This file has the codec; the readers that
-// need text or lists (chunk contents, file lines, exact search, symbol
-// details, similar code, embedding inputs) decode a file's row here.
+// once, compressed. This file has the codec; the readers that need text
+// or lists (chunk contents, file lines, exact search, symbol details,
+// similar code, embedding inputs) decode a file's row here.
+//
+// Every compressed blob of the index (sources.text, sources.lists, each
+// block of sources.decls, refs.groups) is one Zstandard frame (RFC 8878)
+// without a checksum, written by github.com/klauspost/compress/zstd's
+// EncodeAll and read by its DecodeAll (schema 10; raw DEFLATE before).
+// On the 132 MB of raw blobs of a GOROOT/src index (BenchmarkBlobCodecs;
+// BENCHMARKS.md, "Zstandard"), klauspost's DEFLATE at its default level,
+// which schema 4 to 9 wrote, compressed 3.25x at 8.6 ms of CPU per MB
+// and decompressed at 4.5 ms/MB; zstd's SpeedFastest compresses 2.93x
+// (1.11 times the bytes) at 6.0 ms/MB and decompresses at 1.8 ms/MB,
+// and SpeedBetterCompression 3.20x at 14.9 ms/MB (SpeedDefault, 1.04
+// times DEFLATE's bytes, cost what DEFLATE did). A cold index of
+// GOROOT/src compresses about 130 MB, so SpeedFastest saves it about a
+// third of a CPU second of some 15 (paired cold runs: 3 to 6 %), for
+// 4.5 MB more of blobs (its index: 2.29 to 2.36 times the source).
+//
+// Zstandard's frames cost more than DEFLATE's on small blobs, and small
+// trees' indexes are close to three times their source (issue 13): on
+// the dev split SpeedFastest took sinatra's index from 2.93 to 3.03
+// times its source, SpeedDefault to 2.95, and SpeedBetterCompression
+// kept 2.93 (cats: 2.87; 2.97, 2.93, 2.90). So an index with the trigram
+// index (a tree over SmallTreeBytes) compresses at SpeedFastest, and a
+// small tree's at SpeedBetterCompression, where it costs a few tens of
+// milliseconds. Readers decode both alike.
 
-// sourceLevel is the DEFLATE level of sources. On GOROOT/src/net the
-// default level (6) of compress/flate compresses the text 3.53x in 28 ms
-// of CPU per MB, and github.com/klauspost/compress/flate's 3.46x in 9 ms
-// (its level 1: 2.97x in 5 ms); compress/flate's own level 1 takes 11 ms
-// for 2.98x. In a cold index compress/flate's deflate was 30 % of the
-// writer's CPU (BENCHMARKS.md, "Trigrams built in Go"). Both write raw
-// DEFLATE (RFC 1951), and readers use github.com/klauspost/compress/flate
-// too: it inflated an index's sources a fifth faster than compress/flate
-// (issue 14: a search's first snippets of a file decompress it).
-const sourceLevel = kflate.DefaultCompression
+// compressedLevel returns the zstd level of the blobs of an index that
+// keeps its trigram index when trigram is set (a large tree's).
+func compressedLevel(trigram bool) zstd.EncoderLevel {
+	if trigram {
+		return zstd.SpeedFastest
+	}
+	return zstd.SpeedBetterCompression
+}
+
+// maxDecompressedBytes bounds what one blob may decompress to: far above
+// any blob the writer makes (files are at most fileset.MaxMaxFileSize),
+// so that a damaged frame header cannot ask for more. DecodeAll
+// allocates no more than its input can decode to before it checks.
+const maxDecompressedBytes = 1 << 30
+
+// encoderWindow is the window of a compressor's encoder: a blob is one
+// file's (at most fileset.DefaultMaxFileSize unless configured), and
+// the levels' own windows (4 and 8 MiB) made each worker's encoder keep
+// a history buffer of twice that once it met a blob over 128 KiB: a cold
+// index of GOROOT/src/net peaked 20 MB higher than with DEFLATE.
+const encoderWindow = 1 << 20
 
 // listsPerSymbol is the number of lists sources.lists holds per symbol:
 // identifiers, calls, strings.
 const listsPerSymbol = 3
 
-// compressor deflates sources, reusing its state from file to file.
+// compressor compresses blobs, reusing its encoder's state and its
+// buffer from blob to blob. Its encoder has concurrency 1 and is used
+// only through EncodeAll, which starts no goroutine.
 type compressor struct {
-	buf bytes.Buffer
-	w   *kflate.Writer
+	small bool // compress at compressedLevel(false)
+	enc   *zstd.Encoder
+	buf   []byte
 }
 
-// deflate returns the compressed form of p; the result is valid until the
-// next call.
-func (c *compressor) deflate(p []byte) ([]byte, error) {
-	c.buf.Reset()
-	if c.w == nil {
-		w, err := kflate.NewWriter(&c.buf, sourceLevel)
+// compress returns the compressed form of p; the result is valid until
+// the next call.
+func (c *compressor) compress(p []byte) ([]byte, error) {
+	if c.enc == nil {
+		enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(compressedLevel(!c.small)),
+			zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(false),
+			zstd.WithWindowSize(encoderWindow), zstd.WithLowerEncoderMem(true))
 		if err != nil {
 			return nil, err
 		}
-		c.w = w
-	} else {
-		c.w.Reset(&c.buf)
+		c.enc = enc
 	}
-	if _, err := c.w.Write(p); err != nil {
-		return nil, err
-	}
-	if err := c.w.Close(); err != nil {
-		return nil, err
-	}
-	return c.buf.Bytes(), nil
+	c.buf = c.enc.EncodeAll(p, c.buf[:0])
+	return c.buf, nil
 }
 
-// inflater decompresses sources blobs, reusing its decoder and buffer:
-// a new flate reader allocates and clears its 32 KiB window, which cost
-// more than decoding a small file.
-type inflater struct {
-	r     io.ReadCloser
-	src   bytes.Reader
-	buf   bytes.Buffer
-	chunk []byte // inflateString's copy buffer
+// decompressor decompresses blobs, reusing its decoder and buffer. Its
+// decoder has concurrency 1 and is used only through DecodeAll, which
+// starts no goroutine, so one dropped without Close leaks nothing.
+type decompressor struct {
+	d   *zstd.Decoder
+	buf []byte
 }
 
-// inflate decompresses b; the result is valid until the next call.
-func (z *inflater) inflate(b []byte) ([]byte, error) {
-	z.src.Reset(b)
-	if z.r == nil {
-		z.r = kflate.NewReader(&z.src)
-	} else if err := z.r.(kflate.Resetter).Reset(&z.src, nil); err != nil {
-		return nil, err
+// errEmptyBlob is returned for a blob of no bytes: every frame the
+// writer makes has a header, but DecodeAll reads no frames as no bytes.
+var errEmptyBlob = errors.New("empty blob")
+
+// decode decompresses b, appending to dst.
+func (z *decompressor) decode(b, dst []byte) ([]byte, error) {
+	if z.d == nil {
+		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(maxDecompressedBytes))
+		if err != nil {
+			return nil, err
+		}
+		z.d = d
 	}
-	z.buf.Reset()
-	z.buf.Grow(4 * len(b)) // source text compresses about 3.5x
-	if _, err := z.buf.ReadFrom(z.r); err != nil {
+	if len(b) == 0 {
+		return nil, fmt.Errorf("%w: sources: %w", ErrDamaged, errEmptyBlob)
+	}
+	out, err := z.d.DecodeAll(b, dst)
+	if err != nil {
 		return nil, fmt.Errorf("%w: sources: %w", ErrDamaged, err)
 	}
-	return z.buf.Bytes(), nil
+	return out, nil
 }
 
-// inflateString decompresses b into a new string, without the copy that
-// converting inflate's bytes would make.
-func (z *inflater) inflateString(b []byte) (string, error) {
-	z.src.Reset(b)
-	if z.r == nil {
-		z.r = kflate.NewReader(&z.src)
-	} else if err := z.r.(kflate.Resetter).Reset(&z.src, nil); err != nil {
+// decompress decompresses b; the result is valid until the next call.
+func (z *decompressor) decompress(b []byte) ([]byte, error) {
+	out, err := z.decode(b, z.buf[:0])
+	if err != nil {
+		return nil, err
+	}
+	z.buf = out
+	return out, nil
+}
+
+// decompressString decompresses b into a new string, without the copy
+// that converting decompress's bytes would make: DecodeAll decodes into
+// a new slice of the size the frame states, which nothing else holds.
+func (z *decompressor) decompressString(b []byte) (string, error) {
+	out, err := z.decode(b, nil)
+	if err != nil || len(out) == 0 {
 		return "", err
 	}
-	if z.chunk == nil {
-		z.chunk = make([]byte, 32<<10)
-	}
-	var sb strings.Builder
-	sb.Grow(4 * len(b)) // source text compresses about 3.5x
-	if _, err := io.CopyBuffer(&sb, z.r, z.chunk); err != nil {
-		return "", fmt.Errorf("%w: sources: %w", ErrDamaged, err)
-	}
-	return sb.String(), nil
-}
-
-// inflate decompresses a sources blob into a new slice.
-func inflate(b []byte) ([]byte, error) {
-	var z inflater
-	out, err := z.inflate(b)
-	return bytes.Clone(out), err
+	return unsafe.String(unsafe.SliceData(out), len(out)), nil
 }
 
 // fileText rebuilds f's text from its chunks, which cover every line
@@ -245,24 +276,37 @@ type sourceCache struct {
 	declsR declsReader
 	// symbolIDs are the symbol ids of files, ascending (declOf).
 	symbolIDs map[int64][]int64
-	z         *inflater // from db.inflaters, returned when the snapshot ends
+	z         *decompressor // from db.decompressors, returned when the snapshot ends
 }
 
-// inflater returns the cache's inflater, taking one from the DB's pool
+// decompressor returns the cache's decompressor, taking one from the DB's pool
 // on first use.
-func (c *sourceCache) inflater() *inflater {
+func (c *sourceCache) decompressor() *decompressor {
 	if c.z == nil {
-		c.z, _ = c.db.inflaters.Get().(*inflater)
-		if c.z == nil {
-			c.z = &inflater{}
-		}
+		c.z = c.db.decompressor()
 	}
 	return c.z
 }
 
-// maxPooledInflaterBytes bounds the buffer of an inflater kept for
-// later searches: one that inflated a huge file gives its memory back.
-const maxPooledInflaterBytes = 4 << 20
+// decompressor returns a decompressor from the DB's pool, or a new one.
+func (db *DB) decompressor() *decompressor {
+	if z, ok := db.decompressors.Get().(*decompressor); ok {
+		return z
+	}
+	return &decompressor{}
+}
+
+// putDecompressor returns z to the DB's pool, unless its buffer grew past
+// maxPooledDecompressorBytes.
+func (db *DB) putDecompressor(z *decompressor) {
+	if cap(z.buf) <= maxPooledDecompressorBytes {
+		db.decompressors.Put(z)
+	}
+}
+
+// maxPooledDecompressorBytes bounds the buffer of a decompressor kept for
+// later searches: one that decompressed a huge file gives its memory back.
+const maxPooledDecompressorBytes = 4 << 20
 
 // maxCachedSources bounds a sourceCache: a scan of every chunk reads
 // every file once, in order, and needs only the current one.
@@ -295,8 +339,8 @@ func (db *DB) snapshot(ctx context.Context, queries []string, fn func(c *sourceC
 	defer tx.Rollback()
 	c := &sourceCache{ctx: ctx, db: db, tx: tx, texts: map[int64]string{}, lists: map[int64]*fileLists{}, decls: map[int64][]byte{}}
 	defer func() {
-		if c.z != nil && c.z.buf.Cap() <= maxPooledInflaterBytes {
-			db.inflaters.Put(c.z)
+		if c.z != nil {
+			db.putDecompressor(c.z)
 		}
 	}()
 	return fn(c)
@@ -350,7 +394,7 @@ func (c *sourceCache) textOf(id int64, hash string) (text string, ok bool, err e
 	}
 	t, sum, ok := c.db.texts.get(id, blob)
 	if !ok {
-		if t, err = c.inflater().inflateString(blob); err != nil {
+		if t, err = c.decompressor().decompressString(blob); err != nil {
 			return "", false, fmt.Errorf("file %d: %w", id, err)
 		}
 	}
@@ -388,7 +432,7 @@ func (c *sourceCache) fileLists(id int64) (*fileLists, error) {
 	if ok, err := found(c.queryRow(sourceListsSQL, id).Scan(&blob, &n)); !ok {
 		return nil, err
 	}
-	b, err := c.inflater().inflate(blob)
+	b, err := c.decompressor().decompress(blob)
 	if err != nil {
 		return nil, fmt.Errorf("file %d: %w", id, err)
 	}
@@ -422,7 +466,7 @@ func (c *sourceCache) loadLists(ids []int64) error {
 		if err := rows.Scan(&id, &blob, &n); err != nil {
 			return err
 		}
-		b, err := c.inflater().inflate(blob)
+		b, err := c.decompressor().decompress(blob)
 		if err != nil {
 			return fmt.Errorf("file %d: %w", id, err)
 		}

@@ -1283,7 +1283,8 @@ FROM chunks c JOIN sources s ON s.id = c.file_id ORDER BY c.file_id, c.id`
 		rb       = newRowBuilder()
 		tk       Tokenizer
 		dr       declsReader
-		file     int64 = -1
+		zl, zt   decompressor // lists and text, each valid until the next file
+		file     int64        = -1
 		ord      int
 		lists    *fileLists
 		text     []byte
@@ -1301,12 +1302,12 @@ FROM chunks c JOIN sources s ON s.id = c.file_id ORDER BY c.file_id, c.id`
 		}
 		if fid != file {
 			file, ord = fid, 0
-			lb, err := inflate(listsBlob)
+			lb, err := zl.decompress(listsBlob)
 			if err == nil {
 				lists, err = parseLists(lb, nsym)
 			}
 			if err == nil && ix == chunkWords {
-				text, err = inflate(textBlob)
+				text, err = zt.decompress(textBlob)
 			}
 			if err != nil {
 				return fmt.Errorf("sources of file %d: %w", fid, err)
