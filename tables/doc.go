@@ -89,13 +89,14 @@
 // blocks of 16; a symbol's row id less its file's first finds it).
 //
 // Indexes, each for a lookup a reader or the writer makes:
-// symbols(name COLLATE NOCASE), symbols(file_id, start_line), symbols(sid);
-// chunks(file_id, start_line), chunks(cid); files(path). References have
-// no index: ref_keys and ref_imports are keyed by name (WITHOUT ROWID),
-// and a usage lookup reads the refs rows of the files they list (version
-// 5; ADR 9). A run writing a whole index drops symbols(name) while it
-// writes and builds it at its end (DeferIndexes, BuildIndexes); readers
-// meanwhile get the same answers from a scan. A case-insensitive name
+// symbols(name COLLATE NOCASE), symbols(file_id, start_line), UNIQUE
+// symbols(sid); chunks(file_id, start_line), UNIQUE chunks(cid);
+// files(path). References have no index: ref_keys and ref_imports are
+// keyed by name (WITHOUT ROWID), and a usage lookup reads the refs rows
+// of the files they list (version 5; ADR 9). A run writing a whole index
+// drops symbols(name), symbols(sid) and chunks(cid) while it writes and
+// builds them at its end (DeferIndexes, BuildIndexes; ADR 14, ADR 16);
+// readers meanwhile get the same answers from a scan. A case-insensitive name
 // lookup must say COLLATE NOCASE to use its index:
 //
 //	SELECT printf('s%016x', sid) FROM symbols WHERE name = ?1 COLLATE NOCASE
