@@ -206,7 +206,7 @@
 //
 // Open creates the schema in a new file and stores SchemaVersion. An
 // older index is migrated in place when a migration exists, otherwise
-// Open returns ErrRebuildNeeded (every version before 9: migrate.go); a newer one gives ErrNewerSchema, and a
+// Open returns ErrRebuildNeeded (every version before 11: migrate.go); a newer one gives ErrNewerSchema, and a
 // file that is not a viberag index ErrNotIndex. A new index is
 // auto_vacuum = INCREMENTAL, so that CompactFTS can return the pages its
 // merge frees to the file system, and has the page size
