@@ -57,11 +57,12 @@ type batchWriter struct {
 	tx  *sql.Tx
 	now string
 
-	findFile, insFile, updFile     *sql.Stmt
-	insSymbol, insChunk, insSource *sql.Stmt
-	insRefFile, refsOf             *sql.Stmt
-	refKeyStmts, refImportStmts    postingStmts
-	stmts                          []*sql.Stmt
+	findFile, insFile, updFile  *sql.Stmt
+	symbols, chunks             rowBuffer
+	insSource                   *sql.Stmt
+	insRefFile, refsOf          *sql.Stmt
+	refKeyStmts, refImportStmts postingStmts
+	stmts                       []*sql.Stmt
 
 	trigram    bool         // maintain the trigram index
 	triSet     *trigramSet  // for files prepared without their trigrams (trigramsOf)
@@ -75,8 +76,6 @@ type batchWriter struct {
 	nextSymbol, nextChunk int64
 
 	// Scratch, reused across files.
-	symArgs     []any
-	chkArgs     []any
 	keyEdits    postingEdits // of the batch, for ref_keys
 	importEdits postingEdits // for ref_imports
 	firstSymbol int64        // row id of the file's first symbol (decls)
@@ -114,8 +113,10 @@ func newBatchWriter(ctx context.Context, tx *sql.Tx, now time.Time, trigram bool
 		prep(&bw.findFile, `SELECT id FROM files WHERE path = ?`),
 		prep(&bw.insFile, `INSERT INTO files(`+fileCols+`) VALUES (`+placeholders(12)+`)`),
 		prep(&bw.updFile, `UPDATE files SET (`+fileCols+`) = (`+placeholders(12)+`) WHERE id = ?`),
-		prep(&bw.insSymbol, `INSERT INTO symbols(`+symbolCols+`) VALUES (`+placeholders(symbolColCount)+`)`),
-		prep(&bw.insChunk, `INSERT INTO chunks(`+chunkCols+`) VALUES (`+placeholders(chunkColCount)+`)`),
+		prep(&bw.symbols.one, rowInsert("symbols", symbolCols, symbolColCount, 1)),
+		prep(&bw.symbols.many, rowInsert("symbols", symbolCols, symbolColCount, rowsPerInsert)),
+		prep(&bw.chunks.one, rowInsert("chunks", chunkCols, chunkColCount, 1)),
+		prep(&bw.chunks.many, rowInsert("chunks", chunkCols, chunkColCount, rowsPerInsert)),
 		prep(&bw.insSource, `INSERT INTO sources(id, lists, decls, text) VALUES (?, ?, ?, ?)`),
 		prep(&bw.insRefFile, `INSERT INTO refs(id, n, groups) VALUES (?, ?, ?)`),
 		prep(&bw.refsOf, `SELECT id, groups FROM refs WHERE id IN `+idsIn),
@@ -138,8 +139,10 @@ func newBatchWriter(ctx context.Context, tx *sql.Tx, now time.Time, trigram bool
 		bw.close()
 		return nil, err
 	}
-	bw.symArgs = make([]any, symbolColCount)
-	bw.chkArgs = make([]any, chunkColCount)
+	bw.symbols.ctx, bw.symbols.cols = ctx, symbolColCount
+	bw.symbols.args = make([]any, 0, symbolColCount*rowsPerInsert)
+	bw.chunks.ctx, bw.chunks.cols = ctx, chunkColCount
+	bw.chunks.args = make([]any, 0, chunkColCount*rowsPerInsert)
 	bw.keyEdits, bw.importEdits = newPostingEdits(), newPostingEdits()
 	return bw, nil
 }

@@ -89,13 +89,14 @@
 // blocks of 16; a symbol's row id less its file's first finds it).
 //
 // Indexes, each for a lookup a reader or the writer makes:
-// symbols(name COLLATE NOCASE), symbols(file_id, start_line), symbols(sid);
-// chunks(file_id, start_line), chunks(cid); files(path). References have
-// no index: ref_keys and ref_imports are keyed by name (WITHOUT ROWID),
-// and a usage lookup reads the refs rows of the files they list (version
-// 5; ADR 9). A run writing a whole index drops symbols(name) while it
-// writes and builds it at its end (DeferIndexes, BuildIndexes); readers
-// meanwhile get the same answers from a scan. A case-insensitive name
+// symbols(name COLLATE NOCASE), symbols(file_id, start_line), UNIQUE
+// symbols(sid); chunks(file_id, start_line), UNIQUE chunks(cid);
+// files(path). References have no index: ref_keys and ref_imports are
+// keyed by name (WITHOUT ROWID), and a usage lookup reads the refs rows
+// of the files they list (version 5; ADR 9). A run writing a whole index
+// drops symbols(name), symbols(sid) and chunks(cid) while it writes and
+// builds them at its end (DeferIndexes, BuildIndexes; ADR 14, ADR 16);
+// readers meanwhile get the same answers from a scan. A case-insensitive name
 // lookup must say COLLATE NOCASE to use its index:
 //
 //	SELECT printf('s%016x', sid) FROM symbols WHERE name = ?1 COLLATE NOCASE
@@ -205,7 +206,7 @@
 //
 // Open creates the schema in a new file and stores SchemaVersion. An
 // older index is migrated in place when a migration exists, otherwise
-// Open returns ErrRebuildNeeded (every version before 9: migrate.go); a newer one gives ErrNewerSchema, and a
+// Open returns ErrRebuildNeeded (every version before 11: migrate.go); a newer one gives ErrNewerSchema, and a
 // file that is not a viberag index ErrNotIndex. A new index is
 // auto_vacuum = INCREMENTAL, so that CompactFTS can return the pages its
 // merge frees to the file system, and has the page size

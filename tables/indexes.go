@@ -9,15 +9,21 @@ import (
 // deferrable are the indexes of schema.sql that a run writing a whole
 // index (the first one, a rebuild) drops while it writes and creates once
 // it is done: only readers use them, and keeping one up to date row by row
-// costs more than sorting it once. Only symbols_name qualifies: its keys
-// (names, ignoring case) come in no order, so each batch of an index run
-// dirtied pages all over it and every commit wrote them again; building it
-// at the end saved about 0.45 s of CPU on GOROOT/src (BENCHMARKS.md, "Cold
-// builds"). symbols_file and chunks_file come in file order (a cold run
-// appends), cost little and serve re-writes; the UNIQUE indexes on sid
-// and cid are part of their tables.
+// costs more than sorting it once. Their keys come in no order, so each
+// batch of an index run dirtied leaf pages all over them and every commit
+// wrote those pages again: symbols_name (names, ignoring case; building it
+// at the end saved about 0.45 s of CPU on GOROOT/src, BENCHMARKS.md "Cold
+// builds") and, since schema 11, the unique indexes on sid and cid, which
+// were UNIQUE columns of their tables before (about 0.8 s of the writer's
+// 4.4 on GOROOT/src, BENCHMARKS.md "Writer, session 11"). Their
+// uniqueness is checked when they are built: a duplicate sid or cid fails
+// BuildIndexes, as it failed the batch before. symbols_file and
+// chunks_file come in file order (a cold run appends), cost little and
+// serve re-writes.
 var deferrable = [...]struct{ name, create string }{
 	{"symbols_name", `CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name COLLATE NOCASE)`},
+	{"symbols_sid", `CREATE UNIQUE INDEX IF NOT EXISTS symbols_sid ON symbols(sid)`},
+	{"chunks_cid", `CREATE UNIQUE INDEX IF NOT EXISTS chunks_cid ON chunks(cid)`},
 }
 
 // DeferIndexes drops the indexes that a run writing most of the index
@@ -27,8 +33,9 @@ var deferrable = [...]struct{ name, create string }{
 // later merge rewrote again (about 1.6 of 20 CPU s of a cold GOROOT/src,
 // all of it in the one writer goroutine), where the run's closing
 // BuildIndexes merges them all once. Meanwhile readers get the same
-// answers, more slowly: a case-insensitive name lookup reads every symbol
-// row, a word or trigram lookup every segment. An index left so (a run
+// answers, more slowly: a case-insensitive name lookup or a lookup by
+// sid or cid reads every symbol or chunk row, a word or trigram lookup
+// every segment. An index left so (a run
 // killed or failed) keeps working; the next BuildIndexes completes it.
 func (db *DB) DeferIndexes(ctx context.Context) error {
 	if db.w == nil {

@@ -33,6 +33,8 @@ func TestDeferIndexes(t *testing.T) {
 	mustWrite(t, db, first, nil)
 	type answer struct {
 		named, prefix []SymbolRow
+		bySID         SymbolRow
+		info          SymbolInfo
 	}
 	answers := func(db *DB) answer {
 		t.Helper()
@@ -44,15 +46,29 @@ func TestDeferIndexes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return answer{named, prefix}
+		if len(named) == 0 {
+			return answer{named: named, prefix: prefix}
+		}
+		// Lookups by sid (symbols_sid).
+		bySID, ok, err := db.SymbolBySID(ctx, named[0].SID)
+		if err != nil || !ok {
+			t.Fatalf("SymbolBySID(%s): %v, %v", named[0].SID, ok, err)
+		}
+		info, ok, err := db.SymbolInfo(ctx, named[0].SID)
+		if err != nil || !ok {
+			t.Fatalf("SymbolInfo(%s): %v, %v", named[0].SID, ok, err)
+		}
+		return answer{named, prefix, bySID, info}
 	}
 	answers(db) // the reader's statements are prepared with the index
 
 	if err := db.DeferIndexes(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if n := indexCount(t, db, "symbols_name"); n != 0 {
-		t.Fatalf("after DeferIndexes: %d symbols_name indexes", n)
+	for _, ix := range deferrable {
+		if n := indexCount(t, db, ix.name); n != 0 {
+			t.Fatalf("after DeferIndexes: %d %s indexes", n, ix.name)
+		}
 	}
 	mustWrite(t, db, second, nil)
 	want := answers(ref)
@@ -75,6 +91,39 @@ func TestDeferIndexes(t *testing.T) {
 		t.Errorf("schema after BuildIndexes:\n got %q\nwant %q", got, want)
 	}
 	checkIntegrity(t, db)
+}
+
+// TestBuildIndexesDuplicateSID: a sid or cid stored twice while their
+// unique indexes were deferred fails BuildIndexes, which leaves the index
+// without them, as a duplicate failed its batch when they were in place.
+func TestBuildIndexesDuplicateSID(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct{ table, index, copy string }{
+		{"symbols", "symbols_sid", `INSERT INTO symbols(sid, file_id, kind, name, qualname, parent_sid,
+			start_line, end_line, start_byte, end_byte, is_exported, decorators, hash)
+			SELECT sid, file_id, kind, name, qualname, parent_sid, start_line, end_line, start_byte,
+			end_byte, is_exported, decorators, hash FROM symbols ORDER BY id LIMIT 1`},
+		{"chunks", "chunks_cid", `INSERT INTO chunks(cid, file_id, start_line, end_line, start_byte,
+			end_byte, symbol_sid, header, hash) SELECT cid, file_id, start_line, end_line, start_byte,
+			end_byte, symbol_sid, header, hash FROM chunks ORDER BY id LIMIT 1`},
+	} {
+		t.Run(tc.table, func(t *testing.T) {
+			db := openTest(t)
+			if err := db.DeferIndexes(ctx); err != nil {
+				t.Fatal(err)
+			}
+			mustWrite(t, db, []*extract.File{sampleFile("srv.go")}, nil)
+			if _, err := db.w.ExecContext(ctx, tc.copy); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.BuildIndexes(ctx); err == nil {
+				t.Fatalf("BuildIndexes with a duplicate in %s: no error", tc.table)
+			}
+			if n := indexCount(t, db, tc.index); n != 0 {
+				t.Errorf("after the failed BuildIndexes: %d %s indexes", n, tc.index)
+			}
+		})
+	}
 }
 
 func TestDeferIndexesReadOnly(t *testing.T) {

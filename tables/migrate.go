@@ -13,7 +13,7 @@ import (
 // SchemaVersion is the version of schema.sql. Bump it with every change
 // to the schema and add a migration from the previous version, or accept
 // that older indexes are rebuilt (ErrRebuildNeeded).
-const SchemaVersion = 10
+const SchemaVersion = 11
 
 // applicationID marks the file as a viberag index ("vbrg"), so that Open
 // refuses another program's SQLite database instead of adding tables to it.
@@ -66,6 +66,12 @@ type migration struct {
 // sources.go) has no migration from 9: an index is derived data, and converting
 // it would decompress and re-compress every blob of the index for one
 // codec change. Open returns ErrRebuildNeeded for version 9.
+//
+// Version 11 (ADR 16: the sid and cid UNIQUE constraints become the
+// indexes symbols_sid and chunks_cid, which a first build defers) has no
+// migration from 9 or 10 either: SQLite cannot drop a column's UNIQUE
+// without copying its table, which for symbols and chunks costs about
+// what their rebuild does.
 func migrations() []migration {
 	return nil
 }

@@ -177,7 +177,8 @@ func (bw *batchWriter) flushPostings(st postingStmts, edits *postingEdits) error
 		puts = append(puts, k, buf[start:len(buf):len(buf)])
 		hadRow = append(hadRow, old != nil)
 		if len(puts) == cap(puts) {
-			if _, err := st.putMany.ExecContext(bw.ctx, puts...); err != nil {
+			// Through Query: one crossing into C for its 200 values (run).
+			if err := run(bw.ctx, st.putMany, puts); err != nil {
 				return fmt.Errorf("%q…%q: %w", puts[0], k, err)
 			}
 			puts, hadRow, buf = puts[:0], hadRow[:0], nil

@@ -77,9 +77,9 @@ func (bw *rowBuilder) sidValue(i int) any {
 
 // insertSymbols writes p's symbols with consecutive ids (sources.decls
 // places a symbol by its id, decls.go; the word index names them by id)
-// and notes them for the symbols' word index (index).
+// and notes them for the symbols' word index (index). The rows go through
+// a rowBuffer: the batch's last ones are written by flushRows.
 func (bw *batchWriter) insertSymbols(fileID int64, p *Prepared) error {
-	a := bw.symArgs
 	bw.firstSymbol = 0
 	if len(p.symbols) > 0 {
 		bw.firstSymbol = bw.nextSymbol
@@ -88,37 +88,46 @@ func (bw *batchWriter) insertSymbols(fileID int64, p *Prepared) error {
 	}
 	for i := range p.symbols {
 		s := &p.symbols[i]
-		a[0], a[1], a[2] = bw.nextSymbol, s.sid, fileID
-		a[3], a[4], a[5], a[6] = s.kind, s.name, s.qualname, s.parentSID
-		a[7], a[8], a[9], a[10] = s.startLine, s.endLine, s.startByte, s.endByte
-		a[11] = s.exported
-		a[12] = s.decorators
-		a[13] = s.hash
-		if _, err := bw.insSymbol.ExecContext(bw.ctx, a...); err != nil {
-			return fmt.Errorf("symbol %s %s: %w", s.kind, s.qualname, err)
+		err := bw.symbols.add(bw.nextSymbol, s.sid, fileID,
+			s.kind, s.name, s.qualname, s.parentSID,
+			int64(s.startLine), int64(s.endLine), int64(s.startByte), int64(s.endByte),
+			int64(s.exported), s.decorators, s.hash)
+		if err != nil {
+			return fmt.Errorf("symbols up to %s %s: %w", s.kind, s.qualname, err)
 		}
 		bw.nextSymbol++
 	}
 	return nil
 }
 
-// insertChunks writes p's chunks with consecutive ids and notes them for
-// the chunks' word index (index).
+// insertChunks writes p's chunks with consecutive ids, through a
+// rowBuffer as insertSymbols, and notes them for the chunks' word index
+// (index).
 func (bw *batchWriter) insertChunks(fileID int64, p *Prepared) error {
-	a := bw.chkArgs
 	if len(p.chunks) > 0 {
 		bw.chunkWords.files = append(bw.chunkWords.files, &p.chunkWords)
 		bw.chunkWords.first = append(bw.chunkWords.first, bw.nextChunk)
 	}
 	for i := range p.chunks {
 		c := &p.chunks[i]
-		a[0], a[1], a[2] = bw.nextChunk, c.cid, fileID
-		a[3], a[4], a[5], a[6] = c.startLine, c.endLine, c.startByte, c.endByte
-		a[7], a[8], a[9] = c.symbolSID, c.header, c.hash
-		if _, err := bw.insChunk.ExecContext(bw.ctx, a...); err != nil {
-			return fmt.Errorf("chunk %d-%d: %w", c.startLine, c.endLine, err)
+		err := bw.chunks.add(bw.nextChunk, c.cid, fileID,
+			int64(c.startLine), int64(c.endLine), int64(c.startByte), int64(c.endByte),
+			c.symbolSID, c.header, c.hash)
+		if err != nil {
+			return fmt.Errorf("chunks up to %d-%d: %w", c.startLine, c.endLine, err)
 		}
 		bw.nextChunk++
+	}
+	return nil
+}
+
+// flushRows writes the symbol and chunk rows the batch still buffers.
+func (bw *batchWriter) flushRows() error {
+	if err := bw.symbols.flush(); err != nil {
+		return fmt.Errorf("symbols: %w", err)
+	}
+	if err := bw.chunks.flush(); err != nil {
+		return fmt.Errorf("chunks: %w", err)
 	}
 	return nil
 }

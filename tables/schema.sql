@@ -1,8 +1,8 @@
--- viberag index schema, version 10.
+-- viberag index schema, version 11.
 --
 -- This file is private to package tables, which holds the writer and every
 -- reader (read_*.go). It is executed once, inside one transaction, when an
--- index file is created; Open stores schema_version=9 in meta afterwards. Changing anything here means bumping the schema
+-- index file is created; Open stores schema_version=11 in meta afterwards. Changing anything here means bumping the schema
 -- version and adding a migration (see migrate.go).
 --
 -- Conventions:
@@ -51,7 +51,7 @@ CREATE TABLE files(
 
 CREATE TABLE symbols(
 	id          INTEGER PRIMARY KEY,   -- changes on every re-write; use sid
-	sid         INTEGER NOT NULL UNIQUE, -- see SymbolID; the integer its hex spells
+	sid         INTEGER NOT NULL,      -- see SymbolID; the integer its hex spells; unique (symbols_sid)
 	file_id     INTEGER NOT NULL REFERENCES files(id),
 	kind        TEXT NOT NULL,
 	name        TEXT NOT NULL,
@@ -70,14 +70,17 @@ CREATE TABLE symbols(
 -- the row's bytes, and a search reads them only for the hits it shows).
 
 -- Indexes, each for a lookup that needs it: names (definitions, ignoring
--- case) and a file's symbols (re-writes, references, neighbours,
--- children: a symbol's parent is in its file).
+-- case), a file's symbols (re-writes, references, neighbours,
+-- children: a symbol's parent is in its file) and sids. sid's uniqueness
+-- is an index of its own (version 11; a UNIQUE column before), so that a
+-- first build can drop it and build it at its end (tables/indexes.go).
 CREATE INDEX symbols_name ON symbols(name COLLATE NOCASE);
 CREATE INDEX symbols_file ON symbols(file_id, start_line);
+CREATE UNIQUE INDEX symbols_sid ON symbols(sid);
 
 CREATE TABLE chunks(
 	id          INTEGER PRIMARY KEY,   -- changes on every re-write; use cid
-	cid         INTEGER NOT NULL UNIQUE, -- see ChunkID; the integer its hex spells
+	cid         INTEGER NOT NULL,      -- see ChunkID; the integer its hex spells; unique (chunks_cid)
 	file_id     INTEGER NOT NULL REFERENCES files(id),
 	start_line  INTEGER NOT NULL,
 	end_line    INTEGER NOT NULL,
@@ -90,6 +93,7 @@ CREATE TABLE chunks(
 -- A chunk's identifiers are in sources.lists.
 
 CREATE INDEX chunks_file ON chunks(file_id, start_line);
+CREATE UNIQUE INDEX chunks_cid ON chunks(cid);
 
 -- The text of every file, once, and the lists of names the readers show
 -- (version 3 kept each chunk's text, identifiers, calls and strings on its

@@ -144,6 +144,9 @@ func (db *DB) WritePrepared(ctx context.Context, files []*Prepared, deleted []st
 	}
 
 	// 4. Index them.
+	if err := bw.flushRows(); err != nil {
+		return err
+	}
 	if err := bw.flushRefKeys(); err != nil {
 		return err
 	}
