@@ -56,7 +56,7 @@ func Init(ctx context.Context, catalogURL string, shardURLs []string) error {
 		return err
 	}
 	defer pool.Close()
-	if err := migrate(ctx, pool, "catalog", catalogMigrations); err != nil {
+	if err := migrate(ctx, pool, "catalog", catalogMigrations, nil); err != nil {
 		return fmt.Errorf("catalog %s: %w", Redact(catalogURL), err)
 	}
 	if len(shardURLs) == 0 {
@@ -71,7 +71,7 @@ func Init(ctx context.Context, catalogURL string, shardURLs []string) error {
 		if err != nil {
 			return fmt.Errorf("shard %s: %w", name, err)
 		}
-		err = migrate(ctx, sp, "shard", shardMigrations)
+		err = migrate(ctx, sp, "shard", shardMigrations, shardFills)
 		sp.Close()
 		if err != nil {
 			return fmt.Errorf("shard %s (%s): %w", name, Redact(u), err)
@@ -208,7 +208,7 @@ func (c *Catalog) Remove(ctx context.Context, name string) error {
 		return err
 	}
 	defer p.Rollback()
-	for _, tbl := range []string{"refs", "chunks", "symbols", "files", "fts_stats", "vectors", "repo_state"} {
+	for _, tbl := range []string{"refs", "chunks", "symbols", "files", "fts_stats", "vectors", "postings", "repo_state"} {
 		if _, err := p.tx.Exec(ctx, `DELETE FROM `+tbl+` WHERE repo_id = $1`, p.repo.ID); err != nil {
 			return fmt.Errorf("remove repository %q: %s: %w", name, tbl, err)
 		}

@@ -56,15 +56,27 @@ var shardMigrations = []string{
 	// issue 19, load session 7).
 	`CREATE INDEX IF NOT EXISTS chunks_ord ON chunks(repo_id, file_id, ord);
 	CREATE INDEX IF NOT EXISTS symbols_ord ON symbols(repo_id, file_id, ord)`,
+	// Postings (postings.go): per token and file, the file's rows holding
+	// the token with their counts, so a search of common words reads the
+	// counts of its tokens instead of every candidate's tf (issue 19, load
+	// session 11). shardFills[6] fills them from the stored tf.
+	shardPostings,
+}
+
+// shardFills complete shard steps with work in Go, in the step's
+// transaction after its SQL: step n's is shardFills[n].
+var shardFills = map[int]func(context.Context, pgx.Tx) error{
+	6: fillPostings,
 }
 
 // advisoryKey serialises migrations of one database across processes.
 const advisoryKey = 0x76696265726167 // "viberag"
 
 // migrate brings component's schema in the database behind pool to the
-// latest version, one transaction per step, under an advisory lock so that
+// latest version, one transaction per step (its SQL, then fills[step]
+// when there is one), under an advisory lock so that
 // two processes never apply the same step.
-func migrate(ctx context.Context, pool *pgxpool.Pool, component string, steps []string) error {
+func migrate(ctx context.Context, pool *pgxpool.Pool, component string, steps []string, fills map[int]func(context.Context, pgx.Tx) error) error {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return err
@@ -88,6 +100,11 @@ func migrate(ctx context.Context, pool *pgxpool.Pool, component string, steps []
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 			if _, err := tx.Exec(ctx, steps[v-1]); err != nil {
 				return err
+			}
+			if fill := fills[v]; fill != nil {
+				if err := fill(ctx, tx); err != nil {
+					return err
+				}
 			}
 			_, err := tx.Exec(ctx, `INSERT INTO viberag_schema(component, version) VALUES ($1, $2)
 				ON CONFLICT (component) DO UPDATE SET version = excluded.version, updated_at = now()`, component, v)

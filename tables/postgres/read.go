@@ -52,6 +52,9 @@ type statsCache struct {
 	mu      sync.Mutex
 	version int64
 	model   string // embedding_model, read with the version
+	// postings: the repository's postings are complete (postings.go),
+	// read with the version.
+	postings bool
 	readAt  time.Time
 	tables  map[string]tables.TableStats
 	paths   map[int64]string // file paths by id
@@ -270,7 +273,9 @@ func (r *Reader) state(ctx context.Context) (int64, string, error) {
 	c.mu.Unlock()
 	var v int64
 	var m string
-	_, err := r.row(ctx, `SELECT coalesce(max(version), 0), coalesce(max(embedding_model), '') FROM repo_state WHERE repo_id = $1`, []any{r.repo.ID}, &v, &m)
+	var post bool
+	_, err := r.row(ctx, `SELECT coalesce(max(version), 0), coalesce(max(embedding_model), ''), coalesce(bool_or(postings), false) FROM repo_state WHERE repo_id = $1`,
+		[]any{r.repo.ID}, &v, &m, &post)
 	if err != nil {
 		return 0, "", r.wrap(err)
 	}
@@ -278,7 +283,7 @@ func (r *Reader) state(ctx context.Context) (int64, string, error) {
 	if v != c.version {
 		c.tables, c.paths = nil, nil
 	}
-	c.version, c.model, c.readAt = v, m, time.Now()
+	c.version, c.model, c.postings, c.readAt = v, m, post, time.Now()
 	c.mu.Unlock()
 	return v, m, nil
 }
@@ -406,10 +411,40 @@ func (r *Reader) MatchCount(ctx context.Context, t tables.FTSTable, expr string)
 		return n, err
 	}
 	n := 0
-	err = r.candidates(ctx, r.db(ctx), ft, e, nil, tsq, "TRUE", r.args(), "", false, func(rows pgx.Rows, dest []any) error { return rows.Scan(dest...) }, func(m *tables.RowMatch, _ int, _ bool) {
+	err = r.candidates(ctx, r.db(ctx), ft, e, nil, nil, tsq, "TRUE", r.args(), "", false, func(rows pgx.Rows, dest []any) error { return rows.Scan(dest...) }, func(m *tables.RowMatch, _ int, _ bool) {
 		n++
 	})
 	return n, err
+}
+
+// keyIDCols is the (file, ord) of a row of ft.
+func keyIDCols(ft *ftsTable) string {
+	if ft == filesFTS {
+		return "f.id, 0"
+	}
+	return ft.alias + ".file_id, " + ft.alias + ".ord"
+}
+
+// postingsOf returns the counts of e's phrases from the postings of its
+// tokens, read on db, or nil when the repository's postings are not
+// complete or e has a phrase they cannot answer (candidates then reads
+// tf and text).
+func (r *Reader) postingsOf(ctx context.Context, db querier, ft *ftsTable, e *tables.FTSQuery, ws []float64) (*postingCounts, error) {
+	if _, _, err := r.state(ctx); err != nil {
+		return nil, err
+	}
+	c := r.stats
+	c.mu.Lock()
+	post := c.postings
+	c.mu.Unlock()
+	if !post {
+		return nil, nil
+	}
+	pq, ok := newPostingsQuery(e)
+	if !ok {
+		return nil, nil
+	}
+	return r.readPostings(ctx, db, ft, e, pq, ws)
 }
 
 // ftsTable describes a table's full-text columns as SQLite's FTS table
@@ -453,7 +488,12 @@ func ftsOf(t tables.FTSTable) (*ftsTable, error) {
 // that really matches e is passed to keep with its phrase counts, its
 // length and whether it is in scope; rows out of scope are kept for the
 // document frequencies, which, as in SQLite, are over the whole table.
-func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *tables.FTSQuery, ws []float64, tsq, cond string, a *args, rowCols string, join bool,
+//
+// With pc (the counts of the postings of e's tokens, when the repository
+// has complete postings and e only phrases of one token), a row's counts
+// come from pc and neither its tf nor its text is read, except the tf of
+// the rows pc lists as holding tokens too long for postings.
+func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *tables.FTSQuery, ws []float64, pc *postingCounts, tsq, cond string, a *args, rowCols string, join bool,
 	scanRow func(pgx.Rows, []any) error, keep func(m *tables.RowMatch, ntok int, inScope bool)) error {
 	need := e.NeededCols()
 	textWhen := ft.alias + ".tf = ''"
@@ -464,9 +504,28 @@ func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *ta
 	if rowCols != "" {
 		sel = append(sel, rowCols)
 	}
-	sel = append(sel, ft.alias+".tf")
+	var idCol string
+	switch {
+	case pc == nil:
+		sel = append(sel, ft.alias+".tf")
+	case len(pc.long) > 0:
+		idCol = ft.alias + ".file_id * " + strconv.Itoa(1<<ordBits) + " + " + ft.alias + ".ord"
+		if ft == filesFTS {
+			idCol = "f.id * " + strconv.Itoa(1<<ordBits)
+		}
+		sel = append(sel, "CASE WHEN "+idCol+" = ANY("+a.add(pc.longIDs())+"::bigint[]) THEN "+ft.alias+".tf END")
+	default:
+		sel = append(sel, "NULL::bytea")
+	}
+	if pc != nil {
+		// Posting-scored rows are read as (file, ord) to look up their
+		// counts.
+		sel = append(sel, keyIDCols(ft))
+	}
 	for c, col := range ft.sql {
-		if need&(1<<c) != 0 {
+		if pc != nil {
+			sel = append(sel, "NULL::text")
+		} else if need&(1<<c) != 0 {
 			sel = append(sel, "CASE WHEN "+textWhen+" THEN "+col+" END")
 		} else {
 			sel = append(sel, "NULL::text")
@@ -494,9 +553,14 @@ func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *ta
 	var tk tables.Tokenizer
 	var ntok int
 	var in bool
+	var pfile int64
+	var pord int
 	// The same destinations for every row (scanRow may keep the slice).
-	dest := make([]any, 0, len(ft.cols)+3)
+	dest := make([]any, 0, len(ft.cols)+5)
 	dest = append(dest, &tf)
+	if pc != nil {
+		dest = append(dest, &pfile, &pord)
+	}
 	for c := range texts {
 		dest = append(dest, &texts[c])
 	}
@@ -517,6 +581,12 @@ func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *ta
 				}
 			}
 			e.Count(toks, ws, &m)
+		} else if pc != nil && tf == nil {
+			if !pc.fill(rowID(pfile, pord), &m) {
+				// The lookup found the row by a token of e: its postings
+				// must name it.
+				return fmt.Errorf("%s: row %d/%d holds a token of %q but has no postings: the store is damaged, push the repository again", ft.name, pfile, pord, tsq)
+			}
 		} else if err := countTF(e, tf, len(ft.cols), ws, &m); err != nil {
 			return fmt.Errorf("%s: %w", ft.name, err)
 		}
@@ -583,8 +653,12 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 		keyCols += ", " + cr.cols
 		dest = append(dest, cr.dest...)
 	}
+	pc, err := r.postingsOf(ctx, tx, ft, e, ws)
+	if err != nil {
+		return nil, err
+	}
 	var all []any // dest, then the same rest for every row
-	err = r.candidates(ctx, tx, ft, e, ws, tsq, cond, a, keyCols, false, func(rows pgx.Rows, rest []any) error {
+	err = r.candidates(ctx, tx, ft, e, ws, pc, tsq, cond, a, keyCols, false, func(rows pgx.Rows, rest []any) error {
 		if all == nil {
 			all = append(dest[:len(dest):len(dest)], rest...)
 		}
@@ -931,11 +1005,20 @@ func (r *Reader) SymbolsMatching(ctx context.Context, expr string, s scope.Scope
 	if !ok {
 		return nil, nil
 	}
+	tx, end, err := r.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
+	pc, err := r.postingsOf(ctx, tx, symbolsFTS, e, nil)
+	if err != nil {
+		return nil, err
+	}
 	a := r.args()
 	cond := filter(s.Filter(), scope.Symbols, "s", a)
 	var out []tables.SymbolRow
 	var cur tables.SymbolRow
-	err = r.candidates(ctx, r.db(ctx), symbolsFTS, e, nil, tsq, cond, a, symbolRowCols, true, func(rows pgx.Rows, rest []any) error {
+	err = r.candidates(ctx, tx, symbolsFTS, e, nil, pc, tsq, cond, a, symbolRowCols, true, func(rows pgx.Rows, rest []any) error {
 		var err error
 		cur, err = scanSymbolRow(rows, rest)
 		return err

@@ -209,3 +209,20 @@ CREATE TABLE vectors(
 	PRIMARY KEY (repo_id, owner, surface)
 );
 `
+
+// shardPostings is shard schema step 6: postings (postings.go), keyed by
+// repository, table (0 files, 1 symbols, 2 chunks), token and file, with
+// an index by file for a push's replacement of a file's rows; and
+// repo_state.postings, true once a repository's postings are complete.
+const shardPostings = `
+CREATE TABLE postings(
+	repo_id bigint NOT NULL,
+	tbl     smallint NOT NULL,
+	token   bytea NOT NULL,
+	file_id bigint NOT NULL,
+	rows    bytea NOT NULL,
+	PRIMARY KEY (repo_id, tbl, token, file_id)
+);
+CREATE INDEX postings_file ON postings(repo_id, file_id);
+ALTER TABLE repo_state ADD COLUMN postings boolean NOT NULL DEFAULT false;
+`

@@ -1,0 +1,407 @@
+package postgres
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"sort"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/viberag/viberag/tables"
+)
+
+// Postings. Scoring a candidate from its row's term frequencies (tf.go)
+// reads every distinct token of the row to find the few the query names:
+// a search of a common word across a large repository read 13–15 MB of tf
+// for 8,000 rows to count one token (issue 19, load session 10). So a
+// push also stores, per repository, table, token and file, the file's
+// rows holding the token with its count per full-text column (table
+// postings), and a reader scores an expression whose phrases are all of
+// one token from the postings of those tokens alone. A push replaces a
+// file's postings with its rows, so its cost stays O(changed files).
+//
+// Encoding of postings.rows: for each row of the file holding the token,
+// in row order, uvarint(ord - previous ord) (the first from 0), then
+// uvarint(count) for each column in the table's FTS order. A files row
+// has ord 0.
+//
+// A token longer than maxLexeme (a base64 blob) has no postings: B-tree
+// keys are bounded. The rows holding such tokens are listed under the
+// empty token (which the tokenizer never makes) with zero counts, and a
+// reader scores those rows from their tf, as before.
+//
+// repo_state.postings says a repository's postings are complete: set by
+// a push that writes every file of the repository (the first push, or one
+// that re-sends every file) or by the migration that fills them from the
+// stored tf; kept by later pushes. A repository without it is read from
+// tf, never from partial postings.
+
+// postingTable numbers the tables in postings.tbl.
+func postingTable(name string) int16 {
+	switch name {
+	case "files":
+		return 0
+	case "symbols":
+		return 1
+	}
+	return 2 // chunks
+}
+
+// postingsBuilder collects one file's postings per table.
+type postingsBuilder struct {
+	tbls [3]map[string]*posting
+}
+
+type posting struct {
+	last int // ord of the last row added
+	buf  []byte
+}
+
+// add records the row ord of table tbl, whose token counts b last built.
+func (pb *postingsBuilder) add(tbl int16, ord int, b *tfBuilder) {
+	m := pb.tbls[tbl]
+	if m == nil {
+		m = map[string]*posting{}
+		pb.tbls[tbl] = m
+	}
+	long := false
+	for _, k := range b.keys {
+		if len(k) > maxLexeme {
+			long = true
+			continue
+		}
+		pb.entry(m, k, ord, b.counts[k])
+	}
+	if long {
+		pb.entry(m, "", ord, make([]uint32, len(b.counts[b.keys[0]])))
+	}
+}
+
+func (pb *postingsBuilder) entry(m map[string]*posting, k string, ord int, counts []uint32) {
+	p := m[k]
+	if p == nil {
+		p = &posting{}
+		m[k] = p
+	}
+	p.buf = binary.AppendUvarint(p.buf, uint64(ord-p.last))
+	p.last = ord
+	for _, c := range counts {
+		p.buf = binary.AppendUvarint(p.buf, uint64(c))
+	}
+}
+
+// rows returns the collected postings as rows of table postings for COPY,
+// and empties the builder.
+func (pb *postingsBuilder) rows(repo, file int64, out [][]any) [][]any {
+	for tbl, m := range pb.tbls {
+		for k, p := range m {
+			out = append(out, []any{repo, int16(tbl), []byte(k), file, p.buf})
+		}
+		pb.tbls[tbl] = nil
+	}
+	return out
+}
+
+var postingCols = []string{"repo_id", "tbl", "token", "file_id", "rows"}
+
+// postingsQuery is what a reader needs to score e from postings: the
+// tokens to read exactly (with the empty token, whose rows are scored
+// from tf) and the byte ranges of prefixes. ok is false when postings
+// cannot answer e: a phrase of several tokens, or a token too long to
+// have postings.
+type postingsQuery struct {
+	exact  [][]byte
+	lo, hi [][]byte // prefix ranges [lo, hi); hi nil: no upper bound
+}
+
+func newPostingsQuery(e *tables.FTSQuery) (q postingsQuery, ok bool) {
+	q.exact = [][]byte{{}}
+	for _, ph := range e.Phrases {
+		if len(ph.Tokens) != 1 || len(ph.Tokens[0]) > maxLexeme {
+			return q, false
+		}
+		t := []byte(ph.Tokens[0])
+		if !ph.Prefix {
+			q.exact = append(q.exact, t)
+			continue
+		}
+		q.lo = append(q.lo, t)
+		q.hi = append(q.hi, successor(t))
+	}
+	return q, true
+}
+
+// successor returns the least byte string greater than every string
+// starting with p (nil when there is none).
+func successor(p []byte) []byte {
+	s := bytes.Clone(p)
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] < 0xff {
+			s[i]++
+			return s[:i+1]
+		}
+	}
+	return nil
+}
+
+// sql returns the statement reading the postings, in token order (the
+// order in which countTF adds a row's counts, so sums are bit for bit
+// the same). Its first column says whether the repository's postings are
+// complete in the statement's snapshot (a reader's cached flag may be
+// newer than the call's snapshot); when they are not it returns one row
+// and nothing else, and when none match, one row without a token.
+func (q postingsQuery) sql(tbl string, a *args) string {
+	conds := []string{"p.token = ANY(" + a.add(q.exact) + "::bytea[])"}
+	for i, lo := range q.lo {
+		c := "p.token >= " + a.add(lo) + "::bytea"
+		if q.hi[i] != nil {
+			c += " AND p.token < " + a.add(q.hi[i]) + "::bytea"
+		}
+		conds = append(conds, "("+c+")")
+	}
+	w := conds[0]
+	for _, c := range conds[1:] {
+		w += " OR " + c
+	}
+	return `WITH s AS (SELECT coalesce(bool_or(postings), false) AS ok FROM repo_state WHERE repo_id = $1)
+SELECT s.ok, p.token, p.file_id, p.rows FROM s LEFT JOIN postings p ON s.ok AND p.repo_id = $1 AND p.tbl = ` +
+		fmt.Sprint(postingTable(tbl)) + ` AND (` + w + `) ORDER BY p.token, p.file_id`
+}
+
+// postingCounts are the phrase counts of the rows a postings statement
+// named, by row id.
+type postingCounts struct {
+	slot map[int64]int32 // row id → index in raw/weighted (of nphr each)
+	raw  []float64
+	wtd  []float64
+	long map[int64]bool // rows scored from tf
+	nphr int
+}
+
+// readPostings runs q's statement and sums each row's counts per phrase
+// of e as countTF does: by token in byte order, then by phrase, then by
+// column.
+func (r *Reader) readPostings(ctx context.Context, db querier, ft *ftsTable, e *tables.FTSQuery, q postingsQuery, ws []float64) (*postingCounts, error) {
+	a := r.args()
+	stmt := q.sql(ft.name, a)
+	pc := &postingCounts{slot: map[int64]int32{}, long: map[int64]bool{}, nphr: len(e.Phrases)}
+	ncols := len(ft.cols)
+	var tok, blob pgtype.DriverBytes
+	var file *int64
+	var complete bool
+	var phr []int
+	var last []byte
+	counts := make([]uint32, ncols)
+	err := r.queryOn(ctx, db, stmt, a, func(rows pgx.Rows) error {
+		if err := rows.Scan(&complete, &tok, &file, &blob); err != nil {
+			return err
+		}
+		if !complete || file == nil {
+			return nil
+		}
+		if len(tok) == 0 {
+			return decodePostings(blob, ncols, counts, func(ord int) {
+				pc.long[rowID(*file, ord)] = true
+			})
+		}
+		if last == nil || !bytes.Equal(last, tok) {
+			last = append(last[:0:0], tok...)
+			phr = phr[:0]
+			for i, ph := range e.Phrases {
+				want := ph.Tokens[0]
+				if ph.Prefix && len(tok) >= len(want) && string(tok[:len(want)]) == want || !ph.Prefix && string(tok) == want {
+					phr = append(phr, i)
+				}
+			}
+		}
+		if len(phr) == 0 {
+			return nil
+		}
+		return decodePostings(blob, ncols, counts, func(ord int) {
+			id := rowID(*file, ord)
+			s, ok := pc.slot[id]
+			if !ok {
+				s = int32(len(pc.slot))
+				pc.slot[id] = s
+				pc.raw = append(pc.raw, make([]float64, pc.nphr)...)
+				pc.wtd = append(pc.wtd, make([]float64, pc.nphr)...)
+			}
+			raw, wtd := pc.raw[int(s)*pc.nphr:], pc.wtd[int(s)*pc.nphr:]
+			for _, i := range phr {
+				for c := 0; c < ncols; c++ {
+					if e.Cols[i]&(1<<c) == 0 || counts[c] == 0 {
+						continue
+					}
+					w := 1.0
+					if c < len(ws) {
+						w = ws[c]
+					}
+					raw[i] += float64(counts[c])
+					wtd[i] += w * float64(counts[c])
+				}
+			}
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !complete {
+		return nil, nil
+	}
+	return pc, nil
+}
+
+// decodePostings calls row for each row of an encoded postings value,
+// with counts holding its counts.
+func decodePostings(b []byte, ncols int, counts []uint32, row func(ord int)) error {
+	ord := 0
+	for len(b) > 0 {
+		d, k := uvarint(b)
+		if k <= 0 {
+			return errPostings
+		}
+		b = b[k:]
+		ord += int(d)
+		for c := 0; c < ncols; c++ {
+			v, k := uvarint(b)
+			if k <= 0 {
+				return errPostings
+			}
+			counts[c] = uint32(v)
+			b = b[k:]
+		}
+		row(ord)
+	}
+	return nil
+}
+
+var errPostings = fmt.Errorf("malformed postings")
+
+// fill sets m to the counts of row id, reporting whether postings name it.
+func (pc *postingCounts) fill(id int64, m *tables.RowMatch) bool {
+	s, ok := pc.slot[id]
+	if cap(m.Raw) < pc.nphr {
+		m.Raw, m.Weighted = make([]float64, pc.nphr), make([]float64, pc.nphr)
+	}
+	m.Raw, m.Weighted = m.Raw[:pc.nphr], m.Weighted[:pc.nphr]
+	if !ok {
+		clear(m.Raw)
+		clear(m.Weighted)
+		return false
+	}
+	copy(m.Raw, pc.raw[int(s)*pc.nphr:])
+	copy(m.Weighted, pc.wtd[int(s)*pc.nphr:])
+	return true
+}
+
+// longIDs returns the ids of the rows scored from tf, sorted.
+func (pc *postingCounts) longIDs() []int64 {
+	out := make([]int64, 0, len(pc.long))
+	for id := range pc.long {
+		out = append(out, id)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// fillPostings is the migration that brings postings to a shard: for
+// every repository whose rows all have term frequencies, it builds the
+// postings from them and marks the repository's postings complete.
+// Repositories with rows pushed before term frequencies existed keep
+// being read from their text until their next full push.
+func fillPostings(ctx context.Context, tx pgx.Tx) error {
+	var repos []int64
+	rows, err := tx.Query(ctx, `SELECT repo_id FROM repo_state r WHERE
+		NOT EXISTS (SELECT 1 FROM files f WHERE f.repo_id = r.repo_id AND f.tf = '')
+		AND NOT EXISTS (SELECT 1 FROM symbols s WHERE s.repo_id = r.repo_id AND s.tf = '')
+		AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.repo_id = r.repo_id AND c.tf = '') ORDER BY repo_id`)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return err
+		}
+		repos = append(repos, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, repo := range repos {
+		for _, ft := range []*ftsTable{filesFTS, symbolsFTS, chunksFTS} {
+			if err := fillTable(ctx, tx, repo, ft); err != nil {
+				return fmt.Errorf("postings of repository %d, %s: %w", repo, ft.name, err)
+			}
+		}
+		if _, err := tx.Exec(ctx, `UPDATE repo_state SET postings = true WHERE repo_id = $1`, repo); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fillTable writes the postings of one repository's table from its rows'
+// term frequencies, a file at a time.
+func fillTable(ctx context.Context, tx pgx.Tx, repo int64, ft *ftsTable) error {
+	key := "file_id, ord"
+	if ft == filesFTS {
+		key = "id, 0"
+	}
+	type row struct {
+		file int64
+		ord  int
+		tf   []byte
+	}
+	var all []row
+	rows, err := tx.Query(ctx, `SELECT `+key+`, tf FROM `+ft.name+` WHERE repo_id = $1 ORDER BY 1, 2`, repo)
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		var x row
+		if err := rows.Scan(&x.file, &x.ord, &x.tf); err != nil {
+			rows.Close()
+			return err
+		}
+		all = append(all, x)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	tbl := postingTable(ft.name)
+	var pb postingsBuilder
+	var b tfBuilder
+	var out [][]any
+	flush := func() error {
+		if len(out) == 0 {
+			return nil
+		}
+		_, err := tx.CopyFrom(ctx, pgx.Identifier{"postings"}, postingCols, pgx.CopyFromRows(out))
+		out = out[:0]
+		return err
+	}
+	for i, x := range all {
+		if err := b.decode(x.tf, len(ft.cols)); err != nil {
+			return fmt.Errorf("row %d/%d: %w", x.file, x.ord, err)
+		}
+		if len(b.keys) > 0 {
+			pb.add(tbl, x.ord, &b)
+		}
+		if i == len(all)-1 || all[i+1].file != x.file {
+			out = pb.rows(repo, x.file, out)
+			if len(out) >= 20000 {
+				if err := flush(); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return flush()
+}
