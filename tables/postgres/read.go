@@ -55,9 +55,9 @@ type statsCache struct {
 	// postings: the repository's postings are complete (postings.go),
 	// read with the version.
 	postings bool
-	readAt  time.Time
-	tables  map[string]tables.TableStats
-	paths   map[int64]string // file paths by id
+	readAt   time.Time
+	tables   map[string]tables.TableStats
+	paths    map[int64]string // file paths by id
 }
 
 // versionTTL is how long a Reader trusts the version it read: a search
