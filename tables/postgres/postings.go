@@ -25,9 +25,12 @@ import (
 // file's postings with its rows, so its cost stays O(changed files).
 //
 // Encoding of postings.rows: for each row of the file holding the token,
-// in row order, uvarint(ord - previous ord) (the first from 0), then
+// in row order, uvarint(ord - previous ord) (the first from 0), the row's
+// token count (bm25's document length) and first line, then
 // uvarint(count) for each column in the table's FTS order. A files row
-// has ord 0. A file's rows holding a token are split into parts of about
+// has ord 0 and line 0. With the length and line in the postings, a
+// search without a scope filter ranks from the postings alone and reads
+// only its best rows. A file's rows holding a token are split into parts of about
 // maxPart bytes (postings.part 0, 1, …), each decoded on its own.
 //
 // The rows travel in the primary key's index (INCLUDE): a token's
@@ -38,10 +41,14 @@ import (
 // and maxPostingToken.
 //
 // A token longer than maxPostingToken (a base64 blob, a long literal)
-// has no postings. The rows holding such tokens are listed under the
-// empty token (which the tokenizer never makes) with zero counts, and a
-// reader scores those rows from their tf, as before; a query naming such
-// a token is scored from tf altogether.
+// has no postings. The rows holding such tokens are listed, with zero
+// counts, under a marker: a NUL byte (no token starts with one) and the
+// token's first markBytes bytes, which every prefix phrase that could
+// match the token reads; rows whose lookup tsvector was cut short
+// (maxTsvBytes) under a NUL alone, which every query reads. A reader
+// scores such rows from their tf and finds them by their tsvector, as
+// before; a query naming a token too long for postings is scored from tf
+// altogether.
 //
 // repo_state.postings says a repository's postings are complete: set by
 // a push that writes every file of the repository (the first push, or one
@@ -65,7 +72,23 @@ func postingTable(name string) int16 {
 const (
 	maxPostingToken = 256
 	maxPart         = 1024
+	markBytes       = 8
 )
+
+// tsvCut reports whether a row with these distinct tokens (in byte
+// order) has a lookup tsvector cut short, as Push.tokens cuts it.
+func tsvCut(keys []string) bool {
+	size := 0
+	for _, t := range keys {
+		if len(t) > maxLexeme {
+			continue
+		}
+		if size += len(t) + 8; size > maxTsvBytes {
+			return true
+		}
+	}
+	return false
+}
 
 // postingsBuilder collects one file's postings per table.
 type postingsBuilder struct {
@@ -77,27 +100,41 @@ type posting struct {
 	parts [][]byte
 }
 
-// add records the row ord of table tbl, whose token counts b last built.
-func (pb *postingsBuilder) add(tbl int16, ord int, b *tfBuilder) {
+// add records the row ord of table tbl (ntok tokens, first line start),
+// whose token counts b last built.
+func (pb *postingsBuilder) add(tbl int16, ord, ntok, start int, b *tfBuilder) {
+	if len(b.keys) == 0 {
+		return
+	}
 	m := pb.tbls[tbl]
 	if m == nil {
 		m = map[string]*posting{}
 		pb.tbls[tbl] = m
 	}
-	long := false
+	var zero []uint32
+	marked := map[string]bool{}
+	mark := func(k string) {
+		if !marked[k] {
+			marked[k] = true
+			if zero == nil {
+				zero = make([]uint32, len(b.counts[b.keys[0]]))
+			}
+			pb.entry(m, k, ord, ntok, start, zero)
+		}
+	}
+	if tsvCut(b.keys) {
+		mark("\x00")
+	}
 	for _, k := range b.keys {
 		if len(k) > maxPostingToken {
-			long = true
+			mark("\x00" + k[:markBytes])
 			continue
 		}
-		pb.entry(m, k, ord, b.counts[k])
-	}
-	if long {
-		pb.entry(m, "", ord, make([]uint32, len(b.counts[b.keys[0]])))
+		pb.entry(m, k, ord, ntok, start, b.counts[k])
 	}
 }
 
-func (pb *postingsBuilder) entry(m map[string]*posting, k string, ord int, counts []uint32) {
+func (pb *postingsBuilder) entry(m map[string]*posting, k string, ord, ntok, start int, counts []uint32) {
 	p := m[k]
 	if p == nil {
 		p = &posting{}
@@ -108,6 +145,8 @@ func (pb *postingsBuilder) entry(m map[string]*posting, k string, ord int, count
 		p.last = 0
 	}
 	buf := binary.AppendUvarint(p.parts[len(p.parts)-1], uint64(ord-p.last))
+	buf = binary.AppendUvarint(buf, uint64(ntok))
+	buf = binary.AppendUvarint(buf, uint64(start))
 	p.last = ord
 	for _, c := range counts {
 		buf = binary.AppendUvarint(buf, uint64(c))
@@ -142,7 +181,7 @@ type postingsQuery struct {
 }
 
 func newPostingsQuery(e *tables.FTSQuery) (q postingsQuery, ok bool) {
-	q.exact = [][]byte{{}}
+	q.exact = [][]byte{{0}}
 	for _, ph := range e.Phrases {
 		if len(ph.Tokens) != 1 || len(ph.Tokens[0]) > maxPostingToken {
 			return q, false
@@ -154,6 +193,10 @@ func newPostingsQuery(e *tables.FTSQuery) (q postingsQuery, ok bool) {
 		}
 		q.lo = append(q.lo, t)
 		q.hi = append(q.hi, successor(t))
+		// The markers of the rows with long tokens this prefix may match.
+		mk := append([]byte{0}, t[:min(len(t), markBytes)]...)
+		q.lo = append(q.lo, mk)
+		q.hi = append(q.hi, successor(mk))
 	}
 	return q, true
 }
@@ -196,11 +239,27 @@ func (q postingsQuery) sql(tbl string, a *args) string {
 // postingCounts are the phrase counts of the rows a postings statement
 // named, by row id.
 type postingCounts struct {
-	slot map[int64]int32 // row id → index in raw/weighted (of nphr each)
-	raw  []float64
-	wtd  []float64
-	long map[int64]bool // rows scored from tf
-	nphr int
+	slot  map[int64]int32 // row id → index in raw/weighted (of nphr each), ntok and start
+	raw   []float64
+	wtd   []float64
+	ntok  []int
+	start []int
+	long  map[int64]bool // rows scored from tf (and found by their tsvector)
+	nphr  int
+}
+
+// row returns the slot of row id, made on first use.
+func (pc *postingCounts) row(id int64, ntok, start int) int {
+	s, ok := pc.slot[id]
+	if !ok {
+		s = int32(len(pc.slot))
+		pc.slot[id] = s
+		pc.raw = append(pc.raw, make([]float64, pc.nphr)...)
+		pc.wtd = append(pc.wtd, make([]float64, pc.nphr)...)
+		pc.ntok = append(pc.ntok, ntok)
+		pc.start = append(pc.start, start)
+	}
+	return int(s)
 }
 
 // readPostings runs q's statement and sums each row's counts per phrase
@@ -241,12 +300,14 @@ func (r *Reader) readPostings(ctx context.Context, db querier, ft *ftsTable, e *
 	// the sums are bit for bit the same.
 	sort.SliceStable(es, func(i, j int) bool { return es[i].tok < es[j].tok })
 	var phr []int
-	last := "\x00" // no token: they are never empty, and the empty one comes first
+	last := "" // no token
 	counts := make([]uint32, ncols)
 	for _, x := range es {
-		if x.tok == "" {
-			err := decodePostings(x.rows, ncols, counts, func(ord int) {
-				pc.long[rowID(x.file, ord)] = true
+		if x.tok[0] == 0 {
+			err := decodePostings(x.rows, ncols, counts, func(ord, ntok, start int) {
+				id := rowID(x.file, ord)
+				pc.long[id] = true
+				pc.row(id, ntok, start)
 			})
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", ft.name, err)
@@ -266,16 +327,9 @@ func (r *Reader) readPostings(ctx context.Context, db querier, ft *ftsTable, e *
 		if len(phr) == 0 {
 			continue
 		}
-		err := decodePostings(x.rows, ncols, counts, func(ord int) {
-			id := rowID(x.file, ord)
-			s, ok := pc.slot[id]
-			if !ok {
-				s = int32(len(pc.slot))
-				pc.slot[id] = s
-				pc.raw = append(pc.raw, make([]float64, pc.nphr)...)
-				pc.wtd = append(pc.wtd, make([]float64, pc.nphr)...)
-			}
-			raw, wtd := pc.raw[int(s)*pc.nphr:], pc.wtd[int(s)*pc.nphr:]
+		err := decodePostings(x.rows, ncols, counts, func(ord, ntok, start int) {
+			s := pc.row(rowID(x.file, ord), ntok, start)
+			raw, wtd := pc.raw[s*pc.nphr:], pc.wtd[s*pc.nphr:]
 			for _, i := range phr {
 				for c := 0; c < ncols; c++ {
 					if e.Cols[i]&(1<<c) == 0 || counts[c] == 0 {
@@ -299,15 +353,19 @@ func (r *Reader) readPostings(ctx context.Context, db querier, ft *ftsTable, e *
 
 // decodePostings calls row for each row of an encoded postings value,
 // with counts holding its counts.
-func decodePostings(b []byte, ncols int, counts []uint32, row func(ord int)) error {
+func decodePostings(b []byte, ncols int, counts []uint32, row func(ord, ntok, start int)) error {
 	ord := 0
+	var head [3]int
 	for len(b) > 0 {
-		d, k := uvarint(b)
-		if k <= 0 {
-			return errPostings
+		for i := range head {
+			v, k := uvarint(b)
+			if k <= 0 {
+				return errPostings
+			}
+			b = b[k:]
+			head[i] = int(v)
 		}
-		b = b[k:]
-		ord += int(d)
+		ord += head[0]
 		for c := 0; c < ncols; c++ {
 			v, k := uvarint(b)
 			if k <= 0 {
@@ -316,7 +374,7 @@ func decodePostings(b []byte, ncols int, counts []uint32, row func(ord int)) err
 			counts[c] = uint32(v)
 			b = b[k:]
 		}
-		row(ord)
+		row(ord, head[1], head[2])
 	}
 	return nil
 }
@@ -392,23 +450,24 @@ func fillPostings(ctx context.Context, tx pgx.Tx) error {
 // fillTable writes the postings of one repository's table from its rows'
 // term frequencies, a file at a time.
 func fillTable(ctx context.Context, tx pgx.Tx, repo int64, ft *ftsTable) error {
-	key := "file_id, ord"
+	key := "file_id, ord, start_line"
 	if ft == filesFTS {
-		key = "id, 0"
+		key = "id, 0, 0"
 	}
 	type row struct {
-		file int64
-		ord  int
-		tf   []byte
+		file        int64
+		ord         int
+		ntok, start int
+		tf          []byte
 	}
 	var all []row
-	rows, err := tx.Query(ctx, `SELECT `+key+`, tf FROM `+ft.name+` WHERE repo_id = $1 ORDER BY 1, 2`, repo)
+	rows, err := tx.Query(ctx, `SELECT `+key+`, ntok, tf FROM `+ft.name+` WHERE repo_id = $1 ORDER BY 1, 2`, repo)
 	if err != nil {
 		return err
 	}
 	for rows.Next() {
 		var x row
-		if err := rows.Scan(&x.file, &x.ord, &x.tf); err != nil {
+		if err := rows.Scan(&x.file, &x.ord, &x.start, &x.ntok, &x.tf); err != nil {
 			rows.Close()
 			return err
 		}
@@ -434,9 +493,7 @@ func fillTable(ctx context.Context, tx pgx.Tx, repo int64, ft *ftsTable) error {
 		if err := b.decode(x.tf, len(ft.cols)); err != nil {
 			return fmt.Errorf("row %d/%d: %w", x.file, x.ord, err)
 		}
-		if len(b.keys) > 0 {
-			pb.add(tbl, x.ord, &b)
-		}
+		pb.add(tbl, x.ord, x.ntok, x.start, &b)
 		if i == len(all)-1 || all[i+1].file != x.file {
 			out = pb.rows(repo, x.file, out)
 			if len(out) >= 20000 {

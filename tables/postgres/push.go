@@ -343,14 +343,14 @@ func (p *Push) queueFile(b *pgx.Batch, id int64, f *extract.File, refs [][]any) 
 	r := p.fb.Build(f)
 	repo := p.repo.ID
 	n, toks, tf := p.tokens(f.Path, f.Summary)
-	p.pb.add(0, 0, &p.tf)
+	p.pb.add(0, 0, n, 0, &p.tf)
 	p.stat("files", 1, int64(n))
 	b.Queue(insFile, repo, id, e(f.Path), e(f.Ext), e(f.Language), f.Size, f.Lines, r.Hash, e(r.Imports), e(r.Exports),
 		e(f.Doc), e(f.Summary), e(f.ParseStatus), e(f.ParseProblem), p.now, n, toks, tf)
 	for i := range r.Symbols {
 		s := &r.Symbols[i]
 		n, toks, tf := p.tokens(s.Name, s.Qualname, s.Signature, s.Doc, s.IdentParts)
-		p.pb.add(1, i, &p.tf)
+		p.pb.add(1, i, n, s.StartLine, &p.tf)
 		p.stat("symbols", 1, int64(n))
 		b.Queue(insSymbol, repo, s.SID, id, i, e(s.Kind), e(s.Name), e(s.Qualname), s.ParentSID, s.StartLine, s.EndLine,
 			s.StartByte, s.EndByte, e(s.Signature), e(s.Doc), s.Exported, e(s.Decorators), e(s.Identifiers), e(s.IdentParts),
@@ -359,7 +359,7 @@ func (p *Push) queueFile(b *pgx.Batch, id int64, f *extract.File, refs [][]any) 
 	for i := range r.Chunks {
 		c := &r.Chunks[i]
 		n, toks, tf := p.tokens(c.Header, c.Content, c.IdentParts, c.Strings)
-		p.pb.add(2, i, &p.tf)
+		p.pb.add(2, i, n, c.StartLine, &p.tf)
 		p.stat("chunks", 1, int64(n))
 		b.Queue(insChunk, repo, c.CID, id, c.StartLine, c.EndLine, c.StartByte, c.EndByte, c.SymbolSID, e(c.Header), e(c.Content),
 			e(c.Identifiers), e(c.IdentParts), e(c.Calls), e(c.Strings), c.Hash, n, toks, i, tf)

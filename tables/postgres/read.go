@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -536,14 +537,8 @@ func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *ta
 	if join {
 		from += ft.join
 	}
-	tm := a.add(tsq)
-	lookup := ft.alias + `.tsv @@ ` + tm + `::tsquery`
-	if ft == symbolsFTS && need == 1<<3 {
-		// Docs only (the symbols channel): their own index.
-		lookup = `s.doc <> '' AND s.dtsv @@ ` + tm + `::tsquery`
-	}
 	q := `SELECT ` + strings.Join(sel, ", ") + ` FROM ` + from +
-		` WHERE ` + ft.alias + `.repo_id = $1 AND ` + lookup
+		` WHERE ` + ft.alias + `.repo_id = $1 AND ` + lookup(ft, need, a.add(tsq))
 	texts := make([]*string, len(ft.cols))
 	toks := make([][]string, len(ft.cols))
 	// tf is the driver's own copy, valid until the next row: most of
@@ -595,6 +590,90 @@ func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *ta
 		}
 		return nil
 	})
+}
+
+// lookup is the GIN condition by which candidates finds the rows of ft
+// matching the tsquery in parameter tm, for the columns need.
+func lookup(ft *ftsTable, need uint64, tm string) string {
+	if ft == symbolsFTS && need == 1<<3 {
+		// Docs only (the symbols channel): their own index.
+		return `s.doc <> '' AND s.dtsv @@ ` + tm + `::tsquery`
+	}
+	return ft.alias + `.tsv @@ ` + tm + `::tsquery`
+}
+
+// fromPostings passes keep every row of ft matching e, with its phrase
+// counts, key and length, from pc alone: the rows pc lists as holding
+// long tokens are read (their tf, and whether their tsvector matches
+// tsq, as candidates would have found them), no other row is. Rows go
+// in row id order, as a fresh push stores them.
+func (r *Reader) fromPostings(ctx context.Context, db querier, ft *ftsTable, e *tables.FTSQuery, ws []float64, pc *postingCounts, tsq string,
+	keep func(m *tables.RowMatch, k rowKey, ntok int)) error {
+	var m tables.RowMatch
+	override := map[int64]*tables.RowMatch{}
+	if ids := pc.longIDs(); len(ids) > 0 {
+		a := r.args()
+		files := make([]int64, len(ids))
+		ords := make([]int32, len(ids))
+		for i, id := range ids {
+			f, o := splitRowID(id)
+			files[i], ords[i] = f, int32(o)
+		}
+		on := ft.alias + ".repo_id = $1 AND " + ft.alias + ".file_id = k.f AND " + ft.alias + ".ord = k.o"
+		if ft == filesFTS {
+			on = "f.repo_id = $1 AND f.id = k.f"
+		}
+		q := `SELECT k.f, k.o, ` + ft.alias + `.tf, ` + lookup(ft, e.NeededCols(), a.add(tsq)) + ` FROM unnest(` + a.add(files) + `::bigint[], ` +
+			a.add(ords) + `::int[]) AS k(f, o) JOIN ` + ft.name + ` ` + ft.alias + ` ON ` + on
+		err := r.queryOn(ctx, db, q, a, func(rows pgx.Rows) error {
+			var f int64
+			var o int
+			var tf []byte
+			var found bool
+			if err := rows.Scan(&f, &o, &tf, &found); err != nil {
+				return err
+			}
+			x := &tables.RowMatch{}
+			if found {
+				if err := countTF(e, tf, len(ft.cols), ws, x); err != nil {
+					return fmt.Errorf("%s: %w", ft.name, err)
+				}
+			} else {
+				x = nil // not a candidate
+			}
+			override[rowID(f, o)] = x
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	ids := make([]int64, 0, len(pc.slot))
+	for id := range pc.slot {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		mm := &m
+		if x, ok := override[id]; ok {
+			if x == nil {
+				continue
+			}
+			mm = x
+		} else if pc.long[id] {
+			// A long row postings listed but the table no longer has.
+			return fmt.Errorf("%s: row %d/%d has postings but no row: the store is damaged, push the repository again", ft.name, id>>ordBits, id&(1<<ordBits-1))
+		} else {
+			pc.fill(id, &m)
+		}
+		if !e.Matches(mm.Raw) {
+			continue
+		}
+		s := pc.slot[id]
+		f, o := splitRowID(id)
+		keep(mm, rowKey{file: f, ord: o, start: pc.start[s]}, pc.ntok[s])
+	}
+	return nil
 }
 
 // rowKey names a candidate row in a repository: its file, its position
@@ -657,13 +736,8 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 	if err != nil {
 		return nil, err
 	}
-	var all []any // dest, then the same rest for every row
-	err = r.candidates(ctx, tx, ft, e, ws, pc, tsq, cond, a, keyCols, false, func(rows pgx.Rows, rest []any) error {
-		if all == nil {
-			all = append(dest[:len(dest):len(dest)], rest...)
-		}
-		return rows.Scan(all...)
-	}, func(m *tables.RowMatch, ntok int, in bool) {
+	scanned := true // the carried columns are the current row's
+	keep := func(m *tables.RowMatch, ntok int, in bool) {
 		for i, f := range m.Raw {
 			if f > 0 {
 				df[i]++
@@ -671,11 +745,28 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 		}
 		if in {
 			cands = append(cands, cand{key: cur, freq: append([]float64(nil), m.Weighted...), ntok: ntok})
-			if cr != nil {
+			if cr != nil && scanned {
 				cr.keep(cur)
 			}
 		}
-	})
+	}
+	if pc != nil && cond == "TRUE" {
+		scanned = false
+		// Every row is in scope: the postings have all a row's ranking
+		// needs, and only the best rows are read (fetch).
+		err = r.fromPostings(ctx, tx, ft, e, ws, pc, tsq, func(m *tables.RowMatch, k rowKey, ntok int) {
+			cur = k
+			keep(m, ntok, true)
+		})
+	} else {
+		var all []any // dest, then the same rest for every row
+		err = r.candidates(ctx, tx, ft, e, ws, pc, tsq, cond, a, keyCols, false, func(rows pgx.Rows, rest []any) error {
+			if all == nil {
+				all = append(dest[:len(dest):len(dest)], rest...)
+			}
+			return rows.Scan(all...)
+		}, keep)
+	}
 	if err != nil {
 		return nil, err
 	}
