@@ -415,10 +415,11 @@ func (pc *postingCounts) longIDs() []int64 {
 // being read from their text until their next full push.
 func fillPostings(ctx context.Context, tx pgx.Tx) error {
 	var repos []int64
+	// A row without tokens (a Ruby operator method) has an empty tf too.
 	rows, err := tx.Query(ctx, `SELECT repo_id FROM repo_state r WHERE
-		NOT EXISTS (SELECT 1 FROM files f WHERE f.repo_id = r.repo_id AND f.tf = '')
-		AND NOT EXISTS (SELECT 1 FROM symbols s WHERE s.repo_id = r.repo_id AND s.tf = '')
-		AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.repo_id = r.repo_id AND c.tf = '') ORDER BY repo_id`)
+		NOT EXISTS (SELECT 1 FROM files f WHERE f.repo_id = r.repo_id AND f.tf = '' AND f.ntok > 0)
+		AND NOT EXISTS (SELECT 1 FROM symbols s WHERE s.repo_id = r.repo_id AND s.tf = '' AND s.ntok > 0)
+		AND NOT EXISTS (SELECT 1 FROM chunks c WHERE c.repo_id = r.repo_id AND c.tf = '' AND c.ntok > 0) ORDER BY repo_id`)
 	if err != nil {
 		return err
 	}

@@ -198,7 +198,10 @@ func TestPostingsMigration(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{"a.go": goA, "b.go": goB, "tools/c.py": pyC,
-		"blob.go": "package a\n\n// Blob holds " + longTok + " and a port.\nvar Blob = \"" + longTok + " hello\"\n"})
+		"blob.go": "package a\n\n// Blob holds " + longTok + " and a port.\nvar Blob = \"" + longTok + " hello\"\n",
+		// A symbol without tokens (a section "# ..."): its tf is empty,
+		// as a row pushed before tf's is, but it needs no postings.
+		"notes.md": "# ...\n\nSome notes.\n"})
 	_, full := push(t, cat, root, "full")
 	_, old := push(t, cat, root, "old")
 	want := postingsDump(t, url, full.ID)
@@ -211,7 +214,10 @@ func TestPostingsMigration(t *testing.T) {
 	// frequencies were stored.
 	exec(t, url, `DROP TABLE postings`)
 	exec(t, url, `ALTER TABLE repo_state DROP COLUMN postings`)
-	exec(t, url, `UPDATE chunks SET tf = '' WHERE repo_id = $1 AND cid = (SELECT min(cid) FROM chunks WHERE repo_id = $1)`, old.ID)
+	if n := queryInt(t, url, `SELECT count(*) FROM symbols WHERE repo_id = $1 AND tf = ''`, full.ID); n == 0 {
+		t.Fatal("no tokenless symbol in the tree")
+	}
+	exec(t, url, `UPDATE chunks SET tf = '' WHERE repo_id = $1 AND cid = (SELECT min(cid) FROM chunks WHERE repo_id = $1 AND ntok > 0)`, old.ID)
 	exec(t, url, `UPDATE viberag_schema SET version = 5 WHERE component = 'shard'`)
 	st, err := OpenStore(ctx, url, StoreOptions{})
 	if err != nil {
