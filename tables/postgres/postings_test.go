@@ -61,7 +61,7 @@ func postingsDump(t *testing.T, url string, repo int64) string {
 func answers(t *testing.T, url, name string) (string, error) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := OpenStore(ctx, url, StoreOptions{})
+	st, err := OpenStore(ctx, url, StoreOptions{PostingsFrom: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,6 +33,9 @@ type Reader struct {
 	pool  *pgxpool.Pool
 	repo  Repo
 	stats *statsCache
+	// postingsFrom: tables of fewer rows are scored from tf
+	// (StoreOptions.PostingsFrom).
+	postingsFrom int
 }
 
 var _ tables.Reader = (*Reader)(nil)
@@ -428,17 +431,18 @@ func keyIDCols(ft *ftsTable) string {
 
 // postingsOf returns the counts of e's phrases from the postings of its
 // tokens, read on db, or nil when the repository's postings are not
-// complete or e has a phrase they cannot answer (candidates then reads
-// tf and text).
+// complete, its table has fewer rows than r.postingsFrom, or e has a
+// phrase they cannot answer (candidates then reads tf and text).
 func (r *Reader) postingsOf(ctx context.Context, db querier, ft *ftsTable, e *tables.FTSQuery, ws []float64) (*postingCounts, error) {
-	if _, _, err := r.state(ctx); err != nil {
+	st, err := r.tableStats(ctx, ft.name) // reads the state too
+	if err != nil {
 		return nil, err
 	}
 	c := r.stats
 	c.mu.Lock()
 	post := c.postings
 	c.mu.Unlock()
-	if !post {
+	if !post || st.Rows < int64(r.postingsFrom) {
 		return nil, nil
 	}
 	pq, ok := newPostingsQuery(e)
