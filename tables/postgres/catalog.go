@@ -56,7 +56,7 @@ func Init(ctx context.Context, catalogURL string, shardURLs []string) error {
 		return err
 	}
 	defer pool.Close()
-	if err := migrate(ctx, pool, "catalog", catalogMigrations); err != nil {
+	if _, err := migrate(ctx, pool, "catalog", catalogMigrations, nil); err != nil {
 		return fmt.Errorf("catalog %s: %w", Redact(catalogURL), err)
 	}
 	if len(shardURLs) == 0 {
@@ -71,7 +71,13 @@ func Init(ctx context.Context, catalogURL string, shardURLs []string) error {
 		if err != nil {
 			return fmt.Errorf("shard %s: %w", name, err)
 		}
-		err = migrate(ctx, sp, "shard", shardMigrations)
+		from, err := migrate(ctx, sp, "shard", shardMigrations, shardFills)
+		if err == nil && from < 6 {
+			// Postings filled in bulk: set the visibility map, so that
+			// readers' index-only scans skip the heap from the start
+			// (autovacuum would, later).
+			_, err = sp.Exec(ctx, `VACUUM (ANALYZE) postings`)
+		}
 		sp.Close()
 		if err != nil {
 			return fmt.Errorf("shard %s (%s): %w", name, Redact(u), err)
@@ -208,7 +214,7 @@ func (c *Catalog) Remove(ctx context.Context, name string) error {
 		return err
 	}
 	defer p.Rollback()
-	for _, tbl := range []string{"refs", "chunks", "symbols", "files", "fts_stats", "vectors", "repo_state"} {
+	for _, tbl := range []string{"refs", "chunks", "symbols", "files", "fts_stats", "vectors", "postings", "repo_state"} {
 		if _, err := p.tx.Exec(ctx, `DELETE FROM `+tbl+` WHERE repo_id = $1`, p.repo.ID); err != nil {
 			return fmt.Errorf("remove repository %q: %s: %w", name, tbl, err)
 		}

@@ -33,7 +33,8 @@
 // which the query planner runs as over an SQLite index: candidates come
 // through the GIN indexes, are ranked in Go with FTS5's bm25 and the
 // repository's own statistics (tables.ParseFTS, tables.BM25Freq; package tables owns them), so a repository
-// ranks as its local index does; its vectors are read whole, once per
+// ranks as its local index does (one-token phrases and prefixes counted
+// from postings, postings.go); its vectors are read whole, once per
 // version, and scanned exactly in Go by the planner. IsUnavailable tells a shard that does
 // not answer from a bad request.
 //

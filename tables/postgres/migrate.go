@@ -56,48 +56,65 @@ var shardMigrations = []string{
 	// issue 19, load session 7).
 	`CREATE INDEX IF NOT EXISTS chunks_ord ON chunks(repo_id, file_id, ord);
 	CREATE INDEX IF NOT EXISTS symbols_ord ON symbols(repo_id, file_id, ord)`,
+	// Postings (postings.go): per token and file, the file's rows holding
+	// the token with their counts, so a search of common words reads the
+	// counts of its tokens instead of every candidate's tf (issue 19, load
+	// session 11). shardFills[6] fills them from the stored tf.
+	shardPostings,
+}
+
+// shardFills complete shard steps with work in Go, in the step's
+// transaction after its SQL: step n's is shardFills[n].
+var shardFills = map[int]func(context.Context, pgx.Tx) error{
+	6: fillPostings,
 }
 
 // advisoryKey serialises migrations of one database across processes.
 const advisoryKey = 0x76696265726167 // "viberag"
 
 // migrate brings component's schema in the database behind pool to the
-// latest version, one transaction per step, under an advisory lock so that
-// two processes never apply the same step.
-func migrate(ctx context.Context, pool *pgxpool.Pool, component string, steps []string) error {
+// latest version, one transaction per step (its SQL, then fills[step]
+// when there is one), under an advisory lock so that two processes never
+// apply the same step. It returns the version it found.
+func migrate(ctx context.Context, pool *pgxpool.Pool, component string, steps []string, fills map[int]func(context.Context, pgx.Tx) error) (from int, err error) {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer conn.Release()
 	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, int64(advisoryKey)); err != nil {
-		return fmt.Errorf("lock for migration: %w", err)
+		return 0, fmt.Errorf("lock for migration: %w", err)
 	}
 	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, int64(advisoryKey)) //nolint:errcheck // the session ends with the connection anyway
 	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS viberag_schema(component text PRIMARY KEY, version int NOT NULL, updated_at timestamptz NOT NULL DEFAULT now())`); err != nil {
-		return fmt.Errorf("schema table: %w", err)
+		return 0, fmt.Errorf("schema table: %w", err)
 	}
 	have, err := version(ctx, conn.Conn(), component)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	if have > len(steps) {
-		return fmt.Errorf("%s schema version %d is newer than this viberag (%d): upgrade viberag", component, have, len(steps))
+		return have, fmt.Errorf("%s schema version %d is newer than this viberag (%d): upgrade viberag", component, have, len(steps))
 	}
 	for v := have + 1; v <= len(steps); v++ {
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 			if _, err := tx.Exec(ctx, steps[v-1]); err != nil {
 				return err
 			}
+			if fill := fills[v]; fill != nil {
+				if err := fill(ctx, tx); err != nil {
+					return err
+				}
+			}
 			_, err := tx.Exec(ctx, `INSERT INTO viberag_schema(component, version) VALUES ($1, $2)
 				ON CONFLICT (component) DO UPDATE SET version = excluded.version, updated_at = now()`, component, v)
 			return err
 		})
 		if err != nil {
-			return fmt.Errorf("%s schema step %d: %w", component, v, err)
+			return have, fmt.Errorf("%s schema step %d: %w", component, v, err)
 		}
 	}
-	return nil
+	return have, nil
 }
 
 func version(ctx context.Context, conn *pgx.Conn, component string) (int, error) {

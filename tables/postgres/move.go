@@ -11,7 +11,7 @@ import (
 
 // factTables are the shard tables holding a repository's rows, all keyed by
 // repo_id.
-var factTables = []string{"files", "symbols", "chunks", "refs", "fts_stats", "repo_state", "vectors"}
+var factTables = []string{"files", "symbols", "chunks", "refs", "fts_stats", "repo_state", "vectors", "postings"}
 
 // Move moves the repository called name to the shard called shard: its
 // rows are copied in one transaction on the new shard (COPY, binary, table

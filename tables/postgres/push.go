@@ -38,6 +38,12 @@ type Push struct {
 	stats  map[string]*tables.TableStats // deltas of fts_stats
 	tsv    []string                      // scratch
 	tf     tfBuilder
+	pb     postingsBuilder
+	posts  [][]any         // postings rows of the files written, for COPY
+	wrote  map[string]bool // paths this push wrote
+	// postings says the repository's postings were complete when the
+	// push began (repo_state.postings).
+	postings bool
 
 	// Written and Deleted count the files this push wrote and removed.
 	Written, Deleted int
@@ -136,7 +142,8 @@ func (p *Push) loadStates(ctx context.Context) error {
 	// Facts of other readers are made again: their hashes are not
 	// trusted, so every file is re-extracted and replaced.
 	var facts string
-	err = p.tx.QueryRow(ctx, `SELECT coalesce((SELECT facts_version FROM repo_state WHERE repo_id = $1), '')`, p.repo.ID).Scan(&facts)
+	err = p.tx.QueryRow(ctx, `SELECT coalesce(max(facts_version), ''), coalesce(bool_or(postings), false) FROM repo_state WHERE repo_id = $1`,
+		p.repo.ID).Scan(&facts, &p.postings)
 	if err != nil {
 		return fmt.Errorf("read facts version: %w", err)
 	}
@@ -204,6 +211,10 @@ func (p *Push) Write(ctx context.Context, files []*extract.File, deleted []strin
 		}
 		refs = p.queueFile(b, id, f, refs)
 		p.states[f.Path] = tables.FileState{ID: id, Path: f.Path, Hash: tables.Hex(f.Hash), ParseStatus: f.ParseStatus, Size: f.Size}
+		if p.wrote == nil {
+			p.wrote = map[string]bool{}
+		}
+		p.wrote[f.Path] = true
 		p.Written++
 		if b.Len() >= 2000 {
 			if err := p.tx.SendBatch(ctx, b).Close(); err != nil {
@@ -215,6 +226,13 @@ func (p *Push) Write(ctx context.Context, files []*extract.File, deleted []strin
 	if b.Len() > 0 {
 		if err := p.tx.SendBatch(ctx, b).Close(); err != nil {
 			return fmt.Errorf("push %s: write: %w", p.repo.Name, err)
+		}
+	}
+	if len(p.posts) > 0 {
+		_, err := p.tx.CopyFrom(ctx, pgx.Identifier{"postings"}, postingCols, pgx.CopyFromRows(p.posts))
+		p.posts = p.posts[:0]
+		if err != nil {
+			return fmt.Errorf("push %s: write postings: %w", p.repo.Name, err)
 		}
 	}
 	if len(refs) > 0 {
@@ -248,6 +266,9 @@ func (p *Push) clear(ctx context.Context, ids []int64) error {
 	}
 	if _, err := p.tx.Exec(ctx, `DELETE FROM refs WHERE repo_id = $1 AND file_id = ANY($2)`, p.repo.ID, ids); err != nil {
 		return fmt.Errorf("clear refs: %w", err)
+	}
+	if _, err := p.tx.Exec(ctx, `DELETE FROM postings WHERE repo_id = $1 AND file_id = ANY($2)`, p.repo.ID, ids); err != nil {
+		return fmt.Errorf("clear postings: %w", err)
 	}
 	return nil
 }
@@ -322,12 +343,14 @@ func (p *Push) queueFile(b *pgx.Batch, id int64, f *extract.File, refs [][]any) 
 	r := p.fb.Build(f)
 	repo := p.repo.ID
 	n, toks, tf := p.tokens(f.Path, f.Summary)
+	p.pb.add(0, 0, n, 0, &p.tf)
 	p.stat("files", 1, int64(n))
 	b.Queue(insFile, repo, id, e(f.Path), e(f.Ext), e(f.Language), f.Size, f.Lines, r.Hash, e(r.Imports), e(r.Exports),
 		e(f.Doc), e(f.Summary), e(f.ParseStatus), e(f.ParseProblem), p.now, n, toks, tf)
 	for i := range r.Symbols {
 		s := &r.Symbols[i]
 		n, toks, tf := p.tokens(s.Name, s.Qualname, s.Signature, s.Doc, s.IdentParts)
+		p.pb.add(1, i, n, s.StartLine, &p.tf)
 		p.stat("symbols", 1, int64(n))
 		b.Queue(insSymbol, repo, s.SID, id, i, e(s.Kind), e(s.Name), e(s.Qualname), s.ParentSID, s.StartLine, s.EndLine,
 			s.StartByte, s.EndByte, e(s.Signature), e(s.Doc), s.Exported, e(s.Decorators), e(s.Identifiers), e(s.IdentParts),
@@ -336,6 +359,7 @@ func (p *Push) queueFile(b *pgx.Batch, id int64, f *extract.File, refs [][]any) 
 	for i := range r.Chunks {
 		c := &r.Chunks[i]
 		n, toks, tf := p.tokens(c.Header, c.Content, c.IdentParts, c.Strings)
+		p.pb.add(2, i, n, c.StartLine, &p.tf)
 		p.stat("chunks", 1, int64(n))
 		b.Queue(insChunk, repo, c.CID, id, c.StartLine, c.EndLine, c.StartByte, c.EndByte, c.SymbolSID, e(c.Header), e(c.Content),
 			e(c.Identifiers), e(c.IdentParts), e(c.Calls), e(c.Strings), c.Hash, n, toks, i, tf)
@@ -343,6 +367,7 @@ func (p *Push) queueFile(b *pgx.Batch, id int64, f *extract.File, refs [][]any) 
 	for _, x := range r.Refs {
 		refs = append(refs, []any{repo, id, x.Row, e(x.Kind), e(x.Name), e(x.NameLower), e(x.Target), x.N, x.Uses})
 	}
+	p.posts = p.pb.rows(repo, id, p.posts)
 	return refs
 }
 
@@ -369,10 +394,19 @@ func (p *Push) Commit(ctx context.Context, head string) (Repo, error) {
 			return Repo{}, fmt.Errorf("push %s: table statistics: %w", p.repo.Name, err)
 		}
 	}
+	// The postings are complete when they were, or when this push wrote
+	// every file (postings.go).
+	complete := p.postings
+	if !complete {
+		complete = true
+		for path := range p.states {
+			complete = complete && p.wrote[path]
+		}
+	}
 	// Readers' caches key on the version: bump it with the facts.
-	if _, err := p.tx.Exec(ctx, `INSERT INTO repo_state(repo_id, version, facts_version) VALUES ($1, 1, $2)
-		ON CONFLICT (repo_id) DO UPDATE SET version = repo_state.version + 1, facts_version = excluded.facts_version`,
-		p.repo.ID, strconv.Itoa(extract.FactsVersion)); err != nil {
+	if _, err := p.tx.Exec(ctx, `INSERT INTO repo_state(repo_id, version, facts_version, postings) VALUES ($1, 1, $2, $3)
+		ON CONFLICT (repo_id) DO UPDATE SET version = repo_state.version + 1, facts_version = excluded.facts_version, postings = excluded.postings`,
+		p.repo.ID, strconv.Itoa(extract.FactsVersion), complete); err != nil {
 		return Repo{}, fmt.Errorf("push %s: version: %w", p.repo.Name, err)
 	}
 	if err := p.tx.Commit(ctx); err != nil {

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -32,6 +33,9 @@ type Reader struct {
 	pool  *pgxpool.Pool
 	repo  Repo
 	stats *statsCache
+	// postingsFrom: tables of fewer rows are scored from tf
+	// (StoreOptions.PostingsFrom).
+	postingsFrom int
 }
 
 var _ tables.Reader = (*Reader)(nil)
@@ -52,9 +56,12 @@ type statsCache struct {
 	mu      sync.Mutex
 	version int64
 	model   string // embedding_model, read with the version
-	readAt  time.Time
-	tables  map[string]tables.TableStats
-	paths   map[int64]string // file paths by id
+	// postings: the repository's postings are complete (postings.go),
+	// read with the version.
+	postings bool
+	readAt   time.Time
+	tables   map[string]tables.TableStats
+	paths    map[int64]string // file paths by id
 }
 
 // versionTTL is how long a Reader trusts the version it read: a search
@@ -270,7 +277,9 @@ func (r *Reader) state(ctx context.Context) (int64, string, error) {
 	c.mu.Unlock()
 	var v int64
 	var m string
-	_, err := r.row(ctx, `SELECT coalesce(max(version), 0), coalesce(max(embedding_model), '') FROM repo_state WHERE repo_id = $1`, []any{r.repo.ID}, &v, &m)
+	var post bool
+	_, err := r.row(ctx, `SELECT coalesce(max(version), 0), coalesce(max(embedding_model), ''), coalesce(bool_or(postings), false) FROM repo_state WHERE repo_id = $1`,
+		[]any{r.repo.ID}, &v, &m, &post)
 	if err != nil {
 		return 0, "", r.wrap(err)
 	}
@@ -278,7 +287,7 @@ func (r *Reader) state(ctx context.Context) (int64, string, error) {
 	if v != c.version {
 		c.tables, c.paths = nil, nil
 	}
-	c.version, c.model, c.readAt = v, m, time.Now()
+	c.version, c.model, c.postings, c.readAt = v, m, post, time.Now()
 	c.mu.Unlock()
 	return v, m, nil
 }
@@ -406,10 +415,41 @@ func (r *Reader) MatchCount(ctx context.Context, t tables.FTSTable, expr string)
 		return n, err
 	}
 	n := 0
-	err = r.candidates(ctx, r.db(ctx), ft, e, nil, tsq, "TRUE", r.args(), "", false, func(rows pgx.Rows, dest []any) error { return rows.Scan(dest...) }, func(m *tables.RowMatch, _ int, _ bool) {
+	err = r.candidates(ctx, r.db(ctx), ft, e, nil, nil, tsq, "TRUE", r.args(), "", false, func(rows pgx.Rows, dest []any) error { return rows.Scan(dest...) }, func(m *tables.RowMatch, _ int, _ bool) {
 		n++
 	})
 	return n, err
+}
+
+// keyIDCols is the (file, ord) of a row of ft.
+func keyIDCols(ft *ftsTable) string {
+	if ft == filesFTS {
+		return "f.id, 0"
+	}
+	return ft.alias + ".file_id, " + ft.alias + ".ord"
+}
+
+// postingsOf returns the counts of e's phrases from the postings of its
+// tokens, read on db, or nil when the repository's postings are not
+// complete, its table has fewer rows than r.postingsFrom, or e has a
+// phrase they cannot answer (candidates then reads tf and text).
+func (r *Reader) postingsOf(ctx context.Context, db querier, ft *ftsTable, e *tables.FTSQuery, ws []float64) (*postingCounts, error) {
+	st, err := r.tableStats(ctx, ft.name) // reads the state too
+	if err != nil {
+		return nil, err
+	}
+	c := r.stats
+	c.mu.Lock()
+	post := c.postings
+	c.mu.Unlock()
+	if !post || st.Rows < int64(r.postingsFrom) {
+		return nil, nil
+	}
+	pq, ok := newPostingsQuery(e)
+	if !ok {
+		return nil, nil
+	}
+	return r.readPostings(ctx, db, ft, e, pq, ws)
 }
 
 // ftsTable describes a table's full-text columns as SQLite's FTS table
@@ -453,7 +493,12 @@ func ftsOf(t tables.FTSTable) (*ftsTable, error) {
 // that really matches e is passed to keep with its phrase counts, its
 // length and whether it is in scope; rows out of scope are kept for the
 // document frequencies, which, as in SQLite, are over the whole table.
-func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *tables.FTSQuery, ws []float64, tsq, cond string, a *args, rowCols string, join bool,
+//
+// With pc (the counts of the postings of e's tokens, when the repository
+// has complete postings and e only phrases of one token), a row's counts
+// come from pc and neither its tf nor its text is read, except the tf of
+// the rows pc lists as holding tokens too long for postings.
+func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *tables.FTSQuery, ws []float64, pc *postingCounts, tsq, cond string, a *args, rowCols string, join bool,
 	scanRow func(pgx.Rows, []any) error, keep func(m *tables.RowMatch, ntok int, inScope bool)) error {
 	need := e.NeededCols()
 	textWhen := ft.alias + ".tf = ''"
@@ -464,9 +509,28 @@ func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *ta
 	if rowCols != "" {
 		sel = append(sel, rowCols)
 	}
-	sel = append(sel, ft.alias+".tf")
+	var idCol string
+	switch {
+	case pc == nil:
+		sel = append(sel, ft.alias+".tf")
+	case len(pc.long) > 0:
+		idCol = ft.alias + ".file_id * " + strconv.Itoa(1<<ordBits) + " + " + ft.alias + ".ord"
+		if ft == filesFTS {
+			idCol = "f.id * " + strconv.Itoa(1<<ordBits)
+		}
+		sel = append(sel, "CASE WHEN "+idCol+" = ANY("+a.add(pc.longIDs())+"::bigint[]) THEN "+ft.alias+".tf END")
+	default:
+		sel = append(sel, "NULL::bytea")
+	}
+	if pc != nil {
+		// Posting-scored rows are read as (file, ord) to look up their
+		// counts.
+		sel = append(sel, keyIDCols(ft))
+	}
 	for c, col := range ft.sql {
-		if need&(1<<c) != 0 {
+		if pc != nil {
+			sel = append(sel, "NULL::text")
+		} else if need&(1<<c) != 0 {
 			sel = append(sel, "CASE WHEN "+textWhen+" THEN "+col+" END")
 		} else {
 			sel = append(sel, "NULL::text")
@@ -477,14 +541,8 @@ func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *ta
 	if join {
 		from += ft.join
 	}
-	tm := a.add(tsq)
-	lookup := ft.alias + `.tsv @@ ` + tm + `::tsquery`
-	if ft == symbolsFTS && need == 1<<3 {
-		// Docs only (the symbols channel): their own index.
-		lookup = `s.doc <> '' AND s.dtsv @@ ` + tm + `::tsquery`
-	}
 	q := `SELECT ` + strings.Join(sel, ", ") + ` FROM ` + from +
-		` WHERE ` + ft.alias + `.repo_id = $1 AND ` + lookup
+		` WHERE ` + ft.alias + `.repo_id = $1 AND ` + lookup(ft, need, a.add(tsq))
 	texts := make([]*string, len(ft.cols))
 	toks := make([][]string, len(ft.cols))
 	// tf is the driver's own copy, valid until the next row: most of
@@ -494,9 +552,14 @@ func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *ta
 	var tk tables.Tokenizer
 	var ntok int
 	var in bool
+	var pfile int64
+	var pord int
 	// The same destinations for every row (scanRow may keep the slice).
-	dest := make([]any, 0, len(ft.cols)+3)
+	dest := make([]any, 0, len(ft.cols)+5)
 	dest = append(dest, &tf)
+	if pc != nil {
+		dest = append(dest, &pfile, &pord)
+	}
 	for c := range texts {
 		dest = append(dest, &texts[c])
 	}
@@ -517,6 +580,12 @@ func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *ta
 				}
 			}
 			e.Count(toks, ws, &m)
+		} else if pc != nil && tf == nil {
+			if !pc.fill(rowID(pfile, pord), &m) {
+				// The lookup found the row by a token of e: its postings
+				// must name it.
+				return fmt.Errorf("%s: row %d/%d holds a token of %q but has no postings: the store is damaged, push the repository again", ft.name, pfile, pord, tsq)
+			}
 		} else if err := countTF(e, tf, len(ft.cols), ws, &m); err != nil {
 			return fmt.Errorf("%s: %w", ft.name, err)
 		}
@@ -525,6 +594,90 @@ func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *ta
 		}
 		return nil
 	})
+}
+
+// lookup is the GIN condition by which candidates finds the rows of ft
+// matching the tsquery in parameter tm, for the columns need.
+func lookup(ft *ftsTable, need uint64, tm string) string {
+	if ft == symbolsFTS && need == 1<<3 {
+		// Docs only (the symbols channel): their own index.
+		return `s.doc <> '' AND s.dtsv @@ ` + tm + `::tsquery`
+	}
+	return ft.alias + `.tsv @@ ` + tm + `::tsquery`
+}
+
+// fromPostings passes keep every row of ft matching e, with its phrase
+// counts, key and length, from pc alone: the rows pc lists as holding
+// long tokens are read (their tf, and whether their tsvector matches
+// tsq, as candidates would have found them), no other row is. Rows go
+// in row id order, as a fresh push stores them.
+func (r *Reader) fromPostings(ctx context.Context, db querier, ft *ftsTable, e *tables.FTSQuery, ws []float64, pc *postingCounts, tsq string,
+	keep func(m *tables.RowMatch, k rowKey, ntok int)) error {
+	var m tables.RowMatch
+	override := map[int64]*tables.RowMatch{}
+	if ids := pc.longIDs(); len(ids) > 0 {
+		a := r.args()
+		files := make([]int64, len(ids))
+		ords := make([]int32, len(ids))
+		for i, id := range ids {
+			f, o := splitRowID(id)
+			files[i], ords[i] = f, int32(o)
+		}
+		on := ft.alias + ".repo_id = $1 AND " + ft.alias + ".file_id = k.f AND " + ft.alias + ".ord = k.o"
+		if ft == filesFTS {
+			on = "f.repo_id = $1 AND f.id = k.f"
+		}
+		q := `SELECT k.f, k.o, ` + ft.alias + `.tf, ` + lookup(ft, e.NeededCols(), a.add(tsq)) + ` FROM unnest(` + a.add(files) + `::bigint[], ` +
+			a.add(ords) + `::int[]) AS k(f, o) JOIN ` + ft.name + ` ` + ft.alias + ` ON ` + on
+		err := r.queryOn(ctx, db, q, a, func(rows pgx.Rows) error {
+			var f int64
+			var o int
+			var tf []byte
+			var found bool
+			if err := rows.Scan(&f, &o, &tf, &found); err != nil {
+				return err
+			}
+			x := &tables.RowMatch{}
+			if found {
+				if err := countTF(e, tf, len(ft.cols), ws, x); err != nil {
+					return fmt.Errorf("%s: %w", ft.name, err)
+				}
+			} else {
+				x = nil // not a candidate
+			}
+			override[rowID(f, o)] = x
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	ids := make([]int64, 0, len(pc.slot))
+	for id := range pc.slot {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		mm := &m
+		if x, ok := override[id]; ok {
+			if x == nil {
+				continue
+			}
+			mm = x
+		} else if pc.long[id] {
+			// A long row postings listed but the table no longer has.
+			return fmt.Errorf("%s: row %d/%d has postings but no row: the store is damaged, push the repository again", ft.name, id>>ordBits, id&(1<<ordBits-1))
+		} else {
+			pc.fill(id, &m)
+		}
+		if !e.Matches(mm.Raw) {
+			continue
+		}
+		s := pc.slot[id]
+		f, o := splitRowID(id)
+		keep(mm, rowKey{file: f, ord: o, start: pc.start[s]}, pc.ntok[s])
+	}
+	return nil
 }
 
 // rowKey names a candidate row in a repository: its file, its position
@@ -583,13 +736,12 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 		keyCols += ", " + cr.cols
 		dest = append(dest, cr.dest...)
 	}
-	var all []any // dest, then the same rest for every row
-	err = r.candidates(ctx, tx, ft, e, ws, tsq, cond, a, keyCols, false, func(rows pgx.Rows, rest []any) error {
-		if all == nil {
-			all = append(dest[:len(dest):len(dest)], rest...)
-		}
-		return rows.Scan(all...)
-	}, func(m *tables.RowMatch, ntok int, in bool) {
+	pc, err := r.postingsOf(ctx, tx, ft, e, ws)
+	if err != nil {
+		return nil, err
+	}
+	scanned := true // the carried columns are the current row's
+	keep := func(m *tables.RowMatch, ntok int, in bool) {
 		for i, f := range m.Raw {
 			if f > 0 {
 				df[i]++
@@ -597,11 +749,28 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 		}
 		if in {
 			cands = append(cands, cand{key: cur, freq: append([]float64(nil), m.Weighted...), ntok: ntok})
-			if cr != nil {
+			if cr != nil && scanned {
 				cr.keep(cur)
 			}
 		}
-	})
+	}
+	if pc != nil && cond == "TRUE" {
+		scanned = false
+		// Every row is in scope: the postings have all a row's ranking
+		// needs, and only the best rows are read (fetch).
+		err = r.fromPostings(ctx, tx, ft, e, ws, pc, tsq, func(m *tables.RowMatch, k rowKey, ntok int) {
+			cur = k
+			keep(m, ntok, true)
+		})
+	} else {
+		var all []any // dest, then the same rest for every row
+		err = r.candidates(ctx, tx, ft, e, ws, pc, tsq, cond, a, keyCols, false, func(rows pgx.Rows, rest []any) error {
+			if all == nil {
+				all = append(dest[:len(dest):len(dest)], rest...)
+			}
+			return rows.Scan(all...)
+		}, keep)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -769,33 +938,68 @@ func (r *Reader) SimilarChunks(ctx context.Context, expr string, s scope.Scope, 
 }
 
 // fetchChunks reads the chunks with the given keys (and their identifiers).
+// Paths come from the reader's cache: joining files made PostgreSQL's
+// generic plan (chosen after five runs of the statement) walk every chunk
+// of each file by file id and filter on the position, 1.2 ms a fetch
+// (issue 19, load session 11); a file the cache does not know yet is read
+// with its path.
 func (r *Reader) fetchChunks(idents bool) func(context.Context, querier, []rowKey) (map[rowKey]tables.ChunkRow, error) {
 	return func(ctx context.Context, db querier, keys []rowKey) (map[rowKey]tables.ChunkRow, error) {
-		a := r.args()
-		files, ords := keyArrays(keys)
-		cols := chunkRowCols
-		if idents {
-			cols += ", c.identifiers"
+		paths, err := r.paths(ctx)
+		if err != nil {
+			return nil, err
 		}
-		q := `SELECT ` + cols + ` FROM unnest(` + a.add(files) + `::bigint[], ` + a.add(ords) + `::int[]) AS k(f, o)
-JOIN chunks c ON c.repo_id = $1 AND c.file_id = k.f AND c.ord = k.o JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id`
 		out := make(map[rowKey]tables.ChunkRow, len(keys))
-		err := r.queryOn(ctx, db, q, a, func(rows pgx.Rows) error {
-			var ids string
-			var more []any
+		var unknown []rowKey
+		for _, k := range keys {
+			if _, ok := paths[k.file]; !ok {
+				unknown = append(unknown, k)
+			}
+		}
+		read := func(keys []rowKey, withPath bool) error {
+			a := r.args()
+			files, ords := keyArrays(keys)
+			cols := chunkRowCols
+			join := ` JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id`
+			if !withPath {
+				cols = strings.Replace(cols, "f.path", "''", 1)
+				join = ""
+			}
 			if idents {
-				more = append(more, &ids)
+				cols += ", c.identifiers"
 			}
-			c, err := scanChunkRow(rows, nil, more...)
-			if err != nil {
-				return err
+			q := `SELECT ` + cols + ` FROM unnest(` + a.add(files) + `::bigint[], ` + a.add(ords) + `::int[]) AS k(f, o)
+JOIN chunks c ON c.repo_id = $1 AND c.file_id = k.f AND c.ord = k.o` + join
+			return r.queryOn(ctx, db, q, a, func(rows pgx.Rows) error {
+				var ids string
+				var more []any
+				if idents {
+					more = append(more, &ids)
+				}
+				c, err := scanChunkRow(rows, nil, more...)
+				if err != nil {
+					return err
+				}
+				if !withPath {
+					c.Path = paths[c.FileID]
+				}
+				c.Identifiers = tables.SplitList(DecodeText(ids))
+				f, o := splitRowID(c.ID)
+				out[rowKey{file: f, ord: o, start: c.StartLine}] = c
+				return nil
+			})
+		}
+		if len(unknown) < len(keys) {
+			if err := read(keys, false); err != nil {
+				return nil, err
 			}
-			c.Identifiers = tables.SplitList(DecodeText(ids))
-			f, o := splitRowID(c.ID)
-			out[rowKey{file: f, ord: o, start: c.StartLine}] = c
-			return nil
-		})
-		return out, err
+		}
+		if len(unknown) > 0 {
+			if err := read(unknown, true); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
 	}
 }
 
@@ -931,11 +1135,20 @@ func (r *Reader) SymbolsMatching(ctx context.Context, expr string, s scope.Scope
 	if !ok {
 		return nil, nil
 	}
+	tx, end, err := r.snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
+	pc, err := r.postingsOf(ctx, tx, symbolsFTS, e, nil)
+	if err != nil {
+		return nil, err
+	}
 	a := r.args()
 	cond := filter(s.Filter(), scope.Symbols, "s", a)
 	var out []tables.SymbolRow
 	var cur tables.SymbolRow
-	err = r.candidates(ctx, r.db(ctx), symbolsFTS, e, nil, tsq, cond, a, symbolRowCols, true, func(rows pgx.Rows, rest []any) error {
+	err = r.candidates(ctx, tx, symbolsFTS, e, nil, pc, tsq, cond, a, symbolRowCols, true, func(rows pgx.Rows, rest []any) error {
 		var err error
 		cur, err = scanSymbolRow(rows, rest)
 		return err

@@ -209,3 +209,22 @@ CREATE TABLE vectors(
 	PRIMARY KEY (repo_id, owner, surface)
 );
 `
+
+// shardPostings is shard schema step 6: postings (postings.go), keyed by
+// repository, table (0 files, 1 symbols, 2 chunks), token, file and part,
+// the rows in the key's index for index-only scans, with an index by
+// file for a push's replacement of a file's rows; and
+// repo_state.postings, true once a repository's postings are complete.
+const shardPostings = `
+CREATE TABLE postings(
+	repo_id bigint NOT NULL,
+	tbl     smallint NOT NULL,
+	token   bytea NOT NULL,
+	file_id bigint NOT NULL,
+	part    smallint NOT NULL,
+	rows    bytea NOT NULL,
+	PRIMARY KEY (repo_id, tbl, token, file_id, part) INCLUDE (rows)
+);
+CREATE INDEX postings_file ON postings(repo_id, file_id);
+ALTER TABLE repo_state ADD COLUMN postings boolean NOT NULL DEFAULT false;
+`

@@ -47,7 +47,16 @@ type StoreOptions struct {
 	// BatchFlush bounds how long a statement of a Batch waits for the
 	// other participants (default FlushAfter).
 	BatchFlush time.Duration
+	// PostingsFrom is the least number of rows of a repository's table
+	// whose searches are scored from postings (default PostingsFrom;
+	// 1: every table). Smaller tables are scored from their rows' tf:
+	// one statement where postings take two, for few candidates.
+	PostingsFrom int
 }
+
+// PostingsFrom is StoreOptions.PostingsFrom's default. Postings pay where
+// a common word has thousands of candidates (issue 19, load session 11).
+const PostingsFrom = 4096
 
 // OpenStore connects to the catalog at catalogURL; shards are connected
 // to when a repository on them is first read.
@@ -67,6 +76,9 @@ func OpenStore(ctx context.Context, catalogURL string, opts StoreOptions) (*Stor
 	}
 	if opts.BatchFlush <= 0 {
 		opts.BatchFlush = FlushAfter
+	}
+	if opts.PostingsFrom <= 0 {
+		opts.PostingsFrom = PostingsFrom
 	}
 	return &Store{Catalog: cat, opts: opts, shards: map[string]*shardPool{}}, nil
 }
@@ -137,7 +149,7 @@ func (s *Store) Reader(ctx context.Context, r Repo) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Reader{pool: sp.pool, repo: r, stats: &statsCache{}}, nil
+	return &Reader{pool: sp.pool, repo: r, stats: &statsCache{}, postingsFrom: s.opts.PostingsFrom}, nil
 }
 
 // IsUnavailable reports whether err says a server could not be reached or

@@ -171,3 +171,33 @@ func multiQuery(e *tables.FTSQuery) string {
 	}
 	return strings.Join(parts, " | ")
 }
+
+// decode sets the builder's keys and counts from a row's encoded
+// frequencies over ncols columns, as build would have left them.
+func (b *tfBuilder) decode(tf []byte, ncols int) error {
+	if b.counts == nil {
+		b.counts = map[string][]uint32{}
+	}
+	clear(b.counts)
+	b.keys = b.keys[:0]
+	for len(tf) > 0 {
+		l, k := uvarint(tf)
+		if k <= 0 || uint64(len(tf)-k) < l {
+			return errTF
+		}
+		tok := string(tf[k : k+int(l)])
+		tf = tf[k+int(l):]
+		cs := make([]uint32, ncols)
+		for c := range cs {
+			v, k := uvarint(tf)
+			if k <= 0 {
+				return errTF
+			}
+			cs[c] = uint32(v)
+			tf = tf[k:]
+		}
+		b.counts[tok] = cs
+		b.keys = append(b.keys, tok)
+	}
+	return nil
+}
