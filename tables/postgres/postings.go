@@ -331,17 +331,7 @@ func (r *Reader) readPostings(ctx context.Context, db querier, ft *ftsTable, e *
 			s := pc.row(rowID(x.file, ord), ntok, start)
 			raw, wtd := pc.raw[s*pc.nphr:], pc.wtd[s*pc.nphr:]
 			for _, i := range phr {
-				for c := 0; c < ncols; c++ {
-					if e.Cols[i]&(1<<c) == 0 || counts[c] == 0 {
-						continue
-					}
-					w := 1.0
-					if c < len(ws) {
-						w = ws[c]
-					}
-					raw[i] += float64(counts[c])
-					wtd[i] += w * float64(counts[c])
-				}
+				addCounts(e.Cols[i], counts, ws, &raw[i], &wtd[i])
 			}
 		})
 		if err != nil {

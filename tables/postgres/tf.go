@@ -139,20 +139,29 @@ func countTF(e *tables.FTSQuery, tf []byte, ncols int, ws []float64, m *tables.R
 			if ph.Prefix && (len(tok) < len(want) || string(tok[:len(want)]) != want) || !ph.Prefix && string(tok) != want {
 				continue
 			}
-			for c := 0; c < ncols; c++ {
-				if e.Cols[i]&(1<<c) == 0 || counts[c] == 0 {
-					continue
-				}
-				w := 1.0
-				if c < len(ws) {
-					w = ws[c]
-				}
-				m.Raw[i] += float64(counts[c])
-				m.Weighted[i] += w * float64(counts[c])
-			}
+			addCounts(e.Cols[i], counts[:ncols], ws, &m.Raw[i], &m.Weighted[i])
 		}
 	}
 	return nil
+}
+
+// addCounts adds a token's counts per column to a phrase's raw and
+// weighted sums, over the columns in cols (weights ws, 1 past its end).
+// The tf path (countTF) and the postings path (postings.go) both add
+// through it, column by column in the same order, so that a row scores
+// the same bits either way.
+func addCounts(cols uint64, counts []uint32, ws []float64, raw, wtd *float64) {
+	for c, n := range counts {
+		if cols&(1<<c) == 0 || n == 0 {
+			continue
+		}
+		w := 1.0
+		if c < len(ws) {
+			w = ws[c]
+		}
+		*raw += float64(n)
+		*wtd += w * float64(n)
+	}
 }
 
 // multiQuery is the GIN condition of the rows whose text a reader needs:
