@@ -24,6 +24,7 @@ type serveCmd struct {
 	Timeout       time.Duration `name:"timeout" default:"10s" help:"Bound on each repository's part of a call, and on any statement: a shard slower than this is reported missing (partial)."`
 	Verbose       bool          `short:"v" help:"Log diagnostics on stderr."`
 	CPUProfile    string        `name:"cpuprofile" hidden:"" help:"Write a CPU profile until the server stops (development)." type:"path"`
+	MemProfile    string        `name:"memprofile" hidden:"" help:"Write a heap profile (allocations since start) when the server stops (development)." type:"path"`
 }
 
 func (c *serveCmd) Run(ctx context.Context) error {
@@ -47,6 +48,13 @@ func (c *serveCmd) Run(ctx context.Context) error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if c.MemProfile != "" {
+		defer func() {
+			if err := writeHeapProfile(c.MemProfile); err != nil {
+				fmt.Fprintln(os.Stderr, "viberag serve:", err)
+			}
+		}()
 	}
 	level := slog.LevelWarn
 	if c.Verbose {
@@ -73,4 +81,18 @@ func (c *serveCmd) Run(ctx context.Context) error {
 	batches, rounds, stmts := st.BatchStats()
 	log.Info("shard batches", "batches", batches, "rounds", rounds, "statements", stmts)
 	return err
+}
+
+// writeHeapProfile writes the heap profile, whose alloc_space and
+// alloc_objects samples count every allocation since the start, to path.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
