@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"runtime/pprof"
 	"time"
 
@@ -38,6 +39,9 @@ func (c *serveCmd) Run(ctx context.Context) error {
 		return err
 	}
 	defer st.Close()
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(serveGCPercent)
+	}
 	if c.CPUProfile != "" {
 		pf, err := os.Create(c.CPUProfile)
 		if err != nil {
@@ -82,6 +86,16 @@ func (c *serveCmd) Run(ctx context.Context) error {
 	log.Info("shard batches", "batches", batches, "rounds", rounds, "statements", stmts)
 	return err
 }
+
+// serveGCPercent is the server's garbage-collection target (GOGC, which
+// overrides it): the heap may grow to five times what is live before a
+// collection, not twice. A server's live heap is small (its repositories'
+// caches, ≈ 25 MB for 50) and a search across them allocates several
+// megabytes, so at the default it collected about every other call and
+// the collector was a quarter of its CPU; at 400 it collects five times
+// less often for about 75 MB more heap (issue 19, BENCHMARKS.md "Serve
+// CPU, session 11").
+const serveGCPercent = 400
 
 // writeHeapProfile writes the heap profile, whose alloc_space and
 // alloc_objects samples count every allocation since the start, to path.
