@@ -92,9 +92,18 @@ func (x *nameIndex) close(name string, limit int) []string {
 		d int
 	}
 	var out []cand
+	// One scratch for every name: a search across many repositories
+	// looks the query up in each one's names, and rows and runes made per
+	// name were a sixteenth of what it allocated (issue 19, serve CPU).
+	var ed editScratch
+	var rs []rune
 	for n := max(len(q)-k, 0); n <= len(q)+k && n < len(x.byLen); n++ {
 		for _, s := range x.byLen[n] {
-			if d := editDistance(q, []rune(s), k); d <= k && d > 0 {
+			rs = rs[:0]
+			for _, r := range s {
+				rs = append(rs, r)
+			}
+			if d := ed.distance(q, rs, k); d <= k && d > 0 {
 				out = append(out, cand{s, d})
 			}
 		}
@@ -116,15 +125,33 @@ func (x *nameIndex) close(name string, limit int) []string {
 // (insertions, deletions, substitutions and transpositions of adjacent
 // runes), or k+1 once it must exceed k.
 func editDistance(a, b []rune, k int) int {
+	var ed editScratch
+	return ed.distance(a, b, k)
+}
+
+// editScratch holds the rows of editDistance, reused from one call to
+// the next.
+type editScratch struct {
+	rows [3][]int
+}
+
+// distance is editDistance(a, b, k).
+func (ed *editScratch) distance(a, b []rune, k int) int {
 	if len(a) > len(b) {
 		a, b = b, a
 	}
 	if len(b)-len(a) > k {
 		return k + 1
 	}
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+	for i := range ed.rows {
+		if cap(ed.rows[i]) < len(b)+1 {
+			ed.rows[i] = make([]int, len(b)+1)
+		}
+		// No cell is read before this call writes it: a row is read
+		// only after the loop below filled it.
+		ed.rows[i] = ed.rows[i][:len(b)+1]
+	}
+	prev2, prev, cur := ed.rows[0], ed.rows[1], ed.rows[2]
 	for j := range prev {
 		prev[j] = j
 	}

@@ -170,6 +170,24 @@ func TestEditDistance(t *testing.T) {
 	}
 }
 
+// nameIndex.close reuses one editScratch for every name: each distance
+// must be the one a fresh scratch gives, whatever the calls before it
+// left in the rows (longer names, early exits past k, transpositions).
+func TestEditScratchReused(t *testing.T) {
+	words := []string{"retrypolicy", "qeuue", "queue", "ab", "abcdefghijkl", "ba", "xyzzy", "retrypolcy", "", "queueing", "qeuueing", "zz"}
+	var ed editScratch
+	for _, a := range words {
+		for _, b := range words {
+			for k := 0; k <= 3; k++ {
+				want := editDistance([]rune(a), []rune(b), k)
+				if got := ed.distance([]rune(a), []rune(b), k); got != want {
+					t.Errorf("reused scratch: distance(%q, %q, %d) = %d, want %d", a, b, k, got, want)
+				}
+			}
+		}
+	}
+}
+
 // The path channel matches every file word against every query word with
 // the abbreviations looked up beforehand (pathMatcher.mask); it must agree
 // with wordsMatch on every pair, abbreviations both ways included.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"runtime/pprof"
 	"time"
 
@@ -24,6 +25,7 @@ type serveCmd struct {
 	Timeout       time.Duration `name:"timeout" default:"10s" help:"Bound on each repository's part of a call, and on any statement: a shard slower than this is reported missing (partial)."`
 	Verbose       bool          `short:"v" help:"Log diagnostics on stderr."`
 	CPUProfile    string        `name:"cpuprofile" hidden:"" help:"Write a CPU profile until the server stops (development)." type:"path"`
+	MemProfile    string        `name:"memprofile" hidden:"" help:"Write a heap profile (allocations since start) when the server stops (development)." type:"path"`
 }
 
 func (c *serveCmd) Run(ctx context.Context) error {
@@ -37,6 +39,9 @@ func (c *serveCmd) Run(ctx context.Context) error {
 		return err
 	}
 	defer st.Close()
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(serveGCPercent)
+	}
 	if c.CPUProfile != "" {
 		pf, err := os.Create(c.CPUProfile)
 		if err != nil {
@@ -47,6 +52,13 @@ func (c *serveCmd) Run(ctx context.Context) error {
 			return err
 		}
 		defer pprof.StopCPUProfile()
+	}
+	if c.MemProfile != "" {
+		defer func() {
+			if err := writeHeapProfile(c.MemProfile); err != nil {
+				fmt.Fprintln(os.Stderr, "viberag serve:", err)
+			}
+		}()
 	}
 	level := slog.LevelWarn
 	if c.Verbose {
@@ -73,4 +85,28 @@ func (c *serveCmd) Run(ctx context.Context) error {
 	batches, rounds, stmts := st.BatchStats()
 	log.Info("shard batches", "batches", batches, "rounds", rounds, "statements", stmts)
 	return err
+}
+
+// serveGCPercent is the server's garbage-collection target (GOGC, which
+// overrides it): the heap may grow to five times what is live before a
+// collection, not twice. A server's live heap is small (its repositories'
+// caches, ≈ 25 MB for 50) and a search across them allocates several
+// megabytes, so at the default it collected about every other call and
+// the collector was a quarter of its CPU; at 400 it collects five times
+// less often for about 75 MB more heap (issue 19, BENCHMARKS.md "Serve
+// CPU, session 11").
+const serveGCPercent = 400
+
+// writeHeapProfile writes the heap profile, whose alloc_space and
+// alloc_objects samples count every allocation since the start, to path.
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }

@@ -725,10 +725,13 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 	cond := filter(s.Filter(), t, ft.alias, a)
 	type cand struct {
 		key  rowKey
-		freq []float64
 		ntok int
 	}
 	var cands []cand
+	// The candidates' weighted frequencies, len(e.Phrases) each, in one
+	// slice: a search may keep thousands of candidates, and a slice each
+	// was the most of what it allocated (issue 19, serve CPU).
+	var freqs []float64
 	df := make([]int64, len(e.Phrases))
 	var cur rowKey
 	keyCols, dest := ft.keyCols, []any{&cur.file, &cur.ord, &cur.start}
@@ -748,7 +751,8 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 			}
 		}
 		if in {
-			cands = append(cands, cand{key: cur, freq: append([]float64(nil), m.Weighted...), ntok: ntok})
+			cands = append(cands, cand{key: cur, ntok: ntok})
+			freqs = append(freqs, m.Weighted...)
 			if cr != nil && scanned {
 				cr.keep(cur)
 			}
@@ -785,8 +789,9 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 		score float64
 	}
 	out := make([]scored, len(cands))
+	np := len(e.Phrases)
 	for i, c := range cands {
-		out[i] = scored{key: c.key, path: paths[c.key.file], score: tables.BM25Freq(c.freq, idf, c.ntok, avgdl)}
+		out[i] = scored{key: c.key, path: paths[c.key.file], score: tables.BM25Freq(freqs[i*np:(i+1)*np], idf, c.ntok, avgdl)}
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
@@ -894,28 +899,49 @@ func (r *Reader) SearchChunks(ctx context.Context, expr string, ws []float64, s 
 	// statement, and no second visit of the best rows (issue 19: that
 	// fetch was a fifth of a shard's statement time in cross-repository
 	// searches).
-	var cid, header string
+	//
+	// Every candidate in scope carries them, and only the best limit are
+	// returned: their text goes into one buffer (text), and strings are
+	// made for the returned rows alone (issue 19, serve CPU: a string
+	// each and a map entry per candidate were a sixth of what a search
+	// across many repositories allocated).
+	var cid, header pgtype.DriverBytes
 	var end int
-	kept := map[rowKey]tables.ChunkRow{}
+	type carried struct {
+		key          rowKey
+		end          int
+		at, cid, hdr int // the cid at text[at:at+cid], then the header
+	}
+	var kept []carried
+	var text []byte
 	cr := &carry{cols: "c.cid, c.end_line, c.header", dest: []any{&cid, &end, &header}, keep: func(k rowKey) {
-		kept[k] = tables.ChunkRow{ID: rowID(k.file, k.ord), FileID: k.file, CID: cid, StartLine: k.start, EndLine: end, Header: header}
+		kept = append(kept, carried{key: k, end: end, at: len(text), cid: len(cid), hdr: len(header)})
+		text = append(append(text, cid...), header...)
 	}}
 	fetch := func(ctx context.Context, db querier, keys []rowKey) (map[rowKey]tables.ChunkRow, error) {
 		paths, err := r.paths(ctx)
 		if err != nil {
 			return nil, err
 		}
-		out := make(map[rowKey]tables.ChunkRow, len(keys))
-		var unknown []rowKey // of a file pushed since the paths were read
+		want := make(map[rowKey]bool, len(keys))
 		for _, k := range keys {
-			c, ok := kept[k]
-			p, known := paths[k.file]
-			if !ok || !known {
-				unknown = append(unknown, k)
+			want[k] = true
+		}
+		out := make(map[rowKey]tables.ChunkRow, len(keys))
+		for _, c := range kept {
+			p, known := paths[c.key.file]
+			if !want[c.key] || !known {
 				continue
 			}
-			c.Path, c.Header = p, DecodeText(c.Header)
-			out[k] = c
+			k, t := c.key, text[c.at:]
+			out[k] = tables.ChunkRow{ID: rowID(k.file, k.ord), FileID: k.file, CID: string(t[:c.cid]), Path: p,
+				StartLine: k.start, EndLine: c.end, Header: DecodeText(string(t[c.cid : c.cid+c.hdr]))}
+		}
+		var unknown []rowKey // of a file pushed since the paths were read
+		for _, k := range keys {
+			if _, ok := out[k]; !ok {
+				unknown = append(unknown, k)
+			}
 		}
 		if len(unknown) > 0 {
 			more, err := r.fetchChunks(false)(ctx, db, unknown)
@@ -1093,6 +1119,12 @@ func (r *Reader) SymbolsNamed(ctx context.Context, name string, s scope.Scope) (
 	return r.symbols(ctx, where, a, s, "s.file_id, s.ord", 500, func(row tables.SymbolRow) bool { return asciiFold(row.Name) == want })
 }
 
+// likeEscaper escapes LIKE's metacharacters. A Replacer builds its tables
+// on first use and is safe for concurrent use: one for every statement
+// (issue 19, serve CPU: building one per lookup, in every repository of a
+// search, was a fortieth of what a search allocated).
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
 // SymbolsWithPrefix returns up to 200 symbols whose name starts with
 // prefix (ignoring ASCII case) and is not prefix itself, shortest first.
 func (r *Reader) SymbolsWithPrefix(ctx context.Context, prefix string, s scope.Scope) ([]tables.SymbolRow, error) {
@@ -1101,7 +1133,7 @@ func (r *Reader) SymbolsWithPrefix(ctx context.Context, prefix string, s scope.S
 	// looked up by its first 200 and checked below.
 	head := []rune(strings.ToLower(EncodeText(prefix)))
 	head = head[:min(len(head), 200)]
-	like := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(string(head)) + "%"
+	like := likeEscaper.Replace(string(head)) + "%"
 	where := `left(lower(s.name), 200) LIKE ` + a.add(like)
 	want := asciiFold(prefix)
 	rows, err := r.symbols(ctx, where, a, s, "s.file_id, s.ord", 0, func(row tables.SymbolRow) bool {

@@ -331,7 +331,7 @@ func (r *Reader) chunksContaining(ctx context.Context, text string, s scope.Scop
 	var match string
 	limit := -1
 	if len([]rune(text)) >= 3 {
-		like := "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(EncodeText(text)) + "%"
+		like := "%" + likeEscaper.Replace(EncodeText(text)) + "%"
 		match = `c.content ILIKE ` + a.add(like)
 	} else {
 		match = `strpos(lower(c.content), lower(` + a.add(EncodeText(text)) + `)) > 0`
