@@ -356,13 +356,9 @@ func decodePostings(b []byte, ncols int, counts []uint32, row func(ord, ntok, st
 			head[i] = int(v)
 		}
 		ord += head[0]
-		for c := 0; c < ncols; c++ {
-			v, k := uvarint(b)
-			if k <= 0 {
-				return errPostings
-			}
-			counts[c] = uint32(v)
-			b = b[k:]
+		var ok bool
+		if b, ok = readCounts(b, counts[:ncols]); !ok {
+			return errPostings
 		}
 		row(ord, head[1], head[2])
 	}

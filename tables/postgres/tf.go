@@ -122,13 +122,9 @@ func countTF(e *tables.FTSQuery, tf []byte, ncols int, ws []float64, m *tables.R
 			continue
 		}
 		var counts [8]uint32
-		for c := 0; c < ncols; c++ {
-			v, k := uvarint(tf)
-			if k <= 0 {
-				return errTF
-			}
-			counts[c] = uint32(v)
-			tf = tf[k:]
+		var ok bool
+		if tf, ok = readCounts(tf, counts[:ncols]); !ok {
+			return errTF
 		}
 		for i, ph := range e.Phrases {
 			if len(ph.Tokens) != 1 {
@@ -143,6 +139,21 @@ func countTF(e *tables.FTSQuery, tf []byte, ncols int, ws []float64, m *tables.R
 		}
 	}
 	return nil
+}
+
+// readCounts reads len(counts) uvarints from b into counts (a token's
+// count per column, in tf and in postings alike) and returns the rest of
+// b, or false when b ends first.
+func readCounts(b []byte, counts []uint32) ([]byte, bool) {
+	for c := range counts {
+		v, k := uvarint(b)
+		if k <= 0 {
+			return b, false
+		}
+		counts[c] = uint32(v)
+		b = b[k:]
+	}
+	return b, true
 }
 
 // addCounts adds a token's counts per column to a phrase's raw and
