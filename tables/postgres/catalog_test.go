@@ -191,11 +191,7 @@ func TestRedact(t *testing.T) {
 func TestFactTablesCitusReady(t *testing.T) {
 	_, url := newStore(t)
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := testConn(t, url)
 	// Every index (primary keys and unique constraints have one) of the
 	// fact tables, with the name of its first key column ('' for an
 	// expression).

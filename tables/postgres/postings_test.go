@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
 )
@@ -29,11 +27,7 @@ func chunksOnly(x string) bool { return strings.HasPrefix(x, "{content}") }
 func postingsDump(t *testing.T, url string, repo int64) string {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := testConn(t, url)
 	rows, err := conn.Query(ctx, `SELECT p.tbl, encode(p.token, 'hex'), coalesce(f.path, '(no file)'), encode(p.rows, 'hex')
 		FROM postings p LEFT JOIN files f ON f.repo_id = p.repo_id AND f.id = p.file_id WHERE p.repo_id = $1 ORDER BY 1, 2, 3`, repo)
 	if err != nil {
@@ -61,19 +55,7 @@ func postingsDump(t *testing.T, url string, repo int64) string {
 func answers(t *testing.T, url, name string) (string, error) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := OpenStore(ctx, url, StoreOptions{PostingsFrom: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	repo, err := st.Catalog.Repo(ctx, All, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rd, err := st.Reader(ctx, repo)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, rd := testReader(t, url, name, StoreOptions{PostingsFrom: 1})
 	var b strings.Builder
 	for _, x := range postingExprs {
 		cs, err := rd.SearchChunks(ctx, x, []float64{2, 1, 1, 0.5}, scope.Scope{}, 50)
@@ -119,11 +101,7 @@ func answers(t *testing.T, url, name string) (string, error) {
 func exec(t *testing.T, url, q string, args ...any) {
 	t.Helper()
 	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := testConn(t, url)
 	if _, err := conn.Exec(ctx, q, args...); err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}

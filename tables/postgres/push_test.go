@@ -68,14 +68,44 @@ func push(t *testing.T, cat *Catalog, root, name string) (*Push, Repo) {
 	return p, repo
 }
 
-func queryInt(t *testing.T, url, q string, args ...any) int64 {
+// testConn opens a connection to url, closed when t ends.
+func testConn(t *testing.T, url string) *pgx.Conn {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close(ctx)
+	t.Cleanup(func() { conn.Close(ctx) })
+	return conn
+}
+
+// testReader opens a new Store on url with opts (so no repository state
+// is cached) and returns it with a Reader of repository name; the Store
+// is closed when t ends.
+func testReader(t *testing.T, url, name string, opts StoreOptions) (*Store, *Reader) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := OpenStore(ctx, url, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	repo, err := st.Catalog.Repo(ctx, All, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := st.Reader(ctx, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, rd
+}
+
+func queryInt(t *testing.T, url, q string, args ...any) int64 {
+	t.Helper()
+	ctx := context.Background()
+	conn := testConn(t, url)
 	var n int64
 	if err := conn.QueryRow(ctx, q, args...).Scan(&n); err != nil {
 		t.Fatalf("%s: %v", q, err)
@@ -292,11 +322,7 @@ func TestPushTextRoundTrip(t *testing.T) {
 	if _, err := p.Commit(ctx, ""); err != nil {
 		t.Fatal(err)
 	}
-	conn, err := pgx.Connect(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := testConn(t, url)
 	var path, summary, name, sig, content, chunkStrings, refName string
 	err = conn.QueryRow(ctx, `SELECT f.path, f.summary, s.name, s.signature, c.content, c.strings, r.name
 		FROM files f JOIN symbols s USING (repo_id) JOIN chunks c USING (repo_id) JOIN refs r USING (repo_id)`).

@@ -41,19 +41,7 @@ func newParityPair(t *testing.T, root, name string) *parityPair {
 		t.Fatal(err)
 	}
 	push(t, cat, root, name)
-	st, err := OpenStore(ctx, url, StoreOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(st.Close)
-	repo, err := st.Catalog.Repo(ctx, All, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rd, err := st.Reader(ctx, repo)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, rd := testReader(t, url, name, StoreOptions{})
 	pp := &parityPair{db: db, rd: rd, st: st}
 	if pp.local, err = query.New(ctx, db, query.Options{}); err != nil {
 		t.Fatal(err)
