@@ -409,16 +409,7 @@ func fillPostings(ctx context.Context, tx pgx.Tx) error {
 	if err != nil {
 		return err
 	}
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return err
-		}
-		repos = append(repos, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	if repos, err = pgx.CollectRows(rows, pgx.RowTo[int64]); err != nil {
 		return err
 	}
 	for _, repo := range repos {
@@ -447,21 +438,16 @@ func fillTable(ctx context.Context, tx pgx.Tx, repo int64, ft *ftsTable) error {
 		ntok, start int
 		tf          []byte
 	}
-	var all []row
 	rows, err := tx.Query(ctx, `SELECT `+key+`, ntok, tf FROM `+ft.name+` WHERE repo_id = $1 ORDER BY 1, 2`, repo)
 	if err != nil {
 		return err
 	}
-	for rows.Next() {
+	all, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (row, error) {
 		var x row
-		if err := rows.Scan(&x.file, &x.ord, &x.start, &x.ntok, &x.tf); err != nil {
-			rows.Close()
-			return err
-		}
-		all = append(all, x)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+		err := r.Scan(&x.file, &x.ord, &x.start, &x.ntok, &x.tf)
+		return x, err
+	})
+	if err != nil {
 		return err
 	}
 	tbl := postingTable(ft.name)
