@@ -77,7 +77,8 @@ func (db *DB) RefsNamed(ctx context.Context, name string, s scope.Scope) ([]RefR
 	args = append(append(args, jsonIDs(targetFiles)), fw.args...)
 
 	var groups []RefGroup
-	var z decompressor
+	z := db.decompressor() // from the pool the other readers use: a new decoder allocates its state again
+	defer db.putDecompressor(z)
 	_, err = collect(ctx, db, fmt.Sprintf(refsNamedSQL, fw.sql, fw.sql), args, func(r scanner) (struct{}, error) {
 		var id int64
 		var path string
