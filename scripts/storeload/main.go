@@ -13,8 +13,9 @@
 // the ids and paths earlier answers gave, and reports per tool and overall
 // the calls, errors, answers marked partial, and the latency p50 and p99.
 // With -log, every call is also written to FILE, one line each (ms, label,
-// tool, the token's index, the arguments as JSON), so the slowest can be
-// found and replayed alone.
+// tool, the token's index, the arguments as JSON, the call's start in ms
+// since the load began), so the slowest can be found and replayed alone,
+// and the calls running beside them seen.
 package main
 
 import (
@@ -163,7 +164,8 @@ func load(ctx context.Context, url string, toks []string, clients int, d time.Du
 	var mu sync.Mutex
 	var samples []sample
 	var wg sync.WaitGroup
-	deadline := time.Now().Add(d)
+	begin := time.Now()
+	deadline := begin.Add(d)
 	for c := 0; c < clients; c++ {
 		wg.Add(1)
 		go func() {
@@ -182,6 +184,14 @@ func load(ctx context.Context, url string, toks []string, clients int, d time.Du
 				for _, x := range res.Repos {
 					repos = append(repos, x.Name)
 				}
+			}
+			if think > 0 {
+				// Clients begin at random points of one pause, as
+				// agents do, not all in the same millisecond: a
+				// start in step put 16 calls, 8 of them searches
+				// across every repository, on the server at once,
+				// and those were the slowest calls of every run.
+				time.Sleep(time.Duration(r.Int64N(int64(think))))
 			}
 			var last *result
 			for i := 0; time.Now().Before(deadline); i++ {
@@ -202,7 +212,7 @@ func load(ctx context.Context, url string, toks []string, clients int, d time.Du
 				}
 				if log != nil {
 					a, _ := json.Marshal(args)
-					s.line = fmt.Sprintf("%.1f\t%s\t%s\t%d\t%s\n", s.ms, s.tool, tool, c%len(toks), a)
+					s.line = fmt.Sprintf("%.1f\t%s\t%s\t%d\t%s\t%.1f\n", s.ms, s.tool, tool, c%len(toks), a, float64(t0.Sub(begin).Microseconds())/1000)
 				}
 				mu.Lock()
 				samples = append(samples, s)
@@ -348,7 +358,7 @@ func replay(ctx context.Context, url string, toks []string, path string, n int) 
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		f := strings.Split(line, "\t")
-		if len(f) != 5 {
+		if len(f) != 5 && len(f) != 6 {
 			check(fmt.Errorf("%s: not a line of -log: %q", path, line))
 		}
 		var ti int
