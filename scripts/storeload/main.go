@@ -4,7 +4,7 @@
 //
 //	storeload call -url URL -token T TOOL '{"query":"…"}'   one call, its result on stdout
 //	storeload wait -url URL -token T -query Q -repo R        poll a search until a hit in R appears; prints the wait
-//	storeload load -url URL -tokens T1,T2 -clients 16 -duration 60s [-scoped | -cross] [-think 500ms] [-log FILE]
+//	storeload load -url URL -tokens T1,T2 -clients 16 -duration 60s [-scoped | -cross] [-think 500ms [-in-step]] [-log FILE]
 //	storeload replay -url URL -tokens T1,T2 [-n 5] FILE                replay the calls of a -log file one at a time
 //
 // load runs -clients MCP sessions at once, each calling a mixed sequence of
@@ -94,6 +94,7 @@ func main() {
 	scoped := fs.Bool("scoped", false, "load: scope every search to one repository (an agent working in one), instead of half of them")
 	cross := fs.Bool("cross", false, "load: every call a search across every repository the token reads, no follow-ups (to measure what such a search costs)")
 	think := fs.Duration("think", 0, "load: pause of each client between its calls (an agent reading the answer); 0: back to back")
+	inStep := fs.Bool("in-step", false, "load: every client makes its first call at once (a burst), instead of at a random point of its first pause")
 	logPath := fs.String("log", "", "load: write every call (ms, label, tool, token index, arguments) to this file, one a line")
 	runs := fs.Int("n", 5, "replay: runs of each call")
 	_ = fs.Parse(os.Args[2:])
@@ -135,7 +136,7 @@ func main() {
 			check(err)
 			defer log.Close()
 		}
-		load(ctx, *url, strings.Split(*tokens, ","), *clients, *duration, *scoped, *cross, *think, log)
+		load(ctx, *url, strings.Split(*tokens, ","), *clients, *duration, *scoped, *cross, *think, *inStep, log)
 	}
 }
 
@@ -160,7 +161,7 @@ var words = []string{"connection", "timeout", "certificate", "parse", "handshake
 
 var idents = []string{"Dial", "Listen", "NewReader", "Verify", "Sum256", "ParseCertificate", "Run", "Load", "Close", "Encrypt"}
 
-func load(ctx context.Context, url string, toks []string, clients int, d time.Duration, scoped, cross bool, think time.Duration, log *os.File) {
+func load(ctx context.Context, url string, toks []string, clients int, d time.Duration, scoped, cross bool, think time.Duration, inStep bool, log *os.File) {
 	var mu sync.Mutex
 	var samples []sample
 	var wg sync.WaitGroup
@@ -185,7 +186,7 @@ func load(ctx context.Context, url string, toks []string, clients int, d time.Du
 					repos = append(repos, x.Name)
 				}
 			}
-			if think > 0 {
+			if think > 0 && !inStep {
 				// Clients begin at random points of one pause, as
 				// agents do, not all in the same millisecond: a
 				// start in step put 16 calls, 8 of them searches
