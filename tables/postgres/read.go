@@ -806,6 +806,11 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 	if len(out) > limit {
 		out = out[:limit]
 	}
+	if len(out) == 0 {
+		// Nothing matched in scope: no fetch, a round trip less for
+		// every repository that holds none of the words.
+		return nil, nil
+	}
 	keys := make([]rowKey, len(out))
 	for i, o := range out {
 		keys[i] = o.key
