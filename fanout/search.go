@@ -51,6 +51,7 @@ func (s *Searcher) Search(ctx context.Context, repos []postgres.Repo, req query.
 	if limit == 0 {
 		limit = query.DefaultLimit
 	}
+	defer s.admit(ctx, len(repos))()
 	if len(repos) > 1 && !s.whole {
 		return s.searchMany(ctx, repos, req, limit)
 	}
@@ -362,6 +363,7 @@ func (s *Searcher) Symbol(ctx context.Context, repos []postgres.Repo, idOrName s
 		}
 		repos, idOrName = repos[i:i+1], local
 	}
+	defer s.admit(ctx, len(repos))()
 	found := map[string]*query.SymbolDetails{}
 	var mu sync.Mutex
 	missing, err := s.each(ctx, repos, func(ctx context.Context, rp *repoPlanner) error {
@@ -434,6 +436,7 @@ func (s *Searcher) References(ctx context.Context, repos []postgres.Repo, req qu
 	if limit == 0 {
 		limit = query.DefaultRefs
 	}
+	defer s.admit(ctx, len(repos))()
 	got := map[string]*query.References{}
 	var mu sync.Mutex
 	missing, err := s.each(ctx, repos, func(ctx context.Context, rp *repoPlanner) error {

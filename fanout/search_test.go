@@ -403,3 +403,65 @@ func TestExactTextBound(t *testing.T) {
 		t.Fatalf("many/x exhaustive: err %v, total %d, %d hits, at least %v", err, all.Total, len(all.Hits), all.TotalAtLeast)
 	}
 }
+
+// TestWideCallsTakeTurns: calls over many repositories wait while the
+// wide turns are taken, calls over a few do not, and a waiting call runs
+// when a turn frees, with its whole answer.
+func TestWideCallsTakeTurns(t *testing.T) {
+	f := newStoreFixture(t)
+	st, err := postgres.OpenStore(context.Background(), f.catalog, postgres.StoreOptions{StatementTimeout: time.Minute, ConnectTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	// Half of a four-minute timeout: a wide call waits for its turn longer
+	// than this test can take.
+	s := New(st, Options{Timeout: 4 * time.Minute, WideCalls: 1, WideFrom: 3})
+	ctx := context.Background()
+	repos, err := s.Repos(ctx, postgres.All, nil)
+	if err != nil || len(repos) != 4 {
+		t.Fatalf("repos %v, %v", repos, err)
+	}
+	release := s.admit(ctx, len(repos)) // the only wide turn
+	narrow := within(t, "a search of two repositories while the wide turn is taken", func() searchResult {
+		resp, missing, err := s.Search(ctx, repos[:2], query.Request{Query: "Dial", Limit: 50})
+		return searchResult{resp, missing, err}
+	})
+	if narrow.err != nil || len(narrow.missing) > 0 || len(narrow.resp.Hits) == 0 {
+		t.Fatalf("narrow search: %v, missing %v", narrow.err, narrow.missing)
+	}
+	if n := s.waits.Load(); n != 0 {
+		t.Fatalf("a call over two repositories waited (%d waits)", n)
+	}
+	done := make(chan searchResult, 1)
+	go func() {
+		resp, missing, err := s.Search(ctx, repos, query.Request{Query: "Dial", Limit: 50})
+		done <- searchResult{resp, missing, err}
+	}()
+	within(t, "the wide search to wait", func() bool {
+		for s.waits.Load() == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		return true
+	})
+	select {
+	case r := <-done:
+		t.Fatalf("the wide search answered while the only wide turn was taken: %+v", r)
+	default:
+	}
+	release()
+	wide := within(t, "the wide search after the turn is free", func() searchResult { return <-done })
+	if wide.err != nil || len(wide.missing) > 0 {
+		t.Fatalf("wide search: %v, missing %v", wide.err, wide.missing)
+	}
+	byRepo := map[string]bool{}
+	for _, h := range wide.resp.Hits {
+		byRepo[h.Repo] = true
+	}
+	if len(byRepo) != 4 {
+		t.Errorf("wide search: hits from %v, want all four repositories", byRepo)
+	}
+	if n := len(s.wide); n != 0 {
+		t.Errorf("%d wide turns still taken after every call returned", n)
+	}
+}
