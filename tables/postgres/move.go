@@ -13,6 +13,9 @@ import (
 // repo_id.
 var factTables = []string{"files", "symbols", "chunks", "refs", "fts_stats", "repo_state", "vectors", "postings"}
 
+// vectorCols are the vectors' columns every shard has.
+const vectorCols = "repo_id, owner, surface, model, dim, vec"
+
 // Move moves the repository called name to the shard called shard: its
 // rows are copied in one transaction on the new shard (COPY, binary, table
 // by table), the catalog then points at the new shard, and the rows are
@@ -87,14 +90,20 @@ func (c *Catalog) Move(ctx context.Context, name, shard string) (from string, er
 			if _, err := dtx.Exec(ctx, `DELETE FROM `+t+` WHERE repo_id = $1`, repo.ID); err != nil {
 				return fmt.Errorf("%s: clear leftovers: %w", t, err)
 			}
+			// Vectors go without their pgvectors, which one shard may
+			// have and the other not; the new shard fills its own.
+			cols, into := "*", t
+			if t == "vectors" {
+				cols, into = vectorCols, "vectors("+vectorCols+")"
+			}
 			pr, pw := io.Pipe()
 			errc := make(chan error, 1)
 			go func() {
-				_, err := stx.Conn().PgConn().CopyTo(ctx, pw, fmt.Sprintf(`COPY (SELECT * FROM %s WHERE repo_id = %d) TO STDOUT (FORMAT binary)`, t, repo.ID))
+				_, err := stx.Conn().PgConn().CopyTo(ctx, pw, fmt.Sprintf(`COPY (SELECT %s FROM %s WHERE repo_id = %d) TO STDOUT (FORMAT binary)`, cols, t, repo.ID))
 				pw.CloseWithError(err)
 				errc <- err
 			}()
-			_, err := dtx.Conn().PgConn().CopyFrom(ctx, pr, `COPY `+t+` FROM STDIN (FORMAT binary)`)
+			_, err := dtx.Conn().PgConn().CopyFrom(ctx, pr, `COPY `+into+` FROM STDIN (FORMAT binary)`)
 			pr.CloseWithError(err)
 			if rerr := <-errc; rerr != nil {
 				return fmt.Errorf("%s: read from %s: %w", t, src.Name, rerr)
@@ -103,7 +112,7 @@ func (c *Catalog) Move(ctx context.Context, name, shard string) (from string, er
 				return fmt.Errorf("%s: write to %s: %w", t, dst.Name, err)
 			}
 		}
-		return nil
+		return fillVectorColumn(ctx, dtx, repo.ID)
 	})
 	if err != nil {
 		return "", fmt.Errorf("move %s from %s to %s: %w", name, src.Name, dst.Name, err)

@@ -105,6 +105,11 @@ func (p *Push) WriteVectors(ctx context.Context, src VectorSource) (VectorsWritt
 	if err != nil {
 		return fail("read", err)
 	}
+	// The shard holds pgvectors too (vectors_rank.go).
+	pvec, err := hasVectorColumn(ctx, direct{p.tx})
+	if err != nil {
+		return fail("columns", err)
+	}
 	keep := map[vecKey]bool{}
 	var rows [][]any
 	if model != "" {
@@ -161,7 +166,7 @@ func (p *Push) WriteVectors(ctx context.Context, src VectorSource) (VectorsWritt
 			rows = append(rows, []any{k.owner, k.surface, append([]byte(nil), blob...)})
 			w.Sent++
 			if len(rows) == vectorBatch {
-				copyErr = p.sendVectors(ctx, model, w.Dim, rows)
+				copyErr = p.sendVectors(ctx, model, w.Dim, pvec, rows)
 				rows = rows[:0]
 			}
 		})
@@ -172,7 +177,7 @@ func (p *Push) WriteVectors(ctx context.Context, src VectorSource) (VectorsWritt
 			return fail("copy", err)
 		}
 	}
-	if err := p.sendVectors(ctx, model, w.Dim, rows); err != nil {
+	if err := p.sendVectors(ctx, model, w.Dim, pvec, rows); err != nil {
 		return fail("copy", err)
 	}
 	var gone []vecKey
@@ -205,23 +210,44 @@ func (p *Push) WriteVectors(ctx context.Context, src VectorSource) (VectorsWritt
 }
 
 // sendVectors writes rows (owner, surface, vec), new or replacing the
-// repository's.
-func (p *Push) sendVectors(ctx context.Context, model string, dim int, rows [][]any) error {
+// repository's, with their pgvectors when the shard has them (pvec): a
+// vector pgvector rejects (NaN) gets none, and the repository's searches
+// then scan in Go.
+func (p *Push) sendVectors(ctx context.Context, model string, dim int, pvec bool, rows [][]any) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	if _, err := p.tx.Exec(ctx, `CREATE TEMP TABLE IF NOT EXISTS push_vectors(owner text NOT NULL, surface text NOT NULL, vec bytea NOT NULL) ON COMMIT DROP`); err != nil {
+	if _, err := p.tx.Exec(ctx, `CREATE TEMP TABLE IF NOT EXISTS push_vectors(owner text NOT NULL, surface text NOT NULL, vec bytea NOT NULL, pvec text) ON COMMIT DROP`); err != nil {
 		return err
 	}
 	if _, err := p.tx.Exec(ctx, `TRUNCATE push_vectors`); err != nil {
 		return err
 	}
-	if _, err := p.tx.CopyFrom(ctx, pgx.Identifier{"push_vectors"}, []string{"owner", "surface", "vec"}, pgx.CopyFromRows(rows)); err != nil {
+	cols := []string{"owner", "surface", "vec"}
+	if pvec {
+		cols = append(cols, "pvec")
+		for i, r := range rows {
+			var t any
+			if blob := r[2].([]byte); len(blob) == 4*dim {
+				if s, ok := vectorText(blob); ok {
+					t = s
+				}
+			}
+			rows[i] = append(r[:3:3], t)
+		}
+	}
+	if _, err := p.tx.CopyFrom(ctx, pgx.Identifier{"push_vectors"}, cols, pgx.CopyFromRows(rows)); err != nil {
 		return err
 	}
-	_, err := p.tx.Exec(ctx, `INSERT INTO vectors(repo_id, owner, surface, model, dim, vec)
+	q := `INSERT INTO vectors(repo_id, owner, surface, model, dim, vec)
 		SELECT $1::bigint, owner, surface, $2::text, $3::integer, vec FROM push_vectors
-		ON CONFLICT (repo_id, owner, surface) DO UPDATE SET model = excluded.model, dim = excluded.dim, vec = excluded.vec`, p.repo.ID, model, dim)
+		ON CONFLICT (repo_id, owner, surface) DO UPDATE SET model = excluded.model, dim = excluded.dim, vec = excluded.vec`
+	if pvec {
+		q = `INSERT INTO vectors(repo_id, owner, surface, model, dim, vec, pvec)
+		SELECT $1::bigint, owner, surface, $2::text, $3::integer, vec, pvec::vector FROM push_vectors
+		ON CONFLICT (repo_id, owner, surface) DO UPDATE SET model = excluded.model, dim = excluded.dim, vec = excluded.vec, pvec = excluded.pvec`
+	}
+	_, err := p.tx.Exec(ctx, q, p.repo.ID, model, dim)
 	return err
 }
 
