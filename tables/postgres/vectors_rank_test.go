@@ -1,0 +1,199 @@
+package postgres
+
+import (
+	"context"
+	"encoding/binary"
+	"math"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/viberag/viberag/embed/embedtest"
+	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/query"
+	"github.com/viberag/viberag/tables"
+)
+
+// TestPgvectorMigration: a shard migrated before pgvector (step 6, no
+// pvec column) pushes and searches as before, scanning its vectors in Go;
+// store init then adds the column and fills it from the bytea vectors,
+// float for float, and searches go through pgvector with the same
+// answers. A vector without its pgvector turns the repository back to
+// the scan.
+func TestPgvectorMigration(t *testing.T) {
+	ctx := context.Background()
+	m, err := embedtest.Load(t.TempDir(), embedtest.Model{Rows: 4096, Dim: 32, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := fixturesRoot(t)
+	cat, url := newStore(t)
+	if !hasPgvector(t, url) {
+		t.Skip("CREATE EXTENSION vector failed on this server (pgvector not installed)")
+	}
+	db, err := indexer.Open(ctx, filepath.Join(t.TempDir(), indexer.IndexFile), indexer.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := indexer.Run(ctx, db, root, indexer.Options{Workers: 2, Embedder: m}); err != nil {
+		t.Fatal(err)
+	}
+	const name = "example.com/viberag/fixtures"
+	pushVectors := func(src VectorSource) VectorsWritten {
+		t.Helper()
+		p, err := cat.BeginPush(ctx, name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Rollback()
+		res, err := indexer.Push(ctx, p, root, indexer.Options{Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := p.WriteVectors(ctx, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Commit(ctx, res.Commit); err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	w := pushVectors(db)
+	checkPvec(t, url, w.Stored)
+
+	local, err := query.New(ctx, db, query.Options{Embedder: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer local.Close()
+	reqs := []query.Request{
+		{Query: "how are failed tasks retried", Explain: true},
+		{Query: "rate limiter token bucket", Intent: query.Concept, Explain: true},
+	}
+	// search checks the store's answers, through pgvector or not (ranked).
+	search := func(when string, ranked bool) {
+		t.Helper()
+		_, rd := testReader(t, url, name, StoreOptions{})
+		if on, err := rd.RanksVectors(ctx, m.ID()); err != nil || on != ranked {
+			t.Fatalf("%s: RanksVectors = %v, %v; want %v", when, on, err, ranked)
+		}
+		store, err := query.New(ctx, rd, query.Options{Embedder: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer store.Close()
+		for _, req := range reqs {
+			want, err := local.Search(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := store.Search(ctx, req)
+			if err != nil {
+				t.Fatalf("%s: %q: %v", when, req.Query, err)
+			}
+			if w, g := comparable(t, want), comparable(t, got); w != g {
+				t.Errorf("%s: %q: answers differ\nsqlite:   %s\npostgres: %s", when, req.Query, w, g)
+			}
+		}
+	}
+	search("pushed with pgvector", true)
+
+	// A shard where CREATE EXTENSION vector failed.
+	conn := testConn(t, url)
+	for _, q := range []string{`DROP INDEX vectors_unranked`, `ALTER TABLE vectors DROP COLUMN pvec`} {
+		if _, err := conn.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if w := pushVectors(NoVectors); w.Removed == 0 {
+		t.Fatalf("push without vectors = %+v, want them removed", w)
+	}
+	if w := pushVectors(db); w.Sent == 0 {
+		t.Fatalf("push without pgvector = %+v, want vectors sent", w)
+	}
+	search("pushed without pgvector", false)
+
+	// Migrated from step 6 (the vectors as they were) by store init.
+	if _, err := conn.Exec(ctx, `UPDATE viberag_schema SET version = 6 WHERE component = 'shard'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := Init(ctx, url, nil); err != nil {
+		t.Fatal(err)
+	}
+	checkPvec(t, url, w.Stored)
+	search("migrated", true)
+
+	if _, err := conn.Exec(ctx, `UPDATE vectors SET pvec = NULL WHERE ctid = (SELECT min(ctid) FROM vectors)`); err != nil {
+		t.Fatal(err)
+	}
+	search("one pgvector missing", false)
+}
+
+// checkPvec checks that want vectors are stored and that each one's
+// pgvector holds the floats of its bytea.
+func checkPvec(t *testing.T, url string, want int) {
+	t.Helper()
+	ctx := context.Background()
+	rows, err := testConn(t, url).Query(ctx, `SELECT owner, vec, pvec::real[] FROM vectors`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	n := 0
+	for rows.Next() {
+		var owner string
+		var blob []byte
+		var pvec []float32
+		if err := rows.Scan(&owner, &blob, &pvec); err != nil {
+			t.Fatal(err)
+		}
+		vec := make([]float32, len(blob)/4)
+		for i := range vec {
+			vec[i] = math.Float32frombits(binary.LittleEndian.Uint32(blob[4*i:]))
+		}
+		if !slices.Equal(vec, pvec) {
+			t.Fatalf("vector of %s: pvec %v, bytea %v", owner, pvec, vec)
+		}
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if n != want || n == 0 {
+		t.Fatalf("%d vectors stored, want %d", n, want)
+	}
+}
+
+// TestVectorText: pgvector's text form of little-endian float32s parses
+// back to the same floats (strconv's shortest form), and vectors pgvector
+// rejects have none.
+func TestVectorText(t *testing.T) {
+	blob := func(fs ...float32) []byte {
+		b := make([]byte, 4*len(fs))
+		for i, f := range fs {
+			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+		}
+		return b
+	}
+	for _, tc := range []struct {
+		in   []byte
+		want string
+		ok   bool
+	}{
+		{blob(1, -0.5, 0.1), "[1,-0.5,0.1]", true},
+		{blob(math.SmallestNonzeroFloat32, math.MaxFloat32), "[1e-45,3.4028235e+38]", true},
+		{blob(float32(math.NaN())), "", false},
+		{blob(1, float32(math.Inf(1))), "", false},
+		{nil, "", false},
+		{[]byte{1, 2, 3}, "", false},
+	} {
+		got, ok := vectorText(tc.in)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("vectorText(%v) = %q, %v; want %q, %v", tc.in, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+var _ tables.VectorRanker = (*Reader)(nil)
