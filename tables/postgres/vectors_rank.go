@@ -35,6 +35,7 @@ DO $$ BEGIN CREATE EXTENSION IF NOT EXISTS vector; EXCEPTION WHEN OTHERS THEN RA
 DO $$ BEGIN
 	IF EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'vector') THEN
 		ALTER TABLE vectors ADD COLUMN IF NOT EXISTS pvec vector;
+		ALTER TABLE vectors ALTER COLUMN pvec SET STORAGE MAIN;
 		CREATE INDEX IF NOT EXISTS vectors_unranked ON vectors(repo_id) WHERE pvec IS NULL;
 	END IF;
 END $$;
@@ -178,12 +179,16 @@ func (r *Reader) RanksVectors(ctx context.Context, model string) (bool, error) {
 	return !missing, err
 }
 
-// vectorUnits is, per surface, how a vector's row joins its unit
-// (aliases c or s, and f for the file), and the unit's columns.
-var vectorUnits = map[string]struct{ join, cols string }{
-	tables.SurfaceCode:    {`JOIN chunks c ON c.repo_id = v.repo_id AND c.cid = v.owner JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id`, chunkRowCols},
-	tables.SurfaceSummary: {`JOIN symbols s ON s.repo_id = v.repo_id AND s.sid = v.owner JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id`, symbolRowCols},
-	tables.SurfaceFile:    {`JOIN files f ON f.repo_id = v.repo_id AND v.owner = 'f' || f.id::text`, `f.id, f.path, f.language, f.lines`},
+// vectorUnits is, per surface, how a vector's row (alias v) joins its
+// unit (aliases c or s, and f for the file), the same as a subquery's
+// FROM and WHERE, and the unit's columns.
+var vectorUnits = map[string]struct{ join, from, cols string }{
+	tables.SurfaceCode: {`JOIN chunks c ON c.repo_id = v.repo_id AND c.cid = v.owner JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id`,
+		`chunks c JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id WHERE c.repo_id = v.repo_id AND c.cid = v.owner`, chunkRowCols},
+	tables.SurfaceSummary: {`JOIN symbols s ON s.repo_id = v.repo_id AND s.sid = v.owner JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id`,
+		`symbols s JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id WHERE s.repo_id = v.repo_id AND s.sid = v.owner`, symbolRowCols},
+	tables.SurfaceFile: {`JOIN files f ON f.repo_id = v.repo_id AND v.owner = 'f' || f.id::text`,
+		`files f WHERE f.repo_id = v.repo_id AND v.owner = 'f' || f.id::text`, `f.id, f.path, f.language, f.lines`},
 }
 
 // VectorCounts returns how many chunks, symbols and files the repository
@@ -208,36 +213,12 @@ func (r *Reader) VectorCounts(ctx context.Context, model string, dim int) (rows,
 // so every row whose upper bound reaches the k-th best lower bound is
 // returned, with its vector, and the caller's own scores rank them.
 func (r *Reader) NearestVectors(ctx context.Context, model string, dim int, surface string, q []float32, k int, t scope.Table, s scope.Scope) ([]tables.NearVector, error) {
-	u, ok := vectorUnits[surface]
-	if !ok {
-		return nil, fmt.Errorf("nearest vectors: surface %q", surface)
+	sql, a, err := r.nearestSQL(model, dim, surface, q, k, t, s)
+	if err != nil {
+		return nil, err
 	}
-	qt, ok := floatsText(q)
-	if !ok || k <= 0 || len(q) != dim {
-		return nil, fmt.Errorf("nearest vectors: a query vector of %d dimensions (want %d, finite) and k %d", len(q), dim, k)
-	}
-	var qn float64
-	for _, x := range q {
-		qn += float64(x) * float64(x)
-	}
-	eps := float64(dim) * 0x1p-23 * math.Sqrt(qn) * 1.01
-	alias := map[scope.Table]string{scope.Files: "f", scope.Chunks: "c", scope.Symbols: "s"}[t]
-	if alias == "" || (alias == "c" && surface != tables.SurfaceCode) || (alias == "s" && surface != tables.SurfaceSummary) {
-		return nil, fmt.Errorf("nearest vectors: scope table %q for surface %q", t, surface)
-	}
-	a := r.args()
-	pq, pm, pd, ps := a.add(qt), a.add(model), a.add(dim), a.add(surface)
-	cond := filter(s.Filter(), t, alias, a)
-	pe, pk := a.add(eps), a.add(k-1)
-	sql := `WITH d AS MATERIALIZED (
-	SELECT v.owner, v.pvec <#> ` + pq + `::vector AS nd, vector_norm(v.pvec) AS nx
-	FROM vectors v ` + u.join + `
-	WHERE v.repo_id = $1 AND v.surface = ` + ps + ` AND v.model = ` + pm + ` AND v.dim = ` + pd + `::integer AND length(v.vec) = 4*` + pd + `::integer AND ` + cond + `)
-SELECT ` + u.cols + `, v.pvec::real[] FROM d JOIN vectors v ON v.repo_id = $1 AND v.owner = d.owner AND v.surface = ` + ps + ` ` + u.join + `
-WHERE d.nd - ` + pe + `::float8 * d.nx <= coalesce((SELECT nd + ` + pe + `::float8 * nx FROM d ORDER BY nd + ` + pe + `::float8 * nx LIMIT 1 OFFSET ` + pk + `), 'Infinity'::float8)
-ORDER BY d.owner`
 	var out []tables.NearVector
-	err := r.query(ctx, sql, a, func(rows pgx.Rows) error {
+	err = r.query(ctx, sql, a, func(rows pgx.Rows) error {
 		var n tables.NearVector
 		var err error
 		switch surface {
@@ -255,4 +236,41 @@ ORDER BY d.owner`
 		return err
 	})
 	return out, err
+}
+
+// nearestSQL is NearestVectors' statement and its arguments.
+func (r *Reader) nearestSQL(model string, dim int, surface string, q []float32, k int, t scope.Table, s scope.Scope) (string, *args, error) {
+	u, ok := vectorUnits[surface]
+	if !ok {
+		return "", nil, fmt.Errorf("nearest vectors: surface %q", surface)
+	}
+	qt, ok := floatsText(q)
+	if !ok || k <= 0 || len(q) != dim {
+		return "", nil, fmt.Errorf("nearest vectors: a query vector of %d dimensions (want %d, finite) and k %d", len(q), dim, k)
+	}
+	var qn float64
+	for _, x := range q {
+		qn += float64(x) * float64(x)
+	}
+	eps := float64(dim) * 0x1p-23 * math.Sqrt(qn) * 1.01
+	alias := map[scope.Table]string{scope.Files: "f", scope.Chunks: "c", scope.Symbols: "s"}[t]
+	if alias == "" || (alias == "c" && surface != tables.SurfaceCode) || (alias == "s" && surface != tables.SurfaceSummary) {
+		return "", nil, fmt.Errorf("nearest vectors: scope table %q for surface %q", t, surface)
+	}
+	a := r.args()
+	pq, pm, pd, ps := a.add(qt), a.add(model), a.add(dim), a.add(surface)
+	cond := filter(s.Filter(), t, alias, a)
+	pe, pk := a.add(eps), a.add(k-1)
+	// The vectors are filtered by a semi-join on their units: joined,
+	// the planner misjudged the rows of a model and crossed vectors with
+	// files (0.17 s for 600 chunks).
+	sql := `WITH d AS MATERIALIZED (
+	SELECT v.owner, v.pvec <#> ` + pq + `::vector AS nd, vector_norm(v.pvec) AS nx
+	FROM vectors v
+	WHERE v.repo_id = $1 AND v.surface = ` + ps + ` AND v.model = ` + pm + ` AND v.dim = ` + pd + `::integer AND length(v.vec) = 4*` + pd + `::integer
+		AND EXISTS (SELECT 1 FROM ` + u.from + ` AND ` + cond + `))
+SELECT ` + u.cols + `, v.pvec::real[] FROM d JOIN vectors v ON v.repo_id = $1 AND v.owner = d.owner AND v.surface = ` + ps + ` ` + u.join + `
+WHERE d.nd - ` + pe + `::float8 * d.nx <= coalesce((SELECT nd + ` + pe + `::float8 * nx FROM d ORDER BY nd + ` + pe + `::float8 * nx LIMIT 1 OFFSET ` + pk + `), 'Infinity'::float8)
+ORDER BY d.owner`
+	return sql, a, nil
 }

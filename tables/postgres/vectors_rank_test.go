@@ -12,6 +12,7 @@ import (
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/postgres/pgtest"
 )
 
 // TestPgvectorMigration: a shard migrated before pgvector (step 6, no
@@ -197,3 +198,102 @@ func TestVectorText(t *testing.T) {
 }
 
 var _ tables.VectorRanker = (*Reader)(nil)
+
+// TestMoveVectors moves a repository with vectors between a shard with
+// pgvector and one without (its column dropped, as where CREATE
+// EXTENSION vector failed), both ways: every vector arrives, the shard
+// with pgvector fills its pgvectors, and searches answer as the local
+// index does on both.
+func TestMoveVectors(t *testing.T) {
+	ctx := context.Background()
+	srv := pgtest.Start(t)
+	urls := databases(t, srv, "cat", "s1", "s2")
+	if err := Init(ctx, urls[0], urls[1:]); err != nil {
+		t.Fatal(err)
+	}
+	if !hasPgvector(t, urls[1]) {
+		t.Skip("CREATE EXTENSION vector failed on this server (pgvector not installed)")
+	}
+	if _, err := testConn(t, urls[2]).Exec(ctx, `DROP INDEX vectors_unranked; ALTER TABLE vectors DROP COLUMN pvec`); err != nil {
+		t.Fatal(err)
+	}
+	cat, err := Open(ctx, urls[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cat.Close()
+	m, err := embedtest.Load(t.TempDir(), embedtest.Model{Rows: 4096, Dim: 32, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := fixturesRoot(t)
+	db, err := indexer.Open(ctx, filepath.Join(t.TempDir(), indexer.IndexFile), indexer.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := indexer.Run(ctx, db, root, indexer.Options{Workers: 2, Embedder: m}); err != nil {
+		t.Fatal(err)
+	}
+	const name = "example.com/viberag/fixtures"
+	p, err := cat.BeginPush(ctx, name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := indexer.Push(ctx, p, root, indexer.Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := p.WriteVectors(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Commit(ctx, res.Commit); err != nil {
+		t.Fatal(err)
+	}
+	shards, err := cat.Shards(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byURL := map[string]string{}
+	for _, s := range shards {
+		byURL[s.URL] = s.Name
+	}
+	local, err := query.New(ctx, db, query.Options{Embedder: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer local.Close()
+	req := query.Request{Query: "rate limiter token bucket", Intent: query.Concept, Explain: true}
+	want, err := local.Search(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, to := range []int{1, 2, 1} {
+		if _, err := cat.Move(ctx, name, byURL[urls[to]]); err != nil {
+			t.Fatal(err)
+		}
+		if n := queryInt(t, urls[to], `SELECT count(*) FROM vectors`); n != int64(w.Stored) {
+			t.Fatalf("moved to s%d: %d vectors, want %d", to, n, w.Stored)
+		}
+		if to == 1 {
+			checkPvec(t, urls[1], w.Stored)
+		}
+		_, rd := testReader(t, urls[0], name, StoreOptions{})
+		if on, err := rd.RanksVectors(ctx, m.ID()); err != nil || on != (to == 1) {
+			t.Fatalf("moved to s%d: RanksVectors = %v, %v", to, on, err)
+		}
+		pl, err := query.New(ctx, rd, query.Options{Embedder: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := pl.Search(ctx, req)
+		pl.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w, g := comparable(t, want), comparable(t, got); w != g {
+			t.Errorf("moved to s%d: answers differ\nsqlite:   %s\npostgres: %s", to, w, g)
+		}
+	}
+}
