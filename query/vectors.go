@@ -21,6 +21,12 @@ import (
 // is applied before the scan: rows out of scope are never candidates, so
 // a scoped search cannot lose an in-scope hit to out-of-scope ones.
 //
+// A reader that finds the nearest vectors itself (tables.VectorRanker: a
+// shared store with pgvector) is asked, per channel, for the rows that may
+// rank with their vectors, the scope applied by the reader; they are
+// scored here as the scan scores them, so the answer is the scan's, and
+// nothing is loaded (rankVectors).
+//
 // The vectors are read from the index's vector file (tables.VectorFile),
 // mapped in place: the scan reads its int8 rows, and only the rows that
 // may rank (a few per hit) are read back from the vectors table and

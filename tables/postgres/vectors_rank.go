@@ -267,7 +267,7 @@ func (r *Reader) nearestSQL(model string, dim int, surface string, q []float32, 
 	sql := `WITH d AS MATERIALIZED (
 	SELECT v.owner, v.pvec <#> ` + pq + `::vector AS nd, vector_norm(v.pvec) AS nx
 	FROM vectors v
-	WHERE v.repo_id = $1 AND v.surface = ` + ps + ` AND v.model = ` + pm + ` AND v.dim = ` + pd + `::integer AND length(v.vec) = 4*` + pd + `::integer
+	WHERE v.repo_id = $1 AND v.surface = ` + ps + ` AND v.model = ` + pm + ` AND v.dim = ` + pd + `::integer AND v.pvec IS NOT NULL
 		AND EXISTS (SELECT 1 FROM ` + u.from + ` AND ` + cond + `))
 SELECT ` + u.cols + `, v.pvec::real[] FROM d JOIN vectors v ON v.repo_id = $1 AND v.owner = d.owner AND v.surface = ` + ps + ` ` + u.join + `
 WHERE d.nd - ` + pe + `::float8 * d.nx <= coalesce((SELECT nd + ` + pe + `::float8 * nx FROM d ORDER BY nd + ` + pe + `::float8 * nx LIMIT 1 OFFSET ` + pk + `), 'Infinity'::float8)
