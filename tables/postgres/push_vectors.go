@@ -88,8 +88,18 @@ func (p *Push) WriteVectors(ctx context.Context, src VectorSource) (VectorsWritt
 
 	// What the store holds: its vectors' hashes, and the rows that may
 	// own a vector after the push.
+	// The shard holds pgvectors too (vectors_rank.go): then a vector
+	// that has one is hashed in pgvector's binary form.
+	pvec, err := hasVectorColumn(ctx, direct{p.tx})
+	if err != nil {
+		return fail("columns", err)
+	}
+	sumSQL := `md5(vec)`
+	if pvec {
+		sumSQL = `CASE WHEN pvec IS NULL THEN md5(vec) ELSE 'v' || md5(vector_send(pvec)) END`
+	}
 	held := map[vecKey]string{}
-	err = p.queryTx(ctx, `SELECT owner, surface, model, dim, md5(vec) FROM vectors WHERE repo_id = $1`, func(rows pgx.Rows) error {
+	err = p.queryTx(ctx, `SELECT owner, surface, model, dim, `+sumSQL+` FROM vectors WHERE repo_id = $1`, func(rows pgx.Rows) error {
 		var k vecKey
 		var m, sum string
 		var d int
@@ -104,11 +114,6 @@ func (p *Push) WriteVectors(ctx context.Context, src VectorSource) (VectorsWritt
 	})
 	if err != nil {
 		return fail("read", err)
-	}
-	// The shard holds pgvectors too (vectors_rank.go).
-	pvec, err := hasVectorColumn(ctx, direct{p.tx})
-	if err != nil {
-		return fail("columns", err)
 	}
 	keep := map[vecKey]bool{}
 	var rows [][]any
@@ -159,7 +164,7 @@ func (p *Push) WriteVectors(ctx context.Context, src VectorSource) (VectorsWritt
 			}
 			keep[k] = true
 			sum := md5.Sum(blob)
-			if held[k] == hex.EncodeToString(sum[:]) {
+			if h := held[k]; h != "" && (h == hex.EncodeToString(sum[:]) || (pvec && h == "v"+vectorSendMD5(blob))) {
 				return
 			}
 			// The blob is the source's until fn returns.
@@ -210,9 +215,9 @@ func (p *Push) WriteVectors(ctx context.Context, src VectorSource) (VectorsWritt
 }
 
 // sendVectors writes rows (owner, surface, vec), new or replacing the
-// repository's, with their pgvectors when the shard has them (pvec): a
-// vector pgvector rejects (NaN) gets none, and the repository's searches
-// then scan in Go.
+// repository's. When the shard has pgvector (pvec) a vector is stored as
+// a pgvector alone (vec empty); one pgvector rejects (NaN) stays bytea,
+// and the repository's searches then scan in Go.
 func (p *Push) sendVectors(ctx context.Context, model string, dim int, pvec bool, rows [][]any) error {
 	if len(rows) == 0 {
 		return nil
@@ -244,7 +249,7 @@ func (p *Push) sendVectors(ctx context.Context, model string, dim int, pvec bool
 		ON CONFLICT (repo_id, owner, surface) DO UPDATE SET model = excluded.model, dim = excluded.dim, vec = excluded.vec`
 	if pvec {
 		q = `INSERT INTO vectors(repo_id, owner, surface, model, dim, vec, pvec)
-		SELECT $1::bigint, owner, surface, $2::text, $3::integer, vec, pvec::vector FROM push_vectors
+		SELECT $1::bigint, owner, surface, $2::text, $3::integer, CASE WHEN pvec IS NULL THEN vec ELSE ''::bytea END, pvec::vector FROM push_vectors
 		ON CONFLICT (repo_id, owner, surface) DO UPDATE SET model = excluded.model, dim = excluded.dim, vec = excluded.vec, pvec = excluded.pvec`
 	}
 	_, err := p.tx.Exec(ctx, q, p.repo.ID, model, dim)

@@ -2,7 +2,9 @@ package postgres
 
 import (
 	"context"
+	"crypto/md5"
 	"encoding/binary"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"strconv"
@@ -20,10 +22,12 @@ import (
 // dimensions vary by model), and a search asks the server for a surface's
 // nearest rows instead of reading every vector of the repository. The
 // server scans them exactly (no ANN index: the project admits one only
-// with a measured recall of 0.99 or more). bytea stays the vector's
-// source of truth: pushes compare vectors by md5(vec), store move copies
-// it between shards with and without pgvector, and readers of a shard or
-// a repository without complete pvec scan it in Go as before.
+// with a measured recall of 0.99 or more). A vector held as a pgvector is
+// not also held as bytea (vec is empty): one copy, the store's size
+// without pgvector. Pushes hash it in pgvector's binary form
+// (vectorSendMD5), ScanVectors and store move turn it back into bytea,
+// and a vector pgvector rejects (NaN) stays bytea, its repository then
+// scanned in Go.
 
 // shardPgvector is shard schema step 7: pgvector when it can be created,
 // and then the pvec column and a partial index of the rows that lack one
@@ -96,7 +100,7 @@ func fillVectorColumn(ctx context.Context, tx pgx.Tx, repo int64) error {
 			for i, k := range batch {
 				repos[i], owners[i], surfaces[i] = k.repo, k.owner, k.surface
 			}
-			if _, err := tx.Exec(ctx, `UPDATE vectors v SET pvec = x.t::vector
+			if _, err := tx.Exec(ctx, `UPDATE vectors v SET pvec = x.t::vector, vec = ''::bytea
 				FROM unnest($1::bigint[], $2::text[], $3::text[], $4::text[]) AS x(repo_id, owner, surface, t)
 				WHERE v.repo_id = x.repo_id AND v.owner = x.owner AND v.surface = x.surface`, repos, owners, surfaces, texts); err != nil {
 				return fmt.Errorf("fill vectors.pvec: %w", err)
@@ -134,13 +138,49 @@ func vectorText(blob []byte) (string, bool) {
 	return string(append(b, ']')), true
 }
 
-// floatsText is q in pgvector's text form; ok as for vectorText.
-func floatsText(q []float32) (string, bool) {
-	blob := make([]byte, 4*len(q))
-	for i, f := range q {
-		binary.LittleEndian.PutUint32(blob[4*i:], math.Float32bits(f))
+// vectorSendMD5 is the md5, in hex, of the binary form pgvector sends of
+// blob's vector (vector_send: its dimension and a zero as big-endian
+// int16s, then the floats big-endian), so that a push compares a vector
+// with one the shard holds as a pgvector alone.
+func vectorSendMD5(blob []byte) string {
+	b := make([]byte, 4+len(blob))
+	binary.BigEndian.PutUint16(b, uint16(len(blob)/4))
+	for i := 0; i+4 <= len(blob); i += 4 {
+		binary.BigEndian.PutUint32(b[4+i:], binary.LittleEndian.Uint32(blob[i:]))
 	}
-	return vectorText(blob)
+	sum := md5.Sum(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// floatsBlob is fs as vectors.vec holds them (little-endian float32s).
+func floatsBlob(fs []float32) []byte {
+	b := make([]byte, 4*len(fs))
+	for i, f := range fs {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
+	}
+	return b
+}
+
+// floatsText is q in pgvector's text form; ok as for vectorText.
+func floatsText(q []float32) (string, bool) { return vectorText(floatsBlob(q)) }
+
+// hasPvec reports whether the Reader's shard has pvec, asked once.
+func (r *Reader) hasPvec(ctx context.Context) (bool, error) {
+	c := r.pvec
+	c.mu.Lock()
+	known, has := c.known, c.has
+	c.mu.Unlock()
+	if known {
+		return has, nil
+	}
+	has, err := hasVectorColumn(ctx, r.db(ctx))
+	if err != nil {
+		return false, r.wrap(err)
+	}
+	c.mu.Lock()
+	c.known, c.has = true, has
+	c.mu.Unlock()
+	return has, nil
 }
 
 // pvecState caches whether a Reader's shard has pvec: a shard gains it
@@ -158,24 +198,12 @@ func (r *Reader) RanksVectors(ctx context.Context, model string) (bool, error) {
 	if r.scanVectors {
 		return false, nil
 	}
-	c := r.pvec
-	c.mu.Lock()
-	known, has := c.known, c.has
-	c.mu.Unlock()
-	if !known {
-		var err error
-		if has, err = hasVectorColumn(ctx, r.db(ctx)); err != nil {
-			return false, r.wrap(err)
-		}
-		c.mu.Lock()
-		c.known, c.has = true, has
-		c.mu.Unlock()
-	}
-	if !has {
-		return false, nil
+	has, err := r.hasPvec(ctx)
+	if err != nil || !has {
+		return false, err
 	}
 	var missing bool
-	_, err := r.row(ctx, `SELECT EXISTS (SELECT 1 FROM vectors WHERE repo_id = $1 AND model = $2 AND pvec IS NULL)`, []any{r.repo.ID, model}, &missing)
+	_, err = r.row(ctx, `SELECT EXISTS (SELECT 1 FROM vectors WHERE repo_id = $1 AND model = $2 AND pvec IS NULL)`, []any{r.repo.ID, model}, &missing)
 	return !missing, err
 }
 
@@ -197,7 +225,7 @@ var vectorUnits = map[string]struct{ join, from, cols string }{
 func (r *Reader) VectorCounts(ctx context.Context, model string, dim int) (rows, with int, err error) {
 	var parts []string
 	for _, s := range []string{tables.SurfaceCode, tables.SurfaceSummary, tables.SurfaceFile} {
-		parts = append(parts, `(SELECT count(*) FROM vectors v `+vectorUnits[s].join+` WHERE v.repo_id = $1 AND v.surface = '`+s+`' AND v.model = $2 AND v.dim = $3 AND length(v.vec) = 4*$3)`)
+		parts = append(parts, `(SELECT count(*) FROM vectors v `+vectorUnits[s].join+` WHERE v.repo_id = $1 AND v.surface = '`+s+`' AND v.model = $2 AND v.dim = $3 AND (v.pvec IS NOT NULL OR length(v.vec) = 4*$3))`)
 	}
 	q := `SELECT (SELECT count(*) FROM chunks c JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id WHERE c.repo_id = $1)
 		+ (SELECT count(*) FROM symbols s JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id WHERE s.repo_id = $1)
