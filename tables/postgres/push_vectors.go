@@ -86,10 +86,8 @@ func (p *Push) WriteVectors(ctx context.Context, src VectorSource) (VectorsWritt
 	}
 	w.Model = model
 
-	// What the store holds: its vectors' hashes, and the rows that may
-	// own a vector after the push.
-	// The shard holds pgvectors too (vectors_rank.go): then a vector
-	// that has one is hashed in pgvector's binary form.
+	// Whether the shard holds pgvectors (vectors_rank.go): a vector held
+	// as one is hashed in pgvector's binary form.
 	pvec, err := hasVectorColumn(ctx, direct{p.tx})
 	if err != nil {
 		return fail("columns", err)
@@ -98,6 +96,8 @@ func (p *Push) WriteVectors(ctx context.Context, src VectorSource) (VectorsWritt
 	if pvec {
 		sumSQL = `CASE WHEN pvec IS NULL THEN md5(vec) ELSE 'v' || md5(vector_send(pvec)) END`
 	}
+	// What the store holds: its vectors' hashes, and the rows that may
+	// own a vector after the push.
 	held := map[vecKey]string{}
 	err = p.queryTx(ctx, `SELECT owner, surface, model, dim, `+sumSQL+` FROM vectors WHERE repo_id = $1`, func(rows pgx.Rows) error {
 		var k vecKey

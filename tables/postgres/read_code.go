@@ -480,7 +480,7 @@ func (r *Reader) SymbolRows(ctx context.Context, fn func(tables.SymbolRow)) erro
 // A vector held as a pgvector alone (vectors_rank.go) is handed over as
 // bytea.
 func (r *Reader) ScanVectors(ctx context.Context, model string, dim int, fn func(owner, surface string, blob []byte)) error {
-	pvec, err := r.hasPvec(ctx)
+	pvec, err := r.hasPvec(ctx, true)
 	if err != nil {
 		return err
 	}

@@ -164,13 +164,14 @@ func floatsBlob(fs []float32) []byte {
 // floatsText is q in pgvector's text form; ok as for vectorText.
 func floatsText(q []float32) (string, bool) { return vectorText(floatsBlob(q)) }
 
-// hasPvec reports whether the Reader's shard has pvec, asked once.
-func (r *Reader) hasPvec(ctx context.Context) (bool, error) {
+// hasPvec reports whether the Reader's shard has pvec, as last asked
+// (fresh: asked now).
+func (r *Reader) hasPvec(ctx context.Context, fresh bool) (bool, error) {
 	c := r.pvec
 	c.mu.Lock()
 	known, has := c.known, c.has
 	c.mu.Unlock()
-	if known {
+	if known && !fresh {
 		return has, nil
 	}
 	has, err := hasVectorColumn(ctx, r.db(ctx))
@@ -183,8 +184,10 @@ func (r *Reader) hasPvec(ctx context.Context) (bool, error) {
 	return has, nil
 }
 
-// pvecState caches whether a Reader's shard has pvec: a shard gains it
-// only through store init, which a server sees when it next starts.
+// pvecState caches whether a Reader's shard has pvec, for RanksVectors:
+// a shard gains it through store init, which a server sees when it next
+// loads vectors (ScanVectors asks afresh: a vector held as a pgvector
+// alone must never read as missing) or starts.
 type pvecState struct {
 	mu         sync.Mutex
 	known, has bool
@@ -198,7 +201,7 @@ func (r *Reader) RanksVectors(ctx context.Context, model string) (bool, error) {
 	if r.scanVectors {
 		return false, nil
 	}
-	has, err := r.hasPvec(ctx)
+	has, err := r.hasPvec(ctx, false)
 	if err != nil || !has {
 		return false, err
 	}

@@ -73,10 +73,13 @@ func TestPgvectorMigration(t *testing.T) {
 		{Query: "how are failed tasks retried", Explain: true},
 		{Query: "rate limiter token bucket", Intent: query.Concept, Explain: true},
 	}
-	// search checks the store's answers, through pgvector or not (ranked).
-	search := func(when string, ranked bool) {
+	// search checks the store's answers through rd (a new Reader when
+	// nil), through pgvector or not (ranked).
+	searchWith := func(rd *Reader, when string, ranked bool) {
 		t.Helper()
-		_, rd := testReader(t, url, name, StoreOptions{})
+		if rd == nil {
+			_, rd = testReader(t, url, name, StoreOptions{})
+		}
 		if on, err := rd.RanksVectors(ctx, m.ID()); err != nil || on != ranked {
 			t.Fatalf("%s: RanksVectors = %v, %v; want %v", when, on, err, ranked)
 		}
@@ -99,6 +102,7 @@ func TestPgvectorMigration(t *testing.T) {
 			}
 		}
 	}
+	search := func(when string, ranked bool) { t.Helper(); searchWith(nil, when, ranked) }
 	search("pushed with pgvector", true)
 
 	// A shard where CREATE EXTENSION vector failed.
@@ -115,6 +119,9 @@ func TestPgvectorMigration(t *testing.T) {
 		t.Fatalf("push without pgvector = %+v, want vectors sent", w)
 	}
 	search("pushed without pgvector", false)
+	// A server that has read the shard without pgvector.
+	_, before := testReader(t, url, name, StoreOptions{})
+	searchWith(before, "a reader from before pgvector", false)
 
 	// Migrated from step 6 (the vectors as they were) by store init.
 	if _, err := conn.Exec(ctx, `UPDATE viberag_schema SET version = 6 WHERE component = 'shard'`); err != nil {
@@ -125,6 +132,10 @@ func TestPgvectorMigration(t *testing.T) {
 	}
 	checkPvec(t, url, w.Stored, db, m.ID())
 	search("migrated", true)
+	// That server's next load of the vectors (a new planner) reads them
+	// as pgvectors, and its searches then go through pgvector.
+	searchWith(before, "the reader from before pgvector, after store init", false)
+	searchWith(before, "the reader from before pgvector, after a load", true)
 
 	// One vector held as bytea alone, as one pgvector rejects (NaN).
 	var owner, surface string
