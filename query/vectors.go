@@ -21,6 +21,12 @@ import (
 // is applied before the scan: rows out of scope are never candidates, so
 // a scoped search cannot lose an in-scope hit to out-of-scope ones.
 //
+// A reader that finds the nearest vectors itself (tables.VectorRanker: a
+// shared store with pgvector) is asked, per channel, for the rows that may
+// rank with their vectors, the scope applied by the reader; they are
+// scored here as the scan scores them, so the answer is the scan's, and
+// nothing is loaded (rankVectors).
+//
 // The vectors are read from the index's vector file (tables.VectorFile),
 // mapped in place: the scan reads its int8 rows, and only the rows that
 // may rank (a few per hit) are read back from the vectors table and
@@ -68,6 +74,13 @@ type vectorCache struct {
 	mu     sync.Mutex
 	cur    *vecIndex
 	closed bool
+
+	// ranked: the counts of a tables.VectorRanker's vectors, for the
+	// version read with them.
+	ranked struct {
+		version string
+		stats   vecStats
+	}
 
 	// Background loads (Options.ResidentVectors), stopped by close.
 	bg   sync.WaitGroup
@@ -544,6 +557,15 @@ func (p *Planner) runVectors(ctx context.Context, text string, specs []vecSpec, 
 		return vecRun{status: "off for this search: " + err.Error(),
 			notes: []string{"vectors unavailable, so this search is lexical: " + err.Error()}}, nil
 	}
+	if vr, ok := p.db.(tables.VectorRanker); ok && finite(q) {
+		on, err := vr.RanksVectors(ctx, st.model)
+		if err != nil {
+			return vecRun{}, err
+		}
+		if on {
+			return p.rankVectors(ctx, vr, st, q, specs, req, sc)
+		}
+	}
 	// A vector file that stops matching the index mid-search (a run
 	// changed the vectors) is dropped and the search runs again on what
 	// the index holds now; a file that still does not match, on the
@@ -642,4 +664,122 @@ func (p *Planner) startVectors(ctx context.Context, text string, req Request, sc
 		}
 		return r.run.chans, nil
 	}
+}
+
+// rankVectors runs the channels of specs through a reader that finds the
+// nearest vectors itself (tables.VectorRanker): no vector is loaded. The
+// reader returns every row that may be among a channel's best, with its
+// vector; they are scored here as a scan scores them (vek32.Dot, ties by
+// the lower row in ScanVectors order), so the answer is the scan's.
+func (p *Planner) rankVectors(ctx context.Context, vr tables.VectorRanker, st vectorState, q []float32, specs []vecSpec, req Request, sc *scoped) (vecRun, error) {
+	r := vecRun{status: st.status}
+	stats, err := p.rankedStats(ctx, vr, st.model)
+	if err != nil {
+		return vecRun{}, err
+	}
+	if off := checkQueryDim(&vecIndex{stats: stats}, q); off != "" {
+		r.status = "off for this search: " + off
+		r.notes = append(r.notes, "vectors unavailable, so this search is lexical: "+off)
+		return r, nil
+	}
+	if n := stats.note(); n != "" {
+		r.status += "; " + n
+	}
+	for _, s := range specs {
+		if s.weight <= 0 {
+			continue
+		}
+		ch, err := p.nearChannel(ctx, vr, st.model, stats.dim, s, q, req, sc)
+		if err != nil {
+			return vecRun{}, err
+		}
+		r.chans = append(r.chans, ch)
+		r.tables = append(r.tables, vecTable[s.surface])
+	}
+	return r, nil
+}
+
+// rankedStats returns the counts of vr's vectors of model, read again
+// only when the vectors changed.
+func (p *Planner) rankedStats(ctx context.Context, vr tables.VectorRanker, model string) (vecStats, error) {
+	version, err := p.db.VectorsVersion(ctx)
+	if err != nil {
+		return vecStats{}, err
+	}
+	c := &p.vecs
+	c.mu.Lock()
+	if c.ranked.version == version && version != "" {
+		st := c.ranked.stats
+		c.mu.Unlock()
+		return st, nil
+	}
+	c.mu.Unlock()
+	var st vecStats
+	if st.dim, err = p.db.EmbeddingDim(ctx, model); err != nil {
+		return st, err
+	}
+	rows, with, err := vr.VectorCounts(ctx, model, st.dim)
+	if err != nil {
+		return st, err
+	}
+	st.rows, st.missing = rows, rows-with
+	c.mu.Lock()
+	c.ranked.version, c.ranked.stats = version, st
+	c.mu.Unlock()
+	return st, nil
+}
+
+// nearChannel is vecChannel for a reader that finds the nearest vectors
+// itself: the scope (as vecScope reads it) goes to the reader, which
+// returns the candidates in scope with their vectors.
+func (p *Planner) nearChannel(ctx context.Context, vr tables.VectorRanker, model string, dim int, s vecSpec, q []float32, req Request, sc *scoped) (*channel, error) {
+	ch := &channel{name: s.name, weight: s.weight, cosine: true}
+	if dim <= 0 || len(q) != dim {
+		return ch, nil
+	}
+	t, in := vecTable[s.surface], scope.Scope{}
+	if !req.Scope.IsZero() {
+		in = sc.scope
+		if s.surface == tables.SurfaceFile || !req.Scope.HasSymbolFilters() {
+			t = scope.Files
+		}
+	}
+	near, err := vr.NearestVectors(ctx, model, dim, s.surface, q, p.tune.VecCands, t, in)
+	if err != nil {
+		return nil, err
+	}
+	best := newBestHits(p.tune.VecCands)
+	for i, n := range near {
+		if len(n.Vec) == dim {
+			best.offer(VectorHit{Row: i, Score: vek32.Dot(n.Vec, q)})
+		}
+	}
+	for _, h := range best.best() {
+		if h.Score <= 0 {
+			break // unrelated or opposite: never a reason to list a row
+		}
+		r := near[h.Row].Unit
+		var u *unit
+		switch s.surface {
+		case tables.SurfaceCode:
+			u = chunkUnit(r.Chunk)
+		case tables.SurfaceSummary:
+			u = symbolUnit(r.Symbol)
+		default:
+			u = fileRowUnit(r.File)
+		}
+		ch.add(u, float64(h.Score))
+	}
+	return ch, nil
+}
+
+// finite reports whether every value of q is a number: a reader that
+// ranks vectors itself may reject others, which a scan accepts.
+func finite(q []float32) bool {
+	for _, x := range q {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return false
+		}
+	}
+	return true
 }

@@ -78,6 +78,16 @@ func Init(ctx context.Context, catalogURL string, shardURLs []string) error {
 			// (autovacuum would, later).
 			_, err = sp.Exec(ctx, `VACUUM (ANALYZE) postings`)
 		}
+		if err == nil && from >= 7 {
+			// Step 7 again: a shard migrated before pgvector was
+			// installed gains it now.
+			err = pgx.BeginFunc(ctx, sp, func(tx pgx.Tx) error {
+				if _, err := tx.Exec(ctx, shardPgvector); err != nil {
+					return err
+				}
+				return fillVectors(ctx, tx)
+			})
+		}
 		sp.Close()
 		if err != nil {
 			return fmt.Errorf("shard %s (%s): %w", name, Redact(u), err)

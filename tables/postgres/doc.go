@@ -34,8 +34,10 @@
 // through the GIN indexes, are ranked in Go with FTS5's bm25 and the
 // repository's own statistics (tables.ParseFTS, tables.BM25Freq; package tables owns them), so a repository
 // ranks as its local index does (one-token phrases and prefixes counted
-// from postings, postings.go); its vectors are read whole, once per
-// version, and scanned exactly in Go by the planner. IsUnavailable tells a shard that does
+// from postings, postings.go); its vectors are ranked by the shard where
+// pgvector holds them all (vectors_rank.go, tables.VectorRanker), else read
+// whole, once per version, and scanned exactly in Go by the planner; both
+// answer the same. IsUnavailable tells a shard that does
 // not answer from a bad request.
 //
 // A call over many repositories of a shard reads them through one Batch

@@ -61,12 +61,16 @@ var shardMigrations = []string{
 	// counts of its tokens instead of every candidate's tf (issue 19, load
 	// session 11). shardFills[6] fills them from the stored tf.
 	shardPostings,
+	// pgvector when it can be created (vectors_rank.go); shardFills[7]
+	// fills its column from the bytea vectors.
+	shardPgvector,
 }
 
 // shardFills complete shard steps with work in Go, in the step's
 // transaction after its SQL: step n's is shardFills[n].
 var shardFills = map[int]func(context.Context, pgx.Tx) error{
 	6: fillPostings,
+	7: fillVectors,
 }
 
 // advisoryKey serialises migrations of one database across processes.

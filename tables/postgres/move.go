@@ -13,6 +13,53 @@ import (
 // repo_id.
 var factTables = []string{"files", "symbols", "chunks", "refs", "fts_stats", "repo_state", "vectors", "postings"}
 
+// moveVectors copies the repository's vectors from src to dst as bytea,
+// the form every shard has (one may have pgvector and the other not): a
+// vector src holds as a pgvector alone is turned back into bytea, and
+// dst then makes pgvectors of its own when it has pgvector.
+func moveVectors(ctx context.Context, src, dst pgx.Tx, repo int64) error {
+	pvec, err := hasVectorColumn(ctx, direct{src})
+	if err != nil {
+		return err
+	}
+	floats := `NULL::real[]`
+	if pvec {
+		floats = `pvec::real[]`
+	}
+	rows, err := src.Query(ctx, `SELECT repo_id, owner, surface, model, dim, vec, `+floats+` FROM vectors WHERE repo_id = $1`, repo)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	_, err = dst.CopyFrom(ctx, pgx.Identifier{"vectors"}, []string{"repo_id", "owner", "surface", "model", "dim", "vec"}, &byteaVectors{rows: rows})
+	if err != nil {
+		return err
+	}
+	return fillVectorColumn(ctx, dst, repo)
+}
+
+// byteaVectors streams vectors rows to a COPY, each vector as bytea.
+type byteaVectors struct{ rows pgx.Rows }
+
+func (b *byteaVectors) Next() bool { return b.rows.Next() }
+
+func (b *byteaVectors) Values() ([]any, error) {
+	var repo int64
+	var owner, surface, model string
+	var dim int32
+	var blob []byte
+	var fs []float32
+	if err := b.rows.Scan(&repo, &owner, &surface, &model, &dim, &blob, &fs); err != nil {
+		return nil, err
+	}
+	if fs != nil {
+		blob = floatsBlob(fs)
+	}
+	return []any{repo, owner, surface, model, dim, blob}, nil
+}
+
+func (b *byteaVectors) Err() error { return b.rows.Err() }
+
 // Move moves the repository called name to the shard called shard: its
 // rows are copied in one transaction on the new shard (COPY, binary, table
 // by table), the catalog then points at the new shard, and the rows are
@@ -86,6 +133,12 @@ func (c *Catalog) Move(ctx context.Context, name, shard string) (from string, er
 		for _, t := range factTables {
 			if _, err := dtx.Exec(ctx, `DELETE FROM `+t+` WHERE repo_id = $1`, repo.ID); err != nil {
 				return fmt.Errorf("%s: clear leftovers: %w", t, err)
+			}
+			if t == "vectors" {
+				if err := moveVectors(ctx, stx, dtx, repo.ID); err != nil {
+					return fmt.Errorf("vectors: from %s to %s: %w", src.Name, dst.Name, err)
+				}
+				continue
 			}
 			pr, pw := io.Pipe()
 			errc := make(chan error, 1)

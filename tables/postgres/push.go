@@ -63,9 +63,10 @@ func (c *Catalog) BeginPush(ctx context.Context, name string, waiting func(msg s
 		return nil, err
 	}
 	p = &Push{cat: c, repo: repo, fb: tables.NewFactBuilder(), now: time.Now().UTC(), stats: map[string]*tables.TableStats{}}
+	started := p // p is nil once a failure returns
 	defer func() {
 		if err != nil {
-			p.Rollback()
+			started.Rollback()
 		}
 	}()
 	if p.lock, err = c.pool.Acquire(ctx); err != nil {

@@ -389,3 +389,18 @@ func TestPushPastTsvectorLimits(t *testing.T) {
 	}
 	checkStats(t, url, repo.ID)
 }
+
+// TestBeginPushOldShard: a push to a shard older than the build fails
+// with the command that upgrades it, and releases what it took (the lock
+// connection: the catalog then closes).
+func TestBeginPushOldShard(t *testing.T) {
+	ctx := context.Background()
+	cat, url := newStore(t)
+	if _, err := testConn(t, url).Exec(ctx, `UPDATE viberag_schema SET version = version - 1 WHERE component = 'shard'`); err != nil {
+		t.Fatal(err)
+	}
+	p, err := cat.BeginPush(ctx, "example.com/old", nil)
+	if err == nil || p != nil || !strings.Contains(err.Error(), "store init") {
+		t.Fatalf("BeginPush = %v, %v; want an error naming store init", p, err)
+	}
+}

@@ -86,10 +86,20 @@ func (p *Push) WriteVectors(ctx context.Context, src VectorSource) (VectorsWritt
 	}
 	w.Model = model
 
+	// Whether the shard holds pgvectors (vectors_rank.go): a vector held
+	// as one is hashed in pgvector's binary form.
+	pvec, err := hasVectorColumn(ctx, direct{p.tx})
+	if err != nil {
+		return fail("columns", err)
+	}
+	sumSQL := `md5(vec)`
+	if pvec {
+		sumSQL = `CASE WHEN pvec IS NULL THEN md5(vec) ELSE 'v' || md5(vector_send(pvec)) END`
+	}
 	// What the store holds: its vectors' hashes, and the rows that may
 	// own a vector after the push.
 	held := map[vecKey]string{}
-	err = p.queryTx(ctx, `SELECT owner, surface, model, dim, md5(vec) FROM vectors WHERE repo_id = $1`, func(rows pgx.Rows) error {
+	err = p.queryTx(ctx, `SELECT owner, surface, model, dim, `+sumSQL+` FROM vectors WHERE repo_id = $1`, func(rows pgx.Rows) error {
 		var k vecKey
 		var m, sum string
 		var d int
@@ -154,14 +164,14 @@ func (p *Push) WriteVectors(ctx context.Context, src VectorSource) (VectorsWritt
 			}
 			keep[k] = true
 			sum := md5.Sum(blob)
-			if held[k] == hex.EncodeToString(sum[:]) {
+			if h := held[k]; h != "" && (h == hex.EncodeToString(sum[:]) || (pvec && h == "v"+vectorSendMD5(blob))) {
 				return
 			}
 			// The blob is the source's until fn returns.
 			rows = append(rows, []any{k.owner, k.surface, append([]byte(nil), blob...)})
 			w.Sent++
 			if len(rows) == vectorBatch {
-				copyErr = p.sendVectors(ctx, model, w.Dim, rows)
+				copyErr = p.sendVectors(ctx, model, w.Dim, pvec, rows)
 				rows = rows[:0]
 			}
 		})
@@ -172,7 +182,7 @@ func (p *Push) WriteVectors(ctx context.Context, src VectorSource) (VectorsWritt
 			return fail("copy", err)
 		}
 	}
-	if err := p.sendVectors(ctx, model, w.Dim, rows); err != nil {
+	if err := p.sendVectors(ctx, model, w.Dim, pvec, rows); err != nil {
 		return fail("copy", err)
 	}
 	var gone []vecKey
@@ -205,23 +215,44 @@ func (p *Push) WriteVectors(ctx context.Context, src VectorSource) (VectorsWritt
 }
 
 // sendVectors writes rows (owner, surface, vec), new or replacing the
-// repository's.
-func (p *Push) sendVectors(ctx context.Context, model string, dim int, rows [][]any) error {
+// repository's. When the shard has pgvector (pvec) a vector is stored as
+// a pgvector alone (vec empty); one pgvector rejects (NaN) stays bytea,
+// and the repository's searches then scan in Go.
+func (p *Push) sendVectors(ctx context.Context, model string, dim int, pvec bool, rows [][]any) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	if _, err := p.tx.Exec(ctx, `CREATE TEMP TABLE IF NOT EXISTS push_vectors(owner text NOT NULL, surface text NOT NULL, vec bytea NOT NULL) ON COMMIT DROP`); err != nil {
+	if _, err := p.tx.Exec(ctx, `CREATE TEMP TABLE IF NOT EXISTS push_vectors(owner text NOT NULL, surface text NOT NULL, vec bytea NOT NULL, pvec text) ON COMMIT DROP`); err != nil {
 		return err
 	}
 	if _, err := p.tx.Exec(ctx, `TRUNCATE push_vectors`); err != nil {
 		return err
 	}
-	if _, err := p.tx.CopyFrom(ctx, pgx.Identifier{"push_vectors"}, []string{"owner", "surface", "vec"}, pgx.CopyFromRows(rows)); err != nil {
+	cols := []string{"owner", "surface", "vec"}
+	if pvec {
+		cols = append(cols, "pvec")
+		for i, r := range rows {
+			var t any
+			if blob := r[2].([]byte); len(blob) == 4*dim {
+				if s, ok := vectorText(blob); ok {
+					t = s
+				}
+			}
+			rows[i] = append(r[:3:3], t)
+		}
+	}
+	if _, err := p.tx.CopyFrom(ctx, pgx.Identifier{"push_vectors"}, cols, pgx.CopyFromRows(rows)); err != nil {
 		return err
 	}
-	_, err := p.tx.Exec(ctx, `INSERT INTO vectors(repo_id, owner, surface, model, dim, vec)
+	q := `INSERT INTO vectors(repo_id, owner, surface, model, dim, vec)
 		SELECT $1::bigint, owner, surface, $2::text, $3::integer, vec FROM push_vectors
-		ON CONFLICT (repo_id, owner, surface) DO UPDATE SET model = excluded.model, dim = excluded.dim, vec = excluded.vec`, p.repo.ID, model, dim)
+		ON CONFLICT (repo_id, owner, surface) DO UPDATE SET model = excluded.model, dim = excluded.dim, vec = excluded.vec`
+	if pvec {
+		q = `INSERT INTO vectors(repo_id, owner, surface, model, dim, vec, pvec)
+		SELECT $1::bigint, owner, surface, $2::text, $3::integer, CASE WHEN pvec IS NULL THEN vec ELSE ''::bytea END, pvec::vector FROM push_vectors
+		ON CONFLICT (repo_id, owner, surface) DO UPDATE SET model = excluded.model, dim = excluded.dim, vec = excluded.vec, pvec = excluded.pvec`
+	}
+	_, err := p.tx.Exec(ctx, q, p.repo.ID, model, dim)
 	return err
 }
 

@@ -36,6 +36,10 @@ type Reader struct {
 	// postingsFrom: tables of fewer rows are scored from tf
 	// (StoreOptions.PostingsFrom).
 	postingsFrom int
+	// scanVectors: vectors are ranked in Go even where pgvector could
+	// (StoreOptions.ScanVectors).
+	scanVectors bool
+	pvec        *pvecState
 }
 
 var _ tables.Reader = (*Reader)(nil)

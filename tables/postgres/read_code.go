@@ -477,14 +477,28 @@ func (r *Reader) SymbolRows(ctx context.Context, fn func(tables.SymbolRow)) erro
 
 // ScanVectors calls fn with every vector of model and dimension dim, in
 // a fixed order (owner, surface), so ties break the same way every time.
+// A vector held as a pgvector alone (vectors_rank.go) is handed over as
+// bytea.
 func (r *Reader) ScanVectors(ctx context.Context, model string, dim int, fn func(owner, surface string, blob []byte)) error {
+	pvec, err := r.hasPvec(ctx, true)
+	if err != nil {
+		return err
+	}
 	a := r.args()
-	q := `SELECT owner, surface, vec FROM vectors WHERE repo_id = $1 AND model = ` + a.add(model) + ` AND dim = ` + a.add(dim) + ` ORDER BY owner, surface`
+	cols := `owner, surface, vec, NULL::real[]`
+	if pvec {
+		cols = `owner, surface, vec, pvec::real[]`
+	}
+	q := `SELECT ` + cols + ` FROM vectors WHERE repo_id = $1 AND model = ` + a.add(model) + ` AND dim = ` + a.add(dim) + ` ORDER BY owner, surface`
 	return r.query(ctx, q, a, func(rows pgx.Rows) error {
 		var owner, surface string
 		var blob []byte
-		if err := rows.Scan(&owner, &surface, &blob); err != nil {
+		var fs []float32
+		if err := rows.Scan(&owner, &surface, &blob, &fs); err != nil {
 			return err
+		}
+		if fs != nil {
+			blob = floatsBlob(fs)
 		}
 		fn(DecodeText(owner), surface, blob)
 		return nil

@@ -159,7 +159,8 @@ END $$;
 //     the whole name.
 //   - vectors: per repository, the vectors of its chunks, symbols and
 //     files, as SQLite stores them (little-endian float32 in bytea),
-//     scanned in Go (pgvector is not assumed).
+//     scanned in Go (pgvector is not assumed; step 7, vectors_rank.go,
+//     adds it where it can be created).
 const shardReads = `
 ALTER TABLE chunks ADD COLUMN ord integer;
 UPDATE chunks c SET ord = n.rn - 1

@@ -32,6 +32,7 @@ type Store struct {
 type shardPool struct {
 	url  string
 	pool *pgxpool.Pool
+	pvec pvecState // whether the shard has pgvector (vectors_rank.go)
 }
 
 // StoreOptions bound what one shard can cost a reader.
@@ -52,6 +53,10 @@ type StoreOptions struct {
 	// 1: every table). Smaller tables are scored from their rows' tf:
 	// one statement where postings take two, for few candidates.
 	PostingsFrom int
+	// ScanVectors makes readers load vectors and rank them in Go even on
+	// shards with pgvector (vectors_rank.go): for tests and measurements
+	// of the path every store without pgvector takes.
+	ScanVectors bool
 }
 
 // PostingsFrom is StoreOptions.PostingsFrom's default. Postings pay where
@@ -149,7 +154,8 @@ func (s *Store) Reader(ctx context.Context, r Repo) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Reader{pool: sp.pool, repo: r, stats: &statsCache{}, postingsFrom: s.opts.PostingsFrom}, nil
+	return &Reader{pool: sp.pool, repo: r, stats: &statsCache{}, postingsFrom: s.opts.PostingsFrom,
+		scanVectors: s.opts.ScanVectors, pvec: &sp.pvec}, nil
 }
 
 // IsUnavailable reports whether err says a server could not be reached or

@@ -2,9 +2,17 @@ package postgres
 
 import (
 	"context"
+	"encoding/binary"
+	"math"
+	"math/rand/v2"
 	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/viterin/vek/vek32"
 
 	"github.com/viberag/viberag/embed/embedtest"
 	"github.com/viberag/viberag/indexer"
@@ -83,6 +91,24 @@ func TestVectorsParity(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
+	// The same store read as every store without pgvector reads it: the
+	// vectors loaded and ranked in Go.
+	_, scanRd := testReader(t, url, name, StoreOptions{ScanVectors: true})
+	scan, err := query.New(ctx, scanRd, query.Options{Embedder: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer scan.Close()
+	if on, err := scanRd.RanksVectors(ctx, m.ID()); err != nil || on {
+		t.Fatalf("with ScanVectors RanksVectors = %v, %v; want false", on, err)
+	}
+	ranked, err := rd.RanksVectors(ctx, m.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pgvector := hasPgvector(t, url); ranked != pgvector {
+		t.Fatalf("RanksVectors = %v with pgvector installed %v", ranked, pgvector)
+	}
 
 	reqs := []query.Request{
 		{Query: "how are failed tasks retried", Explain: true},
@@ -90,6 +116,9 @@ func TestVectorsParity(t *testing.T) {
 		{Query: "parse configuration file"},
 		{Query: "queue worker", Scope: scope.Scope{PathPrefix: []string{"python/"}}, Explain: true},
 		{Query: "for i := 0; i < n; i++ {\n\tsum += i\n}"},
+		{Query: "retry with backoff", Intent: query.Concept, Scope: scope.Scope{SymbolKind: []string{"function", "method"}}, Explain: true},
+		{Query: "open a connection", Intent: query.Concept, Scope: scope.Scope{Extension: []string{".go", ".py"}, PathNotContains: []string{"test"}}},
+		{Query: "http handler", Intent: query.Definition},
 	}
 	vecHits := 0
 	var first *query.Response
@@ -121,7 +150,20 @@ func TestVectorsParity(t *testing.T) {
 		if w, g := comparable(t, want), comparable(t, got); w != g {
 			t.Errorf("%q: answers differ\nsqlite:   %s\npostgres: %s", req.Query, w, g)
 		}
+		scanned, err := scan.Search(ctx, req)
+		if err != nil {
+			t.Fatalf("postgres, vectors scanned in Go, %q: %v", req.Query, err)
+		}
+		if w, g := comparable(t, want), comparable(t, scanned); w != g {
+			t.Errorf("%q: answers differ\nsqlite:           %s\npostgres scanned: %s", req.Query, w, g)
+		}
 	}
+	t.Run("nearest", func(t *testing.T) {
+		if !ranked {
+			t.Skip("CREATE EXTENSION vector failed on this server (pgvector not installed): the bytea path alone was tested")
+		}
+		checkNearest(t, rd, m.ID(), 32)
+	})
 	if vecHits == 0 {
 		t.Error("no hit was found by a vector channel: the test does not exercise the vectors")
 	}
@@ -183,3 +225,93 @@ func TestVectorsParity(t *testing.T) {
 }
 
 var _ VectorSource = (*tables.DB)(nil)
+
+// hasPgvector reports whether the store at url created pgvector.
+func hasPgvector(t *testing.T, url string) bool {
+	return queryInt(t, url, `SELECT count(*) FROM pg_extension WHERE extname = 'vector'`) > 0
+}
+
+// checkNearest compares NearestVectors with a scan of every vector
+// (ScanVectors) for random queries and small k, in and out of scope: the
+// rows it returns, scored in Go, must hold the scan's best k in the
+// scan's order, and it must return fewer rows than there are.
+func checkNearest(t *testing.T, rd *Reader, model string, dim int) {
+	t.Helper()
+	ctx := context.Background()
+	type row struct {
+		owner string
+		vec   []float32
+	}
+	all := map[string][]row{}
+	err := rd.ScanVectors(ctx, model, dim, func(owner, surface string, blob []byte) {
+		v := make([]float32, dim)
+		for i := range v {
+			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(blob[4*i:]))
+		}
+		all[surface] = append(all[surface], row{owner, v})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner := func(surface string, u tables.VectorFileUnit) string {
+		switch surface {
+		case tables.SurfaceCode:
+			return u.Chunk.CID
+		case tables.SurfaceSummary:
+			return u.Symbol.SID
+		}
+		return "f" + strconv.FormatInt(u.File.ID, 10)
+	}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for _, surface := range []string{tables.SurfaceCode, tables.SurfaceSummary, tables.SurfaceFile} {
+		rows := all[surface]
+		if len(rows) < 20 {
+			t.Fatalf("%s: %d vectors; the test needs 20 or more", surface, len(rows))
+		}
+		for trial := range 20 {
+			q := make([]float32, dim)
+			if trial%2 == 0 {
+				copy(q, rows[rnd.IntN(len(rows))].vec) // a stored vector: ties with itself and its duplicates
+			} else {
+				for i := range q {
+					q[i] = float32(rnd.NormFloat64())
+				}
+			}
+			k := 1 + rnd.IntN(8)
+			near, err := rd.NearestVectors(ctx, model, dim, surface, q, k, scope.Files, scope.Scope{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(near) >= len(rows) {
+				t.Errorf("%s k=%d: %d rows of %d returned: no cut", surface, k, len(near), len(rows))
+			}
+			best := func(owners []string, vecs [][]float32) []string {
+				type hit struct {
+					i int
+					s float32
+				}
+				hs := make([]hit, len(vecs))
+				for i, v := range vecs {
+					hs[i] = hit{i, vek32.Dot(v, q)}
+				}
+				sort.SliceStable(hs, func(a, b int) bool { return hs[a].s > hs[b].s })
+				var out []string
+				for _, h := range hs[:min(k, len(hs))] {
+					out = append(out, owners[h.i])
+				}
+				return out
+			}
+			var wo, go_ []string
+			var wv, gv [][]float32
+			for _, r := range rows {
+				wo, wv = append(wo, r.owner), append(wv, r.vec)
+			}
+			for _, n := range near {
+				go_, gv = append(go_, owner(surface, n.Unit)), append(gv, n.Vec)
+			}
+			if w, g := best(wo, wv), best(go_, gv); !slices.Equal(w, g) {
+				t.Errorf("%s k=%d trial %d: nearest %v, a scan of every vector %v", surface, k, trial, g, w)
+			}
+		}
+	}
+}
