@@ -457,16 +457,7 @@ func (p *Planner) vecChannel(ctx context.Context, vi *vecIndex, name, surface st
 		return nil, err
 	}
 	for i, r := range units {
-		var u *unit
-		switch surface {
-		case tables.SurfaceCode:
-			u = chunkUnit(r.Chunk)
-		case tables.SurfaceSummary:
-			u = symbolUnit(r.Symbol)
-		default:
-			u = fileRowUnit(r.File)
-		}
-		ch.add(u, float64(hits[i].Score))
+		ch.add(vectorUnit(surface, r), float64(hits[i].Score))
 	}
 	return ch, nil
 }
@@ -758,17 +749,7 @@ func (p *Planner) nearChannel(ctx context.Context, vr tables.VectorRanker, model
 		if h.Score <= 0 {
 			break // unrelated or opposite: never a reason to list a row
 		}
-		r := near[h.Row].Unit
-		var u *unit
-		switch s.surface {
-		case tables.SurfaceCode:
-			u = chunkUnit(r.Chunk)
-		case tables.SurfaceSummary:
-			u = symbolUnit(r.Symbol)
-		default:
-			u = fileRowUnit(r.File)
-		}
-		ch.add(u, float64(h.Score))
+		ch.add(vectorUnit(s.surface, near[h.Row].Unit), float64(h.Score))
 	}
 	return ch, nil
 }
@@ -782,4 +763,15 @@ func finite(q []float32) bool {
 		}
 	}
 	return true
+}
+
+// vectorUnit is the unit a vector of surface belongs to.
+func vectorUnit(surface string, r tables.VectorFileUnit) *unit {
+	switch surface {
+	case tables.SurfaceCode:
+		return chunkUnit(r.Chunk)
+	case tables.SurfaceSummary:
+		return symbolUnit(r.Symbol)
+	}
+	return fileRowUnit(r.File)
 }

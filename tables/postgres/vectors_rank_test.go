@@ -4,12 +4,10 @@ import (
 	"context"
 	"encoding/binary"
 	"math"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/viberag/viberag/embed/embedtest"
-	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/tables"
 	"github.com/viberag/viberag/tables/postgres/pgtest"
@@ -32,36 +30,9 @@ func TestPgvectorMigration(t *testing.T) {
 	if !hasPgvector(t, url) {
 		t.Skip("CREATE EXTENSION vector failed on this server (pgvector not installed)")
 	}
-	db, err := indexer.Open(ctx, filepath.Join(t.TempDir(), indexer.IndexFile), indexer.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := indexer.Run(ctx, db, root, indexer.Options{Workers: 2, Embedder: m}); err != nil {
-		t.Fatal(err)
-	}
+	db := embeddedIndex(t, root, m)
 	const name = "example.com/viberag/fixtures"
-	pushVectors := func(src VectorSource) VectorsWritten {
-		t.Helper()
-		p, err := cat.BeginPush(ctx, name, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer p.Rollback()
-		res, err := indexer.Push(ctx, p, root, indexer.Options{Workers: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		w, err := p.WriteVectors(ctx, src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := p.Commit(ctx, res.Commit); err != nil {
-			t.Fatal(err)
-		}
-		return w
-	}
-	w := pushVectors(db)
+	w := pushVectors(t, cat, name, root, db)
 	checkPvec(t, url, w.Stored, db, m.ID())
 
 	local, err := query.New(ctx, db, query.Options{Embedder: m})
@@ -112,10 +83,10 @@ func TestPgvectorMigration(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	if w := pushVectors(NoVectors); w.Removed == 0 {
+	if w := pushVectors(t, cat, name, root, NoVectors); w.Removed == 0 {
 		t.Fatalf("push without vectors = %+v, want them removed", w)
 	}
-	if w := pushVectors(db); w.Sent == 0 {
+	if w := pushVectors(t, cat, name, root, db); w.Sent == 0 {
 		t.Fatalf("push without pgvector = %+v, want vectors sent", w)
 	}
 	search("pushed without pgvector", false)
@@ -261,30 +232,9 @@ func TestMoveVectors(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := fixturesRoot(t)
-	db, err := indexer.Open(ctx, filepath.Join(t.TempDir(), indexer.IndexFile), indexer.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := indexer.Run(ctx, db, root, indexer.Options{Workers: 2, Embedder: m}); err != nil {
-		t.Fatal(err)
-	}
+	db := embeddedIndex(t, root, m)
 	const name = "example.com/viberag/fixtures"
-	p, err := cat.BeginPush(ctx, name, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := indexer.Push(ctx, p, root, indexer.Options{Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := p.WriteVectors(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.Commit(ctx, res.Commit); err != nil {
-		t.Fatal(err)
-	}
+	w := pushVectors(t, cat, name, root, db)
 	shards, err := cat.Shards(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/viterin/vek/vek32"
 
+	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/embed/embedtest"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/query"
@@ -34,38 +35,15 @@ func TestVectorsParity(t *testing.T) {
 	}
 	root := fixturesRoot(t)
 	cat, url := newStore(t)
-	db, err := indexer.Open(ctx, filepath.Join(t.TempDir(), indexer.IndexFile), indexer.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := indexer.Run(ctx, db, root, indexer.Options{Workers: 2, Embedder: m}); err != nil {
-		t.Fatal(err)
-	}
+	db := embeddedIndex(t, root, m)
 	localVecs := 0
 	if err := db.ScanVectors(ctx, m.ID(), 32, func(string, string, []byte) { localVecs++ }); err != nil || localVecs == 0 {
 		t.Fatalf("the local index has %d vectors (%v): the test needs some", localVecs, err)
 	}
 
 	const name = "example.com/viberag/fixtures"
-	p, err := cat.BeginPush(ctx, name, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Rollback()
-	res, err := indexer.Push(ctx, p, root, indexer.Options{Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := p.WriteVectors(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if w.Model != m.ID() || w.Dim != 32 || w.Stored != localVecs || w.Sent != localVecs || w.Dropped != 0 {
+	if w := pushVectors(t, cat, name, root, db); w.Model != m.ID() || w.Dim != 32 || w.Stored != localVecs || w.Sent != localVecs || w.Dropped != 0 {
 		t.Fatalf("WriteVectors = %+v, want all %d vectors of %s", w, localVecs, m.ID())
-	}
-	if _, err := p.Commit(ctx, res.Commit); err != nil {
-		t.Fatal(err)
 	}
 
 	st, err := OpenStore(ctx, url, StoreOptions{})
@@ -174,7 +152,8 @@ func TestVectorsParity(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p1.Rollback()
-	if _, err := indexer.Push(ctx, p1, root, indexer.Options{Workers: 2}); err != nil {
+	res, err := indexer.Push(ctx, p1, root, indexer.Options{Workers: 2})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if w, err := p1.WriteVectors(ctx, db); err != nil || w.Stored != localVecs || w.Sent != 0 || w.Removed != 0 {
@@ -314,4 +293,43 @@ func checkNearest(t *testing.T, rd *Reader, model string, dim int) {
 			}
 		}
 	}
+}
+
+// embeddedIndex indexes root into a new local index, embedded by m.
+func embeddedIndex(t *testing.T, root string, m embed.Provider) *tables.DB {
+	t.Helper()
+	ctx := context.Background()
+	db, err := indexer.Open(ctx, filepath.Join(t.TempDir(), indexer.IndexFile), indexer.OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := indexer.Run(ctx, db, root, indexer.Options{Workers: 2, Embedder: m}); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// pushVectors pushes root as repository name with src's vectors, in one
+// push.
+func pushVectors(t *testing.T, cat *Catalog, name, root string, src VectorSource) VectorsWritten {
+	t.Helper()
+	ctx := context.Background()
+	p, err := cat.BeginPush(ctx, name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Rollback()
+	res, err := indexer.Push(ctx, p, root, indexer.Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := p.WriteVectors(ctx, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Commit(ctx, res.Commit); err != nil {
+		t.Fatal(err)
+	}
+	return w
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,7 +15,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/viberag/viberag/embed/embedtest"
-	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables/postgres/pgtest"
@@ -75,30 +73,9 @@ func TestPgvectorTiming(t *testing.T) {
 		tree[fmt.Sprintf("p%03d/f.go", i)] = b.String()
 	}
 	writeTree(t, root, tree)
-	db, err := indexer.Open(ctx, filepath.Join(t.TempDir(), indexer.IndexFile), indexer.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	if _, err := indexer.Run(ctx, db, root, indexer.Options{Workers: 2, Embedder: m}); err != nil {
-		t.Fatal(err)
-	}
+	db := embeddedIndex(t, root, m)
 	const name = "example.com/pgvec/timing"
-	p, err := cat.BeginPush(ctx, name, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := indexer.Push(ctx, p, root, indexer.Options{Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := p.WriteVectors(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.Commit(ctx, res.Commit); err != nil {
-		t.Fatal(err)
-	}
+	w := pushVectors(t, cat, name, root, db)
 	t.Logf("%d files, %d vectors of %d dimensions", files, w.Stored, w.Dim)
 
 	mon := testConn(t, url)
@@ -233,20 +210,7 @@ func TestPgvectorTiming(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, src := range []VectorSource{NoVectors, db} {
-		p, err := cat.BeginPush(ctx, name, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := indexer.Push(ctx, p, root, indexer.Options{Workers: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := p.WriteVectors(ctx, src); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := p.Commit(ctx, res.Commit); err != nil {
-			t.Fatal(err)
-		}
+		pushVectors(t, cat, name, root, src)
 	}
 	bytea, byteaHeap := size()
 	t.Logf("vectors table: %d bytes as pgvectors (heap %d), %d as bytea (heap %d); the floats are %d bytes", withPvec, withPvecHeap, bytea, byteaHeap, raw)
