@@ -22,6 +22,7 @@ type serveCmd struct {
 	AllowedHost   []string      `name:"allowed-host" help:"Host name accepted besides the listener's own (behind a load balancer, with tokens any name is). Repeatable."`
 	AllowedOrigin []string      `name:"allowed-origin" help:"Browser origin accepted besides the server's own. Repeatable."`
 	MaxConns      int32         `name:"max-conns" default:"8" help:"Connections per shard: requests beyond them queue."`
+	ScanVectors   bool          `name:"scan-vectors" help:"Load each repository's vectors into the server and rank them in Go even where the shards have pgvector: faster vector searches for memory in every replica."`
 	Timeout       time.Duration `name:"timeout" default:"10s" help:"Bound on each repository's part of a call, and on any statement: a shard slower than this is reported missing (partial)."`
 	Verbose       bool          `short:"v" help:"Log diagnostics on stderr."`
 	CPUProfile    string        `name:"cpuprofile" hidden:"" help:"Write a CPU profile until the server stops (development)." type:"path"`
@@ -33,7 +34,7 @@ func (c *serveCmd) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	st, err := postgres.OpenStore(ctx, c.Store, postgres.StoreOptions{MaxConns: c.MaxConns, StatementTimeout: c.Timeout})
+	st, err := postgres.OpenStore(ctx, c.Store, postgres.StoreOptions{MaxConns: c.MaxConns, StatementTimeout: c.Timeout, ScanVectors: c.ScanVectors})
 	if err != nil {
 		ln.Close()
 		return err
