@@ -51,6 +51,14 @@ func writeTree(t *testing.T, root string, files map[string]string) {
 // the repository as the catalog has it afterwards.
 func push(t *testing.T, cat *Catalog, root, name string) (*Push, Repo) {
 	t.Helper()
+	p, repo, _ := pushWith(t, cat, root, name, nil)
+	return p, repo
+}
+
+// pushWith is push, with src's vectors written in the push when src is
+// not nil.
+func pushWith(t *testing.T, cat *Catalog, root, name string, src VectorSource) (*Push, Repo, VectorsWritten) {
+	t.Helper()
 	ctx := context.Background()
 	p, err := cat.BeginPush(ctx, name, nil)
 	if err != nil {
@@ -61,11 +69,17 @@ func push(t *testing.T, cat *Catalog, root, name string) (*Push, Repo) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var w VectorsWritten
+	if src != nil {
+		if w, err = p.WriteVectors(ctx, src); err != nil {
+			t.Fatal(err)
+		}
+	}
 	repo, err := p.Commit(ctx, res.Commit)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p, repo
+	return p, repo, w
 }
 
 // testConn opens a connection to url, closed when t ends.

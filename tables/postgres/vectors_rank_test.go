@@ -32,7 +32,7 @@ func TestPgvectorMigration(t *testing.T) {
 	}
 	db := embeddedIndex(t, root, m)
 	const name = "example.com/viberag/fixtures"
-	w := pushVectors(t, cat, name, root, db)
+	w := pushVectors(t, cat, root, name, db)
 	checkPvec(t, url, w.Stored, db, m.ID())
 
 	local, err := query.New(ctx, db, query.Options{Embedder: m})
@@ -83,10 +83,10 @@ func TestPgvectorMigration(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
-	if w := pushVectors(t, cat, name, root, NoVectors); w.Removed == 0 {
+	if w := pushVectors(t, cat, root, name, NoVectors); w.Removed == 0 {
 		t.Fatalf("push without vectors = %+v, want them removed", w)
 	}
-	if w := pushVectors(t, cat, name, root, db); w.Sent == 0 {
+	if w := pushVectors(t, cat, root, name, db); w.Sent == 0 {
 		t.Fatalf("push without pgvector = %+v, want vectors sent", w)
 	}
 	search("pushed without pgvector", false)
@@ -234,7 +234,7 @@ func TestMoveVectors(t *testing.T) {
 	root := fixturesRoot(t)
 	db := embeddedIndex(t, root, m)
 	const name = "example.com/viberag/fixtures"
-	w := pushVectors(t, cat, name, root, db)
+	w := pushVectors(t, cat, root, name, db)
 	shards, err := cat.Shards(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -42,23 +42,12 @@ func TestVectorsParity(t *testing.T) {
 	}
 
 	const name = "example.com/viberag/fixtures"
-	if w := pushVectors(t, cat, name, root, db); w.Model != m.ID() || w.Dim != 32 || w.Stored != localVecs || w.Sent != localVecs || w.Dropped != 0 {
+	if w := pushVectors(t, cat, root, name, db); w.Model != m.ID() || w.Dim != 32 || w.Stored != localVecs || w.Sent != localVecs || w.Dropped != 0 {
 		t.Fatalf("WriteVectors = %+v, want all %d vectors of %s", w, localVecs, m.ID())
 	}
 
-	st, err := OpenStore(ctx, url, StoreOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(st.Close)
-	repo, err := st.Catalog.Repo(ctx, All, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rd, err := st.Reader(ctx, repo)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, rd := testReader(t, url, name, StoreOptions{})
+	repo := rd.Repo()
 	local, err := query.New(ctx, db, query.Options{Embedder: m})
 	if err != nil {
 		t.Fatal(err)
@@ -312,24 +301,8 @@ func embeddedIndex(t *testing.T, root string, m embed.Provider) *tables.DB {
 
 // pushVectors pushes root as repository name with src's vectors, in one
 // push.
-func pushVectors(t *testing.T, cat *Catalog, name, root string, src VectorSource) VectorsWritten {
+func pushVectors(t *testing.T, cat *Catalog, root, name string, src VectorSource) VectorsWritten {
 	t.Helper()
-	ctx := context.Background()
-	p, err := cat.BeginPush(ctx, name, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Rollback()
-	res, err := indexer.Push(ctx, p, root, indexer.Options{Workers: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w, err := p.WriteVectors(ctx, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.Commit(ctx, res.Commit); err != nil {
-		t.Fatal(err)
-	}
+	_, _, w := pushWith(t, cat, root, name, src)
 	return w
 }

@@ -75,7 +75,7 @@ func TestPgvectorTiming(t *testing.T) {
 	writeTree(t, root, tree)
 	db := embeddedIndex(t, root, m)
 	const name = "example.com/pgvec/timing"
-	w := pushVectors(t, cat, name, root, db)
+	w := pushVectors(t, cat, root, name, db)
 	t.Logf("%d files, %d vectors of %d dimensions", files, w.Stored, w.Dim)
 
 	mon := testConn(t, url)
@@ -210,7 +210,7 @@ func TestPgvectorTiming(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, src := range []VectorSource{NoVectors, db} {
-		pushVectors(t, cat, name, root, src)
+		pushVectors(t, cat, root, name, src)
 	}
 	bytea, byteaHeap := size()
 	t.Logf("vectors table: %d bytes as pgvectors (heap %d), %d as bytea (heap %d); the floats are %d bytes", withPvec, withPvecHeap, bytea, byteaHeap, raw)
