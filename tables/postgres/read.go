@@ -66,6 +66,9 @@ type statsCache struct {
 	readAt   time.Time
 	tables   map[string]tables.TableStats
 	paths    map[int64]string // file paths by id
+	// ranks: per model, whether every vector is a pgvector
+	// (RanksVectors), for the version.
+	ranks map[string]bool
 }
 
 // versionTTL is how long a Reader trusts the version it read: a search
@@ -289,7 +292,7 @@ func (r *Reader) state(ctx context.Context) (int64, string, error) {
 	}
 	c.mu.Lock()
 	if v != c.version {
-		c.tables, c.paths = nil, nil
+		c.tables, c.paths, c.ranks = nil, nil, nil
 	}
 	c.version, c.model, c.postings, c.readAt = v, m, post, time.Now()
 	c.mu.Unlock()

@@ -196,7 +196,10 @@ type pvecState struct {
 var _ tables.VectorRanker = (*Reader)(nil)
 
 // RanksVectors reports whether the shard holds every vector of model of
-// the repository as a pgvector (and StoreOptions.ScanVectors is off).
+// the repository as a pgvector (and StoreOptions.ScanVectors is off),
+// asked once per version of the repository: only a push adds a vector
+// without one (store init fills them in without a new version; until the
+// next push such a repository keeps its exact scan in Go).
 func (r *Reader) RanksVectors(ctx context.Context, model string) (bool, error) {
 	if r.scanVectors {
 		return false, nil
@@ -205,9 +208,30 @@ func (r *Reader) RanksVectors(ctx context.Context, model string) (bool, error) {
 	if err != nil || !has {
 		return false, err
 	}
+	v, err := r.version(ctx)
+	if err != nil {
+		return false, err
+	}
+	c := r.stats
+	c.mu.Lock()
+	ranks, ok := c.ranks[model]
+	c.mu.Unlock()
+	if ok {
+		return ranks, nil
+	}
 	var missing bool
-	_, err = r.row(ctx, `SELECT EXISTS (SELECT 1 FROM vectors WHERE repo_id = $1 AND model = $2 AND pvec IS NULL)`, []any{r.repo.ID, model}, &missing)
-	return !missing, err
+	if _, err = r.row(ctx, `SELECT EXISTS (SELECT 1 FROM vectors WHERE repo_id = $1 AND model = $2 AND pvec IS NULL)`, []any{r.repo.ID, model}, &missing); err != nil {
+		return false, err
+	}
+	c.mu.Lock()
+	if c.version == v {
+		if c.ranks == nil {
+			c.ranks = map[string]bool{}
+		}
+		c.ranks[model] = !missing
+	}
+	c.mu.Unlock()
+	return !missing, nil
 }
 
 // vectorUnits is, per surface, how a vector's row (alias v) joins its
