@@ -478,16 +478,22 @@ func (ch *channel) intern(pool unitPool) *channel {
 // vecScope is the bitset of a surface's rows in scope, nil when the
 // scope is empty. Filters on files alone (paths, extensions) are answered
 // from the files table and mapped to rows by file; symbol filters go
+// vecScopeTable is the table whose rows a scoped search of surface's
+// vectors admits: the surface's own, or its files' (byFile) when the
+// scope has no symbol filters or the surface is files.
+func vecScopeTable(surface string, req Request) (t scope.Table, byFile bool) {
+	if surface == tables.SurfaceFile || !req.Scope.HasSymbolFilters() {
+		return scope.Files, true
+	}
+	return vecTable[surface], false
+}
+
 // through the surface's own table, as the text channels do.
 func (p *Planner) vecScope(ctx context.Context, surface string, s *vecSurface, req Request, sc *scoped) (Bitset, error) {
 	if req.Scope.IsZero() {
 		return nil, nil
 	}
-	byFile := surface == "file" || !req.Scope.HasSymbolFilters()
-	t := vecTable[surface]
-	if byFile {
-		t = scope.Files
-	}
+	t, byFile := vecScopeTable(surface, req)
 	ids, err := p.db.InScope(ctx, t, sc.scope)
 	if err != nil {
 		return nil, err
@@ -730,10 +736,8 @@ func (p *Planner) nearChannel(ctx context.Context, vr tables.VectorRanker, model
 	}
 	t, in := vecTable[s.surface], scope.Scope{}
 	if !req.Scope.IsZero() {
+		t, _ = vecScopeTable(s.surface, req)
 		in = sc.scope
-		if s.surface == tables.SurfaceFile || !req.Scope.HasSymbolFilters() {
-			t = scope.Files
-		}
 	}
 	near, err := vr.NearestVectors(ctx, model, dim, s.surface, q, p.tune.VecCands, t, in)
 	if err != nil {
