@@ -107,7 +107,7 @@
 //     every chunk (vec_code); a chunk's score is the mean of the two.
 //   - vectors (when the index has them and Options.Embedder is the model
 //     that made them): the query is embedded and every in-scope vector of
-//     a surface is scanned exactly (VectorSet; the scope becomes a bitset
+//     a surface is scanned exactly (vectors.Set; the scope becomes a bitset
 //     before the scan, so a scoped search never loses an in-scope hit).
 //     concept adds vec_code (chunks), vec_summary (symbols) and vec_file
 //     (files, file level); definition adds vec_summary. Their weights

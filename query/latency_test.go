@@ -199,7 +199,7 @@ func TestVectorLatency(t *testing.T) {
 					found++
 				}
 			}
-			rescored += len(fileVecs.surface(surface).set.candidates(q, on.tune.VecCands, nil))
+			rescored += rescoredRows(t, fileVecs.surface(surface).set, q, on.tune.VecCands)
 			scans++
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/vectors"
 )
 
 // bigVectorRepo is a repository of a few thousand vectors: enough rows
@@ -125,6 +126,21 @@ func channelRows(ch *channel) []string {
 
 // Searching the mapped vector file finds exactly what loading the vectors
 // table finds — every channel, query and scope, scoped or not.
+// rescoredRows is how many rows a search of set for the k best of q
+// rescores in float32: those its int8 pass could not rule out.
+func rescoredRows(t testing.TB, set *vectors.Set, q []float32, k int) int {
+	t.Helper()
+	n := 0
+	_, err := set.SearchWith(q, k, nil, func(rows []int) ([]float32, error) {
+		n = len(rows)
+		return make([]float32, len(rows)), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 func TestVectorFileEqualsTable(t *testing.T) {
 	m, _, path := bigVectorIndex(t)
 	ctx := context.Background()
@@ -179,7 +195,7 @@ func TestVectorFileEqualsTable(t *testing.T) {
 			}
 		}
 		set := fromFile.surface(tables.SurfaceSummary).set
-		if len(set.candidates(q, tune.VecCands, nil)) < set.Len()/2 {
+		if rescoredRows(t, set, q, tune.VecCands) < set.Len()/2 {
 			pruned++
 		}
 	}

@@ -12,12 +12,12 @@ import (
 	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
-	"github.com/viterin/vek/vek32"
+	"github.com/viberag/viberag/tables/vectors"
 )
 
 // Vector channels. A search embeds its query with the planner's
 // Embedder, which must be the model the index was embedded with, and
-// scans every in-scope vector of a surface exactly (VectorSet). The scope
+// scans every in-scope vector of a surface exactly (vectors.Set). The scope
 // is applied before the scan: rows out of scope are never candidates, so
 // a scoped search cannot lose an in-scope hit to out-of-scope ones.
 //
@@ -41,7 +41,7 @@ import (
 // vecSurface is one surface's vectors: loaded (units[i] describes row i)
 // or mapped (rows holds each row's ids).
 type vecSurface struct {
-	set   *VectorSet
+	set   *vectors.Set
 	units []unit
 	rows  *tables.VectorRows
 }
@@ -65,7 +65,7 @@ func (vi *vecIndex) surface(name string) *vecSurface {
 	if s, ok := vi.surfaces[name]; ok {
 		return s
 	}
-	set, _ := NewVectorSet(1, nil)
+	set, _ := vectors.NewSet(1, nil)
 	return &vecSurface{set: set}
 }
 
@@ -281,7 +281,7 @@ func (p *Planner) mapVectors(ctx context.Context, vfr tables.VectorFileReader, v
 	vi.stats.dim = f.Dim()
 	for _, name := range []string{tables.SurfaceCode, tables.SurfaceSummary, tables.SurfaceFile} {
 		r := f.Rows(name)
-		set, err := NewQuantizedVectorSet(f.Dim(), r.Pad, r.Q8, r.Scale, r.ErrNorm, r.Norm, r.MaxHatNorm)
+		set, err := vectors.NewQuantizedSet(f.Dim(), r.Pad, r.Q8, r.Scale, r.ErrNorm, r.Norm, r.MaxHatNorm)
 		if err != nil {
 			return fmt.Errorf("vector file: %s: %w", name, err)
 		}
@@ -372,7 +372,7 @@ func (p *Planner) readVectors(ctx context.Context, model string, st *vecStats) (
 	}
 	out := map[string]*vecSurface{}
 	for name, sb := range b {
-		set, err := NewVectorSet(max(sb.dim, 1), sb.data)
+		set, err := vectors.NewSet(max(sb.dim, 1), sb.data)
 		if err != nil {
 			return nil, err
 		}
@@ -438,7 +438,7 @@ func (p *Planner) vecChannel(ctx context.Context, vi *vecIndex, name, surface st
 	hits, err := s.set.SearchWith(q, p.tune.VecCands, allow, func(rows []int) ([]float32, error) {
 		scores := make([]float32, len(rows))
 		err := vi.reader.VectorFileVectors(ctx, vi.file, surface, rows, func(i int, vec []float32) {
-			scores[i] = vek32.Dot(vec, q)
+			scores[i] = vectors.Dot(vec, q)
 		})
 		return scores, err
 	})
@@ -489,7 +489,7 @@ func vecScopeTable(surface string, req Request) (t scope.Table, byFile bool) {
 }
 
 // through the surface's own table, as the text channels do.
-func (p *Planner) vecScope(ctx context.Context, surface string, s *vecSurface, req Request, sc *scoped) (Bitset, error) {
+func (p *Planner) vecScope(ctx context.Context, surface string, s *vecSurface, req Request, sc *scoped) (vectors.Bitset, error) {
 	if req.Scope.IsZero() {
 		return nil, nil
 	}
@@ -498,7 +498,7 @@ func (p *Planner) vecScope(ctx context.Context, surface string, s *vecSurface, r
 	if err != nil {
 		return nil, err
 	}
-	allow := NewBitset(s.set.Len())
+	allow := vectors.NewBitset(s.set.Len())
 	if s.rows != nil {
 		rowIDs := s.rows.UnitIDs
 		if byFile {
@@ -666,7 +666,7 @@ func (p *Planner) startVectors(ctx context.Context, text string, req Request, sc
 // rankVectors runs the channels of specs through a reader that finds the
 // nearest vectors itself (tables.VectorRanker): no vector is loaded. The
 // reader returns every row that may be among a channel's best, with its
-// vector; they are scored here as a scan scores them (vek32.Dot, ties by
+// vector; they are scored here as a scan scores them (vectors.Dot, ties by
 // the lower row in ScanVectors order), so the answer is the scan's.
 func (p *Planner) rankVectors(ctx context.Context, vr tables.VectorRanker, st vectorState, q []float32, specs []vecSpec, req Request, sc *scoped) (vecRun, error) {
 	r := vecRun{status: st.status}
@@ -743,13 +743,13 @@ func (p *Planner) nearChannel(ctx context.Context, vr tables.VectorRanker, model
 	if err != nil {
 		return nil, err
 	}
-	best := newBestHits(p.tune.VecCands)
+	var hits []vectors.Hit
 	for i, n := range near {
 		if len(n.Vec) == dim {
-			best.offer(VectorHit{Row: i, Score: vek32.Dot(n.Vec, q)})
+			hits = append(hits, vectors.Hit{Row: i, Score: vectors.Dot(n.Vec, q)})
 		}
 	}
-	for _, h := range best.best() {
+	for _, h := range vectors.Best(p.tune.VecCands, hits) {
 		if h.Score <= 0 {
 			break // unrelated or opposite: never a reason to list a row
 		}

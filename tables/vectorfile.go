@@ -13,6 +13,8 @@ import (
 	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/viberag/viberag/tables/vectors"
 )
 
 // The vector file: the index's vectors laid out for a search to scan in
@@ -45,7 +47,7 @@ import (
 // its last 8 bytes — then, per surface, seven arrays at 64-byte aligned
 // offsets: q8 (rows × pad int8, a row's dimensions zero-padded to a
 // multiple of 32 for the scan kernel), scale, errNorm and norm (float32
-// per row; see QuantizeVector), then vecID (vectors.id), unitID
+// per row; see vectors.Quantize), then vecID (vectors.id), unitID
 // (chunks.id, symbols.id or files.id) and fileID (int64 per row). Rows
 // are in vectors rowid order, the order ScanVectors reads them in, so
 // ties rank the same either way.
@@ -113,40 +115,6 @@ const (
 )
 
 var vfElemSize = [vfArrays]int{1, 4, 4, 4, 8, 8, 8}
-
-// PadDim is the row length of the int8 rows for vectors of dim floats: a
-// multiple of 32, what the scan kernel reads at a time.
-func PadDim(dim int) int { return (dim + 31) / 32 * 32 }
-
-// QuantizeVector writes x quantised to int8 into dst (len(dst) ≥ len(x);
-// the rest of dst is zeroed): dst[j] = round(x[j]/scale) with scale the
-// float32 nearest max|x|/127, so x̂ = dst·scale. It returns scale, ‖x − x̂‖,
-// ‖x‖ and ‖x̂‖, computed in float64 for that x̂, from which a reader bounds
-// the error of any dot product taken on dst instead of x. A zero vector
-// has scale 0.
-func QuantizeVector(dst []int8, x []float32) (scale float32, errNorm, norm, hatNorm float64) {
-	clear(dst)
-	var maxAbs float64
-	for _, v := range x {
-		maxAbs = max(maxAbs, math.Abs(float64(v)))
-	}
-	if maxAbs == 0 {
-		return 0, 0, 0, 0
-	}
-	scale = float32(maxAbs / 127)
-	sc := float64(scale)
-	var e2, h2, n2 float64
-	for j, v := range x {
-		r := max(-127, min(127, math.Round(float64(v)/sc)))
-		dst[j] = int8(r)
-		hat := r * sc
-		d := float64(v) - hat
-		e2 += d * d
-		h2 += hat * hat
-		n2 += float64(v) * float64(v)
-	}
-	return scale, math.Sqrt(e2), math.Sqrt(n2), math.Sqrt(h2)
-}
 
 // roundUp32 is the smallest float32 not below v.
 func roundUp32(v float64) float32 {
@@ -371,7 +339,7 @@ func parseHeader(b []byte, fileSize int64) (*vfHeader, error) {
 	if h.size != fileSize {
 		return nil, damaged("%d bytes, its header says %d (truncated or overwritten)", fileSize, h.size)
 	}
-	if h.dim <= 0 || h.pad != PadDim(h.dim) {
+	if h.dim <= 0 || h.pad != vectors.PadDim(h.dim) {
 		return nil, damaged("dimension %d padded to %d", h.dim, h.pad)
 	}
 	for i := range h.surfaces {

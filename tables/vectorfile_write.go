@@ -15,6 +15,8 @@ import (
 	"unsafe"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/viberag/viberag/tables/vectors"
 )
 
 // Writing the vector file (see vectorfile.go for its layout and reader).
@@ -163,7 +165,7 @@ func writeVectorFile(ctx context.Context, tx *sql.Tx, path string, st vectorStat
 		return err
 	}
 
-	h := &vfHeader{dim: st.dim, pad: PadDim(st.dim), token: st.token, version: st.version, model: st.model}
+	h := &vfHeader{dim: st.dim, pad: vectors.PadDim(st.dim), token: st.token, version: st.version, model: st.model}
 	off := int64(vfHeaderSize)
 	for _, name := range vfSurfaces {
 		s := vfSurface{name: name}
@@ -309,7 +311,7 @@ func newSurfaceWriter(f *os.File, s *vfSurface, pad int) *surfaceWriter {
 
 // add appends one row.
 func (w *surfaceWriter) add(x []float32, vecID, unitID, fileID int64) error {
-	scale, errNorm, norm, hatNorm := QuantizeVector(w.q8, x)
+	scale, errNorm, norm, hatNorm := vectors.Quantize(w.q8, x)
 	w.bufs[arrQ8] = append(w.bufs[arrQ8], unsafe.Slice((*byte)(unsafe.Pointer(&w.q8[0])), w.pad)...)
 	le := binary.LittleEndian
 	w.bufs[arrScale] = le.AppendUint32(w.bufs[arrScale], math.Float32bits(scale))
