@@ -12,6 +12,7 @@ import (
 
 	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/vectors"
 )
 
 // VectorResult is what a run's embedding stage did.
@@ -271,7 +272,7 @@ func embedStage(ctx context.Context, db *tables.DB, opts Options) (*VectorResult
 	}()
 	var readErr error
 surfaces:
-	for _, surface := range tables.Surfaces() {
+	for _, surface := range vectors.Surfaces() {
 		if stageErr != nil || total == 0 {
 			break
 		}
@@ -429,10 +430,10 @@ func VectorInput(surface string, p tables.PendingVector) string {
 		}
 	}
 	switch surface {
-	case tables.SurfaceCode:
+	case vectors.SurfaceCode:
 		line(p.Header)
 		line(p.Content)
-	case tables.SurfaceSummary:
+	case vectors.SurfaceSummary:
 		line(p.Kind + " " + p.Qualname)
 		line(p.Signature)
 		line(p.Doc)

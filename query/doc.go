@@ -113,7 +113,7 @@
 //     (files, file level); definition adds vec_summary. Their weights
 //     (Tuning.WVec*) are not tuned on the benchmark: the real model's
 //     weights could not be downloaded where this was built. A search maps
-//     the index's vector file (tables.VectorFile) and reads back from the
+//     the index's vector file (vectors.File) and reads back from the
 //     index only the rows that can rank; without a usable file it loads
 //     the vectors table into memory and says why in a note. A planner with
 //     Options.ResidentVectors (a server) loads the table in the background

@@ -13,6 +13,7 @@ import (
 	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/vectors"
 )
 
 // TestVectorLatency measures search latency on an existing index with and
@@ -179,7 +180,7 @@ func TestVectorLatency(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, surface := range []string{tables.SurfaceCode, tables.SurfaceSummary, tables.SurfaceFile} {
+		for _, surface := range []string{vectors.SurfaceCode, vectors.SurfaceSummary, vectors.SurfaceFile} {
 			req, sc := Request{Query: text}, newScoped(scope.Scope{})
 			a, err := on.vecChannel(ctx, fileVecs, "v", surface, 1, q, req, sc)
 			if err != nil {

@@ -162,7 +162,7 @@ func TestVectorFileEqualsTable(t *testing.T) {
 	if fromFile.stats != fromTable.stats {
 		t.Errorf("stats: file %+v, table %+v", fromFile.stats, fromTable.stats)
 	}
-	if n := fromFile.surface(tables.SurfaceSummary).set.Len(); n < 1000 {
+	if n := fromFile.surface(vectors.SurfaceSummary).set.Len(); n < 1000 {
 		t.Fatalf("%d summary vectors: too few to test the pruning", n)
 	}
 	compared, pruned := 0, 0
@@ -172,7 +172,7 @@ func TestVectorFileEqualsTable(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, sc := range vecScopes {
-			for _, surface := range []string{tables.SurfaceCode, tables.SurfaceSummary, tables.SurfaceFile} {
+			for _, surface := range []string{vectors.SurfaceCode, vectors.SurfaceSummary, vectors.SurfaceFile} {
 				req := Request{Query: text, Scope: sc}
 				a, err := p.vecChannel(ctx, fromFile, "v", surface, 1, q, req, newScoped(sc))
 				if err != nil {
@@ -194,7 +194,7 @@ func TestVectorFileEqualsTable(t *testing.T) {
 				compared += len(got)
 			}
 		}
-		set := fromFile.surface(tables.SurfaceSummary).set
+		set := fromFile.surface(vectors.SurfaceSummary).set
 		if rescoredRows(t, set, q, tune.VecCands) < set.Len()/2 {
 			pruned++
 		}
@@ -300,7 +300,7 @@ func TestVectorFileReplacedWhileHeld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.vecChannel(ctx, old, "v", tables.SurfaceFile, 1, q, Request{Query: "x"}, newScoped(scope.Scope{})); !tables.IsVectorFileProblem(err) {
+	if _, err := p.vecChannel(ctx, old, "v", vectors.SurfaceFile, 1, q, Request{Query: "x"}, newScoped(scope.Scope{})); !vectors.IsFileProblem(err) {
 		t.Errorf("scan of the replaced file: %v, want a stale file", err)
 	}
 	cur, release2, err := p.acquireVectors(ctx, false)

@@ -2,7 +2,6 @@ package query
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -27,7 +26,7 @@ import (
 // scored here as the scan scores them, so the answer is the scan's, and
 // nothing is loaded (rankVectors).
 //
-// The vectors are read from the index's vector file (tables.VectorFile),
+// The vectors are read from the index's vector file (vectors.File),
 // mapped in place: the scan reads its int8 rows, and only the rows that
 // may rank (a few per hit) are read back from the vectors table and
 // scored in float32, so the result is the float32 scan's. When the file
@@ -43,13 +42,13 @@ import (
 type vecSurface struct {
 	set   *vectors.Set
 	units []unit
-	rows  *tables.VectorRows
+	rows  *vectors.Rows
 }
 
 // vecIndex is the vectors of one VectorsVersion.
 type vecIndex struct {
 	version  string
-	file     *tables.VectorFile // nil when loaded from the vectors table
+	file     *vectors.File // nil when loaded from the vectors table
 	reader   tables.VectorFileReader
 	fallback string // why the file was not used; "" when it was
 	surfaces map[string]*vecSurface
@@ -203,7 +202,7 @@ func (p *Planner) loadResident(vi *vecIndex) {
 	if c.ctx == nil {
 		c.ctx, c.stop = context.WithCancel(context.Background())
 	}
-	model := vi.file.Model()
+	model := vi.file.State().Model
 	c.bg.Add(1)
 	go func() {
 		defer c.bg.Done()
@@ -254,7 +253,7 @@ func (p *Planner) openVectors(ctx context.Context, version string, noFile bool) 
 				return nil, err
 			}
 			return vi, nil
-		case tables.IsVectorFileProblem(err):
+		case vectors.IsFileProblem(err):
 			vi.fallback = err.Error()
 		default:
 			return nil, err
@@ -271,17 +270,18 @@ func (p *Planner) openVectors(ctx context.Context, version string, noFile bool) 
 }
 
 // mapVectors makes vi the vectors of the mapped file f.
-func (p *Planner) mapVectors(ctx context.Context, vfr tables.VectorFileReader, vi *vecIndex, f *tables.VectorFile) error {
+func (p *Planner) mapVectors(ctx context.Context, vfr tables.VectorFileReader, vi *vecIndex, f *vectors.File) error {
 	units, err := vfr.UnitCounts(ctx)
 	if err != nil {
 		return err
 	}
-	vi.version, vi.file, vi.reader = f.Version(), f, vfr
+	st := f.State()
+	vi.version, vi.file, vi.reader = st.Key(), f, vfr
 	vi.surfaces = map[string]*vecSurface{}
-	vi.stats.dim = f.Dim()
-	for _, name := range []string{tables.SurfaceCode, tables.SurfaceSummary, tables.SurfaceFile} {
+	vi.stats.dim = st.Dim
+	for _, name := range []string{vectors.SurfaceCode, vectors.SurfaceSummary, vectors.SurfaceFile} {
 		r := f.Rows(name)
-		set, err := vectors.NewQuantizedSet(f.Dim(), r.Pad, r.Q8, r.Scale, r.ErrNorm, r.Norm, r.MaxHatNorm)
+		set, err := r.Set(st.Dim)
 		if err != nil {
 			return fmt.Errorf("vector file: %s: %w", name, err)
 		}
@@ -359,10 +359,7 @@ func (p *Planner) readVectors(ctx context.Context, model string, st *vecStats) (
 		if len(sb.data)+sb.dim > cap(sb.data) {
 			return // a duplicate owner; cannot happen with UNIQUE(owner, surface)
 		}
-		row := sb.data[len(sb.data) : len(sb.data)+sb.dim]
-		for k := range row {
-			row[k] = math.Float32frombits(binary.LittleEndian.Uint32(blob[4*k:]))
-		}
+		vectors.DecodeInto(sb.data[len(sb.data):len(sb.data)+sb.dim], blob)
 		sb.data = sb.data[:len(sb.data)+sb.dim]
 		sb.units = append(sb.units, u)
 		st.missing--
@@ -413,7 +410,7 @@ var vecTable = map[string]scope.Table{"code": scope.Chunks, "summary": scope.Sym
 // vecChannel ranks a surface's rows of vi by cosine to q, among the rows
 // in scope. Its units are fresh copies, not yet interned in a request's
 // pool (see intern), so that it can run beside the text channels. With a
-// mapped file it fails with a tables.IsVectorFileProblem error when the
+// mapped file it fails with a vectors.IsFileProblem error when the
 // index's vectors changed under it.
 func (p *Planner) vecChannel(ctx context.Context, vi *vecIndex, name, surface string, weight float64, q []float32, req Request, sc *scoped) (*channel, error) {
 	ch := &channel{name: name, weight: weight, cosine: true}
@@ -482,7 +479,7 @@ func (ch *channel) intern(pool unitPool) *channel {
 // vectors admits: the surface's own, or its files' (byFile) when the
 // scope has no symbol filters or the surface is files.
 func vecScopeTable(surface string, req Request) (t scope.Table, byFile bool) {
-	if surface == tables.SurfaceFile || !req.Scope.HasSymbolFilters() {
+	if surface == vectors.SurfaceFile || !req.Scope.HasSymbolFilters() {
 		return scope.Files, true
 	}
 	return vecTable[surface], false
@@ -570,7 +567,7 @@ func (p *Planner) runVectors(ctx context.Context, text string, specs []vecSpec, 
 	for attempt := 0; ; attempt++ {
 		r := vecRun{status: st.status}
 		vi, err := p.scanVectors(ctx, &r, attempt == 2, q, specs, req, sc)
-		if err == nil || attempt == 2 || !tables.IsVectorFileProblem(err) {
+		if err == nil || attempt == 2 || !vectors.IsFileProblem(err) {
 			return r, err
 		}
 		p.vecs.drop(vi)
@@ -632,10 +629,10 @@ func (c *vectorCache) drop(vi *vecIndex) {
 func (p *Planner) startVectors(ctx context.Context, text string, req Request, sc *scoped, defs, concept bool) func(unitPool, *Response) ([]*channel, error) {
 	var specs []vecSpec
 	if concept {
-		specs = append(specs, vecSpec{"vec_code", tables.SurfaceCode, p.tune.WVecCode}, vecSpec{"vec_file", tables.SurfaceFile, p.tune.WVecFile})
+		specs = append(specs, vecSpec{"vec_code", vectors.SurfaceCode, p.tune.WVecCode}, vecSpec{"vec_file", vectors.SurfaceFile, p.tune.WVecFile})
 	}
 	if defs || concept {
-		specs = append(specs, vecSpec{"vec_summary", tables.SurfaceSummary, p.tune.WVecSummary})
+		specs = append(specs, vecSpec{"vec_summary", vectors.SurfaceSummary, p.tune.WVecSummary})
 	}
 	type result struct {
 		run vecRun
@@ -772,9 +769,9 @@ func finite(q []float32) bool {
 // vectorUnit is the unit a vector of surface belongs to.
 func vectorUnit(surface string, r tables.VectorFileUnit) *unit {
 	switch surface {
-	case tables.SurfaceCode:
+	case vectors.SurfaceCode:
 		return chunkUnit(r.Chunk)
-	case tables.SurfaceSummary:
+	case vectors.SurfaceSummary:
 		return symbolUnit(r.Symbol)
 	}
 	return fileRowUnit(r.File)

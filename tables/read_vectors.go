@@ -3,10 +3,10 @@ package tables
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"fmt"
-	"math"
 	"strconv"
+
+	"github.com/viberag/viberag/tables/vectors"
 )
 
 // The vectors as a search reads them: from the vector file
@@ -114,14 +114,14 @@ func (db *DB) ScanVectors(ctx context.Context, model string, dim int, fn func(ow
 // vectors table, and every re-write of a file's rows in an index with
 // vectors, bumps that version, so rows read at the file's version are the
 // rows the file was written from; at another version the read fails with
-// ErrVectorFileStale, and the search starts again on what the index
+// vectors.ErrFileStale, and the search starts again on what the index
 // holds now.
 
 // vectorsVersionCol is the version column of those statements.
 const vectorsVersionCol = `(SELECT value FROM meta WHERE key = 'vectors_version')`
 
 // checkRows checks that rows are rows of a surface of vf.
-func checkRows(vf *VectorFile, surface string, rows []int) (*VectorRows, error) {
+func checkRows(vf *vectors.File, surface string, rows []int) (*vectors.Rows, error) {
 	if _, ok := vectorFileUnitsSQL[surface]; !ok {
 		return nil, fmt.Errorf("vector file: surface %q: unknown (known: code, summary, file)", surface)
 	}
@@ -135,16 +135,17 @@ func checkRows(vf *VectorFile, surface string, rows []int) (*VectorRows, error) 
 }
 
 // staleVersion is the error of a read at another vectors version.
-func staleVersion(vf *VectorFile, version string) error {
-	return fmt.Errorf("%w: the index's vectors changed (version %s, the file's %s)", ErrVectorFileStale, version, vf.version)
+func staleVersion(vf *vectors.File, version string) error {
+	return fmt.Errorf("%w: the index's vectors changed (version %s, the file's %s)", vectors.ErrFileStale, version, vf.State().Version)
 }
 
 // VectorFileVectors reads the float32 vectors of rows of a surface of vf
 // from the vectors table (the file holds only their int8 copies) and
 // calls fn with each: i indexes rows, and vec is valid only during the
-// call. It fails with ErrVectorFileStale when the index's vectors are no
+// call. It fails with vectors.ErrFileStale when the index's vectors are no
 // longer those of vf.
-func (db *DB) VectorFileVectors(ctx context.Context, vf *VectorFile, surface string, rows []int, fn func(i int, vec []float32)) error {
+func (db *DB) VectorFileVectors(ctx context.Context, vf *vectors.File, surface string, rows []int, fn func(i int, vec []float32)) error {
+	st := vf.State()
 	vr, err := checkRows(vf, surface, rows)
 	if err != nil || len(rows) == 0 {
 		return err
@@ -161,7 +162,7 @@ func (db *DB) VectorFileVectors(ctx context.Context, vf *VectorFile, surface str
 	}
 	defer res.Close()
 	found := 0
-	vec := make([]float32, vf.dim)
+	vec := make([]float32, st.Dim)
 	for res.Next() {
 		var id int64
 		var blob []byte
@@ -169,16 +170,14 @@ func (db *DB) VectorFileVectors(ctx context.Context, vf *VectorFile, surface str
 		if err := res.Scan(&id, &blob, &version); err != nil {
 			return fmt.Errorf("vector file vectors: %w", err)
 		}
-		if version.String != vf.version {
+		if version.String != st.Version {
 			return staleVersion(vf, version.String)
 		}
 		i, ok := at[id]
-		if !ok || len(blob) != 4*vf.dim {
-			return fmt.Errorf("%w: vector %d: %d bytes, not %d floats", ErrVectorFileStale, id, len(blob), vf.dim)
+		if !ok || len(blob) != 4*st.Dim {
+			return fmt.Errorf("%w: vector %d: %d bytes, not %d floats", vectors.ErrFileStale, id, len(blob), st.Dim)
 		}
-		for k := range vec {
-			vec[k] = math.Float32frombits(binary.LittleEndian.Uint32(blob[4*k:]))
-		}
+		vectors.DecodeInto(vec, blob)
 		fn(i, vec)
 		found++
 	}
@@ -186,7 +185,7 @@ func (db *DB) VectorFileVectors(ctx context.Context, vf *VectorFile, surface str
 		return fmt.Errorf("vector file vectors: %w", err)
 	}
 	if found != len(rows) {
-		return fmt.Errorf("%w: %d of %d vectors asked for are gone", ErrVectorFileStale, len(rows)-found, len(rows))
+		return fmt.Errorf("%w: %d of %d vectors asked for are gone", vectors.ErrFileStale, len(rows)-found, len(rows))
 	}
 	return nil
 }
@@ -202,17 +201,17 @@ type VectorFileUnit struct {
 
 // vectorFileUnitsSQL reads units by rowid, with the vectors version.
 var vectorFileUnitsSQL = map[string]string{
-	SurfaceCode: `SELECT ` + vectorsVersionCol + `, c.id, c.cid, c.file_id, f.path, c.start_line, c.end_line, c.header
+	vectors.SurfaceCode: `SELECT ` + vectorsVersionCol + `, c.id, c.cid, c.file_id, f.path, c.start_line, c.end_line, c.header
 FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN (SELECT value FROM json_each(?1))`,
-	SurfaceSummary: `SELECT ` + vectorsVersionCol + `, ` + symbolRowCols + `
+	vectors.SurfaceSummary: `SELECT ` + vectorsVersionCol + `, ` + symbolRowCols + `
 FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id IN (SELECT value FROM json_each(?1))`,
-	SurfaceFile: `SELECT ` + vectorsVersionCol + `, f.id, f.path, f.lines FROM files f WHERE f.id IN (SELECT value FROM json_each(?1))`,
+	vectors.SurfaceFile: `SELECT ` + vectorsVersionCol + `, f.id, f.path, f.lines FROM files f WHERE f.id IN (SELECT value FROM json_each(?1))`,
 }
 
 // VectorFileUnits reads the units of rows of a surface of vf, in the order
-// asked. It fails with ErrVectorFileStale when the index's vectors are no
+// asked. It fails with vectors.ErrFileStale when the index's vectors are no
 // longer those of vf (a re-written file changes them).
-func (db *DB) VectorFileUnits(ctx context.Context, vf *VectorFile, surface string, rows []int) ([]VectorFileUnit, error) {
+func (db *DB) VectorFileUnits(ctx context.Context, vf *vectors.File, surface string, rows []int) ([]VectorFileUnit, error) {
 	vr, err := checkRows(vf, surface, rows)
 	if err != nil || len(rows) == 0 {
 		return nil, err
@@ -235,11 +234,11 @@ func (db *DB) VectorFileUnits(ctx context.Context, vf *VectorFile, surface strin
 		var u VectorFileUnit
 		var unit, file int64
 		switch surface {
-		case SurfaceCode:
+		case vectors.SurfaceCode:
 			c := &u.Chunk
 			err = res.Scan(&version, &c.ID, cidOf(&c.CID), &c.FileID, &c.Path, &c.StartLine, &c.EndLine, &c.Header)
 			unit, file = c.ID, c.FileID
-		case SurfaceSummary:
+		case vectors.SurfaceSummary:
 			s := &u.Symbol
 			err = res.Scan(&version, &s.ID, sidOf(&s.SID), &s.FileID, &s.Path, &s.StartLine, &s.EndLine, &s.Kind, &s.Name, &s.Qualname, &s.Exported)
 			unit, file = s.ID, s.FileID
@@ -251,12 +250,12 @@ func (db *DB) VectorFileUnits(ctx context.Context, vf *VectorFile, surface strin
 		if err != nil {
 			return nil, fmt.Errorf("vector file units: %w", err)
 		}
-		if version.String != vf.version {
+		if version.String != vf.State().Version {
 			return nil, staleVersion(vf, version.String)
 		}
 		i, ok := at[unit]
 		if !ok || file != vr.FileIDs[rows[i]] {
-			return nil, fmt.Errorf("%w: unit %d of file %d, the file says file %d", ErrVectorFileStale, unit, file, vr.FileIDs[rows[min(i, len(rows)-1)]])
+			return nil, fmt.Errorf("%w: unit %d of file %d, the file says file %d", vectors.ErrFileStale, unit, file, vr.FileIDs[rows[min(i, len(rows)-1)]])
 		}
 		u.Row = rows[i]
 		out[i] = u
@@ -266,7 +265,7 @@ func (db *DB) VectorFileUnits(ctx context.Context, vf *VectorFile, surface strin
 		return nil, fmt.Errorf("vector file units: %w", err)
 	}
 	if found != len(rows) {
-		return nil, fmt.Errorf("%w: %d of %d units asked for are gone", ErrVectorFileStale, len(rows)-found, len(rows))
+		return nil, fmt.Errorf("%w: %d of %d units asked for are gone", vectors.ErrFileStale, len(rows)-found, len(rows))
 	}
 	return out, nil
 }
@@ -279,5 +278,5 @@ func (db *DB) UnitCounts(ctx context.Context) (map[string]int, error) {
 	if err != nil {
 		return nil, fmt.Errorf("unit counts: %w", err)
 	}
-	return map[string]int{SurfaceCode: c, SurfaceSummary: s, SurfaceFile: f}, nil
+	return map[string]int{vectors.SurfaceCode: c, vectors.SurfaceSummary: s, vectors.SurfaceFile: f}, nil
 }

@@ -3,23 +3,14 @@ package tables
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
-)
 
-// Vector surfaces: what a vector describes.
-const (
-	SurfaceCode    = "code"    // a chunk's text, owner = chunks.cid
-	SurfaceSummary = "summary" // a symbol's signature, doc and context, owner = symbols.sid
-	SurfaceFile    = "file"    // a file's summary, owner = 'f' || files.id
+	"github.com/viberag/viberag/tables/vectors"
 )
-
-// Surfaces lists the vector surfaces in the order the indexer fills them.
-func Surfaces() []string { return []string{SurfaceSummary, SurfaceFile, SurfaceCode} }
 
 // More meta keys, for vectors.
 const (
@@ -71,15 +62,15 @@ type PendingVector struct {
 // symbol's ordinal among its file's symbols. <op> is the comparison with
 // the owner's column that starts the page (pendingAfter).
 var pendingSQL = map[string]string{
-	SurfaceCode: `SELECT c.cid, c.hash, (SELECT path FROM files WHERE id = c.file_id), c.header, '', '', '', '', '', '', '',
+	vectors.SurfaceCode: `SELECT c.cid, c.hash, (SELECT path FROM files WHERE id = c.file_id), c.header, '', '', '', '', '', '', '',
   c.file_id, c.start_byte, c.end_byte
 FROM chunks c WHERE c.cid <op> ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.owner = ` + cidSQL("c.cid") + ` AND v.surface = 'code')
 ORDER BY c.cid LIMIT ?`,
-	SurfaceSummary: `SELECT s.sid, s.hash, (SELECT path FROM files WHERE id = s.file_id), '', '', s.kind, s.qualname, '', '', '', '',
+	vectors.SurfaceSummary: `SELECT s.sid, s.hash, (SELECT path FROM files WHERE id = s.file_id), '', '', s.kind, s.qualname, '', '', '', '',
   s.file_id, (SELECT count(*) FROM symbols o WHERE o.file_id = s.file_id AND o.id < s.id), 0
 FROM symbols s WHERE s.sid <op> ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.owner = ` + sidSQL("s.sid") + ` AND v.surface = 'summary')
 ORDER BY s.sid LIMIT ?`,
-	SurfaceFile: `SELECT 'f' || f.id, f.hash, f.path, '', '', '', '', '', f.doc, fs.summary, f.exports, 0, 0, 0
+	vectors.SurfaceFile: `SELECT 'f' || f.id, f.hash, f.path, '', '', '', '', '', f.doc, fs.summary, f.exports, 0, 0, 0
 FROM files f JOIN files_summary fs ON fs.id = f.id WHERE 'f' || f.id <op> ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.owner = 'f' || f.id AND v.surface = 'file')
 ORDER BY 'f' || f.id LIMIT ?`,
 }
@@ -91,9 +82,9 @@ ORDER BY 'f' || f.id LIMIT ?`,
 func pendingAfter(surface, after string) (op string, v any) {
 	prefix := byte('c')
 	switch surface {
-	case SurfaceFile:
+	case vectors.SurfaceFile:
 		return ">", after
-	case SurfaceSummary:
+	case vectors.SurfaceSummary:
 		prefix = 's'
 	}
 	if after == "" {
@@ -130,9 +121,9 @@ func (db *DB) PendingVectors(ctx context.Context, surface, after string, limit i
 			var w where
 			owner, hash := any(&p.Owner), any(&p.RowHash)
 			switch surface {
-			case SurfaceCode:
+			case vectors.SurfaceCode:
 				owner, hash = cidOf(&p.Owner), hashOf(&p.RowHash)
-			case SurfaceSummary:
+			case vectors.SurfaceSummary:
 				owner, hash = sidOf(&p.Owner), hashOf(&p.RowHash)
 			}
 			if err := rows.Scan(owner, hash, &p.Path, &p.Header, &p.Content, &p.Kind, &p.Qualname, &p.Signature, &p.Doc, &p.Summary, &p.Identifiers,
@@ -148,11 +139,11 @@ func (db *DB) PendingVectors(ctx context.Context, surface, after string, limit i
 		for i := range out {
 			p, w := &out[i], at[i]
 			switch surface {
-			case SurfaceCode:
+			case vectors.SurfaceCode:
 				if p.Content, _, err = src.span(w.file, w.a, w.b); err != nil {
 					return fmt.Errorf("%s: %w", p.Path, err)
 				}
-			case SurfaceSummary:
+			case vectors.SurfaceSummary:
 				lists, err := src.symbolLists(w.file, w.a)
 				if err != nil {
 					return fmt.Errorf("%s: %w", p.Path, err)
@@ -185,9 +176,9 @@ type Vector struct {
 // ?1 and ?2 are the owner and the row hash as strings, ?8 and ?9 as the
 // INTEGERs chunks and symbols store.
 var rowCheck = map[string]string{
-	SurfaceCode:    `EXISTS (SELECT 1 FROM chunks WHERE cid = ?8 AND hash = ?9)`,
-	SurfaceSummary: `EXISTS (SELECT 1 FROM symbols WHERE sid = ?8 AND hash = ?9)`,
-	SurfaceFile:    `EXISTS (SELECT 1 FROM files WHERE 'f' || id = ?1 AND hash = ?2)`,
+	vectors.SurfaceCode:    `EXISTS (SELECT 1 FROM chunks WHERE cid = ?8 AND hash = ?9)`,
+	vectors.SurfaceSummary: `EXISTS (SELECT 1 FROM symbols WHERE sid = ?8 AND hash = ?9)`,
+	vectors.SurfaceFile:    `EXISTS (SELECT 1 FROM files WHERE 'f' || id = ?1 AND hash = ?2)`,
 }
 
 // WriteVectors stores vectors of model in one transaction and records
@@ -259,12 +250,12 @@ func (db *DB) WriteVectors(ctx context.Context, model string, vs []Vector) (n in
 				return 0, fmt.Errorf("%s vector of %s: component %d is %v", v.Surface, v.Owner, i, x)
 			}
 		}
-		buf = EncodeVector(buf[:0], v.Vec)
+		buf = vectors.Encode(buf[:0], v.Vec)
 		args := []any{v.Owner, v.RowHash, v.Surface, model, len(v.Vec), Hex(v.InputHash), buf}
 		switch v.Surface {
-		case SurfaceCode:
+		case vectors.SurfaceCode:
 			args = append(args, idValue('c', v.Owner), idValue(0, v.RowHash))
-		case SurfaceSummary:
+		case vectors.SurfaceSummary:
 			args = append(args, idValue('s', v.Owner), idValue(0, v.RowHash))
 		}
 		res, err := s.ExecContext(ctx, args...)
@@ -435,7 +426,7 @@ func (c *EmbedCache) Get(ctx context.Context, model string, keys []uint64) ([][]
 		if err := rows.Scan(&h, &blob); err != nil {
 			return nil, fmt.Errorf("embedding cache: %w", err)
 		}
-		v, err := DecodeVector(blob)
+		v, err := vectors.Decode(blob)
 		if err != nil {
 			return nil, fmt.Errorf("embedding cache: input %s: %w", h, err)
 		}
@@ -452,27 +443,6 @@ func (c *EmbedCache) Get(ctx context.Context, model string, keys []uint64) ([][]
 // index (WriteVectors), and stay in it when their rows are replaced.
 func (c *EmbedCache) Put(ctx context.Context, model string, keys []uint64, vecs [][]float32) error {
 	return nil
-}
-
-// EncodeVector appends v to dst as little-endian float32s, the vec
-// column's format.
-func EncodeVector(dst []byte, v []float32) []byte {
-	for _, x := range v {
-		dst = binary.LittleEndian.AppendUint32(dst, math.Float32bits(x))
-	}
-	return dst
-}
-
-// DecodeVector reads a vec column.
-func DecodeVector(b []byte) ([]float32, error) {
-	if len(b)%4 != 0 {
-		return nil, errors.New("vector blob is not a whole number of float32s")
-	}
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v, nil
 }
 
 // VectorCount is how many rows of a surface have a vector, and how many

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/tables/vectors"
 )
 
 // embedAll writes a vector for every pending row of every surface, the
@@ -18,7 +19,7 @@ func embedAll(t *testing.T, db *DB, model string, salt uint64) int {
 	t.Helper()
 	ctx := context.Background()
 	total := 0
-	for _, s := range Surfaces() {
+	for _, s := range vectors.Surfaces() {
 		after := ""
 		for {
 			ps, err := db.PendingVectors(ctx, s, after, 2)
@@ -57,14 +58,14 @@ func TestPendingAndWriteVectors(t *testing.T) {
 	if !mapsEqual(counts, want) {
 		t.Fatalf("counts before = %v, want %v", counts, want)
 	}
-	code, err := db.PendingVectors(ctx, SurfaceCode, "", 10)
+	code, err := db.PendingVectors(ctx, vectors.SurfaceCode, "", 10)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(code) != 4 || code[0].Content == "" || code[0].Header == "" || code[0].Path == "" {
 		t.Fatalf("pending code = %+v", code)
 	}
-	sum, _ := db.PendingVectors(ctx, SurfaceSummary, "", 10)
+	sum, _ := db.PendingVectors(ctx, vectors.SurfaceSummary, "", 10)
 	var handle *PendingVector
 	for i := range sum {
 		if sum[i].Qualname == "Server.Handle" {
@@ -75,7 +76,7 @@ func TestPendingAndWriteVectors(t *testing.T) {
 		!strings.Contains(handle.Identifiers, "getUserById") || handle.Kind != "method" {
 		t.Fatalf("pending summary of Server.Handle = %+v", handle)
 	}
-	files, _ := db.PendingVectors(ctx, SurfaceFile, "", 10)
+	files, _ := db.PendingVectors(ctx, vectors.SurfaceFile, "", 10)
 	if len(files) != 2 || files[0].Summary == "" || files[0].Doc != "Package srv serves." {
 		t.Fatalf("pending files = %+v", files)
 	}
@@ -99,7 +100,7 @@ func TestPendingAndWriteVectors(t *testing.T) {
 	if err := db.SQL().QueryRow(`SELECT vec FROM vectors WHERE owner = ?`, code[0].Owner).Scan(&blob); err != nil {
 		t.Fatal(err)
 	}
-	if v, err := DecodeVector(blob); err != nil || !slices.Equal(v, []float32{float32(len(code[0].Owner)), 0}) {
+	if v, err := vectors.Decode(blob); err != nil || !slices.Equal(v, []float32{float32(len(code[0].Owner)), 0}) {
 		t.Errorf("stored vector = %v, %v", v, err)
 	}
 	checkIntegrity(t, db)
@@ -121,7 +122,7 @@ func TestWriteVectorsSkipsChangedRows(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
 	mustWrite(t, db, []*extract.File{sampleFile("a.go")}, nil)
-	ps, err := db.PendingVectors(ctx, SurfaceCode, "", 10)
+	ps, err := db.PendingVectors(ctx, vectors.SurfaceCode, "", 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +132,7 @@ func TestWriteVectorsSkipsChangedRows(t *testing.T) {
 	mustWrite(t, db, []*extract.File{f}, nil)
 	var vs []Vector
 	for _, p := range ps {
-		vs = append(vs, Vector{Owner: p.Owner, Surface: SurfaceCode, RowHash: p.RowHash, InputHash: 1, Vec: []float32{1}})
+		vs = append(vs, Vector{Owner: p.Owner, Surface: vectors.SurfaceCode, RowHash: p.RowHash, InputHash: 1, Vec: []float32{1}})
 	}
 	n, err := db.WriteVectors(ctx, "m", vs)
 	if err != nil {
@@ -140,7 +141,7 @@ func TestWriteVectorsSkipsChangedRows(t *testing.T) {
 	if n != 0 {
 		t.Errorf("stored %d vectors for rows that changed, want 0", n)
 	}
-	if again, _ := db.PendingVectors(ctx, SurfaceCode, "", 10); len(again) != 2 {
+	if again, _ := db.PendingVectors(ctx, vectors.SurfaceCode, "", 10); len(again) != 2 {
 		t.Errorf("%d chunks pending after the skipped write, want 2", len(again))
 	}
 	if _, err := db.WriteVectors(ctx, "m", []Vector{{Owner: "x", Surface: "colour", Vec: []float32{1}}}); err == nil ||
@@ -218,12 +219,12 @@ func TestWriteVectorsOneDimension(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
 	mustWrite(t, db, []*extract.File{sampleFile("a.go")}, nil)
-	ps, err := db.PendingVectors(ctx, SurfaceCode, "", 10)
+	ps, err := db.PendingVectors(ctx, vectors.SurfaceCode, "", 10)
 	if err != nil || len(ps) == 0 {
 		t.Fatalf("pending: %v, %v", ps, err)
 	}
 	vec := func(p PendingVector, v ...float32) Vector {
-		return Vector{Owner: p.Owner, Surface: SurfaceCode, RowHash: p.RowHash, InputHash: 1, Vec: v}
+		return Vector{Owner: p.Owner, Surface: vectors.SurfaceCode, RowHash: p.RowHash, InputHash: 1, Vec: v}
 	}
 	if _, err := db.WriteVectors(ctx, "m", []Vector{vec(ps[0], 1, 0, 0)}); err != nil {
 		t.Fatal(err)
@@ -261,14 +262,14 @@ func TestDropZeroVectors(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
 	mustWrite(t, db, []*extract.File{sampleFile("a.go")}, nil)
-	ps, err := db.PendingVectors(ctx, SurfaceSummary, "", 10)
+	ps, err := db.PendingVectors(ctx, vectors.SurfaceSummary, "", 10)
 	if err != nil || len(ps) < 3 {
 		t.Fatalf("pending: %d, %v", len(ps), err)
 	}
 	vs := []Vector{
-		{Owner: ps[0].Owner, Surface: SurfaceSummary, RowHash: ps[0].RowHash, InputHash: 7, Vec: []float32{0, 0}},
-		{Owner: ps[1].Owner, Surface: SurfaceSummary, RowHash: ps[1].RowHash, InputHash: 99, Vec: []float32{0, 0}},
-		{Owner: ps[2].Owner, Surface: SurfaceSummary, RowHash: ps[2].RowHash, InputHash: 8, Vec: []float32{1, 0}},
+		{Owner: ps[0].Owner, Surface: vectors.SurfaceSummary, RowHash: ps[0].RowHash, InputHash: 7, Vec: []float32{0, 0}},
+		{Owner: ps[1].Owner, Surface: vectors.SurfaceSummary, RowHash: ps[1].RowHash, InputHash: 99, Vec: []float32{0, 0}},
+		{Owner: ps[2].Owner, Surface: vectors.SurfaceSummary, RowHash: ps[2].RowHash, InputHash: 8, Vec: []float32{1, 0}},
 	}
 	if _, err := db.WriteVectors(ctx, "m", vs); err != nil {
 		t.Fatal(err)
@@ -289,7 +290,7 @@ func TestPendingVectorsNoneAfterWrite(t *testing.T) {
 	db := openTest(t)
 	ctx := context.Background()
 	mustWrite(t, db, []*extract.File{sampleFile("a.go"), sampleFile("b.go"), synthFile("c.go", 1, 4)}, nil)
-	for _, s := range Surfaces() {
+	for _, s := range vectors.Surfaces() {
 		seen := map[string]bool{}
 		after := ""
 		for {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/vectors"
 )
 
 // pgvector (issue 19): where `CREATE EXTENSION vector` succeeds, every
@@ -120,13 +121,13 @@ func fillVectors(ctx context.Context, tx pgx.Tx) error { return fillVectorColumn
 // digits that parse back to it. ok is false for a vector pgvector
 // rejects (NaN, infinities, none at all).
 func vectorText(blob []byte) (string, bool) {
-	if len(blob) == 0 || len(blob)%4 != 0 {
+	v, err := vectors.Decode(blob)
+	if err != nil || len(v) == 0 {
 		return "", false
 	}
-	b := make([]byte, 0, 1+len(blob)/4*12)
+	b := make([]byte, 0, 1+len(v)*12)
 	b = append(b, '[')
-	for i := 0; i < len(blob); i += 4 {
-		f := math.Float32frombits(binary.LittleEndian.Uint32(blob[i:]))
+	for i, f := range v {
 		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
 			return "", false
 		}
@@ -153,13 +154,7 @@ func vectorSendMD5(blob []byte) string {
 }
 
 // floatsBlob is fs as vectors.vec holds them (little-endian float32s).
-func floatsBlob(fs []float32) []byte {
-	b := make([]byte, 4*len(fs))
-	for i, f := range fs {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
-	}
-	return b
-}
+func floatsBlob(fs []float32) []byte { return vectors.Encode(make([]byte, 0, 4*len(fs)), fs) }
 
 // floatsText is q in pgvector's text form; ok as for vectorText.
 func floatsText(q []float32) (string, bool) { return vectorText(floatsBlob(q)) }
@@ -238,11 +233,11 @@ func (r *Reader) RanksVectors(ctx context.Context, model string) (bool, error) {
 // unit (aliases c or s, and f for the file), the same as a subquery's
 // FROM and WHERE, and the unit's columns.
 var vectorUnits = map[string]struct{ join, from, cols string }{
-	tables.SurfaceCode: {`JOIN chunks c ON c.repo_id = v.repo_id AND c.cid = v.owner JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id`,
+	vectors.SurfaceCode: {`JOIN chunks c ON c.repo_id = v.repo_id AND c.cid = v.owner JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id`,
 		`chunks c JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id WHERE c.repo_id = v.repo_id AND c.cid = v.owner`, chunkRowCols},
-	tables.SurfaceSummary: {`JOIN symbols s ON s.repo_id = v.repo_id AND s.sid = v.owner JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id`,
+	vectors.SurfaceSummary: {`JOIN symbols s ON s.repo_id = v.repo_id AND s.sid = v.owner JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id`,
 		`symbols s JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id WHERE s.repo_id = v.repo_id AND s.sid = v.owner`, symbolRowCols},
-	tables.SurfaceFile: {`JOIN files f ON f.repo_id = v.repo_id AND v.owner = 'f' || f.id::text`,
+	vectors.SurfaceFile: {`JOIN files f ON f.repo_id = v.repo_id AND v.owner = 'f' || f.id::text`,
 		`files f WHERE f.repo_id = v.repo_id AND v.owner = 'f' || f.id::text`, `f.id, f.path, f.language, f.lines`},
 }
 
@@ -251,7 +246,7 @@ var vectorUnits = map[string]struct{ join, from, cols string }{
 // them) and how many of them have a vector of model and dim.
 func (r *Reader) VectorCounts(ctx context.Context, model string, dim int) (rows, with int, err error) {
 	var parts []string
-	for _, s := range []string{tables.SurfaceCode, tables.SurfaceSummary, tables.SurfaceFile} {
+	for _, s := range []string{vectors.SurfaceCode, vectors.SurfaceSummary, vectors.SurfaceFile} {
 		parts = append(parts, `(SELECT count(*) FROM vectors v `+vectorUnits[s].join+` WHERE v.repo_id = $1 AND v.surface = '`+s+`' AND v.model = $2 AND v.dim = $3 AND (v.pvec IS NOT NULL OR length(v.vec) = 4*$3))`)
 	}
 	q := `SELECT (SELECT count(*) FROM chunks c JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id WHERE c.repo_id = $1)
@@ -277,9 +272,9 @@ func (r *Reader) NearestVectors(ctx context.Context, model string, dim int, surf
 		var n tables.NearVector
 		var err error
 		switch surface {
-		case tables.SurfaceCode:
+		case vectors.SurfaceCode:
 			n.Unit.Chunk, err = scanChunkRow(rows, []any{&n.Vec})
-		case tables.SurfaceSummary:
+		case vectors.SurfaceSummary:
 			n.Unit.Symbol, err = scanSymbolRow(rows, []any{&n.Vec})
 		default:
 			f := &n.Unit.File
@@ -309,7 +304,7 @@ func (r *Reader) nearestSQL(model string, dim int, surface string, q []float32, 
 	}
 	eps := float64(dim) * 0x1p-23 * math.Sqrt(qn) * 1.01
 	alias := map[scope.Table]string{scope.Files: "f", scope.Chunks: "c", scope.Symbols: "s"}[t]
-	if alias == "" || (alias == "c" && surface != tables.SurfaceCode) || (alias == "s" && surface != tables.SurfaceSummary) {
+	if alias == "" || (alias == "c" && surface != vectors.SurfaceCode) || (alias == "s" && surface != vectors.SurfaceSummary) {
 		return "", nil, fmt.Errorf("nearest vectors: scope table %q for surface %q", t, surface)
 	}
 	a := r.args()

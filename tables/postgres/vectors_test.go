@@ -20,6 +20,7 @@ import (
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/vectors"
 )
 
 // TestVectorsParity: a tree indexed locally with a (small, generated)
@@ -223,15 +224,15 @@ func checkNearest(t *testing.T, rd *Reader, model string, dim int) {
 	}
 	owner := func(surface string, u tables.VectorFileUnit) string {
 		switch surface {
-		case tables.SurfaceCode:
+		case vectors.SurfaceCode:
 			return u.Chunk.CID
-		case tables.SurfaceSummary:
+		case vectors.SurfaceSummary:
 			return u.Symbol.SID
 		}
 		return "f" + strconv.FormatInt(u.File.ID, 10)
 	}
 	rnd := rand.New(rand.NewPCG(1, 2))
-	for _, surface := range []string{tables.SurfaceCode, tables.SurfaceSummary, tables.SurfaceFile} {
+	for _, surface := range []string{vectors.SurfaceCode, vectors.SurfaceSummary, vectors.SurfaceFile} {
 		rows := all[surface]
 		if len(rows) < 20 {
 			t.Fatalf("%s: %d vectors; the test needs 20 or more", surface, len(rows))

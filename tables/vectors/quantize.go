@@ -35,3 +35,13 @@ func Quantize(dst []int8, x []float32) (scale float32, errNorm, norm, hatNorm fl
 	}
 	return scale, math.Sqrt(e2), math.Sqrt(n2), math.Sqrt(h2)
 }
+
+// roundUp32 is the smallest float32 not below v: a bound computed in
+// float64 stays a bound when stored as a float32.
+func roundUp32(v float64) float32 {
+	f := float32(v)
+	if float64(f) < v {
+		f = math.Nextafter32(f, float32(math.Inf(1)))
+	}
+	return f
+}
