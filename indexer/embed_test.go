@@ -36,7 +36,7 @@ var embedTree = map[string]string{
 
 func vectorCounts(t *testing.T, db *tables.DB) map[string]tables.VectorCount {
 	t.Helper()
-	c, err := db.VectorCounts(context.Background())
+	c, err := db.Vectors().Counts(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

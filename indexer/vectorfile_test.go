@@ -19,7 +19,7 @@ func openVectorFile(t *testing.T, path string) error {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	vf, err := db.OpenVectorFile(context.Background())
+	vf, err := db.Vectors().OpenFile(context.Background())
 	if err == nil {
 		vf.Close()
 	}
@@ -68,7 +68,7 @@ func TestRunsWriteTheVectorFile(t *testing.T) {
 	}
 
 	db = openDB(t, dir)
-	if err := db.DropVectors(context.Background(), "", 0); err != nil {
+	if err := db.Vectors().Drop(context.Background(), "", 0); err != nil {
 		t.Fatal(err)
 	}
 	run(t, db, root, Options{})

@@ -49,7 +49,7 @@ func TestVectorLatency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	counts, _ := db.VectorCounts(ctx)
+	counts, _ := db.Vectors().Counts(ctx)
 	t.Logf("vectors: %+v", counts)
 	off, err := New(ctx, db, Options{})
 	if err != nil {

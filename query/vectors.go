@@ -16,9 +16,11 @@ import (
 
 // Vector channels. A search embeds its query with the planner's
 // Embedder, which must be the model the index was embedded with, and
-// scans every in-scope vector of a surface exactly (vectors.Set). The scope
-// is applied before the scan: rows out of scope are never candidates, so
-// a scoped search cannot lose an in-scope hit to out-of-scope ones.
+// scans every in-scope vector of a surface exactly (vectors.Set). The
+// scope is applied before the scan: rows out of scope are never
+// candidates, so a scoped search cannot lose an in-scope hit to
+// out-of-scope ones. What a search reads of the vectors it reads through
+// the Reader's tables.VectorReader.
 //
 // A reader that finds the nearest vectors itself (tables.VectorRanker: a
 // shared store with pgvector) is asked, per channel, for the rows that may
@@ -31,11 +33,11 @@ import (
 // may rank (a few per hit) are read back from the vectors table and
 // scored in float32, so the result is the float32 scan's. When the file
 // is missing, stale or damaged the vectors are loaded from the vectors
-// table into memory instead (what every search did before the file
-// existed: seconds for 300,000 vectors), and the response says so. Either
-// is kept until the vectors change (VectorsVersion), and shared by the
-// searches of a process: each holds it (acquireVectors) while it scans,
-// and a replaced file is unmapped when its last search is done.
+// table into memory instead (seconds for 300,000 vectors), and the
+// response says so. Either is kept until the vectors change
+// (VectorReader.Version), and shared by the searches of a process: each
+// holds it (acquireVectors) while it scans, and a replaced file is
+// unmapped when its last search is done.
 
 // vecSurface is one surface's vectors: loaded (units[i] describes row i)
 // or mapped (rows holds each row's ids).
@@ -45,7 +47,7 @@ type vecSurface struct {
 	rows  *vectors.Rows
 }
 
-// vecIndex is the vectors of one VectorsVersion.
+// vecIndex is the vectors of one VectorReader.Version.
 type vecIndex struct {
 	version  string
 	file     *vectors.File // nil when loaded from the vectors table
@@ -68,7 +70,7 @@ func (vi *vecIndex) surface(name string) *vecSurface {
 	return &vecSurface{set: set}
 }
 
-// vectorCache holds the vectors of the current VectorsVersion.
+// vectorCache holds the vectors of the current VectorReader.Version.
 type vectorCache struct {
 	mu     sync.Mutex
 	cur    *vecIndex
@@ -121,7 +123,7 @@ type vectorState struct {
 
 // vectors reports whether vector channels can run for this index.
 func (p *Planner) vectors(ctx context.Context) (vectorState, error) {
-	model, err := p.db.EmbeddingModel(ctx)
+	model, err := p.db.VectorReader().Model(ctx)
 	if err != nil {
 		return vectorState{}, err
 	}
@@ -150,7 +152,7 @@ func (p *Planner) vectors(ctx context.Context) (vectorState, error) {
 // since the last search (noFile: load the table even when the file
 // opens). The caller must call release when its scans are done.
 func (p *Planner) acquireVectors(ctx context.Context, noFile bool) (vi *vecIndex, release func(), err error) {
-	version, err := p.db.VectorsVersion(ctx)
+	version, err := p.db.VectorReader().Version(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -241,11 +243,12 @@ func (c *vectorCache) close() {
 // when the file cannot serve (or noFile), saying why in fallback.
 func (p *Planner) openVectors(ctx context.Context, version string, noFile bool) (*vecIndex, error) {
 	vi := &vecIndex{version: version}
-	vfr, hasFiles := p.db.(tables.VectorFileReader) // a shared store has none
+	vr := p.db.VectorReader()
+	vfr, hasFiles := vr.(tables.VectorFileReader) // a shared store has none
 	if noFile {
 		vi.fallback = "the vector file no longer matched the index during this search"
 	} else if hasFiles {
-		f, err := vfr.OpenVectorFile(ctx)
+		f, err := vfr.OpenFile(ctx)
 		switch {
 		case err == nil:
 			if err := p.mapVectors(ctx, vfr, vi, f); err != nil {
@@ -259,7 +262,7 @@ func (p *Planner) openVectors(ctx context.Context, version string, noFile bool) 
 			return nil, err
 		}
 	}
-	model, err := p.db.EmbeddingModel(ctx)
+	model, err := vr.Model(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -297,22 +300,23 @@ func (p *Planner) mapVectors(ctx context.Context, vfr tables.VectorFileReader, v
 // reads) is left out; the next load, at the next version, has it. So is
 // one of another size than the index's: it counts as missing.
 func (p *Planner) loadVectors(ctx context.Context, model string) (_ map[string]*vecSurface, st vecStats, err error) {
-	if st.dim, err = p.db.EmbeddingDim(ctx, model); err != nil {
+	vr := p.db.VectorReader()
+	if st.dim, err = vr.Dim(ctx, model); err != nil {
 		return nil, st, err
 	}
-	surfaces, err := p.readVectors(ctx, model, &st)
+	surfaces, err := p.readVectors(ctx, vr, model, &st)
 	return surfaces, st, err
 }
 
-func (p *Planner) readVectors(ctx context.Context, model string, st *vecStats) (map[string]*vecSurface, error) {
+func (p *Planner) readVectors(ctx context.Context, vr tables.VectorReader, model string, st *vecStats) (map[string]*vecSurface, error) {
 	units := map[string]map[string]unit{"code": {}, "summary": {}, "file": {}}
-	err := p.db.ChunkRows(ctx, func(r tables.ChunkRow) {
+	err := vr.ChunkRows(ctx, func(r tables.ChunkRow) {
 		units["code"][r.CID] = *chunkUnit(r)
 	})
 	if err != nil {
 		return nil, err
 	}
-	err = p.db.SymbolRows(ctx, func(r tables.SymbolRow) {
+	err = vr.SymbolRows(ctx, func(r tables.SymbolRow) {
 		units["summary"][r.SID] = *symbolUnit(r)
 	})
 	if err != nil {
@@ -337,7 +341,7 @@ func (p *Planner) readVectors(ctx context.Context, model string, st *vecStats) (
 		dim   int
 	}
 	b := map[string]*building{"code": {}, "summary": {}, "file": {}}
-	err = p.db.ScanVectors(ctx, model, st.dim, func(owner, surface string, blob []byte) {
+	err = vr.Scan(ctx, model, st.dim, func(owner, surface string, blob []byte) {
 		sb, ok := b[surface]
 		if !ok {
 			return
@@ -434,7 +438,7 @@ func (p *Planner) vecChannel(ctx context.Context, vi *vecIndex, name, surface st
 	}
 	hits, err := s.set.SearchWith(q, p.tune.VecCands, allow, func(rows []int) ([]float32, error) {
 		scores := make([]float32, len(rows))
-		err := vi.reader.VectorFileVectors(ctx, vi.file, surface, rows, func(i int, vec []float32) {
+		err := vi.reader.FileVectors(ctx, vi.file, surface, rows, func(i int, vec []float32) {
 			scores[i] = vectors.Dot(vec, q)
 		})
 		return scores, err
@@ -449,7 +453,7 @@ func (p *Planner) vecChannel(ctx context.Context, vi *vecIndex, name, surface st
 		}
 		rows = append(rows, h.Row)
 	}
-	units, err := vi.reader.VectorFileUnits(ctx, vi.file, surface, rows)
+	units, err := vi.reader.FileUnits(ctx, vi.file, surface, rows)
 	if err != nil {
 		return nil, err
 	}
@@ -472,9 +476,6 @@ func (ch *channel) intern(pool unitPool) *channel {
 	return ch
 }
 
-// vecScope is the bitset of a surface's rows in scope, nil when the
-// scope is empty. Filters on files alone (paths, extensions) are answered
-// from the files table and mapped to rows by file; symbol filters go
 // vecScopeTable is the table whose rows a scoped search of surface's
 // vectors admits: the surface's own, or its files' (byFile) when the
 // scope has no symbol filters or the surface is files.
@@ -485,6 +486,9 @@ func vecScopeTable(surface string, req Request) (t scope.Table, byFile bool) {
 	return vecTable[surface], false
 }
 
+// vecScope is the bitset of a surface's rows in scope, nil when the
+// scope is empty. Filters on files alone (paths, extensions) are answered
+// from the files table and mapped to rows by file; symbol filters go
 // through the surface's own table, as the text channels do.
 func (p *Planner) vecScope(ctx context.Context, surface string, s *vecSurface, req Request, sc *scoped) (vectors.Bitset, error) {
 	if req.Scope.IsZero() {
@@ -551,8 +555,8 @@ func (p *Planner) runVectors(ctx context.Context, text string, specs []vecSpec, 
 		return vecRun{status: "off for this search: " + err.Error(),
 			notes: []string{"vectors unavailable, so this search is lexical: " + err.Error()}}, nil
 	}
-	if vr, ok := p.db.(tables.VectorRanker); ok && finite(q) {
-		on, err := vr.RanksVectors(ctx, st.model)
+	if vr, ok := p.db.VectorReader().(tables.VectorRanker); ok && finite(q) {
+		on, err := vr.Ranks(ctx, st.model)
 		if err != nil {
 			return vecRun{}, err
 		}
@@ -664,7 +668,7 @@ func (p *Planner) startVectors(ctx context.Context, text string, req Request, sc
 // nearest vectors itself (tables.VectorRanker): no vector is loaded. The
 // reader returns every row that may be among a channel's best, with its
 // vector; they are scored here as a scan scores them (vectors.Dot, ties by
-// the lower row in ScanVectors order), so the answer is the scan's.
+// the lower row in VectorReader.Scan order), so the answer is the scan's.
 func (p *Planner) rankVectors(ctx context.Context, vr tables.VectorRanker, st vectorState, q []float32, specs []vecSpec, req Request, sc *scoped) (vecRun, error) {
 	r := vecRun{status: st.status}
 	stats, err := p.rankedStats(ctx, vr, st.model)
@@ -696,7 +700,7 @@ func (p *Planner) rankVectors(ctx context.Context, vr tables.VectorRanker, st ve
 // rankedStats returns the counts of vr's vectors of model, read again
 // only when the vectors changed.
 func (p *Planner) rankedStats(ctx context.Context, vr tables.VectorRanker, model string) (vecStats, error) {
-	version, err := p.db.VectorsVersion(ctx)
+	version, err := vr.Version(ctx)
 	if err != nil {
 		return vecStats{}, err
 	}
@@ -709,10 +713,10 @@ func (p *Planner) rankedStats(ctx context.Context, vr tables.VectorRanker, model
 	}
 	c.mu.Unlock()
 	var st vecStats
-	if st.dim, err = p.db.EmbeddingDim(ctx, model); err != nil {
+	if st.dim, err = vr.Dim(ctx, model); err != nil {
 		return st, err
 	}
-	rows, with, err := vr.VectorCounts(ctx, model, st.dim)
+	rows, with, err := vr.Coverage(ctx, model, st.dim)
 	if err != nil {
 		return st, err
 	}
@@ -736,7 +740,7 @@ func (p *Planner) nearChannel(ctx context.Context, vr tables.VectorRanker, model
 		t, _ = vecScopeTable(s.surface, req)
 		in = sc.scope
 	}
-	near, err := vr.NearestVectors(ctx, model, dim, s.surface, q, p.tune.VecCands, t, in)
+	near, err := vr.Nearest(ctx, model, dim, s.surface, q, p.tune.VecCands, t, in)
 	if err != nil {
 		return nil, err
 	}

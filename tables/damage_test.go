@@ -30,7 +30,7 @@ func TestCopyEmbedCache(t *testing.T) {
 	if err != nil || n != 2 {
 		t.Fatalf("CopyEmbedCache = %d, %v; want 2", n, err)
 	}
-	got, err := fresh.EmbedCache().Get(ctx, "m", []uint64{1, 2, 3})
+	got, err := fresh.Vectors().Cache().Get(ctx, "m", []uint64{1, 2, 3})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,48 +11,49 @@ import (
 
 // The vectors as a search reads them: from the vector file
 // (vectorfile.go), reading back only the rows it rescores and lists
-// (VectorFileVectors, VectorFileUnits); or, when the file cannot serve, all of a model's
-// vectors of one dimension in one sequential pass (ScanVectors).
+// (FileVectors, FileUnits); or, when the file cannot serve, all of a
+// model's vectors of one dimension in one sequential pass (Scan).
 
-// VectorsVersion returns a key that changes whenever vectors are written
-// or dropped, the embedding model changes or a vector file is written for
-// them (SyncVectorFile), so that a reader holding vectors knows when to
-// read them again.
-func (db *DB) VectorsVersion(ctx context.Context) (string, error) {
+// Version returns a key that changes whenever vectors are written or
+// dropped, the embedding model changes or a vector file is written for
+// them (SyncFile), so that a reader holding vectors knows when to read
+// them again: the vectors.State.Key of the file the index's vectors have
+// (or would have).
+func (store *VectorStore) Version(ctx context.Context) (string, error) {
 	var v string
-	err := db.queryRow(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = 'vectors_version'), '')
+	err := store.db.queryRow(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = 'vectors_version'), '')
 		|| '/' || coalesce((SELECT value FROM meta WHERE key = 'embedding_model'), '')
 		|| '/' || coalesce((SELECT value FROM meta WHERE key = 'vectors_file'), '')`).Scan(&v)
 	return v, err
 }
 
-// EmbeddingModel returns the model that embedded the index ("" when none).
-func (db *DB) EmbeddingModel(ctx context.Context) (string, error) {
+// Model returns the model that embedded the index ("" when none).
+func (store *VectorStore) Model(ctx context.Context) (string, error) {
 	var v string
-	err := db.queryRow(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = '`+MetaEmbeddingModel+`'), '')`).Scan(&v)
+	err := store.db.queryRow(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = '`+MetaEmbeddingModel+`'), '')`).Scan(&v)
 	return v, err
 }
 
-// EmbeddingDim returns the dimension of the index's vectors: meta
+// Dim returns the dimension of the index's vectors: meta
 // embedding_dim, or, in an index made before it was recorded, the most
 // common dimension of model's vectors; 0 when there are none.
-func (db *DB) EmbeddingDim(ctx context.Context, model string) (int, error) {
+func (store *VectorStore) Dim(ctx context.Context, model string) (int, error) {
 	var s string
-	if err := db.queryRow(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = 'embedding_dim'), '')`).Scan(&s); err != nil {
+	if err := store.db.queryRow(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = 'embedding_dim'), '')`).Scan(&s); err != nil {
 		return 0, err
 	}
 	if d, _ := strconv.Atoi(s); d > 0 {
 		return d, nil
 	}
 	var d int
-	_, err := found(db.r.QueryRowContext(ctx,
+	_, err := found(store.db.r.QueryRowContext(ctx,
 		`SELECT dim FROM vectors WHERE model = ? GROUP BY dim ORDER BY count(*) DESC, dim LIMIT 1`, model).Scan(&d))
 	return d, err
 }
 
 // ChunkRows calls fn with every chunk (its Identifiers and Score unset).
-func (db *DB) ChunkRows(ctx context.Context, fn func(ChunkRow)) error {
-	rows, err := db.r.QueryContext(ctx, `SELECT c.id, c.cid, c.file_id, f.path, c.start_line, c.end_line, c.header FROM chunks c JOIN files f ON f.id = c.file_id`)
+func (store *VectorStore) ChunkRows(ctx context.Context, fn func(ChunkRow)) error {
+	rows, err := store.db.r.QueryContext(ctx, `SELECT c.id, c.cid, c.file_id, f.path, c.start_line, c.end_line, c.header FROM chunks c JOIN files f ON f.id = c.file_id`)
 	if err != nil {
 		return err
 	}
@@ -68,8 +69,8 @@ func (db *DB) ChunkRows(ctx context.Context, fn func(ChunkRow)) error {
 }
 
 // SymbolRows calls fn with every symbol (its Score unset).
-func (db *DB) SymbolRows(ctx context.Context, fn func(SymbolRow)) error {
-	rows, err := db.r.QueryContext(ctx, `SELECT `+symbolRowCols+` FROM symbols s JOIN files f ON f.id = s.file_id`)
+func (store *VectorStore) SymbolRows(ctx context.Context, fn func(SymbolRow)) error {
+	rows, err := store.db.r.QueryContext(ctx, `SELECT `+symbolRowCols+` FROM symbols s JOIN files f ON f.id = s.file_id`)
 	if err != nil {
 		return err
 	}
@@ -85,13 +86,13 @@ func (db *DB) SymbolRows(ctx context.Context, fn func(SymbolRow)) error {
 	return rows.Err()
 }
 
-// ScanVectors calls fn with the owner, surface and raw blob (see
-// DecodeVector) of every vector of model and dimension dim, in rowid
+// Scan calls fn with the owner, surface and raw blob (see
+// vectors.Decode) of every vector of model and dimension dim, in rowid
 // order, so that ties in a search break the same way every time. The blob
 // is only valid during the call.
-func (db *DB) ScanVectors(ctx context.Context, model string, dim int, fn func(owner, surface string, blob []byte)) error {
+func (store *VectorStore) Scan(ctx context.Context, model string, dim int, fn func(owner, surface string, blob []byte)) error {
 	// NOT INDEXED: through vectors_input every row would be a random read.
-	rows, err := db.r.QueryContext(ctx, `SELECT owner, surface, vec FROM vectors NOT INDEXED WHERE model = ? AND dim = ?`, model, dim)
+	rows, err := store.db.r.QueryContext(ctx, `SELECT owner, surface, vec FROM vectors NOT INDEXED WHERE model = ? AND dim = ?`, model, dim)
 	if err != nil {
 		return err
 	}
@@ -108,8 +109,8 @@ func (db *DB) ScanVectors(ctx context.Context, model string, dim int, fn func(ow
 }
 
 // A vector file's rows are read back from the index by id — vectors.id
-// for the float32 vectors a search rescores (VectorFileVectors), the
-// unit's rowid for the units it lists (VectorFileUnits) — each statement
+// for the float32 vectors a search rescores (FileVectors), the unit's
+// rowid for the units it lists (FileUnits) — each statement
 // reading meta vectors_version in the same snapshot. Every change to the
 // vectors table, and every re-write of a file's rows in an index with
 // vectors, bumps that version, so rows read at the file's version are the
@@ -139,12 +140,12 @@ func staleVersion(vf *vectors.File, version string) error {
 	return fmt.Errorf("%w: the index's vectors changed (version %s, the file's %s)", vectors.ErrFileStale, version, vf.State().Version)
 }
 
-// VectorFileVectors reads the float32 vectors of rows of a surface of vf
+// FileVectors reads the float32 vectors of rows of a surface of vf
 // from the vectors table (the file holds only their int8 copies) and
 // calls fn with each: i indexes rows, and vec is valid only during the
 // call. It fails with vectors.ErrFileStale when the index's vectors are no
 // longer those of vf.
-func (db *DB) VectorFileVectors(ctx context.Context, vf *vectors.File, surface string, rows []int, fn func(i int, vec []float32)) error {
+func (store *VectorStore) FileVectors(ctx context.Context, vf *vectors.File, surface string, rows []int, fn func(i int, vec []float32)) error {
 	st := vf.State()
 	vr, err := checkRows(vf, surface, rows)
 	if err != nil || len(rows) == 0 {
@@ -156,7 +157,7 @@ func (db *DB) VectorFileVectors(ctx context.Context, vf *vectors.File, surface s
 		ids[i] = vr.VecIDs[r]
 		at[ids[i]] = i
 	}
-	res, err := db.query(ctx, `SELECT v.id, v.vec, `+vectorsVersionCol+` FROM vectors v WHERE v.id IN (SELECT value FROM json_each(?1))`, jsonIDs(ids))
+	res, err := store.db.query(ctx, `SELECT v.id, v.vec, `+vectorsVersionCol+` FROM vectors v WHERE v.id IN (SELECT value FROM json_each(?1))`, jsonIDs(ids))
 	if err != nil {
 		return fmt.Errorf("vector file vectors: %w", err)
 	}
@@ -190,15 +191,6 @@ func (db *DB) VectorFileVectors(ctx context.Context, vf *vectors.File, surface s
 	return nil
 }
 
-// VectorFileUnit is the unit a row of a vector file describes: Chunk for
-// the code surface, Symbol for summary, File for file (Score unset).
-type VectorFileUnit struct {
-	Row    int // the row in the file
-	Chunk  ChunkRow
-	Symbol SymbolRow
-	File   FileRow
-}
-
 // vectorFileUnitsSQL reads units by rowid, with the vectors version.
 var vectorFileUnitsSQL = map[string]string{
 	vectors.SurfaceCode: `SELECT ` + vectorsVersionCol + `, c.id, c.cid, c.file_id, f.path, c.start_line, c.end_line, c.header
@@ -208,10 +200,10 @@ FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id IN (SELECT value FROM
 	vectors.SurfaceFile: `SELECT ` + vectorsVersionCol + `, f.id, f.path, f.lines FROM files f WHERE f.id IN (SELECT value FROM json_each(?1))`,
 }
 
-// VectorFileUnits reads the units of rows of a surface of vf, in the order
+// FileUnits reads the units of rows of a surface of vf, in the order
 // asked. It fails with vectors.ErrFileStale when the index's vectors are no
 // longer those of vf (a re-written file changes them).
-func (db *DB) VectorFileUnits(ctx context.Context, vf *vectors.File, surface string, rows []int) ([]VectorFileUnit, error) {
+func (store *VectorStore) FileUnits(ctx context.Context, vf *vectors.File, surface string, rows []int) ([]VectorFileUnit, error) {
 	vr, err := checkRows(vf, surface, rows)
 	if err != nil || len(rows) == 0 {
 		return nil, err
@@ -222,7 +214,7 @@ func (db *DB) VectorFileUnits(ctx context.Context, vf *vectors.File, surface str
 		ids[i] = vr.UnitIDs[r]
 		at[ids[i]] = i
 	}
-	res, err := db.query(ctx, vectorFileUnitsSQL[surface], jsonIDs(ids))
+	res, err := store.db.query(ctx, vectorFileUnitsSQL[surface], jsonIDs(ids))
 	if err != nil {
 		return nil, fmt.Errorf("vector file units: %w", err)
 	}
@@ -272,9 +264,9 @@ func (db *DB) VectorFileUnits(ctx context.Context, vf *vectors.File, surface str
 
 // UnitCounts returns how many chunks, symbols and files the index holds:
 // the rows that can have a vector on each surface.
-func (db *DB) UnitCounts(ctx context.Context) (map[string]int, error) {
+func (store *VectorStore) UnitCounts(ctx context.Context) (map[string]int, error) {
 	var c, s, f int
-	err := db.queryRow(ctx, `SELECT (SELECT count(*) FROM chunks), (SELECT count(*) FROM symbols), (SELECT count(*) FROM files)`).Scan(&c, &s, &f)
+	err := store.db.queryRow(ctx, `SELECT (SELECT count(*) FROM chunks), (SELECT count(*) FROM symbols), (SELECT count(*) FROM files)`).Scan(&c, &s, &f)
 	if err != nil {
 		return nil, fmt.Errorf("unit counts: %w", err)
 	}

@@ -21,24 +21,12 @@ import (
 const VectorFileSuffix = ".vectors"
 
 // MetaVectorFile is the token of the vector file written for the current
-// vectors (see SyncVectorFile).
+// vectors (see VectorStore.SyncFile).
 const MetaVectorFile = "vectors_file"
 
 // VectorFilePath returns the path of the vector file of the index at
 // index.
 func VectorFilePath(index string) string { return index + VectorFileSuffix }
-
-// VectorFileReader is a Reader whose vectors a search can read from a
-// vector file: *DB. Package query maps the file when its Reader has one,
-// and loads the vectors (Reader.ScanVectors) otherwise.
-type VectorFileReader interface {
-	OpenVectorFile(ctx context.Context) (*vectors.File, error)
-	VectorFileVectors(ctx context.Context, vf *vectors.File, surface string, rows []int, fn func(i int, vec []float32)) error
-	VectorFileUnits(ctx context.Context, vf *vectors.File, surface string, rows []int) ([]VectorFileUnit, error)
-	UnitCounts(ctx context.Context) (map[string]int, error)
-}
-
-var _ VectorFileReader = (*DB)(nil)
 
 // vectorStateSQL reads what a vector file must match (vectors.State).
 const vectorStateSQL = `SELECT
@@ -61,19 +49,19 @@ func readVectorState(ctx context.Context, q rowQuerier) (vectors.State, error) {
 	return st, nil
 }
 
-// OpenVectorFile maps the vector file of the index, after checking that
-// it holds the index's current vectors. Its error says why not: see
+// OpenFile maps the vector file of the index, after checking that it
+// holds the index's current vectors. Its error says why not: see
 // vectors.IsFileProblem. The caller must Close it.
-func (db *DB) OpenVectorFile(ctx context.Context) (*vectors.File, error) {
-	st, err := readVectorState(ctx, db.r)
+func (store *VectorStore) OpenFile(ctx context.Context) (*vectors.File, error) {
+	st, err := readVectorState(ctx, store.db.r)
 	if err != nil {
 		return nil, err
 	}
-	return vectors.Open(VectorFilePath(db.path), st)
+	return vectors.Open(VectorFilePath(store.db.path), st)
 }
 
 // vectorFileScanSQL reads every vector of a model and dimension with its
-// owner, in vectors rowid order (the order of ScanVectors), and the id of
+// owner, in vectors rowid order (the order of Scan), and the id of
 // its file unit. A chunk's or symbol's owner is its cid or sid string,
 // and those columns are INTEGERs: unitsSQL maps them to their units and
 // files in Go, from one pass over each table (looking each vector's unit
@@ -98,24 +86,24 @@ var unitsSQL = map[string]struct {
 // unitRef is the row id of a unit and of its file.
 type unitRef struct{ id, file int64 }
 
-// SyncVectorFile makes the vector file beside the index hold the index's
+// SyncFile makes the vector file beside the index hold the index's
 // current vectors: when the file is missing, stale or damaged it writes a
 // new one and records its token in meta vectors_file; when the index has
 // no vectors it removes the file. It reports whether it wrote one. The
 // caller holds the index's write lock (an index run, after its embedding
 // stage).
-func (db *DB) SyncVectorFile(ctx context.Context) (wrote bool, err error) {
-	if db.w == nil {
-		return false, db.errReadOnly("write the vector file")
+func (store *VectorStore) SyncFile(ctx context.Context) (wrote bool, err error) {
+	if store.db.w == nil {
+		return false, store.db.errReadOnly("write the vector file")
 	}
-	path := VectorFilePath(db.path)
+	path := VectorFilePath(store.db.path)
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("write vector file %s: %w", path, err)
 		}
 	}()
 	// One snapshot: the state and the rows agree.
-	tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := store.db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return false, err
 	}
@@ -144,7 +132,7 @@ func (db *DB) SyncVectorFile(ctx context.Context) (wrote bool, err error) {
 	tx.Rollback()
 	// Recorded only if no vector changed meanwhile; otherwise the file is
 	// stale at once and the next run writes another.
-	_, err = db.w.ExecContext(ctx, `INSERT INTO meta(key, value) SELECT ?1, ?2
+	_, err = store.db.w.ExecContext(ctx, `INSERT INTO meta(key, value) SELECT ?1, ?2
 		WHERE coalesce((SELECT value FROM meta WHERE key = 'vectors_version'), '') = ?3
 		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, MetaVectorFile, st.Token, st.Version)
 	return err == nil, err

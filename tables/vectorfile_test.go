@@ -23,7 +23,7 @@ func embedRandom(t testing.TB, db *DB, model string, dim int, r *rand.Rand) int 
 	for _, s := range vectors.Surfaces() {
 		after := ""
 		for {
-			ps, err := db.PendingVectors(ctx, s, after, 500)
+			ps, err := db.Vectors().Pending(ctx, s, after, 500)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -43,7 +43,7 @@ func embedRandom(t testing.TB, db *DB, model string, dim int, r *rand.Rand) int 
 				}
 				vs[i] = Vector{Owner: p.Owner, Surface: s, RowHash: p.RowHash, InputHash: r.Uint64(), Vec: v}
 			}
-			n, err := db.WriteVectors(ctx, model, vs)
+			n, err := db.Vectors().Write(ctx, model, vs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,7 +69,7 @@ func vectorTestIndex(t testing.TB, files, dim int) *DB {
 
 func syncFile(t testing.TB, db *DB, want bool) {
 	t.Helper()
-	wrote, err := db.SyncVectorFile(context.Background())
+	wrote, err := db.Vectors().SyncFile(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func syncFile(t testing.TB, db *DB, want bool) {
 
 func openFile(t testing.TB, db *DB) *vectors.File {
 	t.Helper()
-	vf, err := db.OpenVectorFile(context.Background())
+	vf, err := db.Vectors().OpenFile(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestVectorFileRoundTrip(t *testing.T) {
 	if st := vf.State(); st.Dim != dim || st.Model != "test:model@1" {
 		t.Fatalf("dim %d model %q", st.Dim, st.Model)
 	}
-	version, err := db.VectorsVersion(ctx)
+	version, err := db.Vectors().Version(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestVectorFileRoundTrip(t *testing.T) {
 			all[i] = vr.Len - 1 - i // any order
 		}
 		vecs := make([][]float32, len(all))
-		err = db.VectorFileVectors(ctx, vf, surface, all, func(i int, vec []float32) {
+		err = db.Vectors().FileVectors(ctx, vf, surface, all, func(i int, vec []float32) {
 			if vecs[i] != nil {
 				t.Fatalf("%s: row %d read twice", surface, all[i])
 			}
@@ -149,7 +149,7 @@ func TestVectorFileRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := db.VectorFileUnits(ctx, vf, surface, all)
+		got, err := db.Vectors().FileUnits(ctx, vf, surface, all)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -234,7 +234,7 @@ func TestVectorFileFaults(t *testing.T) {
 			syncFile(t, db, true)
 			path := VectorFilePath(db.Path())
 			tc.fault(t, db, path)
-			vf, err := db.OpenVectorFile(ctx)
+			vf, err := db.Vectors().OpenFile(ctx)
 			if err == nil {
 				vf.Close()
 				t.Fatal("the faulty file opened")
@@ -257,8 +257,8 @@ func TestVectorFileRowsAfterChange(t *testing.T) {
 	vf := openFile(t, db)
 	rows := []int{0, 1, vf.Rows(vectors.SurfaceCode).Len - 1}
 	read := func() (error, error) {
-		_, errUnits := db.VectorFileUnits(ctx, vf, vectors.SurfaceCode, rows)
-		return db.VectorFileVectors(ctx, vf, vectors.SurfaceCode, rows, func(int, []float32) {}), errUnits
+		_, errUnits := db.Vectors().FileUnits(ctx, vf, vectors.SurfaceCode, rows)
+		return db.Vectors().FileVectors(ctx, vf, vectors.SurfaceCode, rows, func(int, []float32) {}), errUnits
 	}
 	if errVecs, errUnits := read(); errVecs != nil || errUnits != nil {
 		t.Fatal(errVecs, errUnits)
@@ -269,7 +269,7 @@ func TestVectorFileRowsAfterChange(t *testing.T) {
 	if errVecs, errUnits := read(); !errors.Is(errVecs, vectors.ErrFileStale) || !errors.Is(errUnits, vectors.ErrFileStale) {
 		t.Fatalf("after a re-write: %v, %v; want stale", errVecs, errUnits)
 	}
-	if _, err := db.VectorFileUnits(ctx, vf, vectors.SurfaceCode, []int{vf.Rows(vectors.SurfaceCode).Len}); err == nil || vectors.IsFileProblem(err) {
+	if _, err := db.Vectors().FileUnits(ctx, vf, vectors.SurfaceCode, []int{vf.Rows(vectors.SurfaceCode).Len}); err == nil || vectors.IsFileProblem(err) {
 		t.Errorf("row out of range: %v", err)
 	}
 }
@@ -279,14 +279,14 @@ func TestVectorFileRemovedWithVectors(t *testing.T) {
 	ctx := context.Background()
 	db := vectorTestIndex(t, 2, 16)
 	syncFile(t, db, true)
-	if err := db.DropVectors(ctx, "other:model@1", 0); err != nil {
+	if err := db.Vectors().Drop(ctx, "other:model@1", 0); err != nil {
 		t.Fatal(err)
 	}
 	syncFile(t, db, false)
 	if _, err := os.Stat(VectorFilePath(db.Path())); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("vector file still there: %v", err)
 	}
-	if _, err := db.OpenVectorFile(ctx); !errors.Is(err, vectors.ErrFileMissing) {
+	if _, err := db.Vectors().OpenFile(ctx); !errors.Is(err, vectors.ErrFileMissing) {
 		t.Errorf("open without vectors: %v", err)
 	}
 }

@@ -12,6 +12,21 @@ import (
 	"github.com/viberag/viberag/tables/vectors"
 )
 
+// VectorStore is the index's vectors and their embedding cache: the
+// SQL of the vectors and embed_cache tables, and the vector file beside
+// the index (package vectors holds the encodings, the file's format and
+// the scan). The indexer writes through it; a search reads through it as
+// a VectorFileReader.
+type VectorStore struct{ db *DB }
+
+var _ VectorFileReader = (*VectorStore)(nil)
+
+// Vectors returns the index's vectors.
+func (db *DB) Vectors() *VectorStore { return &VectorStore{db: db} }
+
+// VectorReader returns the index's vectors as a search reads them.
+func (db *DB) VectorReader() VectorReader { return db.Vectors() }
+
 // More meta keys, for vectors.
 const (
 	// MetaVectorsVersion changes whenever the vectors table does, so that
@@ -25,12 +40,12 @@ const (
 	// stage that completed.
 	MetaEmbeddingError = "embedding_error"
 	// MetaEmbeddingDim is the length of every stored vector, set by the
-	// first WriteVectors and cleared by DropVectors: an index never holds
+	// first VectorStore.Write and cleared by Drop: an index never holds
 	// vectors of two sizes.
 	MetaEmbeddingDim = "embedding_dim"
 )
 
-// ErrDimension is wrapped by WriteVectors' error for a vector whose
+// ErrDimension is wrapped by VectorStore.Write's error for a vector whose
 // length is not the index's.
 var ErrDimension = errors.New("vector dimension differs from the index's")
 
@@ -45,7 +60,7 @@ const bumpVectorsVersion = `INSERT INTO meta(key, value) VALUES ('vectors_versio
 // exports). Path is always set.
 type PendingVector struct {
 	Owner       string
-	RowHash     string // the row's content hash when it was read; see WriteVectors
+	RowHash     string // the row's content hash when it was read; see VectorStore.Write
 	Path        string
 	Header      string
 	Content     string
@@ -96,16 +111,16 @@ func pendingAfter(surface, after string) (op string, v any) {
 	return ">", int64(math.MaxInt64) // not an owner of this surface: nothing after it
 }
 
-// PendingVectors returns up to limit rows of surface without a vector,
-// in owner order, starting after owner after ("" for the first page).
-func (db *DB) PendingVectors(ctx context.Context, surface, after string, limit int) (out []PendingVector, err error) {
+// Pending returns up to limit rows of surface without a vector, in owner
+// order, starting after owner after ("" for the first page).
+func (store *VectorStore) Pending(ctx context.Context, surface, after string, limit int) (out []PendingVector, err error) {
 	q, ok := pendingSQL[surface]
 	if !ok {
 		return nil, fmt.Errorf("pending vectors: surface %q: unknown (known: code, summary, file)", surface)
 	}
 	op, start := pendingAfter(surface, after)
 	q = strings.Replace(q, "<op>", op, 1)
-	err = db.snapshot(ctx, nil, func(src *sourceCache) error {
+	err = store.db.snapshot(ctx, nil, func(src *sourceCache) error {
 		rows, err := src.tx.QueryContext(ctx, q, start, limit)
 		if err != nil {
 			return err
@@ -181,19 +196,19 @@ var rowCheck = map[string]string{
 	vectors.SurfaceFile:    `EXISTS (SELECT 1 FROM files WHERE 'f' || id = ?1 AND hash = ?2)`,
 }
 
-// WriteVectors stores vectors of model in one transaction and records
-// model as the index's embedding model. Every vector must have the
-// index's dimension (MetaEmbeddingDim; the first write sets it): a vector
-// of another length fails the whole write with ErrDimension, so sizes are
-// never mixed; a NaN or infinite component fails it too. A vector whose owner row is gone
-// or changed since PendingVectors read it (another run rewrote the file
-// meanwhile) is not stored: its new row is pending again. It returns how
-// many were stored.
-func (db *DB) WriteVectors(ctx context.Context, model string, vs []Vector) (n int, err error) {
-	if db.w == nil {
-		return 0, db.errReadOnly("write vectors")
+// Write stores vectors of model in one transaction and records model as
+// the index's embedding model. Every vector must have the index's
+// dimension (MetaEmbeddingDim; the first write sets it): a vector of
+// another length fails the whole write with ErrDimension, so sizes are
+// never mixed; a NaN or infinite component fails it too. A vector whose
+// owner row is gone or changed since Pending read it (another run
+// rewrote the file meanwhile) is not stored: its new row is pending
+// again. It returns how many were stored.
+func (store *VectorStore) Write(ctx context.Context, model string, vs []Vector) (n int, err error) {
+	if store.db.w == nil {
+		return 0, store.db.errReadOnly("write vectors")
 	}
-	tx, err := db.w.BeginTx(ctx, nil)
+	tx, err := store.db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("write vectors: %w", err)
 	}
@@ -219,8 +234,8 @@ func (db *DB) WriteVectors(ctx context.Context, model string, vs []Vector) (n in
 	}
 	if dim == 0 && len(vs) > 0 {
 		dim = len(vs[0].Vec)
-		// An index from before the dimension was recorded: its vectors
-		// must all have the new one.
+		// No dimension recorded (the first write, or an index that never
+		// recorded one): any stored vectors must have this one.
 		var other int
 		switch err := tx.QueryRowContext(ctx, `SELECT dim FROM vectors WHERE dim <> ? LIMIT 1`, dim).Scan(&other); {
 		case err == nil:
@@ -292,10 +307,10 @@ func txDim(ctx context.Context, tx *sql.Tx) (int, error) {
 	return d, nil
 }
 
-// VectorDims returns the distinct lengths of the stored vectors (one scan
-// of the vectors table; for an index from before MetaEmbeddingDim).
-func (db *DB) VectorDims(ctx context.Context) ([]int, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT DISTINCT dim FROM vectors ORDER BY dim`)
+// Dims returns the distinct lengths of the stored vectors (one scan of
+// the vectors table; for an index that does not record MetaEmbeddingDim).
+func (store *VectorStore) Dims(ctx context.Context) ([]int, error) {
+	rows, err := store.db.r.QueryContext(ctx, `SELECT DISTINCT dim FROM vectors ORDER BY dim`)
 	if err != nil {
 		return nil, fmt.Errorf("vector dims: %w", err)
 	}
@@ -311,16 +326,16 @@ func (db *DB) VectorDims(ctx context.Context) ([]int, error) {
 	return out, rows.Err()
 }
 
-// DropZeroVectors deletes stored vectors of dim floats that are all zero,
-// except those of the input whose hash is keepInput (the empty text,
-// whose zero vector is right), and reports how many it deleted; their
-// rows are pending again. A provider that returned zeros for real text
+// DropZero deletes stored vectors of dim floats that are all zero, except
+// those of the input whose hash is keepInput (the empty text, whose zero
+// vector is right), and reports how many it deleted; their rows are
+// pending again. A provider that returned zeros for real text
 // was broken, and its vectors match nothing.
-func (db *DB) DropZeroVectors(ctx context.Context, dim int, keepInput uint64) (int64, error) {
-	if db.w == nil {
-		return 0, db.errReadOnly("drop zero vectors")
+func (store *VectorStore) DropZero(ctx context.Context, dim int, keepInput uint64) (int64, error) {
+	if store.db.w == nil {
+		return 0, store.db.errReadOnly("drop zero vectors")
 	}
-	tx, err := db.w.BeginTx(ctx, nil)
+	tx, err := store.db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("drop zero vectors: %w", err)
 	}
@@ -341,15 +356,15 @@ func (db *DB) DropZeroVectors(ctx context.Context, dim int, keepInput uint64) (i
 	return n, tx.Commit()
 }
 
-// DropVectors deletes every vector (and the embedding cache of other
-// models than keepModel, and of other dimensions than keepDim when it is
-// positive), keeping all facts; the next embedding stage re-embeds. Used
+// Drop deletes every vector (and the embedding cache of other models than
+// keepModel, and of other dimensions than keepDim when it is positive),
+// keeping all facts; the next embedding stage re-embeds. Used
 // when the model or its dimension changes.
-func (db *DB) DropVectors(ctx context.Context, keepModel string, keepDim int) (err error) {
-	if db.w == nil {
-		return db.errReadOnly("drop vectors")
+func (store *VectorStore) Drop(ctx context.Context, keepModel string, keepDim int) (err error) {
+	if store.db.w == nil {
+		return store.db.errReadOnly("drop vectors")
 	}
-	tx, err := db.w.BeginTx(ctx, nil)
+	tx, err := store.db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("drop vectors: %w", err)
 	}
@@ -371,12 +386,12 @@ func (db *DB) DropVectors(ctx context.Context, keepModel string, keepDim int) (e
 	return tx.Commit()
 }
 
-// PruneEmbedCache deletes the oldest embedding cache entries beyond keep.
-func (db *DB) PruneEmbedCache(ctx context.Context, keep int) error {
-	if db.w == nil {
-		return db.errReadOnly("prune embedding cache")
+// PruneCache deletes the oldest embedding cache entries beyond keep.
+func (store *VectorStore) PruneCache(ctx context.Context, keep int) error {
+	if store.db.w == nil {
+		return store.db.errReadOnly("prune embedding cache")
 	}
-	_, err := db.w.ExecContext(ctx, `DELETE FROM embed_cache WHERE id IN
+	_, err := store.db.w.ExecContext(ctx, `DELETE FROM embed_cache WHERE id IN
 		(SELECT id FROM embed_cache ORDER BY id LIMIT max(0, (SELECT count(*) FROM embed_cache) - ?))`, keep)
 	if err != nil {
 		return fmt.Errorf("prune embedding cache: %w", err)
@@ -389,8 +404,8 @@ func (db *DB) PruneEmbedCache(ctx context.Context, keep int) error {
 // satisfies embed.Cache.
 type EmbedCache struct{ db *DB }
 
-// EmbedCache returns the cache of db.
-func (db *DB) EmbedCache() *EmbedCache { return &EmbedCache{db: db} }
+// Cache returns the index's embedding cache.
+func (store *VectorStore) Cache() *EmbedCache { return &EmbedCache{db: store.db} }
 
 // Get returns one vector per key, nil where none is stored.
 func (c *EmbedCache) Get(ctx context.Context, model string, keys []uint64) ([][]float32, error) {
@@ -440,7 +455,7 @@ func (c *EmbedCache) Get(ctx context.Context, model string, keys []uint64) ([][]
 }
 
 // Put does nothing: vectors enter the cache by being written to the
-// index (WriteVectors), and stay in it when their rows are replaced.
+// index (VectorStore.Write), and stay in it when their rows are replaced.
 func (c *EmbedCache) Put(ctx context.Context, model string, keys []uint64, vecs [][]float32) error {
 	return nil
 }
@@ -452,13 +467,13 @@ type VectorCount struct {
 	Missing int64 `json:"missing"`
 }
 
-// VectorCounts reports, per surface, the rows with and without a vector.
-func (db *DB) VectorCounts(ctx context.Context) (map[string]VectorCount, error) {
+// Counts reports, per surface, the rows with and without a vector.
+func (store *VectorStore) Counts(ctx context.Context) (map[string]VectorCount, error) {
 	out := map[string]VectorCount{}
 	q := `SELECT 'code', (SELECT count(*) FROM chunks), (SELECT count(*) FROM vectors WHERE surface = 'code')
 	UNION ALL SELECT 'summary', (SELECT count(*) FROM symbols), (SELECT count(*) FROM vectors WHERE surface = 'summary')
 	UNION ALL SELECT 'file', (SELECT count(*) FROM files), (SELECT count(*) FROM vectors WHERE surface = 'file')`
-	rows, err := db.r.QueryContext(ctx, q)
+	rows, err := store.db.r.QueryContext(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("vector counts: %w", err)
 	}

@@ -38,7 +38,7 @@ func TestVectorsParity(t *testing.T) {
 	cat, url := newStore(t)
 	db := embeddedIndex(t, root, m)
 	localVecs := 0
-	if err := db.ScanVectors(ctx, m.ID(), 32, func(string, string, []byte) { localVecs++ }); err != nil || localVecs == 0 {
+	if err := db.Vectors().Scan(ctx, m.ID(), 32, func(string, string, []byte) { localVecs++ }); err != nil || localVecs == 0 {
 		t.Fatalf("the local index has %d vectors (%v): the test needs some", localVecs, err)
 	}
 
@@ -67,10 +67,10 @@ func TestVectorsParity(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer scan.Close()
-	if on, err := scanRd.RanksVectors(ctx, m.ID()); err != nil || on {
+	if on, err := scanRd.vectors().Ranks(ctx, m.ID()); err != nil || on {
 		t.Fatalf("with ScanVectors RanksVectors = %v, %v; want false", on, err)
 	}
-	ranked, err := rd.RanksVectors(ctx, m.ID())
+	ranked, err := rd.vectors().Ranks(ctx, m.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func checkNearest(t *testing.T, rd *Reader, model string, dim int) {
 		vec   []float32
 	}
 	all := map[string][]row{}
-	err := rd.ScanVectors(ctx, model, dim, func(owner, surface string, blob []byte) {
+	err := rd.vectors().Scan(ctx, model, dim, func(owner, surface string, blob []byte) {
 		v := make([]float32, dim)
 		for i := range v {
 			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(blob[4*i:]))
@@ -247,7 +247,7 @@ func checkNearest(t *testing.T, rd *Reader, model string, dim int) {
 				}
 			}
 			k := 1 + rnd.IntN(8)
-			near, err := rd.NearestVectors(ctx, model, dim, surface, q, k, scope.Files, scope.Scope{})
+			near, err := rd.vectors().Nearest(ctx, model, dim, surface, q, k, scope.Files, scope.Scope{})
 			if err != nil {
 				t.Fatal(err)
 			}
