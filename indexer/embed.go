@@ -337,10 +337,10 @@ surfaces:
 
 // checkDimension learns the provider's dimension (one request when it
 // is not configured) and compares it with the index's: when they differ,
-// or the index holds vectors of two sizes (made before the dimension was
-// recorded), every vector is dropped and reset says so. An index from
-// before the dimension was recorded also loses the all-zero vectors a
-// broken provider may have stored. A provider failure is returned as
+// or the index holds vectors of two sizes (possible only where the
+// dimension is not recorded), every vector is dropped and reset says so.
+// An index that does not record its dimension also loses the all-zero
+// vectors a broken provider may have stored. A provider failure is returned as
 // stageErr (through failed), an index failure as err.
 func checkDimension(ctx context.Context, db *tables.DB, p embed.Provider, meta map[string]string,
 	failed func(string, error) (error, error)) (reset string, stageErr, err error) {
@@ -375,8 +375,8 @@ func checkDimension(ctx context.Context, db *tables.DB, p embed.Provider, meta m
 		return reset, nil, db.Vectors().Drop(ctx, p.ID(), dim)
 	}
 	if recorded == "" && len(have) == 1 {
-		// Vectors written before the dimension was recorded: drop any a
-		// broken provider made all zeros (now refused), then record it.
+		// Vectors whose dimension is not recorded: drop any a broken
+		// provider made all zeros (providers refuse them), then record it.
 		if _, err := db.Vectors().DropZero(ctx, dim, embed.TextKey("")); err != nil {
 			return "", nil, err
 		}

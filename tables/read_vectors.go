@@ -34,9 +34,9 @@ func (store *VectorStore) Model(ctx context.Context) (string, error) {
 	return v, err
 }
 
-// Dim returns the dimension of the index's vectors: meta
-// embedding_dim, or, in an index made before it was recorded, the most
-// common dimension of model's vectors; 0 when there are none.
+// Dim returns the dimension of the index's vectors: meta embedding_dim,
+// or, in an index that does not record it, the most common dimension of
+// model's vectors; 0 when there are none.
 func (store *VectorStore) Dim(ctx context.Context, model string) (int, error) {
 	var s string
 	if err := store.db.queryRow(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = 'embedding_dim'), '')`).Scan(&s); err != nil {

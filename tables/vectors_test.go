@@ -284,7 +284,7 @@ func TestDropZeroVectors(t *testing.T) {
 }
 
 // Rows with a vector are not pending, page by page: chunks and symbols
-// page by their INTEGER cid and sid (schema 7), and vectors name them by
+// page by their INTEGER cid and sid, and vectors name them by
 // their strings, so every page must see the vectors written.
 func TestPendingVectorsNoneAfterWrite(t *testing.T) {
 	db := openTest(t)
