@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
-	"math/rand"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,22 +19,14 @@ type testRow struct {
 	ids     RowIDs
 }
 
-// testRows is n unit vectors of dim floats per surface, with ids.
+// testRows is n unit vectors of dim floats per surface (one more per
+// surface than the last), with ids.
 func testRows(n, dim int, seed int64) []testRow {
-	r := rand.New(rand.NewSource(seed))
 	var out []testRow
 	for si, s := range Surfaces() {
-		for i := range n + si {
-			x := make([]float32, dim)
-			var n2 float64
-			for j := range x {
-				x[j] = float32(r.NormFloat64())
-				n2 += float64(x[j]) * float64(x[j])
-			}
-			for j := range x {
-				x[j] /= float32(math.Sqrt(n2))
-			}
-			out = append(out, testRow{s, x, RowIDs{Vec: int64(1000*si + i), Unit: int64(100*si + i), File: int64(i % 3)}})
+		set := genSet(n+si, dim, seed+int64(si))
+		for i := range set.Len() {
+			out = append(out, testRow{s, set.Row(i), RowIDs{Vec: int64(1000*si + i), Unit: int64(100*si + i), File: int64(i % 3)}})
 		}
 	}
 	return out

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand"
-	"os"
 	"slices"
 	"sort"
 	"testing"
@@ -126,10 +125,15 @@ func genSet(n, dim int, seed int64) *Set {
 	return set
 }
 
+// BenchmarkSearch times Search against the plain float32 scan, whole
+// and scoped to a tenth of the rows, cycling through 200 queries; it
+// reports the median and 95th percentile of a search too:
+//
+//	go test ./tables/vectors -run '^$' -bench Search
 func BenchmarkSearch(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
 		set := genSet(n, 256, 1)
-		q := genSet(1, 256, 2).Row(0)
+		queries := genSet(200, 256, 3)
 		scoped := NewBitset(n)
 		for i := 0; i < n; i += 10 {
 			scoped.Set(i)
@@ -139,40 +143,28 @@ func BenchmarkSearch(b *testing.B) {
 			allow Bitset
 		}{{"all", nil}, {"scope10pct", scoped}} {
 			b.Run(fmt.Sprintf("n=%d/%s/k=100", n, tc.name), func(b *testing.B) {
-				for b.Loop() {
-					set.Search(q, 100, tc.allow)
-				}
+				benchSearch(b, queries, func(q []float32) { set.Search(q, 100, tc.allow) })
 			})
 			// The baseline: the plain float32 scan.
 			b.Run(fmt.Sprintf("n=%d/%s/k=100/float32-scan", n, tc.name), func(b *testing.B) {
-				for b.Loop() {
-					set.searchExact(q, 100, tc.allow)
-				}
+				benchSearch(b, queries, func(q []float32) { set.searchExact(q, 100, tc.allow) })
 			})
 		}
 	}
 }
 
-// TestVectorScanLatency prints p50/p95 of Set.Search over generated
-// sets (a measurement, skipped unless SCAN_LATENCY is set):
-//
-//	SCAN_LATENCY=1 go test ./tables/vectors -run TestVectorScanLatency -v
-func TestVectorScanLatency(t *testing.T) {
-	if os.Getenv("SCAN_LATENCY") == "" {
-		t.Skip("set SCAN_LATENCY=1")
+// benchSearch runs search over queries in turn and reports the median
+// and 95th percentile of one search in milliseconds.
+func benchSearch(b *testing.B, queries *Set, search func(q []float32)) {
+	var ms []float64
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		search(queries.Row(i % queries.Len()))
+		ms = append(ms, float64(time.Since(start).Nanoseconds())/1e6)
 	}
-	for _, n := range []int{100_000, 1_000_000} {
-		set := genSet(n, 256, 1)
-		queries := genSet(200, 256, 3)
-		var ms []float64
-		for i := 0; i < queries.Len(); i++ {
-			start := time.Now()
-			set.Search(queries.Row(i), 100, nil)
-			ms = append(ms, float64(time.Since(start).Microseconds())/1000)
-		}
-		sort.Float64s(ms)
-		t.Logf("n=%d dim=256 k=100: p50 %.2f ms, p95 %.2f ms (%d queries)", n, ms[len(ms)/2], ms[len(ms)*95/100], len(ms))
-	}
+	sort.Float64s(ms)
+	b.ReportMetric(ms[len(ms)/2], "p50-ms")
+	b.ReportMetric(ms[len(ms)*95/100], "p95-ms")
 }
 
 // genData makes n rows of dimension dim of one kind: gaussian; clustered
