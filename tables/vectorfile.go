@@ -57,7 +57,7 @@ func (store *VectorStore) OpenFile(ctx context.Context) (*vectors.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	return vectors.Open(VectorFilePath(store.db.path), st)
+	return vectors.OpenFile(VectorFilePath(store.db.path), st)
 }
 
 // vectorFileScanSQL reads every vector of a model and dimension with its
@@ -118,7 +118,7 @@ func (store *VectorStore) SyncFile(ctx context.Context) (wrote bool, err error) 
 		}
 		return false, nil
 	}
-	if vectors.Check(path, st) == nil {
+	if vectors.CheckFile(path, st) == nil {
 		return false, nil
 	}
 	token := make([]byte, 16)
@@ -169,7 +169,7 @@ func writeVectorFile(ctx context.Context, tx *sql.Tx, path string, st vectors.St
 		}
 		unitOf[surface] = m
 	}
-	return vectors.Write(path, st, bound, func(add vectors.AddFunc) error {
+	return vectors.WriteFile(path, st, bound, func(add vectors.AddFunc) error {
 		rows, err := tx.QueryContext(ctx, vectorFileScanSQL, st.Model, st.Dim)
 		if err != nil {
 			return err

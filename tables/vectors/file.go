@@ -28,7 +28,7 @@ import (
 // model and dimension as they were when it was written, and a random
 // token the index records after installing the file (a rebuilt or
 // replaced index never matches an old file, whatever its version number).
-// Every array has a checksum. Open refuses a file that is missing, stale
+// Every array has a checksum. OpenFile refuses a file that is missing, stale
 // or damaged, saying which (ErrFileMissing, ErrFileStale, ErrFileDamaged,
 // ErrFileUnreadable); searches then read the index's vectors instead, and
 // the next index run rewrites the file.
@@ -59,7 +59,7 @@ type State struct {
 // to know when to read them again.
 func (s State) Key() string { return s.Version + "/" + s.Model + "/" + s.Token }
 
-// Why Open could not use a vector file; test with errors.Is.
+// Why OpenFile could not use a vector file; test with errors.Is.
 var (
 	ErrFileMissing    = errors.New("no vector file")
 	ErrFileStale      = errors.New("vector file is stale")
@@ -324,11 +324,11 @@ func littleEndian() bool {
 	return *(*byte)(unsafe.Pointer(&x)) == 1
 }
 
-// Open maps the vector file at path, after checking that it holds the
+// OpenFile maps the vector file at path, after checking that it holds the
 // vectors of st (version, model, dimension and token) and that every
 // checksum holds. Its error says why not: see IsFileProblem. The caller
 // must Close it.
-func Open(path string, st State) (*File, error) {
+func OpenFile(path string, st State) (*File, error) {
 	if st.Model == "" {
 		return nil, fmt.Errorf("%w: the index has no vectors", ErrFileMissing)
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 )
 
-// testRow is a row given to Write.
+// testRow is a row given to WriteFile.
 type testRow struct {
 	surface string
 	x       []float32
@@ -43,7 +43,7 @@ func writeTest(t *testing.T, path string, st State, rows []testRow, slack int) {
 	for s := range bound {
 		bound[s] += slack
 	}
-	err := Write(path, st, bound, func(add AddFunc) error {
+	err := WriteFile(path, st, bound, func(add AddFunc) error {
 		for _, r := range rows {
 			if err := add(r.surface, r.x, r.ids); err != nil {
 				return err
@@ -69,10 +69,10 @@ func TestFileRoundTrip(t *testing.T) {
 	st := testState(dim)
 	rows := testRows(20, dim, 1)
 	writeTest(t, path, st, rows, 3) // bounds above the rows: the header says how many
-	if err := Check(path, st); err != nil {
+	if err := CheckFile(path, st); err != nil {
 		t.Fatal(err)
 	}
-	f, err := Open(path, st)
+	f, err := OpenFile(path, st)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestFileWriteFails(t *testing.T) {
 	} {
 		st := st
 		st.Token = "ffeeddccbbaa99887766554433221100"
-		err := Write(path, st, map[string]int{SurfaceCode: 0, SurfaceSummary: 0, SurfaceFile: 0}, func(add AddFunc) error {
+		err := WriteFile(path, st, map[string]int{SurfaceCode: 0, SurfaceSummary: 0, SurfaceFile: 0}, func(add AddFunc) error {
 			return add(tc.bad.surface, tc.bad.x, tc.bad.ids)
 		})
 		if err == nil {
@@ -186,7 +186,7 @@ func editHeader(t *testing.T, path string, edit func(h *header)) {
 	}
 }
 
-// Each fault makes Open refuse the file and Check find it (so the index
+// Each fault makes OpenFile refuse the file and CheckFile find it (so the index
 // writes another), both saying which.
 func TestFileFaults(t *testing.T) {
 	for _, tc := range []struct {
@@ -236,7 +236,7 @@ func TestFileFaults(t *testing.T) {
 			st := testState(24)
 			writeTest(t, path, st, testRows(30, 24, 3), 0)
 			tc.fault(t, path, &st)
-			f, err := Open(path, st)
+			f, err := OpenFile(path, st)
 			if err == nil {
 				f.Close()
 				t.Fatal("the faulty file opened")
@@ -247,7 +247,7 @@ func TestFileFaults(t *testing.T) {
 			if st.Model == "" {
 				return // an index without vectors has no file to check
 			}
-			if err := Check(path, st); !errors.Is(err, tc.want) {
+			if err := CheckFile(path, st); !errors.Is(err, tc.want) {
 				t.Fatalf("check: %v, want %v", err, tc.want)
 			}
 		})

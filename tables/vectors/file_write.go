@@ -13,10 +13,10 @@ import (
 	"github.com/cespare/xxhash/v2"
 )
 
-// Check reads the vector file at path with plain reads (an index run must
+// CheckFile reads the vector file at path with plain reads (an index run must
 // not map it: mapped pages count as its memory) and says why it does not
 // hold the vectors of st, nil when it does.
-func Check(path string, st State) error {
+func CheckFile(path string, st State) error {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return ErrFileMissing
@@ -66,14 +66,14 @@ type RowIDs struct {
 // the file's dimension, and the ids it maps back to.
 type AddFunc func(surface string, x []float32, ids RowIDs) error
 
-// Write writes the vector file of st to path: to a temporary file beside
+// WriteFile writes the vector file of st to path: to a temporary file beside
 // it, renamed into place only when complete, so a reader sees the old
 // file or the new one. bound is at least the number of rows of each
 // surface (it places the arrays; the header records how many each
 // holds); rows calls add once per vector, in the order a search should
 // break ties by. Rows of a surface beyond its bound, or of another
 // dimension, fail the write.
-func Write(path string, st State, bound map[string]int, rows func(add AddFunc) error) (err error) {
+func WriteFile(path string, st State, bound map[string]int, rows func(add AddFunc) error) (err error) {
 	h := &header{dim: st.Dim, pad: PadDim(st.Dim), token: st.Token, version: st.Version, model: st.Model}
 	off := int64(vfHeaderSize)
 	for _, name := range fileSurfaces {
