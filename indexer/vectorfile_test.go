@@ -11,7 +11,7 @@ import (
 )
 
 // openVectorFile opens the index at path read-only and maps its vector
-// file, returning OpenVectorFile's error.
+// file, returning OpenFile's error.
 func openVectorFile(t *testing.T, path string) error {
 	t.Helper()
 	db, err := tables.Open(context.Background(), path, tables.OpenOptions{ReadOnly: true})

@@ -74,7 +74,7 @@ func syncFile(t testing.TB, db *DB, want bool) {
 		t.Fatal(err)
 	}
 	if wrote != want {
-		t.Fatalf("SyncVectorFile wrote %v, want %v", wrote, want)
+		t.Fatalf("SyncFile wrote %v, want %v", wrote, want)
 	}
 }
 
@@ -90,8 +90,8 @@ func openFile(t testing.TB, db *DB) *vectors.File {
 
 // The file holds every vector in rowid order with the ids of its unit and
 // file; its int8 rows are within the bounds it states of the float32
-// vectors the index holds, which VectorFileVectors reads back, with the
-// units VectorFileUnits reads.
+// vectors the index holds, which FileVectors reads back, with the
+// units FileUnits reads.
 func TestVectorFileRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	const dim = 40
@@ -196,8 +196,8 @@ func TestVectorFileRoundTrip(t *testing.T) {
 	}
 }
 
-// Each fault makes OpenVectorFile refuse the file, saying which, and the
-// next SyncVectorFile (an index run) rewrite it. (Package vectors tests
+// Each fault makes OpenFile refuse the file, saying which, and the
+// next SyncFile (an index run) rewrite it. (Package vectors tests
 // every fault of the format; these are the index's side.)
 func TestVectorFileFaults(t *testing.T) {
 	ctx := context.Background()

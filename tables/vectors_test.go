@@ -45,7 +45,7 @@ func embedAll(t *testing.T, db *DB, model string, salt uint64) int {
 	return total
 }
 
-func TestPendingAndWriteVectors(t *testing.T) {
+func TestPendingAndWrite(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
 	mustWrite(t, db, []*extract.File{sampleFile("a.go"), sampleFile("b.go")}, nil)
@@ -118,7 +118,7 @@ func mapsEqual(a, b map[string]VectorCount) bool {
 	return true
 }
 
-func TestWriteVectorsSkipsChangedRows(t *testing.T) {
+func TestWriteSkipsChangedRows(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
 	mustWrite(t, db, []*extract.File{sampleFile("a.go")}, nil)
@@ -191,7 +191,7 @@ func TestEmbedCacheKeepsReplacedVectors(t *testing.T) {
 	}
 }
 
-func TestDropVectorsKeepsFacts(t *testing.T) {
+func TestDropKeepsFacts(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
 	mustWrite(t, db, []*extract.File{sampleFile("a.go")}, nil)
@@ -208,14 +208,14 @@ func TestDropVectorsKeepsFacts(t *testing.T) {
 	}
 	for _, q := range []string{`SELECT count(*) FROM vectors`, `SELECT count(*) FROM embed_cache`, `SELECT count(*) FROM meta WHERE key = 'embedding_model'`} {
 		if n := queryInt(t, db, q); n != 0 {
-			t.Errorf("%s = %d after DropVectors", q, n)
+			t.Errorf("%s = %d after Drop", q, n)
 		}
 	}
 }
 
 // The index never holds vectors of two sizes, nor NaN or infinite ones:
-// such a write fails whole, and DropVectors lets a new size in.
-func TestWriteVectorsOneDimension(t *testing.T) {
+// such a write fails whole, and Drop lets a new size in.
+func TestWriteOneDimension(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
 	mustWrite(t, db, []*extract.File{sampleFile("a.go")}, nil)
@@ -250,7 +250,7 @@ func TestWriteVectorsOneDimension(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := db.Vectors().Write(ctx, "m", []Vector{vec(ps[0], 1, 0)}); err != nil {
-		t.Errorf("after DropVectors, a new size: %v", err)
+		t.Errorf("after Drop, a new size: %v", err)
 	}
 	if dims, _ := db.Vectors().Dims(ctx); !slices.Equal(dims, []int{2}) {
 		t.Errorf("dims %v, want [2]", dims)
@@ -286,7 +286,7 @@ func TestDropZeroVectors(t *testing.T) {
 // Rows with a vector are not pending, page by page: chunks and symbols
 // page by their INTEGER cid and sid, and vectors name them by
 // their strings, so every page must see the vectors written.
-func TestPendingVectorsNoneAfterWrite(t *testing.T) {
+func TestPendingNoneAfterWrite(t *testing.T) {
 	db := openTest(t)
 	ctx := context.Background()
 	mustWrite(t, db, []*extract.File{sampleFile("a.go"), sampleFile("b.go"), synthFile("c.go", 1, 4)}, nil)

@@ -51,7 +51,7 @@ func TestPgvectorMigration(t *testing.T) {
 			_, rd = testReader(t, url, name, StoreOptions{})
 		}
 		if on, err := rd.vectors().Ranks(ctx, m.ID()); err != nil || on != ranked {
-			t.Fatalf("%s: RanksVectors = %v, %v; want %v", when, on, err, ranked)
+			t.Fatalf("%s: Ranks = %v, %v; want %v", when, on, err, ranked)
 		}
 		store, err := query.New(ctx, rd, query.Options{Embedder: m})
 		if err != nil {
@@ -262,7 +262,7 @@ func TestMoveVectors(t *testing.T) {
 		}
 		_, rd := testReader(t, urls[0], name, StoreOptions{})
 		if on, err := rd.vectors().Ranks(ctx, m.ID()); err != nil || on != (to == 1) {
-			t.Fatalf("moved to s%d: RanksVectors = %v, %v", to, on, err)
+			t.Fatalf("moved to s%d: Ranks = %v, %v", to, on, err)
 		}
 		pl, err := query.New(ctx, rd, query.Options{Embedder: m})
 		if err != nil {

@@ -68,14 +68,14 @@ func TestVectorsParity(t *testing.T) {
 	}
 	defer scan.Close()
 	if on, err := scanRd.vectors().Ranks(ctx, m.ID()); err != nil || on {
-		t.Fatalf("with ScanVectors RanksVectors = %v, %v; want false", on, err)
+		t.Fatalf("with ScanVectors Ranks = %v, %v; want false", on, err)
 	}
 	ranked, err := rd.vectors().Ranks(ctx, m.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if pgvector := hasPgvector(t, url); ranked != pgvector {
-		t.Fatalf("RanksVectors = %v with pgvector installed %v", ranked, pgvector)
+		t.Fatalf("Ranks = %v with pgvector installed %v", ranked, pgvector)
 	}
 
 	reqs := []query.Request{
@@ -200,8 +200,8 @@ func hasPgvector(t *testing.T, url string) bool {
 	return queryInt(t, url, `SELECT count(*) FROM pg_extension WHERE extname = 'vector'`) > 0
 }
 
-// checkNearest compares NearestVectors with a scan of every vector
-// (ScanVectors) for random queries and small k, in and out of scope: the
+// checkNearest compares Nearest with a scan of every vector
+// (Scan) for random queries and small k, in and out of scope: the
 // rows it returns, scored in Go, must hold the scan's best k in the
 // scan's order, and it must return fewer rows than there are.
 func checkNearest(t *testing.T, rd *Reader, model string, dim int) {
