@@ -12,6 +12,7 @@ import (
 
 	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/vectors"
 )
 
 // VectorResult is what a run's embedding stage did.
@@ -35,7 +36,7 @@ type VectorResult struct {
 	Error     string `json:"error,omitempty"`
 	ElapsedMS int64  `json:"elapsed_ms"`
 	// FileWritten says the run rewrote the vector file that searches
-	// map (tables.SyncVectorFile), which took FileMS (checking it too).
+	// map (tables.VectorStore.SyncFile), which took FileMS (checking it too).
 	FileWritten bool  `json:"file_written,omitempty"`
 	FileMS      int64 `json:"file_ms"`
 }
@@ -178,7 +179,7 @@ func embedStage(ctx context.Context, db *tables.DB, opts Options) (*VectorResult
 		return nil, err
 	}
 	if old := meta[tables.MetaEmbeddingModel]; old != "" && old != p.ID() {
-		if err := db.DropVectors(ctx, p.ID(), 0); err != nil {
+		if err := db.Vectors().Drop(ctx, p.ID(), 0); err != nil {
 			return nil, err
 		}
 		vr.Reset = fmt.Sprintf("embedding model changed from %s to %s: every vector is embedded again; facts are kept", embed.RedactID(old), p.ID())
@@ -213,7 +214,7 @@ func embedStage(ctx context.Context, db *tables.DB, opts Options) (*VectorResult
 		return fmt.Errorf("%s with %s: %w", what, p.ID(), err), nil
 	}
 
-	counts, err := db.VectorCounts(ctx)
+	counts, err := db.Vectors().Counts(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +234,7 @@ func embedStage(ctx context.Context, db *tables.DB, opts Options) (*VectorResult
 			notice(reset)
 		}
 		// The check may have dropped vectors (all, or broken ones).
-		if counts, err = db.VectorCounts(ctx); err != nil {
+		if counts, err = db.Vectors().Counts(ctx); err != nil {
 			return nil, err
 		}
 		total = 0
@@ -241,7 +242,7 @@ func embedStage(ctx context.Context, db *tables.DB, opts Options) (*VectorResult
 			total += int(c.Missing)
 		}
 	}
-	cp := embed.Cached(p, db.EmbedCache())
+	cp := embed.Cached(p, db.Vectors().Cache())
 	// Pages are written by a goroutine while the next one is embedded:
 	// SQLite's single writer and the provider then work at the same time.
 	type page struct {
@@ -258,7 +259,7 @@ func embedStage(ctx context.Context, db *tables.DB, opts Options) (*VectorResult
 				continue // drain
 			}
 			var n int
-			if n, err = db.WriteVectors(ctx, p.ID(), pg.vs); err != nil {
+			if n, err = db.Vectors().Write(ctx, p.ID(), pg.vs); err != nil {
 				continue
 			}
 			vr.Written += n
@@ -271,13 +272,13 @@ func embedStage(ctx context.Context, db *tables.DB, opts Options) (*VectorResult
 	}()
 	var readErr error
 surfaces:
-	for _, surface := range tables.Surfaces() {
+	for _, surface := range vectors.Surfaces() {
 		if stageErr != nil || total == 0 {
 			break
 		}
 		after := ""
 		for {
-			batch, err := db.PendingVectors(ctx, surface, after, embedPage)
+			batch, err := db.Vectors().Pending(ctx, surface, after, embedPage)
 			if err != nil {
 				readErr = err
 				break surfaces
@@ -316,7 +317,7 @@ surfaces:
 	if stageErr != nil {
 		vr.Error = stageErr.Error()
 	}
-	if counts, err = db.VectorCounts(ctx); err != nil {
+	if counts, err = db.Vectors().Counts(ctx); err != nil {
 		return nil, err
 	}
 	vr.Missing = map[string]int64{}
@@ -327,7 +328,7 @@ surfaces:
 			vr.Missing[s] = c.Missing
 		}
 	}
-	if err := db.PruneEmbedCache(ctx, max(embedCacheFloor, int(present))); err != nil {
+	if err := db.Vectors().PruneCache(ctx, max(embedCacheFloor, int(present))); err != nil {
 		return nil, err
 	}
 	err = db.SetMeta(ctx, map[string]string{tables.MetaEmbeddingError: vr.Error})
@@ -336,10 +337,10 @@ surfaces:
 
 // checkDimension learns the provider's dimension (one request when it
 // is not configured) and compares it with the index's: when they differ,
-// or the index holds vectors of two sizes (made before the dimension was
-// recorded), every vector is dropped and reset says so. An index from
-// before the dimension was recorded also loses the all-zero vectors a
-// broken provider may have stored. A provider failure is returned as
+// or the index holds vectors of two sizes (possible only where the
+// dimension is not recorded), every vector is dropped and reset says so.
+// An index that does not record its dimension also loses the all-zero
+// vectors a broken provider may have stored. A provider failure is returned as
 // stageErr (through failed), an index failure as err.
 func checkDimension(ctx context.Context, db *tables.DB, p embed.Provider, meta map[string]string,
 	failed func(string, error) (error, error)) (reset string, stageErr, err error) {
@@ -361,7 +362,7 @@ func checkDimension(ctx context.Context, db *tables.DB, p embed.Provider, meta m
 			return "", nil, fmt.Errorf("meta %s: %q: not a dimension", tables.MetaEmbeddingDim, recorded)
 		}
 		have = []int{d}
-	} else if have, err = db.VectorDims(ctx); err != nil {
+	} else if have, err = db.Vectors().Dims(ctx); err != nil {
 		return "", nil, err
 	}
 	switch {
@@ -371,12 +372,12 @@ func checkDimension(ctx context.Context, db *tables.DB, p embed.Provider, meta m
 		reset = fmt.Sprintf("embedding dimension changed from %d to %d (%s): every vector is embedded again; facts are kept", have[0], dim, p.ID())
 	}
 	if reset != "" {
-		return reset, nil, db.DropVectors(ctx, p.ID(), dim)
+		return reset, nil, db.Vectors().Drop(ctx, p.ID(), dim)
 	}
 	if recorded == "" && len(have) == 1 {
-		// Vectors written before the dimension was recorded: drop any a
-		// broken provider made all zeros (now refused), then record it.
-		if _, err := db.DropZeroVectors(ctx, dim, embed.TextKey("")); err != nil {
+		// Vectors whose dimension is not recorded: drop any a broken
+		// provider made all zeros (providers refuse them), then record it.
+		if _, err := db.Vectors().DropZero(ctx, dim, embed.TextKey("")); err != nil {
 			return "", nil, err
 		}
 		return "", nil, db.SetMeta(ctx, map[string]string{tables.MetaEmbeddingDim: strconv.Itoa(dim)})
@@ -396,7 +397,7 @@ func upToDate(ctx context.Context, db *tables.DB, cfg embed.Config, vr *VectorRe
 		meta[tables.MetaEmbeddingError] != "" || meta[tables.MetaEmbeddingDim] == "" {
 		return false, nil
 	}
-	counts, err := db.VectorCounts(ctx)
+	counts, err := db.Vectors().Counts(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -429,10 +430,10 @@ func VectorInput(surface string, p tables.PendingVector) string {
 		}
 	}
 	switch surface {
-	case tables.SurfaceCode:
+	case vectors.SurfaceCode:
 		line(p.Header)
 		line(p.Content)
-	case tables.SurfaceSummary:
+	case vectors.SurfaceSummary:
 		line(p.Kind + " " + p.Qualname)
 		line(p.Signature)
 		line(p.Doc)

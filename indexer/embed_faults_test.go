@@ -112,7 +112,7 @@ func runWithin(t *testing.T, d time.Duration, db *tables.DB, root string, opts O
 
 func storedDims(t *testing.T, db *tables.DB) []int {
 	t.Helper()
-	d, err := db.VectorDims(context.Background())
+	d, err := db.Vectors().Dims(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/embed/embedtest"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/vectors"
 )
 
 // testModel writes a tiny Model2Vec model in the real format and loads it.
@@ -35,7 +36,7 @@ var embedTree = map[string]string{
 
 func vectorCounts(t *testing.T, db *tables.DB) map[string]tables.VectorCount {
 	t.Helper()
-	c, err := db.VectorCounts(context.Background())
+	c, err := db.Vectors().Counts(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func TestEmbedStage(t *testing.T) {
 		t.Fatalf("vectors = %+v", v)
 	}
 	counts := vectorCounts(t, db)
-	for _, s := range tables.Surfaces() {
+	for _, s := range vectors.Surfaces() {
 		if counts[s].Present == 0 || counts[s].Missing != 0 {
 			t.Errorf("%s vectors: %+v, want all present", s, counts[s])
 		}
@@ -203,14 +204,14 @@ func TestVectorInput(t *testing.T) {
 		p       tables.PendingVector
 		want    string
 	}{
-		{tables.SurfaceCode, tables.PendingVector{Path: "a.go", Header: "a.go › Retry", Content: "func Retry() {}\n"},
+		{vectors.SurfaceCode, tables.PendingVector{Path: "a.go", Header: "a.go › Retry", Content: "func Retry() {}\n"},
 			"a.go › Retry\nfunc Retry() {}"},
-		{tables.SurfaceSummary, tables.PendingVector{Path: "a.go", Kind: "function", Qualname: "net.Retry",
+		{vectors.SurfaceSummary, tables.PendingVector{Path: "a.go", Kind: "function", Qualname: "net.Retry",
 			Signature: "func Retry(f func() error) error", Doc: "Retry runs f.", Identifiers: "\nbackoff\nf\n"},
 			"function net.Retry\nfunc Retry(f func() error) error\nRetry runs f.\na.go\nbackoff f"},
-		{tables.SurfaceFile, tables.PendingVector{Path: "a.go", Summary: "a.go Package net retries. Retry"},
+		{vectors.SurfaceFile, tables.PendingVector{Path: "a.go", Summary: "a.go Package net retries. Retry"},
 			"a.go Package net retries. Retry"},
-		{tables.SurfaceFile, tables.PendingVector{Path: "b.txt"}, "b.txt"},
+		{vectors.SurfaceFile, tables.PendingVector{Path: "b.txt"}, "b.txt"},
 	} {
 		if got := VectorInput(tc.surface, tc.p); got != tc.want {
 			t.Errorf("VectorInput(%s) = %q, want %q", tc.surface, got, tc.want)

@@ -222,7 +222,7 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 	}
 	// The vector file searches map: rewritten when the vectors changed.
 	fileStart := time.Now()
-	if res.Vectors.FileWritten, err = db.SyncVectorFile(ctx); err != nil {
+	if res.Vectors.FileWritten, err = db.Vectors().SyncFile(ctx); err != nil {
 		return nil, err
 	}
 	res.Vectors.FileMS = time.Since(fileStart).Milliseconds()

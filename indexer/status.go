@@ -434,7 +434,7 @@ func vectorState(ctx context.Context, db *tables.DB, meta map[string]string, off
 	}
 	vs.Dim, _ = strconv.Atoi(meta[tables.MetaEmbeddingDim])
 	var err error
-	vs.Surfaces, err = db.VectorCounts(ctx)
+	vs.Surfaces, err = db.Vectors().Counts(ctx)
 	for _, c := range vs.Surfaces {
 		vs.Missing += c.Missing
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // openVectorFile opens the index at path read-only and maps its vector
-// file, returning OpenVectorFile's error.
+// file, returning OpenFile's error.
 func openVectorFile(t *testing.T, path string) error {
 	t.Helper()
 	db, err := tables.Open(context.Background(), path, tables.OpenOptions{ReadOnly: true})
@@ -19,7 +19,7 @@ func openVectorFile(t *testing.T, path string) error {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	vf, err := db.OpenVectorFile(context.Background())
+	vf, err := db.Vectors().OpenFile(context.Background())
 	if err == nil {
 		vf.Close()
 	}
@@ -68,7 +68,7 @@ func TestRunsWriteTheVectorFile(t *testing.T) {
 	}
 
 	db = openDB(t, dir)
-	if err := db.DropVectors(context.Background(), "", 0); err != nil {
+	if err := db.Vectors().Drop(context.Background(), "", 0); err != nil {
 		t.Fatal(err)
 	}
 	run(t, db, root, Options{})

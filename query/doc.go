@@ -107,13 +107,13 @@
 //     every chunk (vec_code); a chunk's score is the mean of the two.
 //   - vectors (when the index has them and Options.Embedder is the model
 //     that made them): the query is embedded and every in-scope vector of
-//     a surface is scanned exactly (VectorSet; the scope becomes a bitset
+//     a surface is scanned exactly (vectors.Set; the scope becomes a bitset
 //     before the scan, so a scoped search never loses an in-scope hit).
 //     concept adds vec_code (chunks), vec_summary (symbols) and vec_file
 //     (files, file level); definition adds vec_summary. Their weights
 //     (Tuning.WVec*) are not tuned on the benchmark: the real model's
 //     weights could not be downloaded where this was built. A search maps
-//     the index's vector file (tables.VectorFile) and reads back from the
+//     the index's vector file (vectors.File) and reads back from the
 //     index only the rows that can rank; without a usable file it loads
 //     the vectors table into memory and says why in a note. A planner with
 //     Options.ResidentVectors (a server) loads the table in the background

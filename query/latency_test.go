@@ -13,6 +13,7 @@ import (
 	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/vectors"
 )
 
 // TestVectorLatency measures search latency on an existing index with and
@@ -48,7 +49,7 @@ func TestVectorLatency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	counts, _ := db.VectorCounts(ctx)
+	counts, _ := db.Vectors().Counts(ctx)
 	t.Logf("vectors: %+v", counts)
 	off, err := New(ctx, db, Options{})
 	if err != nil {
@@ -179,7 +180,7 @@ func TestVectorLatency(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, surface := range []string{tables.SurfaceCode, tables.SurfaceSummary, tables.SurfaceFile} {
+		for _, surface := range []string{vectors.SurfaceCode, vectors.SurfaceSummary, vectors.SurfaceFile} {
 			req, sc := Request{Query: text}, newScoped(scope.Scope{})
 			a, err := on.vecChannel(ctx, fileVecs, "v", surface, 1, q, req, sc)
 			if err != nil {
@@ -199,7 +200,7 @@ func TestVectorLatency(t *testing.T) {
 					found++
 				}
 			}
-			rescored += len(fileVecs.surface(surface).set.candidates(q, on.tune.VecCands, nil))
+			rescored += rescoredRows(t, fileVecs.surface(surface).set, q, on.tune.VecCands)
 			scans++
 		}
 	}

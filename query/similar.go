@@ -10,7 +10,7 @@ import (
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/scope"
-	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/vectors"
 )
 
 // Similar code, until vectors exist, is token overlap: the snippet's
@@ -58,7 +58,7 @@ func (p *Planner) similar(ctx context.Context, req Request, text string, resp *R
 
 	// Code vectors first: they need no identifiers, so a snippet of
 	// operators and literals still finds its look-alikes.
-	vr, err := p.runVectors(ctx, text, []vecSpec{{"vec_code", tables.SurfaceCode, 1}}, req, sc)
+	vr, err := p.runVectors(ctx, text, []vecSpec{{"vec_code", vectors.SurfaceCode, 1}}, req, sc)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/vectors"
 )
 
 // bigVectorRepo is a repository of a few thousand vectors: enough rows
@@ -125,6 +126,21 @@ func channelRows(ch *channel) []string {
 
 // Searching the mapped vector file finds exactly what loading the vectors
 // table finds — every channel, query and scope, scoped or not.
+// rescoredRows is how many rows a search of set for the k best of q
+// rescores in float32: those its int8 pass could not rule out.
+func rescoredRows(t testing.TB, set *vectors.Set, q []float32, k int) int {
+	t.Helper()
+	n := 0
+	_, err := set.SearchWith(q, k, nil, func(rows []int) ([]float32, error) {
+		n = len(rows)
+		return make([]float32, len(rows)), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 func TestVectorFileEqualsTable(t *testing.T) {
 	m, _, path := bigVectorIndex(t)
 	ctx := context.Background()
@@ -146,7 +162,7 @@ func TestVectorFileEqualsTable(t *testing.T) {
 	if fromFile.stats != fromTable.stats {
 		t.Errorf("stats: file %+v, table %+v", fromFile.stats, fromTable.stats)
 	}
-	if n := fromFile.surface(tables.SurfaceSummary).set.Len(); n < 1000 {
+	if n := fromFile.surface(vectors.SurfaceSummary).set.Len(); n < 1000 {
 		t.Fatalf("%d summary vectors: too few to test the pruning", n)
 	}
 	compared, pruned := 0, 0
@@ -156,7 +172,7 @@ func TestVectorFileEqualsTable(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, sc := range vecScopes {
-			for _, surface := range []string{tables.SurfaceCode, tables.SurfaceSummary, tables.SurfaceFile} {
+			for _, surface := range []string{vectors.SurfaceCode, vectors.SurfaceSummary, vectors.SurfaceFile} {
 				req := Request{Query: text, Scope: sc}
 				a, err := p.vecChannel(ctx, fromFile, "v", surface, 1, q, req, newScoped(sc))
 				if err != nil {
@@ -178,8 +194,8 @@ func TestVectorFileEqualsTable(t *testing.T) {
 				compared += len(got)
 			}
 		}
-		set := fromFile.surface(tables.SurfaceSummary).set
-		if len(set.candidates(q, tune.VecCands, nil)) < set.Len()/2 {
+		set := fromFile.surface(vectors.SurfaceSummary).set
+		if rescoredRows(t, set, q, tune.VecCands) < set.Len()/2 {
 			pruned++
 		}
 	}
@@ -284,7 +300,7 @@ func TestVectorFileReplacedWhileHeld(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.vecChannel(ctx, old, "v", tables.SurfaceFile, 1, q, Request{Query: "x"}, newScoped(scope.Scope{})); !tables.IsVectorFileProblem(err) {
+	if _, err := p.vecChannel(ctx, old, "v", vectors.SurfaceFile, 1, q, Request{Query: "x"}, newScoped(scope.Scope{})); !vectors.IsFileProblem(err) {
 		t.Errorf("scan of the replaced file: %v, want a stale file", err)
 	}
 	cur, release2, err := p.acquireVectors(ctx, false)

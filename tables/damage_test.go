@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/tables/vectors"
 )
 
 // TestCopyEmbedCache: a new index takes the vectors and the cache of an
@@ -16,7 +17,7 @@ import (
 func TestCopyEmbedCache(t *testing.T) {
 	ctx := context.Background()
 	old := openTest(t)
-	vec := EncodeVector(nil, []float32{1, 2})
+	vec := vectors.Encode(nil, []float32{1, 2})
 	if _, err := old.w.ExecContext(ctx, `INSERT INTO vectors(owner, surface, model, dim, input_hash, vec) VALUES ('s1', 'code', 'm', 2, ?, ?)`, Hex(1), vec); err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +30,7 @@ func TestCopyEmbedCache(t *testing.T) {
 	if err != nil || n != 2 {
 		t.Fatalf("CopyEmbedCache = %d, %v; want 2", n, err)
 	}
-	got, err := fresh.EmbedCache().Get(ctx, "m", []uint64{1, 2, 3})
+	got, err := fresh.Vectors().Cache().Get(ctx, "m", []uint64{1, 2, 3})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@
 // index: no other package writes SQL. It knows nothing about ranking.
 // Readers call typed methods (read_*.go: SearchChunks, SearchSymbols,
 // SearchFiles, SymbolsNamed, RefsNamed, ChunksContaining, Neighbours,
-// SymbolInfo, FileLines, ScanVectors, …) that take a scope.Scope and
+// SymbolInfo, FileLines, …) that take a scope.Scope and
 // render it into SQL themselves (filter.go), so the dialect stays here and
 // another engine can sit behind the same methods. schema.sql defines the
 // tables, and this comment is their guide. DB.SQL exposes the read pool
@@ -59,14 +59,14 @@
 //	                       refs hold it (refkeys.go).
 //	skipped                files the last run left out, with the reason.
 //	vectors, embed_cache   embeddings per chunk, symbol and file, and vectors of
-//	                       replaced text; see vectors.go (PendingVectors,
-//	                       WriteVectors, EmbedCache, DropVectors, VectorCounts,
-//	                       VectorDims, DropZeroVectors). All vectors have one
-//	                       dimension, meta embedding_dim: WriteVectors refuses
-//	                       another, and NaN or infinite components.
-//	                       Searches read them from the vector file beside
-//	                       the index (vectorfile.go: SyncVectorFile writes
-//	                       it, OpenVectorFile maps it).
+//	                       replaced text, through DB.Vectors (VectorStore,
+//	                       vectors.go: Pending, Write, Cache, Drop, Counts).
+//	                       All vectors have one dimension, meta
+//	                       embedding_dim: Write refuses another, and NaN or
+//	                       infinite components. Searches read them from the
+//	                       vector file beside the index (vectorfile.go:
+//	                       SyncFile writes it, OpenFile maps it; package
+//	                       tables/vectors has its format and the scan).
 //
 // Only files hold path, ext and language; symbols, chunks, sources and
 // refs name their file by its id (a refs row's id is its file's),
@@ -111,7 +111,7 @@
 // An empty list is the empty string. files.imports and files.exports are
 // plain '\n'-joined. The identifiers, calls and strings of symbols and the
 // identifiers of chunks are in sources.lists (SymbolInfo, SimilarChunks
-// and PendingVectors read them).
+// and VectorStore.Pending read them).
 //
 // # Full-text search
 //

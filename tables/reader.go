@@ -62,13 +62,8 @@ type Reader interface {
 	SymbolsKey(ctx context.Context) (int64, error)
 	ChunksKey(ctx context.Context) (string, error)
 
-	// Vectors.
-	VectorsVersion(ctx context.Context) (string, error)
-	EmbeddingModel(ctx context.Context) (string, error)
-	EmbeddingDim(ctx context.Context, model string) (int, error)
-	ChunkRows(ctx context.Context, fn func(ChunkRow)) error
-	SymbolRows(ctx context.Context, fn func(SymbolRow)) error
-	ScanVectors(ctx context.Context, model string, dim int, fn func(owner, surface string, blob []byte)) error
+	// VectorReader reads the repository's vectors.
+	VectorReader() VectorReader
 }
 
 var _ Reader = (*DB)(nil)

@@ -14,6 +14,7 @@ import (
 	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/vectors"
 )
 
 type statusCmd struct {
@@ -131,7 +132,7 @@ func printStatus(w io.Writer, st *indexer.Status) {
 		fmt.Fprintf(w, "  vectors: off — %s\n", v.Off)
 	} else {
 		fmt.Fprintf(w, "  vectors: %s\n", v.Model)
-		for _, s := range tables.Surfaces() {
+		for _, s := range vectors.Surfaces() {
 			fmt.Fprintf(w, "    %-8s %7d present  %d missing\n", s, v.Surfaces[s].Present, v.Surfaces[s].Missing)
 		}
 	}

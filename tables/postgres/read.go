@@ -67,7 +67,7 @@ type statsCache struct {
 	tables   map[string]tables.TableStats
 	paths    map[int64]string // file paths by id
 	// ranks: per model, whether every vector is a pgvector
-	// (RanksVectors), for the version.
+	// (repoVectors.Ranks), for the version.
 	ranks map[string]bool
 }
 

@@ -9,7 +9,6 @@ import (
 
 	"github.com/viberag/viberag/embed/embedtest"
 	"github.com/viberag/viberag/query"
-	"github.com/viberag/viberag/tables"
 	"github.com/viberag/viberag/tables/postgres/pgtest"
 )
 
@@ -51,8 +50,8 @@ func TestPgvectorMigration(t *testing.T) {
 		if rd == nil {
 			_, rd = testReader(t, url, name, StoreOptions{})
 		}
-		if on, err := rd.RanksVectors(ctx, m.ID()); err != nil || on != ranked {
-			t.Fatalf("%s: RanksVectors = %v, %v; want %v", when, on, err, ranked)
+		if on, err := rd.vectors().Ranks(ctx, m.ID()); err != nil || on != ranked {
+			t.Fatalf("%s: Ranks = %v, %v; want %v", when, on, err, ranked)
 		}
 		store, err := query.New(ctx, rd, query.Options{Embedder: m})
 		if err != nil {
@@ -127,7 +126,7 @@ func checkPvec(t *testing.T, url string, want int, db VectorSource, model string
 	t.Helper()
 	ctx := context.Background()
 	local := map[string][]float32{}
-	err := db.ScanVectors(ctx, model, 32, func(owner, surface string, blob []byte) {
+	err := db.VectorReader().Scan(ctx, model, 32, func(owner, surface string, blob []byte) {
 		v := make([]float32, len(blob)/4)
 		for i := range v {
 			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(blob[4*i:]))
@@ -202,8 +201,6 @@ func TestVectorText(t *testing.T) {
 	}
 }
 
-var _ tables.VectorRanker = (*Reader)(nil)
-
 // TestMoveVectors moves a repository with vectors between a shard with
 // pgvector and one without (its column dropped, as where CREATE
 // EXTENSION vector failed), both ways: every vector arrives, the shard
@@ -264,8 +261,8 @@ func TestMoveVectors(t *testing.T) {
 			checkPvec(t, urls[1], w.Stored, db, m.ID())
 		}
 		_, rd := testReader(t, urls[0], name, StoreOptions{})
-		if on, err := rd.RanksVectors(ctx, m.ID()); err != nil || on != (to == 1) {
-			t.Fatalf("moved to s%d: RanksVectors = %v, %v", to, on, err)
+		if on, err := rd.vectors().Ranks(ctx, m.ID()); err != nil || on != (to == 1) {
+			t.Fatalf("moved to s%d: Ranks = %v, %v", to, on, err)
 		}
 		pl, err := query.New(ctx, rd, query.Options{Embedder: m})
 		if err != nil {

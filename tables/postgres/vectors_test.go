@@ -20,6 +20,7 @@ import (
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/vectors"
 )
 
 // TestVectorsParity: a tree indexed locally with a (small, generated)
@@ -37,7 +38,7 @@ func TestVectorsParity(t *testing.T) {
 	cat, url := newStore(t)
 	db := embeddedIndex(t, root, m)
 	localVecs := 0
-	if err := db.ScanVectors(ctx, m.ID(), 32, func(string, string, []byte) { localVecs++ }); err != nil || localVecs == 0 {
+	if err := db.Vectors().Scan(ctx, m.ID(), 32, func(string, string, []byte) { localVecs++ }); err != nil || localVecs == 0 {
 		t.Fatalf("the local index has %d vectors (%v): the test needs some", localVecs, err)
 	}
 
@@ -66,15 +67,15 @@ func TestVectorsParity(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer scan.Close()
-	if on, err := scanRd.RanksVectors(ctx, m.ID()); err != nil || on {
-		t.Fatalf("with ScanVectors RanksVectors = %v, %v; want false", on, err)
+	if on, err := scanRd.vectors().Ranks(ctx, m.ID()); err != nil || on {
+		t.Fatalf("with ScanVectors Ranks = %v, %v; want false", on, err)
 	}
-	ranked, err := rd.RanksVectors(ctx, m.ID())
+	ranked, err := rd.vectors().Ranks(ctx, m.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if pgvector := hasPgvector(t, url); ranked != pgvector {
-		t.Fatalf("RanksVectors = %v with pgvector installed %v", ranked, pgvector)
+		t.Fatalf("Ranks = %v with pgvector installed %v", ranked, pgvector)
 	}
 
 	reqs := []query.Request{
@@ -199,8 +200,8 @@ func hasPgvector(t *testing.T, url string) bool {
 	return queryInt(t, url, `SELECT count(*) FROM pg_extension WHERE extname = 'vector'`) > 0
 }
 
-// checkNearest compares NearestVectors with a scan of every vector
-// (ScanVectors) for random queries and small k, in and out of scope: the
+// checkNearest compares Nearest with a scan of every vector
+// (Scan) for random queries and small k, in and out of scope: the
 // rows it returns, scored in Go, must hold the scan's best k in the
 // scan's order, and it must return fewer rows than there are.
 func checkNearest(t *testing.T, rd *Reader, model string, dim int) {
@@ -211,7 +212,7 @@ func checkNearest(t *testing.T, rd *Reader, model string, dim int) {
 		vec   []float32
 	}
 	all := map[string][]row{}
-	err := rd.ScanVectors(ctx, model, dim, func(owner, surface string, blob []byte) {
+	err := rd.vectors().Scan(ctx, model, dim, func(owner, surface string, blob []byte) {
 		v := make([]float32, dim)
 		for i := range v {
 			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(blob[4*i:]))
@@ -223,15 +224,15 @@ func checkNearest(t *testing.T, rd *Reader, model string, dim int) {
 	}
 	owner := func(surface string, u tables.VectorFileUnit) string {
 		switch surface {
-		case tables.SurfaceCode:
+		case vectors.SurfaceCode:
 			return u.Chunk.CID
-		case tables.SurfaceSummary:
+		case vectors.SurfaceSummary:
 			return u.Symbol.SID
 		}
 		return "f" + strconv.FormatInt(u.File.ID, 10)
 	}
 	rnd := rand.New(rand.NewPCG(1, 2))
-	for _, surface := range []string{tables.SurfaceCode, tables.SurfaceSummary, tables.SurfaceFile} {
+	for _, surface := range []string{vectors.SurfaceCode, vectors.SurfaceSummary, vectors.SurfaceFile} {
 		rows := all[surface]
 		if len(rows) < 20 {
 			t.Fatalf("%s: %d vectors; the test needs 20 or more", surface, len(rows))
@@ -246,7 +247,7 @@ func checkNearest(t *testing.T, rd *Reader, model string, dim int) {
 				}
 			}
 			k := 1 + rnd.IntN(8)
-			near, err := rd.NearestVectors(ctx, model, dim, surface, q, k, scope.Files, scope.Scope{})
+			near, err := rd.vectors().Nearest(ctx, model, dim, surface, q, k, scope.Files, scope.Scope{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -24,7 +24,7 @@ import (
 // pgvector against the Go scan of the bytea vectors (cold: a new planner
 // loads them; warm: a planner that loaded them), on a generated
 // repository, and the vectors table's size with and without pgvector
-// (BENCHMARKS.md, "pgvector (issue 19, branch h-pgvec)"). It asserts
+// (BENCHMARKS.md). It asserts
 // nothing about time: it logs medians of interleaved runs. Set
 // VIBERAG_PGVEC_BENCH=1 to run it (VIBERAG_PGVEC_FILES: files, default
 // 600; VIBERAG_PGVEC_ROUNDS: rounds, default 5).

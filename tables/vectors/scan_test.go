@@ -1,16 +1,14 @@
-package query
+package vectors
 
 import (
 	"fmt"
 	"math"
 	"math/rand"
-	"os"
 	"slices"
 	"sort"
 	"testing"
 	"time"
 
-	"github.com/viberag/viberag/tables"
 	"github.com/viterin/vek/vek32"
 )
 
@@ -40,7 +38,7 @@ func naiveTop(data []float32, dim int, q []float32, k int, allow Bitset) []int {
 	return out
 }
 
-func TestVectorSetSearchMatchesNaive(t *testing.T) {
+func TestSearchMatchesNaive(t *testing.T) {
 	r := rand.New(rand.NewSource(3))
 	const dim = 32
 	for _, tc := range []struct {
@@ -59,7 +57,7 @@ func TestVectorSetSearchMatchesNaive(t *testing.T) {
 			for i := range data {
 				data[i] = float32(r.NormFloat64())
 			}
-			set, err := NewVectorSet(dim, append([]float32(nil), data...))
+			set, err := NewSet(dim, append([]float32(nil), data...))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,17 +95,17 @@ func TestVectorSetSearchMatchesNaive(t *testing.T) {
 	}
 }
 
-func TestNewVectorSetRejectsRaggedData(t *testing.T) {
-	if _, err := NewVectorSet(4, make([]float32, 10)); err == nil {
+func TestNewSetRejectsRaggedData(t *testing.T) {
+	if _, err := NewSet(4, make([]float32, 10)); err == nil {
 		t.Fatal("10 values of dimension 4: no error")
 	}
-	if _, err := NewVectorSet(0, nil); err == nil {
+	if _, err := NewSet(0, nil); err == nil {
 		t.Fatal("dimension 0: no error")
 	}
 }
 
 // genSet is n random unit vectors of dimension dim.
-func genSet(n, dim int, seed int64) *VectorSet {
+func genSet(n, dim int, seed int64) *Set {
 	r := rand.New(rand.NewSource(seed))
 	data := make([]float32, n*dim)
 	for i := 0; i < n; i++ {
@@ -123,14 +121,19 @@ func genSet(n, dim int, seed int64) *VectorSet {
 			row[j] *= inv
 		}
 	}
-	set, _ := NewVectorSet(dim, data)
+	set, _ := NewSet(dim, data)
 	return set
 }
 
-func BenchmarkVectorSetSearch(b *testing.B) {
+// BenchmarkSearch times Search against the plain float32 scan, whole
+// and scoped to a tenth of the rows, cycling through 200 queries; it
+// reports the median and 95th percentile of a search too:
+//
+//	go test ./tables/vectors -run '^$' -bench Search
+func BenchmarkSearch(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
 		set := genSet(n, 256, 1)
-		q := genSet(1, 256, 2).Row(0)
+		queries := genSet(200, 256, 3)
 		scoped := NewBitset(n)
 		for i := 0; i < n; i += 10 {
 			scoped.Set(i)
@@ -140,40 +143,28 @@ func BenchmarkVectorSetSearch(b *testing.B) {
 			allow Bitset
 		}{{"all", nil}, {"scope10pct", scoped}} {
 			b.Run(fmt.Sprintf("n=%d/%s/k=100", n, tc.name), func(b *testing.B) {
-				for b.Loop() {
-					set.Search(q, 100, tc.allow)
-				}
+				benchSearch(b, queries, func(q []float32) { set.Search(q, 100, tc.allow) })
 			})
 			// The baseline: the plain float32 scan.
 			b.Run(fmt.Sprintf("n=%d/%s/k=100/float32-scan", n, tc.name), func(b *testing.B) {
-				for b.Loop() {
-					set.searchExact(q, 100, tc.allow)
-				}
+				benchSearch(b, queries, func(q []float32) { set.searchExact(q, 100, tc.allow) })
 			})
 		}
 	}
 }
 
-// TestVectorScanLatency prints p50/p95 of VectorSet.Search over generated
-// sets (a measurement, skipped unless SCAN_LATENCY is set):
-//
-//	SCAN_LATENCY=1 go test ./query -run TestVectorScanLatency -v
-func TestVectorScanLatency(t *testing.T) {
-	if os.Getenv("SCAN_LATENCY") == "" {
-		t.Skip("set SCAN_LATENCY=1")
+// benchSearch runs search over queries in turn and reports the median
+// and 95th percentile of one search in milliseconds.
+func benchSearch(b *testing.B, queries *Set, search func(q []float32)) {
+	var ms []float64
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		search(queries.Row(i % queries.Len()))
+		ms = append(ms, float64(time.Since(start).Nanoseconds())/1e6)
 	}
-	for _, n := range []int{100_000, 1_000_000} {
-		set := genSet(n, 256, 1)
-		queries := genSet(200, 256, 3)
-		var ms []float64
-		for i := 0; i < queries.Len(); i++ {
-			start := time.Now()
-			set.Search(queries.Row(i), 100, nil)
-			ms = append(ms, float64(time.Since(start).Microseconds())/1000)
-		}
-		sort.Float64s(ms)
-		t.Logf("n=%d dim=256 k=100: p50 %.2f ms, p95 %.2f ms (%d queries)", n, ms[len(ms)/2], ms[len(ms)*95/100], len(ms))
-	}
+	sort.Float64s(ms)
+	b.ReportMetric(ms[len(ms)/2], "p50-ms")
+	b.ReportMetric(ms[len(ms)*95/100], "p95-ms")
 }
 
 // genData makes n rows of dimension dim of one kind: gaussian; clustered
@@ -210,13 +201,13 @@ func genData(kind string, n, dim int, r *rand.Rand) []float32 {
 
 // The two-pass search returns exactly what the float32 scan returns —
 // same rows, same order, same scores — whatever the data.
-func TestVectorSetQuantizedIsExact(t *testing.T) {
+func TestQuantizedSearchIsExact(t *testing.T) {
 	r := rand.New(rand.NewSource(11))
 	for _, dim := range []int{7, 100, 256, 384} {
 		for _, kind := range []string{"gaussian", "clustered", "dups", "zeros"} {
 			n := minQuantRows + 1234
 			data := genData(kind, n, dim, r)
-			set, err := NewVectorSet(dim, data)
+			set, err := NewSet(dim, data)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -293,7 +284,7 @@ func TestQuantizeQueryCannotOverflow(t *testing.T) {
 // A set over int8 rows held elsewhere, as a vector file stores them
 // (bounds rounded up to float32), rescoring through SearchWith, returns
 // exactly what the float32 scan returns.
-func TestQuantizedVectorSetIsExact(t *testing.T) {
+func TestQuantizedSetIsExact(t *testing.T) {
 	r := rand.New(rand.NewSource(12))
 	up := func(v float64) float32 {
 		f := float32(v)
@@ -306,20 +297,20 @@ func TestQuantizedVectorSetIsExact(t *testing.T) {
 		for _, kind := range []string{"gaussian", "clustered", "dups", "zeros"} {
 			n := 3000
 			data := genData(kind, n, dim, r)
-			full, err := NewVectorSet(dim, data)
+			full, err := NewSet(dim, data)
 			if err != nil {
 				t.Fatal(err)
 			}
-			pad := tables.PadDim(dim)
+			pad := PadDim(dim)
 			q8 := make([]int8, n*pad)
 			scale, errNorm, norm := make([]float32, n), make([]float32, n), make([]float32, n)
 			var maxHat float32
 			for i := range n {
-				sc, e, nn, h := tables.QuantizeVector(q8[i*pad:(i+1)*pad], full.Row(i))
+				sc, e, nn, h := Quantize(q8[i*pad:(i+1)*pad], full.Row(i))
 				scale[i], errNorm[i], norm[i] = sc, up(e), up(nn)
 				maxHat = max(maxHat, up(h))
 			}
-			set, err := NewQuantizedVectorSet(dim, pad, q8, scale, errNorm, norm, maxHat)
+			set, err := NewQuantizedSet(dim, pad, q8, scale, errNorm, norm, maxHat)
 			if err != nil {
 				t.Fatal(err)
 			}

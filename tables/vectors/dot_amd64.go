@@ -1,4 +1,4 @@
-package query
+package vectors
 
 import "golang.org/x/sys/cpu"
 

@@ -1,7 +1,8 @@
-package query
+package vectors
 
 import (
 	"math/rand"
+	"slices"
 	"testing"
 )
 
@@ -36,6 +37,28 @@ func TestDotsInt8AsmMatchesGo(t *testing.T) {
 					t.Fatalf("dim %d n %d row %d: asm %d, go %d", dim, n, i, got[i], want[i])
 				}
 			}
+		}
+	}
+}
+
+// A search through the portable kernel answers as one through the AVX2
+// kernel and as the float32 scan: a machine without AVX2 ranks the same.
+func TestSearchWithPortableKernel(t *testing.T) {
+	if !haveInt8Kernel {
+		t.Skip("no AVX2: every test runs the portable kernel")
+	}
+	set := genSet(minQuantRows+1000, 100, 7)
+	qs := genSet(5, 100, 8)
+	var want [][]Hit
+	for i := range qs.Len() {
+		want = append(want, set.Search(qs.Row(i), 10, nil))
+	}
+	haveInt8Kernel = false
+	t.Cleanup(func() { haveInt8Kernel = true })
+	for i := range qs.Len() {
+		got := set.Search(qs.Row(i), 10, nil)
+		if !slices.Equal(got, want[i]) || !slices.Equal(got, set.searchExact(qs.Row(i), 10, nil)) {
+			t.Fatalf("query %d: portable kernel %v, AVX2 %v", i, got, want[i])
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package query
+package vectors
 
 import (
 	"container/heap"
@@ -8,11 +8,10 @@ import (
 	"runtime"
 	"sync"
 
-	"github.com/viberag/viberag/tables"
 	"github.com/viterin/vek/vek32"
 )
 
-// VectorSet is an immutable set of vectors of one dimension, searched
+// Set is an immutable set of vectors of one dimension, searched
 // exactly: Search returns the true top k by dot product (cosine, for the
 // unit vectors the index stores), never an approximation.
 //
@@ -24,9 +23,9 @@ import (
 // upper bound reaches the k-th best lower bound, and rescores only those
 // from the float32 rows: the result is the float32 scan's, exactly. The
 // int8 copy adds a quarter to the set's memory. A set made by
-// NewQuantizedVectorSet has only int8 rows (mapped from a vector file,
-// tables.VectorFile) and rescores through its caller (SearchWith).
-type VectorSet struct {
+// NewQuantizedSet has only int8 rows (mapped from a vector file) and
+// rescores through its caller (SearchWith).
+type Set struct {
 	dim  int
 	n    int
 	data []float32 // n*dim, row-major; nil in a set of int8 rows alone
@@ -42,10 +41,25 @@ type VectorSet struct {
 	maxHat          float32
 }
 
-// VectorHit is one row of a VectorSet and its dot product with the query.
-type VectorHit struct {
+// Hit is one row of a Set and its dot product with the query.
+type Hit struct {
 	Row   int
 	Score float32
+}
+
+// Dot is the dot product of a and b (of one length) in float32, as the
+// scan scores a row: score a vector with it and it ranks as a scan of
+// every vector would rank it.
+func Dot(a, b []float32) float32 { return vek32.Dot(a, b) }
+
+// Best returns the k best of hits, best first, in the order Search
+// returns: higher score, then lower row.
+func Best(k int, hits []Hit) []Hit {
+	h := newBestHits(k)
+	for _, x := range hits {
+		h.offer(x)
+	}
+	return h.best()
 }
 
 // Bitset marks rows (bit i of word i/64 is row i).
@@ -87,15 +101,15 @@ func (b Bitset) Count() int {
 	return n
 }
 
-// NewVectorSet takes ownership of data, n*dim float32s row-major.
-func NewVectorSet(dim int, data []float32) (*VectorSet, error) {
+// NewSet takes ownership of data, n*dim float32s row-major.
+func NewSet(dim int, data []float32) (*Set, error) {
 	if dim <= 0 {
 		return nil, fmt.Errorf("vector set: dimension %d: must be positive", dim)
 	}
 	if len(data)%dim != 0 {
 		return nil, fmt.Errorf("vector set: %d values is not a whole number of %d-dimensional vectors", len(data), dim)
 	}
-	s := &VectorSet{dim: dim, n: len(data) / dim, data: data}
+	s := &Set{dim: dim, n: len(data) / dim, data: data}
 	if s.n >= minQuantRows {
 		s.quantize()
 	}
@@ -107,8 +121,8 @@ func NewVectorSet(dim int, data []float32) (*VectorSet, error) {
 const minQuantRows = 4096
 
 // quantize fills the int8 rows and their bounds.
-func (s *VectorSet) quantize() {
-	s.pad = tables.PadDim(s.dim)
+func (s *Set) quantize() {
+	s.pad = PadDim(s.dim)
 	s.q8 = make([]int8, s.n*s.pad)
 	s.scale = make([]float32, s.n)
 	s.rowBound = make([]float32, s.n)
@@ -133,10 +147,10 @@ func rowBoundOf(errNorm, norm, slack float64) float32 {
 }
 
 // quantizeRange quantises rows [lo, hi) and returns their largest ‖x̂‖.
-func (s *VectorSet) quantizeRange(slack float64, lo, hi int) float32 {
+func (s *Set) quantizeRange(slack float64, lo, hi int) float32 {
 	var maxHat float32
 	for i := lo; i < hi; i++ {
-		sc, errNorm, norm, hatNorm := tables.QuantizeVector(s.q8[i*s.pad:(i+1)*s.pad], s.Row(i))
+		sc, errNorm, norm, hatNorm := Quantize(s.q8[i*s.pad:(i+1)*s.pad], s.Row(i))
 		s.scale[i] = sc
 		s.rowBound[i] = rowBoundOf(errNorm, norm, slack)
 		maxHat = max(maxHat, float32(hatNorm*(1+1e-5)))
@@ -144,13 +158,13 @@ func (s *VectorSet) quantizeRange(slack float64, lo, hi int) float32 {
 	return maxHat
 }
 
-// NewQuantizedVectorSet returns a set over int8 rows held elsewhere (a
-// mapped vector file, tables.VectorRows): row i is q8[i*pad:(i+1)*pad],
+// NewQuantizedSet returns a set over int8 rows held elsewhere (a
+// mapped vector file): row i is q8[i*pad:(i+1)*pad],
 // x̂ = row·scale[i], with ‖x − x̂‖ ≤ errNorm[i], ‖x‖ ≤ norm[i] and every
 // ‖x̂‖ ≤ maxHatNorm. It keeps no float32 rows: SearchWith rescores its
 // candidates through a function of the caller's. The slices are not
 // copied and must stay valid while the set is used.
-func NewQuantizedVectorSet(dim, pad int, q8 []int8, scale, errNorm, norm []float32, maxHatNorm float32) (*VectorSet, error) {
+func NewQuantizedSet(dim, pad int, q8 []int8, scale, errNorm, norm []float32, maxHatNorm float32) (*Set, error) {
 	n := len(scale)
 	switch {
 	case dim <= 0:
@@ -160,7 +174,7 @@ func NewQuantizedVectorSet(dim, pad int, q8 []int8, scale, errNorm, norm []float
 	case len(q8) != n*pad || len(errNorm) != n || len(norm) != n:
 		return nil, fmt.Errorf("vector set: %d int8s, %d scales, %d error norms, %d norms: not %d rows of %d", len(q8), n, len(errNorm), len(norm), n, pad)
 	}
-	s := &VectorSet{dim: dim, n: n, pad: pad, q8: q8, scale: scale, rowBound: make([]float32, n),
+	s := &Set{dim: dim, n: n, pad: pad, q8: q8, scale: scale, rowBound: make([]float32, n),
 		maxHat: float32(float64(maxHatNorm) * (1 + 1e-5))}
 	slack := boundSlack(dim)
 	for i := range s.rowBound {
@@ -182,14 +196,14 @@ func dotsInt8Go(q []int16, x []int8, dim int, out []int32) {
 }
 
 // Len is the number of vectors.
-func (s *VectorSet) Len() int { return s.n }
+func (s *Set) Len() int { return s.n }
 
 // Dim is the vectors' dimension.
-func (s *VectorSet) Dim() int { return s.dim }
+func (s *Set) Dim() int { return s.dim }
 
 // Row returns vector i (not a copy: do not modify it); nil in a set
-// without float32 rows (NewQuantizedVectorSet).
-func (s *VectorSet) Row(i int) []float32 {
+// without float32 rows (NewQuantizedSet).
+func (s *Set) Row(i int) []float32 {
 	if s.data == nil {
 		return nil
 	}
@@ -205,7 +219,7 @@ const minScanPerWorker = 4096
 // not nil) are never considered, so a scoped search loses no in-scope
 // row to out-of-scope ones. q must have the set's dimension. A set
 // without float32 rows finds nothing: use SearchWith.
-func (s *VectorSet) Search(q []float32, k int, allow Bitset) []VectorHit {
+func (s *Set) Search(q []float32, k int, allow Bitset) []Hit {
 	if k <= 0 || s.n == 0 || len(q) != s.dim || s.data == nil {
 		return nil
 	}
@@ -214,7 +228,7 @@ func (s *VectorSet) Search(q []float32, k int, allow Bitset) []VectorHit {
 	if s.q8 != nil && (allow == nil || allow.Count() > s.n/4) {
 		h := newBestHits(k)
 		for _, i := range s.candidates(q, k, allow) {
-			h.offer(VectorHit{Row: i, Score: vek32.Dot(s.Row(i), q)})
+			h.offer(Hit{Row: i, Score: Dot(s.Row(i), q)})
 		}
 		return h.best()
 	}
@@ -224,8 +238,8 @@ func (s *VectorSet) Search(q []float32, k int, allow Bitset) []VectorHit {
 // SearchWith is Search for a set whose float32 rows are elsewhere: score
 // returns the dot products of q with the rows asked for (in the order
 // asked), which SearchWith asks only of the rows that may be among the k
-// best. With score computing vek32.Dot, the result is Search's exactly.
-func (s *VectorSet) SearchWith(q []float32, k int, allow Bitset, score func(rows []int) ([]float32, error)) ([]VectorHit, error) {
+// best. With score computing Dot, the result is Search's exactly.
+func (s *Set) SearchWith(q []float32, k int, allow Bitset, score func(rows []int) ([]float32, error)) ([]Hit, error) {
 	if k <= 0 || s.n == 0 || len(q) != s.dim {
 		return nil, nil
 	}
@@ -242,20 +256,20 @@ func (s *VectorSet) SearchWith(q []float32, k int, allow Bitset, score func(rows
 	}
 	h := newBestHits(k)
 	for j, i := range rows {
-		h.offer(VectorHit{Row: i, Score: scores[j]})
+		h.offer(Hit{Row: i, Score: scores[j]})
 	}
 	return h.best(), nil
 }
 
 // workers is how many goroutines share a pass over the rows: small sets
 // stay on one, where starting more costs more than it saves.
-func (s *VectorSet) workers() int {
+func (s *Set) workers() int {
 	return min(runtime.GOMAXPROCS(0), max(1, s.n/minScanPerWorker))
 }
 
 // eachRange splits the rows into workers() ranges and runs f on each in
 // its own goroutine, returning when all are done.
-func (s *VectorSet) eachRange(f func(w, lo, hi int)) {
+func (s *Set) eachRange(f func(w, lo, hi int)) {
 	n := s.workers()
 	var wg sync.WaitGroup
 	for w := range n {
@@ -265,8 +279,8 @@ func (s *VectorSet) eachRange(f func(w, lo, hi int)) {
 }
 
 // searchExact scans every allowed float32 row.
-func (s *VectorSet) searchExact(q []float32, k int, allow Bitset) []VectorHit {
-	parts := make([]*bestK[VectorHit], s.workers())
+func (s *Set) searchExact(q []float32, k int, allow Bitset) []Hit {
+	parts := make([]*bestK[Hit], s.workers())
 	s.eachRange(func(w, lo, hi int) { parts[w] = s.scan(q, k, allow, lo, hi) })
 	all := newBestHits(k)
 	for _, p := range parts {
@@ -282,7 +296,7 @@ func (s *VectorSet) searchExact(q []float32, k int, allow Bitset) []VectorHit {
 // allowed rows whose upper bound reaches the k-th best lower bound: every
 // row of the true top k is among them, and exact scores of these alone
 // give the float32 scan's result.
-func (s *VectorSet) candidates(q []float32, k int, allow Bitset) []int {
+func (s *Set) candidates(q []float32, k int, allow Bitset) []int {
 	q16, qScale, qNorm, qErr := quantizeQuery(q, s.pad)
 	qs := float32(qScale)
 	qn := float32(qNorm * (1 + 1e-5))
@@ -318,7 +332,7 @@ const approxBlock = 256
 
 // approxRange scores rows [lo, hi) from their int8 copies into approx
 // (-Inf for rows out of scope) and returns their best k lower bounds.
-func (s *VectorSet) approxRange(q16 []int16, qs, qn, qe float32, k int, allow Bitset, lo, hi int, approx []float32) *bestK[float32] {
+func (s *Set) approxRange(q16 []int16, qs, qn, qe float32, k int, allow Bitset, lo, hi int, approx []float32) *bestK[float32] {
 	dots := make([]int32, approxBlock)
 	lows := newBestLows(k)
 	root := float32(math.Inf(-1)) // the smallest kept lower bound once k are kept
@@ -378,13 +392,13 @@ func quantizeQuery(q []float32, pad int) (q16 []int16, scale, norm, errNorm floa
 }
 
 // scan keeps the best k of rows [lo, hi).
-func (s *VectorSet) scan(q []float32, k int, allow Bitset, lo, hi int) *bestK[VectorHit] {
+func (s *Set) scan(q []float32, k int, allow Bitset, lo, hi int) *bestK[Hit] {
 	h := newBestHits(k)
 	for i := lo; i < hi; i++ {
 		if allow != nil && !allow.Has(i) {
 			continue
 		}
-		h.offer(VectorHit{Row: i, Score: vek32.Dot(s.data[i*s.dim:(i+1)*s.dim], q)})
+		h.offer(Hit{Row: i, Score: Dot(s.data[i*s.dim:(i+1)*s.dim], q)})
 	}
 	return h
 }
@@ -402,7 +416,7 @@ func newBestK[T any](k int, worse func(a, b T) bool) *bestK[T] {
 }
 
 // hits keeps the best VectorHits: higher score, then lower row.
-func newBestHits(k int) *bestK[VectorHit] { return newBestK(k, worseHit) }
+func newBestHits(k int) *bestK[Hit] { return newBestK(k, worseHit) }
 
 // lows keeps the largest float32s.
 func newBestLows(k int) *bestK[float32] {
@@ -410,7 +424,7 @@ func newBestLows(k int) *bestK[float32] {
 }
 
 // worseHit orders hits: lower score, or equal score and higher row.
-func worseHit(a, b VectorHit) bool {
+func worseHit(a, b Hit) bool {
 	if a.Score != b.Score {
 		return a.Score < b.Score
 	}

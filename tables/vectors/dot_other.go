@@ -1,6 +1,6 @@
 //go:build !amd64
 
-package query
+package vectors
 
 const haveInt8Kernel = false
 
