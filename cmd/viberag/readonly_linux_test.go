@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -360,25 +359,8 @@ func TestSQLiteHolderChild(t *testing.T) {
 // index file at path; release ends it.
 func holdSQLiteWrite(t *testing.T, path string) (pid int, release func()) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSQLiteHolderChild$")
-	cmd.Env = append(os.Environ(), "VIBERAG_SQLITE_HOLD="+path)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	if line, err := bufio.NewReader(stdout).ReadString('\n'); err != nil || line != "held\n" {
-		t.Fatalf("SQLite writer: %q, %v", line, err)
-	}
-	return cmd.Process.Pid, func() { stdin.Close() }
+	cmd, release := startHolder(t, "TestSQLiteHolderChild", "VIBERAG_SQLITE_HOLD="+path, "held")
+	return cmd.Process.Pid, release
 }
 
 // TestForeignSQLiteWriter: another program's write transaction on
