@@ -59,8 +59,8 @@ type Live struct {
 	Background *Background
 	// HadIndex: a complete run existed when the process opened the index.
 	HadIndex bool
-	// ReadOnly names the other server that maintains the index, when this
-	// one only reads it.
+	// ReadOnly says why this process only reads the index: another
+	// server maintains it, or this one may not write it.
 	ReadOnly string
 	// Damage says why the index is being rebuilt (rebuilding) and what
 	// corruption error a query met that a run has not checked yet
@@ -308,6 +308,8 @@ func ReadStatus(ctx context.Context, db *tables.DB, root string, opts StatusOpti
 	rebuilding, suspect := live.damage()
 	if live != nil && live.ReadOnly != "" {
 		st.Warnings = append(st.Warnings, ErrReadOnly(live.ReadOnly).Error())
+	} else if ne, ok := errors.AsType[*tables.NotWritableError](tables.CheckWritable(db.Path())); live == nil && ok {
+		st.Warnings = append(st.Warnings, "searches read this index but `viberag index` cannot update it: "+ne.Reason())
 	}
 	if rebuilding != "" {
 		st.Warnings = append(st.Warnings, fmt.Sprintf("the index was damaged (%s); it was moved to %s and is being rebuilt from source", rebuilding, db.Path()+DamagedSuffix))
@@ -347,7 +349,7 @@ func ReadStatus(ctx context.Context, db *tables.DB, root string, opts StatusOpti
 	}
 	switch {
 	case live != nil && live.ReadOnly != "":
-		why = append(why, "this server is read-only: another viberag server ("+live.ReadOnly+") maintains the index, and this one cannot tell how fresh it is")
+		why = append(why, "this server is read-only ("+live.ReadOnly+"), and cannot tell how fresh the index is")
 	case live != nil && (live.Background == nil || live.Background.Watcher == nil):
 		why = append(why, "the file watcher is off, so changes are not tracked")
 	case live == nil && st.Server == nil:
@@ -498,9 +500,9 @@ func runState(j *Job) *RunState {
 }
 
 // ErrReadOnly is the error of a run asked of a server that serves the
-// index read-only because holder maintains it.
-func ErrReadOnly(holder string) error {
-	return fmt.Errorf("this server serves the index read-only: another viberag server, %s, maintains it and keeps it fresh", holder)
+// index read-only, and why it does (Live.ReadOnly).
+func ErrReadOnly(why string) error {
+	return fmt.Errorf("this server serves the index read-only: %s", why)
 }
 
 // ServerHolder returns the server that maintains the index at indexPath

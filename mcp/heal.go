@@ -36,6 +36,7 @@ func (s *Server) healTools(next sdk.MethodHandler) sdk.MethodHandler {
 				return next(ctx, method, req)
 			}
 		}
+		s.reopenIfChanged(ctx)
 		res, err := s.callLocked(ctx, next, method, req)
 		if tables.IsCorrupt(err) {
 			s.noteCorrupt(err.Error())
@@ -204,10 +205,6 @@ func (s *Server) replaced() bool {
 // reason, the old file is damaged and moved aside first, so an empty
 // index is opened. The caller holds the write lock.
 func (s *Server) swap(ctx context.Context, damaged string) error {
-	s.mu.Lock()
-	emb, off := s.embedder, s.vectorsOff
-	s.mu.Unlock()
-
 	s.swapMu.Lock()
 	defer s.swapMu.Unlock()
 	// The old index must be closed before its files move: SQLite deletes
@@ -227,7 +224,7 @@ func (s *Server) swap(ctx context.Context, damaged string) error {
 	if err != nil {
 		return fmt.Errorf("reopen index: %w", err)
 	}
-	p, err := query.New(ctx, db, query.Options{Embedder: emb, VectorsOff: off, Present: PresentAction, ResidentVectors: true})
+	p, err := s.plannerFor(ctx, db)
 	if err != nil {
 		db.Close()
 		return fmt.Errorf("reopen index: %w", err)
@@ -235,4 +232,45 @@ func (s *Server) swap(ctx context.Context, damaged string) error {
 	s.db, s.planner = db, p
 	s.dbFile, _ = os.Stat(s.dbPath)
 	return nil
+}
+
+// reopenIfChanged opens the index again when it is read as immutable
+// (tables.DB.Immutable: its directory is read-only for this server) and
+// its file has changed since, as a writer with more rights changed it:
+// answers then come from the file as it is, through SQLite's shared
+// memory now that the writer made it. A failure is logged and the old
+// connections kept.
+func (s *Server) reopenIfChanged(ctx context.Context) {
+	if !s.currentDB().Changed() {
+		return
+	}
+	s.swapMu.Lock()
+	defer s.swapMu.Unlock()
+	if !s.db.Changed() {
+		return // another call reopened it
+	}
+	db, err := indexer.Open(ctx, s.dbPath, indexer.OpenOptions{ReadOnly: true})
+	if err != nil {
+		s.log.Warn("the index changed but could not be opened again", "error", err)
+		return
+	}
+	p, err := s.plannerFor(ctx, db)
+	if err != nil {
+		db.Close()
+		s.log.Warn("the index changed but could not be opened again", "error", err)
+		return
+	}
+	_ = s.planner.Close()
+	_ = s.db.Close()
+	s.db, s.planner = db, p
+	s.dbFile, _ = os.Stat(s.dbPath)
+}
+
+// plannerFor makes the planner of a reopened index, with the server's
+// embedder of the moment.
+func (s *Server) plannerFor(ctx context.Context, db *tables.DB) (*query.Planner, error) {
+	s.mu.Lock()
+	emb, off := s.embedder, s.vectorsOff
+	s.mu.Unlock()
+	return query.New(ctx, db, query.Options{Embedder: emb, VectorsOff: off, Present: PresentAction, ResidentVectors: true})
 }

@@ -90,7 +90,8 @@ type Server struct {
 	dbFile  os.FileInfo // the file db has open, to notice it was replaced; guarded by swapMu
 
 	// srvLock is held while this server maintains the index; readOnly,
-	// when another server does, describes that server.
+	// when it does not, says why: another server does, or this one may
+	// not write the index.
 	srvLock  *indexer.Lock
 	readOnly string
 
@@ -135,21 +136,35 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 	path := filepath.Join(dir, indexer.IndexFile)
 	// One server keeps an index fresh; a second one on the same index
-	// serves it read-only.
+	// serves it read-only, and so does one that may not write it (a
+	// shared or mounted index, a read-only directory or file): answers
+	// from the index as it is beat an agent without the tool.
 	srvLock, owner, maintainer, err := indexer.TryLockFile(path, indexer.ServerLockFile, "")
-	if err != nil {
+	var readOnly string
+	switch {
+	case errors.Is(err, tables.ErrNotWritable):
+		readOnly = notWritable(err)
+	case err != nil:
 		return nil, fmt.Errorf("mcp server: %w", err)
+	case !maintainer:
+		readOnly = "another viberag server, " + owner.String() + ", maintains it and keeps it fresh"
 	}
-	readOnly, rebuilding := "", ""
+	rebuilding := ""
 	var db *tables.DB
 	if maintainer {
 		db, err = openForWriting(ctx, path, root, log, &rebuilding)
-	} else {
-		readOnly = owner.String()
-		log.Warn("another viberag server maintains this index; serving it read-only", "holder", readOnly)
+		if errors.Is(err, tables.ErrNotWritable) {
+			// Runs would fail the same way: another server that may
+			// write the index is welcome to maintain it.
+			srvLock.Release()
+			srvLock, maintainer, readOnly = nil, false, notWritable(err)
+		}
+	}
+	if !maintainer {
+		log.Warn("serving the index read-only: no index runs, no file watcher", "reason", readOnly)
 		db, err = indexer.Open(ctx, path, indexer.OpenOptions{ReadOnly: true})
 		if err != nil {
-			err = fmt.Errorf("another server (%s) maintains this index: %w", readOnly, err)
+			err = fmt.Errorf("serving the index read-only (%s): %w", readOnly, err)
 		}
 	}
 	dbFile, _ := os.Stat(path)
@@ -253,7 +268,7 @@ func (s *Server) Close() error {
 // may repair a damaged index, a write: it takes the write lock for that
 // like every writer. *rebuilding says why the index was replaced.
 func openForWriting(ctx context.Context, path, root string, log *slog.Logger, rebuilding *string) (*tables.DB, error) {
-	lock, err := indexer.AcquireLock(ctx, path, indexer.LockOptions{Waiting: func(h indexer.Holder, waited time.Duration) {
+	lock, err := indexer.AcquireLock(ctx, path, indexer.LockOptions{OpenOnly: true, Waiting: func(h indexer.Holder, waited time.Duration) {
 		if waited == 0 {
 			log.Info("waiting for another writer to open the index", "holder", h.String())
 		}
@@ -266,6 +281,16 @@ func openForWriting(ctx context.Context, path, root string, log *slog.Logger, re
 		*rebuilding = reason
 		log.Warn("index damaged: moved it aside; rebuilding it", "reason", reason, "copy", path+indexer.DamagedSuffix)
 	}})
+}
+
+// notWritable is why a server may not write its index, from an error
+// wrapping tables.ErrNotWritable: the directory or file, its mode and
+// owner, the user, the fix.
+func notWritable(err error) string {
+	if ne, ok := errors.AsType[*tables.NotWritableError](err); ok {
+		return ne.Reason()
+	}
+	return err.Error()
 }
 
 // instructions tell the client's model what the server is for and how its

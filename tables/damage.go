@@ -40,6 +40,22 @@ func IsCorrupt(err error) bool {
 	return strings.Contains(msg, "database disk image is malformed") || strings.Contains(msg, "file is not a database")
 }
 
+// IsFull reports whether err is a write that found no room: SQLite's
+// "database or disk is full", or the system's no space, quota exceeded
+// or file too large.
+func IsFull(err error) bool {
+	if err == nil {
+		return false
+	}
+	if code, ok := sqliteCode(err); ok && code&0xff == codeFull {
+		return true
+	}
+	if errno, ok := sqliteErrno(err); ok && isNoSpace(errno) {
+		return true
+	}
+	return isNoSpace(err) || strings.Contains(err.Error(), "database or disk is full")
+}
+
 // HeaderProblem reads the 100-byte SQLite header of the file at path and
 // says what is wrong with it, "" when nothing is. A missing or empty file
 // is not a problem (Open creates the index). It is cheap and reads no

@@ -2,9 +2,12 @@ package tables
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/viberag/viberag/extract"
@@ -116,5 +119,22 @@ func TestQuickCheckFTS(t *testing.T) {
 	}
 	if err := QuickCheck(ctx, db.Path()); !IsCorrupt(err) || !strings.Contains(err.Error(), "files_fts") {
 		t.Fatalf("garbled FTS segment: QuickCheck = %v", err)
+	}
+}
+
+func TestIsFull(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{fmt.Errorf("write: %w", syscall.ENOSPC), true},
+		{fmt.Errorf("write: %w", syscall.EFBIG), true},
+		{errors.New("write batch: database or disk is full"), true},
+		{syscall.EACCES, false},
+		{nil, false},
+	} {
+		if got := IsFull(tc.err); got != tc.want {
+			t.Errorf("IsFull(%v) = %v, want %v", tc.err, got, tc.want)
+		}
 	}
 }

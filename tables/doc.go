@@ -202,6 +202,19 @@
 // a damaged file's errors (SQLITE_CORRUPT, SQLITE_NOTADB, ErrDamaged)
 // from others.
 //
+// # Read-only files and other writers
+//
+// A read-only Open reads through SQLite's WAL protocol (mode=ro) when it
+// can, and, when the directory does not let this user create the WAL's
+// shared memory and no WAL holds changes, opens the file as immutable
+// (DB.Immutable, DB.Changed; ADR 18). Opening for writing checks first
+// that the user may write the directory and the file (CheckWritable,
+// ErrNotWritable), gives back a writable mode to a -shm or -wal a reader
+// of a read-only file left, and needs no write transaction when the
+// schema is current, so another program's write transaction does not
+// stop it; WriteLocked says whether one is in progress and, on Linux,
+// which process holds it. IsFull tells a write that found no room.
+//
 // # Schema versions
 //
 // Open creates the schema in a new file and stores SchemaVersion. An

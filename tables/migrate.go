@@ -122,10 +122,9 @@ const ftsAutomerge = 16
 // data, not schema: indexes written before keep working and get it here.
 func setAutomerge(ctx context.Context, tx *sql.Tx) error {
 	for _, ft := range ftsIndexes {
-		var have sql.NullInt64
-		err := tx.QueryRowContext(ctx, fmt.Sprintf(`SELECT v FROM %s_config WHERE k = 'automerge'`, ft.fts)).Scan(&have)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("%s automerge: %w", ft.fts, err)
+		have, err := automerge(ctx, tx, ft.fts)
+		if err != nil {
+			return err
 		}
 		if have.Valid && have.Int64 == ftsAutomerge {
 			continue
@@ -135,6 +134,19 @@ func setAutomerge(ctx context.Context, tx *sql.Tx) error {
 		}
 	}
 	return nil
+}
+
+// automerge reads the automerge setting of the FTS table fts; not
+// Valid when it has none.
+func automerge(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, fts string) (sql.NullInt64, error) {
+	var have sql.NullInt64
+	err := q.QueryRowContext(ctx, fmt.Sprintf(`SELECT v FROM %s_config WHERE k = 'automerge'`, fts)).Scan(&have)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return have, fmt.Errorf("%s automerge: %w", fts, err)
+	}
+	return have, nil
 }
 
 // trigramTablesAt starts the last statements of schema.sql: the tables of

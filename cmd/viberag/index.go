@@ -411,7 +411,11 @@ func waitingNotice(w io.Writer) func(indexer.Holder, time.Duration) {
 		if last < 0 {
 			fmt.Fprintf(w, "viberag: another process is writing the index: %s; waiting for it (Ctrl-C stops, --wait bounds the wait)\n", h)
 		} else {
-			fmt.Fprintf(w, "viberag: still waiting after %s for pid %d\n", waited.Round(time.Second), h.PID)
+			who := "the other process"
+			if h.PID != 0 {
+				who = fmt.Sprintf("pid %d", h.PID)
+			}
+			fmt.Fprintf(w, "viberag: still waiting after %s for %s\n", waited.Round(time.Second), who)
 		}
 		last = waited
 	}

@@ -22,8 +22,17 @@ import (
 // or it is killed. It returns once the child holds the lock.
 func holdLock(t *testing.T, dataDir string) (cmd *exec.Cmd, release func()) {
 	t.Helper()
-	cmd = exec.Command(os.Args[0], "-test.run=^TestLockHolderChild$")
-	cmd.Env = append(os.Environ(), "VIBERAG_LOCK_CHILD="+filepath.Join(dataDir, indexer.IndexFile))
+	return startHolder(t, "TestLockHolderChild", "VIBERAG_LOCK_CHILD="+filepath.Join(dataDir, indexer.IndexFile), "locked")
+}
+
+// startHolder starts this test binary running the test named test with
+// env added, a child that holds something until its standard input is
+// closed (release) or it is killed; it returns once the child printed a
+// line starting with ready.
+func startHolder(t *testing.T, test, env, ready string) (cmd *exec.Cmd, release func()) {
+	t.Helper()
+	cmd = exec.Command(os.Args[0], "-test.run=^"+test+"$")
+	cmd.Env = append(os.Environ(), env)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -38,8 +47,8 @@ func holdLock(t *testing.T, dataDir string) (cmd *exec.Cmd, release func()) {
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "locked") {
-		t.Fatalf("lock holder: %q, %v", line, err)
+	if err != nil || !strings.HasPrefix(line, ready) {
+		t.Fatalf("%s: %q, %v", test, line, err)
 	}
 	return cmd, func() { stdin.Close() }
 }
