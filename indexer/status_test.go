@@ -63,14 +63,7 @@ func TestStatusStates(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, IndexFile)
 	db := openDB(t, dir)
-	state := func() *Status {
-		t.Helper()
-		st, err := ReadStatus(ctx, db, root, StatusOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st
-	}
+	state := func() *Status { t.Helper(); return readStatus(t, db, root) }
 	if st := state(); st.IndexState != StateBuilding || !st.Partial || st.Current {
 		t.Errorf("empty index: %+v", st.Freshness)
 	}
@@ -105,19 +98,11 @@ func TestStatusStates(t *testing.T) {
 // since the last run makes the index not current, naming the file; the
 // next run makes it current again.
 func TestStatusSeesChangesWithoutWatcher(t *testing.T) {
-	ctx := context.Background()
 	root := t.TempDir()
 	writeTree(t, root, map[string]string{"a.py": "def f():\n    return 1\n", "b.py": "def g():\n    return 2\n"})
 	db := openDB(t, t.TempDir())
 	run(t, db, root, Options{})
-	status := func() *Status {
-		t.Helper()
-		st, err := ReadStatus(ctx, db, root, StatusOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return st
-	}
+	status := func() *Status { t.Helper(); return readStatus(t, db, root) }
 	if st := status(); !st.Current || st.Watched {
 		t.Fatalf("after a run: current %v watched %v because %q", st.Current, st.Watched, st.NotCurrent)
 	}
@@ -146,4 +131,14 @@ func TestStatusSeesChangesWithoutWatcher(t *testing.T) {
 			}
 		})
 	}
+}
+
+// readStatus reads the status of db, root's index, as the CLI does.
+func readStatus(t *testing.T, db *tables.DB, root string) *Status {
+	t.Helper()
+	st, err := ReadStatus(context.Background(), db, root, StatusOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
