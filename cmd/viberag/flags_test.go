@@ -75,6 +75,10 @@ func TestNumberFlagsOutOfRange(t *testing.T) {
 		{[]string{"refs", "x", "--limit", "0"}, "--limit 0 is out of range; give 1 to 1000"},
 		{[]string{"refs", "x", "--limit", "5000"}, "--limit 5000 is out of range; give 1 to 1000"},
 	}
+	// Should a check let a command run, it runs on an empty tree, into a
+	// directory of the test's, with nothing on standard input.
+	t.Setenv("VIBERAG_HOME", t.TempDir())
+	t.Chdir(t.TempDir())
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
@@ -100,6 +104,8 @@ func TestNumberFlagsOutOfRange(t *testing.T) {
 // shown with its bytes escaped, rather than searched for with its bad
 // bytes replaced by U+FFFD.
 func TestInvalidUTF8Argument(t *testing.T) {
+	t.Setenv("VIBERAG_HOME", t.TempDir())
+	t.Chdir(t.TempDir())
 	for _, args := range [][]string{{"search", "gr\xffeet"}, {"refs", "Gr\xffeet"}, {"symbol", "--max-code-chars=\xff1"}} {
 		var stdout, stderr bytes.Buffer
 		code := run(context.Background(), args, &stdout, &stderr)
