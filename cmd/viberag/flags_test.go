@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -32,7 +34,21 @@ func TestEveryNumberFlagHasARange(t *testing.T) {
 				continue
 			}
 			if f.HasDefault {
-				if err := r.check(flagName(f), f.Target); err != nil && !f.Target.IsZero() {
+				var def reflect.Value
+				if f.Target.Type() == durationType {
+					d, err := time.ParseDuration(f.Default)
+					if err != nil {
+						t.Fatalf("%s --%s: default %q: %v", commandPath(n), f.Name, f.Default, err)
+					}
+					def = reflect.ValueOf(d)
+				} else {
+					v, err := strconv.ParseInt(f.Default, 10, 64)
+					if err != nil {
+						t.Fatalf("%s --%s: default %q: %v", commandPath(n), f.Name, f.Default, err)
+					}
+					def = reflect.ValueOf(v)
+				}
+				if err := r.check(flagName(f), def); err != nil {
 					t.Errorf("%s: the default is out of its own range: %v", commandPath(n), err)
 				}
 			}
