@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -341,7 +342,11 @@ func (s *selector) selectWalk() error {
 		if err != nil {
 			// A directory that cannot be read (or an entry that vanished).
 			if !errors.Is(err, fs.ErrNotExist) {
-				s.skip(rel, SkipUnreadable, err.Error())
+				detail := err.Error()
+				if d != nil && d.IsDir() {
+					detail = s.unreadableDir(rel, err)
+				}
+				s.skip(rel, SkipUnreadable, detail)
 			}
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
@@ -423,11 +428,60 @@ func (s *selector) acceptDir(rel string) bool {
 	if err != nil {
 		// Indexing the directory without its ignore file could index what
 		// the user meant to hide.
-		s.skip(rel, SkipUnreadable, err.Error())
+		s.skip(rel, SkipUnreadable, s.unreadableDir(rel, err))
 		return false
 	}
 	s.ignores[rel] = set
 	return true
+}
+
+// unreadableDir says why directory rel, or an ignore file in it, could
+// not be read (err), and how to get its files indexed: a directory the
+// user may not list or enter is named as such (its ignore file cannot be
+// read either, and that is not the cause).
+func (s *selector) unreadableDir(rel string, err error) string {
+	abs := filepath.Join(s.root, filepath.FromSlash(rel))
+	fix := fmt.Sprintf("make it readable (chmod +rx %s) or leave it out (--exclude '%s/**', or a line in .viberagignore)", rel, rel)
+	if !dirUsable(abs) {
+		mode := ""
+		if fi, err := os.Lstat(abs); err == nil {
+			mode = "mode " + fi.Mode().String() + ", "
+		}
+		cause := "cannot be read"
+		if errors.Is(err, fs.ErrPermission) {
+			cause = "is not readable by this user"
+		}
+		return fmt.Sprintf("directory %s (%s%s); its files are not indexed: %s", cause, mode, rootCause(err), fix)
+	}
+	// The directory is fine: its ignore file is not.
+	return fmt.Sprintf("%v; the directory is left out rather than indexed without its ignore rules: make the file readable, or leave the directory out (--exclude '%s/**')", err, rel)
+}
+
+// dirUsable reports whether the directory at p can be listed and entered.
+func dirUsable(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if _, err := f.Readdirnames(1); err != nil && !errors.Is(err, io.EOF) {
+		return false
+	}
+	// Entering it takes search permission, which listing does not.
+	_, err = os.Lstat(p + string(filepath.Separator) + ".")
+	return err == nil
+}
+
+// rootCause is the innermost error of err's chain: the operating
+// system's words (permission denied), without the paths around them.
+func rootCause(err error) string {
+	for {
+		inner := errors.Unwrap(err)
+		if inner == nil {
+			return err.Error()
+		}
+		err = inner
+	}
 }
 
 // acceptDirName applies the rules that depend only on a directory's path:

@@ -4,8 +4,12 @@ package fileset
 
 import (
 	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -32,8 +36,8 @@ func TestSelectNotRegular(t *testing.T) {
 // TestSelectUnreadableDir: a directory that cannot be listed is one
 // SkipUnreadable entry, not a failed selection.
 func TestSelectUnreadableDir(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("root reads every directory")
+	if !asUnprivileged(t) {
+		return
 	}
 	base := t.TempDir()
 	hermeticGit(t, base)
@@ -51,4 +55,111 @@ func TestSelectUnreadableDir(t *testing.T) {
 		want:    []string{"a.go"},
 		skipped: map[string]string{"locked": SkipUnreadable},
 	})
+}
+
+// unprivilegedChild marks the run of a test as the user nobody.
+const unprivilegedChild = "VIBERAG_UNPRIVILEGED_CHILD"
+
+// asUnprivileged reruns the calling test as the unprivileged user nobody
+// (uid and gid 65534) when the tests run as root, which ignores file
+// modes. It returns true when the caller is to run the test itself (not
+// root); as root it reports the child's verdict and returns false, and
+// skips, saying why, when it cannot switch users.
+func asUnprivileged(t *testing.T) bool {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		return true
+	}
+	if os.Getenv(unprivilegedChild) != "" {
+		t.Fatal("the unprivileged child still runs as root")
+	}
+	// The test binary may sit in a directory only root can enter.
+	dir, err := os.MkdirTemp("", "viberag-unprivileged")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	bin := filepath.Join(dir, "test.bin")
+	data, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-test.run=^"+regexp.QuoteMeta(t.Name())+"$", "-test.v", "-test.count=1")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), unprivilegedChild+"=1", "HOME="+dir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}}
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	switch {
+	case err != nil && !errors.As(err, &exit):
+		t.Skipf("cannot run as the unprivileged user 65534 (%v): file modes untested", err)
+	case err != nil:
+		t.Fatalf("as the unprivileged user 65534:\n%s", out)
+	case strings.Contains(string(out), "--- SKIP"):
+		t.Skipf("skipped as the unprivileged user 65534:\n%s", out)
+	}
+	t.Logf("ran as the unprivileged user 65534:\n%s", out)
+	return false
+}
+
+// TestSelectUnreadableDirSaysWhy: a directory the user may not list or
+// enter is skipped with a detail that names it as a directory, its mode,
+// the cause and the fix, not the ignore file that could not be read in
+// it; an ignore file that cannot be read in a readable directory is named
+// as the cause.
+func TestSelectUnreadableDirSaysWhy(t *testing.T) {
+	if !asUnprivileged(t) {
+		return
+	}
+	base := t.TempDir()
+	hermeticGit(t, base)
+	writeTree(t, base, map[string]string{
+		"a.go": "package a", "locked/b.go": "package b", "listonly/c.go": "package c", "enteronly/d.go": "package d",
+		"hidden/e.go": "package e", "hidden/.gitignore": "*.tmp\n",
+	})
+	modes := map[string]os.FileMode{"locked": 0, "listonly": 0o444, "enteronly": 0o111, "hidden/.gitignore": 0}
+	for p, m := range modes {
+		if err := os.Chmod(filepath.Join(base, p), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		for p := range modes {
+			os.Chmod(filepath.Join(base, p), 0o755)
+		}
+	})
+	sel, err := Select(context.Background(), base, SelectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	details := map[string]string{}
+	for _, s := range sel.Skipped {
+		if s.Reason != SkipUnreadable {
+			t.Errorf("%s skipped as %s", s.Path, s.Reason)
+		}
+		details[s.Path] = s.Detail
+	}
+	for dir, mode := range map[string]string{"locked": "d---------", "listonly": "dr--r--r--", "enteronly": "d--x--x--x"} {
+		d := details[dir]
+		for _, want := range []string{"directory is not readable by this user", "mode " + mode, "permission denied", "chmod +rx " + dir, "--exclude '" + dir + "/**'"} {
+			if !strings.Contains(d, want) {
+				t.Errorf("%s: detail %q lacks %q", dir, d, want)
+			}
+		}
+		if strings.Contains(d, ".gitignore") {
+			t.Errorf("%s: detail blames .gitignore: %q", dir, d)
+		}
+	}
+	if d := details["hidden"]; !strings.Contains(d, "read .gitignore: permission denied") || !strings.Contains(d, "make the file readable") {
+		t.Errorf("hidden: detail %q does not name its unreadable .gitignore", d)
+	}
+	if len(sel.Files) != 1 || sel.Files[0].Path != "a.go" {
+		t.Errorf("selected %+v, want a.go alone", sel.Files)
+	}
 }

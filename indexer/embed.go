@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/viberag/viberag/embed"
@@ -57,19 +58,45 @@ const DefaultEmbedBudget = 90 * time.Second
 // the budget.
 type errBudget struct {
 	budget time.Duration
-	last   string
+	last   error // of the last failed attempt, if any
 }
 
-// Unwrap tells a guarded provider (embed.Guard) that the provider failed.
-func (e *errBudget) Unwrap() error { return embed.ErrStalled }
+// Unwrap tells a guarded provider (embed.Guard) that the provider failed,
+// and the next run how the last attempt failed (a refused connection).
+func (e *errBudget) Unwrap() []error {
+	if e.last == nil {
+		return []error{embed.ErrStalled}
+	}
+	return []error{embed.ErrStalled, e.last}
+}
 
 func (e *errBudget) Error() string {
 	msg := fmt.Sprintf("no embedding request succeeded for %v (the --embed-budget), so the stage stopped; the next run goes on", e.budget)
-	if e.last != "" {
-		msg += "; last error: " + e.last
+	if e.last != nil {
+		msg += "; last error: " + e.last.Error()
 	}
 	return msg
 }
+
+// metaEmbeddingRefused records that the last embedding stage ended on a
+// refused connection ("1"), so the next run does not spend its retries
+// on a server that is not there (errRefused).
+const metaEmbeddingRefused = "embedding_refused"
+
+// errRefused ends an embedding stage whose provider refused the
+// connection before any request of the run succeeded, as it did on the
+// last run: a refusal is an answer (nothing listens there), not a stall,
+// so the retries meant for a busy server would only spend time. The next
+// run tries again.
+type errRefused struct{ last error }
+
+func (e *errRefused) Error() string {
+	return fmt.Sprintf("the embedding server refused the connection, as on the last run, so it was not retried (%v)", e.last)
+}
+
+// Unwrap tells a guarded provider (embed.Guard) that the provider failed,
+// and the next run that it was refused.
+func (e *errRefused) Unwrap() []error { return []error{embed.ErrStalled, syscall.ECONNREFUSED} }
 
 // watchdog ends ctx (cause *errBudget) when no request has succeeded for
 // budget. Remote providers report each attempt through the trace in the
@@ -79,16 +106,20 @@ type watchdog struct {
 	budget time.Duration
 	mu     sync.Mutex
 	last   time.Time // of the last success, or the start
-	err    string    // of the last failed attempt
+	err    error     // of the last failed attempt
+	// succeeded: a request of this run has succeeded.
+	succeeded bool
 }
 
 func (w *watchdog) progress() {
 	w.mu.Lock()
-	w.last, w.err = time.Now(), ""
+	w.last, w.err = time.Now(), nil
 	w.mu.Unlock()
 }
 
-func startWatchdog(ctx context.Context, budget time.Duration, notice func(string)) (context.Context, *watchdog, func()) {
+// With refusedBefore (the last run ended on a refused connection), a
+// refusal before any success ends ctx at once (cause *errRefused).
+func startWatchdog(ctx context.Context, budget time.Duration, refusedBefore bool, notice func(string)) (context.Context, *watchdog, func()) {
 	w := &watchdog{budget: budget, last: time.Now()}
 	ctx, cancel := context.WithCancelCause(ctx)
 	ctx = embed.WithTrace(ctx, &embed.Trace{
@@ -96,12 +127,21 @@ func startWatchdog(ctx context.Context, budget time.Duration, notice func(string
 			w.mu.Lock()
 			defer w.mu.Unlock()
 			if err == nil {
-				w.last, w.err = time.Now(), ""
+				w.last, w.err, w.succeeded = time.Now(), nil, true
 			} else {
-				w.err = err.Error()
+				w.err = err
 			}
 		},
-		Retry: func(n embed.RetryNotice) { notice(n.String()) },
+		Retry: func(n embed.RetryNotice) {
+			w.mu.Lock()
+			refused := refusedBefore && !w.succeeded && errors.Is(n.Err, syscall.ECONNREFUSED)
+			w.mu.Unlock()
+			if refused {
+				cancel(&errRefused{last: n.Err})
+				return
+			}
+			notice(n.String())
+		},
 	})
 	tick := time.NewTicker(min(budget/10+time.Millisecond, time.Second))
 	go func() {
@@ -194,7 +234,7 @@ func embedStage(ctx context.Context, db *tables.DB, opts Options) (*VectorResult
 	if budget <= 0 {
 		budget = DefaultEmbedBudget
 	}
-	sctx, dog, stop := startWatchdog(ctx, budget, notice)
+	sctx, dog, stop := startWatchdog(ctx, budget, meta[metaEmbeddingRefused] != "", notice)
 	defer stop()
 	// failed turns a provider error into the stage's error, or returns the
 	// caller's cancellation.
@@ -205,6 +245,10 @@ func embedStage(ctx context.Context, db *tables.DB, opts Options) (*VectorResult
 		var b *errBudget
 		if errors.As(context.Cause(sctx), &b) {
 			return fmt.Errorf("%s with %s: %w", what, p.ID(), b), nil
+		}
+		var r *errRefused
+		if errors.As(context.Cause(sctx), &r) {
+			return fmt.Errorf("%s with %s: %w", what, p.ID(), r), nil
 		}
 		var de *embed.DimensionError
 		if errors.As(err, &de) && opts.Embedding.Dimensions == 0 {
@@ -331,7 +375,11 @@ surfaces:
 	if err := db.Vectors().PruneCache(ctx, max(embedCacheFloor, int(present))); err != nil {
 		return nil, err
 	}
-	err = db.SetMeta(ctx, map[string]string{tables.MetaEmbeddingError: vr.Error})
+	refused := ""
+	if stageErr != nil && errors.Is(stageErr, syscall.ECONNREFUSED) {
+		refused = "1"
+	}
+	err = db.SetMeta(ctx, map[string]string{tables.MetaEmbeddingError: vr.Error, metaEmbeddingRefused: refused})
 	return vr, err
 }
 

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -313,5 +314,75 @@ func TestEmbedStageZeroVectors(t *testing.T) {
 	}
 	if d := storedDims(t, db); len(d) != 0 {
 		t.Errorf("dims %v: zero vectors stored", d)
+	}
+}
+
+// A server that refuses the connection (nothing listens at the URL):
+// the run that meets it records the refusal; the next run, if refused
+// again before any success, stops at the first refusal instead of
+// spending its retries, and says so; once the server listens, the run
+// embeds and the record is cleared.
+func TestEmbedStageRefusedAcrossRuns(t *testing.T) {
+	root, data := t.TempDir(), t.TempDir()
+	writeTree(t, root, embedTree)
+	db := openDB(t, data)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // now refused
+	provider := func(retries int) *embed.OpenAI {
+		p, err := embed.NewOpenAI(embed.OpenAIConfig{BaseURL: "http://" + addr + "/v1", Model: "m", MaxRetries: retries})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var mu sync.Mutex
+	var notices []string
+	notice := func(s string) { mu.Lock(); notices = append(notices, s); mu.Unlock() }
+	refused := func() string {
+		meta, err := db.Meta(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return meta[metaEmbeddingRefused]
+	}
+
+	res := runWithin(t, time.Minute, db, root, Options{Embedder: provider(-1), Notice: notice})
+	if !strings.Contains(res.Vectors.Error, "connection refused") || refused() != "1" {
+		t.Fatalf("first run: error %q, refusal recorded %q", res.Vectors.Error, refused())
+	}
+
+	// Five retries allowed, none made.
+	mu.Lock()
+	notices = nil
+	mu.Unlock()
+	res = runWithin(t, time.Minute, db, root, Options{Embedder: provider(5), Notice: notice})
+	mu.Lock()
+	if len(notices) != 0 {
+		t.Errorf("second run retried a refused server: %q", notices)
+	}
+	mu.Unlock()
+	if !strings.Contains(res.Vectors.Error, "refused the connection, as on the last run, so it was not retried") || refused() != "1" {
+		t.Errorf("second run: error %q, refusal recorded %q", res.Vectors.Error, refused())
+	}
+	if res.Counts.Chunks == 0 || len(res.Vectors.Missing) == 0 {
+		t.Errorf("second run: facts %+v, missing %v", res.Counts, res.Vectors.Missing)
+	}
+
+	// The server is back.
+	f := newFaultyAPI(t, 4)
+	back, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Skipf("port %s taken meanwhile: %v", addr, err)
+	}
+	srv := &http.Server{Handler: f.Config.Handler}
+	go srv.Serve(back)
+	t.Cleanup(func() { srv.Close() })
+	res = runWithin(t, time.Minute, db, root, Options{Embedder: provider(5), Notice: notice})
+	if res.Vectors.Error != "" || len(res.Vectors.Missing) != 0 || refused() != "" {
+		t.Errorf("server back: vectors %+v, refusal recorded %q", res.Vectors, refused())
 	}
 }

@@ -18,6 +18,10 @@ const (
 	// recorded as it starts: with the files indexed so far, it says how
 	// far a first build has got.
 	MetaRunSelected = "run_selected"
+	// MetaRunStarted is when the latest run began (RFC3339 with
+	// nanoseconds): a file modified since may have changed after the run
+	// read it, so a status that finds one says the index is not current.
+	MetaRunStarted = "run_started_at"
 	// MetaForcedRebuild marks an index built by Rebuild that is not yet
 	// complete (RFC3339 time the rebuild started); cleared as it is
 	// installed. The next run finds it and continues the rebuild.

@@ -149,7 +149,8 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 		if err != nil {
 			return nil, err
 		}
-		begin := map[string]string{tables.MetaLastRunComplete: "0", MetaRunSelected: strconv.Itoa(len(sel.Files))}
+		begin := map[string]string{tables.MetaLastRunComplete: "0", MetaRunSelected: strconv.Itoa(len(sel.Files)),
+			MetaRunStarted: start.UTC().Format(time.RFC3339Nano)}
 		switch {
 		case len(states) == 0:
 			// An empty index holds only the facts this run makes, so a

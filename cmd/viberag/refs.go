@@ -77,7 +77,7 @@ func printRefs(w io.Writer, r *query.References, st style) {
 		fmt.Fprintln(w, st.dim("  filter: "+f))
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintln(w, st.dim("  note: "+n))
+		fmt.Fprintln(w, st.dim("  note: "+cliWords(n)))
 	}
 	for _, f := range r.Files {
 		path := f.Path

@@ -33,9 +33,11 @@ func TestExitAfterSignal(t *testing.T) {
 	<-exited
 }
 
-// TestIndexSIGTERM sends SIGTERM to `viberag index` (this test binary
-// running main) in the middle of a run on a large tree: the process ends,
-// and the next run ends with the same rows as a clean index.
+// TestIndexSIGTERM sends SIGTERM, and SIGINT (Ctrl-C), to `viberag
+// index` (this test binary running main) in the middle of a run on a
+// large tree: the process ends with the shell's status for the signal
+// (143, 130), says it was interrupted and what the index kept, and the
+// next run ends with the same rows as a clean index.
 func TestIndexSIGTERM(t *testing.T) {
 	if os.Getenv("VIBERAG_MAIN_CHILD") != "" {
 		t.Skip("child")
@@ -55,8 +57,38 @@ func TestIndexSIGTERM(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	data, clean := t.TempDir(), t.TempDir()
+	clean := t.TempDir()
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			data := t.TempDir()
+			interruptIndex(t, root, data, sig)
+			ctx := context.Background()
+			counts := func(dir string) tables.Counts {
+				db, err := tables.Open(ctx, filepath.Join(dir, indexer.IndexFile), tables.OpenOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer db.Close()
+				if _, err := indexer.Run(ctx, db, root, indexer.Options{}); err != nil {
+					t.Fatal(err)
+				}
+				c, err := db.Counts(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return c
+			}
+			resumed, fresh := counts(data), counts(clean)
+			if resumed.Files != fresh.Files || resumed.Symbols != fresh.Symbols || resumed.Chunks != fresh.Chunks || resumed.Refs != fresh.Refs {
+				t.Fatalf("after %v and a new run: %+v; clean index: %+v", sig, resumed, fresh)
+			}
+		})
+	}
+}
 
+// interruptIndex starts `viberag index root` into data, sends sig once
+// the run has committed some files, and checks how the process ends.
+func interruptIndex(t *testing.T, root, data string, sig syscall.Signal) {
 	cmd := exec.Command(os.Args[0], "-test.run=^TestMainChild$")
 	cmd.Env = append(os.Environ(), "VIBERAG_MAIN_CHILD=1", "CHILD_ARGS=index\n"+root+"\n--data-dir\n"+data+"\n--embed\noff")
 	stderr, err := cmd.StderrPipe()
@@ -66,51 +98,42 @@ func TestIndexSIGTERM(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	var said strings.Builder
+	read := make(chan struct{})
+	go func() {
+		_, _ = bufio.NewReader(stderr).WriteTo(&said)
+		close(read)
+	}()
 	// Signal once the child has committed some files.
-	go func() { _, _ = bufio.NewReader(stderr).WriteTo(os.Stderr) }()
 	deadline := time.Now().Add(2 * time.Minute)
 	for committed(filepath.Join(data, indexer.IndexFile)) == 0 && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := cmd.Process.Signal(sig); err != nil {
 		t.Fatalf("signal: %v (the child finished first?)", err)
 	}
 	sent := time.Now()
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() { <-read; done <- cmd.Wait() }()
 	select {
 	case err := <-done:
 		if err == nil {
-			t.Fatal("viberag index exited 0: it finished the run instead of stopping at the signal")
+			t.Fatalf("viberag index exited 0: it finished the run instead of stopping at %v", sig)
 		}
-		t.Logf("exited %v after SIGTERM (%v)", time.Since(sent).Round(time.Millisecond), err)
+		t.Logf("exited %v after %v (%v)", time.Since(sent).Round(time.Millisecond), sig, err)
 	case <-time.After(time.Minute): // a hang, not a timing assertion
 		_ = cmd.Process.Kill()
-		t.Fatal("viberag index still running a minute after SIGTERM")
+		t.Fatalf("viberag index still running a minute after %v", sig)
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 128+int(sig) {
+		t.Errorf("exit status %d after %v, want %d; stderr:\n%s", code, sig, 128+int(sig), said.String())
+	}
+	if !strings.Contains(said.String(), "viberag: interrupted") || !strings.Contains(said.String(), "files written; the next `viberag index` continues") ||
+		strings.Contains(said.String(), "context canceled") {
+		t.Errorf("stderr after %v does not say what the run kept:\n%s", sig, said.String())
 	}
 	if n := committed(filepath.Join(data, indexer.IndexFile)); n >= 1500 {
 		t.Fatalf("the interrupted run committed all %d files: the signal came too late to test anything", n)
-	}
-
-	ctx := context.Background()
-	counts := func(dir string) tables.Counts {
-		db, err := tables.Open(ctx, filepath.Join(dir, indexer.IndexFile), tables.OpenOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.Close()
-		if _, err := indexer.Run(ctx, db, root, indexer.Options{}); err != nil {
-			t.Fatal(err)
-		}
-		c, err := db.Counts(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
-	resumed, fresh := counts(data), counts(clean)
-	if resumed.Files != fresh.Files || resumed.Symbols != fresh.Symbols || resumed.Chunks != fresh.Chunks || resumed.Refs != fresh.Refs {
-		t.Fatalf("after SIGTERM and a new run: %+v; clean index: %+v", resumed, fresh)
 	}
 }
 
