@@ -301,7 +301,7 @@ func report(w io.Writer, name string, a, b *benchRun, sample int) {
 	}
 
 	sa, sb := summarise(a, both), summarise(b, both)
-	fmt.Fprintf(w, "NDCG@10 (macro over %d repositories)   A       B       B-A\n", len(both))
+	fmt.Fprintf(w, "%-38s %-7s %-7s %s\n", fmt.Sprintf("NDCG@10, macro over %d repositories", len(both)), "A", "B", "B-A")
 	row := func(label string, x, y float64, okx, oky bool) {
 		if !okx || !oky {
 			return
@@ -319,7 +319,7 @@ func report(w io.Writer, name string, a, b *benchRun, sample int) {
 		y, oky := sb.byLang[l]
 		row("language "+l, x, y, okx, oky)
 	}
-	fmt.Fprintf(w, "query time over %d queries            A        B        B/A\n", total)
+	fmt.Fprintf(w, "%-46s %-10s %-10s %s\n", fmt.Sprintf("query time, %d queries", total), "A", "B", "B/A")
 	ratioRow(w, "CPU p50 ms", sa.cpuP50, sb.cpuP50)
 	ratioRow(w, "CPU p95 ms", sa.cpuP95, sb.cpuP95)
 	ratioRow(w, "wall p50 ms", sa.msP50, sb.msP50)
@@ -336,7 +336,7 @@ func ratioRow(w io.Writer, label string, x, y float64) {
 	if x > 0 {
 		r = fmt.Sprintf("%.3f", y/x)
 	}
-	fmt.Fprintf(w, "  %-44s %-9.3f %-9.3f %s\n", label, x, y, r)
+	fmt.Fprintf(w, "  %-44s %-10.3f %-10.3f %s\n", label, x, y, r)
 }
 
 // summary holds one side's figures over the repositories both sides scored.

@@ -60,7 +60,7 @@ func TestReport(t *testing.T) {
 			t.Errorf("report lacks %q:\n%s", want, got)
 		}
 	}
-	if !strings.Contains(got, "2.000     3.000     1.500") {
+	if !strings.Contains(got, "2.000      3.000      1.500") {
 		t.Errorf("CPU p50 2 → 3 (1.500) not reported:\n%s", got)
 	}
 
