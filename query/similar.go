@@ -11,6 +11,7 @@ import (
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // Similar code, until vectors exist, is token overlap: the snippet's
@@ -146,12 +147,12 @@ func (p *Planner) similar(ctx context.Context, req Request, text string, resp *R
 // reports each with its bm25 and the Jaccard overlap of whole
 // identifiers. It returns the best bm25.
 func (p *Planner) similarTokens(ctx context.Context, words []string, idents map[string]bool, sc *scoped, pool unitPool, found func(u *unit, bm25, jacc float64)) (float64, error) {
-	terms := ftsTerms(words, false, false)
-	kept, _, _, err := p.pruneTerms(ctx, chunksFTS, "", terms, p.tune.PruneShare, p.tune.PruneBudget)
+	terms := textTerms(words, false, false)
+	kept, _, _, err := p.pruneTerms(ctx, scope.Chunks, "", terms, p.tune.PruneShare, p.tune.PruneBudget)
 	if err != nil {
 		return 0, err
 	}
-	rows, err := p.db.SimilarChunks(ctx, "{content ident_parts strings} : ("+orExpr(kept)+")", sc.scope, 200)
+	rows, err := p.db.SimilarChunks(ctx, fulltext.In([]string{"content", "ident_parts", "strings"}, orQuery(kept)), sc.scope, 200)
 	if err != nil {
 		return 0, err
 	}

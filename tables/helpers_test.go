@@ -13,6 +13,7 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // openTest opens a fresh index in a temporary directory.
@@ -564,27 +565,30 @@ func checkRefKeys(t testing.TB, db *DB) {
 	}
 }
 
-// wordMatchIDs returns the ids of the live rows of ix matching the FTS5
-// expression expr, ascending, as the readers find them.
-func wordMatchIDs(t *testing.T, db *DB, ix *wordIndex, expr string) []int64 {
+// in limits q to one column.
+func in(col string, q fulltext.Query) fulltext.Query { return fulltext.In([]string{col}, q) }
+
+// wordMatchIDs returns the ids of the live rows of ix matching q,
+// ascending, as the readers find them.
+func wordMatchIDs(t *testing.T, db *DB, ix *wordIndex, q fulltext.Query) []int64 {
 	t.Helper()
 	var ids []int64
 	err := db.snapshot(context.Background(), nil, func(src *sourceCache) error {
 		var err error
-		ids, err = db.matchIDs(src, ix, expr)
+		ids, err = db.matchIDs(src, ix, q)
 		return err
 	})
 	if err != nil {
-		t.Fatalf("%s MATCH %q: %v", ix.words(), expr, err)
+		t.Fatalf("%s %s: %v", ix.words(), q, err)
 	}
 	return ids
 }
 
 // wordMatches returns col (an SQL expression over the alias x of ix's
-// table) of the rows matching expr, in row id order.
-func wordMatches(t *testing.T, db *DB, ix *wordIndex, expr, col string) []string {
+// table) of the rows matching q, in row id order.
+func wordMatches(t *testing.T, db *DB, ix *wordIndex, q fulltext.Query, col string) []string {
 	t.Helper()
-	ids := wordMatchIDs(t, db, ix, expr)
+	ids := wordMatchIDs(t, db, ix, q)
 	return queryStrings(t, db, `SELECT `+col+` FROM `+ix.base+` x WHERE x.id IN (SELECT value FROM json_each(?)) ORDER BY x.id`, jsonIDs(ids))
 }
 

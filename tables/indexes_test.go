@@ -9,6 +9,7 @@ import (
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // TestDeferIndexes: an index whose deferrable indexes were dropped gives
@@ -210,11 +211,11 @@ func TestDeferIndexesLeavesSegments(t *testing.T) {
 	}
 	answers := func(db *DB) answer {
 		t.Helper()
-		chunks, err := db.SearchChunks(ctx, "generation OR gen* OR handler", []float64{2, 1, 1, 0.5}, scope.Scope{}, 50)
+		chunks, err := db.SearchChunks(ctx, fulltext.Or(fulltext.Term("generation"), fulltext.Prefix("gen"), fulltext.Term("handler")), []float64{2, 1, 1, 0.5}, scope.Scope{}, 50)
 		if err != nil {
 			t.Fatal(err)
 		}
-		symbols, err := db.SearchSymbols(ctx, "handle* OR server OR \"gen 2\"", []float64{3, 2, 1, 1, 1}, scope.Scope{}, 50)
+		symbols, err := db.SearchSymbols(ctx, fulltext.Or(fulltext.Prefix("handle"), fulltext.Term("server"), fulltext.Term("gen 2")), []float64{3, 2, 1, 1, 1}, scope.Scope{}, 50)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // writeFile inserts the rows of p and returns its file id. id is the id
@@ -182,7 +183,7 @@ func (bw *rowBuilder) identParts(name string, idents []string) string {
 }
 
 // identPartWords returns the words of identParts(name, idents) as ids
-// (valid until the next call) and, per id, the word's tokens (Tokenize):
+// (valid until the next call) and, per id, the word's tokens (fulltext.Tokenize):
 // each word's tokens are kept with the word, so the word index takes the
 // column without joining it into text and scanning it again. The
 // column's tokens are the words' tokens in turn, as a space separates
@@ -280,10 +281,10 @@ type rowBuilder struct {
 	wordID   map[string]int32
 	wordText []string
 	wordGen  []uint32
-	wordToks [][]string // per word, its tokens (Tokenize)
+	wordToks [][]string // per word, its tokens (fulltext.Tokenize)
 	gen      uint32
 	parts    []int32 // the words of the last collectParts
-	tk       Tokenizer
+	tk       fulltext.Tokenizer
 	sids     []uint64
 	occ      map[kindQual]int
 	refs     refGroups

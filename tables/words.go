@@ -10,6 +10,8 @@ import (
 	"math/bits"
 	"slices"
 	"sort"
+
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // The word index (schema 8; ADR 13): full-text search over symbols and
@@ -107,7 +109,7 @@ func (w *wordFile) bytes() int64 {
 // allocates per file, not per term or row: each term's fragment is a
 // chain of records in one buffer, copied out in term order by finish.
 type wordBuilder struct {
-	tk Tokenizer
+	tk fulltext.Tokenizer
 	// The file's terms, interned by an open-addressing table of FNV-1a
 	// hashes: a Go map's string hashing and probing were 40 % of the
 	// builder's CPU. A slot holds gen << 32 | (term + 1); slots of
@@ -188,9 +190,9 @@ func (b *wordBuilder) addCols(cols []wordCol) {
 			}
 			continue
 		}
-		b.tk.scan(col.text)
-		for pos := 0; pos < len(b.tk.offs)/2; pos++ {
-			id, ok := lookupTerm(b, b.tk.buf[b.tk.offs[2*pos]:b.tk.offs[2*pos+1]])
+		n := b.tk.Scan(col.text)
+		for pos := 0; pos < n; pos++ {
+			id, ok := lookupTerm(b, b.tk.Token(pos))
 			b.addToken(id, ok, ord, uint64(c)<<32|uint64(pos))
 		}
 	}
@@ -391,7 +393,7 @@ const maxKeptWordBytes = 8 << 20
 func (b *wordBuilder) retained() int {
 	n := 8*cap(b.slots) + 8*cap(b.hashes) + 16*cap(b.terms) + 4*(cap(b.head)+cap(b.tail)+cap(b.lastOrd)+cap(b.seen)+cap(b.local)) +
 		12*cap(b.recs) + cap(b.buf) + 4*(cap(b.rowTerms)+cap(b.cnt)+cap(b.tokTerm)+cap(b.tokens)) + 8*(cap(b.tokColPo)+cap(b.occ))
-	return n + cap(b.tk.buf) + 8*cap(b.tk.offs)
+	return n + b.tk.Retained()
 }
 
 // wordEntry is a decoded posting entry header.
@@ -1281,7 +1283,7 @@ FROM chunks c JOIN sources s ON s.id = c.file_id ORDER BY c.file_id, c.id`
 	defer rows.Close()
 	var (
 		rb       = newRowBuilder()
-		tk       Tokenizer
+		tk       fulltext.Tokenizer
 		dr       declsReader
 		zl, zt   decompressor // lists and text, each valid until the next file
 		file     int64        = -1

@@ -15,6 +15,9 @@ import (
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables/fulltext"
+
+	_ "modernc.org/sqlite" // the oracle: SQLite's FTS5, in a test-only module
 )
 
 // fixtureFiles extracts every source fixture of the repository (not the
@@ -54,9 +57,9 @@ func fixtureFiles(t *testing.T, edit string) []*extract.File {
 	return files
 }
 
-// ftsReference keeps, beside an index, the contentless FTS5 tables of
-// schema 7 holding the same rows under the same ids: what the word
-// indexes must rank as.
+// ftsReference keeps, beside an index, contentless FTS5 tables holding the
+// same rows under the same ids: what the word indexes must rank as. FTS5
+// comes from the test-only module modernc.org/sqlite (driver "sqlite").
 type ftsReference struct {
 	t  *testing.T
 	db *DB
@@ -65,7 +68,7 @@ type ftsReference struct {
 }
 
 func newFTSReference(t *testing.T, db *DB) *ftsReference {
-	sq, err := sql.Open("sqlite3", filepath.Join(t.TempDir(), "fts5.db"))
+	sq, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "fts5.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,17 +133,17 @@ func (r *ftsReference) write(files []*extract.File, deleted []string) {
 }
 
 // scores returns -bm25 of every row of table (symbols_fts or chunks_fts)
-// matching expr, by id.
-func (r *ftsReference) scores(table, expr string, ws []float64) map[int64]float64 {
+// matching q, by id.
+func (r *ftsReference) scores(table string, q fulltext.Query, ws []float64) map[int64]float64 {
 	r.t.Helper()
 	marks := strings.TrimSuffix(strings.Repeat("?, ", len(ws)), ", ")
 	args := []any{}
 	for _, w := range ws {
 		args = append(args, w)
 	}
-	rows, err := r.sq.Query(`SELECT rowid, -bm25(`+table+`, `+marks+`) FROM `+table+` WHERE `+table+` MATCH ?`, append(args, expr)...)
+	rows, err := r.sq.Query(`SELECT rowid, -bm25(`+table+`, `+marks+`) FROM `+table+` WHERE `+table+` MATCH ?`, append(args, q.String())...)
 	if err != nil {
-		r.t.Fatalf("%s MATCH %q: %v", table, expr, err)
+		r.t.Fatalf("%s MATCH %s: %v", table, q, err)
 	}
 	defer rows.Close()
 	out := map[int64]float64{}
@@ -155,18 +158,17 @@ func (r *ftsReference) scores(table, expr string, ws []float64) map[int64]float6
 	return out
 }
 
-// queries returns FTS5 expressions of the kinds the planner writes, over
-// the words of the rows: single words, prefixes, phrases of adjacent
-// words (as `res.send` or `max_retries` quote), AND, OR, parentheses and
-// column filters.
-func wordQueries(t *testing.T, files []*extract.File, cols []string, n int) []string {
+// wordQueries returns queries of the kinds the planner builds, over the
+// words of the rows: single words, prefixes, phrases of adjacent words
+// (as `res.send` or `max_retries` make them), AND, OR and column limits.
+func wordQueries(t *testing.T, files []*extract.File, cols []string, n int) []fulltext.Query {
 	r := rand.New(rand.NewPCG(7, 8))
 	var words []string
 	var pairs []string
 	seen := map[string]bool{}
 	for _, f := range files {
 		for _, c := range f.Chunks {
-			toks := Tokenize(c.Text)
+			toks := fulltext.Tokenize(c.Text)
 			for i, w := range toks {
 				if !seen[w] {
 					seen[w] = true
@@ -182,8 +184,8 @@ func wordQueries(t *testing.T, files []*extract.File, cols []string, n int) []st
 	if len(words) < 100 || len(pairs) < 20 {
 		t.Fatalf("%d words, %d pairs: the fixtures changed", len(words), len(pairs))
 	}
-	q := func(w string) string { return `"` + strings.ReplaceAll(w, `"`, `""`) + `"` }
-	term := func() string {
+	q := fulltext.Term
+	term := func() fulltext.Query {
 		switch r.IntN(6) {
 		case 0:
 			return q(pairs[r.IntN(len(pairs))])
@@ -192,26 +194,29 @@ func wordQueries(t *testing.T, files []*extract.File, cols []string, n int) []st
 			if len(w) > 2 {
 				w = w[:2+r.IntN(len(w)-2)]
 			}
-			return q(w) + "*"
+			return fulltext.Prefix(w)
 		case 2:
-			return cols[r.IntN(len(cols))] + " : " + q(words[r.IntN(len(words))])
+			return in(cols[r.IntN(len(cols))], q(words[r.IntN(len(words))]))
 		case 3:
-			return "{" + cols[0] + " " + cols[len(cols)-1] + "} : " + q(words[r.IntN(len(words))])
+			return fulltext.In([]string{cols[0], cols[len(cols)-1]}, q(words[r.IntN(len(words))]))
 		default:
 			return q(words[r.IntN(len(words))])
 		}
 	}
-	out := []string{`"func"`, `"return"`, `"self"`, `"max_retries"`, `"res.send"`, `"no-such-word-anywhere"`}
+	var out []fulltext.Query
+	for _, w := range []string{"func", "return", "self", "max_retries", "res.send", "no-such-word-anywhere"} {
+		out = append(out, q(w))
+	}
 	for len(out) < n {
 		switch r.IntN(4) {
 		case 0:
 			out = append(out, term())
 		case 1:
-			out = append(out, term()+" OR "+term()+" OR "+term())
+			out = append(out, fulltext.Or(term(), term(), term()))
 		case 2:
-			out = append(out, term()+" AND "+term())
+			out = append(out, fulltext.And(term(), term()))
 		default:
-			out = append(out, "("+term()+" OR "+term()+") AND ("+term()+" OR "+term()+")")
+			out = append(out, fulltext.And(fulltext.Or(term(), term()), fulltext.Or(term(), term())))
 		}
 	}
 	return out
@@ -254,7 +259,7 @@ func TestWordsRankAsFTS5(t *testing.T) {
 	compare := func(stage string) {
 		for _, tc := range []struct {
 			ix      *wordIndex
-			qs      []string
+			qs      []fulltext.Query
 			weights [][]float64
 		}{
 			{chunkWords, chunkQs, [][]float64{{2, 1, 1, 0.5}, similarWeights, {1, 1, 1, 1}}},
@@ -319,11 +324,11 @@ func TestWordsRankAsFTS5(t *testing.T) {
 				}
 				// Counts and unranked matches.
 				var n int
-				if err := ref.sq.QueryRow(`SELECT count(*) FROM `+tc.ix.prefix+`s_fts WHERE `+tc.ix.prefix+`s_fts MATCH ?`, expr).Scan(&n); err != nil {
+				if err := ref.sq.QueryRow(`SELECT count(*) FROM `+tc.ix.prefix+`s_fts WHERE `+tc.ix.prefix+`s_fts MATCH ?`, expr.String()).Scan(&n); err != nil {
 					t.Fatal(err)
 				}
 				if tc.ix == chunkWords {
-					if got, err := db.MatchCount(ctx, ChunksFTS, expr); err != nil || got != n {
+					if got, err := db.MatchCount(ctx, scope.Chunks, expr); err != nil || got != n {
 						t.Errorf("%s: MatchCount(%q) = %d, %v; FTS5 %d", stage, expr, got, err, n)
 					}
 				} else {

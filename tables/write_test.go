@@ -14,6 +14,7 @@ import (
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/fileset"
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 func TestRoundTrip(t *testing.T) {
@@ -73,12 +74,13 @@ func TestRoundTrip(t *testing.T) {
 	// The identifier words are only in the symbols' word index: the name's and the
 	// identifiers' camelCase and snake_case parts, and the whole names.
 	for _, tc := range []struct {
-		expr string
+		expr fulltext.Query
 		want []string
 	}{
-		{`ident_parts:(handle AND get AND user AND getuserbyid AND max_retries AND u)`, []string{"Server.Handle"}},
-		{`ident_parts:server`, []string{"Server"}},
-		{`ident_parts:init`, []string{"init", "init"}},
+		{in("ident_parts", fulltext.And(fulltext.Term("handle"), fulltext.Term("get"), fulltext.Term("user"), fulltext.Term("getuserbyid"),
+			fulltext.Term("max_retries"), fulltext.Term("u"))), []string{"Server.Handle"}},
+		{in("ident_parts", fulltext.Term("server")), []string{"Server"}},
+		{in("ident_parts", fulltext.Term("init")), []string{"init", "init"}},
 	} {
 		names := wordMatches(t, db, symbolWords, tc.expr, "x.qualname")
 		if !slices.Equal(names, tc.want) {
@@ -186,25 +188,31 @@ func TestFTS(t *testing.T) {
 
 	tests := []struct {
 		name string
-		ix   *wordIndex // nil: files_fts
-		arg  string
+		ix   *wordIndex // nil: files
+		arg  fulltext.Query
 		want []string
 	}{
-		{"symbol by name", symbolWords, "name:handle", []string{"Server.Handle"}},
-		{"symbol by ident part", symbolWords, "ident_parts:user AND ident_parts:retries", []string{"Server.Handle"}},
-		{"symbol by whole identifier", symbolWords, "getuserbyid", []string{"Server.Handle"}},
-		{"symbol by doc", symbolWords, "doc:answers", []string{"Server"}},
-		{"diacritics removed", symbolWords, "doc:ANSWÉRS", []string{"Server"}},
-		{"chunk by content word", chunkWords, "content:login_required", []string{ChunkID("srv/server.go", 6, 13)}},
-		{"chunk by string", chunkWords, `strings:"reset by peer"`, []string{ChunkID("srv/server.go", 6, 13)}},
-		{"file by path", nil, "path:synth", []string{"pkg/synth.go"}},
+		{"symbol by name", symbolWords, in("name", fulltext.Term("handle")), []string{"Server.Handle"}},
+		{"symbol by ident part", symbolWords, fulltext.And(in("ident_parts", fulltext.Term("user")), in("ident_parts", fulltext.Term("retries"))), []string{"Server.Handle"}},
+		{"symbol by whole identifier", symbolWords, fulltext.Term("getuserbyid"), []string{"Server.Handle"}},
+		{"symbol by doc", symbolWords, in("doc", fulltext.Term("answers")), []string{"Server"}},
+		{"diacritics removed", symbolWords, in("doc", fulltext.Term("ANSWÉRS")), []string{"Server"}},
+		{"chunk by content word", chunkWords, in("content", fulltext.Term("login_required")), []string{ChunkID("srv/server.go", 6, 13)}},
+		{"chunk by string", chunkWords, in("strings", fulltext.Term("reset by peer")), []string{ChunkID("srv/server.go", 6, 13)}},
+		{"file by path", nil, in("path", fulltext.Term("synth")), []string{"pkg/synth.go"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
 			switch tc.ix {
 			case nil:
-				got = queryStrings(t, db, `SELECT f.path FROM files_fts JOIN files f ON f.id = files_fts.rowid WHERE files_fts MATCH ?`, tc.arg)
+				rows, err := db.SearchFiles(context.Background(), tc.arg, []float64{1, 1}, scope.Scope{}, 10)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range rows {
+					got = append(got, r.Path)
+				}
 			case symbolWords:
 				got = wordMatches(t, db, tc.ix, tc.arg, "x.qualname")
 			default:
@@ -249,7 +257,7 @@ func TestRewriteReplaces(t *testing.T) {
 			t.Errorf("%s = %d, want %d", tc.q, got, tc.want)
 		}
 	}
-	if n := len(wordMatchIDs(t, db, symbolWords, `"generation 1"`)); n != 2 {
+	if n := len(wordMatchIDs(t, db, symbolWords, fulltext.Term("generation 1"))); n != 2 {
 		t.Errorf("%d symbols match the old text, want b.go's 2", n)
 	}
 	if n := docsEnding(t, db, `file_id = (SELECT id FROM files WHERE path = 'a.go')`, "generation 1."); n != 0 {
@@ -756,7 +764,7 @@ func TestCompactFTS(t *testing.T) {
 	// The word indexes: their segments, and a ranked search.
 	wordSegs := func(ix *wordIndex) int64 { return queryInt(t, db, `SELECT count(*) FROM `+ix.segs()) }
 	probe := func() []ChunkRow {
-		rows, err := db.SearchChunks(context.Background(), "generation OR gen*", []float64{2, 1, 1, 0.5}, scope.Scope{}, 30)
+		rows, err := db.SearchChunks(context.Background(), fulltext.Or(fulltext.Term("generation"), fulltext.Prefix("gen")), []float64{2, 1, 1, 0.5}, scope.Scope{}, 30)
 		if err != nil {
 			t.Fatal(err)
 		}
