@@ -194,8 +194,8 @@ var codeKeywords = func() map[string]bool {
 
 // spreadFiles orders n ranked items as fusion orders units (fuse.go): a
 // file's n-th item competes at its score times decay^n, so with a small
-// decay every file's best item comes before any file's second (issue 14:
-// the top k should not spend its slots on one file). It returns the new
+// decay every file's best item comes before any file's second (the top k
+// should not spend its slots on one file). It returns the new
 // order as indexes; equal scores keep their order.
 func spreadFiles(n int, item func(i int) (path string, score float64), decay float64) []int {
 	nth := map[string]int{}

@@ -197,17 +197,18 @@ func TestDeferIndexesLeavesSegments(t *testing.T) {
 		}
 		return append(n, queryInt(t, db, `SELECT count(*) FROM trigram_segs`))
 	}
-	if got, want := segs(db), []int64{7, 7, 7}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("segments while deferred (symbol words, chunk words, trigrams): %v, want %v", got, want)
+	if got, want := segs(db), []int64{7, 7, 7, 7}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("segments while deferred (symbol words, chunk words, file words, trigrams): %v, want %v", got, want)
 	}
-	if got := segs(ref); got[0] >= 7 || got[2] >= 7 {
+	if got := segs(ref); got[0] >= 7 || got[3] >= 7 {
 		t.Fatalf("reference merged nothing: segments %v", got)
 	}
 
 	type answer struct {
 		chunks  []ChunkRow
 		symbols []SymbolRow
-		files   []string
+		files   []FileRow
+		exact   []string
 	}
 	answers := func(db *DB) answer {
 		t.Helper()
@@ -219,11 +220,15 @@ func TestDeferIndexesLeavesSegments(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return answer{chunks, symbols, trigramPaths(t, db, "func")}
+		files, err := db.SearchFiles(ctx, fulltext.Or(fulltext.Term("synth"), fulltext.Term("generation")), []float64{2, 1}, scope.Scope{}, 50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return answer{chunks, symbols, files, trigramPaths(t, db, "func")}
 	}
 	want := answers(ref)
-	if len(want.chunks) == 0 || len(want.symbols) == 0 || len(want.files) == 0 {
-		t.Fatalf("reference answers are empty: %d chunks, %d symbols, %d files", len(want.chunks), len(want.symbols), len(want.files))
+	if len(want.chunks) == 0 || len(want.symbols) == 0 || len(want.files) == 0 || len(want.exact) == 0 {
+		t.Fatalf("reference answers are empty: %d chunks, %d symbols, %d files, %d exact", len(want.chunks), len(want.symbols), len(want.files), len(want.exact))
 	}
 	if got := answers(db); !reflect.DeepEqual(got, want) {
 		t.Errorf("unmerged segments:\n got %+v\nwant %+v", got, want)
@@ -233,7 +238,7 @@ func TestDeferIndexesLeavesSegments(t *testing.T) {
 	if err := db.BuildIndexes(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := segs(db), []int64{1, 1, 1}; !reflect.DeepEqual(got, want) {
+	if got, want := segs(db), []int64{1, 1, 1, 1}; !reflect.DeepEqual(got, want) {
 		t.Errorf("segments after BuildIndexes: %v, want %v", got, want)
 	}
 	if got := answers(db); !reflect.DeepEqual(got, want) {
@@ -253,7 +258,7 @@ func TestDeferIndexesLeavesSegments(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got, want := segs(db), []int64{1, 1, 1}; !reflect.DeepEqual(got, want) {
+	if got, want := segs(db), []int64{1, 1, 1, 1}; !reflect.DeepEqual(got, want) {
 		t.Errorf("segments after CompactFTS: %v, want %v", got, want)
 	}
 	if got, want := answers(db), answers(ref); !reflect.DeepEqual(got, want) {

@@ -74,18 +74,15 @@ func scanSymbolRow(withScore bool) func(scanner) (SymbolRow, error) {
 }
 
 const (
-	// The chunk and symbol channels rank every match in Go (rankWords) and
-	// read the rows of the best only.
+	// The channels rank every match in Go (rankWords) and read the rows
+	// of the best only.
 	searchChunksSQL = `SELECT c.id, c.cid, c.file_id, f.path, c.start_line, c.end_line, c.header
 FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN (SELECT value FROM json_each(?))`
 
 	searchSymbolsSQL = `SELECT ` + symbolRowCols + `
 FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id IN (SELECT value FROM json_each(?))`
 
-	searchFilesSQL = `SELECT f.id, f.path, f.lines, -bm25(files_fts, ?, ?) AS sc
-FROM files_fts JOIN files f ON f.id = files_fts.rowid
-WHERE files_fts MATCH ?%s
-ORDER BY sc DESC, f.path LIMIT ?`
+	searchFilesSQL = `SELECT f.id, f.path, f.lines, f.word_row FROM files f WHERE f.word_row IN (SELECT value FROM json_each(?))`
 
 	similarChunksSQL = `SELECT c.id, c.cid, c.file_id, f.path, c.start_line, c.end_line, c.header,
   (SELECT count(*) FROM chunks o WHERE o.file_id = c.file_id AND o.id < c.id)
@@ -125,7 +122,7 @@ func TextColumns(t scope.Table) []string {
 	case scope.Chunks:
 		return slices.Clone(chunkWords.cols)
 	case scope.Files:
-		return []string{"path", "summary"}
+		return slices.Clone(fileWords.cols)
 	}
 	return nil
 }
@@ -268,22 +265,43 @@ func (db *DB) SearchSymbols(ctx context.Context, q fulltext.Query, ws []float64,
 }
 
 // SearchFiles returns the best limit files whose path or summary match
-// q, by bm25 with the column weights ws (one per TextColumns(scope.Files)).
-func (db *DB) SearchFiles(ctx context.Context, q fulltext.Query, ws []float64, s scope.Scope, limit int) ([]FileRow, error) {
+// q, by bm25 with the column weights ws (one per TextColumns(scope.Files)),
+// ties by path.
+func (db *DB) SearchFiles(ctx context.Context, q fulltext.Query, ws []float64, s scope.Scope, limit int) (out []FileRow, err error) {
 	if err := checkWeights(scope.Files, ws); err != nil {
 		return nil, err
 	}
-	if q.IsZero() {
-		return nil, nil
-	}
 	w := filterOn(s.Filter(), scope.Files, "f")
-	args := []any{ws[0], ws[1], q.String()}
-	args = append(append(args, w.args...), limit)
-	return collect(ctx, db, fmt.Sprintf(searchFilesSQL, w.sql), args, func(r scanner) (FileRow, error) {
-		var f FileRow
-		err := r.Scan(&f.ID, &f.Path, &f.Lines, &f.Score)
-		return f, err
+	err = db.snapshot(ctx, []string{searchFilesSQL, wordLiveSQL(fileWords), wordBlockSQL(fileWords)}, func(src *sourceCache) error {
+		ms, err := db.rankWords(src, fileWords, q, ws, w, "f", limit)
+		if err != nil || len(ms) == 0 {
+			return err
+		}
+		score := make(map[int64]float64, len(ms))
+		for _, m := range ms {
+			score[m.id] = m.score
+		}
+		rows, err := src.query(searchFilesSQL, matchJSON(ms))
+		if err != nil {
+			return err
+		}
+		out, err = scanAll(rows, func(r scanner) (FileRow, error) {
+			var f FileRow
+			var row int64
+			err := r.Scan(&f.ID, &f.Path, &f.Lines, &row)
+			f.Score = score[row]
+			return f, err
+		})
+		if err != nil {
+			return err
+		}
+		slices.SortFunc(out, func(a, b FileRow) int { return byScore(a.Score, b.Score, a.Path, b.Path, 0, 0, a.ID, b.ID) })
+		if len(out) > limit {
+			out = out[:limit]
+		}
+		return nil
 	})
+	return out, err
 }
 
 // Symbol lookups by name. The name index is NOCASE, so both the exact and
@@ -394,9 +412,10 @@ const (
 // the first search. It reads no rows.
 func (db *DB) PrepareReads(ctx context.Context) error {
 	for _, q := range []string{
-		searchChunksSQL, searchSymbolsSQL, fmt.Sprintf(searchFilesSQL, ""),
+		searchChunksSQL, searchSymbolsSQL, searchFilesSQL,
 		wordLiveSQL(chunkWords), wordBlockSQL(chunkWords), wordSegSQL(chunkWords),
 		wordLiveSQL(symbolWords), wordBlockSQL(symbolWords), wordSegSQL(symbolWords),
+		wordLiveSQL(fileWords), wordBlockSQL(fileWords), wordSegSQL(fileWords),
 		fmt.Sprintf(symbolsNamedSQL, ""), filesKeySQL, fileListSQL, fileDocSQL,
 	} {
 		if _, err := db.stmt(ctx, q); err != nil {
@@ -494,35 +513,26 @@ func (db *DB) MatchCount(ctx context.Context, t scope.Table, q fulltext.Query) (
 // transaction: a search's terms that were never counted before (a long
 // task text has dozens) cost a statement each otherwise.
 func (db *DB) MatchCounts(ctx context.Context, t scope.Table, qs []fulltext.Query) ([]int, error) {
-	out := make([]int, len(qs))
+	ix := chunkWords
 	switch t {
 	case scope.Chunks:
-		err := db.snapshot(ctx, []string{wordLiveSQL(chunkWords), wordBlockSQL(chunkWords)}, func(src *sourceCache) error {
-			for i, q := range qs {
-				ids, err := db.matchIDs(src, chunkWords, q)
-				if err != nil {
-					return err
-				}
-				out[i] = len(ids)
-			}
-			return nil
-		})
-		return out, err
 	case scope.Files:
-		for i, q := range qs {
-			if q.IsZero() {
-				continue
-			}
-			if _, err := q.Compile(TextColumns(scope.Files)); err != nil {
-				return nil, err
-			}
-			if err := db.queryRow(ctx, `SELECT count(*) FROM files_fts WHERE files_fts MATCH ?`, q.String()).Scan(&out[i]); err != nil {
-				return nil, err
-			}
-		}
-		return out, nil
+		ix = fileWords
+	default:
+		return nil, fmt.Errorf("match count: no full-text table %q", t)
 	}
-	return nil, fmt.Errorf("match count: no full-text table %q", t)
+	out := make([]int, len(qs))
+	err := db.snapshot(ctx, []string{wordLiveSQL(ix), wordBlockSQL(ix)}, func(src *sourceCache) error {
+		for i, q := range qs {
+			ids, err := db.matchIDs(src, ix, q)
+			if err != nil {
+				return err
+			}
+			out[i] = len(ids)
+		}
+		return nil
+	})
+	return out, err
 }
 
 // ChunkText is a chunk with its text, as exact search reads it.

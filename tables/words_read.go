@@ -553,7 +553,7 @@ func inScope(src *sourceCache, ix *wordIndex, ms []wordMatch, w where, alias str
 	for i, m := range ms {
 		ids[i] = m.id
 	}
-	q := `SELECT ` + alias + `.id FROM ` + ix.base + ` ` + alias + ` WHERE ` + alias + `.id IN (SELECT value FROM json_each(?))` + w.sql
+	q := `SELECT ` + alias + `.` + ix.row + ` FROM ` + ix.base + ` ` + alias + ` WHERE ` + alias + `.` + ix.row + ` IN (SELECT value FROM json_each(?))` + w.sql
 	rows, err := src.query(q, append([]any{jsonIDs(ids)}, w.args...)...)
 	if err != nil {
 		return nil, err

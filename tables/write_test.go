@@ -250,7 +250,6 @@ func TestRewriteReplaces(t *testing.T) {
 		{`SELECT count(*) FROM symbols WHERE file_id = (SELECT id FROM files WHERE path = 'a.go')`, 3},
 		{`SELECT count(*) FROM chunks WHERE file_id = (SELECT id FROM files WHERE path = 'a.go')`, 4},
 		{`SELECT count(*) FROM symbols WHERE file_id = (SELECT id FROM files WHERE path = 'b.go')`, 2},
-		{`SELECT count(*) FROM files_fts WHERE files_fts MATCH '"generation 2"'`, 1},
 		{`SELECT sum(n) FROM refs WHERE id = (SELECT id FROM files WHERE path = 'a.go')`, int64(rowCount(synthFile("a.go", 2, 3)) - 1 - 3 - 4)},
 	} {
 		if got := queryInt(t, db, tc.q); got != tc.want {
@@ -259,6 +258,12 @@ func TestRewriteReplaces(t *testing.T) {
 	}
 	if n := len(wordMatchIDs(t, db, symbolWords, fulltext.Term("generation 1"))); n != 2 {
 		t.Errorf("%d symbols match the old text, want b.go's 2", n)
+	}
+	// The file's summary (its doc) is searched as re-written only.
+	for gen, want := range map[string][]string{"generation 2": {"a.go"}, "generation 1": {"b.go"}} {
+		if got := wordMatches(t, db, fileWords, fulltext.Term(gen), "x.path"); !slices.Equal(got, want) {
+			t.Errorf("files matching %q: %q, want %q", gen, got, want)
+		}
 	}
 	if n := docsEnding(t, db, `file_id = (SELECT id FROM files WHERE path = 'a.go')`, "generation 1."); n != 0 {
 		t.Errorf("%d symbols of a.go keep the old doc", n)
@@ -293,8 +298,8 @@ func TestDelete(t *testing.T) {
 	if n := len(refUses(t, db, "b.go")); n == 0 {
 		t.Error("refs lost the uses of b.go")
 	}
-	if n := queryInt(t, db, `SELECT count(*) FROM files_fts WHERE files_fts MATCH 'path:a'`); n != 0 {
-		t.Errorf("files_fts still finds a.go")
+	if got := wordMatches(t, db, fileWords, in("path", fulltext.Term("a")), "x.path"); len(got) != 0 {
+		t.Errorf("the file word index still finds %q", got)
 	}
 }
 
@@ -717,38 +722,6 @@ func TestTempStore(t *testing.T) {
 	}
 }
 
-// TestAutomerge: every full-text index of a new index, and of one written
-// before the setting existed, merges at ftsAutomerge segments.
-func TestAutomerge(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "index.db")
-	db, err := Open(ctx, path, OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	check := func(db *DB, when string) {
-		t.Helper()
-		for _, ft := range ftsIndexes {
-			if n := queryInt(t, db, `SELECT v FROM `+ft.fts+`_config WHERE k = 'automerge'`); n != ftsAutomerge {
-				t.Errorf("%s: %s automerge = %d; want %d", when, ft.fts, n, ftsAutomerge)
-			}
-		}
-	}
-	check(db, "new index")
-	// An index from before: FTS5's default, stored as no row at all.
-	for _, ft := range ftsIndexes {
-		if _, err := db.w.Exec(`DELETE FROM ` + ft.fts + `_config WHERE k = 'automerge'`); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
-	if db, err = Open(ctx, path, OpenOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	check(db, "reopened older index")
-}
-
 // TestCompactFTS: after many small writes each full-text index has several
 // segments; CompactFTS leaves one per index, the same answers, and no
 // free pages in the file (a new index is auto_vacuum = INCREMENTAL).
@@ -756,10 +729,6 @@ func TestCompactFTS(t *testing.T) {
 	db := openTest(t)
 	for i := range 40 {
 		mustWrite(t, db, []*extract.File{synthFile(fmt.Sprintf("f%d.go", i), i, 2)}, nil)
-	}
-	segments := func(fts string) int64 {
-		// Every segment has at least one row in the _idx shadow table.
-		return queryInt(t, db, `SELECT count(DISTINCT segid) FROM `+fts+`_idx`)
 	}
 	// The word indexes: their segments, and a ranked search.
 	wordSegs := func(ix *wordIndex) int64 { return queryInt(t, db, `SELECT count(*) FROM `+ix.segs()) }
@@ -784,11 +753,6 @@ func TestCompactFTS(t *testing.T) {
 			t.Fatalf("%s has %d segments before compacting; the test needs several", ix.words(), n)
 		}
 	}
-	for _, ft := range ftsIndexes {
-		if n := segments(ft.fts); n < 2 {
-			t.Fatalf("%s has %d segments before compacting; the test needs several", ft.fts, n)
-		}
-	}
 	if n := queryInt(t, db, `PRAGMA auto_vacuum`); n != 2 {
 		t.Fatalf("auto_vacuum = %d, want 2 (incremental)", n)
 	}
@@ -797,11 +761,6 @@ func TestCompactFTS(t *testing.T) {
 	}
 	if n := queryInt(t, db, `PRAGMA freelist_count`); n != 0 {
 		t.Errorf("%d free pages after CompactFTS, want 0", n)
-	}
-	for _, ft := range ftsIndexes {
-		if n := segments(ft.fts); n != 1 {
-			t.Errorf("%s has %d segments after CompactFTS; want 1", ft.fts, n)
-		}
 	}
 	for _, ix := range wordIndexes {
 		if n := wordSegs(ix); n != 1 {

@@ -181,8 +181,10 @@ func TestBM25MatchesFTS5(t *testing.T) {
 	const n = 300
 	docs := make([][][]string, n+1)
 	var st Stats
+	mem := NewMemory(cols...) // document i - 1 is row i
 	for i := 1; i <= n; i++ {
 		a, b, c := randomText(r, r.IntN(6)), randomText(r, r.IntN(30)), randomText(r, r.IntN(4))
+		mem.Add(a, b, c)
 		if _, err := db.Exec(`INSERT INTO t(rowid, a, b, c) VALUES (?, ?, ?, ?)`, i, a, b, c); err != nil {
 			t.Fatal(err)
 		}
@@ -267,6 +269,18 @@ func TestBM25MatchesFTS5(t *testing.T) {
 		}
 		if len(want) > 0 {
 			matched++
+		}
+		// Memory, an index of its own, ranks the same.
+		hits, err := mem.Search(q, weights, n+1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fromMem := map[int]float64{}
+		for _, h := range hits {
+			fromMem[h.Doc+1] = h.Score
+		}
+		if !reflect.DeepEqual(fromMem, want) {
+			t.Errorf("%s: Memory scores %v\nFTS5 %v", q, fromMem, want)
 		}
 		if !reflect.DeepEqual(got, want) {
 			for id, w := range want {

@@ -741,7 +741,7 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, q fulltext.Quer
 	var cands []cand
 	// The candidates' weighted frequencies, len(e.Phrases) each, in one
 	// slice: a search may keep thousands of candidates, and a slice each
-	// was the most of what it allocated (issue 19, serve CPU).
+	// would be the most of what it allocates.
 	var freqs []float64
 	df := make([]int64, len(e.Phrases))
 	var cur rowKey
@@ -912,15 +912,14 @@ func scanChunkRow(rows pgx.Rows, extra []any, more ...any) (tables.ChunkRow, err
 // SearchChunks ranks the chunks matching q by bm25 with weights ws.
 func (r *Reader) SearchChunks(ctx context.Context, q fulltext.Query, ws []float64, s scope.Scope, limit int) ([]tables.ChunkRow, error) {
 	// The chunks' few small columns come with the candidates: no second
-	// statement, and no second visit of the best rows (issue 19: that
-	// fetch was a fifth of a shard's statement time in cross-repository
-	// searches).
+	// statement, and no second visit of the best rows (that fetch was a
+	// fifth of a shard's statement time in cross-repository searches).
 	//
 	// Every candidate in scope carries them, and only the best limit are
 	// returned: their text goes into one buffer (text), and strings are
-	// made for the returned rows alone (issue 19, serve CPU: a string
-	// each and a map entry per candidate were a sixth of what a search
-	// across many repositories allocated).
+	// made for the returned rows alone (a string each and a map entry per
+	// candidate were a sixth of what a search across many repositories
+	// allocated).
 	var cid, header pgtype.DriverBytes
 	var end int
 	type carried struct {
@@ -982,9 +981,8 @@ func (r *Reader) SimilarChunks(ctx context.Context, q fulltext.Query, s scope.Sc
 // fetchChunks reads the chunks with the given keys (and their identifiers).
 // Paths come from the reader's cache: joining files made PostgreSQL's
 // generic plan (chosen after five runs of the statement) walk every chunk
-// of each file by file id and filter on the position, 1.2 ms a fetch
-// (issue 19, load session 11); a file the cache does not know yet is read
-// with its path.
+// of each file by file id and filter on the position, 1.2 ms a fetch; a
+// file the cache does not know yet is read with its path.
 func (r *Reader) fetchChunks(idents bool) func(context.Context, querier, []rowKey) (map[rowKey]tables.ChunkRow, error) {
 	return func(ctx context.Context, db querier, keys []rowKey) (map[rowKey]tables.ChunkRow, error) {
 		paths, err := r.paths(ctx)
@@ -1137,8 +1135,8 @@ func (r *Reader) SymbolsNamed(ctx context.Context, name string, s scope.Scope) (
 
 // likeEscaper escapes LIKE's metacharacters. A Replacer builds its tables
 // on first use and is safe for concurrent use: one for every statement
-// (issue 19, serve CPU: building one per lookup, in every repository of a
-// search, was a fortieth of what a search allocated).
+// (building one per lookup, in every repository of a search, was a
+// fortieth of what a search allocated).
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 // SymbolsWithPrefix returns up to 200 symbols whose name starts with
