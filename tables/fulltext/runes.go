@@ -75,26 +75,29 @@ type class struct {
 	fold rune
 }
 
-// classOf returns r's class (r not ASCII): from a table for the code
-// points below tableEnd, where every Latin letter with a decomposition
-// is, and computed for the others (ideographs and the rest), which
-// decompose only where a Latin capital of theirs folds below tableEnd.
+// classOf returns r's class (r not ASCII): from a table for the Basic
+// Multilingual Plane, where nearly all of any text is, computed for the
+// rest.
 func classOf(r rune) class {
 	if r < tableEnd {
-		return lowTable()[r-utf8.RuneSelf]
+		v := bmpTable()[r-utf8.RuneSelf]
+		return class{kind: uint8(v & 3), fold: rune(v >> 2)}
 	}
 	return classify(r)
 }
 
-// tableEnd bounds the code points lowTable holds.
-const tableEnd = 0x3000
+// tableEnd bounds the code points bmpTable holds.
+const tableEnd = 0x10000
 
-// lowTable holds the classes of U+0080..tableEnd-1, computed once: the
-// decompositions behind them cost an allocation each.
-var lowTable = sync.OnceValue(func() []class {
-	t := make([]class, tableEnd-utf8.RuneSelf)
+// bmpTable holds the classes of U+0080..U+FFFF, each as fold << 2 | kind,
+// computed once (about 5 ms), when a text first has such a code point:
+// computing one costs table lookups and, for a Latin letter, a
+// decomposition, several times what tokenizing it does otherwise.
+var bmpTable = sync.OnceValue(func() []uint32 {
+	t := make([]uint32, tableEnd-utf8.RuneSelf)
 	for r := rune(utf8.RuneSelf); r < tableEnd; r++ {
-		t[r-utf8.RuneSelf] = classify(r)
+		c := classify(r)
+		t[r-utf8.RuneSelf] = uint32(c.fold)<<2 | uint32(c.kind)
 	}
 	return t
 })
@@ -134,7 +137,7 @@ func foldRune(r rune) rune {
 	if f != r && !unicode.Is(unicode61, f) {
 		f = r
 	}
-	if f >= 0x80 && f < tableEnd && unicode.Is(unicode.Latin, f) && !keepsDiacritics(f) {
+	if f >= 0x80 && unicode.Is(unicode.Latin, f) && !keepsDiacritics(f) {
 		if base, ok := latinBase(f); ok {
 			return base
 		}
