@@ -5,13 +5,14 @@ import (
 	"sort"
 
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
-// chunkChannel finds the chunks matching expr (tables.DB.SearchChunks:
+// chunkChannel finds the chunks matching q (tables.DB.SearchChunks:
 // bm25 weighted per column, the scope applied).
-func (p *Planner) chunkChannel(ctx context.Context, expr string, sc *scoped, pool unitPool, limit int) (*channel, error) {
+func (p *Planner) chunkChannel(ctx context.Context, q fulltext.Query, sc *scoped, pool unitPool, limit int) (*channel, error) {
 	ch := &channel{name: "blocks", weight: p.tune.WChunk}
-	rows, err := p.db.SearchChunks(ctx, expr, p.tune.ChunkCols, sc.scope, limit)
+	rows, err := p.db.SearchChunks(ctx, q, p.tune.ChunkCols, sc.scope, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -27,10 +28,10 @@ func chunkUnit(r tables.ChunkRow) *unit {
 		start: r.StartLine, end: r.EndLine, title: blockTitle(r.Header, r.Path)}
 }
 
-// symbolChannel finds the symbols matching expr.
-func (p *Planner) symbolChannel(ctx context.Context, expr string, sc *scoped, pool unitPool, limit int) (*channel, error) {
+// symbolChannel finds the symbols matching q.
+func (p *Planner) symbolChannel(ctx context.Context, q fulltext.Query, sc *scoped, pool unitPool, limit int) (*channel, error) {
 	ch := &channel{name: "symbols", weight: p.tune.WSymbol}
-	rows, err := p.db.SearchSymbols(ctx, expr, p.tune.SymbolCols, sc.scope, limit)
+	rows, err := p.db.SearchSymbols(ctx, q, p.tune.SymbolCols, sc.scope, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -47,10 +48,10 @@ func symbolUnit(r tables.SymbolRow) *unit {
 		exported: r.Exported, decl: r.ID, title: defTitle(r.Kind, r.Qualname)}
 }
 
-// fileChannel finds the files whose path or summary match expr.
-func (p *Planner) fileChannel(ctx context.Context, expr string, sc *scoped, pool unitPool, limit int) (*channel, error) {
+// fileChannel finds the files whose path or summary match q.
+func (p *Planner) fileChannel(ctx context.Context, q fulltext.Query, sc *scoped, pool unitPool, limit int) (*channel, error) {
 	ch := &channel{name: "files", weight: p.tune.WFile}
-	rows, err := p.db.SearchFiles(ctx, expr, p.tune.FileCols, sc.scope, limit)
+	rows, err := p.db.SearchFiles(ctx, q, p.tune.FileCols, sc.scope, limit)
 	if err != nil {
 		return nil, err
 	}

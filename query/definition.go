@@ -9,6 +9,7 @@ import (
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // Definition match tiers, best first.
@@ -99,8 +100,8 @@ func (p *Planner) definitions(ctx context.Context, text string, sc *scoped, pool
 		// Qualified names stored whole (Elixir's Plug.Conn, Ruby's
 		// Sinatra::Base when the reader keeps them) end with the name: the
 		// name column's words find them, nameTier grades them.
-		expr := "{name} : " + ftsQuote(words[0])
-		if err := collect(tierParts)(p.db.SymbolsMatching(ctx, expr, sc.scope)); err != nil {
+		q := fulltext.In([]string{"name"}, fulltext.Term(words[0]))
+		if err := collect(tierParts)(p.db.SymbolsMatching(ctx, q, sc.scope)); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -111,12 +112,12 @@ func (p *Planner) definitions(ctx context.Context, text string, sc *scoped, pool
 			}
 		}
 		if words := nameWords(q.name); len(words) >= 2 {
-			var terms []string
+			var terms []fulltext.Query
 			for _, w := range words {
-				terms = append(terms, ftsQuote(w))
+				terms = append(terms, fulltext.Term(w))
 			}
-			expr := "{name} : (" + strings.Join(terms, " AND ") + ")"
-			if err := collect(tierParts)(p.db.SymbolsMatching(ctx, expr, sc.scope)); err != nil {
+			q := fulltext.In([]string{"name"}, fulltext.And(terms...))
+			if err := collect(tierParts)(p.db.SymbolsMatching(ctx, q, sc.scope)); err != nil {
 				return nil, nil, err
 			}
 		}

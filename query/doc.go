@@ -60,21 +60,21 @@
 //     functions, methods, variables; exported first; outside tests first.
 //   - concept: the query split into words with extract.SplitIdentifier (as
 //     the index was), English stop words dropped, inflected words widened
-//     to their stem's family with an FTS5 prefix query ("registered" →
+//     to their stem's family with a prefix query ("registered" →
 //     register*), snake_case and kebab-case also joined (maxretries).
-//     Channels: blocks (chunks_fts bm25, header weighted 2, content 1,
+//     Channels: blocks (bm25 of chunks, header weighted 2, content 1,
 //     identifier words 1, strings 0.5), blocks_sum (each file's sum of its
-//     block scores: files with many matching blocks), files (files_fts:
-//     path 2, summary 1), path (the share of the query's words in the
+//     block scores: files with many matching blocks), files (bm25 of
+//     files: path 2, summary 1), path (the share of the query's words in the
 //     file's name and directories, over every file, see pathMatcher), and
 //     embedded_names (definitions of identifiers written inside a
 //     sentence, "how does res.send set the ETag"), and symbols
-//     (symbols_fts bm25 over the doc comment column only: what a file's
+//     (bm25 of symbols over the doc comment column only: what a file's
 //     definitions say they do; not for identifier queries, where the
 //     definitions channel decides, nor for a task text's reduction, which
-//     is names and paths). Over all of symbols_fts's columns it
-//     cost the dev split 0.008; over docs alone it gains on both
-//     benchmarks (issue 14, BENCHMARKS.md).
+//     is names and paths). Over all of the symbols' columns it cost the
+//     dev split 0.008; over docs alone it gains on both benchmarks
+//     (BENCHMARKS.md).
 //     For questions about how something works ("how does …", "explain
 //     how", "architecture", "overview"), the module channel (module.go):
 //     when a module entry — doc.go, __init__.py, mod.rs, lib.rs, index.js,

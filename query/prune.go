@@ -6,10 +6,11 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
-// Term pruning. FTS5's bm25 gives a term the weight
+// Term pruning. bm25 gives a term the weight
 // idf = log((N - n + 0.5) / (n + 0.5)), clamped to 1e-6 when that is not
 // positive: a term found in half the chunks or more weighs nothing. It
 // still costs, since bm25 is computed for every chunk the expression
@@ -26,12 +27,12 @@ import (
 // slowest queries' time by a third.
 //
 // The symbols channel (doc comments) reuses the chunk counts with a
-// larger budget (Tuning.SymbolBudget, see rarest): its column filter makes
-// FTS5 read a term's postings in every column to find the doc's, so a
+// larger budget (Tuning.SymbolBudget, see rarest): its column limit makes
+// a search read a term's postings in every column to find the doc's, so a
 // common word costs it more than its weight in the docs is worth.
 
-// dfCache holds the document counts of FTS terms per table, each table's
-// counts keyed on a fingerprint of its content table (see chunksFTS).
+// dfCache holds the document counts of full-text terms per table, each
+// table's counts keyed on a fingerprint of the table (see counts).
 type dfCache struct {
 	mu     sync.Mutex
 	tables map[string]*tableDF
@@ -43,21 +44,16 @@ type tableDF struct {
 	df  map[string]int
 }
 
-// The FTS tables whose terms are pruned. chunks: every write inserts
-// chunks with new, higher ids, so max(id) (tables.DB.ChunksKey) changes
-// with any new content (a deletion alone leaves counts slightly high
-// until the next write, which only makes pruning more cautious). files:
-// the caller passes fileCache's fingerprint.
-const (
-	chunksFTS = tables.ChunksFTS
-	filesFTS  = tables.FilesFTS
-)
-
 const maxCachedTerms = 50000
 
-// counts returns the number of rows of t and the number matching each
-// term. key is t's fingerprint when the caller has it, "" to compute it.
-func (c *dfCache) counts(ctx context.Context, p *Planner, t tables.FTSTable, key string, terms []string) (int, []int, error) {
+// counts returns the number of rows of t (chunks or files) and the number
+// matching each term. key is t's fingerprint when the caller has it, ""
+// to compute it: for chunks, every write inserts chunks with new, higher
+// ids, so max(id) (tables.DB.ChunksKey) changes with any new content (a
+// deletion alone leaves counts slightly high until the next write, which
+// only makes pruning more cautious); for files the caller passes
+// fileCache's fingerprint.
+func (c *dfCache) counts(ctx context.Context, p *Planner, t scope.Table, key string, terms []textTerm) (int, []int, error) {
 	if key == "" {
 		var err error
 		if key, err = p.db.ChunksKey(ctx); err != nil {
@@ -82,7 +78,7 @@ func (c *dfCache) counts(ctx context.Context, p *Planner, t tables.FTSTable, key
 	out := make([]int, len(terms))
 	var missing []int
 	for i, term := range terms {
-		if d, ok := td.df[term]; ok {
+		if d, ok := td.df[term.key]; ok {
 			out[i] = d
 		} else {
 			missing = append(missing, i)
@@ -90,11 +86,11 @@ func (c *dfCache) counts(ctx context.Context, p *Planner, t tables.FTSTable, key
 	}
 	c.mu.Unlock()
 	if mc, ok := p.db.(matchCounter); ok && len(missing) > 1 {
-		exprs := make([]string, len(missing))
+		qs := make([]fulltext.Query, len(missing))
 		for k, i := range missing {
-			exprs[k] = terms[i]
+			qs[k] = terms[i].q
 		}
-		n, err := mc.MatchCounts(ctx, t, exprs)
+		n, err := mc.MatchCounts(ctx, t, qs)
 		if err != nil {
 			return 0, nil, err
 		}
@@ -104,7 +100,7 @@ func (c *dfCache) counts(ctx context.Context, p *Planner, t tables.FTSTable, key
 	} else {
 		for _, i := range missing {
 			var err error
-			if out[i], err = p.db.MatchCount(ctx, t, terms[i]); err != nil {
+			if out[i], err = p.db.MatchCount(ctx, t, terms[i].q); err != nil {
 				return 0, nil, err
 			}
 		}
@@ -112,17 +108,17 @@ func (c *dfCache) counts(ctx context.Context, p *Planner, t tables.FTSTable, key
 	if len(missing) > 0 {
 		c.mu.Lock()
 		for _, i := range missing {
-			td.df[terms[i]] = out[i]
+			td.df[terms[i].key] = out[i]
 		}
 		c.mu.Unlock()
 	}
 	return td.n, out, nil
 }
 
-// matchCounter is a reader that counts the matches of many expressions at
+// matchCounter is a reader that counts the matches of many queries at
 // once (tables.DB): cheaper than a MatchCount each.
 type matchCounter interface {
-	MatchCounts(ctx context.Context, t tables.FTSTable, exprs []string) ([]int, error)
+	MatchCounts(ctx context.Context, t scope.Table, qs []fulltext.Query) ([]int, error)
 }
 
 // pruneTerms drops the terms matching more than share of t's rows (the
@@ -133,7 +129,7 @@ type matchCounter interface {
 //
 // It also returns the terms' counts (nil when it counted none), for
 // rarest.
-func (p *Planner) pruneTerms(ctx context.Context, t tables.FTSTable, key string, terms []string, share float64, budget int) ([]string, []string, []int, error) {
+func (p *Planner) pruneTerms(ctx context.Context, t scope.Table, key string, terms []textTerm, share float64, budget int) ([]textTerm, []textTerm, []int, error) {
 	if share <= 0 || share >= 1 || len(terms) < 2 {
 		return terms, nil, nil, nil
 	}
@@ -154,7 +150,7 @@ func (p *Planner) pruneTerms(ctx context.Context, t tables.FTSTable, key string,
 			drop[i] = true
 		}
 	}
-	var kept, dropped []string
+	var kept, dropped []textTerm
 	for i, term := range terms {
 		if drop[i] {
 			dropped = append(dropped, term)
@@ -163,7 +159,7 @@ func (p *Planner) pruneTerms(ctx context.Context, t tables.FTSTable, key string,
 		}
 	}
 	if len(kept) == 0 {
-		kept = []string{terms[idx[0]]}
+		kept = []textTerm{terms[idx[0]]}
 	}
 	return kept, dropped, df, nil
 }
@@ -174,7 +170,7 @@ func (p *Planner) pruneTerms(ctx context.Context, t tables.FTSTable, key string,
 // only while their counts sum to at most budget (budget <= 0: no bound).
 // Terms found nowhere come last: they cost nothing but would take the
 // place of a term that scores.
-func rarest(terms []string, df []int, n, budget int) []string {
+func rarest[T any](terms []T, df []int, n, budget int) []T {
 	if n <= 0 && budget <= 0 || len(df) != len(terms) || len(terms) < 2 {
 		return terms
 	}
@@ -198,7 +194,7 @@ func rarest(terms []string, df []int, n, budget int) []string {
 		}
 		keep[i] = true
 	}
-	var out []string
+	var out []T
 	for i, t := range terms {
 		if keep[i] {
 			out = append(out, t)

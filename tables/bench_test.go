@@ -242,7 +242,7 @@ func reportSizes(b *testing.B, db *DB) {
 			b.Fatal(err)
 		}
 		g := name
-		for _, prefix := range []string{"trigram", "chunk_word", "symbol_word", "files_fts", "symbols", "chunks", "sources", "refs", "files"} {
+		for _, prefix := range []string{"trigram", "chunk_word", "symbol_word", "file_word", "symbols", "chunks", "sources", "refs", "files"} {
 			if strings.HasPrefix(name, prefix) || strings.Contains(name, "_autoindex_"+prefix) {
 				g = prefix
 				break

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // crashEnv names the index the helper process writes to.
@@ -190,7 +191,7 @@ func checkGeneration(t *testing.T, db *DB) int {
 	if other != 0 {
 		t.Errorf("%d symbols from another generation", other)
 	}
-	if n := int64(len(wordMatchIDs(t, db, symbolWords, fmt.Sprintf(`doc:"generation %d"`, gen)))); n != wantSyms {
+	if n := int64(len(wordMatchIDs(t, db, symbolWords, in("doc", fulltext.Term(fmt.Sprintf("generation %d", gen)))))); n != wantSyms {
 		t.Errorf("the symbols' word index finds %d symbols of generation %d, want %d", n, gen, wantSyms)
 	}
 	return gen

@@ -1,12 +1,12 @@
 package tables
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 
@@ -97,9 +97,9 @@ func TestHeaderProblem(t *testing.T) {
 	}
 }
 
-// TestQuickCheckFTS: the quick check passes a healthy index and finds a
-// garbled full-text segment (quick_check runs FTS5's own check).
-func TestQuickCheckFTS(t *testing.T) {
+// TestQuickCheckWords: the quick check passes a healthy index and finds
+// a garbled b-tree page of a word index.
+func TestQuickCheckWords(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
 	f, err := extract.Extract(ctx, "a.go", []byte("package a\n\n// Foo does things.\nfunc Foo() int { return bar() }\n\nfunc Bar() {}\n"), extract.Options{})
@@ -110,15 +110,21 @@ func TestQuickCheckFTS(t *testing.T) {
 	if err := QuickCheck(ctx, db.Path()); err != nil {
 		t.Fatalf("healthy index: %v", err)
 	}
-	res, err := db.w.ExecContext(ctx, `UPDATE files_fts_data SET block = zeroblob(length(block)) WHERE id > 10`)
+	page := queryInt(t, db, `SELECT rootpage FROM sqlite_schema WHERE name = 'file_words'`)
+	size := queryInt(t, db, `PRAGMA page_size`)
+	db.Close()
+	fh, err := os.OpenFile(db.Path(), os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		t.Fatal("no FTS segment to garble")
+	if _, err := fh.WriteAt(bytes.Repeat([]byte{0xA5}, int(size)), (page-1)*size); err != nil {
+		t.Fatal(err)
 	}
-	if err := QuickCheck(ctx, db.Path()); !IsCorrupt(err) || !strings.Contains(err.Error(), "files_fts") {
-		t.Fatalf("garbled FTS segment: QuickCheck = %v", err)
+	if err := fh.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := QuickCheck(ctx, db.Path()); !IsCorrupt(err) {
+		t.Fatalf("garbled word index page: QuickCheck = %v", err)
 	}
 }
 

@@ -243,11 +243,6 @@ func schemaReady(ctx context.Context, r *sql.DB, steps []migration) (trigram, re
 	if err != nil {
 		return false, false
 	}
-	for _, ft := range ftsIndexes {
-		if n, err := automerge(ctx, r, ft.fts); err != nil || !n.Valid || n.Int64 != ftsAutomerge {
-			return false, false
-		}
-	}
 	return on, true
 }
 

@@ -5,12 +5,10 @@ import (
 	"errors"
 
 	"github.com/mattn/go-sqlite3"
-
-	_ "github.com/viberag/viberag/tables/internal/fts5" // FTS5 for every connection
 )
 
-// The SQLite engine is C SQLite through github.com/mattn/go-sqlite3, with
-// FTS5 added by package fts5 (ADR 10). Only this file and fts5 know it.
+// The SQLite engine is C SQLite through github.com/mattn/go-sqlite3 (ADR
+// 10). Only this file knows it.
 
 // Primary result codes the package tests for (sqlite3.ErrCorrupt and
 // sqlite3.ErrNotADB are variables).

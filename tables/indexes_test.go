@@ -9,6 +9,7 @@ import (
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // TestDeferIndexes: an index whose deferrable indexes were dropped gives
@@ -196,33 +197,38 @@ func TestDeferIndexesLeavesSegments(t *testing.T) {
 		}
 		return append(n, queryInt(t, db, `SELECT count(*) FROM trigram_segs`))
 	}
-	if got, want := segs(db), []int64{7, 7, 7}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("segments while deferred (symbol words, chunk words, trigrams): %v, want %v", got, want)
+	if got, want := segs(db), []int64{7, 7, 7, 7}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("segments while deferred (symbol words, chunk words, file words, trigrams): %v, want %v", got, want)
 	}
-	if got := segs(ref); got[0] >= 7 || got[2] >= 7 {
+	if got := segs(ref); got[0] >= 7 || got[3] >= 7 {
 		t.Fatalf("reference merged nothing: segments %v", got)
 	}
 
 	type answer struct {
 		chunks  []ChunkRow
 		symbols []SymbolRow
-		files   []string
+		files   []FileRow
+		exact   []string
 	}
 	answers := func(db *DB) answer {
 		t.Helper()
-		chunks, err := db.SearchChunks(ctx, "generation OR gen* OR handler", []float64{2, 1, 1, 0.5}, scope.Scope{}, 50)
+		chunks, err := db.SearchChunks(ctx, fulltext.Or(fulltext.Term("generation"), fulltext.Prefix("gen"), fulltext.Term("handler")), []float64{2, 1, 1, 0.5}, scope.Scope{}, 50)
 		if err != nil {
 			t.Fatal(err)
 		}
-		symbols, err := db.SearchSymbols(ctx, "handle* OR server OR \"gen 2\"", []float64{3, 2, 1, 1, 1}, scope.Scope{}, 50)
+		symbols, err := db.SearchSymbols(ctx, fulltext.Or(fulltext.Prefix("handle"), fulltext.Term("server"), fulltext.Term("gen 2")), []float64{3, 2, 1, 1, 1}, scope.Scope{}, 50)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return answer{chunks, symbols, trigramPaths(t, db, "func")}
+		files, err := db.SearchFiles(ctx, fulltext.Or(fulltext.Term("synth"), fulltext.Term("generation")), []float64{2, 1}, scope.Scope{}, 50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return answer{chunks, symbols, files, trigramPaths(t, db, "func")}
 	}
 	want := answers(ref)
-	if len(want.chunks) == 0 || len(want.symbols) == 0 || len(want.files) == 0 {
-		t.Fatalf("reference answers are empty: %d chunks, %d symbols, %d files", len(want.chunks), len(want.symbols), len(want.files))
+	if len(want.chunks) == 0 || len(want.symbols) == 0 || len(want.files) == 0 || len(want.exact) == 0 {
+		t.Fatalf("reference answers are empty: %d chunks, %d symbols, %d files, %d exact", len(want.chunks), len(want.symbols), len(want.files), len(want.exact))
 	}
 	if got := answers(db); !reflect.DeepEqual(got, want) {
 		t.Errorf("unmerged segments:\n got %+v\nwant %+v", got, want)
@@ -232,7 +238,7 @@ func TestDeferIndexesLeavesSegments(t *testing.T) {
 	if err := db.BuildIndexes(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := segs(db), []int64{1, 1, 1}; !reflect.DeepEqual(got, want) {
+	if got, want := segs(db), []int64{1, 1, 1, 1}; !reflect.DeepEqual(got, want) {
 		t.Errorf("segments after BuildIndexes: %v, want %v", got, want)
 	}
 	if got := answers(db); !reflect.DeepEqual(got, want) {
@@ -252,7 +258,7 @@ func TestDeferIndexesLeavesSegments(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got, want := segs(db), []int64{1, 1, 1}; !reflect.DeepEqual(got, want) {
+	if got, want := segs(db), []int64{1, 1, 1, 1}; !reflect.DeepEqual(got, want) {
 		t.Errorf("segments after CompactFTS: %v, want %v", got, want)
 	}
 	if got, want := answers(db), answers(ref); !reflect.DeepEqual(got, want) {

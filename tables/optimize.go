@@ -8,22 +8,18 @@ import (
 // Optimize prepares the index for reading after a large run: it gathers
 // the statistics the query planner uses to choose between indexes
 // (PRAGMA optimize, bounded by analysis_limit so it stays fast on big
-// indexes) and merges the FTS segments left by many batches into one per
-// table, which makes MATCH queries faster. It costs a fraction of the
-// index time; call it after a full index, not after every small
-// incremental run.
+// indexes) and merges the segments of the word and trigram indexes left
+// by many batches into one per index, so that a search reads one posting
+// per term. It costs a fraction of the index time; call it after a full
+// index, not after every small incremental run.
 func (db *DB) Optimize(ctx context.Context) error {
 	if db.w == nil {
 		return db.errReadOnly("optimize index")
 	}
-	stmts := []string{
+	for _, q := range []string{
 		`PRAGMA analysis_limit = 1000`,
 		`PRAGMA optimize(0x10002)`, // all tables, not only those this connection queried
-	}
-	for _, ft := range ftsIndexes {
-		stmts = append(stmts, fmt.Sprintf(`INSERT INTO %s(%[1]s) VALUES ('optimize')`, ft.fts))
-	}
-	for _, q := range stmts {
+	} {
 		if _, err := db.w.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("optimize index %s: %s: %w", db.path, q, err)
 		}
@@ -66,24 +62,17 @@ func (db *DB) compactTrigrams(ctx context.Context) error {
 	return tx.Commit()
 }
 
-// CompactFTS merges the segments of every full-text index into one
-// (FTS5's 'optimize' for files_fts; the word indexes dropping their dead
-// rows), so that a search reads one segment per term, merges those of the
-// trigram index into one, and returns the pages the old segments held to the file system
-// (incremental_vacuum; an index created before schema 5 has no
-// auto_vacuum and keeps them as free pages, which later writes reuse).
-// It rewrites the full-text indexes, about 5 % of a cold index's CPU on
-// GOROOT/src; the indexer calls it after a run that rewrote most of the
-// index. Unlike Optimize it gathers no planner statistics, so query plans
-// and answers stay as they were. Cancelling ctx rolls it back.
+// CompactFTS merges the segments of every word index into one, dropping
+// their dead rows, so that a search reads one segment per term, merges
+// those of the trigram index into one, and returns the pages the old
+// segments held to the file system (incremental_vacuum). It rewrites the
+// full-text indexes, about 5 % of a cold index's CPU on GOROOT/src; the
+// indexer calls it after a run that rewrote most of the index. Unlike
+// Optimize it gathers no planner statistics, so query plans and answers
+// stay as they were. Cancelling ctx rolls it back.
 func (db *DB) CompactFTS(ctx context.Context) error {
 	if db.w == nil {
 		return db.errReadOnly("compact index")
-	}
-	for _, ft := range ftsIndexes {
-		if _, err := db.w.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %s(%[1]s) VALUES ('optimize')`, ft.fts)); err != nil {
-			return fmt.Errorf("compact index %s: %s: %w", db.path, ft.fts, err)
-		}
 	}
 	if err := db.compactWords(ctx); err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/viberag/viberag/extract"
 )
@@ -46,7 +47,7 @@ type Prepared struct {
 	trigrams []uint32 // the file's distinct trigrams (trigramSet.of)
 
 	// The rows of the word indexes (words.go), tokenized.
-	symbolWords, chunkWords wordFile
+	symbolWords, chunkWords, fileWords wordFile
 
 	// err is a fact that cannot be stored (chunks that leave a gap);
 	// WritePrepared fails the batch with it, as Write always has.
@@ -55,7 +56,7 @@ type Prepared struct {
 
 // preparedSymbol is a symbols row without its file id.
 type preparedSymbol struct {
-	sid                                    int64 // the INTEGER of schema 7
+	sid                                    int64 // the 64 bits its hex spells
 	parentSID                              any   // int64, or nil (NULL) at top level
 	kind, name, qualname                   string
 	startLine, endLine, startByte, endByte int
@@ -92,7 +93,7 @@ func (p *Prepared) Bytes() int64 {
 		n += 200 + int64(len(p.symbols[i].decorators))
 	}
 	n += 160 * int64(len(p.chunks))
-	return n + p.symbolWords.bytes() + p.chunkWords.bytes()
+	return n + p.symbolWords.bytes() + p.chunkWords.bytes() + p.fileWords.bytes()
 }
 
 // Preparer derives Prepared files, reusing its scratch space (identifier
@@ -185,6 +186,9 @@ func (pr *Preparer) Prepare(f *extract.File) *Prepared {
 		pr.lists.add(c.Identifiers)
 	}
 	p.chunkWords = pr.words.finish()
+	pr.words.reset()
+	pr.words.addRow(p.path, fileSummary(p.path, p.doc, p.exports, p.imports))
+	p.fileWords = pr.words.finish()
 	if p.err = pr.source(p, f); p.err != nil {
 		return p
 	}
@@ -264,4 +268,22 @@ func (pr *Preparer) refs(p *Prepared, f *extract.File) error {
 func hasKey(m map[string]struct{}, k string) bool {
 	_, ok := m[k]
 	return ok
+}
+
+// fileSummary spells a file's summary as the view files_summary does from
+// its row (path, doc, and the '\n'-joined exports and imports): the text
+// of the file word index's summary column.
+func fileSummary(path, doc, exports, imports string) string {
+	var b strings.Builder
+	b.WriteString(path)
+	if doc != "" {
+		b.WriteString("\n" + doc)
+	}
+	if exports != "" {
+		b.WriteString("\nexports: " + strings.ReplaceAll(exports, "\n", " "))
+	}
+	if imports != "" {
+		b.WriteString("\nimports: " + strings.ReplaceAll(imports, "\n", " "))
+	}
+	return b.String()
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // TestWritePreparedStoresWhatWriteStores writes the same batches into two
@@ -197,7 +198,7 @@ func TestIdentPartsWhenTheCacheFills(t *testing.T) {
 // (and of names with separators, digits, non-ASCII letters and marks).
 func TestIdentPartTokensAreTheTokensOfIdentParts(t *testing.T) {
 	rb, ref := newRowBuilder(), newRowBuilder()
-	var tk Tokenizer
+	var tk fulltext.Tokenizer
 	check := func(name string, idents []string) {
 		t.Helper()
 		want := tk.Tokens(ref.identParts(name, idents))

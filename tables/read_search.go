@@ -4,21 +4,21 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // The read side of the index, for package query: typed methods over the
-// read pool, each statement prepared once per DB. Full-text expressions
-// are FTS5 query strings (see doc.go, "Full-text search"); scores are
-// bm25 negated, so higher is better. Every method takes the search's
-// scope and applies it in SQL (filterOn), so a row out of scope is never
-// returned.
+// read pool, each statement prepared once per DB. Full-text searches take
+// a fulltext.Query over the columns TextColumns names (see doc.go,
+// "Full-text search"); scores are bm25 negated, so higher is better. Every
+// method takes the search's scope and applies it in SQL (filterOn), so a
+// row out of scope is never returned.
 
 // SymbolRow is a symbol as searches list it.
 type SymbolRow struct {
@@ -34,8 +34,8 @@ type SymbolRow struct {
 }
 
 // A SymbolRow has no signature or doc: searches rank many candidates and
-// show a few, so SymbolDecls reads those two for the shown ones (schema 7
-// keeps them out of the symbols row, compressed in sources.decls).
+// show a few, so SymbolDecls reads those two for the shown ones (they are
+// kept out of the symbols row, compressed in sources.decls).
 
 // ChunkRow is a chunk as searches list it.
 type ChunkRow struct {
@@ -74,18 +74,15 @@ func scanSymbolRow(withScore bool) func(scanner) (SymbolRow, error) {
 }
 
 const (
-	// The chunk and symbol channels rank every match in Go (rankWords) and
-	// read the rows of the best only.
+	// The channels rank every match in Go (rankWords) and read the rows
+	// of the best only.
 	searchChunksSQL = `SELECT c.id, c.cid, c.file_id, f.path, c.start_line, c.end_line, c.header
 FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN (SELECT value FROM json_each(?))`
 
 	searchSymbolsSQL = `SELECT ` + symbolRowCols + `
 FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id IN (SELECT value FROM json_each(?))`
 
-	searchFilesSQL = `SELECT f.id, f.path, f.lines, -bm25(files_fts, ?, ?) AS sc
-FROM files_fts JOIN files f ON f.id = files_fts.rowid
-WHERE files_fts MATCH ?%s
-ORDER BY sc DESC, f.path LIMIT ?`
+	searchFilesSQL = `SELECT f.id, f.path, f.lines, f.word_row FROM files f WHERE f.word_row IN (SELECT value FROM json_each(?))`
 
 	similarChunksSQL = `SELECT c.id, c.cid, c.file_id, f.path, c.start_line, c.end_line, c.header,
   (SELECT count(*) FROM chunks o WHERE o.file_id = c.file_id AND o.id < c.id)
@@ -96,8 +93,8 @@ FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN (SELECT value FROM 
 // identifier words and strings, not the header.
 var similarWeights = []float64{0, 1, 1, 0.5}
 
-// byScore orders searched rows as schema 7's statements did: score
-// descending, then path and line (then id, so that the order is total).
+// byScore orders searched rows: score descending, then path and line
+// (then id, so that the order is total).
 func byScore(as, bs float64, ap, bp string, al, bl int, aid, bid int64) int {
 	if c := cmp.Compare(bs, as); c != 0 {
 		return c
@@ -111,45 +108,53 @@ func byScore(as, bs float64, ap, bp string, al, bl int, aid, bid int64) int {
 	return cmp.Compare(aid, bid)
 }
 
-// FTS column counts: the weights SearchChunks, SearchSymbols and
-// SearchFiles take, in schema order.
-const (
-	ChunkFTSColumns  = 4 // header, content, ident_parts, strings
-	SymbolFTSColumns = 5 // name, qualname, signature, doc, ident_parts
-	FileFTSColumns   = 2 // path, summary
-)
-
-func weightArgs(table string, want int, ws []float64) ([]any, error) {
-	if len(ws) != want {
-		return nil, fmt.Errorf("%s: %d column weights, want %d", table, len(ws), want)
+// TextColumns returns the columns full-text search reads of table t
+// (symbols, chunks or files), in the order column weights take them: what
+// a fulltext.Query's column limits name.
+//
+//	symbols  name, qualname, signature, doc, ident_parts
+//	chunks   header, content, ident_parts, strings
+//	files    path, summary
+func TextColumns(t scope.Table) []string {
+	switch t {
+	case scope.Symbols:
+		return slices.Clone(symbolWords.cols)
+	case scope.Chunks:
+		return slices.Clone(chunkWords.cols)
+	case scope.Files:
+		return slices.Clone(fileWords.cols)
 	}
-	out := make([]any, len(ws))
-	for i, w := range ws {
-		out[i] = w
-	}
-	return out, nil
+	return nil
 }
 
-// SearchChunks returns the best limit chunks matching the FTS5 expression
-// expr, by bm25 with the column weights ws (ChunkFTSColumns of them), ties
-// by path and line.
-func (db *DB) SearchChunks(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) (out []ChunkRow, err error) {
-	if _, err := weightArgs("chunks_fts", ChunkFTSColumns, ws); err != nil {
+// checkWeights requires a weight per column of t.
+func checkWeights(t scope.Table, ws []float64) error {
+	if want := len(TextColumns(t)); len(ws) != want {
+		return fmt.Errorf("%s: %d column weights, want %d", t, len(ws), want)
+	}
+	return nil
+}
+
+// SearchChunks returns the best limit chunks matching q, by bm25 with the
+// column weights ws (one per TextColumns(scope.Chunks)), ties by path and
+// line.
+func (db *DB) SearchChunks(ctx context.Context, q fulltext.Query, ws []float64, s scope.Scope, limit int) (out []ChunkRow, err error) {
+	if err := checkWeights(scope.Chunks, ws); err != nil {
 		return nil, err
 	}
 	w := filterOn(s.Filter(), scope.Chunks, "c")
 	err = db.snapshot(ctx, []string{searchChunksSQL, wordLiveSQL(chunkWords), wordBlockSQL(chunkWords)}, func(src *sourceCache) error {
-		out, err = db.chunksRanked(src, searchChunksSQL, expr, ws, w, limit, nil)
+		out, err = db.chunksRanked(src, searchChunksSQL, q, ws, w, limit, nil)
 		return err
 	})
 	return out, err
 }
 
-// chunksRanked ranks the chunks matching expr and reads the best limit
-// with query q (searchChunksSQL, or similarChunksSQL with each chunk's
+// chunksRanked ranks the chunks matching q and reads the best limit with
+// statement stmt (searchChunksSQL, or similarChunksSQL with each chunk's
 // ordinal in its file, passed to ords).
-func (db *DB) chunksRanked(src *sourceCache, q, expr string, ws []float64, w where, limit int, ords *[]int) ([]ChunkRow, error) {
-	ms, err := db.rankWords(src, chunkWords, expr, ws, w, "c", limit)
+func (db *DB) chunksRanked(src *sourceCache, stmt string, q fulltext.Query, ws []float64, w where, limit int, ords *[]int) ([]ChunkRow, error) {
+	ms, err := db.rankWords(src, chunkWords, q, ws, w, "c", limit)
 	if err != nil || len(ms) == 0 {
 		return nil, err
 	}
@@ -157,7 +162,7 @@ func (db *DB) chunksRanked(src *sourceCache, q, expr string, ws []float64, w whe
 	for _, m := range ms {
 		score[m.id] = m.score
 	}
-	rows, err := src.query(q, matchJSON(ms))
+	rows, err := src.query(stmt, matchJSON(ms))
 	if err != nil {
 		return nil, err
 	}
@@ -198,11 +203,11 @@ func (db *DB) chunksRanked(src *sourceCache, q, expr string, ws []float64, w whe
 // SimilarChunks is SearchChunks with the weights of code similarity
 // (content, identifier words, strings; not the header) and each chunk's
 // identifiers.
-func (db *DB) SimilarChunks(ctx context.Context, expr string, s scope.Scope, limit int) (out []ChunkRow, err error) {
+func (db *DB) SimilarChunks(ctx context.Context, q fulltext.Query, s scope.Scope, limit int) (out []ChunkRow, err error) {
 	w := filterOn(s.Filter(), scope.Chunks, "c")
 	err = db.snapshot(ctx, []string{similarChunksSQL, wordLiveSQL(chunkWords), wordBlockSQL(chunkWords)}, func(src *sourceCache) error {
 		var ords []int
-		if out, err = db.chunksRanked(src, similarChunksSQL, expr, similarWeights, w, limit, &ords); err != nil {
+		if out, err = db.chunksRanked(src, similarChunksSQL, q, similarWeights, w, limit, &ords); err != nil {
 			return err
 		}
 		ids := make([]int64, len(out))
@@ -222,15 +227,15 @@ func (db *DB) SimilarChunks(ctx context.Context, expr string, s scope.Scope, lim
 	return out, err
 }
 
-// SearchSymbols returns the best limit symbols matching expr, by bm25
-// with the column weights ws (SymbolFTSColumns of them).
-func (db *DB) SearchSymbols(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) (out []SymbolRow, err error) {
-	if _, err := weightArgs("symbols_fts", SymbolFTSColumns, ws); err != nil {
+// SearchSymbols returns the best limit symbols matching q, by bm25 with
+// the column weights ws (one per TextColumns(scope.Symbols)).
+func (db *DB) SearchSymbols(ctx context.Context, q fulltext.Query, ws []float64, s scope.Scope, limit int) (out []SymbolRow, err error) {
+	if err := checkWeights(scope.Symbols, ws); err != nil {
 		return nil, err
 	}
 	w := filterOn(s.Filter(), scope.Symbols, "s")
 	err = db.snapshot(ctx, []string{searchSymbolsSQL, wordLiveSQL(symbolWords), wordBlockSQL(symbolWords)}, func(src *sourceCache) error {
-		ms, err := db.rankWords(src, symbolWords, expr, ws, w, "s", limit)
+		ms, err := db.rankWords(src, symbolWords, q, ws, w, "s", limit)
 		if err != nil || len(ms) == 0 {
 			return err
 		}
@@ -260,19 +265,43 @@ func (db *DB) SearchSymbols(ctx context.Context, expr string, ws []float64, s sc
 }
 
 // SearchFiles returns the best limit files whose path or summary match
-// expr, by bm25 with the column weights ws (FileFTSColumns of them).
-func (db *DB) SearchFiles(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]FileRow, error) {
-	args, err := weightArgs("files_fts", FileFTSColumns, ws)
-	if err != nil {
+// q, by bm25 with the column weights ws (one per TextColumns(scope.Files)),
+// ties by path.
+func (db *DB) SearchFiles(ctx context.Context, q fulltext.Query, ws []float64, s scope.Scope, limit int) (out []FileRow, err error) {
+	if err := checkWeights(scope.Files, ws); err != nil {
 		return nil, err
 	}
 	w := filterOn(s.Filter(), scope.Files, "f")
-	args = append(append(append(args, expr), w.args...), limit)
-	return collect(ctx, db, fmt.Sprintf(searchFilesSQL, w.sql), args, func(r scanner) (FileRow, error) {
-		var f FileRow
-		err := r.Scan(&f.ID, &f.Path, &f.Lines, &f.Score)
-		return f, err
+	err = db.snapshot(ctx, []string{searchFilesSQL, wordLiveSQL(fileWords), wordBlockSQL(fileWords)}, func(src *sourceCache) error {
+		ms, err := db.rankWords(src, fileWords, q, ws, w, "f", limit)
+		if err != nil || len(ms) == 0 {
+			return err
+		}
+		score := make(map[int64]float64, len(ms))
+		for _, m := range ms {
+			score[m.id] = m.score
+		}
+		rows, err := src.query(searchFilesSQL, matchJSON(ms))
+		if err != nil {
+			return err
+		}
+		out, err = scanAll(rows, func(r scanner) (FileRow, error) {
+			var f FileRow
+			var row int64
+			err := r.Scan(&f.ID, &f.Path, &f.Lines, &row)
+			f.Score = score[row]
+			return f, err
+		})
+		if err != nil {
+			return err
+		}
+		slices.SortFunc(out, func(a, b FileRow) int { return byScore(a.Score, b.Score, a.Path, b.Path, 0, 0, a.ID, b.ID) })
+		if len(out) > limit {
+			out = out[:limit]
+		}
+		return nil
 	})
+	return out, err
 }
 
 // Symbol lookups by name. The name index is NOCASE, so both the exact and
@@ -299,17 +328,17 @@ func (db *DB) SymbolsWithPrefix(ctx context.Context, prefix string, s scope.Scop
 	return collect(ctx, db, fmt.Sprintf(symbolsPrefixSQL, w.sql), append([]any{like, prefix}, w.args...), scanSymbolRow(false))
 }
 
-// SymbolsMatching returns up to 200 symbols matching the symbols_fts
-// expression expr, unranked (the first by row id).
-func (db *DB) SymbolsMatching(ctx context.Context, expr string, s scope.Scope) (out []SymbolRow, err error) {
+// SymbolsMatching returns up to 200 symbols matching q, unranked (the
+// first by row id).
+func (db *DB) SymbolsMatching(ctx context.Context, q fulltext.Query, s scope.Scope) (out []SymbolRow, err error) {
 	w := filterOn(s.Filter(), scope.Symbols, "s")
-	q := fmt.Sprintf(symbolsMatchSQL, w.sql)
-	err = db.snapshot(ctx, []string{q, wordLiveSQL(symbolWords), wordBlockSQL(symbolWords)}, func(src *sourceCache) error {
-		ids, err := db.matchIDs(src, symbolWords, expr)
+	stmt := fmt.Sprintf(symbolsMatchSQL, w.sql)
+	err = db.snapshot(ctx, []string{stmt, wordLiveSQL(symbolWords), wordBlockSQL(symbolWords)}, func(src *sourceCache) error {
+		ids, err := db.matchIDs(src, symbolWords, q)
 		if err != nil || len(ids) == 0 {
 			return err
 		}
-		rows, err := src.query(q, append([]any{jsonIDs(ids)}, w.args...)...)
+		rows, err := src.query(stmt, append([]any{jsonIDs(ids)}, w.args...)...)
 		if err != nil {
 			return err
 		}
@@ -383,9 +412,10 @@ const (
 // the first search. It reads no rows.
 func (db *DB) PrepareReads(ctx context.Context) error {
 	for _, q := range []string{
-		searchChunksSQL, searchSymbolsSQL, fmt.Sprintf(searchFilesSQL, ""),
+		searchChunksSQL, searchSymbolsSQL, searchFilesSQL,
 		wordLiveSQL(chunkWords), wordBlockSQL(chunkWords), wordSegSQL(chunkWords),
 		wordLiveSQL(symbolWords), wordBlockSQL(symbolWords), wordSegSQL(symbolWords),
+		wordLiveSQL(fileWords), wordBlockSQL(fileWords), wordSegSQL(fileWords),
 		fmt.Sprintf(symbolsNamedSQL, ""), filesKeySQL, fileListSQL, fileDocSQL,
 	} {
 		if _, err := db.stmt(ctx, q); err != nil {
@@ -444,25 +474,17 @@ func (db *DB) InScope(ctx context.Context, t scope.Table, s scope.Scope) (map[in
 	return ids, rows.Err()
 }
 
-// FTSTable names a full-text table for term statistics.
-type FTSTable string
-
-// The full-text tables whose terms TermStats counts.
-const (
-	ChunksFTS FTSTable = "chunks_fts"
-	FilesFTS  FTSTable = "files_fts"
-)
-
-// RowCount returns the number of rows indexed in t.
-func (db *DB) RowCount(ctx context.Context, t FTSTable) (int, error) {
+// RowCount returns the number of rows of t (chunks or files) that
+// full-text search reads.
+func (db *DB) RowCount(ctx context.Context, t scope.Table) (int, error) {
 	var q string
 	switch t {
-	case ChunksFTS:
+	case scope.Chunks:
 		q = `SELECT count(*) FROM chunks`
-	case FilesFTS:
+	case scope.Files:
 		q = `SELECT count(*) FROM files`
 	default:
-		return 0, fmt.Errorf("row count: unknown table %q", t)
+		return 0, fmt.Errorf("row count: no full-text table %q", t)
 	}
 	var n int
 	err := db.queryRow(ctx, q).Scan(&n)
@@ -477,87 +499,40 @@ func (db *DB) ChunksKey(ctx context.Context) (string, error) {
 	return fmt.Sprint(maxID), err
 }
 
-// MatchCount returns the number of rows of t matching the FTS5
-// expression expr.
-func (db *DB) MatchCount(ctx context.Context, t FTSTable, expr string) (int, error) {
-	var q string
-	switch t {
-	case ChunksFTS:
-		n, err := db.MatchCounts(ctx, t, []string{expr})
-		if err != nil {
-			return 0, err
-		}
-		return n[0], nil
-	case FilesFTS:
-		q = `SELECT count(*) FROM files_fts WHERE files_fts MATCH ?`
-	default:
-		return 0, fmt.Errorf("match count: unknown table %q", t)
+// MatchCount returns the number of rows of t (chunks or files) matching
+// q.
+func (db *DB) MatchCount(ctx context.Context, t scope.Table, q fulltext.Query) (int, error) {
+	n, err := db.MatchCounts(ctx, t, []fulltext.Query{q})
+	if err != nil {
+		return 0, err
 	}
-	var n int
-	err := db.queryRow(ctx, q, expr).Scan(&n)
-	return n, err
+	return n[0], nil
 }
 
-// MatchCounts returns MatchCount of each expression of exprs, counted by
-// one statement: a search's terms that were never counted before (a long
-// task text has dozens) cost a statement each otherwise, and on small
-// tables such as files_fts the statement costs more than the count
-// (issue 14: a fifth of the counts' CPU on the broad benchmark's slowest
-// queries). The expressions go in as one JSON array, so that the
-// statement has one shape whatever their number, prepared once.
-func (db *DB) MatchCounts(ctx context.Context, t FTSTable, exprs []string) ([]int, error) {
-	var q string
+// MatchCounts returns MatchCount of each of qs, counted in one read
+// transaction: a search's terms that were never counted before (a long
+// task text has dozens) cost a statement each otherwise.
+func (db *DB) MatchCounts(ctx context.Context, t scope.Table, qs []fulltext.Query) ([]int, error) {
+	ix := chunkWords
 	switch t {
-	case ChunksFTS:
-		out := make([]int, len(exprs))
-		err := db.snapshot(ctx, []string{wordLiveSQL(chunkWords), wordBlockSQL(chunkWords)}, func(src *sourceCache) error {
-			for i, e := range exprs {
-				ids, err := db.matchIDs(src, chunkWords, e)
-				if err != nil {
-					return err
-				}
-				out[i] = len(ids)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-		return out, nil
-	case FilesFTS:
-		q = `SELECT j.key, (SELECT count(*) FROM files_fts WHERE files_fts MATCH j.value) FROM json_each(?) j`
+	case scope.Chunks:
+	case scope.Files:
+		ix = fileWords
 	default:
-		return nil, fmt.Errorf("match count: unknown table %q", t)
+		return nil, fmt.Errorf("match count: no full-text table %q", t)
 	}
-	arg, err := json.Marshal(exprs)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]int, len(exprs))
-	seen := 0
-	rows, err := db.query(ctx, q, string(arg))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var i, n int
-		if err := rows.Scan(&i, &n); err != nil {
-			return nil, err
+	out := make([]int, len(qs))
+	err := db.snapshot(ctx, []string{wordLiveSQL(ix), wordBlockSQL(ix)}, func(src *sourceCache) error {
+		for i, q := range qs {
+			ids, err := db.matchIDs(src, ix, q)
+			if err != nil {
+				return err
+			}
+			out[i] = len(ids)
 		}
-		if i < 0 || i >= len(out) {
-			return nil, fmt.Errorf("match count: row %d of %d", i, len(out))
-		}
-		out[i] = n
-		seen++
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if seen != len(exprs) {
-		return nil, fmt.Errorf("match count: %d counts for %d expressions", seen, len(exprs))
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
 // ChunkText is a chunk with its text, as exact search reads it.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // fixtureIndex indexes every source fixture of the repository (not the
@@ -403,15 +404,22 @@ func showRefs(rows []RefRow) []string {
 	return out
 }
 
-// MatchCounts counts like MatchCount, each expression in its place, also
-// for expressions that match nothing and that need JSON escapes.
+// MatchCounts counts like MatchCount, each query in its place, also for
+// queries that match nothing.
 func TestMatchCountsAgreeWithMatchCount(t *testing.T) {
 	ctx := context.Background()
 	db, _ := fixtureIndex(t)
-	words := []string{`"retry"`, `"conn"*`, `"zzznothing"`, `"error"`, `"handl"*`, `"user"`, `"config"*`, `"test"`,
-		`"http"`, `"request"`, `"respon"*`, `"time"*`, `"parse"*`, `"json"`, `"read"*`, `"write"*`, `"file"*`,
-		`"path"`, `"name"`, `"cache"`, `"say ""hi"""`, `"a\\b"`, `"naïve"`}
-	for _, ft := range []FTSTable{ChunksFTS, FilesFTS} {
+	var words []fulltext.Query
+	for _, w := range []string{"retry", "conn*", "zzznothing", "error", "handl*", "user", "config*", "test",
+		"http", "request", "respon*", "time*", "parse*", "json", "read*", "write*", "file*",
+		"path", "name", "cache", `say "hi"`, `a\b`, "naïve"} {
+		if p, ok := strings.CutSuffix(w, "*"); ok {
+			words = append(words, fulltext.Prefix(p))
+		} else {
+			words = append(words, fulltext.Term(w))
+		}
+	}
+	for _, ft := range []scope.Table{scope.Chunks, scope.Files} {
 		got, err := db.MatchCounts(ctx, ft, words)
 		if err != nil {
 			t.Fatal(err)
@@ -433,7 +441,7 @@ func TestMatchCountsAgreeWithMatchCount(t *testing.T) {
 			t.Errorf("%s: only %d words match; the fixtures changed", ft, nonzero)
 		}
 	}
-	if _, err := db.MatchCounts(ctx, "symbols_fts", words); err == nil {
+	if _, err := db.MatchCounts(ctx, scope.Symbols, words); err == nil {
 		t.Error("an unknown table was counted")
 	}
 }

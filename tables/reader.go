@@ -4,14 +4,16 @@ import (
 	"context"
 
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // Reader is the read side of one repository's index: what package query
 // reads, and all it reads. *DB (an SQLite index file) implements it, and
 // so does tables/postgres's view of one repository in a shared store, so
 // the same planner runs over either engine. The methods' contracts are
-// those of *DB's (read_*.go): full-text expressions are FTS5 query
-// strings, scores are bm25 negated (higher is better), every method
+// those of *DB's (read_*.go): full-text searches take a fulltext.Query
+// over the columns TextColumns names, scores are bm25 negated (higher is
+// better), every method
 // applies its scope itself, and row ids (SymbolRow.ID, ChunkRow.ID,
 // FileRow.ID) are stable only until their file is re-written.
 type Reader interface {
@@ -20,18 +22,18 @@ type Reader interface {
 	PrepareReads(ctx context.Context) error
 
 	// Ranked full-text channels.
-	SearchChunks(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]ChunkRow, error)
-	SimilarChunks(ctx context.Context, expr string, s scope.Scope, limit int) ([]ChunkRow, error)
-	SearchSymbols(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]SymbolRow, error)
-	SearchFiles(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]FileRow, error)
-	// Term statistics for pruning.
-	RowCount(ctx context.Context, t FTSTable) (int, error)
-	MatchCount(ctx context.Context, t FTSTable, expr string) (int, error)
+	SearchChunks(ctx context.Context, q fulltext.Query, ws []float64, s scope.Scope, limit int) ([]ChunkRow, error)
+	SimilarChunks(ctx context.Context, q fulltext.Query, s scope.Scope, limit int) ([]ChunkRow, error)
+	SearchSymbols(ctx context.Context, q fulltext.Query, ws []float64, s scope.Scope, limit int) ([]SymbolRow, error)
+	SearchFiles(ctx context.Context, q fulltext.Query, ws []float64, s scope.Scope, limit int) ([]FileRow, error)
+	// Term statistics for pruning, of chunks or files.
+	RowCount(ctx context.Context, t scope.Table) (int, error)
+	MatchCount(ctx context.Context, t scope.Table, q fulltext.Query) (int, error)
 
 	// Symbols by name and id.
 	SymbolsNamed(ctx context.Context, name string, s scope.Scope) ([]SymbolRow, error)
 	SymbolsWithPrefix(ctx context.Context, prefix string, s scope.Scope) ([]SymbolRow, error)
-	SymbolsMatching(ctx context.Context, expr string, s scope.Scope) ([]SymbolRow, error)
+	SymbolsMatching(ctx context.Context, q fulltext.Query, s scope.Scope) ([]SymbolRow, error)
 	SymbolsNamedAny(ctx context.Context, lowerNames []string, s scope.Scope) ([]SymbolRow, error)
 	SymbolBySID(ctx context.Context, sid string) (SymbolRow, bool, error)
 	// SymbolDecls reads the signature and doc of symbols by row id, for

@@ -12,9 +12,9 @@ import (
 	"slices"
 )
 
-// The trigram index behind exact text search (schema version 6; versions 4 and 5
-// fed every file's text to FTS5's trigram tokenizer, 40 % of the writer's
-// CPU). Trigrams are computed here, in Go, and stored as posting lists:
+// The trigram index behind exact text search. Trigrams are computed here,
+// in Go (a tokenizer run by the writer would be 40 % of its CPU), and
+// stored as posting lists:
 //
 //   - A trigram is three bytes of a file's text with ASCII letters
 //     lower-cased (the case rule of the verify pass, containsFold), packed

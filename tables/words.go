@@ -10,48 +10,48 @@ import (
 	"math/bits"
 	"slices"
 	"sort"
+
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
-// The word index (schema 8; ADR 13): full-text search over symbols and
-// chunks without FTS5. Schema 7 fed every row's text to two contentless
-// FTS5 tables, whose tokenizer, in-memory hash and segment writes were most
-// of what the writer did besides the rows (BENCHMARKS.md, "What FTS5 costs
-// an index run"). Now the parse workers tokenize each row exactly as FTS5's
-// unicode61 tokenizer does (Tokenize) and group the file's tokens into
-// per-term fragments (Preparer), and the writer only merges the batch's
-// fragments into one segment of posting lists, as the trigram index does
-// (trigram.go).
+// The word indexes (ADR 13): full-text search over symbols, chunks and
+// files. The parse workers tokenize each row (fulltext.Tokenizer) and
+// group the file's tokens into per-term fragments (Preparer), and the
+// writer only merges the batch's fragments into one segment of posting
+// lists per index, as the trigram index does (trigram.go): a tokenizer,
+// hash table and segment writes in the writer would be most of what it
+// does besides the rows.
 //
 // A segment indexes the rows of one write (or of the segments merged into
-// it): rows lo..hi of its table, whose ids are consecutive because the
-// writer gives symbols and chunks ids above any id it gave before
-// (nextRowID), so segments cover disjoint ranges. It is stored as
+// it): rows lo..hi, consecutive because the writer gives symbols, chunks
+// and file word rows numbers above any it gave before (nextRowIDs), so
+// segments cover disjoint ranges. It is stored as
 //
 //   - blocks of consecutive terms (P_words, id seg << 32 | block), each
 //     term as uvarint(bytes shared with the previous term of the block),
 //     uvarint(len(rest)), rest, uvarint(len(posting)), posting; a block
 //     ends past wordBlockBytes;
 //   - a row of P_word_segs: lo, hi, the first term of each block (dir:
-//     uvarint(len), bytes), and per row id lo..hi uvarint(tokens + 1), 0
-//     for an id that has no row (docs);
+//     uvarint(len), bytes), and per row lo..hi uvarint(tokens + 1), 0 for
+//     a number that has no row (docs);
 //   - a row of P_word_live: the segment's live rows and their tokens, and
-//     the ids of its rows deleted since (dead, ascending uvarint deltas).
+//     the rows deleted since (dead, ascending uvarint deltas).
 //
 // A posting lists the rows holding the term, ascending: per row
-// uvarint(id - previous id, the first from lo), uvarint(len(entry)) and an
-// entry: a byte with bit c set for each column c holding the term, per such
-// column uvarint(count), then per such column the term's count positions
-// (token offsets in the column, as FTS5 numbers them), uvarint deltas. A
-// reader that needs counts only skips the positions by the entry length.
+// uvarint(row - previous row, the first from lo), uvarint(len(entry)) and
+// an entry: a byte with bit c set for each column c holding the term, per
+// such column uvarint(count), then per such column the term's count
+// positions (token offsets in the column), uvarint deltas. A reader that
+// needs counts only skips the positions by the entry length.
 //
-// Deleting a row (a re-write or a file deleted) adds its id to its
-// segment's dead set and takes its tokens off the live totals, so bm25's
-// row count, average length and document frequencies count live rows
-// only, as FTS5's contentless_delete does. Merges drop dead rows: after a
-// write the newest segments merge once mergeMin of them qualify (as the
-// trigram segments do), and CompactFTS merges all. A merged segment gets a
-// new number, above every other: a segment's number names its contents
-// for good, so readers cache its directory and lengths (wordCache).
+// Deleting a row (a re-write or a file deleted) adds it to its segment's
+// dead set and takes its tokens off the live totals, so bm25's row count,
+// average length and document frequencies count live rows only. Merges
+// drop dead rows: after a write the newest segments merge once mergeMin
+// of them qualify (as the trigram segments do), and CompactFTS merges
+// all. A merged segment gets a new number, above every other: a segment's
+// number names its contents for good, so readers cache its directory and
+// lengths (wordCache).
 
 // wordBlockBytes is the size past which a block of terms ends.
 const wordBlockBytes = 16 << 10
@@ -60,17 +60,24 @@ const wordBlockBytes = 16 << 10
 const wordSegShift = 32
 
 // wordIndex describes one word index: its table prefix, the base table
-// whose rows it indexes and the FTS5 column names the planner uses.
+// whose rows it indexes, the base's columns holding a row's id in the
+// index and its file's id, and the columns a query's limits name.
 type wordIndex struct {
-	prefix string // chunk or symbol: tables chunk_words, chunk_word_segs, chunk_word_live
-	base   string // chunks or symbols
+	prefix string // chunk, symbol or file: tables chunk_words, chunk_word_segs, chunk_word_live
+	base   string // chunks, symbols or files
+	row    string // id (a symbol's or chunk's id is its row), or word_row (a file's id stays)
+	file   string // file_id, or id
 	cols   []string
 }
 
 var (
-	chunkWords  = &wordIndex{prefix: "chunk", base: "chunks", cols: []string{"header", "content", "ident_parts", "strings"}}
-	symbolWords = &wordIndex{prefix: "symbol", base: "symbols", cols: []string{"name", "qualname", "signature", "doc", "ident_parts"}}
-	wordIndexes = [...]*wordIndex{symbolWords, chunkWords}
+	chunkWords = &wordIndex{prefix: "chunk", base: "chunks", row: "id", file: "file_id",
+		cols: []string{"header", "content", "ident_parts", "strings"}}
+	symbolWords = &wordIndex{prefix: "symbol", base: "symbols", row: "id", file: "file_id",
+		cols: []string{"name", "qualname", "signature", "doc", "ident_parts"}}
+	fileWords = &wordIndex{prefix: "file", base: "files", row: "word_row", file: "id",
+		cols: []string{"path", "summary"}}
+	wordIndexes = [...]*wordIndex{symbolWords, chunkWords, fileWords}
 )
 
 func (ix *wordIndex) words() string { return ix.prefix + "_words" }
@@ -107,7 +114,7 @@ func (w *wordFile) bytes() int64 {
 // allocates per file, not per term or row: each term's fragment is a
 // chain of records in one buffer, copied out in term order by finish.
 type wordBuilder struct {
-	tk Tokenizer
+	tk fulltext.Tokenizer
 	// The file's terms, interned by an open-addressing table of FNV-1a
 	// hashes: a Go map's string hashing and probing were 40 % of the
 	// builder's CPU. A slot holds gen << 32 | (term + 1); slots of
@@ -188,9 +195,9 @@ func (b *wordBuilder) addCols(cols []wordCol) {
 			}
 			continue
 		}
-		b.tk.scan(col.text)
-		for pos := 0; pos < len(b.tk.offs)/2; pos++ {
-			id, ok := lookupTerm(b, b.tk.buf[b.tk.offs[2*pos]:b.tk.offs[2*pos+1]])
+		n := b.tk.Scan(col.text)
+		for pos := 0; pos < n; pos++ {
+			id, ok := lookupTerm(b, b.tk.Token(pos))
 			b.addToken(id, ok, ord, uint64(c)<<32|uint64(pos))
 		}
 	}
@@ -391,7 +398,7 @@ const maxKeptWordBytes = 8 << 20
 func (b *wordBuilder) retained() int {
 	n := 8*cap(b.slots) + 8*cap(b.hashes) + 16*cap(b.terms) + 4*(cap(b.head)+cap(b.tail)+cap(b.lastOrd)+cap(b.seen)+cap(b.local)) +
 		12*cap(b.recs) + cap(b.buf) + 4*(cap(b.rowTerms)+cap(b.cnt)+cap(b.tokTerm)+cap(b.tokens)) + 8*(cap(b.tokColPo)+cap(b.occ))
-	return n + cap(b.tk.buf) + 8*cap(b.tk.offs)
+	return n + b.tk.Retained()
 }
 
 // wordEntry is a decoded posting entry header.
@@ -816,10 +823,11 @@ func wordSegRanges(ctx context.Context, q querier, ix *wordIndex) ([]segRange, e
 	return out, rows.Err()
 }
 
-// deleteWordRows marks the rows of ix whose ids the JSON list ids holds
-// (rows about to be deleted) dead in their segments.
+// deleteWordRows marks the rows of ix of the files whose ids the JSON
+// list fileIDs holds (rows about to be deleted or re-written) dead in
+// their segments.
 func (bw *batchWriter) deleteWordRows(ix *wordIndex, fileIDs string) error {
-	ids, err := queryIDs(bw.ctx, bw.tx, `SELECT id FROM `+ix.base+` WHERE file_id IN `+idsIn+` ORDER BY id`, fileIDs)
+	ids, err := queryIDs(bw.ctx, bw.tx, `SELECT `+ix.row+` FROM `+ix.base+` WHERE `+ix.file+` IN `+idsIn+` ORDER BY 1`, fileIDs)
 	if err != nil {
 		return err
 	}
@@ -1214,7 +1222,7 @@ func checkWordIndex(ctx context.Context, tx *sql.Tx, ix *wordIndex, problems *[]
 		}
 	}
 	// Every row live once, and only rows.
-	ids, err := queryIDs(ctx, tx, `SELECT id FROM `+ix.base+` ORDER BY id`)
+	ids, err := queryIDs(ctx, tx, `SELECT `+ix.row+` FROM `+ix.base+` ORDER BY 1`)
 	if err != nil {
 		return err
 	}
@@ -1262,10 +1270,64 @@ func queryIDs(ctx context.Context, tx *sql.Tx, q string, args ...any) ([]int64, 
 // the name and qualname of the row, the signature and doc of
 // sources.decls and the identifier words of its identifiers in
 // sources.lists; for chunks, the header, the text of the file's bytes
-// and the identifier words. A chunk's string literals are stored only in
-// the index (as in schema 7's chunks_fts), so their column is checked
-// only through the row's length.
+// and the identifier words; for files, the path and summary of
+// files_summary. A chunk's string literals are stored only in the index,
+// so their column is checked only through the row's length.
 func checkWordColumns(ctx context.Context, tx *sql.Tx, ix *wordIndex, counts map[int64][]uint32, problems *[]string) error {
+	var tk fulltext.Tokenizer
+	bad, first := 0, ""
+	compare := func(id int64, cols []string) {
+		have := counts[id]
+		if have == nil {
+			return // reported already
+		}
+		for c, s := range cols {
+			if n := uint32(tk.Scan(s)); n != have[c] {
+				if bad == 0 {
+					first = fmt.Sprintf("row %d column %s: %d tokens, its text gives %d", id, ix.cols[c], have[c], n)
+				}
+				bad++
+				return
+			}
+		}
+	}
+	var err error
+	if ix == fileWords {
+		err = checkFileColumns(ctx, tx, compare)
+	} else {
+		err = checkRowColumns(ctx, tx, ix, compare)
+	}
+	if err != nil {
+		return err
+	}
+	if bad > 0 {
+		*problems = append(*problems, fmt.Sprintf("%s: %d rows hold other words than their text (%s)", ix.words(), bad, first))
+	}
+	return nil
+}
+
+// checkFileColumns calls compare with each file's word row and the text
+// of its columns.
+func checkFileColumns(ctx context.Context, tx *sql.Tx, compare func(id int64, cols []string)) error {
+	rows, err := tx.QueryContext(ctx, `SELECT f.word_row, s.path, s.summary FROM files f JOIN files_summary s ON s.id = f.id`)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var row int64
+		var path, summary string
+		if err := rows.Scan(&row, &path, &summary); err != nil {
+			return err
+		}
+		compare(row, []string{path, summary})
+	}
+	return rows.Err()
+}
+
+// checkRowColumns calls compare with each symbol's or chunk's id (ix
+// says which) and the text of its columns.
+func checkRowColumns(ctx context.Context, tx *sql.Tx, ix *wordIndex, compare func(id int64, cols []string)) error {
 	var q string
 	if ix == symbolWords {
 		q = `SELECT y.id, y.file_id, y.name, y.qualname, 0, 0, s.lists, s.decls, x'', (SELECT count(*) FROM symbols z WHERE z.file_id = y.file_id)
@@ -1281,7 +1343,6 @@ FROM chunks c JOIN sources s ON s.id = c.file_id ORDER BY c.file_id, c.id`
 	defer rows.Close()
 	var (
 		rb       = newRowBuilder()
-		tk       Tokenizer
 		dr       declsReader
 		zl, zt   decompressor // lists and text, each valid until the next file
 		file     int64        = -1
@@ -1289,8 +1350,6 @@ FROM chunks c JOIN sources s ON s.id = c.file_id ORDER BY c.file_id, c.id`
 		lists    *fileLists
 		text     []byte
 		declBlob []byte
-		bad      int
-		first    string
 	)
 	for rows.Next() {
 		var id, fid int64
@@ -1337,25 +1396,7 @@ FROM chunks c JOIN sources s ON s.id = c.file_id ORDER BY c.file_id, c.id`
 			}
 			cols = []string{a, string(text[start:end]), rb.identParts("", idents)}
 		}
-		have := counts[id]
-		if have == nil {
-			continue // reported already
-		}
-		for c, s := range cols {
-			if n := uint32(len(tk.Tokens(s))); n != have[c] {
-				if bad == 0 {
-					first = fmt.Sprintf("row %d column %s: %d tokens, its text gives %d", id, ix.cols[c], have[c], n)
-				}
-				bad++
-				break
-			}
-		}
+		compare(id, cols)
 	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	if bad > 0 {
-		*problems = append(*problems, fmt.Sprintf("%s: %d rows hold other words than their text (%s)", ix.words(), bad, first))
-	}
-	return nil
+	return rows.Err()
 }

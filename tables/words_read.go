@@ -7,13 +7,16 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
-// Reading the word indexes (words.go): a search parses its FTS5
-// expression (ParseFTS), reads the postings of its terms in every
-// segment, drops dead rows, evaluates the expression per row and scores
-// the matches with FTS5's bm25 over the live rows' statistics, all inside
-// the read transaction of the rows it then returns.
+// Reading the word indexes (words.go): a search compiles its query
+// against the index's columns (fulltext.Query.Compile), reads the
+// postings of its phrases' tokens in every segment, drops dead rows,
+// evaluates the query per row and scores the matches with bm25 over the
+// live rows' statistics (fulltext.BM25), all inside the read transaction
+// of the rows it then returns.
 
 // wordCache keeps decoded segments (directory and row lengths) and
 // blocks of terms by index and number: a segment's number names its
@@ -225,7 +228,7 @@ type phraseHits struct {
 }
 
 // phrase finds the rows holding ph in the columns of cols.
-func (v *wordView) phrase(ph Phrase, cols uint64) (phraseHits, error) {
+func (v *wordView) phrase(ph fulltext.Phrase, cols uint64) (phraseHits, error) {
 	var h phraseHits
 	ncols := len(v.ix.cols)
 	if len(ph.Tokens) == 0 {
@@ -325,7 +328,7 @@ func (v *wordView) liveEntries(s *wordSegment, dead []int64, tok string, prefix 
 // phraseInSegment adds to h the rows of s holding ph, a prefix phrase or
 // one of several tokens: rows holding every token (a merge of the
 // tokens' rows), their instances counted from positions.
-func (v *wordView) phraseInSegment(s *wordSegment, dead []int64, ph Phrase, cols uint64, h *phraseHits) error {
+func (v *wordView) phraseInSegment(s *wordSegment, dead []int64, ph fulltext.Phrase, cols uint64, h *phraseHits) error {
 	ncols := len(v.ix.cols)
 	k := len(ph.Tokens)
 	hits := make([][]tokenHit, k)
@@ -444,7 +447,7 @@ type wordMatch struct {
 
 // eval calls fn with every live row matching q, ascending by id, scored
 // with column weights ws when score is set.
-func (v *wordView) eval(q *FTSQuery, ws []float64, score bool, fn func(wordMatch)) error {
+func (v *wordView) eval(q *fulltext.Matcher, ws []float64, score bool, fn func(wordMatch)) error {
 	n := len(q.Phrases)
 	hits := make([]phraseHits, n)
 	for i, ph := range q.Phrases {
@@ -455,11 +458,11 @@ func (v *wordView) eval(q *FTSQuery, ws []float64, score bool, fn func(wordMatch
 	}
 	ncols := len(v.ix.cols)
 	idf := make([]float64, n)
-	st := TableStats{Rows: v.rows, Tokens: v.tokens}
+	st := fulltext.Stats{Rows: v.rows, Tokens: v.tokens}
 	for i := range hits {
 		idf[i] = st.IDF(int64(len(hits[i].ids)))
 	}
-	avgdl := float64(v.tokens) / float64(v.rows)
+	avgdl := st.AvgDL()
 	pos := make([]int, n)
 	raw := make([]float64, n)
 	freq := make([]float64, n)
@@ -479,16 +482,8 @@ func (v *wordView) eval(q *FTSQuery, ws []float64, score bool, fn func(wordMatch
 			if pos[i] < len(hits[i].ids) && hits[i].ids[pos[i]] == cur {
 				cnt := hits[i].cnt[pos[i]*ncols : (pos[i]+1)*ncols]
 				for c, x := range cnt {
-					raw[i] += float64(x)
-					if score {
-						w := 1.0
-						if c < len(ws) {
-							w = ws[c]
-						}
-						// FTS5 adds a column's weight once per instance.
-						for range x {
-							freq[i] += w
-						}
+					if x > 0 {
+						fulltext.AddCount(c, x, ws, &raw[i], &freq[i])
 					}
 				}
 				pos[i]++
@@ -509,20 +504,20 @@ func (v *wordView) eval(q *FTSQuery, ws []float64, score bool, fn func(wordMatch
 			if !ok {
 				return fmt.Errorf("%s: row %d has no length", v.ix.words(), cur)
 			}
-			m.score = BM25Freq(freq, idf, int(dl), avgdl)
+			m.score = fulltext.BM25(freq, idf, int(dl), avgdl)
 		}
 		fn(m)
 	}
 }
 
-// rankWords returns the rows of ix matching expr that w admits, scored
+// rankWords returns the rows of ix matching q that w admits, scored
 // with weights ws: the best limit, and every row tied with the last of
-// them (as the statements of schema 7 cut the matches), in no order.
-func (db *DB) rankWords(src *sourceCache, ix *wordIndex, expr string, ws []float64, w where, alias string, limit int) ([]wordMatch, error) {
-	if limit <= 0 {
+// them (the caller orders ties), in no order.
+func (db *DB) rankWords(src *sourceCache, ix *wordIndex, q fulltext.Query, ws []float64, w where, alias string, limit int) ([]wordMatch, error) {
+	if limit <= 0 || q.IsZero() {
 		return nil, nil
 	}
-	q, err := ParseFTS(expr, ix.cols)
+	m, err := q.Compile(ix.cols)
 	if err != nil {
 		return nil, err
 	}
@@ -531,7 +526,7 @@ func (db *DB) rankWords(src *sourceCache, ix *wordIndex, expr string, ws []float
 		return nil, err
 	}
 	var ms []wordMatch
-	if err := v.eval(q, ws, true, func(m wordMatch) { ms = append(ms, m) }); err != nil {
+	if err := v.eval(m, ws, true, func(m wordMatch) { ms = append(ms, m) }); err != nil {
 		return nil, err
 	}
 	if ms, err = inScope(src, ix, ms, w, alias); err != nil {
@@ -558,7 +553,7 @@ func inScope(src *sourceCache, ix *wordIndex, ms []wordMatch, w where, alias str
 	for i, m := range ms {
 		ids[i] = m.id
 	}
-	q := `SELECT ` + alias + `.id FROM ` + ix.base + ` ` + alias + ` WHERE ` + alias + `.id IN (SELECT value FROM json_each(?))` + w.sql
+	q := `SELECT ` + alias + `.` + ix.row + ` FROM ` + ix.base + ` ` + alias + ` WHERE ` + alias + `.` + ix.row + ` IN (SELECT value FROM json_each(?))` + w.sql
 	rows, err := src.query(q, append([]any{jsonIDs(ids)}, w.args...)...)
 	if err != nil {
 		return nil, err
@@ -578,10 +573,12 @@ func inScope(src *sourceCache, ix *wordIndex, ms []wordMatch, w where, alias str
 	return slices.DeleteFunc(ms, func(m wordMatch) bool { return !keep[m.id] }), nil
 }
 
-// matchIDs returns the ids of the live rows of ix matching expr,
-// ascending.
-func (db *DB) matchIDs(src *sourceCache, ix *wordIndex, expr string) ([]int64, error) {
-	q, err := ParseFTS(expr, ix.cols)
+// matchIDs returns the ids of the live rows of ix matching q, ascending.
+func (db *DB) matchIDs(src *sourceCache, ix *wordIndex, q fulltext.Query) ([]int64, error) {
+	if q.IsZero() {
+		return nil, nil
+	}
+	m, err := q.Compile(ix.cols)
 	if err != nil {
 		return nil, err
 	}
@@ -590,7 +587,7 @@ func (db *DB) matchIDs(src *sourceCache, ix *wordIndex, expr string) ([]int64, e
 		return nil, err
 	}
 	var ids []int64
-	err = v.eval(q, nil, false, func(m wordMatch) { ids = append(ids, m.id) })
+	err = v.eval(m, nil, false, func(m wordMatch) { ids = append(ids, m.id) })
 	return ids, err
 }
 

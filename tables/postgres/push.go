@@ -13,6 +13,7 @@ import (
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // pushLockClass is the first key of the advisory lock (class, repo id)
@@ -35,8 +36,8 @@ type Push struct {
 
 	states map[string]tables.FileState // the repository's files as the push leaves them
 	nextID int64
-	stats  map[string]*tables.TableStats // deltas of fts_stats
-	tsv    []string                      // scratch
+	stats  map[string]*fulltext.Stats // deltas of fts_stats
+	tsv    []string                   // scratch
 	tf     tfBuilder
 	pb     postingsBuilder
 	posts  [][]any         // postings rows of the files written, for COPY
@@ -62,7 +63,7 @@ func (c *Catalog) BeginPush(ctx context.Context, name string, waiting func(msg s
 	if err != nil {
 		return nil, err
 	}
-	p = &Push{cat: c, repo: repo, fb: tables.NewFactBuilder(), now: time.Now().UTC(), stats: map[string]*tables.TableStats{}}
+	p = &Push{cat: c, repo: repo, fb: tables.NewFactBuilder(), now: time.Now().UTC(), stats: map[string]*fulltext.Stats{}}
 	started := p // p is nil once a failure returns
 	defer func() {
 		if err != nil {
@@ -277,7 +278,7 @@ func (p *Push) clear(ctx context.Context, ids []int64) error {
 func (p *Push) stat(tbl string, rows, tokens int64) {
 	s := p.stats[tbl]
 	if s == nil {
-		s = &tables.TableStats{}
+		s = &fulltext.Stats{}
 		p.stats[tbl] = s
 	}
 	s.Rows += rows
@@ -293,7 +294,7 @@ const maxLexeme = 2047
 // with room for its per-lexeme entries.
 const maxTsvBytes = 768 << 10
 
-// tokens tokenizes cols as the FTS table does and returns their token
+// tokens tokenizes cols as the SQLite index does and returns their token
 // count, the distinct tokens for the tsvector and the row's term
 // frequencies (tf.go).
 func (p *Push) tokens(cols ...string) (int, []string, []byte) {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // Reader is the read side of one repository in a store: a tables.Reader,
@@ -64,7 +65,7 @@ type statsCache struct {
 	// read with the version.
 	postings bool
 	readAt   time.Time
-	tables   map[string]tables.TableStats
+	tables   map[string]fulltext.Stats
 	paths    map[int64]string // file paths by id
 	// ranks: per model, whether every vector is a pgvector
 	// (repoVectors.Ranks), for the version.
@@ -301,10 +302,10 @@ func (r *Reader) state(ctx context.Context) (int64, string, error) {
 
 // tableStats returns the repository's row and token counts of tbl, read
 // once per version.
-func (r *Reader) tableStats(ctx context.Context, tbl string) (tables.TableStats, error) {
+func (r *Reader) tableStats(ctx context.Context, tbl string) (fulltext.Stats, error) {
 	v, err := r.version(ctx)
 	if err != nil {
-		return tables.TableStats{}, err
+		return fulltext.Stats{}, err
 	}
 	c := r.stats
 	c.mu.Lock()
@@ -321,7 +322,7 @@ func (r *Reader) tableStats(ctx context.Context, tbl string) (tables.TableStats,
 	c.mu.Lock()
 	if c.version == v {
 		if c.tables == nil {
-			c.tables = map[string]tables.TableStats{}
+			c.tables = map[string]fulltext.Stats{}
 		}
 		c.tables[tbl] = st
 	}
@@ -391,7 +392,7 @@ func (r *Reader) InScope(ctx context.Context, t scope.Table, s scope.Scope) (map
 }
 
 // RowCount returns the number of rows of t in the repository.
-func (r *Reader) RowCount(ctx context.Context, t tables.FTSTable) (int, error) {
+func (r *Reader) RowCount(ctx context.Context, t scope.Table) (int, error) {
 	ft, err := ftsOf(t)
 	if err != nil {
 		return 0, err
@@ -401,14 +402,14 @@ func (r *Reader) RowCount(ctx context.Context, t tables.FTSTable) (int, error) {
 }
 
 // MatchCount returns the number of the repository's rows of t matching
-// expr. A single word is counted through the GIN index alone; anything
-// else is verified row by row, as a search would.
-func (r *Reader) MatchCount(ctx context.Context, t tables.FTSTable, expr string) (int, error) {
+// q. A single word is counted through the GIN index alone; anything else
+// is verified row by row, as a search would.
+func (r *Reader) MatchCount(ctx context.Context, t scope.Table, q fulltext.Query) (int, error) {
 	ft, err := ftsOf(t)
-	if err != nil {
+	if err != nil || q.IsZero() {
 		return 0, err
 	}
-	e, err := tables.ParseFTS(expr, ft.cols)
+	e, err := q.Compile(ft.cols)
 	if err != nil {
 		return 0, err
 	}
@@ -422,7 +423,7 @@ func (r *Reader) MatchCount(ctx context.Context, t tables.FTSTable, expr string)
 		return n, err
 	}
 	n := 0
-	err = r.candidates(ctx, r.db(ctx), ft, e, nil, nil, tsq, "TRUE", r.args(), "", false, func(rows pgx.Rows, dest []any) error { return rows.Scan(dest...) }, func(m *tables.RowMatch, _ int, _ bool) {
+	err = r.candidates(ctx, r.db(ctx), ft, e, nil, nil, tsq, "TRUE", r.args(), "", false, func(rows pgx.Rows, dest []any) error { return rows.Scan(dest...) }, func(m *fulltext.RowMatch, _ int, _ bool) {
 		n++
 	})
 	return n, err
@@ -440,7 +441,7 @@ func keyIDCols(ft *ftsTable) string {
 // tokens, read on db, or nil when the repository's postings are not
 // complete, its table has fewer rows than r.postingsFrom, or e has a
 // phrase they cannot answer (candidates then reads tf and text).
-func (r *Reader) postingsOf(ctx context.Context, db querier, ft *ftsTable, e *tables.FTSQuery, ws []float64) (*postingCounts, error) {
+func (r *Reader) postingsOf(ctx context.Context, db querier, ft *ftsTable, e *fulltext.Matcher, ws []float64) (*postingCounts, error) {
 	st, err := r.tableStats(ctx, ft.name) // reads the state too
 	if err != nil {
 		return nil, err
@@ -459,36 +460,36 @@ func (r *Reader) postingsOf(ctx context.Context, db querier, ft *ftsTable, e *ta
 	return r.readPostings(ctx, db, ft, e, pq, ws)
 }
 
-// ftsTable describes a table's full-text columns as SQLite's FTS table
-// orders them, and the SQL that reads them.
+// ftsTable describes a table's full-text columns (tables.TextColumns) and the
+// SQL that reads them.
 type ftsTable struct {
 	name    string   // table, and fts_stats.tbl
 	alias   string   // in statements
-	cols    []string // FTS column names
+	cols    []string // full-text column names
 	sql     []string // the columns' SQL
 	join    string   // joining files f
 	keyCols string   // a row's rowKey: file, ord, start line
 }
 
 var (
-	chunksFTS = &ftsTable{name: "chunks", alias: "c", cols: []string{"header", "content", "ident_parts", "strings"},
+	chunksFTS = &ftsTable{name: "chunks", alias: "c", cols: tables.TextColumns(scope.Chunks),
 		sql: []string{"c.header", "c.content", "c.ident_parts", "c.strings"}, join: " JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id",
 		keyCols: "c.file_id, c.ord, c.start_line"}
-	symbolsFTS = &ftsTable{name: "symbols", alias: "s", cols: []string{"name", "qualname", "signature", "doc", "ident_parts"},
+	symbolsFTS = &ftsTable{name: "symbols", alias: "s", cols: tables.TextColumns(scope.Symbols),
 		sql: []string{"s.name", "s.qualname", "s.signature", "s.doc", "s.ident_parts"}, join: " JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id",
 		keyCols: "s.file_id, s.ord, s.start_line"}
-	filesFTS = &ftsTable{name: "files", alias: "f", cols: []string{"path", "summary"}, sql: []string{"f.path", "f.summary"},
+	filesFTS = &ftsTable{name: "files", alias: "f", cols: tables.TextColumns(scope.Files), sql: []string{"f.path", "f.summary"},
 		keyCols: "f.id, 0, 0"}
 )
 
-func ftsOf(t tables.FTSTable) (*ftsTable, error) {
+func ftsOf(t scope.Table) (*ftsTable, error) {
 	switch t {
-	case tables.ChunksFTS:
+	case scope.Chunks:
 		return chunksFTS, nil
-	case tables.FilesFTS:
+	case scope.Files:
 		return filesFTS, nil
 	}
-	return nil, fmt.Errorf("unknown full-text table %q", t)
+	return nil, fmt.Errorf("no full-text table %q", t)
 }
 
 // candidates fetches the rows of ft whose tokens satisfy tsq (the GIN
@@ -505,8 +506,8 @@ func ftsOf(t tables.FTSTable) (*ftsTable, error) {
 // has complete postings and e only phrases of one token), a row's counts
 // come from pc and neither its tf nor its text is read, except the tf of
 // the rows pc lists as holding tokens too long for postings.
-func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *tables.FTSQuery, ws []float64, pc *postingCounts, tsq, cond string, a *args, rowCols string, join bool,
-	scanRow func(pgx.Rows, []any) error, keep func(m *tables.RowMatch, ntok int, inScope bool)) error {
+func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *fulltext.Matcher, ws []float64, pc *postingCounts, tsq, cond string, a *args, rowCols string, join bool,
+	scanRow func(pgx.Rows, []any) error, keep func(m *fulltext.RowMatch, ntok int, inScope bool)) error {
 	need := e.NeededCols()
 	textWhen := ft.alias + ".tf = ''"
 	if mq := multiQuery(e); mq != "" {
@@ -555,8 +556,8 @@ func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *ta
 	// tf is the driver's own copy, valid until the next row: most of
 	// what a search reads, and none of it kept.
 	var tf pgtype.DriverBytes
-	var m tables.RowMatch
-	var tk tables.Tokenizer
+	var m fulltext.RowMatch
+	var tk fulltext.Tokenizer
 	var ntok int
 	var in bool
 	var pfile int64
@@ -618,10 +619,10 @@ func lookup(ft *ftsTable, need uint64, tm string) string {
 // long tokens are read (their tf, and whether their tsvector matches
 // tsq, as candidates would have found them), no other row is. Rows go
 // in row id order, as a fresh push stores them.
-func (r *Reader) fromPostings(ctx context.Context, db querier, ft *ftsTable, e *tables.FTSQuery, ws []float64, pc *postingCounts, tsq string,
-	keep func(m *tables.RowMatch, k rowKey, ntok int)) error {
-	var m tables.RowMatch
-	override := map[int64]*tables.RowMatch{}
+func (r *Reader) fromPostings(ctx context.Context, db querier, ft *ftsTable, e *fulltext.Matcher, ws []float64, pc *postingCounts, tsq string,
+	keep func(m *fulltext.RowMatch, k rowKey, ntok int)) error {
+	var m fulltext.RowMatch
+	override := map[int64]*fulltext.RowMatch{}
 	if ids := pc.longIDs(); len(ids) > 0 {
 		a := r.args()
 		files := make([]int64, len(ids))
@@ -644,7 +645,7 @@ func (r *Reader) fromPostings(ctx context.Context, db querier, ft *ftsTable, e *
 			if err := rows.Scan(&f, &o, &tf, &found); err != nil {
 				return err
 			}
-			x := &tables.RowMatch{}
+			x := &fulltext.RowMatch{}
 			if found {
 				if err := countTF(e, tf, len(ft.cols), ws, x); err != nil {
 					return fmt.Errorf("%s: %w", ft.name, err)
@@ -696,23 +697,26 @@ type rowKey struct {
 	start int
 }
 
-// search ranks the repository's rows of ft matching expr by bm25 with
+// search ranks the repository's rows of ft matching q by bm25 with
 // column weights ws, in scope s, and returns the best limit, ties by path
 // then line, as the SQLite engine's statements order them. It works in
 // two steps within one snapshot: every candidate is matched and scored
 // from its keys and term frequencies alone, then only the best limit
 // rows are read whole (fetch).
-func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws []float64, s scope.Scope, t scope.Table, limit int, cr *carry,
+func search[T any](ctx context.Context, r *Reader, ft *ftsTable, q fulltext.Query, ws []float64, s scope.Scope, t scope.Table, limit int, cr *carry,
 	fetch func(ctx context.Context, db querier, keys []rowKey) (map[rowKey]T, error), setScore func(*T, float64)) ([]T, error) {
 	if len(ws) != len(ft.cols) {
 		return nil, fmt.Errorf("%s: %d column weights, want %d", ft.name, len(ws), len(ft.cols))
 	}
-	e, err := tables.ParseFTS(expr, ft.cols)
+	if q.IsZero() || limit <= 0 {
+		return nil, nil
+	}
+	e, err := q.Compile(ft.cols)
 	if err != nil {
 		return nil, err
 	}
 	tsq, ok := tsquery(e)
-	if !ok || limit <= 0 {
+	if !ok {
 		return nil, nil
 	}
 	st, err := r.tableStats(ctx, ft.name)
@@ -737,7 +741,7 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 	var cands []cand
 	// The candidates' weighted frequencies, len(e.Phrases) each, in one
 	// slice: a search may keep thousands of candidates, and a slice each
-	// was the most of what it allocated (issue 19, serve CPU).
+	// would be the most of what it allocates.
 	var freqs []float64
 	df := make([]int64, len(e.Phrases))
 	var cur rowKey
@@ -751,7 +755,7 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 		return nil, err
 	}
 	scanned := true // the carried columns are the current row's
-	keep := func(m *tables.RowMatch, ntok int, in bool) {
+	keep := func(m *fulltext.RowMatch, ntok int, in bool) {
 		for i, f := range m.Raw {
 			if f > 0 {
 				df[i]++
@@ -769,7 +773,7 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 		scanned = false
 		// Every row is in scope: the postings have all a row's ranking
 		// needs, and only the best rows are read (fetch).
-		err = r.fromPostings(ctx, tx, ft, e, ws, pc, tsq, func(m *tables.RowMatch, k rowKey, ntok int) {
+		err = r.fromPostings(ctx, tx, ft, e, ws, pc, tsq, func(m *fulltext.RowMatch, k rowKey, ntok int) {
 			cur = k
 			keep(m, ntok, true)
 		})
@@ -798,7 +802,7 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 	out := make([]scored, len(cands))
 	np := len(e.Phrases)
 	for i, c := range cands {
-		out[i] = scored{key: c.key, path: paths[c.key.file], score: tables.BM25Freq(freqs[i*np:(i+1)*np], idf, c.ntok, avgdl)}
+		out[i] = scored{key: c.key, path: paths[c.key.file], score: fulltext.BM25(freqs[i*np:(i+1)*np], idf, c.ntok, avgdl)}
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
@@ -905,18 +909,17 @@ func scanChunkRow(rows pgx.Rows, extra []any, more ...any) (tables.ChunkRow, err
 	return c, nil
 }
 
-// SearchChunks ranks the chunks matching expr by bm25 with weights ws.
-func (r *Reader) SearchChunks(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]tables.ChunkRow, error) {
+// SearchChunks ranks the chunks matching q by bm25 with weights ws.
+func (r *Reader) SearchChunks(ctx context.Context, q fulltext.Query, ws []float64, s scope.Scope, limit int) ([]tables.ChunkRow, error) {
 	// The chunks' few small columns come with the candidates: no second
-	// statement, and no second visit of the best rows (issue 19: that
-	// fetch was a fifth of a shard's statement time in cross-repository
-	// searches).
+	// statement, and no second visit of the best rows (that fetch was a
+	// fifth of a shard's statement time in cross-repository searches).
 	//
 	// Every candidate in scope carries them, and only the best limit are
 	// returned: their text goes into one buffer (text), and strings are
-	// made for the returned rows alone (issue 19, serve CPU: a string
-	// each and a map entry per candidate were a sixth of what a search
-	// across many repositories allocated).
+	// made for the returned rows alone (a string each and a map entry per
+	// candidate were a sixth of what a search across many repositories
+	// allocated).
 	var cid, header pgtype.DriverBytes
 	var end int
 	type carried struct {
@@ -966,21 +969,20 @@ func (r *Reader) SearchChunks(ctx context.Context, expr string, ws []float64, s 
 		}
 		return out, nil
 	}
-	return search(ctx, r, chunksFTS, expr, ws, s, scope.Chunks, limit, cr, fetch, func(c *tables.ChunkRow, sc float64) { c.Score = sc })
+	return search(ctx, r, chunksFTS, q, ws, s, scope.Chunks, limit, cr, fetch, func(c *tables.ChunkRow, sc float64) { c.Score = sc })
 }
 
 // SimilarChunks is SearchChunks with the weights of code similarity, and
 // each chunk's identifiers.
-func (r *Reader) SimilarChunks(ctx context.Context, expr string, s scope.Scope, limit int) ([]tables.ChunkRow, error) {
-	return search(ctx, r, chunksFTS, expr, []float64{0, 1, 1, 0.5}, s, scope.Chunks, limit, nil, r.fetchChunks(true), func(c *tables.ChunkRow, sc float64) { c.Score = sc })
+func (r *Reader) SimilarChunks(ctx context.Context, q fulltext.Query, s scope.Scope, limit int) ([]tables.ChunkRow, error) {
+	return search(ctx, r, chunksFTS, q, []float64{0, 1, 1, 0.5}, s, scope.Chunks, limit, nil, r.fetchChunks(true), func(c *tables.ChunkRow, sc float64) { c.Score = sc })
 }
 
 // fetchChunks reads the chunks with the given keys (and their identifiers).
 // Paths come from the reader's cache: joining files made PostgreSQL's
 // generic plan (chosen after five runs of the statement) walk every chunk
-// of each file by file id and filter on the position, 1.2 ms a fetch
-// (issue 19, load session 11); a file the cache does not know yet is read
-// with its path.
+// of each file by file id and filter on the position, 1.2 ms a fetch; a
+// file the cache does not know yet is read with its path.
 func (r *Reader) fetchChunks(idents bool) func(context.Context, querier, []rowKey) (map[rowKey]tables.ChunkRow, error) {
 	return func(ctx context.Context, db querier, keys []rowKey) (map[rowKey]tables.ChunkRow, error) {
 		paths, err := r.paths(ctx)
@@ -1055,8 +1057,8 @@ func scanSymbolRow(rows pgx.Rows, extra []any) (tables.SymbolRow, error) {
 	return s, nil
 }
 
-// SearchSymbols ranks the symbols matching expr by bm25 with weights ws.
-func (r *Reader) SearchSymbols(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]tables.SymbolRow, error) {
+// SearchSymbols ranks the symbols matching q by bm25 with weights ws.
+func (r *Reader) SearchSymbols(ctx context.Context, q fulltext.Query, ws []float64, s scope.Scope, limit int) ([]tables.SymbolRow, error) {
 	fetch := func(ctx context.Context, db querier, keys []rowKey) (map[rowKey]tables.SymbolRow, error) {
 		a := r.args()
 		files, ords := keyArrays(keys)
@@ -1074,11 +1076,11 @@ JOIN symbols s ON s.repo_id = $1 AND s.file_id = k.f AND s.ord = k.o JOIN files 
 		})
 		return out, err
 	}
-	return search(ctx, r, symbolsFTS, expr, ws, s, scope.Symbols, limit, nil, fetch, func(x *tables.SymbolRow, sc float64) { x.Score = sc })
+	return search(ctx, r, symbolsFTS, q, ws, s, scope.Symbols, limit, nil, fetch, func(x *tables.SymbolRow, sc float64) { x.Score = sc })
 }
 
-// SearchFiles ranks the files whose path or summary match expr.
-func (r *Reader) SearchFiles(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]tables.FileRow, error) {
+// SearchFiles ranks the files whose path or summary match q.
+func (r *Reader) SearchFiles(ctx context.Context, q fulltext.Query, ws []float64, s scope.Scope, limit int) ([]tables.FileRow, error) {
 	fetch := func(ctx context.Context, db querier, keys []rowKey) (map[rowKey]tables.FileRow, error) {
 		a := r.args()
 		files, _ := keyArrays(keys)
@@ -1095,7 +1097,7 @@ func (r *Reader) SearchFiles(ctx context.Context, expr string, ws []float64, s s
 			})
 		return out, err
 	}
-	return search(ctx, r, filesFTS, expr, ws, s, scope.Files, limit, nil, fetch, func(f *tables.FileRow, sc float64) { f.Score = sc })
+	return search(ctx, r, filesFTS, q, ws, s, scope.Files, limit, nil, fetch, func(f *tables.FileRow, sc float64) { f.Score = sc })
 }
 
 // symbols runs a symbol lookup: the candidates of where (a condition on
@@ -1133,8 +1135,8 @@ func (r *Reader) SymbolsNamed(ctx context.Context, name string, s scope.Scope) (
 
 // likeEscaper escapes LIKE's metacharacters. A Replacer builds its tables
 // on first use and is safe for concurrent use: one for every statement
-// (issue 19, serve CPU: building one per lookup, in every repository of a
-// search, was a fortieth of what a search allocated).
+// (building one per lookup, in every repository of a search, was a
+// fortieth of what a search allocated).
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 // SymbolsWithPrefix returns up to 200 symbols whose name starts with
@@ -1168,10 +1170,12 @@ func (r *Reader) SymbolsWithPrefix(ctx context.Context, prefix string, s scope.S
 	return rows, nil
 }
 
-// SymbolsMatching returns up to 200 symbols matching the FTS expression
-// expr, unranked.
-func (r *Reader) SymbolsMatching(ctx context.Context, expr string, s scope.Scope) ([]tables.SymbolRow, error) {
-	e, err := tables.ParseFTS(expr, symbolsFTS.cols)
+// SymbolsMatching returns up to 200 symbols matching q, unranked.
+func (r *Reader) SymbolsMatching(ctx context.Context, q fulltext.Query, s scope.Scope) ([]tables.SymbolRow, error) {
+	if q.IsZero() {
+		return nil, nil
+	}
+	e, err := q.Compile(symbolsFTS.cols)
 	if err != nil {
 		return nil, err
 	}
@@ -1196,7 +1200,7 @@ func (r *Reader) SymbolsMatching(ctx context.Context, expr string, s scope.Scope
 		var err error
 		cur, err = scanSymbolRow(rows, rest)
 		return err
-	}, func(_ *tables.RowMatch, _ int, in bool) {
+	}, func(_ *fulltext.RowMatch, _ int, in bool) {
 		if in {
 			out = append(out, cur)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/fulltext"
 	"github.com/viberag/viberag/tables/postgres/pgtest"
 )
 
@@ -230,7 +231,7 @@ func TestRefsNamedParity(t *testing.T) {
 func TestReaderScoresMatchSQLite(t *testing.T) {
 	pp := newParityPair(t, fixturesRoot(t), "example.com/viberag/fixtures")
 	ctx := context.Background()
-	for _, expr := range []string{`"limit"`, `"queue" OR "task"*`, `"rate" OR "limit" OR "token"* OR "self"`, `"max_retries" OR "retries"`} {
+	for _, expr := range []fulltext.Query{T("limit"), Or(T("queue"), P("task")), Or(T("rate"), T("limit"), P("token"), T("self")), Or(T("max_retries"), T("retries"))} {
 		want, err := pp.db.SearchChunks(ctx, expr, []float64{2, 1, 1, 0.5}, scope.Scope{}, 50)
 		if err != nil {
 			t.Fatal(err)
@@ -247,11 +248,12 @@ func TestReaderScoresMatchSQLite(t *testing.T) {
 				t.Errorf("chunks %s row %d: sqlite %s %.12f, postgres %s %.12f", expr, i, want[i].CID, want[i].Score, got[i].CID, got[i].Score)
 			}
 		}
-		ws, err := pp.db.SearchSymbols(ctx, "{doc} : ("+expr+")", []float64{3, 2, 1, 1, 0.5}, scope.Scope{}, 50)
+		docs := fulltext.In([]string{"doc"}, expr)
+		ws, err := pp.db.SearchSymbols(ctx, docs, []float64{3, 2, 1, 1, 0.5}, scope.Scope{}, 50)
 		if err != nil {
 			t.Fatal(err)
 		}
-		gs, err := pp.rd.SearchSymbols(ctx, "{doc} : ("+expr+")", []float64{3, 2, 1, 1, 0.5}, scope.Scope{}, 50)
+		gs, err := pp.rd.SearchSymbols(ctx, docs, []float64{3, 2, 1, 1, 0.5}, scope.Scope{}, 50)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -263,7 +265,7 @@ func TestReaderScoresMatchSQLite(t *testing.T) {
 				t.Errorf("symbols %s row %d: sqlite %s %.12f, postgres %s %.12f", expr, i, ws[i].SID, ws[i].Score, gs[i].SID, gs[i].Score)
 			}
 		}
-		for _, tbl := range []tables.FTSTable{tables.ChunksFTS, tables.FilesFTS} {
+		for _, tbl := range []scope.Table{scope.Chunks, scope.Files} {
 			w, err := pp.db.MatchCount(ctx, tbl, expr)
 			if err != nil {
 				t.Fatal(err)
