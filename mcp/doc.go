@@ -60,9 +60,12 @@
 // Host and Origin against DNS rebinding (the server's own names with its
 // port, and configured ones, case-insensitively), and requires a bearer
 // token (TokenEnv) on a non-loopback address unless explicitly allowed
-// not to. It sheds load instead of falling over: deadlines on headers,
-// body, each write and idle connections; a cap on connections below the
-// descriptor limit, so clients cannot starve the index of descriptors;
-// a cap on sessions that evicts the one idle longest; and accept errors
-// such as EMFILE are retried with a backoff (see HTTPOptions).
+// not to. It sheds load instead of falling over: every connection's life
+// is bounded whatever path its request takes (conns.go) — deadlines on
+// headers, body, each write and idle connections; a refused request is
+// answered at once and its connection closed; a cap on connections below
+// the descriptor limit, so clients cannot starve the index of
+// descriptors, where a new connection closes one that is not being
+// served; a cap on sessions that evicts the one idle longest; and accept
+// errors such as EMFILE are retried with a backoff (see HTTPOptions).
 package mcp
