@@ -1,6 +1,10 @@
-// Package mcp serves a repository's viberag index to AI coding agents over
-// the Model Context Protocol, on stdio or streamable HTTP, and keeps the
-// index fresh while it serves.
+// Package mcp is viberag's side of the Model Context Protocol: the tools
+// AI coding agents call (their inputs, outputs, descriptions and argument
+// checks) and the transports that carry them, stdio and streamable HTTP.
+// It owns the protocol only: answers come from package query (fanout for
+// a shared store), index runs and their state from indexer, storage from
+// tables. Server serves one repository's index; StoreServer every
+// repository of a shared store a caller's token may read.
 //
 // # Tools
 //
@@ -25,14 +29,17 @@
 //     resolved and checked).
 //   - index, get_status, cancel_indexing: run, inspect and stop indexing.
 //
+// A StoreServer offers the first five, reading what was pushed, and
+// list_repos (StoreToolNames).
+//
 // Bad arguments are tool errors (isError results) naming the argument and
 // what it accepts, so the model can correct its call; the server keeps
-// serving.
+// serving. The checks are written once (args.go) for both servers.
 //
 // # Freshness
 //
-// New returns at once: tools answer from the existing index while a
-// catch-up run brings it up to date, and every result carries
+// New returns at once: tools answer from the existing index while the
+// indexer's catch-up run brings it up to date, and every result carries
 // index_state (ready, updating, building with partial results on a first
 // build, failed). The index is SQLite in WAL mode and every file's rows
 // are replaced in one transaction, so a query sees the last committed
