@@ -277,23 +277,9 @@ func serveStore(t *testing.T, st *postgres.Store, opts HTTPOptions, wrap func(ne
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
-	if wrap != nil {
-		ln = wrap(ln)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
 	s := NewStoreServer(st, StoreServerOptions{Timeout: 5 * time.Second})
-	go func() { done <- s.ServeHTTP(ctx, ln, opts) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			t.Error("store server still running 30s after shutdown")
-		}
-	})
-	return addr
+	serveUntilEnd(t, ln, wrap, func(ctx context.Context, ln net.Listener) error { return s.ServeHTTP(ctx, ln, opts) })
+	return ln.Addr().String()
 }
 
 // TestStoreRefusedStalledBody: TestHTTPRefusedStalledBody for the
