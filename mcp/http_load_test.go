@@ -31,12 +31,19 @@ func serveOn(t *testing.T, s *Server, opts HTTPOptions, wrap func(net.Listener) 
 		t.Fatal(err)
 	}
 	url := "http://" + ln.Addr().String() + HTTPPath
+	serveUntilEnd(t, ln, wrap, func(ctx context.Context, ln net.Listener) error { return s.ServeHTTP(ctx, ln, opts) })
+	return url
+}
+
+// serveUntilEnd runs serve on ln (wrapped by wrap when set) until the
+// test ends, then waits for it to stop.
+func serveUntilEnd(t *testing.T, ln net.Listener, wrap func(net.Listener) net.Listener, serve func(context.Context, net.Listener) error) {
 	if wrap != nil {
 		ln = wrap(ln)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- s.ServeHTTP(ctx, ln, opts) }()
+	go func() { done <- serve(ctx, ln) }()
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -45,7 +52,6 @@ func serveOn(t *testing.T, s *Server, opts HTTPOptions, wrap func(net.Listener) 
 			t.Error("HTTP server still running 30s after shutdown")
 		}
 	})
-	return url
 }
 
 // httpClientSession opens a real SDK client session to url.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -86,14 +87,8 @@ func newStoreFixture(t *testing.T) *storeFixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sctx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
 	s := NewStoreServer(st, StoreServerOptions{Timeout: 5 * time.Second})
-	go func() { done <- s.ServeHTTP(sctx, ln, HTTPOptions{}) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
+	serveUntilEnd(t, ln, nil, func(ctx context.Context, ln net.Listener) error { return s.ServeHTTP(ctx, ln, HTTPOptions{}) })
 	f.base = "http://" + ln.Addr().String()
 	f.url = f.base + HTTPPath
 	return f
