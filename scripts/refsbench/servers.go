@@ -128,6 +128,7 @@ func startDriver(ctx context.Context, argv []string, root string, indexed []stri
 		Version string   `json:"version"`
 		Files   []string `json:"files"`
 		Error   string   `json:"error"`
+		Warning string   `json:"warning"`
 	}
 	if err := d.roundTrip(map[string]any{"root": root, "files": abs}, &hello); err != nil {
 		d.Close()
@@ -136,6 +137,9 @@ func startDriver(ctx context.Context, argv []string, root string, indexed []stri
 	if hello.Error != "" {
 		d.Close()
 		return nil, fmt.Errorf("%s: %s", argv[0], hello.Error)
+	}
+	if hello.Warning != "" {
+		fmt.Fprintf(os.Stderr, "refsbench: %s: %s\n", hello.Version, hello.Warning)
 	}
 	d.version = hello.Version
 	for _, f := range hello.Files {
