@@ -153,8 +153,13 @@ type symbolResult struct {
 	Truncated bool `json:"truncated"`
 	// QualifiedOK: `viberag symbol QUALNAME` gave this definition (Picked
 	// when it did not).
-	QualifiedOK     bool     `json:"qualified_ok"`
-	QualifiedPicked string   `json:"qualified_picked,omitempty"`
+	QualifiedOK     bool   `json:"qualified_ok"`
+	QualifiedPicked string `json:"qualified_picked,omitempty"`
+	// FalseCase counts false lines where the name is written only in
+	// another case; MissedUnwritten missed lines where it is not written
+	// at all (a constructor's `new T`, a JSDoc link).
+	FalseCase       int      `json:"false_case_only"`
+	MissedUnwritten int      `json:"missed_unwritten"`
 	FalseLines      []string `json:"false_lines,omitempty"`  // a sample: path:line  text
 	MissedLines     []string `json:"missed_lines,omitempty"` // a sample
 }
@@ -570,6 +575,16 @@ func measureSymbol(ctx context.Context, r *repo, c candidate, lang string, pos p
 	sr := symbolResult{candidate: c, Language: lang, Pos: pos, judged: j, Total: v.Total, Truncated: v.Truncated}
 	sr.FalseLines = r.show(j.False)
 	sr.MissedLines = r.show(j.Missed)
+	for _, l := range j.False {
+		if _, lines, err := r.file(l.Path); err == nil && l.Line <= len(lines) && !writtenAsWord(lines[l.Line-1], c.Name) {
+			sr.FalseCase++
+		}
+	}
+	for _, l := range j.Missed {
+		if _, lines, err := r.file(l.Path); err == nil && l.Line <= len(lines) && !writtenAsWord(lines[l.Line-1], c.Name) {
+			sr.MissedUnwritten++
+		}
+	}
 	picked, err := r.vib.symbolID(ctx, c.Qualname)
 	if err != nil {
 		return symbolResult{}, err

@@ -82,6 +82,23 @@ func wholeWord(src []byte, i, j int) bool {
 	return true
 }
 
+// writtenAsWord reports whether name occurs in line as a whole word, in
+// its own case.
+func writtenAsWord(line, name string) bool {
+	b := []byte(line)
+	for from := 0; name != ""; {
+		i := strings.Index(line[from:], name)
+		if i < 0 {
+			return false
+		}
+		if wholeWord(b, from+i, from+i+len(name)) {
+			return true
+		}
+		from += i + 1
+	}
+	return false
+}
+
 func isIdentRune(r rune) bool {
 	return r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r)
 }

@@ -67,3 +67,21 @@ func TestNamePositionWithinSpan(t *testing.T) {
 		}
 	}
 }
+
+func TestWrittenAsWord(t *testing.T) {
+	for _, tt := range []struct {
+		line, name string
+		want       bool
+	}{
+		{"c.usageTemplate = nil", "UsageTemplate", false},
+		{"return c.UsageTemplate()", "UsageTemplate", true},
+		{"m := map[string]string{}", "String", false},
+		{"export const $ZodCUID2 = 1", "ZodCUID2", false},
+		{"ZodCUID2x(ZodCUID2)", "ZodCUID2", true},
+		{"", "x", false},
+	} {
+		if got := writtenAsWord(tt.line, tt.name); got != tt.want {
+			t.Errorf("writtenAsWord(%q, %q) = %v; want %v", tt.line, tt.name, got, tt.want)
+		}
+	}
+}

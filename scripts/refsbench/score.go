@@ -75,17 +75,21 @@ type aggregate struct {
 	N        int    `json:"n"`
 	// Macro averages over the symbols where each is defined (NPrecision,
 	// NRecall of them); micro ones over all lines.
-	MacroPrecision float64 `json:"macro_precision"`
-	MacroRecall    float64 `json:"macro_recall"`
-	NPrecision     int     `json:"n_precision"`
-	NRecall        int     `json:"n_recall"`
-	MicroPrecision float64 `json:"micro_precision"`
-	MicroRecall    float64 `json:"micro_recall"`
-	Hits           int     `json:"hits"`
-	Server         int     `json:"server"`
-	Viberag        int     `json:"viberag"`
-	Truncated      int     `json:"truncated"` // answers cut at the limit
-	Qualified      rate    `json:"qualified"` // `symbol QUALNAME` gave this definition
+	MacroPrecision  float64 `json:"macro_precision"`
+	MacroRecall     float64 `json:"macro_recall"`
+	NPrecision      int     `json:"n_precision"`
+	NRecall         int     `json:"n_recall"`
+	MicroPrecision  float64 `json:"micro_precision"`
+	MicroRecall     float64 `json:"micro_recall"`
+	Hits            int     `json:"hits"`
+	Server          int     `json:"server"`
+	Viberag         int     `json:"viberag"`
+	Truncated       int     `json:"truncated"` // answers cut at the limit
+	False           int     `json:"false"`     // viberag's lines the server does not give
+	FalseCase       int     `json:"false_case_only"`
+	Missed          int     `json:"missed"`
+	MissedUnwritten int     `json:"missed_unwritten"`
+	Qualified       rate    `json:"qualified"` // `symbol QUALNAME` gave this definition
 }
 
 // rate is a count of successes out of a count of cases.
@@ -127,6 +131,10 @@ func summarise(langs []string, syms []symbolResult) []aggregate {
 				if s.Truncated {
 					a.Truncated++
 				}
+				a.False += s.judged.Viberag - s.Hits
+				a.Missed += s.judged.Server - s.Hits
+				a.FalseCase += s.FalseCase
+				a.MissedUnwritten += s.MissedUnwritten
 				a.Qualified.Of++
 				if s.QualifiedOK {
 					a.Qualified.OK++
@@ -203,6 +211,20 @@ func writeTable(w io.Writer, langs []string, rows []aggregate, picks map[string]
 		}
 		fmt.Fprintf(w, "| %s | %s | %s |\n", title(lang), q, picks[lang])
 	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| language | names | false lines | name only in another case | missed lines | name not written |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	for _, a := range rows {
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %d | %s |\n", title(a.Language), a.Class, a.False, share(a.FalseCase, a.False),
+			a.Missed, share(a.MissedUnwritten, a.Missed))
+	}
+}
+
+func share(n, of int) string {
+	if of == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%d (%.0f %%)", n, 100*float64(n)/float64(of))
 }
 
 // sortedKeys returns a map's keys in order.

@@ -65,6 +65,7 @@ func TestSummariseMacroAndMicro(t *testing.T) {
 		mk(classUnique, locs("a.go:2"), locs("a.go:2"), true),
 		{candidate: candidate{Class: classShared}, Language: "python"},
 	}
+	syms[1].FalseCase = 1 // a.go:5 holds the name in another case
 	rows := summarise([]string{"go"}, syms)
 	if len(rows) != 2 || rows[0].Class != classUnique || rows[1].Class != classShared {
 		t.Fatalf("rows %+v; want go unique then go shared", rows)
@@ -89,6 +90,7 @@ func TestSummariseMacroAndMicro(t *testing.T) {
 	for _, want := range []string{
 		"| Go | shared by several definitions | 3 | 0.62 | 0.75 | 0.40 / 0.67 | 0 |",
 		"| Go | 3/4 (0.75) | 1/4 (0.25) |",
+		"| Go | shared | 3 | 1 (33 %) | 1 | 0 (0 %) |",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
