@@ -59,22 +59,13 @@ func startGopls(ctx context.Context, bin, root, version string) (*gopls, error) 
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.CommandContext(ctx, bin)
-	cmd.Dir = ws
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	out, err := cmd.StdoutPipe()
+	stderr := &strings.Builder{}
+	cmd, in, out, err := startPiped(ctx, ws, stderr, []string{bin})
 	if err != nil {
 		return nil, err
 	}
 	g := &gopls{cmd: cmd, in: in, msgs: make(chan rpcMessage, 16), readErr: make(chan error, 1),
-		stderr: &strings.Builder{}, root: root, workspace: ws, version: version}
-	cmd.Stderr = g.stderr
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s: %w", bin, err)
-	}
+		stderr: stderr, root: root, workspace: ws, version: version}
 	go g.read(bufio.NewReader(out))
 	wsURI := fileURI(ws)
 	init := map[string]any{

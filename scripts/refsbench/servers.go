@@ -102,24 +102,34 @@ type lineDriver struct {
 	files   []string
 }
 
-// startDriver starts a driver and exchanges the first request.
-func startDriver(ctx context.Context, argv []string, root string, indexed []string, column func(position) int) (*lineDriver, error) {
+// startPiped starts argv in dir with pipes to its standard input and from
+// its standard output; its standard error goes to stderr.
+func startPiped(ctx context.Context, dir string, stderr io.Writer, argv []string) (*exec.Cmd, io.WriteCloser, io.ReadCloser, error) {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Dir = root
+	cmd.Dir, cmd.Stderr = dir, stderr
 	in, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, nil, fmt.Errorf("starting %s: %w", argv[0], err)
+	}
+	return cmd, in, out, nil
+}
+
+// startDriver starts a driver and exchanges the first request.
+func startDriver(ctx context.Context, argv []string, root string, indexed []string, column func(position) int) (*lineDriver, error) {
+	stderr := &strings.Builder{}
+	cmd, in, out, err := startPiped(ctx, root, stderr, argv)
+	if err != nil {
 		return nil, err
 	}
-	d := &lineDriver{cmd: cmd, in: in, out: bufio.NewScanner(out), stderr: &strings.Builder{}, root: root, column: column}
+	d := &lineDriver{cmd: cmd, in: in, out: bufio.NewScanner(out), stderr: stderr, root: root, column: column}
 	d.out.Buffer(make([]byte, 1<<20), 256<<20)
-	cmd.Stderr = d.stderr
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("starting %s: %w", argv[0], err)
-	}
 	abs := make([]string, len(indexed))
 	for i, p := range indexed {
 		abs[i] = filepath.Join(root, filepath.FromSlash(p))
