@@ -80,27 +80,17 @@ func (s *served) hasFile(path string) bool {
 // finished.
 func (s *served) waitIndexed(t *testing.T) {
 	t.Helper()
-	testkit.Eventually(t, 60*time.Second, "index ready", func() bool { return s.live.Freshness().IndexState == StateReady })
+	testkit.Eventually(t, time.Minute, "index ready", func() bool { return s.live.Freshness().IndexState == StateReady })
 }
 
 // settle waits until the watcher has nothing pending and no run is in
-// progress or queued, and that has held for a while: events arrive
-// asynchronously, so one idle moment proves nothing.
+// progress or queued, and that has held for a while.
 func (s *served) settle(t *testing.T) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	var idleSince time.Time
-	for time.Now().Before(deadline) {
-		idle := s.live.Freshness().IndexState == StateReady && (s.bg.Watcher == nil || s.bg.Watcher.State().PendingChanges == 0)
-		switch {
-		case !idle:
-			idleSince = time.Time{}
-		case idleSince.IsZero():
-			idleSince = time.Now()
-		case time.Since(idleSince) > 300*time.Millisecond:
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
+	idle := func() bool {
+		return s.live.Freshness().IndexState == StateReady && (s.bg.Watcher == nil || s.bg.Watcher.State().PendingChanges == 0)
 	}
-	t.Fatalf("background indexing did not settle within 60s: %+v", s.live.Freshness())
+	if !testkit.Steady(time.Minute, idle) {
+		t.Fatalf("background indexing did not settle within a minute: %+v", s.live.Freshness())
+	}
 }

@@ -48,7 +48,9 @@ func StdioSession(t testing.TB, cmd *exec.Cmd) *sdk.ClientSession {
 // the session closes when the test ends.
 func HTTPSession(t testing.TB, url, token string) *sdk.ClientSession {
 	t.Helper()
-	cs, err := DialHTTP(url, token, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	cs, err := DialHTTP(ctx, url, token, nil)
 	if err != nil {
 		t.Fatalf("connect to %s: %v", url, err)
 	}
@@ -56,11 +58,10 @@ func HTTPSession(t testing.TB, url, token string) *sdk.ClientSession {
 	return cs
 }
 
-// DialHTTP is HTTPSession for callers that retry or expect a refusal,
-// with the client's options; the caller closes the session.
-func DialHTTP(url, token string, opts *sdk.ClientOptions) (*sdk.ClientSession, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
-	defer cancel()
+// DialHTTP is HTTPSession for callers that retry, expect a refusal or
+// bound the handshake themselves, with the client's options; the caller
+// closes the session.
+func DialHTTP(ctx context.Context, url, token string, opts *sdk.ClientOptions) (*sdk.ClientSession, error) {
 	hc := &http.Client{}
 	if token != "" {
 		hc.Transport = bearer(token)

@@ -20,6 +20,26 @@ func Eventually(t testing.TB, within time.Duration, what string, cond func() boo
 	}
 }
 
+// Steady reports whether cond came to hold, and held for 300 ms without
+// a break, within the time given: events arrive asynchronously, so one
+// moment when cond holds (an idle watcher, say) proves nothing.
+func Steady(within time.Duration, cond func() bool) bool {
+	deadline := time.Now().Add(within)
+	var since time.Time
+	for time.Now().Before(deadline) {
+		switch {
+		case !cond():
+			since = time.Time{}
+		case since.IsZero():
+			since = time.Now()
+		case time.Since(since) > 300*time.Millisecond:
+			return true
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return false
+}
+
 // Within returns what fn returns, and fails the test when fn has not
 // returned after d: a guard against a hang, with a generous d, not a
 // timing assertion. fn runs on its own goroutine, so it must report its
