@@ -28,8 +28,9 @@ func Root(t testing.TB) string {
 	}
 }
 
-// FixtureDir is the directory of the fixture repository fixtures/<name>,
-// to be read, not written: Fixture gives a copy to change.
+// FixtureDir is the directory of the fixture repository fixtures/<name>
+// (all of fixtures/ when name is ""), to be read, not written: Fixture
+// gives a copy to change.
 func FixtureDir(t testing.TB, name string) string {
 	t.Helper()
 	dir := filepath.Join(Root(t), "fixtures", name)
@@ -39,7 +40,8 @@ func FixtureDir(t testing.TB, name string) string {
 	return dir
 }
 
-// Fixture copies fixtures/<name> into a fresh temporary directory and
+// Fixture copies fixtures/<name> (all of fixtures/ when name is "") into
+// a fresh temporary directory and
 // returns its real path (symbolic links resolved, as the indexer records
 // a root).
 func Fixture(t testing.TB, name string) string {
