@@ -25,8 +25,8 @@ const unprivilegedEnv = "VIBERAG_TEST_UNPRIVILEGED"
 // User is a user that file modes bind, to run children as: uid and gid
 // 65534 when the tests run as root, the tests' own user otherwise.
 type User struct {
-	// Dir is a directory the user may enter and write, its HOME and the
-	// working directory of its children; it is removed with the test.
+	// Dir is a directory the user may enter, its HOME and the working
+	// directory of its children; it is removed with the test.
 	Dir string
 	// Name is how messages name the user: "uid 65534".
 	Name string
@@ -69,11 +69,20 @@ func Unprivileged(t testing.TB) *User {
 	}
 	u.cred = &syscall.Credential{Uid: nobody, Gid: nobody, Groups: []uint32{}}
 	u.Name = fmt.Sprintf("uid %d", nobody)
+	// The machine's temporary directory need not be writable by
+	// everyone: the user's children get one of their own.
+	if err := os.Mkdir(u.tmp(), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	u.Own(t, u.tmp())
 	if out, err := u.exec("-test.run=^$").CombinedOutput(); err != nil {
 		t.Skipf("cannot run as uid %d, so file modes go untested: %v %s", nobody, err, out)
 	}
 	return u
 }
+
+// tmp is the TMPDIR of the user's children when the user is another.
+func (u *User) tmp() string { return filepath.Join(u.Dir, "tmp") }
 
 // Switched reports whether the user is another than the tests' own (the
 // tests run as root).
@@ -102,16 +111,24 @@ func (u *User) Command(role string, args ...string) *exec.Cmd {
 	cmd := Command(role, args...)
 	cmd.Path, cmd.Args[0] = u.bin, u.bin
 	cmd.Dir = u.Dir
-	cmd.Env = append(cmd.Env, "HOME="+u.Dir)
+	cmd.Env = append(cmd.Env, u.env()...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: u.cred}
 	return cmd
+}
+
+// env is what the user's children add to the environment.
+func (u *User) env() []string {
+	if u.cred == nil {
+		return []string{"HOME=" + u.Dir}
+	}
+	return []string{"HOME=" + u.Dir, "TMPDIR=" + u.tmp()}
 }
 
 // exec runs this test binary with args as the user.
 func (u *User) exec(args ...string) *exec.Cmd {
 	cmd := exec.Command(u.bin, args...)
 	cmd.Dir = u.Dir
-	cmd.Env = append(os.Environ(), "HOME="+u.Dir)
+	cmd.Env = append(os.Environ(), u.env()...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: u.cred}
 	return cmd
 }
@@ -138,7 +155,7 @@ func AsUnprivileged(t *testing.T) bool {
 	case err != nil && !errors.As(err, &exit):
 		t.Skipf("cannot run as uid %d, so file modes go untested: %v", nobody, err)
 	case err != nil:
-		t.Fatalf("as uid %d:\n%s", nobody, out)
+		t.Fatalf("as uid %d: %v\n%s", nobody, err, out)
 	case strings.Contains(string(out), "--- SKIP"):
 		t.Skipf("skipped as uid %d:\n%s", nobody, out)
 	}
