@@ -13,6 +13,8 @@ import (
 	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/embed/embedtest"
 	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/internal/testkit"
+	"github.com/viberag/viberag/internal/testkit/indextest"
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
 	"github.com/viberag/viberag/tables/vectors"
@@ -52,28 +54,13 @@ func bigVectorIndex(t *testing.T) (embed.Provider, string, string) {
 		t.Fatal(err)
 	}
 	root := filepath.Join(dir, "repo")
-	writeFiles(t, root, bigVectorRepo())
+	testkit.WriteFiles(t, root, bigVectorRepo())
 	path := filepath.Join(dir, "data", indexer.IndexFile)
-	res := runIndex(t, root, path, m)
+	res := indextest.Build(t, root, path, indexer.Options{Embedder: m})
 	if !res.Vectors.FileWritten {
 		t.Fatalf("the run wrote no vector file: %+v", res.Vectors)
 	}
 	return m, root, path
-}
-
-func runIndex(t *testing.T, root, path string, m embed.Provider) *indexer.Result {
-	t.Helper()
-	ctx := context.Background()
-	db, err := tables.Open(ctx, path, tables.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	res, err := indexer.Run(ctx, db, root, indexer.Options{Embedder: m})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
 }
 
 // copyIndex copies the index at path, without its vector file, to a new
@@ -265,7 +252,7 @@ func TestVectorFileFaultsFallBack(t *testing.T) {
 			if !strings.Contains(notes, "vectors loaded from the index's vectors table") || !strings.Contains(notes, tc.note) {
 				t.Errorf("notes %q, want the fallback and %q", notes, tc.note)
 			}
-			if res := runIndex(t, root, path, m); !res.Vectors.FileWritten {
+			if res := indextest.Build(t, root, path, indexer.Options{Embedder: m}); !res.Vectors.FileWritten {
 				t.Fatalf("the next run did not rewrite the file: %+v", res.Vectors)
 			}
 			again := search(t, plannerOn(t, path, Options{Embedder: m}), req)
@@ -291,8 +278,8 @@ func TestVectorFileReplacedWhileHeld(t *testing.T) {
 	if old.file == nil {
 		t.Fatal(old.fallback)
 	}
-	writeFiles(t, root, map[string]string{"mail/smtp.py": "def send_mail(to, body):\n    smtp.sendmail(to, body)\n"})
-	if res := runIndex(t, root, path, m); !res.Vectors.FileWritten {
+	testkit.WriteFiles(t, root, map[string]string{"mail/smtp.py": "def send_mail(to, body):\n    smtp.sendmail(to, body)\n"})
+	if res := indextest.Build(t, root, path, indexer.Options{Embedder: m}); !res.Vectors.FileWritten {
 		t.Fatalf("no new file: %+v", res.Vectors)
 	}
 	// The held file is still mapped, and knows it no longer matches.
