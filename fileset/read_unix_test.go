@@ -46,9 +46,7 @@ func TestReadRegular(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, s string) string {
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testkit.WriteFile(t, p, s)
 		return p
 	}
 	reg := write("a.go", "package a\n")

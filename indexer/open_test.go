@@ -60,9 +60,7 @@ func TestOpenRepairs(t *testing.T) {
 		repair  bool
 	}{
 		{"not sqlite", func(t *testing.T, path string, _ int64) {
-			if err := os.WriteFile(path, []byte("hello\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			testkit.WriteFile(t, path, "hello\n")
 		}, true},
 		{"page 1 garbage", func(t *testing.T, path string, _ int64) { garblePage(t, path, 1) }, true},
 		{"files page, clean last run", func(t *testing.T, path string, root int64) { garblePage(t, path, root) }, false},

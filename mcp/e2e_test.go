@@ -168,9 +168,7 @@ func TestEndToEnd(t *testing.T) {
 			q := filepath.Join(root, "taskq", "queue.py")
 			data, _ := os.ReadFile(q)
 			edit := string(data) + "\n\ndef backoff_with_jitter(attempt: int) -> float:\n    \"\"\"Spread retries out.\"\"\"\n    return 0.1 * attempt\n"
-			if err := os.WriteFile(q, []byte(edit), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			testkit.WriteFile(t, q, edit)
 			testkit.Eventually(t, 10*time.Second, "edit visible in search", func() bool {
 				var sr SearchOut
 				testkit.CallOK(t, cs, "codebase_search", map[string]any{"query": "backoff_with_jitter"}, &sr)

@@ -33,9 +33,7 @@ func TestServerRebuildsDamagedIndex(t *testing.T) {
 		wantWhy   string
 	}{
 		{"text file", func(t *testing.T, path string, _ int64) {
-			if err := os.WriteFile(path, []byte("not an index\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			testkit.WriteFile(t, path, "not an index\n")
 		}, indexer.StateRebuilding, "damaged and is being rebuilt"},
 		{"files page garbled", func(t *testing.T, path string, root int64) {
 			f, err := os.OpenFile(path, os.O_RDWR, 0)

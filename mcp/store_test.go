@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -38,11 +36,7 @@ func goRepo(t *testing.T, tag string) string {
 		"util.go":  fmt.Sprintf("package %s\n\n// Retry%s retries the %s handshake.\nfunc Retry%s() { _ = Dial(\"x\") }\n", tag, tag, tag, tag),
 		"notes.md": fmt.Sprintf("# %s\n\nThe %s package dials.\n", tag, tag),
 	}
-	for p, body := range files {
-		if err := os.WriteFile(filepath.Join(root, p), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testkit.WriteFiles(t, root, files)
 	return root
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -79,9 +78,7 @@ func TestReadFileLines(t *testing.T) {
 
 	// A long file is cut at maxReadLines with a continuation point.
 	long := strings.Repeat("x = 1\n", 1000)
-	if err := os.WriteFile(filepath.Join(root, "taskq", "big.py"), []byte(long), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testkit.WriteFile(t, filepath.Join(root, "taskq", "big.py"), long)
 	var ix IndexOut
 	testkit.CallOK(t, cs, "index", map[string]any{}, &ix)
 	testkit.CallOK(t, cs, "read_file_lines", map[string]any{"path": "taskq/big.py", "start_line": 1, "end_line": 1000}, &out)

@@ -87,12 +87,7 @@ func TestCLIAnswersAreMCPAnswers(t *testing.T) {
 			want = indentJSON(t, withoutKeys(mcpOut, "score", "similarity"))
 			golden := filepath.Join("testdata", "answers", tc.name+".json")
 			if *updateGolden {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, []byte(want), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				testkit.WriteFile(t, golden, want)
 				return
 			}
 			g, err := os.ReadFile(golden)

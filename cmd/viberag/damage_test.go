@@ -43,9 +43,7 @@ var damageKinds = []struct {
 	damage func(t *testing.T, path string)
 }{
 	{"text file", func(t *testing.T, path string) {
-		if err := os.WriteFile(path, []byte("this is not a database\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testkit.WriteFile(t, path, "this is not a database\n")
 	}},
 	{"truncated to half", func(t *testing.T, path string) {
 		fi, err := os.Stat(path)

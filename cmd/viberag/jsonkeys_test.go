@@ -33,17 +33,10 @@ func TestJSONOutputsSnakeCase(t *testing.T) {
 	if err := os.Symlink(root, filepath.Join(repos, "app")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Join(bench, "annotations"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for p, c := range map[string]string{
+	testkit.WriteFiles(t, bench, map[string]string{
 		"repos.json":           `[{"name":"app","language":"python","url":"","revision":"","benchmark_root":null}]`,
 		"annotations/app.json": `[{"query":"task queue","relevant":["app/queue.py"],"secondary":[],"category":"semantic"}]`,
-	} {
-		if err := os.WriteFile(filepath.Join(bench, p), []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 
 	commands := [][]string{
 		{"index", root, "--data-dir", data, "--embed", "off", "--json"},

@@ -187,9 +187,7 @@ func TestReadOnlyDataDir(t *testing.T) {
 	if !u.Switched() {
 		return // no other user to write it
 	}
-	if err := os.WriteFile(filepath.Join(root, "added.go"), []byte("package main\n\nfunc Added() {}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testkit.WriteFile(t, filepath.Join(root, "added.go"), "package main\n\nfunc Added() {}\n")
 	if r := runChild(t, nil, "index", "--force", root, "--data-dir", data); r.Code != 0 {
 		t.Fatalf("index as root: exit %d\n%s", r.Code, r.Stderr)
 	}
@@ -229,9 +227,7 @@ func TestReadOnlyIndexFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("after chmod 644 index.db: %v", listing(t, data))
-	if err := os.WriteFile(filepath.Join(root, "added.go"), []byte("package main\n\nfunc Added() {}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testkit.WriteFile(t, filepath.Join(root, "added.go"), "package main\n\nfunc Added() {}\n")
 	u.Own(t, root)
 	wantOK(t, "index after chmod 644", u.run(t, root, "index", root, "--data-dir", data), "4 files")
 	wantOK(t, "search after", u.run(t, root, "search", "--data-dir", data, "Added"), "added.go")
@@ -280,9 +276,7 @@ func TestForeignSQLiteWriter(t *testing.T) {
 	if r := runChild(t, env, "index", root, "--data-dir", data, "--embed", "off"); r.Code != 0 {
 		t.Fatalf("index: exit %d\n%s", r.Code, r.Stderr)
 	}
-	if err := os.WriteFile(filepath.Join(root, "added.go"), []byte("package main\n\nfunc Added() {}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testkit.WriteFile(t, filepath.Join(root, "added.go"), "package main\n\nfunc Added() {}\n")
 	pid, release := holdSQLiteWrite(t, filepath.Join(data, indexer.IndexFile))
 	holder := "pid " + strconv.Itoa(pid)
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,9 +14,7 @@ import (
 // instead of fetching the default model; --embed model2vec changes it.
 func TestEmbedOffIsRemembered(t *testing.T) {
 	root, data := t.TempDir(), t.TempDir()
-	if err := os.WriteFile(filepath.Join(root, "a.py"), []byte("def f():\n    return 1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testkit.WriteFile(t, filepath.Join(root, "a.py"), "def f():\n    return 1\n")
 	env := []string{"VIBERAG_HOME=" + t.TempDir(), "VIBERAG_MODEL_DIR="}
 	run := func(args ...string) string {
 		r := runChild(t, env, append([]string{"index", root, "--data-dir", data, "--offline"}, args...)...)

@@ -83,9 +83,7 @@ func TestIndexPush(t *testing.T) {
 		t.Fatalf("store init: exit %d, %s", code, stderr)
 	}
 	root := t.TempDir()
-	if err := os.WriteFile(filepath.Join(root, "main.go"), []byte("package main\n\nfunc main() { println(\"hi\") }\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testkit.WriteFile(t, filepath.Join(root, "main.go"), "package main\n\nfunc main() { println(\"hi\") }\n")
 	testkit.Git(t, root, "init", "-q")
 	testkit.Git(t, root, "remote", "add", "origin", "git@GitHub.com:Acme/demo.git")
 	type result struct {
@@ -123,9 +121,7 @@ func TestSearchStore(t *testing.T) {
 	for _, name := range []string{"team/one", "team/two"} {
 		root := t.TempDir()
 		body := "package p\n\n// Greet says hello.\nfunc Greet() string { return \"hi\" }\n\nfunc use() { _ = Greet() }\n"
-		if err := os.WriteFile(filepath.Join(root, "greet.go"), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testkit.WriteFile(t, filepath.Join(root, "greet.go"), body)
 		if code, _, stderr := runMain(t, "index", root, "--store", srv.URL, "--repo", name); code != 0 {
 			t.Fatalf("push %s: exit %d, %s", name, code, stderr)
 		}
