@@ -45,7 +45,7 @@ func bigVectorRepo() map[string]string {
 
 // bigVectorIndex indexes bigVectorRepo with a small model in the real
 // format; the run writes the vector file.
-func bigVectorIndex(t *testing.T) (embed.Provider, string, string) {
+func bigVectorIndex(t testing.TB) (embed.Provider, string, string) {
 	t.Helper()
 	dir := t.TempDir()
 	modelDir := filepath.Join(dir, "model")
@@ -111,8 +111,6 @@ func channelRows(ch *channel) []string {
 	return out
 }
 
-// Searching the mapped vector file finds exactly what loading the vectors
-// table finds — every channel, query and scope, scoped or not.
 // rescoredRows is how many rows a search of set for the k best of q
 // rescores in float32: those its int8 pass could not rule out.
 func rescoredRows(t testing.TB, set *vectors.Set, q []float32, k int) int {
@@ -128,6 +126,8 @@ func rescoredRows(t testing.TB, set *vectors.Set, q []float32, k int) int {
 	return n
 }
 
+// Searching the mapped vector file finds exactly what loading the vectors
+// table finds — every channel, query and scope, scoped or not.
 func TestVectorFileEqualsTable(t *testing.T) {
 	m, _, path := bigVectorIndex(t)
 	ctx := context.Background()

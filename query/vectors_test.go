@@ -46,7 +46,7 @@ func vectorIndex(t *testing.T) (embed.Provider, string, string) {
 	return m, root, path
 }
 
-func plannerOn(t *testing.T, path string, opts Options) *Planner {
+func plannerOn(t testing.TB, path string, opts Options) *Planner {
 	t.Helper()
 	db := indextest.Open(t, path, tables.OpenOptions{ReadOnly: true})
 	p, err := New(context.Background(), db, opts)
