@@ -188,6 +188,9 @@ func TestOpenAIBackoffGrows(t *testing.T) {
 		t.Errorf("%d requests, want 4", n)
 	}
 	// Jittered exponential: attempt i waits in [min·2ⁱ/2, min·2ⁱ].
+	if len(*waits) != 3 {
+		t.Fatalf("waited %v, want three waits between four attempts", *waits)
+	}
 	for i, w := range *waits {
 		hi := p.minBackoff << i
 		if w < hi/2 || w > hi {
@@ -350,6 +353,9 @@ func TestOpenAIUnitVectors(t *testing.T) {
 	got, err := p.Embed(context.Background(), []string{"some text", "x"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("%d vectors for two texts", len(got))
 	}
 	for i, v := range got {
 		if n := norm2(v); math.Abs(n-1) > 1e-6 {

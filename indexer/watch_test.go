@@ -189,10 +189,17 @@ func TestDataDirInsideRoot(t *testing.T) {
 	if _, _, l := s.bg.Runner.State(); l != last {
 		t.Fatal("the index's own writes started a run")
 	}
-	for d := range s.bg.Watcher.WatchedDirs() {
+	// A watcher that watched nothing would pass the checks above.
+	dirs := s.bg.Watcher.WatchedDirs()
+	watched := false
+	for d := range dirs {
 		if strings.Contains(d, ".viberag") {
 			t.Errorf("watching the data directory %s", d)
 		}
+		watched = watched || filepath.Base(d) == "taskq"
+	}
+	if !watched {
+		t.Errorf("the repository's taskq directory is not watched: %v", dirs)
 	}
 	if s.hasFile(".viberag/index.db") {
 		t.Error("the index indexed itself")
