@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -140,6 +141,21 @@ func describe(cmd *exec.Cmd) string {
 // is killed, if it still runs, when the test ends.
 func Hold(t testing.TB, cmd *exec.Cmd, ready string) (release func()) {
 	t.Helper()
+	if cmd.Stderr == nil {
+		cmd.Stderr = os.Stderr
+	}
+	stdin, stdout := startPiped(t, cmd)
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.HasPrefix(line, ready) {
+		t.Fatalf("%s: printed %q (%v), want a line starting %q", describe(cmd), line, err, ready)
+	}
+	return func() { stdin.Close() }
+}
+
+// startPiped starts cmd with pipes to its standard input and output.
+func startPiped(t testing.TB, cmd *exec.Cmd) (io.WriteCloser, io.ReadCloser) {
+	t.Helper()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -148,18 +164,10 @@ func Hold(t testing.TB, cmd *exec.Cmd, ready string) (release func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cmd.Stderr == nil {
-		cmd.Stderr = os.Stderr
-	}
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", describe(cmd), err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, ready) {
-		t.Fatalf("%s: printed %q (%v), want a line starting %q", describe(cmd), line, err, ready)
-	}
-	return func() { stdin.Close() }
+	return stdin, stdout
 }
 
 // Script writes an executable shell script that runs this test binary as

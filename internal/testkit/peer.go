@@ -47,18 +47,7 @@ func NewPeer(in io.WriteCloser, out io.Reader) *Peer {
 // The process is killed, if it still runs, when the test ends.
 func StdioPeer(t testing.TB, cmd *exec.Cmd) (*Peer, <-chan error) {
 	t.Helper()
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("%s: %v", describe(cmd), err)
-	}
-	p := NewPeer(stdin, stdout)
+	p := NewPeer(startPiped(t, cmd))
 	exited := make(chan error, 1)
 	go func() {
 		// Wait closes the output once the process ends: read it all first.
