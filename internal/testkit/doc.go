@@ -15,9 +15,9 @@
 //   - files.go: Fixture copies fixtures/<name> into a temporary directory,
 //     WriteFiles and WriteFile write a tree, ReadTree reads one back, Git
 //     runs git away from the machine's configuration.
-//   - wait.go: Eventually polls a condition, Within bounds a call (a hang
-//     fails, it is not a timing assertion), Buffer is a bytes.Buffer safe
-//     for a writer and a reader.
+//   - wait.go: Eventually polls a condition, Steady waits for one to hold
+//     a while, Within bounds a call (a hang fails, it is not a timing
+//     assertion), Buffer is a bytes.Buffer safe for a writer and a reader.
 //   - child.go: Main (a package's TestMain) turns a child started by
 //     Command into one of the package's Roles; Run waits for a child with a
 //     hang guard, Hold keeps one that holds something until released,
@@ -26,8 +26,9 @@
 //   - user_unix.go: Unprivileged runs children as a user file modes bind
 //     (uid 65534 when the tests run as root), AsUnprivileged reruns the
 //     calling test as that user.
-//   - faults.go: FIFO swaps a named pipe in for a file, Overwrite writes
-//     garbage into one, SQLitePageSize reads an SQLite file's page size.
+//   - faults.go, faults_unix.go: FIFO swaps a named pipe in for a file,
+//     Overwrite writes garbage into one, SQLitePageSize reads an SQLite
+//     file's page size.
 //   - embedserver.go: EmbedServer, an OpenAI-compatible embeddings API
 //     whose faults a test sets.
 //   - mcpclient.go, peer.go: StdioSession and HTTPSession connect a real
