@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"net"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -13,7 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/internal/testkit"
+	"github.com/viberag/viberag/internal/testkit/indextest"
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/tables/postgres"
 	"github.com/viberag/viberag/tables/postgres/pgtest"
@@ -35,37 +34,20 @@ var sameFiles = map[string]string{
 func newStoreFixture(t *testing.T) *storeFixture {
 	t.Helper()
 	ctx := context.Background()
-	cat := pgtest.Start(t)
-	f := &storeFixture{catalog: cat.URL, shards: []*pgtest.Server{pgtest.Start(t), pgtest.Start(t)}, byShard: map[string][]string{}}
-	if err := postgres.Init(ctx, cat.URL, []string{f.shards[0].URL, f.shards[1].URL}); err != nil {
-		t.Fatal(err)
+	cat, shards := indextest.Store(t, 2)
+	f := &storeFixture{catalog: cat, shards: shards, byShard: map[string][]string{}}
+	root := t.TempDir()
+	testkit.WriteFiles(t, root, sameFiles)
+	// Placement takes the shard with the fewest bytes: equal repositories
+	// alternate between the two shards.
+	for _, name := range []string{"acme/a", "acme/b", "acme/c", "acme/d"} {
+		indextest.Push(t, cat, name, root)
 	}
-	c, err := postgres.Open(ctx, cat.URL)
+	c, err := postgres.Open(ctx, cat)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	root := t.TempDir()
-	for p, body := range sameFiles {
-		if err := os.WriteFile(filepath.Join(root, p), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// Placement takes the shard with the fewest bytes: equal repositories
-	// alternate between the two shards.
-	for _, name := range []string{"acme/a", "acme/b", "acme/c", "acme/d"} {
-		p, err := c.BeginPush(ctx, name, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := indexer.Push(ctx, p, root, indexer.Options{Workers: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := p.Commit(ctx, res.Commit); err != nil {
-			t.Fatal(err)
-		}
-	}
 	repos, err := c.Repos(ctx, postgres.All)
 	if err != nil {
 		t.Fatal(err)
@@ -93,21 +75,6 @@ func (f *storeFixture) searcher(t *testing.T, timeout time.Duration) (*Searcher,
 		t.Fatal(err)
 	}
 	return s, repos
-}
-
-// within fails t when fn does not return in a minute: a fan-out must
-// never hang, whatever its shards do.
-func within[T any](t *testing.T, what string, fn func() T) T {
-	t.Helper()
-	done := make(chan T, 1)
-	go func() { done <- fn() }()
-	select {
-	case v := <-done:
-		return v
-	case <-time.After(time.Minute):
-		t.Fatalf("%s: no answer after a minute", what)
-		panic("unreachable")
-	}
 }
 
 type searchResult struct {
@@ -224,7 +191,7 @@ func TestSearchShardDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, req := range []query.Request{{Query: "Dial", Limit: 50}, {Query: "where is Dial used"}, {Query: `"handshake"`}} {
-		r := within(t, req.Query, func() searchResult {
+		r := testkit.Within(t, time.Minute, req.Query, func() searchResult {
 			resp, missing, err := s.Search(ctx, repos, req)
 			return searchResult{resp, missing, err}
 		})
@@ -302,7 +269,7 @@ func TestSearchShardSilent(t *testing.T) {
 	conn.Close(ctx)
 
 	s, repos := f.searcher(t, 2*time.Second)
-	r := within(t, "Dial", func() searchResult {
+	r := testkit.Within(t, time.Minute, "Dial", func() searchResult {
 		resp, missing, err := s.Search(ctx, repos, query.Request{Query: "Dial"})
 		return searchResult{resp, missing, err}
 	})
@@ -324,7 +291,7 @@ func TestSearchShardSilent(t *testing.T) {
 	cctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 	defer cancel()
 	s2, _ := f.searcher(t, time.Hour)
-	r = within(t, "Dial under the caller's deadline", func() searchResult {
+	r = testkit.Within(t, time.Minute, "Dial under the caller's deadline", func() searchResult {
 		resp, missing, err := s2.Search(cctx, repos, query.Request{Query: "Dial"})
 		return searchResult{resp, missing, err}
 	})
@@ -423,7 +390,7 @@ func TestWideCallsTakeTurns(t *testing.T) {
 		t.Fatalf("repos %v, %v", repos, err)
 	}
 	release := s.admit(ctx, len(repos)) // the only wide turn
-	narrow := within(t, "a search of two repositories while the wide turn is taken", func() searchResult {
+	narrow := testkit.Within(t, time.Minute, "a search of two repositories while the wide turn is taken", func() searchResult {
 		resp, missing, err := s.Search(ctx, repos[:2], query.Request{Query: "Dial", Limit: 50})
 		return searchResult{resp, missing, err}
 	})
@@ -438,7 +405,7 @@ func TestWideCallsTakeTurns(t *testing.T) {
 		resp, missing, err := s.Search(ctx, repos, query.Request{Query: "Dial", Limit: 50})
 		done <- searchResult{resp, missing, err}
 	}()
-	within(t, "the wide search to wait", func() bool {
+	testkit.Within(t, time.Minute, "the wide search to wait", func() bool {
 		for s.waits.Load() == 0 {
 			time.Sleep(time.Millisecond)
 		}
@@ -450,7 +417,7 @@ func TestWideCallsTakeTurns(t *testing.T) {
 	default:
 	}
 	release()
-	wide := within(t, "the wide search after the turn is free", func() searchResult { return <-done })
+	wide := testkit.Within(t, time.Minute, "the wide search after the turn is free", func() searchResult { return <-done })
 	if wide.err != nil || len(wide.missing) > 0 {
 		t.Fatalf("wide search: %v, missing %v", wide.err, wide.missing)
 	}

@@ -4,14 +4,12 @@ package fileset
 
 import (
 	"context"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/viberag/viberag/internal/testkit"
 )
 
 // TestSelectNotRegular: a named pipe is neither indexed nor opened (opening
@@ -19,10 +17,8 @@ import (
 func TestSelectNotRegular(t *testing.T) {
 	base := t.TempDir()
 	hermeticGit(t, base)
-	writeTree(t, base, map[string]string{"a.go": "package a"})
-	if err := syscall.Mkfifo(filepath.Join(base, "pipe"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testkit.WriteFiles(t, base, map[string]string{"a.go": "package a"})
+	testkit.FIFO(t, filepath.Join(base, "pipe"))
 	sel, err := Select(context.Background(), base, SelectOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -36,12 +32,12 @@ func TestSelectNotRegular(t *testing.T) {
 // TestSelectUnreadableDir: a directory that cannot be listed is one
 // SkipUnreadable entry, not a failed selection.
 func TestSelectUnreadableDir(t *testing.T) {
-	if !asUnprivileged(t) {
+	if !testkit.AsUnprivileged(t) {
 		return
 	}
 	base := t.TempDir()
 	hermeticGit(t, base)
-	writeTree(t, base, map[string]string{"a.go": "package a", "locked/b.go": "package b"})
+	testkit.WriteFiles(t, base, map[string]string{"a.go": "package a", "locked/b.go": "package b"})
 	locked := filepath.Join(base, "locked")
 	if err := os.Chmod(locked, 0); err != nil {
 		t.Fatal(err)
@@ -57,69 +53,18 @@ func TestSelectUnreadableDir(t *testing.T) {
 	})
 }
 
-// unprivilegedChild marks the run of a test as the user nobody.
-const unprivilegedChild = "VIBERAG_UNPRIVILEGED_CHILD"
-
-// asUnprivileged reruns the calling test as the unprivileged user nobody
-// (uid and gid 65534) when the tests run as root, which ignores file
-// modes. It returns true when the caller is to run the test itself (not
-// root); as root it reports the child's verdict and returns false, and
-// skips, saying why, when it cannot switch users.
-func asUnprivileged(t *testing.T) bool {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		return true
-	}
-	if os.Getenv(unprivilegedChild) != "" {
-		t.Fatal("the unprivileged child still runs as root")
-	}
-	// The test binary may sit in a directory only root can enter.
-	dir, err := os.MkdirTemp("", "viberag-unprivileged")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	bin := filepath.Join(dir, "test.bin")
-	data, err := os.ReadFile(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(bin, data, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, "-test.run=^"+regexp.QuoteMeta(t.Name())+"$", "-test.v", "-test.count=1")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), unprivilegedChild+"=1", "HOME="+dir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534, Groups: []uint32{}}}
-	out, err := cmd.CombinedOutput()
-	var exit *exec.ExitError
-	switch {
-	case err != nil && !errors.As(err, &exit):
-		t.Skipf("cannot run as the unprivileged user 65534 (%v): file modes untested", err)
-	case err != nil:
-		t.Fatalf("as the unprivileged user 65534:\n%s", out)
-	case strings.Contains(string(out), "--- SKIP"):
-		t.Skipf("skipped as the unprivileged user 65534:\n%s", out)
-	}
-	t.Logf("ran as the unprivileged user 65534:\n%s", out)
-	return false
-}
-
 // TestSelectUnreadableDirSaysWhy: a directory the user may not list or
 // enter is skipped with a detail that names it as a directory, its mode,
 // the cause and the fix, not the ignore file that could not be read in
 // it; an ignore file that cannot be read in a readable directory is named
 // as the cause.
 func TestSelectUnreadableDirSaysWhy(t *testing.T) {
-	if !asUnprivileged(t) {
+	if !testkit.AsUnprivileged(t) {
 		return
 	}
 	base := t.TempDir()
 	hermeticGit(t, base)
-	writeTree(t, base, map[string]string{
+	testkit.WriteFiles(t, base, map[string]string{
 		"a.go": "package a", "locked/b.go": "package b", "listonly/c.go": "package c", "enteronly/d.go": "package d",
 		"hidden/e.go": "package e", "hidden/.gitignore": "*.tmp\n",
 	})

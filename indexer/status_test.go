@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/viberag/viberag/internal/testkit"
 	"github.com/viberag/viberag/tables"
 )
 
@@ -17,7 +18,7 @@ import (
 func TestStatusDownloadingIsStaleWithoutServer(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{"a.py": "def f():\n    return 1\n"})
+	testkit.WriteFiles(t, root, map[string]string{"a.py": "def f():\n    return 1\n"})
 	dir := t.TempDir()
 	db := openDB(t, dir)
 	run(t, db, root, Options{VectorsOff: VectorsDownloading + " (no local copy of the model)"})
@@ -59,7 +60,7 @@ func TestStatusDownloadingIsStaleWithoutServer(t *testing.T) {
 func TestStatusStates(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{"a.py": "def f():\n    return 1\n"})
+	testkit.WriteFiles(t, root, map[string]string{"a.py": "def f():\n    return 1\n"})
 	dir := t.TempDir()
 	path := filepath.Join(dir, IndexFile)
 	db := openDB(t, dir)
@@ -99,7 +100,7 @@ func TestStatusStates(t *testing.T) {
 // next run makes it current again.
 func TestStatusSeesChangesWithoutWatcher(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{"a.py": "def f():\n    return 1\n", "b.py": "def g():\n    return 2\n"})
+	testkit.WriteFiles(t, root, map[string]string{"a.py": "def f():\n    return 1\n", "b.py": "def g():\n    return 2\n"})
 	db := openDB(t, t.TempDir())
 	run(t, db, root, Options{})
 	status := func() *Status { t.Helper(); return readStatus(t, db, root) }
@@ -111,8 +112,8 @@ func TestStatusSeesChangesWithoutWatcher(t *testing.T) {
 		change     func()
 	}{
 		// Same size: only the modification time tells.
-		{"edited", "1 file changed since the last run: a.py", func() { writeTree(t, root, map[string]string{"a.py": "def f():\n    return 3\n"}) }},
-		{"added", "1 file new since the last run: c.py", func() { writeTree(t, root, map[string]string{"c.py": "x = 1\n"}) }},
+		{"edited", "1 file changed since the last run: a.py", func() { testkit.WriteFiles(t, root, map[string]string{"a.py": "def f():\n    return 3\n"}) }},
+		{"added", "1 file new since the last run: c.py", func() { testkit.WriteFiles(t, root, map[string]string{"c.py": "x = 1\n"}) }},
 		{"deleted", "1 file deleted since the last run: b.py", func() {
 			if err := os.Remove(filepath.Join(root, "b.py")); err != nil {
 				t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/viberag/viberag/internal/testkit"
 	"github.com/viberag/viberag/tables"
 )
 
@@ -32,7 +33,7 @@ func openVectorFile(t *testing.T, path string) error {
 // vectors there is none.
 func TestRunsWriteTheVectorFile(t *testing.T) {
 	root, dir := t.TempDir(), t.TempDir()
-	writeTree(t, root, embedTree)
+	testkit.WriteFiles(t, root, embedTree)
 	path := filepath.Join(dir, IndexFile)
 	m := testModel(t, 1)
 	db := openDB(t, dir)
@@ -42,7 +43,7 @@ func TestRunsWriteTheVectorFile(t *testing.T) {
 	if res := run(t, db, root, Options{Embedder: m}); res.Vectors.FileWritten {
 		t.Errorf("unchanged run rewrote the file: %+v", res.Vectors)
 	}
-	writeTree(t, root, map[string]string{"more.go": "package net\n\n// More is more.\nfunc More() int { return 2 }\n"})
+	testkit.WriteFiles(t, root, map[string]string{"more.go": "package net\n\n// More is more.\nfunc More() int { return 2 }\n"})
 	if res := run(t, db, root, Options{Embedder: m}); !res.Vectors.FileWritten {
 		t.Errorf("run with new vectors: %+v", res.Vectors)
 	}

@@ -14,9 +14,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/internal/testkit"
+	"github.com/viberag/viberag/internal/testkit/indextest"
 	"github.com/viberag/viberag/tables/postgres"
-	"github.com/viberag/viberag/tables/postgres/pgtest"
 )
 
 // A stalled request: headers and the start of a 4 KiB body, then nothing.
@@ -152,20 +152,15 @@ func stallFlood(t *testing.T, addr, token string, n int) {
 func floodedSession(t *testing.T, url, token, tool string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	hc := &http.Client{}
-	if token != "" {
-		hc.Transport = bearer{token}
-	}
 	start := time.Now()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "flooded", Version: "0"}, nil).
-		Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil)
+	cs, err := testkit.DialHTTP(ctx, url, token, nil)
 	if err != nil {
 		t.Fatalf("initialize beside the flood: %v", err)
 	}
 	defer cs.Close()
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: map[string]any{}})
 	if err != nil || res.IsError {
-		t.Fatalf("%s beside the flood: %v %s", tool, err, resultText(res))
+		t.Fatalf("%s beside the flood: %v %s", tool, err, testkit.Text(res))
 	}
 	t.Logf("initialize and %s answered in %s", tool, time.Since(start).Round(time.Millisecond))
 }
@@ -203,8 +198,7 @@ func TestHTTPStalledFlood(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "busy", Version: "0"}, nil).
-		Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token}}}, nil)
+	cs, err := testkit.DialHTTP(ctx, url, token, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,14 +207,14 @@ func TestHTTPStalledFlood(t *testing.T) {
 	go func() {
 		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "block", Arguments: map[string]any{}})
 		if err == nil && res.IsError {
-			err = errors.New(resultText(res))
+			err = errors.New(testkit.Text(res))
 		}
 		blocked <- err
 	}()
 	<-started
 
 	stallFlood(t, addr, token, fdBudget(t, 200))
-	eventually(t, 30*time.Second, "the server to reach its connection cap", func() bool { return cl.accepted.Load() >= int64(opts.MaxConns) })
+	testkit.Eventually(t, 30*time.Second, "the server to reach its connection cap", func() bool { return cl.accepted.Load() >= int64(opts.MaxConns) })
 	time.Sleep(500 * time.Millisecond) // the accepted ones have sent what they will
 	floodedSession(t, url, token, "get_status")
 	if p := cl.peak.Load(); p > int64(opts.MaxConns) {
@@ -237,31 +231,18 @@ func TestHTTPStalledFlood(t *testing.T) {
 func smallStore(t *testing.T) (*postgres.Store, string) {
 	t.Helper()
 	ctx := context.Background()
-	pg := pgtest.Start(t)
-	if err := postgres.Init(ctx, pg.URL, nil); err != nil {
-		t.Fatal(err)
-	}
-	c, err := postgres.Open(ctx, pg.URL)
+	cat, _ := indextest.Store(t, 0)
+	indextest.Push(t, cat, "acme/net", goRepo(t, "netx"))
+	c, err := postgres.Open(ctx, cat)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	p, err := c.BeginPush(ctx, "acme/net", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := indexer.Push(ctx, p, goRepo(t, "netx"), indexer.Options{Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.Commit(ctx, res.Commit); err != nil {
-		t.Fatal(err)
-	}
 	tok, err := c.CreateToken(ctx, []string{"acme/*"}, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := postgres.OpenStore(ctx, pg.URL, postgres.StoreOptions{StatementTimeout: 5 * time.Second, ConnectTimeout: time.Second})
+	st, err := postgres.OpenStore(ctx, cat, postgres.StoreOptions{StatementTimeout: 5 * time.Second, ConnectTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +282,7 @@ func TestStoreStalledFlood(t *testing.T) {
 		return cl
 	})
 	stallFlood(t, addr, tok, fdBudget(t, 200))
-	eventually(t, 30*time.Second, "the server to reach its connection cap", func() bool { return cl.accepted.Load() >= int64(opts.MaxConns) })
+	testkit.Eventually(t, 30*time.Second, "the server to reach its connection cap", func() bool { return cl.accepted.Load() >= int64(opts.MaxConns) })
 	time.Sleep(500 * time.Millisecond)
 	floodedSession(t, "http://"+addr+HTTPPath, tok, "list_repos")
 	if p := cl.peak.Load(); p > int64(opts.MaxConns) {

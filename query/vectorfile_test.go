@@ -13,6 +13,8 @@ import (
 	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/embed/embedtest"
 	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/internal/testkit"
+	"github.com/viberag/viberag/internal/testkit/indextest"
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
 	"github.com/viberag/viberag/tables/vectors"
@@ -43,7 +45,7 @@ func bigVectorRepo() map[string]string {
 
 // bigVectorIndex indexes bigVectorRepo with a small model in the real
 // format; the run writes the vector file.
-func bigVectorIndex(t *testing.T) (embed.Provider, string, string) {
+func bigVectorIndex(t testing.TB) (embed.Provider, string, string) {
 	t.Helper()
 	dir := t.TempDir()
 	modelDir := filepath.Join(dir, "model")
@@ -52,28 +54,13 @@ func bigVectorIndex(t *testing.T) (embed.Provider, string, string) {
 		t.Fatal(err)
 	}
 	root := filepath.Join(dir, "repo")
-	writeFiles(t, root, bigVectorRepo())
+	testkit.WriteFiles(t, root, bigVectorRepo())
 	path := filepath.Join(dir, "data", indexer.IndexFile)
-	res := runIndex(t, root, path, m)
+	res := indextest.Build(t, root, path, indexer.Options{Embedder: m})
 	if !res.Vectors.FileWritten {
 		t.Fatalf("the run wrote no vector file: %+v", res.Vectors)
 	}
 	return m, root, path
-}
-
-func runIndex(t *testing.T, root, path string, m embed.Provider) *indexer.Result {
-	t.Helper()
-	ctx := context.Background()
-	db, err := tables.Open(ctx, path, tables.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	res, err := indexer.Run(ctx, db, root, indexer.Options{Embedder: m})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
 }
 
 // copyIndex copies the index at path, without its vector file, to a new
@@ -124,8 +111,6 @@ func channelRows(ch *channel) []string {
 	return out
 }
 
-// Searching the mapped vector file finds exactly what loading the vectors
-// table finds — every channel, query and scope, scoped or not.
 // rescoredRows is how many rows a search of set for the k best of q
 // rescores in float32: those its int8 pass could not rule out.
 func rescoredRows(t testing.TB, set *vectors.Set, q []float32, k int) int {
@@ -141,6 +126,8 @@ func rescoredRows(t testing.TB, set *vectors.Set, q []float32, k int) int {
 	return n
 }
 
+// Searching the mapped vector file finds exactly what loading the vectors
+// table finds — every channel, query and scope, scoped or not.
 func TestVectorFileEqualsTable(t *testing.T) {
 	m, _, path := bigVectorIndex(t)
 	ctx := context.Background()
@@ -265,7 +252,7 @@ func TestVectorFileFaultsFallBack(t *testing.T) {
 			if !strings.Contains(notes, "vectors loaded from the index's vectors table") || !strings.Contains(notes, tc.note) {
 				t.Errorf("notes %q, want the fallback and %q", notes, tc.note)
 			}
-			if res := runIndex(t, root, path, m); !res.Vectors.FileWritten {
+			if res := indextest.Build(t, root, path, indexer.Options{Embedder: m}); !res.Vectors.FileWritten {
 				t.Fatalf("the next run did not rewrite the file: %+v", res.Vectors)
 			}
 			again := search(t, plannerOn(t, path, Options{Embedder: m}), req)
@@ -291,8 +278,8 @@ func TestVectorFileReplacedWhileHeld(t *testing.T) {
 	if old.file == nil {
 		t.Fatal(old.fallback)
 	}
-	writeFiles(t, root, map[string]string{"mail/smtp.py": "def send_mail(to, body):\n    smtp.sendmail(to, body)\n"})
-	if res := runIndex(t, root, path, m); !res.Vectors.FileWritten {
+	testkit.WriteFiles(t, root, map[string]string{"mail/smtp.py": "def send_mail(to, body):\n    smtp.sendmail(to, body)\n"})
+	if res := indextest.Build(t, root, path, indexer.Options{Embedder: m}); !res.Vectors.FileWritten {
 		t.Fatalf("no new file: %+v", res.Vectors)
 	}
 	// The held file is still mapped, and knows it no longer matches.

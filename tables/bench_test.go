@@ -91,15 +91,12 @@ func BenchmarkWrite(b *testing.B) {
 
 // BenchmarkWriteTree indexes a real source tree, extracted up front with
 // the extract package, into a fresh index, with and without the trigram
-// index: the first-index cost of tables alone. Set VIBERAG_BENCH_TREE to
-// a directory (e.g. /usr/lib/python3.11); the benchmark reports rows/s,
+// index: the first-index cost of tables alone, on benchTree; the
+// benchmark reports rows/s,
 // rows/cpu-s, the CPU seconds of the writes and of Optimize, and the
 // index size, and logs the size of each table with its indexes (dbstat).
 func BenchmarkWriteTree(b *testing.B) {
-	root := os.Getenv("VIBERAG_BENCH_TREE")
-	if root == "" {
-		b.Skip("set VIBERAG_BENCH_TREE to a source tree")
-	}
+	root := benchTree(b)
 	files, rows := extractTree(b, root)
 	b.Logf("%d files, %d rows", len(files), rows)
 	const batch = 200
@@ -260,14 +257,10 @@ func reportSizes(b *testing.B, db *DB) {
 	b.Logf("index %.1f MiB:%s", float64(st.Size())/(1<<20), sb.String())
 }
 
-// BenchmarkChunksContaining runs exact text searches on an existing index
-// (VIBERAG_BENCH_INDEX, e.g. a data dir's index.db), one sub-benchmark per
-// text, reporting the chunks holding it.
+// BenchmarkChunksContaining runs exact text searches on benchIndex, one
+// sub-benchmark per text, reporting the chunks holding it.
 func BenchmarkChunksContaining(b *testing.B) {
-	path := os.Getenv("VIBERAG_BENCH_INDEX")
-	if path == "" {
-		b.Skip("set VIBERAG_BENCH_INDEX to an index.db")
-	}
+	path := benchIndex(b)
 	db, err := Open(context.Background(), path, OpenOptions{ReadOnly: true})
 	if err != nil {
 		b.Fatal(err)
@@ -288,16 +281,13 @@ func BenchmarkChunksContaining(b *testing.B) {
 	}
 }
 
-// BenchmarkTrigramIndex builds only the trigram index of a source tree
-// (VIBERAG_BENCH_TREE; every file under 1 MiB outside testdata) in
+// BenchmarkTrigramIndex builds only the trigram index of benchTree
+// (every file under 1 MiB outside testdata) in
 // batches of 256 files, one transaction each as Write does, then merges it
 // into one segment: the CPU the trigram index adds to a cold index, and
 // its size.
 func BenchmarkTrigramIndex(b *testing.B) {
-	root := os.Getenv("VIBERAG_BENCH_TREE")
-	if root == "" {
-		b.Skip("set VIBERAG_BENCH_TREE to a source tree")
-	}
+	root := benchTree(b)
 	var texts [][]byte
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -374,14 +364,11 @@ func BenchmarkTrigramIndex(b *testing.B) {
 // trigram index, and reports the CPU per search, median and 95th
 // percentile: warm (one open index, its text cache filled by the
 // searches before, as in a server) and cold (each search on a freshly
-// opened index, as a one-shot CLI search). Set VIBERAG_BENCH_TREE to a
-// directory; the texts are substrings of its files (4 to 20 bytes, cut at
-// a line end), in other cases too.
+// opened index, as a one-shot CLI search), on benchTree; the texts are
+// substrings of its files (4 to 20 bytes, cut at a line end), in other
+// cases too.
 func BenchmarkExactText(b *testing.B) {
-	root := os.Getenv("VIBERAG_BENCH_TREE")
-	if root == "" {
-		b.Skip("set VIBERAG_BENCH_TREE to a source tree")
-	}
+	root := benchTree(b)
 	ctx := context.Background()
 	files, _ := extractTree(b, root)
 	var texts []string
@@ -462,14 +449,11 @@ func BenchmarkExactText(b *testing.B) {
 	}
 }
 
-// BenchmarkPrepareTree prepares every file of a real source tree
-// (VIBERAG_BENCH_TREE), extracted up front, with one Preparer: what an
+// BenchmarkPrepareTree prepares every file of benchTree, extracted up
+// front, with one Preparer: what an
 // index run's workers do besides parsing.
 func BenchmarkPrepareTree(b *testing.B) {
-	root := os.Getenv("VIBERAG_BENCH_TREE")
-	if root == "" {
-		b.Skip("set VIBERAG_BENCH_TREE to a source tree")
-	}
+	root := benchTree(b)
 	files, _ := extractTree(b, root)
 	p := newPreparer(true)
 	var size int64
@@ -489,8 +473,8 @@ func BenchmarkPrepareTree(b *testing.B) {
 	b.ReportMetric((cpuTime()-startCPU).Seconds()/float64(b.N), "cpu-s/op")
 }
 
-// BenchmarkBlobCodecs compresses the blobs of an index (VIBERAG_BENCH_INDEX,
-// an index.db of this schema) again, each on its own as the writer does,
+// BenchmarkBlobCodecs compresses the blobs of benchIndex again, each on
+// its own as the writer does,
 // with the codec the index uses at each of its levels and with the
 // DEFLATE schema 4 to 9 wrote, and decompresses them: per kind of blob
 // (sources.text, sources.lists, sources.decls blocks, refs.groups) it
@@ -498,10 +482,7 @@ func BenchmarkPrepareTree(b *testing.B) {
 // of compressing and of decompressing (the encoder, decoder and buffers
 // reused, as Preparer and the readers reuse theirs).
 func BenchmarkBlobCodecs(b *testing.B) {
-	path := os.Getenv("VIBERAG_BENCH_INDEX")
-	if path == "" {
-		b.Skip("set VIBERAG_BENCH_INDEX to an index.db")
-	}
+	path := benchIndex(b)
 	ctx := context.Background()
 	db, err := Open(ctx, path, OpenOptions{ReadOnly: true})
 	if err != nil {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/viberag/viberag/internal/testkit"
 )
 
 func TestPathMatches(t *testing.T) {
@@ -210,15 +210,7 @@ func TestEvalFilesBM25(t *testing.T) {
 		"src/server.go": "package src\n// serve HTTP requests\nfunc serve() {}\n",
 		"README.md":     "# demo\n",
 	}
-	for p, body := range files {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testkit.WriteFiles(t, root, files)
 	c := &evalCmd{}
 	qs := []benchQuery{
 		{Query: "cache eviction when full", Category: "task", Relevant: []benchTarget{{Path: "src/cache.go"}}},

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/google/licensecheck"
+	"github.com/viberag/viberag/internal/testkit"
 )
 
 var updateNotices = flag.Bool("update-notices", false, "rewrite THIRD_PARTY_NOTICES from the modules compiled into viberag")
@@ -151,9 +152,7 @@ func TestLicences(t *testing.T) {
 	}
 	const path = "../../THIRD_PARTY_NOTICES"
 	if *updateNotices {
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testkit.WriteFile(t, path, b.String())
 		return
 	}
 	have, err := os.ReadFile(path)

@@ -1,25 +1,12 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// serverWrapper writes a script that runs this test binary as viberag
-// with the arguments it is given, so that a configuration can name it as
-// its command; env is added to the server's environment.
-func serverWrapper(t *testing.T, env ...string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "viberag")
-	script := "#!/bin/sh\n" + strings.Join(env, " ") + " VIBERAG_MAIN_CHILD=1 CHILD_ARGS=\"$(printf '%s\\n' \"$@\")\" exec " +
-		shellQuote(os.Args[0]) + " -test.run='^TestMainChild$'\n"
-	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
+	"github.com/viberag/viberag/internal/testkit"
+)
 
 // TestMCPConfigCheck: --check starts the server as each client would and
 // reads its tools and the index's status over a real MCP session; a
@@ -31,7 +18,7 @@ func TestMCPConfigCheck(t *testing.T) {
 	if code, _, stderr := runMain(t, "index", root, "--embed", "off"); code != 0 {
 		t.Fatalf("index: exit %d: %s", code, stderr)
 	}
-	wrapper := serverWrapper(t, "VIBERAG_HOME="+shellQuote(home))
+	wrapper := testkit.Script(t, "viberag", "VIBERAG_HOME="+home)
 	for _, client := range []string{"claude", "cursor", "vscode", "codex"} {
 		code, stdout, stderr := runMain(t, "mcp-config", "--client", client, "--command", wrapper, "--check", root)
 		if code != 0 {

@@ -8,156 +8,68 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/internal/testkit"
 )
 
-// nobodyID is the user and group the tests drop to when they run as
-// root, which ignores file modes.
-const nobodyID = 65534
-
 // unprivileged runs viberag (this test binary running main) as a user
-// that file modes bind: uid and gid 65534 when the tests run as root,
-// the tests' own user otherwise.
-type unprivileged struct {
-	base string              // reachable by that user; removed with the test
-	bin  string              // this test binary, where that user can run it
-	cred *syscall.Credential // nil: the tests' own user
-	user string              // how messages name that user
-}
+// that file modes bind (testkit.Unprivileged).
+type unprivileged struct{ *testkit.User }
 
 func newUnprivileged(t *testing.T) *unprivileged {
 	t.Helper()
-	base, err := os.MkdirTemp("", "viberag-ro-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		// Modes the test set would stop a user that is not root.
-		filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && d.IsDir() {
-				os.Chmod(p, 0o755)
-			}
-			return nil
-		})
-		os.RemoveAll(base)
-	})
-	if err := os.Chmod(base, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	u := &unprivileged{base: base, bin: filepath.Join(base, "viberag.test"), user: fmt.Sprintf("uid %d", os.Geteuid())}
-	self, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Link(self, u.bin); err != nil {
-		b, err := os.ReadFile(self)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(u.bin, b, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if os.Geteuid() == 0 {
-		u.cred = &syscall.Credential{Uid: nobodyID, Gid: nobodyID}
-		u.user = fmt.Sprintf("uid %d", nobodyID)
-		if out, err := u.command(base, "version").CombinedOutput(); err != nil {
-			t.Skipf("skipped: cannot run viberag as uid %d to test file modes: %v %s", nobodyID, err, out)
-		}
-	}
-	return u
-}
-
-// mine makes path (and what is under it) the unprivileged user's.
-func (u *unprivileged) mine(t *testing.T, path string) {
-	t.Helper()
-	if u.cred == nil {
-		return
-	}
-	err := filepath.WalkDir(path, func(p string, _ fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Lchown(p, nobodyID, nobodyID)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	return &unprivileged{testkit.Unprivileged(t)}
 }
 
 // repo copies the Go fixture into a repository of the user's, and
 // returns it and an empty data directory of the user's.
 func (u *unprivileged) repo(t *testing.T) (root, data string) {
 	t.Helper()
-	root, data = filepath.Join(u.base, "repo"), filepath.Join(u.base, "data")
-	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "..", "fixtures", "go"))); err != nil {
+	root, data = filepath.Join(u.Dir, "repo"), filepath.Join(u.Dir, "data")
+	if err := os.CopyFS(root, os.DirFS(testkit.FixtureDir(t, "go"))); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Mkdir(data, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	u.mine(t, u.base)
+	u.Own(t, u.Dir)
 	return root, data
 }
 
 // command is viberag with args, run in dir as the user.
 func (u *unprivileged) command(dir string, args ...string) *exec.Cmd {
-	cmd := exec.Command(u.bin, "-test.run=^TestMainChild$")
+	cmd := u.Command("viberag", args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "VIBERAG_MAIN_CHILD=1", "CHILD_ARGS="+strings.Join(args, "\n"),
-		"HOME="+u.base, "VIBERAG_HOME="+filepath.Join(u.base, "home"), "VIBERAG_MODEL_DIR=", "NO_COLOR=1")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: u.cred}
+	cmd.Env = append(cmd.Env, "VIBERAG_HOME="+filepath.Join(u.Dir, "home"), "VIBERAG_MODEL_DIR=", "NO_COLOR=1")
 	return cmd
 }
 
 // run runs viberag with args in dir as the user.
-func (u *unprivileged) run(t *testing.T, dir string, args ...string) childResult {
+func (u *unprivileged) run(t *testing.T, dir string, args ...string) testkit.Result {
 	t.Helper()
-	cmd := u.command(dir, args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	r := childResult{stdout: strings.TrimSuffix(out.String(), "PASS\n"), stderr: errb.String()}
-	if ee, ok := errors.AsType[*exec.ExitError](err); ok {
-		r.code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("viberag %v: %v", args, err)
-	}
-	t.Logf("$ viberag %s\nexit %d\n%s%s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+	r := testkit.Run(t, u.command(dir, args...), 2*time.Minute)
+	t.Logf("$ viberag %s\nexit %d\n%s%s", strings.Join(args, " "), r.Code, r.Stdout, r.Stderr)
 	return r
 }
 
 // session runs `viberag mcp` as the user and connects to it over stdio
 // as an agent's client does.
-func (u *unprivileged) session(ctx context.Context, t *testing.T, dir string, args ...string) *sdk.ClientSession {
+func (u *unprivileged) session(t *testing.T, dir string, args ...string) *sdk.ClientSession {
 	t.Helper()
-	cmd := u.command(dir, append([]string{"mcp"}, args...)...)
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	client := sdk.NewClient(&sdk.Implementation{Name: "viberag-test", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("initialize viberag mcp %v: %v\n%s", args, err, stderr.String())
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return testkit.StdioSession(t, u.command(dir, append([]string{"mcp"}, args...)...))
 }
 
 // listing names the files in dir with their modes.
@@ -179,24 +91,24 @@ func listing(t *testing.T, dir string) []string {
 }
 
 // wantOK fails unless r exited 0 with want in its output.
-func wantOK(t *testing.T, what string, r childResult, want string) {
+func wantOK(t *testing.T, what string, r testkit.Result, want string) {
 	t.Helper()
-	if r.code != 0 || !strings.Contains(r.stdout+r.stderr, want) {
-		t.Errorf("%s: exit %d, want 0 and %q in:\n%s%s", what, r.code, want, r.stdout, r.stderr)
+	if r.Code != 0 || !strings.Contains(r.Stdout+r.Stderr, want) {
+		t.Errorf("%s: exit %d, want 0 and %q in:\n%s%s", what, r.Code, want, r.Stdout, r.Stderr)
 	}
 }
 
 // wantFail fails unless r exited 2 naming each of want on one short
 // line of standard error.
-func wantFail(t *testing.T, what string, r childResult, want ...string) {
+func wantFail(t *testing.T, what string, r testkit.Result, want ...string) {
 	t.Helper()
-	msg := strings.TrimSpace(r.stderr)
-	ok := r.code == 2 && !strings.Contains(msg, "\n")
+	msg := strings.TrimSpace(r.Stderr)
+	ok := r.Code == 2 && !strings.Contains(msg, "\n")
 	for _, w := range want {
 		ok = ok && strings.Contains(msg, w)
 	}
 	if !ok {
-		t.Errorf("%s: exit %d, want 2 and one line naming %q:\n%s", what, r.code, want, msg)
+		t.Errorf("%s: exit %d, want 2 and one line naming %q:\n%s", what, r.Code, want, msg)
 	}
 }
 
@@ -210,8 +122,8 @@ func readOnlyReads(t *testing.T, u *unprivileged, root, data string, cause ...st
 	st := u.run(t, root, "status", "--data-dir", data)
 	wantOK(t, "status", st, "3 files")
 	for _, c := range cause {
-		if !strings.Contains(st.stdout, c) {
-			t.Errorf("status does not say why the index cannot be updated (%q):\n%s", c, st.stdout)
+		if !strings.Contains(st.Stdout, c) {
+			t.Errorf("status does not say why the index cannot be updated (%q):\n%s", c, st.Stdout)
 		}
 	}
 	wantOK(t, "status --check", u.run(t, root, "status", "--check", "--data-dir", data), "check: ok")
@@ -223,12 +135,12 @@ func readOnlyReads(t *testing.T, u *unprivileged, root, data string, cause ...st
 // returns the session.
 func readOnlySession(ctx context.Context, t *testing.T, u *unprivileged, root, data string, cause ...string) *sdk.ClientSession {
 	t.Helper()
-	cs := u.session(ctx, t, root, root, "--data-dir", data)
-	hits := callTool(ctx, t, cs, "codebase_search", map[string]any{"query": "Middleware"})
+	cs := u.session(t, root, root, "--data-dir", data)
+	hits := callTool(t, cs, "codebase_search", map[string]any{"query": "Middleware"})
 	if !strings.Contains(fmt.Sprint(hits["hits"]), "ratelimit/limiter.go") {
 		t.Errorf("codebase_search on the read-only index: %v", hits)
 	}
-	st := callTool(ctx, t, cs, "get_status", map[string]any{})
+	st := callTool(t, cs, "get_status", map[string]any{})
 	warn := fmt.Sprint(st["warnings"])
 	for _, c := range append([]string{"read-only"}, cause...) {
 		if !strings.Contains(warn, c) {
@@ -251,9 +163,6 @@ func readOnlySession(ctx context.Context, t *testing.T, u *unprivileged, root, d
 // read-only, and index and index --force fail with one line naming the
 // directory, its mode, the user and the fix, writing nothing.
 func TestReadOnlyDataDir(t *testing.T) {
-	if os.Getenv("VIBERAG_MAIN_CHILD") != "" {
-		t.Skip("child")
-	}
 	u := newUnprivileged(t)
 	root, data := u.repo(t)
 	wantOK(t, "index", u.run(t, root, "index", root, "--data-dir", data, "--embed", "off"), "3 files")
@@ -266,8 +175,8 @@ func TestReadOnlyDataDir(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cs := readOnlySession(ctx, t, u, root, data, data, "0555", "chmod u+w")
-	wantFail(t, "index", u.run(t, root, "index", root, "--data-dir", data), data, "0555", u.user, "chmod u+w "+data, "--data-dir")
-	wantFail(t, "index --force", u.run(t, root, "index", "--force", root, "--data-dir", data), data, "0555", u.user, "chmod u+w "+data)
+	wantFail(t, "index", u.run(t, root, "index", root, "--data-dir", data), data, "0555", u.Name, "chmod u+w "+data, "--data-dir")
+	wantFail(t, "index --force", u.run(t, root, "index", "--force", root, "--data-dir", data), data, "0555", u.Name, "chmod u+w "+data)
 	if after := listing(t, data); !slices.Equal(before, after) {
 		t.Errorf("the data directory changed: %v, then %v", before, after)
 	}
@@ -275,16 +184,14 @@ func TestReadOnlyDataDir(t *testing.T) {
 	// A user who may write the directory (here root) rebuilds the index
 	// while the server reads it without SQLite's shared memory: the
 	// server's next answer comes from the new file.
-	if u.cred == nil {
+	if !u.Switched() {
 		return // no other user to write it
 	}
-	if err := os.WriteFile(filepath.Join(root, "added.go"), []byte("package main\n\nfunc Added() {}\n"), 0o644); err != nil {
-		t.Fatal(err)
+	testkit.WriteFile(t, filepath.Join(root, "added.go"), "package main\n\nfunc Added() {}\n")
+	if r := runChild(t, nil, "index", "--force", root, "--data-dir", data); r.Code != 0 {
+		t.Fatalf("index as root: exit %d\n%s", r.Code, r.Stderr)
 	}
-	if r := runChild(t, nil, "index", "--force", root, "--data-dir", data); r.code != 0 {
-		t.Fatalf("index as root: exit %d\n%s", r.code, r.stderr)
-	}
-	hits := callTool(ctx, t, cs, "codebase_search", map[string]any{"query": "Added"})
+	hits := callTool(t, cs, "codebase_search", map[string]any{"query": "Added"})
 	if !strings.Contains(fmt.Sprint(hits["hits"]), "added.go") {
 		t.Errorf("the server did not see the index root rebuilt: %v", hits)
 	}
@@ -296,9 +203,6 @@ func TestReadOnlyDataDir(t *testing.T) {
 // file is writable again (the -shm the readers left read-only
 // notwithstanding), index works.
 func TestReadOnlyIndexFile(t *testing.T) {
-	if os.Getenv("VIBERAG_MAIN_CHILD") != "" {
-		t.Skip("child")
-	}
 	u := newUnprivileged(t)
 	root, data := u.repo(t)
 	wantOK(t, "index", u.run(t, root, "index", root, "--data-dir", data, "--embed", "off"), "3 files")
@@ -307,7 +211,7 @@ func TestReadOnlyIndexFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := listing(t, data)
-	wantFail(t, "index", u.run(t, root, "index", root, "--data-dir", data), path, "0444", u.user, "chmod u+w "+path)
+	wantFail(t, "index", u.run(t, root, "index", root, "--data-dir", data), path, "0444", u.Name, "chmod u+w "+path)
 	if after := listing(t, data); !slices.Equal(before, after) {
 		t.Errorf("the failed index left files: %v, then %v", before, after)
 	}
@@ -323,43 +227,39 @@ func TestReadOnlyIndexFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("after chmod 644 index.db: %v", listing(t, data))
-	if err := os.WriteFile(filepath.Join(root, "added.go"), []byte("package main\n\nfunc Added() {}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	u.mine(t, root)
+	testkit.WriteFile(t, filepath.Join(root, "added.go"), "package main\n\nfunc Added() {}\n")
+	u.Own(t, root)
 	wantOK(t, "index after chmod 644", u.run(t, root, "index", root, "--data-dir", data), "4 files")
 	wantOK(t, "search after", u.run(t, root, "search", "--data-dir", data, "Added"), "added.go")
 }
 
-// TestSQLiteHolderChild is the process holdSQLiteWrite starts: it holds
-// a write transaction on the index file, as an sqlite3 shell would,
-// until its standard input closes.
-func TestSQLiteHolderChild(t *testing.T) {
-	path := os.Getenv("VIBERAG_SQLITE_HOLD")
-	if path == "" {
-		t.Skip("run by holdSQLiteWrite")
-	}
-	db, err := sql.Open("sqlite3", path)
+// holdSQLiteRole holds a write transaction on the index file args[0],
+// as an sqlite3 shell would, says "held", and holds it until its standard
+// input closes.
+func holdSQLiteRole(args []string) error {
+	db, err := sql.Open("sqlite3", args[0])
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	conn, err := db.Conn(context.Background())
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
-		t.Fatal(err)
+		return err
 	}
 	fmt.Println("held")
 	_, _ = io.Copy(io.Discard, os.Stdin)
-	conn.ExecContext(context.Background(), "ROLLBACK")
+	_, err = conn.ExecContext(context.Background(), "ROLLBACK")
+	return err
 }
 
 // holdSQLiteWrite starts a process that holds a write transaction on the
 // index file at path; release ends it.
 func holdSQLiteWrite(t *testing.T, path string) (pid int, release func()) {
 	t.Helper()
-	cmd, release := startHolder(t, "TestSQLiteHolderChild", "VIBERAG_SQLITE_HOLD="+path, "held")
+	cmd := testkit.Command("sqlite holder", path)
+	release = testkit.Hold(t, cmd, "held")
 	return cmd.Process.Pid, release
 }
 
@@ -370,44 +270,37 @@ func holdSQLiteWrite(t *testing.T, path string) (pid int, release func()) {
 // `index` without --wait says whom it waits for and succeeds once the
 // transaction ends.
 func TestForeignSQLiteWriter(t *testing.T) {
-	if os.Getenv("VIBERAG_MAIN_CHILD") != "" {
-		t.Skip("child")
-	}
-	root := copyTree(t, filepath.Join("..", "..", "fixtures", "go"))
+	root := testkit.Fixture(t, "go")
 	data := t.TempDir()
 	env := []string{"VIBERAG_HOME=" + t.TempDir(), "VIBERAG_MODEL_DIR="}
-	if r := runChild(t, env, "index", root, "--data-dir", data, "--embed", "off"); r.code != 0 {
-		t.Fatalf("index: exit %d\n%s", r.code, r.stderr)
+	if r := runChild(t, env, "index", root, "--data-dir", data, "--embed", "off"); r.Code != 0 {
+		t.Fatalf("index: exit %d\n%s", r.Code, r.Stderr)
 	}
-	if err := os.WriteFile(filepath.Join(root, "added.go"), []byte("package main\n\nfunc Added() {}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testkit.WriteFile(t, filepath.Join(root, "added.go"), "package main\n\nfunc Added() {}\n")
 	pid, release := holdSQLiteWrite(t, filepath.Join(data, indexer.IndexFile))
 	holder := "pid " + strconv.Itoa(pid)
 
 	start := time.Now()
 	r := runChild(t, env, "index", root, "--data-dir", data, "--wait", "2s")
 	took := time.Since(start)
-	if r.code == 0 || !strings.Contains(r.stderr, holder) || !strings.Contains(r.stderr, "write transaction") || took > 8*time.Second {
-		t.Errorf("index --wait 2s beside %s: exit %d after %s:\n%s", holder, r.code, took, r.stderr)
+	if r.Code == 0 || !strings.Contains(r.Stderr, holder) || !strings.Contains(r.Stderr, "write transaction") || took > 8*time.Second {
+		t.Errorf("index --wait 2s beside %s: exit %d after %s:\n%s", holder, r.Code, took, r.Stderr)
 	}
 
 	func() {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
 		start := time.Now()
-		cs := startMCP(ctx, t, env, "mcp", root, "--data-dir", data)
+		cs := testkit.StdioSession(t, viberagCmd(env, "mcp", root, "--data-dir", data))
 		defer cs.Close()
 		if took := time.Since(start); took > 5*time.Second {
 			t.Errorf("initialize took %s beside the writer", took)
 		}
-		hits := callTool(ctx, t, cs, "codebase_search", map[string]any{"query": "Middleware"})
+		hits := callTool(t, cs, "codebase_search", map[string]any{"query": "Middleware"})
 		if !strings.Contains(fmt.Sprint(hits["hits"]), "ratelimit/limiter.go") {
 			t.Errorf("codebase_search beside the writer: %v", hits)
 		}
 		deadline := time.Now().Add(30 * time.Second)
 		for {
-			st := callTool(ctx, t, cs, "get_status", map[string]any{})
+			st := callTool(t, cs, "get_status", map[string]any{})
 			b, _ := json.Marshal(st["run"])
 			if strings.Contains(string(b), holder) {
 				break
@@ -420,9 +313,8 @@ func TestForeignSQLiteWriter(t *testing.T) {
 		}
 	}()
 
-	cmd := exec.Command(os.Args[0], "-test.run=^TestMainChild$")
-	cmd.Env = append(append(os.Environ(), "VIBERAG_MAIN_CHILD=1", "CHILD_ARGS="+strings.Join([]string{"index", root, "--data-dir", data}, "\n")), env...)
-	var stdout, stderr syncBuffer
+	cmd := viberagCmd(env, "index", root, "--data-dir", data)
+	var stdout, stderr testkit.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -441,31 +333,11 @@ func TestForeignSQLiteWriter(t *testing.T) {
 	}
 }
 
-// TestLimitedChild runs main with its files limited to VIBERAG_FSIZE
-// bytes (RLIMIT_FSIZE, SIGXFSZ ignored): a write past it fails as on a
-// full disk.
-func TestLimitedChild(t *testing.T) {
-	n, err := strconv.ParseUint(os.Getenv("VIBERAG_FSIZE"), 10, 64)
-	if err != nil {
-		t.Skip("run by TestForceOnFullDisk")
-	}
-	signal.Ignore(syscall.SIGXFSZ)
-	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &syscall.Rlimit{Cur: n, Max: n}); err != nil {
-		t.Fatal(err)
-	}
-	os.Args = append([]string{"viberag"}, strings.Split(os.Getenv("CHILD_ARGS"), "\n")...)
-	main()
-	os.Exit(0)
-}
-
 // TestForceOnFullDisk: `index --force` that runs out of room (its files
 // limited to a third of the index's size) fails saying the disk is
 // full, removes every file it made (index.db.new, its -wal and -shm)
 // and leaves the index as it was; once there is room, it succeeds.
 func TestForceOnFullDisk(t *testing.T) {
-	if os.Getenv("VIBERAG_MAIN_CHILD") != "" || os.Getenv("VIBERAG_FSIZE") != "" {
-		t.Skip("child")
-	}
 	root, data := damageTree(t), t.TempDir()
 	if code, _, stderr := runMain(t, "index", root, "--data-dir", data, "--embed", "off"); code != 0 {
 		t.Fatalf("index: exit %d: %s", code, stderr)
@@ -484,9 +356,8 @@ func TestForceOnFullDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cmd := exec.Command(os.Args[0], "-test.run=^TestLimitedChild$")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("VIBERAG_FSIZE=%d", fi.Size()/3),
-		"CHILD_ARGS="+strings.Join([]string{"index", "--force", root, "--data-dir", data}, "\n"))
+	cmd := viberagCmd(nil, "index", "--force", root, "--data-dir", data)
+	testkit.LimitFileSize(cmd, fi.Size()/3)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	err = cmd.Run()

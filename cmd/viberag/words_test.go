@@ -4,7 +4,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -88,9 +87,6 @@ func TestCLIAction(t *testing.T) {
 // suggest the CLI's own commands and flags; their --json stays the MCP
 // tools' answer (TestCLIAnswersAreMCPAnswers holds the two together).
 func TestSearchTextSpeaksCLI(t *testing.T) {
-	if os.Getenv("VIBERAG_MAIN_CHILD") != "" {
-		t.Skip("child")
-	}
 	root, data := indexFixture(t)
 	at := []string{"-C", root, "--data-dir", data}
 	var out strings.Builder
@@ -104,9 +100,9 @@ func TestSearchTextSpeaksCLI(t *testing.T) {
 		{"refs", "Queue"},
 	} {
 		r := runChild(t, nil, append(args, at...)...)
-		out.WriteString(r.stdout + r.stderr)
-		if m := mcpVocabulary.FindString(r.stdout + r.stderr); m != "" {
-			t.Errorf("viberag %s says %q:\n%s%s", strings.Join(args, " "), m, r.stdout, r.stderr)
+		out.WriteString(r.Stdout + r.Stderr)
+		if m := mcpVocabulary.FindString(r.Stdout + r.Stderr); m != "" {
+			t.Errorf("viberag %s says %q:\n%s%s", strings.Join(args, " "), m, r.Stdout, r.Stderr)
 		}
 	}
 	for _, want := range []string{"next: viberag symbol s", "next: viberag refs s", "-i (--ignore-case)"} {
@@ -115,7 +111,7 @@ func TestSearchTextSpeaksCLI(t *testing.T) {
 		}
 	}
 	// The JSON keeps the tools' words.
-	if r := runChild(t, nil, append([]string{"search", "Queue", "--json"}, at...)...); !strings.Contains(r.stdout, `"tool": "get_symbol_details"`) {
-		t.Errorf("search --json lost the MCP tool names:\n%s", r.stdout)
+	if r := runChild(t, nil, append([]string{"search", "Queue", "--json"}, at...)...); !strings.Contains(r.Stdout, `"tool": "get_symbol_details"`) {
+		t.Errorf("search --json lost the MCP tool names:\n%s", r.Stdout)
 	}
 }

@@ -196,7 +196,7 @@ func TestVectorsParity(t *testing.T) {
 var _ VectorSource = (*tables.DB)(nil)
 
 // hasPgvector reports whether the store at url created pgvector.
-func hasPgvector(t *testing.T, url string) bool {
+func hasPgvector(t testing.TB, url string) bool {
 	return queryInt(t, url, `SELECT count(*) FROM pg_extension WHERE extname = 'vector'`) > 0
 }
 
@@ -286,7 +286,7 @@ func checkNearest(t *testing.T, rd *Reader, model string, dim int) {
 }
 
 // embeddedIndex indexes root into a new local index, embedded by m.
-func embeddedIndex(t *testing.T, root string, m embed.Provider) *tables.DB {
+func embeddedIndex(t testing.TB, root string, m embed.Provider) *tables.DB {
 	t.Helper()
 	ctx := context.Background()
 	db, err := indexer.Open(ctx, filepath.Join(t.TempDir(), indexer.IndexFile), indexer.OpenOptions{})
@@ -302,7 +302,7 @@ func embeddedIndex(t *testing.T, root string, m embed.Provider) *tables.DB {
 
 // pushVectors pushes root as repository name with src's vectors, in one
 // push.
-func pushVectors(t *testing.T, cat *Catalog, root, name string, src VectorSource) VectorsWritten {
+func pushVectors(t testing.TB, cat *Catalog, root, name string, src VectorSource) VectorsWritten {
 	t.Helper()
 	_, _, w := pushWith(t, cat, root, name, src)
 	return w
