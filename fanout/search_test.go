@@ -3,6 +3,7 @@ package fanout
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"sort"
 	"strings"
@@ -187,6 +188,9 @@ func TestSearchShardDown(t *testing.T) {
 	if _, _, err := s.Search(ctx, repos, query.Request{Query: "Dial"}); err != nil {
 		t.Fatal(err)
 	}
+	// Answers name the stopped shard's address: its name alone sends an
+	// operator to the catalog to find it.
+	addr := fmt.Sprintf("127.0.0.1:%d/postgres", f.shards[1].Port)
 	if err := f.shards[1].Stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +206,7 @@ func TestSearchShardDown(t *testing.T) {
 			t.Errorf("%q: missing %v, want %v", req.Query, got, want)
 		}
 		for _, m := range r.missing {
-			if m.Shard != "shard2" || !strings.HasPrefix(m.Reason, "shard unavailable") {
+			if m.Shard != "shard2" || m.Address != addr || !strings.HasPrefix(m.Reason, "shard unavailable") {
 				t.Errorf("%q: missing %+v", req.Query, m)
 			}
 		}
@@ -226,6 +230,8 @@ func TestSearchShardDown(t *testing.T) {
 	_, _, missing, err := s.Symbol(ctx, onDown, "Dial", query.SymbolOptions{})
 	if !errors.Is(err, ErrUnavailable) || len(missing) != 1 || missing[0].Repo != down {
 		t.Errorf("Symbol(Dial) in %s on the stopped shard: missing %v, err %v; want ErrUnavailable", down, missing, err)
+	} else if want := down + " (shard shard2 at " + addr + ")"; !strings.Contains(err.Error(), want) {
+		t.Errorf("Symbol(Dial) in %s on the stopped shard: %v, want it to name %s", down, err, want)
 	}
 	if _, missing, err := s.References(ctx, repos, query.RefsRequest{Name: "Dial"}); err != nil || !equal(repoNamesOf(missing), f.missingNames("shard2")) {
 		t.Errorf("References(Dial) with shard2 stopped: missing %v, err %v", missing, err)

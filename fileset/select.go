@@ -140,7 +140,8 @@ func (o SelectOptions) Validate() error {
 // its reason.
 type Selection struct {
 	// Root is the absolute root with symbolic links resolved; every path
-	// in Files and Skipped is relative to it.
+	// in Files and Skipped is relative to it, in its index form
+	// (IndexPath; Join gives the file's path on disk).
 	Root string
 	// Files are the files to index, sorted by path.
 	Files []Candidate
@@ -152,7 +153,7 @@ type Selection struct {
 
 // Candidate is a file chosen for indexing.
 type Candidate struct {
-	Path    string // relative to Selection.Root, '/'-separated
+	Path    string // relative to Selection.Root, '/'-separated, index form (IndexPath)
 	Size    int64
 	ModTime time.Time
 }
@@ -192,6 +193,7 @@ func Select(ctx context.Context, root string, opts SelectOptions) (*Selection, e
 	if err != nil {
 		return nil, fmt.Errorf("select %s: %w", root, err)
 	}
+	opts.Include, opts.Exclude = indexPatterns(opts.Include), indexPatterns(opts.Exclude)
 	s := &selector{
 		ctx:     ctx,
 		root:    resolved,
@@ -304,7 +306,7 @@ type selector struct {
 }
 
 func (s *selector) skip(rel, reason, detail string) {
-	s.sel.Skipped = append(s.sel.Skipped, Skipped{Path: rel, Reason: reason, Detail: detail})
+	s.sel.Skipped = append(s.sel.Skipped, Skipped{Path: IndexPath(rel), Reason: reason, Detail: detail})
 }
 
 // insideRel returns p relative to the root when p lies strictly inside
@@ -441,7 +443,7 @@ func (s *selector) acceptDir(rel string) bool {
 // read either, and that is not the cause).
 func (s *selector) unreadableDir(rel string, err error) string {
 	abs := filepath.Join(s.root, filepath.FromSlash(rel))
-	fix := fmt.Sprintf("make it readable (chmod +rx %s) or leave it out (--exclude '%s/**', or a line in .viberagignore)", rel, rel)
+	fix := fmt.Sprintf("make it readable (chmod +rx %s) or leave it out (--exclude '%s/**', or a line in .viberagignore)", IndexPath(rel), IndexPath(rel))
 	if !dirUsable(abs) {
 		mode := ""
 		if fi, err := os.Lstat(abs); err == nil {
@@ -454,7 +456,7 @@ func (s *selector) unreadableDir(rel string, err error) string {
 		return fmt.Sprintf("directory %s (%s%s); its files are not indexed: %s", cause, mode, rootCause(err), fix)
 	}
 	// The directory is fine: its ignore file is not.
-	return fmt.Sprintf("%v; the directory is left out rather than indexed without its ignore rules: make the file readable, or leave the directory out (--exclude '%s/**')", err, rel)
+	return fmt.Sprintf("%v; the directory is left out rather than indexed without its ignore rules: make the file readable, or leave the directory out (--exclude '%s/**')", err, IndexPath(rel))
 }
 
 // dirUsable reports whether the directory at p can be listed and entered.
@@ -533,7 +535,7 @@ func (s *selector) considerFile(rel string, info func() (fs.FileInfo, error)) {
 		s.skip(rel, SkipTooLarge, fmt.Sprintf("%d bytes is over the limit %d", fi.Size(), s.maxSize))
 		return
 	}
-	s.sel.Files = append(s.sel.Files, Candidate{Path: rel, Size: fi.Size(), ModTime: fi.ModTime()})
+	s.sel.Files = append(s.sel.Files, Candidate{Path: IndexPath(rel), Size: fi.Size(), ModTime: fi.ModTime()})
 }
 
 // nameRule applies the rules that need only the path, in priority order:
@@ -592,7 +594,7 @@ func (s *selector) symlinkRule(rel string) (reason, detail string) {
 	if err != nil || trel == ".." || strings.HasPrefix(trel, ".."+string(filepath.Separator)) {
 		return SkipSymlinkOutside, target
 	}
-	trel = filepath.ToSlash(trel)
+	trel = IndexPath(filepath.ToSlash(trel))
 	fi, err := os.Stat(target)
 	if err != nil {
 		return SkipUnreadable, err.Error()
@@ -614,16 +616,44 @@ func isLoop(err error) bool {
 	return errors.Is(err, syscall.ELOOP) || strings.Contains(err.Error(), "too many links")
 }
 
-// matchPattern returns the first pattern matching rel or its base name.
+// matchPattern returns the first pattern matching rel or its base name,
+// as the file system spells them or in their index form (the form
+// answers show, which a pattern may copy).
 func matchPattern(patterns []string, rel string) (string, bool) {
-	name := path.Base(rel)
+	if len(patterns) == 0 {
+		return "", false
+	}
+	forms := []string{rel}
+	if ip := IndexPath(rel); ip != rel {
+		forms = append(forms, ip)
+	}
 	for _, p := range patterns {
-		// Validate ran before any work, so the patterns are well-formed.
-		if doublestar.MatchUnvalidated(p, rel) || (name != rel && doublestar.MatchUnvalidated(p, name)) {
-			return p, true
+		for _, f := range forms {
+			// Validate ran before any work, so the patterns are well-formed.
+			name := path.Base(f)
+			if doublestar.MatchUnvalidated(p, f) || (name != f && doublestar.MatchUnvalidated(p, name)) {
+				return p, true
+			}
 		}
 	}
 	return "", false
+}
+
+// indexPatterns returns patterns with each one that is not UTF-8 (bytes
+// typed in a shell) in its index form, which matches the index forms of
+// the names it spells: doublestar compares runes, and to it every byte
+// that is not UTF-8 is the same rune.
+func indexPatterns(patterns []string) []string {
+	out := patterns
+	for i, p := range patterns {
+		if ip := IndexPath(p); ip != p && !utf8.ValidString(p) {
+			if &out[0] == &patterns[0] {
+				out = slices.Clone(patterns)
+			}
+			out[i] = ip
+		}
+	}
+	return out
 }
 
 // parentDir returns the '/'-separated parent of rel, "" for the root.

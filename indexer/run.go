@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -414,7 +413,7 @@ func described(f *extract.File) *extract.File {
 func examine(ctx context.Context, root string, c fileset.Candidate, states map[string]tables.FileState, parsers *syntax.Pool, mem *parseMemory, opts Options) fileResult {
 	r := fileResult{path: c.Path}
 	start := time.Now()
-	data, err := fileset.ReadRegular(ctx, filepath.Join(root, filepath.FromSlash(c.Path)), opts.Select.SizeLimit())
+	data, err := fileset.ReadRegular(ctx, fileset.Join(root, c.Path), opts.Select.SizeLimit())
 	var skip *fileset.SkipError
 	switch {
 	case errors.As(err, &skip):

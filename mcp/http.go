@@ -239,8 +239,8 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	g.next.ServeHTTP(w, r)
 }
 
-// admission reads an accepted request's body whole, then serves it
-// within the session cap.
+// admission reads an accepted request's body whole, refuses one that is
+// not Unicode text (checkUnicode), then serves it within the session cap.
 type admission struct {
 	next        http.Handler
 	sessions    *sessionCap
@@ -259,6 +259,10 @@ func (a *admission) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		case err != nil:
 			http.Error(w, fmt.Sprintf("request body not received within %s: %v", a.bodyTimeout, err), http.StatusRequestTimeout)
+			return
+		}
+		if err := checkUnicode(body); err != nil {
+			refuseNonUnicode(w, body, err) // the SDK would decode it into other text
 			return
 		}
 		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))

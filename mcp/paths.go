@@ -7,13 +7,14 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/viberag/viberag/fileset"
 	"github.com/viberag/viberag/indexer"
 )
 
 // resolveInRoot returns the real path of the file rel names, refusing one
 // whose symbolic links lead outside root (root must itself be real).
 func resolveInRoot(root, rel string) (string, error) {
-	real, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(rel)))
+	real, err := filepath.EvalSymlinks(fileset.Join(root, rel))
 	if err != nil {
 		return "", fmt.Errorf("resolve %s: %w", rel, err)
 	}

@@ -302,13 +302,19 @@ func (c *lineConn) reject(id json.RawMessage, code int64, msg string) {
 var bom = []byte("\xef\xbb\xbf")
 
 // handleLine hands the message or batch on one line to the SDK, or
-// answers it with an error; false when the connection closed meanwhile.
+// answers it with an error (a line that is not Unicode text, see
+// checkUnicode, among them); false when the connection closed meanwhile.
 // Blocks while MaxInFlight requests are pending.
 func (c *lineConn) handleLine(line []byte) bool {
 	line = bytes.TrimSpace(bytes.TrimPrefix(line, bom))
-	switch {
-	case len(line) == 0:
+	if len(line) == 0 {
 		return true
+	}
+	if err := checkUnicode(line); err != nil {
+		c.reject(requestID(line), jsonrpc.CodeParseError, err.Error())
+		return true
+	}
+	switch {
 	case !json.Valid(line):
 		c.reject(nil, jsonrpc.CodeParseError, "parse error: the line is not valid JSON")
 		return true

@@ -293,7 +293,7 @@ func (e *storeEngine) Search(ctx context.Context, req query.Request) (*query.Res
 func partialNote(missing []fanout.Missing) string {
 	names := make([]string, len(missing))
 	for i, m := range missing {
-		names[i] = m.Repo + " (shard " + m.Shard + ")"
+		names[i] = m.String()
 	}
 	return "partial: no answer from " + strings.Join(names, ", ")
 }

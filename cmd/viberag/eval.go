@@ -895,7 +895,7 @@ func (c *evalCmd) evalFilesBM25(ctx context.Context, r benchRepo, root string, q
 	var docs []file
 	var files int64
 	for _, f := range sel.Files {
-		data, err := os.ReadFile(filepath.Join(sel.Root, filepath.FromSlash(f.Path)))
+		data, err := os.ReadFile(fileset.Join(sel.Root, f.Path))
 		if err != nil {
 			return nil, fmt.Errorf("bm25-files: %w", err)
 		}

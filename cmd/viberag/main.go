@@ -154,6 +154,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "viberag:", err)
 		return exitFailure
 	}
+	args = indexPathArgs(parser.Model, args)
 	kctx, err := parser.Parse(joinNegativeValues(parser.Model, args))
 	var pe *kong.ParseError
 	if errors.As(err, &pe) && pe.Context != nil {

@@ -5,7 +5,6 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
@@ -71,7 +70,7 @@ func (p *Push) WriteVectors(ctx context.Context, src VectorSource) (VectorsWritt
 		return w, errors.New("push: vectors after commit or rollback")
 	}
 	fail := func(what string, err error) (VectorsWritten, error) {
-		return w, fmt.Errorf("push %s: vectors: %s: %w", p.repo.Name, what, err)
+		return w, p.fail("vectors: "+what, err)
 	}
 	vr := src.VectorReader()
 	model, err := vr.Model(ctx)
