@@ -2,6 +2,7 @@ package fileset
 
 import (
 	"context"
+	"github.com/viberag/viberag/internal/testkit"
 	"os"
 	"path/filepath"
 	"slices"
@@ -110,9 +111,9 @@ func TestSelectNamesNotUTF8(t *testing.T) {
 		t.Run(map[bool]string{true: "git", false: "walk"}[git], func(t *testing.T) {
 			root := t.TempDir()
 			hermeticGit(t, root)
-			writeTree(t, root, files)
+			testkit.WriteFiles(t, root, files)
 			if git {
-				runGitT(t, root, "init", "-q")
+				testkit.Git(t, root, "init", "-q")
 			}
 			sel, err := Select(context.Background(), root, SelectOptions{})
 			if err != nil {

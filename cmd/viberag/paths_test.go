@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"github.com/viberag/viberag/internal/testkit"
 	"slices"
 	"strings"
 	"testing"
@@ -37,10 +38,10 @@ var (
 // other: over the CLI and over a real MCP session.
 func TestPathsNotUTF8(t *testing.T) {
 	root, data := t.TempDir(), t.TempDir()
-	writeFiles(t, root, namesNotUTF8)
+	testkit.WriteFiles(t, root, namesNotUTF8)
 	env := []string{"VIBERAG_HOME=" + t.TempDir(), "VIBERAG_MODEL_DIR="}
-	if r := runChild(t, env, "index", root, "--data-dir", data, "--embed", "off"); r.code != 0 {
-		t.Fatalf("index: exit %d\n%s", r.code, r.stderr)
+	if r := runChild(t, env, "index", root, "--data-dir", data, "--embed", "off"); r.Code != 0 {
+		t.Fatalf("index: exit %d\n%s", r.Code, r.Stderr)
 	}
 	search := func(args ...string) []string {
 		t.Helper()
@@ -48,8 +49,8 @@ func TestPathsNotUTF8(t *testing.T) {
 		var out struct {
 			Hits []struct{ Path, Title string }
 		}
-		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
-			t.Fatalf("search %q: exit %d: %v\n%s%s", args, r.code, err, r.stdout, r.stderr)
+		if err := json.Unmarshal([]byte(r.Stdout), &out); err != nil {
+			t.Fatalf("search %q: exit %d: %v\n%s%s", args, r.Code, err, r.Stdout, r.Stderr)
 		}
 		var paths []string
 		for _, h := range out.Hits {
@@ -84,18 +85,18 @@ func TestPathsNotUTF8(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	cs := startMCP(ctx, t, env, "mcp", root, "--data-dir", data, "--embed", "off")
+	cs := testkit.StdioSession(t, viberagCmd(env, "mcp", root, "--data-dir", data, "--embed", "off"))
 	for form, fn := range formsNotUTF8 {
-		lines := callTool(ctx, t, cs, "read_file_lines", map[string]any{"path": form})
+		lines := callTool(t, cs, "read_file_lines", map[string]any{"path": form})
 		if lines["path"] != form || !strings.Contains(lines["text"].(string), "func "+fn+"()") {
 			t.Errorf("read_file_lines %q: %v, want the file defining %s", form, lines, fn)
 		}
-		around := callTool(ctx, t, cs, "get_surrounding_code", map[string]any{"path": form, "line": 3})
+		around := callTool(t, cs, "get_surrounding_code", map[string]any{"path": form, "line": 3})
 		anchor, _ := around["anchor"].(map[string]any)
 		if around["path"] != form || anchor == nil || !strings.Contains(anchor["code"].(string), "func "+fn+"()") {
 			t.Errorf("get_surrounding_code %q line 3: %v, want %s", form, around, fn)
 		}
-		hits := callTool(ctx, t, cs, "codebase_search", map[string]any{"query": "package", "intent": "exact_text",
+		hits := callTool(t, cs, "codebase_search", map[string]any{"query": "package", "intent": "exact_text",
 			"scope": map[string]any{"path_prefix": []string{form}}})
 		var paths []string
 		for _, h := range asList(hits["hits"]) {
@@ -104,7 +105,7 @@ func TestPathsNotUTF8(t *testing.T) {
 		if !slices.Equal(paths, []string{form}) {
 			t.Errorf("codebase_search path_prefix %q: paths %q, want only it", form, paths)
 		}
-		def := callTool(ctx, t, cs, "codebase_search", map[string]any{"query": fn})
+		def := callTool(t, cs, "codebase_search", map[string]any{"query": fn})
 		if h := asList(def["hits"]); len(h) == 0 || h[0].(map[string]any)["path"] != form {
 			t.Errorf("codebase_search %s: hits %v, want %q first", fn, def["hits"], form)
 		}
