@@ -16,6 +16,7 @@ import (
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables/postings"
 )
 
 // BenchmarkWrite measures Write throughput on synthetic Go-like files of
@@ -322,7 +323,7 @@ func BenchmarkTrigramIndex(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	set := newTrigramSet()
+	set := postings.NewTrigramSet()
 	for b.Loop() {
 		b.StopTimer()
 		db, err := Open(ctx, filepath.Join(b.TempDir(), "index.db"), OpenOptions{})
@@ -336,9 +337,9 @@ func BenchmarkTrigramIndex(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			tb := &trigramBatch{}
+			tb := &postings.TrigramBatch{}
 			for j := i; j < min(i+256, len(texts)); j++ {
-				if err := tb.add(int64(j+1), set.of(texts[j])); err != nil {
+				if err := tb.Add(int64(j+1), set.Of(texts[j])); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/viberag/viberag/tables/postings"
 )
 
 // ErrDamaged means the index file is damaged: not an SQLite file, cut
@@ -21,12 +23,13 @@ var ErrDamaged = errors.New("index is damaged")
 
 // IsCorrupt reports whether err comes from SQLite finding the file
 // damaged (SQLITE_CORRUPT, "database disk image is malformed", or
-// SQLITE_NOTADB, "file is not a database"), or wraps ErrDamaged.
+// SQLITE_NOTADB, "file is not a database"), or wraps ErrDamaged or
+// postings.ErrCorrupt (stored postings that do not decode).
 func IsCorrupt(err error) bool {
 	if err == nil {
 		return false
 	}
-	if errors.Is(err, ErrDamaged) {
+	if errors.Is(err, ErrDamaged) || errors.Is(err, postings.ErrCorrupt) {
 		return true
 	}
 	if code, ok := sqliteCode(err); ok {

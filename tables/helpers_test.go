@@ -12,8 +12,10 @@ import (
 	"testing"
 
 	"github.com/cespare/xxhash/v2"
+
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/tables/fulltext"
+	"github.com/viberag/viberag/tables/postings"
 )
 
 // openTest opens a fresh index in a temporary directory.
@@ -94,7 +96,7 @@ func checkTrigrams(t testing.TB, db *DB) (stale int) {
 		return 0
 	}
 	want := map[key]bool{}
-	set := newTrigramSet()
+	set := postings.NewTrigramSet()
 	for _, id := range queryInts(t, db, `SELECT id FROM files`) {
 		var blob []byte
 		if err := db.SQL().QueryRow(`SELECT text FROM sources WHERE id = ?`, id).Scan(&blob); err != nil {
@@ -104,7 +106,7 @@ func checkTrigrams(t testing.TB, db *DB) (stale int) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, k := range set.of(text) {
+		for _, k := range set.Of(text) {
 			want[key{k, id}] = true
 		}
 	}
@@ -127,7 +129,7 @@ func checkTrigrams(t testing.TB, db *DB) (stale int) {
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	var entries []blockEntry
+	var entries []postings.TrigramEntry
 	for rows.Next() {
 		var id int64
 		var b []byte
@@ -135,20 +137,20 @@ func checkTrigrams(t testing.TB, db *DB) (stale int) {
 			t.Fatal(err)
 		}
 		seg := id >> triSegShift
-		if entries, err = parseBlock(b, uint32(id&(1<<triSegShift-1)), entries); err != nil {
+		if entries, err = postings.ParseTrigramBlock(b, uint32(id&(1<<triSegShift-1)), entries); err != nil {
 			t.Fatal(err)
 		}
 		for _, e := range entries {
-			ids, err := decodePosting(nil, b[e.start:e.end])
+			ids, err := postings.DecodeTrigramPosting(nil, b[e.Start:e.End])
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !slices.IsSorted(ids) || len(slices.Compact(slices.Clone(ids))) != len(ids) {
-				t.Fatalf("segment %d trigram %06x: ids %v not ascending", seg, e.tri, ids)
+				t.Fatalf("segment %d trigram %06x: ids %v not ascending", seg, e.Tri, ids)
 			}
 			for _, f := range ids {
 				if cur[int64(f)] == seg {
-					got[key{e.tri, int64(f)}] = true
+					got[key{e.Tri, int64(f)}] = true
 				} else {
 					stale++
 				}
@@ -417,7 +419,7 @@ func refUses(t testing.TB, db *DB, path string) []string {
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			t.Fatal(err)
 		}
-		ids, err := decodePostings(nil, blob)
+		ids, err := postings.DecodeIDs(nil, blob)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -531,7 +533,7 @@ func checkRefKeys(t testing.TB, db *DB) {
 			if err := rows.Scan(&k, &blob); err != nil {
 				t.Fatal(err)
 			}
-			ids, err := decodePostings(nil, blob)
+			ids, err := postings.DecodeIDs(nil, blob)
 			if err != nil {
 				t.Fatal(err)
 			}

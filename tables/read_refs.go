@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables/postings"
 )
 
 // RefRow is one reference to a name: a call, an identifier use, a type
@@ -65,11 +66,11 @@ func (db *DB) RefsNamed(ctx context.Context, name string, s scope.Scope) ([]RefR
 	if byName == nil && byTarget == nil {
 		return nil, nil
 	}
-	nameFiles, err := decodePostings(nil, byName)
+	nameFiles, err := postings.DecodeIDs(nil, byName)
 	if err != nil {
 		return nil, err
 	}
-	targetFiles, err := decodePostings(nil, byTarget)
+	targetFiles, err := postings.DecodeIDs(nil, byTarget)
 	if err != nil {
 		return nil, err
 	}

@@ -177,48 +177,6 @@ func queryInts(t testing.TB, db *DB, q string, args ...any) []int64 {
 	return out
 }
 
-// TestNeedleTrigrams: folding, spreading and short texts.
-func TestNeedleTrigrams(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want []uint32
-	}{
-		{"ab", nil},
-		{"abc", []uint32{0x616263}},
-		{"ABc", []uint32{0x616263}},
-		{"aaaa", []uint32{0x616161}},
-		{"é!", []uint32{0xc3a921}}, // bytes, not runes; é is not folded
-	} {
-		if got := needleTrigrams(tc.in); !slices.Equal(got, tc.want) {
-			t.Errorf("needleTrigrams(%q) = %x, want %x", tc.in, got, tc.want)
-		}
-	}
-	long := strings.Repeat("abcdefghij", 10)
-	if n := len(needleTrigrams(long)); n > maxTrigrams {
-		t.Errorf("%d trigrams for a 100-byte text, want at most %d", n, maxTrigrams)
-	}
-}
-
-// Postings round-trip in both encodings.
-func TestPostings(t *testing.T) {
-	dense := make([]uint32, 0, 1000)
-	for i := uint32(7); i < 1200; i++ {
-		if i%6 != 0 {
-			dense = append(dense, i)
-		}
-	}
-	for _, ids := range [][]uint32{{1}, {5, 9, 1 << 31}, dense} {
-		p := appendPosting([]byte("x"), ids)[1:]
-		got, err := decodePosting(nil, p)
-		if err != nil || !slices.Equal(got, ids) {
-			t.Errorf("%d ids: decoded %d, %v", len(ids), len(got), err)
-		}
-	}
-	if p := appendPosting(nil, dense); p[0] != postingBitset {
-		t.Errorf("dense posting encoded as %d, want a bitset", p[0])
-	}
-}
-
 // RefsNamed returns exactly the uses the facts hold: for every name used
 // in the fixtures, the rows equal those computed from extract's refs
 // directly (identifiers once per name and line, a definition's own name
