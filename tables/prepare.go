@@ -45,7 +45,7 @@ type Prepared struct {
 	refImport []string
 
 	trigram  bool     // trigrams were computed
-	trigrams []uint32 // the file's distinct trigrams (trigramSet.of)
+	trigrams []uint32 // the file's distinct trigrams (postings.TrigramSet)
 
 	// The rows of the word indexes (words.go), tokenized.
 	symbolWords, chunkWords, fileWords postings.File

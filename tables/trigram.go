@@ -11,15 +11,11 @@ import (
 	"github.com/viberag/viberag/tables/postings"
 )
 
-// The trigram index behind exact text search. Trigrams are computed here,
-// in Go (a tokenizer run by the writer would be 40 % of its CPU), and
-// stored as posting lists:
+// The trigram index behind exact text search. Trigrams are computed in
+// Go (postings.TrigramSet; a tokenizer run by the writer would be 40 % of
+// its CPU), and stored as posting lists (package postings has their
+// encodings):
 //
-//   - A trigram is three bytes of a file's text with ASCII letters
-//     lower-cased (the case rule of the verify pass, containsFold), packed
-//     into the low 24 bits of a uint32. Each file also has the trigrams of
-//     its last two bytes padded with zero bytes, so that a two-byte text
-//     finds its files through the trigrams it starts (a range of keys).
 //   - Each Write that stores files adds one segment: for every trigram of
 //     its files, the sorted ids of the files holding it. A segment is
 //     stored as blocks of consecutive trigrams (table trigrams, rowid
@@ -185,59 +181,16 @@ func mergeSegs(ctx context.Context, tx *sql.Tx, segs []int64) error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	var live []*postings.TrigramReader
+	srcs := make([]postings.TrigramSource, 0, len(segs))
 	for _, s := range segs {
 		if b := blocks[s]; b != nil {
-			if r := postings.NewTrigramReader(s, b); r.Next() {
-				live = append(live, r)
-			} else if r.Err() != nil {
-				return r.Err()
-			}
+			srcs = append(srcs, postings.TrigramSource{Seg: s, Blocks: b})
 		}
 	}
-	w := &postings.TrigramWriter{}
-	var ids, scratch []uint32
-	for len(live) > 0 {
-		tri := live[0].Tri()
-		for _, r := range live[1:] {
-			tri = min(tri, r.Tri())
-		}
-		ids = ids[:0]
-		sources := 0
-		for _, r := range live {
-			if r.Tri() != tri {
-				continue
-			}
-			if scratch, err = postings.DecodeTrigramPosting(scratch[:0], r.Posting()); err != nil {
-				return err
-			}
-			n := len(ids)
-			for _, id := range scratch {
-				if int(id) < len(cur) && cur[id] == r.Seg {
-					ids = append(ids, id)
-				}
-			}
-			if len(ids) > n {
-				sources++
-			}
-		}
-		if sources > 1 {
-			slices.Sort(ids)
-		}
-		if len(ids) > 0 {
-			w.Add(tri, ids)
-		}
-		kept := live[:0]
-		for _, r := range live {
-			if r.Tri() != tri || r.Next() {
-				kept = append(kept, r)
-			} else if r.Err() != nil {
-				return r.Err()
-			}
-		}
-		live = kept
+	w, err := postings.MergeTrigrams(srcs, cur)
+	if err != nil {
+		return err
 	}
-	w.Flush()
 	for _, q := range []struct {
 		sql  string
 		args []any

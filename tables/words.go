@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"fmt"
 	"slices"
 	"sort"
@@ -15,43 +14,33 @@ import (
 )
 
 // The word indexes (ADR 13): full-text search over symbols, chunks and
-// files. The parse workers tokenize each row (fulltext.Tokenizer) and
-// group the file's tokens into per-term fragments (Preparer), and the
-// writer only merges the batch's fragments into one segment of posting
-// lists per index, as the trigram index does (trigram.go): a tokenizer,
-// hash table and segment writes in the writer would be most of what it
-// does besides the rows.
+// files. The parse workers tokenize each row and group the file's tokens
+// into per-term fragments (Preparer, postings.Builder), and the writer
+// only joins the batch's fragments into one segment of postings per
+// index (postings.BuildSegment), as the trigram index does (trigram.go):
+// a tokenizer, hash table and segment writes in the writer would be most
+// of what it does besides the rows.
 //
 // A segment indexes the rows of one write (or of the segments merged into
 // it): rows lo..hi, consecutive because the writer gives symbols, chunks
 // and file word rows numbers above any it gave before (nextRowIDs), so
-// segments cover disjoint ranges. It is stored as
+// segments cover disjoint ranges. Package postings has its encodings; it
+// is stored as
 //
-//   - blocks of consecutive terms (P_words, id seg << 32 | block), each
-//     term as uvarint(bytes shared with the previous term of the block),
-//     uvarint(len(rest)), rest, uvarint(len(posting)), posting; a block
-//     ends past wordBlockBytes;
-//   - a row of P_word_segs: lo, hi, the first term of each block (dir:
-//     uvarint(len), bytes), and per row lo..hi uvarint(tokens + 1), 0 for
-//     a number that has no row (docs);
+//   - its blocks of terms (P_words, id seg << 32 | block);
+//   - a row of P_word_segs: lo, hi, the blocks' bytes, the directory
+//     (dir) and the row lengths (docs);
 //   - a row of P_word_live: the segment's live rows and their tokens, and
-//     the rows deleted since (dead, ascending uvarint deltas).
-//
-// A posting lists the rows holding the term, ascending: per row
-// uvarint(row - previous row, the first from lo), uvarint(len(entry)) and
-// an entry: a byte with bit c set for each column c holding the term, per
-// such column uvarint(count), then per such column the term's count
-// positions (token offsets in the column), uvarint deltas. A reader that
-// needs counts only skips the positions by the entry length.
+//     the rows deleted since (dead, an id list).
 //
 // Deleting a row (a re-write or a file deleted) adds it to its segment's
 // dead set and takes its tokens off the live totals, so bm25's row count,
 // average length and document frequencies count live rows only. Merges
-// drop dead rows: after a write the newest segments merge once mergeMin
-// of them qualify (as the trigram segments do), and CompactFTS merges
-// all. A merged segment gets a new number, above every other: a segment's
-// number names its contents for good, so readers cache its directory and
-// lengths (wordCache).
+// drop dead rows (postings.Merge): after a write the newest segments
+// merge once mergeMin of them qualify (as the trigram segments do), and
+// CompactFTS merges all. A merged segment gets a new number, above every
+// other: a segment's number names its contents for good, so readers cache
+// its directory and lengths (wordCache).
 
 // wordSegShift places a segment's number above its block numbers.
 const wordSegShift = 32
@@ -114,7 +103,7 @@ func (bw *batchWriter) writeWords(ix *wordIndex, b *wordBatch) error {
 	if err != nil {
 		return err
 	}
-	if err := insertWordSegment(bw.ctx, bw.tx, ix, seg, w, liveState{rows: w.Rows, tokens: w.Tokens}); err != nil {
+	if err := insertWordSegment(bw.ctx, bw.tx, ix, seg, w); err != nil {
 		return err
 	}
 	if bw.bulk {
@@ -131,7 +120,8 @@ func (bw *batchWriter) nextWordSeg(ix *wordIndex) (int64, error) {
 	return seg, nil
 }
 
-func insertWordSegment(ctx context.Context, tx *sql.Tx, ix *wordIndex, seg int64, w *postings.Written, live liveState) error {
+// insertWordSegment stores w as segment seg of ix, with no dead rows.
+func insertWordSegment(ctx context.Context, tx *sql.Tx, ix *wordIndex, seg int64, w *postings.Written) error {
 	if seg >= 1<<(63-wordSegShift) {
 		return fmt.Errorf("%s: segment %d out of range", ix.segs(), seg)
 	}
@@ -158,7 +148,7 @@ func insertWordSegment(ctx context.Context, tx *sql.Tx, ix *wordIndex, seg int64
 		return fmt.Errorf("%s: %w", ix.segs(), err)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO `+ix.live()+`(seg, rows, tokens, dead) VALUES (?, ?, ?, ?)`,
-		seg, live.rows, live.tokens, postings.AppendIDs([]byte{}, live.dead)); err != nil {
+		seg, w.Rows, w.Tokens, []byte{}); err != nil {
 		return fmt.Errorf("%s: %w", ix.live(), err)
 	}
 	return nil
@@ -304,30 +294,6 @@ func mergeWordSegments(ctx context.Context, tx *sql.Tx, ix *wordIndex, all bool)
 	return mergeWordSegs(ctx, tx, ix, segs[len(segs)-k:])
 }
 
-// wordSegReader walks the terms of one segment's blocks in order.
-type wordSegReader struct {
-	s      *postings.Segment
-	dead   []int64
-	blocks [][]byte
-	t      postings.Terms
-	ok     bool
-}
-
-func (r *wordSegReader) next() bool {
-	for {
-		if r.t.Next() {
-			r.ok = true
-			return true
-		}
-		if r.t.Err() != nil || len(r.blocks) == 0 {
-			r.ok = false
-			return false
-		}
-		r.t.Reset(r.blocks[0])
-		r.blocks = r.blocks[1:]
-	}
-}
-
 // mergeWordSegs merges segs (consecutive by range, ascending) into one
 // with a new number, dropping dead rows.
 func mergeWordSegs(ctx context.Context, tx *sql.Tx, ix *wordIndex, segs []segRange) error {
@@ -335,18 +301,7 @@ func mergeWordSegs(ctx context.Context, tx *sql.Tx, ix *wordIndex, segs []segRan
 	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(seg), 0) FROM `+ix.segs()).Scan(&maxSeg); err != nil {
 		return err
 	}
-	lo, hi := segs[0].lo, segs[len(segs)-1].hi
-	if hi < lo {
-		hi = lo - 1
-	}
-	for _, s := range segs {
-		if s.hi >= s.lo && s.lo < lo || s.hi > hi {
-			return fmt.Errorf("%s: segment %d rows %d..%d outside %d..%d", ix.segs(), s.seg, s.lo, s.hi, lo, hi)
-		}
-	}
-	docs := make([]uint32, hi-lo+1)
-	var live liveState
-	readers := make([]*wordSegReader, 0, len(segs))
+	srcs := make([]postings.Source, 0, len(segs))
 	for _, sr := range segs {
 		s, err := loadWordSegment(ctx, tx, ix, sr.seg)
 		if err != nil {
@@ -356,99 +311,15 @@ func mergeWordSegs(ctx context.Context, tx *sql.Tx, ix *wordIndex, segs []segRan
 		if err != nil {
 			return err
 		}
-		for id := s.Lo; id <= s.Hi; id++ {
-			if n, ok := s.RowTokens(id); ok && !isDead(l.dead, id) {
-				docs[id-lo] = n + 1
-			}
-		}
-		live.rows += l.rows
-		live.tokens += l.tokens
-		r := &wordSegReader{s: s, dead: l.dead}
-		rows, err := tx.QueryContext(ctx, `SELECT data FROM `+ix.words()+` WHERE id >= ? AND id < ? ORDER BY id`, sr.seg<<wordSegShift, (sr.seg+1)<<wordSegShift)
+		blocks, err := wordBlocks(ctx, tx, ix, sr.seg)
 		if err != nil {
 			return err
 		}
-		for rows.Next() {
-			var b []byte
-			if err := rows.Scan(&b); err != nil {
-				rows.Close()
-				return err
-			}
-			r.blocks = append(r.blocks, b)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		if r.next() {
-			readers = append(readers, r)
-		} else if r.t.Err() != nil {
-			return fmt.Errorf("%s segment %d: %w", ix.words(), sr.seg, r.t.Err())
-		}
+		srcs = append(srcs, postings.Source{Seg: s, Dead: l.dead, Blocks: blocks})
 	}
-	w := &postings.BlockWriter{}
-	var posting []byte
-	var term []byte
-	for len(readers) > 0 {
-		term = append(term[:0], readers[0].t.Term()...)
-		for _, r := range readers[1:] {
-			if bytes.Compare(r.t.Term(), term) < 0 {
-				term = append(term[:0], r.t.Term()...)
-			}
-		}
-		posting = posting[:0]
-		prev := lo
-		kept := readers[:0]
-		for _, r := range readers {
-			if bytes.Equal(r.t.Term(), term) && len(r.dead) == 0 {
-				// No dead rows: the posting as it is, its first delta
-				// rewritten.
-				last, err := postings.Last(r.t.Posting(), r.s.Lo)
-				if err != nil {
-					return fmt.Errorf("%s segment %d: %w", ix.words(), r.s.Seg, err)
-				}
-				d0, n := binary.Uvarint(r.t.Posting())
-				posting = binary.AppendUvarint(posting, uint64(r.s.Lo+int64(d0)-prev))
-				posting = append(posting, r.t.Posting()[n:]...)
-				prev = last
-				if !r.next() {
-					if r.t.Err() != nil {
-						return fmt.Errorf("%s segment %d: %w", ix.words(), r.s.Seg, r.t.Err())
-					}
-					continue
-				}
-			} else if bytes.Equal(r.t.Term(), term) {
-				c := postings.NewCursor(r.t.Posting(), r.s.Lo)
-				for c.Next() {
-					if isDead(r.dead, c.ID()) {
-						continue
-					}
-					posting = binary.AppendUvarint(posting, uint64(c.ID()-prev))
-					posting = binary.AppendUvarint(posting, uint64(len(c.Entry())))
-					posting = append(posting, c.Entry()...)
-					prev = c.ID()
-				}
-				if c.Err() != nil {
-					return fmt.Errorf("%s segment %d: %w", ix.words(), r.s.Seg, c.Err())
-				}
-				if !r.next() {
-					if r.t.Err() != nil {
-						return fmt.Errorf("%s segment %d: %w", ix.words(), r.s.Seg, r.t.Err())
-					}
-					continue
-				}
-			}
-			kept = append(kept, r)
-		}
-		readers = kept
-		if len(posting) > 0 {
-			w.Add(string(term), posting)
-		}
-	}
-	w.Flush()
-	var docBytes []byte
-	for _, v := range docs {
-		docBytes = binary.AppendUvarint(docBytes, uint64(v))
+	w, err := postings.Merge(srcs)
+	if err != nil {
+		return fmt.Errorf("merge %s: %w", ix.words(), err)
 	}
 	for _, s := range segs {
 		for _, q := range []string{
@@ -461,7 +332,25 @@ func mergeWordSegs(ctx context.Context, tx *sql.Tx, ix *wordIndex, segs []segRan
 			}
 		}
 	}
-	return insertWordSegment(ctx, tx, ix, maxSeg+1, &postings.Written{Lo: lo, Hi: hi, Blocks: w.Blocks(), Dir: w.Dir(), Lengths: docBytes, Bytes: w.Bytes()}, live)
+	return insertWordSegment(ctx, tx, ix, maxSeg+1, w)
+}
+
+// wordBlocks reads the blocks of segment seg of ix, in order.
+func wordBlocks(ctx context.Context, tx *sql.Tx, ix *wordIndex, seg int64) ([][]byte, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT data FROM `+ix.words()+` WHERE id >= ? AND id < ? ORDER BY id`, seg<<wordSegShift, (seg+1)<<wordSegShift)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var blocks [][]byte
+	for rows.Next() {
+		var b []byte
+		if err := rows.Scan(&b); err != nil {
+			return nil, err
+		}
+		blocks = append(blocks, b)
+	}
+	return blocks, rows.Err()
 }
 
 // checkWords notes each way the word indexes disagree with the rows of

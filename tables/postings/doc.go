@@ -48,6 +48,8 @@
 // block is uvarint(n), then per trigram uvarint(trigram − previous
 // trigram, the first relative to the block's first) and uvarint(posting
 // length), then the postings in that order (ParseTrigramBlock).
+// MergeTrigrams merges segments, leaving out the ids a segment no longer
+// owns.
 //
 // # Damage
 //

@@ -316,9 +316,75 @@ func (b *TrigramBatch) Each(fn func(tri uint32, ids []uint32)) {
 	}
 }
 
-// TrigramReader walks the trigrams of one segment's blocks in order.
-type TrigramReader struct {
-	Seg     int64
+// TrigramSource is a trigram segment to merge: its number and its
+// blocks, in order.
+type TrigramSource struct {
+	Seg    int64
+	Blocks []TrigramBlock
+}
+
+// MergeTrigrams merges trigram segments (ascending by number) into one.
+// owner[id] is the segment holding file id's trigrams: an id found in
+// another segment, or past owner, is stale and left out.
+func MergeTrigrams(srcs []TrigramSource, owner []int64) (*TrigramWriter, error) {
+	var live []*triReader
+	for _, src := range srcs {
+		if r := (&triReader{seg: src.Seg, blocks: src.Blocks, i: -1}); r.next() {
+			live = append(live, r)
+		} else if r.err != nil {
+			return nil, r.err
+		}
+	}
+	w := &TrigramWriter{}
+	var ids, scratch []uint32
+	var err error
+	for len(live) > 0 {
+		tri := live[0].tri()
+		for _, r := range live[1:] {
+			tri = min(tri, r.tri())
+		}
+		ids = ids[:0]
+		sources := 0
+		for _, r := range live {
+			if r.tri() != tri {
+				continue
+			}
+			if scratch, err = DecodeTrigramPosting(scratch[:0], r.posting()); err != nil {
+				return nil, err
+			}
+			n := len(ids)
+			for _, id := range scratch {
+				if int(id) < len(owner) && owner[id] == r.seg {
+					ids = append(ids, id)
+				}
+			}
+			if len(ids) > n {
+				sources++
+			}
+		}
+		if sources > 1 {
+			slices.Sort(ids)
+		}
+		if len(ids) > 0 {
+			w.Add(tri, ids)
+		}
+		kept := live[:0]
+		for _, r := range live {
+			if r.tri() != tri || r.next() {
+				kept = append(kept, r)
+			} else if r.err != nil {
+				return nil, r.err
+			}
+		}
+		live = kept
+	}
+	w.Flush()
+	return w, nil
+}
+
+// triReader walks the trigrams of one segment's blocks in order.
+type triReader struct {
+	seg     int64
 	blocks  []TrigramBlock
 	data    []byte // the current block
 	entries []TrigramEntry
@@ -326,15 +392,9 @@ type TrigramReader struct {
 	err     error
 }
 
-// NewTrigramReader returns a walk of the trigrams of blocks, of segment
-// seg, before the first: Next moves to it.
-func NewTrigramReader(seg int64, blocks []TrigramBlock) *TrigramReader {
-	return &TrigramReader{Seg: seg, blocks: blocks, i: -1}
-}
-
-// Next advances to the next trigram; false at the end or at a block that
-// does not decode (Err).
-func (r *TrigramReader) Next() bool {
+// next advances to the next trigram; false at the end or at a block that
+// does not decode (err).
+func (r *triReader) next() bool {
 	r.i++
 	for r.i >= len(r.entries) {
 		if len(r.blocks) == 0 {
@@ -352,17 +412,12 @@ func (r *TrigramReader) Next() bool {
 	return true
 }
 
-// Tri is the current trigram.
-func (r *TrigramReader) Tri() uint32 { return r.entries[r.i].Tri }
+func (r *triReader) tri() uint32 { return r.entries[r.i].Tri }
 
-// Posting is the current trigram's posting.
-func (r *TrigramReader) Posting() []byte {
+func (r *triReader) posting() []byte {
 	e := r.entries[r.i]
 	return r.data[e.Start:e.End]
 }
-
-// Err is the error that ended the walk, if any.
-func (r *TrigramReader) Err() error { return r.err }
 
 // Intersect returns the ids in both a and b (ascending), reusing a.
 func Intersect(a, b []uint32) []uint32 {
