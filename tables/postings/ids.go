@@ -26,9 +26,9 @@ var errBadIDs = fmt.Errorf("%w: id list malformed", ErrCorrupt)
 // DecodeIDs appends the ids of id list b to dst.
 func DecodeIDs(dst []int64, b []byte) ([]int64, error) {
 	prev := int64(0)
-	for len(b) > 0 {
+	for first := true; len(b) > 0; first = false {
 		d, k := binary.Uvarint(b)
-		if k <= 0 || (d == 0 && prev != 0) || d > uint64(math.MaxInt64-prev) {
+		if k <= 0 || (d == 0 && !first) || d > uint64(math.MaxInt64-prev) {
 			return dst, errBadIDs
 		}
 		prev += int64(d)

@@ -72,9 +72,9 @@ func Merge(srcs []Source) (*Written, error) {
 			if len(r.dead) == 0 {
 				// No dead rows: the posting as it is, its first delta
 				// rewritten.
-				posting, prev, err = appendRebased(posting, r.t.Posting(), r.s.Lo, prev)
+				posting, prev, err = appendRebased(posting, r.t.Posting(), r.s, prev)
 			} else {
-				posting, prev, err = appendLive(posting, r.t.Posting(), r.s.Lo, prev, r.dead)
+				posting, prev, err = appendLive(posting, r.t.Posting(), r.s, prev, r.dead)
 			}
 			if err != nil {
 				return nil, fmt.Errorf("segment %d: %w", r.s.Seg, err)
@@ -98,22 +98,31 @@ func Merge(srcs []Source) (*Written, error) {
 	return &Written{Lo: lo, Hi: hi, Blocks: w.blocks, Dir: w.dir, Lengths: lengths, Bytes: w.bytes, Rows: rows, Tokens: tokens}, nil
 }
 
-// appendRebased appends posting p, whose rows count from lo, to a posting
-// whose last row is prev, and returns it with its new last row.
-func appendRebased(dst, p []byte, lo, prev int64) ([]byte, int64, error) {
-	last, err := Last(p, lo)
+// appendRebased appends posting p of segment s to a posting whose last
+// row is prev (before s.Lo), and returns it with its new last row.
+func appendRebased(dst, p []byte, s *Segment, prev int64) ([]byte, int64, error) {
+	if len(p) == 0 {
+		return dst, prev, nil // no rows, as a reader finds none
+	}
+	last, err := Last(p, s.Lo)
 	if err != nil {
 		return dst, prev, err
 	}
+	if last > s.Hi {
+		return dst, prev, fmt.Errorf("%w: row %d past the segment's last, %d", errWord, last, s.Hi)
+	}
 	d0, n := binary.Uvarint(p)
-	dst = binary.AppendUvarint(dst, uint64(lo+int64(d0)-prev))
+	dst = binary.AppendUvarint(dst, uint64(s.Lo+int64(d0)-prev))
 	return append(dst, p[n:]...), last, nil
 }
 
 // appendLive is appendRebased for the rows of p that are not dead.
-func appendLive(dst, p []byte, lo, prev int64, dead []int64) ([]byte, int64, error) {
-	c := NewCursor(p, lo)
+func appendLive(dst, p []byte, s *Segment, prev int64, dead []int64) ([]byte, int64, error) {
+	c := NewCursor(p, s.Lo)
 	for c.Next() {
+		if c.id > s.Hi {
+			return dst, prev, fmt.Errorf("%w: row %d past the segment's last, %d", errWord, c.id, s.Hi)
+		}
 		if isDead(dead, c.id) {
 			continue
 		}

@@ -3,6 +3,7 @@ package postings
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"sort"
 )
 
@@ -110,7 +111,7 @@ type Cursor struct {
 }
 
 // NewCursor returns a cursor over posting p, whose rows count from lo
-// (its segment's first row).
+// (its segment's first row, not negative).
 func NewCursor(p []byte, lo int64) Cursor { return Cursor{p: p, id: lo} }
 
 // Next moves to the next row; false at the end or at bytes that do not
@@ -126,7 +127,7 @@ func (c *Cursor) Next() bool {
 	}
 	c.p = c.p[k:]
 	l, k := binary.Uvarint(c.p)
-	if k <= 0 || uint64(len(c.p)-k) < l {
+	if k <= 0 || uint64(len(c.p)-k) < l || d > uint64(math.MaxInt64-c.id) {
 		c.err = errWord
 		return false
 	}
@@ -156,7 +157,7 @@ func Last(p []byte, lo int64) (int64, error) {
 		}
 		p = p[k:]
 		l, k := binary.Uvarint(p)
-		if k <= 0 || uint64(len(p)-k) < l {
+		if k <= 0 || uint64(len(p)-k) < l || d > uint64(math.MaxInt64-id) {
 			return 0, errWord
 		}
 		id += int64(d)
@@ -276,7 +277,7 @@ type Segment struct {
 }
 
 // DecodeSegment decodes the directory and lengths of segment seg, of rows
-// lo..hi.
+// lo..hi (none when hi is lo - 1).
 func DecodeSegment(seg, lo, hi int64, dir, docs []byte) (*Segment, error) {
 	s := &Segment{Seg: seg, Lo: lo, Hi: hi}
 	for len(dir) > 0 {
@@ -287,7 +288,7 @@ func DecodeSegment(seg, lo, hi int64, dir, docs []byte) (*Segment, error) {
 		s.Dir = append(s.Dir, string(dir[k:k+int(n)]))
 		dir = dir[k+int(n):]
 	}
-	if hi < lo-1 || hi-lo+1 > int64(len(docs)) {
+	if lo < 0 || hi < lo-1 || hi-lo >= int64(len(docs)) {
 		return nil, fmt.Errorf("%w: word segment %d: rows %d..%d, %d bytes of lengths", ErrCorrupt, seg, lo, hi, len(docs))
 	}
 	s.tokens = make([]uint32, 0, hi-lo+1)
