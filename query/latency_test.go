@@ -51,15 +51,15 @@ func TestVectorLatency(t *testing.T) {
 	}
 	counts, _ := db.Vectors().Counts(ctx)
 	t.Logf("vectors: %+v", counts)
-	off, err := New(ctx, db, Options{})
+	off, err := New(ctx, db.Reader(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	on, err := New(ctx, db, Options{Embedder: m})
+	on, err := New(ctx, db.Reader(), Options{Embedder: m})
 	if err != nil {
 		t.Fatal(err)
 	}
-	table, err := New(ctx, db, Options{Embedder: m, ResidentVectors: true})
+	table, err := New(ctx, db.Reader(), Options{Embedder: m, ResidentVectors: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestVectorLatency(t *testing.T) {
 	t.Logf("loading the vectors table (resident) took %.0f ms", float64(tableLoad.Microseconds())/1000)
 
 	// The same answers: whole searches, and each vector channel's top 10.
-	names, err := db.SymbolNames(ctx)
+	names, err := db.Reader().SymbolNames(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

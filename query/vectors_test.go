@@ -74,7 +74,7 @@ func plannerOn(t *testing.T, path string, opts Options) *Planner {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := New(ctx, db, opts)
+	p, err := New(ctx, db.Reader(), opts)
 	if err != nil {
 		db.Close()
 		t.Fatal(err)

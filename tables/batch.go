@@ -60,7 +60,7 @@ type batchWriter struct {
 	trigram    bool                 // maintain the trigram index
 	triSet     *postings.TrigramSet // for files prepared without their trigrams (trigramsOf)
 	unzip      decompressor         // for old refs groups (clearRefKeys) and trigramsOf
-	bulk       bool                 // leave segments unmerged (DB.DeferIndexes)
+	bulk       bool                 // leave segments unmerged (Writer.DeferIndexes)
 	hasVectors bool
 
 	// Rows of the batch for the word indexes, indexed by index.

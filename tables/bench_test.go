@@ -74,7 +74,7 @@ func BenchmarkWrite(b *testing.B) {
 				b.StartTimer()
 				start, startCPU := time.Now(), cpuTime()
 				for _, files := range work {
-					if err := db.Write(context.Background(), files, nil); err != nil {
+					if err := db.Writer().Write(context.Background(), files, nil); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -126,18 +126,18 @@ func BenchmarkWriteTree(b *testing.B) {
 				}
 				var prepared []*Prepared
 				if tc.prepared {
-					p := db.NewPreparer()
+					p := db.Writer().NewPreparer()
 					for _, f := range files {
 						prepared = append(prepared, p.Prepare(f))
 					}
 				}
 				if tc.deferred {
-					if err := db.DeferIndexes(context.Background()); err != nil {
+					if err := db.Writer().DeferIndexes(context.Background()); err != nil {
 						b.Fatal(err)
 					}
 				}
 				if tc.deferred {
-					if err := db.DeferIndexes(context.Background()); err != nil {
+					if err := db.Writer().DeferIndexes(context.Background()); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -146,23 +146,23 @@ func BenchmarkWriteTree(b *testing.B) {
 				for i := 0; i < len(files); i += batch {
 					var err error
 					if tc.prepared {
-						err = db.WritePrepared(context.Background(), prepared[i:min(i+batch, len(files))], nil)
+						err = db.Writer().WritePrepared(context.Background(), prepared[i:min(i+batch, len(files))], nil)
 					} else {
-						err = db.Write(context.Background(), files[i:min(i+batch, len(files))], nil)
+						err = db.Writer().Write(context.Background(), files[i:min(i+batch, len(files))], nil)
 					}
 					if err != nil {
 						b.Fatal(err)
 					}
 				}
 				if tc.deferred {
-					if err := db.BuildIndexes(context.Background()); err != nil {
+					if err := db.Writer().BuildIndexes(context.Background()); err != nil {
 						b.Fatal(err)
 					}
 				}
 				elapsed, cpu := time.Since(start), cpuTime()-startCPU
 				b.StopTimer()
 				optStart := cpuTime()
-				if err := db.Optimize(context.Background()); err != nil {
+				if err := db.Writer().Optimize(context.Background()); err != nil {
 					b.Fatal(err)
 				}
 				b.ReportMetric((cpuTime() - optStart).Seconds(), "optimize-cpu-s")
@@ -279,7 +279,7 @@ func BenchmarkChunksContaining(b *testing.B) {
 			hits, cpu0 := 0, cpuTime()
 			for b.Loop() {
 				hits = 0
-				if err := db.ChunksContaining(context.Background(), text, scope.Scope{}, func(*ChunkText) bool { hits++; return true }); err != nil {
+				if err := db.Reader().ChunksContaining(context.Background(), text, scope.Scope{}, func(*ChunkText) bool { hits++; return true }); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -351,7 +351,7 @@ func BenchmarkTrigramIndex(b *testing.B) {
 			}
 		}
 		writes := cpuTime() - start
-		if err := db.compactTrigrams(ctx); err != nil {
+		if err := db.writer.compactTrigrams(ctx); err != nil {
 			b.Fatal(err)
 		}
 		b.ReportMetric(writes.Seconds(), "write-cpu-s")
@@ -419,14 +419,14 @@ func BenchmarkExactText(b *testing.B) {
 			b.Fatal(err)
 		}
 		for i := 0; i < len(files); i += 200 {
-			if err := db.Write(ctx, files[i:min(i+200, len(files))], nil); err != nil {
+			if err := db.Writer().Write(ctx, files[i:min(i+200, len(files))], nil); err != nil {
 				b.Fatal(err)
 			}
 		}
 		db.Close()
 		search := func(db *DB, text string) time.Duration {
 			start := cpuTime()
-			if err := db.ChunksContaining(ctx, text, scope.Scope{}, func(*ChunkText) bool { return true }); err != nil {
+			if err := db.Reader().ChunksContaining(ctx, text, scope.Scope{}, func(*ChunkText) bool { return true }); err != nil {
 				b.Fatal(err)
 			}
 			return cpuTime() - start

@@ -168,22 +168,22 @@ func summarise(problems []string) string {
 	return s
 }
 
-// CopyEmbedCache fills db's embedding cache with every vector of the
+// CopyEmbedCache fills the index's embedding cache with every vector of the
 // index at from (its vectors and its own cache), read-only, so a rebuild
 // into a new file (`viberag index --force`) does not pay the embedding
 // provider again for unchanged text. It returns how many vectors it
 // copied. The other index is only read; an error (it is damaged, or of
-// another schema) leaves db as it was.
-func (db *DB) CopyEmbedCache(ctx context.Context, from string) (n int64, err error) {
-	if db.w == nil {
-		return 0, db.errReadOnly("copy embedding cache")
+// another schema) leaves this index as it was.
+func (store *VectorStore) CopyEmbedCache(ctx context.Context, from string) (n int64, err error) {
+	if store.db.w == nil {
+		return 0, store.db.errReadOnly("copy embedding cache")
 	}
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("copy embedding cache from %s: %w", from, err)
 		}
 	}()
-	conn, err := db.w.Conn(ctx)
+	conn, err := store.db.w.Conn(ctx)
 	if err != nil {
 		return 0, err
 	}

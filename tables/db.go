@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 )
 
@@ -95,22 +94,9 @@ type DB struct {
 	// inside each write and exact search (trigramOn); a true never
 	// goes back.
 	trigram atomic.Bool
-	// bulk is set while a run writes the whole index (DeferIndexes until
-	// BuildIndexes): writes leave their full-text segments unmerged, and
-	// the run's CompactFTS merges them all at once.
-	bulk atomic.Bool
 
-	stmts stmtCache // prepared read statements, see read_stmts.go
-	words wordCache // decoded word segments, see words_read.go
-	texts *textCache
-	// decompressors holds *decompressor for searches: one made per search
-	// made its decoder and grew its buffer again each time.
-	decompressors sync.Pool
-	decls         sync.Pool // *declsReader, for SymbolDecls
-
-	// afterFile, when set by a test, runs after each file of a Write has
-	// been written inside the transaction; an error aborts the Write.
-	afterFile func(i int) error
+	reader *IndexReader
+	writer *Writer
 }
 
 // Errors returned by Open. Each is wrapped with the path and the versions
@@ -144,7 +130,9 @@ func open(ctx context.Context, path string, opts OpenOptions, steps []migration)
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}
-	db := &DB{path: abs, texts: newTextCache(maxCachedTextBytes)}
+	db := &DB{path: abs}
+	db.reader = &IndexReader{db: db, texts: newTextCache(maxCachedTextBytes)}
+	db.writer = &Writer{db: db}
 	defer func() {
 		if err != nil {
 			db.Close()
@@ -168,6 +156,7 @@ func open(ctx context.Context, path string, opts OpenOptions, steps []migration)
 		if err != nil {
 			return nil, err
 		}
+		db.reader.stmts.pool = db.r
 		if err := checkSchema(ctx, db.r, steps); err != nil {
 			return nil, err
 		}
@@ -216,6 +205,7 @@ func open(ctx context.Context, path string, opts OpenOptions, steps []migration)
 	if err != nil {
 		return nil, err
 	}
+	db.reader.stmts.pool = db.r
 	// An index whose schema is current opens without a write, so another
 	// program's write transaction (an sqlite3 shell) does not stop it:
 	// only the writes of a run wait for it.
@@ -273,7 +263,7 @@ func (db *DB) Changed() bool {
 // Close closes both pools. Readers close first so that the writer's
 // connection is the last one and checkpoints the WAL into the database.
 func (db *DB) Close() error {
-	errs := []error{db.stmts.close()}
+	errs := []error{db.reader.stmts.close()}
 	if db.r != nil {
 		errs = append(errs, db.r.Close())
 	}
@@ -293,6 +283,12 @@ func (db *DB) SQL() *sql.DB { return db.r }
 
 // Path returns the absolute path of the index file.
 func (db *DB) Path() string { return db.path }
+
+// Reader returns the index's read side: what searches read (Reader).
+func (db *DB) Reader() *IndexReader { return db.reader }
+
+// Writer returns the index's write side.
+func (db *DB) Writer() *Writer { return db.writer }
 
 // Remove deletes the index file at path together with its -wal and -shm
 // companions and its vector file. A stale WAL left beside a new database

@@ -31,7 +31,7 @@ func openTest(t testing.TB) *DB {
 
 func mustWrite(t testing.TB, db *DB, files []*extract.File, deleted []string) {
 	t.Helper()
-	if err := db.Write(context.Background(), files, deleted); err != nil {
+	if err := db.Writer().Write(context.Background(), files, deleted); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -41,7 +41,7 @@ func mustWrite(t testing.TB, db *DB, files []*extract.File, deleted []string) {
 // (sources.decls, SymbolDecls) ends in suffix.
 func docsEnding(t testing.TB, db *DB, where, suffix string) int {
 	t.Helper()
-	decls, err := db.SymbolDecls(context.Background(), queryInts(t, db, `SELECT id FROM symbols WHERE `+where))
+	decls, err := db.Reader().SymbolDecls(context.Background(), queryInts(t, db, `SELECT id FROM symbols WHERE `+where))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func queryInt(t testing.TB, db *DB, q string, args ...any) int64 {
 // for text, sorted.
 func trigramPaths(t testing.TB, db *DB, text string) []string {
 	t.Helper()
-	ids, ok, err := db.TrigramCandidates(context.Background(), text)
+	ids, ok, err := trigramCandidates(context.Background(), db, text)
 	if err != nil || !ok {
 		t.Fatalf("trigram candidates of %q: ok %v, %v", text, ok, err)
 	}
@@ -566,9 +566,9 @@ func in(col string, q fulltext.Query) fulltext.Query { return fulltext.In([]stri
 func wordMatchIDs(t *testing.T, db *DB, ix *wordIndex, q fulltext.Query) []int64 {
 	t.Helper()
 	var ids []int64
-	err := db.snapshot(context.Background(), nil, func(src *sourceCache) error {
+	err := db.reader.snapshot(context.Background(), nil, func(src *sourceCache) error {
 		var err error
-		ids, err = db.matchIDs(src, ix, q)
+		ids, err = src.matchIDs(ix, q)
 		return err
 	})
 	if err != nil {
@@ -589,4 +589,23 @@ func wordMatches(t *testing.T, db *DB, ix *wordIndex, q fulltext.Query, col stri
 func decompress(b []byte) ([]byte, error) {
 	var z decompressor
 	return z.decode(b, nil)
+}
+
+// trigramCandidates returns the ids of the files db's trigram index says
+// may hold text (ascending), and false when it cannot narrow the search
+// (no index, or a text of one byte).
+func trigramCandidates(ctx context.Context, db *DB, text string) (ids []int64, ok bool, err error) {
+	rd := db.Reader()
+	var stmts []string
+	if rd.db.trigram.Load() {
+		stmts = []string{triSegsSQL, triBlockSQL, triRangeSQL, triFileSegsSQL}
+	}
+	err = rd.snapshot(ctx, stmts, func(src *sourceCache) error {
+		if on, err := rd.db.trigramOn(ctx, src.tx); err != nil || !on {
+			return err
+		}
+		ids, ok, err = src.trigramCandidates(text)
+		return err
+	})
+	return ids, ok, err
 }

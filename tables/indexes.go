@@ -37,12 +37,12 @@ var deferrable = [...]struct{ name, create string }{
 // sid or cid reads every symbol or chunk row, a word or trigram lookup
 // every segment. An index left so (a run
 // killed or failed) keeps working; the next BuildIndexes completes it.
-func (db *DB) DeferIndexes(ctx context.Context) error {
-	if db.w == nil {
-		return db.errReadOnly("defer indexes")
+func (wr *Writer) DeferIndexes(ctx context.Context) error {
+	if wr.db.w == nil {
+		return wr.db.errReadOnly("defer indexes")
 	}
-	db.bulk.Store(true)
-	return db.inTx(ctx, "defer indexes", func(tx *sql.Tx) error {
+	wr.bulk.Store(true)
+	return wr.inTx(ctx, "defer indexes", func(tx *sql.Tx) error {
 		for _, ix := range deferrable {
 			if _, err := tx.ExecContext(ctx, `DROP INDEX IF EXISTS `+ix.name); err != nil {
 				return fmt.Errorf("drop %s: %w", ix.name, err)
@@ -57,16 +57,16 @@ func (db *DB) DeferIndexes(ctx context.Context) error {
 // CompactFTS does; on an index that has them all it only reads the
 // schema. So the run that completes a first build (or continues one that
 // was killed) leaves one segment per index either way.
-func (db *DB) BuildIndexes(ctx context.Context) error {
-	if db.w == nil {
-		return db.errReadOnly("build indexes")
+func (wr *Writer) BuildIndexes(ctx context.Context) error {
+	if wr.db.w == nil {
+		return wr.db.errReadOnly("build indexes")
 	}
-	db.bulk.Store(false)
-	missing, err := db.missingIndexes(ctx)
+	wr.bulk.Store(false)
+	missing, err := wr.missingIndexes(ctx)
 	if err != nil || len(missing) == 0 {
 		return err
 	}
-	err = db.inTx(ctx, "build indexes", func(tx *sql.Tx) error {
+	err = wr.inTx(ctx, "build indexes", func(tx *sql.Tx) error {
 		for _, ix := range missing {
 			if _, err := tx.ExecContext(ctx, ix); err != nil {
 				return fmt.Errorf("%s: %w", ix, err)
@@ -77,21 +77,21 @@ func (db *DB) BuildIndexes(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := db.compactWords(ctx); err != nil {
+	if err := wr.compactWords(ctx); err != nil {
 		return err
 	}
-	return db.compactTrigrams(ctx)
+	return wr.compactTrigrams(ctx)
 }
 
 // missingIndexes returns the CREATE statements of the deferrable indexes
 // the index lacks.
-func (db *DB) missingIndexes(ctx context.Context) ([]string, error) {
+func (wr *Writer) missingIndexes(ctx context.Context) ([]string, error) {
 	var missing []string
 	for _, ix := range deferrable {
 		var n int
-		err := db.w.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = ?`, ix.name).Scan(&n)
+		err := wr.db.w.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = ?`, ix.name).Scan(&n)
 		if err != nil {
-			return nil, fmt.Errorf("build indexes %s: %w", db.path, err)
+			return nil, fmt.Errorf("build indexes %s: %w", wr.db.path, err)
 		}
 		if n == 0 {
 			missing = append(missing, ix.create)
@@ -101,17 +101,17 @@ func (db *DB) missingIndexes(ctx context.Context) ([]string, error) {
 }
 
 // inTx runs f in a write transaction and commits it.
-func (db *DB) inTx(ctx context.Context, op string, f func(*sql.Tx) error) error {
-	tx, err := db.w.BeginTx(ctx, nil)
+func (wr *Writer) inTx(ctx context.Context, op string, f func(*sql.Tx) error) error {
+	tx, err := wr.db.w.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", op, db.path, err)
+		return fmt.Errorf("%s %s: %w", op, wr.db.path, err)
 	}
 	defer tx.Rollback()
 	if err := f(tx); err != nil {
-		return fmt.Errorf("%s %s: %w", op, db.path, err)
+		return fmt.Errorf("%s %s: %w", op, wr.db.path, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("%s %s: %w", op, db.path, err)
+		return fmt.Errorf("%s %s: %w", op, wr.db.path, err)
 	}
 	return nil
 }

@@ -119,7 +119,7 @@ type Preparer struct {
 // NewPreparer returns a Preparer of files for db: it computes trigrams
 // when db maintains the trigram index, and compresses at the level of
 // such an index or a small tree's (compressedLevel).
-func (db *DB) NewPreparer() *Preparer { return newPreparer(db.trigram.Load()) }
+func (wr *Writer) NewPreparer() *Preparer { return newPreparer(wr.db.trigram.Load()) }
 
 func newPreparer(trigram bool) *Preparer {
 	return &Preparer{

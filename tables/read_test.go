@@ -110,7 +110,7 @@ func substrings(texts map[string]string) []string {
 func TestChunksContainingMissesNothing(t *testing.T) {
 	ctx := context.Background()
 	db, texts := fixtureIndex(t)
-	contents, err := db.ChunkContents(ctx, queryInts(t, db, `SELECT id FROM chunks`))
+	contents, err := db.Reader().ChunkContents(ctx, queryInts(t, db, `SELECT id FROM chunks`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestChunksContainingMissesNothing(t *testing.T) {
 	narrowed := 0
 	for _, text := range subs {
 		got := map[int64]bool{}
-		if err := db.ChunksContaining(ctx, text, scope.Scope{}, func(c *ChunkText) bool {
+		if err := db.Reader().ChunksContaining(ctx, text, scope.Scope{}, func(c *ChunkText) bool {
 			if c.Content != contents[c.ID] {
 				t.Fatalf("%q: chunk %d: content %.60q, ChunkContents has %.60q", text, c.ID, c.Content, contents[c.ID])
 			}
@@ -148,7 +148,7 @@ func TestChunksContainingMissesNothing(t *testing.T) {
 				}
 			}
 		}
-		if ids, ok, err := db.TrigramCandidates(ctx, text); err != nil {
+		if ids, ok, err := trigramCandidates(ctx, db, text); err != nil {
 			t.Fatal(err)
 		} else if ok && int64(len(ids)) < files {
 			narrowed++
@@ -261,7 +261,7 @@ func TestRefsNamedMatchesFacts(t *testing.T) {
 				want = append(want, u.row)
 			}
 		}
-		rows, err := db.RefsNamed(ctx, name, scope.Scope{})
+		rows, err := db.Reader().RefsNamed(ctx, name, scope.Scope{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -318,7 +318,7 @@ func TestRefsNamedAfterRewrite(t *testing.T) {
 	lookup := func(db *DB) map[string][]RefRow {
 		out := map[string][]RefRow{}
 		for _, n := range names {
-			rows, err := db.RefsNamed(ctx, n, scope.Scope{})
+			rows, err := db.Reader().RefsNamed(ctx, n, scope.Scope{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -378,18 +378,19 @@ func TestMatchCountsAgreeWithMatchCount(t *testing.T) {
 		}
 	}
 	for _, ft := range []scope.Table{scope.Chunks, scope.Files} {
-		got, err := db.MatchCounts(ctx, ft, words)
+		got, err := db.Reader().MatchCounts(ctx, ft, words)
 		if err != nil {
 			t.Fatal(err)
 		}
 		nonzero := 0
 		for i, w := range words {
-			want, err := db.MatchCount(ctx, ft, w)
+			one, err := db.Reader().MatchCounts(ctx, ft, []fulltext.Query{w})
 			if err != nil {
 				t.Fatal(err)
 			}
+			want := one[0]
 			if got[i] != want {
-				t.Errorf("%s %s: MatchCounts %d, MatchCount %d", ft, w, got[i], want)
+				t.Errorf("%s %s: MatchCounts of all %d, of it alone %d", ft, w, got[i], want)
 			}
 			if want > 0 {
 				nonzero++
@@ -399,7 +400,7 @@ func TestMatchCountsAgreeWithMatchCount(t *testing.T) {
 			t.Errorf("%s: only %d words match; the fixtures changed", ft, nonzero)
 		}
 	}
-	if _, err := db.MatchCounts(ctx, scope.Symbols, words); err == nil {
+	if _, err := db.Reader().MatchCounts(ctx, scope.Symbols, words); err == nil {
 		t.Error("an unknown table was counted")
 	}
 }

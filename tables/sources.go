@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
@@ -268,7 +269,7 @@ func (l *fileLists) list(i int) ([]string, error) {
 // the decoded rows of up to maxCachedSources files.
 type sourceCache struct {
 	ctx    context.Context
-	db     *DB
+	rd     *IndexReader
 	tx     *sql.Tx
 	texts  map[int64]string
 	lists  map[int64]*fileLists
@@ -276,33 +277,53 @@ type sourceCache struct {
 	declsR declsReader
 	// symbolIDs are the symbol ids of files, ascending (declOf).
 	symbolIDs map[int64][]int64
-	z         *decompressor // from db.decompressors, returned when the snapshot ends
+	z         *decompressor // from the reader's codecs, returned when the snapshot ends
 }
 
-// decompressor returns the cache's decompressor, taking one from the DB's pool
-// on first use.
+// decompressor returns the cache's decompressor, taking one from the
+// reader's codecs on first use.
 func (c *sourceCache) decompressor() *decompressor {
 	if c.z == nil {
-		c.z = c.db.decompressor()
+		c.z = c.rd.codecs.decompressor()
 	}
 	return c.z
 }
 
-// decompressor returns a decompressor from the DB's pool, or a new one.
-func (db *DB) decompressor() *decompressor {
-	if z, ok := db.decompressors.Get().(*decompressor); ok {
+// codecs keeps the decoders searches use, across searches: one made per
+// search made its decoder and grew its buffer again each time.
+type codecs struct {
+	decompressors sync.Pool // *decompressor
+	decls         sync.Pool // *declsReader, for SymbolDecls
+}
+
+// decompressor returns a decompressor from the pool, or a new one.
+func (p *codecs) decompressor() *decompressor {
+	if z, ok := p.decompressors.Get().(*decompressor); ok {
 		return z
 	}
 	return &decompressor{}
 }
 
-// putDecompressor returns z to the DB's pool, unless its buffer grew past
+// putDecompressor returns z to the pool, unless its buffer grew past
 // maxPooledDecompressorBytes.
-func (db *DB) putDecompressor(z *decompressor) {
+func (p *codecs) putDecompressor(z *decompressor) {
 	if cap(z.buf) <= maxPooledDecompressorBytes {
-		db.decompressors.Put(z)
+		p.decompressors.Put(z)
 	}
 }
+
+// declsReader returns a reader from the pool: a new decoder costs more
+// than decompressing a block (DEFLATE's allocated and cleared a 32 KiB
+// window).
+func (p *codecs) declsReader() *declsReader {
+	if r, ok := p.decls.Get().(*declsReader); ok {
+		return r
+	}
+	return &declsReader{}
+}
+
+// putDeclsReader returns r to the pool.
+func (p *codecs) putDeclsReader(r *declsReader) { p.decls.Put(r) }
 
 // maxPooledDecompressorBytes bounds the buffer of a decompressor kept for
 // later searches: one that decompressed a huge file gives its memory back.
@@ -326,21 +347,21 @@ WHERE id IN (SELECT value FROM json_each(?))`
 // prepared before the transaction begins: preparing one inside it would
 // need a second connection of the read pool while the transaction holds
 // one, and readers doing so at once would wait for each other for ever.
-func (db *DB) snapshot(ctx context.Context, queries []string, fn func(c *sourceCache) error) error {
+func (rd *IndexReader) snapshot(ctx context.Context, queries []string, fn func(c *sourceCache) error) error {
 	for _, q := range slices.Concat(queries, []string{sourceTextSQL, sourceListsSQL, sourcesListsSQL, sourcesDeclsSQL, symbolIDsSQL}) {
-		if _, err := db.stmt(ctx, q); err != nil {
+		if _, err := rd.stmts.prepare(ctx, q); err != nil {
 			return err
 		}
 	}
-	tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := rd.db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	c := &sourceCache{ctx: ctx, db: db, tx: tx, texts: map[int64]string{}, lists: map[int64]*fileLists{}, decls: map[int64][]byte{}}
+	c := &sourceCache{ctx: ctx, rd: rd, tx: tx, texts: map[int64]string{}, lists: map[int64]*fileLists{}, decls: map[int64][]byte{}}
 	defer func() {
 		if c.z != nil {
-			db.putDecompressor(c.z)
+			rd.codecs.putDecompressor(c.z)
 		}
 	}()
 	return fn(c)
@@ -349,9 +370,7 @@ func (db *DB) snapshot(ctx context.Context, queries []string, fn func(c *sourceC
 // cached returns the DB's prepared statement for q bound to the
 // transaction, or nil when q is not prepared (the cache is full).
 func (c *sourceCache) cached(q string) *sql.Stmt {
-	c.db.stmts.mu.Lock()
-	s := c.db.stmts.stmts[q]
-	c.db.stmts.mu.Unlock()
+	s := c.rd.stmts.prepared(q)
 	if s == nil {
 		return nil
 	}
@@ -384,7 +403,7 @@ func (c *sourceCache) textOf(id int64, hash string) (text string, ok bool, err e
 	if len(c.texts) >= maxCachedSources {
 		clear(c.texts)
 	}
-	if t, ok := c.db.texts.getByHash(id, hash); ok {
+	if t, ok := c.rd.texts.getByHash(id, hash); ok {
 		c.texts[id] = t
 		return t, true, nil
 	}
@@ -392,14 +411,14 @@ func (c *sourceCache) textOf(id int64, hash string) (text string, ok bool, err e
 	if ok, err := found(c.queryRow(sourceTextSQL, id).Scan(&blob)); !ok {
 		return "", false, err
 	}
-	t, sum, ok := c.db.texts.get(id, blob)
+	t, sum, ok := c.rd.texts.get(id, blob)
 	if !ok {
 		if t, err = c.decompressor().decompressString(blob); err != nil {
 			return "", false, fmt.Errorf("file %d: %w", id, err)
 		}
 	}
 	if !ok || hash != "" {
-		c.db.texts.put(id, sum, hash, t)
+		c.rd.texts.put(id, sum, hash, t)
 	}
 	c.texts[id] = t
 	return t, true, nil

@@ -66,7 +66,7 @@ func TestDerivedSummary(t *testing.T) {
 		t.Fatalf("%d summaries for %d files, %d with a doc, imports and exports", n, len(files), withLists)
 	}
 	for p, s := range want {
-		doc, summary, ok, err := db.FileDoc(ctx, fileIDOf(t, db, p))
+		doc, summary, ok, err := db.Reader().FileDoc(ctx, fileIDOf(t, db, p))
 		if err != nil || !ok || summary != s {
 			t.Fatalf("FileDoc(%s) = %q, %q, %v, %v; want the summary", p, doc, summary, ok, err)
 		}

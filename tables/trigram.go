@@ -408,43 +408,43 @@ func (db *DB) trigramOn(ctx context.Context, q interface {
 // GrowTrigrams builds the trigram index of an index that has none once
 // its files hold more than TrigramTreeBytes (a small tree that grew), and
 // reports whether it did. An index run calls it at its end.
-func (db *DB) GrowTrigrams(ctx context.Context) (bool, error) {
-	if db.w == nil {
-		return false, db.errReadOnly("build trigram index")
+func (wr *Writer) GrowTrigrams(ctx context.Context) (bool, error) {
+	if wr.db.w == nil {
+		return false, wr.db.errReadOnly("build trigram index")
 	}
-	if db.trigram.Load() {
+	if wr.db.trigram.Load() {
 		return false, nil
 	}
 	var size int64
-	if err := db.w.QueryRowContext(ctx, `SELECT coalesce(sum(size), 0) FROM files`).Scan(&size); err != nil {
-		return false, fmt.Errorf("build trigram index %s: %w", db.path, err)
+	if err := wr.db.w.QueryRowContext(ctx, `SELECT coalesce(sum(size), 0) FROM files`).Scan(&size); err != nil {
+		return false, fmt.Errorf("build trigram index %s: %w", wr.db.path, err)
 	}
 	if size <= TrigramTreeBytes {
 		return false, nil
 	}
-	return db.BuildTrigrams(ctx)
+	return wr.BuildTrigrams(ctx)
 }
 
 // BuildTrigrams builds the trigram index of every stored file, in one
 // transaction, and records that the index keeps it from now on (meta
 // trigram = "1"). It reports false when the index had it already.
-func (db *DB) BuildTrigrams(ctx context.Context) (built bool, err error) {
-	if db.w == nil {
-		return false, db.errReadOnly("build trigram index")
+func (wr *Writer) BuildTrigrams(ctx context.Context) (built bool, err error) {
+	if wr.db.w == nil {
+		return false, wr.db.errReadOnly("build trigram index")
 	}
 	defer func() {
 		if err != nil {
-			err = fmt.Errorf("build trigram index %s: %w", db.path, err)
+			err = fmt.Errorf("build trigram index %s: %w", wr.db.path, err)
 		}
 	}()
-	tx, err := db.w.BeginTx(ctx, nil)
+	tx, err := wr.db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return false, err
 	}
 	defer tx.Rollback()
 	on, err := readTrigram(ctx, tx)
 	if err != nil || on {
-		db.trigram.Store(on)
+		wr.db.trigram.Store(on)
 		return false, err
 	}
 	// An index without the trigram index has none of its tables.
@@ -462,6 +462,6 @@ func (db *DB) BuildTrigrams(ctx context.Context) (built bool, err error) {
 	if err := tx.Commit(); err != nil {
 		return false, err
 	}
-	db.trigram.Store(true)
+	wr.db.trigram.Store(true)
 	return true, nil
 }

@@ -59,7 +59,7 @@ type wordView struct {
 }
 
 // openWords reads the live state of ix's segments in src's transaction.
-func (db *DB) openWords(src *sourceCache, ix *wordIndex) (*wordView, error) {
+func (rd *IndexReader) openWords(src *sourceCache, ix *wordIndex) (*wordView, error) {
 	rows, err := src.query(wordLiveSQL(ix))
 	if err != nil {
 		return nil, err
@@ -90,19 +90,19 @@ func (db *DB) openWords(src *sourceCache, ix *wordIndex) (*wordView, error) {
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	db.words.mu.Lock()
-	if db.words.segs == nil {
-		db.words.segs = map[wordCacheKey]*postings.Segment{}
+	rd.words.mu.Lock()
+	if rd.words.segs == nil {
+		rd.words.segs = map[wordCacheKey]*postings.Segment{}
 	}
 	var missing []int
 	for i, s := range segs {
-		ws := db.words.segs[wordCacheKey{ix, s.n}]
+		ws := rd.words.segs[wordCacheKey{ix, s.n}]
 		v.segs = append(v.segs, ws)
 		if ws == nil {
 			missing = append(missing, i)
 		}
 	}
-	db.words.mu.Unlock()
+	rd.words.mu.Unlock()
 	for _, i := range missing {
 		var lo, hi int64
 		var dir, docs []byte
@@ -116,21 +116,21 @@ func (db *DB) openWords(src *sourceCache, ix *wordIndex) (*wordView, error) {
 		v.segs[i] = ws
 	}
 	if len(missing) > 0 {
-		db.words.mu.Lock()
+		rd.words.mu.Lock()
 		// Forget the segments of this index that are gone (merged).
 		keep := map[int64]bool{}
 		for _, s := range segs {
 			keep[s.n] = true
 		}
-		for k := range db.words.segs {
+		for k := range rd.words.segs {
 			if k.ix == ix && !keep[k.seg] {
-				delete(db.words.segs, k)
+				delete(rd.words.segs, k)
 			}
 		}
 		for _, i := range missing {
-			db.words.segs[wordCacheKey{ix, segs[i].n}] = v.segs[i]
+			rd.words.segs[wordCacheKey{ix, segs[i].n}] = v.segs[i]
 		}
-		db.words.mu.Unlock()
+		rd.words.mu.Unlock()
 	}
 	for _, s := range segs {
 		v.dead = append(v.dead, s.dead)
@@ -154,7 +154,7 @@ func (v *wordView) block(s *postings.Segment, b int) ([]byte, error) {
 	if data, ok := v.blocks[id]; ok {
 		return data, nil
 	}
-	c := &v.src.db.words
+	c := &v.src.rd.words
 	key := wordCacheKey{v.ix, id}
 	c.mu.Lock()
 	data, ok := c.blocks[key]
@@ -489,7 +489,7 @@ func (v *wordView) eval(q *fulltext.Matcher, ws []float64, score bool, fn func(w
 // rankWords returns the rows of ix matching q that w admits, scored
 // with weights ws: the best limit, and every row tied with the last of
 // them (the caller orders ties), in no order.
-func (db *DB) rankWords(src *sourceCache, ix *wordIndex, q fulltext.Query, ws []float64, w where, alias string, limit int) ([]wordMatch, error) {
+func (src *sourceCache) rankWords(ix *wordIndex, q fulltext.Query, ws []float64, w where, alias string, limit int) ([]wordMatch, error) {
 	if limit <= 0 || q.IsZero() {
 		return nil, nil
 	}
@@ -497,7 +497,7 @@ func (db *DB) rankWords(src *sourceCache, ix *wordIndex, q fulltext.Query, ws []
 	if err != nil {
 		return nil, err
 	}
-	v, err := db.openWords(src, ix)
+	v, err := src.rd.openWords(src, ix)
 	if err != nil {
 		return nil, err
 	}
@@ -550,7 +550,7 @@ func inScope(src *sourceCache, ix *wordIndex, ms []wordMatch, w where, alias str
 }
 
 // matchIDs returns the ids of the live rows of ix matching q, ascending.
-func (db *DB) matchIDs(src *sourceCache, ix *wordIndex, q fulltext.Query) ([]int64, error) {
+func (src *sourceCache) matchIDs(ix *wordIndex, q fulltext.Query) ([]int64, error) {
 	if q.IsZero() {
 		return nil, nil
 	}
@@ -558,7 +558,7 @@ func (db *DB) matchIDs(src *sourceCache, ix *wordIndex, q fulltext.Query) ([]int
 	if err != nil {
 		return nil, err
 	}
-	v, err := db.openWords(src, ix)
+	v, err := src.rd.openWords(src, ix)
 	if err != nil {
 		return nil, err
 	}

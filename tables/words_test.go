@@ -301,7 +301,7 @@ func TestWordsRankAsFTS5(t *testing.T) {
 					var got []hit
 					switch tc.ix {
 					case chunkWords:
-						rows, err := db.SearchChunks(ctx, expr, ws, scope.Scope{}, 1<<20)
+						rows, err := db.Reader().SearchChunks(ctx, expr, ws, scope.Scope{}, 1<<20)
 						if err != nil {
 							t.Fatalf("%s: SearchChunks(%q): %v", stage, expr, err)
 						}
@@ -309,7 +309,7 @@ func TestWordsRankAsFTS5(t *testing.T) {
 							got = append(got, hit{r.ID, r.Path, r.StartLine, r.Score, want[r.ID]})
 						}
 					case fileWords:
-						rows, err := db.SearchFiles(ctx, expr, ws, scope.Scope{}, 1<<20)
+						rows, err := db.Reader().SearchFiles(ctx, expr, ws, scope.Scope{}, 1<<20)
 						if err != nil {
 							t.Fatalf("%s: SearchFiles(%q): %v", stage, expr, err)
 						}
@@ -317,7 +317,7 @@ func TestWordsRankAsFTS5(t *testing.T) {
 							got = append(got, hit{wordRow[r.ID], r.Path, 0, r.Score, want[wordRow[r.ID]]})
 						}
 					default:
-						rows, err := db.SearchSymbols(ctx, expr, ws, scope.Scope{}, 1<<20)
+						rows, err := db.Reader().SearchSymbols(ctx, expr, ws, scope.Scope{}, 1<<20)
 						if err != nil {
 							t.Fatalf("%s: SearchSymbols(%q): %v", stage, expr, err)
 						}
@@ -361,11 +361,11 @@ func TestWordsRankAsFTS5(t *testing.T) {
 				switch tc.ix {
 				case chunkWords, fileWords:
 					tbl := map[*wordIndex]scope.Table{chunkWords: scope.Chunks, fileWords: scope.Files}[tc.ix]
-					if got, err := db.MatchCount(ctx, tbl, expr); err != nil || got != n {
-						t.Errorf("%s: MatchCount(%s, %q) = %d, %v; FTS5 %d", stage, tbl, expr, got, err, n)
+					if got, err := db.Reader().MatchCounts(ctx, tbl, []fulltext.Query{expr}); err != nil || got[0] != n {
+						t.Errorf("%s: MatchCounts(%s, %q) = %v, %v; FTS5 %d", stage, tbl, expr, got, err, n)
 					}
 				default:
-					rows, err := db.SymbolsMatching(ctx, expr, scope.Scope{})
+					rows, err := db.Reader().SymbolsMatching(ctx, expr, scope.Scope{})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -381,7 +381,7 @@ func TestWordsRankAsFTS5(t *testing.T) {
 		}
 	}
 	compare("after re-writes and deletes")
-	if err := db.CompactFTS(ctx); err != nil {
+	if err := db.Writer().CompactFTS(ctx); err != nil {
 		t.Fatal(err)
 	}
 	checkIntegrity(t, db)

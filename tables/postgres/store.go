@@ -154,7 +154,8 @@ func (s *Store) Reader(ctx context.Context, r Repo) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Reader{pool: sp.pool, repo: r, stats: &statsCache{}, postingsFrom: s.opts.PostingsFrom,
+	c := &repoConn{pool: sp.pool, repo: r, stats: &statsCache{}}
+	return &Reader{conn: c, fts: textSearch{conn: c, postingsFrom: s.opts.PostingsFrom},
 		scanVectors: s.opts.ScanVectors, pvec: &sp.pvec}, nil
 }
 

@@ -75,7 +75,7 @@ func TestPgvectorTiming(t *testing.T) {
 	writeTree(t, root, tree)
 	db := embeddedIndex(t, root, m)
 	const name = "example.com/pgvec/timing"
-	w := pushVectors(t, cat, root, name, db)
+	w := pushVectors(t, cat, root, name, db.Reader())
 	t.Logf("%d files, %d vectors of %d dimensions", files, w.Stored, w.Dim)
 
 	mon := testConn(t, url)
@@ -152,7 +152,7 @@ func TestPgvectorTiming(t *testing.T) {
 		_, rd := testReader(t, url, name, StoreOptions{})
 		q := make([]float32, w.Dim)
 		q[0] = 1
-		sql, a, err := rd.nearestSQL(m.ID(), w.Dim, os.Getenv("VIBERAG_PGVEC_EXPLAIN"), q, 100, scope.Files, scope.Scope{})
+		sql, a, err := (repoVectors{rd}).nearestSQL(m.ID(), w.Dim, os.Getenv("VIBERAG_PGVEC_EXPLAIN"), q, 100, scope.Files, scope.Scope{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -209,7 +209,7 @@ func TestPgvectorTiming(t *testing.T) {
 	if _, err := mon.Exec(ctx, `DROP INDEX vectors_unranked; ALTER TABLE vectors DROP COLUMN pvec`); err != nil {
 		t.Fatal(err)
 	}
-	for _, src := range []VectorSource{NoVectors, db} {
+	for _, src := range []VectorSource{NoVectors, db.Reader()} {
 		pushVectors(t, cat, root, name, src)
 	}
 	bytea, byteaHeap := size()
