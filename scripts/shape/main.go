@@ -196,6 +196,17 @@ func (s *shape) print(w io.Writer, top int) {
 	}
 }
 
+// hasType reports whether the module has the type named name
+// (package.Type, as measure names them).
+func (s *shape) hasType(name string) bool {
+	for _, t := range s.types {
+		if t.name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // violations describes each type and package over its limit.
 func (s *shape) violations(maxMethods int, maxShare float64) []string {
 	var out []string
