@@ -493,7 +493,7 @@ func BenchmarkPrepareTree(b *testing.B) {
 // BenchmarkBlobCodecs compresses the blobs of an index (VIBERAG_BENCH_INDEX,
 // an index.db of this schema) again, each on its own as the writer does,
 // with the codec the index uses at each of its levels and with the
-// DEFLATE schema 4 to 9 wrote, and decompresses them: per kind of blob
+// DEFLATE older indexes wrote, and decompresses them: per kind of blob
 // (sources.text, sources.lists, sources.decls blocks, refs.groups) it
 // reports the ratio (raw ÷ stored bytes) and the process CPU per raw MB
 // of compressing and of decompressing (the encoder, decoder and buffers

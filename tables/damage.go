@@ -38,7 +38,7 @@ func IsCorrupt(err error) bool {
 			return true
 		}
 	}
-	// Some paths (FTS5 inside a statement) report corruption as text.
+	// Some paths report corruption only as text.
 	msg := err.Error()
 	return strings.Contains(msg, "database disk image is malformed") || strings.Contains(msg, "file is not a database")
 }
@@ -112,9 +112,8 @@ func HeaderProblem(path string) (problem string, suspect bool, err error) {
 
 // QuickCheck runs SQLite's quick_check on a connection of its own: every
 // b-tree page, cell and free list (not whether indexes match their
-// tables), and, through FTS5's xIntegrity, the structure of every
-// full-text index. It reads
-// the whole file: about as long as reading it from disk. The error wraps
+// tables; Check reads the word and trigram indexes). It reads the whole
+// file: about as long as reading it from disk. The error wraps
 // ErrDamaged when the file is damaged; any other error is about running
 // the check.
 func QuickCheck(ctx context.Context, path string) error {

@@ -172,8 +172,8 @@
 // blocks of consecutive trigrams (rowid seg << 24 | first trigram).
 // trigram_files names each file's segment; an id found in another segment
 // is stale (the file was re-written or deleted) and ignored, so a re-write
-// never reads the old text. Segments merge as a binary counter after each
-// Write, and all into one in CompactFTS. A search of three bytes or more
+// never reads the old text. Segments merge after a Write once four of
+// them qualify (trigram.go), and all into one in CompactFTS. A search of three bytes or more
 // ANDs its trigrams' postings per segment; a two-byte one ORs the trigrams
 // it starts. ChunksContaining then reads the chunks of the files found and
 // keeps those holding the text. The index is maintained only when meta

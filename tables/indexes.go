@@ -12,12 +12,10 @@ import (
 // costs more than sorting it once. Their keys come in no order, so each
 // batch of an index run dirtied leaf pages all over them and every commit
 // wrote those pages again: symbols_name (names, ignoring case; building it
-// at the end saved about 0.45 s of CPU on GOROOT/src, BENCHMARKS.md "Cold
-// builds") and, since schema 11, the unique indexes on sid and cid, which
-// were UNIQUE columns of their tables before (about 0.8 s of the writer's
-// 4.4 on GOROOT/src, BENCHMARKS.md "Writer, session 11"). Their
-// uniqueness is checked when they are built: a duplicate sid or cid fails
-// BuildIndexes, as it failed the batch before. symbols_file and
+// at the end saved about 0.45 s of CPU on GOROOT/src, ADR 14) and the
+// unique indexes on sid and cid (about 0.8 s of the writer's 4.4 on
+// GOROOT/src, ADR 16). Their uniqueness is checked when they are built: a
+// duplicate sid or cid fails BuildIndexes. symbols_file and
 // chunks_file come in file order (a cold run appends), cost little and
 // serve re-writes.
 var deferrable = [...]struct{ name, create string }{

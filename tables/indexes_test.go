@@ -163,7 +163,7 @@ func schemaOf(t testing.TB, db *DB) []string {
 // adds its word and trigram segments without merging them; searches rank
 // as over merged segments (the statistics count every segment's live
 // rows); BuildIndexes merges them into one per index, with the same
-// answers, and writes after it merge as before.
+// answers, and writes after it merge their segments again.
 func TestDeferIndexesLeavesSegments(t *testing.T) {
 	ctx := context.Background()
 	var batches [][]*extract.File

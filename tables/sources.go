@@ -25,10 +25,9 @@ import (
 // Every compressed blob of the index (sources.text, sources.lists, each
 // block of sources.decls, refs.groups) is one Zstandard frame (RFC 8878)
 // without a checksum, written by github.com/klauspost/compress/zstd's
-// EncodeAll and read by its DecodeAll (schema 10; raw DEFLATE before).
-// On the 132 MB of raw blobs of a GOROOT/src index (BenchmarkBlobCodecs;
-// BENCHMARKS.md, "Zstandard"), klauspost's DEFLATE at its default level,
-// which schema 4 to 9 wrote, compressed 3.25x at 8.6 ms of CPU per MB
+// EncodeAll and read by its DecodeAll (ADR 17). On the 132 MB of raw
+// blobs of a GOROOT/src index (BenchmarkBlobCodecs), klauspost's DEFLATE
+// at its default level compressed 3.25x at 8.6 ms of CPU per MB
 // and decompressed at 4.5 ms/MB; zstd's SpeedFastest compresses 2.93x
 // (1.11 times the bytes) at 6.0 ms/MB and decompresses at 1.8 ms/MB,
 // and SpeedBetterCompression 3.20x at 14.9 ms/MB (SpeedDefault, 1.04
@@ -38,7 +37,7 @@ import (
 // 4.5 MB more of blobs (its index: 2.29 to 2.36 times the source).
 //
 // Zstandard's frames cost more than DEFLATE's on small blobs, and small
-// trees' indexes are close to three times their source (issue 13): on
+// trees' indexes are close to three times their source: on
 // the dev split SpeedFastest took sinatra's index from 2.93 to 3.03
 // times its source, SpeedDefault to 2.95, and SpeedBetterCompression
 // kept 2.93 (cats: 2.87; 2.97, 2.93, 2.90). So an index with the trigram

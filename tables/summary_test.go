@@ -11,8 +11,8 @@ import (
 )
 
 // TestDerivedSummary: the summary files_summary derives from a file's
-// row (schema 9) is the extract.File.Summary that schema 8 stored, for
-// every file of the fixtures, and so is what files_fts indexes.
+// row is its extract.File.Summary, for every file of the fixtures, and
+// so is what the file word index's summary column holds.
 func TestDerivedSummary(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)

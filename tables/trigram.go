@@ -44,9 +44,7 @@ AND id <= ?3 ORDER BY id`
 	triFileSegsSQL = `SELECT id, seg FROM trigram_files WHERE id IN (SELECT value FROM json_each(?))`
 )
 
-// writeTrigrams stores b as a new segment and points its files at it. It
-// runs before the batch's FTS inserts: its statements would flush their
-// pending indexes (batch.go).
+// writeTrigrams stores b as a new segment and points its files at it.
 func (bw *batchWriter) writeTrigrams(b *postings.TrigramBatch) error {
 	if len(b.Files()) == 0 {
 		return nil
@@ -372,7 +370,7 @@ func (src *sourceCache) trigramRange(seg int64, text string, entries *[]postings
 // gets small pages. There the postings cost 0.12 (cats, 1.46 MB) to 0.72
 // (bats-core, 54 KB) times the source's size on disk, and a search that
 // reads every file's text instead costs a few milliseconds more at most
-// (BENCHMARKS.md, "Small trees").
+// (ADR 15).
 const TrigramTreeBytes = SmallTreeBytes
 
 // TrigramFor reports whether a new index of a tree holding treeBytes of

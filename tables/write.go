@@ -29,7 +29,7 @@ type Writer struct {
 
 // Write stores a batch in one transaction: every path in deleted loses
 // its rows, and every file in files replaces the rows previously stored
-// for its path (file row, symbols, chunks, refs, their FTS entries and
+// for its path (file row, symbols, chunks, refs, their word-index rows and
 // their vectors). A path in both lists ends up written; a path listed
 // twice in files keeps its last entry.
 //
@@ -136,7 +136,7 @@ func (wr *Writer) WritePrepared(ctx context.Context, files []*Prepared, deleted 
 		return err
 	}
 
-	// 2. Remove them, FTS entries first (they are found through the old
+	// 2. Remove them, word-index rows first (they are found through the old
 	// rows).
 	if err := bw.clear(cleared, gone); err != nil {
 		return err

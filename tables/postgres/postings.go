@@ -17,7 +17,7 @@ import (
 // Postings. Scoring a candidate from its row's term frequencies (tf.go)
 // reads every distinct token of the row to find the few the query names:
 // a search of a common word across a large repository read 13–15 MB of tf
-// for 8,000 rows to count one token (issue 19, load session 10). So a
+// for 8,000 rows to count one token. So a
 // push also stores, per repository, table, token and file, the file's
 // rows holding the token with its count per full-text column (table
 // postings), and a reader scores an expression whose phrases are all of

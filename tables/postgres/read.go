@@ -18,7 +18,7 @@ import (
 
 // Reader is the read side of one repository in a store: a tables.Reader,
 // so the query planner runs over it as over an SQLite index and ranks the
-// same (tables/ftsrank.go). Every statement binds the repository's id as $1:
+// same (package tables/fulltext). Every statement binds the repository's id as $1:
 // it reads that repository and nothing else. Full-text channels fetch
 // their candidates through the GIN indexes and rank them here, with the
 // repository's own term statistics (fts_stats); exact text goes through

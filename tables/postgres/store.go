@@ -60,7 +60,8 @@ type StoreOptions struct {
 }
 
 // PostingsFrom is StoreOptions.PostingsFrom's default. Postings pay where
-// a common word has thousands of candidates (issue 19, load session 11).
+// a common word has thousands of candidates (BENCHMARKS.md, "Shared
+// store").
 const PostingsFrom = 4096
 
 // OpenStore connects to the catalog at catalogURL; shards are connected

@@ -13,7 +13,7 @@ import (
 )
 
 // TestPgvectorMigration: a shard migrated before pgvector (step 6, no
-// pvec column) pushes and searches as before, scanning its vectors in Go;
+// pvec column) pushes and searches, scanning its vectors in Go;
 // store init then adds the column and fills it from the bytea vectors,
 // float for float, and searches go through pgvector with the same
 // answers. A vector without its pgvector turns the repository back to
