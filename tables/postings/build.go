@@ -281,7 +281,7 @@ func (b *Builder) Finish() File {
 		}
 	}
 	w.frag[len(b.terms)] = int32(len(w.buf))
-	if b.Retained() > maxKeptBytes {
+	if b.retained() > maxKeptBytes {
 		// A dense file's buffers are not kept for the rest of the run
 		// (each worker holding tens of MB after a machine-made file).
 		*b = Builder{gen: b.gen}
@@ -293,8 +293,8 @@ func (b *Builder) Finish() File {
 // file; past it all of them go with the file.
 const maxKeptBytes = 8 << 20
 
-// Retained estimates the bytes of b's buffers.
-func (b *Builder) Retained() int {
+// retained estimates the bytes of b's buffers.
+func (b *Builder) retained() int {
 	n := 8*cap(b.slots) + 8*cap(b.hashes) + 16*cap(b.terms) + 4*(cap(b.head)+cap(b.tail)+cap(b.lastOrd)+cap(b.seen)+cap(b.local)) +
 		12*cap(b.recs) + cap(b.buf) + 4*(cap(b.rowTerms)+cap(b.cnt)+cap(b.tokTerm)+cap(b.tokens)) + 8*(cap(b.tokColPo)+cap(b.occ))
 	return n + b.tk.Retained()

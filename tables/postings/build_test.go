@@ -41,7 +41,7 @@ func TestWordBuilderReusedAcrossFiles(t *testing.T) {
 		if len(got.terms) == 0 {
 			t.Fatalf("file %d: no terms", i)
 		}
-		if r := reused.Retained(); r > maxKeptBytes {
+		if r := reused.retained(); r > maxKeptBytes {
 			t.Errorf("file %d: the builder keeps %d bytes of buffers, more than %d", i, r, maxKeptBytes)
 		}
 	}

@@ -143,7 +143,7 @@ func walkPosting(t *testing.T, p []byte, lo int64, ncols int) {
 		}
 	}
 	corrupt(t, "word posting", p, c.Err())
-	last, err := Last(p, lo)
+	last, err := lastRow(p, lo)
 	corrupt(t, "word posting's last row", p, err)
 	if c.Err() == nil && n > 0 && (err != nil || last != prev) {
 		t.Fatalf("posting %x: Last = %d, %v; the walk ends at %d", p, last, err, prev)

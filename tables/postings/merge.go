@@ -104,7 +104,7 @@ func appendRebased(dst, p []byte, s *Segment, prev int64) ([]byte, int64, error)
 	if len(p) == 0 {
 		return dst, prev, nil // no rows, as a reader finds none
 	}
-	last, err := Last(p, s.Lo)
+	last, err := lastRow(p, s.Lo)
 	if err != nil {
 		return dst, prev, err
 	}

@@ -7,8 +7,8 @@ import (
 	"sort"
 )
 
-// BlockBytes is the size past which a block of terms ends.
-const BlockBytes = 16 << 10
+// wordBlockBytes is the size past which a block of terms ends.
+const wordBlockBytes = 16 << 10
 
 // Entry is a decoded entry header: the columns holding the term (bit c
 // of Mask for column c) and its count in each.
@@ -146,9 +146,9 @@ func (c *Cursor) Entry() []byte { return c.entry }
 // Err is the error that ended the walk, if any.
 func (c *Cursor) Err() error { return c.err }
 
-// Last returns the last row of a non-empty posting whose rows count from
+// lastRow returns the last row of a non-empty posting whose rows count from
 // lo.
-func Last(p []byte, lo int64) (int64, error) {
+func lastRow(p []byte, lo int64) (int64, error) {
 	id := lo
 	for len(p) > 0 {
 		d, k := binary.Uvarint(p)
@@ -178,7 +178,7 @@ type BlockWriter struct {
 
 // Add appends term with its posting.
 func (w *BlockWriter) Add(term string, posting []byte) {
-	if len(w.cur) >= BlockBytes {
+	if len(w.cur) >= wordBlockBytes {
 		w.Flush()
 	}
 	shared := 0
