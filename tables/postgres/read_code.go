@@ -154,7 +154,7 @@ ORDER BY start_line, end_line DESC, ord`, repo, EncodeText(n.Path), parentSID, a
 	return n, nil
 }
 
-// RefsNamed returns the references in scope to name, as tables.DB's
+// RefsNamed returns the references in scope to name, as tables.IndexReader's
 // RefsNamed (tables.UnpackRefs applies the same rules to the rows).
 func (r *Reader) RefsNamed(ctx context.Context, name string, s scope.Scope) ([]tables.RefRow, error) {
 	flt := s.Filter()
