@@ -272,5 +272,5 @@ func (s *Server) plannerFor(ctx context.Context, db *tables.DB) (*query.Planner,
 	s.mu.Lock()
 	emb, off := s.embedder, s.vectorsOff
 	s.mu.Unlock()
-	return query.New(ctx, db, query.Options{Embedder: emb, VectorsOff: off, Present: PresentAction, ResidentVectors: true})
+	return query.New(ctx, db.Reader(), query.Options{Embedder: emb, VectorsOff: off, Present: PresentAction, ResidentVectors: true})
 }

@@ -192,7 +192,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 	s.vectorsOff = opts.Index.VectorsOff
 	qopts := query.Options{Embedder: opts.Index.Embedder, VectorsOff: opts.Index.VectorsOff, Present: PresentAction, ResidentVectors: true}
-	if s.planner, err = query.New(ctx, db, qopts); err != nil {
+	if s.planner, err = query.New(ctx, db.Reader(), qopts); err != nil {
 		cancel()
 		db.Close()
 		srvLock.Release()

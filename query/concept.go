@@ -8,7 +8,7 @@ import (
 	"github.com/viberag/viberag/tables/fulltext"
 )
 
-// chunkChannel finds the chunks matching q (tables.DB.SearchChunks:
+// chunkChannel finds the chunks matching q (tables.Reader.SearchChunks:
 // bm25 weighted per column, the scope applied).
 func (p *Planner) chunkChannel(ctx context.Context, q fulltext.Query, sc *scoped, pool unitPool, limit int) (*channel, error) {
 	ch := &channel{name: "blocks", weight: p.tune.WChunk}

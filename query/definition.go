@@ -93,7 +93,7 @@ func (p *Planner) definitions(ctx context.Context, text string, sc *scoped, pool
 		}
 	}
 
-	if err := collect(tierFold)(p.db.SymbolsNamed(ctx, q.name, sc.scope)); err != nil {
+	if err := collect(tierFold)(p.db.SymbolsNamed(ctx, tables.NameLookup{Name: q.name}, sc.scope)); err != nil {
 		return nil, nil, err
 	}
 	if words := nameWords(q.name); len(words) == 1 {
@@ -107,7 +107,7 @@ func (p *Planner) definitions(ctx context.Context, text string, sc *scoped, pool
 	}
 	if wide {
 		if len(q.name) >= 3 {
-			if err := collect(tierPrefix)(p.db.SymbolsWithPrefix(ctx, q.name, sc.scope)); err != nil {
+			if err := collect(tierPrefix)(p.db.SymbolsNamed(ctx, tables.NameLookup{Name: q.name, Prefix: true}, sc.scope)); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -127,7 +127,7 @@ func (p *Planner) definitions(ctx context.Context, text string, sc *scoped, pool
 				return nil, nil, err
 			}
 			if close := names.close(q.name, 8); len(close) > 0 {
-				if err := collect(tierFuzzy)(p.db.SymbolsNamedAny(ctx, close, sc.scope)); err != nil {
+				if err := collect(tierFuzzy)(p.db.SymbolsNamed(ctx, tables.NameLookup{Any: close}, sc.scope)); err != nil {
 					return nil, nil, err
 				}
 				notes = append(notes, fmt.Sprintf("no symbol is named %q; showing the nearest names: %s", q.name, strings.Join(close, ", ")))

@@ -2,7 +2,7 @@
 // over an index (see tables/schema.sql) with ranked, explained,
 // size-bounded results. It reads the index through the typed read methods
 // of tables.Reader (full-text channels, name lookups, references, chunk text;
-// *tables.DB for an index file, tables/postgres for a shared store)
+// tables.DB.Reader for an index file, tables/postgres for a shared store)
 // and never writes; it holds no SQL.
 //
 // # API

@@ -71,7 +71,7 @@ type Options struct {
 // New returns a Planner over db, an open index (an SQLite file, or one
 // repository of a shared store: any tables.Reader); the Planner only reads
 // it, through db's read methods, and db stays the caller's to close. It
-// prepares the statements every search uses (tables.DB.PrepareReads), so
+// prepares the statements every search uses (tables.Reader.PrepareReads), so
 // a missing table or an index of another schema fails here rather than
 // on the first search.
 func New(ctx context.Context, db tables.Reader, opts Options) (*Planner, error) {

@@ -10,8 +10,8 @@ import (
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/scope"
-	"github.com/viberag/viberag/tables/vectors"
 	"github.com/viberag/viberag/tables/fulltext"
+	"github.com/viberag/viberag/tables/vectors"
 )
 
 // Similar code, until vectors exist, is token overlap: the snippet's

@@ -11,7 +11,7 @@ import (
 	"github.com/viberag/viberag/scope"
 )
 
-// Usages come from the refs table (tables.DB.RefsNamed): calls,
+// Usages come from the refs table (tables.Reader.RefsNamed): calls,
 // identifier uses, type references and imports of the name, matched
 // case-insensitively on the name and, for imports, on the imported name.
 // The index has no types, so a reference is matched by name, never

@@ -49,7 +49,7 @@ func vectorIndex(t *testing.T) (embed.Provider, string, string) {
 func plannerOn(t testing.TB, path string, opts Options) *Planner {
 	t.Helper()
 	db := indextest.Open(t, path, tables.OpenOptions{ReadOnly: true})
-	p, err := New(context.Background(), db, opts)
+	p, err := New(context.Background(), db.Reader(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -274,7 +274,7 @@ func (c *evalCmd) evalRepo(ctx context.Context, r benchRepo, tune *query.Tuning,
 		return nil, fmt.Errorf("embedding: %s", v.Error)
 	}
 	// Resident, like the MCP server: the latency measured is a server's.
-	p, err := query.New(ctx, db, query.Options{Tuning: tune, Embedder: res.embedder, VectorsOff: res.off, ResidentVectors: true})
+	p, err := query.New(ctx, db.Reader(), query.Options{Tuning: tune, Embedder: res.embedder, VectorsOff: res.off, ResidentVectors: true})
 	if err != nil {
 		return nil, err
 	}
@@ -320,7 +320,7 @@ func (c *evalCmd) evalStore(ctx context.Context, r benchRepo, root string, db *t
 	if err != nil {
 		return nil, err
 	}
-	vw, err := push.WriteVectors(ctx, db)
+	vw, err := push.WriteVectors(ctx, db.Reader())
 	if err != nil {
 		return nil, err
 	}
