@@ -8,9 +8,17 @@ import (
 	"github.com/viberag/viberag/tables/fulltext"
 )
 
+// textChannels runs the bm25 channels of a planner over the index's word
+// postings, pruning common terms by their counts (prune.go).
+type textChannels struct {
+	db   tables.Reader
+	tune *Tuning
+	df   dfCache // chunk counts of terms, for pruning
+}
+
 // chunkChannel finds the chunks matching q (tables.Reader.SearchChunks:
 // bm25 weighted per column, the scope applied).
-func (p *Planner) chunkChannel(ctx context.Context, q fulltext.Query, sc *scoped, pool unitPool, limit int) (*channel, error) {
+func (p *textChannels) chunkChannel(ctx context.Context, q fulltext.Query, sc *scoped, pool unitPool, limit int) (*channel, error) {
 	ch := &channel{name: "blocks", weight: p.tune.WChunk}
 	rows, err := p.db.SearchChunks(ctx, q, p.tune.ChunkCols, sc.scope, limit)
 	if err != nil {
@@ -29,7 +37,7 @@ func chunkUnit(r tables.ChunkRow) *unit {
 }
 
 // symbolChannel finds the symbols matching q.
-func (p *Planner) symbolChannel(ctx context.Context, q fulltext.Query, sc *scoped, pool unitPool, limit int) (*channel, error) {
+func (p *textChannels) symbolChannel(ctx context.Context, q fulltext.Query, sc *scoped, pool unitPool, limit int) (*channel, error) {
 	ch := &channel{name: "symbols", weight: p.tune.WSymbol}
 	rows, err := p.db.SearchSymbols(ctx, q, p.tune.SymbolCols, sc.scope, limit)
 	if err != nil {
@@ -49,7 +57,7 @@ func symbolUnit(r tables.SymbolRow) *unit {
 }
 
 // fileChannel finds the files whose path or summary match q.
-func (p *Planner) fileChannel(ctx context.Context, q fulltext.Query, sc *scoped, pool unitPool, limit int) (*channel, error) {
+func (p *textChannels) fileChannel(ctx context.Context, q fulltext.Query, sc *scoped, pool unitPool, limit int) (*channel, error) {
 	ch := &channel{name: "files", weight: p.tune.WFile}
 	rows, err := p.db.SearchFiles(ctx, q, p.tune.FileCols, sc.scope, limit)
 	if err != nil {

@@ -56,12 +56,20 @@ type defCand struct {
 	test bool
 }
 
+// symbolFinder finds the symbols and the reference lines a name may
+// mean, and resolves a name to one symbol (resolve.go).
+type symbolFinder struct {
+	db    tables.Reader
+	files *fileCache // the planner's
+	names nameCache  // distinct symbol names, for typo correction
+}
+
 // definitions finds the symbols a name may mean, best first: by tier, then
 // type-like kinds before functions before methods before variables (a
 // bare name most often asks for the type), exported first, outside tests
 // first, then path and line. prefixAndFuzzy widens the search beyond the
 // exact name; fuzzy lookups run only when nothing else matched.
-func (p *Planner) definitions(ctx context.Context, text string, sc *scoped, pool unitPool, files map[int64]*fileInfo, wide bool) ([]defCand, []string, error) {
+func (p *symbolFinder) definitions(ctx context.Context, text string, sc *scoped, pool unitPool, files map[int64]*fileInfo, wide bool) ([]defCand, []string, error) {
 	q := parseDefQuery(text)
 	if q.name == "" {
 		return nil, nil, nil
@@ -122,7 +130,7 @@ func (p *Planner) definitions(ctx context.Context, text string, sc *scoped, pool
 			}
 		}
 		if len(found) == 0 {
-			names, err := p.names.get(ctx, p)
+			names, err := p.names.get(ctx, p.db)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -231,7 +239,7 @@ const maxImporters = 10
 // the import says where it comes from. Source files before auxiliary and
 // test files, as usages are ordered.
 func (p *Planner) importers(ctx context.Context, q defQuery, sc *scoped, pool unitPool, files map[int64]*fileInfo) ([]*unit, error) {
-	refs, err := p.findRefs(ctx, q, sc, files)
+	refs, err := p.symbols.findRefs(ctx, q, sc, files)
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +252,7 @@ func (p *Planner) importers(ctx context.Context, q defQuery, sc *scoped, pool un
 			}
 		}
 	}
-	snips, err := p.refSnippets(ctx, lines)
+	snips, err := p.page.refSnippets(ctx, lines)
 	if err != nil {
 		return nil, err
 	}

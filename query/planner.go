@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -19,16 +18,11 @@ type Planner struct {
 	db   tables.Reader
 	tune Tuning
 
-	embMu      sync.RWMutex
-	embedder   embed.Provider // embeds queries (guarded); nil: vectors off
-	guard      embed.GuardOptions
-	vectorsOff string      // why embedder is nil, for responses
-	vecs       vectorCache // the index's vectors, per surface
-	resident   bool        // Options.ResidentVectors
-
-	names nameCache // distinct symbol names, for typo correction
-	files fileCache // paths and their words, for the path prior
-	df    dfCache   // chunk counts of terms, for pruning
+	vec     *vectorChannels // the vector channels and the index's vectors
+	text    *textChannels   // the bm25 channels and their term counts
+	symbols *symbolFinder   // definitions and references by name
+	page    *pageFinisher   // snippets
+	files   fileCache       // paths and their words, for the path prior
 
 	present func(Action) Action // Options.Present
 }
@@ -75,12 +69,15 @@ type Options struct {
 // a missing table or an index of another schema fails here rather than
 // on the first search.
 func New(ctx context.Context, db tables.Reader, opts Options) (*Planner, error) {
-	p := &Planner{db: db, tune: DefaultTuning(), guard: opts.QueryEmbed, vectorsOff: opts.VectorsOff, present: opts.Present,
-		resident: opts.ResidentVectors}
-	p.embedder = p.guarded(opts.Embedder)
+	p := &Planner{db: db, tune: DefaultTuning(), present: opts.Present}
 	if opts.Tuning != nil {
 		p.tune = *opts.Tuning
 	}
+	p.vec = &vectorChannels{db: db, tune: &p.tune, guard: opts.QueryEmbed, vectorsOff: opts.VectorsOff, resident: opts.ResidentVectors}
+	p.vec.embedder = p.vec.guarded(opts.Embedder)
+	p.text = &textChannels{db: db, tune: &p.tune}
+	p.symbols = &symbolFinder{db: db, files: &p.files}
+	p.page = &pageFinisher{db: db}
 	if err := db.PrepareReads(ctx); err != nil {
 		return nil, fmt.Errorf("query: %w", err)
 	}
@@ -90,7 +87,10 @@ func New(ctx context.Context, db tables.Reader, opts Options) (*Planner, error) 
 // SetEmbedder replaces the embedder of queries (and the reason vectors
 // are off when it is nil): a server that fetched its model after it
 // started turns vectors on without a restart.
-func (p *Planner) SetEmbedder(e embed.Provider, off string) {
+func (p *Planner) SetEmbedder(e embed.Provider, off string) { p.vec.setEmbedder(e, off) }
+
+// setEmbedder is Planner.SetEmbedder.
+func (p *vectorChannels) setEmbedder(e embed.Provider, off string) {
 	g := p.guarded(e)
 	p.embMu.Lock()
 	defer p.embMu.Unlock()
@@ -99,7 +99,7 @@ func (p *Planner) SetEmbedder(e embed.Provider, off string) {
 
 // guarded puts e under the query deadline and breaker (nil stays nil),
 // even when e has a breaker of its own: that one may have no deadline.
-func (p *Planner) guarded(e embed.Provider) embed.Provider {
+func (p *vectorChannels) guarded(e embed.Provider) embed.Provider {
 	if e == nil {
 		return nil
 	}
@@ -107,7 +107,7 @@ func (p *Planner) guarded(e embed.Provider) embed.Provider {
 }
 
 // currentEmbedder returns the embedder and why it is nil.
-func (p *Planner) currentEmbedder() (embed.Provider, string) {
+func (p *vectorChannels) currentEmbedder() (embed.Provider, string) {
 	p.embMu.RLock()
 	defer p.embMu.RUnlock()
 	return p.embedder, p.vectorsOff
@@ -116,7 +116,7 @@ func (p *Planner) currentEmbedder() (embed.Provider, string) {
 // Close releases what the Planner holds, after stopping a background load
 // of vectors. The index stays open: it belongs to the caller.
 func (p *Planner) Close() error {
-	p.vecs.close()
+	p.vec.vecs.close()
 	return nil
 }
 

@@ -18,8 +18,8 @@ type resolved struct {
 const maxInheritDepth = 8
 
 // resolveName picks the symbol a name means (see SymbolWith).
-func (p *Planner) resolveName(ctx context.Context, name string) (resolved, error) {
-	files, err := p.files.get(ctx, p)
+func (p *symbolFinder) resolveName(ctx context.Context, name string) (resolved, error) {
+	files, err := p.files.get(ctx, p.db)
 	if err != nil {
 		return resolved{}, err
 	}
@@ -106,7 +106,7 @@ func pickAmong(cands []defCand, name string) resolved {
 
 // typesNamed returns the type-like symbols (classes, structs, traits …)
 // named exactly name.
-func (p *Planner) typesNamed(ctx context.Context, name string, files map[int64]*fileInfo) ([]*unit, error) {
+func (p *symbolFinder) typesNamed(ctx context.Context, name string, files map[int64]*fileInfo) ([]*unit, error) {
 	cands, _, err := p.definitions(ctx, name, newScoped(Request{}.Scope), unitPool{}, files, false)
 	if err != nil {
 		return nil, err
@@ -123,7 +123,7 @@ func (p *Planner) typesNamed(ctx context.Context, name string, files map[int64]*
 // inheritedMember walks up the bases of types (breadth first, nearest
 // base first) and returns the first member named name that a base
 // defines, with the chain of type names that leads to it.
-func (p *Planner) inheritedMember(ctx context.Context, types []*unit, name string, files map[int64]*fileInfo) (*unit, []string, error) {
+func (p *symbolFinder) inheritedMember(ctx context.Context, types []*unit, name string, files map[int64]*fileInfo) (*unit, []string, error) {
 	type step struct {
 		u     *unit
 		chain []string
@@ -177,7 +177,7 @@ func (p *Planner) inheritedMember(ctx context.Context, types []*unit, name strin
 }
 
 // memberOf returns t's member named name, nil when t has none.
-func (p *Planner) memberOf(ctx context.Context, t *unit, name string) (*unit, error) {
+func (p *symbolFinder) memberOf(ctx context.Context, t *unit, name string) (*unit, error) {
 	children, err := p.db.SymbolChildren(ctx, t.id)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,8 @@ package query
 import (
 	"context"
 	"strings"
+
+	"github.com/viberag/viberag/tables"
 )
 
 const (
@@ -11,11 +13,17 @@ const (
 	definitionLines = 3
 )
 
+// pageFinisher reads what a page of hits shows of the index: snippets
+// and source lines.
+type pageFinisher struct {
+	db tables.Reader
+}
+
 // fillSnippets gives every hit a short snippet: for a block, the lines of
 // its chunk that hold the most query words; for a definition, its
 // signature and the first line of its doc; for a file, its doc's first
 // line or its summary's.
-func (p *Planner) fillSnippets(ctx context.Context, hits []Hit, pool unitPool, words []string) error {
+func (p *pageFinisher) fillSnippets(ctx context.Context, hits []Hit, pool unitPool, words []string) error {
 	stems := snippetStems(words)
 	var blockIDs, declIDs []int64
 	for i := range hits {
@@ -198,6 +206,6 @@ func firstLines(s string, n int) string {
 
 // fileLines rebuilds lines from..to (inclusive) of a file from its chunks.
 // Lines no chunk covers (an index being rewritten) come back empty.
-func (p *Planner) fileLines(ctx context.Context, fileID int64, from, to int) ([]string, error) {
+func (p *pageFinisher) fileLines(ctx context.Context, fileID int64, from, to int) ([]string, error) {
 	return p.db.FileLines(ctx, fileID, from, to)
 }

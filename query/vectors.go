@@ -39,6 +39,20 @@ import (
 // holds it (acquireVectors) while it scans, and a replaced file is
 // unmapped when its last search is done.
 
+// vectorChannels runs the vector channels of a planner: it embeds the
+// query and holds the index's vectors (see above).
+type vectorChannels struct {
+	db   tables.Reader
+	tune *Tuning
+
+	embMu      sync.RWMutex
+	embedder   embed.Provider // embeds queries (guarded); nil: vectors off
+	guard      embed.GuardOptions
+	vectorsOff string      // why embedder is nil, for responses
+	vecs       vectorCache // the index's vectors, per surface
+	resident   bool        // Options.ResidentVectors
+}
+
 // vecSurface is one surface's vectors: loaded (units[i] describes row i)
 // or mapped (rows holds each row's ids).
 type vecSurface struct {
@@ -122,7 +136,7 @@ type vectorState struct {
 }
 
 // vectors reports whether vector channels can run for this index.
-func (p *Planner) vectors(ctx context.Context) (vectorState, error) {
+func (p *vectorChannels) vectors(ctx context.Context) (vectorState, error) {
 	model, err := p.db.VectorReader().Model(ctx)
 	if err != nil {
 		return vectorState{}, err
@@ -151,7 +165,7 @@ func (p *Planner) vectors(ctx context.Context) (vectorState, error) {
 // mapping the vector file or loading the vectors table when they changed
 // since the last search (noFile: load the table even when the file
 // opens). The caller must call release when its scans are done.
-func (p *Planner) acquireVectors(ctx context.Context, noFile bool) (vi *vecIndex, release func(), err error) {
+func (p *vectorChannels) acquireVectors(ctx context.Context, noFile bool) (vi *vecIndex, release func(), err error) {
 	version, err := p.db.VectorReader().Version(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -199,7 +213,7 @@ func (c *vectorCache) closeIfDone(vi *vecIndex) {
 // still the current vectors then, puts the loaded vectors in its place
 // (c.mu held). Searches meanwhile read the file; a load that fails leaves
 // them on it.
-func (p *Planner) loadResident(vi *vecIndex) {
+func (p *vectorChannels) loadResident(vi *vecIndex) {
 	c := &p.vecs
 	if c.ctx == nil {
 		c.ctx, c.stop = context.WithCancel(context.Background())
@@ -241,7 +255,7 @@ func (c *vectorCache) close() {
 
 // openVectors maps the vector file of version, or loads the vectors table
 // when the file cannot serve (or noFile), saying why in fallback.
-func (p *Planner) openVectors(ctx context.Context, version string, noFile bool) (*vecIndex, error) {
+func (p *vectorChannels) openVectors(ctx context.Context, version string, noFile bool) (*vecIndex, error) {
 	vi := &vecIndex{version: version}
 	vr := p.db.VectorReader()
 	vfr, hasFiles := vr.(tables.VectorFileReader) // a shared store has none
@@ -273,7 +287,7 @@ func (p *Planner) openVectors(ctx context.Context, version string, noFile bool) 
 }
 
 // mapVectors makes vi the vectors of the mapped file f.
-func (p *Planner) mapVectors(ctx context.Context, vfr tables.VectorFileReader, vi *vecIndex, f *vectors.File) error {
+func (p *vectorChannels) mapVectors(ctx context.Context, vfr tables.VectorFileReader, vi *vecIndex, f *vectors.File) error {
 	units, err := vfr.UnitCounts(ctx)
 	if err != nil {
 		return err
@@ -299,7 +313,7 @@ func (p *Planner) mapVectors(ctx context.Context, vfr tables.VectorFileReader, v
 // A vector whose row is gone (a run rewrote the file between the two
 // reads) is left out; the next load, at the next version, has it. So is
 // one of another size than the index's: it counts as missing.
-func (p *Planner) loadVectors(ctx context.Context, model string) (_ map[string]*vecSurface, st vecStats, err error) {
+func (p *vectorChannels) loadVectors(ctx context.Context, model string) (_ map[string]*vecSurface, st vecStats, err error) {
 	vr := p.db.VectorReader()
 	if st.dim, err = vr.Dim(ctx, model); err != nil {
 		return nil, st, err
@@ -308,7 +322,7 @@ func (p *Planner) loadVectors(ctx context.Context, model string) (_ map[string]*
 	return surfaces, st, err
 }
 
-func (p *Planner) readVectors(ctx context.Context, vr tables.VectorReader, model string, st *vecStats) (map[string]*vecSurface, error) {
+func (p *vectorChannels) readVectors(ctx context.Context, vr tables.VectorReader, model string, st *vecStats) (map[string]*vecSurface, error) {
 	units := map[string]map[string]unit{"code": {}, "summary": {}, "file": {}}
 	err := vr.ChunkRows(ctx, func(r tables.ChunkRow) {
 		units["code"][r.CID] = *chunkUnit(r)
@@ -393,7 +407,7 @@ func checkQueryDim(vi *vecIndex, q []float32) string {
 }
 
 // embedQuery embeds the search text.
-func (p *Planner) embedQuery(ctx context.Context, text string) ([]float32, error) {
+func (p *vectorChannels) embedQuery(ctx context.Context, text string) ([]float32, error) {
 	emb, _ := p.currentEmbedder()
 	if emb == nil {
 		return nil, errors.New("embed the query: no embedder")
@@ -416,7 +430,7 @@ var vecTable = map[string]scope.Table{"code": scope.Chunks, "summary": scope.Sym
 // pool (see intern), so that it can run beside the text channels. With a
 // mapped file it fails with a vectors.IsFileProblem error when the
 // index's vectors changed under it.
-func (p *Planner) vecChannel(ctx context.Context, vi *vecIndex, name, surface string, weight float64, q []float32, req Request, sc *scoped) (*channel, error) {
+func (p *vectorChannels) vecChannel(ctx context.Context, vi *vecIndex, name, surface string, weight float64, q []float32, req Request, sc *scoped) (*channel, error) {
 	ch := &channel{name: name, weight: weight, cosine: true}
 	s := vi.surface(surface)
 	if s.set.Len() == 0 || len(q) != s.set.Dim() {
@@ -490,7 +504,7 @@ func vecScopeTable(surface string, req Request) (t scope.Table, byFile bool) {
 // scope is empty. Filters on files alone (paths, extensions) are answered
 // from the files table and mapped to rows by file; symbol filters go
 // through the surface's own table, as the text channels do.
-func (p *Planner) vecScope(ctx context.Context, surface string, s *vecSurface, req Request, sc *scoped) (vectors.Bitset, error) {
+func (p *vectorChannels) vecScope(ctx context.Context, surface string, s *vecSurface, req Request, sc *scoped) (vectors.Bitset, error) {
 	if req.Scope.IsZero() {
 		return nil, nil
 	}
@@ -542,7 +556,7 @@ type vecRun struct {
 // positive weight). Only a failure to read the index is an error: when
 // vectors are off, or the embedder fails, it returns no channels and a
 // status (and a note) saying why.
-func (p *Planner) runVectors(ctx context.Context, text string, specs []vecSpec, req Request, sc *scoped) (vecRun, error) {
+func (p *vectorChannels) runVectors(ctx context.Context, text string, specs []vecSpec, req Request, sc *scoped) (vecRun, error) {
 	st, err := p.vectors(ctx)
 	if err != nil {
 		return vecRun{}, err
@@ -580,7 +594,7 @@ func (p *Planner) runVectors(ctx context.Context, text string, specs []vecSpec, 
 
 // scanVectors runs the channels of specs over the current vectors into r
 // and returns the vectors it used.
-func (p *Planner) scanVectors(ctx context.Context, r *vecRun, noFile bool, q []float32, specs []vecSpec, req Request, sc *scoped) (*vecIndex, error) {
+func (p *vectorChannels) scanVectors(ctx context.Context, r *vecRun, noFile bool, q []float32, specs []vecSpec, req Request, sc *scoped) (*vecIndex, error) {
 	vi, release, err := p.acquireVectors(ctx, noFile)
 	if err != nil {
 		return nil, err
@@ -630,7 +644,7 @@ func (c *vectorCache) drop(vi *vecIndex) {
 // records the scope filters they applied and sets resp.Vectors. Only a
 // failure to read the index fails the search: an embedder error (a remote
 // provider down) leaves it lexical, and says so.
-func (p *Planner) startVectors(ctx context.Context, text string, req Request, sc *scoped, defs, concept bool) func(unitPool, *Response) ([]*channel, error) {
+func (p *vectorChannels) startVectors(ctx context.Context, text string, req Request, sc *scoped, defs, concept bool) func(unitPool, *Response) ([]*channel, error) {
 	var specs []vecSpec
 	if concept {
 		specs = append(specs, vecSpec{"vec_code", vectors.SurfaceCode, p.tune.WVecCode}, vecSpec{"vec_file", vectors.SurfaceFile, p.tune.WVecFile})
@@ -669,7 +683,7 @@ func (p *Planner) startVectors(ctx context.Context, text string, req Request, sc
 // reader returns every row that may be among a channel's best, with its
 // vector; they are scored here as a scan scores them (vectors.Dot, ties by
 // the lower row in VectorReader.Scan order), so the answer is the scan's.
-func (p *Planner) rankVectors(ctx context.Context, vr tables.VectorRanker, st vectorState, q []float32, specs []vecSpec, req Request, sc *scoped) (vecRun, error) {
+func (p *vectorChannels) rankVectors(ctx context.Context, vr tables.VectorRanker, st vectorState, q []float32, specs []vecSpec, req Request, sc *scoped) (vecRun, error) {
 	r := vecRun{status: st.status}
 	stats, err := p.rankedStats(ctx, vr, st.model)
 	if err != nil {
@@ -699,7 +713,7 @@ func (p *Planner) rankVectors(ctx context.Context, vr tables.VectorRanker, st ve
 
 // rankedStats returns the counts of vr's vectors of model, read again
 // only when the vectors changed.
-func (p *Planner) rankedStats(ctx context.Context, vr tables.VectorRanker, model string) (vecStats, error) {
+func (p *vectorChannels) rankedStats(ctx context.Context, vr tables.VectorRanker, model string) (vecStats, error) {
 	version, err := vr.Version(ctx)
 	if err != nil {
 		return vecStats{}, err
@@ -730,7 +744,7 @@ func (p *Planner) rankedStats(ctx context.Context, vr tables.VectorRanker, model
 // nearChannel is vecChannel for a reader that finds the nearest vectors
 // itself: the scope (as vecScope reads it) goes to the reader, which
 // returns the candidates in scope with their vectors.
-func (p *Planner) nearChannel(ctx context.Context, vr tables.VectorRanker, model string, dim int, s vecSpec, q []float32, req Request, sc *scoped) (*channel, error) {
+func (p *vectorChannels) nearChannel(ctx context.Context, vr tables.VectorRanker, model string, dim int, s vecSpec, q []float32, req Request, sc *scoped) (*channel, error) {
 	ch := &channel{name: s.name, weight: s.weight, cosine: true}
 	if dim <= 0 || len(q) != dim {
 		return ch, nil
