@@ -12,8 +12,11 @@ import (
 	"github.com/viberag/viberag/tables"
 )
 
-// Planner answers searches over one index. It is safe for concurrent use:
-// its statements are prepared once and shared, and its caches are guarded.
+// Planner answers searches over one index. It routes a request to an
+// intent, runs the intent's channels, fuses them and finishes the page;
+// the channels that keep state of their own (vectors, term counts, names)
+// are the parts it holds. It is safe for concurrent use: its statements
+// are prepared once and shared, and its caches are guarded.
 type Planner struct {
 	db   tables.Reader
 	tune Tuning
@@ -21,10 +24,8 @@ type Planner struct {
 	vec     *vectorChannels // the vector channels and the index's vectors
 	text    *textChannels   // the bm25 channels and their term counts
 	symbols *symbolFinder   // definitions and references by name
-	page    *pageFinisher   // snippets
+	page    *pageFinisher   // snippets, groups, suggestions and the budget
 	files   fileCache       // paths and their words, for the path prior
-
-	present func(Action) Action // Options.Present
 }
 
 // Options configure a Planner. The zero value gives the defaults.
@@ -69,15 +70,14 @@ type Options struct {
 // a missing table or an index of another schema fails here rather than
 // on the first search.
 func New(ctx context.Context, db tables.Reader, opts Options) (*Planner, error) {
-	p := &Planner{db: db, tune: DefaultTuning(), present: opts.Present}
+	p := &Planner{db: db, tune: DefaultTuning()}
 	if opts.Tuning != nil {
 		p.tune = *opts.Tuning
 	}
-	p.vec = &vectorChannels{db: db, tune: &p.tune, guard: opts.QueryEmbed, vectorsOff: opts.VectorsOff, resident: opts.ResidentVectors}
-	p.vec.embedder = p.vec.guarded(opts.Embedder)
+	p.vec = newVectorChannels(db, &p.tune, opts)
 	p.text = &textChannels{db: db, tune: &p.tune}
 	p.symbols = &symbolFinder{db: db, files: &p.files}
-	p.page = &pageFinisher{db: db}
+	p.page = &pageFinisher{db: db, present: opts.Present}
 	if err := db.PrepareReads(ctx); err != nil {
 		return nil, fmt.Errorf("query: %w", err)
 	}
@@ -89,34 +89,10 @@ func New(ctx context.Context, db tables.Reader, opts Options) (*Planner, error) 
 // started turns vectors on without a restart.
 func (p *Planner) SetEmbedder(e embed.Provider, off string) { p.vec.setEmbedder(e, off) }
 
-// setEmbedder is Planner.SetEmbedder.
-func (p *vectorChannels) setEmbedder(e embed.Provider, off string) {
-	g := p.guarded(e)
-	p.embMu.Lock()
-	defer p.embMu.Unlock()
-	p.embedder, p.vectorsOff = g, off
-}
-
-// guarded puts e under the query deadline and breaker (nil stays nil),
-// even when e has a breaker of its own: that one may have no deadline.
-func (p *vectorChannels) guarded(e embed.Provider) embed.Provider {
-	if e == nil {
-		return nil
-	}
-	return embed.Guard(e, p.guard)
-}
-
-// currentEmbedder returns the embedder and why it is nil.
-func (p *vectorChannels) currentEmbedder() (embed.Provider, string) {
-	p.embMu.RLock()
-	defer p.embMu.RUnlock()
-	return p.embedder, p.vectorsOff
-}
-
 // Close releases what the Planner holds, after stopping a background load
 // of vectors. The index stays open: it belongs to the caller.
 func (p *Planner) Close() error {
-	p.vec.vecs.close()
+	p.vec.close()
 	return nil
 }
 
@@ -299,13 +275,6 @@ func (p *Planner) search(ctx context.Context, req Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if req.draft {
-		if resp.Hits == nil {
-			resp.Hits = []Hit{}
-		}
-		arrange(resp, p.present)
-		return resp, nil
-	}
-	finish(req, resp, p.present)
+	p.page.finish(req, resp)
 	return resp, nil
 }

@@ -114,11 +114,11 @@ func (c *dfCache) counts(ctx context.Context, db tables.Reader, t scope.Table, k
 //
 // It also returns the terms' counts (nil when it counted none), for
 // rarest.
-func (p *textChannels) pruneTerms(ctx context.Context, t scope.Table, key string, terms []textTerm, share float64, budget int) ([]textTerm, []textTerm, []int, error) {
+func (tc *textChannels) pruneTerms(ctx context.Context, t scope.Table, key string, terms []textTerm, share float64, budget int) ([]textTerm, []textTerm, []int, error) {
 	if share <= 0 || share >= 1 || len(terms) < 2 {
 		return terms, nil, nil, nil
 	}
-	n, df, err := p.df.counts(ctx, p.db, t, key, terms)
+	n, df, err := tc.df.counts(ctx, tc.db, t, key, terms)
 	if err != nil || n == 0 {
 		return terms, nil, nil, err
 	}

@@ -169,12 +169,12 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 
 // snippets fills the snippets of resp's hits, or, for a draft, leaves
 // the making of them to Draft.Finish.
-func (p *pageFinisher) snippets(ctx context.Context, req Request, resp *Response, pool unitPool, words []string) error {
+func (pf *pageFinisher) snippets(ctx context.Context, req Request, resp *Response, pool unitPool, words []string) error {
 	if req.draft {
-		resp.fill = func(ctx context.Context, hits []Hit) error { return p.fillSnippets(ctx, hits, pool, words) }
+		resp.fill = func(ctx context.Context, hits []Hit) error { return pf.fillSnippets(ctx, hits, pool, words) }
 		return nil
 	}
-	return p.fillSnippets(ctx, resp.Hits, pool, words)
+	return pf.fillSnippets(ctx, resp.Hits, pool, words)
 }
 
 // defChannel ranks definitions in the order definitions returned them.

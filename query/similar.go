@@ -146,13 +146,13 @@ func (p *Planner) similar(ctx context.Context, req Request, text string, resp *R
 // similarTokens finds chunks sharing the snippet's identifier words and
 // reports each with its bm25 and the Jaccard overlap of whole
 // identifiers. It returns the best bm25.
-func (p *textChannels) similarTokens(ctx context.Context, words []string, idents map[string]bool, sc *scoped, pool unitPool, found func(u *unit, bm25, jacc float64)) (float64, error) {
+func (tc *textChannels) similarTokens(ctx context.Context, words []string, idents map[string]bool, sc *scoped, pool unitPool, found func(u *unit, bm25, jacc float64)) (float64, error) {
 	terms := textTerms(words, false, false)
-	kept, _, _, err := p.pruneTerms(ctx, scope.Chunks, "", terms, p.tune.PruneShare, p.tune.PruneBudget)
+	kept, _, _, err := tc.pruneTerms(ctx, scope.Chunks, "", terms, tc.tune.PruneShare, tc.tune.PruneBudget)
 	if err != nil {
 		return 0, err
 	}
-	rows, err := p.db.SimilarChunks(ctx, fulltext.In([]string{"content", "ident_parts", "strings"}, orQuery(kept)), sc.scope, 200)
+	rows, err := tc.db.SimilarChunks(ctx, fulltext.In([]string{"content", "ident_parts", "strings"}, orQuery(kept)), sc.scope, 200)
 	if err != nil {
 		return 0, err
 	}

@@ -3,8 +3,6 @@ package query
 import (
 	"context"
 	"strings"
-
-	"github.com/viberag/viberag/tables"
 )
 
 const (
@@ -13,17 +11,11 @@ const (
 	definitionLines = 3
 )
 
-// pageFinisher reads what a page of hits shows of the index: snippets
-// and source lines.
-type pageFinisher struct {
-	db tables.Reader
-}
-
 // fillSnippets gives every hit a short snippet: for a block, the lines of
 // its chunk that hold the most query words; for a definition, its
 // signature and the first line of its doc; for a file, its doc's first
 // line or its summary's.
-func (p *pageFinisher) fillSnippets(ctx context.Context, hits []Hit, pool unitPool, words []string) error {
+func (pf *pageFinisher) fillSnippets(ctx context.Context, hits []Hit, pool unitPool, words []string) error {
 	stems := snippetStems(words)
 	var blockIDs, declIDs []int64
 	for i := range hits {
@@ -36,11 +28,11 @@ func (p *pageFinisher) fillSnippets(ctx context.Context, hits []Hit, pool unitPo
 			declIDs = append(declIDs, u.decl)
 		}
 	}
-	content, err := p.db.ChunkContents(ctx, blockIDs)
+	content, err := pf.db.ChunkContents(ctx, blockIDs)
 	if err != nil {
 		return err
 	}
-	decls, err := p.db.SymbolDecls(ctx, declIDs)
+	decls, err := pf.db.SymbolDecls(ctx, declIDs)
 	if err != nil {
 		return err
 	}
@@ -61,7 +53,7 @@ func (p *pageFinisher) fillSnippets(ctx context.Context, hits []Hit, pool unitPo
 		case KindUsage:
 			h.Snippet = u.signature // the line, read by importers
 		case KindFile:
-			doc, summary, ok, err := p.db.FileDoc(ctx, u.fileID)
+			doc, summary, ok, err := pf.db.FileDoc(ctx, u.fileID)
 			if err != nil {
 				return err
 			}
@@ -206,6 +198,6 @@ func firstLines(s string, n int) string {
 
 // fileLines rebuilds lines from..to (inclusive) of a file from its chunks.
 // Lines no chunk covers (an index being rewritten) come back empty.
-func (p *pageFinisher) fileLines(ctx context.Context, fileID int64, from, to int) ([]string, error) {
-	return p.db.FileLines(ctx, fileID, from, to)
+func (pf *pageFinisher) fileLines(ctx context.Context, fileID int64, from, to int) ([]string, error) {
+	return pf.db.FileLines(ctx, fileID, from, to)
 }

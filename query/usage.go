@@ -33,8 +33,8 @@ type refLine struct {
 
 // findRefs returns the lines referring to q, ordered: qualified matches
 // first, then source before auxiliary before test files, by path and line.
-func (p *symbolFinder) findRefs(ctx context.Context, q defQuery, sc *scoped, files map[int64]*fileInfo) ([]*refLine, error) {
-	rows, err := p.db.RefsNamed(ctx, q.name, sc.scope)
+func (sf *symbolFinder) findRefs(ctx context.Context, q defQuery, sc *scoped, files map[int64]*fileInfo) ([]*refLine, error) {
+	rows, err := sf.db.RefsNamed(ctx, q.name, sc.scope)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +194,7 @@ func refID(r *refLine) string { return fmt.Sprintf("r:%s:%d", r.path, r.line) }
 
 // refSnippets returns the source line of each reference, reading each
 // file's chunks once.
-func (p *pageFinisher) refSnippets(ctx context.Context, refs []*refLine) ([]string, error) {
+func (pf *pageFinisher) refSnippets(ctx context.Context, refs []*refLine) ([]string, error) {
 	out := make([]string, len(refs))
 	type span struct{ from, to int }
 	spans := map[int64]*span{}
@@ -208,7 +208,7 @@ func (p *pageFinisher) refSnippets(ctx context.Context, refs []*refLine) ([]stri
 	}
 	lines := map[int64][]string{}
 	for id, s := range spans {
-		ls, err := p.fileLines(ctx, id, s.from, s.to)
+		ls, err := pf.fileLines(ctx, id, s.from, s.to)
 		if err != nil {
 			return nil, err
 		}
@@ -356,8 +356,8 @@ func (p *Planner) References(ctx context.Context, req RefsRequest) (*References,
 }
 
 // symbolByID reads one symbol by sid.
-func (p *symbolFinder) symbolByID(ctx context.Context, sid string) (*unit, error) {
-	r, ok, err := p.db.SymbolBySID(ctx, sid)
+func (sf *symbolFinder) symbolByID(ctx context.Context, sid string) (*unit, error) {
+	r, ok, err := sf.db.SymbolBySID(ctx, sid)
 	if err != nil {
 		return nil, err
 	}
