@@ -24,7 +24,7 @@ import (
 // lock for reading while a tool uses the index (except the tools that
 // only wait for runs), and when a tool failed on a damaged index it
 // schedules the repair.
-func (s *Server) healTools(next sdk.MethodHandler) sdk.MethodHandler {
+func (s *servedIndex) healTools(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		if method != "tools/call" {
 			return next(ctx, method, req)
@@ -56,7 +56,7 @@ func (s *Server) healTools(next sdk.MethodHandler) sdk.MethodHandler {
 // next (guardTools recovers it) releases the lock too. The call ends when
 // the server closes: Close takes the swap lock for writing, and a call
 // that waited on its client (or on anything else) must not hold it off.
-func (s *Server) callLocked(ctx context.Context, next sdk.MethodHandler, method string, req sdk.Request) (sdk.Result, error) {
+func (s *servedIndex) callLocked(ctx context.Context, next sdk.MethodHandler, method string, req sdk.Request) (sdk.Result, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer context.AfterFunc(s.life, cancel)()
@@ -67,7 +67,7 @@ func (s *Server) callLocked(ctx context.Context, next sdk.MethodHandler, method 
 
 // noteCorrupt records that a query met a corruption error and schedules
 // the run that checks and repairs the index.
-func (s *Server) noteCorrupt(msg string) {
+func (s *servedIndex) noteCorrupt(msg string) {
 	s.mu.Lock()
 	first := s.suspect == ""
 	if first {
@@ -82,7 +82,7 @@ func (s *Server) noteCorrupt(msg string) {
 
 // damageState says whether the index is known damaged or being rebuilt,
 // and why: "" when neither.
-func (s *Server) damageState() (rebuilding, suspect string) {
+func (s *servedIndex) damageState() (rebuilding, suspect string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.rebuilding, s.suspect
@@ -92,7 +92,7 @@ func (s *Server) damageState() (rebuilding, suspect string) {
 // suspect index is checked first; a damaged one, found by the check or
 // by a corruption error during the run, is replaced by an empty index and
 // the run fills that instead.
-func (s *Server) runIndex(ctx context.Context, opts indexer.Options, ru *indexer.Job) (*indexer.Result, error) {
+func (s *servedIndex) runIndex(ctx context.Context, opts indexer.Options, ru *indexer.Job) (*indexer.Result, error) {
 	if s.readOnly != "" {
 		return nil, indexer.ErrReadOnly(s.readOnly)
 	}
@@ -174,7 +174,7 @@ func (s *Server) runIndex(ctx context.Context, opts indexer.Options, ru *indexer
 }
 
 // currentDB returns the open index.
-func (s *Server) currentDB() *tables.DB {
+func (s *servedIndex) currentDB() *tables.DB {
 	s.swapMu.RLock()
 	defer s.swapMu.RUnlock()
 	return s.db
@@ -183,7 +183,7 @@ func (s *Server) currentDB() *tables.DB {
 // replaceDamaged swaps the damaged index for an empty one: the caller
 // holds the write lock. Tools wait for the swap, then answer from the new
 // index as the rebuild fills it.
-func (s *Server) replaceDamaged(ctx context.Context, reason string) error {
+func (s *servedIndex) replaceDamaged(ctx context.Context, reason string) error {
 	s.log.Warn("index damaged: moving it aside and rebuilding it", "reason", reason, "copy", s.dbPath+indexer.DamagedSuffix)
 	s.mu.Lock()
 	s.rebuilding, s.suspect = reason, ""
@@ -193,7 +193,7 @@ func (s *Server) replaceDamaged(ctx context.Context, reason string) error {
 
 // replaced reports whether the file at the index path is no longer the
 // one the server has open.
-func (s *Server) replaced() bool {
+func (s *servedIndex) replaced() bool {
 	s.swapMu.RLock()
 	opened := s.dbFile
 	s.swapMu.RUnlock()
@@ -204,7 +204,7 @@ func (s *Server) replaced() bool {
 // swap closes the index and opens the file at its path again; with a
 // reason, the old file is damaged and moved aside first, so an empty
 // index is opened. The caller holds the write lock.
-func (s *Server) swap(ctx context.Context, damaged string) error {
+func (s *servedIndex) swap(ctx context.Context, damaged string) error {
 	s.swapMu.Lock()
 	defer s.swapMu.Unlock()
 	// The old index must be closed before its files move: SQLite deletes
@@ -240,7 +240,7 @@ func (s *Server) swap(ctx context.Context, damaged string) error {
 // answers then come from the file as it is, through SQLite's shared
 // memory now that the writer made it. A failure is logged and the old
 // connections kept.
-func (s *Server) reopenIfChanged(ctx context.Context) {
+func (s *servedIndex) reopenIfChanged(ctx context.Context) {
 	if !s.currentDB().Changed() {
 		return
 	}
@@ -268,7 +268,7 @@ func (s *Server) reopenIfChanged(ctx context.Context) {
 
 // plannerFor makes the planner of a reopened index, with the server's
 // embedder of the moment.
-func (s *Server) plannerFor(ctx context.Context, db *tables.DB) (*query.Planner, error) {
+func (s *servedIndex) plannerFor(ctx context.Context, db *tables.DB) (*query.Planner, error) {
 	s.mu.Lock()
 	emb, off := s.embedder, s.vectorsOff
 	s.mu.Unlock()
