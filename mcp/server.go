@@ -58,20 +58,6 @@ type Options struct {
 // missing.
 func (s *Server) SetEmbedder(e embed.Provider, off string) { s.idx.setEmbedder(e, off) }
 
-// setEmbedder is Server.SetEmbedder.
-func (s *servedIndex) setEmbedder(e embed.Provider, off string) {
-	s.mu.Lock()
-	s.vectorsOff, s.embedder = off, e
-	s.mu.Unlock()
-	s.swapMu.RLock()
-	s.planner.SetEmbedder(e, off)
-	s.swapMu.RUnlock()
-	if s.bg != nil {
-		s.bg.Runner.SetEmbedder(e, off)
-		s.bg.Runner.Schedule(false)
-	}
-}
-
 // Server is a viberag MCP server for one repository. It owns the index:
 // it opens it, keeps it fresh with a file watcher and serves queries from
 // it while runs write to it. Tools read the last committed state, so no
@@ -88,41 +74,8 @@ type Server struct {
 
 	cancel context.CancelFunc
 	life   context.Context // ends with Close: runs, the watcher and tool calls in progress
-	mu     sync.Mutex
+	mu     sync.Mutex      // guards closed
 	closed bool
-}
-
-// servedIndex is the index a Server has open and its planner, with what
-// keeps them sound: index runs, the swap to a replaced file and the repair
-// of a damaged one (heal.go).
-type servedIndex struct {
-	root string
-	log  *slog.Logger
-	life context.Context     // the server's
-	bg   *indexer.Background // runs and watcher; nil when read-only
-
-	beforeRun func() // Options.beforeRun
-
-	planner *query.Planner
-	db      *tables.DB
-	dbPath  string      // the index file
-	dbFile  os.FileInfo // the file db has open, to notice it was replaced; guarded by swapMu
-
-	// srvLock is held while this server maintains the index; readOnly,
-	// when it does not, says why: another server does, or this one may
-	// not write the index.
-	srvLock  *indexer.Lock
-	readOnly string
-
-	// swapMu guards db and planner, which change when a damaged index is
-	// replaced (heal.go): tools hold it for reading while they run.
-	swapMu sync.RWMutex
-
-	mu         sync.Mutex
-	vectorsOff string         // why the server has no embedder, for get_status; guarded by mu
-	embedder   embed.Provider // the embedder of queries, for a replaced index's planner; guarded by mu
-	rebuilding string         // why the index was found damaged and is being rebuilt; guarded by mu
-	suspect    string         // a corruption error a tool met, until a run checks it; guarded by mu
 }
 
 // New opens (creating when needed) root's index, starts the file watcher
@@ -274,20 +227,6 @@ func (s *Server) Close() error {
 	s.mu.Unlock()
 	s.cancel()
 	return s.idx.close()
-}
-
-// close waits for the watcher and the runner to stop (the server's life
-// has ended) and closes the planner, the index and the server lock.
-func (s *servedIndex) close() error {
-	if s.bg != nil {
-		if s.bg.Watcher != nil {
-			<-s.bg.Watcher.Stopped()
-		}
-		s.bg.Runner.Wait()
-	}
-	s.swapMu.Lock()
-	defer s.swapMu.Unlock()
-	return errors.Join(s.planner.Close(), s.db.Close(), s.srvLock.Release())
 }
 
 // openForWriting opens the index of a server that maintains it. Opening
