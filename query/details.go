@@ -59,7 +59,7 @@ func (p *Planner) SymbolWith(ctx context.Context, idOrName string, opts SymbolOp
 	sid := idOrName
 	d := &SymbolDetails{}
 	if !sidRe.MatchString(idOrName) {
-		r, err := p.resolveName(ctx, idOrName)
+		r, err := p.symbols.resolveName(ctx, idOrName)
 		if err != nil {
 			return nil, err
 		}
@@ -94,7 +94,7 @@ func (p *Planner) SymbolWith(ctx context.Context, idOrName string, opts SymbolOp
 		d.Children = append(d.Children, *symRef(c))
 	}
 	if !opts.NoCode {
-		lines, err := p.fileLines(ctx, fileID, d.StartLine, d.EndLine)
+		lines, err := p.page.fileLines(ctx, fileID, d.StartLine, d.EndLine)
 		if err != nil {
 			return nil, err
 		}

@@ -20,6 +20,14 @@
 // merges many indexes' drafts and finishes (Draft.Finish) only the hits
 // that survive the merge.
 //
+// Inside, the Planner routes and fuses (planner.go, ranked.go, fuse.go)
+// and holds the parts that keep state: vectorChannels (the embedder and
+// the index's vectors, vectors.go), textChannels (the bm25 channels and
+// their term counts, textchannels.go, prune.go), symbolFinder (names to
+// definitions and references, definition.go, resolve.go), pageFinisher
+// (snippets, groups, suggestions and the size budget, finish.go,
+// snippet.go) and the file cache (paths.go).
+//
 // # Intents and the auto rules
 //
 // A Request names an intent, or auto (the default), which Decide resolves

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables"
 )
 
 // nameCache holds the distinct symbol names, lower-cased, for typo
@@ -40,8 +41,8 @@ func newNameIndex(names []string) *nameIndex {
 	return x
 }
 
-func (c *nameCache) get(ctx context.Context, p *Planner) (*nameIndex, error) {
-	key, err := p.db.Fingerprint(ctx, scope.Symbols)
+func (c *nameCache) get(ctx context.Context, db tables.Reader) (*nameIndex, error) {
+	key, err := db.Fingerprint(ctx, scope.Symbols)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +51,7 @@ func (c *nameCache) get(ctx context.Context, p *Planner) (*nameIndex, error) {
 	if c.names != nil && c.key == key {
 		return c.names, nil
 	}
-	names, err := p.db.SymbolNames(ctx)
+	names, err := db.SymbolNames(ctx)
 	if err != nil {
 		return nil, err
 	}

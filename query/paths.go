@@ -10,6 +10,7 @@ import (
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables"
 )
 
 // fileInfo is what the planner keeps in memory about an indexed file: its
@@ -166,15 +167,15 @@ func (c *fileCache) dirIndex() dirIndex {
 }
 
 // get returns the current file map. Callers must not modify it.
-func (c *fileCache) get(ctx context.Context, p *Planner) (map[int64]*fileInfo, error) {
-	files, _, _, err := c.getKey(ctx, p)
+func (c *fileCache) get(ctx context.Context, db tables.Reader) (map[int64]*fileInfo, error) {
+	files, _, _, err := c.getKey(ctx, db)
 	return files, err
 }
 
 // getKey is get, with the vocabulary of the map's path words and the
 // fingerprint of the files table as a string.
-func (c *fileCache) getKey(ctx context.Context, p *Planner) (map[int64]*fileInfo, *pathVocab, string, error) {
-	k, err := p.db.Fingerprint(ctx, scope.Files)
+func (c *fileCache) getKey(ctx context.Context, db tables.Reader) (map[int64]*fileInfo, *pathVocab, string, error) {
+	k, err := db.Fingerprint(ctx, scope.Files)
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -183,7 +184,7 @@ func (c *fileCache) getKey(ctx context.Context, p *Planner) (map[int64]*fileInfo
 	if c.byID != nil && c.key == k {
 		return c.byID, c.vocab, k, nil
 	}
-	list, err := p.db.FileList(ctx)
+	list, err := db.FileList(ctx)
 	if err != nil {
 		return nil, nil, "", err
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables"
 	"github.com/viberag/viberag/tables/fulltext"
 )
 
@@ -52,10 +53,10 @@ const maxCachedTerms = 50000
 // new content (a deletion alone leaves counts slightly high until the
 // next write, which only makes pruning more cautious); for files the
 // caller passes fileCache's.
-func (c *dfCache) counts(ctx context.Context, p *Planner, t scope.Table, key string, terms []textTerm) (int, []int, error) {
+func (c *dfCache) counts(ctx context.Context, db tables.Reader, t scope.Table, key string, terms []textTerm) (int, []int, error) {
 	if key == "" {
 		var err error
-		if key, err = p.db.Fingerprint(ctx, t); err != nil {
+		if key, err = db.Fingerprint(ctx, t); err != nil {
 			return 0, nil, err
 		}
 	}
@@ -66,7 +67,7 @@ func (c *dfCache) counts(ctx context.Context, p *Planner, t scope.Table, key str
 	td := c.tables[string(t)]
 	if td == nil || td.key != key || len(td.df) > maxCachedTerms {
 		c.mu.Unlock()
-		n, err := p.db.RowCount(ctx, t)
+		n, err := db.RowCount(ctx, t)
 		if err != nil {
 			return 0, nil, err
 		}
@@ -89,7 +90,7 @@ func (c *dfCache) counts(ctx context.Context, p *Planner, t scope.Table, key str
 		for k, i := range missing {
 			qs[k] = terms[i].q
 		}
-		n, err := p.db.MatchCounts(ctx, t, qs)
+		n, err := db.MatchCounts(ctx, t, qs)
 		if err != nil {
 			return 0, nil, err
 		}
@@ -113,11 +114,11 @@ func (c *dfCache) counts(ctx context.Context, p *Planner, t scope.Table, key str
 //
 // It also returns the terms' counts (nil when it counted none), for
 // rarest.
-func (p *Planner) pruneTerms(ctx context.Context, t scope.Table, key string, terms []textTerm, share float64, budget int) ([]textTerm, []textTerm, []int, error) {
+func (tc *textChannels) pruneTerms(ctx context.Context, t scope.Table, key string, terms []textTerm, share float64, budget int) ([]textTerm, []textTerm, []int, error) {
 	if share <= 0 || share >= 1 || len(terms) < 2 {
 		return terms, nil, nil, nil
 	}
-	n, df, err := p.df.counts(ctx, p, t, key, terms)
+	n, df, err := tc.df.counts(ctx, tc.db, t, key, terms)
 	if err != nil || n == 0 {
 		return terms, nil, nil, err
 	}

@@ -8,11 +8,19 @@ import (
 	"github.com/viberag/viberag/tables/fulltext"
 )
 
+// textChannels runs the bm25 channels of a planner over the index's word
+// postings, pruning common terms by their counts (prune.go).
+type textChannels struct {
+	db   tables.Reader
+	tune *Tuning
+	df   dfCache // chunk counts of terms, for pruning
+}
+
 // chunkChannel finds the chunks matching q (tables.Reader.SearchChunks:
 // bm25 weighted per column, the scope applied).
-func (p *Planner) chunkChannel(ctx context.Context, q fulltext.Query, sc *scoped, pool unitPool, limit int) (*channel, error) {
-	ch := &channel{name: "blocks", weight: p.tune.WChunk}
-	rows, err := p.db.SearchChunks(ctx, q, p.tune.ChunkCols, sc.scope, limit)
+func (tc *textChannels) chunkChannel(ctx context.Context, q fulltext.Query, sc *scoped, pool unitPool, limit int) (*channel, error) {
+	ch := &channel{name: "blocks", weight: tc.tune.WChunk}
+	rows, err := tc.db.SearchChunks(ctx, q, tc.tune.ChunkCols, sc.scope, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -29,9 +37,9 @@ func chunkUnit(r tables.ChunkRow) *unit {
 }
 
 // symbolChannel finds the symbols matching q.
-func (p *Planner) symbolChannel(ctx context.Context, q fulltext.Query, sc *scoped, pool unitPool, limit int) (*channel, error) {
-	ch := &channel{name: "symbols", weight: p.tune.WSymbol}
-	rows, err := p.db.SearchSymbols(ctx, q, p.tune.SymbolCols, sc.scope, limit)
+func (tc *textChannels) symbolChannel(ctx context.Context, q fulltext.Query, sc *scoped, pool unitPool, limit int) (*channel, error) {
+	ch := &channel{name: "symbols", weight: tc.tune.WSymbol}
+	rows, err := tc.db.SearchSymbols(ctx, q, tc.tune.SymbolCols, sc.scope, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -49,9 +57,9 @@ func symbolUnit(r tables.SymbolRow) *unit {
 }
 
 // fileChannel finds the files whose path or summary match q.
-func (p *Planner) fileChannel(ctx context.Context, q fulltext.Query, sc *scoped, pool unitPool, limit int) (*channel, error) {
-	ch := &channel{name: "files", weight: p.tune.WFile}
-	rows, err := p.db.SearchFiles(ctx, q, p.tune.FileCols, sc.scope, limit)
+func (tc *textChannels) fileChannel(ctx context.Context, q fulltext.Query, sc *scoped, pool unitPool, limit int) (*channel, error) {
+	ch := &channel{name: "files", weight: tc.tune.WFile}
+	rows, err := tc.db.SearchFiles(ctx, q, tc.tune.FileCols, sc.scope, limit)
 	if err != nil {
 		return nil, err
 	}
