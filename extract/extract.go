@@ -22,12 +22,6 @@ type Options struct {
 	// that runs over its budget falls back to line chunks.
 	ParseTimeout time.Duration
 
-	// PlainReaders reads C, C++, C#, Haskell and Swift with the plain
-	// tree-sitter reader instead of their repair readers: a development
-	// switch that measures what the repair buys (`viberag eval
-	// --plain-readers`).
-	PlainReaders bool
-
 	// Parsers lends tree-sitter parsers to the readers, one per worker;
 	// the caller closes it. nil: each file gets a parser of its own.
 	Parsers *syntax.Pool
@@ -78,11 +72,6 @@ func Extract(ctx context.Context, p string, src []byte, opts Options) (*File, er
 		Hash:     xxhash.Sum64(src),
 	}
 	var out *Outline
-	if opts.PlainReaders {
-		if spec := treeSitterSpec(lang.Name); spec != nil {
-			lang.reader = tsReader{spec: spec}
-		}
-	}
 	if lang.reader != nil {
 		timeout := opts.ParseTimeout
 		if timeout <= 0 {

@@ -36,9 +36,7 @@ import (
 // interfaces, namespaces, typedefs/aliases, methods and (C#) properties;
 // not prototypes, locals, parameters, enumerators or members. A reference
 // definition is found when a symbol of the same name spans its line.
-// Each file is read twice: "before" is the plain tree-sitter reader on the
-// same spec, "after" the repair reader. RECALL_MISSED=n prints n missed
-// definitions per language.
+// RECALL_MISSED=n prints n missed definitions per language.
 func TestRecall(t *testing.T) {
 	dir := os.Getenv("RECALL")
 	if dir == "" {
@@ -53,8 +51,7 @@ func TestRecall(t *testing.T) {
 		slowFile         string
 		found, refs, sym int
 	}
-	type langRows struct{ before, after row }
-	rows := map[string]*langRows{}
+	rows := map[string]*row{}
 	missed := map[string][]string{}
 	maxMissed := 0
 	fmt.Sscanf(os.Getenv("RECALL_MISSED"), "%d", &maxMissed)
@@ -64,8 +61,7 @@ func TestRecall(t *testing.T) {
 			return err
 		}
 		lang := LanguageOf(p).Name
-		rr := repairReaders[lang]
-		if rr == nil {
+		if repairReaders[lang] == nil {
 			return nil
 		}
 		src, err := os.ReadFile(p)
@@ -82,53 +78,37 @@ func TestRecall(t *testing.T) {
 		}
 		// Rows are keyed by the reference language: a C++ header (.h) is
 		// counted as C++.
-		lr := rows[refLang]
-		if lr == nil {
-			// Load the grammar once outside the timings (a one-time cost
-			// per process of 100-200 ms).
-			runReader(context.Background(), tsReader{spec: rr.spec}, p, []byte("\n"), DefaultParseTimeout, nil)
-			lr = &langRows{before: row{status: map[string]int{}}, after: row{status: map[string]int{}}}
-			rows[refLang] = lr
+		rw := rows[refLang]
+		if rw == nil {
+			rw = &row{status: map[string]int{}}
+			rows[refLang] = rw
 		}
-		for pass, rd := range []reader{tsReader{spec: rr.spec}, repairReaderFor(lang)} {
-			rw := &lr.before
-			if pass == 1 {
-				rw = &lr.after
-			} else if os.Getenv("RECALL_AFTER_ONLY") != "" {
-				continue
-			}
-			if pass == 0 && lang == "c" && cLooksCpp(p, src) {
-				rd = tsReader{spec: treeSitterSpec("cpp")}
-			}
-			cpu0 := cpuTime()
-			start := time.Now()
-			out, err := runReader(context.Background(), rd, p, src, DefaultParseTimeout, nil)
-			el := time.Since(start)
-			rw.cpu += cpuTime() - cpu0
-			if err != nil {
-				out = &Outline{Status: ParseFallback, Problem: err.Error()}
-			}
-			f := &File{Path: p, Language: lang, Size: int64(len(src)), Lines: countLines(src)}
-			build(f, out, src)
-			rw.files++
-			rw.bytes += int64(len(src))
-			rw.status[f.ParseStatus]++
-			rw.dur += el
-			rw.sym += len(f.Symbols)
-			if el > rw.slowest {
-				rw.slowest, rw.slowFile = el, p
-			}
-			found, miss := recallMatch(ref, f.Symbols, lang)
-			rw.found += found
-			rw.refs += len(ref)
-			if pass == 1 {
-				for _, m := range miss {
-					missed[refLang] = append(missed[refLang], p+": "+m)
-				}
-				if os.Getenv("RECALL_FILES") != "" {
-					fmt.Printf("  %-60s %-9s %4d/%-4d %6.0fms %s\n", p, f.ParseStatus, found, len(ref), float64(el.Microseconds())/1000, f.ParseProblem)
-				}
-			}
+		cpu0 := cpuTime()
+		start := time.Now()
+		out, err := runReader(context.Background(), repairReaderFor(lang), p, src, DefaultParseTimeout, nil)
+		el := time.Since(start)
+		rw.cpu += cpuTime() - cpu0
+		if err != nil {
+			out = &Outline{Status: ParseFallback, Problem: err.Error()}
+		}
+		f := &File{Path: p, Language: lang, Size: int64(len(src)), Lines: countLines(src)}
+		build(f, out, src)
+		rw.files++
+		rw.bytes += int64(len(src))
+		rw.status[f.ParseStatus]++
+		rw.dur += el
+		rw.sym += len(f.Symbols)
+		if el > rw.slowest {
+			rw.slowest, rw.slowFile = el, p
+		}
+		found, miss := recallMatch(ref, f.Symbols, lang)
+		rw.found += found
+		rw.refs += len(ref)
+		for _, m := range miss {
+			missed[refLang] = append(missed[refLang], p+": "+m)
+		}
+		if os.Getenv("RECALL_FILES") != "" {
+			fmt.Printf("  %-60s %-9s %4d/%-4d %6.0fms %s\n", p, f.ParseStatus, found, len(ref), float64(el.Microseconds())/1000, f.ParseProblem)
 		}
 		return nil
 	})
@@ -140,21 +120,16 @@ func TestRecall(t *testing.T) {
 		langs = append(langs, l)
 	}
 	sort.Strings(langs)
-	fmt.Printf("| lang | pass | files | clean/repaired/fallback | symbols | ref defs | found | recall %% | MB/s wall | MB/s cpu | slowest ms | slowest file |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Printf("| lang | files | clean/repaired/fallback | symbols | ref defs | found | recall %% | MB/s wall | MB/s cpu | slowest ms | slowest file |\n|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, l := range langs {
-		for pass, rw := range []row{rows[l].before, rows[l].after} {
-			name := "before"
-			if pass == 1 {
-				name = "after"
-			}
-			recall := 100.0
-			if rw.refs > 0 {
-				recall = 100 * float64(rw.found) / float64(rw.refs)
-			}
-			fmt.Printf("| %s | %s | %d | %d/%d/%d | %d | %d | %d | %.1f | %.2f | %.2f | %.0f | %s |\n", l, name, rw.files,
-				rw.status[ParseClean], rw.status[ParseRepaired], rw.status[ParseFallback], rw.sym, rw.refs, rw.found, recall,
-				float64(rw.bytes)/1e6/rw.dur.Seconds(), float64(rw.bytes)/1e6/rw.cpu.Seconds(), float64(rw.slowest.Microseconds())/1000, filepath.Base(rw.slowFile))
+		rw := rows[l]
+		recall := 100.0
+		if rw.refs > 0 {
+			recall = 100 * float64(rw.found) / float64(rw.refs)
 		}
+		fmt.Printf("| %s | %d | %d/%d/%d | %d | %d | %d | %.1f | %.2f | %.2f | %.0f | %s |\n", l, rw.files,
+			rw.status[ParseClean], rw.status[ParseRepaired], rw.status[ParseFallback], rw.sym, rw.refs, rw.found, recall,
+			float64(rw.bytes)/1e6/rw.dur.Seconds(), float64(rw.bytes)/1e6/rw.cpu.Seconds(), float64(rw.slowest.Microseconds())/1000, filepath.Base(rw.slowFile))
 	}
 	for _, l := range langs {
 		for i, m := range missed[l] {

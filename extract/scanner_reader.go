@@ -10,9 +10,8 @@ package extract
 //
 // Measured against the official tree-sitter grammars on the dev
 // repositories (BENCHMARKS.md, "Scanner or tree"), the scanners find as
-// many definitions and run several times faster, so they stay; the plain
-// tree-sitter reader on the same spec remains for comparison
-// (`viberag eval --plain-readers`, TestRecall's "before").
+// many definitions or more and run several times faster, so these
+// languages have no grammar in the binary (ADR 0007).
 //
 // The outline records what happened: ParseClean when the file was read as
 // it is, ParseRepaired with a Problem such as "blanked 14 macro lines"
@@ -29,7 +28,7 @@ import (
 
 // repairReader reads one language with its scanner.
 type repairReader struct {
-	spec *tsSpec
+	name string // the language
 	// prepare returns the source to scan (same length, same newlines) and
 	// a note on what it blanked ("" when nothing). nil: scan src as is.
 	prepare func(src []byte) ([]byte, string)
@@ -185,10 +184,10 @@ func itemUnits(src []byte, items []item) []Unit {
 var repairReaders = map[string]*repairReader{}
 
 func registerRepair(r *repairReader) {
-	if _, dup := repairReaders[r.spec.name]; dup {
-		panic("extract: repair reader registered twice: " + r.spec.name)
+	if _, dup := repairReaders[r.name]; dup {
+		panic("extract: repair reader registered twice: " + r.name)
 	}
-	repairReaders[r.spec.name] = r
+	repairReaders[r.name] = r
 }
 
 // repairReaderFor returns the repair reader of a language, nil when it has
