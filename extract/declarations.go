@@ -8,6 +8,7 @@ package extract
 import (
 	"strings"
 
+	"github.com/viberag/viberag/extract/internal/source"
 	ts "github.com/viberag/viberag/extract/syntax"
 )
 
@@ -51,7 +52,7 @@ func signatureAfterAnnotations(c *tsCtx, decl, n *ts.Node, annotations map[strin
 		start = int(n.StartByte())
 	}
 	sig := strings.TrimLeft(string(c.src[start:end]), " \t\r\n")
-	return strings.TrimSpace(strings.TrimSuffix(firstLine([]byte(sig)), ";"))
+	return strings.TrimSpace(strings.TrimSuffix(source.FirstLine([]byte(sig)), ";"))
 }
 
 // skipAnnotations returns the offset after the annotations and comments
@@ -122,5 +123,5 @@ func docCommentAboveRow(c *tsCtx, n *ts.Node, line int) string {
 	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
 		parts[i], parts[j] = parts[j], parts[i]
 	}
-	return cleanComment(strings.Join(parts, "\n"))
+	return source.CleanComment(strings.Join(parts, "\n"))
 }

@@ -47,9 +47,6 @@ func TestDumpTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	name := LanguageOf(p).Name
-	if name == "c" && cLooksCpp(p, src) {
-		name = "cpp"
-	}
 	spec := treeSitterSpec(name)
 	if spec == nil {
 		t.Fatalf("%s: no tree-sitter grammar", name)

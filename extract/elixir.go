@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	tselixir "github.com/tree-sitter/tree-sitter-elixir/bindings/go"
+	"github.com/viberag/viberag/extract/internal/source"
 	ts "github.com/viberag/viberag/extract/syntax"
 )
 
@@ -125,7 +126,7 @@ func exDefName(c *tsCtx, n *ts.Node) string {
 }
 
 // exHeadName is the function name of a def head: `name(args)`, `name`,
-// `name(args) when guard`; "" for generated names (`unquote(n)(x)`).
+// `name(args) when guard`; "" for generated names (`source.Unquote(n)(x)`).
 func exHeadName(c *tsCtx, head *ts.Node) string {
 	for i := 0; head != nil && i < 4; i++ {
 		switch c.typ(head) {
@@ -293,7 +294,7 @@ func exCommentDoc(rev []string) string {
 	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
 		rev[i], rev[j] = rev[j], rev[i]
 	}
-	return cleanComment(strings.Join(rev, "\n"))
+	return source.CleanComment(strings.Join(rev, "\n"))
 }
 
 // exModuleDoc is the @moduledoc in a module's body.
@@ -561,5 +562,5 @@ func exStringValue(c *tsCtx, n *ts.Node) string {
 	if start != nil && end != nil && start.EndByte() <= end.StartByte() {
 		return string(c.src[start.EndByte():end.StartByte()])
 	}
-	return unquote(c.text(n))
+	return source.Unquote(c.text(n))
 }

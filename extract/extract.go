@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/viberag/viberag/extract/internal/source"
 	"github.com/viberag/viberag/extract/syntax"
 )
 
@@ -68,7 +69,7 @@ func Extract(ctx context.Context, p string, src []byte, opts Options) (*File, er
 		Ext:      strings.ToLower(path.Ext(p)),
 		Language: lang.Name,
 		Size:     int64(len(src)),
-		Lines:    countLines(src),
+		Lines:    source.CountLines(src),
 		Hash:     xxhash.Sum64(src),
 	}
 	var out *Outline
@@ -132,19 +133,11 @@ func runReader(ctx context.Context, r reader, p string, src []byte, timeout time
 // is abandoned (syntax abandons a stuck parse after the same time).
 const abandonAfter = 2 * time.Second
 
-// readSafely runs one reader, turning a panic or a stopped budget into an
+// readSafely runs one reader, turning a panic or a deadline into an
 // error.
 func readSafely(ctx context.Context, r reader, p string, src []byte, timeout time.Duration, parsers *syntax.Pool) (out *Outline, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			if stop, ok := v.(budgetStop); ok {
-				// a hand-written reader ran out of budget (budget.go)
-				out, err = nil, stop.err
-				if errors.Is(err, context.DeadlineExceeded) {
-					err = fmt.Errorf("parse timed out after %v", timeout)
-				}
-				return
-			}
 			stack := debug.Stack()
 			if len(stack) > 400 {
 				stack = stack[:400]
@@ -179,7 +172,7 @@ func build(f *File, out *Outline, src []byte) {
 		s.StartByte, s.EndByte = clampBytes(s.StartByte, s.EndByte, len(src))
 		s.Identifiers, s.Calls, s.Strings = refFacts(f.Refs, s.StartByte, s.EndByte)
 		s.Hash = xxhash.Sum64(src[s.StartByte:s.EndByte])
-		s.Signature = normaliseSpace(s.Signature)
+		s.Signature = source.NormaliseSpace(s.Signature)
 		if s.Parent == -1 && s.Exported {
 			f.Exports = append(f.Exports, s.Name)
 		}
@@ -357,24 +350,6 @@ func clampBytes(start, end, n int) (int, int) {
 	start = max(0, min(start, n))
 	end = max(start, min(end, n))
 	return start, end
-}
-
-// normaliseSpace collapses runs of white space to one space and trims.
-func normaliseSpace(s string) string {
-	return strings.Join(strings.Fields(s), " ")
-}
-
-// countLines counts lines the way editors number them: a final line without
-// a newline still counts; an empty file has zero lines.
-func countLines(src []byte) int {
-	if len(src) == 0 {
-		return 0
-	}
-	n := bytes.Count(src, []byte{'\n'})
-	if src[len(src)-1] != '\n' {
-		n++
-	}
-	return n
 }
 
 // lineIndex maps 1-based line numbers to byte offsets.

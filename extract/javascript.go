@@ -5,6 +5,7 @@ import (
 
 	tsjs "github.com/tree-sitter/tree-sitter-javascript/bindings/go"
 	tsts "github.com/tree-sitter/tree-sitter-typescript/bindings/go"
+	"github.com/viberag/viberag/extract/internal/source"
 	ts "github.com/viberag/viberag/extract/syntax"
 )
 
@@ -112,7 +113,7 @@ func jsStringValue(c *tsCtx, n *ts.Node) string {
 			}
 		}
 	}
-	return unquote(c.text(n))
+	return source.Unquote(c.text(n))
 }
 
 // jsWrappers are the statements that wrap a declaration without being
@@ -281,7 +282,7 @@ func jsPairName(c *tsCtx, n *ts.Node) string {
 	case "property_identifier", "identifier":
 		return c.text(key)
 	case "string":
-		return unquote(c.text(key))
+		return source.Unquote(c.text(key))
 	}
 	return ""
 }
@@ -314,7 +315,7 @@ func jsTestName(c *tsCtx, n *ts.Node) string {
 	title := args.NamedChild(0)
 	switch c.typ(title) {
 	case "string":
-		return unquote(c.text(title))
+		return source.Unquote(c.text(title))
 	case "template_string":
 		return strings.Trim(c.text(title), "`")
 	}
@@ -323,7 +324,7 @@ func jsTestName(c *tsCtx, n *ts.Node) string {
 
 // jsModuleName: `declare module 'express'` is named by its string.
 func jsModuleName(c *tsCtx, n *ts.Node) string {
-	return unquote(c.text(c.field(n, "name")))
+	return source.Unquote(c.text(c.field(n, "name")))
 }
 
 // jsDeclaration is the lexical_declaration / variable_declaration holding
@@ -735,7 +736,7 @@ func jsFinish(c *tsCtx, n *ts.Node, s *Symbol) {
 		start = first
 	}
 	s.Signature = strings.TrimSpace(strings.TrimSuffix(
-		firstLine(c.src[int(start.StartByte()):min(int(n.EndByte()), len(c.src))]), ";"))
+		source.FirstLine(c.src[int(start.StartByte()):min(int(n.EndByte()), len(c.src))]), ";"))
 	if c.typ(n) == "assignment_expression" && s.Kind == KindMethod && s.Parent < 0 {
 		if owner := jsAssignOwner(c, c.field(n, "left")); owner != "" {
 			s.Qualname = owner + "." + s.Name
@@ -805,7 +806,7 @@ func jsCommentDoc(c *tsCtx, n *ts.Node) string {
 	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
 		parts[i], parts[j] = parts[j], parts[i]
 	}
-	return cleanComment(strings.Join(parts, "\n"))
+	return source.CleanComment(strings.Join(parts, "\n"))
 }
 
 // jsUnwrap is the declaration inside export / declare wrappers.
@@ -908,7 +909,7 @@ func jsFileDoc(c *tsCtx, root *ts.Node) string {
 		line = endRow(ch)
 		last = ch
 	}
-	return cleanComment(strings.Join(parts, "\n"))
+	return source.CleanComment(strings.Join(parts, "\n"))
 }
 
 // jsUseStrict reports a directive prologue statement ('use strict').
@@ -916,7 +917,7 @@ func jsUseStrict(c *tsCtx, n *ts.Node) bool {
 	if c.typ(n) != "expression_statement" || n.NamedChildCount() != 1 || c.typ(n.NamedChild(0)) != "string" {
 		return false
 	}
-	v := unquote(c.text(n.NamedChild(0)))
+	v := source.Unquote(c.text(n.NamedChild(0)))
 	return v == "use strict" || v == "use client" || v == "use server"
 }
 
@@ -1009,7 +1010,7 @@ func jsImport(c *tsCtx, n *ts.Node) []Ref {
 	if src == nil {
 		return nil
 	}
-	mod := unquote(c.text(src))
+	mod := source.Unquote(c.text(src))
 	var refs []Ref
 	for i := 0; i < n.NamedChildCount() && req == nil; i++ {
 		clause := n.NamedChild(i)
@@ -1026,7 +1027,7 @@ func jsImport(c *tsCtx, n *ts.Node) []Ref {
 			case "named_imports":
 				for k := 0; k < ch.NamedChildCount(); k++ {
 					if spec := ch.NamedChild(k); c.typ(spec) == "import_specifier" {
-						refs = append(refs, nodeRef(RefImport, mod, unquote(c.text(c.field(spec, "name"))), spec))
+						refs = append(refs, nodeRef(RefImport, mod, source.Unquote(c.text(c.field(spec, "name"))), spec))
 					}
 				}
 			}
@@ -1044,7 +1045,7 @@ func jsReexport(c *tsCtx, n *ts.Node) []Ref {
 	if src == nil {
 		return nil
 	}
-	mod := unquote(c.text(src))
+	mod := source.Unquote(c.text(src))
 	var refs []Ref
 	for i := 0; i < n.NamedChildCount(); i++ {
 		ch := n.NamedChild(i)
@@ -1053,7 +1054,7 @@ func jsReexport(c *tsCtx, n *ts.Node) []Ref {
 		}
 		for k := 0; k < ch.NamedChildCount(); k++ {
 			if spec := ch.NamedChild(k); c.typ(spec) == "export_specifier" {
-				refs = append(refs, nodeRef(RefImport, mod, unquote(c.text(c.field(spec, "name"))), spec))
+				refs = append(refs, nodeRef(RefImport, mod, source.Unquote(c.text(c.field(spec, "name"))), spec))
 			}
 		}
 	}
@@ -1075,7 +1076,7 @@ func jsRequire(c *tsCtx, n *ts.Node) []Ref {
 	if args == nil || args.NamedChildCount() == 0 || c.typ(args.NamedChild(0)) != "string" {
 		return nil
 	}
-	mod := unquote(c.text(args.NamedChild(0)))
+	mod := source.Unquote(c.text(args.NamedChild(0)))
 	p := n.Parent()
 	for p != nil && c.typ(p) == "await_expression" {
 		p = p.Parent()

@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	tskotlin "github.com/tree-sitter-grammars/tree-sitter-kotlin/bindings/go"
+	"github.com/viberag/viberag/extract/internal/source"
 	ts "github.com/viberag/viberag/extract/syntax"
 )
 
@@ -246,7 +247,7 @@ func ktContextStart(src []byte, at int) int {
 		return -1
 	}
 	start := i - len("context")
-	if start > 0 && isWordByte(src[start-1]) {
+	if start > 0 && source.IsWordByte(src[start-1]) {
 		return -1
 	}
 	return start
@@ -546,7 +547,7 @@ var ktLiteralNames = map[string]bool{"true": true, "false": true, "null": true}
 // quotes, templates included, and the names of its `$name` templates.
 func ktString(c *tsCtx, n *ts.Node) []Ref {
 	var refs []Ref
-	if s := unquote(c.text(n)); s != "" {
+	if s := source.Unquote(c.text(n)); s != "" {
 		refs = append(refs, nodeRef(RefString, s, "", n))
 	}
 	return append(refs, ktTemplateNames(c, n)...)
@@ -807,9 +808,9 @@ func ktLex(src []byte, i int, template bool, emit func(ktTok)) int {
 			end = min(end+1, len(src))
 			put('w', i, end)
 			i = end
-		case isWordByte(c):
+		case source.IsWordByte(c):
 			end := i + 1
-			for end < len(src) && isWordByte(src[end]) {
+			for end < len(src) && source.IsWordByte(src[end]) {
 				end++
 			}
 			put('w', i, end)

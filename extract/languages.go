@@ -3,6 +3,8 @@ package extract
 import (
 	"path"
 	"strings"
+
+	"github.com/viberag/viberag/extract/scan"
 )
 
 // Language is a language viberag knows by file name.
@@ -84,14 +86,11 @@ var languageByBase = map[string]string{
 
 // readerFor returns the reader of a language, nil when it has none yet.
 func readerFor(name string) reader {
-	switch name {
-	case "go":
+	if name == "go" {
 		return goReader{}
-	case "markdown":
-		return markdownReader{}
 	}
-	if r := repairReaderFor(name); r != nil {
-		return r
+	if scan.Reads(name) {
+		return scanReader{lang: name}
 	}
 	if spec := treeSitterSpec(name); spec != nil {
 		return tsReader{spec: spec}

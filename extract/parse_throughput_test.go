@@ -21,8 +21,7 @@ import (
 //
 //	PARSE_THROUGHPUT=/work/bench/semble PARSE_RUNS=3 go test ./extract -run TestParseThroughput -v
 //
-// For each language (C, C++, C#, Haskell and Swift included, with their
-// plain grammars) it prints the files and bytes, the best-of-runs parse
+// For each language it prints the files and bytes, the best-of-runs parse
 // time (the parse and the copy into Go memory) and MB/s, files stopped by
 // the 10 s budget, files whose tree has an error, nodes, and per node:
 // a bare walk (ChildCount, Child, Type) and the fact walk of the
@@ -65,9 +64,6 @@ func TestParseThroughput(t *testing.T) {
 		src, err := os.ReadFile(p)
 		if err != nil || len(src) > 1<<20 || strings.IndexByte(string(src), 0) >= 0 {
 			return nil
-		}
-		if name == "c" && cLooksCpp(p, src) {
-			name = "cpp"
 		}
 		byLang[name] = append(byLang[name], file{name, src})
 		return nil

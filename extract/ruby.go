@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	tsruby "github.com/tree-sitter/tree-sitter-ruby/bindings/go"
+	"github.com/viberag/viberag/extract/internal/source"
 	ts "github.com/viberag/viberag/extract/syntax"
 )
 
@@ -204,7 +205,7 @@ func rbCleanComment(s string) string {
 		s = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(s, "=begin"), "=end"))
 		return s
 	}
-	return cleanComment(s)
+	return source.CleanComment(s)
 }
 
 // rbMagic reports magic comments and shebangs, which are not docs.
@@ -321,7 +322,7 @@ func rbRequireArg(c *tsCtx, n *ts.Node) string {
 	if c.typ(a) != "string" || a.NamedChildCount() > 1 {
 		return ""
 	}
-	return unquote(c.text(a))
+	return source.Unquote(c.text(a))
 }
 
 // rbRequire: `require "json"` and `require_relative "base"` import the
@@ -354,5 +355,5 @@ func rbStringValue(c *tsCtx, n *ts.Node) string {
 		}
 		return strings.TrimSpace(s)
 	}
-	return unquote(s)
+	return source.Unquote(s)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	tsrust "github.com/tree-sitter/tree-sitter-rust/bindings/go"
+	"github.com/viberag/viberag/extract/internal/source"
 	ts "github.com/viberag/viberag/extract/syntax"
 )
 
@@ -299,7 +300,7 @@ func rsDoc(c *tsCtx, n *ts.Node) string {
 	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
 		parts[i], parts[j] = parts[j], parts[i]
 	}
-	doc := cleanComment(strings.Join(parts, "\n"))
+	doc := source.CleanComment(strings.Join(parts, "\n"))
 	if doc == "" && c.typ(n) == "mod_item" {
 		if body := c.field(n, "body"); body != nil {
 			doc = rsInnerDocs(c, body)
@@ -327,7 +328,7 @@ func rsInnerDocs(c *tsCtx, n *ts.Node) string {
 			break // a plain comment after the docs ends them
 		}
 	}
-	return cleanComment(strings.Join(parts, "\n"))
+	return source.CleanComment(strings.Join(parts, "\n"))
 }
 
 // rsFileDoc is the crate or module doc: the leading `//!` comments (a

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	tsscala "github.com/tree-sitter/tree-sitter-scala/bindings/go"
+	"github.com/viberag/viberag/extract/internal/source"
 	ts "github.com/viberag/viberag/extract/syntax"
 )
 
@@ -312,7 +313,7 @@ func scDoc(c *tsCtx, n *ts.Node) string {
 	if !strings.HasPrefix(text, "/**") {
 		return ""
 	}
-	return cleanComment(text)
+	return source.CleanComment(text)
 }
 
 // scDecorators lists annotations by their type without arguments:
@@ -450,7 +451,7 @@ func scInterpolated(c *tsCtx, n *ts.Node) []Ref {
 	if i := strings.IndexByte(s, '"'); i >= 0 {
 		s = s[i:]
 	}
-	if s = unquote(s); s == "" {
+	if s = source.Unquote(s); s == "" {
 		return nil
 	}
 	return []Ref{nodeRef(RefString, s, "", n)}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/viberag/viberag/extract/internal/source"
 	ts "github.com/viberag/viberag/extract/syntax"
 )
 
@@ -388,7 +389,7 @@ func (c *tsCtx) define(n *ts.Node, d tsDef) bool {
 		s.Qualname = parent.Qualname + "." + name
 	}
 	// The signature is the definition's own first line, not a decorator's.
-	s.Signature = firstLine(c.src[int(n.StartByte()):min(int(n.EndByte()), len(c.src))])
+	s.Signature = source.FirstLine(c.src[int(n.StartByte()):min(int(n.EndByte()), len(c.src))])
 	if c.spec.doc != nil {
 		s.Doc = c.spec.doc(c, spanNode)
 	} else {
@@ -519,7 +520,7 @@ func tsLeadingComments(c *tsCtx, n *ts.Node) string {
 	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
 		parts[i], parts[j] = parts[j], parts[i]
 	}
-	return cleanComment(strings.Join(parts, "\n"))
+	return source.CleanComment(strings.Join(parts, "\n"))
 }
 
 // defaultFileDoc is the first comment block when it starts the file.
@@ -543,61 +544,12 @@ func (c *tsCtx) defaultFileDoc(root *ts.Node) string {
 		parts = append(parts, c.text(ch))
 		line = int(ch.EndPoint().Row)
 	}
-	return cleanComment(strings.Join(parts, "\n"))
-}
-
-// cleanComment strips comment markers (//, /* */, #, --, ;, *, ///, //!)
-// from each line and trims the block.
-func cleanComment(s string) string {
-	lines := strings.Split(s, "\n")
-	out := lines[:0]
-	for _, l := range lines {
-		l = strings.TrimSpace(l)
-		for _, p := range []string{"/**", "/*!", "/*", "///", "//!", "//", "--[[", "--", "#!", "#", ";;", "{-|", "{-", "-- |"} {
-			if strings.HasPrefix(l, p) {
-				l = l[len(p):]
-				break
-			}
-		}
-		l = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(l, "*/"), "-}"), "]]")
-		l = strings.TrimPrefix(strings.TrimSpace(l), "* ")
-		if l == "*" {
-			l = ""
-		}
-		out = append(out, strings.TrimSpace(l))
-	}
-	return strings.TrimSpace(strings.Join(out, "\n"))
+	return source.CleanComment(strings.Join(parts, "\n"))
 }
 
 // tsStringValue strips a literal's prefix letters and quotes.
 func tsStringValue(c *tsCtx, n *ts.Node) string {
-	return unquote(c.text(n))
-}
-
-func unquote(s string) string {
-	// A literal's prefix (Python r"", b"", f"", rb""; C# @"", $"") goes
-	// only when a quote follows it: a bare name such as `Button` in
-	// `import { Button as B }` keeps its letters.
-	if t := strings.TrimLeft(s, "rbuRBUfF@$"); len(s)-len(t) <= 3 && t != "" && strings.ContainsRune("\"'`", rune(t[0])) {
-		s = t
-	}
-	for _, q := range []string{`"""`, `'''`, "```", `"`, `'`, "`"} {
-		if len(s) >= 2*len(q) && strings.HasPrefix(s, q) && strings.HasSuffix(s, q) {
-			return s[len(q) : len(s)-len(q)]
-		}
-	}
-	return s
-}
-
-// firstLine is the first line of a declaration, without a trailing `{`.
-func firstLine(b []byte) string {
-	s := string(b)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
-	}
-	s = strings.TrimSpace(s)
-	s = strings.TrimSpace(strings.TrimSuffix(s, "{"))
-	return s
+	return source.Unquote(c.text(n))
 }
 
 // parse parses src with a parser from parsers, or with a parser of its own

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	tszig "github.com/tree-sitter-grammars/tree-sitter-zig/bindings/go"
+	"github.com/viberag/viberag/extract/internal/source"
 	ts "github.com/viberag/viberag/extract/syntax"
 )
 
@@ -255,7 +256,7 @@ func zigDoc(c *tsCtx, n *ts.Node) string {
 	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
 		parts[i], parts[j] = parts[j], parts[i]
 	}
-	return cleanComment(strings.Join(parts, "\n"))
+	return source.CleanComment(strings.Join(parts, "\n"))
 }
 
 // zigFileDoc is the file's `//!` container doc comments.
@@ -273,7 +274,7 @@ func zigFileDoc(c *tsCtx, root *ts.Node) string {
 			break
 		}
 	}
-	return cleanComment(strings.Join(parts, "\n"))
+	return source.CleanComment(strings.Join(parts, "\n"))
 }
 
 // zigCallee names calls: `f(x)` → f; `a.b.f(x)` → f, target b.f;
@@ -355,5 +356,5 @@ func zigStringValue(c *tsCtx, n *ts.Node) string {
 		}
 		return strings.Join(lines, "\n")
 	}
-	return unquote(s)
+	return source.Unquote(s)
 }

@@ -1,25 +1,26 @@
-package extract
+package scan
 
 import (
 	"bytes"
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/viberag/viberag/extract/internal/source"
 )
 
-func init() {
-	// Top-level declarations start in column 0, so Haskell is read from
-	// its layout: definitions by the line scanner, refs by a token scan
-	// (hsLexRefs, below). On xmonad the official grammar and the
-	// scanner find the same 98.1% of ctags' definitions; the scanner is
-	// ~4x faster (BENCHMARKS.md, "Scanner or tree").
-	registerRepair(&repairReader{
-		name:     "haskell",
+// haskellLanguage scans Haskell from its layout (top-level declarations
+// start in column 0): definitions by the line scanner, refs by a token
+// scan (hsLexRefs, below). On xmonad the official grammar and the scanner
+// find the same 98.1% of ctags' definitions; the scanner is ~4x faster
+// (BENCHMARKS.md, "Scanner or tree").
+func haskellLanguage() language {
+	return language{
 		prepare:  hsPrepare,
 		skeleton: hsSkeleton,
 		scanFile: hsScanFile,
 		finish:   hsFinish,
-	})
+	}
 }
 
 // hsScanFile reads a Haskell file from its skeleton: definitions by
@@ -27,7 +28,7 @@ func init() {
 // file doc from the comment above the module header (else the comment
 // block opening the file).
 func hsScanFile(src []byte, items []item, _ []skelTok, b *budget) *Outline {
-	sc := &scanCtx{src: src, out: &Outline{}, lines: newPointIndex(src), b: b}
+	sc := &scanCtx{src: src, out: &Outline{}, lines: newLineIndex(src), b: b}
 	for i := range items {
 		it := &items[i]
 		if it.hasBlock() && it.start == 0 && it.close == len(src) {
@@ -73,7 +74,7 @@ func hsFileDocText(src []byte, items []item) string {
 		}
 		block = append(block, text)
 	}
-	return hsCleanDoc(cleanComment(strings.Join(block, "\n")))
+	return hsCleanDoc(source.CleanComment(strings.Join(block, "\n")))
 }
 
 func hsStripParens(s string) string {
@@ -225,7 +226,7 @@ func hsPrepare(src []byte) ([]byte, string) {
 	out := bytes.Clone(src)
 	for start := 0; start < len(out); {
 		end := lineEndAfter(out, start)
-		if out[start] == '#' && start+1 < len(out) && isWordByte(out[start+1]) {
+		if out[start] == '#' && start+1 < len(out) && source.IsWordByte(out[start+1]) {
 			for k := start; k < end; k++ {
 				if out[k] != '\n' {
 					out[k] = ' '
@@ -495,9 +496,9 @@ func hsTokens(line string) []string {
 			}
 			toks = append(toks, line[i:i+j+2])
 			i = advance(i, i+j+2)
-		case isWordByte(c) || c == '\'':
+		case source.IsWordByte(c) || c == '\'':
 			j := i
-			for j < len(line) && (isWordByte(line[j]) || line[j] == '\'' || line[j] == '.' && j+1 < len(line) && isWordByte(line[j+1])) {
+			for j < len(line) && (source.IsWordByte(line[j]) || line[j] == '\'' || line[j] == '.' && j+1 < len(line) && source.IsWordByte(line[j+1])) {
 				j++
 			}
 			toks = append(toks, line[i:j])
@@ -564,8 +565,8 @@ func hsScan(sc *scanCtx, it *item, parent int) {
 		_, ok := exports[name]
 		return ok
 	}
-	add := func(kind, name string) int {
-		sig := firstLine([]byte(first))
+	add := func(kind Kind, name string) int {
+		sig := source.FirstLine([]byte(first))
 		return sc.add(kind, name, parent, it.code, end, sig, doc, exported(name))
 	}
 	member := KindFunction
@@ -640,7 +641,7 @@ func hsScan(sc *scanCtx, it *item, parent int) {
 			return
 		}
 		name := strings.NewReplacer("( ", "(", " )", ")", " ,", ",").Replace(strings.Join(parts, " "))
-		idx := sc.add(KindImpl, name, parent, it.code, end, firstLine([]byte(first)), doc, true)
+		idx := sc.add(KindImpl, name, parent, it.code, end, source.FirstLine([]byte(first)), doc, true)
 		for i := range it.children {
 			hsScan(sc, &it.children[i], idx)
 		}
@@ -807,7 +808,7 @@ func hsFieldDoc(src []byte, start, end int) string {
 		ls = retreat(ls, prev)
 	}
 	if len(above) > 0 && strings.HasPrefix(above[0], "-- |") {
-		return hsCleanDoc(cleanComment(strings.Join(above, "\n")))
+		return hsCleanDoc(source.CleanComment(strings.Join(above, "\n")))
 	}
 	rest := string(src[end:lineEndAfter(src, end)])
 	if i := strings.Index(rest, "-- ^"); i >= 0 && strings.TrimLeft(rest[:i], " \t,") == "" {
@@ -861,7 +862,7 @@ func hsHead(src []byte, it *item, end int) ([]string, string) {
 			break
 		}
 	}
-	return toks, normaliseSpace(strings.Join(text, " "))
+	return toks, source.NormaliseSpace(strings.Join(text, " "))
 }
 
 var hsKeyword = map[string]bool{
@@ -906,7 +907,7 @@ func hsLeadingDoc(src []byte, from, code int) string {
 	if startLine >= len(lines) {
 		return ""
 	}
-	return cleanComment(strings.Join(lines[startLine:], "\n"))
+	return source.CleanComment(strings.Join(lines[startLine:], "\n"))
 }
 
 var hsSignatureRE = regexp.MustCompile(`^\s*(\([^)]*\)|[\w'.,\s]+?)\s*::`)
@@ -1007,11 +1008,11 @@ func hsModuleSymbol(src []byte, out *Outline) {
 	if len(toks) < 2 {
 		return
 	}
-	lines := newPointIndex(src)
+	lines := newLineIndex(src)
 	doc := hsCleanDoc(hsLeadingDoc(src, 0, code))
 	sym := Symbol{Kind: KindModule, Name: toks[1], Qualname: toks[1], Parent: -1, Exported: true,
 		StartByte: code, EndByte: h.open + 1, StartLine: lines.line(code), EndLine: lines.line(h.open),
-		Signature: firstLine(src[code : h.open+1]), Doc: doc}
+		Signature: source.FirstLine(src[code : h.open+1]), Doc: doc}
 	if out.Doc == "" {
 		out.Doc = doc
 	}
@@ -1043,7 +1044,7 @@ func hsSignatureText(src []byte, s Symbol) string {
 		b.WriteString(l)
 		b.WriteByte(' ')
 	}
-	sig := normaliseSpace(b.String())
+	sig := source.NormaliseSpace(b.String())
 	// a signature and its first equation may share the symbol span
 	if i := strings.Index(sig, " = "); i > 0 && len(sig) > 300 {
 		sig = sig[:i]
@@ -1151,7 +1152,7 @@ func hsLex(src []byte, bud *budget) []hsTok {
 			i = advance(i, hsWordEnd(src, i))
 		case b >= '0' && b <= '9':
 			kind = 'n'
-			for i < n && (isWordByte(src[i]) || src[i] == '.' && i+1 < n && src[i+1] >= '0' && src[i+1] <= '9') {
+			for i < n && (source.IsWordByte(src[i]) || src[i] == '.' && i+1 < n && src[i+1] >= '0' && src[i+1] <= '9') {
 				i++
 			}
 		case b == '"':
@@ -1195,7 +1196,7 @@ func hsLex(src []byte, bud *budget) []hsTok {
 // hsWordEnd is the end of the name starting at i: letters, digits, `_`
 // and primes.
 func hsWordEnd(src []byte, i int) int {
-	for i < len(src) && (isWordByte(src[i]) && src[i] != '$' || src[i] == '\'') {
+	for i < len(src) && (source.IsWordByte(src[i]) && src[i] != '$' || src[i] == '\'') {
 		i++
 	}
 	return i
@@ -1246,7 +1247,7 @@ infixr instance let module newtype of then type where forall mdo _`)
 //   - string literals.
 //
 // The module header's export list gives no refs.
-func hsLexRefs(src []byte, lines *pointIndex, b *budget) []Ref {
+func hsLexRefs(src []byte, lines *lineIndex, b *budget) []Ref {
 	toks := hsLex(src, b)
 	var out []Ref
 	text := func(k int) string { return string(src[toks[k].start:toks[k].end]) }
@@ -1256,7 +1257,7 @@ func hsLexRefs(src []byte, lines *pointIndex, b *budget) []Ref {
 		}
 		return text(k)
 	}
-	add := func(kind, name, target string, t hsTok) {
+	add := func(kind RefKind, name, target string, t hsTok) {
 		out = append(out, Ref{Kind: kind, Name: name, Target: target,
 			StartLine: lines.line(t.start), EndLine: lines.line(max(t.start, t.end-1)),
 			StartByte: t.start, EndByte: t.end})
@@ -1328,7 +1329,7 @@ func hsLexRefs(src []byte, lines *pointIndex, b *budget) []Ref {
 			}
 			continue
 		case 's':
-			add(RefString, unquote(text(k)), "", t)
+			add(RefString, source.Unquote(text(k)), "", t)
 			continue
 		case 'b':
 			if name := strings.Trim(text(k), "`"); name != "" {
@@ -1546,7 +1547,7 @@ func hsSkipHeader(src []byte, toks []hsTok, k int) int {
 
 // hsImportRefs reads the import declaration starting at token k and
 // returns the index of the first token after it.
-func hsImportRefs(src []byte, toks []hsTok, k int, add func(kind, name, target string, t hsTok)) int {
+func hsImportRefs(src []byte, toks []hsTok, k int, add func(kind RefKind, name, target string, t hsTok)) int {
 	end := k + 1
 	for end < len(toks) && !(toks[end].first && toks[end].col == 0) {
 		end++

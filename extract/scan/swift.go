@@ -1,23 +1,24 @@
-package extract
+package scan
 
 import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/viberag/viberag/extract/internal/source"
 )
 
-func init() {
-	// Swift is read from its skeleton: declarations by the declaration
-	// scanner, refs lexically. On Alamofire the official grammar and the
-	// scanner both find all 1,291 reference definitions; the scanner is
-	// ~6x faster (BENCHMARKS.md, "Scanner or tree").
-	registerRepair(&repairReader{
-		name:     "swift",
+// swiftLanguage scans Swift from its skeleton: declarations by the
+// declaration scanner, refs lexically. On Alamofire the official grammar
+// and the scanner both find all 1,291 reference definitions; the scanner
+// is ~6x faster (BENCHMARKS.md, "Scanner or tree").
+func swiftLanguage() language {
+	return language{
 		prepare:  swiftPrepare,
 		skeleton: func(src []byte, b *budget) ([]item, []skelTok) { return braceSkeleton(src, &swiftLex, b) },
 		scanFile: swiftScanFile,
 		finish:   swiftFinish,
-	})
+	}
 }
 
 // swiftFinish: signatures are the declaration head without attributes
@@ -29,12 +30,12 @@ func swiftFinish(src []byte, out *Outline) {
 		sig := swiftHead(src, start, s.EndByte, s.Name)
 		switch {
 		case sig == "":
-			s.Signature = firstLine(src[start:s.EndByte])
+			s.Signature = source.FirstLine(src[start:s.EndByte])
 		case s.Kind == KindProperty || s.Kind == KindVar || s.Kind == KindConst:
 			// A stored property's head ends at its initializer: `let x =
 			// { … }()` keeps its first line; a computed one ends before
 			// its `{ get }` or body, even on one line.
-			if line := firstLine(src[start:s.EndByte]); strings.HasSuffix(sig, "=") || swiftAccessorDecl(line) {
+			if line := source.FirstLine(src[start:s.EndByte]); strings.HasSuffix(sig, "=") || swiftAccessorDecl(line) {
 				s.Signature = line
 			} else {
 				s.Signature = sig
@@ -71,7 +72,7 @@ func swiftAccessorDecl(line string) bool {
 // <T>(…)`, `static func == (…)`) is taken as is, so its `<` and `>` do not
 // count as brackets.
 func swiftHead(src []byte, start, end int, name string) string {
-	if name == "" || isWordByte(name[0]) {
+	if name == "" || source.IsWordByte(name[0]) {
 		return declHead(src, start, end, 400)
 	}
 	i := strings.Index(string(src[start:min(end, start+200)]), "func "+name)
@@ -83,7 +84,7 @@ func swiftHead(src []byte, start, end int, name string) string {
 	if rest == "" {
 		return ""
 	}
-	return normaliseSpace(string(src[start:j]) + " " + rest)
+	return source.NormaliseSpace(string(src[start:j]) + " " + rest)
 }
 
 // swiftSkipAttributes returns the offset after leading `@attr` and
@@ -98,7 +99,7 @@ func swiftSkipAttributes(src []byte, start, end int) int {
 			return i
 		}
 		i++
-		for i < end && isWordByte(src[i]) {
+		for i < end && source.IsWordByte(src[i]) {
 			i++
 		}
 		if i < end && src[i] == '(' {
@@ -189,7 +190,7 @@ mutating nonmutating override final lazy weak unowned convenience required dynam
 
 var swiftLexRefs = &lexRefLang{
 	keywords: swiftKeywords,
-	strValue: func(lit string) string { return unquote(strings.Trim(lit, "#")) },
+	strValue: func(lit string) string { return source.Unquote(strings.Trim(lit, "#")) },
 }
 
 // swiftScan reads the declarations of one Swift item. An item can hold
@@ -331,7 +332,7 @@ func swiftScanDecl(sc *scanCtx, it *item, s, e, parent int) {
 		case KindImpl:
 			if vis == "" {
 				// members of `public extension T` are public
-				head := firstLine(sc.src[parentSym.StartByte:parentSym.EndByte])
+				head := source.FirstLine(sc.src[parentSym.StartByte:parentSym.EndByte])
 				exported = strings.HasPrefix(head, "public ") || strings.Contains(head, " public extension ")
 			}
 		default:
@@ -343,7 +344,7 @@ func swiftScanDecl(sc *scanCtx, it *item, s, e, parent int) {
 	start := toks[s].start
 	spanEnd := toks[e-1].end
 	sigStart := toks[k].start
-	sig := firstLine(sc.src[sigStart:spanEnd])
+	sig := source.FirstLine(sc.src[sigStart:spanEnd])
 	if h := declHead(sc.src, sigStart, spanEnd, 400); h != "" {
 		sig = h
 	}
@@ -353,7 +354,7 @@ func swiftScanDecl(sc *scanCtx, it *item, s, e, parent int) {
 	} else {
 		doc = leadingDoc(sc.src, toks[s-1].end, start)
 	}
-	add := func(kind, name string) int {
+	add := func(kind Kind, name string) int {
 		idx := sc.add(kind, name, parent, start, spanEnd, sig, doc, exported)
 		sc.out.Symbols[idx].Decorators = decorators
 		return idx
@@ -383,7 +384,7 @@ func swiftScanDecl(sc *scanCtx, it *item, s, e, parent int) {
 		if name == "" {
 			return
 		}
-		kind := map[string]string{"class": KindClass, "struct": KindStruct, "enum": KindEnum, "actor": KindClass,
+		kind := map[string]Kind{"class": KindClass, "struct": KindStruct, "enum": KindEnum, "actor": KindClass,
 			"protocol": KindInterface, "extension": KindImpl}[kw]
 		if kind == KindImpl {
 			exported = vis != "private" && vis != "fileprivate"
@@ -455,7 +456,7 @@ func swiftScanDecl(sc *scanCtx, it *item, s, e, parent int) {
 // swiftScan, `import` lines as imports, calls, identifiers and strings
 // lexically.
 func swiftScanFile(src []byte, items []item, toks []skelTok, b *budget) *Outline {
-	sc := &scanCtx{src: src, toks: toks, out: &Outline{}, lines: newPointIndex(src), b: b}
+	sc := &scanCtx{src: src, toks: toks, out: &Outline{}, lines: newLineIndex(src), b: b}
 	for i := range items {
 		swiftScan(sc, &items[i], -1)
 	}

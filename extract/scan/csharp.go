@@ -1,4 +1,4 @@
-package extract
+package scan
 
 import (
 	"bytes"
@@ -6,20 +6,21 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/viberag/viberag/extract/internal/source"
 )
 
-func init() {
-	// C# is read from its skeleton: declarations by the member scanner,
-	// refs lexically. On Dapper the official grammar and the scanner find
-	// the same 97.0% of ctags' definitions; the scanner is ~5x faster
-	// (BENCHMARKS.md, "Scanner or tree").
-	registerRepair(&repairReader{
-		name:     "csharp",
+// csharpLanguage scans C# from its skeleton: declarations by the member
+// scanner, refs lexically. On Dapper the official grammar and the scanner
+// find the same 97.0% of ctags' definitions; the scanner is ~5x faster
+// (BENCHMARKS.md, "Scanner or tree").
+func csharpLanguage() language {
+	return language{
 		prepare:  csPrepareDirectives,
 		skeleton: func(src []byte, b *budget) ([]item, []skelTok) { return braceSkeleton(src, &csLex, b) },
 		scanFile: csScanFile,
 		finish:   csFinish,
-	})
+	}
 }
 
 var csXMLTag = regexp.MustCompile(`</?[a-zA-Z][^>]*?/?>`)
@@ -66,7 +67,7 @@ func csFinish(src []byte, out *Outline) {
 		if sig := declHead(src, start, s.EndByte, 400); sig != "" {
 			s.Signature = sig
 		} else {
-			s.Signature = firstLine(src[start:s.EndByte])
+			s.Signature = source.FirstLine(src[start:s.EndByte])
 		}
 		if s.Kind == KindNamespace && s.Parent < 0 && bytes.HasSuffix(bytes.TrimSpace(src[s.StartByte:s.EndByte]), []byte(";")) {
 			ns = i
@@ -164,7 +165,7 @@ func csPrepareDirectives(src []byte) ([]byte, string) {
 	for start := 0; start < len(out); {
 		end := lineEndAfter(out, start)
 		trim := bytes.TrimSpace(out[start:end])
-		if len(trim) > 1 && trim[0] == '#' && isWordByte(trim[1]) || len(trim) > 2 && trim[0] == '#' && trim[1] == ' ' {
+		if len(trim) > 1 && trim[0] == '#' && source.IsWordByte(trim[1]) || len(trim) > 2 && trim[0] == '#' && trim[1] == ' ' {
 			for k := start; k < end; k++ {
 				if out[k] != '\n' {
 					out[k] = ' '
@@ -323,12 +324,12 @@ func csScan(sc *scanCtx, it *item, parent int) {
 		public = false
 	}
 	spanEnd := toks[it.tok1-1].end
-	add := func(kind, name string, nameTok int) int {
+	add := func(kind Kind, name string, nameTok int) int {
 		sc.declare(nameTok)
 		exported := public || kind == KindNamespace
 		sig := declHead(sc.src, sigStart, spanEnd, 400)
 		if sig == "" {
-			sig = firstLine(sc.src[sigStart:spanEnd])
+			sig = source.FirstLine(sc.src[sigStart:spanEnd])
 		}
 		idx := sc.add(kind, name, parent, code, spanEnd, sig, csCleanDoc(leadingDoc(sc.src, it.start, it.code)), exported)
 		sc.out.Symbols[idx].Decorators = decorators
@@ -355,7 +356,7 @@ func csScan(sc *scanCtx, it *item, parent int) {
 		}
 		return
 	case "class", "struct", "interface", "enum", "record":
-		kind := map[string]string{"class": KindClass, "struct": KindStruct, "interface": KindInterface, "enum": KindEnum, "record": KindClass}[w]
+		kind := map[string]Kind{"class": KindClass, "struct": KindStruct, "interface": KindInterface, "enum": KindEnum, "record": KindClass}[w]
 		q := k + 1
 		if w == "record" && (word(q) == "struct" || word(q) == "class") {
 			if word(q) == "struct" {
@@ -479,7 +480,7 @@ func csScanLocals(sc *scanCtx, it *item, parent, depth int) {
 			spanEnd := sc.toks[end-1].end
 			sig := declHead(sc.src, sigStart, spanEnd, 400)
 			if sig == "" {
-				sig = firstLine(sc.src[sigStart:spanEnd])
+				sig = source.FirstLine(sc.src[sigStart:spanEnd])
 			}
 			sc.declare(name)
 			idx := sc.add(KindFunction, tokText(sc.src, sc.toks[name]), parent, ch.code, spanEnd, sig,
@@ -698,7 +699,7 @@ func csLastName(sc *scanCtx, from, to int) int {
 // csScanFile reads a C# file from its skeleton: definitions by csScan,
 // `using` directives as imports, calls, identifiers and strings lexically.
 func csScanFile(src []byte, items []item, toks []skelTok, b *budget) *Outline {
-	sc := &scanCtx{src: src, toks: toks, out: &Outline{}, lines: newPointIndex(src), b: b}
+	sc := &scanCtx{src: src, toks: toks, out: &Outline{}, lines: newLineIndex(src), b: b}
 	for i := range items {
 		csScan(sc, &items[i], -1)
 	}
@@ -768,6 +769,6 @@ var csLexRefs = &lexRefLang{
 		for len(s) >= 6 && strings.HasPrefix(s, `"""`) && strings.HasSuffix(s, `"""`) {
 			s = s[3 : len(s)-3]
 		}
-		return unquote(s)
+		return source.Unquote(s)
 	},
 }

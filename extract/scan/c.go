@@ -1,50 +1,23 @@
-package extract
+package scan
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"sort"
 	"strings"
 
-	ts "github.com/viberag/viberag/extract/syntax"
+	"github.com/viberag/viberag/extract/internal/source"
 )
 
-func init() {
-	for _, name := range []string{"c", "cpp"} {
-		cpp := name == "cpp"
-		r := &repairReader{
-			name:     name,
-			prepare:  func(src []byte) ([]byte, string) { return cPrepare(src, cpp) },
-			skeleton: cSkeleton,
-			scanFile: func(src []byte, items []item, toks []skelTok, b *budget) *Outline {
-				return cScanFile(src, items, toks, cpp, b)
-			},
-		}
-		if !cpp {
-			r.route = cRoute
-		}
-		registerRepair(r)
+// cLanguage scans C, or C++ when cpp is set.
+func cLanguage(cpp bool) language {
+	return language{
+		prepare:  func(src []byte) ([]byte, string) { return cPrepare(src, cpp) },
+		skeleton: cSkeleton,
+		scanFile: func(src []byte, items []item, toks []skelTok, b *budget) *Outline {
+			return cScanFile(src, items, toks, cpp, b)
+		},
 	}
-}
-
-// cRoute reads C files with cReader once the C++ reader exists.
-func cRoute(c *repairReader) reader {
-	if cpp := repairReaders["cpp"]; cpp != nil {
-		return cReader{c: c, cpp: cpp}
-	}
-	return c
-}
-
-// cReader reads .c and .h files: a header written in C++ (namespaces,
-// templates, classes) is read with the C++ grammar.
-type cReader struct{ c, cpp *repairReader }
-
-func (r cReader) read(ctx context.Context, p string, src []byte, parsers *ts.Pool) (*Outline, error) {
-	if cLooksCpp(p, src) {
-		return r.cpp.read(ctx, p, src, parsers)
-	}
-	return r.c.read(ctx, p, src, parsers)
 }
 
 // cLooksCpp reports whether a .h file is C++: it uses namespaces,
@@ -395,9 +368,9 @@ func cLineTokens(src []byte, start, end int, inComment bool) ([]cLineTok, bool) 
 			j := skipQuoted(src[:end], i, b)
 			toks = append(toks, cLineTok{'s', i, j})
 			i = advance(i, j)
-		case isWordByte(b):
+		case source.IsWordByte(b):
 			j := i
-			for j < end && isWordByte(src[j]) {
+			for j < end && source.IsWordByte(src[j]) {
 				j++
 			}
 			toks = append(toks, cLineTok{'w', i, j})
@@ -574,7 +547,7 @@ type cScanner struct {
 	toks  []skelTok
 	cpp   bool
 	out   *Outline
-	lines *pointIndex
+	lines *lineIndex
 	// declNames marks tokens that are declared names (not calls).
 	declNames map[int]bool
 	// typeToks marks tokens read as type names.
@@ -583,11 +556,14 @@ type cScanner struct {
 	b *budget
 }
 
+// topLevel is the container of items at file level.
+const topLevel Kind = 0
+
 // cScanFile returns the outline of a C/C++ file read by the scanner.
 func cScanFile(src []byte, items []item, toks []skelTok, cpp bool, b *budget) *Outline {
-	s := &cScanner{src: src, toks: toks, cpp: cpp, out: &Outline{}, lines: newPointIndex(src),
+	s := &cScanner{src: src, toks: toks, cpp: cpp, out: &Outline{}, lines: newLineIndex(src),
 		declNames: map[int]bool{}, typeToks: map[int]bool{}, b: b}
-	s.items(items, -1, "", true)
+	s.items(items, -1, topLevel, true)
 	s.refs()
 	return s.out
 }
@@ -607,9 +583,9 @@ func (s *cScanner) tokAt(off int) int {
 }
 
 // items scans the items of one container. container is the enclosing
-// symbol's kind ("" at file or namespace level); public is the default
-// visibility of its members.
-func (s *cScanner) items(items []item, parent int, container string, public bool) {
+// symbol's kind (topLevel at file level and in an anonymous namespace);
+// public is the default visibility of its members.
+func (s *cScanner) items(items []item, parent int, container Kind, public bool) {
 	for i := range items {
 		it := &items[i]
 		if it.tok1 <= it.tok0 {
@@ -624,7 +600,7 @@ func (s *cScanner) items(items []item, parent int, container string, public bool
 }
 
 // item scans one item.
-func (s *cScanner) item(it *item, parent int, container string, public bool) {
+func (s *cScanner) item(it *item, parent int, container Kind, public bool) {
 	s.b.step()
 	toks := s.toks
 	first := it.tok0
@@ -679,7 +655,7 @@ func (s *cScanner) item(it *item, parent int, container string, public bool) {
 			}
 		}
 		if len(parts) == 0 || parts[0] == "inline" && len(parts) == 1 {
-			s.items(it.children, parent, "", false) // anonymous: internal linkage
+			s.items(it.children, parent, topLevel, false) // anonymous: internal linkage
 			return
 		}
 		if parts[0] == "inline" {
@@ -781,7 +757,7 @@ func (s *cScanner) item(it *item, parent int, container string, public bool) {
 		if container == KindClass || container == KindStruct || strings.Contains(name, "::") {
 			kind = KindMethod
 		}
-		if s.hasWord(h[:paren], "static") && (container == "" || container == KindNamespace) {
+		if s.hasWord(h[:paren], "static") && (container == topLevel || container == KindNamespace) {
 			exported = false
 		}
 		// Member initializers (`: size_(n), buf_{b}`) are not calls.
@@ -829,14 +805,14 @@ scan:
 	switch container {
 	case KindStruct, KindClass:
 		s.add(KindField, s.text(nameTok), parent, it, exported, nameTok)
-	case "", KindNamespace:
+	case topLevel, KindNamespace:
 		kind := KindVar
 		if s.hasWord(h, "const") || s.hasWord(h, "constexpr") {
 			if !s.hasTok(h, 'o') || !s.hasStar(h) {
 				kind = KindConst
 			}
 		}
-		if s.hasWord(h, "static") && (container == "" || container == KindNamespace) {
+		if s.hasWord(h, "static") && (container == topLevel || container == KindNamespace) {
 			exported = false
 		}
 		s.add(kind, s.text(nameTok), parent, it, exported, nameTok)
@@ -930,12 +906,12 @@ func (s *cScanner) hasStar(h []int) bool {
 // end of the header, a base clause, `final` or template arguments. In
 // `struct foo *f(void)` the keyword only names a return type. It returns
 // the keyword's position in h and the kind.
-func (s *cScanner) aggregate(h []int) (int, string) {
+func (s *cScanner) aggregate(h []int) (int, Kind) {
 	angle := 0
 	for j, k := range h {
 		switch s.toks[k].kind {
 		case '(', '=':
-			return -1, ""
+			return -1, 0
 		case '<':
 			angle++
 		case '>':
@@ -944,7 +920,7 @@ func (s *cScanner) aggregate(h []int) (int, string) {
 			if angle > 0 {
 				continue
 			}
-			kind := ""
+			var kind Kind
 			switch s.text(k) {
 			case "class":
 				if j > 0 && s.word(h[j-1]) == "enum" {
@@ -995,10 +971,10 @@ func (s *cScanner) aggregate(h []int) (int, string) {
 					return j, kind
 				}
 			}
-			return -1, ""
+			return -1, 0
 		}
 	}
-	return -1, ""
+	return -1, 0
 }
 
 // aggregateName is the name after the keyword at h[k]: `class X`,
@@ -1178,7 +1154,7 @@ func (s *cScanner) typedef(it *item, h []int, open, parent int, exported bool) {
 				s.declNames[q] = true
 			}
 		}
-		if kind == "" {
+		if kind == 0 {
 			kind = KindStruct
 		}
 		named := tag != ""
@@ -1236,11 +1212,11 @@ done:
 func (s *cScanner) directive(it *item, k, parent int) {
 	t := s.toks[k]
 	line := s.src[t.start:t.end]
-	i := skipSpaces(line, 1)
+	i := source.SkipSpaces(line, 1)
 	if wordAt(line, i) != "define" {
 		return
 	}
-	i = skipSpaces(line, i+len("define"))
+	i = source.SkipSpaces(line, i+len("define"))
 	name := wordAt(line, i)
 	if name == "" {
 		return
@@ -1253,7 +1229,7 @@ func (s *cScanner) directive(it *item, k, parent int) {
 	sym := Symbol{Kind: KindMacro, Name: name, Qualname: name, Parent: parent,
 		StartByte: t.start, EndByte: t.end, Exported: true}
 	sym.StartLine, sym.EndLine = s.lines.line(t.start), s.lines.line(max(t.start, t.end-1))
-	sym.Signature = strings.TrimSpace(strings.TrimSuffix(firstLine(line), "\\"))
+	sym.Signature = strings.TrimSpace(strings.TrimSuffix(source.FirstLine(line), "\\"))
 	sym.Doc = leadingDoc(s.src, it.start, t.start)
 	if parent >= 0 {
 		sym.Qualname = s.out.Symbols[parent].Qualname + "." + name
@@ -1262,7 +1238,7 @@ func (s *cScanner) directive(it *item, k, parent int) {
 }
 
 // add appends a symbol for item it.
-func (s *cScanner) add(kind, name string, parent int, it *item, exported bool, nameTok int) int {
+func (s *cScanner) add(kind Kind, name string, parent int, it *item, exported bool, nameTok int) int {
 	start := it.code
 	end := it.end
 	if it.tok1 > it.tok0 {
@@ -1282,7 +1258,7 @@ func (s *cScanner) add(kind, name string, parent int, it *item, exported bool, n
 		sym.Signature = declHead(s.src, start, end, 400)
 	}
 	if sym.Signature == "" {
-		sym.Signature = firstLine(s.src[start:end])
+		sym.Signature = source.FirstLine(s.src[start:end])
 	}
 	sym.Doc = leadingDoc(s.src, it.start, it.code)
 	s.out.Symbols = append(s.out.Symbols, sym)
@@ -1293,7 +1269,7 @@ func (s *cScanner) add(kind, name string, parent int, it *item, exported bool, n
 // tokens.
 func (s *cScanner) refs() {
 	toks := s.toks
-	add := func(kind, name, target string, t skelTok) {
+	add := func(kind RefKind, name, target string, t skelTok) {
 		s.out.Refs = append(s.out.Refs, Ref{Kind: kind, Name: name, Target: target,
 			StartLine: s.lines.line(t.start), EndLine: s.lines.line(max(t.start, t.end-1)),
 			StartByte: t.start, EndByte: t.end})
@@ -1302,7 +1278,7 @@ func (s *cScanner) refs() {
 		switch t.kind {
 		case '#':
 			line := s.src[t.start:t.end]
-			j := skipSpaces(line, 1)
+			j := source.SkipSpaces(line, 1)
 			if wordAt(line, j) == "include" || wordAt(line, j) == "import" {
 				rest := strings.TrimSpace(string(line[j+len(wordAt(line, j)):]))
 				if k := strings.IndexAny(rest, "\">"); len(rest) > 1 && (rest[0] == '"' || rest[0] == '<') && k >= 0 {
