@@ -10,8 +10,6 @@ import (
 	ts "github.com/viberag/viberag/extract/syntax"
 )
 
-func init() { registerTreeSitter(bashSpec()) }
-
 // bashSpec reads shell scripts (bash, sh, zsh and bats files): functions
 // (all exported: a sourced script's functions are visible to its caller),
 // top-level variable assignments, bats `@test "name" { … }` blocks as

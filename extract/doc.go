@@ -30,11 +30,10 @@
 //     contract; languages.go: names a file's language and is the one
 //     registry of readers; chunk.go, split.go: chunking and identifier
 //     words.
-//   - treesitter.go, treesitter_registry.go: the walker every tree-sitter
-//     language fills a spec for; nodes.go: node helpers;
-//     error_recovery.go: definitions inside ERROR nodes; declarations.go:
-//     declaration and doc-comment rules of the class-based grammars (Java,
-//     Kotlin, Scala).
+//   - treesitter.go: the walker every tree-sitter language fills a spec
+//     for; nodes.go: node helpers; error_recovery.go: definitions inside
+//     ERROR nodes; declarations.go: declaration and doc-comment rules of
+//     the class-based grammars (Java, Kotlin, Scala).
 //   - scanner.go: the reader of package scan's languages, which turns a
 //     scan's outline into this package's.
 //

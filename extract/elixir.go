@@ -8,8 +8,6 @@ import (
 	ts "github.com/viberag/viberag/extract/syntax"
 )
 
-func init() { registerTreeSitter(elixirSpec()) }
-
 // elixirSpec reads Elixir. The grammar has no definition nodes: every
 // definition is a `call` whose target names a macro — defmodule (nested
 // modules get dotted qualnames), def / defp, defmacro / defmacrop,

@@ -9,14 +9,19 @@ import (
 	ts "github.com/viberag/viberag/extract/syntax"
 )
 
-// JavaScript, TypeScript and TSX share one spec: the TypeScript grammars
-// extend the JavaScript one, so the node types below are a superset and a
-// type the JavaScript grammar lacks simply never matches.
-func init() {
-	registerTreeSitter(jsSpec("javascript", ts.Lazy("javascript", tsjs.Language)))
-	registerTreeSitter(jsSpec("typescript", ts.Lazy("typescript", tsts.LanguageTypescript)))
-	registerTreeSitter(jsSpec("tsx", ts.Lazy("tsx", tsts.LanguageTSX)))
+// JavaScript, TypeScript and TSX share one spec over their three grammars:
+// the TypeScript grammars extend the JavaScript one, so the node types
+// below are a superset and a type the JavaScript grammar lacks simply
+// never matches.
+func javascriptSpec() *tsSpec {
+	return jsSpec("javascript", ts.Lazy("javascript", tsjs.Language))
 }
+
+func typescriptSpec() *tsSpec {
+	return jsSpec("typescript", ts.Lazy("typescript", tsts.LanguageTypescript))
+}
+
+func tsxSpec() *tsSpec { return jsSpec("tsx", ts.Lazy("tsx", tsts.LanguageTSX)) }
 
 // jsSpec reads JavaScript and TypeScript:
 //   - functions and generators (nested ones too: closures such as Redux's

@@ -11,8 +11,6 @@ import (
 	ts "github.com/viberag/viberag/extract/syntax"
 )
 
-func init() { registerTreeSitter(kotlinSpec()) }
-
 // kotlinSpec reads Kotlin (tree-sitter-grammars' grammar). Classes,
 // objects and functions name themselves in a `name` field, type aliases
 // in `type`; properties, parameters and enum entries by position (their

@@ -3,6 +3,7 @@ package extract
 import (
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/viberag/viberag/extract/scan"
 )
@@ -96,4 +97,24 @@ func readerFor(name string) reader {
 		return tsReader{spec: spec}
 	}
 	return nil
+}
+
+// treeSitterSpec returns the spec of a tree-sitter language, nil if it has
+// none.
+func treeSitterSpec(name string) *tsSpec { return treeSitterSpecs[name] }
+
+// treeSitterSpecs are the specs of the tree-sitter languages by name,
+// built once: a spec's role table is built on its first use.
+var treeSitterSpecs = specsByName(
+	bashSpec(), elixirSpec(), javaSpec(), javascriptSpec(), typescriptSpec(), tsxSpec(), kotlinSpec(),
+	luaSpec(), phpSpec(), pythonSpec(), rubySpec(), rustSpec(), scalaSpec(), zigSpec(),
+)
+
+func specsByName(specs ...*tsSpec) map[string]*tsSpec {
+	m := make(map[string]*tsSpec, len(specs))
+	for _, s := range specs {
+		s.roles = sync.OnceValue(func() tsRoles { return newRoles(s, s.language()) })
+		m[s.name] = s
+	}
+	return m
 }

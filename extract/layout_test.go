@@ -103,7 +103,7 @@ func layoutViolations(t *testing.T, dir string, owner func(file string) string) 
 		for _, d := range f.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
-				if d.Recv == nil && d.Name.Name != "init" {
+				if d.Recv == nil {
 					declaredIn[d.Name.Name] = p
 				}
 			case *ast.GenDecl:

@@ -10,8 +10,6 @@ import (
 	ts "github.com/viberag/viberag/extract/syntax"
 )
 
-func init() { registerTreeSitter(luaSpec()) }
-
 // luaSpec reads Lua: `function name()`, `function M.f()` and `function
 // M:m()` declarations, `local function f()`, top-level assignments of
 // function values (`M.f = function`, `local f = function`) and functions

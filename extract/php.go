@@ -8,8 +8,6 @@ import (
 	ts "github.com/viberag/viberag/extract/syntax"
 )
 
-func init() { registerTreeSitter(phpSpec()) }
-
 // phpSpec reads PHP files (`<?php` … with inline HTML around it):
 // namespaces, classes, interfaces, traits, enums, methods, functions,
 // class and global constants, properties; PHPDoc blocks; `#[...]`

@@ -8,8 +8,6 @@ import (
 	ts "github.com/viberag/viberag/extract/syntax"
 )
 
-func init() { registerTreeSitter(pythonSpec()) }
-
 // pythonSpec reads Python: functions (methods inside classes), classes,
 // module-level assignments; PEP 257 docstrings; decorators; `__all__` and
 // leading-underscore export rules.

@@ -9,8 +9,6 @@ import (
 	ts "github.com/viberag/viberag/extract/syntax"
 )
 
-func init() { registerTreeSitter(rubySpec()) }
-
 // rubySpec reads Ruby: classes, modules, methods (`def self.x` and methods
 // in `class << self` are methods of the enclosing class), constants of
 // class and module bodies; `#` comment blocks as docs; visibility from

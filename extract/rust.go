@@ -11,8 +11,6 @@ import (
 	ts "github.com/viberag/viberag/extract/syntax"
 )
 
-func init() { registerTreeSitter(rustSpec()) }
-
 // rsUnsafeExtern is a Rust 2024 extern block head, `unsafe extern "C" {`;
 // rsSafeItem an item of one marked `safe` (`pub safe fn sqrt(x: f64) ->
 // f64;`). Group 1 is the keyword tree-sitter-rust v0.24 cannot read.

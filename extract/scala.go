@@ -8,8 +8,6 @@ import (
 	ts "github.com/viberag/viberag/extract/syntax"
 )
 
-func init() { registerTreeSitter(scalaSpec()) }
-
 // scalaSpec reads Scala 2 and 3:
 //   - classes (case classes too), traits, enums and their cases, type
 //     definitions (opaque too);

@@ -50,7 +50,7 @@ type tsSpec struct {
 	// a name), never inserted or deleted; and a note on what it did (""
 	// when nothing). Facts are read from the original source.
 	prepare func(src []byte) ([]byte, string)
-	// roles is the spec's role table, built on first use (registerTreeSitter).
+	// roles is the spec's role table, built on first use (specsByName).
 	roles func() tsRoles
 	// maxErrorShare is the share of bytes under ERROR nodes above which the
 	// tree is degraded and the file falls back to line chunks (symbols

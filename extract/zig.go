@@ -8,8 +8,6 @@ import (
 	ts "github.com/viberag/viberag/extract/syntax"
 )
 
-func init() { registerTreeSitter(zigSpec()) }
-
 // zigSpec reads Zig: functions (methods inside containers), containers
 // bound to a name (`const X = struct {…}` → struct, enum → enum, union /
 // opaque / error sets → type) with their fields and members, other
