@@ -781,37 +781,31 @@ func jsDoc(c *tsCtx, n *ts.Node) string {
 // jsCommentDoc is jsDoc without the overload rule: the comment block
 // directly above n.
 func jsCommentDoc(c *tsCtx, n *ts.Node) string {
-	var parts []string
-	line := int(n.StartPoint().Row)
-	for prev := n.PrevSibling(); prev != nil; prev = prev.PrevSibling() {
+	taken := false
+	texts, _ := leadingComments(c, n, int(n.StartPoint().Row), commentWalk{step: func(c *tsCtx, prev *ts.Node, below int) commentStep {
 		typ := c.typ(prev)
 		if typ == "decorator" {
-			line = int(prev.StartPoint().Row)
-			continue
+			return commentOver
 		}
 		if !c.spec.comments[typ] {
-			break
+			return commentEnd
 		}
 		text := strings.TrimSpace(c.text(prev))
 		jsdoc := strings.HasPrefix(text, "/**") && text != "/**/"
 		// Express-style JSDoc sits one blank line above its definition.
-		if gap := line - endRow(prev); gap > 2 || gap == 2 && !(jsdoc && len(parts) == 0) {
-			break
+		if gap := below - endRow(prev); gap > 2 || gap == 2 && !(jsdoc && !taken) {
+			return commentEnd
 		}
 		if jsDirective(text) {
-			break
+			return commentEnd
 		}
 		if jsdoc {
-			parts = []string{text}
-			break
+			return commentOnly
 		}
-		parts = append(parts, text)
-		line = int(prev.StartPoint().Row)
-	}
-	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
-		parts[i], parts[j] = parts[j], parts[i]
-	}
-	return source.CleanComment(strings.Join(parts, "\n"))
+		taken = true
+		return commentTake
+	}})
+	return cleanComments(texts)
 }
 
 // jsUnwrap is the declaration inside export / declare wrappers.

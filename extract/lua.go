@@ -520,19 +520,8 @@ func luaExported(c *tsCtx, n *ts.Node, s *Symbol) bool {
 
 // luaDoc is the block of `--` comments directly above a definition.
 func luaDoc(c *tsCtx, n *ts.Node) string {
-	var parts []string
-	line := int(n.StartPoint().Row)
-	for prev := n.PrevSibling(); prev != nil; prev = prev.PrevSibling() {
-		if c.typ(prev) != "comment" || int(prev.EndPoint().Row) < line-1 {
-			break
-		}
-		parts = append(parts, c.text(prev))
-		line = int(prev.StartPoint().Row)
-	}
-	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
-		parts[i], parts[j] = parts[j], parts[i]
-	}
-	return luaCleanComment(strings.Join(parts, "\n"))
+	texts, _ := leadingComments(c, n, int(n.StartPoint().Row), commentWalk{step: adjacentComment})
+	return luaCleanComment(strings.Join(texts, "\n"))
 }
 
 // luaCleanComment strips `---`, `--` and `--[[ … ]]` markers, keeping

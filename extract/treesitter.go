@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -502,25 +503,82 @@ func bodyOf(n *ts.Node) *ts.Node {
 // tsLeadingComments is the block of comments directly above n (no blank
 // line between them and n), with comment markers stripped.
 func tsLeadingComments(c *tsCtx, n *ts.Node) string {
-	var parts []string
-	line := int(n.StartPoint().Row)
-	for prev := n.PrevSibling(); prev != nil; prev = prev.PrevSibling() {
-		if !c.spec.comments[c.typ(prev)] {
-			break
+	texts, _ := leadingComments(c, n, int(n.StartPoint().Row), commentWalk{step: adjacentComment})
+	return source.CleanComment(strings.Join(texts, "\n"))
+}
+
+// adjacentComment is the step of the plain walk: a comment whose last line
+// touches the line below it belongs to the block.
+func adjacentComment(c *tsCtx, prev *ts.Node, below int) commentStep {
+	if !c.spec.comments[c.typ(prev)] || int(prev.EndPoint().Row) < below-1 {
+		return commentEnd
+	}
+	return commentTake
+}
+
+// cleanComments is the doc a block of comments gives: each trimmed, their
+// markers stripped.
+func cleanComments(texts []string) string {
+	for i := range texts {
+		texts[i] = strings.TrimSpace(texts[i])
+	}
+	return source.CleanComment(strings.Join(texts, "\n"))
+}
+
+// onlyDocs keeps the doc comments of a block when it has any: plain
+// comments beside them are notes, not doc.
+func onlyDocs(texts []string, isDoc func(text string) bool) []string {
+	if !slices.ContainsFunc(texts, func(t string) bool { return isDoc(strings.TrimSpace(t)) }) {
+		return texts
+	}
+	return slices.DeleteFunc(texts, func(t string) bool { return !isDoc(strings.TrimSpace(t)) })
+}
+
+// A commentStep says what a sibling above a definition is to the block of
+// comments that documents it.
+type commentStep uint8
+
+const (
+	commentEnd  commentStep = iota // not in the block: the walk ends at it
+	commentTake                    // a comment of the block
+	commentOnly                    // the doc comment that is the whole doc: the walk ends with it alone
+	commentOver                    // not a comment, but the block goes on above it (a decorator)
+)
+
+// A commentWalk is how one language reads the comments above a
+// definition.
+type commentWalk struct {
+	// step says what the sibling prev is; below is the row under it (the
+	// definition's first row, then that of the sibling taken or passed).
+	step func(c *tsCtx, prev *ts.Node, below int) commentStep
+	// prev is the sibling before n; nil: n.PrevSibling().
+	prev func(n *ts.Node) *ts.Node
+}
+
+// leadingComments walks back from n, a definition whose first line is on
+// row, over the siblings above it, and returns the texts of the comments
+// w's steps take, in source order, and the sibling the walk ended at (nil
+// when the siblings ran out).
+func leadingComments(c *tsCtx, n *ts.Node, row int, w commentWalk) (texts []string, end *ts.Node) {
+	back := w.prev
+	if back == nil {
+		back = (*ts.Node).PrevSibling
+	}
+walk:
+	for p := back(n); p != nil; p = back(p) {
+		switch w.step(c, p, row) {
+		case commentEnd:
+			end = p
+			break walk
+		case commentOnly:
+			return []string{c.text(p)}, p
+		case commentTake:
+			texts = append(texts, c.text(p))
 		}
-		if int(prev.EndPoint().Row) < line-1 {
-			break
-		}
-		parts = append(parts, c.text(prev))
-		line = int(prev.StartPoint().Row)
+		row = int(p.StartPoint().Row)
 	}
-	if len(parts) == 0 {
-		return ""
-	}
-	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
-		parts[i], parts[j] = parts[j], parts[i]
-	}
-	return source.CleanComment(strings.Join(parts, "\n"))
+	slices.Reverse(texts)
+	return texts, end
 }
 
 // defaultFileDoc is the first comment block when it starts the file.
