@@ -38,7 +38,9 @@
 //     scan's outline into this package's.
 //
 // Package internal/source holds the few text helpers (comment markers,
-// literal quotes) the tree readers and the scanners share.
+// literal quotes) the tree readers and the scanners share; package words
+// cuts identifiers into the words SplitIdentifier returns and embed's
+// static model reads.
 //
 // Why files and not a subpackage per language: ADR 0003, "Layout".
 package extract
