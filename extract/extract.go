@@ -96,9 +96,8 @@ func Extract(ctx context.Context, p string, src []byte, opts Options) (*File, er
 // runReader runs one reader under a deadline, turning a panic or a
 // stopped budget into an error. Every reader checks its budget (the
 // runtime in C, the scanners by steps, budget.go), but a tree reader's Go
-// code after the parse is only as good as its loops: one exponential
-// lookup (the TypeScript overload doc, found by the corpus sweep) ran for
-// ever. So the reader runs on its own goroutine and is abandoned once it
+// code after the parse is only as good as its loops, and one exponential
+// lookup runs for ever. So the reader runs on its own goroutine and is abandoned once it
 // is abandonAfter past its deadline: the file falls back to line chunks
 // and the run goes on. The abandoned goroutine keeps its CPU until it
 // ends; a hang would keep the whole run.
@@ -288,9 +287,9 @@ var licenceMarks = []string{
 // withoutLicence drops the paragraphs of a file's doc that are a licence
 // or copyright notice, and a paragraph that is only the file's name, which
 // many headers start with: a file's doc should say what the file is for.
-// In the dev split 697 of 1,721 files had a licence header for their doc,
-// which put the same boilerplate in every file's summary (files_fts) and
-// showed it as the snippet of file hits.
+// In the dev split 697 of 1,721 files have a licence header for their
+// doc, which would put the same boilerplate in every file's summary and
+// show it as the snippet of file hits.
 func withoutLicence(doc, base string) string {
 	if doc == "" {
 		return ""

@@ -759,8 +759,8 @@ func jsDoc(c *tsCtx, n *ts.Node) string {
 	if doc == "" {
 		// An implementation after its overload signatures takes the
 		// doc written above the first signature. Each signature's own
-		// comments only (no recursion: that was exponential in the
-		// number of undocumented overloads), at most 256 back.
+		// comments only (recursing would be exponential in the number of
+		// undocumented overloads), at most 256 back.
 		name := c.text(c.field(jsUnwrap(c, n), "name"))
 		for prev, i := n.PrevSibling(), 0; prev != nil && name != "" && i < 256; prev, i = prev.PrevSibling(), i+1 {
 			if c.spec.comments[c.typ(prev)] || !prev.IsNamed() {

@@ -499,8 +499,7 @@ func ktImport(c *tsCtx, n *ts.Node) []Ref {
 // stands: the names in user types, type parameters and constraints, the
 // names a class, object or type alias declares, an import's `as` alias
 // and the receiver of a callable reference (`Int::plus`, `T::class`) are
-// types, as they were type_identifiers in the previous Kotlin grammar;
-// jump and `this@` labels and the literals true, false and null are
+// types; jump and `this@` labels and the literals true, false and null are
 // neither; every other name is an identifier.
 func ktIdentifier(c *tsCtx, n *ts.Node) []Ref {
 	kind := ktIdentKind(c, n)

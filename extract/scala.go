@@ -407,8 +407,8 @@ func scImport(c *tsCtx, n *ts.Node) []Ref {
 		ch := n.Child(i)
 		switch c.typ(ch) {
 		case "identifier", "operator_identifier":
-			// `import cats.~>` names an operator; without it the
-			// path was one element short and the module empty.
+			// `import cats.~>` names an operator: it is the path's last
+			// element.
 			path = append(path, c.text(ch))
 		case ",":
 			flushPath()

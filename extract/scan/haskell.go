@@ -183,7 +183,7 @@ func hsExports(src []byte) map[string]bool {
 	return out
 }
 
-// hsCleanDoc drops Haddock markers left by cleanComment ("| ", "^ ").
+// hsCleanDoc drops Haddock markers left by source.CleanComment ("| ", "^ ").
 // Rule lines (`-----`) and a Haddock `|` on a line of its own go too.
 func hsCleanDoc(doc string) string {
 	if strings.Contains(doc, "---") || strings.HasPrefix(doc, "|\n") {

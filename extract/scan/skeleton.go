@@ -2,7 +2,7 @@ package scan
 
 // A skeleton is the nesting of a file's syntactic items — declarations,
 // members, statements — found by a cheap lexical scan (comments, strings,
-// brackets), without parsing. The scanner reader reads definitions from
+// brackets), without parsing. A language's scanner reads definitions from
 // its items' headers, and chunks follow its items. Items always begin at a
 // line start (or just after their container's `{`), so every item is a
 // run of whole lines.
