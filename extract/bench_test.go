@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -49,7 +50,7 @@ func BenchmarkExtract(b *testing.B) {
 			}
 		})
 	}
-	for _, row := range sortedKeys(rows) {
+	for _, row := range slices.Sorted(maps.Keys(rows)) {
 		files := rows[row]
 		b.Run(row, func(b *testing.B) {
 			var size int64
@@ -104,7 +105,7 @@ func BenchmarkParse(b *testing.B) {
 	})
 	p := ts.NewParser()
 	defer p.Close()
-	for _, lang := range sortedKeys(byLang) {
+	for _, lang := range slices.Sorted(maps.Keys(byLang)) {
 		spec, files := treeSitterSpec(lang), byLang[lang]
 		var size int64
 		for _, src := range files {
@@ -208,13 +209,4 @@ func walkSources(b *testing.B, dir string, fn func(path, lang string, src []byte
 	if err != nil {
 		b.Fatal(err)
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -7,10 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 
@@ -80,12 +81,7 @@ func BenchmarkRecall(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	langs := make([]string, 0, len(byRef))
-	for l := range byRef {
-		langs = append(langs, l)
-	}
-	sort.Strings(langs)
-	for _, l := range langs {
+	for _, l := range slices.Sorted(maps.Keys(byRef)) {
 		files := byRef[l]
 		b.Run(l, func(b *testing.B) {
 			var size int64

@@ -12,8 +12,10 @@ import (
 	"flag"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -146,12 +148,7 @@ func printCorpus(dir string) error {
 	if err != nil {
 		return err
 	}
-	langs := make([]string, 0, len(stats))
-	for l := range stats {
-		langs = append(langs, l)
-	}
-	sort.Strings(langs)
-	for _, l := range langs {
+	for _, l := range slices.Sorted(maps.Keys(stats)) {
 		s := stats[l]
 		fmt.Printf("%-10s files=%d MB=%.2f sec=%.2f MB/s=%.2f status=%v symbols=%d refs=%d chunks=%d\n", l, s.files,
 			float64(s.bytes)/1e6, s.dur.Seconds(), float64(s.bytes)/1e6/s.dur.Seconds(), s.status, s.symbols, s.refs, s.chunks)
