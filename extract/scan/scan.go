@@ -13,11 +13,8 @@ import (
 // Reads reports whether lang (a language name of extract.LanguageOf) is
 // read by this package.
 func Reads(lang string) bool {
-	switch lang {
-	case "c", "cpp", "csharp", "haskell", "swift", "markdown":
-		return true
-	}
-	return false
+	_, ok := languageOf(lang, "", nil)
+	return ok || lang == "markdown"
 }
 
 // Read reads one file of lang. A unit longer than unitLines lines carries
@@ -59,12 +56,13 @@ func languageOf(lang, path string, src []byte) (language, bool) {
 	return language{}, false
 }
 
-// A language is how one language is scanned: definitions from a lexical skeleton of the
-// file (skeleton.go) read by the language's deterministic scanner, refs
-// from tokens. Before scanning, an offset-preserving repair may blank
-// what would mislead the skeleton (macro lines and dead #if branches;
-// newlines stay, so every byte offset and line number is unchanged).
-// Names, signatures and docs are read from the original source.
+// A language is how one language is scanned: definitions from a lexical
+// skeleton of the file (skeleton.go) read by the language's deterministic
+// scanner, refs from tokens. Before scanning, an offset-preserving repair
+// may blank what would mislead the skeleton (macro lines and dead #if
+// branches; newlines stay, so every byte offset and line number is
+// unchanged). Names, signatures and docs are read from the original
+// source.
 //
 // Measured against the official tree-sitter grammars on the dev
 // repositories (BENCHMARKS.md, "Scanner or tree"), the scanners find as
