@@ -36,8 +36,6 @@ type Options struct {
 	// ParseOnly selects, reads and extracts every file but writes nothing:
 	// it measures the parse share of an index run.
 	ParseOnly bool
-	// PlainReaders is extract.Options.PlainReaders (development).
-	PlainReaders bool
 	// Stalled, with OnStall, reports a file whose extraction is still
 	// running after Stalled: OnStall is called once for it, from a timer
 	// goroutine, while the file is being read (so a file that never
@@ -443,7 +441,7 @@ func examine(ctx context.Context, root string, c fileset.Candidate, states map[s
 		t := time.AfterFunc(opts.Stalled, func() { opts.OnStall(c.Path, opts.Stalled) })
 		defer t.Stop()
 	}
-	f, err := extract.Extract(ctx, c.Path, data, extract.Options{ParseTimeout: opts.ParseTimeout, PlainReaders: opts.PlainReaders, Parsers: parsers})
+	f, err := extract.Extract(ctx, c.Path, data, extract.Options{ParseTimeout: opts.ParseTimeout, Parsers: parsers})
 	r.took = readTook + time.Since(start)
 	if err != nil {
 		r.err = fmt.Errorf("extract %s: %w", c.Path, err)

@@ -42,8 +42,6 @@ type evalCmd struct {
 	IndexCache string   `name:"index-cache" hidden:"" help:"Keep each repository's index in DIR/<name> and update it incrementally (index_ms is then not a cold index)." type:"path"`
 	Tune       []string `hidden:"" sep:"none" help:"Override a ranking constant: name=value (repeatable)."`
 	CPUProfile string   `name:"cpuprofile" hidden:"" help:"Write a CPU profile of the queries (development)." type:"path"`
-	// What the C-family, Haskell and Swift repair readers buy (issue 6).
-	PlainReaders bool `name:"plain-readers" hidden:"" help:"Read C, C++, C#, Haskell and Swift with the plain tree-sitter reader (development)."`
 	// The broad benchmark's report (issue 14): hit rates and per-category,
 	// per-language tables, and a plain baseline beside viberag.
 	Breakdown bool   `help:"Also print Hit@1/5/10 and NDCG@10 per category and per language."`
@@ -251,7 +249,7 @@ func (c *evalCmd) evalRepo(ctx context.Context, r benchRepo, tune *query.Tuning,
 	}
 	defer db.Close()
 	start := time.Now()
-	ires, err := indexer.Run(ctx, db, root, indexer.Options{ParseTimeout: c.ParseTimeout, PlainReaders: c.PlainReaders,
+	ires, err := indexer.Run(ctx, db, root, indexer.Options{ParseTimeout: c.ParseTimeout,
 		Embedder: res.embedder, Embedding: res.cfg, VectorsOff: res.off})
 	if err != nil {
 		return nil, err
@@ -316,7 +314,7 @@ func (c *evalCmd) evalStore(ctx context.Context, r benchRepo, root string, db *t
 		return nil, err
 	}
 	defer push.Rollback()
-	pres, err := indexer.Push(ctx, push, root, indexer.Options{ParseTimeout: c.ParseTimeout, PlainReaders: c.PlainReaders})
+	pres, err := indexer.Push(ctx, push, root, indexer.Options{ParseTimeout: c.ParseTimeout})
 	if err != nil {
 		return nil, err
 	}

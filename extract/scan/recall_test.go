@@ -1,4 +1,4 @@
-package extract
+package scan
 
 import (
 	"bufio"
@@ -7,21 +7,22 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
+
+	"github.com/viberag/viberag/extract/internal/source"
 )
 
-// TestRecall measures definition recall, parse states and speed of the C,
-// C++, C#, Haskell and Swift readers against an independent reference, on
+// BenchmarkRecall measures the definition recall and the speed of the C,
+// C++, C#, Haskell and Swift scanners against an independent reference, on
 // every file under $RECALL:
 //
-//	RECALL=/work/bench-repos/fmtlib/include/fmt go test ./extract -run TestRecall -v
+//	RECALL=path/to/fmt/include go test ./extract/scan -run '^$' -bench Recall
 //
 // The reference is Universal Ctags (`ctags --output-format=json
 // --fields=+neKS --kinds-all='*' -f - FILE`, on PATH) for C, C++, C# and
@@ -36,36 +37,30 @@ import (
 // interfaces, namespaces, typedefs/aliases, methods and (C#) properties;
 // not prototypes, locals, parameters, enumerators or members. A reference
 // definition is found when a symbol of the same name spans its line.
-// Each file is read twice: "before" is the plain tree-sitter reader on the
-// same spec, "after" the repair reader. RECALL_MISSED=n prints n missed
-// definitions per language.
-func TestRecall(t *testing.T) {
+//
+// One sub-benchmark per reference language (a C++ header is C++) reads
+// all its files per op; it reports recall %, the reference definitions,
+// the symbols read and the files repaired or stopped (fallback).
+// RECALL_MISSED=n logs n missed definitions.
+func BenchmarkRecall(b *testing.B) {
 	dir := os.Getenv("RECALL")
 	if dir == "" {
-		t.Skip("set RECALL=dir")
+		b.Skip("set RECALL=dir")
 	}
-	type row struct {
-		files            int
-		bytes            int64
-		status           map[string]int
-		dur, cpu         time.Duration
-		slowest          time.Duration
-		slowFile         string
-		found, refs, sym int
-	}
-	type langRows struct{ before, after row }
-	rows := map[string]*langRows{}
-	missed := map[string][]string{}
 	maxMissed := 0
 	fmt.Sscanf(os.Getenv("RECALL_MISSED"), "%d", &maxMissed)
-
+	type file struct {
+		path, lang string
+		src        []byte
+		ref        []refDef
+	}
+	byRef := map[string][]file{}
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		lang := LanguageOf(p).Name
-		rr := repairReaders[lang]
-		if rr == nil {
+		lang := recallLanguages[strings.ToLower(filepath.Ext(p))]
+		if lang == "" {
 			return nil
 		}
 		src, err := os.ReadFile(p)
@@ -78,92 +73,60 @@ func TestRecall(t *testing.T) {
 		}
 		ref, err := recallReference(refLang, p)
 		if err != nil {
-			t.Logf("%s: no reference: %v", p, err)
+			b.Logf("%s: no reference: %v", p, err)
 		}
-		// Rows are keyed by the reference language: a C++ header (.h) is
-		// counted as C++.
-		lr := rows[refLang]
-		if lr == nil {
-			// Load the grammar once outside the timings (a one-time cost
-			// per process of 100-200 ms).
-			runReader(context.Background(), tsReader{spec: rr.spec}, p, []byte("\n"), DefaultParseTimeout, nil)
-			lr = &langRows{before: row{status: map[string]int{}}, after: row{status: map[string]int{}}}
-			rows[refLang] = lr
-		}
-		for pass, rd := range []reader{tsReader{spec: rr.spec}, repairReaderFor(lang)} {
-			rw := &lr.before
-			if pass == 1 {
-				rw = &lr.after
-			} else if os.Getenv("RECALL_AFTER_ONLY") != "" {
-				continue
-			}
-			if pass == 0 && lang == "c" && cLooksCpp(p, src) {
-				rd = tsReader{spec: treeSitterSpec("cpp")}
-			}
-			cpu0 := cpuTime()
-			start := time.Now()
-			out, err := runReader(context.Background(), rd, p, src, DefaultParseTimeout, nil)
-			el := time.Since(start)
-			rw.cpu += cpuTime() - cpu0
-			if err != nil {
-				out = &Outline{Status: ParseFallback, Problem: err.Error()}
-			}
-			f := &File{Path: p, Language: lang, Size: int64(len(src)), Lines: countLines(src)}
-			build(f, out, src)
-			rw.files++
-			rw.bytes += int64(len(src))
-			rw.status[f.ParseStatus]++
-			rw.dur += el
-			rw.sym += len(f.Symbols)
-			if el > rw.slowest {
-				rw.slowest, rw.slowFile = el, p
-			}
-			found, miss := recallMatch(ref, f.Symbols, lang)
-			rw.found += found
-			rw.refs += len(ref)
-			if pass == 1 {
-				for _, m := range miss {
-					missed[refLang] = append(missed[refLang], p+": "+m)
-				}
-				if os.Getenv("RECALL_FILES") != "" {
-					fmt.Printf("  %-60s %-9s %4d/%-4d %6.0fms %s\n", p, f.ParseStatus, found, len(ref), float64(el.Microseconds())/1000, f.ParseProblem)
-				}
-			}
-		}
+		byRef[refLang] = append(byRef[refLang], file{p, lang, src, ref})
 		return nil
 	})
 	if err != nil {
-		t.Fatal(err)
+		b.Fatal(err)
 	}
-	langs := make([]string, 0, len(rows))
-	for l := range rows {
-		langs = append(langs, l)
-	}
-	sort.Strings(langs)
-	fmt.Printf("| lang | pass | files | clean/repaired/fallback | symbols | ref defs | found | recall %% | MB/s wall | MB/s cpu | slowest ms | slowest file |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n")
-	for _, l := range langs {
-		for pass, rw := range []row{rows[l].before, rows[l].after} {
-			name := "before"
-			if pass == 1 {
-				name = "after"
+	for _, l := range slices.Sorted(maps.Keys(byRef)) {
+		files := byRef[l]
+		b.Run(l, func(b *testing.B) {
+			var size int64
+			for _, f := range files {
+				size += int64(len(f.src))
 			}
-			recall := 100.0
-			if rw.refs > 0 {
-				recall = 100 * float64(rw.found) / float64(rw.refs)
+			b.SetBytes(size)
+			var found, refs, syms, repaired, fallback int
+			var missed []string
+			for b.Loop() {
+				found, refs, syms, repaired, fallback, missed = 0, 0, 0, 0, 0, nil
+				for _, f := range files {
+					out, err := Read(context.Background(), f.lang, f.path, f.src, 80)
+					refs += len(f.ref)
+					if err != nil {
+						fallback++
+						continue
+					}
+					if out.Repair != "" {
+						repaired++
+					}
+					syms += len(out.Symbols)
+					n, miss := recallMatch(f.ref, out.Symbols, f.lang)
+					found += n
+					for _, m := range miss {
+						missed = append(missed, f.path+": "+m)
+					}
+				}
 			}
-			fmt.Printf("| %s | %s | %d | %d/%d/%d | %d | %d | %d | %.1f | %.2f | %.2f | %.0f | %s |\n", l, name, rw.files,
-				rw.status[ParseClean], rw.status[ParseRepaired], rw.status[ParseFallback], rw.sym, rw.refs, rw.found, recall,
-				float64(rw.bytes)/1e6/rw.dur.Seconds(), float64(rw.bytes)/1e6/rw.cpu.Seconds(), float64(rw.slowest.Microseconds())/1000, filepath.Base(rw.slowFile))
-		}
-	}
-	for _, l := range langs {
-		for i, m := range missed[l] {
-			if i >= maxMissed {
-				break
+			b.ReportMetric(100*float64(found)/float64(max(refs, 1)), "recall%")
+			b.ReportMetric(float64(refs), "refdefs")
+			b.ReportMetric(float64(syms), "symbols")
+			b.ReportMetric(float64(repaired), "repaired")
+			b.ReportMetric(float64(fallback), "fallback")
+			for i := 0; i < len(missed) && i < maxMissed; i++ {
+				b.Logf("missed %s", missed[i])
 			}
-			fmt.Printf("missed %s %s\n", l, m)
-		}
+		})
 	}
+}
+
+// recallLanguages are the scanned languages by extension.
+var recallLanguages = map[string]string{
+	".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hh": "cpp", ".hpp": "cpp", ".hxx": "cpp",
+	".cs": "csharp", ".hs": "haskell", ".swift": "swift",
 }
 
 // refDef is a reference definition.
@@ -230,7 +193,7 @@ func recallReference(lang, p string) ([]refDef, error) {
 		}
 		// Operators are compared without spaces: `operator ==`.
 		if strings.HasPrefix(d.Name, "operator ") {
-			if rest := d.Name[len("operator "):]; rest != "" && !isWordByte(rest[0]) {
+			if rest := d.Name[len("operator "):]; rest != "" && !source.IsWordByte(rest[0]) {
 				d.Name = "operator" + strings.ReplaceAll(rest, " ", "")
 			}
 		}
@@ -399,235 +362,6 @@ func tsrefReference(lang, p string) ([]refDef, error) {
 		}
 	}
 	return defs, nil
-}
-
-// TestSkeleton prints the skeleton items of $SKELETON (a debugging aid).
-func TestSkeleton(t *testing.T) {
-	p := os.Getenv("SKELETON")
-	if p == "" {
-		t.Skip("set SKELETON=file")
-	}
-	src, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lang := LanguageOf(p).Name
-	if lang == "c" && cLooksCpp(p, src) {
-		lang = "cpp"
-	}
-	r := repairReaders[lang]
-	parseSrc := src
-	if r.prepare != nil {
-		parseSrc, _ = r.prepare(src)
-	}
-	items, _ := r.skeleton(parseSrc, nil)
-	lines := newPointIndex(src)
-	var show func(items []item, depth int)
-	show = func(items []item, depth int) {
-		for _, it := range items {
-			code := strings.TrimSpace(firstLine(src[min(it.code, len(src)):min(it.end, len(src))]))
-			if len(code) > 70 {
-				code = code[:70]
-			}
-			fmt.Printf("%s%d-%d code@%d block=%v sticky=%v %q\n", strings.Repeat("  ", depth), lines.line(it.start), lines.line(max(it.start, it.end-1)), lines.line(min(it.code, len(src)-1)), it.hasBlock(), it.sticky, code)
-			if depth < 2 {
-				show(it.children, depth+1)
-			}
-		}
-	}
-	show(items, 0)
-}
-
-// TestRepairDump prints what the repair reader reads from $REPAIRDUMP.
-func TestRepairDump(t *testing.T) {
-	p := os.Getenv("REPAIRDUMP")
-	if p == "" {
-		t.Skip("set REPAIRDUMP=file")
-	}
-	src, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	timeout := DefaultParseTimeout
-	if d, err := time.ParseDuration(os.Getenv("REPAIRDUMP_TIMEOUT")); err == nil {
-		timeout = d
-	}
-	out, err := runReader(context.Background(), repairReaderFor(LanguageOf(p).Name), p, src, timeout, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &File{Path: p, Language: LanguageOf(p).Name, Size: int64(len(src)), Lines: countLines(src)}
-	build(f, out, src)
-	fmt.Printf("%s status=%s problem=%q doc=%q imports=%v\n", p, f.ParseStatus, f.ParseProblem, f.Doc, f.Imports)
-	for _, s := range f.Symbols {
-		fmt.Printf("SYM %-9s %-28s %-45s p=%d %d-%d exp=%v dec=%v sig=%q doc=%.50q\n", s.Kind, s.Name, s.Qualname, s.Parent, s.StartLine, s.EndLine, s.Exported, s.Decorators, s.Signature, s.Doc)
-	}
-	if os.Getenv("REPAIRDUMP_REFS") != "" {
-		for _, r := range f.Refs {
-			fmt.Printf("REF %s %s %s %d\n", r.Kind, r.Name, r.Target, r.StartLine)
-		}
-	}
-	for _, c := range f.Chunks {
-		fmt.Printf("CHUNK %d-%d %s\n", c.StartLine, c.EndLine, c.Header)
-	}
-}
-
-// cpuTime is the process's user+system CPU time: throughput measured by it
-// does not depend on other load on the machine.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// TestThroughput measures Extract's throughput per language on every file
-// under $THROUGHPUT (several directories separated by the path list
-// separator), the way the indexer calls it:
-//
-//	THROUGHPUT=/work/bench-repos/gson:xmonad=/work/bench-repos/xmonad/src THROUGHPUT_RUNS=5 go test ./extract -run TestThroughput -v
-//
-// A row is a language in one directory, labelled by the directory's base
-// name or by the label given as label=dir; `.h` files written in C++ count
-// as cpp.
-// Each language's grammar is loaded once before timing (a one-time cost
-// per process). Every file is extracted once per run, runs interleaved so
-// that a burst of load on a shared machine hits all languages alike; the
-// table gives, per language, the median over runs of MB/s by wall-clock
-// time, MB/s by process CPU time (user+system, GC included) and the
-// slowest file's time. It prints figures and asserts nothing about speed.
-func TestThroughput(t *testing.T) {
-	dirs := filepath.SplitList(os.Getenv("THROUGHPUT"))
-	if len(dirs) == 0 {
-		t.Skip("set THROUGHPUT=dir[:dir...]")
-	}
-	runs := 3
-	fmt.Sscanf(os.Getenv("THROUGHPUT_RUNS"), "%d", &runs)
-	type file struct {
-		path, lang, row string
-		src             []byte
-	}
-	var files []file
-	for _, dir := range dirs {
-		label := filepath.Base(dir)
-		if l, d, ok := strings.Cut(dir, "="); ok {
-			label, dir = l, d
-		}
-		err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				if d.Name() == ".git" {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			lang := LanguageOf(p)
-			if lang.reader == nil || lang.Name == "markdown" {
-				return nil
-			}
-			src, err := os.ReadFile(p)
-			if err != nil {
-				return fmt.Errorf("read %s: %w", p, err)
-			}
-			if len(src) > 1<<20 {
-				return nil // the indexer's default size limit
-			}
-			row := lang.Name
-			if row == "c" && cLooksCpp(p, src) {
-				row = "cpp"
-			}
-			files = append(files, file{p, lang.Name, row + " (" + label + ")", src})
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	warm := map[string]bool{}
-	for _, f := range files {
-		if !warm[f.lang] {
-			warm[f.lang] = true
-			if _, err := Extract(context.Background(), f.path, f.src, Options{}); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	type sample struct {
-		bytes     int64
-		files     int
-		wall, cpu time.Duration
-		slowest   time.Duration
-		slowFile  string
-		fallback  int
-	}
-	perRun := map[string][]sample{}
-	for r := 0; r < runs; r++ {
-		cur := map[string]*sample{}
-		for _, f := range files {
-			cpu0 := cpuTime()
-			start := time.Now()
-			out, err := Extract(context.Background(), f.path, f.src, Options{})
-			el := time.Since(start)
-			cpu := cpuTime() - cpu0
-			if err != nil {
-				t.Fatal(err)
-			}
-			s := cur[f.row]
-			if s == nil {
-				s = &sample{}
-				cur[f.row] = s
-			}
-			s.bytes += int64(len(f.src))
-			s.files++
-			s.wall += el
-			s.cpu += cpu
-			if out.ParseStatus == ParseFallback {
-				s.fallback++
-			}
-			if el > s.slowest {
-				s.slowest, s.slowFile = el, f.path
-			}
-		}
-		for l, s := range cur {
-			perRun[l] = append(perRun[l], *s)
-		}
-	}
-	median := func(xs []float64) float64 {
-		sort.Float64s(xs)
-		if len(xs)%2 == 1 {
-			return xs[len(xs)/2]
-		}
-		return (xs[len(xs)/2-1] + xs[len(xs)/2]) / 2
-	}
-	langs := make([]string, 0, len(perRun))
-	for l := range perRun {
-		langs = append(langs, l)
-	}
-	sort.Strings(langs)
-	fmt.Printf("| lang | files | MB | fallback | MB/s wall | MB/s cpu | slowest ms | slowest file | runs |\n|---|---|---|---|---|---|---|---|---|\n")
-	for _, l := range langs {
-		ss := perRun[l]
-		var wall, cpu, slow []float64
-		slowFile := map[string]int{}
-		for _, s := range ss {
-			mb := float64(s.bytes) / 1e6
-			wall = append(wall, mb/s.wall.Seconds())
-			cpu = append(cpu, mb/max(s.cpu.Seconds(), 1e-9))
-			slow = append(slow, float64(s.slowest.Microseconds())/1000)
-			slowFile[filepath.Base(s.slowFile)]++
-		}
-		most := ""
-		for f, n := range slowFile {
-			if most == "" || n > slowFile[most] || n == slowFile[most] && f < most {
-				most = f
-			}
-		}
-		fmt.Printf("| %s | %d | %.2f | %d | %.2f | %.2f | %.0f | %s | %d |\n", l, ss[0].files, float64(ss[0].bytes)/1e6, ss[0].fallback,
-			median(wall), median(cpu), median(slow), most, len(ss))
-	}
 }
 
 func absInt(x int) int {

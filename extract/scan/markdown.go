@@ -1,30 +1,23 @@
-package extract
+package scan
 
 import (
-	"github.com/viberag/viberag/extract/syntax"
-
 	"bytes"
-	"context"
 	"strings"
+
+	"github.com/viberag/viberag/extract/internal/source"
 )
 
-// markdownReader reads ATX headings (`#`…`######`) outside fenced code
+// readMarkdown reads ATX headings (`#`…`######`) outside fenced code
 // blocks as section symbols; each section is a chunk unit. It is a line
 // scanner rather than a grammar: headings are all the structure Markdown
-// search needs. Each line is one step of its budget (budget.go).
-type markdownReader struct{}
-
-func (markdownReader) read(ctx context.Context, _ string, src []byte, _ *syntax.Pool) (*Outline, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	b := newBudget(ctx, len(src))
-	out := &Outline{Status: ParseClean}
+// search needs. Each line is one step of its budget b (budget.go).
+func readMarkdown(src []byte, b *budget) *Outline {
+	out := &Outline{}
 	type open struct{ sym, level int }
 	var stack []open
 	var fence string
 	lineNo, off := 0, 0
-	total := countLines(src)
+	total := source.CountLines(src)
 	for off < len(src) {
 		lineNo++
 		end := bytes.IndexByte(src[off:], '\n')
@@ -71,11 +64,11 @@ func (markdownReader) read(ctx context.Context, _ string, src []byte, _ *syntax.
 		closeSection(out, stack[len(stack)-1].sym, total, len(src))
 		stack = stack[:len(stack)-1]
 	}
-	// A section's unit runs to the next heading; packUnits widens them.
+	// A section's unit runs to the next heading: the chunker widens it.
 	if len(out.Units) == 0 {
 		out.Units = []Unit{{StartLine: 1, EndLine: max(total, 1)}}
 	}
-	return out, nil
+	return out
 }
 
 func closeSection(out *Outline, sym, endLine, endByte int) {

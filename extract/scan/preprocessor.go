@@ -1,4 +1,4 @@
-package extract
+package scan
 
 // Conditional compilation as the scanners' repairs see it. C, C++, C# and
 // Swift all write `#if … #elif … #else … #endif` groups; a skeleton that
@@ -9,6 +9,8 @@ package extract
 import (
 	"bytes"
 	"strings"
+
+	"github.com/viberag/viberag/extract/internal/source"
 )
 
 // directiveLex is how blankConditionals reads a branch to count its
@@ -50,8 +52,8 @@ func blankConditionals(out []byte) (dirs, dead int) {
 		for end < len(out) && bytes.HasSuffix(bytes.TrimRight(out[start:end], "\r\n"), []byte{'\\'}) {
 			end = advance(end, lineEndAfter(out, end))
 		}
-		word := wordAt(trim, skipSpaces(trim, 1))
-		rest := strings.TrimSpace(string(trim[min(len(trim), skipSpaces(trim, 1)+len(word)):]))
+		word := wordAt(trim, source.SkipSpaces(trim, 1))
+		rest := strings.TrimSpace(string(trim[min(len(trim), source.SkipSpaces(trim, 1)+len(word)):]))
 		if i := strings.Index(rest, "//"); i >= 0 {
 			rest = strings.TrimSpace(rest[:i])
 		}

@@ -1,4 +1,4 @@
-package extract
+package scan
 
 import (
 	"bytes"
@@ -6,26 +6,21 @@ import (
 	"regexp"
 	"strings"
 
-	tshaskell "github.com/tree-sitter/tree-sitter-haskell/bindings/go"
-	ts "github.com/viberag/viberag/extract/syntax"
+	"github.com/viberag/viberag/extract/internal/source"
 )
 
-func init() {
-	spec := haskellSpec()
-	registerTreeSitter(spec)
-	// Top-level declarations start in column 0, so Haskell is read from
-	// its layout: definitions by the line scanner, refs by a token scan
-	// (hsLexRefs, below). On xmonad the official grammar and the
-	// scanner find the same 98.1% of ctags' definitions; the scanner is
-	// ~4x faster (BENCHMARKS.md, "Scanner or tree"). The spec below serves
-	// the plain tree-sitter reader for comparison.
-	registerRepair(&repairReader{
-		spec:     spec,
+// haskellLanguage scans Haskell from its layout (top-level declarations
+// start in column 0): definitions by the line scanner, refs by a token
+// scan (hsLexRefs, below). On xmonad the official grammar and the scanner
+// find the same 98.1% of ctags' definitions; the scanner is ~4x faster
+// (BENCHMARKS.md, "Scanner or tree").
+func haskellLanguage() language {
+	return language{
 		prepare:  hsPrepare,
 		skeleton: hsSkeleton,
 		scanFile: hsScanFile,
 		finish:   hsFinish,
-	})
+	}
 }
 
 // hsScanFile reads a Haskell file from its skeleton: definitions by
@@ -33,7 +28,7 @@ func init() {
 // file doc from the comment above the module header (else the comment
 // block opening the file).
 func hsScanFile(src []byte, items []item, _ []skelTok, b *budget) *Outline {
-	sc := &scanCtx{src: src, out: &Outline{}, lines: newPointIndex(src), b: b}
+	sc := &scanCtx{src: src, out: &Outline{}, lines: newLineIndex(src), b: b}
 	for i := range items {
 		it := &items[i]
 		if it.hasBlock() && it.start == 0 && it.close == len(src) {
@@ -79,126 +74,7 @@ func hsFileDocText(src []byte, items []item) string {
 		}
 		block = append(block, text)
 	}
-	return hsCleanDoc(cleanComment(strings.Join(block, "\n")))
-}
-
-// haskellSpec reads Haskell: functions (all equations and the type
-// signature of a name form one symbol), data and newtype declarations
-// (record fields as fields), type synonyms and families, type classes (as
-// traits, their method signatures as methods), instances (as impls named
-// `Class Type`), pattern synonyms and foreign imports; Haddock `-- |`
-// comments as docs; the module's export list for exports.
-func haskellSpec() *tsSpec {
-	return &tsSpec{
-		name:     "haskell",
-		language: ts.Lazy("haskell", tshaskell.Language),
-		defs: map[string]tsDef{
-			"function":        {kind: KindFunction, name: hsFunctionName, kindOf: hsFunctionKind},
-			"bind":            {kind: KindFunction, name: hsBindName, kindOf: hsFunctionKind},
-			"signature":       {kind: KindFunction, name: hsSignatureName, kindOf: hsFunctionKind},
-			"data_type":       {kind: KindStruct},
-			"newtype":         {kind: KindStruct},
-			"data_family":     {kind: KindType},
-			"type_synomym":    {kind: KindType},
-			"type_synonym":    {kind: KindType},
-			"type_family":     {kind: KindType},
-			"class":           {kind: KindTrait},
-			"instance":        {kind: KindImpl, name: hsInstanceName},
-			"field":           {kind: KindField, name: hsFieldName},
-			"pattern_synonym": {kind: KindFunction, name: hsPatternName},
-			"header":          {kind: KindModule, nameField: "module"},
-		},
-		calls: map[string]tsCall{
-			"apply": {callee: hsCallee},
-		},
-		idents:   map[string]bool{"variable": true, "constructor": true},
-		strings:  map[string]bool{"string": true},
-		types:    map[string]bool{"name": true},
-		comments: map[string]bool{"comment": true, "haddock": true},
-		imports: map[string]func(*tsCtx, *ts.Node) []Ref{
-			"import": hsImport,
-		},
-		exported: hsExported,
-		doc:      hsDoc,
-		fileDoc:  hsFileDoc,
-	}
-}
-
-// hsFileDoc is the module's Haddock: the comment block above its header
-// (after pragmas), else the first comment block of the file.
-func hsFileDoc(c *tsCtx, root *ts.Node) string {
-	for i := 0; i < root.ChildCount(); i++ {
-		if ch := root.Child(i); ch != nil && c.typ(ch) == "header" {
-			if doc := hsDoc(c, ch); doc != "" {
-				return doc
-			}
-			break
-		}
-	}
-	return hsCleanDoc(c.defaultFileDoc(root))
-}
-
-// hsInLocal reports whether n is inside a `where`/`let` of a definition
-// (local bindings are not definitions of the module).
-func hsInLocal(c *tsCtx, n *ts.Node) bool {
-	for p := n.Parent(); p != nil; p = p.Parent() {
-		switch c.typ(p) {
-		case "local_binds", "let", "let_in", "match", "do", "exp", "lambda", "guards":
-			return true
-		case "declarations", "class_declarations", "instance_declarations", "haskell":
-			return false
-		}
-	}
-	return false
-}
-
-func hsFunctionName(c *tsCtx, n *ts.Node) string {
-	if hsInLocal(c, n) {
-		return ""
-	}
-	if name := c.field(n, "name"); name != nil {
-		return hsStripParens(c.text(name))
-	}
-	// infix definition: a <+> b = ...
-	for i := 0; i < n.NamedChildCount(); i++ {
-		ch := n.NamedChild(i)
-		if c.typ(ch) == "infix" {
-			if op := c.field(ch, "operator"); op != nil {
-				return strings.Trim(c.text(op), "`")
-			}
-		}
-	}
-	return ""
-}
-
-func hsBindName(c *tsCtx, n *ts.Node) string {
-	if hsInLocal(c, n) {
-		return ""
-	}
-	name := c.field(n, "name")
-	if name == nil {
-		return "" // pattern bindings: (a, b) = ...
-	}
-	return hsStripParens(c.text(name))
-}
-
-// hsSignatureName names `f :: T` and `(<+>) :: T`; `a, b :: T` is named
-// by its first name (hsFinish gives each name its own symbol).
-func hsSignatureName(c *tsCtx, n *ts.Node) string {
-	if hsInLocal(c, n) {
-		return ""
-	}
-	if p := n.Parent(); p != nil && c.typ(p) == "foreign_import" {
-		// foreign import ccall "x" name :: T
-		return hsStripParens(c.text(c.field(n, "name")))
-	}
-	if name := c.field(n, "name"); name != nil {
-		return hsStripParens(c.text(name))
-	}
-	if names := c.field(n, "names"); names != nil {
-		return strings.Join(strings.Fields(strings.ReplaceAll(c.text(names), ",", " ")), ",")
-	}
-	return ""
+	return hsCleanDoc(source.CleanComment(strings.Join(block, "\n")))
 }
 
 func hsStripParens(s string) string {
@@ -207,100 +83,6 @@ func hsStripParens(s string) string {
 		s = strings.TrimSpace(s[1 : len(s)-1])
 	}
 	return s
-}
-
-func hsFunctionKind(c *tsCtx, n *ts.Node, parent *Symbol) string {
-	if parent != nil {
-		switch parent.Kind {
-		case KindTrait, KindImpl:
-			return KindMethod
-		case KindFunction, KindMethod:
-			return ""
-		}
-	}
-	return KindFunction
-}
-
-// hsInstanceName is `Class Type` (`Show (Tree a)`), without the context.
-func hsInstanceName(c *tsCtx, n *ts.Node) string {
-	name := c.text(c.field(n, "name"))
-	if name == "" {
-		return ""
-	}
-	if pats := c.field(n, "patterns"); pats != nil {
-		name += " " + normaliseSpace(c.text(pats))
-	}
-	return name
-}
-
-func hsFieldName(c *tsCtx, n *ts.Node) string {
-	return strings.TrimSpace(c.text(c.field(n, "name")))
-}
-
-// hsPatternName names `pattern P x = ...`.
-func hsPatternName(c *tsCtx, n *ts.Node) string {
-	for i := 0; i < n.NamedChildCount(); i++ {
-		ch := n.NamedChild(i)
-		if f := strings.Fields(c.text(ch)); len(f) > 0 {
-			return strings.Trim(f[0], "()")
-		}
-	}
-	return ""
-}
-
-// hsCallee: the head of an application `f x y` (nested applies are
-// walked too, so only the innermost, leftmost function is a call).
-func hsCallee(c *tsCtx, n *ts.Node) (string, string) {
-	fn := c.field(n, "function")
-	if fn == nil || c.typ(fn) == "apply" {
-		return "", "" // the inner apply reports the call
-	}
-	switch c.typ(fn) {
-	case "variable", "constructor":
-		return c.text(fn), ""
-	case "qualified":
-		id := c.text(c.field(fn, "id"))
-		mod := strings.TrimSuffix(c.text(c.field(fn, "module")), ".")
-		if i := strings.LastIndexByte(mod, '.'); i >= 0 {
-			mod = mod[i+1:]
-		}
-		if id == "" {
-			return calleeName(c.text(fn))
-		}
-		if mod != "" {
-			return id, mod + "." + id
-		}
-		return id, ""
-	}
-	return "", ""
-}
-
-// hsImport: `import qualified Data.Map as M` imports Data.Map; an import
-// list names what it imports.
-func hsImport(c *tsCtx, n *ts.Node) []Ref {
-	mod := c.text(c.field(n, "module"))
-	if mod == "" {
-		return nil
-	}
-	ref := func(target string, at *ts.Node) Ref {
-		return Ref{Kind: RefImport, Name: mod, Target: target,
-			StartLine: int(at.StartPoint().Row) + 1, EndLine: int(at.EndPoint().Row) + 1,
-			StartByte: int(at.StartByte()), EndByte: int(at.EndByte())}
-	}
-	var refs []Ref
-	hiding := strings.Contains(c.text(n), " hiding ")
-	if names := c.field(n, "names"); names != nil && !hiding {
-		for i := 0; i < names.NamedChildCount(); i++ {
-			ch := names.NamedChild(i)
-			if t := hsStripParens(strings.TrimSuffix(normaliseSpace(c.text(ch)), "(..)")); t != "" {
-				refs = append(refs, ref(t, ch))
-			}
-		}
-	}
-	if len(refs) == 0 {
-		refs = append(refs, ref("", n))
-	}
-	return refs
 }
 
 // hsExports reads the module's export list: nil when it has none
@@ -401,60 +183,7 @@ func hsExports(src []byte) map[string]bool {
 	return out
 }
 
-// hsExported: names in the module's export list (all top-level names when
-// it has none); instances are always visible; members of an exported
-// class are exported; fields when their type is exported with (..) or the
-// field is listed.
-func hsExported(c *tsCtx, n *ts.Node, s *Symbol) bool {
-	v, ok := c.memo["exports"]
-	if !ok {
-		full, _ := c.memo["source"].([]byte)
-		if full == nil {
-			full = c.src
-		}
-		v = hsExports(full)
-		c.setMemo("exports", v)
-	}
-	exports, _ := v.(map[string]bool)
-	if s.Kind == KindImpl || s.Kind == KindModule {
-		return true
-	}
-	if s.Parent >= 0 {
-		p := c.out.Symbols[s.Parent]
-		if !p.Exported {
-			return false
-		}
-		if exports == nil || p.Kind == KindTrait || p.Kind == KindImpl {
-			return true
-		}
-		all := exports[p.Name]
-		_, listed := exports[s.Name]
-		return all || listed
-	}
-	if exports == nil {
-		return true
-	}
-	_, listed := exports[s.Name]
-	return listed
-}
-
-// hsDoc: the Haddock `-- |` block above (plain comments directly above
-// count too).
-func hsDoc(c *tsCtx, n *ts.Node) string {
-	if doc := tsLeadingComments(c, n); doc != "" {
-		return hsCleanDoc(doc)
-	}
-	// The grammar attaches the comment above the first declaration to the
-	// imports node: read it from the source.
-	start := int(n.StartByte())
-	from := max(0, start-4000)
-	for from > 0 && c.src[from-1] != '\n' {
-		from--
-	}
-	return hsCleanDoc(hsLeadingDoc(c.src, from, start))
-}
-
-// hsCleanDoc drops Haddock markers left by cleanComment ("| ", "^ ").
+// hsCleanDoc drops Haddock markers left by source.CleanComment ("| ", "^ ").
 // Rule lines (`-----`) and a Haddock `|` on a line of its own go too.
 func hsCleanDoc(doc string) string {
 	if strings.Contains(doc, "---") || strings.HasPrefix(doc, "|\n") {
@@ -497,7 +226,7 @@ func hsPrepare(src []byte) ([]byte, string) {
 	out := bytes.Clone(src)
 	for start := 0; start < len(out); {
 		end := lineEndAfter(out, start)
-		if out[start] == '#' && start+1 < len(out) && isWordByte(out[start+1]) {
+		if out[start] == '#' && start+1 < len(out) && source.IsWordByte(out[start+1]) {
 			for k := start; k < end; k++ {
 				if out[k] != '\n' {
 					out[k] = ' '
@@ -767,9 +496,9 @@ func hsTokens(line string) []string {
 			}
 			toks = append(toks, line[i:i+j+2])
 			i = advance(i, i+j+2)
-		case isWordByte(c) || c == '\'':
+		case source.IsWordByte(c) || c == '\'':
 			j := i
-			for j < len(line) && (isWordByte(line[j]) || line[j] == '\'' || line[j] == '.' && j+1 < len(line) && isWordByte(line[j+1])) {
+			for j < len(line) && (source.IsWordByte(line[j]) || line[j] == '\'' || line[j] == '.' && j+1 < len(line) && source.IsWordByte(line[j+1])) {
 				j++
 			}
 			toks = append(toks, line[i:j])
@@ -836,8 +565,8 @@ func hsScan(sc *scanCtx, it *item, parent int) {
 		_, ok := exports[name]
 		return ok
 	}
-	add := func(kind, name string) int {
-		sig := firstLine([]byte(first))
+	add := func(kind Kind, name string) int {
+		sig := source.FirstLine([]byte(first))
 		return sc.add(kind, name, parent, it.code, end, sig, doc, exported(name))
 	}
 	member := KindFunction
@@ -912,7 +641,7 @@ func hsScan(sc *scanCtx, it *item, parent int) {
 			return
 		}
 		name := strings.NewReplacer("( ", "(", " )", ")", " ,", ",").Replace(strings.Join(parts, " "))
-		idx := sc.add(KindImpl, name, parent, it.code, end, firstLine([]byte(first)), doc, true)
+		idx := sc.add(KindImpl, name, parent, it.code, end, source.FirstLine([]byte(first)), doc, true)
 		for i := range it.children {
 			hsScan(sc, &it.children[i], idx)
 		}
@@ -1079,7 +808,7 @@ func hsFieldDoc(src []byte, start, end int) string {
 		ls = retreat(ls, prev)
 	}
 	if len(above) > 0 && strings.HasPrefix(above[0], "-- |") {
-		return hsCleanDoc(cleanComment(strings.Join(above, "\n")))
+		return hsCleanDoc(source.CleanComment(strings.Join(above, "\n")))
 	}
 	rest := string(src[end:lineEndAfter(src, end)])
 	if i := strings.Index(rest, "-- ^"); i >= 0 && strings.TrimLeft(rest[:i], " \t,") == "" {
@@ -1133,7 +862,7 @@ func hsHead(src []byte, it *item, end int) ([]string, string) {
 			break
 		}
 	}
-	return toks, normaliseSpace(strings.Join(text, " "))
+	return toks, source.NormaliseSpace(strings.Join(text, " "))
 }
 
 var hsKeyword = map[string]bool{
@@ -1178,7 +907,7 @@ func hsLeadingDoc(src []byte, from, code int) string {
 	if startLine >= len(lines) {
 		return ""
 	}
-	return cleanComment(strings.Join(lines[startLine:], "\n"))
+	return source.CleanComment(strings.Join(lines[startLine:], "\n"))
 }
 
 var hsSignatureRE = regexp.MustCompile(`^\s*(\([^)]*\)|[\w'.,\s]+?)\s*::`)
@@ -1279,11 +1008,11 @@ func hsModuleSymbol(src []byte, out *Outline) {
 	if len(toks) < 2 {
 		return
 	}
-	lines := newPointIndex(src)
+	lines := newLineIndex(src)
 	doc := hsCleanDoc(hsLeadingDoc(src, 0, code))
 	sym := Symbol{Kind: KindModule, Name: toks[1], Qualname: toks[1], Parent: -1, Exported: true,
 		StartByte: code, EndByte: h.open + 1, StartLine: lines.line(code), EndLine: lines.line(h.open),
-		Signature: firstLine(src[code : h.open+1]), Doc: doc}
+		Signature: source.FirstLine(src[code : h.open+1]), Doc: doc}
 	if out.Doc == "" {
 		out.Doc = doc
 	}
@@ -1315,7 +1044,7 @@ func hsSignatureText(src []byte, s Symbol) string {
 		b.WriteString(l)
 		b.WriteByte(' ')
 	}
-	sig := normaliseSpace(b.String())
+	sig := source.NormaliseSpace(b.String())
 	// a signature and its first equation may share the symbol span
 	if i := strings.Index(sig, " = "); i > 0 && len(sig) > 300 {
 		sig = sig[:i]
@@ -1423,7 +1152,7 @@ func hsLex(src []byte, bud *budget) []hsTok {
 			i = advance(i, hsWordEnd(src, i))
 		case b >= '0' && b <= '9':
 			kind = 'n'
-			for i < n && (isWordByte(src[i]) || src[i] == '.' && i+1 < n && src[i+1] >= '0' && src[i+1] <= '9') {
+			for i < n && (source.IsWordByte(src[i]) || src[i] == '.' && i+1 < n && src[i+1] >= '0' && src[i+1] <= '9') {
 				i++
 			}
 		case b == '"':
@@ -1467,7 +1196,7 @@ func hsLex(src []byte, bud *budget) []hsTok {
 // hsWordEnd is the end of the name starting at i: letters, digits, `_`
 // and primes.
 func hsWordEnd(src []byte, i int) int {
-	for i < len(src) && (isWordByte(src[i]) && src[i] != '$' || src[i] == '\'') {
+	for i < len(src) && (source.IsWordByte(src[i]) && src[i] != '$' || src[i] == '\'') {
 		i++
 	}
 	return i
@@ -1518,7 +1247,7 @@ infixr instance let module newtype of then type where forall mdo _`)
 //   - string literals.
 //
 // The module header's export list gives no refs.
-func hsLexRefs(src []byte, lines *pointIndex, b *budget) []Ref {
+func hsLexRefs(src []byte, lines *lineIndex, b *budget) []Ref {
 	toks := hsLex(src, b)
 	var out []Ref
 	text := func(k int) string { return string(src[toks[k].start:toks[k].end]) }
@@ -1528,7 +1257,7 @@ func hsLexRefs(src []byte, lines *pointIndex, b *budget) []Ref {
 		}
 		return text(k)
 	}
-	add := func(kind, name, target string, t hsTok) {
+	add := func(kind RefKind, name, target string, t hsTok) {
 		out = append(out, Ref{Kind: kind, Name: name, Target: target,
 			StartLine: lines.line(t.start), EndLine: lines.line(max(t.start, t.end-1)),
 			StartByte: t.start, EndByte: t.end})
@@ -1600,7 +1329,7 @@ func hsLexRefs(src []byte, lines *pointIndex, b *budget) []Ref {
 			}
 			continue
 		case 's':
-			add(RefString, unquote(text(k)), "", t)
+			add(RefString, source.Unquote(text(k)), "", t)
 			continue
 		case 'b':
 			if name := strings.Trim(text(k), "`"); name != "" {
@@ -1818,7 +1547,7 @@ func hsSkipHeader(src []byte, toks []hsTok, k int) int {
 
 // hsImportRefs reads the import declaration starting at token k and
 // returns the index of the first token after it.
-func hsImportRefs(src []byte, toks []hsTok, k int, add func(kind, name, target string, t hsTok)) int {
+func hsImportRefs(src []byte, toks []hsTok, k int, add func(kind RefKind, name, target string, t hsTok)) int {
 	end := k + 1
 	for end < len(toks) && !(toks[end].first && toks[end].col == 0) {
 		end++

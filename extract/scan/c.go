@@ -1,54 +1,23 @@
-package extract
+package scan
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"sort"
 	"strings"
 
-	tsc "github.com/tree-sitter/tree-sitter-c/bindings/go"
-	tscpp "github.com/tree-sitter/tree-sitter-cpp/bindings/go"
-	ts "github.com/viberag/viberag/extract/syntax"
+	"github.com/viberag/viberag/extract/internal/source"
 )
 
-func init() {
-	for _, name := range []string{"c", "cpp"} {
-		spec := cSpec(name)
-		registerTreeSitter(spec)
-		cpp := name == "cpp"
-		r := &repairReader{
-			spec:     spec,
-			prepare:  func(src []byte) ([]byte, string) { return cPrepare(src, cpp) },
-			skeleton: cSkeleton,
-			scanFile: func(src []byte, items []item, toks []skelTok, b *budget) *Outline {
-				return cScanFile(src, items, toks, cpp, b)
-			},
-		}
-		if !cpp {
-			r.route = cRoute
-		}
-		registerRepair(r)
+// cLanguage scans C, or C++ when cpp is set.
+func cLanguage(cpp bool) language {
+	return language{
+		prepare:  func(src []byte) ([]byte, string) { return cPrepare(src, cpp) },
+		skeleton: cSkeleton,
+		scanFile: func(src []byte, items []item, toks []skelTok, b *budget) *Outline {
+			return cScanFile(src, items, toks, cpp, b)
+		},
 	}
-}
-
-// cRoute reads C files with cReader once the C++ reader exists.
-func cRoute(c *repairReader) reader {
-	if cpp := repairReaders["cpp"]; cpp != nil {
-		return cReader{c: c, cpp: cpp}
-	}
-	return c
-}
-
-// cReader reads .c and .h files: a header written in C++ (namespaces,
-// templates, classes) is read with the C++ grammar.
-type cReader struct{ c, cpp *repairReader }
-
-func (r cReader) read(ctx context.Context, p string, src []byte, parsers *ts.Pool) (*Outline, error) {
-	if cLooksCpp(p, src) {
-		return r.cpp.read(ctx, p, src, parsers)
-	}
-	return r.c.read(ctx, p, src, parsers)
 }
 
 // cLooksCpp reports whether a .h file is C++: it uses namespaces,
@@ -63,405 +32,6 @@ func cLooksCpp(p string, src []byte) bool {
 		}
 	}
 	return false
-}
-
-// cSpec reads C and C++ (the C++ grammar extends the C one, so one spec
-// serves both): function definitions (methods inside classes and for
-// qualified names such as `Foo::bar`), structs, unions, enums and classes
-// that have a body, namespaces, typedefs and `using` aliases, #define
-// macros with a value, file-scope variables and struct fields; the comment
-// block above a definition as its doc; #include as imports.
-//
-// Files are read by the definition scanner (below) instead: on
-// libuv and fmtlib the official C and C++ grammars find 90.1% and 60.1% of
-// ctags' definitions (macros used as keywords still derail them), the
-// scanner 99.3% and 99.1%, 3-5x faster (BENCHMARKS.md, "Scanner or
-// tree"). This spec serves the plain tree-sitter reader for comparison.
-func cSpec(name string) *tsSpec {
-	lang := ts.Lazy("c", tsc.Language)
-	if name == "cpp" {
-		lang = ts.Lazy("cpp", tscpp.Language)
-	}
-	typeDef := tsDef{kind: KindStruct, name: cTypeName, kindOf: cTypeKind, span: cTemplateSpan}
-	return &tsSpec{
-		name:     name,
-		language: lang,
-		defs: map[string]tsDef{
-			"function_definition":  {kind: KindFunction, name: cFunctionName, kindOf: cFunctionKind, span: cTemplateSpan},
-			"struct_specifier":     typeDef,
-			"union_specifier":      typeDef,
-			"enum_specifier":       typeDef,
-			"class_specifier":      typeDef,
-			"namespace_definition": {kind: KindNamespace, name: cNamespaceName},
-			"type_definition":      {kind: KindType, name: cTypedefName, kindOf: cTypedefKind},
-			"alias_declaration":    {kind: KindType, span: cTemplateSpan},
-			"preproc_def":          {kind: KindMacro, name: cMacroName},
-			"preproc_function_def": {kind: KindMacro},
-			"declaration":          {kind: KindVar, name: cVarName, kindOf: cVarKind},
-			"field_declaration":    {kind: KindField, name: cFieldName, kindOf: cFieldKind},
-		},
-		calls: map[string]tsCall{
-			"call_expression": {},
-			"new_expression":  {field: "type"},
-		},
-		idents:   map[string]bool{"identifier": true, "field_identifier": true},
-		strings:  map[string]bool{"string_literal": true, "raw_string_literal": true},
-		types:    map[string]bool{"type_identifier": true},
-		comments: map[string]bool{"comment": true},
-		imports: map[string]func(*tsCtx, *ts.Node) []Ref{
-			"preproc_include": cInclude,
-		},
-		exported: cExported,
-		// Macro-heavy code leaves islands of ERROR nodes in a plain parse.
-		maxErrorShare: 0.25,
-	}
-}
-
-// cTemplateSpan widens a definition to its `template <...>` prefixes so the
-// chunk and the doc comment above them belong to it.
-func cTemplateSpan(c *tsCtx, n *ts.Node) *ts.Node {
-	for p := n.Parent(); p != nil && c.typ(p) == "template_declaration"; p = p.Parent() {
-		n = p
-	}
-	return n
-}
-
-// cDeclaratorName descends a declarator (pointer, reference, function,
-// array, parenthesized, attributed, init) to the declared name node.
-func cDeclaratorName(c *tsCtx, d *ts.Node) *ts.Node {
-	for i := 0; d != nil && i < 16; i++ {
-		switch c.typ(d) {
-		case "identifier", "field_identifier", "type_identifier", "qualified_identifier",
-			"destructor_name", "operator_name", "template_function", "operator_cast",
-			"primitive_type":
-			return d
-		case "parenthesized_declarator", "attributed_declarator":
-			var next *ts.Node
-			for j := 0; j < d.NamedChildCount(); j++ {
-				if ch := d.NamedChild(j); !strings.HasPrefix(c.typ(ch), "attribute") {
-					next = ch
-					break
-				}
-			}
-			d = next
-		default:
-			next := c.field(d, "declarator")
-			if next == nil {
-				// reference_declarator has no declarator field.
-				for j := 0; j < d.NamedChildCount(); j++ {
-					if ch := d.NamedChild(j); strings.HasSuffix(c.typ(ch), "declarator") || c.typ(ch) == "identifier" || c.typ(ch) == "field_identifier" || c.typ(ch) == "qualified_identifier" {
-						next = ch
-						break
-					}
-				}
-			}
-			d = next
-		}
-	}
-	return nil
-}
-
-// cFunctionDeclarator is the function_declarator inside a declarator, or nil.
-func cFunctionDeclarator(c *tsCtx, d *ts.Node) *ts.Node {
-	for i := 0; d != nil && i < 16; i++ {
-		switch c.typ(d) {
-		case "function_declarator":
-			return d
-		case "identifier", "field_identifier", "type_identifier", "qualified_identifier":
-			return nil
-		}
-		next := c.field(d, "declarator")
-		if next == nil {
-			for j := 0; j < d.NamedChildCount(); j++ {
-				if ch := d.NamedChild(j); strings.HasSuffix(c.typ(ch), "declarator") {
-					next = ch
-					break
-				}
-			}
-		}
-		d = next
-	}
-	return nil
-}
-
-// cQualifiedParts splits `ns::Foo<T>::bar` into its scope names ["ns",
-// "Foo"] and the last name "bar".
-func cQualifiedParts(s string) (scope []string, last string) {
-	depth := 0
-	var parts []string
-	start := 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '<':
-			depth++
-		case '>':
-			depth--
-		case ':':
-			if depth == 0 && i+1 < len(s) && s[i+1] == ':' {
-				parts = append(parts, s[start:i])
-				start = i + 2
-				i++
-			}
-		}
-	}
-	parts = append(parts, s[start:])
-	for i, p := range parts {
-		if j := strings.IndexByte(p, '<'); j > 0 && !strings.HasPrefix(p, "operator") {
-			p = p[:j]
-		}
-		parts[i] = strings.TrimSpace(p)
-	}
-	return parts[:len(parts)-1], parts[len(parts)-1]
-}
-
-// cFunctionName names a function definition by its declarator; a
-// qualified name `Foo::bar` is named `bar` (the reader's finish step puts
-// `Foo` into the qualname).
-func cFunctionName(c *tsCtx, n *ts.Node) string {
-	d := cDeclaratorName(c, c.field(n, "declarator"))
-	if d == nil {
-		return ""
-	}
-	text := normaliseSpace(c.text(d))
-	if c.typ(d) == "qualified_identifier" || c.typ(d) == "template_function" {
-		// Kept qualified: cFinish splits it into name and qualname.
-		scope, last := cQualifiedParts(text)
-		return strings.Join(append(scope, last), "::")
-	}
-	return text
-}
-
-func cFunctionKind(c *tsCtx, n *ts.Node, parent *Symbol) string {
-	if parent != nil {
-		switch parent.Kind {
-		case KindClass, KindStruct:
-			return KindMethod
-		case KindFunction, KindMethod:
-			return "" // a local class's methods are not the file's API
-		}
-	}
-	if d := cDeclaratorName(c, c.field(n, "declarator")); d != nil && c.typ(d) == "qualified_identifier" {
-		if scope, _ := cQualifiedParts(c.text(d)); len(scope) > 0 && scope[len(scope)-1] != "" {
-			return KindMethod
-		}
-	}
-	return KindFunction
-}
-
-// cTypeName names a struct/union/enum/class that has a body; a forward
-// declaration or a use (`struct foo *p`) defines nothing. An anonymous
-// body in a typedef takes the typedef's name.
-func cTypeName(c *tsCtx, n *ts.Node) string {
-	if c.field(n, "body") == nil {
-		return ""
-	}
-	if name := c.field(n, "name"); name != nil {
-		_, last := cQualifiedParts(c.text(name))
-		return last
-	}
-	if p := n.Parent(); p != nil && c.typ(p) == "type_definition" {
-		if d := cDeclaratorName(c, c.field(p, "declarator")); d != nil && c.typ(d) == "type_identifier" {
-			return c.text(d)
-		}
-	}
-	return ""
-}
-
-func cTypeKind(c *tsCtx, n *ts.Node, parent *Symbol) string {
-	if parent != nil && (parent.Kind == KindFunction || parent.Kind == KindMethod) {
-		return "" // local types
-	}
-	switch c.typ(n) {
-	case "class_specifier":
-		return KindClass
-	case "enum_specifier":
-		return KindEnum
-	}
-	return KindStruct
-}
-
-func cNamespaceName(c *tsCtx, n *ts.Node) string {
-	name := c.field(n, "name")
-	if name == nil {
-		return "" // anonymous namespace: its members stay at file level
-	}
-	return strings.ReplaceAll(c.text(name), "::", ".")
-}
-
-// cTypedefName names a typedef by its declarator, unless the typedef only
-// names an anonymous struct/union/enum body (that body is the definition).
-func cTypedefName(c *tsCtx, n *ts.Node) string {
-	if t := c.field(n, "type"); t != nil && c.field(t, "body") != nil && c.field(t, "name") == nil {
-		return ""
-	}
-	d := cDeclaratorName(c, c.field(n, "declarator"))
-	if d == nil {
-		return ""
-	}
-	return c.text(d)
-}
-
-func cTypedefKind(c *tsCtx, n *ts.Node, parent *Symbol) string {
-	if parent != nil && (parent.Kind == KindFunction || parent.Kind == KindMethod) {
-		return ""
-	}
-	return KindType
-}
-
-// cMacroName names object-like macros that have a value; bare `#define
-// GUARD_H` lines (include guards, feature flags) define nothing useful.
-func cMacroName(c *tsCtx, n *ts.Node) string {
-	if c.field(n, "value") == nil {
-		return ""
-	}
-	return c.text(c.field(n, "name"))
-}
-
-// cVarName names file- and namespace-scope variables; prototypes, extern
-// declarations and locals define nothing.
-func cVarName(c *tsCtx, n *ts.Node) string {
-	switch p := n.Parent(); {
-	case p == nil:
-		return ""
-	case c.typ(p) == "translation_unit", c.typ(p) == "declaration_list", c.typ(p) == "linkage_specification":
-	case strings.HasPrefix(c.typ(p), "preproc_") && !cInsideBody(c, p):
-	default:
-		return ""
-	}
-	for i := 0; i < n.NamedChildCount(); i++ {
-		ch := n.NamedChild(i)
-		if c.typ(ch) == "storage_class_specifier" && c.text(ch) == "extern" {
-			return ""
-		}
-	}
-	d := c.field(n, "declarator")
-	if d == nil || cFunctionDeclarator(c, d) != nil {
-		return ""
-	}
-	name := cDeclaratorName(c, d)
-	if name == nil || c.typ(name) != "identifier" {
-		return ""
-	}
-	return c.text(name)
-}
-
-// cInsideBody reports whether n is inside a function body.
-func cInsideBody(c *tsCtx, n *ts.Node) bool {
-	for p := n.Parent(); p != nil; p = p.Parent() {
-		switch c.typ(p) {
-		case "compound_statement":
-			return true
-		case "translation_unit":
-			return false
-		}
-	}
-	return false
-}
-
-func cVarKind(c *tsCtx, n *ts.Node, parent *Symbol) string {
-	if parent != nil && parent.Kind != KindNamespace {
-		return ""
-	}
-	for i := 0; i < n.NamedChildCount(); i++ {
-		ch := n.NamedChild(i)
-		if c.typ(ch) == "type_qualifier" && (c.text(ch) == "const" || c.text(ch) == "constexpr") {
-			if c.typ(c.field(n, "declarator")) != "pointer_declarator" {
-				return KindConst
-			}
-		}
-	}
-	return KindVar
-}
-
-// cFieldName names data members; member function declarations (no body)
-// define nothing.
-func cFieldName(c *tsCtx, n *ts.Node) string {
-	d := c.field(n, "declarator")
-	if d == nil || cFunctionDeclarator(c, d) != nil {
-		return ""
-	}
-	name := cDeclaratorName(c, d)
-	if name == nil || c.typ(name) != "field_identifier" {
-		return ""
-	}
-	return c.text(name)
-}
-
-func cFieldKind(c *tsCtx, n *ts.Node, parent *Symbol) string {
-	if parent == nil || (parent.Kind != KindStruct && parent.Kind != KindClass) {
-		return ""
-	}
-	return KindField
-}
-
-// cInclude: `#include <stdio.h>` / `#include "uv.h"` import the header.
-func cInclude(c *tsCtx, n *ts.Node) []Ref {
-	p := c.field(n, "path")
-	if p == nil {
-		return nil
-	}
-	name := strings.Trim(c.text(p), `<>"`)
-	if name == "" {
-		return nil
-	}
-	return []Ref{{Kind: RefImport, Name: name,
-		StartLine: int(n.StartPoint().Row) + 1, EndLine: int(p.EndPoint().Row) + 1,
-		StartByte: int(n.StartByte()), EndByte: int(p.EndByte())}}
-}
-
-// cExported: external linkage. `static` definitions, members of anonymous
-// namespaces and class members under `private:`/`protected:` (a class's
-// default) are not exported; a member of an unexported symbol is not.
-func cExported(c *tsCtx, n *ts.Node, s *Symbol) bool {
-	if s.Parent >= 0 && !c.out.Symbols[s.Parent].Exported {
-		return false
-	}
-	def := n
-	if c.typ(def) == "struct_specifier" || c.typ(def) == "class_specifier" || c.typ(def) == "union_specifier" || c.typ(def) == "enum_specifier" {
-		if p := def.Parent(); p != nil && (c.typ(p) == "declaration" || c.typ(p) == "type_definition") {
-			def = p
-		}
-	}
-	for i := 0; i < def.NamedChildCount(); i++ {
-		ch := def.NamedChild(i)
-		if c.typ(ch) == "storage_class_specifier" && c.text(ch) == "static" && s.Parent < 0 {
-			return false
-		}
-	}
-	for p := n.Parent(); p != nil; p = p.Parent() {
-		switch c.typ(p) {
-		case "namespace_definition":
-			if c.field(p, "name") == nil {
-				return false
-			}
-		case "field_declaration_list":
-			return cPublicMember(c, p, n)
-		case "compound_statement":
-			return false
-		}
-	}
-	return true
-}
-
-// cPublicMember reports whether the member n of the class body list is
-// public: the last access specifier before it, else the default (public
-// for struct and union, private for class).
-func cPublicMember(c *tsCtx, list, n *ts.Node) bool {
-	public := true
-	if owner := list.Parent(); owner != nil && c.typ(owner) == "class_specifier" {
-		public = false
-	}
-	start := n.StartByte()
-	for i := 0; i < list.NamedChildCount(); i++ {
-		ch := list.NamedChild(i)
-		if ch.StartByte() >= start {
-			break
-		}
-		if c.typ(ch) == "access_specifier" {
-			public = strings.TrimSpace(c.text(ch)) == "public"
-		}
-	}
-	return public
 }
 
 // Offset-preserving repairs and the skeleton for C and C++.
@@ -798,9 +368,9 @@ func cLineTokens(src []byte, start, end int, inComment bool) ([]cLineTok, bool) 
 			j := skipQuoted(src[:end], i, b)
 			toks = append(toks, cLineTok{'s', i, j})
 			i = advance(i, j)
-		case isWordByte(b):
+		case source.IsWordByte(b):
 			j := i
-			for j < end && isWordByte(src[j]) {
+			for j < end && source.IsWordByte(src[j]) {
 				j++
 			}
 			toks = append(toks, cLineTok{'w', i, j})
@@ -977,7 +547,7 @@ type cScanner struct {
 	toks  []skelTok
 	cpp   bool
 	out   *Outline
-	lines *pointIndex
+	lines *lineIndex
 	// declNames marks tokens that are declared names (not calls).
 	declNames map[int]bool
 	// typeToks marks tokens read as type names.
@@ -986,11 +556,14 @@ type cScanner struct {
 	b *budget
 }
 
+// topLevel is the container of items at file level.
+const topLevel Kind = 0
+
 // cScanFile returns the outline of a C/C++ file read by the scanner.
 func cScanFile(src []byte, items []item, toks []skelTok, cpp bool, b *budget) *Outline {
-	s := &cScanner{src: src, toks: toks, cpp: cpp, out: &Outline{}, lines: newPointIndex(src),
+	s := &cScanner{src: src, toks: toks, cpp: cpp, out: &Outline{}, lines: newLineIndex(src),
 		declNames: map[int]bool{}, typeToks: map[int]bool{}, b: b}
-	s.items(items, -1, "", true)
+	s.items(items, -1, topLevel, true)
 	s.refs()
 	return s.out
 }
@@ -1010,9 +583,9 @@ func (s *cScanner) tokAt(off int) int {
 }
 
 // items scans the items of one container. container is the enclosing
-// symbol's kind ("" at file or namespace level); public is the default
-// visibility of its members.
-func (s *cScanner) items(items []item, parent int, container string, public bool) {
+// symbol's kind (topLevel at file level and in an anonymous namespace);
+// public is the default visibility of its members.
+func (s *cScanner) items(items []item, parent int, container Kind, public bool) {
 	for i := range items {
 		it := &items[i]
 		if it.tok1 <= it.tok0 {
@@ -1027,7 +600,7 @@ func (s *cScanner) items(items []item, parent int, container string, public bool
 }
 
 // item scans one item.
-func (s *cScanner) item(it *item, parent int, container string, public bool) {
+func (s *cScanner) item(it *item, parent int, container Kind, public bool) {
 	s.b.step()
 	toks := s.toks
 	first := it.tok0
@@ -1082,7 +655,7 @@ func (s *cScanner) item(it *item, parent int, container string, public bool) {
 			}
 		}
 		if len(parts) == 0 || parts[0] == "inline" && len(parts) == 1 {
-			s.items(it.children, parent, "", false) // anonymous: internal linkage
+			s.items(it.children, parent, topLevel, false) // anonymous: internal linkage
 			return
 		}
 		if parts[0] == "inline" {
@@ -1184,7 +757,7 @@ func (s *cScanner) item(it *item, parent int, container string, public bool) {
 		if container == KindClass || container == KindStruct || strings.Contains(name, "::") {
 			kind = KindMethod
 		}
-		if s.hasWord(h[:paren], "static") && (container == "" || container == KindNamespace) {
+		if s.hasWord(h[:paren], "static") && (container == topLevel || container == KindNamespace) {
 			exported = false
 		}
 		// Member initializers (`: size_(n), buf_{b}`) are not calls.
@@ -1232,14 +805,14 @@ scan:
 	switch container {
 	case KindStruct, KindClass:
 		s.add(KindField, s.text(nameTok), parent, it, exported, nameTok)
-	case "", KindNamespace:
+	case topLevel, KindNamespace:
 		kind := KindVar
 		if s.hasWord(h, "const") || s.hasWord(h, "constexpr") {
 			if !s.hasTok(h, 'o') || !s.hasStar(h) {
 				kind = KindConst
 			}
 		}
-		if s.hasWord(h, "static") && (container == "" || container == KindNamespace) {
+		if s.hasWord(h, "static") && (container == topLevel || container == KindNamespace) {
 			exported = false
 		}
 		s.add(kind, s.text(nameTok), parent, it, exported, nameTok)
@@ -1333,12 +906,12 @@ func (s *cScanner) hasStar(h []int) bool {
 // end of the header, a base clause, `final` or template arguments. In
 // `struct foo *f(void)` the keyword only names a return type. It returns
 // the keyword's position in h and the kind.
-func (s *cScanner) aggregate(h []int) (int, string) {
+func (s *cScanner) aggregate(h []int) (int, Kind) {
 	angle := 0
 	for j, k := range h {
 		switch s.toks[k].kind {
 		case '(', '=':
-			return -1, ""
+			return -1, 0
 		case '<':
 			angle++
 		case '>':
@@ -1347,7 +920,7 @@ func (s *cScanner) aggregate(h []int) (int, string) {
 			if angle > 0 {
 				continue
 			}
-			kind := ""
+			var kind Kind
 			switch s.text(k) {
 			case "class":
 				if j > 0 && s.word(h[j-1]) == "enum" {
@@ -1398,10 +971,10 @@ func (s *cScanner) aggregate(h []int) (int, string) {
 					return j, kind
 				}
 			}
-			return -1, ""
+			return -1, 0
 		}
 	}
-	return -1, ""
+	return -1, 0
 }
 
 // aggregateName is the name after the keyword at h[k]: `class X`,
@@ -1581,7 +1154,7 @@ func (s *cScanner) typedef(it *item, h []int, open, parent int, exported bool) {
 				s.declNames[q] = true
 			}
 		}
-		if kind == "" {
+		if kind == 0 {
 			kind = KindStruct
 		}
 		named := tag != ""
@@ -1639,11 +1212,11 @@ done:
 func (s *cScanner) directive(it *item, k, parent int) {
 	t := s.toks[k]
 	line := s.src[t.start:t.end]
-	i := skipSpaces(line, 1)
+	i := source.SkipSpaces(line, 1)
 	if wordAt(line, i) != "define" {
 		return
 	}
-	i = skipSpaces(line, i+len("define"))
+	i = source.SkipSpaces(line, i+len("define"))
 	name := wordAt(line, i)
 	if name == "" {
 		return
@@ -1656,7 +1229,7 @@ func (s *cScanner) directive(it *item, k, parent int) {
 	sym := Symbol{Kind: KindMacro, Name: name, Qualname: name, Parent: parent,
 		StartByte: t.start, EndByte: t.end, Exported: true}
 	sym.StartLine, sym.EndLine = s.lines.line(t.start), s.lines.line(max(t.start, t.end-1))
-	sym.Signature = strings.TrimSpace(strings.TrimSuffix(firstLine(line), "\\"))
+	sym.Signature = strings.TrimSpace(strings.TrimSuffix(source.FirstLine(line), "\\"))
 	sym.Doc = leadingDoc(s.src, it.start, t.start)
 	if parent >= 0 {
 		sym.Qualname = s.out.Symbols[parent].Qualname + "." + name
@@ -1665,7 +1238,7 @@ func (s *cScanner) directive(it *item, k, parent int) {
 }
 
 // add appends a symbol for item it.
-func (s *cScanner) add(kind, name string, parent int, it *item, exported bool, nameTok int) int {
+func (s *cScanner) add(kind Kind, name string, parent int, it *item, exported bool, nameTok int) int {
 	start := it.code
 	end := it.end
 	if it.tok1 > it.tok0 {
@@ -1685,7 +1258,7 @@ func (s *cScanner) add(kind, name string, parent int, it *item, exported bool, n
 		sym.Signature = declHead(s.src, start, end, 400)
 	}
 	if sym.Signature == "" {
-		sym.Signature = firstLine(s.src[start:end])
+		sym.Signature = source.FirstLine(s.src[start:end])
 	}
 	sym.Doc = leadingDoc(s.src, it.start, it.code)
 	s.out.Symbols = append(s.out.Symbols, sym)
@@ -1696,7 +1269,7 @@ func (s *cScanner) add(kind, name string, parent int, it *item, exported bool, n
 // tokens.
 func (s *cScanner) refs() {
 	toks := s.toks
-	add := func(kind, name, target string, t skelTok) {
+	add := func(kind RefKind, name, target string, t skelTok) {
 		s.out.Refs = append(s.out.Refs, Ref{Kind: kind, Name: name, Target: target,
 			StartLine: s.lines.line(t.start), EndLine: s.lines.line(max(t.start, t.end-1)),
 			StartByte: t.start, EndByte: t.end})
@@ -1705,7 +1278,7 @@ func (s *cScanner) refs() {
 		switch t.kind {
 		case '#':
 			line := s.src[t.start:t.end]
-			j := skipSpaces(line, 1)
+			j := source.SkipSpaces(line, 1)
 			if wordAt(line, j) == "include" || wordAt(line, j) == "import" {
 				rest := strings.TrimSpace(string(line[j+len(wordAt(line, j)):]))
 				if k := strings.IndexAny(rest, "\">"); len(rest) > 1 && (rest[0] == '"' || rest[0] == '<') && k >= 0 {

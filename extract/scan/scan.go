@@ -1,35 +1,74 @@
-package extract
-
-// The scanner reader reads C, C++, C#, Haskell and Swift: definitions from
-// a lexical skeleton of the file (skeleton.go) read by the
-// language's deterministic scanner, refs from tokens. Before scanning, an
-// offset-preserving repair may blank what would mislead the skeleton
-// (macro lines and dead #if branches; newlines stay, so every byte offset
-// and line number is unchanged). Names, signatures and docs are read from
-// the original source.
-//
-// Measured against the official tree-sitter grammars on the dev
-// repositories (BENCHMARKS.md, "Scanner or tree"), the scanners find as
-// many definitions and run several times faster, so they stay; the plain
-// tree-sitter reader on the same spec remains for comparison
-// (`viberag eval --plain-readers`, TestRecall's "before").
-//
-// The outline records what happened: ParseClean when the file was read as
-// it is, ParseRepaired with a Problem such as "blanked 14 macro lines"
-// when a repair blanked part of it.
+package scan
 
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"sort"
 	"strings"
 
-	ts "github.com/viberag/viberag/extract/syntax"
+	"github.com/viberag/viberag/extract/internal/source"
 )
 
-// repairReader reads one language with its scanner.
-type repairReader struct {
-	spec *tsSpec
+// Reads reports whether lang (a language name of extract.LanguageOf) is
+// read by this package.
+func Reads(lang string) bool {
+	_, ok := languageOf(lang, "", nil)
+	return ok || lang == "markdown"
+}
+
+// Read reads one file of lang. A unit longer than unitLines lines carries
+// its members as Children, where the chunker may split it. The read runs
+// in a time proportional to the file (the skeleton and the scanners are
+// single passes over tokens), which its step budget enforces: past it, or
+// once ctx is done, Read stops and returns why (budget.go): ctx's error,
+// or one that starts with "budget:".
+func Read(ctx context.Context, lang, path string, src []byte, unitLines int) (*Outline, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	read := readMarkdown
+	if lang != "markdown" {
+		l, ok := languageOf(lang, path, src)
+		if !ok {
+			return nil, fmt.Errorf("scan: no scanner reads %q", lang)
+		}
+		read = func(src []byte, b *budget) *Outline { return l.read(src, unitLines, b) }
+	}
+	return spend(newBudget(ctx, len(src)), func(b *budget) *Outline { return read(src, b) })
+}
+
+// languageOf returns how a file of lang at path is scanned: C hands
+// headers written in C++ to the C++ scanner.
+func languageOf(lang, path string, src []byte) (language, bool) {
+	switch lang {
+	case "c":
+		return cLanguage(cLooksCpp(path, src)), true
+	case "cpp":
+		return cLanguage(true), true
+	case "csharp":
+		return csharpLanguage(), true
+	case "haskell":
+		return haskellLanguage(), true
+	case "swift":
+		return swiftLanguage(), true
+	}
+	return language{}, false
+}
+
+// A language is how one language is scanned: definitions from a lexical
+// skeleton of the file (skeleton.go) read by the language's deterministic
+// scanner, refs from tokens. Before scanning, an offset-preserving repair
+// may blank what would mislead the skeleton (macro lines and dead #if
+// branches; newlines stay, so every byte offset and line number is
+// unchanged). Names, signatures and docs are read from the original
+// source.
+//
+// Measured against the official tree-sitter grammars on the dev
+// repositories (BENCHMARKS.md, "Scanner or tree"), the scanners find as
+// many definitions or more and run several times faster, so these
+// languages have no grammar in the binary (ADR 0007).
+type language struct {
 	// prepare returns the source to scan (same length, same newlines) and
 	// a note on what it blanked ("" when nothing). nil: scan src as is.
 	prepare func(src []byte) ([]byte, string)
@@ -41,9 +80,6 @@ type repairReader struct {
 	scanFile func(src []byte, items []item, toks []skelTok, b *budget) *Outline
 	// finish adjusts the outline (qualnames, signatures, merging).
 	finish func(src []byte, out *Outline)
-	// route, when set, returns the reader that reads the language's files
-	// in r's place (C hands headers written in C++ to the C++ reader).
-	route func(r *repairReader) reader
 }
 
 // scanCtx is what a scanner sees: the original source, the skeleton's
@@ -52,7 +88,7 @@ type scanCtx struct {
 	src   []byte
 	toks  []skelTok
 	out   *Outline
-	lines *pointIndex
+	lines *lineIndex
 	// decl marks tokens that declare a name (or name an attribute):
 	// identifiers, never calls.
 	decl map[int]bool
@@ -75,7 +111,7 @@ func (sc *scanCtx) declare(k int) {
 
 // add appends a symbol spanning [start, end) with its qualname under
 // parent, and returns its index.
-func (sc *scanCtx) add(kind, name string, parent, start, end int, sig, doc string, exported bool) int {
+func (sc *scanCtx) add(kind Kind, name string, parent, start, end int, sig, doc string, exported bool) int {
 	end = max(start, min(end, len(sc.src)))
 	s := Symbol{Kind: kind, Name: name, Qualname: name, Parent: parent,
 		StartByte: start, EndByte: end, Signature: sig, Doc: doc, Exported: exported,
@@ -87,14 +123,8 @@ func (sc *scanCtx) add(kind, name string, parent, start, end int, sig, doc strin
 	return len(sc.out.Symbols) - 1
 }
 
-// read scans one file. It runs in a time proportional to the file (the
-// skeleton and the scanners are single passes over tokens), which its
-// budget enforces: past it, or past ctx's deadline, the read stops and
-// the file falls back to line chunks (budget.go).
-func (r *repairReader) read(ctx context.Context, p string, src []byte, _ *ts.Pool) (*Outline, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
+// read scans one file, spending b.
+func (r language) read(src []byte, unitLines int, b *budget) *Outline {
 	parseSrc, note := src, ""
 	if r.prepare != nil {
 		parseSrc, note = r.prepare(src)
@@ -102,64 +132,46 @@ func (r *repairReader) read(ctx context.Context, p string, src []byte, _ *ts.Poo
 			parseSrc, note = src, "" // a broken repair must not shift offsets
 		}
 	}
-	var notes []string
-	if note != "" {
-		notes = append(notes, note)
-	}
-
-	b := newBudget(ctx, len(src))
 	items, toks := r.skeleton(parseSrc, b)
 	out := r.scanFile(src, items, toks, b)
-	out.Units = itemUnits(src, items)
+	out.Units = itemUnits(src, items, unitLines)
 	if out.Doc == "" {
 		out.Doc = leadingFileDoc(src, items)
 	}
 	if r.finish != nil {
 		r.finish(src, out)
 	}
-	// A file the scanner read as it is parsed cleanly: which reader ran
-	// is the language's, not a problem of the file (every C# file of a
-	// repository was listed as a parse problem, hiding the few that had
-	// one). Only a repair that blanked text is reported, as repaired.
-	out.Status = ParseClean
-	if len(notes) > 0 {
-		out.Status = ParseRepaired
-		out.Problem = strings.Join(notes, "; ")
-	}
-	return out, nil
+	// A file the scanner read as it is has no repair to report: which
+	// reader ran is the language's, not a problem of the file. Only a
+	// repair that blanked text is reported.
+	out.Repair = note
+	return out
 }
 
-// pointIndex converts byte offsets to tree-sitter points.
-type pointIndex struct {
-	src    []byte
+// lineIndex maps byte offsets to 1-based line numbers.
+type lineIndex struct {
 	starts []int
 }
 
-func newPointIndex(src []byte) *pointIndex {
+func newLineIndex(src []byte) *lineIndex {
 	starts := []int{0}
 	for i, b := range src {
 		if b == '\n' {
 			starts = append(starts, i+1)
 		}
 	}
-	return &pointIndex{src: src, starts: starts}
-}
-
-func (p *pointIndex) point(off int) ts.Point {
-	row := sort.Search(len(p.starts), func(i int) bool { return p.starts[i] > off }) - 1
-	if row < 0 {
-		row = 0
-	}
-	return ts.Point{Row: uint32(row), Column: uint32(off - p.starts[row])}
+	return &lineIndex{starts: starts}
 }
 
 // line is the 1-based line of byte off.
-func (p *pointIndex) line(off int) int { return int(p.point(off).Row) + 1 }
+func (p *lineIndex) line(off int) int {
+	return max(sort.Search(len(p.starts), func(i int) bool { return p.starts[i] > off }), 1)
+}
 
-// itemUnits turns skeleton items into chunk units: whole items, split at
-// their members when longer than a chunk.
-func itemUnits(src []byte, items []item) []Unit {
-	lines := newPointIndex(src)
+// itemUnits turns skeleton items into chunk units: whole items, with their
+// members when longer than unitLines.
+func itemUnits(src []byte, items []item, unitLines int) []Unit {
+	lines := newLineIndex(src)
 	var conv func(items []item, depth int) []Unit
 	conv = func(items []item, depth int) []Unit {
 		var out []Unit
@@ -169,7 +181,7 @@ func itemUnits(src []byte, items []item) []Unit {
 				continue
 			}
 			u := Unit{StartLine: lines.line(it.start), EndLine: lines.line(max(it.start, it.end-1))}
-			if u.EndLine-u.StartLine+1 > chunkMax && depth < 8 && len(it.children) > 0 {
+			if u.EndLine-u.StartLine+1 > unitLines && depth < 8 && len(it.children) > 0 {
 				u.Children = conv(it.children, depth+1)
 			}
 			out = append(out, u)
@@ -177,31 +189,6 @@ func itemUnits(src []byte, items []item) []Unit {
 		return out
 	}
 	return conv(items, 0)
-}
-
-// repairReaders holds the languages read by a repairReader, by language
-// name. readerFor should consult repairReaderFor before the plain
-// tree-sitter reader (see the report's framework proposal).
-var repairReaders = map[string]*repairReader{}
-
-func registerRepair(r *repairReader) {
-	if _, dup := repairReaders[r.spec.name]; dup {
-		panic("extract: repair reader registered twice: " + r.spec.name)
-	}
-	repairReaders[r.spec.name] = r
-}
-
-// repairReaderFor returns the repair reader of a language, nil when it has
-// none.
-func repairReaderFor(name string) reader {
-	r := repairReaders[name]
-	if r == nil {
-		return nil
-	}
-	if r.route != nil {
-		return r.route(r)
-	}
-	return r
 }
 
 // declHead is a definition's head: its source from start up to the `{` or
@@ -237,9 +224,9 @@ func declHead(src []byte, start, end, maxLen int) string {
 				depth--
 			}
 		case (c == '{' || c == ';') && depth == 0:
-			return normaliseSpace(b.String())
+			return source.NormaliseSpace(b.String())
 		case c == '=' && i+1 < end && src[i+1] == '>' && depth == 0:
-			return normaliseSpace(b.String())
+			return source.NormaliseSpace(b.String())
 		}
 		b.WriteByte(c)
 	}
@@ -270,7 +257,7 @@ func leadingFileDoc(src []byte, items []item) string {
 	if strings.Count(string(head[:lead]), "\n") > 1 {
 		return "" // not at the top of the file
 	}
-	return cleanComment(block)
+	return source.CleanComment(block)
 }
 
 // leadingDoc is the comment block directly above byte code (no blank line
@@ -317,5 +304,5 @@ lines:
 	if startLine >= end {
 		return ""
 	}
-	return cleanComment(strings.Join(lines[startLine:end], "\n"))
+	return source.CleanComment(strings.Join(lines[startLine:end], "\n"))
 }

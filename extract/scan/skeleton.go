@@ -1,13 +1,17 @@
-package extract
+package scan
 
 // A skeleton is the nesting of a file's syntactic items — declarations,
 // members, statements — found by a cheap lexical scan (comments, strings,
-// brackets), without parsing. The scanner reader reads definitions from
+// brackets), without parsing. A language's scanner reads definitions from
 // its items' headers, and chunks follow its items. Items always begin at a
 // line start (or just after their container's `{`), so every item is a
 // run of whole lines.
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/viberag/viberag/extract/internal/source"
+)
 
 // item is one syntactic unit of a skeleton.
 type item struct {
@@ -84,7 +88,7 @@ func skelLex(src []byte, lx *braceLex, bud *budget) []skelTok {
 		case b == '/' && i+1 < n && src[i+1] == '*':
 			i = advance(i, skipBlockComment(src, i, lx.nestComments))
 			continue
-		case b == '#' && lineStart && lx.directive != nil && lx.directive(wordAt(src, skipSpaces(src, i+1))):
+		case b == '#' && lineStart && lx.directive != nil && lx.directive(wordAt(src, source.SkipSpaces(src, i+1))):
 			start := i
 			for i < n && src[i] != '\n' {
 				if src[i] == '\\' && i+1 < n && src[i+1] == '\n' {
@@ -103,10 +107,10 @@ func skelLex(src []byte, lx *braceLex, bud *budget) []skelTok {
 		lineStart = false
 		start := i
 		switch {
-		case isWordByte(b):
+		case source.IsWordByte(b):
 			// String prefixes: C++ R"(", u8"..", L'x'; C# @"..", $"..".
 			j := i
-			for j < n && isWordByte(src[j]) {
+			for j < n && source.IsWordByte(src[j]) {
 				j++
 			}
 			if j < n && src[j] == '"' {
@@ -133,9 +137,9 @@ func skelLex(src []byte, lx *braceLex, bud *budget) []skelTok {
 				continue
 			}
 			// C++14 digit separators: 1'000'000.
-			for j < n && lx.charLits && src[j] == '\'' && b >= '0' && b <= '9' && j+1 < n && isWordByte(src[j+1]) {
+			for j < n && lx.charLits && src[j] == '\'' && b >= '0' && b <= '9' && j+1 < n && source.IsWordByte(src[j+1]) {
 				j++
-				for j < n && isWordByte(src[j]) {
+				for j < n && source.IsWordByte(src[j]) {
 					j++
 				}
 			}
@@ -189,20 +193,9 @@ func skelLex(src []byte, lx *braceLex, bud *budget) []skelTok {
 	return toks
 }
 
-func isWordByte(b byte) bool {
-	return b == '_' || b == '$' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b >= 0x80
-}
-
-func skipSpaces(src []byte, i int) int {
-	for i < len(src) && (src[i] == ' ' || src[i] == '\t') {
-		i++
-	}
-	return i
-}
-
 func wordAt(src []byte, i int) string {
 	j := i
-	for j < len(src) && isWordByte(src[j]) {
+	for j < len(src) && source.IsWordByte(src[j]) {
 		j++
 	}
 	return string(src[i:j])

@@ -1,19 +1,20 @@
-package extract
+package scan
 
 // The hand-written readers (the scanners of C, C++, C#, Haskell and Swift,
 // their skeletons, the Markdown reader) run under a budget: a count of
 // scan steps proportional to the file, plus a check of the reader's
 // context (its parse deadline, and cancellation by the caller) every few
-// thousand steps. A reader that runs past either stops where it is; the
-// file is indexed as line chunks and recorded as a fallback whose problem
-// starts with "budget:" (or "parse timed out" for the deadline).
+// thousand steps. A reader that runs past either stops where it is, and
+// Read returns why: an error that starts with "budget:", or the context's
+// (extract then indexes the file as line chunks, the reason recorded).
 //
 // Scan loops also keep one invariant, enforced rather than hoped for: a
 // scan position never returns to a place it already passed without
 // consuming input. Every move of a loop position other than `++` or `+=`
 // of a constant goes through advance (or retreat, for the few loops that
 // walk backwards), which stops the file when the move does not make
-// progress. TestScannerLoopsAdvance checks the sources for it.
+// progress. TestScannerLoopsAdvance (package extract) checks the sources
+// for it.
 
 import (
 	"context"
@@ -44,12 +45,26 @@ type budget struct {
 	steps int // steps taken
 }
 
-// budgetStop is the panic value that unwinds a stopped reader; runReader
+// budgetStop is the panic value that unwinds a stopped reader; spend
 // turns it back into err.
 type budgetStop struct{ err error }
 
 func newBudget(ctx context.Context, size int) *budget {
 	return &budget{ctx: ctx, size: size, left: budgetPerByte*size + budgetBase, tick: budgetCheck}
+}
+
+// spend runs read under b, turning a stop of the budget into an error.
+func spend(b *budget, read func(b *budget) *Outline) (out *Outline, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			stop, ok := v.(budgetStop)
+			if !ok {
+				panic(v) // a bug: extract records it as the file's problem
+			}
+			out, err = nil, stop.err
+		}
+	}()
+	return read(b), nil
 }
 
 // step spends one step: past the budget, or once the context is done,

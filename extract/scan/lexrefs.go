@@ -1,4 +1,4 @@
-package extract
+package scan
 
 // Lexical refs: calls, identifiers and string literals read from skeleton
 // tokens. The C# and Swift scanners read a file's refs this way (each
@@ -20,9 +20,9 @@ type lexRefLang struct {
 }
 
 // lexRefs returns the refs of the tokens for which keep is true.
-func lexRefs(src []byte, toks []skelTok, lines *pointIndex, lang *lexRefLang, keep func(t skelTok) bool, decl map[int]bool) []Ref {
+func lexRefs(src []byte, toks []skelTok, lines *lineIndex, lang *lexRefLang, keep func(t skelTok) bool, decl map[int]bool) []Ref {
 	var out []Ref
-	add := func(kind, name, target string, t skelTok) {
+	add := func(kind RefKind, name, target string, t skelTok) {
 		out = append(out, Ref{Kind: kind, Name: name, Target: target,
 			StartLine: lines.line(t.start), EndLine: lines.line(max(t.start, t.end-1)),
 			StartByte: t.start, EndByte: t.end})
