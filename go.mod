@@ -16,7 +16,7 @@ require (
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/segmentio/encoding v0.5.4
 	github.com/viterin/vek v0.4.3
-	golang.org/x/net v0.57.0
+	golang.org/x/net v0.57.0 // indirect
 	golang.org/x/sys v0.49.0
 	golang.org/x/text v0.43.0
 )
