@@ -91,15 +91,14 @@
 //     the blocks, files or symbols channel, its score there passes to the
 //     module directory's other files (not tests, examples or prose), the
 //     larger ones more: the files that do the work rank with the one
-//     describing them (issue 14, BENCHMARKS.md).
+//     describing them (BENCHMARKS.md, "Quality").
 //     Words held by over half the chunks are not searched in blocks: bm25
 //     gives them no weight, yet they make it score every chunk. The
 //     symbols channel searches the query's rarest terms (by their chunk
 //     counts) while those counts sum to at most 2,000, two at least: a
 //     long text's common words cost it the most, since their postings in
 //     every column are read to find the doc comment's, and weigh the
-//     least (issue 14: a fifth less query CPU on the slowest queries,
-//     same NDCG@10).
+//     least (a fifth less query CPU on the slowest queries, same NDCG@10).
 //   - usage: the refs table by name (calls, identifier uses, types,
 //     imports), one hit per line, grouped by file, definition lines left
 //     out; a qualified query lists its receiver.method matches first.

@@ -97,7 +97,7 @@ func (x *nameIndex) close(name string, limit int) []string {
 	var out []cand
 	// One scratch for every name: a search across many repositories
 	// looks the query up in each one's names, and rows and runes made per
-	// name were a sixteenth of what it allocated (issue 19, serve CPU).
+	// name were a sixteenth of what it allocated.
 	var ed editScratch
 	var rs []rune
 	for n := max(len(q)-k, 0); n <= len(q)+k && n < len(x.byLen); n++ {

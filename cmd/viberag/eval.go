@@ -42,11 +42,11 @@ type evalCmd struct {
 	IndexCache string   `name:"index-cache" hidden:"" help:"Keep each repository's index in DIR/<name> and update it incrementally (index_ms is then not a cold index)." type:"path"`
 	Tune       []string `hidden:"" sep:"none" help:"Override a ranking constant: name=value (repeatable)."`
 	CPUProfile string   `name:"cpuprofile" hidden:"" help:"Write a CPU profile of the queries (development)." type:"path"`
-	// The broad benchmark's report (issue 14): hit rates and per-category,
+	// The broad benchmark's report: hit rates and per-category,
 	// per-language tables, and a plain baseline beside viberag.
 	Breakdown bool   `help:"Also print Hit@1/5/10 and NDCG@10 per category and per language."`
 	Ranker    string `default:"viberag" enum:"viberag,bm25-files" help:"viberag, or bm25-files: a plain baseline that ranks whole files by bm25 over their content (FTS5's tokens and bm25; no index)."`
-	// Ranking parity between the engines (issue 19).
+	// Ranking parity between the engines.
 	Store string `name:"store" help:"Also push each repository (as bench/NAME, with its local index's vectors) to this shared PostgreSQL store and run every query through it with the same model: NDCG@10 through the store, and the mean top-10 overlap with the local index." env:"VIBERAG_EVAL_STORE"`
 }
 
@@ -811,7 +811,7 @@ func meanHits(xs []hitRates) hitRates {
 	return hitRates{At1: round3(mean(a1)), At5: round3(mean(a5)), At10: round3(mean(a10))}
 }
 
-// printBreakdown prints the broad benchmark's tables (issue 14): per
+// printBreakdown prints the broad benchmark's tables: per
 // category and per language, NDCG@10 and Hit@1/5/10, macro over
 // repositories as everywhere else.
 func printBreakdown(w io.Writer, res *evalResult) {
