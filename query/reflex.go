@@ -1,0 +1,303 @@
+package query
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The lexical facts of one use of a name on a source line: what is
+// written around it. The resolver (refresolve.go) ties them to a
+// definition; this file only reads text, so it is the same for every
+// language that writes qualifiers with '.', '::' or '->'.
+
+// useAt is one whole-word occurrence of a name on a line.
+type useAt struct {
+	// chain is the qualifier written before the name, outermost first
+	// ("pkg" for pkg.Name, "self", "a.b" for a.b.Name); nil when bare.
+	chain []string
+	// expr marks a qualifier that is not a plain chain of names (a call's
+	// result, an index): chain is then nil.
+	expr bool
+	// decl: a declaration keyword (def, func, class, …) comes just before.
+	decl bool
+	// assign: a bare name being assigned or declared (x = , x := , let x).
+	assign bool
+	// key: a bare name followed by a single ':' (a composite literal's or
+	// an object literal's key, a parameter's annotation).
+	key bool
+	// kwarg: a bare name followed by '=' inside a call's parentheses.
+	kwarg bool
+}
+
+// isWordByte reports whether r continues an identifier: letters, digits,
+// '_' and '$' (JavaScript's '$x' is one name).
+func isWordRune(r rune) bool {
+	return r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// findUses returns the whole-word occurrences of name in line, exactly as
+// written (case included).
+func findUses(line, name string) []useAt {
+	var out []useAt
+	for i := 0; i+len(name) <= len(line); {
+		j := strings.Index(line[i:], name)
+		if j < 0 {
+			break
+		}
+		at := i + j
+		end := at + len(name)
+		i = at + 1
+		if r, _ := utf8.DecodeLastRuneInString(line[:at]); at > 0 && isWordRune(r) {
+			continue
+		}
+		if r, _ := utf8.DecodeRuneInString(line[end:]); end < len(line) && isWordRune(r) {
+			continue
+		}
+		out = append(out, readUse(line, at, end))
+	}
+	return out
+}
+
+// hasFoldedUse reports whether line holds name as a whole word in another
+// case only.
+func hasFoldedUse(line, name string) bool {
+	low, ln := strings.ToLower(line), strings.ToLower(name)
+	return len(findUseOffsets(low, ln)) > 0
+}
+
+var declWords = map[string]bool{
+	"def": true, "class": true, "func": true, "function": true, "type": true, "interface": true,
+	"struct": true, "enum": true, "trait": true, "fn": true, "namespace": true, "module": true,
+}
+
+var bindWords = map[string]bool{"let": true, "const": true, "var": true, "val": true, "for": true}
+
+// readUse reads the context of the occurrence line[at:end].
+func readUse(line string, at, end int) useAt {
+	var u useAt
+	// The qualifier: names joined by '.', '?.', '::' or '->' before at.
+	i := at
+	for {
+		sep := qualSepBefore(line, i)
+		if sep == 0 {
+			break
+		}
+		k := i - sep
+		for k > 0 && (line[k-1] == ' ' || line[k-1] == '\t') && i-sep == k {
+			break
+		}
+		s := k
+		for s > 0 {
+			r, n := utf8.DecodeLastRuneInString(line[:s])
+			if !isWordRune(r) {
+				break
+			}
+			s -= n
+		}
+		if s == k {
+			// ")." or "]." : the qualifier is an expression.
+			u.expr, u.chain = true, nil
+			break
+		}
+		u.chain = append([]string{line[s:k]}, u.chain...)
+		i = s
+	}
+	if u.expr || len(u.chain) > 0 {
+		return u
+	}
+	before := strings.TrimRight(line[:at], " \t*&")
+	prev := lastWord(before)
+	switch {
+	case declWords[prev]:
+		u.decl = true
+	case bindWords[prev]:
+		u.assign = true
+	case strings.HasSuffix(before, ")") && strings.HasPrefix(strings.TrimSpace(line), "func"):
+		u.decl = true // a Go method: func (r T) Name
+	}
+	after := strings.TrimLeft(line[end:], " \t")
+	switch {
+	case strings.HasPrefix(after, ":="), strings.HasPrefix(after, "+="), strings.HasPrefix(after, "-="):
+		u.assign = true
+	case strings.HasPrefix(after, "=") && !strings.HasPrefix(after, "=="):
+		if depthAt(line, at) > 0 {
+			u.kwarg = true
+		} else {
+			u.assign = true
+		}
+	case strings.HasPrefix(after, ":") && !strings.HasPrefix(after, "::"):
+		u.key = true
+	case strings.HasPrefix(after, ",") || strings.HasPrefix(after, ")"):
+		// A tuple assignment: a, name = … ; handled by the caller's line test.
+	}
+	return u
+}
+
+// qualSepBefore returns the length of the qualifier separator ending at
+// i ('.', '?.', '::', '->'), or 0.
+func qualSepBefore(line string, i int) int {
+	switch {
+	case i >= 2 && (line[i-2:i] == "?." || line[i-2:i] == "::" || line[i-2:i] == "->"):
+		return 2
+	case i >= 1 && line[i-1] == '.':
+		if i >= 2 && line[i-2] == '.' {
+			return 0 // a spread or a relative import's dots
+		}
+		return 1
+	}
+	return 0
+}
+
+// lastWord returns the identifier s ends with, or "".
+func lastWord(s string) string {
+	e := len(s)
+	for e > 0 {
+		r, n := utf8.DecodeLastRuneInString(s[:e])
+		if !isWordRune(r) {
+			break
+		}
+		e -= n
+	}
+	return s[e:]
+}
+
+// depthAt returns how many parentheses are open on line before i.
+func depthAt(line string, i int) int {
+	d := 0
+	for _, c := range line[:i] {
+		switch c {
+		case '(':
+			d++
+		case ')':
+			d--
+		}
+	}
+	return max(d, 0)
+}
+
+// paramNames returns the parameter names of the declaration of fn on line
+// (the names of the first parenthesised list after fn): Go's
+// "func (r *T) fn(a, b int, c T)" gives r, a, b, c; Python's and
+// TypeScript's "fn(self, a: T = 1)" give self, a.
+func paramNames(line, fn string) map[string]string {
+	out := map[string]string{}
+	// A Go receiver comes before the name.
+	if strings.HasPrefix(strings.TrimSpace(line), "func") {
+		if o := strings.Index(line, "("); o >= 0 && o < strings.Index(line+fn, fn) {
+			if c := strings.Index(line[o:], ")"); c > 0 {
+				addParams(out, line[o+1:o+c])
+			}
+		}
+	}
+	at := -1
+	for _, u := range findUseOffsets(line, fn) {
+		if strings.HasPrefix(strings.TrimLeft(line[u+len(fn):], " \t"), "(") || strings.HasPrefix(strings.TrimLeft(line[u+len(fn):], " \t"), "[") || strings.HasPrefix(strings.TrimLeft(line[u+len(fn):], " \t"), "<") {
+			at = u + len(fn)
+			break
+		}
+	}
+	if at < 0 {
+		return out
+	}
+	o := strings.Index(line[at:], "(")
+	if o < 0 {
+		return out
+	}
+	o += at
+	d, c := 0, len(line)
+	for k := o; k < len(line); k++ {
+		switch line[k] {
+		case '(', '[', '{':
+			d++
+		case ')', ']', '}':
+			d--
+		}
+		if d == 0 {
+			c = k
+			break
+		}
+	}
+	addParams(out, line[o+1:c])
+	return out
+}
+
+// findUseOffsets returns the offsets of name's whole-word occurrences.
+func findUseOffsets(line, name string) []int {
+	var out []int
+	for i := 0; i+len(name) <= len(line); {
+		j := strings.Index(line[i:], name)
+		if j < 0 {
+			break
+		}
+		at := i + j
+		end := at + len(name)
+		i = at + 1
+		if r, _ := utf8.DecodeLastRuneInString(line[:at]); at > 0 && isWordRune(r) {
+			continue
+		}
+		if r, _ := utf8.DecodeRuneInString(line[end:]); end < len(line) && isWordRune(r) {
+			continue
+		}
+		out = append(out, at)
+	}
+	return out
+}
+
+var (
+	paramTyped = regexp.MustCompile(`^\s*\*{0,2}([\p{L}_$][\p{L}\p{N}_$]*)\s*\??\s*(?::\s*)?(?:\*|&|\.\.\.)*\s*(?:[\p{L}_$][\p{L}\p{N}_$]*\.)?([\p{L}_$][\p{L}\p{N}_$]*)?`)
+)
+
+// addParams adds the names (and the stated type's last name, if any) of
+// a comma-separated parameter list to out.
+func addParams(out map[string]string, list string) {
+	d := 0
+	start := 0
+	var parts []string
+	for k := 0; k < len(list); k++ {
+		switch list[k] {
+		case '(', '[', '{', '<':
+			d++
+		case ')', ']', '}', '>':
+			d--
+		case ',':
+			if d == 0 {
+				parts = append(parts, list[start:k])
+				start = k + 1
+			}
+		}
+	}
+	parts = append(parts, list[start:])
+	var pending []string // Go's "a, b int": names waiting for their type
+	for _, p := range parts {
+		p = strings.TrimSpace(p)
+		for _, mod := range []string{"public ", "private ", "protected ", "readonly ", "override "} {
+			p = strings.TrimPrefix(p, mod)
+		}
+		m := paramTyped.FindStringSubmatch(p)
+		if m == nil || m[1] == "" {
+			continue
+		}
+		if strings.Contains(p, ":") {
+			// "name: T" states its own type; earlier bare names have none.
+			for _, n := range pending {
+				out[n] = ""
+			}
+			pending = pending[:0]
+		}
+		if m[2] == "" {
+			pending = append(pending, m[1])
+			continue
+		}
+		typ := m[2]
+		for _, n := range pending {
+			out[n] = typ
+		}
+		pending = pending[:0]
+		out[m[1]] = typ
+	}
+	for _, n := range pending {
+		out[n] = ""
+	}
+}

@@ -1,0 +1,569 @@
+package query
+
+import (
+	"context"
+	"path"
+	"strings"
+
+	"github.com/viberag/viberag/extract"
+)
+
+// A reference's confidence that it belongs to one definition.
+const (
+	// ConfResolved: what is written at the use ties it to the
+	// definition (its qualifier names the definition's package, module or
+	// type; the name is imported from its file; a bare name in its own
+	// file or Go package).
+	ConfResolved = "resolved"
+	// ConfLikely: the name matches exactly, nothing contradicts, and no
+	// other definition of the name could be meant.
+	ConfLikely = "likely"
+	// ConfNameOnly: the name matches exactly and another definition of
+	// it could be meant as well.
+	ConfNameOnly = "name_only"
+)
+
+// refVerdict is what the facts at a use say about one definition.
+type refVerdict int
+
+const (
+	vOpen     refVerdict = iota // nothing ties or contradicts
+	vResolved                   // tied to the definition
+	vContra                     // tied elsewhere, or not a use of it
+)
+
+// Why a line is left out of a definition's references.
+const (
+	whyCase     = "the name in another case"
+	whyLocal    = "a parameter or local of the same name"
+	whyQual     = "a qualifier naming another package, module or type"
+	whyMember   = "a member of another value (x.name) or a bare use of a member's name"
+	whyScope    = "a bare name not in scope (not defined in the file or package, not imported)"
+	whyDecl     = "the declaration of another symbol"
+	whyOther    = "resolved to another definition of the name"
+	whyNoImport = "imported from another module"
+)
+
+// refDef is a definition of the name, with the facts the resolver reads.
+type refDef struct {
+	u      *unit
+	lang   string
+	dir    string
+	member bool   // a method, field or property
+	parent string // the type a member belongs to; a Go function's package
+}
+
+func newRefDef(u *unit, files map[int64]*fileInfo) refDef {
+	d := refDef{u: u, dir: path.Dir(u.path)}
+	if f := files[u.fileID]; f != nil {
+		d.lang = f.language
+	}
+	switch u.symKind {
+	case extract.KindMethod, extract.KindField, extract.KindProperty:
+		d.member = true
+	}
+	if i := strings.LastIndex(u.qualname, "."); i > 0 {
+		d.parent = u.qualname[:i]
+		if j := strings.LastIndex(d.parent, "."); j >= 0 {
+			d.parent = d.parent[j+1:]
+		}
+	}
+	return d
+}
+
+// refResolver judges the reference lines of one name against every
+// definition of it. It reads the text of the files holding them (and of
+// the files their imports name) through lines.
+type refResolver struct {
+	name  string
+	defs  []refDef
+	files map[int64]*fileInfo
+	lines func(ctx context.Context, fileID int64) ([]string, error)
+
+	byPath  map[string]*fileInfo
+	paths   map[string]bool
+	dirs    map[string]bool
+	texts   map[int64][]string
+	imports map[int64]*fileImports
+	locals  map[enclKey]bool // enclosing symbols that bind the name themselves
+	parents map[string]bool  // the types some member definition belongs to
+}
+
+type enclKey struct {
+	file  int64
+	start int
+	name  string
+}
+
+// judged is one reference line with a verdict per definition.
+type judged struct {
+	r       *refLine
+	verdict []refVerdict
+	why     []string // per definition, when vContra
+}
+
+func newRefResolver(name string, defs []refDef, files map[int64]*fileInfo, lines func(context.Context, int64) ([]string, error)) *refResolver {
+	rr := &refResolver{name: name, defs: defs, files: files, lines: lines,
+		byPath: map[string]*fileInfo{}, paths: map[string]bool{}, dirs: map[string]bool{},
+		texts: map[int64][]string{}, imports: map[int64]*fileImports{}, locals: map[enclKey]bool{}, parents: map[string]bool{}}
+	for _, f := range files {
+		rr.byPath[f.path] = f
+		rr.paths[f.path] = true
+		rr.dirs[path.Dir(f.path)] = true
+	}
+	for _, d := range defs {
+		if d.member && d.parent != "" {
+			rr.parents[d.parent] = true
+		}
+	}
+	return rr
+}
+
+func (rr *refResolver) text(ctx context.Context, id int64) ([]string, error) {
+	if t, ok := rr.texts[id]; ok {
+		return t, nil
+	}
+	t, err := rr.lines(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	rr.texts[id] = t
+	return t, nil
+}
+
+func (rr *refResolver) importsOf(ctx context.Context, id int64) (*fileImports, error) {
+	if fi, ok := rr.imports[id]; ok {
+		return fi, nil
+	}
+	f := rr.files[id]
+	if f == nil {
+		return &fileImports{}, nil
+	}
+	t, err := rr.text(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	fi := readImports(f.language, t)
+	rr.imports[id] = fi
+	return fi, nil
+}
+
+func (rr *refResolver) lineOf(ctx context.Context, id int64, n int) (string, error) {
+	t, err := rr.text(ctx, id)
+	if err != nil || n < 1 || n > len(t) {
+		return "", err
+	}
+	return t[n-1], nil
+}
+
+// judge gives every line a verdict per definition.
+func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, error) {
+	// First the enclosing symbols that bind the name as a parameter or a
+	// local: a bare use inside them is theirs.
+	uses := make([][]useAt, len(refs))
+	for i, r := range refs {
+		l, err := rr.lineOf(ctx, r.fileID, r.line)
+		if err != nil {
+			return nil, err
+		}
+		uses[i] = findUses(l, rr.name)
+		if r.enclName == "" || r.enclName == rr.name {
+			continue
+		}
+		k := enclKey{r.fileID, r.enclStart, r.enclName}
+		if r.line == r.enclStart {
+			if _, ok := paramNames(l, r.enclName)[rr.name]; ok {
+				rr.locals[k] = true
+			}
+		}
+		for _, u := range uses[i] {
+			if u.assign && !u.decl {
+				rr.locals[k] = true
+			}
+		}
+	}
+	out := make([]judged, len(refs))
+	for i, r := range refs {
+		j := judged{r: r, verdict: make([]refVerdict, len(rr.defs)), why: make([]string, len(rr.defs))}
+		l, _ := rr.lineOf(ctx, r.fileID, r.line)
+		for di := range rr.defs {
+			v, why, err := rr.judgeLine(ctx, r, l, uses[i], &rr.defs[di])
+			if err != nil {
+				return nil, err
+			}
+			j.verdict[di], j.why[di] = v, why
+		}
+		out[i] = j
+	}
+	return out, nil
+}
+
+// judgeLine is the best verdict of the uses on one line for d.
+func (rr *refResolver) judgeLine(ctx context.Context, r *refLine, line string, uses []useAt, d *refDef) (refVerdict, string, error) {
+	if len(uses) == 0 {
+		if hasFoldedUse(line, rr.name) {
+			return vContra, whyCase, nil
+		}
+		return vOpen, "", nil // the name is not on the line as written (a wrapped statement)
+	}
+	best, why := vContra, ""
+	for _, u := range uses {
+		v, w, err := rr.judgeUse(ctx, r, line, u, d)
+		if err != nil {
+			return 0, "", err
+		}
+		if v == vResolved {
+			return v, "", nil
+		}
+		if v == vOpen {
+			best = vOpen
+		} else if why == "" {
+			why = w
+		}
+	}
+	if best == vOpen {
+		why = ""
+	}
+	return best, why, nil
+}
+
+// judgeUse judges one occurrence for d.
+func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u useAt, d *refDef) (refVerdict, string, error) {
+	lang := ""
+	if f := rr.files[r.fileID]; f != nil {
+		lang = f.language
+	}
+	known := lang == "go" || lang == "python" || lang == "typescript" || lang == "javascript" || lang == "tsx"
+	if u.decl {
+		if r.fileID == d.u.fileID && r.line >= d.u.start && r.line <= d.u.end && (r.enclName == rr.name || r.enclName == "") {
+			return vResolved, "", nil // the definition's own name on a later line of its header
+		}
+		return vContra, whyDecl, nil
+	}
+	if !known {
+		return vOpen, "", nil
+	}
+	if len(u.chain) > 0 {
+		return rr.judgeQualified(ctx, r, line, u, d, lang)
+	}
+	if u.expr {
+		if d.member {
+			return vOpen, "", nil
+		}
+		return vContra, whyMember, nil
+	}
+	// A bare name.
+	if rr.locals[enclKey{r.fileID, r.enclStart, r.enclName}] && !(r.fileID == d.u.fileID && d.u.start >= r.enclStart && d.u.start <= r.line) {
+		return vContra, whyLocal, nil
+	}
+	if u.kwarg {
+		return vContra, whyLocal, nil
+	}
+	if d.member {
+		if u.key || rr.inClassBody(r, d) {
+			return vOpen, "", nil
+		}
+		return vContra, whyMember, nil
+	}
+	if r.fileID == d.u.fileID {
+		return vResolved, "", nil
+	}
+	if lang == "go" {
+		if d.lang == "go" && path.Dir(r.path) == d.dir {
+			return vResolved, "", nil
+		}
+		fi, err := rr.importsOf(ctx, r.fileID)
+		if err != nil {
+			return 0, "", err
+		}
+		if len(fi.star) > 0 {
+			return vOpen, "", nil
+		}
+		return vContra, whyScope, nil
+	}
+	fi, err := rr.importsOf(ctx, r.fileID)
+	if err != nil {
+		return 0, "", err
+	}
+	if in, ok := fi.names[rr.name]; ok {
+		return rr.judgeImported(ctx, r, lang, in, d, 0)
+	}
+	if in, ok := fi.reexports[rr.name]; ok {
+		return rr.judgeImported(ctx, r, lang, in, d, 0)
+	}
+	if strings.HasPrefix(strings.TrimSpace(line), "import") || strings.HasPrefix(strings.TrimSpace(line), "from") || strings.HasPrefix(strings.TrimSpace(line), "export") {
+		return vOpen, "", nil // an import statement the reader did not parse
+	}
+	if len(fi.star) > 0 || d.lang != lang {
+		return vOpen, "", nil
+	}
+	if lang != "python" && strings.HasSuffix(r.path, ".d.ts") {
+		return vOpen, "", nil
+	}
+	return vContra, whyScope, nil
+}
+
+// inClassBody reports whether r is inside the type d belongs to (a
+// Python class body's bare name, a TypeScript class's member).
+func (rr *refResolver) inClassBody(r *refLine, d *refDef) bool {
+	return d.parent != "" && r.fileID == d.u.fileID && (r.symbol == d.parent || strings.HasPrefix(r.symbol, d.parent+"."))
+}
+
+// judgeImported judges a name imported from module in.module.
+func (rr *refResolver) judgeImported(ctx context.Context, r *refLine, lang string, in importedName, d *refDef, depth int) (refVerdict, string, error) {
+	if d.member {
+		return vContra, whyMember, nil
+	}
+	files := moduleFiles(lang, r.path, in.module, rr.paths, rr.dirs)
+	if len(files) == 0 {
+		if lang == "python" && !strings.HasPrefix(in.module, ".") {
+			return vOpen, "", nil // an absolute import the index may hold under another root
+		}
+		if strings.HasPrefix(in.module, ".") {
+			return vContra, whyNoImport, nil
+		}
+		return vOpen, "", nil // a package name (a workspace's own package, or a dependency)
+	}
+	for _, f := range files {
+		if f == d.u.path {
+			return vResolved, "", nil
+		}
+		if depth < 5 {
+			// A re-export: the module imports or re-exports the name itself.
+			if fr := rr.byPath[f]; fr != nil {
+				fi, err := rr.importsOf(ctx, fr.id)
+				if err != nil {
+					return 0, "", err
+				}
+				next, ok := fi.reexports[in.name]
+				if !ok {
+					next, ok = fi.names[in.name]
+				}
+				if ok {
+					fake := *r
+					fake.path = f
+					if v, w, err := rr.judgeImported(ctx, &fake, lang, next, d, depth+1); err != nil || v != vContra {
+						return v, w, err
+					}
+				}
+				for _, s := range fi.star {
+					fake := *r
+					fake.path = f
+					if v, w, err := rr.judgeImported(ctx, &fake, lang, importedName{s, in.name}, d, depth+1); err != nil || v == vResolved {
+						return v, w, err
+					}
+				}
+			}
+		}
+	}
+	return vContra, whyNoImport, nil
+}
+
+// judgeQualified judges Q.name.
+func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line string, u useAt, d *refDef, lang string) (refVerdict, string, error) {
+	q := u.chain[len(u.chain)-1]
+	root := u.chain[0]
+	switch root {
+	case "self", "this", "cls":
+		if len(u.chain) != 1 {
+			return vOpenIf(d.member)
+		}
+		if !d.member {
+			return vContra, whyMember, nil
+		}
+		return rr.judgeOwner(r, d, rr.enclosingTypes(r))
+	}
+	fi, err := rr.importsOf(ctx, r.fileID)
+	if err != nil {
+		return 0, "", err
+	}
+	// A module or package qualifier.
+	if mod, ok := fi.modules[root]; ok && !rr.shadowed(r, root) {
+		if lang == "go" {
+			if d.member {
+				if len(u.chain) == 1 {
+					return vContra, whyMember, nil
+				}
+				return rr.judgeOwner(r, d, []string{q})
+			}
+			pkg := ""
+			if i := strings.Index(d.u.qualname, "."); i > 0 {
+				pkg = d.u.qualname[:i]
+			}
+			if len(u.chain) == 1 && d.lang == "go" && goImportDir(mod, d.dir, pkg, rr.dirs) {
+				return vResolved, "", nil
+			}
+			return vContra, whyQual, nil
+		}
+		modPath := mod
+		if lang == "python" {
+			modPath = strings.Join(append([]string{mod}, u.chain[1:]...), ".")
+		}
+		return rr.judgeModuleMember(ctx, r, lang, modPath, u, d)
+	}
+	if in, ok := fi.names[root]; ok && lang == "python" && !rr.shadowed(r, root) {
+		// from p import m; m.name: m is a submodule, or a class.
+		sub := strings.TrimSuffix(in.module, ".") + "." + in.name
+		if strings.HasSuffix(in.module, ".") {
+			sub = in.module + in.name
+		}
+		if len(moduleFiles(lang, r.path, sub, rr.paths, rr.dirs)) > 0 {
+			return rr.judgeModuleMember(ctx, r, lang, strings.Join(append([]string{sub}, u.chain[1:]...), "."), u, d)
+		}
+	}
+	// A type's member: Type.name, or a variable whose type is stated.
+	if d.member {
+		if rr.parents[q] || q == d.parent {
+			return rr.judgeOwner(r, d, []string{q})
+		}
+		if len(u.chain) == 1 {
+			if t := rr.typeOf(ctx, r, root); t != "" {
+				return rr.judgeOwner(r, d, []string{t})
+			}
+		}
+		return vOpen, "", nil
+	}
+	if lang == "python" || lang == "typescript" || lang == "tsx" || lang == "javascript" {
+		// Class.Nested, namespace.name: a qualifier naming the
+		// definition's parent ties it.
+		if d.parent != "" && q == d.parent {
+			return vResolved, "", nil
+		}
+	}
+	return vContra, whyMember, nil
+}
+
+func vOpenIf(member bool) (refVerdict, string, error) {
+	if member {
+		return vOpen, "", nil
+	}
+	return vContra, whyMember, nil
+}
+
+// judgeModuleMember judges mod.name where mod names a module of the
+// repository (or not).
+func (rr *refResolver) judgeModuleMember(ctx context.Context, r *refLine, lang, mod string, u useAt, d *refDef) (refVerdict, string, error) {
+	if d.member {
+		return vContra, whyMember, nil
+	}
+	return rr.judgeImported(ctx, r, lang, importedName{mod, rr.name}, d, 0)
+}
+
+// judgeOwner judges a member use whose owner type is one of types.
+func (rr *refResolver) judgeOwner(r *refLine, d *refDef, types []string) (refVerdict, string, error) {
+	for _, t := range types {
+		if t == d.parent {
+			return vResolved, "", nil
+		}
+	}
+	for _, t := range types {
+		if rr.parents[t] {
+			return vContra, whyQual, nil // another type that has a member of the name
+		}
+	}
+	return vOpen, "", nil // a base type, an embedded one, or one the index cannot see
+}
+
+// enclosingTypes returns the names in the qualified name of r's
+// enclosing symbol: self and this mean one of them.
+func (rr *refResolver) enclosingTypes(r *refLine) []string {
+	parts := strings.Split(r.symbol, ".")
+	if len(parts) > 0 {
+		parts = parts[:len(parts)-1]
+	}
+	return parts
+}
+
+// shadowed reports whether r's enclosing symbol binds name itself.
+func (rr *refResolver) shadowed(r *refLine, name string) bool {
+	return false
+}
+
+// typeOf returns the type stated for variable v in r's enclosing
+// symbol: a parameter's or receiver's type on its declaration line, or
+// a local's ("v := T{", "v := &T{", "var v T", "v = T(", "v = new T(").
+func (rr *refResolver) typeOf(ctx context.Context, r *refLine, v string) string {
+	if r.enclStart == 0 {
+		return ""
+	}
+	text, err := rr.text(ctx, r.fileID)
+	if err != nil || r.enclStart > len(text) {
+		return ""
+	}
+	if t := paramNames(text[r.enclStart-1], r.enclName)[v]; t != "" {
+		return t
+	}
+	for n := r.line - 1; n > r.enclStart && n > r.line-200; n-- {
+		l := text[n-1]
+		for _, at := range findUseOffsets(l, v) {
+			rest := strings.TrimLeft(l[at+len(v):], " \t")
+			var rhs string
+			switch {
+			case strings.HasPrefix(rest, ":="):
+				rhs = rest[2:]
+			case strings.HasPrefix(rest, "=") && !strings.HasPrefix(rest, "=="):
+				rhs = rest[1:]
+			case strings.HasPrefix(rest, ":") && !strings.HasPrefix(rest, "::"):
+				rhs = rest[1:] // an annotation
+			case lastWord(strings.TrimSpace(l[:at])) == "var":
+				rhs = rest
+			default:
+				continue
+			}
+			rhs = strings.TrimLeft(rhs, " \t&*")
+			rhs = strings.TrimPrefix(rhs, "new ")
+			name := rhs
+			if i := strings.IndexFunc(name, func(c rune) bool { return !isWordRune(c) && c != '.' }); i >= 0 {
+				name = name[:i]
+			}
+			if i := strings.LastIndex(name, "."); i >= 0 {
+				name = name[i+1:]
+			}
+			if name != "" && (rr.parents[name] || startsUpper(name)) {
+				return name
+			}
+		}
+	}
+	return ""
+}
+
+func startsUpper(s string) bool {
+	for _, c := range s {
+		return c >= 'A' && c <= 'Z'
+	}
+	return false
+}
+
+// confidences turns the verdicts into d's (index di) references: each
+// line kept with its confidence, and the reasons for the lines left out.
+func confidences(js []judged, di int) (kept []*refLine, conf []string, left map[string]int) {
+	left = map[string]int{}
+	for _, j := range js {
+		v := j.verdict[di]
+		switch v {
+		case vContra:
+			left[j.why[di]]++
+			continue
+		case vResolved:
+			kept, conf = append(kept, j.r), append(conf, ConfResolved)
+			continue
+		}
+		other, open := false, false
+		for k, w := range j.verdict {
+			if k == di {
+				continue
+			}
+			other = other || w == vResolved
+			open = open || w == vOpen
+		}
+		switch {
+		case other:
+			left[whyOther]++
+		case open:
+			kept, conf = append(kept, j.r), append(conf, ConfNameOnly)
+		default:
+			kept, conf = append(kept, j.r), append(conf, ConfLikely)
+		}
+	}
+	return kept, conf, left
+}
