@@ -216,13 +216,13 @@ func tsBindings(fi *fileImports, clause, mod string, export bool) {
 	}
 }
 
-// moduleFiles returns the indexed files a module of a file resolves to,
+// importFiles returns the indexed files a module of a file resolves to,
 // by language: a Go import path is the directory whose path it ends with;
 // a Python module (dotted, relative with leading dots) the file a/b.py or
 // a/b/__init__.py ending that path; a TypeScript relative specifier the
 // file it names with one of the usual extensions or an index file.
 // Modules outside the repository resolve to nothing.
-func moduleFiles(lang, from, mod string, byPath map[string]bool, dirs map[string]bool) []string {
+func importFiles(lang, from, mod string, byPath map[string]bool, dirs map[string]bool) []string {
 	switch lang {
 	case "go":
 		return nil // directories: see goImportDir

@@ -30,6 +30,7 @@ const (
 	vOpen     refVerdict = iota // nothing ties or contradicts
 	vResolved                   // tied to the definition
 	vContra                     // tied elsewhere, or not a use of it
+	vSelf                       // the definition's own name: not a reference, not counted
 )
 
 // Why a line is left out of a definition's references.
@@ -212,7 +213,7 @@ func (rr *refResolver) judgeLine(ctx context.Context, r *refLine, line string, u
 		if err != nil {
 			return 0, "", err
 		}
-		if v == vResolved {
+		if v == vResolved || v == vSelf {
 			return v, "", nil
 		}
 		if v == vOpen {
@@ -236,7 +237,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 	known := lang == "go" || lang == "python" || lang == "typescript" || lang == "javascript" || lang == "tsx"
 	if u.decl {
 		if r.fileID == d.u.fileID && r.line >= d.u.start && r.line <= d.u.end && (r.enclName == rr.name || r.enclName == "") {
-			return vResolved, "", nil // the definition's own name on a later line of its header
+			return vSelf, "", nil // the definition's own name on a later line of its header
 		}
 		return vContra, whyDecl, nil
 	}
@@ -314,7 +315,7 @@ func (rr *refResolver) judgeImported(ctx context.Context, r *refLine, lang strin
 	if d.member {
 		return vContra, whyMember, nil
 	}
-	files := moduleFiles(lang, r.path, in.module, rr.paths, rr.dirs)
+	files := importFiles(lang, r.path, in.module, rr.paths, rr.dirs)
 	if len(files) == 0 {
 		if lang == "python" && !strings.HasPrefix(in.module, ".") {
 			return vOpen, "", nil // an absolute import the index may hold under another root
@@ -407,7 +408,7 @@ func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line stri
 		if strings.HasSuffix(in.module, ".") {
 			sub = in.module + in.name
 		}
-		if len(moduleFiles(lang, r.path, sub, rr.paths, rr.dirs)) > 0 {
+		if len(importFiles(lang, r.path, sub, rr.paths, rr.dirs)) > 0 {
 			return rr.judgeModuleMember(ctx, r, lang, strings.Join(append([]string{sub}, u.chain[1:]...), "."), u, d)
 		}
 	}
@@ -541,6 +542,8 @@ func confidences(js []judged, di int) (kept []*refLine, conf []string, left map[
 	for _, j := range js {
 		v := j.verdict[di]
 		switch v {
+		case vSelf:
+			continue
 		case vContra:
 			left[j.why[di]]++
 			continue
@@ -553,7 +556,7 @@ func confidences(js []judged, di int) (kept []*refLine, conf []string, left map[
 			if k == di {
 				continue
 			}
-			other = other || w == vResolved
+			other = other || w == vResolved || w == vSelf
 			open = open || w == vOpen
 		}
 		switch {
