@@ -281,3 +281,16 @@ func goImportDir(p, dir, pkg string, dirs map[string]bool) bool {
 	}
 	return goPackageName(p) == pkg
 }
+
+// importing returns the import or re-export of a name under another
+// local name ("name as other"), if the file has one.
+func (fi *fileImports) importing(name string) (importedName, bool) {
+	for _, m := range []map[string]importedName{fi.names, fi.reexports} {
+		for _, in := range m {
+			if in.name == name {
+				return in, true
+			}
+		}
+	}
+	return importedName{}, false
+}

@@ -29,6 +29,12 @@ type useAt struct {
 	key bool
 	// kwarg: a bare name followed by '=' inside a call's parentheses.
 	kwarg bool
+	// shorthand: a bare name standing alone in a list or braces
+	// ("{ a, name }", "name," on a line of its own): a shorthand property
+	// or a destructured one in JavaScript.
+	shorthand bool
+	// call: the name is followed by '('.
+	call bool
 }
 
 // isWordByte reports whether r continues an identifier: letters, digits,
@@ -110,29 +116,60 @@ func readUse(line string, at, end int) useAt {
 	before := strings.TrimRight(line[:at], " \t*&")
 	prev := lastWord(before)
 	switch {
-	case declWords[prev]:
+	case declWords[prev] && onlyModifiers(strings.TrimSuffix(before, prev)):
 		u.decl = true
 	case bindWords[prev]:
 		u.assign = true
-	case strings.HasSuffix(before, ")") && strings.HasPrefix(strings.TrimSpace(line), "func"):
+	case goReceiverEnds(line, before):
 		u.decl = true // a Go method: func (r T) Name
 	}
 	after := strings.TrimLeft(line[end:], " \t")
+	// "x T = …" and "x: T = …" assign x, not the type T.
+	typed := (prev != "" && !bindWords[prev] && !declWords[prev]) || strings.HasSuffix(before, ":")
 	switch {
+	case strings.HasPrefix(after, "("):
+		u.call = true
 	case strings.HasPrefix(after, ":="), strings.HasPrefix(after, "+="), strings.HasPrefix(after, "-="):
-		u.assign = true
-	case strings.HasPrefix(after, "=") && !strings.HasPrefix(after, "=="):
+		u.assign = !typed
+	case strings.HasPrefix(after, "=") && !strings.HasPrefix(after, "==") && !strings.HasPrefix(after, "=>"):
 		if depthAt(line, at) > 0 {
 			u.kwarg = true
 		} else {
-			u.assign = true
+			u.assign = !typed
 		}
 	case strings.HasPrefix(after, ":") && !strings.HasPrefix(after, "::"):
 		u.key = true
-	case strings.HasPrefix(after, ",") || strings.HasPrefix(after, ")"):
-		// A tuple assignment: a, name = … ; handled by the caller's line test.
+	case after == "" || strings.HasPrefix(after, ",") || strings.HasPrefix(after, "}"):
+		b := strings.TrimSpace(line[:at])
+		u.shorthand = b == "" || strings.HasSuffix(b, "{") || strings.HasSuffix(b, ",")
 	}
 	return u
+}
+
+// onlyModifiers reports whether s holds nothing but declaration
+// modifiers (export, async, public, …): a declaration keyword after them
+// starts a declaration.
+func onlyModifiers(s string) bool {
+	for _, w := range strings.Fields(s) {
+		switch w {
+		case "export", "default", "async", "public", "private", "protected", "static", "abstract",
+			"declare", "pub", "final", "override", "readonly", "unsafe", "extern", "inline", "@":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// goReceiverEnds reports whether before is "func (r T)" exactly: the name
+// after it is a Go method's.
+func goReceiverEnds(line, before string) bool {
+	t := strings.TrimLeft(line, " \t")
+	if !strings.HasPrefix(t, "func (") && !strings.HasPrefix(t, "func(") {
+		return false
+	}
+	c := strings.Index(line, ")")
+	return c >= 0 && strings.TrimSpace(before) == strings.TrimSpace(line[:c+1])
 }
 
 // qualSepBefore returns the length of the qualifier separator ending at

@@ -96,9 +96,17 @@ type enclKey struct {
 	name  string
 }
 
-// judged is one reference line with a verdict per definition.
+// judged is one reference line with, per occurrence of the name on it,
+// a verdict per definition (one occurrence of verdicts vOpen when the name
+// is not on the line as written: a wrapped statement).
 type judged struct {
-	r       *refLine
+	r    *refLine
+	occs []occVerdicts
+	// folded: the line holds the name in another case only.
+	folded bool
+}
+
+type occVerdicts struct {
 	verdict []refVerdict
 	why     []string // per definition, when vContra
 }
@@ -157,7 +165,8 @@ func (rr *refResolver) lineOf(ctx context.Context, id int64, n int) (string, err
 	return t[n-1], nil
 }
 
-// judge gives every line a verdict per definition.
+// judge gives every occurrence of the name on every line a verdict per
+// definition.
 func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, error) {
 	// First the enclosing symbols that bind the name as a parameter or a
 	// local: a bare use inside them is theirs.
@@ -168,14 +177,19 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 			return nil, err
 		}
 		uses[i] = findUses(l, rr.name)
+		if prev, _ := rr.lineOf(ctx, r.fileID, r.line-1); continuesChain(prev, l) {
+			for k := range uses[i] {
+				if len(uses[i][k].chain) == 0 && strings.TrimSpace(l[:max(strings.Index(l, rr.name), 0)]) == "" {
+					uses[i][k] = useAt{expr: true}
+				}
+			}
+		}
 		if r.enclName == "" || r.enclName == rr.name {
 			continue
 		}
 		k := enclKey{r.fileID, r.enclStart, r.enclName}
-		if r.line == r.enclStart {
-			if _, ok := paramNames(l, r.enclName)[rr.name]; ok {
-				rr.locals[k] = true
-			}
+		if rr.inSignature(ctx, r) {
+			rr.locals[k] = true
 		}
 		for _, u := range uses[i] {
 			if u.assign && !u.decl {
@@ -185,47 +199,94 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 	}
 	out := make([]judged, len(refs))
 	for i, r := range refs {
-		j := judged{r: r, verdict: make([]refVerdict, len(rr.defs)), why: make([]string, len(rr.defs))}
+		j := judged{r: r}
 		l, _ := rr.lineOf(ctx, r.fileID, r.line)
-		for di := range rr.defs {
-			v, why, err := rr.judgeLine(ctx, r, l, uses[i], &rr.defs[di])
-			if err != nil {
-				return nil, err
+		us := uses[i]
+		if len(us) == 0 {
+			j.folded = hasFoldedUse(l, rr.name)
+			j.occs = []occVerdicts{{verdict: make([]refVerdict, len(rr.defs)), why: make([]string, len(rr.defs))}}
+		}
+		for _, u := range us {
+			o := occVerdicts{verdict: make([]refVerdict, len(rr.defs)), why: make([]string, len(rr.defs))}
+			for di := range rr.defs {
+				v, why, err := rr.judgeUse(ctx, r, l, u, &rr.defs[di])
+				if err != nil {
+					return nil, err
+				}
+				o.verdict[di], o.why[di] = v, why
 			}
-			j.verdict[di], j.why[di] = v, why
+			j.occs = append(j.occs, o)
 		}
 		out[i] = j
 	}
 	return out, nil
 }
 
-// judgeLine is the best verdict of the uses on one line for d.
-func (rr *refResolver) judgeLine(ctx context.Context, r *refLine, line string, uses []useAt, d *refDef) (refVerdict, string, error) {
-	if len(uses) == 0 {
-		if hasFoldedUse(line, rr.name) {
-			return vContra, whyCase, nil
-		}
-		return vOpen, "", nil // the name is not on the line as written (a wrapped statement)
+// continuesChain reports whether line continues a chain of calls the
+// line before it ends ("x.\n  Name(…)").
+func continuesChain(prev, line string) bool {
+	p := strings.TrimRight(prev, " \t")
+	return strings.HasSuffix(p, ".") && !strings.HasSuffix(p, "..")
+}
+
+// inSignature reports whether r is on the declaration of its enclosing
+// function (its first line, or a later one of a parameter list wrapped
+// over several) and that declaration names the name as a parameter.
+func (rr *refResolver) inSignature(ctx context.Context, r *refLine) bool {
+	if r.line < r.enclStart || r.line > r.enclStart+30 {
+		return false
 	}
-	best, why := vContra, ""
-	for _, u := range uses {
-		v, w, err := rr.judgeUse(ctx, r, line, u, d)
-		if err != nil {
-			return 0, "", err
-		}
-		if v == vResolved || v == vSelf {
-			return v, "", nil
-		}
-		if v == vOpen {
-			best = vOpen
-		} else if why == "" {
-			why = w
+	text, err := rr.text(ctx, r.fileID)
+	if err != nil || r.enclStart > len(text) {
+		return false
+	}
+	sig := signatureText(text, r.enclStart, r.enclName)
+	if sig.end < r.line {
+		return false
+	}
+	_, ok := paramNames(sig.text, r.enclName)[rr.name]
+	return ok
+}
+
+type sigText struct {
+	text string
+	end  int // the last line of the declaration
+}
+
+// signatureText joins the lines of the declaration of fn starting at line
+// from until its parameter list closes; a type's declaration (class,
+// struct, interface) has no parameters and gives "".
+func signatureText(text []string, from int, fn string) sigText {
+	first := strings.TrimSpace(text[from-1])
+	for _, m := range []string{"export ", "default ", "abstract ", "declare ", "pub "} {
+		first = strings.TrimPrefix(first, m)
+	}
+	for _, kw := range []string{"class ", "interface ", "type ", "struct ", "enum ", "trait "} {
+		if strings.HasPrefix(first, kw) {
+			return sigText{end: from}
 		}
 	}
-	if best == vOpen {
-		why = ""
+	var b strings.Builder
+	d := 0
+	opened := false
+	for n := from; n <= len(text) && n < from+30; n++ {
+		l := text[n-1]
+		b.WriteString(l)
+		b.WriteByte(' ')
+		for _, c := range l {
+			switch c {
+			case '(':
+				d++
+				opened = true
+			case ')':
+				d--
+			}
+		}
+		if opened && d <= 0 {
+			return sigText{text: b.String(), end: n}
+		}
 	}
-	return best, why, nil
+	return sigText{text: b.String(), end: from}
 }
 
 // judgeUse judges one occurrence for d.
@@ -261,7 +322,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		return vContra, whyLocal, nil
 	}
 	if d.member {
-		if u.key || rr.inClassBody(r, d) {
+		if u.key || rr.inClassBody(r, d) || (u.shorthand && lang != "go" && lang != "python") {
 			return vOpen, "", nil
 		}
 		return vContra, whyMember, nil
@@ -292,6 +353,10 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 	if in, ok := fi.reexports[rr.name]; ok {
 		return rr.judgeImported(ctx, r, lang, in, d, 0)
 	}
+	if in, ok := fi.importing(rr.name); ok {
+		// "name as other" in an import or export list.
+		return rr.judgeImported(ctx, r, lang, in, d, 0)
+	}
 	if strings.HasPrefix(strings.TrimSpace(line), "import") || strings.HasPrefix(strings.TrimSpace(line), "from") || strings.HasPrefix(strings.TrimSpace(line), "export") {
 		return vOpen, "", nil // an import statement the reader did not parse
 	}
@@ -304,10 +369,24 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 	return vContra, whyScope, nil
 }
 
+// callable reports whether d can be called: anything but a Go field
+// whose declared type is not a func.
+func (rr *refResolver) callable(ctx context.Context, d *refDef) bool {
+	if d.u.symKind != extract.KindField || d.lang != "go" {
+		return true
+	}
+	l, err := rr.lineOf(ctx, d.u.fileID, d.u.start)
+	if err != nil {
+		return true
+	}
+	_, typ, _ := strings.Cut(l, d.u.name)
+	return strings.Contains(typ, "func") || !strings.Contains(l, d.u.name)
+}
+
 // inClassBody reports whether r is inside the type d belongs to (a
 // Python class body's bare name, a TypeScript class's member).
 func (rr *refResolver) inClassBody(r *refLine, d *refDef) bool {
-	return d.parent != "" && r.fileID == d.u.fileID && (r.symbol == d.parent || strings.HasPrefix(r.symbol, d.parent+"."))
+	return d.lang == "python" && d.parent != "" && r.fileID == d.u.fileID && strings.HasSuffix("."+r.symbol, "."+d.parent)
 }
 
 // judgeImported judges a name imported from module in.module.
@@ -413,6 +492,9 @@ func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line stri
 		}
 	}
 	// A type's member: Type.name, or a variable whose type is stated.
+	if d.member && u.call && lang == "go" && !rr.callable(ctx, d) {
+		return vContra, whyMember, nil // a call, and the field is not a func
+	}
 	if d.member {
 		if rr.parents[q] || q == d.parent {
 			return rr.judgeOwner(r, d, []string{q})
@@ -537,36 +619,64 @@ func startsUpper(s string) bool {
 
 // confidences turns the verdicts into d's (index di) references: each
 // line kept with its confidence, and the reasons for the lines left out.
+// A line's confidence is its best occurrence's: resolved when the facts
+// tie that occurrence to d; likely when nothing contradicts and no other
+// definition could be meant there; name_only when another could.
 func confidences(js []judged, di int) (kept []*refLine, conf []string, left map[string]int) {
 	left = map[string]int{}
+	rank := map[string]int{ConfResolved: 3, ConfLikely: 2, ConfNameOnly: 1}
 	for _, j := range js {
-		v := j.verdict[di]
-		switch v {
-		case vSelf:
-			continue
-		case vContra:
-			left[j.why[di]]++
-			continue
-		case vResolved:
-			kept, conf = append(kept, j.r), append(conf, ConfResolved)
+		if j.folded {
+			left[whyCase]++
 			continue
 		}
-		other, open := false, false
-		for k, w := range j.verdict {
-			if k == di {
-				continue
+		best, why, self := "", "", false
+		for _, o := range j.occs {
+			c, w := occConfidence(o, di)
+			switch {
+			case c == "" && w == "":
+				self = true
+			case c == "" && why == "":
+				why = w
+			case rank[c] > rank[best]:
+				best = c
 			}
-			other = other || w == vResolved || w == vSelf
-			open = open || w == vOpen
 		}
 		switch {
-		case other:
-			left[whyOther]++
-		case open:
-			kept, conf = append(kept, j.r), append(conf, ConfNameOnly)
+		case best != "":
+			kept, conf = append(kept, j.r), append(conf, best)
+		case self:
+			// the definition's own name: not a reference
 		default:
-			kept, conf = append(kept, j.r), append(conf, ConfLikely)
+			left[why]++
 		}
 	}
 	return kept, conf, left
+}
+
+// occConfidence is the confidence of one occurrence for definition di,
+// or "" and why it is not di's ("" and "" for di's own name).
+func occConfidence(o occVerdicts, di int) (string, string) {
+	switch o.verdict[di] {
+	case vSelf:
+		return "", ""
+	case vContra:
+		return "", o.why[di]
+	case vResolved:
+		return ConfResolved, ""
+	}
+	other, open := false, false
+	for k, w := range o.verdict {
+		if k != di {
+			other = other || w == vResolved || w == vSelf
+			open = open || w == vOpen
+		}
+	}
+	switch {
+	case other:
+		return "", whyOther
+	case open:
+		return ConfNameOnly, ""
+	}
+	return ConfLikely, ""
 }
