@@ -283,11 +283,11 @@ func findUseOffsets(line, name string) []int {
 }
 
 var (
-	paramTyped = regexp.MustCompile(`^\s*\*{0,2}([\p{L}_$][\p{L}\p{N}_$]*)\s*\??\s*(?::\s*)?(?:\*|&|\.\.\.)*\s*(?:[\p{L}_$][\p{L}\p{N}_$]*\.)?([\p{L}_$][\p{L}\p{N}_$]*)?`)
+	paramTyped = regexp.MustCompile(`^\s*\*{0,2}([\p{L}_$][\p{L}\p{N}_$]*)\s*\??\s*(?::\s*)?(?:\*|&|\.\.\.)*\s*((?:[\p{L}_$][\p{L}\p{N}_$]*\.)?[\p{L}_$][\p{L}\p{N}_$]*)?`)
 )
 
-// addParams adds the names (and the stated type's last name, if any) of
-// a comma-separated parameter list to out.
+// addParams adds the names (and the stated type, "T" or "pkg.T", if
+// any) of a comma-separated parameter list to out.
 func addParams(out map[string]string, list string) {
 	d := 0
 	start := 0

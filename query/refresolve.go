@@ -43,6 +43,8 @@ const (
 	whyDecl     = "the declaration of another symbol"
 	whyOther    = "resolved to another definition of the name"
 	whyNoImport = "imported from another module"
+	whyForeign  = "a member of a value of another package's type"
+	whyMoved    = "the name is on a later line of the same statement, listed there"
 )
 
 // refDef is a definition of the name, with the facts the resolver reads.
@@ -102,8 +104,10 @@ type enclKey struct {
 type judged struct {
 	r    *refLine
 	occs []occVerdicts
-	// folded: the line holds the name in another case only.
-	folded bool
+	// folded: the line holds the name in another case only; moved: the
+	// name is not on the line but on a later one of the statement, which
+	// is listed itself.
+	folded, moved bool
 }
 
 type occVerdicts struct {
@@ -197,6 +201,10 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 			}
 		}
 	}
+	listed := map[enclKey]bool{} // file and line
+	for _, r := range refs {
+		listed[enclKey{file: r.fileID, start: r.line}] = true
+	}
 	out := make([]judged, len(refs))
 	for i, r := range refs {
 		j := judged{r: r}
@@ -204,6 +212,12 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 		us := uses[i]
 		if len(us) == 0 {
 			j.folded = hasFoldedUse(l, rr.name)
+			for n := r.line + 1; !j.folded && n <= r.line+10; n++ {
+				if next, _ := rr.lineOf(ctx, r.fileID, n); len(findUseOffsets(next, rr.name)) > 0 {
+					j.moved = listed[enclKey{file: r.fileID, start: n}]
+					break
+				}
+			}
 			j.occs = []occVerdicts{{verdict: make([]refVerdict, len(rr.defs)), why: make([]string, len(rr.defs))}}
 		}
 		for _, u := range us {
@@ -466,9 +480,9 @@ func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line stri
 				}
 				return rr.judgeOwner(r, d, []string{q})
 			}
-			pkg := ""
-			if i := strings.Index(d.u.qualname, "."); i > 0 {
-				pkg = d.u.qualname[:i]
+			pkg, err := rr.goPackage(ctx, d.u.fileID)
+			if err != nil {
+				return 0, "", err
 			}
 			if len(u.chain) == 1 && d.lang == "go" && goImportDir(mod, d.dir, pkg, rr.dirs) {
 				return vResolved, "", nil
@@ -501,7 +515,7 @@ func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line stri
 		}
 		if len(u.chain) == 1 {
 			if t := rr.typeOf(ctx, r, root); t != "" {
-				return rr.judgeOwner(r, d, []string{t})
+				return rr.judgeTyped(ctx, r, d, lang, t)
 			}
 		}
 		return vOpen, "", nil
@@ -563,8 +577,11 @@ func (rr *refResolver) shadowed(r *refLine, name string) bool {
 }
 
 // typeOf returns the type stated for variable v in r's enclosing
-// symbol: a parameter's or receiver's type on its declaration line, or
-// a local's ("v := T{", "v := &T{", "var v T", "v = T(", "v = new T(").
+// symbol, "T" or "pkg.T": a parameter's or receiver's type on its
+// declaration, or a local's ("v := T{", "v := &T{", "var v T",
+// "v := new(T)", "v = T(", "v = new T("). A Go local set from another
+// package's function ("v := pkg.NewT()") gives "pkg." (a value of
+// that package, type unknown). "" when nothing states it.
 func (rr *refResolver) typeOf(ctx context.Context, r *refLine, v string) string {
 	if r.enclStart == 0 {
 		return ""
@@ -573,7 +590,11 @@ func (rr *refResolver) typeOf(ctx context.Context, r *refLine, v string) string 
 	if err != nil || r.enclStart > len(text) {
 		return ""
 	}
-	if t := paramNames(text[r.enclStart-1], r.enclName)[v]; t != "" {
+	lang := ""
+	if f := rr.files[r.fileID]; f != nil {
+		lang = f.language
+	}
+	if t := paramNames(signatureText(text, r.enclStart, r.enclName).text, r.enclName)[v]; t != "" {
 		return t
 	}
 	for n := r.line - 1; n > r.enclStart && n > r.line-200; n-- {
@@ -584,7 +605,7 @@ func (rr *refResolver) typeOf(ctx context.Context, r *refLine, v string) string 
 			switch {
 			case strings.HasPrefix(rest, ":="):
 				rhs = rest[2:]
-			case strings.HasPrefix(rest, "=") && !strings.HasPrefix(rest, "=="):
+			case strings.HasPrefix(rest, "=") && !strings.HasPrefix(rest, "==") && !strings.HasPrefix(rest, "=>"):
 				rhs = rest[1:]
 			case strings.HasPrefix(rest, ":") && !strings.HasPrefix(rest, "::"):
 				rhs = rest[1:] // an annotation
@@ -595,19 +616,71 @@ func (rr *refResolver) typeOf(ctx context.Context, r *refLine, v string) string 
 			}
 			rhs = strings.TrimLeft(rhs, " \t&*")
 			rhs = strings.TrimPrefix(rhs, "new ")
+			if strings.HasPrefix(rhs, "new(") {
+				rhs = strings.TrimLeft(rhs[4:], "*")
+			}
 			name := rhs
 			if i := strings.IndexFunc(name, func(c rune) bool { return !isWordRune(c) && c != '.' }); i >= 0 {
 				name = name[:i]
 			}
+			call := strings.HasPrefix(rhs[len(name):], "(")
+			last := name
 			if i := strings.LastIndex(name, "."); i >= 0 {
-				name = name[i+1:]
+				last = name[i+1:]
 			}
-			if name != "" && (rr.parents[name] || startsUpper(name)) {
+			switch {
+			case last == "":
+			case lang == "go" && call && strings.Contains(name, "."):
+				return name[:strings.LastIndex(name, ".")+1]
+			case lang == "go" && call:
+				return ""
+			case rr.parents[last] || startsUpper(last):
 				return name
 			}
+			return ""
 		}
 	}
 	return ""
+}
+
+// judgeTyped judges a member use on a value of stated type t ("T",
+// "pkg.T" or "pkg." for a value of package pkg).
+func (rr *refResolver) judgeTyped(ctx context.Context, r *refLine, d *refDef, lang, t string) (refVerdict, string, error) {
+	qual, name := "", t
+	if i := strings.LastIndex(t, "."); i >= 0 {
+		qual, name = t[:i], t[i+1:]
+	}
+	if qual != "" && lang == "go" {
+		fi, err := rr.importsOf(ctx, r.fileID)
+		if err != nil {
+			return 0, "", err
+		}
+		pkg, err := rr.goPackage(ctx, d.u.fileID)
+		if err != nil {
+			return 0, "", err
+		}
+		if mod, ok := fi.modules[qual]; ok && !goImportDir(mod, d.dir, pkg, rr.dirs) {
+			return vContra, whyForeign, nil
+		}
+	}
+	if name == "" {
+		return vOpen, "", nil
+	}
+	return rr.judgeOwner(r, d, []string{name})
+}
+
+// goPackage returns the package clause's name of a Go file.
+func (rr *refResolver) goPackage(ctx context.Context, id int64) (string, error) {
+	text, err := rr.text(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	for _, l := range text {
+		if rest, ok := strings.CutPrefix(l, "package "); ok {
+			return strings.TrimSpace(strings.Split(rest, "//")[0]), nil
+		}
+	}
+	return "", nil
 }
 
 func startsUpper(s string) bool {
@@ -626,8 +699,8 @@ func confidences(js []judged, di int) (kept []*refLine, conf []string, left map[
 	left = map[string]int{}
 	rank := map[string]int{ConfResolved: 3, ConfLikely: 2, ConfNameOnly: 1}
 	for _, j := range js {
-		if j.folded {
-			left[whyCase]++
+		if j.folded || j.moved {
+			left[map[bool]string{true: whyCase, false: whyMoved}[j.folded]]++
 			continue
 		}
 		best, why, self := "", "", false

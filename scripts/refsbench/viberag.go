@@ -46,8 +46,12 @@ func (v viberag) run(ctx context.Context, resp any, args ...string) error {
 
 // refsAnswer is what `viberag refs ID --json` says about one symbol.
 type refsAnswer struct {
-	Lines     []loc // every line listed, sorted
-	Total     int   // the count it reports, listed or not
+	Lines []loc // every line listed, sorted
+	// Confident are the lines listed as resolved or likely (a build that
+	// marks no confidence lists none).
+	Confident []loc
+	Marked    bool // some line is marked with a confidence
+	Total     int  // the count it reports, listed or not
 	Truncated bool
 	Notes     []string
 }
@@ -75,7 +79,8 @@ func (v viberag) refs(ctx context.Context, id string) (refsAnswer, error) {
 			Files      []struct {
 				Path string `json:"path"`
 				Refs []struct {
-					Line int `json:"line"`
+					Line       int    `json:"line"`
+					Confidence string `json:"confidence"`
 				} `json:"refs"`
 			} `json:"files"`
 			Error string `json:"error"`
@@ -100,6 +105,10 @@ func (v viberag) refs(ctx context.Context, id string) (refsAnswer, error) {
 				if !seen[l] {
 					seen[l] = true
 					a.Lines = append(a.Lines, l)
+					a.Marked = a.Marked || h.Confidence != ""
+					if h.Confidence == "resolved" || h.Confidence == "likely" {
+						a.Confident = append(a.Confident, l)
+					}
 				}
 			}
 		}
@@ -109,6 +118,7 @@ func (v viberag) refs(ctx context.Context, id string) (refsAnswer, error) {
 		offset = r.NextOffset
 	}
 	sortLocs(a.Lines)
+	sortLocs(a.Confident)
 	return a, nil
 }
 
