@@ -31,6 +31,7 @@ const (
 	vResolved                   // tied to the definition
 	vContra                     // tied elsewhere, or not a use of it
 	vSelf                       // the definition's own name: not a reference, not counted
+	vRelated                    // may reach the definition through an interface, whatever else it reaches
 )
 
 // Why a line is left out of a definition's references.
@@ -90,6 +91,7 @@ type refResolver struct {
 	imports map[int64]*fileImports
 	locals  map[enclKey]bool // enclosing symbols that bind the name themselves
 	parents map[string]bool  // the types some member definition belongs to
+	ifaces  map[string]bool  // those of them that are Go interfaces
 }
 
 type enclKey struct {
@@ -118,7 +120,8 @@ type occVerdicts struct {
 func newRefResolver(name string, defs []refDef, files map[int64]*fileInfo, lines func(context.Context, int64) ([]string, error)) *refResolver {
 	rr := &refResolver{name: name, defs: defs, files: files, lines: lines,
 		byPath: map[string]*fileInfo{}, paths: map[string]bool{}, dirs: map[string]bool{},
-		texts: map[int64][]string{}, imports: map[int64]*fileImports{}, locals: map[enclKey]bool{}, parents: map[string]bool{}}
+		texts: map[int64][]string{}, imports: map[int64]*fileImports{}, locals: map[enclKey]bool{}, parents: map[string]bool{},
+		ifaces: map[string]bool{}}
 	for _, f := range files {
 		rr.byPath[f.path] = f
 		rr.paths[f.path] = true
@@ -172,6 +175,18 @@ func (rr *refResolver) lineOf(ctx context.Context, id int64, n int) (string, err
 // judge gives every occurrence of the name on every line a verdict per
 // definition.
 func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, error) {
+	for _, d := range rr.defs {
+		// A Go method declared without "func" is an interface's.
+		if d.lang == "go" && d.u.symKind == extract.KindMethod && d.parent != "" {
+			l, err := rr.lineOf(ctx, d.u.fileID, d.u.start)
+			if err != nil {
+				return nil, err
+			}
+			if !strings.HasPrefix(strings.TrimSpace(l), "func") {
+				rr.ifaces[d.parent] = true
+			}
+		}
+	}
 	// First the enclosing symbols that bind the name as a parameter or a
 	// local: a bare use inside them is theirs.
 	uses := make([][]useAt, len(refs))
@@ -554,6 +569,14 @@ func (rr *refResolver) judgeOwner(r *refLine, d *refDef, types []string) (refVer
 		}
 	}
 	for _, t := range types {
+		if rr.ifaces[t] || rr.ifaces[d.parent] {
+			// A call through an interface reaches the methods of the types
+			// that implement it, and a concrete type's call is one of its
+			// interfaces' too.
+			return vRelated, "", nil
+		}
+	}
+	for _, t := range types {
 		if rr.parents[t] {
 			return vContra, whyQual, nil // another type that has a member of the name
 		}
@@ -660,6 +683,11 @@ func (rr *refResolver) judgeTyped(ctx context.Context, r *refLine, d *refDef, la
 			return 0, "", err
 		}
 		if mod, ok := fi.modules[qual]; ok && !goImportDir(mod, d.dir, pkg, rr.dirs) {
+			if strings.HasSuffix(name, "er") {
+				// Go names its interfaces so (io.Writer, http.Handler): a call
+				// through one may reach this method.
+				return vRelated, "", nil
+			}
 			return vContra, whyForeign, nil
 		}
 	}
@@ -737,12 +765,14 @@ func occConfidence(o occVerdicts, di int) (string, string) {
 		return "", o.why[di]
 	case vResolved:
 		return ConfResolved, ""
+	case vRelated:
+		return ConfNameOnly, ""
 	}
 	other, open := false, false
 	for k, w := range o.verdict {
 		if k != di {
 			other = other || w == vResolved || w == vSelf
-			open = open || w == vOpen
+			open = open || w == vOpen || w == vRelated
 		}
 	}
 	switch {
