@@ -182,6 +182,6 @@ func (p *Planner) mostUsed(ctx context.Context, name string, r resolved) (string
 			return r.sid, r.note, nil
 		}
 	}
-	note := fmt.Sprintf("%d definitions are named %s; chose %s, the most used (%d resolved or likely references; find_references lists the others' counts)", refs.SharedBy, name, refs.Symbol.Qualname, chosen)
+	note := fmt.Sprintf("%d definitions are named %s; chose %s, the most used (%d resolved or likely references; the references of %s list the others with their counts)", refs.SharedBy, name, refs.Symbol.Qualname, chosen, name)
 	return refs.Symbol.ID, strings.TrimSpace(note + " " + r.note), nil
 }

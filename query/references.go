@@ -154,7 +154,7 @@ func (p *Planner) References(ctx context.Context, req RefsRequest) (*References,
 				out.Definitions = append(out.Definitions, RefDefinition{SymRef: SymRef{ID: d.u.id, Kind: d.u.symKind, Qualname: d.u.qualname, Path: d.u.path, StartLine: d.u.start, EndLine: d.u.end}, References: counts[i]})
 			}
 			if req.ID == "" {
-				out.Notes = append(out.Notes, fmt.Sprintf("%d definitions are named %s; these are the references of the most used one (%d resolved or likely lines); give a symbol_id from definitions for another", len(defs), q.name, counts[di]))
+				out.Notes = append(out.Notes, fmt.Sprintf("%d definitions are named %s; these are the references of the most used one (%d resolved or likely lines); ask by id for another one's", len(defs), q.name, counts[di]))
 			}
 		}
 		var left map[string]int
