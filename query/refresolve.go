@@ -325,9 +325,17 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		lang = f.language
 	}
 	known := lang == "go" || lang == "python" || lang == "typescript" || lang == "javascript" || lang == "tsx"
-	if u.decl {
+	if r.defLine && r.fileID == d.u.fileID && r.line == d.u.start {
+		return vSelf, "", nil // the definition's own name
+	}
+	if u.decl || (r.defLine && len(u.chain) == 0 && !u.expr) {
 		if r.fileID == d.u.fileID && r.line >= d.u.start && r.line <= d.u.end && (r.enclName == rr.name || r.enclName == "") {
 			return vSelf, "", nil // the definition's own name on a later line of its header
+		}
+		if lang == "python" && r.fileID == d.u.fileID && r.symbol == d.u.qualname {
+			// A redefinition in the same scope (an overload, a property's
+			// setter) binds the same name.
+			return vResolved, "", nil
 		}
 		return vContra, whyDecl, nil
 	}

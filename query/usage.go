@@ -28,6 +28,7 @@ type refLine struct {
 	symbol    string
 	enclName  string // the enclosing symbol's name and first line
 	enclStart int
+	defLine   bool // a symbol of the name starts on the line
 	qualified bool // the receiver.method or import matched the qualified query
 	class     int  // 0 source, 1 auxiliary, 2 test
 }
@@ -52,7 +53,7 @@ func (sf *symbolFinder) refLines(ctx context.Context, q defQuery, sc *scoped, fi
 	byLine := map[string]*refLine{}
 	var out []*refLine
 	for _, row := range rows {
-		if row.Own && !own {
+		if (row.Own || row.DefLine) && !own {
 			continue // the definition's own name, or a use inside it, which usage leaves out
 		}
 		r := refLine{path: row.Path, fileID: row.FileID, line: row.Line, symbol: row.Qualname, enclName: row.EnclName, enclStart: row.EnclStart}
@@ -72,6 +73,7 @@ func (sf *symbolFinder) refLines(ctx context.Context, q defQuery, sc *scoped, fi
 			byLine[key] = cur
 			out = append(out, cur)
 		}
+		cur.defLine = cur.defLine || row.DefLine
 		if !contains(cur.kinds, kind) {
 			cur.kinds = append(cur.kinds, kind)
 		}

@@ -27,8 +27,10 @@ type RefRow struct {
 	EnclStart int
 	// Own marks an identifier inside a symbol of the same name: the
 	// symbol's own name when it is on its declaration, else a use of the
-	// name inside it (a recursive use, another definition's).
-	Own bool
+	// name inside it (a recursive use, another definition's). DefLine
+	// marks a use on the line a symbol of the name starts on: most often
+	// that symbol's own name.
+	Own, DefLine bool
 }
 
 // Usages are matched case-insensitively on the name (ref_keys, on the
@@ -269,10 +271,8 @@ func unpackRefs(groups []RefGroup, symbolFilters bool, enclosing func(file int64
 			if symbolFilters && (encl == nil || !encl.Admitted) {
 				continue
 			}
-			if !g.ByTarget && defines(g.FileID, g.Name, u.line) {
-				continue // on the line a symbol of that name starts
-			}
-			row := RefRow{Path: g.Path, FileID: g.FileID, Kind: g.Kind, Target: g.Target, Line: u.line, Name: g.Name}
+			row := RefRow{Path: g.Path, FileID: g.FileID, Kind: g.Kind, Target: g.Target, Line: u.line, Name: g.Name,
+				DefLine: !g.ByTarget && defines(g.FileID, g.Name, u.line)}
 			if encl != nil {
 				row.Qualname, row.EnclName, row.EnclStart = encl.Qualname, encl.Name, encl.Start
 				row.Own = g.Kind == "ident" && encl.Name == g.Name

@@ -209,6 +209,9 @@ func TestRefsNamedMatchesFacts(t *testing.T) {
 		if r.Own {
 			s += " (own name)"
 		}
+		if r.DefLine {
+			s += " (definition line)"
+		}
 		return s
 	}
 	names := map[string]bool{}
@@ -249,7 +252,7 @@ func TestRefsNamedMatchesFacts(t *testing.T) {
 			}
 			uses = append(uses, use{
 				row: render(RefRow{Path: f.Path, Line: r.StartLine, Kind: r.Kind, Target: r.Target, Qualname: qual,
-					Own: r.Kind == "ident" && sname == r.Name}),
+					Own: r.Kind == "ident" && sname == r.Name, DefLine: defs[identKey{r.Name, r.StartLine}]}),
 				kind: r.Kind, name: r.Name, lower: strings.ToLower(r.Name), target: r.Target,
 				ownName: r.Kind == "ident" && sname == r.Name, defLine: defs[identKey{r.Name, r.StartLine}],
 			})
@@ -261,7 +264,7 @@ func TestRefsNamedMatchesFacts(t *testing.T) {
 		lower := strings.ToLower(name)
 		for _, u := range uses {
 			// An identifier inside a symbol of its name is kept, marked Own.
-			byName := u.lower == lower && slices.Contains([]string{"call", "ident", "type", "import"}, u.kind) && !u.defLine
+			byName := u.lower == lower && slices.Contains([]string{"call", "ident", "type", "import"}, u.kind)
 			byTarget := u.kind == "import" && u.target == name && u.lower != lower
 			if byName || byTarget {
 				want = append(want, u.row)
