@@ -103,6 +103,10 @@ func readUse(line string, at, end int) useAt {
 			s -= n
 		}
 		if s == k {
+			if strings.HasSuffix(line[:k], "super()") && len(u.chain) == 0 {
+				u.chain = []string{"super"} // Python's super().name
+				break
+			}
 			// ")." or "]." : the qualifier is an expression.
 			u.expr, u.chain = true, nil
 			break
@@ -337,4 +341,31 @@ func addParams(out map[string]string, list string) {
 	for _, n := range pending {
 		out[n] = ""
 	}
+}
+
+// classBases returns the bases a class declaration on line names:
+// Python's "class X(A, m.B, metaclass=M):" gives A, B; TypeScript's
+// "class X<T> extends A<T> implements I" gives A.
+func classBases(line string) []string {
+	t := strings.TrimSpace(line)
+	if i := strings.Index(t, " extends "); i >= 0 {
+		b := strings.TrimSpace(t[i+len(" extends "):])
+		if j := strings.IndexFunc(b, func(r rune) bool { return !isWordRune(r) && r != '.' }); j >= 0 {
+			b = b[:j]
+		}
+		return []string{b[strings.LastIndex(b, ".")+1:]}
+	}
+	o, c := strings.Index(t, "("), strings.LastIndex(t, ")")
+	if o < 0 || c < o {
+		return nil
+	}
+	var out []string
+	for _, b := range strings.Split(t[o+1:c], ",") {
+		b = strings.TrimSpace(b)
+		if b == "" || strings.Contains(b, "=") {
+			continue
+		}
+		out = append(out, b[strings.LastIndex(b, ".")+1:])
+	}
+	return out
 }

@@ -406,6 +406,51 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 	return vContra, whyScope, nil
 }
 
+// judgeSuper judges super().name (super.name) inside class cls: the
+// first of its bases (and theirs, declared in the same file) that is d's
+// type, or that has a member of the name itself.
+func (rr *refResolver) judgeSuper(ctx context.Context, r *refLine, d *refDef, cls string, depth int) (refVerdict, string, error) {
+	text, err := rr.text(ctx, r.fileID)
+	if err != nil {
+		return 0, "", err
+	}
+	decl := ""
+	for _, l := range text {
+		t := strings.TrimSpace(l)
+		for _, m := range []string{"export ", "default ", "abstract "} {
+			t = strings.TrimPrefix(t, m)
+		}
+		if rest, ok := strings.CutPrefix(t, "class "); ok && lastWord(" "+strings.FieldsFunc(rest, func(c rune) bool { return !isWordRune(c) })[0]) == cls {
+			decl = l
+			break
+		}
+	}
+	if decl == "" || depth > 4 {
+		return vOpen, "", nil // declared elsewhere
+	}
+	open := false
+	for _, b := range classBases(decl) {
+		switch {
+		case b == d.parent:
+			return vResolved, "", nil
+		case rr.parents[b]:
+			return vContra, whyQual, nil // that base has a member of the name
+		}
+		v, w, err := rr.judgeSuper(ctx, r, d, b, depth+1)
+		if err != nil || v != vContra {
+			if v == vOpen {
+				open = true
+				continue
+			}
+			return v, w, err
+		}
+	}
+	if open {
+		return vOpen, "", nil
+	}
+	return vContra, whyQual, nil
+}
+
 // callable reports whether d can be called: anything but a Go field
 // whose declared type is not a func.
 func (rr *refResolver) callable(ctx context.Context, d *refDef) bool {
@@ -481,6 +526,15 @@ func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line stri
 	q := u.chain[len(u.chain)-1]
 	root := u.chain[0]
 	switch root {
+	case "super":
+		if len(u.chain) != 1 || !d.member {
+			return vOpenIf(d.member)
+		}
+		types := rr.enclosingTypes(r)
+		if len(types) == 0 {
+			return vOpen, "", nil
+		}
+		return rr.judgeSuper(ctx, r, d, types[len(types)-1], 0)
 	case "self", "this", "cls":
 		if len(u.chain) != 1 {
 			return vOpenIf(d.member)
