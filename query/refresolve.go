@@ -252,17 +252,21 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 }
 
 // continuesChain reports whether line continues a chain of calls the
-// line before it ends ("x.\n  Name(…)").
+// line before it ends ("x.\n  Name(…)"), not a comment's sentence.
 func continuesChain(prev, line string) bool {
-	p := strings.TrimRight(prev, " \t")
-	return strings.HasSuffix(p, ".") && !strings.HasSuffix(p, "..")
+	p := strings.TrimRight(stripComment(prev), " \t")
+	if !strings.HasSuffix(p, ".") || strings.HasSuffix(p, "..") || len(p) < 2 {
+		return false
+	}
+	c := p[len(p)-2]
+	return c == ')' || c == ']' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 // inSignature reports whether r is on the declaration of its enclosing
 // function (its first line, or a later one of a parameter list wrapped
 // over several) and that declaration names the name as a parameter.
 func (rr *refResolver) inSignature(ctx context.Context, r *refLine) bool {
-	if r.line < r.enclStart || r.line > r.enclStart+30 {
+	if r.line < r.enclStart || r.line >= r.enclStart+sigLines {
 		return false
 	}
 	text, err := rr.text(ctx, r.fileID)
@@ -275,6 +279,25 @@ func (rr *refResolver) inSignature(ctx context.Context, r *refLine) bool {
 	}
 	_, ok := paramNames(sig.text, r.enclName)[rr.name]
 	return ok
+}
+
+// sigLines bounds the lines of one declaration's parameter list.
+const sigLines = 80
+
+// stripComment returns line without a trailing '#' or '//' comment (a
+// whole-line one gives ""); a '#' or '//' inside a string cuts it short,
+// which costs at most a parameter's type.
+func stripComment(line string) string {
+	t := strings.TrimSpace(line)
+	if strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//") {
+		return ""
+	}
+	for _, m := range []string{" # ", " // "} {
+		if i := strings.Index(line, m); i >= 0 {
+			line = line[:i]
+		}
+	}
+	return line
 }
 
 type sigText struct {
@@ -298,8 +321,8 @@ func signatureText(text []string, from int, fn string) sigText {
 	var b strings.Builder
 	d := 0
 	opened := false
-	for n := from; n <= len(text) && n < from+30; n++ {
-		l := text[n-1]
+	for n := from; n <= len(text) && n < from+sigLines; n++ {
+		l := stripComment(text[n-1])
 		b.WriteString(l)
 		b.WriteByte(' ')
 		for _, c := range l {
@@ -359,7 +382,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		return vContra, whyLocal, nil
 	}
 	if d.member {
-		if u.key || rr.inClassBody(r, d) || (u.shorthand && lang != "go" && lang != "python") {
+		if (u.key && lang != "python") || rr.inClassBody(r, d) || (u.shorthand && lang != "go" && lang != "python") {
 			return vOpen, "", nil
 		}
 		return vContra, whyMember, nil
@@ -410,21 +433,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 // first of its bases (and theirs, declared in the same file) that is d's
 // type, or that has a member of the name itself.
 func (rr *refResolver) judgeSuper(ctx context.Context, r *refLine, d *refDef, cls string, depth int) (refVerdict, string, error) {
-	text, err := rr.text(ctx, r.fileID)
-	if err != nil {
-		return 0, "", err
-	}
-	decl := ""
-	for _, l := range text {
-		t := strings.TrimSpace(l)
-		for _, m := range []string{"export ", "default ", "abstract "} {
-			t = strings.TrimPrefix(t, m)
-		}
-		if rest, ok := strings.CutPrefix(t, "class "); ok && lastWord(" "+strings.FieldsFunc(rest, func(c rune) bool { return !isWordRune(c) })[0]) == cls {
-			decl = l
-			break
-		}
-	}
+	decl := rr.classLine(ctx, r, cls)
 	if decl == "" || depth > 4 {
 		return vOpen, "", nil // declared elsewhere
 	}
@@ -449,6 +458,29 @@ func (rr *refResolver) judgeSuper(ctx context.Context, r *refLine, d *refDef, cl
 		return vOpen, "", nil
 	}
 	return vContra, whyQual, nil
+}
+
+// classLine returns the line declaring class cls in r's file, "" when
+// it declares none.
+func (rr *refResolver) classLine(ctx context.Context, r *refLine, cls string) string {
+	text, err := rr.text(ctx, r.fileID)
+	if err != nil {
+		return ""
+	}
+	for _, l := range text {
+		t := strings.TrimSpace(l)
+		for _, m := range []string{"export ", "default ", "abstract "} {
+			t = strings.TrimPrefix(t, m)
+		}
+		rest, ok := strings.CutPrefix(t, "class ")
+		if !ok {
+			continue
+		}
+		if f := strings.FieldsFunc(rest, func(c rune) bool { return !isWordRune(c) }); len(f) > 0 && f[0] == cls {
+			return l
+		}
+	}
+	return ""
 }
 
 // callable reports whether d can be called: anything but a Go field
@@ -542,7 +574,18 @@ func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line stri
 		if !d.member {
 			return vContra, whyMember, nil
 		}
-		return rr.judgeOwner(r, d, rr.enclosingTypes(r))
+		types := rr.enclosingTypes(r)
+		v, w, err := rr.judgeOwner(r, d, types)
+		if err != nil || v != vOpen {
+			return v, w, err
+		}
+		// Through the enclosing class's bases declared in the file.
+		for i := len(types) - 1; i >= 0; i-- {
+			if rr.classLine(ctx, r, types[i]) != "" {
+				return rr.judgeSuper(ctx, r, d, types[i], 0)
+			}
+		}
+		return vOpen, "", nil
 	}
 	fi, err := rr.importsOf(ctx, r.fileID)
 	if err != nil {
