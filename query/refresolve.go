@@ -75,6 +75,18 @@ func newRefDef(u *unit, files map[int64]*fileInfo) refDef {
 	return d
 }
 
+// scope returns the qualified name of the symbol a non-member definition
+// is nested in, "" for a top-level one or a member.
+func (d *refDef) scope() string {
+	if d.member {
+		return ""
+	}
+	if i := strings.LastIndex(d.u.qualname, "."); i > 0 {
+		return d.u.qualname[:i]
+	}
+	return ""
+}
+
 // refResolver judges the reference lines of one name against every
 // definition of it. It reads the text of the files holding them (and of
 // the files their imports name) through lines.
@@ -386,6 +398,16 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 			return vOpen, "", nil
 		}
 		return vContra, whyMember, nil
+	}
+	if scope := d.scope(); scope != "" && lang != "go" && d.lang == lang {
+		// A definition nested in a function, a test or a namespace is in
+		// scope inside it only.
+		if r.fileID == d.u.fileID && (r.symbol == scope || strings.HasPrefix(r.symbol, scope+".")) {
+			return vResolved, "", nil
+		}
+		if r.fileID == d.u.fileID {
+			return vContra, whyScope, nil
+		}
 	}
 	if r.fileID == d.u.fileID {
 		return vResolved, "", nil
