@@ -210,3 +210,104 @@ func TestRefsPaging(t *testing.T) {
 		t.Errorf("%d lines over the pages, want 1200", len(seen))
 	}
 }
+
+// TestRefsPythonScopes: self and super() through the class's bases, an
+// overload and a setter as the same name, and a definition nested in a
+// function in scope only there.
+func TestRefsPythonScopes(t *testing.T) {
+	p := refsRepo(t, map[string]string{
+		"shapes.py": `import typing as t
+
+
+class Base:
+    def __init__(self, name):
+        self.name = name
+
+    def area(self):
+        return 0
+
+
+class Square(Base):
+    def __init__(self, side):
+        super().__init__("square")
+        self.side = side
+
+    def area(self):
+        return self.side * self.side
+
+    def twice(self):
+        return self.area() * 2
+
+
+class Other:
+    def __init__(self):
+        self.total = 0
+
+    def area(self):
+        return self.total
+
+
+def first():
+    def helper():
+        return 1
+
+    return helper()
+
+
+def second():
+    def helper():
+        return 2
+
+    return helper()
+
+
+@t.overload
+def load(x: int) -> int: ...
+
+
+@t.overload
+def load(x: str) -> str: ...
+
+
+def load(x):
+    return x
+`,
+	})
+	got, _ := refsOf(t, p, "shapes.py", "Base.__init__")
+	wantRefs(t, "Base.__init__", got, map[string]string{"shapes.py:14": ConfResolved})
+	got, _ = refsOf(t, p, "shapes.py", "Other.__init__")
+	wantRefs(t, "Other.__init__", got, map[string]string{"shapes.py:14": ""})
+	got, _ = refsOf(t, p, "shapes.py", "Square.area")
+	wantRefs(t, "Square.area", got, map[string]string{"shapes.py:21": ConfResolved, "shapes.py:29": ""})
+	got, _ = refsOf(t, p, "shapes.py", "Other.area")
+	wantRefs(t, "Other.area", got, map[string]string{"shapes.py:21": ""})
+	got, _ = refsOf(t, p, "shapes.py", "first.helper")
+	wantRefs(t, "first.helper", got, map[string]string{"shapes.py:36": ConfResolved, "shapes.py:43": ""})
+	got, _ = refsOf(t, p, "shapes.py", "load")
+	var overloads int
+	for k, c := range got {
+		if (k == "shapes.py:47" || k == "shapes.py:51") && c == ConfResolved {
+			overloads++
+		}
+	}
+	if overloads != 2 {
+		t.Errorf("load: %v, want both overloads' lines resolved", got)
+	}
+}
+
+// TestSymbolPrefersMostUsed: a bare name several definitions share
+// answers the one the repository uses most, and says it chose.
+func TestSymbolPrefersMostUsed(t *testing.T) {
+	p := refsRepo(t, map[string]string{
+		"a.py":   "class Render:\n    pass\n",
+		"b.py":   "def Render():\n    return 1\n",
+		"use.py": "from b import Render\n\nx = Render()\ny = Render()\nz = Render()\n",
+	})
+	d, err := p.SymbolWith(context.Background(), "Render", SymbolOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Path != "b.py" || !strings.Contains(d.Note, "most used") {
+		t.Errorf("symbol Render: %s (%q), want b.py's function, the most used, with a note saying so", d.Path, d.Note)
+	}
+}
