@@ -119,8 +119,11 @@ func readUse(line string, at, end int) useAt {
 	}
 	before := strings.TrimRight(line[:at], " \t*&")
 	prev := lastWord(before)
+	// "type X," in an import or export list names X, declares nothing.
+	listed := strings.HasPrefix(strings.TrimLeft(line[end:], " \t"), ",") || strings.HasPrefix(strings.TrimLeft(line[end:], " \t"), "}") ||
+		strings.HasPrefix(strings.TrimLeft(line[end:], " \t"), "as ")
 	switch {
-	case declWords[prev] && onlyModifiers(strings.TrimSuffix(before, prev)):
+	case declWords[prev] && onlyModifiers(strings.TrimSuffix(before, prev)) && !(prev == "type" && listed):
 		u.decl = true
 	case bindWords[prev]:
 		u.assign = true

@@ -372,6 +372,11 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 			// setter) binds the same name.
 			return vResolved, "", nil
 		}
+		if lang != "go" && lang != "python" && d.member && rr.memberStartsAt(r) {
+			// Another type's member of the name: in TypeScript an interface's
+			// member and its implementations' are one group.
+			return vRelated, "", nil
+		}
 		return vContra, whyDecl, nil
 	}
 	if !known {
@@ -480,6 +485,17 @@ func (rr *refResolver) judgeSuper(ctx context.Context, r *refLine, d *refDef, cl
 		return vOpen, "", nil
 	}
 	return vContra, whyQual, nil
+}
+
+// memberStartsAt reports whether a member definition of the name starts
+// on r's line.
+func (rr *refResolver) memberStartsAt(r *refLine) bool {
+	for _, o := range rr.defs {
+		if o.member && o.u.fileID == r.fileID && o.u.start == r.line {
+			return true
+		}
+	}
+	return false
 }
 
 // classLine returns the line declaring class cls in r's file, "" when
