@@ -311,3 +311,44 @@ func TestSymbolPrefersMostUsed(t *testing.T) {
 		t.Errorf("symbol Render: %s (%q), want b.py's function, the most used, with a note saying so", d.Path, d.Note)
 	}
 }
+
+// TestRefsGoLiterals: a composite literal's key is a field of the
+// literal's type, a test table's anonymous struct has fields of its own,
+// an embedded type is a use of the type, and calling a name rules out a
+// field that is not a func.
+func TestRefsGoLiterals(t *testing.T) {
+	p := refsRepo(t, map[string]string{
+		"go.mod": "module example.com/l\n",
+		"cmd.go": `package l
+
+type Command struct {
+	Hidden bool
+	Name   string
+}
+
+func (c *Command) Title() string { return c.Name }
+
+type Doc struct {
+	Command
+	Label string
+}
+
+func build() []*Command {
+	c := &Command{Hidden: true, Name: "a"}
+	tests := []struct {
+		Hidden bool
+	}{
+		{Hidden: false},
+	}
+	_ = tests
+	d := Doc{Label: "x"}
+	_ = d.Title()
+	return []*Command{c}
+}
+`,
+	})
+	got, _ := refsOf(t, p, "cmd.go", "Command.Hidden")
+	wantRefs(t, "Command.Hidden", got, map[string]string{"cmd.go:16": ConfResolved, "cmd.go:20": ""})
+	got, _ = refsOf(t, p, "cmd.go", "l.Command")
+	wantRefs(t, "Command", got, map[string]string{"cmd.go:11": ConfResolved, "cmd.go:16": ConfResolved})
+}

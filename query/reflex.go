@@ -35,6 +35,8 @@ type useAt struct {
 	shorthand bool
 	// call: the name is followed by '('.
 	call bool
+	// at is the occurrence's byte offset in the line.
+	at int
 }
 
 // isWordByte reports whether r continues an identifier: letters, digits,
@@ -82,7 +84,7 @@ var bindWords = map[string]bool{"let": true, "const": true, "var": true, "val": 
 
 // readUse reads the context of the occurrence line[at:end].
 func readUse(line string, at, end int) useAt {
-	var u useAt
+	u := useAt{at: at}
 	// The qualifier: names joined by '.', '?.', '::' or '->' before at.
 	i := at
 	for {
@@ -146,6 +148,8 @@ func readUse(line string, at, end int) useAt {
 		}
 	case strings.HasPrefix(after, ":") && !strings.HasPrefix(after, "::"):
 		u.key = true
+	case tupleAssign.MatchString(after) && (strings.TrimSpace(before) == "" || strings.HasSuffix(before, ",") || bindWords[prev]):
+		u.assign = true // a, name := … ; a, name = …
 	case after == "" || strings.HasPrefix(after, ",") || strings.HasPrefix(after, "}"):
 		b := strings.TrimSpace(line[:at])
 		u.shorthand = b == "" || strings.HasSuffix(b, "{") || strings.HasSuffix(b, ",")
@@ -290,7 +294,8 @@ func findUseOffsets(line, name string) []int {
 }
 
 var (
-	paramTyped = regexp.MustCompile(`^\s*\*{0,2}([\p{L}_$][\p{L}\p{N}_$]*)\s*\??\s*(?::\s*)?(?:\*|&|\.\.\.)*\s*((?:[\p{L}_$][\p{L}\p{N}_$]*\.)?[\p{L}_$][\p{L}\p{N}_$]*)?`)
+	tupleAssign = regexp.MustCompile(`^(?:\s*,\s*[\p{L}_$][\p{L}\p{N}_$]*)+\s*(?::=|=[^=>])`)
+	paramTyped  = regexp.MustCompile(`^\s*\*{0,2}([\p{L}_$][\p{L}\p{N}_$]*)\s*\??\s*(?::\s*)?(?:\*|&|\.\.\.)*\s*((?:[\p{L}_$][\p{L}\p{N}_$]*\.)?[\p{L}_$][\p{L}\p{N}_$]*)?`)
 )
 
 // addParams adds the names (and the stated type, "T" or "pkg.T", if

@@ -211,7 +211,7 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 		if prev, _ := rr.lineOf(ctx, r.fileID, r.line-1); continuesChain(prev, l) {
 			for k := range uses[i] {
 				if len(uses[i][k].chain) == 0 && strings.TrimSpace(l[:max(strings.Index(l, rr.name), 0)]) == "" {
-					uses[i][k] = useAt{expr: true}
+					uses[i][k] = useAt{expr: true, at: uses[i][k].at, call: uses[i][k].call}
 				}
 			}
 		}
@@ -363,7 +363,8 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 	if r.defLine && r.fileID == d.u.fileID && r.line == d.u.start {
 		return vSelf, "", nil // the definition's own name
 	}
-	if u.decl || (r.defLine && len(u.chain) == 0 && !u.expr) {
+	embedded := lang == "go" && !d.member && strings.TrimLeft(strings.TrimSpace(line), "*") == rr.name
+	if !embedded && (u.decl || (r.defLine && len(u.chain) == 0 && !u.expr)) {
 		if r.fileID == d.u.fileID && r.line >= d.u.start && r.line <= d.u.end && (r.enclName == rr.name || r.enclName == "") {
 			return vSelf, "", nil // the definition's own name on a later line of its header
 		}
@@ -385,6 +386,9 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 	if len(u.chain) > 0 {
 		return rr.judgeQualified(ctx, r, line, u, d, lang)
 	}
+	if d.member && u.call && lang == "go" && (u.expr || len(u.chain) > 0) && !rr.callable(ctx, d) {
+		return vContra, whyMember, nil // a call, and the field is not a func
+	}
 	if u.expr {
 		if d.member {
 			return vOpen, "", nil
@@ -399,6 +403,15 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		return vContra, whyLocal, nil
 	}
 	if d.member {
+		if u.key && lang == "go" {
+			// A composite literal's key: a field of the literal's type.
+			if t, anon := rr.literalType(ctx, r, u.at); anon {
+				return vContra, whyMember, nil
+			} else if t != "" {
+				return rr.judgeTyped(ctx, r, d, lang, t)
+			}
+			return vOpen, "", nil
+		}
 		if (u.key && lang != "python") || rr.inClassBody(r, d) || (u.shorthand && lang != "go" && lang != "python") {
 			return vOpen, "", nil
 		}
@@ -485,6 +498,66 @@ func (rr *refResolver) judgeSuper(ctx context.Context, r *refLine, d *refDef, cl
 		return vOpen, "", nil
 	}
 	return vContra, whyQual, nil
+}
+
+// literalType returns the type of the Go composite literal whose key
+// is on r's line ("T{", "&pkg.T{", an element of "[]T{" or "map[K]T{"),
+// or anon when the literal is of a struct type written in place (a test
+// table's "[]struct{…}{"): its fields are no named type's.
+func (rr *refResolver) literalType(ctx context.Context, r *refLine, at int) (typ string, anon bool) {
+	text, err := rr.text(ctx, r.fileID)
+	if err != nil {
+		return "", false
+	}
+	depth, elided := 0, false
+	for n := r.line; n > 0 && n > r.line-200; n-- {
+		l := text[n-1]
+		end := len(l)
+		if n == r.line {
+			end = min(at, len(l)) // the key's own line: what comes before the key
+		}
+		for i := end - 1; i >= 0; i-- {
+			switch l[i] {
+			case '}':
+				depth++
+			case '{':
+				if depth > 0 {
+					depth--
+					continue
+				}
+				before := strings.TrimRight(l[:i], " \t")
+				switch {
+				case strings.HasSuffix(before, "}"):
+					return "", true // []struct{…}{
+				case before == "" || strings.HasSuffix(before, ",") || strings.HasSuffix(before, "{") || strings.HasSuffix(before, ":"):
+					if elided {
+						return "", false
+					}
+					elided = true // an element whose type the outer literal states
+					continue
+				}
+				w := before
+				if i := strings.LastIndexAny(w, " \t(&*[]=,:"); i >= 0 {
+					w = w[i+1:]
+				}
+				if w == "struct" {
+					return "", true
+				}
+				if w == "" || !startsWordChar(w) {
+					return "", false
+				}
+				return w, false
+			}
+		}
+	}
+	return "", false
+}
+
+func startsWordChar(s string) bool {
+	for _, c := range s {
+		return isWordRune(c)
+	}
+	return false
 }
 
 // memberStartsAt reports whether a member definition of the name starts
