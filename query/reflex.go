@@ -49,21 +49,8 @@ func isWordRune(r rune) bool {
 // written (case included).
 func findUses(line, name string) []useAt {
 	var out []useAt
-	for i := 0; i+len(name) <= len(line); {
-		j := strings.Index(line[i:], name)
-		if j < 0 {
-			break
-		}
-		at := i + j
-		end := at + len(name)
-		i = at + 1
-		if r, _ := utf8.DecodeLastRuneInString(line[:at]); at > 0 && isWordRune(r) {
-			continue
-		}
-		if r, _ := utf8.DecodeRuneInString(line[end:]); end < len(line) && isWordRune(r) {
-			continue
-		}
-		out = append(out, readUse(line, at, end))
+	for _, at := range findUseOffsets(line, name) {
+		out = append(out, readUse(line, at, at+len(name)))
 	}
 	return out
 }
