@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/viberag/viberag/extract"
@@ -104,6 +105,24 @@ type refResolver struct {
 	locals  map[enclKey]bool // enclosing symbols that bind the name themselves
 	parents map[string]bool  // the types some member definition belongs to
 	ifaces  map[string]bool  // those of them that are Go interfaces
+
+	// Per line, what does not depend on the definition judged, read
+	// once: every definition of a common name asks the same questions.
+	typeMemo    map[lineVar]string
+	classMemo   map[lineVar]string
+	literalMemo map[lineVar]literal
+}
+
+// lineVar keys a memo: a file, a line (or 0) and a name (or an offset).
+type lineVar struct {
+	file int64
+	line int
+	name string
+}
+
+type literal struct {
+	typ  string
+	anon bool
 }
 
 type enclKey struct {
@@ -133,7 +152,7 @@ func newRefResolver(name string, defs []refDef, files map[int64]*fileInfo, lines
 	rr := &refResolver{name: name, defs: defs, files: files, lines: lines,
 		byPath: map[string]*fileInfo{}, paths: map[string]bool{}, dirs: map[string]bool{},
 		texts: map[int64][]string{}, imports: map[int64]*fileImports{}, locals: map[enclKey]bool{}, parents: map[string]bool{},
-		ifaces: map[string]bool{}}
+		ifaces: map[string]bool{}, typeMemo: map[lineVar]string{}, classMemo: map[lineVar]string{}, literalMemo: map[lineVar]literal{}}
 	for _, f := range files {
 		rr.byPath[f.path] = f
 		rr.paths[f.path] = true
@@ -505,6 +524,16 @@ func (rr *refResolver) judgeSuper(ctx context.Context, r *refLine, d *refDef, cl
 // or anon when the literal is of a struct type written in place (a test
 // table's "[]struct{…}{"): its fields are no named type's.
 func (rr *refResolver) literalType(ctx context.Context, r *refLine, at int) (typ string, anon bool) {
+	k := lineVar{r.fileID, r.line, strconv.Itoa(at)}
+	if l, ok := rr.literalMemo[k]; ok {
+		return l.typ, l.anon
+	}
+	typ, anon = rr.readLiteralType(ctx, r, at)
+	rr.literalMemo[k] = literal{typ, anon}
+	return typ, anon
+}
+
+func (rr *refResolver) readLiteralType(ctx context.Context, r *refLine, at int) (typ string, anon bool) {
 	text, err := rr.text(ctx, r.fileID)
 	if err != nil {
 		return "", false
@@ -574,6 +603,16 @@ func (rr *refResolver) memberStartsAt(r *refLine) bool {
 // classLine returns the line declaring class cls in r's file, "" when
 // it declares none.
 func (rr *refResolver) classLine(ctx context.Context, r *refLine, cls string) string {
+	k := lineVar{r.fileID, 0, cls}
+	if l, ok := rr.classMemo[k]; ok {
+		return l
+	}
+	l := rr.readClassLine(ctx, r, cls)
+	rr.classMemo[k] = l
+	return l
+}
+
+func (rr *refResolver) readClassLine(ctx context.Context, r *refLine, cls string) string {
 	text, err := rr.text(ctx, r.fileID)
 	if err != nil {
 		return ""
@@ -822,6 +861,16 @@ func (rr *refResolver) shadowed(r *refLine, name string) bool {
 // package's function ("v := pkg.NewT()") gives "pkg." (a value of
 // that package, type unknown). "" when nothing states it.
 func (rr *refResolver) typeOf(ctx context.Context, r *refLine, v string) string {
+	k := lineVar{r.fileID, r.line, v}
+	if t, ok := rr.typeMemo[k]; ok {
+		return t
+	}
+	t := rr.readTypeOf(ctx, r, v)
+	rr.typeMemo[k] = t
+	return t
+}
+
+func (rr *refResolver) readTypeOf(ctx context.Context, r *refLine, v string) string {
 	if r.enclStart == 0 {
 		return ""
 	}
