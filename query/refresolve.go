@@ -742,7 +742,7 @@ func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line stri
 		return 0, "", err
 	}
 	// A module or package qualifier.
-	if mod, ok := fi.modules[root]; ok && !rr.shadowed(r, root) {
+	if mod, ok := fi.modules[root]; ok {
 		if lang == "go" {
 			if d.member {
 				if len(u.chain) == 1 {
@@ -763,16 +763,16 @@ func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line stri
 		if lang == "python" {
 			modPath = strings.Join(append([]string{mod}, u.chain[1:]...), ".")
 		}
-		return rr.judgeModuleMember(ctx, r, lang, modPath, u, d)
+		return rr.judgeModuleMember(ctx, r, lang, modPath, d)
 	}
-	if in, ok := fi.names[root]; ok && lang == "python" && !rr.shadowed(r, root) {
+	if in, ok := fi.names[root]; ok && lang == "python" {
 		// from p import m; m.name: m is a submodule, or a class.
 		sub := strings.TrimSuffix(in.module, ".") + "." + in.name
 		if strings.HasSuffix(in.module, ".") {
 			sub = in.module + in.name
 		}
 		if len(importFiles(lang, r.path, sub, rr.paths, rr.dirs)) > 0 {
-			return rr.judgeModuleMember(ctx, r, lang, strings.Join(append([]string{sub}, u.chain[1:]...), "."), u, d)
+			return rr.judgeModuleMember(ctx, r, lang, strings.Join(append([]string{sub}, u.chain[1:]...), "."), d)
 		}
 	}
 	// A type's member: Type.name, or a variable whose type is stated.
@@ -809,7 +809,7 @@ func vOpenIf(member bool) (refVerdict, string, error) {
 
 // judgeModuleMember judges mod.name where mod names a module of the
 // repository (or not).
-func (rr *refResolver) judgeModuleMember(ctx context.Context, r *refLine, lang, mod string, u useAt, d *refDef) (refVerdict, string, error) {
+func (rr *refResolver) judgeModuleMember(ctx context.Context, r *refLine, lang, mod string, d *refDef) (refVerdict, string, error) {
 	if d.member {
 		return vContra, whyMember, nil
 	}
@@ -847,11 +847,6 @@ func (rr *refResolver) enclosingTypes(r *refLine) []string {
 		parts = parts[:len(parts)-1]
 	}
 	return parts
-}
-
-// shadowed reports whether r's enclosing symbol binds name itself.
-func (rr *refResolver) shadowed(r *refLine, name string) bool {
-	return false
 }
 
 // typeOf returns the type stated for variable v in r's enclosing
