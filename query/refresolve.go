@@ -120,6 +120,16 @@ type lineVar struct {
 	name string
 }
 
+// memo returns m[k], reading it first when m has none.
+func memo[V any](m map[lineVar]V, k lineVar, read func() V) V {
+	if v, ok := m[k]; ok {
+		return v
+	}
+	v := read()
+	m[k] = v
+	return v
+}
+
 type literal struct {
 	typ  string
 	anon bool
@@ -524,13 +534,11 @@ func (rr *refResolver) judgeSuper(ctx context.Context, r *refLine, d *refDef, cl
 // or anon when the literal is of a struct type written in place (a test
 // table's "[]struct{…}{"): its fields are no named type's.
 func (rr *refResolver) literalType(ctx context.Context, r *refLine, at int) (typ string, anon bool) {
-	k := lineVar{r.fileID, r.line, strconv.Itoa(at)}
-	if l, ok := rr.literalMemo[k]; ok {
-		return l.typ, l.anon
-	}
-	typ, anon = rr.readLiteralType(ctx, r, at)
-	rr.literalMemo[k] = literal{typ, anon}
-	return typ, anon
+	l := memo(rr.literalMemo, lineVar{r.fileID, r.line, strconv.Itoa(at)}, func() literal {
+		typ, anon := rr.readLiteralType(ctx, r, at)
+		return literal{typ, anon}
+	})
+	return l.typ, l.anon
 }
 
 func (rr *refResolver) readLiteralType(ctx context.Context, r *refLine, at int) (typ string, anon bool) {
@@ -603,13 +611,7 @@ func (rr *refResolver) memberStartsAt(r *refLine) bool {
 // classLine returns the line declaring class cls in r's file, "" when
 // it declares none.
 func (rr *refResolver) classLine(ctx context.Context, r *refLine, cls string) string {
-	k := lineVar{r.fileID, 0, cls}
-	if l, ok := rr.classMemo[k]; ok {
-		return l
-	}
-	l := rr.readClassLine(ctx, r, cls)
-	rr.classMemo[k] = l
-	return l
+	return memo(rr.classMemo, lineVar{r.fileID, 0, cls}, func() string { return rr.readClassLine(ctx, r, cls) })
 }
 
 func (rr *refResolver) readClassLine(ctx context.Context, r *refLine, cls string) string {
@@ -856,13 +858,7 @@ func (rr *refResolver) enclosingTypes(r *refLine) []string {
 // package's function ("v := pkg.NewT()") gives "pkg." (a value of
 // that package, type unknown). "" when nothing states it.
 func (rr *refResolver) typeOf(ctx context.Context, r *refLine, v string) string {
-	k := lineVar{r.fileID, r.line, v}
-	if t, ok := rr.typeMemo[k]; ok {
-		return t
-	}
-	t := rr.readTypeOf(ctx, r, v)
-	rr.typeMemo[k] = t
-	return t
+	return memo(rr.typeMemo, lineVar{r.fileID, r.line, v}, func() string { return rr.readTypeOf(ctx, r, v) })
 }
 
 func (rr *refResolver) readTypeOf(ctx context.Context, r *refLine, v string) string {
