@@ -468,6 +468,7 @@ func (s *Searcher) References(ctx context.Context, repos []postgres.Repo, req qu
 		}
 		out.Total += refs.Total
 		out.Truncated = out.Truncated || refs.Truncated
+		mergeRefCounts(out, refs, r.Name, len(repos) == 1)
 		for _, f := range refs.FiltersApplied {
 			if !seenFilter[f] {
 				seenFilter[f] = true
@@ -495,6 +496,33 @@ func (s *Searcher) References(ctx context.Context, repos []postgres.Repo, req qu
 		}
 	}
 	return out, missing, nil
+}
+
+// mergeRefCounts adds one repository's confidence and left-out counts to
+// out; an answer of one repository keeps its paging and its other
+// definitions (ids qualified) as they are.
+func mergeRefCounts(out, refs *query.References, repo string, only bool) {
+	for c, n := range refs.Confidence {
+		if out.Confidence == nil {
+			out.Confidence = map[string]int{}
+		}
+		out.Confidence[c] += n
+	}
+	for _, l := range refs.LeftOut {
+		i := slices.IndexFunc(out.LeftOut, func(o query.RefLeftOut) bool { return o.Reason == l.Reason })
+		if i < 0 {
+			out.LeftOut = append(out.LeftOut, l)
+		} else {
+			out.LeftOut[i].Lines += l.Lines
+		}
+	}
+	if only {
+		out.Offset, out.NextOffset, out.Remaining, out.SharedBy = refs.Offset, refs.NextOffset, refs.Remaining, refs.SharedBy
+		for _, d := range refs.Definitions {
+			d.ID = QualifyID(d.ID, repo)
+			out.Definitions = append(out.Definitions, d)
+		}
+	}
 }
 
 // Neighbourhood reads the code around an anchor in one repository, with

@@ -118,7 +118,7 @@ func (a *Answers) References(ctx context.Context, in RefsIn) (*RefsOut, error) {
 	if err != nil {
 		return nil, err
 	}
-	refs, err := a.Planner.References(ctx, query.RefsRequest{ID: in.SymbolID, Name: strings.TrimSpace(in.SymbolName), Scope: sc, Limit: limit})
+	refs, err := a.Planner.References(ctx, query.RefsRequest{ID: in.SymbolID, Name: strings.TrimSpace(in.SymbolName), Scope: sc, Limit: limit, Offset: in.Offset})
 	if err != nil {
 		return nil, err
 	}

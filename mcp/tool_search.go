@@ -50,10 +50,11 @@ type SymbolOut struct {
 
 // RefsIn is find_references' input.
 type RefsIn struct {
-	SymbolID   string       `json:"symbol_id,omitempty" jsonschema:"symbol id (s + 16 hex digits): the references to that symbol's name, matched by name as for symbol_name (references are not resolved to definitions, so same-named symbols share them; the answer names the symbol and says so); give this or symbol_name"`
-	SymbolName string       `json:"symbol_name,omitempty" jsonschema:"a name (retry, Queue.retry): references to every symbol so named; give this or symbol_id"`
+	SymbolID   string       `json:"symbol_id,omitempty" jsonschema:"symbol id (s + 16 hex digits): that definition's references, each marked resolved, likely or name_only (resolved first); lines the facts tie to another definition are left out and counted in left_out; give this or symbol_name"`
+	SymbolName string       `json:"symbol_name,omitempty" jsonschema:"a name (retry, Queue.retry): a qualified name is one definition; a bare name several definitions share answers for the most used one and lists the others with their reference counts; give this or symbol_id"`
 	Scope      *scope.Scope `json:"scope,omitempty" jsonschema:"optional filters on where the references are"`
 	K          int          `json:"k,omitempty" jsonschema:"most reference lines to return (default 50, 1 to 1000)"`
+	Offset     int          `json:"offset,omitempty" jsonschema:"skip this many lines: give the answer's next_offset for the next page"`
 }
 
 // RefsOut is find_references' result.

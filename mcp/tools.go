@@ -19,7 +19,8 @@ const (
 	descSymbol = `Get one symbol's full details by id (from codebase_search or find_references): kind, qualified name, signature, docstring, location, parent, and optionally its code. ` +
 		`Use it when a search hit looks right and you need its definition; then find_references for its uses.`
 	descRefs = `Find where a symbol is used: calls, imports, type uses and mentions, with their enclosing symbols. ` +
-		`Give symbol_id (from a hit) or symbol_name; either way references are matched by name, so same-named symbols share them. Use it for impact analysis before changing a symbol; follow a hit with get_surrounding_code or read_file_lines.`
+		`Give symbol_id (from a hit) or symbol_name: the answer is one definition's references, each marked resolved (what is written at the use ties it there: a qualifier, an import, the same file or package), likely (the only definition it can be) or name_only (another definition of the name could be meant), in that order; lines tied elsewhere are counted in left_out. ` +
+		`A bare name several definitions share answers for the most used one and lists the others (definitions, with counts). Page with offset = next_offset. Use it for impact analysis before changing a symbol; follow a hit with get_surrounding_code or read_file_lines.`
 	descSurrounding = `Show what surrounds a symbol or chunk (id from another tool): the enclosing symbol, the anchor's code, and its nearest sibling symbols before and after with signatures and line distances. ` +
 		`Use it to orient yourself in a file without reading all of it; read more with read_file_lines.`
 	descRead = `Read lines of an indexed file as it is on disk now. Paths are repository-relative as results give them; files outside the repository or not indexed (secrets, ignored, skipped) are refused. ` +

@@ -36,7 +36,9 @@ type defQuery struct {
 
 func parseDefQuery(s string) defQuery {
 	s = strings.TrimSpace(s)
-	s = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(s, "@"), "$"), "()")
+	// A leading '$' is kept: JavaScript's $x is a name of its own
+	// (resolveName retries without it, for PHP's $variable).
+	s = strings.TrimSuffix(strings.TrimPrefix(s, "@"), "()")
 	q := defQuery{raw: s}
 	for _, p := range qualSep.Split(s, -1) {
 		if p != "" {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/viberag/viberag/tables"
@@ -64,6 +65,12 @@ func (p *Planner) SymbolWith(ctx context.Context, idOrName string, opts SymbolOp
 			return nil, err
 		}
 		sid, d.Others, d.Note = r.sid, r.others, r.note
+		if len(r.others) > 0 && len(parseDefQuery(idOrName).parts) == 1 {
+			if sid, d.Note, err = p.mostUsed(ctx, idOrName, r); err != nil {
+				return nil, err
+			}
+			d.Others = slices.DeleteFunc(d.Others, func(o SymRef) bool { return o.ID == sid })
+		}
 	}
 	info, ok, err := p.db.SymbolInfo(ctx, sid)
 	if err != nil {
@@ -159,4 +166,22 @@ func docInCode(doc, code string) bool {
 // symRef is a SymRef of a symbol in brief.
 func symRef(s tables.SymbolSpan) *SymRef {
 	return &SymRef{ID: s.SID, Kind: s.Kind, Qualname: s.Qualname, Path: s.Path, StartLine: s.StartLine, EndLine: s.EndLine}
+}
+
+// mostUsed picks, among the definitions a bare name shares, the one the
+// repository uses most (its resolved and likely references), when that
+// is not already r's pick, and says so.
+func (p *Planner) mostUsed(ctx context.Context, name string, r resolved) (string, string, error) {
+	refs, err := p.References(ctx, RefsRequest{Name: name, Limit: 1})
+	if err != nil || refs.Symbol == nil || refs.Symbol.ID == r.sid {
+		return r.sid, r.note, err
+	}
+	chosen := refs.Confidence[ConfResolved] + refs.Confidence[ConfLikely]
+	for _, d := range refs.Definitions {
+		if d.ID == r.sid && d.References >= chosen {
+			return r.sid, r.note, nil
+		}
+	}
+	note := fmt.Sprintf("%d definitions are named %s; chose %s, the most used (%d resolved or likely references; the references of %s list the others with their counts)", refs.SharedBy, name, refs.Symbol.Qualname, chosen, name)
+	return refs.Symbol.ID, strings.TrimSpace(note + " " + r.note), nil
 }

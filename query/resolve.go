@@ -34,6 +34,9 @@ func (sf *symbolFinder) resolveName(ctx context.Context, name string) (resolved,
 			return resolved{}, err
 		}
 	}
+	if len(cands) == 0 && strings.HasPrefix(name, "$") {
+		return sf.resolveName(ctx, name[1:])
+	}
 	if len(cands) == 0 {
 		return resolved{}, fmt.Errorf("symbol %q: %w: no symbol of that name (search with intent concept to find it by description)", name, ErrNoSymbol)
 	}

@@ -301,10 +301,28 @@ type References struct {
 	Name   string  `json:"name"`
 	Symbol *SymRef `json:"symbol,omitempty"`
 	// Total counts the reference lines found; Truncated is set when Files
-	// holds fewer (Limit).
-	Total     int       `json:"total"`
-	Truncated bool      `json:"truncated"`
-	Files     []RefFile `json:"files"`
+	// holds fewer (Limit): NextOffset is then the offset of the next page
+	// and Remaining the lines after this one.
+	Total      int  `json:"total"`
+	Truncated  bool `json:"truncated"`
+	Offset     int  `json:"offset,omitempty"`
+	NextOffset int  `json:"next_offset,omitempty"`
+	Remaining  int  `json:"remaining,omitempty"`
+	// Confidence counts the lines found by confidence: resolved (tied to
+	// the definition by what is written at the use), likely (the only
+	// definition the name can mean there), name_only (another definition
+	// may be meant). Lines come in that order.
+	Confidence map[string]int `json:"confidence,omitempty"`
+	// LeftOut counts the lines holding the name that the facts tie
+	// elsewhere (another case, a parameter, another package's qualifier),
+	// by reason; they are not listed.
+	LeftOut []RefLeftOut `json:"left_out,omitempty"`
+	// SharedBy is the number of definitions of the name when several
+	// have it; Definitions lists the others with their resolved and
+	// likely reference counts.
+	SharedBy    int             `json:"shared_by,omitempty"`
+	Definitions []RefDefinition `json:"definitions,omitempty"`
+	Files       []RefFile       `json:"files"`
 	// FiltersApplied lists the scope filters in effect.
 	FiltersApplied []string `json:"filters_applied,omitempty"`
 	Notes          []string `json:"notes,omitempty"`
@@ -327,4 +345,20 @@ type RefHit struct {
 	// level.
 	Symbol  string `json:"symbol,omitempty"`
 	Snippet string `json:"snippet,omitempty"`
+	// Confidence is resolved, likely or name_only (References.Confidence).
+	Confidence string `json:"confidence,omitempty"`
+}
+
+// RefLeftOut counts the lines left out of a definition's references for
+// one reason.
+type RefLeftOut struct {
+	Reason string `json:"reason"`
+	Lines  int    `json:"lines"`
+}
+
+// RefDefinition is another definition of a shared name, with the number
+// of lines resolved or likely to be its references.
+type RefDefinition struct {
+	SymRef
+	References int `json:"references"`
 }

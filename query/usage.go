@@ -2,7 +2,6 @@ package query
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"regexp"
 	"sort"
@@ -27,6 +26,9 @@ type refLine struct {
 	kinds     []string
 	target    string
 	symbol    string
+	enclName  string // the enclosing symbol's name and first line
+	enclStart int
+	defLine   bool // a symbol of the name starts on the line
 	qualified bool // the receiver.method or import matched the qualified query
 	class     int  // 0 source, 1 auxiliary, 2 test
 }
@@ -34,6 +36,12 @@ type refLine struct {
 // findRefs returns the lines referring to q, ordered: qualified matches
 // first, then source before auxiliary before test files, by path and line.
 func (sf *symbolFinder) findRefs(ctx context.Context, q defQuery, sc *scoped, files map[int64]*fileInfo) ([]*refLine, error) {
+	return sf.refLines(ctx, q, sc, files, false)
+}
+
+// refLines is findRefs; with own, the uses inside a symbol of the same
+// name are kept (find_references judges them line by line).
+func (sf *symbolFinder) refLines(ctx context.Context, q defQuery, sc *scoped, files map[int64]*fileInfo, own bool) ([]*refLine, error) {
 	rows, err := sf.db.RefsNamed(ctx, q.name, sc.scope)
 	if err != nil {
 		return nil, err
@@ -45,7 +53,10 @@ func (sf *symbolFinder) findRefs(ctx context.Context, q defQuery, sc *scoped, fi
 	byLine := map[string]*refLine{}
 	var out []*refLine
 	for _, row := range rows {
-		r := refLine{path: row.Path, fileID: row.FileID, line: row.Line, symbol: row.Qualname}
+		if (row.Own || row.DefLine) && !own {
+			continue // the definition's own name, or a use inside it, which usage leaves out
+		}
+		r := refLine{path: row.Path, fileID: row.FileID, line: row.Line, symbol: row.Qualname, enclName: row.EnclName, enclStart: row.EnclStart}
 		kind, target := row.Kind, row.Target
 		key := fmt.Sprintf("%s\x00%d", r.path, r.line)
 		cur, ok := byLine[key]
@@ -62,6 +73,7 @@ func (sf *symbolFinder) findRefs(ctx context.Context, q defQuery, sc *scoped, fi
 			byLine[key] = cur
 			out = append(out, cur)
 		}
+		cur.defLine = cur.defLine || row.DefLine
 		if !contains(cur.kinds, kind) {
 			cur.kinds = append(cur.kinds, kind)
 		}
@@ -264,95 +276,6 @@ func (p *Planner) usageByText(ctx context.Context, req Request, q defQuery, resp
 func isDefinitionLine(line, name string) bool {
 	re := regexp.MustCompile(`(?:^|\s)(?:def|func|fn|function|class|struct|interface|trait|type|enum|module|defmodule|defp?|local function|fun|val|var|let|const)\s+(?:\([^)]*\)\s*)?` + regexp.QuoteMeta(name) + `\b`)
 	return re.MatchString(line)
-}
-
-// RefsRequest asks for the references to a symbol (by id) or a name.
-type RefsRequest struct {
-	ID    string      `json:"id,omitempty"`
-	Name  string      `json:"name,omitempty"`
-	Scope scope.Scope `json:"scope,omitzero"`
-	// Limit bounds the reference lines returned (default 500, at most
-	// MaxRefs); Truncated says when more exist.
-	Limit int `json:"limit,omitempty"`
-}
-
-// Reference limits.
-const (
-	DefaultRefs = 500
-	MaxRefs     = 5000
-)
-
-// References lists the lines referring to a symbol or a name, grouped by
-// file: files with qualified matches first, then source before auxiliary
-// before test files, then by path; lines in order.
-func (p *Planner) References(ctx context.Context, req RefsRequest) (*References, error) {
-	if (req.ID == "") == (req.Name == "") {
-		return nil, errors.New("references: give exactly one of id and name")
-	}
-	switch {
-	case req.Limit < 0 || req.Limit > MaxRefs:
-		return nil, fmt.Errorf("references: limit %d: must be 1..%d", req.Limit, MaxRefs)
-	case req.Limit == 0:
-		req.Limit = DefaultRefs
-	}
-	if err := req.Scope.Validate(); err != nil {
-		return nil, err
-	}
-	out := &References{Files: []RefFile{}}
-	name := req.Name
-	if req.ID != "" {
-		u, err := p.symbols.symbolByID(ctx, req.ID)
-		if err != nil {
-			return nil, err
-		}
-		name = u.name
-		out.Symbol = &SymRef{ID: u.id, Kind: u.symKind, Qualname: u.qualname, Path: u.path, StartLine: u.start, EndLine: u.end}
-		out.Notes = append(out.Notes, "references are matched by the name "+u.name+", not resolved to this definition: other symbols of that name share them")
-	}
-	q := parseDefQuery(name)
-	if q.name == "" {
-		return nil, fmt.Errorf("references: %q is not a name", name)
-	}
-	out.Name = q.raw
-	files, err := p.files.get(ctx, p.db)
-	if err != nil {
-		return nil, err
-	}
-	sc := newScoped(req.Scope)
-	sc.note(req.Scope, scope.Refs)
-	out.FiltersApplied = sc.applied
-	refs, err := p.symbols.findRefs(ctx, q, sc, files)
-	if err != nil {
-		return nil, err
-	}
-	out.Total = len(refs)
-	if len(refs) > req.Limit {
-		out.Truncated = true
-		refs = refs[:req.Limit]
-	}
-	snips, err := p.page.refSnippets(ctx, refs)
-	if err != nil {
-		return nil, err
-	}
-	idx := map[string]int{}
-	for i, r := range refs {
-		j, ok := idx[r.path]
-		if !ok {
-			j = len(out.Files)
-			idx[r.path] = j
-			out.Files = append(out.Files, RefFile{Path: r.path})
-		}
-		f := &out.Files[j]
-		f.Count++
-		f.Refs = append(f.Refs, RefHit{Line: r.line, Kinds: r.kinds, Target: r.target, Symbol: r.symbol, Snippet: snips[i]})
-	}
-	for i := range out.Files {
-		sort.Slice(out.Files[i].Refs, func(a, b int) bool { return out.Files[i].Refs[a].Line < out.Files[i].Refs[b].Line })
-	}
-	if out.Total == 0 {
-		out.Notes = append(out.Notes, "no reference facts match; files in languages without a reader have none (search with intent exact_text instead)")
-	}
-	return out, nil
 }
 
 // symbolByID reads one symbol by sid.

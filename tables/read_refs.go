@@ -19,6 +19,18 @@ type RefRow struct {
 	Target   string // receiver.method of a call, the imported name of an import
 	Line     int
 	Qualname string // of the enclosing symbol
+	// Name is the name as written at the use (the lookup ignores case).
+	Name string
+	// EnclName and EnclStart are the enclosing symbol's name and first
+	// line ("" and 0 at top level).
+	EnclName  string
+	EnclStart int
+	// Own marks an identifier inside a symbol of the same name: the
+	// symbol's own name when it is on its declaration, else a use of the
+	// name inside it (a recursive use, another definition's). DefLine
+	// marks a use on the line a symbol of the name starts on: most often
+	// that symbol's own name.
+	Own, DefLine bool
 }
 
 // Usages are matched case-insensitively on the name (ref_keys, on the
@@ -50,10 +62,10 @@ FROM symbols s WHERE s.file_id IN (SELECT value FROM json_each(?)) ORDER BY s.fi
 // RefsNamed returns the references in scope to name (compared ignoring
 // case), and the imports whose imported name is exactly name, in no
 // particular order; one row per use, so a line can appear more than once.
-// A definition's own name is not a usage and is left out: an identifier
-// use of a name inside the symbol of that name, or any reference on the
-// line a symbol of that name starts (a recursive call is kept: it is a
-// call). The scope's symbol filters keep a use when its enclosing symbol
+// A definition's own name is not a usage and is left out: any reference
+// on the line a symbol of that name starts. An identifier use of a name
+// inside the symbol of that name is kept and marked Own: it may be the
+// symbol's name on a later line of its declaration or a use inside it. The scope's symbol filters keep a use when its enclosing symbol
 // passes them, so top-level uses are dropped.
 func (rd *IndexReader) RefsNamed(ctx context.Context, name string, s scope.Scope) ([]RefRow, error) {
 	flt := s.Filter()
@@ -259,15 +271,11 @@ func unpackRefs(groups []RefGroup, symbolFilters bool, enclosing func(file int64
 			if symbolFilters && (encl == nil || !encl.Admitted) {
 				continue
 			}
-			if g.Kind == "ident" && encl != nil && encl.Name == g.Name {
-				continue // the definition's own name
-			}
-			if !g.ByTarget && defines(g.FileID, g.Name, u.line) {
-				continue // on the line a symbol of that name starts
-			}
-			row := RefRow{Path: g.Path, FileID: g.FileID, Kind: g.Kind, Target: g.Target, Line: u.line}
+			row := RefRow{Path: g.Path, FileID: g.FileID, Kind: g.Kind, Target: g.Target, Line: u.line, Name: g.Name,
+				DefLine: !g.ByTarget && defines(g.FileID, g.Name, u.line)}
 			if encl != nil {
-				row.Qualname = encl.Qualname
+				row.Qualname, row.EnclName, row.EnclStart = encl.Qualname, encl.Name, encl.Start
+				row.Own = g.Kind == "ident" && encl.Name == g.Name
 			}
 			out = append(out, row)
 		}

@@ -205,7 +205,14 @@ func TestRefsNamedMatchesFacts(t *testing.T) {
 	mustWrite(t, db, files, nil)
 
 	render := func(r RefRow) string {
-		return r.Path + ":" + strconv.Itoa(r.Line) + " " + r.Kind + " " + r.Target + " in " + r.Qualname
+		s := r.Path + ":" + strconv.Itoa(r.Line) + " " + r.Kind + " " + r.Target + " in " + r.Qualname
+		if r.Own {
+			s += " (own name)"
+		}
+		if r.DefLine {
+			s += " (definition line)"
+		}
+		return s
 	}
 	names := map[string]bool{}
 	for _, f := range files {
@@ -244,7 +251,8 @@ func TestRefsNamedMatchesFacts(t *testing.T) {
 				qual, sname = f.Symbols[encl[i]].Qualname, f.Symbols[encl[i]].Name
 			}
 			uses = append(uses, use{
-				row:  render(RefRow{Path: f.Path, Line: r.StartLine, Kind: r.Kind, Target: r.Target, Qualname: qual}),
+				row: render(RefRow{Path: f.Path, Line: r.StartLine, Kind: r.Kind, Target: r.Target, Qualname: qual,
+					Own: r.Kind == "ident" && sname == r.Name, DefLine: defs[identKey{r.Name, r.StartLine}]}),
 				kind: r.Kind, name: r.Name, lower: strings.ToLower(r.Name), target: r.Target,
 				ownName: r.Kind == "ident" && sname == r.Name, defLine: defs[identKey{r.Name, r.StartLine}],
 			})
@@ -255,7 +263,8 @@ func TestRefsNamedMatchesFacts(t *testing.T) {
 		var want []string
 		lower := strings.ToLower(name)
 		for _, u := range uses {
-			byName := u.lower == lower && slices.Contains([]string{"call", "ident", "type", "import"}, u.kind) && !u.ownName && !u.defLine
+			// An identifier inside a symbol of its name is kept, marked Own.
+			byName := u.lower == lower && slices.Contains([]string{"call", "ident", "type", "import"}, u.kind)
 			byTarget := u.kind == "import" && u.target == name && u.lower != lower
 			if byName || byTarget {
 				want = append(want, u.row)

@@ -47,6 +47,7 @@ var flagRanges = map[string]numRange{
 	"max-tokens":     {min: query.MinTokens, max: 200_000, zero: "no bound"},
 	"max-code-chars": {min: 1, max: query.MaxCodeBytes},
 	"limit":          {min: 1, max: 1000},
+	"offset":         {min: 0, max: 1 << 30, zero: "the first page"},
 	// serve
 	"timeout":   {min: dur(100 * time.Millisecond), max: dur(10 * time.Minute)},
 	"max-conns": {min: 1, max: 1024},

@@ -23,6 +23,7 @@ type refsCmd struct {
 	PathNotContains []string `name:"path-not-contains" indexpath:"" help:"No paths containing this (repeatable: none of)."`
 	Ext             []string `help:"Only files with this extension (repeatable)."`
 	Limit           int      `default:"500" help:"At most this many reference lines (1 to 1000)."`
+	Offset          int      `help:"Skip this many reference lines (the next page starts at the answer's next_offset)."`
 	JSON            bool     `help:"Print the JSON the MCP server returns (find_references)."`
 }
 
@@ -30,7 +31,7 @@ type refsCmd struct {
 var symbolIDRe = regexp.MustCompile(`^s[0-9a-f]{16}(@[^@]+)?$`)
 
 func (c *refsCmd) Run(ctx context.Context) error {
-	in := mcp.RefsIn{K: c.Limit}
+	in := mcp.RefsIn{K: c.Limit, Offset: c.Offset}
 	if symbolIDRe.MatchString(c.Name) {
 		in.SymbolID = c.Name
 	} else {
@@ -73,6 +74,15 @@ func printRefs(w io.Writer, r *query.References, st style) {
 		head += fmt.Sprintf(" (symbol %s %s at %s:%d)", r.Symbol.Kind, r.Symbol.Qualname, r.Symbol.Path, r.Symbol.StartLine)
 	}
 	fmt.Fprintln(w, st.dim(head))
+	if r.SharedBy > 0 {
+		fmt.Fprintln(w, st.dim(fmt.Sprintf("  %d definitions share the name:", r.SharedBy)))
+		for _, d := range r.Definitions {
+			fmt.Fprintln(w, st.dim(fmt.Sprintf("    %s %s at %s:%d (%d references) %s", d.Kind, d.Qualname, d.Path, d.StartLine, d.References, d.ID)))
+		}
+	}
+	for _, l := range r.LeftOut {
+		fmt.Fprintln(w, st.dim(fmt.Sprintf("  left out: %d lines: %s", l.Lines, l.Reason)))
+	}
 	for _, f := range r.FiltersApplied {
 		fmt.Fprintln(w, st.dim("  filter: "+f))
 	}
@@ -90,11 +100,11 @@ func printRefs(w io.Writer, r *query.References, st style) {
 			if where == "" {
 				where = "top level"
 			}
-			fmt.Fprintf(w, "  %s %s  %s\n", st.dim(fmt.Sprintf("%5d", h.Line)), h.Snippet, st.dim("["+where+"]"))
+			fmt.Fprintf(w, "  %s %s  %s\n", st.dim(fmt.Sprintf("%5d", h.Line)), h.Snippet, st.dim("["+where+"] "+h.Confidence))
 		}
 	}
 	if r.Truncated {
-		fmt.Fprintln(w, st.dim(fmt.Sprintf("truncated: %d of %d shown (raise --limit)", countRefs(r), r.Total)))
+		fmt.Fprintln(w, st.dim(fmt.Sprintf("%d of %d shown; %d more from --offset %d", countRefs(r), r.Total, r.Remaining, r.NextOffset)))
 	}
 }
 

@@ -162,6 +162,9 @@ type symbolResult struct {
 	MissedUnwritten int      `json:"missed_unwritten"`
 	FalseLines      []string `json:"false_lines,omitempty"`  // a sample: path:line  text
 	MissedLines     []string `json:"missed_lines,omitempty"` // a sample
+	// Confident is the same comparison over the lines viberag marks
+	// resolved or likely only.
+	Confident *judged `json:"confident,omitempty"`
 }
 
 // skipped is a candidate the sample passed over, and why.
@@ -573,6 +576,10 @@ func measureSymbol(ctx context.Context, r *repo, c candidate, lang string, pos p
 	def := loc{c.Path, pos.Line}
 	j := judge(a.Refs, v.Lines, def, r.judged)
 	sr := symbolResult{candidate: c, Language: lang, Pos: pos, judged: j, Total: v.Total, Truncated: v.Truncated}
+	if v.Marked {
+		cj := judge(a.Refs, v.Confident, def, r.judged)
+		sr.Confident = &cj
+	}
 	sr.FalseLines = r.show(j.False)
 	sr.MissedLines = r.show(j.Missed)
 	for _, l := range j.False {

@@ -90,6 +90,13 @@ type aggregate struct {
 	Missed          int     `json:"missed"`
 	MissedUnwritten int     `json:"missed_unwritten"`
 	Qualified       rate    `json:"qualified"` // `symbol QUALNAME` gave this definition
+	// Confident: macro precision and recall over the lines marked
+	// resolved or likely, of the ConfidentN symbols whose answer marks
+	// confidence.
+	ConfidentN         int     `json:"confident_n"`
+	ConfidentPrecision float64 `json:"confident_precision"`
+	ConfidentRecall    float64 `json:"confident_recall"`
+	nConfP, nConfR     int
 }
 
 // rate is a count of successes out of a count of cases.
@@ -131,6 +138,17 @@ func summarise(langs []string, syms []symbolResult) []aggregate {
 				if s.Truncated {
 					a.Truncated++
 				}
+				if c := s.Confident; c != nil {
+					a.ConfidentN++
+					if c.Precision != nil {
+						a.ConfidentPrecision += *c.Precision
+						a.nConfP++
+					}
+					if c.Recall != nil {
+						a.ConfidentRecall += *c.Recall
+						a.nConfR++
+					}
+				}
 				a.False += s.judged.Viberag - s.Hits
 				a.Missed += s.judged.Server - s.Hits
 				a.FalseCase += s.FalseCase
@@ -140,6 +158,8 @@ func summarise(langs []string, syms []symbolResult) []aggregate {
 					a.Qualified.OK++
 				}
 			}
+			a.ConfidentPrecision = ratio(a.ConfidentPrecision, a.nConfP)
+			a.ConfidentRecall = ratio(a.ConfidentRecall, a.nConfR)
 			a.MacroPrecision = ratio(a.MacroPrecision, a.NPrecision)
 			a.MacroRecall = ratio(a.MacroRecall, a.NRecall)
 			a.MicroPrecision = ratio(float64(a.Hits), a.Viberag)
@@ -211,6 +231,14 @@ func writeTable(w io.Writer, langs []string, rows []aggregate, picks map[string]
 		}
 		fmt.Fprintf(w, "| %s | %s | %s |\n", title(lang), q, picks[lang])
 	}
+	if rows := confidentRows(rows); len(rows) > 0 {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "| language | names | n | precision, resolved and likely lines only | recall, resolved and likely lines only |")
+		fmt.Fprintln(w, "|---|---|---|---|---|")
+		for _, a := range rows {
+			fmt.Fprintf(w, "| %s | %s | %d | %.2f | %.2f |\n", title(a.Language), a.Class, a.ConfidentN, a.ConfidentPrecision, a.ConfidentRecall)
+		}
+	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| language | names | false lines | name only in another case | missed lines | name not written |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|")
@@ -218,6 +246,17 @@ func writeTable(w io.Writer, langs []string, rows []aggregate, picks map[string]
 		fmt.Fprintf(w, "| %s | %s | %d | %s | %d | %s |\n", title(a.Language), a.Class, a.False, share(a.FalseCase, a.False),
 			a.Missed, share(a.MissedUnwritten, a.Missed))
 	}
+}
+
+// confidentRows are the rows with symbols whose answers mark confidence.
+func confidentRows(rows []aggregate) []aggregate {
+	var out []aggregate
+	for _, a := range rows {
+		if a.ConfidentN > 0 {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 func share(n, of int) string {

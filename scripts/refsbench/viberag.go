@@ -46,8 +46,12 @@ func (v viberag) run(ctx context.Context, resp any, args ...string) error {
 
 // refsAnswer is what `viberag refs ID --json` says about one symbol.
 type refsAnswer struct {
-	Lines     []loc // every line listed, sorted
-	Total     int   // the count it reports, listed or not
+	Lines []loc // every line listed, sorted
+	// Confident are the lines listed as resolved or likely (a build that
+	// marks no confidence lists none).
+	Confident []loc
+	Marked    bool // some line is marked with a confidence
+	Total     int  // the count it reports, listed or not
 	Truncated bool
 	Notes     []string
 }
@@ -55,40 +59,66 @@ type refsAnswer struct {
 // refsLimit is the most lines `viberag refs` lists in one answer.
 const refsLimit = 1000
 
-// refs lists the references viberag gives for a symbol id. viberag has no
-// paging yet: when the answer is truncated, only the listed lines count
-// and Truncated says so.
+// refsPages bounds the pages read of one answer.
+const refsPages = 20
+
+// refs lists the references viberag gives for a symbol id, following
+// next_offset (a build without paging answers one page): when the last
+// page read is still truncated, only the listed lines count and
+// Truncated says so.
 func (v viberag) refs(ctx context.Context, id string) (refsAnswer, error) {
-	var r struct {
-		Total     int      `json:"total"`
-		Truncated bool     `json:"truncated"`
-		Notes     []string `json:"notes"`
-		Files     []struct {
-			Path string `json:"path"`
-			Refs []struct {
-				Line int `json:"line"`
-			} `json:"refs"`
-		} `json:"files"`
-		Error string `json:"error"`
-	}
-	if err := v.run(ctx, &r, "refs", id, "--limit", fmt.Sprint(refsLimit)); err != nil {
-		return refsAnswer{}, err
-	}
-	if r.Error != "" {
-		return refsAnswer{}, fmt.Errorf("viberag refs %s: %s", id, r.Error)
-	}
-	a := refsAnswer{Total: r.Total, Truncated: r.Truncated, Notes: r.Notes, Lines: []loc{}}
+	a := refsAnswer{Lines: []loc{}}
 	seen := map[loc]bool{}
-	for _, f := range r.Files {
-		for _, h := range f.Refs {
-			l := loc{f.Path, h.Line}
-			if !seen[l] {
-				seen[l] = true
-				a.Lines = append(a.Lines, l)
+	offset := 0
+	for page := 0; page < refsPages; page++ {
+		var r struct {
+			Total      int      `json:"total"`
+			Truncated  bool     `json:"truncated"`
+			NextOffset int      `json:"next_offset"`
+			Notes      []string `json:"notes"`
+			Files      []struct {
+				Path string `json:"path"`
+				Refs []struct {
+					Line       int    `json:"line"`
+					Confidence string `json:"confidence"`
+				} `json:"refs"`
+			} `json:"files"`
+			Error string `json:"error"`
+		}
+		args := []string{"refs", id, "--limit", fmt.Sprint(refsLimit)}
+		if offset > 0 {
+			args = append(args, "--offset", fmt.Sprint(offset))
+		}
+		if err := v.run(ctx, &r, args...); err != nil {
+			return refsAnswer{}, err
+		}
+		if r.Error != "" {
+			return refsAnswer{}, fmt.Errorf("viberag refs %s: %s", id, r.Error)
+		}
+		if page == 0 {
+			a.Total, a.Notes = r.Total, r.Notes
+		}
+		a.Truncated = r.Truncated
+		for _, f := range r.Files {
+			for _, h := range f.Refs {
+				l := loc{f.Path, h.Line}
+				if !seen[l] {
+					seen[l] = true
+					a.Lines = append(a.Lines, l)
+					a.Marked = a.Marked || h.Confidence != ""
+					if h.Confidence == "resolved" || h.Confidence == "likely" {
+						a.Confident = append(a.Confident, l)
+					}
+				}
 			}
 		}
+		if !r.Truncated || r.NextOffset <= offset {
+			break
+		}
+		offset = r.NextOffset
 	}
 	sortLocs(a.Lines)
+	sortLocs(a.Confident)
 	return a, nil
 }
 

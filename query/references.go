@@ -1,0 +1,245 @@
+package query
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables"
+)
+
+// RefsRequest asks for the references to a symbol (by id) or a name.
+type RefsRequest struct {
+	ID    string      `json:"id,omitempty"`
+	Name  string      `json:"name,omitempty"`
+	Scope scope.Scope `json:"scope,omitzero"`
+	// Limit bounds the reference lines returned (default 500, at most
+	// MaxRefs); Offset skips that many first (paging: the answer's
+	// NextOffset).
+	Limit  int `json:"limit,omitempty"`
+	Offset int `json:"offset,omitempty"`
+}
+
+// Reference limits.
+const (
+	DefaultRefs = 500
+	MaxRefs     = 5000
+)
+
+// maxRefDefs bounds the definitions of one name the resolver judges
+// lines against; a name with more is judged against the first ones.
+const maxRefDefs = 200
+
+// References lists one definition's references: those resolved to it
+// first, then the likely ones, then those that match its name only (see
+// refresolve.go); within each, source before auxiliary before test files,
+// by path and line. Lines the facts tie elsewhere are left out and
+// counted by reason. A name with one definition is that definition; a
+// name several share lists them with their reference counts and answers
+// for the most used.
+func (p *Planner) References(ctx context.Context, req RefsRequest) (*References, error) {
+	if (req.ID == "") == (req.Name == "") {
+		return nil, errors.New("references: give exactly one of id and name")
+	}
+	switch {
+	case req.Limit < 0 || req.Limit > MaxRefs:
+		return nil, fmt.Errorf("references: limit %d: must be 1..%d", req.Limit, MaxRefs)
+	case req.Limit == 0:
+		req.Limit = DefaultRefs
+	}
+	if req.Offset < 0 {
+		return nil, fmt.Errorf("references: offset %d: must be 0 or more", req.Offset)
+	}
+	if err := req.Scope.Validate(); err != nil {
+		return nil, err
+	}
+	out := &References{Files: []RefFile{}}
+	files, err := p.files.get(ctx, p.db)
+	if err != nil {
+		return nil, err
+	}
+	var def *unit
+	name := req.Name
+	if req.ID != "" {
+		if def, err = p.symbols.symbolByID(ctx, req.ID); err != nil {
+			return nil, err
+		}
+		name = def.name
+	} else if q := parseDefQuery(name); len(q.parts) > 1 {
+		// A qualified name is one definition.
+		r, err := p.symbols.resolveName(ctx, name)
+		if err == nil && r.sid != "" {
+			if def, err = p.symbols.symbolByID(ctx, r.sid); err != nil {
+				return nil, err
+			}
+			name = def.name
+		}
+	}
+	q := defQuery{raw: name, name: name, parts: []string{name}}
+	if def == nil {
+		q = parseDefQuery(name)
+		if q.name == "" {
+			return nil, fmt.Errorf("references: %q is not a name", name)
+		}
+	}
+	out.Name = q.raw
+	sc := newScoped(req.Scope)
+	sc.note(req.Scope, scope.Refs)
+	out.FiltersApplied = sc.applied
+	refs, err := p.symbols.refLines(ctx, q, sc, files, true)
+	if err != nil {
+		return nil, err
+	}
+	defs, err := p.symbols.exactDefs(ctx, q.name, def, files)
+	if err != nil {
+		return nil, err
+	}
+	var kept []*refLine
+	var conf []string
+	if len(defs) == 0 {
+		// No definition of the name in the index (another language's
+		// reader, a dependency's name): the lines matching it.
+		for _, r := range refs {
+			kept, conf = append(kept, r), append(conf, ConfNameOnly)
+		}
+		out.Notes = append(out.Notes, "no definition of "+q.name+" is indexed: these lines match the name only")
+	} else {
+		rr := newRefResolver(q.name, defs, files, func(ctx context.Context, id int64) ([]string, error) {
+			f := files[id]
+			if f == nil {
+				return nil, nil
+			}
+			return p.page.fileLines(ctx, id, 1, max(f.lines, 1))
+		})
+		js, err := rr.judge(ctx, refs)
+		if err != nil {
+			return nil, err
+		}
+		counts := make([]int, len(defs))
+		for i := range defs {
+			_, c, _ := confidences(js, i)
+			for _, x := range c {
+				if x != ConfNameOnly {
+					counts[i]++
+				}
+			}
+		}
+		di := 0
+		if def != nil {
+			for i, d := range defs {
+				if d.u.id == def.id {
+					di = i
+				}
+			}
+		} else {
+			// The most used definition: resolved and likely lines.
+			for i := range defs {
+				if counts[i] > counts[di] {
+					di = i
+				}
+			}
+			def = defs[di].u
+		}
+		out.Symbol = &SymRef{ID: def.id, Kind: def.symKind, Qualname: def.qualname, Path: def.path, StartLine: def.start, EndLine: def.end}
+		if len(defs) > 1 {
+			out.SharedBy = len(defs)
+			for i, d := range defs {
+				if i == di || len(out.Definitions) >= maxOthers*2 {
+					continue
+				}
+				out.Definitions = append(out.Definitions, RefDefinition{SymRef: SymRef{ID: d.u.id, Kind: d.u.symKind, Qualname: d.u.qualname, Path: d.u.path, StartLine: d.u.start, EndLine: d.u.end}, References: counts[i]})
+			}
+			if req.ID == "" {
+				out.Notes = append(out.Notes, fmt.Sprintf("%d definitions are named %s; these are the references of the most used one (%d resolved or likely lines); ask by id for another one's", len(defs), q.name, counts[di]))
+			}
+		}
+		var left map[string]int
+		kept, conf, left = confidences(js, di)
+		for why, n := range left {
+			out.LeftOut = append(out.LeftOut, RefLeftOut{Reason: why, Lines: n})
+		}
+		slices.SortFunc(out.LeftOut, func(a, b RefLeftOut) int { return cmp.Or(b.Lines-a.Lines, cmp.Compare(a.Reason, b.Reason)) })
+	}
+	order := map[string]int{ConfResolved: 0, ConfLikely: 1, ConfNameOnly: 2}
+	idx := make([]int, len(kept))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		x, y := kept[idx[a]], kept[idx[b]]
+		if order[conf[idx[a]]] != order[conf[idx[b]]] {
+			return order[conf[idx[a]]] < order[conf[idx[b]]]
+		}
+		if x.class != y.class {
+			return x.class < y.class
+		}
+		if x.path != y.path {
+			return x.path < y.path
+		}
+		return x.line < y.line
+	})
+	out.Confidence = map[string]int{}
+	for _, c := range conf {
+		out.Confidence[c]++
+	}
+	out.Total = len(kept)
+	out.Offset = min(req.Offset, len(kept))
+	end := min(out.Offset+req.Limit, len(kept))
+	page := make([]*refLine, 0, end-out.Offset)
+	pconf := make([]string, 0, end-out.Offset)
+	for _, i := range idx[out.Offset:end] {
+		page, pconf = append(page, kept[i]), append(pconf, conf[i])
+	}
+	if end < len(kept) {
+		out.Truncated = true
+		out.NextOffset = end
+		out.Remaining = len(kept) - end
+	}
+	snips, err := p.page.refSnippets(ctx, page)
+	if err != nil {
+		return nil, err
+	}
+	at := map[string]int{}
+	for i, r := range page {
+		j, ok := at[r.path]
+		if !ok {
+			j = len(out.Files)
+			at[r.path] = j
+			out.Files = append(out.Files, RefFile{Path: r.path})
+		}
+		f := &out.Files[j]
+		f.Count++
+		f.Refs = append(f.Refs, RefHit{Line: r.line, Kinds: r.kinds, Target: r.target, Symbol: r.symbol, Snippet: snips[i], Confidence: pconf[i]})
+	}
+	if out.Total == 0 && len(out.LeftOut) == 0 {
+		out.Notes = append(out.Notes, "no reference facts match; files in languages without a reader have none (search with intent exact_text instead)")
+	}
+	return out, nil
+}
+
+// exactDefs returns the definitions named exactly name (case and all),
+// def first when given, for the resolver.
+func (sf *symbolFinder) exactDefs(ctx context.Context, name string, def *unit, files map[int64]*fileInfo) ([]refDef, error) {
+	rows, err := sf.db.SymbolsNamed(ctx, tables.NameLookup{Name: name}, scope.Scope{})
+	if err != nil {
+		return nil, err
+	}
+	var out []refDef
+	if def != nil {
+		out = append(out, newRefDef(def, files))
+	}
+	for _, r := range rows {
+		if r.Name != name || (def != nil && r.SID == def.id) || len(out) >= maxRefDefs {
+			continue
+		}
+		if r.Kind == "section" || r.Kind == "test" {
+			continue
+		}
+		out = append(out, newRefDef(symbolUnit(r), files))
+	}
+	return out, nil
+}

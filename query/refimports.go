@@ -1,0 +1,296 @@
+package query
+
+import (
+	"path"
+	"regexp"
+	"strings"
+)
+
+// fileImports is what a file's import statements bind, read from its
+// text: each name a qualifier or a bare name can be, and the module it
+// comes from.
+type fileImports struct {
+	// modules maps a name bound to a whole module or package (Go's
+	// package name or alias, Python's "import a.b as m", TypeScript's
+	// "import * as m") to the module.
+	modules map[string]string
+	// names maps a name imported from a module (Python's "from m import
+	// x", TypeScript's "import { x as y }") to its module and its name
+	// there.
+	names map[string]importedName
+	// star lists the modules whose names are all imported (or
+	// re-exported: "export * from").
+	star []string
+	// reexports maps a name a TypeScript file re-exports ("export { x }
+	// from m") to its module and name there.
+	reexports map[string]importedName
+}
+
+type importedName struct{ module, name string }
+
+var (
+	goImportLine = regexp.MustCompile(`^\s*(?:import\s+)?([\p{L}_.][\p{L}\p{N}_]*\s+)?"([^"]+)"`)
+	pyImport     = regexp.MustCompile(`^\s*import\s+(.+)$`)
+	pyFrom       = regexp.MustCompile(`^\s*from\s+(\S+)\s+import\s+(.+)$`)
+	tsFrom       = regexp.MustCompile(`(?s)^\s*(import|export)\s+(type\s+)?(.*?)\s*from\s*['"]([^'"]+)['"]`)
+	tsRequire    = regexp.MustCompile(`^\s*(?:const|let|var)\s+(\S.*?)\s*=\s*require\(\s*['"]([^'"]+)['"]\s*\)`)
+)
+
+// readImports reads the imports of a file of language lang from its lines.
+func readImports(lang string, lines []string) *fileImports {
+	fi := &fileImports{modules: map[string]string{}, names: map[string]importedName{}, reexports: map[string]importedName{}}
+	switch lang {
+	case "go":
+		readGoImports(fi, lines)
+	case "python":
+		readPyImports(fi, lines)
+	case "typescript", "javascript", "tsx":
+		readTSImports(fi, lines)
+	}
+	return fi
+}
+
+func readGoImports(fi *fileImports, lines []string) {
+	inBlock := false
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		switch {
+		case strings.HasPrefix(t, "import ("):
+			inBlock = true
+			continue
+		case inBlock && strings.HasPrefix(t, ")"):
+			inBlock = false
+			continue
+		case !inBlock && !strings.HasPrefix(t, "import "):
+			if strings.HasPrefix(t, "func ") || strings.HasPrefix(t, "type ") {
+				return // imports come first
+			}
+			continue
+		}
+		m := goImportLine.FindStringSubmatch(strings.TrimPrefix(t, "import "))
+		if m == nil {
+			continue
+		}
+		alias, p := strings.TrimSpace(m[1]), m[2]
+		switch alias {
+		case "_":
+			continue
+		case ".":
+			fi.star = append(fi.star, p)
+			continue
+		case "":
+			alias = goPackageName(p)
+		}
+		fi.modules[alias] = p
+	}
+}
+
+// goPackageName guesses the package name of an import path: its last
+// element, without a major version or a "go-" prefix.
+func goPackageName(p string) string {
+	b := path.Base(p)
+	if len(b) >= 2 && b[0] == 'v' && strings.Trim(b[1:], "0123456789") == "" && strings.Contains(p, "/") {
+		b = path.Base(path.Dir(p))
+	}
+	b = strings.TrimPrefix(b, "go-")
+	b = strings.TrimSuffix(b, ".go")
+	if i := strings.IndexAny(b, ".-"); i > 0 {
+		b = b[:i]
+	}
+	return b
+}
+
+// joinStatements returns lines with each statement continued in parentheses or
+// braces joined onto its first line.
+func joinStatements(lines []string, starts func(string) bool) []string {
+	var out []string
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if !starts(strings.TrimSpace(l)) {
+			continue
+		}
+		d := strings.Count(l, "(") + strings.Count(l, "{") - strings.Count(l, ")") - strings.Count(l, "}")
+		for d > 0 && i+1 < len(lines) && len(l) < 4096 {
+			i++
+			l += " " + strings.TrimSpace(lines[i])
+			d += strings.Count(lines[i], "(") + strings.Count(lines[i], "{") - strings.Count(lines[i], ")") - strings.Count(lines[i], "}")
+		}
+		out = append(out, l)
+	}
+	return out
+}
+
+func readPyImports(fi *fileImports, lines []string) {
+	for _, l := range joinStatements(lines, func(t string) bool { return strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "from ") }) {
+		l = strings.Split(l, "#")[0]
+		if m := pyFrom.FindStringSubmatch(l); m != nil {
+			mod := m[1]
+			list := strings.Trim(strings.TrimSpace(m[2]), "()")
+			for _, it := range strings.Split(list, ",") {
+				f := strings.Fields(it)
+				switch {
+				case len(f) == 1 && f[0] == "*":
+					fi.star = append(fi.star, mod)
+				case len(f) == 1:
+					fi.names[f[0]] = importedName{mod, f[0]}
+				case len(f) == 3 && f[1] == "as":
+					fi.names[f[2]] = importedName{mod, f[0]}
+				}
+			}
+			continue
+		}
+		if m := pyImport.FindStringSubmatch(l); m != nil {
+			for _, it := range strings.Split(m[1], ",") {
+				f := strings.Fields(it)
+				switch {
+				case len(f) == 1:
+					// "import a.b" binds a; a.b.x is written in full.
+					fi.modules[strings.Split(f[0], ".")[0]] = strings.Split(f[0], ".")[0]
+				case len(f) == 3 && f[1] == "as":
+					fi.modules[f[2]] = f[0]
+				}
+			}
+		}
+	}
+}
+
+func readTSImports(fi *fileImports, lines []string) {
+	stmts := joinStatements(lines, func(t string) bool {
+		return strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "export ") || strings.HasPrefix(t, "const ") || strings.HasPrefix(t, "let ") || strings.HasPrefix(t, "var ")
+	})
+	for _, l := range stmts {
+		if m := tsRequire.FindStringSubmatch(l); m != nil {
+			tsBindings(fi, m[1], m[2], false)
+			continue
+		}
+		m := tsFrom.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		tsBindings(fi, m[3], m[4], m[1] == "export")
+	}
+}
+
+// tsBindings records the bindings of an import or export clause ("X",
+// "* as X", "{ a, b as c }", "X, { a }") from module mod.
+func tsBindings(fi *fileImports, clause, mod string, export bool) {
+	clause = strings.TrimSpace(clause)
+	var named string
+	if o := strings.Index(clause, "{"); o >= 0 {
+		if c := strings.LastIndex(clause, "}"); c > o {
+			named = clause[o+1 : c]
+			clause = strings.TrimSpace(clause[:o] + clause[c+1:])
+		}
+	}
+	for _, it := range strings.Split(named, ",") {
+		f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(it), "type "))
+		var local, orig string
+		switch {
+		case len(f) == 1:
+			local, orig = f[0], f[0]
+		case len(f) == 3 && f[1] == "as":
+			local, orig = f[2], f[0]
+		case len(f) == 3 && f[1] == ":": // require's { a: b }
+			local, orig = f[2], f[0]
+		default:
+			continue
+		}
+		if export {
+			fi.reexports[local] = importedName{mod, orig}
+		} else {
+			fi.names[local] = importedName{mod, orig}
+		}
+	}
+	for _, it := range strings.Split(clause, ",") {
+		it = strings.TrimSpace(it)
+		switch {
+		case it == "*":
+			if export {
+				fi.star = append(fi.star, mod)
+			}
+		case strings.HasPrefix(it, "* as "):
+			fi.modules[strings.TrimSpace(it[5:])] = mod
+		case it != "" && !export:
+			fi.modules[it] = mod // a default import: its members are written X.name
+		}
+	}
+}
+
+// importFiles returns the indexed files a module of a file resolves to,
+// by language: a Go import path is the directory whose path it ends with;
+// a Python module (dotted, relative with leading dots) the file a/b.py or
+// a/b/__init__.py ending that path; a TypeScript relative specifier the
+// file it names with one of the usual extensions or an index file.
+// Modules outside the repository resolve to nothing.
+func importFiles(lang, from, mod string, byPath map[string]bool, dirs map[string]bool) []string {
+	switch lang {
+	case "go":
+		return nil // directories: see goImportDir
+	case "python":
+		rel := strings.TrimLeft(mod, ".")
+		dots := len(mod) - len(rel)
+		p := strings.ReplaceAll(rel, ".", "/")
+		if dots > 0 {
+			base := path.Dir(from)
+			for i := 1; i < dots; i++ {
+				base = path.Dir(base)
+			}
+			p = path.Join(base, p)
+			var out []string
+			for _, c := range []string{p + ".py", p + "/__init__.py", p + ".pyi"} {
+				if byPath[strings.TrimPrefix(c, "./")] {
+					out = append(out, strings.TrimPrefix(c, "./"))
+				}
+			}
+			return out
+		}
+		var out []string
+		for f := range byPath {
+			if strings.HasSuffix("/"+f, "/"+p+".py") || strings.HasSuffix("/"+f, "/"+p+"/__init__.py") || strings.HasSuffix("/"+f, "/"+p+".pyi") {
+				out = append(out, f)
+			}
+		}
+		return out
+	default:
+		if !strings.HasPrefix(mod, ".") {
+			return nil
+		}
+		p := path.Join(path.Dir(from), mod)
+		p = strings.TrimSuffix(p, ".js")
+		for _, c := range []string{p, p + ".ts", p + ".tsx", p + ".d.ts", p + ".js", p + ".jsx", p + ".mjs", p + "/index.ts", p + "/index.tsx", p + "/index.js"} {
+			if byPath[c] {
+				return []string{c}
+			}
+		}
+		return nil
+	}
+}
+
+// goImportDir reports whether the Go import path p names directory dir of
+// the repository (whose module path is unknown: p ends with dir), or,
+// for the root directory, whether no indexed directory matches p better
+// and the package name agrees.
+func goImportDir(p, dir, pkg string, dirs map[string]bool) bool {
+	if dir != "" && dir != "." {
+		return p == dir || strings.HasSuffix(p, "/"+dir)
+	}
+	for d := range dirs {
+		if d != "" && d != "." && (p == d || strings.HasSuffix(p, "/"+d)) {
+			return false
+		}
+	}
+	return goPackageName(p) == pkg
+}
+
+// importing returns the import or re-export of a name under another
+// local name ("name as other"), if the file has one.
+func (fi *fileImports) importing(name string) (importedName, bool) {
+	for _, m := range []map[string]importedName{fi.names, fi.reexports} {
+		for _, in := range m {
+			if in.name == name {
+				return in, true
+			}
+		}
+	}
+	return importedName{}, false
+}

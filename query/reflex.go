@@ -1,0 +1,366 @@
+package query
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The lexical facts of one use of a name on a source line: what is
+// written around it. The resolver (refresolve.go) ties them to a
+// definition; this file only reads text, so it is the same for every
+// language that writes qualifiers with '.', '::' or '->'.
+
+// useAt is one whole-word occurrence of a name on a line.
+type useAt struct {
+	// chain is the qualifier written before the name, outermost first
+	// ("pkg" for pkg.Name, "self", "a.b" for a.b.Name); nil when bare.
+	chain []string
+	// expr marks a qualifier that is not a plain chain of names (a call's
+	// result, an index): chain is then nil.
+	expr bool
+	// decl: a declaration keyword (def, func, class, …) comes just before.
+	decl bool
+	// assign: a bare name being assigned or declared (x = , x := , let x).
+	assign bool
+	// key: a bare name followed by a single ':' (a composite literal's or
+	// an object literal's key, a parameter's annotation).
+	key bool
+	// kwarg: a bare name followed by '=' inside a call's parentheses.
+	kwarg bool
+	// shorthand: a bare name standing alone in a list or braces
+	// ("{ a, name }", "name," on a line of its own): a shorthand property
+	// or a destructured one in JavaScript.
+	shorthand bool
+	// call: the name is followed by '('.
+	call bool
+	// at is the occurrence's byte offset in the line.
+	at int
+}
+
+// isWordByte reports whether r continues an identifier: letters, digits,
+// '_' and '$' (JavaScript's '$x' is one name).
+func isWordRune(r rune) bool {
+	return r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// findUses returns the whole-word occurrences of name in line, exactly as
+// written (case included).
+func findUses(line, name string) []useAt {
+	var out []useAt
+	for _, at := range findUseOffsets(line, name) {
+		out = append(out, readUse(line, at, at+len(name)))
+	}
+	return out
+}
+
+// hasFoldedUse reports whether line holds name as a whole word in another
+// case only.
+func hasFoldedUse(line, name string) bool {
+	low, ln := strings.ToLower(line), strings.ToLower(name)
+	return len(findUseOffsets(low, ln)) > 0
+}
+
+var declWords = map[string]bool{
+	"def": true, "class": true, "func": true, "function": true, "type": true, "interface": true,
+	"struct": true, "enum": true, "trait": true, "fn": true, "namespace": true, "module": true,
+}
+
+var bindWords = map[string]bool{"let": true, "const": true, "var": true, "val": true, "for": true}
+
+// readUse reads the context of the occurrence line[at:end].
+func readUse(line string, at, end int) useAt {
+	u := useAt{at: at}
+	// The qualifier: names joined by '.', '?.', '::' or '->' before at.
+	i := at
+	for {
+		sep := qualSepBefore(line, i)
+		if sep == 0 {
+			break
+		}
+		k := i - sep
+		for k > 0 && (line[k-1] == ' ' || line[k-1] == '\t') && i-sep == k {
+			break
+		}
+		s := k
+		for s > 0 {
+			r, n := utf8.DecodeLastRuneInString(line[:s])
+			if !isWordRune(r) {
+				break
+			}
+			s -= n
+		}
+		if s == k {
+			if strings.HasSuffix(line[:k], "super()") && len(u.chain) == 0 {
+				u.chain = []string{"super"} // Python's super().name
+				break
+			}
+			// ")." or "]." : the qualifier is an expression.
+			u.expr, u.chain = true, nil
+			break
+		}
+		u.chain = append([]string{line[s:k]}, u.chain...)
+		i = s
+	}
+	if u.expr || len(u.chain) > 0 {
+		return u
+	}
+	before := strings.TrimRight(line[:at], " \t*&")
+	prev := lastWord(before)
+	// "type X," in an import or export list names X, declares nothing.
+	listed := strings.HasPrefix(strings.TrimLeft(line[end:], " \t"), ",") || strings.HasPrefix(strings.TrimLeft(line[end:], " \t"), "}") ||
+		strings.HasPrefix(strings.TrimLeft(line[end:], " \t"), "as ")
+	switch {
+	case declWords[prev] && onlyModifiers(strings.TrimSuffix(before, prev)) && !(prev == "type" && listed):
+		u.decl = true
+	case bindWords[prev]:
+		u.assign = true
+	case goReceiverEnds(line, before):
+		u.decl = true // a Go method: func (r T) Name
+	}
+	after := strings.TrimLeft(line[end:], " \t")
+	// "x T = …" and "x: T = …" assign x, not the type T.
+	typed := (prev != "" && !bindWords[prev] && !declWords[prev]) || strings.HasSuffix(before, ":")
+	switch {
+	case strings.HasPrefix(after, "("):
+		u.call = true
+	case strings.HasPrefix(after, ":="), strings.HasPrefix(after, "+="), strings.HasPrefix(after, "-="):
+		u.assign = !typed
+	case strings.HasPrefix(after, "=") && !strings.HasPrefix(after, "==") && !strings.HasPrefix(after, "=>"):
+		if depthAt(line, at) > 0 {
+			u.kwarg = true
+		} else {
+			u.assign = !typed
+		}
+	case strings.HasPrefix(after, ":") && !strings.HasPrefix(after, "::"):
+		u.key = true
+	case tupleAssign.MatchString(after) && (strings.TrimSpace(before) == "" || strings.HasSuffix(before, ",") || bindWords[prev]):
+		u.assign = true // a, name := … ; a, name = …
+	case after == "" || strings.HasPrefix(after, ",") || strings.HasPrefix(after, "}"):
+		b := strings.TrimSpace(line[:at])
+		u.shorthand = b == "" || strings.HasSuffix(b, "{") || strings.HasSuffix(b, ",")
+	}
+	return u
+}
+
+// onlyModifiers reports whether s holds nothing but declaration
+// modifiers (export, async, public, …): a declaration keyword after them
+// starts a declaration.
+func onlyModifiers(s string) bool {
+	for _, w := range strings.Fields(s) {
+		switch w {
+		case "export", "default", "async", "public", "private", "protected", "static", "abstract",
+			"declare", "pub", "final", "override", "readonly", "unsafe", "extern", "inline", "@":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// goReceiverEnds reports whether before is "func (r T)" exactly: the name
+// after it is a Go method's.
+func goReceiverEnds(line, before string) bool {
+	t := strings.TrimLeft(line, " \t")
+	if !strings.HasPrefix(t, "func (") && !strings.HasPrefix(t, "func(") {
+		return false
+	}
+	c := strings.Index(line, ")")
+	return c >= 0 && strings.TrimSpace(before) == strings.TrimSpace(line[:c+1])
+}
+
+// qualSepBefore returns the length of the qualifier separator ending at
+// i ('.', '?.', '::', '->'), or 0.
+func qualSepBefore(line string, i int) int {
+	switch {
+	case i >= 2 && (line[i-2:i] == "?." || line[i-2:i] == "::" || line[i-2:i] == "->"):
+		return 2
+	case i >= 1 && line[i-1] == '.':
+		if i >= 2 && line[i-2] == '.' {
+			return 0 // a spread or a relative import's dots
+		}
+		return 1
+	}
+	return 0
+}
+
+// lastWord returns the identifier s ends with, or "".
+func lastWord(s string) string {
+	e := len(s)
+	for e > 0 {
+		r, n := utf8.DecodeLastRuneInString(s[:e])
+		if !isWordRune(r) {
+			break
+		}
+		e -= n
+	}
+	return s[e:]
+}
+
+// depthAt returns how many parentheses are open on line before i.
+func depthAt(line string, i int) int {
+	d := 0
+	for _, c := range line[:i] {
+		switch c {
+		case '(':
+			d++
+		case ')':
+			d--
+		}
+	}
+	return max(d, 0)
+}
+
+// paramNames returns the parameter names of the declaration of fn on line
+// (the names of the first parenthesised list after fn): Go's
+// "func (r *T) fn(a, b int, c T)" gives r, a, b, c; Python's and
+// TypeScript's "fn(self, a: T = 1)" give self, a.
+func paramNames(line, fn string) map[string]string {
+	out := map[string]string{}
+	// A Go receiver comes before the name.
+	if strings.HasPrefix(strings.TrimSpace(line), "func") {
+		if o := strings.Index(line, "("); o >= 0 && o < strings.Index(line+fn, fn) {
+			if c := strings.Index(line[o:], ")"); c > 0 {
+				addParams(out, line[o+1:o+c])
+			}
+		}
+	}
+	at := -1
+	for _, u := range findUseOffsets(line, fn) {
+		if strings.HasPrefix(strings.TrimLeft(line[u+len(fn):], " \t"), "(") || strings.HasPrefix(strings.TrimLeft(line[u+len(fn):], " \t"), "[") || strings.HasPrefix(strings.TrimLeft(line[u+len(fn):], " \t"), "<") {
+			at = u + len(fn)
+			break
+		}
+	}
+	if at < 0 {
+		return out
+	}
+	o := strings.Index(line[at:], "(")
+	if o < 0 {
+		return out
+	}
+	o += at
+	d, c := 0, len(line)
+	for k := o; k < len(line); k++ {
+		switch line[k] {
+		case '(', '[', '{':
+			d++
+		case ')', ']', '}':
+			d--
+		}
+		if d == 0 {
+			c = k
+			break
+		}
+	}
+	addParams(out, line[o+1:c])
+	return out
+}
+
+// findUseOffsets returns the offsets of name's whole-word occurrences.
+func findUseOffsets(line, name string) []int {
+	var out []int
+	for i := 0; i+len(name) <= len(line); {
+		j := strings.Index(line[i:], name)
+		if j < 0 {
+			break
+		}
+		at := i + j
+		end := at + len(name)
+		i = at + 1
+		if r, _ := utf8.DecodeLastRuneInString(line[:at]); at > 0 && isWordRune(r) {
+			continue
+		}
+		if r, _ := utf8.DecodeRuneInString(line[end:]); end < len(line) && isWordRune(r) {
+			continue
+		}
+		out = append(out, at)
+	}
+	return out
+}
+
+var (
+	tupleAssign = regexp.MustCompile(`^(?:\s*,\s*[\p{L}_$][\p{L}\p{N}_$]*)+\s*(?::=|=[^=>])`)
+	paramTyped  = regexp.MustCompile(`^\s*\*{0,2}([\p{L}_$][\p{L}\p{N}_$]*)\s*\??\s*(?::\s*)?(?:\*|&|\.\.\.)*\s*((?:[\p{L}_$][\p{L}\p{N}_$]*\.)?[\p{L}_$][\p{L}\p{N}_$]*)?`)
+)
+
+// addParams adds the names (and the stated type, "T" or "pkg.T", if
+// any) of a comma-separated parameter list to out.
+func addParams(out map[string]string, list string) {
+	d := 0
+	start := 0
+	var parts []string
+	for k := 0; k < len(list); k++ {
+		switch list[k] {
+		case '(', '[', '{', '<':
+			d++
+		case ')', ']', '}', '>':
+			d--
+		case ',':
+			if d == 0 {
+				parts = append(parts, list[start:k])
+				start = k + 1
+			}
+		}
+	}
+	parts = append(parts, list[start:])
+	var pending []string // Go's "a, b int": names waiting for their type
+	for _, p := range parts {
+		p = strings.TrimSpace(p)
+		for _, mod := range []string{"public ", "private ", "protected ", "readonly ", "override "} {
+			p = strings.TrimPrefix(p, mod)
+		}
+		m := paramTyped.FindStringSubmatch(p)
+		if m == nil || m[1] == "" {
+			continue
+		}
+		if strings.Contains(p, ":") {
+			// "name: T" states its own type; earlier bare names have none.
+			for _, n := range pending {
+				out[n] = ""
+			}
+			pending = pending[:0]
+		}
+		if m[2] == "" {
+			pending = append(pending, m[1])
+			continue
+		}
+		typ := m[2]
+		for _, n := range pending {
+			out[n] = typ
+		}
+		pending = pending[:0]
+		out[m[1]] = typ
+	}
+	for _, n := range pending {
+		out[n] = ""
+	}
+}
+
+// classBases returns the bases a class declaration on line names:
+// Python's "class X(A, m.B, metaclass=M):" gives A, B; TypeScript's
+// "class X<T> extends A<T> implements I" gives A.
+func classBases(line string) []string {
+	t := strings.TrimSpace(line)
+	if i := strings.Index(t, " extends "); i >= 0 {
+		b := strings.TrimSpace(t[i+len(" extends "):])
+		if j := strings.IndexFunc(b, func(r rune) bool { return !isWordRune(r) && r != '.' }); j >= 0 {
+			b = b[:j]
+		}
+		return []string{b[strings.LastIndex(b, ".")+1:]}
+	}
+	o, c := strings.Index(t, "("), strings.LastIndex(t, ")")
+	if o < 0 || c < o {
+		return nil
+	}
+	var out []string
+	for _, b := range strings.Split(t[o+1:c], ",") {
+		b = strings.TrimSpace(b)
+		if b == "" || strings.Contains(b, "=") {
+			continue
+		}
+		out = append(out, b[strings.LastIndex(b, ".")+1:])
+	}
+	return out
+}

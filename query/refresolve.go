@@ -1,0 +1,1041 @@
+package query
+
+import (
+	"context"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/viberag/viberag/extract"
+)
+
+// A reference's confidence that it belongs to one definition.
+const (
+	// ConfResolved: what is written at the use ties it to the
+	// definition (its qualifier names the definition's package, module or
+	// type; the name is imported from its file; a bare name in its own
+	// file or Go package).
+	ConfResolved = "resolved"
+	// ConfLikely: the name matches exactly, nothing contradicts, and no
+	// other definition of the name could be meant.
+	ConfLikely = "likely"
+	// ConfNameOnly: the name matches exactly and another definition of
+	// it could be meant as well.
+	ConfNameOnly = "name_only"
+)
+
+// refVerdict is what the facts at a use say about one definition.
+type refVerdict int
+
+const (
+	vOpen     refVerdict = iota // nothing ties or contradicts
+	vResolved                   // tied to the definition
+	vContra                     // tied elsewhere, or not a use of it
+	vSelf                       // the definition's own name: not a reference, not counted
+	vRelated                    // may reach the definition through an interface, whatever else it reaches
+)
+
+// Why a line is left out of a definition's references.
+const (
+	whyCase     = "the name in another case"
+	whyLocal    = "a parameter or local of the same name"
+	whyQual     = "a qualifier naming another package, module or type"
+	whyMember   = "a member of another value (x.name) or a bare use of a member's name"
+	whyScope    = "a bare name not in scope (not defined in the file or package, not imported)"
+	whyDecl     = "the declaration of another symbol"
+	whyOther    = "resolved to another definition of the name"
+	whyNoImport = "imported from another module"
+	whyForeign  = "a member of a value of another package's type"
+	whyMoved    = "the name is on a later line of the same statement, listed there"
+)
+
+// refDef is a definition of the name, with the facts the resolver reads.
+type refDef struct {
+	u      *unit
+	lang   string
+	dir    string
+	member bool   // a method, field or property
+	parent string // the type a member belongs to; a Go function's package
+}
+
+func newRefDef(u *unit, files map[int64]*fileInfo) refDef {
+	d := refDef{u: u, dir: path.Dir(u.path)}
+	if f := files[u.fileID]; f != nil {
+		d.lang = f.language
+	}
+	switch u.symKind {
+	case extract.KindMethod, extract.KindField, extract.KindProperty:
+		d.member = true
+	}
+	if i := strings.LastIndex(u.qualname, "."); i > 0 {
+		d.parent = u.qualname[:i]
+		if j := strings.LastIndex(d.parent, "."); j >= 0 {
+			d.parent = d.parent[j+1:]
+		}
+	}
+	return d
+}
+
+// scope returns the qualified name of the symbol a non-member definition
+// is nested in, "" for a top-level one or a member.
+func (d *refDef) scope() string {
+	if d.member {
+		return ""
+	}
+	if i := strings.LastIndex(d.u.qualname, "."); i > 0 {
+		return d.u.qualname[:i]
+	}
+	return ""
+}
+
+// refResolver judges the reference lines of one name against every
+// definition of it. It reads the text of the files holding them (and of
+// the files their imports name) through lines.
+type refResolver struct {
+	name  string
+	defs  []refDef
+	files map[int64]*fileInfo
+	lines func(ctx context.Context, fileID int64) ([]string, error)
+
+	byPath  map[string]*fileInfo
+	paths   map[string]bool
+	dirs    map[string]bool
+	texts   map[int64][]string
+	imports map[int64]*fileImports
+	locals  map[enclKey]bool // enclosing symbols that bind the name themselves
+	parents map[string]bool  // the types some member definition belongs to
+	ifaces  map[string]bool  // those of them that are Go interfaces
+
+	// Per line, what does not depend on the definition judged, read
+	// once: every definition of a common name asks the same questions.
+	typeMemo    map[lineVar]string
+	classMemo   map[lineVar]string
+	literalMemo map[lineVar]literal
+}
+
+// lineVar keys a memo: a file, a line (or 0) and a name (or an offset).
+type lineVar struct {
+	file int64
+	line int
+	name string
+}
+
+// memo returns m[k], reading it first when m has none.
+func memo[V any](m map[lineVar]V, k lineVar, read func() V) V {
+	if v, ok := m[k]; ok {
+		return v
+	}
+	v := read()
+	m[k] = v
+	return v
+}
+
+type literal struct {
+	typ  string
+	anon bool
+}
+
+type enclKey struct {
+	file  int64
+	start int
+	name  string
+}
+
+// judged is one reference line with, per occurrence of the name on it,
+// a verdict per definition (one occurrence of verdicts vOpen when the name
+// is not on the line as written: a wrapped statement).
+type judged struct {
+	r    *refLine
+	occs []occVerdicts
+	// folded: the line holds the name in another case only; moved: the
+	// name is not on the line but on a later one of the statement, which
+	// is listed itself.
+	folded, moved bool
+}
+
+type occVerdicts struct {
+	verdict []refVerdict
+	why     []string // per definition, when vContra
+}
+
+func newRefResolver(name string, defs []refDef, files map[int64]*fileInfo, lines func(context.Context, int64) ([]string, error)) *refResolver {
+	rr := &refResolver{name: name, defs: defs, files: files, lines: lines,
+		byPath: map[string]*fileInfo{}, paths: map[string]bool{}, dirs: map[string]bool{},
+		texts: map[int64][]string{}, imports: map[int64]*fileImports{}, locals: map[enclKey]bool{}, parents: map[string]bool{},
+		ifaces: map[string]bool{}, typeMemo: map[lineVar]string{}, classMemo: map[lineVar]string{}, literalMemo: map[lineVar]literal{}}
+	for _, f := range files {
+		rr.byPath[f.path] = f
+		rr.paths[f.path] = true
+		rr.dirs[path.Dir(f.path)] = true
+	}
+	for _, d := range defs {
+		if d.member && d.parent != "" {
+			rr.parents[d.parent] = true
+		}
+	}
+	return rr
+}
+
+func (rr *refResolver) text(ctx context.Context, id int64) ([]string, error) {
+	if t, ok := rr.texts[id]; ok {
+		return t, nil
+	}
+	t, err := rr.lines(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	rr.texts[id] = t
+	return t, nil
+}
+
+func (rr *refResolver) importsOf(ctx context.Context, id int64) (*fileImports, error) {
+	if fi, ok := rr.imports[id]; ok {
+		return fi, nil
+	}
+	f := rr.files[id]
+	if f == nil {
+		return &fileImports{}, nil
+	}
+	t, err := rr.text(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	fi := readImports(f.language, t)
+	rr.imports[id] = fi
+	return fi, nil
+}
+
+func (rr *refResolver) lineOf(ctx context.Context, id int64, n int) (string, error) {
+	t, err := rr.text(ctx, id)
+	if err != nil || n < 1 || n > len(t) {
+		return "", err
+	}
+	return t[n-1], nil
+}
+
+// judge gives every occurrence of the name on every line a verdict per
+// definition.
+func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, error) {
+	for _, d := range rr.defs {
+		// A Go method declared without "func" is an interface's.
+		if d.lang == "go" && d.u.symKind == extract.KindMethod && d.parent != "" {
+			l, err := rr.lineOf(ctx, d.u.fileID, d.u.start)
+			if err != nil {
+				return nil, err
+			}
+			if !strings.HasPrefix(strings.TrimSpace(l), "func") {
+				rr.ifaces[d.parent] = true
+			}
+		}
+	}
+	// First the enclosing symbols that bind the name as a parameter or a
+	// local: a bare use inside them is theirs.
+	uses := make([][]useAt, len(refs))
+	for i, r := range refs {
+		l, err := rr.lineOf(ctx, r.fileID, r.line)
+		if err != nil {
+			return nil, err
+		}
+		uses[i] = findUses(l, rr.name)
+		if prev, _ := rr.lineOf(ctx, r.fileID, r.line-1); continuesChain(prev, l) {
+			for k := range uses[i] {
+				if len(uses[i][k].chain) == 0 && strings.TrimSpace(l[:max(strings.Index(l, rr.name), 0)]) == "" {
+					uses[i][k] = useAt{expr: true, at: uses[i][k].at, call: uses[i][k].call}
+				}
+			}
+		}
+		if r.enclName == "" || r.enclName == rr.name {
+			continue
+		}
+		k := enclKey{r.fileID, r.enclStart, r.enclName}
+		if rr.inSignature(ctx, r) {
+			rr.locals[k] = true
+		}
+		for _, u := range uses[i] {
+			if u.assign && !u.decl {
+				rr.locals[k] = true
+			}
+		}
+	}
+	listed := map[enclKey]bool{} // file and line
+	for _, r := range refs {
+		listed[enclKey{file: r.fileID, start: r.line}] = true
+	}
+	out := make([]judged, len(refs))
+	for i, r := range refs {
+		j := judged{r: r}
+		l, _ := rr.lineOf(ctx, r.fileID, r.line)
+		us := uses[i]
+		if len(us) == 0 {
+			j.folded = hasFoldedUse(l, rr.name)
+			for n := r.line + 1; !j.folded && n <= r.line+10; n++ {
+				if next, _ := rr.lineOf(ctx, r.fileID, n); len(findUseOffsets(next, rr.name)) > 0 {
+					j.moved = listed[enclKey{file: r.fileID, start: n}]
+					break
+				}
+			}
+			j.occs = []occVerdicts{{verdict: make([]refVerdict, len(rr.defs)), why: make([]string, len(rr.defs))}}
+		}
+		for _, u := range us {
+			o := occVerdicts{verdict: make([]refVerdict, len(rr.defs)), why: make([]string, len(rr.defs))}
+			for di := range rr.defs {
+				v, why, err := rr.judgeUse(ctx, r, l, u, &rr.defs[di])
+				if err != nil {
+					return nil, err
+				}
+				o.verdict[di], o.why[di] = v, why
+			}
+			j.occs = append(j.occs, o)
+		}
+		out[i] = j
+	}
+	return out, nil
+}
+
+// continuesChain reports whether line continues a chain of calls the
+// line before it ends ("x.\n  Name(…)"), not a comment's sentence.
+func continuesChain(prev, line string) bool {
+	p := strings.TrimRight(stripComment(prev), " \t")
+	if !strings.HasSuffix(p, ".") || strings.HasSuffix(p, "..") || len(p) < 2 {
+		return false
+	}
+	c := p[len(p)-2]
+	return c == ')' || c == ']' || c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// inSignature reports whether r is on the declaration of its enclosing
+// function (its first line, or a later one of a parameter list wrapped
+// over several) and that declaration names the name as a parameter.
+func (rr *refResolver) inSignature(ctx context.Context, r *refLine) bool {
+	if r.line < r.enclStart || r.line >= r.enclStart+sigLines {
+		return false
+	}
+	text, err := rr.text(ctx, r.fileID)
+	if err != nil || r.enclStart > len(text) {
+		return false
+	}
+	sig := signatureText(text, r.enclStart, r.enclName)
+	if sig.end < r.line {
+		return false
+	}
+	_, ok := paramNames(sig.text, r.enclName)[rr.name]
+	return ok
+}
+
+// sigLines bounds the lines of one declaration's parameter list.
+const sigLines = 80
+
+// stripComment returns line without a trailing '#' or '//' comment (a
+// whole-line one gives ""); a '#' or '//' inside a string cuts it short,
+// which costs at most a parameter's type.
+func stripComment(line string) string {
+	t := strings.TrimSpace(line)
+	if strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//") {
+		return ""
+	}
+	for _, m := range []string{" # ", " // "} {
+		if i := strings.Index(line, m); i >= 0 {
+			line = line[:i]
+		}
+	}
+	return line
+}
+
+type sigText struct {
+	text string
+	end  int // the last line of the declaration
+}
+
+// signatureText joins the lines of the declaration of fn starting at line
+// from until its parameter list closes; a type's declaration (class,
+// struct, interface) has no parameters and gives "".
+func signatureText(text []string, from int, fn string) sigText {
+	first := strings.TrimSpace(text[from-1])
+	for _, m := range []string{"export ", "default ", "abstract ", "declare ", "pub "} {
+		first = strings.TrimPrefix(first, m)
+	}
+	for _, kw := range []string{"class ", "interface ", "type ", "struct ", "enum ", "trait "} {
+		if strings.HasPrefix(first, kw) {
+			return sigText{end: from}
+		}
+	}
+	var b strings.Builder
+	d := 0
+	opened := false
+	for n := from; n <= len(text) && n < from+sigLines; n++ {
+		l := stripComment(text[n-1])
+		b.WriteString(l)
+		b.WriteByte(' ')
+		for _, c := range l {
+			switch c {
+			case '(':
+				d++
+				opened = true
+			case ')':
+				d--
+			}
+		}
+		if opened && d <= 0 {
+			return sigText{text: b.String(), end: n}
+		}
+	}
+	return sigText{text: b.String(), end: from}
+}
+
+// judgeUse judges one occurrence for d.
+func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u useAt, d *refDef) (refVerdict, string, error) {
+	lang := ""
+	if f := rr.files[r.fileID]; f != nil {
+		lang = f.language
+	}
+	known := lang == "go" || lang == "python" || lang == "typescript" || lang == "javascript" || lang == "tsx"
+	if r.defLine && r.fileID == d.u.fileID && r.line == d.u.start {
+		return vSelf, "", nil // the definition's own name
+	}
+	embedded := lang == "go" && !d.member && strings.TrimLeft(strings.TrimSpace(line), "*") == rr.name
+	if !embedded && (u.decl || (r.defLine && len(u.chain) == 0 && !u.expr)) {
+		if r.fileID == d.u.fileID && r.line >= d.u.start && r.line <= d.u.end && (r.enclName == rr.name || r.enclName == "") {
+			return vSelf, "", nil // the definition's own name on a later line of its header
+		}
+		if lang == "python" && r.fileID == d.u.fileID && r.symbol == d.u.qualname {
+			// A redefinition in the same scope (an overload, a property's
+			// setter) binds the same name.
+			return vResolved, "", nil
+		}
+		if lang != "go" && lang != "python" && d.member && rr.memberStartsAt(r) {
+			// Another type's member of the name: in TypeScript an interface's
+			// member and its implementations' are one group.
+			return vRelated, "", nil
+		}
+		return vContra, whyDecl, nil
+	}
+	if !known {
+		return vOpen, "", nil
+	}
+	if len(u.chain) > 0 {
+		return rr.judgeQualified(ctx, r, line, u, d, lang)
+	}
+	if d.member && u.call && lang == "go" && (u.expr || len(u.chain) > 0) && !rr.callable(ctx, d) {
+		return vContra, whyMember, nil // a call, and the field is not a func
+	}
+	if u.expr {
+		if d.member {
+			return vOpen, "", nil
+		}
+		return vContra, whyMember, nil
+	}
+	// A bare name.
+	if rr.locals[enclKey{r.fileID, r.enclStart, r.enclName}] && !(r.fileID == d.u.fileID && d.u.start >= r.enclStart && d.u.start <= r.line) {
+		return vContra, whyLocal, nil
+	}
+	if u.kwarg {
+		return vContra, whyLocal, nil
+	}
+	if d.member {
+		if u.key && lang == "go" {
+			// A composite literal's key: a field of the literal's type.
+			if t, anon := rr.literalType(ctx, r, u.at); anon {
+				return vContra, whyMember, nil
+			} else if t != "" {
+				return rr.judgeTyped(ctx, r, d, lang, t)
+			}
+			return vOpen, "", nil
+		}
+		if (u.key && lang != "python") || rr.inClassBody(r, d) || (u.shorthand && lang != "go" && lang != "python") {
+			return vOpen, "", nil
+		}
+		return vContra, whyMember, nil
+	}
+	if scope := d.scope(); scope != "" && lang != "go" && d.lang == lang {
+		// A definition nested in a function, a test or a namespace is in
+		// scope inside it only.
+		if r.fileID == d.u.fileID && (r.symbol == scope || strings.HasPrefix(r.symbol, scope+".")) {
+			return vResolved, "", nil
+		}
+		if r.fileID == d.u.fileID {
+			return vContra, whyScope, nil
+		}
+	}
+	if r.fileID == d.u.fileID {
+		return vResolved, "", nil
+	}
+	if lang == "go" {
+		if d.lang == "go" && path.Dir(r.path) == d.dir {
+			return vResolved, "", nil
+		}
+		fi, err := rr.importsOf(ctx, r.fileID)
+		if err != nil {
+			return 0, "", err
+		}
+		if len(fi.star) > 0 {
+			return vOpen, "", nil
+		}
+		return vContra, whyScope, nil
+	}
+	fi, err := rr.importsOf(ctx, r.fileID)
+	if err != nil {
+		return 0, "", err
+	}
+	if in, ok := fi.names[rr.name]; ok {
+		return rr.judgeImported(ctx, r, lang, in, d, 0)
+	}
+	if in, ok := fi.reexports[rr.name]; ok {
+		return rr.judgeImported(ctx, r, lang, in, d, 0)
+	}
+	if in, ok := fi.importing(rr.name); ok {
+		// "name as other" in an import or export list.
+		return rr.judgeImported(ctx, r, lang, in, d, 0)
+	}
+	if strings.HasPrefix(strings.TrimSpace(line), "import") || strings.HasPrefix(strings.TrimSpace(line), "from") || strings.HasPrefix(strings.TrimSpace(line), "export") {
+		return vOpen, "", nil // an import statement the reader did not parse
+	}
+	if len(fi.star) > 0 || d.lang != lang {
+		return vOpen, "", nil
+	}
+	if lang != "python" && strings.HasSuffix(r.path, ".d.ts") {
+		return vOpen, "", nil
+	}
+	return vContra, whyScope, nil
+}
+
+// judgeSuper judges super().name (super.name) inside class cls: the
+// first of its bases (and theirs, declared in the same file) that is d's
+// type, or that has a member of the name itself.
+func (rr *refResolver) judgeSuper(ctx context.Context, r *refLine, d *refDef, cls string, depth int) (refVerdict, string, error) {
+	decl := rr.classLine(ctx, r, cls)
+	if decl == "" || depth > 4 {
+		return vOpen, "", nil // declared elsewhere
+	}
+	open := false
+	for _, b := range classBases(decl) {
+		switch {
+		case b == d.parent:
+			return vResolved, "", nil
+		case rr.parents[b]:
+			return vContra, whyQual, nil // that base has a member of the name
+		}
+		v, w, err := rr.judgeSuper(ctx, r, d, b, depth+1)
+		if err != nil || v != vContra {
+			if v == vOpen {
+				open = true
+				continue
+			}
+			return v, w, err
+		}
+	}
+	if open {
+		return vOpen, "", nil
+	}
+	return vContra, whyQual, nil
+}
+
+// literalType returns the type of the Go composite literal whose key
+// is on r's line ("T{", "&pkg.T{", an element of "[]T{" or "map[K]T{"),
+// or anon when the literal is of a struct type written in place (a test
+// table's "[]struct{…}{"): its fields are no named type's.
+func (rr *refResolver) literalType(ctx context.Context, r *refLine, at int) (typ string, anon bool) {
+	l := memo(rr.literalMemo, lineVar{r.fileID, r.line, strconv.Itoa(at)}, func() literal {
+		typ, anon := rr.readLiteralType(ctx, r, at)
+		return literal{typ, anon}
+	})
+	return l.typ, l.anon
+}
+
+func (rr *refResolver) readLiteralType(ctx context.Context, r *refLine, at int) (typ string, anon bool) {
+	text, err := rr.text(ctx, r.fileID)
+	if err != nil {
+		return "", false
+	}
+	depth, elided := 0, false
+	for n := r.line; n > 0 && n > r.line-200; n-- {
+		l := text[n-1]
+		end := len(l)
+		if n == r.line {
+			end = min(at, len(l)) // the key's own line: what comes before the key
+		}
+		for i := end - 1; i >= 0; i-- {
+			switch l[i] {
+			case '}':
+				depth++
+			case '{':
+				if depth > 0 {
+					depth--
+					continue
+				}
+				before := strings.TrimRight(l[:i], " \t")
+				switch {
+				case strings.HasSuffix(before, "}"):
+					return "", true // []struct{…}{
+				case before == "" || strings.HasSuffix(before, ",") || strings.HasSuffix(before, "{") || strings.HasSuffix(before, ":"):
+					if elided {
+						return "", false
+					}
+					elided = true // an element whose type the outer literal states
+					continue
+				}
+				w := before
+				if i := strings.LastIndexAny(w, " \t(&*[]=,:"); i >= 0 {
+					w = w[i+1:]
+				}
+				if w == "struct" {
+					return "", true
+				}
+				if w == "" || !startsWordChar(w) {
+					return "", false
+				}
+				return w, false
+			}
+		}
+	}
+	return "", false
+}
+
+func startsWordChar(s string) bool {
+	for _, c := range s {
+		return isWordRune(c)
+	}
+	return false
+}
+
+// memberStartsAt reports whether a member definition of the name starts
+// on r's line.
+func (rr *refResolver) memberStartsAt(r *refLine) bool {
+	for _, o := range rr.defs {
+		if o.member && o.u.fileID == r.fileID && o.u.start == r.line {
+			return true
+		}
+	}
+	return false
+}
+
+// classLine returns the line declaring class cls in r's file, "" when
+// it declares none.
+func (rr *refResolver) classLine(ctx context.Context, r *refLine, cls string) string {
+	return memo(rr.classMemo, lineVar{r.fileID, 0, cls}, func() string { return rr.readClassLine(ctx, r, cls) })
+}
+
+func (rr *refResolver) readClassLine(ctx context.Context, r *refLine, cls string) string {
+	text, err := rr.text(ctx, r.fileID)
+	if err != nil {
+		return ""
+	}
+	for _, l := range text {
+		t := strings.TrimSpace(l)
+		for _, m := range []string{"export ", "default ", "abstract "} {
+			t = strings.TrimPrefix(t, m)
+		}
+		rest, ok := strings.CutPrefix(t, "class ")
+		if !ok {
+			continue
+		}
+		if f := strings.FieldsFunc(rest, func(c rune) bool { return !isWordRune(c) }); len(f) > 0 && f[0] == cls {
+			return l
+		}
+	}
+	return ""
+}
+
+// callable reports whether d can be called: anything but a Go field
+// whose declared type is not a func.
+func (rr *refResolver) callable(ctx context.Context, d *refDef) bool {
+	if d.u.symKind != extract.KindField || d.lang != "go" {
+		return true
+	}
+	l, err := rr.lineOf(ctx, d.u.fileID, d.u.start)
+	if err != nil {
+		return true
+	}
+	_, typ, _ := strings.Cut(l, d.u.name)
+	return strings.Contains(typ, "func") || !strings.Contains(l, d.u.name)
+}
+
+// inClassBody reports whether r is inside the type d belongs to (a
+// Python class body's bare name, a TypeScript class's member).
+func (rr *refResolver) inClassBody(r *refLine, d *refDef) bool {
+	return d.lang == "python" && d.parent != "" && r.fileID == d.u.fileID && strings.HasSuffix("."+r.symbol, "."+d.parent)
+}
+
+// judgeImported judges a name imported from module in.module.
+func (rr *refResolver) judgeImported(ctx context.Context, r *refLine, lang string, in importedName, d *refDef, depth int) (refVerdict, string, error) {
+	if d.member {
+		return vContra, whyMember, nil
+	}
+	files := importFiles(lang, r.path, in.module, rr.paths, rr.dirs)
+	if len(files) == 0 {
+		if lang == "python" && !strings.HasPrefix(in.module, ".") {
+			return vOpen, "", nil // an absolute import the index may hold under another root
+		}
+		if strings.HasPrefix(in.module, ".") {
+			return vContra, whyNoImport, nil
+		}
+		return vOpen, "", nil // a package name (a workspace's own package, or a dependency)
+	}
+	for _, f := range files {
+		if f == d.u.path {
+			return vResolved, "", nil
+		}
+		if depth < 5 {
+			// A re-export: the module imports or re-exports the name itself.
+			if fr := rr.byPath[f]; fr != nil {
+				fi, err := rr.importsOf(ctx, fr.id)
+				if err != nil {
+					return 0, "", err
+				}
+				next, ok := fi.reexports[in.name]
+				if !ok {
+					next, ok = fi.names[in.name]
+				}
+				if ok {
+					fake := *r
+					fake.path = f
+					if v, w, err := rr.judgeImported(ctx, &fake, lang, next, d, depth+1); err != nil || v != vContra {
+						return v, w, err
+					}
+				}
+				for _, s := range fi.star {
+					fake := *r
+					fake.path = f
+					if v, w, err := rr.judgeImported(ctx, &fake, lang, importedName{s, in.name}, d, depth+1); err != nil || v == vResolved {
+						return v, w, err
+					}
+				}
+			}
+		}
+	}
+	return vContra, whyNoImport, nil
+}
+
+// judgeQualified judges Q.name.
+func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line string, u useAt, d *refDef, lang string) (refVerdict, string, error) {
+	q := u.chain[len(u.chain)-1]
+	root := u.chain[0]
+	switch root {
+	case "super":
+		if len(u.chain) != 1 || !d.member {
+			return vOpenIf(d.member)
+		}
+		types := rr.enclosingTypes(r)
+		if len(types) == 0 {
+			return vOpen, "", nil
+		}
+		return rr.judgeSuper(ctx, r, d, types[len(types)-1], 0)
+	case "self", "this", "cls":
+		if len(u.chain) != 1 {
+			return vOpenIf(d.member)
+		}
+		if !d.member {
+			return vContra, whyMember, nil
+		}
+		types := rr.enclosingTypes(r)
+		v, w, err := rr.judgeOwner(r, d, types)
+		if err != nil || v != vOpen {
+			return v, w, err
+		}
+		// Through the enclosing class's bases declared in the file.
+		for i := len(types) - 1; i >= 0; i-- {
+			if rr.classLine(ctx, r, types[i]) != "" {
+				return rr.judgeSuper(ctx, r, d, types[i], 0)
+			}
+		}
+		return vOpen, "", nil
+	}
+	fi, err := rr.importsOf(ctx, r.fileID)
+	if err != nil {
+		return 0, "", err
+	}
+	// A module or package qualifier.
+	if mod, ok := fi.modules[root]; ok {
+		if lang == "go" {
+			if d.member {
+				if len(u.chain) == 1 {
+					return vContra, whyMember, nil
+				}
+				return rr.judgeOwner(r, d, []string{q})
+			}
+			pkg, err := rr.goPackage(ctx, d.u.fileID)
+			if err != nil {
+				return 0, "", err
+			}
+			if len(u.chain) == 1 && d.lang == "go" && goImportDir(mod, d.dir, pkg, rr.dirs) {
+				return vResolved, "", nil
+			}
+			return vContra, whyQual, nil
+		}
+		modPath := mod
+		if lang == "python" {
+			modPath = strings.Join(append([]string{mod}, u.chain[1:]...), ".")
+		}
+		return rr.judgeModuleMember(ctx, r, lang, modPath, d)
+	}
+	if in, ok := fi.names[root]; ok && lang == "python" {
+		// from p import m; m.name: m is a submodule, or a class.
+		sub := strings.TrimSuffix(in.module, ".") + "." + in.name
+		if strings.HasSuffix(in.module, ".") {
+			sub = in.module + in.name
+		}
+		if len(importFiles(lang, r.path, sub, rr.paths, rr.dirs)) > 0 {
+			return rr.judgeModuleMember(ctx, r, lang, strings.Join(append([]string{sub}, u.chain[1:]...), "."), d)
+		}
+	}
+	// A type's member: Type.name, or a variable whose type is stated.
+	if d.member && u.call && lang == "go" && !rr.callable(ctx, d) {
+		return vContra, whyMember, nil // a call, and the field is not a func
+	}
+	if d.member {
+		if rr.parents[q] || q == d.parent {
+			return rr.judgeOwner(r, d, []string{q})
+		}
+		if len(u.chain) == 1 {
+			if t := rr.typeOf(ctx, r, root); t != "" {
+				return rr.judgeTyped(ctx, r, d, lang, t)
+			}
+		}
+		return vOpen, "", nil
+	}
+	if lang == "python" || lang == "typescript" || lang == "tsx" || lang == "javascript" {
+		// Class.Nested, namespace.name: a qualifier naming the
+		// definition's parent ties it.
+		if d.parent != "" && q == d.parent {
+			return vResolved, "", nil
+		}
+	}
+	return vContra, whyMember, nil
+}
+
+func vOpenIf(member bool) (refVerdict, string, error) {
+	if member {
+		return vOpen, "", nil
+	}
+	return vContra, whyMember, nil
+}
+
+// judgeModuleMember judges mod.name where mod names a module of the
+// repository (or not).
+func (rr *refResolver) judgeModuleMember(ctx context.Context, r *refLine, lang, mod string, d *refDef) (refVerdict, string, error) {
+	if d.member {
+		return vContra, whyMember, nil
+	}
+	return rr.judgeImported(ctx, r, lang, importedName{mod, rr.name}, d, 0)
+}
+
+// judgeOwner judges a member use whose owner type is one of types.
+func (rr *refResolver) judgeOwner(r *refLine, d *refDef, types []string) (refVerdict, string, error) {
+	for _, t := range types {
+		if t == d.parent {
+			return vResolved, "", nil
+		}
+	}
+	for _, t := range types {
+		if rr.ifaces[t] || rr.ifaces[d.parent] {
+			// A call through an interface reaches the methods of the types
+			// that implement it, and a concrete type's call is one of its
+			// interfaces' too.
+			return vRelated, "", nil
+		}
+	}
+	for _, t := range types {
+		if rr.parents[t] {
+			return vContra, whyQual, nil // another type that has a member of the name
+		}
+	}
+	return vOpen, "", nil // a base type, an embedded one, or one the index cannot see
+}
+
+// enclosingTypes returns the names in the qualified name of r's
+// enclosing symbol: self and this mean one of them.
+func (rr *refResolver) enclosingTypes(r *refLine) []string {
+	parts := strings.Split(r.symbol, ".")
+	if len(parts) > 0 {
+		parts = parts[:len(parts)-1]
+	}
+	return parts
+}
+
+// typeOf returns the type stated for variable v in r's enclosing
+// symbol, "T" or "pkg.T": a parameter's or receiver's type on its
+// declaration, or a local's ("v := T{", "v := &T{", "var v T",
+// "v := new(T)", "v = T(", "v = new T("). A Go local set from another
+// package's function ("v := pkg.NewT()") gives "pkg." (a value of
+// that package, type unknown). "" when nothing states it.
+func (rr *refResolver) typeOf(ctx context.Context, r *refLine, v string) string {
+	return memo(rr.typeMemo, lineVar{r.fileID, r.line, v}, func() string { return rr.readTypeOf(ctx, r, v) })
+}
+
+func (rr *refResolver) readTypeOf(ctx context.Context, r *refLine, v string) string {
+	if r.enclStart == 0 {
+		return ""
+	}
+	text, err := rr.text(ctx, r.fileID)
+	if err != nil || r.enclStart > len(text) {
+		return ""
+	}
+	lang := ""
+	if f := rr.files[r.fileID]; f != nil {
+		lang = f.language
+	}
+	if t := paramNames(signatureText(text, r.enclStart, r.enclName).text, r.enclName)[v]; t != "" {
+		return t
+	}
+	for n := r.line - 1; n > r.enclStart && n > r.line-200; n-- {
+		l := text[n-1]
+		for _, at := range findUseOffsets(l, v) {
+			rest := strings.TrimLeft(l[at+len(v):], " \t")
+			var rhs string
+			switch {
+			case strings.HasPrefix(rest, ":="):
+				rhs = rest[2:]
+			case strings.HasPrefix(rest, "=") && !strings.HasPrefix(rest, "==") && !strings.HasPrefix(rest, "=>"):
+				rhs = rest[1:]
+			case strings.HasPrefix(rest, ":") && !strings.HasPrefix(rest, "::"):
+				rhs = rest[1:] // an annotation
+			case lastWord(strings.TrimSpace(l[:at])) == "var":
+				rhs = rest
+			default:
+				continue
+			}
+			rhs = strings.TrimLeft(rhs, " \t&*")
+			rhs = strings.TrimPrefix(rhs, "new ")
+			if strings.HasPrefix(rhs, "new(") {
+				rhs = strings.TrimLeft(rhs[4:], "*")
+			}
+			name := rhs
+			if i := strings.IndexFunc(name, func(c rune) bool { return !isWordRune(c) && c != '.' }); i >= 0 {
+				name = name[:i]
+			}
+			call := strings.HasPrefix(rhs[len(name):], "(")
+			last := name
+			if i := strings.LastIndex(name, "."); i >= 0 {
+				last = name[i+1:]
+			}
+			switch {
+			case last == "":
+			case lang == "go" && call && strings.Contains(name, "."):
+				return name[:strings.LastIndex(name, ".")+1]
+			case lang == "go" && call:
+				return ""
+			case rr.parents[last] || startsUpper(last):
+				return name
+			}
+			return ""
+		}
+	}
+	return ""
+}
+
+// judgeTyped judges a member use on a value of stated type t ("T",
+// "pkg.T" or "pkg." for a value of package pkg).
+func (rr *refResolver) judgeTyped(ctx context.Context, r *refLine, d *refDef, lang, t string) (refVerdict, string, error) {
+	qual, name := "", t
+	if i := strings.LastIndex(t, "."); i >= 0 {
+		qual, name = t[:i], t[i+1:]
+	}
+	if qual != "" && lang == "go" {
+		fi, err := rr.importsOf(ctx, r.fileID)
+		if err != nil {
+			return 0, "", err
+		}
+		pkg, err := rr.goPackage(ctx, d.u.fileID)
+		if err != nil {
+			return 0, "", err
+		}
+		if mod, ok := fi.modules[qual]; ok && !goImportDir(mod, d.dir, pkg, rr.dirs) {
+			if strings.HasSuffix(name, "er") {
+				// Go names its interfaces so (io.Writer, http.Handler): a call
+				// through one may reach this method.
+				return vRelated, "", nil
+			}
+			return vContra, whyForeign, nil
+		}
+	}
+	if name == "" {
+		return vOpen, "", nil
+	}
+	return rr.judgeOwner(r, d, []string{name})
+}
+
+// goPackage returns the package clause's name of a Go file.
+func (rr *refResolver) goPackage(ctx context.Context, id int64) (string, error) {
+	text, err := rr.text(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	for _, l := range text {
+		if rest, ok := strings.CutPrefix(l, "package "); ok {
+			return strings.TrimSpace(strings.Split(rest, "//")[0]), nil
+		}
+	}
+	return "", nil
+}
+
+func startsUpper(s string) bool {
+	for _, c := range s {
+		return c >= 'A' && c <= 'Z'
+	}
+	return false
+}
+
+// confidences turns the verdicts into d's (index di) references: each
+// line kept with its confidence, and the reasons for the lines left out.
+// A line's confidence is its best occurrence's: resolved when the facts
+// tie that occurrence to d; likely when nothing contradicts and no other
+// definition could be meant there; name_only when another could.
+func confidences(js []judged, di int) (kept []*refLine, conf []string, left map[string]int) {
+	left = map[string]int{}
+	rank := map[string]int{ConfResolved: 3, ConfLikely: 2, ConfNameOnly: 1}
+	for _, j := range js {
+		if j.folded || j.moved {
+			left[map[bool]string{true: whyCase, false: whyMoved}[j.folded]]++
+			continue
+		}
+		best, why, self := "", "", false
+		for _, o := range j.occs {
+			c, w := occConfidence(o, di)
+			switch {
+			case c == "" && w == "":
+				self = true
+			case c == "" && why == "":
+				why = w
+			case rank[c] > rank[best]:
+				best = c
+			}
+		}
+		switch {
+		case best != "":
+			kept, conf = append(kept, j.r), append(conf, best)
+		case self:
+			// the definition's own name: not a reference
+		default:
+			left[why]++
+		}
+	}
+	return kept, conf, left
+}
+
+// occConfidence is the confidence of one occurrence for definition di,
+// or "" and why it is not di's ("" and "" for di's own name).
+func occConfidence(o occVerdicts, di int) (string, string) {
+	switch o.verdict[di] {
+	case vSelf:
+		return "", ""
+	case vContra:
+		return "", o.why[di]
+	case vResolved:
+		return ConfResolved, ""
+	case vRelated:
+		return ConfNameOnly, ""
+	}
+	other, open := false, false
+	for k, w := range o.verdict {
+		if k != di {
+			other = other || w == vResolved || w == vSelf
+			open = open || w == vOpen || w == vRelated
+		}
+	}
+	switch {
+	case other:
+		return "", whyOther
+	case open:
+		return ConfNameOnly, ""
+	}
+	return ConfLikely, ""
+}
