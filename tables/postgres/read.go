@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -934,6 +936,9 @@ func (r *Reader) SymbolsNamed(ctx context.Context, n tables.NameLookup, s scope.
 		head = head[:min(len(head), 200)]
 		like := likeEscaper.Replace(string(head)) + "%"
 		where := `left(lower(s.name), 200) LIKE ` + a.add(like)
+		if lo, hi, ok := prefixRange(string(head)); ok {
+			where = `left(lower(s.name), 200) ~>=~ ` + a.add(lo) + ` AND left(lower(s.name), 200) ~<~ ` + a.add(hi) + ` AND ` + where
+		}
 		want := asciiFold(n.Name)
 		rows, err := r.conn.symbols(ctx, where, a, s, "s.file_id, s.ord", 0, func(row tables.SymbolRow) bool {
 			n := asciiFold(row.Name)
@@ -958,6 +963,22 @@ func (r *Reader) SymbolsNamed(ctx context.Context, n tables.NameLookup, s scope.
 	where := `left(lower(s.name), 200) = left(lower(` + m + `), 200) AND lower(s.name) = lower(` + m + `)`
 	want := asciiFold(n.Name)
 	return r.conn.symbols(ctx, where, a, s, "s.file_id, s.ord", 500, func(row tables.SymbolRow) bool { return asciiFold(row.Name) == want })
+}
+
+// prefixRange returns the byte-wise range [lo, hi) of the strings that
+// begin with p, for a text_pattern_ops index: hi is p with its last rune
+// the next one, since UTF-8's bytes order as its code points. ok is false
+// when there is no such rune (p empty, or ending in the last code point).
+func prefixRange(p string) (lo, hi string, ok bool) {
+	r, size := utf8.DecodeLastRuneInString(p)
+	if size == 0 || r == utf8.RuneError && size == 1 || r == unicode.MaxRune {
+		return "", "", false
+	}
+	next := r + 1
+	if next == 0xD800 { // surrogates are no runes: the next one after them
+		next = 0xE000
+	}
+	return p, p[:len(p)-size] + string(next), true
 }
 
 // likeEscaper escapes LIKE's metacharacters. A Replacer builds its tables

@@ -397,3 +397,52 @@ func matchCount(ctx context.Context, r tables.Reader, t scope.Table, q fulltext.
 	}
 	return n[0], nil
 }
+
+// TestSymbolsPrefixed looks symbols up by name prefix, which the store
+// answers through a byte-wise range of its name index: the SQLite
+// index's symbols, for prefixes ending in ASCII, in a rune of two bytes,
+// in LIKE's metacharacters and in the last rune before the surrogates.
+func TestSymbolsPrefixed(t *testing.T) {
+	root := t.TempDir()
+	src := "package p\n"
+	for _, n := range []string{"Abc", "Abcd", "Abd", "Ab_c", "AbXc", "Abé", "Abéz", "Abf", "Ab\uD7FFx", "Ab\uE000x", "Ab%x"} {
+		if strings.Contains(n, "%") {
+			continue // no Go identifier: the prefix below must find nothing
+		}
+		src += "func " + n + "() {}\n"
+	}
+	writeTree(t, root, map[string]string{"p.go": src})
+	pp := newParityPair(t, root, "example.com/prefix")
+	ctx := context.Background()
+	for _, p := range []string{"ab", "Abc", "abé", "ab_", "AB\uD7FF", "ab%", "a"} {
+		want, err := pp.db.Reader().SymbolsNamed(ctx, tables.NameLookup{Name: p, Prefix: true}, scope.Scope{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := pp.rd.SymbolsNamed(ctx, tables.NameLookup{Name: p, Prefix: true}, scope.Scope{})
+		if err != nil {
+			t.Fatalf("prefix %q: %v", p, err)
+		}
+		names := func(rows []tables.SymbolRow) (out []string) {
+			for _, r := range rows {
+				out = append(out, r.Name)
+			}
+			return out
+		}
+		if w, g := names(want), names(got); !slices.Equal(w, g) {
+			t.Errorf("prefix %q: store %q, SQLite %q", p, g, w)
+		}
+		if p == "ab" && len(want) < 8 {
+			t.Errorf("prefix %q: SQLite found %q; the test needs more", p, names(want))
+		}
+	}
+}
+
+func TestPrefixRange(t *testing.T) {
+	for _, c := range []struct{ p, hi string }{{"ab", "ac"}, {"a\u007f", "a\u0080"}, {"é", "ê"}, {"a\uD7FF", "a\uE000"}, {"", ""}, {"a\U0010FFFF", ""}} {
+		_, hi, ok := prefixRange(c.p)
+		if hi != c.hi || ok != (c.hi != "") {
+			t.Errorf("prefixRange(%q) = %q, %v; want %q", c.p, hi, ok, c.hi)
+		}
+	}
+}
