@@ -21,6 +21,7 @@ type repoConn struct {
 	pool  *pgxpool.Pool
 	repo  Repo
 	stats *statsCache
+	text  *textCache // the Store's; nil: off
 }
 
 // statsCache holds the repository's version, read at most every

@@ -304,6 +304,23 @@ func (r *Reader) ChunksContainingAtMost(ctx context.Context, text string, s scop
 func (c *repoConn) chunksContaining(ctx context.Context, text string, s scope.Scope, n int, fn func(*tables.ChunkText) bool) (complete bool, err error) {
 	a := c.args()
 	cond := filter(s.Filter(), scope.Chunks, "c", a)
+	if n == 0 && cond == "TRUE" && c.text != nil && len([]rune(text)) >= 3 && !strings.Contains(text, "\x00") {
+		// The whole repository, in order: from memory when it fits, as
+		// of the version the shard holds now (one row by its key, read
+		// for every search: a push is seen at once).
+		var v int64
+		if _, err := c.row(ctx, `SELECT coalesce(max(version), 0) FROM repo_state WHERE repo_id = $1`, []any{c.repo.ID}, &v); err != nil {
+			return false, err
+		}
+		rt, err := c.text.get(ctx, c, v)
+		if err != nil {
+			return false, err
+		}
+		if rt != nil {
+			rt.containing(text, fn)
+			return true, nil
+		}
+	}
 	var match string
 	limit := -1
 	if len([]rune(text)) >= 3 {
