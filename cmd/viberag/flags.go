@@ -48,8 +48,9 @@ var flagRanges = map[string]numRange{
 	"max-code-chars": {min: 1, max: query.MaxCodeBytes},
 	"limit":          {min: 1, max: 1000},
 	// serve
-	"timeout":   {min: dur(100 * time.Millisecond), max: dur(10 * time.Minute)},
-	"max-conns": {min: 1, max: 1024},
+	"timeout":    {min: dur(100 * time.Millisecond), max: dur(10 * time.Minute)},
+	"max-conns":  {min: 1, max: 1024},
+	"text-cache": {min: 0, max: 1 << 20}, // MB
 }
 
 // durationType is a time.Duration flag's type.
