@@ -13,7 +13,7 @@ import (
 
 // TextCacheBytes is StoreOptions.TextCacheBytes' default: the chunks' text
 // of the repositories searched most recently, about twice their source.
-const TextCacheBytes = 256 << 20
+const TextCacheBytes = 64 << 20
 
 // textCache holds, for the repositories whose exact text was searched
 // most recently, every chunk's text as of one version, so that a search
