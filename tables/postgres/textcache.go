@@ -32,9 +32,11 @@ type textCache struct {
 }
 
 // repoText is one repository's chunks at one version, in (file, start
-// line, ord) order: their text back to back in text, and folded (ASCII
-// lower case) in folded, each chunk followed by a NUL so that no match
-// spans two chunks unseen.
+// line, ord) order: their text back to back, folded to ASCII lower case,
+// each chunk followed by a NUL so that no match spans two chunks unseen,
+// and a bit for every byte that was an upper-case letter, from which a
+// chunk's text is made again (an eighth of the text where a copy as read
+// would double it).
 type repoText struct {
 	version int64
 	ready   chan struct{} // closed once loaded (or failed)
@@ -43,8 +45,8 @@ type repoText struct {
 	lastUse int64
 
 	chunks []textChunk
-	text   string
 	folded string
+	upper  []uint64 // bit i: folded[i] was upper case
 }
 
 type textChunk struct {
@@ -53,7 +55,7 @@ type textChunk struct {
 	startLine int
 	path      string
 	header    string
-	at, end   int // content is text[at:end]
+	at, end   int // content is folded[at:end], with upper's case
 }
 
 func newTextCache(budget int64) *textCache {
@@ -126,7 +128,8 @@ func (tc *textCache) evict(keep int64) {
 // they are more than budget bytes or the shard holds another version
 // than rt's by now (then rt.chunks stays nil).
 func (rt *repoText) load(ctx context.Context, c *repoConn, budget int64) error {
-	var text strings.Builder
+	var folded []byte
+	var upper []uint64
 	var chunks []textChunk
 	var size int64
 	err := c.query(ctx, `SELECT c.file_id, c.ord, c.start_line, c.header, c.content, f.path,
@@ -144,15 +147,28 @@ FROM chunks c JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id WHERE c
 			}
 			content = DecodeText(content)
 			k.path, k.header = DecodeText(k.path), DecodeText(k.header)
-			// Twice the text (as read and folded), and a chunk's fields.
-			size += 2*int64(len(content)+1) + int64(len(k.header)+len(k.path)) + 64
+			// The text, a bit a byte, and a chunk's fields.
+			size += int64(len(content)+1)*9/8 + int64(len(k.header)+len(k.path)) + 64
 			if size > budget {
 				return errStop
 			}
-			k.at = text.Len()
-			text.WriteString(content)
-			k.end = text.Len()
-			text.WriteByte(0)
+			k.at = len(folded)
+			for i := 0; i < len(content); i++ {
+				b := content[i]
+				if len(folded)%64 == 0 {
+					upper = append(upper, 0)
+				}
+				if 'A' <= b && b <= 'Z' {
+					upper[len(folded)/64] |= 1 << (len(folded) % 64)
+					b += 'a' - 'A'
+				}
+				folded = append(folded, b)
+			}
+			k.end = len(folded)
+			if len(folded)%64 == 0 {
+				upper = append(upper, 0)
+			}
+			folded = append(folded, 0)
 			chunks = append(chunks, k)
 			return nil
 		})
@@ -164,8 +180,7 @@ FROM chunks c JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id WHERE c
 	case err != nil:
 		return err
 	}
-	rt.text = text.String()
-	rt.folded = tables.ASCIILower(rt.text)
+	rt.folded, rt.upper = string(folded), upper
 	rt.bytes = size
 	rt.chunks = chunks
 	if rt.chunks == nil {
@@ -209,7 +224,7 @@ func (rt *repoText) containing(text string, fn func(*tables.ChunkText) bool) {
 		if k != last {
 			last = k
 			c := tables.ChunkText{ID: rowID(ch.fileID, ch.ord), Path: ch.path, FileID: ch.fileID, StartLine: ch.startLine,
-				Header: ch.header, Content: rt.text[ch.at:ch.end]}
+				Header: ch.header, Content: rt.content(ch)}
 			if !fn(&c) {
 				return
 			}
@@ -220,4 +235,17 @@ func (rt *repoText) containing(text string, fn func(*tables.ChunkText) bool) {
 		}
 		off = rt.chunks[k+1].at
 	}
+}
+
+// content makes chunk ch's text again: its folded bytes with the upper
+// case letters put back.
+func (rt *repoText) content(ch textChunk) string {
+	b := []byte(rt.folded[ch.at:ch.end])
+	for i := range b {
+		at := ch.at + i
+		if rt.upper[at/64]&(1<<(at%64)) != 0 {
+			b[i] -= 'a' - 'A'
+		}
+	}
+	return string(b)
 }

@@ -12,7 +12,7 @@ import (
 )
 
 // containingIDs lists the chunks rd names as holding text, in order, with
-// their paths and first lines.
+// their paths, first lines and text.
 func containingIDs(t *testing.T, rd *Reader, text string) []string {
 	t.Helper()
 	var out []string
@@ -20,7 +20,7 @@ func containingIDs(t *testing.T, rd *Reader, text string) []string {
 		if !strings.Contains(tables.ASCIILower(c.Content), tables.ASCIILower(text)) {
 			return true // a superset the caller narrows: compare what it keeps
 		}
-		out = append(out, fmt.Sprintf("%d %s:%d %q", c.ID, c.Path, c.StartLine, c.Header))
+		out = append(out, fmt.Sprintf("%d %s:%d %q %q", c.ID, c.Path, c.StartLine, c.Header, c.Content))
 		return true
 	})
 	if err != nil {
