@@ -12,7 +12,7 @@ import (
 )
 
 // TextCacheBytes is StoreOptions.TextCacheBytes' default: the chunks' text
-// of the repositories searched most recently, about twice their source.
+// of the repositories searched most recently, about 1.1 times their source.
 const TextCacheBytes = 64 << 20
 
 // textCache holds, for the repositories whose exact text was searched
