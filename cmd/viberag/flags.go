@@ -49,8 +49,9 @@ var flagRanges = map[string]numRange{
 	"limit":          {min: 1, max: 1000},
 	"offset":         {min: 0, max: 1 << 30, zero: "the first page"},
 	// serve
-	"timeout":   {min: dur(100 * time.Millisecond), max: dur(10 * time.Minute)},
-	"max-conns": {min: 1, max: 1024},
+	"timeout":    {min: dur(100 * time.Millisecond), max: dur(10 * time.Minute)},
+	"max-conns":  {min: 1, max: 1024},
+	"text-cache": {min: 0, max: 1 << 20}, // MB
 }
 
 // durationType is a time.Duration flag's type.

@@ -23,6 +23,7 @@ type serveCmd struct {
 	AllowedOrigin []string      `name:"allowed-origin" help:"Browser origin accepted besides the server's own. Repeatable."`
 	MaxConns      int32         `name:"max-conns" default:"8" help:"Connections per shard: requests beyond them queue."`
 	ScanVectors   bool          `name:"scan-vectors" help:"Load each repository's vectors into the server and rank them in Go even where the shards have pgvector: faster vector searches for memory in every replica."`
+	TextCacheMB   int64         `name:"text-cache" default:"64" help:"MB holding the chunks' text of the repositories whose exact text was searched last, to search it in the server (about 1.1 times a repository's source each; 0: none, every exact-text search on the shards)."`
 	Timeout       time.Duration `name:"timeout" default:"10s" help:"Bound on each repository's part of a call, and on any statement: a shard slower than this is reported missing (partial)."`
 	Verbose       bool          `short:"v" help:"Log diagnostics on stderr."`
 	CPUProfile    string        `name:"cpuprofile" hidden:"" help:"Write a CPU profile until the server stops (development)." type:"path"`
@@ -34,7 +35,7 @@ func (c *serveCmd) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	st, err := postgres.OpenStore(ctx, c.Store, postgres.StoreOptions{MaxConns: c.MaxConns, StatementTimeout: c.Timeout, ScanVectors: c.ScanVectors})
+	st, err := postgres.OpenStore(ctx, c.Store, postgres.StoreOptions{MaxConns: c.MaxConns, StatementTimeout: c.Timeout, ScanVectors: c.ScanVectors, TextCacheBytes: textCacheBytes(c.TextCacheMB)})
 	if err != nil {
 		ln.Close()
 		return err
@@ -109,4 +110,12 @@ func writeHeapProfile(path string) error {
 		return err
 	}
 	return f.Close()
+}
+
+// textCacheBytes is --text-cache in StoreOptions' terms (negative: none).
+func textCacheBytes(mb int64) int64 {
+	if mb <= 0 {
+		return -1
+	}
+	return mb << 20
 }

@@ -5,6 +5,7 @@
 //	storeload call -url URL -token T TOOL '{"query":"…"}'   one call, its result on stdout
 //	storeload wait -url URL -token T -query Q -repo R        poll a search until a hit in R appears; prints the wait
 //	storeload load -url URL -tokens T1,T2 -clients 16 -duration 60s [-scoped | -cross] [-think 500ms [-in-step]] [-log FILE]
+//	storeload load -local -url URL -clients 16 -duration 60s                      the same calls to `viberag mcp --http`
 //	storeload replay -url URL -tokens T1,T2 [-n 5] FILE                replay the calls of a -log file one at a time
 //
 // load runs -clients MCP sessions at once, each calling a mixed sequence of
@@ -95,6 +96,7 @@ func main() {
 	cross := fs.Bool("cross", false, "load: every call a search across every repository the token reads, no follow-ups (to measure what such a search costs)")
 	think := fs.Duration("think", 0, "load: pause of each client between its calls (an agent reading the answer); 0: back to back")
 	inStep := fs.Bool("in-step", false, "load: every client makes its first call at once (a burst), instead of at a random point of its first pause")
+	local := fs.Bool("local", false, "load: the server is `viberag mcp --http` on one local index (no list_repos, no repo arguments), to compare with a store serving the same tree")
 	logPath := fs.String("log", "", "load: write every call (ms, label, tool, token index, arguments) to this file, one a line")
 	runs := fs.Int("n", 5, "replay: runs of each call")
 	_ = fs.Parse(os.Args[2:])
@@ -136,7 +138,7 @@ func main() {
 			check(err)
 			defer log.Close()
 		}
-		load(ctx, *url, strings.Split(*tokens, ","), *clients, *duration, *scoped, *cross, *think, *inStep, log)
+		load(ctx, *url, strings.Split(*tokens, ","), *clients, *duration, *scoped, *cross, *think, *inStep, *local, log)
 	}
 }
 
@@ -161,7 +163,7 @@ var words = []string{"connection", "timeout", "certificate", "parse", "handshake
 
 var idents = []string{"Dial", "Listen", "NewReader", "Verify", "Sum256", "ParseCertificate", "Run", "Load", "Close", "Encrypt"}
 
-func load(ctx context.Context, url string, toks []string, clients int, d time.Duration, scoped, cross bool, think time.Duration, inStep bool, log *os.File) {
+func load(ctx context.Context, url string, toks []string, clients int, d time.Duration, scoped, cross bool, think time.Duration, inStep, local bool, log *os.File) {
 	var mu sync.Mutex
 	var samples []sample
 	var wg sync.WaitGroup
@@ -181,7 +183,10 @@ func load(ctx context.Context, url string, toks []string, clients int, d time.Du
 			}
 			defer cs.Close()
 			var repos []string
-			if res, _, err := callTool(ctx, cs, "list_repos", map[string]any{}); err == nil {
+			if local {
+				// A local index serves one repository and knows no
+				// list_repos; every call below then names none.
+			} else if res, _, err := callTool(ctx, cs, "list_repos", map[string]any{}); err == nil {
 				for _, x := range res.Repos {
 					repos = append(repos, x.Name)
 				}
@@ -197,6 +202,9 @@ func load(ctx context.Context, url string, toks []string, clients int, d time.Du
 			var last *result
 			for i := 0; time.Now().Before(deadline); i++ {
 				tool, args := next(r, i, last, repos, scoped, cross)
+				if local {
+					delete(args, "repo")
+				}
 				t0 := time.Now()
 				res, _, err := callTool(ctx, cs, tool, args)
 				s := sample{tool: label(tool, args), ms: float64(time.Since(t0).Microseconds()) / 1000}
@@ -281,6 +289,9 @@ func next(r *rand.Rand, i int, last *result, repos []string, scoped, cross bool)
 		case 2:
 			if strings.HasPrefix(h.ID, "s") || strings.HasPrefix(h.ID, "c") {
 				return "get_surrounding_code", map[string]any{"id": h.ID}
+			}
+			if len(repos) == 0 { // a local index: no list_repos
+				return "read_file_lines", map[string]any{"path": h.Path, "start_line": max(1, h.StartLine), "end_line": h.StartLine + 40}
 			}
 			return "list_repos", map[string]any{}
 		default:

@@ -21,6 +21,7 @@ type repoConn struct {
 	pool  *pgxpool.Pool
 	repo  Repo
 	stats *statsCache
+	text  *textCache // the Store's; nil: off
 }
 
 // statsCache holds the repository's version, read at most every
@@ -35,6 +36,9 @@ type statsCache struct {
 	readAt   time.Time
 	tables   map[string]fulltext.Stats
 	paths    map[int64]string // file paths by id
+	// pathsAt is the version paths were read at, read with them in one
+	// statement (knownPath).
+	pathsAt int64
 	// ranks: per model, whether every vector is a pgvector
 	// (repoVectors.Ranks), for the version.
 	ranks map[string]bool
@@ -227,10 +231,11 @@ func (c *repoConn) paths(ctx context.Context) (map[int64]string, error) {
 		return m, nil
 	}
 	m = map[int64]string{}
-	err = c.query(ctx, `SELECT id, path FROM files WHERE repo_id = $1`, c.args(), func(rows pgx.Rows) error {
+	var at int64
+	err = c.query(ctx, `SELECT id, path, (SELECT coalesce(max(version), 0) FROM repo_state WHERE repo_id = $1) FROM files WHERE repo_id = $1`, c.args(), func(rows pgx.Rows) error {
 		var id int64
 		var p string
-		if err := rows.Scan(&id, &p); err != nil {
+		if err := rows.Scan(&id, &p, &at); err != nil {
 			return err
 		}
 		m[id] = DecodeText(p)
@@ -241,8 +246,44 @@ func (c *repoConn) paths(ctx context.Context) (map[int64]string, error) {
 	}
 	sc.mu.Lock()
 	if sc.version == v {
-		sc.paths = m
+		sc.paths, sc.pathsAt = m, at
 	}
 	sc.mu.Unlock()
 	return m, nil
+}
+
+// knownPath returns the SQL of the path of the file of alias's row, NULL
+// when the repository is still at the version of paths (the cache then
+// has it), and that cache: rows of a lookup name their files' paths
+// without joining files, which for a statement's generic plan meant a
+// scan of the files of every repository of the shard or a lookup per
+// row. A push since the cache was read makes the statement read the
+// paths itself, so no row ever takes a stale path.
+func (c *repoConn) knownPath(ctx context.Context, alias string, a *args) (string, map[int64]string, error) {
+	m, err := c.paths(ctx)
+	if err != nil {
+		return "", nil, err
+	}
+	sc := c.stats
+	sc.mu.Lock()
+	at := sc.pathsAt
+	sc.mu.Unlock()
+	if len(m) == 0 {
+		at = -1 // nothing read (no files yet): every path from the statement
+	}
+	return `CASE WHEN (SELECT coalesce(max(version), 0) FROM repo_state WHERE repo_id = $1) = ` + a.add(at) +
+		` THEN NULL ELSE (SELECT f.path FROM files f WHERE f.repo_id = $1 AND f.id = ` + alias + `.file_id) END`, m, nil
+}
+
+// pathOf resolves a path knownPath's column gave: the cache's when the
+// column is NULL.
+func pathOf(col *string, m map[int64]string, fileID int64) (string, error) {
+	if col != nil {
+		return DecodeText(*col), nil
+	}
+	p, ok := m[fileID]
+	if !ok {
+		return "", fmt.Errorf("file %d: not among the paths of the version the shard says it holds: the store is damaged, push the repository again", fileID)
+	}
+	return p, nil
 }

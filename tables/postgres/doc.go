@@ -38,8 +38,11 @@
 // from postings, postings.go); its vectors are ranked by the shard where
 // pgvector holds them all (vectors_rank.go, tables.VectorRanker), else read
 // whole, once per version, and scanned exactly in Go by the planner; both
-// answer the same. IsUnavailable tells a shard that does
-// not answer from a bad request.
+// answer the same. Exact text in a whole repository is found in the
+// server, in a bounded cache of the repository's chunks' text per version
+// (textcache.go), where the shard would recheck every chunk pg_trgm
+// names. IsUnavailable tells a shard that does not answer from a bad
+// request.
 //
 // A call over many repositories of a shard reads them through one Batch
 // (Store.Batch, WithBatch): their readers' statements are sent together,

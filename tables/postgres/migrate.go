@@ -63,6 +63,11 @@ var shardMigrations = []string{
 	// pgvector when it can be created (vectors_rank.go); shardFills[7]
 	// fills its column from the bytea vectors.
 	shardPgvector,
+	// Symbols by name prefix, compared byte by byte: the planner's prefix
+	// lookups (SymbolsNamed) name a range of this index, which a
+	// prepared statement's generic plan can use where LIKE with a
+	// parameter could not (it read every symbol of the repository).
+	`CREATE INDEX IF NOT EXISTS symbols_name_pattern ON symbols(repo_id, left(lower(name), 200) text_pattern_ops)`,
 }
 
 // shardFills complete shard steps with work in Go, in the step's

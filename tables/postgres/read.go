@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
@@ -844,16 +846,42 @@ func scanSymbolRow(rows pgx.Rows, extra []any) (tables.SymbolRow, error) {
 	return s, nil
 }
 
+// symbolCols is symbolRowCols with the path from the SQL path (knownPath)
+// instead of a joined file's.
+func symbolCols(path string) string { return strings.Replace(symbolRowCols, "f.path", path, 1) }
+
+// scanSymbolPath scans a row of symbolCols, its path from paths when the
+// row has none.
+func scanSymbolPath(rows pgx.Rows, paths map[int64]string) (tables.SymbolRow, error) {
+	var s tables.SymbolRow
+	var ord int
+	var path *string
+	if err := rows.Scan(&s.FileID, &ord, &s.SID, &path, &s.StartLine, &s.EndLine, &s.Kind, &s.Name, &s.Qualname, &s.Exported); err != nil {
+		return s, err
+	}
+	p, err := pathOf(path, paths, s.FileID)
+	if err != nil {
+		return s, err
+	}
+	s.ID = rowID(s.FileID, ord)
+	s.Path, s.Kind, s.Name, s.Qualname = p, DecodeText(s.Kind), DecodeText(s.Name), DecodeText(s.Qualname)
+	return s, nil
+}
+
 // SearchSymbols ranks the symbols matching q by bm25 with weights ws.
 func (r *Reader) SearchSymbols(ctx context.Context, q fulltext.Query, ws []float64, s scope.Scope, limit int) ([]tables.SymbolRow, error) {
 	fetch := func(ctx context.Context, db querier, keys []rowKey) (map[rowKey]tables.SymbolRow, error) {
 		a := r.conn.args()
 		files, ords := keyArrays(keys)
-		q := `SELECT ` + symbolRowCols + ` FROM unnest(` + a.add(files) + `::bigint[], ` + a.add(ords) + `::int[]) AS k(f, o)
-JOIN symbols s ON s.repo_id = $1 AND s.file_id = k.f AND s.ord = k.o JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id`
+		path, paths, err := r.conn.knownPath(ctx, "s", a)
+		if err != nil {
+			return nil, err
+		}
+		q := `SELECT ` + symbolCols(path) + ` FROM unnest(` + a.add(files) + `::bigint[], ` + a.add(ords) + `::int[]) AS k(f, o)
+JOIN symbols s ON s.repo_id = $1 AND s.file_id = k.f AND s.ord = k.o`
 		out := make(map[rowKey]tables.SymbolRow, len(keys))
-		err := r.conn.queryOn(ctx, db, q, a, func(rows pgx.Rows) error {
-			row, err := scanSymbolRow(rows, nil)
+		err = r.conn.queryOn(ctx, db, q, a, func(rows pgx.Rows) error {
+			row, err := scanSymbolPath(rows, paths)
 			if err != nil {
 				return err
 			}
@@ -891,11 +919,15 @@ func (r *Reader) SearchFiles(ctx context.Context, q fulltext.Query, ws []float64
 // s, with the scope ANDed), filtered by keep, in (file, position) order,
 // at most limit.
 func (c *repoConn) symbols(ctx context.Context, where string, a *args, s scope.Scope, order string, limit int, keep func(tables.SymbolRow) bool) ([]tables.SymbolRow, error) {
-	q := `SELECT ` + symbolRowCols + ` FROM symbols s JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id
+	path, paths, err := c.knownPath(ctx, "s", a)
+	if err != nil {
+		return nil, err
+	}
+	q := `SELECT ` + symbolCols(path) + ` FROM symbols s
 WHERE s.repo_id = $1 AND ` + where + ` AND ` + filter(s.Filter(), scope.Symbols, "s", a) + ` ORDER BY ` + order
 	var out []tables.SymbolRow
-	err := c.query(ctx, q, a, func(rows pgx.Rows) error {
-		row, err := scanSymbolRow(rows, nil)
+	err = c.query(ctx, q, a, func(rows pgx.Rows) error {
+		row, err := scanSymbolPath(rows, paths)
 		if err != nil {
 			return err
 		}
@@ -934,6 +966,9 @@ func (r *Reader) SymbolsNamed(ctx context.Context, n tables.NameLookup, s scope.
 		head = head[:min(len(head), 200)]
 		like := likeEscaper.Replace(string(head)) + "%"
 		where := `left(lower(s.name), 200) LIKE ` + a.add(like)
+		if lo, hi, ok := prefixRange(string(head)); ok {
+			where = `left(lower(s.name), 200) ~>=~ ` + a.add(lo) + ` AND left(lower(s.name), 200) ~<~ ` + a.add(hi) + ` AND ` + where
+		}
 		want := asciiFold(n.Name)
 		rows, err := r.conn.symbols(ctx, where, a, s, "s.file_id, s.ord", 0, func(row tables.SymbolRow) bool {
 			n := asciiFold(row.Name)
@@ -958,6 +993,22 @@ func (r *Reader) SymbolsNamed(ctx context.Context, n tables.NameLookup, s scope.
 	where := `left(lower(s.name), 200) = left(lower(` + m + `), 200) AND lower(s.name) = lower(` + m + `)`
 	want := asciiFold(n.Name)
 	return r.conn.symbols(ctx, where, a, s, "s.file_id, s.ord", 500, func(row tables.SymbolRow) bool { return asciiFold(row.Name) == want })
+}
+
+// prefixRange returns the byte-wise range [lo, hi) of the strings that
+// begin with p, for a text_pattern_ops index: hi is p with its last rune
+// the next one, since UTF-8's bytes order as its code points. ok is false
+// when there is no such rune (p empty, or ending in the last code point).
+func prefixRange(p string) (lo, hi string, ok bool) {
+	r, size := utf8.DecodeLastRuneInString(p)
+	if size == 0 || r == utf8.RuneError && size == 1 || r == unicode.MaxRune {
+		return "", "", false
+	}
+	next := r + 1
+	if next == 0xD800 { // surrogates are no runes: the next one after them
+		next = 0xE000
+	}
+	return p, p[:len(p)-size] + string(next), true
 }
 
 // likeEscaper escapes LIKE's metacharacters. A Replacer builds its tables

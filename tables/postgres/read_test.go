@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/query"
@@ -396,4 +398,108 @@ func matchCount(ctx context.Context, r tables.Reader, t scope.Table, q fulltext.
 		return 0, err
 	}
 	return n[0], nil
+}
+
+// TestSymbolsPrefixed looks symbols up by name prefix, which the store
+// answers through a byte-wise range of its name index: the SQLite
+// index's symbols, for prefixes ending in ASCII, in a rune of two bytes,
+// in LIKE's metacharacters and in the last rune before the surrogates.
+func TestSymbolsPrefixed(t *testing.T) {
+	root := t.TempDir()
+	src := "package p\n"
+	for _, n := range []string{"Abc", "Abcd", "Abd", "Ab_c", "AbXc", "Abé", "Abéz", "Abf", "Ab\uD7FFx", "Ab\uE000x", "Ab%x"} {
+		if strings.Contains(n, "%") {
+			continue // no Go identifier: the prefix below must find nothing
+		}
+		src += "func " + n + "() {}\n"
+	}
+	writeTree(t, root, map[string]string{"p.go": src})
+	pp := newParityPair(t, root, "example.com/prefix")
+	ctx := context.Background()
+	for _, p := range []string{"ab", "Abc", "abé", "ab_", "AB\uD7FF", "ab%", "a"} {
+		want, err := pp.db.Reader().SymbolsNamed(ctx, tables.NameLookup{Name: p, Prefix: true}, scope.Scope{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := pp.rd.SymbolsNamed(ctx, tables.NameLookup{Name: p, Prefix: true}, scope.Scope{})
+		if err != nil {
+			t.Fatalf("prefix %q: %v", p, err)
+		}
+		names := func(rows []tables.SymbolRow) (out []string) {
+			for _, r := range rows {
+				out = append(out, r.Name)
+			}
+			return out
+		}
+		if w, g := names(want), names(got); !slices.Equal(w, g) {
+			t.Errorf("prefix %q: store %q, SQLite %q", p, g, w)
+		}
+		if p == "ab" && len(want) < 8 {
+			t.Errorf("prefix %q: SQLite found %q; the test needs more", p, names(want))
+		}
+	}
+}
+
+func TestPrefixRange(t *testing.T) {
+	for _, c := range []struct{ p, hi string }{{"ab", "ac"}, {"a\u007f", "a\u0080"}, {"é", "ê"}, {"a\uD7FF", "a\uE000"}, {"", ""}, {"a\U0010FFFF", ""}} {
+		_, hi, ok := prefixRange(c.p)
+		if hi != c.hi || ok != (c.hi != "") {
+			t.Errorf("prefixRange(%q) = %q, %v; want %q", c.p, hi, ok, c.hi)
+		}
+	}
+}
+
+// TestPathsAfterPush: a reader keeps its repository's file paths once per
+// version and names rows' paths from them. A push that gives a file id
+// to another path (the file holding the highest id removed, then a new
+// one added) is seen by the next lookup at once, through the same
+// reader, while its version is still trusted: every path is the new one.
+func TestPathsAfterPush(t *testing.T) {
+	cat, url := newStore(t)
+	ctx := context.Background()
+	root := t.TempDir()
+	body := map[string]string{"a.go": "package p\n\n// Alpha says alpha.\nfunc Alpha() {}\n", "z.go": "package p\n\n// Zeta says zeta.\nfunc Zeta() {}\n"}
+	name := map[string]string{"a.go": "Alpha", "z.go": "Zeta"}
+	writeTree(t, root, body)
+	push(t, cat, root, "example.com/paths")
+	_, rd := testReader(t, url, "example.com/paths", StoreOptions{})
+	// The file that gives its id away: the one holding the highest.
+	var last string
+	if err := testConn(t, url).QueryRow(ctx, `SELECT path FROM files ORDER BY id DESC LIMIT 1`).Scan(&last); err != nil {
+		t.Fatal(err)
+	}
+	find := func() (sym, chunk string) {
+		t.Helper()
+		syms, err := rd.SymbolsNamed(ctx, tables.NameLookup{Name: name[last]}, scope.Scope{})
+		if err != nil || len(syms) != 1 {
+			t.Fatalf("symbols named %s: %d, %v; want 1", name[last], len(syms), err)
+		}
+		err = rd.ChunksContaining(ctx, "says "+strings.ToLower(name[last]), scope.Scope{}, func(c *tables.ChunkText) bool { chunk = c.Path; return false })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return syms[0].Path, chunk
+	}
+	if s, c := find(); s != last || c != last {
+		t.Fatalf("before the push: %s in %q, its chunk in %q; want %s", name[last], s, c, last)
+	}
+	id := queryInt(t, url, `SELECT id FROM files WHERE path = $1`, last)
+	if err := os.Remove(filepath.Join(root, last)); err != nil {
+		t.Fatal(err)
+	}
+	push(t, cat, root, "example.com/paths")
+	writeTree(t, root, map[string]string{"new.go": body[last]})
+	push(t, cat, root, "example.com/paths")
+	if got := queryInt(t, url, `SELECT id FROM files WHERE path = 'new.go'`); got != id {
+		t.Fatalf("new.go has id %d; the test needs it to take %s's id, %d", got, last, id)
+	}
+	// The pushes took longer than the reader trusts a version: trust it
+	// again, as a lookup right after a push does.
+	sc := rd.conn.stats
+	sc.mu.Lock()
+	sc.readAt = time.Now()
+	sc.mu.Unlock()
+	if s, c := find(); s != "new.go" || c != "new.go" {
+		t.Errorf("right after the push: %s in %q, its chunk in %q; want new.go", name[last], s, c)
+	}
 }

@@ -25,6 +25,7 @@ type Store struct {
 
 	mu     sync.Mutex
 	shards map[string]*shardPool // by shard name
+	text   *textCache            // nil when StoreOptions.TextCacheBytes < 0
 
 	batchStats BatchStats
 }
@@ -53,6 +54,11 @@ type StoreOptions struct {
 	// 1: every table). Smaller tables are scored from their rows' tf:
 	// one statement where postings take two, for few candidates.
 	PostingsFrom int
+	// TextCacheBytes bounds the memory holding the chunks' text of the
+	// repositories whose exact text was searched most recently, to
+	// search it without the shard (default TextCacheBytes; negative:
+	// none).
+	TextCacheBytes int64
 	// ScanVectors makes readers load vectors and rank them in Go even on
 	// shards with pgvector (vectors_rank.go): for tests and measurements
 	// of the path every store without pgvector takes.
@@ -86,7 +92,14 @@ func OpenStore(ctx context.Context, catalogURL string, opts StoreOptions) (*Stor
 	if opts.PostingsFrom <= 0 {
 		opts.PostingsFrom = PostingsFrom
 	}
-	return &Store{Catalog: cat, opts: opts, shards: map[string]*shardPool{}}, nil
+	if opts.TextCacheBytes == 0 {
+		opts.TextCacheBytes = TextCacheBytes
+	}
+	st := &Store{Catalog: cat, opts: opts, shards: map[string]*shardPool{}}
+	if opts.TextCacheBytes > 0 {
+		st.text = newTextCache(opts.TextCacheBytes)
+	}
+	return st, nil
 }
 
 // Close closes the catalog and every shard pool.
@@ -155,7 +168,7 @@ func (s *Store) Reader(ctx context.Context, r Repo) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &repoConn{pool: sp.pool, repo: r, stats: &statsCache{}}
+	c := &repoConn{pool: sp.pool, repo: r, stats: &statsCache{}, text: s.text}
 	return &Reader{conn: c, fts: textSearch{conn: c, postingsFrom: s.opts.PostingsFrom},
 		scanVectors: s.opts.ScanVectors, pvec: &sp.pvec}, nil
 }
