@@ -88,32 +88,96 @@ func checkServer(ctx context.Context, client, root string, entry map[string]any)
 	if err != nil {
 		return failed("listing its tools", err)
 	}
-	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "get_status", Arguments: map[string]any{}})
+	st, err := serverStatus(ctx, cs)
 	if err != nil {
 		return failed("get_status", err)
 	}
-	if res.IsError {
-		return failed("get_status", errors.New(toolText(res)))
-	}
-	var st struct {
-		IndexState string              `json:"index_state"`
-		Current    bool                `json:"current"`
-		Counts     struct{ Files int } `json:"counts"`
-		Warnings   []string            `json:"warnings"`
-	}
-	if b, err := json.Marshal(res.StructuredContent); err == nil {
-		_ = json.Unmarshal(b, &st)
+	answered := time.Since(start)
+	// The server brings the index up to date as soon as it starts. Closing
+	// it mid-run would leave the run for the next one to finish and status
+	// saying so, so the check lets the run end (within its minute).
+	waited := time.Now()
+	for (st.running() || st.firstRunDue(time.Since(waited))) && ctx.Err() == nil {
+		select {
+		case <-ctx.Done():
+		case <-time.After(statusPoll):
+		}
+		if next, err := serverStatus(ctx, cs); err == nil {
+			st = next
+		}
 	}
 	server := "viberag"
 	if init != nil && init.ServerInfo != nil {
 		server = init.ServerInfo.Name + " " + init.ServerInfo.Version
 	}
-	fmt.Printf("ok: %s starts `%s` in %s: %s answered in %s with %d tools; index %s, %d files\n",
-		client, line, root, server, time.Since(start).Round(time.Millisecond), len(tools.Tools), st.IndexState, st.Counts.Files)
+	index := fmt.Sprintf("index %s, %d files", st.IndexState, st.Counts.Files)
+	switch {
+	case st.running() || st.firstRunDue(0):
+		index += fmt.Sprintf(" (still indexing after %s; the agent's server goes on with it)", time.Since(waited).Round(time.Second))
+	case time.Since(waited) >= statusPoll:
+		index += fmt.Sprintf(" (brought up to date in %s)", time.Since(waited).Round(100*time.Millisecond))
+	}
+	fmt.Printf("ok: %s starts `%s` in %s: %s answered in %s with %d tools; %s\n",
+		client, line, root, server, answered.Round(time.Millisecond), len(tools.Tools), index)
 	for _, w := range st.Warnings {
 		fmt.Fprintf(os.Stderr, "  warning: %s\n", w)
 	}
 	return nil
+}
+
+// statusPoll is how often the check asks a server that is indexing
+// whether it is done.
+const statusPoll = 200 * time.Millisecond
+
+// checkStatus is the part of get_status the check reports.
+type checkStatus struct {
+	IndexState string              `json:"index_state"`
+	Current    bool                `json:"current"`
+	Counts     struct{ Files int } `json:"counts"`
+	Warnings   []string            `json:"warnings"`
+	Run        json.RawMessage     `json:"run"`
+	Queued     bool                `json:"run_queued"`
+	LastRun    json.RawMessage     `json:"last_run"`
+}
+
+// firstRunStart bounds how long the check waits for a server that has
+// not yet begun its first run to begin it.
+const firstRunStart = 5 * time.Second
+
+// running reports whether the server is writing the index or has a run
+// queued.
+func (st checkStatus) running() bool {
+	switch st.IndexState {
+	case indexer.StateUpdating, indexer.StateBuilding, indexer.StateRebuilding:
+		return true
+	}
+	return len(st.Run) > 0 || st.Queued
+}
+
+// firstRunDue reports whether the server, after waited, has yet to run
+// the first index run it starts with.
+func (st checkStatus) firstRunDue(waited time.Duration) bool {
+	return len(st.LastRun) == 0 && waited < firstRunStart
+}
+
+// serverStatus calls get_status.
+func serverStatus(ctx context.Context, cs *sdk.ClientSession) (checkStatus, error) {
+	var st checkStatus
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "get_status", Arguments: map[string]any{}})
+	if err != nil {
+		return st, err
+	}
+	if res.IsError {
+		return st, errors.New(toolText(res))
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		return st, fmt.Errorf("get_status: %w", err)
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		return st, fmt.Errorf("get_status: %w", err)
+	}
+	return st, nil
 }
 
 func quoteAll(ss []string) []string {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,13 +21,26 @@ func TestMCPConfigCheck(t *testing.T) {
 		t.Fatalf("index: exit %d: %s", code, stderr)
 	}
 	wrapper := testkit.Script(t, "viberag", "VIBERAG_HOME="+home)
-	for _, client := range []string{"claude", "cursor", "vscode", "codex"} {
+	for i, client := range []string{"claude", "cursor", "vscode", "codex"} {
+		// A file the index has not seen: the server's first run has work
+		// to do, and the check must let it finish rather than leave it
+		// for the next run.
+		name := fmt.Sprintf("added%d.go", i)
+		testkit.WriteFile(t, filepath.Join(root, name), "package demo\n\nfunc Added"+fmt.Sprint(i)+"() {}\n")
 		code, stdout, stderr := runMain(t, "mcp-config", "--client", client, "--command", wrapper, "--check", root)
 		if code != 0 {
 			t.Fatalf("%s: exit %d\nstdout: %s\nstderr: %s", client, code, stdout, stderr)
 		}
-		if !strings.HasPrefix(stdout, "ok: "+client+" starts ") || !strings.Contains(stdout, " with 8 tools; index ") || !strings.HasSuffix(stdout, ", 6 files\n") {
-			t.Errorf("%s: stdout %q", client, stdout)
+		want := fmt.Sprintf(" with 8 tools; index ready, %d files", 7+i)
+		if !strings.HasPrefix(stdout, "ok: "+client+" starts ") || !strings.Contains(stdout, want) {
+			t.Errorf("%s: stdout %q, want it to contain %q", client, stdout, want)
+		}
+		code, stdout, _ = runMain(t, "status", root, "--json")
+		var st struct {
+			LastRunComplete bool `json:"last_run_complete"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &st); code != 0 || err != nil || !st.LastRunComplete {
+			t.Errorf("%s: after the check, status --json: exit %d, %v: %s", client, code, err, stdout)
 		}
 	}
 
