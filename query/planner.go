@@ -31,6 +31,7 @@ type Planner struct {
 	df    dfCache   // chunk counts of terms, for pruning
 
 	present func(Action) Action // Options.Present
+	traceFn func(FusionTrace)   // Options.Trace
 }
 
 // Options configure a Planner. The zero value gives the defaults.
@@ -66,6 +67,11 @@ type Options struct {
 	// and list from the index. Without it (a one-shot search) the mapped
 	// file serves every search: no load at all.
 	ResidentVectors bool
+
+	// Trace, when set, is called with the fusion of every definition and
+	// concept search, on the search's goroutine, before the search
+	// returns (FusionTrace): for measurements of channel weights.
+	Trace func(FusionTrace)
 }
 
 // New returns a Planner over db, an open index (an SQLite file, or one
@@ -76,7 +82,7 @@ type Options struct {
 // on the first search.
 func New(ctx context.Context, db tables.Reader, opts Options) (*Planner, error) {
 	p := &Planner{db: db, tune: DefaultTuning(), guard: opts.QueryEmbed, vectorsOff: opts.VectorsOff, present: opts.Present,
-		resident: opts.ResidentVectors}
+		resident: opts.ResidentVectors, traceFn: opts.Trace}
 	p.embedder = p.guarded(opts.Embedder)
 	if opts.Tuning != nil {
 		p.tune = *opts.Tuning
