@@ -49,6 +49,8 @@ type evalCmd struct {
 	Breakdown bool   `help:"Also print Hit@1/5/10 and NDCG@10 per category and per language."`
 	Ranker    string `default:"viberag" enum:"viberag,bm25-files" help:"viberag, or bm25-files: a plain baseline that ranks whole files by bm25 over their content (FTS5's tokens and bm25; no index)."`
 	// Ranking parity between the engines (issue 19).
+	// Fusion traces for offline weight studies (scripts/fusionlab).
+	Trace string `name:"trace" hidden:"" help:"Write every query's targets, hits and fusion (its channels' files and scores before weights) to FILE as gzipped JSON lines (development)." type:"path"`
 	Store string `name:"store" help:"Also push each repository (as bench/NAME, with its local index's vectors) to this shared PostgreSQL store and run every query through it with the same model: NDCG@10 through the store, and the mean top-10 overlap with the local index." env:"VIBERAG_EVAL_STORE"`
 }
 
@@ -82,6 +84,7 @@ type evalResult struct {
 	embedder embed.Provider
 	cfg      embed.Config
 	off      string
+	tracer   *fusionTracer // --trace
 }
 
 type repoResult struct {
@@ -179,6 +182,12 @@ func (c *evalCmd) Run(ctx context.Context) error {
 		res.Vectors = res.embedder.ID()
 	}
 	fmt.Fprintf(os.Stderr, "eval: vectors %s\n", res.Vectors)
+	if c.Trace != "" {
+		if res.tracer, err = newFusionTracer(c.Trace); err != nil {
+			return err
+		}
+		defer res.tracer.Close()
+	}
 	for _, r := range repos {
 		if len(only) > 0 && !only[r.Name] {
 			continue
@@ -274,15 +283,32 @@ func (c *evalCmd) evalRepo(ctx context.Context, r benchRepo, tune *query.Tuning,
 		return nil, fmt.Errorf("embedding: %s", v.Error)
 	}
 	// Resident, like the MCP server: the latency measured is a server's.
-	p, err := query.New(ctx, db, query.Options{Tuning: tune, Embedder: res.embedder, VectorsOff: res.off, ResidentVectors: true})
+	opts := query.Options{Tuning: tune, Embedder: res.embedder, VectorsOff: res.off, ResidentVectors: true}
+	if res.tracer != nil {
+		opts.Trace = res.tracer.hook
+	}
+	p, err := query.New(ctx, db, opts)
 	if err != nil {
 		return nil, err
 	}
 	defer p.Close()
+	if res.tracer != nil {
+		if err := res.tracer.repo(r, rr, res.Vectors); err != nil {
+			return nil, err
+		}
+	}
 	for _, q := range qs {
+		if res.tracer != nil {
+			res.tracer.arm()
+		}
 		qr, err := c.runQuery(ctx, p, r, q)
 		if err != nil {
 			return nil, err
+		}
+		if res.tracer != nil {
+			if err := res.tracer.query(r, qr); err != nil {
+				return nil, err
+			}
 		}
 		rr.PerQuery = append(rr.PerQuery, *qr)
 		rr.latencies = append(rr.latencies, qr.MS)
