@@ -30,12 +30,16 @@ type TracedFile struct {
 
 // TracedChannel is one channel of a traced search: its files (indexes
 // into FusionTrace.Files) in the channel's order, each with the score
-// its best unit lends it before Weight (max-normalised, or absolute).
+// its best unit lends it before Weight (max-normalised, or absolute), and
+// the channel's highest raw score (a cosine, for a vector channel), which
+// the normalised scores were divided by unless Absolute.
 type TracedChannel struct {
-	Name   string
-	Weight float64
-	Files  []int
-	Scores []float64
+	Name     string
+	Weight   float64
+	Absolute bool
+	Max      float64
+	Files    []int
+	Scores   []float64
 }
 
 // trace describes the fusion of chans into f (Tuning.Fusion "score":
@@ -59,7 +63,7 @@ func (p *Planner) trace(text string, intent Intent, chans []*channel, f *fused) 
 		for _, s := range ch.scores {
 			maxScore = math.Max(maxScore, s)
 		}
-		tc := TracedChannel{Name: ch.name, Weight: ch.weight}
+		tc := TracedChannel{Name: ch.name, Weight: ch.weight, Absolute: ch.absolute, Max: maxScore}
 		seen := map[int]bool{}
 		for i, u := range ch.units {
 			fi, ok := index[u.path]

@@ -80,6 +80,8 @@ type tracedFused struct {
 type tracedChan struct {
 	Name   string    `json:"n"`
 	Weight float64   `json:"w"`
+	Max    float64   `json:"max"`
+	Abs    bool      `json:"abs,omitempty"`
 	Files  []int     `json:"f"`
 	Scores []float64 `json:"s"`
 }
@@ -102,7 +104,7 @@ func (t *fusionTracer) query(r benchRepo, qr *queryResult) error {
 			f.Factors = append(f.Factors, round6(tf.Factor))
 		}
 		for _, ch := range tr.Channels {
-			tc := tracedChan{Name: ch.Name, Weight: ch.Weight, Files: ch.Files, Scores: make([]float64, len(ch.Scores))}
+			tc := tracedChan{Name: ch.Name, Weight: ch.Weight, Max: round6(ch.Max), Abs: ch.Absolute, Files: ch.Files, Scores: make([]float64, len(ch.Scores))}
 			for i, s := range ch.Scores {
 				tc.Scores[i] = round6(s)
 			}
