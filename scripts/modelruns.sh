@@ -6,6 +6,9 @@
 #   random  scripts/randvec: vectors that carry no signal (the control);
 #   static  the static word model scripts/trainstatic trains on public code
 #           that no benchmark uses (STATIC_MODEL: its directory);
+#   large   the same method on more of the same corpus, with more words and
+#           dimensions (LARGE_MODEL: its directory; trainstatic
+#           -source-bytes 10485760 -dim 256 -min-count 10);
 #   repo    per repository, a static model trained by scripts/trainstatic
 #           -tree on that repository's own files (its factorised word
 #           vectors and a random projection of its words);
@@ -21,6 +24,7 @@
 #   DEV_REPOS    its checkouts
 #   MIRROR_ROOT  the git snapshots, for commit pseudo-queries
 #   STATIC_MODEL directory holding the static model's static.bin
+#   LARGE_MODEL  directory holding the large static model's static.bin
 #   MODELS       models to run (default: off random static repo)
 #   SETS         benchmarks to run (default: broad dev)
 #   PORT         loopback port of scripts/randvec (default 8790)
@@ -92,6 +96,11 @@ for set in $SETS; do
 			seed_cache static "$set"
 			eval_traced static "$set" "" "$(bench "$set")" --embed static --model-dir "${STATIC_MODEL:?}"
 			eval_traced static "$set" -pseudo "$pseudo" --embed static --model-dir "$STATIC_MODEL"
+			;;
+		large)
+			seed_cache large "$set"
+			eval_traced large "$set" "" "$(bench "$set")" --embed static --model-dir "${LARGE_MODEL:?}"
+			eval_traced large "$set" -pseudo "$pseudo" --embed static --model-dir "$LARGE_MODEL"
 			;;
 		repo)
 			# One model per repository: one eval per repository, traces

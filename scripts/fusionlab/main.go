@@ -17,7 +17,9 @@
 //
 // Files: DIR/<model>-<set>.jsonl.gz (the benchmark's queries) and
 // DIR/<model>-<set>-pseudo.jsonl.gz (the pseudo-queries), for each model
-// of -models and set of -sets.
+// of -models and set of -sets; DIR/off-<set>[-pseudo].jsonl.gz, the
+// lexical runs, give the lexical scores of the queries that do not fuse
+// (similar_code and the like), which a model's run scored with vectors.
 //
 // usage:
 //
@@ -40,6 +42,8 @@ func main() {
 	z := flag.Float64("z", 1, "calibration: a weight must beat lexical by z standard errors on the pseudo-queries")
 	minN := flag.Int("min-pseudo", 8, "calibration: fewer pseudo-queries than this fall back")
 	tsv := flag.String("tsv", "", "also write the per-repository choices to DIR/<set>-<model>.tsv")
+	pseudoN := flag.Int("pseudo-n", 0, "calibration: use at most this many pseudo-queries per repository, in seeded order (0: all)")
+	sources := flag.String("sources", "", "calibration: only pseudo-queries of these categories (comma-separated; empty: all)")
 	flag.Parse()
 	if *dir == "" {
 		log.Fatal("fusionlab: -dir is required")
@@ -50,11 +54,14 @@ func main() {
 			if err != nil {
 				log.Fatal(err)
 			}
+			withBase(bench, filepath.Join(*dir, "off-"+set+".jsonl.gz"))
 			var pseudo *run
 			if p := filepath.Join(*dir, m+"-"+set+"-pseudo.jsonl.gz"); exists(p) {
 				if pseudo, err = readRun(p); err != nil {
 					log.Fatal(err)
 				}
+				withBase(pseudo, filepath.Join(*dir, "off-"+set+"-pseudo.jsonl.gz"))
+				pseudo.restrict(*sources, *pseudoN)
 			}
 			rep := &reporter{w: os.Stdout, set: set, model: m, bench: bench, pseudo: pseudo, z: *z, minN: *minN}
 			if *tsv != "" {
@@ -65,6 +72,19 @@ func main() {
 			}
 		}
 	}
+}
+
+// withBase takes the lexical scores of r's untraced queries from the
+// lexical run in file, when there is one.
+func withBase(r *run, file string) {
+	if !exists(file) {
+		return
+	}
+	base, err := readRun(file)
+	if err != nil {
+		log.Fatal(err)
+	}
+	r.lexicalFrom(base)
 }
 
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }
@@ -90,6 +110,11 @@ type macro struct {
 }
 
 func score(r *run, pick func(name string) weights) macro {
+	return scoreBy(r, func(name string, q *query) float64 { return q.ndcg(pick(name)) })
+}
+
+// scoreBy is score with a query's NDCG@10 given by f.
+func scoreBy(r *run, f func(name string, q *query) float64) macro {
 	var all []float64
 	cats := map[string][]float64{}
 	for _, name := range r.order {
@@ -97,11 +122,10 @@ func score(r *run, pick func(name string) weights) macro {
 		if len(rp.queries) == 0 {
 			continue
 		}
-		w := pick(name)
 		var xs []float64
 		byCat := map[string][]float64{}
 		for _, q := range rp.queries {
-			s := q.ndcg(w)
+			s := f(name, q)
 			xs = append(xs, s)
 			byCat[q.cat] = append(byCat[q.cat], s)
 		}

@@ -111,6 +111,32 @@ func (r *reporter) sweep() {
 		r.printf("%.3g→%.4f  ", a, score(r.bench, func(string) weights { return scaled(a) }).all)
 	}
 	r.printf("\n\n")
+	if r.pseudo == nil {
+		return
+	}
+	r.printf("| pseudo-queries, scale |")
+	for _, a := range scales {
+		r.printf(" %.3g |", a)
+	}
+	r.printf("\n|---|%s\n", strings.Repeat("---|", len(scales)))
+	base := score(r.pseudo, func(string) weights { return scaled(0) })
+	for _, c := range append([]string{""}, cats(base)...) {
+		if c == "" {
+			r.printf("| all (%d repositories) |", base.n)
+		} else {
+			r.printf("| %s |", c)
+		}
+		for _, a := range scales {
+			m := score(r.pseudo, func(string) weights { return scaled(a) })
+			if c == "" {
+				r.printf(" %.4f |", m.all)
+			} else {
+				r.printf(" %.4f |", m.byCat[c])
+			}
+		}
+		r.printf("\n")
+	}
+	r.printf("\n")
 }
 
 // channelNames are the channels whose rankings are measured alone.
@@ -227,6 +253,50 @@ func (r *reporter) decide(rp *repo) choice {
 	return c
 }
 
+// splitHalf is the Spearman correlation, across repositories, of the
+// gain of today's weights over lexical measured on two halves of each
+// repository's queries (split by a seeded hash of the text): how far a
+// repository's gain is a property of the repository rather than noise.
+func splitHalf(r *run) float64 {
+	var xs, ys []float64
+	for _, name := range r.order {
+		var a, b []float64
+		for _, q := range r.repos[name].queries {
+			d := q.ndcg(scaled(1)) - q.ndcg(scaled(0))
+			if seeded(q.text)%2 == 0 {
+				a = append(a, d)
+			} else {
+				b = append(b, d)
+			}
+		}
+		if len(a) > 0 && len(b) > 0 {
+			xs, ys = append(xs, mean(a)), append(ys, mean(b))
+		}
+	}
+	return spearman(xs, ys)
+}
+
+// printSpread prints the median spread of each surface over the traced
+// benchmark queries.
+func (r *reporter) printSpread() {
+	r.printf("\nmedian spread (c₁ − c₁₀)/(c₁₀ − c₅₀) on the benchmark:")
+	for k, name := range surfaces {
+		var xs []float64
+		for _, rp := range r.bench.repos {
+			for _, q := range rp.queries {
+				if q.spread[k] > 0 {
+					xs = append(xs, q.spread[k])
+				}
+			}
+		}
+		sort.Float64s(xs)
+		if len(xs) > 0 {
+			r.printf(" %s %.2f (%d queries)", name, xs[len(xs)/2], len(xs))
+		}
+	}
+	r.printf("\n")
+}
+
 func stderr(d []float64) float64 {
 	if len(d) < 2 {
 		return math.Inf(1)
@@ -291,6 +361,15 @@ func (r *reporter) calibrate() error {
 		}
 		r.printf(" %d |\n", below)
 	}
+	for _, b := range [][2]float64{{1.5, 3}, {2, 4}, {2, 6}} {
+		m := scoreBy(r.bench, func(_ string, q *query) float64 { return q.ndcgSpread(scaled(1), b[0], b[1]) })
+		r.printf("| per-query spread weighting %g–%g, no calibration | %.4f |", b[0], b[1], m.all)
+		for _, c := range cats(lex) {
+			r.printf(" %.4f |", m.byCat[c])
+		}
+		r.printf(" – |\n")
+	}
+	r.printSpread()
 	// What the choices were, and whether the pseudo-queries predict the
 	// benchmark's gain.
 	count := map[float64]int{}
@@ -317,6 +396,27 @@ func (r *reporter) calibrate() error {
 	r.printf(" (fallback, too few pseudo-queries: %d)\n", fallback)
 	r.printf("pseudo-query gain of today's weights vs the benchmark's, across repositories: Spearman %.2f, Pearson %.2f; chosen scale vs the oracle's: Spearman %.2f\n",
 		spearman(pg, bg), pearson(pg, bg), spearman(ca, oa))
+	r.printf("split-half reliability of a repository's gain (today's weights vs lexical), Spearman of the halves: benchmark %.2f, pseudo-queries %.2f\n",
+		splitHalf(r.bench), splitHalf(r.pseudo))
+	// Does a channel's quality alone on the pseudo-queries predict what
+	// today's weights do to the benchmark?
+	for _, ch := range []string{"vec_code", "vec_summary", "vec_file"} {
+		alone, lexAlone := channelQuality(r.pseudo, ch), channelQuality(r.pseudo, "lexical")
+		var xs, ys []float64
+		for _, name := range r.bench.order {
+			a, ok := alone[name]
+			l, ok2 := lexAlone[name]
+			if !ok || !ok2 {
+				continue
+			}
+			rp := r.bench.repos[name]
+			xs = append(xs, a-l)
+			ys = append(ys, repoMean(rp, scaled(1))-repoMean(rp, scaled(0)))
+		}
+		if len(xs) > 0 {
+			r.printf("%s alone minus lexical on the pseudo-queries vs today's benchmark gain: Spearman %.2f over %d repositories\n", ch, spearman(xs, ys), len(xs))
+		}
+	}
 	var cpu, n float64
 	var idx int64
 	for _, rp := range r.pseudo.repos {

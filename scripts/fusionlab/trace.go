@@ -5,6 +5,8 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
+	"math"
 	"os"
 	"sort"
 	"strings"
@@ -45,6 +47,7 @@ type fusion struct {
 type channel struct {
 	Name   string    `json:"n"`
 	Weight float64   `json:"w"`
+	Max    float64   `json:"max"`
 	Files  []int     `json:"f"`
 	Scores []float64 `json:"s"`
 }
@@ -53,22 +56,34 @@ type channel struct {
 // candidate file its factor, the lexical channels' weighted sum (today's
 // weights) and each surface's score before weight.
 type query struct {
-	cat     string
-	text    string
-	actual  float64 // the NDCG@10 eval scored
-	cpuMS   float64
-	traced  bool
-	nTarget int
-	factor  []float64
-	lex     []float64
-	vec     [3][]float64
-	paths   []string
-	matches [][]int // per file, the targets it matches
+	cat    string
+	text   string
+	actual float64 // the NDCG@10 eval scored
+	// lexActual is, for an untraced query (an intent that does not fuse,
+	// such as similar_code), eval's NDCG@10 in the lexical run: what it
+	// scores when the vectors' weights are 0.
+	lexActual float64
+	cpuMS     float64
+	traced    bool
+	nTarget   int
+	factor    []float64
+	lex       []float64
+	vec       [3][]float64
+	paths     []string
+	matches   [][]int // per file, the targets it matches
 	// chans holds each channel's own scores per file (0: not found), for
 	// the channel-alone rankings.
 	chans map[string][]float64
-	// vecFound marks the files that a vector channel alone brought in.
+	// lexFound marks the files a lexical channel found, vecFound those
+	// each surface found: a file is a candidate only when a channel of
+	// non-zero weight found it, as in fusion, where a channel of weight 0
+	// does not run.
 	lexFound []bool
+	vecFound [3][]bool
+	// spread is, per surface, how far the channel's best file stands out
+	// of its list: (c₁ − c₁₀) / (c₁₀ − c₅₀) of its files' cosines, about
+	// 1.7 for vectors that carry no signal; 0 when unknown.
+	spread [3]float64
 }
 
 type repo struct {
@@ -120,8 +135,60 @@ func readRun(file string) (*run, error) {
 	return r, sc.Err()
 }
 
+// restrict keeps, in every repository, the queries of the categories
+// named (comma-separated; "" keeps all), and then at most n of them (0: no
+// bound) in an order seeded by their text, so that a smaller set is a
+// sample of the larger.
+func (r *run) restrict(cats string, n int) {
+	keep := map[string]bool{}
+	for _, c := range strings.Split(cats, ",") {
+		if c != "" {
+			keep[c] = true
+		}
+	}
+	for _, rp := range r.repos {
+		var qs []*query
+		for _, q := range rp.queries {
+			if len(keep) == 0 || keep[q.cat] {
+				qs = append(qs, q)
+			}
+		}
+		sort.SliceStable(qs, func(i, j int) bool { return seeded(qs[i].text) < seeded(qs[j].text) })
+		if n > 0 && len(qs) > n {
+			qs = qs[:n]
+		}
+		rp.queries = qs
+	}
+}
+
+func seeded(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte("fusionlab\x00" + s))
+	return h.Sum64()
+}
+
+// lexicalFrom sets the untraced queries' lexical scores from base, the
+// lexical run of the same queries.
+func (r *run) lexicalFrom(base *run) {
+	for name, rp := range r.repos {
+		bp := base.repos[name]
+		if bp == nil {
+			continue
+		}
+		byText := map[string]*query{}
+		for _, q := range bp.queries {
+			byText[q.cat+"\x00"+q.text] = q
+		}
+		for _, q := range rp.queries {
+			if b := byText[q.cat+"\x00"+q.text]; b != nil && !q.traced {
+				q.lexActual = b.actual
+			}
+		}
+	}
+}
+
 func prepare(l *line) *query {
-	q := &query{cat: l.Category, text: l.Query, actual: l.NDCG, cpuMS: l.CPUMS, nTarget: len(l.Targets)}
+	q := &query{cat: l.Category, text: l.Query, actual: l.NDCG, lexActual: l.NDCG, cpuMS: l.CPUMS, nTarget: len(l.Targets)}
 	targets := make([]string, len(l.Targets))
 	for i, t := range l.Targets {
 		targets[i] = stripSpan(t)
@@ -136,6 +203,7 @@ func prepare(l *line) *query {
 	q.lex = make([]float64, n)
 	for k := range q.vec {
 		q.vec[k] = make([]float64, n)
+		q.vecFound[k] = make([]bool, n)
 	}
 	q.chans = map[string][]float64{}
 	q.lexFound = make([]bool, n)
@@ -147,12 +215,23 @@ func prepare(l *line) *query {
 			own[fi] = s
 			if k >= 0 {
 				q.vec[k][fi] = s
+				q.vecFound[k][fi] = true
 			} else {
 				q.lex[fi] += ch.Weight * s
 				q.lexFound[fi] = true
 			}
 		}
 		q.chans[ch.Name] = own
+		if k >= 0 && ch.Max > 0 && len(ch.Scores) >= 50 {
+			raw := make([]float64, len(ch.Scores))
+			for i, s := range ch.Scores {
+				raw[i] = s * ch.Max
+			}
+			sort.Sort(sort.Reverse(sort.Float64Slice(raw)))
+			if d := raw[9] - raw[49]; d > 0 {
+				q.spread[k] = (raw[0] - raw[9]) / d
+			}
+		}
 	}
 	q.matches = make([][]int, n)
 	for fi, p := range q.paths {
@@ -210,19 +289,40 @@ func pathMatches(a, b string) bool {
 // channels at today's weights); an untraced query keeps eval's score.
 func (q *query) ndcg(w [3]float64) float64 {
 	if !q.traced {
+		if w == (weights{}) {
+			return q.lexActual
+		}
 		return q.actual
 	}
 	score := make([]float64, len(q.paths))
+	keep := make([]bool, len(q.paths))
 	for i := range score {
 		s := q.lex[i]
+		keep[i] = q.lexFound[i]
 		for k := range w {
 			if w[k] != 0 {
 				s += w[k] * q.vec[k][i]
+				keep[i] = keep[i] || q.vecFound[k][i]
 			}
 		}
 		score[i] = q.factor[i] * s
 	}
-	return q.rankNDCG(score, nil)
+	return q.rankNDCG(score, keep)
+}
+
+// ndcgSpread scores q with each surface's weight scaled by how far its
+// best file stands out (spread): 0 at or below noise (lo), the full
+// weight from hi up, linear between.
+func (q *query) ndcgSpread(w weights, lo, hi float64) float64 {
+	if !q.traced {
+		return q.ndcg(w)
+	}
+	var v weights
+	for k := range w {
+		f := (q.spread[k] - lo) / (hi - lo)
+		v[k] = w[k] * math.Max(0, math.Min(1, f))
+	}
+	return q.ndcg(v)
 }
 
 // channelNDCG scores the ranking of one channel alone (the files it
