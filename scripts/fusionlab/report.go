@@ -25,6 +25,9 @@ func (r *reporter) report() error {
 	r.check()
 	r.lexVsHybrid()
 	r.sweep()
+	if r.pseudo != nil && r.model == "off" {
+		r.lexCalibrate()
+	}
 	if r.pseudo != nil {
 		r.channels()
 		return r.calibrate()
@@ -192,6 +195,86 @@ func (r *reporter) channels() {
 	r.printf("\n")
 }
 
+// lexChannels are the lexical channels whose weights the lexical
+// calibration may move, and the multipliers it tries.
+var (
+	lexChannels = []string{"blocks", "blocks_sum", "symbols", "files", "path", "definition", "module"}
+	lexMults    = []float64{0.5, 2}
+)
+
+// fitLex moves the lexical channels' weights by coordinate ascent on qs,
+// twice over the channels, keeping a move only when it beats the current
+// weights by z standard errors of the paired gain.
+func fitLex(qs []*query, z float64) map[string]float64 {
+	mult := map[string]float64{}
+	cur := make([]float64, len(qs))
+	for i, q := range qs {
+		cur[i] = q.ndcgLex(mult, weights{})
+	}
+	for range 2 {
+		for _, ch := range lexChannels {
+			for _, m := range lexMults {
+				try := map[string]float64{}
+				for k, v := range mult {
+					try[k] = v
+				}
+				try[ch] = m
+				next := make([]float64, len(qs))
+				d := make([]float64, len(qs))
+				for i, q := range qs {
+					next[i] = q.ndcgLex(try, weights{})
+					d[i] = next[i] - cur[i]
+				}
+				if g := mean(d); g > 0 && g > z*stderr(d) {
+					mult, cur = try, next
+				}
+			}
+		}
+	}
+	return mult
+}
+
+func (r *reporter) lexCalibrate() {
+	fits, oracle := map[string]map[string]float64{}, map[string]map[string]float64{}
+	moved := map[string]int{}
+	for _, name := range r.bench.order {
+		if rp := r.pseudo.repos[name]; rp != nil && len(rp.queries) >= r.minN {
+			fits[name] = fitLex(rp.queries, r.z)
+		}
+		oracle[name] = fitLex(r.bench.repos[name].queries, 0)
+		for ch, m := range fits[name] {
+			moved[fmt.Sprintf("%s×%g", ch, m)]++
+		}
+	}
+	lex := score(r.bench, func(string) weights { return weights{} })
+	r.printf("| lexical channel weights (%s) | NDCG@10 |", r.set)
+	for _, c := range cats(lex) {
+		r.printf(" %s |", c)
+	}
+	r.printf("\n|---|---|%s\n", strings.Repeat("---|", len(lex.byCat)))
+	for _, row := range []struct {
+		name string
+		fit  map[string]map[string]float64
+	}{{"today's", nil}, {"calibrated per repository on its pseudo-queries", fits}, {"fitted on the benchmark itself (a bound)", oracle}} {
+		m := scoreBy(r.bench, func(name string, q *query) float64 { return q.ndcgLex(row.fit[name], weights{}) })
+		r.printf("| %s | %.4f |", row.name, m.all)
+		for _, c := range cats(lex) {
+			r.printf(" %.4f |", m.byCat[c])
+		}
+		r.printf("\n")
+	}
+	var keys []string
+	for k := range moved {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	r.printf("\nmoves the calibration kept (repositories):")
+	for _, k := range keys {
+		r.printf(" %s %d", k, moved[k])
+	}
+	r.printf("\n\n")
+}
+
 // choice is the calibration's outcome for one repository.
 type choice struct {
 	n        int     // pseudo-queries
@@ -199,26 +282,129 @@ type choice struct {
 	scale    float64
 	surface  weights
 	fallback bool
+	// guarded[i] is the scale the guard keeps from guardStarts[i].
+	guarded []float64
+	// signal is each surface's signal on the pseudo-queries: its NDCG@10
+	// alone above chance, as a share of the lexical fusion's above chance.
+	signal weights
+	// signalGuard is the factor the guard keeps for the signal rule's
+	// weights (0.2–0.5).
+	signalGuard float64
+}
+
+// chance is the expected NDCG@10 of q's files in a random order of the
+// repository's files.
+func chance(q *query, files int64) float64 {
+	if files <= 0 || q.nTarget == 0 {
+		return 0
+	}
+	p := math.Min(1, float64(q.nTarget)/float64(files))
+	var dcg, idcg float64
+	for r := 0; r < int(min(10, files)); r++ {
+		dcg += p / log2(float64(r+2))
+	}
+	for i := 0; i < min(10, q.nTarget); i++ {
+		idcg += 1 / log2(float64(i+2))
+	}
+	return math.Min(1, dcg/idcg)
+}
+
+// signalOf measures each surface alone against chance and lexical.
+func signalOf(rp *repo, files int64) weights {
+	var lex, ch []float64
+	var alone [3][]float64
+	for _, q := range rp.queries {
+		if !q.traced {
+			continue
+		}
+		lex = append(lex, q.ndcg(weights{}))
+		ch = append(ch, chance(q, files))
+		for k, name := range surfaces {
+			s, _ := q.channelNDCG(name)
+			alone[k] = append(alone[k], s)
+		}
+	}
+	var out weights
+	c, l := mean(ch), mean(lex)
+	if len(lex) == 0 || l-c <= 0 {
+		return out
+	}
+	for k := range out {
+		out[k] = math.Max(0, (mean(alone[k])-c)/(l-c))
+	}
+	return out
+}
+
+// signalWeights turns signals into weights: today's weight times
+// (signal − lo)/(hi − lo), clamped to [0, 1]: none at or below lo (what
+// noise measures on few queries), all of it from hi up.
+func signalWeights(sig weights, lo, hi float64) weights {
+	var w weights
+	for k := range w {
+		w[k] = defaultVec[k] * math.Max(0, math.Min(1, (sig[k]-lo)/(hi-lo)))
+	}
+	return w
+}
+
+// guardStarts are the scales the guarded rule starts from: it halves the
+// scale (to 1/4 of the start, then 0) while the pseudo-queries say the
+// vectors at that scale do significantly worse than lexical.
+var guardStarts = []float64{0.5, 1}
+
+// guard returns the scale kept from start: lowered while the paired loss
+// against lexical exceeds z standard errors.
+func guard(qs []*query, base []float64, start, z float64) float64 {
+	return guardW(qs, base, scaled(1), start, z)
+}
+
+// guardW returns the factor f (start, start/2, start/4, else 0) kept for
+// weights f·w: the first at which the pseudo-queries' paired loss against
+// lexical does not exceed z standard errors.
+func guardW(qs []*query, base []float64, w weights, start, z float64) float64 {
+	for a := start; ; a /= 2 {
+		if a < start/4 {
+			return 0
+		}
+		d := make([]float64, len(qs))
+		for i, q := range qs {
+			d[i] = q.ndcg(weights{a * w[0], a * w[1], a * w[2]}) - base[i]
+		}
+		if m := mean(d); !(m < 0 && -m > z*stderr(d)) {
+			return a
+		}
+	}
 }
 
 // decide picks weights from a repository's pseudo-queries: the best on
 // them, kept only when it beats lexical by z standard errors of the
 // paired gain; with fewer than minN pseudo-queries, fallback.
 func (r *reporter) decide(rp *repo) choice {
-	c := choice{}
+	c := choice{guarded: append([]float64(nil), guardStarts...)}
 	if rp == nil {
 		c.fallback = true
 		return c
 	}
 	qs := rp.queries
 	c.n = len(qs)
-	if c.n < r.minN {
-		c.fallback = true
-		return c
-	}
 	base := make([]float64, len(qs))
 	for i, q := range qs {
 		base[i] = q.ndcg(scaled(0))
+	}
+	if c.n >= 2 {
+		for i, s := range guardStarts {
+			c.guarded[i] = guard(qs, base, s, r.z)
+		}
+	}
+	c.signalGuard = 1
+	if c.n >= 1 {
+		c.signal = signalOf(rp, r.bench.repos[rp.name].files)
+	}
+	if c.n >= 2 {
+		c.signalGuard = guardW(qs, base, signalWeights(c.signal, 0.2, 0.5), 1, r.z)
+	}
+	if c.n < r.minN {
+		c.fallback = true
+		return c
 	}
 	gain := func(w weights) (float64, bool) {
 		d := make([]float64, len(qs))
@@ -276,27 +462,6 @@ func splitHalf(r *run) float64 {
 	return spearman(xs, ys)
 }
 
-// printSpread prints the median spread of each surface over the traced
-// benchmark queries.
-func (r *reporter) printSpread() {
-	r.printf("\nmedian spread (c₁ − c₁₀)/(c₁₀ − c₅₀) on the benchmark:")
-	for k, name := range surfaces {
-		var xs []float64
-		for _, rp := range r.bench.repos {
-			for _, q := range rp.queries {
-				if q.spread[k] > 0 {
-					xs = append(xs, q.spread[k])
-				}
-			}
-		}
-		sort.Float64s(xs)
-		if len(xs) > 0 {
-			r.printf(" %s %.2f (%d queries)", name, xs[len(xs)/2], len(xs))
-		}
-	}
-	r.printf("\n")
-}
-
 func stderr(d []float64) float64 {
 	if len(d) < 2 {
 		return math.Inf(1)
@@ -338,6 +503,14 @@ func (r *reporter) calibrate() error {
 			return scaled(choices[n].scale)
 		}},
 		{"calibrated per surface, fallback lexical", func(n string) weights { return choices[n].surface }},
+		{"signal rule 0–0.5: today's × clamp(signal / 0.5)", func(n string) weights { return signalWeights(choices[n].signal, 0, 0.5) }},
+		{"signal rule 0.2–0.5: today's × clamp((signal − 0.2) / 0.3)", func(n string) weights { return signalWeights(choices[n].signal, 0.2, 0.5) }},
+		{"signal rule 0.2–0.5, then guarded", func(n string) weights {
+			w, f := signalWeights(choices[n].signal, 0.2, 0.5), choices[n].signalGuard
+			return weights{f * w[0], f * w[1], f * w[2]}
+		}},
+		{"guarded from 0.5 (halved while the pseudo-queries say worse)", func(n string) weights { return scaled(choices[n].guarded[0]) }},
+		{"guarded from 1 (today's)", func(n string) weights { return scaled(choices[n].guarded[1]) }},
 		{"oracle scale (tuned on the benchmark: a bound, not a rule)", func(n string) weights { return scaled(oracle[n]) }},
 	}
 	lex := score(r.bench, fixed(0))
@@ -361,15 +534,6 @@ func (r *reporter) calibrate() error {
 		}
 		r.printf(" %d |\n", below)
 	}
-	for _, b := range [][2]float64{{1.5, 3}, {2, 4}, {2, 6}} {
-		m := scoreBy(r.bench, func(_ string, q *query) float64 { return q.ndcgSpread(scaled(1), b[0], b[1]) })
-		r.printf("| per-query spread weighting %g–%g, no calibration | %.4f |", b[0], b[1], m.all)
-		for _, c := range cats(lex) {
-			r.printf(" %.4f |", m.byCat[c])
-		}
-		r.printf(" – |\n")
-	}
-	r.printSpread()
 	// What the choices were, and whether the pseudo-queries predict the
 	// benchmark's gain.
 	count := map[float64]int{}
@@ -394,6 +558,30 @@ func (r *reporter) calibrate() error {
 		}
 	}
 	r.printf(" (fallback, too few pseudo-queries: %d)\n", fallback)
+	var sigs [3][]float64
+	for _, name := range r.bench.order {
+		for k := range sigs {
+			sigs[k] = append(sigs[k], choices[name].signal[k])
+		}
+	}
+	r.printf("signal per surface, median over repositories (10th–90th percentile):")
+	for k, name := range surfaces {
+		sort.Float64s(sigs[k])
+		n := len(sigs[k])
+		r.printf(" %s %.2f (%.2f–%.2f)", name, sigs[k][n/2], sigs[k][n/10], sigs[k][n*9/10])
+	}
+	r.printf("\n")
+	for i, st := range guardStarts {
+		kept := map[float64]int{}
+		for _, name := range r.bench.order {
+			kept[choices[name].guarded[i]]++
+		}
+		r.printf("guarded from %g, scale kept:", st)
+		for _, a := range []float64{0, st / 4, st / 2, st} {
+			r.printf(" %g×%d", a, kept[a])
+		}
+		r.printf("\n")
+	}
 	r.printf("pseudo-query gain of today's weights vs the benchmark's, across repositories: Spearman %.2f, Pearson %.2f; chosen scale vs the oracle's: Spearman %.2f\n",
 		spearman(pg, bg), pearson(pg, bg), spearman(ca, oa))
 	r.printf("split-half reliability of a repository's gain (today's weights vs lexical), Spearman of the halves: benchmark %.2f, pseudo-queries %.2f\n",

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
-	"math"
 	"os"
 	"sort"
 	"strings"
@@ -47,7 +46,6 @@ type fusion struct {
 type channel struct {
 	Name   string    `json:"n"`
 	Weight float64   `json:"w"`
-	Max    float64   `json:"max"`
 	Files  []int     `json:"f"`
 	Scores []float64 `json:"s"`
 }
@@ -80,10 +78,8 @@ type query struct {
 	// does not run.
 	lexFound []bool
 	vecFound [3][]bool
-	// spread is, per surface, how far the channel's best file stands out
-	// of its list: (c₁ − c₁₀) / (c₁₀ − c₅₀) of its files' cosines, about
-	// 1.7 for vectors that carry no signal; 0 when unknown.
-	spread [3]float64
+	// weight is each lexical channel's weight in the traced search.
+	weight map[string]float64
 }
 
 type repo struct {
@@ -206,6 +202,7 @@ func prepare(l *line) *query {
 		q.vecFound[k] = make([]bool, n)
 	}
 	q.chans = map[string][]float64{}
+	q.weight = map[string]float64{}
 	q.lexFound = make([]bool, n)
 	for _, ch := range l.Fusion.Channels {
 		own := make([]float64, n)
@@ -222,15 +219,8 @@ func prepare(l *line) *query {
 			}
 		}
 		q.chans[ch.Name] = own
-		if k >= 0 && ch.Max > 0 && len(ch.Scores) >= 50 {
-			raw := make([]float64, len(ch.Scores))
-			for i, s := range ch.Scores {
-				raw[i] = s * ch.Max
-			}
-			sort.Sort(sort.Reverse(sort.Float64Slice(raw)))
-			if d := raw[9] - raw[49]; d > 0 {
-				q.spread[k] = (raw[0] - raw[9]) / d
-			}
+		if k < 0 {
+			q.weight[ch.Name] = ch.Weight
 		}
 	}
 	q.matches = make([][]int, n)
@@ -310,19 +300,39 @@ func (q *query) ndcg(w [3]float64) float64 {
 	return q.rankNDCG(score, keep)
 }
 
-// ndcgSpread scores q with each surface's weight scaled by how far its
-// best file stands out (spread): 0 at or below noise (lo), the full
-// weight from hi up, linear between.
-func (q *query) ndcgSpread(w weights, lo, hi float64) float64 {
+// ndcgLex scores q with the lexical channels named in mult weighted mult
+// times their traced weight, and the surfaces weighted w.
+func (q *query) ndcgLex(mult map[string]float64, w weights) float64 {
 	if !q.traced {
 		return q.ndcg(w)
 	}
-	var v weights
-	for k := range w {
-		f := (q.spread[k] - lo) / (hi - lo)
-		v[k] = w[k] * math.Max(0, math.Min(1, f))
+	score := make([]float64, len(q.paths))
+	keep := append([]bool(nil), q.lexFound...)
+	for name, own := range q.chans {
+		cw, lexical := q.weight[name]
+		if !lexical {
+			continue
+		}
+		if m, ok := mult[name]; ok {
+			cw *= m
+		}
+		if cw == 0 {
+			continue
+		}
+		for i, s := range own {
+			score[i] += cw * s
+		}
 	}
-	return q.ndcg(v)
+	for i := range score {
+		for k := range w {
+			if w[k] != 0 {
+				score[i] += w[k] * q.vec[k][i]
+				keep[i] = keep[i] || q.vecFound[k][i]
+			}
+		}
+		score[i] *= q.factor[i]
+	}
+	return q.rankNDCG(score, keep)
 }
 
 // channelNDCG scores the ranking of one channel alone (the files it
