@@ -275,8 +275,8 @@ const minPerBatch = 4
 // search's work in a repository grows with its size, and a part's rounds
 // wait for all of its repositories, so a 118 MB repository placed with
 // four others by turn made their statements part of its own critical
-// path (issue 19: the slowest searches across 50 repositories were the
-// common words of the largest). Each part keeps the repositories' order.
+// path (the slowest searches across 50 repositories were the common
+// words of the largest). Each part keeps the repositories' order.
 func batchParts(rs []postgres.Repo, cpus int) [][]postgres.Repo {
 	n := min(max(cpus, 1), len(rs)/minPerBatch)
 	if n <= 1 {
@@ -390,7 +390,7 @@ func unavailableReason(err error) string {
 // and those waited for all of them: 16 agents starting at once (8 of their
 // first calls across 50 repositories) had their one-repository calls
 // answered in 15–211 ms; taking turns, 12–88 ms, and the wide calls
-// finish about when they did (issue 19, load session 12). A call over
+// finish about when they did. A call over
 // fewer repositories never waits. The wait is bounded by ctx and by half
 // the Searcher's timeout, after which the call runs anyway: taking turns
 // orders calls, it never fails one. Call release when the call is done.

@@ -206,7 +206,7 @@ func embedStage(ctx context.Context, db *tables.DB, opts Options) (*VectorResult
 			cfg, _ := json.Marshal(opts.Embedding.Redacted())
 			m[tables.MetaEmbeddingConfig] = string(cfg)
 		}
-		return vr, db.SetMeta(ctx, m)
+		return vr, db.Writer().SetMeta(ctx, m)
 	}
 	notice := func(msg string) {
 		if opts.Notice != nil {
@@ -226,7 +226,7 @@ func embedStage(ctx context.Context, db *tables.DB, opts Options) (*VectorResult
 		delete(meta, tables.MetaEmbeddingDim)
 	}
 	cfg, _ := json.Marshal(opts.Embedding.Redacted())
-	if err := db.SetMeta(ctx, map[string]string{tables.MetaEmbeddingConfig: string(cfg)}); err != nil {
+	if err := db.Writer().SetMeta(ctx, map[string]string{tables.MetaEmbeddingConfig: string(cfg)}); err != nil {
 		return nil, err
 	}
 
@@ -379,7 +379,7 @@ surfaces:
 	if stageErr != nil && errors.Is(stageErr, syscall.ECONNREFUSED) {
 		refused = "1"
 	}
-	err = db.SetMeta(ctx, map[string]string{tables.MetaEmbeddingError: vr.Error, metaEmbeddingRefused: refused})
+	err = db.Writer().SetMeta(ctx, map[string]string{tables.MetaEmbeddingError: vr.Error, metaEmbeddingRefused: refused})
 	return vr, err
 }
 
@@ -428,7 +428,7 @@ func checkDimension(ctx context.Context, db *tables.DB, p embed.Provider, meta m
 		if _, err := db.Vectors().DropZero(ctx, dim, embed.TextKey("")); err != nil {
 			return "", nil, err
 		}
-		return "", nil, db.SetMeta(ctx, map[string]string{tables.MetaEmbeddingDim: strconv.Itoa(dim)})
+		return "", nil, db.Writer().SetMeta(ctx, map[string]string{tables.MetaEmbeddingDim: strconv.Itoa(dim)})
 	}
 	return "", nil, nil
 }

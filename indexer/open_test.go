@@ -69,7 +69,7 @@ func TestOpenRepairs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := db.SetMeta(ctx, map[string]string{tables.MetaLastRunComplete: "0"}); err != nil {
+			if err := db.Writer().SetMeta(ctx, map[string]string{tables.MetaLastRunComplete: "0"}); err != nil {
 				t.Fatal(err)
 			}
 			if err := db.Close(); err != nil {
@@ -139,7 +139,7 @@ func TestInstallFresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := old.SetMeta(ctx, map[string]string{"marker": "old"}); err != nil {
+	if err := old.Writer().SetMeta(ctx, map[string]string{"marker": "old"}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -270,7 +270,7 @@ func TestSmallTreeTrigrams(t *testing.T) {
 			t.Fatalf("meta trigram %q (%v), want the index: %v", m[tables.MetaTrigram], err, wantTrigram)
 		}
 		var found []string
-		err = db.ChunksContaining(ctx, "RESET BY PEER", scope.Scope{}, func(c *tables.ChunkText) bool {
+		err = db.Reader().ChunksContaining(ctx, "RESET BY PEER", scope.Scope{}, func(c *tables.ChunkText) bool {
 			found = append(found, c.Path)
 			return true
 		})

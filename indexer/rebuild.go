@@ -103,13 +103,13 @@ func Rebuild(ctx context.Context, path, root string, opts Options) (*Result, err
 		if db, err = OpenFresh(ctx, path, OpenOptions{NoMap: true, Root: root}); err != nil {
 			return fail(err)
 		}
-		if err := db.SetMeta(ctx, map[string]string{MetaForcedRebuild: time.Now().UTC().Format(time.RFC3339)}); err != nil {
+		if err := db.Writer().SetMeta(ctx, map[string]string{MetaForcedRebuild: time.Now().UTC().Format(time.RFC3339)}); err != nil {
 			return fail(err)
 		}
 		if _, err := os.Stat(path); err == nil {
 			// Vectors of unchanged text are not paid for twice; an old
 			// index that cannot be read just leaves the cache empty.
-			if _, err := db.CopyEmbedCache(ctx, path); tables.IsFull(err) {
+			if _, err := db.Vectors().CopyEmbedCache(ctx, path); tables.IsFull(err) {
 				return fail(err)
 			}
 		}
@@ -117,7 +117,7 @@ func Rebuild(ctx context.Context, path, root string, opts Options) (*Result, err
 	opts.Force = false
 	res, err := Run(ctx, db, root, opts)
 	if err == nil {
-		err = db.SetMeta(ctx, map[string]string{MetaForcedRebuild: ""})
+		err = db.Writer().SetMeta(ctx, map[string]string{MetaForcedRebuild: ""})
 	}
 	if err != nil {
 		return fail(err)

@@ -139,13 +139,13 @@ func TestOlderFactsAreMadeAgain(t *testing.T) {
 		old.Symbols[i].Name = strings.Replace(old.Symbols[i].Name, "User", "ser", 1)
 		old.Symbols[i].Qualname = strings.Replace(old.Symbols[i].Qualname, "User", "ser", 1)
 	}
-	if err := db.Write(context.Background(), []*extract.File{old}, nil); err != nil {
+	if err := db.Writer().Write(context.Background(), []*extract.File{old}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Join(symbolNames(t, db, "app/models.py"), ","); got != "ser,ser.save" {
 		t.Fatalf("planted facts: symbols %q", got)
 	}
-	if err := db.SetMeta(context.Background(), map[string]string{tables.MetaFactsVersion: ""}); err != nil {
+	if err := db.Writer().SetMeta(context.Background(), map[string]string{tables.MetaFactsVersion: ""}); err != nil {
 		t.Fatal(err)
 	}
 	up := run(t, db, root, Options{})
@@ -292,7 +292,7 @@ func TestInterruptedIndex(t *testing.T) {
 	}
 	lookup := func() []tables.SymbolRow {
 		t.Helper()
-		rows, err := db.SymbolsNamed(context.Background(), "FUNC_0_3", scope.Scope{})
+		rows, err := db.Reader().SymbolsNamed(context.Background(), tables.NameLookup{Name: "FUNC_0_3"}, scope.Scope{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -419,7 +419,7 @@ func TestReaderDuringFirstBuild(t *testing.T) {
 		if n != 0 {
 			t.Errorf("during a first build: symbols_name exists")
 		}
-		rows, err := r.SymbolsNamed(ctx, strings.ToLower(name), scope.Scope{})
+		rows, err := r.Reader().SymbolsNamed(ctx, tables.NameLookup{Name: strings.ToLower(name)}, scope.Scope{})
 		if err != nil || len(rows) != 1 || rows[0].Name != name {
 			t.Errorf("SymbolsNamed(%q) during the build: %+v, %v", strings.ToLower(name), rows, err)
 		}

@@ -86,7 +86,7 @@ func TestStatusStates(t *testing.T) {
 		t.Errorf("while a writer works: %+v writer %+v", st.Freshness, st.Writer)
 	}
 	lock.Release()
-	if err := db.SetMeta(ctx, map[string]string{tables.MetaLastRunComplete: "0"}); err != nil {
+	if err := db.Writer().SetMeta(ctx, map[string]string{tables.MetaLastRunComplete: "0"}); err != nil {
 		t.Fatal(err)
 	}
 	if st := state(); st.IndexState != StateReady || !strings.Contains(strings.Join(st.NotCurrent, "; "), "the last run did not complete") {

@@ -74,7 +74,7 @@ func waitIndexed(t *testing.T, s *Server) {
 func settle(t *testing.T, s *Server) {
 	t.Helper()
 	idle := func() bool {
-		return s.freshness().IndexState == indexer.StateReady && (s.bg == nil || s.bg.Watcher == nil || s.bg.Watcher.State().PendingChanges == 0)
+		return s.freshness().IndexState == indexer.StateReady && (s.idx.bg == nil || s.idx.bg.Watcher == nil || s.idx.bg.Watcher.State().PendingChanges == 0)
 	}
 	if !testkit.Steady(time.Minute, idle) {
 		t.Fatalf("server did not settle within a minute: %+v", s.freshness())

@@ -45,7 +45,7 @@ func TestStoreVectors(t *testing.T) {
 			if _, err := indexer.Run(ctx, db, root, indexer.Options{Workers: 1, Embedder: m}); err != nil {
 				t.Fatal(err)
 			}
-			src = db
+			src = db.Reader()
 		}
 		p, err := c.BeginPush(ctx, r.name, nil)
 		if err != nil {

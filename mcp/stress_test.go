@@ -168,7 +168,7 @@ func checkIndexMatchesDisk(t *testing.T, s *Server, root string) {
 	for p, data := range testkit.ReadTree(t, root) {
 		disk[p] = tables.Hex(xxhash.Sum64(data))
 	}
-	states, err := s.db.FileStates(context.Background())
+	states, err := s.idx.db.FileStates(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func checkIndexMatchesDisk(t *testing.T, s *Server, root string) {
 	}
 	// Rows of other tables must belong to indexed files.
 	var orphans int
-	if err := s.db.SQL().QueryRow(`SELECT
+	if err := s.idx.db.SQL().QueryRow(`SELECT
 		(SELECT count(*) FROM symbols WHERE file_id NOT IN (SELECT id FROM files)) +
 		(SELECT count(*) FROM chunks WHERE file_id NOT IN (SELECT id FROM files)) +
 		(SELECT count(*) FROM refs WHERE id NOT IN (SELECT id FROM files)) +

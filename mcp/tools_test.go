@@ -20,7 +20,7 @@ import (
 func symbolID(t *testing.T, s *Server, qualname string) string {
 	t.Helper()
 	var sid string
-	if err := s.db.SQL().QueryRowContext(context.Background(), `SELECT printf('s%016x', sid) FROM symbols WHERE qualname = ?`, qualname).Scan(&sid); err != nil {
+	if err := s.idx.db.SQL().QueryRowContext(context.Background(), `SELECT printf('s%016x', sid) FROM symbols WHERE qualname = ?`, qualname).Scan(&sid); err != nil {
 		t.Fatalf("symbol %s: %v", qualname, err)
 	}
 	return sid
@@ -128,7 +128,7 @@ func TestSurroundingCode(t *testing.T) {
 		{"taskq/worker.py", "chunk", ""},
 	} {
 		var cid string
-		if err := s.db.SQL().QueryRow(`SELECT printf('c%016x', cid) FROM chunks WHERE file_id = (SELECT id FROM files WHERE path = ?)`, tc.path).Scan(&cid); err != nil {
+		if err := s.idx.db.SQL().QueryRow(`SELECT printf('c%016x', cid) FROM chunks WHERE file_id = (SELECT id FROM files WHERE path = ?)`, tc.path).Scan(&cid); err != nil {
 			t.Fatal(err)
 		}
 		var out GetSurroundingCodeOut

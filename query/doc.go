@@ -2,7 +2,7 @@
 // over an index (see tables/schema.sql) with ranked, explained,
 // size-bounded results. It reads the index through the typed read methods
 // of tables.Reader (full-text channels, name lookups, references, chunk text;
-// *tables.DB for an index file, tables/postgres for a shared store)
+// tables.DB.Reader for an index file, tables/postgres for a shared store)
 // and never writes; it holds no SQL.
 //
 // # API
@@ -19,6 +19,14 @@
 // (a Draft: hits without snippets, no size budget), for a caller that
 // merges many indexes' drafts and finishes (Draft.Finish) only the hits
 // that survive the merge.
+//
+// Inside, the Planner routes and fuses (planner.go, ranked.go, fuse.go)
+// and holds the parts that keep state: vectorChannels (the embedder and
+// the index's vectors, vectors.go), textChannels (the bm25 channels and
+// their term counts, textchannels.go, prune.go), symbolFinder (names to
+// definitions and references, definition.go, resolve.go), pageFinisher
+// (snippets, groups, suggestions and the size budget, finish.go,
+// snippet.go) and the file cache (paths.go).
 //
 // # Intents and the auto rules
 //
@@ -83,15 +91,14 @@
 //     the blocks, files or symbols channel, its score there passes to the
 //     module directory's other files (not tests, examples or prose), the
 //     larger ones more: the files that do the work rank with the one
-//     describing them (issue 14, BENCHMARKS.md).
+//     describing them (BENCHMARKS.md, "Quality").
 //     Words held by over half the chunks are not searched in blocks: bm25
 //     gives them no weight, yet they make it score every chunk. The
 //     symbols channel searches the query's rarest terms (by their chunk
 //     counts) while those counts sum to at most 2,000, two at least: a
 //     long text's common words cost it the most, since their postings in
 //     every column are read to find the doc comment's, and weigh the
-//     least (issue 14: a fifth less query CPU on the slowest queries,
-//     same NDCG@10).
+//     least (a fifth less query CPU on the slowest queries, same NDCG@10).
 //   - usage: the refs table by name (calls, identifier uses, types,
 //     imports), one hit per line, grouped by file, definition lines left
 //     out; a qualified query lists its receiver.method matches first.

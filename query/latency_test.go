@@ -84,12 +84,12 @@ func BenchmarkVectorLatency(b *testing.B) {
 			var load time.Duration
 			if mode.opts.ResidentVectors {
 				start := time.Now()
-				_, release, err := p.acquireVectors(ctx, false)
+				_, release, err := p.vec.acquireVectors(ctx, false)
 				if err != nil {
 					b.Fatal(err)
 				}
 				release()
-				p.vecs.bg.Wait()
+				p.vec.vecs.bg.Wait()
 				load = time.Since(start)
 			}
 			searchOnce := func(q string) time.Duration {
@@ -124,12 +124,12 @@ func BenchmarkVectorLatency(b *testing.B) {
 	b.Run("agreement", func(b *testing.B) {
 		on := plannerOn(b, path, Options{Embedder: m})
 		resident := plannerOn(b, path, Options{Embedder: m, ResidentVectors: true})
-		if _, release, err := resident.acquireVectors(ctx, false); err != nil {
+		if _, release, err := resident.vec.acquireVectors(ctx, false); err != nil {
 			b.Fatal(err)
 		} else {
 			release()
 		}
-		resident.vecs.bg.Wait()
+		resident.vec.vecs.bg.Wait()
 		for b.Loop() {
 			recall, rescored := vectorAgreement(b, on, resident)
 			b.ReportMetric(recall, "recall@10")
@@ -153,7 +153,7 @@ func vectorAgreement(b *testing.B, on, resident *Planner) (recall, rescored floa
 	for i := 0; i < len(names) && len(texts) < len(latencyQueries)+300; i += max(1, len(names)/300) {
 		texts = append(texts, names[i])
 	}
-	fileVecs, release, err := on.acquireVectors(ctx, false)
+	fileVecs, release, err := on.vec.acquireVectors(ctx, false)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -161,7 +161,7 @@ func vectorAgreement(b *testing.B, on, resident *Planner) (recall, rescored floa
 	if fileVecs.file == nil {
 		b.Fatalf("no vector file: %s", fileVecs.fallback)
 	}
-	tableVecs, release2, err := resident.acquireVectors(ctx, false)
+	tableVecs, release2, err := resident.vec.acquireVectors(ctx, false)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -184,17 +184,17 @@ func vectorAgreement(b *testing.B, on, resident *Planner) (recall, rescored floa
 				b.Errorf("%q: hits differ:\nfile     %v\nresident %v", text, hitPaths(a), hitPaths(c))
 			}
 		}
-		q, err := on.embedQuery(ctx, text)
+		q, err := on.vec.embedQuery(ctx, text)
 		if err != nil {
 			b.Fatal(err)
 		}
 		for _, surface := range []string{vectors.SurfaceCode, vectors.SurfaceSummary, vectors.SurfaceFile} {
 			req, sc := Request{Query: text}, newScoped(scope.Scope{})
-			a, err := on.vecChannel(ctx, fileVecs, "v", surface, 1, q, req, sc)
+			a, err := on.vec.vecChannel(ctx, fileVecs, "v", surface, 1, q, req, sc)
 			if err != nil {
 				b.Fatal(err)
 			}
-			c, err := resident.vecChannel(ctx, tableVecs, "v", surface, 1, q, req, sc)
+			c, err := resident.vec.vecChannel(ctx, tableVecs, "v", surface, 1, q, req, sc)
 			if err != nil {
 				b.Fatal(err)
 			}

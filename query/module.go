@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// Module evidence (issue 14). "How does X work" is answered by the module
+// Module evidence. "How does X work" is answered by the module
 // that implements X, but what describes a module is often a file that
 // implements little or nothing: a Go package's doc.go, a Python package's
 // __init__.py, Rust's mod.rs or lib.rs, index.js, package-info.java, the

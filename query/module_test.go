@@ -138,7 +138,7 @@ func TestModuleQuestionFindsTheModule(t *testing.T) {
 		t.Fatal(err)
 	}
 	rank := func(tune Tuning, q string) int {
-		p, err := New(ctx, db, Options{Tuning: &tune})
+		p, err := New(ctx, db.Reader(), Options{Tuning: &tune})
 		if err != nil {
 			t.Fatal(err)
 		}

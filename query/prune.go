@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables"
 	"github.com/viberag/viberag/tables/fulltext"
 )
 
@@ -47,16 +48,15 @@ type tableDF struct {
 const maxCachedTerms = 50000
 
 // counts returns the number of rows of t (chunks or files) and the number
-// matching each term. key is t's fingerprint when the caller has it, ""
-// to compute it: for chunks, every write inserts chunks with new, higher
-// ids, so max(id) (tables.DB.ChunksKey) changes with any new content (a
-// deletion alone leaves counts slightly high until the next write, which
-// only makes pruning more cautious); for files the caller passes
-// fileCache's fingerprint.
-func (c *dfCache) counts(ctx context.Context, p *Planner, t scope.Table, key string, terms []textTerm) (int, []int, error) {
+// matching each term. key is t's fingerprint (tables.Reader.Fingerprint)
+// when the caller has it, "" to read it: for chunks it changes with any
+// new content (a deletion alone leaves counts slightly high until the
+// next write, which only makes pruning more cautious); for files the
+// caller passes fileCache's.
+func (c *dfCache) counts(ctx context.Context, db tables.Reader, t scope.Table, key string, terms []textTerm) (int, []int, error) {
 	if key == "" {
 		var err error
-		if key, err = p.db.ChunksKey(ctx); err != nil {
+		if key, err = db.Fingerprint(ctx, t); err != nil {
 			return 0, nil, err
 		}
 	}
@@ -67,7 +67,7 @@ func (c *dfCache) counts(ctx context.Context, p *Planner, t scope.Table, key str
 	td := c.tables[string(t)]
 	if td == nil || td.key != key || len(td.df) > maxCachedTerms {
 		c.mu.Unlock()
-		n, err := p.db.RowCount(ctx, t)
+		n, err := db.RowCount(ctx, t)
 		if err != nil {
 			return 0, nil, err
 		}
@@ -85,27 +85,18 @@ func (c *dfCache) counts(ctx context.Context, p *Planner, t scope.Table, key str
 		}
 	}
 	c.mu.Unlock()
-	if mc, ok := p.db.(matchCounter); ok && len(missing) > 1 {
+	if len(missing) > 0 {
 		qs := make([]fulltext.Query, len(missing))
 		for k, i := range missing {
 			qs[k] = terms[i].q
 		}
-		n, err := mc.MatchCounts(ctx, t, qs)
+		n, err := db.MatchCounts(ctx, t, qs)
 		if err != nil {
 			return 0, nil, err
 		}
 		for k, i := range missing {
 			out[i] = n[k]
 		}
-	} else {
-		for _, i := range missing {
-			var err error
-			if out[i], err = p.db.MatchCount(ctx, t, terms[i].q); err != nil {
-				return 0, nil, err
-			}
-		}
-	}
-	if len(missing) > 0 {
 		c.mu.Lock()
 		for _, i := range missing {
 			td.df[terms[i].key] = out[i]
@@ -113,12 +104,6 @@ func (c *dfCache) counts(ctx context.Context, p *Planner, t scope.Table, key str
 		c.mu.Unlock()
 	}
 	return td.n, out, nil
-}
-
-// matchCounter is a reader that counts the matches of many queries at
-// once (tables.DB): cheaper than a MatchCount each.
-type matchCounter interface {
-	MatchCounts(ctx context.Context, t scope.Table, qs []fulltext.Query) ([]int, error)
 }
 
 // pruneTerms drops the terms matching more than share of t's rows (the
@@ -129,11 +114,11 @@ type matchCounter interface {
 //
 // It also returns the terms' counts (nil when it counted none), for
 // rarest.
-func (p *Planner) pruneTerms(ctx context.Context, t scope.Table, key string, terms []textTerm, share float64, budget int) ([]textTerm, []textTerm, []int, error) {
+func (tc *textChannels) pruneTerms(ctx context.Context, t scope.Table, key string, terms []textTerm, share float64, budget int) ([]textTerm, []textTerm, []int, error) {
 	if share <= 0 || share >= 1 || len(terms) < 2 {
 		return terms, nil, nil, nil
 	}
-	n, df, err := p.df.counts(ctx, p, t, key, terms)
+	n, df, err := tc.df.counts(ctx, tc.db, t, key, terms)
 	if err != nil || n == 0 {
 		return terms, nil, nil, err
 	}

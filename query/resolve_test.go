@@ -54,7 +54,7 @@ func othersOf(d *SymbolDetails) []string {
 	return out
 }
 
-// TestSymbolByQualifiedName: issue 12, item 8. An exact qualified name
+// TestSymbolByQualifiedName: an exact qualified name
 // answers that symbol alone; a member a class inherits is answered as
 // inherited, saying from where, never silently; a class that neither
 // defines nor inherits the member is an error naming what exists; an

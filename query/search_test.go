@@ -576,7 +576,7 @@ func TestPlannerSeesIndexChanges(t *testing.T) {
 	if _, err := indexer.Run(ctx, db, root, indexer.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	p, err := New(ctx, db, Options{})
+	p, err := New(ctx, db.Reader(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

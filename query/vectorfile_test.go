@@ -134,7 +134,7 @@ func TestVectorFileEqualsTable(t *testing.T) {
 	tune := DefaultTuning()
 	tune.VecCands = 25 // fewer candidates than rows in scope: the pruning decides
 	p := plannerOn(t, path, Options{Embedder: m, Tuning: &tune})
-	fromFile, release, err := p.acquireVectors(ctx, false)
+	fromFile, release, err := p.vec.acquireVectors(ctx, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestVectorFileEqualsTable(t *testing.T) {
 	if fromFile.file == nil {
 		t.Fatalf("vectors not mapped: %s", fromFile.fallback)
 	}
-	fromTable, err := p.openVectors(ctx, fromFile.version, true)
+	fromTable, err := p.vec.openVectors(ctx, fromFile.version, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,18 +154,18 @@ func TestVectorFileEqualsTable(t *testing.T) {
 	}
 	compared, pruned := 0, 0
 	for _, text := range vecQueries {
-		q, err := p.embedQuery(ctx, text)
+		q, err := p.vec.embedQuery(ctx, text)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, sc := range vecScopes {
 			for _, surface := range []string{vectors.SurfaceCode, vectors.SurfaceSummary, vectors.SurfaceFile} {
 				req := Request{Query: text, Scope: sc}
-				a, err := p.vecChannel(ctx, fromFile, "v", surface, 1, q, req, newScoped(sc))
+				a, err := p.vec.vecChannel(ctx, fromFile, "v", surface, 1, q, req, newScoped(sc))
 				if err != nil {
 					t.Fatal(err)
 				}
-				b, err := p.vecChannel(ctx, fromTable, "v", surface, 1, q, req, newScoped(sc))
+				b, err := p.vec.vecChannel(ctx, fromTable, "v", surface, 1, q, req, newScoped(sc))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -271,7 +271,7 @@ func TestVectorFileReplacedWhileHeld(t *testing.T) {
 	m, root, path := bigVectorIndex(t)
 	ctx := context.Background()
 	p := plannerOn(t, path, Options{Embedder: m})
-	old, release, err := p.acquireVectors(ctx, false)
+	old, release, err := p.vec.acquireVectors(ctx, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -283,14 +283,14 @@ func TestVectorFileReplacedWhileHeld(t *testing.T) {
 		t.Fatalf("no new file: %+v", res.Vectors)
 	}
 	// The held file is still mapped, and knows it no longer matches.
-	q, err := p.embedQuery(ctx, "send mail")
+	q, err := p.vec.embedQuery(ctx, "send mail")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.vecChannel(ctx, old, "v", vectors.SurfaceFile, 1, q, Request{Query: "x"}, newScoped(scope.Scope{})); !vectors.IsFileProblem(err) {
+	if _, err := p.vec.vecChannel(ctx, old, "v", vectors.SurfaceFile, 1, q, Request{Query: "x"}, newScoped(scope.Scope{})); !vectors.IsFileProblem(err) {
 		t.Errorf("scan of the replaced file: %v, want a stale file", err)
 	}
-	cur, release2, err := p.acquireVectors(ctx, false)
+	cur, release2, err := p.vec.acquireVectors(ctx, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,15 +323,15 @@ func TestResidentVectors(t *testing.T) {
 	req := Request{Query: "cache session cookie", Intent: Concept, Explain: true, Scope: scope.Scope{Extension: []string{".py"}}}
 	oneShot := plannerOn(t, path, Options{Embedder: m})
 	want := search(t, oneShot, req)
-	if oneShot.vecs.cur == nil || oneShot.vecs.cur.file == nil || oneShot.vecs.cur.residing {
+	if oneShot.vec.vecs.cur == nil || oneShot.vec.vecs.cur.file == nil || oneShot.vec.vecs.cur.residing {
 		t.Fatal("the one-shot planner does not read the file, or loads the table")
 	}
 	p := plannerOn(t, path, Options{Embedder: m, ResidentVectors: true})
 	first := search(t, p, req)
-	p.vecs.bg.Wait()
-	p.vecs.mu.Lock()
-	cur := p.vecs.cur
-	p.vecs.mu.Unlock()
+	p.vec.vecs.bg.Wait()
+	p.vec.vecs.mu.Lock()
+	cur := p.vec.vecs.cur
+	p.vec.vecs.mu.Unlock()
 	if cur == nil || cur.file != nil || cur.surfaces == nil {
 		t.Fatalf("after the background load the planner holds %+v", cur)
 	}

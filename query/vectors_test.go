@@ -49,7 +49,7 @@ func vectorIndex(t *testing.T) (embed.Provider, string, string) {
 func plannerOn(t testing.TB, path string, opts Options) *Planner {
 	t.Helper()
 	db := indextest.Open(t, path, tables.OpenOptions{ReadOnly: true})
-	p, err := New(context.Background(), db, opts)
+	p, err := New(context.Background(), db.Reader(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,12 +62,12 @@ func plannerOn(t testing.TB, path string, opts Options) *Planner {
 func vecChannelOf(t *testing.T, p *Planner, surface string, q []float32, req Request, sc *scoped) *channel {
 	t.Helper()
 	ctx := context.Background()
-	vi, release, err := p.acquireVectors(ctx, false)
+	vi, release, err := p.vec.acquireVectors(ctx, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer release()
-	ch, err := p.vecChannel(ctx, vi, "vec_"+surface, surface, 1, q, req, sc)
+	ch, err := p.vec.vecChannel(ctx, vi, "vec_"+surface, surface, 1, q, req, sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestVectorScopeBeforeScan(t *testing.T) {
 	tune.VecCands = 1
 	p := plannerOn(t, path, Options{Embedder: m, Tuning: &tune})
 	ctx := context.Background()
-	q, err := p.embedQuery(ctx, "a/dup.py\n"+dupFunc)
+	q, err := p.vec.embedQuery(ctx, "a/dup.py\n"+dupFunc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestVectorCacheFollowsIndex(t *testing.T) {
 	testkit.WriteFiles(t, root, map[string]string{"mail/smtp.py": "def send_mail(to, body):\n    smtp.sendmail(to, body)\n"})
 	indextest.Build(t, root, path, indexer.Options{Embedder: m})
 	ctx := context.Background()
-	q, err := p.embedQuery(ctx, "mail/smtp.py\ndef send_mail(to, body):\n    smtp.sendmail(to, body)")
+	q, err := p.vec.embedQuery(ctx, "mail/smtp.py\ndef send_mail(to, body):\n    smtp.sendmail(to, body)")
 	if err != nil {
 		t.Fatal(err)
 	}

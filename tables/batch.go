@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/viberag/viberag/tables/postings"
 )
 
 // Column lists, shared by the statements and their argument order.
@@ -55,10 +57,10 @@ type batchWriter struct {
 	refKeyStmts, refImportStmts postingStmts
 	stmts                       []*sql.Stmt
 
-	trigram    bool         // maintain the trigram index
-	triSet     *trigramSet  // for files prepared without their trigrams (trigramsOf)
-	unzip      decompressor // for old refs groups (clearRefKeys) and trigramsOf
-	bulk       bool         // leave segments unmerged (DB.DeferIndexes)
+	trigram    bool                 // maintain the trigram index
+	triSet     *postings.TrigramSet // for files prepared without their trigrams (trigramsOf)
+	unzip      decompressor         // for old refs groups (clearRefKeys) and trigramsOf
+	bulk       bool                 // leave segments unmerged (Writer.DeferIndexes)
 	hasVectors bool
 
 	// Rows of the batch for the word indexes, indexed by index.
@@ -280,7 +282,7 @@ func (bw *batchWriter) index(files []*Prepared, ids []int64) error {
 		for _, p := range files {
 			n += len(p.trigrams)
 		}
-		tri := &trigramBatch{pairs: make([]uint64, 0, n)} // one allocation, not a doubling per batch
+		tri := postings.NewTrigramBatch(n) // one allocation, not a doubling per batch
 		for _, i := range order {
 			keys := files[i].trigrams
 			if !files[i].trigram {
@@ -291,7 +293,7 @@ func (bw *batchWriter) index(files []*Prepared, ids []int64) error {
 					return fmt.Errorf("%s: %w", files[i].path, err)
 				}
 			}
-			if err := tri.add(ids[i], keys); err != nil {
+			if err := tri.Add(ids[i], keys); err != nil {
 				return fmt.Errorf("%s: %w", files[i].path, err)
 			}
 		}
@@ -332,7 +334,7 @@ func (bw *batchWriter) trigramsOf(p *Prepared) ([]uint32, error) {
 		return nil, fmt.Errorf("text: %w", err)
 	}
 	if bw.triSet == nil {
-		bw.triSet = newTrigramSet()
+		bw.triSet = postings.NewTrigramSet()
 	}
-	return slices.Clone(bw.triSet.of(text)), nil
+	return slices.Clone(bw.triSet.Of(text)), nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables/postings"
 )
 
 // BenchmarkWrite measures Write throughput on synthetic Go-like files of
@@ -73,7 +74,7 @@ func BenchmarkWrite(b *testing.B) {
 				b.StartTimer()
 				start, startCPU := time.Now(), cpuTime()
 				for _, files := range work {
-					if err := db.Write(context.Background(), files, nil); err != nil {
+					if err := db.Writer().Write(context.Background(), files, nil); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -122,18 +123,18 @@ func BenchmarkWriteTree(b *testing.B) {
 				}
 				var prepared []*Prepared
 				if tc.prepared {
-					p := db.NewPreparer()
+					p := db.Writer().NewPreparer()
 					for _, f := range files {
 						prepared = append(prepared, p.Prepare(f))
 					}
 				}
 				if tc.deferred {
-					if err := db.DeferIndexes(context.Background()); err != nil {
+					if err := db.Writer().DeferIndexes(context.Background()); err != nil {
 						b.Fatal(err)
 					}
 				}
 				if tc.deferred {
-					if err := db.DeferIndexes(context.Background()); err != nil {
+					if err := db.Writer().DeferIndexes(context.Background()); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -142,23 +143,23 @@ func BenchmarkWriteTree(b *testing.B) {
 				for i := 0; i < len(files); i += batch {
 					var err error
 					if tc.prepared {
-						err = db.WritePrepared(context.Background(), prepared[i:min(i+batch, len(files))], nil)
+						err = db.Writer().WritePrepared(context.Background(), prepared[i:min(i+batch, len(files))], nil)
 					} else {
-						err = db.Write(context.Background(), files[i:min(i+batch, len(files))], nil)
+						err = db.Writer().Write(context.Background(), files[i:min(i+batch, len(files))], nil)
 					}
 					if err != nil {
 						b.Fatal(err)
 					}
 				}
 				if tc.deferred {
-					if err := db.BuildIndexes(context.Background()); err != nil {
+					if err := db.Writer().BuildIndexes(context.Background()); err != nil {
 						b.Fatal(err)
 					}
 				}
 				elapsed, cpu := time.Since(start), cpuTime()-startCPU
 				b.StopTimer()
 				optStart := cpuTime()
-				if err := db.Optimize(context.Background()); err != nil {
+				if err := db.Writer().Optimize(context.Background()); err != nil {
 					b.Fatal(err)
 				}
 				b.ReportMetric((cpuTime() - optStart).Seconds(), "optimize-cpu-s")
@@ -271,7 +272,7 @@ func BenchmarkChunksContaining(b *testing.B) {
 			hits, cpu0 := 0, cpuTime()
 			for b.Loop() {
 				hits = 0
-				if err := db.ChunksContaining(context.Background(), text, scope.Scope{}, func(*ChunkText) bool { hits++; return true }); err != nil {
+				if err := db.Reader().ChunksContaining(context.Background(), text, scope.Scope{}, func(*ChunkText) bool { hits++; return true }); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -312,7 +313,7 @@ func BenchmarkTrigramIndex(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	set := newTrigramSet()
+	set := postings.NewTrigramSet()
 	for b.Loop() {
 		b.StopTimer()
 		db, err := Open(ctx, filepath.Join(b.TempDir(), "index.db"), OpenOptions{})
@@ -326,9 +327,9 @@ func BenchmarkTrigramIndex(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			tb := &trigramBatch{}
+			tb := &postings.TrigramBatch{}
 			for j := i; j < min(i+256, len(texts)); j++ {
-				if err := tb.add(int64(j+1), set.of(texts[j])); err != nil {
+				if err := tb.Add(int64(j+1), set.Of(texts[j])); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -340,7 +341,7 @@ func BenchmarkTrigramIndex(b *testing.B) {
 			}
 		}
 		writes := cpuTime() - start
-		if err := db.compactTrigrams(ctx); err != nil {
+		if err := db.writer.compactTrigrams(ctx); err != nil {
 			b.Fatal(err)
 		}
 		b.ReportMetric(writes.Seconds(), "write-cpu-s")
@@ -405,14 +406,14 @@ func BenchmarkExactText(b *testing.B) {
 			b.Fatal(err)
 		}
 		for i := 0; i < len(files); i += 200 {
-			if err := db.Write(ctx, files[i:min(i+200, len(files))], nil); err != nil {
+			if err := db.Writer().Write(ctx, files[i:min(i+200, len(files))], nil); err != nil {
 				b.Fatal(err)
 			}
 		}
 		db.Close()
 		search := func(db *DB, text string) time.Duration {
 			start := cpuTime()
-			if err := db.ChunksContaining(ctx, text, scope.Scope{}, func(*ChunkText) bool { return true }); err != nil {
+			if err := db.Reader().ChunksContaining(ctx, text, scope.Scope{}, func(*ChunkText) bool { return true }); err != nil {
 				b.Fatal(err)
 			}
 			return cpuTime() - start
@@ -476,7 +477,7 @@ func BenchmarkPrepareTree(b *testing.B) {
 // BenchmarkBlobCodecs compresses the blobs of benchIndex again, each on
 // its own as the writer does,
 // with the codec the index uses at each of its levels and with the
-// DEFLATE schema 4 to 9 wrote, and decompresses them: per kind of blob
+// DEFLATE older indexes wrote, and decompresses them: per kind of blob
 // (sources.text, sources.lists, sources.decls blocks, refs.groups) it
 // reports the ratio (raw ÷ stored bytes) and the process CPU per raw MB
 // of compressing and of decompressing (the encoder, decoder and buffers

@@ -34,7 +34,7 @@ func benchIndex(b *testing.B) string {
 	}
 	defer db.Close()
 	for i := 0; i < len(files); i += 200 {
-		if err := db.Write(context.Background(), files[i:min(i+200, len(files))], nil); err != nil {
+		if err := db.Writer().Write(context.Background(), files[i:min(i+200, len(files))], nil); err != nil {
 			b.Fatal(err)
 		}
 	}

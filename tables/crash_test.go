@@ -54,7 +54,7 @@ func TestHelperProcess(t *testing.T) {
 	start, _ := strconv.Atoi(os.Getenv(crashEnv + "_GEN"))
 	for gen := start; ; gen++ {
 		files, deleted := crashBatch(gen)
-		if err := db.Write(ctx, files, deleted); err != nil {
+		if err := db.Writer().Write(ctx, files, deleted); err != nil {
 			fmt.Println("error", err)
 			os.Exit(2)
 		}
@@ -177,7 +177,7 @@ func checkGeneration(t *testing.T, db *DB) int {
 			gen, c, len(files), wantSyms, wantChunks, wantRefs)
 	}
 	ids := queryInts(t, db, `SELECT id FROM symbols`)
-	decls, err := db.SymbolDecls(context.Background(), ids)
+	decls, err := db.Reader().SymbolDecls(context.Background(), ids)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func TestCopyEmbedCache(t *testing.T) {
 	}
 
 	fresh := openTest(t)
-	n, err := fresh.CopyEmbedCache(ctx, old.Path())
+	n, err := fresh.Vectors().CopyEmbedCache(ctx, old.Path())
 	if err != nil || n != 2 {
 		t.Fatalf("CopyEmbedCache = %d, %v; want 2", n, err)
 	}
@@ -46,7 +46,7 @@ func TestCopyEmbedCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := openTest(t)
-	if n, err := other.CopyEmbedCache(ctx, text); err == nil {
+	if n, err := other.Vectors().CopyEmbedCache(ctx, text); err == nil {
 		t.Fatalf("copy from a text file: %d, no error", n)
 	}
 	var rows int
@@ -54,7 +54,7 @@ func TestCopyEmbedCache(t *testing.T) {
 		t.Fatalf("after a failed copy: %d rows, %v", rows, err)
 	}
 	// The connection is usable: the old file is detached.
-	if err := other.SetMeta(ctx, map[string]string{"k": "v"}); err != nil {
+	if err := other.Writer().SetMeta(ctx, map[string]string{"k": "v"}); err != nil {
 		t.Fatal(err)
 	}
 }

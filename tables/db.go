@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 )
 
@@ -46,15 +45,13 @@ type OpenOptions struct {
 }
 
 // Page sizes of a new index (OpenOptions.PageSize). An empty index is
-// 39 b-trees (tables, indexes, FTS shadow tables) of a page each,
-// and a small tree's tables fill their last pages little: with 4 KiB
-// pages the index of a 54 KB repository was 320 KB (5.9x), 1 KiB pages
-// make it 3.8x (2.8x without FTS5's symbols and chunks tables). On large
-// trees small pages cost CPU: a cold index of GOROOT/src took 18 % more
-// with 1 KiB pages (BENCHMARKS.md, "Cold builds"). Up to 2 MiB (schema 9;
-// 1 MiB before) they took cats (1.46 MB) from 3.01 to 2.87 times its
-// source, for about 0.1 CPU s more on its 1 s cold index (BENCHMARKS.md,
-// "Small trees").
+// some thirty b-trees (tables and indexes) of a page each, and a small
+// tree's tables fill their last pages little: with 4 KiB pages the index
+// of a 54 KB repository was 5.9 times its size, with 1 KiB pages 3.8
+// times. On large trees small pages cost CPU: a cold index of GOROOT/src
+// took 18 % more with 1 KiB pages. Small pages up to 2 MiB of files took
+// cats (1.46 MB) from 3.01 to 2.87 times its source, for about 0.1 CPU s
+// more on its 1 s cold index (ADR 15; BENCHMARKS.md, "Index size").
 const (
 	DefaultPageSize = 4096
 	SmallPageSize   = 1024
@@ -95,22 +92,9 @@ type DB struct {
 	// inside each write and exact search (trigramOn); a true never
 	// goes back.
 	trigram atomic.Bool
-	// bulk is set while a run writes the whole index (DeferIndexes until
-	// BuildIndexes): writes leave their full-text segments unmerged, and
-	// the run's CompactFTS merges them all at once.
-	bulk atomic.Bool
 
-	stmts stmtCache // prepared read statements, see read_stmts.go
-	words wordCache // decoded word segments, see words_read.go
-	texts *textCache
-	// decompressors holds *decompressor for searches: one made per search
-	// made its decoder and grew its buffer again each time.
-	decompressors sync.Pool
-	decls         sync.Pool // *declsReader, for SymbolDecls
-
-	// afterFile, when set by a test, runs after each file of a Write has
-	// been written inside the transaction; an error aborts the Write.
-	afterFile func(i int) error
+	reader *IndexReader
+	writer *Writer
 }
 
 // Errors returned by Open. Each is wrapped with the path and the versions
@@ -144,7 +128,9 @@ func open(ctx context.Context, path string, opts OpenOptions, steps []migration)
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}
-	db := &DB{path: abs, texts: newTextCache(maxCachedTextBytes)}
+	db := &DB{path: abs}
+	db.reader = &IndexReader{db: db, texts: newTextCache(maxCachedTextBytes)}
+	db.writer = &Writer{db: db}
 	defer func() {
 		if err != nil {
 			db.Close()
@@ -168,6 +154,7 @@ func open(ctx context.Context, path string, opts OpenOptions, steps []migration)
 		if err != nil {
 			return nil, err
 		}
+		db.reader.stmts.pool = db.r
 		if err := checkSchema(ctx, db.r, steps); err != nil {
 			return nil, err
 		}
@@ -216,6 +203,7 @@ func open(ctx context.Context, path string, opts OpenOptions, steps []migration)
 	if err != nil {
 		return nil, err
 	}
+	db.reader.stmts.pool = db.r
 	// An index whose schema is current opens without a write, so another
 	// program's write transaction (an sqlite3 shell) does not stop it:
 	// only the writes of a run wait for it.
@@ -273,7 +261,7 @@ func (db *DB) Changed() bool {
 // Close closes both pools. Readers close first so that the writer's
 // connection is the last one and checkpoints the WAL into the database.
 func (db *DB) Close() error {
-	errs := []error{db.stmts.close()}
+	errs := []error{db.reader.stmts.close()}
 	if db.r != nil {
 		errs = append(errs, db.r.Close())
 	}
@@ -293,6 +281,12 @@ func (db *DB) SQL() *sql.DB { return db.r }
 
 // Path returns the absolute path of the index file.
 func (db *DB) Path() string { return db.path }
+
+// Reader returns the index's read side: what searches read (Reader).
+func (db *DB) Reader() *IndexReader { return db.reader }
+
+// Writer returns the index's write side.
+func (db *DB) Writer() *Writer { return db.writer }
 
 // Remove deletes the index file at path together with its -wal and -shm
 // companions and its vector file. A stale WAL left beside a new database
@@ -374,18 +368,17 @@ func writerParams(pageSize int) connSettings {
 		"temp_store = FILE",
 		// page_size takes effect only before the file's first page is
 		// written, so it must precede journal_mode. On an existing index
-		// it is a no-op. Schema 3 used 16 KiB pages for its 1–3 KiB chunk
-		// rows; schema 4 keeps chunk text in sources, and 4 KiB pages
-		// give a 3 % smaller index on GOROOT/src/net and a 17–19 %
-		// smaller one on small repositories, whose thirty-odd tables and
-		// indexes take a page each (BENCHMARKS.md, "Lean index"); a small
+		// it is a no-op. Chunk text is in sources, not in chunk rows, and
+		// 4 KiB pages give a 3 % smaller index on GOROOT/src/net than 16
+		// KiB ones and a 17–19 % smaller one on small repositories, whose
+		// thirty-odd tables and indexes take a page each (ADR 9); a small
 		// tree gets 1 KiB pages (PageSizeFor).
 		fmt.Sprintf("page_size = %d", pageSize),
 		// Like page_size, auto_vacuum is fixed when the first table is
 		// created (a no-op on an existing index). INCREMENTAL lets
-		// CompactFTS give back the pages the FTS merge frees: after a cold
+		// CompactFTS give back the pages its merges free: after a cold
 		// run they were 14 % of the tokio index and 3 % of GOROOT/src's,
-		// free pages inside the file (BENCHMARKS.md, "Schema 5").
+		// free pages inside the file.
 		autoVacuum,
 		"journal_mode = WAL",
 		"foreign_keys = 1",
@@ -395,9 +388,8 @@ func writerParams(pageSize int) connSettings {
 		// Checkpoint once the WAL holds walLimitBytes, not SQLite's 1000
 		// pages: a batch of an index run writes more than 4 MB, so every
 		// commit copied its pages into the file, and the pages every
-		// batch rewrites (b-tree interiors, posting lists, FTS structure)
-		// were copied once per batch; on GOROOT/src 3 to 5 % of a cold
-		// run's CPU (BENCHMARKS.md, "Writer off the critical path").
+		// batch rewrites (b-tree interiors, posting lists) were copied
+		// once per batch; on GOROOT/src 3 to 5 % of a cold run's CPU.
 		fmt.Sprintf("wal_autocheckpoint = %d", walLimitBytes/pageSize),
 	)
 	// BEGIN IMMEDIATE takes the write lock up front, so a busy database
@@ -432,7 +424,7 @@ func commonParams(cacheKiB, mmap int) connSettings {
 			// A negative size is KiB, which SQLite turns into a page count
 			// with the page size of the moment: on a new file that is the
 			// default 4 KiB, before page_size runs. With 16 KiB pages that
-			// made a 16 MB cache 64 MB (issue 18, BENCHMARKS.md "Memory").
+			// made a 16 MB cache 64 MB (BENCHMARKS.md, "Memory").
 			// With SmallPageSize it is a quarter: 4 MB, for an index
 			// of a tree under SmallTreeBytes.
 			fmt.Sprintf("cache_size = -%d", cacheKiB),

@@ -5,14 +5,27 @@
 //
 // Data flows files → extract → tables ← query. This package owns the
 // schema, the writes, the migrations and every statement that reads the
-// index: no other package writes SQL. It knows nothing about ranking.
-// Readers call typed methods (read_*.go: SearchChunks, SearchSymbols,
-// SearchFiles, SymbolsNamed, RefsNamed, ChunksContaining, Neighbours,
-// SymbolInfo, FileLines, …) that take a scope.Scope and
-// render it into SQL themselves (filter.go), so the dialect stays here and
-// another engine can sit behind the same methods. schema.sql defines the
-// tables, and this comment is their guide. DB.SQL exposes the read pool
-// for tests and diagnostics only.
+// index: no other package writes SQL. It knows nothing about ranking, and
+// the bytes of its posting lists are package tables/postings' to encode.
+//
+// Open returns a DB, the open file: its state for `viberag status`
+// (Meta, Counts, FileStates, Skipped, ParseProblems, Check) and three
+// sides, each a type of its own:
+//
+//   - DB.Reader, an IndexReader: the Reader package query reads through.
+//     Its typed methods (read_*.go: SearchChunks, SearchSymbols,
+//     SearchFiles, SymbolsNamed, RefsNamed, ChunksContaining,
+//     Neighbours, SymbolInfo, FileLines, …) take a scope.Scope and render
+//     it into SQL themselves (filter.go), so the dialect stays here and
+//     another engine (tables/postgres) can sit behind the same interface.
+//   - DB.Writer, a Writer: the batches an index run writes (Write,
+//     WritePrepared), the indexes it defers and builds, the merges of the
+//     full-text segments, and the index's own records (SetMeta,
+//     ReplaceSkipped).
+//   - DB.Vectors, a VectorStore: embeddings and their cache.
+//
+// schema.sql defines the tables, and this comment is their guide. DB.SQL
+// exposes the read pool for tests and diagnostics only.
 //
 // # Tables
 //
@@ -125,7 +138,7 @@
 // words of the symbol's name and its identifiers (of the identifiers, for
 // chunks): the surface that makes camelCase and snake_case words
 // searchable; strings the string literals. SearchSymbols, SearchChunks,
-// SimilarChunks, SearchFiles, SymbolsMatching, MatchCount and MatchCounts
+// SimilarChunks, SearchFiles, SymbolsMatching and MatchCounts
 // take a fulltext.Query, compile it against the index's columns and
 // answer as an FTS5 table of the same rows would, ranked exactly as FTS5's
 // bm25, scores bit for bit (TestWordsRankAsFTS5, with FTS5 from a
@@ -159,8 +172,8 @@
 // blocks of consecutive trigrams (rowid seg << 24 | first trigram).
 // trigram_files names each file's segment; an id found in another segment
 // is stale (the file was re-written or deleted) and ignored, so a re-write
-// never reads the old text. Segments merge as a binary counter after each
-// Write, and all into one in CompactFTS. A search of three bytes or more
+// never reads the old text. Segments merge after a Write once four of
+// them qualify (trigram.go), and all into one in CompactFTS. A search of three bytes or more
 // ANDs its trigrams' postings per segment; a two-byte one ORs the trigrams
 // it starts. ChunksContaining then reads the chunks of the files found and
 // keeps those holding the text. The index is maintained only when meta
@@ -175,7 +188,7 @@
 // # Writes, reads and crashes
 //
 // The file is in WAL mode. A DB holds one writer connection and a pool of
-// read-only connections (SQL). Write stores a batch of files in one
+// read-only connections (SQL). Writer.Write stores a batch of files in one
 // transaction, each file replacing all rows of its path, so a reader
 // always sees whole batches and a crash or kill -9 at any moment leaves
 // the last committed batch. What a write derives without the database

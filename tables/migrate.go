@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/viberag/viberag/tables/postings"
 )
 
 // SchemaVersion is the version of schema.sql. Bump it with every change
@@ -172,13 +174,13 @@ const (
 func buildTrigrams(ctx context.Context, tx *sql.Tx) error {
 	bw := &batchWriter{ctx: ctx, tx: tx}
 	var z decompressor
-	set := newTrigramSet()
+	set := postings.NewTrigramSet()
 	for after := int64(-1); ; {
 		rows, err := tx.QueryContext(ctx, `SELECT id, text FROM sources WHERE id > ? ORDER BY id LIMIT ?`, after, buildFilesPerSegment)
 		if err != nil {
 			return err
 		}
-		b := &trigramBatch{}
+		b := &postings.TrigramBatch{}
 		size := 0
 		for size < buildBytesPerSegment && rows.Next() {
 			var blob []byte
@@ -191,7 +193,7 @@ func buildTrigrams(ctx context.Context, tx *sql.Tx) error {
 				rows.Close()
 				return fmt.Errorf("file %d: %w", after, err)
 			}
-			if err := b.add(after, set.of(text)); err != nil {
+			if err := b.Add(after, set.Of(text)); err != nil {
 				rows.Close()
 				return err
 			}
@@ -201,7 +203,7 @@ func buildTrigrams(ctx context.Context, tx *sql.Tx) error {
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		if len(b.files) == 0 {
+		if len(b.Files()) == 0 {
 			return mergeTrigramSegments(ctx, tx, true)
 		}
 		// Statements of the batch's segment run once the read is done.

@@ -138,13 +138,13 @@ func checkWeights(t scope.Table, ws []float64) error {
 // SearchChunks returns the best limit chunks matching q, by bm25 with the
 // column weights ws (one per TextColumns(scope.Chunks)), ties by path and
 // line.
-func (db *DB) SearchChunks(ctx context.Context, q fulltext.Query, ws []float64, s scope.Scope, limit int) (out []ChunkRow, err error) {
+func (rd *IndexReader) SearchChunks(ctx context.Context, q fulltext.Query, ws []float64, s scope.Scope, limit int) (out []ChunkRow, err error) {
 	if err := checkWeights(scope.Chunks, ws); err != nil {
 		return nil, err
 	}
 	w := filterOn(s.Filter(), scope.Chunks, "c")
-	err = db.snapshot(ctx, []string{searchChunksSQL, wordLiveSQL(chunkWords), wordBlockSQL(chunkWords)}, func(src *sourceCache) error {
-		out, err = db.chunksRanked(src, searchChunksSQL, q, ws, w, limit, nil)
+	err = rd.snapshot(ctx, []string{searchChunksSQL, wordLiveSQL(chunkWords), wordBlockSQL(chunkWords)}, func(src *sourceCache) error {
+		out, err = rd.chunksRanked(src, searchChunksSQL, q, ws, w, limit, nil)
 		return err
 	})
 	return out, err
@@ -153,8 +153,8 @@ func (db *DB) SearchChunks(ctx context.Context, q fulltext.Query, ws []float64, 
 // chunksRanked ranks the chunks matching q and reads the best limit with
 // statement stmt (searchChunksSQL, or similarChunksSQL with each chunk's
 // ordinal in its file, passed to ords).
-func (db *DB) chunksRanked(src *sourceCache, stmt string, q fulltext.Query, ws []float64, w where, limit int, ords *[]int) ([]ChunkRow, error) {
-	ms, err := db.rankWords(src, chunkWords, q, ws, w, "c", limit)
+func (rd *IndexReader) chunksRanked(src *sourceCache, stmt string, q fulltext.Query, ws []float64, w where, limit int, ords *[]int) ([]ChunkRow, error) {
+	ms, err := src.rankWords(chunkWords, q, ws, w, "c", limit)
 	if err != nil || len(ms) == 0 {
 		return nil, err
 	}
@@ -203,11 +203,11 @@ func (db *DB) chunksRanked(src *sourceCache, stmt string, q fulltext.Query, ws [
 // SimilarChunks is SearchChunks with the weights of code similarity
 // (content, identifier words, strings; not the header) and each chunk's
 // identifiers.
-func (db *DB) SimilarChunks(ctx context.Context, q fulltext.Query, s scope.Scope, limit int) (out []ChunkRow, err error) {
+func (rd *IndexReader) SimilarChunks(ctx context.Context, q fulltext.Query, s scope.Scope, limit int) (out []ChunkRow, err error) {
 	w := filterOn(s.Filter(), scope.Chunks, "c")
-	err = db.snapshot(ctx, []string{similarChunksSQL, wordLiveSQL(chunkWords), wordBlockSQL(chunkWords)}, func(src *sourceCache) error {
+	err = rd.snapshot(ctx, []string{similarChunksSQL, wordLiveSQL(chunkWords), wordBlockSQL(chunkWords)}, func(src *sourceCache) error {
 		var ords []int
-		if out, err = db.chunksRanked(src, similarChunksSQL, q, similarWeights, w, limit, &ords); err != nil {
+		if out, err = rd.chunksRanked(src, similarChunksSQL, q, similarWeights, w, limit, &ords); err != nil {
 			return err
 		}
 		ids := make([]int64, len(out))
@@ -229,13 +229,13 @@ func (db *DB) SimilarChunks(ctx context.Context, q fulltext.Query, s scope.Scope
 
 // SearchSymbols returns the best limit symbols matching q, by bm25 with
 // the column weights ws (one per TextColumns(scope.Symbols)).
-func (db *DB) SearchSymbols(ctx context.Context, q fulltext.Query, ws []float64, s scope.Scope, limit int) (out []SymbolRow, err error) {
+func (rd *IndexReader) SearchSymbols(ctx context.Context, q fulltext.Query, ws []float64, s scope.Scope, limit int) (out []SymbolRow, err error) {
 	if err := checkWeights(scope.Symbols, ws); err != nil {
 		return nil, err
 	}
 	w := filterOn(s.Filter(), scope.Symbols, "s")
-	err = db.snapshot(ctx, []string{searchSymbolsSQL, wordLiveSQL(symbolWords), wordBlockSQL(symbolWords)}, func(src *sourceCache) error {
-		ms, err := db.rankWords(src, symbolWords, q, ws, w, "s", limit)
+	err = rd.snapshot(ctx, []string{searchSymbolsSQL, wordLiveSQL(symbolWords), wordBlockSQL(symbolWords)}, func(src *sourceCache) error {
+		ms, err := src.rankWords(symbolWords, q, ws, w, "s", limit)
 		if err != nil || len(ms) == 0 {
 			return err
 		}
@@ -267,13 +267,13 @@ func (db *DB) SearchSymbols(ctx context.Context, q fulltext.Query, ws []float64,
 // SearchFiles returns the best limit files whose path or summary match
 // q, by bm25 with the column weights ws (one per TextColumns(scope.Files)),
 // ties by path.
-func (db *DB) SearchFiles(ctx context.Context, q fulltext.Query, ws []float64, s scope.Scope, limit int) (out []FileRow, err error) {
+func (rd *IndexReader) SearchFiles(ctx context.Context, q fulltext.Query, ws []float64, s scope.Scope, limit int) (out []FileRow, err error) {
 	if err := checkWeights(scope.Files, ws); err != nil {
 		return nil, err
 	}
 	w := filterOn(s.Filter(), scope.Files, "f")
-	err = db.snapshot(ctx, []string{searchFilesSQL, wordLiveSQL(fileWords), wordBlockSQL(fileWords)}, func(src *sourceCache) error {
-		ms, err := db.rankWords(src, fileWords, q, ws, w, "f", limit)
+	err = rd.snapshot(ctx, []string{searchFilesSQL, wordLiveSQL(fileWords), wordBlockSQL(fileWords)}, func(src *sourceCache) error {
+		ms, err := src.rankWords(fileWords, q, ws, w, "f", limit)
 		if err != nil || len(ms) == 0 {
 			return err
 		}
@@ -314,27 +314,34 @@ const (
 	symbolBySIDSQL     = `SELECT ` + symbolRowCols + ` FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.sid = ?`
 )
 
-// SymbolsNamed returns up to 500 symbols named name, ignoring case.
-func (db *DB) SymbolsNamed(ctx context.Context, name string, s scope.Scope) ([]SymbolRow, error) {
+// SymbolsNamed returns the symbols n names (NameLookup).
+func (rd *IndexReader) SymbolsNamed(ctx context.Context, n NameLookup, s scope.Scope) ([]SymbolRow, error) {
 	w := filterOn(s.Filter(), scope.Symbols, "s")
-	return collect(ctx, db, fmt.Sprintf(symbolsNamedSQL, w.sql), append([]any{name}, w.args...), scanSymbolRow(false))
-}
-
-// SymbolsWithPrefix returns up to 200 symbols whose name starts with
-// prefix (ignoring ASCII case) and is not prefix itself, shortest first.
-func (db *DB) SymbolsWithPrefix(ctx context.Context, prefix string, s scope.Scope) ([]SymbolRow, error) {
-	w := filterOn(s.Filter(), scope.Symbols, "s")
-	like := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(prefix) + "%"
-	return collect(ctx, db, fmt.Sprintf(symbolsPrefixSQL, w.sql), append([]any{like, prefix}, w.args...), scanSymbolRow(false))
+	switch {
+	case n.Any != nil:
+		if len(n.Any) == 0 {
+			return nil, nil
+		}
+		args := make([]any, 0, len(n.Any)+len(w.args))
+		for _, name := range n.Any {
+			args = append(args, name)
+		}
+		args = append(args, w.args...)
+		return collect(ctx, &rd.stmts, fmt.Sprintf(symbolsNamedAnySQL, marks(len(n.Any)), w.sql), args, scanSymbolRow(false))
+	case n.Prefix:
+		like := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(n.Name) + "%"
+		return collect(ctx, &rd.stmts, fmt.Sprintf(symbolsPrefixSQL, w.sql), append([]any{like, n.Name}, w.args...), scanSymbolRow(false))
+	}
+	return collect(ctx, &rd.stmts, fmt.Sprintf(symbolsNamedSQL, w.sql), append([]any{n.Name}, w.args...), scanSymbolRow(false))
 }
 
 // SymbolsMatching returns up to 200 symbols matching q, unranked (the
 // first by row id).
-func (db *DB) SymbolsMatching(ctx context.Context, q fulltext.Query, s scope.Scope) (out []SymbolRow, err error) {
+func (rd *IndexReader) SymbolsMatching(ctx context.Context, q fulltext.Query, s scope.Scope) (out []SymbolRow, err error) {
 	w := filterOn(s.Filter(), scope.Symbols, "s")
 	stmt := fmt.Sprintf(symbolsMatchSQL, w.sql)
-	err = db.snapshot(ctx, []string{stmt, wordLiveSQL(symbolWords), wordBlockSQL(symbolWords)}, func(src *sourceCache) error {
-		ids, err := db.matchIDs(src, symbolWords, q)
+	err = rd.snapshot(ctx, []string{stmt, wordLiveSQL(symbolWords), wordBlockSQL(symbolWords)}, func(src *sourceCache) error {
+		ids, err := src.matchIDs(symbolWords, q)
 		if err != nil || len(ids) == 0 {
 			return err
 		}
@@ -348,56 +355,22 @@ func (db *DB) SymbolsMatching(ctx context.Context, q fulltext.Query, s scope.Sco
 	return out, err
 }
 
-// SymbolsNamedAny returns up to 500 symbols whose lower-cased name is one
-// of lowerNames.
-func (db *DB) SymbolsNamedAny(ctx context.Context, lowerNames []string, s scope.Scope) ([]SymbolRow, error) {
-	if len(lowerNames) == 0 {
-		return nil, nil
-	}
-	w := filterOn(s.Filter(), scope.Symbols, "s")
-	args := make([]any, 0, len(lowerNames)+len(w.args))
-	for _, n := range lowerNames {
-		args = append(args, n)
-	}
-	args = append(args, w.args...)
-	return collect(ctx, db, fmt.Sprintf(symbolsNamedAnySQL, marks(len(lowerNames)), w.sql), args, scanSymbolRow(false))
-}
-
 // SymbolBySID returns the symbol with the given sid; ok is false when the
 // index has none.
-func (db *DB) SymbolBySID(ctx context.Context, sid string) (row SymbolRow, ok bool, err error) {
-	row, err = scanSymbolRow(false)(db.queryRow(ctx, symbolBySIDSQL, idValue('s', sid)))
+func (rd *IndexReader) SymbolBySID(ctx context.Context, sid string) (row SymbolRow, ok bool, err error) {
+	row, err = scanSymbolRow(false)(rd.stmts.queryRow(ctx, symbolBySIDSQL, idValue('s', sid)))
 	ok, err = found(err)
 	return row, ok, err
 }
 
-// SymbolsKey is max(symbols.id): every write inserts symbols with new,
-// higher ids, so any new name changes it. Caches of symbol names key on
-// it.
-func (db *DB) SymbolsKey(ctx context.Context) (int64, error) {
-	var id int64
-	err := db.queryRow(ctx, `SELECT coalesce(max(id), 0) FROM symbols`).Scan(&id)
-	return id, err
-}
-
 // SymbolNames returns the distinct non-empty symbol names, lower-cased,
 // in no particular order.
-func (db *DB) SymbolNames(ctx context.Context) ([]string, error) {
-	return collect(ctx, db, `SELECT DISTINCT lower(name) FROM symbols WHERE name <> ''`, nil, func(r scanner) (string, error) {
+func (rd *IndexReader) SymbolNames(ctx context.Context) ([]string, error) {
+	return collect(ctx, &rd.stmts, `SELECT DISTINCT lower(name) FROM symbols WHERE name <> ''`, nil, func(r scanner) (string, error) {
 		var s string
 		err := r.Scan(&s)
 		return s, err
 	})
-}
-
-// FilesKey fingerprints the files table cheaply (a scan of the path
-// index, not of the wide rows): a file added or removed changes the count
-// and the sums of ids; a rewritten file keeps its id, path and language,
-// and only its length can change, which the end of every run publishes in
-// meta (last_indexed_at). So a length may lag during a run, never a path.
-type FilesKey struct {
-	N, MaxID, SumID int64
-	LastIndexedAt   string
 }
 
 const (
@@ -407,10 +380,33 @@ const (
 	fileDocSQL  = `SELECT f.doc, fs.summary FROM files f JOIN files_summary fs ON fs.id = f.id WHERE f.id = ?`
 )
 
+// Fingerprint returns a string that changes whenever the rows of t do.
+// For symbols and chunks it is their largest id: every write inserts
+// rows with new, higher ids, so any new content changes it (a deletion
+// alone leaves it until the next write). For files it reads the path
+// index, not the wide rows: a file added or removed changes the count and
+// the sums of ids; a rewritten file keeps its id, path and language, and
+// only its length can change, which the end of every run publishes in
+// meta (last_indexed_at). So a length may lag during a run, never a path.
+func (rd *IndexReader) Fingerprint(ctx context.Context, t scope.Table) (string, error) {
+	switch t {
+	case scope.Files:
+		var n, maxID, sumID int64
+		var at string
+		err := rd.stmts.queryRow(ctx, filesKeySQL).Scan(&n, &maxID, &sumID, &at)
+		return fmt.Sprintf("%d %d %d %s", n, maxID, sumID, at), err
+	case scope.Symbols, scope.Chunks:
+		var maxID int64
+		err := rd.stmts.queryRow(ctx, `SELECT coalesce(max(id), 0) FROM `+string(t)).Scan(&maxID)
+		return fmt.Sprint(maxID), err
+	}
+	return "", fmt.Errorf("fingerprint: no table %q", t)
+}
+
 // PrepareReads prepares the statements every search uses, so that a
 // missing table or an index of another schema fails here rather than at
 // the first search. It reads no rows.
-func (db *DB) PrepareReads(ctx context.Context) error {
+func (rd *IndexReader) PrepareReads(ctx context.Context) error {
 	for _, q := range []string{
 		searchChunksSQL, searchSymbolsSQL, searchFilesSQL,
 		wordLiveSQL(chunkWords), wordBlockSQL(chunkWords), wordSegSQL(chunkWords),
@@ -418,23 +414,16 @@ func (db *DB) PrepareReads(ctx context.Context) error {
 		wordLiveSQL(fileWords), wordBlockSQL(fileWords), wordSegSQL(fileWords),
 		fmt.Sprintf(symbolsNamedSQL, ""), filesKeySQL, fileListSQL, fileDocSQL,
 	} {
-		if _, err := db.stmt(ctx, q); err != nil {
+		if _, err := rd.stmts.prepare(ctx, q); err != nil {
 			return fmt.Errorf("prepare reads: %w", err)
 		}
 	}
 	return nil
 }
 
-// FilesKey returns the fingerprint of the files table.
-func (db *DB) FilesKey(ctx context.Context) (FilesKey, error) {
-	var k FilesKey
-	err := db.queryRow(ctx, filesKeySQL).Scan(&k.N, &k.MaxID, &k.SumID, &k.LastIndexedAt)
-	return k, err
-}
-
 // FileList returns every file's id, path, language and line count.
-func (db *DB) FileList(ctx context.Context) ([]FileRow, error) {
-	return collect(ctx, db, fileListSQL, nil, func(r scanner) (FileRow, error) {
+func (rd *IndexReader) FileList(ctx context.Context) ([]FileRow, error) {
+	return collect(ctx, &rd.stmts, fileListSQL, nil, func(r scanner) (FileRow, error) {
 		var f FileRow
 		err := r.Scan(&f.ID, &f.Path, &f.Language, &f.Lines)
 		return f, err
@@ -444,7 +433,7 @@ func (db *DB) FileList(ctx context.Context) ([]FileRow, error) {
 // InScope returns the ids of the rows of table t (symbols, chunks or
 // files; rowids, as in SymbolRow.ID, ChunkRow.ID and FileRow.ID) that s
 // admits.
-func (db *DB) InScope(ctx context.Context, t scope.Table, s scope.Scope) (map[int64]bool, error) {
+func (rd *IndexReader) InScope(ctx context.Context, t scope.Table, s scope.Scope) (map[int64]bool, error) {
 	var q string
 	switch t {
 	case scope.Files:
@@ -458,7 +447,7 @@ func (db *DB) InScope(ctx context.Context, t scope.Table, s scope.Scope) (map[in
 	}
 	alias := q[len("SELECT ") : len("SELECT ")+1]
 	w := filterOn(s.Filter(), t, alias)
-	rows, err := db.query(ctx, fmt.Sprintf(q, w.sql), w.args...)
+	rows, err := rd.stmts.query(ctx, fmt.Sprintf(q, w.sql), w.args...)
 	if err != nil {
 		return nil, err
 	}
@@ -476,7 +465,7 @@ func (db *DB) InScope(ctx context.Context, t scope.Table, s scope.Scope) (map[in
 
 // RowCount returns the number of rows of t (chunks or files) that
 // full-text search reads.
-func (db *DB) RowCount(ctx context.Context, t scope.Table) (int, error) {
+func (rd *IndexReader) RowCount(ctx context.Context, t scope.Table) (int, error) {
 	var q string
 	switch t {
 	case scope.Chunks:
@@ -487,32 +476,15 @@ func (db *DB) RowCount(ctx context.Context, t scope.Table) (int, error) {
 		return 0, fmt.Errorf("row count: no full-text table %q", t)
 	}
 	var n int
-	err := db.queryRow(ctx, q).Scan(&n)
+	err := rd.stmts.queryRow(ctx, q).Scan(&n)
 	return n, err
 }
 
-// ChunksKey returns max(chunks.id): every write inserts chunks with new,
-// higher ids, so any new content changes it.
-func (db *DB) ChunksKey(ctx context.Context) (string, error) {
-	var maxID int64
-	err := db.queryRow(ctx, `SELECT coalesce(max(id), 0) FROM chunks`).Scan(&maxID)
-	return fmt.Sprint(maxID), err
-}
-
-// MatchCount returns the number of rows of t (chunks or files) matching
-// q.
-func (db *DB) MatchCount(ctx context.Context, t scope.Table, q fulltext.Query) (int, error) {
-	n, err := db.MatchCounts(ctx, t, []fulltext.Query{q})
-	if err != nil {
-		return 0, err
-	}
-	return n[0], nil
-}
-
-// MatchCounts returns MatchCount of each of qs, counted in one read
-// transaction: a search's terms that were never counted before (a long
-// task text has dozens) cost a statement each otherwise.
-func (db *DB) MatchCounts(ctx context.Context, t scope.Table, qs []fulltext.Query) ([]int, error) {
+// MatchCounts returns the number of rows of t (chunks or files)
+// matching each of qs, counted in one read transaction: a search's terms
+// that were never counted before (a long task text has dozens) cost a
+// statement each otherwise.
+func (rd *IndexReader) MatchCounts(ctx context.Context, t scope.Table, qs []fulltext.Query) ([]int, error) {
 	ix := chunkWords
 	switch t {
 	case scope.Chunks:
@@ -522,9 +494,9 @@ func (db *DB) MatchCounts(ctx context.Context, t scope.Table, qs []fulltext.Quer
 		return nil, fmt.Errorf("match count: no full-text table %q", t)
 	}
 	out := make([]int, len(qs))
-	err := db.snapshot(ctx, []string{wordLiveSQL(ix), wordBlockSQL(ix)}, func(src *sourceCache) error {
+	err := rd.snapshot(ctx, []string{wordLiveSQL(ix), wordBlockSQL(ix)}, func(src *sourceCache) error {
 		for i, q := range qs {
-			ids, err := db.matchIDs(src, ix, q)
+			ids, err := src.matchIDs(ix, q)
 			if err != nil {
 				return err
 			}
@@ -565,7 +537,7 @@ FROM chunks c JOIN files f ON f.id = c.file_id WHERE 1%s ORDER BY c.id`
 // rowid order, until fn returns false. Chunks can overlap, so one
 // occurrence can be in two chunks; the order decides which one a caller
 // that keeps the first reports.
-func (db *DB) ChunksContaining(ctx context.Context, text string, s scope.Scope, fn func(*ChunkText) bool) error {
+func (rd *IndexReader) ChunksContaining(ctx context.Context, text string, s scope.Scope, fn func(*ChunkText) bool) error {
 	w := filterOn(s.Filter(), scope.Chunks, "c")
 	scan := fmt.Sprintf(exactScanSQL, w.sql)
 	byFile := fmt.Sprintf(exactFilesSQL, w.sql)
@@ -574,14 +546,14 @@ func (db *DB) ChunksContaining(ctx context.Context, text string, s scope.Scope, 
 	// (an index without it has none of its tables); a search that finds
 	// it built since runs them unprepared.
 	stmts := []string{scan, byFile}
-	if db.trigram.Load() {
+	if rd.db.trigram.Load() {
 		stmts = append(stmts, triSegsSQL, triBlockSQL, triRangeSQL, triFileSegsSQL)
 	} else {
 		stmts = append(stmts, filesHashSQL)
 	}
-	return db.snapshot(ctx, stmts, func(src *sourceCache) error {
+	return rd.snapshot(ctx, stmts, func(src *sourceCache) error {
 		q, args := scan, w.args
-		on, err := db.trigramOn(ctx, src.tx)
+		on, err := rd.db.trigramOn(ctx, src.tx)
 		if err != nil {
 			return err
 		}
@@ -643,24 +615,6 @@ func (db *DB) ChunksContaining(ctx context.Context, text string, s scope.Scope, 
 	})
 }
 
-// TrigramCandidates returns the ids of the files the trigram index says
-// may hold text (ascending), and false when it cannot narrow the search
-// (no index, or a text of one byte). For tests and diagnostics.
-func (db *DB) TrigramCandidates(ctx context.Context, text string) (ids []int64, ok bool, err error) {
-	var stmts []string
-	if db.trigram.Load() {
-		stmts = []string{triSegsSQL, triBlockSQL, triRangeSQL, triFileSegsSQL}
-	}
-	err = db.snapshot(ctx, stmts, func(src *sourceCache) error {
-		if on, err := db.trigramOn(ctx, src.tx); err != nil || !on {
-			return err
-		}
-		ids, ok, err = src.trigramCandidates(text)
-		return err
-	})
-	return ids, ok, err
-}
-
 // maxTrigrams bounds the trigrams a search ANDs: more only narrow a
 // candidate set that is already small, at the cost of one posting list
 // each.
@@ -668,7 +622,7 @@ const maxTrigrams = 24
 
 // ChunkContents returns the text of the chunks with the given rowids; a
 // chunk re-written since its id was read is missing from the map.
-func (db *DB) ChunkContents(ctx context.Context, ids []int64) (map[int64]string, error) {
+func (rd *IndexReader) ChunkContents(ctx context.Context, ids []int64) (map[int64]string, error) {
 	out := map[int64]string{}
 	if len(ids) == 0 {
 		return out, nil
@@ -681,7 +635,7 @@ func (db *DB) ChunkContents(ctx context.Context, ids []int64) (map[int64]string,
 	// same hash is served without reading the file's blob.
 	q := fmt.Sprintf(`SELECT c.id, c.file_id, c.start_byte, c.end_byte, f.hash FROM chunks c JOIN files f ON f.id = c.file_id
 WHERE c.id IN (%s) ORDER BY c.file_id, c.id`, marks(len(ids)))
-	err := db.snapshot(ctx, []string{q}, func(src *sourceCache) error {
+	err := rd.snapshot(ctx, []string{q}, func(src *sourceCache) error {
 		rows, err := src.query(q, args...)
 		if err != nil {
 			return err
@@ -709,25 +663,25 @@ WHERE c.id IN (%s) ORDER BY c.file_id, c.id`, marks(len(ids)))
 
 // FileDoc returns a file's doc comment and summary; ok is false when the
 // file is gone.
-func (db *DB) FileDoc(ctx context.Context, fileID int64) (doc, summary string, ok bool, err error) {
-	err = db.queryRow(ctx, fileDocSQL, fileID).Scan(&doc, &summary)
+func (rd *IndexReader) FileDoc(ctx context.Context, fileID int64) (doc, summary string, ok bool, err error) {
+	err = rd.stmts.queryRow(ctx, fileDocSQL, fileID).Scan(&doc, &summary)
 	ok, err = found(err)
 	return doc, summary, ok, err
 }
 
 // FileLines returns lines from..to (1-based, inclusive) of a file, read
 // back from its stored text; a line past its end is "".
-func (db *DB) FileLines(ctx context.Context, fileID int64, from, to int) ([]string, error) {
+func (rd *IndexReader) FileLines(ctx context.Context, fileID int64, from, to int) ([]string, error) {
 	if to < from {
 		return nil, nil
 	}
 	out := make([]string, to-from+1)
 	var blob []byte
-	if ok, err := found(db.queryRow(ctx, sourceTextSQL, fileID).Scan(&blob)); !ok {
+	if ok, err := found(rd.stmts.queryRow(ctx, sourceTextSQL, fileID).Scan(&blob)); !ok {
 		return out, err
 	}
-	z := db.decompressor()
-	defer db.putDecompressor(z)
+	z := rd.codecs.decompressor()
+	defer rd.codecs.putDecompressor(z)
 	b, err := z.decompress(blob)
 	if err != nil {
 		return nil, fmt.Errorf("file %d: %w", fileID, err)

@@ -21,7 +21,7 @@ import (
 // (or would have).
 func (store *VectorStore) Version(ctx context.Context) (string, error) {
 	var v string
-	err := store.db.queryRow(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = 'vectors_version'), '')
+	err := store.db.reader.stmts.queryRow(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = 'vectors_version'), '')
 		|| '/' || coalesce((SELECT value FROM meta WHERE key = 'embedding_model'), '')
 		|| '/' || coalesce((SELECT value FROM meta WHERE key = 'vectors_file'), '')`).Scan(&v)
 	return v, err
@@ -30,7 +30,7 @@ func (store *VectorStore) Version(ctx context.Context) (string, error) {
 // Model returns the model that embedded the index ("" when none).
 func (store *VectorStore) Model(ctx context.Context) (string, error) {
 	var v string
-	err := store.db.queryRow(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = '`+MetaEmbeddingModel+`'), '')`).Scan(&v)
+	err := store.db.reader.stmts.queryRow(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = '`+MetaEmbeddingModel+`'), '')`).Scan(&v)
 	return v, err
 }
 
@@ -39,7 +39,7 @@ func (store *VectorStore) Model(ctx context.Context) (string, error) {
 // model's vectors; 0 when there are none.
 func (store *VectorStore) Dim(ctx context.Context, model string) (int, error) {
 	var s string
-	if err := store.db.queryRow(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = 'embedding_dim'), '')`).Scan(&s); err != nil {
+	if err := store.db.reader.stmts.queryRow(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = 'embedding_dim'), '')`).Scan(&s); err != nil {
 		return 0, err
 	}
 	if d, _ := strconv.Atoi(s); d > 0 {
@@ -157,7 +157,7 @@ func (store *VectorStore) FileVectors(ctx context.Context, vf *vectors.File, sur
 		ids[i] = vr.VecIDs[r]
 		at[ids[i]] = i
 	}
-	res, err := store.db.query(ctx, `SELECT v.id, v.vec, `+vectorsVersionCol+` FROM vectors v WHERE v.id IN (SELECT value FROM json_each(?1))`, jsonIDs(ids))
+	res, err := store.db.reader.stmts.query(ctx, `SELECT v.id, v.vec, `+vectorsVersionCol+` FROM vectors v WHERE v.id IN (SELECT value FROM json_each(?1))`, jsonIDs(ids))
 	if err != nil {
 		return fmt.Errorf("vector file vectors: %w", err)
 	}
@@ -214,7 +214,7 @@ func (store *VectorStore) FileUnits(ctx context.Context, vf *vectors.File, surfa
 		ids[i] = vr.UnitIDs[r]
 		at[ids[i]] = i
 	}
-	res, err := store.db.query(ctx, vectorFileUnitsSQL[surface], jsonIDs(ids))
+	res, err := store.db.reader.stmts.query(ctx, vectorFileUnitsSQL[surface], jsonIDs(ids))
 	if err != nil {
 		return nil, fmt.Errorf("vector file units: %w", err)
 	}
@@ -266,7 +266,7 @@ func (store *VectorStore) FileUnits(ctx context.Context, vf *vectors.File, surfa
 // the rows that can have a vector on each surface.
 func (store *VectorStore) UnitCounts(ctx context.Context) (map[string]int, error) {
 	var c, s, f int
-	err := store.db.queryRow(ctx, `SELECT (SELECT count(*) FROM chunks), (SELECT count(*) FROM symbols), (SELECT count(*) FROM files)`).Scan(&c, &s, &f)
+	err := store.db.reader.stmts.queryRow(ctx, `SELECT (SELECT count(*) FROM chunks), (SELECT count(*) FROM symbols), (SELECT count(*) FROM files)`).Scan(&c, &s, &f)
 	if err != nil {
 		return nil, fmt.Errorf("unit counts: %w", err)
 	}

@@ -166,7 +166,7 @@ CREATE TABLE skipped(
 	detail TEXT NOT NULL
 ) STRICT, WITHOUT ROWID;
 
--- Embeddings, written by the indexer's embedding stage (tables.DB.WriteVectors).
+-- Embeddings, written by the indexer's embedding stage (tables.VectorStore.Write).
 -- owner is a symbol's sid, a chunk's cid (their strings), or 'f' || files.id; surface is code,
 -- summary or file. Writing a file drops the vectors of its old symbols,
 -- chunks and file row, so a vector never describes text that changed.
@@ -186,7 +186,7 @@ CREATE INDEX vectors_input ON vectors(model, input_hash);
 
 -- Vectors of inputs no longer in the index (a file edited, a branch
 -- switched), kept so that the same text is never embedded twice; the
--- oldest are pruned past a bound by tables.DB.PruneEmbedCache.
+-- oldest are pruned past a bound by tables.VectorStore.PruneCache.
 CREATE TABLE embed_cache(
 	id    INTEGER PRIMARY KEY,         -- insertion order, for pruning
 	model TEXT NOT NULL,
@@ -302,7 +302,7 @@ CREATE VIEW files_summary(id, path, summary) AS SELECT id, path,
 -- Maintained only while meta trigram = '1'; empty otherwise. The setting
 -- is sticky: a small tree's index is created without the
 -- index (tables.OpenOptions.NoTrigram, TrigramFor), which is built from
--- every file once the tree grows (tables.DB.GrowTrigrams) and kept.
+-- every file once the tree grows (tables.Writer.GrowTrigrams) and kept.
 CREATE TABLE trigrams(
 	id  INTEGER PRIMARY KEY,           -- seg << 24 | the block's first trigram
 	ids BLOB NOT NULL                  -- the block (tables/trigram.go)

@@ -233,10 +233,10 @@ func TestTrigramSticky(t *testing.T) {
 			mustWrite(t, db, []*extract.File{sampleFile("a.go")}, nil)
 		}
 		if st.build {
-			if built, err := db.BuildTrigrams(ctx); err != nil || !built {
+			if built, err := db.Writer().BuildTrigrams(ctx); err != nil || !built {
 				t.Fatalf("step %d: BuildTrigrams = %v, %v; want true, nil", i, built, err)
 			}
-			if built, err := db.BuildTrigrams(ctx); err != nil || built {
+			if built, err := db.Writer().BuildTrigrams(ctx); err != nil || built {
 				t.Fatalf("step %d: second BuildTrigrams = %v, %v; want false, nil", i, built, err)
 			}
 		}
@@ -247,7 +247,7 @@ func TestTrigramSticky(t *testing.T) {
 		if m[MetaTrigram] != st.wantMeta || db.Trigram() != (st.wantMeta == "1") {
 			t.Errorf("step %d: meta trigram = %q, Trigram() = %v, want %q", i, m[MetaTrigram], db.Trigram(), st.wantMeta)
 		}
-		ids, ok, err := db.TrigramCandidates(ctx, "reset by peer")
+		ids, ok, err := trigramCandidates(ctx, db, "reset by peer")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -257,7 +257,7 @@ func TestTrigramSticky(t *testing.T) {
 			t.Errorf("step %d: trigram search finds %d files, want %d", i, got, st.wantFound)
 		}
 		checkIntegrity(t, db)
-		if err := db.Optimize(ctx); err != nil {
+		if err := db.Writer().Optimize(ctx); err != nil {
 			t.Fatal(err)
 		}
 		db.Close()
@@ -283,18 +283,18 @@ func TestGrowTrigrams(t *testing.T) {
 	defer db.Close()
 	small := sampleFile("a.go")
 	mustWrite(t, db, []*extract.File{small}, nil)
-	if built, err := db.GrowTrigrams(ctx); err != nil || built || db.Trigram() {
+	if built, err := db.Writer().GrowTrigrams(ctx); err != nil || built || db.Trigram() {
 		t.Fatalf("GrowTrigrams on %d bytes = %v, %v; want false, nil", small.Size, built, err)
 	}
 	big := sampleFile("b.go")
 	big.Size = TrigramTreeBytes // with a.go, past the limit
 	mustWrite(t, db, []*extract.File{big}, nil)
-	if built, err := db.GrowTrigrams(ctx); err != nil || !built || !db.Trigram() {
+	if built, err := db.Writer().GrowTrigrams(ctx); err != nil || !built || !db.Trigram() {
 		t.Fatalf("GrowTrigrams past the limit = %v, %v; want true, nil", built, err)
 	}
-	ids, ok, err := db.TrigramCandidates(ctx, "reset by peer")
+	ids, ok, err := trigramCandidates(ctx, db, "reset by peer")
 	if err != nil || !ok || len(ids) != 2 {
-		t.Fatalf("TrigramCandidates = %v, %v, %v; want both files", ids, ok, err)
+		t.Fatalf("trigramCandidates = %v, %v, %v; want both files", ids, ok, err)
 	}
 	checkIntegrity(t, db)
 }
@@ -312,7 +312,7 @@ func TestTrigramBuiltByAnotherProcess(t *testing.T) {
 	}
 	defer a.Close()
 	mustWrite(t, a, []*extract.File{sampleFile("a.go")}, nil)
-	prepared := a.NewPreparer().Prepare(sampleFile("b.go")) // without trigrams
+	prepared := a.Writer().NewPreparer().Prepare(sampleFile("b.go")) // without trigrams
 
 	b, err := Open(ctx, path, OpenOptions{})
 	if err != nil {
@@ -321,20 +321,20 @@ func TestTrigramBuiltByAnotherProcess(t *testing.T) {
 	if b.Trigram() {
 		t.Fatal("Open turned the trigram index on")
 	}
-	if built, err := b.BuildTrigrams(ctx); err != nil || !built {
+	if built, err := b.Writer().BuildTrigrams(ctx); err != nil || !built {
 		t.Fatalf("BuildTrigrams = %v, %v", built, err)
 	}
 	b.Close()
 
-	if err := a.WritePrepared(ctx, []*Prepared{prepared}, nil); err != nil {
+	if err := a.Writer().WritePrepared(ctx, []*Prepared{prepared}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !a.Trigram() {
 		t.Error("the writer did not see the trigram index another process built")
 	}
-	ids, ok, err := a.TrigramCandidates(ctx, "reset by peer")
+	ids, ok, err := trigramCandidates(ctx, a, "reset by peer")
 	if err != nil || !ok || len(ids) != 2 {
-		t.Fatalf("TrigramCandidates = %v, %v, %v; want both files", ids, ok, err)
+		t.Fatalf("trigramCandidates = %v, %v, %v; want both files", ids, ok, err)
 	}
 	checkIntegrity(t, a)
 }

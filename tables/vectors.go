@@ -25,7 +25,7 @@ var _ VectorFileReader = (*VectorStore)(nil)
 func (db *DB) Vectors() *VectorStore { return &VectorStore{db: db} }
 
 // VectorReader returns the index's vectors as a search reads them.
-func (db *DB) VectorReader() VectorReader { return db.Vectors() }
+func (rd *IndexReader) VectorReader() VectorReader { return rd.db.Vectors() }
 
 // More meta keys, for vectors.
 const (
@@ -120,7 +120,7 @@ func (store *VectorStore) Pending(ctx context.Context, surface, after string, li
 	}
 	op, start := pendingAfter(surface, after)
 	q = strings.Replace(q, "<op>", op, 1)
-	err = store.db.snapshot(ctx, nil, func(src *sourceCache) error {
+	err = store.db.reader.snapshot(ctx, nil, func(src *sourceCache) error {
 		rows, err := src.tx.QueryContext(ctx, q, start, limit)
 		if err != nil {
 			return err

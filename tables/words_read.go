@@ -2,13 +2,13 @@ package tables
 
 import (
 	"cmp"
-	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/viberag/viberag/tables/fulltext"
+	"github.com/viberag/viberag/tables/postings"
 )
 
 // Reading the word indexes (words.go): a search compiles its query
@@ -26,7 +26,7 @@ import (
 // session searches recur).
 type wordCache struct {
 	mu         sync.Mutex
-	segs       map[wordCacheKey]*wordSegment
+	segs       map[wordCacheKey]*postings.Segment
 	blocks     map[wordCacheKey][]byte // by block id
 	blockBytes int
 }
@@ -52,14 +52,14 @@ func wordSegSQL(ix *wordIndex) string {
 type wordView struct {
 	src          *sourceCache
 	ix           *wordIndex
-	segs         []*wordSegment // ascending by lo
-	dead         [][]int64      // per segment
-	rows, tokens int64          // live
+	segs         []*postings.Segment // ascending by lo
+	dead         [][]int64           // per segment
+	rows, tokens int64               // live
 	blocks       map[int64][]byte
 }
 
 // openWords reads the live state of ix's segments in src's transaction.
-func (db *DB) openWords(src *sourceCache, ix *wordIndex) (*wordView, error) {
+func (rd *IndexReader) openWords(src *sourceCache, ix *wordIndex) (*wordView, error) {
 	rows, err := src.query(wordLiveSQL(ix))
 	if err != nil {
 		return nil, err
@@ -78,7 +78,7 @@ func (db *DB) openWords(src *sourceCache, ix *wordIndex) (*wordView, error) {
 			rows.Close()
 			return nil, err
 		}
-		if s.dead, err = decodePostings(nil, dead); err != nil {
+		if s.dead, err = postings.DecodeIDs(nil, dead); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("%s %d: %w", ix.live(), s.n, err)
 		}
@@ -90,47 +90,47 @@ func (db *DB) openWords(src *sourceCache, ix *wordIndex) (*wordView, error) {
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	db.words.mu.Lock()
-	if db.words.segs == nil {
-		db.words.segs = map[wordCacheKey]*wordSegment{}
+	rd.words.mu.Lock()
+	if rd.words.segs == nil {
+		rd.words.segs = map[wordCacheKey]*postings.Segment{}
 	}
 	var missing []int
 	for i, s := range segs {
-		ws := db.words.segs[wordCacheKey{ix, s.n}]
+		ws := rd.words.segs[wordCacheKey{ix, s.n}]
 		v.segs = append(v.segs, ws)
 		if ws == nil {
 			missing = append(missing, i)
 		}
 	}
-	db.words.mu.Unlock()
+	rd.words.mu.Unlock()
 	for _, i := range missing {
 		var lo, hi int64
 		var dir, docs []byte
 		if err := src.queryRow(wordSegSQL(ix), segs[i].n).Scan(&lo, &hi, &dir, &docs); err != nil {
 			return nil, fmt.Errorf("%s %d: %w", ix.segs(), segs[i].n, err)
 		}
-		ws, err := decodeWordSegment(segs[i].n, lo, hi, dir, docs)
+		ws, err := postings.DecodeSegment(segs[i].n, lo, hi, dir, docs)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", ix.segs(), err)
 		}
 		v.segs[i] = ws
 	}
 	if len(missing) > 0 {
-		db.words.mu.Lock()
+		rd.words.mu.Lock()
 		// Forget the segments of this index that are gone (merged).
 		keep := map[int64]bool{}
 		for _, s := range segs {
 			keep[s.n] = true
 		}
-		for k := range db.words.segs {
+		for k := range rd.words.segs {
 			if k.ix == ix && !keep[k.seg] {
-				delete(db.words.segs, k)
+				delete(rd.words.segs, k)
 			}
 		}
 		for _, i := range missing {
-			db.words.segs[wordCacheKey{ix, segs[i].n}] = v.segs[i]
+			rd.words.segs[wordCacheKey{ix, segs[i].n}] = v.segs[i]
 		}
-		db.words.mu.Unlock()
+		rd.words.mu.Unlock()
 	}
 	for _, s := range segs {
 		v.dead = append(v.dead, s.dead)
@@ -139,8 +139,8 @@ func (db *DB) openWords(src *sourceCache, ix *wordIndex) (*wordView, error) {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(v.segs[a].lo, v.segs[b].lo) })
-	sorted, dead := make([]*wordSegment, len(order)), make([][]int64, len(order))
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(v.segs[a].Lo, v.segs[b].Lo) })
+	sorted, dead := make([]*postings.Segment, len(order)), make([][]int64, len(order))
 	for i, o := range order {
 		sorted[i], dead[i] = v.segs[o], v.dead[o]
 	}
@@ -149,19 +149,19 @@ func (db *DB) openWords(src *sourceCache, ix *wordIndex) (*wordView, error) {
 }
 
 // block returns block b of segment s.
-func (v *wordView) block(s *wordSegment, b int) ([]byte, error) {
-	id := s.seg<<wordSegShift | int64(b)
+func (v *wordView) block(s *postings.Segment, b int) ([]byte, error) {
+	id := s.Seg<<wordSegShift | int64(b)
 	if data, ok := v.blocks[id]; ok {
 		return data, nil
 	}
-	c := &v.src.db.words
+	c := &v.src.rd.words
 	key := wordCacheKey{v.ix, id}
 	c.mu.Lock()
 	data, ok := c.blocks[key]
 	c.mu.Unlock()
 	if !ok {
 		if err := v.src.queryRow(wordBlockSQL(v.ix), id).Scan(&data); err != nil {
-			return nil, fmt.Errorf("%s block %d of segment %d: %w", v.ix.words(), b, s.seg, err)
+			return nil, fmt.Errorf("%s block %d of segment %d: %w", v.ix.words(), b, s.Seg, err)
 		}
 		c.mu.Lock()
 		if c.blocks == nil || c.blockBytes+len(data) > wordCacheBytes {
@@ -177,41 +177,41 @@ func (v *wordView) block(s *wordSegment, b int) ([]byte, error) {
 
 // postings calls fn with the posting of every term of segment s that is
 // term, or starts with it when prefix is set.
-func (v *wordView) postings(s *wordSegment, term string, prefix bool, fn func(posting []byte)) error {
-	b := s.blockOf(term)
+func (v *wordView) postings(s *postings.Segment, term string, prefix bool, fn func(posting []byte)) error {
+	b := s.BlockOf(term)
 	if b < 0 {
 		if !prefix {
 			return nil
 		}
 		b = 0
 	}
-	for ; b < len(s.dir); b++ {
-		if b > 0 && s.dir[b] > term && !strings.HasPrefix(s.dir[b], term) {
+	for ; b < len(s.Dir); b++ {
+		if b > 0 && s.Dir[b] > term && !strings.HasPrefix(s.Dir[b], term) {
 			return nil
 		}
 		data, err := v.block(s, b)
 		if err != nil {
 			return err
 		}
-		t := blockTerms{b: data}
-		for t.next() {
-			c := strings.Compare(string(t.term), term)
+		t := postings.NewTerms(data)
+		for t.Next() {
+			c := strings.Compare(string(t.Term()), term)
 			switch {
 			case c < 0:
 				continue
 			case c == 0:
-				fn(t.posting)
+				fn(t.Posting())
 				if !prefix {
 					return nil
 				}
-			case prefix && strings.HasPrefix(string(t.term), term):
-				fn(t.posting)
+			case prefix && strings.HasPrefix(string(t.Term()), term):
+				fn(t.Posting())
 			default:
 				return nil
 			}
 		}
-		if t.err != nil {
-			return fmt.Errorf("%s segment %d: %w", v.ix.words(), s.seg, t.err)
+		if t.Err() != nil {
+			return fmt.Errorf("%s segment %d: %w", v.ix.words(), s.Seg, t.Err())
 		}
 		if !prefix {
 			return nil
@@ -238,21 +238,21 @@ func (v *wordView) phrase(ph fulltext.Phrase, cols uint64) (phraseHits, error) {
 		dead := v.dead[si]
 		if len(ph.Tokens) == 1 && !ph.Prefix {
 			_, err := v.liveEntries(s, dead, ph.Tokens[0], false, func(id int64, entry []byte) error {
-				e, err := parseWordEntry(entry, ncols)
+				e, err := postings.ParseEntry(entry, ncols)
 				if err != nil {
 					return err
 				}
 				any := false
 				for k := 0; k < ncols; k++ {
 					if cols&(1<<k) == 0 {
-						e.counts[k] = 0
-					} else if e.counts[k] > 0 {
+						e.Counts[k] = 0
+					} else if e.Counts[k] > 0 {
 						any = true
 					}
 				}
 				if any {
 					h.ids = append(h.ids, id)
-					h.cnt = append(h.cnt, e.counts[:ncols]...)
+					h.cnt = append(h.cnt, e.Counts[:ncols]...)
 				}
 				return nil
 			})
@@ -277,7 +277,7 @@ type tokenHit struct {
 
 // tokenHits returns the live rows of s holding tok (any term it starts
 // when prefix is set), ascending by id; a row may come once per term.
-func (v *wordView) tokenHits(s *wordSegment, dead []int64, tok string, prefix bool) ([]tokenHit, error) {
+func (v *wordView) tokenHits(s *postings.Segment, dead []int64, tok string, prefix bool) ([]tokenHit, error) {
 	var out []tokenHit
 	terms, err := v.liveEntries(s, dead, tok, prefix, func(id int64, entry []byte) error {
 		out = append(out, tokenHit{id, entry})
@@ -297,7 +297,7 @@ func (v *wordView) tokenHits(s *wordSegment, dead []int64, tok string, prefix bo
 // ids ascending within a term, and returns the number of terms. A
 // posting that does not decode, or fn's error, ends it with the error
 // naming the segment.
-func (v *wordView) liveEntries(s *wordSegment, dead []int64, tok string, prefix bool, fn func(id int64, entry []byte) error) (int, error) {
+func (v *wordView) liveEntries(s *postings.Segment, dead []int64, tok string, prefix bool, fn func(id int64, entry []byte) error) (int, error) {
 	terms := 0
 	var err error
 	perr := v.postings(s, tok, prefix, func(p []byte) {
@@ -305,22 +305,22 @@ func (v *wordView) liveEntries(s *wordSegment, dead []int64, tok string, prefix 
 			return
 		}
 		terms++
-		c := postingCursor{p: p, id: s.lo}
-		for c.next() {
-			if len(dead) > 0 && isDead(dead, c.id) {
+		c := postings.NewCursor(p, s.Lo)
+		for c.Next() {
+			if len(dead) > 0 && isDead(dead, c.ID()) {
 				continue
 			}
-			if err = fn(c.id, c.entry); err != nil {
+			if err = fn(c.ID(), c.Entry()); err != nil {
 				return
 			}
 		}
-		err = c.err
+		err = c.Err()
 	})
 	if perr != nil {
 		return terms, perr
 	}
 	if err != nil {
-		return terms, fmt.Errorf("%s segment %d: %w", v.ix.words(), s.seg, err)
+		return terms, fmt.Errorf("%s segment %d: %w", v.ix.words(), s.Seg, err)
 	}
 	return terms, nil
 }
@@ -328,7 +328,7 @@ func (v *wordView) liveEntries(s *wordSegment, dead []int64, tok string, prefix 
 // phraseInSegment adds to h the rows of s holding ph, a prefix phrase or
 // one of several tokens: rows holding every token (a merge of the
 // tokens' rows), their instances counted from positions.
-func (v *wordView) phraseInSegment(s *wordSegment, dead []int64, ph fulltext.Phrase, cols uint64, h *phraseHits) error {
+func (v *wordView) phraseInSegment(s *postings.Segment, dead []int64, ph fulltext.Phrase, cols uint64, h *phraseHits) error {
 	ncols := len(v.ix.cols)
 	k := len(ph.Tokens)
 	hits := make([][]tokenHit, k)
@@ -371,18 +371,18 @@ func (v *wordView) phraseInSegment(s *wordSegment, dead []int64, ph fulltext.Phr
 				}
 				if k == 1 {
 					for _, th := range hits[0][at[0]:ends[0]] {
-						we, err := parseWordEntry(th.entry, ncols)
+						we, err := postings.ParseEntry(th.entry, ncols)
 						if err != nil {
 							return err
 						}
-						counts[c] += we.counts[c]
+						counts[c] += we.Counts[c]
 					}
 				} else {
 					for i := range k {
 						sets[i] = sets[i][:0]
 						for _, th := range hits[i][at[i]:ends[i]] {
 							var err error
-							if sets[i], err = appendPositions(sets[i], th.entry, ncols, c); err != nil {
+							if sets[i], err = postings.AppendPositions(sets[i], th.entry, ncols, c); err != nil {
 								return err
 							}
 						}
@@ -412,30 +412,6 @@ func (v *wordView) phraseInSegment(s *wordSegment, dead []int64, ph fulltext.Phr
 		}
 	}
 	return nil
-}
-
-// appendPositions appends the positions of an entry's term in column c.
-func appendPositions(out []uint32, e []byte, ncols, c int) ([]uint32, error) {
-	we, err := parseWordEntry(e, ncols)
-	if err != nil || we.counts[c] == 0 {
-		return out, err
-	}
-	p := we.pos
-	for k := 0; k <= c; k++ {
-		var pos uint32
-		for j := uint32(0); j < we.counts[k]; j++ {
-			d, m := binary.Uvarint(p)
-			if m <= 0 {
-				return out, errWordPosting
-			}
-			p = p[m:]
-			pos += uint32(d)
-			if k == c {
-				out = append(out, pos)
-			}
-		}
-	}
-	return out, nil
 }
 
 // wordMatch is a row matching an expression, with its bm25 (negated:
@@ -494,13 +470,13 @@ func (v *wordView) eval(q *fulltext.Matcher, ws []float64, score bool, fn func(w
 		}
 		m := wordMatch{id: cur}
 		if score {
-			for seg < len(v.segs) && v.segs[seg].hi < cur {
+			for seg < len(v.segs) && v.segs[seg].Hi < cur {
 				seg++
 			}
 			if seg == len(v.segs) {
 				return fmt.Errorf("%s: row %d is in no segment", v.ix.words(), cur)
 			}
-			dl, ok := v.segs[seg].rowTokens(cur)
+			dl, ok := v.segs[seg].RowTokens(cur)
 			if !ok {
 				return fmt.Errorf("%s: row %d has no length", v.ix.words(), cur)
 			}
@@ -513,7 +489,7 @@ func (v *wordView) eval(q *fulltext.Matcher, ws []float64, score bool, fn func(w
 // rankWords returns the rows of ix matching q that w admits, scored
 // with weights ws: the best limit, and every row tied with the last of
 // them (the caller orders ties), in no order.
-func (db *DB) rankWords(src *sourceCache, ix *wordIndex, q fulltext.Query, ws []float64, w where, alias string, limit int) ([]wordMatch, error) {
+func (src *sourceCache) rankWords(ix *wordIndex, q fulltext.Query, ws []float64, w where, alias string, limit int) ([]wordMatch, error) {
 	if limit <= 0 || q.IsZero() {
 		return nil, nil
 	}
@@ -521,7 +497,7 @@ func (db *DB) rankWords(src *sourceCache, ix *wordIndex, q fulltext.Query, ws []
 	if err != nil {
 		return nil, err
 	}
-	v, err := db.openWords(src, ix)
+	v, err := src.rd.openWords(src, ix)
 	if err != nil {
 		return nil, err
 	}
@@ -574,7 +550,7 @@ func inScope(src *sourceCache, ix *wordIndex, ms []wordMatch, w where, alias str
 }
 
 // matchIDs returns the ids of the live rows of ix matching q, ascending.
-func (db *DB) matchIDs(src *sourceCache, ix *wordIndex, q fulltext.Query) ([]int64, error) {
+func (src *sourceCache) matchIDs(ix *wordIndex, q fulltext.Query) ([]int64, error) {
 	if q.IsZero() {
 		return nil, nil
 	}
@@ -582,7 +558,7 @@ func (db *DB) matchIDs(src *sourceCache, ix *wordIndex, q fulltext.Query) ([]int
 	if err != nil {
 		return nil, err
 	}
-	v, err := db.openWords(src, ix)
+	v, err := src.rd.openWords(src, ix)
 	if err != nil {
 		return nil, err
 	}

@@ -3,12 +3,10 @@ package tables
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -303,7 +301,7 @@ func TestWordsRankAsFTS5(t *testing.T) {
 					var got []hit
 					switch tc.ix {
 					case chunkWords:
-						rows, err := db.SearchChunks(ctx, expr, ws, scope.Scope{}, 1<<20)
+						rows, err := db.Reader().SearchChunks(ctx, expr, ws, scope.Scope{}, 1<<20)
 						if err != nil {
 							t.Fatalf("%s: SearchChunks(%q): %v", stage, expr, err)
 						}
@@ -311,7 +309,7 @@ func TestWordsRankAsFTS5(t *testing.T) {
 							got = append(got, hit{r.ID, r.Path, r.StartLine, r.Score, want[r.ID]})
 						}
 					case fileWords:
-						rows, err := db.SearchFiles(ctx, expr, ws, scope.Scope{}, 1<<20)
+						rows, err := db.Reader().SearchFiles(ctx, expr, ws, scope.Scope{}, 1<<20)
 						if err != nil {
 							t.Fatalf("%s: SearchFiles(%q): %v", stage, expr, err)
 						}
@@ -319,7 +317,7 @@ func TestWordsRankAsFTS5(t *testing.T) {
 							got = append(got, hit{wordRow[r.ID], r.Path, 0, r.Score, want[wordRow[r.ID]]})
 						}
 					default:
-						rows, err := db.SearchSymbols(ctx, expr, ws, scope.Scope{}, 1<<20)
+						rows, err := db.Reader().SearchSymbols(ctx, expr, ws, scope.Scope{}, 1<<20)
 						if err != nil {
 							t.Fatalf("%s: SearchSymbols(%q): %v", stage, expr, err)
 						}
@@ -363,11 +361,11 @@ func TestWordsRankAsFTS5(t *testing.T) {
 				switch tc.ix {
 				case chunkWords, fileWords:
 					tbl := map[*wordIndex]scope.Table{chunkWords: scope.Chunks, fileWords: scope.Files}[tc.ix]
-					if got, err := db.MatchCount(ctx, tbl, expr); err != nil || got != n {
-						t.Errorf("%s: MatchCount(%s, %q) = %d, %v; FTS5 %d", stage, tbl, expr, got, err, n)
+					if got, err := db.Reader().MatchCounts(ctx, tbl, []fulltext.Query{expr}); err != nil || got[0] != n {
+						t.Errorf("%s: MatchCounts(%s, %q) = %v, %v; FTS5 %d", stage, tbl, expr, got, err, n)
 					}
 				default:
-					rows, err := db.SymbolsMatching(ctx, expr, scope.Scope{})
+					rows, err := db.Reader().SymbolsMatching(ctx, expr, scope.Scope{})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -383,66 +381,9 @@ func TestWordsRankAsFTS5(t *testing.T) {
 		}
 	}
 	compare("after re-writes and deletes")
-	if err := db.CompactFTS(ctx); err != nil {
+	if err := db.Writer().CompactFTS(ctx); err != nil {
 		t.Fatal(err)
 	}
 	checkIntegrity(t, db)
 	compare("after CompactFTS")
-}
-
-// TestWordBuilderReusedAcrossFiles: a builder reused from file to file
-// (a worker's Preparer) gives each file the wordFile a fresh builder
-// gives it, after a file that grew its term table past its first size,
-// across the wrap of its slot generations and after a dense file whose
-// buffers it does not keep.
-func TestWordBuilderReusedAcrossFiles(t *testing.T) {
-	build := func(b *wordBuilder, rows [][]string) wordFile {
-		b.reset()
-		for _, r := range rows {
-			b.addRow(r...)
-		}
-		return b.finish()
-	}
-	var big [][]string
-	for i := range 3 * minWordSlots {
-		big = append(big, []string{fmt.Sprintf("term%d other%d", i, i%7), fmt.Sprintf("x%d", i/3)})
-	}
-	small := [][]string{{"alpha beta", "beta gamma"}, {"Gamma delta alpha", ""}, {"term5 x1"}}
-	dense := [][]string{{strings.Repeat("ab cd ", 400000)}} // buffers past maxKeptWordBytes
-	var reused wordBuilder
-	for i, rows := range [][][]string{big, small, big, small, small, dense, small} {
-		if i == 3 {
-			reused.gen = 1<<32 - 2 // the next generations wrap
-		}
-		got := build(&reused, rows)
-		var fresh wordBuilder
-		if want := build(&fresh, rows); !reflect.DeepEqual(got, want) {
-			t.Fatalf("file %d (%d rows): a reused builder's wordFile differs from a fresh one's", i, len(rows))
-		}
-		if len(got.terms) == 0 {
-			t.Fatalf("file %d: no terms", i)
-		}
-		if r := reused.retained(); r > maxKeptWordBytes {
-			t.Errorf("file %d: the builder keeps %d bytes of buffers, more than %d", i, r, maxKeptWordBytes)
-		}
-	}
-}
-
-// TestSortedTermsIsStringOrder: the prefix-keyed sort of a segment's terms
-// gives the order of the strings themselves, for terms that share 8-byte
-// prefixes, are prefixes of each other, or hold bytes above 0x7f.
-func TestSortedTermsIsStringOrder(t *testing.T) {
-	terms := []string{"abcdefghij", "abcdefgh", "abcdefghi", "abc", "ab", "b", "abcdefgz", "é", "\xf4\x90\x80\x80", "a", "abcdefghia", "zzzzzzzzzzzz", "zzzzzzzz", "0", "09", "1"}
-	r := rand.New(rand.NewPCG(1, 2))
-	for range 20 {
-		r.Shuffle(len(terms), func(i, j int) { terms[i], terms[j] = terms[j], terms[i] })
-		var got []string
-		for _, i := range sortedTerms(terms) {
-			got = append(got, terms[i])
-		}
-		want := slices.Sorted(slices.Values(terms))
-		if !slices.Equal(got, want) {
-			t.Fatalf("sortedTerms order %q, want %q", got, want)
-		}
-	}
 }

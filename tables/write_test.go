@@ -206,7 +206,7 @@ func TestFTS(t *testing.T) {
 			var got []string
 			switch tc.ix {
 			case nil:
-				rows, err := db.SearchFiles(context.Background(), tc.arg, []float64{1, 1}, scope.Scope{}, 10)
+				rows, err := db.Reader().SearchFiles(context.Background(), tc.arg, []float64{1, 1}, scope.Scope{}, 10)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -387,16 +387,16 @@ func TestWriteInterrupted(t *testing.T) {
 
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			db.afterFile = tc.hook(cancel)
+			db.writer.afterFile = tc.hook(cancel)
 			var gen2 []*extract.File
 			for _, p := range []string{"a.go", "b.go", "c.go", "d.go", "e.go", "f.go"} {
 				gen2 = append(gen2, synthFile(p, 2, 4))
 			}
-			err = db.Write(ctx, gen2, []string{"e.go"})
+			err = db.Writer().Write(ctx, gen2, []string{"e.go"})
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("Write error = %v, want %v", err, tc.wantErr)
 			}
-			db.afterFile = nil
+			db.writer.afterFile = nil
 
 			after, err := db.Counts(context.Background())
 			if err != nil {
@@ -501,7 +501,7 @@ func TestCountsAndParseProblems(t *testing.T) {
 		mk("c.py", "python", extract.ParseFallback, "timeout"),
 		mk("d.txt", "text", extract.ParseText, ""),
 	}, nil)
-	if err := db.ReplaceSkipped(ctx, []fileset.Skipped{
+	if err := db.Writer().ReplaceSkipped(ctx, []fileset.Skipped{
 		{Path: "x.min.js", Reason: "minified"}, {Path: "y.min.js", Reason: "minified"}, {Path: "big.bin", Reason: "too_large"},
 	}); err != nil {
 		t.Fatal(err)
@@ -548,7 +548,7 @@ func TestReplaceSkipped(t *testing.T) {
 		{second, second}, // replaced wholesale
 		{nil, nil},
 	} {
-		if err := db.ReplaceSkipped(ctx, tc.in); err != nil {
+		if err := db.Writer().ReplaceSkipped(ctx, tc.in); err != nil {
 			t.Fatal(err)
 		}
 		got, err := db.Skipped(ctx)
@@ -564,10 +564,10 @@ func TestReplaceSkipped(t *testing.T) {
 func TestMeta(t *testing.T) {
 	db := openTest(t)
 	ctx := context.Background()
-	if err := db.SetMeta(ctx, map[string]string{MetaToolVersion: "v1", MetaLastRunComplete: "0"}); err != nil {
+	if err := db.Writer().SetMeta(ctx, map[string]string{MetaToolVersion: "v1", MetaLastRunComplete: "0"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.SetMeta(ctx, map[string]string{MetaLastRunComplete: "1"}); err != nil {
+	if err := db.Writer().SetMeta(ctx, map[string]string{MetaLastRunComplete: "1"}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := db.Meta(ctx)
@@ -578,7 +578,7 @@ func TestMeta(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Meta = %v, want %v", got, want)
 	}
-	if err := db.SetMeta(ctx, map[string]string{MetaSchemaVersion: "10"}); err == nil {
+	if err := db.Writer().SetMeta(ctx, map[string]string{MetaSchemaVersion: "10"}); err == nil {
 		t.Error("SetMeta accepted schema_version")
 	}
 }
@@ -644,10 +644,10 @@ func TestReadOnly(t *testing.T) {
 	if n := queryInt(t, ro, `SELECT count(*) FROM symbols`); n != 4 {
 		t.Errorf("symbols = %d, want 4", n)
 	}
-	if err := ro.Write(ctx, []*extract.File{sampleFile("b.go")}, nil); err == nil {
+	if err := ro.Writer().Write(ctx, []*extract.File{sampleFile("b.go")}, nil); err == nil {
 		t.Error("Write on a read-only index succeeded")
 	}
-	if err := ro.SetMeta(ctx, map[string]string{"k": "v"}); err == nil {
+	if err := ro.Writer().SetMeta(ctx, map[string]string{"k": "v"}); err == nil {
 		t.Error("SetMeta on a read-only index succeeded")
 	}
 	var _ *sql.DB = ro.SQL()
@@ -665,7 +665,7 @@ func TestOptimize(t *testing.T) {
 	if checkTrigrams(t, db) == 0 {
 		t.Fatal("no stale trigrams before Optimize; the test needs some")
 	}
-	if err := db.Optimize(context.Background()); err != nil {
+	if err := db.Writer().Optimize(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	checkIntegrity(t, db)
@@ -733,7 +733,7 @@ func TestCompactFTS(t *testing.T) {
 	// The word indexes: their segments, and a ranked search.
 	wordSegs := func(ix *wordIndex) int64 { return queryInt(t, db, `SELECT count(*) FROM `+ix.segs()) }
 	probe := func() []ChunkRow {
-		rows, err := db.SearchChunks(context.Background(), fulltext.Or(fulltext.Term("generation"), fulltext.Prefix("gen")), []float64{2, 1, 1, 0.5}, scope.Scope{}, 30)
+		rows, err := db.Reader().SearchChunks(context.Background(), fulltext.Or(fulltext.Term("generation"), fulltext.Prefix("gen")), []float64{2, 1, 1, 0.5}, scope.Scope{}, 30)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -756,7 +756,7 @@ func TestCompactFTS(t *testing.T) {
 	if n := queryInt(t, db, `PRAGMA auto_vacuum`); n != 2 {
 		t.Fatalf("auto_vacuum = %d, want 2 (incremental)", n)
 	}
-	if err := db.CompactFTS(context.Background()); err != nil {
+	if err := db.Writer().CompactFTS(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if n := queryInt(t, db, `PRAGMA freelist_count`); n != 0 {

@@ -42,15 +42,13 @@ type evalCmd struct {
 	IndexCache string   `name:"index-cache" hidden:"" help:"Keep each repository's index in DIR/<name> and update it incrementally (index_ms is then not a cold index)." type:"path"`
 	Tune       []string `hidden:"" sep:"none" help:"Override a ranking constant: name=value (repeatable)."`
 	CPUProfile string   `name:"cpuprofile" hidden:"" help:"Write a CPU profile of the queries (development)." type:"path"`
-	// What the C-family, Haskell and Swift repair readers buy (issue 6).
-	PlainReaders bool `name:"plain-readers" hidden:"" help:"Read C, C++, C#, Haskell and Swift with the plain tree-sitter reader (development)."`
-	// The broad benchmark's report (issue 14): hit rates and per-category,
+	// The broad benchmark's report: hit rates and per-category,
 	// per-language tables, and a plain baseline beside viberag.
 	Breakdown bool   `help:"Also print Hit@1/5/10 and NDCG@10 per category and per language."`
 	Ranker    string `default:"viberag" enum:"viberag,bm25-files" help:"viberag, or bm25-files: a plain baseline that ranks whole files by bm25 over their content (FTS5's tokens and bm25; no index)."`
-	// Ranking parity between the engines (issue 19).
 	// Fusion traces for offline weight studies (scripts/fusionlab).
 	Trace string `name:"trace" hidden:"" help:"Write every query's targets, hits and fusion (its channels' files and scores before weights) to FILE as gzipped JSON lines (development)." type:"path"`
+	// Ranking parity between the engines.
 	Store string `name:"store" help:"Also push each repository (as bench/NAME, with its local index's vectors) to this shared PostgreSQL store and run every query through it with the same model: NDCG@10 through the store, and the mean top-10 overlap with the local index." env:"VIBERAG_EVAL_STORE"`
 }
 
@@ -260,7 +258,7 @@ func (c *evalCmd) evalRepo(ctx context.Context, r benchRepo, tune *query.Tuning,
 	}
 	defer db.Close()
 	start := time.Now()
-	ires, err := indexer.Run(ctx, db, root, indexer.Options{ParseTimeout: c.ParseTimeout, PlainReaders: c.PlainReaders,
+	ires, err := indexer.Run(ctx, db, root, indexer.Options{ParseTimeout: c.ParseTimeout,
 		Embedder: res.embedder, Embedding: res.cfg, VectorsOff: res.off})
 	if err != nil {
 		return nil, err
@@ -287,7 +285,7 @@ func (c *evalCmd) evalRepo(ctx context.Context, r benchRepo, tune *query.Tuning,
 	if res.tracer != nil {
 		opts.Trace = res.tracer.hook
 	}
-	p, err := query.New(ctx, db, opts)
+	p, err := query.New(ctx, db.Reader(), opts)
 	if err != nil {
 		return nil, err
 	}
@@ -342,11 +340,11 @@ func (c *evalCmd) evalStore(ctx context.Context, r benchRepo, root string, db *t
 		return nil, err
 	}
 	defer push.Rollback()
-	pres, err := indexer.Push(ctx, push, root, indexer.Options{ParseTimeout: c.ParseTimeout, PlainReaders: c.PlainReaders})
+	pres, err := indexer.Push(ctx, push, root, indexer.Options{ParseTimeout: c.ParseTimeout})
 	if err != nil {
 		return nil, err
 	}
-	vw, err := push.WriteVectors(ctx, db)
+	vw, err := push.WriteVectors(ctx, db.Reader())
 	if err != nil {
 		return nil, err
 	}
@@ -839,7 +837,7 @@ func meanHits(xs []hitRates) hitRates {
 	return hitRates{At1: round3(mean(a1)), At5: round3(mean(a5)), At10: round3(mean(a10))}
 }
 
-// printBreakdown prints the broad benchmark's tables (issue 14): per
+// printBreakdown prints the broad benchmark's tables: per
 // category and per language, NDCG@10 and Hit@1/5/10, macro over
 // repositories as everywhere else.
 func printBreakdown(w io.Writer, res *evalResult) {

@@ -19,7 +19,7 @@ import (
 	"github.com/viberag/viberag/tables/postgres/pgtest"
 )
 
-// TestServeStoreEndToEnd is issue 19's access check as an operator and
+// TestServeStoreEndToEnd is the store's access check as an operator and
 // two agents live it, every step a viberag command: three PostgreSQL
 // servers on loopback (a catalog and two shards) made a store by `store
 // init`, three fixture trees pushed by `index --store`, two tokens from

@@ -1,4 +1,4 @@
-// Command broadgen makes the broad benchmark's queries (issue 14) from the
+// Command broadgen makes the broad benchmark's queries from the
 // repositories themselves, deterministically and without the network.
 //
 // It lives under scripts/ rather than cmd/ because it is a development tool

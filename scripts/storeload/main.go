@@ -1,5 +1,5 @@
 // Command storeload drives `viberag serve --store` as agents would, for the
-// measurements in BENCHMARKS.md (issue 19). It is a development tool, not
+// measurements in BENCHMARKS.md ("Shared store"). It is a development tool, not
 // shipped.
 //
 //	storeload call -url URL -token T TOOL '{"query":"…"}'   one call, its result on stdout

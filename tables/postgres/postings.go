@@ -17,7 +17,7 @@ import (
 // Postings. Scoring a candidate from its row's term frequencies (tf.go)
 // reads every distinct token of the row to find the few the query names:
 // a search of a common word across a large repository read 13–15 MB of tf
-// for 8,000 rows to count one token (issue 19, load session 10). So a
+// for 8,000 rows to count one token. So a
 // push also stores, per repository, table, token and file, the file's
 // rows holding the token with its count per full-text column (table
 // postings), and a reader scores an expression whose phrases are all of
@@ -265,8 +265,8 @@ func (pc *postingCounts) row(id int64, ntok, start int) int {
 // readPostings runs q's statement and sums each row's counts per phrase
 // of e as countTF does: by token in byte order, then by phrase, then by
 // column.
-func (r *Reader) readPostings(ctx context.Context, db querier, ft *ftsTable, e *fulltext.Matcher, q postingsQuery, ws []float64) (*postingCounts, error) {
-	a := r.args()
+func (t textSearch) readPostings(ctx context.Context, db querier, ft *ftsTable, e *fulltext.Matcher, q postingsQuery, ws []float64) (*postingCounts, error) {
+	a := t.conn.args()
 	stmt := q.sql(ft.name, a)
 	pc := &postingCounts{slot: map[int64]int32{}, long: map[int64]bool{}, nphr: len(e.Phrases)}
 	ncols := len(ft.cols)
@@ -279,7 +279,7 @@ func (r *Reader) readPostings(ctx context.Context, db querier, ft *ftsTable, e *
 	var tok, blob pgtype.DriverBytes
 	var file *int64
 	var ok, complete bool
-	err := r.queryOn(ctx, db, stmt, a, func(rows pgx.Rows) error {
+	err := t.conn.queryOn(ctx, db, stmt, a, func(rows pgx.Rows) error {
 		if err := rows.Scan(&tok, &file, &blob, &ok); err != nil {
 			return err
 		}

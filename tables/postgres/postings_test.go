@@ -72,7 +72,7 @@ func answers(t *testing.T, url, name string) (string, error) {
 		for _, c := range cs {
 			fmt.Fprintf(&b, "chunk %s %s %d %b\n", x, c.Path, c.StartLine, c.Score)
 		}
-		n, err := rd.MatchCount(ctx, scope.Chunks, x)
+		n, err := matchCount(ctx, rd, scope.Chunks, x)
 		if err != nil {
 			return "", err
 		}

@@ -187,7 +187,7 @@ func (p *Push) FileStates(ctx context.Context) (map[string]tables.FileState, err
 }
 
 // Write replaces the rows of every file in files and removes those of
-// every path in deleted, inside the push's transaction (as tables.DB.Write
+// every path in deleted, inside the push's transaction (as tables.Writer.Write
 // does for an index file).
 func (p *Push) Write(ctx context.Context, files []*extract.File, deleted []string) error {
 	if p.tx == nil {

@@ -13,7 +13,7 @@ import (
 )
 
 // VectorSource is where a push takes a repository's vectors from: the
-// local SQLite index of the same tree (tables.DB). Symbols and chunks
+// local SQLite index of the same tree (tables.IndexReader). Symbols and chunks
 // carry the same ids (sids, cids) in both; a file's vector is owned by
 // "f" and the file's id, which differs, so it is matched by path.
 type VectorSource interface {

@@ -44,7 +44,7 @@ func newParityPair(t *testing.T, root, name string) *parityPair {
 	push(t, cat, root, name)
 	st, rd := testReader(t, url, name, StoreOptions{})
 	pp := &parityPair{db: db, rd: rd, st: st}
-	if pp.local, err = query.New(ctx, db, query.Options{}); err != nil {
+	if pp.local, err = query.New(ctx, db.Reader(), query.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if pp.store, err = query.New(ctx, rd, query.Options{}); err != nil {
@@ -198,7 +198,7 @@ func TestRefsNamedParity(t *testing.T) {
 	total := 0
 	for _, name := range []string{"Wait", "self", "retry", "Limiter", "new", "task", "allow", "err", "len", "time", "Queue", "append", "sleep"} {
 		for _, sc := range scopes {
-			want, err := pp.db.RefsNamed(ctx, name, sc)
+			want, err := pp.db.Reader().RefsNamed(ctx, name, sc)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -232,7 +232,7 @@ func TestReaderScoresMatchSQLite(t *testing.T) {
 	pp := newParityPair(t, fixturesRoot(t), "example.com/viberag/fixtures")
 	ctx := context.Background()
 	for _, expr := range []fulltext.Query{T("limit"), Or(T("queue"), P("task")), Or(T("rate"), T("limit"), P("token"), T("self")), Or(T("max_retries"), T("retries"))} {
-		want, err := pp.db.SearchChunks(ctx, expr, []float64{2, 1, 1, 0.5}, scope.Scope{}, 50)
+		want, err := pp.db.Reader().SearchChunks(ctx, expr, []float64{2, 1, 1, 0.5}, scope.Scope{}, 50)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -249,7 +249,7 @@ func TestReaderScoresMatchSQLite(t *testing.T) {
 			}
 		}
 		docs := fulltext.In([]string{"doc"}, expr)
-		ws, err := pp.db.SearchSymbols(ctx, docs, []float64{3, 2, 1, 1, 0.5}, scope.Scope{}, 50)
+		ws, err := pp.db.Reader().SearchSymbols(ctx, docs, []float64{3, 2, 1, 1, 0.5}, scope.Scope{}, 50)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -266,11 +266,11 @@ func TestReaderScoresMatchSQLite(t *testing.T) {
 			}
 		}
 		for _, tbl := range []scope.Table{scope.Chunks, scope.Files} {
-			w, err := pp.db.MatchCount(ctx, tbl, expr)
+			w, err := matchCount(ctx, pp.db.Reader(), tbl, expr)
 			if err != nil {
 				t.Fatal(err)
 			}
-			g, err := pp.rd.MatchCount(ctx, tbl, expr)
+			g, err := matchCount(ctx, pp.rd, tbl, expr)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -292,11 +292,11 @@ func TestLongNames(t *testing.T) {
 	writeTree(t, root, map[string]string{"min.js": "function " + long + "() { return 1 }\n" + long + "();\n"})
 	pp := newParityPair(t, root, "example.com/long")
 	ctx := context.Background()
-	syms, err := pp.rd.SymbolsNamed(ctx, strings.ToUpper(long), scope.Scope{})
+	syms, err := pp.rd.SymbolsNamed(ctx, tables.NameLookup{Name: strings.ToUpper(long)}, scope.Scope{})
 	if err != nil || len(syms) != 1 {
 		t.Fatalf("symbols named the long name: %d, %v; want 1", len(syms), err)
 	}
-	want, err := pp.db.RefsNamed(ctx, long, scope.Scope{})
+	want, err := pp.db.Reader().RefsNamed(ctx, long, scope.Scope{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,4 +387,13 @@ func TestTokenlessRows(t *testing.T) {
 	if w, g := comparable(t, want), comparable(t, got); w != g {
 		t.Errorf("answers differ\nsqlite:   %s\npostgres: %s", w, g)
 	}
+}
+
+// matchCount is r's MatchCounts of q alone.
+func matchCount(ctx context.Context, r tables.Reader, t scope.Table, q fulltext.Query) (int, error) {
+	n, err := r.MatchCounts(ctx, t, []fulltext.Query{q})
+	if err != nil {
+		return 0, err
+	}
+	return n[0], nil
 }

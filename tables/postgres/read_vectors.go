@@ -17,33 +17,31 @@ type repoVectors struct{ r *Reader }
 var _ tables.VectorRanker = repoVectors{}
 
 // VectorReader returns the repository's vectors.
-func (r *Reader) VectorReader() tables.VectorReader { return r.vectors() }
-
-func (r *Reader) vectors() repoVectors { return repoVectors{r} }
+func (r *Reader) VectorReader() tables.VectorReader { return repoVectors{r} }
 
 // Version changes whenever the repository's vectors may have.
 func (rv repoVectors) Version(ctx context.Context) (string, error) {
-	v, model, err := rv.r.state(ctx)
+	v, model, err := rv.r.conn.state(ctx)
 	return fmt.Sprintf("%d/%s", v, model), err
 }
 
 // Model returns the model that embedded the repository's
 // vectors ("" when it has none), as read with the version.
 func (rv repoVectors) Model(ctx context.Context) (string, error) {
-	_, model, err := rv.r.state(ctx)
+	_, model, err := rv.r.conn.state(ctx)
 	return model, err
 }
 
 // Dim returns the dimension of the repository's vectors.
 func (rv repoVectors) Dim(ctx context.Context, model string) (int, error) {
 	var d int
-	_, err := rv.r.row(ctx, `SELECT coalesce(max(embedding_dim), 0) FROM repo_state WHERE repo_id = $1 AND embedding_model = $2`, []any{rv.r.repo.ID, model}, &d)
+	_, err := rv.r.conn.row(ctx, `SELECT coalesce(max(embedding_dim), 0) FROM repo_state WHERE repo_id = $1 AND embedding_model = $2`, []any{rv.r.conn.repo.ID, model}, &d)
 	return d, err
 }
 
 // ChunkRows calls fn with every chunk.
 func (rv repoVectors) ChunkRows(ctx context.Context, fn func(tables.ChunkRow)) error {
-	return rv.r.query(ctx, `SELECT `+chunkRowCols+` FROM chunks c JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id WHERE c.repo_id = $1`, rv.r.args(),
+	return rv.r.conn.query(ctx, `SELECT `+chunkRowCols+` FROM chunks c JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id WHERE c.repo_id = $1`, rv.r.conn.args(),
 		func(rows pgx.Rows) error {
 			c, err := scanChunkRow(rows, nil)
 			if err == nil {
@@ -55,7 +53,7 @@ func (rv repoVectors) ChunkRows(ctx context.Context, fn func(tables.ChunkRow)) e
 
 // SymbolRows calls fn with every symbol.
 func (rv repoVectors) SymbolRows(ctx context.Context, fn func(tables.SymbolRow)) error {
-	return rv.r.query(ctx, `SELECT `+symbolRowCols+` FROM symbols s JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id WHERE s.repo_id = $1`, rv.r.args(),
+	return rv.r.conn.query(ctx, `SELECT `+symbolRowCols+` FROM symbols s JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id WHERE s.repo_id = $1`, rv.r.conn.args(),
 		func(rows pgx.Rows) error {
 			s, err := scanSymbolRow(rows, nil)
 			if err == nil {
@@ -70,17 +68,17 @@ func (rv repoVectors) SymbolRows(ctx context.Context, fn func(tables.SymbolRow))
 // A vector held as a pgvector alone (vectors_rank.go) is handed over as
 // bytea.
 func (rv repoVectors) Scan(ctx context.Context, model string, dim int, fn func(owner, surface string, blob []byte)) error {
-	pvec, err := rv.r.hasPvec(ctx, true)
+	pvec, err := rv.hasPvec(ctx, true)
 	if err != nil {
 		return err
 	}
-	a := rv.r.args()
+	a := rv.r.conn.args()
 	cols := `owner, surface, vec, NULL::real[]`
 	if pvec {
 		cols = `owner, surface, vec, pvec::real[]`
 	}
 	q := `SELECT ` + cols + ` FROM vectors WHERE repo_id = $1 AND model = ` + a.add(model) + ` AND dim = ` + a.add(dim) + ` ORDER BY owner, surface`
-	return rv.r.query(ctx, q, a, func(rows pgx.Rows) error {
+	return rv.r.conn.query(ctx, q, a, func(rows pgx.Rows) error {
 		var owner, surface string
 		var blob []byte
 		var fs []float32

@@ -1,7 +1,7 @@
 package postgres
 
 // shardFacts is shard schema step 2: the fact tables, mirroring the SQLite
-// schema (tables/schema.sql, version 3) per repository.
+// schema's (tables/schema.sql) per repository.
 //
 //   - Every table is keyed by repo_id first: primary keys, unique
 //     constraints and indexes lead with it, and no constraint spans

@@ -16,7 +16,7 @@ import (
 // row's distinct tokens with their count per column (tf), and a reader
 // scores single-token phrases (and prefixes) from that alone. A phrase of
 // several tokens needs positions: for the rows that hold all its tokens
-// (the GIN index says which) the reader fetches the text as before.
+// (the GIN index says which) the reader fetches the text.
 //
 // Encoding: for each distinct token in byte order, uvarint(len), the
 // token's bytes, then uvarint(count) for each column in the table's FTS

@@ -161,17 +161,17 @@ func floatsText(q []float32) (string, bool) { return vectorText(floatsBlob(q)) }
 
 // hasPvec reports whether the Reader's shard has pvec, as last asked
 // (fresh: asked now).
-func (r *Reader) hasPvec(ctx context.Context, fresh bool) (bool, error) {
-	c := r.pvec
+func (rv repoVectors) hasPvec(ctx context.Context, fresh bool) (bool, error) {
+	c := rv.r.pvec
 	c.mu.Lock()
 	known, has := c.known, c.has
 	c.mu.Unlock()
 	if known && !fresh {
 		return has, nil
 	}
-	has, err := hasVectorColumn(ctx, r.db(ctx))
+	has, err := hasVectorColumn(ctx, rv.r.conn.db(ctx))
 	if err != nil {
-		return false, r.wrap(err)
+		return false, rv.r.conn.wrap(err)
 	}
 	c.mu.Lock()
 	c.known, c.has = true, has
@@ -197,15 +197,15 @@ func (rv repoVectors) Ranks(ctx context.Context, model string) (bool, error) {
 	if rv.r.scanVectors {
 		return false, nil
 	}
-	has, err := rv.r.hasPvec(ctx, false)
+	has, err := rv.hasPvec(ctx, false)
 	if err != nil || !has {
 		return false, err
 	}
-	v, err := rv.r.version(ctx)
+	v, err := rv.r.conn.version(ctx)
 	if err != nil {
 		return false, err
 	}
-	c := rv.r.stats
+	c := rv.r.conn.stats
 	c.mu.Lock()
 	ranks, ok := c.ranks[model]
 	c.mu.Unlock()
@@ -213,7 +213,7 @@ func (rv repoVectors) Ranks(ctx context.Context, model string) (bool, error) {
 		return ranks, nil
 	}
 	var missing bool
-	if _, err = rv.r.row(ctx, `SELECT EXISTS (SELECT 1 FROM vectors WHERE repo_id = $1 AND model = $2 AND pvec IS NULL)`, []any{rv.r.repo.ID, model}, &missing); err != nil {
+	if _, err = rv.r.conn.row(ctx, `SELECT EXISTS (SELECT 1 FROM vectors WHERE repo_id = $1 AND model = $2 AND pvec IS NULL)`, []any{rv.r.conn.repo.ID, model}, &missing); err != nil {
 		return false, err
 	}
 	c.mu.Lock()
@@ -250,7 +250,7 @@ func (rv repoVectors) Coverage(ctx context.Context, model string, dim int) (rows
 	q := `SELECT (SELECT count(*) FROM chunks c JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id WHERE c.repo_id = $1)
 		+ (SELECT count(*) FROM symbols s JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id WHERE s.repo_id = $1)
 		+ (SELECT count(*) FROM files WHERE repo_id = $1), ` + strings.Join(parts, " + ")
-	_, err = rv.r.row(ctx, q, []any{rv.r.repo.ID, model, dim}, &rows, &with)
+	_, err = rv.r.conn.row(ctx, q, []any{rv.r.conn.repo.ID, model, dim}, &rows, &with)
 	return rows, with, err
 }
 
@@ -261,12 +261,12 @@ func (rv repoVectors) Coverage(ctx context.Context, model string, dim int) (rows
 // so every row whose upper bound reaches the k-th best lower bound is
 // returned, with its vector, and the caller's own scores rank them.
 func (rv repoVectors) Nearest(ctx context.Context, model string, dim int, surface string, q []float32, k int, t scope.Table, s scope.Scope) ([]tables.NearVector, error) {
-	sql, a, err := rv.r.nearestSQL(model, dim, surface, q, k, t, s)
+	sql, a, err := rv.nearestSQL(model, dim, surface, q, k, t, s)
 	if err != nil {
 		return nil, err
 	}
 	var out []tables.NearVector
-	err = rv.r.query(ctx, sql, a, func(rows pgx.Rows) error {
+	err = rv.r.conn.query(ctx, sql, a, func(rows pgx.Rows) error {
 		var n tables.NearVector
 		var err error
 		switch surface {
@@ -287,7 +287,7 @@ func (rv repoVectors) Nearest(ctx context.Context, model string, dim int, surfac
 }
 
 // nearestSQL is Nearest's statement and its arguments.
-func (r *Reader) nearestSQL(model string, dim int, surface string, q []float32, k int, t scope.Table, s scope.Scope) (string, *args, error) {
+func (rv repoVectors) nearestSQL(model string, dim int, surface string, q []float32, k int, t scope.Table, s scope.Scope) (string, *args, error) {
 	u, ok := vectorUnits[surface]
 	if !ok {
 		return "", nil, fmt.Errorf("nearest vectors: surface %q", surface)
@@ -305,7 +305,7 @@ func (r *Reader) nearestSQL(model string, dim int, surface string, q []float32, 
 	if alias == "" || (alias == "c" && surface != vectors.SurfaceCode) || (alias == "s" && surface != vectors.SurfaceSummary) {
 		return "", nil, fmt.Errorf("nearest vectors: scope table %q for surface %q", t, surface)
 	}
-	a := r.args()
+	a := rv.r.conn.args()
 	pq, pm, pd, ps := a.add(qt), a.add(model), a.add(dim), a.add(surface)
 	cond := filter(s.Filter(), t, alias, a)
 	pe, pk := a.add(eps), a.add(k-1)

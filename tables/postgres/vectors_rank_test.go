@@ -13,7 +13,7 @@ import (
 )
 
 // TestPgvectorMigration: a shard migrated before pgvector (step 6, no
-// pvec column) pushes and searches as before, scanning its vectors in Go;
+// pvec column) pushes and searches, scanning its vectors in Go;
 // store init then adds the column and fills it from the bytea vectors,
 // float for float, and searches go through pgvector with the same
 // answers. A vector without its pgvector turns the repository back to
@@ -31,10 +31,10 @@ func TestPgvectorMigration(t *testing.T) {
 	}
 	db := embeddedIndex(t, root, m)
 	const name = "example.com/viberag/fixtures"
-	w := pushVectors(t, cat, root, name, db)
-	checkPvec(t, url, w.Stored, db, m.ID())
+	w := pushVectors(t, cat, root, name, db.Reader())
+	checkPvec(t, url, w.Stored, db.Reader(), m.ID())
 
-	local, err := query.New(ctx, db, query.Options{Embedder: m})
+	local, err := query.New(ctx, db.Reader(), query.Options{Embedder: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func TestPgvectorMigration(t *testing.T) {
 		if rd == nil {
 			_, rd = testReader(t, url, name, StoreOptions{})
 		}
-		if on, err := rd.vectors().Ranks(ctx, m.ID()); err != nil || on != ranked {
+		if on, err := (repoVectors{rd}).Ranks(ctx, m.ID()); err != nil || on != ranked {
 			t.Fatalf("%s: Ranks = %v, %v; want %v", when, on, err, ranked)
 		}
 		store, err := query.New(ctx, rd, query.Options{Embedder: m})
@@ -85,7 +85,7 @@ func TestPgvectorMigration(t *testing.T) {
 	if w := pushVectors(t, cat, root, name, NoVectors); w.Removed == 0 {
 		t.Fatalf("push without vectors = %+v, want them removed", w)
 	}
-	if w := pushVectors(t, cat, root, name, db); w.Sent == 0 {
+	if w := pushVectors(t, cat, root, name, db.Reader()); w.Sent == 0 {
 		t.Fatalf("push without pgvector = %+v, want vectors sent", w)
 	}
 	search("pushed without pgvector", false)
@@ -100,7 +100,7 @@ func TestPgvectorMigration(t *testing.T) {
 	if err := Init(ctx, url, nil); err != nil {
 		t.Fatal(err)
 	}
-	checkPvec(t, url, w.Stored, db, m.ID())
+	checkPvec(t, url, w.Stored, db.Reader(), m.ID())
 	search("migrated", true)
 	// That server's next load of the vectors (a new planner) reads them
 	// as pgvectors, and its searches then go through pgvector.
@@ -231,7 +231,7 @@ func TestMoveVectors(t *testing.T) {
 	root := fixturesRoot(t)
 	db := embeddedIndex(t, root, m)
 	const name = "example.com/viberag/fixtures"
-	w := pushVectors(t, cat, root, name, db)
+	w := pushVectors(t, cat, root, name, db.Reader())
 	shards, err := cat.Shards(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -240,7 +240,7 @@ func TestMoveVectors(t *testing.T) {
 	for _, s := range shards {
 		byURL[s.URL] = s.Name
 	}
-	local, err := query.New(ctx, db, query.Options{Embedder: m})
+	local, err := query.New(ctx, db.Reader(), query.Options{Embedder: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,10 +258,10 @@ func TestMoveVectors(t *testing.T) {
 			t.Fatalf("moved to s%d: %d vectors, want %d", to, n, w.Stored)
 		}
 		if to == 1 {
-			checkPvec(t, urls[1], w.Stored, db, m.ID())
+			checkPvec(t, urls[1], w.Stored, db.Reader(), m.ID())
 		}
 		_, rd := testReader(t, urls[0], name, StoreOptions{})
-		if on, err := rd.vectors().Ranks(ctx, m.ID()); err != nil || on != (to == 1) {
+		if on, err := (repoVectors{rd}).Ranks(ctx, m.ID()); err != nil || on != (to == 1) {
 			t.Fatalf("moved to s%d: Ranks = %v, %v", to, on, err)
 		}
 		pl, err := query.New(ctx, rd, query.Options{Embedder: m})

@@ -43,13 +43,13 @@ func TestVectorsParity(t *testing.T) {
 	}
 
 	const name = "example.com/viberag/fixtures"
-	if w := pushVectors(t, cat, root, name, db); w.Model != m.ID() || w.Dim != 32 || w.Stored != localVecs || w.Sent != localVecs || w.Dropped != 0 {
+	if w := pushVectors(t, cat, root, name, db.Reader()); w.Model != m.ID() || w.Dim != 32 || w.Stored != localVecs || w.Sent != localVecs || w.Dropped != 0 {
 		t.Fatalf("WriteVectors = %+v, want all %d vectors of %s", w, localVecs, m.ID())
 	}
 
 	st, rd := testReader(t, url, name, StoreOptions{})
 	repo := rd.Repo()
-	local, err := query.New(ctx, db, query.Options{Embedder: m})
+	local, err := query.New(ctx, db.Reader(), query.Options{Embedder: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,10 +67,10 @@ func TestVectorsParity(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer scan.Close()
-	if on, err := scanRd.vectors().Ranks(ctx, m.ID()); err != nil || on {
+	if on, err := (repoVectors{scanRd}).Ranks(ctx, m.ID()); err != nil || on {
 		t.Fatalf("with ScanVectors Ranks = %v, %v; want false", on, err)
 	}
-	ranked, err := rd.vectors().Ranks(ctx, m.ID())
+	ranked, err := (repoVectors{rd}).Ranks(ctx, m.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestVectorsParity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w, err := p1.WriteVectors(ctx, db); err != nil || w.Stored != localVecs || w.Sent != 0 || w.Removed != 0 {
+	if w, err := p1.WriteVectors(ctx, db.Reader()); err != nil || w.Stored != localVecs || w.Sent != 0 || w.Removed != 0 {
 		t.Fatalf("WriteVectors unchanged = %+v, %v; want %d stored, none sent or removed", w, err, localVecs)
 	}
 	if _, err := p1.Commit(ctx, res.Commit); err != nil {
@@ -193,7 +193,7 @@ func TestVectorsParity(t *testing.T) {
 	}
 }
 
-var _ VectorSource = (*tables.DB)(nil)
+var _ VectorSource = (*tables.IndexReader)(nil)
 
 // hasPgvector reports whether the store at url created pgvector.
 func hasPgvector(t testing.TB, url string) bool {
@@ -212,7 +212,7 @@ func checkNearest(t *testing.T, rd *Reader, model string, dim int) {
 		vec   []float32
 	}
 	all := map[string][]row{}
-	err := rd.vectors().Scan(ctx, model, dim, func(owner, surface string, blob []byte) {
+	err := (repoVectors{rd}).Scan(ctx, model, dim, func(owner, surface string, blob []byte) {
 		v := make([]float32, dim)
 		for i := range v {
 			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(blob[4*i:]))
@@ -247,7 +247,7 @@ func checkNearest(t *testing.T, rd *Reader, model string, dim int) {
 				}
 			}
 			k := 1 + rnd.IntN(8)
-			near, err := rd.vectors().Nearest(ctx, model, dim, surface, q, k, scope.Files, scope.Scope{})
+			near, err := (repoVectors{rd}).Nearest(ctx, model, dim, surface, q, k, scope.Files, scope.Scope{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -60,7 +60,7 @@ func BenchmarkPgvector(b *testing.B) {
 	writeTree(b, root, pgvecTree(files))
 	db := embeddedIndex(b, root, m)
 	const name = "example.com/pgvec/timing"
-	w := pushVectors(b, cat, root, name, db)
+	w := pushVectors(b, cat, root, name, db.Reader())
 	b.Logf("%d files, %d vectors of %d dimensions", files, w.Stored, w.Dim)
 
 	mon := testConn(b, url)
@@ -72,7 +72,7 @@ func BenchmarkPgvector(b *testing.B) {
 		_, rd := testReader(b, url, name, StoreOptions{})
 		q := make([]float32, w.Dim)
 		q[0] = 1
-		sql, a, err := rd.nearestSQL(m.ID(), w.Dim, surface, q, 100, scope.Files, scope.Scope{})
+		sql, a, err := (repoVectors{rd}).nearestSQL(m.ID(), w.Dim, surface, q, 100, scope.Files, scope.Scope{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -164,7 +164,7 @@ func BenchmarkPgvector(b *testing.B) {
 		if _, err := mon.Exec(ctx, `DROP INDEX vectors_unranked; ALTER TABLE vectors DROP COLUMN pvec`); err != nil {
 			b.Fatal(err)
 		}
-		for _, src := range []VectorSource{NoVectors, db} {
+		for _, src := range []VectorSource{NoVectors, db.Reader()} {
 			pushVectors(b, cat, root, name, src)
 		}
 		var bytea, byteaHeap int64

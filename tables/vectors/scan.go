@@ -415,10 +415,10 @@ func newBestK[T any](k int, worse func(a, b T) bool) *bestK[T] {
 	return &bestK[T]{items: make([]T, 0, k), k: k, worse: worse}
 }
 
-// hits keeps the best VectorHits: higher score, then lower row.
+// newBestHits keeps the best k hits: higher score, then lower row.
 func newBestHits(k int) *bestK[Hit] { return newBestK(k, worseHit) }
 
-// lows keeps the largest float32s.
+// newBestLows keeps the k largest float32s.
 func newBestLows(k int) *bestK[float32] {
 	return newBestK(k, func(a, b float32) bool { return a < b })
 }
