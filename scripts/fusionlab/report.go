@@ -290,6 +290,8 @@ type choice struct {
 	// signalGuard is the factor the guard keeps for the signal rule's
 	// weights (0.2–0.5).
 	signalGuard float64
+	// gatedUp is the gate-then-adjust rule's weights (gatedUp).
+	gatedUp weights
 }
 
 // chance is the expected NDCG@10 of q's files in a random order of the
@@ -333,6 +335,49 @@ func signalOf(rp *repo, files int64) weights {
 		out[k] = math.Max(0, (mean(alone[k])-c)/(l-c))
 	}
 	return out
+}
+
+// gated is today's weights times scale for each surface whose signal is
+// at least gate, 0 for the others.
+func gated(sig weights, gate, scale float64) weights {
+	var w weights
+	for k := range w {
+		if sig[k] >= gate {
+			w[k] = scale * defaultVec[k]
+		}
+	}
+	return w
+}
+
+// gatedUp is gated, then scaled up (×2, ×4) while the pseudo-queries say
+// the larger weights beat the current by z standard errors, or down (½,
+// ¼, then 0) while they say the current ones lose to lexical by as much.
+func gatedUp(qs []*query, base []float64, sig weights, gate, scale, z float64) weights {
+	w := gated(sig, gate, scale)
+	if w == (weights{}) || len(qs) < 2 {
+		return w
+	}
+	mul := func(f float64) weights { return weights{f * w[0], f * w[1], f * w[2]} }
+	if f := guardW(qs, base, w, 1, z); f < 1 {
+		return mul(f)
+	}
+	cur := make([]float64, len(qs))
+	for i, q := range qs {
+		cur[i] = q.ndcg(w)
+	}
+	best := 1.0
+	for _, f := range []float64{2, 4} {
+		d := make([]float64, len(qs))
+		next := make([]float64, len(qs))
+		for i, q := range qs {
+			next[i] = q.ndcg(mul(f))
+			d[i] = next[i] - cur[i]
+		}
+		if m := mean(d); m > 0 && m > z*stderr(d) {
+			best, cur = f, next
+		}
+	}
+	return mul(best)
 }
 
 // signalWeights turns signals into weights: today's weight times
@@ -402,6 +447,7 @@ func (r *reporter) decide(rp *repo) choice {
 	if c.n >= 2 {
 		c.signalGuard = guardW(qs, base, signalWeights(c.signal, 0.2, 0.5), 1, r.z)
 	}
+	c.gatedUp = gatedUp(qs, base, c.signal, 0.2, 0.25, r.z)
 	if c.n < r.minN {
 		c.fallback = true
 		return c
@@ -509,6 +555,8 @@ func (r *reporter) calibrate() error {
 			w, f := signalWeights(choices[n].signal, 0.2, 0.5), choices[n].signalGuard
 			return weights{f * w[0], f * w[1], f * w[2]}
 		}},
+		{"signal gate 0.2, then today's × 0.25", func(n string) weights { return gated(choices[n].signal, 0.2, 0.25) }},
+		{"signal gate 0.2, today's × 0.25, then halved or doubled on the pseudo-queries", func(n string) weights { return choices[n].gatedUp }},
 		{"guarded from 0.5 (halved while the pseudo-queries say worse)", func(n string) weights { return scaled(choices[n].guarded[0]) }},
 		{"guarded from 1 (today's)", func(n string) weights { return scaled(choices[n].guarded[1]) }},
 		{"oracle scale (tuned on the benchmark: a bound, not a rule)", func(n string) weights { return scaled(oracle[n]) }},
