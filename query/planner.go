@@ -64,6 +64,10 @@ type Options struct {
 	// file serves every search: no load at all.
 	ResidentVectors bool
 
+	// FixedWeights searches with Tuning's vector weights, not those the
+	// index's calibration chose (Calibration): for measurements.
+	FixedWeights bool
+
 	// Trace, when set, is called with the fusion of every definition and
 	// concept search, on the search's goroutine, before the search
 	// returns (FusionTrace): for measurements of channel weights.

@@ -47,7 +47,8 @@ type evalCmd struct {
 	Breakdown bool   `help:"Also print Hit@1/5/10 and NDCG@10 per category and per language."`
 	Ranker    string `default:"viberag" enum:"viberag,bm25-files" help:"viberag, or bm25-files: a plain baseline that ranks whole files by bm25 over their content (FTS5's tokens and bm25; no index)."`
 	// Fusion traces for offline weight studies (scripts/fusionlab).
-	Trace string `name:"trace" hidden:"" help:"Write every query's targets, hits and fusion (its channels' files and scores before weights) to FILE as gzipped JSON lines (development)." type:"path"`
+	FixedWeights bool   `name:"fixed-weights" hidden:"" help:"Use the fixed vector weights: no calibration at index time, and none read at search time (measurements)."`
+	Trace        string `name:"trace" hidden:"" help:"Write every query's targets, hits and fusion (its channels' files and scores before weights) to FILE as gzipped JSON lines (development)." type:"path"`
 	// Ranking parity between the engines.
 	Store string `name:"store" help:"Also push each repository (as bench/NAME, with its local index's vectors) to this shared PostgreSQL store and run every query through it with the same model: NDCG@10 through the store, and the mean top-10 overlap with the local index." env:"VIBERAG_EVAL_STORE"`
 }
@@ -100,6 +101,11 @@ type repoResult struct {
 	PerQuery   []queryResult       `json:"per_query"`
 	// With --store: the same queries through the store.
 	Store *storeResult `json:"store,omitempty"`
+	// Weights are the vector weights the index's calibration chose
+	// (meta fusion_calibration), when it has one; CalibrateMS the time
+	// this run's calibration step took.
+	Weights     json.RawMessage `json:"weights,omitempty"`
+	CalibrateMS int64           `json:"calibrate_ms,omitempty"`
 
 	latencies []float64
 	cpu       []float64
@@ -258,8 +264,11 @@ func (c *evalCmd) evalRepo(ctx context.Context, r benchRepo, tune *query.Tuning,
 	}
 	defer db.Close()
 	start := time.Now()
-	ires, err := indexer.Run(ctx, db, root, indexer.Options{ParseTimeout: c.ParseTimeout,
-		Embedder: res.embedder, Embedding: res.cfg, VectorsOff: res.off})
+	iopts := indexer.Options{ParseTimeout: c.ParseTimeout, Embedder: res.embedder, Embedding: res.cfg, VectorsOff: res.off}
+	if !c.FixedWeights {
+		iopts.Calibrate = query.KeepCalibrated
+	}
+	ires, err := indexer.Run(ctx, db, root, iopts)
 	if err != nil {
 		return nil, err
 	}
@@ -281,7 +290,13 @@ func (c *evalCmd) evalRepo(ctx context.Context, r benchRepo, tune *query.Tuning,
 		return nil, fmt.Errorf("embedding: %s", v.Error)
 	}
 	// Resident, like the MCP server: the latency measured is a server's.
-	opts := query.Options{Tuning: tune, Embedder: res.embedder, VectorsOff: res.off, ResidentVectors: true}
+	opts := query.Options{Tuning: tune, Embedder: res.embedder, VectorsOff: res.off, ResidentVectors: true, FixedWeights: c.FixedWeights}
+	if v := ires.Vectors; v != nil {
+		rr.CalibrateMS = v.CalibrateMS
+	}
+	if meta, err := db.Meta(ctx); err == nil && !c.FixedWeights && json.Valid([]byte(meta[tables.MetaFusionCalibration])) {
+		rr.Weights = json.RawMessage(meta[tables.MetaFusionCalibration])
+	}
 	if res.tracer != nil {
 		opts.Trace = res.tracer.hook
 	}

@@ -1,0 +1,315 @@
+package query
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/viberag/viberag/embed"
+	"github.com/viberag/viberag/fileset"
+	"github.com/viberag/viberag/tables"
+)
+
+// Calibration is a repository's vector weights, measured on its own
+// pseudo-queries (PseudoQueries), and the evidence for them. Each vector
+// surface is searched alone on the pseudo-queries; its signal is how far
+// its NDCG@10 rises above chance, as a share of how far the lexical
+// channels' fused ranking rises: noise measures about 0, a surface as good
+// as lexical 1. Its weight is today's fixed weight (Tuning.WVec*) times
+// (signal − CalibrationLow)/(CalibrationHigh − CalibrationLow), clamped to
+// [0, 1]: none at or below the low mark, all of it from the high one. With
+// fewer than MinPseudoQueries pseudo-queries, or when they cannot be
+// searched with vectors, every weight is 0 (the lexical ranking) and
+// Fallback says why: a ranking never worse than lexical is what an
+// unmeasured model can promise.
+type Calibration struct {
+	Rule    string `json:"rule"`
+	Model   string `json:"model"`
+	Files   int    `json:"files"`   // files indexed when measured
+	Changed int    `json:"changed"` // files written or deleted since (the indexer adds them up)
+
+	Queries  int               `json:"pseudo_queries"`
+	Sources  map[string]int    `json:"sources,omitempty"` // pseudo-queries by source
+	Lexical  float64           `json:"lexical_ndcg"`      // the lexical channels fused
+	Chance   float64           `json:"chance_ndcg"`       // a random order of the files
+	Surfaces []SurfaceEvidence `json:"surfaces,omitempty"`
+	Fallback string            `json:"fallback,omitempty"` // why the weights are lexical-only
+	TookMS   int64             `json:"took_ms"`
+}
+
+// SurfaceEvidence is one vector surface's measurement and weight.
+type SurfaceEvidence struct {
+	Channel string  `json:"channel"` // vec_code, vec_summary, vec_file
+	NDCG    float64 `json:"ndcg"`    // the surface alone
+	Signal  float64 `json:"signal"`
+	Default float64 `json:"default_weight"`
+	Weight  float64 `json:"weight"`
+}
+
+// The calibration rule's constants (see Calibration).
+const (
+	CalibrationRule  = "signal-0.2-0.5"
+	CalibrationLow   = 0.2
+	CalibrationHigh  = 0.5
+	MinPseudoQueries = 8
+	// RecalibrateShare: a calibration is redone once more than this
+	// share of the files it measured have been written or deleted since.
+	RecalibrateShare = 0.1
+)
+
+// Stale says why c must be measured again for an index of files files
+// whose vectors are of model ("" when it holds).
+func (c *Calibration) Stale(model string, files int) string {
+	switch {
+	case c == nil:
+		return "not calibrated"
+	case c.Rule != CalibrationRule:
+		return "calibration rule changed"
+	case c.Model != model:
+		return "embedding model changed"
+	case float64(c.Changed) > RecalibrateShare*float64(max(c.Files, files)):
+		return fmt.Sprintf("%d files changed since the calibration of %d", c.Changed, c.Files)
+	}
+	return ""
+}
+
+// Weight returns the calibrated weight of a vector channel, and false
+// for a channel it did not measure.
+func (c *Calibration) Weight(channel string) (float64, bool) {
+	for _, s := range c.Surfaces {
+		if s.Channel == channel {
+			return s.Weight, true
+		}
+	}
+	if c.Fallback != "" {
+		return 0, true
+	}
+	return 0, false
+}
+
+// Summary says in one line what the weights are and why.
+func (c *Calibration) Summary() string {
+	if c.Fallback != "" {
+		return "vector weights 0 (lexical ranking): " + c.Fallback
+	}
+	var parts []string
+	for _, s := range c.Surfaces {
+		parts = append(parts, fmt.Sprintf("%s %.2g (signal %.2f)", s.Channel, s.Weight, s.Signal))
+	}
+	return fmt.Sprintf("vector weights calibrated on %d pseudo-queries (lexical NDCG@10 %.3f): %s",
+		c.Queries, c.Lexical, strings.Join(parts, ", "))
+}
+
+// ParseCalibration reads meta fusion_calibration; "" is no calibration.
+func ParseCalibration(s string) (*Calibration, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var c Calibration
+	if err := json.Unmarshal([]byte(s), &c); err != nil {
+		return nil, fmt.Errorf("meta %s: %w", tables.MetaFusionCalibration, err)
+	}
+	return &c, nil
+}
+
+// Encode is the calibration as meta fusion_calibration holds it.
+func (c *Calibration) Encode() string {
+	b, _ := json.Marshal(c)
+	return string(b)
+}
+
+// KeepCalibrated is the indexer's calibration step (indexer.Options.Calibrate):
+// given the stored calibration (meta fusion_calibration, "" for none),
+// the model of the index's complete vectors, the files the run wrote or
+// deleted and the files indexed, it returns the value to store: the
+// stored one with changed added up, or, when that is Stale, a new
+// measurement (embedder and commits are called only then). It only
+// reads db.
+func KeepCalibrated(ctx context.Context, db tables.Reader, stored, model string, changed, files int,
+	embedder func() (embed.Provider, error), commits func() []fileset.Commit) (string, error) {
+	old, err := ParseCalibration(stored)
+	if err != nil {
+		old = nil // unreadable: measured again
+	}
+	if old != nil {
+		old.Changed += changed
+	}
+	if old.Stale(model, files) == "" {
+		return old.Encode(), nil
+	}
+	emb, err := embedder()
+	if err != nil {
+		return "", err
+	}
+	if emb == nil || emb.ID() != model {
+		return stored, nil // no embedder of the index's model: the stored weights (or none) stay
+	}
+	c, err := Calibrate(ctx, db, emb, commits())
+	if err != nil {
+		return "", err
+	}
+	return c.Encode(), nil
+}
+
+// Calibrate measures db's vector surfaces on its pseudo-queries, searched
+// with emb (the model that embedded db), and chooses their weights. It
+// only reads db. The result depends only on the index, the commits and
+// the model's vectors.
+func Calibrate(ctx context.Context, db tables.Reader, emb embed.Provider, commits []fileset.Commit) (*Calibration, error) {
+	start := time.Now()
+	c := &Calibration{Rule: CalibrationRule, Sources: map[string]int{}}
+	if emb != nil {
+		c.Model = emb.ID()
+	}
+	defer func() { c.TookMS = time.Since(start).Milliseconds() }()
+	files, err := db.FileList(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.Files = len(files)
+	qs, err := PseudoQueries(ctx, db, commits)
+	if err != nil {
+		return nil, fmt.Errorf("calibrate: %w", err)
+	}
+	c.Queries = len(qs)
+	for _, q := range qs {
+		c.Sources[q.Source]++
+	}
+	if emb == nil {
+		c.Fallback = "no embedder to search the pseudo-queries with"
+		return c, nil
+	}
+	if len(qs) < MinPseudoQueries {
+		c.Fallback = fmt.Sprintf("%d pseudo-queries from doc comments, README sections and commits, fewer than the %d a measurement needs", len(qs), MinPseudoQueries)
+		return c, nil
+	}
+	var last *FusionTrace
+	p, err := New(ctx, db, Options{Embedder: emb, FixedWeights: true, Trace: func(t FusionTrace) { last = &t }})
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	surfaces := []SurfaceEvidence{
+		{Channel: "vec_code", Default: p.tune.WVecCode},
+		{Channel: "vec_summary", Default: p.tune.WVecSummary},
+		{Channel: "vec_file", Default: p.tune.WVecFile},
+	}
+	var lex, chance float64
+	alone := make([]float64, len(surfaces))
+	for _, q := range qs {
+		last = nil
+		d, err := p.Rank(ctx, Request{Query: q.Text, Intent: Concept}, RankOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("calibrate: %w", err)
+		}
+		resp := d.Response
+		if !strings.HasPrefix(resp.Vectors, "on") {
+			c.Fallback = "vectors were off for the pseudo-queries: " + resp.Vectors
+			return c, nil
+		}
+		targets := map[string]bool{}
+		for _, f := range q.Files {
+			targets[f] = true
+		}
+		chance += chanceNDCG(len(targets), len(files))
+		if last == nil {
+			continue // nothing searched: every channel scores 0
+		}
+		lex += traceNDCG(last, targets, func(ch TracedChannel) float64 {
+			if strings.HasPrefix(ch.Name, "vec_") {
+				return 0
+			}
+			return ch.Weight
+		}, true)
+		for i, s := range surfaces {
+			alone[i] += traceNDCG(last, targets, func(ch TracedChannel) float64 {
+				if ch.Name == s.Channel {
+					return 1
+				}
+				return 0
+			}, false)
+		}
+	}
+	n := float64(len(qs))
+	c.Lexical, c.Chance = round3(lex/n), round3(chance/n)
+	for i := range surfaces {
+		s := &surfaces[i]
+		s.NDCG = round3(alone[i] / n)
+		if lex > chance {
+			s.Signal = round3(math.Max(0, (alone[i]-chance)/(lex-chance)))
+		}
+		s.Weight = round3(s.Default * math.Max(0, math.Min(1, (s.Signal-CalibrationLow)/(CalibrationHigh-CalibrationLow))))
+	}
+	c.Surfaces = surfaces
+	return c, nil
+}
+
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
+
+// chanceNDCG is the expected NDCG@10 of n target files in a random order
+// of files files.
+func chanceNDCG(n, files int) float64 {
+	if files <= 0 || n == 0 {
+		return 0
+	}
+	p := math.Min(1, float64(n)/float64(files))
+	var dcg, idcg float64
+	for r := 0; r < min(10, files); r++ {
+		dcg += p / math.Log2(float64(r+2))
+	}
+	for i := 0; i < min(10, n); i++ {
+		idcg += 1 / math.Log2(float64(i+2))
+	}
+	return math.Min(1, dcg/idcg)
+}
+
+// traceNDCG ranks the files of a traced search by Σ weight(channel) ×
+// score (times the file's path and prior factor when factors), only
+// those a channel of positive weight found, ties by path as fusion breaks
+// them, and scores the first ten against targets.
+func traceNDCG(tr *FusionTrace, targets map[string]bool, weight func(TracedChannel) float64, factors bool) float64 {
+	score := make([]float64, len(tr.Files))
+	found := make([]bool, len(tr.Files))
+	for _, ch := range tr.Channels {
+		w := weight(ch)
+		if w == 0 {
+			continue
+		}
+		for i, fi := range ch.Files {
+			score[fi] += w * ch.Scores[i]
+			found[fi] = true
+		}
+	}
+	var idx []int
+	for i := range score {
+		if found[i] {
+			if factors {
+				score[i] *= tr.Files[i].Factor
+			}
+			idx = append(idx, i)
+		}
+	}
+	sort.Slice(idx, func(a, b int) bool {
+		if score[idx[a]] != score[idx[b]] {
+			return score[idx[a]] > score[idx[b]]
+		}
+		return tr.Files[idx[a]].Path < tr.Files[idx[b]].Path
+	})
+	var dcg, idcg float64
+	for r, fi := range idx[:min(10, len(idx))] {
+		if targets[tr.Files[fi].Path] {
+			dcg += 1 / math.Log2(float64(r+2))
+		}
+	}
+	for i := 0; i < min(10, len(targets)); i++ {
+		idcg += 1 / math.Log2(float64(i+2))
+	}
+	if idcg == 0 {
+		return 0
+	}
+	return dcg / idcg
+}
