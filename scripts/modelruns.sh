@@ -70,9 +70,11 @@ randvec=
 trap '[ -n "$randvec" ] && kill "$randvec"' EXIT
 for set in $SETS; do
 	pseudo=$OUT/pseudo-$set
+	# The pseudo-queries are read from the lexical run's indexes.
+	eval_traced off "$set" "" "$(bench "$set")" --embed off
 	if [ ! -s "$pseudo/repos.json" ]; then
 		log "pseudo-queries of $set"
-		nice -n 10 "$OUT/bin/pseudogen" -bench "$(bench "$set")" -checkouts "$(repos "$set")" -mirror "${MIRROR_ROOT:?}" \
+		nice -n 10 "$OUT/bin/pseudogen" -bench "$(bench "$set")" -indexes "$OUT/cache/off-$set" -mirror "${MIRROR_ROOT:?}" \
 			-avoid "$(bench "$set")" -out "$pseudo" 2> "$OUT/log/pseudogen-$set.err"
 	fi
 	for model in $MODELS; do

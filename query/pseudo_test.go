@@ -1,7 +1,8 @@
-package main
+package query
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -26,7 +27,7 @@ func TestMentions(t *testing.T) {
 	indexed := map[string]bool{"tree.go": true, "middleware/logger.go": true, "mux.go": true, "router.go": true}
 	byBase := map[string][]string{"tree.go": {"tree.go"}, "logger.go": {"middleware/logger.go"}, "mux.go": {"mux.go"}, "router.go": {"router.go"}}
 	defined := map[string]map[string]bool{"NewMux": {"mux.go": true}, "Logger": {"middleware/logger.go": true, "x.go": true}}
-	secs := splitSections(md)
+	secs := splitSections(strings.Split(md, "\n"))
 	if len(secs) != 2 {
 		t.Fatalf("%d sections, want 2", len(secs))
 	}
@@ -39,5 +40,24 @@ func TestMentions(t *testing.T) {
 	}
 	if files, _ := mentions(secs[1], "README.md", indexed, byBase, defined); len(files) != 0 {
 		t.Errorf("second section names %v", files)
+	}
+}
+
+// A bounded set holds every source, in turn.
+func TestInterleave(t *testing.T) {
+	q := func(s string, n int) []PseudoQuery {
+		var out []PseudoQuery
+		for range n {
+			out = append(out, PseudoQuery{Source: s})
+		}
+		return out
+	}
+	got := interleave(5, q("doc", 4), q("readme", 1), q("commit", 3))
+	var sources []string
+	for _, p := range got {
+		sources = append(sources, p.Source)
+	}
+	if want := []string{"doc", "readme", "commit", "doc", "commit"}; !reflect.DeepEqual(sources, want) {
+		t.Errorf("interleave: %v, want %v", sources, want)
 	}
 }
