@@ -54,11 +54,12 @@ type vectorChannels struct {
 	// uncalibrated searches with Tuning's weights, not the index's
 	// calibrated ones: the calibration's own searches.
 	uncalibrated bool
+	given        *Calibration // Options.Weights
 }
 
 func newVectorChannels(db tables.Reader, tune *Tuning, opts Options) *vectorChannels {
 	v := &vectorChannels{db: db, tune: tune, guard: opts.QueryEmbed, vectorsOff: opts.VectorsOff, resident: opts.ResidentVectors,
-		uncalibrated: opts.FixedWeights}
+		uncalibrated: opts.FixedWeights, given: opts.Weights}
 	v.embedder = v.guarded(opts.Embedder)
 	return v
 }
@@ -580,19 +581,21 @@ func (v *vectorChannels) vecScope(ctx context.Context, surface string, s *vecSur
 // their evidence to st's status. An index without one, or calibrated for
 // another model, keeps Tuning's.
 func (v *vectorChannels) calibrated(ctx context.Context, st *vectorState, specs []vecSpec, explain bool) ([]vecSpec, error) {
-	cr, ok := v.db.VectorReader().(interface {
-		FusionCalibration(ctx context.Context) (string, error)
-	})
-	if v.uncalibrated || !ok {
+	if v.uncalibrated {
 		return specs, nil
 	}
-	s, err := cr.FusionCalibration(ctx)
-	if err != nil {
-		return nil, err
+	c := v.given
+	if cr, ok := v.db.VectorReader().(interface {
+		FusionCalibration(ctx context.Context) (string, error)
+	}); ok && c == nil {
+		s, err := cr.FusionCalibration(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c, _ = ParseCalibration(s) // unreadable: the defaults
 	}
-	c, err := ParseCalibration(s)
-	if err != nil || c == nil || c.Model != st.model {
-		return specs, nil // unreadable or another model's: the defaults
+	if c == nil || c.Model != st.model {
+		return specs, nil // none, or another model's: the defaults
 	}
 	out := make([]vecSpec, len(specs))
 	for i, sp := range specs {

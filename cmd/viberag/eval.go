@@ -375,7 +375,11 @@ func (c *evalCmd) evalStore(ctx context.Context, r benchRepo, root string, db *t
 	if err != nil {
 		return nil, err
 	}
-	p, err := query.New(ctx, rd, query.Options{Tuning: tune, Embedder: res.embedder, VectorsOff: res.off, ResidentVectors: true})
+	// The store keeps no calibration: the local index's weights are given,
+	// so that both rank alike.
+	weights, _ := query.ParseCalibration(string(local.Weights))
+	p, err := query.New(ctx, rd, query.Options{Tuning: tune, Embedder: res.embedder, VectorsOff: res.off, ResidentVectors: true,
+		FixedWeights: c.FixedWeights, Weights: weights})
 	if err != nil {
 		return nil, err
 	}
