@@ -19,13 +19,17 @@ import (
 // surface is searched alone on the pseudo-queries; its signal is how far
 // its NDCG@10 rises above chance, as a share of how far the lexical
 // channels' fused ranking rises: noise measures about 0, a surface as good
-// as lexical 1. Its weight is today's fixed weight (Tuning.WVec*) times
-// (signal − CalibrationLow)/(CalibrationHigh − CalibrationLow), clamped to
-// [0, 1]: none at or below the low mark, all of it from the high one. With
-// fewer than MinPseudoQueries pseudo-queries, or when they cannot be
-// searched with vectors, every weight is 0 (the lexical ranking) and
-// Fallback says why: a ranking never worse than lexical is what an
-// unmeasured model can promise.
+// as lexical 1. A surface whose signal reaches CalibrationGate gets
+// CalibrationScale times today's fixed weight (Tuning.WVec*), the others
+// none. The gate is what the pseudo-queries can tell (noise from a model);
+// the scale is one constant, not measured per repository, because the
+// pseudo-queries' gain from a weight does not predict a benchmark's: it is
+// the largest at which neither a random nor a static word model ranks
+// below lexical on the broad benchmark (BENCHMARKS.md). With fewer than
+// MinPseudoQueries pseudo-queries, or when they cannot be searched with
+// vectors, every weight is 0 (the lexical ranking) and Fallback says why:
+// a ranking never worse than lexical is what an unmeasured model can
+// promise.
 type Calibration struct {
 	Rule    string `json:"rule"`
 	Model   string `json:"model"`
@@ -52,9 +56,9 @@ type SurfaceEvidence struct {
 
 // The calibration rule's constants (see Calibration).
 const (
-	CalibrationRule  = "signal-0.2-0.5"
-	CalibrationLow   = 0.2
-	CalibrationHigh  = 0.5
+	CalibrationRule  = "gate-0.2-scale-0.25"
+	CalibrationGate  = 0.2
+	CalibrationScale = 0.25
 	MinPseudoQueries = 8
 	// RecalibrateShare: a calibration is redone once more than this
 	// share of the files it measured have been written or deleted since.
@@ -242,7 +246,9 @@ func Calibrate(ctx context.Context, db tables.Reader, emb embed.Provider, commit
 		if lex > chance {
 			s.Signal = round3(math.Max(0, (alone[i]-chance)/(lex-chance)))
 		}
-		s.Weight = round3(s.Default * math.Max(0, math.Min(1, (s.Signal-CalibrationLow)/(CalibrationHigh-CalibrationLow))))
+		if s.Signal >= CalibrationGate {
+			s.Weight = round3(CalibrationScale * s.Default)
+		}
 	}
 	c.Surfaces = surfaces
 	return c, nil
