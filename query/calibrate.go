@@ -5,21 +5,23 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/fileset"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/vectors"
 )
 
 // Calibration is a repository's vector weights, measured on its own
 // pseudo-queries (PseudoQueries), and the evidence for them. Each vector
-// surface is searched alone on the pseudo-queries; its signal is how far
-// its NDCG@10 rises above chance, as a share of how far the lexical
-// channels' fused ranking rises: noise measures about 0, a surface as good
-// as lexical 1. A surface whose signal reaches CalibrationGate gets
+// surface is searched alone on the pseudo-queries (only the vector
+// channels run: a full search per pseudo-query would cost a good share of
+// a cold index); its signal is how far its NDCG@10 rises above chance, as
+// a share of the most it could: noise measures about 0, a perfect ranking
+// 1 (the lexical fusion measures about 0.8). A surface whose signal
+// reaches CalibrationGate gets
 // CalibrationScale times today's fixed weight (Tuning.WVec*), the others
 // none. The gate is what the pseudo-queries can tell (noise from a model);
 // the scale is one constant, not measured per repository, because the
@@ -38,7 +40,6 @@ type Calibration struct {
 
 	Queries  int               `json:"pseudo_queries"`
 	Sources  map[string]int    `json:"sources,omitempty"` // pseudo-queries by source
-	Lexical  float64           `json:"lexical_ndcg"`      // the lexical channels fused
 	Chance   float64           `json:"chance_ndcg"`       // a random order of the files
 	Surfaces []SurfaceEvidence `json:"surfaces,omitempty"`
 	Fallback string            `json:"fallback,omitempty"` // why the weights are lexical-only
@@ -56,13 +57,16 @@ type SurfaceEvidence struct {
 
 // The calibration rule's constants (see Calibration).
 const (
-	CalibrationRule  = "gate-0.2-scale-0.25"
-	CalibrationGate  = 0.2
+	CalibrationRule  = "alone-gate-0.15-scale-0.25"
+	CalibrationGate  = 0.15
 	CalibrationScale = 0.25
 	MinPseudoQueries = 8
 	// RecalibrateShare: a calibration is redone once more than this
 	// share of the files it measured have been written or deleted since.
 	RecalibrateShare = 0.1
+	// calibrateCands is the rows each vector channel reads per
+	// pseudo-query (Tuning.VecCands).
+	calibrateCands = 30
 )
 
 // Stale says why c must be measured again for an index of files files
@@ -104,8 +108,8 @@ func (c *Calibration) Summary() string {
 	for _, s := range c.Surfaces {
 		parts = append(parts, fmt.Sprintf("%s %.2g (signal %.2f)", s.Channel, s.Weight, s.Signal))
 	}
-	return fmt.Sprintf("vector weights calibrated on %d pseudo-queries (lexical NDCG@10 %.3f): %s",
-		c.Queries, c.Lexical, strings.Join(parts, ", "))
+	return fmt.Sprintf("vector weights calibrated on %d pseudo-queries (chance NDCG@10 %.3f): %s",
+		c.Queries, c.Chance, strings.Join(parts, ", "))
 }
 
 // ParseCalibration reads meta fusion_calibration; "" is no calibration.
@@ -191,28 +195,30 @@ func Calibrate(ctx context.Context, db tables.Reader, emb embed.Provider, commit
 		c.Fallback = fmt.Sprintf("%d pseudo-queries from doc comments, README sections and commits, fewer than the %d a measurement needs", len(qs), MinPseudoQueries)
 		return c, nil
 	}
-	var last *FusionTrace
-	p, err := New(ctx, db, Options{Embedder: emb, FixedWeights: true, Trace: func(t FusionTrace) { last = &t }})
+	// NDCG@10 needs a channel's first ten files, not the hundred rows a
+	// search reads and rescores: fewer rows make the step cheap.
+	tune := DefaultTuning()
+	tune.VecCands = calibrateCands
+	p, err := New(ctx, db, Options{Embedder: emb, FixedWeights: true, Tuning: &tune})
 	if err != nil {
 		return nil, err
 	}
 	defer p.Close()
-	surfaces := []SurfaceEvidence{
-		{Channel: "vec_code", Default: p.tune.WVecCode},
-		{Channel: "vec_summary", Default: p.tune.WVecSummary},
-		{Channel: "vec_file", Default: p.tune.WVecFile},
+	specs := []vecSpec{
+		{"vec_code", vectors.SurfaceCode, p.tune.WVecCode},
+		{"vec_summary", vectors.SurfaceSummary, p.tune.WVecSummary},
+		{"vec_file", vectors.SurfaceFile, p.tune.WVecFile},
 	}
-	var lex, chance float64
-	alone := make([]float64, len(surfaces))
+	var chance float64
+	alone := make([]float64, len(specs))
 	for _, q := range qs {
-		last = nil
-		d, err := p.Rank(ctx, Request{Query: q.Text, Intent: Concept}, RankOptions{})
+		req := Request{Query: q.Text, Intent: Concept}
+		run, err := p.vec.runVectors(ctx, q.Text, specs, req, newScoped(req.Scope))
 		if err != nil {
 			return nil, fmt.Errorf("calibrate: %w", err)
 		}
-		resp := d.Response
-		if !strings.HasPrefix(resp.Vectors, "on") {
-			c.Fallback = "vectors were off for the pseudo-queries: " + resp.Vectors
+		if !strings.HasPrefix(run.status, "on") || len(run.chans) == 0 {
+			c.Fallback = "vectors were off for the pseudo-queries: " + run.status
 			return c, nil
 		}
 		targets := map[string]bool{}
@@ -220,37 +226,26 @@ func Calibrate(ctx context.Context, db tables.Reader, emb embed.Provider, commit
 			targets[f] = true
 		}
 		chance += chanceNDCG(len(targets), len(files))
-		if last == nil {
-			continue // nothing searched: every channel scores 0
-		}
-		lex += traceNDCG(last, targets, func(ch TracedChannel) float64 {
-			if strings.HasPrefix(ch.Name, "vec_") {
-				return 0
-			}
-			return ch.Weight
-		}, true)
-		for i, s := range surfaces {
-			alone[i] += traceNDCG(last, targets, func(ch TracedChannel) float64 {
-				if ch.Name == s.Channel {
-					return 1
+		for _, ch := range run.chans {
+			for i, s := range specs {
+				if ch.name == s.name {
+					alone[i] += channelNDCG(ch, targets)
 				}
-				return 0
-			}, false)
+			}
 		}
 	}
 	n := float64(len(qs))
-	c.Lexical, c.Chance = round3(lex/n), round3(chance/n)
-	for i := range surfaces {
-		s := &surfaces[i]
-		s.NDCG = round3(alone[i] / n)
-		if lex > chance {
-			s.Signal = round3(math.Max(0, (alone[i]-chance)/(lex-chance)))
+	c.Chance = round3(chance / n)
+	for i, sp := range specs {
+		s := SurfaceEvidence{Channel: sp.name, Default: sp.weight, NDCG: round3(alone[i] / n)}
+		if chance < n {
+			s.Signal = round3(math.Max(0, (alone[i]-chance)/(n-chance)))
 		}
 		if s.Signal >= CalibrationGate {
 			s.Weight = round3(CalibrationScale * s.Default)
 		}
+		c.Surfaces = append(c.Surfaces, s)
 	}
-	c.Surfaces = surfaces
 	return c, nil
 }
 
@@ -273,42 +268,18 @@ func chanceNDCG(n, files int) float64 {
 	return math.Min(1, dcg/idcg)
 }
 
-// traceNDCG ranks the files of a traced search by Σ weight(channel) ×
-// score (times the file's path and prior factor when factors), only
-// those a channel of positive weight found, ties by path as fusion breaks
-// them, and scores the first ten against targets.
-func traceNDCG(tr *FusionTrace, targets map[string]bool, weight func(TracedChannel) float64, factors bool) float64 {
-	score := make([]float64, len(tr.Files))
-	found := make([]bool, len(tr.Files))
-	for _, ch := range tr.Channels {
-		w := weight(ch)
-		if w == 0 {
+// channelNDCG scores the files of a channel's units in the channel's
+// order (a file at its best unit) against targets: NDCG@10.
+func channelNDCG(ch *channel, targets map[string]bool) float64 {
+	seen := map[string]bool{}
+	var dcg, idcg float64
+	for _, u := range ch.units {
+		if seen[u.path] || len(seen) == 10 {
 			continue
 		}
-		for i, fi := range ch.Files {
-			score[fi] += w * ch.Scores[i]
-			found[fi] = true
-		}
-	}
-	var idx []int
-	for i := range score {
-		if found[i] {
-			if factors {
-				score[i] *= tr.Files[i].Factor
-			}
-			idx = append(idx, i)
-		}
-	}
-	sort.Slice(idx, func(a, b int) bool {
-		if score[idx[a]] != score[idx[b]] {
-			return score[idx[a]] > score[idx[b]]
-		}
-		return tr.Files[idx[a]].Path < tr.Files[idx[b]].Path
-	})
-	var dcg, idcg float64
-	for r, fi := range idx[:min(10, len(idx))] {
-		if targets[tr.Files[fi].Path] {
-			dcg += 1 / math.Log2(float64(r+2))
+		seen[u.path] = true
+		if targets[u.path] {
+			dcg += 1 / math.Log2(float64(len(seen)+1))
 		}
 	}
 	for i := 0; i < min(10, len(targets)); i++ {
