@@ -29,9 +29,9 @@ import (
 // the largest at which neither a random nor a static word model ranks
 // below lexical on the broad benchmark (BENCHMARKS.md). With fewer than
 // MinPseudoQueries pseudo-queries, or when they cannot be searched with
-// vectors, every weight is 0 (the lexical ranking) and Fallback says why:
-// a ranking never worse than lexical is what an unmeasured model can
-// promise.
+// vectors, every surface gets CalibrationScale of its fixed weight,
+// unmeasured, and Fallback says why: what a passing surface gets, and a
+// cost within noise (0.002) even for random vectors.
 type Calibration struct {
 	Rule    string `json:"rule"`
 	Model   string `json:"model"`
@@ -57,7 +57,7 @@ type SurfaceEvidence struct {
 
 // The calibration rule's constants (see Calibration).
 const (
-	CalibrationRule  = "alone-gate-0.15-scale-0.25"
+	CalibrationRule  = "alone-gate-0.15-quarter"
 	CalibrationGate  = 0.15
 	CalibrationScale = 0.25
 	MinPseudoQueries = 8
@@ -93,23 +93,29 @@ func (c *Calibration) Weight(channel string) (float64, bool) {
 			return s.Weight, true
 		}
 	}
-	if c.Fallback != "" {
-		return 0, true
-	}
 	return 0, false
 }
 
 // Summary says in one line what the weights are and why.
 func (c *Calibration) Summary() string {
 	if c.Fallback != "" {
-		return "vector weights 0 (lexical ranking): " + c.Fallback
+		return fmt.Sprintf("vector weights unmeasured, a quarter of the fixed ones (%s): %s", c.weightList(), c.Fallback)
 	}
 	var parts []string
 	for _, s := range c.Surfaces {
-		parts = append(parts, fmt.Sprintf("%s %.2g (signal %.2f)", s.Channel, s.Weight, s.Signal))
+		parts = append(parts, fmt.Sprintf("%s %.3g (signal %.2f)", s.Channel, s.Weight, s.Signal))
 	}
 	return fmt.Sprintf("vector weights calibrated on %d pseudo-queries (chance NDCG@10 %.3f): %s",
 		c.Queries, c.Chance, strings.Join(parts, ", "))
+}
+
+// weightList names each surface's weight.
+func (c *Calibration) weightList() string {
+	var parts []string
+	for _, s := range c.Surfaces {
+		parts = append(parts, fmt.Sprintf("%s %.3g", s.Channel, s.Weight))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // ParseCalibration reads meta fusion_calibration; "" is no calibration.
@@ -188,12 +194,10 @@ func Calibrate(ctx context.Context, db tables.Reader, emb embed.Provider, commit
 		c.Sources[q.Source]++
 	}
 	if emb == nil {
-		c.Fallback = "no embedder to search the pseudo-queries with"
-		return c, nil
+		return c.unmeasured("no embedder to search the pseudo-queries with"), nil
 	}
 	if len(qs) < MinPseudoQueries {
-		c.Fallback = fmt.Sprintf("%d pseudo-queries from doc comments, README sections and commits, fewer than the %d a measurement needs", len(qs), MinPseudoQueries)
-		return c, nil
+		return c.unmeasured(fmt.Sprintf("%d pseudo-queries from doc comments, README sections and commits, fewer than the %d a measurement needs", len(qs), MinPseudoQueries)), nil
 	}
 	// NDCG@10 needs a channel's first ten files, not the hundred rows a
 	// search reads and rescores: fewer rows make the step cheap.
@@ -218,8 +222,7 @@ func Calibrate(ctx context.Context, db tables.Reader, emb embed.Provider, commit
 			return nil, fmt.Errorf("calibrate: %w", err)
 		}
 		if !strings.HasPrefix(run.status, "on") || len(run.chans) == 0 {
-			c.Fallback = "vectors were off for the pseudo-queries: " + run.status
-			return c, nil
+			return c.unmeasured("vectors were off for the pseudo-queries: " + run.status), nil
 		}
 		targets := map[string]bool{}
 		for _, f := range q.Files {
@@ -247,6 +250,20 @@ func Calibrate(ctx context.Context, db tables.Reader, emb embed.Provider, commit
 		c.Surfaces = append(c.Surfaces, s)
 	}
 	return c, nil
+}
+
+// unmeasured gives every surface CalibrationScale of its fixed weight,
+// because why: what a surface that passes the gate gets, and at most a
+// cost within noise for a model of no signal (BENCHMARKS.md).
+func (c *Calibration) unmeasured(why string) *Calibration {
+	t := DefaultTuning()
+	c.Fallback = why
+	c.Surfaces = nil
+	for _, s := range []SurfaceEvidence{{Channel: "vec_code", Default: t.WVecCode}, {Channel: "vec_summary", Default: t.WVecSummary}, {Channel: "vec_file", Default: t.WVecFile}} {
+		s.Weight = round3(CalibrationScale * s.Default)
+		c.Surfaces = append(c.Surfaces, s)
+	}
+	return c
 }
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }

@@ -139,12 +139,12 @@ func TestCalibrationFallsBackAndSaysWhy(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path, _ := buildCalibrated(t, tc.files, m)
 			c := storedCalibration(t, path)
-			if !strings.Contains(c.Fallback, "pseudo-queries") || !strings.Contains(c.Summary(), "lexical") {
+			if !strings.Contains(c.Fallback, "pseudo-queries") || !strings.Contains(c.Summary(), "unmeasured") {
 				t.Fatalf("fallback not said: %+v", c)
 			}
-			for _, ch := range []string{"vec_code", "vec_summary", "vec_file"} {
-				if w, ok := c.Weight(ch); !ok || w != 0 {
-					t.Fatalf("%s: weight %v, %v; want 0 (lexical)", ch, w, ok)
+			for ch, fixed := range map[string]float64{"vec_code": 1, "vec_summary": 0.7, "vec_file": 0.5} {
+				if w, ok := c.Weight(ch); !ok || w != round3(CalibrationScale*fixed) {
+					t.Fatalf("%s: weight %v, %v; want a quarter of %v", ch, w, ok, fixed)
 				}
 			}
 		})
