@@ -105,3 +105,35 @@ func gitEnv() []string {
 	}
 	return append(env, "GIT_OPTIONAL_LOCKS=0")
 }
+
+// Commit is a commit's subject and the paths it changed.
+type Commit struct {
+	Subject string
+	Files   []string
+}
+
+// GitLog returns up to n commits back from HEAD (merges left out) that
+// changed files under root, each with its subject and the paths it
+// changed relative to root; none outside git or when git fails.
+func GitLog(ctx context.Context, root string, n int) []Commit {
+	out, err := Git(ctx, root, nil, "log", "--no-merges", "--relative", "--format=%x00%s", "--name-only",
+		fmt.Sprintf("-n%d", n), "HEAD", "--", ".")
+	if err != nil {
+		return nil
+	}
+	var commits []Commit
+	for _, rec := range bytes.Split(out, []byte{0})[1:] {
+		var c Commit
+		for i, line := range strings.Split(string(rec), "\n") {
+			line = strings.TrimSpace(line)
+			switch {
+			case i == 0:
+				c.Subject = line
+			case line != "":
+				c.Files = append(c.Files, line)
+			}
+		}
+		commits = append(commits, c)
+	}
+	return commits
+}

@@ -40,6 +40,8 @@ type VectorResult struct {
 	// map (tables.VectorStore.SyncFile), which took FileMS (checking it too).
 	FileWritten bool  `json:"file_written,omitempty"`
 	FileMS      int64 `json:"file_ms"`
+	// CalibrateMS is the time the calibration step took (Options.Calibrate).
+	CalibrateMS int64 `json:"calibrate_ms,omitempty"`
 }
 
 // embedPage is the rows embedded and written per step: big enough to keep
@@ -175,7 +177,7 @@ func startWatchdog(ctx context.Context, budget time.Duration, refusedBefore bool
 // stage by Options.EmbedBudget of no progress. The index's vectors all
 // have one dimension: a provider whose dimension differs from the stored
 // vectors' (or an index that holds two) re-embeds everything.
-func embedStage(ctx context.Context, db *tables.DB, opts Options) (*VectorResult, error) {
+func embedStage(ctx context.Context, db *tables.DB, opts *Options) (*VectorResult, error) {
 	start := time.Now()
 	vr := &VectorResult{}
 	defer func() { vr.ElapsedMS = time.Since(start).Milliseconds() }()

@@ -53,6 +53,10 @@ type Options struct {
 	// supplies Embedder and VectorsOff, so a caller can load a model while
 	// files are parsed. An error ends the run (facts are written by then).
 	LoadEmbedder func() (embed.Provider, string, error)
+	// Calibrate, when set, keeps the index's vector weights measured once
+	// its vectors are complete (see Calibrator); without it searches use
+	// the fixed weights.
+	Calibrate Calibrator
 	// EmbedBudget ends the embedding stage when no request to the
 	// provider has succeeded for this long; 0 means DefaultEmbedBudget.
 	EmbedBudget time.Duration
@@ -215,7 +219,7 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 			return nil, err
 		}
 	}
-	if res.Vectors, err = embedStage(ctx, db, opts); err != nil {
+	if res.Vectors, err = embedStage(ctx, db, &opts); err != nil {
 		return nil, err
 	}
 	// The vector file searches map: rewritten when the vectors changed.
@@ -224,6 +228,9 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 		return nil, err
 	}
 	res.Vectors.FileMS = time.Since(fileStart).Milliseconds()
+	if err := calibrateStage(ctx, db, real, &opts, res); err != nil {
+		return nil, err
+	}
 	if res.Counts, err = db.Counts(ctx); err != nil {
 		return nil, err
 	}

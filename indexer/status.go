@@ -205,6 +205,11 @@ type VectorState struct {
 	// vector and those still missing one; Missing sums the latter.
 	Surfaces map[string]tables.VectorCount `json:"surfaces" jsonschema:"per surface (code, summary, file): rows with a vector and rows still missing one"`
 	Missing  int64                         `json:"missing"`
+	// Weights are the vector channels' weights that searches use, and the
+	// evidence they were chosen on (query.Calibration, as stored; searches
+	// use it for its model only); absent before the first calibration,
+	// when searches use the fixed defaults.
+	Weights json.RawMessage `json:"weights,omitempty" jsonschema:"vector channel weights measured on the repository's own pseudo-queries (doc comments, README sections, commit subjects) and the evidence; fallback says why they are lexical-only"`
 }
 
 // RunState describes one index run.
@@ -539,6 +544,9 @@ func vectorState(ctx context.Context, db *tables.DB, meta map[string]string, off
 		vs.Error = meta[tables.MetaEmbeddingError]
 	}
 	vs.Dim, _ = strconv.Atoi(meta[tables.MetaEmbeddingDim])
+	if c := meta[tables.MetaFusionCalibration]; c != "" && json.Valid([]byte(c)) {
+		vs.Weights = json.RawMessage(c)
+	}
 	var err error
 	vs.Surfaces, err = db.Vectors().Counts(ctx)
 	for _, c := range vs.Surfaces {

@@ -54,6 +54,8 @@ var fileLevel = map[string]bool{"blocks_sum": true, "files": true, "path": true,
 type fused struct {
 	hits  []*fusedHit
 	files int // candidate files
+	// cands are the candidate files, best first (kept for a trace).
+	cands []*fileCand
 }
 
 type fusedHit struct {
@@ -197,7 +199,7 @@ func (p *Planner) fuse(chans []*channel, pm *pathMatcher, files map[int64]*fileI
 		}
 		return a.nth < b.nth
 	})
-	out := &fused{files: len(cands)}
+	out := &fused{files: len(cands), cands: cands}
 	for i := 0; i < len(picks) && i < limit; i++ {
 		pk := picks[i]
 		out.hits = append(out.hits, &fusedHit{u: pk.uc.u, file: pk.fc, unit: pk.uc, score: pk.score, nth: pk.nth})

@@ -26,6 +26,8 @@ type Planner struct {
 	symbols *symbolFinder   // definitions and references by name
 	page    *pageFinisher   // snippets, groups, suggestions and the budget
 	files   fileCache       // paths and their words, for the path prior
+
+	traceFn func(FusionTrace) // Options.Trace
 }
 
 // Options configure a Planner. The zero value gives the defaults.
@@ -61,6 +63,19 @@ type Options struct {
 	// and list from the index. Without it (a one-shot search) the mapped
 	// file serves every search: no load at all.
 	ResidentVectors bool
+
+	// FixedWeights searches with Tuning's vector weights, not those the
+	// index's calibration chose (Calibration): for measurements.
+	FixedWeights bool
+	// Weights, when set, is the calibration to search with instead of the
+	// index's own: for an index that keeps none (a shared store's
+	// repository) measured elsewhere on the same vectors.
+	Weights *Calibration
+
+	// Trace, when set, is called with the fusion of every definition and
+	// concept search, on the search's goroutine, before the search
+	// returns (FusionTrace): for measurements of channel weights.
+	Trace func(FusionTrace)
 }
 
 // New returns a Planner over db, an open index (an SQLite file, or one
@@ -70,7 +85,7 @@ type Options struct {
 // a missing table or an index of another schema fails here rather than
 // on the first search.
 func New(ctx context.Context, db tables.Reader, opts Options) (*Planner, error) {
-	p := &Planner{db: db, tune: DefaultTuning()}
+	p := &Planner{db: db, tune: DefaultTuning(), traceFn: opts.Trace}
 	if opts.Tuning != nil {
 		p.tune = *opts.Tuning
 	}

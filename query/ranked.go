@@ -153,6 +153,9 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 	resp.FiltersApplied = sc.applied
 
 	f := p.fuse(chans, pm, files, pool, req.Limit)
+	if p.traceFn != nil {
+		p.traceFn(p.trace(text, resp.Intent, chans, f))
+	}
 	resp.Total = f.files
 	for _, fh := range f.hits {
 		h := Hit{

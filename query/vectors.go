@@ -51,10 +51,15 @@ type vectorChannels struct {
 	vectorsOff string      // why embedder is nil, for responses
 	vecs       vectorCache // the index's vectors, per surface
 	resident   bool        // Options.ResidentVectors
+	// uncalibrated searches with Tuning's weights, not the index's
+	// calibrated ones: the calibration's own searches.
+	uncalibrated bool
+	given        *Calibration // Options.Weights
 }
 
 func newVectorChannels(db tables.Reader, tune *Tuning, opts Options) *vectorChannels {
-	v := &vectorChannels{db: db, tune: tune, guard: opts.QueryEmbed, vectorsOff: opts.VectorsOff, resident: opts.ResidentVectors}
+	v := &vectorChannels{db: db, tune: tune, guard: opts.QueryEmbed, vectorsOff: opts.VectorsOff, resident: opts.ResidentVectors,
+		uncalibrated: opts.FixedWeights, given: opts.Weights}
 	v.embedder = v.guarded(opts.Embedder)
 	return v
 }
@@ -571,6 +576,53 @@ func (v *vectorChannels) vecScope(ctx context.Context, surface string, s *vecSur
 	return allow, nil
 }
 
+// calibrated returns specs with the weights the index's calibration
+// chose for its model (Calibration), and, when explain, adds them and
+// their evidence to st's status. An index without one, or calibrated for
+// another model, keeps Tuning's.
+func (v *vectorChannels) calibrated(ctx context.Context, st *vectorState, specs []vecSpec, explain bool) ([]vecSpec, error) {
+	if v.uncalibrated {
+		return specs, nil
+	}
+	c := v.given
+	if cr, ok := v.db.VectorReader().(interface {
+		FusionCalibration(ctx context.Context) (string, error)
+	}); ok && c == nil {
+		s, err := cr.FusionCalibration(ctx)
+		if err != nil {
+			return nil, err
+		}
+		c, _ = ParseCalibration(s) // unreadable: the defaults
+	}
+	if c == nil || c.Model != st.model {
+		return specs, nil // none, or another model's: the defaults
+	}
+	out := make([]vecSpec, len(specs))
+	for i, sp := range specs {
+		out[i] = sp
+		if w, ok := c.Weight(sp.name); ok {
+			out[i].weight = w
+		}
+	}
+	switch {
+	case explain:
+		st.status += "; " + c.Summary()
+	case !anyWeight(out):
+		st.status += "; calibrated weights 0, so this search is lexical (--explain says why)"
+	}
+	return out, nil
+}
+
+// anyWeight reports whether a spec has a positive weight.
+func anyWeight(specs []vecSpec) bool {
+	for _, s := range specs {
+		if s.weight > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // vecSpec is a vector channel to run: its name, surface and weight.
 type vecSpec struct {
 	name, surface string
@@ -595,6 +647,12 @@ func (v *vectorChannels) runVectors(ctx context.Context, text string, specs []ve
 		return vecRun{}, err
 	}
 	if !st.on {
+		return vecRun{status: st.status}, nil
+	}
+	if specs, err = v.calibrated(ctx, &st, specs, req.Explain); err != nil {
+		return vecRun{}, err
+	}
+	if !anyWeight(specs) {
 		return vecRun{status: st.status}, nil
 	}
 	q, err := v.embedQuery(ctx, text)

@@ -34,6 +34,13 @@ func (store *VectorStore) Model(ctx context.Context) (string, error) {
 	return v, err
 }
 
+// FusionCalibration returns meta fusion_calibration ("" when none).
+func (store *VectorStore) FusionCalibration(ctx context.Context) (string, error) {
+	var v string
+	err := store.db.reader.stmts.queryRow(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = '`+MetaFusionCalibration+`'), '')`).Scan(&v)
+	return v, err
+}
+
 // Dim returns the dimension of the index's vectors: meta embedding_dim,
 // or, in an index that does not record it, the most common dimension of
 // model's vectors; 0 when there are none.

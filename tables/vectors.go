@@ -43,6 +43,10 @@ const (
 	// first VectorStore.Write and cleared by Drop: an index never holds
 	// vectors of two sizes.
 	MetaEmbeddingDim = "embedding_dim"
+	// MetaFusionCalibration is the JSON of the vector weights the last
+	// calibration chose for this repository and its evidence
+	// (query.Calibration), written by the indexer, read by searches.
+	MetaFusionCalibration = "fusion_calibration"
 )
 
 // ErrDimension is wrapped by VectorStore.Write's error for a vector whose

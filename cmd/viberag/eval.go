@@ -46,6 +46,9 @@ type evalCmd struct {
 	// per-language tables, and a plain baseline beside viberag.
 	Breakdown bool   `help:"Also print Hit@1/5/10 and NDCG@10 per category and per language."`
 	Ranker    string `default:"viberag" enum:"viberag,bm25-files" help:"viberag, or bm25-files: a plain baseline that ranks whole files by bm25 over their content (FTS5's tokens and bm25; no index)."`
+	// Fusion traces for offline weight studies (scripts/fusionlab).
+	FixedWeights bool   `name:"fixed-weights" hidden:"" help:"Use the fixed vector weights: no calibration at index time, and none read at search time (measurements)."`
+	Trace        string `name:"trace" hidden:"" help:"Write every query's targets, hits and fusion (its channels' files and scores before weights) to FILE as gzipped JSON lines (development)." type:"path"`
 	// Ranking parity between the engines.
 	Store string `name:"store" help:"Also push each repository (as bench/NAME, with its local index's vectors) to this shared PostgreSQL store and run every query through it with the same model: NDCG@10 through the store, and the mean top-10 overlap with the local index." env:"VIBERAG_EVAL_STORE"`
 }
@@ -80,6 +83,7 @@ type evalResult struct {
 	embedder embed.Provider
 	cfg      embed.Config
 	off      string
+	tracer   *fusionTracer // --trace
 }
 
 type repoResult struct {
@@ -97,6 +101,11 @@ type repoResult struct {
 	PerQuery   []queryResult       `json:"per_query"`
 	// With --store: the same queries through the store.
 	Store *storeResult `json:"store,omitempty"`
+	// Weights are the vector weights the index's calibration chose
+	// (meta fusion_calibration), when it has one; CalibrateMS the time
+	// this run's calibration step took.
+	Weights     json.RawMessage `json:"weights,omitempty"`
+	CalibrateMS int64           `json:"calibrate_ms,omitempty"`
 
 	latencies []float64
 	cpu       []float64
@@ -177,6 +186,12 @@ func (c *evalCmd) Run(ctx context.Context) error {
 		res.Vectors = res.embedder.ID()
 	}
 	fmt.Fprintf(os.Stderr, "eval: vectors %s\n", res.Vectors)
+	if c.Trace != "" {
+		if res.tracer, err = newFusionTracer(c.Trace); err != nil {
+			return err
+		}
+		defer res.tracer.Close()
+	}
 	for _, r := range repos {
 		if len(only) > 0 && !only[r.Name] {
 			continue
@@ -249,8 +264,11 @@ func (c *evalCmd) evalRepo(ctx context.Context, r benchRepo, tune *query.Tuning,
 	}
 	defer db.Close()
 	start := time.Now()
-	ires, err := indexer.Run(ctx, db, root, indexer.Options{ParseTimeout: c.ParseTimeout,
-		Embedder: res.embedder, Embedding: res.cfg, VectorsOff: res.off})
+	iopts := indexer.Options{ParseTimeout: c.ParseTimeout, Embedder: res.embedder, Embedding: res.cfg, VectorsOff: res.off}
+	if !c.FixedWeights {
+		iopts.Calibrate = query.KeepCalibrated
+	}
+	ires, err := indexer.Run(ctx, db, root, iopts)
 	if err != nil {
 		return nil, err
 	}
@@ -272,15 +290,38 @@ func (c *evalCmd) evalRepo(ctx context.Context, r benchRepo, tune *query.Tuning,
 		return nil, fmt.Errorf("embedding: %s", v.Error)
 	}
 	// Resident, like the MCP server: the latency measured is a server's.
-	p, err := query.New(ctx, db.Reader(), query.Options{Tuning: tune, Embedder: res.embedder, VectorsOff: res.off, ResidentVectors: true})
+	opts := query.Options{Tuning: tune, Embedder: res.embedder, VectorsOff: res.off, ResidentVectors: true, FixedWeights: c.FixedWeights}
+	if v := ires.Vectors; v != nil {
+		rr.CalibrateMS = v.CalibrateMS
+	}
+	if meta, err := db.Meta(ctx); err == nil && !c.FixedWeights && json.Valid([]byte(meta[tables.MetaFusionCalibration])) {
+		rr.Weights = json.RawMessage(meta[tables.MetaFusionCalibration])
+	}
+	if res.tracer != nil {
+		opts.Trace = res.tracer.hook
+	}
+	p, err := query.New(ctx, db.Reader(), opts)
 	if err != nil {
 		return nil, err
 	}
 	defer p.Close()
+	if res.tracer != nil {
+		if err := res.tracer.repo(r, rr, res.Vectors); err != nil {
+			return nil, err
+		}
+	}
 	for _, q := range qs {
+		if res.tracer != nil {
+			res.tracer.arm()
+		}
 		qr, err := c.runQuery(ctx, p, r, q)
 		if err != nil {
 			return nil, err
+		}
+		if res.tracer != nil {
+			if err := res.tracer.query(r, qr); err != nil {
+				return nil, err
+			}
 		}
 		rr.PerQuery = append(rr.PerQuery, *qr)
 		rr.latencies = append(rr.latencies, qr.MS)
@@ -334,7 +375,11 @@ func (c *evalCmd) evalStore(ctx context.Context, r benchRepo, root string, db *t
 	if err != nil {
 		return nil, err
 	}
-	p, err := query.New(ctx, rd, query.Options{Tuning: tune, Embedder: res.embedder, VectorsOff: res.off, ResidentVectors: true})
+	// The store keeps no calibration: the local index's weights are given,
+	// so that both rank alike.
+	weights, _ := query.ParseCalibration(string(local.Weights))
+	p, err := query.New(ctx, rd, query.Options{Tuning: tune, Embedder: res.embedder, VectorsOff: res.off, ResidentVectors: true,
+		FixedWeights: c.FixedWeights, Weights: weights})
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/tables"
 )
 
@@ -130,7 +131,7 @@ func (c *indexCmd) Run(ctx context.Context) error {
 	opts := indexer.Options{
 		Select: c.selectFlags.given().Resolve(nil).Select(""),
 		Force:  c.Force, Workers: c.Workers, ParseOnly: c.ParseOnly, ParseTimeout: c.ParseTimeout,
-		EmbedBudget: c.EmbedBudget, ParseMemory: parseMemory,
+		EmbedBudget: c.EmbedBudget, ParseMemory: parseMemory, Calibrate: query.KeepCalibrated,
 		Notice: func(msg string) { fmt.Fprintln(os.Stderr, "viberag: "+msg) },
 	}
 	// Validate before opening anything, so bad input never touches an index.

@@ -12,6 +12,7 @@ import (
 	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/mcp"
+	"github.com/viberag/viberag/query"
 )
 
 type mcpCmd struct {
@@ -40,7 +41,8 @@ func (c *mcpCmd) Run(ctx context.Context) error {
 	opts := mcp.Options{
 		Root: c.Path, DataDir: c.DataDir,
 		Index: indexer.Options{Select: c.selectFlags.given().Resolve(nil).Select(""), Workers: c.Workers, EmbedBudget: c.EmbedBudget,
-			Notice: func(msg string) { log.Warn("embedding", "notice", msg) }},
+			Calibrate: query.KeepCalibrated,
+			Notice:    func(msg string) { log.Warn("embedding", "notice", msg) }},
 		NoWatch: c.NoWatch, Debounce: c.Debounce, PollInterval: c.PollInterval, Logger: log,
 	}
 	root, err := commandRoot(ctx, c.Path, c.DataDir)

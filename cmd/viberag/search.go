@@ -157,7 +157,7 @@ func openIndex(ctx context.Context, rf repoFlags, dir string, vectors bool) (*op
 	if vectors {
 		emb, off = indexer.QueryEmbedder(ctx, db)
 	}
-	p, err := query.New(ctx, db.Reader(), query.Options{Embedder: emb, VectorsOff: off, Present: mcp.PresentAction})
+	p, err := query.New(ctx, db.Reader(), query.Options{Embedder: emb, VectorsOff: off, Present: mcp.PresentAction, FixedWeights: rf.FixedWeights})
 	if err != nil {
 		db.Close()
 		return nil, err

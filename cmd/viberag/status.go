@@ -13,6 +13,7 @@ import (
 
 	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/tables"
 	"github.com/viberag/viberag/tables/vectors"
 )
@@ -138,6 +139,11 @@ func printStatus(w io.Writer, st *indexer.Status, sty style) {
 		fmt.Fprintf(w, "  vectors: %s\n", v.Model)
 		for _, s := range vectors.Surfaces() {
 			fmt.Fprintf(w, "    %-8s %7d present  %d missing\n", s, v.Surfaces[s].Present, v.Surfaces[s].Missing)
+		}
+		if c, err := query.ParseCalibration(string(v.Weights)); c != nil && err == nil && c.Model == v.Model {
+			fmt.Fprintf(w, "    weights: %s\n", c.Summary())
+		} else {
+			fmt.Fprintln(w, "    weights: fixed defaults (not calibrated yet; the next `viberag index` measures them)")
 		}
 	}
 	if v.Error != "" {

@@ -216,7 +216,8 @@ func TestSearchStoreVectors(t *testing.T) {
 	vectorQueries := 0
 	for _, q := range []string{"limit how often requests are allowed", "parse the configuration file", "retry with backoff",
 		"render a template", "Limiter", "read a file line by line", "hash a password"} {
-		local := search(run("search", q, "-C", root, "--data-dir", data, "--json"))
+		// The store keeps no calibration: it fuses at the fixed weights.
+		local := search(run("search", q, "-C", root, "--data-dir", data, "--json", "--fixed-weights"))
 		r := run("search", q, "--store", srv.URL, "--embed", "model2vec", "--model-dir", model, "--json")
 		store := search(r)
 		if r.Stderr != "" {

@@ -31,15 +31,28 @@
 // control that tells what the factorisation adds over a weighted bag of
 // words.
 //
+// With -tree DIR the corpus is that one directory instead (every file of
+// the languages read, up to -source-bytes): a model of one repository's
+// own words, for measurements of fusion (a transductive model, as latent
+// semantic indexing is: it learns from the text it will search, never
+// from queries or their answers). -lexical-dim N then appends N
+// coordinates of a random vector per word (seeded by the word), scaled so
+// that they carry -lexical-share of a word vector's length: a text's
+// vector then also holds a random projection of its weighted words, so
+// two texts sharing rare words are near even where the factorised part
+// cannot tell.
+//
 // usage:
 //
 //	go run ./scripts/trainstatic -mirror /work/.mirror -out /tmp/static.bin
+//	go run ./scripts/trainstatic -tree CHECKOUT -name repo-words -min-sources 1 -min-count 2 -lexical-dim 256 -out DIR/static.bin
 package main
 
 import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -65,6 +78,9 @@ import (
 type config struct {
 	corpus, mirror, goroot, out, name string
 	exclude                           string
+	tree                              string
+	lexicalDim                        int
+	lexicalShare                      float64
 	sourceBytes                       int64
 	markdownShare                     float64
 	vocab, minSources, minCount       int
@@ -97,6 +113,9 @@ func main() {
 	flag.IntVar(&c.power, "power", 3, "randomized SVD: power iterations")
 	flag.BoolVar(&c.random, "random", false, "control: random vectors with the same vocabulary and weights")
 	flag.Uint64Var(&c.seed, "seed", 14, "seed of the random projections (and of -random)")
+	flag.StringVar(&c.tree, "tree", "", "train on this directory alone instead of -corpus (a repository's own model)")
+	flag.IntVar(&c.lexicalDim, "lexical-dim", 0, "append this many random coordinates per word (a random projection of the words)")
+	flag.Float64Var(&c.lexicalShare, "lexical-share", 0.5, "share of a word vector's squared length the -lexical-dim part carries")
 	flag.StringVar(&c.probe, "probe", "retry,parse,mutex,http,delete,timeout,cache,token,render,serialize", "words whose neighbours are printed")
 	flag.Parse()
 	if c.out == "" {
@@ -113,12 +132,18 @@ type source struct {
 
 func run(c config) error {
 	start := time.Now()
-	srcs, err := readCorpus(c.corpus)
-	if err != nil {
-		return err
-	}
-	if err := checkExcluded(srcs, strings.Split(c.exclude, ",")); err != nil {
-		return err
+	var srcs []source
+	var err error
+	if c.tree != "" {
+		// One directory, named by the caller: nothing to check it against.
+		srcs = []source{{repo: treeSource, commit: c.tree, lang: "tree"}}
+	} else {
+		if srcs, err = readCorpus(c.corpus); err != nil {
+			return err
+		}
+		if err := checkExcluded(srcs, strings.Split(c.exclude, ",")); err != nil {
+			return err
+		}
 	}
 	if c.goroot == "" {
 		out, err := exec.Command("go", "env", "GOROOT").Output()
@@ -255,6 +280,9 @@ func run(c config) error {
 	// 5: remove the common direction of what texts add up.
 	removeCommon(vecs, freq, weights)
 
+	if c.lexicalDim > 0 {
+		appendLexical(vecs, vocab, c.lexicalDim, c.lexicalShare, c.seed)
+	}
 	probe(c.probe, vocab, vecs)
 
 	out := embed.StaticModel{Name: c.name, Words: vocab, Weights: weights, Vectors: make([][]float32, V)}
@@ -272,7 +300,7 @@ func run(c config) error {
 		return err
 	}
 	sum := sha256.Sum256(buf.Bytes())
-	log.Printf("wrote %s: %d words × %d dims, %.2f MB, sha256 %x (%s)", c.out, V, c.dim, float64(buf.Len())/1e6, sum, time.Since(start).Round(time.Second))
+	log.Printf("wrote %s: %d words × %d dims, %.2f MB, sha256 %x (%s)", c.out, V, len(out.Vectors[0]), float64(buf.Len())/1e6, sum, time.Since(start).Round(time.Second))
 	return nil
 }
 
@@ -370,6 +398,9 @@ var skipDirs = map[string]bool{
 	"dist": true, "build": true, "target": true, ".git": true, "__snapshots__": true,
 }
 
+// treeSource is the source of -tree: its commit field holds the directory.
+const treeSource = "tree"
+
 type fileRef struct {
 	path, blob string
 	size       int64
@@ -380,14 +411,17 @@ type fileRef struct {
 func readSource(c config, s source) ([]string, int64, error) {
 	var refs []fileRef
 	var read func(fileRef) ([]byte, error)
-	if s.repo == "goroot" {
-		want := "go version " + s.commit
-		out, err := exec.Command(filepath.Join(c.goroot, "bin", "go"), "version").Output()
-		if err != nil || !strings.HasPrefix(string(out), want+" ") {
-			return nil, 0, fmt.Errorf("goroot %s: %q, want %s (train with that toolchain)", c.goroot, strings.TrimSpace(string(out)), want)
+	if s.repo == "goroot" || s.repo == treeSource {
+		root := s.commit
+		if s.repo == "goroot" {
+			want := "go version " + s.commit
+			out, err := exec.Command(filepath.Join(c.goroot, "bin", "go"), "version").Output()
+			if err != nil || !strings.HasPrefix(string(out), want+" ") {
+				return nil, 0, fmt.Errorf("goroot %s: %q, want %s (train with that toolchain)", c.goroot, strings.TrimSpace(string(out)), want)
+			}
+			root = filepath.Join(c.goroot, "src")
 		}
-		root := filepath.Join(c.goroot, "src")
-		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
@@ -940,6 +974,29 @@ func jacobi(a []float64, l int) ([]float64, []float64) {
 		vals[i] = a[i*l+i]
 	}
 	return vals, v
+}
+
+// appendLexical appends to every word's vector dim coordinates of a unit
+// random vector seeded by the word, the two parts scaled to carry 1-share
+// and share of the squared length (vectors are unit on entry).
+func appendLexical(vecs [][]float64, vocab []string, dim int, share float64, seed uint64) {
+	a, b := math.Sqrt(1-share), math.Sqrt(share)
+	for i, v := range vecs {
+		h := sha256.Sum256([]byte(vocab[i]))
+		rng := rand.New(rand.NewPCG(seed^binary.LittleEndian.Uint64(h[:8]), binary.LittleEndian.Uint64(h[8:16])))
+		r := make([]float64, dim)
+		for d := range r {
+			r[d] = rng.NormFloat64()
+		}
+		unit(r)
+		for d := range v {
+			v[d] *= a
+		}
+		for d := range r {
+			r[d] *= b
+		}
+		vecs[i] = append(v, r...)
+	}
 }
 
 func unit(v []float64) {

@@ -1,0 +1,309 @@
+package query
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/viberag/viberag/embed"
+	"github.com/viberag/viberag/fileset"
+	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/vectors"
+)
+
+// Calibration is a repository's vector weights, measured on its own
+// pseudo-queries (PseudoQueries), and the evidence for them. Each vector
+// surface is searched alone on the pseudo-queries (only the vector
+// channels run: a full search per pseudo-query would cost a good share of
+// a cold index); its signal is how far its NDCG@10 rises above chance, as
+// a share of the most it could: noise measures about 0, a perfect ranking
+// 1 (the lexical fusion measures about 0.8). A surface whose signal
+// reaches CalibrationGate gets
+// CalibrationScale times today's fixed weight (Tuning.WVec*), the others
+// none. The gate is what the pseudo-queries can tell (noise from a model);
+// the scale is one constant, not measured per repository, because the
+// pseudo-queries' gain from a weight does not predict a benchmark's: it is
+// the largest at which neither a random nor a static word model ranks
+// below lexical on the broad benchmark (BENCHMARKS.md). With fewer than
+// MinPseudoQueries pseudo-queries, or when they cannot be searched with
+// vectors, every surface gets CalibrationScale of its fixed weight,
+// unmeasured, and Fallback says why: what a passing surface gets, and a
+// cost within noise (0.002) even for random vectors.
+type Calibration struct {
+	Rule    string `json:"rule"`
+	Model   string `json:"model"`
+	Files   int    `json:"files"`   // files indexed when measured
+	Changed int    `json:"changed"` // files written or deleted since (the indexer adds them up)
+
+	Queries  int               `json:"pseudo_queries"`
+	Sources  map[string]int    `json:"sources,omitempty"` // pseudo-queries by source
+	Chance   float64           `json:"chance_ndcg"`       // a random order of the files
+	Surfaces []SurfaceEvidence `json:"surfaces,omitempty"`
+	Fallback string            `json:"fallback,omitempty"` // why the weights are lexical-only
+	TookMS   int64             `json:"took_ms"`
+}
+
+// SurfaceEvidence is one vector surface's measurement and weight.
+type SurfaceEvidence struct {
+	Channel string  `json:"channel"` // vec_code, vec_summary, vec_file
+	NDCG    float64 `json:"ndcg"`    // the surface alone
+	Signal  float64 `json:"signal"`
+	Default float64 `json:"default_weight"`
+	Weight  float64 `json:"weight"`
+}
+
+// The calibration rule's constants (see Calibration).
+const (
+	CalibrationRule  = "alone-gate-0.15-quarter"
+	CalibrationGate  = 0.15
+	CalibrationScale = 0.25
+	MinPseudoQueries = 8
+	// RecalibrateShare: a calibration is redone once more than this
+	// share of the files it measured have been written or deleted since.
+	RecalibrateShare = 0.1
+	// calibrateCands is the rows each vector channel reads per
+	// pseudo-query (Tuning.VecCands).
+	calibrateCands = 30
+)
+
+// Stale says why c must be measured again for an index of files files
+// whose vectors are of model ("" when it holds).
+func (c *Calibration) Stale(model string, files int) string {
+	switch {
+	case c == nil:
+		return "not calibrated"
+	case c.Rule != CalibrationRule:
+		return "calibration rule changed"
+	case c.Model != model:
+		return "embedding model changed"
+	case float64(c.Changed) > RecalibrateShare*float64(max(c.Files, files)):
+		return fmt.Sprintf("%d files changed since the calibration of %d", c.Changed, c.Files)
+	}
+	return ""
+}
+
+// Weight returns the calibrated weight of a vector channel, and false
+// for a channel it did not measure.
+func (c *Calibration) Weight(channel string) (float64, bool) {
+	for _, s := range c.Surfaces {
+		if s.Channel == channel {
+			return s.Weight, true
+		}
+	}
+	return 0, false
+}
+
+// Summary says in one line what the weights are and why.
+func (c *Calibration) Summary() string {
+	if c.Fallback != "" {
+		return fmt.Sprintf("vector weights unmeasured, a quarter of the fixed ones (%s): %s", c.weightList(), c.Fallback)
+	}
+	var parts []string
+	for _, s := range c.Surfaces {
+		parts = append(parts, fmt.Sprintf("%s %.3g (signal %.2f)", s.Channel, s.Weight, s.Signal))
+	}
+	return fmt.Sprintf("vector weights calibrated on %d pseudo-queries (chance NDCG@10 %.3f): %s",
+		c.Queries, c.Chance, strings.Join(parts, ", "))
+}
+
+// weightList names each surface's weight.
+func (c *Calibration) weightList() string {
+	var parts []string
+	for _, s := range c.Surfaces {
+		parts = append(parts, fmt.Sprintf("%s %.3g", s.Channel, s.Weight))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ParseCalibration reads meta fusion_calibration; "" is no calibration.
+func ParseCalibration(s string) (*Calibration, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var c Calibration
+	if err := json.Unmarshal([]byte(s), &c); err != nil {
+		return nil, fmt.Errorf("meta %s: %w", tables.MetaFusionCalibration, err)
+	}
+	return &c, nil
+}
+
+// Encode is the calibration as meta fusion_calibration holds it.
+func (c *Calibration) Encode() string {
+	b, _ := json.Marshal(c)
+	return string(b)
+}
+
+// KeepCalibrated is the indexer's calibration step (indexer.Options.Calibrate):
+// given the stored calibration (meta fusion_calibration, "" for none),
+// the model of the index's complete vectors, the files the run wrote or
+// deleted and the files indexed, it returns the value to store: the
+// stored one with changed added up, or, when that is Stale, a new
+// measurement (embedder and commits are called only then). It only
+// reads db.
+func KeepCalibrated(ctx context.Context, db tables.Reader, stored, model string, changed, files int,
+	embedder func() (embed.Provider, error), commits func() []fileset.Commit) (string, error) {
+	old, err := ParseCalibration(stored)
+	if err != nil {
+		old = nil // unreadable: measured again
+	}
+	if old != nil {
+		old.Changed += changed
+	}
+	if old.Stale(model, files) == "" {
+		return old.Encode(), nil
+	}
+	emb, err := embedder()
+	if err != nil {
+		return "", err
+	}
+	if emb == nil || emb.ID() != model {
+		return stored, nil // no embedder of the index's model: the stored weights (or none) stay
+	}
+	c, err := Calibrate(ctx, db, emb, commits())
+	if err != nil {
+		return "", err
+	}
+	return c.Encode(), nil
+}
+
+// Calibrate measures db's vector surfaces on its pseudo-queries, searched
+// with emb (the model that embedded db), and chooses their weights. It
+// only reads db. The result depends only on the index, the commits and
+// the model's vectors.
+func Calibrate(ctx context.Context, db tables.Reader, emb embed.Provider, commits []fileset.Commit) (*Calibration, error) {
+	start := time.Now()
+	c := &Calibration{Rule: CalibrationRule, Sources: map[string]int{}}
+	if emb != nil {
+		c.Model = emb.ID()
+	}
+	defer func() { c.TookMS = time.Since(start).Milliseconds() }()
+	files, err := db.FileList(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.Files = len(files)
+	qs, err := PseudoQueries(ctx, db, commits)
+	if err != nil {
+		return nil, fmt.Errorf("calibrate: %w", err)
+	}
+	c.Queries = len(qs)
+	for _, q := range qs {
+		c.Sources[q.Source]++
+	}
+	if emb == nil {
+		return c.unmeasured("no embedder to search the pseudo-queries with"), nil
+	}
+	if len(qs) < MinPseudoQueries {
+		return c.unmeasured(fmt.Sprintf("%d pseudo-queries from doc comments, README sections and commits, fewer than the %d a measurement needs", len(qs), MinPseudoQueries)), nil
+	}
+	// NDCG@10 needs a channel's first ten files, not the hundred rows a
+	// search reads and rescores: fewer rows make the step cheap.
+	tune := DefaultTuning()
+	tune.VecCands = calibrateCands
+	p, err := New(ctx, db, Options{Embedder: emb, FixedWeights: true, Tuning: &tune})
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	specs := []vecSpec{
+		{"vec_code", vectors.SurfaceCode, p.tune.WVecCode},
+		{"vec_summary", vectors.SurfaceSummary, p.tune.WVecSummary},
+		{"vec_file", vectors.SurfaceFile, p.tune.WVecFile},
+	}
+	var chance float64
+	alone := make([]float64, len(specs))
+	for _, q := range qs {
+		req := Request{Query: q.Text, Intent: Concept}
+		run, err := p.vec.runVectors(ctx, q.Text, specs, req, newScoped(req.Scope))
+		if err != nil {
+			return nil, fmt.Errorf("calibrate: %w", err)
+		}
+		if !strings.HasPrefix(run.status, "on") || len(run.chans) == 0 {
+			return c.unmeasured("vectors were off for the pseudo-queries: " + run.status), nil
+		}
+		targets := map[string]bool{}
+		for _, f := range q.Files {
+			targets[f] = true
+		}
+		chance += chanceNDCG(len(targets), len(files))
+		for _, ch := range run.chans {
+			for i, s := range specs {
+				if ch.name == s.name {
+					alone[i] += channelNDCG(ch, targets)
+				}
+			}
+		}
+	}
+	n := float64(len(qs))
+	c.Chance = round3(chance / n)
+	for i, sp := range specs {
+		s := SurfaceEvidence{Channel: sp.name, Default: sp.weight, NDCG: round3(alone[i] / n)}
+		if chance < n {
+			s.Signal = round3(math.Max(0, (alone[i]-chance)/(n-chance)))
+		}
+		if s.Signal >= CalibrationGate {
+			s.Weight = round3(CalibrationScale * s.Default)
+		}
+		c.Surfaces = append(c.Surfaces, s)
+	}
+	return c, nil
+}
+
+// unmeasured gives every surface CalibrationScale of its fixed weight,
+// because why: what a surface that passes the gate gets, and at most a
+// cost within noise for a model of no signal (BENCHMARKS.md).
+func (c *Calibration) unmeasured(why string) *Calibration {
+	t := DefaultTuning()
+	c.Fallback = why
+	c.Surfaces = nil
+	for _, s := range []SurfaceEvidence{{Channel: "vec_code", Default: t.WVecCode}, {Channel: "vec_summary", Default: t.WVecSummary}, {Channel: "vec_file", Default: t.WVecFile}} {
+		s.Weight = round3(CalibrationScale * s.Default)
+		c.Surfaces = append(c.Surfaces, s)
+	}
+	return c
+}
+
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
+
+// chanceNDCG is the expected NDCG@10 of n target files in a random order
+// of files files.
+func chanceNDCG(n, files int) float64 {
+	if files <= 0 || n == 0 {
+		return 0
+	}
+	p := math.Min(1, float64(n)/float64(files))
+	var dcg, idcg float64
+	for r := 0; r < min(10, files); r++ {
+		dcg += p / math.Log2(float64(r+2))
+	}
+	for i := 0; i < min(10, n); i++ {
+		idcg += 1 / math.Log2(float64(i+2))
+	}
+	return math.Min(1, dcg/idcg)
+}
+
+// channelNDCG scores the files of a channel's units in the channel's
+// order (a file at its best unit) against targets: NDCG@10.
+func channelNDCG(ch *channel, targets map[string]bool) float64 {
+	seen := map[string]bool{}
+	var dcg, idcg float64
+	for _, u := range ch.units {
+		if seen[u.path] || len(seen) == 10 {
+			continue
+		}
+		seen[u.path] = true
+		if targets[u.path] {
+			dcg += 1 / math.Log2(float64(len(seen)+1))
+		}
+	}
+	for i := 0; i < min(10, len(targets)); i++ {
+		idcg += 1 / math.Log2(float64(i+2))
+	}
+	if idcg == 0 {
+		return 0
+	}
+	return dcg / idcg
+}

@@ -1,0 +1,63 @@
+package query
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestMaskNames(t *testing.T) {
+	got := maskNames("parseHeader parses the header line; see Header.parse() and HeaderParser", []string{"parseHeader"})
+	if want := "the line; see and"; got != want {
+		t.Errorf("maskNames = %q, want %q", got, want)
+	}
+}
+
+func TestFirstParagraph(t *testing.T) {
+	doc := "/**\n * Returns the `user` with the given id.\n * Looks in the cache first.\n *\n * @param id the id\n */"
+	if got, want := firstParagraph(doc), "Returns the user with the given id. Looks in the cache first."; got != want {
+		t.Errorf("firstParagraph = %q, want %q", got, want)
+	}
+}
+
+// A section names files by path, by a file name only one file has, and as
+// a `name` defined in one file; fenced code is not read.
+func TestMentions(t *testing.T) {
+	md := "# Routing\nThe tree in `tree.go` matches paths; see middleware/logger.go and `NewMux`.\n```\nrouter.go\n```\n## Other\nNothing here.\n"
+	indexed := map[string]bool{"tree.go": true, "middleware/logger.go": true, "mux.go": true, "router.go": true}
+	byBase := map[string][]string{"tree.go": {"tree.go"}, "logger.go": {"middleware/logger.go"}, "mux.go": {"mux.go"}, "router.go": {"router.go"}}
+	defined := map[string]map[string]bool{"NewMux": {"mux.go": true}, "Logger": {"middleware/logger.go": true, "x.go": true}}
+	secs := splitSections(strings.Split(md, "\n"))
+	if len(secs) != 2 {
+		t.Fatalf("%d sections, want 2", len(secs))
+	}
+	files, names := mentions(secs[0], "README.md", indexed, byBase, defined)
+	if want := []string{"middleware/logger.go", "mux.go", "tree.go"}; !reflect.DeepEqual(files, want) {
+		t.Errorf("files %v, want %v", files, want)
+	}
+	if got := maskNames(proseOf(secs[0]), names); got != "Routing. The in matches paths; see and" {
+		t.Errorf("masked prose %q", got)
+	}
+	if files, _ := mentions(secs[1], "README.md", indexed, byBase, defined); len(files) != 0 {
+		t.Errorf("second section names %v", files)
+	}
+}
+
+// A bounded set holds every source, in turn.
+func TestInterleave(t *testing.T) {
+	q := func(s string, n int) []PseudoQuery {
+		var out []PseudoQuery
+		for range n {
+			out = append(out, PseudoQuery{Source: s})
+		}
+		return out
+	}
+	got := interleave(5, q("doc", 4), q("readme", 1), q("commit", 3))
+	var sources []string
+	for _, p := range got {
+		sources = append(sources, p.Source)
+	}
+	if want := []string{"doc", "readme", "commit", "doc", "commit"}; !reflect.DeepEqual(sources, want) {
+		t.Errorf("interleave: %v, want %v", sources, want)
+	}
+}
