@@ -1,6 +1,7 @@
 package extract
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -590,14 +591,15 @@ func unquote(s string) string {
 }
 
 // firstLine is the first line of a declaration, without a trailing `{`.
+// Only that line is copied: a signature holding the copy of its whole
+// declaration kept every enclosing body once per nesting level (a
+// function nested 990 deep held 400 MB of signatures).
 func firstLine(b []byte) string {
-	s := string(b)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[:i]
 	}
-	s = strings.TrimSpace(s)
-	s = strings.TrimSpace(strings.TrimSuffix(s, "{"))
-	return s
+	b = bytes.TrimSpace(b)
+	return string(bytes.TrimSpace(bytes.TrimSuffix(b, []byte("{"))))
 }
 
 // parse parses src with a parser from parsers, or with a parser of its own
