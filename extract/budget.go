@@ -104,3 +104,43 @@ func ahead(from, to int) int {
 	}
 	return to
 }
+
+// Every reader's symbols run under a memory budget too. A symbol holds
+// strings beyond its source — its qualified name, signature, doc and
+// decorators, and the identifier, call and string lists build derives
+// from its span — and those grow with its nesting: a qualified name
+// with the depth of its parents, a signature with its line, a list with
+// the refs of every symbol inside it. Real source stays far below the
+// budget (BENCHMARKS.md, "Memory"); a megabyte of classes nested 990
+// deep held 380 MB. Past maxSymbolBytes the reader stops (addSymbol) or
+// build gives up the symbols, and the file is indexed as line chunks,
+// recorded as a fallback whose problem starts with "memory:".
+const maxSymbolBytes = 32 << 20
+
+// listEntryBytes is what one entry of a symbol's lists holds (a string
+// header; the text is the ref's).
+const listEntryBytes = 16
+
+// errSymbolMemory is the problem of a file over maxSymbolBytes.
+var errSymbolMemory = fmt.Errorf("memory: its symbols' names, signatures, docs and lists would take more than %d MB (symbols nested too deep); indexed as line chunks", maxSymbolBytes>>20)
+
+// symbolBytes is what s holds beyond its source before build adds its
+// lists.
+func symbolBytes(s *Symbol) int {
+	n := len(s.Qualname) + len(s.Signature) + len(s.Doc)
+	for _, d := range s.Decorators {
+		n += listEntryBytes + len(d)
+	}
+	return n
+}
+
+// addSymbol appends s to o and returns its index, charging s to the
+// file's symbol budget: past maxSymbolBytes the reader stops.
+func (o *Outline) addSymbol(s Symbol) int {
+	o.symbolBytes += symbolBytes(&s)
+	if o.symbolBytes > maxSymbolBytes {
+		panic(budgetStop{errSymbolMemory})
+	}
+	o.Symbols = append(o.Symbols, s)
+	return len(o.Symbols) - 1
+}

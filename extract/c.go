@@ -1661,7 +1661,7 @@ func (s *cScanner) directive(it *item, k, parent int) {
 	if parent >= 0 {
 		sym.Qualname = s.out.Symbols[parent].Qualname + "." + name
 	}
-	s.out.Symbols = append(s.out.Symbols, sym)
+	s.out.addSymbol(sym)
 }
 
 // add appends a symbol for item it.
@@ -1688,8 +1688,7 @@ func (s *cScanner) add(kind, name string, parent int, it *item, exported bool, n
 		sym.Signature = firstLine(s.src[start:end])
 	}
 	sym.Doc = leadingDoc(s.src, it.start, it.code)
-	s.out.Symbols = append(s.out.Symbols, sym)
-	return len(s.out.Symbols) - 1
+	return s.out.addSymbol(sym)
 }
 
 // refs reads calls, identifiers, type names, strings and includes from the

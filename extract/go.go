@@ -157,8 +157,7 @@ type goMethodParent struct {
 
 // add appends s and returns its index.
 func (g *goOutliner) add(s Symbol) int {
-	g.out.Symbols = append(g.out.Symbols, s)
-	return len(g.out.Symbols) - 1
+	return g.out.addSymbol(s)
 }
 
 // funcSymbol adds a function or method and returns its index and, for a

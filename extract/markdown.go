@@ -58,11 +58,11 @@ func (markdownReader) read(ctx context.Context, _ string, src []byte, _ *syntax.
 				parent = stack[len(stack)-1].sym
 				qual = out.Symbols[parent].Qualname + "." + title
 			}
-			out.Symbols = append(out.Symbols, Symbol{
+			sym := out.addSymbol(Symbol{
 				Kind: KindSection, Name: title, Qualname: qual, Parent: parent,
 				StartLine: lineNo, StartByte: off, Signature: trimmed,
 			})
-			stack = append(stack, open{len(out.Symbols) - 1, level})
+			stack = append(stack, open{sym, level})
 			out.Units = append(out.Units, Unit{StartLine: lineNo, EndLine: lineNo})
 		}
 		off = b.advance(off, next)

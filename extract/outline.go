@@ -30,6 +30,9 @@ type Outline struct {
 	// not ParseClean.
 	Status  string
 	Problem string
+
+	// symbolBytes is what addSymbol charged to the file's symbol budget.
+	symbolBytes int
 }
 
 // Unit is a syntactic unit: a line range and, for large units, its parts.

@@ -403,8 +403,7 @@ func (c *tsCtx) define(n *ts.Node, d tsDef) bool {
 	} else {
 		s.Exported = !strings.HasPrefix(name, "_") && (parent == nil || parent.Exported)
 	}
-	c.out.Symbols = append(c.out.Symbols, s)
-	c.stack = append(c.stack, len(c.out.Symbols)-1)
+	c.stack = append(c.stack, c.out.addSymbol(s))
 	return true
 }
 
