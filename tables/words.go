@@ -489,6 +489,12 @@ type blockWriter struct {
 	cur    []byte
 	last   string
 	bytes  int64
+	// put, when set, takes each block as it is cut (its number in the
+	// segment and its bytes, which put must not keep) instead of blocks:
+	// a merge writes a segment as it goes rather than holding it whole.
+	put func(i int64, b []byte) error
+	n   int64 // blocks cut
+	err error // put's first error
 }
 
 func (w *blockWriter) add(term string, posting []byte) {
@@ -513,11 +519,20 @@ func (w *blockWriter) add(term string, posting []byte) {
 }
 
 func (w *blockWriter) flush() {
-	if len(w.cur) > 0 {
-		w.blocks = append(w.blocks, w.cur)
-		w.bytes += int64(len(w.cur))
-		w.cur = nil
+	if len(w.cur) == 0 {
+		return
 	}
+	w.bytes += int64(len(w.cur))
+	if w.put == nil {
+		w.blocks = append(w.blocks, w.cur)
+		w.cur = nil
+	} else {
+		if w.err == nil {
+			w.err = w.put(w.n, w.cur)
+		}
+		w.cur = w.cur[:0]
+	}
+	w.n++
 }
 
 // blockTerms walks the terms of a block.
@@ -752,14 +767,16 @@ func insertWordSegment(ctx context.Context, tx *sql.Tx, ix *wordIndex, w *blockW
 	if w.seg >= 1<<(63-wordSegShift) {
 		return fmt.Errorf("%s: segment %d out of range", ix.segs(), w.seg)
 	}
-	ins, err := tx.PrepareContext(ctx, `INSERT INTO `+ix.words()+`(id, data) VALUES (?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer ins.Close()
-	for i, b := range w.blocks {
-		if _, err := ins.ExecContext(ctx, w.seg<<wordSegShift|int64(i), b); err != nil {
-			return fmt.Errorf("%s: %w", ix.words(), err)
+	if len(w.blocks) > 0 {
+		ins, err := tx.PrepareContext(ctx, `INSERT INTO `+ix.words()+`(id, data) VALUES (?, ?)`)
+		if err != nil {
+			return err
+		}
+		defer ins.Close()
+		for i, b := range w.blocks {
+			if _, err := ins.ExecContext(ctx, w.seg<<wordSegShift|int64(i), b); err != nil {
+				return fmt.Errorf("%s: %w", ix.words(), err)
+			}
 		}
 	}
 	if docs == nil {
@@ -919,13 +936,16 @@ func mergeWordSegments(ctx context.Context, tx *sql.Tx, ix *wordIndex, all bool)
 	return mergeWordSegs(ctx, tx, ix, segs[len(segs)-k:])
 }
 
-// wordSegReader walks the terms of one segment's blocks in order.
+// wordSegReader walks the terms of one segment's blocks in order,
+// reading one block at a time (a merge of every segment would otherwise
+// hold the whole index).
 type wordSegReader struct {
-	s      *wordSegment
-	dead   []int64
-	blocks [][]byte
-	t      blockTerms
-	ok     bool
+	s    *wordSegment
+	dead []int64
+	ids  []int64                        // the blocks not read yet
+	read func(id int64) ([]byte, error) // a block's bytes
+	t    blockTerms
+	ok   bool
 }
 
 func (r *wordSegReader) next() bool {
@@ -934,12 +954,18 @@ func (r *wordSegReader) next() bool {
 			r.ok = true
 			return true
 		}
-		if r.t.err != nil || len(r.blocks) == 0 {
+		if r.t.err != nil || len(r.ids) == 0 {
 			r.ok = false
 			return false
 		}
-		r.t.b, r.t.term = r.blocks[0], r.t.term[:0]
-		r.blocks = r.blocks[1:]
+		b, err := r.read(r.ids[0])
+		if err != nil {
+			r.t.err = fmt.Errorf("block %d: %w", r.ids[0], err)
+			r.ok = false
+			return false
+		}
+		r.t.b, r.t.term = b, r.t.term[:0]
+		r.ids = r.ids[1:]
 	}
 }
 
@@ -961,6 +987,15 @@ func mergeWordSegs(ctx context.Context, tx *sql.Tx, ix *wordIndex, segs []segRan
 	}
 	docs := make([]uint32, hi-lo+1)
 	var live liveState
+	get, err := tx.PrepareContext(ctx, `SELECT data FROM `+ix.words()+` WHERE id = ?`)
+	if err != nil {
+		return err
+	}
+	defer get.Close()
+	read := func(id int64) ([]byte, error) {
+		var b []byte
+		return b, get.QueryRowContext(ctx, id).Scan(&b)
+	}
 	readers := make([]*wordSegReader, 0, len(segs))
 	for _, sr := range segs {
 		s, err := loadWordSegment(ctx, tx, ix, sr.seg)
@@ -978,21 +1013,8 @@ func mergeWordSegs(ctx context.Context, tx *sql.Tx, ix *wordIndex, segs []segRan
 		}
 		live.rows += l.rows
 		live.tokens += l.tokens
-		r := &wordSegReader{s: s, dead: l.dead}
-		rows, err := tx.QueryContext(ctx, `SELECT data FROM `+ix.words()+` WHERE id >= ? AND id < ? ORDER BY id`, sr.seg<<wordSegShift, (sr.seg+1)<<wordSegShift)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var b []byte
-			if err := rows.Scan(&b); err != nil {
-				rows.Close()
-				return err
-			}
-			r.blocks = append(r.blocks, b)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		r := &wordSegReader{s: s, dead: l.dead, read: read}
+		if r.ids, err = queryIDs(ctx, tx, `SELECT id FROM `+ix.words()+` WHERE id >= ? AND id < ? ORDER BY id`, sr.seg<<wordSegShift, (sr.seg+1)<<wordSegShift); err != nil {
 			return err
 		}
 		if r.next() {
@@ -1001,7 +1023,20 @@ func mergeWordSegs(ctx context.Context, tx *sql.Tx, ix *wordIndex, segs []segRan
 			return fmt.Errorf("%s segment %d: %w", ix.words(), sr.seg, r.t.err)
 		}
 	}
+	// The merged segment's blocks are written as they are cut: its number
+	// is above every segment read, so no reader meets them.
 	w := &blockWriter{seg: maxSeg + 1}
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO `+ix.words()+`(id, data) VALUES (?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	w.put = func(i int64, b []byte) error {
+		if _, err := ins.ExecContext(ctx, w.seg<<wordSegShift|i, b); err != nil {
+			return fmt.Errorf("%s: %w", ix.words(), err)
+		}
+		return nil
+	}
 	var posting []byte
 	var term []byte
 	for len(readers) > 0 {
@@ -1061,6 +1096,9 @@ func mergeWordSegs(ctx context.Context, tx *sql.Tx, ix *wordIndex, segs []segRan
 		}
 	}
 	w.flush()
+	if w.err != nil {
+		return w.err
+	}
 	var docBytes []byte
 	for _, v := range docs {
 		docBytes = binary.AppendUvarint(docBytes, uint64(v))
