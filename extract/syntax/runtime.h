@@ -109,7 +109,8 @@ void vr_parser_clear(vr_parser *p);
 // parses inside the final balancing of the tree with it.
 void vr_parser_stop_at_end(vr_parser *p, int64_t n);
 // vr_parse parses src[0:len) under a budget in nanoseconds and a limit on
-// the bytes the runtime may hold for it (0: none) and returns the tree, or
+// the bytes the runtime may hold for it (0: none), the tree's flat copy
+// (vr_flatten_new) included, and returns the tree, or
 // NULL when cancelled, over a budget or refused; *why is then 1
 // (cancelled), 2 (time budget), 3 (language refused), 4 (no tree) or 5
 // (memory limit).

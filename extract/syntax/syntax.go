@@ -100,9 +100,9 @@ var (
 )
 
 // MaxParseMemory bounds the runtime's heap for one parse (its tree and
-// stacks), and in a Pool for all its parses together; counted by the
-// allocator on the parsing thread and checked by the runtime every few
-// hundred operations. Real source needs a fraction of it (the largest of
+// stacks, then the tree with the flat copy flatten makes of it), and in a
+// Pool for all its parses together; counted by the allocator on the
+// parsing thread and checked by the runtime every few hundred operations. Real source needs a fraction of it (the largest of
 // 1,385 files of 32 KB–1 MB took 40 MB, BENCHMARKS.md "Memory"); only
 // dense machine-made input — a megabyte of `1,1,1,…` needs 200 MB —
 // reaches it.
