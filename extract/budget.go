@@ -16,6 +16,7 @@ package extract
 // progress. TestScannerLoopsAdvance checks the sources for it.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -110,19 +111,35 @@ func ahead(from, to int) int {
 // decorators, and the identifier, call and string lists build derives
 // from its span — and those grow with its nesting: a qualified name
 // with the depth of its parents, a signature with its line, a list with
-// the refs of every symbol inside it. Real source stays far below the
-// budget (BENCHMARKS.md, "Memory"); a megabyte of classes nested 990
-// deep held 380 MB. Past maxSymbolBytes the reader stops (addSymbol) or
-// build gives up the symbols, and the file is indexed as line chunks,
-// recorded as a fallback whose problem starts with "memory:".
-const maxSymbolBytes = 32 << 20
+// the refs of every symbol inside it. The word indexes then hold each of
+// those strings' tokens, five times their bytes. A file's symbols may
+// hold symbolBytesPerByte per byte of source (at least minSymbolBytes, at
+// most maxSymbolBytes): over 57,488 real files (the broad benchmark's 19
+// languages and GOROOT/src) the most was 6.4 per byte (63 KB) and 1.2 MB
+// in all (923 KB; BENCHMARKS.md, "Memory"), where a megabyte of classes
+// nested 990 deep held 380 MB. Past its limit the reader stops
+// (addSymbol) or build gives the symbols up, and the file is indexed as
+// line chunks, recorded as a fallback whose problem starts with "memory:".
+const (
+	symbolBytesPerByte = 16
+	minSymbolBytes     = 1 << 20
+	maxSymbolBytes     = 8 << 20
+)
+
+// symbolLimit is the symbol budget of a file of size bytes.
+func symbolLimit(size int) int {
+	return min(max(symbolBytesPerByte*size, minSymbolBytes), maxSymbolBytes)
+}
 
 // listEntryBytes is what one entry of a symbol's lists holds (a string
 // header; the text is the ref's).
 const listEntryBytes = 16
 
-// errSymbolMemory is the problem of a file over maxSymbolBytes.
-var errSymbolMemory = fmt.Errorf("memory: its symbols' names, signatures, docs and lists would take more than %d MB (symbols nested too deep); indexed as line chunks", maxSymbolBytes>>20)
+// symbolMemoryError is the problem of a file over its symbol budget.
+func symbolMemoryError(limit int) error {
+	return fmt.Errorf("memory: its symbols' names, signatures, docs and lists would take more than %d KB (%d bytes per byte of source; symbols nested too deep); indexed as line chunks",
+		limit>>10, symbolBytesPerByte)
+}
 
 // symbolBytes is what s holds beyond its source before build adds its
 // lists.
@@ -134,12 +151,20 @@ func symbolBytes(s *Symbol) int {
 	return n
 }
 
+// newOutline returns the outline a reader of src fills, with src's
+// symbol budget.
+func newOutline(src []byte) *Outline {
+	return &Outline{symbolLimit: symbolLimit(len(src))}
+}
+
 // addSymbol appends s to o and returns its index, charging s to the
-// file's symbol budget: past maxSymbolBytes the reader stops.
+// file's symbol budget: past it the reader stops. An outline not made by
+// newOutline has the largest budget.
 func (o *Outline) addSymbol(s Symbol) int {
+	limit := cmp.Or(o.symbolLimit, maxSymbolBytes)
 	o.symbolBytes += symbolBytes(&s)
-	if o.symbolBytes > maxSymbolBytes {
-		panic(budgetStop{errSymbolMemory})
+	if o.symbolBytes > limit {
+		panic(budgetStop{symbolMemoryError(limit)})
 	}
 	o.Symbols = append(o.Symbols, s)
 	return len(o.Symbols) - 1

@@ -171,7 +171,7 @@ func TestSymbolBudgetStopsDeepNesting(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if f.ParseStatus != ParseFallback || f.ParseProblem != errSymbolMemory.Error() || len(f.Symbols) != 0 {
+			if f.ParseStatus != ParseFallback || !strings.HasPrefix(f.ParseProblem, "memory: its symbols'") || len(f.Symbols) != 0 {
 				t.Fatalf("%s: status %s (%q), %d symbols; want a fallback for memory", p, f.ParseStatus, f.ParseProblem, len(f.Symbols))
 			}
 			if f.Chunks[len(f.Chunks)-1].EndLine != f.Lines {
@@ -200,13 +200,14 @@ func TestSymbolBudgetCountsLists(t *testing.T) {
 	src := []byte(b.String())
 	// Each symbol spans the file: maxListEntries entries in each of its
 	// three lists, and its qualified name.
-	per := 3*listEntryBytes*maxListEntries + len("f")
+	per, limit := 3*listEntryBytes*maxListEntries+len("f"), symbolLimit(len(src))
 	for _, tt := range []struct {
 		symbols int
 		status  string
-	}{{maxSymbolBytes/per + 1, ParseFallback}, {maxSymbolBytes / per, ParseClean}} {
+	}{{limit/per + 1, ParseFallback}, {limit / per, ParseClean}} {
 		read := func(ctx context.Context, src []byte) (*Outline, error) {
-			out := &Outline{Refs: slices.Clone(refs)}
+			out := newOutline(src)
+			out.Refs = slices.Clone(refs)
 			for range tt.symbols {
 				out.addSymbol(Symbol{Kind: KindFunction, Name: "f", Qualname: "f", Parent: -1, StartLine: 1, EndLine: maxListEntries, EndByte: len(src)})
 			}
@@ -221,7 +222,7 @@ func TestSymbolBudgetCountsLists(t *testing.T) {
 		switch {
 		case f.ParseStatus != tt.status:
 			t.Fatalf("%d symbols: status %s (%q), want %s", tt.symbols, f.ParseStatus, f.ParseProblem, tt.status)
-		case f.ParseStatus == ParseFallback && (f.ParseProblem != errSymbolMemory.Error() || len(f.Symbols)+len(f.Refs) != 0):
+		case f.ParseStatus == ParseFallback && (f.ParseProblem != symbolMemoryError(limit).Error() || len(f.Symbols)+len(f.Refs) != 0):
 			t.Fatalf("%d symbols: fallback %q with %d symbols, %d refs; want a memory problem and none", tt.symbols, f.ParseProblem, len(f.Symbols), len(f.Refs))
 		case f.ParseStatus == ParseClean && len(f.Symbols) != tt.symbols:
 			t.Fatalf("%d symbols: %d kept", tt.symbols, len(f.Symbols))

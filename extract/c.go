@@ -988,7 +988,7 @@ type cScanner struct {
 
 // cScanFile returns the outline of a C/C++ file read by the scanner.
 func cScanFile(src []byte, items []item, toks []skelTok, cpp bool, b *budget) *Outline {
-	s := &cScanner{src: src, toks: toks, cpp: cpp, out: &Outline{}, lines: newPointIndex(src),
+	s := &cScanner{src: src, toks: toks, cpp: cpp, out: newOutline(src), lines: newPointIndex(src),
 		declNames: map[int]bool{}, typeToks: map[int]bool{}, b: b}
 	s.items(items, -1, "", true)
 	s.refs()

@@ -185,15 +185,15 @@ func build(f *File, out *Outline, src []byte) {
 	sort.SliceStable(f.Refs, func(i, j int) bool { return f.Refs[i].StartByte < f.Refs[j].StartByte })
 	f.Symbols = out.Symbols
 	lines := lineStarts(src)
-	held := 0 // the symbols' bytes beyond their source (maxSymbolBytes)
+	held, limit := 0, symbolLimit(len(src)) // the symbols' bytes beyond their source
 	for i := range f.Symbols {
 		s := &f.Symbols[i]
 		s.StartByte, s.EndByte = clampBytes(s.StartByte, s.EndByte, len(src))
 		s.Identifiers, s.Calls, s.Strings = refFacts(f.Refs, s.StartByte, s.EndByte)
 		held += symbolBytes(s) + listEntryBytes*(len(s.Identifiers)+len(s.Calls)+len(s.Strings))
-		if held > maxSymbolBytes {
+		if held > limit {
 			*f = File{Path: f.Path, Ext: f.Ext, Language: f.Language, Size: f.Size, Lines: f.Lines, Hash: f.Hash}
-			build(f, &Outline{Status: ParseFallback, Problem: errSymbolMemory.Error()}, src)
+			build(f, &Outline{Status: ParseFallback, Problem: symbolMemoryError(limit).Error()}, src)
 			return
 		}
 		s.Hash = xxhash.Sum64(src[s.StartByte:s.EndByte])

@@ -56,7 +56,8 @@ func (goReader) read(ctx context.Context, path string, src []byte, _ *syntax.Poo
 	var tf *token.File
 	fset.Iterate(func(file *token.File) bool { tf = file; return false })
 
-	out := &Outline{Status: ParseClean}
+	out := newOutline(src)
+	out.Status = ParseClean
 	if perr != nil {
 		out.Status = ParseRepaired
 		out.Problem = goProblem(path, tf, perr)

@@ -19,7 +19,8 @@ func (markdownReader) read(ctx context.Context, _ string, src []byte, _ *syntax.
 		return nil, err
 	}
 	b := newBudget(ctx, len(src))
-	out := &Outline{Status: ParseClean}
+	out := newOutline(src)
+	out.Status = ParseClean
 	type open struct{ sym, level int }
 	var stack []open
 	var fence string

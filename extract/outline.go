@@ -31,8 +31,9 @@ type Outline struct {
 	Status  string
 	Problem string
 
-	// symbolBytes is what addSymbol charged to the file's symbol budget.
-	symbolBytes int
+	// symbolBytes is what addSymbol charged to the file's symbol budget,
+	// symbolLimit that budget (newOutline; 0: maxSymbolBytes).
+	symbolBytes, symbolLimit int
 }
 
 // Unit is a syntactic unit: a line range and, for large units, its parts.

@@ -192,7 +192,8 @@ func (r tsReader) read(ctx context.Context, p string, src []byte, parsers *ts.Po
 // parser read (src, or prepare's copy of it), against which the tree's
 // coverage of the source is judged.
 func (spec *tsSpec) readTree(tree *ts.Tree, src, parsed []byte) *Outline {
-	c := &tsCtx{spec: spec, src: src, out: &Outline{Status: ParseClean}, docStart: -1, roles: spec.roles()}
+	c := &tsCtx{spec: spec, src: src, out: newOutline(src), docStart: -1, roles: spec.roles()}
+	c.out.Status = ParseClean
 	root := tree.Root()
 	c.walk(root)
 
