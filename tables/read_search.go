@@ -281,7 +281,7 @@ const (
 	symbolsNamedSQL    = `SELECT ` + symbolRowCols + ` FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.name = ? COLLATE NOCASE%s LIMIT 500`
 	symbolsPrefixSQL   = `SELECT ` + symbolRowCols + ` FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.name LIKE ? ESCAPE '\' AND s.name <> ? COLLATE NOCASE%s ORDER BY length(s.name), s.name LIMIT 200`
 	symbolsMatchSQL    = `SELECT ` + symbolRowCols + ` FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id IN (SELECT value FROM json_each(?))%s ORDER BY s.id LIMIT 200`
-	symbolsNamedAnySQL = `SELECT ` + symbolRowCols + ` FROM symbols s JOIN files f ON f.id = s.file_id WHERE lower(s.name) IN (%s)%s LIMIT 500`
+	symbolsNamedAnySQL = `SELECT ` + symbolRowCols + ` FROM symbols s JOIN files f ON f.id = s.file_id WHERE lower(s.name) IN (SELECT value FROM json_each(?))%s LIMIT 500`
 	symbolBySIDSQL     = `SELECT ` + symbolRowCols + ` FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.sid = ?`
 )
 
@@ -326,12 +326,14 @@ func (db *DB) SymbolsNamedAny(ctx context.Context, lowerNames []string, s scope.
 		return nil, nil
 	}
 	w := filterOn(s.Filter(), scope.Symbols, "s")
-	args := make([]any, 0, len(lowerNames)+len(w.args))
-	for _, n := range lowerNames {
-		args = append(args, n)
+	// The names go as one JSON list, so that the statement is one shape
+	// whatever their number: prepared once, not once per count (each
+	// shape a statement kept by the cache on every connection).
+	names, err := json.Marshal(lowerNames)
+	if err != nil {
+		return nil, err
 	}
-	args = append(args, w.args...)
-	return collect(ctx, db, fmt.Sprintf(symbolsNamedAnySQL, marks(len(lowerNames)), w.sql), args, scanSymbolRow(false))
+	return collect(ctx, db, fmt.Sprintf(symbolsNamedAnySQL, w.sql), append([]any{string(names)}, w.args...), scanSymbolRow(false))
 }
 
 // SymbolBySID returns the symbol with the given sid; ok is false when the
@@ -698,16 +700,13 @@ func (db *DB) ChunkContents(ctx context.Context, ids []int64) (map[int64]string,
 	if len(ids) == 0 {
 		return out, nil
 	}
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
 	// The files' content hashes come along: a text the DB keeps for the
-	// same hash is served without reading the file's blob.
-	q := fmt.Sprintf(`SELECT c.id, c.file_id, c.start_byte, c.end_byte, f.hash FROM chunks c JOIN files f ON f.id = c.file_id
-WHERE c.id IN (%s) ORDER BY c.file_id, c.id`, marks(len(ids)))
+	// same hash is served without reading the file's blob. The ids go as
+	// one JSON list: one statement whatever their number.
+	const q = `SELECT c.id, c.file_id, c.start_byte, c.end_byte, f.hash FROM chunks c JOIN files f ON f.id = c.file_id
+WHERE c.id IN (SELECT value FROM json_each(?)) ORDER BY c.file_id, c.id`
 	err := db.snapshot(ctx, []string{q}, func(src *sourceCache) error {
-		rows, err := src.query(q, args...)
+		rows, err := src.query(q, jsonIDs(ids))
 		if err != nil {
 			return err
 		}
