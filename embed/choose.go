@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 )
 
 // Auto is the Choice.Provider that keeps what the index remembers.
@@ -123,4 +125,100 @@ func OpenForQueries(ctx context.Context, cfg Config) (Provider, string) {
 		return nil, err.Error()
 	}
 	return p, ""
+}
+
+// Brief says a reason vectors are off, or an embedding failure, in one
+// short line: what happened and the fix, without the error chain (URLs,
+// resolver addresses, file sums) that the full reason keeps for those who
+// ask (a command's --verbose, every JSON answer). A reason it does not
+// know is returned as it is when short, else cut to its first clause and
+// its root cause.
+func Brief(reason string) string {
+	r := strings.TrimSpace(reason)
+	// What the index run was doing when the provider failed is context:
+	// the provider is named beside the reason.
+	if m := stageContext.FindStringIndex(r); m != nil {
+		r = r[m[1]:]
+	}
+	switch {
+	case r == "":
+		return ""
+	case strings.Contains(r, ErrModelUnavailable.Error()):
+		fix := "run `viberag index` online once, or set " + ModelDirEnv
+		switch {
+		case strings.Contains(r, ": offline and "):
+			return "the embedding model is not on disk and --offline forbids the download: " + fix
+		case strings.Contains(r, "(model directory "):
+			return "the model directory lacks model.safetensors, tokenizer.json or config.json: fix " + ModelDirEnv + " or --model-dir"
+		case strings.HasPrefix(r, "embed: model cache: "):
+			return "the model cache cannot be used (" + rootCause(r, ErrModelUnavailable.Error()) + "): set XDG_CACHE_HOME to a writable directory, or " + ModelDirEnv
+		case strings.HasPrefix(r, "embed: download "):
+			return "the embedding model could not be downloaded (" + netCause(r) + "): " + fix
+		}
+		return "the embedding model is unavailable: " + fix
+	case strings.Contains(r, ErrChecksum.Error()):
+		return "a file of the embedding model does not match its checksum: delete it to download it again (the full reason names it)"
+	case strings.Contains(r, "no embedding request succeeded for "):
+		// The run's budget ran out (indexer): say so, and the last failure.
+		head := r[strings.Index(r, "no embedding request succeeded for "):]
+		head, last, _ := strings.Cut(head, "; last error: ")
+		head, _, _ = strings.Cut(head, ", so the stage stopped")
+		if last != "" {
+			head += "; the last request: " + netCause(last)
+		}
+		return head
+	case strings.Contains(r, "connect: connection refused"):
+		if strings.Contains(r, "as on the last run") {
+			return "the embedding server refused the connection, as on the last run (not retried): is it running, at that URL?"
+		}
+		return "the embedding server refused the connection: is it running, at that URL?"
+	case strings.Contains(r, ": no such host"):
+		return "the embedding server's host name does not resolve (no network, or a wrong --embed-url)"
+	}
+	r = urlNoise.ReplaceAllString(r, "")
+	const short = 160
+	if len(r) <= short {
+		return r
+	}
+	first, _, _ := strings.Cut(r, ": ")
+	return first + ": … " + rootCause(r, "")
+}
+
+// stageContext is how an index run's embedding failure begins (indexer):
+// the step and the provider, before the provider's own error.
+var stageContext = regexp.MustCompile(`^(learn the embedding dimension|embed \w+ vectors) with \S+: `)
+
+// urlNoise is what Go's HTTP client adds to a network error: the request
+// and the dialled address, which the provider's ID already names.
+var urlNoise = regexp.MustCompile(`(Post|Get) "[^"]*": |dial tcp [^ ]*: `)
+
+// netCause names the network failure in an error in a few words.
+func netCause(r string) string {
+	switch {
+	case strings.Contains(r, "no such host"):
+		return "no network?"
+	case strings.Contains(r, "connection refused"):
+		return "connection refused"
+	case strings.Contains(r, "request timed out after "):
+		d, _, _ := strings.Cut(r[strings.Index(r, "request timed out after ")+len("request timed out after "):], ":")
+		return "no answer within " + d
+	case strings.Contains(r, "timeout") || strings.Contains(r, "deadline exceeded") || strings.Contains(r, "stalled"):
+		return "the connection timed out"
+	case strings.Contains(r, "HTTP "):
+		code, _, _ := strings.Cut(r[strings.Index(r, "HTTP "):], ":")
+		return code
+	}
+	return rootCause(r, ErrModelUnavailable.Error())
+}
+
+// rootCause is the last clause of an error chain "a: b: c" (c), before the
+// sentinel text tail when the chain ends with it.
+func rootCause(r, tail string) string {
+	if tail != "" {
+		r = strings.TrimSuffix(strings.TrimSuffix(r, tail), ": ")
+	}
+	if i := strings.LastIndex(r, ": "); i >= 0 {
+		r = r[i+2:]
+	}
+	return r
 }

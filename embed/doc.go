@@ -20,8 +20,8 @@
 //     (resumable, size- and sha256-verified) when it is missing; with no model
 //     and no network it returns ErrModelUnavailable.
 //   - Static, an experimental provider: a static word model over identifier
-//     parts (StaticWords cuts text as extract.SplitIdentifier cuts
-//     identifiers) in a small int8 file that scripts/trainstatic trains
+//     parts (StaticWords cuts text with package extract/words, as the
+//     index cuts identifiers) in a small int8 file that scripts/trainstatic trains
 //     from public code; a text's vector is the weighted sum of its words'.
 //     It needs no download, but measured it did not beat lexical search on
 //     the broad benchmark (BENCHMARKS.md), so no model is built in.

@@ -10,33 +10,19 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-)
 
-// within fails the test when fn does not return before a generous
-// deadline: a hang test, not a timing assertion.
-func within(t *testing.T, d time.Duration, fn func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		fn()
-	}()
-	select {
-	case <-done:
-	case <-time.After(d):
-		t.Fatalf("still running after %v", d)
-	}
-}
+	"github.com/viberag/viberag/internal/testkit"
+)
 
 // A server that accepts requests and never answers: every attempt ends at
 // the request timeout, the retries are announced through the trace, and
 // the error says what happened.
 func TestOpenAIStalledServer(t *testing.T) {
-	f := newFakeAPI(t, 2)
-	f.fail = func(w http.ResponseWriter, r *http.Request, n int) bool {
+	f := testkit.NewEmbedServer(t, 2)
+	f.SetFault(func(w http.ResponseWriter, r *http.Request, n int) bool {
 		<-r.Context().Done()
 		return true
-	}
+	})
 	p, _ := newTestOpenAI(t, f, OpenAIConfig{Timeout: 30 * time.Millisecond, MaxRetries: 2})
 	var mu sync.Mutex
 	var notices []RetryNotice
@@ -53,8 +39,7 @@ func TestOpenAIStalledServer(t *testing.T) {
 			mu.Unlock()
 		},
 	})
-	var err error
-	within(t, 30*time.Second, func() { _, err = p.Embed(ctx, []string{"x"}) })
+	err := testkit.Within(t, 30*time.Second, "Embed", func() error { _, err := p.Embed(ctx, []string{"x"}); return err })
 	if err == nil || !strings.Contains(err.Error(), "timed out after 30ms") || !strings.Contains(err.Error(), "giving up after 3 attempts") {
 		t.Fatalf("err = %v, want a timeout after 3 attempts", err)
 	}
@@ -108,16 +93,15 @@ func TestOpenAIRefusesBadVectorsAndBodies(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFakeAPI(t, 3)
-			f.fail = func(w http.ResponseWriter, r *http.Request, n int) bool {
+			f := testkit.NewEmbedServer(t, 3)
+			f.SetFault(func(w http.ResponseWriter, r *http.Request, n int) bool {
 				w.Header().Set("Content-Type", "application/json")
 				tc.serve(w)
 				return true
-			}
+			})
 			p, _ := newTestOpenAI(t, f, OpenAIConfig{Timeout: 10 * time.Second, MaxRetries: 1})
 			p.maxBody = func(int) int64 { return 1 << 20 }
-			var err error
-			within(t, 30*time.Second, func() { _, err = p.Embed(context.Background(), []string{"abc"}) })
+			err := testkit.Within(t, 30*time.Second, "Embed", func() error { _, err := p.Embed(context.Background(), []string{"abc"}); return err })
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want one containing %q", err, tc.want)
 			}
@@ -141,14 +125,14 @@ func TestMaxBodyFor(t *testing.T) {
 
 // A mid-run change of dimension is refused with a DimensionError.
 func TestOpenAIDimensionChangeAfterCalls(t *testing.T) {
-	f := newFakeAPI(t, 4)
+	f := testkit.NewEmbedServer(t, 4)
 	p, _ := newTestOpenAI(t, f, OpenAIConfig{MaxBatch: 1, Concurrency: 1})
-	f.fail = func(w http.ResponseWriter, r *http.Request, n int) bool {
+	f.SetFault(func(w http.ResponseWriter, r *http.Request, n int) bool {
 		if n == 3 {
-			f.dim.Store(2)
+			f.Dim.Store(2)
 		}
 		return false
-	}
+	})
 	_, err := p.Embed(context.Background(), []string{"a", "b", "c", "d"})
 	var de *DimensionError
 	if !errors.As(err, &de) || de.Want != 4 || de.Got != 2 {
@@ -159,7 +143,7 @@ func TestOpenAIDimensionChangeAfterCalls(t *testing.T) {
 // The cache never serves a vector the provider could not have returned,
 // and counts a text as embedded only once it is.
 func TestCachedRefusesBadCachedVectors(t *testing.T) {
-	f := newFakeAPI(t, 2)
+	f := testkit.NewEmbedServer(t, 2)
 	p, _ := newTestOpenAI(t, f, OpenAIConfig{Dimensions: 2})
 	c := NewMemCache()
 	nan := float32(0)
@@ -180,7 +164,7 @@ func TestCachedRefusesBadCachedVectors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reqs := f.log()
+	reqs := f.Requests()
 	if len(reqs) != 1 || strings.Join(reqs[0].Input, ",") != "zero,short,nan" {
 		t.Fatalf("requests %+v, want the three bad cached texts embedded again", reqs)
 	}
@@ -192,10 +176,10 @@ func TestCachedRefusesBadCachedVectors(t *testing.T) {
 	}
 
 	// A failed call embedded nothing and says so.
-	f.fail = func(w http.ResponseWriter, r *http.Request, n int) bool {
+	f.SetFault(func(w http.ResponseWriter, r *http.Request, n int) bool {
 		http.Error(w, "no", http.StatusBadRequest)
 		return true
-	}
+	})
 	cp = Cached(p, NewMemCache())
 	if _, err := cp.Embed(context.Background(), []string{"new"}); err == nil {
 		t.Fatal("no error")

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/viberag/viberag/internal/testkit"
 )
 
 // stubProvider answers, fails or blocks (until its context ends), as set.
@@ -69,8 +71,7 @@ func TestGuardBreaker(t *testing.T) {
 			clock := &fakeClock{t: time.Unix(1000, 0)}
 			g := Guard(s, GuardOptions{Timeout: 20 * time.Millisecond, Cooldown: 30 * time.Second, Now: clock.now})
 
-			var err error
-			within(t, 30*time.Second, func() { _, err = g.Embed(context.Background(), []string{"q"}) })
+			err := testkit.Within(t, 30*time.Second, "Embed", func() error { _, err := g.Embed(context.Background(), []string{"q"}); return err })
 			if err == nil || !strings.Contains(err.Error(), "no answer within 20ms") || !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("first call: err = %v, want no answer within the deadline", err)
 			}
@@ -86,7 +87,7 @@ func TestGuardBreaker(t *testing.T) {
 
 			// Half-open: one trial, failing again, doubles the cooldown.
 			clock.add(31 * time.Second)
-			within(t, 30*time.Second, func() { _, err = g.Embed(context.Background(), []string{"q"}) })
+			err = testkit.Within(t, 30*time.Second, "Embed", func() error { _, err := g.Embed(context.Background(), []string{"q"}); return err })
 			if err == nil || errors.Is(err, ErrProviderDown) || s.calls.Load() != 2 {
 				t.Fatalf("trial: err = %v after %d calls, want the provider tried once more", err, s.calls.Load())
 			}
@@ -159,7 +160,7 @@ func TestGuardStalledCause(t *testing.T) {
 	g := Guard(s, GuardOptions{Timeout: -1, Cooldown: time.Hour})
 	ctx, cancel := context.WithCancelCause(context.Background())
 	go func() { time.Sleep(10 * time.Millisecond); cancel(fmt.Errorf("budget: %w", ErrStalled)) }()
-	within(t, 30*time.Second, func() { g.Embed(ctx, []string{"q"}) })
+	testkit.Within(t, 30*time.Second, "Embed", func() error { _, err := g.Embed(ctx, []string{"q"}); return err })
 	s.mode.Store("ok")
 	if _, err := g.Embed(context.Background(), []string{"q"}); !errors.Is(err, ErrProviderDown) || s.calls.Load() != 1 {
 		t.Errorf("after a stalled call: err = %v, %d calls; want the circuit open", err, s.calls.Load())

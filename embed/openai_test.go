@@ -2,102 +2,19 @@ package embed
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/viberag/viberag/internal/testkit"
 )
-
-// fakeAPI is an OpenAI-compatible /v1/embeddings server. By default the
-// vector of an input is (characters, 1, 0, …) of dim entries, and the data
-// come back in reverse order, so clients must sort by index.
-type fakeAPI struct {
-	*httptest.Server
-	dim atomic.Int32
-
-	mu       sync.Mutex
-	requests []fakeRequest
-	// fail, when set, may answer request number n (1-based) itself.
-	fail func(w http.ResponseWriter, r *http.Request, n int) bool
-
-	inFlight, maxInFlight atomic.Int32
-}
-
-type fakeRequest struct {
-	Model      string   `json:"model"`
-	Input      []string `json:"input"`
-	Dimensions int      `json:"dimensions"`
-	Auth       string   `json:"-"`
-}
-
-func newFakeAPI(t *testing.T, dim int) *fakeAPI {
-	t.Helper()
-	f := &fakeAPI{}
-	f.dim.Store(int32(dim))
-	f.Server = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(f.Close)
-	return f
-}
-
-func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
-	cur := f.inFlight.Add(1)
-	defer f.inFlight.Add(-1)
-	for {
-		m := f.maxInFlight.Load()
-		if cur <= m || f.maxInFlight.CompareAndSwap(m, cur) {
-			break
-		}
-	}
-	if r.URL.Path != "/v1/embeddings" || r.Method != http.MethodPost {
-		http.Error(w, `{"error":{"message":"no route"}}`, http.StatusNotFound)
-		return
-	}
-	var req fakeRequest
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	req.Auth = r.Header.Get("Authorization")
-	f.mu.Lock()
-	f.requests = append(f.requests, req)
-	n := len(f.requests)
-	fail := f.fail
-	f.mu.Unlock()
-	if fail != nil && fail(w, r, n) {
-		return
-	}
-	type item struct {
-		Object    string    `json:"object"`
-		Embedding []float32 `json:"embedding"`
-		Index     int       `json:"index"`
-	}
-	var data []item
-	for i := len(req.Input) - 1; i >= 0; i-- {
-		v := make([]float32, f.dim.Load())
-		v[0] = float32(utf8.RuneCountInString(req.Input[i]))
-		if len(v) > 1 {
-			v[1] = 1
-		}
-		data = append(data, item{"embedding", v, i})
-	}
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": data, "model": req.Model})
-}
-
-func (f *fakeAPI) log() []fakeRequest {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.requests)
-}
 
 // wantVector is the fake server's vector for text, normalised.
 func wantVector(text string, dim int) []float32 {
@@ -110,7 +27,7 @@ func wantVector(text string, dim int) []float32 {
 
 // newTestOpenAI returns a client of f that records its waits instead of
 // sleeping.
-func newTestOpenAI(t *testing.T, f *fakeAPI, cfg OpenAIConfig) (*OpenAI, *[]time.Duration) {
+func newTestOpenAI(t *testing.T, f *testkit.EmbedServer, cfg OpenAIConfig) (*OpenAI, *[]time.Duration) {
 	t.Helper()
 	cfg.BaseURL = f.URL + "/v1"
 	if cfg.Model == "" {
@@ -132,7 +49,7 @@ func newTestOpenAI(t *testing.T, f *fakeAPI, cfg OpenAIConfig) (*OpenAI, *[]time
 }
 
 func TestOpenAIBatchingAndOrder(t *testing.T) {
-	f := newFakeAPI(t, 3)
+	f := testkit.NewEmbedServer(t, 3)
 	p, _ := newTestOpenAI(t, f, OpenAIConfig{MaxBatch: 3, Concurrency: 2})
 	texts := make([]string, 10)
 	for i := range texts {
@@ -149,7 +66,7 @@ func TestOpenAIBatchingAndOrder(t *testing.T) {
 	}
 	var sizes []int
 	var sent []string
-	for _, r := range f.log() {
+	for _, r := range f.Requests() {
 		sizes = append(sizes, len(r.Input))
 		sent = append(sent, r.Input...)
 		if r.Model != "test-embed" || r.Dimensions != 0 || r.Auth != "" {
@@ -166,7 +83,7 @@ func TestOpenAIBatchingAndOrder(t *testing.T) {
 	if !slices.Equal(sent, wantSent) {
 		t.Errorf("sent %q, want every text once", sent)
 	}
-	if m := f.maxInFlight.Load(); m > 2 {
+	if m := f.MaxInFlight(); m > 2 {
 		t.Errorf("%d requests in flight, Concurrency is 2", m)
 	}
 	if p.Dim() != 3 {
@@ -232,8 +149,8 @@ func TestOpenAIRetries(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFakeAPI(t, 2)
-			f.fail = func(w http.ResponseWriter, r *http.Request, n int) bool { return tc.fail(w, n) }
+			f := testkit.NewEmbedServer(t, 2)
+			f.SetFault(func(w http.ResponseWriter, r *http.Request, n int) bool { return tc.fail(w, n) })
 			p, waits := newTestOpenAI(t, f, OpenAIConfig{})
 			got, err := p.Embed(context.Background(), []string{"abc"})
 			if err != nil {
@@ -242,7 +159,7 @@ func TestOpenAIRetries(t *testing.T) {
 			if !approx(got[0], wantVector("abc", 2)) {
 				t.Errorf("vector %v", got[0])
 			}
-			if n := len(f.log()); n != tc.requests {
+			if n := len(f.Requests()); n != tc.requests {
 				t.Errorf("%d requests, want %d", n, tc.requests)
 			}
 			if tc.waits != nil && !slices.Equal(*waits, tc.waits) {
@@ -256,21 +173,24 @@ func TestOpenAIRetries(t *testing.T) {
 }
 
 func TestOpenAIBackoffGrows(t *testing.T) {
-	f := newFakeAPI(t, 2)
-	f.fail = func(w http.ResponseWriter, r *http.Request, n int) bool {
+	f := testkit.NewEmbedServer(t, 2)
+	f.SetFault(func(w http.ResponseWriter, r *http.Request, n int) bool {
 		http.Error(w, `{"error":{"message":"still down"}}`, http.StatusBadGateway)
 		return true
-	}
+	})
 	p, waits := newTestOpenAI(t, f, OpenAIConfig{MaxRetries: 3})
 	_, err := p.Embed(context.Background(), []string{"x"})
 	var apiErr *APIError
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != 502 || !strings.Contains(err.Error(), "giving up after 4 attempts") || !strings.Contains(err.Error(), "still down") {
 		t.Fatalf("err = %v, want a 502 APIError after 4 attempts", err)
 	}
-	if n := len(f.log()); n != 4 {
+	if n := len(f.Requests()); n != 4 {
 		t.Errorf("%d requests, want 4", n)
 	}
 	// Jittered exponential: attempt i waits in [min·2ⁱ/2, min·2ⁱ].
+	if len(*waits) != 3 {
+		t.Fatalf("waited %v, want three waits between four attempts", *waits)
+	}
 	for i, w := range *waits {
 		hi := p.minBackoff << i
 		if w < hi/2 || w > hi {
@@ -291,19 +211,19 @@ func TestOpenAIClientErrorsNotRetried(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFakeAPI(t, 2)
-			f.fail = func(w http.ResponseWriter, r *http.Request, n int) bool {
+			f := testkit.NewEmbedServer(t, 2)
+			f.SetFault(func(w http.ResponseWriter, r *http.Request, n int) bool {
 				w.WriteHeader(tc.status)
 				fmt.Fprint(w, tc.body)
 				return true
-			}
+			})
 			p, waits := newTestOpenAI(t, f, OpenAIConfig{})
 			_, err := p.Embed(context.Background(), []string{"x"})
 			var apiErr *APIError
 			if !errors.As(err, &apiErr) || apiErr.StatusCode != tc.status || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("err = %v, want HTTP %d with %q", err, tc.status, tc.want)
 			}
-			if n := len(f.log()); n != 1 || len(*waits) != 0 {
+			if n := len(f.Requests()); n != 1 || len(*waits) != 0 {
 				t.Errorf("%d requests and %d waits, want 1 and 0", n, len(*waits))
 			}
 		})
@@ -312,14 +232,14 @@ func TestOpenAIClientErrorsNotRetried(t *testing.T) {
 
 func TestOpenAITimeouts(t *testing.T) {
 	// The first attempt hangs until the client gives up; the retry works.
-	f := newFakeAPI(t, 2)
-	f.fail = func(w http.ResponseWriter, r *http.Request, n int) bool {
+	f := testkit.NewEmbedServer(t, 2)
+	f.SetFault(func(w http.ResponseWriter, r *http.Request, n int) bool {
 		if n == 1 {
 			<-r.Context().Done()
 			return true
 		}
 		return false
-	}
+	})
 	p, waits := newTestOpenAI(t, f, OpenAIConfig{Timeout: 50 * time.Millisecond})
 	got, err := p.Embed(context.Background(), []string{"abcd"})
 	if err != nil {
@@ -330,11 +250,11 @@ func TestOpenAITimeouts(t *testing.T) {
 	}
 
 	// Every attempt hangs: the error says so.
-	g := newFakeAPI(t, 2)
-	g.fail = func(w http.ResponseWriter, r *http.Request, n int) bool {
+	g := testkit.NewEmbedServer(t, 2)
+	g.SetFault(func(w http.ResponseWriter, r *http.Request, n int) bool {
 		<-r.Context().Done()
 		return true
-	}
+	})
 	q, _ := newTestOpenAI(t, g, OpenAIConfig{Timeout: 20 * time.Millisecond, MaxRetries: 1})
 	_, err = q.Embed(context.Background(), []string{"x"})
 	if err == nil || !strings.Contains(err.Error(), "timed out after 20ms") || !strings.Contains(err.Error(), "giving up after 2 attempts") {
@@ -344,7 +264,7 @@ func TestOpenAITimeouts(t *testing.T) {
 
 func TestOpenAIDimensionChecks(t *testing.T) {
 	t.Run("configured", func(t *testing.T) {
-		f := newFakeAPI(t, 4)
+		f := testkit.NewEmbedServer(t, 4)
 		p, waits := newTestOpenAI(t, f, OpenAIConfig{Dimensions: 8})
 		if p.Dim() != 8 || !strings.HasSuffix(p.ID(), "/test-embed:8") {
 			t.Errorf("Dim %d ID %q before any request", p.Dim(), p.ID())
@@ -353,17 +273,17 @@ func TestOpenAIDimensionChecks(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "embed: openai dimension: expected 8, got 4") {
 			t.Fatalf("err = %v, want a dimension mismatch", err)
 		}
-		if r := f.log(); len(r) != 1 || r[0].Dimensions != 8 || len(*waits) != 0 {
+		if r := f.Requests(); len(r) != 1 || r[0].Dimensions != 8 || len(*waits) != 0 {
 			t.Errorf("requests %+v, waits %v: want one, asking for 8 dimensions, no retry", r, *waits)
 		}
 	})
 	t.Run("learned", func(t *testing.T) {
-		f := newFakeAPI(t, 4)
+		f := testkit.NewEmbedServer(t, 4)
 		p, _ := newTestOpenAI(t, f, OpenAIConfig{})
 		if _, err := p.Embed(context.Background(), []string{"x"}); err != nil {
 			t.Fatal(err)
 		}
-		f.dim.Store(5) // the server swapped models
+		f.Dim.Store(5) // the server swapped models
 		_, err := p.Embed(context.Background(), []string{"y"})
 		if err == nil || !strings.Contains(err.Error(), "expected 4, got 5") {
 			t.Fatalf("err = %v, want a dimension mismatch", err)
@@ -382,11 +302,11 @@ func TestOpenAIBadResponses(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newFakeAPI(t, 2)
-			f.fail = func(w http.ResponseWriter, r *http.Request, n int) bool {
+			f := testkit.NewEmbedServer(t, 2)
+			f.SetFault(func(w http.ResponseWriter, r *http.Request, n int) bool {
 				fmt.Fprint(w, tc.body)
 				return true
-			}
+			})
 			p, _ := newTestOpenAI(t, f, OpenAIConfig{})
 			_, err := p.Embed(context.Background(), []string{"x"})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -398,13 +318,13 @@ func TestOpenAIBadResponses(t *testing.T) {
 
 func TestOpenAIInputs(t *testing.T) {
 	t.Setenv("TEST_EMBED_KEY", "sk-test")
-	f := newFakeAPI(t, 2)
+	f := testkit.NewEmbedServer(t, 2)
 	p, _ := newTestOpenAI(t, f, OpenAIConfig{APIKeyEnv: "TEST_EMBED_KEY", MaxInputChars: 5})
 	got, err := p.Embed(context.Background(), []string{"héllo wörld", "", "ok"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := f.log()
+	r := f.Requests()
 	if len(r) != 1 || !slices.Equal(r[0].Input, []string{"héllo", "ok"}) || r[0].Auth != "Bearer sk-test" {
 		t.Fatalf("requests %+v, want the texts cut to 5 characters, the empty one left out, and the key", r)
 	}
@@ -416,23 +336,26 @@ func TestOpenAIInputs(t *testing.T) {
 	}
 
 	// Only empty texts and no dimension known yet: one probe learns it.
-	g := newFakeAPI(t, 3)
+	g := testkit.NewEmbedServer(t, 3)
 	q, _ := newTestOpenAI(t, g, OpenAIConfig{})
 	got, err = q.Embed(context.Background(), []string{"", ""})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || !approx(got[0], []float32{0, 0, 0}) || len(g.log()) != 1 {
-		t.Errorf("vectors %v after %d requests", got, len(g.log()))
+	if len(got) != 2 || !approx(got[0], []float32{0, 0, 0}) || len(g.Requests()) != 1 {
+		t.Errorf("vectors %v after %d requests", got, len(g.Requests()))
 	}
 }
 
 func TestOpenAIUnitVectors(t *testing.T) {
-	f := newFakeAPI(t, 16)
+	f := testkit.NewEmbedServer(t, 16)
 	p, _ := newTestOpenAI(t, f, OpenAIConfig{})
 	got, err := p.Embed(context.Background(), []string{"some text", "x"})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("%d vectors for two texts", len(got))
 	}
 	for i, v := range got {
 		if n := norm2(v); math.Abs(n-1) > 1e-6 {

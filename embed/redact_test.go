@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/viberag/viberag/internal/testkit"
 )
 
 func TestRedactURL(t *testing.T) {
@@ -64,8 +66,8 @@ func TestOpenAISecretsNeverShown(t *testing.T) {
 	t.Setenv("TEST_SECRET_KEY", key)
 	var mu sync.Mutex
 	var seen []string
-	f := newFakeAPI(t, 2)
-	f.fail = func(w http.ResponseWriter, r *http.Request, n int) bool {
+	f := testkit.NewEmbedServer(t, 2)
+	f.SetFault(func(w http.ResponseWriter, r *http.Request, n int) bool {
 		u, p, _ := r.BasicAuth()
 		mu.Lock()
 		seen = append(seen, r.Header.Get("Authorization"), r.URL.RawQuery, u+":"+p)
@@ -75,7 +77,7 @@ func TestOpenAISecretsNeverShown(t *testing.T) {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		fmt.Fprintf(w, `{"error":{"message":%s}}`, msg)
 		return true
-	}
+	})
 	for _, withKey := range []bool{false, true} {
 		t.Run(fmt.Sprintf("key=%v", withKey), func(t *testing.T) {
 			cfg := OpenAIConfig{
@@ -135,10 +137,10 @@ func TestOpenAISecretsNeverShown(t *testing.T) {
 // them back from VIBERAG_EMBED_URL when it names the same endpoint, and
 // is told how to supply them when the server refuses it.
 func TestOpenStoredURLWithoutCredentials(t *testing.T) {
-	f := newFakeAPI(t, 2)
+	f := testkit.NewEmbedServer(t, 2)
 	var auth []string
 	var mu sync.Mutex
-	f.fail = func(w http.ResponseWriter, r *http.Request, n int) bool {
+	f.SetFault(func(w http.ResponseWriter, r *http.Request, n int) bool {
 		mu.Lock()
 		auth = append(auth, r.URL.Query().Get("api_key"))
 		mu.Unlock()
@@ -147,7 +149,7 @@ func TestOpenStoredURLWithoutCredentials(t *testing.T) {
 			return true
 		}
 		return false
-	}
+	})
 	full := f.URL + "/v1?api_key=sk-right"
 	stored := Config{Provider: ProviderOpenAI, BaseURL: full, Model: "m"}.Redacted()
 

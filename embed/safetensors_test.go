@@ -77,6 +77,9 @@ func TestSafetensorsLargeTensorStreams(t *testing.T) {
 	if err := readSTData(r, tensors, func(stTensor) func([]byte) { return dec }, nil); err != nil {
 		t.Fatal(err)
 	}
+	if len(got) != n {
+		t.Fatalf("decoded %d floats, want %d", len(got), n)
+	}
 	for i, x := range got {
 		if x != float32(i) {
 			t.Fatalf("big[%d] = %v, want %d", i, x, i)

@@ -17,14 +17,16 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/viberag/viberag/extract/words"
 )
 
 // Static is a static word-embedding model over identifier parts: a
 // text's vector is the weighted sum of the vectors of its words, scaled
-// to unit length. Its words are what the lexical channels search —
-// every run of letters and digits split by the rule of
-// extract.SplitIdentifier (getUserById → get user by id), lower-cased —
-// so a query and the code it should find are cut into the same words.
+// to unit length. Its words are what the lexical channels search — every
+// run of letters and digits cut by package words, as the index cuts
+// identifiers (getUserById → get user by id), lower-cased — so a query
+// and the code it should find are cut into the same words.
 //
 // Words outside the vocabulary are dropped; a text with no known word
 // gets the zero vector. Each word has a weight (its training frequency
@@ -283,15 +285,14 @@ func (m *Static) Words() []string {
 	return out
 }
 
-// StaticWords yields the words of text as a static model sees them: every
-// maximal run of letters and digits is split as extract.SplitIdentifier
-// splits an identifier (a new word at a lower→upper change, before the
-// last capital of a capital run followed by a lower-case letter, and at a
-// letter→digit change), and each part is lower-cased. The identifier's
-// whole form, which SplitIdentifier appends, is not yielded: a static
-// model learns parts, and the whole would be a word of its own for every
-// identifier. Parts of one rune that is not a digit are dropped (loop
-// variables, "s" of "users's").
+// StaticWords yields the words of text as a static model sees them: the
+// words of package words, as the index cuts identifiers (a new word at a
+// lower→upper change, before the last capital of a capital run followed by
+// a lower-case letter, and at a letter→digit change), lower-cased. The
+// identifier's whole form, which extract.SplitIdentifier appends, is not
+// yielded: a static model learns parts, and the whole would be a word of
+// its own for every identifier. Parts of one rune that is not a digit are
+// dropped (loop variables, "s" of "users's").
 //
 // Trainers and the provider share this function, so a model's vocabulary
 // is cut exactly as the texts it embeds.
@@ -303,112 +304,13 @@ func StaticWords(text string) iter.Seq[string] {
 
 // staticWords calls fn with each word of text (see StaticWords) in a
 // buffer that fn must not keep, and returns the buffer for reuse.
-func staticWords(text string, lower []byte, fn func([]byte) bool) []byte {
-	i := 0
-	for i < len(text) {
-		r, size := rune(text[i]), 1
-		if r >= utf8.RuneSelf {
-			r, size = utf8.DecodeRuneInString(text[i:])
+func staticWords(text string, buf []byte, fn func([]byte) bool) []byte {
+	words.Each(text, func(w string) bool {
+		if r, size := utf8.DecodeRuneInString(w); size == len(w) && !unicode.IsDigit(r) {
+			return true // one rune that is not a digit
 		}
-		if !isAlnum(r) {
-			i += size
-			continue
-		}
-		j := i
-		for j < len(text) {
-			r, sz := rune(text[j]), 1
-			if r >= utf8.RuneSelf {
-				r, sz = utf8.DecodeRuneInString(text[j:])
-			}
-			if !isAlnum(r) {
-				break
-			}
-			j += sz
-		}
-		run := text[i:j]
-		i = j
-		start := 0
-		var prev rune
-		for k, r := range run {
-			if k > start {
-				cut := false
-				switch {
-				case isLower(prev) && isUpper(r):
-					cut = true
-				case isUpper(prev) && isUpper(r) && nextIsLower(run[k+utf8.RuneLen(r):]):
-					cut = true
-				case isLetter(prev) && isDigit(r):
-					cut = true
-				}
-				if cut {
-					var ok bool
-					if lower, ok = appendLowerPart(lower[:0], run[start:k]); ok && !fn(lower) {
-						return lower
-					}
-					start = k
-				}
-			}
-			prev = r
-		}
-		var ok bool
-		if lower, ok = appendLowerPart(lower[:0], run[start:]); ok && !fn(lower) {
-			return lower
-		}
-	}
-	return lower
-}
-
-// ASCII fast paths of the unicode predicates, same answers.
-func isLower(r rune) bool {
-	if r < utf8.RuneSelf {
-		return 'a' <= r && r <= 'z'
-	}
-	return unicode.IsLower(r)
-}
-
-func isUpper(r rune) bool {
-	if r < utf8.RuneSelf {
-		return 'A' <= r && r <= 'Z'
-	}
-	return unicode.IsUpper(r)
-}
-
-func isLetter(r rune) bool {
-	if r < utf8.RuneSelf {
-		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z'
-	}
-	return unicode.IsLetter(r)
-}
-
-func isDigit(r rune) bool {
-	if r < utf8.RuneSelf {
-		return '0' <= r && r <= '9'
-	}
-	return unicode.IsDigit(r)
-}
-
-func isAlnum(r rune) bool { return isLetter(r) || isDigit(r) }
-
-func nextIsLower(s string) bool {
-	r, _ := utf8.DecodeRuneInString(s)
-	return len(s) > 0 && isLower(r)
-}
-
-// appendLowerPart appends part lower-cased to dst; false means a part to
-// drop (one rune that is not a digit).
-func appendLowerPart(dst []byte, part string) ([]byte, bool) {
-	if r, size := utf8.DecodeRuneInString(part); size == len(part) && !isDigit(r) {
-		return dst, false
-	}
-	for _, r := range part {
-		if r < utf8.RuneSelf {
-			if 'A' <= r && r <= 'Z' {
-				r += 'a' - 'A'
-			}
-			dst = append(dst, byte(r))
-			continue
-		}
-		dst = utf8.AppendRune(dst, unicode.ToLower(r))
-	}
-	return dst, true
+		buf = words.AppendLower(buf[:0], w)
+		return fn(buf)
+	})
+	return buf
 }

@@ -199,21 +199,7 @@ func TestStaticDeterministic(t *testing.T) {
 
 func BenchmarkStaticEmbed(b *testing.B) {
 	chunks := benchChunks(b)
-	m := benchStatic(b, chunks, 128)
-	var size int64
-	for _, c := range chunks {
-		size += int64(len(c))
-	}
-	ctx := context.Background()
-	b.SetBytes(size)
-	for b.Loop() {
-		for lo := 0; lo < len(chunks); lo += 64 {
-			if _, err := m.Embed(ctx, chunks[lo:min(lo+64, len(chunks))]); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
-	b.ReportMetric(float64(len(chunks))*float64(b.N)/b.Elapsed().Seconds(), "chunks/s")
+	benchEmbed(b, benchStatic(b, chunks, 128), chunks)
 }
 
 // benchStatic is a model of random vectors over every word of texts: all

@@ -6,10 +6,9 @@ import (
 	"strings"
 
 	tsbash "github.com/tree-sitter/tree-sitter-bash/bindings/go"
+	"github.com/viberag/viberag/extract/internal/source"
 	ts "github.com/viberag/viberag/extract/syntax"
 )
-
-func init() { registerTreeSitter(bashSpec()) }
 
 // bashSpec reads shell scripts (bash, sh, zsh and bats files): functions
 // (all exported: a sourced script's functions are visible to its caller),
@@ -147,7 +146,7 @@ func shZshFlags(src []byte) [][2]int {
 		if end+1 >= len(src) || src[end] != ')' {
 			continue
 		}
-		if c := src[end+1]; c != ':' && !isWordByte(c) {
+		if c := src[end+1]; c != ':' && !source.IsWordByte(c) {
 			continue
 		}
 		spans = append(spans, [2]int{start, end + 1})
@@ -432,7 +431,7 @@ func shExported(c *tsCtx, n *ts.Node, s *Symbol) bool {
 	case KindVar, KindConst:
 		if d := n.Parent(); d != nil && c.typ(d) == "declaration_command" {
 			t := c.text(d)
-			s.Signature = firstLine([]byte(t)) // `readonly X=…`, not just `X=…`
+			s.Signature = source.FirstLine([]byte(t)) // `readonly X=…`, not just `X=…`
 			return strings.HasPrefix(t, "export") || strings.HasPrefix(t, "declare -x") || strings.HasPrefix(t, "typeset -x")
 		}
 		return false
@@ -489,7 +488,7 @@ func shFileDoc(c *tsCtx, root *ts.Node) string {
 		parts = append(parts, text)
 		last = int(ch.EndPoint().Row)
 	}
-	return shClean(cleanComment(strings.Join(parts, "\n")))
+	return shClean(source.CleanComment(strings.Join(parts, "\n")))
 }
 
 // shCallee: a command's name is the call (`echo`, `git`, `my_func`);
@@ -568,9 +567,9 @@ func shStringValue(c *tsCtx, n *ts.Node) string {
 		return strings.TrimSpace(s)
 	}
 	if strings.HasPrefix(s, `"`) {
-		return shUnescape.Replace(unquote(s))
+		return shUnescape.Replace(source.Unquote(s))
 	}
-	return unquote(strings.TrimPrefix(s, "$"))
+	return source.Unquote(strings.TrimPrefix(s, "$"))
 }
 
 // shUnescape undoes the backslash escapes of double quotes.

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/viberag/viberag/extract/internal/source"
 	ts "github.com/viberag/viberag/extract/syntax"
 	"github.com/viberag/viberag/internal/densetree"
 )
@@ -20,108 +21,19 @@ func (f readerFunc) read(ctx context.Context, _ string, src []byte, _ *ts.Pool) 
 	return f(ctx, src)
 }
 
-// A scan step that does not move forward — the shape of the C# loop that
-// hung on Newtonsoft.Json — stops the reader with a budget error at once,
-// and a reader that keeps moving but never ends stops at its step budget.
-func TestBudgetStopsReaders(t *testing.T) {
-	src := []byte(strings.Repeat("x\n", 1000))
-	tests := []struct {
-		name string
-		read func(ctx context.Context, src []byte) (*Outline, error)
-		want string
-	}{
-		{"stall", func(ctx context.Context, src []byte) (*Outline, error) {
-			b := newBudget(ctx, len(src))
-			for k := 0; k < len(src); {
-				k = b.advance(k, k) // a skip that skipped nothing
-			}
-			return &Outline{}, nil
-		}, "budget: the scanner stalled at offset or token 0"},
-		{"backwards", func(ctx context.Context, src []byte) (*Outline, error) {
-			for k := 5; k < len(src); k++ {
-				k = ahead(k, k-2)
-			}
-			return &Outline{}, nil
-		}, "budget: the scanner went back from 5 to 3"},
-		{"endless", func(ctx context.Context, src []byte) (*Outline, error) {
-			b := newBudget(ctx, len(src))
-			for {
-				b.step() // linear work would end; this never does
-			}
-		}, fmt.Sprintf("budget: the scanner ran past %d steps on %d bytes", budgetPerByte*len(src)+budgetBase+1, len(src))},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			out, err := runReader(context.Background(), readerFunc(tt.read), "f.cs", src, time.Minute, nil)
-			if out != nil || err == nil || !errors.Is(err, errBudget) || !strings.HasPrefix(err.Error(), tt.want) {
-				t.Fatalf("runReader = %v, %v; want a budget error %q", out, err, tt.want)
-			}
-		})
-	}
-}
-
-// deadlineAfter is a context whose deadline passes after its n-th Err
-// call: the budget's periodic check must see it mid-scan.
-type deadlineAfter struct {
-	context.Context
-	n, calls int
-}
-
-func (c *deadlineAfter) Err() error {
-	if c.calls++; c.calls > c.n {
-		return context.DeadlineExceeded
-	}
-	return nil
-}
-
-// Every scanner checks its context while it scans: a deadline that passes
-// after the read began stops the read (the file then falls back to line
-// chunks), and the same file reads fine without it.
-func TestScannersStopAtDeadline(t *testing.T) {
-	files := map[string]string{
-		"c":       "int f%d(int x) { return x + %[1]d; }\n",
-		"cpp":     "namespace n { template <typename T> T f%d(T x) { return x; } }\n",
-		"csharp":  "class C%d { int F(int x) { int G() => x; return G(); } }\n",
-		"haskell": "f%d :: Int -> Int\nf%[1]d x = x + 1\n",
-		"swift":   "struct S%d { func f(_ x: Int) -> Int { x } }\n",
-	}
-	for lang, line := range files {
-		t.Run(lang, func(t *testing.T) {
-			var b strings.Builder
-			for i := 0; b.Len() < 64<<10; i++ {
-				fmt.Fprintf(&b, line, i)
-			}
-			src := []byte(b.String())
-			r := repairReaders[lang]
-			ctx := &deadlineAfter{Context: context.Background(), n: 1} // the first check is read's own
-			out, err := readSafely(ctx, r, "f", src, time.Second, nil)
-			if out != nil || err == nil || !strings.HasPrefix(err.Error(), "parse timed out") {
-				t.Fatalf("read = %v, %v; want it stopped by the deadline", out, err)
-			}
-			if ctx.calls < 2 {
-				t.Fatalf("the context was checked %d times: never during the scan", ctx.calls)
-			}
-			out, err = readSafely(context.Background(), r, "f", src, time.Second, nil)
-			if err != nil || len(out.Symbols) == 0 {
-				t.Fatalf("read without a deadline = %v symbols, %v", out, err)
-			}
-		})
-	}
-}
-
 // A file whose scanner gives up is still indexed: line chunks that cover
 // it, and a fallback whose problem names the budget.
 func TestBudgetFallbackIndexesLines(t *testing.T) {
 	src := []byte(strings.Repeat("int x;\n", 200))
 	stall := readerFunc(func(ctx context.Context, src []byte) (*Outline, error) {
-		advance(3, 3)
-		return &Outline{}, nil
+		// what a stalled scanner returns (package scan, TestBudgetStopsReaders)
+		return nil, errors.New("budget: the scanner stalled at offset or token 3 (next step to 3); indexed as line chunks")
 	})
 	out, err := runReader(context.Background(), stall, "f.c", src, time.Minute, nil)
 	if err == nil {
 		t.Fatal("a stalled reader returned no error")
 	}
-	f := &File{Path: "f.c", Lines: countLines(src)}
+	f := &File{Path: "f.c", Lines: source.CountLines(src)}
 	build(f, &Outline{Status: ParseFallback, Problem: err.Error()}, src)
 	if out != nil || f.ParseStatus != ParseFallback || !strings.HasPrefix(f.ParseProblem, "budget:") {
 		t.Fatalf("status %q problem %q", f.ParseStatus, f.ParseProblem)
@@ -200,7 +112,7 @@ func TestSymbolBudgetCountsLists(t *testing.T) {
 	src := []byte(b.String())
 	// Each symbol spans the file: maxListEntries entries in each of its
 	// three lists, and its qualified name.
-	per, limit := 3*listEntryBytes*maxListEntries+len("f"), symbolLimit(len(src))
+	per, limit := 3*source.ListEntryBytes*maxListEntries+len("f"), source.SymbolLimit(len(src))
 	for _, tt := range []struct {
 		symbols int
 		status  string
@@ -222,7 +134,7 @@ func TestSymbolBudgetCountsLists(t *testing.T) {
 		switch {
 		case f.ParseStatus != tt.status:
 			t.Fatalf("%d symbols: status %s (%q), want %s", tt.symbols, f.ParseStatus, f.ParseProblem, tt.status)
-		case f.ParseStatus == ParseFallback && (f.ParseProblem != symbolMemoryError(limit).Error() || len(f.Symbols)+len(f.Refs) != 0):
+		case f.ParseStatus == ParseFallback && (f.ParseProblem != source.SymbolMemoryError(limit).Error() || len(f.Symbols)+len(f.Refs) != 0):
 			t.Fatalf("%d symbols: fallback %q with %d symbols, %d refs; want a memory problem and none", tt.symbols, f.ParseProblem, len(f.Symbols), len(f.Refs))
 		case f.ParseStatus == ParseClean && len(f.Symbols) != tt.symbols:
 			t.Fatalf("%d symbols: %d kept", tt.symbols, len(f.Symbols))

@@ -8,6 +8,7 @@ package extract
 import (
 	"strings"
 
+	"github.com/viberag/viberag/extract/internal/source"
 	ts "github.com/viberag/viberag/extract/syntax"
 )
 
@@ -51,7 +52,7 @@ func signatureAfterAnnotations(c *tsCtx, decl, n *ts.Node, annotations map[strin
 		start = int(n.StartByte())
 	}
 	sig := strings.TrimLeft(string(c.src[start:end]), " \t\r\n")
-	return strings.TrimSpace(strings.TrimSuffix(firstLine([]byte(sig)), ";"))
+	return strings.TrimSpace(strings.TrimSuffix(source.FirstLine([]byte(sig)), ";"))
 }
 
 // skipAnnotations returns the offset after the annotations and comments
@@ -102,25 +103,29 @@ func docCommentAboveRow(c *tsCtx, n *ts.Node, line int) string {
 	if p := n.Parent(); p != nil && p.IsError() && n.PrevSibling() == nil {
 		return docCommentAboveRow(c, p, line) // recovered from an ERROR node it opens
 	}
-	var parts []string
-	for prev := n.PrevSibling(); prev != nil; prev = prev.PrevSibling() {
-		// A doc comment swallowed by the ERROR node before n is n's.
-		for i := 0; prev.IsError() && prev.ChildCount() > 0 && i < 8; i++ {
-			prev = prev.Child(prev.ChildCount() - 1)
-		}
-		if !c.spec.comments[c.typ(prev)] || endRow(prev) < line-1 {
-			break
-		}
-		text := strings.TrimSpace(c.text(prev))
-		if strings.HasPrefix(text, "/**") && text != "/**/" {
-			parts = []string{text}
-			break
-		}
-		parts = append(parts, text)
-		line = int(prev.StartPoint().Row)
+	texts, _ := leadingComments(c, n, line, commentWalk{step: docCommentStep, prev: prevOutOfError})
+	return cleanComments(texts)
+}
+
+// docCommentStep takes the comments directly above a declaration up to
+// the nearest `/** */` doc comment, which alone is the doc.
+func docCommentStep(c *tsCtx, prev *ts.Node, below int) commentStep {
+	if !c.spec.comments[c.typ(prev)] || endRow(prev) < below-1 {
+		return commentEnd
 	}
-	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
-		parts[i], parts[j] = parts[j], parts[i]
+	if text := strings.TrimSpace(c.text(prev)); strings.HasPrefix(text, "/**") && text != "/**/" {
+		return commentOnly
 	}
-	return cleanComment(strings.Join(parts, "\n"))
+	return commentTake
+}
+
+// prevOutOfError is the sibling before n or, when that is an ERROR node,
+// the last node inside it: a doc comment swallowed by the ERROR node
+// before a declaration is the declaration's.
+func prevOutOfError(n *ts.Node) *ts.Node {
+	prev := n.PrevSibling()
+	for i := 0; prev != nil && prev.IsError() && prev.ChildCount() > 0 && i < 8; i++ {
+		prev = prev.Child(prev.ChildCount() - 1)
+	}
+	return prev
 }

@@ -7,23 +7,22 @@
 // names, string literals, imports — never interpretations. The package
 // never touches storage: the tables package writes what it returns.
 //
-// Languages are read by go/parser (Go), a line scanner (Markdown), the
-// official tree-sitter grammars through package syntax and one generic
-// walker over a per-language spec, or, for C, C++, C#, Haskell and Swift,
-// deterministic scanners over a lexical skeleton that measured better
-// than their grammars. Every reader runs under a budget: tree-sitter's is
-// enforced in C (package syntax), the hand-written readers' by a step
-// count and a progress invariant (budget.go); a reader over budget leaves
-// the file indexed as line chunks with the reason recorded.
+// Languages are read by go/parser (Go), by the official tree-sitter
+// grammars through package syntax and one generic walker over a
+// per-language spec, or by package scan: hand-written scanners for C, C++,
+// C#, Haskell and Swift (measured better than their grammars, ADR 0007)
+// and the Markdown heading reader. Every reader runs under a budget:
+// tree-sitter's is enforced in C (package syntax), the scanners' by a step
+// count and a progress invariant (package scan); a reader over budget
+// leaves the file indexed as line chunks with the reason recorded.
 //
 // # Layout
 //
-// Each language is one file named by the language, holding its tree-sitter
-// spec, its offset-preserving repair and, where it has one, its scanner:
-// bash.go, c.go (C and C++), csharp.go, elixir.go, go.go, haskell.go,
-// java.go, javascript.go (JavaScript, TypeScript, TSX), kotlin.go, lua.go,
-// markdown.go, php.go, python.go, ruby.go, rust.go, scala.go, swift.go,
-// zig.go. A language file uses nothing another language's file declares
+// Each tree-sitter language is one file named by the language, holding
+// its spec and its offset-preserving repair: bash.go, elixir.go, java.go,
+// javascript.go (JavaScript, TypeScript, TSX), kotlin.go, lua.go, php.go,
+// python.go, ruby.go, rust.go, scala.go, zig.go; Go is go.go. A language
+// file uses nothing another language's file declares
 // (TestLanguageLayout). What languages share lives in files named for what
 // it is:
 //
@@ -31,15 +30,17 @@
 //     contract; languages.go: names a file's language and is the one
 //     registry of readers; chunk.go, split.go: chunking and identifier
 //     words.
-//   - treesitter.go, treesitter_registry.go: the walker every tree-sitter
-//     language fills a spec for; nodes.go: node helpers;
-//     error_recovery.go: definitions inside ERROR nodes; declarations.go:
-//     declaration and doc-comment rules of the class-based grammars (Java,
-//     Kotlin, Scala).
-//   - scanner_reader.go, skeleton.go, lexrefs.go, budget.go: the scanners'
-//     reader, lexical skeleton, token refs and step budget;
-//     preprocessor.go: `#if` groups blanked for the C, C++, C# and Swift
-//     scanners.
+//   - treesitter.go: the walker every tree-sitter language fills a spec
+//     for; nodes.go: node helpers; error_recovery.go: definitions inside
+//     ERROR nodes; declarations.go: declaration and doc-comment rules of
+//     the class-based grammars (Java, Kotlin, Scala).
+//   - scanner.go: the reader of package scan's languages, which turns a
+//     scan's outline into this package's.
+//
+// Package internal/source holds the few text helpers (comment markers,
+// literal quotes) the tree readers and the scanners share; package words
+// cuts identifiers into the words SplitIdentifier returns and embed's
+// static model reads.
 //
 // Why files and not a subpackage per language: ADR 0003, "Layout".
 package extract

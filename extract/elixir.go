@@ -4,10 +4,9 @@ import (
 	"strings"
 
 	tselixir "github.com/tree-sitter/tree-sitter-elixir/bindings/go"
+	"github.com/viberag/viberag/extract/internal/source"
 	ts "github.com/viberag/viberag/extract/syntax"
 )
-
-func init() { registerTreeSitter(elixirSpec()) }
 
 // elixirSpec reads Elixir. The grammar has no definition nodes: every
 // definition is a `call` whose target names a macro — defmodule (nested
@@ -125,7 +124,7 @@ func exDefName(c *tsCtx, n *ts.Node) string {
 }
 
 // exHeadName is the function name of a def head: `name(args)`, `name`,
-// `name(args) when guard`; "" for generated names (`unquote(n)(x)`).
+// `name(args) when guard`; "" for generated names (`source.Unquote(n)(x)`).
 func exHeadName(c *tsCtx, head *ts.Node) string {
 	for i := 0; head != nil && i < 4; i++ {
 		switch c.typ(head) {
@@ -259,41 +258,34 @@ func exDoc(c *tsCtx, n *ts.Node) string {
 	case "defmodule", "defprotocol", "defimpl":
 		return exModuleDoc(c, n)
 	}
-	line := int(n.StartPoint().Row)
-	var comments []string
-	for prev := n.PrevSibling(); prev != nil; prev = prev.PrevSibling() {
-		switch c.typ(prev) {
-		case "comment":
-			if int(prev.EndPoint().Row) < line-1 {
-				return exCommentDoc(comments)
-			}
-			comments = append(comments, c.text(prev))
-			line = int(prev.StartPoint().Row)
-			continue
-		case "unary_operator":
-			name, value, ok := exAttr(c, prev)
-			if !ok {
-				return exCommentDoc(comments)
-			}
-			if name == "doc" || name == "typedoc" {
-				return exDocValue(c, value)
-			}
-			if !exReservedAttrs[name] {
-				return exCommentDoc(comments) // a constant between: the doc is not ours
-			}
-			line = int(prev.StartPoint().Row)
-			continue
+	texts, end := leadingComments(c, n, int(n.StartPoint().Row), commentWalk{step: exDocStep})
+	if end != nil && c.typ(end) == "unary_operator" {
+		if name, value, ok := exAttr(c, end); ok && (name == "doc" || name == "typedoc") {
+			return exDocValue(c, value)
 		}
-		break
 	}
-	return exCommentDoc(comments)
+	return source.CleanComment(strings.Join(texts, "\n"))
 }
 
-func exCommentDoc(rev []string) string {
-	for i, j := 0, len(rev)-1; i < j; i, j = i+1, j-1 {
-		rev[i], rev[j] = rev[j], rev[i]
+// exDocStep takes the comments directly above a definition and passes
+// over the attributes (@spec, @impl …) between a @doc and its def; it
+// ends at a @doc, whose value exDoc reads, and at a constant, whose doc is
+// not the def's.
+func exDocStep(c *tsCtx, prev *ts.Node, below int) commentStep {
+	switch c.typ(prev) {
+	case "comment":
+		if int(prev.EndPoint().Row) < below-1 {
+			return commentEnd
+		}
+		return commentTake
+	case "unary_operator":
+		name, _, ok := exAttr(c, prev)
+		if !ok || name == "doc" || name == "typedoc" || !exReservedAttrs[name] {
+			return commentEnd
+		}
+		return commentOver
 	}
-	return cleanComment(strings.Join(rev, "\n"))
+	return commentEnd
 }
 
 // exModuleDoc is the @moduledoc in a module's body.
@@ -561,5 +553,5 @@ func exStringValue(c *tsCtx, n *ts.Node) string {
 	if start != nil && end != nil && start.EndByte() <= end.StartByte() {
 		return string(c.src[start.EndByte():end.StartByte()])
 	}
-	return unquote(c.text(n))
+	return source.Unquote(c.text(n))
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/viberag/viberag/extract/internal/source"
 	"github.com/viberag/viberag/extract/syntax"
 )
 
@@ -21,12 +22,6 @@ type Options struct {
 	// DefaultParseTimeout. Larger files get more (see parseBudget). A parse
 	// that runs over its budget falls back to line chunks.
 	ParseTimeout time.Duration
-
-	// PlainReaders reads C, C++, C#, Haskell and Swift with the plain
-	// tree-sitter reader instead of their repair readers: a development
-	// switch that measures what the repair buys (`viberag eval
-	// --plain-readers`).
-	PlainReaders bool
 
 	// Parsers lends tree-sitter parsers to the readers, one per worker;
 	// the caller closes it. nil: each file gets a parser of its own.
@@ -74,15 +69,10 @@ func Extract(ctx context.Context, p string, src []byte, opts Options) (*File, er
 		Ext:      strings.ToLower(path.Ext(p)),
 		Language: lang.Name,
 		Size:     int64(len(src)),
-		Lines:    countLines(src),
+		Lines:    source.CountLines(src),
 		Hash:     xxhash.Sum64(src),
 	}
 	var out *Outline
-	if opts.PlainReaders {
-		if spec := treeSitterSpec(lang.Name); spec != nil {
-			lang.reader = tsReader{spec: spec}
-		}
-	}
 	if lang.reader != nil {
 		timeout := opts.ParseTimeout
 		if timeout <= 0 {
@@ -106,9 +96,8 @@ func Extract(ctx context.Context, p string, src []byte, opts Options) (*File, er
 // runReader runs one reader under a deadline, turning a panic or a
 // stopped budget into an error. Every reader checks its budget (the
 // runtime in C, the scanners by steps, budget.go), but a tree reader's Go
-// code after the parse is only as good as its loops: one exponential
-// lookup (the TypeScript overload doc, found by the corpus sweep) ran for
-// ever. So the reader runs on its own goroutine and is abandoned once it
+// code after the parse is only as good as its loops, and one exponential
+// lookup runs for ever. So the reader runs on its own goroutine and is abandoned once it
 // is abandonAfter past its deadline: the file falls back to line chunks
 // and the run goes on. The abandoned goroutine keeps its CPU until it
 // ends; a hang would keep the whole run.
@@ -143,17 +132,13 @@ func runReader(ctx context.Context, r reader, p string, src []byte, timeout time
 // is abandoned (syntax abandons a stuck parse after the same time).
 const abandonAfter = 2 * time.Second
 
-// readSafely runs one reader, turning a panic or a stopped budget into an
+// readSafely runs one reader, turning a panic or a deadline into an
 // error.
 func readSafely(ctx context.Context, r reader, p string, src []byte, timeout time.Duration, parsers *syntax.Pool) (out *Outline, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			if stop, ok := v.(budgetStop); ok {
-				// a hand-written reader ran out of budget (budget.go)
+			if stop, ok := v.(symbolStop); ok {
 				out, err = nil, stop.err
-				if errors.Is(err, context.DeadlineExceeded) {
-					err = fmt.Errorf("parse timed out after %v", timeout)
-				}
 				return
 			}
 			stack := debug.Stack()
@@ -185,19 +170,19 @@ func build(f *File, out *Outline, src []byte) {
 	sort.SliceStable(f.Refs, func(i, j int) bool { return f.Refs[i].StartByte < f.Refs[j].StartByte })
 	f.Symbols = out.Symbols
 	lines := lineStarts(src)
-	held, limit := 0, symbolLimit(len(src)) // the symbols' bytes beyond their source
+	held := source.NewSymbolBudget(len(src)) // the symbols' bytes beyond their source
 	for i := range f.Symbols {
 		s := &f.Symbols[i]
 		s.StartByte, s.EndByte = clampBytes(s.StartByte, s.EndByte, len(src))
 		s.Identifiers, s.Calls, s.Strings = refFacts(f.Refs, s.StartByte, s.EndByte)
-		held += symbolBytes(s) + listEntryBytes*(len(s.Identifiers)+len(s.Calls)+len(s.Strings))
-		if held > limit {
+		lists := len(s.Identifiers) + len(s.Calls) + len(s.Strings)
+		if err := held.Charge(source.SymbolBytes(s.Qualname, s.Signature, s.Doc, s.Decorators) + source.ListEntryBytes*lists); err != nil {
 			*f = File{Path: f.Path, Ext: f.Ext, Language: f.Language, Size: f.Size, Lines: f.Lines, Hash: f.Hash}
-			build(f, &Outline{Status: ParseFallback, Problem: symbolMemoryError(limit).Error()}, src)
+			build(f, &Outline{Status: ParseFallback, Problem: err.Error()}, src)
 			return
 		}
 		s.Hash = xxhash.Sum64(src[s.StartByte:s.EndByte])
-		s.Signature = normaliseSpace(s.Signature)
+		s.Signature = source.NormaliseSpace(s.Signature)
 		if s.Parent == -1 && s.Exported {
 			f.Exports = append(f.Exports, s.Name)
 		}
@@ -313,9 +298,9 @@ var licenceMarks = []string{
 // withoutLicence drops the paragraphs of a file's doc that are a licence
 // or copyright notice, and a paragraph that is only the file's name, which
 // many headers start with: a file's doc should say what the file is for.
-// In the dev split 697 of 1,721 files had a licence header for their doc,
-// which put the same boilerplate in every file's summary (files_fts) and
-// showed it as the snippet of file hits.
+// In the dev split 697 of 1,721 files have a licence header for their
+// doc, which would put the same boilerplate in every file's summary and
+// show it as the snippet of file hits.
 func withoutLicence(doc, base string) string {
 	if doc == "" {
 		return ""
@@ -375,24 +360,6 @@ func clampBytes(start, end, n int) (int, int) {
 	start = max(0, min(start, n))
 	end = max(start, min(end, n))
 	return start, end
-}
-
-// normaliseSpace collapses runs of white space to one space and trims.
-func normaliseSpace(s string) string {
-	return strings.Join(strings.Fields(s), " ")
-}
-
-// countLines counts lines the way editors number them: a final line without
-// a newline still counts; an empty file has zero lines.
-func countLines(src []byte) int {
-	if len(src) == 0 {
-		return 0
-	}
-	n := bytes.Count(src, []byte{'\n'})
-	if src[len(src)-1] != '\n' {
-		n++
-	}
-	return n
 }
 
 // lineIndex maps 1-based line numbers to byte offsets.

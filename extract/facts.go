@@ -4,10 +4,7 @@ package extract
 // with any change to a reader's output (a fixed symbol, a new ref kind, a
 // different chunking): an index records the version its facts were made
 // with, and a run on an index of another version re-reads every file
-// instead of keeping the old facts of files whose content did not change.
-// 1: the version of the first index to record it (a bare name such as
-// Button no longer loses its first letters to literal-prefix trimming).
-// 2: a file's doc without licence and copyright paragraphs.
+// instead of keeping the facts of files whose content did not change.
 const FactsVersion = 2
 
 // Parse states recorded for every file; status reports counts per language.

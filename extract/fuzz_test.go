@@ -12,6 +12,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/viberag/viberag/extract/scan"
 )
 
 // One fuzz target per language: each feeds Extract random and mutated
@@ -153,7 +155,7 @@ func FuzzSplitIdentifier(f *testing.F) {
 func FuzzChunker(f *testing.F) {
 	_ = filepath.WalkDir(filepath.Join("..", "fixtures"), func(p string, d fs.DirEntry, err error) error {
 		lang := LanguageOf(p).Name
-		if err != nil || d.IsDir() || repairReaders[lang] == nil && lang != "markdown" {
+		if err != nil || d.IsDir() || !scan.Reads(lang) {
 			return nil
 		}
 		src, err := os.ReadFile(p)
@@ -164,11 +166,7 @@ func FuzzChunker(f *testing.F) {
 		if err != nil || file.Lines > 0xffff {
 			return nil
 		}
-		var out *Outline
-		if r := repairReaderFor(lang); r != nil {
-			out, _ = r.read(context.Background(), p, src, nil)
-		}
-		if out != nil {
+		if out, _ := (scanReader{lang: lang}).read(context.Background(), p, src, nil); out != nil {
 			f.Add(encodeUnits(out.Units, file.Lines))
 		}
 		return nil

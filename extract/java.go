@@ -10,8 +10,6 @@ import (
 	ts "github.com/viberag/viberag/extract/syntax"
 )
 
-func init() { registerTreeSitter(javaSpec()) }
-
 // javaVarargsAnnotations matches the type annotations between a varargs
 // parameter's type and its `...` (`String @Nullable ... parts`, JSR 308),
 // as group 1 (after a type's last character: not `{@code ...}` in a doc).

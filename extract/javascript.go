@@ -5,17 +5,23 @@ import (
 
 	tsjs "github.com/tree-sitter/tree-sitter-javascript/bindings/go"
 	tsts "github.com/tree-sitter/tree-sitter-typescript/bindings/go"
+	"github.com/viberag/viberag/extract/internal/source"
 	ts "github.com/viberag/viberag/extract/syntax"
 )
 
-// JavaScript, TypeScript and TSX share one spec: the TypeScript grammars
-// extend the JavaScript one, so the node types below are a superset and a
-// type the JavaScript grammar lacks simply never matches.
-func init() {
-	registerTreeSitter(jsSpec("javascript", ts.Lazy("javascript", tsjs.Language)))
-	registerTreeSitter(jsSpec("typescript", ts.Lazy("typescript", tsts.LanguageTypescript)))
-	registerTreeSitter(jsSpec("tsx", ts.Lazy("tsx", tsts.LanguageTSX)))
+// JavaScript, TypeScript and TSX share one spec over their three grammars:
+// the TypeScript grammars extend the JavaScript one, so the node types
+// below are a superset and a type the JavaScript grammar lacks simply
+// never matches.
+func javascriptSpec() *tsSpec {
+	return jsSpec("javascript", ts.Lazy("javascript", tsjs.Language))
 }
+
+func typescriptSpec() *tsSpec {
+	return jsSpec("typescript", ts.Lazy("typescript", tsts.LanguageTypescript))
+}
+
+func tsxSpec() *tsSpec { return jsSpec("tsx", ts.Lazy("tsx", tsts.LanguageTSX)) }
 
 // jsSpec reads JavaScript and TypeScript:
 //   - functions and generators (nested ones too: closures such as Redux's
@@ -112,7 +118,7 @@ func jsStringValue(c *tsCtx, n *ts.Node) string {
 			}
 		}
 	}
-	return unquote(c.text(n))
+	return source.Unquote(c.text(n))
 }
 
 // jsWrappers are the statements that wrap a declaration without being
@@ -281,7 +287,7 @@ func jsPairName(c *tsCtx, n *ts.Node) string {
 	case "property_identifier", "identifier":
 		return c.text(key)
 	case "string":
-		return unquote(c.text(key))
+		return source.Unquote(c.text(key))
 	}
 	return ""
 }
@@ -314,7 +320,7 @@ func jsTestName(c *tsCtx, n *ts.Node) string {
 	title := args.NamedChild(0)
 	switch c.typ(title) {
 	case "string":
-		return unquote(c.text(title))
+		return source.Unquote(c.text(title))
 	case "template_string":
 		return strings.Trim(c.text(title), "`")
 	}
@@ -323,7 +329,7 @@ func jsTestName(c *tsCtx, n *ts.Node) string {
 
 // jsModuleName: `declare module 'express'` is named by its string.
 func jsModuleName(c *tsCtx, n *ts.Node) string {
-	return unquote(c.text(c.field(n, "name")))
+	return source.Unquote(c.text(c.field(n, "name")))
 }
 
 // jsDeclaration is the lexical_declaration / variable_declaration holding
@@ -735,7 +741,7 @@ func jsFinish(c *tsCtx, n *ts.Node, s *Symbol) {
 		start = first
 	}
 	s.Signature = strings.TrimSpace(strings.TrimSuffix(
-		firstLine(c.src[int(start.StartByte()):min(int(n.EndByte()), len(c.src))]), ";"))
+		source.FirstLine(c.src[int(start.StartByte()):min(int(n.EndByte()), len(c.src))]), ";"))
 	if c.typ(n) == "assignment_expression" && s.Kind == KindMethod && s.Parent < 0 {
 		if owner := jsAssignOwner(c, c.field(n, "left")); owner != "" {
 			s.Qualname = owner + "." + s.Name
@@ -753,8 +759,8 @@ func jsDoc(c *tsCtx, n *ts.Node) string {
 	if doc == "" {
 		// An implementation after its overload signatures takes the
 		// doc written above the first signature. Each signature's own
-		// comments only (no recursion: that was exponential in the
-		// number of undocumented overloads), at most 256 back.
+		// comments only (recursing would be exponential in the number of
+		// undocumented overloads), at most 256 back.
 		name := c.text(c.field(jsUnwrap(c, n), "name"))
 		for prev, i := n.PrevSibling(), 0; prev != nil && name != "" && i < 256; prev, i = prev.PrevSibling(), i+1 {
 			if c.spec.comments[c.typ(prev)] || !prev.IsNamed() {
@@ -775,37 +781,31 @@ func jsDoc(c *tsCtx, n *ts.Node) string {
 // jsCommentDoc is jsDoc without the overload rule: the comment block
 // directly above n.
 func jsCommentDoc(c *tsCtx, n *ts.Node) string {
-	var parts []string
-	line := int(n.StartPoint().Row)
-	for prev := n.PrevSibling(); prev != nil; prev = prev.PrevSibling() {
+	taken := false
+	texts, _ := leadingComments(c, n, int(n.StartPoint().Row), commentWalk{step: func(c *tsCtx, prev *ts.Node, below int) commentStep {
 		typ := c.typ(prev)
 		if typ == "decorator" {
-			line = int(prev.StartPoint().Row)
-			continue
+			return commentOver
 		}
 		if !c.spec.comments[typ] {
-			break
+			return commentEnd
 		}
 		text := strings.TrimSpace(c.text(prev))
 		jsdoc := strings.HasPrefix(text, "/**") && text != "/**/"
 		// Express-style JSDoc sits one blank line above its definition.
-		if gap := line - endRow(prev); gap > 2 || gap == 2 && !(jsdoc && len(parts) == 0) {
-			break
+		if gap := below - endRow(prev); gap > 2 || gap == 2 && !(jsdoc && !taken) {
+			return commentEnd
 		}
 		if jsDirective(text) {
-			break
+			return commentEnd
 		}
 		if jsdoc {
-			parts = []string{text}
-			break
+			return commentOnly
 		}
-		parts = append(parts, text)
-		line = int(prev.StartPoint().Row)
-	}
-	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
-		parts[i], parts[j] = parts[j], parts[i]
-	}
-	return cleanComment(strings.Join(parts, "\n"))
+		taken = true
+		return commentTake
+	}})
+	return cleanComments(texts)
 }
 
 // jsUnwrap is the declaration inside export / declare wrappers.
@@ -908,7 +908,7 @@ func jsFileDoc(c *tsCtx, root *ts.Node) string {
 		line = endRow(ch)
 		last = ch
 	}
-	return cleanComment(strings.Join(parts, "\n"))
+	return source.CleanComment(strings.Join(parts, "\n"))
 }
 
 // jsUseStrict reports a directive prologue statement ('use strict').
@@ -916,7 +916,7 @@ func jsUseStrict(c *tsCtx, n *ts.Node) bool {
 	if c.typ(n) != "expression_statement" || n.NamedChildCount() != 1 || c.typ(n.NamedChild(0)) != "string" {
 		return false
 	}
-	v := unquote(c.text(n.NamedChild(0)))
+	v := source.Unquote(c.text(n.NamedChild(0)))
 	return v == "use strict" || v == "use client" || v == "use server"
 }
 
@@ -1009,7 +1009,7 @@ func jsImport(c *tsCtx, n *ts.Node) []Ref {
 	if src == nil {
 		return nil
 	}
-	mod := unquote(c.text(src))
+	mod := source.Unquote(c.text(src))
 	var refs []Ref
 	for i := 0; i < n.NamedChildCount() && req == nil; i++ {
 		clause := n.NamedChild(i)
@@ -1026,7 +1026,7 @@ func jsImport(c *tsCtx, n *ts.Node) []Ref {
 			case "named_imports":
 				for k := 0; k < ch.NamedChildCount(); k++ {
 					if spec := ch.NamedChild(k); c.typ(spec) == "import_specifier" {
-						refs = append(refs, nodeRef(RefImport, mod, unquote(c.text(c.field(spec, "name"))), spec))
+						refs = append(refs, nodeRef(RefImport, mod, source.Unquote(c.text(c.field(spec, "name"))), spec))
 					}
 				}
 			}
@@ -1044,7 +1044,7 @@ func jsReexport(c *tsCtx, n *ts.Node) []Ref {
 	if src == nil {
 		return nil
 	}
-	mod := unquote(c.text(src))
+	mod := source.Unquote(c.text(src))
 	var refs []Ref
 	for i := 0; i < n.NamedChildCount(); i++ {
 		ch := n.NamedChild(i)
@@ -1053,7 +1053,7 @@ func jsReexport(c *tsCtx, n *ts.Node) []Ref {
 		}
 		for k := 0; k < ch.NamedChildCount(); k++ {
 			if spec := ch.NamedChild(k); c.typ(spec) == "export_specifier" {
-				refs = append(refs, nodeRef(RefImport, mod, unquote(c.text(c.field(spec, "name"))), spec))
+				refs = append(refs, nodeRef(RefImport, mod, source.Unquote(c.text(c.field(spec, "name"))), spec))
 			}
 		}
 	}
@@ -1075,7 +1075,7 @@ func jsRequire(c *tsCtx, n *ts.Node) []Ref {
 	if args == nil || args.NamedChildCount() == 0 || c.typ(args.NamedChild(0)) != "string" {
 		return nil
 	}
-	mod := unquote(c.text(args.NamedChild(0)))
+	mod := source.Unquote(c.text(args.NamedChild(0)))
 	p := n.Parent()
 	for p != nil && c.typ(p) == "await_expression" {
 		p = p.Parent()

@@ -7,10 +7,9 @@ import (
 	"unicode"
 
 	tskotlin "github.com/tree-sitter-grammars/tree-sitter-kotlin/bindings/go"
+	"github.com/viberag/viberag/extract/internal/source"
 	ts "github.com/viberag/viberag/extract/syntax"
 )
-
-func init() { registerTreeSitter(kotlinSpec()) }
 
 // kotlinSpec reads Kotlin (tree-sitter-grammars' grammar). Classes,
 // objects and functions name themselves in a `name` field, type aliases
@@ -246,7 +245,7 @@ func ktContextStart(src []byte, at int) int {
 		return -1
 	}
 	start := i - len("context")
-	if start > 0 && isWordByte(src[start-1]) {
+	if start > 0 && source.IsWordByte(src[start-1]) {
 		return -1
 	}
 	return start
@@ -500,8 +499,7 @@ func ktImport(c *tsCtx, n *ts.Node) []Ref {
 // stands: the names in user types, type parameters and constraints, the
 // names a class, object or type alias declares, an import's `as` alias
 // and the receiver of a callable reference (`Int::plus`, `T::class`) are
-// types, as they were type_identifiers in the previous Kotlin grammar;
-// jump and `this@` labels and the literals true, false and null are
+// types; jump and `this@` labels and the literals true, false and null are
 // neither; every other name is an identifier.
 func ktIdentifier(c *tsCtx, n *ts.Node) []Ref {
 	kind := ktIdentKind(c, n)
@@ -546,7 +544,7 @@ var ktLiteralNames = map[string]bool{"true": true, "false": true, "null": true}
 // quotes, templates included, and the names of its `$name` templates.
 func ktString(c *tsCtx, n *ts.Node) []Ref {
 	var refs []Ref
-	if s := unquote(c.text(n)); s != "" {
+	if s := source.Unquote(c.text(n)); s != "" {
 		refs = append(refs, nodeRef(RefString, s, "", n))
 	}
 	return append(refs, ktTemplateNames(c, n)...)
@@ -807,9 +805,9 @@ func ktLex(src []byte, i int, template bool, emit func(ktTok)) int {
 			end = min(end+1, len(src))
 			put('w', i, end)
 			i = end
-		case isWordByte(c):
+		case source.IsWordByte(c):
 			end := i + 1
-			for end < len(src) && isWordByte(src[end]) {
+			for end < len(src) && source.IsWordByte(src[end]) {
 				end++
 			}
 			put('w', i, end)

@@ -3,6 +3,9 @@ package extract
 import (
 	"path"
 	"strings"
+	"sync"
+
+	"github.com/viberag/viberag/extract/scan"
 )
 
 // Language is a language viberag knows by file name.
@@ -84,17 +87,34 @@ var languageByBase = map[string]string{
 
 // readerFor returns the reader of a language, nil when it has none yet.
 func readerFor(name string) reader {
-	switch name {
-	case "go":
+	if name == "go" {
 		return goReader{}
-	case "markdown":
-		return markdownReader{}
 	}
-	if r := repairReaderFor(name); r != nil {
-		return r
+	if scan.Reads(name) {
+		return scanReader{lang: name}
 	}
 	if spec := treeSitterSpec(name); spec != nil {
 		return tsReader{spec: spec}
 	}
 	return nil
+}
+
+// treeSitterSpec returns the spec of a tree-sitter language, nil if it has
+// none.
+func treeSitterSpec(name string) *tsSpec { return treeSitterSpecs[name] }
+
+// treeSitterSpecs are the specs of the tree-sitter languages by name,
+// built once: a spec's role table is built on its first use.
+var treeSitterSpecs = specsByName(
+	bashSpec(), elixirSpec(), javaSpec(), javascriptSpec(), typescriptSpec(), tsxSpec(), kotlinSpec(),
+	luaSpec(), phpSpec(), pythonSpec(), rubySpec(), rustSpec(), scalaSpec(), zigSpec(),
+)
+
+func specsByName(specs ...*tsSpec) map[string]*tsSpec {
+	m := make(map[string]*tsSpec, len(specs))
+	for _, s := range specs {
+		s.roles = sync.OnceValue(func() tsRoles { return newRoles(s, s.language()) })
+		m[s.name] = s
+	}
+	return m
 }

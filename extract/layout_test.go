@@ -11,25 +11,26 @@ import (
 	"testing"
 )
 
-// languageFile names the file that reads each language (doc.go, "Layout").
-// A language whose file grows past a few thousand lines splits into
-// <file>_<part>.go; every file whose name starts with "<file>." or
-// "<file>_" belongs to it.
+// languageFile names the file that reads each language (doc.go, "Layout"),
+// in this package or in package scan. A language whose file grows past a
+// few thousand lines splits into <file>_<part>.go; every file whose name
+// starts with "<file>." or "<file>_" belongs to it.
 var languageFile = map[string]string{
-	"bash": "bash", "c": "c", "cpp": "c", "csharp": "csharp", "elixir": "elixir",
-	"go": "go", "haskell": "haskell", "java": "java", "javascript": "javascript",
+	"bash": "bash", "c": "scan/c", "cpp": "scan/c", "csharp": "scan/csharp", "elixir": "elixir",
+	"go": "go", "haskell": "scan/haskell", "java": "java", "javascript": "javascript",
 	"typescript": "javascript", "tsx": "javascript", "kotlin": "kotlin", "lua": "lua",
-	"markdown": "markdown", "php": "php", "python": "python", "ruby": "ruby",
-	"rust": "rust", "scala": "scala", "swift": "swift", "zig": "zig",
+	"markdown": "scan/markdown", "php": "php", "python": "python", "ruby": "ruby",
+	"rust": "rust", "scala": "scala", "swift": "scan/swift", "zig": "zig",
 }
 
-// registryFile may name every language's reader: it is the dispatch table.
-const registryFile = "languages.go"
+// registryFiles may name every language's reader: they are the dispatch
+// tables of the two packages.
+var registryFiles = map[string]bool{"languages.go": true, "scan/scan.go": true}
 
 // TestLanguageLayout keeps each language in its own file: every language
 // with a reader has its file, and nothing a language file declares is
-// used by another language's file or by the shared machinery (the
-// registry aside). What two languages share lives in a file named for
+// used by another language's file or by the shared machinery of its
+// package (the registry aside). What two languages share lives in a file named for
 // what it is (nodes.go, declarations.go, preprocessor.go …) under a
 // neutral name.
 func TestLanguageLayout(t *testing.T) {
@@ -69,7 +70,21 @@ func TestLanguageLayout(t *testing.T) {
 		return ""
 	}
 
-	paths, err := filepath.Glob("*.go")
+	var bad []string
+	for _, dir := range []string{".", "scan"} {
+		bad = append(bad, layoutViolations(t, dir, owner)...)
+	}
+	sort.Strings(bad)
+	for _, b := range bad {
+		t.Errorf("%s: a language's internals are its own; move what is shared to a file named for what it is", b)
+	}
+}
+
+// layoutViolations lists, for the package in dir, each use of a name a
+// language file declares by a file that is not that language's.
+func layoutViolations(t *testing.T, dir string, owner func(file string) string) []string {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +103,7 @@ func TestLanguageLayout(t *testing.T) {
 		for _, d := range f.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
-				if d.Recv == nil && d.Name.Name != "init" {
+				if d.Recv == nil {
 					declaredIn[d.Name.Name] = p
 				}
 			case *ast.GenDecl:
@@ -109,7 +124,7 @@ func TestLanguageLayout(t *testing.T) {
 	}
 	var bad []string
 	for p, f := range files {
-		if p == registryFile {
+		if registryFiles[p] {
 			continue
 		}
 		seen := map[string]bool{}
@@ -129,8 +144,5 @@ func TestLanguageLayout(t *testing.T) {
 			return true
 		})
 	}
-	sort.Strings(bad)
-	for _, b := range bad {
-		t.Errorf("%s: a language's internals are its own; move what is shared to a file named for what it is", b)
-	}
+	return bad
 }

@@ -6,10 +6,9 @@ import (
 	"strings"
 
 	tslua "github.com/tree-sitter-grammars/tree-sitter-lua/bindings/go"
+	"github.com/viberag/viberag/extract/internal/source"
 	ts "github.com/viberag/viberag/extract/syntax"
 )
-
-func init() { registerTreeSitter(luaSpec()) }
 
 // luaSpec reads Lua: `function name()`, `function M.f()` and `function
 // M:m()` declarations, `local function f()`, top-level assignments of
@@ -100,11 +99,11 @@ func luaPrepare(src []byte) ([]byte, string) {
 // <const> a, b = …` (an attribute for every name, before them) starting
 // the line src[line:end], or -1, -1. Blanked it leaves `local a, b = …`.
 func luaLocalAttrib(src []byte, line, end int) (int, int) {
-	i := skipSpaces(src[:end], line)
+	i := source.SkipSpaces(src[:end], line)
 	if !bytes.HasPrefix(src[i:end], []byte("local")) {
 		return -1, -1
 	}
-	j := skipSpaces(src[:end], i+len("local"))
+	j := source.SkipSpaces(src[:end], i+len("local"))
 	if j >= end || src[j] != '<' {
 		return -1, -1
 	}
@@ -159,7 +158,7 @@ func luaBlankGlobal(src, out []byte, at, end int) int {
 		stop = at + k
 	}
 	rest := bytes.TrimLeft(src[at+len("global"):stop], " \t")
-	if bytes.HasPrefix(rest, []byte("function")) && (len(rest) == len("function") || !isWordByte(rest[len("function")])) {
+	if bytes.HasPrefix(rest, []byte("function")) && (len(rest) == len("function") || !source.IsWordByte(rest[len("function")])) {
 		blankSpan(out, at, at+len("global"))
 		return stop
 	}
@@ -487,7 +486,7 @@ func luaExported(c *tsCtx, n *ts.Node, s *Symbol) bool {
 		path = luaPath(c, target)
 		span := luaAssignSpan(c, n)
 		local = span != n
-		s.Signature = firstLine(c.src[span.StartByte():min(int(span.EndByte()), len(c.src))])
+		s.Signature = source.FirstLine(c.src[span.StartByte():min(int(span.EndByte()), len(c.src))])
 	case "field":
 		path = luaFieldPath(c, n)
 		if len(path) > 0 && path[0] == "{}" {
@@ -521,19 +520,8 @@ func luaExported(c *tsCtx, n *ts.Node, s *Symbol) bool {
 
 // luaDoc is the block of `--` comments directly above a definition.
 func luaDoc(c *tsCtx, n *ts.Node) string {
-	var parts []string
-	line := int(n.StartPoint().Row)
-	for prev := n.PrevSibling(); prev != nil; prev = prev.PrevSibling() {
-		if c.typ(prev) != "comment" || int(prev.EndPoint().Row) < line-1 {
-			break
-		}
-		parts = append(parts, c.text(prev))
-		line = int(prev.StartPoint().Row)
-	}
-	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
-		parts[i], parts[j] = parts[j], parts[i]
-	}
-	return luaCleanComment(strings.Join(parts, "\n"))
+	texts, _ := leadingComments(c, n, int(n.StartPoint().Row), commentWalk{step: adjacentComment})
+	return luaCleanComment(strings.Join(texts, "\n"))
 }
 
 // luaCleanComment strips `---`, `--` and `--[[ … ]]` markers, keeping
@@ -659,5 +647,5 @@ func luaStringValue(c *tsCtx, n *ts.Node) string {
 			return s
 		}
 	}
-	return unquote(s)
+	return source.Unquote(s)
 }

@@ -4,10 +4,9 @@ import (
 	"strings"
 
 	tsphp "github.com/tree-sitter/tree-sitter-php/bindings/go"
+	"github.com/viberag/viberag/extract/internal/source"
 	ts "github.com/viberag/viberag/extract/syntax"
 )
-
-func init() { registerTreeSitter(phpSpec()) }
 
 // phpSpec reads PHP files (`<?php` … with inline HTML around it):
 // namespaces, classes, interfaces, traits, enums, methods, functions,
@@ -133,7 +132,7 @@ func phpSignature(c *tsCtx, n *ts.Node) string {
 	if start > end {
 		start = end
 	}
-	return firstLine(c.src[start:end])
+	return source.FirstLine(c.src[start:end])
 }
 
 // phpDecorators lists `#[...]` attribute names without arguments or the
@@ -342,7 +341,7 @@ func phpStringValue(c *tsCtx, n *ts.Node) string {
 		}
 		return ""
 	}
-	return unquote(c.text(n))
+	return source.Unquote(c.text(n))
 }
 
 // phpFileDoc is the first comment after the opening tag and declare
@@ -369,7 +368,7 @@ func phpFileDoc(c *tsCtx, root *ts.Node) string {
 		parts = append(parts, c.text(ch))
 		last = int(ch.EndPoint().Row)
 	}
-	return cleanComment(strings.Join(parts, "\n"))
+	return source.CleanComment(strings.Join(parts, "\n"))
 }
 
 func phpIsDecl(typ string) bool {

@@ -4,10 +4,9 @@ import (
 	"strings"
 
 	tspython "github.com/tree-sitter/tree-sitter-python/bindings/go"
+	"github.com/viberag/viberag/extract/internal/source"
 	ts "github.com/viberag/viberag/extract/syntax"
 )
-
-func init() { registerTreeSitter(pythonSpec()) }
 
 // pythonSpec reads Python: functions (methods inside classes), classes,
 // module-level assignments; PEP 257 docstrings; decorators; `__all__` and
@@ -192,7 +191,7 @@ func pyParseAll(src []byte) (map[string]bool, bool) {
 	}
 	names := map[string]bool{}
 	for _, f := range strings.Split(rest[open+1:closing], ",") {
-		if name := unquote(strings.TrimSpace(f)); name != "" {
+		if name := source.Unquote(strings.TrimSpace(f)); name != "" {
 			names[name] = true
 		}
 	}
@@ -225,7 +224,7 @@ func pyDocstring(c *tsCtx, body *ts.Node) string {
 	if c.typ(s) != "string" {
 		return ""
 	}
-	return dedentDoc(unquote(c.text(s)))
+	return dedentDoc(source.Unquote(c.text(s)))
 }
 
 // dedentDoc trims a docstring the way inspect.cleandoc does: strip the

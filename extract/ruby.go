@@ -5,10 +5,9 @@ import (
 	"strings"
 
 	tsruby "github.com/tree-sitter/tree-sitter-ruby/bindings/go"
+	"github.com/viberag/viberag/extract/internal/source"
 	ts "github.com/viberag/viberag/extract/syntax"
 )
-
-func init() { registerTreeSitter(rubySpec()) }
 
 // rubySpec reads Ruby: classes, modules, methods (`def self.x` and methods
 // in `class << self` are methods of the enclosing class), constants of
@@ -155,31 +154,24 @@ func rbSectionPrivate(c *tsCtx, body *ts.Node) map[int]bool {
 // puts a comment that precedes the first statement of a class body before
 // the body node, so the search continues above the body.
 func rbDoc(c *tsCtx, n *ts.Node) string {
-	var parts []string
-	line := int(n.StartPoint().Row)
-	cur := n
-	for i := 0; i < 2 && cur != nil; i++ {
-		prev := cur.PrevSibling()
-		for ; prev != nil; prev = prev.PrevSibling() {
-			if !c.spec.comments[c.typ(prev)] || int(prev.EndPoint().Row) < line-1 || !rbOwnLine(c, prev) {
-				break
+	texts, _ := leadingComments(c, n, int(n.StartPoint().Row), commentWalk{
+		step: func(c *tsCtx, prev *ts.Node, below int) commentStep {
+			if !rbOwnLine(c, prev) {
+				return commentEnd
 			}
-			parts = append(parts, c.text(prev))
-			line = int(prev.StartPoint().Row)
-		}
-		if prev != nil {
-			break
-		}
-		if p := cur.Parent(); p != nil && c.typ(p) == "body_statement" {
-			cur = p // the first statement of a body: look above the body
-		} else {
-			break
-		}
-	}
-	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
-		parts[i], parts[j] = parts[j], parts[i]
-	}
-	return rbCleanComment(strings.Join(parts, "\n"))
+			return adjacentComment(c, prev, below)
+		},
+		prev: func(n *ts.Node) *ts.Node {
+			if prev := n.PrevSibling(); prev != nil {
+				return prev
+			}
+			if p := n.Parent(); p != nil && p.Type() == "body_statement" {
+				return p.PrevSibling() // the first statement of a body: look above the body
+			}
+			return nil
+		},
+	})
+	return rbCleanComment(strings.Join(texts, "\n"))
 }
 
 // rbOwnLine reports whether a comment starts its line; a comment after
@@ -204,7 +196,7 @@ func rbCleanComment(s string) string {
 		s = strings.TrimSpace(strings.TrimSuffix(strings.TrimPrefix(s, "=begin"), "=end"))
 		return s
 	}
-	return cleanComment(s)
+	return source.CleanComment(s)
 }
 
 // rbMagic reports magic comments and shebangs, which are not docs.
@@ -321,7 +313,7 @@ func rbRequireArg(c *tsCtx, n *ts.Node) string {
 	if c.typ(a) != "string" || a.NamedChildCount() > 1 {
 		return ""
 	}
-	return unquote(c.text(a))
+	return source.Unquote(c.text(a))
 }
 
 // rbRequire: `require "json"` and `require_relative "base"` import the
@@ -354,5 +346,5 @@ func rbStringValue(c *tsCtx, n *ts.Node) string {
 		}
 		return strings.TrimSpace(s)
 	}
-	return unquote(s)
+	return source.Unquote(s)
 }

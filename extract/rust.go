@@ -7,10 +7,9 @@ import (
 	"strings"
 
 	tsrust "github.com/tree-sitter/tree-sitter-rust/bindings/go"
+	"github.com/viberag/viberag/extract/internal/source"
 	ts "github.com/viberag/viberag/extract/syntax"
 )
-
-func init() { registerTreeSitter(rustSpec()) }
 
 // rsUnsafeExtern is a Rust 2024 extern block head, `unsafe extern "C" {`;
 // rsSafeItem an item of one marked `safe` (`pub safe fn sqrt(x: f64) ->
@@ -239,16 +238,6 @@ func rsHasPub(c *tsCtx, n *ts.Node) bool {
 	return false
 }
 
-// rsEndRow is the last line a node occupies (line comments include their
-// newline, so they end at column 0 of the next line).
-func rsEndRow(n *ts.Node) int {
-	r := int(n.EndPoint().Row)
-	if n.EndPoint().Column == 0 && r > int(n.StartPoint().Row) {
-		r--
-	}
-	return r
-}
-
 // rsIsInnerDoc reports `//!` and `/*! */` comments, which document the
 // enclosing module or crate rather than the next item.
 func rsIsInnerDoc(text string) bool {
@@ -265,41 +254,17 @@ func rsIsOuterDoc(text string) bool {
 // holds doc comments, plain `//` comments in it are dropped. A module with
 // no outer doc takes the `//!` comments that open its body.
 func rsDoc(c *tsCtx, n *ts.Node) string {
-	var parts []string
-	line := int(n.StartPoint().Row)
-	hasDoc := false
-	for prev := n.PrevSibling(); prev != nil; prev = prev.PrevSibling() {
+	texts, _ := leadingComments(c, n, int(n.StartPoint().Row), commentWalk{step: func(c *tsCtx, prev *ts.Node, below int) commentStep {
 		typ := c.typ(prev)
 		if typ == "attribute_item" {
-			line = int(prev.StartPoint().Row)
-			continue
+			return commentOver
 		}
-		if !c.spec.comments[typ] || rsEndRow(prev) < line-1 {
-			break
+		if !c.spec.comments[typ] || endRow(prev) < below-1 || rsIsInnerDoc(strings.TrimSpace(c.text(prev))) {
+			return commentEnd
 		}
-		text := strings.TrimSpace(c.text(prev))
-		if rsIsInnerDoc(text) {
-			break
-		}
-		if rsIsOuterDoc(text) {
-			hasDoc = true
-		}
-		parts = append(parts, text)
-		line = int(prev.StartPoint().Row)
-	}
-	if hasDoc {
-		kept := parts[:0]
-		for _, p := range parts {
-			if rsIsOuterDoc(p) {
-				kept = append(kept, p)
-			}
-		}
-		parts = kept
-	}
-	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
-		parts[i], parts[j] = parts[j], parts[i]
-	}
-	doc := cleanComment(strings.Join(parts, "\n"))
+		return commentTake
+	}})
+	doc := cleanComments(onlyDocs(texts, rsIsOuterDoc))
 	if doc == "" && c.typ(n) == "mod_item" {
 		if body := c.field(n, "body"); body != nil {
 			doc = rsInnerDocs(c, body)
@@ -327,7 +292,7 @@ func rsInnerDocs(c *tsCtx, n *ts.Node) string {
 			break // a plain comment after the docs ends them
 		}
 	}
-	return cleanComment(strings.Join(parts, "\n"))
+	return source.CleanComment(strings.Join(parts, "\n"))
 }
 
 // rsFileDoc is the crate or module doc: the leading `//!` comments (a

@@ -4,10 +4,9 @@ import (
 	"strings"
 
 	tsscala "github.com/tree-sitter/tree-sitter-scala/bindings/go"
+	"github.com/viberag/viberag/extract/internal/source"
 	ts "github.com/viberag/viberag/extract/syntax"
 )
-
-func init() { registerTreeSitter(scalaSpec()) }
 
 // scalaSpec reads Scala 2 and 3:
 //   - classes (case classes too), traits, enums and their cases, type
@@ -312,7 +311,7 @@ func scDoc(c *tsCtx, n *ts.Node) string {
 	if !strings.HasPrefix(text, "/**") {
 		return ""
 	}
-	return cleanComment(text)
+	return source.CleanComment(text)
 }
 
 // scDecorators lists annotations by their type without arguments:
@@ -408,8 +407,8 @@ func scImport(c *tsCtx, n *ts.Node) []Ref {
 		ch := n.Child(i)
 		switch c.typ(ch) {
 		case "identifier", "operator_identifier":
-			// `import cats.~>` names an operator; without it the
-			// path was one element short and the module empty.
+			// `import cats.~>` names an operator: it is the path's last
+			// element.
 			path = append(path, c.text(ch))
 		case ",":
 			flushPath()
@@ -450,7 +449,7 @@ func scInterpolated(c *tsCtx, n *ts.Node) []Ref {
 	if i := strings.IndexByte(s, '"'); i >= 0 {
 		s = s[i:]
 	}
-	if s = unquote(s); s == "" {
+	if s = source.Unquote(s); s == "" {
 		return nil
 	}
 	return []Ref{nodeRef(RefString, s, "", n)}

@@ -1,13 +1,14 @@
 package extract
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
+	"github.com/viberag/viberag/extract/internal/source"
 	ts "github.com/viberag/viberag/extract/syntax"
 )
 
@@ -50,7 +51,7 @@ type tsSpec struct {
 	// a name), never inserted or deleted; and a note on what it did (""
 	// when nothing). Facts are read from the original source.
 	prepare func(src []byte) ([]byte, string)
-	// roles is the spec's role table, built on first use (registerTreeSitter).
+	// roles is the spec's role table, built on first use (specsByName).
 	roles func() tsRoles
 	// maxErrorShare is the share of bytes under ERROR nodes above which the
 	// tree is degraded and the file falls back to line chunks (symbols
@@ -390,7 +391,7 @@ func (c *tsCtx) define(n *ts.Node, d tsDef) bool {
 		s.Qualname = parent.Qualname + "." + name
 	}
 	// The signature is the definition's own first line, not a decorator's.
-	s.Signature = firstLine(c.src[int(n.StartByte()):min(int(n.EndByte()), len(c.src))])
+	s.Signature = source.FirstLine(c.src[int(n.StartByte()):min(int(n.EndByte()), len(c.src))])
 	if c.spec.doc != nil {
 		s.Doc = c.spec.doc(c, spanNode)
 	} else {
@@ -502,25 +503,82 @@ func bodyOf(n *ts.Node) *ts.Node {
 // tsLeadingComments is the block of comments directly above n (no blank
 // line between them and n), with comment markers stripped.
 func tsLeadingComments(c *tsCtx, n *ts.Node) string {
-	var parts []string
-	line := int(n.StartPoint().Row)
-	for prev := n.PrevSibling(); prev != nil; prev = prev.PrevSibling() {
-		if !c.spec.comments[c.typ(prev)] {
-			break
+	texts, _ := leadingComments(c, n, int(n.StartPoint().Row), commentWalk{step: adjacentComment})
+	return source.CleanComment(strings.Join(texts, "\n"))
+}
+
+// adjacentComment is the step of the plain walk: a comment whose last line
+// touches the line below it belongs to the block.
+func adjacentComment(c *tsCtx, prev *ts.Node, below int) commentStep {
+	if !c.spec.comments[c.typ(prev)] || int(prev.EndPoint().Row) < below-1 {
+		return commentEnd
+	}
+	return commentTake
+}
+
+// cleanComments is the doc a block of comments gives: each trimmed, their
+// markers stripped.
+func cleanComments(texts []string) string {
+	for i := range texts {
+		texts[i] = strings.TrimSpace(texts[i])
+	}
+	return source.CleanComment(strings.Join(texts, "\n"))
+}
+
+// onlyDocs keeps the doc comments of a block when it has any: plain
+// comments beside them are notes, not doc.
+func onlyDocs(texts []string, isDoc func(text string) bool) []string {
+	if !slices.ContainsFunc(texts, func(t string) bool { return isDoc(strings.TrimSpace(t)) }) {
+		return texts
+	}
+	return slices.DeleteFunc(texts, func(t string) bool { return !isDoc(strings.TrimSpace(t)) })
+}
+
+// A commentStep says what a sibling above a definition is to the block of
+// comments that documents it.
+type commentStep uint8
+
+const (
+	commentEnd  commentStep = iota // not in the block: the walk ends at it
+	commentTake                    // a comment of the block
+	commentOnly                    // the doc comment that is the whole doc: the walk ends with it alone
+	commentOver                    // not a comment, but the block goes on above it (a decorator)
+)
+
+// A commentWalk is how one language reads the comments above a
+// definition.
+type commentWalk struct {
+	// step says what the sibling prev is; below is the row under it (the
+	// definition's first row, then that of the sibling taken or passed).
+	step func(c *tsCtx, prev *ts.Node, below int) commentStep
+	// prev is the sibling before n; nil: n.PrevSibling().
+	prev func(n *ts.Node) *ts.Node
+}
+
+// leadingComments walks back from n, a definition whose first line is on
+// row, over the siblings above it, and returns the texts of the comments
+// w's steps take, in source order, and the sibling the walk ended at (nil
+// when the siblings ran out).
+func leadingComments(c *tsCtx, n *ts.Node, row int, w commentWalk) (texts []string, end *ts.Node) {
+	back := w.prev
+	if back == nil {
+		back = (*ts.Node).PrevSibling
+	}
+walk:
+	for p := back(n); p != nil; p = back(p) {
+		switch w.step(c, p, row) {
+		case commentEnd:
+			end = p
+			break walk
+		case commentOnly:
+			return []string{c.text(p)}, p
+		case commentTake:
+			texts = append(texts, c.text(p))
 		}
-		if int(prev.EndPoint().Row) < line-1 {
-			break
-		}
-		parts = append(parts, c.text(prev))
-		line = int(prev.StartPoint().Row)
+		row = int(p.StartPoint().Row)
 	}
-	if len(parts) == 0 {
-		return ""
-	}
-	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
-		parts[i], parts[j] = parts[j], parts[i]
-	}
-	return cleanComment(strings.Join(parts, "\n"))
+	slices.Reverse(texts)
+	return texts, end
 }
 
 // defaultFileDoc is the first comment block when it starts the file.
@@ -544,62 +602,12 @@ func (c *tsCtx) defaultFileDoc(root *ts.Node) string {
 		parts = append(parts, c.text(ch))
 		line = int(ch.EndPoint().Row)
 	}
-	return cleanComment(strings.Join(parts, "\n"))
-}
-
-// cleanComment strips comment markers (//, /* */, #, --, ;, *, ///, //!)
-// from each line and trims the block.
-func cleanComment(s string) string {
-	lines := strings.Split(s, "\n")
-	out := lines[:0]
-	for _, l := range lines {
-		l = strings.TrimSpace(l)
-		for _, p := range []string{"/**", "/*!", "/*", "///", "//!", "//", "--[[", "--", "#!", "#", ";;", "{-|", "{-", "-- |"} {
-			if strings.HasPrefix(l, p) {
-				l = l[len(p):]
-				break
-			}
-		}
-		l = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSuffix(l, "*/"), "-}"), "]]")
-		l = strings.TrimPrefix(strings.TrimSpace(l), "* ")
-		if l == "*" {
-			l = ""
-		}
-		out = append(out, strings.TrimSpace(l))
-	}
-	return strings.TrimSpace(strings.Join(out, "\n"))
+	return source.CleanComment(strings.Join(parts, "\n"))
 }
 
 // tsStringValue strips a literal's prefix letters and quotes.
 func tsStringValue(c *tsCtx, n *ts.Node) string {
-	return unquote(c.text(n))
-}
-
-func unquote(s string) string {
-	// A literal's prefix (Python r"", b"", f"", rb""; C# @"", $"") goes
-	// only when a quote follows it: a bare name such as `Button` in
-	// `import { Button as B }` keeps its letters.
-	if t := strings.TrimLeft(s, "rbuRBUfF@$"); len(s)-len(t) <= 3 && t != "" && strings.ContainsRune("\"'`", rune(t[0])) {
-		s = t
-	}
-	for _, q := range []string{`"""`, `'''`, "```", `"`, `'`, "`"} {
-		if len(s) >= 2*len(q) && strings.HasPrefix(s, q) && strings.HasSuffix(s, q) {
-			return s[len(q) : len(s)-len(q)]
-		}
-	}
-	return s
-}
-
-// firstLine is the first line of a declaration, without a trailing `{`.
-// Only that line is copied: a signature holding the copy of its whole
-// declaration kept every enclosing body once per nesting level (a
-// function nested 990 deep held 400 MB of signatures).
-func firstLine(b []byte) string {
-	if i := bytes.IndexByte(b, '\n'); i >= 0 {
-		b = b[:i]
-	}
-	b = bytes.TrimSpace(b)
-	return string(bytes.TrimSpace(bytes.TrimSuffix(b, []byte("{"))))
+	return source.Unquote(c.text(n))
 }
 
 // parse parses src with a parser from parsers, or with a parser of its own

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/viberag/viberag/extract/internal/source"
 )
 
 func TestMaxNesting(t *testing.T) {
@@ -81,8 +83,8 @@ func TestUnquote(t *testing.T) {
 		{"buffer", "buffer"},
 		{`"a-b"`, "a-b"},
 	} {
-		if got := unquote(tc.in); got != tc.want {
-			t.Errorf("unquote(%s) = %q, want %q", tc.in, got, tc.want)
+		if got := source.Unquote(tc.in); got != tc.want {
+			t.Errorf("source.Unquote(%s) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

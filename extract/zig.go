@@ -4,10 +4,9 @@ import (
 	"strings"
 
 	tszig "github.com/tree-sitter-grammars/tree-sitter-zig/bindings/go"
+	"github.com/viberag/viberag/extract/internal/source"
 	ts "github.com/viberag/viberag/extract/syntax"
 )
-
-func init() { registerTreeSitter(zigSpec()) }
 
 // zigSpec reads Zig: functions (methods inside containers), containers
 // bound to a name (`const X = struct {…}` → struct, enum → enum, union /
@@ -226,36 +225,13 @@ func zigExported(c *tsCtx, n *ts.Node, s *Symbol) bool {
 // zigDoc is the block of `///` comments directly above a declaration
 // (plain `//` comments when there is no doc comment).
 func zigDoc(c *tsCtx, n *ts.Node) string {
-	var parts []string
-	line := int(n.StartPoint().Row)
-	hasDoc := false
-	for prev := n.PrevSibling(); prev != nil; prev = prev.PrevSibling() {
-		if c.typ(prev) != "comment" || int(prev.EndPoint().Row) < line-1 {
-			break
+	texts, _ := leadingComments(c, n, int(n.StartPoint().Row), commentWalk{step: func(c *tsCtx, prev *ts.Node, below int) commentStep {
+		if strings.HasPrefix(strings.TrimSpace(c.text(prev)), "//!") {
+			return commentEnd
 		}
-		text := strings.TrimSpace(c.text(prev))
-		if strings.HasPrefix(text, "//!") {
-			break
-		}
-		if strings.HasPrefix(text, "///") {
-			hasDoc = true
-		}
-		parts = append(parts, text)
-		line = int(prev.StartPoint().Row)
-	}
-	if hasDoc {
-		kept := parts[:0]
-		for _, p := range parts {
-			if strings.HasPrefix(p, "///") {
-				kept = append(kept, p)
-			}
-		}
-		parts = kept
-	}
-	for i, j := 0, len(parts)-1; i < j; i, j = i+1, j-1 {
-		parts[i], parts[j] = parts[j], parts[i]
-	}
-	return cleanComment(strings.Join(parts, "\n"))
+		return adjacentComment(c, prev, below)
+	}})
+	return cleanComments(onlyDocs(texts, func(text string) bool { return strings.HasPrefix(text, "///") }))
 }
 
 // zigFileDoc is the file's `//!` container doc comments.
@@ -273,7 +249,7 @@ func zigFileDoc(c *tsCtx, root *ts.Node) string {
 			break
 		}
 	}
-	return cleanComment(strings.Join(parts, "\n"))
+	return source.CleanComment(strings.Join(parts, "\n"))
 }
 
 // zigCallee names calls: `f(x)` → f; `a.b.f(x)` → f, target b.f;
@@ -355,5 +331,5 @@ func zigStringValue(c *tsCtx, n *ts.Node) string {
 		}
 		return strings.Join(lines, "\n")
 	}
-	return unquote(s)
+	return source.Unquote(s)
 }

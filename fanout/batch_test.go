@@ -3,13 +3,12 @@ package fanout
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/internal/testkit"
+	"github.com/viberag/viberag/internal/testkit/indextest"
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables/postgres"
@@ -18,29 +17,9 @@ import (
 // pushRepo pushes files as repository name.
 func (f *storeFixture) pushRepo(t *testing.T, name string, files map[string]string) {
 	t.Helper()
-	ctx := context.Background()
 	root := t.TempDir()
-	for p, body := range files {
-		if err := os.WriteFile(filepath.Join(root, p), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	c, err := postgres.Open(ctx, f.catalog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	p, err := c.BeginPush(ctx, name, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := indexer.Push(ctx, p, root, indexer.Options{Workers: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.Commit(ctx, res.Commit); err != nil {
-		t.Fatal(err)
-	}
+	testkit.WriteFiles(t, root, files)
+	indextest.Push(t, f.catalog, name, root)
 }
 
 // searcherWith is searcher with its own store options and Searcher

@@ -201,9 +201,19 @@ func qualifyAction(a query.Action, repo string) query.Action {
 
 // Missing is a repository left out of an answer, and why.
 type Missing struct {
-	Repo   string `json:"repo"`
-	Shard  string `json:"shard"`
-	Reason string `json:"reason"`
+	Repo    string `json:"repo"`
+	Shard   string `json:"shard"`
+	Address string `json:"address,omitempty"` // the shard's host:port/database
+	Reason  string `json:"reason"`
+}
+
+// String names the repository and its shard, with the shard's address.
+func (m Missing) String() string {
+	s := m.Repo + " (shard " + m.Shard
+	if m.Address != "" {
+		s += " at " + m.Address
+	}
+	return s + ")"
 }
 
 // each runs fn for every repository in parallel, all bounded by the
@@ -223,7 +233,7 @@ func (s *Searcher) each(ctx context.Context, repos []postgres.Repo, fn func(cont
 		mu.Lock()
 		defer mu.Unlock()
 		if outer.Err() == nil && (postgres.IsUnavailable(err) || errors.Is(err, context.DeadlineExceeded)) {
-			missing = append(missing, Missing{Repo: r.Name, Shard: r.Shard, Reason: unavailableReason(err)})
+			missing = append(missing, Missing{Repo: r.Name, Shard: r.Shard, Address: s.store.ShardAddress(r.Shard), Reason: unavailableReason(err)})
 			return
 		}
 		if firstErr == nil {

@@ -25,7 +25,7 @@ var ErrUnavailable = errors.New("shard unavailable")
 func unavailable(missing []Missing) error {
 	var parts []string
 	for _, m := range missing {
-		parts = append(parts, m.Repo+" (shard "+m.Shard+")")
+		parts = append(parts, m.String())
 	}
 	return fmt.Errorf("%w: no answer from %s; retry later", ErrUnavailable, strings.Join(parts, ", "))
 }

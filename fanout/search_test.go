@@ -3,9 +3,8 @@ package fanout
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -13,7 +12,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/internal/testkit"
+	"github.com/viberag/viberag/internal/testkit/indextest"
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/tables/postgres"
 	"github.com/viberag/viberag/tables/postgres/pgtest"
@@ -35,37 +35,20 @@ var sameFiles = map[string]string{
 func newStoreFixture(t *testing.T) *storeFixture {
 	t.Helper()
 	ctx := context.Background()
-	cat := pgtest.Start(t)
-	f := &storeFixture{catalog: cat.URL, shards: []*pgtest.Server{pgtest.Start(t), pgtest.Start(t)}, byShard: map[string][]string{}}
-	if err := postgres.Init(ctx, cat.URL, []string{f.shards[0].URL, f.shards[1].URL}); err != nil {
-		t.Fatal(err)
+	cat, shards := indextest.Store(t, 2)
+	f := &storeFixture{catalog: cat, shards: shards, byShard: map[string][]string{}}
+	root := t.TempDir()
+	testkit.WriteFiles(t, root, sameFiles)
+	// Placement takes the shard with the fewest bytes: equal repositories
+	// alternate between the two shards.
+	for _, name := range []string{"acme/a", "acme/b", "acme/c", "acme/d"} {
+		indextest.Push(t, cat, name, root)
 	}
-	c, err := postgres.Open(ctx, cat.URL)
+	c, err := postgres.Open(ctx, cat)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	root := t.TempDir()
-	for p, body := range sameFiles {
-		if err := os.WriteFile(filepath.Join(root, p), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// Placement takes the shard with the fewest bytes: equal repositories
-	// alternate between the two shards.
-	for _, name := range []string{"acme/a", "acme/b", "acme/c", "acme/d"} {
-		p, err := c.BeginPush(ctx, name, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := indexer.Push(ctx, p, root, indexer.Options{Workers: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := p.Commit(ctx, res.Commit); err != nil {
-			t.Fatal(err)
-		}
-	}
 	repos, err := c.Repos(ctx, postgres.All)
 	if err != nil {
 		t.Fatal(err)
@@ -93,21 +76,6 @@ func (f *storeFixture) searcher(t *testing.T, timeout time.Duration) (*Searcher,
 		t.Fatal(err)
 	}
 	return s, repos
-}
-
-// within fails t when fn does not return in a minute: a fan-out must
-// never hang, whatever its shards do.
-func within[T any](t *testing.T, what string, fn func() T) T {
-	t.Helper()
-	done := make(chan T, 1)
-	go func() { done <- fn() }()
-	select {
-	case v := <-done:
-		return v
-	case <-time.After(time.Minute):
-		t.Fatalf("%s: no answer after a minute", what)
-		panic("unreachable")
-	}
 }
 
 type searchResult struct {
@@ -220,11 +188,14 @@ func TestSearchShardDown(t *testing.T) {
 	if _, _, err := s.Search(ctx, repos, query.Request{Query: "Dial"}); err != nil {
 		t.Fatal(err)
 	}
+	// Answers name the stopped shard's address: its name alone sends an
+	// operator to the catalog to find it.
+	addr := fmt.Sprintf("127.0.0.1:%d/postgres", f.shards[1].Port)
 	if err := f.shards[1].Stop(); err != nil {
 		t.Fatal(err)
 	}
 	for _, req := range []query.Request{{Query: "Dial", Limit: 50}, {Query: "where is Dial used"}, {Query: `"handshake"`}} {
-		r := within(t, req.Query, func() searchResult {
+		r := testkit.Within(t, time.Minute, req.Query, func() searchResult {
 			resp, missing, err := s.Search(ctx, repos, req)
 			return searchResult{resp, missing, err}
 		})
@@ -235,7 +206,7 @@ func TestSearchShardDown(t *testing.T) {
 			t.Errorf("%q: missing %v, want %v", req.Query, got, want)
 		}
 		for _, m := range r.missing {
-			if m.Shard != "shard2" || !strings.HasPrefix(m.Reason, "shard unavailable") {
+			if m.Shard != "shard2" || m.Address != addr || !strings.HasPrefix(m.Reason, "shard unavailable") {
 				t.Errorf("%q: missing %+v", req.Query, m)
 			}
 		}
@@ -259,6 +230,8 @@ func TestSearchShardDown(t *testing.T) {
 	_, _, missing, err := s.Symbol(ctx, onDown, "Dial", query.SymbolOptions{})
 	if !errors.Is(err, ErrUnavailable) || len(missing) != 1 || missing[0].Repo != down {
 		t.Errorf("Symbol(Dial) in %s on the stopped shard: missing %v, err %v; want ErrUnavailable", down, missing, err)
+	} else if want := down + " (shard shard2 at " + addr + ")"; !strings.Contains(err.Error(), want) {
+		t.Errorf("Symbol(Dial) in %s on the stopped shard: %v, want it to name %s", down, err, want)
 	}
 	if _, missing, err := s.References(ctx, repos, query.RefsRequest{Name: "Dial"}); err != nil || !equal(repoNamesOf(missing), f.missingNames("shard2")) {
 		t.Errorf("References(Dial) with shard2 stopped: missing %v, err %v", missing, err)
@@ -302,7 +275,7 @@ func TestSearchShardSilent(t *testing.T) {
 	conn.Close(ctx)
 
 	s, repos := f.searcher(t, 2*time.Second)
-	r := within(t, "Dial", func() searchResult {
+	r := testkit.Within(t, time.Minute, "Dial", func() searchResult {
 		resp, missing, err := s.Search(ctx, repos, query.Request{Query: "Dial"})
 		return searchResult{resp, missing, err}
 	})
@@ -324,7 +297,7 @@ func TestSearchShardSilent(t *testing.T) {
 	cctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 	defer cancel()
 	s2, _ := f.searcher(t, time.Hour)
-	r = within(t, "Dial under the caller's deadline", func() searchResult {
+	r = testkit.Within(t, time.Minute, "Dial under the caller's deadline", func() searchResult {
 		resp, missing, err := s2.Search(cctx, repos, query.Request{Query: "Dial"})
 		return searchResult{resp, missing, err}
 	})
@@ -423,7 +396,7 @@ func TestWideCallsTakeTurns(t *testing.T) {
 		t.Fatalf("repos %v, %v", repos, err)
 	}
 	release := s.admit(ctx, len(repos)) // the only wide turn
-	narrow := within(t, "a search of two repositories while the wide turn is taken", func() searchResult {
+	narrow := testkit.Within(t, time.Minute, "a search of two repositories while the wide turn is taken", func() searchResult {
 		resp, missing, err := s.Search(ctx, repos[:2], query.Request{Query: "Dial", Limit: 50})
 		return searchResult{resp, missing, err}
 	})
@@ -438,7 +411,7 @@ func TestWideCallsTakeTurns(t *testing.T) {
 		resp, missing, err := s.Search(ctx, repos, query.Request{Query: "Dial", Limit: 50})
 		done <- searchResult{resp, missing, err}
 	}()
-	within(t, "the wide search to wait", func() bool {
+	testkit.Within(t, time.Minute, "the wide search to wait", func() bool {
 		for s.waits.Load() == 0 {
 			time.Sleep(time.Millisecond)
 		}
@@ -450,7 +423,7 @@ func TestWideCallsTakeTurns(t *testing.T) {
 	default:
 	}
 	release()
-	wide := within(t, "the wide search after the turn is free", func() searchResult { return <-done })
+	wide := testkit.Within(t, time.Minute, "the wide search after the turn is free", func() searchResult { return <-done })
 	if wide.err != nil || len(wide.missing) > 0 {
 		t.Fatalf("wide search: %v, missing %v", wide.err, wide.missing)
 	}

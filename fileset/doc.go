@@ -5,6 +5,9 @@
 // account for every file or directory it leaves out, with a reason
 // (Skipped, the Skip* constants); Select's doc gives the rules in the
 // order they apply.
+// Paths leave the package in their index form (IndexPath), which JSON
+// and text can carry whatever bytes a name holds; Join turns one back into
+// the file's path on disk.
 // Content rules that need the bytes (binary, UTF-8) are CheckContent, run
 // by the caller after ReadRegular, which reads a file only if it is still a
 // regular file within the size limit and never blocks on a FIFO or device.

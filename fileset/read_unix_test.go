@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/viberag/viberag/internal/testkit"
 )
 
 // readWithin runs ReadRegular and fails the test if it has not returned
@@ -44,17 +46,13 @@ func TestReadRegular(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, s string) string {
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testkit.WriteFile(t, p, s)
 		return p
 	}
 	reg := write("a.go", "package a\n")
 	big := write("big.txt", string(bytes.Repeat([]byte("x"), 2000)))
 	fifo := filepath.Join(dir, "pipe")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testkit.FIFO(t, fifo)
 	link := filepath.Join(dir, "link.go")
 	if err := os.Symlink(reg, link); err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -139,7 +140,8 @@ func (o SelectOptions) Validate() error {
 // its reason.
 type Selection struct {
 	// Root is the absolute root with symbolic links resolved; every path
-	// in Files and Skipped is relative to it.
+	// in Files and Skipped is relative to it, in its index form
+	// (IndexPath; Join gives the file's path on disk).
 	Root string
 	// Files are the files to index, sorted by path.
 	Files []Candidate
@@ -151,7 +153,7 @@ type Selection struct {
 
 // Candidate is a file chosen for indexing.
 type Candidate struct {
-	Path    string // relative to Selection.Root, '/'-separated
+	Path    string // relative to Selection.Root, '/'-separated, index form (IndexPath)
 	Size    int64
 	ModTime time.Time
 }
@@ -191,6 +193,7 @@ func Select(ctx context.Context, root string, opts SelectOptions) (*Selection, e
 	if err != nil {
 		return nil, fmt.Errorf("select %s: %w", root, err)
 	}
+	opts.Include, opts.Exclude = indexPatterns(opts.Include), indexPatterns(opts.Exclude)
 	s := &selector{
 		ctx:     ctx,
 		root:    resolved,
@@ -303,7 +306,7 @@ type selector struct {
 }
 
 func (s *selector) skip(rel, reason, detail string) {
-	s.sel.Skipped = append(s.sel.Skipped, Skipped{Path: rel, Reason: reason, Detail: detail})
+	s.sel.Skipped = append(s.sel.Skipped, Skipped{Path: IndexPath(rel), Reason: reason, Detail: detail})
 }
 
 // insideRel returns p relative to the root when p lies strictly inside
@@ -341,7 +344,11 @@ func (s *selector) selectWalk() error {
 		if err != nil {
 			// A directory that cannot be read (or an entry that vanished).
 			if !errors.Is(err, fs.ErrNotExist) {
-				s.skip(rel, SkipUnreadable, err.Error())
+				detail := err.Error()
+				if d != nil && d.IsDir() {
+					detail = s.unreadableDir(rel, err)
+				}
+				s.skip(rel, SkipUnreadable, detail)
 			}
 			if d != nil && d.IsDir() {
 				return fs.SkipDir
@@ -423,11 +430,60 @@ func (s *selector) acceptDir(rel string) bool {
 	if err != nil {
 		// Indexing the directory without its ignore file could index what
 		// the user meant to hide.
-		s.skip(rel, SkipUnreadable, err.Error())
+		s.skip(rel, SkipUnreadable, s.unreadableDir(rel, err))
 		return false
 	}
 	s.ignores[rel] = set
 	return true
+}
+
+// unreadableDir says why directory rel, or an ignore file in it, could
+// not be read (err), and how to get its files indexed: a directory the
+// user may not list or enter is named as such (its ignore file cannot be
+// read either, and that is not the cause).
+func (s *selector) unreadableDir(rel string, err error) string {
+	abs := filepath.Join(s.root, filepath.FromSlash(rel))
+	fix := fmt.Sprintf("make it readable (chmod +rx %s) or leave it out (--exclude '%s/**', or a line in .viberagignore)", IndexPath(rel), IndexPath(rel))
+	if !dirUsable(abs) {
+		mode := ""
+		if fi, err := os.Lstat(abs); err == nil {
+			mode = "mode " + fi.Mode().String() + ", "
+		}
+		cause := "cannot be read"
+		if errors.Is(err, fs.ErrPermission) {
+			cause = "is not readable by this user"
+		}
+		return fmt.Sprintf("directory %s (%s%s); its files are not indexed: %s", cause, mode, rootCause(err), fix)
+	}
+	// The directory is fine: its ignore file is not.
+	return fmt.Sprintf("%v; the directory is left out rather than indexed without its ignore rules: make the file readable, or leave the directory out (--exclude '%s/**')", err, IndexPath(rel))
+}
+
+// dirUsable reports whether the directory at p can be listed and entered.
+func dirUsable(p string) bool {
+	f, err := os.Open(p)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if _, err := f.Readdirnames(1); err != nil && !errors.Is(err, io.EOF) {
+		return false
+	}
+	// Entering it takes search permission, which listing does not.
+	_, err = os.Lstat(p + string(filepath.Separator) + ".")
+	return err == nil
+}
+
+// rootCause is the innermost error of err's chain: the operating
+// system's words (permission denied), without the paths around them.
+func rootCause(err error) string {
+	for {
+		inner := errors.Unwrap(err)
+		if inner == nil {
+			return err.Error()
+		}
+		err = inner
+	}
 }
 
 // acceptDirName applies the rules that depend only on a directory's path:
@@ -479,7 +535,7 @@ func (s *selector) considerFile(rel string, info func() (fs.FileInfo, error)) {
 		s.skip(rel, SkipTooLarge, fmt.Sprintf("%d bytes is over the limit %d", fi.Size(), s.maxSize))
 		return
 	}
-	s.sel.Files = append(s.sel.Files, Candidate{Path: rel, Size: fi.Size(), ModTime: fi.ModTime()})
+	s.sel.Files = append(s.sel.Files, Candidate{Path: IndexPath(rel), Size: fi.Size(), ModTime: fi.ModTime()})
 }
 
 // nameRule applies the rules that need only the path, in priority order:
@@ -538,7 +594,7 @@ func (s *selector) symlinkRule(rel string) (reason, detail string) {
 	if err != nil || trel == ".." || strings.HasPrefix(trel, ".."+string(filepath.Separator)) {
 		return SkipSymlinkOutside, target
 	}
-	trel = filepath.ToSlash(trel)
+	trel = IndexPath(filepath.ToSlash(trel))
 	fi, err := os.Stat(target)
 	if err != nil {
 		return SkipUnreadable, err.Error()
@@ -560,16 +616,44 @@ func isLoop(err error) bool {
 	return errors.Is(err, syscall.ELOOP) || strings.Contains(err.Error(), "too many links")
 }
 
-// matchPattern returns the first pattern matching rel or its base name.
+// matchPattern returns the first pattern matching rel or its base name,
+// as the file system spells them or in their index form (the form
+// answers show, which a pattern may copy).
 func matchPattern(patterns []string, rel string) (string, bool) {
-	name := path.Base(rel)
+	if len(patterns) == 0 {
+		return "", false
+	}
+	forms := []string{rel}
+	if ip := IndexPath(rel); ip != rel {
+		forms = append(forms, ip)
+	}
 	for _, p := range patterns {
-		// Validate ran before any work, so the patterns are well-formed.
-		if doublestar.MatchUnvalidated(p, rel) || (name != rel && doublestar.MatchUnvalidated(p, name)) {
-			return p, true
+		for _, f := range forms {
+			// Validate ran before any work, so the patterns are well-formed.
+			name := path.Base(f)
+			if doublestar.MatchUnvalidated(p, f) || (name != f && doublestar.MatchUnvalidated(p, name)) {
+				return p, true
+			}
 		}
 	}
 	return "", false
+}
+
+// indexPatterns returns patterns with each one that is not UTF-8 (bytes
+// typed in a shell) in its index form, which matches the index forms of
+// the names it spells: doublestar compares runes, and to it every byte
+// that is not UTF-8 is the same rune.
+func indexPatterns(patterns []string) []string {
+	out := patterns
+	for i, p := range patterns {
+		if ip := IndexPath(p); ip != p && !utf8.ValidString(p) {
+			if &out[0] == &patterns[0] {
+				out = slices.Clone(patterns)
+			}
+			out[i] = ip
+		}
+	}
+	return out
 }
 
 // parentDir returns the '/'-separated parent of rel, "" for the root.

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/viberag/viberag/internal/testkit"
 )
 
 // hermeticGit points git (ours and the one Select runs) away from the
@@ -27,33 +28,6 @@ func hermeticGit(t *testing.T, ceiling string) {
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	t.Setenv("GIT_CEILING_DIRECTORIES", ceiling)
 	t.Setenv("HOME", ceiling)
-}
-
-// runGitT runs git in dir with a fixed identity and fails the test on error.
-func runGitT(t *testing.T, dir string, args ...string) {
-	t.Helper()
-	full := append([]string{"-C", dir,
-		"-c", "user.name=viberag test", "-c", "user.email=test@example.com",
-		"-c", "init.defaultBranch=main", "-c", "commit.gpgsign=false",
-		"-c", "core.autocrlf=false"}, args...)
-	out, err := exec.Command("git", full...).CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-}
-
-// writeTree writes files (path → content) under root.
-func writeTree(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for p, content := range files {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 func symlink(t *testing.T, target, link string) {
@@ -96,19 +70,19 @@ func runSelectCase(t *testing.T, tc selectCase) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	writeTree(t, outside, map[string]string{"secret.txt": "x", "d/f.go": "package d"})
-	writeTree(t, dir, tc.files)
+	testkit.WriteFiles(t, outside, map[string]string{"secret.txt": "x", "d/f.go": "package d"})
+	testkit.WriteFiles(t, dir, tc.files)
 	if tc.setup != nil {
 		tc.setup(t, dir, outside)
 	}
 	if tc.git {
-		runGitT(t, dir, "init", "-q")
+		testkit.Git(t, dir, "init", "-q")
 		if tc.commit == nil {
-			runGitT(t, dir, "add", "-A")
+			testkit.Git(t, dir, "add", "-A")
 		} else {
-			runGitT(t, dir, append([]string{"add", "-f", "--"}, tc.commit...)...)
+			testkit.Git(t, dir, append([]string{"add", "-f", "--"}, tc.commit...)...)
 		}
-		runGitT(t, dir, "commit", "-q", "--allow-empty", "-m", "init")
+		testkit.Git(t, dir, "commit", "-q", "--allow-empty", "-m", "init")
 		if tc.afterCommit != nil {
 			tc.afterCommit(t, dir)
 		}
@@ -279,7 +253,7 @@ func TestSelect(t *testing.T) {
 			},
 			commit: []string{".gitignore", "a.go", "gone.go"},
 			afterCommit: func(t *testing.T, dir string) {
-				writeTree(t, dir, map[string]string{"b.go": "package a", "new/c.go": "package c"})
+				testkit.WriteFiles(t, dir, map[string]string{"b.go": "package a", "new/c.go": "package c"})
 				// Tracked but deleted: not a file, not a skip.
 				if err := os.Remove(filepath.Join(dir, "gone.go")); err != nil {
 					t.Fatal(err)
@@ -306,7 +280,7 @@ func TestSelect(t *testing.T) {
 				"subway/c.go": "package subway",
 			},
 			afterCommit: func(t *testing.T, dir string) {
-				writeTree(t, dir, map[string]string{"sub/untracked.go": "package sub", "sub/y.tmp": "t"})
+				testkit.WriteFiles(t, dir, map[string]string{"sub/untracked.go": "package sub", "sub/y.tmp": "t"})
 			},
 			sub:  "sub",
 			want: []string{".gitignore", "a.go", "inner/b.go", "untracked.go"},
@@ -318,8 +292,8 @@ func TestSelect(t *testing.T) {
 				"a.go": "package a",
 			},
 			afterCommit: func(t *testing.T, dir string) {
-				writeTree(t, dir, map[string]string{"nested/n.go": "package n"})
-				runGitT(t, filepath.Join(dir, "nested"), "init", "-q")
+				testkit.WriteFiles(t, dir, map[string]string{"nested/n.go": "package n"})
+				testkit.Git(t, filepath.Join(dir, "nested"), "init", "-q")
 			},
 			want:    []string{"a.go"},
 			skipped: map[string]string{"nested": SkipSubmodule},
@@ -495,8 +469,8 @@ func TestSelectWithoutGit(t *testing.T) {
 	base := t.TempDir()
 	hermeticGit(t, base)
 	dir := filepath.Join(base, "repo")
-	writeTree(t, dir, map[string]string{".gitignore": "*.log\n", "a.go": "package a", "x.log": "x"})
-	runGitT(t, dir, "init", "-q")
+	testkit.WriteFiles(t, dir, map[string]string{".gitignore": "*.log\n", "a.go": "package a", "x.log": "x"})
+	testkit.Git(t, dir, "init", "-q")
 	t.Setenv("PATH", t.TempDir())
 	sel, err := Select(context.Background(), dir, SelectOptions{})
 	if err != nil {
@@ -512,7 +486,7 @@ func TestSelectWithoutGit(t *testing.T) {
 func TestSelectSkipDetails(t *testing.T) {
 	base := t.TempDir()
 	hermeticGit(t, base)
-	writeTree(t, base, map[string]string{
+	testkit.WriteFiles(t, base, map[string]string{
 		"big.txt": strings.Repeat("x", 101), "gen/a.go": "package gen", "b_test.go": "package b",
 		"node_modules/x.js": "x",
 	})
@@ -574,7 +548,7 @@ func TestSelectOptionsValidate(t *testing.T) {
 func TestSelectUnreadableIgnoreFile(t *testing.T) {
 	base := t.TempDir()
 	hermeticGit(t, base)
-	writeTree(t, base, map[string]string{"a.go": "package a", "odd/b.go": "package b", "odd/.viberagignore/x": "x"})
+	testkit.WriteFiles(t, base, map[string]string{"a.go": "package a", "odd/b.go": "package b", "odd/.viberagignore/x": "x"})
 	sel, err := Select(context.Background(), base, SelectOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -594,7 +568,7 @@ func TestSelectUnreadableIgnoreFile(t *testing.T) {
 func TestSelectBadRoot(t *testing.T) {
 	base := t.TempDir()
 	file := filepath.Join(base, "file.txt")
-	writeTree(t, base, map[string]string{"file.txt": "x"})
+	testkit.WriteFiles(t, base, map[string]string{"file.txt": "x"})
 	missing := filepath.Join(base, "missing")
 	for _, tc := range []struct{ root, want string }{
 		{missing, missing},
@@ -610,7 +584,7 @@ func TestSelectBadRoot(t *testing.T) {
 func TestSelectCancelled(t *testing.T) {
 	base := t.TempDir()
 	hermeticGit(t, base)
-	writeTree(t, base, map[string]string{"a.go": "package a"})
+	testkit.WriteFiles(t, base, map[string]string{"a.go": "package a"})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, path := range []string{os.Getenv("PATH"), t.TempDir()} { // with git, then walk
@@ -627,7 +601,7 @@ func TestSelectRootSymlink(t *testing.T) {
 	base := t.TempDir()
 	hermeticGit(t, base)
 	real := filepath.Join(base, "real")
-	writeTree(t, real, map[string]string{"a.go": "package a"})
+	testkit.WriteFiles(t, real, map[string]string{"a.go": "package a"})
 	symlink(t, "a.go", filepath.Join(real, "b.go"))
 	link := filepath.Join(base, "link")
 	symlink(t, real, link)

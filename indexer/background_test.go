@@ -3,13 +3,15 @@ package indexer
 import (
 	"context"
 	"testing"
+
+	"github.com/viberag/viberag/internal/testkit"
 )
 
 // TestRunnerQueuesOnce checks the run discipline: one run at a time, one
 // queued run that every further request joins (upgraded to forced when
 // one asks), Join returning the running run, Cancel dropping both.
 func TestRunnerQueuesOnce(t *testing.T) {
-	root := copyFixture(t, "python")
+	root := testkit.Fixture(t, "python")
 	genTree(t, root, 300)
 	ctx := context.Background()
 	db := openDB(t, t.TempDir())

@@ -3,9 +3,10 @@ package indexer
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/viberag/viberag/internal/testkit"
 )
 
 // TestFindRoot: a command run in a subdirectory works on the repository's
@@ -38,11 +39,7 @@ func TestFindRoot(t *testing.T) {
 		t.Errorf("plain directory: %s, want %s", got, real(sub))
 	}
 	// A git work tree: its top.
-	git := exec.Command("git", "init", "-q", repo)
-	git.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1")
-	if out, err := git.CombinedOutput(); err != nil {
-		t.Skipf("git init: %v %s", err, out)
-	}
+	testkit.Git(t, repo, "init", "-q")
 	if got := find(sub, ""); got != real(repo) {
 		t.Errorf("in git: %s, want the top %s", got, real(repo))
 	}

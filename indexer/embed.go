@@ -8,10 +8,12 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/vectors"
 )
 
 // VectorResult is what a run's embedding stage did.
@@ -35,7 +37,7 @@ type VectorResult struct {
 	Error     string `json:"error,omitempty"`
 	ElapsedMS int64  `json:"elapsed_ms"`
 	// FileWritten says the run rewrote the vector file that searches
-	// map (tables.SyncVectorFile), which took FileMS (checking it too).
+	// map (tables.VectorStore.SyncFile), which took FileMS (checking it too).
 	FileWritten bool  `json:"file_written,omitempty"`
 	FileMS      int64 `json:"file_ms"`
 }
@@ -56,19 +58,45 @@ const DefaultEmbedBudget = 90 * time.Second
 // the budget.
 type errBudget struct {
 	budget time.Duration
-	last   string
+	last   error // of the last failed attempt, if any
 }
 
-// Unwrap tells a guarded provider (embed.Guard) that the provider failed.
-func (e *errBudget) Unwrap() error { return embed.ErrStalled }
+// Unwrap tells a guarded provider (embed.Guard) that the provider failed,
+// and the next run how the last attempt failed (a refused connection).
+func (e *errBudget) Unwrap() []error {
+	if e.last == nil {
+		return []error{embed.ErrStalled}
+	}
+	return []error{embed.ErrStalled, e.last}
+}
 
 func (e *errBudget) Error() string {
 	msg := fmt.Sprintf("no embedding request succeeded for %v (the --embed-budget), so the stage stopped; the next run goes on", e.budget)
-	if e.last != "" {
-		msg += "; last error: " + e.last
+	if e.last != nil {
+		msg += "; last error: " + e.last.Error()
 	}
 	return msg
 }
+
+// metaEmbeddingRefused records that the last embedding stage ended on a
+// refused connection ("1"), so the next run does not spend its retries
+// on a server that is not there (errRefused).
+const metaEmbeddingRefused = "embedding_refused"
+
+// errRefused ends an embedding stage whose provider refused the
+// connection before any request of the run succeeded, as it did on the
+// last run: a refusal is an answer (nothing listens there), not a stall,
+// so the retries meant for a busy server would only spend time. The next
+// run tries again.
+type errRefused struct{ last error }
+
+func (e *errRefused) Error() string {
+	return fmt.Sprintf("the embedding server refused the connection, as on the last run, so it was not retried (%v)", e.last)
+}
+
+// Unwrap tells a guarded provider (embed.Guard) that the provider failed,
+// and the next run that it was refused.
+func (e *errRefused) Unwrap() []error { return []error{embed.ErrStalled, syscall.ECONNREFUSED} }
 
 // watchdog ends ctx (cause *errBudget) when no request has succeeded for
 // budget. Remote providers report each attempt through the trace in the
@@ -78,16 +106,20 @@ type watchdog struct {
 	budget time.Duration
 	mu     sync.Mutex
 	last   time.Time // of the last success, or the start
-	err    string    // of the last failed attempt
+	err    error     // of the last failed attempt
+	// succeeded: a request of this run has succeeded.
+	succeeded bool
 }
 
 func (w *watchdog) progress() {
 	w.mu.Lock()
-	w.last, w.err = time.Now(), ""
+	w.last, w.err = time.Now(), nil
 	w.mu.Unlock()
 }
 
-func startWatchdog(ctx context.Context, budget time.Duration, notice func(string)) (context.Context, *watchdog, func()) {
+// With refusedBefore (the last run ended on a refused connection), a
+// refusal before any success ends ctx at once (cause *errRefused).
+func startWatchdog(ctx context.Context, budget time.Duration, refusedBefore bool, notice func(string)) (context.Context, *watchdog, func()) {
 	w := &watchdog{budget: budget, last: time.Now()}
 	ctx, cancel := context.WithCancelCause(ctx)
 	ctx = embed.WithTrace(ctx, &embed.Trace{
@@ -95,12 +127,21 @@ func startWatchdog(ctx context.Context, budget time.Duration, notice func(string
 			w.mu.Lock()
 			defer w.mu.Unlock()
 			if err == nil {
-				w.last, w.err = time.Now(), ""
+				w.last, w.err, w.succeeded = time.Now(), nil, true
 			} else {
-				w.err = err.Error()
+				w.err = err
 			}
 		},
-		Retry: func(n embed.RetryNotice) { notice(n.String()) },
+		Retry: func(n embed.RetryNotice) {
+			w.mu.Lock()
+			refused := refusedBefore && !w.succeeded && errors.Is(n.Err, syscall.ECONNREFUSED)
+			w.mu.Unlock()
+			if refused {
+				cancel(&errRefused{last: n.Err})
+				return
+			}
+			notice(n.String())
+		},
 	})
 	tick := time.NewTicker(min(budget/10+time.Millisecond, time.Second))
 	go func() {
@@ -165,7 +206,7 @@ func embedStage(ctx context.Context, db *tables.DB, opts Options) (*VectorResult
 			cfg, _ := json.Marshal(opts.Embedding.Redacted())
 			m[tables.MetaEmbeddingConfig] = string(cfg)
 		}
-		return vr, db.SetMeta(ctx, m)
+		return vr, db.Writer().SetMeta(ctx, m)
 	}
 	notice := func(msg string) {
 		if opts.Notice != nil {
@@ -178,14 +219,14 @@ func embedStage(ctx context.Context, db *tables.DB, opts Options) (*VectorResult
 		return nil, err
 	}
 	if old := meta[tables.MetaEmbeddingModel]; old != "" && old != p.ID() {
-		if err := db.DropVectors(ctx, p.ID(), 0); err != nil {
+		if err := db.Vectors().Drop(ctx, p.ID(), 0); err != nil {
 			return nil, err
 		}
 		vr.Reset = fmt.Sprintf("embedding model changed from %s to %s: every vector is embedded again; facts are kept", embed.RedactID(old), p.ID())
 		delete(meta, tables.MetaEmbeddingDim)
 	}
 	cfg, _ := json.Marshal(opts.Embedding.Redacted())
-	if err := db.SetMeta(ctx, map[string]string{tables.MetaEmbeddingConfig: string(cfg)}); err != nil {
+	if err := db.Writer().SetMeta(ctx, map[string]string{tables.MetaEmbeddingConfig: string(cfg)}); err != nil {
 		return nil, err
 	}
 
@@ -193,7 +234,7 @@ func embedStage(ctx context.Context, db *tables.DB, opts Options) (*VectorResult
 	if budget <= 0 {
 		budget = DefaultEmbedBudget
 	}
-	sctx, dog, stop := startWatchdog(ctx, budget, notice)
+	sctx, dog, stop := startWatchdog(ctx, budget, meta[metaEmbeddingRefused] != "", notice)
 	defer stop()
 	// failed turns a provider error into the stage's error, or returns the
 	// caller's cancellation.
@@ -205,6 +246,10 @@ func embedStage(ctx context.Context, db *tables.DB, opts Options) (*VectorResult
 		if errors.As(context.Cause(sctx), &b) {
 			return fmt.Errorf("%s with %s: %w", what, p.ID(), b), nil
 		}
+		var r *errRefused
+		if errors.As(context.Cause(sctx), &r) {
+			return fmt.Errorf("%s with %s: %w", what, p.ID(), r), nil
+		}
 		var de *embed.DimensionError
 		if errors.As(err, &de) && opts.Embedding.Dimensions == 0 {
 			embed.ForgetDimension(p)
@@ -213,7 +258,7 @@ func embedStage(ctx context.Context, db *tables.DB, opts Options) (*VectorResult
 		return fmt.Errorf("%s with %s: %w", what, p.ID(), err), nil
 	}
 
-	counts, err := db.VectorCounts(ctx)
+	counts, err := db.Vectors().Counts(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +278,7 @@ func embedStage(ctx context.Context, db *tables.DB, opts Options) (*VectorResult
 			notice(reset)
 		}
 		// The check may have dropped vectors (all, or broken ones).
-		if counts, err = db.VectorCounts(ctx); err != nil {
+		if counts, err = db.Vectors().Counts(ctx); err != nil {
 			return nil, err
 		}
 		total = 0
@@ -241,7 +286,7 @@ func embedStage(ctx context.Context, db *tables.DB, opts Options) (*VectorResult
 			total += int(c.Missing)
 		}
 	}
-	cp := embed.Cached(p, db.EmbedCache())
+	cp := embed.Cached(p, db.Vectors().Cache())
 	// Pages are written by a goroutine while the next one is embedded:
 	// SQLite's single writer and the provider then work at the same time.
 	type page struct {
@@ -258,7 +303,7 @@ func embedStage(ctx context.Context, db *tables.DB, opts Options) (*VectorResult
 				continue // drain
 			}
 			var n int
-			if n, err = db.WriteVectors(ctx, p.ID(), pg.vs); err != nil {
+			if n, err = db.Vectors().Write(ctx, p.ID(), pg.vs); err != nil {
 				continue
 			}
 			vr.Written += n
@@ -271,13 +316,13 @@ func embedStage(ctx context.Context, db *tables.DB, opts Options) (*VectorResult
 	}()
 	var readErr error
 surfaces:
-	for _, surface := range tables.Surfaces() {
+	for _, surface := range vectors.Surfaces() {
 		if stageErr != nil || total == 0 {
 			break
 		}
 		after := ""
 		for {
-			batch, err := db.PendingVectors(ctx, surface, after, embedPage)
+			batch, err := db.Vectors().Pending(ctx, surface, after, embedPage)
 			if err != nil {
 				readErr = err
 				break surfaces
@@ -316,7 +361,7 @@ surfaces:
 	if stageErr != nil {
 		vr.Error = stageErr.Error()
 	}
-	if counts, err = db.VectorCounts(ctx); err != nil {
+	if counts, err = db.Vectors().Counts(ctx); err != nil {
 		return nil, err
 	}
 	vr.Missing = map[string]int64{}
@@ -327,19 +372,23 @@ surfaces:
 			vr.Missing[s] = c.Missing
 		}
 	}
-	if err := db.PruneEmbedCache(ctx, max(embedCacheFloor, int(present))); err != nil {
+	if err := db.Vectors().PruneCache(ctx, max(embedCacheFloor, int(present))); err != nil {
 		return nil, err
 	}
-	err = db.SetMeta(ctx, map[string]string{tables.MetaEmbeddingError: vr.Error})
+	refused := ""
+	if stageErr != nil && errors.Is(stageErr, syscall.ECONNREFUSED) {
+		refused = "1"
+	}
+	err = db.Writer().SetMeta(ctx, map[string]string{tables.MetaEmbeddingError: vr.Error, metaEmbeddingRefused: refused})
 	return vr, err
 }
 
 // checkDimension learns the provider's dimension (one request when it
 // is not configured) and compares it with the index's: when they differ,
-// or the index holds vectors of two sizes (made before the dimension was
-// recorded), every vector is dropped and reset says so. An index from
-// before the dimension was recorded also loses the all-zero vectors a
-// broken provider may have stored. A provider failure is returned as
+// or the index holds vectors of two sizes (possible only where the
+// dimension is not recorded), every vector is dropped and reset says so.
+// An index that does not record its dimension also loses the all-zero
+// vectors a broken provider may have stored. A provider failure is returned as
 // stageErr (through failed), an index failure as err.
 func checkDimension(ctx context.Context, db *tables.DB, p embed.Provider, meta map[string]string,
 	failed func(string, error) (error, error)) (reset string, stageErr, err error) {
@@ -361,7 +410,7 @@ func checkDimension(ctx context.Context, db *tables.DB, p embed.Provider, meta m
 			return "", nil, fmt.Errorf("meta %s: %q: not a dimension", tables.MetaEmbeddingDim, recorded)
 		}
 		have = []int{d}
-	} else if have, err = db.VectorDims(ctx); err != nil {
+	} else if have, err = db.Vectors().Dims(ctx); err != nil {
 		return "", nil, err
 	}
 	switch {
@@ -371,15 +420,15 @@ func checkDimension(ctx context.Context, db *tables.DB, p embed.Provider, meta m
 		reset = fmt.Sprintf("embedding dimension changed from %d to %d (%s): every vector is embedded again; facts are kept", have[0], dim, p.ID())
 	}
 	if reset != "" {
-		return reset, nil, db.DropVectors(ctx, p.ID(), dim)
+		return reset, nil, db.Vectors().Drop(ctx, p.ID(), dim)
 	}
 	if recorded == "" && len(have) == 1 {
-		// Vectors written before the dimension was recorded: drop any a
-		// broken provider made all zeros (now refused), then record it.
-		if _, err := db.DropZeroVectors(ctx, dim, embed.TextKey("")); err != nil {
+		// Vectors whose dimension is not recorded: drop any a broken
+		// provider made all zeros (providers refuse them), then record it.
+		if _, err := db.Vectors().DropZero(ctx, dim, embed.TextKey("")); err != nil {
 			return "", nil, err
 		}
-		return "", nil, db.SetMeta(ctx, map[string]string{tables.MetaEmbeddingDim: strconv.Itoa(dim)})
+		return "", nil, db.Writer().SetMeta(ctx, map[string]string{tables.MetaEmbeddingDim: strconv.Itoa(dim)})
 	}
 	return "", nil, nil
 }
@@ -396,7 +445,7 @@ func upToDate(ctx context.Context, db *tables.DB, cfg embed.Config, vr *VectorRe
 		meta[tables.MetaEmbeddingError] != "" || meta[tables.MetaEmbeddingDim] == "" {
 		return false, nil
 	}
-	counts, err := db.VectorCounts(ctx)
+	counts, err := db.Vectors().Counts(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -429,10 +478,10 @@ func VectorInput(surface string, p tables.PendingVector) string {
 		}
 	}
 	switch surface {
-	case tables.SurfaceCode:
+	case vectors.SurfaceCode:
 		line(p.Header)
 		line(p.Content)
-	case tables.SurfaceSummary:
+	case vectors.SurfaceSummary:
 		line(p.Kind + " " + p.Qualname)
 		line(p.Signature)
 		line(p.Doc)

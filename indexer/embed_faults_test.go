@@ -3,79 +3,24 @@ package indexer
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
-	"io"
+	"net"
 	"net/http"
-	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/viberag/viberag/embed"
+	"github.com/viberag/viberag/internal/testkit"
 	"github.com/viberag/viberag/tables"
 )
 
-// faultyAPI is an OpenAI-compatible embeddings server whose faults the
-// test sets: stall (accept and never answer), a dimension, and a
-// dimension that takes over after a number of requests, zero vectors.
-type faultyAPI struct {
-	*httptest.Server
-	requests atomic.Int64
-	stall    atomic.Bool
-	zero     atomic.Bool
-	dim      atomic.Int64
-	// after switchAfter requests (when positive), vectors have switchDim.
-	switchAfter, switchDim atomic.Int64
-}
-
-func newFaultyAPI(t *testing.T, dim int) *faultyAPI {
-	f := &faultyAPI{}
-	f.dim.Store(int64(dim))
-	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n := f.requests.Add(1)
-		body, _ := io.ReadAll(r.Body)
-		if f.stall.Load() {
-			<-r.Context().Done()
-			return
-		}
-		var req struct {
-			Input []string `json:"input"`
-		}
-		if err := json.Unmarshal(body, &req); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		dim := f.dim.Load()
-		if a := f.switchAfter.Load(); a > 0 && n > a {
-			dim = f.switchDim.Load()
-		}
-		type item struct {
-			Index     int       `json:"index"`
-			Embedding []float32 `json:"embedding"`
-		}
-		var out struct {
-			Data []item `json:"data"`
-		}
-		for i, s := range req.Input {
-			v := make([]float32, dim)
-			if !f.zero.Load() {
-				v[0], v[1%dim] = float32(len(s)), 1
-				v[2%dim] += float32(strings.Count(s, "e"))
-			}
-			out.Data = append(out.Data, item{i, v})
-		}
-		json.NewEncoder(w).Encode(out)
-	}))
-	t.Cleanup(f.Close)
-	return f
-}
-
-func (f *faultyAPI) provider(t *testing.T, cfg embed.OpenAIConfig) *embed.OpenAI {
+// openAI is a client of the embedding server s with cfg; a request
+// times out after 10 s unless cfg says otherwise.
+func openAI(t *testing.T, s *testkit.EmbedServer, cfg embed.OpenAIConfig) *embed.OpenAI {
 	t.Helper()
-	cfg.BaseURL, cfg.Model = f.URL+"/v1", "m"
+	cfg.BaseURL, cfg.Model = s.URL+"/v1", "m"
 	if cfg.Timeout == 0 {
 		cfg.Timeout = 10 * time.Second
 	}
@@ -90,29 +35,22 @@ func (f *faultyAPI) provider(t *testing.T, cfg embed.OpenAIConfig) *embed.OpenAI
 // (a hang test, not a timing assertion).
 func runWithin(t *testing.T, d time.Duration, db *tables.DB, root string, opts Options) *Result {
 	t.Helper()
-	done := make(chan *Result, 1)
-	go func() {
+	res := testkit.Within(t, d, "index run", func() *Result {
 		res, err := Run(context.Background(), db, root, opts)
 		if err != nil {
 			t.Error(err)
 		}
-		done <- res
-	}()
-	select {
-	case res := <-done:
-		if res == nil {
-			t.FailNow()
-		}
 		return res
-	case <-time.After(d):
-		t.Fatalf("index run still going after %v", d)
-		return nil
+	})
+	if res == nil {
+		t.FailNow()
 	}
+	return res
 }
 
 func storedDims(t *testing.T, db *tables.DB) []int {
 	t.Helper()
-	d, err := db.VectorDims(context.Background())
+	d, err := db.Vectors().Dims(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,11 +63,11 @@ func storedDims(t *testing.T, db *tables.DB) []int {
 // happen.
 func TestEmbedStageStalledProvider(t *testing.T) {
 	root, data := t.TempDir(), t.TempDir()
-	writeTree(t, root, embedTree)
+	testkit.WriteFiles(t, root, embedTree)
 	db := openDB(t, data)
-	f := newFaultyAPI(t, 4)
-	f.stall.Store(true)
-	p := f.provider(t, embed.OpenAIConfig{Timeout: 50 * time.Millisecond, MaxRetries: 1000})
+	f := testkit.NewEmbedServer(t, 4)
+	f.SetFault(testkit.Stall)
+	p := openAI(t, f, embed.OpenAIConfig{Timeout: 50 * time.Millisecond, MaxRetries: 1000})
 	var mu sync.Mutex
 	var notices []string
 	res := runWithin(t, time.Minute, db, root, Options{Embedder: p, EmbedBudget: 400 * time.Millisecond,
@@ -154,10 +92,10 @@ func TestEmbedStageStalledProvider(t *testing.T) {
 	// budget opens the circuit: the next run does not ask the provider.
 	g := embed.Guard(p, embed.GuardOptions{Timeout: -1, Cooldown: time.Hour})
 	runWithin(t, time.Minute, db, root, Options{Embedder: g, EmbedBudget: 400 * time.Millisecond})
-	before := f.requests.Load()
+	before := f.Count()
 	res = runWithin(t, time.Minute, db, root, Options{Embedder: g, EmbedBudget: time.Hour})
-	if !strings.Contains(res.Vectors.Error, "embedding provider down") || f.requests.Load() != before {
-		t.Errorf("run behind an open breaker: error %q, %d new requests; want the provider skipped", res.Vectors.Error, f.requests.Load()-before)
+	if !strings.Contains(res.Vectors.Error, "embedding provider down") || f.Count() != before {
+		t.Errorf("run behind an open breaker: error %q, %d new requests; want the provider skipped", res.Vectors.Error, f.Count()-before)
 	}
 }
 
@@ -166,10 +104,10 @@ func TestEmbedStageStalledProvider(t *testing.T) {
 // new size. The index never holds two sizes, and searches work after.
 func TestEmbedStageDimensionChange(t *testing.T) {
 	root, data := t.TempDir(), t.TempDir()
-	writeTree(t, root, embedTree)
+	testkit.WriteFiles(t, root, embedTree)
 	db := openDB(t, data)
-	f := newFaultyAPI(t, 8)
-	res := run(t, db, root, Options{Embedder: f.provider(t, embed.OpenAIConfig{})})
+	f := testkit.NewEmbedServer(t, 8)
+	res := run(t, db, root, Options{Embedder: openAI(t, f, embed.OpenAIConfig{})})
 	if res.Vectors.Error != "" || len(res.Vectors.Missing) != 0 {
 		t.Fatalf("first run: %+v", res.Vectors)
 	}
@@ -182,12 +120,17 @@ func TestEmbedStageDimensionChange(t *testing.T) {
 	}
 
 	// Two new files; the server switches to 4 floats after two requests.
-	writeTree(t, root, map[string]string{
+	testkit.WriteFiles(t, root, map[string]string{
 		"a.py": "def alpha():\n    return 1\n", "b.py": "def beta():\n    return 2\n",
 	})
-	f.switchAfter.Store(f.requests.Load() + 1)
-	f.switchDim.Store(4)
-	res = run(t, db, root, Options{Embedder: f.provider(t, embed.OpenAIConfig{MaxBatch: 1, Concurrency: 1})})
+	after := f.Count() + 1
+	f.SetFault(func(w http.ResponseWriter, r *http.Request, n int) bool {
+		if n > after {
+			f.Dim.Store(4)
+		}
+		return false
+	})
+	res = run(t, db, root, Options{Embedder: openAI(t, f, embed.OpenAIConfig{MaxBatch: 1, Concurrency: 1})})
 	if !strings.Contains(res.Vectors.Error, "expected 8, got 4") || !strings.Contains(res.Vectors.Error, "re-embeds every vector at the new size") {
 		t.Errorf("mid-run change: error = %q", res.Vectors.Error)
 	}
@@ -196,7 +139,7 @@ func TestEmbedStageDimensionChange(t *testing.T) {
 	}
 
 	// The next run sees 4 from the start: everything again, at 4.
-	res = run(t, db, root, Options{Embedder: f.provider(t, embed.OpenAIConfig{})})
+	res = run(t, db, root, Options{Embedder: openAI(t, f, embed.OpenAIConfig{})})
 	if !strings.Contains(res.Vectors.Reset, "embedding dimension changed from 8 to 4") || res.Vectors.Error != "" || len(res.Vectors.Missing) != 0 {
 		t.Errorf("run after the change: %+v", res.Vectors)
 	}
@@ -214,15 +157,15 @@ func TestEmbedStageDimensionChange(t *testing.T) {
 // re-embeds at the new size.
 func TestEmbedStageDimensionChangeSameProvider(t *testing.T) {
 	root, data := t.TempDir(), t.TempDir()
-	writeTree(t, root, embedTree)
+	testkit.WriteFiles(t, root, embedTree)
 	db := openDB(t, data)
-	f := newFaultyAPI(t, 8)
-	p := embed.Guard(f.provider(t, embed.OpenAIConfig{}), embed.GuardOptions{Timeout: -1, Cooldown: time.Nanosecond})
+	f := testkit.NewEmbedServer(t, 8)
+	p := embed.Guard(openAI(t, f, embed.OpenAIConfig{}), embed.GuardOptions{Timeout: -1, Cooldown: time.Nanosecond})
 	if res := run(t, db, root, Options{Embedder: p}); res.Vectors.Error != "" {
 		t.Fatalf("first run: %+v", res.Vectors)
 	}
-	f.dim.Store(4)
-	writeTree(t, root, map[string]string{"a.py": "def alpha():\n    return 1\n"})
+	f.Dim.Store(4)
+	testkit.WriteFiles(t, root, map[string]string{"a.py": "def alpha():\n    return 1\n"})
 	if res := run(t, db, root, Options{Embedder: p}); !strings.Contains(res.Vectors.Error, "expected 8, got 4") {
 		t.Fatalf("run after the change: %+v", res.Vectors)
 	}
@@ -240,10 +183,10 @@ func TestEmbedStageDimensionChangeSameProvider(t *testing.T) {
 // versions stored them), is repaired by the next run.
 func TestEmbedStageRepairsMixedIndex(t *testing.T) {
 	root, data := t.TempDir(), t.TempDir()
-	writeTree(t, root, embedTree)
+	testkit.WriteFiles(t, root, embedTree)
 	db := openDB(t, data)
-	f := newFaultyAPI(t, 8)
-	p := f.provider(t, embed.OpenAIConfig{})
+	f := testkit.NewEmbedServer(t, 8)
+	p := openAI(t, f, embed.OpenAIConfig{})
 	run(t, db, root, Options{Embedder: p})
 	db.Close()
 	// Make it look old: no recorded dimension, two rows of another size,
@@ -266,7 +209,7 @@ func TestEmbedStageRepairsMixedIndex(t *testing.T) {
 	if d := storedDims(t, db); len(d) != 2 {
 		t.Fatalf("setup: dims %v", d)
 	}
-	res := run(t, db, root, Options{Embedder: f.provider(t, embed.OpenAIConfig{})})
+	res := run(t, db, root, Options{Embedder: openAI(t, f, embed.OpenAIConfig{})})
 	if !strings.Contains(res.Vectors.Reset, "vectors of 2 sizes [4 8]") || len(res.Vectors.Missing) != 0 {
 		t.Errorf("repair run: %+v", res.Vectors)
 	}
@@ -289,7 +232,7 @@ func TestEmbedStageRepairsMixedIndex(t *testing.T) {
 	}
 	raw.Close()
 	db = openDB(t, data)
-	res = run(t, db, root, Options{Embedder: f.provider(t, embed.OpenAIConfig{})})
+	res = run(t, db, root, Options{Embedder: openAI(t, f, embed.OpenAIConfig{})})
 	if res.Vectors.Written != 2 || res.Vectors.Reset != "" || len(res.Vectors.Missing) != 0 {
 		t.Errorf("zero repair run: %+v, want the 2 zero vectors embedded again", res.Vectors)
 	}
@@ -303,15 +246,85 @@ func TestEmbedStageRepairsMixedIndex(t *testing.T) {
 // error says what was wrong.
 func TestEmbedStageZeroVectors(t *testing.T) {
 	root, data := t.TempDir(), t.TempDir()
-	writeTree(t, root, embedTree)
+	testkit.WriteFiles(t, root, embedTree)
 	db := openDB(t, data)
-	f := newFaultyAPI(t, 4)
-	f.zero.Store(true)
-	res := run(t, db, root, Options{Embedder: f.provider(t, embed.OpenAIConfig{MaxRetries: -1})})
+	f := testkit.NewEmbedServer(t, 4)
+	f.Zero.Store(true)
+	res := run(t, db, root, Options{Embedder: openAI(t, f, embed.OpenAIConfig{MaxRetries: -1})})
 	if !strings.Contains(res.Vectors.Error, "all components are zero") || res.Vectors.Written != 0 {
 		t.Errorf("vectors = %+v, want zero vectors refused", res.Vectors)
 	}
 	if d := storedDims(t, db); len(d) != 0 {
 		t.Errorf("dims %v: zero vectors stored", d)
+	}
+}
+
+// A server that refuses the connection (nothing listens at the URL):
+// the run that meets it records the refusal; the next run, if refused
+// again before any success, stops at the first refusal instead of
+// spending its retries, and says so; once the server listens, the run
+// embeds and the record is cleared.
+func TestEmbedStageRefusedAcrossRuns(t *testing.T) {
+	root, data := t.TempDir(), t.TempDir()
+	testkit.WriteFiles(t, root, embedTree)
+	db := openDB(t, data)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // now refused
+	provider := func(retries int) *embed.OpenAI {
+		p, err := embed.NewOpenAI(embed.OpenAIConfig{BaseURL: "http://" + addr + "/v1", Model: "m", MaxRetries: retries})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	var mu sync.Mutex
+	var notices []string
+	notice := func(s string) { mu.Lock(); notices = append(notices, s); mu.Unlock() }
+	refused := func() string {
+		meta, err := db.Meta(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return meta[metaEmbeddingRefused]
+	}
+
+	res := runWithin(t, time.Minute, db, root, Options{Embedder: provider(-1), Notice: notice})
+	if !strings.Contains(res.Vectors.Error, "connection refused") || refused() != "1" {
+		t.Fatalf("first run: error %q, refusal recorded %q", res.Vectors.Error, refused())
+	}
+
+	// Five retries allowed, none made.
+	mu.Lock()
+	notices = nil
+	mu.Unlock()
+	res = runWithin(t, time.Minute, db, root, Options{Embedder: provider(5), Notice: notice})
+	mu.Lock()
+	if len(notices) != 0 {
+		t.Errorf("second run retried a refused server: %q", notices)
+	}
+	mu.Unlock()
+	if !strings.Contains(res.Vectors.Error, "refused the connection, as on the last run, so it was not retried") || refused() != "1" {
+		t.Errorf("second run: error %q, refusal recorded %q", res.Vectors.Error, refused())
+	}
+	if res.Counts.Chunks == 0 || len(res.Vectors.Missing) == 0 {
+		t.Errorf("second run: facts %+v, missing %v", res.Counts, res.Vectors.Missing)
+	}
+
+	// The server is back.
+	f := testkit.NewEmbedServer(t, 4)
+	back, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Skipf("port %s taken meanwhile: %v", addr, err)
+	}
+	srv := &http.Server{Handler: f.Config.Handler}
+	go srv.Serve(back)
+	t.Cleanup(func() { srv.Close() })
+	res = runWithin(t, time.Minute, db, root, Options{Embedder: provider(5), Notice: notice})
+	if res.Vectors.Error != "" || len(res.Vectors.Missing) != 0 || refused() != "" {
+		t.Errorf("server back: vectors %+v, refusal recorded %q", res.Vectors, refused())
 	}
 }

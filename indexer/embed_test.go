@@ -2,18 +2,16 @@ package indexer
 
 import (
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/embed/embedtest"
+	"github.com/viberag/viberag/internal/testkit"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/vectors"
 )
 
 // testModel writes a tiny Model2Vec model in the real format and loads it.
@@ -35,7 +33,7 @@ var embedTree = map[string]string{
 
 func vectorCounts(t *testing.T, db *tables.DB) map[string]tables.VectorCount {
 	t.Helper()
-	c, err := db.VectorCounts(context.Background())
+	c, err := db.Vectors().Counts(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +42,7 @@ func vectorCounts(t *testing.T, db *tables.DB) map[string]tables.VectorCount {
 
 func TestEmbedStage(t *testing.T) {
 	root, data := t.TempDir(), t.TempDir()
-	writeTree(t, root, embedTree)
+	testkit.WriteFiles(t, root, embedTree)
 	db := openDB(t, data)
 	m := testModel(t, 1)
 
@@ -54,7 +52,7 @@ func TestEmbedStage(t *testing.T) {
 		t.Fatalf("vectors = %+v", v)
 	}
 	counts := vectorCounts(t, db)
-	for _, s := range tables.Surfaces() {
+	for _, s := range vectors.Surfaces() {
 		if counts[s].Present == 0 || counts[s].Missing != 0 {
 			t.Errorf("%s vectors: %+v, want all present", s, counts[s])
 		}
@@ -71,12 +69,12 @@ func TestEmbedStage(t *testing.T) {
 
 	// An edit that is undone: the second time, every vector comes from
 	// the cache.
-	writeTree(t, root, map[string]string{"cache.py": embedTree["cache.py"] + "\n    def put(self, key, value):\n        self.items[key] = value\n"})
+	testkit.WriteFiles(t, root, map[string]string{"cache.py": embedTree["cache.py"] + "\n    def put(self, key, value):\n        self.items[key] = value\n"})
 	res = run(t, db, root, Options{Embedder: m})
 	if res.Vectors.Written == 0 || res.Vectors.Embedded == 0 {
 		t.Errorf("edit: %+v, want new vectors embedded", res.Vectors)
 	}
-	writeTree(t, root, map[string]string{"cache.py": embedTree["cache.py"]})
+	testkit.WriteFiles(t, root, map[string]string{"cache.py": embedTree["cache.py"]})
 	res = run(t, db, root, Options{Embedder: m})
 	if res.Vectors.Written == 0 || res.Vectors.Embedded != 0 {
 		t.Errorf("edit undone: %+v, want every vector from the cache", res.Vectors)
@@ -105,7 +103,7 @@ func TestEmbedStage(t *testing.T) {
 
 func TestVectorsOff(t *testing.T) {
 	root, data := t.TempDir(), t.TempDir()
-	writeTree(t, root, embedTree)
+	testkit.WriteFiles(t, root, embedTree)
 	db := openDB(t, data)
 	res := run(t, db, root, Options{VectorsOff: "model unavailable: set VIBERAG_MODEL_DIR"})
 	if res.Vectors.Model != "" || !strings.Contains(res.Vectors.Off, "VIBERAG_MODEL_DIR") {
@@ -120,47 +118,12 @@ func TestVectorsOff(t *testing.T) {
 	}
 }
 
-// flakyAPI is an OpenAI-compatible embeddings server that fails every
-// request while failing is set.
-func flakyAPI(t *testing.T, failing *atomic.Bool, requests *atomic.Int64) *httptest.Server {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		requests.Add(1)
-		body, _ := io.ReadAll(r.Body)
-		if failing.Load() {
-			http.Error(w, `{"error":{"message":"overloaded"}}`, http.StatusServiceUnavailable)
-			return
-		}
-		var req struct {
-			Input []string `json:"input"`
-		}
-		if err := json.Unmarshal(body, &req); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		type item struct {
-			Index     int       `json:"index"`
-			Embedding []float32 `json:"embedding"`
-		}
-		var out struct {
-			Data []item `json:"data"`
-		}
-		for i, s := range req.Input {
-			out.Data = append(out.Data, item{i, []float32{float32(len(s)), 1, float32(strings.Count(s, "e"))}})
-		}
-		json.NewEncoder(w).Encode(out)
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
-
 func TestEmbeddingFailureLosesNothing(t *testing.T) {
 	root, data := t.TempDir(), t.TempDir()
-	writeTree(t, root, embedTree)
+	testkit.WriteFiles(t, root, embedTree)
 	db := openDB(t, data)
-	var failing atomic.Bool
-	var requests atomic.Int64
-	failing.Store(true)
-	srv := flakyAPI(t, &failing, &requests)
+	srv := testkit.NewEmbedServer(t, 3)
+	srv.SetFault(testkit.Refuse(http.StatusServiceUnavailable, "overloaded"))
 	p, err := embed.NewOpenAI(embed.OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "m", MaxRetries: 1, Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
@@ -183,7 +146,7 @@ func TestEmbeddingFailureLosesNothing(t *testing.T) {
 
 	// The provider recovers: the next run, with no file changed, embeds
 	// what is missing.
-	failing.Store(false)
+	srv.SetFault(nil)
 	res = run(t, db, root, Options{Embedder: p})
 	if res.Parsed != 0 {
 		t.Errorf("re-run parsed %d files, want 0", res.Parsed)
@@ -203,14 +166,14 @@ func TestVectorInput(t *testing.T) {
 		p       tables.PendingVector
 		want    string
 	}{
-		{tables.SurfaceCode, tables.PendingVector{Path: "a.go", Header: "a.go › Retry", Content: "func Retry() {}\n"},
+		{vectors.SurfaceCode, tables.PendingVector{Path: "a.go", Header: "a.go › Retry", Content: "func Retry() {}\n"},
 			"a.go › Retry\nfunc Retry() {}"},
-		{tables.SurfaceSummary, tables.PendingVector{Path: "a.go", Kind: "function", Qualname: "net.Retry",
+		{vectors.SurfaceSummary, tables.PendingVector{Path: "a.go", Kind: "function", Qualname: "net.Retry",
 			Signature: "func Retry(f func() error) error", Doc: "Retry runs f.", Identifiers: "\nbackoff\nf\n"},
 			"function net.Retry\nfunc Retry(f func() error) error\nRetry runs f.\na.go\nbackoff f"},
-		{tables.SurfaceFile, tables.PendingVector{Path: "a.go", Summary: "a.go Package net retries. Retry"},
+		{vectors.SurfaceFile, tables.PendingVector{Path: "a.go", Summary: "a.go Package net retries. Retry"},
 			"a.go Package net retries. Retry"},
-		{tables.SurfaceFile, tables.PendingVector{Path: "b.txt"}, "b.txt"},
+		{vectors.SurfaceFile, tables.PendingVector{Path: "b.txt"}, "b.txt"},
 	} {
 		if got := VectorInput(tc.surface, tc.p); got != tc.want {
 			t.Errorf("VectorInput(%s) = %q, want %q", tc.surface, got, tc.want)
@@ -221,7 +184,7 @@ func TestVectorInput(t *testing.T) {
 // A run with nothing to embed does not load the model.
 func TestLoadEmbedderOnlyWhenNeeded(t *testing.T) {
 	root, data := t.TempDir(), t.TempDir()
-	writeTree(t, root, embedTree)
+	testkit.WriteFiles(t, root, embedTree)
 	db := openDB(t, data)
 	m := testModel(t, 1)
 	cfg := embed.Config{Provider: embed.ProviderModel2Vec, ModelDir: "/models/x"}
@@ -236,7 +199,7 @@ func TestLoadEmbedderOnlyWhenNeeded(t *testing.T) {
 	if loads != 1 || res.Vectors.Model != m.ID() {
 		t.Errorf("unchanged run: %d loads (want still 1), %+v", loads, res.Vectors)
 	}
-	writeTree(t, root, map[string]string{"new.py": "def added():\n    return 1\n"})
+	testkit.WriteFiles(t, root, map[string]string{"new.py": "def added():\n    return 1\n"})
 	res = run(t, db, root, Options{Embedding: cfg, LoadEmbedder: load})
 	if loads != 2 || res.Vectors.Written == 0 {
 		t.Errorf("run with a new file: %d loads (want 2), %+v", loads, res.Vectors)

@@ -3,59 +3,20 @@ package indexer
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/viberag/viberag/internal/testkit"
 	"github.com/viberag/viberag/tables"
 )
-
-// copyFixture copies fixtures/<name> into a fresh temporary directory and
-// returns its real path.
-func copyFixture(t *testing.T, name string) string {
-	t.Helper()
-	src := filepath.Join("..", "fixtures", name)
-	dst := t.TempDir()
-	err := os.CopyFS(dst, os.DirFS(src))
-	if err != nil {
-		t.Fatalf("copy fixture %s: %v", name, err)
-	}
-	real, err := filepath.EvalSymlinks(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return real
-}
-
-func write(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // genTree writes n small Python modules under root/gen.
 func genTree(t *testing.T, root string, n int) {
 	t.Helper()
 	for i := range n {
-		write(t, filepath.Join(root, "gen", fmt.Sprintf("m%d.py", i)),
+		testkit.WriteFile(t, filepath.Join(root, "gen", fmt.Sprintf("m%d.py", i)),
 			fmt.Sprintf("def compute_%[1]d(x):\n    \"\"\"Compute value %[1]d.\"\"\"\n    return x * %[1]d\n\n\nclass Worker%[1]d:\n    def run(self):\n        return compute_%[1]d(1)\n", i))
-	}
-}
-
-// eventually polls cond until it holds or the deadline passes.
-func eventually(t *testing.T, within time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s", what, within)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -119,27 +80,17 @@ func (s *served) hasFile(path string) bool {
 // finished.
 func (s *served) waitIndexed(t *testing.T) {
 	t.Helper()
-	eventually(t, 60*time.Second, "index ready", func() bool { return s.live.Freshness().IndexState == StateReady })
+	testkit.Eventually(t, time.Minute, "index ready", func() bool { return s.live.Freshness().IndexState == StateReady })
 }
 
 // settle waits until the watcher has nothing pending and no run is in
-// progress or queued, and that has held for a while: events arrive
-// asynchronously, so one idle moment proves nothing.
+// progress or queued, and that has held for a while.
 func (s *served) settle(t *testing.T) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	var idleSince time.Time
-	for time.Now().Before(deadline) {
-		idle := s.live.Freshness().IndexState == StateReady && (s.bg.Watcher == nil || s.bg.Watcher.State().PendingChanges == 0)
-		switch {
-		case !idle:
-			idleSince = time.Time{}
-		case idleSince.IsZero():
-			idleSince = time.Now()
-		case time.Since(idleSince) > 300*time.Millisecond:
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
+	idle := func() bool {
+		return s.live.Freshness().IndexState == StateReady && (s.bg.Watcher == nil || s.bg.Watcher.State().PendingChanges == 0)
 	}
-	t.Fatalf("background indexing did not settle within 60s: %+v", s.live.Freshness())
+	if !testkit.Steady(time.Minute, idle) {
+		t.Fatalf("background indexing did not settle within a minute: %+v", s.live.Freshness())
+	}
 }

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/viberag/viberag/tables"
 )
 
 // LockFile is the name of the write lock beside an index: whoever holds it
@@ -30,11 +32,25 @@ type Holder struct {
 	PID     int       `json:"pid"`
 	Command string    `json:"command"`
 	Since   time.Time `json:"since"` // when it took the lock
+	// SQLite: not a viberag writer but any process in a write
+	// transaction on the index file (an sqlite3 shell, say), as the
+	// system names it; PID 0 when it does not.
+	SQLite bool `json:"-"`
 }
 
 // String describes h for a message, e.g.
 // "pid 4242 (viberag index /src/app) since 14:02:07, 41s ago".
 func (h Holder) String() string {
+	if h.SQLite {
+		who := "another process"
+		if h.PID != 0 {
+			who = fmt.Sprintf("pid %d", h.PID)
+			if h.Command != "" {
+				who += " (" + h.Command + ")"
+			}
+		}
+		return who + ", in a write transaction on the index's SQLite file"
+	}
 	if h.PID == 0 {
 		return "another process (it has not said who it is yet)"
 	}
@@ -61,6 +77,10 @@ type LockOptions struct {
 	Command string
 	// PollEvery is how often the lock is tried again (default 200ms).
 	PollEvery time.Duration
+	// OpenOnly: the holder only opens the index (and repairs a damaged
+	// one), which needs no SQLite write lock, so it does not wait for
+	// another program's write transaction as writers do.
+	OpenOnly bool
 }
 
 // Lock is a held write lock. The operating system releases it when the
@@ -71,8 +91,13 @@ type Lock struct {
 
 // AcquireLock takes the write lock of the index at indexPath (the lock
 // file is LockFile in the same directory), waiting while another process
-// holds it. It fails with an error wrapping ErrLocked, naming the holder,
-// when opts.Wait runs out, and with ctx's error when ctx ends first.
+// holds it. Then, unless opts.OpenOnly, it waits while another program
+// holds SQLite's own write lock on the index file (tables.WriteLocked):
+// its write transaction would fail this process's writes after SQLite's
+// busy timeout. It fails with an error wrapping ErrLocked, naming the
+// holder, when opts.Wait runs out, and with ctx's error when ctx ends
+// first; with one wrapping tables.ErrNotWritable when this user may not
+// write the index's directory.
 //
 // The lock is advisory: it orders viberag's writers (index runs, servers'
 // background runs, repairs). Readers never take it.
@@ -82,41 +107,34 @@ func AcquireLock(ctx context.Context, indexPath string, opts LockOptions) (*Lock
 	if err != nil {
 		return nil, fmt.Errorf("write lock: %w", err)
 	}
-	poll := opts.PollEvery
-	if poll <= 0 {
-		poll = 200 * time.Millisecond
-	}
-	start := time.Now()
-	var deadline <-chan time.Time
-	if opts.Wait > 0 {
-		t := time.NewTimer(opts.Wait)
-		defer t.Stop()
-		deadline = t.C
-	}
-	tick := time.NewTicker(poll)
-	defer tick.Stop()
-	for {
+	w := newWaiter(opts)
+	defer w.stop()
+	err = w.wait(ctx, func() (Holder, bool, error) {
 		ok, err := tryLock(f)
 		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("write lock %s: %w", path, err)
+			return Holder{}, false, fmt.Errorf("write lock %s: %w", path, err)
 		}
 		if ok {
-			break
+			return Holder{}, true, nil
 		}
-		h := readHolder(f)
-		if opts.Waiting != nil {
-			opts.Waiting(h, time.Since(start))
-		}
-		select {
-		case <-ctx.Done():
+		return readHolder(f), false, nil
+	}, "holds its write lock ("+path+")")
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !opts.OpenOnly {
+		err = w.wait(ctx, func() (Holder, bool, error) {
+			held, pid, err := tables.WriteLocked(ctx, indexPath)
+			if err != nil || !held {
+				return Holder{}, true, err
+			}
+			return Holder{PID: pid, Command: processCommand(pid), SQLite: true}, false, nil
+		}, "("+indexPath+")")
+		if err != nil {
+			unlock(f)
 			f.Close()
-			return nil, fmt.Errorf("waiting for the write lock held by %s: %w", h, ctx.Err())
-		case <-deadline:
-			f.Close()
-			return nil, fmt.Errorf("%w: %s holds its write lock (%s); gave up after waiting %s",
-				ErrLocked, h, path, opts.Wait)
-		case <-tick.C:
+			return nil, err
 		}
 	}
 	cmd := opts.Command
@@ -129,6 +147,57 @@ func AcquireLock(ctx context.Context, indexPath string, opts LockOptions) (*Lock
 		return nil, fmt.Errorf("write lock %s: %w", path, err)
 	}
 	return &Lock{f: f}, nil
+}
+
+// waiter is the wait of one AcquireLock: one deadline and one
+// Waiting callback across the locks it takes in turn.
+type waiter struct {
+	opts     LockOptions
+	start    time.Time
+	deadline <-chan time.Time
+	timer    *time.Timer
+	tick     *time.Ticker
+}
+
+func newWaiter(opts LockOptions) *waiter {
+	poll := opts.PollEvery
+	if poll <= 0 {
+		poll = 200 * time.Millisecond
+	}
+	w := &waiter{opts: opts, start: time.Now(), tick: time.NewTicker(poll)}
+	if opts.Wait > 0 {
+		w.timer = time.NewTimer(opts.Wait)
+		w.deadline = w.timer.C
+	}
+	return w
+}
+
+func (w *waiter) stop() {
+	w.tick.Stop()
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+}
+
+// wait calls try until it succeeds, reporting each holder it returns;
+// holds says what a holder holds, for the error when the wait runs out.
+func (w *waiter) wait(ctx context.Context, try func() (Holder, bool, error), holds string) error {
+	for {
+		h, ok, err := try()
+		if err != nil || ok {
+			return err
+		}
+		if w.opts.Waiting != nil {
+			w.opts.Waiting(h, time.Since(w.start))
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for the write lock held by %s: %w", h, ctx.Err())
+		case <-w.deadline:
+			return fmt.Errorf("%w: %s %s; gave up after waiting %s", ErrLocked, h, holds, w.opts.Wait)
+		case <-w.tick.C:
+		}
+	}
 }
 
 // TryLockFile takes the lock named name (e.g. ServerLockFile) beside the
@@ -160,11 +229,21 @@ func TryLockFile(indexPath, name, command string) (*Lock, Holder, bool, error) {
 	return &Lock{f: f}, Holder{}, true, nil
 }
 
+// openLockFile opens (creating) the lock file at path; an error a
+// read-only directory or file caused says which and what to do
+// (tables.NotWritableError).
 func openLockFile(path string) (*os.File, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
+	err := os.MkdirAll(filepath.Dir(path), 0o755)
+	if err == nil {
+		var f *os.File
+		if f, err = os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644); err == nil {
+			return f, nil
+		}
 	}
-	return os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	if werr := tables.CheckWritable(path); werr != nil {
+		return nil, werr
+	}
+	return nil, err
 }
 
 // Release gives the lock up. It is safe to call more than once.
@@ -198,6 +277,11 @@ func LockHolder(indexPath string) (Holder, bool, error) {
 func holderOf(indexPath, name string) (Holder, bool, error) {
 	path := filepath.Join(filepath.Dir(indexPath), name)
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, os.ErrPermission) {
+		// A user who may not write the lock file may still read who
+		// holds it: a lock works on a descriptor opened for reading.
+		f, err = os.Open(path)
+	}
 	if errors.Is(err, os.ErrNotExist) {
 		return Holder{}, false, nil
 	}
@@ -239,7 +323,16 @@ func readHolder(f *os.File) Holder {
 }
 
 func commandLine() string {
-	args := append([]string{filepath.Base(os.Args[0])}, os.Args[1:]...)
+	return shortCommand(append([]string{os.Args[0]}, os.Args[1:]...))
+}
+
+// shortCommand joins a command line for a message: the program's base
+// name, at most 200 bytes.
+func shortCommand(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	args[0] = filepath.Base(args[0])
 	s := strings.Join(args, " ")
 	if len(s) > 200 {
 		s = s[:200] + "…"

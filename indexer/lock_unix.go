@@ -4,7 +4,9 @@ package indexer
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"strings"
 	"syscall"
 )
 
@@ -26,3 +28,16 @@ func tryLock(f *os.File) (bool, error) {
 }
 
 func unlock(f *os.File) error { return syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
+
+// processCommand returns the command line of process pid where the
+// system shows it (/proc), "" otherwise.
+func processCommand(pid int) string {
+	if pid <= 0 {
+		return ""
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return ""
+	}
+	return shortCommand(strings.Fields(strings.ReplaceAll(string(b), "\x00", " ")))
+}

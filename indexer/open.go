@@ -243,7 +243,7 @@ func MoveAside(path string) error {
 	_ = os.Remove(path + "-journal")
 	_ = os.Remove(path + SuspectSuffix)
 	// Derived from the damaged index: not kept (a new index never
-	// matches it anyway, see tables.SyncVectorFile).
+	// matches it anyway, see tables.VectorStore.SyncFile).
 	_ = os.Remove(tables.VectorFilePath(path))
 	return nil
 }

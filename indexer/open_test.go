@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/viberag/viberag/internal/testkit"
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
 )
@@ -23,7 +24,7 @@ func builtIndex(t *testing.T) (root, path string, filesRoot int64) {
 	for i := range 30 {
 		files[fmt.Sprintf("p/f%d.go", i)] = fmt.Sprintf("package p\n\n// F%d adds one.\nfunc F%d(x int) int { return x + 1 }\n", i, i)
 	}
-	writeTree(t, root, files)
+	testkit.WriteFiles(t, root, files)
 	path = filepath.Join(t.TempDir(), IndexFile)
 	db, err := tables.Open(context.Background(), path, tables.OpenOptions{})
 	if err != nil {
@@ -42,35 +43,8 @@ func builtIndex(t *testing.T) (root, path string, filesRoot int64) {
 // garblePage overwrites page n (1-based) of the file with garbage.
 func garblePage(t *testing.T, path string, n int64) {
 	t.Helper()
-	pageSize := filePageSize(t, path)
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.WriteAt([]byte(strings.Repeat("garbage!", int(pageSize/8))), (n-1)*pageSize); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// filePageSize reads the page size from an SQLite file's header (bytes
-// 16–17, big-endian; 1 means 65536).
-func filePageSize(t *testing.T, path string) int64 {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var b [2]byte
-	if _, err := f.ReadAt(b[:], 16); err != nil {
-		t.Fatal(err)
-	}
-	n := int64(b[0])<<8 | int64(b[1])
-	if n == 1 {
-		n = 65536
-	}
-	return n
+	size := testkit.SQLitePageSize(t, path)
+	testkit.Overwrite(t, path, (n-1)*size, int(size))
 }
 
 // TestOpenRepairs: damage Open cannot miss is repaired at once; damage in
@@ -86,9 +60,7 @@ func TestOpenRepairs(t *testing.T) {
 		repair  bool
 	}{
 		{"not sqlite", func(t *testing.T, path string, _ int64) {
-			if err := os.WriteFile(path, []byte("hello\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			testkit.WriteFile(t, path, "hello\n")
 		}, true},
 		{"page 1 garbage", func(t *testing.T, path string, _ int64) { garblePage(t, path, 1) }, true},
 		{"files page, clean last run", func(t *testing.T, path string, root int64) { garblePage(t, path, root) }, false},
@@ -97,7 +69,7 @@ func TestOpenRepairs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := db.SetMeta(ctx, map[string]string{tables.MetaLastRunComplete: "0"}); err != nil {
+			if err := db.Writer().SetMeta(ctx, map[string]string{tables.MetaLastRunComplete: "0"}); err != nil {
 				t.Fatal(err)
 			}
 			if err := db.Close(); err != nil {
@@ -167,7 +139,7 @@ func TestInstallFresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := old.SetMeta(ctx, map[string]string{"marker": "old"}); err != nil {
+	if err := old.Writer().SetMeta(ctx, map[string]string{"marker": "old"}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -210,8 +182,8 @@ func TestInstallFresh(t *testing.T) {
 func TestOpenPageSize(t *testing.T) {
 	ctx := context.Background()
 	small, large := t.TempDir(), t.TempDir()
-	writeTree(t, small, map[string]string{"a.go": "package a\n"})
-	writeTree(t, large, map[string]string{"a.go": "package a\n", "big.txt": strings.Repeat("x", tables.SmallTreeBytes)})
+	testkit.WriteFiles(t, small, map[string]string{"a.go": "package a\n"})
+	testkit.WriteFiles(t, large, map[string]string{"a.go": "package a\n", "big.txt": strings.Repeat("x", tables.SmallTreeBytes)})
 	for _, tc := range []struct {
 		name string
 		root string
@@ -232,7 +204,7 @@ func TestOpenPageSize(t *testing.T) {
 				if err := db.Close(); err != nil {
 					t.Fatal(err)
 				}
-				if got := filePageSize(t, path); got != tc.want {
+				if got := testkit.SQLitePageSize(t, path); got != tc.want {
 					t.Fatalf("page size %d, want %d", got, tc.want)
 				}
 				tc.root = large // an existing index keeps its pages
@@ -244,7 +216,7 @@ func TestOpenPageSize(t *testing.T) {
 			if err := InstallFresh(fresh, path); err != nil {
 				t.Fatal(err)
 			}
-			if got := filePageSize(t, path); got != tables.DefaultPageSize {
+			if got := testkit.SQLitePageSize(t, path); got != tables.DefaultPageSize {
 				t.Fatalf("rebuilt for a large tree: page size %d, want %d", got, tables.DefaultPageSize)
 			}
 		})
@@ -253,7 +225,7 @@ func TestOpenPageSize(t *testing.T) {
 
 func TestTreeBytes(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{
+	testkit.WriteFiles(t, root, map[string]string{
 		"a.go":         strings.Repeat("a", 100),
 		"d/b.py":       strings.Repeat("b", 50),
 		".git/objects": strings.Repeat("g", 1000), // not the tree's
@@ -282,7 +254,7 @@ func TestTreeBytes(t *testing.T) {
 func TestSmallTreeTrigrams(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{"a.go": "package a\n\n// Reset says connection reset by peer.\nfunc Reset() {}\n"})
+	testkit.WriteFiles(t, root, map[string]string{"a.go": "package a\n\n// Reset says connection reset by peer.\nfunc Reset() {}\n"})
 	path := filepath.Join(t.TempDir(), IndexFile)
 	run := func(wantTrigram bool) {
 		t.Helper()
@@ -298,7 +270,7 @@ func TestSmallTreeTrigrams(t *testing.T) {
 			t.Fatalf("meta trigram %q (%v), want the index: %v", m[tables.MetaTrigram], err, wantTrigram)
 		}
 		var found []string
-		err = db.ChunksContaining(ctx, "RESET BY PEER", scope.Scope{}, func(c *tables.ChunkText) bool {
+		err = db.Reader().ChunksContaining(ctx, "RESET BY PEER", scope.Scope{}, func(c *tables.ChunkText) bool {
 			found = append(found, c.Path)
 			return true
 		})
@@ -314,7 +286,7 @@ func TestSmallTreeTrigrams(t *testing.T) {
 	// largest file a run indexes).
 	line := strings.Repeat("filler text line\n", 1<<10)
 	for i := 0; int64(i*len(line)) <= tables.TrigramTreeBytes; i++ {
-		writeTree(t, root, map[string]string{fmt.Sprintf("notes/n%d.txt", i): line})
+		testkit.WriteFiles(t, root, map[string]string{fmt.Sprintf("notes/n%d.txt", i): line})
 	}
 	run(true)
 	if err := os.RemoveAll(filepath.Join(root, "notes")); err != nil {

@@ -18,7 +18,7 @@ import (
 // instead of letting extracted files pile up.
 //
 // A file's weight is its prepared rows' bytes (tables.Prepared.Bytes)
-// when the sink takes files prepared, as *tables.DB does: the worker
+// when the sink takes files prepared, as *tables.Writer does: the worker
 // prepares the file and drops its facts before taking the weight. Other
 // sinks hold the facts (factWeight).
 //

@@ -6,11 +6,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/viberag/viberag/fileset"
+	"github.com/viberag/viberag/internal/testkit"
 	"github.com/viberag/viberag/tables"
 )
 
@@ -20,7 +20,7 @@ import (
 // past the size limit is skipped as too_large.
 func TestExamineFileSwappedForFIFO(t *testing.T) {
 	root := t.TempDir()
-	writeTree(t, root, map[string]string{"a.go": "package a\n", "b.go": "package b\n", "c.go": "package c\n"})
+	testkit.WriteFiles(t, root, map[string]string{"a.go": "package a\n", "b.go": "package b\n", "c.go": "package c\n"})
 	sel, err := fileset.Select(context.Background(), root, fileset.SelectOptions{MaxFileSize: 64})
 	if err != nil {
 		t.Fatal(err)
@@ -28,12 +28,7 @@ func TestExamineFileSwappedForFIFO(t *testing.T) {
 	if len(sel.Files) != 3 {
 		t.Fatalf("selected %d files, want 3", len(sel.Files))
 	}
-	if err := os.Remove(filepath.Join(root, "a.go")); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mkfifo(filepath.Join(root, "a.go"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testkit.FIFO(t, filepath.Join(root, "a.go"))
 	if err := os.WriteFile(filepath.Join(root, "b.go"), make([]byte, 100), 0o644); err != nil {
 		t.Fatal(err)
 	}

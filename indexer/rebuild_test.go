@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/viberag/viberag/internal/testkit"
 	"github.com/viberag/viberag/tables"
 )
 
@@ -26,7 +27,7 @@ func cancelAfter(n int) (context.Context, func(Progress)) {
 // had not reached — and installs it; a plain run after that has nothing
 // to do.
 func TestRebuildContinuesAfterCancel(t *testing.T) {
-	root := copyFixture(t, "python")
+	root := testkit.Fixture(t, "python")
 	genTree(t, root, 200)
 	dir := t.TempDir()
 	path := filepath.Join(dir, IndexFile)

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"runtime"
 	"sort"
 	"strconv"
@@ -37,8 +36,6 @@ type Options struct {
 	// ParseOnly selects, reads and extracts every file but writes nothing:
 	// it measures the parse share of an index run.
 	ParseOnly bool
-	// PlainReaders is extract.Options.PlainReaders (development).
-	PlainReaders bool
 	// Stalled, with OnStall, reports a file whose extraction is still
 	// running after Stalled: OnStall is called once for it, from a timer
 	// goroutine, while the file is being read (so a file that never
@@ -149,7 +146,8 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 		if err != nil {
 			return nil, err
 		}
-		begin := map[string]string{tables.MetaLastRunComplete: "0", MetaRunSelected: strconv.Itoa(len(sel.Files))}
+		begin := map[string]string{tables.MetaLastRunComplete: "0", MetaRunSelected: strconv.Itoa(len(sel.Files)),
+			MetaRunStarted: start.UTC().Format(time.RFC3339Nano)}
 		switch {
 		case len(states) == 0:
 			// An empty index holds only the facts this run makes, so a
@@ -158,7 +156,7 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 			// The run writes the whole index: the indexes that cost
 			// most to keep up row by row are built once at its end. A
 			// run that stops before leaves them to the next one.
-			if err := db.DeferIndexes(ctx); err != nil {
+			if err := db.Writer().DeferIndexes(ctx); err != nil {
 				return nil, err
 			}
 		case meta[tables.MetaFactsVersion] != facts:
@@ -167,12 +165,12 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 		}
 		// The run's size is recorded for answers given while it builds
 		// ("index still building: N of M files").
-		if err := db.SetMeta(ctx, begin); err != nil {
+		if err := db.Writer().SetMeta(ctx, begin); err != nil {
 			return nil, err
 		}
 	}
 
-	skipped, err := extractInto(ctx, db, real, sel, states, opts, res)
+	skipped, err := extractInto(ctx, db.Writer(), real, sel, states, opts, res)
 	if err != nil {
 		return nil, err
 	}
@@ -182,22 +180,22 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 		res.ElapsedMS = res.Elapsed.Milliseconds()
 		return res, nil
 	}
-	if err := db.ReplaceSkipped(ctx, skipped); err != nil {
+	if err := db.Writer().ReplaceSkipped(ctx, skipped); err != nil {
 		return nil, err
 	}
 	// After a first build (or the run that completes one that stopped).
-	if err := db.BuildIndexes(ctx); err != nil {
+	if err := db.Writer().BuildIndexes(ctx); err != nil {
 		return nil, err
 	}
 	// A small tree's index has no trigram index; once the tree has grown
 	// past tables.TrigramTreeBytes it gets one, from every file.
-	if _, err := db.GrowTrigrams(ctx); err != nil {
+	if _, err := db.Writer().GrowTrigrams(ctx); err != nil {
 		return nil, err
 	}
 	res.Skipped = fileset.SkipCounts(skipped)
 	res.Commit = fileset.GitHead(ctx, real)
 	settings, _ := json.Marshal(SettingsOf(opts.Select))
-	if err := db.SetMeta(ctx, map[string]string{
+	if err := db.Writer().SetMeta(ctx, map[string]string{
 		"tool_version":      Version(),
 		"facts_version":     facts,
 		"root":              real,
@@ -213,7 +211,7 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 	// tables lets them pile up while writing; merging them once here costs
 	// less than merging them as they came (BENCHMARKS.md, "C SQLite").
 	if res.Parsed >= compactMinFiles && 2*res.Parsed >= res.Selected {
-		if err := db.CompactFTS(ctx); err != nil {
+		if err := db.Writer().CompactFTS(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -222,7 +220,7 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 	}
 	// The vector file searches map: rewritten when the vectors changed.
 	fileStart := time.Now()
-	if res.Vectors.FileWritten, err = db.SyncVectorFile(ctx); err != nil {
+	if res.Vectors.FileWritten, err = db.Vectors().SyncFile(ctx); err != nil {
 		return nil, err
 	}
 	res.Vectors.FileMS = time.Since(fileStart).Milliseconds()
@@ -234,7 +232,7 @@ func Run(ctx context.Context, db *tables.DB, root string, opts Options) (*Result
 	return res, nil
 }
 
-// FactWriter takes extracted facts: *tables.DB for an index file, or a
+// FactWriter takes extracted facts: *tables.Writer for an index file, or a
 // push to a shared store (tables/postgres.Push). Write replaces the rows of
 // every file given and removes those of every path deleted.
 type FactWriter interface {
@@ -242,7 +240,7 @@ type FactWriter interface {
 }
 
 // preparingWriter is a FactWriter that takes files prepared ahead of the
-// write (*tables.DB): each worker prepares the files it extracted with a
+// write (*tables.Writer): each worker prepares the files it extracted with a
 // Preparer of its own, so the writer's goroutine, which every file passes
 // through, only executes statements.
 type preparingWriter interface {
@@ -413,7 +411,7 @@ func described(f *extract.File) *extract.File {
 func examine(ctx context.Context, root string, c fileset.Candidate, states map[string]tables.FileState, parsers *syntax.Pool, mem *parseMemory, opts Options) fileResult {
 	r := fileResult{path: c.Path}
 	start := time.Now()
-	data, err := fileset.ReadRegular(ctx, filepath.Join(root, filepath.FromSlash(c.Path)), opts.Select.SizeLimit())
+	data, err := fileset.ReadRegular(ctx, fileset.Join(root, c.Path), opts.Select.SizeLimit())
 	var skip *fileset.SkipError
 	switch {
 	case errors.As(err, &skip):
@@ -443,7 +441,7 @@ func examine(ctx context.Context, root string, c fileset.Candidate, states map[s
 		t := time.AfterFunc(opts.Stalled, func() { opts.OnStall(c.Path, opts.Stalled) })
 		defer t.Stop()
 	}
-	f, err := extract.Extract(ctx, c.Path, data, extract.Options{ParseTimeout: opts.ParseTimeout, PlainReaders: opts.PlainReaders, Parsers: parsers})
+	f, err := extract.Extract(ctx, c.Path, data, extract.Options{ParseTimeout: opts.ParseTimeout, Parsers: parsers})
 	r.took = readTook + time.Since(start)
 	if err != nil {
 		r.err = fmt.Errorf("extract %s: %w", c.Path, err)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,23 +13,10 @@ import (
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/fileset"
+	"github.com/viberag/viberag/internal/testkit"
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
 )
-
-// writeTree writes files (path → content) under dir.
-func writeTree(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for p, content := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 func openDB(t *testing.T, dir string) *tables.DB {
 	t.Helper()
@@ -72,7 +58,7 @@ func symbolNames(t *testing.T, db *tables.DB, path string) []string {
 
 func TestIncremental(t *testing.T) {
 	root, data := t.TempDir(), t.TempDir()
-	writeTree(t, root, map[string]string{
+	testkit.WriteFiles(t, root, map[string]string{
 		"app/models.py": "class User:\n    def save(self):\n        pass\n",
 		"app/views.py":  "def index():\n    return 'hello'\n",
 		"README.md":     "# App\n\nDocs.\n",
@@ -90,7 +76,7 @@ func TestIncremental(t *testing.T) {
 	}
 
 	// Modify one file: only it is re-parsed, and its new symbols replace the old.
-	writeTree(t, root, map[string]string{"app/models.py": "class Account:\n    def close(self):\n        pass\n"})
+	testkit.WriteFiles(t, root, map[string]string{"app/models.py": "class Account:\n    def close(self):\n        pass\n"})
 	mod := run(t, db, root, Options{})
 	if mod.Parsed != 1 || mod.Unchanged != 2 {
 		t.Fatalf("modify: parsed %d unchanged %d, want 1 2", mod.Parsed, mod.Unchanged)
@@ -100,7 +86,7 @@ func TestIncremental(t *testing.T) {
 	}
 
 	// Add and delete.
-	writeTree(t, root, map[string]string{"app/util.py": "def helper():\n    pass\n"})
+	testkit.WriteFiles(t, root, map[string]string{"app/util.py": "def helper():\n    pass\n"})
 	if err := os.Remove(filepath.Join(root, "app/views.py")); err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +120,7 @@ func TestIncremental(t *testing.T) {
 // file changed: an upgrade fixes what the old readers got wrong.
 func TestOlderFactsAreMadeAgain(t *testing.T) {
 	root, data := t.TempDir(), t.TempDir()
-	writeTree(t, root, map[string]string{
+	testkit.WriteFiles(t, root, map[string]string{
 		"app/models.py": "class User:\n    def save(self):\n        pass\n",
 		"README.md":     "# App\n\nDocs.\n",
 	})
@@ -153,13 +139,13 @@ func TestOlderFactsAreMadeAgain(t *testing.T) {
 		old.Symbols[i].Name = strings.Replace(old.Symbols[i].Name, "User", "ser", 1)
 		old.Symbols[i].Qualname = strings.Replace(old.Symbols[i].Qualname, "User", "ser", 1)
 	}
-	if err := db.Write(context.Background(), []*extract.File{old}, nil); err != nil {
+	if err := db.Writer().Write(context.Background(), []*extract.File{old}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := strings.Join(symbolNames(t, db, "app/models.py"), ","); got != "ser,ser.save" {
 		t.Fatalf("planted facts: symbols %q", got)
 	}
-	if err := db.SetMeta(context.Background(), map[string]string{tables.MetaFactsVersion: ""}); err != nil {
+	if err := db.Writer().SetMeta(context.Background(), map[string]string{tables.MetaFactsVersion: ""}); err != nil {
 		t.Fatal(err)
 	}
 	up := run(t, db, root, Options{})
@@ -183,7 +169,7 @@ func TestOlderFactsAreMadeAgain(t *testing.T) {
 
 func TestBadInputLosesNothing(t *testing.T) {
 	root, data := t.TempDir(), t.TempDir()
-	writeTree(t, root, map[string]string{"a.py": "def a():\n    pass\n"})
+	testkit.WriteFiles(t, root, map[string]string{"a.py": "def a():\n    pass\n"})
 	db := openDB(t, data)
 	run(t, db, root, Options{})
 
@@ -213,7 +199,7 @@ func TestBadInputLosesNothing(t *testing.T) {
 
 func TestSkippedAreRecorded(t *testing.T) {
 	root, data := t.TempDir(), t.TempDir()
-	writeTree(t, root, map[string]string{
+	testkit.WriteFiles(t, root, map[string]string{
 		"ok.py":                   "x = 1\n",
 		"blob.py":                 "x = 1\x00\x01\n",
 		"latin1.txt":              "caf\xe9\n",
@@ -249,9 +235,6 @@ func TestSkippedAreRecorded(t *testing.T) {
 // of its run, then checks that the index still answers and that the next run
 // completes it to the same state as an uninterrupted index.
 func TestInterruptedIndex(t *testing.T) {
-	if os.Getenv("VIBERAG_INDEXER_CHILD") != "" {
-		t.Skip("child")
-	}
 	root, data := t.TempDir(), t.TempDir()
 	files := map[string]string{}
 	for i := range 600 {
@@ -262,10 +245,9 @@ func TestInterruptedIndex(t *testing.T) {
 		}
 		files[fmt.Sprintf("pkg%d/mod%d.py", i%10, i)] = b.String()
 	}
-	writeTree(t, root, files)
+	testkit.WriteFiles(t, root, files)
 
-	cmd := exec.Command(os.Args[0], "-test.run=^TestIndexerChildProcess$")
-	cmd.Env = append(os.Environ(), "VIBERAG_INDEXER_CHILD=1", "CHILD_ROOT="+root, "CHILD_DATA="+data)
+	cmd := testkit.Command("index", root, data)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -310,7 +292,7 @@ func TestInterruptedIndex(t *testing.T) {
 	}
 	lookup := func() []tables.SymbolRow {
 		t.Helper()
-		rows, err := db.SymbolsNamed(context.Background(), "FUNC_0_3", scope.Scope{})
+		rows, err := db.Reader().SymbolsNamed(context.Background(), tables.NameLookup{Name: "FUNC_0_3"}, scope.Scope{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -355,20 +337,6 @@ func committedFiles(path string) int {
 	return n
 }
 
-// TestIndexerChildProcess is the child of TestInterruptedIndex.
-func TestIndexerChildProcess(t *testing.T) {
-	if os.Getenv("VIBERAG_INDEXER_CHILD") == "" {
-		t.Skip("run by TestInterruptedIndex")
-	}
-	db, err := tables.Open(context.Background(), filepath.Join(os.Getenv("CHILD_DATA"), IndexFile), tables.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _ = Run(context.Background(), db, os.Getenv("CHILD_ROOT"), Options{Workers: 1, Progress: func(p Progress) {
-		fmt.Printf("done %d\n", p.Done)
-	}})
-}
-
 // TestCompactAfterLargeRun: a run that re-parses most of a tree of
 // several batches leaves each full-text index in one segment; a small
 // incremental run does not compact.
@@ -378,7 +346,7 @@ func TestCompactAfterLargeRun(t *testing.T) {
 	for i := range compactMinFiles + 3*batchFiles {
 		files[fmt.Sprintf("p%d/f%d.go", i%7, i)] = fmt.Sprintf("package p\n\n// F%d returns %d.\nfunc F%d() int { return %d }\n", i, i, i, i)
 	}
-	writeTree(t, root, files)
+	testkit.WriteFiles(t, root, files)
 	db := openDB(t, data)
 	// Segments of the chunks' word index.
 	segments := func() int64 {
@@ -395,7 +363,7 @@ func TestCompactAfterLargeRun(t *testing.T) {
 	if n := segments(); n != 1 {
 		t.Errorf("after the first run the chunks' word index has %d segments; want 1", n)
 	}
-	writeTree(t, root, map[string]string{"p0/f0.go": "package p\n\nfunc Changed() {}\n"})
+	testkit.WriteFiles(t, root, map[string]string{"p0/f0.go": "package p\n\nfunc Changed() {}\n"})
 	run(t, db, root, Options{})
 	if n := segments(); n < 2 {
 		t.Errorf("after a one-file run the chunks' word index has %d segments; want several (not compacted)", n)
@@ -416,7 +384,7 @@ func TestReaderDuringFirstBuild(t *testing.T) {
 		}
 		files[fmt.Sprintf("pkg%d/mod%d.py", i%10, i)] = b.String()
 	}
-	writeTree(t, root, files)
+	testkit.WriteFiles(t, root, files)
 	path := filepath.Join(data, IndexFile)
 	db := openDB(t, data)
 	ctx := context.Background()
@@ -451,7 +419,7 @@ func TestReaderDuringFirstBuild(t *testing.T) {
 		if n != 0 {
 			t.Errorf("during a first build: symbols_name exists")
 		}
-		rows, err := r.SymbolsNamed(ctx, strings.ToLower(name), scope.Scope{})
+		rows, err := r.Reader().SymbolsNamed(ctx, tables.NameLookup{Name: strings.ToLower(name)}, scope.Scope{})
 		if err != nil || len(rows) != 1 || rows[0].Name != name {
 			t.Errorf("SymbolsNamed(%q) during the build: %+v, %v", strings.ToLower(name), rows, err)
 		}

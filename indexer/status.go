@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -59,8 +60,8 @@ type Live struct {
 	Background *Background
 	// HadIndex: a complete run existed when the process opened the index.
 	HadIndex bool
-	// ReadOnly names the other server that maintains the index, when this
-	// one only reads it.
+	// ReadOnly says why this process only reads the index: another
+	// server maintains it, or this one may not write it.
 	ReadOnly string
 	// Damage says why the index is being rebuilt (rebuilding) and what
 	// corruption error a query met that a run has not checked yet
@@ -154,11 +155,16 @@ type Status struct {
 	// Current: the index matches the work tree — no run pending, no
 	// unhandled file changes, HEAD is the commit last indexed. NotCurrent
 	// says why not, sorted.
-	Current       bool     `json:"current" jsonschema:"the index matches the work tree: no run pending, no unhandled file changes, and HEAD is the commit last indexed"`
-	NotCurrent    []string `json:"not_current_because,omitempty"`
-	HeadCommit    string   `json:"head_commit,omitempty"`
-	LastCommit    string   `json:"last_indexed_commit,omitempty"`
-	LastIndexedAt string   `json:"last_indexed_at,omitempty"`
+	Current    bool     `json:"current" jsonschema:"the index matches the work tree: no run pending, no unhandled file changes, and HEAD is the commit last indexed"`
+	NotCurrent []string `json:"not_current_because,omitempty"`
+	// Watched: a viberag server watches the files and indexes changes as
+	// they happen. When nothing does, Current compares the files on disk
+	// with the index (sizes and modification times, no file read), and
+	// changes wait for the next index run.
+	Watched       bool   `json:"watched" jsonschema:"a viberag server watches the files and re-indexes changes as they happen; when false, changes wait for the next index run (current still says whether any file changed since the last one)"`
+	HeadCommit    string `json:"head_commit,omitempty"`
+	LastCommit    string `json:"last_indexed_commit,omitempty"`
+	LastIndexedAt string `json:"last_indexed_at,omitempty"`
 	// LastRunComplete is false while a run writes the index, and after a
 	// run that was stopped or failed.
 	LastRunComplete bool   `json:"last_run_complete"`
@@ -308,6 +314,8 @@ func ReadStatus(ctx context.Context, db *tables.DB, root string, opts StatusOpti
 	rebuilding, suspect := live.damage()
 	if live != nil && live.ReadOnly != "" {
 		st.Warnings = append(st.Warnings, ErrReadOnly(live.ReadOnly).Error())
+	} else if ne, ok := errors.AsType[*tables.NotWritableError](tables.CheckWritable(db.Path())); live == nil && ok {
+		st.Warnings = append(st.Warnings, "searches read this index but `viberag index` cannot update it: "+ne.Reason())
 	}
 	if rebuilding != "" {
 		st.Warnings = append(st.Warnings, fmt.Sprintf("the index was damaged (%s); it was moved to %s and is being rebuilt from source", rebuilding, db.Path()+DamagedSuffix))
@@ -347,16 +355,114 @@ func ReadStatus(ctx context.Context, db *tables.DB, root string, opts StatusOpti
 	}
 	switch {
 	case live != nil && live.ReadOnly != "":
-		why = append(why, "this server is read-only: another viberag server ("+live.ReadOnly+") maintains the index, and this one cannot tell how fresh it is")
-	case live != nil && (live.Background == nil || live.Background.Watcher == nil):
-		why = append(why, "the file watcher is off, so changes are not tracked")
-	case live == nil && st.Server == nil:
-		why = append(why, "no viberag server is watching the files, so changes since the last run are not tracked")
+		if _, ok, _ := ServerHolder(db.Path()); ok {
+			st.Watched = true // by the server that maintains it
+		}
+		why = append(why, "this server is read-only ("+live.ReadOnly+"), and cannot tell how fresh the index is")
+	case live != nil && live.Background != nil && live.Background.Watcher != nil, live == nil && st.Server != nil:
+		st.Watched = true
+	case readErr == nil && st.LastRunComplete && !running:
+		// Nothing watches the files: look at them.
+		changed, err := changedOnDisk(ctx, db, root, meta)
+		if err != nil {
+			return st, err
+		}
+		why = append(why, changed...)
 	}
 	sort.Strings(why)
 	st.NotCurrent = why
 	st.Current = len(why) == 0 && readErr == nil
 	return st, readErr
+}
+
+// changedOnDisk compares the files an index run would select now with
+// the index's, without reading any: a file is new, deleted, or changed
+// when its size differs or it was modified after the last run began. It
+// returns what it found as reasons the index is not current.
+func changedOnDisk(ctx context.Context, db *tables.DB, root string, meta map[string]string) ([]string, error) {
+	settings, _ := Remembered(meta)
+	real, err := RealRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	sel, err := fileset.Select(ctx, real, settings.Select(filepath.Dir(db.Path())))
+	if err != nil {
+		return nil, err
+	}
+	states, err := db.FileStates(ctx)
+	if err != nil {
+		return nil, err
+	}
+	skipped, err := db.Skipped(ctx)
+	if err != nil {
+		return nil, err
+	}
+	wasSkipped := make(map[string]bool, len(skipped))
+	for _, s := range skipped {
+		wasSkipped[s.Path] = true
+	}
+	since := lastRunStart(meta)
+	var added, changed []string
+	for _, c := range sel.Files {
+		st, indexed := states[c.Path]
+		delete(states, c.Path)
+		modified := !c.ModTime.Before(since)
+		switch {
+		case !indexed && (modified || !wasSkipped[c.Path]):
+			added = append(added, c.Path)
+		case indexed && (st.Size != c.Size || modified):
+			changed = append(changed, c.Path)
+		}
+	}
+	deleted := make([]string, 0, len(states))
+	for p := range states {
+		deleted = append(deleted, p)
+	}
+	var why []string
+	for _, d := range []struct {
+		paths      []string
+		what, then string
+	}{{changed, "changed", "reads"}, {added, "new", "reads"}, {deleted, "deleted", "removes"}} {
+		if len(d.paths) > 0 {
+			them := "them"
+			if len(d.paths) == 1 {
+				them = "it"
+			}
+			why = append(why, fmt.Sprintf("%s since the last run: %s; the next index run %s %s", countFiles(len(d.paths), d.what), examplePaths(d.paths), d.then, them))
+		}
+	}
+	return why, nil
+}
+
+// lastRunStart is when the index's last run began: a file modified since
+// may hold what the run did not read. An index that does not record it
+// gives the end of its last run (to the second).
+func lastRunStart(meta map[string]string) time.Time {
+	if t, err := time.Parse(time.RFC3339Nano, meta[MetaRunStarted]); err == nil {
+		return t
+	}
+	if t, err := time.Parse(time.RFC3339, meta[tables.MetaLastIndexedAt]); err == nil {
+		return t.Add(time.Second)
+	}
+	return time.Time{}
+}
+
+// countFiles is "1 file new", "3 files changed".
+func countFiles(n int, what string) string {
+	if n == 1 {
+		return "1 file " + what
+	}
+	return fmt.Sprintf("%d files %s", n, what)
+}
+
+// examplePaths names the first few of paths, sorted.
+func examplePaths(paths []string) string {
+	sort.Strings(paths)
+	const show = 3
+	if len(paths) <= show {
+		return strings.Join(paths, ", ")
+	}
+	return strings.Join(paths[:show], ", ") + fmt.Sprintf(" and %d more", len(paths)-show)
 }
 
 // read fills the parts of st read from the index and returns its meta
@@ -434,7 +540,7 @@ func vectorState(ctx context.Context, db *tables.DB, meta map[string]string, off
 	}
 	vs.Dim, _ = strconv.Atoi(meta[tables.MetaEmbeddingDim])
 	var err error
-	vs.Surfaces, err = db.VectorCounts(ctx)
+	vs.Surfaces, err = db.Vectors().Counts(ctx)
 	for _, c := range vs.Surfaces {
 		vs.Missing += c.Missing
 	}
@@ -498,9 +604,9 @@ func runState(j *Job) *RunState {
 }
 
 // ErrReadOnly is the error of a run asked of a server that serves the
-// index read-only because holder maintains it.
-func ErrReadOnly(holder string) error {
-	return fmt.Errorf("this server serves the index read-only: another viberag server, %s, maintains it and keeps it fresh", holder)
+// index read-only, and why it does (Live.ReadOnly).
+func ErrReadOnly(why string) error {
+	return fmt.Errorf("this server serves the index read-only: %s", why)
 }
 
 // ServerHolder returns the server that maintains the index at indexPath

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/viberag/viberag/internal/testkit"
 )
 
 // TestProgressFileTimings: every extracted file is described to Progress
@@ -16,7 +18,7 @@ func TestProgressFileTimings(t *testing.T) {
 		"b.py":      "def g():\n    return 2\n",
 		"README.md": "# Title\n\nSome text.\n",
 	}
-	writeTree(t, root, files)
+	testkit.WriteFiles(t, root, files)
 	db := openDB(t, data)
 	got := map[string]*FileTiming{}
 	opts := Options{Progress: func(p Progress) {
@@ -55,7 +57,7 @@ func TestOnStallNamesRunningFile(t *testing.T) {
 		big.WriteString(strings.Repeat("x", i%7))
 		big.WriteString("():\n    return [1, 2, 3]\n")
 	}
-	writeTree(t, root, map[string]string{"big.py": big.String()})
+	testkit.WriteFiles(t, root, map[string]string{"big.py": big.String()})
 	for _, tc := range []struct {
 		stalled time.Duration
 		want    []string

@@ -7,11 +7,12 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/viberag/viberag/internal/testkit"
 	"github.com/viberag/viberag/tables"
 )
 
 // openVectorFile opens the index at path read-only and maps its vector
-// file, returning OpenVectorFile's error.
+// file, returning OpenFile's error.
 func openVectorFile(t *testing.T, path string) error {
 	t.Helper()
 	db, err := tables.Open(context.Background(), path, tables.OpenOptions{ReadOnly: true})
@@ -19,7 +20,7 @@ func openVectorFile(t *testing.T, path string) error {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	vf, err := db.OpenVectorFile(context.Background())
+	vf, err := db.Vectors().OpenFile(context.Background())
 	if err == nil {
 		vf.Close()
 	}
@@ -32,7 +33,7 @@ func openVectorFile(t *testing.T, path string) error {
 // vectors there is none.
 func TestRunsWriteTheVectorFile(t *testing.T) {
 	root, dir := t.TempDir(), t.TempDir()
-	writeTree(t, root, embedTree)
+	testkit.WriteFiles(t, root, embedTree)
 	path := filepath.Join(dir, IndexFile)
 	m := testModel(t, 1)
 	db := openDB(t, dir)
@@ -42,7 +43,7 @@ func TestRunsWriteTheVectorFile(t *testing.T) {
 	if res := run(t, db, root, Options{Embedder: m}); res.Vectors.FileWritten {
 		t.Errorf("unchanged run rewrote the file: %+v", res.Vectors)
 	}
-	writeTree(t, root, map[string]string{"more.go": "package net\n\n// More is more.\nfunc More() int { return 2 }\n"})
+	testkit.WriteFiles(t, root, map[string]string{"more.go": "package net\n\n// More is more.\nfunc More() int { return 2 }\n"})
 	if res := run(t, db, root, Options{Embedder: m}); !res.Vectors.FileWritten {
 		t.Errorf("run with new vectors: %+v", res.Vectors)
 	}
@@ -68,7 +69,7 @@ func TestRunsWriteTheVectorFile(t *testing.T) {
 	}
 
 	db = openDB(t, dir)
-	if err := db.DropVectors(context.Background(), "", 0); err != nil {
+	if err := db.Vectors().Drop(context.Background(), "", 0); err != nil {
 		t.Fatal(err)
 	}
 	run(t, db, root, Options{})

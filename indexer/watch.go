@@ -328,6 +328,7 @@ func (w *Watcher) afterRun(ctx context.Context, fw *fsnotify.Watcher) error {
 
 // sync makes the watched directories every directory under the root that
 // neither the skipped list, git, nor the data directory rules out.
+// Directories are compared in their index form, the skipped list's.
 func (w *Watcher) sync(ctx context.Context, fw *fsnotify.Watcher, skipped []fileset.Skipped) error {
 	prune := map[string]bool{".git": true}
 	for _, s := range skipped {
@@ -338,12 +339,12 @@ func (w *Watcher) sync(ctx context.Context, fw *fsnotify.Watcher, skipped []file
 	if w.git {
 		if dirs, err := gitIgnoredDirs(ctx, w.root); err == nil {
 			for _, d := range dirs {
-				prune[d] = true
+				prune[fileset.IndexPath(d)] = true
 			}
 		}
 	}
 	if rel, ok := w.rel(w.dataDir); ok && rel != "." {
-		prune[rel] = true
+		prune[fileset.IndexPath(rel)] = true
 	}
 
 	want := make(map[string]bool)
@@ -361,7 +362,7 @@ func (w *Watcher) sync(ctx context.Context, fw *fsnotify.Watcher, skipped []file
 			return nil
 		}
 		rel, _ := w.rel(p)
-		if prune[rel] {
+		if prune[fileset.IndexPath(rel)] {
 			return fs.SkipDir
 		}
 		want[p] = true

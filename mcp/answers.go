@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
-	"github.com/viberag/viberag/fanout"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/scope"
@@ -46,44 +44,11 @@ type Engine interface {
 	SymbolExists(ctx context.Context, sid string) (bool, error)
 }
 
-// Limits of the search tools' arguments, checked here so that errors name
-// the tool's own argument (k, not the planner's limit).
-const (
-	defRefs         = 50
-	maxRefs         = 1000
-	defCodeChars    = 8000
-	maxSearchTokens = 200_000
-	maxNameLen      = 512
-)
-
 // Search answers codebase_search.
 func (a *Answers) Search(ctx context.Context, in SearchIn) (*SearchOut, error) {
-	q := strings.TrimSpace(in.Query)
-	switch {
-	case q == "":
-		return nil, argErr("query", "is empty; give an identifier, a phrase, an error message or a code snippet")
-	case len(in.Query) > query.MaxQueryBytes:
-		return nil, argErr("query", "is %d bytes, over the limit of %d; search for a distinctive line or identifier from it instead", len(in.Query), query.MaxQueryBytes)
-	case !utf8.ValidString(in.Query):
-		return nil, argErr("query", "is not valid UTF-8")
-	}
-	intent := query.Intent(in.Intent)
-	if in.Intent == "" {
-		intent = query.Auto
-	}
-	if !validIntent(intent) {
-		return nil, argErr("intent", "%q is not an intent; give one of %s", trunc(in.Intent), intentList())
-	}
-	if in.K < 0 || in.K > query.MaxLimit {
-		return nil, argErr("k", "%d is out of range; give 1 to %d (default %d)", in.K, query.MaxLimit, query.DefaultLimit)
-	}
-	if in.MaxTokens < 0 || in.MaxTokens > maxSearchTokens || in.MaxTokens > 0 && in.MaxTokens < query.MinTokens {
-		return nil, argErr("max_tokens", "%d is out of range; give 0 (no bound) or %d to %d", in.MaxTokens, query.MinTokens, maxSearchTokens)
-	}
-	req := query.Request{Query: in.Query, Intent: intent, Limit: in.K, MaxTokens: in.MaxTokens, Explain: in.Explain,
-		Exhaustive: in.Exhaustive, Cursor: in.Cursor, IgnoreCase: in.IgnoreCase}
-	if in.Scope != nil {
-		req.Scope = *in.Scope
+	req, err := searchArgs(in)
+	if err != nil {
+		return nil, err
 	}
 	// The state is taken first: an answer that says ready holds the
 	// rows of every run that had ended.
@@ -111,11 +76,12 @@ func (a *Answers) Search(ctx context.Context, in SearchIn) (*SearchOut, error) {
 
 // Symbol answers get_symbol_details.
 func (a *Answers) Symbol(ctx context.Context, in SymbolIn) (*SymbolOut, error) {
-	if err := a.checkSymbolArgs(ctx, in.SymbolID, in.SymbolName); err != nil {
+	if err := a.checkSymbol(ctx, in.SymbolID, in.SymbolName); err != nil {
 		return nil, err
 	}
-	if in.MaxCodeChars < 0 || in.MaxCodeChars > query.MaxCodeBytes {
-		return nil, argErr("max_code_chars", "%d is out of range; give 1 to %d (default %d)", in.MaxCodeChars, query.MaxCodeBytes, defCodeChars)
+	maxCode, err := codeCharsArg(in.MaxCodeChars)
+	if err != nil {
+		return nil, err
 	}
 	fr, err := a.state(ctx)
 	if err != nil {
@@ -123,7 +89,7 @@ func (a *Answers) Symbol(ctx context.Context, in SymbolIn) (*SymbolOut, error) {
 	}
 	noCode := in.IncludeCode != nil && !*in.IncludeCode
 	d, err := a.Planner.SymbolWith(ctx, cmp.Or(in.SymbolID, strings.TrimSpace(in.SymbolName)),
-		query.SymbolOptions{NoCode: noCode, MaxBytes: cmp.Or(in.MaxCodeChars, defCodeChars)})
+		query.SymbolOptions{NoCode: noCode, MaxBytes: maxCode})
 	if err != nil {
 		if note := a.building(ctx, fr); note != "" {
 			// Not found yet, most likely: say so rather than "no symbol".
@@ -137,11 +103,12 @@ func (a *Answers) Symbol(ctx context.Context, in SymbolIn) (*SymbolOut, error) {
 
 // References answers find_references.
 func (a *Answers) References(ctx context.Context, in RefsIn) (*RefsOut, error) {
-	if err := a.checkSymbolArgs(ctx, in.SymbolID, in.SymbolName); err != nil {
+	if err := a.checkSymbol(ctx, in.SymbolID, in.SymbolName); err != nil {
 		return nil, err
 	}
-	if in.K < 0 || in.K > maxRefs {
-		return nil, argErr("k", "%d is out of range; give 1 to %d (default %d)", in.K, maxRefs, defRefs)
+	limit, err := refsLimitArg(in.K)
+	if err != nil {
+		return nil, err
 	}
 	var sc scope.Scope
 	if in.Scope != nil {
@@ -151,7 +118,7 @@ func (a *Answers) References(ctx context.Context, in RefsIn) (*RefsOut, error) {
 	if err != nil {
 		return nil, err
 	}
-	refs, err := a.Planner.References(ctx, query.RefsRequest{ID: in.SymbolID, Name: strings.TrimSpace(in.SymbolName), Scope: sc, Limit: cmp.Or(in.K, defRefs)})
+	refs, err := a.Planner.References(ctx, query.RefsRequest{ID: in.SymbolID, Name: strings.TrimSpace(in.SymbolName), Scope: sc, Limit: limit})
 	if err != nil {
 		return nil, err
 	}
@@ -184,41 +151,21 @@ func (a *Answers) building(ctx context.Context, fr Freshness) string {
 	return "index still building: results are partial"
 }
 
-// localID is id without its repository (QualifiedIDs).
-func (a *Answers) localID(id string) string {
-	if !a.QualifiedIDs {
-		return id
+// checkSymbol checks a symbol_id / symbol_name pair (symbolArgs), and
+// that the index holds the id.
+func (a *Answers) checkSymbol(ctx context.Context, id, name string) error {
+	if err := symbolArgs(id, name, a.QualifiedIDs); err != nil {
+		return err
 	}
-	local, _, ok := fanout.SplitID(id)
+	if id == "" {
+		return nil
+	}
+	ok, err := a.Planner.SymbolExists(ctx, id)
+	if err != nil {
+		return err
+	}
 	if !ok {
-		return ""
-	}
-	return local
-}
-
-// checkSymbolArgs validates a symbol_id / symbol_name pair: exactly one,
-// an id of the right form that the index holds, a sane name.
-func (a *Answers) checkSymbolArgs(ctx context.Context, id, name string) error {
-	switch {
-	case id == "" && strings.TrimSpace(name) == "":
-		return argErr("symbol_id", "missing; give symbol_id (s + 16 hex digits, from codebase_search) or symbol_name")
-	case id != "" && name != "":
-		return argErr("symbol_name", "give symbol_id or symbol_name, not both")
-	case id != "" && (!idPattern.MatchString(a.localID(id)) || id[0] != 's'):
-		return argErr("symbol_id", "%q is not a symbol id; give s + 16 hex digits%s from codebase_search or find_references, or pass a name as symbol_name", trunc(id), map[bool]string{true: " and @repository", false: ""}[a.QualifiedIDs])
-	case len(name) > maxNameLen:
-		return argErr("symbol_name", "is %d bytes, over the limit of %d", len(name), maxNameLen)
-	case name != "" && (!utf8.ValidString(name) || strings.ContainsAny(name, "\x00\n")):
-		return argErr("symbol_name", "is not a name (NUL, newline or invalid UTF-8)")
-	}
-	if id != "" {
-		ok, err := a.Planner.SymbolExists(ctx, id)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return &toolError{msg: fmt.Sprintf("symbol_id: %s is not in the index (ids change when a symbol is renamed or moved); search again for a current id", id), err: query.ErrNoSymbol}
-		}
+		return &toolError{msg: fmt.Sprintf("symbol_id: %s is not in the index (ids change when a symbol is renamed or moved); search again for a current id", id), err: query.ErrNoSymbol}
 	}
 	return nil
 }
@@ -259,24 +206,4 @@ func presentAll(as []query.Action) {
 	for i := range as {
 		as[i] = PresentAction(as[i])
 	}
-}
-
-func validIntent(i query.Intent) bool {
-	for _, k := range query.Intents() {
-		if i == k {
-			return true
-		}
-	}
-	return false
-}
-
-func intentList() string {
-	var b strings.Builder
-	for n, i := range query.Intents() {
-		if n > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(string(i))
-	}
-	return b.String()
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/viberag/viberag/internal/testkit"
 )
 
 // badCase is a tool call that must fail as a tool error whose message
@@ -108,8 +109,8 @@ func searchBadCases() []badCase {
 func runBadCases(t *testing.T, s *Server, cases []badCase) {
 	cs := connect(t, s)
 	for _, tc := range cases {
-		res := call(t, cs, tc.tool, tc.args)
-		msg := resultText(res)
+		res := testkit.Call(t, cs, tc.tool, tc.args)
+		msg := testkit.Text(res)
 		if tc.want == "" {
 			// Hostile but valid: it must simply work.
 			if res.IsError {
@@ -127,12 +128,12 @@ func runBadCases(t *testing.T, s *Server, cases []badCase) {
 			t.Errorf("%s: error message is %d bytes; hostile input must not be echoed whole", tc.tool, len(msg))
 		}
 		var st StatusOut
-		callOK(t, cs, "get_status", map[string]any{}, &st)
+		testkit.CallOK(t, cs, "get_status", map[string]any{}, &st)
 	}
 }
 
 func TestBadInputFileTools(t *testing.T) {
-	root := copyFixture(t, "python")
+	root := testkit.Fixture(t, "python")
 	if err := os.Symlink("/etc/passwd", filepath.Join(root, "leak.py")); err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +143,7 @@ func TestBadInputFileTools(t *testing.T) {
 }
 
 func TestBadInputSearchTools(t *testing.T) {
-	root := copyFixture(t, "python")
+	root := testkit.Fixture(t, "python")
 	s := startServer(t, testOptions(t, root))
 	waitIndexed(t, s)
 	runBadCases(t, s, searchBadCases())
@@ -151,7 +152,7 @@ func TestBadInputSearchTools(t *testing.T) {
 // TestPanickingToolKeepsServing checks the middleware: a handler that
 // panics yields a tool error, and the session goes on.
 func TestPanickingToolKeepsServing(t *testing.T) {
-	root := copyFixture(t, "python")
+	root := testkit.Fixture(t, "python")
 	opts := testOptions(t, root)
 	opts.NoWatch = true
 	s := startServer(t, opts)
@@ -165,7 +166,7 @@ func TestPanickingToolKeepsServing(t *testing.T) {
 // link out of the root after indexing (no watcher to notice): the read
 // must check the real path, not trust the index.
 func TestReadRefusesSymlinkSwappedIn(t *testing.T) {
-	root := copyFixture(t, "python")
+	root := testkit.Fixture(t, "python")
 	opts := testOptions(t, root)
 	opts.NoWatch = true
 	s := startServer(t, opts)

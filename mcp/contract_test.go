@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/viberag/viberag/internal/testkit"
 	"github.com/viberag/viberag/query"
 )
 
@@ -16,7 +17,7 @@ import (
 // note tells the agent to set must be one codebase_search takes; followed
 // two levels deep from answers of every intent.
 func TestSuggestionsAreCallable(t *testing.T) {
-	s := startServer(t, testOptions(t, copyFixture(t, "python")))
+	s := startServer(t, testOptions(t, testkit.Fixture(t, "python")))
 	cs := connect(t, s)
 	waitIndexed(t, s)
 
@@ -48,7 +49,7 @@ func TestSuggestionsAreCallable(t *testing.T) {
 	var follow func(tool string, args map[string]any, depth int)
 	follow = func(tool string, args map[string]any, depth int) {
 		var out answer
-		callOK(t, cs, tool, args, &out)
+		testkit.CallOK(t, cs, tool, args, &out)
 		for _, n := range out.Notes {
 			for _, m := range setArg.FindAllStringSubmatch(n, -1) {
 				if !props["codebase_search"][m[1]] {
@@ -97,7 +98,7 @@ func TestSuggestionsAreCallable(t *testing.T) {
 // budgets, the answer an agent receives (the tool's structured content, as
 // JSON) stays within max_tokens at the documented 4 bytes per token.
 func TestAnswersKeepTheirBudget(t *testing.T) {
-	s := startServer(t, testOptions(t, copyFixture(t, "python")))
+	s := startServer(t, testOptions(t, testkit.Fixture(t, "python")))
 	cs := connect(t, s)
 	waitIndexed(t, s)
 	queries := []map[string]any{
@@ -121,9 +122,9 @@ func TestAnswersKeepTheirBudget(t *testing.T) {
 			for k, v := range q {
 				args[k] = v
 			}
-			res := call(t, cs, "codebase_search", args)
+			res := testkit.Call(t, cs, "codebase_search", args)
 			if res.IsError {
-				t.Errorf("codebase_search(%s): tool error: %s", trunc(mustJSON(args)), resultText(res))
+				t.Errorf("codebase_search(%s): tool error: %s", trunc(mustJSON(args)), testkit.Text(res))
 				continue
 			}
 			b, err := json.Marshal(res.StructuredContent)
@@ -140,8 +141,8 @@ func TestAnswersKeepTheirBudget(t *testing.T) {
 		t.Fatalf("only %d answers checked", checked)
 	}
 	// Below the smallest answer: refused, naming the argument and the bound.
-	res := call(t, cs, "codebase_search", map[string]any{"query": "retry", "max_tokens": query.MinTokens - 1})
-	if !res.IsError || !strings.Contains(resultText(res), "max_tokens") || !strings.Contains(resultText(res), fmt.Sprint(query.MinTokens)) {
-		t.Errorf("max_tokens %d: %s; want an error naming max_tokens and %d", query.MinTokens-1, resultText(res), query.MinTokens)
+	res := testkit.Call(t, cs, "codebase_search", map[string]any{"query": "retry", "max_tokens": query.MinTokens - 1})
+	if !res.IsError || !strings.Contains(testkit.Text(res), "max_tokens") || !strings.Contains(testkit.Text(res), fmt.Sprint(query.MinTokens)) {
+		t.Errorf("max_tokens %d: %s; want an error naming max_tokens and %d", query.MinTokens-1, testkit.Text(res), query.MinTokens)
 	}
 }

@@ -1,6 +1,10 @@
-// Package mcp serves a repository's viberag index to AI coding agents over
-// the Model Context Protocol, on stdio or streamable HTTP, and keeps the
-// index fresh while it serves.
+// Package mcp is viberag's side of the Model Context Protocol: the tools
+// AI coding agents call (their inputs, outputs, descriptions and argument
+// checks) and the transports that carry them, stdio and streamable HTTP.
+// It owns the protocol only: answers come from package query (fanout for
+// a shared store), index runs and their state from indexer, storage from
+// tables. Server serves one repository's index; StoreServer every
+// repository of a shared store a caller's token may read.
 //
 // # Tools
 //
@@ -25,14 +29,17 @@
 //     resolved and checked).
 //   - index, get_status, cancel_indexing: run, inspect and stop indexing.
 //
+// A StoreServer offers the first five, reading what was pushed, and
+// list_repos (StoreToolNames).
+//
 // Bad arguments are tool errors (isError results) naming the argument and
 // what it accepts, so the model can correct its call; the server keeps
-// serving.
+// serving. The checks are written once (args.go) for both servers.
 //
 // # Freshness
 //
-// New returns at once: tools answer from the existing index while a
-// catch-up run brings it up to date, and every result carries
+// New returns at once: tools answer from the existing index while the
+// indexer's catch-up run brings it up to date, and every result carries
 // index_state (ready, updating, building with partial results on a first
 // build, failed). The index is SQLite in WAL mode and every file's rows
 // are replaced in one transaction, so a query sees the last committed
@@ -60,9 +67,12 @@
 // Host and Origin against DNS rebinding (the server's own names with its
 // port, and configured ones, case-insensitively), and requires a bearer
 // token (TokenEnv) on a non-loopback address unless explicitly allowed
-// not to. It sheds load instead of falling over: deadlines on headers,
-// body, each write and idle connections; a cap on connections below the
-// descriptor limit, so clients cannot starve the index of descriptors;
-// a cap on sessions that evicts the one idle longest; and accept errors
-// such as EMFILE are retried with a backoff (see HTTPOptions).
+// not to. It sheds load instead of falling over: every connection's life
+// is bounded whatever path its request takes (conns.go) — deadlines on
+// headers, body, each write and idle connections; a refused request is
+// answered at once and its connection closed; a cap on connections below
+// the descriptor limit, so clients cannot starve the index of
+// descriptors, where a new connection closes one that is not being
+// served; a cap on sessions that evicts the one idle longest; and accept
+// errors such as EMFILE are retried with a backoff (see HTTPOptions).
 package mcp

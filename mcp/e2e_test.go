@@ -15,6 +15,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/internal/testkit"
 	"github.com/viberag/viberag/query"
 )
 
@@ -26,28 +27,11 @@ func connectHTTP(t *testing.T, s *Server, opts *sdk.ClientOptions) *sdk.ClientSe
 	ts.Config.Handler = s.HTTPHandler(ts.Listener.Addr().String(), HTTPOptions{})
 	ts.Start()
 	t.Cleanup(ts.Close)
-	c := sdk.NewClient(&sdk.Implementation{Name: "test-http-client", Version: "0"}, opts)
-	cs, err := c.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: ts.URL + HTTPPath}, nil)
+	cs, err := testkit.DialHTTP(context.Background(), ts.URL+HTTPPath, "", opts)
 	if err != nil {
 		t.Fatalf("http connect: %v", err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return cs
-}
-
-// connectMemory is connect with client options.
-func connectMemory(t *testing.T, s *Server, opts *sdk.ClientOptions) *sdk.ClientSession {
-	t.Helper()
-	ct, st := sdk.NewInMemoryTransports()
-	ss, err := s.MCP().Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test-client", Version: "0"}, opts).Connect(context.Background(), ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close(); ss.Wait() })
 	return cs
 }
 
@@ -68,12 +52,12 @@ func hitTitled(r *SearchOut, s string) *query.Hit {
 func TestEndToEnd(t *testing.T) {
 	for _, transport := range []string{"memory", "http"} {
 		t.Run(transport, func(t *testing.T) {
-			root := copyFixture(t, "python")
+			root := testkit.Fixture(t, "python")
 			opts := testOptions(t, root)
 			s := startServer(t, opts)
 			var cs *sdk.ClientSession
 			if transport == "memory" {
-				cs = connectMemory(t, s, nil)
+				cs = connectWith(t, s, nil)
 			} else {
 				cs = connectHTTP(t, s, nil)
 			}
@@ -120,7 +104,7 @@ func TestEndToEnd(t *testing.T) {
 			var ix IndexOut
 			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "index", Arguments: map[string]any{}, Meta: sdk.Meta{"progressToken": "p1"}})
 			if err != nil || res.IsError {
-				t.Fatalf("index: %v %s", err, resultText(res))
+				t.Fatalf("index: %v %s", err, testkit.Text(res))
 			}
 			decode(t, res, &ix)
 			if ix.Outcome != "done" || ix.Counts.Files < 3 || ix.Counts.Symbols < 10 {
@@ -132,7 +116,7 @@ func TestEndToEnd(t *testing.T) {
 
 			// Search by identifier: the definition comes first.
 			var sr SearchOut
-			callOK(t, cs, "codebase_search", map[string]any{"query": "Queue.retry"}, &sr)
+			testkit.CallOK(t, cs, "codebase_search", map[string]any{"query": "Queue.retry"}, &sr)
 			if sr.Response == nil || len(sr.Hits) == 0 || sr.IndexState != indexer.StateReady {
 				t.Fatalf("search: %+v", sr)
 			}
@@ -143,7 +127,7 @@ func TestEndToEnd(t *testing.T) {
 			retry := *hit // sr is decoded into again below
 
 			// A natural-language search with a scope.
-			callOK(t, cs, "codebase_search", map[string]any{
+			testkit.CallOK(t, cs, "codebase_search", map[string]any{
 				"query": "how are failed tasks retried", "k": 5,
 				"scope": map[string]any{"path_prefix": []string{"taskq/"}, "extension": []string{"py"}},
 			}, &sr)
@@ -157,24 +141,24 @@ func TestEndToEnd(t *testing.T) {
 			}
 
 			var sd SymbolOut
-			callOK(t, cs, "get_symbol_details", map[string]any{"symbol_id": retry.ID}, &sd)
+			testkit.CallOK(t, cs, "get_symbol_details", map[string]any{"symbol_id": retry.ID}, &sd)
 			if sd.SymbolDetails == nil || sd.Qualname != "Queue.retry" || !strings.Contains(sd.Signature, "def retry") ||
 				!strings.Contains(sd.Code, "max_retries") || sd.Parent == nil || sd.Parent.Qualname != "Queue" {
 				t.Fatalf("symbol details: %+v", sd.SymbolDetails)
 			}
 
 			var refs RefsOut
-			callOK(t, cs, "find_references", map[string]any{"symbol_id": retry.ID}, &refs)
+			testkit.CallOK(t, cs, "find_references", map[string]any{"symbol_id": retry.ID}, &refs)
 			if refs.References == nil || !refsInclude(refs.References, "taskq/worker.py", 19) {
 				t.Fatalf("references to Queue.retry: %+v", refs.References)
 			}
-			callOK(t, cs, "find_references", map[string]any{"symbol_name": "RetryPolicy"}, &refs)
+			testkit.CallOK(t, cs, "find_references", map[string]any{"symbol_name": "RetryPolicy"}, &refs)
 			if !refsInclude(refs.References, "taskq/__init__.py", 3) {
 				t.Fatalf("references to RetryPolicy: %+v", refs.References)
 			}
 
 			var rl ReadFileLinesOut
-			callOK(t, cs, "read_file_lines", map[string]any{"path": retry.Path, "start_line": retry.StartLine, "end_line": retry.EndLine}, &rl)
+			testkit.CallOK(t, cs, "read_file_lines", map[string]any{"path": retry.Path, "start_line": retry.StartLine, "end_line": retry.EndLine}, &rl)
 			if !strings.HasPrefix(strings.TrimSpace(rl.Text), "def retry") || !strings.Contains(rl.Text, "delay_for") {
 				t.Fatalf("read lines %d-%d: %q", retry.StartLine, retry.EndLine, rl.Text)
 			}
@@ -184,12 +168,10 @@ func TestEndToEnd(t *testing.T) {
 			q := filepath.Join(root, "taskq", "queue.py")
 			data, _ := os.ReadFile(q)
 			edit := string(data) + "\n\ndef backoff_with_jitter(attempt: int) -> float:\n    \"\"\"Spread retries out.\"\"\"\n    return 0.1 * attempt\n"
-			if err := os.WriteFile(q, []byte(edit), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			eventually(t, 10*time.Second, "edit visible in search", func() bool {
+			testkit.WriteFile(t, q, edit)
+			testkit.Eventually(t, 10*time.Second, "edit visible in search", func() bool {
 				var sr SearchOut
-				callOK(t, cs, "codebase_search", map[string]any{"query": "backoff_with_jitter"}, &sr)
+				testkit.CallOK(t, cs, "codebase_search", map[string]any{"query": "backoff_with_jitter"}, &sr)
 				h := hitTitled(&sr, "backoff_with_jitter")
 				return h != nil && h.Path == "taskq/queue.py"
 			})
@@ -225,7 +207,7 @@ func decode(t *testing.T, res *sdk.CallToolResult, out any) {
 // TestIndexProgress checks that an index call with a progress token gets
 // progress notifications while it waits, over both transports.
 func TestIndexProgress(t *testing.T) {
-	root := copyFixture(t, "python")
+	root := testkit.Fixture(t, "python")
 	genTree(t, root, 400)
 	opts := testOptions(t, root)
 	opts.NoWatch = true
@@ -243,13 +225,13 @@ func TestIndexProgress(t *testing.T) {
 			}}
 			var cs *sdk.ClientSession
 			if transport == "memory" {
-				cs = connectMemory(t, s, copts)
+				cs = connectWith(t, s, copts)
 			} else {
 				cs = connectHTTP(t, s, copts)
 			}
 			res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "index", Arguments: map[string]any{"force": true}, Meta: sdk.Meta{"progressToken": 7}})
 			if err != nil || res.IsError {
-				t.Fatalf("index: %v %s", err, resultText(res))
+				t.Fatalf("index: %v %s", err, testkit.Text(res))
 			}
 			mu.Lock()
 			defer mu.Unlock()

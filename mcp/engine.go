@@ -9,4 +9,4 @@ import (
 // engine returns the planner. One planner serves the server's life: it
 // notices re-indexed files by itself (it fingerprints the files table)
 // and reads only committed state through the read pool.
-func (s *Server) engine(context.Context) (*query.Planner, error) { return s.planner, nil }
+func (s *Server) engine(context.Context) (*query.Planner, error) { return s.idx.planner, nil }

@@ -2,12 +2,16 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"os"
+	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/tables"
@@ -18,13 +22,74 @@ import (
 // at once) checks it under the write lock and, when the check confirms
 // the damage, closes the index, moves it aside, opens an empty one in its
 // place and fills it. Tools see the swap as one step: each call holds
-// swapMu for reading while it uses s.db and s.planner.
+// swapMu for reading while it uses ix.db and ix.planner.
+
+// servedIndex is the index a Server has open and its planner, with what
+// keeps them sound: index runs, the swap to a replaced file and the repair
+// of a damaged one.
+type servedIndex struct {
+	root string
+	log  *slog.Logger
+	life context.Context     // Server.life
+	bg   *indexer.Background // runs and watcher; nil when read-only
+
+	beforeRun func() // Options.beforeRun
+
+	planner *query.Planner
+	db      *tables.DB
+	dbPath  string      // the index file
+	dbFile  os.FileInfo // the file db has open, to notice it was replaced; guarded by swapMu
+
+	// srvLock is held while this server maintains the index; readOnly,
+	// when it does not, says why: another server does, or this one may
+	// not write the index.
+	srvLock  *indexer.Lock
+	readOnly string
+
+	// swapMu guards db and planner, which change when the index is
+	// replaced: tools hold it for reading while they run.
+	swapMu sync.RWMutex
+
+	mu         sync.Mutex
+	vectorsOff string         // why the server has no embedder, for get_status; guarded by mu
+	embedder   embed.Provider // the embedder of queries, for a replaced index's planner; guarded by mu
+	rebuilding string         // why the index was found damaged and is being rebuilt; guarded by mu
+	suspect    string         // a corruption error a tool met, until a run checks it; guarded by mu
+}
+
+// setEmbedder is Server.SetEmbedder.
+func (ix *servedIndex) setEmbedder(e embed.Provider, off string) {
+	ix.mu.Lock()
+	ix.vectorsOff, ix.embedder = off, e
+	ix.mu.Unlock()
+	ix.swapMu.RLock()
+	ix.planner.SetEmbedder(e, off)
+	ix.swapMu.RUnlock()
+	if ix.bg != nil {
+		ix.bg.Runner.SetEmbedder(e, off)
+		ix.bg.Runner.Schedule(false)
+	}
+}
+
+// close waits for the watcher and the runner to stop (the server's life
+// has ended) and closes the planner, the index and the server lock.
+func (ix *servedIndex) close() error {
+	if ix.bg != nil {
+		if ix.bg.Watcher != nil {
+			<-ix.bg.Watcher.Stopped()
+		}
+		ix.bg.Runner.Wait()
+	}
+	ix.swapMu.Lock()
+	defer ix.swapMu.Unlock()
+	return errors.Join(ix.planner.Close(), ix.db.Close(), ix.srvLock.Release())
+}
 
 // healTools is receiving middleware for tools/call: it holds the swap
 // lock for reading while a tool uses the index (except the tools that
 // only wait for runs), and when a tool failed on a damaged index it
 // schedules the repair.
-func (s *Server) healTools(next sdk.MethodHandler) sdk.MethodHandler {
+func (ix *servedIndex) healTools(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		if method != "tools/call" {
 			return next(ctx, method, req)
@@ -36,14 +101,15 @@ func (s *Server) healTools(next sdk.MethodHandler) sdk.MethodHandler {
 				return next(ctx, method, req)
 			}
 		}
-		res, err := s.callLocked(ctx, next, method, req)
+		ix.reopenIfChanged(ctx)
+		res, err := ix.callLocked(ctx, next, method, req)
 		if tables.IsCorrupt(err) {
-			s.noteCorrupt(err.Error())
+			ix.noteCorrupt(err.Error())
 		}
 		if r, ok := res.(*sdk.CallToolResult); ok && r != nil && r.IsError {
 			for _, c := range r.Content {
 				if tc, ok := c.(*sdk.TextContent); ok && tables.IsCorrupt(fmt.Errorf("%s", tc.Text)) {
-					s.noteCorrupt(tc.Text)
+					ix.noteCorrupt(tc.Text)
 				}
 			}
 		}
@@ -55,47 +121,47 @@ func (s *Server) healTools(next sdk.MethodHandler) sdk.MethodHandler {
 // next (guardTools recovers it) releases the lock too. The call ends when
 // the server closes: Close takes the swap lock for writing, and a call
 // that waited on its client (or on anything else) must not hold it off.
-func (s *Server) callLocked(ctx context.Context, next sdk.MethodHandler, method string, req sdk.Request) (sdk.Result, error) {
+func (ix *servedIndex) callLocked(ctx context.Context, next sdk.MethodHandler, method string, req sdk.Request) (sdk.Result, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	defer context.AfterFunc(s.life, cancel)()
-	s.swapMu.RLock()
-	defer s.swapMu.RUnlock()
+	defer context.AfterFunc(ix.life, cancel)()
+	ix.swapMu.RLock()
+	defer ix.swapMu.RUnlock()
 	return next(ctx, method, req)
 }
 
 // noteCorrupt records that a query met a corruption error and schedules
 // the run that checks and repairs the index.
-func (s *Server) noteCorrupt(msg string) {
-	s.mu.Lock()
-	first := s.suspect == ""
+func (ix *servedIndex) noteCorrupt(msg string) {
+	ix.mu.Lock()
+	first := ix.suspect == ""
 	if first {
-		s.suspect = msg
+		ix.suspect = msg
 	}
-	s.mu.Unlock()
-	if first && s.bg != nil {
-		s.log.Warn("index damage suspected; checking and rebuilding it", "error", msg)
-		s.bg.Runner.Schedule(false)
+	ix.mu.Unlock()
+	if first && ix.bg != nil {
+		ix.log.Warn("index damage suspected; checking and rebuilding it", "error", msg)
+		ix.bg.Runner.Schedule(false)
 	}
 }
 
 // damageState says whether the index is known damaged or being rebuilt,
 // and why: "" when neither.
-func (s *Server) damageState() (rebuilding, suspect string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.rebuilding, s.suspect
+func (ix *servedIndex) damageState() (rebuilding, suspect string) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	return ix.rebuilding, ix.suspect
 }
 
 // runIndex is the runner's run: one index run under the write lock. A
 // suspect index is checked first; a damaged one, found by the check or
 // by a corruption error during the run, is replaced by an empty index and
 // the run fills that instead.
-func (s *Server) runIndex(ctx context.Context, opts indexer.Options, ru *indexer.Job) (*indexer.Result, error) {
-	if s.readOnly != "" {
-		return nil, indexer.ErrReadOnly(s.readOnly)
+func (ix *servedIndex) runIndex(ctx context.Context, opts indexer.Options, ru *indexer.Job) (*indexer.Result, error) {
+	if ix.readOnly != "" {
+		return nil, indexer.ErrReadOnly(ix.readOnly)
 	}
-	lock, err := indexer.AcquireLock(ctx, s.dbPath, indexer.LockOptions{
+	lock, err := indexer.AcquireLock(ctx, ix.dbPath, indexer.LockOptions{
 		Waiting: func(h indexer.Holder, _ time.Duration) { ru.SetWaiting(h.String()) },
 	})
 	if err != nil {
@@ -103,14 +169,14 @@ func (s *Server) runIndex(ctx context.Context, opts indexer.Options, ru *indexer
 	}
 	defer lock.Release()
 	ru.SetWaiting("")
-	if s.beforeRun != nil {
-		s.beforeRun()
+	if ix.beforeRun != nil {
+		ix.beforeRun()
 	}
 
 	// Another process may have replaced the file (`viberag index
 	// --force`): this server's connections still read the old one.
-	if s.replaced() {
-		if err := s.swap(ctx, ""); err != nil {
+	if ix.replaced() {
+		if err := ix.swap(ctx, ""); err != nil {
 			return nil, err
 		}
 	}
@@ -120,17 +186,17 @@ func (s *Server) runIndex(ctx context.Context, opts indexer.Options, ru *indexer
 	// stopped — here or by `viberag index --force` — is continued.
 	rebuild := opts.Force
 	if !rebuild {
-		pending, err := indexer.PendingRebuild(ctx, s.dbPath)
+		pending, err := indexer.PendingRebuild(ctx, ix.dbPath)
 		if err != nil {
 			return nil, err
 		}
 		rebuild = pending != nil
 	}
 
-	if _, suspect := s.damageState(); suspect != "" {
-		switch err := tables.QuickCheck(ctx, s.dbPath); {
+	if _, suspect := ix.damageState(); suspect != "" {
+		switch err := tables.QuickCheck(ctx, ix.dbPath); {
 		case tables.IsCorrupt(err):
-			if err := s.replaceDamaged(ctx, err.Error()); err != nil {
+			if err := ix.replaceDamaged(ctx, err.Error()); err != nil {
 				return nil, err
 			}
 			// The empty index in its place is filled by this run.
@@ -138,101 +204,138 @@ func (s *Server) runIndex(ctx context.Context, opts indexer.Options, ru *indexer
 		case err != nil:
 			return nil, err
 		default:
-			s.mu.Lock()
-			s.suspect = ""
-			s.mu.Unlock()
+			ix.mu.Lock()
+			ix.suspect = ""
+			ix.mu.Unlock()
 		}
 	}
 	if rebuild {
-		res, err := indexer.Rebuild(ctx, s.dbPath, s.root, opts)
+		res, err := indexer.Rebuild(ctx, ix.dbPath, ix.root, opts)
 		if err != nil {
 			return nil, err
 		}
 		// The rebuilt file replaced the one this server has open.
-		if err := s.swap(ctx, ""); err != nil {
+		if err := ix.swap(ctx, ""); err != nil {
 			return nil, err
 		}
-		s.mu.Lock()
-		s.rebuilding, s.suspect = "", ""
-		s.mu.Unlock()
+		ix.mu.Lock()
+		ix.rebuilding, ix.suspect = "", ""
+		ix.mu.Unlock()
 		return res, nil
 	}
-	res, err := indexer.Run(ctx, s.currentDB(), s.root, opts)
+	res, err := indexer.Run(ctx, ix.currentDB(), ix.root, opts)
 	if tables.IsCorrupt(err) && ctx.Err() == nil {
-		if err := s.replaceDamaged(ctx, err.Error()); err != nil {
+		if err := ix.replaceDamaged(ctx, err.Error()); err != nil {
 			return nil, err
 		}
-		res, err = indexer.Run(ctx, s.currentDB(), s.root, opts)
+		res, err = indexer.Run(ctx, ix.currentDB(), ix.root, opts)
 	}
 	if err == nil {
-		s.mu.Lock()
-		s.rebuilding, s.suspect = "", ""
-		s.mu.Unlock()
+		ix.mu.Lock()
+		ix.rebuilding, ix.suspect = "", ""
+		ix.mu.Unlock()
 	}
 	return res, err
 }
 
 // currentDB returns the open index.
-func (s *Server) currentDB() *tables.DB {
-	s.swapMu.RLock()
-	defer s.swapMu.RUnlock()
-	return s.db
+func (ix *servedIndex) currentDB() *tables.DB {
+	ix.swapMu.RLock()
+	defer ix.swapMu.RUnlock()
+	return ix.db
 }
 
 // replaceDamaged swaps the damaged index for an empty one: the caller
 // holds the write lock. Tools wait for the swap, then answer from the new
 // index as the rebuild fills it.
-func (s *Server) replaceDamaged(ctx context.Context, reason string) error {
-	s.log.Warn("index damaged: moving it aside and rebuilding it", "reason", reason, "copy", s.dbPath+indexer.DamagedSuffix)
-	s.mu.Lock()
-	s.rebuilding, s.suspect = reason, ""
-	s.mu.Unlock()
-	return s.swap(ctx, reason)
+func (ix *servedIndex) replaceDamaged(ctx context.Context, reason string) error {
+	ix.log.Warn("index damaged: moving it aside and rebuilding it", "reason", reason, "copy", ix.dbPath+indexer.DamagedSuffix)
+	ix.mu.Lock()
+	ix.rebuilding, ix.suspect = reason, ""
+	ix.mu.Unlock()
+	return ix.swap(ctx, reason)
 }
 
 // replaced reports whether the file at the index path is no longer the
 // one the server has open.
-func (s *Server) replaced() bool {
-	s.swapMu.RLock()
-	opened := s.dbFile
-	s.swapMu.RUnlock()
-	fi, err := os.Stat(s.dbPath)
+func (ix *servedIndex) replaced() bool {
+	ix.swapMu.RLock()
+	opened := ix.dbFile
+	ix.swapMu.RUnlock()
+	fi, err := os.Stat(ix.dbPath)
 	return err == nil && opened != nil && !os.SameFile(fi, opened)
 }
 
 // swap closes the index and opens the file at its path again; with a
 // reason, the old file is damaged and moved aside first, so an empty
 // index is opened. The caller holds the write lock.
-func (s *Server) swap(ctx context.Context, damaged string) error {
-	s.mu.Lock()
-	emb, off := s.embedder, s.vectorsOff
-	s.mu.Unlock()
-
-	s.swapMu.Lock()
-	defer s.swapMu.Unlock()
+func (ix *servedIndex) swap(ctx context.Context, damaged string) error {
+	ix.swapMu.Lock()
+	defer ix.swapMu.Unlock()
 	// The old index must be closed before its files move: SQLite deletes
 	// a WAL by name when its last connection closes.
-	_ = s.planner.Close()
-	_ = s.db.Close()
+	_ = ix.planner.Close()
+	_ = ix.db.Close()
 	if damaged != "" {
-		if err := indexer.MoveAside(s.dbPath); err != nil {
+		if err := indexer.MoveAside(ix.dbPath); err != nil {
 			return fmt.Errorf("replace damaged index: %w", err)
 		}
 	}
-	db, err := indexer.Open(ctx, s.dbPath, indexer.OpenOptions{Root: s.root, Repaired: func(reason string) {
-		s.mu.Lock()
-		s.rebuilding = reason
-		s.mu.Unlock()
+	db, err := indexer.Open(ctx, ix.dbPath, indexer.OpenOptions{Root: ix.root, Repaired: func(reason string) {
+		ix.mu.Lock()
+		ix.rebuilding = reason
+		ix.mu.Unlock()
 	}})
 	if err != nil {
 		return fmt.Errorf("reopen index: %w", err)
 	}
-	p, err := query.New(ctx, db, query.Options{Embedder: emb, VectorsOff: off, Present: PresentAction, ResidentVectors: true})
+	p, err := ix.plannerFor(ctx, db)
 	if err != nil {
 		db.Close()
 		return fmt.Errorf("reopen index: %w", err)
 	}
-	s.db, s.planner = db, p
-	s.dbFile, _ = os.Stat(s.dbPath)
+	ix.db, ix.planner = db, p
+	ix.dbFile, _ = os.Stat(ix.dbPath)
 	return nil
+}
+
+// reopenIfChanged opens the index again when it is read as immutable
+// (tables.DB.Immutable: its directory is read-only for this server) and
+// its file has changed since, as a writer with more rights changed it:
+// answers then come from the file as it is, through SQLite's shared
+// memory now that the writer made it. A failure is logged and the old
+// connections kept.
+func (ix *servedIndex) reopenIfChanged(ctx context.Context) {
+	if !ix.currentDB().Changed() {
+		return
+	}
+	ix.swapMu.Lock()
+	defer ix.swapMu.Unlock()
+	if !ix.db.Changed() {
+		return // another call reopened it
+	}
+	db, err := indexer.Open(ctx, ix.dbPath, indexer.OpenOptions{ReadOnly: true})
+	if err != nil {
+		ix.log.Warn("the index changed but could not be opened again", "error", err)
+		return
+	}
+	p, err := ix.plannerFor(ctx, db)
+	if err != nil {
+		db.Close()
+		ix.log.Warn("the index changed but could not be opened again", "error", err)
+		return
+	}
+	_ = ix.planner.Close()
+	_ = ix.db.Close()
+	ix.db, ix.planner = db, p
+	ix.dbFile, _ = os.Stat(ix.dbPath)
+}
+
+// plannerFor makes the planner of a reopened index, with the server's
+// embedder of the moment.
+func (ix *servedIndex) plannerFor(ctx context.Context, db *tables.DB) (*query.Planner, error) {
+	ix.mu.Lock()
+	emb, off := ix.embedder, ix.vectorsOff
+	ix.mu.Unlock()
+	return query.New(ctx, db.Reader(), query.Options{Embedder: emb, VectorsOff: off, Present: PresentAction, ResidentVectors: true})
 }

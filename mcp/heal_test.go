@@ -14,6 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/internal/testkit"
 	"github.com/viberag/viberag/tables"
 )
 
@@ -32,9 +33,7 @@ func TestServerRebuildsDamagedIndex(t *testing.T) {
 		wantWhy   string
 	}{
 		{"text file", func(t *testing.T, path string, _ int64) {
-			if err := os.WriteFile(path, []byte("not an index\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			testkit.WriteFile(t, path, "not an index\n")
 		}, indexer.StateRebuilding, "damaged and is being rebuilt"},
 		{"files page garbled", func(t *testing.T, path string, root int64) {
 			f, err := os.OpenFile(path, os.O_RDWR, 0)
@@ -54,7 +53,7 @@ func TestServerRebuildsDamagedIndex(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			root := copyFixture(t, "python")
+			root := testkit.Fixture(t, "python")
 			opts := testOptions(t, root)
 			path := filepath.Join(opts.DataDir, indexer.IndexFile)
 			db, err := tables.Open(ctx, path, tables.OpenOptions{})
@@ -84,8 +83,8 @@ func TestServerRebuildsDamagedIndex(t *testing.T) {
 			cs := connect(t, s)
 
 			var st StatusOut
-			eventually(t, 30*time.Second, "get_status reports the damage", func() bool {
-				callOK(t, cs, "get_status", map[string]any{}, &st)
+			testkit.Eventually(t, 30*time.Second, "get_status reports the damage", func() bool {
+				testkit.CallOK(t, cs, "get_status", map[string]any{}, &st)
 				return strings.Contains(strings.Join(st.NotCurrent, "; "), tc.wantWhy)
 			})
 			if st.Current || st.IndexState != tc.wantState {
@@ -93,8 +92,8 @@ func TestServerRebuildsDamagedIndex(t *testing.T) {
 			}
 			open()
 
-			eventually(t, 60*time.Second, "the rebuild", func() bool {
-				callOK(t, cs, "get_status", map[string]any{}, &st)
+			testkit.Eventually(t, 60*time.Second, "the rebuild", func() bool {
+				testkit.CallOK(t, cs, "get_status", map[string]any{}, &st)
 				return st.IndexState == indexer.StateReady
 			})
 			if st.Counts.Files != clean.Counts.Files || st.Counts.Symbols != clean.Counts.Symbols || st.Counts.Refs != clean.Counts.Refs {
@@ -106,7 +105,7 @@ func TestServerRebuildsDamagedIndex(t *testing.T) {
 				}
 			}
 			var sr SearchOut
-			callOK(t, cs, "codebase_search", map[string]any{"query": "Queue.retry"}, &sr)
+			testkit.CallOK(t, cs, "codebase_search", map[string]any{"query": "Queue.retry"}, &sr)
 			if sr.Response == nil || len(sr.Hits) == 0 {
 				t.Fatalf("search after the rebuild: %+v", sr)
 			}
@@ -121,7 +120,7 @@ func TestServerRebuildsDamagedIndex(t *testing.T) {
 // maintains says so, answers searches from it, refuses to run the index,
 // and never claims the index is current.
 func TestSecondServerReadOnly(t *testing.T) {
-	root := copyFixture(t, "python")
+	root := testkit.Fixture(t, "python")
 	opts := testOptions(t, root)
 	opts.NoWatch = true
 	first := startServer(t, opts)
@@ -130,7 +129,7 @@ func TestSecondServerReadOnly(t *testing.T) {
 	second := startServer(t, opts)
 	cs := connect(t, second)
 	var st StatusOut
-	callOK(t, cs, "get_status", map[string]any{}, &st)
+	testkit.CallOK(t, cs, "get_status", map[string]any{}, &st)
 	pid := fmt.Sprintf("pid %d", os.Getpid())
 	if st.Current || !strings.Contains(strings.Join(st.NotCurrent, "; "), "read-only") || !strings.Contains(strings.Join(st.Warnings, "; "), pid) {
 		t.Fatalf("second server's status: current %v, why %q, warnings %q", st.Current, st.NotCurrent, st.Warnings)
@@ -139,12 +138,12 @@ func TestSecondServerReadOnly(t *testing.T) {
 		t.Fatalf("second server reads no files: %+v", st.Counts)
 	}
 	var sr SearchOut
-	callOK(t, cs, "codebase_search", map[string]any{"query": "Queue.retry"}, &sr)
+	testkit.CallOK(t, cs, "codebase_search", map[string]any{"query": "Queue.retry"}, &sr)
 	if sr.Response == nil || len(sr.Hits) == 0 {
 		t.Fatalf("second server's search: %+v", sr)
 	}
-	if res := call(t, cs, "index", map[string]any{}); !res.IsError || !strings.Contains(resultText(res), "read-only") {
-		t.Fatalf("index on the read-only server: %s", resultText(res))
+	if res := testkit.Call(t, cs, "index", map[string]any{}); !res.IsError || !strings.Contains(testkit.Text(res), "read-only") {
+		t.Fatalf("index on the read-only server: %s", testkit.Text(res))
 	}
 }
 
@@ -152,7 +151,7 @@ func TestSecondServerReadOnly(t *testing.T) {
 // a slow provider, anything) ends when the server closes, so Close, which
 // takes the swap lock for writing, never waits on it forever.
 func TestCloseEndsCallsInProgress(t *testing.T) {
-	opts := testOptions(t, copyFixture(t, "python"))
+	opts := testOptions(t, testkit.Fixture(t, "python"))
 	opts.NoWatch = true
 	s, err := New(context.Background(), opts)
 	if err != nil {
@@ -166,7 +165,7 @@ func TestCloseEndsCallsInProgress(t *testing.T) {
 	})
 	cs := connect(t, s)
 	go cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "wait", Arguments: map[string]any{}}) //nolint:errcheck // the call ends with an error when the server closes
-	eventually(t, time.Minute, "the call to wait", func() bool { return blocked.Load() == 1 })
+	testkit.Eventually(t, time.Minute, "the call to wait", func() bool { return blocked.Load() == 1 })
 	closed := make(chan error, 1)
 	go func() { closed <- s.Close() }()
 	select {

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-	"golang.org/x/net/netutil"
 )
 
 // HTTPPath is where the streamable HTTP endpoint is served.
@@ -48,18 +47,22 @@ type HTTPOptions struct {
 	AllowedOrigins []string
 
 	// Limits; zero selects the default. MaxConns bounds open connections
-	// (default: half the process's descriptor limit, at most 4096):
-	// beyond it new connections wait in the kernel's queue, so running
-	// out of descriptors never starves the index. MaxSessions bounds MCP
-	// sessions (default 256): a new one evicts the session idle longest,
-	// and is refused (503) when every session has a request in progress.
+	// (default: half the process's descriptor limit, at most 4096), so
+	// running out of descriptors never starves the index; at the cap each
+	// new connection closes one that is not being served (refused, or
+	// waiting for its request or body), and only when every connection is
+	// being served do new ones wait in the kernel's queue. MaxSessions
+	// bounds MCP sessions (default 256): a new one evicts the session
+	// idle longest, and is refused (503) when every session has a request
+	// in progress.
 	MaxConns, MaxSessions int
 	// HeaderTimeout bounds reading a request's headers (default 10s),
-	// BodyTimeout its body (default 20s: a client that sends part of a
-	// body is cut off), WriteTimeout any one write of a response (default
-	// 30s: a client that stops reading is cut off; a stream that is quiet
-	// for longer is fine), IdleTimeout a kept-alive connection between
-	// requests (default 2m).
+	// BodyTimeout its body from the request's start (default 20s: a
+	// client that sends part of a body is cut off, and so is a refused
+	// one, which is answered at once), WriteTimeout any one write of a
+	// response (default 30s: a client that stops reading is cut off; a
+	// stream that is quiet for longer is fine), IdleTimeout a kept-alive
+	// connection between requests (default 2m).
 	HeaderTimeout, BodyTimeout, WriteTimeout, IdleTimeout time.Duration
 }
 
@@ -110,7 +113,8 @@ func Listen(opts HTTPOptions) (net.Listener, error) {
 
 // ServeHTTP serves the streamable HTTP transport on ln until ctx ends,
 // then shuts down, giving requests in flight a few seconds. Connections
-// are capped (opts.MaxConns) and every phase of a request has a deadline.
+// are capped (opts.MaxConns) and every phase of a request has a deadline,
+// on every path it takes (conns.go).
 // An accept that fails for want of descriptors (EMFILE, ENFILE) is
 // retried with a backoff of up to a second (net/http treats those errors
 // as temporary and logs them).
@@ -118,20 +122,21 @@ func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, opts HTTPOption
 	return serveHTTP(ctx, ln, s.HTTPHandler(ln.Addr().String(), opts), s.log, opts)
 }
 
-// serveHTTP serves handler on ln as Server.ServeHTTP describes.
+// serveHTTP serves handler on ln as Server.ServeHTTP describes, every
+// connection's life bounded (conns.go).
 func serveHTTP(ctx context.Context, ln net.Listener, handler http.Handler, log *slog.Logger, opts HTTPOptions) error {
 	opts = opts.withDefaults()
-	shed := &connShedder{max: opts.MaxConns, waiting: map[net.Conn]time.Time{}}
+	limit := newConnLimit(ln, opts.MaxConns)
 	hs := &http.Server{
-		Handler:           handler,
+		Handler:           &bounded{next: handler, bodyTimeout: opts.BodyTimeout, writeTimeout: opts.WriteTimeout},
 		ReadHeaderTimeout: opts.HeaderTimeout,
 		IdleTimeout:       opts.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		ConnState:         shed.state,
+		ConnState:         limit.state,
+		ConnContext:       limit.connContext,
 	}
-	ln = netutil.LimitListener(ln, opts.MaxConns)
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	go func() { errc <- hs.Serve(limit) }()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve http: %w", err)
@@ -145,87 +150,45 @@ func serveHTTP(ctx context.Context, ln net.Listener, handler http.Handler, log *
 	return nil
 }
 
-// connShedder keeps a flood of idle connections from locking clients
-// out: once the connection cap is reached, each new connection closes
-// the one that has waited longest without a request (accepted and silent,
-// or kept alive and idle). Requests in progress are never shed — a
-// stalled body is the body deadline's to end. Without it, connections
-// that send nothing would hold every slot until the header or idle
-// timeout, and a real client would wait behind them in the kernel's
-// accept queue.
-type connShedder struct {
-	max int
-
-	mu      sync.Mutex
-	open    int
-	waiting map[net.Conn]time.Time // connections without a request in progress, since when
-}
-
-func (c *connShedder) state(conn net.Conn, st http.ConnState) {
-	var victim net.Conn
-	c.mu.Lock()
-	switch st {
-	case http.StateNew:
-		c.open++
-		c.waiting[conn] = time.Now()
-		if c.open >= c.max {
-			var oldest time.Time
-			for w, since := range c.waiting {
-				if w != conn && (victim == nil || since.Before(oldest)) {
-					victim, oldest = w, since
-				}
-			}
-			delete(c.waiting, victim)
-		}
-	case http.StateActive:
-		delete(c.waiting, conn)
-	case http.StateIdle:
-		c.waiting[conn] = time.Now()
-	case http.StateHijacked, http.StateClosed:
-		c.open--
-		delete(c.waiting, conn)
-	}
-	c.mu.Unlock()
-	if victim != nil {
-		_ = victim.Close()
-	}
-}
-
 // HTTPHandler returns the handler serving HTTPPath for a listener at
 // listenAddr. It guards the SDK's handler: requests must come with an
 // acceptable Host and Origin (DNS rebinding: a web page whose name
 // resolves to 127.0.0.1 must not reach a local server through the
 // user's browser, nor may a page of another local server) and, when a
-// token is set, the bearer token; sessions are capped and request bodies
-// and response writes have deadlines.
+// token is set, the bearer token; sessions are capped. ServeHTTP adds the
+// connection bounds (deadlines, the connection cap).
 func (s *Server) HTTPHandler(listenAddr string, opts HTTPOptions) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle(HTTPPath, guarded(s.mcp, s.log, listenAddr, opts, nil))
 	return mux
 }
 
-// guarded is the MCP handler of srv behind the guard; wrap, when set,
-// wraps the SDK's handler inside the guard (authentication).
-func guarded(srv *sdk.Server, log *slog.Logger, listenAddr string, opts HTTPOptions, wrap func(http.Handler) http.Handler) http.Handler {
+// guarded is the MCP handler of srv behind the guard; auth, when set,
+// authenticates requests between the guard and the reading of the body
+// (bearer tokens of a store), so that a refused request is answered
+// before its body is read.
+func guarded(srv *sdk.Server, log *slog.Logger, listenAddr string, opts HTTPOptions, auth func(http.Handler) http.Handler) http.Handler {
 	opts = opts.withDefaults()
 	host, port, _ := net.SplitHostPort(listenAddr)
 	host = strings.ToLower(strings.Trim(host, "[]"))
-	var h http.Handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{
-		Logger: log,
-		// The guard checks Host itself: case-insensitively (the SDK's
-		// check refuses "LOCALHOST"), with the port, and for configured
-		// names.
-		DisableLocalhostProtection: true,
-		SessionTimeout:             30 * time.Minute,
-	})
-	if wrap != nil {
-		h = wrap(h)
+	var h http.Handler = &admission{
+		next: sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, &sdk.StreamableHTTPOptions{
+			Logger: log,
+			// The guard checks Host itself: case-insensitively (the SDK's
+			// check refuses "LOCALHOST"), with the port, and for configured
+			// names.
+			DisableLocalhostProtection: true,
+			SessionTimeout:             30 * time.Minute,
+		}),
+		sessions:    &sessionCap{max: opts.MaxSessions, srv: srv, last: map[string]time.Time{}, busy: map[string]int{}},
+		bodyTimeout: opts.BodyTimeout,
 	}
-	g := &guard{authed: wrap != nil,
+	if auth != nil {
+		h = auth(h)
+	}
+	g := &guard{authed: auth != nil,
 		next: h, token: opts.Token, loopback: isLoopbackHost(host), port: port,
 		viaLoopback: isLoopbackHost(host) || isUnspecified(host),
-		sessions:    &sessionCap{max: opts.MaxSessions, srv: srv, last: map[string]time.Time{}, busy: map[string]int{}},
-		bodyTimeout: opts.BodyTimeout, writeTimeout: opts.WriteTimeout,
 	}
 	if !g.loopback && host != "" && !isUnspecified(host) {
 		g.self = host
@@ -241,8 +204,8 @@ func guarded(srv *sdk.Server, log *slog.Logger, listenAddr string, opts HTTPOpti
 	return g
 }
 
-// guard enforces the Host, Origin and token rules, the session cap and
-// the body and write deadlines before the MCP handler.
+// guard enforces the Host, Origin and token rules before anything reads
+// the request's body.
 type guard struct {
 	next        http.Handler
 	token       string
@@ -253,9 +216,6 @@ type guard struct {
 	port        string   // the listener's port
 	hosts       []string // configured Host names, any port
 	origins     []string // configured origins, normalized
-	sessions    *sessionCap
-
-	bodyTimeout, writeTimeout time.Duration
 }
 
 func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -276,12 +236,21 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	rc := http.NewResponseController(w)
+	g.next.ServeHTTP(w, r)
+}
+
+// admission reads an accepted request's body whole, refuses one that is
+// not Unicode text (checkUnicode), then serves it within the session cap.
+type admission struct {
+	next        http.Handler
+	sessions    *sessionCap
+	bodyTimeout time.Duration
+}
+
+func (a *admission) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Body != nil && r.Body != http.NoBody {
-		// The whole body within bodyTimeout, read here: a client that
-		// stalls mid-body holds no session slot and is cut off; then no
-		// read deadline, so a long answer streamed on this request lives.
-		_ = rc.SetReadDeadline(time.Now().Add(g.bodyTimeout))
+		// The whole body, read here within the body deadline: a client
+		// that stalls mid-body holds no session slot and is cut off.
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, sdk.DefaultMaxRequestBodyBytes))
 		var tooLarge *http.MaxBytesError
 		switch {
@@ -289,36 +258,40 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, fmt.Sprintf("request body larger than %d bytes", tooLarge.Limit), http.StatusRequestEntityTooLarge)
 			return
 		case err != nil:
-			http.Error(w, fmt.Sprintf("request body not received within %s: %v", g.bodyTimeout, err), http.StatusRequestTimeout)
+			http.Error(w, fmt.Sprintf("request body not received within %s: %v", a.bodyTimeout, err), http.StatusRequestTimeout)
 			return
 		}
-		_ = rc.SetReadDeadline(time.Time{})
+		if err := checkUnicode(body); err != nil {
+			refuseNonUnicode(w, body, err) // the SDK would decode it into other text
+			return
+		}
 		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(body)), int64(len(body))
 	}
-	w = &deadlineWriter{ResponseWriter: w, rc: rc, timeout: g.writeTimeout}
+	// From here a long answer streamed on this request lives.
+	serving(w, r)
 
 	id := r.Header.Get(sessionIDHeader)
 	if id != "" {
 		// A session's event stream (GET) stays open as long as its
 		// client lives; only requests (POST, DELETE) make it busy.
-		if r.Method != http.MethodGet && g.sessions.begin(id) {
-			defer g.sessions.end(id)
+		if r.Method != http.MethodGet && a.sessions.begin(id) {
+			defer a.sessions.end(id)
 		}
-		g.next.ServeHTTP(w, r)
+		a.next.ServeHTTP(w, r)
 		return
 	}
 	if r.Method != http.MethodPost {
-		g.next.ServeHTTP(w, r) // the SDK refuses it
+		a.next.ServeHTTP(w, r) // the SDK refuses it
 		return
 	}
 	// A POST without a session starts one.
-	if !g.sessions.reserve() {
+	if !a.sessions.reserve() {
 		w.Header().Set("Retry-After", "5")
-		http.Error(w, fmt.Sprintf("service unavailable: all %d MCP sessions are busy; retry later (a client ends its session with DELETE)", g.sessions.max), http.StatusServiceUnavailable)
+		http.Error(w, fmt.Sprintf("service unavailable: all %d MCP sessions are busy; retry later (a client ends its session with DELETE)", a.sessions.max), http.StatusServiceUnavailable)
 		return
 	}
-	defer func() { g.sessions.opened(w.Header().Get(sessionIDHeader)) }()
-	g.next.ServeHTTP(w, r)
+	defer func() { a.sessions.opened(w.Header().Get(sessionIDHeader)) }()
+	a.next.ServeHTTP(w, r)
 }
 
 // sessionIDHeader is the streamable HTTP transport's session header.
@@ -384,30 +357,6 @@ func normalizeOrigin(origin string) (string, bool) {
 	}
 	return scheme + "://" + net.JoinHostPort(strings.ToLower(strings.Trim(u.Hostname(), "[]")), port), true
 }
-
-// deadlineWriter gives every write and flush its own deadline: a client
-// that stops reading is cut off after timeout, while a stream that is
-// merely quiet (a long index run) lives on.
-type deadlineWriter struct {
-	http.ResponseWriter
-	rc      *http.ResponseController
-	timeout time.Duration
-}
-
-func (w *deadlineWriter) Write(p []byte) (int, error) {
-	_ = w.rc.SetWriteDeadline(time.Now().Add(w.timeout))
-	return w.ResponseWriter.Write(p)
-}
-
-func (w *deadlineWriter) FlushError() error {
-	_ = w.rc.SetWriteDeadline(time.Now().Add(w.timeout))
-	return w.rc.Flush()
-}
-
-func (w *deadlineWriter) Flush() { _ = w.FlushError() }
-
-// Unwrap lets http.ResponseController reach the connection.
-func (w *deadlineWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // sessionCap bounds the server's MCP sessions: when a new one would pass
 // the cap, the session idle longest (no request in progress; an open

@@ -19,6 +19,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/viberag/viberag/internal/testkit"
 )
 
 // serveOn serves s over HTTP on a real loopback listener (wrapped by wrap
@@ -31,12 +32,19 @@ func serveOn(t *testing.T, s *Server, opts HTTPOptions, wrap func(net.Listener) 
 		t.Fatal(err)
 	}
 	url := "http://" + ln.Addr().String() + HTTPPath
+	serveUntilEnd(t, ln, wrap, func(ctx context.Context, ln net.Listener) error { return s.ServeHTTP(ctx, ln, opts) })
+	return url
+}
+
+// serveUntilEnd runs serve on ln (wrapped by wrap when set) until the
+// test ends, then waits for it to stop.
+func serveUntilEnd(t *testing.T, ln net.Listener, wrap func(net.Listener) net.Listener, serve func(context.Context, net.Listener) error) {
 	if wrap != nil {
 		ln = wrap(ln)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- s.ServeHTTP(ctx, ln, opts) }()
+	go func() { done <- serve(ctx, ln) }()
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -45,26 +53,6 @@ func serveOn(t *testing.T, s *Server, opts HTTPOptions, wrap func(net.Listener) 
 			t.Error("HTTP server still running 30s after shutdown")
 		}
 	})
-	return url
-}
-
-// httpClientSession opens a real SDK client session to url.
-func httpClientSession(t *testing.T, url string) *sdk.ClientSession {
-	t.Helper()
-	cs, err := dialSession(url)
-	if err != nil {
-		t.Fatalf("connect %s: %v", url, err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
-}
-
-// dialSession opens a real SDK client session to url.
-func dialSession(url string) (*sdk.ClientSession, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	return sdk.NewClient(&sdk.Implementation{Name: "load-test", Version: "0"}, nil).
-		Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{}}, nil)
 }
 
 // httpClientSessionWhenFree opens a session to a server at its session
@@ -76,8 +64,10 @@ func httpClientSessionWhenFree(t *testing.T, url string) *sdk.ClientSession {
 	t.Helper()
 	var cs *sdk.ClientSession
 	var last error
-	eventually(t, time.Minute, "a session past the cap", func() bool {
-		cs, last = dialSession(url)
+	testkit.Eventually(t, time.Minute, "a session past the cap", func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		cs, last = testkit.DialHTTP(ctx, url, "", nil)
 		if last != nil && !strings.Contains(last.Error(), "Service Unavailable") {
 			t.Fatalf("connect %s: %v", url, last)
 		}
@@ -147,7 +137,7 @@ func TestHTTPStalledBodies(t *testing.T) {
 		}()
 	}
 
-	cs := httpClientSession(t, url)
+	cs := testkit.HTTPSession(t, url, "")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	if res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "get_status", Arguments: map[string]any{}}); err != nil || res.IsError {
@@ -223,7 +213,7 @@ func TestHTTPConnectionFlood(t *testing.T) {
 				flood = append(flood, c)
 			}
 			t.Logf("%d flood connections open", len(flood))
-			eventually(t, 30*time.Second, "the server to reach its connection cap", func() bool { return cl.accepted.Load() >= maxConns })
+			testkit.Eventually(t, 30*time.Second, "the server to reach its connection cap", func() bool { return cl.accepted.Load() >= maxConns })
 			if tc.close {
 				for _, c := range flood {
 					c.Close()
@@ -235,7 +225,7 @@ func TestHTTPConnectionFlood(t *testing.T) {
 					}
 				}()
 			}
-			cs := httpClientSession(t, url)
+			cs := testkit.HTTPSession(t, url, "")
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			if err := cs.Ping(ctx, nil); err != nil {
@@ -263,36 +253,18 @@ func (l *faultyListener) Accept() (net.Conn, error) {
 	return l.Listener.Accept()
 }
 
-// syncBuffer is a log destination safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestHTTPAcceptEMFILE: accept failing with EMFILE (injected) does not end
 // the server: it logs, backs off and serves the next client.
 func TestHTTPAcceptEMFILE(t *testing.T) {
-	var logs syncBuffer
-	opts := testOptions(t, copyFixture(t, "python"))
+	var logs testkit.Buffer
+	opts := testOptions(t, testkit.Fixture(t, "python"))
 	opts.NoWatch = true
 	opts.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	s := startServer(t, opts)
 	fl := &faultyListener{}
 	fl.fails.Store(8)
 	url := serveOn(t, s, HTTPOptions{}, func(ln net.Listener) net.Listener { fl.Listener = ln; return fl })
-	cs := httpClientSession(t, url)
+	cs := testkit.HTTPSession(t, url, "")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := cs.Ping(ctx, nil); err != nil {
@@ -334,11 +306,11 @@ func TestHTTPSessionCap(t *testing.T) {
 				t.Errorf("a call longer than the body deadline: %v", err)
 			}
 		}()
-		eventually(t, time.Minute, "calls to block", func() bool { return blocked.Load() == n })
+		testkit.Eventually(t, time.Minute, "calls to block", func() bool { return blocked.Load() == n })
 	}
 
-	a := httpClientSession(t, url)
-	b := httpClientSession(t, url)
+	a := testkit.HTTPSession(t, url, "")
+	b := testkit.HTTPSession(t, url, "")
 	block(b, 1)
 	c := httpClientSessionWhenFree(t, url) // evicts a: b is busy
 	if err := a.Ping(ctx, nil); err == nil {
@@ -349,7 +321,7 @@ func TestHTTPSessionCap(t *testing.T) {
 	}
 
 	block(c, 2) // b and c busy: no session can be evicted
-	req, _ := http.NewRequest("POST", url, strings.NewReader(initializeBody))
+	req, _ := http.NewRequest("POST", url, strings.NewReader(testkit.InitializeBody))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	resp, err := http.DefaultClient.Do(req)
@@ -408,7 +380,7 @@ func TestHTTPWriteTimeout(t *testing.T) {
 	addr := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), HTTPPath)
 
 	// A session, opened by a well-behaved client.
-	req, _ := http.NewRequest("POST", url, strings.NewReader(initializeBody))
+	req, _ := http.NewRequest("POST", url, strings.NewReader(testkit.InitializeBody))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	resp, err := http.DefaultClient.Do(req)
@@ -465,7 +437,7 @@ func TestHTTPWriteTimeout(t *testing.T) {
 // exist is -32602 and the session goes on.
 func TestHTTPUnknownTool(t *testing.T) {
 	s := stdioServer(t)
-	cs := httpClientSession(t, serveOn(t, s, HTTPOptions{}, nil))
+	cs := testkit.HTTPSession(t, serveOn(t, s, HTTPOptions{}, nil), "")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "no_such_tool"})

@@ -7,39 +7,12 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/viberag/viberag/internal/testkit"
 )
 
-// initializeBody is a minimal initialize request, as the conformance
-// suite's DNS rebinding scenario sends it.
-const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`
-
-func postInit(t *testing.T, url, host, origin, auth string) int {
-	t.Helper()
-	req, err := http.NewRequest("POST", url, strings.NewReader(initializeBody))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if host != "" {
-		req.Host = host
-	}
-	if origin != "" {
-		req.Header.Set("Origin", origin)
-	}
-	if auth != "" {
-		req.Header.Set("Authorization", auth)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	return resp.StatusCode
-}
-
 func TestHTTPGuard(t *testing.T) {
-	root := copyFixture(t, "python")
+	root := testkit.Fixture(t, "python")
 	opts := testOptions(t, root)
 	opts.NoWatch = true
 	s := startServer(t, opts)
@@ -85,7 +58,13 @@ func TestHTTPGuard(t *testing.T) {
 			_, port, _ := net.SplitHostPort(ts.Listener.Addr().String())
 			host := strings.ReplaceAll(tc.host, "PORT", port)
 			origin := strings.ReplaceAll(tc.origin, "PORT", port)
-			if got := postInit(t, ts.URL+HTTPPath, host, origin, tc.auth); got != tc.want {
+			h := http.Header{}
+			for k, v := range map[string]string{"Host": host, "Origin": origin, "Authorization": tc.auth} {
+				if v != "" {
+					h.Set(k, v)
+				}
+			}
+			if got := testkit.PostInitialize(t, ts.URL+HTTPPath, h); got != tc.want {
 				t.Errorf("status %d, want %d", got, tc.want)
 			}
 		})

@@ -3,51 +3,18 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"path"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/viberag/viberag/fileset"
 	"github.com/viberag/viberag/indexer"
 )
-
-// maxPathLen bounds a path argument; no repository path is longer.
-const maxPathLen = 4096
-
-// cleanRel validates a repository-relative path argument and returns it
-// cleaned, '/'-separated. It refuses what could name a file outside the
-// root before touching the file system: absolute paths, volume names,
-// backslashes and any ".." element. Symbolic links are checked later, on
-// the real path (see resolveInRoot).
-func cleanRel(arg, p string) (string, error) {
-	switch {
-	case p == "":
-		return "", argErr(arg, "is empty; give a path relative to the repository root, e.g. \"src/main.go\"")
-	case len(p) > maxPathLen:
-		return "", argErr(arg, "is %d bytes, over the limit of %d", len(p), maxPathLen)
-	case !utf8.ValidString(p) || strings.ContainsRune(p, 0):
-		return "", argErr(arg, "is not a valid path (NUL byte or invalid UTF-8)")
-	case strings.HasPrefix(p, "/") || filepath.IsAbs(p) || filepath.VolumeName(p) != "":
-		return "", argErr(arg, "%q is absolute; give a path relative to the repository root", trunc(p))
-	case strings.Contains(p, "\\"):
-		return "", argErr(arg, "%q contains a backslash; use '/' separators", trunc(p))
-	}
-	for _, el := range strings.Split(p, "/") {
-		if el == ".." {
-			return "", argErr(arg, "%q contains \"..\"; paths must stay inside the repository", trunc(p))
-		}
-	}
-	c := path.Clean(p)
-	if c == "." {
-		return "", argErr(arg, "%q names the repository root, not a file", trunc(p))
-	}
-	return c, nil
-}
 
 // resolveInRoot returns the real path of the file rel names, refusing one
 // whose symbolic links lead outside root (root must itself be real).
 func resolveInRoot(root, rel string) (string, error) {
-	real, err := filepath.EvalSymlinks(filepath.Join(root, filepath.FromSlash(rel)))
+	real, err := filepath.EvalSymlinks(fileset.Join(root, rel))
 	if err != nil {
 		return "", fmt.Errorf("resolve %s: %w", rel, err)
 	}

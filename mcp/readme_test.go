@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/viberag/viberag/internal/testkit"
 )
 
 // TestREADMEDocumentsEveryToolArgument lists the tools over a real client
@@ -20,9 +22,7 @@ func TestREADMEDocumentsEveryToolArgument(t *testing.T) {
 	}
 	readme := string(data)
 	root := t.TempDir()
-	if err := os.WriteFile(filepath.Join(root, "a.go"), []byte("package a\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testkit.WriteFile(t, filepath.Join(root, "a.go"), "package a\n")
 	s := startServer(t, testOptions(t, root))
 	cs := connect(t, s)
 	tools, err := cs.ListTools(t.Context(), nil)

@@ -56,18 +56,7 @@ type Options struct {
 // while the server runs — for a model that finished downloading after
 // the server started — and schedules an index run to embed what is
 // missing.
-func (s *Server) SetEmbedder(e embed.Provider, off string) {
-	s.mu.Lock()
-	s.vectorsOff, s.embedder = off, e
-	s.mu.Unlock()
-	s.swapMu.RLock()
-	s.planner.SetEmbedder(e, off)
-	s.swapMu.RUnlock()
-	if s.bg != nil {
-		s.bg.Runner.SetEmbedder(e, off)
-		s.bg.Runner.Schedule(false)
-	}
-}
+func (s *Server) SetEmbedder(e embed.Provider, off string) { s.idx.setEmbedder(e, off) }
 
 // Server is a viberag MCP server for one repository. It owns the index:
 // it opens it, keeps it fresh with a file watcher and serves queries from
@@ -75,37 +64,18 @@ func (s *Server) SetEmbedder(e embed.Provider, off string) {
 // query waits for a run or sees half of one.
 type Server struct {
 	root string
-	db   *tables.DB
 	log  *slog.Logger
 	mcp  *sdk.Server
-	bg   *indexer.Background // runs and watcher; nil when read-only
-	live *indexer.Live       // what get_status and index_state report beyond the index file
+	idx  *servedIndex  // the index, its planner, runs and repair
+	live *indexer.Live // what get_status and index_state report beyond the index file
 
-	beforeRun func() // Options.beforeRun
 	// progressEvery is how often a waiting index call reports progress.
 	progressEvery time.Duration
 
-	planner *query.Planner
-	dbPath  string      // the index file
-	dbFile  os.FileInfo // the file db has open, to notice it was replaced; guarded by swapMu
-
-	// srvLock is held while this server maintains the index; readOnly,
-	// when another server does, describes that server.
-	srvLock  *indexer.Lock
-	readOnly string
-
-	// swapMu guards db and planner, which change when a damaged index is
-	// replaced (heal.go): tools hold it for reading while they run.
-	swapMu sync.RWMutex
-
-	cancel     context.CancelFunc
-	life       context.Context // ends with Close: runs, the watcher and tool calls in progress
-	mu         sync.Mutex
-	closed     bool
-	vectorsOff string         // why the server has no embedder, for get_status; guarded by mu
-	embedder   embed.Provider // the embedder of queries, for a replaced index's planner; guarded by mu
-	rebuilding string         // why the index was found damaged and is being rebuilt; guarded by mu
-	suspect    string         // a corruption error a tool met, until a run checks it; guarded by mu
+	cancel context.CancelFunc
+	life   context.Context // ends with Close: runs, the watcher and tool calls in progress
+	mu     sync.Mutex      // guards closed
+	closed bool
 }
 
 // New opens (creating when needed) root's index, starts the file watcher
@@ -135,21 +105,35 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 	path := filepath.Join(dir, indexer.IndexFile)
 	// One server keeps an index fresh; a second one on the same index
-	// serves it read-only.
+	// serves it read-only, and so does one that may not write it (a
+	// shared or mounted index, a read-only directory or file): answers
+	// from the index as it is beat an agent without the tool.
 	srvLock, owner, maintainer, err := indexer.TryLockFile(path, indexer.ServerLockFile, "")
-	if err != nil {
+	var readOnly string
+	switch {
+	case errors.Is(err, tables.ErrNotWritable):
+		readOnly = notWritable(err)
+	case err != nil:
 		return nil, fmt.Errorf("mcp server: %w", err)
+	case !maintainer:
+		readOnly = "another viberag server, " + owner.String() + ", maintains it and keeps it fresh"
 	}
-	readOnly, rebuilding := "", ""
+	rebuilding := ""
 	var db *tables.DB
 	if maintainer {
 		db, err = openForWriting(ctx, path, root, log, &rebuilding)
-	} else {
-		readOnly = owner.String()
-		log.Warn("another viberag server maintains this index; serving it read-only", "holder", readOnly)
+		if errors.Is(err, tables.ErrNotWritable) {
+			// Runs would fail the same way: another server that may
+			// write the index is welcome to maintain it.
+			srvLock.Release()
+			srvLock, maintainer, readOnly = nil, false, notWritable(err)
+		}
+	}
+	if !maintainer {
+		log.Warn("serving the index read-only: no index runs, no file watcher", "reason", readOnly)
 		db, err = indexer.Open(ctx, path, indexer.OpenOptions{ReadOnly: true})
 		if err != nil {
-			err = fmt.Errorf("another server (%s) maintains this index: %w", readOnly, err)
+			err = fmt.Errorf("serving the index read-only (%s): %w", readOnly, err)
 		}
 	}
 	dbFile, _ := os.Stat(path)
@@ -168,44 +152,48 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	// that created it.
 	life, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	s := &Server{
-		root: root, db: db, log: log,
-		beforeRun: opts.beforeRun,
-		life:      life, cancel: cancel, dbPath: path, dbFile: dbFile, rebuilding: rebuilding, embedder: opts.Index.Embedder,
-		srvLock: srvLock, readOnly: readOnly,
+		root: root, log: log,
+		life: life, cancel: cancel,
 
 		progressEvery: cmp.Or(opts.progressEvery, 500*time.Millisecond),
 	}
-	s.vectorsOff = opts.Index.VectorsOff
+	s.idx = &servedIndex{
+		root: root, db: db, log: log,
+		beforeRun: opts.beforeRun,
+		life:      life, dbPath: path, dbFile: dbFile, rebuilding: rebuilding, embedder: opts.Index.Embedder,
+		srvLock: srvLock, readOnly: readOnly,
+	}
+	s.idx.vectorsOff = opts.Index.VectorsOff
 	qopts := query.Options{Embedder: opts.Index.Embedder, VectorsOff: opts.Index.VectorsOff, Present: PresentAction, ResidentVectors: true}
-	if s.planner, err = query.New(ctx, db, qopts); err != nil {
+	if s.idx.planner, err = query.New(ctx, db.Reader(), qopts); err != nil {
 		cancel()
 		db.Close()
 		srvLock.Release()
 		return nil, fmt.Errorf("mcp server: %w", err)
 	}
-	s.live = &indexer.Live{HadIndex: meta[tables.MetaLastIndexedAt] != "", ReadOnly: readOnly, Damage: s.damageState,
+	s.live = &indexer.Live{HadIndex: meta[tables.MetaLastIndexedAt] != "", ReadOnly: readOnly, Damage: s.idx.damageState,
 		VectorsOff: func() string {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			return s.vectorsOff
+			s.idx.mu.Lock()
+			defer s.idx.mu.Unlock()
+			return s.idx.vectorsOff
 		}}
 	s.mcp = sdk.NewServer(&sdk.Implementation{Name: "viberag", Title: "viberag code index", Version: indexer.Version()},
 		&sdk.ServerOptions{Instructions: instructions, Logger: log, Capabilities: &sdk.ServerCapabilities{}})
-	s.mcp.AddReceivingMiddleware(s.guardTools, s.healTools)
+	s.mcp.AddReceivingMiddleware(s.guardTools, s.idx.healTools)
 	s.addTools()
 
 	if readOnly != "" {
 		// The other server runs the index and watches the files.
 		return s, nil
 	}
-	s.bg = indexer.StartBackground(life, db, indexer.BackgroundOptions{
+	s.idx.bg = indexer.StartBackground(life, db, indexer.BackgroundOptions{
 		Root: root, DataDir: dir, Index: opts.Index, NoWatch: opts.NoWatch,
 		Debounce: opts.Debounce, PollInterval: opts.PollInterval, Logger: log,
-		Do:       s.runIndex,
-		Current:  s.currentDB,
+		Do:       s.idx.runIndex,
+		Current:  s.idx.currentDB,
 		AddWatch: opts.addWatch,
 	})
-	s.live.Background = s.bg
+	s.live.Background = s.idx.bg
 	return s, nil
 }
 
@@ -238,22 +226,14 @@ func (s *Server) Close() error {
 	s.closed = true
 	s.mu.Unlock()
 	s.cancel()
-	if s.bg != nil {
-		if s.bg.Watcher != nil {
-			<-s.bg.Watcher.Stopped()
-		}
-		s.bg.Runner.Wait()
-	}
-	s.swapMu.Lock()
-	defer s.swapMu.Unlock()
-	return errors.Join(s.planner.Close(), s.db.Close(), s.srvLock.Release())
+	return s.idx.close()
 }
 
 // openForWriting opens the index of a server that maintains it. Opening
 // may repair a damaged index, a write: it takes the write lock for that
 // like every writer. *rebuilding says why the index was replaced.
 func openForWriting(ctx context.Context, path, root string, log *slog.Logger, rebuilding *string) (*tables.DB, error) {
-	lock, err := indexer.AcquireLock(ctx, path, indexer.LockOptions{Waiting: func(h indexer.Holder, waited time.Duration) {
+	lock, err := indexer.AcquireLock(ctx, path, indexer.LockOptions{OpenOnly: true, Waiting: func(h indexer.Holder, waited time.Duration) {
 		if waited == 0 {
 			log.Info("waiting for another writer to open the index", "holder", h.String())
 		}
@@ -266,6 +246,16 @@ func openForWriting(ctx context.Context, path, root string, log *slog.Logger, re
 		*rebuilding = reason
 		log.Warn("index damaged: moved it aside; rebuilding it", "reason", reason, "copy", path+indexer.DamagedSuffix)
 	}})
+}
+
+// notWritable is why a server may not write its index, from an error
+// wrapping tables.ErrNotWritable: the directory or file, its mode and
+// owner, the user, the fix.
+func notWritable(err error) string {
+	if ne, ok := errors.AsType[*tables.NotWritableError](err); ok {
+		return ne.Reason()
+	}
+	return err.Error()
 }
 
 // instructions tell the client's model what the server is for and how its

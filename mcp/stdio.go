@@ -35,13 +35,13 @@ const (
 // on. It also:
 //
 //   - echoes every request id byte for byte (the SDK keeps ids as int64
-//     or string, so 1.5 came back as 1 and 2^63 changed): requests reach
+//     or string, so 1.5 would come back as 1, and 2^63 altered): requests reach
 //     the SDK under ids of its own, and answers go out under the client's;
 //   - refuses ids MCP forbids (null, objects, arrays, booleans) with
 //     -32600;
 //   - answers a batch (JSON-RPC 2.0, MCP 2025-03-26) with one array, an
 //     error for each invalid member;
-//   - gives every error a JSON-RPC code (-32603 where the SDK had none);
+//   - gives every error a JSON-RPC code (-32603 where the SDK's has none);
 //   - stops reading while MaxInFlight requests await their answer, so
 //     memory stays flat however many requests a client pipelines. (A
 //     handler must then not wait for a message from the client; viberag's
@@ -302,13 +302,19 @@ func (c *lineConn) reject(id json.RawMessage, code int64, msg string) {
 var bom = []byte("\xef\xbb\xbf")
 
 // handleLine hands the message or batch on one line to the SDK, or
-// answers it with an error; false when the connection closed meanwhile.
+// answers it with an error (a line that is not Unicode text, see
+// checkUnicode, among them); false when the connection closed meanwhile.
 // Blocks while MaxInFlight requests are pending.
 func (c *lineConn) handleLine(line []byte) bool {
 	line = bytes.TrimSpace(bytes.TrimPrefix(line, bom))
-	switch {
-	case len(line) == 0:
+	if len(line) == 0 {
 		return true
+	}
+	if err := checkUnicode(line); err != nil {
+		c.reject(requestID(line), jsonrpc.CodeParseError, err.Error())
+		return true
+	}
+	switch {
 	case !json.Valid(line):
 		c.reject(nil, jsonrpc.CodeParseError, "parse error: the line is not valid JSON")
 		return true

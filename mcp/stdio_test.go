@@ -3,7 +3,6 @@ package mcp
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,19 +15,13 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/viberag/viberag/internal/testkit"
 )
 
-// stdioPeer is the client end of a server session over a LineTransport
-// on real pipes: it writes raw lines and reads the server's lines.
-type stdioPeer struct {
-	mu    sync.Mutex
-	in    *os.File    // the server's standard input, written here
-	lines chan []byte // the server's output, line by line
-}
-
 // serveLines runs s over a LineTransport on os.Pipes until the test ends
-// (closing the server's input ends the session, which must then finish).
-func serveLines(t *testing.T, s *Server, lt LineTransport) *stdioPeer {
+// (closing the server's input ends the session, which must then finish),
+// and returns a raw client on them.
+func serveLines(t *testing.T, s *Server, lt LineTransport) *testkit.Peer {
 	t.Helper()
 	inR, inW, err := os.Pipe()
 	if err != nil {
@@ -41,15 +34,6 @@ func serveLines(t *testing.T, s *Server, lt LineTransport) *stdioPeer {
 	lt.Reader, lt.Writer = inR, outW
 	done := make(chan error, 1)
 	go func() { done <- s.MCP().Run(context.Background(), &lt) }()
-	p := &stdioPeer{in: inW, lines: make(chan []byte, 1024)}
-	go func() {
-		defer close(p.lines)
-		sc := bufio.NewScanner(outR)
-		sc.Buffer(nil, 64<<20)
-		for sc.Scan() {
-			p.lines <- append([]byte(nil), sc.Bytes()...)
-		}
-	}()
 	t.Cleanup(func() {
 		inW.Close()
 		select {
@@ -62,80 +46,11 @@ func serveLines(t *testing.T, s *Server, lt LineTransport) *stdioPeer {
 		}
 		outR.Close()
 	})
-	return p
-}
-
-func (p *stdioPeer) send(t *testing.T, line string) {
-	t.Helper()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if _, err := io.WriteString(p.in, line+"\n"); err != nil {
-		t.Fatalf("write to the server: %v", err)
-	}
-}
-
-// reply is one line from the server, with its id kept as raw bytes.
-type reply struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Result json.RawMessage `json:"result"`
-	Error  *jsonrpc.Error  `json:"error"`
-	batch  []reply         // the answers of a batch, on one line
-	line   string
-}
-
-func (p *stdioPeer) next(t *testing.T) reply {
-	t.Helper()
-	select {
-	case line, ok := <-p.lines:
-		if !ok {
-			t.Fatal("the server closed its output (session ended)")
-		}
-		var r reply
-		target := any(&r)
-		if len(line) > 0 && line[0] == '[' {
-			target = &r.batch
-		}
-		if err := json.Unmarshal(line, target); err != nil {
-			t.Fatalf("server wrote a line that is not JSON: %q", line)
-		}
-		r.line = string(line)
-		return r
-	case <-time.After(60 * time.Second):
-		t.Fatal("no reply from the server within 60s")
-	}
-	panic("unreachable")
-}
-
-// until reads replies until the one with id (raw JSON), returning it and
-// the replies before it (notifications excluded).
-func (p *stdioPeer) until(t *testing.T, id string) (reply, []reply) {
-	t.Helper()
-	var before []reply
-	for {
-		r := p.next(t)
-		if r.Method != "" {
-			continue // a notification or a request of the server's
-		}
-		if string(r.ID) == id {
-			return r, before
-		}
-		before = append(before, r)
-	}
-}
-
-// initialize performs the MCP handshake over raw lines.
-func (p *stdioPeer) initialize(t *testing.T) {
-	t.Helper()
-	p.send(t, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
-	if r, _ := p.until(t, `"init"`); r.Error != nil {
-		t.Fatalf("initialize: %v", r.Error)
-	}
-	p.send(t, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return testkit.NewPeer(inW, outR)
 }
 
 func stdioServer(t *testing.T) *Server {
-	opts := testOptions(t, copyFixture(t, "python"))
+	opts := testOptions(t, testkit.Fixture(t, "python"))
 	opts.NoWatch = true
 	return startServer(t, opts)
 }
@@ -146,7 +61,7 @@ func stdioServer(t *testing.T) *Server {
 func TestStdioBadLines(t *testing.T) {
 	s := stdioServer(t)
 	p := serveLines(t, s, LineTransport{MaxLineBytes: 4096})
-	p.initialize(t)
+	p.Initialize(t)
 	long := `{"jsonrpc":"2.0","id":9,"method":"ping","params":{"pad":"` + strings.Repeat("x", 10000) + `"}}`
 	tests := []struct {
 		name, line string
@@ -180,16 +95,16 @@ func TestStdioBadLines(t *testing.T) {
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p.send(t, tc.line)
+			p.Send(t, tc.line)
 			pingID := fmt.Sprintf(`"ping-%d"`, i)
-			p.send(t, `{"jsonrpc":"2.0","id":`+pingID+`,"method":"ping"}`)
-			ping, before := p.until(t, pingID)
+			p.Send(t, `{"jsonrpc":"2.0","id":`+pingID+`,"method":"ping"}`)
+			ping, before := p.Until(t, pingID)
 			if ping.Error != nil {
 				t.Fatalf("the ping after it failed: %v", ping.Error)
 			}
 			var got []string
 			for _, r := range before {
-				if r.batch != nil {
+				if r.Batch != nil {
 					got = append(got, "batch")
 				} else if r.Error != nil {
 					got = append(got, fmt.Sprintf("%d %s", r.Error.Code, r.ID))
@@ -209,18 +124,18 @@ func TestStdioBadLines(t *testing.T) {
 func TestStdioIDsEcho(t *testing.T) {
 	s := stdioServer(t)
 	p := serveLines(t, s, LineTransport{})
-	p.initialize(t)
+	p.Initialize(t)
 	ids := []string{
 		`1`, `0`, `-1`, `1.5`, `9223372036854775808`, `18446744073709551616`, `12345678901234567890123`,
 		`1e3`, `-0`, `2.50`, `"abc"`, `""`, `"\u00e9"`, `"é"`, `"a\"b"`, `"1"`,
 	}
 	for _, id := range ids {
-		p.send(t, `{"jsonrpc":"2.0","id":`+id+`,"method":"ping"}`)
+		p.Send(t, `{"jsonrpc":"2.0","id":`+id+`,"method":"ping"}`)
 	}
 	// Answers may come in any order: collect them all.
 	got := map[string]bool{}
 	for range ids {
-		r := p.next(t)
+		r := p.Next(t)
 		if r.Error != nil {
 			t.Errorf("id %s: %v", r.ID, r.Error)
 		}
@@ -232,10 +147,10 @@ func TestStdioIDsEcho(t *testing.T) {
 		}
 	}
 	// The same id twice in flight is the client's business: both answered.
-	p.send(t, `{"jsonrpc":"2.0","id":77,"method":"ping"}`)
-	p.send(t, `{"jsonrpc":"2.0","id":77,"method":"ping"}`)
-	p.until(t, "77")
-	p.until(t, "77")
+	p.Send(t, `{"jsonrpc":"2.0","id":77,"method":"ping"}`)
+	p.Send(t, `{"jsonrpc":"2.0","id":77,"method":"ping"}`)
+	p.Until(t, "77")
+	p.Until(t, "77")
 }
 
 // TestStdioUnknownTool: a call to a tool that does not exist is -32602
@@ -245,19 +160,19 @@ func TestStdioUnknownTool(t *testing.T) {
 	p := serveLines(t, s, LineTransport{})
 	// Before initialize, a tool call is refused with a spec code (the SDK
 	// leaves this error uncoded: code 0 on the wire).
-	p.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
-	if r, _ := p.until(t, "1"); r.Error == nil || r.Error.Code == 0 {
-		t.Errorf("tools/list before initialize: %s, want an error with a JSON-RPC code", r.line)
+	p.Send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	if r, _ := p.Until(t, "1"); r.Error == nil || r.Error.Code == 0 {
+		t.Errorf("tools/list before initialize: %s, want an error with a JSON-RPC code", r.Line)
 	}
-	p.initialize(t)
-	p.send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}`)
-	r, _ := p.until(t, "2")
+	p.Initialize(t)
+	p.Send(t, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}`)
+	r, _ := p.Until(t, "2")
 	if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(r.Error.Message, "no_such_tool") {
-		t.Fatalf("unknown tool: %s, want error -32602 naming the tool", r.line)
+		t.Fatalf("unknown tool: %s, want error -32602 naming the tool", r.Line)
 	}
-	p.send(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_status","arguments":{}}}`)
-	if r, _ := p.until(t, "3"); r.Error != nil || strings.Contains(string(r.Result), `"isError":true`) {
-		t.Fatalf("get_status after the unknown tool: %s", r.line)
+	p.Send(t, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"get_status","arguments":{}}}`)
+	if r, _ := p.Until(t, "3"); r.Error != nil || strings.Contains(string(r.Result), `"isError":true`) {
+		t.Fatalf("get_status after the unknown tool: %s", r.Line)
 	}
 }
 
@@ -373,34 +288,34 @@ func TestStdioInFlightBound(t *testing.T) {
 		return &sdk.CallToolResult{}, nil, nil
 	})
 	p := serveLines(t, s, LineTransport{MaxInFlight: bound})
-	p.initialize(t)
+	p.Initialize(t)
 
-	p.send(t, `{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"block","arguments":{"wait":true}}}`)
+	p.Send(t, `{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"block","arguments":{"wait":true}}}`)
 	select {
 	case <-started:
 	case <-time.After(60 * time.Second):
 		t.Fatal("the call to cancel never started")
 	}
-	p.send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c"}}`)
+	p.Send(t, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"c"}}`)
 	select {
 	case <-cancelled:
 	case <-time.After(60 * time.Second):
 		t.Fatal("the cancellation of request \"c\" never reached its handler")
 	}
-	p.until(t, `"c"`)
+	p.Until(t, `"c"`)
 
 	wrote := make(chan struct{})
 	go func() {
 		defer close(wrote)
 		for i := range calls {
 			line := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"block","arguments":{}}}`+"\n", i)
-			if _, err := io.WriteString(p.in, line); err != nil {
+			if _, err := io.WriteString(p, line); err != nil {
 				t.Errorf("write call %d: %v", i, err)
 				return
 			}
 		}
 	}()
-	eventually(t, 60*time.Second, "handlers to start", func() bool { return running.Load() == bound })
+	testkit.Eventually(t, 60*time.Second, "handlers to start", func() bool { return running.Load() == bound })
 	// The pipe (64 KiB) and the reader's buffer (64 KiB) hold far fewer
 	// than 5,000 calls (~500 KB): the writer must be blocked.
 	select {
@@ -410,7 +325,7 @@ func TestStdioInFlightBound(t *testing.T) {
 	}
 	close(release)
 	for range calls {
-		if r := p.next(t); r.Error != nil {
+		if r := p.Next(t); r.Error != nil {
 			t.Fatalf("call %s: %v", r.ID, r.Error)
 		}
 	}
@@ -426,17 +341,17 @@ func TestStdioInFlightBound(t *testing.T) {
 func TestStdioAnswersAfterInputEnds(t *testing.T) {
 	s := stdioServer(t)
 	p := serveLines(t, s, LineTransport{MaxInFlight: 4})
-	p.initialize(t)
+	p.Initialize(t)
 	const calls = 40
 	for i := range calls {
-		p.send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"get_status","arguments":{}}}`, i))
+		p.Send(t, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"get_status","arguments":{}}}`, i))
 	}
-	p.in.Close()
+	p.CloseInput()
 	got := 0
 	deadline := time.After(2 * time.Minute)
 	for {
 		select {
-		case line, ok := <-p.lines:
+		case line, ok := <-p.Lines():
 			if !ok {
 				if got != calls {
 					t.Fatalf("%d of %d calls answered before the session ended", got, calls)
@@ -458,13 +373,13 @@ func TestStdioAnswersAfterInputEnds(t *testing.T) {
 func TestStdioBatch(t *testing.T) {
 	s := stdioServer(t)
 	p := serveLines(t, s, LineTransport{MaxInFlight: 2}) // fewer slots than requests in the batch
-	p.initialize(t)
-	p.send(t, `[{"jsonrpc":"2.0","id":1.5,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/whatever"},`+
+	p.Initialize(t)
+	p.Send(t, `[{"jsonrpc":"2.0","id":1.5,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/whatever"},`+
 		`{"jsonrpc":"2.0","id":"b","method":"ping"},1,{"id":3,"method":"ping"},`+
 		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"no_such_tool"}}]`)
-	r := p.next(t)
+	r := p.Next(t)
 	got := map[string]string{}
-	for _, m := range r.batch {
+	for _, m := range r.Batch {
 		code := "ok"
 		if m.Error != nil {
 			code = fmt.Sprint(m.Error.Code)
@@ -473,10 +388,10 @@ func TestStdioBatch(t *testing.T) {
 	}
 	want := map[string]string{"1.5": "ok ", `"b"`: "ok ", "null": "-32600 ", "3": "-32600 ", "4": "-32602 "}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Fatalf("batch answers %v, want %v (line %s)", got, want, r.line)
+		t.Fatalf("batch answers %v, want %v (line %s)", got, want, r.Line)
 	}
-	p.send(t, `{"jsonrpc":"2.0","id":"after","method":"ping"}`)
-	if r, before := p.until(t, `"after"`); r.Error != nil || len(before) > 0 {
-		t.Fatalf("ping after the batch: %s, unexpected replies before it: %v", r.line, before)
+	p.Send(t, `{"jsonrpc":"2.0","id":"after","method":"ping"}`)
+	if r, before := p.Until(t, `"after"`); r.Error != nil || len(before) > 0 {
+		t.Fatalf("ping after the batch: %s, unexpected replies before it: %v", r.Line, before)
 	}
 }

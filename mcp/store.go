@@ -293,7 +293,7 @@ func (e *storeEngine) Search(ctx context.Context, req query.Request) (*query.Res
 func partialNote(missing []fanout.Missing) string {
 	names := make([]string, len(missing))
 	for i, m := range missing {
-		names[i] = m.Repo + " (shard " + m.Shard + ")"
+		names[i] = m.String()
 	}
 	return "partial: no answer from " + strings.Join(names, ", ")
 }
@@ -377,25 +377,14 @@ func (s *StoreServer) addTools() {
 			Description: "repositories to search: names or globs (github.com/acme/*, **/api); default every repository you may read (list_repos)",
 		}
 	}
-	searchSchema := mustSchema[SearchIn]()
-	intents := searchSchema.Properties["intent"]
-	for _, i := range query.Intents() {
-		intents.Enum = append(intents.Enum, string(i))
-	}
-	setRange(searchSchema.Properties["k"], 0, query.MaxLimit)
-	describeScope(searchSchema.Properties["scope"])
-	withRepo(searchSchema.Properties["scope"])
-	refsSchema := mustSchema[RefsIn]()
-	setRange(refsSchema.Properties["k"], 0, maxRefs)
-	describeScope(refsSchema.Properties["scope"])
-	withRepo(refsSchema.Properties["scope"])
-	symSchema := mustSchema[StoreSymbolIn]()
-	setRange(symSchema.Properties["max_code_chars"], 0, query.MaxCodeBytes)
+	search, refs := searchSchema(), refsSchema()
+	withRepo(search.Properties["scope"])
+	withRepo(refs.Properties["scope"])
 
 	sdk.AddTool(s.mcp, &sdk.Tool{Name: "codebase_search", Description: descSearch + ` Hits carry their repo; scope.repo narrows the search to repositories.`,
-		Annotations: ro, InputSchema: searchSchema}, s.search)
-	sdk.AddTool(s.mcp, &sdk.Tool{Name: "get_symbol_details", Description: descSymbol, Annotations: ro, InputSchema: symSchema}, s.symbol)
-	sdk.AddTool(s.mcp, &sdk.Tool{Name: "find_references", Description: descRefs, Annotations: ro, InputSchema: refsSchema}, s.references)
+		Annotations: ro, InputSchema: search}, s.search)
+	sdk.AddTool(s.mcp, &sdk.Tool{Name: "get_symbol_details", Description: descSymbol, Annotations: ro, InputSchema: symbolSchema[StoreSymbolIn]()}, s.symbol)
+	sdk.AddTool(s.mcp, &sdk.Tool{Name: "find_references", Description: descRefs, Annotations: ro, InputSchema: refs}, s.references)
 	sdk.AddTool(s.mcp, &sdk.Tool{Name: "get_surrounding_code", Description: descSurrounding + ` With path and line, give repo too.`, Annotations: ro}, s.surrounding)
 	sdk.AddTool(s.mcp, &sdk.Tool{Name: "read_file_lines", Description: `Read lines of a file of a repository as it was pushed (repo and repository-relative path, as results give them). Returns at most 400 lines per call; when truncated, continue at next_start_line.`,
 		Annotations: ro}, s.readLines)
@@ -518,38 +507,14 @@ type StoreSurroundingOut struct {
 }
 
 func (s *StoreServer) surrounding(ctx context.Context, req *sdk.CallToolRequest, in StoreSurroundingIn) (*sdk.CallToolResult, *StoreSurroundingOut, error) {
-	byLine := in.Path != "" || in.Line != 0
+	args, err := surroundingArgs(in.GetSurroundingCodeIn, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	byLine := args.Path != ""
 	repoName := in.Repo
-	id := in.ID
-	switch {
-	case in.ID == "" && !byLine:
-		return nil, nil, argErr("id", "missing; give a symbol or chunk id from another tool's result, or path, line and repo")
-	case in.ID != "" && byLine:
-		return nil, nil, argErr("id", "give id, or path and line, not both")
-	case in.ID != "":
-		local, r, ok := fanout.SplitID(in.ID)
-		if !ok || !idPattern.MatchString(local) {
-			return nil, nil, argErr("id", "%q is not an id; give a symbol or chunk id (s or c + 16 hex digits, @ and the repository) from codebase_search or find_references", trunc(in.ID))
-		}
-		id, repoName = local, r
-	case in.Line < 1:
-		return nil, nil, argErr("line", "%d is not a line number; give a 1-based line together with path", in.Line)
-	}
-	path := ""
-	if byLine {
-		rel, err := cleanRel("path", in.Path)
-		if err != nil {
-			return nil, nil, err
-		}
-		path = rel
-	}
-	before, err := countArg("before", in.Before)
-	if err != nil {
-		return nil, nil, err
-	}
-	after, err := countArg("after", in.After)
-	if err != nil {
-		return nil, nil, err
+	if args.ID != "" {
+		repoName = args.Repo
 	}
 	repo, err := s.repoArg(ctx, req, repoName)
 	if err != nil {
@@ -558,10 +523,10 @@ func (s *StoreServer) surrounding(ctx context.Context, req *sdk.CallToolRequest,
 		}
 		return nil, nil, err
 	}
-	n, err := s.fan.Neighbourhood(ctx, repo, id, path, in.Line, before, after)
+	n, err := s.fan.Neighbourhood(ctx, repo, args.ID, args.Path, args.Line, args.Before, args.After)
 	switch {
 	case errors.Is(err, query.ErrNoAnchor) && byLine:
-		return nil, nil, argErr("line", "%d is past the last indexed line of %s in %s, or the file is not there", in.Line, path, repo.Name)
+		return nil, nil, argErr("line", "%d is past the last indexed line of %s in %s, or the file is not there", args.Line, args.Path, repo.Name)
 	case errors.Is(err, query.ErrNoAnchor):
 		return nil, nil, argErr("id", "%s is not in the index (ids change when a symbol is renamed or its file is re-chunked); search again for a current id", in.ID)
 	case err != nil:
@@ -618,14 +583,11 @@ type StoreReadOut struct {
 }
 
 func (s *StoreServer) readLines(ctx context.Context, req *sdk.CallToolRequest, in StoreReadIn) (*sdk.CallToolResult, *StoreReadOut, error) {
-	rel, err := cleanRel("path", in.Path)
+	args, err := readArgs(in.ReadFileLinesIn)
 	if err != nil {
 		return nil, nil, err
 	}
-	start, end, err := lineRange(in.StartLine, in.EndLine)
-	if err != nil {
-		return nil, nil, err
-	}
+	rel := args.Path
 	repo, err := s.repoArg(ctx, req, in.Repo)
 	if err != nil {
 		return nil, nil, err
@@ -645,34 +607,18 @@ func (s *StoreServer) readLines(ctx context.Context, req *sdk.CallToolRequest, i
 	if err != nil {
 		return nil, nil, storeErr(err)
 	}
-	out := &ReadFileLinesOut{Path: rel, StartLine: start, TotalLines: total, Freshness: s.live.Freshness()}
-	if total == 0 && start == 1 {
+	out := &ReadFileLinesOut{Path: rel, StartLine: args.Start, TotalLines: total, Freshness: s.live.Freshness()}
+	if total == 0 && args.Start == 1 {
 		return nil, &StoreReadOut{ReadFileLinesOut: out, Repo: repo.Name}, nil
 	}
-	if start > total {
-		return nil, nil, argErr("start_line", "%d is past the end of %s, which has %d lines", start, rel, total)
+	if args.Start > total {
+		return nil, nil, argErr("start_line", "%d is past the end of %s, which has %d lines", args.Start, rel, total)
 	}
-	want := min(end, total, start+maxReadLines-1)
-	lines, err := rd.FileLines(ctx, fid, start, want)
+	lines, err := rd.FileLines(ctx, fid, args.Start, min(args.End, total, args.Start+maxReadLines-1))
 	if err != nil {
 		return nil, nil, storeErr(err)
 	}
-	var b strings.Builder
-	n := start - 1
-	for i, line := range cutLines(lines) {
-		if b.Len()+len(line)+1 > maxReadBytes {
-			break
-		}
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(line)
-		n++
-	}
-	out.Text, out.EndLine = b.String(), n
-	if n < min(end, total) {
-		out.Truncated, out.NextStart = true, n+1
-	}
+	out.page(lines, args.End)
 	return nil, &StoreReadOut{ReadFileLinesOut: out, Repo: repo.Name}, nil
 }
 

@@ -5,15 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/internal/testkit"
+	"github.com/viberag/viberag/internal/testkit/indextest"
 	"github.com/viberag/viberag/tables/postgres"
 	"github.com/viberag/viberag/tables/postgres/pgtest"
 )
@@ -37,85 +36,37 @@ func goRepo(t *testing.T, tag string) string {
 		"util.go":  fmt.Sprintf("package %s\n\n// Retry%s retries the %s handshake.\nfunc Retry%s() { _ = Dial(\"x\") }\n", tag, tag, tag, tag),
 		"notes.md": fmt.Sprintf("# %s\n\nThe %s package dials.\n", tag, tag),
 	}
-	for p, body := range files {
-		if err := os.WriteFile(filepath.Join(root, p), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testkit.WriteFiles(t, root, files)
 	return root
 }
 
 func newStoreFixture(t *testing.T) *storeFixture {
 	t.Helper()
 	ctx := context.Background()
-	cat := pgtest.Start(t)
-	f := &storeFixture{shards: []*pgtest.Server{pgtest.Start(t), pgtest.Start(t)}}
-	if err := postgres.Init(ctx, cat.URL, []string{f.shards[0].URL, f.shards[1].URL}); err != nil {
-		t.Fatal(err)
+	cat, shards := indextest.Store(t, 2)
+	f := &storeFixture{shards: shards}
+	for _, r := range []struct{ name, tag string }{{"acme/net", "netx"}, {"acme/crypto", "cryptox"}, {"other/cmd", "cmdx"}} {
+		indextest.Push(t, cat, r.name, goRepo(t, r.tag))
 	}
-	c, err := postgres.Open(ctx, cat.URL)
+	c, err := postgres.Open(ctx, cat)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	for _, r := range []struct{ name, tag string }{{"acme/net", "netx"}, {"acme/crypto", "cryptox"}, {"other/cmd", "cmdx"}} {
-		p, err := c.BeginPush(ctx, r.name, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := indexer.Push(ctx, p, goRepo(t, r.tag), indexer.Options{Workers: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := p.Commit(ctx, res.Commit); err != nil {
-			t.Fatal(err)
-		}
-	}
 	if f.tokA, err = c.CreateToken(ctx, []string{"acme/*"}, "A"); err != nil {
 		t.Fatal(err)
 	}
 	if f.tokB, err = c.CreateToken(ctx, []string{"other/*"}, "B"); err != nil {
 		t.Fatal(err)
 	}
-	st, err := postgres.OpenStore(ctx, cat.URL, postgres.StoreOptions{StatementTimeout: 5 * time.Second, ConnectTimeout: time.Second})
+	st, err := postgres.OpenStore(ctx, cat, postgres.StoreOptions{StatementTimeout: 5 * time.Second, ConnectTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(st.Close)
-	ln, err := ListenStore("127.0.0.1:0", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sctx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	s := NewStoreServer(st, StoreServerOptions{Timeout: 5 * time.Second})
-	go func() { done <- s.ServeHTTP(sctx, ln, HTTPOptions{}) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
-	f.base = "http://" + ln.Addr().String()
+	f.base = "http://" + serveStore(t, st, HTTPOptions{}, nil)
 	f.url = f.base + HTTPPath
 	return f
-}
-
-type bearer struct{ tok string }
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.tok)
-	return http.DefaultTransport.RoundTrip(r)
-}
-
-func (f *storeFixture) session(t *testing.T, tok string) *sdk.ClientSession {
-	t.Helper()
-	c := sdk.NewClient(&sdk.Implementation{Name: "test-client", Version: "0"}, nil)
-	cs, err := c.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: f.url, HTTPClient: &http.Client{Transport: bearer{tok}}}, nil)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
 }
 
 type storeHits struct {
@@ -131,11 +82,11 @@ type storeHits struct {
 // toolErr calls a tool that must fail and returns its message.
 func toolErr(t *testing.T, cs *sdk.ClientSession, name string, args any) string {
 	t.Helper()
-	res := call(t, cs, name, args)
+	res := testkit.Call(t, cs, name, args)
 	if !res.IsError {
 		t.Fatalf("%s(%s): succeeded, want an error: %s", name, mustJSON(args), trunc(mustJSON(res.StructuredContent)))
 	}
-	return resultText(res)
+	return testkit.Text(res)
 }
 
 // TestStoreAccess: a token reads its repositories and nothing else; what
@@ -143,31 +94,24 @@ func toolErr(t *testing.T, cs *sdk.ClientSession, name string, args any) string 
 func TestStoreAccess(t *testing.T) {
 	f := newStoreFixture(t)
 	for _, tok := range []string{"", "vbr_notatoken", f.tokA + "x"} {
-		req, _ := http.NewRequest(http.MethodPost, f.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
+		h := http.Header{}
 		if tok != "" {
-			req.Header.Set("Authorization", "Bearer "+tok)
+			h.Set("Authorization", "Bearer "+tok)
 		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusUnauthorized {
-			t.Errorf("token %q: status %d, want 401", tok, resp.StatusCode)
+		if status := testkit.PostInitialize(t, f.url, h); status != http.StatusUnauthorized {
+			t.Errorf("token %q: status %d, want 401", tok, status)
 		}
 	}
 
-	a, b := f.session(t, f.tokA), f.session(t, f.tokB)
+	a, b := testkit.HTTPSession(t, f.url, f.tokA), testkit.HTTPSession(t, f.url, f.tokB)
 	var repos ListReposOut
-	callOK(t, a, "list_repos", map[string]any{}, &repos)
+	testkit.CallOK(t, a, "list_repos", map[string]any{}, &repos)
 	if len(repos.Repos) != 2 || repos.Repos[0].Name != "acme/crypto" || repos.Repos[1].Name != "acme/net" {
 		t.Fatalf("list_repos with token A: %+v", repos.Repos)
 	}
 
 	var hits storeHits
-	callOK(t, a, "codebase_search", map[string]any{"query": "Dial", "k": 50}, &hits)
+	testkit.CallOK(t, a, "codebase_search", map[string]any{"query": "Dial", "k": 50}, &hits)
 	seen := map[string]bool{}
 	for _, h := range hits.Hits {
 		seen[h.Repo] = true
@@ -178,11 +122,11 @@ func TestStoreAccess(t *testing.T) {
 	if !seen["acme/net"] || !seen["acme/crypto"] || len(seen) != 2 {
 		t.Fatalf("search with token A found hits in %v; want acme/net and acme/crypto only", seen)
 	}
-	callOK(t, a, "codebase_search", map[string]any{"query": "Dial", "scope": map[string]any{"repo": "other/cmd"}}, &hits)
+	testkit.CallOK(t, a, "codebase_search", map[string]any{"query": "Dial", "scope": map[string]any{"repo": "other/cmd"}}, &hits)
 	if len(hits.Hits) != 0 {
 		t.Fatalf("scope.repo other/cmd with token A: %d hits", len(hits.Hits))
 	}
-	callOK(t, a, "codebase_search", map[string]any{"query": "Dial", "scope": map[string]any{"repo": []string{"acme/n*"}, "extension": []string{"go"}}}, &hits)
+	testkit.CallOK(t, a, "codebase_search", map[string]any{"query": "Dial", "scope": map[string]any{"repo": []string{"acme/n*"}, "extension": []string{"go"}}}, &hits)
 	for _, h := range hits.Hits {
 		if h.Repo != "acme/net" || !strings.HasSuffix(h.Path, ".go") {
 			t.Errorf("scope acme/n* and .go: hit %+v", h)
@@ -192,14 +136,14 @@ func TestStoreAccess(t *testing.T) {
 	// B's ids, cursor and files, read with A, answer as a repository that
 	// does not exist does.
 	var bh storeHits
-	callOK(t, b, "codebase_search", map[string]any{"query": "Dial", "intent": "definition"}, &bh)
+	testkit.CallOK(t, b, "codebase_search", map[string]any{"query": "Dial", "intent": "definition"}, &bh)
 	if len(bh.Hits) == 0 || bh.Hits[0].Repo != "other/cmd" {
 		t.Fatalf("token B's search: %+v", bh.Hits)
 	}
 	bID := bh.Hits[0].ID
 	ghost := strings.Replace(bID, "@other/cmd", "@ghost/none", 1)
 	var page storeHits
-	callOK(t, b, "codebase_search", map[string]any{"query": "the", "intent": "exact_text", "exhaustive": true, "k": 1}, &page)
+	testkit.CallOK(t, b, "codebase_search", map[string]any{"query": "the", "intent": "exact_text", "exhaustive": true, "k": 1}, &page)
 	if page.NextCursor == "" {
 		t.Fatal("exhaustive search with token B: no next_cursor")
 	}
@@ -230,7 +174,7 @@ func TestStoreAccess(t *testing.T) {
 	var sym struct {
 		ID, Repo, Code string
 	}
-	callOK(t, b, "get_symbol_details", map[string]any{"symbol_id": bID}, &sym)
+	testkit.CallOK(t, b, "get_symbol_details", map[string]any{"symbol_id": bID}, &sym)
 	if sym.Repo != "other/cmd" || !strings.Contains(sym.Code, "func Dial") {
 		t.Errorf("get_symbol_details with token B: %+v", sym)
 	}
@@ -238,14 +182,14 @@ func TestStoreAccess(t *testing.T) {
 		Text string
 		Repo string
 	}
-	callOK(t, b, "read_file_lines", map[string]any{"path": "dial.go", "start_line": 3, "end_line": 4}, &lines)
+	testkit.CallOK(t, b, "read_file_lines", map[string]any{"path": "dial.go", "start_line": 3, "end_line": 4}, &lines)
 	if !strings.HasPrefix(lines.Text, "// Dial connects to the cmdx server.\nfunc Dial") {
 		t.Errorf("read_file_lines with token B: %q", lines.Text)
 	}
 	var refs struct {
 		Files []struct{ Repo, Path string }
 	}
-	callOK(t, b, "find_references", map[string]any{"symbol_id": bID}, &refs)
+	testkit.CallOK(t, b, "find_references", map[string]any{"symbol_id": bID}, &refs)
 	if len(refs.Files) == 0 || refs.Files[0].Repo != "other/cmd" {
 		t.Errorf("find_references with token B: %+v", refs.Files)
 	}
@@ -253,11 +197,11 @@ func TestStoreAccess(t *testing.T) {
 		Repo   string
 		Anchor struct{ ID, Code string }
 	}
-	callOK(t, b, "get_surrounding_code", map[string]any{"id": bID}, &sur)
+	testkit.CallOK(t, b, "get_surrounding_code", map[string]any{"id": bID}, &sur)
 	if sur.Repo != "other/cmd" || !strings.HasSuffix(sur.Anchor.ID, "@other/cmd") || !strings.Contains(sur.Anchor.Code, "func Dial") {
 		t.Errorf("get_surrounding_code with token B: %+v", sur)
 	}
-	callOK(t, b, "codebase_search", map[string]any{"query": "the", "intent": "exact_text", "exhaustive": true, "k": 1, "cursor": page.NextCursor}, &page)
+	testkit.CallOK(t, b, "codebase_search", map[string]any{"query": "the", "intent": "exact_text", "exhaustive": true, "k": 1, "cursor": page.NextCursor}, &page)
 	if len(page.Hits) != 1 {
 		t.Errorf("the second page with token B: %+v", page.Hits)
 	}
@@ -267,9 +211,9 @@ func TestStoreAccess(t *testing.T) {
 // marked partial and naming what is missing; the health check says so.
 func TestStorePartial(t *testing.T) {
 	f := newStoreFixture(t)
-	a := f.session(t, f.tokA)
+	a := testkit.HTTPSession(t, f.url, f.tokA)
 	var hits storeHits
-	callOK(t, a, "codebase_search", map[string]any{"query": "Dial"}, &hits)
+	testkit.CallOK(t, a, "codebase_search", map[string]any{"query": "Dial"}, &hits)
 	if hits.Partial || len(hits.Missing) > 0 {
 		t.Fatalf("all shards up: partial %v, missing %v", hits.Partial, hits.Missing)
 	}
@@ -283,7 +227,7 @@ func TestStorePartial(t *testing.T) {
 	}
 
 	var crypto storeHits
-	callOK(t, a, "codebase_search", map[string]any{"query": "Dial", "intent": "definition", "scope": map[string]any{"repo": "acme/crypto"}}, &crypto)
+	testkit.CallOK(t, a, "codebase_search", map[string]any{"query": "Dial", "intent": "definition", "scope": map[string]any{"repo": "acme/crypto"}}, &crypto)
 	if len(crypto.Hits) == 0 {
 		t.Fatal("no definition of Dial in acme/crypto")
 	}
@@ -291,7 +235,7 @@ func TestStorePartial(t *testing.T) {
 	if err := f.shards[1].Stop(); err != nil {
 		t.Fatal(err)
 	}
-	callOK(t, a, "codebase_search", map[string]any{"query": "Dial"}, &hits)
+	testkit.CallOK(t, a, "codebase_search", map[string]any{"query": "Dial"}, &hits)
 	if !hits.Partial || len(hits.Missing) != 1 || hits.Missing[0]["repo"] != "acme/crypto" {
 		t.Fatalf("shard2 down: partial %v, missing %v", hits.Partial, hits.Missing)
 	}
@@ -337,7 +281,7 @@ func TestStorePartial(t *testing.T) {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
-		callOK(t, a, "codebase_search", map[string]any{"query": "Dial"}, &hits)
+		testkit.CallOK(t, a, "codebase_search", map[string]any{"query": "Dial"}, &hits)
 		if !hits.Partial && len(hits.Missing) == 0 {
 			break
 		}
@@ -352,7 +296,7 @@ func TestStorePartial(t *testing.T) {
 	if !seen["acme/crypto"] || !seen["acme/net"] {
 		t.Errorf("shard2 back: hits from %v; want acme/net and acme/crypto", seen)
 	}
-	callOK(t, a, "get_symbol_details", map[string]any{"symbol_id": crypto.Hits[0].ID}, &struct{}{})
+	testkit.CallOK(t, a, "get_symbol_details", map[string]any{"symbol_id": crypto.Hits[0].ID}, &struct{}{})
 	if resp, err = http.Get(f.base + HealthPath); err != nil {
 		t.Fatal(err)
 	}

@@ -2,14 +2,16 @@ package mcp
 
 import (
 	"context"
+	"net"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/viberag/viberag/embed/embedtest"
 	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/internal/testkit"
+	"github.com/viberag/viberag/internal/testkit/indextest"
 	"github.com/viberag/viberag/tables/postgres"
-	"github.com/viberag/viberag/tables/postgres/pgtest"
 )
 
 // TestStoreVectors: a store server with an embedder searches a repository
@@ -22,11 +24,8 @@ func TestStoreVectors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := pgtest.Start(t)
-	if err := postgres.Init(ctx, srv.URL, nil); err != nil {
-		t.Fatal(err)
-	}
-	c, err := postgres.Open(ctx, srv.URL)
+	cat, _ := indextest.Store(t, 0)
+	c, err := postgres.Open(ctx, cat)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +45,7 @@ func TestStoreVectors(t *testing.T) {
 			if _, err := indexer.Run(ctx, db, root, indexer.Options{Workers: 1, Embedder: m}); err != nil {
 				t.Fatal(err)
 			}
-			src = db
+			src = db.Reader()
 		}
 		p, err := c.BeginPush(ctx, r.name, nil)
 		if err != nil {
@@ -67,7 +66,7 @@ func TestStoreVectors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := postgres.OpenStore(ctx, srv.URL, postgres.StoreOptions{})
+	st, err := postgres.OpenStore(ctx, cat, postgres.StoreOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,19 +75,12 @@ func TestStoreVectors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sctx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
 	s := NewStoreServer(st, StoreServerOptions{Embedder: m})
-	go func() { done <- s.ServeHTTP(sctx, ln, HTTPOptions{}) }()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
-	f := &storeFixture{url: "http://" + ln.Addr().String() + HTTPPath}
-	cs := f.session(t, tok)
+	serveUntilEnd(t, ln, nil, func(ctx context.Context, ln net.Listener) error { return s.ServeHTTP(ctx, ln, HTTPOptions{}) })
+	cs := testkit.HTTPSession(t, "http://"+ln.Addr().String()+HTTPPath, tok)
 	for _, tc := range []struct{ repo, want string }{{"acme/vec", "on (" + m.ID() + ")"}, {"acme/plain", "off: "}} {
 		var out SearchOut
-		callOK(t, cs, "codebase_search", map[string]any{"query": "connects to the server", "intent": "concept", "explain": true,
+		testkit.CallOK(t, cs, "codebase_search", map[string]any{"query": "connects to the server", "intent": "concept", "explain": true,
 			"scope": map[string]any{"repo": tc.repo}}, &out)
 		if !strings.HasPrefix(out.Vectors, tc.want) {
 			t.Errorf("%s: vectors %q, want %q", tc.repo, out.Vectors, tc.want)

@@ -3,7 +3,6 @@ package mcp
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/viberag/viberag/internal/testkit"
 	"github.com/viberag/viberag/tables"
 )
 
@@ -57,9 +57,9 @@ func TestStressSearchDuringBurst(t *testing.T) {
 		deletes = 500
 		clients = 8
 	)
-	root := copyFixture(t, "python")
+	root := testkit.Fixture(t, "python")
 	for i := range initial {
-		write(t, filepath.Join(root, "pkg", fmt.Sprintf("m%d.py", i)), genModule(i, 0))
+		testkit.WriteFile(t, filepath.Join(root, "pkg", fmt.Sprintf("m%d.py", i)), genModule(i, 0))
 	}
 	s := startServer(t, testOptions(t, root))
 	settle(t, s)
@@ -103,7 +103,7 @@ func TestStressSearchDuringBurst(t *testing.T) {
 					if errs.Add(1) <= 5 {
 						msg := ""
 						if res != nil {
-							msg = resultText(res)
+							msg = testkit.Text(res)
 						}
 						t.Errorf("search %v: %v %s", args, err, msg)
 					}
@@ -122,10 +122,10 @@ func TestStressSearchDuringBurst(t *testing.T) {
 	busy.Store(true)
 	burstStart := time.Now()
 	for i := range edits {
-		write(t, filepath.Join(root, "pkg", fmt.Sprintf("m%d.py", i)), genModule(i, 1))
+		testkit.WriteFile(t, filepath.Join(root, "pkg", fmt.Sprintf("m%d.py", i)), genModule(i, 1))
 	}
 	for i := range creates {
-		write(t, filepath.Join(root, "pkg", "new", fmt.Sprintf("n%d.py", i)), genModule(initial+i, 0))
+		testkit.WriteFile(t, filepath.Join(root, "pkg", "new", fmt.Sprintf("n%d.py", i)), genModule(initial+i, 0))
 	}
 	for i := initial - deletes; i < initial; i++ {
 		if err := os.Remove(filepath.Join(root, "pkg", fmt.Sprintf("m%d.py", i))); err != nil {
@@ -165,22 +165,10 @@ func percentiles(d []time.Duration) string {
 func checkIndexMatchesDisk(t *testing.T, s *Server, root string) {
 	t.Helper()
 	disk := map[string]string{}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, p)
-		disk[filepath.ToSlash(rel)] = tables.Hex(xxhash.Sum64(data))
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
+	for p, data := range testkit.ReadTree(t, root) {
+		disk[p] = tables.Hex(xxhash.Sum64(data))
 	}
-	states, err := s.db.FileStates(context.Background())
+	states, err := s.idx.db.FileStates(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +198,7 @@ func checkIndexMatchesDisk(t *testing.T, s *Server, root string) {
 	}
 	// Rows of other tables must belong to indexed files.
 	var orphans int
-	if err := s.db.SQL().QueryRow(`SELECT
+	if err := s.idx.db.SQL().QueryRow(`SELECT
 		(SELECT count(*) FROM symbols WHERE file_id NOT IN (SELECT id FROM files)) +
 		(SELECT count(*) FROM chunks WHERE file_id NOT IN (SELECT id FROM files)) +
 		(SELECT count(*) FROM refs WHERE id NOT IN (SELECT id FROM files)) +

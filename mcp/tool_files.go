@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 
-	"regexp"
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
@@ -23,8 +22,6 @@ const (
 	maxReadLines   = 400
 	maxReadBytes   = 64 << 10
 	maxLineBytes   = 2000
-	maxNeighbours  = 20
-	defNeighbours  = 3
 	maxAnchorLines = 200
 	maxFileRead    = 16 << 20 // never read more of a file than this
 )
@@ -51,35 +48,12 @@ type ReadFileLinesOut struct {
 	Freshness
 }
 
-// lineRange is the range read_file_lines reads: start_line 0 is 1, and
-// end_line 0 is 200 lines on.
-func lineRange(startLine, endLine int) (start, end int, err error) {
-	start = startLine
-	if start == 0 {
-		start = 1
-	}
-	if start < 1 {
-		return 0, 0, argErr("start_line", "%d is not a line number; lines are 1-based", startLine)
-	}
-	end = endLine
-	if end == 0 {
-		end = start + 199
-	}
-	if end < start {
-		return 0, 0, argErr("end_line", "%d is before start_line %d", end, start)
-	}
-	return start, end, nil
-}
-
 func (s *Server) readFileLines(ctx context.Context, _ *sdk.CallToolRequest, in ReadFileLinesIn) (*sdk.CallToolResult, *ReadFileLinesOut, error) {
-	rel, err := cleanRel("path", in.Path)
+	args, err := readArgs(in)
 	if err != nil {
 		return nil, nil, err
 	}
-	start, end, err := lineRange(in.StartLine, in.EndLine)
-	if err != nil {
-		return nil, nil, err
-	}
+	rel := args.Path
 	hash, err := s.indexedFile(ctx, rel)
 	if err != nil {
 		return nil, nil, err
@@ -96,39 +70,44 @@ func (s *Server) readFileLines(ctx context.Context, _ *sdk.CallToolRequest, in R
 	if err != nil {
 		return nil, nil, fmt.Errorf("read %s: %w", rel, err)
 	}
-	out := &ReadFileLinesOut{Path: rel, StartLine: start, Freshness: s.freshness()}
+	out := &ReadFileLinesOut{Path: rel, StartLine: args.Start, Freshness: s.freshness()}
 	out.Changed = tables.Hex(xxhash.Sum64(data)) != hash
 	lines := splitLines(string(data))
 	out.TotalLines = len(lines)
-	if len(lines) == 0 && start == 1 {
+	if len(lines) == 0 && args.Start == 1 {
 		return nil, out, nil // an empty file
 	}
-	if start > len(lines) {
-		return nil, nil, argErr("start_line", "%d is past the end of %s, which has %d lines", start, rel, len(lines))
+	if args.Start > len(lines) {
+		return nil, nil, argErr("start_line", "%d is past the end of %s, which has %d lines", args.Start, rel, len(lines))
 	}
-	want := min(end, len(lines))
+	out.page(lines[args.Start-1:min(args.End, len(lines), args.Start+maxReadLines-1)], args.End)
+	return nil, out, nil
+}
+
+// page fills in the text of lines, read from StartLine on, up to end of
+// TotalLines: lines longer than maxLineBytes are cut, and the text stops
+// before maxReadBytes. When it holds fewer lines than asked for, the
+// answer says where to continue.
+func (out *ReadFileLinesOut) page(lines []string, end int) {
 	var b strings.Builder
-	n := start - 1
-	for ; n < want; n++ {
-		line := lines[n]
+	n := out.StartLine - 1
+	for i, line := range lines {
 		if len(line) > maxLineBytes {
 			line = trunc(line[:maxLineBytes]) + "…"
 		}
-		if n-start+1 >= maxReadLines || b.Len()+len(line)+1 > maxReadBytes {
+		if b.Len()+len(line)+1 > maxReadBytes {
 			break
 		}
-		if n > start-1 {
+		if i > 0 {
 			b.WriteByte('\n')
 		}
 		b.WriteString(line)
+		n++
 	}
-	out.Text = b.String()
-	out.EndLine = n
-	if n < want {
-		out.Truncated = true
-		out.NextStart = n + 1
+	out.Text, out.EndLine = b.String(), n
+	if n < min(end, out.TotalLines) {
+		out.Truncated, out.NextStart = true, n+1
 	}
-	return nil, out, nil
 }
 
 // splitLines splits text into lines without their terminators; a final
@@ -187,46 +166,23 @@ type SurroundingAnchor struct {
 	Changed       bool   `json:"changed_since_indexed,omitempty"`
 }
 
-var idPattern = regexp.MustCompile(`^[sc][0-9a-f]{16}$`)
-
 func (s *Server) getSurroundingCode(ctx context.Context, _ *sdk.CallToolRequest, in GetSurroundingCodeIn) (*sdk.CallToolResult, *GetSurroundingCodeOut, error) {
-	byLine := in.Path != "" || in.Line != 0
-	switch {
-	case in.ID == "" && !byLine:
-		return nil, nil, argErr("id", "missing; give a symbol or chunk id from another tool's result, or path and line")
-	case in.ID != "" && byLine:
-		return nil, nil, argErr("id", "give id, or path and line, not both")
-	case in.ID != "" && !idPattern.MatchString(in.ID):
-		return nil, nil, argErr("id", "%q is not an id; give a symbol id (s + 16 hex digits) or chunk id (c + 16 hex digits) from codebase_search or find_references", trunc(in.ID))
-	case byLine && in.Line < 1:
-		return nil, nil, argErr("line", "%d is not a line number; give a 1-based line together with path", in.Line)
-	}
-	if byLine {
-		rel, err := cleanRel("path", in.Path)
-		if err != nil {
-			return nil, nil, err
-		}
-		in.Path = rel
-	}
-	before, err := countArg("before", in.Before)
+	args, err := surroundingArgs(in, false)
 	if err != nil {
 		return nil, nil, err
 	}
-	after, err := countArg("after", in.After)
-	if err != nil {
-		return nil, nil, err
-	}
+	byLine := args.Path != ""
 	p, err := s.engine(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	n, err := p.Neighbourhood(ctx, in.ID, in.Path, in.Line, before, after)
+	n, err := p.Neighbourhood(ctx, args.ID, args.Path, args.Line, args.Before, args.After)
 	switch {
 	case errors.Is(err, query.ErrNoAnchor) && byLine:
-		if _, ferr := s.indexedFile(ctx, in.Path); ferr != nil {
+		if _, ferr := s.indexedFile(ctx, args.Path); ferr != nil {
 			return nil, nil, ferr
 		}
-		return nil, nil, argErr("line", "%d is past the last indexed line of %s", in.Line, in.Path)
+		return nil, nil, argErr("line", "%d is past the last indexed line of %s", args.Line, args.Path)
 	case errors.Is(err, query.ErrNoAnchor):
 		return nil, nil, argErr("id", "%s is not in the index (ids change when a symbol is renamed or its file is re-chunked); search again for a current id", in.ID)
 	case err != nil:
@@ -289,15 +245,4 @@ func (s *Server) codeLines(ctx context.Context, rel, hash string, start, end int
 		b.WriteByte('\n')
 	}
 	return strings.TrimSuffix(b.String(), "\n"), truncated, changed
-}
-
-// countArg validates an optional count of neighbours.
-func countArg(name string, v *int) (int, error) {
-	if v == nil {
-		return defNeighbours, nil
-	}
-	if *v < 0 || *v > maxNeighbours {
-		return 0, argErr(name, "%d is out of range; give 0 to %d", *v, maxNeighbours)
-	}
-	return *v, nil
 }

@@ -40,11 +40,11 @@ type CountsOut struct {
 }
 
 func (s *Server) index(ctx context.Context, req *sdk.CallToolRequest, in IndexIn) (*sdk.CallToolResult, *IndexOut, error) {
-	if s.readOnly != "" {
-		return nil, nil, indexer.ErrReadOnly(s.readOnly)
+	if s.idx.readOnly != "" {
+		return nil, nil, indexer.ErrReadOnly(s.idx.readOnly)
 	}
-	cur, _, _ := s.bg.Runner.State()
-	r := s.bg.Runner.Join(in.Force)
+	cur, _, _ := s.idx.bg.Runner.State()
+	r := s.idx.bg.Runner.Join(in.Force)
 	out := &IndexOut{Joined: r == cur}
 	var token any
 	if req != nil && req.Params != nil {
@@ -104,11 +104,11 @@ type CancelOut struct {
 }
 
 func (s *Server) cancelIndexing(ctx context.Context, _ *sdk.CallToolRequest, _ CancelIn) (*sdk.CallToolResult, *CancelOut, error) {
-	if s.bg == nil {
-		return nil, &CancelOut{Note: "no index run was in progress: " + indexer.ErrReadOnly(s.readOnly).Error(), Freshness: s.freshness()}, nil
+	if s.idx.bg == nil {
+		return nil, &CancelOut{Note: "no index run was in progress: " + indexer.ErrReadOnly(s.idx.readOnly).Error(), Freshness: s.freshness()}, nil
 	}
-	cur, _, _ := s.bg.Runner.State()
-	out := &CancelOut{Cancelled: s.bg.Runner.Cancel()}
+	cur, _, _ := s.idx.bg.Runner.State()
+	out := &CancelOut{Cancelled: s.idx.bg.Runner.Cancel()}
 	if cur != nil {
 		select {
 		case <-cur.Done():
@@ -132,11 +132,11 @@ type StatusIn struct{}
 type StatusOut = indexer.Status
 
 func (s *Server) getStatus(ctx context.Context, _ *sdk.CallToolRequest, _ StatusIn) (*sdk.CallToolResult, *StatusOut, error) {
-	out, err := indexer.ReadStatus(ctx, s.db, s.root, indexer.StatusOptions{Live: s.live})
+	out, err := indexer.ReadStatus(ctx, s.idx.db, s.root, indexer.StatusOptions{Live: s.live})
 	if tables.IsCorrupt(err) {
 		// A damaged index is a state to report, not a failure of the
 		// tool: the repair starts now.
-		s.noteCorrupt(err.Error())
+		s.idx.noteCorrupt(err.Error())
 		out.Warnings = append(out.Warnings, "reading the index failed: "+err.Error())
 		out.Freshness = s.freshness()
 		if out.Vectors.Surfaces == nil {

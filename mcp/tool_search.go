@@ -63,27 +63,42 @@ type RefsOut struct {
 }
 
 func (s *Server) addSearchTools(ro *sdk.ToolAnnotations) {
-	searchSchema := mustSchema[SearchIn]()
-	intents := searchSchema.Properties["intent"]
+	sdk.AddTool(s.mcp, &sdk.Tool{Name: "codebase_search", Description: descSearch, Annotations: ro, InputSchema: searchSchema()}, s.search)
+	sdk.AddTool(s.mcp, &sdk.Tool{Name: "get_symbol_details", Description: descSymbol, Annotations: ro, InputSchema: symbolSchema[SymbolIn]()}, s.symbolDetails)
+	sdk.AddTool(s.mcp, &sdk.Tool{Name: "find_references", Description: descRefs, Annotations: ro, InputSchema: refsSchema()}, s.findReferences)
+}
+
+// searchSchema, refsSchema and symbolSchema are the input schemas of
+// codebase_search, find_references and get_symbol_details (whose input
+// is T), for both servers: the enums and ranges their checks (args.go)
+// enforce, and descriptions of the scope's fields.
+func searchSchema() *jsonschema.Schema {
+	sc := mustSchema[SearchIn]()
+	intents := sc.Properties["intent"]
 	for _, i := range query.Intents() {
 		intents.Enum = append(intents.Enum, string(i))
 	}
-	setRange(searchSchema.Properties["k"], 0, query.MaxLimit)
-	describeScope(searchSchema.Properties["scope"])
-	refsSchema := mustSchema[RefsIn]()
-	setRange(refsSchema.Properties["k"], 0, maxRefs)
-	describeScope(refsSchema.Properties["scope"])
-	symSchema := mustSchema[SymbolIn]()
-	setRange(symSchema.Properties["max_code_chars"], 0, query.MaxCodeBytes)
+	setRange(sc.Properties["k"], 0, query.MaxLimit)
+	describeScope(sc.Properties["scope"])
+	return sc
+}
 
-	sdk.AddTool(s.mcp, &sdk.Tool{Name: "codebase_search", Description: descSearch, Annotations: ro, InputSchema: searchSchema}, s.search)
-	sdk.AddTool(s.mcp, &sdk.Tool{Name: "get_symbol_details", Description: descSymbol, Annotations: ro, InputSchema: symSchema}, s.symbolDetails)
-	sdk.AddTool(s.mcp, &sdk.Tool{Name: "find_references", Description: descRefs, Annotations: ro, InputSchema: refsSchema}, s.findReferences)
+func refsSchema() *jsonschema.Schema {
+	sc := mustSchema[RefsIn]()
+	setRange(sc.Properties["k"], 0, maxRefs)
+	describeScope(sc.Properties["scope"])
+	return sc
+}
+
+func symbolSchema[T any]() *jsonschema.Schema {
+	sc := mustSchema[T]()
+	setRange(sc.Properties["max_code_chars"], 0, query.MaxCodeBytes)
+	return sc
 }
 
 // answers makes this server's answers.
 func (s *Server) answers() *Answers {
-	return &Answers{Planner: s.planner, DB: s.db, Live: s.live}
+	return &Answers{Planner: s.idx.planner, DB: s.idx.db, Live: s.live}
 }
 
 func (s *Server) search(ctx context.Context, _ *sdk.CallToolRequest, in SearchIn) (*sdk.CallToolResult, *SearchOut, error) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/embed/embedtest"
+	"github.com/viberag/viberag/internal/testkit"
 )
 
 // The MCP server embeds the index with its provider and answers searches
@@ -28,13 +29,13 @@ func TestSearchWithVectors(t *testing.T) {
 		{"off", nil, "model unavailable: set VIBERAG_MODEL_DIR", "off: model unavailable: set VIBERAG_MODEL_DIR"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			opts := testOptions(t, copyFixture(t, "python"))
+			opts := testOptions(t, testkit.Fixture(t, "python"))
 			opts.Index.Embedder, opts.Index.VectorsOff = tc.embedder, tc.off
 			s := startServer(t, opts)
 			waitIndexed(t, s)
 			cs := connect(t, s)
 			var out SearchOut
-			callOK(t, cs, "codebase_search", map[string]any{"query": "how are failed tasks retried", "intent": "concept", "explain": true}, &out)
+			testkit.CallOK(t, cs, "codebase_search", map[string]any{"query": "how are failed tasks retried", "intent": "concept", "explain": true}, &out)
 			if !strings.HasPrefix(out.Vectors, tc.want) {
 				t.Fatalf("vectors = %q, want %q", out.Vectors, tc.want)
 			}
@@ -59,7 +60,7 @@ func TestSearchWithVectors(t *testing.T) {
 				t.Error("no hits")
 			}
 			var st StatusOut
-			callOK(t, cs, "get_status", map[string]any{}, &st)
+			testkit.CallOK(t, cs, "get_status", map[string]any{}, &st)
 			code := st.Vectors.Surfaces["code"]
 			if tc.embedder != nil && (st.Vectors.Model != m.ID() || code.Present == 0 || code.Missing != 0) {
 				t.Errorf("get_status vectors = %+v", st.Vectors)
@@ -79,23 +80,23 @@ func TestSetEmbedderWhileServing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := testOptions(t, copyFixture(t, "python"))
+	opts := testOptions(t, testkit.Fixture(t, "python"))
 	opts.Index.VectorsOff = "the embedding model is downloading"
 	s := startServer(t, opts)
 	waitIndexed(t, s)
 	cs := connect(t, s)
 	var out SearchOut
-	callOK(t, cs, "codebase_search", map[string]any{"query": "retry failed tasks", "intent": "concept"}, &out)
+	testkit.CallOK(t, cs, "codebase_search", map[string]any{"query": "retry failed tasks", "intent": "concept"}, &out)
 	if !strings.Contains(out.Vectors, "downloading") {
 		t.Fatalf("before: vectors = %q", out.Vectors)
 	}
 	s.SetEmbedder(m, "")
-	eventually(t, 30*time.Second, "vectors on after SetEmbedder", func() bool {
-		callOK(t, cs, "codebase_search", map[string]any{"query": "retry failed tasks", "intent": "concept"}, &out)
+	testkit.Eventually(t, 30*time.Second, "vectors on after SetEmbedder", func() bool {
+		testkit.CallOK(t, cs, "codebase_search", map[string]any{"query": "retry failed tasks", "intent": "concept"}, &out)
 		return strings.HasPrefix(out.Vectors, "on (")
 	})
 	var st StatusOut
-	callOK(t, cs, "get_status", map[string]any{}, &st)
+	testkit.CallOK(t, cs, "get_status", map[string]any{}, &st)
 	if st.Vectors.Model != m.ID() || st.Vectors.Surfaces["code"].Missing != 0 {
 		t.Errorf("status vectors = %+v", st.Vectors)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/internal/testkit"
 	"github.com/viberag/viberag/tables"
 )
 
@@ -20,10 +21,7 @@ import (
 // make a cache grow with the number of writes.
 func TestCachesBoundedUnderEdits(t *testing.T) {
 	ctx := context.Background()
-	root := filepath.Join(t.TempDir(), "repo")
-	if err := copyTree(filepath.Join("..", "fixtures"), root); err != nil {
-		t.Fatal(err)
-	}
+	root := testkit.Fixture(t, "")
 	db, err := tables.Open(ctx, filepath.Join(t.TempDir(), indexer.IndexFile), tables.OpenOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +30,7 @@ func TestCachesBoundedUnderEdits(t *testing.T) {
 	if _, err := indexer.Run(ctx, db, root, indexer.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	p, err := New(ctx, db, Options{})
+	p, err := New(ctx, db.Reader(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,9 +68,9 @@ func TestCachesBoundedUnderEdits(t *testing.T) {
 				t.Fatalf("cycle %d: %+v: %v", c, req, err)
 			}
 		}
-		st := db.CacheStats()
+		st := db.Reader().CacheStats()
 		var live int
-		if err := db.SQL().QueryRowContext(ctx, `SELECT (SELECT count(*) FROM chunk_word_live) + (SELECT count(*) FROM symbol_word_live)`).Scan(&live); err != nil {
+		if err := db.SQL().QueryRowContext(ctx, `SELECT (SELECT count(*) FROM chunk_word_live) + (SELECT count(*) FROM symbol_word_live) + (SELECT count(*) FROM file_word_live)`).Scan(&live); err != nil {
 			t.Fatal(err)
 		}
 		switch {
@@ -81,14 +79,14 @@ func TestCachesBoundedUnderEdits(t *testing.T) {
 		case st.WordBlockBytes > tables.MaxWordBlockBytes || st.TextBytes > tables.MaxTextBytes || st.Statements > tables.MaxStatements:
 			t.Fatalf("cycle %d: caches past their bounds: %+v", c, st)
 		}
-		p.df.mu.Lock()
-		for name, td := range p.df.tables {
+		p.text.df.mu.Lock()
+		for name, td := range p.text.df.tables {
 			if len(td.df) > maxCachedTerms {
 				t.Errorf("cycle %d: %d terms cached for %s", c, len(td.df), name)
 			}
 		}
-		dfTables := len(p.df.tables)
-		p.df.mu.Unlock()
+		dfTables := len(p.text.df.tables)
+		p.text.df.mu.Unlock()
 		if dfTables > 2 {
 			t.Fatalf("cycle %d: term counts of %d tables cached", c, dfTables)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // Definition match tiers, best first.
@@ -55,12 +56,20 @@ type defCand struct {
 	test bool
 }
 
+// symbolFinder finds the symbols and the reference lines a name may
+// mean, and resolves a name to one symbol (resolve.go).
+type symbolFinder struct {
+	db    tables.Reader
+	files *fileCache // the planner's
+	names nameCache  // distinct symbol names, for typo correction
+}
+
 // definitions finds the symbols a name may mean, best first: by tier, then
 // type-like kinds before functions before methods before variables (a
 // bare name most often asks for the type), exported first, outside tests
 // first, then path and line. prefixAndFuzzy widens the search beyond the
 // exact name; fuzzy lookups run only when nothing else matched.
-func (p *Planner) definitions(ctx context.Context, text string, sc *scoped, pool unitPool, files map[int64]*fileInfo, wide bool) ([]defCand, []string, error) {
+func (sf *symbolFinder) definitions(ctx context.Context, text string, sc *scoped, pool unitPool, files map[int64]*fileInfo, wide bool) ([]defCand, []string, error) {
 	q := parseDefQuery(text)
 	if q.name == "" {
 		return nil, nil, nil
@@ -92,41 +101,41 @@ func (p *Planner) definitions(ctx context.Context, text string, sc *scoped, pool
 		}
 	}
 
-	if err := collect(tierFold)(p.db.SymbolsNamed(ctx, q.name, sc.scope)); err != nil {
+	if err := collect(tierFold)(sf.db.SymbolsNamed(ctx, tables.NameLookup{Name: q.name}, sc.scope)); err != nil {
 		return nil, nil, err
 	}
 	if words := nameWords(q.name); len(words) == 1 {
 		// Qualified names stored whole (Elixir's Plug.Conn, Ruby's
 		// Sinatra::Base when the reader keeps them) end with the name: the
 		// name column's words find them, nameTier grades them.
-		expr := "{name} : " + ftsQuote(words[0])
-		if err := collect(tierParts)(p.db.SymbolsMatching(ctx, expr, sc.scope)); err != nil {
+		q := fulltext.In([]string{"name"}, fulltext.Term(words[0]))
+		if err := collect(tierParts)(sf.db.SymbolsMatching(ctx, q, sc.scope)); err != nil {
 			return nil, nil, err
 		}
 	}
 	if wide {
 		if len(q.name) >= 3 {
-			if err := collect(tierPrefix)(p.db.SymbolsWithPrefix(ctx, q.name, sc.scope)); err != nil {
+			if err := collect(tierPrefix)(sf.db.SymbolsNamed(ctx, tables.NameLookup{Name: q.name, Prefix: true}, sc.scope)); err != nil {
 				return nil, nil, err
 			}
 		}
 		if words := nameWords(q.name); len(words) >= 2 {
-			var terms []string
+			var terms []fulltext.Query
 			for _, w := range words {
-				terms = append(terms, ftsQuote(w))
+				terms = append(terms, fulltext.Term(w))
 			}
-			expr := "{name} : (" + strings.Join(terms, " AND ") + ")"
-			if err := collect(tierParts)(p.db.SymbolsMatching(ctx, expr, sc.scope)); err != nil {
+			q := fulltext.In([]string{"name"}, fulltext.And(terms...))
+			if err := collect(tierParts)(sf.db.SymbolsMatching(ctx, q, sc.scope)); err != nil {
 				return nil, nil, err
 			}
 		}
 		if len(found) == 0 {
-			names, err := p.names.get(ctx, p)
+			names, err := sf.names.get(ctx, sf.db)
 			if err != nil {
 				return nil, nil, err
 			}
 			if close := names.close(q.name, 8); len(close) > 0 {
-				if err := collect(tierFuzzy)(p.db.SymbolsNamedAny(ctx, close, sc.scope)); err != nil {
+				if err := collect(tierFuzzy)(sf.db.SymbolsNamed(ctx, tables.NameLookup{Any: close}, sc.scope)); err != nil {
 					return nil, nil, err
 				}
 				notes = append(notes, fmt.Sprintf("no symbol is named %q; showing the nearest names: %s", q.name, strings.Join(close, ", ")))
@@ -230,7 +239,7 @@ const maxImporters = 10
 // the import says where it comes from. Source files before auxiliary and
 // test files, as usages are ordered.
 func (p *Planner) importers(ctx context.Context, q defQuery, sc *scoped, pool unitPool, files map[int64]*fileInfo) ([]*unit, error) {
-	refs, err := p.findRefs(ctx, q, sc, files)
+	refs, err := p.symbols.findRefs(ctx, q, sc, files)
 	if err != nil {
 		return nil, err
 	}
@@ -243,7 +252,7 @@ func (p *Planner) importers(ctx context.Context, q defQuery, sc *scoped, pool un
 			}
 		}
 	}
-	snips, err := p.refSnippets(ctx, lines)
+	snips, err := p.page.refSnippets(ctx, lines)
 	if err != nil {
 		return nil, err
 	}

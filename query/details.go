@@ -59,7 +59,7 @@ func (p *Planner) SymbolWith(ctx context.Context, idOrName string, opts SymbolOp
 	sid := idOrName
 	d := &SymbolDetails{}
 	if !sidRe.MatchString(idOrName) {
-		r, err := p.resolveName(ctx, idOrName)
+		r, err := p.symbols.resolveName(ctx, idOrName)
 		if err != nil {
 			return nil, err
 		}
@@ -78,12 +78,12 @@ func (p *Planner) SymbolWith(ctx context.Context, idOrName string, opts SymbolOp
 	d.Decorators, d.Identifiers, d.Calls, d.Strings = info.Decorators, info.Identifiers, info.Calls, info.Strings
 	fileID := info.FileID
 	if info.ParentSID != "" {
-		r, ok, err := p.db.SymbolBrief(ctx, info.ParentSID)
+		r, ok, err := p.db.SymbolBySID(ctx, info.ParentSID)
 		if err != nil {
 			return nil, err
 		}
 		if ok {
-			d.Parent = symRef(r)
+			d.Parent = &SymRef{ID: r.SID, Kind: r.Kind, Qualname: r.Qualname, Path: r.Path, StartLine: r.StartLine, EndLine: r.EndLine}
 		}
 	}
 	children, err := p.db.SymbolChildren(ctx, d.ID)
@@ -94,7 +94,7 @@ func (p *Planner) SymbolWith(ctx context.Context, idOrName string, opts SymbolOp
 		d.Children = append(d.Children, *symRef(c))
 	}
 	if !opts.NoCode {
-		lines, err := p.fileLines(ctx, fileID, d.StartLine, d.EndLine)
+		lines, err := p.page.fileLines(ctx, fileID, d.StartLine, d.EndLine)
 		if err != nil {
 			return nil, err
 		}

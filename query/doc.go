@@ -2,7 +2,7 @@
 // over an index (see tables/schema.sql) with ranked, explained,
 // size-bounded results. It reads the index through the typed read methods
 // of tables.Reader (full-text channels, name lookups, references, chunk text;
-// *tables.DB for an index file, tables/postgres for a shared store)
+// tables.DB.Reader for an index file, tables/postgres for a shared store)
 // and never writes; it holds no SQL.
 //
 // # API
@@ -19,6 +19,14 @@
 // (a Draft: hits without snippets, no size budget), for a caller that
 // merges many indexes' drafts and finishes (Draft.Finish) only the hits
 // that survive the merge.
+//
+// Inside, the Planner routes and fuses (planner.go, ranked.go, fuse.go)
+// and holds the parts that keep state: vectorChannels (the embedder and
+// the index's vectors, vectors.go), textChannels (the bm25 channels and
+// their term counts, textchannels.go, prune.go), symbolFinder (names to
+// definitions and references, definition.go, resolve.go), pageFinisher
+// (snippets, groups, suggestions and the size budget, finish.go,
+// snippet.go) and the file cache (paths.go).
 //
 // # Intents and the auto rules
 //
@@ -60,21 +68,21 @@
 //     functions, methods, variables; exported first; outside tests first.
 //   - concept: the query split into words with extract.SplitIdentifier (as
 //     the index was), English stop words dropped, inflected words widened
-//     to their stem's family with an FTS5 prefix query ("registered" →
+//     to their stem's family with a prefix query ("registered" →
 //     register*), snake_case and kebab-case also joined (maxretries).
-//     Channels: blocks (chunks_fts bm25, header weighted 2, content 1,
+//     Channels: blocks (bm25 of chunks, header weighted 2, content 1,
 //     identifier words 1, strings 0.5), blocks_sum (each file's sum of its
-//     block scores: files with many matching blocks), files (files_fts:
-//     path 2, summary 1), path (the share of the query's words in the
+//     block scores: files with many matching blocks), files (bm25 of
+//     files: path 2, summary 1), path (the share of the query's words in the
 //     file's name and directories, over every file, see pathMatcher), and
 //     embedded_names (definitions of identifiers written inside a
 //     sentence, "how does res.send set the ETag"), and symbols
-//     (symbols_fts bm25 over the doc comment column only: what a file's
+//     (bm25 of symbols over the doc comment column only: what a file's
 //     definitions say they do; not for identifier queries, where the
 //     definitions channel decides, nor for a task text's reduction, which
-//     is names and paths). Over all of symbols_fts's columns it
-//     cost the dev split 0.008; over docs alone it gains on both
-//     benchmarks (issue 14, BENCHMARKS.md).
+//     is names and paths). Over all of the symbols' columns it cost the
+//     dev split 0.008; over docs alone it gains on both benchmarks
+//     (BENCHMARKS.md).
 //     For questions about how something works ("how does …", "explain
 //     how", "architecture", "overview"), the module channel (module.go):
 //     when a module entry — doc.go, __init__.py, mod.rs, lib.rs, index.js,
@@ -107,13 +115,13 @@
 //     every chunk (vec_code); a chunk's score is the mean of the two.
 //   - vectors (when the index has them and Options.Embedder is the model
 //     that made them): the query is embedded and every in-scope vector of
-//     a surface is scanned exactly (VectorSet; the scope becomes a bitset
+//     a surface is scanned exactly (vectors.Set; the scope becomes a bitset
 //     before the scan, so a scoped search never loses an in-scope hit).
 //     concept adds vec_code (chunks), vec_summary (symbols) and vec_file
 //     (files, file level); definition adds vec_summary. Their weights
 //     (Tuning.WVec*) are not tuned on the benchmark: the real model's
 //     weights could not be downloaded where this was built. A search maps
-//     the index's vector file (tables.VectorFile) and reads back from the
+//     the index's vector file (vectors.File) and reads back from the
 //     index only the rows that can rank; without a usable file it loads
 //     the vectors table into memory and says why in a note. A planner with
 //     Options.ResidentVectors (a server) loads the table in the background

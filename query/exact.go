@@ -65,7 +65,7 @@ func (p *Planner) exactText(ctx context.Context, req Request, text string, resp 
 	if text == "" {
 		return fmt.Errorf("exact_text: empty text")
 	}
-	files, err := p.files.get(ctx, p)
+	files, err := p.files.get(ctx, p.db)
 	if err != nil {
 		return err
 	}

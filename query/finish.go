@@ -5,16 +5,29 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/viberag/viberag/tables"
 )
 
-// finish completes a response: the groups, the suggested next actions
-// and the size budget.
-func finish(req Request, resp *Response, present func(Action) Action) {
+// pageFinisher makes a page of ranked hits an answer: it reads their
+// snippets from the index (snippet.go), groups them, suggests the next
+// calls, as the caller names them (Options.Present), and fits the answer
+// to its size budget.
+type pageFinisher struct {
+	db      tables.Reader
+	present func(Action) Action // Options.Present
+}
+
+// finish completes a response: the groups and the suggested next
+// actions, and, unless it is a draft, the size budget.
+func (pf *pageFinisher) finish(req Request, resp *Response) {
 	if resp.Hits == nil {
 		resp.Hits = []Hit{}
 	}
-	arrange(resp, present)
-	applyBudget(req, resp, present)
+	arrange(resp, pf.present)
+	if !req.draft {
+		applyBudget(req, resp, pf.present)
+	}
 }
 
 // arrange groups the hits and suggests follow-ups for them; it runs again

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/internal/testkit"
 	"github.com/viberag/viberag/tables"
 )
 
@@ -110,6 +111,7 @@ var (
 // binary, and returns a planner on it and the repository root.
 func fixture(t *testing.T) (*Planner, string) {
 	t.Helper()
+	src := testkit.FixtureDir(t, "python")
 	fixtureOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "viberag-query-test-")
 		if err != nil {
@@ -117,7 +119,7 @@ func fixture(t *testing.T) (*Planner, string) {
 			return
 		}
 		fixtureRoot = filepath.Join(dir, "repo")
-		if err := copyTree(filepath.Join("..", "fixtures", "python"), fixtureRoot); err != nil {
+		if err := os.CopyFS(fixtureRoot, os.DirFS(src)); err != nil {
 			fixtureErr = err
 			return
 		}
@@ -151,10 +153,6 @@ func fixture(t *testing.T) (*Planner, string) {
 func openPlanner(t *testing.T, opts Options) *Planner {
 	t.Helper()
 	return plannerOn(t, fixtureDB, opts)
-}
-
-func copyTree(src, dst string) error {
-	return os.CopyFS(dst, os.DirFS(src))
 }
 
 func TestMain(m *testing.M) {

@@ -6,16 +6,19 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables"
 )
 
 // nameCache holds the distinct symbol names, lower-cased, for typo
-// correction. It is keyed on max(symbols.id): a write always inserts rows
-// with new, higher ids, so any new name changes the key. A name whose
-// symbols were all deleted may linger until then, which costs a lookup
-// that finds nothing, never a wrong answer.
+// correction. It is keyed on the symbols' fingerprint: any new name
+// changes it. A name whose symbols were all deleted may linger until the
+// next write, which costs a lookup that finds nothing, never a wrong
+// answer.
 type nameCache struct {
 	mu    sync.Mutex
-	maxID int64
+	key   string
 	names *nameIndex
 }
 
@@ -38,17 +41,17 @@ func newNameIndex(names []string) *nameIndex {
 	return x
 }
 
-func (c *nameCache) get(ctx context.Context, p *Planner) (*nameIndex, error) {
-	maxID, err := p.db.SymbolsKey(ctx)
+func (c *nameCache) get(ctx context.Context, db tables.Reader) (*nameIndex, error) {
+	key, err := db.Fingerprint(ctx, scope.Symbols)
 	if err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.names != nil && c.maxID == maxID {
+	if c.names != nil && c.key == key {
 		return c.names, nil
 	}
-	names, err := p.db.SymbolNames(ctx)
+	names, err := db.SymbolNames(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +59,7 @@ func (c *nameCache) get(ctx context.Context, p *Planner) (*nameIndex, error) {
 		names = []string{}
 	}
 	sort.Strings(names)
-	c.maxID, c.names = maxID, newNameIndex(names)
+	c.key, c.names = key, newNameIndex(names)
 	return c.names, nil
 }
 

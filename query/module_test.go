@@ -2,12 +2,12 @@ package query
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/internal/testkit"
+	"github.com/viberag/viberag/internal/testkit/indextest"
 	"github.com/viberag/viberag/tables"
 )
 
@@ -127,30 +127,18 @@ func TestModuleQuestion(t *testing.T) {
 func TestModuleQuestionFindsTheModule(t *testing.T) {
 	ctx := context.Background()
 	root, data := t.TempDir(), t.TempDir()
-	for p, c := range map[string]string{
+	testkit.WriteFiles(t, root, map[string]string{
 		"cache/doc.go":   "// Package cache keeps recently used values in memory and evicts the least recently used.\npackage cache\n",
 		"cache/lru.go":   "package cache\n\ntype Store struct{ m map[string]int; order []string }\n\nfunc (s *Store) Put(k string, v int) {\n\ts.m[k] = v\n\ts.order = append(s.order, k)\n}\n\nfunc (s *Store) Get(k string) (int, bool) {\n\tv, ok := s.m[k]\n\treturn v, ok\n}\n",
 		"cache/stats.go": "package cache\n\nfunc (s *Store) Len() int { return len(s.m) }\n",
 		"server/http.go": "package server\n\n// Serve answers requests with values kept in memory.\nfunc Serve() {}\n",
-	} {
-		full := filepath.Join(root, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db, err := tables.Open(ctx, filepath.Join(data, indexer.IndexFile), tables.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	})
+	db := indextest.Open(t, indextest.Path(data), tables.OpenOptions{})
 	if _, err := indexer.Run(ctx, db, root, indexer.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	rank := func(tune Tuning, q string) int {
-		p, err := New(ctx, db, Options{Tuning: &tune})
+		p, err := New(ctx, db.Reader(), Options{Tuning: &tune})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -90,7 +90,7 @@ func (p *Planner) IndexedFile(ctx context.Context, path string) (hash, skipped s
 
 // SymbolExists reports whether sid names a symbol in the index.
 func (p *Planner) SymbolExists(ctx context.Context, sid string) (bool, error) {
-	ok, err := p.db.SymbolExists(ctx, sid)
+	_, ok, err := p.db.SymbolBySID(ctx, sid)
 	if err != nil {
 		return false, fmt.Errorf("look up %s: %w", sid, err)
 	}

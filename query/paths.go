@@ -2,7 +2,6 @@ package query
 
 import (
 	"context"
-	"fmt"
 	"math/bits"
 	"path"
 	"slices"
@@ -10,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
 )
 
@@ -36,7 +36,7 @@ type fileInfo struct {
 // changes.
 type fileCache struct {
 	mu    sync.Mutex
-	key   tables.FilesKey
+	key   string // the files table's fingerprint
 	byID  map[int64]*fileInfo
 	vocab *pathVocab
 	dirs  dirIndex // byID's module files by directory (module.go)
@@ -167,25 +167,24 @@ func (c *fileCache) dirIndex() dirIndex {
 }
 
 // get returns the current file map. Callers must not modify it.
-func (c *fileCache) get(ctx context.Context, p *Planner) (map[int64]*fileInfo, error) {
-	files, _, _, err := c.getKey(ctx, p)
+func (c *fileCache) get(ctx context.Context, db tables.Reader) (map[int64]*fileInfo, error) {
+	files, _, _, err := c.getKey(ctx, db)
 	return files, err
 }
 
 // getKey is get, with the vocabulary of the map's path words and the
 // fingerprint of the files table as a string.
-func (c *fileCache) getKey(ctx context.Context, p *Planner) (map[int64]*fileInfo, *pathVocab, string, error) {
-	k, err := p.db.FilesKey(ctx)
+func (c *fileCache) getKey(ctx context.Context, db tables.Reader) (map[int64]*fileInfo, *pathVocab, string, error) {
+	k, err := db.Fingerprint(ctx, scope.Files)
 	if err != nil {
 		return nil, nil, "", err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	ks := fmt.Sprint(k)
 	if c.byID != nil && c.key == k {
-		return c.byID, c.vocab, ks, nil
+		return c.byID, c.vocab, k, nil
 	}
-	list, err := p.db.FileList(ctx)
+	list, err := db.FileList(ctx)
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -198,7 +197,7 @@ func (c *fileCache) getKey(ctx context.Context, p *Planner) (map[int64]*fileInfo
 		m[f.id] = f
 	}
 	c.key, c.byID, c.vocab, c.dirs = k, m, vocab, newDirIndex(m)
-	return m, vocab, ks, nil
+	return m, vocab, k, nil
 }
 
 // classify fills a fileInfo's words and path classes.

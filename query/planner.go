@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -13,24 +12,20 @@ import (
 	"github.com/viberag/viberag/tables"
 )
 
-// Planner answers searches over one index. It is safe for concurrent use:
-// its statements are prepared once and shared, and its caches are guarded.
+// Planner answers searches over one index. It routes a request to an
+// intent, runs the intent's channels, fuses them and finishes the page;
+// the channels that keep state of their own (vectors, term counts, names)
+// are the parts it holds. It is safe for concurrent use: its statements
+// are prepared once and shared, and its caches are guarded.
 type Planner struct {
 	db   tables.Reader
 	tune Tuning
 
-	embMu      sync.RWMutex
-	embedder   embed.Provider // embeds queries (guarded); nil: vectors off
-	guard      embed.GuardOptions
-	vectorsOff string      // why embedder is nil, for responses
-	vecs       vectorCache // the index's vectors, per surface
-	resident   bool        // Options.ResidentVectors
-
-	names nameCache // distinct symbol names, for typo correction
-	files fileCache // paths and their words, for the path prior
-	df    dfCache   // chunk counts of terms, for pruning
-
-	present func(Action) Action // Options.Present
+	vec     *vectorChannels // the vector channels and the index's vectors
+	text    *textChannels   // the bm25 channels and their term counts
+	symbols *symbolFinder   // definitions and references by name
+	page    *pageFinisher   // snippets, groups, suggestions and the budget
+	files   fileCache       // paths and their words, for the path prior
 }
 
 // Options configure a Planner. The zero value gives the defaults.
@@ -71,16 +66,18 @@ type Options struct {
 // New returns a Planner over db, an open index (an SQLite file, or one
 // repository of a shared store: any tables.Reader); the Planner only reads
 // it, through db's read methods, and db stays the caller's to close. It
-// prepares the statements every search uses (tables.DB.PrepareReads), so
+// prepares the statements every search uses (tables.Reader.PrepareReads), so
 // a missing table or an index of another schema fails here rather than
 // on the first search.
 func New(ctx context.Context, db tables.Reader, opts Options) (*Planner, error) {
-	p := &Planner{db: db, tune: DefaultTuning(), guard: opts.QueryEmbed, vectorsOff: opts.VectorsOff, present: opts.Present,
-		resident: opts.ResidentVectors}
-	p.embedder = p.guarded(opts.Embedder)
+	p := &Planner{db: db, tune: DefaultTuning()}
 	if opts.Tuning != nil {
 		p.tune = *opts.Tuning
 	}
+	p.vec = newVectorChannels(db, &p.tune, opts)
+	p.text = &textChannels{db: db, tune: &p.tune}
+	p.symbols = &symbolFinder{db: db, files: &p.files}
+	p.page = &pageFinisher{db: db, present: opts.Present}
 	if err := db.PrepareReads(ctx); err != nil {
 		return nil, fmt.Errorf("query: %w", err)
 	}
@@ -90,33 +87,12 @@ func New(ctx context.Context, db tables.Reader, opts Options) (*Planner, error) 
 // SetEmbedder replaces the embedder of queries (and the reason vectors
 // are off when it is nil): a server that fetched its model after it
 // started turns vectors on without a restart.
-func (p *Planner) SetEmbedder(e embed.Provider, off string) {
-	g := p.guarded(e)
-	p.embMu.Lock()
-	defer p.embMu.Unlock()
-	p.embedder, p.vectorsOff = g, off
-}
-
-// guarded puts e under the query deadline and breaker (nil stays nil),
-// even when e has a breaker of its own: that one may have no deadline.
-func (p *Planner) guarded(e embed.Provider) embed.Provider {
-	if e == nil {
-		return nil
-	}
-	return embed.Guard(e, p.guard)
-}
-
-// currentEmbedder returns the embedder and why it is nil.
-func (p *Planner) currentEmbedder() (embed.Provider, string) {
-	p.embMu.RLock()
-	defer p.embMu.RUnlock()
-	return p.embedder, p.vectorsOff
-}
+func (p *Planner) SetEmbedder(e embed.Provider, off string) { p.vec.setEmbedder(e, off) }
 
 // Close releases what the Planner holds, after stopping a background load
 // of vectors. The index stays open: it belongs to the caller.
 func (p *Planner) Close() error {
-	p.vecs.close()
+	p.vec.close()
 	return nil
 }
 
@@ -299,13 +275,6 @@ func (p *Planner) search(ctx context.Context, req Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if req.draft {
-		if resp.Hits == nil {
-			resp.Hits = []Hit{}
-		}
-		arrange(resp, p.present)
-		return resp, nil
-	}
-	finish(req, resp, p.present)
+	p.page.finish(req, resp)
 	return resp, nil
 }

@@ -6,10 +6,12 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
-// Term pruning. FTS5's bm25 gives a term the weight
+// Term pruning. bm25 gives a term the weight
 // idf = log((N - n + 0.5) / (n + 0.5)), clamped to 1e-6 when that is not
 // positive: a term found in half the chunks or more weighs nothing. It
 // still costs, since bm25 is computed for every chunk the expression
@@ -26,12 +28,12 @@ import (
 // slowest queries' time by a third.
 //
 // The symbols channel (doc comments) reuses the chunk counts with a
-// larger budget (Tuning.SymbolBudget, see rarest): its column filter makes
-// FTS5 read a term's postings in every column to find the doc's, so a
+// larger budget (Tuning.SymbolBudget, see rarest): its column limit makes
+// a search read a term's postings in every column to find the doc's, so a
 // common word costs it more than its weight in the docs is worth.
 
-// dfCache holds the document counts of FTS terms per table, each table's
-// counts keyed on a fingerprint of its content table (see chunksFTS).
+// dfCache holds the document counts of full-text terms per table, each
+// table's counts keyed on a fingerprint of the table (see counts).
 type dfCache struct {
 	mu     sync.Mutex
 	tables map[string]*tableDF
@@ -43,24 +45,18 @@ type tableDF struct {
 	df  map[string]int
 }
 
-// The FTS tables whose terms are pruned. chunks: every write inserts
-// chunks with new, higher ids, so max(id) (tables.DB.ChunksKey) changes
-// with any new content (a deletion alone leaves counts slightly high
-// until the next write, which only makes pruning more cautious). files:
-// the caller passes fileCache's fingerprint.
-const (
-	chunksFTS = tables.ChunksFTS
-	filesFTS  = tables.FilesFTS
-)
-
 const maxCachedTerms = 50000
 
-// counts returns the number of rows of t and the number matching each
-// term. key is t's fingerprint when the caller has it, "" to compute it.
-func (c *dfCache) counts(ctx context.Context, p *Planner, t tables.FTSTable, key string, terms []string) (int, []int, error) {
+// counts returns the number of rows of t (chunks or files) and the number
+// matching each term. key is t's fingerprint (tables.Reader.Fingerprint)
+// when the caller has it, "" to read it: for chunks it changes with any
+// new content (a deletion alone leaves counts slightly high until the
+// next write, which only makes pruning more cautious); for files the
+// caller passes fileCache's.
+func (c *dfCache) counts(ctx context.Context, db tables.Reader, t scope.Table, key string, terms []textTerm) (int, []int, error) {
 	if key == "" {
 		var err error
-		if key, err = p.db.ChunksKey(ctx); err != nil {
+		if key, err = db.Fingerprint(ctx, t); err != nil {
 			return 0, nil, err
 		}
 	}
@@ -71,7 +67,7 @@ func (c *dfCache) counts(ctx context.Context, p *Planner, t tables.FTSTable, key
 	td := c.tables[string(t)]
 	if td == nil || td.key != key || len(td.df) > maxCachedTerms {
 		c.mu.Unlock()
-		n, err := p.db.RowCount(ctx, t)
+		n, err := db.RowCount(ctx, t)
 		if err != nil {
 			return 0, nil, err
 		}
@@ -82,47 +78,32 @@ func (c *dfCache) counts(ctx context.Context, p *Planner, t tables.FTSTable, key
 	out := make([]int, len(terms))
 	var missing []int
 	for i, term := range terms {
-		if d, ok := td.df[term]; ok {
+		if d, ok := td.df[term.key]; ok {
 			out[i] = d
 		} else {
 			missing = append(missing, i)
 		}
 	}
 	c.mu.Unlock()
-	if mc, ok := p.db.(matchCounter); ok && len(missing) > 1 {
-		exprs := make([]string, len(missing))
+	if len(missing) > 0 {
+		qs := make([]fulltext.Query, len(missing))
 		for k, i := range missing {
-			exprs[k] = terms[i]
+			qs[k] = terms[i].q
 		}
-		n, err := mc.MatchCounts(ctx, t, exprs)
+		n, err := db.MatchCounts(ctx, t, qs)
 		if err != nil {
 			return 0, nil, err
 		}
 		for k, i := range missing {
 			out[i] = n[k]
 		}
-	} else {
-		for _, i := range missing {
-			var err error
-			if out[i], err = p.db.MatchCount(ctx, t, terms[i]); err != nil {
-				return 0, nil, err
-			}
-		}
-	}
-	if len(missing) > 0 {
 		c.mu.Lock()
 		for _, i := range missing {
-			td.df[terms[i]] = out[i]
+			td.df[terms[i].key] = out[i]
 		}
 		c.mu.Unlock()
 	}
 	return td.n, out, nil
-}
-
-// matchCounter is a reader that counts the matches of many expressions at
-// once (tables.DB): cheaper than a MatchCount each.
-type matchCounter interface {
-	MatchCounts(ctx context.Context, t tables.FTSTable, exprs []string) ([]int, error)
 }
 
 // pruneTerms drops the terms matching more than share of t's rows (the
@@ -133,11 +114,11 @@ type matchCounter interface {
 //
 // It also returns the terms' counts (nil when it counted none), for
 // rarest.
-func (p *Planner) pruneTerms(ctx context.Context, t tables.FTSTable, key string, terms []string, share float64, budget int) ([]string, []string, []int, error) {
+func (tc *textChannels) pruneTerms(ctx context.Context, t scope.Table, key string, terms []textTerm, share float64, budget int) ([]textTerm, []textTerm, []int, error) {
 	if share <= 0 || share >= 1 || len(terms) < 2 {
 		return terms, nil, nil, nil
 	}
-	n, df, err := p.df.counts(ctx, p, t, key, terms)
+	n, df, err := tc.df.counts(ctx, tc.db, t, key, terms)
 	if err != nil || n == 0 {
 		return terms, nil, nil, err
 	}
@@ -154,7 +135,7 @@ func (p *Planner) pruneTerms(ctx context.Context, t tables.FTSTable, key string,
 			drop[i] = true
 		}
 	}
-	var kept, dropped []string
+	var kept, dropped []textTerm
 	for i, term := range terms {
 		if drop[i] {
 			dropped = append(dropped, term)
@@ -163,7 +144,7 @@ func (p *Planner) pruneTerms(ctx context.Context, t tables.FTSTable, key string,
 		}
 	}
 	if len(kept) == 0 {
-		kept = []string{terms[idx[0]]}
+		kept = []textTerm{terms[idx[0]]}
 	}
 	return kept, dropped, df, nil
 }
@@ -174,7 +155,7 @@ func (p *Planner) pruneTerms(ctx context.Context, t tables.FTSTable, key string,
 // only while their counts sum to at most budget (budget <= 0: no bound).
 // Terms found nowhere come last: they cost nothing but would take the
 // place of a term that scores.
-func rarest(terms []string, df []int, n, budget int) []string {
+func rarest[T any](terms []T, df []int, n, budget int) []T {
 	if n <= 0 && budget <= 0 || len(df) != len(terms) || len(terms) < 2 {
 		return terms
 	}
@@ -198,7 +179,7 @@ func rarest(terms []string, df []int, n, budget int) []string {
 		}
 		keep[i] = true
 	}
-	var out []string
+	var out []T
 	for i, t := range terms {
 		if keep[i] {
 			out = append(out, t)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // maxEmbedded bounds the identifiers of a sentence looked up as names.
@@ -15,18 +16,18 @@ const maxEmbedded = 3
 // ranked runs the ranked intents: definition (defs) and concept, alone or
 // fused.
 func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Response, defs, concept bool) error {
-	files, vocab, filesKey, err := p.files.getKey(ctx, p)
+	files, vocab, filesKey, err := p.files.getKey(ctx, p.db)
 	if err != nil {
 		return err
 	}
 	sc := newScoped(req.Scope)
-	vectors := p.startVectors(ctx, text, req, sc, defs, concept)
+	vectors := p.vec.startVectors(ctx, text, req, sc, defs, concept)
 	pool := unitPool{}
 	var chans []*channel
 	t := analyse(text)
 
 	if defs {
-		cands, notes, err := p.definitions(ctx, text, sc, pool, files, true)
+		cands, notes, err := p.symbols.definitions(ctx, text, sc, pool, files, true)
 		if err != nil {
 			return err
 		}
@@ -59,7 +60,7 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 			if i == maxEmbedded {
 				break
 			}
-			cands, _, err := p.definitions(ctx, id, sc, pool, files, false)
+			cands, _, err := p.symbols.definitions(ctx, id, sc, pool, files, false)
 			if err != nil {
 				return err
 			}
@@ -72,19 +73,19 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 	}
 
 	if concept {
-		if terms := ftsTerms(t.words, p.tune.Prefix, p.tune.PrefixAll); len(terms) > 0 {
-			kept, dropped, df, err := p.pruneTerms(ctx, chunksFTS, "", terms, p.tune.PruneShare, p.tune.PruneBudget)
+		if terms := textTerms(t.words, p.tune.Prefix, p.tune.PrefixAll); len(terms) > 0 {
+			kept, dropped, df, err := p.text.pruneTerms(ctx, scope.Chunks, "", terms, p.tune.PruneShare, p.tune.PruneBudget)
 			if err != nil {
 				return err
 			}
 			if len(dropped) > 0 {
 				words := make([]string, len(dropped))
 				for i, d := range dropped {
-					words[i] = strings.ReplaceAll(strings.TrimSuffix(strings.Trim(d, "*"), `"`)[1:], `""`, `"`)
+					words[i] = d.text
 				}
 				resp.Notes = append(resp.Notes, "not searched in blocks, being the query's most common words there (bm25 gives them little or no weight; paths and names still use them): "+strings.Join(words, ", "))
 			}
-			blocks, err := p.chunkChannel(ctx, orExpr(kept), sc, pool, p.tune.ChunkCands)
+			blocks, err := p.text.chunkChannel(ctx, orQuery(kept), sc, pool, p.tune.ChunkCands)
 			if err != nil {
 				return err
 			}
@@ -92,9 +93,9 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 			// counts, within Tuning.SymbolBudget: a long text's common
 			// words cost it the most (their postings in every column are
 			// read to find the doc's) and weigh the least.
-			symExpr := orExpr(rarest(terms, df, p.tune.SymbolTerms, p.tune.SymbolBudget))
+			symQuery := orQuery(rarest(terms, df, p.tune.SymbolTerms, p.tune.SymbolBudget))
 			if p.tune.SymbolColumns != "" {
-				symExpr = "{" + p.tune.SymbolColumns + "} : (" + symExpr + ")"
+				symQuery = fulltext.In(strings.Fields(p.tune.SymbolColumns), symQuery)
 			}
 			// Doc comments are searched for prose only: for a bare name
 			// the definitions channel finds its definitions (docs that
@@ -103,15 +104,15 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 			docs := p.tune.WSymbol > 0 && !defs && resp.QueryUsed == ""
 			syms := &channel{name: "symbols"}
 			if docs {
-				if syms, err = p.symbolChannel(ctx, symExpr, sc, pool, p.tune.SymbolCands); err != nil {
+				if syms, err = p.text.symbolChannel(ctx, symQuery, sc, pool, p.tune.SymbolCands); err != nil {
 					return err
 				}
 			}
-			keptFiles, _, _, err := p.pruneTerms(ctx, filesFTS, filesKey, terms, p.tune.PruneShare, p.tune.PruneBudget)
+			keptFiles, _, _, err := p.text.pruneTerms(ctx, scope.Files, filesKey, terms, p.tune.PruneShare, p.tune.PruneBudget)
 			if err != nil {
 				return err
 			}
-			fl, err := p.fileChannel(ctx, orExpr(keptFiles), sc, pool, p.tune.FileCands)
+			fl, err := p.text.fileChannel(ctx, orQuery(keptFiles), sc, pool, p.tune.FileCands)
 			if err != nil {
 				return err
 			}
@@ -163,17 +164,17 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 		}
 		resp.Hits = append(resp.Hits, h)
 	}
-	return p.snippets(ctx, req, resp, pool, t.words)
+	return p.page.snippets(ctx, req, resp, pool, t.words)
 }
 
 // snippets fills the snippets of resp's hits, or, for a draft, leaves
 // the making of them to Draft.Finish.
-func (p *Planner) snippets(ctx context.Context, req Request, resp *Response, pool unitPool, words []string) error {
+func (pf *pageFinisher) snippets(ctx context.Context, req Request, resp *Response, pool unitPool, words []string) error {
 	if req.draft {
-		resp.fill = func(ctx context.Context, hits []Hit) error { return p.fillSnippets(ctx, hits, pool, words) }
+		resp.fill = func(ctx context.Context, hits []Hit) error { return pf.fillSnippets(ctx, hits, pool, words) }
 		return nil
 	}
-	return p.fillSnippets(ctx, resp.Hits, pool, words)
+	return pf.fillSnippets(ctx, resp.Hits, pool, words)
 }
 
 // defChannel ranks definitions in the order definitions returned them.

@@ -18,19 +18,19 @@ type resolved struct {
 const maxInheritDepth = 8
 
 // resolveName picks the symbol a name means (see SymbolWith).
-func (p *Planner) resolveName(ctx context.Context, name string) (resolved, error) {
-	files, err := p.files.get(ctx, p)
+func (sf *symbolFinder) resolveName(ctx context.Context, name string) (resolved, error) {
+	files, err := sf.files.get(ctx, sf.db)
 	if err != nil {
 		return resolved{}, err
 	}
 	sc := newScoped(Request{}.Scope)
-	cands, _, err := p.definitions(ctx, name, sc, unitPool{}, files, false)
+	cands, _, err := sf.definitions(ctx, name, sc, unitPool{}, files, false)
 	if err != nil {
 		return resolved{}, err
 	}
 	if len(cands) == 0 {
 		// A typo, or a prefix: widen as the definition intent does.
-		if cands, _, err = p.definitions(ctx, name, sc, unitPool{}, files, true); err != nil {
+		if cands, _, err = sf.definitions(ctx, name, sc, unitPool{}, files, true); err != nil {
 			return resolved{}, err
 		}
 	}
@@ -53,7 +53,7 @@ func (p *Planner) resolveName(ctx context.Context, name string) (resolved, error
 	// No symbol has that qualified name. If the qualifier is a type, the
 	// member may be inherited: follow the bases its signature names.
 	owner := q.parts[len(q.parts)-2]
-	types, err := p.typesNamed(ctx, owner, files)
+	types, err := sf.typesNamed(ctx, owner, files)
 	if err != nil {
 		return resolved{}, err
 	}
@@ -65,7 +65,7 @@ func (p *Planner) resolveName(ctx context.Context, name string) (resolved, error
 		r.note = strings.TrimSpace(fmt.Sprintf("no symbol is named %s and no type is named %s; this is the best symbol named %s. %s", q.raw, owner, q.name, r.note))
 		return r, nil
 	}
-	member, chain, err := p.inheritedMember(ctx, types, q.name, files)
+	member, chain, err := sf.inheritedMember(ctx, types, q.name, files)
 	if err != nil {
 		return resolved{}, err
 	}
@@ -106,8 +106,8 @@ func pickAmong(cands []defCand, name string) resolved {
 
 // typesNamed returns the type-like symbols (classes, structs, traits …)
 // named exactly name.
-func (p *Planner) typesNamed(ctx context.Context, name string, files map[int64]*fileInfo) ([]*unit, error) {
-	cands, _, err := p.definitions(ctx, name, newScoped(Request{}.Scope), unitPool{}, files, false)
+func (sf *symbolFinder) typesNamed(ctx context.Context, name string, files map[int64]*fileInfo) ([]*unit, error) {
+	cands, _, err := sf.definitions(ctx, name, newScoped(Request{}.Scope), unitPool{}, files, false)
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +123,7 @@ func (p *Planner) typesNamed(ctx context.Context, name string, files map[int64]*
 // inheritedMember walks up the bases of types (breadth first, nearest
 // base first) and returns the first member named name that a base
 // defines, with the chain of type names that leads to it.
-func (p *Planner) inheritedMember(ctx context.Context, types []*unit, name string, files map[int64]*fileInfo) (*unit, []string, error) {
+func (sf *symbolFinder) inheritedMember(ctx context.Context, types []*unit, name string, files map[int64]*fileInfo) (*unit, []string, error) {
 	type step struct {
 		u     *unit
 		chain []string
@@ -144,13 +144,13 @@ func (p *Planner) inheritedMember(ctx context.Context, types []*unit, name strin
 				ids = append(ids, s.u.decl)
 			}
 		}
-		decls, err := p.db.SymbolDecls(ctx, ids)
+		decls, err := sf.db.SymbolDecls(ctx, ids)
 		if err != nil {
 			return nil, nil, err
 		}
 		for _, s := range level {
 			for _, b := range basesOf(decls[s.u.decl].Signature) {
-				bases, err := p.typesNamed(ctx, b, files)
+				bases, err := sf.typesNamed(ctx, b, files)
 				if err != nil {
 					return nil, nil, err
 				}
@@ -160,7 +160,7 @@ func (p *Planner) inheritedMember(ctx context.Context, types []*unit, name strin
 					}
 					seen[bu.id] = true
 					chain := append(append([]string(nil), s.chain...), bu.name)
-					m, err := p.memberOf(ctx, bu, name)
+					m, err := sf.memberOf(ctx, bu, name)
 					if err != nil {
 						return nil, nil, err
 					}
@@ -177,8 +177,8 @@ func (p *Planner) inheritedMember(ctx context.Context, types []*unit, name strin
 }
 
 // memberOf returns t's member named name, nil when t has none.
-func (p *Planner) memberOf(ctx context.Context, t *unit, name string) (*unit, error) {
-	children, err := p.db.SymbolChildren(ctx, t.id)
+func (sf *symbolFinder) memberOf(ctx context.Context, t *unit, name string) (*unit, error) {
+	children, err := sf.db.SymbolChildren(ctx, t.id)
 	if err != nil {
 		return nil, err
 	}

@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/viberag/viberag/indexer"
-	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/internal/testkit"
+	"github.com/viberag/viberag/internal/testkit/indextest"
 )
 
 // hierarchy is a small Flask-like tree: Flask inherits route from
@@ -41,26 +40,9 @@ func hierarchy(t *testing.T) *Planner {
 	for i := range 8 {
 		files[fmt.Sprintf("routes/r%d.py", i)] = fmt.Sprintf("def route():\n    return %d\n", i)
 	}
-	root, data := t.TempDir(), t.TempDir()
-	for p, c := range files {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ctx := context.Background()
-	path := filepath.Join(data, indexer.IndexFile)
-	db, err := tables.Open(ctx, path, tables.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := indexer.Run(ctx, db, root, indexer.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	root, path := t.TempDir(), indextest.Path(t.TempDir())
+	testkit.WriteFiles(t, root, files)
+	indextest.Build(t, root, path, indexer.Options{})
 	return plannerOn(t, path, Options{})
 }
 

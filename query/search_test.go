@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/internal/testkit"
+	"github.com/viberag/viberag/internal/testkit/indextest"
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
 )
@@ -568,25 +570,13 @@ func TestFuseTieBreaks(t *testing.T) {
 func TestPlannerSeesIndexChanges(t *testing.T) {
 	ctx := context.Background()
 	root, data := t.TempDir(), t.TempDir()
-	write := func(p, c string) {
-		full := filepath.Join(root, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	write := func(p, c string) { testkit.WriteFile(t, filepath.Join(root, p), c) }
 	write("a.py", "def alpha():\n    return 'first'\n")
-	db, err := tables.Open(ctx, filepath.Join(data, indexer.IndexFile), tables.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := indextest.Open(t, indextest.Path(data), tables.OpenOptions{})
 	if _, err := indexer.Run(ctx, db, root, indexer.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	p, err := New(ctx, db, Options{})
+	p, err := New(ctx, db.Reader(), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

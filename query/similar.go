@@ -10,7 +10,8 @@ import (
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/scope"
-	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/fulltext"
+	"github.com/viberag/viberag/tables/vectors"
 )
 
 // Similar code, until vectors exist, is token overlap: the snippet's
@@ -58,7 +59,7 @@ func (p *Planner) similar(ctx context.Context, req Request, text string, resp *R
 
 	// Code vectors first: they need no identifiers, so a snippet of
 	// operators and literals still finds its look-alikes.
-	vr, err := p.runVectors(ctx, text, []vecSpec{{"vec_code", tables.SurfaceCode, 1}}, req, sc)
+	vr, err := p.vec.runVectors(ctx, text, []vecSpec{{"vec_code", vectors.SurfaceCode, 1}}, req, sc)
 	if err != nil {
 		return err
 	}
@@ -85,7 +86,7 @@ func (p *Planner) similar(ctx context.Context, req Request, text string, resp *R
 	}
 	maxBM := 0.0
 	if len(words) > 0 {
-		if maxBM, err = p.similarTokens(ctx, words, idents, sc, pool, func(u *unit, bm25, jacc float64) {
+		if maxBM, err = p.text.similarTokens(ctx, words, idents, sc, pool, func(u *unit, bm25, jacc float64) {
 			c := byUnit[u]
 			if c == nil {
 				c = &cand{u: u}
@@ -139,19 +140,19 @@ func (p *Planner) similar(ctx context.Context, req Request, text string, resp *R
 		}
 		resp.Hits = append(resp.Hits, h)
 	}
-	return p.snippets(ctx, req, resp, pool, words)
+	return p.page.snippets(ctx, req, resp, pool, words)
 }
 
 // similarTokens finds chunks sharing the snippet's identifier words and
 // reports each with its bm25 and the Jaccard overlap of whole
 // identifiers. It returns the best bm25.
-func (p *Planner) similarTokens(ctx context.Context, words []string, idents map[string]bool, sc *scoped, pool unitPool, found func(u *unit, bm25, jacc float64)) (float64, error) {
-	terms := ftsTerms(words, false, false)
-	kept, _, _, err := p.pruneTerms(ctx, chunksFTS, "", terms, p.tune.PruneShare, p.tune.PruneBudget)
+func (tc *textChannels) similarTokens(ctx context.Context, words []string, idents map[string]bool, sc *scoped, pool unitPool, found func(u *unit, bm25, jacc float64)) (float64, error) {
+	terms := textTerms(words, false, false)
+	kept, _, _, err := tc.pruneTerms(ctx, scope.Chunks, "", terms, tc.tune.PruneShare, tc.tune.PruneBudget)
 	if err != nil {
 		return 0, err
 	}
-	rows, err := p.db.SimilarChunks(ctx, "{content ident_parts strings} : ("+orExpr(kept)+")", sc.scope, 200)
+	rows, err := tc.db.SimilarChunks(ctx, fulltext.In([]string{"content", "ident_parts", "strings"}, orQuery(kept)), sc.scope, 200)
 	if err != nil {
 		return 0, err
 	}
@@ -193,8 +194,8 @@ var codeKeywords = func() map[string]bool {
 
 // spreadFiles orders n ranked items as fusion orders units (fuse.go): a
 // file's n-th item competes at its score times decay^n, so with a small
-// decay every file's best item comes before any file's second (issue 14:
-// the top k should not spend its slots on one file). It returns the new
+// decay every file's best item comes before any file's second (the top k
+// should not spend its slots on one file). It returns the new
 // order as indexes; equal scores keep their order.
 func spreadFiles(n int, item func(i int) (path string, score float64), decay float64) []int {
 	nth := map[string]int{}

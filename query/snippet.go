@@ -15,7 +15,7 @@ const (
 // its chunk that hold the most query words; for a definition, its
 // signature and the first line of its doc; for a file, its doc's first
 // line or its summary's.
-func (p *Planner) fillSnippets(ctx context.Context, hits []Hit, pool unitPool, words []string) error {
+func (pf *pageFinisher) fillSnippets(ctx context.Context, hits []Hit, pool unitPool, words []string) error {
 	stems := snippetStems(words)
 	var blockIDs, declIDs []int64
 	for i := range hits {
@@ -28,11 +28,11 @@ func (p *Planner) fillSnippets(ctx context.Context, hits []Hit, pool unitPool, w
 			declIDs = append(declIDs, u.decl)
 		}
 	}
-	content, err := p.db.ChunkContents(ctx, blockIDs)
+	content, err := pf.db.ChunkContents(ctx, blockIDs)
 	if err != nil {
 		return err
 	}
-	decls, err := p.db.SymbolDecls(ctx, declIDs)
+	decls, err := pf.db.SymbolDecls(ctx, declIDs)
 	if err != nil {
 		return err
 	}
@@ -53,7 +53,7 @@ func (p *Planner) fillSnippets(ctx context.Context, hits []Hit, pool unitPool, w
 		case KindUsage:
 			h.Snippet = u.signature // the line, read by importers
 		case KindFile:
-			doc, summary, ok, err := p.db.FileDoc(ctx, u.fileID)
+			doc, summary, ok, err := pf.db.FileDoc(ctx, u.fileID)
 			if err != nil {
 				return err
 			}
@@ -198,6 +198,6 @@ func firstLines(s string, n int) string {
 
 // fileLines rebuilds lines from..to (inclusive) of a file from its chunks.
 // Lines no chunk covers (an index being rewritten) come back empty.
-func (p *Planner) fileLines(ctx context.Context, fileID int64, from, to int) ([]string, error) {
-	return p.db.FileLines(ctx, fileID, from, to)
+func (pf *pageFinisher) fileLines(ctx context.Context, fileID int64, from, to int) ([]string, error) {
+	return pf.db.FileLines(ctx, fileID, from, to)
 }

@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // terms is a query analysed for the text channels.
@@ -204,36 +205,52 @@ var stopWords = func() map[string]struct{} {
 	return m
 }()
 
-// ftsQuote quotes s as one FTS5 string (a phrase when the table's
-// tokenizer splits it).
-func ftsQuote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
-
-// ftsTerms turns the query's words into FTS5 terms: each word as a phrase,
+// textTerm is one query word's full-text term: the phrase of its tokens,
 // or, for words long enough, a prefix query on its stem so that the
-// word's family matches ("registered" → "register"*). Duplicates are
-// dropped.
-func ftsTerms(words []string, prefix, all bool) []string {
-	var out []string
-	seen := map[string]bool{}
+// word's family matches ("registered" → "register"*).
+type textTerm struct {
+	text   string // the word, or its stem when prefix
+	prefix bool
+	q      fulltext.Query
+	key    string // q.String(), which keys the document counts
+}
+
+// textTerms turns the query's words into full-text terms (see textTerm),
+// with prefixes when prefix is set (for every word of five letters or
+// more when all is set too). Duplicates are dropped.
+func textTerms(words []string, prefix, all bool) []textTerm {
+	var out []textTerm
+	type seenKey struct {
+		text   string
+		prefix bool
+	}
+	seen := map[seenKey]bool{}
 	for _, w := range words {
-		term := ftsTerm(w, prefix, all)
-		if !seen[term] {
-			seen[term] = true
-			out = append(out, term)
+		t := textTerm{text: w}
+		if prefix {
+			if s := stem(w); s != w || (all && utf8.RuneCountInString(w) >= 5 && isASCIILetters(w)) {
+				t.text, t.prefix = s, true
+			}
+		}
+		if k := (seenKey{t.text, t.prefix}); !seen[k] {
+			seen[k] = true
+			if t.prefix {
+				t.q = fulltext.Prefix(t.text)
+			} else {
+				t.q = fulltext.Term(t.text)
+			}
+			t.key = t.q.String()
+			out = append(out, t)
 		}
 	}
 	return out
 }
 
-// ftsTerm is one word's FTS5 term (see ftsTerms).
-func ftsTerm(w string, prefix, all bool) string {
-	if prefix {
-		if s := stem(w); s != w || (all && utf8.RuneCountInString(w) >= 5 && isASCIILetters(w)) {
-			return ftsQuote(s) + "*"
-		}
+// orQuery ORs terms into one query; the zero Query for none.
+func orQuery(terms []textTerm) fulltext.Query {
+	qs := make([]fulltext.Query, len(terms))
+	for i, t := range terms {
+		qs[i] = t.q
 	}
-	return ftsQuote(w)
+	return fulltext.Or(qs...)
 }
-
-// orExpr ORs FTS5 terms into a MATCH expression; "" for none.
-func orExpr(terms []string) string { return strings.Join(terms, " OR ") }

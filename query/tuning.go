@@ -19,10 +19,10 @@ type Tuning struct {
 	RRFK float64 `tune:"rrf_k"`
 
 	// Channel weights.
-	WChunk    float64 `tune:"w_chunk"`    // best chunk of the file (chunks_fts bm25)
+	WChunk    float64 `tune:"w_chunk"`    // best chunk of the file (bm25 of chunks)
 	WChunkSum float64 `tune:"w_chunksum"` // sum of the file's chunk scores: files with many matching blocks
-	WSymbol   float64 `tune:"w_symbol"`   // best symbol of the file (symbols_fts bm25)
-	WFile     float64 `tune:"w_file"`     // the file's path and summary (files_fts bm25)
+	WSymbol   float64 `tune:"w_symbol"`   // best symbol of the file (bm25 of symbols)
+	WFile     float64 `tune:"w_file"`     // the file's path and summary (bm25 of files)
 	WDef      float64 `tune:"w_def"`      // definitions of the queried name (identifier queries)
 	WEmbedded float64 `tune:"w_embedded"` // definitions of identifiers written inside a sentence
 	WPath     float64 `tune:"w_path"`     // share of the query's words in the file's path (all files)
@@ -47,7 +47,7 @@ type Tuning struct {
 	WVecFile    float64 `tune:"w_vec_file"`    // files by cosine of their summaries (concept)
 	VecCands    int     `tune:"vec_cands"`     // rows read per vector channel
 
-	// Column weights of the FTS tables, in schema order.
+	// Column weights of full-text search, in tables.TextColumns' order.
 	ChunkCols  []float64 `tune:"chunk_cols"`  // header, content, ident_parts, strings
 	SymbolCols []float64 `tune:"symbol_cols"` // name, qualname, signature, doc, ident_parts
 	FileCols   []float64 `tune:"file_cols"`   // path, summary
@@ -58,7 +58,7 @@ type Tuning struct {
 	Prefix    bool `tune:"prefix"`
 	PrefixAll bool `tune:"prefix_all"`
 	// SymbolColumns restricts the symbols channel to these columns of
-	// symbols_fts (an FTS5 column filter such as "name qualname"); ""
+	// symbols (space-separated names, such as "name qualname"); ""
 	// searches them all.
 	SymbolColumns string `tune:"symbol_columns"`
 
@@ -112,7 +112,7 @@ func DefaultTuning() Tuning {
 		RRFK:          10,
 		WChunk:        1,
 		WChunkSum:     1,
-		WSymbol:       1, // doc comments only (SymbolColumns), prose queries only; issue 14: broad 0.822 -> 0.849, dev 0.8935 -> 0.8946
+		WSymbol:       1, // doc comments only (SymbolColumns), prose queries only: broad 0.822 -> 0.849, dev 0.8935 -> 0.8946
 		WFile:         0.7,
 		WDef:          3,
 		WEmbedded:     1,
@@ -129,8 +129,8 @@ func DefaultTuning() Tuning {
 		SymbolColumns: "doc",
 		PruneShare:    0.5,
 		PruneBudget:   600,
-		SymbolBudget:  2000, // issue 14 (h-lat): with ChunkCands 100, p95 query CPU a tenth to a fifth lower; broad NDCG@10, task Hit@5 not lower
-		ChunkCands:    100,  // issue 14 (h-lat): 150 -> 100, broad +0.0006, task Hit@5 +0.002; fewer rows to read
+		SymbolBudget:  2000, // with ChunkCands 100, p95 query CPU a tenth to a fifth lower; broad NDCG@10, task Hit@5 not lower
+		ChunkCands:    100,  // 150 -> 100: broad +0.0006, task Hit@5 +0.002; fewer rows to read
 		SymbolCands:   100,
 		FileCands:     50,
 		PathBoost:     1,
@@ -140,9 +140,9 @@ func DefaultTuning() Tuning {
 		AuxPrior:      0.7,
 		ReexportPrior: 0.8,
 		ProsePrior:    0.8,
-		SameFileDecay: 0.001, // best chunk per file first (issue 14: broad benchmark +0.0014, dev split +0.001 over 0.3)
+		SameFileDecay: 0.001, // best chunk per file first (broad benchmark +0.0014, dev split +0.001 over 0.3)
 
-		// Questions only; issue 14: broad architecture 0.481 -> 0.723,
+		// Questions only: broad architecture 0.481 -> 0.723,
 		// other kinds and the dev split unchanged (BENCHMARKS.md).
 		WModule:         0,
 		WModuleQuestion: 3,

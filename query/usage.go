@@ -11,7 +11,7 @@ import (
 	"github.com/viberag/viberag/scope"
 )
 
-// Usages come from the refs table (tables.DB.RefsNamed): calls,
+// Usages come from the refs table (tables.Reader.RefsNamed): calls,
 // identifier uses, type references and imports of the name, matched
 // case-insensitively on the name and, for imports, on the imported name.
 // The index has no types, so a reference is matched by name, never
@@ -33,8 +33,8 @@ type refLine struct {
 
 // findRefs returns the lines referring to q, ordered: qualified matches
 // first, then source before auxiliary before test files, by path and line.
-func (p *Planner) findRefs(ctx context.Context, q defQuery, sc *scoped, files map[int64]*fileInfo) ([]*refLine, error) {
-	rows, err := p.db.RefsNamed(ctx, q.name, sc.scope)
+func (sf *symbolFinder) findRefs(ctx context.Context, q defQuery, sc *scoped, files map[int64]*fileInfo) ([]*refLine, error) {
+	rows, err := sf.db.RefsNamed(ctx, q.name, sc.scope)
 	if err != nil {
 		return nil, err
 	}
@@ -113,14 +113,14 @@ func (p *Planner) usage(ctx context.Context, req Request, text string, resp *Res
 	if q.name == "" {
 		return fmt.Errorf("usage: %q is not a name", text)
 	}
-	files, err := p.files.get(ctx, p)
+	files, err := p.files.get(ctx, p.db)
 	if err != nil {
 		return err
 	}
 	sc := newScoped(req.Scope)
 	sc.note(req.Scope, scope.Refs)
 	resp.FiltersApplied = sc.applied
-	refs, err := p.findRefs(ctx, q, sc, files)
+	refs, err := p.symbols.findRefs(ctx, q, sc, files)
 	if err != nil {
 		return err
 	}
@@ -157,7 +157,7 @@ func (p *Planner) usage(ctx context.Context, req Request, text string, resp *Res
 					refs, at = append(refs, r), append(at, i)
 				}
 			}
-			s, err := p.refSnippets(ctx, refs)
+			s, err := p.page.refSnippets(ctx, refs)
 			for k, i := range at {
 				if err == nil {
 					hits[i].Snippet = s[k]
@@ -167,7 +167,7 @@ func (p *Planner) usage(ctx context.Context, req Request, text string, resp *Res
 		}
 	} else {
 		var err error
-		if snips, err = p.refSnippets(ctx, page); err != nil {
+		if snips, err = p.page.refSnippets(ctx, page); err != nil {
 			return err
 		}
 	}
@@ -194,7 +194,7 @@ func refID(r *refLine) string { return fmt.Sprintf("r:%s:%d", r.path, r.line) }
 
 // refSnippets returns the source line of each reference, reading each
 // file's chunks once.
-func (p *Planner) refSnippets(ctx context.Context, refs []*refLine) ([]string, error) {
+func (pf *pageFinisher) refSnippets(ctx context.Context, refs []*refLine) ([]string, error) {
 	out := make([]string, len(refs))
 	type span struct{ from, to int }
 	spans := map[int64]*span{}
@@ -208,7 +208,7 @@ func (p *Planner) refSnippets(ctx context.Context, refs []*refLine) ([]string, e
 	}
 	lines := map[int64][]string{}
 	for id, s := range spans {
-		ls, err := p.fileLines(ctx, id, s.from, s.to)
+		ls, err := pf.fileLines(ctx, id, s.from, s.to)
 		if err != nil {
 			return nil, err
 		}
@@ -301,7 +301,7 @@ func (p *Planner) References(ctx context.Context, req RefsRequest) (*References,
 	out := &References{Files: []RefFile{}}
 	name := req.Name
 	if req.ID != "" {
-		u, err := p.symbolByID(ctx, req.ID)
+		u, err := p.symbols.symbolByID(ctx, req.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -314,14 +314,14 @@ func (p *Planner) References(ctx context.Context, req RefsRequest) (*References,
 		return nil, fmt.Errorf("references: %q is not a name", name)
 	}
 	out.Name = q.raw
-	files, err := p.files.get(ctx, p)
+	files, err := p.files.get(ctx, p.db)
 	if err != nil {
 		return nil, err
 	}
 	sc := newScoped(req.Scope)
 	sc.note(req.Scope, scope.Refs)
 	out.FiltersApplied = sc.applied
-	refs, err := p.findRefs(ctx, q, sc, files)
+	refs, err := p.symbols.findRefs(ctx, q, sc, files)
 	if err != nil {
 		return nil, err
 	}
@@ -330,7 +330,7 @@ func (p *Planner) References(ctx context.Context, req RefsRequest) (*References,
 		out.Truncated = true
 		refs = refs[:req.Limit]
 	}
-	snips, err := p.refSnippets(ctx, refs)
+	snips, err := p.page.refSnippets(ctx, refs)
 	if err != nil {
 		return nil, err
 	}
@@ -356,8 +356,8 @@ func (p *Planner) References(ctx context.Context, req RefsRequest) (*References,
 }
 
 // symbolByID reads one symbol by sid.
-func (p *Planner) symbolByID(ctx context.Context, sid string) (*unit, error) {
-	r, ok, err := p.db.SymbolBySID(ctx, sid)
+func (sf *symbolFinder) symbolByID(ctx context.Context, sid string) (*unit, error) {
+	r, ok, err := sf.db.SymbolBySID(ctx, sid)
 	if err != nil {
 		return nil, err
 	}

@@ -13,8 +13,11 @@ import (
 	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/embed/embedtest"
 	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/internal/testkit"
+	"github.com/viberag/viberag/internal/testkit/indextest"
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/vectors"
 )
 
 // bigVectorRepo is a repository of a few thousand vectors: enough rows
@@ -42,7 +45,7 @@ func bigVectorRepo() map[string]string {
 
 // bigVectorIndex indexes bigVectorRepo with a small model in the real
 // format; the run writes the vector file.
-func bigVectorIndex(t *testing.T) (embed.Provider, string, string) {
+func bigVectorIndex(t testing.TB) (embed.Provider, string, string) {
 	t.Helper()
 	dir := t.TempDir()
 	modelDir := filepath.Join(dir, "model")
@@ -51,28 +54,13 @@ func bigVectorIndex(t *testing.T) (embed.Provider, string, string) {
 		t.Fatal(err)
 	}
 	root := filepath.Join(dir, "repo")
-	writeFiles(t, root, bigVectorRepo())
+	testkit.WriteFiles(t, root, bigVectorRepo())
 	path := filepath.Join(dir, "data", indexer.IndexFile)
-	res := runIndex(t, root, path, m)
+	res := indextest.Build(t, root, path, indexer.Options{Embedder: m})
 	if !res.Vectors.FileWritten {
 		t.Fatalf("the run wrote no vector file: %+v", res.Vectors)
 	}
 	return m, root, path
-}
-
-func runIndex(t *testing.T, root, path string, m embed.Provider) *indexer.Result {
-	t.Helper()
-	ctx := context.Background()
-	db, err := tables.Open(ctx, path, tables.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	res, err := indexer.Run(ctx, db, root, indexer.Options{Embedder: m})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
 }
 
 // copyIndex copies the index at path, without its vector file, to a new
@@ -123,6 +111,21 @@ func channelRows(ch *channel) []string {
 	return out
 }
 
+// rescoredRows is how many rows a search of set for the k best of q
+// rescores in float32: those its int8 pass could not rule out.
+func rescoredRows(t testing.TB, set *vectors.Set, q []float32, k int) int {
+	t.Helper()
+	n := 0
+	_, err := set.SearchWith(q, k, nil, func(rows []int) ([]float32, error) {
+		n = len(rows)
+		return make([]float32, len(rows)), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 // Searching the mapped vector file finds exactly what loading the vectors
 // table finds — every channel, query and scope, scoped or not.
 func TestVectorFileEqualsTable(t *testing.T) {
@@ -131,7 +134,7 @@ func TestVectorFileEqualsTable(t *testing.T) {
 	tune := DefaultTuning()
 	tune.VecCands = 25 // fewer candidates than rows in scope: the pruning decides
 	p := plannerOn(t, path, Options{Embedder: m, Tuning: &tune})
-	fromFile, release, err := p.acquireVectors(ctx, false)
+	fromFile, release, err := p.vec.acquireVectors(ctx, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,30 +142,30 @@ func TestVectorFileEqualsTable(t *testing.T) {
 	if fromFile.file == nil {
 		t.Fatalf("vectors not mapped: %s", fromFile.fallback)
 	}
-	fromTable, err := p.openVectors(ctx, fromFile.version, true)
+	fromTable, err := p.vec.openVectors(ctx, fromFile.version, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fromFile.stats != fromTable.stats {
 		t.Errorf("stats: file %+v, table %+v", fromFile.stats, fromTable.stats)
 	}
-	if n := fromFile.surface(tables.SurfaceSummary).set.Len(); n < 1000 {
+	if n := fromFile.surface(vectors.SurfaceSummary).set.Len(); n < 1000 {
 		t.Fatalf("%d summary vectors: too few to test the pruning", n)
 	}
 	compared, pruned := 0, 0
 	for _, text := range vecQueries {
-		q, err := p.embedQuery(ctx, text)
+		q, err := p.vec.embedQuery(ctx, text)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, sc := range vecScopes {
-			for _, surface := range []string{tables.SurfaceCode, tables.SurfaceSummary, tables.SurfaceFile} {
+			for _, surface := range []string{vectors.SurfaceCode, vectors.SurfaceSummary, vectors.SurfaceFile} {
 				req := Request{Query: text, Scope: sc}
-				a, err := p.vecChannel(ctx, fromFile, "v", surface, 1, q, req, newScoped(sc))
+				a, err := p.vec.vecChannel(ctx, fromFile, "v", surface, 1, q, req, newScoped(sc))
 				if err != nil {
 					t.Fatal(err)
 				}
-				b, err := p.vecChannel(ctx, fromTable, "v", surface, 1, q, req, newScoped(sc))
+				b, err := p.vec.vecChannel(ctx, fromTable, "v", surface, 1, q, req, newScoped(sc))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -178,8 +181,8 @@ func TestVectorFileEqualsTable(t *testing.T) {
 				compared += len(got)
 			}
 		}
-		set := fromFile.surface(tables.SurfaceSummary).set
-		if len(set.candidates(q, tune.VecCands, nil)) < set.Len()/2 {
+		set := fromFile.surface(vectors.SurfaceSummary).set
+		if rescoredRows(t, set, q, tune.VecCands) < set.Len()/2 {
 			pruned++
 		}
 	}
@@ -249,7 +252,7 @@ func TestVectorFileFaultsFallBack(t *testing.T) {
 			if !strings.Contains(notes, "vectors loaded from the index's vectors table") || !strings.Contains(notes, tc.note) {
 				t.Errorf("notes %q, want the fallback and %q", notes, tc.note)
 			}
-			if res := runIndex(t, root, path, m); !res.Vectors.FileWritten {
+			if res := indextest.Build(t, root, path, indexer.Options{Embedder: m}); !res.Vectors.FileWritten {
 				t.Fatalf("the next run did not rewrite the file: %+v", res.Vectors)
 			}
 			again := search(t, plannerOn(t, path, Options{Embedder: m}), req)
@@ -268,26 +271,26 @@ func TestVectorFileReplacedWhileHeld(t *testing.T) {
 	m, root, path := bigVectorIndex(t)
 	ctx := context.Background()
 	p := plannerOn(t, path, Options{Embedder: m})
-	old, release, err := p.acquireVectors(ctx, false)
+	old, release, err := p.vec.acquireVectors(ctx, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if old.file == nil {
 		t.Fatal(old.fallback)
 	}
-	writeFiles(t, root, map[string]string{"mail/smtp.py": "def send_mail(to, body):\n    smtp.sendmail(to, body)\n"})
-	if res := runIndex(t, root, path, m); !res.Vectors.FileWritten {
+	testkit.WriteFiles(t, root, map[string]string{"mail/smtp.py": "def send_mail(to, body):\n    smtp.sendmail(to, body)\n"})
+	if res := indextest.Build(t, root, path, indexer.Options{Embedder: m}); !res.Vectors.FileWritten {
 		t.Fatalf("no new file: %+v", res.Vectors)
 	}
 	// The held file is still mapped, and knows it no longer matches.
-	q, err := p.embedQuery(ctx, "send mail")
+	q, err := p.vec.embedQuery(ctx, "send mail")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := p.vecChannel(ctx, old, "v", tables.SurfaceFile, 1, q, Request{Query: "x"}, newScoped(scope.Scope{})); !tables.IsVectorFileProblem(err) {
+	if _, err := p.vec.vecChannel(ctx, old, "v", vectors.SurfaceFile, 1, q, Request{Query: "x"}, newScoped(scope.Scope{})); !vectors.IsFileProblem(err) {
 		t.Errorf("scan of the replaced file: %v, want a stale file", err)
 	}
-	cur, release2, err := p.acquireVectors(ctx, false)
+	cur, release2, err := p.vec.acquireVectors(ctx, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,15 +323,15 @@ func TestResidentVectors(t *testing.T) {
 	req := Request{Query: "cache session cookie", Intent: Concept, Explain: true, Scope: scope.Scope{Extension: []string{".py"}}}
 	oneShot := plannerOn(t, path, Options{Embedder: m})
 	want := search(t, oneShot, req)
-	if oneShot.vecs.cur == nil || oneShot.vecs.cur.file == nil || oneShot.vecs.cur.residing {
+	if oneShot.vec.vecs.cur == nil || oneShot.vec.vecs.cur.file == nil || oneShot.vec.vecs.cur.residing {
 		t.Fatal("the one-shot planner does not read the file, or loads the table")
 	}
 	p := plannerOn(t, path, Options{Embedder: m, ResidentVectors: true})
 	first := search(t, p, req)
-	p.vecs.bg.Wait()
-	p.vecs.mu.Lock()
-	cur := p.vecs.cur
-	p.vecs.mu.Unlock()
+	p.vec.vecs.bg.Wait()
+	p.vec.vecs.mu.Lock()
+	cur := p.vec.vecs.cur
+	p.vec.vecs.mu.Unlock()
 	if cur == nil || cur.file != nil || cur.surfaces == nil {
 		t.Fatalf("after the background load the planner holds %+v", cur)
 	}

@@ -2,7 +2,6 @@ package query
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -12,14 +11,16 @@ import (
 	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
-	"github.com/viterin/vek/vek32"
+	"github.com/viberag/viberag/tables/vectors"
 )
 
 // Vector channels. A search embeds its query with the planner's
 // Embedder, which must be the model the index was embedded with, and
-// scans every in-scope vector of a surface exactly (VectorSet). The scope
-// is applied before the scan: rows out of scope are never candidates, so
-// a scoped search cannot lose an in-scope hit to out-of-scope ones.
+// scans every in-scope vector of a surface exactly (vectors.Set). The
+// scope is applied before the scan: rows out of scope are never
+// candidates, so a scoped search cannot lose an in-scope hit to
+// out-of-scope ones. What a search reads of the vectors it reads through
+// the Reader's tables.VectorReader.
 //
 // A reader that finds the nearest vectors itself (tables.VectorRanker: a
 // shared store with pgvector) is asked, per channel, for the rows that may
@@ -27,29 +28,76 @@ import (
 // scored here as the scan scores them, so the answer is the scan's, and
 // nothing is loaded (rankVectors).
 //
-// The vectors are read from the index's vector file (tables.VectorFile),
+// The vectors are read from the index's vector file (vectors.File),
 // mapped in place: the scan reads its int8 rows, and only the rows that
 // may rank (a few per hit) are read back from the vectors table and
 // scored in float32, so the result is the float32 scan's. When the file
 // is missing, stale or damaged the vectors are loaded from the vectors
-// table into memory instead (what every search did before the file
-// existed: seconds for 300,000 vectors), and the response says so. Either
-// is kept until the vectors change (VectorsVersion), and shared by the
-// searches of a process: each holds it (acquireVectors) while it scans,
-// and a replaced file is unmapped when its last search is done.
+// table into memory instead (seconds for 300,000 vectors), and the
+// response says so. Either is kept until the vectors change
+// (VectorReader.Version), and shared by the searches of a process: each
+// holds it (acquireVectors) while it scans, and a replaced file is
+// unmapped when its last search is done.
+
+// vectorChannels runs the vector channels of a planner: it embeds the
+// query and holds the index's vectors (see above).
+type vectorChannels struct {
+	db   tables.Reader
+	tune *Tuning
+
+	embMu      sync.RWMutex
+	embedder   embed.Provider // embeds queries (guarded); nil: vectors off
+	guard      embed.GuardOptions
+	vectorsOff string      // why embedder is nil, for responses
+	vecs       vectorCache // the index's vectors, per surface
+	resident   bool        // Options.ResidentVectors
+}
+
+func newVectorChannels(db tables.Reader, tune *Tuning, opts Options) *vectorChannels {
+	v := &vectorChannels{db: db, tune: tune, guard: opts.QueryEmbed, vectorsOff: opts.VectorsOff, resident: opts.ResidentVectors}
+	v.embedder = v.guarded(opts.Embedder)
+	return v
+}
+
+// setEmbedder is Planner.SetEmbedder.
+func (v *vectorChannels) setEmbedder(e embed.Provider, off string) {
+	g := v.guarded(e)
+	v.embMu.Lock()
+	defer v.embMu.Unlock()
+	v.embedder, v.vectorsOff = g, off
+}
+
+// guarded puts e under the query deadline and breaker (nil stays nil),
+// even when e has a breaker of its own: that one may have no deadline.
+func (v *vectorChannels) guarded(e embed.Provider) embed.Provider {
+	if e == nil {
+		return nil
+	}
+	return embed.Guard(e, v.guard)
+}
+
+// currentEmbedder returns the embedder and why it is nil.
+func (v *vectorChannels) currentEmbedder() (embed.Provider, string) {
+	v.embMu.RLock()
+	defer v.embMu.RUnlock()
+	return v.embedder, v.vectorsOff
+}
+
+// close stops a background load and releases the vectors.
+func (v *vectorChannels) close() { v.vecs.close() }
 
 // vecSurface is one surface's vectors: loaded (units[i] describes row i)
 // or mapped (rows holds each row's ids).
 type vecSurface struct {
-	set   *VectorSet
+	set   *vectors.Set
 	units []unit
-	rows  *tables.VectorRows
+	rows  *vectors.Rows
 }
 
-// vecIndex is the vectors of one VectorsVersion.
+// vecIndex is the vectors of one VectorReader.Version.
 type vecIndex struct {
 	version  string
-	file     *tables.VectorFile // nil when loaded from the vectors table
+	file     *vectors.File // nil when loaded from the vectors table
 	reader   tables.VectorFileReader
 	fallback string // why the file was not used; "" when it was
 	surfaces map[string]*vecSurface
@@ -65,11 +113,11 @@ func (vi *vecIndex) surface(name string) *vecSurface {
 	if s, ok := vi.surfaces[name]; ok {
 		return s
 	}
-	set, _ := NewVectorSet(1, nil)
+	set, _ := vectors.NewSet(1, nil)
 	return &vecSurface{set: set}
 }
 
-// vectorCache holds the vectors of the current VectorsVersion.
+// vectorCache holds the vectors of the current VectorReader.Version.
 type vectorCache struct {
 	mu     sync.Mutex
 	cur    *vecIndex
@@ -120,13 +168,13 @@ type vectorState struct {
 	embedder embed.Provider
 }
 
-// vectors reports whether vector channels can run for this index.
-func (p *Planner) vectors(ctx context.Context) (vectorState, error) {
-	model, err := p.db.EmbeddingModel(ctx)
+// state reports whether vector channels can run for this index.
+func (v *vectorChannels) state(ctx context.Context) (vectorState, error) {
+	model, err := v.db.VectorReader().Model(ctx)
 	if err != nil {
 		return vectorState{}, err
 	}
-	emb, off := p.currentEmbedder()
+	emb, off := v.currentEmbedder()
 	switch {
 	case model == "" && emb == nil:
 		if off == "" {
@@ -150,18 +198,18 @@ func (p *Planner) vectors(ctx context.Context) (vectorState, error) {
 // mapping the vector file or loading the vectors table when they changed
 // since the last search (noFile: load the table even when the file
 // opens). The caller must call release when its scans are done.
-func (p *Planner) acquireVectors(ctx context.Context, noFile bool) (vi *vecIndex, release func(), err error) {
-	version, err := p.db.VectorsVersion(ctx)
+func (v *vectorChannels) acquireVectors(ctx context.Context, noFile bool) (vi *vecIndex, release func(), err error) {
+	version, err := v.db.VectorReader().Version(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	c := &p.vecs
+	c := &v.vecs
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if cur := c.cur; cur == nil || cur.version != version || (noFile && cur.file != nil) {
 		// Loads are serialised: concurrent searches wait for one load
 		// rather than each making its own.
-		next, err := p.openVectors(ctx, version, noFile)
+		next, err := v.openVectors(ctx, version, noFile)
 		if err != nil {
 			return nil, nil, fmt.Errorf("load vectors: %w", err)
 		}
@@ -173,9 +221,9 @@ func (p *Planner) acquireVectors(ctx context.Context, noFile bool) (vi *vecIndex
 	}
 	vi = c.cur
 	vi.refs++
-	if p.resident && vi.file != nil && !vi.residing && !c.closed {
+	if v.resident && vi.file != nil && !vi.residing && !c.closed {
 		vi.residing = true
-		p.loadResident(vi)
+		v.loadResident(vi)
 	}
 	return vi, func() {
 		c.mu.Lock()
@@ -198,16 +246,16 @@ func (c *vectorCache) closeIfDone(vi *vecIndex) {
 // still the current vectors then, puts the loaded vectors in its place
 // (c.mu held). Searches meanwhile read the file; a load that fails leaves
 // them on it.
-func (p *Planner) loadResident(vi *vecIndex) {
-	c := &p.vecs
+func (v *vectorChannels) loadResident(vi *vecIndex) {
+	c := &v.vecs
 	if c.ctx == nil {
 		c.ctx, c.stop = context.WithCancel(context.Background())
 	}
-	model := vi.file.Model()
+	model := vi.file.State().Model
 	c.bg.Add(1)
 	go func() {
 		defer c.bg.Done()
-		surfaces, stats, err := p.loadVectors(c.ctx, model)
+		surfaces, stats, err := v.loadVectors(c.ctx, model)
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		if err != nil || c.cur != vi || c.closed {
@@ -240,48 +288,50 @@ func (c *vectorCache) close() {
 
 // openVectors maps the vector file of version, or loads the vectors table
 // when the file cannot serve (or noFile), saying why in fallback.
-func (p *Planner) openVectors(ctx context.Context, version string, noFile bool) (*vecIndex, error) {
+func (v *vectorChannels) openVectors(ctx context.Context, version string, noFile bool) (*vecIndex, error) {
 	vi := &vecIndex{version: version}
-	vfr, hasFiles := p.db.(tables.VectorFileReader) // a shared store has none
+	vr := v.db.VectorReader()
+	vfr, hasFiles := vr.(tables.VectorFileReader) // a shared store has none
 	if noFile {
 		vi.fallback = "the vector file no longer matched the index during this search"
 	} else if hasFiles {
-		f, err := vfr.OpenVectorFile(ctx)
+		f, err := vfr.OpenFile(ctx)
 		switch {
 		case err == nil:
-			if err := p.mapVectors(ctx, vfr, vi, f); err != nil {
+			if err := v.mapVectors(ctx, vfr, vi, f); err != nil {
 				f.Close()
 				return nil, err
 			}
 			return vi, nil
-		case tables.IsVectorFileProblem(err):
+		case vectors.IsFileProblem(err):
 			vi.fallback = err.Error()
 		default:
 			return nil, err
 		}
 	}
-	model, err := p.db.EmbeddingModel(ctx)
+	model, err := vr.Model(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if vi.surfaces, vi.stats, err = p.loadVectors(ctx, model); err != nil {
+	if vi.surfaces, vi.stats, err = v.loadVectors(ctx, model); err != nil {
 		return nil, err
 	}
 	return vi, nil
 }
 
 // mapVectors makes vi the vectors of the mapped file f.
-func (p *Planner) mapVectors(ctx context.Context, vfr tables.VectorFileReader, vi *vecIndex, f *tables.VectorFile) error {
+func (v *vectorChannels) mapVectors(ctx context.Context, vfr tables.VectorFileReader, vi *vecIndex, f *vectors.File) error {
 	units, err := vfr.UnitCounts(ctx)
 	if err != nil {
 		return err
 	}
-	vi.version, vi.file, vi.reader = f.Version(), f, vfr
+	st := f.State()
+	vi.version, vi.file, vi.reader = st.Key(), f, vfr
 	vi.surfaces = map[string]*vecSurface{}
-	vi.stats.dim = f.Dim()
-	for _, name := range []string{tables.SurfaceCode, tables.SurfaceSummary, tables.SurfaceFile} {
+	vi.stats.dim = st.Dim
+	for _, name := range []string{vectors.SurfaceCode, vectors.SurfaceSummary, vectors.SurfaceFile} {
 		r := f.Rows(name)
-		set, err := NewQuantizedVectorSet(f.Dim(), r.Pad, r.Q8, r.Scale, r.ErrNorm, r.Norm, r.MaxHatNorm)
+		set, err := r.Set(st.Dim)
 		if err != nil {
 			return fmt.Errorf("vector file: %s: %w", name, err)
 		}
@@ -296,29 +346,30 @@ func (p *Planner) mapVectors(ctx context.Context, vfr tables.VectorFileReader, v
 // A vector whose row is gone (a run rewrote the file between the two
 // reads) is left out; the next load, at the next version, has it. So is
 // one of another size than the index's: it counts as missing.
-func (p *Planner) loadVectors(ctx context.Context, model string) (_ map[string]*vecSurface, st vecStats, err error) {
-	if st.dim, err = p.db.EmbeddingDim(ctx, model); err != nil {
+func (v *vectorChannels) loadVectors(ctx context.Context, model string) (_ map[string]*vecSurface, st vecStats, err error) {
+	vr := v.db.VectorReader()
+	if st.dim, err = vr.Dim(ctx, model); err != nil {
 		return nil, st, err
 	}
-	surfaces, err := p.readVectors(ctx, model, &st)
+	surfaces, err := v.readVectors(ctx, vr, model, &st)
 	return surfaces, st, err
 }
 
-func (p *Planner) readVectors(ctx context.Context, model string, st *vecStats) (map[string]*vecSurface, error) {
+func (v *vectorChannels) readVectors(ctx context.Context, vr tables.VectorReader, model string, st *vecStats) (map[string]*vecSurface, error) {
 	units := map[string]map[string]unit{"code": {}, "summary": {}, "file": {}}
-	err := p.db.ChunkRows(ctx, func(r tables.ChunkRow) {
+	err := vr.ChunkRows(ctx, func(r tables.ChunkRow) {
 		units["code"][r.CID] = *chunkUnit(r)
 	})
 	if err != nil {
 		return nil, err
 	}
-	err = p.db.SymbolRows(ctx, func(r tables.SymbolRow) {
+	err = vr.SymbolRows(ctx, func(r tables.SymbolRow) {
 		units["summary"][r.SID] = *symbolUnit(r)
 	})
 	if err != nil {
 		return nil, err
 	}
-	files, err := p.db.FileList(ctx)
+	files, err := v.db.FileList(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -337,7 +388,7 @@ func (p *Planner) readVectors(ctx context.Context, model string, st *vecStats) (
 		dim   int
 	}
 	b := map[string]*building{"code": {}, "summary": {}, "file": {}}
-	err = p.db.ScanVectors(ctx, model, st.dim, func(owner, surface string, blob []byte) {
+	err = vr.Scan(ctx, model, st.dim, func(owner, surface string, blob []byte) {
 		sb, ok := b[surface]
 		if !ok {
 			return
@@ -359,10 +410,7 @@ func (p *Planner) readVectors(ctx context.Context, model string, st *vecStats) (
 		if len(sb.data)+sb.dim > cap(sb.data) {
 			return // a duplicate owner; cannot happen with UNIQUE(owner, surface)
 		}
-		row := sb.data[len(sb.data) : len(sb.data)+sb.dim]
-		for k := range row {
-			row[k] = math.Float32frombits(binary.LittleEndian.Uint32(blob[4*k:]))
-		}
+		vectors.DecodeInto(sb.data[len(sb.data):len(sb.data)+sb.dim], blob)
 		sb.data = sb.data[:len(sb.data)+sb.dim]
 		sb.units = append(sb.units, u)
 		st.missing--
@@ -372,7 +420,7 @@ func (p *Planner) readVectors(ctx context.Context, model string, st *vecStats) (
 	}
 	out := map[string]*vecSurface{}
 	for name, sb := range b {
-		set, err := NewVectorSet(max(sb.dim, 1), sb.data)
+		set, err := vectors.NewSet(max(sb.dim, 1), sb.data)
 		if err != nil {
 			return nil, err
 		}
@@ -392,8 +440,8 @@ func checkQueryDim(vi *vecIndex, q []float32) string {
 }
 
 // embedQuery embeds the search text.
-func (p *Planner) embedQuery(ctx context.Context, text string) ([]float32, error) {
-	emb, _ := p.currentEmbedder()
+func (v *vectorChannels) embedQuery(ctx context.Context, text string) ([]float32, error) {
+	emb, _ := v.currentEmbedder()
 	if emb == nil {
 		return nil, errors.New("embed the query: no embedder")
 	}
@@ -413,20 +461,20 @@ var vecTable = map[string]scope.Table{"code": scope.Chunks, "summary": scope.Sym
 // vecChannel ranks a surface's rows of vi by cosine to q, among the rows
 // in scope. Its units are fresh copies, not yet interned in a request's
 // pool (see intern), so that it can run beside the text channels. With a
-// mapped file it fails with a tables.IsVectorFileProblem error when the
+// mapped file it fails with a vectors.IsFileProblem error when the
 // index's vectors changed under it.
-func (p *Planner) vecChannel(ctx context.Context, vi *vecIndex, name, surface string, weight float64, q []float32, req Request, sc *scoped) (*channel, error) {
+func (v *vectorChannels) vecChannel(ctx context.Context, vi *vecIndex, name, surface string, weight float64, q []float32, req Request, sc *scoped) (*channel, error) {
 	ch := &channel{name: name, weight: weight, cosine: true}
 	s := vi.surface(surface)
 	if s.set.Len() == 0 || len(q) != s.set.Dim() {
 		return ch, nil
 	}
-	allow, err := p.vecScope(ctx, surface, s, req, sc)
+	allow, err := v.vecScope(ctx, surface, s, req, sc)
 	if err != nil {
 		return nil, err
 	}
 	if vi.file == nil {
-		for _, h := range s.set.Search(q, p.tune.VecCands, allow) {
+		for _, h := range s.set.Search(q, v.tune.VecCands, allow) {
 			if h.Score <= 0 {
 				break // unrelated or opposite: never a reason to list a row
 			}
@@ -435,10 +483,10 @@ func (p *Planner) vecChannel(ctx context.Context, vi *vecIndex, name, surface st
 		}
 		return ch, nil
 	}
-	hits, err := s.set.SearchWith(q, p.tune.VecCands, allow, func(rows []int) ([]float32, error) {
+	hits, err := s.set.SearchWith(q, v.tune.VecCands, allow, func(rows []int) ([]float32, error) {
 		scores := make([]float32, len(rows))
-		err := vi.reader.VectorFileVectors(ctx, vi.file, surface, rows, func(i int, vec []float32) {
-			scores[i] = vek32.Dot(vec, q)
+		err := vi.reader.FileVectors(ctx, vi.file, surface, rows, func(i int, vec []float32) {
+			scores[i] = vectors.Dot(vec, q)
 		})
 		return scores, err
 	})
@@ -452,7 +500,7 @@ func (p *Planner) vecChannel(ctx context.Context, vi *vecIndex, name, surface st
 		}
 		rows = append(rows, h.Row)
 	}
-	units, err := vi.reader.VectorFileUnits(ctx, vi.file, surface, rows)
+	units, err := vi.reader.FileUnits(ctx, vi.file, surface, rows)
 	if err != nil {
 		return nil, err
 	}
@@ -475,30 +523,30 @@ func (ch *channel) intern(pool unitPool) *channel {
 	return ch
 }
 
-// vecScope is the bitset of a surface's rows in scope, nil when the
-// scope is empty. Filters on files alone (paths, extensions) are answered
-// from the files table and mapped to rows by file; symbol filters go
 // vecScopeTable is the table whose rows a scoped search of surface's
 // vectors admits: the surface's own, or its files' (byFile) when the
 // scope has no symbol filters or the surface is files.
 func vecScopeTable(surface string, req Request) (t scope.Table, byFile bool) {
-	if surface == tables.SurfaceFile || !req.Scope.HasSymbolFilters() {
+	if surface == vectors.SurfaceFile || !req.Scope.HasSymbolFilters() {
 		return scope.Files, true
 	}
 	return vecTable[surface], false
 }
 
+// vecScope is the bitset of a surface's rows in scope, nil when the
+// scope is empty. Filters on files alone (paths, extensions) are answered
+// from the files table and mapped to rows by file; symbol filters go
 // through the surface's own table, as the text channels do.
-func (p *Planner) vecScope(ctx context.Context, surface string, s *vecSurface, req Request, sc *scoped) (Bitset, error) {
+func (v *vectorChannels) vecScope(ctx context.Context, surface string, s *vecSurface, req Request, sc *scoped) (vectors.Bitset, error) {
 	if req.Scope.IsZero() {
 		return nil, nil
 	}
 	t, byFile := vecScopeTable(surface, req)
-	ids, err := p.db.InScope(ctx, t, sc.scope)
+	ids, err := v.db.InScope(ctx, t, sc.scope)
 	if err != nil {
 		return nil, err
 	}
-	allow := NewBitset(s.set.Len())
+	allow := vectors.NewBitset(s.set.Len())
 	if s.rows != nil {
 		rowIDs := s.rows.UnitIDs
 		if byFile {
@@ -541,26 +589,26 @@ type vecRun struct {
 // positive weight). Only a failure to read the index is an error: when
 // vectors are off, or the embedder fails, it returns no channels and a
 // status (and a note) saying why.
-func (p *Planner) runVectors(ctx context.Context, text string, specs []vecSpec, req Request, sc *scoped) (vecRun, error) {
-	st, err := p.vectors(ctx)
+func (v *vectorChannels) runVectors(ctx context.Context, text string, specs []vecSpec, req Request, sc *scoped) (vecRun, error) {
+	st, err := v.state(ctx)
 	if err != nil {
 		return vecRun{}, err
 	}
 	if !st.on {
 		return vecRun{status: st.status}, nil
 	}
-	q, err := p.embedQuery(ctx, text)
+	q, err := v.embedQuery(ctx, text)
 	if err != nil {
 		return vecRun{status: "off for this search: " + err.Error(),
 			notes: []string{"vectors unavailable, so this search is lexical: " + err.Error()}}, nil
 	}
-	if vr, ok := p.db.(tables.VectorRanker); ok && finite(q) {
-		on, err := vr.RanksVectors(ctx, st.model)
+	if vr, ok := v.db.VectorReader().(tables.VectorRanker); ok && finite(q) {
+		on, err := vr.Ranks(ctx, st.model)
 		if err != nil {
 			return vecRun{}, err
 		}
 		if on {
-			return p.rankVectors(ctx, vr, st, q, specs, req, sc)
+			return v.rankVectors(ctx, vr, st, q, specs, req, sc)
 		}
 	}
 	// A vector file that stops matching the index mid-search (a run
@@ -569,18 +617,18 @@ func (p *Planner) runVectors(ctx context.Context, text string, specs []vecSpec, 
 	// vectors table.
 	for attempt := 0; ; attempt++ {
 		r := vecRun{status: st.status}
-		vi, err := p.scanVectors(ctx, &r, attempt == 2, q, specs, req, sc)
-		if err == nil || attempt == 2 || !tables.IsVectorFileProblem(err) {
+		vi, err := v.scanVectors(ctx, &r, attempt == 2, q, specs, req, sc)
+		if err == nil || attempt == 2 || !vectors.IsFileProblem(err) {
 			return r, err
 		}
-		p.vecs.drop(vi)
+		v.vecs.drop(vi)
 	}
 }
 
 // scanVectors runs the channels of specs over the current vectors into r
 // and returns the vectors it used.
-func (p *Planner) scanVectors(ctx context.Context, r *vecRun, noFile bool, q []float32, specs []vecSpec, req Request, sc *scoped) (*vecIndex, error) {
-	vi, release, err := p.acquireVectors(ctx, noFile)
+func (v *vectorChannels) scanVectors(ctx context.Context, r *vecRun, noFile bool, q []float32, specs []vecSpec, req Request, sc *scoped) (*vecIndex, error) {
+	vi, release, err := v.acquireVectors(ctx, noFile)
 	if err != nil {
 		return nil, err
 	}
@@ -600,7 +648,7 @@ func (p *Planner) scanVectors(ctx context.Context, r *vecRun, noFile bool, q []f
 		if s.weight <= 0 {
 			continue
 		}
-		ch, err := p.vecChannel(ctx, vi, s.name, s.surface, s.weight, q, req, sc)
+		ch, err := v.vecChannel(ctx, vi, s.name, s.surface, s.weight, q, req, sc)
 		if err != nil {
 			return vi, err
 		}
@@ -629,13 +677,13 @@ func (c *vectorCache) drop(vi *vecIndex) {
 // records the scope filters they applied and sets resp.Vectors. Only a
 // failure to read the index fails the search: an embedder error (a remote
 // provider down) leaves it lexical, and says so.
-func (p *Planner) startVectors(ctx context.Context, text string, req Request, sc *scoped, defs, concept bool) func(unitPool, *Response) ([]*channel, error) {
+func (v *vectorChannels) startVectors(ctx context.Context, text string, req Request, sc *scoped, defs, concept bool) func(unitPool, *Response) ([]*channel, error) {
 	var specs []vecSpec
 	if concept {
-		specs = append(specs, vecSpec{"vec_code", tables.SurfaceCode, p.tune.WVecCode}, vecSpec{"vec_file", tables.SurfaceFile, p.tune.WVecFile})
+		specs = append(specs, vecSpec{"vec_code", vectors.SurfaceCode, v.tune.WVecCode}, vecSpec{"vec_file", vectors.SurfaceFile, v.tune.WVecFile})
 	}
 	if defs || concept {
-		specs = append(specs, vecSpec{"vec_summary", tables.SurfaceSummary, p.tune.WVecSummary})
+		specs = append(specs, vecSpec{"vec_summary", vectors.SurfaceSummary, v.tune.WVecSummary})
 	}
 	type result struct {
 		run vecRun
@@ -643,7 +691,7 @@ func (p *Planner) startVectors(ctx context.Context, text string, req Request, sc
 	}
 	done := make(chan result, 1)
 	go func() {
-		r, err := p.runVectors(ctx, text, specs, req, sc)
+		r, err := v.runVectors(ctx, text, specs, req, sc)
 		done <- result{r, err}
 	}()
 	return func(pool unitPool, resp *Response) ([]*channel, error) {
@@ -666,11 +714,11 @@ func (p *Planner) startVectors(ctx context.Context, text string, req Request, sc
 // rankVectors runs the channels of specs through a reader that finds the
 // nearest vectors itself (tables.VectorRanker): no vector is loaded. The
 // reader returns every row that may be among a channel's best, with its
-// vector; they are scored here as a scan scores them (vek32.Dot, ties by
-// the lower row in ScanVectors order), so the answer is the scan's.
-func (p *Planner) rankVectors(ctx context.Context, vr tables.VectorRanker, st vectorState, q []float32, specs []vecSpec, req Request, sc *scoped) (vecRun, error) {
+// vector; they are scored here as a scan scores them (vectors.Dot, ties by
+// the lower row in VectorReader.Scan order), so the answer is the scan's.
+func (v *vectorChannels) rankVectors(ctx context.Context, vr tables.VectorRanker, st vectorState, q []float32, specs []vecSpec, req Request, sc *scoped) (vecRun, error) {
 	r := vecRun{status: st.status}
-	stats, err := p.rankedStats(ctx, vr, st.model)
+	stats, err := v.rankedStats(ctx, vr, st.model)
 	if err != nil {
 		return vecRun{}, err
 	}
@@ -686,7 +734,7 @@ func (p *Planner) rankVectors(ctx context.Context, vr tables.VectorRanker, st ve
 		if s.weight <= 0 {
 			continue
 		}
-		ch, err := p.nearChannel(ctx, vr, st.model, stats.dim, s, q, req, sc)
+		ch, err := v.nearChannel(ctx, vr, st.model, stats.dim, s, q, req, sc)
 		if err != nil {
 			return vecRun{}, err
 		}
@@ -698,12 +746,12 @@ func (p *Planner) rankVectors(ctx context.Context, vr tables.VectorRanker, st ve
 
 // rankedStats returns the counts of vr's vectors of model, read again
 // only when the vectors changed.
-func (p *Planner) rankedStats(ctx context.Context, vr tables.VectorRanker, model string) (vecStats, error) {
-	version, err := p.db.VectorsVersion(ctx)
+func (v *vectorChannels) rankedStats(ctx context.Context, vr tables.VectorRanker, model string) (vecStats, error) {
+	version, err := vr.Version(ctx)
 	if err != nil {
 		return vecStats{}, err
 	}
-	c := &p.vecs
+	c := &v.vecs
 	c.mu.Lock()
 	if c.ranked.version == version && version != "" {
 		st := c.ranked.stats
@@ -712,10 +760,10 @@ func (p *Planner) rankedStats(ctx context.Context, vr tables.VectorRanker, model
 	}
 	c.mu.Unlock()
 	var st vecStats
-	if st.dim, err = p.db.EmbeddingDim(ctx, model); err != nil {
+	if st.dim, err = vr.Dim(ctx, model); err != nil {
 		return st, err
 	}
-	rows, with, err := vr.VectorCounts(ctx, model, st.dim)
+	rows, with, err := vr.Coverage(ctx, model, st.dim)
 	if err != nil {
 		return st, err
 	}
@@ -729,7 +777,7 @@ func (p *Planner) rankedStats(ctx context.Context, vr tables.VectorRanker, model
 // nearChannel is vecChannel for a reader that finds the nearest vectors
 // itself: the scope (as vecScope reads it) goes to the reader, which
 // returns the candidates in scope with their vectors.
-func (p *Planner) nearChannel(ctx context.Context, vr tables.VectorRanker, model string, dim int, s vecSpec, q []float32, req Request, sc *scoped) (*channel, error) {
+func (v *vectorChannels) nearChannel(ctx context.Context, vr tables.VectorRanker, model string, dim int, s vecSpec, q []float32, req Request, sc *scoped) (*channel, error) {
 	ch := &channel{name: s.name, weight: s.weight, cosine: true}
 	if dim <= 0 || len(q) != dim {
 		return ch, nil
@@ -739,17 +787,17 @@ func (p *Planner) nearChannel(ctx context.Context, vr tables.VectorRanker, model
 		t, _ = vecScopeTable(s.surface, req)
 		in = sc.scope
 	}
-	near, err := vr.NearestVectors(ctx, model, dim, s.surface, q, p.tune.VecCands, t, in)
+	near, err := vr.Nearest(ctx, model, dim, s.surface, q, v.tune.VecCands, t, in)
 	if err != nil {
 		return nil, err
 	}
-	best := newBestHits(p.tune.VecCands)
+	var hits []vectors.Hit
 	for i, n := range near {
 		if len(n.Vec) == dim {
-			best.offer(VectorHit{Row: i, Score: vek32.Dot(n.Vec, q)})
+			hits = append(hits, vectors.Hit{Row: i, Score: vectors.Dot(n.Vec, q)})
 		}
 	}
-	for _, h := range best.best() {
+	for _, h := range vectors.Best(v.tune.VecCands, hits) {
 		if h.Score <= 0 {
 			break // unrelated or opposite: never a reason to list a row
 		}
@@ -772,9 +820,9 @@ func finite(q []float32) bool {
 // vectorUnit is the unit a vector of surface belongs to.
 func vectorUnit(surface string, r tables.VectorFileUnit) *unit {
 	switch surface {
-	case tables.SurfaceCode:
+	case vectors.SurfaceCode:
 		return chunkUnit(r.Chunk)
-	case tables.SurfaceSummary:
+	case vectors.SurfaceSummary:
 		return symbolUnit(r.Symbol)
 	}
 	return fileRowUnit(r.File)

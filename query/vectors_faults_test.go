@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/viberag/viberag/embed"
+	"github.com/viberag/viberag/internal/testkit"
 )
 
 // stalledProvider is the index's provider (same ID and dimension), gone
@@ -29,24 +30,17 @@ func (s *stalledProvider) Embed(ctx context.Context, texts []string) ([][]float3
 // hang test, not a timing assertion).
 func searchWithin(t *testing.T, p *Planner, req Request) *Response {
 	t.Helper()
-	done := make(chan *Response, 1)
-	go func() {
+	resp := testkit.Within(t, time.Minute, "search", func() *Response {
 		resp, err := p.Search(context.Background(), req)
 		if err != nil {
 			t.Error(err)
 		}
-		done <- resp
-	}()
-	select {
-	case resp := <-done:
-		if resp == nil {
-			t.FailNow()
-		}
 		return resp
-	case <-time.After(time.Minute):
-		t.Fatal("search still running after a minute")
-		return nil
+	})
+	if resp == nil {
+		t.FailNow()
 	}
+	return resp
 }
 
 // A provider that stops answering after indexing: searches answer

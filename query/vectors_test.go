@@ -2,7 +2,6 @@ package query
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,6 +9,8 @@ import (
 	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/embed/embedtest"
 	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/internal/testkit"
+	"github.com/viberag/viberag/internal/testkit/indextest"
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
 )
@@ -36,50 +37,23 @@ func vectorIndex(t *testing.T) (embed.Provider, string, string) {
 		t.Fatal(err)
 	}
 	root := filepath.Join(dir, "repo")
-	writeFiles(t, root, vectorRepo)
+	testkit.WriteFiles(t, root, vectorRepo)
 	path := filepath.Join(dir, "data", indexer.IndexFile)
-	ctx := context.Background()
-	db, err := tables.Open(ctx, path, tables.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	res, err := indexer.Run(ctx, db, root, indexer.Options{Embedder: m})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := indextest.Build(t, root, path, indexer.Options{Embedder: m})
 	if res.Vectors.Written == 0 || res.Vectors.Error != "" {
 		t.Fatalf("vectors: %+v", res.Vectors)
 	}
 	return m, root, path
 }
 
-func writeFiles(t *testing.T, root string, files map[string]string) {
+func plannerOn(t testing.TB, path string, opts Options) *Planner {
 	t.Helper()
-	for p, c := range files {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-func plannerOn(t *testing.T, path string, opts Options) *Planner {
-	t.Helper()
-	ctx := context.Background()
-	db, err := tables.Open(ctx, path, tables.OpenOptions{ReadOnly: true})
+	db := indextest.Open(t, path, tables.OpenOptions{ReadOnly: true})
+	p, err := New(context.Background(), db.Reader(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := New(ctx, db, opts)
-	if err != nil {
-		db.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { p.Close(); db.Close() })
+	t.Cleanup(func() { p.Close() })
 	return p
 }
 
@@ -88,12 +62,12 @@ func plannerOn(t *testing.T, path string, opts Options) *Planner {
 func vecChannelOf(t *testing.T, p *Planner, surface string, q []float32, req Request, sc *scoped) *channel {
 	t.Helper()
 	ctx := context.Background()
-	vi, release, err := p.acquireVectors(ctx, false)
+	vi, release, err := p.vec.acquireVectors(ctx, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer release()
-	ch, err := p.vecChannel(ctx, vi, "vec_"+surface, surface, 1, q, req, sc)
+	ch, err := p.vec.vecChannel(ctx, vi, "vec_"+surface, surface, 1, q, req, sc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +135,7 @@ func TestVectorScopeBeforeScan(t *testing.T) {
 	tune.VecCands = 1
 	p := plannerOn(t, path, Options{Embedder: m, Tuning: &tune})
 	ctx := context.Background()
-	q, err := p.embedQuery(ctx, "a/dup.py\n"+dupFunc)
+	q, err := p.vec.embedQuery(ctx, "a/dup.py\n"+dupFunc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,18 +214,10 @@ func TestVectorCacheFollowsIndex(t *testing.T) {
 	m, root, path := vectorIndex(t)
 	p := plannerOn(t, path, Options{Embedder: m})
 	search(t, p, Request{Query: "delayed jobs queue", Intent: Concept})
-	writeFiles(t, root, map[string]string{"mail/smtp.py": "def send_mail(to, body):\n    smtp.sendmail(to, body)\n"})
+	testkit.WriteFiles(t, root, map[string]string{"mail/smtp.py": "def send_mail(to, body):\n    smtp.sendmail(to, body)\n"})
+	indextest.Build(t, root, path, indexer.Options{Embedder: m})
 	ctx := context.Background()
-	db, err := tables.Open(ctx, path, tables.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = indexer.Run(ctx, db, root, indexer.Options{Embedder: m})
-	db.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := p.embedQuery(ctx, "mail/smtp.py\ndef send_mail(to, body):\n    smtp.sendmail(to, body)")
+	q, err := p.vec.embedQuery(ctx, "mail/smtp.py\ndef send_mail(to, body):\n    smtp.sendmail(to, body)")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ const (
 
 // Filter is a Scope's filters normalised and without duplicate values: the
 // form a storage engine renders into its own query language (package
-// tables does, see tables.DB's read methods). An empty list filters nothing.
+// tables does, see tables.IndexReader's read methods). An empty list filters nothing.
 type Filter struct {
 	PathPrefix      []string // literal prefixes, index form ('/' separators, no leading "./")
 	PathContains    []string // literal substrings; any of them

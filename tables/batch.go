@@ -10,12 +10,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/viberag/viberag/tables/postings"
 )
 
 // Column lists, shared by the statements and their argument order.
 const (
 	fileCols = `path, ext, language, size, lines, hash, imports, exports, doc,
-		parse_status, parse_problem, indexed_at`
+		parse_status, parse_problem, indexed_at, word_row`
 	symbolCols = `id, sid, file_id, kind, name, qualname, parent_sid,
 		start_line, end_line, start_byte, end_byte, is_exported,
 		decorators, hash`
@@ -32,23 +34,14 @@ func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }
 
-// Full-text maintenance. The word indexes of symbols and chunks
-// (words.go) are kept in sync by the writer: clear marks the rows it
-// deletes dead in their segments, and index adds one segment per index
-// for the batch's rows. files_fts is still FTS5, updated once per batch:
-// one INSERT … SELECT 'delete' for the files replaced (it needs the old
-// values), one INSERT … SELECT for the files written. FTS5 flushes its
-// pending index whenever a statement opens a statement journal, so
-// those two run last and first of the batch's statements that matter.
+// Full-text maintenance. The word indexes of symbols, chunks and files
+// (words.go) are kept in sync by the writer: clear marks the rows of the
+// files it clears dead in their segments, and index adds one segment per
+// index for the batch's rows.
 const (
 	idsIn = `(SELECT value FROM json_each(?1))`
 
-	ftsDeleteTrigram = `DELETE FROM trigram_files WHERE id IN ` + idsIn
-	ftsDeleteFiles   = `INSERT INTO files_fts(files_fts, rowid, path, summary)
-		SELECT 'delete', id, path, summary FROM files_summary WHERE id IN ` + idsIn + ` ORDER BY id`
-
-	ftsInsertFiles = `INSERT INTO files_fts(rowid, path, summary)
-		SELECT id, path, summary FROM files_summary WHERE id IN ` + idsIn + ` ORDER BY id`
+	deleteTrigramFiles = `DELETE FROM trigram_files WHERE id IN ` + idsIn
 )
 
 // batchWriter holds the prepared statements and scratch space of one Write.
@@ -64,16 +57,17 @@ type batchWriter struct {
 	refKeyStmts, refImportStmts postingStmts
 	stmts                       []*sql.Stmt
 
-	trigram    bool         // maintain the trigram index
-	triSet     *trigramSet  // for files prepared without their trigrams (trigramsOf)
-	unzip      decompressor // for old refs groups (clearRefKeys) and trigramsOf
-	bulk       bool         // leave segments unmerged (DB.DeferIndexes)
+	trigram    bool                 // maintain the trigram index
+	triSet     *postings.TrigramSet // for files prepared without their trigrams (trigramsOf)
+	unzip      decompressor         // for old refs groups (clearRefKeys) and trigramsOf
+	bulk       bool                 // leave segments unmerged (Writer.DeferIndexes)
 	hasVectors bool
 
 	// Rows of the batch for the word indexes, indexed by index.
-	symbolWords, chunkWords wordBatch
-	// The ids the next symbol and chunk get (nextRowIDs).
-	nextSymbol, nextChunk int64
+	symbolWords, chunkWords, fileWords wordBatch
+	// The ids the next symbol and chunk get, and the next file's word row
+	// (nextRowIDs).
+	nextSymbol, nextChunk, nextFileRow int64
 
 	// Scratch, reused across files.
 	keyEdits    postingEdits // of the batch, for ref_keys
@@ -111,8 +105,8 @@ func newBatchWriter(ctx context.Context, tx *sql.Tx, now time.Time, trigram bool
 	}
 	err := errors.Join(
 		prep(&bw.findFile, `SELECT id FROM files WHERE path = ?`),
-		prep(&bw.insFile, `INSERT INTO files(`+fileCols+`) VALUES (`+placeholders(12)+`)`),
-		prep(&bw.updFile, `UPDATE files SET (`+fileCols+`) = (`+placeholders(12)+`) WHERE id = ?`),
+		prep(&bw.insFile, `INSERT INTO files(`+fileCols+`) VALUES (`+placeholders(13)+`)`),
+		prep(&bw.updFile, `UPDATE files SET (`+fileCols+`) = (`+placeholders(13)+`) WHERE id = ?`),
 		prep(&bw.symbols.one, rowInsert("symbols", symbolCols, symbolColCount, 1)),
 		prep(&bw.symbols.many, rowInsert("symbols", symbolCols, symbolColCount, rowsPerInsert)),
 		prep(&bw.chunks.one, rowInsert("chunks", chunkCols, chunkColCount, 1)),
@@ -205,9 +199,9 @@ func (bw *batchWriter) clear(cleared, gone []int64) error {
 			return fmt.Errorf("%s: %w", ix.words(), err)
 		}
 	}
-	stmts := []string{ftsDeleteFiles}
+	var stmts []string
 	if bw.trigram {
-		stmts = append(stmts, ftsDeleteTrigram)
+		stmts = append(stmts, deleteTrigramFiles)
 	}
 	stmts = append(stmts,
 		`DELETE FROM symbols WHERE file_id IN `+idsIn,
@@ -275,8 +269,8 @@ func (bw *batchWriter) flushRefKeys() error {
 }
 
 // index adds the rows written by this batch to the trigram index (the
-// files, ids in the order of files), to the word indexes (a segment each)
-// and the files to files_fts.
+// files, ids in the order of files) and to the word indexes (a segment
+// each).
 func (bw *batchWriter) index(files []*Prepared, ids []int64) error {
 	if bw.trigram && len(ids) > 0 {
 		order := make([]int, len(ids))
@@ -288,7 +282,7 @@ func (bw *batchWriter) index(files []*Prepared, ids []int64) error {
 		for _, p := range files {
 			n += len(p.trigrams)
 		}
-		tri := &trigramBatch{pairs: make([]uint64, 0, n)} // one allocation, not a doubling per batch
+		tri := postings.NewTrigramBatch(n) // one allocation, not a doubling per batch
 		for _, i := range order {
 			keys := files[i].trigrams
 			if !files[i].trigram {
@@ -299,7 +293,7 @@ func (bw *batchWriter) index(files []*Prepared, ids []int64) error {
 					return fmt.Errorf("%s: %w", files[i].path, err)
 				}
 			}
-			if err := tri.add(ids[i], keys); err != nil {
+			if err := tri.Add(ids[i], keys); err != nil {
 				return fmt.Errorf("%s: %w", files[i].path, err)
 			}
 		}
@@ -310,16 +304,13 @@ func (bw *batchWriter) index(files []*Prepared, ids []int64) error {
 	for _, w := range []struct {
 		ix *wordIndex
 		b  *wordBatch
-	}{{symbolWords, &bw.symbolWords}, {chunkWords, &bw.chunkWords}} {
+	}{{symbolWords, &bw.symbolWords}, {chunkWords, &bw.chunkWords}, {fileWords, &bw.fileWords}} {
 		if err := bw.writeWords(w.ix, w.b); err != nil {
 			return fmt.Errorf("%s: %w", w.ix.words(), err)
 		}
 		*w.b = wordBatch{}
 	}
-	if len(ids) == 0 {
-		return nil
-	}
-	return bw.exec(ftsInsertFiles, jsonIDs(ids))
+	return nil
 }
 
 // jsonIDs renders ids as a JSON array for json_each.
@@ -343,7 +334,7 @@ func (bw *batchWriter) trigramsOf(p *Prepared) ([]uint32, error) {
 		return nil, fmt.Errorf("text: %w", err)
 	}
 	if bw.triSet == nil {
-		bw.triSet = newTrigramSet()
+		bw.triSet = postings.NewTrigramSet()
 	}
-	return slices.Clone(bw.triSet.of(text)), nil
+	return slices.Clone(bw.triSet.Of(text)), nil
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables/postings"
 )
 
 // BenchmarkWrite measures Write throughput on synthetic Go-like files of
@@ -73,7 +74,7 @@ func BenchmarkWrite(b *testing.B) {
 				b.StartTimer()
 				start, startCPU := time.Now(), cpuTime()
 				for _, files := range work {
-					if err := db.Write(context.Background(), files, nil); err != nil {
+					if err := db.Writer().Write(context.Background(), files, nil); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -91,15 +92,12 @@ func BenchmarkWrite(b *testing.B) {
 
 // BenchmarkWriteTree indexes a real source tree, extracted up front with
 // the extract package, into a fresh index, with and without the trigram
-// index: the first-index cost of tables alone. Set VIBERAG_BENCH_TREE to
-// a directory (e.g. /usr/lib/python3.11); the benchmark reports rows/s,
+// index: the first-index cost of tables alone, on benchTree; the
+// benchmark reports rows/s,
 // rows/cpu-s, the CPU seconds of the writes and of Optimize, and the
 // index size, and logs the size of each table with its indexes (dbstat).
 func BenchmarkWriteTree(b *testing.B) {
-	root := os.Getenv("VIBERAG_BENCH_TREE")
-	if root == "" {
-		b.Skip("set VIBERAG_BENCH_TREE to a source tree")
-	}
+	root := benchTree(b)
 	files, rows := extractTree(b, root)
 	b.Logf("%d files, %d rows", len(files), rows)
 	const batch = 200
@@ -125,18 +123,18 @@ func BenchmarkWriteTree(b *testing.B) {
 				}
 				var prepared []*Prepared
 				if tc.prepared {
-					p := db.NewPreparer()
+					p := db.Writer().NewPreparer()
 					for _, f := range files {
 						prepared = append(prepared, p.Prepare(f))
 					}
 				}
 				if tc.deferred {
-					if err := db.DeferIndexes(context.Background()); err != nil {
+					if err := db.Writer().DeferIndexes(context.Background()); err != nil {
 						b.Fatal(err)
 					}
 				}
 				if tc.deferred {
-					if err := db.DeferIndexes(context.Background()); err != nil {
+					if err := db.Writer().DeferIndexes(context.Background()); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -145,23 +143,23 @@ func BenchmarkWriteTree(b *testing.B) {
 				for i := 0; i < len(files); i += batch {
 					var err error
 					if tc.prepared {
-						err = db.WritePrepared(context.Background(), prepared[i:min(i+batch, len(files))], nil)
+						err = db.Writer().WritePrepared(context.Background(), prepared[i:min(i+batch, len(files))], nil)
 					} else {
-						err = db.Write(context.Background(), files[i:min(i+batch, len(files))], nil)
+						err = db.Writer().Write(context.Background(), files[i:min(i+batch, len(files))], nil)
 					}
 					if err != nil {
 						b.Fatal(err)
 					}
 				}
 				if tc.deferred {
-					if err := db.BuildIndexes(context.Background()); err != nil {
+					if err := db.Writer().BuildIndexes(context.Background()); err != nil {
 						b.Fatal(err)
 					}
 				}
 				elapsed, cpu := time.Since(start), cpuTime()-startCPU
 				b.StopTimer()
 				optStart := cpuTime()
-				if err := db.Optimize(context.Background()); err != nil {
+				if err := db.Writer().Optimize(context.Background()); err != nil {
 					b.Fatal(err)
 				}
 				b.ReportMetric((cpuTime() - optStart).Seconds(), "optimize-cpu-s")
@@ -242,7 +240,7 @@ func reportSizes(b *testing.B, db *DB) {
 			b.Fatal(err)
 		}
 		g := name
-		for _, prefix := range []string{"trigram", "chunk_word", "symbol_word", "files_fts", "symbols", "chunks", "sources", "refs", "files"} {
+		for _, prefix := range []string{"trigram", "chunk_word", "symbol_word", "file_word", "symbols", "chunks", "sources", "refs", "files"} {
 			if strings.HasPrefix(name, prefix) || strings.Contains(name, "_autoindex_"+prefix) {
 				g = prefix
 				break
@@ -260,14 +258,10 @@ func reportSizes(b *testing.B, db *DB) {
 	b.Logf("index %.1f MiB:%s", float64(st.Size())/(1<<20), sb.String())
 }
 
-// BenchmarkChunksContaining runs exact text searches on an existing index
-// (VIBERAG_BENCH_INDEX, e.g. a data dir's index.db), one sub-benchmark per
-// text, reporting the chunks holding it.
+// BenchmarkChunksContaining runs exact text searches on benchIndex, one
+// sub-benchmark per text, reporting the chunks holding it.
 func BenchmarkChunksContaining(b *testing.B) {
-	path := os.Getenv("VIBERAG_BENCH_INDEX")
-	if path == "" {
-		b.Skip("set VIBERAG_BENCH_INDEX to an index.db")
-	}
+	path := benchIndex(b)
 	db, err := Open(context.Background(), path, OpenOptions{ReadOnly: true})
 	if err != nil {
 		b.Fatal(err)
@@ -278,7 +272,7 @@ func BenchmarkChunksContaining(b *testing.B) {
 			hits, cpu0 := 0, cpuTime()
 			for b.Loop() {
 				hits = 0
-				if err := db.ChunksContaining(context.Background(), text, scope.Scope{}, func(*ChunkText) bool { hits++; return true }); err != nil {
+				if err := db.Reader().ChunksContaining(context.Background(), text, scope.Scope{}, func(*ChunkText) bool { hits++; return true }); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -288,16 +282,13 @@ func BenchmarkChunksContaining(b *testing.B) {
 	}
 }
 
-// BenchmarkTrigramIndex builds only the trigram index of a source tree
-// (VIBERAG_BENCH_TREE; every file under 1 MiB outside testdata) in
+// BenchmarkTrigramIndex builds only the trigram index of benchTree
+// (every file under 1 MiB outside testdata) in
 // batches of 256 files, one transaction each as Write does, then merges it
 // into one segment: the CPU the trigram index adds to a cold index, and
 // its size.
 func BenchmarkTrigramIndex(b *testing.B) {
-	root := os.Getenv("VIBERAG_BENCH_TREE")
-	if root == "" {
-		b.Skip("set VIBERAG_BENCH_TREE to a source tree")
-	}
+	root := benchTree(b)
 	var texts [][]byte
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -322,7 +313,7 @@ func BenchmarkTrigramIndex(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	set := newTrigramSet()
+	set := postings.NewTrigramSet()
 	for b.Loop() {
 		b.StopTimer()
 		db, err := Open(ctx, filepath.Join(b.TempDir(), "index.db"), OpenOptions{})
@@ -336,9 +327,9 @@ func BenchmarkTrigramIndex(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			tb := &trigramBatch{}
+			tb := &postings.TrigramBatch{}
 			for j := i; j < min(i+256, len(texts)); j++ {
-				if err := tb.add(int64(j+1), set.of(texts[j])); err != nil {
+				if err := tb.Add(int64(j+1), set.Of(texts[j])); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -350,7 +341,7 @@ func BenchmarkTrigramIndex(b *testing.B) {
 			}
 		}
 		writes := cpuTime() - start
-		if err := db.compactTrigrams(ctx); err != nil {
+		if err := db.writer.compactTrigrams(ctx); err != nil {
 			b.Fatal(err)
 		}
 		b.ReportMetric(writes.Seconds(), "write-cpu-s")
@@ -374,14 +365,11 @@ func BenchmarkTrigramIndex(b *testing.B) {
 // trigram index, and reports the CPU per search, median and 95th
 // percentile: warm (one open index, its text cache filled by the
 // searches before, as in a server) and cold (each search on a freshly
-// opened index, as a one-shot CLI search). Set VIBERAG_BENCH_TREE to a
-// directory; the texts are substrings of its files (4 to 20 bytes, cut at
-// a line end), in other cases too.
+// opened index, as a one-shot CLI search), on benchTree; the texts are
+// substrings of its files (4 to 20 bytes, cut at a line end), in other
+// cases too.
 func BenchmarkExactText(b *testing.B) {
-	root := os.Getenv("VIBERAG_BENCH_TREE")
-	if root == "" {
-		b.Skip("set VIBERAG_BENCH_TREE to a source tree")
-	}
+	root := benchTree(b)
 	ctx := context.Background()
 	files, _ := extractTree(b, root)
 	var texts []string
@@ -418,14 +406,14 @@ func BenchmarkExactText(b *testing.B) {
 			b.Fatal(err)
 		}
 		for i := 0; i < len(files); i += 200 {
-			if err := db.Write(ctx, files[i:min(i+200, len(files))], nil); err != nil {
+			if err := db.Writer().Write(ctx, files[i:min(i+200, len(files))], nil); err != nil {
 				b.Fatal(err)
 			}
 		}
 		db.Close()
 		search := func(db *DB, text string) time.Duration {
 			start := cpuTime()
-			if err := db.ChunksContaining(ctx, text, scope.Scope{}, func(*ChunkText) bool { return true }); err != nil {
+			if err := db.Reader().ChunksContaining(ctx, text, scope.Scope{}, func(*ChunkText) bool { return true }); err != nil {
 				b.Fatal(err)
 			}
 			return cpuTime() - start
@@ -462,14 +450,11 @@ func BenchmarkExactText(b *testing.B) {
 	}
 }
 
-// BenchmarkPrepareTree prepares every file of a real source tree
-// (VIBERAG_BENCH_TREE), extracted up front, with one Preparer: what an
+// BenchmarkPrepareTree prepares every file of benchTree, extracted up
+// front, with one Preparer: what an
 // index run's workers do besides parsing.
 func BenchmarkPrepareTree(b *testing.B) {
-	root := os.Getenv("VIBERAG_BENCH_TREE")
-	if root == "" {
-		b.Skip("set VIBERAG_BENCH_TREE to a source tree")
-	}
+	root := benchTree(b)
 	files, _ := extractTree(b, root)
 	p := newPreparer(true)
 	var size int64
@@ -489,19 +474,16 @@ func BenchmarkPrepareTree(b *testing.B) {
 	b.ReportMetric((cpuTime()-startCPU).Seconds()/float64(b.N), "cpu-s/op")
 }
 
-// BenchmarkBlobCodecs compresses the blobs of an index (VIBERAG_BENCH_INDEX,
-// an index.db of this schema) again, each on its own as the writer does,
+// BenchmarkBlobCodecs compresses the blobs of benchIndex again, each on
+// its own as the writer does,
 // with the codec the index uses at each of its levels and with the
-// DEFLATE schema 4 to 9 wrote, and decompresses them: per kind of blob
+// DEFLATE older indexes wrote, and decompresses them: per kind of blob
 // (sources.text, sources.lists, sources.decls blocks, refs.groups) it
 // reports the ratio (raw ÷ stored bytes) and the process CPU per raw MB
 // of compressing and of decompressing (the encoder, decoder and buffers
 // reused, as Preparer and the readers reuse theirs).
 func BenchmarkBlobCodecs(b *testing.B) {
-	path := os.Getenv("VIBERAG_BENCH_INDEX")
-	if path == "" {
-		b.Skip("set VIBERAG_BENCH_INDEX to an index.db")
-	}
+	path := benchIndex(b)
 	ctx := context.Background()
 	db, err := Open(ctx, path, OpenOptions{ReadOnly: true})
 	if err != nil {

@@ -1,6 +1,6 @@
 package tables
 
-// CacheStats reports what a DB's read caches hold. Each is bounded (the
+// CacheStats reports what an IndexReader's caches hold. Each is bounded (the
 // Max fields): a server that agents keep open for days searches and
 // re-indexes through them, and a cache keyed by something every write
 // changes (segment numbers, file ids) must forget what the writes made
@@ -26,17 +26,17 @@ const (
 	MaxStatements     = maxCachedStmts
 )
 
-// CacheStats reports what db's read caches hold now.
-func (db *DB) CacheStats() CacheStats {
+// CacheStats reports what rd's caches hold now.
+func (rd *IndexReader) CacheStats() CacheStats {
 	var s CacheStats
-	db.words.mu.Lock()
-	s.WordSegments, s.WordBlockBytes = len(db.words.segs), db.words.blockBytes
-	db.words.mu.Unlock()
-	db.texts.mu.Lock()
-	s.Texts, s.TextBytes = len(db.texts.texts), db.texts.size
-	db.texts.mu.Unlock()
-	db.stmts.mu.Lock()
-	s.Statements = len(db.stmts.stmts)
-	db.stmts.mu.Unlock()
+	rd.words.mu.Lock()
+	s.WordSegments, s.WordBlockBytes = len(rd.words.segs), rd.words.blockBytes
+	rd.words.mu.Unlock()
+	rd.texts.mu.Lock()
+	s.Texts, s.TextBytes = len(rd.texts.texts), rd.texts.size
+	rd.texts.mu.Unlock()
+	rd.stmts.mu.Lock()
+	s.Statements = len(rd.stmts.stmts)
+	rd.stmts.mu.Unlock()
 	return s
 }

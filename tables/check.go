@@ -6,32 +6,22 @@ import (
 	"fmt"
 )
 
-// ftsIndexes maps each FTS table to the table it holds one document per
-// row of.
-var ftsIndexes = [...]struct{ fts, base string }{
-	{"files_fts", "files"},
-}
-
-// Check verifies the index: SQLite's integrity_check (b-trees, indexes
-// and, through FTS5's own check, files_fts), that files_fts holds exactly
-// one document per file, that the word indexes hold what the rows of
-// symbols and chunks give (checkWords), that every file has
-// its sources row, whose decls hold a signature and a doc per symbol of
-// the file, and that no symbol, chunk, ref or sources row points at a
-// missing file. It reads only; a large
-// index takes a while. A failed check wraps ErrDamaged; any other error
-// is about running it.
+// Check verifies the index: SQLite's integrity_check (b-trees and
+// indexes), that the word indexes hold what the rows of symbols, chunks
+// and files give (checkWords), that the trigram index covers every file,
+// that every file has its sources row, whose decls hold a signature and a
+// doc per symbol of the file, and that no symbol, chunk, ref or sources
+// row points at a missing file. It reads only; a large index takes a
+// while. A failed check wraps ErrDamaged; any other error is about running
+// it.
 func (db *DB) Check(ctx context.Context) (err error) {
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("check index %s: %w", db.path, err)
 		}
 	}()
-	// A new connection, not one from the pool: FTS5's part of
-	// integrity_check reuses an index structure cached by an earlier
-	// integrity_check on the same connection, and then reports
-	// "corruption found reading blob" once another connection has
-	// changed the index (SQLite 3.54.1). Queries are not affected.
+	// A connection of its own, so that a long check holds none of the
+	// searches' pool.
 	pool, err := openPool(db.path, readerParams(true, false))
 	if err != nil {
 		return err
@@ -54,20 +44,6 @@ func (db *DB) Check(ctx context.Context) (err error) {
 	trigram, err := readTrigram(ctx, tx)
 	if err != nil {
 		return err
-	}
-	for _, ft := range ftsIndexes {
-		// _docsize has one row per indexed document.
-		var docs, n int64
-		q := fmt.Sprintf(`SELECT (SELECT count(*) FROM %s_docsize), (SELECT count(*) FROM %s)`, ft.fts, ft.base)
-		if err := tx.QueryRowContext(ctx, q).Scan(&docs, &n); err != nil {
-			if IsCorrupt(err) {
-				return fmt.Errorf("%w: %w", ErrDamaged, err)
-			}
-			return err
-		}
-		if docs != n {
-			problems = append(problems, fmt.Sprintf("%s indexes %d rows, %s has %d", ft.fts, docs, ft.base, n))
-		}
 	}
 	// The trigram index names the segment of every file, and only of
 	// files, when it is maintained; its tables do not exist when not.

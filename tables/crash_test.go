@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // crashEnv names the index the helper process writes to.
@@ -53,7 +54,7 @@ func TestHelperProcess(t *testing.T) {
 	start, _ := strconv.Atoi(os.Getenv(crashEnv + "_GEN"))
 	for gen := start; ; gen++ {
 		files, deleted := crashBatch(gen)
-		if err := db.Write(ctx, files, deleted); err != nil {
+		if err := db.Writer().Write(ctx, files, deleted); err != nil {
 			fmt.Println("error", err)
 			os.Exit(2)
 		}
@@ -176,7 +177,7 @@ func checkGeneration(t *testing.T, db *DB) int {
 			gen, c, len(files), wantSyms, wantChunks, wantRefs)
 	}
 	ids := queryInts(t, db, `SELECT id FROM symbols`)
-	decls, err := db.SymbolDecls(context.Background(), ids)
+	decls, err := db.Reader().SymbolDecls(context.Background(), ids)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +191,7 @@ func checkGeneration(t *testing.T, db *DB) int {
 	if other != 0 {
 		t.Errorf("%d symbols from another generation", other)
 	}
-	if n := int64(len(wordMatchIDs(t, db, symbolWords, fmt.Sprintf(`doc:"generation %d"`, gen)))); n != wantSyms {
+	if n := int64(len(wordMatchIDs(t, db, symbolWords, in("doc", fulltext.Term(fmt.Sprintf("generation %d", gen)))))); n != wantSyms {
 		t.Errorf("the symbols' word index finds %d symbols of generation %d, want %d", n, gen, wantSyms)
 	}
 	return gen

@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/viberag/viberag/tables/postings"
 )
 
 // ErrDamaged means the index file is damaged: not an SQLite file, cut
@@ -21,12 +23,13 @@ var ErrDamaged = errors.New("index is damaged")
 
 // IsCorrupt reports whether err comes from SQLite finding the file
 // damaged (SQLITE_CORRUPT, "database disk image is malformed", or
-// SQLITE_NOTADB, "file is not a database"), or wraps ErrDamaged.
+// SQLITE_NOTADB, "file is not a database"), or wraps ErrDamaged or
+// postings.ErrCorrupt (stored postings that do not decode).
 func IsCorrupt(err error) bool {
 	if err == nil {
 		return false
 	}
-	if errors.Is(err, ErrDamaged) {
+	if errors.Is(err, ErrDamaged) || errors.Is(err, postings.ErrCorrupt) {
 		return true
 	}
 	if code, ok := sqliteCode(err); ok {
@@ -35,9 +38,25 @@ func IsCorrupt(err error) bool {
 			return true
 		}
 	}
-	// Some paths (FTS5 inside a statement) report corruption as text.
+	// Some paths report corruption only as text.
 	msg := err.Error()
 	return strings.Contains(msg, "database disk image is malformed") || strings.Contains(msg, "file is not a database")
+}
+
+// IsFull reports whether err is a write that found no room: SQLite's
+// "database or disk is full", or the system's no space, quota exceeded
+// or file too large.
+func IsFull(err error) bool {
+	if err == nil {
+		return false
+	}
+	if code, ok := sqliteCode(err); ok && code&0xff == codeFull {
+		return true
+	}
+	if errno, ok := sqliteErrno(err); ok && isNoSpace(errno) {
+		return true
+	}
+	return isNoSpace(err) || strings.Contains(err.Error(), "database or disk is full")
 }
 
 // HeaderProblem reads the 100-byte SQLite header of the file at path and
@@ -93,9 +112,8 @@ func HeaderProblem(path string) (problem string, suspect bool, err error) {
 
 // QuickCheck runs SQLite's quick_check on a connection of its own: every
 // b-tree page, cell and free list (not whether indexes match their
-// tables), and, through FTS5's xIntegrity, the structure of every
-// full-text index. It reads
-// the whole file: about as long as reading it from disk. The error wraps
+// tables; Check reads the word and trigram indexes). It reads the whole
+// file: about as long as reading it from disk. The error wraps
 // ErrDamaged when the file is damaged; any other error is about running
 // the check.
 func QuickCheck(ctx context.Context, path string) error {
@@ -149,22 +167,22 @@ func summarise(problems []string) string {
 	return s
 }
 
-// CopyEmbedCache fills db's embedding cache with every vector of the
+// CopyEmbedCache fills the index's embedding cache with every vector of the
 // index at from (its vectors and its own cache), read-only, so a rebuild
 // into a new file (`viberag index --force`) does not pay the embedding
 // provider again for unchanged text. It returns how many vectors it
 // copied. The other index is only read; an error (it is damaged, or of
-// another schema) leaves db as it was.
-func (db *DB) CopyEmbedCache(ctx context.Context, from string) (n int64, err error) {
-	if db.w == nil {
-		return 0, db.errReadOnly("copy embedding cache")
+// another schema) leaves this index as it was.
+func (store *VectorStore) CopyEmbedCache(ctx context.Context, from string) (n int64, err error) {
+	if store.db.w == nil {
+		return 0, store.db.errReadOnly("copy embedding cache")
 	}
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("copy embedding cache from %s: %w", from, err)
 		}
 	}()
-	conn, err := db.w.Conn(ctx)
+	conn, err := store.db.w.Conn(ctx)
 	if err != nil {
 		return 0, err
 	}

@@ -1,13 +1,17 @@
 package tables
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/tables/vectors"
 )
 
 // TestCopyEmbedCache: a new index takes the vectors and the cache of an
@@ -16,7 +20,7 @@ import (
 func TestCopyEmbedCache(t *testing.T) {
 	ctx := context.Background()
 	old := openTest(t)
-	vec := EncodeVector(nil, []float32{1, 2})
+	vec := vectors.Encode(nil, []float32{1, 2})
 	if _, err := old.w.ExecContext(ctx, `INSERT INTO vectors(owner, surface, model, dim, input_hash, vec) VALUES ('s1', 'code', 'm', 2, ?, ?)`, Hex(1), vec); err != nil {
 		t.Fatal(err)
 	}
@@ -25,11 +29,11 @@ func TestCopyEmbedCache(t *testing.T) {
 	}
 
 	fresh := openTest(t)
-	n, err := fresh.CopyEmbedCache(ctx, old.Path())
+	n, err := fresh.Vectors().CopyEmbedCache(ctx, old.Path())
 	if err != nil || n != 2 {
 		t.Fatalf("CopyEmbedCache = %d, %v; want 2", n, err)
 	}
-	got, err := fresh.EmbedCache().Get(ctx, "m", []uint64{1, 2, 3})
+	got, err := fresh.Vectors().Cache().Get(ctx, "m", []uint64{1, 2, 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +46,7 @@ func TestCopyEmbedCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := openTest(t)
-	if n, err := other.CopyEmbedCache(ctx, text); err == nil {
+	if n, err := other.Vectors().CopyEmbedCache(ctx, text); err == nil {
 		t.Fatalf("copy from a text file: %d, no error", n)
 	}
 	var rows int
@@ -50,7 +54,7 @@ func TestCopyEmbedCache(t *testing.T) {
 		t.Fatalf("after a failed copy: %d rows, %v", rows, err)
 	}
 	// The connection is usable: the old file is detached.
-	if err := other.SetMeta(ctx, map[string]string{"k": "v"}); err != nil {
+	if err := other.Writer().SetMeta(ctx, map[string]string{"k": "v"}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -93,9 +97,9 @@ func TestHeaderProblem(t *testing.T) {
 	}
 }
 
-// TestQuickCheckFTS: the quick check passes a healthy index and finds a
-// garbled full-text segment (quick_check runs FTS5's own check).
-func TestQuickCheckFTS(t *testing.T) {
+// TestQuickCheckWords: the quick check passes a healthy index and finds
+// a garbled b-tree page of a word index.
+func TestQuickCheckWords(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
 	f, err := extract.Extract(ctx, "a.go", []byte("package a\n\n// Foo does things.\nfunc Foo() int { return bar() }\n\nfunc Bar() {}\n"), extract.Options{})
@@ -106,14 +110,37 @@ func TestQuickCheckFTS(t *testing.T) {
 	if err := QuickCheck(ctx, db.Path()); err != nil {
 		t.Fatalf("healthy index: %v", err)
 	}
-	res, err := db.w.ExecContext(ctx, `UPDATE files_fts_data SET block = zeroblob(length(block)) WHERE id > 10`)
+	page := queryInt(t, db, `SELECT rootpage FROM sqlite_schema WHERE name = 'file_words'`)
+	size := queryInt(t, db, `PRAGMA page_size`)
+	db.Close()
+	fh, err := os.OpenFile(db.Path(), os.O_RDWR, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		t.Fatal("no FTS segment to garble")
+	if _, err := fh.WriteAt(bytes.Repeat([]byte{0xA5}, int(size)), (page-1)*size); err != nil {
+		t.Fatal(err)
 	}
-	if err := QuickCheck(ctx, db.Path()); !IsCorrupt(err) || !strings.Contains(err.Error(), "files_fts") {
-		t.Fatalf("garbled FTS segment: QuickCheck = %v", err)
+	if err := fh.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := QuickCheck(ctx, db.Path()); !IsCorrupt(err) {
+		t.Fatalf("garbled word index page: QuickCheck = %v", err)
+	}
+}
+
+func TestIsFull(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{fmt.Errorf("write: %w", syscall.ENOSPC), true},
+		{fmt.Errorf("write: %w", syscall.EFBIG), true},
+		{errors.New("write batch: database or disk is full"), true},
+		{syscall.EACCES, false},
+		{nil, false},
+	} {
+		if got := IsFull(tc.err); got != tc.want {
+			t.Errorf("IsFull(%v) = %v, want %v", tc.err, got, tc.want)
+		}
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 )
 
@@ -46,15 +45,13 @@ type OpenOptions struct {
 }
 
 // Page sizes of a new index (OpenOptions.PageSize). An empty index is
-// 39 b-trees (tables, indexes, FTS shadow tables) of a page each,
-// and a small tree's tables fill their last pages little: with 4 KiB
-// pages the index of a 54 KB repository was 320 KB (5.9x), 1 KiB pages
-// make it 3.8x (2.8x without FTS5's symbols and chunks tables). On large
-// trees small pages cost CPU: a cold index of GOROOT/src took 18 % more
-// with 1 KiB pages (BENCHMARKS.md, "Cold builds"). Up to 2 MiB (schema 9;
-// 1 MiB before) they took cats (1.46 MB) from 3.01 to 2.87 times its
-// source, for about 0.1 CPU s more on its 1 s cold index (BENCHMARKS.md,
-// "Small trees").
+// some thirty b-trees (tables and indexes) of a page each, and a small
+// tree's tables fill their last pages little: with 4 KiB pages the index
+// of a 54 KB repository was 5.9 times its size, with 1 KiB pages 3.8
+// times. On large trees small pages cost CPU: a cold index of GOROOT/src
+// took 18 % more with 1 KiB pages. Small pages up to 2 MiB of files took
+// cats (1.46 MB) from 3.01 to 2.87 times its source, for about 0.1 CPU s
+// more on its 1 s cold index (ADR 15; BENCHMARKS.md, "Index size").
 const (
 	DefaultPageSize = 4096
 	SmallPageSize   = 1024
@@ -84,28 +81,20 @@ type DB struct {
 	w    *sql.DB // nil when read-only; at most one connection
 	r    *sql.DB
 
+	// immutable is set once a read-only connection had to open the file
+	// as immutable (openedAs is the file then): see Immutable.
+	immutable atomic.Bool
+	openedAs  os.FileInfo
+
 	// trigram is set once the index is known to keep its trigram index
 	// (meta trigram = "1"). Another process may build it while this one
 	// has the index open (GrowTrigrams), so a false is checked again
 	// inside each write and exact search (trigramOn); a true never
 	// goes back.
 	trigram atomic.Bool
-	// bulk is set while a run writes the whole index (DeferIndexes until
-	// BuildIndexes): writes leave their full-text segments unmerged, and
-	// the run's CompactFTS merges them all at once.
-	bulk atomic.Bool
 
-	stmts stmtCache // prepared read statements, see read_stmts.go
-	words wordCache // decoded word segments, see words_read.go
-	texts *textCache
-	// decompressors holds *decompressor for searches: one made per search
-	// made its decoder and grew its buffer again each time.
-	decompressors sync.Pool
-	decls         sync.Pool // *declsReader, for SymbolDecls
-
-	// afterFile, when set by a test, runs after each file of a Write has
-	// been written inside the transaction; an error aborts the Write.
-	afterFile func(i int) error
+	reader *IndexReader
+	writer *Writer
 }
 
 // Errors returned by Open. Each is wrapped with the path and the versions
@@ -139,26 +128,33 @@ func open(ctx context.Context, path string, opts OpenOptions, steps []migration)
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", path, err)
 	}
-	db := &DB{path: abs, texts: newTextCache(maxCachedTextBytes)}
+	db := &DB{path: abs}
+	db.reader = &IndexReader{db: db, texts: newTextCache(maxCachedTextBytes)}
+	db.writer = &Writer{db: db}
 	defer func() {
 		if err != nil {
 			db.Close()
 			if isNotADB(err) && !errors.Is(err, ErrNotIndex) {
 				err = fmt.Errorf("%w: %w", ErrNotIndex, err)
 			}
-			err = fmt.Errorf("open index %s: %w", path, err)
+			if !errors.Is(err, ErrNotWritable) { // which names the file
+				err = fmt.Errorf("open index %s: %w", path, err)
+			}
 		}
 	}()
 
 	if opts.ReadOnly {
 		// mode=ro: a missing file is an error, not a new empty index.
-		if _, err := os.Stat(abs); err != nil {
+		if db.openedAs, err = os.Stat(abs); err != nil {
 			return nil, err
 		}
-		db.r, err = openPool(abs, readerParams(true, !opts.NoMap))
+		cs := readerParams(true, !opts.NoMap)
+		cs.immutable = func() { db.immutable.Store(true) }
+		db.r, err = openPool(abs, cs)
 		if err != nil {
 			return nil, err
 		}
+		db.reader.stmts.pool = db.r
 		if err := checkSchema(ctx, db.r, steps); err != nil {
 			return nil, err
 		}
@@ -170,9 +166,19 @@ func open(ctx context.Context, path string, opts OpenOptions, steps []migration)
 		return db, nil
 	}
 
+	// A read-only directory or file fails here, naming it, before SQLite
+	// creates a -shm that would outlive the failure.
+	if err := CheckWritable(abs); err != nil {
+		return nil, err
+	}
+	if err := healCompanions(abs); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 		return nil, err
 	}
+	fi, err := os.Stat(abs)
+	existing := err == nil && fi.Size() > 0
 	ps := opts.PageSize
 	if ps == 0 {
 		ps = DefaultPageSize
@@ -190,22 +196,72 @@ func open(ctx context.Context, path string, opts OpenOptions, steps []migration)
 	db.w.SetMaxIdleConns(1)
 	db.w.SetConnMaxLifetime(0)
 	db.w.SetConnMaxIdleTime(0)
-	on, err := initSchema(ctx, db.w, steps, !opts.NoTrigram)
-	if err != nil {
+	if err := db.w.PingContext(ctx); err != nil {
 		return nil, err
 	}
-	db.trigram.Store(on)
 	db.r, err = openPool(abs, readerParams(false, !opts.NoMap))
 	if err != nil {
 		return nil, err
 	}
+	db.reader.stmts.pool = db.r
+	// An index whose schema is current opens without a write, so another
+	// program's write transaction (an sqlite3 shell) does not stop it:
+	// only the writes of a run wait for it.
+	on, ready := false, false
+	if existing {
+		on, ready = schemaReady(ctx, db.r, steps)
+	}
+	if !ready {
+		if on, err = initSchema(ctx, db.w, steps, !opts.NoTrigram); err != nil {
+			return nil, err
+		}
+	}
+	db.trigram.Store(on)
 	return db, nil
+}
+
+// schemaReady reports whether the index's schema is current and needs
+// nothing initSchema would write, and whether it keeps its trigram
+// index. Any error means not ready: initSchema then reports it.
+func schemaReady(ctx context.Context, r *sql.DB, steps []migration) (trigram, ready bool) {
+	if checkSchema(ctx, r, steps) != nil {
+		return false, false
+	}
+	on, err := readTrigram(ctx, r)
+	if err != nil {
+		return false, false
+	}
+	return on, true
+}
+
+// Immutable reports whether the index is read through connections that
+// open the file as immutable (SQLite's immutable=1: no locks, no WAL).
+// A read-only Open falls back to them when SQLite cannot use the
+// shared memory of WAL mode — the directory does not let this process
+// create index.db-shm — and the file is at rest (no WAL holds changes
+// not yet in it). The answers are then those of the file as it was;
+// Changed tells when it no longer is.
+func (db *DB) Immutable() bool { return db.immutable.Load() }
+
+// Changed reports whether an immutable index (Immutable) has changed
+// since it was opened: the file replaced or rewritten, or a writer's
+// WAL beside it. The connections would then read a mix of old and new
+// pages: reopen the index. It is false for any other DB.
+func (db *DB) Changed() bool {
+	if !db.immutable.Load() || db.openedAs == nil {
+		return false
+	}
+	fi, err := os.Stat(db.path)
+	if err != nil || !os.SameFile(fi, db.openedAs) || fi.Size() != db.openedAs.Size() || !fi.ModTime().Equal(db.openedAs.ModTime()) {
+		return true
+	}
+	return walAtRest(db.path) != nil
 }
 
 // Close closes both pools. Readers close first so that the writer's
 // connection is the last one and checkpoints the WAL into the database.
 func (db *DB) Close() error {
-	errs := []error{db.stmts.close()}
+	errs := []error{db.reader.stmts.close()}
 	if db.r != nil {
 		errs = append(errs, db.r.Close())
 	}
@@ -225,6 +281,12 @@ func (db *DB) SQL() *sql.DB { return db.r }
 
 // Path returns the absolute path of the index file.
 func (db *DB) Path() string { return db.path }
+
+// Reader returns the index's read side: what searches read (Reader).
+func (db *DB) Reader() *IndexReader { return db.reader }
+
+// Writer returns the index's write side.
+func (db *DB) Writer() *Writer { return db.writer }
 
 // Remove deletes the index file at path together with its -wal and -shm
 // companions and its vector file. A stale WAL left beside a new database
@@ -294,6 +356,14 @@ func readerConns() int { return min(max(runtime.GOMAXPROCS(0), 2), maxReaderConn
 type connSettings struct {
 	params  url.Values
 	pragmas []string
+	// newFile are the PRAGMAs of pragmas that only fix the format of a
+	// file without pages, skipped on an existing one: auto_vacuum takes a
+	// write transaction even when it changes nothing.
+	newFile map[string]bool
+	// immutable, set for a mode=ro pool, is called when a connection had
+	// to open the file as immutable (see DB.Immutable); such a pool
+	// falls back to that whether it is set or not.
+	immutable func()
 }
 
 // writerParams are the writer's settings; pageSize is the page size of a
@@ -309,19 +379,18 @@ func writerParams(pageSize int) connSettings {
 		"temp_store = FILE",
 		// page_size takes effect only before the file's first page is
 		// written, so it must precede journal_mode. On an existing index
-		// it is a no-op. Schema 3 used 16 KiB pages for its 1–3 KiB chunk
-		// rows; schema 4 keeps chunk text in sources, and 4 KiB pages
-		// give a 3 % smaller index on GOROOT/src/net and a 17–19 %
-		// smaller one on small repositories, whose thirty-odd tables and
-		// indexes take a page each (BENCHMARKS.md, "Lean index"); a small
+		// it is a no-op. Chunk text is in sources, not in chunk rows, and
+		// 4 KiB pages give a 3 % smaller index on GOROOT/src/net than 16
+		// KiB ones and a 17–19 % smaller one on small repositories, whose
+		// thirty-odd tables and indexes take a page each (ADR 9); a small
 		// tree gets 1 KiB pages (PageSizeFor).
 		fmt.Sprintf("page_size = %d", pageSize),
 		// Like page_size, auto_vacuum is fixed when the first table is
 		// created (a no-op on an existing index). INCREMENTAL lets
-		// CompactFTS give back the pages the FTS merge frees: after a cold
+		// CompactFTS give back the pages its merges free: after a cold
 		// run they were 14 % of the tokio index and 3 % of GOROOT/src's,
-		// free pages inside the file (BENCHMARKS.md, "Schema 5").
-		"auto_vacuum = INCREMENTAL",
+		// free pages inside the file.
+		autoVacuum,
 		"journal_mode = WAL",
 		"foreign_keys = 1",
 		// A large batch grows the WAL; truncate it back after
@@ -330,17 +399,19 @@ func writerParams(pageSize int) connSettings {
 		// Checkpoint once the WAL holds walLimitBytes, not SQLite's 1000
 		// pages: a batch of an index run writes more than 4 MB, so every
 		// commit copied its pages into the file, and the pages every
-		// batch rewrites (b-tree interiors, posting lists, FTS structure)
-		// were copied once per batch; on GOROOT/src 3 to 5 % of a cold
-		// run's CPU (BENCHMARKS.md, "Writer off the critical path").
+		// batch rewrites (b-tree interiors, posting lists) were copied
+		// once per batch; on GOROOT/src 3 to 5 % of a cold run's CPU.
 		fmt.Sprintf("wal_autocheckpoint = %d", walLimitBytes/pageSize),
 	)
 	// BEGIN IMMEDIATE takes the write lock up front, so a busy database
 	// makes Begin wait (busy_timeout) rather than fail at the first write
 	// with SQLITE_BUSY that no retry can fix.
 	c.params.Set("_txlock", "immediate")
+	c.newFile = map[string]bool{autoVacuum: true}
 	return c
 }
+
+const autoVacuum = "auto_vacuum = INCREMENTAL"
 
 func readerParams(readOnlyFile, mmap bool) connSettings {
 	n := readerConns()
@@ -365,7 +436,7 @@ func commonParams(cacheKiB, mmap int) connSettings {
 			// A negative size is KiB, which SQLite turns into a page count
 			// with the page size of the moment: on a new file that is the
 			// default 4 KiB, before page_size runs. With 16 KiB pages that
-			// made a 16 MB cache 64 MB (issue 18, BENCHMARKS.md "Memory").
+			// made a 16 MB cache 64 MB (BENCHMARKS.md, "Memory").
 			// With SmallPageSize it is a quarter: 4 MB, for an index
 			// of a tree under SmallTreeBytes.
 			fmt.Sprintf("cache_size = -%d", cacheKiB),
@@ -386,7 +457,11 @@ func openPool(abs string, cs connSettings) (*sql.DB, error) {
 	if len(cs.params) > 0 {
 		dsn += "?" + cs.params.Encode()
 	}
-	pool := sql.OpenDB(&connector{drv: sqliteDriver(), dsn: dsn, pragmas: cs.pragmas})
+	c := &connector{drv: sqliteDriver(), dsn: dsn, pragmas: cs.pragmas, newFile: cs.newFile}
+	if cs.params.Get("mode") == "ro" {
+		c.path, c.immutableDSN, c.immutable = abs, dsn+"&immutable=1", cs.immutable
+	}
+	pool := sql.OpenDB(c)
 	n := readerConns()
 	pool.SetMaxOpenConns(n)
 	pool.SetMaxIdleConns(n)
@@ -399,10 +474,38 @@ type connector struct {
 	drv     driver.Driver
 	dsn     string
 	pragmas []string
+	newFile map[string]bool
+
+	// A mode=ro pool's connections open the file at path immutable
+	// (immutableDSN) when it cannot be shared (see DB.Immutable), and
+	// call immutable.
+	path         string
+	immutableDSN string
+	immutable    func()
 }
 
 func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
-	conn, err := c.drv.Open(c.dsn)
+	conn, err := c.connect(ctx, c.dsn)
+	if err == nil || c.immutableDSN == "" || !cannotShare(err, c.path) {
+		return conn, err
+	}
+	// No connection can have the file open in WAL mode now: each keeps
+	// index.db-shm, and none could create it. So the file alone holds
+	// every committed change, once no WAL holds more.
+	if err := walAtRest(c.path); err != nil {
+		return nil, err
+	}
+	if conn, err = c.connect(ctx, c.immutableDSN); err == nil && c.immutable != nil {
+		c.immutable()
+	}
+	return conn, err
+}
+
+// connect opens a connection and runs the PRAGMAs; a read-only one also
+// reads the header, which is where SQLite finds it cannot share the
+// file.
+func (c *connector) connect(ctx context.Context, dsn string) (driver.Conn, error) {
+	conn, err := c.drv.Open(dsn)
 	if err != nil {
 		return nil, err
 	}
@@ -411,13 +514,78 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 		conn.Close()
 		return nil, fmt.Errorf("sqlite driver %T cannot execute statements directly", conn)
 	}
+	pages := -1
 	for _, p := range c.pragmas {
+		if c.newFile[p] {
+			if pages < 0 {
+				if pages, err = pageCount(ctx, conn); err != nil {
+					conn.Close()
+					return nil, err
+				}
+			}
+			if pages > 0 {
+				continue
+			}
+		}
 		if _, err := ex.ExecContext(ctx, "PRAGMA "+p, nil); err != nil {
 			conn.Close()
 			return nil, fmt.Errorf("PRAGMA %s: %w", p, err)
 		}
 	}
+	if c.immutableDSN != "" {
+		if _, err := ex.ExecContext(ctx, "PRAGMA schema_version", nil); err != nil {
+			conn.Close()
+			return nil, err
+		}
+	}
 	return conn, nil
+}
+
+// pageCount returns the number of pages of the connection's file.
+func pageCount(ctx context.Context, conn driver.Conn) (int, error) {
+	q, ok := conn.(driver.QueryerContext)
+	if !ok {
+		return 0, fmt.Errorf("sqlite driver %T cannot query directly", conn)
+	}
+	rows, err := q.QueryContext(ctx, "PRAGMA page_count", nil)
+	if err != nil {
+		return 0, fmt.Errorf("PRAGMA page_count: %w", err)
+	}
+	defer rows.Close()
+	v := make([]driver.Value, 1)
+	if err := rows.Next(v); err != nil {
+		return 0, fmt.Errorf("PRAGMA page_count: %w", err)
+	}
+	n, _ := v[0].(int64)
+	return int(n), nil
+}
+
+// walHeaderBytes is the size of a WAL that holds no frame.
+const walHeaderBytes = 32
+
+// cannotShare reports whether err is SQLite failing to open the WAL
+// or shared memory of the file at path because its directory is
+// read-only for this process.
+func cannotShare(err error, path string) bool {
+	code, ok := sqliteCode(err)
+	if !ok || (code&0xff != codeReadOnly && code&0xff != codeCantOpen) {
+		return false
+	}
+	return accessWrite(filepath.Dir(path)) != nil
+}
+
+// walAtRest returns nil when no WAL beside the index at path holds
+// frames, and else why an immutable read would miss them.
+func walAtRest(path string) error {
+	fi, err := os.Stat(path + "-wal")
+	if err != nil || fi.Size() <= walHeaderBytes {
+		return nil
+	}
+	why := fmt.Errorf("%s-wal holds changes not yet copied into %s, which SQLite reads only by creating %s-shm beside it", path, filepath.Base(path), filepath.Base(path))
+	if err := notWritable(filepath.Dir(path), true); err != nil {
+		return fmt.Errorf("%w: %w", why, err)
+	}
+	return why
 }
 
 func (c *connector) Driver() driver.Driver { return c.drv }

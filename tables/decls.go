@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// sources.decls (schema 7) holds the signature and doc of each symbol of a
+// sources.decls holds the signature and doc of each symbol of a
 // file, in rowid order, in blocks of declsBlock symbols: a reader decompresses
 // the block of the symbol it shows, not the whole file's. A file's symbols
 // have consecutive row ids (the writer inserts them one after another),
@@ -15,16 +15,12 @@ import (
 //	uvarint first (the row id of the file's first symbol, 0 for none);
 //	uvarint B (blocks); B × uvarint (compressed length of block b);
 //	the B blocks, each its symbols' texts as one zstd frame (like
-//	sources.text, sources.go; raw DEFLATE in schema 9),
+//	sources.text, sources.go),
 //	declsPerSymbol per symbol (signature, doc), each uvarint(length) and
 //	the bytes as extracted.
 //
-// A file without symbols has the blob {0, 0}. Schema 7 and 8 compressed
-// each block as an S2 block (github.com/klauspost/compress/s2): DEFLATE
-// stores the dev split's decls in 0.62 to 0.76 of the bytes (redux 14.0
-// KB against 10.2 KB; cats 374 KB against 285 KB), and the broad
-// benchmark's read CPU did not change (BENCHMARKS.md, "Small trees").
-// Schema 10 writes zstd frames, as every compressed blob (sources.go).
+// A file without symbols has the blob {0, 0}. The blocks are compressed
+// as every blob is (sources.go, ADR 17).
 
 // declsPerSymbol is the number of texts sources.decls holds per symbol:
 // signature, doc.
@@ -33,8 +29,8 @@ const declsPerSymbol = 2
 // declsBlock is the number of symbols per block. On GOROOT/src one stream
 // per file is 4.27 MB, blocks of 32 are 4.84 MB and of 16 5.34 MB, but the
 // largest file's stream holds 296 KB of text and its largest block of 16
-// 19 KB: decompressing whole streams made showing ten definitions cost about a
-// millisecond of CPU (BENCHMARKS.md, "Schema 7").
+// 19 KB: decompressing whole streams made showing ten definitions cost
+// about a millisecond of CPU (ADR 12).
 const declsBlock = 16
 
 // declsBlob is sources.decls of blocks (packDeclBlocks) whose first symbol

@@ -1,20 +1,31 @@
 // Package tables stores the facts read by package extract in one SQLite
-// file (C SQLite through github.com/mattn/go-sqlite3, with FTS5 from
-// package tables/internal/fts5; ADR 10) and keeps it consistent. It also
-// owns full-text search as FTS5 defines it — the unicode61 tokens
-// (Tokenize), the query language the planner writes (ParseFTS) and bm25
-// (BM25, BM25Freq) — for its own word indexes and for package postgres.
+// file (C SQLite through github.com/mattn/go-sqlite3; ADR 10) and keeps it
+// consistent, with word indexes of its own for full-text search, which
+// tokenize, match and rank as package tables/fulltext defines.
 //
 // Data flows files → extract → tables ← query. This package owns the
 // schema, the writes, the migrations and every statement that reads the
-// index: no other package writes SQL. It knows nothing about ranking.
-// Readers call typed methods (read_*.go: SearchChunks, SearchSymbols,
-// SearchFiles, SymbolsNamed, RefsNamed, ChunksContaining, Neighbours,
-// SymbolInfo, FileLines, ScanVectors, …) that take a scope.Scope and
-// render it into SQL themselves (filter.go), so the dialect stays here and
-// another engine can sit behind the same methods. schema.sql defines the
-// tables, and this comment is their guide. DB.SQL exposes the read pool
-// for tests and diagnostics only.
+// index: no other package writes SQL. It knows nothing about ranking, and
+// the bytes of its posting lists are package tables/postings' to encode.
+//
+// Open returns a DB, the open file: its state for `viberag status`
+// (Meta, Counts, FileStates, Skipped, ParseProblems, Check) and three
+// sides, each a type of its own:
+//
+//   - DB.Reader, an IndexReader: the Reader package query reads through.
+//     Its typed methods (read_*.go: SearchChunks, SearchSymbols,
+//     SearchFiles, SymbolsNamed, RefsNamed, ChunksContaining,
+//     Neighbours, SymbolInfo, FileLines, …) take a scope.Scope and render
+//     it into SQL themselves (filter.go), so the dialect stays here and
+//     another engine (tables/postgres) can sit behind the same interface.
+//   - DB.Writer, a Writer: the batches an index run writes (Write,
+//     WritePrepared), the indexes it defers and builds, the merges of the
+//     full-text segments, and the index's own records (SetMeta,
+//     ReplaceSkipped).
+//   - DB.Vectors, a VectorStore: embeddings and their cache.
+//
+// schema.sql defines the tables, and this comment is their guide. DB.SQL
+// exposes the read pool for tests and diagnostics only.
 //
 // # Tables
 //
@@ -22,9 +33,10 @@
 //	                       last_commit, last_indexed_at, last_run_complete,
 //	                       embedding_model; see the Meta* constants.
 //	files                  one row per indexed file; id is stable while the
-//	                       path stays indexed (a re-write updates the row).
-//	                       Its summary (path, doc, exports, imports) is
-//	                       derived by the view files_summary (schema 9).
+//	                       path stays indexed (a re-write updates the row),
+//	                       word_row its row in the file word index (new on
+//	                       every write). Its summary (path, doc, exports,
+//	                       imports) is derived by the view files_summary.
 //	symbols                definitions; sid is the stable id (see SymbolID),
 //	                       parent_sid the enclosing symbol's sid. Their
 //	                       signature and doc are in sources.decls.
@@ -35,6 +47,7 @@
 //	trigrams, trigram_segs,
 //	trigram_files          the trigram index of exact text (see Exact text).
 //	symbol_words, chunk_words,
+//	file_words,
 //	…_word_segs, …_word_live
 //	                       the word indexes of full-text search (see
 //	                       Full-text search).
@@ -59,31 +72,30 @@
 //	                       refs hold it (refkeys.go).
 //	skipped                files the last run left out, with the reason.
 //	vectors, embed_cache   embeddings per chunk, symbol and file, and vectors of
-//	                       replaced text; see vectors.go (PendingVectors,
-//	                       WriteVectors, EmbedCache, DropVectors, VectorCounts,
-//	                       VectorDims, DropZeroVectors). All vectors have one
-//	                       dimension, meta embedding_dim: WriteVectors refuses
-//	                       another, and NaN or infinite components.
-//	                       Searches read them from the vector file beside
-//	                       the index (vectorfile.go: SyncVectorFile writes
-//	                       it, OpenVectorFile maps it).
+//	                       replaced text, through DB.Vectors (VectorStore,
+//	                       vectors.go: Pending, Write, Cache, Drop, Counts).
+//	                       All vectors have one dimension, meta
+//	                       embedding_dim: Write refuses another, and NaN or
+//	                       infinite components. Searches read them from the
+//	                       vector file beside the index (vectorfile.go:
+//	                       SyncFile writes it, OpenFile maps it; package
+//	                       tables/vectors has its format and the scan).
 //
 // Only files hold path, ext and language; symbols, chunks, sources and
 // refs name their file by its id (a refs row's id is its file's),
-// and readers join files on its primary key (version 2 copied the three
-// onto every row; ADR 9). Each fact is stored once: a file's text is not
-// kept again per chunk, and text only full-text search reads (identifier
-// words, string literals) is only in the word index (version 4; FTS5
-// before version 8).
+// and readers join files on its primary key (ADR 9). Each fact is stored
+// once: a file's text is not kept again per chunk, and text only
+// full-text search reads (identifier words, string literals) is only in
+// the word index.
 // symbols.id and chunks.id change whenever their file is
 // re-written; use sid and cid to refer to symbols and chunks across runs.
 // sid, cid, parent_sid, symbol_sid and the hashes of symbols and chunks
-// are INTEGERs (version 7): the 64 bits their strings spell in hex. The
+// are INTEGERs: the 64 bits their strings spell in hex. The
 // readers take and return the strings ("s" or "c" and 16 hex digits;
 // ids.go), and SQL renders them with printf('s%016x', sid) where it
 // compares them with text (vectors.owner).
 //
-// A symbol row has no signature or doc (version 7): searches rank many
+// A symbol row has no signature or doc: searches rank many
 // symbols and show a few, so SymbolDecls reads those two for the hits
 // shown, from sources.decls (decls.go: per symbol in rowid order, in
 // blocks of 16; a symbol's row id less its file's first finds it).
@@ -91,9 +103,9 @@
 // Indexes, each for a lookup a reader or the writer makes:
 // symbols(name COLLATE NOCASE), symbols(file_id, start_line), UNIQUE
 // symbols(sid); chunks(file_id, start_line), UNIQUE chunks(cid);
-// files(path). References have no index: ref_keys and ref_imports are
-// keyed by name (WITHOUT ROWID), and a usage lookup reads the refs rows
-// of the files they list (version 5; ADR 9). A run writing a whole index
+// files(path), UNIQUE files(word_row). References have no index: ref_keys
+// and ref_imports are keyed by name (WITHOUT ROWID), and a usage lookup
+// reads the refs rows of the files they list (ADR 9). A run writing a whole index
 // drops symbols(name), symbols(sid) and chunks(cid) while it writes and
 // builds them at its end (DeferIndexes, BuildIndexes; ADR 14, ADR 16);
 // readers meanwhile get the same answers from a scan. A case-insensitive name
@@ -111,72 +123,63 @@
 // An empty list is the empty string. files.imports and files.exports are
 // plain '\n'-joined. The identifiers, calls and strings of symbols and the
 // identifiers of chunks are in sources.lists (SymbolInfo, SimilarChunks
-// and PendingVectors read them).
+// and VectorStore.Pending read them).
 //
 // # Full-text search
 //
-// Symbols and chunks are searched through word indexes built in Go
-// (words.go, words_read.go; schema 8, ADR 13), which replaced the
-// contentless FTS5 tables symbols_fts and chunks_fts and keep their
-// columns, tokens and ranking: the planner still writes FTS5 expressions
-// over symbols_fts(name, qualname, signature, doc, ident_parts) and
-// chunks_fts(header, content, ident_parts, strings), and SearchSymbols,
-// SearchChunks, SimilarChunks, SymbolsMatching, MatchCount and
-// MatchCounts answer them as FTS5 did, scores bit for bit
-// (TestWordsRankAsFTS5). ident_parts is the space-joined, deduplicated
-// extract.SplitIdentifier words of the symbol's name and its identifiers
-// (of the identifiers, for chunks): the surface that makes camelCase and
-// snake_case words searchable; strings the string literals.
+// Symbols, chunks and files are searched through word indexes built in Go
+// (words.go, words_read.go; ADR 13) over the columns TextColumns names:
 //
-// A Preparer tokenizes each row (FTS5's unicode61 remove_diacritics 2,
-// Tokenize) and groups the file's tokens per term; a Write adds one
-// segment per index: per term a posting of the rows holding it with, per
-// column, the count and the positions (for quoted phrases of several
-// tokens, such as "max_retries"), in blocks of terms (P_words), the
-// segment's row range, block directory and row lengths (P_word_segs), and
-// its live rows, tokens and dead row ids (P_word_live). Symbols and chunks
-// get ids above any given before, so segments cover disjoint ranges; a
-// re-written or deleted row is added to its segment's dead ids and taken
-// off its live totals, so bm25's row count, mean length and document
-// frequencies count live rows only, as FTS5's contentless_delete did.
-// Segments merge after a Write once four qualify (dropping dead rows,
-// under a new number), and all into one in CompactFTS; readers cache a
-// segment's directory and lengths, and its blocks up to 32 MB, by number.
+//	symbols  name, qualname, signature, doc, ident_parts
+//	chunks   header, content, ident_parts, strings
+//	files    path, summary (files_summary's)
 //
-// files_fts(path, summary) stays an FTS5 external-content table, over
-// the view files_summary (schema 9; the table files before), tokenizer
-// unicode61 remove_diacritics 2:
+// ident_parts is the space-joined, deduplicated extract.SplitIdentifier
+// words of the symbol's name and its identifiers (of the identifiers, for
+// chunks): the surface that makes camelCase and snake_case words
+// searchable; strings the string literals. SearchSymbols, SearchChunks,
+// SimilarChunks, SearchFiles, SymbolsMatching and MatchCounts
+// take a fulltext.Query, compile it against the index's columns and
+// answer as an FTS5 table of the same rows would, ranked exactly as FTS5's
+// bm25, scores bit for bit (TestWordsRankAsFTS5, with FTS5 from a
+// test-only module as the oracle).
 //
-//	SELECT f.path, bm25(files_fts) FROM files_fts
-//	JOIN files f ON f.id = files_fts.rowid
-//	WHERE files_fts MATCH 'path:server' ORDER BY rank
-//
-// There are no triggers: Write updates files_fts and the word indexes
-// itself. Nothing but Write may change symbols, chunks, sources or files.
-// files_fts merges its segments 16 at a time (FTS5 automerge, set by Open
-// in its _config), and CompactFTS merges it into one segment after a large
-// run. Check verifies the word indexes against the rows and the stored
-// text (checkWords).
+// A Preparer tokenizes each row (fulltext.Tokenizer) and groups the
+// file's tokens per term; a Write adds one segment per index: per term a
+// posting of the rows holding it with, per column, the count and the
+// positions (for phrases of several tokens, such as "max_retries"), in
+// blocks of terms (P_words), the segment's row range, block directory and
+// row lengths (P_word_segs), and its live rows, tokens and dead rows
+// (P_word_live). A row is a symbol's or chunk's id, or a file's word_row
+// (a file keeps its id across re-writes; its word row is new each time):
+// each is given above any given before, so segments cover disjoint
+// ranges. A re-written or deleted row is added to its segment's dead rows
+// and taken off its live totals, so bm25's row count, mean length and
+// document frequencies count live rows only. Segments merge after a Write
+// once four qualify (dropping dead rows, under a new number), and all into
+// one in CompactFTS; readers cache a segment's directory and lengths, and
+// its blocks up to 32 MB, by number. There are no triggers: nothing but
+// Write may change symbols, chunks, sources or files. Check verifies the
+// word indexes against the rows and the stored text (checkWords).
 //
 // # Exact text
 //
 // trigrams, trigram_segs and trigram_files are the trigram index behind
-// case-insensitive literal substring search (trigram.go; versions 4 and 5 used an
-// FTS5 table with the trigram tokenizer, 40 % of the writer's CPU). A
-// Preparer computes each file's distinct trigrams in Go (three bytes, ASCII
+// case-insensitive literal substring search (trigram.go). A Preparer
+// computes each file's distinct trigrams in Go (three bytes, ASCII
 // letters lower-cased, as in containsFold) and stores per Write one
 // segment: per trigram the ascending ids of the files holding it, in
 // blocks of consecutive trigrams (rowid seg << 24 | first trigram).
 // trigram_files names each file's segment; an id found in another segment
 // is stale (the file was re-written or deleted) and ignored, so a re-write
-// never reads the old text. Segments merge as a binary counter after each
-// Write, and all into one in CompactFTS. A search of three bytes or more
+// never reads the old text. Segments merge after a Write once four of
+// them qualify (trigram.go), and all into one in CompactFTS. A search of three bytes or more
 // ANDs its trigrams' postings per segment; a two-byte one ORs the trigrams
 // it starts. ChunksContaining then reads the chunks of the files found and
 // keeps those holding the text. The index is maintained only when meta
 // key trigram is "1"; otherwise it is empty and substring search reads
-// every file's text, with the same answers. The setting is sticky (schema
-// 9): a small tree's index starts without it (OpenOptions.NoTrigram,
+// every file's text, with the same answers. The setting is sticky: a small
+// tree's index starts without it (OpenOptions.NoTrigram,
 // TrigramFor), BuildTrigrams builds it from every stored file once the
 // tree grows (GrowTrigrams), and nothing removes it. Writers and searches
 // read the setting in their own transaction, since another process may
@@ -185,7 +188,7 @@
 // # Writes, reads and crashes
 //
 // The file is in WAL mode. A DB holds one writer connection and a pool of
-// read-only connections (SQL). Write stores a batch of files in one
+// read-only connections (SQL). Writer.Write stores a batch of files in one
 // transaction, each file replacing all rows of its path, so a reader
 // always sees whole batches and a crash or kill -9 at any moment leaves
 // the last committed batch. What a write derives without the database
@@ -202,12 +205,26 @@
 // a damaged file's errors (SQLITE_CORRUPT, SQLITE_NOTADB, ErrDamaged)
 // from others.
 //
+// # Read-only files and other writers
+//
+// A read-only Open reads through SQLite's WAL protocol (mode=ro) when it
+// can, and, when the directory does not let this user create the WAL's
+// shared memory and no WAL holds changes, opens the file as immutable
+// (DB.Immutable, DB.Changed; ADR 18). Opening for writing checks first
+// that the user may write the directory and the file (CheckWritable,
+// ErrNotWritable), gives back a writable mode to a -shm or -wal a reader
+// of a read-only file left, and needs no write transaction when the
+// schema is current, so another program's write transaction does not
+// stop it; WriteLocked says whether one is in progress and, on Linux,
+// which process holds it. IsFull tells a write that found no room.
+//
 // # Schema versions
 //
 // Open creates the schema in a new file and stores SchemaVersion. An
 // older index is migrated in place when a migration exists, otherwise
-// Open returns ErrRebuildNeeded (every version before 11: migrate.go); a newer one gives ErrNewerSchema, and a
-// file that is not a viberag index ErrNotIndex. A new index is
+// Open returns ErrRebuildNeeded (every version before 12: migrate.go); a
+// newer one gives ErrNewerSchema, and a file that is not a viberag index
+// ErrNotIndex. A new index is
 // auto_vacuum = INCREMENTAL, so that CompactFTS can return the pages its
 // merge frees to the file system, and has the page size
 // OpenOptions.PageSize asks for: 1 KiB for a small tree (PageSizeFor),

@@ -57,7 +57,7 @@ func TestExactTextWithoutTrigrams(t *testing.T) {
 func exactAnswer(t *testing.T, db *DB, text string) []string {
 	t.Helper()
 	var out []string
-	err := db.ChunksContaining(context.Background(), text, scope.Scope{}, func(c *ChunkText) bool {
+	err := db.Reader().ChunksContaining(context.Background(), text, scope.Scope{}, func(c *ChunkText) bool {
 		out = append(out, fmt.Sprintf("%s:%d %s %q", c.Path, c.StartLine, c.Header, c.Content))
 		return true
 	})

@@ -53,7 +53,7 @@ type FactBuilder struct{ rb rowBuilder }
 // NewFactBuilder returns a FactBuilder.
 func NewFactBuilder() *FactBuilder { return &FactBuilder{rb: newRowBuilder()} }
 
-// Build returns the rows of f, derived exactly as DB.Write derives them.
+// Build returns the rows of f, derived exactly as Writer.Write derives them.
 func (b *FactBuilder) Build(f *extract.File) *Rows {
 	rb := &b.rb
 	out := &Rows{Imports: joinPlain(f.Imports), Exports: joinPlain(f.Exports), Hash: Hex(f.Hash)}

@@ -58,7 +58,7 @@ func storedRows(t *testing.T, db *DB, path string) *Rows {
 	t.Helper()
 	ctx := context.Background()
 	var got Rows
-	err := db.snapshot(ctx, nil, func(src *sourceCache) error {
+	err := db.reader.snapshot(ctx, nil, func(src *sourceCache) error {
 		var fileID int64
 		if err := src.queryRow(`SELECT id, imports, exports, hash FROM files WHERE path = ?`, path).Scan(&fileID, &got.Imports, &got.Exports, &got.Hash); err != nil {
 			return err

@@ -12,7 +12,10 @@ import (
 	"testing"
 
 	"github.com/cespare/xxhash/v2"
+
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/tables/fulltext"
+	"github.com/viberag/viberag/tables/postings"
 )
 
 // openTest opens a fresh index in a temporary directory.
@@ -28,7 +31,7 @@ func openTest(t testing.TB) *DB {
 
 func mustWrite(t testing.TB, db *DB, files []*extract.File, deleted []string) {
 	t.Helper()
-	if err := db.Write(context.Background(), files, deleted); err != nil {
+	if err := db.Writer().Write(context.Background(), files, deleted); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -38,7 +41,7 @@ func mustWrite(t testing.TB, db *DB, files []*extract.File, deleted []string) {
 // (sources.decls, SymbolDecls) ends in suffix.
 func docsEnding(t testing.TB, db *DB, where, suffix string) int {
 	t.Helper()
-	decls, err := db.SymbolDecls(context.Background(), queryInts(t, db, `SELECT id FROM symbols WHERE `+where))
+	decls, err := db.Reader().SymbolDecls(context.Background(), queryInts(t, db, `SELECT id FROM symbols WHERE `+where))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +67,7 @@ func queryInt(t testing.TB, db *DB, q string, args ...any) int64 {
 // for text, sorted.
 func trigramPaths(t testing.TB, db *DB, text string) []string {
 	t.Helper()
-	ids, ok, err := db.TrigramCandidates(context.Background(), text)
+	ids, ok, err := trigramCandidates(context.Background(), db, text)
 	if err != nil || !ok {
 		t.Fatalf("trigram candidates of %q: ok %v, %v", text, ok, err)
 	}
@@ -93,7 +96,7 @@ func checkTrigrams(t testing.TB, db *DB) (stale int) {
 		return 0
 	}
 	want := map[key]bool{}
-	set := newTrigramSet()
+	set := postings.NewTrigramSet()
 	for _, id := range queryInts(t, db, `SELECT id FROM files`) {
 		var blob []byte
 		if err := db.SQL().QueryRow(`SELECT text FROM sources WHERE id = ?`, id).Scan(&blob); err != nil {
@@ -103,7 +106,7 @@ func checkTrigrams(t testing.TB, db *DB) (stale int) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, k := range set.of(text) {
+		for _, k := range set.Of(text) {
 			want[key{k, id}] = true
 		}
 	}
@@ -126,7 +129,7 @@ func checkTrigrams(t testing.TB, db *DB) (stale int) {
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	var entries []blockEntry
+	var entries []postings.TrigramEntry
 	for rows.Next() {
 		var id int64
 		var b []byte
@@ -134,20 +137,20 @@ func checkTrigrams(t testing.TB, db *DB) (stale int) {
 			t.Fatal(err)
 		}
 		seg := id >> triSegShift
-		if entries, err = parseBlock(b, uint32(id&(1<<triSegShift-1)), entries); err != nil {
+		if entries, err = postings.ParseTrigramBlock(b, uint32(id&(1<<triSegShift-1)), entries); err != nil {
 			t.Fatal(err)
 		}
 		for _, e := range entries {
-			ids, err := decodePosting(nil, b[e.start:e.end])
+			ids, err := postings.DecodeTrigramPosting(nil, b[e.Start:e.End])
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !slices.IsSorted(ids) || len(slices.Compact(slices.Clone(ids))) != len(ids) {
-				t.Fatalf("segment %d trigram %06x: ids %v not ascending", seg, e.tri, ids)
+				t.Fatalf("segment %d trigram %06x: ids %v not ascending", seg, e.Tri, ids)
 			}
 			for _, f := range ids {
 				if cur[int64(f)] == seg {
-					got[key{e.tri, int64(f)}] = true
+					got[key{e.Tri, int64(f)}] = true
 				} else {
 					stale++
 				}
@@ -192,23 +195,14 @@ func queryStrings(t testing.TB, db *DB, q string, args ...any) []string {
 	return out
 }
 
-// checkIntegrity fails t unless Check passes and FTS5's own
-// integrity-check command (rank 1: also against the content table) passes
-// on every FTS table.
+// checkIntegrity fails t unless Check passes and the trigram index and
+// the reference keys list what the files hold.
 func checkIntegrity(t testing.TB, db *DB) {
 	t.Helper()
-	ctx := context.Background()
-	if err := db.Check(ctx); err != nil {
+	if err := db.Check(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	checkTrigrams(t, db)
-	for _, ft := range ftsIndexes {
-		// integrity-check is an INSERT, so it needs the writer.
-		q := fmt.Sprintf(`INSERT INTO %s(%[1]s, rank) VALUES ('integrity-check', 1)`, ft.fts)
-		if _, err := db.w.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s integrity-check: %v", ft.fts, err)
-		}
-	}
 	checkRefKeys(t, db)
 }
 
@@ -425,7 +419,7 @@ func refUses(t testing.TB, db *DB, path string) []string {
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			t.Fatal(err)
 		}
-		ids, err := decodePostings(nil, blob)
+		ids, err := postings.DecodeIDs(nil, blob)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -539,7 +533,7 @@ func checkRefKeys(t testing.TB, db *DB) {
 			if err := rows.Scan(&k, &blob); err != nil {
 				t.Fatal(err)
 			}
-			ids, err := decodePostings(nil, blob)
+			ids, err := postings.DecodeIDs(nil, blob)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -564,32 +558,54 @@ func checkRefKeys(t testing.TB, db *DB) {
 	}
 }
 
-// wordMatchIDs returns the ids of the live rows of ix matching the FTS5
-// expression expr, ascending, as the readers find them.
-func wordMatchIDs(t *testing.T, db *DB, ix *wordIndex, expr string) []int64 {
+// in limits q to one column.
+func in(col string, q fulltext.Query) fulltext.Query { return fulltext.In([]string{col}, q) }
+
+// wordMatchIDs returns the ids of the live rows of ix matching q,
+// ascending, as the readers find them.
+func wordMatchIDs(t *testing.T, db *DB, ix *wordIndex, q fulltext.Query) []int64 {
 	t.Helper()
 	var ids []int64
-	err := db.snapshot(context.Background(), nil, func(src *sourceCache) error {
+	err := db.reader.snapshot(context.Background(), nil, func(src *sourceCache) error {
 		var err error
-		ids, err = db.matchIDs(src, ix, expr)
+		ids, err = src.matchIDs(ix, q)
 		return err
 	})
 	if err != nil {
-		t.Fatalf("%s MATCH %q: %v", ix.words(), expr, err)
+		t.Fatalf("%s %s: %v", ix.words(), q, err)
 	}
 	return ids
 }
 
 // wordMatches returns col (an SQL expression over the alias x of ix's
-// table) of the rows matching expr, in row id order.
-func wordMatches(t *testing.T, db *DB, ix *wordIndex, expr, col string) []string {
+// table) of the rows matching q, in the order of their rows in ix.
+func wordMatches(t *testing.T, db *DB, ix *wordIndex, q fulltext.Query, col string) []string {
 	t.Helper()
-	ids := wordMatchIDs(t, db, ix, expr)
-	return queryStrings(t, db, `SELECT `+col+` FROM `+ix.base+` x WHERE x.id IN (SELECT value FROM json_each(?)) ORDER BY x.id`, jsonIDs(ids))
+	ids := wordMatchIDs(t, db, ix, q)
+	return queryStrings(t, db, `SELECT `+col+` FROM `+ix.base+` x WHERE x.`+ix.row+` IN (SELECT value FROM json_each(?)) ORDER BY x.`+ix.row, jsonIDs(ids))
 }
 
 // decompress decompresses a blob into a new slice.
 func decompress(b []byte) ([]byte, error) {
 	var z decompressor
 	return z.decode(b, nil)
+}
+
+// trigramCandidates returns the ids of the files db's trigram index says
+// may hold text (ascending), and false when it cannot narrow the search
+// (no index, or a text of one byte).
+func trigramCandidates(ctx context.Context, db *DB, text string) (ids []int64, ok bool, err error) {
+	rd := db.Reader()
+	var stmts []string
+	if rd.db.trigram.Load() {
+		stmts = []string{triSegsSQL, triBlockSQL, triRangeSQL, triFileSegsSQL}
+	}
+	err = rd.snapshot(ctx, stmts, func(src *sourceCache) error {
+		if on, err := rd.db.trigramOn(ctx, src.tx); err != nil || !on {
+			return err
+		}
+		ids, ok, err = src.trigramCandidates(text)
+		return err
+	})
+	return ids, ok, err
 }

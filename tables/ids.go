@@ -19,7 +19,7 @@ func SymbolID(path, kind, qualname string, occurrence int) string {
 }
 
 // symbolKey is the 64 bits a sid spells: symbols.sid stores them as an
-// INTEGER (schema 7; see idValue).
+// INTEGER (see idValue).
 func symbolKey(path, kind, qualname string, occurrence int) uint64 {
 	var d xxhash.Digest
 	d.Reset()
@@ -68,15 +68,15 @@ func hexID(prefix byte, h uint64) string {
 	return string(b[:])
 }
 
-// Schema 7 stores sids, cids and the hashes of symbols and chunks as the
+// The index stores sids, cids and the hashes of symbols and chunks as the
 // INTEGER their hex digits spell (the 64 bits as a signed integer): 8
-// bytes in a row and its index instead of 17 (BENCHMARKS.md, "Schema 7").
-// Readers give and take the strings as before; these convert.
+// bytes in a row and its index instead of 17 (ADR 12). Readers give and
+// take the strings; these convert.
 
 // idValue returns the INTEGER stored for id, an id string of the given
 // prefix ('s', 'c', or 0 for a bare hash): the prefix and exactly 16
 // lower-case hex digits. For anything else it returns nil, which equals
-// no stored value in SQL, so a malformed id finds nothing, as before.
+// no stored value in SQL, so a malformed id finds nothing.
 func idValue(prefix byte, id string) any {
 	if prefix != 0 {
 		if len(id) != 17 || id[0] != prefix {
@@ -137,7 +137,7 @@ func (t idText) Scan(v any) error {
 	return nil
 }
 
-// sidOf, cidOf and hashOf scan the INTEGER columns of schema 7 into
+// sidOf, cidOf and hashOf scan the INTEGER id and hash columns into
 // their strings.
 func sidOf(dst *string) idText  { return idText{dst, 's'} }
 func cidOf(dst *string) idText  { return idText{dst, 'c'} }

@@ -12,12 +12,10 @@ import (
 // costs more than sorting it once. Their keys come in no order, so each
 // batch of an index run dirtied leaf pages all over them and every commit
 // wrote those pages again: symbols_name (names, ignoring case; building it
-// at the end saved about 0.45 s of CPU on GOROOT/src, BENCHMARKS.md "Cold
-// builds") and, since schema 11, the unique indexes on sid and cid, which
-// were UNIQUE columns of their tables before (about 0.8 s of the writer's
-// 4.4 on GOROOT/src, BENCHMARKS.md "Writer, session 11"). Their
-// uniqueness is checked when they are built: a duplicate sid or cid fails
-// BuildIndexes, as it failed the batch before. symbols_file and
+// at the end saved about 0.45 s of CPU on GOROOT/src, ADR 14) and the
+// unique indexes on sid and cid (about 0.8 s of the writer's 4.4 on
+// GOROOT/src, ADR 16). Their uniqueness is checked when they are built: a
+// duplicate sid or cid fails BuildIndexes. symbols_file and
 // chunks_file come in file order (a cold run appends), cost little and
 // serve re-writes.
 var deferrable = [...]struct{ name, create string }{
@@ -37,12 +35,12 @@ var deferrable = [...]struct{ name, create string }{
 // sid or cid reads every symbol or chunk row, a word or trigram lookup
 // every segment. An index left so (a run
 // killed or failed) keeps working; the next BuildIndexes completes it.
-func (db *DB) DeferIndexes(ctx context.Context) error {
-	if db.w == nil {
-		return db.errReadOnly("defer indexes")
+func (wr *Writer) DeferIndexes(ctx context.Context) error {
+	if wr.db.w == nil {
+		return wr.db.errReadOnly("defer indexes")
 	}
-	db.bulk.Store(true)
-	return db.inTx(ctx, "defer indexes", func(tx *sql.Tx) error {
+	wr.bulk.Store(true)
+	return wr.inTx(ctx, "defer indexes", func(tx *sql.Tx) error {
 		for _, ix := range deferrable {
 			if _, err := tx.ExecContext(ctx, `DROP INDEX IF EXISTS `+ix.name); err != nil {
 				return fmt.Errorf("drop %s: %w", ix.name, err)
@@ -57,16 +55,16 @@ func (db *DB) DeferIndexes(ctx context.Context) error {
 // CompactFTS does; on an index that has them all it only reads the
 // schema. So the run that completes a first build (or continues one that
 // was killed) leaves one segment per index either way.
-func (db *DB) BuildIndexes(ctx context.Context) error {
-	if db.w == nil {
-		return db.errReadOnly("build indexes")
+func (wr *Writer) BuildIndexes(ctx context.Context) error {
+	if wr.db.w == nil {
+		return wr.db.errReadOnly("build indexes")
 	}
-	db.bulk.Store(false)
-	missing, err := db.missingIndexes(ctx)
+	wr.bulk.Store(false)
+	missing, err := wr.missingIndexes(ctx)
 	if err != nil || len(missing) == 0 {
 		return err
 	}
-	err = db.inTx(ctx, "build indexes", func(tx *sql.Tx) error {
+	err = wr.inTx(ctx, "build indexes", func(tx *sql.Tx) error {
 		for _, ix := range missing {
 			if _, err := tx.ExecContext(ctx, ix); err != nil {
 				return fmt.Errorf("%s: %w", ix, err)
@@ -77,21 +75,21 @@ func (db *DB) BuildIndexes(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := db.compactWords(ctx); err != nil {
+	if err := wr.compactWords(ctx); err != nil {
 		return err
 	}
-	return db.compactTrigrams(ctx)
+	return wr.compactTrigrams(ctx)
 }
 
 // missingIndexes returns the CREATE statements of the deferrable indexes
 // the index lacks.
-func (db *DB) missingIndexes(ctx context.Context) ([]string, error) {
+func (wr *Writer) missingIndexes(ctx context.Context) ([]string, error) {
 	var missing []string
 	for _, ix := range deferrable {
 		var n int
-		err := db.w.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = ?`, ix.name).Scan(&n)
+		err := wr.db.w.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND name = ?`, ix.name).Scan(&n)
 		if err != nil {
-			return nil, fmt.Errorf("build indexes %s: %w", db.path, err)
+			return nil, fmt.Errorf("build indexes %s: %w", wr.db.path, err)
 		}
 		if n == 0 {
 			missing = append(missing, ix.create)
@@ -101,17 +99,17 @@ func (db *DB) missingIndexes(ctx context.Context) ([]string, error) {
 }
 
 // inTx runs f in a write transaction and commits it.
-func (db *DB) inTx(ctx context.Context, op string, f func(*sql.Tx) error) error {
-	tx, err := db.w.BeginTx(ctx, nil)
+func (wr *Writer) inTx(ctx context.Context, op string, f func(*sql.Tx) error) error {
+	tx, err := wr.db.w.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("%s %s: %w", op, db.path, err)
+		return fmt.Errorf("%s %s: %w", op, wr.db.path, err)
 	}
 	defer tx.Rollback()
 	if err := f(tx); err != nil {
-		return fmt.Errorf("%s %s: %w", op, db.path, err)
+		return fmt.Errorf("%s %s: %w", op, wr.db.path, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("%s %s: %w", op, db.path, err)
+		return fmt.Errorf("%s %s: %w", op, wr.db.path, err)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // TestDeferIndexes: an index whose deferrable indexes were dropped gives
@@ -38,11 +39,11 @@ func TestDeferIndexes(t *testing.T) {
 	}
 	answers := func(db *DB) answer {
 		t.Helper()
-		named, err := db.SymbolsNamed(ctx, "SERVER", scope.Scope{})
+		named, err := db.Reader().SymbolsNamed(ctx, NameLookup{Name: "SERVER"}, scope.Scope{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		prefix, err := db.SymbolsWithPrefix(ctx, "hand", scope.Scope{})
+		prefix, err := db.Reader().SymbolsNamed(ctx, NameLookup{Name: "hand", Prefix: true}, scope.Scope{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -50,11 +51,11 @@ func TestDeferIndexes(t *testing.T) {
 			return answer{named: named, prefix: prefix}
 		}
 		// Lookups by sid (symbols_sid).
-		bySID, ok, err := db.SymbolBySID(ctx, named[0].SID)
+		bySID, ok, err := db.Reader().SymbolBySID(ctx, named[0].SID)
 		if err != nil || !ok {
 			t.Fatalf("SymbolBySID(%s): %v, %v", named[0].SID, ok, err)
 		}
-		info, ok, err := db.SymbolInfo(ctx, named[0].SID)
+		info, ok, err := db.Reader().SymbolInfo(ctx, named[0].SID)
 		if err != nil || !ok {
 			t.Fatalf("SymbolInfo(%s): %v, %v", named[0].SID, ok, err)
 		}
@@ -62,7 +63,7 @@ func TestDeferIndexes(t *testing.T) {
 	}
 	answers(db) // the reader's statements are prepared with the index
 
-	if err := db.DeferIndexes(ctx); err != nil {
+	if err := db.Writer().DeferIndexes(ctx); err != nil {
 		t.Fatal(err)
 	}
 	for _, ix := range deferrable {
@@ -80,7 +81,7 @@ func TestDeferIndexes(t *testing.T) {
 	}
 
 	for range 2 { // the second is a no-op
-		if err := db.BuildIndexes(ctx); err != nil {
+		if err := db.Writer().BuildIndexes(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -109,14 +110,14 @@ func TestBuildIndexesDuplicateSID(t *testing.T) {
 	} {
 		t.Run(tc.table, func(t *testing.T) {
 			db := openTest(t)
-			if err := db.DeferIndexes(ctx); err != nil {
+			if err := db.Writer().DeferIndexes(ctx); err != nil {
 				t.Fatal(err)
 			}
 			mustWrite(t, db, []*extract.File{sampleFile("srv.go")}, nil)
 			if _, err := db.w.ExecContext(ctx, tc.copy); err != nil {
 				t.Fatal(err)
 			}
-			if err := db.BuildIndexes(ctx); err == nil {
+			if err := db.Writer().BuildIndexes(ctx); err == nil {
 				t.Fatalf("BuildIndexes with a duplicate in %s: no error", tc.table)
 			}
 			if n := indexCount(t, db, tc.index); n != 0 {
@@ -139,10 +140,10 @@ func TestDeferIndexesReadOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if err := db.DeferIndexes(ctx); err == nil {
+	if err := db.Writer().DeferIndexes(ctx); err == nil {
 		t.Error("DeferIndexes on a read-only index: no error")
 	}
-	if err := db.BuildIndexes(ctx); err == nil {
+	if err := db.Writer().BuildIndexes(ctx); err == nil {
 		t.Error("BuildIndexes on a read-only index: no error")
 	}
 }
@@ -162,7 +163,7 @@ func schemaOf(t testing.TB, db *DB) []string {
 // adds its word and trigram segments without merging them; searches rank
 // as over merged segments (the statistics count every segment's live
 // rows); BuildIndexes merges them into one per index, with the same
-// answers, and writes after it merge as before.
+// answers, and writes after it merge their segments again.
 func TestDeferIndexesLeavesSegments(t *testing.T) {
 	ctx := context.Background()
 	var batches [][]*extract.File
@@ -176,7 +177,7 @@ func TestDeferIndexesLeavesSegments(t *testing.T) {
 	batches[3] = append(batches[3], sampleFile("srv.go"))
 
 	ref, db := openTest(t), openTest(t)
-	if err := db.DeferIndexes(ctx); err != nil {
+	if err := db.Writer().DeferIndexes(ctx); err != nil {
 		t.Fatal(err)
 	}
 	for _, files := range batches {
@@ -196,43 +197,48 @@ func TestDeferIndexesLeavesSegments(t *testing.T) {
 		}
 		return append(n, queryInt(t, db, `SELECT count(*) FROM trigram_segs`))
 	}
-	if got, want := segs(db), []int64{7, 7, 7}; !reflect.DeepEqual(got, want) {
-		t.Fatalf("segments while deferred (symbol words, chunk words, trigrams): %v, want %v", got, want)
+	if got, want := segs(db), []int64{7, 7, 7, 7}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("segments while deferred (symbol words, chunk words, file words, trigrams): %v, want %v", got, want)
 	}
-	if got := segs(ref); got[0] >= 7 || got[2] >= 7 {
+	if got := segs(ref); got[0] >= 7 || got[3] >= 7 {
 		t.Fatalf("reference merged nothing: segments %v", got)
 	}
 
 	type answer struct {
 		chunks  []ChunkRow
 		symbols []SymbolRow
-		files   []string
+		files   []FileRow
+		exact   []string
 	}
 	answers := func(db *DB) answer {
 		t.Helper()
-		chunks, err := db.SearchChunks(ctx, "generation OR gen* OR handler", []float64{2, 1, 1, 0.5}, scope.Scope{}, 50)
+		chunks, err := db.Reader().SearchChunks(ctx, fulltext.Or(fulltext.Term("generation"), fulltext.Prefix("gen"), fulltext.Term("handler")), []float64{2, 1, 1, 0.5}, scope.Scope{}, 50)
 		if err != nil {
 			t.Fatal(err)
 		}
-		symbols, err := db.SearchSymbols(ctx, "handle* OR server OR \"gen 2\"", []float64{3, 2, 1, 1, 1}, scope.Scope{}, 50)
+		symbols, err := db.Reader().SearchSymbols(ctx, fulltext.Or(fulltext.Prefix("handle"), fulltext.Term("server"), fulltext.Term("gen 2")), []float64{3, 2, 1, 1, 1}, scope.Scope{}, 50)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return answer{chunks, symbols, trigramPaths(t, db, "func")}
+		files, err := db.Reader().SearchFiles(ctx, fulltext.Or(fulltext.Term("synth"), fulltext.Term("generation")), []float64{2, 1}, scope.Scope{}, 50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return answer{chunks, symbols, files, trigramPaths(t, db, "func")}
 	}
 	want := answers(ref)
-	if len(want.chunks) == 0 || len(want.symbols) == 0 || len(want.files) == 0 {
-		t.Fatalf("reference answers are empty: %d chunks, %d symbols, %d files", len(want.chunks), len(want.symbols), len(want.files))
+	if len(want.chunks) == 0 || len(want.symbols) == 0 || len(want.files) == 0 || len(want.exact) == 0 {
+		t.Fatalf("reference answers are empty: %d chunks, %d symbols, %d files, %d exact", len(want.chunks), len(want.symbols), len(want.files), len(want.exact))
 	}
 	if got := answers(db); !reflect.DeepEqual(got, want) {
 		t.Errorf("unmerged segments:\n got %+v\nwant %+v", got, want)
 	}
 	checkIntegrity(t, db)
 
-	if err := db.BuildIndexes(ctx); err != nil {
+	if err := db.Writer().BuildIndexes(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := segs(db), []int64{1, 1, 1}; !reflect.DeepEqual(got, want) {
+	if got, want := segs(db), []int64{1, 1, 1, 1}; !reflect.DeepEqual(got, want) {
 		t.Errorf("segments after BuildIndexes: %v, want %v", got, want)
 	}
 	if got := answers(db); !reflect.DeepEqual(got, want) {
@@ -248,11 +254,11 @@ func TestDeferIndexesLeavesSegments(t *testing.T) {
 		t.Errorf("writes after BuildIndexes merged nothing: segments %v", got)
 	}
 	for _, d := range []*DB{ref, db} {
-		if err := d.CompactFTS(ctx); err != nil {
+		if err := d.Writer().CompactFTS(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if got, want := segs(db), []int64{1, 1, 1}; !reflect.DeepEqual(got, want) {
+	if got, want := segs(db), []int64{1, 1, 1, 1}; !reflect.DeepEqual(got, want) {
 		t.Errorf("segments after CompactFTS: %v, want %v", got, want)
 	}
 	if got, want := answers(db), answers(ref); !reflect.DeepEqual(got, want) {

@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/viberag/viberag/tables/postings"
 )
 
 // SchemaVersion is the version of schema.sql. Bump it with every change
 // to the schema and add a migration from the previous version, or accept
 // that older indexes are rebuilt (ErrRebuildNeeded).
-const SchemaVersion = 11
+const SchemaVersion = 12
 
 // applicationID marks the file as a viberag index ("vbrg"), so that Open
 // refuses another program's SQLite database instead of adding tables to it.
@@ -30,48 +32,13 @@ type migration struct {
 }
 
 // migrations lists the upgrades this build knows. A version with no path
-// to SchemaVersion needs a rebuild.
-//
-// Version 3 (refs aggregated per file, name and kind with packed uses; a
-// positionless trigram index) has none: the rows of version 2 hold what
-// version 3 needs, but converting them costs what re-parsing costs, and
-// an index is derived data. Version 4 (each file's text and name lists
-// once, compressed, in sources; contentless FTS tables; trigrams per
-// file; no string literals in refs) has none either: its FTS tables need
-// text that version 3 keeps only in chunks, so converting means
-// re-indexing every row anyway. Version 5 (a file's references one
-// compressed refs row, found through ref_keys and ref_imports) has none
-// either: version 4 keeps no compressed groups, and rebuilding them from
-// its rows costs about what re-parsing costs. Open returns
-// ErrRebuildNeeded for versions 1 to 4, and the indexer rebuilds
-// (indexer.Open).
-//
-// Version 6 (trigram postings built in Go; ADR 11) and version 7 (the
-// symbols' signature and doc in sources.decls, INTEGER ids; ADR 12) were
-// reached in place from 5 and 6. Version 8 (ADR 13) has no migration, so
-// neither have they: its word indexes need the string literals of every
-// chunk, which versions 4 to 7 keep only inside chunks_fts, a contentless
-// FTS5 table that cannot give them back. So Open returns ErrRebuildNeeded
-// for every version before 8, and the indexer rebuilds (indexer.Open)
-// with a message.
-//
-// Version 9 (ADR 15: files.summary derived by the view files_summary,
-// sources.decls blocks DEFLATE-compressed, a small tree's index without
-// the trigram index) has no migration from 8 either: an index is derived
-// data, and a small tree's rebuild costs less than converting it (a large
-// tree's costs a rebuild, as every schema change before did). Open
-// returns ErrRebuildNeeded for version 8 too.
-//
-// Version 10 (every compressed blob a zstd frame, not raw DEFLATE;
-// sources.go) has no migration from 9: an index is derived data, and converting
-// it would decompress and re-compress every blob of the index for one
-// codec change. Open returns ErrRebuildNeeded for version 9.
-//
-// Version 11 (ADR 16: the sid and cid UNIQUE constraints become the
-// indexes symbols_sid and chunks_cid, which a first build defers) has no
-// migration from 9 or 10 either: SQLite cannot drop a column's UNIQUE
-// without copying its table, which for symbols and chunks costs about
-// what their rebuild does.
+// to SchemaVersion needs a rebuild: Open returns ErrRebuildNeeded, and the
+// indexer rebuilds (indexer.Open) with a message. There is none: an index
+// is derived data, and each schema change so far (the word indexes that
+// need every chunk's string literals, which no older index keeps outside
+// its full-text tables; zstd blobs; deferred unique indexes; files in a
+// word index of their own, every file needing its word row) would have
+// converted every row at about the cost of re-parsing it.
 func migrations() []migration {
 	return nil
 }
@@ -102,44 +69,12 @@ func initSchema(ctx context.Context, w *sql.DB, steps []migration, trigram bool)
 	if trigram, err = readTrigram(ctx, tx); err != nil {
 		return false, err
 	}
-	if err := setAutomerge(ctx, tx); err != nil {
-		return false, err
-	}
 	return trigram, tx.Commit()
 }
 
-// ftsAutomerge is the FTS5 automerge setting of every full-text index:
-// how many segments of one size an index keeps before merging them into
-// one of the next size. FTS5's default, 4, merges each byte about
-// log4(segments) times while a large tree is written; at 16 (the most FTS5
-// takes) a cold index of GOROOT/src cost 9 % less writer CPU
-// (BENCHMARKS.md, "C SQLite"). The extra segments cost searches little,
-// and a run that rewrites most of the index merges them all (CompactFTS).
-const ftsAutomerge = 16
-
-// setAutomerge stores ftsAutomerge in each FTS table's configuration
-// (its _config shadow table), where it is missing or different. It is
-// data, not schema: indexes written before keep working and get it here.
-func setAutomerge(ctx context.Context, tx *sql.Tx) error {
-	for _, ft := range ftsIndexes {
-		var have sql.NullInt64
-		err := tx.QueryRowContext(ctx, fmt.Sprintf(`SELECT v FROM %s_config WHERE k = 'automerge'`, ft.fts)).Scan(&have)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("%s automerge: %w", ft.fts, err)
-		}
-		if have.Valid && have.Int64 == ftsAutomerge {
-			continue
-		}
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf(`INSERT INTO %s(%[1]s, rank) VALUES ('automerge', %d)`, ft.fts, ftsAutomerge)); err != nil {
-			return fmt.Errorf("%s automerge: %w", ft.fts, err)
-		}
-	}
-	return nil
-}
-
 // trigramTablesAt starts the last statements of schema.sql: the tables of
-// the trigram index, which an index without it does not have (schema 9:
-// three tables of a page each were 0.06 times a 54 KB tree's size).
+// the trigram index, which an index without it does not have (three tables
+// of a page each were 0.06 times a 54 KB tree's size).
 const trigramTablesAt = "CREATE TABLE trigrams("
 
 // splitSchema returns schema.sql's statements before the trigram index's
@@ -239,13 +174,13 @@ const (
 func buildTrigrams(ctx context.Context, tx *sql.Tx) error {
 	bw := &batchWriter{ctx: ctx, tx: tx}
 	var z decompressor
-	set := newTrigramSet()
+	set := postings.NewTrigramSet()
 	for after := int64(-1); ; {
 		rows, err := tx.QueryContext(ctx, `SELECT id, text FROM sources WHERE id > ? ORDER BY id LIMIT ?`, after, buildFilesPerSegment)
 		if err != nil {
 			return err
 		}
-		b := &trigramBatch{}
+		b := &postings.TrigramBatch{}
 		size := 0
 		for size < buildBytesPerSegment && rows.Next() {
 			var blob []byte
@@ -258,7 +193,7 @@ func buildTrigrams(ctx context.Context, tx *sql.Tx) error {
 				rows.Close()
 				return fmt.Errorf("file %d: %w", after, err)
 			}
-			if err := b.add(after, set.of(text)); err != nil {
+			if err := b.Add(after, set.Of(text)); err != nil {
 				rows.Close()
 				return err
 			}
@@ -268,7 +203,7 @@ func buildTrigrams(ctx context.Context, tx *sql.Tx) error {
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		if len(b.files) == 0 {
+		if len(b.Files()) == 0 {
 			return mergeTrigramSegments(ctx, tx, true)
 		}
 		// Statements of the batch's segment run once the read is done.

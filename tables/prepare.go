@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/tables/postings"
 )
 
 // A Write runs on the one connection that may write, so whatever it does
@@ -43,10 +45,10 @@ type Prepared struct {
 	refImport []string
 
 	trigram  bool     // trigrams were computed
-	trigrams []uint32 // the file's distinct trigrams (trigramSet.of)
+	trigrams []uint32 // the file's distinct trigrams (postings.TrigramSet)
 
 	// The rows of the word indexes (words.go), tokenized.
-	symbolWords, chunkWords wordFile
+	symbolWords, chunkWords, fileWords postings.File
 
 	// err is a fact that cannot be stored (chunks that leave a gap);
 	// WritePrepared fails the batch with it, as Write always has.
@@ -55,7 +57,7 @@ type Prepared struct {
 
 // preparedSymbol is a symbols row without its file id.
 type preparedSymbol struct {
-	sid                                    int64 // the INTEGER of schema 7
+	sid                                    int64 // the 64 bits its hex spells
 	parentSID                              any   // int64, or nil (NULL) at top level
 	kind, name, qualname                   string
 	startLine, endLine, startByte, endByte int
@@ -92,7 +94,7 @@ func (p *Prepared) Bytes() int64 {
 		n += 200 + int64(len(p.symbols[i].decorators))
 	}
 	n += 160 * int64(len(p.chunks))
-	return n + p.symbolWords.bytes() + p.chunkWords.bytes()
+	return n + p.symbolWords.Bytes() + p.chunkWords.Bytes() + p.fileWords.Bytes()
 }
 
 // Preparer derives Prepared files, reusing its scratch space (identifier
@@ -109,15 +111,15 @@ type Preparer struct {
 	keys    map[string]struct{}
 	imports map[string]struct{}
 	trigram bool
-	tri     *trigramSet
-	words   wordBuilder
-	cols    []wordCol // a row's columns for words
+	tri     *postings.TrigramSet
+	words   postings.Builder
+	cols    []postings.Col // a row's columns for words
 }
 
 // NewPreparer returns a Preparer of files for db: it computes trigrams
 // when db maintains the trigram index, and compresses at the level of
 // such an index or a small tree's (compressedLevel).
-func (db *DB) NewPreparer() *Preparer { return newPreparer(db.trigram.Load()) }
+func (wr *Writer) NewPreparer() *Preparer { return newPreparer(wr.db.trigram.Load()) }
 
 func newPreparer(trigram bool) *Preparer {
 	return &Preparer{
@@ -142,7 +144,7 @@ func (pr *Preparer) Prepare(f *extract.File) *Prepared {
 	pr.lists.reset()
 	pr.decls.reset()
 	rb.symbolIDs(f)
-	pr.words.reset()
+	pr.words.Reset()
 	p.symbols = make([]preparedSymbol, len(f.Symbols))
 	for i := range f.Symbols {
 		s := &f.Symbols[i]
@@ -156,17 +158,17 @@ func (pr *Preparer) Prepare(f *extract.File) *Prepared {
 			exported: exported, decorators: joinList(&rb.sb, s.Decorators), hash: int64(s.Hash),
 		}
 		words, toks := rb.identPartWords(s.Name, s.Identifiers)
-		pr.cols = append(pr.cols[:0], wordCol{text: s.Name}, wordCol{text: s.Qualname}, wordCol{text: s.Signature}, wordCol{text: s.Doc},
-			wordCol{words: words, wordToks: toks})
-		pr.words.addCols(pr.cols)
+		pr.cols = append(pr.cols[:0], postings.Col{Text: s.Name}, postings.Col{Text: s.Qualname}, postings.Col{Text: s.Signature}, postings.Col{Text: s.Doc},
+			postings.Col{Words: words, WordToks: toks})
+		pr.words.AddCols(pr.cols)
 		pr.lists.add(s.Identifiers)
 		pr.lists.add(s.Calls)
 		pr.lists.add(s.Strings)
 		pr.decls.addText(s.Signature)
 		pr.decls.addText(s.Doc)
 	}
-	p.symbolWords = pr.words.finish()
-	pr.words.reset()
+	p.symbolWords = pr.words.Finish()
+	pr.words.Reset()
 	p.chunks = make([]preparedChunk, 0, len(f.Chunks))
 	for i := range f.Chunks {
 		c := &f.Chunks[i]
@@ -179,12 +181,15 @@ func (pr *Preparer) Prepare(f *extract.File) *Prepared {
 			symbolSID: rb.sidValue(c.Symbol), header: c.Header, hash: int64(c.Hash),
 		})
 		words, toks := rb.identPartWords("", c.Identifiers)
-		pr.cols = append(pr.cols[:0], wordCol{text: c.Header}, wordCol{text: c.Text},
-			wordCol{words: words, wordToks: toks}, wordCol{text: joinList(&rb.sb, c.Strings)})
-		pr.words.addCols(pr.cols)
+		pr.cols = append(pr.cols[:0], postings.Col{Text: c.Header}, postings.Col{Text: c.Text},
+			postings.Col{Words: words, WordToks: toks}, postings.Col{Text: joinList(&rb.sb, c.Strings)})
+		pr.words.AddCols(pr.cols)
 		pr.lists.add(c.Identifiers)
 	}
-	p.chunkWords = pr.words.finish()
+	p.chunkWords = pr.words.Finish()
+	pr.words.Reset()
+	pr.words.AddRow(p.path, fileSummary(p.path, p.doc, p.exports, p.imports))
+	p.fileWords = pr.words.Finish()
 	if p.err = pr.source(p, f); p.err != nil {
 		return p
 	}
@@ -214,9 +219,9 @@ func (pr *Preparer) source(p *Prepared, f *extract.File) error {
 	p.text = bytes.Clone(text)
 	if pr.trigram {
 		if pr.tri == nil {
-			pr.tri = newTrigramSet()
+			pr.tri = postings.NewTrigramSet()
 		}
-		p.trigrams = slices.Clone(pr.tri.of(pr.text))
+		p.trigrams = slices.Clone(pr.tri.Of(pr.text))
 	}
 	return nil
 }
@@ -264,4 +269,22 @@ func (pr *Preparer) refs(p *Prepared, f *extract.File) error {
 func hasKey(m map[string]struct{}, k string) bool {
 	_, ok := m[k]
 	return ok
+}
+
+// fileSummary spells a file's summary as the view files_summary does from
+// its row (path, doc, and the '\n'-joined exports and imports): the text
+// of the file word index's summary column.
+func fileSummary(path, doc, exports, imports string) string {
+	var b strings.Builder
+	b.WriteString(path)
+	if doc != "" {
+		b.WriteString("\n" + doc)
+	}
+	if exports != "" {
+		b.WriteString("\nexports: " + strings.ReplaceAll(exports, "\n", " "))
+	}
+	if imports != "" {
+		b.WriteString("\nimports: " + strings.ReplaceAll(imports, "\n", " "))
+	}
+	return b.String()
 }

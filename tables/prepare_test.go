@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // TestWritePreparedStoresWhatWriteStores writes the same batches into two
@@ -50,15 +51,15 @@ func TestWritePreparedStoresWhatWriteStores(t *testing.T) {
 			}
 			end := min(i+batch, len(round.files))
 			mustWrite(t, byWrite, round.files[i:end], del)
-			if err := byPrepared.WritePrepared(ctx, prepared[i:end], del); err != nil {
+			if err := byPrepared.Writer().WritePrepared(ctx, prepared[i:end], del); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	if err := byWrite.CompactFTS(ctx); err != nil {
+	if err := byWrite.Writer().CompactFTS(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := byPrepared.CompactFTS(ctx); err != nil {
+	if err := byPrepared.Writer().CompactFTS(ctx); err != nil {
 		t.Fatal(err)
 	}
 
@@ -67,7 +68,7 @@ func TestWritePreparedStoresWhatWriteStores(t *testing.T) {
 		t.Fatalf("only %d tables read: %v", len(want), want)
 	}
 	for name, rows := range want {
-		if rows == "" && name != "skipped" && name != "vectors" && name != "embed_cache" && !strings.HasPrefix(name, "files_fts_con") {
+		if rows == "" && name != "skipped" && name != "vectors" && name != "embed_cache" {
 			t.Errorf("table %s is empty: the test writes nothing into it", name)
 		}
 		if got[name] != rows {
@@ -84,7 +85,7 @@ func prepareConcurrently(db *DB, files []*extract.File, n int) []*Prepared {
 	var wg sync.WaitGroup
 	for g := range n {
 		wg.Go(func() {
-			p := db.NewPreparer()
+			p := db.Writer().NewPreparer()
 			for i := g; i < len(files); i += n {
 				out[i] = p.Prepare(files[i])
 			}
@@ -148,8 +149,8 @@ func TestPreparedWithoutTrigrams(t *testing.T) {
 	mustWritePrepared(t, with, newPreparer(true).Prepare(sampleFile("srv/server.go")))
 	mustWritePrepared(t, without, newPreparer(false).Prepare(sampleFile("srv/server.go")))
 	for _, text := range []string{"reset by peer", "Server", "se", "func init"} {
-		a, _, errA := with.TrigramCandidates(ctx, text)
-		b, _, errB := without.TrigramCandidates(ctx, text)
+		a, _, errA := trigramCandidates(ctx, with, text)
+		b, _, errB := trigramCandidates(ctx, without, text)
 		if errA != nil || errB != nil || !slices.Equal(a, b) || len(a) != 1 {
 			t.Errorf("%q: candidates %v (%v) and %v (%v), want the file in both", text, a, errA, b, errB)
 		}
@@ -159,7 +160,7 @@ func TestPreparedWithoutTrigrams(t *testing.T) {
 
 func mustWritePrepared(t *testing.T, db *DB, p ...*Prepared) {
 	t.Helper()
-	if err := db.WritePrepared(context.Background(), p, nil); err != nil {
+	if err := db.Writer().WritePrepared(context.Background(), p, nil); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -197,7 +198,7 @@ func TestIdentPartsWhenTheCacheFills(t *testing.T) {
 // (and of names with separators, digits, non-ASCII letters and marks).
 func TestIdentPartTokensAreTheTokensOfIdentParts(t *testing.T) {
 	rb, ref := newRowBuilder(), newRowBuilder()
-	var tk Tokenizer
+	var tk fulltext.Tokenizer
 	check := func(name string, idents []string) {
 		t.Helper()
 		want := tk.Tokens(ref.identParts(name, idents))

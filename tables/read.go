@@ -103,21 +103,21 @@ func (db *DB) Meta(ctx context.Context) (map[string]string, error) {
 
 // SetMeta sets the given keys in one transaction; other keys keep their
 // values. schema_version and trigram belong to Open and cannot be set.
-func (db *DB) SetMeta(ctx context.Context, kv map[string]string) (err error) {
-	if db.w == nil {
-		return db.errReadOnly("set meta")
+func (wr *Writer) SetMeta(ctx context.Context, kv map[string]string) (err error) {
+	if wr.db.w == nil {
+		return wr.db.errReadOnly("set meta")
 	}
 	for _, k := range []string{MetaSchemaVersion, MetaTrigram} {
 		if _, ok := kv[k]; ok {
-			return fmt.Errorf("set meta %s: %s is managed by Open", db.path, k)
+			return fmt.Errorf("set meta %s: %s is managed by Open", wr.db.path, k)
 		}
 	}
 	defer func() {
 		if err != nil {
-			err = fmt.Errorf("set meta %s: %w", db.path, err)
+			err = fmt.Errorf("set meta %s: %w", wr.db.path, err)
 		}
 	}()
-	tx, err := db.w.BeginTx(ctx, nil)
+	tx, err := wr.db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -138,16 +138,16 @@ func (db *DB) SetMeta(ctx context.Context, kv map[string]string) (err error) {
 
 // ReplaceSkipped replaces the skipped table with skipped, in one
 // transaction. A path listed twice keeps its last entry.
-func (db *DB) ReplaceSkipped(ctx context.Context, skipped []fileset.Skipped) (err error) {
-	if db.w == nil {
-		return db.errReadOnly("replace skipped")
+func (wr *Writer) ReplaceSkipped(ctx context.Context, skipped []fileset.Skipped) (err error) {
+	if wr.db.w == nil {
+		return wr.db.errReadOnly("replace skipped")
 	}
 	defer func() {
 		if err != nil {
-			err = fmt.Errorf("replace skipped %s: %w", db.path, err)
+			err = fmt.Errorf("replace skipped %s: %w", wr.db.path, err)
 		}
 	}()
-	tx, err := db.w.BeginTx(ctx, nil)
+	tx, err := wr.db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}

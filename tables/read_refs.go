@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables/postings"
 )
 
 // RefRow is one reference to a name: a call, an identifier use, a type
@@ -54,22 +55,22 @@ FROM symbols s WHERE s.file_id IN (SELECT value FROM json_each(?)) ORDER BY s.fi
 // line a symbol of that name starts (a recursive call is kept: it is a
 // call). The scope's symbol filters keep a use when its enclosing symbol
 // passes them, so top-level uses are dropped.
-func (db *DB) RefsNamed(ctx context.Context, name string, s scope.Scope) ([]RefRow, error) {
+func (rd *IndexReader) RefsNamed(ctx context.Context, name string, s scope.Scope) ([]RefRow, error) {
 	flt := s.Filter()
 	fw := fileFilter(flt, "f")
 	lower := strings.ToLower(name)
 	var byName, byTarget []byte
-	if err := db.queryRow(ctx, refsPostingsSQL, lower, name).Scan(&byName, &byTarget); err != nil {
+	if err := rd.stmts.queryRow(ctx, refsPostingsSQL, lower, name).Scan(&byName, &byTarget); err != nil {
 		return nil, err
 	}
 	if byName == nil && byTarget == nil {
 		return nil, nil
 	}
-	nameFiles, err := decodePostings(nil, byName)
+	nameFiles, err := postings.DecodeIDs(nil, byName)
 	if err != nil {
 		return nil, err
 	}
-	targetFiles, err := decodePostings(nil, byTarget)
+	targetFiles, err := postings.DecodeIDs(nil, byTarget)
 	if err != nil {
 		return nil, err
 	}
@@ -77,9 +78,9 @@ func (db *DB) RefsNamed(ctx context.Context, name string, s scope.Scope) ([]RefR
 	args = append(append(args, jsonIDs(targetFiles)), fw.args...)
 
 	var groups []RefGroup
-	z := db.decompressor() // from the pool the other readers use: a new decoder allocates its state again
-	defer db.putDecompressor(z)
-	_, err = collect(ctx, db, fmt.Sprintf(refsNamedSQL, fw.sql, fw.sql), args, func(r scanner) (struct{}, error) {
+	z := rd.codecs.decompressor() // from the pool the other readers use: a new decoder allocates its state again
+	defer rd.codecs.putDecompressor(z)
+	_, err = collect(ctx, &rd.stmts, fmt.Sprintf(refsNamedSQL, fw.sql, fw.sql), args, func(r scanner) (struct{}, error) {
 		var id int64
 		var path string
 		var blob []byte
@@ -104,7 +105,7 @@ func (db *DB) RefsNamed(ctx context.Context, name string, s scope.Scope) ([]RefR
 	ids := RefGroupFiles(groups)
 	sw := filterOn(flt, scope.Symbols, "s")
 	syms := map[int64][]RefSymbol{}
-	rows, err := db.query(ctx, fmt.Sprintf(refSymbolsSQL, sw.sql), append(sw.args, jsonIDs(ids))...)
+	rows, err := rd.stmts.query(ctx, fmt.Sprintf(refSymbolsSQL, sw.sql), append(sw.args, jsonIDs(ids))...)
 	if err != nil {
 		return nil, err
 	}

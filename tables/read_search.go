@@ -11,14 +11,15 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // The read side of the index, for package query: typed methods over the
-// read pool, each statement prepared once per DB. Full-text expressions
-// are FTS5 query strings (see doc.go, "Full-text search"); scores are
-// bm25 negated, so higher is better. Every method takes the search's
-// scope and applies it in SQL (filterOn), so a row out of scope is never
-// returned.
+// read pool, each statement prepared once per DB. Full-text searches take
+// a fulltext.Query over the columns TextColumns names (see doc.go,
+// "Full-text search"); scores are bm25 negated, so higher is better. Every
+// method takes the search's scope and applies it in SQL (filterOn), so a
+// row out of scope is never returned.
 
 // SymbolRow is a symbol as searches list it.
 type SymbolRow struct {
@@ -34,8 +35,8 @@ type SymbolRow struct {
 }
 
 // A SymbolRow has no signature or doc: searches rank many candidates and
-// show a few, so SymbolDecls reads those two for the shown ones (schema 7
-// keeps them out of the symbols row, compressed in sources.decls).
+// show a few, so SymbolDecls reads those two for the shown ones (they are
+// kept out of the symbols row, compressed in sources.decls).
 
 // ChunkRow is a chunk as searches list it.
 type ChunkRow struct {
@@ -74,18 +75,15 @@ func scanSymbolRow(withScore bool) func(scanner) (SymbolRow, error) {
 }
 
 const (
-	// The chunk and symbol channels rank every match in Go (rankWords) and
-	// read the rows of the best only.
+	// The channels rank every match in Go (rankWords) and read the rows
+	// of the best only.
 	searchChunksSQL = `SELECT c.id, c.cid, c.file_id, f.path, c.start_line, c.end_line, c.header
 FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN (SELECT value FROM json_each(?))`
 
 	searchSymbolsSQL = `SELECT ` + symbolRowCols + `
 FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id IN (SELECT value FROM json_each(?))`
 
-	searchFilesSQL = `SELECT f.id, f.path, f.lines, -bm25(files_fts, ?, ?) AS sc
-FROM files_fts JOIN files f ON f.id = files_fts.rowid
-WHERE files_fts MATCH ?%s
-ORDER BY sc DESC, f.path LIMIT ?`
+	searchFilesSQL = `SELECT f.id, f.path, f.lines, f.word_row FROM files f WHERE f.word_row IN (SELECT value FROM json_each(?))`
 
 	similarChunksSQL = `SELECT c.id, c.cid, c.file_id, f.path, c.start_line, c.end_line, c.header,
   (SELECT count(*) FROM chunks o WHERE o.file_id = c.file_id AND o.id < c.id)
@@ -96,8 +94,8 @@ FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN (SELECT value FROM 
 // identifier words and strings, not the header.
 var similarWeights = []float64{0, 1, 1, 0.5}
 
-// byScore orders searched rows as schema 7's statements did: score
-// descending, then path and line (then id, so that the order is total).
+// byScore orders searched rows: score descending, then path and line
+// (then id, so that the order is total).
 func byScore(as, bs float64, ap, bp string, al, bl int, aid, bid int64) int {
 	if c := cmp.Compare(bs, as); c != 0 {
 		return c
@@ -111,45 +109,53 @@ func byScore(as, bs float64, ap, bp string, al, bl int, aid, bid int64) int {
 	return cmp.Compare(aid, bid)
 }
 
-// FTS column counts: the weights SearchChunks, SearchSymbols and
-// SearchFiles take, in schema order.
-const (
-	ChunkFTSColumns  = 4 // header, content, ident_parts, strings
-	SymbolFTSColumns = 5 // name, qualname, signature, doc, ident_parts
-	FileFTSColumns   = 2 // path, summary
-)
-
-func weightArgs(table string, want int, ws []float64) ([]any, error) {
-	if len(ws) != want {
-		return nil, fmt.Errorf("%s: %d column weights, want %d", table, len(ws), want)
+// TextColumns returns the columns full-text search reads of table t
+// (symbols, chunks or files), in the order column weights take them: what
+// a fulltext.Query's column limits name.
+//
+//	symbols  name, qualname, signature, doc, ident_parts
+//	chunks   header, content, ident_parts, strings
+//	files    path, summary
+func TextColumns(t scope.Table) []string {
+	switch t {
+	case scope.Symbols:
+		return slices.Clone(symbolWords.cols)
+	case scope.Chunks:
+		return slices.Clone(chunkWords.cols)
+	case scope.Files:
+		return slices.Clone(fileWords.cols)
 	}
-	out := make([]any, len(ws))
-	for i, w := range ws {
-		out[i] = w
-	}
-	return out, nil
+	return nil
 }
 
-// SearchChunks returns the best limit chunks matching the FTS5 expression
-// expr, by bm25 with the column weights ws (ChunkFTSColumns of them), ties
-// by path and line.
-func (db *DB) SearchChunks(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) (out []ChunkRow, err error) {
-	if _, err := weightArgs("chunks_fts", ChunkFTSColumns, ws); err != nil {
+// checkWeights requires a weight per column of t.
+func checkWeights(t scope.Table, ws []float64) error {
+	if want := len(TextColumns(t)); len(ws) != want {
+		return fmt.Errorf("%s: %d column weights, want %d", t, len(ws), want)
+	}
+	return nil
+}
+
+// SearchChunks returns the best limit chunks matching q, by bm25 with the
+// column weights ws (one per TextColumns(scope.Chunks)), ties by path and
+// line.
+func (rd *IndexReader) SearchChunks(ctx context.Context, q fulltext.Query, ws []float64, s scope.Scope, limit int) (out []ChunkRow, err error) {
+	if err := checkWeights(scope.Chunks, ws); err != nil {
 		return nil, err
 	}
 	w := filterOn(s.Filter(), scope.Chunks, "c")
-	err = db.snapshot(ctx, []string{searchChunksSQL, wordLiveSQL(chunkWords), wordBlockSQL(chunkWords)}, func(src *sourceCache) error {
-		out, err = db.chunksRanked(src, searchChunksSQL, expr, ws, w, limit, nil)
+	err = rd.snapshot(ctx, []string{searchChunksSQL, wordLiveSQL(chunkWords), wordBlockSQL(chunkWords)}, func(src *sourceCache) error {
+		out, err = rd.chunksRanked(src, searchChunksSQL, q, ws, w, limit, nil)
 		return err
 	})
 	return out, err
 }
 
-// chunksRanked ranks the chunks matching expr and reads the best limit
-// with query q (searchChunksSQL, or similarChunksSQL with each chunk's
+// chunksRanked ranks the chunks matching q and reads the best limit with
+// statement stmt (searchChunksSQL, or similarChunksSQL with each chunk's
 // ordinal in its file, passed to ords).
-func (db *DB) chunksRanked(src *sourceCache, q, expr string, ws []float64, w where, limit int, ords *[]int) ([]ChunkRow, error) {
-	ms, err := db.rankWords(src, chunkWords, expr, ws, w, "c", limit)
+func (rd *IndexReader) chunksRanked(src *sourceCache, stmt string, q fulltext.Query, ws []float64, w where, limit int, ords *[]int) ([]ChunkRow, error) {
+	ms, err := src.rankWords(chunkWords, q, ws, w, "c", limit)
 	if err != nil || len(ms) == 0 {
 		return nil, err
 	}
@@ -157,7 +163,7 @@ func (db *DB) chunksRanked(src *sourceCache, q, expr string, ws []float64, w whe
 	for _, m := range ms {
 		score[m.id] = m.score
 	}
-	rows, err := src.query(q, matchJSON(ms))
+	rows, err := src.query(stmt, matchJSON(ms))
 	if err != nil {
 		return nil, err
 	}
@@ -198,11 +204,11 @@ func (db *DB) chunksRanked(src *sourceCache, q, expr string, ws []float64, w whe
 // SimilarChunks is SearchChunks with the weights of code similarity
 // (content, identifier words, strings; not the header) and each chunk's
 // identifiers.
-func (db *DB) SimilarChunks(ctx context.Context, expr string, s scope.Scope, limit int) (out []ChunkRow, err error) {
+func (rd *IndexReader) SimilarChunks(ctx context.Context, q fulltext.Query, s scope.Scope, limit int) (out []ChunkRow, err error) {
 	w := filterOn(s.Filter(), scope.Chunks, "c")
-	err = db.snapshot(ctx, []string{similarChunksSQL, wordLiveSQL(chunkWords), wordBlockSQL(chunkWords)}, func(src *sourceCache) error {
+	err = rd.snapshot(ctx, []string{similarChunksSQL, wordLiveSQL(chunkWords), wordBlockSQL(chunkWords)}, func(src *sourceCache) error {
 		var ords []int
-		if out, err = db.chunksRanked(src, similarChunksSQL, expr, similarWeights, w, limit, &ords); err != nil {
+		if out, err = rd.chunksRanked(src, similarChunksSQL, q, similarWeights, w, limit, &ords); err != nil {
 			return err
 		}
 		ids := make([]int64, len(out))
@@ -222,15 +228,15 @@ func (db *DB) SimilarChunks(ctx context.Context, expr string, s scope.Scope, lim
 	return out, err
 }
 
-// SearchSymbols returns the best limit symbols matching expr, by bm25
-// with the column weights ws (SymbolFTSColumns of them).
-func (db *DB) SearchSymbols(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) (out []SymbolRow, err error) {
-	if _, err := weightArgs("symbols_fts", SymbolFTSColumns, ws); err != nil {
+// SearchSymbols returns the best limit symbols matching q, by bm25 with
+// the column weights ws (one per TextColumns(scope.Symbols)).
+func (rd *IndexReader) SearchSymbols(ctx context.Context, q fulltext.Query, ws []float64, s scope.Scope, limit int) (out []SymbolRow, err error) {
+	if err := checkWeights(scope.Symbols, ws); err != nil {
 		return nil, err
 	}
 	w := filterOn(s.Filter(), scope.Symbols, "s")
-	err = db.snapshot(ctx, []string{searchSymbolsSQL, wordLiveSQL(symbolWords), wordBlockSQL(symbolWords)}, func(src *sourceCache) error {
-		ms, err := db.rankWords(src, symbolWords, expr, ws, w, "s", limit)
+	err = rd.snapshot(ctx, []string{searchSymbolsSQL, wordLiveSQL(symbolWords), wordBlockSQL(symbolWords)}, func(src *sourceCache) error {
+		ms, err := src.rankWords(symbolWords, q, ws, w, "s", limit)
 		if err != nil || len(ms) == 0 {
 			return err
 		}
@@ -260,19 +266,43 @@ func (db *DB) SearchSymbols(ctx context.Context, expr string, ws []float64, s sc
 }
 
 // SearchFiles returns the best limit files whose path or summary match
-// expr, by bm25 with the column weights ws (FileFTSColumns of them).
-func (db *DB) SearchFiles(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]FileRow, error) {
-	args, err := weightArgs("files_fts", FileFTSColumns, ws)
-	if err != nil {
+// q, by bm25 with the column weights ws (one per TextColumns(scope.Files)),
+// ties by path.
+func (rd *IndexReader) SearchFiles(ctx context.Context, q fulltext.Query, ws []float64, s scope.Scope, limit int) (out []FileRow, err error) {
+	if err := checkWeights(scope.Files, ws); err != nil {
 		return nil, err
 	}
 	w := filterOn(s.Filter(), scope.Files, "f")
-	args = append(append(append(args, expr), w.args...), limit)
-	return collect(ctx, db, fmt.Sprintf(searchFilesSQL, w.sql), args, func(r scanner) (FileRow, error) {
-		var f FileRow
-		err := r.Scan(&f.ID, &f.Path, &f.Lines, &f.Score)
-		return f, err
+	err = rd.snapshot(ctx, []string{searchFilesSQL, wordLiveSQL(fileWords), wordBlockSQL(fileWords)}, func(src *sourceCache) error {
+		ms, err := src.rankWords(fileWords, q, ws, w, "f", limit)
+		if err != nil || len(ms) == 0 {
+			return err
+		}
+		score := make(map[int64]float64, len(ms))
+		for _, m := range ms {
+			score[m.id] = m.score
+		}
+		rows, err := src.query(searchFilesSQL, matchJSON(ms))
+		if err != nil {
+			return err
+		}
+		out, err = scanAll(rows, func(r scanner) (FileRow, error) {
+			var f FileRow
+			var row int64
+			err := r.Scan(&f.ID, &f.Path, &f.Lines, &row)
+			f.Score = score[row]
+			return f, err
+		})
+		if err != nil {
+			return err
+		}
+		slices.SortFunc(out, func(a, b FileRow) int { return byScore(a.Score, b.Score, a.Path, b.Path, 0, 0, a.ID, b.ID) })
+		if len(out) > limit {
+			out = out[:limit]
+		}
+		return nil
 	})
+	return out, err
 }
 
 // Symbol lookups by name. The name index is NOCASE, so both the exact and
@@ -285,31 +315,40 @@ const (
 	symbolBySIDSQL     = `SELECT ` + symbolRowCols + ` FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.sid = ?`
 )
 
-// SymbolsNamed returns up to 500 symbols named name, ignoring case.
-func (db *DB) SymbolsNamed(ctx context.Context, name string, s scope.Scope) ([]SymbolRow, error) {
+// SymbolsNamed returns the symbols n names (NameLookup).
+func (rd *IndexReader) SymbolsNamed(ctx context.Context, n NameLookup, s scope.Scope) ([]SymbolRow, error) {
 	w := filterOn(s.Filter(), scope.Symbols, "s")
-	return collect(ctx, db, fmt.Sprintf(symbolsNamedSQL, w.sql), append([]any{name}, w.args...), scanSymbolRow(false))
+	switch {
+	case n.Any != nil:
+		if len(n.Any) == 0 {
+			return nil, nil
+		}
+		// The names go as one JSON list, so that the statement is one
+		// shape whatever their number: prepared once, not once per count
+		// (each shape a statement kept by the cache on every connection).
+		names, err := json.Marshal(n.Any)
+		if err != nil {
+			return nil, err
+		}
+		return collect(ctx, &rd.stmts, fmt.Sprintf(symbolsNamedAnySQL, w.sql), append([]any{string(names)}, w.args...), scanSymbolRow(false))
+	case n.Prefix:
+		like := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(n.Name) + "%"
+		return collect(ctx, &rd.stmts, fmt.Sprintf(symbolsPrefixSQL, w.sql), append([]any{like, n.Name}, w.args...), scanSymbolRow(false))
+	}
+	return collect(ctx, &rd.stmts, fmt.Sprintf(symbolsNamedSQL, w.sql), append([]any{n.Name}, w.args...), scanSymbolRow(false))
 }
 
-// SymbolsWithPrefix returns up to 200 symbols whose name starts with
-// prefix (ignoring ASCII case) and is not prefix itself, shortest first.
-func (db *DB) SymbolsWithPrefix(ctx context.Context, prefix string, s scope.Scope) ([]SymbolRow, error) {
+// SymbolsMatching returns up to 200 symbols matching q, unranked (the
+// first by row id).
+func (rd *IndexReader) SymbolsMatching(ctx context.Context, q fulltext.Query, s scope.Scope) (out []SymbolRow, err error) {
 	w := filterOn(s.Filter(), scope.Symbols, "s")
-	like := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(prefix) + "%"
-	return collect(ctx, db, fmt.Sprintf(symbolsPrefixSQL, w.sql), append([]any{like, prefix}, w.args...), scanSymbolRow(false))
-}
-
-// SymbolsMatching returns up to 200 symbols matching the symbols_fts
-// expression expr, unranked (the first by row id).
-func (db *DB) SymbolsMatching(ctx context.Context, expr string, s scope.Scope) (out []SymbolRow, err error) {
-	w := filterOn(s.Filter(), scope.Symbols, "s")
-	q := fmt.Sprintf(symbolsMatchSQL, w.sql)
-	err = db.snapshot(ctx, []string{q, wordLiveSQL(symbolWords), wordBlockSQL(symbolWords)}, func(src *sourceCache) error {
-		ids, err := db.matchIDs(src, symbolWords, expr)
+	stmt := fmt.Sprintf(symbolsMatchSQL, w.sql)
+	err = rd.snapshot(ctx, []string{stmt, wordLiveSQL(symbolWords), wordBlockSQL(symbolWords)}, func(src *sourceCache) error {
+		ids, err := src.matchIDs(symbolWords, q)
 		if err != nil || len(ids) == 0 {
 			return err
 		}
-		rows, err := src.query(q, append([]any{jsonIDs(ids)}, w.args...)...)
+		rows, err := src.query(stmt, append([]any{jsonIDs(ids)}, w.args...)...)
 		if err != nil {
 			return err
 		}
@@ -319,58 +358,22 @@ func (db *DB) SymbolsMatching(ctx context.Context, expr string, s scope.Scope) (
 	return out, err
 }
 
-// SymbolsNamedAny returns up to 500 symbols whose lower-cased name is one
-// of lowerNames.
-func (db *DB) SymbolsNamedAny(ctx context.Context, lowerNames []string, s scope.Scope) ([]SymbolRow, error) {
-	if len(lowerNames) == 0 {
-		return nil, nil
-	}
-	w := filterOn(s.Filter(), scope.Symbols, "s")
-	// The names go as one JSON list, so that the statement is one shape
-	// whatever their number: prepared once, not once per count (each
-	// shape a statement kept by the cache on every connection).
-	names, err := json.Marshal(lowerNames)
-	if err != nil {
-		return nil, err
-	}
-	return collect(ctx, db, fmt.Sprintf(symbolsNamedAnySQL, w.sql), append([]any{string(names)}, w.args...), scanSymbolRow(false))
-}
-
 // SymbolBySID returns the symbol with the given sid; ok is false when the
 // index has none.
-func (db *DB) SymbolBySID(ctx context.Context, sid string) (row SymbolRow, ok bool, err error) {
-	row, err = scanSymbolRow(false)(db.queryRow(ctx, symbolBySIDSQL, idValue('s', sid)))
+func (rd *IndexReader) SymbolBySID(ctx context.Context, sid string) (row SymbolRow, ok bool, err error) {
+	row, err = scanSymbolRow(false)(rd.stmts.queryRow(ctx, symbolBySIDSQL, idValue('s', sid)))
 	ok, err = found(err)
 	return row, ok, err
 }
 
-// SymbolsKey is max(symbols.id): every write inserts symbols with new,
-// higher ids, so any new name changes it. Caches of symbol names key on
-// it.
-func (db *DB) SymbolsKey(ctx context.Context) (int64, error) {
-	var id int64
-	err := db.queryRow(ctx, `SELECT coalesce(max(id), 0) FROM symbols`).Scan(&id)
-	return id, err
-}
-
 // SymbolNames returns the distinct non-empty symbol names, lower-cased,
 // in no particular order.
-func (db *DB) SymbolNames(ctx context.Context) ([]string, error) {
-	return collect(ctx, db, `SELECT DISTINCT lower(name) FROM symbols WHERE name <> ''`, nil, func(r scanner) (string, error) {
+func (rd *IndexReader) SymbolNames(ctx context.Context) ([]string, error) {
+	return collect(ctx, &rd.stmts, `SELECT DISTINCT lower(name) FROM symbols WHERE name <> ''`, nil, func(r scanner) (string, error) {
 		var s string
 		err := r.Scan(&s)
 		return s, err
 	})
-}
-
-// FilesKey fingerprints the files table cheaply (a scan of the path
-// index, not of the wide rows): a file added or removed changes the count
-// and the sums of ids; a rewritten file keeps its id, path and language,
-// and only its length can change, which the end of every run publishes in
-// meta (last_indexed_at). So a length may lag during a run, never a path.
-type FilesKey struct {
-	N, MaxID, SumID int64
-	LastIndexedAt   string
 }
 
 const (
@@ -380,33 +383,50 @@ const (
 	fileDocSQL  = `SELECT f.doc, fs.summary FROM files f JOIN files_summary fs ON fs.id = f.id WHERE f.id = ?`
 )
 
+// Fingerprint returns a string that changes whenever the rows of t do.
+// For symbols and chunks it is their largest id: every write inserts
+// rows with new, higher ids, so any new content changes it (a deletion
+// alone leaves it until the next write). For files it reads the path
+// index, not the wide rows: a file added or removed changes the count and
+// the sums of ids; a rewritten file keeps its id, path and language, and
+// only its length can change, which the end of every run publishes in
+// meta (last_indexed_at). So a length may lag during a run, never a path.
+func (rd *IndexReader) Fingerprint(ctx context.Context, t scope.Table) (string, error) {
+	switch t {
+	case scope.Files:
+		var n, maxID, sumID int64
+		var at string
+		err := rd.stmts.queryRow(ctx, filesKeySQL).Scan(&n, &maxID, &sumID, &at)
+		return fmt.Sprintf("%d %d %d %s", n, maxID, sumID, at), err
+	case scope.Symbols, scope.Chunks:
+		var maxID int64
+		err := rd.stmts.queryRow(ctx, `SELECT coalesce(max(id), 0) FROM `+string(t)).Scan(&maxID)
+		return fmt.Sprint(maxID), err
+	}
+	return "", fmt.Errorf("fingerprint: no table %q", t)
+}
+
 // PrepareReads prepares the statements every search uses, so that a
 // missing table or an index of another schema fails here rather than at
 // the first search. It reads no rows.
-func (db *DB) PrepareReads(ctx context.Context) error {
+func (rd *IndexReader) PrepareReads(ctx context.Context) error {
 	for _, q := range []string{
-		searchChunksSQL, searchSymbolsSQL, fmt.Sprintf(searchFilesSQL, ""),
+		searchChunksSQL, searchSymbolsSQL, searchFilesSQL,
 		wordLiveSQL(chunkWords), wordBlockSQL(chunkWords), wordSegSQL(chunkWords),
 		wordLiveSQL(symbolWords), wordBlockSQL(symbolWords), wordSegSQL(symbolWords),
+		wordLiveSQL(fileWords), wordBlockSQL(fileWords), wordSegSQL(fileWords),
 		fmt.Sprintf(symbolsNamedSQL, ""), filesKeySQL, fileListSQL, fileDocSQL,
 	} {
-		if _, err := db.stmt(ctx, q); err != nil {
+		if _, err := rd.stmts.prepare(ctx, q); err != nil {
 			return fmt.Errorf("prepare reads: %w", err)
 		}
 	}
 	return nil
 }
 
-// FilesKey returns the fingerprint of the files table.
-func (db *DB) FilesKey(ctx context.Context) (FilesKey, error) {
-	var k FilesKey
-	err := db.queryRow(ctx, filesKeySQL).Scan(&k.N, &k.MaxID, &k.SumID, &k.LastIndexedAt)
-	return k, err
-}
-
 // FileList returns every file's id, path, language and line count.
-func (db *DB) FileList(ctx context.Context) ([]FileRow, error) {
-	return collect(ctx, db, fileListSQL, nil, func(r scanner) (FileRow, error) {
+func (rd *IndexReader) FileList(ctx context.Context) ([]FileRow, error) {
+	return collect(ctx, &rd.stmts, fileListSQL, nil, func(r scanner) (FileRow, error) {
 		var f FileRow
 		err := r.Scan(&f.ID, &f.Path, &f.Language, &f.Lines)
 		return f, err
@@ -416,7 +436,7 @@ func (db *DB) FileList(ctx context.Context) ([]FileRow, error) {
 // InScope returns the ids of the rows of table t (symbols, chunks or
 // files; rowids, as in SymbolRow.ID, ChunkRow.ID and FileRow.ID) that s
 // admits.
-func (db *DB) InScope(ctx context.Context, t scope.Table, s scope.Scope) (map[int64]bool, error) {
+func (rd *IndexReader) InScope(ctx context.Context, t scope.Table, s scope.Scope) (map[int64]bool, error) {
 	var q string
 	switch t {
 	case scope.Files:
@@ -430,7 +450,7 @@ func (db *DB) InScope(ctx context.Context, t scope.Table, s scope.Scope) (map[in
 	}
 	alias := q[len("SELECT ") : len("SELECT ")+1]
 	w := filterOn(s.Filter(), t, alias)
-	rows, err := db.query(ctx, fmt.Sprintf(q, w.sql), w.args...)
+	rows, err := rd.stmts.query(ctx, fmt.Sprintf(q, w.sql), w.args...)
 	if err != nil {
 		return nil, err
 	}
@@ -446,120 +466,48 @@ func (db *DB) InScope(ctx context.Context, t scope.Table, s scope.Scope) (map[in
 	return ids, rows.Err()
 }
 
-// FTSTable names a full-text table for term statistics.
-type FTSTable string
-
-// The full-text tables whose terms TermStats counts.
-const (
-	ChunksFTS FTSTable = "chunks_fts"
-	FilesFTS  FTSTable = "files_fts"
-)
-
-// RowCount returns the number of rows indexed in t.
-func (db *DB) RowCount(ctx context.Context, t FTSTable) (int, error) {
+// RowCount returns the number of rows of t (chunks or files) that
+// full-text search reads.
+func (rd *IndexReader) RowCount(ctx context.Context, t scope.Table) (int, error) {
 	var q string
 	switch t {
-	case ChunksFTS:
+	case scope.Chunks:
 		q = `SELECT count(*) FROM chunks`
-	case FilesFTS:
+	case scope.Files:
 		q = `SELECT count(*) FROM files`
 	default:
-		return 0, fmt.Errorf("row count: unknown table %q", t)
+		return 0, fmt.Errorf("row count: no full-text table %q", t)
 	}
 	var n int
-	err := db.queryRow(ctx, q).Scan(&n)
+	err := rd.stmts.queryRow(ctx, q).Scan(&n)
 	return n, err
 }
 
-// ChunksKey returns max(chunks.id): every write inserts chunks with new,
-// higher ids, so any new content changes it.
-func (db *DB) ChunksKey(ctx context.Context) (string, error) {
-	var maxID int64
-	err := db.queryRow(ctx, `SELECT coalesce(max(id), 0) FROM chunks`).Scan(&maxID)
-	return fmt.Sprint(maxID), err
-}
-
-// MatchCount returns the number of rows of t matching the FTS5
-// expression expr.
-func (db *DB) MatchCount(ctx context.Context, t FTSTable, expr string) (int, error) {
-	var q string
+// MatchCounts returns the number of rows of t (chunks or files)
+// matching each of qs, counted in one read transaction: a search's terms
+// that were never counted before (a long task text has dozens) cost a
+// statement each otherwise.
+func (rd *IndexReader) MatchCounts(ctx context.Context, t scope.Table, qs []fulltext.Query) ([]int, error) {
+	ix := chunkWords
 	switch t {
-	case ChunksFTS:
-		n, err := db.MatchCounts(ctx, t, []string{expr})
-		if err != nil {
-			return 0, err
-		}
-		return n[0], nil
-	case FilesFTS:
-		q = `SELECT count(*) FROM files_fts WHERE files_fts MATCH ?`
+	case scope.Chunks:
+	case scope.Files:
+		ix = fileWords
 	default:
-		return 0, fmt.Errorf("match count: unknown table %q", t)
+		return nil, fmt.Errorf("match count: no full-text table %q", t)
 	}
-	var n int
-	err := db.queryRow(ctx, q, expr).Scan(&n)
-	return n, err
-}
-
-// MatchCounts returns MatchCount of each expression of exprs, counted by
-// one statement: a search's terms that were never counted before (a long
-// task text has dozens) cost a statement each otherwise, and on small
-// tables such as files_fts the statement costs more than the count
-// (issue 14: a fifth of the counts' CPU on the broad benchmark's slowest
-// queries). The expressions go in as one JSON array, so that the
-// statement has one shape whatever their number, prepared once.
-func (db *DB) MatchCounts(ctx context.Context, t FTSTable, exprs []string) ([]int, error) {
-	var q string
-	switch t {
-	case ChunksFTS:
-		out := make([]int, len(exprs))
-		err := db.snapshot(ctx, []string{wordLiveSQL(chunkWords), wordBlockSQL(chunkWords)}, func(src *sourceCache) error {
-			for i, e := range exprs {
-				ids, err := db.matchIDs(src, chunkWords, e)
-				if err != nil {
-					return err
-				}
-				out[i] = len(ids)
+	out := make([]int, len(qs))
+	err := rd.snapshot(ctx, []string{wordLiveSQL(ix), wordBlockSQL(ix)}, func(src *sourceCache) error {
+		for i, q := range qs {
+			ids, err := src.matchIDs(ix, q)
+			if err != nil {
+				return err
 			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
+			out[i] = len(ids)
 		}
-		return out, nil
-	case FilesFTS:
-		q = `SELECT j.key, (SELECT count(*) FROM files_fts WHERE files_fts MATCH j.value) FROM json_each(?) j`
-	default:
-		return nil, fmt.Errorf("match count: unknown table %q", t)
-	}
-	arg, err := json.Marshal(exprs)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]int, len(exprs))
-	seen := 0
-	rows, err := db.query(ctx, q, string(arg))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var i, n int
-		if err := rows.Scan(&i, &n); err != nil {
-			return nil, err
-		}
-		if i < 0 || i >= len(out) {
-			return nil, fmt.Errorf("match count: row %d of %d", i, len(out))
-		}
-		out[i] = n
-		seen++
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if seen != len(exprs) {
-		return nil, fmt.Errorf("match count: %d counts for %d expressions", seen, len(exprs))
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
 // ChunkText is a chunk with its text, as exact search reads it.
@@ -592,7 +540,7 @@ FROM chunks c JOIN files f ON f.id = c.file_id WHERE 1%s ORDER BY c.id`
 // rowid order, until fn returns false. Chunks can overlap, so one
 // occurrence can be in two chunks; the order decides which one a caller
 // that keeps the first reports.
-func (db *DB) ChunksContaining(ctx context.Context, text string, s scope.Scope, fn func(*ChunkText) bool) error {
+func (rd *IndexReader) ChunksContaining(ctx context.Context, text string, s scope.Scope, fn func(*ChunkText) bool) error {
 	w := filterOn(s.Filter(), scope.Chunks, "c")
 	scan := fmt.Sprintf(exactScanSQL, w.sql)
 	byFile := fmt.Sprintf(exactFilesSQL, w.sql)
@@ -601,14 +549,14 @@ func (db *DB) ChunksContaining(ctx context.Context, text string, s scope.Scope, 
 	// (an index without it has none of its tables); a search that finds
 	// it built since runs them unprepared.
 	stmts := []string{scan, byFile}
-	if db.trigram.Load() {
+	if rd.db.trigram.Load() {
 		stmts = append(stmts, triSegsSQL, triBlockSQL, triRangeSQL, triFileSegsSQL)
 	} else {
 		stmts = append(stmts, filesHashSQL)
 	}
-	return db.snapshot(ctx, stmts, func(src *sourceCache) error {
+	return rd.snapshot(ctx, stmts, func(src *sourceCache) error {
 		q, args := scan, w.args
-		on, err := db.trigramOn(ctx, src.tx)
+		on, err := rd.db.trigramOn(ctx, src.tx)
 		if err != nil {
 			return err
 		}
@@ -670,24 +618,6 @@ func (db *DB) ChunksContaining(ctx context.Context, text string, s scope.Scope, 
 	})
 }
 
-// TrigramCandidates returns the ids of the files the trigram index says
-// may hold text (ascending), and false when it cannot narrow the search
-// (no index, or a text of one byte). For tests and diagnostics.
-func (db *DB) TrigramCandidates(ctx context.Context, text string) (ids []int64, ok bool, err error) {
-	var stmts []string
-	if db.trigram.Load() {
-		stmts = []string{triSegsSQL, triBlockSQL, triRangeSQL, triFileSegsSQL}
-	}
-	err = db.snapshot(ctx, stmts, func(src *sourceCache) error {
-		if on, err := db.trigramOn(ctx, src.tx); err != nil || !on {
-			return err
-		}
-		ids, ok, err = src.trigramCandidates(text)
-		return err
-	})
-	return ids, ok, err
-}
-
 // maxTrigrams bounds the trigrams a search ANDs: more only narrow a
 // candidate set that is already small, at the cost of one posting list
 // each.
@@ -695,7 +625,7 @@ const maxTrigrams = 24
 
 // ChunkContents returns the text of the chunks with the given rowids; a
 // chunk re-written since its id was read is missing from the map.
-func (db *DB) ChunkContents(ctx context.Context, ids []int64) (map[int64]string, error) {
+func (rd *IndexReader) ChunkContents(ctx context.Context, ids []int64) (map[int64]string, error) {
 	out := map[int64]string{}
 	if len(ids) == 0 {
 		return out, nil
@@ -705,7 +635,7 @@ func (db *DB) ChunkContents(ctx context.Context, ids []int64) (map[int64]string,
 	// one JSON list: one statement whatever their number.
 	const q = `SELECT c.id, c.file_id, c.start_byte, c.end_byte, f.hash FROM chunks c JOIN files f ON f.id = c.file_id
 WHERE c.id IN (SELECT value FROM json_each(?)) ORDER BY c.file_id, c.id`
-	err := db.snapshot(ctx, []string{q}, func(src *sourceCache) error {
+	err := rd.snapshot(ctx, []string{q}, func(src *sourceCache) error {
 		rows, err := src.query(q, jsonIDs(ids))
 		if err != nil {
 			return err
@@ -733,25 +663,25 @@ WHERE c.id IN (SELECT value FROM json_each(?)) ORDER BY c.file_id, c.id`
 
 // FileDoc returns a file's doc comment and summary; ok is false when the
 // file is gone.
-func (db *DB) FileDoc(ctx context.Context, fileID int64) (doc, summary string, ok bool, err error) {
-	err = db.queryRow(ctx, fileDocSQL, fileID).Scan(&doc, &summary)
+func (rd *IndexReader) FileDoc(ctx context.Context, fileID int64) (doc, summary string, ok bool, err error) {
+	err = rd.stmts.queryRow(ctx, fileDocSQL, fileID).Scan(&doc, &summary)
 	ok, err = found(err)
 	return doc, summary, ok, err
 }
 
 // FileLines returns lines from..to (1-based, inclusive) of a file, read
 // back from its stored text; a line past its end is "".
-func (db *DB) FileLines(ctx context.Context, fileID int64, from, to int) ([]string, error) {
+func (rd *IndexReader) FileLines(ctx context.Context, fileID int64, from, to int) ([]string, error) {
 	if to < from {
 		return nil, nil
 	}
 	out := make([]string, to-from+1)
 	var blob []byte
-	if ok, err := found(db.queryRow(ctx, sourceTextSQL, fileID).Scan(&blob)); !ok {
+	if ok, err := found(rd.stmts.queryRow(ctx, sourceTextSQL, fileID).Scan(&blob)); !ok {
 		return out, err
 	}
-	z := db.decompressor()
-	defer db.putDecompressor(z)
+	z := rd.codecs.decompressor()
+	defer rd.codecs.putDecompressor(z)
 	b, err := z.decompress(blob)
 	if err != nil {
 		return nil, fmt.Errorf("file %d: %w", fileID, err)

@@ -7,9 +7,10 @@ import (
 	"sync"
 )
 
-// stmtCache holds the prepared statements of the read methods, by SQL
-// text, so that a search prepares each statement once per DB.
-type stmtCache struct {
+// readStmts runs the statements of the read methods on the read pool,
+// each prepared once per index and kept by its SQL text.
+type readStmts struct {
+	pool  *sql.DB
 	mu    sync.Mutex
 	stmts map[string]*sql.Stmt
 }
@@ -19,7 +20,7 @@ type stmtCache struct {
 // grow it without end. Past the bound statements run unprepared.
 const maxCachedStmts = 512
 
-func (c *stmtCache) close() error {
+func (c *readStmts) close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var errs []error
@@ -30,11 +31,10 @@ func (c *stmtCache) close() error {
 	return errors.Join(errs...)
 }
 
-// stmt returns the prepared statement for q, preparing it on first use.
-// It returns nil (and no error) when the cache is full; the caller then
-// runs q on the pool.
-func (db *DB) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
-	c := &db.stmts
+// prepare returns the prepared statement for q, preparing it on first
+// use. It returns nil (and no error) when the cache is full; the caller
+// then runs q on the pool.
+func (c *readStmts) prepare(ctx context.Context, q string) (*sql.Stmt, error) {
 	c.mu.Lock()
 	s, ok := c.stmts[q]
 	full := len(c.stmts) >= maxCachedStmts
@@ -42,7 +42,7 @@ func (db *DB) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 	if ok || full {
 		return s, nil
 	}
-	s, err := db.r.PrepareContext(ctx, q)
+	s, err := c.pool.PrepareContext(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -59,23 +59,30 @@ func (db *DB) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 	return s, nil
 }
 
+// prepared returns the statement prepared for q, or nil.
+func (c *readStmts) prepared(q string) *sql.Stmt {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.stmts[q]
+}
+
 // query runs q on the read pool through its prepared statement.
-func (db *DB) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	s, err := db.stmt(ctx, q)
+func (c *readStmts) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	s, err := c.prepare(ctx, q)
 	if err != nil {
 		return nil, err
 	}
 	if s == nil {
-		return db.r.QueryContext(ctx, q, args...)
+		return c.pool.QueryContext(ctx, q, args...)
 	}
 	return s.QueryContext(ctx, args...)
 }
 
 // queryRow is query for one row.
-func (db *DB) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
-	s, err := db.stmt(ctx, q)
+func (c *readStmts) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	s, err := c.prepare(ctx, q)
 	if err != nil || s == nil {
-		return db.r.QueryRowContext(ctx, q, args...)
+		return c.pool.QueryRowContext(ctx, q, args...)
 	}
 	return s.QueryRowContext(ctx, args...)
 }
@@ -84,8 +91,8 @@ func (db *DB) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
 type scanner interface{ Scan(...any) error }
 
 // collect runs q and scans every row with scan.
-func collect[T any](ctx context.Context, db *DB, q string, args []any, scan func(scanner) (T, error)) ([]T, error) {
-	rows, err := db.query(ctx, q, args...)
+func collect[T any](ctx context.Context, c *readStmts, q string, args []any, scan func(scanner) (T, error)) ([]T, error) {
+	rows, err := c.query(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}

@@ -30,7 +30,7 @@ type SymbolSpan struct {
 	SID                string
 	Kind, Qualname     string
 	Signature          string // Neighbours only
-	Path               string // SymbolBrief and SymbolChildren only
+	Path               string // SymbolChildren only
 	StartLine, EndLine int
 }
 
@@ -41,8 +41,8 @@ FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.sid = ?`
 
 // SymbolInfo returns the symbol with the given sid; ok is false when the
 // index has none.
-func (db *DB) SymbolInfo(ctx context.Context, sid string) (d SymbolInfo, ok bool, err error) {
-	err = db.snapshot(ctx, []string{symbolInfoSQL}, func(src *sourceCache) error {
+func (rd *IndexReader) SymbolInfo(ctx context.Context, sid string) (d SymbolInfo, ok bool, err error) {
+	err = rd.snapshot(ctx, []string{symbolInfoSQL}, func(src *sourceCache) error {
 		var decorators string
 		var ord int
 		err := src.queryRow(symbolInfoSQL, idValue('s', sid)).Scan(sidOf(&d.SID), &d.FileID, &d.Path, &d.Language, &d.Kind, &d.Name, &d.Qualname, sidOf(&d.ParentSID),
@@ -70,40 +70,25 @@ func scanSpanWithPath(r scanner) (SymbolSpan, error) {
 	return s, err
 }
 
-// SymbolBrief returns the symbol with the given sid in brief; ok is false
-// when the index has none.
-func (db *DB) SymbolBrief(ctx context.Context, sid string) (SymbolSpan, bool, error) {
-	s, err := scanSpanWithPath(db.queryRow(ctx,
-		`SELECT s.sid, s.kind, s.qualname, f.path, s.start_line, s.end_line FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.sid = ?`, idValue('s', sid)))
-	ok, err := found(err)
-	return s, ok, err
-}
-
 // SymbolChildren returns up to 200 symbols whose parent is sid, in line
 // order.
-func (db *DB) SymbolChildren(ctx context.Context, sid string) ([]SymbolSpan, error) {
+func (rd *IndexReader) SymbolChildren(ctx context.Context, sid string) ([]SymbolSpan, error) {
 	// A symbol's children are in its file: the file's symbols are indexed.
-	return collect(ctx, db, `SELECT s.sid, s.kind, s.qualname, f.path, s.start_line, s.end_line
+	return collect(ctx, &rd.stmts, `SELECT s.sid, s.kind, s.qualname, f.path, s.start_line, s.end_line
 FROM symbols s JOIN files f ON f.id = s.file_id
 WHERE s.file_id = (SELECT file_id FROM symbols WHERE sid = ?1) AND s.parent_sid = ?1
 ORDER BY s.start_line, s.qualname LIMIT 200`, []any{idValue('s', sid)}, scanSpanWithPath)
 }
 
-// SymbolExists reports whether the index holds a symbol with this sid.
-func (db *DB) SymbolExists(ctx context.Context, sid string) (bool, error) {
-	var one int
-	return found(db.queryRow(ctx, `SELECT 1 FROM symbols WHERE sid = ?`, idValue('s', sid)).Scan(&one))
-}
-
 // IndexedFile returns the content hash of the file at path as indexed, or,
 // when it is not indexed, why the last run skipped it ("" when it did not
 // see it either).
-func (db *DB) IndexedFile(ctx context.Context, path string) (hash, skipped string, err error) {
-	err = db.queryRow(ctx, `SELECT hash FROM files WHERE path = ?`, path).Scan(&hash)
+func (rd *IndexReader) IndexedFile(ctx context.Context, path string) (hash, skipped string, err error) {
+	err = rd.stmts.queryRow(ctx, `SELECT hash FROM files WHERE path = ?`, path).Scan(&hash)
 	if ok, err := found(err); ok || err != nil {
 		return hash, "", err
 	}
-	if _, err := found(db.queryRow(ctx, `SELECT reason FROM skipped WHERE path = ?`, path).Scan(&skipped)); err != nil {
+	if _, err := found(rd.stmts.queryRow(ctx, `SELECT reason FROM skipped WHERE path = ?`, path).Scan(&skipped)); err != nil {
 		return "", "", err
 	}
 	return "", skipped, nil
@@ -140,8 +125,8 @@ const (
 // smallest symbol holding line of path, else the smallest chunk. All of
 // it is read in one transaction, so it is one state of the index. It
 // returns ErrNoAnchor when nothing matches.
-func (db *DB) Neighbours(ctx context.Context, id, path string, line int) (n *Neighbours, err error) {
-	err = db.snapshot(ctx, []string{anchorSymbolSQL, anchorChunkSQL, symbolSpanSQL, siblingsSQL, symbolAtLineSQL, chunkAtLineSQL}, func(src *sourceCache) error {
+func (rd *IndexReader) Neighbours(ctx context.Context, id, path string, line int) (n *Neighbours, err error) {
+	err = rd.snapshot(ctx, []string{anchorSymbolSQL, anchorChunkSQL, symbolSpanSQL, siblingsSQL, symbolAtLineSQL, chunkAtLineSQL}, func(src *sourceCache) error {
 		n, err = neighbours(src, id, path, line)
 		return err
 	})
@@ -246,18 +231,18 @@ FROM symbols s JOIN sources src ON src.id = s.file_id WHERE s.id IN (SELECT valu
 // decompressing one block of declsBlock symbols per hit. A symbol that is
 // gone (its file re-written since the search read it) is missing from the
 // map.
-func (db *DB) SymbolDecls(ctx context.Context, ids []int64) (map[int64]SymbolDecl, error) {
+func (rd *IndexReader) SymbolDecls(ctx context.Context, ids []int64) (map[int64]SymbolDecl, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	rows, err := db.query(ctx, symbolDeclsSQL, jsonIDs(ids))
+	rows, err := rd.stmts.query(ctx, symbolDeclsSQL, jsonIDs(ids))
 	if err != nil {
 		return nil, fmt.Errorf("symbol decls: %w", err)
 	}
 	defer rows.Close()
 	out := make(map[int64]SymbolDecl, len(ids))
-	r := db.declsReader()
-	defer db.decls.Put(r)
+	r := rd.codecs.declsReader()
+	defer rd.codecs.putDeclsReader(r)
 	r.l = nil // another call's block may have the same file id and block, not the same blob
 	for rows.Next() {
 		var id, file int64
@@ -275,14 +260,4 @@ func (db *DB) SymbolDecls(ctx context.Context, ids []int64) (map[int64]SymbolDec
 		return nil, fmt.Errorf("symbol decls: %w", err)
 	}
 	return out, nil
-}
-
-// declsReader returns a reader from the DB's pool: a new decoder costs
-// more than decompressing a block (DEFLATE's allocated and cleared a 32
-// KiB window).
-func (db *DB) declsReader() *declsReader {
-	if r, ok := db.decls.Get().(*declsReader); ok {
-		return r
-	}
-	return &declsReader{}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // fixtureIndex indexes every source fixture of the repository (not the
@@ -109,7 +110,7 @@ func substrings(texts map[string]string) []string {
 func TestChunksContainingMissesNothing(t *testing.T) {
 	ctx := context.Background()
 	db, texts := fixtureIndex(t)
-	contents, err := db.ChunkContents(ctx, queryInts(t, db, `SELECT id FROM chunks`))
+	contents, err := db.Reader().ChunkContents(ctx, queryInts(t, db, `SELECT id FROM chunks`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +121,7 @@ func TestChunksContainingMissesNothing(t *testing.T) {
 	narrowed := 0
 	for _, text := range subs {
 		got := map[int64]bool{}
-		if err := db.ChunksContaining(ctx, text, scope.Scope{}, func(c *ChunkText) bool {
+		if err := db.Reader().ChunksContaining(ctx, text, scope.Scope{}, func(c *ChunkText) bool {
 			if c.Content != contents[c.ID] {
 				t.Fatalf("%q: chunk %d: content %.60q, ChunkContents has %.60q", text, c.ID, c.Content, contents[c.ID])
 			}
@@ -147,7 +148,7 @@ func TestChunksContainingMissesNothing(t *testing.T) {
 				}
 			}
 		}
-		if ids, ok, err := db.TrigramCandidates(ctx, text); err != nil {
+		if ids, ok, err := trigramCandidates(ctx, db, text); err != nil {
 			t.Fatal(err)
 		} else if ok && int64(len(ids)) < files {
 			narrowed++
@@ -174,48 +175,6 @@ func queryInts(t testing.TB, db *DB, q string, args ...any) []int64 {
 		out = append(out, v)
 	}
 	return out
-}
-
-// TestNeedleTrigrams: folding, spreading and short texts.
-func TestNeedleTrigrams(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want []uint32
-	}{
-		{"ab", nil},
-		{"abc", []uint32{0x616263}},
-		{"ABc", []uint32{0x616263}},
-		{"aaaa", []uint32{0x616161}},
-		{"é!", []uint32{0xc3a921}}, // bytes, not runes; é is not folded
-	} {
-		if got := needleTrigrams(tc.in); !slices.Equal(got, tc.want) {
-			t.Errorf("needleTrigrams(%q) = %x, want %x", tc.in, got, tc.want)
-		}
-	}
-	long := strings.Repeat("abcdefghij", 10)
-	if n := len(needleTrigrams(long)); n > maxTrigrams {
-		t.Errorf("%d trigrams for a 100-byte text, want at most %d", n, maxTrigrams)
-	}
-}
-
-// Postings round-trip in both encodings.
-func TestPostings(t *testing.T) {
-	dense := make([]uint32, 0, 1000)
-	for i := uint32(7); i < 1200; i++ {
-		if i%6 != 0 {
-			dense = append(dense, i)
-		}
-	}
-	for _, ids := range [][]uint32{{1}, {5, 9, 1 << 31}, dense} {
-		p := appendPosting([]byte("x"), ids)[1:]
-		got, err := decodePosting(nil, p)
-		if err != nil || !slices.Equal(got, ids) {
-			t.Errorf("%d ids: decoded %d, %v", len(ids), len(got), err)
-		}
-	}
-	if p := appendPosting(nil, dense); p[0] != postingBitset {
-		t.Errorf("dense posting encoded as %d, want a bitset", p[0])
-	}
 }
 
 // RefsNamed returns exactly the uses the facts hold: for every name used
@@ -302,7 +261,7 @@ func TestRefsNamedMatchesFacts(t *testing.T) {
 				want = append(want, u.row)
 			}
 		}
-		rows, err := db.RefsNamed(ctx, name, scope.Scope{})
+		rows, err := db.Reader().RefsNamed(ctx, name, scope.Scope{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -359,7 +318,7 @@ func TestRefsNamedAfterRewrite(t *testing.T) {
 	lookup := func(db *DB) map[string][]RefRow {
 		out := map[string][]RefRow{}
 		for _, n := range names {
-			rows, err := db.RefsNamed(ctx, n, scope.Scope{})
+			rows, err := db.Reader().RefsNamed(ctx, n, scope.Scope{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -403,27 +362,35 @@ func showRefs(rows []RefRow) []string {
 	return out
 }
 
-// MatchCounts counts like MatchCount, each expression in its place, also
-// for expressions that match nothing and that need JSON escapes.
+// MatchCounts counts like MatchCount, each query in its place, also for
+// queries that match nothing.
 func TestMatchCountsAgreeWithMatchCount(t *testing.T) {
 	ctx := context.Background()
 	db, _ := fixtureIndex(t)
-	words := []string{`"retry"`, `"conn"*`, `"zzznothing"`, `"error"`, `"handl"*`, `"user"`, `"config"*`, `"test"`,
-		`"http"`, `"request"`, `"respon"*`, `"time"*`, `"parse"*`, `"json"`, `"read"*`, `"write"*`, `"file"*`,
-		`"path"`, `"name"`, `"cache"`, `"say ""hi"""`, `"a\\b"`, `"naïve"`}
-	for _, ft := range []FTSTable{ChunksFTS, FilesFTS} {
-		got, err := db.MatchCounts(ctx, ft, words)
+	var words []fulltext.Query
+	for _, w := range []string{"retry", "conn*", "zzznothing", "error", "handl*", "user", "config*", "test",
+		"http", "request", "respon*", "time*", "parse*", "json", "read*", "write*", "file*",
+		"path", "name", "cache", `say "hi"`, `a\b`, "naïve"} {
+		if p, ok := strings.CutSuffix(w, "*"); ok {
+			words = append(words, fulltext.Prefix(p))
+		} else {
+			words = append(words, fulltext.Term(w))
+		}
+	}
+	for _, ft := range []scope.Table{scope.Chunks, scope.Files} {
+		got, err := db.Reader().MatchCounts(ctx, ft, words)
 		if err != nil {
 			t.Fatal(err)
 		}
 		nonzero := 0
 		for i, w := range words {
-			want, err := db.MatchCount(ctx, ft, w)
+			one, err := db.Reader().MatchCounts(ctx, ft, []fulltext.Query{w})
 			if err != nil {
 				t.Fatal(err)
 			}
+			want := one[0]
 			if got[i] != want {
-				t.Errorf("%s %s: MatchCounts %d, MatchCount %d", ft, w, got[i], want)
+				t.Errorf("%s %s: MatchCounts of all %d, of it alone %d", ft, w, got[i], want)
 			}
 			if want > 0 {
 				nonzero++
@@ -433,7 +400,7 @@ func TestMatchCountsAgreeWithMatchCount(t *testing.T) {
 			t.Errorf("%s: only %d words match; the fixtures changed", ft, nonzero)
 		}
 	}
-	if _, err := db.MatchCounts(ctx, "symbols_fts", words); err == nil {
+	if _, err := db.Reader().MatchCounts(ctx, scope.Symbols, words); err == nil {
 		t.Error("an unknown table was counted")
 	}
 }

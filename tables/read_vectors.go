@@ -3,56 +3,57 @@ package tables
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"fmt"
-	"math"
 	"strconv"
+
+	"github.com/viberag/viberag/tables/vectors"
 )
 
 // The vectors as a search reads them: from the vector file
 // (vectorfile.go), reading back only the rows it rescores and lists
-// (VectorFileVectors, VectorFileUnits); or, when the file cannot serve, all of a model's
-// vectors of one dimension in one sequential pass (ScanVectors).
+// (FileVectors, FileUnits); or, when the file cannot serve, all of a
+// model's vectors of one dimension in one sequential pass (Scan).
 
-// VectorsVersion returns a key that changes whenever vectors are written
-// or dropped, the embedding model changes or a vector file is written for
-// them (SyncVectorFile), so that a reader holding vectors knows when to
-// read them again.
-func (db *DB) VectorsVersion(ctx context.Context) (string, error) {
+// Version returns a key that changes whenever vectors are written or
+// dropped, the embedding model changes or a vector file is written for
+// them (SyncFile), so that a reader holding vectors knows when to read
+// them again: the vectors.State.Key of the file the index's vectors have
+// (or would have).
+func (store *VectorStore) Version(ctx context.Context) (string, error) {
 	var v string
-	err := db.queryRow(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = 'vectors_version'), '')
+	err := store.db.reader.stmts.queryRow(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = 'vectors_version'), '')
 		|| '/' || coalesce((SELECT value FROM meta WHERE key = 'embedding_model'), '')
 		|| '/' || coalesce((SELECT value FROM meta WHERE key = 'vectors_file'), '')`).Scan(&v)
 	return v, err
 }
 
-// EmbeddingModel returns the model that embedded the index ("" when none).
-func (db *DB) EmbeddingModel(ctx context.Context) (string, error) {
+// Model returns the model that embedded the index ("" when none).
+func (store *VectorStore) Model(ctx context.Context) (string, error) {
 	var v string
-	err := db.queryRow(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = '`+MetaEmbeddingModel+`'), '')`).Scan(&v)
+	err := store.db.reader.stmts.queryRow(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = '`+MetaEmbeddingModel+`'), '')`).Scan(&v)
 	return v, err
 }
 
-// EmbeddingDim returns the dimension of the index's vectors: meta
-// embedding_dim, or, in an index made before it was recorded, the most
-// common dimension of model's vectors; 0 when there are none.
-func (db *DB) EmbeddingDim(ctx context.Context, model string) (int, error) {
+// Dim returns the dimension of the index's vectors: meta embedding_dim,
+// or, in an index that does not record it, the most common dimension of
+// model's vectors; 0 when there are none.
+func (store *VectorStore) Dim(ctx context.Context, model string) (int, error) {
 	var s string
-	if err := db.queryRow(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = 'embedding_dim'), '')`).Scan(&s); err != nil {
+	if err := store.db.reader.stmts.queryRow(ctx, `SELECT coalesce((SELECT value FROM meta WHERE key = 'embedding_dim'), '')`).Scan(&s); err != nil {
 		return 0, err
 	}
 	if d, _ := strconv.Atoi(s); d > 0 {
 		return d, nil
 	}
 	var d int
-	_, err := found(db.r.QueryRowContext(ctx,
+	_, err := found(store.db.r.QueryRowContext(ctx,
 		`SELECT dim FROM vectors WHERE model = ? GROUP BY dim ORDER BY count(*) DESC, dim LIMIT 1`, model).Scan(&d))
 	return d, err
 }
 
 // ChunkRows calls fn with every chunk (its Identifiers and Score unset).
-func (db *DB) ChunkRows(ctx context.Context, fn func(ChunkRow)) error {
-	rows, err := db.r.QueryContext(ctx, `SELECT c.id, c.cid, c.file_id, f.path, c.start_line, c.end_line, c.header FROM chunks c JOIN files f ON f.id = c.file_id`)
+func (store *VectorStore) ChunkRows(ctx context.Context, fn func(ChunkRow)) error {
+	rows, err := store.db.r.QueryContext(ctx, `SELECT c.id, c.cid, c.file_id, f.path, c.start_line, c.end_line, c.header FROM chunks c JOIN files f ON f.id = c.file_id`)
 	if err != nil {
 		return err
 	}
@@ -68,8 +69,8 @@ func (db *DB) ChunkRows(ctx context.Context, fn func(ChunkRow)) error {
 }
 
 // SymbolRows calls fn with every symbol (its Score unset).
-func (db *DB) SymbolRows(ctx context.Context, fn func(SymbolRow)) error {
-	rows, err := db.r.QueryContext(ctx, `SELECT `+symbolRowCols+` FROM symbols s JOIN files f ON f.id = s.file_id`)
+func (store *VectorStore) SymbolRows(ctx context.Context, fn func(SymbolRow)) error {
+	rows, err := store.db.r.QueryContext(ctx, `SELECT `+symbolRowCols+` FROM symbols s JOIN files f ON f.id = s.file_id`)
 	if err != nil {
 		return err
 	}
@@ -85,13 +86,13 @@ func (db *DB) SymbolRows(ctx context.Context, fn func(SymbolRow)) error {
 	return rows.Err()
 }
 
-// ScanVectors calls fn with the owner, surface and raw blob (see
-// DecodeVector) of every vector of model and dimension dim, in rowid
+// Scan calls fn with the owner, surface and raw blob (see
+// vectors.Decode) of every vector of model and dimension dim, in rowid
 // order, so that ties in a search break the same way every time. The blob
 // is only valid during the call.
-func (db *DB) ScanVectors(ctx context.Context, model string, dim int, fn func(owner, surface string, blob []byte)) error {
+func (store *VectorStore) Scan(ctx context.Context, model string, dim int, fn func(owner, surface string, blob []byte)) error {
 	// NOT INDEXED: through vectors_input every row would be a random read.
-	rows, err := db.r.QueryContext(ctx, `SELECT owner, surface, vec FROM vectors NOT INDEXED WHERE model = ? AND dim = ?`, model, dim)
+	rows, err := store.db.r.QueryContext(ctx, `SELECT owner, surface, vec FROM vectors NOT INDEXED WHERE model = ? AND dim = ?`, model, dim)
 	if err != nil {
 		return err
 	}
@@ -108,20 +109,20 @@ func (db *DB) ScanVectors(ctx context.Context, model string, dim int, fn func(ow
 }
 
 // A vector file's rows are read back from the index by id — vectors.id
-// for the float32 vectors a search rescores (VectorFileVectors), the
-// unit's rowid for the units it lists (VectorFileUnits) — each statement
+// for the float32 vectors a search rescores (FileVectors), the unit's
+// rowid for the units it lists (FileUnits) — each statement
 // reading meta vectors_version in the same snapshot. Every change to the
 // vectors table, and every re-write of a file's rows in an index with
 // vectors, bumps that version, so rows read at the file's version are the
 // rows the file was written from; at another version the read fails with
-// ErrVectorFileStale, and the search starts again on what the index
+// vectors.ErrFileStale, and the search starts again on what the index
 // holds now.
 
 // vectorsVersionCol is the version column of those statements.
 const vectorsVersionCol = `(SELECT value FROM meta WHERE key = 'vectors_version')`
 
 // checkRows checks that rows are rows of a surface of vf.
-func checkRows(vf *VectorFile, surface string, rows []int) (*VectorRows, error) {
+func checkRows(vf *vectors.File, surface string, rows []int) (*vectors.Rows, error) {
 	if _, ok := vectorFileUnitsSQL[surface]; !ok {
 		return nil, fmt.Errorf("vector file: surface %q: unknown (known: code, summary, file)", surface)
 	}
@@ -135,16 +136,17 @@ func checkRows(vf *VectorFile, surface string, rows []int) (*VectorRows, error) 
 }
 
 // staleVersion is the error of a read at another vectors version.
-func staleVersion(vf *VectorFile, version string) error {
-	return fmt.Errorf("%w: the index's vectors changed (version %s, the file's %s)", ErrVectorFileStale, version, vf.version)
+func staleVersion(vf *vectors.File, version string) error {
+	return fmt.Errorf("%w: the index's vectors changed (version %s, the file's %s)", vectors.ErrFileStale, version, vf.State().Version)
 }
 
-// VectorFileVectors reads the float32 vectors of rows of a surface of vf
+// FileVectors reads the float32 vectors of rows of a surface of vf
 // from the vectors table (the file holds only their int8 copies) and
 // calls fn with each: i indexes rows, and vec is valid only during the
-// call. It fails with ErrVectorFileStale when the index's vectors are no
+// call. It fails with vectors.ErrFileStale when the index's vectors are no
 // longer those of vf.
-func (db *DB) VectorFileVectors(ctx context.Context, vf *VectorFile, surface string, rows []int, fn func(i int, vec []float32)) error {
+func (store *VectorStore) FileVectors(ctx context.Context, vf *vectors.File, surface string, rows []int, fn func(i int, vec []float32)) error {
+	st := vf.State()
 	vr, err := checkRows(vf, surface, rows)
 	if err != nil || len(rows) == 0 {
 		return err
@@ -155,13 +157,13 @@ func (db *DB) VectorFileVectors(ctx context.Context, vf *VectorFile, surface str
 		ids[i] = vr.VecIDs[r]
 		at[ids[i]] = i
 	}
-	res, err := db.query(ctx, `SELECT v.id, v.vec, `+vectorsVersionCol+` FROM vectors v WHERE v.id IN (SELECT value FROM json_each(?1))`, jsonIDs(ids))
+	res, err := store.db.reader.stmts.query(ctx, `SELECT v.id, v.vec, `+vectorsVersionCol+` FROM vectors v WHERE v.id IN (SELECT value FROM json_each(?1))`, jsonIDs(ids))
 	if err != nil {
 		return fmt.Errorf("vector file vectors: %w", err)
 	}
 	defer res.Close()
 	found := 0
-	vec := make([]float32, vf.dim)
+	vec := make([]float32, st.Dim)
 	for res.Next() {
 		var id int64
 		var blob []byte
@@ -169,16 +171,14 @@ func (db *DB) VectorFileVectors(ctx context.Context, vf *VectorFile, surface str
 		if err := res.Scan(&id, &blob, &version); err != nil {
 			return fmt.Errorf("vector file vectors: %w", err)
 		}
-		if version.String != vf.version {
+		if version.String != st.Version {
 			return staleVersion(vf, version.String)
 		}
 		i, ok := at[id]
-		if !ok || len(blob) != 4*vf.dim {
-			return fmt.Errorf("%w: vector %d: %d bytes, not %d floats", ErrVectorFileStale, id, len(blob), vf.dim)
+		if !ok || len(blob) != 4*st.Dim {
+			return fmt.Errorf("%w: vector %d: %d bytes, not %d floats", vectors.ErrFileStale, id, len(blob), st.Dim)
 		}
-		for k := range vec {
-			vec[k] = math.Float32frombits(binary.LittleEndian.Uint32(blob[4*k:]))
-		}
+		vectors.DecodeInto(vec, blob)
 		fn(i, vec)
 		found++
 	}
@@ -186,33 +186,24 @@ func (db *DB) VectorFileVectors(ctx context.Context, vf *VectorFile, surface str
 		return fmt.Errorf("vector file vectors: %w", err)
 	}
 	if found != len(rows) {
-		return fmt.Errorf("%w: %d of %d vectors asked for are gone", ErrVectorFileStale, len(rows)-found, len(rows))
+		return fmt.Errorf("%w: %d of %d vectors asked for are gone", vectors.ErrFileStale, len(rows)-found, len(rows))
 	}
 	return nil
 }
 
-// VectorFileUnit is the unit a row of a vector file describes: Chunk for
-// the code surface, Symbol for summary, File for file (Score unset).
-type VectorFileUnit struct {
-	Row    int // the row in the file
-	Chunk  ChunkRow
-	Symbol SymbolRow
-	File   FileRow
-}
-
 // vectorFileUnitsSQL reads units by rowid, with the vectors version.
 var vectorFileUnitsSQL = map[string]string{
-	SurfaceCode: `SELECT ` + vectorsVersionCol + `, c.id, c.cid, c.file_id, f.path, c.start_line, c.end_line, c.header
+	vectors.SurfaceCode: `SELECT ` + vectorsVersionCol + `, c.id, c.cid, c.file_id, f.path, c.start_line, c.end_line, c.header
 FROM chunks c JOIN files f ON f.id = c.file_id WHERE c.id IN (SELECT value FROM json_each(?1))`,
-	SurfaceSummary: `SELECT ` + vectorsVersionCol + `, ` + symbolRowCols + `
+	vectors.SurfaceSummary: `SELECT ` + vectorsVersionCol + `, ` + symbolRowCols + `
 FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id IN (SELECT value FROM json_each(?1))`,
-	SurfaceFile: `SELECT ` + vectorsVersionCol + `, f.id, f.path, f.lines FROM files f WHERE f.id IN (SELECT value FROM json_each(?1))`,
+	vectors.SurfaceFile: `SELECT ` + vectorsVersionCol + `, f.id, f.path, f.lines FROM files f WHERE f.id IN (SELECT value FROM json_each(?1))`,
 }
 
-// VectorFileUnits reads the units of rows of a surface of vf, in the order
-// asked. It fails with ErrVectorFileStale when the index's vectors are no
+// FileUnits reads the units of rows of a surface of vf, in the order
+// asked. It fails with vectors.ErrFileStale when the index's vectors are no
 // longer those of vf (a re-written file changes them).
-func (db *DB) VectorFileUnits(ctx context.Context, vf *VectorFile, surface string, rows []int) ([]VectorFileUnit, error) {
+func (store *VectorStore) FileUnits(ctx context.Context, vf *vectors.File, surface string, rows []int) ([]VectorFileUnit, error) {
 	vr, err := checkRows(vf, surface, rows)
 	if err != nil || len(rows) == 0 {
 		return nil, err
@@ -223,7 +214,7 @@ func (db *DB) VectorFileUnits(ctx context.Context, vf *VectorFile, surface strin
 		ids[i] = vr.UnitIDs[r]
 		at[ids[i]] = i
 	}
-	res, err := db.query(ctx, vectorFileUnitsSQL[surface], jsonIDs(ids))
+	res, err := store.db.reader.stmts.query(ctx, vectorFileUnitsSQL[surface], jsonIDs(ids))
 	if err != nil {
 		return nil, fmt.Errorf("vector file units: %w", err)
 	}
@@ -235,11 +226,11 @@ func (db *DB) VectorFileUnits(ctx context.Context, vf *VectorFile, surface strin
 		var u VectorFileUnit
 		var unit, file int64
 		switch surface {
-		case SurfaceCode:
+		case vectors.SurfaceCode:
 			c := &u.Chunk
 			err = res.Scan(&version, &c.ID, cidOf(&c.CID), &c.FileID, &c.Path, &c.StartLine, &c.EndLine, &c.Header)
 			unit, file = c.ID, c.FileID
-		case SurfaceSummary:
+		case vectors.SurfaceSummary:
 			s := &u.Symbol
 			err = res.Scan(&version, &s.ID, sidOf(&s.SID), &s.FileID, &s.Path, &s.StartLine, &s.EndLine, &s.Kind, &s.Name, &s.Qualname, &s.Exported)
 			unit, file = s.ID, s.FileID
@@ -251,12 +242,12 @@ func (db *DB) VectorFileUnits(ctx context.Context, vf *VectorFile, surface strin
 		if err != nil {
 			return nil, fmt.Errorf("vector file units: %w", err)
 		}
-		if version.String != vf.version {
+		if version.String != vf.State().Version {
 			return nil, staleVersion(vf, version.String)
 		}
 		i, ok := at[unit]
 		if !ok || file != vr.FileIDs[rows[i]] {
-			return nil, fmt.Errorf("%w: unit %d of file %d, the file says file %d", ErrVectorFileStale, unit, file, vr.FileIDs[rows[min(i, len(rows)-1)]])
+			return nil, fmt.Errorf("%w: unit %d of file %d, the file says file %d", vectors.ErrFileStale, unit, file, vr.FileIDs[rows[min(i, len(rows)-1)]])
 		}
 		u.Row = rows[i]
 		out[i] = u
@@ -266,18 +257,18 @@ func (db *DB) VectorFileUnits(ctx context.Context, vf *VectorFile, surface strin
 		return nil, fmt.Errorf("vector file units: %w", err)
 	}
 	if found != len(rows) {
-		return nil, fmt.Errorf("%w: %d of %d units asked for are gone", ErrVectorFileStale, len(rows)-found, len(rows))
+		return nil, fmt.Errorf("%w: %d of %d units asked for are gone", vectors.ErrFileStale, len(rows)-found, len(rows))
 	}
 	return out, nil
 }
 
 // UnitCounts returns how many chunks, symbols and files the index holds:
 // the rows that can have a vector on each surface.
-func (db *DB) UnitCounts(ctx context.Context) (map[string]int, error) {
+func (store *VectorStore) UnitCounts(ctx context.Context) (map[string]int, error) {
 	var c, s, f int
-	err := db.queryRow(ctx, `SELECT (SELECT count(*) FROM chunks), (SELECT count(*) FROM symbols), (SELECT count(*) FROM files)`).Scan(&c, &s, &f)
+	err := store.db.reader.stmts.queryRow(ctx, `SELECT (SELECT count(*) FROM chunks), (SELECT count(*) FROM symbols), (SELECT count(*) FROM files)`).Scan(&c, &s, &f)
 	if err != nil {
 		return nil, fmt.Errorf("unit counts: %w", err)
 	}
-	return map[string]int{SurfaceCode: c, SurfaceSummary: s, SurfaceFile: f}, nil
+	return map[string]int{vectors.SurfaceCode: c, vectors.SurfaceSummary: s, vectors.SurfaceFile: f}, nil
 }

@@ -4,44 +4,43 @@ import (
 	"context"
 
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // Reader is the read side of one repository's index: what package query
-// reads, and all it reads. *DB (an SQLite index file) implements it, and
-// so does tables/postgres's view of one repository in a shared store, so
-// the same planner runs over either engine. The methods' contracts are
-// those of *DB's (read_*.go): full-text expressions are FTS5 query
-// strings, scores are bm25 negated (higher is better), every method
-// applies its scope itself, and row ids (SymbolRow.ID, ChunkRow.ID,
-// FileRow.ID) are stable only until their file is re-written.
+// reads, and all it reads. IndexReader (an SQLite index file, DB.Reader)
+// implements it, and so does tables/postgres's view of one repository in
+// a shared store, so the same planner runs over either engine. The
+// methods' contracts are IndexReader's (read_*.go): full-text searches
+// take a fulltext.Query over the columns TextColumns names, scores are
+// bm25 negated (higher is better), every method applies its scope
+// itself, and row ids (SymbolRow.ID, ChunkRow.ID, FileRow.ID) are stable
+// only until their file is re-written.
 type Reader interface {
 	// PrepareReads fails when the index cannot be searched (a missing
 	// table, another schema); it reads no rows.
 	PrepareReads(ctx context.Context) error
 
 	// Ranked full-text channels.
-	SearchChunks(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]ChunkRow, error)
-	SimilarChunks(ctx context.Context, expr string, s scope.Scope, limit int) ([]ChunkRow, error)
-	SearchSymbols(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]SymbolRow, error)
-	SearchFiles(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]FileRow, error)
-	// Term statistics for pruning.
-	RowCount(ctx context.Context, t FTSTable) (int, error)
-	MatchCount(ctx context.Context, t FTSTable, expr string) (int, error)
+	SearchChunks(ctx context.Context, q fulltext.Query, ws []float64, s scope.Scope, limit int) ([]ChunkRow, error)
+	SimilarChunks(ctx context.Context, q fulltext.Query, s scope.Scope, limit int) ([]ChunkRow, error)
+	SearchSymbols(ctx context.Context, q fulltext.Query, ws []float64, s scope.Scope, limit int) ([]SymbolRow, error)
+	SearchFiles(ctx context.Context, q fulltext.Query, ws []float64, s scope.Scope, limit int) ([]FileRow, error)
+	// Term statistics for pruning, of chunks or files: the rows, and the
+	// rows matching each query.
+	RowCount(ctx context.Context, t scope.Table) (int, error)
+	MatchCounts(ctx context.Context, t scope.Table, qs []fulltext.Query) ([]int, error)
 
 	// Symbols by name and id.
-	SymbolsNamed(ctx context.Context, name string, s scope.Scope) ([]SymbolRow, error)
-	SymbolsWithPrefix(ctx context.Context, prefix string, s scope.Scope) ([]SymbolRow, error)
-	SymbolsMatching(ctx context.Context, expr string, s scope.Scope) ([]SymbolRow, error)
-	SymbolsNamedAny(ctx context.Context, lowerNames []string, s scope.Scope) ([]SymbolRow, error)
+	SymbolsNamed(ctx context.Context, n NameLookup, s scope.Scope) ([]SymbolRow, error)
+	SymbolsMatching(ctx context.Context, q fulltext.Query, s scope.Scope) ([]SymbolRow, error)
 	SymbolBySID(ctx context.Context, sid string) (SymbolRow, bool, error)
 	// SymbolDecls reads the signature and doc of symbols by row id, for
 	// the hits a search shows (a SymbolRow has neither).
 	SymbolDecls(ctx context.Context, ids []int64) (map[int64]SymbolDecl, error)
 	SymbolNames(ctx context.Context) ([]string, error)
 	SymbolInfo(ctx context.Context, sid string) (SymbolInfo, bool, error)
-	SymbolBrief(ctx context.Context, sid string) (SymbolSpan, bool, error)
 	SymbolChildren(ctx context.Context, sid string) ([]SymbolSpan, error)
-	SymbolExists(ctx context.Context, sid string) (bool, error)
 	Neighbours(ctx context.Context, id, path string, line int) (*Neighbours, error)
 
 	// References.
@@ -56,19 +55,35 @@ type Reader interface {
 	ChunksContaining(ctx context.Context, text string, s scope.Scope, fn func(*ChunkText) bool) error
 	ChunkContents(ctx context.Context, ids []int64) (map[int64]string, error)
 
-	// Fingerprints that change when the content they stand for does, for
-	// the planner's caches.
-	FilesKey(ctx context.Context) (FilesKey, error)
-	SymbolsKey(ctx context.Context) (int64, error)
-	ChunksKey(ctx context.Context) (string, error)
+	// Fingerprint returns a string that changes whenever the rows of t
+	// (files, symbols or chunks) do, for the planner's caches.
+	Fingerprint(ctx context.Context, t scope.Table) (string, error)
 
-	// Vectors.
-	VectorsVersion(ctx context.Context) (string, error)
-	EmbeddingModel(ctx context.Context) (string, error)
-	EmbeddingDim(ctx context.Context, model string) (int, error)
-	ChunkRows(ctx context.Context, fn func(ChunkRow)) error
-	SymbolRows(ctx context.Context, fn func(SymbolRow)) error
-	ScanVectors(ctx context.Context, model string, dim int, fn func(owner, surface string, blob []byte)) error
+	// VectorReader reads the repository's vectors.
+	VectorReader() VectorReader
 }
 
-var _ Reader = (*DB)(nil)
+// NameLookup is the question SymbolsNamed answers: up to 500 symbols
+// named Name, ignoring ASCII case; with Prefix, up to 200 whose name
+// starts with Name (ignoring ASCII case) and is not Name itself, shortest
+// first; with Any set, up to 500 whose name, lower-cased (ASCII), is one
+// of Any (none when it is empty).
+type NameLookup struct {
+	Name   string
+	Prefix bool
+	Any    []string
+}
+
+// IndexReader is the Reader of an index file (DB.Reader). It keeps, for
+// the searches of every goroutine, the read statements prepared, the
+// word indexes' decoded segments and blocks, the texts of recently read
+// files and the decoders of stored blobs.
+type IndexReader struct {
+	db     *DB
+	stmts  readStmts  // prepared read statements, see read_stmts.go
+	words  wordCache  // decoded word segments, see words_read.go
+	texts  *textCache // see textcache.go
+	codecs codecs     // see sources.go
+}
+
+var _ Reader = (*IndexReader)(nil)

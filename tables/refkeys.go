@@ -2,49 +2,19 @@ package tables
 
 import (
 	"database/sql"
-	"encoding/binary"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
+
+	"github.com/viberag/viberag/tables/postings"
 )
 
 // ref_keys and ref_imports (schema.sql) map a key (a lower-cased name, an
-// imported name) to the ids of the files whose refs hold it, as one
-// posting list per key: the ids ascending, each as the uvarint of its
-// difference to the previous one (the first: itself). One row per key
+// imported name) to the ids of the files whose refs hold it, as one id
+// list per key (postings.AppendIDs). One row per key
 // rather than per (key, file) is a third of the bytes (10,842 rows for
 // 34,398 pairs on GOROOT/src/net); a batch reads and rewrites the list of
 // each key its files add or drop.
-
-// appendPostings encodes ids (ascending, distinct) as a posting list, the
-// format of ref_keys, ref_imports and the dead rows of a word segment
-// (words.go).
-func appendPostings(b []byte, ids []int64) []byte {
-	prev := int64(0)
-	for _, id := range ids {
-		b = binary.AppendUvarint(b, uint64(id-prev))
-		prev = id
-	}
-	return b
-}
-
-var errBadPostings = fmt.Errorf("%w: posting list malformed", ErrDamaged)
-
-// decodePostings appends the ids of a posting list to dst.
-func decodePostings(dst []int64, b []byte) ([]int64, error) {
-	prev := int64(0)
-	for len(b) > 0 {
-		d, k := binary.Uvarint(b)
-		if k <= 0 || (d == 0 && prev != 0) || d > uint64(math.MaxInt64-prev) {
-			return dst, errBadPostings
-		}
-		prev += int64(d)
-		dst = append(dst, prev)
-		b = b[k:]
-	}
-	return dst, nil
-}
 
 // postingEdits collects a batch's changes to one key table: per key, the
 // files that stop using it (their old rows were cleared) and the files
@@ -149,7 +119,7 @@ func (bw *batchWriter) flushPostings(st postingStmts, edits *postingEdits) error
 			old = []byte{} // an empty list still has its row
 		}
 		var err error
-		if ids, err = decodePostings(ids[:0], old); err != nil {
+		if ids, err = postings.DecodeIDs(ids[:0], old); err != nil {
 			return fmt.Errorf("%q: %w", k, err)
 		}
 		if del := edits.del[k]; len(del) > 0 {
@@ -173,7 +143,7 @@ func (bw *batchWriter) flushPostings(st postingStmts, edits *postingEdits) error
 		// Each list gets its own slice of buf: puts holds them until
 		// written, and a grown buf leaves the earlier ones in place.
 		start := len(buf)
-		buf = appendPostings(buf, ids)
+		buf = postings.AppendIDs(buf, ids)
 		puts = append(puts, k, buf[start:len(buf):len(buf)])
 		hadRow = append(hadRow, old != nil)
 		if len(puts) == cap(puts) {

@@ -244,8 +244,8 @@ func equalFoldASCII(s, low string) bool {
 // Names are found through ref_keys (strings.ToLower(name)) and imports
 // through ref_imports (the imported name), posting lists of files
 // (refkeys.go); a reader decodes the groups of the files listed and keeps
-// the name's (schema 5; schema 4 had one row per group and an index on
-// the name, 3.3 times the bytes on GOROOT/src/net).
+// the name's: a row per group and an index on the name took 3.3 times the
+// bytes on GOROOT/src/net.
 
 // refsEncoder builds a refs.groups stream, column by column.
 type refsEncoder struct {

@@ -16,8 +16,8 @@ const rowsPerInsert = 32
 // rowBuffer writes the rows of one table rowsPerInsert at a time. Its
 // statements are run through Query: mattn/go-sqlite3 resets, binds every
 // value and takes the first (here the only) step in one crossing into C
-// there, where Exec crosses once per value (BENCHMARKS.md, "Writer,
-// session 11"). Rows left when the batch ends go one statement each.
+// there, where Exec crosses once per value. Rows left when the batch
+// ends go one statement each.
 type rowBuffer struct {
 	ctx       context.Context
 	cols      int

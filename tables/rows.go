@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // writeFile inserts the rows of p and returns its file id. id is the id
@@ -15,7 +16,10 @@ func (bw *batchWriter) writeFile(p *Prepared, id int64) (int64, error) {
 	}
 	args := []any{p.path, p.ext, p.language, p.size, p.lines, p.hash,
 		p.imports, p.exports, p.doc,
-		p.parseStatus, p.parseProblem, bw.now}
+		p.parseStatus, p.parseProblem, bw.now, bw.nextFileRow}
+	bw.fileWords.files = append(bw.fileWords.files, &p.fileWords)
+	bw.fileWords.first = append(bw.fileWords.first, bw.nextFileRow)
+	bw.nextFileRow++
 	if id != 0 {
 		// Keep the id: it names the file's vectors ('f' || id).
 		if _, err := bw.updFile.ExecContext(bw.ctx, append(args, id)...); err != nil {
@@ -132,16 +136,16 @@ func (bw *batchWriter) flushRows() error {
 	return nil
 }
 
-// nextRowIDs sets the ids the batch's first symbol and chunk get: above
-// every id the table holds and every id a word segment covers, so that an
-// id is never given twice (a word segment's dead rows are ids) and
-// segments cover disjoint ranges.
+// nextRowIDs sets the ids the batch's first symbol and chunk get, and the
+// word row of its first file: above every one the table holds and every
+// row a word segment covers, so that a row is never given twice (a word
+// segment's dead rows are rows) and segments cover disjoint ranges.
 func (bw *batchWriter) nextRowIDs() error {
 	for _, t := range []struct {
 		ix   *wordIndex
 		next *int64
-	}{{symbolWords, &bw.nextSymbol}, {chunkWords, &bw.nextChunk}} {
-		q := `SELECT max((SELECT coalesce(max(id), 0) FROM ` + t.ix.base + `), (SELECT coalesce(max(hi), 0) FROM ` + t.ix.segs() + `)) + 1`
+	}{{symbolWords, &bw.nextSymbol}, {chunkWords, &bw.nextChunk}, {fileWords, &bw.nextFileRow}} {
+		q := `SELECT max((SELECT coalesce(max(` + t.ix.row + `), 0) FROM ` + t.ix.base + `), (SELECT coalesce(max(hi), 0) FROM ` + t.ix.segs() + `)) + 1`
 		if err := bw.tx.QueryRowContext(bw.ctx, q).Scan(t.next); err != nil {
 			return fmt.Errorf("%s ids: %w", t.ix.base, err)
 		}
@@ -182,7 +186,7 @@ func (bw *rowBuilder) identParts(name string, idents []string) string {
 }
 
 // identPartWords returns the words of identParts(name, idents) as ids
-// (valid until the next call) and, per id, the word's tokens (Tokenize):
+// (valid until the next call) and, per id, the word's tokens (fulltext.Tokenize):
 // each word's tokens are kept with the word, so the word index takes the
 // column without joining it into text and scanning it again. The
 // column's tokens are the words' tokens in turn, as a space separates
@@ -280,10 +284,10 @@ type rowBuilder struct {
 	wordID   map[string]int32
 	wordText []string
 	wordGen  []uint32
-	wordToks [][]string // per word, its tokens (Tokenize)
+	wordToks [][]string // per word, its tokens (fulltext.Tokenize)
 	gen      uint32
 	parts    []int32 // the words of the last collectParts
-	tk       Tokenizer
+	tk       fulltext.Tokenizer
 	sids     []uint64
 	occ      map[kindQual]int
 	refs     refGroups

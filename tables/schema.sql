@@ -1,14 +1,15 @@
--- viberag index schema, version 11.
+-- viberag index schema, version 12.
 --
 -- This file is private to package tables, which holds the writer and every
 -- reader (read_*.go). It is executed once, inside one transaction, when an
--- index file is created; Open stores schema_version=11 in meta afterwards. Changing anything here means bumping the schema
--- version and adding a migration (see migrate.go).
+-- index file is created; Open stores schema_version=12 in meta afterwards.
+-- Changing anything here means bumping the schema version and adding a
+-- migration, or making older versions rebuild (see migrate.go).
 --
 -- Conventions:
 --   * Every text column is NOT NULL; "no value" is ''.
 --   * Hashes are 16 lower-case hex digits of xxhash64 in files; in
---     symbols and chunks (version 7) the sid, cid, hash, parent_sid and
+--     symbols and chunks the sid, cid, hash, parent_sid and
 --     symbol_sid are the INTEGER those digits spell (the 64 bits, signed:
 --     printf('%016x', x) gives the digits back), NULL for no parent or
 --     symbol. Readers take and return the strings ("s" or "c" and 16 hex
@@ -22,7 +23,7 @@
 --   * symbols, chunks, sources and refs name their file by its id only:
 --     path, ext and language are read from files (a join on its primary
 --     key).
---   * Each fact is stored once (version 4; ADR 9): a file's text in sources,
+--   * Each fact is stored once (ADR 9): a file's text in sources,
 --     compressed, and not again in chunks; text that only full-text search
 --     reads (identifier words, string literals) only in the word index.
 --   * Lines are 1-based and inclusive; byte offsets are 0-based, end
@@ -46,8 +47,12 @@ CREATE TABLE files(
 	doc           TEXT NOT NULL,
 	parse_status  TEXT NOT NULL,        -- clean | repaired | fallback | text
 	parse_problem TEXT NOT NULL,
-	indexed_at    TEXT NOT NULL         -- RFC3339, UTC
+	indexed_at    TEXT NOT NULL,        -- RFC3339, UTC
+	word_row      INTEGER NOT NULL      -- the file's row in the file word index; new on every write
 ) STRICT;
+
+-- Full-text search finds files by their row in the file word index.
+CREATE UNIQUE INDEX files_word_row ON files(word_row);
 
 CREATE TABLE symbols(
 	id          INTEGER PRIMARY KEY,   -- changes on every re-write; use sid
@@ -66,14 +71,14 @@ CREATE TABLE symbols(
 	hash        INTEGER NOT NULL       -- xxhash64 of the symbol's source bytes
 ) STRICT;
 -- A symbol's identifiers, calls and strings are in sources.lists, its
--- signature and doc in sources.decls (version 7: they were two thirds of
--- the row's bytes, and a search reads them only for the hits it shows).
+-- signature and doc in sources.decls (they would be two thirds of the
+-- row's bytes, and a search reads them only for the hits it shows).
 
 -- Indexes, each for a lookup that needs it: names (definitions, ignoring
 -- case), a file's symbols (re-writes, references, neighbours,
 -- children: a symbol's parent is in its file) and sids. sid's uniqueness
--- is an index of its own (version 11; a UNIQUE column before), so that a
--- first build can drop it and build it at its end (tables/indexes.go).
+-- is an index of its own, not a column constraint, so that a first build
+-- can drop it and build it at its end (tables/indexes.go).
 CREATE INDEX symbols_name ON symbols(name COLLATE NOCASE);
 CREATE INDEX symbols_file ON symbols(file_id, start_line);
 CREATE UNIQUE INDEX symbols_sid ON symbols(sid);
@@ -96,22 +101,18 @@ CREATE INDEX chunks_file ON chunks(file_id, start_line);
 CREATE UNIQUE INDEX chunks_cid ON chunks(cid);
 
 -- The text of every file, once, and the lists of names the readers show
--- (version 3 kept each chunk's text, identifiers, calls and strings on its
--- row, and the symbols' on theirs: 1.3x the source before any index).
--- text and lists are zstd frames (RFC 8878; version 10: raw DEFLATE
--- before; tables/sources.go), one per file (a file compresses 3-4x where a
--- chunk alone compresses 2x; BENCHMARKS.md, "Lean index").
+-- (kept per chunk and symbol, they would be 1.3x the source before any
+-- index). text and lists are zstd frames (RFC 8878; tables/sources.go),
+-- one per file (a file compresses 3-4x where a chunk alone compresses 2x).
 --   text   the file's bytes, as the chunks cover them.
 --   lists  per symbol of the file in rowid order, three lists (identifiers,
 --          calls, strings), then per chunk in rowid order one (identifiers);
 --          each list is uvarint(length) and its items '\n'-joined.
 --   decls  per symbol of the file in rowid order, its signature and its
 --          doc, each uvarint(length) and the bytes as extracted, in blocks
---          of 16 symbols, each block a zstd frame of its own (version 10;
---          raw DEFLATE in version 9, S2 before), led by the
+--          of 16 symbols, each block a zstd frame of its own, led by the
 --          row id of the file's first symbol (a file's symbols are
---          consecutive rows) and the blocks' lengths (tables/decls.go;
---          version 7: before, columns of symbols).
+--          consecutive rows) and the blocks' lengths (tables/decls.go).
 CREATE TABLE sources(
 	id    INTEGER PRIMARY KEY,         -- files.id
 	lists BLOB NOT NULL,               -- first: reading it skips the rest
@@ -140,8 +141,8 @@ CREATE TABLE sources(
 -- file ids ascending, each the uvarint of its difference to the previous
 -- one (refkeys.go). A reader decodes the groups of the files listed and
 -- keeps those of the name. A re-write reads the file's old groups for the
--- lists to take it out of. (Version 4 had one row per group and an index
--- on the lower-cased name: 3.3 times the bytes on GOROOT/src/net.)
+-- lists to take it out of. (A row per group and an index on the
+-- lower-cased name took 3.3 times the bytes on GOROOT/src/net.)
 CREATE TABLE refs(
 	id     INTEGER PRIMARY KEY,       -- files.id
 	n      INTEGER NOT NULL,          -- number of uses
@@ -165,7 +166,7 @@ CREATE TABLE skipped(
 	detail TEXT NOT NULL
 ) STRICT, WITHOUT ROWID;
 
--- Embeddings, written by the indexer's embedding stage (tables.DB.WriteVectors).
+-- Embeddings, written by the indexer's embedding stage (tables.VectorStore.Write).
 -- owner is a symbol's sid, a chunk's cid (their strings), or 'f' || files.id; surface is code,
 -- summary or file. Writing a file drops the vectors of its old symbols,
 -- chunks and file row, so a vector never describes text that changed.
@@ -185,7 +186,7 @@ CREATE INDEX vectors_input ON vectors(model, input_hash);
 
 -- Vectors of inputs no longer in the index (a file edited, a branch
 -- switched), kept so that the same text is never embedded twice; the
--- oldest are pruned past a bound by tables.DB.PruneEmbedCache.
+-- oldest are pruned past a bound by tables.VectorStore.PruneCache.
 CREATE TABLE embed_cache(
 	id    INTEGER PRIMARY KEY,         -- insertion order, for pruning
 	model TEXT NOT NULL,
@@ -194,27 +195,26 @@ CREATE TABLE embed_cache(
 	UNIQUE(model, key)
 ) STRICT;
 
--- Full-text search over symbols and chunks (version 8; ADR 13): word
--- indexes built in Go (tables/words.go), in place of the contentless FTS5
--- tables symbols_fts and chunks_fts of versions 4 to 7, whose tokenizer
--- and segment writes were most of the writer's full-text cost. Their
--- columns are those FTS5 tables' (the planner writes FTS5 expressions over
--- them), their tokens FTS5's unicode61 remove_diacritics 2, their ranking
--- FTS5's bm25 over live rows:
+-- Full-text search over symbols, chunks and files: word indexes built in
+-- Go (tables/words.go), whose tokens, query semantics and ranking are
+-- SQLite FTS5's (unicode61 remove_diacritics 2; bm25 over live rows;
+-- tables/fulltext). Their columns:
 --   symbols: name, qualname, signature, doc, ident_parts
 --   chunks:  header, content, ident_parts, strings
+--   files:   path, summary (files_summary's)
 -- ident_parts is the space-joined, deduplicated extract.SplitIdentifier
 -- words of the symbol's name and identifiers (of the identifiers, for
 -- chunks), which makes camelCase and snake_case words searchable; strings
 -- the string literals, one per line.
--- Each write adds one segment per index: P_words holds its blocks of
--- terms with their posting lists (rows, per column the count and the
--- positions), id seg << 32 | block; P_word_segs its row range lo..hi (the
--- writer gives symbols and chunks ids above any it gave before, so
--- segments cover disjoint ranges), the first term of each block (dir)
--- and each row's token count (docs); P_word_live its live rows and tokens
--- and the ids of its rows deleted since (dead). Segments merge, dropping
--- dead rows, and get a new number when they do.
+-- A row of an index is a symbol's or chunk's id, or a file's word_row:
+-- the writer gives each written row one above any given before, so a
+-- write's rows are consecutive. Each write adds one segment per index:
+-- P_words holds its blocks of terms with their posting lists (rows, per
+-- column the count and the positions), id seg << 32 | block; P_word_segs
+-- its row range lo..hi (segments cover disjoint ranges), the first term
+-- of each block (dir) and each row's token count (docs); P_word_live its
+-- live rows and tokens and the rows deleted since (dead). Segments merge,
+-- dropping dead rows, and get a new number when they do.
 CREATE TABLE symbol_words(
 	id   INTEGER PRIMARY KEY,          -- seg << 32 | block
 	data BLOB NOT NULL
@@ -257,11 +257,32 @@ CREATE TABLE chunk_word_live(
 	dead   BLOB NOT NULL
 ) STRICT;
 
--- A file's summary, the text files_fts and the file vectors read: its
--- path, doc, exports and imports, as extract.File.Summary spells them
--- (version 9: before, a column of files holding those bytes again; a
--- list's items are joined with a space, so an item holding a '\n' reads
--- with a space, and a list of one empty item as no list).
+CREATE TABLE file_words(
+	id   INTEGER PRIMARY KEY,
+	data BLOB NOT NULL
+) STRICT;
+
+CREATE TABLE file_word_segs(
+	seg   INTEGER PRIMARY KEY,
+	lo    INTEGER NOT NULL,
+	hi    INTEGER NOT NULL,
+	bytes INTEGER NOT NULL,
+	dir   BLOB NOT NULL,
+	docs  BLOB NOT NULL
+) STRICT;
+
+CREATE TABLE file_word_live(
+	seg    INTEGER PRIMARY KEY,
+	rows   INTEGER NOT NULL,
+	tokens INTEGER NOT NULL,
+	dead   BLOB NOT NULL
+) STRICT;
+
+-- A file's summary, the text the file word index and the file vectors
+-- read: its path, doc, exports and imports, as extract.File.Summary
+-- spells them (a list's items are joined with a space, so an item holding
+-- a '\n' reads with a space, and a list of one empty item as no list).
+-- The writer tokenizes the same text (fileSummary).
 CREATE VIEW files_summary(id, path, summary) AS SELECT id, path,
 	path
 	|| iif(doc <> '', char(10) || doc, '')
@@ -269,19 +290,7 @@ CREATE VIEW files_summary(id, path, summary) AS SELECT id, path,
 	|| iif(imports <> '', char(10) || 'imports: ' || replace(imports, char(10), ' '), '')
 	FROM files;
 
--- files_fts is an FTS5 external-content table over files_summary,
--- updated by the writer once per batch; nothing reads its columns back
--- but FTS5's own integrity check. There are no triggers: anything else
--- that changes files must update it.
-CREATE VIRTUAL TABLE files_fts USING fts5(
-	path, summary,
-	content='files_summary', content_rowid='id',
-	tokenize='unicode61 remove_diacritics 2'
-);
-
--- Literal substring search (version 6; versions 4 and 5 had an FTS5 trigram
--- table, sources_tri, whose tokenizer was 40 % of the writer's CPU). The
--- writer computes each file's distinct trigrams (three bytes, ASCII letters
+-- Literal substring search. The writer computes each file's distinct trigrams (three bytes, ASCII letters
 -- lower-cased, as a 24-bit integer; plus the trigrams of the last two
 -- bytes padded with zero bytes) and stores, per write, one segment: for
 -- each trigram the sorted ids of the files holding it (a posting: uvarint
@@ -291,9 +300,9 @@ CREATE VIRTUAL TABLE files_fts USING fts5(
 -- the postings of the text's trigrams in each segment, keeps the files
 -- whose segment that is, and verifies their chunks (tables/trigram.go).
 -- Maintained only while meta trigram = '1'; empty otherwise. The setting
--- is sticky (version 9): a small tree's index is created without the
+-- is sticky: a small tree's index is created without the
 -- index (tables.OpenOptions.NoTrigram, TrigramFor), which is built from
--- every file once the tree grows (tables.DB.GrowTrigrams) and kept.
+-- every file once the tree grows (tables.Writer.GrowTrigrams) and kept.
 CREATE TABLE trigrams(
 	id  INTEGER PRIMARY KEY,           -- seg << 24 | the block's first trigram
 	ids BLOB NOT NULL                  -- the block (tables/trigram.go)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/klauspost/compress/zstd"
@@ -24,10 +25,9 @@ import (
 // Every compressed blob of the index (sources.text, sources.lists, each
 // block of sources.decls, refs.groups) is one Zstandard frame (RFC 8878)
 // without a checksum, written by github.com/klauspost/compress/zstd's
-// EncodeAll and read by its DecodeAll (schema 10; raw DEFLATE before).
-// On the 132 MB of raw blobs of a GOROOT/src index (BenchmarkBlobCodecs;
-// BENCHMARKS.md, "Zstandard"), klauspost's DEFLATE at its default level,
-// which schema 4 to 9 wrote, compressed 3.25x at 8.6 ms of CPU per MB
+// EncodeAll and read by its DecodeAll (ADR 17). On the 132 MB of raw
+// blobs of a GOROOT/src index (BenchmarkBlobCodecs), klauspost's DEFLATE
+// at its default level compressed 3.25x at 8.6 ms of CPU per MB
 // and decompressed at 4.5 ms/MB; zstd's SpeedFastest compresses 2.93x
 // (1.11 times the bytes) at 6.0 ms/MB and decompresses at 1.8 ms/MB,
 // and SpeedBetterCompression 3.20x at 14.9 ms/MB (SpeedDefault, 1.04
@@ -37,7 +37,7 @@ import (
 // 4.5 MB more of blobs (its index: 2.29 to 2.36 times the source).
 //
 // Zstandard's frames cost more than DEFLATE's on small blobs, and small
-// trees' indexes are close to three times their source (issue 13): on
+// trees' indexes are close to three times their source: on
 // the dev split SpeedFastest took sinatra's index from 2.93 to 3.03
 // times its source, SpeedDefault to 2.95, and SpeedBetterCompression
 // kept 2.93 (cats: 2.87; 2.97, 2.93, 2.90). So an index with the trigram
@@ -268,7 +268,7 @@ func (l *fileLists) list(i int) ([]string, error) {
 // the decoded rows of up to maxCachedSources files.
 type sourceCache struct {
 	ctx    context.Context
-	db     *DB
+	rd     *IndexReader
 	tx     *sql.Tx
 	texts  map[int64]string
 	lists  map[int64]*fileLists
@@ -276,33 +276,53 @@ type sourceCache struct {
 	declsR declsReader
 	// symbolIDs are the symbol ids of files, ascending (declOf).
 	symbolIDs map[int64][]int64
-	z         *decompressor // from db.decompressors, returned when the snapshot ends
+	z         *decompressor // from the reader's codecs, returned when the snapshot ends
 }
 
-// decompressor returns the cache's decompressor, taking one from the DB's pool
-// on first use.
+// decompressor returns the cache's decompressor, taking one from the
+// reader's codecs on first use.
 func (c *sourceCache) decompressor() *decompressor {
 	if c.z == nil {
-		c.z = c.db.decompressor()
+		c.z = c.rd.codecs.decompressor()
 	}
 	return c.z
 }
 
-// decompressor returns a decompressor from the DB's pool, or a new one.
-func (db *DB) decompressor() *decompressor {
-	if z, ok := db.decompressors.Get().(*decompressor); ok {
+// codecs keeps the decoders searches use, across searches: one made per
+// search made its decoder and grew its buffer again each time.
+type codecs struct {
+	decompressors sync.Pool // *decompressor
+	decls         sync.Pool // *declsReader, for SymbolDecls
+}
+
+// decompressor returns a decompressor from the pool, or a new one.
+func (p *codecs) decompressor() *decompressor {
+	if z, ok := p.decompressors.Get().(*decompressor); ok {
 		return z
 	}
 	return &decompressor{}
 }
 
-// putDecompressor returns z to the DB's pool, unless its buffer grew past
+// putDecompressor returns z to the pool, unless its buffer grew past
 // maxPooledDecompressorBytes.
-func (db *DB) putDecompressor(z *decompressor) {
+func (p *codecs) putDecompressor(z *decompressor) {
 	if cap(z.buf) <= maxPooledDecompressorBytes {
-		db.decompressors.Put(z)
+		p.decompressors.Put(z)
 	}
 }
+
+// declsReader returns a reader from the pool: a new decoder costs more
+// than decompressing a block (DEFLATE's allocated and cleared a 32 KiB
+// window).
+func (p *codecs) declsReader() *declsReader {
+	if r, ok := p.decls.Get().(*declsReader); ok {
+		return r
+	}
+	return &declsReader{}
+}
+
+// putDeclsReader returns r to the pool.
+func (p *codecs) putDeclsReader(r *declsReader) { p.decls.Put(r) }
 
 // maxPooledDecompressorBytes bounds the buffer of a decompressor kept for
 // later searches: one that decompressed a huge file gives its memory back.
@@ -326,21 +346,21 @@ WHERE id IN (SELECT value FROM json_each(?))`
 // prepared before the transaction begins: preparing one inside it would
 // need a second connection of the read pool while the transaction holds
 // one, and readers doing so at once would wait for each other for ever.
-func (db *DB) snapshot(ctx context.Context, queries []string, fn func(c *sourceCache) error) error {
+func (rd *IndexReader) snapshot(ctx context.Context, queries []string, fn func(c *sourceCache) error) error {
 	for _, q := range slices.Concat(queries, []string{sourceTextSQL, sourceListsSQL, sourcesListsSQL, sourcesDeclsSQL, symbolIDsSQL}) {
-		if _, err := db.stmt(ctx, q); err != nil {
+		if _, err := rd.stmts.prepare(ctx, q); err != nil {
 			return err
 		}
 	}
-	tx, err := db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	tx, err := rd.db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	c := &sourceCache{ctx: ctx, db: db, tx: tx, texts: map[int64]string{}, lists: map[int64]*fileLists{}, decls: map[int64][]byte{}}
+	c := &sourceCache{ctx: ctx, rd: rd, tx: tx, texts: map[int64]string{}, lists: map[int64]*fileLists{}, decls: map[int64][]byte{}}
 	defer func() {
 		if c.z != nil {
-			db.putDecompressor(c.z)
+			rd.codecs.putDecompressor(c.z)
 		}
 	}()
 	return fn(c)
@@ -349,9 +369,7 @@ func (db *DB) snapshot(ctx context.Context, queries []string, fn func(c *sourceC
 // cached returns the DB's prepared statement for q bound to the
 // transaction, or nil when q is not prepared (the cache is full).
 func (c *sourceCache) cached(q string) *sql.Stmt {
-	c.db.stmts.mu.Lock()
-	s := c.db.stmts.stmts[q]
-	c.db.stmts.mu.Unlock()
+	s := c.rd.stmts.prepared(q)
 	if s == nil {
 		return nil
 	}
@@ -384,7 +402,7 @@ func (c *sourceCache) textOf(id int64, hash string) (text string, ok bool, err e
 	if len(c.texts) >= maxCachedSources {
 		clear(c.texts)
 	}
-	if t, ok := c.db.texts.getByHash(id, hash); ok {
+	if t, ok := c.rd.texts.getByHash(id, hash); ok {
 		c.texts[id] = t
 		return t, true, nil
 	}
@@ -392,14 +410,14 @@ func (c *sourceCache) textOf(id int64, hash string) (text string, ok bool, err e
 	if ok, err := found(c.queryRow(sourceTextSQL, id).Scan(&blob)); !ok {
 		return "", false, err
 	}
-	t, sum, ok := c.db.texts.get(id, blob)
+	t, sum, ok := c.rd.texts.get(id, blob)
 	if !ok {
 		if t, err = c.decompressor().decompressString(blob); err != nil {
 			return "", false, fmt.Errorf("file %d: %w", id, err)
 		}
 	}
 	if !ok || hash != "" {
-		c.db.texts.put(id, sum, hash, t)
+		c.rd.texts.put(id, sum, hash, t)
 	}
 	c.texts[id] = t
 	return t, true, nil

@@ -57,7 +57,7 @@ func TestCodecRoundTrip(t *testing.T) {
 }
 
 // TestCodecDamage: a blob that is not a whole zstd frame, an empty one,
-// and one of schema 9 (raw DEFLATE) are ErrDamaged, never a panic or
+// and a raw DEFLATE one (older indexes') are ErrDamaged, never a panic or
 // bytes read as text.
 func TestCodecDamage(t *testing.T) {
 	var c compressor

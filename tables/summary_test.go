@@ -11,8 +11,8 @@ import (
 )
 
 // TestDerivedSummary: the summary files_summary derives from a file's
-// row (schema 9) is the extract.File.Summary that schema 8 stored, for
-// every file of the fixtures, and so is what files_fts indexes.
+// row is its extract.File.Summary, for every file of the fixtures, and
+// so is what the file word index's summary column holds.
 func TestDerivedSummary(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
@@ -66,7 +66,7 @@ func TestDerivedSummary(t *testing.T) {
 		t.Fatalf("%d summaries for %d files, %d with a doc, imports and exports", n, len(files), withLists)
 	}
 	for p, s := range want {
-		doc, summary, ok, err := db.FileDoc(ctx, fileIDOf(t, db, p))
+		doc, summary, ok, err := db.Reader().FileDoc(ctx, fileIDOf(t, db, p))
 		if err != nil || !ok || summary != s {
 			t.Fatalf("FileDoc(%s) = %q, %q, %v, %v; want the summary", p, doc, summary, ok, err)
 		}

@@ -7,7 +7,7 @@ import (
 )
 
 // textCache keeps the decompressed texts of recently read files across
-// searches. Schema 4 stores each file's text once, compressed (sources):
+// searches. Each file's text is stored once, compressed (sources):
 // a search's snippets decompress whole files, which took a sixth of the
 // query CPU of the broad benchmark; an agent's searches keep returning to
 // the same files. An entry is used only while the compressed blob it was

@@ -22,7 +22,7 @@ func TestTextCacheNeverServesAnOldText(t *testing.T) {
 		mustWrite(t, db, []*extract.File{f}, nil)
 		ids := queryInts(t, db, `SELECT id FROM chunks`)
 		for round := 0; round < 2; round++ { // the second read comes from the cache
-			contents, err := db.ChunkContents(ctx, ids)
+			contents, err := db.Reader().ChunkContents(ctx, ids)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,235 +2,33 @@ package tables
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
-	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
-	"math"
 	"os"
-	"path/filepath"
 	"strconv"
-	"unsafe"
 
-	"github.com/cespare/xxhash/v2"
+	"github.com/viberag/viberag/tables/vectors"
 )
 
-// The vector file: the index's vectors laid out for a search to scan in
-// place. Loading 300,000 vectors out of the vectors table costs a search
-// process seconds (one pass over 300 MB of blobs); the file, beside the
-// index (VectorFilePath), holds what the scan reads — each vector
-// quantised to int8 with its scale and error bounds — and the ids that map
-// a row back to its vector, its unit and its file, so a search maps it
-// (memory-mapped, read-only) and reads only what it scans. The float32
-// vectors stay in the vectors table alone: a search reads back the few
-// rows it rescores (VectorFileVectors) and the units it lists
-// (VectorFileUnits), so the file adds a quarter of the vectors' size to
-// the index, not all of it.
-//
-// The file is derived data, like an FTS index, but outside SQLite's
-// transactions, so it carries what proves it current: meta
-// vectors_version and embedding_model as they were when it was written,
-// and a random token that SyncVectorFile records in meta vectors_file
-// after installing the file (a rebuilt or replaced index never matches an
-// old file, whatever its version number). Every array has a checksum.
-// OpenVectorFile refuses a file that is missing, stale or damaged, saying
-// which (ErrVectorFileMissing, ErrVectorFileStale, ErrVectorFileDamaged,
-// ErrVectorFileUnreadable); searches then read the vectors table as before,
-// and the next index run rewrites the file.
-//
-// Layout (little-endian): a 4 KiB header — magic, format, dimension,
-// padded dimension, surface count, file size, token, vectors_version,
-// model, then per surface its name, row count, largest ‖x̂‖, and the
-// offset and xxhash64 of each of its arrays; the header's own xxhash64 in
-// its last 8 bytes — then, per surface, seven arrays at 64-byte aligned
-// offsets: q8 (rows × pad int8, a row's dimensions zero-padded to a
-// multiple of 32 for the scan kernel), scale, errNorm and norm (float32
-// per row; see QuantizeVector), then vecID (vectors.id), unitID
-// (chunks.id, symbols.id or files.id) and fileID (int64 per row). Rows
-// are in vectors rowid order, the order ScanVectors reads them in, so
-// ties rank the same either way.
+// The index's vector file (package vectors has its format, reader and
+// writer): this side reads the index's vectors for the writer, records
+// the file's token, and says which state a file must match.
 
 // VectorFileSuffix is appended to an index's path to name its vector file.
 const VectorFileSuffix = ".vectors"
 
 // MetaVectorFile is the token of the vector file written for the current
-// vectors (see SyncVectorFile).
+// vectors (see VectorStore.SyncFile).
 const MetaVectorFile = "vectors_file"
 
 // VectorFilePath returns the path of the vector file of the index at
 // index.
 func VectorFilePath(index string) string { return index + VectorFileSuffix }
 
-// VectorFileReader is a Reader whose vectors a search can read from a
-// vector file: *DB. Package query maps the file when its Reader has one,
-// and loads the vectors (Reader.ScanVectors) otherwise.
-type VectorFileReader interface {
-	OpenVectorFile(ctx context.Context) (*VectorFile, error)
-	VectorFileVectors(ctx context.Context, vf *VectorFile, surface string, rows []int, fn func(i int, vec []float32)) error
-	VectorFileUnits(ctx context.Context, vf *VectorFile, surface string, rows []int) ([]VectorFileUnit, error)
-	UnitCounts(ctx context.Context) (map[string]int, error)
-}
-
-var _ VectorFileReader = (*DB)(nil)
-
-// Why OpenVectorFile could not use a vector file; test with errors.Is.
-var (
-	ErrVectorFileMissing    = errors.New("no vector file")
-	ErrVectorFileStale      = errors.New("vector file is stale")
-	ErrVectorFileDamaged    = errors.New("vector file is damaged")
-	ErrVectorFileUnreadable = errors.New("vector file cannot be read")
-)
-
-// IsVectorFileProblem reports whether err says why a vector file cannot
-// serve (so the vectors table must), rather than that the index failed.
-func IsVectorFileProblem(err error) bool {
-	return errors.Is(err, ErrVectorFileMissing) || errors.Is(err, ErrVectorFileStale) ||
-		errors.Is(err, ErrVectorFileDamaged) || errors.Is(err, ErrVectorFileUnreadable)
-}
-
-const (
-	vfMagic      = "VBRGVEC\x00"
-	vfFormat     = 1
-	vfHeaderSize = 4096
-	vfAlign      = 64
-	vfArrays     = 7
-	vfMaxString  = 1024
-)
-
-// vfSurfaces is the order of the surfaces in the file.
-var vfSurfaces = []string{SurfaceCode, SurfaceSummary, SurfaceFile}
-
-// Array indexes within a surface, and each array's bytes per row (q8's
-// is the padded dimension).
-const (
-	arrQ8 = iota
-	arrScale
-	arrErrNorm
-	arrNorm
-	arrVecID
-	arrUnitID
-	arrFileID
-)
-
-var vfElemSize = [vfArrays]int{1, 4, 4, 4, 8, 8, 8}
-
-// PadDim is the row length of the int8 rows for vectors of dim floats: a
-// multiple of 32, what the scan kernel reads at a time.
-func PadDim(dim int) int { return (dim + 31) / 32 * 32 }
-
-// QuantizeVector writes x quantised to int8 into dst (len(dst) ≥ len(x);
-// the rest of dst is zeroed): dst[j] = round(x[j]/scale) with scale the
-// float32 nearest max|x|/127, so x̂ = dst·scale. It returns scale, ‖x − x̂‖,
-// ‖x‖ and ‖x̂‖, computed in float64 for that x̂, from which a reader bounds
-// the error of any dot product taken on dst instead of x. A zero vector
-// has scale 0.
-func QuantizeVector(dst []int8, x []float32) (scale float32, errNorm, norm, hatNorm float64) {
-	clear(dst)
-	var maxAbs float64
-	for _, v := range x {
-		maxAbs = max(maxAbs, math.Abs(float64(v)))
-	}
-	if maxAbs == 0 {
-		return 0, 0, 0, 0
-	}
-	scale = float32(maxAbs / 127)
-	sc := float64(scale)
-	var e2, h2, n2 float64
-	for j, v := range x {
-		r := max(-127, min(127, math.Round(float64(v)/sc)))
-		dst[j] = int8(r)
-		hat := r * sc
-		d := float64(v) - hat
-		e2 += d * d
-		h2 += hat * hat
-		n2 += float64(v) * float64(v)
-	}
-	return scale, math.Sqrt(e2), math.Sqrt(n2), math.Sqrt(h2)
-}
-
-// roundUp32 is the smallest float32 not below v.
-func roundUp32(v float64) float32 {
-	f := float32(v)
-	if float64(f) < v {
-		f = math.Nextafter32(f, float32(math.Inf(1)))
-	}
-	return f
-}
-
-// VectorFile is an open vector file: one vectors_version's vectors,
-// mapped read-only. Its slices point into the mapping: they must not be
-// modified, nor used after Close.
-type VectorFile struct {
-	path      string
-	version   string // meta vectors_version when written
-	model     string
-	token     string
-	dim, pad  int
-	size      int64
-	surfaces  map[string]*VectorRows
-	data      []byte
-	unmap     func() error
-	closeOnce bool
-}
-
-// VectorRows are one surface's rows in a vector file, row i describing
-// the unit UnitIDs[i] (a chunks.id, symbols.id or files.id) of file
-// FileIDs[i], whose vector is vectors.id VecIDs[i]. Row i's int8 copy is
-// Q8[i*Pad:(i+1)*Pad]; x̂ = Q8 row · Scale[i], ‖x − x̂‖ ≤ ErrNorm[i], ‖x‖ ≤
-// Norm[i], and every ‖x̂‖ ≤ MaxHatNorm (all rounded up).
-type VectorRows struct {
-	Len        int
-	Pad        int
-	MaxHatNorm float32
-	Q8         []int8
-	Scale      []float32
-	ErrNorm    []float32
-	Norm       []float32
-	VecIDs     []int64
-	UnitIDs    []int64
-	FileIDs    []int64
-}
-
-// Dim is the vectors' dimension.
-func (f *VectorFile) Dim() int { return f.dim }
-
-// Model is the provider ID of the vectors.
-func (f *VectorFile) Model() string { return f.model }
-
-// Version is the key VectorsVersion returned when the file was current.
-func (f *VectorFile) Version() string { return f.version + "/" + f.model + "/" + f.token }
-
-// Size is the file's size in bytes.
-func (f *VectorFile) Size() int64 { return f.size }
-
-// Rows returns a surface's rows (none for an unknown surface).
-func (f *VectorFile) Rows(surface string) *VectorRows {
-	if r, ok := f.surfaces[surface]; ok {
-		return r
-	}
-	return &VectorRows{Pad: f.pad}
-}
-
-// Close unmaps the file. Slices taken from it must no longer be used.
-func (f *VectorFile) Close() error {
-	if f == nil || f.closeOnce {
-		return nil
-	}
-	f.closeOnce = true
-	f.surfaces = nil
-	if f.unmap == nil {
-		return nil
-	}
-	return f.unmap()
-}
-
-// vectorState is what a vector file must match: the index's vectors
-// version, model, dimension and the token of the file last written.
-type vectorState struct {
-	version, model, token string
-	dim                   int
-}
-
+// vectorStateSQL reads what a vector file must match (vectors.State).
 const vectorStateSQL = `SELECT
 	coalesce((SELECT value FROM meta WHERE key = 'vectors_version'), ''),
 	coalesce((SELECT value FROM meta WHERE key = 'embedding_model'), ''),
@@ -241,273 +39,187 @@ type rowQuerier interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
 }
 
-func readVectorState(ctx context.Context, q rowQuerier) (vectorState, error) {
-	var st vectorState
+func readVectorState(ctx context.Context, q rowQuerier) (vectors.State, error) {
+	var st vectors.State
 	var dim string
-	if err := q.QueryRowContext(ctx, vectorStateSQL).Scan(&st.version, &st.model, &dim, &st.token); err != nil {
+	if err := q.QueryRowContext(ctx, vectorStateSQL).Scan(&st.Version, &st.Model, &dim, &st.Token); err != nil {
 		return st, fmt.Errorf("read vectors state: %w", err)
 	}
-	st.dim, _ = strconv.Atoi(dim) // '' (no vectors yet) or not a number: no file
+	st.Dim, _ = strconv.Atoi(dim) // '' (no vectors yet) or not a number: no file
 	return st, nil
 }
 
-// vfHeader is a parsed header.
-type vfHeader struct {
-	dim, pad              int
-	size                  int64
-	token, version, model string
-	surfaces              []vfSurface
-}
-
-type vfSurface struct {
-	name   string
-	rows   int
-	maxHat float32
-	off    [vfArrays]int64
-	sum    [vfArrays]uint64
-}
-
-// arrayLen is the byte length of array a of s.
-func (h *vfHeader) arrayLen(s *vfSurface, a int) int64 {
-	if a == arrQ8 {
-		return int64(s.rows) * int64(h.pad)
-	}
-	return int64(s.rows) * int64(vfElemSize[a])
-}
-
-func (h *vfHeader) encode() ([]byte, error) {
-	if len(h.version) > vfMaxString || len(h.model) > vfMaxString {
-		return nil, fmt.Errorf("vector file header: model %.40q… is over %d bytes", h.model, vfMaxString)
-	}
-	b := make([]byte, 0, vfHeaderSize)
-	b = append(b, vfMagic...)
-	b = binary.LittleEndian.AppendUint32(b, vfFormat)
-	b = binary.LittleEndian.AppendUint32(b, uint32(h.dim))
-	b = binary.LittleEndian.AppendUint32(b, uint32(h.pad))
-	b = binary.LittleEndian.AppendUint32(b, uint32(len(h.surfaces)))
-	b = binary.LittleEndian.AppendUint64(b, uint64(h.size))
-	b = appendString(b, h.token)
-	b = appendString(b, h.version)
-	b = appendString(b, h.model)
-	for _, s := range h.surfaces {
-		b = appendString(b, s.name)
-		b = binary.LittleEndian.AppendUint64(b, uint64(s.rows))
-		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(s.maxHat))
-		for a := range vfArrays {
-			b = binary.LittleEndian.AppendUint64(b, uint64(s.off[a]))
-			b = binary.LittleEndian.AppendUint64(b, s.sum[a])
-		}
-	}
-	if len(b) > vfHeaderSize-8 {
-		return nil, fmt.Errorf("vector file header: %d bytes: over %d", len(b), vfHeaderSize-8)
-	}
-	b = b[:vfHeaderSize-8]
-	return binary.LittleEndian.AppendUint64(b, xxhash.Sum64(b)), nil
-}
-
-func appendString(b []byte, s string) []byte {
-	b = binary.LittleEndian.AppendUint16(b, uint16(len(s)))
-	return append(b, s...)
-}
-
-// headerReader reads header fields, remembering the first overrun.
-type headerReader struct {
-	b   []byte
-	bad bool
-}
-
-func (r *headerReader) take(n int) []byte {
-	if r.bad || n > len(r.b) {
-		r.bad = true
-		return make([]byte, n)
-	}
-	v := r.b[:n]
-	r.b = r.b[n:]
-	return v
-}
-func (r *headerReader) u16() uint16  { return binary.LittleEndian.Uint16(r.take(2)) }
-func (r *headerReader) u32() uint32  { return binary.LittleEndian.Uint32(r.take(4)) }
-func (r *headerReader) u64() uint64  { return binary.LittleEndian.Uint64(r.take(8)) }
-func (r *headerReader) str() string  { return string(r.take(int(r.u16()))) }
-func (r *headerReader) f32() float32 { return math.Float32frombits(r.u32()) }
-func damaged(format string, a ...any) error {
-	return fmt.Errorf("%w: %s", ErrVectorFileDamaged, fmt.Sprintf(format, a...))
-}
-
-// parseHeader checks the header's magic, checksum and the layout it
-// describes against fileSize.
-func parseHeader(b []byte, fileSize int64) (*vfHeader, error) {
-	if len(b) < vfHeaderSize {
-		return nil, damaged("%d bytes, shorter than its header", len(b))
-	}
-	b = b[:vfHeaderSize]
-	if string(b[:len(vfMagic)]) != vfMagic {
-		return nil, damaged("bad magic %q", b[:len(vfMagic)])
-	}
-	if got, want := xxhash.Sum64(b[:vfHeaderSize-8]), binary.LittleEndian.Uint64(b[vfHeaderSize-8:]); got != want {
-		return nil, damaged("header checksum %016x, want %016x", got, want)
-	}
-	r := &headerReader{b: b[len(vfMagic) : vfHeaderSize-8]}
-	if v := r.u32(); v != vfFormat {
-		return nil, fmt.Errorf("%w: format %d, this viberag reads %d", ErrVectorFileStale, v, vfFormat)
-	}
-	h := &vfHeader{dim: int(r.u32()), pad: int(r.u32())}
-	ns := int(r.u32())
-	h.size = int64(r.u64())
-	h.token, h.version, h.model = r.str(), r.str(), r.str()
-	if ns > len(vfSurfaces) {
-		return nil, damaged("%d surfaces", ns)
-	}
-	for range ns {
-		s := vfSurface{name: r.str(), rows: int(r.u64()), maxHat: r.f32()}
-		for a := range vfArrays {
-			s.off[a], s.sum[a] = int64(r.u64()), r.u64()
-		}
-		h.surfaces = append(h.surfaces, s)
-	}
-	if r.bad {
-		return nil, damaged("header overruns itself")
-	}
-	if h.size != fileSize {
-		return nil, damaged("%d bytes, its header says %d (truncated or overwritten)", fileSize, h.size)
-	}
-	if h.dim <= 0 || h.pad != PadDim(h.dim) {
-		return nil, damaged("dimension %d padded to %d", h.dim, h.pad)
-	}
-	for i := range h.surfaces {
-		s := &h.surfaces[i]
-		if s.rows < 0 || int64(s.rows) > h.size || math.IsNaN(float64(s.maxHat)) || s.maxHat < 0 {
-			return nil, damaged("surface %q: %d rows, largest norm %v", s.name, s.rows, s.maxHat)
-		}
-		for a := range vfArrays {
-			n := h.arrayLen(s, a)
-			if s.off[a] < vfHeaderSize || s.off[a]%vfAlign != 0 || s.off[a] > h.size || n > h.size-s.off[a] {
-				return nil, damaged("surface %q: array %d at %d+%d outside the file's %d bytes", s.name, a, s.off[a], n, h.size)
-			}
-		}
-	}
-	return h, nil
-}
-
-// matches says why h does not hold the vectors of st, "" when it does.
-func (h *vfHeader) matches(st vectorState) string {
-	switch {
-	case st.token == "" || h.token != st.token:
-		return "it was not written for this index's current vectors"
-	case h.version != st.version:
-		return fmt.Sprintf("it holds vectors version %s, the index is at %s", h.version, st.version)
-	case h.model != st.model:
-		return fmt.Sprintf("it holds vectors of %s, the index's are of %s", h.model, st.model)
-	case h.dim != st.dim:
-		return fmt.Sprintf("its vectors have %d dimensions, the index's %d", h.dim, st.dim)
-	}
-	return ""
-}
-
-// littleEndian reports whether this machine stores numbers as the file
-// does, so that its arrays can be used in place.
-func littleEndian() bool {
-	x := uint16(1)
-	return *(*byte)(unsafe.Pointer(&x)) == 1
-}
-
-// OpenVectorFile maps the vector file of the index, after checking that
-// it holds the index's current vectors (version, model, dimension and
-// token) and that every checksum holds. Its error says why not: see
-// IsVectorFileProblem. The caller must Close it.
-func (db *DB) OpenVectorFile(ctx context.Context) (*VectorFile, error) {
-	st, err := readVectorState(ctx, db.r)
+// OpenFile maps the vector file of the index, after checking that it
+// holds the index's current vectors. Its error says why not: see
+// vectors.IsFileProblem. The caller must Close it.
+func (store *VectorStore) OpenFile(ctx context.Context) (*vectors.File, error) {
+	st, err := readVectorState(ctx, store.db.r)
 	if err != nil {
 		return nil, err
 	}
-	path := VectorFilePath(db.path)
-	if st.model == "" {
-		return nil, fmt.Errorf("%w: the index has no vectors", ErrVectorFileMissing)
-	}
-	if !littleEndian() {
-		return nil, fmt.Errorf("%w: this machine is big-endian", ErrVectorFileUnreadable)
-	}
-	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%w: %s does not exist", ErrVectorFileMissing, filepath.Base(path))
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrVectorFileUnreadable, err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrVectorFileUnreadable, err)
-	}
-	if fi.Size() < vfHeaderSize {
-		return nil, damaged("%d bytes, shorter than its header", fi.Size())
-	}
-	// The header first: a stale file is refused without mapping it.
-	hb := make([]byte, vfHeaderSize)
-	if _, err := f.ReadAt(hb, 0); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrVectorFileUnreadable, err)
-	}
-	h, err := parseHeader(hb, fi.Size())
-	if err != nil {
-		return nil, err
-	}
-	if why := h.matches(st); why != "" {
-		return nil, fmt.Errorf("%w: %s", ErrVectorFileStale, why)
-	}
-	data, unmap, err := mapFile(f, int(fi.Size()))
-	if err != nil {
-		return nil, fmt.Errorf("%w: map: %w", ErrVectorFileUnreadable, err)
-	}
-	vf := &VectorFile{path: path, version: h.version, model: h.model, token: h.token, dim: h.dim, pad: h.pad,
-		size: fi.Size(), data: data, unmap: unmap, surfaces: map[string]*VectorRows{}}
-	if err := vf.load(h); err != nil {
-		vf.Close()
-		return nil, err
-	}
-	return vf, nil
+	return vectors.OpenFile(VectorFilePath(store.db.path), st)
 }
 
-// load checks the arrays' checksums (re-reading the header from the
-// mapping, which is what the arrays are read from) and makes the views.
-func (vf *VectorFile) load(want *vfHeader) error {
-	h, err := parseHeader(vf.data, vf.size)
+// vectorFileScanSQL reads every vector of a model and dimension with its
+// owner, in vectors rowid order (the order of Scan), and the id of
+// its file unit. A chunk's or symbol's owner is its cid or sid string,
+// and those columns are INTEGERs: unitsSQL maps them to their units and
+// files in Go, from one pass over each table (looking each vector's unit
+// up in SQL through the index would need the string parsed in SQL). A
+// vector whose unit is gone is left out, as the search's loader leaves it
+// out.
+const vectorFileScanSQL = `SELECT v.id, v.surface, v.vec, v.owner, f.id
+FROM vectors v NOT INDEXED
+LEFT JOIN files f ON v.surface = 'file' AND f.id = CAST(substr(v.owner, 2) AS INTEGER) AND v.owner = 'f' || f.id
+WHERE v.model = ?1 AND v.dim = ?2`
+
+// unitsSQL maps the cids and sids of the code and summary surfaces to
+// their units' row ids and files (a file's unit is the file).
+var unitsSQL = map[string]struct {
+	q      string
+	prefix byte
+}{
+	vectors.SurfaceCode:    {`SELECT cid, id, file_id FROM chunks`, 'c'},
+	vectors.SurfaceSummary: {`SELECT sid, id, file_id FROM symbols`, 's'},
+}
+
+// unitRef is the row id of a unit and of its file.
+type unitRef struct{ id, file int64 }
+
+// SyncFile makes the vector file beside the index hold the index's
+// current vectors: when the file is missing, stale or damaged it writes a
+// new one and records its token in meta vectors_file; when the index has
+// no vectors it removes the file. It reports whether it wrote one. The
+// caller holds the index's write lock (an index run, after its embedding
+// stage).
+func (store *VectorStore) SyncFile(ctx context.Context) (wrote bool, err error) {
+	if store.db.w == nil {
+		return false, store.db.errReadOnly("write the vector file")
+	}
+	path := VectorFilePath(store.db.path)
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("write vector file %s: %w", path, err)
+		}
+	}()
+	// One snapshot: the state and the rows agree.
+	tx, err := store.db.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return false, err
+	}
+	defer tx.Rollback()
+	st, err := readVectorState(ctx, tx)
+	if err != nil {
+		return false, err
+	}
+	if st.Model == "" || st.Dim <= 0 {
+		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return false, err
+		}
+		return false, nil
+	}
+	if vectors.CheckFile(path, st) == nil {
+		return false, nil
+	}
+	token := make([]byte, 16)
+	if _, err := rand.Read(token); err != nil {
+		return false, err
+	}
+	st.Token = hex.EncodeToString(token)
+	if err := writeVectorFile(ctx, tx, path, st); err != nil {
+		return false, err
+	}
+	tx.Rollback()
+	// Recorded only if no vector changed meanwhile; otherwise the file is
+	// stale at once and the next run writes another.
+	_, err = store.db.w.ExecContext(ctx, `INSERT INTO meta(key, value) SELECT ?1, ?2
+		WHERE coalesce((SELECT value FROM meta WHERE key = 'vectors_version'), '') = ?3
+		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, MetaVectorFile, st.Token, st.Version)
+	return err == nil, err
+}
+
+// writeVectorFile writes the file for st from the rows tx reads.
+func writeVectorFile(ctx context.Context, tx *sql.Tx, path string, st vectors.State) error {
+	// Upper bounds of the rows per surface place the arrays; the header
+	// records how many each holds. (Counted from the (owner, surface)
+	// index: a count of this model and dimension would read every row.)
+	bound := map[string]int{}
+	rows, err := tx.QueryContext(ctx, `SELECT surface, count(*) FROM vectors GROUP BY surface`)
 	if err != nil {
 		return err
 	}
-	if h.token != want.token {
-		return fmt.Errorf("%w: replaced while being opened", ErrVectorFileStale)
-	}
-	for i := range h.surfaces {
-		s := &h.surfaces[i]
-		arr := func(a int) []byte {
-			return vf.data[s.off[a] : s.off[a]+h.arrayLen(s, a)]
+	for rows.Next() {
+		var s string
+		var n int
+		if err := rows.Scan(&s, &n); err != nil {
+			rows.Close()
+			return err
 		}
-		for a := range vfArrays {
-			if got := xxhash.Sum64(arr(a)); got != s.sum[a] {
-				return damaged("surface %q: array %d checksum %016x, want %016x", s.name, a, got, s.sum[a])
+		bound[s] = n
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	unitOf := map[string]map[int64]unitRef{}
+	for surface, u := range unitsSQL {
+		m, err := readUnitMap(ctx, tx, u.q)
+		if err != nil {
+			return err
+		}
+		unitOf[surface] = m
+	}
+	return vectors.WriteFile(path, st, bound, func(add vectors.AddFunc) error {
+		rows, err := tx.QueryContext(ctx, vectorFileScanSQL, st.Model, st.Dim)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		x := make([]float32, st.Dim)
+		for rows.Next() {
+			var vecID, unitID sql.NullInt64
+			var surface, owner string
+			var blob []byte
+			if err := rows.Scan(&vecID, &surface, &blob, &owner, &unitID); err != nil {
+				return err
+			}
+			fileID := unitID
+			if m := unitOf[surface]; m != nil {
+				unitID.Valid = false
+				if k, ok := idValue(unitsSQL[surface].prefix, owner).(int64); ok {
+					if u, ok := m[k]; ok {
+						unitID = sql.NullInt64{Int64: u.id, Valid: true}
+						fileID = sql.NullInt64{Int64: u.file, Valid: true}
+					}
+				}
+			}
+			if !unitID.Valid || len(blob) != 4*st.Dim {
+				continue // an unknown surface, a unit gone, a damaged row: as the loader does
+			}
+			vectors.DecodeInto(x, blob)
+			if err := add(surface, x, vectors.RowIDs{Vec: vecID.Int64, Unit: unitID.Int64, File: fileID.Int64}); err != nil {
+				return err
 			}
 		}
-		vf.surfaces[s.name] = &VectorRows{
-			Len: s.rows, Pad: h.pad, MaxHatNorm: s.maxHat,
-			Q8:      view[int8](arr(arrQ8)),
-			Scale:   view[float32](arr(arrScale)),
-			ErrNorm: view[float32](arr(arrErrNorm)),
-			Norm:    view[float32](arr(arrNorm)),
-			VecIDs:  view[int64](arr(arrVecID)),
-			UnitIDs: view[int64](arr(arrUnitID)),
-			FileIDs: view[int64](arr(arrFileID)),
-		}
-	}
-	return nil
+		return rows.Err()
+	})
 }
 
-// view is b as a slice of T, in place (b is aligned for T: the mapping
-// starts on a page and every array on a multiple of 64 bytes).
-func view[T int8 | float32 | int64](b []byte) []T {
-	var zero T
-	n := len(b) / int(unsafe.Sizeof(zero))
-	if n == 0 {
-		return nil
+// readUnitMap reads q's rows (key, id, file) into a map.
+func readUnitMap(ctx context.Context, tx *sql.Tx, q string) (map[int64]unitRef, error) {
+	rows, err := tx.QueryContext(ctx, q)
+	if err != nil {
+		return nil, err
 	}
-	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n)
+	defer rows.Close()
+	m := map[int64]unitRef{}
+	for rows.Next() {
+		var k int64
+		var u unitRef
+		if err := rows.Scan(&k, &u.id, &u.file); err != nil {
+			return nil, err
+		}
+		m[k] = u
+	}
+	return m, rows.Err()
 }

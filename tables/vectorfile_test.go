@@ -2,7 +2,6 @@ package tables
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -11,8 +10,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/cespare/xxhash/v2"
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/tables/vectors"
 )
 
 // embedRandom gives every row without a vector a pseudo-random unit
@@ -21,10 +20,10 @@ func embedRandom(t testing.TB, db *DB, model string, dim int, r *rand.Rand) int 
 	t.Helper()
 	ctx := context.Background()
 	total := 0
-	for _, s := range Surfaces() {
+	for _, s := range vectors.Surfaces() {
 		after := ""
 		for {
-			ps, err := db.PendingVectors(ctx, s, after, 500)
+			ps, err := db.Vectors().Pending(ctx, s, after, 500)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -44,7 +43,7 @@ func embedRandom(t testing.TB, db *DB, model string, dim int, r *rand.Rand) int 
 				}
 				vs[i] = Vector{Owner: p.Owner, Surface: s, RowHash: p.RowHash, InputHash: r.Uint64(), Vec: v}
 			}
-			n, err := db.WriteVectors(ctx, model, vs)
+			n, err := db.Vectors().Write(ctx, model, vs)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -70,18 +69,18 @@ func vectorTestIndex(t testing.TB, files, dim int) *DB {
 
 func syncFile(t testing.TB, db *DB, want bool) {
 	t.Helper()
-	wrote, err := db.SyncVectorFile(context.Background())
+	wrote, err := db.Vectors().SyncFile(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if wrote != want {
-		t.Fatalf("SyncVectorFile wrote %v, want %v", wrote, want)
+		t.Fatalf("SyncFile wrote %v, want %v", wrote, want)
 	}
 }
 
-func openFile(t testing.TB, db *DB) *VectorFile {
+func openFile(t testing.TB, db *DB) *vectors.File {
 	t.Helper()
-	vf, err := db.OpenVectorFile(context.Background())
+	vf, err := db.Vectors().OpenFile(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +90,8 @@ func openFile(t testing.TB, db *DB) *VectorFile {
 
 // The file holds every vector in rowid order with the ids of its unit and
 // file; its int8 rows are within the bounds it states of the float32
-// vectors the index holds, which VectorFileVectors reads back, with the
-// units VectorFileUnits reads.
+// vectors the index holds, which FileVectors reads back, with the
+// units FileUnits reads.
 func TestVectorFileRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	const dim = 40
@@ -100,22 +99,22 @@ func TestVectorFileRoundTrip(t *testing.T) {
 	syncFile(t, db, true)
 	syncFile(t, db, false) // current: left alone
 	vf := openFile(t, db)
-	if vf.Dim() != dim || vf.Model() != "test:model@1" {
-		t.Fatalf("dim %d model %q", vf.Dim(), vf.Model())
+	if st := vf.State(); st.Dim != dim || st.Model != "test:model@1" {
+		t.Fatalf("dim %d model %q", st.Dim, st.Model)
 	}
-	version, err := db.VectorsVersion(ctx)
+	version, err := db.Vectors().Version(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if vf.Version() != version {
-		t.Errorf("file version %q, index %q", vf.Version(), version)
+	if vf.State().Key() != version {
+		t.Errorf("file version %q, index %q", vf.State().Key(), version)
 	}
 	unitSQL := map[string]string{
-		SurfaceCode:    `SELECT v.id, c.id, c.file_id FROM vectors v JOIN chunks c ON printf('c%016x', c.cid) = v.owner WHERE v.surface = 'code' ORDER BY v.id`,
-		SurfaceSummary: `SELECT v.id, s.id, s.file_id FROM vectors v JOIN symbols s ON printf('s%016x', s.sid) = v.owner WHERE v.surface = 'summary' ORDER BY v.id`,
-		SurfaceFile:    `SELECT v.id, f.id, f.id FROM vectors v JOIN files f ON 'f' || f.id = v.owner WHERE v.surface = 'file' ORDER BY v.id`,
+		vectors.SurfaceCode:    `SELECT v.id, c.id, c.file_id FROM vectors v JOIN chunks c ON printf('c%016x', c.cid) = v.owner WHERE v.surface = 'code' ORDER BY v.id`,
+		vectors.SurfaceSummary: `SELECT v.id, s.id, s.file_id FROM vectors v JOIN symbols s ON printf('s%016x', s.sid) = v.owner WHERE v.surface = 'summary' ORDER BY v.id`,
+		vectors.SurfaceFile:    `SELECT v.id, f.id, f.id FROM vectors v JOIN files f ON 'f' || f.id = v.owner WHERE v.surface = 'file' ORDER BY v.id`,
 	}
-	for _, surface := range Surfaces() {
+	for _, surface := range vectors.Surfaces() {
 		vr := vf.Rows(surface)
 		rows, err := db.SQL().QueryContext(ctx, unitSQL[surface])
 		if err != nil {
@@ -141,7 +140,7 @@ func TestVectorFileRoundTrip(t *testing.T) {
 			all[i] = vr.Len - 1 - i // any order
 		}
 		vecs := make([][]float32, len(all))
-		err = db.VectorFileVectors(ctx, vf, surface, all, func(i int, vec []float32) {
+		err = db.Vectors().FileVectors(ctx, vf, surface, all, func(i int, vec []float32) {
 			if vecs[i] != nil {
 				t.Fatalf("%s: row %d read twice", surface, all[i])
 			}
@@ -150,7 +149,7 @@ func TestVectorFileRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := db.VectorFileUnits(ctx, vf, surface, all)
+		got, err := db.Vectors().FileUnits(ctx, vf, surface, all)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -180,15 +179,15 @@ func TestVectorFileRoundTrip(t *testing.T) {
 				t.Fatalf("%s row %d: quantisation error %g of a unit vector", surface, r.Row, math.Sqrt(e2))
 			}
 			switch surface {
-			case SurfaceCode:
+			case vectors.SurfaceCode:
 				if r.Chunk.ID != vr.UnitIDs[r.Row] || r.Chunk.Path == "" || r.Chunk.CID == "" {
 					t.Fatalf("code row %d: chunk %+v", r.Row, r.Chunk)
 				}
-			case SurfaceSummary:
+			case vectors.SurfaceSummary:
 				if r.Symbol.ID != vr.UnitIDs[r.Row] || r.Symbol.Name == "" {
 					t.Fatalf("summary row %d: symbol %+v", r.Row, r.Symbol)
 				}
-			case SurfaceFile:
+			case vectors.SurfaceFile:
 				if r.File.ID != vr.UnitIDs[r.Row] || r.File.Path == "" || r.File.Lines == 0 {
 					t.Fatalf("file row %d: file %+v", r.Row, r.File)
 				}
@@ -197,32 +196,9 @@ func TestVectorFileRoundTrip(t *testing.T) {
 	}
 }
 
-// editHeader rewrites the header of the vector file at path with edit
-// applied to it and its checksum recomputed: a file whose own checks
-// pass but which describes other vectors.
-func editHeader(t *testing.T, path string, edit func(h *vfHeader)) {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := parseHeader(b, int64(len(b)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	edit(h)
-	hb, err := h.encode()
-	if err != nil {
-		t.Fatal(err)
-	}
-	copy(b, hb)
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// Each fault makes OpenVectorFile refuse the file, saying which, and the
-// next SyncVectorFile (an index run) rewrite it.
+// Each fault makes OpenFile refuse the file, saying which, and the
+// next SyncFile (an index run) rewrite it. (Package vectors tests
+// every fault of the format; these are the index's side.)
 func TestVectorFileFaults(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
@@ -230,57 +206,40 @@ func TestVectorFileFaults(t *testing.T) {
 		fault func(t *testing.T, db *DB, path string)
 		want  error
 	}{
-		{"missing", func(t *testing.T, db *DB, path string) { os.Remove(path) }, ErrVectorFileMissing},
+		{"missing", func(t *testing.T, db *DB, path string) { os.Remove(path) }, vectors.ErrFileMissing},
 		{"truncated", func(t *testing.T, db *DB, path string) {
 			fi, _ := os.Stat(path)
 			os.Truncate(path, fi.Size()-1)
-		}, ErrVectorFileDamaged},
-		{"cut to its header", func(t *testing.T, db *DB, path string) { os.Truncate(path, 100) }, ErrVectorFileDamaged},
-		{"bad magic", func(t *testing.T, db *DB, path string) {
-			f, _ := os.OpenFile(path, os.O_WRONLY, 0)
-			f.WriteAt([]byte("NOTVECS!"), 0)
-			f.Close()
-		}, ErrVectorFileDamaged},
-		{"flipped int8", func(t *testing.T, db *DB, path string) {
-			b, _ := os.ReadFile(path)
-			b[vfHeaderSize+5] ^= 0x40
-			os.WriteFile(path, b, 0o644)
-		}, ErrVectorFileDamaged},
+		}, vectors.ErrFileDamaged},
 		{"flipped id", func(t *testing.T, db *DB, path string) {
 			b, _ := os.ReadFile(path)
 			b[len(b)-100] ^= 1 // in the last surface's ids
 			os.WriteFile(path, b, 0o644)
-		}, ErrVectorFileDamaged},
+		}, vectors.ErrFileDamaged},
 		{"stale version", func(t *testing.T, db *DB, path string) {
 			// A run rewrote a file and embedded it again: the vectors
 			// changed after the file was written.
 			mustWrite(t, db, []*extract.File{synthFile("pkg0/f0.go", 2, 5)}, nil)
 			embedRandom(t, db, "test:model@1", 24, rand.New(rand.NewSource(3)))
-		}, ErrVectorFileStale},
-		{"wrong dim", func(t *testing.T, db *DB, path string) {
-			editHeader(t, path, func(h *vfHeader) { h.dim = 30 }) // same padding, checks pass
-		}, ErrVectorFileStale},
+		}, vectors.ErrFileStale},
 		{"other index's file", func(t *testing.T, db *DB, path string) {
-			editHeader(t, path, func(h *vfHeader) { h.token = "0123456789abcdef0123456789abcdef" })
-		}, ErrVectorFileStale},
-		{"newer format", func(t *testing.T, db *DB, path string) {
-			b, _ := os.ReadFile(path)
-			binary.LittleEndian.PutUint32(b[8:], vfFormat+1)
-			binary.LittleEndian.PutUint64(b[vfHeaderSize-8:], xxhash.Sum64(b[:vfHeaderSize-8]))
+			other := vectorTestIndex(t, 4, 24)
+			syncFile(t, other, true)
+			b, _ := os.ReadFile(VectorFilePath(other.Path()))
 			os.WriteFile(path, b, 0o644)
-		}, ErrVectorFileStale},
+		}, vectors.ErrFileStale},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			db := vectorTestIndex(t, 4, 24)
 			syncFile(t, db, true)
 			path := VectorFilePath(db.Path())
 			tc.fault(t, db, path)
-			vf, err := db.OpenVectorFile(ctx)
+			vf, err := db.Vectors().OpenFile(ctx)
 			if err == nil {
 				vf.Close()
 				t.Fatal("the faulty file opened")
 			}
-			if !errors.Is(err, tc.want) || !IsVectorFileProblem(err) {
+			if !errors.Is(err, tc.want) || !vectors.IsFileProblem(err) {
 				t.Fatalf("error %v, want %v", err, tc.want)
 			}
 			syncFile(t, db, true)
@@ -296,10 +255,10 @@ func TestVectorFileRowsAfterChange(t *testing.T) {
 	db := vectorTestIndex(t, 4, 24)
 	syncFile(t, db, true)
 	vf := openFile(t, db)
-	rows := []int{0, 1, vf.Rows(SurfaceCode).Len - 1}
+	rows := []int{0, 1, vf.Rows(vectors.SurfaceCode).Len - 1}
 	read := func() (error, error) {
-		_, errUnits := db.VectorFileUnits(ctx, vf, SurfaceCode, rows)
-		return db.VectorFileVectors(ctx, vf, SurfaceCode, rows, func(int, []float32) {}), errUnits
+		_, errUnits := db.Vectors().FileUnits(ctx, vf, vectors.SurfaceCode, rows)
+		return db.Vectors().FileVectors(ctx, vf, vectors.SurfaceCode, rows, func(int, []float32) {}), errUnits
 	}
 	if errVecs, errUnits := read(); errVecs != nil || errUnits != nil {
 		t.Fatal(errVecs, errUnits)
@@ -307,10 +266,10 @@ func TestVectorFileRowsAfterChange(t *testing.T) {
 	// A re-write of another file than the rows': their vectors and units
 	// are all still there, but the version moved on.
 	mustWrite(t, db, []*extract.File{synthFile("pkg2/f2.go", 2, 5)}, nil)
-	if errVecs, errUnits := read(); !errors.Is(errVecs, ErrVectorFileStale) || !errors.Is(errUnits, ErrVectorFileStale) {
+	if errVecs, errUnits := read(); !errors.Is(errVecs, vectors.ErrFileStale) || !errors.Is(errUnits, vectors.ErrFileStale) {
 		t.Fatalf("after a re-write: %v, %v; want stale", errVecs, errUnits)
 	}
-	if _, err := db.VectorFileUnits(ctx, vf, SurfaceCode, []int{vf.Rows(SurfaceCode).Len}); err == nil || IsVectorFileProblem(err) {
+	if _, err := db.Vectors().FileUnits(ctx, vf, vectors.SurfaceCode, []int{vf.Rows(vectors.SurfaceCode).Len}); err == nil || vectors.IsFileProblem(err) {
 		t.Errorf("row out of range: %v", err)
 	}
 }
@@ -320,14 +279,14 @@ func TestVectorFileRemovedWithVectors(t *testing.T) {
 	ctx := context.Background()
 	db := vectorTestIndex(t, 2, 16)
 	syncFile(t, db, true)
-	if err := db.DropVectors(ctx, "other:model@1", 0); err != nil {
+	if err := db.Vectors().Drop(ctx, "other:model@1", 0); err != nil {
 		t.Fatal(err)
 	}
 	syncFile(t, db, false)
 	if _, err := os.Stat(VectorFilePath(db.Path())); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("vector file still there: %v", err)
 	}
-	if _, err := db.OpenVectorFile(ctx); !errors.Is(err, ErrVectorFileMissing) {
+	if _, err := db.Vectors().OpenFile(ctx); !errors.Is(err, vectors.ErrFileMissing) {
 		t.Errorf("open without vectors: %v", err)
 	}
 }

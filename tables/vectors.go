@@ -3,23 +3,29 @@ package tables
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/viberag/viberag/tables/vectors"
 )
 
-// Vector surfaces: what a vector describes.
-const (
-	SurfaceCode    = "code"    // a chunk's text, owner = chunks.cid
-	SurfaceSummary = "summary" // a symbol's signature, doc and context, owner = symbols.sid
-	SurfaceFile    = "file"    // a file's summary, owner = 'f' || files.id
-)
+// VectorStore is the index's vectors and their embedding cache: the
+// SQL of the vectors and embed_cache tables, and the vector file beside
+// the index (package vectors holds the encodings, the file's format and
+// the scan). The indexer writes through it; a search reads through it as
+// a VectorFileReader.
+type VectorStore struct{ db *DB }
 
-// Surfaces lists the vector surfaces in the order the indexer fills them.
-func Surfaces() []string { return []string{SurfaceSummary, SurfaceFile, SurfaceCode} }
+var _ VectorFileReader = (*VectorStore)(nil)
+
+// Vectors returns the index's vectors.
+func (db *DB) Vectors() *VectorStore { return &VectorStore{db: db} }
+
+// VectorReader returns the index's vectors as a search reads them.
+func (rd *IndexReader) VectorReader() VectorReader { return rd.db.Vectors() }
 
 // More meta keys, for vectors.
 const (
@@ -34,12 +40,12 @@ const (
 	// stage that completed.
 	MetaEmbeddingError = "embedding_error"
 	// MetaEmbeddingDim is the length of every stored vector, set by the
-	// first WriteVectors and cleared by DropVectors: an index never holds
+	// first VectorStore.Write and cleared by Drop: an index never holds
 	// vectors of two sizes.
 	MetaEmbeddingDim = "embedding_dim"
 )
 
-// ErrDimension is wrapped by WriteVectors' error for a vector whose
+// ErrDimension is wrapped by VectorStore.Write's error for a vector whose
 // length is not the index's.
 var ErrDimension = errors.New("vector dimension differs from the index's")
 
@@ -54,7 +60,7 @@ const bumpVectorsVersion = `INSERT INTO meta(key, value) VALUES ('vectors_versio
 // exports). Path is always set.
 type PendingVector struct {
 	Owner       string
-	RowHash     string // the row's content hash when it was read; see WriteVectors
+	RowHash     string // the row's content hash when it was read; see VectorStore.Write
 	Path        string
 	Header      string
 	Content     string
@@ -71,15 +77,15 @@ type PendingVector struct {
 // symbol's ordinal among its file's symbols. <op> is the comparison with
 // the owner's column that starts the page (pendingAfter).
 var pendingSQL = map[string]string{
-	SurfaceCode: `SELECT c.cid, c.hash, (SELECT path FROM files WHERE id = c.file_id), c.header, '', '', '', '', '', '', '',
+	vectors.SurfaceCode: `SELECT c.cid, c.hash, (SELECT path FROM files WHERE id = c.file_id), c.header, '', '', '', '', '', '', '',
   c.file_id, c.start_byte, c.end_byte
 FROM chunks c WHERE c.cid <op> ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.owner = ` + cidSQL("c.cid") + ` AND v.surface = 'code')
 ORDER BY c.cid LIMIT ?`,
-	SurfaceSummary: `SELECT s.sid, s.hash, (SELECT path FROM files WHERE id = s.file_id), '', '', s.kind, s.qualname, '', '', '', '',
+	vectors.SurfaceSummary: `SELECT s.sid, s.hash, (SELECT path FROM files WHERE id = s.file_id), '', '', s.kind, s.qualname, '', '', '', '',
   s.file_id, (SELECT count(*) FROM symbols o WHERE o.file_id = s.file_id AND o.id < s.id), 0
 FROM symbols s WHERE s.sid <op> ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.owner = ` + sidSQL("s.sid") + ` AND v.surface = 'summary')
 ORDER BY s.sid LIMIT ?`,
-	SurfaceFile: `SELECT 'f' || f.id, f.hash, f.path, '', '', '', '', '', f.doc, fs.summary, f.exports, 0, 0, 0
+	vectors.SurfaceFile: `SELECT 'f' || f.id, f.hash, f.path, '', '', '', '', '', f.doc, fs.summary, f.exports, 0, 0, 0
 FROM files f JOIN files_summary fs ON fs.id = f.id WHERE 'f' || f.id <op> ? AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.owner = 'f' || f.id AND v.surface = 'file')
 ORDER BY 'f' || f.id LIMIT ?`,
 }
@@ -91,9 +97,9 @@ ORDER BY 'f' || f.id LIMIT ?`,
 func pendingAfter(surface, after string) (op string, v any) {
 	prefix := byte('c')
 	switch surface {
-	case SurfaceFile:
+	case vectors.SurfaceFile:
 		return ">", after
-	case SurfaceSummary:
+	case vectors.SurfaceSummary:
 		prefix = 's'
 	}
 	if after == "" {
@@ -105,16 +111,16 @@ func pendingAfter(surface, after string) (op string, v any) {
 	return ">", int64(math.MaxInt64) // not an owner of this surface: nothing after it
 }
 
-// PendingVectors returns up to limit rows of surface without a vector,
-// in owner order, starting after owner after ("" for the first page).
-func (db *DB) PendingVectors(ctx context.Context, surface, after string, limit int) (out []PendingVector, err error) {
+// Pending returns up to limit rows of surface without a vector, in owner
+// order, starting after owner after ("" for the first page).
+func (store *VectorStore) Pending(ctx context.Context, surface, after string, limit int) (out []PendingVector, err error) {
 	q, ok := pendingSQL[surface]
 	if !ok {
 		return nil, fmt.Errorf("pending vectors: surface %q: unknown (known: code, summary, file)", surface)
 	}
 	op, start := pendingAfter(surface, after)
 	q = strings.Replace(q, "<op>", op, 1)
-	err = db.snapshot(ctx, nil, func(src *sourceCache) error {
+	err = store.db.reader.snapshot(ctx, nil, func(src *sourceCache) error {
 		rows, err := src.tx.QueryContext(ctx, q, start, limit)
 		if err != nil {
 			return err
@@ -130,9 +136,9 @@ func (db *DB) PendingVectors(ctx context.Context, surface, after string, limit i
 			var w where
 			owner, hash := any(&p.Owner), any(&p.RowHash)
 			switch surface {
-			case SurfaceCode:
+			case vectors.SurfaceCode:
 				owner, hash = cidOf(&p.Owner), hashOf(&p.RowHash)
-			case SurfaceSummary:
+			case vectors.SurfaceSummary:
 				owner, hash = sidOf(&p.Owner), hashOf(&p.RowHash)
 			}
 			if err := rows.Scan(owner, hash, &p.Path, &p.Header, &p.Content, &p.Kind, &p.Qualname, &p.Signature, &p.Doc, &p.Summary, &p.Identifiers,
@@ -148,11 +154,11 @@ func (db *DB) PendingVectors(ctx context.Context, surface, after string, limit i
 		for i := range out {
 			p, w := &out[i], at[i]
 			switch surface {
-			case SurfaceCode:
+			case vectors.SurfaceCode:
 				if p.Content, _, err = src.span(w.file, w.a, w.b); err != nil {
 					return fmt.Errorf("%s: %w", p.Path, err)
 				}
-			case SurfaceSummary:
+			case vectors.SurfaceSummary:
 				lists, err := src.symbolLists(w.file, w.a)
 				if err != nil {
 					return fmt.Errorf("%s: %w", p.Path, err)
@@ -185,24 +191,24 @@ type Vector struct {
 // ?1 and ?2 are the owner and the row hash as strings, ?8 and ?9 as the
 // INTEGERs chunks and symbols store.
 var rowCheck = map[string]string{
-	SurfaceCode:    `EXISTS (SELECT 1 FROM chunks WHERE cid = ?8 AND hash = ?9)`,
-	SurfaceSummary: `EXISTS (SELECT 1 FROM symbols WHERE sid = ?8 AND hash = ?9)`,
-	SurfaceFile:    `EXISTS (SELECT 1 FROM files WHERE 'f' || id = ?1 AND hash = ?2)`,
+	vectors.SurfaceCode:    `EXISTS (SELECT 1 FROM chunks WHERE cid = ?8 AND hash = ?9)`,
+	vectors.SurfaceSummary: `EXISTS (SELECT 1 FROM symbols WHERE sid = ?8 AND hash = ?9)`,
+	vectors.SurfaceFile:    `EXISTS (SELECT 1 FROM files WHERE 'f' || id = ?1 AND hash = ?2)`,
 }
 
-// WriteVectors stores vectors of model in one transaction and records
-// model as the index's embedding model. Every vector must have the
-// index's dimension (MetaEmbeddingDim; the first write sets it): a vector
-// of another length fails the whole write with ErrDimension, so sizes are
-// never mixed; a NaN or infinite component fails it too. A vector whose owner row is gone
-// or changed since PendingVectors read it (another run rewrote the file
-// meanwhile) is not stored: its new row is pending again. It returns how
-// many were stored.
-func (db *DB) WriteVectors(ctx context.Context, model string, vs []Vector) (n int, err error) {
-	if db.w == nil {
-		return 0, db.errReadOnly("write vectors")
+// Write stores vectors of model in one transaction and records model as
+// the index's embedding model. Every vector must have the index's
+// dimension (MetaEmbeddingDim; the first write sets it): a vector of
+// another length fails the whole write with ErrDimension, so sizes are
+// never mixed; a NaN or infinite component fails it too. A vector whose
+// owner row is gone or changed since Pending read it (another run
+// rewrote the file meanwhile) is not stored: its new row is pending
+// again. It returns how many were stored.
+func (store *VectorStore) Write(ctx context.Context, model string, vs []Vector) (n int, err error) {
+	if store.db.w == nil {
+		return 0, store.db.errReadOnly("write vectors")
 	}
-	tx, err := db.w.BeginTx(ctx, nil)
+	tx, err := store.db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("write vectors: %w", err)
 	}
@@ -228,8 +234,8 @@ func (db *DB) WriteVectors(ctx context.Context, model string, vs []Vector) (n in
 	}
 	if dim == 0 && len(vs) > 0 {
 		dim = len(vs[0].Vec)
-		// An index from before the dimension was recorded: its vectors
-		// must all have the new one.
+		// No dimension recorded (the first write, or an index that never
+		// recorded one): any stored vectors must have this one.
 		var other int
 		switch err := tx.QueryRowContext(ctx, `SELECT dim FROM vectors WHERE dim <> ? LIMIT 1`, dim).Scan(&other); {
 		case err == nil:
@@ -259,12 +265,12 @@ func (db *DB) WriteVectors(ctx context.Context, model string, vs []Vector) (n in
 				return 0, fmt.Errorf("%s vector of %s: component %d is %v", v.Surface, v.Owner, i, x)
 			}
 		}
-		buf = EncodeVector(buf[:0], v.Vec)
+		buf = vectors.Encode(buf[:0], v.Vec)
 		args := []any{v.Owner, v.RowHash, v.Surface, model, len(v.Vec), Hex(v.InputHash), buf}
 		switch v.Surface {
-		case SurfaceCode:
+		case vectors.SurfaceCode:
 			args = append(args, idValue('c', v.Owner), idValue(0, v.RowHash))
-		case SurfaceSummary:
+		case vectors.SurfaceSummary:
 			args = append(args, idValue('s', v.Owner), idValue(0, v.RowHash))
 		}
 		res, err := s.ExecContext(ctx, args...)
@@ -301,10 +307,10 @@ func txDim(ctx context.Context, tx *sql.Tx) (int, error) {
 	return d, nil
 }
 
-// VectorDims returns the distinct lengths of the stored vectors (one scan
-// of the vectors table; for an index from before MetaEmbeddingDim).
-func (db *DB) VectorDims(ctx context.Context) ([]int, error) {
-	rows, err := db.r.QueryContext(ctx, `SELECT DISTINCT dim FROM vectors ORDER BY dim`)
+// Dims returns the distinct lengths of the stored vectors (one scan of
+// the vectors table; for an index that does not record MetaEmbeddingDim).
+func (store *VectorStore) Dims(ctx context.Context) ([]int, error) {
+	rows, err := store.db.r.QueryContext(ctx, `SELECT DISTINCT dim FROM vectors ORDER BY dim`)
 	if err != nil {
 		return nil, fmt.Errorf("vector dims: %w", err)
 	}
@@ -320,16 +326,16 @@ func (db *DB) VectorDims(ctx context.Context) ([]int, error) {
 	return out, rows.Err()
 }
 
-// DropZeroVectors deletes stored vectors of dim floats that are all zero,
-// except those of the input whose hash is keepInput (the empty text,
-// whose zero vector is right), and reports how many it deleted; their
-// rows are pending again. A provider that returned zeros for real text
+// DropZero deletes stored vectors of dim floats that are all zero, except
+// those of the input whose hash is keepInput (the empty text, whose zero
+// vector is right), and reports how many it deleted; their rows are
+// pending again. A provider that returned zeros for real text
 // was broken, and its vectors match nothing.
-func (db *DB) DropZeroVectors(ctx context.Context, dim int, keepInput uint64) (int64, error) {
-	if db.w == nil {
-		return 0, db.errReadOnly("drop zero vectors")
+func (store *VectorStore) DropZero(ctx context.Context, dim int, keepInput uint64) (int64, error) {
+	if store.db.w == nil {
+		return 0, store.db.errReadOnly("drop zero vectors")
 	}
-	tx, err := db.w.BeginTx(ctx, nil)
+	tx, err := store.db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("drop zero vectors: %w", err)
 	}
@@ -350,15 +356,15 @@ func (db *DB) DropZeroVectors(ctx context.Context, dim int, keepInput uint64) (i
 	return n, tx.Commit()
 }
 
-// DropVectors deletes every vector (and the embedding cache of other
-// models than keepModel, and of other dimensions than keepDim when it is
-// positive), keeping all facts; the next embedding stage re-embeds. Used
+// Drop deletes every vector (and the embedding cache of other models than
+// keepModel, and of other dimensions than keepDim when it is positive),
+// keeping all facts; the next embedding stage re-embeds. Used
 // when the model or its dimension changes.
-func (db *DB) DropVectors(ctx context.Context, keepModel string, keepDim int) (err error) {
-	if db.w == nil {
-		return db.errReadOnly("drop vectors")
+func (store *VectorStore) Drop(ctx context.Context, keepModel string, keepDim int) (err error) {
+	if store.db.w == nil {
+		return store.db.errReadOnly("drop vectors")
 	}
-	tx, err := db.w.BeginTx(ctx, nil)
+	tx, err := store.db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("drop vectors: %w", err)
 	}
@@ -380,12 +386,12 @@ func (db *DB) DropVectors(ctx context.Context, keepModel string, keepDim int) (e
 	return tx.Commit()
 }
 
-// PruneEmbedCache deletes the oldest embedding cache entries beyond keep.
-func (db *DB) PruneEmbedCache(ctx context.Context, keep int) error {
-	if db.w == nil {
-		return db.errReadOnly("prune embedding cache")
+// PruneCache deletes the oldest embedding cache entries beyond keep.
+func (store *VectorStore) PruneCache(ctx context.Context, keep int) error {
+	if store.db.w == nil {
+		return store.db.errReadOnly("prune embedding cache")
 	}
-	_, err := db.w.ExecContext(ctx, `DELETE FROM embed_cache WHERE id IN
+	_, err := store.db.w.ExecContext(ctx, `DELETE FROM embed_cache WHERE id IN
 		(SELECT id FROM embed_cache ORDER BY id LIMIT max(0, (SELECT count(*) FROM embed_cache) - ?))`, keep)
 	if err != nil {
 		return fmt.Errorf("prune embedding cache: %w", err)
@@ -398,8 +404,8 @@ func (db *DB) PruneEmbedCache(ctx context.Context, keep int) error {
 // satisfies embed.Cache.
 type EmbedCache struct{ db *DB }
 
-// EmbedCache returns the cache of db.
-func (db *DB) EmbedCache() *EmbedCache { return &EmbedCache{db: db} }
+// Cache returns the index's embedding cache.
+func (store *VectorStore) Cache() *EmbedCache { return &EmbedCache{db: store.db} }
 
 // Get returns one vector per key, nil where none is stored.
 func (c *EmbedCache) Get(ctx context.Context, model string, keys []uint64) ([][]float32, error) {
@@ -435,7 +441,7 @@ func (c *EmbedCache) Get(ctx context.Context, model string, keys []uint64) ([][]
 		if err := rows.Scan(&h, &blob); err != nil {
 			return nil, fmt.Errorf("embedding cache: %w", err)
 		}
-		v, err := DecodeVector(blob)
+		v, err := vectors.Decode(blob)
 		if err != nil {
 			return nil, fmt.Errorf("embedding cache: input %s: %w", h, err)
 		}
@@ -449,30 +455,9 @@ func (c *EmbedCache) Get(ctx context.Context, model string, keys []uint64) ([][]
 }
 
 // Put does nothing: vectors enter the cache by being written to the
-// index (WriteVectors), and stay in it when their rows are replaced.
+// index (VectorStore.Write), and stay in it when their rows are replaced.
 func (c *EmbedCache) Put(ctx context.Context, model string, keys []uint64, vecs [][]float32) error {
 	return nil
-}
-
-// EncodeVector appends v to dst as little-endian float32s, the vec
-// column's format.
-func EncodeVector(dst []byte, v []float32) []byte {
-	for _, x := range v {
-		dst = binary.LittleEndian.AppendUint32(dst, math.Float32bits(x))
-	}
-	return dst
-}
-
-// DecodeVector reads a vec column.
-func DecodeVector(b []byte) ([]float32, error) {
-	if len(b)%4 != 0 {
-		return nil, errors.New("vector blob is not a whole number of float32s")
-	}
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v, nil
 }
 
 // VectorCount is how many rows of a surface have a vector, and how many
@@ -482,13 +467,13 @@ type VectorCount struct {
 	Missing int64 `json:"missing"`
 }
 
-// VectorCounts reports, per surface, the rows with and without a vector.
-func (db *DB) VectorCounts(ctx context.Context) (map[string]VectorCount, error) {
+// Counts reports, per surface, the rows with and without a vector.
+func (store *VectorStore) Counts(ctx context.Context) (map[string]VectorCount, error) {
 	out := map[string]VectorCount{}
 	q := `SELECT 'code', (SELECT count(*) FROM chunks), (SELECT count(*) FROM vectors WHERE surface = 'code')
 	UNION ALL SELECT 'summary', (SELECT count(*) FROM symbols), (SELECT count(*) FROM vectors WHERE surface = 'summary')
 	UNION ALL SELECT 'file', (SELECT count(*) FROM files), (SELECT count(*) FROM vectors WHERE surface = 'file')`
-	rows, err := db.r.QueryContext(ctx, q)
+	rows, err := store.db.r.QueryContext(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("vector counts: %w", err)
 	}

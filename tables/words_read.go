@@ -2,18 +2,21 @@ package tables
 
 import (
 	"cmp"
-	"encoding/binary"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/viberag/viberag/tables/fulltext"
+	"github.com/viberag/viberag/tables/postings"
 )
 
-// Reading the word indexes (words.go): a search parses its FTS5
-// expression (ParseFTS), reads the postings of its terms in every
-// segment, drops dead rows, evaluates the expression per row and scores
-// the matches with FTS5's bm25 over the live rows' statistics, all inside
-// the read transaction of the rows it then returns.
+// Reading the word indexes (words.go): a search compiles its query
+// against the index's columns (fulltext.Query.Compile), reads the
+// postings of its phrases' tokens in every segment, drops dead rows,
+// evaluates the query per row and scores the matches with bm25 over the
+// live rows' statistics (fulltext.BM25), all inside the read transaction
+// of the rows it then returns.
 
 // wordCache keeps decoded segments (directory and row lengths) and
 // blocks of terms by index and number: a segment's number names its
@@ -23,7 +26,7 @@ import (
 // session searches recur).
 type wordCache struct {
 	mu         sync.Mutex
-	segs       map[wordCacheKey]*wordSegment
+	segs       map[wordCacheKey]*postings.Segment
 	blocks     map[wordCacheKey][]byte // by block id
 	blockBytes int
 }
@@ -49,14 +52,14 @@ func wordSegSQL(ix *wordIndex) string {
 type wordView struct {
 	src          *sourceCache
 	ix           *wordIndex
-	segs         []*wordSegment // ascending by lo
-	dead         [][]int64      // per segment
-	rows, tokens int64          // live
+	segs         []*postings.Segment // ascending by lo
+	dead         [][]int64           // per segment
+	rows, tokens int64               // live
 	blocks       map[int64][]byte
 }
 
 // openWords reads the live state of ix's segments in src's transaction.
-func (db *DB) openWords(src *sourceCache, ix *wordIndex) (*wordView, error) {
+func (rd *IndexReader) openWords(src *sourceCache, ix *wordIndex) (*wordView, error) {
 	rows, err := src.query(wordLiveSQL(ix))
 	if err != nil {
 		return nil, err
@@ -75,7 +78,7 @@ func (db *DB) openWords(src *sourceCache, ix *wordIndex) (*wordView, error) {
 			rows.Close()
 			return nil, err
 		}
-		if s.dead, err = decodePostings(nil, dead); err != nil {
+		if s.dead, err = postings.DecodeIDs(nil, dead); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("%s %d: %w", ix.live(), s.n, err)
 		}
@@ -87,47 +90,47 @@ func (db *DB) openWords(src *sourceCache, ix *wordIndex) (*wordView, error) {
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	db.words.mu.Lock()
-	if db.words.segs == nil {
-		db.words.segs = map[wordCacheKey]*wordSegment{}
+	rd.words.mu.Lock()
+	if rd.words.segs == nil {
+		rd.words.segs = map[wordCacheKey]*postings.Segment{}
 	}
 	var missing []int
 	for i, s := range segs {
-		ws := db.words.segs[wordCacheKey{ix, s.n}]
+		ws := rd.words.segs[wordCacheKey{ix, s.n}]
 		v.segs = append(v.segs, ws)
 		if ws == nil {
 			missing = append(missing, i)
 		}
 	}
-	db.words.mu.Unlock()
+	rd.words.mu.Unlock()
 	for _, i := range missing {
 		var lo, hi int64
 		var dir, docs []byte
 		if err := src.queryRow(wordSegSQL(ix), segs[i].n).Scan(&lo, &hi, &dir, &docs); err != nil {
 			return nil, fmt.Errorf("%s %d: %w", ix.segs(), segs[i].n, err)
 		}
-		ws, err := decodeWordSegment(segs[i].n, lo, hi, dir, docs)
+		ws, err := postings.DecodeSegment(segs[i].n, lo, hi, dir, docs)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", ix.segs(), err)
 		}
 		v.segs[i] = ws
 	}
 	if len(missing) > 0 {
-		db.words.mu.Lock()
+		rd.words.mu.Lock()
 		// Forget the segments of this index that are gone (merged).
 		keep := map[int64]bool{}
 		for _, s := range segs {
 			keep[s.n] = true
 		}
-		for k := range db.words.segs {
+		for k := range rd.words.segs {
 			if k.ix == ix && !keep[k.seg] {
-				delete(db.words.segs, k)
+				delete(rd.words.segs, k)
 			}
 		}
 		for _, i := range missing {
-			db.words.segs[wordCacheKey{ix, segs[i].n}] = v.segs[i]
+			rd.words.segs[wordCacheKey{ix, segs[i].n}] = v.segs[i]
 		}
-		db.words.mu.Unlock()
+		rd.words.mu.Unlock()
 	}
 	for _, s := range segs {
 		v.dead = append(v.dead, s.dead)
@@ -136,8 +139,8 @@ func (db *DB) openWords(src *sourceCache, ix *wordIndex) (*wordView, error) {
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(v.segs[a].lo, v.segs[b].lo) })
-	sorted, dead := make([]*wordSegment, len(order)), make([][]int64, len(order))
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(v.segs[a].Lo, v.segs[b].Lo) })
+	sorted, dead := make([]*postings.Segment, len(order)), make([][]int64, len(order))
 	for i, o := range order {
 		sorted[i], dead[i] = v.segs[o], v.dead[o]
 	}
@@ -146,19 +149,19 @@ func (db *DB) openWords(src *sourceCache, ix *wordIndex) (*wordView, error) {
 }
 
 // block returns block b of segment s.
-func (v *wordView) block(s *wordSegment, b int) ([]byte, error) {
-	id := s.seg<<wordSegShift | int64(b)
+func (v *wordView) block(s *postings.Segment, b int) ([]byte, error) {
+	id := s.Seg<<wordSegShift | int64(b)
 	if data, ok := v.blocks[id]; ok {
 		return data, nil
 	}
-	c := &v.src.db.words
+	c := &v.src.rd.words
 	key := wordCacheKey{v.ix, id}
 	c.mu.Lock()
 	data, ok := c.blocks[key]
 	c.mu.Unlock()
 	if !ok {
 		if err := v.src.queryRow(wordBlockSQL(v.ix), id).Scan(&data); err != nil {
-			return nil, fmt.Errorf("%s block %d of segment %d: %w", v.ix.words(), b, s.seg, err)
+			return nil, fmt.Errorf("%s block %d of segment %d: %w", v.ix.words(), b, s.Seg, err)
 		}
 		c.mu.Lock()
 		if c.blocks == nil || c.blockBytes+len(data) > wordCacheBytes {
@@ -174,41 +177,41 @@ func (v *wordView) block(s *wordSegment, b int) ([]byte, error) {
 
 // postings calls fn with the posting of every term of segment s that is
 // term, or starts with it when prefix is set.
-func (v *wordView) postings(s *wordSegment, term string, prefix bool, fn func(posting []byte)) error {
-	b := s.blockOf(term)
+func (v *wordView) postings(s *postings.Segment, term string, prefix bool, fn func(posting []byte)) error {
+	b := s.BlockOf(term)
 	if b < 0 {
 		if !prefix {
 			return nil
 		}
 		b = 0
 	}
-	for ; b < len(s.dir); b++ {
-		if b > 0 && s.dir[b] > term && !strings.HasPrefix(s.dir[b], term) {
+	for ; b < len(s.Dir); b++ {
+		if b > 0 && s.Dir[b] > term && !strings.HasPrefix(s.Dir[b], term) {
 			return nil
 		}
 		data, err := v.block(s, b)
 		if err != nil {
 			return err
 		}
-		t := blockTerms{b: data}
-		for t.next() {
-			c := strings.Compare(string(t.term), term)
+		t := postings.NewTerms(data)
+		for t.Next() {
+			c := strings.Compare(string(t.Term()), term)
 			switch {
 			case c < 0:
 				continue
 			case c == 0:
-				fn(t.posting)
+				fn(t.Posting())
 				if !prefix {
 					return nil
 				}
-			case prefix && strings.HasPrefix(string(t.term), term):
-				fn(t.posting)
+			case prefix && strings.HasPrefix(string(t.Term()), term):
+				fn(t.Posting())
 			default:
 				return nil
 			}
 		}
-		if t.err != nil {
-			return fmt.Errorf("%s segment %d: %w", v.ix.words(), s.seg, t.err)
+		if t.Err() != nil {
+			return fmt.Errorf("%s segment %d: %w", v.ix.words(), s.Seg, t.Err())
 		}
 		if !prefix {
 			return nil
@@ -225,7 +228,7 @@ type phraseHits struct {
 }
 
 // phrase finds the rows holding ph in the columns of cols.
-func (v *wordView) phrase(ph Phrase, cols uint64) (phraseHits, error) {
+func (v *wordView) phrase(ph fulltext.Phrase, cols uint64) (phraseHits, error) {
 	var h phraseHits
 	ncols := len(v.ix.cols)
 	if len(ph.Tokens) == 0 {
@@ -235,21 +238,21 @@ func (v *wordView) phrase(ph Phrase, cols uint64) (phraseHits, error) {
 		dead := v.dead[si]
 		if len(ph.Tokens) == 1 && !ph.Prefix {
 			_, err := v.liveEntries(s, dead, ph.Tokens[0], false, func(id int64, entry []byte) error {
-				e, err := parseWordEntry(entry, ncols)
+				e, err := postings.ParseEntry(entry, ncols)
 				if err != nil {
 					return err
 				}
 				any := false
 				for k := 0; k < ncols; k++ {
 					if cols&(1<<k) == 0 {
-						e.counts[k] = 0
-					} else if e.counts[k] > 0 {
+						e.Counts[k] = 0
+					} else if e.Counts[k] > 0 {
 						any = true
 					}
 				}
 				if any {
 					h.ids = append(h.ids, id)
-					h.cnt = append(h.cnt, e.counts[:ncols]...)
+					h.cnt = append(h.cnt, e.Counts[:ncols]...)
 				}
 				return nil
 			})
@@ -274,7 +277,7 @@ type tokenHit struct {
 
 // tokenHits returns the live rows of s holding tok (any term it starts
 // when prefix is set), ascending by id; a row may come once per term.
-func (v *wordView) tokenHits(s *wordSegment, dead []int64, tok string, prefix bool) ([]tokenHit, error) {
+func (v *wordView) tokenHits(s *postings.Segment, dead []int64, tok string, prefix bool) ([]tokenHit, error) {
 	var out []tokenHit
 	terms, err := v.liveEntries(s, dead, tok, prefix, func(id int64, entry []byte) error {
 		out = append(out, tokenHit{id, entry})
@@ -294,7 +297,7 @@ func (v *wordView) tokenHits(s *wordSegment, dead []int64, tok string, prefix bo
 // ids ascending within a term, and returns the number of terms. A
 // posting that does not decode, or fn's error, ends it with the error
 // naming the segment.
-func (v *wordView) liveEntries(s *wordSegment, dead []int64, tok string, prefix bool, fn func(id int64, entry []byte) error) (int, error) {
+func (v *wordView) liveEntries(s *postings.Segment, dead []int64, tok string, prefix bool, fn func(id int64, entry []byte) error) (int, error) {
 	terms := 0
 	var err error
 	perr := v.postings(s, tok, prefix, func(p []byte) {
@@ -302,22 +305,22 @@ func (v *wordView) liveEntries(s *wordSegment, dead []int64, tok string, prefix 
 			return
 		}
 		terms++
-		c := postingCursor{p: p, id: s.lo}
-		for c.next() {
-			if len(dead) > 0 && isDead(dead, c.id) {
+		c := postings.NewCursor(p, s.Lo)
+		for c.Next() {
+			if len(dead) > 0 && isDead(dead, c.ID()) {
 				continue
 			}
-			if err = fn(c.id, c.entry); err != nil {
+			if err = fn(c.ID(), c.Entry()); err != nil {
 				return
 			}
 		}
-		err = c.err
+		err = c.Err()
 	})
 	if perr != nil {
 		return terms, perr
 	}
 	if err != nil {
-		return terms, fmt.Errorf("%s segment %d: %w", v.ix.words(), s.seg, err)
+		return terms, fmt.Errorf("%s segment %d: %w", v.ix.words(), s.Seg, err)
 	}
 	return terms, nil
 }
@@ -325,7 +328,7 @@ func (v *wordView) liveEntries(s *wordSegment, dead []int64, tok string, prefix 
 // phraseInSegment adds to h the rows of s holding ph, a prefix phrase or
 // one of several tokens: rows holding every token (a merge of the
 // tokens' rows), their instances counted from positions.
-func (v *wordView) phraseInSegment(s *wordSegment, dead []int64, ph Phrase, cols uint64, h *phraseHits) error {
+func (v *wordView) phraseInSegment(s *postings.Segment, dead []int64, ph fulltext.Phrase, cols uint64, h *phraseHits) error {
 	ncols := len(v.ix.cols)
 	k := len(ph.Tokens)
 	hits := make([][]tokenHit, k)
@@ -368,18 +371,18 @@ func (v *wordView) phraseInSegment(s *wordSegment, dead []int64, ph Phrase, cols
 				}
 				if k == 1 {
 					for _, th := range hits[0][at[0]:ends[0]] {
-						we, err := parseWordEntry(th.entry, ncols)
+						we, err := postings.ParseEntry(th.entry, ncols)
 						if err != nil {
 							return err
 						}
-						counts[c] += we.counts[c]
+						counts[c] += we.Counts[c]
 					}
 				} else {
 					for i := range k {
 						sets[i] = sets[i][:0]
 						for _, th := range hits[i][at[i]:ends[i]] {
 							var err error
-							if sets[i], err = appendPositions(sets[i], th.entry, ncols, c); err != nil {
+							if sets[i], err = postings.AppendPositions(sets[i], th.entry, ncols, c); err != nil {
 								return err
 							}
 						}
@@ -411,30 +414,6 @@ func (v *wordView) phraseInSegment(s *wordSegment, dead []int64, ph Phrase, cols
 	return nil
 }
 
-// appendPositions appends the positions of an entry's term in column c.
-func appendPositions(out []uint32, e []byte, ncols, c int) ([]uint32, error) {
-	we, err := parseWordEntry(e, ncols)
-	if err != nil || we.counts[c] == 0 {
-		return out, err
-	}
-	p := we.pos
-	for k := 0; k <= c; k++ {
-		var pos uint32
-		for j := uint32(0); j < we.counts[k]; j++ {
-			d, m := binary.Uvarint(p)
-			if m <= 0 {
-				return out, errWordPosting
-			}
-			p = p[m:]
-			pos += uint32(d)
-			if k == c {
-				out = append(out, pos)
-			}
-		}
-	}
-	return out, nil
-}
-
 // wordMatch is a row matching an expression, with its bm25 (negated:
 // higher is better) when scored.
 type wordMatch struct {
@@ -444,7 +423,7 @@ type wordMatch struct {
 
 // eval calls fn with every live row matching q, ascending by id, scored
 // with column weights ws when score is set.
-func (v *wordView) eval(q *FTSQuery, ws []float64, score bool, fn func(wordMatch)) error {
+func (v *wordView) eval(q *fulltext.Matcher, ws []float64, score bool, fn func(wordMatch)) error {
 	n := len(q.Phrases)
 	hits := make([]phraseHits, n)
 	for i, ph := range q.Phrases {
@@ -455,11 +434,11 @@ func (v *wordView) eval(q *FTSQuery, ws []float64, score bool, fn func(wordMatch
 	}
 	ncols := len(v.ix.cols)
 	idf := make([]float64, n)
-	st := TableStats{Rows: v.rows, Tokens: v.tokens}
+	st := fulltext.Stats{Rows: v.rows, Tokens: v.tokens}
 	for i := range hits {
 		idf[i] = st.IDF(int64(len(hits[i].ids)))
 	}
-	avgdl := float64(v.tokens) / float64(v.rows)
+	avgdl := st.AvgDL()
 	pos := make([]int, n)
 	raw := make([]float64, n)
 	freq := make([]float64, n)
@@ -479,16 +458,8 @@ func (v *wordView) eval(q *FTSQuery, ws []float64, score bool, fn func(wordMatch
 			if pos[i] < len(hits[i].ids) && hits[i].ids[pos[i]] == cur {
 				cnt := hits[i].cnt[pos[i]*ncols : (pos[i]+1)*ncols]
 				for c, x := range cnt {
-					raw[i] += float64(x)
-					if score {
-						w := 1.0
-						if c < len(ws) {
-							w = ws[c]
-						}
-						// FTS5 adds a column's weight once per instance.
-						for range x {
-							freq[i] += w
-						}
+					if x > 0 {
+						fulltext.AddCount(c, x, ws, &raw[i], &freq[i])
 					}
 				}
 				pos[i]++
@@ -499,39 +470,39 @@ func (v *wordView) eval(q *FTSQuery, ws []float64, score bool, fn func(wordMatch
 		}
 		m := wordMatch{id: cur}
 		if score {
-			for seg < len(v.segs) && v.segs[seg].hi < cur {
+			for seg < len(v.segs) && v.segs[seg].Hi < cur {
 				seg++
 			}
 			if seg == len(v.segs) {
 				return fmt.Errorf("%s: row %d is in no segment", v.ix.words(), cur)
 			}
-			dl, ok := v.segs[seg].rowTokens(cur)
+			dl, ok := v.segs[seg].RowTokens(cur)
 			if !ok {
 				return fmt.Errorf("%s: row %d has no length", v.ix.words(), cur)
 			}
-			m.score = BM25Freq(freq, idf, int(dl), avgdl)
+			m.score = fulltext.BM25(freq, idf, int(dl), avgdl)
 		}
 		fn(m)
 	}
 }
 
-// rankWords returns the rows of ix matching expr that w admits, scored
+// rankWords returns the rows of ix matching q that w admits, scored
 // with weights ws: the best limit, and every row tied with the last of
-// them (as the statements of schema 7 cut the matches), in no order.
-func (db *DB) rankWords(src *sourceCache, ix *wordIndex, expr string, ws []float64, w where, alias string, limit int) ([]wordMatch, error) {
-	if limit <= 0 {
+// them (the caller orders ties), in no order.
+func (src *sourceCache) rankWords(ix *wordIndex, q fulltext.Query, ws []float64, w where, alias string, limit int) ([]wordMatch, error) {
+	if limit <= 0 || q.IsZero() {
 		return nil, nil
 	}
-	q, err := ParseFTS(expr, ix.cols)
+	m, err := q.Compile(ix.cols)
 	if err != nil {
 		return nil, err
 	}
-	v, err := db.openWords(src, ix)
+	v, err := src.rd.openWords(src, ix)
 	if err != nil {
 		return nil, err
 	}
 	var ms []wordMatch
-	if err := v.eval(q, ws, true, func(m wordMatch) { ms = append(ms, m) }); err != nil {
+	if err := v.eval(m, ws, true, func(m wordMatch) { ms = append(ms, m) }); err != nil {
 		return nil, err
 	}
 	if ms, err = inScope(src, ix, ms, w, alias); err != nil {
@@ -558,7 +529,7 @@ func inScope(src *sourceCache, ix *wordIndex, ms []wordMatch, w where, alias str
 	for i, m := range ms {
 		ids[i] = m.id
 	}
-	q := `SELECT ` + alias + `.id FROM ` + ix.base + ` ` + alias + ` WHERE ` + alias + `.id IN (SELECT value FROM json_each(?))` + w.sql
+	q := `SELECT ` + alias + `.` + ix.row + ` FROM ` + ix.base + ` ` + alias + ` WHERE ` + alias + `.` + ix.row + ` IN (SELECT value FROM json_each(?))` + w.sql
 	rows, err := src.query(q, append([]any{jsonIDs(ids)}, w.args...)...)
 	if err != nil {
 		return nil, err
@@ -578,19 +549,21 @@ func inScope(src *sourceCache, ix *wordIndex, ms []wordMatch, w where, alias str
 	return slices.DeleteFunc(ms, func(m wordMatch) bool { return !keep[m.id] }), nil
 }
 
-// matchIDs returns the ids of the live rows of ix matching expr,
-// ascending.
-func (db *DB) matchIDs(src *sourceCache, ix *wordIndex, expr string) ([]int64, error) {
-	q, err := ParseFTS(expr, ix.cols)
+// matchIDs returns the ids of the live rows of ix matching q, ascending.
+func (src *sourceCache) matchIDs(ix *wordIndex, q fulltext.Query) ([]int64, error) {
+	if q.IsZero() {
+		return nil, nil
+	}
+	m, err := q.Compile(ix.cols)
 	if err != nil {
 		return nil, err
 	}
-	v, err := db.openWords(src, ix)
+	v, err := src.rd.openWords(src, ix)
 	if err != nil {
 		return nil, err
 	}
 	var ids []int64
-	err = v.eval(q, nil, false, func(m wordMatch) { ids = append(ids, m.id) })
+	err = v.eval(m, nil, false, func(m wordMatch) { ids = append(ids, m.id) })
 	return ids, err
 }
 

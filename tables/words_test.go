@@ -3,18 +3,19 @@ package tables
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables/fulltext"
+
+	_ "modernc.org/sqlite" // the oracle: SQLite's FTS5, in a test-only module
 )
 
 // fixtureFiles extracts every source fixture of the repository (not the
@@ -54,9 +55,9 @@ func fixtureFiles(t *testing.T, edit string) []*extract.File {
 	return files
 }
 
-// ftsReference keeps, beside an index, the contentless FTS5 tables of
-// schema 7 holding the same rows under the same ids: what the word
-// indexes must rank as.
+// ftsReference keeps, beside an index, contentless FTS5 tables holding the
+// same rows under the same ids: what the word indexes must rank as. FTS5
+// comes from the test-only module modernc.org/sqlite (driver "sqlite").
 type ftsReference struct {
 	t  *testing.T
 	db *DB
@@ -65,7 +66,7 @@ type ftsReference struct {
 }
 
 func newFTSReference(t *testing.T, db *DB) *ftsReference {
-	sq, err := sql.Open("sqlite3", filepath.Join(t.TempDir(), "fts5.db"))
+	sq, err := sql.Open("sqlite", filepath.Join(t.TempDir(), "fts5.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,6 +75,8 @@ func newFTSReference(t *testing.T, db *DB) *ftsReference {
 		`CREATE VIRTUAL TABLE symbols_fts USING fts5(name, qualname, signature, doc, ident_parts,
 			content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2')`,
 		`CREATE VIRTUAL TABLE chunks_fts USING fts5(header, content, ident_parts, strings,
+			content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2')`,
+		`CREATE VIRTUAL TABLE files_fts USING fts5(path, summary,
 			content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 2')`,
 	} {
 		if _, err := sq.Exec(q); err != nil {
@@ -94,10 +97,10 @@ func (r *ftsReference) write(files []*extract.File, deleted []string) {
 	}
 	gone = append(gone, deleted...)
 	for _, p := range gone {
-		for _, tbl := range []string{"symbols", "chunks"} {
-			ids := queryInts(t, r.db, `SELECT id FROM `+tbl+` WHERE file_id = (SELECT id FROM files WHERE path = ?)`, p)
+		for _, ix := range wordIndexes {
+			ids := queryInts(t, r.db, `SELECT `+ix.row+` FROM `+ix.base+` WHERE `+ix.file+` = (SELECT id FROM files WHERE path = ?)`, p)
 			for _, id := range ids {
-				if _, err := r.sq.Exec(`DELETE FROM `+tbl+`_fts WHERE rowid = ?`, id); err != nil {
+				if _, err := r.sq.Exec(`DELETE FROM `+ix.base+`_fts WHERE rowid = ?`, id); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -105,6 +108,15 @@ func (r *ftsReference) write(files []*extract.File, deleted []string) {
 	}
 	mustWrite(t, r.db, files, deleted)
 	for _, f := range files {
+		// The file, as the view files_summary spells it.
+		var row int64
+		var path, summary string
+		if err := r.db.r.QueryRow(`SELECT f.word_row, s.path, s.summary FROM files f JOIN files_summary s ON s.id = f.id WHERE f.path = ?`, f.Path).Scan(&row, &path, &summary); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.sq.Exec(`INSERT INTO files_fts(rowid, path, summary) VALUES (?, ?, ?)`, row, path, summary); err != nil {
+			t.Fatal(err)
+		}
 		rows := r.fb.Build(f)
 		ids := queryInts(t, r.db, `SELECT id FROM symbols WHERE file_id = (SELECT id FROM files WHERE path = ?) ORDER BY id`, f.Path)
 		if len(ids) != len(rows.Symbols) {
@@ -129,18 +141,18 @@ func (r *ftsReference) write(files []*extract.File, deleted []string) {
 	}
 }
 
-// scores returns -bm25 of every row of table (symbols_fts or chunks_fts)
-// matching expr, by id.
-func (r *ftsReference) scores(table, expr string, ws []float64) map[int64]float64 {
+// scores returns -bm25 of every row of table (symbols_fts, chunks_fts or
+// files_fts) matching q, by id (a file's word row).
+func (r *ftsReference) scores(table string, q fulltext.Query, ws []float64) map[int64]float64 {
 	r.t.Helper()
 	marks := strings.TrimSuffix(strings.Repeat("?, ", len(ws)), ", ")
 	args := []any{}
 	for _, w := range ws {
 		args = append(args, w)
 	}
-	rows, err := r.sq.Query(`SELECT rowid, -bm25(`+table+`, `+marks+`) FROM `+table+` WHERE `+table+` MATCH ?`, append(args, expr)...)
+	rows, err := r.sq.Query(`SELECT rowid, -bm25(`+table+`, `+marks+`) FROM `+table+` WHERE `+table+` MATCH ?`, append(args, q.String())...)
 	if err != nil {
-		r.t.Fatalf("%s MATCH %q: %v", table, expr, err)
+		r.t.Fatalf("%s MATCH %s: %v", table, q, err)
 	}
 	defer rows.Close()
 	out := map[int64]float64{}
@@ -155,26 +167,23 @@ func (r *ftsReference) scores(table, expr string, ws []float64) map[int64]float6
 	return out
 }
 
-// queries returns FTS5 expressions of the kinds the planner writes, over
-// the words of the rows: single words, prefixes, phrases of adjacent
-// words (as `res.send` or `max_retries` quote), AND, OR, parentheses and
-// column filters.
-func wordQueries(t *testing.T, files []*extract.File, cols []string, n int) []string {
+// wordQueries returns queries of the kinds the planner builds, over the
+// words of the rows: single words, prefixes, phrases of adjacent words
+// (as `res.send` or `max_retries` make them), AND, OR and column limits.
+func wordQueries(t *testing.T, texts []string, cols []string, n int) []fulltext.Query {
 	r := rand.New(rand.NewPCG(7, 8))
 	var words []string
 	var pairs []string
 	seen := map[string]bool{}
-	for _, f := range files {
-		for _, c := range f.Chunks {
-			toks := Tokenize(c.Text)
-			for i, w := range toks {
-				if !seen[w] {
-					seen[w] = true
-					words = append(words, w)
-				}
-				if i > 0 && r.IntN(40) == 0 {
-					pairs = append(pairs, toks[i-1]+"."+w)
-				}
+	for _, text := range texts {
+		toks := fulltext.Tokenize(text)
+		for i, w := range toks {
+			if !seen[w] {
+				seen[w] = true
+				words = append(words, w)
+			}
+			if i > 0 && r.IntN(40) == 0 {
+				pairs = append(pairs, toks[i-1]+"."+w)
 			}
 		}
 	}
@@ -182,8 +191,8 @@ func wordQueries(t *testing.T, files []*extract.File, cols []string, n int) []st
 	if len(words) < 100 || len(pairs) < 20 {
 		t.Fatalf("%d words, %d pairs: the fixtures changed", len(words), len(pairs))
 	}
-	q := func(w string) string { return `"` + strings.ReplaceAll(w, `"`, `""`) + `"` }
-	term := func() string {
+	q := fulltext.Term
+	term := func() fulltext.Query {
 		switch r.IntN(6) {
 		case 0:
 			return q(pairs[r.IntN(len(pairs))])
@@ -192,26 +201,29 @@ func wordQueries(t *testing.T, files []*extract.File, cols []string, n int) []st
 			if len(w) > 2 {
 				w = w[:2+r.IntN(len(w)-2)]
 			}
-			return q(w) + "*"
+			return fulltext.Prefix(w)
 		case 2:
-			return cols[r.IntN(len(cols))] + " : " + q(words[r.IntN(len(words))])
+			return in(cols[r.IntN(len(cols))], q(words[r.IntN(len(words))]))
 		case 3:
-			return "{" + cols[0] + " " + cols[len(cols)-1] + "} : " + q(words[r.IntN(len(words))])
+			return fulltext.In([]string{cols[0], cols[len(cols)-1]}, q(words[r.IntN(len(words))]))
 		default:
 			return q(words[r.IntN(len(words))])
 		}
 	}
-	out := []string{`"func"`, `"return"`, `"self"`, `"max_retries"`, `"res.send"`, `"no-such-word-anywhere"`}
+	var out []fulltext.Query
+	for _, w := range []string{"func", "return", "self", "max_retries", "res.send", "no-such-word-anywhere"} {
+		out = append(out, q(w))
+	}
 	for len(out) < n {
 		switch r.IntN(4) {
 		case 0:
 			out = append(out, term())
 		case 1:
-			out = append(out, term()+" OR "+term()+" OR "+term())
+			out = append(out, fulltext.Or(term(), term(), term()))
 		case 2:
-			out = append(out, term()+" AND "+term())
+			out = append(out, fulltext.And(term(), term()))
 		default:
-			out = append(out, "("+term()+" OR "+term()+") AND ("+term()+" OR "+term()+")")
+			out = append(out, fulltext.And(fulltext.Or(term(), term()), fulltext.Or(term(), term())))
 		}
 	}
 	return out
@@ -219,9 +231,10 @@ func wordQueries(t *testing.T, files []*extract.File, cols []string, n int) []st
 
 // TestWordsRankAsFTS5 writes the fixtures in several batches, re-writes a
 // third of them, deletes some and writes more (merging segments, leaving
-// dead rows), and requires every search to find the rows FTS5's
-// contentless_delete tables find for the same rows, with the same bm25
-// scores (bit for bit) and ranked lists; then the same after CompactFTS.
+// dead rows), and requires every search of symbols, chunks and files to
+// find the rows FTS5's contentless_delete tables find for the same rows,
+// with the same bm25 scores (bit for bit) and ranked lists; then the same
+// after CompactFTS.
 func TestWordsRankAsFTS5(t *testing.T) {
 	ctx := context.Background()
 	db := openTest(t)
@@ -249,21 +262,36 @@ func TestWordsRankAsFTS5(t *testing.T) {
 		t.Fatal("no segment has dead rows: the test needs them")
 	}
 
-	chunkQs := wordQueries(t, files, chunkWords.cols, 300)
-	symbolQs := wordQueries(t, files, symbolWords.cols, 300)
+	var chunkTexts, summaries []string
+	for _, f := range files {
+		for _, c := range f.Chunks {
+			chunkTexts = append(chunkTexts, c.Text)
+		}
+		summaries = append(summaries, f.Summary, f.Summary, f.Summary) // pairs enough
+	}
+	chunkQs := wordQueries(t, chunkTexts, chunkWords.cols, 300)
+	symbolQs := wordQueries(t, chunkTexts, symbolWords.cols, 300)
+	fileQs := wordQueries(t, summaries, fileWords.cols, 300)
+	// File ids and their word rows, which FTS5's rows are numbered by.
+	wordRow := map[int64]int64{}
+	ids, rows := queryInts(t, db, `SELECT id FROM files ORDER BY id`), queryInts(t, db, `SELECT word_row FROM files ORDER BY id`)
+	for i, id := range ids {
+		wordRow[id] = rows[i]
+	}
 	compare := func(stage string) {
 		for _, tc := range []struct {
 			ix      *wordIndex
-			qs      []string
+			qs      []fulltext.Query
 			weights [][]float64
 		}{
 			{chunkWords, chunkQs, [][]float64{{2, 1, 1, 0.5}, similarWeights, {1, 1, 1, 1}}},
 			{symbolWords, symbolQs, [][]float64{{4, 2, 1, 0.5, 1}, {0, 0, 0, 1, 0}}},
+			{fileWords, fileQs, [][]float64{{2, 1}, {1, 1}}},
 		} {
 			matched, total := 0, 0
 			for _, expr := range tc.qs {
 				for _, ws := range tc.weights {
-					want := ref.scores(tc.ix.prefix+"s_fts", expr, ws)
+					want := ref.scores(tc.ix.base+"_fts", expr, ws)
 					type hit struct {
 						id          int64
 						path        string
@@ -273,15 +301,23 @@ func TestWordsRankAsFTS5(t *testing.T) {
 					var got []hit
 					switch tc.ix {
 					case chunkWords:
-						rows, err := db.SearchChunks(ctx, expr, ws, scope.Scope{}, 1<<20)
+						rows, err := db.Reader().SearchChunks(ctx, expr, ws, scope.Scope{}, 1<<20)
 						if err != nil {
 							t.Fatalf("%s: SearchChunks(%q): %v", stage, expr, err)
 						}
 						for _, r := range rows {
 							got = append(got, hit{r.ID, r.Path, r.StartLine, r.Score, want[r.ID]})
 						}
+					case fileWords:
+						rows, err := db.Reader().SearchFiles(ctx, expr, ws, scope.Scope{}, 1<<20)
+						if err != nil {
+							t.Fatalf("%s: SearchFiles(%q): %v", stage, expr, err)
+						}
+						for _, r := range rows {
+							got = append(got, hit{wordRow[r.ID], r.Path, 0, r.Score, want[wordRow[r.ID]]})
+						}
 					default:
-						rows, err := db.SearchSymbols(ctx, expr, ws, scope.Scope{}, 1<<20)
+						rows, err := db.Reader().SearchSymbols(ctx, expr, ws, scope.Scope{}, 1<<20)
 						if err != nil {
 							t.Fatalf("%s: SearchSymbols(%q): %v", stage, expr, err)
 						}
@@ -319,15 +355,17 @@ func TestWordsRankAsFTS5(t *testing.T) {
 				}
 				// Counts and unranked matches.
 				var n int
-				if err := ref.sq.QueryRow(`SELECT count(*) FROM `+tc.ix.prefix+`s_fts WHERE `+tc.ix.prefix+`s_fts MATCH ?`, expr).Scan(&n); err != nil {
+				if err := ref.sq.QueryRow(`SELECT count(*) FROM `+tc.ix.base+`_fts WHERE `+tc.ix.base+`_fts MATCH ?`, expr.String()).Scan(&n); err != nil {
 					t.Fatal(err)
 				}
-				if tc.ix == chunkWords {
-					if got, err := db.MatchCount(ctx, ChunksFTS, expr); err != nil || got != n {
-						t.Errorf("%s: MatchCount(%q) = %d, %v; FTS5 %d", stage, expr, got, err, n)
+				switch tc.ix {
+				case chunkWords, fileWords:
+					tbl := map[*wordIndex]scope.Table{chunkWords: scope.Chunks, fileWords: scope.Files}[tc.ix]
+					if got, err := db.Reader().MatchCounts(ctx, tbl, []fulltext.Query{expr}); err != nil || got[0] != n {
+						t.Errorf("%s: MatchCounts(%s, %q) = %v, %v; FTS5 %d", stage, tbl, expr, got, err, n)
 					}
-				} else {
-					rows, err := db.SymbolsMatching(ctx, expr, scope.Scope{})
+				default:
+					rows, err := db.Reader().SymbolsMatching(ctx, expr, scope.Scope{})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -343,66 +381,9 @@ func TestWordsRankAsFTS5(t *testing.T) {
 		}
 	}
 	compare("after re-writes and deletes")
-	if err := db.CompactFTS(ctx); err != nil {
+	if err := db.Writer().CompactFTS(ctx); err != nil {
 		t.Fatal(err)
 	}
 	checkIntegrity(t, db)
 	compare("after CompactFTS")
-}
-
-// TestWordBuilderReusedAcrossFiles: a builder reused from file to file
-// (a worker's Preparer) gives each file the wordFile a fresh builder
-// gives it, after a file that grew its term table past its first size,
-// across the wrap of its slot generations and after a dense file whose
-// buffers it does not keep.
-func TestWordBuilderReusedAcrossFiles(t *testing.T) {
-	build := func(b *wordBuilder, rows [][]string) wordFile {
-		b.reset()
-		for _, r := range rows {
-			b.addRow(r...)
-		}
-		return b.finish()
-	}
-	var big [][]string
-	for i := range 3 * minWordSlots {
-		big = append(big, []string{fmt.Sprintf("term%d other%d", i, i%7), fmt.Sprintf("x%d", i/3)})
-	}
-	small := [][]string{{"alpha beta", "beta gamma"}, {"Gamma delta alpha", ""}, {"term5 x1"}}
-	dense := [][]string{{strings.Repeat("ab cd ", 400000)}} // buffers past maxKeptWordBytes
-	var reused wordBuilder
-	for i, rows := range [][][]string{big, small, big, small, small, dense, small} {
-		if i == 3 {
-			reused.gen = 1<<32 - 2 // the next generations wrap
-		}
-		got := build(&reused, rows)
-		var fresh wordBuilder
-		if want := build(&fresh, rows); !reflect.DeepEqual(got, want) {
-			t.Fatalf("file %d (%d rows): a reused builder's wordFile differs from a fresh one's", i, len(rows))
-		}
-		if len(got.terms) == 0 {
-			t.Fatalf("file %d: no terms", i)
-		}
-		if r := reused.retained(); r > maxKeptWordBytes {
-			t.Errorf("file %d: the builder keeps %d bytes of buffers, more than %d", i, r, maxKeptWordBytes)
-		}
-	}
-}
-
-// TestSortedTermsIsStringOrder: the prefix-keyed sort of a segment's terms
-// gives the order of the strings themselves, for terms that share 8-byte
-// prefixes, are prefixes of each other, or hold bytes above 0x7f.
-func TestSortedTermsIsStringOrder(t *testing.T) {
-	terms := []string{"abcdefghij", "abcdefgh", "abcdefghi", "abc", "ab", "b", "abcdefgz", "é", "\xf4\x90\x80\x80", "a", "abcdefghia", "zzzzzzzzzzzz", "zzzzzzzz", "0", "09", "1"}
-	r := rand.New(rand.NewPCG(1, 2))
-	for range 20 {
-		r.Shuffle(len(terms), func(i, j int) { terms[i], terms[j] = terms[j], terms[i] })
-		var got []string
-		for _, i := range sortedTerms(terms) {
-			got = append(got, terms[i])
-		}
-		want := slices.Sorted(slices.Values(terms))
-		if !slices.Equal(got, want) {
-			t.Fatalf("sortedTerms order %q, want %q", got, want)
-		}
-	}
 }

@@ -5,14 +5,31 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/viberag/viberag/extract"
 )
 
+// Writer is the write side of an index (DB.Writer): the batches of files
+// an index run stores, the indexes it defers and builds, the merges of
+// the full-text segments, and the index's own records (meta, skipped
+// files). Its methods fail on an index opened read-only. One write runs
+// at a time: they share the index's one writer connection.
+type Writer struct {
+	db *DB
+	// bulk is set while a run writes the whole index (DeferIndexes until
+	// BuildIndexes): writes leave their full-text segments unmerged, and
+	// the run's closing BuildIndexes merges them all at once.
+	bulk atomic.Bool
+	// afterFile, when set by a test, runs after each file of a Write has
+	// been written inside the transaction; an error aborts the Write.
+	afterFile func(i int) error
+}
+
 // Write stores a batch in one transaction: every path in deleted loses
 // its rows, and every file in files replaces the rows previously stored
-// for its path (file row, symbols, chunks, refs, their FTS entries and
+// for its path (file row, symbols, chunks, refs, their word-index rows and
 // their vectors). A path in both lists ends up written; a path listed
 // twice in files keeps its last entry.
 //
@@ -22,29 +39,29 @@ import (
 //
 // Write prepares the files itself; WritePrepared takes files prepared
 // ahead, on other goroutines.
-func (db *DB) Write(ctx context.Context, files []*extract.File, deleted []string) error {
-	if db.w == nil {
-		return db.errReadOnly("write index")
+func (wr *Writer) Write(ctx context.Context, files []*extract.File, deleted []string) error {
+	if wr.db.w == nil {
+		return wr.db.errReadOnly("write index")
 	}
-	prep := db.NewPreparer()
+	prep := wr.NewPreparer()
 	prepared := make([]*Prepared, 0, len(files))
 	for _, f := range files {
 		if f != nil {
 			prepared = append(prepared, prep.Prepare(f))
 		}
 	}
-	return db.WritePrepared(ctx, prepared, deleted)
+	return wr.WritePrepared(ctx, prepared, deleted)
 }
 
-// WritePrepared is Write of files prepared by Preparers of db
-// (DB.NewPreparer): the rows stored are the same.
-func (db *DB) WritePrepared(ctx context.Context, files []*Prepared, deleted []string) (err error) {
-	if db.w == nil {
-		return db.errReadOnly("write index")
+// WritePrepared is Write of files prepared by Preparers of this index
+// (NewPreparer): the rows stored are the same.
+func (wr *Writer) WritePrepared(ctx context.Context, files []*Prepared, deleted []string) (err error) {
+	if wr.db.w == nil {
+		return wr.db.errReadOnly("write index")
 	}
 	defer func() {
 		if err != nil {
-			err = fmt.Errorf("write index %s: %w", db.path, err)
+			err = fmt.Errorf("write index %s: %w", wr.db.path, err)
 		}
 	}()
 	if err := ctx.Err(); err != nil {
@@ -52,7 +69,7 @@ func (db *DB) WritePrepared(ctx context.Context, files []*Prepared, deleted []st
 	}
 	files = lastPerPath(files)
 
-	tx, err := db.w.BeginTx(ctx, nil)
+	tx, err := wr.db.w.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -74,13 +91,13 @@ func (db *DB) WritePrepared(ctx context.Context, files []*Prepared, deleted []st
 	// transaction is rolled back by database/sql as soon as ctx ends.
 	// Read in the transaction: another process may have built the
 	// trigram index since this one prepared its files (GrowTrigrams).
-	trigram, err := db.trigramOn(ctx, tx)
+	trigram, err := wr.db.trigramOn(ctx, tx)
 	if err != nil {
 		return err
 	}
 	bw, err := newBatchWriter(context.WithoutCancel(ctx), tx, time.Now(), trigram)
 	if err == nil {
-		bw.bulk = db.bulk.Load()
+		bw.bulk = wr.bulk.Load()
 	}
 	if err != nil {
 		return err
@@ -119,7 +136,7 @@ func (db *DB) WritePrepared(ctx context.Context, files []*Prepared, deleted []st
 		return err
 	}
 
-	// 2. Remove them, FTS entries first (they are found through the old
+	// 2. Remove them, word-index rows first (they are found through the old
 	// rows).
 	if err := bw.clear(cleared, gone); err != nil {
 		return err
@@ -133,8 +150,8 @@ func (db *DB) WritePrepared(ctx context.Context, files []*Prepared, deleted []st
 		if ids[i], err = bw.writeFile(f, ids[i]); err != nil {
 			return fmt.Errorf("write %s: %w", f.path, err)
 		}
-		if db.afterFile != nil {
-			if err := db.afterFile(i); err != nil {
+		if wr.afterFile != nil {
+			if err := wr.afterFile(i); err != nil {
 				return err
 			}
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/fileset"
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 func TestRoundTrip(t *testing.T) {
@@ -74,12 +75,13 @@ func TestRoundTrip(t *testing.T) {
 	// The identifier words are only in the symbols' word index: the name's and the
 	// identifiers' camelCase and snake_case parts, and the whole names.
 	for _, tc := range []struct {
-		expr string
+		expr fulltext.Query
 		want []string
 	}{
-		{`ident_parts:(handle AND get AND user AND getuserbyid AND max_retries AND u)`, []string{"Server.Handle"}},
-		{`ident_parts:server`, []string{"Server"}},
-		{`ident_parts:init`, []string{"init", "init"}},
+		{in("ident_parts", fulltext.And(fulltext.Term("handle"), fulltext.Term("get"), fulltext.Term("user"), fulltext.Term("getuserbyid"),
+			fulltext.Term("max_retries"), fulltext.Term("u"))), []string{"Server.Handle"}},
+		{in("ident_parts", fulltext.Term("server")), []string{"Server"}},
+		{in("ident_parts", fulltext.Term("init")), []string{"init", "init"}},
 	} {
 		names := wordMatches(t, db, symbolWords, tc.expr, "x.qualname")
 		if !slices.Equal(names, tc.want) {
@@ -187,25 +189,31 @@ func TestFTS(t *testing.T) {
 
 	tests := []struct {
 		name string
-		ix   *wordIndex // nil: files_fts
-		arg  string
+		ix   *wordIndex // nil: files
+		arg  fulltext.Query
 		want []string
 	}{
-		{"symbol by name", symbolWords, "name:handle", []string{"Server.Handle"}},
-		{"symbol by ident part", symbolWords, "ident_parts:user AND ident_parts:retries", []string{"Server.Handle"}},
-		{"symbol by whole identifier", symbolWords, "getuserbyid", []string{"Server.Handle"}},
-		{"symbol by doc", symbolWords, "doc:answers", []string{"Server"}},
-		{"diacritics removed", symbolWords, "doc:ANSWÉRS", []string{"Server"}},
-		{"chunk by content word", chunkWords, "content:login_required", []string{ChunkID("srv/server.go", 6, 13)}},
-		{"chunk by string", chunkWords, `strings:"reset by peer"`, []string{ChunkID("srv/server.go", 6, 13)}},
-		{"file by path", nil, "path:synth", []string{"pkg/synth.go"}},
+		{"symbol by name", symbolWords, in("name", fulltext.Term("handle")), []string{"Server.Handle"}},
+		{"symbol by ident part", symbolWords, fulltext.And(in("ident_parts", fulltext.Term("user")), in("ident_parts", fulltext.Term("retries"))), []string{"Server.Handle"}},
+		{"symbol by whole identifier", symbolWords, fulltext.Term("getuserbyid"), []string{"Server.Handle"}},
+		{"symbol by doc", symbolWords, in("doc", fulltext.Term("answers")), []string{"Server"}},
+		{"diacritics removed", symbolWords, in("doc", fulltext.Term("ANSWÉRS")), []string{"Server"}},
+		{"chunk by content word", chunkWords, in("content", fulltext.Term("login_required")), []string{ChunkID("srv/server.go", 6, 13)}},
+		{"chunk by string", chunkWords, in("strings", fulltext.Term("reset by peer")), []string{ChunkID("srv/server.go", 6, 13)}},
+		{"file by path", nil, in("path", fulltext.Term("synth")), []string{"pkg/synth.go"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
 			switch tc.ix {
 			case nil:
-				got = queryStrings(t, db, `SELECT f.path FROM files_fts JOIN files f ON f.id = files_fts.rowid WHERE files_fts MATCH ?`, tc.arg)
+				rows, err := db.Reader().SearchFiles(context.Background(), tc.arg, []float64{1, 1}, scope.Scope{}, 10)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range rows {
+					got = append(got, r.Path)
+				}
 			case symbolWords:
 				got = wordMatches(t, db, tc.ix, tc.arg, "x.qualname")
 			default:
@@ -243,15 +251,20 @@ func TestRewriteReplaces(t *testing.T) {
 		{`SELECT count(*) FROM symbols WHERE file_id = (SELECT id FROM files WHERE path = 'a.go')`, 3},
 		{`SELECT count(*) FROM chunks WHERE file_id = (SELECT id FROM files WHERE path = 'a.go')`, 4},
 		{`SELECT count(*) FROM symbols WHERE file_id = (SELECT id FROM files WHERE path = 'b.go')`, 2},
-		{`SELECT count(*) FROM files_fts WHERE files_fts MATCH '"generation 2"'`, 1},
 		{`SELECT sum(n) FROM refs WHERE id = (SELECT id FROM files WHERE path = 'a.go')`, int64(rowCount(synthFile("a.go", 2, 3)) - 1 - 3 - 4)},
 	} {
 		if got := queryInt(t, db, tc.q); got != tc.want {
 			t.Errorf("%s = %d, want %d", tc.q, got, tc.want)
 		}
 	}
-	if n := len(wordMatchIDs(t, db, symbolWords, `"generation 1"`)); n != 2 {
+	if n := len(wordMatchIDs(t, db, symbolWords, fulltext.Term("generation 1"))); n != 2 {
 		t.Errorf("%d symbols match the old text, want b.go's 2", n)
+	}
+	// The file's summary (its doc) is searched as re-written only.
+	for gen, want := range map[string][]string{"generation 2": {"a.go"}, "generation 1": {"b.go"}} {
+		if got := wordMatches(t, db, fileWords, fulltext.Term(gen), "x.path"); !slices.Equal(got, want) {
+			t.Errorf("files matching %q: %q, want %q", gen, got, want)
+		}
 	}
 	if n := docsEnding(t, db, `file_id = (SELECT id FROM files WHERE path = 'a.go')`, "generation 1."); n != 0 {
 		t.Errorf("%d symbols of a.go keep the old doc", n)
@@ -286,8 +299,8 @@ func TestDelete(t *testing.T) {
 	if n := len(refUses(t, db, "b.go")); n == 0 {
 		t.Error("refs lost the uses of b.go")
 	}
-	if n := queryInt(t, db, `SELECT count(*) FROM files_fts WHERE files_fts MATCH 'path:a'`); n != 0 {
-		t.Errorf("files_fts still finds a.go")
+	if got := wordMatches(t, db, fileWords, in("path", fulltext.Term("a")), "x.path"); len(got) != 0 {
+		t.Errorf("the file word index still finds %q", got)
 	}
 }
 
@@ -375,16 +388,16 @@ func TestWriteInterrupted(t *testing.T) {
 
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			db.afterFile = tc.hook(cancel)
+			db.writer.afterFile = tc.hook(cancel)
 			var gen2 []*extract.File
 			for _, p := range []string{"a.go", "b.go", "c.go", "d.go", "e.go", "f.go"} {
 				gen2 = append(gen2, synthFile(p, 2, 4))
 			}
-			err = db.Write(ctx, gen2, []string{"e.go"})
+			err = db.Writer().Write(ctx, gen2, []string{"e.go"})
 			if !errors.Is(err, tc.wantErr) {
 				t.Fatalf("Write error = %v, want %v", err, tc.wantErr)
 			}
-			db.afterFile = nil
+			db.writer.afterFile = nil
 
 			after, err := db.Counts(context.Background())
 			if err != nil {
@@ -489,7 +502,7 @@ func TestCountsAndParseProblems(t *testing.T) {
 		mk("c.py", "python", extract.ParseFallback, "timeout"),
 		mk("d.txt", "text", extract.ParseText, ""),
 	}, nil)
-	if err := db.ReplaceSkipped(ctx, []fileset.Skipped{
+	if err := db.Writer().ReplaceSkipped(ctx, []fileset.Skipped{
 		{Path: "x.min.js", Reason: "minified"}, {Path: "y.min.js", Reason: "minified"}, {Path: "big.bin", Reason: "too_large"},
 	}); err != nil {
 		t.Fatal(err)
@@ -536,7 +549,7 @@ func TestReplaceSkipped(t *testing.T) {
 		{second, second}, // replaced wholesale
 		{nil, nil},
 	} {
-		if err := db.ReplaceSkipped(ctx, tc.in); err != nil {
+		if err := db.Writer().ReplaceSkipped(ctx, tc.in); err != nil {
 			t.Fatal(err)
 		}
 		got, err := db.Skipped(ctx)
@@ -552,10 +565,10 @@ func TestReplaceSkipped(t *testing.T) {
 func TestMeta(t *testing.T) {
 	db := openTest(t)
 	ctx := context.Background()
-	if err := db.SetMeta(ctx, map[string]string{MetaToolVersion: "v1", MetaLastRunComplete: "0"}); err != nil {
+	if err := db.Writer().SetMeta(ctx, map[string]string{MetaToolVersion: "v1", MetaLastRunComplete: "0"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.SetMeta(ctx, map[string]string{MetaLastRunComplete: "1"}); err != nil {
+	if err := db.Writer().SetMeta(ctx, map[string]string{MetaLastRunComplete: "1"}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := db.Meta(ctx)
@@ -566,7 +579,7 @@ func TestMeta(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Meta = %v, want %v", got, want)
 	}
-	if err := db.SetMeta(ctx, map[string]string{MetaSchemaVersion: "10"}); err == nil {
+	if err := db.Writer().SetMeta(ctx, map[string]string{MetaSchemaVersion: "10"}); err == nil {
 		t.Error("SetMeta accepted schema_version")
 	}
 }
@@ -632,10 +645,10 @@ func TestReadOnly(t *testing.T) {
 	if n := queryInt(t, ro, `SELECT count(*) FROM symbols`); n != 4 {
 		t.Errorf("symbols = %d, want 4", n)
 	}
-	if err := ro.Write(ctx, []*extract.File{sampleFile("b.go")}, nil); err == nil {
+	if err := ro.Writer().Write(ctx, []*extract.File{sampleFile("b.go")}, nil); err == nil {
 		t.Error("Write on a read-only index succeeded")
 	}
-	if err := ro.SetMeta(ctx, map[string]string{"k": "v"}); err == nil {
+	if err := ro.Writer().SetMeta(ctx, map[string]string{"k": "v"}); err == nil {
 		t.Error("SetMeta on a read-only index succeeded")
 	}
 	var _ *sql.DB = ro.SQL()
@@ -653,7 +666,7 @@ func TestOptimize(t *testing.T) {
 	if checkTrigrams(t, db) == 0 {
 		t.Fatal("no stale trigrams before Optimize; the test needs some")
 	}
-	if err := db.Optimize(context.Background()); err != nil {
+	if err := db.Writer().Optimize(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	checkIntegrity(t, db)
@@ -747,38 +760,6 @@ func TestTempStore(t *testing.T) {
 	}
 }
 
-// TestAutomerge: every full-text index of a new index, and of one written
-// before the setting existed, merges at ftsAutomerge segments.
-func TestAutomerge(t *testing.T) {
-	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "index.db")
-	db, err := Open(ctx, path, OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	check := func(db *DB, when string) {
-		t.Helper()
-		for _, ft := range ftsIndexes {
-			if n := queryInt(t, db, `SELECT v FROM `+ft.fts+`_config WHERE k = 'automerge'`); n != ftsAutomerge {
-				t.Errorf("%s: %s automerge = %d; want %d", when, ft.fts, n, ftsAutomerge)
-			}
-		}
-	}
-	check(db, "new index")
-	// An index from before: FTS5's default, stored as no row at all.
-	for _, ft := range ftsIndexes {
-		if _, err := db.w.Exec(`DELETE FROM ` + ft.fts + `_config WHERE k = 'automerge'`); err != nil {
-			t.Fatal(err)
-		}
-	}
-	db.Close()
-	if db, err = Open(ctx, path, OpenOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	check(db, "reopened older index")
-}
-
 // TestCompactFTS: after many small writes each full-text index has several
 // segments; CompactFTS leaves one per index, the same answers, and no
 // free pages in the file (a new index is auto_vacuum = INCREMENTAL).
@@ -787,14 +768,10 @@ func TestCompactFTS(t *testing.T) {
 	for i := range 40 {
 		mustWrite(t, db, []*extract.File{synthFile(fmt.Sprintf("f%d.go", i), i, 2)}, nil)
 	}
-	segments := func(fts string) int64 {
-		// Every segment has at least one row in the _idx shadow table.
-		return queryInt(t, db, `SELECT count(DISTINCT segid) FROM `+fts+`_idx`)
-	}
 	// The word indexes: their segments, and a ranked search.
 	wordSegs := func(ix *wordIndex) int64 { return queryInt(t, db, `SELECT count(*) FROM `+ix.segs()) }
 	probe := func() []ChunkRow {
-		rows, err := db.SearchChunks(context.Background(), "generation OR gen*", []float64{2, 1, 1, 0.5}, scope.Scope{}, 30)
+		rows, err := db.Reader().SearchChunks(context.Background(), fulltext.Or(fulltext.Term("generation"), fulltext.Prefix("gen")), []float64{2, 1, 1, 0.5}, scope.Scope{}, 30)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -814,24 +791,14 @@ func TestCompactFTS(t *testing.T) {
 			t.Fatalf("%s has %d segments before compacting; the test needs several", ix.words(), n)
 		}
 	}
-	for _, ft := range ftsIndexes {
-		if n := segments(ft.fts); n < 2 {
-			t.Fatalf("%s has %d segments before compacting; the test needs several", ft.fts, n)
-		}
-	}
 	if n := queryInt(t, db, `PRAGMA auto_vacuum`); n != 2 {
 		t.Fatalf("auto_vacuum = %d, want 2 (incremental)", n)
 	}
-	if err := db.CompactFTS(context.Background()); err != nil {
+	if err := db.Writer().CompactFTS(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if n := queryInt(t, db, `PRAGMA freelist_count`); n != 0 {
 		t.Errorf("%d free pages after CompactFTS, want 0", n)
-	}
-	for _, ft := range ftsIndexes {
-		if n := segments(ft.fts); n != 1 {
-			t.Errorf("%s has %d segments after CompactFTS; want 1", ft.fts, n)
-		}
 	}
 	for _, ix := range wordIndexes {
 		if n := wordSegs(ix); n != 1 {

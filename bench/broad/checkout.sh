@@ -4,7 +4,7 @@
 # Like the dev split's checkout.sh: the tree is the commit's blobs (git archive,
 # export-ignore not applied), no .git directory. Existing checkouts are kept.
 #
-# usage: MIRROR_ROOT=/work/.mirror bench/broad/checkout.sh OUT_DIR
+# usage: MIRROR_ROOT=DIR bench/broad/checkout.sh OUT_DIR
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 out="${1:?usage: checkout.sh OUT_DIR}"

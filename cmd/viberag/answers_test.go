@@ -2,17 +2,16 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/viberag/viberag/internal/testkit"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the golden answers in testdata/answers")
@@ -26,20 +25,15 @@ var updateGolden = flag.Bool("update", false, "rewrite the golden answers in tes
 // as a process too. Both are compared with golden files beside the test
 // (go test -run TestCLIAnswersAreMCPAnswers -update rewrites them).
 func TestCLIAnswersAreMCPAnswers(t *testing.T) {
-	if os.Getenv("VIBERAG_MAIN_CHILD") != "" {
-		t.Skip("child")
-	}
-	root := copyTree(t, filepath.Join("..", "..", "fixtures", "python"))
+	root := testkit.Fixture(t, "python")
 	data := t.TempDir()
 	env := []string{"VIBERAG_HOME=" + t.TempDir(), "VIBERAG_MODEL_DIR="}
-	if r := runChild(t, env, "index", root, "--data-dir", data, "--embed", "off"); r.code != 0 {
-		t.Fatalf("index: exit %d\n%s", r.code, r.stderr)
+	if r := runChild(t, env, "index", root, "--data-dir", data, "--embed", "off"); r.Code != 0 {
+		t.Fatalf("index: exit %d\n%s", r.Code, r.Stderr)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cs := startMCP(ctx, t, env, "mcp", root, "--data-dir", data, "--no-watch")
-	call := func(name string, args map[string]any) map[string]any { return callTool(ctx, t, cs, name, args) }
+	cs := testkit.StdioSession(t, viberagCmd(env, "mcp", root, "--data-dir", data, "--no-watch"))
+	call := func(name string, args map[string]any) map[string]any { return callTool(t, cs, name, args) }
 	// The server's catch-up run holds the write lock while it runs, and
 	// the CLI would rightly say "updating": wait until it has ended.
 	deadline := time.Now().Add(time.Minute)
@@ -76,12 +70,12 @@ func TestCLIAnswersAreMCPAnswers(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			mcpOut := normalize(call(tc.tool, tc.args))
 			r := runChild(t, env, append(tc.cli, "-C", root, "--data-dir", data, "--json")...)
-			if r.code != 0 {
-				t.Fatalf("viberag %v: exit %d\n%s", tc.cli, r.code, r.stderr)
+			if r.Code != 0 {
+				t.Fatalf("viberag %v: exit %d\n%s", tc.cli, r.Code, r.Stderr)
 			}
 			var cliOut map[string]any
-			if err := json.Unmarshal([]byte(r.stdout), &cliOut); err != nil {
-				t.Fatalf("viberag %v --json: %v\n%s", tc.cli, err, r.stdout)
+			if err := json.Unmarshal([]byte(r.Stdout), &cliOut); err != nil {
+				t.Fatalf("viberag %v --json: %v\n%s", tc.cli, err, r.Stdout)
 			}
 			cliOut = normalize(cliOut)
 			want, got := indentJSON(t, mcpOut), indentJSON(t, cliOut)
@@ -93,12 +87,7 @@ func TestCLIAnswersAreMCPAnswers(t *testing.T) {
 			want = indentJSON(t, withoutKeys(mcpOut, "score", "similarity"))
 			golden := filepath.Join("testdata", "answers", tc.name+".json")
 			if *updateGolden {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, []byte(want), 0o644); err != nil {
-					t.Fatal(err)
-				}
+				testkit.WriteFile(t, golden, want)
 				return
 			}
 			g, err := os.ReadFile(golden)
@@ -119,40 +108,12 @@ func TestCLIAnswersAreMCPAnswers(t *testing.T) {
 	}
 }
 
-// startMCP runs `viberag mcp` (this test binary running main, with args
-// after "viberag") and connects to it over stdio as a client would; the
-// session ends with the test.
-func startMCP(ctx context.Context, t *testing.T, env []string, args ...string) *sdk.ClientSession {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestMainChild$")
-	cmd.Env = append(append(os.Environ(), "VIBERAG_MAIN_CHILD=1", "CHILD_ARGS="+strings.Join(args, "\n")), env...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	client := sdk.NewClient(&sdk.Implementation{Name: "viberag-test", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("connect to viberag %v: %v\n%s", args, err, stderr.String())
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
-}
-
 // callTool calls a tool that must succeed and returns its structured
 // answer.
-func callTool(ctx context.Context, t *testing.T, cs *sdk.ClientSession, name string, args map[string]any) map[string]any {
+func callTool(t *testing.T, cs *sdk.ClientSession, name string, args map[string]any) map[string]any {
 	t.Helper()
-	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
-	if err != nil || res.IsError {
-		t.Fatalf("%s %v: %v %+v", name, args, err, res)
-	}
-	b, err := json.Marshal(res.StructuredContent)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var v map[string]any
-	if err := json.Unmarshal(b, &v); err != nil {
-		t.Fatal(err)
-	}
+	testkit.CallOK(t, cs, name, args, &v)
 	return v
 }
 
@@ -203,20 +164,4 @@ func indentJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return b.String()
-}
-
-// copyTree copies the directory src into a fresh temporary directory and
-// returns its real path.
-func copyTree(t *testing.T, src string) string {
-	t.Helper()
-	dst := t.TempDir()
-	err := os.CopyFS(dst, os.DirFS(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	real, err := filepath.EvalSymlinks(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return real
 }

@@ -1,18 +1,14 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/internal/testkit/indextest"
 	"github.com/viberag/viberag/tables"
 )
 
@@ -20,11 +16,7 @@ import (
 // times: two indexes of one tree dump the same.
 func indexRows(t *testing.T, dir string) []string {
 	t.Helper()
-	db, err := tables.Open(context.Background(), filepath.Join(dir, indexer.IndexFile), tables.OpenOptions{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := indextest.Open(t, indextest.Path(dir), tables.OpenOptions{ReadOnly: true})
 	var out []string
 	for _, q := range []string{
 		`SELECT 'file', path, hash, lines, summary FROM files_summary JOIN files USING (id, path)`,
@@ -68,9 +60,6 @@ func indexRows(t *testing.T, dir string) []string {
 // on one index both succeed, no "database is locked" leaks out, and the
 // index holds exactly the rows of a clean index of the same tree.
 func TestTwoIndexersAtOnce(t *testing.T) {
-	if os.Getenv("VIBERAG_MAIN_CHILD") != "" || os.Getenv("VIBERAG_LOCK_CHILD") != "" {
-		t.Skip("child")
-	}
 	root := damageTree(t)
 	clean, shared := t.TempDir(), t.TempDir()
 	if code, _, stderr := runMain(t, "index", root, "--data-dir", clean, "--embed", "off"); code != 0 {
@@ -111,18 +100,13 @@ func TestTwoIndexersAtOnce(t *testing.T) {
 // "database is locked" leaks out, and once both are done the index holds
 // exactly the rows of a clean index.
 func TestServerAndCLIIndexAtOnce(t *testing.T) {
-	if os.Getenv("VIBERAG_MAIN_CHILD") != "" || os.Getenv("VIBERAG_LOCK_CHILD") != "" {
-		t.Skip("child")
-	}
 	root := damageTree(t)
 	clean, shared := t.TempDir(), t.TempDir()
 	if code, _, stderr := runMain(t, "index", root, "--data-dir", clean, "--embed", "off"); code != 0 {
 		t.Fatalf("clean index: exit %d: %s", code, stderr)
 	}
 
-	srv := exec.Command(os.Args[0], "-test.run=^TestMainChild$")
-	srv.Env = append(os.Environ(), "VIBERAG_MAIN_CHILD=1",
-		"CHILD_ARGS="+strings.Join([]string{"mcp", root, "--data-dir", shared, "--embed", "off", "--no-watch"}, "\n"))
+	srv := viberagCmd(nil, "mcp", root, "--data-dir", shared, "--embed", "off", "--no-watch")
 	stdin, err := srv.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -3,55 +3,36 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/internal/testkit"
+	"github.com/viberag/viberag/internal/testkit/indextest"
 	"github.com/viberag/viberag/tables"
 )
-
-// runMain runs main in a child process (TestMainChild) with args and
-// returns its exit code, standard output and standard error.
-func runMain(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestMainChild$")
-	cmd.Env = append(os.Environ(), "VIBERAG_MAIN_CHILD=1", "CHILD_ARGS="+strings.Join(args, "\n"))
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code = cmd.ProcessState.ExitCode()
-	if err != nil && code < 0 {
-		t.Fatalf("viberag %v: %v", args, err)
-	}
-	return code, out.String(), errb.String()
-}
 
 // damageTree writes a small Go tree: small functions, so that no chunk
 // needs an overflow page and every page of the index is b-tree structure
 // SQLite can check.
-func damageTree(t *testing.T) string {
+func damageTree(t *testing.T) string { return goTree(t, 120, 6, 12) }
+
+// goTree writes a Go tree of files spread over packages, each file of
+// funcs small documented functions, and returns its root.
+func goTree(t *testing.T, files, packages, funcs int) string {
 	t.Helper()
 	root := t.TempDir()
-	for i := range 120 {
+	for i := range files {
 		var b strings.Builder
-		fmt.Fprintf(&b, "// Package p%d is generated.\npackage p%d\n\n", i%6, i%6)
-		for j := range 12 {
+		fmt.Fprintf(&b, "// Package p%d is generated.\npackage p%d\n\n", i%packages, i%packages)
+		for j := range funcs {
 			fmt.Fprintf(&b, "// F%d_%d adds.\nfunc F%d_%d(x int) int { return helper%d(x) + %d }\n\n", i, j, i, j, j, j)
 		}
-		p := filepath.Join(root, fmt.Sprintf("p%d", i%6), fmt.Sprintf("f%d.go", i))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testkit.WriteFile(t, filepath.Join(root, fmt.Sprintf("p%d", i%packages), fmt.Sprintf("f%d.go", i)), b.String())
 	}
 	return root
 }
@@ -62,9 +43,7 @@ var damageKinds = []struct {
 	damage func(t *testing.T, path string)
 }{
 	{"text file", func(t *testing.T, path string) {
-		if err := os.WriteFile(path, []byte("this is not a database\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testkit.WriteFile(t, path, "this is not a database\n")
 	}},
 	{"truncated to half", func(t *testing.T, path string) {
 		fi, err := os.Stat(path)
@@ -76,62 +55,22 @@ var damageKinds = []struct {
 		}
 	}},
 	{"page 2 garbage", func(t *testing.T, path string) {
-		overwrite(t, path, pageSize(t, path), int(pageSize(t, path)))
+		size := testkit.SQLitePageSize(t, path)
+		testkit.Overwrite(t, path, size, int(size))
 	}},
 	{"16 KB mid-file", func(t *testing.T, path string) {
 		fi, err := os.Stat(path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		overwrite(t, path, fi.Size()/2, 16<<10)
+		testkit.Overwrite(t, path, fi.Size()/2, 16<<10)
 	}},
 }
 
-func pageSize(t *testing.T, path string) int64 {
-	t.Helper()
-	h := make([]byte, 18)
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.ReadAt(h, 0); err != nil {
-		t.Fatal(err)
-	}
-	return int64(h[16])<<8 | int64(h[17])
-}
-
-// overwrite writes n pseudo-random bytes (fixed seed) at off.
-func overwrite(t *testing.T, path string, off int64, n int) {
-	t.Helper()
-	garbage := make([]byte, n)
-	r := rand.New(rand.NewPCG(1, uint64(off)))
-	for i := range garbage {
-		garbage[i] = byte(r.Uint32())
-	}
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.WriteAt(garbage, off); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// countsOf opens the index in dir read-only and returns its counts.
+// countsOf returns the counts of the index in dir, read-only.
 func countsOf(t *testing.T, dir string) tables.Counts {
 	t.Helper()
-	db, err := tables.Open(context.Background(), filepath.Join(dir, indexer.IndexFile), tables.OpenOptions{ReadOnly: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	c, err := db.Counts(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return indextest.Counts(t, indextest.Path(dir))
 }
 
 func sameRows(a, b tables.Counts) bool {
@@ -146,9 +85,6 @@ func sameRows(a, b tables.Counts) bool {
 // reads) is found by `status --check`, which fails and makes the next
 // run repair it.
 func TestIndexRepairsDamage(t *testing.T) {
-	if os.Getenv("VIBERAG_MAIN_CHILD") != "" {
-		t.Skip("child")
-	}
 	root := damageTree(t)
 	cleanDir := t.TempDir()
 	if code, _, stderr := runMain(t, "index", root, "--data-dir", cleanDir, "--embed", "off"); code != 0 {
@@ -233,7 +169,7 @@ func TestIndexRepairsDamage(t *testing.T) {
 // the new index answers.
 func TestOutdatedIndexIsRebuilt(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{"app.py": "def handler(event):\n    return event\n"})
+	testkit.WriteFiles(t, root, map[string]string{"app.py": "def handler(event):\n    return event\n"})
 	data := t.TempDir()
 	gz, err := os.ReadFile(filepath.Join("..", "..", "tables", "testdata", "v2.index.db.gz"))
 	if err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/fulltext"
 	"github.com/viberag/viberag/tables/postgres"
 )
 
@@ -41,12 +42,10 @@ type evalCmd struct {
 	IndexCache string   `name:"index-cache" hidden:"" help:"Keep each repository's index in DIR/<name> and update it incrementally (index_ms is then not a cold index)." type:"path"`
 	Tune       []string `hidden:"" sep:"none" help:"Override a ranking constant: name=value (repeatable)."`
 	CPUProfile string   `name:"cpuprofile" hidden:"" help:"Write a CPU profile of the queries (development)." type:"path"`
-	// What the C-family, Haskell and Swift repair readers buy (issue 6).
-	PlainReaders bool `name:"plain-readers" hidden:"" help:"Read C, C++, C#, Haskell and Swift with the plain tree-sitter reader (development)."`
 	// The broad benchmark's report (issue 14): hit rates and per-category,
 	// per-language tables, and a plain baseline beside viberag.
 	Breakdown bool   `help:"Also print Hit@1/5/10 and NDCG@10 per category and per language."`
-	Ranker    string `default:"viberag" enum:"viberag,bm25-files" help:"viberag, or bm25-files: a plain baseline that ranks whole files by SQLite FTS5 bm25 over their content (no index)."`
+	Ranker    string `default:"viberag" enum:"viberag,bm25-files" help:"viberag, or bm25-files: a plain baseline that ranks whole files by bm25 over their content (FTS5's tokens and bm25; no index)."`
 	// Ranking parity between the engines (issue 19).
 	Store string `name:"store" help:"Also push each repository (as bench/NAME, with its local index's vectors) to this shared PostgreSQL store and run every query through it with the same model: NDCG@10 through the store, and the mean top-10 overlap with the local index." env:"VIBERAG_EVAL_STORE"`
 }
@@ -250,7 +249,7 @@ func (c *evalCmd) evalRepo(ctx context.Context, r benchRepo, tune *query.Tuning,
 	}
 	defer db.Close()
 	start := time.Now()
-	ires, err := indexer.Run(ctx, db, root, indexer.Options{ParseTimeout: c.ParseTimeout, PlainReaders: c.PlainReaders,
+	ires, err := indexer.Run(ctx, db, root, indexer.Options{ParseTimeout: c.ParseTimeout,
 		Embedder: res.embedder, Embedding: res.cfg, VectorsOff: res.off})
 	if err != nil {
 		return nil, err
@@ -273,7 +272,7 @@ func (c *evalCmd) evalRepo(ctx context.Context, r benchRepo, tune *query.Tuning,
 		return nil, fmt.Errorf("embedding: %s", v.Error)
 	}
 	// Resident, like the MCP server: the latency measured is a server's.
-	p, err := query.New(ctx, db, query.Options{Tuning: tune, Embedder: res.embedder, VectorsOff: res.off, ResidentVectors: true})
+	p, err := query.New(ctx, db.Reader(), query.Options{Tuning: tune, Embedder: res.embedder, VectorsOff: res.off, ResidentVectors: true})
 	if err != nil {
 		return nil, err
 	}
@@ -315,11 +314,11 @@ func (c *evalCmd) evalStore(ctx context.Context, r benchRepo, root string, db *t
 		return nil, err
 	}
 	defer push.Rollback()
-	pres, err := indexer.Push(ctx, push, root, indexer.Options{ParseTimeout: c.ParseTimeout, PlainReaders: c.PlainReaders})
+	pres, err := indexer.Push(ctx, push, root, indexer.Options{ParseTimeout: c.ParseTimeout})
 	if err != nil {
 		return nil, err
 	}
-	vw, err := push.WriteVectors(ctx, db)
+	vw, err := push.WriteVectors(ctx, db.Reader())
 	if err != nil {
 		return nil, err
 	}
@@ -875,51 +874,47 @@ func printBreakdown(w io.Writer, res *evalResult) {
 	tw.Flush()
 }
 
-// evalFilesBM25 is the plain baseline of the broad benchmark (issue 14):
-// the files viberag would index, each one document of its whole content,
-// ranked by SQLite FTS5 bm25 (default unicode61 tokenizer, no code-aware
-// splitting, no ranking stack) for the query's words joined by OR. Each
-// result is the whole file.
+// evalFilesBM25 is the plain baseline of the broad benchmark: the files
+// viberag would index, each one document of its whole content, ranked by
+// bm25 (fulltext.Memory: FTS5's tokens and bm25, no code-aware splitting,
+// no ranking stack) for the query's words joined by OR. Each result is
+// the whole file.
 func (c *evalCmd) evalFilesBM25(ctx context.Context, r benchRepo, root string, qs []benchQuery) (*repoResult, error) {
 	start := time.Now()
 	sel, err := fileset.Select(ctx, root, fileset.SelectOptions{})
 	if err != nil {
 		return nil, err
 	}
-	idx, err := tables.NewFileBM25(ctx)
-	if err != nil {
-		return nil, err
+	idx := fulltext.NewMemory("body")
+	type file struct {
+		path  string
+		lines int
 	}
-	defer idx.Close()
+	var docs []file
 	var files int64
 	for _, f := range sel.Files {
-		data, err := os.ReadFile(filepath.Join(sel.Root, filepath.FromSlash(f.Path)))
+		data, err := os.ReadFile(fileset.Join(sel.Root, f.Path))
 		if err != nil {
 			return nil, fmt.Errorf("bm25-files: %w", err)
 		}
 		if fileset.CheckContent(f.Path, data) != "" {
 			continue // binary or not UTF-8: viberag does not index it either
 		}
-		lines := bytes.Count(data, []byte("\n")) + 1
-		if err := idx.Add(ctx, f.Path, lines, string(data)); err != nil {
-			return nil, err
-		}
+		idx.Add(string(data))
+		docs = append(docs, file{f.Path, bytes.Count(data, []byte("\n")) + 1})
 		files++
 	}
 	rr := &repoResult{Name: r.Name, Language: r.Language, Queries: len(qs), IndexMS: time.Since(start).Milliseconds(),
 		Files: files, ByCategory: map[string]float64{}}
 	for _, q := range qs {
-		match := fts5Words(q.Query)
 		var hits []scoredHit
 		t0 := time.Now()
-		if match != "" {
-			found, err := idx.Search(ctx, match, 10)
-			if err != nil {
-				return nil, err
-			}
-			for _, h := range found {
-				hits = append(hits, scoredHit{Path: joinSlash(r.root(), h.Path), Start: 1, End: h.Lines})
-			}
+		found, err := idx.Search(queryWords(q.Query), nil, 10)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range found {
+			hits = append(hits, scoredHit{Path: joinSlash(r.root(), docs[h.Doc].path), Start: 1, End: docs[h.Doc].lines})
 		}
 		qr := scoreQuery(q, hits, "bm25-files", float64(time.Since(t0).Microseconds())/1000)
 		rr.PerQuery = append(rr.PerQuery, *qr)
@@ -929,18 +924,18 @@ func (c *evalCmd) evalFilesBM25(ctx context.Context, r benchRepo, root string, q
 	return rr, nil
 }
 
-// fts5Words turns free text into an FTS5 query: its distinct words (runs
-// of letters and digits, lower-cased), each quoted, joined by OR.
-func fts5Words(q string) string {
+// queryWords turns free text into a full-text query: its distinct words
+// (runs of letters and digits, lower-cased), each a phrase, joined by OR.
+func queryWords(q string) fulltext.Query {
 	seen := map[string]bool{}
-	var words []string
+	var words []fulltext.Query
 	for _, w := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	}) {
 		if !seen[w] {
 			seen[w] = true
-			words = append(words, `"`+w+`"`)
+			words = append(words, fulltext.Term(w))
 		}
 	}
-	return strings.Join(words, " OR ")
+	return fulltext.Or(words...)
 }

@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
+
+	"github.com/viberag/viberag/internal/testkit"
 )
 
 func TestPathMatches(t *testing.T) {
@@ -189,20 +189,20 @@ func TestSummariseMacroHits(t *testing.T) {
 	}
 }
 
-func TestFTS5Words(t *testing.T) {
+func TestQueryWords(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"Fix crash in parseURL() when host is empty", `"fix" OR "crash" OR "in" OR "parseurl" OR "when" OR "host" OR "is" OR "empty"`},
 		{`a "quoted" AND b OR a`, `"a" OR "quoted" OR "and" OR "b" OR "or"`}, // operators are words, not syntax
 		{"--- !!", ""},
 	}
 	for _, tc := range tests {
-		if got := fts5Words(tc.in); got != tc.want {
-			t.Errorf("fts5Words(%q) = %s, want %s", tc.in, got, tc.want)
+		if got := queryWords(tc.in).String(); got != tc.want {
+			t.Errorf("queryWords(%q) = %s, want %s", tc.in, got, tc.want)
 		}
 	}
 }
 
-// The plain baseline ranks whole files by bm25 in a real SQLite FTS5 table.
+// The plain baseline ranks whole files by bm25.
 func TestEvalFilesBM25(t *testing.T) {
 	root := t.TempDir()
 	files := map[string]string{
@@ -210,15 +210,7 @@ func TestEvalFilesBM25(t *testing.T) {
 		"src/server.go": "package src\n// serve HTTP requests\nfunc serve() {}\n",
 		"README.md":     "# demo\n",
 	}
-	for p, body := range files {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testkit.WriteFiles(t, root, files)
 	c := &evalCmd{}
 	qs := []benchQuery{
 		{Query: "cache eviction when full", Category: "task", Relevant: []benchTarget{{Path: "src/cache.go"}}},

@@ -51,35 +51,35 @@ func TestExitCodes(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			r := runChild(t, nil, tc.args...)
-			if r.code != tc.code {
-				t.Fatalf("viberag %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(tc.args, " "), r.code, tc.code, r.stdout, r.stderr)
+			if r.Code != tc.code {
+				t.Fatalf("viberag %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(tc.args, " "), r.Code, tc.code, r.Stdout, r.Stderr)
 			}
-			if !strings.Contains(r.stderr, tc.stderr) {
-				t.Errorf("stderr lacks %q:\n%s", tc.stderr, r.stderr)
+			if !strings.Contains(r.Stderr, tc.stderr) {
+				t.Errorf("stderr lacks %q:\n%s", tc.stderr, r.Stderr)
 			}
 			// A usage error is a line and a pointer, not the whole usage.
-			if strings.Contains(r.stderr, "Usage:") || strings.Count(r.stderr, "\n") > 2 {
-				t.Errorf("stderr is more than a short message:\n%s", r.stderr)
+			if strings.Contains(r.Stderr, "Usage:") || strings.Count(r.Stderr, "\n") > 2 {
+				t.Errorf("stderr is more than a short message:\n%s", r.Stderr)
 			}
 			if !hasJSONFlag(tc.args) {
 				if tc.name == "version" || tc.name == "--version" {
-					if !strings.HasPrefix(r.stdout, "viberag ") {
-						t.Errorf("version output: %q", r.stdout)
+					if !strings.HasPrefix(r.Stdout, "viberag ") {
+						t.Errorf("version output: %q", r.Stdout)
 					}
 				}
 				return
 			}
 			var v map[string]any
-			dec := json.NewDecoder(bytes.NewReader([]byte(strings.TrimSuffix(r.stdout, "PASS\n"))))
+			dec := json.NewDecoder(bytes.NewReader([]byte(strings.TrimSuffix(r.Stdout, "PASS\n"))))
 			if err := dec.Decode(&v); err != nil {
-				t.Fatalf("stdout is not JSON: %v\n%s", err, r.stdout)
+				t.Fatalf("stdout is not JSON: %v\n%s", err, r.Stdout)
 			}
 			if dec.More() {
-				t.Errorf("stdout holds more than one JSON value:\n%s", r.stdout)
+				t.Errorf("stdout holds more than one JSON value:\n%s", r.Stdout)
 			}
 			kind, _ := v["kind"].(string)
 			if _, isErr := v["error"]; isErr != (tc.jsonKind != "") || kind != tc.jsonKind {
-				t.Errorf("JSON error kind %q (error %v), want %q:\n%s", kind, v["error"], tc.jsonKind, r.stdout)
+				t.Errorf("JSON error kind %q (error %v), want %q:\n%s", kind, v["error"], tc.jsonKind, r.Stdout)
 			}
 		})
 	}

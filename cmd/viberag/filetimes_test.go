@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/internal/testkit"
 	"github.com/viberag/viberag/tables"
 )
 
@@ -21,11 +22,7 @@ func TestFileTimes(t *testing.T) {
 		"a.go":     "package a\n\nfunc F() {}\n",
 		"tab\tx.c": "int main(void) { return 0; }\n",
 	}
-	for p, c := range files {
-		if err := os.WriteFile(filepath.Join(root, p), []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testkit.WriteFiles(t, root, files)
 	ctx := context.Background()
 	db, err := tables.Open(ctx, filepath.Join(data, indexer.IndexFile), tables.OpenOptions{})
 	if err != nil {

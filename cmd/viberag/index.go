@@ -81,8 +81,8 @@ func (h *heapRoom) reserved(held int64) {
 // remembers them: a later run without a flag keeps its value, a flag
 // given replaces it, and an empty value (--exclude=) clears a list.
 type selectFlags struct {
-	Include      []string `help:"Only index files matching this glob (** allowed; matched against the path and the base name). Repeatable. Remembered by the index: later runs keep it until given again; --include= clears it."`
-	Exclude      []string `help:"Skip files matching this glob; exclude wins over include. Repeatable. Remembered like --include; --exclude= clears it."`
+	Include      []string `indexpath:"" help:"Only index files matching this glob (** allowed; matched against the path and the base name). Repeatable. Remembered by the index: later runs keep it until given again; --include= clears it."`
+	Exclude      []string `indexpath:"" help:"Skip files matching this glob; exclude wins over include. Repeatable. Remembered like --include; --exclude= clears it."`
 	MaxFileSize  int64    `name:"max-file-size" help:"Skip files larger than this many bytes (default 1 MiB, at most 10 MiB). Remembered like --include."`
 	IndexSecrets *bool    `name:"index-secrets" help:"Also index files that usually hold secrets (.env, *.pem, *.key, *secret*…). Remembered; --index-secrets=false turns it off."`
 }
@@ -103,6 +103,7 @@ type indexCmd struct {
 	ParseTimeout time.Duration `name:"parse-timeout" help:"Per-file parse budget before falling back to line chunks." default:"1500ms"`
 	Workers      int           `help:"Parallel parsers (default: number of CPUs)."`
 	JSON         bool          `help:"Print one JSON summary instead of text."`
+	Verbose      bool          `short:"v" help:"Say in full why vectors are off or embedding failed (the text shows one short line; --json always has it all)."`
 	ParseOnly    bool          `name:"parse-only" hidden:"" help:"Select, read and parse, but write nothing (development: measures parse cost)."`
 	CPUProfile   string        `name:"cpuprofile" hidden:"" help:"Write a CPU profile (development)." type:"path"`
 	Store        string        `name:"store" help:"Push to this shared PostgreSQL store (its catalog URL) instead of writing the local index: only files whose content changed since the store's snapshot are sent, in one transaction (README \"For a team\")."`
@@ -292,8 +293,14 @@ func (c *indexCmd) Run(ctx context.Context) error {
 	if bar != nil {
 		_ = bar.Finish()
 	}
+	if err != nil && ctx.Err() != nil {
+		return &interruptedRun{kept: keptAfterInterrupt(path, db, rebuild), err: err}
+	}
 	if err != nil {
 		return err
+	}
+	if res.Counts.Files == 0 && res.Selected == 0 && !c.ParseOnly {
+		fmt.Fprintln(os.Stderr, "viberag: "+nothingToIndex(res))
 	}
 	if c.JSON {
 		enc := json.NewEncoder(os.Stdout)
@@ -302,12 +309,60 @@ func (c *indexCmd) Run(ctx context.Context) error {
 			return err
 		}
 	} else {
-		printIndexResult(os.Stdout, res)
+		printIndexResult(os.Stdout, res, style{verbose: c.Verbose})
 	}
 	if c.explicit(opts.Embedding) {
-		return incompleteVectors(res.Vectors)
+		err := incompleteVectors(res.Vectors, style{verbose: c.Verbose})
+		if remembered := c.remembered(opts.Embedding); err != nil && remembered != "" {
+			err = &exitError{exitVectorsIncomplete, fmt.Errorf("%w\nthe index remembers the provider of an earlier run (%s): fix it, or replace it with --embed off (no vectors) or --embed model2vec (the built-in model)", err, remembered)}
+		}
+		return err
 	}
 	return nil
+}
+
+// remembered returns the flags of the embedding provider cfg when the
+// index remembered it (no provider flag was given now), "" otherwise.
+func (c *indexCmd) remembered(cfg embed.Config) string {
+	if ch := c.choice(); (ch.Provider != embed.Auto && ch.Provider != "") || ch.BaseURL != "" || ch.Model != "" || cfg.Provider == "" {
+		return ""
+	}
+	flags := "--embed " + cfg.Provider
+	if cfg.BaseURL != "" {
+		flags += " --embed-url " + shellQuote(cfg.BaseURL)
+	}
+	if cfg.Model != "" {
+		flags += " --embed-model " + shellQuote(cfg.Model)
+	}
+	return flags
+}
+
+// keptAfterInterrupt says what an index run stopped by a signal kept:
+// the files it wrote are in the index (each file's rows are written
+// atomically), and the next run goes on from there.
+func keptAfterInterrupt(path string, db *tables.DB, rebuild bool) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	if rebuild {
+		if p, err := indexer.PendingRebuild(ctx, path); err == nil && p != nil {
+			return fmt.Sprintf("the forced rebuild keeps the %d of %d files it wrote; the next `viberag index` continues it", p.Done, p.Total)
+		}
+		return "the index is unchanged; the next `viberag index --force` starts the rebuild again"
+	}
+	var n int64
+	if db == nil || db.SQL().QueryRowContext(ctx, `SELECT count(*) FROM files`).Scan(&n) != nil {
+		return "the index keeps the files written; the next `viberag index` continues"
+	}
+	return fmt.Sprintf("the index keeps the %d files written; the next `viberag index` continues", n)
+}
+
+// nothingToIndex says why a run indexed no file, and what to do.
+func nothingToIndex(r *indexer.Result) string {
+	if len(r.Skipped) == 0 {
+		return fmt.Sprintf("nothing to index: %s holds no files (files ignored by .gitignore do not count); give the repository's path: viberag index PATH", r.Root)
+	}
+	return fmt.Sprintf("nothing to index: everything in %s was skipped (%s); see each file's reason with `viberag status --skipped`, and choose files with --include, --exclude, --index-secrets or .viberagignore",
+		r.Root, formatCounts(r.Skipped))
 }
 
 // exitVectorsIncomplete is index's exit status when the embedding
@@ -327,12 +382,17 @@ func (e *exitError) ExitCode() int { return e.code }
 
 // incompleteVectors returns an exitVectorsIncomplete error when v shows
 // missing vectors or an embedding failure.
-func incompleteVectors(v *indexer.VectorResult) error {
+func incompleteVectors(v *indexer.VectorResult, sty style) error {
 	if v == nil {
 		return nil
 	}
+	details := ""
 	if v.Model == "" {
-		return &exitError{exitVectorsIncomplete, fmt.Errorf("vectors off: %s (facts are indexed; search is lexical)", v.Off)}
+		off, cut := sty.brief(v.Off)
+		if cut {
+			details = " (-v: details)"
+		}
+		return &exitError{exitVectorsIncomplete, fmt.Errorf("vectors off: %s; facts are indexed, search is lexical%s", off, details)}
 	}
 	var missing int64
 	for _, n := range v.Missing {
@@ -343,13 +403,17 @@ func incompleteVectors(v *indexer.VectorResult) error {
 	}
 	msg := fmt.Sprintf("vectors incomplete: %d rows without a vector", missing)
 	if v.Error != "" {
-		msg += "; embedding failed: " + v.Error
+		failed, cut := sty.brief(v.Error)
+		msg += "; embedding failed: " + failed
+		if cut {
+			details = " (-v: details)"
+		}
 	}
-	msg += " (facts are indexed and search works; the next run embeds the rest)"
+	msg += "; facts are indexed and search works, the next run embeds the rest" + details
 	return &exitError{exitVectorsIncomplete, errors.New(msg)}
 }
 
-func printIndexResult(w io.Writer, r *indexer.Result) {
+func printIndexResult(w io.Writer, r *indexer.Result, sty style) {
 	fmt.Fprintf(w, "indexed %s in %s\n", r.Root, r.Elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "  files: %d selected, %d parsed, %d unchanged, %d deleted\n", r.Selected, r.Parsed, r.Unchanged, r.Deleted)
 	if r.FactsUpgraded {
@@ -362,15 +426,15 @@ func printIndexResult(w io.Writer, r *indexer.Result) {
 	if len(r.ParseProblems) > 0 {
 		fmt.Fprintf(w, "  parse problems this run: %s  (details: viberag status --json)\n", formatCounts(r.ParseProblems))
 	}
-	printVectorResult(w, r.Vectors)
+	printVectorResult(w, r.Vectors, sty)
 }
 
-func printVectorResult(w io.Writer, v *indexer.VectorResult) {
+func printVectorResult(w io.Writer, v *indexer.VectorResult, sty style) {
 	switch {
 	case v == nil:
 		return
 	case v.Model == "":
-		fmt.Fprintf(w, "  vectors: off — %s\n", v.Off)
+		fmt.Fprintf(w, "  vectors: off — %s\n", sty.reason(v.Off))
 		return
 	}
 	if v.Reset != "" {
@@ -382,7 +446,7 @@ func printVectorResult(w io.Writer, v *indexer.VectorResult) {
 		fmt.Fprintf(w, "  vectors missing: %s  (retried by the next run)\n", formatCounts(v.Missing))
 	}
 	if v.Error != "" {
-		fmt.Fprintf(w, "  embedding failed: %s\n", v.Error)
+		fmt.Fprintf(w, "  embedding failed: %s\n", sty.reason(v.Error))
 	}
 }
 
@@ -411,7 +475,11 @@ func waitingNotice(w io.Writer) func(indexer.Holder, time.Duration) {
 		if last < 0 {
 			fmt.Fprintf(w, "viberag: another process is writing the index: %s; waiting for it (Ctrl-C stops, --wait bounds the wait)\n", h)
 		} else {
-			fmt.Fprintf(w, "viberag: still waiting after %s for pid %d\n", waited.Round(time.Second), h.PID)
+			who := "the other process"
+			if h.PID != 0 {
+				who = fmt.Sprintf("pid %d", h.PID)
+			}
+			fmt.Fprintf(w, "viberag: still waiting after %s for %s\n", waited.Round(time.Second), who)
 		}
 		last = waited
 	}

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/viberag/viberag/internal/testkit"
 )
 
 // snakeKey is what every key of a --json output must look like.
@@ -18,9 +20,6 @@ var snakeKey = regexp.MustCompile(`^[a-z][a-z0-9]*(_[a-z0-9]+)*$`)
 // processes, on an index with skipped files) and walks every key of what
 // it prints: all snake_case.
 func TestJSONOutputsSnakeCase(t *testing.T) {
-	if os.Getenv("VIBERAG_MAIN_CHILD") != "" {
-		t.Skip("child")
-	}
 	root, data := t.TempDir(), t.TempDir()
 	files := map[string]string{
 		"app/queue.py":  "class Queue:\n    \"\"\"A task queue.\"\"\"\n\n    def push(self, task):\n        raise RuntimeError(\"connection reset\")\n",
@@ -28,23 +27,16 @@ func TestJSONOutputsSnakeCase(t *testing.T) {
 		".env":          "TOKEN=not-a-real-secret\n",      // skipped: secret
 		"blob.bin":      "\x00\x01\x02binary\x00data\x00", // skipped: binary
 	}
-	writeFiles(t, root, files)
+	testkit.WriteFiles(t, root, files)
 	// A one-repository benchmark for eval: the checkout is root.
 	bench, repos := t.TempDir(), t.TempDir()
 	if err := os.Symlink(root, filepath.Join(repos, "app")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.MkdirAll(filepath.Join(bench, "annotations"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for p, c := range map[string]string{
+	testkit.WriteFiles(t, bench, map[string]string{
 		"repos.json":           `[{"name":"app","language":"python","url":"","revision":"","benchmark_root":null}]`,
 		"annotations/app.json": `[{"query":"task queue","relevant":["app/queue.py"],"secondary":[],"category":"semantic"}]`,
-	} {
-		if err := os.WriteFile(filepath.Join(bench, p), []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 
 	commands := [][]string{
 		{"index", root, "--data-dir", data, "--embed", "off", "--json"},
@@ -58,10 +50,10 @@ func TestJSONOutputsSnakeCase(t *testing.T) {
 	for _, args := range commands {
 		t.Run(args[0], func(t *testing.T) {
 			r := runChild(t, nil, args...)
-			if r.code != 0 {
-				t.Fatalf("viberag %s: exit %d\n%s", strings.Join(args, " "), r.code, r.stderr)
+			if r.Code != 0 {
+				t.Fatalf("viberag %s: exit %d\n%s", strings.Join(args, " "), r.Code, r.Stderr)
 			}
-			out := []byte(r.stdout)
+			out := []byte(r.Stdout)
 			dec := json.NewDecoder(bytes.NewReader(out))
 			values := 0
 			for {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -10,11 +8,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/internal/testkit"
 )
 
 // holdLock starts a child process that takes the write lock of the index
@@ -22,61 +20,20 @@ import (
 // or it is killed. It returns once the child holds the lock.
 func holdLock(t *testing.T, dataDir string) (cmd *exec.Cmd, release func()) {
 	t.Helper()
-	cmd = exec.Command(os.Args[0], "-test.run=^TestLockHolderChild$")
-	cmd.Env = append(os.Environ(), "VIBERAG_LOCK_CHILD="+filepath.Join(dataDir, indexer.IndexFile))
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || !strings.HasPrefix(line, "locked") {
-		t.Fatalf("lock holder: %q, %v", line, err)
-	}
-	return cmd, func() { stdin.Close() }
+	cmd = testkit.Command("lock holder", filepath.Join(dataDir, indexer.IndexFile))
+	return cmd, testkit.Hold(t, cmd, "locked")
 }
 
-// TestLockHolderChild is the process holdLock starts.
-func TestLockHolderChild(t *testing.T) {
-	path := os.Getenv("VIBERAG_LOCK_CHILD")
-	if path == "" {
-		t.Skip("run by holdLock")
-	}
-	l, err := indexer.AcquireLock(context.Background(), path, indexer.LockOptions{Command: "lock holder (test)"})
+// holdLockRole takes the write lock of the index at args[0], says
+// "locked" and holds it until its standard input closes.
+func holdLockRole(args []string) error {
+	l, err := indexer.AcquireLock(context.Background(), args[0], indexer.LockOptions{Command: "lock holder (test)"})
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	fmt.Println("locked")
 	_, _ = io.Copy(io.Discard, os.Stdin) // until the parent closes it
-	if err := l.Release(); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// syncBuffer is a bytes.Buffer safe for a writer and a reader.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	return l.Release()
 }
 
 // TestIndexWaitsForWriter: while another process holds the write lock,
@@ -84,9 +41,6 @@ func (s *syncBuffer) String() string {
 // `viberag index` says who it waits for, waits, and exits 0 once the
 // holder lets go — whether it releases the lock or dies holding it.
 func TestIndexWaitsForWriter(t *testing.T) {
-	if os.Getenv("VIBERAG_MAIN_CHILD") != "" || os.Getenv("VIBERAG_LOCK_CHILD") != "" {
-		t.Skip("child")
-	}
 	root := damageTree(t)
 	for _, how := range []string{"release", "kill"} {
 		t.Run(how, func(t *testing.T) {
@@ -102,17 +56,15 @@ func TestIndexWaitsForWriter(t *testing.T) {
 				t.Fatalf("index --wait 1s: the error does not name the holder (%s): %s", pid, stderr)
 			}
 
-			cmd := exec.Command(os.Args[0], "-test.run=^TestMainChild$")
-			cmd.Env = append(os.Environ(), "VIBERAG_MAIN_CHILD=1",
-				"CHILD_ARGS="+strings.Join([]string{"index", root, "--data-dir", data, "--embed", "off"}, "\n"))
-			var stderrBuf syncBuffer
+			cmd := viberagCmd(nil, "index", root, "--data-dir", data, "--embed", "off")
+			var stderrBuf testkit.Buffer
 			cmd.Stderr = &stderrBuf
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
 			done := make(chan error, 1)
 			go func() { done <- cmd.Wait() }()
-			eventually(t, time.Minute, "index says whom it waits for", func() bool {
+			testkit.Eventually(t, time.Minute, "index says whom it waits for", func() bool {
 				return strings.Contains(stderrBuf.String(), "another process is writing the index: "+pid)
 			})
 			select {
@@ -138,17 +90,5 @@ func TestIndexWaitsForWriter(t *testing.T) {
 				t.Fatalf("index after waiting: %+v", c)
 			}
 		})
-	}
-}
-
-// eventually polls cond until it holds or the deadline passes.
-func eventually(t *testing.T, within time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %s", what, within)
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }

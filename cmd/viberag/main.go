@@ -5,7 +5,9 @@
 // what it was asked), 1 when a search, symbol or refs found nothing (and
 // when status --check finds damage), 2 on an error, usage errors
 // included; index exits 3 when a chosen embedding provider left vectors
-// missing (exitVectorsIncomplete). With --json, errors are JSON too.
+// missing (exitVectorsIncomplete). A command stopped by SIGINT (Ctrl-C) or
+// SIGTERM exits 128 plus the signal's number (130, 143), as shells expect.
+// With --json, errors are JSON too.
 package main
 
 import (
@@ -16,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"reflect"
+	"sync"
 	"syscall"
 	"time"
 
@@ -77,16 +80,62 @@ func (e quietExit) ExitCode() int { return int(e) }
 const exitGrace = 1500 * time.Millisecond
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signalContext(context.Background())
 	defer stop()
 	go exitAfterSignal(ctx, stop, exitGrace, func() {
-		fmt.Fprintln(os.Stderr, "viberag: interrupted; exiting without waiting for work still running (the next run completes the index)")
-		os.Exit(130)
+		if code := interruptCode(ctx); code != 0 {
+			fmt.Fprintln(os.Stderr, "viberag: interrupted; exiting without waiting for work still running (the next `viberag index` completes the index)")
+			os.Exit(code)
+		}
 	})
 	if code := run(ctx, os.Args[1:], os.Stdout, os.Stderr); code != exitOK {
 		stop()
 		os.Exit(code)
 	}
+}
+
+// interrupted is the cause of a context ended by a signal.
+type interrupted struct{ sig os.Signal }
+
+func (e interrupted) Error() string { return "interrupted by " + e.sig.String() }
+
+// signalContext returns a context that ends, with an interrupted cause,
+// at the first SIGINT or SIGTERM; stop restores the default handling, so
+// that a second signal ends the process at once.
+func signalContext(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			signal.Stop(ch)
+			cancel(context.Canceled)
+		})
+	}
+	go func() {
+		select {
+		case sig := <-ch:
+			cancel(interrupted{sig})
+			stop()
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, stop
+}
+
+// interruptCode is the exit status of a process ended by the signal
+// that ended ctx: 128 plus the signal's number, as shells report it
+// (130 for Ctrl-C); 0 when no signal did.
+func interruptCode(ctx context.Context) int {
+	var in interrupted
+	if !errors.As(context.Cause(ctx), &in) {
+		return 0
+	}
+	if s, ok := in.sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 130
 }
 
 // run parses args, runs the command and returns the exit status. Errors
@@ -105,17 +154,23 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "viberag:", err)
 		return exitFailure
 	}
-	kctx, err := parser.Parse(args)
+	args = indexPathArgs(parser.Model, args)
+	kctx, err := parser.Parse(joinNegativeValues(parser.Model, args))
+	var pe *kong.ParseError
+	if errors.As(err, &pe) && pe.Context != nil {
+		kctx = pe.Context
+	}
+	// Mistakes the parser lets through: bytes it replaced (first: they
+	// may be why it failed), a number out of range.
+	if uerr := checkUTF8(args); uerr != nil {
+		err = uerr
+	} else if err == nil {
+		err = checkRanges(kctx)
+	}
 	if err != nil {
 		// A usage error: one line and where to read more, not the whole
 		// usage (an agent reads the line; a person asks for --help).
-		help := "viberag --help"
-		var pe *kong.ParseError
-		if errors.As(err, &pe) && pe.Context != nil {
-			if n := commandNode(pe.Context.Selected()); n != nil {
-				help = "viberag " + n.Name + " --help"
-			}
-		}
+		help := helpFor(kctx)
 		if argsWantJSON(args) {
 			_ = writeJSON(stdout, jsonError{Error: err.Error(), Kind: "usage", Help: help})
 		}
@@ -125,6 +180,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	err = kctx.Run()
 	if err == nil {
 		return exitOK
+	}
+	if code := interruptCode(ctx); code != 0 {
+		return reportInterrupt(kctx, err, code, stdout, stderr)
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		help := helpFor(kctx)
+		if n := commandNode(kctx.Selected()); n != nil && wantsJSON(n.Target) {
+			_ = writeJSON(stdout, jsonError{Error: err.Error(), Kind: "usage", Help: help})
+		}
+		fmt.Fprintf(stderr, "viberag: %v\nsee %s\n", err, help)
+		return exitFailure
 	}
 	code := exitFailure
 	var ec interface{ ExitCode() int }
@@ -141,9 +208,46 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if n := commandNode(kctx.Selected()); n != nil && wantsJSON(n.Target) && !errors.As(err, &answered) {
 		_ = writeJSON(stdout, jsonError{Error: err.Error(), Kind: errorKind(err)})
 	}
-	fmt.Fprintln(stderr, "viberag:", err)
+	fmt.Fprintln(stderr, "viberag:", cliWords(err.Error()))
 	return code
 }
+
+// helpFor is where to read about the command kctx selected.
+func helpFor(kctx *kong.Context) string {
+	if kctx != nil {
+		if n := commandNode(kctx.Selected()); n != nil {
+			return "viberag " + n.Name + " --help"
+		}
+	}
+	return "viberag --help"
+}
+
+// reportInterrupt ends a command a signal stopped: "interrupted", what was
+// kept when the command says (an interruptedRun), and the shell's exit
+// status for the signal.
+func reportInterrupt(kctx *kong.Context, err error, code int, stdout, stderr io.Writer) int {
+	msg := "interrupted"
+	var ir *interruptedRun
+	if errors.As(err, &ir) {
+		msg += "; " + ir.kept
+	}
+	if n := commandNode(kctx.Selected()); n != nil && wantsJSON(n.Target) {
+		_ = writeJSON(stdout, jsonError{Error: msg, Kind: "interrupted"})
+	}
+	fmt.Fprintln(stderr, "viberag: "+msg)
+	return code
+}
+
+// interruptedRun is the error of a command a signal stopped, saying what
+// it kept ("the index keeps the 312 files written; the next `viberag
+// index` continues").
+type interruptedRun struct {
+	kept string
+	err  error
+}
+
+func (e *interruptedRun) Error() string { return "interrupted: " + e.kept }
+func (e *interruptedRun) Unwrap() error { return e.err }
 
 // jsonError is what a command run with --json prints when it fails: Kind
 // says what went wrong in one word (usage, no_index, not_found, damaged,

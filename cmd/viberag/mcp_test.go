@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
-	"io"
-	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/viberag/viberag/internal/testkit"
 )
 
 // TestMCPStdioSurvivesBadLines runs `viberag mcp` (this test binary
@@ -18,87 +14,30 @@ import (
 // exist, the session goes on; ids come back as sent; closing standard
 // input ends the process cleanly.
 func TestMCPStdioSurvivesBadLines(t *testing.T) {
-	if os.Getenv("VIBERAG_MAIN_CHILD") != "" {
-		t.Skip("child")
-	}
 	root := t.TempDir()
-	if err := os.WriteFile(filepath.Join(root, "a.go"), []byte("package a\n\n// Hello greets.\nfunc Hello() string { return \"hi\" }\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestMainChild$")
-	cmd.Env = append(os.Environ(), "VIBERAG_MAIN_CHILD=1",
-		"CHILD_ARGS="+strings.Join([]string{"mcp", root, "--data-dir", t.TempDir(), "--embed", "off", "--no-watch"}, "\n"))
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
+	testkit.WriteFile(t, filepath.Join(root, "a.go"), "package a\n\n// Hello greets.\nfunc Hello() string { return \"hi\" }\n")
+	cmd := viberagCmd(nil, "mcp", root, "--data-dir", t.TempDir(), "--embed", "off", "--no-watch")
+	var stderr testkit.Buffer
 	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
+	p, exited := testkit.StdioPeer(t, cmd)
 	defer func() {
-		_ = cmd.Process.Kill()
 		if t.Failed() {
 			t.Logf("stderr:\n%s", stderr.String())
 		}
 	}()
-
-	lines := make(chan string, 64)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-	}()
-	send := func(line string) {
-		t.Helper()
-		if _, err := io.WriteString(stdin, line+"\n"); err != nil {
-			t.Fatalf("write %q: %v (stderr: %s)", line, err, stderr.String())
-		}
-	}
-	type reply struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Error  *struct {
-			Code int `json:"code"`
-		} `json:"error"`
-	}
+	send := func(line string) { t.Helper(); p.Send(t, line) }
 	// until reads lines up to the reply with id, and returns it with the
 	// error codes of the replies before it.
-	until := func(id string) (reply, []int) {
+	until := func(id string) (testkit.Reply, []int64) {
 		t.Helper()
-		var codes []int
-		for {
-			select {
-			case l, ok := <-lines:
-				if !ok {
-					t.Fatalf("viberag mcp closed its output waiting for id %s (stderr: %s)", id, stderr.String())
-				}
-				var r reply
-				if !strings.HasPrefix(l, "{") || json.Unmarshal([]byte(l), &r) != nil {
-					continue // not protocol (the test binary's own output)
-				}
-				if r.Method != "" {
-					continue
-				}
-				if string(r.ID) == id {
-					return r, codes
-				}
-				if r.Error != nil {
-					codes = append(codes, r.Error.Code)
-				}
-			case <-time.After(60 * time.Second):
-				t.Fatalf("no reply with id %s within 60s (stderr: %s)", id, stderr.String())
+		r, before := p.Until(t, id)
+		var codes []int64
+		for _, b := range before {
+			if b.Error != nil {
+				codes = append(codes, b.Error.Code)
 			}
 		}
+		return r, codes
 	}
 
 	send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`)
@@ -123,7 +62,7 @@ func TestMCPStdioSurvivesBadLines(t *testing.T) {
 		t.Fatalf("get_status after the unknown tool: code %d", r.Error.Code)
 	}
 
-	stdin.Close()
+	p.CloseInput()
 	select {
 	case err := <-exited:
 		if err != nil {

@@ -21,6 +21,7 @@ type mcpConfigCmd struct {
 	Command string `help:"Command clients run (default: viberag when it is on PATH, else this executable's absolute path)."`
 	Write   bool   `help:"Write the file instead of printing it (claude: .mcp.json, cursor: .cursor/mcp.json, vscode: .vscode/mcp.json, codex: .codex/config.toml in the repository; windsurf: ~/.codeium/windsurf/mcp_config.json), keeping the other servers in it."`
 	Force   bool   `help:"With --write, replace an existing different viberag entry (JSON files; a Codex table is edited by hand)."`
+	Check   bool   `help:"Start the server as the client would (its command, arguments and directory), ask it for its tools and the index's status, and say whether the agent will get a working viberag."`
 }
 
 // serverName is the name clients list the server under.
@@ -46,6 +47,9 @@ func (c *mcpConfigCmd) Run(ctx context.Context) error {
 	}
 	if filepath.IsAbs(cmd) && c.Command == "" {
 		fmt.Fprintf(os.Stderr, "note: viberag is not on PATH, so the configuration names this executable: %s (put viberag on PATH, or give --command, for a file others can use)\n", cmd)
+	}
+	if c.Check {
+		return checkServer(ctx, c.Client, root, configuredEntry(cf))
 	}
 	if !c.Write {
 		if _, err := os.Stdout.Write(cf.content); err != nil {
@@ -113,7 +117,7 @@ func clientConfig(client, root, cmd, home string) (clientFile, error) {
 		cf = clientFile{path: filepath.Join(root, ".vscode", "mcp.json"), key: "servers", name: serverName, entry: e,
 			note: "# VS Code: .vscode/mcp.json in the repository (its servers key); or run `viberag mcp-config --client vscode --write`."}
 	case "codex":
-		cf = clientFile{path: filepath.Join(root, ".codex", "config.toml"), name: serverName, toml: true,
+		cf = clientFile{path: filepath.Join(root, ".codex", "config.toml"), name: serverName, toml: true, entry: stdio("mcp"),
 			content: []byte(fmt.Sprintf("[mcp_servers.%s]\ncommand = %s\nargs = [\"mcp\"]\n", serverName, tomlString(cmd))),
 			note:    "# Codex: add this to ~/.codex/config.toml (every project) or .codex/config.toml in the repository (read in trusted projects; `viberag mcp-config --client codex --write` writes it). It names no repository: Codex starts the server in the directory it runs in, and `viberag mcp` serves the repository holding that directory (it refuses your home directory). To pin one repository instead, add its path after \"mcp\"."}
 	case "windsurf":
@@ -297,7 +301,7 @@ func defaultCommand() string {
 // shellQuote quotes s for a POSIX shell when it needs it.
 func shellQuote(s string) string {
 	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == ':' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == ':' || r == '@' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
 	}) < 0 {
 		return s
 	}

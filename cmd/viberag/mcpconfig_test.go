@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/viberag/viberag/internal/testkit"
 )
 
 // TestClientConfig: every client's printed configuration is the file's
@@ -83,12 +85,7 @@ func TestWriteEntry(t *testing.T) {
 	}
 	path := cf.path
 	// Other servers in the file survive.
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(`{"servers": {"other": {"command": "x"}}, "inputs": []}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testkit.WriteFile(t, path, `{"servers": {"other": {"command": "x"}}, "inputs": []}`)
 	if _, err := writeEntry(path, cf.key, cf.name, cf.entry, false); err != nil {
 		t.Fatal(err)
 	}
@@ -121,9 +118,7 @@ func TestWriteEntry(t *testing.T) {
 	}
 
 	// A file with comments is not rewritten.
-	if err := os.WriteFile(path, []byte("// mine\n{}"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testkit.WriteFile(t, path, "// mine\n{}")
 	if _, err := writeEntry(path, cf.key, cf.name, cf.entry, false); err == nil {
 		t.Error("JSON with comments was rewritten")
 	}
@@ -176,23 +171,21 @@ func TestWriteTOMLEntry(t *testing.T) {
 func TestMCPConfigCommand(t *testing.T) {
 	root := t.TempDir()
 	r := runChild(t, nil, "mcp-config", root, "--client", "cursor", "--command", "viberag")
-	if r.code != 0 {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	if r.Code != 0 {
+		t.Fatalf("exit %d: %s", r.Code, r.Stderr)
 	}
 	var doc map[string]any
-	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
-		t.Fatalf("stdout is not JSON: %v\n%s", err, r.stdout)
+	if err := json.Unmarshal([]byte(r.Stdout), &doc); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, r.Stdout)
 	}
-	if !strings.Contains(r.stderr, ".cursor/mcp.json") {
-		t.Errorf("stderr lacks where the file goes: %s", r.stderr)
+	if !strings.Contains(r.Stderr, ".cursor/mcp.json") {
+		t.Errorf("stderr lacks where the file goes: %s", r.Stderr)
 	}
 
-	if err := os.WriteFile(filepath.Join(root, ".mcp.json"), []byte(`{"mcpServers": {"db": {"command": "pg-mcp"}}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testkit.WriteFile(t, filepath.Join(root, ".mcp.json"), `{"mcpServers": {"db": {"command": "pg-mcp"}}}`)
 	r = runChild(t, nil, "mcp-config", root, "--client", "claude", "--write", "--command", "viberag")
-	if r.code != 0 || r.stdout != "" {
-		t.Fatalf("--write: exit %d stdout %q stderr %s", r.code, r.stdout, r.stderr)
+	if r.Code != 0 || r.Stdout != "" {
+		t.Fatalf("--write: exit %d stdout %q stderr %s", r.Code, r.Stdout, r.Stderr)
 	}
 	data, err := os.ReadFile(filepath.Join(root, ".mcp.json"))
 	if err != nil {

@@ -137,7 +137,7 @@ func (c *indexCmd) pushVectors(ctx context.Context, p *postgres.Push, root strin
 			return postgres.VectorsWritten{}, "", fmt.Errorf("vectors: local index %s: %w", path, err)
 		}
 		defer db.Close()
-		src, note = db, "from the local index "+path
+		src, note = db.Reader(), "from the local index "+path
 	}
 	w, err := p.WriteVectors(ctx, src)
 	if err == nil && w.Model == "" && local {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/internal/testkit"
 )
 
 // TestStoppedRebuildIsContinued: `viberag index --force` stopped half-way
@@ -19,18 +20,15 @@ import (
 // without --force, continues the rebuild — parsing only what it had not
 // reached — instead of reporting the old index unchanged.
 func TestStoppedRebuildIsContinued(t *testing.T) {
-	if os.Getenv("VIBERAG_MAIN_CHILD") != "" {
-		t.Skip("child")
-	}
 	root, data := t.TempDir(), t.TempDir()
 	files := map[string]string{}
 	for i := range 150 {
 		files[fmt.Sprintf("pkg/m%d.py", i)] = fmt.Sprintf("def f%d(x):\n    return x + %d\n", i, i)
 	}
-	writeFiles(t, root, files)
+	testkit.WriteFiles(t, root, files)
 	env := []string{"VIBERAG_HOME=" + t.TempDir(), "VIBERAG_MODEL_DIR="}
-	if r := runChild(t, env, "index", root, "--data-dir", data, "--embed", "off"); r.code != 0 {
-		t.Fatalf("index: exit %d\n%s", r.code, r.stderr)
+	if r := runChild(t, env, "index", root, "--data-dir", data, "--embed", "off"); r.Code != 0 {
+		t.Fatalf("index: exit %d\n%s", r.Code, r.Stderr)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -54,20 +52,20 @@ func TestStoppedRebuildIsContinued(t *testing.T) {
 		} `json:"forced_rebuild"`
 		NotCurrent []string `json:"not_current_because"`
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil {
-		t.Fatalf("status --json: %v\n%s", err, r.stdout)
+	if err := json.Unmarshal([]byte(r.Stdout), &st); err != nil {
+		t.Fatalf("status --json: %v\n%s", err, r.Stdout)
 	}
 	if st.Counts.Files != 150 || st.Rebuild == nil || st.Rebuild.Done == 0 || st.Rebuild.Total != 150 ||
 		!strings.Contains(strings.Join(st.NotCurrent, ";"), "a forced rebuild was stopped") {
-		t.Errorf("status during the stopped rebuild: %+v rebuild %+v\n%s", st, st.Rebuild, r.stdout)
+		t.Errorf("status during the stopped rebuild: %+v rebuild %+v\n%s", st, st.Rebuild, r.Stdout)
 	}
 
 	r = runChild(t, env, "index", root, "--data-dir", data, "--embed", "off", "--json")
-	if r.code != 0 || !strings.Contains(r.stderr, "continuing the forced rebuild") {
-		t.Fatalf("index after the stopped rebuild: exit %d\n%s", r.code, r.stderr)
+	if r.Code != 0 || !strings.Contains(r.Stderr, "continuing the forced rebuild") {
+		t.Fatalf("index after the stopped rebuild: exit %d\n%s", r.Code, r.Stderr)
 	}
 	var res indexer.Result
-	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+	if err := json.Unmarshal([]byte(r.Stdout), &res); err != nil {
 		t.Fatal(err)
 	}
 	if res.Parsed == 0 || res.Unchanged == 0 || res.Parsed+res.Unchanged != 150 || res.Counts.Files != 150 || res.Index != path {
@@ -77,7 +75,7 @@ func TestStoppedRebuildIsContinued(t *testing.T) {
 		t.Errorf("the rebuild's file is still there: %v", err)
 	}
 	r = runChild(t, env, "index", root, "--data-dir", data, "--embed", "off", "--json")
-	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || res.Parsed != 0 {
+	if err := json.Unmarshal([]byte(r.Stdout), &res); err != nil || res.Parsed != 0 {
 		t.Errorf("a run after the rebuild parsed %d files (%v)", res.Parsed, err)
 	}
 }

@@ -18,9 +18,9 @@ type refsCmd struct {
 	storeRead
 	Dir             string   `short:"C" name:"dir" help:"Use the repository containing PATH (default: the current directory)." type:"path" placeholder:"PATH"`
 	Name            string   `arg:"" help:"A name (send, Session.send) or a symbol id from search."`
-	PathPrefix      []string `name:"path-prefix" help:"Only paths starting with this (repeatable: any of)."`
-	PathContains    []string `name:"path-contains" help:"Only paths containing this (repeatable: any of)."`
-	PathNotContains []string `name:"path-not-contains" help:"No paths containing this (repeatable: none of)."`
+	PathPrefix      []string `name:"path-prefix" indexpath:"" help:"Only paths starting with this (repeatable: any of)."`
+	PathContains    []string `name:"path-contains" indexpath:"" help:"Only paths containing this (repeatable: any of)."`
+	PathNotContains []string `name:"path-not-contains" indexpath:"" help:"No paths containing this (repeatable: none of)."`
 	Ext             []string `help:"Only files with this extension (repeatable)."`
 	Limit           int      `default:"500" help:"At most this many reference lines (1 to 1000)."`
 	JSON            bool     `help:"Print the JSON the MCP server returns (find_references)."`
@@ -77,7 +77,7 @@ func printRefs(w io.Writer, r *query.References, st style) {
 		fmt.Fprintln(w, st.dim("  filter: "+f))
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintln(w, st.dim("  note: "+n))
+		fmt.Fprintln(w, st.dim("  note: "+cliWords(n)))
 	}
 	for _, f := range r.Files {
 		path := f.Path

@@ -1,13 +1,12 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/viberag/viberag/internal/testkit"
 )
 
 // TestEmbedOffIsRemembered: `--embed off` is a choice the index keeps, as
@@ -15,18 +14,16 @@ import (
 // instead of fetching the default model; --embed model2vec changes it.
 func TestEmbedOffIsRemembered(t *testing.T) {
 	root, data := t.TempDir(), t.TempDir()
-	if err := os.WriteFile(filepath.Join(root, "a.py"), []byte("def f():\n    return 1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testkit.WriteFile(t, filepath.Join(root, "a.py"), "def f():\n    return 1\n")
 	env := []string{"VIBERAG_HOME=" + t.TempDir(), "VIBERAG_MODEL_DIR="}
 	run := func(args ...string) string {
 		r := runChild(t, env, append([]string{"index", root, "--data-dir", data, "--offline"}, args...)...)
 		// 3: a provider the user chose (model2vec, offline here) left
 		// vectors missing; the facts are indexed either way.
-		if r.code != 0 && r.code != 3 {
-			t.Fatalf("index %v: exit %d\n%s", args, r.code, r.stderr)
+		if r.Code != 0 && r.Code != 3 {
+			t.Fatalf("index %v: exit %d\n%s", args, r.Code, r.Stderr)
 		}
-		return r.stdout + r.stderr
+		return r.Stdout + r.Stderr
 	}
 	const off = "embedding provider off"
 	if out := run("--embed", "off"); !strings.Contains(out, off) {
@@ -45,11 +42,8 @@ func TestEmbedOffIsRemembered(t *testing.T) {
 // index` or `viberag mcp` without them selects the same files; giving a
 // flag again replaces that setting, and an empty value clears a list.
 func TestSelectionIsRemembered(t *testing.T) {
-	if os.Getenv("VIBERAG_MAIN_CHILD") != "" {
-		t.Skip("child")
-	}
 	root, data := t.TempDir(), t.TempDir()
-	writeFiles(t, root, map[string]string{
+	testkit.WriteFiles(t, root, map[string]string{
 		"app/a.py":      "def kept():\n    return 1\n",
 		"gen/b.py":      "def generated():\n    return 2\n",
 		"app/big.py":    "def big():\n    return '" + strings.Repeat("x", 3000) + "'\n",
@@ -69,13 +63,13 @@ func TestSelectionIsRemembered(t *testing.T) {
 	}
 	index := func(args ...string) status {
 		t.Helper()
-		if r := runChild(t, env, append([]string{"index", root, "--data-dir", data, "--embed", "off"}, args...)...); r.code != 0 {
-			t.Fatalf("index %v: exit %d\n%s", args, r.code, r.stderr)
+		if r := runChild(t, env, append([]string{"index", root, "--data-dir", data, "--embed", "off"}, args...)...); r.Code != 0 {
+			t.Fatalf("index %v: exit %d\n%s", args, r.Code, r.Stderr)
 		}
 		r := runChild(t, env, "status", root, "--data-dir", data, "--json")
 		var st status
-		if err := json.Unmarshal([]byte(r.stdout), &st); err != nil {
-			t.Fatalf("status --json: %v\n%s", err, r.stdout)
+		if err := json.Unmarshal([]byte(r.Stdout), &st); err != nil {
+			t.Fatalf("status --json: %v\n%s", err, r.Stdout)
 		}
 		return st
 	}
@@ -88,10 +82,8 @@ func TestSelectionIsRemembered(t *testing.T) {
 	}
 
 	// viberag mcp without the flags keeps them too.
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cs := startMCP(ctx, t, env, "mcp", root, "--data-dir", data, "--no-watch", "--embed", "off")
-	ix := callTool(ctx, t, cs, "index", map[string]any{})
+	cs := testkit.StdioSession(t, viberagCmd(env, "mcp", root, "--data-dir", data, "--no-watch", "--embed", "off"))
+	ix := callTool(t, cs, "index", map[string]any{})
 	if files := ix["counts"].(map[string]any)["files"]; files != 1.0 {
 		t.Errorf("viberag mcp forgot the settings: its run indexed %v files", files)
 	}

@@ -28,9 +28,9 @@ type searchCmd struct {
 	Query []string `arg:"" help:"What to look for; the words are joined with spaces. Quote the whole query (e.g. '\"reset by peer\"') for exact text."`
 
 	Intent          string   `help:"auto, definition, usage, concept, exact_text or similar_code." default:"auto" enum:"auto,definition,usage,concept,exact_text,similar_code"`
-	PathPrefix      []string `name:"path-prefix" help:"Only paths starting with this (repeatable: any of)."`
-	PathContains    []string `name:"path-contains" help:"Only paths containing this (repeatable: any of)."`
-	PathNotContains []string `name:"path-not-contains" help:"No paths containing this (repeatable: none of)."`
+	PathPrefix      []string `name:"path-prefix" indexpath:"" help:"Only paths starting with this (repeatable: any of)."`
+	PathContains    []string `name:"path-contains" indexpath:"" help:"Only paths containing this (repeatable: any of)."`
+	PathNotContains []string `name:"path-not-contains" indexpath:"" help:"No paths containing this (repeatable: none of)."`
 	Ext             []string `help:"Only files with this extension, with or without the dot (repeatable)."`
 	Kind            []string `help:"Only symbols of this kind: function, method, class… (repeatable; blocks by their enclosing symbol)."`
 	Decorator       []string `help:"Only symbols with this decorator or annotation (repeatable)."`
@@ -42,6 +42,7 @@ type searchCmd struct {
 	IgnoreCase      bool     `name:"ignore-case" short:"i" help:"exact_text: ignore case."`
 	JSON            bool     `help:"Print the JSON the MCP server returns."`
 	Explain         bool     `help:"Show why each hit ranks where it does."`
+	Verbose         bool     `short:"v" help:"Say in full why vectors are off (the text shows one short line; --json always has it all)."`
 }
 
 func (c *searchCmd) Run(ctx context.Context) error {
@@ -72,7 +73,9 @@ func (c *searchCmd) Run(ctx context.Context) error {
 	if c.JSON {
 		err = writeJSON(os.Stdout, out)
 	} else {
-		printSearch(os.Stdout, out, newStyle(os.Stdout), c.Explain)
+		st := newStyle(os.Stdout)
+		st.verbose = c.Verbose
+		printSearch(os.Stdout, out, st, c.Explain)
 	}
 	if err == nil && len(out.Hits) == 0 {
 		return errNone
@@ -154,7 +157,7 @@ func openIndex(ctx context.Context, rf repoFlags, dir string, vectors bool) (*op
 	if vectors {
 		emb, off = indexer.QueryEmbedder(ctx, db)
 	}
-	p, err := query.New(ctx, db, query.Options{Embedder: emb, VectorsOff: off, Present: mcp.PresentAction})
+	p, err := query.New(ctx, db.Reader(), query.Options{Embedder: emb, VectorsOff: off, Present: mcp.PresentAction})
 	if err != nil {
 		db.Close()
 		return nil, err
@@ -169,8 +172,12 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// style colours terminal output; its zero value prints plain text.
-type style struct{ on bool }
+// style is how text output looks: colours on a terminal, reasons in
+// short or (verbose) in full. Its zero value prints plain, short text.
+type style struct {
+	on      bool
+	verbose bool
+}
 
 // newStyle colours output to a terminal, unless NO_COLOR is set.
 func newStyle(f *os.File) style {
@@ -209,10 +216,13 @@ func printSearch(w io.Writer, out *mcp.SearchOut, st style, explain bool) {
 		fmt.Fprintln(w, st.dim("  filter: "+f))
 	}
 	for _, n := range r.Notes {
-		fmt.Fprintln(w, st.dim("  note: "+n))
+		if rest, ok := strings.CutPrefix(n, lexicalNote); ok {
+			n = lexicalNote + st.reason(rest)
+		}
+		fmt.Fprintln(w, st.dim("  note: "+cliWords(n)))
 	}
 	if r.Vectors != "" {
-		fmt.Fprintln(w, st.dim("  vectors: "+r.Vectors))
+		fmt.Fprintln(w, st.dim("  vectors: "+st.vectors(r.Vectors)))
 	}
 	for i, h := range r.Hits {
 		path := h.Path
@@ -247,9 +257,45 @@ func printSearch(w io.Writer, out *mcp.SearchOut, st style, explain bool) {
 		fmt.Fprintln(w, st.dim(msg))
 	}
 	for _, a := range r.SuggestedNextActions {
-		args, _ := json.Marshal(a.Args)
-		fmt.Fprintln(w, st.dim(fmt.Sprintf("next: %s %s", a.Tool, args)))
+		cmd, why := cliAction(a)
+		if why != "" {
+			why = "  (" + why + ")"
+		}
+		fmt.Fprintln(w, st.dim("next: "+cmd+why))
 	}
+}
+
+// lexicalNote starts the note of a search whose vectors could not be used.
+const lexicalNote = "vectors unavailable, so this search is lexical: "
+
+// vectors says an answer's vectors state ("on (model)", "off: why"), the
+// reason in short unless verbose.
+func (s style) vectors(v string) string {
+	for _, p := range []string{"off: ", "off for this search: "} {
+		if rest, ok := strings.CutPrefix(v, p); ok {
+			return p + s.reason(rest)
+		}
+	}
+	return v
+}
+
+// reason says why vectors are off, or an embedding failure: in one short
+// line with a pointer to the rest (embed.Brief), or in full when verbose.
+func (s style) reason(r string) string {
+	b, cut := s.brief(r)
+	if cut {
+		b += " (-v: details)"
+	}
+	return b
+}
+
+// brief is reason without the pointer, and whether it left details out.
+func (s style) brief(r string) (string, bool) {
+	if s.verbose {
+		return r, false
+	}
+	b := embed.Brief(r)
+	return cliWords(b), b != r
 }
 
 func formatWhy(h query.Hit, all bool) string {
@@ -268,7 +314,7 @@ func formatWhy(h query.Hit, all bool) string {
 		parts = append(parts, fmt.Sprintf("%s ×%.2f", p.Name, p.Factor))
 	}
 	if h.Why.Note != "" {
-		parts = append(parts, h.Why.Note)
+		parts = append(parts, cliWords(h.Why.Note))
 	}
 	return strings.Join(parts, ", ")
 }

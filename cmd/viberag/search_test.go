@@ -10,24 +10,11 @@ import (
 	"testing"
 
 	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/internal/testkit"
+	"github.com/viberag/viberag/internal/testkit/indextest"
 	"github.com/viberag/viberag/mcp"
 	"github.com/viberag/viberag/query"
-	"github.com/viberag/viberag/tables"
 )
-
-// writeFiles writes files (path → content) under root.
-func writeFiles(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for p, c := range files {
-		full := filepath.Join(root, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 // indexFixture indexes a small tree into a data directory and returns the
 // repository root and the data directory.
@@ -38,16 +25,8 @@ func indexFixture(t *testing.T) (string, string) {
 		"app/queue.py":  "class Queue:\n    \"\"\"A task queue.\"\"\"\n\n    def push(self, task):\n        raise RuntimeError(\"connection reset by peer\")\n",
 		"app/worker.py": "from app.queue import Queue\n\n\ndef run(q: Queue):\n    q.push(None)\n",
 	}
-	writeFiles(t, root, files)
-	ctx := context.Background()
-	db, err := tables.Open(ctx, filepath.Join(data, indexer.IndexFile), tables.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := indexer.Run(ctx, db, root, indexer.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	testkit.WriteFiles(t, root, files)
+	indextest.Build(t, root, indextest.Path(data), indexer.Options{})
 	return root, data
 }
 

@@ -92,10 +92,9 @@ func (c *serveCmd) Run(ctx context.Context) error {
 // overrides it): the heap may grow to five times what is live before a
 // collection, not twice. A server's live heap is small (its repositories'
 // caches, ≈ 25 MB for 50) and a search across them allocates several
-// megabytes, so at the default it collected about every other call and
-// the collector was a quarter of its CPU; at 400 it collects five times
-// less often for about 75 MB more heap (issue 19, BENCHMARKS.md "Serve
-// CPU, session 11").
+// megabytes, so at the default it would collect about every other call,
+// the collector taking a quarter of its CPU; at 400 it collects five
+// times less often for about 75 MB more heap.
 const serveGCPercent = 400
 
 // writeHeapProfile writes the heap profile, whose alloc_space and

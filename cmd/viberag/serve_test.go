@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -16,6 +15,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/viberag/viberag/internal/testkit"
 	"github.com/viberag/viberag/tables/postgres/pgtest"
 )
 
@@ -31,23 +31,20 @@ import (
 // without a token the server answers 401. A changed file pushed is then
 // found with token A.
 func TestServeStoreEndToEnd(t *testing.T) {
-	if os.Getenv("VIBERAG_MAIN_CHILD") != "" {
-		t.Skip("child")
-	}
 	cat, s1, s2 := pgtest.Start(t), pgtest.Start(t), pgtest.Start(t)
 	env := []string{"VIBERAG_HOME=" + t.TempDir(), "VIBERAG_MODEL_DIR="}
 	run := func(args ...string) string {
 		t.Helper()
 		r := runChild(t, env, args...)
-		if r.code != 0 {
-			t.Fatalf("viberag %s: exit %d\n%s", strings.Join(args, " "), r.code, r.stderr)
+		if r.Code != 0 {
+			t.Fatalf("viberag %s: exit %d\n%s", strings.Join(args, " "), r.Code, r.Stderr)
 		}
-		return r.stdout
+		return r.Stdout
 	}
 	run("store", "init", cat.URL, "--shard", s1.URL, "--shard", s2.URL)
 	trees := map[string]string{}
 	for _, r := range []struct{ name, fixture string }{{"acme/go", "go"}, {"acme/python", "python"}, {"other/rust", "rust"}} {
-		trees[r.name] = copyTree(t, filepath.Join("..", "..", "fixtures", r.fixture))
+		trees[r.name] = testkit.Fixture(t, r.fixture)
 		run("index", trees[r.name], "--store", cat.URL, "--repo", r.name)
 	}
 	var ls struct {
@@ -68,27 +65,20 @@ func TestServeStoreEndToEnd(t *testing.T) {
 
 	base := startServe(t, env, "serve", "--store", cat.URL, "--http", "127.0.0.1:0", "--embed", "off")
 	for _, tok := range []string{"", tokA + "x"} {
-		req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
+		h := http.Header{}
 		if tok != "" {
-			req.Header.Set("Authorization", "Bearer "+tok)
+			h.Set("Authorization", "Bearer "+tok)
 		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusUnauthorized {
-			t.Errorf("token %q: status %d, want 401", tok, resp.StatusCode)
+		if status := testkit.PostInitialize(t, base+"/mcp", h); status != http.StatusUnauthorized {
+			t.Errorf("token %q: status %d, want 401", tok, status)
 		}
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	a, b := bearerSession(ctx, t, base, tokA), bearerSession(ctx, t, base, tokB)
+	a, b := testkit.HTTPSession(t, base+"/mcp", tokA), testkit.HTTPSession(t, base+"/mcp", tokB)
 	call := func(cs *sdk.ClientSession, name string, args map[string]any) map[string]any {
-		return callTool(ctx, t, cs, name, args)
+		return callTool(t, cs, name, args)
 	}
 	fails := func(cs *sdk.ClientSession, name string, args map[string]any) string {
 		t.Helper()
@@ -235,8 +225,7 @@ func hitsOf(out map[string]any) []any {
 // prints when it listens.
 func startServe(t *testing.T, env []string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestMainChild$")
-	cmd.Env = append(append(os.Environ(), "VIBERAG_MAIN_CHILD=1", "CHILD_ARGS="+strings.Join(args, "\n")), env...)
+	cmd := viberagCmd(env, args...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -279,25 +268,4 @@ func startServe(t *testing.T, env []string, args ...string) string {
 		t.Fatalf("viberag %s: not listening after a minute", strings.Join(args, " "))
 	}
 	return ""
-}
-
-type bearerRoundTripper string
-
-func (b bearerRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+string(b))
-	return http.DefaultTransport.RoundTrip(r)
-}
-
-// bearerSession is an MCP client session with the server at base over
-// streamable HTTP, sending tok on every request.
-func bearerSession(ctx context.Context, t *testing.T, base, tok string) *sdk.ClientSession {
-	t.Helper()
-	c := sdk.NewClient(&sdk.Implementation{Name: "viberag-test", Version: "1"}, nil)
-	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: bearerRoundTripper(tok)}}, nil)
-	if err != nil {
-		t.Fatalf("connect to %s: %v", base, err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/vectors"
 )
 
 type statusCmd struct {
@@ -22,6 +23,7 @@ type statusCmd struct {
 	JSON    bool   `help:"Print JSON."`
 	Skipped bool   `help:"List every skipped file with its reason."`
 	Check   bool   `help:"Also run the full integrity check of the index (SQLite's integrity_check, every full-text index against its table, no orphaned rows); exits 1 when the index is damaged."`
+	Verbose bool   `short:"v" help:"Say in full why vectors are off or embedding failed (the text shows one short line; --json always has it all)."`
 }
 
 func (c *statusCmd) Run(ctx context.Context) error {
@@ -55,7 +57,7 @@ func (c *statusCmd) Run(ctx context.Context) error {
 		}
 		return checkErr(st)
 	}
-	printStatus(os.Stdout, st)
+	printStatus(os.Stdout, st, style{verbose: c.Verbose})
 	return checkErr(st)
 }
 
@@ -81,7 +83,7 @@ func (c *statusCmd) read(ctx context.Context, root, path string) (*indexer.Statu
 	return indexer.ReadStatus(ctx, db, root, indexer.StatusOptions{ProblemFiles: c.JSON, SkippedFiles: c.Skipped, Check: c.Check})
 }
 
-func printStatus(w io.Writer, st *indexer.Status) {
+func printStatus(w io.Writer, st *indexer.Status, sty style) {
 	if ck := st.Check; ck != nil && !ck.OK && st.IndexState == "" {
 		// The index could not even be read.
 		fmt.Fprintf(w, "%s\n  index: %s\n  check: DAMAGED — %s\n", st.Root, st.Index, ck.Problems)
@@ -98,6 +100,9 @@ func printStatus(w io.Writer, st *indexer.Status) {
 	fmt.Fprintf(w, "  state: %s\n", state)
 	for _, why := range st.NotCurrent {
 		fmt.Fprintf(w, "    not current: %s\n", why)
+	}
+	if !st.Watched {
+		fmt.Fprintln(w, "  watched: no (changes wait for the next `viberag index`; `viberag mcp` indexes them as they happen)")
 	}
 	fmt.Fprintf(w, "  last indexed: %s  commit: %s  complete: %v\n", orNone(st.LastIndexedAt), orNone(st.LastCommit), st.LastRunComplete)
 	if h := st.Writer; h != nil {
@@ -128,15 +133,18 @@ func printStatus(w io.Writer, st *indexer.Status) {
 	}
 	v := st.Vectors
 	if v.Model == "" {
-		fmt.Fprintf(w, "  vectors: off — %s\n", v.Off)
+		fmt.Fprintf(w, "  vectors: off — %s\n", sty.reason(v.Off))
 	} else {
 		fmt.Fprintf(w, "  vectors: %s\n", v.Model)
-		for _, s := range tables.Surfaces() {
+		for _, s := range vectors.Surfaces() {
 			fmt.Fprintf(w, "    %-8s %7d present  %d missing\n", s, v.Surfaces[s].Present, v.Surfaces[s].Missing)
 		}
 	}
 	if v.Error != "" {
-		fmt.Fprintf(w, "  last embedding error: %s (the next index run retries)\n", v.Error)
+		fmt.Fprintf(w, "  last embedding error (the next index run retries): %s\n", sty.reason(v.Error))
+		if v.Provider == embed.ProviderOpenAI {
+			fmt.Fprintln(w, "    the index remembers this provider: `viberag index --embed off` (no vectors) or `--embed model2vec` (the built-in model) replaces it")
+		}
 	}
 	if v.Missing > 0 && (v.Model != "" || v.Provider != "" && v.Provider != embed.ProviderOff) {
 		var rows int64

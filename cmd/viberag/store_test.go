@@ -4,12 +4,12 @@ import (
 	"encoding/json"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/viberag/viberag/embed/embedtest"
+	"github.com/viberag/viberag/internal/testkit"
 	"github.com/viberag/viberag/tables/postgres"
 	"github.com/viberag/viberag/tables/postgres/pgtest"
 )
@@ -79,21 +79,13 @@ func TestStoreCommands(t *testing.T) {
 // nothing, and --repo names it explicitly.
 func TestIndexPush(t *testing.T) {
 	srv := pgtest.Start(t)
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
 	if code, _, stderr := runMain(t, "store", "init", srv.URL); code != 0 {
 		t.Fatalf("store init: exit %d, %s", code, stderr)
 	}
 	root := t.TempDir()
-	if err := os.WriteFile(filepath.Join(root, "main.go"), []byte("package main\n\nfunc main() { println(\"hi\") }\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, args := range [][]string{{"init", "-q"}, {"remote", "add", "origin", "git@GitHub.com:Acme/demo.git"}} {
-		if out, err := exec.Command("git", append([]string{"-C", root}, args...)...).CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v %s", args, err, out)
-		}
-	}
+	testkit.WriteFile(t, filepath.Join(root, "main.go"), "package main\n\nfunc main() { println(\"hi\") }\n")
+	testkit.Git(t, root, "init", "-q")
+	testkit.Git(t, root, "remote", "add", "origin", "git@GitHub.com:Acme/demo.git")
 	type result struct {
 		Repo     string `json:"repo"`
 		Parsed   int    `json:"parsed"`
@@ -129,9 +121,7 @@ func TestSearchStore(t *testing.T) {
 	for _, name := range []string{"team/one", "team/two"} {
 		root := t.TempDir()
 		body := "package p\n\n// Greet says hello.\nfunc Greet() string { return \"hi\" }\n\nfunc use() { _ = Greet() }\n"
-		if err := os.WriteFile(filepath.Join(root, "greet.go"), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		testkit.WriteFile(t, filepath.Join(root, "greet.go"), body)
 		if code, _, stderr := runMain(t, "index", root, "--store", srv.URL, "--repo", name); code != 0 {
 			t.Fatalf("push %s: exit %d, %s", name, code, stderr)
 		}
@@ -180,22 +170,19 @@ func TestSearchStore(t *testing.T) {
 // Without the model the store answers lexically and stderr says why, in
 // one line; the local index refuses the flags (it uses its own model).
 func TestSearchStoreVectors(t *testing.T) {
-	if os.Getenv("VIBERAG_MAIN_CHILD") != "" {
-		t.Skip("child")
-	}
 	srv := pgtest.Start(t)
 	model := t.TempDir()
 	if err := embedtest.Write(model, embedtest.Model{Rows: 4096, Dim: 32, Seed: 3}); err != nil {
 		t.Fatal(err)
 	}
-	root := copyTree(t, filepath.Join("..", "..", "fixtures"))
+	root := testkit.Fixture(t, "")
 	data := t.TempDir()
 	env := []string{"VIBERAG_HOME=" + t.TempDir(), "VIBERAG_MODEL_DIR="}
-	run := func(args ...string) childResult {
+	run := func(args ...string) testkit.Result {
 		t.Helper()
 		r := runChild(t, env, args...)
-		if r.code != 0 {
-			t.Fatalf("viberag %s: exit %d\n%s", strings.Join(args, " "), r.code, r.stderr)
+		if r.Code != 0 {
+			t.Fatalf("viberag %s: exit %d\n%s", strings.Join(args, " "), r.Code, r.Stderr)
 		}
 		return r
 	}
@@ -204,7 +191,7 @@ func TestSearchStoreVectors(t *testing.T) {
 	var pushed struct {
 		StoreVectors postgres.VectorsWritten `json:"store_vectors"`
 	}
-	if err := json.Unmarshal([]byte(run("index", root, "--data-dir", data, "--store", srv.URL, "--repo", "team/fixtures", "--json").stdout), &pushed); err != nil || pushed.StoreVectors.Stored == 0 {
+	if err := json.Unmarshal([]byte(run("index", root, "--data-dir", data, "--store", srv.URL, "--repo", "team/fixtures", "--json").Stdout), &pushed); err != nil || pushed.StoreVectors.Stored == 0 {
 		t.Fatalf("push: %+v, %v; want the local index's vectors pushed", pushed, err)
 	}
 
@@ -218,11 +205,11 @@ func TestSearchStoreVectors(t *testing.T) {
 		Vectors string
 		Hits    []hit
 	}
-	search := func(r childResult) answer {
+	search := func(r testkit.Result) answer {
 		t.Helper()
 		var a answer
-		if err := json.Unmarshal([]byte(r.stdout), &a); err != nil {
-			t.Fatalf("%v: %q", err, r.stdout)
+		if err := json.Unmarshal([]byte(r.Stdout), &a); err != nil {
+			t.Fatalf("%v: %q", err, r.Stdout)
 		}
 		return a
 	}
@@ -232,8 +219,8 @@ func TestSearchStoreVectors(t *testing.T) {
 		local := search(run("search", q, "-C", root, "--data-dir", data, "--json"))
 		r := run("search", q, "--store", srv.URL, "--embed", "model2vec", "--model-dir", model, "--json")
 		store := search(r)
-		if r.stderr != "" {
-			t.Errorf("search --store %q with the model: stderr %q", q, r.stderr)
+		if r.Stderr != "" {
+			t.Errorf("search --store %q with the model: stderr %q", q, r.Stderr)
 		}
 		if store.Intent != local.Intent || store.Vectors != local.Vectors || len(store.Hits) != len(local.Hits) {
 			t.Errorf("%q: store answers %s, vectors %q, %d hits; local %s, %q, %d hits", q, store.Intent, store.Vectors, len(store.Hits),
@@ -259,15 +246,15 @@ func TestSearchStoreVectors(t *testing.T) {
 	if a := search(r); !strings.HasPrefix(a.Vectors, "off") || len(a.Hits) == 0 {
 		t.Errorf("search --store without the model: vectors %q, %d hits; want lexical hits", a.Vectors, len(a.Hits))
 	}
-	if lines := strings.Split(strings.TrimSpace(r.stderr), "\n"); len(lines) != 1 || !strings.Contains(lines[0], "searching lexically") {
-		t.Errorf("search --store without the model: stderr %q; want one line saying searches are lexical", r.stderr)
+	if lines := strings.Split(strings.TrimSpace(r.Stderr), "\n"); len(lines) != 1 || !strings.Contains(lines[0], "searching lexically") {
+		t.Errorf("search --store without the model: stderr %q; want one line saying searches are lexical", r.Stderr)
 	}
 	// --embed off asked for lexical searches: nothing to say.
-	if r := run("search", "parse the configuration file", "--store", srv.URL, "--embed", "off", "--json"); r.stderr != "" {
-		t.Errorf("search --store --embed off: stderr %q", r.stderr)
+	if r := run("search", "parse the configuration file", "--store", srv.URL, "--embed", "off", "--json"); r.Stderr != "" {
+		t.Errorf("search --store --embed off: stderr %q", r.Stderr)
 	}
-	if r := runChild(t, env, "search", "Limiter", "-C", root, "--data-dir", data, "--model-dir", model); r.code == 0 || !strings.Contains(r.stderr, "--store") {
-		t.Errorf("local search with --model-dir: exit %d, stderr %q; want an error pointing at --store", r.code, r.stderr)
+	if r := runChild(t, env, "search", "Limiter", "-C", root, "--data-dir", data, "--model-dir", model); r.Code == 0 || !strings.Contains(r.Stderr, "--store") {
+		t.Errorf("local search with --model-dir: exit %d, stderr %q; want an error pointing at --store", r.Code, r.Stderr)
 	}
 }
 
@@ -276,9 +263,6 @@ func TestSearchStoreVectors(t *testing.T) {
 // so a hybrid run scores the store's hybrid search: every query's top ten
 // the local index's, vectors on.
 func TestEvalStoreVectors(t *testing.T) {
-	if os.Getenv("VIBERAG_MAIN_CHILD") != "" {
-		t.Skip("child")
-	}
 	srv := pgtest.Start(t)
 	model := t.TempDir()
 	if err := embedtest.Write(model, embedtest.Model{Rows: 4096, Dim: 32, Seed: 3}); err != nil {
@@ -305,13 +289,13 @@ func TestEvalStoreVectors(t *testing.T) {
 		}
 	}
 	env := []string{"VIBERAG_HOME=" + t.TempDir(), "VIBERAG_MODEL_DIR="}
-	if r := runChild(t, env, "store", "init", srv.URL); r.code != 0 {
-		t.Fatalf("store init: exit %d, %s", r.code, r.stderr)
+	if r := runChild(t, env, "store", "init", srv.URL); r.Code != 0 {
+		t.Fatalf("store init: exit %d, %s", r.Code, r.Stderr)
 	}
 	r := runChild(t, env, "eval", "--bench", bench, "--repos", repos, "--runs", "1", "--store", srv.URL,
 		"--embed", "model2vec", "--model-dir", model, "--json")
-	if r.code != 0 {
-		t.Fatalf("eval --store: exit %d, %s", r.code, r.stderr)
+	if r.Code != 0 {
+		t.Fatalf("eval --store: exit %d, %s", r.Code, r.Stderr)
 	}
 	var res struct {
 		Vectors string
@@ -321,8 +305,8 @@ func TestEvalStoreVectors(t *testing.T) {
 			Store   *storeResult
 		}
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil || len(res.Repos) != 1 || res.Repos[0].Store == nil {
-		t.Fatalf("eval --store --json: %v, %q", err, r.stdout)
+	if err := json.Unmarshal([]byte(r.Stdout), &res); err != nil || len(res.Repos) != 1 || res.Repos[0].Store == nil {
+		t.Fatalf("eval --store --json: %v, %q", err, r.Stdout)
 	}
 	got := res.Repos[0]
 	if !strings.HasPrefix(res.Vectors, "model2vec:") || got.Store.Vectors == 0 {

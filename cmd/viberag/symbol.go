@@ -60,7 +60,7 @@ func printSymbol(w io.Writer, d *query.SymbolDetails, st style) {
 	}
 	fmt.Fprintln(w, st.dim(fmt.Sprintf("  id %s · %s · %s", d.ID, d.Language, exported)))
 	if d.Note != "" {
-		fmt.Fprintln(w, st.dim("  note: "+d.Note))
+		fmt.Fprintln(w, st.dim("  note: "+cliWords(d.Note)))
 	}
 	if d.Parent != nil {
 		fmt.Fprintln(w, st.dim(fmt.Sprintf("  in %s %s (%s)", d.Parent.Kind, d.Parent.Qualname, d.Parent.ID)))

@@ -388,8 +388,8 @@ func TestStuckParseIsAbandoned(t *testing.T) {
 // TestParseAfterStopInBalancing stops parses at every point of the final
 // balancing of a long statement list, then parses again with the same
 // parser. tree-sitter's reset leaves a balancing that was stopped marked
-// as in progress, and the next parse aborted the process on an assertion
-// (`self->finished_tree.ptr`); the parser is now replaced after a stop.
+// as in progress, and a next parse on that parser aborts the process on
+// an assertion (`self->finished_tree.ptr`): a stopped parser is replaced.
 func TestParseAfterStopInBalancing(t *testing.T) {
 	lang := MustLanguage("javascript", tsjs.Language())
 	src := []byte(strings.Repeat("x = 1;\n", 8000) + "x = 1;") // ends on a token: the checks past the end have offset len

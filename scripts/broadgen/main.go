@@ -2,10 +2,21 @@
 // repositories themselves, deterministically and without the network.
 //
 // It lives under scripts/ rather than cmd/ because it is a development tool
-// that is not shipped: it reads git snapshots that `fetch` brought in and
-// checkouts written by bench/broad/checkout.sh, and writes the benchmark in
-// the dev split's format (repos.json, annotations/<name>.json) so that
-// `viberag eval --bench bench/broad` scores it with the same NDCG@10.
+// that is not shipped. The queries' words are other projects' text (commit
+// messages, doc comments, names), so the repository keeps references only
+// (refs.go): where each query's words are at the pinned commit. Three modes:
+//
+//   - -regen: read the queries back from bench/broad/refs and the git
+//     snapshots that `fetch` brought (MIRROR_ROOT/<owner>+<name>/repo)
+//     into -out, in the dev split's format (repos.json,
+//     annotations/<name>.json) that `viberag eval --bench OUT` scores with
+//     the same NDCG@10, and check the set's checksum (queries.sha256).
+//     This is how the benchmark is run.
+//   - make (the default): make the queries from the snapshots and the
+//     checkouts bench/broad/checkout.sh writes, into -out, then write
+//     their references and checksum.
+//   - -encode DIR: write the references and checksum of a set already in
+//     DIR (annotations/<name>.json).
 //
 // Four kinds of query, each a category of its own:
 //
@@ -30,7 +41,10 @@
 // one unambiguous target. At most -per-kind queries per kind and
 // repository are kept, chosen by a seeded hash, so a run is reproducible.
 //
-// usage: go run ./scripts/broadgen -checkouts /work/broad -mirror /work/.mirror
+// usage:
+//
+//	go run ./scripts/broadgen -regen -mirror MIRROR_ROOT -out OUT
+//	go run ./scripts/broadgen -checkouts CHECKOUTS -mirror MIRROR_ROOT -out OUT
 package main
 
 import (
@@ -56,6 +70,9 @@ import (
 
 type config struct {
 	reposTSV, checkouts, mirror, out string
+	refs, sum                        string
+	regen                            bool
+	encode                           string
 	seed                             string
 	perKind, minWords, maxLog        int
 	sampleFiles                      int
@@ -67,9 +84,13 @@ type config struct {
 func main() {
 	var c config
 	flag.StringVar(&c.reposTSV, "repos", "bench/broad/repos.tsv", "repository list: name, owner/name, commit, language, root")
-	flag.StringVar(&c.checkouts, "checkouts", "/work/broad", "directory with one checkout per name (bench/broad/checkout.sh)")
-	flag.StringVar(&c.mirror, "mirror", "/work/.mirror", "directory with the git snapshots, <name>/repo")
-	flag.StringVar(&c.out, "out", "bench/broad", "where repos.json and annotations/ are written")
+	flag.StringVar(&c.checkouts, "checkouts", "", "directory with one checkout per name (bench/broad/checkout.sh); make mode")
+	flag.StringVar(&c.mirror, "mirror", os.Getenv("MIRROR_ROOT"), "directory with the git snapshots, <name>/repo (default $MIRROR_ROOT)")
+	flag.StringVar(&c.out, "out", "", "where repos.json and annotations/ are written (outside the repository: the text is other projects')")
+	flag.StringVar(&c.refs, "refs", "bench/broad/refs", "the references, one <name>.tsv per repository")
+	flag.StringVar(&c.sum, "sum", "bench/broad/queries.sha256", "the checksum of the query set")
+	flag.BoolVar(&c.regen, "regen", false, "read the queries back from -refs and the snapshots into -out, and check the checksum")
+	flag.StringVar(&c.encode, "encode", "", "write the references and checksum of the set in this directory (annotations/<name>.json)")
 	flag.StringVar(&c.seed, "seed", "broad-1", "seed of every sampled choice")
 	flag.IntVar(&c.perKind, "per-kind", 10, "queries per kind and repository, at most")
 	flag.IntVar(&c.minWords, "min-words", 6, "words a commit message or doc comment needs")
@@ -77,9 +98,9 @@ func main() {
 	flag.IntVar(&c.sampleFiles, "sample-files", 60, "source files parsed per repository for symbols")
 	flag.Int64Var(&c.sampleBytes, "sample-bytes", 400<<10, "bytes parsed per repository for symbols")
 	flag.StringVar(&c.only, "only", "", "only this repository name (debugging)")
-	flag.StringVar(&c.kinds, "kinds", "", "comma-separated kinds to (re)generate; the other kinds' queries are kept as the existing annotations hold them, byte for byte (\"\": make all)")
+	flag.StringVar(&c.kinds, "kinds", "", "comma-separated kinds to (re)generate; the other kinds' queries are kept as the set in -out holds them, byte for byte (\"\": make all)")
 	flag.Parse()
-	if err := run(context.Background(), c); err != nil {
+	if err := c.run(context.Background()); err != nil {
 		fmt.Fprintln(os.Stderr, "broadgen:", err)
 		os.Exit(1)
 	}
@@ -132,16 +153,38 @@ func readRepos(p string) ([]repo, error) {
 	return rs, sc.Err()
 }
 
-func run(ctx context.Context, c config) error {
+func (c config) run(ctx context.Context) error {
+	if c.mirror == "" {
+		return fmt.Errorf("-mirror: set it, or MIRROR_ROOT, to the folder holding the snapshots (<owner>+<name>/repo)")
+	}
+	switch {
+	case c.encode != "":
+		return c.encodeSet(ctx, c.encode)
+	case c.out == "":
+		return fmt.Errorf("-out: name the directory to write the queries to (outside the repository)")
+	case c.regen:
+		return c.regenerate(ctx)
+	case c.checkouts == "":
+		return fmt.Errorf("-checkouts: name the directory bench/broad/checkout.sh wrote (or use -regen)")
+	}
+	if err := c.make(ctx); err != nil {
+		return err
+	}
+	if c.only != "" {
+		return nil
+	}
+	return c.encodeSet(ctx, c.out)
+}
+
+// make generates the queries into c.out.
+func (c config) make(ctx context.Context) error {
 	rs, err := readRepos(c.reposTSV)
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Join(c.out, "annotations"), 0o755); err != nil {
-		return err
-	}
-	var list []benchRepo
+	set := map[string][]query{}
 	total := map[string]int{}
+	repos := 0
 	for _, r := range rs {
 		if c.only != "" && r.Name != c.only {
 			continue
@@ -163,37 +206,18 @@ func run(ctx context.Context, c config) error {
 		}
 		fmt.Fprintf(os.Stderr, "%-40s %-10s task %2d concept %2d symbol %2d architecture %2d  %.1fs\n", r.Name, r.Language,
 			n["task"], n["concept"], n["symbol"], n["architecture"], time.Since(t0).Seconds())
-		if len(qs) == 0 {
-			continue
+		if len(qs) > 0 {
+			set[r.Name] = qs
+			repos++
 		}
-		data, err := json.MarshalIndent(qs, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(c.out, "annotations", r.Name+".json"), append(data, '\n'), 0o644); err != nil {
-			return err
-		}
-		br := benchRepo{Name: r.Name, Language: r.Language, URL: "https://github.com/" + r.Slug + ".git", Revision: r.Commit}
-		if r.Root != "" {
-			root := r.Root
-			br.BenchmarkRoot = &root
-		}
-		list = append(list, br)
 	}
-	fmt.Fprintf(os.Stderr, "total: %d repositories, task %d, concept %d, symbol %d, architecture %d\n", len(list),
+	fmt.Fprintf(os.Stderr, "total: %d repositories, task %d, concept %d, symbol %d, architecture %d\n", repos,
 		total["task"], total["concept"], total["symbol"], total["architecture"])
-	if c.only != "" {
-		return nil
-	}
-	data, err := json.MarshalIndent(list, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(c.out, "repos.json"), append(data, '\n'), 0o644)
+	return writeSet(c.out, rs, set, c.only == "")
 }
 
-// keepOtherKinds replaces qs's queries of the kinds not in -kinds by the
-// existing annotations' (first, in their order), so that adding a kind
+// keepOtherKinds replaces qs's queries of the kinds not in -kinds by those
+// of the set in -out (first, in their order), so that adding a kind
 // leaves the others' lists as they were even where the parser has changed
 // since they were made.
 func (c config) keepOtherKinds(r repo, qs []query) ([]query, error) {
@@ -321,14 +345,6 @@ type task struct {
 	rank  uint64
 }
 
-func (c config) gitDir(r repo) string {
-	d := filepath.Join(c.mirror, r.Name, "repo")
-	if fi, err := os.Stat(filepath.Join(d, ".git")); err == nil && fi.IsDir() {
-		return filepath.Join(d, ".git")
-	}
-	return d
-}
-
 var (
 	trivialSubject = regexp.MustCompile(`(?i)^\s*(merge|revert|bump|release|prepare|version|v?\d+\.\d+|changelog|update (the )?(changelog|readme|docs?|deps|dependencies|copyright|license|version)|chore\(deps|chore\(release|build\(deps|(re)?format|fmt|lint|typo|style|whitespace|cs fix|wip\b)`)
 	trivialAny     = regexp.MustCompile(`(?i)dependabot|renovate|\[skip ci\]|\[ci skip\]|prettier|rustfmt|gofmt|clang-format|php-cs-fixer|\bblack\b|\bisort\b|\bruff format|\btypos?\b|spelling|formatting|reformat|whitespace|copyright year`)
@@ -364,7 +380,7 @@ func (c config) cleanMessage(msg string) string {
 }
 
 func (c config) taskQueries(ctx context.Context, r repo, indexed map[string]bool) ([]task, error) {
-	args := []string{"--git-dir", c.gitDir(r), "log", "--no-merges", "--no-renames", "-n", fmt.Sprint(c.maxLog),
+	args := []string{"--git-dir", gitDirOf(c.mirror, r.Name), "log", "--no-merges", "--no-renames", "-n", fmt.Sprint(c.maxLog),
 		"--format=%x1e%H%x1f%B%x1f", "--name-status", r.Commit}
 	if r.Root != "" {
 		args = append(args, "--", r.Root)

@@ -14,11 +14,11 @@ import (
 
 // Batch gathers what the readers of one call send to one shard into
 // rounds, so a call over N repositories of a shard costs about as many
-// round trips as a call over one, not N times as many (issue 19: a search
-// across 41 repositories of a shard was 13 round trips per repository).
+// round trips as a call over one, not N times as many (a search across 41
+// repositories of a shard was 13 round trips per repository).
 //
 // The call's readers (one per repository, each running its own planner
-// in its own goroutine, as before) are its participants. A statement a
+// in its own goroutine) are its participants. A statement a
 // participant sends waits until every participant still running has sent
 // one, or StoreOptions.BatchFlush (default FlushAfter) has passed since the first of them was sent; then
 // all waiting statements go to the shard together in one pipeline (one

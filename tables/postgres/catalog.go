@@ -219,18 +219,18 @@ func (c *Catalog) Remove(ctx context.Context, name string) error {
 	if _, err := c.Repo(ctx, All, name); err != nil {
 		return err
 	}
-	p, err := c.BeginPush(ctx, name, nil)
+	p, err := c.beginPush(ctx, "remove", name, nil)
 	if err != nil {
 		return err
 	}
 	defer p.Rollback()
 	for _, tbl := range []string{"refs", "chunks", "symbols", "files", "fts_stats", "vectors", "postings", "repo_state"} {
 		if _, err := p.tx.Exec(ctx, `DELETE FROM `+tbl+` WHERE repo_id = $1`, p.repo.ID); err != nil {
-			return fmt.Errorf("remove repository %q: %s: %w", name, tbl, err)
+			return p.fail(tbl, err)
 		}
 	}
 	if err := p.tx.Commit(ctx); err != nil {
-		return fmt.Errorf("remove repository %q: %w", name, err)
+		return p.fail("commit", err)
 	}
 	p.tx = nil
 	tag, err := p.lock.Exec(ctx, `DELETE FROM repos WHERE name = $1`, name)

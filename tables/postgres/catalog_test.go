@@ -12,7 +12,7 @@ import (
 )
 
 // databases creates the named databases on srv and returns their URLs.
-func databases(t *testing.T, srv *pgtest.Server, names ...string) []string {
+func databases(t testing.TB, srv *pgtest.Server, names ...string) []string {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, srv.URL)

@@ -31,9 +31,10 @@
 // Reading: Store holds the catalog and a bounded pool per shard;
 // Store.Reader gives a Reader, the tables.Reader of one repository, over
 // which the query planner runs as over an SQLite index: candidates come
-// through the GIN indexes, are ranked in Go with FTS5's bm25 and the
-// repository's own statistics (tables.ParseFTS, tables.BM25Freq; package tables owns them), so a repository
-// ranks as its local index does (one-token phrases and prefixes counted
+// through the GIN indexes, are ranked in Go with bm25 and the
+// repository's own statistics (package tables/fulltext compiles the
+// planner's queries and scores them), so a repository ranks as its local
+// index does (one-token phrases and prefixes counted
 // from postings, postings.go); its vectors are ranked by the shard where
 // pgvector holds them all (vectors_rank.go, tables.VectorRanker), else read
 // whole, once per version, and scanned exactly in Go by the planner; both

@@ -52,14 +52,13 @@ var shardMigrations = []string{
 	// Readers fetch the rows they ranked by (file_id, ord), the row id
 	// they hand the planner: without these indexes each lookup walked
 	// every row of its file through the (file_id, start_line) index, 0.9
-	// ms a row in a data file of thousands of chunks (BENCHMARKS.md,
-	// issue 19, load session 7).
+	// ms a row in a data file of thousands of chunks.
 	`CREATE INDEX IF NOT EXISTS chunks_ord ON chunks(repo_id, file_id, ord);
 	CREATE INDEX IF NOT EXISTS symbols_ord ON symbols(repo_id, file_id, ord)`,
 	// Postings (postings.go): per token and file, the file's rows holding
 	// the token with their counts, so a search of common words reads the
-	// counts of its tokens instead of every candidate's tf (issue 19, load
-	// session 11). shardFills[6] fills them from the stored tf.
+	// counts of its tokens instead of every candidate's tf.
+	// shardFills[6] fills them from the stored tf.
 	shardPostings,
 	// pgvector when it can be created (vectors_rank.go); shardFills[7]
 	// fills its column from the bytea vectors.

@@ -104,29 +104,32 @@ func (c *Catalog) Move(ctx context.Context, name, shard string) (from string, er
 		return "", fmt.Errorf("move %s: lock: %w", name, err)
 	}
 	defer lock.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1::int4, $2::int4)`, pushLockClass, repo.ID) //nolint:errcheck // released with the session anyway
+	// Errors name each shard with its address: a lost connection's own
+	// error names no server.
+	srcAt, dstAt := shardLabel(src.Name, src.URL), shardLabel(dst.Name, dst.URL)
 	sp, err := connect(ctx, src.URL)
 	if err != nil {
-		return "", fmt.Errorf("move %s: shard %s: %w", name, src.Name, err)
+		return "", fmt.Errorf("move %s: %s: %w", name, srcAt, err)
 	}
 	defer sp.Close()
 	dp, err := connect(ctx, dst.URL)
 	if err != nil {
-		return "", fmt.Errorf("move %s: shard %s: %w", name, dst.Name, err)
+		return "", fmt.Errorf("move %s: %s: %w", name, dstAt, err)
 	}
 	defer dp.Close()
 	if err := checkVersion(ctx, dp, "shard", len(shardMigrations)); err != nil {
-		return "", fmt.Errorf("move %s: shard %s: %w", name, dst.Name, err)
+		return "", fmt.Errorf("move %s: %s: %w", name, dstAt, err)
 	}
 	sc, err := sp.Acquire(ctx)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("move %s: %s: %w", name, srcAt, err)
 	}
 	defer sc.Release()
 	// The source is read in one snapshot (the push lock keeps writers out
 	// anyway).
 	stx, err := sc.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("move %s: %s: %w", name, srcAt, err)
 	}
 	defer stx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // read-only
 	err = pgx.BeginFunc(ctx, dp, func(dtx pgx.Tx) error {
@@ -136,7 +139,7 @@ func (c *Catalog) Move(ctx context.Context, name, shard string) (from string, er
 			}
 			if t == "vectors" {
 				if err := moveVectors(ctx, stx, dtx, repo.ID); err != nil {
-					return fmt.Errorf("vectors: from %s to %s: %w", src.Name, dst.Name, err)
+					return fmt.Errorf("vectors: %w", err)
 				}
 				continue
 			}
@@ -150,16 +153,16 @@ func (c *Catalog) Move(ctx context.Context, name, shard string) (from string, er
 			_, err := dtx.Conn().PgConn().CopyFrom(ctx, pr, `COPY `+t+` FROM STDIN (FORMAT binary)`)
 			pr.CloseWithError(err)
 			if rerr := <-errc; rerr != nil {
-				return fmt.Errorf("%s: read from %s: %w", t, src.Name, rerr)
+				return fmt.Errorf("%s: read from %s: %w", t, srcAt, rerr)
 			}
 			if err != nil {
-				return fmt.Errorf("%s: write to %s: %w", t, dst.Name, err)
+				return fmt.Errorf("%s: write to %s: %w", t, dstAt, err)
 			}
 		}
 		return nil
 	})
 	if err != nil {
-		return "", fmt.Errorf("move %s from %s to %s: %w", name, src.Name, dst.Name, err)
+		return "", fmt.Errorf("move %s from %s to %s: %w", name, srcAt, dstAt, err)
 	}
 	if _, err := lock.Exec(ctx, `UPDATE repos SET shard_id = $2 WHERE id = $1`, repo.ID, dst.ID); err != nil {
 		return "", fmt.Errorf("move %s: copied to %s, but the catalog still names %s: %w", name, dst.Name, src.Name, err)
@@ -174,7 +177,7 @@ func (c *Catalog) Move(ctx context.Context, name, shard string) (from string, er
 		return nil
 	})
 	if err != nil {
-		return src.Name, errors.Join(fmt.Errorf("move %s: moved to %s; the copy left on %s could not be deleted", name, dst.Name, src.Name), err)
+		return src.Name, errors.Join(fmt.Errorf("move %s: moved to %s; the copy left on %s could not be deleted", name, dst.Name, srcAt), err)
 	}
 	return src.Name, nil
 }

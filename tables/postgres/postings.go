@@ -11,13 +11,13 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
 
-	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // Postings. Scoring a candidate from its row's term frequencies (tf.go)
 // reads every distinct token of the row to find the few the query names:
 // a search of a common word across a large repository read 13–15 MB of tf
-// for 8,000 rows to count one token (issue 19, load session 10). So a
+// for 8,000 rows to count one token. So a
 // push also stores, per repository, table, token and file, the file's
 // rows holding the token with its count per full-text column (table
 // postings), and a reader scores an expression whose phrases are all of
@@ -27,7 +27,7 @@ import (
 // Encoding of postings.rows: for each row of the file holding the token,
 // in row order, uvarint(ord - previous ord) (the first from 0), the row's
 // token count (bm25's document length) and first line, then
-// uvarint(count) for each column in the table's FTS order. A files row
+// uvarint(count) for each column in tables.TextColumns' order. A files row
 // has ord 0 and line 0. With the length and line in the postings, a
 // search without a scope filter ranks from the postings alone and reads
 // only its best rows. A file's rows holding a token are split into parts of about
@@ -180,7 +180,7 @@ type postingsQuery struct {
 	lo, hi [][]byte // prefix ranges [lo, hi); hi nil: no upper bound
 }
 
-func newPostingsQuery(e *tables.FTSQuery) (q postingsQuery, ok bool) {
+func newPostingsQuery(e *fulltext.Matcher) (q postingsQuery, ok bool) {
 	q.exact = [][]byte{{0}}
 	for _, ph := range e.Phrases {
 		if len(ph.Tokens) != 1 || len(ph.Tokens[0]) > maxPostingToken {
@@ -265,8 +265,8 @@ func (pc *postingCounts) row(id int64, ntok, start int) int {
 // readPostings runs q's statement and sums each row's counts per phrase
 // of e as countTF does: by token in byte order, then by phrase, then by
 // column.
-func (r *Reader) readPostings(ctx context.Context, db querier, ft *ftsTable, e *tables.FTSQuery, q postingsQuery, ws []float64) (*postingCounts, error) {
-	a := r.args()
+func (t textSearch) readPostings(ctx context.Context, db querier, ft *ftsTable, e *fulltext.Matcher, q postingsQuery, ws []float64) (*postingCounts, error) {
+	a := t.conn.args()
 	stmt := q.sql(ft.name, a)
 	pc := &postingCounts{slot: map[int64]int32{}, long: map[int64]bool{}, nphr: len(e.Phrases)}
 	ncols := len(ft.cols)
@@ -279,7 +279,7 @@ func (r *Reader) readPostings(ctx context.Context, db querier, ft *ftsTable, e *
 	var tok, blob pgtype.DriverBytes
 	var file *int64
 	var ok, complete bool
-	err := r.queryOn(ctx, db, stmt, a, func(rows pgx.Rows) error {
+	err := t.conn.queryOn(ctx, db, stmt, a, func(rows pgx.Rows) error {
 		if err := rows.Scan(&tok, &file, &blob, &ok); err != nil {
 			return err
 		}
@@ -368,7 +368,7 @@ func decodePostings(b []byte, ncols int, counts []uint32, row func(ord, ntok, st
 var errPostings = fmt.Errorf("malformed postings")
 
 // fill sets m to the counts of row id, reporting whether postings name it.
-func (pc *postingCounts) fill(id int64, m *tables.RowMatch) bool {
+func (pc *postingCounts) fill(id int64, m *fulltext.RowMatch) bool {
 	s, ok := pc.slot[id]
 	if cap(m.Raw) < pc.nphr {
 		m.Raw, m.Weighted = make([]float64, pc.nphr), make([]float64, pc.nphr)

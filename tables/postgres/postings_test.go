@@ -9,18 +9,25 @@ import (
 	"testing"
 
 	"github.com/viberag/viberag/scope"
-	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // longTok is a token longer than maxPostingToken: it has no postings, and the
 // rows holding it are scored from their tf.
 var longTok = "zq" + strings.Repeat("ab", maxPostingToken)
 
-var postingExprs = []string{`"hello"`, `"serve"* OR "port"`, `"world" OR "config" OR "read"*`, `"zq"*`, `"zqab"* OR "hello"`,
-	`"fmt" AND "println"`, `"hello world"`, `{content} : ("name" OR "string"*)`, `"nothere"`}
+var postingExprs = []fulltext.Query{T("hello"), Or(P("serve"), T("port")), Or(T("world"), T("config"), P("read")), P("zq"), Or(P("zqab"), T("hello")),
+	fulltext.And(T("fmt"), T("println")), T("hello world"), fulltext.In([]string{"content"}, Or(T("name"), P("string"))), T("nothere")}
 
-// chunksOnly names expressions of chunks' columns alone.
-func chunksOnly(x string) bool { return strings.HasPrefix(x, "{content}") }
+// Shorthands of queries.
+var (
+	T  = fulltext.Term
+	P  = fulltext.Prefix
+	Or = fulltext.Or
+)
+
+// chunksOnly names queries of chunks' columns alone.
+func chunksOnly(x fulltext.Query) bool { return strings.HasPrefix(x.String(), "{content}") }
 
 // postingsDump returns a repository's postings by table, token and file
 // path, the rows encoded as stored.
@@ -65,7 +72,7 @@ func answers(t *testing.T, url, name string) (string, error) {
 		for _, c := range cs {
 			fmt.Fprintf(&b, "chunk %s %s %d %b\n", x, c.Path, c.StartLine, c.Score)
 		}
-		n, err := rd.MatchCount(ctx, tables.ChunksFTS, x)
+		n, err := matchCount(ctx, rd, scope.Chunks, x)
 		if err != nil {
 			return "", err
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // pushLockClass is the first key of the advisory lock (class, repo id)
@@ -25,18 +26,20 @@ const pushLockClass = 0x76627270 // "vbrp"
 // the whole new one after it. Write may be called many times (batches);
 // it is not safe for concurrent use.
 type Push struct {
-	cat   *Catalog
-	repo  Repo
-	lock  *pgxpool.Conn // catalog session holding the push lock
-	shard *pgxpool.Pool
-	tx    pgx.Tx
-	fb    *tables.FactBuilder
-	now   time.Time
+	cat     *Catalog
+	repo    Repo
+	op      string        // "push", or "remove" for Catalog.Remove: what errors say
+	shardAt string        // the shard's name and address (shardLabel), for errors
+	lock    *pgxpool.Conn // catalog session holding the push lock
+	shard   *pgxpool.Pool
+	tx      pgx.Tx
+	fb      *tables.FactBuilder
+	now     time.Time
 
 	states map[string]tables.FileState // the repository's files as the push leaves them
 	nextID int64
-	stats  map[string]*tables.TableStats // deltas of fts_stats
-	tsv    []string                      // scratch
+	stats  map[string]*fulltext.Stats // deltas of fts_stats
+	tsv    []string                   // scratch
 	tf     tfBuilder
 	pb     postingsBuilder
 	posts  [][]any         // postings rows of the files written, for COPY
@@ -58,11 +61,16 @@ type Push struct {
 // on a shard when it is new. When another push of it is running, waiting
 // is called once with a message and BeginPush waits for it to end.
 func (c *Catalog) BeginPush(ctx context.Context, name string, waiting func(msg string)) (p *Push, err error) {
+	return c.beginPush(ctx, "push", name, waiting)
+}
+
+// beginPush is BeginPush for op (push, remove), which errors name.
+func (c *Catalog) beginPush(ctx context.Context, op, name string, waiting func(msg string)) (p *Push, err error) {
 	repo, err := c.Place(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	p = &Push{cat: c, repo: repo, fb: tables.NewFactBuilder(), now: time.Now().UTC(), stats: map[string]*tables.TableStats{}}
+	p = &Push{cat: c, repo: repo, op: op, fb: tables.NewFactBuilder(), now: time.Now().UTC(), stats: map[string]*fulltext.Stats{}}
 	started := p // p is nil once a failure returns
 	defer func() {
 		if err != nil {
@@ -70,18 +78,18 @@ func (c *Catalog) BeginPush(ctx context.Context, name string, waiting func(msg s
 		}
 	}()
 	if p.lock, err = c.pool.Acquire(ctx); err != nil {
-		return nil, fmt.Errorf("push %s: %w", name, err)
+		return nil, fmt.Errorf("%s %s: %w", op, name, err)
 	}
 	var got bool
 	if err := p.lock.QueryRow(ctx, `SELECT pg_try_advisory_lock($1::int4, $2::int4)`, pushLockClass, repo.ID).Scan(&got); err != nil {
-		return nil, fmt.Errorf("push %s: lock: %w", name, err)
+		return nil, fmt.Errorf("%s %s: lock: %w", op, name, err)
 	}
 	if !got {
 		if waiting != nil {
 			waiting(fmt.Sprintf("waiting for another push of %s to finish", name))
 		}
 		if _, err := p.lock.Exec(ctx, `SELECT pg_advisory_lock($1::int4, $2::int4)`, pushLockClass, repo.ID); err != nil {
-			return nil, fmt.Errorf("push %s: wait for the other push: %w", name, err)
+			return nil, fmt.Errorf("%s %s: wait for the other push: %w", op, name, err)
 		}
 	}
 	// Read the repository again: the push that held the lock moved it on.
@@ -99,21 +107,32 @@ func (c *Catalog) BeginPush(ctx context.Context, name string, waiting func(msg s
 		}
 	}
 	if url == "" {
-		return nil, fmt.Errorf("push %s: shard %q is not registered", name, p.repo.Shard)
+		return nil, fmt.Errorf("%s %s: shard %q is not registered", op, name, p.repo.Shard)
 	}
+	p.shardAt = shardLabel(p.repo.Shard, url)
 	if p.shard, err = connect(ctx, url); err != nil {
-		return nil, fmt.Errorf("push %s: shard %s: %w", name, p.repo.Shard, err)
+		return nil, p.fail("", err)
 	}
 	if err := checkVersion(ctx, p.shard, "shard", len(shardMigrations)); err != nil {
-		return nil, fmt.Errorf("push %s: shard %s: %w", name, p.repo.Shard, err)
+		return nil, p.fail("", err)
 	}
 	if p.tx, err = p.shard.Begin(ctx); err != nil {
-		return nil, fmt.Errorf("push %s: %w", name, err)
+		return nil, p.fail("begin", err)
 	}
 	if err := p.loadStates(ctx); err != nil {
-		return nil, fmt.Errorf("push %s: %w", name, err)
+		return nil, p.fail("", err)
 	}
 	return p, nil
+}
+
+// fail wraps err, from the push's work on its shard, naming the
+// repository and the shard (its name and address): a connection lost
+// mid-way says neither.
+func (p *Push) fail(what string, err error) error {
+	if what != "" {
+		what += ": "
+	}
+	return fmt.Errorf("%s %s on %s: %s%w", p.op, p.repo.Name, p.shardAt, what, err)
 }
 
 // Repo returns the repository being pushed, as it was when the push began.
@@ -168,7 +187,7 @@ func (p *Push) FileStates(ctx context.Context) (map[string]tables.FileState, err
 }
 
 // Write replaces the rows of every file in files and removes those of
-// every path in deleted, inside the push's transaction (as tables.DB.Write
+// every path in deleted, inside the push's transaction (as tables.Writer.Write
 // does for an index file).
 func (p *Push) Write(ctx context.Context, files []*extract.File, deleted []string) error {
 	if p.tx == nil {
@@ -193,7 +212,7 @@ func (p *Push) Write(ctx context.Context, files []*extract.File, deleted []strin
 		}
 	}
 	if err := p.clear(ctx, cleared); err != nil {
-		return fmt.Errorf("push %s: %w", p.repo.Name, err)
+		return p.fail("", err)
 	}
 	for _, path := range gone {
 		delete(p.states, path)
@@ -219,28 +238,28 @@ func (p *Push) Write(ctx context.Context, files []*extract.File, deleted []strin
 		p.Written++
 		if b.Len() >= 2000 {
 			if err := p.tx.SendBatch(ctx, b).Close(); err != nil {
-				return fmt.Errorf("push %s: write: %w", p.repo.Name, err)
+				return p.fail("write", err)
 			}
 			b = &pgx.Batch{}
 		}
 	}
 	if b.Len() > 0 {
 		if err := p.tx.SendBatch(ctx, b).Close(); err != nil {
-			return fmt.Errorf("push %s: write: %w", p.repo.Name, err)
+			return p.fail("write", err)
 		}
 	}
 	if len(p.posts) > 0 {
 		_, err := p.tx.CopyFrom(ctx, pgx.Identifier{"postings"}, postingCols, pgx.CopyFromRows(p.posts))
 		p.posts = p.posts[:0]
 		if err != nil {
-			return fmt.Errorf("push %s: write postings: %w", p.repo.Name, err)
+			return p.fail("write postings", err)
 		}
 	}
 	if len(refs) > 0 {
 		_, err := p.tx.CopyFrom(ctx, pgx.Identifier{"refs"},
 			[]string{"repo_id", "file_id", "row", "kind", "name", "name_lower", "target", "n", "uses"}, pgx.CopyFromRows(refs))
 		if err != nil {
-			return fmt.Errorf("push %s: write refs: %w", p.repo.Name, err)
+			return p.fail("write refs", err)
 		}
 	}
 	return nil
@@ -277,7 +296,7 @@ func (p *Push) clear(ctx context.Context, ids []int64) error {
 func (p *Push) stat(tbl string, rows, tokens int64) {
 	s := p.stats[tbl]
 	if s == nil {
-		s = &tables.TableStats{}
+		s = &fulltext.Stats{}
 		p.stats[tbl] = s
 	}
 	s.Rows += rows
@@ -293,7 +312,7 @@ const maxLexeme = 2047
 // with room for its per-lexeme entries.
 const maxTsvBytes = 768 << 10
 
-// tokens tokenizes cols as the FTS table does and returns their token
+// tokens tokenizes cols as the SQLite index does and returns their token
 // count, the distinct tokens for the tsvector and the row's term
 // frequencies (tf.go).
 func (p *Push) tokens(cols ...string) (int, []string, []byte) {
@@ -392,7 +411,7 @@ func (p *Push) Commit(ctx context.Context, head string) (Repo, error) {
 			ON CONFLICT (repo_id, tbl) DO UPDATE SET rows = fts_stats.rows + excluded.rows, tokens = fts_stats.tokens + excluded.tokens`,
 			p.repo.ID, t, s.Rows, s.Tokens)
 		if err != nil {
-			return Repo{}, fmt.Errorf("push %s: table statistics: %w", p.repo.Name, err)
+			return Repo{}, p.fail("table statistics", err)
 		}
 	}
 	// The postings are complete when they were, or when this push wrote
@@ -408,10 +427,10 @@ func (p *Push) Commit(ctx context.Context, head string) (Repo, error) {
 	if _, err := p.tx.Exec(ctx, `INSERT INTO repo_state(repo_id, version, facts_version, postings) VALUES ($1, 1, $2, $3)
 		ON CONFLICT (repo_id) DO UPDATE SET version = repo_state.version + 1, facts_version = excluded.facts_version, postings = excluded.postings`,
 		p.repo.ID, strconv.Itoa(extract.FactsVersion), complete); err != nil {
-		return Repo{}, fmt.Errorf("push %s: version: %w", p.repo.Name, err)
+		return Repo{}, p.fail("version", err)
 	}
 	if err := p.tx.Commit(ctx); err != nil {
-		return Repo{}, fmt.Errorf("push %s: commit: %w", p.repo.Name, err)
+		return Repo{}, p.fail("commit", err)
 	}
 	p.tx = nil
 	var files, bytes int64
@@ -422,7 +441,7 @@ func (p *Push) Commit(ctx context.Context, head string) (Repo, error) {
 	_, err := p.lock.Exec(ctx, `UPDATE repos SET snapshot = snapshot + 1, files = $2, bytes = $3, head_commit = $4, updated_at = now()
 		WHERE id = $1`, p.repo.ID, files, bytes, head)
 	if err != nil {
-		return Repo{}, fmt.Errorf("push %s: committed to shard %s, but the catalog was not updated: %w", p.repo.Name, p.repo.Shard, err)
+		return Repo{}, fmt.Errorf("push %s: committed to %s, but the catalog was not updated: %w", p.repo.Name, p.shardAt, err)
 	}
 	return p.cat.Repo(ctx, All, p.repo.Name)
 }

@@ -34,7 +34,7 @@ func newStore(t *testing.T) (*Catalog, string) {
 	return cat, url
 }
 
-func writeTree(t *testing.T, root string, files map[string]string) {
+func writeTree(t testing.TB, root string, files map[string]string) {
 	t.Helper()
 	for p, body := range files {
 		full := filepath.Join(root, filepath.FromSlash(p))
@@ -57,7 +57,7 @@ func push(t *testing.T, cat *Catalog, root, name string) (*Push, Repo) {
 
 // pushWith is push, with src's vectors written in the push when src is
 // not nil.
-func pushWith(t *testing.T, cat *Catalog, root, name string, src VectorSource) (*Push, Repo, VectorsWritten) {
+func pushWith(t testing.TB, cat *Catalog, root, name string, src VectorSource) (*Push, Repo, VectorsWritten) {
 	t.Helper()
 	ctx := context.Background()
 	p, err := cat.BeginPush(ctx, name, nil)
@@ -83,7 +83,7 @@ func pushWith(t *testing.T, cat *Catalog, root, name string, src VectorSource) (
 }
 
 // testConn opens a connection to url, closed when t ends.
-func testConn(t *testing.T, url string) *pgx.Conn {
+func testConn(t testing.TB, url string) *pgx.Conn {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, url)
@@ -97,7 +97,7 @@ func testConn(t *testing.T, url string) *pgx.Conn {
 // testReader opens a new Store on url with opts (so no repository state
 // is cached) and returns it with a Reader of repository name; the Store
 // is closed when t ends.
-func testReader(t *testing.T, url, name string, opts StoreOptions) (*Store, *Reader) {
+func testReader(t testing.TB, url, name string, opts StoreOptions) (*Store, *Reader) {
 	t.Helper()
 	ctx := context.Background()
 	st, err := OpenStore(ctx, url, opts)
@@ -116,7 +116,7 @@ func testReader(t *testing.T, url, name string, opts StoreOptions) (*Store, *Rea
 	return st, rd
 }
 
-func queryInt(t *testing.T, url, q string, args ...any) int64 {
+func queryInt(t testing.TB, url, q string, args ...any) int64 {
 	t.Helper()
 	ctx := context.Background()
 	conn := testConn(t, url)

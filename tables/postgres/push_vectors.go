@@ -5,7 +5,6 @@ import (
 	"crypto/md5"
 	"encoding/hex"
 	"errors"
-	"fmt"
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
@@ -14,13 +13,11 @@ import (
 )
 
 // VectorSource is where a push takes a repository's vectors from: the
-// local SQLite index of the same tree (tables.DB). Symbols and chunks
+// local SQLite index of the same tree (tables.IndexReader). Symbols and chunks
 // carry the same ids (sids, cids) in both; a file's vector is owned by
 // "f" and the file's id, which differs, so it is matched by path.
 type VectorSource interface {
-	EmbeddingModel(ctx context.Context) (string, error)
-	EmbeddingDim(ctx context.Context, model string) (int, error)
-	ScanVectors(ctx context.Context, model string, dim int, fn func(owner, surface string, blob []byte)) error
+	VectorReader() tables.VectorReader
 	FileList(ctx context.Context) ([]tables.FileRow, error)
 }
 
@@ -28,14 +25,17 @@ type VectorSource interface {
 // repository without any.
 var NoVectors VectorSource = noVectors{}
 
+// noVectors is a source, and a tables.VectorReader, with no vectors.
 type noVectors struct{}
 
-func (noVectors) EmbeddingModel(context.Context) (string, error)    { return "", nil }
-func (noVectors) EmbeddingDim(context.Context, string) (int, error) { return 0, nil }
-func (noVectors) ScanVectors(context.Context, string, int, func(string, string, []byte)) error {
-	return nil
-}
-func (noVectors) FileList(context.Context) ([]tables.FileRow, error) { return nil, nil }
+func (noVectors) VectorReader() tables.VectorReader                                     { return noVectors{} }
+func (noVectors) FileList(context.Context) ([]tables.FileRow, error)                    { return nil, nil }
+func (noVectors) Version(context.Context) (string, error)                               { return "", nil }
+func (noVectors) Model(context.Context) (string, error)                                 { return "", nil }
+func (noVectors) Dim(context.Context, string) (int, error)                              { return 0, nil }
+func (noVectors) ChunkRows(context.Context, func(tables.ChunkRow)) error                { return nil }
+func (noVectors) SymbolRows(context.Context, func(tables.SymbolRow)) error              { return nil }
+func (noVectors) Scan(context.Context, string, int, func(string, string, []byte)) error { return nil }
 
 // VectorsWritten is what WriteVectors stored.
 type VectorsWritten struct {
@@ -70,14 +70,15 @@ func (p *Push) WriteVectors(ctx context.Context, src VectorSource) (VectorsWritt
 		return w, errors.New("push: vectors after commit or rollback")
 	}
 	fail := func(what string, err error) (VectorsWritten, error) {
-		return w, fmt.Errorf("push %s: vectors: %s: %w", p.repo.Name, what, err)
+		return w, p.fail("vectors: "+what, err)
 	}
-	model, err := src.EmbeddingModel(ctx)
+	vr := src.VectorReader()
+	model, err := vr.Model(ctx)
 	if err != nil {
 		return fail("embedding model", err)
 	}
 	if model != "" {
-		if w.Dim, err = src.EmbeddingDim(ctx, model); err != nil {
+		if w.Dim, err = vr.Dim(ctx, model); err != nil {
 			return fail("dimension", err)
 		}
 		if w.Dim <= 0 {
@@ -150,7 +151,7 @@ func (p *Push) WriteVectors(ctx context.Context, src VectorSource) (VectorsWritt
 			localPath["f"+strconv.FormatInt(f.ID, 10)] = EncodeText(f.Path)
 		}
 		var copyErr error
-		err = src.ScanVectors(ctx, model, w.Dim, func(owner, surface string, blob []byte) {
+		err = vr.Scan(ctx, model, w.Dim, func(owner, surface string, blob []byte) {
 			if copyErr != nil {
 				return
 			}

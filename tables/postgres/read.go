@@ -7,20 +7,18 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // Reader is the read side of one repository in a store: a tables.Reader,
 // so the query planner runs over it as over an SQLite index and ranks the
-// same (tables/ftsrank.go). Every statement binds the repository's id as $1:
+// same (package tables/fulltext). Every statement binds the repository's id as $1:
 // it reads that repository and nothing else. Full-text channels fetch
 // their candidates through the GIN indexes and rank them here, with the
 // repository's own term statistics (fts_stats); exact text goes through
@@ -30,12 +28,8 @@ import (
 // unique in the repository and, as in SQLite, stable until the file is
 // re-written.
 type Reader struct {
-	pool  *pgxpool.Pool
-	repo  Repo
-	stats *statsCache
-	// postingsFrom: tables of fewer rows are scored from tf
-	// (StoreOptions.PostingsFrom).
-	postingsFrom int
+	conn *repoConn
+	fts  textSearch
 	// scanVectors: vectors are ranked in Go even where pgvector could
 	// (StoreOptions.ScanVectors).
 	scanVectors bool
@@ -46,45 +40,13 @@ var _ tables.Reader = (*Reader)(nil)
 
 // Repo returns the repository read, as the catalog had it when the
 // Reader was made.
-func (r *Reader) Repo() Repo { return r.repo }
+func (r *Reader) Repo() Repo { return r.conn.repo }
 
 const ordBits = 24
 
 func rowID(fileID int64, ord int) int64 { return fileID<<ordBits | int64(ord) }
 
 func splitRowID(id int64) (fileID int64, ord int) { return id >> ordBits, int(id & (1<<ordBits - 1)) }
-
-// statsCache holds the repository's version, read at most every
-// versionTTL, and its fts_stats for that version.
-type statsCache struct {
-	mu      sync.Mutex
-	version int64
-	model   string // embedding_model, read with the version
-	// postings: the repository's postings are complete (postings.go),
-	// read with the version.
-	postings bool
-	readAt   time.Time
-	tables   map[string]tables.TableStats
-	paths    map[int64]string // file paths by id
-	// ranks: per model, whether every vector is a pgvector
-	// (RanksVectors), for the version.
-	ranks map[string]bool
-}
-
-// versionTTL is how long a Reader trusts the version it read: a search
-// asks for it several times (each cache of the planner keys on it), and a
-// push becomes visible at most this much later.
-const versionTTL = 200 * time.Millisecond
-
-// args numbers a statement's arguments; $1 is always the repository id.
-type args struct{ v []any }
-
-func (r *Reader) args() *args { return &args{v: []any{r.repo.ID}} }
-
-func (a *args) add(v any) string {
-	a.v = append(a.v, v)
-	return "$" + strconv.Itoa(len(a.v))
-}
 
 // filter renders a scope as a condition over the rows of table t under
 // alias ("TRUE" when nothing is filtered), as tables' filterOn does for
@@ -162,193 +124,30 @@ func filter(f scope.Filter, t scope.Table, alias string, a *args) string {
 	return "(" + strings.Join(conds, " AND ") + ")"
 }
 
-// querier runs statements: the pool, a transaction, or a call's Batch.
-type querier interface {
-	query(ctx context.Context, q string, args []any, scan func(pgx.Rows) error) error
-}
-
-// direct runs statements on a pool or in a transaction, one round trip
-// each.
-type direct struct {
-	db interface {
-		Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
-	}
-}
-
-func (d direct) query(ctx context.Context, q string, args []any, scan func(pgx.Rows) error) error {
-	rows, err := d.db.Query(ctx, q, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := scan(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
-}
-
-func (b *Batch) query(_ context.Context, q string, args []any, scan func(pgx.Rows) error) error {
-	return b.send(q, args, scan)
-}
-
-// db returns where the reader's statements go under ctx: the call's
-// Batch for this shard (WithBatch), else the pool.
-func (r *Reader) db(ctx context.Context) querier {
-	if b := r.batch(ctx); b != nil {
-		return b
-	}
-	return direct{r.pool}
-}
-
-// batch returns the call's Batch for this reader's shard, if ctx has one.
-func (r *Reader) batch(ctx context.Context) *Batch {
-	if b, _ := ctx.Value(batchKey{}).(*Batch); b != nil && b.pool == r.pool {
-		return b
-	}
-	return nil
-}
-
-// snapshot returns where a read of several statements that must see one
-// snapshot goes: the call's Batch (one transaction for the call), else a
-// read-only repeatable-read transaction that end closes.
-func (r *Reader) snapshot(ctx context.Context) (db querier, end func(), err error) {
-	if b := r.batch(ctx); b != nil {
-		return b, func() {}, nil
-	}
-	tx, err := r.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
-	if err != nil {
-		return nil, nil, r.wrap(err)
-	}
-	return direct{tx}, func() { tx.Rollback(context.WithoutCancel(ctx)) }, nil //nolint:errcheck // read-only
-}
-
-// query runs q and calls scan for every row.
-func (r *Reader) query(ctx context.Context, q string, a *args, scan func(pgx.Rows) error) error {
-	return r.queryOn(ctx, r.db(ctx), q, a, scan)
-}
-
-// queryOn runs q on db and calls scan for every row.
-func (r *Reader) queryOn(ctx context.Context, db querier, q string, a *args, scan func(pgx.Rows) error) error {
-	return r.wrap(db.query(ctx, q, a.v, scan))
-}
-
-// row runs q and scans its first row into dest; ok is false when it has
-// none.
-func (r *Reader) row(ctx context.Context, q string, args []any, dest ...any) (ok bool, err error) {
-	err = r.db(ctx).query(ctx, q, args, func(rows pgx.Rows) error {
-		if ok {
-			return nil
-		}
-		ok = true
-		return rows.Scan(dest...)
-	})
-	return ok, r.wrap(err)
-}
-
-func (r *Reader) wrap(err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("repository %s (shard %s): %w", r.repo.Name, r.repo.Shard, err)
-}
-
 // PrepareReads checks that the repository's shard answers with this
 // build's schema. It reads no facts.
 func (r *Reader) PrepareReads(ctx context.Context) error {
-	if err := checkVersion(ctx, r.pool, "shard", len(shardMigrations)); err != nil {
-		return r.wrap(err)
+	if err := checkVersion(ctx, r.conn.pool, "shard", len(shardMigrations)); err != nil {
+		return r.conn.wrap(err)
 	}
 	return nil
 }
 
-// version returns the repository's version (bumped by every push), as
-// read at most versionTTL ago.
-func (r *Reader) version(ctx context.Context) (int64, error) {
-	v, _, err := r.state(ctx)
-	return v, err
-}
-
-// state returns the repository's version and the model of its vectors,
-// read together at most versionTTL ago: every search asks for both, and
-// a push changes the model only with the version.
-func (r *Reader) state(ctx context.Context) (int64, string, error) {
-	c := r.stats
-	c.mu.Lock()
-	if !c.readAt.IsZero() && time.Since(c.readAt) < versionTTL {
-		v, m := c.version, c.model
-		c.mu.Unlock()
-		return v, m, nil
+// Fingerprint returns the repository's version, which every push
+// changes, for each table; a planner of one Reader serves one repository
+// (a files fingerprint names it too).
+func (r *Reader) Fingerprint(ctx context.Context, t scope.Table) (string, error) {
+	v, err := r.conn.version(ctx)
+	if t == scope.Files {
+		return fmt.Sprintf("%d %d v%d", v, r.conn.repo.ID, v), err
 	}
-	c.mu.Unlock()
-	var v int64
-	var m string
-	var post bool
-	_, err := r.row(ctx, `SELECT coalesce(max(version), 0), coalesce(max(embedding_model), ''), coalesce(bool_or(postings), false) FROM repo_state WHERE repo_id = $1`,
-		[]any{r.repo.ID}, &v, &m, &post)
-	if err != nil {
-		return 0, "", r.wrap(err)
-	}
-	c.mu.Lock()
-	if v != c.version {
-		c.tables, c.paths, c.ranks = nil, nil, nil
-	}
-	c.version, c.model, c.postings, c.readAt = v, m, post, time.Now()
-	c.mu.Unlock()
-	return v, m, nil
-}
-
-// tableStats returns the repository's row and token counts of tbl, read
-// once per version.
-func (r *Reader) tableStats(ctx context.Context, tbl string) (tables.TableStats, error) {
-	v, err := r.version(ctx)
-	if err != nil {
-		return tables.TableStats{}, err
-	}
-	c := r.stats
-	c.mu.Lock()
-	st, ok := c.tables[tbl]
-	c.mu.Unlock()
-	if ok {
-		return st, nil
-	}
-	_, err = r.row(ctx, `SELECT coalesce(max(rows), 0), coalesce(max(tokens), 0) FROM fts_stats WHERE repo_id = $1 AND tbl = $2`,
-		[]any{r.repo.ID, tbl}, &st.Rows, &st.Tokens)
-	if err != nil {
-		return st, err
-	}
-	c.mu.Lock()
-	if c.version == v {
-		if c.tables == nil {
-			c.tables = map[string]tables.TableStats{}
-		}
-		c.tables[tbl] = st
-	}
-	c.mu.Unlock()
-	return st, nil
-}
-
-// FilesKey fingerprints the repository's files: the version changes with
-// every push.
-func (r *Reader) FilesKey(ctx context.Context) (tables.FilesKey, error) {
-	v, err := r.version(ctx)
-	return tables.FilesKey{N: v, MaxID: r.repo.ID, LastIndexedAt: "v" + strconv.FormatInt(v, 10)}, err
-}
-
-// SymbolsKey changes with every push.
-func (r *Reader) SymbolsKey(ctx context.Context) (int64, error) { return r.version(ctx) }
-
-// ChunksKey changes with every push.
-func (r *Reader) ChunksKey(ctx context.Context) (string, error) {
-	v, err := r.version(ctx)
 	return strconv.FormatInt(v, 10), err
 }
 
 // FileList returns every file's id, path, language and line count.
 func (r *Reader) FileList(ctx context.Context) ([]tables.FileRow, error) {
 	var out []tables.FileRow
-	err := r.query(ctx, `SELECT id, path, language, lines FROM files WHERE repo_id = $1`, r.args(), func(rows pgx.Rows) error {
+	err := r.conn.query(ctx, `SELECT id, path, language, lines FROM files WHERE repo_id = $1`, r.conn.args(), func(rows pgx.Rows) error {
 		var f tables.FileRow
 		if err := rows.Scan(&f.ID, &f.Path, &f.Language, &f.Lines); err != nil {
 			return err
@@ -362,7 +161,7 @@ func (r *Reader) FileList(ctx context.Context) ([]tables.FileRow, error) {
 
 // InScope returns the row ids of table t that s admits.
 func (r *Reader) InScope(ctx context.Context, t scope.Table, s scope.Scope) (map[int64]bool, error) {
-	a := r.args()
+	a := r.conn.args()
 	var q string
 	switch t {
 	case scope.Files:
@@ -375,7 +174,7 @@ func (r *Reader) InScope(ctx context.Context, t scope.Table, s scope.Scope) (map
 		return nil, fmt.Errorf("in scope: table %q has no row ids", t)
 	}
 	ids := map[int64]bool{}
-	err := r.query(ctx, q, a, func(rows pgx.Rows) error {
+	err := r.conn.query(ctx, q, a, func(rows pgx.Rows) error {
 		var id int64
 		var ord int
 		if err := rows.Scan(&id, &ord); err != nil {
@@ -391,41 +190,53 @@ func (r *Reader) InScope(ctx context.Context, t scope.Table, s scope.Scope) (map
 }
 
 // RowCount returns the number of rows of t in the repository.
-func (r *Reader) RowCount(ctx context.Context, t tables.FTSTable) (int, error) {
+func (r *Reader) RowCount(ctx context.Context, t scope.Table) (int, error) {
 	ft, err := ftsOf(t)
 	if err != nil {
 		return 0, err
 	}
-	st, err := r.tableStats(ctx, ft.name)
+	st, err := r.conn.tableStats(ctx, ft.name)
 	return int(st.Rows), err
 }
 
-// MatchCount returns the number of the repository's rows of t matching
-// expr. A single word is counted through the GIN index alone; anything
-// else is verified row by row, as a search would.
-func (r *Reader) MatchCount(ctx context.Context, t tables.FTSTable, expr string) (int, error) {
+// MatchCounts returns the number of the repository's rows of t matching
+// each of qs. A single word is counted through the GIN index alone;
+// anything else is verified row by row, as a search would.
+func (r *Reader) MatchCounts(ctx context.Context, t scope.Table, qs []fulltext.Query) ([]int, error) {
 	ft, err := ftsOf(t)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	e, err := tables.ParseFTS(expr, ft.cols)
-	if err != nil {
-		return 0, err
-	}
-	tsq, ok := tsquery(e)
-	if !ok {
-		return 0, nil
-	}
-	if len(e.Phrases) == 1 && len(e.Phrases[0].Tokens) == 1 && e.Cols[0] == uint64(1)<<len(ft.cols)-1 && len(e.Phrases[0].Tokens[0]) <= maxLexeme {
-		var n int
-		_, err := r.row(ctx, `SELECT count(*) FROM `+ft.name+` WHERE repo_id = $1 AND tsv @@ $2::tsquery`, []any{r.repo.ID, tsq}, &n)
+	count := func(q fulltext.Query) (int, error) {
+		if q.IsZero() {
+			return 0, nil
+		}
+		e, err := q.Compile(ft.cols)
+		if err != nil {
+			return 0, err
+		}
+		tsq, ok := tsquery(e)
+		if !ok {
+			return 0, nil
+		}
+		if len(e.Phrases) == 1 && len(e.Phrases[0].Tokens) == 1 && e.Cols[0] == uint64(1)<<len(ft.cols)-1 && len(e.Phrases[0].Tokens[0]) <= maxLexeme {
+			var n int
+			_, err := r.conn.row(ctx, `SELECT count(*) FROM `+ft.name+` WHERE repo_id = $1 AND tsv @@ $2::tsquery`, []any{r.conn.repo.ID, tsq}, &n)
+			return n, err
+		}
+		n := 0
+		err = r.fts.candidates(ctx, r.conn.db(ctx), ft, e, nil, nil, tsq, "TRUE", r.conn.args(), "", false, func(rows pgx.Rows, dest []any) error { return rows.Scan(dest...) }, func(m *fulltext.RowMatch, _ int, _ bool) {
+			n++
+		})
 		return n, err
 	}
-	n := 0
-	err = r.candidates(ctx, r.db(ctx), ft, e, nil, nil, tsq, "TRUE", r.args(), "", false, func(rows pgx.Rows, dest []any) error { return rows.Scan(dest...) }, func(m *tables.RowMatch, _ int, _ bool) {
-		n++
-	})
-	return n, err
+	out := make([]int, len(qs))
+	for i, q := range qs {
+		if out[i], err = count(q); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // keyIDCols is the (file, ord) of a row of ft.
@@ -436,59 +247,70 @@ func keyIDCols(ft *ftsTable) string {
 	return ft.alias + ".file_id, " + ft.alias + ".ord"
 }
 
+// textSearch finds a repository's full-text candidates and counts their
+// phrases: from the postings of their tokens where the repository's are
+// complete (postings.go), else through the GIN indexes and the rows' term
+// frequencies or text.
+type textSearch struct {
+	conn *repoConn
+	// postingsFrom: tables of fewer rows are scored from tf
+	// (StoreOptions.PostingsFrom).
+	postingsFrom int
+}
+
 // postingsOf returns the counts of e's phrases from the postings of its
 // tokens, read on db, or nil when the repository's postings are not
 // complete, its table has fewer rows than r.postingsFrom, or e has a
 // phrase they cannot answer (candidates then reads tf and text).
-func (r *Reader) postingsOf(ctx context.Context, db querier, ft *ftsTable, e *tables.FTSQuery, ws []float64) (*postingCounts, error) {
-	st, err := r.tableStats(ctx, ft.name) // reads the state too
+func (t textSearch) postingsOf(ctx context.Context, db querier, ft *ftsTable, e *fulltext.Matcher, ws []float64) (*postingCounts, error) {
+	st, err := t.conn.tableStats(ctx, ft.name) // reads the state too
 	if err != nil {
 		return nil, err
 	}
-	c := r.stats
+	c := t.conn.stats
 	c.mu.Lock()
 	post := c.postings
 	c.mu.Unlock()
-	if !post || st.Rows < int64(r.postingsFrom) {
+	if !post || st.Rows < int64(t.postingsFrom) {
 		return nil, nil
 	}
 	pq, ok := newPostingsQuery(e)
 	if !ok {
 		return nil, nil
 	}
-	return r.readPostings(ctx, db, ft, e, pq, ws)
+	return t.readPostings(ctx, db, ft, e, pq, ws)
 }
 
-// ftsTable describes a table's full-text columns as SQLite's FTS table
-// orders them, and the SQL that reads them.
+// ftsTable describes a table's full-text columns (tables.TextColumns) and the
+// SQL that reads them.
 type ftsTable struct {
 	name    string   // table, and fts_stats.tbl
 	alias   string   // in statements
-	cols    []string // FTS column names
+	cols    []string // full-text column names
 	sql     []string // the columns' SQL
 	join    string   // joining files f
 	keyCols string   // a row's rowKey: file, ord, start line
 }
 
 var (
-	chunksFTS = &ftsTable{name: "chunks", alias: "c", cols: []string{"header", "content", "ident_parts", "strings"},
+	chunksFTS = &ftsTable{name: "chunks", alias: "c", cols: tables.TextColumns(scope.Chunks),
 		sql: []string{"c.header", "c.content", "c.ident_parts", "c.strings"}, join: " JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id",
 		keyCols: "c.file_id, c.ord, c.start_line"}
-	symbolsFTS = &ftsTable{name: "symbols", alias: "s", cols: []string{"name", "qualname", "signature", "doc", "ident_parts"},
+	symbolsFTS = &ftsTable{name: "symbols", alias: "s", cols: tables.TextColumns(scope.Symbols),
 		sql: []string{"s.name", "s.qualname", "s.signature", "s.doc", "s.ident_parts"}, join: " JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id",
 		keyCols: "s.file_id, s.ord, s.start_line"}
-	filesFTS = &ftsTable{name: "files", alias: "f", cols: []string{"path", "summary"}, sql: []string{"f.path", "f.summary"},
+	filesFTS = &ftsTable{name: "files", alias: "f", cols: tables.TextColumns(scope.Files), sql: []string{"f.path", "f.summary"},
 		keyCols: "f.id, 0, 0"}
 )
 
-func ftsOf(t tables.FTSTable) (*ftsTable, error) {
+func ftsOf(t scope.Table) (*ftsTable, error) {
 	switch t {
-	case tables.ChunksFTS:
+	case scope.Chunks:
 		return chunksFTS, nil
-	case tables.FilesFTS:
+	case scope.Files:
 		return filesFTS, nil
 	}
-	return nil, fmt.Errorf("unknown full-text table %q", t)
+	return nil, fmt.Errorf("no full-text table %q", t)
 }
 
 // candidates fetches the rows of ft whose tokens satisfy tsq (the GIN
@@ -505,8 +327,8 @@ func ftsOf(t tables.FTSTable) (*ftsTable, error) {
 // has complete postings and e only phrases of one token), a row's counts
 // come from pc and neither its tf nor its text is read, except the tf of
 // the rows pc lists as holding tokens too long for postings.
-func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *tables.FTSQuery, ws []float64, pc *postingCounts, tsq, cond string, a *args, rowCols string, join bool,
-	scanRow func(pgx.Rows, []any) error, keep func(m *tables.RowMatch, ntok int, inScope bool)) error {
+func (t textSearch) candidates(ctx context.Context, db querier, ft *ftsTable, e *fulltext.Matcher, ws []float64, pc *postingCounts, tsq, cond string, a *args, rowCols string, join bool,
+	scanRow func(pgx.Rows, []any) error, keep func(m *fulltext.RowMatch, ntok int, inScope bool)) error {
 	need := e.NeededCols()
 	textWhen := ft.alias + ".tf = ''"
 	if mq := multiQuery(e); mq != "" {
@@ -555,8 +377,8 @@ func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *ta
 	// tf is the driver's own copy, valid until the next row: most of
 	// what a search reads, and none of it kept.
 	var tf pgtype.DriverBytes
-	var m tables.RowMatch
-	var tk tables.Tokenizer
+	var m fulltext.RowMatch
+	var tk fulltext.Tokenizer
 	var ntok int
 	var in bool
 	var pfile int64
@@ -571,7 +393,7 @@ func (r *Reader) candidates(ctx context.Context, db querier, ft *ftsTable, e *ta
 		dest = append(dest, &texts[c])
 	}
 	dest = append(dest, &ntok, &in)
-	return r.queryOn(ctx, db, q, a, func(rows pgx.Rows) error {
+	return t.conn.queryOn(ctx, db, q, a, func(rows pgx.Rows) error {
 		if err := scanRow(rows, dest); err != nil {
 			return err
 		}
@@ -618,12 +440,12 @@ func lookup(ft *ftsTable, need uint64, tm string) string {
 // long tokens are read (their tf, and whether their tsvector matches
 // tsq, as candidates would have found them), no other row is. Rows go
 // in row id order, as a fresh push stores them.
-func (r *Reader) fromPostings(ctx context.Context, db querier, ft *ftsTable, e *tables.FTSQuery, ws []float64, pc *postingCounts, tsq string,
-	keep func(m *tables.RowMatch, k rowKey, ntok int)) error {
-	var m tables.RowMatch
-	override := map[int64]*tables.RowMatch{}
+func (t textSearch) fromPostings(ctx context.Context, db querier, ft *ftsTable, e *fulltext.Matcher, ws []float64, pc *postingCounts, tsq string,
+	keep func(m *fulltext.RowMatch, k rowKey, ntok int)) error {
+	var m fulltext.RowMatch
+	override := map[int64]*fulltext.RowMatch{}
 	if ids := pc.longIDs(); len(ids) > 0 {
-		a := r.args()
+		a := t.conn.args()
 		files := make([]int64, len(ids))
 		ords := make([]int32, len(ids))
 		for i, id := range ids {
@@ -636,7 +458,7 @@ func (r *Reader) fromPostings(ctx context.Context, db querier, ft *ftsTable, e *
 		}
 		q := `SELECT k.f, k.o, ` + ft.alias + `.tf, ` + lookup(ft, e.NeededCols(), a.add(tsq)) + ` FROM unnest(` + a.add(files) + `::bigint[], ` +
 			a.add(ords) + `::int[]) AS k(f, o) JOIN ` + ft.name + ` ` + ft.alias + ` ON ` + on
-		err := r.queryOn(ctx, db, q, a, func(rows pgx.Rows) error {
+		err := t.conn.queryOn(ctx, db, q, a, func(rows pgx.Rows) error {
 			var f int64
 			var o int
 			var tf []byte
@@ -644,7 +466,7 @@ func (r *Reader) fromPostings(ctx context.Context, db querier, ft *ftsTable, e *
 			if err := rows.Scan(&f, &o, &tf, &found); err != nil {
 				return err
 			}
-			x := &tables.RowMatch{}
+			x := &fulltext.RowMatch{}
 			if found {
 				if err := countTF(e, tf, len(ft.cols), ws, x); err != nil {
 					return fmt.Errorf("%s: %w", ft.name, err)
@@ -696,39 +518,42 @@ type rowKey struct {
 	start int
 }
 
-// search ranks the repository's rows of ft matching expr by bm25 with
+// search ranks the repository's rows of ft matching q by bm25 with
 // column weights ws, in scope s, and returns the best limit, ties by path
 // then line, as the SQLite engine's statements order them. It works in
 // two steps within one snapshot: every candidate is matched and scored
 // from its keys and term frequencies alone, then only the best limit
 // rows are read whole (fetch).
-func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws []float64, s scope.Scope, t scope.Table, limit int, cr *carry,
+func search[T any](ctx context.Context, r *Reader, ft *ftsTable, q fulltext.Query, ws []float64, s scope.Scope, t scope.Table, limit int, cr *carry,
 	fetch func(ctx context.Context, db querier, keys []rowKey) (map[rowKey]T, error), setScore func(*T, float64)) ([]T, error) {
 	if len(ws) != len(ft.cols) {
 		return nil, fmt.Errorf("%s: %d column weights, want %d", ft.name, len(ws), len(ft.cols))
 	}
-	e, err := tables.ParseFTS(expr, ft.cols)
+	if q.IsZero() || limit <= 0 {
+		return nil, nil
+	}
+	e, err := q.Compile(ft.cols)
 	if err != nil {
 		return nil, err
 	}
 	tsq, ok := tsquery(e)
-	if !ok || limit <= 0 {
+	if !ok {
 		return nil, nil
 	}
-	st, err := r.tableStats(ctx, ft.name)
+	st, err := r.conn.tableStats(ctx, ft.name)
 	if err != nil || st.Rows == 0 {
 		return nil, err
 	}
-	paths, err := r.paths(ctx)
+	paths, err := r.conn.paths(ctx)
 	if err != nil {
 		return nil, err
 	}
-	tx, end, err := r.snapshot(ctx)
+	tx, end, err := r.conn.snapshot(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer end()
-	a := r.args()
+	a := r.conn.args()
 	cond := filter(s.Filter(), t, ft.alias, a)
 	type cand struct {
 		key  rowKey
@@ -737,7 +562,7 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 	var cands []cand
 	// The candidates' weighted frequencies, len(e.Phrases) each, in one
 	// slice: a search may keep thousands of candidates, and a slice each
-	// was the most of what it allocated (issue 19, serve CPU).
+	// would be the most of what it allocates.
 	var freqs []float64
 	df := make([]int64, len(e.Phrases))
 	var cur rowKey
@@ -746,12 +571,12 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 		keyCols += ", " + cr.cols
 		dest = append(dest, cr.dest...)
 	}
-	pc, err := r.postingsOf(ctx, tx, ft, e, ws)
+	pc, err := r.fts.postingsOf(ctx, tx, ft, e, ws)
 	if err != nil {
 		return nil, err
 	}
 	scanned := true // the carried columns are the current row's
-	keep := func(m *tables.RowMatch, ntok int, in bool) {
+	keep := func(m *fulltext.RowMatch, ntok int, in bool) {
 		for i, f := range m.Raw {
 			if f > 0 {
 				df[i]++
@@ -769,13 +594,13 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 		scanned = false
 		// Every row is in scope: the postings have all a row's ranking
 		// needs, and only the best rows are read (fetch).
-		err = r.fromPostings(ctx, tx, ft, e, ws, pc, tsq, func(m *tables.RowMatch, k rowKey, ntok int) {
+		err = r.fts.fromPostings(ctx, tx, ft, e, ws, pc, tsq, func(m *fulltext.RowMatch, k rowKey, ntok int) {
 			cur = k
 			keep(m, ntok, true)
 		})
 	} else {
 		var all []any // dest, then the same rest for every row
-		err = r.candidates(ctx, tx, ft, e, ws, pc, tsq, cond, a, keyCols, false, func(rows pgx.Rows, rest []any) error {
+		err = r.fts.candidates(ctx, tx, ft, e, ws, pc, tsq, cond, a, keyCols, false, func(rows pgx.Rows, rest []any) error {
 			if all == nil {
 				all = append(dest[:len(dest):len(dest)], rest...)
 			}
@@ -798,7 +623,7 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 	out := make([]scored, len(cands))
 	np := len(e.Phrases)
 	for i, c := range cands {
-		out[i] = scored{key: c.key, path: paths[c.key.file], score: tables.BM25Freq(freqs[i*np:(i+1)*np], idf, c.ntok, avgdl)}
+		out[i] = scored{key: c.key, path: paths[c.key.file], score: fulltext.BM25(freqs[i*np:(i+1)*np], idf, c.ntok, avgdl)}
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
@@ -824,7 +649,7 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, expr string, ws
 	}
 	got, err := fetch(ctx, tx, keys)
 	if err != nil {
-		return nil, r.wrap(err)
+		return nil, r.conn.wrap(err)
 	}
 	rows := make([]T, 0, len(out))
 	for _, o := range out {
@@ -845,40 +670,6 @@ type carry struct {
 	cols string
 	dest []any
 	keep func(rowKey)
-}
-
-// paths returns the repository's file paths by id, read once per version.
-func (r *Reader) paths(ctx context.Context) (map[int64]string, error) {
-	v, err := r.version(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c := r.stats
-	c.mu.Lock()
-	m := c.paths
-	c.mu.Unlock()
-	if m != nil {
-		return m, nil
-	}
-	m = map[int64]string{}
-	err = r.query(ctx, `SELECT id, path FROM files WHERE repo_id = $1`, r.args(), func(rows pgx.Rows) error {
-		var id int64
-		var p string
-		if err := rows.Scan(&id, &p); err != nil {
-			return err
-		}
-		m[id] = DecodeText(p)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	if c.version == v {
-		c.paths = m
-	}
-	c.mu.Unlock()
-	return m, nil
 }
 
 // keyArrays splits keys into the arrays a fetch binds.
@@ -905,18 +696,17 @@ func scanChunkRow(rows pgx.Rows, extra []any, more ...any) (tables.ChunkRow, err
 	return c, nil
 }
 
-// SearchChunks ranks the chunks matching expr by bm25 with weights ws.
-func (r *Reader) SearchChunks(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]tables.ChunkRow, error) {
+// SearchChunks ranks the chunks matching q by bm25 with weights ws.
+func (r *Reader) SearchChunks(ctx context.Context, q fulltext.Query, ws []float64, s scope.Scope, limit int) ([]tables.ChunkRow, error) {
 	// The chunks' few small columns come with the candidates: no second
-	// statement, and no second visit of the best rows (issue 19: that
-	// fetch was a fifth of a shard's statement time in cross-repository
-	// searches).
+	// statement, and no second visit of the best rows (that fetch was a
+	// fifth of a shard's statement time in cross-repository searches).
 	//
 	// Every candidate in scope carries them, and only the best limit are
 	// returned: their text goes into one buffer (text), and strings are
-	// made for the returned rows alone (issue 19, serve CPU: a string
-	// each and a map entry per candidate were a sixth of what a search
-	// across many repositories allocated).
+	// made for the returned rows alone (a string each and a map entry per
+	// candidate were a sixth of what a search across many repositories
+	// allocated).
 	var cid, header pgtype.DriverBytes
 	var end int
 	type carried struct {
@@ -931,7 +721,7 @@ func (r *Reader) SearchChunks(ctx context.Context, expr string, ws []float64, s 
 		text = append(append(text, cid...), header...)
 	}}
 	fetch := func(ctx context.Context, db querier, keys []rowKey) (map[rowKey]tables.ChunkRow, error) {
-		paths, err := r.paths(ctx)
+		paths, err := r.conn.paths(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -956,7 +746,7 @@ func (r *Reader) SearchChunks(ctx context.Context, expr string, ws []float64, s 
 			}
 		}
 		if len(unknown) > 0 {
-			more, err := r.fetchChunks(false)(ctx, db, unknown)
+			more, err := r.conn.fetchChunks(false)(ctx, db, unknown)
 			if err != nil {
 				return nil, err
 			}
@@ -966,24 +756,23 @@ func (r *Reader) SearchChunks(ctx context.Context, expr string, ws []float64, s 
 		}
 		return out, nil
 	}
-	return search(ctx, r, chunksFTS, expr, ws, s, scope.Chunks, limit, cr, fetch, func(c *tables.ChunkRow, sc float64) { c.Score = sc })
+	return search(ctx, r, chunksFTS, q, ws, s, scope.Chunks, limit, cr, fetch, func(c *tables.ChunkRow, sc float64) { c.Score = sc })
 }
 
 // SimilarChunks is SearchChunks with the weights of code similarity, and
 // each chunk's identifiers.
-func (r *Reader) SimilarChunks(ctx context.Context, expr string, s scope.Scope, limit int) ([]tables.ChunkRow, error) {
-	return search(ctx, r, chunksFTS, expr, []float64{0, 1, 1, 0.5}, s, scope.Chunks, limit, nil, r.fetchChunks(true), func(c *tables.ChunkRow, sc float64) { c.Score = sc })
+func (r *Reader) SimilarChunks(ctx context.Context, q fulltext.Query, s scope.Scope, limit int) ([]tables.ChunkRow, error) {
+	return search(ctx, r, chunksFTS, q, []float64{0, 1, 1, 0.5}, s, scope.Chunks, limit, nil, r.conn.fetchChunks(true), func(c *tables.ChunkRow, sc float64) { c.Score = sc })
 }
 
 // fetchChunks reads the chunks with the given keys (and their identifiers).
 // Paths come from the reader's cache: joining files made PostgreSQL's
 // generic plan (chosen after five runs of the statement) walk every chunk
-// of each file by file id and filter on the position, 1.2 ms a fetch
-// (issue 19, load session 11); a file the cache does not know yet is read
-// with its path.
-func (r *Reader) fetchChunks(idents bool) func(context.Context, querier, []rowKey) (map[rowKey]tables.ChunkRow, error) {
+// of each file by file id and filter on the position, 1.2 ms a fetch; a
+// file the cache does not know yet is read with its path.
+func (c *repoConn) fetchChunks(idents bool) func(context.Context, querier, []rowKey) (map[rowKey]tables.ChunkRow, error) {
 	return func(ctx context.Context, db querier, keys []rowKey) (map[rowKey]tables.ChunkRow, error) {
-		paths, err := r.paths(ctx)
+		paths, err := c.paths(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -995,7 +784,7 @@ func (r *Reader) fetchChunks(idents bool) func(context.Context, querier, []rowKe
 			}
 		}
 		read := func(keys []rowKey, withPath bool) error {
-			a := r.args()
+			a := c.args()
 			files, ords := keyArrays(keys)
 			cols := chunkRowCols
 			join := ` JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id`
@@ -1008,7 +797,7 @@ func (r *Reader) fetchChunks(idents bool) func(context.Context, querier, []rowKe
 			}
 			q := `SELECT ` + cols + ` FROM unnest(` + a.add(files) + `::bigint[], ` + a.add(ords) + `::int[]) AS k(f, o)
 JOIN chunks c ON c.repo_id = $1 AND c.file_id = k.f AND c.ord = k.o` + join
-			return r.queryOn(ctx, db, q, a, func(rows pgx.Rows) error {
+			return c.queryOn(ctx, db, q, a, func(rows pgx.Rows) error {
 				var ids string
 				var more []any
 				if idents {
@@ -1055,15 +844,15 @@ func scanSymbolRow(rows pgx.Rows, extra []any) (tables.SymbolRow, error) {
 	return s, nil
 }
 
-// SearchSymbols ranks the symbols matching expr by bm25 with weights ws.
-func (r *Reader) SearchSymbols(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]tables.SymbolRow, error) {
+// SearchSymbols ranks the symbols matching q by bm25 with weights ws.
+func (r *Reader) SearchSymbols(ctx context.Context, q fulltext.Query, ws []float64, s scope.Scope, limit int) ([]tables.SymbolRow, error) {
 	fetch := func(ctx context.Context, db querier, keys []rowKey) (map[rowKey]tables.SymbolRow, error) {
-		a := r.args()
+		a := r.conn.args()
 		files, ords := keyArrays(keys)
 		q := `SELECT ` + symbolRowCols + ` FROM unnest(` + a.add(files) + `::bigint[], ` + a.add(ords) + `::int[]) AS k(f, o)
 JOIN symbols s ON s.repo_id = $1 AND s.file_id = k.f AND s.ord = k.o JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id`
 		out := make(map[rowKey]tables.SymbolRow, len(keys))
-		err := r.queryOn(ctx, db, q, a, func(rows pgx.Rows) error {
+		err := r.conn.queryOn(ctx, db, q, a, func(rows pgx.Rows) error {
 			row, err := scanSymbolRow(rows, nil)
 			if err != nil {
 				return err
@@ -1074,16 +863,16 @@ JOIN symbols s ON s.repo_id = $1 AND s.file_id = k.f AND s.ord = k.o JOIN files 
 		})
 		return out, err
 	}
-	return search(ctx, r, symbolsFTS, expr, ws, s, scope.Symbols, limit, nil, fetch, func(x *tables.SymbolRow, sc float64) { x.Score = sc })
+	return search(ctx, r, symbolsFTS, q, ws, s, scope.Symbols, limit, nil, fetch, func(x *tables.SymbolRow, sc float64) { x.Score = sc })
 }
 
-// SearchFiles ranks the files whose path or summary match expr.
-func (r *Reader) SearchFiles(ctx context.Context, expr string, ws []float64, s scope.Scope, limit int) ([]tables.FileRow, error) {
+// SearchFiles ranks the files whose path or summary match q.
+func (r *Reader) SearchFiles(ctx context.Context, q fulltext.Query, ws []float64, s scope.Scope, limit int) ([]tables.FileRow, error) {
 	fetch := func(ctx context.Context, db querier, keys []rowKey) (map[rowKey]tables.FileRow, error) {
-		a := r.args()
+		a := r.conn.args()
 		files, _ := keyArrays(keys)
 		out := make(map[rowKey]tables.FileRow, len(keys))
-		err := r.queryOn(ctx, db, `SELECT f.id, f.path, f.lines FROM files f WHERE f.repo_id = $1 AND f.id = ANY(`+a.add(files)+`::bigint[])`, a,
+		err := r.conn.queryOn(ctx, db, `SELECT f.id, f.path, f.lines FROM files f WHERE f.repo_id = $1 AND f.id = ANY(`+a.add(files)+`::bigint[])`, a,
 			func(rows pgx.Rows) error {
 				var f tables.FileRow
 				if err := rows.Scan(&f.ID, &f.Path, &f.Lines); err != nil {
@@ -1095,17 +884,17 @@ func (r *Reader) SearchFiles(ctx context.Context, expr string, ws []float64, s s
 			})
 		return out, err
 	}
-	return search(ctx, r, filesFTS, expr, ws, s, scope.Files, limit, nil, fetch, func(f *tables.FileRow, sc float64) { f.Score = sc })
+	return search(ctx, r, filesFTS, q, ws, s, scope.Files, limit, nil, fetch, func(f *tables.FileRow, sc float64) { f.Score = sc })
 }
 
 // symbols runs a symbol lookup: the candidates of where (a condition on
 // s, with the scope ANDed), filtered by keep, in (file, position) order,
 // at most limit.
-func (r *Reader) symbols(ctx context.Context, where string, a *args, s scope.Scope, order string, limit int, keep func(tables.SymbolRow) bool) ([]tables.SymbolRow, error) {
+func (c *repoConn) symbols(ctx context.Context, where string, a *args, s scope.Scope, order string, limit int, keep func(tables.SymbolRow) bool) ([]tables.SymbolRow, error) {
 	q := `SELECT ` + symbolRowCols + ` FROM symbols s JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id
 WHERE s.repo_id = $1 AND ` + where + ` AND ` + filter(s.Filter(), scope.Symbols, "s", a) + ` ORDER BY ` + order
 	var out []tables.SymbolRow
-	err := r.query(ctx, q, a, func(rows pgx.Rows) error {
+	err := c.query(ctx, q, a, func(rows pgx.Rows) error {
 		row, err := scanSymbolRow(rows, nil)
 		if err != nil {
 			return err
@@ -1121,57 +910,68 @@ WHERE s.repo_id = $1 AND ` + where + ` AND ` + filter(s.Filter(), scope.Symbols,
 // asciiFold lower-cases ASCII letters only: SQLite's NOCASE.
 func asciiFold(s string) string { return tables.ASCIILower(s) }
 
-// SymbolsNamed returns up to 500 symbols named name, ignoring ASCII case
-// (SQLite's NOCASE; lower() finds a superset, checked here).
-func (r *Reader) SymbolsNamed(ctx context.Context, name string, s scope.Scope) ([]tables.SymbolRow, error) {
-	a := r.args()
-	m := a.add(EncodeText(name))
+// SymbolsNamed returns the symbols n names (tables.NameLookup). Names
+// ignore ASCII case, as SQLite's NOCASE does: lower() finds a superset,
+// checked here. The index holds names' first 200 characters: a longer
+// name is looked up by its first 200 and checked here.
+func (r *Reader) SymbolsNamed(ctx context.Context, n tables.NameLookup, s scope.Scope) ([]tables.SymbolRow, error) {
+	a := r.conn.args()
+	switch {
+	case n.Any != nil:
+		if len(n.Any) == 0 {
+			return nil, nil
+		}
+		enc := make([]string, len(n.Any))
+		want := map[string]bool{}
+		for i, name := range n.Any {
+			enc[i] = EncodeText(name)
+			want[name] = true
+		}
+		where := `left(lower(s.name), 200) IN (SELECT left(lower(x), 200) FROM unnest(` + a.add(enc) + `::text[]) x)`
+		return r.conn.symbols(ctx, where, a, s, "s.file_id, s.ord", 500, func(row tables.SymbolRow) bool { return want[asciiFold(row.Name)] })
+	case n.Prefix:
+		head := []rune(strings.ToLower(EncodeText(n.Name)))
+		head = head[:min(len(head), 200)]
+		like := likeEscaper.Replace(string(head)) + "%"
+		where := `left(lower(s.name), 200) LIKE ` + a.add(like)
+		want := asciiFold(n.Name)
+		rows, err := r.conn.symbols(ctx, where, a, s, "s.file_id, s.ord", 0, func(row tables.SymbolRow) bool {
+			n := asciiFold(row.Name)
+			return strings.HasPrefix(n, want) && n != want
+		})
+		if err != nil {
+			return nil, err
+		}
+		sort.SliceStable(rows, func(i, j int) bool {
+			li, lj := len([]rune(rows[i].Name)), len([]rune(rows[j].Name))
+			if li != lj {
+				return li < lj
+			}
+			return rows[i].Name < rows[j].Name
+		})
+		if len(rows) > 200 {
+			rows = rows[:200]
+		}
+		return rows, nil
+	}
+	m := a.add(EncodeText(n.Name))
 	where := `left(lower(s.name), 200) = left(lower(` + m + `), 200) AND lower(s.name) = lower(` + m + `)`
-	want := asciiFold(name)
-	return r.symbols(ctx, where, a, s, "s.file_id, s.ord", 500, func(row tables.SymbolRow) bool { return asciiFold(row.Name) == want })
+	want := asciiFold(n.Name)
+	return r.conn.symbols(ctx, where, a, s, "s.file_id, s.ord", 500, func(row tables.SymbolRow) bool { return asciiFold(row.Name) == want })
 }
 
 // likeEscaper escapes LIKE's metacharacters. A Replacer builds its tables
 // on first use and is safe for concurrent use: one for every statement
-// (issue 19, serve CPU: building one per lookup, in every repository of a
-// search, was a fortieth of what a search allocated).
+// (building one per lookup, in every repository of a search, was a
+// fortieth of what a search allocated).
 var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
-// SymbolsWithPrefix returns up to 200 symbols whose name starts with
-// prefix (ignoring ASCII case) and is not prefix itself, shortest first.
-func (r *Reader) SymbolsWithPrefix(ctx context.Context, prefix string, s scope.Scope) ([]tables.SymbolRow, error) {
-	a := r.args()
-	// The index holds names' first 200 characters: a longer prefix is
-	// looked up by its first 200 and checked below.
-	head := []rune(strings.ToLower(EncodeText(prefix)))
-	head = head[:min(len(head), 200)]
-	like := likeEscaper.Replace(string(head)) + "%"
-	where := `left(lower(s.name), 200) LIKE ` + a.add(like)
-	want := asciiFold(prefix)
-	rows, err := r.symbols(ctx, where, a, s, "s.file_id, s.ord", 0, func(row tables.SymbolRow) bool {
-		n := asciiFold(row.Name)
-		return strings.HasPrefix(n, want) && n != want
-	})
-	if err != nil {
-		return nil, err
+// SymbolsMatching returns up to 200 symbols matching q, unranked.
+func (r *Reader) SymbolsMatching(ctx context.Context, q fulltext.Query, s scope.Scope) ([]tables.SymbolRow, error) {
+	if q.IsZero() {
+		return nil, nil
 	}
-	sort.SliceStable(rows, func(i, j int) bool {
-		li, lj := len([]rune(rows[i].Name)), len([]rune(rows[j].Name))
-		if li != lj {
-			return li < lj
-		}
-		return rows[i].Name < rows[j].Name
-	})
-	if len(rows) > 200 {
-		rows = rows[:200]
-	}
-	return rows, nil
-}
-
-// SymbolsMatching returns up to 200 symbols matching the FTS expression
-// expr, unranked.
-func (r *Reader) SymbolsMatching(ctx context.Context, expr string, s scope.Scope) ([]tables.SymbolRow, error) {
-	e, err := tables.ParseFTS(expr, symbolsFTS.cols)
+	e, err := q.Compile(symbolsFTS.cols)
 	if err != nil {
 		return nil, err
 	}
@@ -1179,24 +979,24 @@ func (r *Reader) SymbolsMatching(ctx context.Context, expr string, s scope.Scope
 	if !ok {
 		return nil, nil
 	}
-	tx, end, err := r.snapshot(ctx)
+	tx, end, err := r.conn.snapshot(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer end()
-	pc, err := r.postingsOf(ctx, tx, symbolsFTS, e, nil)
+	pc, err := r.fts.postingsOf(ctx, tx, symbolsFTS, e, nil)
 	if err != nil {
 		return nil, err
 	}
-	a := r.args()
+	a := r.conn.args()
 	cond := filter(s.Filter(), scope.Symbols, "s", a)
 	var out []tables.SymbolRow
 	var cur tables.SymbolRow
-	err = r.candidates(ctx, tx, symbolsFTS, e, nil, pc, tsq, cond, a, symbolRowCols, true, func(rows pgx.Rows, rest []any) error {
+	err = r.fts.candidates(ctx, tx, symbolsFTS, e, nil, pc, tsq, cond, a, symbolRowCols, true, func(rows pgx.Rows, rest []any) error {
 		var err error
 		cur, err = scanSymbolRow(rows, rest)
 		return err
-	}, func(_ *tables.RowMatch, _ int, in bool) {
+	}, func(_ *fulltext.RowMatch, _ int, in bool) {
 		if in {
 			out = append(out, cur)
 		}
@@ -1211,27 +1011,10 @@ func (r *Reader) SymbolsMatching(ctx context.Context, expr string, s scope.Scope
 	return out, nil
 }
 
-// SymbolsNamedAny returns up to 500 symbols whose lower-cased name is one
-// of lowerNames.
-func (r *Reader) SymbolsNamedAny(ctx context.Context, lowerNames []string, s scope.Scope) ([]tables.SymbolRow, error) {
-	if len(lowerNames) == 0 {
-		return nil, nil
-	}
-	enc := make([]string, len(lowerNames))
-	want := map[string]bool{}
-	for i, n := range lowerNames {
-		enc[i] = EncodeText(n)
-		want[n] = true
-	}
-	a := r.args()
-	where := `left(lower(s.name), 200) IN (SELECT left(lower(x), 200) FROM unnest(` + a.add(enc) + `::text[]) x)`
-	return r.symbols(ctx, where, a, s, "s.file_id, s.ord", 500, func(row tables.SymbolRow) bool { return want[asciiFold(row.Name)] })
-}
-
 // SymbolBySID returns the symbol with the given sid.
 func (r *Reader) SymbolBySID(ctx context.Context, sid string) (tables.SymbolRow, bool, error) {
-	a := r.args()
-	rows, err := r.symbols(ctx, `s.sid = `+a.add(sid), a, scope.Scope{}, "s.file_id", 1, nil)
+	a := r.conn.args()
+	rows, err := r.conn.symbols(ctx, `s.sid = `+a.add(sid), a, scope.Scope{}, "s.file_id", 1, nil)
 	if err != nil || len(rows) == 0 {
 		return tables.SymbolRow{}, false, err
 	}
@@ -1243,7 +1026,7 @@ func (r *Reader) SymbolBySID(ctx context.Context, sid string) (tables.SymbolRow,
 func (r *Reader) SymbolNames(ctx context.Context) ([]string, error) {
 	seen := map[string]bool{}
 	var out []string
-	err := r.query(ctx, `SELECT DISTINCT name FROM symbols WHERE repo_id = $1 AND name <> ''`, r.args(), func(rows pgx.Rows) error {
+	err := r.conn.query(ctx, `SELECT DISTINCT name FROM symbols WHERE repo_id = $1 AND name <> ''`, r.conn.args(), func(rows pgx.Rows) error {
 		var n string
 		if err := rows.Scan(&n); err != nil {
 			return err

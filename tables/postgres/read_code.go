@@ -13,7 +13,7 @@ import (
 )
 
 // The Reader's symbol details, references, code and vectors: the same
-// answers as tables.DB's (read_symbols.go, read_refs.go, read_search.go,
+// answers as tables.IndexReader's (read_symbols.go, read_refs.go, read_search.go,
 // read_vectors.go), over one repository.
 
 const symbolInfoSQL = `SELECT s.sid, s.file_id, f.path, f.language, s.kind, s.name, s.qualname, s.parent_sid, s.start_line, s.end_line,
@@ -24,7 +24,7 @@ FROM symbols s JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id WHERE 
 func (r *Reader) SymbolInfo(ctx context.Context, sid string) (tables.SymbolInfo, bool, error) {
 	var d tables.SymbolInfo
 	var decorators, identifiers, calls, strs string
-	ok, err := r.row(ctx, symbolInfoSQL, []any{r.repo.ID, sid}, &d.SID, &d.FileID, &d.Path, &d.Language, &d.Kind, &d.Name, &d.Qualname, &d.ParentSID,
+	ok, err := r.conn.row(ctx, symbolInfoSQL, []any{r.conn.repo.ID, sid}, &d.SID, &d.FileID, &d.Path, &d.Language, &d.Kind, &d.Name, &d.Qualname, &d.ParentSID,
 		&d.StartLine, &d.EndLine, &d.StartByte, &d.EndByte, &d.Signature, &d.Doc, &d.Exported, &decorators, &identifiers, &calls, &strs, &d.Hash)
 	if !ok {
 		return d, false, err
@@ -48,30 +48,13 @@ func scanSpan(rows pgx.Row, withPath bool) (tables.SymbolSpan, error) {
 	return s, err
 }
 
-// SymbolBrief returns the symbol with the given sid in brief.
-func (r *Reader) SymbolBrief(ctx context.Context, sid string) (tables.SymbolSpan, bool, error) {
-	var s tables.SymbolSpan
-	ok := false
-	err := r.query(ctx, `SELECT s.sid, s.kind, s.qualname, f.path, s.start_line, s.end_line
-FROM symbols s JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id WHERE s.repo_id = $1 AND s.sid = $2`, &args{v: []any{r.repo.ID, sid}}, func(rows pgx.Rows) error {
-		if ok {
-			return nil
-		}
-		var err error
-		s, err = scanSpan(rows, true)
-		ok = err == nil
-		return err
-	})
-	return s, ok, err
-}
-
 // SymbolChildren returns up to 200 symbols whose parent is sid, in line
 // order.
 func (r *Reader) SymbolChildren(ctx context.Context, sid string) ([]tables.SymbolSpan, error) {
-	a := r.args()
+	a := r.conn.args()
 	m := a.add(sid)
 	var out []tables.SymbolSpan
-	err := r.query(ctx, `SELECT s.sid, s.kind, s.qualname, f.path, s.start_line, s.end_line
+	err := r.conn.query(ctx, `SELECT s.sid, s.kind, s.qualname, f.path, s.start_line, s.end_line
 FROM symbols s JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id
 WHERE s.repo_id = $1 AND s.file_id = (SELECT file_id FROM symbols WHERE repo_id = $1 AND sid = `+m+`) AND s.parent_sid = `+m+`
 ORDER BY s.start_line, s.qualname LIMIT 200`, a, func(rows pgx.Rows) error {
@@ -82,17 +65,10 @@ ORDER BY s.start_line, s.qualname LIMIT 200`, a, func(rows pgx.Rows) error {
 	return out, err
 }
 
-// SymbolExists reports whether the repository holds a symbol with this
-// sid.
-func (r *Reader) SymbolExists(ctx context.Context, sid string) (bool, error) {
-	var one int
-	return r.row(ctx, `SELECT 1 FROM symbols WHERE repo_id = $1 AND sid = $2`, []any{r.repo.ID, sid}, &one)
-}
-
 // IndexedFile returns the content hash of the file at path ("" when the
 // repository does not hold it). A store keeps no skipped files.
 func (r *Reader) IndexedFile(ctx context.Context, path string) (hash, skipped string, err error) {
-	if _, err := r.row(ctx, `SELECT hash FROM files WHERE repo_id = $1 AND path = $2`, []any{r.repo.ID, EncodeText(path)}, &hash); err != nil {
+	if _, err := r.conn.row(ctx, `SELECT hash FROM files WHERE repo_id = $1 AND path = $2`, []any{r.conn.repo.ID, EncodeText(path)}, &hash); err != nil {
 		return "", "", err
 	}
 	return hash, "", nil
@@ -100,14 +76,14 @@ func (r *Reader) IndexedFile(ctx context.Context, path string) (hash, skipped st
 
 // Neighbours reads a symbol or chunk with its parent and siblings, in one
 // read-only transaction (one snapshot of the repository), as
-// tables.DB.Neighbours does.
+// tables.IndexReader.Neighbours does.
 func (r *Reader) Neighbours(ctx context.Context, id, path string, line int) (*tables.Neighbours, error) {
-	tx, err := r.pool.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead})
+	tx, err := r.conn.pool.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly, IsoLevel: pgx.RepeatableRead})
 	if err != nil {
-		return nil, r.wrap(err)
+		return nil, r.conn.wrap(err)
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // read-only
-	repo := r.repo.ID
+	repo := r.conn.repo.ID
 	epath := EncodeText(path)
 	if id == "" {
 		err := tx.QueryRow(ctx, `SELECT sid FROM symbols WHERE repo_id = $1 AND file_id = (SELECT id FROM files WHERE repo_id = $1 AND path = $2)
@@ -120,7 +96,7 @@ AND start_line <= $3 AND end_line >= $3 ORDER BY end_line - start_line, ord LIMI
 			return nil, tables.ErrNoAnchor
 		}
 		if err != nil {
-			return nil, r.wrap(fmt.Errorf("%s:%d: %w", path, line, err))
+			return nil, r.conn.wrap(fmt.Errorf("%s:%d: %w", path, line, err))
 		}
 	}
 	n := &tables.Neighbours{}
@@ -145,7 +121,7 @@ FROM chunks c JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id WHERE c
 		return nil, tables.ErrNoAnchor
 	}
 	if err != nil {
-		return nil, r.wrap(fmt.Errorf("%s: %w", id, err))
+		return nil, r.conn.wrap(fmt.Errorf("%s: %w", id, err))
 	}
 	dec := DecodeText
 	a.Kind, a.Qualname, a.Signature = dec(a.Kind), dec(a.Qualname), dec(a.Signature)
@@ -162,27 +138,27 @@ FROM chunks c JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id WHERE c
 WHERE repo_id = $1 AND file_id = (SELECT id FROM files WHERE repo_id = $1 AND path = $2) AND parent_sid = $3 AND sid <> $4
 ORDER BY start_line, end_line DESC, ord`, repo, EncodeText(n.Path), parentSID, a.SID)
 	if err != nil {
-		return nil, r.wrap(fmt.Errorf("%s: %w", id, err))
+		return nil, r.conn.wrap(fmt.Errorf("%s: %w", id, err))
 	}
 	defer rows.Close()
 	for rows.Next() {
 		s, err := scanSpan(rows, false)
 		if err != nil {
-			return nil, r.wrap(fmt.Errorf("%s: %w", id, err))
+			return nil, r.conn.wrap(fmt.Errorf("%s: %w", id, err))
 		}
 		n.Siblings = append(n.Siblings, s)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, r.wrap(fmt.Errorf("%s: %w", id, err))
+		return nil, r.conn.wrap(fmt.Errorf("%s: %w", id, err))
 	}
 	return n, nil
 }
 
-// RefsNamed returns the references in scope to name, as tables.DB's
+// RefsNamed returns the references in scope to name, as tables.IndexReader's
 // RefsNamed (tables.UnpackRefs applies the same rules to the rows).
 func (r *Reader) RefsNamed(ctx context.Context, name string, s scope.Scope) ([]tables.RefRow, error) {
 	flt := s.Filter()
-	a := r.args()
+	a := r.conn.args()
 	lower := a.add(EncodeText(strings.ToLower(name)))
 	exact := a.add(EncodeText(name))
 	cond := filter(scope.Filter{PathPrefix: flt.PathPrefix, PathContains: flt.PathContains, PathNotContains: flt.PathNotContains, Extension: flt.Extension},
@@ -195,7 +171,7 @@ SELECT r.file_id, f.path, r.kind, r.name, r.target, r.n, r.uses, true
 FROM refs r JOIN files f ON f.repo_id = r.repo_id AND f.id = r.file_id
 WHERE r.repo_id = $1 AND r.kind = 'import' AND left(r.target, 200) = left(` + exact + `, 200) AND r.target = ` + exact + ` AND r.name_lower <> ` + lower + ` AND ` + cond
 	var groups []tables.RefGroup
-	err := r.query(ctx, q, a, func(rows pgx.Rows) error {
+	err := r.conn.query(ctx, q, a, func(rows pgx.Rows) error {
 		var g tables.RefGroup
 		if err := rows.Scan(&g.FileID, &g.Path, &g.Kind, &g.Name, &g.Target, &g.N, &g.Uses, &g.ByTarget); err != nil {
 			return err
@@ -217,7 +193,7 @@ WHERE r.repo_id = $1 AND r.kind = 'import' AND left(r.target, 200) = left(` + ex
 	}
 	of, oo := splitKeys(ords)
 	lf, ll := splitKeys(lines)
-	sa := r.args()
+	sa := r.conn.args()
 	admitted := filter(flt, scope.Symbols, "s", sa)
 	sq := `SELECT s.file_id, s.ord, s.name, s.qualname, s.start_line, ` + admitted + `
 FROM symbols s JOIN unnest(` + sa.add(of) + `::bigint[], ` + sa.add(oo) + `::int[]) AS k(f, o) ON s.repo_id = $1 AND s.file_id = k.f AND s.ord = k.o
@@ -225,7 +201,7 @@ UNION
 SELECT s.file_id, s.ord, s.name, s.qualname, s.start_line, ` + admitted + `
 FROM symbols s JOIN unnest(` + sa.add(lf) + `::bigint[], ` + sa.add(ll) + `::int[]) AS k(f, l) ON s.repo_id = $1 AND s.file_id = k.f AND s.start_line = k.l`
 	var syms []tables.RefSymbolAt
-	err = r.query(ctx, sq, sa, func(rows pgx.Rows) error {
+	err = r.conn.query(ctx, sq, sa, func(rows pgx.Rows) error {
 		var y tables.RefSymbolAt
 		if err := rows.Scan(&y.File, &y.Ord, &y.Name, &y.Qualname, &y.Start, &y.Admitted); err != nil {
 			return err
@@ -252,7 +228,7 @@ func splitKeys(keys []tables.RefKey) (files []int64, ns []int32) {
 
 // FileDoc returns a file's doc comment and summary.
 func (r *Reader) FileDoc(ctx context.Context, fileID int64) (doc, summary string, ok bool, err error) {
-	ok, err = r.row(ctx, `SELECT doc, summary FROM files WHERE repo_id = $1 AND id = $2`, []any{r.repo.ID, fileID}, &doc, &summary)
+	ok, err = r.conn.row(ctx, `SELECT doc, summary FROM files WHERE repo_id = $1 AND id = $2`, []any{r.conn.repo.ID, fileID}, &doc, &summary)
 	return DecodeText(doc), DecodeText(summary), ok, err
 }
 
@@ -264,10 +240,10 @@ func (r *Reader) FileLines(ctx context.Context, fileID int64, from, to int) ([]s
 	}
 	out := make([]string, to-from+1)
 	have := make([]bool, len(out))
-	a := r.args()
+	a := r.conn.args()
 	q := `SELECT start_line, end_line, content FROM chunks WHERE repo_id = $1 AND file_id = ` + a.add(fileID) +
 		` AND start_line <= ` + a.add(to) + ` AND end_line >= ` + a.add(from) + ` ORDER BY start_line, end_line`
-	err := r.query(ctx, q, a, func(rows pgx.Rows) error {
+	err := r.conn.query(ctx, q, a, func(rows pgx.Rows) error {
 		var s, e int
 		var content string
 		if err := rows.Scan(&s, &e, &content); err != nil {
@@ -290,7 +266,7 @@ func (r *Reader) FileLines(ctx context.Context, fileID int64, from, to int) ([]s
 // FileID returns the id of the file at path in the repository.
 func (r *Reader) FileID(ctx context.Context, path string) (int64, bool, error) {
 	var id int64
-	ok, err := r.row(ctx, `SELECT id FROM files WHERE repo_id = $1 AND path = $2`, []any{r.repo.ID, EncodeText(path)}, &id)
+	ok, err := r.conn.row(ctx, `SELECT id FROM files WHERE repo_id = $1 AND path = $2`, []any{r.conn.repo.ID, EncodeText(path)}, &id)
 	return id, ok, err
 }
 
@@ -307,7 +283,7 @@ const ShortScanLimit = 20000
 // text of three characters or more; shorter text scans at most
 // ShortScanLimit chunks.
 func (r *Reader) ChunksContaining(ctx context.Context, text string, s scope.Scope, fn func(*tables.ChunkText) bool) error {
-	_, err := r.chunksContaining(ctx, text, s, 0, fn)
+	_, err := r.conn.chunksContaining(ctx, text, s, 0, fn)
 	return err
 }
 
@@ -320,13 +296,13 @@ func (r *Reader) ChunksContainingAtMost(ctx context.Context, text string, s scop
 	if n <= 0 {
 		return false, fmt.Errorf("chunks containing %q: bound %d: must be positive", text, n)
 	}
-	return r.chunksContaining(ctx, text, s, n, fn)
+	return r.conn.chunksContaining(ctx, text, s, n, fn)
 }
 
 // chunksContaining reads the chunks that may contain text: all of them
 // in (file, line) order when n is 0, else the first n in no order.
-func (r *Reader) chunksContaining(ctx context.Context, text string, s scope.Scope, n int, fn func(*tables.ChunkText) bool) (complete bool, err error) {
-	a := r.args()
+func (c *repoConn) chunksContaining(ctx context.Context, text string, s scope.Scope, n int, fn func(*tables.ChunkText) bool) (complete bool, err error) {
+	a := c.args()
 	cond := filter(s.Filter(), scope.Chunks, "c", a)
 	var match string
 	limit := -1
@@ -361,7 +337,7 @@ WHERE c.repo_id = $1 AND ` + match + ` AND ` + cond + order
 SELECT m.file_id, m.ord, (SELECT f.path FROM files f WHERE f.repo_id = $1 AND f.id = m.file_id), m.start_line, m.header, m.content FROM m` + order
 	}
 	read := 0
-	err = r.query(ctx, q, a, func(rows pgx.Rows) error {
+	err = c.query(ctx, q, a, func(rows pgx.Rows) error {
 		read++
 		if n > 0 && read > n {
 			return errStop
@@ -391,10 +367,10 @@ func (r *Reader) ChunkContents(ctx context.Context, ids []int64) (map[int64]stri
 		return out, nil
 	}
 	files, ords := splitRowIDs(ids)
-	a := r.args()
+	a := r.conn.args()
 	q := `SELECT c.file_id, c.ord, c.content FROM chunks c JOIN unnest(` + a.add(files) + `::bigint[], ` + a.add(ords) + `::int[]) AS k(f, o)
 ON c.repo_id = $1 AND c.file_id = k.f AND c.ord = k.o`
-	err := r.query(ctx, q, a, func(rows pgx.Rows) error {
+	err := r.conn.query(ctx, q, a, func(rows pgx.Rows) error {
 		var f int64
 		var o int
 		var content string
@@ -415,10 +391,10 @@ func (r *Reader) SymbolDecls(ctx context.Context, ids []int64) (map[int64]tables
 		return out, nil
 	}
 	files, ords := splitRowIDs(ids)
-	a := r.args()
+	a := r.conn.args()
 	q := `SELECT s.file_id, s.ord, s.signature, s.doc FROM symbols s JOIN unnest(` + a.add(files) + `::bigint[], ` + a.add(ords) + `::int[]) AS k(f, o)
 ON s.repo_id = $1 AND s.file_id = k.f AND s.ord = k.o`
-	err := r.query(ctx, q, a, func(rows pgx.Rows) error {
+	err := r.conn.query(ctx, q, a, func(rows pgx.Rows) error {
 		var f int64
 		var o int
 		var d tables.SymbolDecl
@@ -431,86 +407,12 @@ ON s.repo_id = $1 AND s.file_id = k.f AND s.ord = k.o`
 	return out, err
 }
 
-// VectorsVersion changes whenever the repository's vectors may have.
-func (r *Reader) VectorsVersion(ctx context.Context) (string, error) {
-	v, model, err := r.state(ctx)
-	return fmt.Sprintf("%d/%s", v, model), err
-}
-
-// EmbeddingModel returns the model that embedded the repository's
-// vectors ("" when it has none), as read with the version.
-func (r *Reader) EmbeddingModel(ctx context.Context) (string, error) {
-	_, model, err := r.state(ctx)
-	return model, err
-}
-
-// EmbeddingDim returns the dimension of the repository's vectors.
-func (r *Reader) EmbeddingDim(ctx context.Context, model string) (int, error) {
-	var d int
-	_, err := r.row(ctx, `SELECT coalesce(max(embedding_dim), 0) FROM repo_state WHERE repo_id = $1 AND embedding_model = $2`, []any{r.repo.ID, model}, &d)
-	return d, err
-}
-
-// ChunkRows calls fn with every chunk.
-func (r *Reader) ChunkRows(ctx context.Context, fn func(tables.ChunkRow)) error {
-	return r.query(ctx, `SELECT `+chunkRowCols+` FROM chunks c JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id WHERE c.repo_id = $1`, r.args(),
-		func(rows pgx.Rows) error {
-			c, err := scanChunkRow(rows, nil)
-			if err == nil {
-				fn(c)
-			}
-			return err
-		})
-}
-
-// SymbolRows calls fn with every symbol.
-func (r *Reader) SymbolRows(ctx context.Context, fn func(tables.SymbolRow)) error {
-	return r.query(ctx, `SELECT `+symbolRowCols+` FROM symbols s JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id WHERE s.repo_id = $1`, r.args(),
-		func(rows pgx.Rows) error {
-			s, err := scanSymbolRow(rows, nil)
-			if err == nil {
-				fn(s)
-			}
-			return err
-		})
-}
-
-// ScanVectors calls fn with every vector of model and dimension dim, in
-// a fixed order (owner, surface), so ties break the same way every time.
-// A vector held as a pgvector alone (vectors_rank.go) is handed over as
-// bytea.
-func (r *Reader) ScanVectors(ctx context.Context, model string, dim int, fn func(owner, surface string, blob []byte)) error {
-	pvec, err := r.hasPvec(ctx, true)
-	if err != nil {
-		return err
-	}
-	a := r.args()
-	cols := `owner, surface, vec, NULL::real[]`
-	if pvec {
-		cols = `owner, surface, vec, pvec::real[]`
-	}
-	q := `SELECT ` + cols + ` FROM vectors WHERE repo_id = $1 AND model = ` + a.add(model) + ` AND dim = ` + a.add(dim) + ` ORDER BY owner, surface`
-	return r.query(ctx, q, a, func(rows pgx.Rows) error {
-		var owner, surface string
-		var blob []byte
-		var fs []float32
-		if err := rows.Scan(&owner, &surface, &blob, &fs); err != nil {
-			return err
-		}
-		if fs != nil {
-			blob = floatsBlob(fs)
-		}
-		fn(DecodeText(owner), surface, blob)
-		return nil
-	})
-}
-
 // FileLineCount returns the line count of the file with id fileID.
 func (r *Reader) FileLineCount(ctx context.Context, fileID int64) (int, error) {
 	var n int
-	ok, err := r.row(ctx, `SELECT lines FROM files WHERE repo_id = $1 AND id = $2`, []any{r.repo.ID, fileID}, &n)
+	ok, err := r.conn.row(ctx, `SELECT lines FROM files WHERE repo_id = $1 AND id = $2`, []any{r.conn.repo.ID, fileID}, &n)
 	if err == nil && !ok {
-		err = r.wrap(pgx.ErrNoRows)
+		err = r.conn.wrap(pgx.ErrNoRows)
 	}
 	return n, err
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/fulltext"
 	"github.com/viberag/viberag/tables/postgres/pgtest"
 )
 
@@ -43,7 +44,7 @@ func newParityPair(t *testing.T, root, name string) *parityPair {
 	push(t, cat, root, name)
 	st, rd := testReader(t, url, name, StoreOptions{})
 	pp := &parityPair{db: db, rd: rd, st: st}
-	if pp.local, err = query.New(ctx, db, query.Options{}); err != nil {
+	if pp.local, err = query.New(ctx, db.Reader(), query.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if pp.store, err = query.New(ctx, rd, query.Options{}); err != nil {
@@ -197,7 +198,7 @@ func TestRefsNamedParity(t *testing.T) {
 	total := 0
 	for _, name := range []string{"Wait", "self", "retry", "Limiter", "new", "task", "allow", "err", "len", "time", "Queue", "append", "sleep"} {
 		for _, sc := range scopes {
-			want, err := pp.db.RefsNamed(ctx, name, sc)
+			want, err := pp.db.Reader().RefsNamed(ctx, name, sc)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -230,8 +231,8 @@ func TestRefsNamedParity(t *testing.T) {
 func TestReaderScoresMatchSQLite(t *testing.T) {
 	pp := newParityPair(t, fixturesRoot(t), "example.com/viberag/fixtures")
 	ctx := context.Background()
-	for _, expr := range []string{`"limit"`, `"queue" OR "task"*`, `"rate" OR "limit" OR "token"* OR "self"`, `"max_retries" OR "retries"`} {
-		want, err := pp.db.SearchChunks(ctx, expr, []float64{2, 1, 1, 0.5}, scope.Scope{}, 50)
+	for _, expr := range []fulltext.Query{T("limit"), Or(T("queue"), P("task")), Or(T("rate"), T("limit"), P("token"), T("self")), Or(T("max_retries"), T("retries"))} {
+		want, err := pp.db.Reader().SearchChunks(ctx, expr, []float64{2, 1, 1, 0.5}, scope.Scope{}, 50)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -247,11 +248,12 @@ func TestReaderScoresMatchSQLite(t *testing.T) {
 				t.Errorf("chunks %s row %d: sqlite %s %.12f, postgres %s %.12f", expr, i, want[i].CID, want[i].Score, got[i].CID, got[i].Score)
 			}
 		}
-		ws, err := pp.db.SearchSymbols(ctx, "{doc} : ("+expr+")", []float64{3, 2, 1, 1, 0.5}, scope.Scope{}, 50)
+		docs := fulltext.In([]string{"doc"}, expr)
+		ws, err := pp.db.Reader().SearchSymbols(ctx, docs, []float64{3, 2, 1, 1, 0.5}, scope.Scope{}, 50)
 		if err != nil {
 			t.Fatal(err)
 		}
-		gs, err := pp.rd.SearchSymbols(ctx, "{doc} : ("+expr+")", []float64{3, 2, 1, 1, 0.5}, scope.Scope{}, 50)
+		gs, err := pp.rd.SearchSymbols(ctx, docs, []float64{3, 2, 1, 1, 0.5}, scope.Scope{}, 50)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -263,12 +265,12 @@ func TestReaderScoresMatchSQLite(t *testing.T) {
 				t.Errorf("symbols %s row %d: sqlite %s %.12f, postgres %s %.12f", expr, i, ws[i].SID, ws[i].Score, gs[i].SID, gs[i].Score)
 			}
 		}
-		for _, tbl := range []tables.FTSTable{tables.ChunksFTS, tables.FilesFTS} {
-			w, err := pp.db.MatchCount(ctx, tbl, expr)
+		for _, tbl := range []scope.Table{scope.Chunks, scope.Files} {
+			w, err := matchCount(ctx, pp.db.Reader(), tbl, expr)
 			if err != nil {
 				t.Fatal(err)
 			}
-			g, err := pp.rd.MatchCount(ctx, tbl, expr)
+			g, err := matchCount(ctx, pp.rd, tbl, expr)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -290,11 +292,11 @@ func TestLongNames(t *testing.T) {
 	writeTree(t, root, map[string]string{"min.js": "function " + long + "() { return 1 }\n" + long + "();\n"})
 	pp := newParityPair(t, root, "example.com/long")
 	ctx := context.Background()
-	syms, err := pp.rd.SymbolsNamed(ctx, strings.ToUpper(long), scope.Scope{})
+	syms, err := pp.rd.SymbolsNamed(ctx, tables.NameLookup{Name: strings.ToUpper(long)}, scope.Scope{})
 	if err != nil || len(syms) != 1 {
 		t.Fatalf("symbols named the long name: %d, %v; want 1", len(syms), err)
 	}
-	want, err := pp.db.RefsNamed(ctx, long, scope.Scope{})
+	want, err := pp.db.Reader().RefsNamed(ctx, long, scope.Scope{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -385,4 +387,13 @@ func TestTokenlessRows(t *testing.T) {
 	if w, g := comparable(t, want), comparable(t, got); w != g {
 		t.Errorf("answers differ\nsqlite:   %s\npostgres: %s", w, g)
 	}
+}
+
+// matchCount is r's MatchCounts of q alone.
+func matchCount(ctx context.Context, r tables.Reader, t scope.Table, q fulltext.Query) (int, error) {
+	n, err := r.MatchCounts(ctx, t, []fulltext.Query{q})
+	if err != nil {
+		return 0, err
+	}
+	return n[0], nil
 }

@@ -1,7 +1,7 @@
 package postgres
 
 // shardFacts is shard schema step 2: the fact tables, mirroring the SQLite
-// schema (tables/schema.sql, version 3) per repository.
+// schema's (tables/schema.sql) per repository.
 //
 //   - Every table is keyed by repo_id first: primary keys, unique
 //     constraints and indexes lead with it, and no constraint spans
@@ -12,9 +12,9 @@ package postgres
 //     their file by (repo_id, file_id).
 //   - Text is stored through EncodeText (text.go): NUL and invalid UTF-8
 //     round-trip byte for byte.
-//   - tsv is array_to_tsvector of the row's full-text tokens as Tokenize
-//     (FTS5's unicode61) makes them, over the columns SQLite's FTS table
-//     indexes; PostgreSQL's own parser never runs, so a GIN lookup finds
+//   - tsv is array_to_tsvector of the row's full-text tokens as
+//     fulltext.Tokenize makes them, over the columns tables.TextColumns
+//     names; PostgreSQL's own parser never runs, so a GIN lookup finds
 //     exactly the rows whose tokens Go ranks. ntok is the row's token
 //     count (BM25's document length); fts_stats keeps each repository's
 //     rows and tokens per table (BM25's average length).

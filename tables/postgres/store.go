@@ -60,7 +60,8 @@ type StoreOptions struct {
 }
 
 // PostingsFrom is StoreOptions.PostingsFrom's default. Postings pay where
-// a common word has thousands of candidates (issue 19, load session 11).
+// a common word has thousands of candidates (BENCHMARKS.md, "Shared
+// store").
 const PostingsFrom = 4096
 
 // OpenStore connects to the catalog at catalogURL; shards are connected
@@ -154,7 +155,8 @@ func (s *Store) Reader(ctx context.Context, r Repo) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Reader{pool: sp.pool, repo: r, stats: &statsCache{}, postingsFrom: s.opts.PostingsFrom,
+	c := &repoConn{pool: sp.pool, repo: r, stats: &statsCache{}}
+	return &Reader{conn: c, fts: textSearch{conn: c, postingsFrom: s.opts.PostingsFrom},
 		scanVectors: s.opts.ScanVectors, pvec: &sp.pvec}, nil
 }
 

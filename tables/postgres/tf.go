@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // Term frequencies. Ranking a candidate row needs how often each phrase
@@ -16,7 +16,7 @@ import (
 // row's distinct tokens with their count per column (tf), and a reader
 // scores single-token phrases (and prefixes) from that alone. A phrase of
 // several tokens needs positions: for the rows that hold all its tokens
-// (the GIN index says which) the reader fetches the text as before.
+// (the GIN index says which) the reader fetches the text.
 //
 // Encoding: for each distinct token in byte order, uvarint(len), the
 // token's bytes, then uvarint(count) for each column in the table's FTS
@@ -26,7 +26,7 @@ import (
 type tfBuilder struct {
 	counts map[string][]uint32
 	keys   []string
-	tk     tables.Tokenizer
+	tk     fulltext.Tokenizer
 }
 
 // build tokenizes cols and returns the row's token count, its distinct
@@ -89,13 +89,8 @@ func uvarint(b []byte) (uint64, int) {
 // countTF fills m from a row's encoded frequencies over ncols columns, for
 // the phrases of one token (a phrase of several tokens counts 0 here: the
 // caller reads such rows' text).
-func countTF(e *tables.FTSQuery, tf []byte, ncols int, ws []float64, m *tables.RowMatch) error {
-	if cap(m.Raw) < len(e.Phrases) {
-		m.Raw, m.Weighted = make([]float64, len(e.Phrases)), make([]float64, len(e.Phrases))
-	}
-	m.Raw, m.Weighted = m.Raw[:len(e.Phrases)], m.Weighted[:len(e.Phrases)]
-	clear(m.Raw)
-	clear(m.Weighted)
+func countTF(e *fulltext.Matcher, tf []byte, ncols int, ws []float64, m *fulltext.RowMatch) error {
+	m.Reset(e)
 	for len(tf) > 0 {
 		l, k := uvarint(tf)
 		if k <= 0 || uint64(len(tf)-k) < l {
@@ -163,28 +158,22 @@ func readCounts(b []byte, counts []uint32) ([]byte, bool) {
 // the same bits either way.
 func addCounts(cols uint64, counts []uint32, ws []float64, raw, wtd *float64) {
 	for c, n := range counts {
-		if cols&(1<<c) == 0 || n == 0 {
-			continue
+		if cols&(1<<c) != 0 && n > 0 {
+			fulltext.AddCount(c, n, ws, raw, wtd)
 		}
-		w := 1.0
-		if c < len(ws) {
-			w = ws[c]
-		}
-		*raw += float64(n)
-		*wtd += w * float64(n)
 	}
 }
 
 // multiQuery is the GIN condition of the rows whose text a reader needs:
 // those holding every token of some phrase of several tokens ("" when the
 // expression has none).
-func multiQuery(e *tables.FTSQuery) string {
+func multiQuery(e *fulltext.Matcher) string {
 	var parts []string
 	for i, ph := range e.Phrases {
 		if len(ph.Tokens) < 2 {
 			continue
 		}
-		q, ok := nodeQuery(e, &tables.FTSNode{Op: 'p', Phrase: i})
+		q, ok := nodeQuery(e, &fulltext.Node{Op: fulltext.OpPhrase, Phrase: i})
 		if ok {
 			parts = append(parts, q)
 		}

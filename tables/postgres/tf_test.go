@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // TestCountTFMatchesText: scoring a row from its stored term frequencies
@@ -15,14 +15,14 @@ import (
 func TestCountTFMatchesText(t *testing.T) {
 	words := []string{"dial", "dialer", "dials", "connect", "context", "ctx", "zebra", "zeta", "alpha", "a1", "b2",
 		"server", "serve", "retry", "handshake", "x", "yak", "http", "https", "_under", "9lives"}
-	exprs := []string{
-		`"dial"`, `"dial"*`, `"zeta" OR "alpha"`, `"serve"* OR "ctx" OR "9lives"`, `"zebra"* OR "a"*`,
-		`{content} : ("http" OR "retry")`, `"nothere" OR "zzz"*`, `""*`,
+	exprs := []fulltext.Query{
+		T("dial"), P("dial"), Or(T("zeta"), T("alpha")), Or(P("serve"), T("ctx"), T("9lives")), Or(P("zebra"), P("a")),
+		fulltext.In([]string{"content"}, Or(T("http"), T("retry"))), Or(T("nothere"), P("zzz")), P(""),
 	}
 	cols := []string{"content", "ident_parts", "strings"}
 	rng := rand.New(rand.NewPCG(1, 2))
 	var b tfBuilder
-	var tk tables.Tokenizer
+	var tk fulltext.Tokenizer
 	for row := range 300 {
 		texts := make([]string, len(cols))
 		for c := range texts {
@@ -38,12 +38,12 @@ func TestCountTFMatchesText(t *testing.T) {
 			toks[c] = tk.Tokens(texts[c])
 		}
 		for _, x := range exprs {
-			e, err := tables.ParseFTS(x, cols)
+			e, err := x.Compile(cols)
 			if err != nil {
 				t.Fatal(err)
 			}
 			ws := []float64{1, 2.5, 0.5}
-			var fromTF, fromText tables.RowMatch
+			var fromTF, fromText fulltext.RowMatch
 			if err := countTF(e, tf, len(cols), ws, &fromTF); err != nil {
 				t.Fatalf("row %d %s: %v", row, x, err)
 			}

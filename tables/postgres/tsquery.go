@@ -3,25 +3,25 @@ package postgres
 import (
 	"strings"
 
-	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
-// The GIN lookup of a full-text expression. Package tables parses the
-// planner's FTS5 expressions (tables.ParseFTS) and computes their matches
+// The GIN lookup of a full-text query. Package fulltext compiles the
+// planner's queries (fulltext.Query.Compile) and computes their matches
 // and bm25 over a row's tokens; the PostgreSQL store adds the tsquery that
 // fetches a superset of the matching rows.
 
 // tsquery returns the GIN lookup of e: a tsquery matching every row whose
 // token set holds all tokens of some phrase combination e needs (the last
 // token of a prefix phrase as a prefix), a superset of e's matches. ok is
-// false when e can match no row (an empty phrase, as FTS5 reads one).
-func tsquery(e *tables.FTSQuery) (q string, ok bool) {
+// false when e can match no row (a phrase without tokens).
+func tsquery(e *fulltext.Matcher) (q string, ok bool) {
 	return nodeQuery(e, e.Root)
 }
 
-func nodeQuery(e *tables.FTSQuery, n *tables.FTSNode) (string, bool) {
+func nodeQuery(e *fulltext.Matcher, n *fulltext.Node) (string, bool) {
 	switch n.Op {
-	case 'p':
+	case fulltext.OpPhrase:
 		ph := e.Phrases[n.Phrase]
 		if len(ph.Tokens) == 0 {
 			return "", false
@@ -41,7 +41,7 @@ func nodeQuery(e *tables.FTSQuery, n *tables.FTSNode) (string, bool) {
 			return "", false
 		}
 		return "(" + strings.Join(parts, " & ") + ")", true
-	case '&':
+	case fulltext.OpAnd:
 		parts := make([]string, 0, len(n.Kids))
 		for _, k := range n.Kids {
 			q, ok := nodeQuery(e, k)

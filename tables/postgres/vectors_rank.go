@@ -15,9 +15,10 @@ import (
 
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/vectors"
 )
 
-// pgvector (issue 19): where `CREATE EXTENSION vector` succeeds, every
+// pgvector: where `CREATE EXTENSION vector` succeeds, every
 // vector is also held as a pgvector `vector` in vectors.pvec (no typmod:
 // dimensions vary by model), and a search asks the server for a surface's
 // nearest rows instead of reading every vector of the repository. The
@@ -25,7 +26,7 @@ import (
 // with a measured recall of 0.99 or more). A vector held as a pgvector is
 // not also held as bytea (vec is empty): one copy, the store's size
 // without pgvector. Pushes hash it in pgvector's binary form
-// (vectorSendMD5), ScanVectors and store move turn it back into bytea,
+// (vectorSendMD5), Scan and store move turn it back into bytea,
 // and a vector pgvector rejects (NaN) stays bytea, its repository then
 // scanned in Go.
 
@@ -120,13 +121,13 @@ func fillVectors(ctx context.Context, tx pgx.Tx) error { return fillVectorColumn
 // digits that parse back to it. ok is false for a vector pgvector
 // rejects (NaN, infinities, none at all).
 func vectorText(blob []byte) (string, bool) {
-	if len(blob) == 0 || len(blob)%4 != 0 {
+	v, err := vectors.Decode(blob)
+	if err != nil || len(v) == 0 {
 		return "", false
 	}
-	b := make([]byte, 0, 1+len(blob)/4*12)
+	b := make([]byte, 0, 1+len(v)*12)
 	b = append(b, '[')
-	for i := 0; i < len(blob); i += 4 {
-		f := math.Float32frombits(binary.LittleEndian.Uint32(blob[i:]))
+	for i, f := range v {
 		if math.IsNaN(float64(f)) || math.IsInf(float64(f), 0) {
 			return "", false
 		}
@@ -153,30 +154,24 @@ func vectorSendMD5(blob []byte) string {
 }
 
 // floatsBlob is fs as vectors.vec holds them (little-endian float32s).
-func floatsBlob(fs []float32) []byte {
-	b := make([]byte, 4*len(fs))
-	for i, f := range fs {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(f))
-	}
-	return b
-}
+func floatsBlob(fs []float32) []byte { return vectors.Encode(make([]byte, 0, 4*len(fs)), fs) }
 
 // floatsText is q in pgvector's text form; ok as for vectorText.
 func floatsText(q []float32) (string, bool) { return vectorText(floatsBlob(q)) }
 
 // hasPvec reports whether the Reader's shard has pvec, as last asked
 // (fresh: asked now).
-func (r *Reader) hasPvec(ctx context.Context, fresh bool) (bool, error) {
-	c := r.pvec
+func (rv repoVectors) hasPvec(ctx context.Context, fresh bool) (bool, error) {
+	c := rv.r.pvec
 	c.mu.Lock()
 	known, has := c.known, c.has
 	c.mu.Unlock()
 	if known && !fresh {
 		return has, nil
 	}
-	has, err := hasVectorColumn(ctx, r.db(ctx))
+	has, err := hasVectorColumn(ctx, rv.r.conn.db(ctx))
 	if err != nil {
-		return false, r.wrap(err)
+		return false, rv.r.conn.wrap(err)
 	}
 	c.mu.Lock()
 	c.known, c.has = true, has
@@ -184,35 +179,33 @@ func (r *Reader) hasPvec(ctx context.Context, fresh bool) (bool, error) {
 	return has, nil
 }
 
-// pvecState caches whether a Reader's shard has pvec, for RanksVectors:
-// a shard gains it through store init, which a server sees when it next
-// loads vectors (ScanVectors asks afresh: a vector held as a pgvector
-// alone must never read as missing) or starts.
+// pvecState caches whether a Reader's shard has pvec, for Ranks: a shard
+// gains it through store init, which a server sees when it next loads
+// vectors (Scan asks afresh: a vector held as a pgvector alone must never
+// read as missing) or starts.
 type pvecState struct {
 	mu         sync.Mutex
 	known, has bool
 }
 
-var _ tables.VectorRanker = (*Reader)(nil)
-
-// RanksVectors reports whether the shard holds every vector of model of
-// the repository as a pgvector (and StoreOptions.ScanVectors is off),
+// Ranks reports whether the shard holds every vector of model of the
+// repository as a pgvector (and StoreOptions.ScanVectors is off),
 // asked once per version of the repository: only a push adds a vector
 // without one (store init fills them in without a new version; until the
 // next push such a repository keeps its exact scan in Go).
-func (r *Reader) RanksVectors(ctx context.Context, model string) (bool, error) {
-	if r.scanVectors {
+func (rv repoVectors) Ranks(ctx context.Context, model string) (bool, error) {
+	if rv.r.scanVectors {
 		return false, nil
 	}
-	has, err := r.hasPvec(ctx, false)
+	has, err := rv.hasPvec(ctx, false)
 	if err != nil || !has {
 		return false, err
 	}
-	v, err := r.version(ctx)
+	v, err := rv.r.conn.version(ctx)
 	if err != nil {
 		return false, err
 	}
-	c := r.stats
+	c := rv.r.conn.stats
 	c.mu.Lock()
 	ranks, ok := c.ranks[model]
 	c.mu.Unlock()
@@ -220,7 +213,7 @@ func (r *Reader) RanksVectors(ctx context.Context, model string) (bool, error) {
 		return ranks, nil
 	}
 	var missing bool
-	if _, err = r.row(ctx, `SELECT EXISTS (SELECT 1 FROM vectors WHERE repo_id = $1 AND model = $2 AND pvec IS NULL)`, []any{r.repo.ID, model}, &missing); err != nil {
+	if _, err = rv.r.conn.row(ctx, `SELECT EXISTS (SELECT 1 FROM vectors WHERE repo_id = $1 AND model = $2 AND pvec IS NULL)`, []any{rv.r.conn.repo.ID, model}, &missing); err != nil {
 		return false, err
 	}
 	c.mu.Lock()
@@ -238,48 +231,48 @@ func (r *Reader) RanksVectors(ctx context.Context, model string) (bool, error) {
 // unit (aliases c or s, and f for the file), the same as a subquery's
 // FROM and WHERE, and the unit's columns.
 var vectorUnits = map[string]struct{ join, from, cols string }{
-	tables.SurfaceCode: {`JOIN chunks c ON c.repo_id = v.repo_id AND c.cid = v.owner JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id`,
+	vectors.SurfaceCode: {`JOIN chunks c ON c.repo_id = v.repo_id AND c.cid = v.owner JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id`,
 		`chunks c JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id WHERE c.repo_id = v.repo_id AND c.cid = v.owner`, chunkRowCols},
-	tables.SurfaceSummary: {`JOIN symbols s ON s.repo_id = v.repo_id AND s.sid = v.owner JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id`,
+	vectors.SurfaceSummary: {`JOIN symbols s ON s.repo_id = v.repo_id AND s.sid = v.owner JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id`,
 		`symbols s JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id WHERE s.repo_id = v.repo_id AND s.sid = v.owner`, symbolRowCols},
-	tables.SurfaceFile: {`JOIN files f ON f.repo_id = v.repo_id AND v.owner = 'f' || f.id::text`,
+	vectors.SurfaceFile: {`JOIN files f ON f.repo_id = v.repo_id AND v.owner = 'f' || f.id::text`,
 		`files f WHERE f.repo_id = v.repo_id AND v.owner = 'f' || f.id::text`, `f.id, f.path, f.language, f.lines`},
 }
 
-// VectorCounts returns how many chunks, symbols and files the repository
-// has (each with its file, as ChunkRows, SymbolRows and FileList list
-// them) and how many of them have a vector of model and dim.
-func (r *Reader) VectorCounts(ctx context.Context, model string, dim int) (rows, with int, err error) {
+// Coverage returns how many chunks, symbols and files the repository has
+// (each with its file, as ChunkRows, SymbolRows and FileList list them)
+// and how many of them have a vector of model and dim.
+func (rv repoVectors) Coverage(ctx context.Context, model string, dim int) (rows, with int, err error) {
 	var parts []string
-	for _, s := range []string{tables.SurfaceCode, tables.SurfaceSummary, tables.SurfaceFile} {
+	for _, s := range []string{vectors.SurfaceCode, vectors.SurfaceSummary, vectors.SurfaceFile} {
 		parts = append(parts, `(SELECT count(*) FROM vectors v `+vectorUnits[s].join+` WHERE v.repo_id = $1 AND v.surface = '`+s+`' AND v.model = $2 AND v.dim = $3 AND (v.pvec IS NOT NULL OR length(v.vec) = 4*$3))`)
 	}
 	q := `SELECT (SELECT count(*) FROM chunks c JOIN files f ON f.repo_id = c.repo_id AND f.id = c.file_id WHERE c.repo_id = $1)
 		+ (SELECT count(*) FROM symbols s JOIN files f ON f.repo_id = s.repo_id AND f.id = s.file_id WHERE s.repo_id = $1)
 		+ (SELECT count(*) FROM files WHERE repo_id = $1), ` + strings.Join(parts, " + ")
-	_, err = r.row(ctx, q, []any{r.repo.ID, model, dim}, &rows, &with)
+	_, err = rv.r.conn.row(ctx, q, []any{rv.r.conn.repo.ID, model, dim}, &rows, &with)
 	return rows, with, err
 }
 
-// NearestVectors asks the server for the rows of surface whose vectors
-// may be among the k with the highest dot product with q (pgvector's
+// Nearest asks the server for the rows of surface whose vectors may be
+// among the k with the highest dot product with q (pgvector's
 // <#>, exact, in float32 as the Go scan). The server's float32 sum and
 // the caller's may round differently, by at most dim·2⁻²⁴·‖x‖·‖q‖ each:
 // so every row whose upper bound reaches the k-th best lower bound is
 // returned, with its vector, and the caller's own scores rank them.
-func (r *Reader) NearestVectors(ctx context.Context, model string, dim int, surface string, q []float32, k int, t scope.Table, s scope.Scope) ([]tables.NearVector, error) {
-	sql, a, err := r.nearestSQL(model, dim, surface, q, k, t, s)
+func (rv repoVectors) Nearest(ctx context.Context, model string, dim int, surface string, q []float32, k int, t scope.Table, s scope.Scope) ([]tables.NearVector, error) {
+	sql, a, err := rv.nearestSQL(model, dim, surface, q, k, t, s)
 	if err != nil {
 		return nil, err
 	}
 	var out []tables.NearVector
-	err = r.query(ctx, sql, a, func(rows pgx.Rows) error {
+	err = rv.r.conn.query(ctx, sql, a, func(rows pgx.Rows) error {
 		var n tables.NearVector
 		var err error
 		switch surface {
-		case tables.SurfaceCode:
+		case vectors.SurfaceCode:
 			n.Unit.Chunk, err = scanChunkRow(rows, []any{&n.Vec})
-		case tables.SurfaceSummary:
+		case vectors.SurfaceSummary:
 			n.Unit.Symbol, err = scanSymbolRow(rows, []any{&n.Vec})
 		default:
 			f := &n.Unit.File
@@ -293,8 +286,8 @@ func (r *Reader) NearestVectors(ctx context.Context, model string, dim int, surf
 	return out, err
 }
 
-// nearestSQL is NearestVectors' statement and its arguments.
-func (r *Reader) nearestSQL(model string, dim int, surface string, q []float32, k int, t scope.Table, s scope.Scope) (string, *args, error) {
+// nearestSQL is Nearest's statement and its arguments.
+func (rv repoVectors) nearestSQL(model string, dim int, surface string, q []float32, k int, t scope.Table, s scope.Scope) (string, *args, error) {
 	u, ok := vectorUnits[surface]
 	if !ok {
 		return "", nil, fmt.Errorf("nearest vectors: surface %q", surface)
@@ -309,10 +302,10 @@ func (r *Reader) nearestSQL(model string, dim int, surface string, q []float32, 
 	}
 	eps := float64(dim) * 0x1p-23 * math.Sqrt(qn) * 1.01
 	alias := map[scope.Table]string{scope.Files: "f", scope.Chunks: "c", scope.Symbols: "s"}[t]
-	if alias == "" || (alias == "c" && surface != tables.SurfaceCode) || (alias == "s" && surface != tables.SurfaceSummary) {
+	if alias == "" || (alias == "c" && surface != vectors.SurfaceCode) || (alias == "s" && surface != vectors.SurfaceSummary) {
 		return "", nil, fmt.Errorf("nearest vectors: scope table %q for surface %q", t, surface)
 	}
-	a := r.args()
+	a := rv.r.conn.args()
 	pq, pm, pd, ps := a.add(qt), a.add(model), a.add(dim), a.add(surface)
 	cond := filter(s.Filter(), t, alias, a)
 	pe, pk := a.add(eps), a.add(k-1)

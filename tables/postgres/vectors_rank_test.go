@@ -9,12 +9,11 @@ import (
 
 	"github.com/viberag/viberag/embed/embedtest"
 	"github.com/viberag/viberag/query"
-	"github.com/viberag/viberag/tables"
 	"github.com/viberag/viberag/tables/postgres/pgtest"
 )
 
 // TestPgvectorMigration: a shard migrated before pgvector (step 6, no
-// pvec column) pushes and searches as before, scanning its vectors in Go;
+// pvec column) pushes and searches, scanning its vectors in Go;
 // store init then adds the column and fills it from the bytea vectors,
 // float for float, and searches go through pgvector with the same
 // answers. A vector without its pgvector turns the repository back to
@@ -32,10 +31,10 @@ func TestPgvectorMigration(t *testing.T) {
 	}
 	db := embeddedIndex(t, root, m)
 	const name = "example.com/viberag/fixtures"
-	w := pushVectors(t, cat, root, name, db)
-	checkPvec(t, url, w.Stored, db, m.ID())
+	w := pushVectors(t, cat, root, name, db.Reader())
+	checkPvec(t, url, w.Stored, db.Reader(), m.ID())
 
-	local, err := query.New(ctx, db, query.Options{Embedder: m})
+	local, err := query.New(ctx, db.Reader(), query.Options{Embedder: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,8 +50,8 @@ func TestPgvectorMigration(t *testing.T) {
 		if rd == nil {
 			_, rd = testReader(t, url, name, StoreOptions{})
 		}
-		if on, err := rd.RanksVectors(ctx, m.ID()); err != nil || on != ranked {
-			t.Fatalf("%s: RanksVectors = %v, %v; want %v", when, on, err, ranked)
+		if on, err := (repoVectors{rd}).Ranks(ctx, m.ID()); err != nil || on != ranked {
+			t.Fatalf("%s: Ranks = %v, %v; want %v", when, on, err, ranked)
 		}
 		store, err := query.New(ctx, rd, query.Options{Embedder: m})
 		if err != nil {
@@ -86,7 +85,7 @@ func TestPgvectorMigration(t *testing.T) {
 	if w := pushVectors(t, cat, root, name, NoVectors); w.Removed == 0 {
 		t.Fatalf("push without vectors = %+v, want them removed", w)
 	}
-	if w := pushVectors(t, cat, root, name, db); w.Sent == 0 {
+	if w := pushVectors(t, cat, root, name, db.Reader()); w.Sent == 0 {
 		t.Fatalf("push without pgvector = %+v, want vectors sent", w)
 	}
 	search("pushed without pgvector", false)
@@ -101,7 +100,7 @@ func TestPgvectorMigration(t *testing.T) {
 	if err := Init(ctx, url, nil); err != nil {
 		t.Fatal(err)
 	}
-	checkPvec(t, url, w.Stored, db, m.ID())
+	checkPvec(t, url, w.Stored, db.Reader(), m.ID())
 	search("migrated", true)
 	// That server's next load of the vectors (a new planner) reads them
 	// as pgvectors, and its searches then go through pgvector.
@@ -127,7 +126,7 @@ func checkPvec(t *testing.T, url string, want int, db VectorSource, model string
 	t.Helper()
 	ctx := context.Background()
 	local := map[string][]float32{}
-	err := db.ScanVectors(ctx, model, 32, func(owner, surface string, blob []byte) {
+	err := db.VectorReader().Scan(ctx, model, 32, func(owner, surface string, blob []byte) {
 		v := make([]float32, len(blob)/4)
 		for i := range v {
 			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(blob[4*i:]))
@@ -202,8 +201,6 @@ func TestVectorText(t *testing.T) {
 	}
 }
 
-var _ tables.VectorRanker = (*Reader)(nil)
-
 // TestMoveVectors moves a repository with vectors between a shard with
 // pgvector and one without (its column dropped, as where CREATE
 // EXTENSION vector failed), both ways: every vector arrives, the shard
@@ -234,7 +231,7 @@ func TestMoveVectors(t *testing.T) {
 	root := fixturesRoot(t)
 	db := embeddedIndex(t, root, m)
 	const name = "example.com/viberag/fixtures"
-	w := pushVectors(t, cat, root, name, db)
+	w := pushVectors(t, cat, root, name, db.Reader())
 	shards, err := cat.Shards(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -243,7 +240,7 @@ func TestMoveVectors(t *testing.T) {
 	for _, s := range shards {
 		byURL[s.URL] = s.Name
 	}
-	local, err := query.New(ctx, db, query.Options{Embedder: m})
+	local, err := query.New(ctx, db.Reader(), query.Options{Embedder: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,11 +258,11 @@ func TestMoveVectors(t *testing.T) {
 			t.Fatalf("moved to s%d: %d vectors, want %d", to, n, w.Stored)
 		}
 		if to == 1 {
-			checkPvec(t, urls[1], w.Stored, db, m.ID())
+			checkPvec(t, urls[1], w.Stored, db.Reader(), m.ID())
 		}
 		_, rd := testReader(t, urls[0], name, StoreOptions{})
-		if on, err := rd.RanksVectors(ctx, m.ID()); err != nil || on != (to == 1) {
-			t.Fatalf("moved to s%d: RanksVectors = %v, %v", to, on, err)
+		if on, err := (repoVectors{rd}).Ranks(ctx, m.ID()); err != nil || on != (to == 1) {
+			t.Fatalf("moved to s%d: Ranks = %v, %v", to, on, err)
 		}
 		pl, err := query.New(ctx, rd, query.Options{Embedder: m})
 		if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
+	"github.com/viberag/viberag/tables/vectors"
 )
 
 // TestVectorsParity: a tree indexed locally with a (small, generated)
@@ -37,18 +38,18 @@ func TestVectorsParity(t *testing.T) {
 	cat, url := newStore(t)
 	db := embeddedIndex(t, root, m)
 	localVecs := 0
-	if err := db.ScanVectors(ctx, m.ID(), 32, func(string, string, []byte) { localVecs++ }); err != nil || localVecs == 0 {
+	if err := db.Vectors().Scan(ctx, m.ID(), 32, func(string, string, []byte) { localVecs++ }); err != nil || localVecs == 0 {
 		t.Fatalf("the local index has %d vectors (%v): the test needs some", localVecs, err)
 	}
 
 	const name = "example.com/viberag/fixtures"
-	if w := pushVectors(t, cat, root, name, db); w.Model != m.ID() || w.Dim != 32 || w.Stored != localVecs || w.Sent != localVecs || w.Dropped != 0 {
+	if w := pushVectors(t, cat, root, name, db.Reader()); w.Model != m.ID() || w.Dim != 32 || w.Stored != localVecs || w.Sent != localVecs || w.Dropped != 0 {
 		t.Fatalf("WriteVectors = %+v, want all %d vectors of %s", w, localVecs, m.ID())
 	}
 
 	st, rd := testReader(t, url, name, StoreOptions{})
 	repo := rd.Repo()
-	local, err := query.New(ctx, db, query.Options{Embedder: m})
+	local, err := query.New(ctx, db.Reader(), query.Options{Embedder: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,15 +67,15 @@ func TestVectorsParity(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer scan.Close()
-	if on, err := scanRd.RanksVectors(ctx, m.ID()); err != nil || on {
-		t.Fatalf("with ScanVectors RanksVectors = %v, %v; want false", on, err)
+	if on, err := (repoVectors{scanRd}).Ranks(ctx, m.ID()); err != nil || on {
+		t.Fatalf("with ScanVectors Ranks = %v, %v; want false", on, err)
 	}
-	ranked, err := rd.RanksVectors(ctx, m.ID())
+	ranked, err := (repoVectors{rd}).Ranks(ctx, m.ID())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if pgvector := hasPgvector(t, url); ranked != pgvector {
-		t.Fatalf("RanksVectors = %v with pgvector installed %v", ranked, pgvector)
+		t.Fatalf("Ranks = %v with pgvector installed %v", ranked, pgvector)
 	}
 
 	reqs := []query.Request{
@@ -145,7 +146,7 @@ func TestVectorsParity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w, err := p1.WriteVectors(ctx, db); err != nil || w.Stored != localVecs || w.Sent != 0 || w.Removed != 0 {
+	if w, err := p1.WriteVectors(ctx, db.Reader()); err != nil || w.Stored != localVecs || w.Sent != 0 || w.Removed != 0 {
 		t.Fatalf("WriteVectors unchanged = %+v, %v; want %d stored, none sent or removed", w, err, localVecs)
 	}
 	if _, err := p1.Commit(ctx, res.Commit); err != nil {
@@ -192,15 +193,15 @@ func TestVectorsParity(t *testing.T) {
 	}
 }
 
-var _ VectorSource = (*tables.DB)(nil)
+var _ VectorSource = (*tables.IndexReader)(nil)
 
 // hasPgvector reports whether the store at url created pgvector.
-func hasPgvector(t *testing.T, url string) bool {
+func hasPgvector(t testing.TB, url string) bool {
 	return queryInt(t, url, `SELECT count(*) FROM pg_extension WHERE extname = 'vector'`) > 0
 }
 
-// checkNearest compares NearestVectors with a scan of every vector
-// (ScanVectors) for random queries and small k, in and out of scope: the
+// checkNearest compares Nearest with a scan of every vector
+// (Scan) for random queries and small k, in and out of scope: the
 // rows it returns, scored in Go, must hold the scan's best k in the
 // scan's order, and it must return fewer rows than there are.
 func checkNearest(t *testing.T, rd *Reader, model string, dim int) {
@@ -211,7 +212,7 @@ func checkNearest(t *testing.T, rd *Reader, model string, dim int) {
 		vec   []float32
 	}
 	all := map[string][]row{}
-	err := rd.ScanVectors(ctx, model, dim, func(owner, surface string, blob []byte) {
+	err := (repoVectors{rd}).Scan(ctx, model, dim, func(owner, surface string, blob []byte) {
 		v := make([]float32, dim)
 		for i := range v {
 			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(blob[4*i:]))
@@ -223,15 +224,15 @@ func checkNearest(t *testing.T, rd *Reader, model string, dim int) {
 	}
 	owner := func(surface string, u tables.VectorFileUnit) string {
 		switch surface {
-		case tables.SurfaceCode:
+		case vectors.SurfaceCode:
 			return u.Chunk.CID
-		case tables.SurfaceSummary:
+		case vectors.SurfaceSummary:
 			return u.Symbol.SID
 		}
 		return "f" + strconv.FormatInt(u.File.ID, 10)
 	}
 	rnd := rand.New(rand.NewPCG(1, 2))
-	for _, surface := range []string{tables.SurfaceCode, tables.SurfaceSummary, tables.SurfaceFile} {
+	for _, surface := range []string{vectors.SurfaceCode, vectors.SurfaceSummary, vectors.SurfaceFile} {
 		rows := all[surface]
 		if len(rows) < 20 {
 			t.Fatalf("%s: %d vectors; the test needs 20 or more", surface, len(rows))
@@ -246,7 +247,7 @@ func checkNearest(t *testing.T, rd *Reader, model string, dim int) {
 				}
 			}
 			k := 1 + rnd.IntN(8)
-			near, err := rd.NearestVectors(ctx, model, dim, surface, q, k, scope.Files, scope.Scope{})
+			near, err := (repoVectors{rd}).Nearest(ctx, model, dim, surface, q, k, scope.Files, scope.Scope{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -285,7 +286,7 @@ func checkNearest(t *testing.T, rd *Reader, model string, dim int) {
 }
 
 // embeddedIndex indexes root into a new local index, embedded by m.
-func embeddedIndex(t *testing.T, root string, m embed.Provider) *tables.DB {
+func embeddedIndex(t testing.TB, root string, m embed.Provider) *tables.DB {
 	t.Helper()
 	ctx := context.Background()
 	db, err := indexer.Open(ctx, filepath.Join(t.TempDir(), indexer.IndexFile), indexer.OpenOptions{})
@@ -301,7 +302,7 @@ func embeddedIndex(t *testing.T, root string, m embed.Provider) *tables.DB {
 
 // pushVectors pushes root as repository name with src's vectors, in one
 // push.
-func pushVectors(t *testing.T, cat *Catalog, root, name string, src VectorSource) VectorsWritten {
+func pushVectors(t testing.TB, cat *Catalog, root, name string, src VectorSource) VectorsWritten {
 	t.Helper()
 	_, _, w := pushWith(t, cat, root, name, src)
 	return w

@@ -1,7 +1,0 @@
-//go:build !amd64
-
-package query
-
-const haveInt8Kernel = false
-
-func dotsInt8(q []int16, x []int8, dim int, out []int32) { dotsInt8Go(q, x, dim, out) }

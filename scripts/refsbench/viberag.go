@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+)
+
+// viberag runs one viberag binary against one indexed root.
+type viberag struct {
+	bin, root, dataDir string
+}
+
+// index builds or refreshes the root's index, vectors off.
+func (v viberag) index(ctx context.Context) error {
+	cmd := exec.CommandContext(ctx, v.bin, "index", v.root, "--embed", "off", "--data-dir", v.dataDir)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("viberag index %s: %w: %s", v.root, err, tail(out.String()))
+	}
+	return nil
+}
+
+// run runs a viberag command with --json and decodes what it prints. Exit
+// status 1 is an answer of none and still prints JSON.
+func (v viberag) run(ctx context.Context, resp any, args ...string) error {
+	args = append(args, "--json", "--data-dir", v.dataDir, "-C", v.root)
+	cmd := exec.CommandContext(ctx, v.bin, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) {
+		return fmt.Errorf("viberag %s: %w: %s", strings.Join(args, " "), err, tail(stderr.String()))
+	}
+	if err := json.Unmarshal(stdout.Bytes(), resp); err != nil {
+		return fmt.Errorf("viberag %s: %w (stdout %q, stderr %q)", strings.Join(args, " "), err, tail(stdout.String()), tail(stderr.String()))
+	}
+	return nil
+}
+
+// refsAnswer is what `viberag refs ID --json` says about one symbol.
+type refsAnswer struct {
+	Lines     []loc // every line listed, sorted
+	Total     int   // the count it reports, listed or not
+	Truncated bool
+	Notes     []string
+}
+
+// refsLimit is the most lines `viberag refs` lists in one answer.
+const refsLimit = 1000
+
+// refs lists the references viberag gives for a symbol id. viberag has no
+// paging yet: when the answer is truncated, only the listed lines count
+// and Truncated says so.
+func (v viberag) refs(ctx context.Context, id string) (refsAnswer, error) {
+	var r struct {
+		Total     int      `json:"total"`
+		Truncated bool     `json:"truncated"`
+		Notes     []string `json:"notes"`
+		Files     []struct {
+			Path string `json:"path"`
+			Refs []struct {
+				Line int `json:"line"`
+			} `json:"refs"`
+		} `json:"files"`
+		Error string `json:"error"`
+	}
+	if err := v.run(ctx, &r, "refs", id, "--limit", fmt.Sprint(refsLimit)); err != nil {
+		return refsAnswer{}, err
+	}
+	if r.Error != "" {
+		return refsAnswer{}, fmt.Errorf("viberag refs %s: %s", id, r.Error)
+	}
+	a := refsAnswer{Total: r.Total, Truncated: r.Truncated, Notes: r.Notes, Lines: []loc{}}
+	seen := map[loc]bool{}
+	for _, f := range r.Files {
+		for _, h := range f.Refs {
+			l := loc{f.Path, h.Line}
+			if !seen[l] {
+				seen[l] = true
+				a.Lines = append(a.Lines, l)
+			}
+		}
+	}
+	sortLocs(a.Lines)
+	return a, nil
+}
+
+// symbolID is the id of the definition `viberag symbol NAME` picks, "" when
+// it finds none.
+func (v viberag) symbolID(ctx context.Context, name string) (string, error) {
+	var r struct {
+		ID string `json:"id"`
+	}
+	if err := v.run(ctx, &r, "symbol", name, "--no-code"); err != nil {
+		return "", err
+	}
+	return r.ID, nil
+}
