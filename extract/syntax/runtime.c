@@ -257,4 +257,10 @@ void vr_use_libc_allocator(void) {
   ts_set_allocator(vr_malloc, vr_calloc, vr_realloc, vr_free);
 }
 
+void vr_release_memory(void) {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
+}
+
 int64_t vr_parse_bytes(const vr_parser *p) { return vr_thread_bytes - p->mem_start; }

@@ -122,6 +122,8 @@ vr_node *vr_flatten_new(const TSTree *tree, uint32_t *n);
 // vr_tree_delete deletes a tree of the given size, returning the memory of
 // a big one to the system.
 void vr_tree_delete(TSTree *tree, uint32_t nodes);
+// vr_release_memory gives the C heap's free pages back to the system.
+void vr_release_memory(void);
 // vr_use_libc_allocator points the runtime at libc's allocator through
 // thin wrappers that count each thread's live bytes (vr_parse's limit).
 void vr_use_libc_allocator(void);
