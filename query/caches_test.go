@@ -9,6 +9,7 @@ import (
 
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/internal/testkit"
+	"github.com/viberag/viberag/internal/testkit/indextest"
 	"github.com/viberag/viberag/tables"
 )
 
@@ -22,11 +23,7 @@ import (
 func TestCachesBoundedUnderEdits(t *testing.T) {
 	ctx := context.Background()
 	root := testkit.Fixture(t, "")
-	db, err := tables.Open(ctx, filepath.Join(t.TempDir(), indexer.IndexFile), tables.OpenOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := indextest.Open(t, indextest.Path(t.TempDir()), tables.OpenOptions{})
 	if _, err := indexer.Run(ctx, db, root, indexer.Options{}); err != nil {
 		t.Fatal(err)
 	}
