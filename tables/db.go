@@ -337,7 +337,7 @@ func (db *DB) errReadOnly(op string) error {
 //     eight counts eight times in the process's resident memory. With
 //     16 MB and 256 MB for each of eight, a server's resident memory
 //     grew for as long as searches reached new pages (814 MB on an
-//     85 MB index; BENCHMARKS.md, "Memory over long serving").
+//     85 MB index; BENCHMARKS.md, "Memory").
 const (
 	busyTimeoutMS   = 10000
 	writerCacheKiB  = 16 << 10 // the writer updates many b-trees at once; see below

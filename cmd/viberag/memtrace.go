@@ -19,8 +19,8 @@ import (
 // not hold is C: SQLite's and the parsers'). It writes a profile of the
 // live heap to path.heap each time resident memory sets a new high by
 // 4 MB, and to path.NNN.heap every VIBERAG_MEMTRACE_EVERY (a duration)
-// when that is set. It returns a function that stops it. BENCHMARKS.md,
-// "Memory", says how it was used.
+// when that is set. It returns a function that stops it (BENCHMARKS.md,
+// "Memory", shows a use).
 func startMemTrace() (stop func()) {
 	path := os.Getenv("VIBERAG_MEMTRACE")
 	if path == "" {

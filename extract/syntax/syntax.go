@@ -453,6 +453,6 @@ func UseLibcAllocator() { C.vr_use_libc_allocator() }
 // ReleaseMemory gives the free pages of the process's C heap back to the
 // system (glibc's malloc_trim; elsewhere it does nothing). The parsers and
 // SQLite share that heap, and glibc returns little of what they free on
-// its own: after an index run's batches its arenas kept 85–130 MB of
-// freed pages resident (BENCHMARKS.md, "Memory").
+// its own: after the batches of an index run of dense files its arenas
+// kept 85–130 MB of freed pages resident.
 func ReleaseMemory() { C.vr_release_memory() }

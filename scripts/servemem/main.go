@@ -1,5 +1,5 @@
 // Command servemem measures a long-serving `viberag mcp --http` as agents
-// use it (BENCHMARKS.md, "Memory over long serving"): -clients MCP
+// use it (BENCHMARKS.md, "Memory"): -clients MCP
 // sessions search the tree back to back while an editor changes -edits of
 // its files every -every, and the server's resident memory is sampled
 // every -sample, with its live Go heap when the server writes a memory

@@ -13,10 +13,9 @@ import (
 // refs of every symbol inside it. The word indexes then hold each of
 // those strings' tokens, five times their bytes. A file's symbols may
 // hold SymbolBytesPerByte per byte of source (at least minSymbolBytes,
-// at most maxSymbolBytes): over 57,488 real files (the broad benchmark's
-// 19 languages and GOROOT/src) the most was 6.4 per byte (63 KB) and
-// 1.2 MB in all (923 KB; BENCHMARKS.md, "Memory"), where a megabyte of
-// classes nested 990 deep held 380 MB. Past its budget a reader stops,
+// at most maxSymbolBytes): of 57,488 real files (the broad benchmark's
+// 19 languages and GOROOT/src) the most held 6.4 per byte, the largest
+// 1.2 MB, where a megabyte of classes nested 990 deep held 380 MB. Past its budget a reader stops,
 // or extract gives the symbols up, and the file is indexed as line
 // chunks, recorded as a fallback whose problem starts with "memory:".
 const (
