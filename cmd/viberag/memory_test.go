@@ -20,10 +20,10 @@ import (
 // and scanners) of the four shapes that held the most — types nested 990
 // deep, functions of distinct calls, one-line functions, flat lists. The
 // mechanisms are the same at this size: nested symbols' facts grew with
-// their depth (355 MB of live heap here before the symbol budget, 380 MB
+// their depth (438 MB of live heap here without the symbol budget, 380 MB
 // for one 0.9 MB file), and what a worker kept from file to file grew
 // with each dense file. The resident bound is the real one (300 MB); the
-// live heap's is scaled: 128 MB, against 84–107 measured.
+// live heap's is scaled: 128 MB, against 81–107 measured.
 func TestIndexMemoryBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("indexes 3.6 MB of dense files")
