@@ -137,6 +137,10 @@ const abandonAfter = 2 * time.Second
 func readSafely(ctx context.Context, r reader, p string, src []byte, timeout time.Duration, parsers *syntax.Pool) (out *Outline, err error) {
 	defer func() {
 		if v := recover(); v != nil {
+			if stop, ok := v.(symbolStop); ok {
+				out, err = nil, stop.err
+				return
+			}
 			stack := debug.Stack()
 			if len(stack) > 400 {
 				stack = stack[:400]
@@ -166,10 +170,17 @@ func build(f *File, out *Outline, src []byte) {
 	sort.SliceStable(f.Refs, func(i, j int) bool { return f.Refs[i].StartByte < f.Refs[j].StartByte })
 	f.Symbols = out.Symbols
 	lines := lineStarts(src)
+	held := source.NewSymbolBudget(len(src)) // the symbols' bytes beyond their source
 	for i := range f.Symbols {
 		s := &f.Symbols[i]
 		s.StartByte, s.EndByte = clampBytes(s.StartByte, s.EndByte, len(src))
 		s.Identifiers, s.Calls, s.Strings = refFacts(f.Refs, s.StartByte, s.EndByte)
+		lists := len(s.Identifiers) + len(s.Calls) + len(s.Strings)
+		if err := held.Charge(source.SymbolBytes(s.Qualname, s.Signature, s.Doc, s.Decorators) + source.ListEntryBytes*lists); err != nil {
+			*f = File{Path: f.Path, Ext: f.Ext, Language: f.Language, Size: f.Size, Lines: f.Lines, Hash: f.Hash}
+			build(f, &Outline{Status: ParseFallback, Problem: err.Error()}, src)
+			return
+		}
 		s.Hash = xxhash.Sum64(src[s.StartByte:s.EndByte])
 		s.Signature = source.NormaliseSpace(s.Signature)
 		if s.Parent == -1 && s.Exported {

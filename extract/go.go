@@ -56,7 +56,8 @@ func (goReader) read(ctx context.Context, path string, src []byte, _ *syntax.Poo
 	var tf *token.File
 	fset.Iterate(func(file *token.File) bool { tf = file; return false })
 
-	out := &Outline{Status: ParseClean}
+	out := newOutline(src)
+	out.Status = ParseClean
 	if perr != nil {
 		out.Status = ParseRepaired
 		out.Problem = goProblem(path, tf, perr)
@@ -157,8 +158,7 @@ type goMethodParent struct {
 
 // add appends s and returns its index.
 func (g *goOutliner) add(s Symbol) int {
-	g.out.Symbols = append(g.out.Symbols, s)
-	return len(g.out.Symbols) - 1
+	return g.out.addSymbol(s)
 }
 
 // funcSymbol adds a function or method and returns its index and, for a

@@ -3,6 +3,7 @@ package extract
 import (
 	"context"
 
+	"github.com/viberag/viberag/extract/internal/source"
 	"github.com/viberag/viberag/extract/syntax"
 )
 
@@ -30,7 +31,32 @@ type Outline struct {
 	// not ParseClean.
 	Status  string
 	Problem string
+
+	// symbols counts the symbols' bytes against the file's budget
+	// (addSymbol; an outline not made by newOutline has the largest).
+	symbols source.SymbolBudget
 }
+
+// newOutline returns the outline a reader of src fills, with src's
+// symbol budget.
+func newOutline(src []byte) *Outline {
+	return &Outline{symbols: source.NewSymbolBudget(len(src))}
+}
+
+// addSymbol appends s to o and returns its index, charging s to the
+// file's symbol budget: past it the reader stops (readSafely returns the
+// budget's error).
+func (o *Outline) addSymbol(s Symbol) int {
+	if err := o.symbols.Charge(source.SymbolBytes(s.Qualname, s.Signature, s.Doc, s.Decorators)); err != nil {
+		panic(symbolStop{err})
+	}
+	o.Symbols = append(o.Symbols, s)
+	return len(o.Symbols) - 1
+}
+
+// symbolStop is the panic value that unwinds a reader past its symbol
+// budget.
+type symbolStop struct{ err error }
 
 // Unit is a syntactic unit: a line range and, for large units, its parts.
 type Unit struct {

@@ -193,7 +193,8 @@ func (r tsReader) read(ctx context.Context, p string, src []byte, parsers *ts.Po
 // parser read (src, or prepare's copy of it), against which the tree's
 // coverage of the source is judged.
 func (spec *tsSpec) readTree(tree *ts.Tree, src, parsed []byte) *Outline {
-	c := &tsCtx{spec: spec, src: src, out: &Outline{Status: ParseClean}, docStart: -1, roles: spec.roles()}
+	c := &tsCtx{spec: spec, src: src, out: newOutline(src), docStart: -1, roles: spec.roles()}
+	c.out.Status = ParseClean
 	root := tree.Root()
 	c.walk(root)
 
@@ -404,8 +405,7 @@ func (c *tsCtx) define(n *ts.Node, d tsDef) bool {
 	} else {
 		s.Exported = !strings.HasPrefix(name, "_") && (parent == nil || parent.Exported)
 	}
-	c.out.Symbols = append(c.out.Symbols, s)
-	c.stack = append(c.stack, len(c.out.Symbols)-1)
+	c.stack = append(c.stack, c.out.addSymbol(s))
 	return true
 }
 

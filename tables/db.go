@@ -327,18 +327,29 @@ func (db *DB) errReadOnly(op string) error {
 //   - busy_timeout: another process's write (a second `viberag index`)
 //     waits instead of failing at once.
 //   - mmap: a reader's pages of a large index go through the page cache
-//     of the OS instead of SQLite's, shared by all connections. The
-//     writer maps nothing and keeps a 16 MB cache: with 64 MB and a map,
-//     indexing GOROOT/src/net peaked at 257 MB resident against 167 MB
-//     with 8 MB and no map, in the same time (BENCHMARKS.md, "Memory").
+//     of the OS instead of SQLite's. The writer maps nothing and keeps a
+//     16 MB cache: with 64 MB and a map, indexing GOROOT/src/net peaked
+//     at 257 MB resident against 167 MB with 8 MB and no map, in the same
+//     time (BENCHMARKS.md, "Memory").
+//   - The read pool's connections share one budget of page cache
+//     (readersCacheKiB) and one of map (readersMapBytes), split evenly:
+//     each connection maps the file on its own, and a page mapped by
+//     eight counts eight times in the process's resident memory. With
+//     16 MB and 256 MB for each of eight, a server's resident memory
+//     grew for as long as searches reached new pages (814 MB on an
+//     85 MB index; BENCHMARKS.md, "Memory").
 const (
-	busyTimeoutMS  = 10000
-	writerCacheKiB = 16 << 10 // the writer updates many b-trees at once; see below
-	readerCacheKiB = 16 << 10
-	mmapBytes      = 256 << 20
-	walLimitBytes  = 64 << 20
-	maxReaderConns = 8
+	busyTimeoutMS   = 10000
+	writerCacheKiB  = 16 << 10 // the writer updates many b-trees at once; see below
+	readersCacheKiB = 32 << 10
+	readersMapBytes = 256 << 20
+	walLimitBytes   = 64 << 20
+	maxReaderConns  = 8
 )
+
+// readerConns is the read pool's size: a connection for each CPU the
+// process may use, from 2 to maxReaderConns.
+func readerConns() int { return min(max(runtime.GOMAXPROCS(0), 2), maxReaderConns) }
 
 // connSettings are a pool's URI parameters (for SQLite and the driver)
 // and the PRAGMAs each of its connections runs first, in order.
@@ -403,11 +414,12 @@ func writerParams(pageSize int) connSettings {
 const autoVacuum = "auto_vacuum = INCREMENTAL"
 
 func readerParams(readOnlyFile, mmap bool) connSettings {
+	n := readerConns()
 	m := 0
 	if mmap {
-		m = mmapBytes
+		m = readersMapBytes / n
 	}
-	c := commonParams(readerCacheKiB, m)
+	c := commonParams(readersCacheKiB/n, m)
 	c.pragmas = append(c.pragmas, "temp_store = MEMORY", "query_only = 1")
 	if readOnlyFile {
 		c.params.Set("mode", "ro")
@@ -450,7 +462,7 @@ func openPool(abs string, cs connSettings) (*sql.DB, error) {
 		c.path, c.immutableDSN, c.immutable = abs, dsn+"&immutable=1", cs.immutable
 	}
 	pool := sql.OpenDB(c)
-	n := min(max(runtime.GOMAXPROCS(0), 2), maxReaderConns)
+	n := readerConns()
 	pool.SetMaxOpenConns(n)
 	pool.SetMaxIdleConns(n)
 	return pool, nil

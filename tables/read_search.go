@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -310,7 +311,7 @@ const (
 	symbolsNamedSQL    = `SELECT ` + symbolRowCols + ` FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.name = ? COLLATE NOCASE%s LIMIT 500`
 	symbolsPrefixSQL   = `SELECT ` + symbolRowCols + ` FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.name LIKE ? ESCAPE '\' AND s.name <> ? COLLATE NOCASE%s ORDER BY length(s.name), s.name LIMIT 200`
 	symbolsMatchSQL    = `SELECT ` + symbolRowCols + ` FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.id IN (SELECT value FROM json_each(?))%s ORDER BY s.id LIMIT 200`
-	symbolsNamedAnySQL = `SELECT ` + symbolRowCols + ` FROM symbols s JOIN files f ON f.id = s.file_id WHERE lower(s.name) IN (%s)%s LIMIT 500`
+	symbolsNamedAnySQL = `SELECT ` + symbolRowCols + ` FROM symbols s JOIN files f ON f.id = s.file_id WHERE lower(s.name) IN (SELECT value FROM json_each(?))%s LIMIT 500`
 	symbolBySIDSQL     = `SELECT ` + symbolRowCols + ` FROM symbols s JOIN files f ON f.id = s.file_id WHERE s.sid = ?`
 )
 
@@ -322,12 +323,14 @@ func (rd *IndexReader) SymbolsNamed(ctx context.Context, n NameLookup, s scope.S
 		if len(n.Any) == 0 {
 			return nil, nil
 		}
-		args := make([]any, 0, len(n.Any)+len(w.args))
-		for _, name := range n.Any {
-			args = append(args, name)
+		// The names go as one JSON list, so that the statement is one
+		// shape whatever their number: prepared once, not once per count
+		// (each shape a statement kept by the cache on every connection).
+		names, err := json.Marshal(n.Any)
+		if err != nil {
+			return nil, err
 		}
-		args = append(args, w.args...)
-		return collect(ctx, &rd.stmts, fmt.Sprintf(symbolsNamedAnySQL, marks(len(n.Any)), w.sql), args, scanSymbolRow(false))
+		return collect(ctx, &rd.stmts, fmt.Sprintf(symbolsNamedAnySQL, w.sql), append([]any{string(names)}, w.args...), scanSymbolRow(false))
 	case n.Prefix:
 		like := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(n.Name) + "%"
 		return collect(ctx, &rd.stmts, fmt.Sprintf(symbolsPrefixSQL, w.sql), append([]any{like, n.Name}, w.args...), scanSymbolRow(false))
@@ -627,16 +630,13 @@ func (rd *IndexReader) ChunkContents(ctx context.Context, ids []int64) (map[int6
 	if len(ids) == 0 {
 		return out, nil
 	}
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
 	// The files' content hashes come along: a text the DB keeps for the
-	// same hash is served without reading the file's blob.
-	q := fmt.Sprintf(`SELECT c.id, c.file_id, c.start_byte, c.end_byte, f.hash FROM chunks c JOIN files f ON f.id = c.file_id
-WHERE c.id IN (%s) ORDER BY c.file_id, c.id`, marks(len(ids)))
+	// same hash is served without reading the file's blob. The ids go as
+	// one JSON list: one statement whatever their number.
+	const q = `SELECT c.id, c.file_id, c.start_byte, c.end_byte, f.hash FROM chunks c JOIN files f ON f.id = c.file_id
+WHERE c.id IN (SELECT value FROM json_each(?)) ORDER BY c.file_id, c.id`
 	err := rd.snapshot(ctx, []string{q}, func(src *sourceCache) error {
-		rows, err := src.query(q, args...)
+		rows, err := src.query(q, jsonIDs(ids))
 		if err != nil {
 			return err
 		}

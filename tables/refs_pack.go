@@ -25,22 +25,41 @@ type refGroup struct {
 }
 
 // refGroups collects a file's references per key, in the order keys first
-// appear; its storage is reused from file to file.
+// appear; its storage is reused from file to file, up to maxKeptRefBytes.
 type refGroups struct {
-	byKey map[refKey]int
-	order []*refGroup
-	pool  []*refGroup
+	byKey     map[refKey]int
+	order     []*refGroup
+	pool      []*refGroup
+	poolBytes int // refGroup.bytes of the pool's groups
 }
 
+// maxKeptRefBytes bounds the storage a refGroups keeps for the next file.
+// Kept whole, each group's uses at the largest capacity it ever had, the
+// storage grew with every dense file a worker met (70 MB per worker after
+// 40 machine-made files) instead of staying at the largest file's.
+const maxKeptRefBytes = 4 << 20
+
+// bytes estimates the heap grp holds in a refGroups: the struct, its
+// pointer in order or pool, its entry in byKey and its uses.
+func (grp *refGroup) bytes() int { return 136 + 16*cap(grp.uses) }
+
 func (g *refGroups) reset() {
-	if g.byKey == nil {
-		g.byKey = map[refKey]int{}
+	kept := g.poolBytes
+	for _, grp := range g.order {
+		kept += grp.bytes()
+	}
+	if g.byKey == nil || kept > maxKeptRefBytes {
+		*g = refGroups{byKey: map[refKey]int{}}
+		return
 	}
 	clear(g.byKey)
 	for _, grp := range g.order {
+		grp.key = refKey{} // the file's strings go with the file
 		grp.uses = grp.uses[:0]
 		g.pool = append(g.pool, grp)
 	}
+	g.poolBytes = kept
+	clear(g.order)
 	g.order = g.order[:0]
 }
 
@@ -60,6 +79,7 @@ func (g *refGroups) add(k refKey, line, encl int, onePerLine bool) {
 		var grp *refGroup
 		if n := len(g.pool); n > 0 {
 			grp, g.pool = g.pool[n-1], g.pool[:n-1]
+			g.poolBytes -= grp.bytes()
 		} else {
 			grp = &refGroup{}
 		}

@@ -2,6 +2,7 @@ package tables
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"testing"
@@ -153,5 +154,44 @@ func TestUnpackRefsAt(t *testing.T) {
 		if len(want) < 3 {
 			t.Errorf("symbol filters %v: %d rows; the case needs more", filters, len(want))
 		}
+	}
+}
+
+// A refGroups reused over many dense files keeps at most maxKeptRefBytes
+// for the next one, and none of the previous files' strings: kept whole,
+// each pooled group's uses at the largest capacity it ever had grew with
+// every file (the groups of one file reused for the keys of another).
+func TestRefGroupsKeepBounded(t *testing.T) {
+	var g refGroups
+	const keys = 5_000
+	for file := range 12 {
+		g.reset()
+		for k := range keys {
+			name := fmt.Sprintf("f%d_k%d", file, k)
+			for u := range 1 + (k*7+file*13)%61 {
+				g.add(refKey{kind: "call", name: name}, u+1, 0, false)
+			}
+		}
+		if len(g.order) != keys {
+			t.Fatalf("file %d: %d groups, want %d", file, len(g.order), keys)
+		}
+	}
+	g.reset()
+	kept := 0
+	for _, grp := range g.pool {
+		kept += 136 + 16*cap(grp.uses)
+		if grp.key != (refKey{}) || len(grp.uses) != 0 {
+			t.Fatalf("a pooled group keeps %+v, %d uses", grp.key, len(grp.uses))
+		}
+	}
+	if kept > maxKeptRefBytes || len(g.order) != 0 || len(g.byKey) != 0 {
+		t.Fatalf("after 12 files: %d bytes kept (bound %d), %d groups in order, %d keys", kept, maxKeptRefBytes, len(g.order), len(g.byKey))
+	}
+	// A small file's groups are kept for reuse.
+	g.add(refKey{kind: "call", name: "a"}, 1, 0, false)
+	g.add(refKey{kind: "call", name: "b"}, 2, 0, false)
+	g.reset()
+	if len(g.pool) != 2 {
+		t.Fatalf("after a small file: %d groups pooled, want 2", len(g.pool))
 	}
 }

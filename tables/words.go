@@ -301,6 +301,11 @@ func mergeWordSegs(ctx context.Context, tx *sql.Tx, ix *wordIndex, segs []segRan
 	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(seg), 0) FROM `+ix.segs()).Scan(&maxSeg); err != nil {
 		return err
 	}
+	get, err := tx.PrepareContext(ctx, `SELECT data FROM `+ix.words()+` WHERE id = ?`)
+	if err != nil {
+		return err
+	}
+	defer get.Close()
 	srcs := make([]postings.Source, 0, len(segs))
 	for _, sr := range segs {
 		s, err := loadWordSegment(ctx, tx, ix, sr.seg)
@@ -311,13 +316,28 @@ func mergeWordSegs(ctx context.Context, tx *sql.Tx, ix *wordIndex, segs []segRan
 		if err != nil {
 			return err
 		}
-		blocks, err := wordBlocks(ctx, tx, ix, sr.seg)
+		next, err := segmentBlocks(ctx, tx, ix, get, sr.seg)
 		if err != nil {
 			return err
 		}
-		srcs = append(srcs, postings.Source{Seg: s, Dead: l.dead, Blocks: blocks})
+		srcs = append(srcs, postings.Source{Seg: s, Dead: l.dead, Next: next})
 	}
-	w, err := postings.Merge(srcs)
+	// The merged segment's blocks are written as they are cut: its number
+	// is above every segment read, so no reader meets them.
+	seg := maxSeg + 1
+	ins, err := tx.PrepareContext(ctx, `INSERT INTO `+ix.words()+`(id, data) VALUES (?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	block := int64(0)
+	w, err := postings.Merge(srcs, func(b []byte) error {
+		if _, err := ins.ExecContext(ctx, seg<<wordSegShift|block, b); err != nil {
+			return fmt.Errorf("%s: %w", ix.words(), err)
+		}
+		block++
+		return nil
+	})
 	if err != nil {
 		return fmt.Errorf("merge %s: %w", ix.words(), err)
 	}
@@ -332,25 +352,27 @@ func mergeWordSegs(ctx context.Context, tx *sql.Tx, ix *wordIndex, segs []segRan
 			}
 		}
 	}
-	return insertWordSegment(ctx, tx, ix, maxSeg+1, w)
+	return insertWordSegment(ctx, tx, ix, seg, w)
 }
 
-// wordBlocks reads the blocks of segment seg of ix, in order.
-func wordBlocks(ctx context.Context, tx *sql.Tx, ix *wordIndex, seg int64) ([][]byte, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT data FROM `+ix.words()+` WHERE id >= ? AND id < ? ORDER BY id`, seg<<wordSegShift, (seg+1)<<wordSegShift)
+// segmentBlocks returns a postings.Source's Next over the blocks of
+// segment seg of ix, each read by get when it is asked for.
+func segmentBlocks(ctx context.Context, tx *sql.Tx, ix *wordIndex, get *sql.Stmt, seg int64) (func() ([]byte, error), error) {
+	ids, err := queryIDs(ctx, tx, `SELECT id FROM `+ix.words()+` WHERE id >= ? AND id < ? ORDER BY id`, seg<<wordSegShift, (seg+1)<<wordSegShift)
 	if err != nil {
 		return nil, err
 	}
-	defer rows.Close()
-	var blocks [][]byte
-	for rows.Next() {
-		var b []byte
-		if err := rows.Scan(&b); err != nil {
-			return nil, err
+	return func() ([]byte, error) {
+		if len(ids) == 0 {
+			return nil, nil
 		}
-		blocks = append(blocks, b)
-	}
-	return blocks, rows.Err()
+		var b []byte
+		if err := get.QueryRowContext(ctx, ids[0]).Scan(&b); err != nil {
+			return nil, fmt.Errorf("%s block %d: %w", ix.words(), ids[0], err)
+		}
+		ids = ids[1:]
+		return b, nil
+	}, nil
 }
 
 // checkWords notes each way the word indexes disagree with the rows of

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"slices"
 	"strconv"
 	"testing"
@@ -683,7 +684,7 @@ func TestNoMap(t *testing.T) {
 	for _, tc := range []struct {
 		noMap bool
 		want  int64
-	}{{false, mmapBytes}, {true, 0}} {
+	}{{false, readersMapBytes / int64(readerConns())}, {true, 0}} {
 		db, err := Open(context.Background(), filepath.Join(t.TempDir(), "index.db"), OpenOptions{NoMap: tc.noMap})
 		if err != nil {
 			t.Fatal(err)
@@ -696,6 +697,43 @@ func TestNoMap(t *testing.T) {
 		if got != tc.want {
 			t.Errorf("NoMap %v: reader mmap_size = %d; want %d", tc.noMap, got, tc.want)
 		}
+	}
+}
+
+// TestReadersShareMemory: the read pool's connections share one budget
+// of page cache and one of map, however many there are: a page mapped by
+// each of eight connections counted eight times in a server's resident
+// memory, which grew for as long as searches reached new pages.
+func TestReadersShareMemory(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(maxReaderConns))
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "index.db"), OpenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var cacheKiB, mapBytes int64
+	for range maxReaderConns {
+		// Each connection held open, so the next is a new one.
+		conn, err := db.SQL().Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		var cache, mmap int64
+		if err := conn.QueryRowContext(ctx, `PRAGMA cache_size`).Scan(&cache); err != nil {
+			t.Fatal(err)
+		}
+		if err := conn.QueryRowContext(ctx, `PRAGMA mmap_size`).Scan(&mmap); err != nil {
+			t.Fatal(err)
+		}
+		if cache >= 0 || mmap <= 0 {
+			t.Fatalf("a reader's cache_size = %d (want KiB, negative), mmap_size = %d (want a map)", cache, mmap)
+		}
+		cacheKiB, mapBytes = cacheKiB-cache, mapBytes+mmap
+	}
+	if cacheKiB > readersCacheKiB || mapBytes > readersMapBytes {
+		t.Fatalf("%d readers hold %d KiB of cache (budget %d) and map %d MB (budget %d)", maxReaderConns, cacheKiB, readersCacheKiB, mapBytes>>20, readersMapBytes>>20)
 	}
 }
 

@@ -91,7 +91,10 @@ func main() {
 			os.Exit(code)
 		}
 	})
-	if code := run(ctx, os.Args[1:], os.Stdout, os.Stderr); code != exitOK {
+	stopTrace := startMemTrace()
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stopTrace()
+	if code != exitOK {
 		stop()
 		os.Exit(code)
 	}

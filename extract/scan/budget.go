@@ -7,6 +7,9 @@ package scan
 // thousand steps. A reader that runs past either stops where it is, and
 // Read returns why: an error that starts with "budget:", or the context's
 // (extract then indexes the file as line chunks, the reason recorded).
+// Their symbols run under the file's symbol budget too (addSymbol,
+// source.SymbolBudget): past it Read returns an error that starts with
+// "memory:".
 //
 // Scan loops also keep one invariant, enforced rather than hoped for: a
 // scan position never returns to a place it already passed without
@@ -20,6 +23,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/viberag/viberag/extract/internal/source"
 )
 
 // errBudget is the reason of every budget stop.
@@ -118,4 +123,20 @@ func ahead(from, to int) int {
 		panic(budgetStop{fmt.Errorf("%w: the scanner went back from %d to %d; indexed as line chunks", errBudget, from, to)})
 	}
 	return to
+}
+
+// newOutline returns the outline a scan of src fills, with src's symbol
+// budget (source.SymbolBudget).
+func newOutline(src []byte) *Outline {
+	return &Outline{symbols: source.NewSymbolBudget(len(src))}
+}
+
+// addSymbol appends s to o and returns its index, charging s to the
+// file's symbol budget: past it the reader stops.
+func (o *Outline) addSymbol(s Symbol) int {
+	if err := o.symbols.Charge(source.SymbolBytes(s.Qualname, s.Signature, s.Doc, s.Decorators)); err != nil {
+		panic(budgetStop{err})
+	}
+	o.Symbols = append(o.Symbols, s)
+	return len(o.Symbols) - 1
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/viberag/viberag/extract/internal/source"
 )
 
 // A scan step that does not move forward — the shape of the C# loop that
@@ -92,5 +94,33 @@ func TestScannersStopAtDeadline(t *testing.T) {
 				t.Fatalf("read without a deadline = %v symbols, %v", out, err)
 			}
 		})
+	}
+}
+
+// A scan's symbols are charged to the file's symbol budget: past it the
+// scan stops with a memory error (extract indexes the file as line
+// chunks), and up to it every symbol is kept.
+func TestSymbolBudgetStopsScan(t *testing.T) {
+	src := []byte(strings.Repeat("x\n", 1000))
+	qual := strings.Repeat("q", 1<<10)
+	per := len(qual) // each symbol's bytes beyond its source
+	limit := source.SymbolLimit(len(src))
+	for _, tt := range []struct {
+		symbols int
+		fail    bool
+	}{{limit / per, false}, {limit/per + 1, true}} {
+		out, err := spend(newBudget(context.Background(), len(src)), func(b *budget) *Outline {
+			o := newOutline(src)
+			for range tt.symbols {
+				o.addSymbol(Symbol{Kind: KindClass, Name: "q", Qualname: qual, Parent: -1})
+			}
+			return o
+		})
+		switch {
+		case tt.fail && (err == nil || err.Error() != source.SymbolMemoryError(limit).Error()):
+			t.Fatalf("%d symbols of %d bytes (budget %d): err %v, want a memory error", tt.symbols, per, limit, err)
+		case !tt.fail && (err != nil || len(out.Symbols) != tt.symbols):
+			t.Fatalf("%d symbols within the budget: %v", tt.symbols, err)
+		}
 	}
 }

@@ -561,7 +561,7 @@ const topLevel Kind = 0
 
 // cScanFile returns the outline of a C/C++ file read by the scanner.
 func cScanFile(src []byte, items []item, toks []skelTok, cpp bool, b *budget) *Outline {
-	s := &cScanner{src: src, toks: toks, cpp: cpp, out: &Outline{}, lines: newLineIndex(src),
+	s := &cScanner{src: src, toks: toks, cpp: cpp, out: newOutline(src), lines: newLineIndex(src),
 		declNames: map[int]bool{}, typeToks: map[int]bool{}, b: b}
 	s.items(items, -1, topLevel, true)
 	s.refs()
@@ -1234,7 +1234,7 @@ func (s *cScanner) directive(it *item, k, parent int) {
 	if parent >= 0 {
 		sym.Qualname = s.out.Symbols[parent].Qualname + "." + name
 	}
-	s.out.Symbols = append(s.out.Symbols, sym)
+	s.out.addSymbol(sym)
 }
 
 // add appends a symbol for item it.
@@ -1261,8 +1261,7 @@ func (s *cScanner) add(kind Kind, name string, parent int, it *item, exported bo
 		sym.Signature = source.FirstLine(s.src[start:end])
 	}
 	sym.Doc = leadingDoc(s.src, it.start, it.code)
-	s.out.Symbols = append(s.out.Symbols, sym)
-	return len(s.out.Symbols) - 1
+	return s.out.addSymbol(sym)
 }
 
 // refs reads calls, identifiers, type names, strings and includes from the

@@ -699,7 +699,7 @@ func csLastName(sc *scanCtx, from, to int) int {
 // csScanFile reads a C# file from its skeleton: definitions by csScan,
 // `using` directives as imports, calls, identifiers and strings lexically.
 func csScanFile(src []byte, items []item, toks []skelTok, b *budget) *Outline {
-	sc := &scanCtx{src: src, toks: toks, out: &Outline{}, lines: newLineIndex(src), b: b}
+	sc := &scanCtx{src: src, toks: toks, out: newOutline(src), lines: newLineIndex(src), b: b}
 	for i := range items {
 		csScan(sc, &items[i], -1)
 	}

@@ -28,7 +28,7 @@ func haskellLanguage() language {
 // file doc from the comment above the module header (else the comment
 // block opening the file).
 func hsScanFile(src []byte, items []item, _ []skelTok, b *budget) *Outline {
-	sc := &scanCtx{src: src, out: &Outline{}, lines: newLineIndex(src), b: b}
+	sc := &scanCtx{src: src, out: newOutline(src), lines: newLineIndex(src), b: b}
 	for i := range items {
 		it := &items[i]
 		if it.hasBlock() && it.start == 0 && it.close == len(src) {

@@ -12,7 +12,7 @@ import (
 // scanner rather than a grammar: headings are all the structure Markdown
 // search needs. Each line is one step of its budget b (budget.go).
 func readMarkdown(src []byte, b *budget) *Outline {
-	out := &Outline{}
+	out := newOutline(src)
 	type open struct{ sym, level int }
 	var stack []open
 	var fence string
@@ -51,11 +51,11 @@ func readMarkdown(src []byte, b *budget) *Outline {
 				parent = stack[len(stack)-1].sym
 				qual = out.Symbols[parent].Qualname + "." + title
 			}
-			out.Symbols = append(out.Symbols, Symbol{
+			sym := out.addSymbol(Symbol{
 				Kind: KindSection, Name: title, Qualname: qual, Parent: parent,
 				StartLine: lineNo, StartByte: off, Signature: trimmed,
 			})
-			stack = append(stack, open{len(out.Symbols) - 1, level})
+			stack = append(stack, open{sym, level})
 			out.Units = append(out.Units, Unit{StartLine: lineNo, EndLine: lineNo})
 		}
 		off = b.advance(off, next)

@@ -1,5 +1,7 @@
 package scan
 
+import "github.com/viberag/viberag/extract/internal/source"
+
 // Outline is what a scan read from one file. Package extract turns it into
 // facts: it derives each symbol's and chunk's identifiers, calls, strings
 // and hashes from Refs and the source, and chunks the file along Units.
@@ -18,6 +20,10 @@ type Outline struct {
 	// scan (dead #if branches, macro lines), "" when the file was read as
 	// it is.
 	Repair string
+
+	// symbols counts the symbols' bytes against the file's budget
+	// (addSymbol).
+	symbols source.SymbolBudget
 }
 
 // Symbol is one definition.

@@ -119,8 +119,7 @@ func (sc *scanCtx) add(kind Kind, name string, parent, start, end int, sig, doc 
 	if parent >= 0 {
 		s.Qualname = sc.out.Symbols[parent].Qualname + "." + name
 	}
-	sc.out.Symbols = append(sc.out.Symbols, s)
-	return len(sc.out.Symbols) - 1
+	return sc.out.addSymbol(s)
 }
 
 // read scans one file, spending b.

@@ -456,7 +456,7 @@ func swiftScanDecl(sc *scanCtx, it *item, s, e, parent int) {
 // swiftScan, `import` lines as imports, calls, identifiers and strings
 // lexically.
 func swiftScanFile(src []byte, items []item, toks []skelTok, b *budget) *Outline {
-	sc := &scanCtx{src: src, toks: toks, out: &Outline{}, lines: newLineIndex(src), b: b}
+	sc := &scanCtx{src: src, toks: toks, out: newOutline(src), lines: newLineIndex(src), b: b}
 	for i := range items {
 		swiftScan(sc, &items[i], -1)
 	}

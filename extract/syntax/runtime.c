@@ -127,6 +127,8 @@ static bool vr_progress(TSParseState *state) {
 
 void vr_parser_stop_at_end(vr_parser *p, int64_t n) { p->stop_at_end = n; }
 
+static uint32_t vr_node_count(const TSTree *tree) { return ts_node_descendant_count(ts_tree_root_node(tree)); }
+
 TSTree *vr_parse(vr_parser *p, const TSLanguage *lang, const char *src, uint32_t len, int64_t budget_ns,
                  int64_t mem_limit, int *why) {
   *why = 0;
@@ -144,6 +146,16 @@ TSTree *vr_parse(vr_parser *p, const TSLanguage *lang, const char *src, uint32_t
   TSInput input = {&in, vr_read, 0, NULL};
   TSParseOptions opts = {p, vr_progress};
   TSTree *tree = ts_parser_parse_with_options(p->ts, NULL, input, opts);
+  // The tree is flattened into a copy of 36 bytes a node (vr_flatten_new)
+  // while it still exists: the limit is for both, or a parse stopped just
+  // under it took half as much again (a megabyte of nested parentheses:
+  // a 96 MB tree and a 50 MB copy).
+  if (tree && p->mem_limit &&
+      vr_thread_bytes - p->mem_start + (int64_t)vr_node_count(tree) * (int64_t)sizeof(vr_node) > p->mem_limit) {
+    ts_tree_delete(tree);
+    tree = NULL;
+    p->why = 5;
+  }
   if (!tree) {
     // A stopped parse would resume on the next call: start afresh, with a
     // new runtime parser. ts_parser_reset is not enough: a parse stopped
@@ -168,8 +180,6 @@ TSTree *vr_parse(vr_parser *p, const TSLanguage *lang, const char *src, uint32_t
   atomic_store(&p->cancel, 0);
   return tree;
 }
-
-static uint32_t vr_node_count(const TSTree *tree) { return ts_node_descendant_count(ts_tree_root_node(tree)); }
 
 static uint32_t vr_flatten(const TSTree *tree, vr_node *out, uint32_t cap) {
   TSTreeCursor c = ts_tree_cursor_new(ts_tree_root_node(tree));
@@ -245,6 +255,12 @@ void vr_use_libc_allocator(void) {
   mallopt(M_TRIM_THRESHOLD, 4 << 20);
 #endif
   ts_set_allocator(vr_malloc, vr_calloc, vr_realloc, vr_free);
+}
+
+void vr_release_memory(void) {
+#if defined(__GLIBC__)
+  malloc_trim(0);
+#endif
 }
 
 int64_t vr_parse_bytes(const vr_parser *p) { return vr_thread_bytes - p->mem_start; }

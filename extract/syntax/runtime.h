@@ -109,7 +109,8 @@ void vr_parser_clear(vr_parser *p);
 // parses inside the final balancing of the tree with it.
 void vr_parser_stop_at_end(vr_parser *p, int64_t n);
 // vr_parse parses src[0:len) under a budget in nanoseconds and a limit on
-// the bytes the runtime may hold for it (0: none) and returns the tree, or
+// the bytes the runtime may hold for it (0: none), the tree's flat copy
+// (vr_flatten_new) included, and returns the tree, or
 // NULL when cancelled, over a budget or refused; *why is then 1
 // (cancelled), 2 (time budget), 3 (language refused), 4 (no tree) or 5
 // (memory limit).
@@ -121,6 +122,8 @@ vr_node *vr_flatten_new(const TSTree *tree, uint32_t *n);
 // vr_tree_delete deletes a tree of the given size, returning the memory of
 // a big one to the system.
 void vr_tree_delete(TSTree *tree, uint32_t nodes);
+// vr_release_memory gives the C heap's free pages back to the system.
+void vr_release_memory(void);
 // vr_use_libc_allocator points the runtime at libc's allocator through
 // thin wrappers that count each thread's live bytes (vr_parse's limit).
 void vr_use_libc_allocator(void);

@@ -100,13 +100,16 @@ var (
 )
 
 // MaxParseMemory bounds the runtime's heap for one parse (its tree and
-// stacks), and in a Pool for all its parses together; counted by the
-// allocator on the parsing thread and checked by the runtime every few
-// hundred operations. Real source needs a fraction of it (the largest of
-// 1,385 files of 32 KB–1 MB took 40 MB, BENCHMARKS.md "Memory"); only
-// dense machine-made input — a megabyte of `1,1,1,…` needs 200 MB —
-// reaches it.
-const MaxParseMemory = 96 << 20
+// stacks, then the tree with the flat copy flatten makes of it), and in a
+// Pool for all its parses together; counted by the allocator on the
+// parsing thread and checked by the runtime every few hundred operations.
+// Real source needs a fraction of it (the largest of 1,385 files of
+// 32 KB–1 MB took 40 MB, and none of 57,488 files of the broad benchmark
+// and GOROOT/src reaches it; BENCHMARKS.md "Memory"); only dense
+// machine-made input — a megabyte of `1,1,1,…` needs 200 MB — does. At
+// 96 MB, such a parse beside the index run's Go heap took the run past
+// 300 MB resident.
+const MaxParseMemory = 64 << 20
 
 func init() {
 	// go-tree-sitter routes every allocation of the runtime through Go
@@ -338,7 +341,7 @@ func NewPool(size int, opts PoolOptions) *Pool {
 // heap per byte (median) and at most 80, over 1,385 files of 32 KB–1 MB
 // from 120 repositories (BENCHMARKS.md, "Memory"); a share is 128 bytes
 // per byte, at least parseShareMin, at most MaxParseMemory. A file of
-// 768 KB or more parses alone.
+// 512 KB or more parses alone.
 const (
 	parseSharePerByte = 128
 	parseShareMin     = 8 << 20
@@ -446,3 +449,10 @@ func Lazy(name string, ptr func() unsafe.Pointer) func() *Language {
 // UseLibcAllocator points the runtime's allocations at libc directly, as
 // this package does at start-up; for benchmarks that switch allocators.
 func UseLibcAllocator() { C.vr_use_libc_allocator() }
+
+// ReleaseMemory gives the free pages of the process's C heap back to the
+// system (glibc's malloc_trim; elsewhere it does nothing). The parsers and
+// SQLite share that heap, and glibc returns little of what they free on
+// its own: after the batches of an index run of dense files its arenas
+// kept 85–130 MB of freed pages resident.
+func ReleaseMemory() { C.vr_release_memory() }

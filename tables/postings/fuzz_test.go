@@ -198,7 +198,7 @@ func FuzzMerge(f *testing.F) {
 		}
 		segA, _ := DecodeSegment(1, 1, 64, nil, docs)
 		segB, _ := DecodeSegment(2, 65, 128, nil, docs)
-		out, err := Merge([]Source{{Seg: segA, Dead: deadIDs, Blocks: [][]byte{a}}, {Seg: segB, Blocks: [][]byte{b}}})
+		out, err := Merge([]Source{{Seg: segA, Dead: deadIDs, Next: BlockList([][]byte{a})}, {Seg: segB, Next: BlockList([][]byte{b})}}, nil)
 		corrupt(t, "merge", append(a, b...), err)
 		if err != nil {
 			return

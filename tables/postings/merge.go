@@ -2,6 +2,7 @@ package postings
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -10,15 +11,33 @@ import (
 // Source is a word segment to merge: its directory and lengths, its dead
 // rows (ascending) and its blocks, in order.
 type Source struct {
-	Seg    *Segment
-	Dead   []int64
-	Blocks [][]byte
+	Seg  *Segment
+	Dead []int64
+	// Next returns the segment's next block, nil after the last. Merge
+	// holds one block of each source at a time, so a merge of every
+	// segment does not hold the whole index; a block's bytes need last
+	// only until Next is called again.
+	Next func() ([]byte, error)
+}
+
+// BlockList returns a Source's Next over blocks held in memory.
+func BlockList(blocks [][]byte) func() ([]byte, error) {
+	return func() ([]byte, error) {
+		if len(blocks) == 0 {
+			return nil, nil
+		}
+		b := blocks[0]
+		blocks = blocks[1:]
+		return b, nil
+	}
 }
 
 // Merge merges word segments, consecutive by rows and ascending, into
 // one, dropping their dead rows. Its rows and tokens are those of the
-// rows kept.
-func Merge(srcs []Source) (*Written, error) {
+// rows kept. With put, each merged block goes to put as it is cut (its
+// bytes reused once put returns) and the Written has no Blocks: a merge
+// then holds one block of each source and one of its own.
+func Merge(srcs []Source, put func(block []byte) error) (*Written, error) {
 	if len(srcs) == 0 {
 		return nil, fmt.Errorf("merge: no segments")
 	}
@@ -43,14 +62,14 @@ func Merge(srcs []Source) (*Written, error) {
 				tokens += int64(n)
 			}
 		}
-		r := &segReader{s: s, dead: src.Dead, blocks: src.Blocks}
+		r := &segReader{s: s, dead: src.Dead, read: src.Next}
 		if r.next() {
 			readers = append(readers, r)
-		} else if r.t.Err() != nil {
-			return nil, fmt.Errorf("segment %d: %w", s.Seg, r.t.Err())
+		} else if err := r.err(); err != nil {
+			return nil, fmt.Errorf("segment %d: %w", s.Seg, err)
 		}
 	}
-	var w BlockWriter
+	w := BlockWriter{Put: put}
 	var posting []byte
 	var term []byte
 	for len(readers) > 0 {
@@ -81,8 +100,8 @@ func Merge(srcs []Source) (*Written, error) {
 			}
 			if r.next() {
 				kept = append(kept, r)
-			} else if r.t.Err() != nil {
-				return nil, fmt.Errorf("segment %d: %w", r.s.Seg, r.t.Err())
+			} else if err := r.err(); err != nil {
+				return nil, fmt.Errorf("segment %d: %w", r.s.Seg, err)
 			}
 		}
 		readers = kept
@@ -91,6 +110,9 @@ func Merge(srcs []Source) (*Written, error) {
 		}
 	}
 	w.Flush()
+	if w.putErr != nil {
+		return nil, w.putErr
+	}
 	var lengths []byte
 	for _, v := range docs {
 		lengths = binary.AppendUvarint(lengths, uint64(v))
@@ -134,12 +156,14 @@ func appendLive(dst, p []byte, s *Segment, prev int64, dead []int64) ([]byte, in
 	return dst, prev, c.err
 }
 
-// segReader walks the terms of one segment's blocks in order.
+// segReader walks the terms of one segment's blocks in order, reading
+// one block at a time.
 type segReader struct {
-	s      *Segment
-	dead   []int64
-	blocks [][]byte
-	t      Terms
+	s       *Segment
+	dead    []int64
+	read    func() ([]byte, error)
+	t       Terms
+	readErr error
 }
 
 func (r *segReader) next() bool {
@@ -147,13 +171,24 @@ func (r *segReader) next() bool {
 		if r.t.Next() {
 			return true
 		}
-		if r.t.Err() != nil || len(r.blocks) == 0 {
+		if r.t.Err() != nil || r.readErr != nil {
 			return false
 		}
-		r.t.Reset(r.blocks[0])
-		r.blocks = r.blocks[1:]
+		b, err := r.read()
+		if err != nil {
+			r.readErr = err
+			return false
+		}
+		if b == nil {
+			return false
+		}
+		r.t.Reset(b)
 	}
 }
+
+// err is why next returned false early: a block that did not decode or
+// could not be read.
+func (r *segReader) err() error { return cmp.Or(r.t.Err(), r.readErr) }
 
 // isDead reports whether id is in dead (ascending).
 func isDead(dead []int64, id int64) bool {

@@ -169,6 +169,11 @@ func lastRow(p []byte, lo int64) (int64, error) {
 // BlockWriter cuts a segment's terms, added in ascending order, into
 // blocks, and lists the first term of each in the segment's directory.
 type BlockWriter struct {
+	// Put, when set, takes each block as it is cut, instead of Blocks
+	// keeping it; the block's bytes are reused once Put returns. After
+	// Put's first error the writer puts no more.
+	Put    func(block []byte) error
+	putErr error
 	blocks [][]byte
 	dir    []byte
 	cur    []byte
@@ -200,14 +205,22 @@ func (w *BlockWriter) Add(term string, posting []byte) {
 
 // Flush ends the current block.
 func (w *BlockWriter) Flush() {
-	if len(w.cur) > 0 {
-		w.blocks = append(w.blocks, w.cur)
-		w.bytes += int64(len(w.cur))
-		w.cur = nil
+	if len(w.cur) == 0 {
+		return
 	}
+	w.bytes += int64(len(w.cur))
+	if w.Put == nil {
+		w.blocks = append(w.blocks, w.cur)
+		w.cur = nil
+		return
+	}
+	if w.putErr == nil {
+		w.putErr = w.Put(w.cur)
+	}
+	w.cur = w.cur[:0]
 }
 
-// Blocks returns the blocks flushed, in term order.
+// Blocks returns the blocks flushed, in term order (none with Put).
 func (w *BlockWriter) Blocks() [][]byte { return w.blocks }
 
 // Dir returns the segment's directory: the first term of each block.

@@ -44,14 +44,15 @@ func Unquote(s string) string {
 }
 
 // FirstLine is the first line of a declaration, without a trailing `{`.
+// Only that line is copied: a signature holding the copy of its whole
+// declaration kept every enclosing body once per nesting level (a
+// function nested 990 deep held 400 MB of signatures).
 func FirstLine(b []byte) string {
-	s := string(b)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		s = s[:i]
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[:i]
 	}
-	s = strings.TrimSpace(s)
-	s = strings.TrimSpace(strings.TrimSuffix(s, "{"))
-	return s
+	b = bytes.TrimSpace(b)
+	return string(bytes.TrimSpace(bytes.TrimSuffix(b, []byte("{"))))
 }
 
 // NormaliseSpace collapses runs of white space to one space and trims.
