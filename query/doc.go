@@ -28,6 +28,19 @@
 // (snippets, groups, suggestions and the size budget, finish.go,
 // snippet.go) and the file cache (paths.go).
 //
+// References are judged when they are read (references.go): each line
+// holding a definition's name is checked against every definition of
+// that exact name by what is written at the use — the qualifier, the
+// file's imports, the scopes, stated types and class bases (refresolve.go,
+// reflex.go, refimports.go; ADR 0020) — and listed as resolved, likely
+// or name only, never dropped unsaid.
+//
+// Vector weights are measured per repository (calibrate.go, ADR 0021):
+// KeepCalibrated, the indexer's calibration step, runs each vector
+// surface alone on the repository's own pseudo-queries (pseudo.go) and
+// keeps a surface's weight only when it beats chance there; the planner
+// reads the result from the index's meta.
+//
 // # Intents and the auto rules
 //
 // A Request names an intent, or auto (the default), which Decide resolves
