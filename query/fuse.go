@@ -83,10 +83,7 @@ func (p *Planner) fuse(chans []*channel, pm *pathMatcher, files map[int64]*fileI
 		if len(ch.units) == 0 || ch.weight == 0 {
 			continue
 		}
-		maxScore := 0.0
-		for _, s := range ch.scores {
-			maxScore = math.Max(maxScore, s)
-		}
+		maxScore := ch.best()
 		contrib := func(rank int, score float64) float64 {
 			if t.Fusion == "score" {
 				if ch.absolute {

@@ -98,10 +98,7 @@ func moduleChannel(weight float64, sources string, top int, chans []*channel, fi
 		if !src[c.name] || len(c.units) == 0 || c.weight == 0 {
 			continue
 		}
-		maxScore := 0.0
-		for _, s := range c.scores {
-			maxScore = max(maxScore, s)
-		}
+		maxScore := c.best()
 		if maxScore <= 0 {
 			continue
 		}

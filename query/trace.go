@@ -1,7 +1,5 @@
 package query
 
-import "math"
-
 // FusionTrace is what one ranked search fused (definition and concept
 // searches, alone or together): every channel's files, each with the
 // score it lends a file before the channel's weight, and every candidate
@@ -59,10 +57,7 @@ func (p *Planner) trace(text string, intent Intent, chans []*channel, f *fused) 
 		if len(ch.units) == 0 || ch.weight == 0 {
 			continue
 		}
-		maxScore := 0.0
-		for _, s := range ch.scores {
-			maxScore = math.Max(maxScore, s)
-		}
+		maxScore := ch.best()
 		tc := TracedChannel{Name: ch.name, Weight: ch.weight, Absolute: ch.absolute, Max: maxScore}
 		seen := map[int]bool{}
 		for i, u := range ch.units {

@@ -47,6 +47,15 @@ type channel struct {
 	cosine bool
 }
 
+// best is the channel's highest score, and 0 when none is positive.
+func (c *channel) best() float64 {
+	m := 0.0
+	for _, s := range c.scores {
+		m = max(m, s)
+	}
+	return m
+}
+
 // similarity is the i-th score when it is a cosine, else 0.
 func (c *channel) similarity(i int) float64 {
 	if !c.cosine {
