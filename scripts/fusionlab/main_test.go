@@ -3,15 +3,17 @@ package main
 import (
 	"math"
 	"testing"
+
+	"github.com/viberag/viberag/internal/evaltrace"
 )
 
 // The offline score is eval's: the README's worked example (targets A and
 // B, A at rank 1 and B at rank 3) is 0.920, and a target with a span is
 // matched by its path.
 func TestRankNDCGIsEvalsRule(t *testing.T) {
-	l := &line{Targets: []string{"src/a.go", "b.go:3-9"}}
-	l.Fusion = &fusion{Fusion: "score", Files: []string{"x/src/a.go", "c.go", "pkg/b.go"}, Factors: []float64{1, 1, 0.5},
-		Channels: []channel{
+	l := &evaltrace.Line{Targets: []string{"src/a.go", "b.go:3-9"}}
+	l.Fusion = &evaltrace.Fusion{Fusion: "score", Files: []string{"x/src/a.go", "c.go", "pkg/b.go"}, Factors: []float64{1, 1, 0.5},
+		Channels: []evaltrace.Channel{
 			{Name: "blocks", Weight: 1, Files: []int{0, 1, 2}, Scores: []float64{1, 0.6, 1}},
 			{Name: "vec_code", Weight: 1, Files: []int{2}, Scores: []float64{1}},
 		}}

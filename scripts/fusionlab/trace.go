@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bufio"
-	"compress/gzip"
-	"encoding/json"
 	"fmt"
 	"hash/fnv"
-	"os"
 	"sort"
 	"strings"
+
+	"github.com/viberag/viberag/internal/evaltrace"
 )
 
 // The vector surfaces, in the order of a weight vector.
@@ -16,39 +14,6 @@ var surfaces = [...]string{"vec_code", "vec_summary", "vec_file"}
 
 // defaultVec are today's fixed weights of the surfaces (query.DefaultTuning).
 var defaultVec = [3]float64{1, 0.7, 0.5}
-
-// line is one line of `viberag eval --trace`: a repository's or a query's.
-type line struct {
-	Repo     string   `json:"repo"`
-	Language string   `json:"language"`
-	IndexMS  int64    `json:"index_ms"`
-	Files    int64    `json:"files"`
-	Vectors  string   `json:"vectors"`
-	Category string   `json:"cat"`
-	Query    string   `json:"q"`
-	Intent   string   `json:"intent"`
-	Targets  []string `json:"targets"`
-	NDCG     float64  `json:"ndcg"`
-	CPUMS    float64  `json:"cpu_ms"`
-	Top      []string `json:"top"`
-	Fusion   *fusion  `json:"fusion"`
-}
-
-// fusion is a query's trace: candidate files with their factors, and each
-// channel's files and scores before its weight.
-type fusion struct {
-	Fusion   string    `json:"fusion"`
-	Files    []string  `json:"files"`
-	Factors  []float64 `json:"factors"`
-	Channels []channel `json:"chans"`
-}
-
-type channel struct {
-	Name   string    `json:"n"`
-	Weight float64   `json:"w"`
-	Files  []int     `json:"f"`
-	Scores []float64 `json:"s"`
-}
 
 // query is a traced query made ready to fuse under other weights: per
 // candidate file its factor, the lexical channels' weighted sum (today's
@@ -97,38 +62,24 @@ type run struct {
 }
 
 func readRun(file string) (*run, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
 	r := &run{repos: map[string]*repo{}}
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(make([]byte, 1<<20), 256<<20)
-	for sc.Scan() {
-		var l line
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			return nil, fmt.Errorf("%s: %w", file, err)
-		}
-		if l.Query == "" && l.Category == "" {
+	err := evaltrace.Read(file, func(l *evaltrace.Line) error {
+		if l.IsRepo() {
 			r.vectors = l.Vectors
 			if _, ok := r.repos[l.Repo]; !ok {
 				r.order = append(r.order, l.Repo)
 			}
 			r.repos[l.Repo] = &repo{name: l.Repo, lang: l.Language, indexMS: l.IndexMS, files: l.Files}
-			continue
+			return nil
 		}
 		rp := r.repos[l.Repo]
 		if rp == nil {
-			return nil, fmt.Errorf("%s: query of %s before its repository", file, l.Repo)
+			return fmt.Errorf("%s: query of %s before its repository", file, l.Repo)
 		}
-		rp.queries = append(rp.queries, prepare(&l))
-	}
-	return r, sc.Err()
+		rp.queries = append(rp.queries, prepare(l))
+		return nil
+	})
+	return r, err
 }
 
 // restrict keeps, in every repository, the queries of the categories
@@ -183,8 +134,8 @@ func (r *run) lexicalFrom(base *run) {
 	}
 }
 
-func prepare(l *line) *query {
-	q := &query{cat: l.Category, text: l.Query, actual: l.NDCG, lexActual: l.NDCG, cpuMS: l.CPUMS, nTarget: len(l.Targets)}
+func prepare(l *evaltrace.Line) *query {
+	q := &query{cat: l.Category, text: l.Query, actual: l.NDCG10, lexActual: l.NDCG10, cpuMS: l.CPUMS, nTarget: len(l.Targets)}
 	targets := make([]string, len(l.Targets))
 	for i, t := range l.Targets {
 		targets[i] = stripSpan(t)
