@@ -11,8 +11,9 @@
 // absent is a run left out). It prints, in Markdown: NDCG@10 per model
 // and weights against lexical on each set, with the repositories below
 // lexical by more than 0.01 and those whose vector weights are all 0; the
-// weights chosen; and, per set, NDCG@10 by kind of query and by language
-// for lexical and each calibrated model. With -tsv it writes one row per
+// weights chosen; the repositories above and below lexical; and, per
+// set, NDCG@10 by kind of query and by language for lexical and each
+// calibrated model. With -tsv it writes one row per
 // set, repository and calibrated model: the pseudo-queries, each vector
 // surface's signal and weight, the fallback said when too few
 // pseudo-queries left the weights unmeasured, and NDCG@10 lexical, fixed
@@ -49,8 +50,13 @@ var (
 )
 
 // below is how far under lexical a repository must score to count as
-// below it (noise on one repository's queries is about this size).
+// below it (noise on one repository's queries is about this size). eval
+// rounds NDCG@10 to 0.001, so a difference of exactly below does not
+// count, whatever the floating-point subtraction makes of it.
 const below = 0.01
+
+// isBelow says whether x scores under lexical l by more than below.
+func isBelow(x, l float64) bool { return l-x > below+1e-9 }
 
 // evalOutput is the part of `viberag eval --json` read here.
 type evalOutput struct {
@@ -180,7 +186,7 @@ func cell(lex, r run) string {
 	l := mean(names, func(n string) float64 { return lex[n].NDCG10 })
 	worse := 0
 	for _, n := range names {
-		if r[n].NDCG10 < lex[n].NDCG10-below {
+		if isBelow(r[n].NDCG10, lex[n].NDCG10) {
 			worse++
 		}
 	}
@@ -336,6 +342,7 @@ func report(w io.Writer, runs map[string]run) error {
 				ch.weighted[0], ch.weighted[1], ch.weighted[2], ch.zero, ch.fallback, q)
 		}
 	}
+	spread(w, runs)
 	for _, s := range sets {
 		lex := runs[s.key+"-lexical"]
 		if lex == nil {
@@ -360,6 +367,38 @@ func report(w io.Writer, runs map[string]run) error {
 			func(x repo, _ string) float64 { return x.NDCG10 })
 	}
 	return nil
+}
+
+// spread prints, per set, model and weights, how many repositories score
+// above and below lexical by more than below, and the lowest of them.
+func spread(w io.Writer, runs map[string]run) {
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "| set, model, weights | repos above lexical by > %.2f | below by > %.2f | the lowest against lexical |\n", below, below)
+	fmt.Fprintln(w, "|---|---|---|---|")
+	for _, s := range sets {
+		lex := runs[s.key+"-lexical"]
+		for _, m := range models {
+			for _, mode := range []struct{ key, label string }{{"fixed", "fixed"}, {"cal", "calibrated"}} {
+				r := runs[s.key+"-"+m.key+"-"+mode.key]
+				if lex == nil || r == nil {
+					continue
+				}
+				above, under, low, lowName := 0, 0, 0.0, ""
+				for _, n := range common(lex, r) {
+					if isBelow(lex[n].NDCG10, r[n].NDCG10) {
+						above++
+					}
+					if isBelow(r[n].NDCG10, lex[n].NDCG10) {
+						under++
+					}
+					if d := r[n].NDCG10 - lex[n].NDCG10; lowName == "" || d < low {
+						low, lowName = d, n
+					}
+				}
+				fmt.Fprintf(w, "| %s, %s, %s | %d | %d | %+.3f (%s) |\n", s.label, m.label, mode.label, above, under, low, lowName)
+			}
+		}
+	}
 }
 
 // setKeys names the sets present, as the all-0 column lists them.
