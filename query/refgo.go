@@ -33,7 +33,7 @@ import (
 // candidate packages' own first, in order of their reference lines; the
 // packages past the bound are judged from their text, and the answer
 // says so.
-const goCheckLines = 120_000
+const goCheckLines = 40_000
 
 // goImportDepth bounds how far the repository's imports are followed
 // from a candidate package: deeper ones stay unchecked (their types are
@@ -52,7 +52,7 @@ type goTypes struct {
 	stubs  map[*types.Package]bool // outside packages
 	// concrete are the outside types the files show are not interfaces.
 	concrete map[*types.TypeName]bool
-	inits    map[*goUnit]map[types.Object]ast.Expr
+	inits    map[*goUnit]*goLocals
 	// reserved are the candidate units whose lines the bound holds.
 	reserved map[goUnitKey]bool
 	// skipped counts the candidate packages left to the text rules by
@@ -100,8 +100,15 @@ func (rr *refResolver) goCheck(ctx context.Context, refs []*refLine) error {
 	if len(counts) == 0 {
 		return nil
 	}
+	// A package with its in-package tests is the package too: one check.
+	for k, n := range counts {
+		if t := (goUnitKey{k.dir, "test"}); k.variant == "" && counts[t] > 0 {
+			counts[t] += n
+			delete(counts, k)
+		}
+	}
 	gt := &goTypes{rr: rr, fset: token.NewFileSet(), left: goCheckLines, units: map[goUnitKey]*goUnit{},
-		byFile: map[int64]*goFileTypes{}, stubs: map[*types.Package]bool{}, reserved: map[goUnitKey]bool{}, concrete: map[*types.TypeName]bool{}, inits: map[*goUnit]map[types.Object]ast.Expr{}, candidates: len(counts)}
+		byFile: map[int64]*goFileTypes{}, stubs: map[*types.Package]bool{}, reserved: map[goUnitKey]bool{}, concrete: map[*types.TypeName]bool{}, inits: map[*goUnit]*goLocals{}, candidates: len(counts)}
 	rr.goTypes = gt
 	mods, err := rr.goModules(ctx)
 	if err != nil {
@@ -387,8 +394,11 @@ func (im *goImporter) ImportFrom(p, _ string, _ types.ImportMode) (*types.Packag
 	gt := im.gt
 	if d := gt.importDir(p, im.k.dir); d != "" {
 		k := goUnitKey{dir: d}
-		if im.k.variant == "xtest" && d == im.k.dir {
-			k.variant = "test" // an external test sees its package's tests
+		if im.k.variant == "xtest" && d == im.k.dir || gt.reserved[goUnitKey{d, "test"}] {
+			// An external test sees its package's tests; a package checked
+			// with its tests is that package (its tests import nothing that
+			// imports it).
+			k.variant = "test"
 		}
 		if im.depth >= goImportDepth {
 			return nil, fmt.Errorf("%s: beyond the import depth", p)
@@ -636,12 +646,20 @@ func (rr *refResolver) goJudge(r *refLine, u useAt, d *refDef) (v refVerdict, wh
 		// A field, an interface's method or an unexported method is
 		// reached through no outside value.
 		return vContra, whyForeign, true
-	case st == nil, !gt.concrete[st.Obj()] && strings.HasSuffix(st.Obj().Name(), "er"):
+	case st == nil, !gt.concrete[st.Obj()] && !gt.zeroValue(ft.unit, se.X) && strings.HasSuffix(st.Obj().Name(), "er"):
 		// An outside interface (Go names them so: io.Writer, http.Handler)
 		// or a value of unknown type: a call through it may reach d.
 		return gt.related(r, d, vRelated), whyForeign, true
 	}
 	return vContra, whyForeign, true
+}
+
+// zeroValue reports whether e is a variable that holds its type's zero
+// value throughout: a method called on it is not an interface's (the
+// call would panic).
+func (gt *goTypes) zeroValue(u *goUnit, e ast.Expr) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && gt.locals(u).zero[u.info.Uses[id]]
 }
 
 // outside reports whether expression e is a value of an outside type,
@@ -661,7 +679,7 @@ func (gt *goTypes) outside(u *goUnit, e ast.Expr, depth int) (*types.Named, bool
 			}
 		}
 	}
-	if tv, ok := info.Types[e]; ok && tv.Type != nil && tv.Type != types.Typ[types.Invalid] {
+	if tv, ok := info.Types[e]; ok && known(tv.Type) {
 		if n, ok := deref(tv.Type).(*types.Named); ok && n.Obj().Pkg() != nil && gt.stubs[n.Obj().Pkg()] {
 			return n, true
 		}
@@ -711,6 +729,15 @@ func (gt *goTypes) outside(u *goUnit, e ast.Expr, depth int) (*types.Named, bool
 	return nil, false
 }
 
+// known reports whether t is a type: not invalid, nor the no value of a
+// call of an outside function.
+func known(t types.Type) bool {
+	if _, ok := t.(*types.Tuple); ok || t == nil {
+		return false
+	}
+	return t != types.Typ[types.Invalid]
+}
+
 // embedsOutside reports whether e is a value of a struct of the
 // repository that embeds an outside type: a member the checker could
 // not select on it is that type's.
@@ -756,57 +783,88 @@ func (gt *goTypes) mentionsRepo(t types.Type) bool {
 	return false
 }
 
+// goLocals are the facts about a unit's variables that their
+// declarations and assignments state.
+type goLocals struct {
+	init map[types.Object]ast.Expr
+	// zero are those declared "var v T" and never assigned nor
+	// addressed: their value is T's zero value throughout.
+	zero map[types.Object]bool
+}
+
 // initOf returns the expression a local variable is declared from
 // ("v := e", "v, err := e", "var v = e", "for _, v := range e": its
 // elements), nil when none.
 func (gt *goTypes) initOf(u *goUnit, obj types.Object) ast.Expr {
-	v, ok := obj.(*types.Var)
-	if !ok || v.IsField() {
+	if v, ok := obj.(*types.Var); !ok || v.IsField() {
 		return nil
 	}
-	m, ok := gt.inits[u]
-	if !ok {
-		m = map[types.Object]ast.Expr{}
-		bind := func(lhs []ast.Expr, rhs []ast.Expr) {
-			for i, l := range lhs {
-				id, ok := l.(*ast.Ident)
-				if !ok || u.info.Defs[id] == nil {
-					continue
-				}
-				switch {
-				case len(lhs) == len(rhs):
-					m[u.info.Defs[id]] = rhs[i]
-				case len(rhs) == 1:
-					m[u.info.Defs[id]] = rhs[0]
-				}
+	return gt.locals(u).init[obj]
+}
+
+func (gt *goTypes) locals(u *goUnit) *goLocals {
+	if l, ok := gt.inits[u]; ok {
+		return l
+	}
+	l := &goLocals{init: map[types.Object]ast.Expr{}, zero: map[types.Object]bool{}}
+	gt.inits[u] = l
+	bind := func(lhs []ast.Expr, rhs []ast.Expr) {
+		for i, e := range lhs {
+			id, ok := e.(*ast.Ident)
+			if !ok || u.info.Defs[id] == nil {
+				continue
+			}
+			switch {
+			case len(lhs) == len(rhs):
+				l.init[u.info.Defs[id]] = rhs[i]
+			case len(rhs) == 1:
+				l.init[u.info.Defs[id]] = rhs[0]
 			}
 		}
-		for _, f := range u.files {
-			ast.Inspect(f, func(n ast.Node) bool {
-				switch n := n.(type) {
-				case *ast.AssignStmt:
-					if n.Tok == token.DEFINE {
-						bind(n.Lhs, n.Rhs)
-					}
-				case *ast.ValueSpec:
-					if n.Type == nil {
-						names := make([]ast.Expr, len(n.Names))
-						for i, id := range n.Names {
-							names[i] = id
-						}
-						bind(names, n.Values)
-					}
-				case *ast.RangeStmt:
-					if n.Tok == token.DEFINE {
-						bind([]ast.Expr{n.Key, n.Value}, []ast.Expr{n.X})
+	}
+	set := map[types.Object]bool{}
+	for _, f := range u.files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.AssignStmt:
+				if n.Tok == token.DEFINE {
+					bind(n.Lhs, n.Rhs)
+				}
+				for _, e := range n.Lhs {
+					if id, ok := e.(*ast.Ident); ok && u.info.Uses[id] != nil {
+						set[u.info.Uses[id]] = true
 					}
 				}
-				return true
-			})
-		}
-		gt.inits[u] = m
+			case *ast.UnaryExpr:
+				if id, ok := n.X.(*ast.Ident); ok && n.Op == token.AND && u.info.Uses[id] != nil {
+					set[u.info.Uses[id]] = true
+				}
+			case *ast.ValueSpec:
+				if n.Type == nil {
+					names := make([]ast.Expr, len(n.Names))
+					for i, id := range n.Names {
+						names[i] = id
+					}
+					bind(names, n.Values)
+				} else if len(n.Values) == 0 {
+					for _, id := range n.Names {
+						if o := u.info.Defs[id]; o != nil {
+							l.zero[o] = true
+						}
+					}
+				}
+			case *ast.RangeStmt:
+				if n.Tok == token.DEFINE {
+					bind([]ast.Expr{n.Key, n.Value}, []ast.Expr{n.X})
+				}
+			}
+			return true
+		})
 	}
-	return m[obj]
+	for o := range set {
+		delete(l.zero, o)
+	}
+	return l
 }
 
 // judgeObj judges a use (or, with def, a declaration) of obj for d.
