@@ -738,21 +738,33 @@ func known(t types.Type) bool {
 	return t != types.Typ[types.Invalid]
 }
 
-// embedsOutside reports whether e is a value of a struct of the
-// repository that embeds an outside type: a member the checker could
-// not select on it is that type's.
+// embedsOutside reports whether e is a value of a struct or an interface
+// of the repository that embeds an outside type: a member the checker
+// could not select on it is that type's.
 func (gt *goTypes) embedsOutside(u *goUnit, e ast.Expr) bool {
 	tv, ok := u.info.Types[e]
-	if !ok || tv.Type == nil {
-		return false
+	return ok && tv.Type != nil && gt.embedsStub(tv.Type)
+}
+
+// embedsStub reports whether struct or interface t (or *t) embeds an
+// outside type.
+func (gt *goTypes) embedsStub(t types.Type) bool {
+	stub := func(t types.Type) bool {
+		n, ok := deref(t).(*types.Named)
+		return ok && n.Obj().Pkg() != nil && gt.stubs[n.Obj().Pkg()]
 	}
-	st, ok := deref(tv.Type).Underlying().(*types.Struct)
-	if !ok {
-		return false
-	}
-	for f := range st.Fields() {
-		if n, ok := deref(f.Type()).(*types.Named); f.Embedded() && ok && n.Obj().Pkg() != nil && gt.stubs[n.Obj().Pkg()] {
-			return true
+	switch t := deref(t).Underlying().(type) {
+	case *types.Struct:
+		for f := range t.Fields() {
+			if f.Embedded() && stub(f.Type()) {
+				return true
+			}
+		}
+	case *types.Interface:
+		for e := range t.EmbeddedTypes() {
+			if stub(e) {
+				return true
+			}
 		}
 	}
 	return false
@@ -885,10 +897,6 @@ func (gt *goTypes) judgeObj(r *refLine, u *goUnit, obj types.Object, d *refDef, 
 	case *types.PkgName:
 		return vContra, whyQual, true
 	case *types.Var:
-		if o.Embedded() && !d.member {
-			// An embedded field is named by its type.
-			return vRelated, "", true
-		}
 		if !o.IsField() && o.Parent() != nil && o.Pkg() != nil && o.Parent() != o.Pkg().Scope() {
 			return vContra, whyLocal, true
 		}
@@ -961,27 +969,37 @@ func (gt *goTypes) xtest(r *refLine) bool {
 	return ft != nil && ft.unit.pkg != nil && strings.HasSuffix(ft.unit.pkg.Name(), "_test")
 }
 
-// mayImplement reports whether t (or *t) has every method of interface
-// i by name. Signatures are not compared, and a type embedding an
-// outside type may have any method: outside types are stubs.
+// mayImplement reports whether t (or *t) has a method of every name
+// interface i has. Names, not signatures, are compared (t may come from
+// another check than i), and a type embedding an outside type may have
+// any method: outside types are stubs.
 func (gt *goTypes) mayImplement(t types.Type, i *types.Interface) bool {
-	if st, ok := t.Underlying().(*types.Struct); ok {
-		for f := range st.Fields() {
-			if ft, ok := deref(f.Type()).(*types.Named); f.Embedded() && ok && gt.stubs[ft.Obj().Pkg()] {
-				return true
-			}
-		}
+	if gt.embedsStub(t) {
+		return true
 	}
 	ms := types.NewMethodSet(types.NewPointer(t))
 	if _, ok := t.Underlying().(*types.Interface); ok {
 		ms = types.NewMethodSet(t)
 	}
+	has := map[string]bool{}
+	for sel := range ms.Methods() {
+		has[methodKey(sel.Obj())] = true
+	}
 	for m := range i.Methods() {
-		if ms.Lookup(m.Pkg(), m.Name()) == nil {
+		if !has[methodKey(m)] {
 			return false
 		}
 	}
 	return true
+}
+
+// methodKey names a method across checks: an unexported name is its
+// package's.
+func methodKey(m types.Object) string {
+	if m.Exported() || m.Pkg() == nil {
+		return m.Name()
+	}
+	return m.Pkg().Path() + "." + m.Name()
 }
 
 func deref(t types.Type) types.Type {
@@ -991,19 +1009,20 @@ func deref(t types.Type) types.Type {
 	return t
 }
 
-// typeOf returns the named type member d belongs to as unit u sees it
-// (its own package or one it imports: types of two checks of a package
-// are not identical), nil when u does not see it.
+// typeOf returns the named type member d belongs to, as unit u sees it
+// (its own package or one it imports) when it does, else as another
+// check saw it; nil when no check has it.
 func (gt *goTypes) typeOf(u *goUnit, d *refDef) types.Type {
-	if u.pkg == nil {
-		return nil
+	seen := map[*types.Package]bool{}
+	if u.pkg != nil {
+		seen[u.pkg] = true
+		for _, p := range u.pkg.Imports() {
+			seen[p] = true
+		}
 	}
-	seen := map[*types.Package]bool{u.pkg: true}
-	for _, p := range u.pkg.Imports() {
-		seen[p] = true
-	}
+	var other types.Type
 	for _, o := range gt.units {
-		if o == nil || !seen[o.pkg] {
+		if o == nil || o.pkg == nil {
 			continue
 		}
 		for _, f := range o.files {
@@ -1011,11 +1030,14 @@ func (gt *goTypes) typeOf(u *goUnit, d *refDef) types.Type {
 				continue
 			}
 			if tn, ok := o.pkg.Scope().Lookup(d.parent).(*types.TypeName); ok {
-				return tn.Type()
+				if seen[o.pkg] {
+					return tn.Type()
+				}
+				other = tn.Type()
 			}
 		}
 	}
-	return nil
+	return other
 }
 
 // isDef reports whether obj is the definition d, by where it is
