@@ -486,17 +486,20 @@ func outsideNames(files []*ast.File) map[string]map[string]outsideKind {
 			}
 			return "", "", false
 		}
+		// mark records what qual.Name is where e writes it; the kinds are
+		// ordered so that the strongest evidence stays.
+		mark := func(e ast.Expr, k outsideKind) {
+			if p, n, ok := sel(e); ok {
+				out[p][n] = max(out[p][n], k)
+			}
+		}
 		var typ func(e ast.Expr)
 		typ = func(e ast.Expr) {
 			switch t := e.(type) {
 			case *ast.SelectorExpr:
-				if p, n, ok := sel(t); ok {
-					out[p][n] = max(out[p][n], outsideType)
-				}
+				mark(t, outsideType)
 			case *ast.StarExpr:
-				if p, n, ok := sel(t.X); ok {
-					out[p][n] = max(out[p][n], outsideConcrete)
-				}
+				mark(t.X, outsideConcrete)
 				typ(t.X)
 			case *ast.ParenExpr:
 				typ(t.X)
@@ -517,8 +520,8 @@ func outsideNames(files []*ast.File) map[string]map[string]outsideKind {
 			case *ast.InterfaceType:
 				fields(t.Methods, typ)
 				for _, f := range t.Methods.List {
-					if p, n, ok := sel(f.Type); ok && len(f.Names) == 0 {
-						out[p][n] = outsideIface
+					if len(f.Names) == 0 {
+						mark(f.Type, outsideIface)
 					}
 				}
 			}
@@ -526,11 +529,7 @@ func outsideNames(files []*ast.File) map[string]map[string]outsideKind {
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.SelectorExpr:
-				if p, name, ok := sel(n); ok {
-					if _, seen := out[p][name]; !seen {
-						out[p][name] = outsideValue
-					}
-				}
+				mark(n, outsideValue)
 			case *ast.Field:
 				typ(n.Type)
 			case *ast.ValueSpec:
@@ -538,16 +537,14 @@ func outsideNames(files []*ast.File) map[string]map[string]outsideKind {
 			case *ast.TypeSpec:
 				typ(n.Type)
 			case *ast.CompositeLit:
-				if p, name, ok := sel(n.Type); ok {
-					out[p][name] = max(out[p][name], outsideConcrete)
-				}
+				mark(n.Type, outsideConcrete)
 				typ(n.Type)
 			case *ast.TypeAssertExpr:
 				typ(n.Type)
 			case *ast.CallExpr:
 				if id, ok := n.Fun.(*ast.Ident); ok && (id.Name == "new" || id.Name == "make") && len(n.Args) > 0 {
-					if p, name, ok := sel(n.Args[0]); ok && id.Name == "new" {
-						out[p][name] = max(out[p][name], outsideConcrete)
+					if id.Name == "new" {
+						mark(n.Args[0], outsideConcrete)
 					}
 					typ(n.Args[0])
 				}
