@@ -298,10 +298,23 @@ func (gt *goTypes) check(ctx context.Context, k goUnitKey, depth int) (*goUnit, 
 	imp := &goImporter{gt: gt, ctx: ctx, k: k, depth: depth, files: files, stubs: map[string]*types.Package{}, err: &firstErr}
 	conf := types.Config{Importer: imp, FakeImportC: true, Error: func(error) {}}
 	u.info = &types.Info{Uses: map[*ast.Ident]types.Object{}, Defs: map[*ast.Ident]types.Object{}, Types: map[ast.Expr]types.TypeAndValue{}}
-	u.pkg, _ = conf.Check(files[0].Name.Name, gt.fset, files, u.info)
-	u.files = files
-	u.done = true
+	if pkg, ok := checkPackage(&conf, gt.fset, files, u.info); ok {
+		u.pkg, u.files, u.done = pkg, files, true
+	}
 	return u, firstErr
+}
+
+// checkPackage runs the checker; a panic on sources it does not expect
+// leaves the package unchecked (its lines keep the text rules) instead
+// of ending the lookup.
+func checkPackage(conf *types.Config, fset *token.FileSet, files []*ast.File, info *types.Info) (pkg *types.Package, ok bool) {
+	defer func() {
+		if recover() != nil {
+			pkg, ok = nil, false
+		}
+	}()
+	pkg, _ = conf.Check(files[0].Name.Name, fset, files, info)
+	return pkg, true
 }
 
 // parse reads and parses the files of unit k that the build context of
