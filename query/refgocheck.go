@@ -76,6 +76,11 @@ type goFileTypes struct {
 // goCheck type-checks, within the bound, the packages holding the Go
 // lines among refs.
 func (rr *refResolver) goCheck(ctx context.Context, refs []*refLine) error {
+	if len(rr.defs) == 1 && !rr.defs[0].member {
+		// One function, type, variable or constant of the name: a bare use
+		// or its package's qualifier ties it, which the text rules read.
+		return nil
+	}
 	counts := map[goUnitKey]int{}
 	for _, r := range refs {
 		if f := rr.files[r.fileID]; f == nil || f.language != "go" {
