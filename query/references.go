@@ -119,6 +119,9 @@ func (p *Planner) References(ctx context.Context, req RefsRequest) (*References,
 		if err != nil {
 			return nil, err
 		}
+		if n := rr.goNote(); n != "" {
+			out.Notes = append(out.Notes, n)
+		}
 		counts := make([]int, len(defs))
 		for i := range defs {
 			_, c, _ := confidences(js, i)

@@ -105,6 +105,8 @@ type refResolver struct {
 	locals  map[enclKey]bool // enclosing symbols that bind the name themselves
 	parents map[string]bool  // the types some member definition belongs to
 	ifaces  map[string]bool  // those of them that are Go interfaces
+	goTypes *goTypes         // the Go packages type-checked (refgo.go)
+	goDirs  map[string][]*fileInfo
 
 	// Per line, what does not depend on the definition judged, read
 	// once: every definition of a common name asks the same questions.
@@ -219,14 +221,21 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 	for _, d := range rr.defs {
 		// A Go method declared without "func" is an interface's.
 		if d.lang == "go" && d.u.symKind == extract.KindMethod && d.parent != "" {
-			l, err := rr.lineOf(ctx, d.u.fileID, d.u.start)
-			if err != nil {
-				return nil, err
+			// Its first line after its doc comment.
+			l := "//"
+			for n := d.u.start; n <= d.u.end && strings.HasPrefix(strings.TrimSpace(l), "//"); n++ {
+				var err error
+				if l, err = rr.lineOf(ctx, d.u.fileID, n); err != nil {
+					return nil, err
+				}
 			}
 			if !strings.HasPrefix(strings.TrimSpace(l), "func") {
 				rr.ifaces[d.parent] = true
 			}
 		}
+	}
+	if err := rr.goCheck(ctx, refs); err != nil {
+		return nil, err
 	}
 	// First the enclosing symbols that bind the name as a parameter or a
 	// local: a bare use inside them is theirs.
@@ -391,6 +400,11 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 	known := lang == "go" || lang == "python" || lang == "typescript" || lang == "javascript" || lang == "tsx"
 	if r.defLine && r.fileID == d.u.fileID && r.line == d.u.start {
 		return vSelf, "", nil // the definition's own name
+	}
+	if lang == "go" {
+		if v, why, ok := rr.goJudge(r, u, d); ok {
+			return v, why, nil
+		}
 	}
 	embedded := lang == "go" && !d.member && strings.TrimLeft(strings.TrimSpace(line), "*") == rr.name
 	if !embedded && (u.decl || (r.defLine && len(u.chain) == 0 && !u.expr)) {

@@ -1,0 +1,508 @@
+package query
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"path"
+	"strings"
+
+	"github.com/viberag/viberag/extract"
+)
+
+// Go references are judged by the standard library's type checker at
+// read time, over the packages holding the lines that name the
+// definition: the object a use denotes is compared with the definition
+// by position. Packages of the repository that those import are checked
+// from the index's sources too; a package from outside the repository is
+// a stub holding only the names the checked files write after its
+// qualifier (those written as types are types without members), so a
+// member of a value of an outside type is tied to no definition in the
+// repository, and anything else an outside package gives is unknown.
+// Where the checker knows nothing (an unknown value, a file it did not
+// check) the text rules of refresolve.go judge the use.
+
+// goJudge judges the use u on r's line for d from the checked types;
+// ok is false when they do not decide it.
+func (rr *refResolver) goJudge(r *refLine, u useAt, d *refDef) (v refVerdict, why string, ok bool) {
+	gt := rr.goTypes
+	if gt == nil {
+		return 0, "", false
+	}
+	ft := gt.byFile[r.fileID]
+	if ft == nil {
+		return 0, "", false
+	}
+	id := ft.idents[token.Position{Line: r.line, Column: u.at + 1}]
+	if id == nil {
+		return 0, "", false // in a comment or a string, or text the parser did not read
+	}
+	info := ft.unit.info
+	if obj := info.Uses[id]; obj != nil {
+		return gt.judgeObj(r, ft.unit, obj, d, false)
+	}
+	if obj, isDef := info.Defs[id]; isDef {
+		if obj == nil {
+			return 0, "", false // a package clause, a type switch's variable
+		}
+		return gt.judgeObj(r, ft.unit, obj, d, true)
+	}
+	se := ft.parent[id]
+	if se == nil {
+		return 0, "", false
+	}
+	// A selection the checker could not make: its operand decides.
+	if x, ok := se.X.(*ast.Ident); ok {
+		if pn, ok := info.Uses[x].(*types.PkgName); ok {
+			if gt.stubs[pn.Imported()] {
+				return vContra, whyQual, true
+			}
+			return 0, "", false
+		}
+	}
+	if t, ok := info.Types[se.X]; ok && t.Type != nil {
+		if b, ok := t.Type.Underlying().(*types.Basic); ok && b.Kind() != types.Invalid && b.Kind() != types.UntypedNil {
+			return vContra, whyMember, true // a basic type has no members
+		}
+	}
+	st, out := gt.outside(ft.unit, se.X, 0)
+	if !out {
+		if !gt.embedsOutside(ft.unit, se.X) {
+			return 0, "", false
+		}
+		st = nil // promoted from an embedded outside type
+	}
+	// A member of a value of an outside type.
+	switch {
+	case !d.member:
+		return vContra, whyMember, true
+	case d.u.symKind != extract.KindMethod || rr.ifaces[d.parent] || !token.IsExported(d.u.name):
+		// A field, an interface's method or an unexported method is
+		// reached through no outside value.
+		return vContra, whyForeign, true
+	case st == nil, !gt.concrete[st.Obj()] && !gt.zeroValue(ft.unit, se.X) && strings.HasSuffix(st.Obj().Name(), "er"):
+		// An outside interface (Go names them so: io.Writer, http.Handler)
+		// or a value of unknown type: a call through it may reach d.
+		return gt.related(r, d, vRelated), whyForeign, true
+	}
+	return vContra, whyForeign, true
+}
+
+// zeroValue reports whether e is a variable that holds its type's zero
+// value throughout: a method called on it is not an interface's (the
+// call would panic).
+func (gt *goTypes) zeroValue(u *goUnit, e ast.Expr) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && gt.locals(u).zero[u.info.Uses[id]]
+}
+
+// outside reports whether expression e is a value of an outside type,
+// and that type when the files name it: a variable of it, a member or a
+// call's result of such a value, a member promoted from an embedded
+// outside type, or a call of an outside function that no argument of the
+// repository's types could make generic.
+func (gt *goTypes) outside(u *goUnit, e ast.Expr, depth int) (*types.Named, bool) {
+	if depth > 8 {
+		return nil, false
+	}
+	info := u.info
+	if se, ok := e.(*ast.SelectorExpr); ok {
+		if x, ok := se.X.(*ast.Ident); ok {
+			if pn, ok := info.Uses[x].(*types.PkgName); ok {
+				return nil, gt.stubs[pn.Imported()] // an outside package's value
+			}
+		}
+	}
+	if tv, ok := info.Types[e]; ok && known(tv.Type) {
+		if n, ok := deref(tv.Type).(*types.Named); ok && n.Obj().Pkg() != nil && gt.stubs[n.Obj().Pkg()] {
+			return n, true
+		}
+		return nil, false
+	}
+	switch e := e.(type) {
+	case *ast.ParenExpr:
+		return gt.outside(u, e.X, depth+1)
+	case *ast.StarExpr:
+		return gt.outside(u, e.X, depth+1)
+	case *ast.IndexExpr:
+		_, ok := gt.outside(u, e.X, depth+1)
+		return nil, ok
+	case *ast.SelectorExpr:
+		if info.Uses[e.Sel] != nil {
+			return nil, false
+		}
+		if _, ok := gt.outside(u, e.X, depth+1); ok {
+			return nil, true
+		}
+		return nil, gt.embedsOutside(u, e.X)
+	case *ast.CallExpr:
+		fn, ok := e.Fun.(*ast.SelectorExpr)
+		if !ok {
+			return nil, false
+		}
+		if x, ok := fn.X.(*ast.Ident); ok {
+			if pn, ok := info.Uses[x].(*types.PkgName); ok {
+				if !gt.stubs[pn.Imported()] {
+					return nil, false
+				}
+				for _, a := range e.Args {
+					if tv, ok := info.Types[a]; !ok || tv.Type == nil || gt.mentionsRepo(tv.Type) {
+						return nil, false
+					}
+				}
+				return nil, true
+			}
+		}
+		return gt.outside(u, fn, depth+1)
+	case *ast.Ident:
+		if init := gt.initOf(u, info.Uses[e]); init != nil {
+			_, ok := gt.outside(u, init, depth+1)
+			return nil, ok
+		}
+	}
+	return nil, false
+}
+
+// known reports whether t is a type: not invalid, nor the no value of a
+// call of an outside function.
+func known(t types.Type) bool {
+	if _, ok := t.(*types.Tuple); ok || t == nil {
+		return false
+	}
+	return t != types.Typ[types.Invalid]
+}
+
+// embedsOutside reports whether e is a value of a struct or an interface
+// of the repository that embeds an outside type: a member the checker
+// could not select on it is that type's.
+func (gt *goTypes) embedsOutside(u *goUnit, e ast.Expr) bool {
+	tv, ok := u.info.Types[e]
+	return ok && tv.Type != nil && gt.embedsStub(tv.Type)
+}
+
+// embedsStub reports whether struct or interface t (or *t) embeds an
+// outside type.
+func (gt *goTypes) embedsStub(t types.Type) bool {
+	stub := func(t types.Type) bool {
+		n, ok := deref(t).(*types.Named)
+		return ok && n.Obj().Pkg() != nil && gt.stubs[n.Obj().Pkg()]
+	}
+	switch t := deref(t).Underlying().(type) {
+	case *types.Struct:
+		for f := range t.Fields() {
+			if f.Embedded() && stub(f.Type()) {
+				return true
+			}
+		}
+	case *types.Interface:
+		for e := range t.EmbeddedTypes() {
+			if stub(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mentionsRepo reports whether t is, or is made of, a type of the
+// repository (or an invalid one): an outside generic function given it
+// may return it.
+func (gt *goTypes) mentionsRepo(t types.Type) bool {
+	switch t := t.(type) {
+	case *types.Basic:
+		return t.Kind() == types.Invalid
+	case *types.Named:
+		return t.Obj().Pkg() != nil && !gt.stubs[t.Obj().Pkg()]
+	case *types.Pointer:
+		return gt.mentionsRepo(t.Elem())
+	case *types.Slice:
+		return gt.mentionsRepo(t.Elem())
+	case *types.Array:
+		return gt.mentionsRepo(t.Elem())
+	case *types.Map:
+		return gt.mentionsRepo(t.Key()) || gt.mentionsRepo(t.Elem())
+	case *types.Chan:
+		return gt.mentionsRepo(t.Elem())
+	case *types.Signature, *types.Struct, *types.Interface, *types.TypeParam:
+		return true
+	}
+	return false
+}
+
+// goLocals are the facts about a unit's variables that their
+// declarations and assignments state.
+type goLocals struct {
+	init map[types.Object]ast.Expr
+	// zero are those declared "var v T" and never assigned nor
+	// addressed: their value is T's zero value throughout.
+	zero map[types.Object]bool
+}
+
+// initOf returns the expression a local variable is declared from
+// ("v := e", "v, err := e", "var v = e", "for _, v := range e": its
+// elements), nil when none.
+func (gt *goTypes) initOf(u *goUnit, obj types.Object) ast.Expr {
+	if v, ok := obj.(*types.Var); !ok || v.IsField() {
+		return nil
+	}
+	return gt.locals(u).init[obj]
+}
+
+func (gt *goTypes) locals(u *goUnit) *goLocals {
+	if l, ok := gt.inits[u]; ok {
+		return l
+	}
+	l := &goLocals{init: map[types.Object]ast.Expr{}, zero: map[types.Object]bool{}}
+	gt.inits[u] = l
+	bind := func(lhs []ast.Expr, rhs []ast.Expr) {
+		for i, e := range lhs {
+			id, ok := e.(*ast.Ident)
+			if !ok || u.info.Defs[id] == nil {
+				continue
+			}
+			switch {
+			case len(lhs) == len(rhs):
+				l.init[u.info.Defs[id]] = rhs[i]
+			case len(rhs) == 1:
+				l.init[u.info.Defs[id]] = rhs[0]
+			}
+		}
+	}
+	set := map[types.Object]bool{}
+	for _, f := range u.files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.AssignStmt:
+				if n.Tok == token.DEFINE {
+					bind(n.Lhs, n.Rhs)
+				}
+				for _, e := range n.Lhs {
+					if id, ok := e.(*ast.Ident); ok && u.info.Uses[id] != nil {
+						set[u.info.Uses[id]] = true
+					}
+				}
+			case *ast.UnaryExpr:
+				if id, ok := n.X.(*ast.Ident); ok && n.Op == token.AND && u.info.Uses[id] != nil {
+					set[u.info.Uses[id]] = true
+				}
+			case *ast.ValueSpec:
+				if n.Type == nil {
+					names := make([]ast.Expr, len(n.Names))
+					for i, id := range n.Names {
+						names[i] = id
+					}
+					bind(names, n.Values)
+				} else if len(n.Values) == 0 {
+					for _, id := range n.Names {
+						if o := u.info.Defs[id]; o != nil {
+							l.zero[o] = true
+						}
+					}
+				}
+			case *ast.RangeStmt:
+				if n.Tok == token.DEFINE {
+					bind([]ast.Expr{n.Key, n.Value}, []ast.Expr{n.X})
+				}
+			}
+			return true
+		})
+	}
+	for o := range set {
+		delete(l.zero, o)
+	}
+	return l
+}
+
+// judgeObj judges a use (or, with def, a declaration) of obj for d.
+func (gt *goTypes) judgeObj(r *refLine, u *goUnit, obj types.Object, d *refDef, def bool) (refVerdict, string, bool) {
+	if gt.isDef(obj, d) {
+		if def {
+			return vSelf, "", true
+		}
+		return vResolved, "", true
+	}
+	if def {
+		if v, ok := obj.(*types.Var); ok && !v.IsField() {
+			return vContra, whyLocal, true
+		}
+		return vContra, whyDecl, true
+	}
+	switch o := obj.(type) {
+	case *types.PkgName:
+		return vContra, whyQual, true
+	case *types.Var:
+		if !o.IsField() && o.Parent() != nil && o.Pkg() != nil && o.Parent() != o.Pkg().Scope() {
+			return vContra, whyLocal, true
+		}
+	case *types.Func:
+		if sig, ok := o.Type().(*types.Signature); ok && sig.Recv() != nil && d.member && d.u.symKind == extract.KindMethod {
+			if v, ok := gt.viaInterface(u, sig.Recv().Type(), d); ok {
+				return gt.related(r, d, v), whyOther, true
+			}
+		}
+	}
+	pos := obj.Pos()
+	if obj.Pkg() == nil || gt.stubs[obj.Pkg()] || !pos.IsValid() {
+		return vContra, whyOther, true // the universe's, or an outside package's
+	}
+	// A definition in a file the checker left out (another platform's)
+	// may be the one meant on that platform.
+	if gt.leftOut(d) && path.Dir(gt.fset.Position(pos).Filename) == d.dir {
+		return 0, "", false
+	}
+	return vContra, whyOther, true
+}
+
+// viaInterface judges a call of method d's name on a value of type recv
+// (a method's receiver) when one of the two is an interface's: it may
+// reach d.
+func (gt *goTypes) viaInterface(u *goUnit, recv types.Type, d *refDef) (refVerdict, bool) {
+	dIface := gt.rr.ifaces[d.parent]
+	_, useIface := recv.Underlying().(*types.Interface)
+	if !dIface && !useIface {
+		return 0, false
+	}
+	dt := gt.typeOf(u, d)
+	if dt == nil {
+		return vRelated, true // d's type is not checked: it may
+	}
+	switch {
+	case useIface && !dIface:
+		if gt.mayImplement(dt, recv.Underlying().(*types.Interface)) {
+			return vRelated, true
+		}
+	case dIface && !useIface:
+		if p, ok := recv.(*types.Pointer); ok {
+			recv = p.Elem()
+		}
+		if di, ok := dt.Underlying().(*types.Interface); ok && gt.mayImplement(recv, di) {
+			return vRelated, true
+		}
+	default:
+		return vRelated, true // an interface's method named in another's
+	}
+	return vContra, true
+}
+
+// related returns v, or vContra when v is vRelated and d is a method of
+// an unexported type used outside its package: no line there can name
+// it, whatever an interface's call reaches at run time.
+func (gt *goTypes) related(r *refLine, d *refDef, v refVerdict) refVerdict {
+	if v != vRelated || token.IsExported(d.parent) {
+		return v
+	}
+	if path.Dir(r.path) != d.dir || gt.xtest(r) {
+		return vContra
+	}
+	return v
+}
+
+// xtest reports whether r is in an external test package.
+func (gt *goTypes) xtest(r *refLine) bool {
+	ft := gt.byFile[r.fileID]
+	return ft != nil && ft.unit.pkg != nil && strings.HasSuffix(ft.unit.pkg.Name(), "_test")
+}
+
+// mayImplement reports whether t (or *t) has a method of every name
+// interface i has. Names, not signatures, are compared (t may come from
+// another check than i), and a type embedding an outside type may have
+// any method: outside types are stubs.
+func (gt *goTypes) mayImplement(t types.Type, i *types.Interface) bool {
+	if gt.embedsStub(t) {
+		return true
+	}
+	ms := types.NewMethodSet(types.NewPointer(t))
+	if _, ok := t.Underlying().(*types.Interface); ok {
+		ms = types.NewMethodSet(t)
+	}
+	has := map[string]bool{}
+	for sel := range ms.Methods() {
+		has[methodKey(sel.Obj())] = true
+	}
+	for m := range i.Methods() {
+		if !has[methodKey(m)] {
+			return false
+		}
+	}
+	return true
+}
+
+// methodKey names a method across checks: an unexported name is its
+// package's.
+func methodKey(m types.Object) string {
+	if m.Exported() || m.Pkg() == nil {
+		return m.Name()
+	}
+	return m.Pkg().Path() + "." + m.Name()
+}
+
+func deref(t types.Type) types.Type {
+	if p, ok := t.(*types.Pointer); ok {
+		return p.Elem()
+	}
+	return t
+}
+
+// typeOf returns the named type member d belongs to, as unit u sees it
+// (its own package or one it imports) when it does, else as another
+// check saw it; nil when no check has it.
+func (gt *goTypes) typeOf(u *goUnit, d *refDef) types.Type {
+	seen := map[*types.Package]bool{}
+	if u.pkg != nil {
+		seen[u.pkg] = true
+		for _, p := range u.pkg.Imports() {
+			seen[p] = true
+		}
+	}
+	var other types.Type
+	for _, o := range gt.units {
+		if o == nil || o.pkg == nil {
+			continue
+		}
+		for _, f := range o.files {
+			if gt.fset.Position(f.Package).Filename != d.u.path {
+				continue
+			}
+			if tn, ok := o.pkg.Scope().Lookup(d.parent).(*types.TypeName); ok {
+				if seen[o.pkg] {
+					return tn.Type()
+				}
+				other = tn.Type()
+			}
+		}
+	}
+	return other
+}
+
+// isDef reports whether obj is the definition d, by where it is
+// declared.
+func (gt *goTypes) isDef(obj types.Object, d *refDef) bool {
+	if obj.Name() != d.u.name || !obj.Pos().IsValid() {
+		return false
+	}
+	p := gt.fset.Position(obj.Pos())
+	if p.Filename != d.u.path || p.Line < d.u.start || p.Line > d.u.end {
+		return false
+	}
+	switch o := obj.(type) {
+	case *types.Func:
+		return (o.Type().(*types.Signature).Recv() != nil) == d.member
+	case *types.Var:
+		if o.IsField() {
+			return d.member
+		}
+	}
+	// Package-level, not a local in d's body.
+	return !d.member && obj.Pkg() != nil && obj.Parent() == obj.Pkg().Scope()
+}
+
+// leftOut reports whether d's file was left out of its directory's
+// checked package (another platform's file).
+func (gt *goTypes) leftOut(d *refDef) bool {
+	for k, u := range gt.units {
+		if u != nil && k.dir == d.dir && u.excluded[d.u.path] {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,594 @@
+package query
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"go/ast"
+	"go/build"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"io"
+	"path"
+	"sort"
+	"strings"
+)
+
+// The type check behind Go references (refgo.go judges with it): which
+// packages a lookup checks, their sources from the index, and the stubs
+// that stand for packages outside the repository.
+
+// goCheckLines bounds the lines of source one lookup type-checks, its
+// candidate packages' own first, in order of their reference lines; the
+// packages past the bound are judged from their text, and the answer
+// says so.
+const goCheckLines = 40_000
+
+// goImportDepth bounds how far the repository's imports are followed
+// from a candidate package: deeper ones stay unchecked (their types are
+// unknown, not outside).
+const goImportDepth = 2
+
+// goTypes holds the checked packages of one lookup.
+type goTypes struct {
+	rr   *refResolver
+	fset *token.FileSet
+	mods []goModule
+	left int // lines left to check
+
+	units  map[goUnitKey]*goUnit
+	byFile map[int64]*goFileTypes
+	stubs  map[*types.Package]bool // outside packages
+	// concrete are the outside types the files show are not interfaces.
+	concrete map[*types.TypeName]bool
+	inits    map[*goUnit]*goLocals
+	// reserved are the candidate units whose lines the bound holds.
+	reserved map[goUnitKey]bool
+	// skipped counts the candidate packages left to the text rules by
+	// the bound; candidates counts them all.
+	skipped, candidates int
+}
+
+type goModule struct{ path, dir string }
+
+// goUnitKey is a directory's package, with its in-package tests
+// (variant "test") or its external test package ("xtest").
+type goUnitKey struct{ dir, variant string }
+
+type goUnit struct {
+	pkg   *types.Package
+	info  *types.Info
+	files []*ast.File
+	done  bool // checked (or being checked: an import cycle)
+	// excluded are files of the directory left out by build constraints.
+	excluded map[string]bool
+}
+
+// goFileTypes is one checked file: its unit and the identifiers of the
+// name by line and column.
+type goFileTypes struct {
+	unit   *goUnit
+	idents map[token.Position]*ast.Ident
+	parent map[*ast.Ident]*ast.SelectorExpr
+}
+
+// goCheck type-checks, within the bound, the packages holding the Go
+// lines among refs.
+func (rr *refResolver) goCheck(ctx context.Context, refs []*refLine) error {
+	if len(rr.defs) == 1 && !rr.defs[0].member {
+		// One function, type, variable or constant of the name: a bare use
+		// or its package's qualifier ties it, which the text rules read.
+		return nil
+	}
+	counts := map[goUnitKey]int{}
+	for _, r := range refs {
+		if f := rr.files[r.fileID]; f == nil || f.language != "go" {
+			continue
+		}
+		k, err := rr.goUnitOf(ctx, r.fileID)
+		if err != nil {
+			return err
+		}
+		counts[k]++
+	}
+	if len(counts) == 0 {
+		return nil
+	}
+	// A package with its in-package tests is the package too: one check.
+	for k, n := range counts {
+		if t := (goUnitKey{k.dir, "test"}); k.variant == "" && counts[t] > 0 {
+			counts[t] += n
+			delete(counts, k)
+		}
+	}
+	gt := &goTypes{rr: rr, fset: token.NewFileSet(), left: goCheckLines, units: map[goUnitKey]*goUnit{},
+		byFile: map[int64]*goFileTypes{}, stubs: map[*types.Package]bool{}, reserved: map[goUnitKey]bool{}, concrete: map[*types.TypeName]bool{}, inits: map[*goUnit]*goLocals{}, candidates: len(counts)}
+	rr.goTypes = gt
+	mods, err := rr.goModules(ctx)
+	if err != nil {
+		return err
+	}
+	gt.mods = mods
+	keys := make([]goUnitKey, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := keys[i], keys[j]
+		if counts[a] != counts[b] {
+			return counts[a] > counts[b]
+		}
+		return a.dir < b.dir || a.dir == b.dir && a.variant < b.variant
+	})
+	// The candidates' own files first: what is left of the bound goes to
+	// the packages they import.
+	var admitted []goUnitKey
+	for _, k := range keys {
+		n := rr.goUnitLines(k)
+		if n > gt.left {
+			gt.skipped++
+			continue
+		}
+		gt.left -= n
+		gt.reserved[k] = true
+		admitted = append(admitted, k)
+	}
+	for _, k := range admitted {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		u, err := gt.check(ctx, k, 0)
+		if err != nil {
+			return err
+		}
+		if u == nil {
+			continue
+		}
+		for _, f := range u.files {
+			id := rr.byPath[gt.fset.Position(f.Package).Filename].id
+			if _, ok := gt.byFile[id]; !ok {
+				gt.byFile[id] = gt.index(u, f)
+			}
+		}
+	}
+	return nil
+}
+
+// goNote says when the bound left packages to the text rules.
+func (rr *refResolver) goNote() string {
+	gt := rr.goTypes
+	if gt == nil || gt.skipped == 0 {
+		return ""
+	}
+	return fmt.Sprintf("Go types were checked in %d of the %d packages holding the name (a bound of %d lines); the other %d are judged from their text",
+		gt.candidates-gt.skipped, gt.candidates, goCheckLines, gt.skipped)
+}
+
+// goUnitOf returns the unit a Go file is checked in.
+func (rr *refResolver) goUnitOf(ctx context.Context, id int64) (goUnitKey, error) {
+	f := rr.files[id]
+	k := goUnitKey{dir: path.Dir(f.path)}
+	if !strings.HasSuffix(f.path, "_test.go") {
+		return k, nil
+	}
+	pkg, err := rr.goPackage(ctx, id)
+	if err != nil {
+		return k, err
+	}
+	k.variant = "test"
+	if strings.HasSuffix(pkg, "_test") {
+		k.variant = "xtest"
+	}
+	return k, nil
+}
+
+// goUnitLines counts the lines of the Go files in a unit's directory
+// that it may check.
+func (rr *refResolver) goUnitLines(k goUnitKey) int {
+	n := 0
+	for _, f := range rr.goDirFiles(k.dir) {
+		test := strings.HasSuffix(f.path, "_test.go")
+		if test == (k.variant != "") || k.variant == "test" {
+			n += f.lines
+		}
+	}
+	return n
+}
+
+// goDirFiles returns the Go files directly in dir, by path.
+func (rr *refResolver) goDirFiles(dir string) []*fileInfo {
+	if rr.goDirs == nil {
+		rr.goDirs = map[string][]*fileInfo{}
+		for _, f := range rr.files {
+			if f.language == "go" && strings.HasSuffix(f.path, ".go") {
+				d := path.Dir(f.path)
+				rr.goDirs[d] = append(rr.goDirs[d], f)
+			}
+		}
+		for _, fs := range rr.goDirs {
+			sort.Slice(fs, func(i, j int) bool { return fs[i].path < fs[j].path })
+		}
+	}
+	return rr.goDirs[dir]
+}
+
+// goModules reads the module path of every go.mod in the index.
+func (rr *refResolver) goModules(ctx context.Context) ([]goModule, error) {
+	var out []goModule
+	for _, f := range rr.files {
+		if path.Base(f.path) != "go.mod" {
+			continue
+		}
+		t, err := rr.text(ctx, f.id)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range t {
+			if rest, ok := strings.CutPrefix(strings.TrimSpace(l), "module "); ok {
+				out = append(out, goModule{path: strings.Trim(strings.TrimSpace(strings.Split(rest, "//")[0]), `"`), dir: path.Dir(f.path)})
+				break
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return len(out[i].dir) > len(out[j].dir) || len(out[i].dir) == len(out[j].dir) && out[i].dir < out[j].dir
+	})
+	return out, nil
+}
+
+// importDir returns the repository's directory an import path names
+// from a file in dir, "" when it is outside the repository.
+func (gt *goTypes) importDir(p, from string) string {
+	try := func(d string) string {
+		d = path.Clean(d)
+		if len(gt.rr.goDirFiles(d)) > 0 {
+			return d
+		}
+		return ""
+	}
+	for _, m := range gt.mods {
+		if m.dir != "." && from != m.dir && !strings.HasPrefix(from, m.dir+"/") {
+			continue // another module's files
+		}
+		// The module's vendored copy, then the module itself.
+		if d := try(path.Join(m.dir, "vendor", p)); d != "" {
+			return d
+		}
+		switch {
+		case p == m.path:
+			return try(m.dir)
+		case strings.HasPrefix(p, m.path+"/"):
+			return try(path.Join(m.dir, p[len(m.path)+1:]))
+		case m.path == "std" || m.path == "cmd" && strings.HasPrefix(p, "cmd/"):
+			// The Go distribution's own tree: an import path is a directory.
+			if !strings.Contains(strings.Split(p, "/")[0], ".") {
+				rel := p
+				if m.path == "cmd" {
+					rel = strings.TrimPrefix(p, "cmd/")
+				}
+				return try(path.Join(m.dir, rel))
+			}
+		}
+	}
+	return ""
+}
+
+// check type-checks the unit k (once), its imports from the repository
+// to depth goImportDepth. A candidate's lines were taken from the bound
+// already; an import's are taken here, and nil is returned when they do
+// not fit.
+func (gt *goTypes) check(ctx context.Context, k goUnitKey, depth int) (*goUnit, error) {
+	if u, ok := gt.units[k]; ok {
+		return u, nil
+	}
+	if !gt.reserved[k] {
+		n := gt.rr.goUnitLines(k)
+		if n > gt.left {
+			gt.units[k] = nil
+			return nil, nil
+		}
+		gt.left -= n
+	}
+	u := &goUnit{excluded: map[string]bool{}}
+	gt.units[k] = u
+	files, err := gt.parse(ctx, k, u)
+	if err != nil {
+		return nil, err
+	}
+	if len(files) == 0 {
+		return u, nil
+	}
+	var firstErr error
+	imp := &goImporter{gt: gt, ctx: ctx, k: k, depth: depth, files: files, stubs: map[string]*types.Package{}, err: &firstErr}
+	conf := types.Config{Importer: imp, FakeImportC: true, Error: func(error) {}}
+	u.info = &types.Info{Uses: map[*ast.Ident]types.Object{}, Defs: map[*ast.Ident]types.Object{}, Types: map[ast.Expr]types.TypeAndValue{}}
+	if pkg, ok := checkPackage(&conf, gt.fset, files, u.info); ok {
+		u.pkg, u.files, u.done = pkg, files, true
+	}
+	return u, firstErr
+}
+
+// checkPackage runs the checker; a panic on sources it does not expect
+// leaves the package unchecked (its lines keep the text rules) instead
+// of ending the lookup.
+func checkPackage(conf *types.Config, fset *token.FileSet, files []*ast.File, info *types.Info) (pkg *types.Package, ok bool) {
+	defer func() {
+		if recover() != nil {
+			pkg, ok = nil, false
+		}
+	}()
+	pkg, _ = conf.Check(files[0].Name.Name, fset, files, info)
+	return pkg, true
+}
+
+// parse reads and parses the files of unit k that the build context of
+// this machine includes, those of the directory's main package name.
+func (gt *goTypes) parse(ctx context.Context, k goUnitKey, u *goUnit) ([]*ast.File, error) {
+	rr := gt.rr
+	src := map[string][]byte{}
+	bctx := build.Default
+	bctx.OpenFile = func(p string) (io.ReadCloser, error) {
+		return io.NopCloser(bytes.NewReader(src[p])), nil
+	}
+	bctx.JoinPath = path.Join
+	var files []*ast.File
+	for _, f := range rr.goDirFiles(k.dir) {
+		test := strings.HasSuffix(f.path, "_test.go")
+		if test != (k.variant != "") && k.variant != "test" {
+			continue
+		}
+		t, err := rr.text(ctx, f.id)
+		if err != nil {
+			return nil, err
+		}
+		src[f.path] = []byte(strings.Join(t, "\n"))
+		if ok, err := bctx.MatchFile(k.dir, path.Base(f.path)); err != nil || !ok {
+			u.excluded[f.path] = true
+			continue
+		}
+		af, _ := parser.ParseFile(gt.fset, f.path, src[f.path], parser.SkipObjectResolution)
+		if af == nil || af.Name == nil {
+			continue
+		}
+		xtest := strings.HasSuffix(af.Name.Name, "_test") && test
+		if xtest != (k.variant == "xtest") {
+			continue
+		}
+		files = append(files, af)
+	}
+	// One package name: the most common one (a directory's stray
+	// "package main" generator is left out).
+	names := map[string]int{}
+	for _, f := range files {
+		names[f.Name.Name]++
+	}
+	best := ""
+	for n, c := range names {
+		if c > names[best] || c == names[best] && n < best {
+			best = n
+		}
+	}
+	kept := files[:0]
+	for _, f := range files {
+		if f.Name.Name == best {
+			kept = append(kept, f)
+		} else {
+			u.excluded[gt.fset.Position(f.Package).Filename] = true
+		}
+	}
+	return kept, nil
+}
+
+// goImporter imports for one unit: the repository's packages checked
+// from their sources, the others as stubs of the names the unit writes.
+type goImporter struct {
+	gt    *goTypes
+	ctx   context.Context
+	k     goUnitKey
+	depth int
+	files []*ast.File
+	stubs map[string]*types.Package
+	err   *error
+	used  map[string]map[string]outsideKind // per import path, the names written after it
+}
+
+func (im *goImporter) Import(p string) (*types.Package, error) { return im.ImportFrom(p, "", 0) }
+
+func (im *goImporter) ImportFrom(p, _ string, _ types.ImportMode) (*types.Package, error) {
+	if p == "unsafe" {
+		return types.Unsafe, nil
+	}
+	gt := im.gt
+	if d := gt.importDir(p, im.k.dir); d != "" {
+		k := goUnitKey{dir: d}
+		if im.k.variant == "xtest" && d == im.k.dir || gt.reserved[goUnitKey{d, "test"}] {
+			// An external test sees its package's tests; a package checked
+			// with its tests is that package (its tests import nothing that
+			// imports it).
+			k.variant = "test"
+		}
+		if im.depth >= goImportDepth {
+			return nil, fmt.Errorf("%s: beyond the import depth", p)
+		}
+		u, err := gt.check(im.ctx, k, im.depth+1)
+		if err != nil {
+			*im.err = err
+			return nil, err
+		}
+		if u == nil || u.pkg == nil || !u.done {
+			return nil, fmt.Errorf("%s: not checked", p)
+		}
+		return u.pkg, nil
+	}
+	if pk, ok := im.stubs[p]; ok {
+		return pk, nil
+	}
+	if im.used == nil {
+		im.used = outsideNames(im.files)
+	}
+	pk := types.NewPackage(p, goPackageName(p))
+	for name, kind := range im.used[p] {
+		switch kind {
+		case outsideType, outsideConcrete, outsideIface:
+			var under types.Type = types.NewStruct(nil, nil)
+			if kind == outsideIface {
+				under = types.NewInterfaceType(nil, nil).Complete()
+			}
+			tn := types.NewTypeName(token.NoPos, pk, name, nil)
+			types.NewNamed(tn, under, nil)
+			if kind == outsideConcrete {
+				gt.concrete[tn] = true
+			}
+			pk.Scope().Insert(tn)
+		default:
+			// A function of any arguments and no result: the checker reads
+			// the arguments (an invalid callee would leave them unread), and
+			// what it gives is unknown.
+			pk.Scope().Insert(types.NewFunc(token.NoPos, pk, name, outsideFunc))
+		}
+	}
+	pk.MarkComplete()
+	im.stubs[p] = pk
+	gt.stubs[pk] = true
+	return pk, nil
+}
+
+// outsideFunc is the signature of an outside package's function or value:
+// func(...any).
+var outsideFunc = types.NewSignatureType(nil, nil, nil,
+	types.NewTuple(types.NewParam(token.NoPos, nil, "", types.NewSlice(types.Universe.Lookup("any").Type()))), nil, true)
+
+// What a name of an outside package is, from where the files write it.
+type outsideKind int
+
+const (
+	outsideValue    outsideKind = iota // a function, a variable, a constant: unknown
+	outsideType                        // written where a type goes
+	outsideConcrete                    // a type pointed to, made by new or a literal: not an interface
+	outsideIface                       // embedded in an interface
+)
+
+// outsideNames returns, per import path, the names the files write after
+// its qualifier (qual.Name) and what they are.
+func outsideNames(files []*ast.File) map[string]map[string]outsideKind {
+	out := map[string]map[string]outsideKind{}
+	for _, f := range files {
+		quals := map[string]string{}
+		for _, s := range f.Imports {
+			p := strings.Trim(s.Path.Value, "`\"")
+			name := goPackageName(p)
+			if s.Name != nil {
+				name = s.Name.Name
+			}
+			quals[name] = p
+			if out[p] == nil {
+				out[p] = map[string]outsideKind{}
+			}
+		}
+		sel := func(e ast.Expr) (string, string, bool) {
+			if s, ok := e.(*ast.SelectorExpr); ok {
+				if x, ok := s.X.(*ast.Ident); ok && quals[x.Name] != "" {
+					return quals[x.Name], s.Sel.Name, true
+				}
+			}
+			return "", "", false
+		}
+		// mark records what qual.Name is where e writes it; the kinds are
+		// ordered so that the strongest evidence stays.
+		mark := func(e ast.Expr, k outsideKind) {
+			if p, n, ok := sel(e); ok {
+				out[p][n] = max(out[p][n], k)
+			}
+		}
+		var typ func(e ast.Expr)
+		typ = func(e ast.Expr) {
+			switch t := e.(type) {
+			case *ast.SelectorExpr:
+				mark(t, outsideType)
+			case *ast.StarExpr:
+				mark(t.X, outsideConcrete)
+				typ(t.X)
+			case *ast.ParenExpr:
+				typ(t.X)
+			case *ast.ArrayType:
+				typ(t.Elt)
+			case *ast.Ellipsis:
+				typ(t.Elt)
+			case *ast.MapType:
+				typ(t.Key)
+				typ(t.Value)
+			case *ast.ChanType:
+				typ(t.Value)
+			case *ast.FuncType:
+				fields(t.Params, typ)
+				fields(t.Results, typ)
+			case *ast.StructType:
+				fields(t.Fields, typ)
+			case *ast.InterfaceType:
+				fields(t.Methods, typ)
+				for _, f := range t.Methods.List {
+					if len(f.Names) == 0 {
+						mark(f.Type, outsideIface)
+					}
+				}
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.SelectorExpr:
+				mark(n, outsideValue)
+			case *ast.Field:
+				typ(n.Type)
+			case *ast.ValueSpec:
+				typ(n.Type)
+			case *ast.TypeSpec:
+				typ(n.Type)
+			case *ast.CompositeLit:
+				mark(n.Type, outsideConcrete)
+				typ(n.Type)
+			case *ast.TypeAssertExpr:
+				typ(n.Type)
+			case *ast.CallExpr:
+				if id, ok := n.Fun.(*ast.Ident); ok && (id.Name == "new" || id.Name == "make") && len(n.Args) > 0 {
+					if id.Name == "new" {
+						mark(n.Args[0], outsideConcrete)
+					}
+					typ(n.Args[0])
+				}
+			}
+			return true
+		})
+	}
+	return out
+}
+
+func fields(fl *ast.FieldList, typ func(ast.Expr)) {
+	if fl == nil {
+		return
+	}
+	for _, f := range fl.List {
+		typ(f.Type)
+	}
+}
+
+// index finds the identifiers of the name in a checked file.
+func (gt *goTypes) index(u *goUnit, f *ast.File) *goFileTypes {
+	ft := &goFileTypes{unit: u, idents: map[token.Position]*ast.Ident{}, parent: map[*ast.Ident]*ast.SelectorExpr{}}
+	name := gt.rr.name
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.Ident:
+			if n.Name == name {
+				p := gt.fset.Position(n.Pos())
+				ft.idents[token.Position{Line: p.Line, Column: p.Column}] = n
+			}
+		case *ast.SelectorExpr:
+			if n.Sel.Name == name {
+				ft.parent[n.Sel] = n
+			}
+		}
+		return true
+	})
+	return ft
+}
