@@ -67,8 +67,10 @@ type fusedHit struct {
 }
 
 // fuse combines channels into a ranked hit list of at most limit hits.
-// pm scores paths for the path prior.
-func (p *Planner) fuse(chans []*channel, pm *pathMatcher, files map[int64]*fileInfo, pool unitPool, limit int) *fused {
+// pm scores paths for the path prior; with task set, the task priors
+// (task.go) replace the question priors, and scope, when not nil, scores
+// paths for the commit scope.
+func (p *Planner) fuse(chans []*channel, pm *pathMatcher, task bool, scope *pathMatcher, files map[int64]*fileInfo, pool unitPool, limit int) *fused {
 	t := p.tune
 	byFile := map[int64]*fileCand{}
 	getFile := func(u *unit) *fileCand {
@@ -130,10 +132,14 @@ func (p *Planner) fuse(chans []*channel, pm *pathMatcher, files map[int64]*fileI
 					fc.priors = append(fc.priors, Prior{Name: "path words", Factor: round(f)})
 				}
 			}
-			fc.applyPrior(fc.info.test, t.TestPrior, "test file")
-			fc.applyPrior(fc.info.aux, t.AuxPrior, "examples, docs, benchmarks or vendored code")
-			fc.applyPrior(fc.info.reexport, t.ReexportPrior, "re-export file")
-			fc.applyPrior(fc.info.prose, t.ProsePrior, "prose or data file")
+			if task {
+				fc.taskPriors(&t, scope)
+			} else {
+				fc.applyPrior(fc.info.test, t.TestPrior, "test file")
+				fc.applyPrior(fc.info.aux, t.AuxPrior, "examples, docs, benchmarks or vendored code")
+				fc.applyPrior(fc.info.reexport, t.ReexportPrior, "re-export file")
+				fc.applyPrior(fc.info.prose, t.ProsePrior, "prose or data file")
+			}
 		}
 		cands = append(cands, fc)
 	}

@@ -24,7 +24,11 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 	vectors := p.vec.startVectors(ctx, text, req, sc, defs, concept)
 	pool := unitPool{}
 	var chans []*channel
+	shape, task := taskShapeOf(req.Query, resp.QueryUsed != "")
 	t := analyse(text)
+	if task && p.tune.TaskVerbDrop && resp.QueryUsed == "" && !defs && shape.words != "" {
+		t = analyse(shape.words)
+	}
 
 	if defs {
 		cands, notes, err := p.symbols.definitions(ctx, text, sc, pool, files, true)
@@ -107,6 +111,11 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 				if syms, err = p.text.symbolChannel(ctx, symQuery, sc, pool, p.tune.SymbolCands); err != nil {
 					return err
 				}
+				if task {
+					// A doc comment says what code does; a change request
+					// says what to change, in other words.
+					syms.weight = p.tune.TaskWSymbol
+				}
 			}
 			keptFiles, _, _, err := p.text.pruneTerms(ctx, scope.Files, filesKey, terms, p.tune.PruneShare, p.tune.PruneBudget)
 			if err != nil {
@@ -152,7 +161,14 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 	chans = append(chans, vchans...)
 	resp.FiltersApplied = sc.applied
 
-	f := p.fuse(chans, pm, files, pool, req.Limit)
+	var scopePM *pathMatcher
+	if task && len(shape.scope) > 0 && p.tune.TaskScopeBoost > 0 {
+		// A scope names a directory as often as a file: a file under
+		// encode/ is in "fix(encode):" whatever its own name, so the
+		// file name's other words do not lower the match.
+		scopePM = newPathMatcher(shape.scope, vocab, p.tune.PathDirShare, 0)
+	}
+	f := p.fuse(chans, pm, task, scopePM, files, pool, req.Limit)
 	if p.traceFn != nil {
 		p.traceFn(p.trace(text, resp.Intent, chans, f))
 	}

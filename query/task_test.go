@@ -1,0 +1,166 @@
+package query
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/internal/testkit"
+	"github.com/viberag/viberag/internal/testkit/indextest"
+	"github.com/viberag/viberag/tables"
+)
+
+func TestTaskShapeOf(t *testing.T) {
+	tests := []struct {
+		q       string
+		reduced bool
+		task    bool
+		scope   []string
+	}{
+		// Verbs of change open commit subjects and change requests.
+		{"Fix crash when the config file is empty", false, true, nil},
+		{"Added a retry limit to the worker", false, true, nil},
+		{"don't close the pool twice", false, true, nil},
+		{"* Remove the deprecated flag", false, true, nil},
+		// Conventional commits, with and without a scope.
+		{"feat(parser): accept trailing commas", false, true, []string{"parser"}},
+		{"fix(lex)!: Remove unsafe method", false, true, []string{"lex"}},
+		{"refactor: centralize subscriptions", false, true, nil},
+		// A scope before a verb of change, bracketed or bare.
+		{"[Console] Fixed invalid help command shortcut", false, true, []string{"console"}},
+		{"net/http: fix the keep-alive race", false, true, []string{"net", "http"}},
+		// Reduced task text is task-shaped whatever its first word.
+		{"Traceback worker.py KeyError", true, true, nil},
+		// Questions, doc comments and names are not.
+		{"how are routes registered", false, false, nil},
+		{"Returns the parsed configuration", false, false, nil},
+		{"Usage: fulldomain txtvalue", false, false, nil},
+		{"see(below): the cache", false, false, nil},
+		{"RetryPolicy", false, false, nil},
+	}
+	for _, tt := range tests {
+		sh, ok := taskShapeOf(tt.q, tt.reduced)
+		if ok != tt.task || !slices.Equal(sh.scope, tt.scope) {
+			t.Errorf("taskShapeOf(%q, %v) = %v, %v; want %v, %v", tt.q, tt.reduced, sh.scope, ok, tt.scope, tt.task)
+		}
+	}
+}
+
+// taskRepo is a small tree where a change's words are spread over the
+// source that holds it, its test and its changelog entry.
+var taskRepo = map[string]string{
+	"lexer/lexer.go": "package lexer\n\n// Lexer splits input into tokens.\ntype Lexer struct{ src string; pos int }\n\n" +
+		"// tableName reads a table name; an unclosed one ends with the input.\nfunc (l *Lexer) tableName() string {\n\tstart := l.pos\n\tfor l.pos < len(l.src) && l.src[l.pos] != ']' {\n\t\tl.pos++\n\t}\n\treturn l.src[start:l.pos]\n}\n",
+	"lexer/lexer_test.go": "package lexer\n\nimport \"testing\"\n\n// An unclosed table name must not hang the lexer.\n" +
+		"func TestUnclosedTableName(t *testing.T) {\n\tl := &Lexer{src: \"[unclosed table name\"}\n\tif l.tableName() == \"\" {\n\t\tt.Fatal(\"unclosed table name\")\n\t}\n}\n\n" +
+		"func TestTableNameHang(t *testing.T) {\n\tl := &Lexer{src: \"[table name never closed\"}\n\t_ = l.tableName() // unclosed table name: terminate\n}\n",
+	"CHANGELOG.md":   "# Changes\n\n## 1.2.0\n\n- Fix the lexer hanging on an unclosed table name.\n- The lexer terminates on an unclosed table name.\n- Unclosed table names are errors.\n",
+	"encode/keys.go": "package encode\n\n// sortKeys orders keys.\nfunc sortKeys(keys []string) {}\n",
+}
+
+// taskRanks indexes files and returns the rank of want for q under each
+// tuning.
+func taskRanks(t *testing.T, files map[string]string, q, want string, tunes ...Tuning) []int {
+	t.Helper()
+	ctx := context.Background()
+	root, data := t.TempDir(), t.TempDir()
+	testkit.WriteFiles(t, root, files)
+	db := indextest.Open(t, indextest.Path(data), tables.OpenOptions{})
+	if _, err := indexer.Run(ctx, db, root, indexer.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	var out []int
+	for _, tune := range tunes {
+		p, err := New(ctx, db.Reader(), Options{Tuning: &tune})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rank := 0
+		var paths []string
+		for _, h := range search(t, p, Request{Query: q, Limit: 10}).Hits {
+			if !slices.Contains(paths, h.Path) {
+				paths = append(paths, h.Path)
+			}
+		}
+		if i := slices.Index(paths, want); i >= 0 {
+			rank = i + 1
+		}
+		t.Logf("%q: %s", q, strings.Join(paths, " "))
+		p.Close()
+		out = append(out, rank)
+	}
+	return out
+}
+
+// TestTaskPriorsPutSourceFirst: a commit subject whose words its test and
+// its changelog entry repeat lists the source it changed first; with the
+// question priors the test or the changelog comes first.
+func TestTaskPriorsPutSourceFirst(t *testing.T) {
+	questionPriors := DefaultTuning()
+	questionPriors.TaskTestPrior = questionPriors.TestPrior
+	questionPriors.TaskProsePrior = questionPriors.ProsePrior
+	questionPriors.TaskAuxPrior = questionPriors.AuxPrior
+	r := taskRanks(t, taskRepo, "Fix unclosed table name hanging the lexer", "lexer/lexer.go", DefaultTuning(), questionPriors)
+	if r[0] != 1 {
+		t.Errorf("task priors: lexer/lexer.go at rank %d, want 1", r[0])
+	}
+	if r[1] == 1 {
+		t.Errorf("question priors: lexer/lexer.go at rank 1 too; the test no longer exercises the task priors")
+	}
+}
+
+// TestCommitScopeLiftsItsDirectory: "fix(parser): …" is a change in
+// parser/, though the lexer's file holds its words more often.
+func TestCommitScopeLiftsItsDirectory(t *testing.T) {
+	files := map[string]string{
+		"lexer/quote.go":  "package lexer\n\n// quoteTableName handles table name quoting.\n// Table name quoting doubles the quotes.\n// A quoting table name: table name quoting again.\n// Name quoting of a table: quoting the table name.\nfunc quoteTableName(name string) string { return name }\n",
+		"parser/quote.go": "package parser\n\n// readTableName handles table name quoting.\nfunc readTableName(name string) string { return name }\n",
+	}
+	noScope := DefaultTuning()
+	noScope.TaskScopeBoost = 0
+	r := taskRanks(t, files, "fix(parser): table name quoting", "parser/quote.go", DefaultTuning(), noScope)
+	if r[0] != 1 {
+		t.Errorf("scope boost: parser/quote.go at rank %d, want 1", r[0])
+	}
+	if r[1] == 1 {
+		t.Errorf("no scope boost: parser/quote.go at rank 1 too; the test no longer exercises the scope")
+	}
+}
+
+// TestTaskVerbIsNotSearched: "Add a retry limit …" names the kind of
+// change; the code that defines add() is not where it goes.
+func TestTaskVerbIsNotSearched(t *testing.T) {
+	files := map[string]string{
+		"mathx/add.go":     "package mathx\n\n// Add adds two numbers.\nfunc Add(a, b int) int { return a + b }\n\n// AddAll adds numbers.\nfunc AddAll(xs ...int) int {\n\ts := 0\n\tfor _, x := range xs {\n\t\ts = Add(s, x)\n\t}\n\treturn s\n}\n",
+		"worker/worker.go": "package worker\n\n// Worker runs jobs.\ntype Worker struct{ retries int }\n\n// Run runs a job, retrying it.\nfunc (w *Worker) Run(job func() error) error {\n\tvar err error\n\tfor i := 0; i <= w.retries; i++ {\n\t\tif err = job(); err == nil {\n\t\t\treturn nil\n\t\t}\n\t}\n\treturn err\n}\n",
+	}
+	keep := DefaultTuning()
+	keep.TaskVerbDrop = false
+	r := taskRanks(t, files, "Add limit on retries", "worker/worker.go", DefaultTuning(), keep)
+	if r[0] != 1 {
+		t.Errorf("verb dropped: worker/worker.go at rank %d, want 1", r[0])
+	}
+	if r[1] == 1 {
+		t.Errorf("verb kept: worker/worker.go at rank 1 too; the test no longer exercises the verb")
+	}
+}
+
+// TestTaskDocCommentsWeighLess: a change request's words in a doc comment
+// elsewhere say what that code does, not where the change goes.
+func TestTaskDocCommentsWeighLess(t *testing.T) {
+	files := map[string]string{
+		"http/header.go":  "package http\n\nfunc parseHeader(line string) (name, value string) {\n\tname, value, _ = strings.Cut(line, \":\")\n\tif emptyValue := value == \"\"; emptyValue {\n\t\treturn name, \"\"\n\t}\n\treturn name, strings.TrimSpace(value)\n}\n",
+		"http/request.go": "package http\n\n// ReadRequest reads a request; parsing of empty header values keeps them empty.\n// Parsing header values: empty values parse as empty.\nfunc ReadRequest(r io.Reader) (*Request, error) {\n\treturn nil, nil\n}\n",
+	}
+	full := DefaultTuning()
+	full.TaskWSymbol = full.WSymbol
+	r := taskRanks(t, files, "Fix parsing of empty header values", "http/header.go", DefaultTuning(), full)
+	if r[0] != 1 {
+		t.Errorf("task weight: http/header.go at rank %d, want 1", r[0])
+	}
+	if r[1] == 1 {
+		t.Errorf("question weight: http/header.go at rank 1 too; the test no longer exercises the weight")
+	}
+}
