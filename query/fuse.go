@@ -68,9 +68,8 @@ type fusedHit struct {
 
 // fuse combines channels into a ranked hit list of at most limit hits.
 // pm scores paths for the path prior; with task set, the task priors
-// (task.go) replace the question priors, and scope, when not nil, scores
-// paths for the commit scope.
-func (p *Planner) fuse(chans []*channel, pm *pathMatcher, task bool, scope *pathMatcher, files map[int64]*fileInfo, pool unitPool, limit int) *fused {
+// (task.go) replace the question priors.
+func (p *Planner) fuse(chans []*channel, pm *pathMatcher, task bool, files map[int64]*fileInfo, pool unitPool, limit int) *fused {
 	t := p.tune
 	byFile := map[int64]*fileCand{}
 	getFile := func(u *unit) *fileCand {
@@ -133,7 +132,7 @@ func (p *Planner) fuse(chans []*channel, pm *pathMatcher, task bool, scope *path
 				}
 			}
 			if task {
-				fc.taskPriors(&t, scope)
+				fc.taskPriors(&t)
 			} else {
 				fc.applyPrior(fc.info.test, t.TestPrior, "test file")
 				fc.applyPrior(fc.info.aux, t.AuxPrior, "examples, docs, benchmarks or vendored code")

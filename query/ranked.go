@@ -161,14 +161,7 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 	chans = append(chans, vchans...)
 	resp.FiltersApplied = sc.applied
 
-	var scopePM *pathMatcher
-	if task && len(shape.scope) > 0 && p.tune.TaskScopeBoost > 0 {
-		// A scope names a directory as often as a file: a file under
-		// encode/ is in "fix(encode):" whatever its own name, so the
-		// file name's other words do not lower the match.
-		scopePM = newPathMatcher(shape.scope, vocab, p.tune.PathDirShare, 0)
-	}
-	f := p.fuse(chans, pm, task, scopePM, files, pool, req.Limit)
+	f := p.fuse(chans, pm, task, files, pool, req.Limit)
 	if p.traceFn != nil {
 		p.traceFn(p.trace(text, resp.Intent, chans, f))
 	}

@@ -11,22 +11,20 @@ import (
 // commas", "[Console] fixed the help shortcut") asks for the source files
 // a change is made in. Their tests, docs, changelogs and build files share
 // its words — a changelog names every change, a test every behaviour — but
-// the change is not made there. taskShape reads such text by its first
+// the change is not made there. taskShapeOf reads such text by its first
 // word, a verb of change, or by a commit's prefix; for it, fusion demotes
 // tests, docs and examples, and prose and data files more than for a
-// question, and the prefix's scope (a package, module or directory the
-// change is in) lifts the files whose path holds it.
+// question, doc comments weigh less, and the verb itself is not searched.
 
 // taskShape is what the shape of a task-shaped query says.
 type taskShape struct {
-	// scope holds the words of a commit prefix's scope: "parser" of
-	// "feat(parser):", "net/http" of "net/http: …", "Console" of
-	// "[Console]".
-	scope []string
-	// words is the text to search without the commit's prefix, whose
-	// scope acts on paths alone, and without its first word, the verb of
-	// change ("add", "fix"), which names the kind of change, not its
-	// place, and matches every add() and fix_ in the code.
+	// scope is a commit prefix's scope: "parser" of "feat(parser):",
+	// "net/http" of "net/http: …", "Console" of "[Console]".
+	scope string
+	// words is the text to search: the scope's words and the rest of
+	// the text, without the commit's type and the first word, the verb
+	// of change ("add", "fix"), which name the kind of change, not its
+	// place, and match every add() and fix_ in the code.
 	words string
 }
 
@@ -74,14 +72,15 @@ func taskShapeOf(q string, reduced bool) (taskShape, bool) {
 	if m := commitPrefixRe.FindStringSubmatch(q); m != nil {
 		switch {
 		case m[1] != "":
-			marked = conventionalTypes[strings.ToLower(m[1])]
-			sh.scope = scopeWords(m[2])
+			if marked = conventionalTypes[strings.ToLower(m[1])]; marked {
+				sh.scope = m[2]
+			}
 		case m[3] != "":
-			sh.scope = scopeWords(m[3])
+			sh.scope = m[3]
 		case conventionalTypes[strings.ToLower(m[4])]:
 			marked = true
 		default:
-			sh.scope = scopeWords(m[4])
+			sh.scope = m[4]
 		}
 		if marked || m[1] == "" {
 			q = q[len(m[0]):]
@@ -99,7 +98,7 @@ func taskShapeOf(q string, reduced bool) (taskShape, bool) {
 		rest = strings.TrimLeftFunc(q, unicode.IsSpace)
 		rest = rest[len(strings.Fields(rest)[0]):]
 	}
-	sh.words = strings.TrimSpace(rest)
+	sh.words = strings.TrimSpace(sh.scope + " " + strings.TrimSpace(rest))
 	return sh, true
 }
 
@@ -111,27 +110,9 @@ func commitTyped(q string) bool {
 	return m != nil && (conventionalTypes[strings.ToLower(m[1])] || m[1] == "" && m[3] == "" && conventionalTypes[strings.ToLower(m[4])])
 }
 
-// scopeWords are the path words of a commit prefix's scope.
-func scopeWords(s string) []string {
-	var out []string
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '/' || r == '|' }) {
-		out = append(out, analyse(f).words...)
-	}
-	return pathWords(out)
-}
-
 // taskPriors applies the task priors to a candidate file in place of the
-// question priors: sh's scope lifts the files whose path holds it, as the
-// path prior does (scope × share), and tests, aux code and prose files
-// take the task factors.
-func (fc *fileCand) taskPriors(t *Tuning, scope *pathMatcher) {
-	if scope != nil && t.TaskScopeBoost > 0 {
-		if m := scope.share(fc.info); m > 0 {
-			f := 1 + t.TaskScopeBoost*m
-			fc.final *= f
-			fc.priors = append(fc.priors, Prior{Name: "commit scope in path", Factor: round(f)})
-		}
-	}
+// question priors: tests, aux code and prose files take the task factors.
+func (fc *fileCand) taskPriors(t *Tuning) {
 	fc.applyPrior(fc.info.test, t.TaskTestPrior, "test file (task text)")
 	fc.applyPrior(fc.info.aux, t.TaskAuxPrior, "examples, docs, benchmarks or vendored code (task text)")
 	fc.applyPrior(fc.info.reexport, t.ReexportPrior, "re-export file")

@@ -17,33 +17,34 @@ func TestTaskShapeOf(t *testing.T) {
 		q       string
 		reduced bool
 		task    bool
-		scope   []string
+		scope   string
+		words   string
 	}{
 		// Verbs of change open commit subjects and change requests.
-		{"Fix crash when the config file is empty", false, true, nil},
-		{"Added a retry limit to the worker", false, true, nil},
-		{"don't close the pool twice", false, true, nil},
-		{"* Remove the deprecated flag", false, true, nil},
+		{"Fix crash when the config file is empty", false, true, "", "crash when the config file is empty"},
+		{"Added a retry limit to the worker", false, true, "", "a retry limit to the worker"},
+		{"don't close the pool twice", false, true, "", "close the pool twice"},
+		{"* Remove the deprecated flag", false, true, "", "the deprecated flag"},
 		// Conventional commits, with and without a scope.
-		{"feat(parser): accept trailing commas", false, true, []string{"parser"}},
-		{"fix(lex)!: Remove unsafe method", false, true, []string{"lex"}},
-		{"refactor: centralize subscriptions", false, true, nil},
+		{"feat(parser): accept trailing commas", false, true, "parser", "parser trailing commas"},
+		{"fix(lex)!: Remove unsafe method", false, true, "lex", "lex unsafe method"},
+		{"refactor: centralize subscriptions", false, true, "", "centralize subscriptions"},
 		// A scope before a verb of change, bracketed or bare.
-		{"[Console] Fixed invalid help command shortcut", false, true, []string{"console"}},
-		{"net/http: fix the keep-alive race", false, true, []string{"net", "http"}},
+		{"[Console] Fixed invalid help command shortcut", false, true, "Console", "Console invalid help command shortcut"},
+		{"net/http: fix the keep-alive race", false, true, "net/http", "net/http the keep-alive race"},
 		// Reduced task text is task-shaped whatever its first word.
-		{"Traceback worker.py KeyError", true, true, nil},
+		{"Traceback worker.py KeyError", true, true, "", "Traceback worker.py KeyError"},
 		// Questions, doc comments and names are not.
-		{"how are routes registered", false, false, nil},
-		{"Returns the parsed configuration", false, false, nil},
-		{"Usage: fulldomain txtvalue", false, false, nil},
-		{"see(below): the cache", false, false, nil},
-		{"RetryPolicy", false, false, nil},
+		{"how are routes registered", false, false, "", ""},
+		{"Returns the parsed configuration", false, false, "", ""},
+		{"Usage: fulldomain txtvalue", false, false, "", ""},
+		{"see(below): the cache", false, false, "", ""},
+		{"RetryPolicy", false, false, "", ""},
 	}
 	for _, tt := range tests {
 		sh, ok := taskShapeOf(tt.q, tt.reduced)
-		if ok != tt.task || !slices.Equal(sh.scope, tt.scope) {
-			t.Errorf("taskShapeOf(%q, %v) = %v, %v; want %v, %v", tt.q, tt.reduced, sh.scope, ok, tt.scope, tt.task)
+		if ok != tt.task || sh.scope != tt.scope || sh.words != tt.words {
+			t.Errorf("taskShapeOf(%q, %v) = %q, %q, %v; want %q, %q, %v", tt.q, tt.reduced, sh.scope, sh.words, ok, tt.scope, tt.words, tt.task)
 		}
 	}
 }
@@ -108,24 +109,6 @@ func TestTaskPriorsPutSourceFirst(t *testing.T) {
 	}
 	if r[1] == 1 {
 		t.Errorf("question priors: lexer/lexer.go at rank 1 too; the test no longer exercises the task priors")
-	}
-}
-
-// TestCommitScopeLiftsItsDirectory: "fix(parser): …" is a change in
-// parser/, though the lexer's file holds its words more often.
-func TestCommitScopeLiftsItsDirectory(t *testing.T) {
-	files := map[string]string{
-		"lexer/quote.go":  "package lexer\n\n// quoteTableName handles table name quoting.\n// Table name quoting doubles the quotes.\n// A quoting table name: table name quoting again.\n// Name quoting of a table: quoting the table name.\nfunc quoteTableName(name string) string { return name }\n",
-		"parser/quote.go": "package parser\n\n// readTableName handles table name quoting.\nfunc readTableName(name string) string { return name }\n",
-	}
-	noScope := DefaultTuning()
-	noScope.TaskScopeBoost = 0
-	r := taskRanks(t, files, "fix(parser): table name quoting", "parser/quote.go", DefaultTuning(), noScope)
-	if r[0] != 1 {
-		t.Errorf("scope boost: parser/quote.go at rank %d, want 1", r[0])
-	}
-	if r[1] == 1 {
-		t.Errorf("no scope boost: parser/quote.go at rank 1 too; the test no longer exercises the scope")
 	}
 }
 

@@ -100,13 +100,10 @@ type Tuning struct {
 
 	// Task priors replace the priors above for task-shaped queries
 	// (task.go): a change is made in source, not in its tests, docs or
-	// changelog. TaskScopeBoost multiplies a file's score by 1 +
-	// TaskScopeBoost × (share of a commit prefix's scope words in its
-	// path).
+	// changelog.
 	TaskTestPrior  float64 `tune:"task_test_prior"`
 	TaskAuxPrior   float64 `tune:"task_aux_prior"`
 	TaskProsePrior float64 `tune:"task_prose_prior"`
-	TaskScopeBoost float64 `tune:"task_scope_boost"`
 	// TaskVerbDrop searches a task-shaped query without its verb of change.
 	TaskVerbDrop bool `tune:"task_verb_drop"`
 	// TaskWSymbol replaces WSymbol (doc comments) for task-shaped queries.
@@ -159,7 +156,6 @@ func DefaultTuning() Tuning {
 		TaskTestPrior:  0.1,
 		TaskAuxPrior:   0.3,
 		TaskProsePrior: 0.2,
-		TaskScopeBoost: 2,
 		TaskWSymbol:    0.5,
 		TaskVerbDrop:   true,
 
