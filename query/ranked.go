@@ -161,7 +161,7 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 	chans = append(chans, vchans...)
 	resp.FiltersApplied = sc.applied
 
-	f := p.fuse(chans, pm, task, files, pool, req.Limit)
+	f := p.fuse(chans, pm, sourcePriors(task, t.natural, defs, text), files, pool, req.Limit)
 	if p.traceFn != nil {
 		p.traceFn(p.trace(text, resp.Intent, chans, f))
 	}

@@ -51,6 +51,20 @@ var (
 		merge merged split port polish tidy unify rewrite rewrote apply keep require prefer let`)
 )
 
+// questionRe matches a question: a wh-word or an auxiliary first, or a
+// question mark last.
+var questionRe = regexp.MustCompile(`(?i)^\s*(?:how|what|where|why|which|who|when|is|are|does|do|can|should)\b|\?\s*$`)
+
+// sourcePriors reports whether a concept search of text takes the task
+// priors: a task-shaped query, or a statement in prose that is not a
+// question (a change described without a verb of change, a doc
+// comment's sentence) asks for the code it describes, not for its tests,
+// docs or changelog; a question may be answered by docs, and a name by
+// whatever defines it.
+func sourcePriors(task, natural, defs bool, text string) bool {
+	return task || natural && !defs && !questionRe.MatchString(text)
+}
+
 func wordSet(s string) map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(s) {
@@ -111,10 +125,10 @@ func commitTyped(q string) bool {
 }
 
 // taskPriors applies the task priors to a candidate file in place of the
-// question priors: tests, aux code and prose files take the task factors.
+// question priors: tests and prose files take the task factors.
 func (fc *fileCand) taskPriors(t *Tuning) {
-	fc.applyPrior(fc.info.test, t.TaskTestPrior, "test file (task text)")
-	fc.applyPrior(fc.info.aux, t.TaskAuxPrior, "examples, docs, benchmarks or vendored code (task text)")
+	fc.applyPrior(fc.info.test, t.TaskTestPrior, "test file (statement)")
+	fc.applyPrior(fc.info.aux, t.AuxPrior, "examples, docs, benchmarks or vendored code")
 	fc.applyPrior(fc.info.reexport, t.ReexportPrior, "re-export file")
-	fc.applyPrior(fc.info.prose, t.TaskProsePrior, "prose or data file (task text)")
+	fc.applyPrior(fc.info.prose, t.TaskProsePrior, "prose or data file (statement)")
 }

@@ -95,20 +95,44 @@ func taskRanks(t *testing.T, files map[string]string, q, want string, tunes ...T
 	return out
 }
 
-// TestTaskPriorsPutSourceFirst: a commit subject whose words its test and
-// its changelog entry repeat lists the source it changed first; with the
-// question priors the test or the changelog comes first.
+// TestTaskPriorsPutSourceFirst: a commit subject, or a statement of the
+// same change without a verb of change, whose words its test and its
+// changelog entry repeat lists the source it changed first; with the
+// question priors the changelog comes first.
 func TestTaskPriorsPutSourceFirst(t *testing.T) {
 	questionPriors := DefaultTuning()
 	questionPriors.TaskTestPrior = questionPriors.TestPrior
 	questionPriors.TaskProsePrior = questionPriors.ProsePrior
-	questionPriors.TaskAuxPrior = questionPriors.AuxPrior
-	r := taskRanks(t, taskRepo, "Fix unclosed table name hanging the lexer", "lexer/lexer.go", DefaultTuning(), questionPriors)
-	if r[0] != 1 {
-		t.Errorf("task priors: lexer/lexer.go at rank %d, want 1", r[0])
+	for _, q := range []string{"Fix unclosed table name hanging the lexer", "Unclosed table name hangs the lexer"} {
+		r := taskRanks(t, taskRepo, q, "lexer/lexer.go", DefaultTuning(), questionPriors)
+		if r[0] != 1 {
+			t.Errorf("%q, task priors: lexer/lexer.go at rank %d, want 1", q, r[0])
+		}
+		if r[1] == 1 {
+			t.Errorf("%q, question priors: lexer/lexer.go at rank 1 too; the test no longer exercises the task priors", q)
+		}
 	}
-	if r[1] == 1 {
-		t.Errorf("question priors: lexer/lexer.go at rank 1 too; the test no longer exercises the task priors")
+}
+
+func TestSourcePriors(t *testing.T) {
+	tests := []struct {
+		task, natural, defs bool
+		text                string
+		want                bool
+	}{
+		{true, true, false, "Fix the lexer", true},
+		{false, true, false, "Unclosed table name hangs the lexer", true},
+		{false, true, false, "Returns the parsed configuration", true},
+		{false, true, false, "how does the lexer end a table name", false},
+		{false, true, false, "Where are routes registered?", false},
+		{false, true, false, "the lexer's table names?", false},
+		{false, false, true, "tableName", false},
+		{false, false, false, "tableName lexer", false},
+	}
+	for _, tt := range tests {
+		if got := sourcePriors(tt.task, tt.natural, tt.defs, tt.text); got != tt.want {
+			t.Errorf("sourcePriors(%v, %v, %v, %q) = %v, want %v", tt.task, tt.natural, tt.defs, tt.text, got, tt.want)
+		}
 	}
 }
 

@@ -98,11 +98,10 @@ type Tuning struct {
 	ReexportPrior float64 `tune:"reexport_prior"` // package barrels: __init__.py, index.js…
 	ProsePrior    float64 `tune:"prose_prior"`    // prose and data files (markdown, text, json, yaml)
 
-	// Task priors replace the priors above for task-shaped queries
-	// (task.go): a change is made in source, not in its tests, docs or
-	// changelog.
+	// Task priors replace TestPrior and ProsePrior for statements that
+	// are not questions, task-shaped or not (task.go): they ask for
+	// source, not its tests, docs or changelog.
 	TaskTestPrior  float64 `tune:"task_test_prior"`
-	TaskAuxPrior   float64 `tune:"task_aux_prior"`
 	TaskProsePrior float64 `tune:"task_prose_prior"`
 	// TaskVerbDrop searches a task-shaped query without its verb of change.
 	TaskVerbDrop bool `tune:"task_verb_drop"`
@@ -154,7 +153,6 @@ func DefaultTuning() Tuning {
 		SameFileDecay: 0.001, // best chunk per file first (broad benchmark +0.0014, dev split +0.001 over 0.3)
 
 		TaskTestPrior:  0.1,
-		TaskAuxPrior:   0.3,
 		TaskProsePrior: 0.2,
 		TaskWSymbol:    0.5,
 		TaskVerbDrop:   true,
