@@ -1,7 +1,6 @@
 package query
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -9,7 +8,6 @@ import (
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/internal/testkit"
 	"github.com/viberag/viberag/internal/testkit/indextest"
-	"github.com/viberag/viberag/tables"
 )
 
 func TestTaskShapeOf(t *testing.T) {
@@ -61,36 +59,23 @@ var taskRepo = map[string]string{
 	"encode/keys.go": "package encode\n\n// sortKeys orders keys.\nfunc sortKeys(keys []string) {}\n",
 }
 
-// taskRanks indexes files and returns the rank of want for q under each
-// tuning.
+// taskRanks indexes files and returns the rank of want (0: not listed)
+// among the files q lists under each tuning.
 func taskRanks(t *testing.T, files map[string]string, q, want string, tunes ...Tuning) []int {
 	t.Helper()
-	ctx := context.Background()
-	root, data := t.TempDir(), t.TempDir()
+	root, path := t.TempDir(), indextest.Path(t.TempDir())
 	testkit.WriteFiles(t, root, files)
-	db := indextest.Open(t, indextest.Path(data), tables.OpenOptions{})
-	if _, err := indexer.Run(ctx, db, root, indexer.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	indextest.Build(t, root, path, indexer.Options{})
 	var out []int
 	for _, tune := range tunes {
-		p, err := New(ctx, db.Reader(), Options{Tuning: &tune})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rank := 0
 		var paths []string
-		for _, h := range search(t, p, Request{Query: q, Limit: 10}).Hits {
+		for _, h := range search(t, plannerOn(t, path, Options{Tuning: &tune}), Request{Query: q, Limit: 10}).Hits {
 			if !slices.Contains(paths, h.Path) {
 				paths = append(paths, h.Path)
 			}
 		}
-		if i := slices.Index(paths, want); i >= 0 {
-			rank = i + 1
-		}
 		t.Logf("%q: %s", q, strings.Join(paths, " "))
-		p.Close()
-		out = append(out, rank)
+		out = append(out, slices.Index(paths, want)+1)
 	}
 	return out
 }
