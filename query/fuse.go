@@ -67,9 +67,9 @@ type fusedHit struct {
 }
 
 // fuse combines channels into a ranked hit list of at most limit hits.
-// pm scores paths for the path prior; with task set, the task priors
-// (task.go) replace the question priors.
-func (p *Planner) fuse(chans []*channel, pm *pathMatcher, task bool, files map[int64]*fileInfo, pool unitPool, limit int) *fused {
+// pm scores paths for the path prior; with source set (sourcePriors), the
+// task priors replace the question priors.
+func (p *Planner) fuse(chans []*channel, pm *pathMatcher, source bool, files map[int64]*fileInfo, pool unitPool, limit int) *fused {
 	t := p.tune
 	byFile := map[int64]*fileCand{}
 	getFile := func(u *unit) *fileCand {
@@ -131,7 +131,7 @@ func (p *Planner) fuse(chans []*channel, pm *pathMatcher, task bool, files map[i
 					fc.priors = append(fc.priors, Prior{Name: "path words", Factor: round(f)})
 				}
 			}
-			if task {
+			if source {
 				fc.taskPriors(&t)
 			} else {
 				fc.applyPrior(fc.info.test, t.TestPrior, "test file")
