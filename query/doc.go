@@ -152,8 +152,13 @@
 // they are; weights: definition 3, blocks 1, blocks_sum 1, path 1,
 // embedded_names 1, symbols 1, files 0.7, module 3 for how-questions); it is then multiplied by 1 + the path share (path words) and by
 // the priors: test files ×0.5, examples/docs/benchmarks/vendored code
-// ×0.7, re-export barrels ×0.8, prose and data files ×0.8. Priors demote,
-// never remove, and a demoted hit always carries a why saying so. Each
+// ×0.7, re-export barrels ×0.8, prose and data files ×0.8. A statement
+// in prose that is not a question asks for the code it describes, so it
+// takes the task priors instead (task.go: tests ×0.1, prose and data
+// ×0.2); a task-shaped one (a commit subject or change
+// request, by its verb of change or commit prefix, or reduced task text)
+// also weighs doc comments 0.5 and does not search its verb. Priors
+// demote, never remove, and a demoted hit always carries a why saying so. Each
 // file is represented by its best unit (definitions win ties over
 // blocks); its further non-overlapping units compete at the file's score
 // ×0.3 per hit already listed, which spreads the list over files. Ties are

@@ -67,8 +67,9 @@ type fusedHit struct {
 }
 
 // fuse combines channels into a ranked hit list of at most limit hits.
-// pm scores paths for the path prior.
-func (p *Planner) fuse(chans []*channel, pm *pathMatcher, files map[int64]*fileInfo, pool unitPool, limit int) *fused {
+// pm scores paths for the path prior; with source set (sourcePriors), the
+// task priors replace the question priors.
+func (p *Planner) fuse(chans []*channel, pm *pathMatcher, source bool, files map[int64]*fileInfo, pool unitPool, limit int) *fused {
 	t := p.tune
 	byFile := map[int64]*fileCand{}
 	getFile := func(u *unit) *fileCand {
@@ -130,10 +131,14 @@ func (p *Planner) fuse(chans []*channel, pm *pathMatcher, files map[int64]*fileI
 					fc.priors = append(fc.priors, Prior{Name: "path words", Factor: round(f)})
 				}
 			}
-			fc.applyPrior(fc.info.test, t.TestPrior, "test file")
-			fc.applyPrior(fc.info.aux, t.AuxPrior, "examples, docs, benchmarks or vendored code")
-			fc.applyPrior(fc.info.reexport, t.ReexportPrior, "re-export file")
-			fc.applyPrior(fc.info.prose, t.ProsePrior, "prose or data file")
+			if source {
+				fc.taskPriors(&t)
+			} else {
+				fc.applyPrior(fc.info.test, t.TestPrior, "test file")
+				fc.applyPrior(fc.info.aux, t.AuxPrior, "examples, docs, benchmarks or vendored code")
+				fc.applyPrior(fc.info.reexport, t.ReexportPrior, "re-export file")
+				fc.applyPrior(fc.info.prose, t.ProsePrior, "prose or data file")
+			}
 		}
 		cands = append(cands, fc)
 	}

@@ -24,7 +24,11 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 	vectors := p.vec.startVectors(ctx, text, req, sc, defs, concept)
 	pool := unitPool{}
 	var chans []*channel
+	shape, task := taskShapeOf(req.Query, resp.QueryUsed != "")
 	t := analyse(text)
+	if task && p.tune.TaskVerbDrop && resp.QueryUsed == "" && !defs && shape.words != "" {
+		t = analyse(shape.words)
+	}
 
 	if defs {
 		cands, notes, err := p.symbols.definitions(ctx, text, sc, pool, files, true)
@@ -107,6 +111,11 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 				if syms, err = p.text.symbolChannel(ctx, symQuery, sc, pool, p.tune.SymbolCands); err != nil {
 					return err
 				}
+				if task {
+					// A doc comment says what code does; a change request
+					// says what to change, in other words.
+					syms.weight = p.tune.TaskWSymbol
+				}
 			}
 			keptFiles, _, _, err := p.text.pruneTerms(ctx, scope.Files, filesKey, terms, p.tune.PruneShare, p.tune.PruneBudget)
 			if err != nil {
@@ -152,7 +161,7 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 	chans = append(chans, vchans...)
 	resp.FiltersApplied = sc.applied
 
-	f := p.fuse(chans, pm, files, pool, req.Limit)
+	f := p.fuse(chans, pm, sourcePriors(task, t.natural, defs, text), files, pool, req.Limit)
 	if p.traceFn != nil {
 		p.traceFn(p.trace(text, resp.Intent, chans, f))
 	}

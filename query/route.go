@@ -87,7 +87,7 @@ func Decide(q string) Route {
 	if printfVerbRe.MatchString(q) && strings.Contains(q, " ") {
 		return Route{ExactText, q, RuleError}
 	}
-	if looksLikeCode(q) {
+	if looksLikeCode(q) && !commitTyped(q) {
 		return Route{SimilarCode, q, RuleCode}
 	}
 	return Route{Concept, q, RuleConcept}

@@ -58,6 +58,9 @@ func TestDecide(t *testing.T) {
 		// still sentences (commit messages, doc comments).
 		{"Fix stack level too deep when Sidekiq.logger == Rails.logger", Concept, "Fix stack level too deep when Sidekiq.logger == Rails.logger", RuleConcept},
 		{"Optimize Enum.count(list) == 1 to pattern match in channel.ex", Concept, "Optimize Enum.count(list) == 1 to pattern match in channel.ex", RuleConcept},
+		// A conventional commit's type(scope) is not a call.
+		{"refactor(rxjs): centralize zip-all subscriptions", Concept, "refactor(rxjs): centralize zip-all subscriptions", RuleConcept},
+		{"fix(lex)!: Remove unsafe method", Concept, "fix(lex)!: Remove unsafe method", RuleConcept},
 		{"Check if a column with name ${2} exists in the table", Concept, "Check if a column with name ${2} exists in the table", RuleConcept},
 		// …but code with a keyword or two stays code.
 		{"for _, x := range items { if x.ok { n++ } }", SimilarCode, "for _, x := range items { if x.ok { n++ } }", RuleCode},

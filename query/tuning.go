@@ -98,6 +98,16 @@ type Tuning struct {
 	ReexportPrior float64 `tune:"reexport_prior"` // package barrels: __init__.py, index.js…
 	ProsePrior    float64 `tune:"prose_prior"`    // prose and data files (markdown, text, json, yaml)
 
+	// Task priors replace TestPrior and ProsePrior for statements that
+	// are not questions, task-shaped or not (task.go): they ask for
+	// source, not its tests, docs or changelog.
+	TaskTestPrior  float64 `tune:"task_test_prior"`
+	TaskProsePrior float64 `tune:"task_prose_prior"`
+	// TaskVerbDrop searches a task-shaped query without its verb of change.
+	TaskVerbDrop bool `tune:"task_verb_drop"`
+	// TaskWSymbol replaces WSymbol (doc comments) for task-shaped queries.
+	TaskWSymbol float64 `tune:"task_w_symbol"`
+
 	// SameFileDecay is the factor on a file's second hit (squared on its
 	// third…): below 1 it spreads the list over more files; near 0 every
 	// file's best hit comes before any file's second, which then only
@@ -141,6 +151,11 @@ func DefaultTuning() Tuning {
 		ReexportPrior: 0.8,
 		ProsePrior:    0.8,
 		SameFileDecay: 0.001, // best chunk per file first (broad benchmark +0.0014, dev split +0.001 over 0.3)
+
+		TaskTestPrior:  0.1,
+		TaskProsePrior: 0.2,
+		TaskWSymbol:    0.5,
+		TaskVerbDrop:   true,
 
 		// Questions only: broad architecture 0.481 -> 0.723,
 		// other kinds and the dev split unchanged (BENCHMARKS.md).

@@ -1,0 +1,134 @@
+package query
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// Task-shaped queries. A commit subject, a change request or a bug report
+// ("Fix crash when the config is empty", "feat(parser): accept trailing
+// commas", "[Console] fixed the help shortcut") asks for the source files
+// a change is made in. Their tests, docs, changelogs and build files share
+// its words — a changelog names every change, a test every behaviour — but
+// the change is not made there. taskShapeOf reads such text by its first
+// word, a verb of change, or by a commit's prefix; for it, fusion demotes
+// tests, docs and examples, and prose and data files more than for a
+// question, doc comments weigh less, and the verb itself is not searched.
+
+// taskShape is what the shape of a task-shaped query says.
+type taskShape struct {
+	// scope is a commit prefix's scope: "parser" of "feat(parser):",
+	// "net/http" of "net/http: …", "Console" of "[Console]".
+	scope string
+	// words is the text to search: the scope's words and the rest of
+	// the text, without the commit's type and the first word, the verb
+	// of change ("add", "fix"), which name the kind of change, not its
+	// place, and match every add() and fix_ in the code.
+	words string
+}
+
+var (
+	// commitPrefixRe matches a commit subject's prefix: a conventional
+	// type with an optional (scope), or a bracketed scope, or a scope of
+	// up to three path-like words before a colon ("net/http:", "dnsapi
+	// nsupdate:").
+	commitPrefixRe = regexp.MustCompile(`^(?:([A-Za-z]+)\(([^()\n]{1,40})\)!?:\s|\[([^\[\]\n]{1,40})\]:?\s|([\w./\-]+(?: [\w./\-]+){0,2})!?:\s)`)
+	// conventionalTypes are the types of conventional commits: they name
+	// the kind of change, not where it is.
+	conventionalTypes = wordSet(`feat feature fix bugfix hotfix chore docs doc refactor perf test tests build ci style revert
+		release deps dep security cleanup wip misc`)
+	// changeVerbs open commit subjects and change requests. Verbs that
+	// open doc comments as often ("return", "create", "get", "set",
+	// "check", "convert") are not among them.
+	changeVerbs = wordSet(`fix fixes fixed fixing add added adding remove removed removes removing delete deleted
+		update updated updates upgrade upgraded bump bumped rename renamed refactor refactored refactoring rework reworked
+		improve improved improves support supports make use don't dont do avoid avoided prevent prevented replace replaced
+		move moved change changed changes simplify simplified implement implemented drop dropped deprecate deprecated
+		expose exposed ensure clarify clarified document documented optimize optimise optimized enable enabled disable
+		disabled revert reverted restore restored introduce introduced extract extracted migrate migrated switch tweak
+		tweaked cleanup clean cleaned correct corrected hide handle handled allow skip ignore reduce speed mark accept
+		merge merged split port polish tidy unify rewrite rewrote apply keep require prefer let`)
+)
+
+// questionRe matches a question: a wh-word or an auxiliary first, or a
+// question mark last.
+var questionRe = regexp.MustCompile(`(?i)^\s*(?:how|what|where|why|which|who|when|is|are|does|do|can|should)\b|\?\s*$`)
+
+// sourcePriors reports whether a concept search of text takes the task
+// priors: a task-shaped query, or a statement in prose that is not a
+// question (a change described without a verb of change, a doc
+// comment's sentence) asks for the code it describes, not for its tests,
+// docs or changelog; a question may be answered by docs, and a name by
+// whatever defines it.
+func sourcePriors(task, natural, defs bool, text string) bool {
+	return task || natural && !defs && !questionRe.MatchString(text)
+}
+
+func wordSet(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
+// taskShapeOf reports whether q reads as a change to make or made (reduced
+// is set when q was reduced as long task text, which is task-shaped
+// whatever its first word), and what its shape says.
+func taskShapeOf(q string, reduced bool) (taskShape, bool) {
+	q = strings.TrimLeft(strings.TrimSpace(q), "*-• ")
+	var sh taskShape
+	// A conventional type marks a commit by itself; a bracketed scope or
+	// a bare "word:" prefix ("Usage:", "Note:") only before a verb of
+	// change ("[Console] fix …", "net/http: fix …").
+	marked := false
+	if m := commitPrefixRe.FindStringSubmatch(q); m != nil {
+		switch {
+		case m[1] != "":
+			if marked = conventionalTypes[strings.ToLower(m[1])]; marked {
+				sh.scope = m[2]
+			}
+		case m[3] != "":
+			sh.scope = m[3]
+		case conventionalTypes[strings.ToLower(m[4])]:
+			marked = true
+		default:
+			sh.scope = m[4]
+		}
+		if marked || m[1] == "" {
+			q = q[len(m[0]):]
+		}
+	}
+	first := ""
+	if f := strings.Fields(q); len(f) > 0 {
+		first = strings.ToLower(strings.Trim(f[0], ".,:;!*`'\"()[]"))
+	}
+	if !reduced && !marked && !changeVerbs[first] {
+		return taskShape{}, false
+	}
+	rest := q
+	if changeVerbs[first] {
+		rest = strings.TrimLeftFunc(q, unicode.IsSpace)
+		rest = rest[len(strings.Fields(rest)[0]):]
+	}
+	sh.words = strings.TrimSpace(sh.scope + " " + strings.TrimSpace(rest))
+	return sh, true
+}
+
+// commitTyped reports whether q opens with a conventional commit's type
+// ("fix:", "feat(parser):", "refactor!:"): a commit subject, which reads
+// as prose even when it is short and holds a call-like "type(scope)".
+func commitTyped(q string) bool {
+	m := commitPrefixRe.FindStringSubmatch(strings.TrimSpace(q))
+	return m != nil && (conventionalTypes[strings.ToLower(m[1])] || m[1] == "" && m[3] == "" && conventionalTypes[strings.ToLower(m[4])])
+}
+
+// taskPriors applies the task priors to a candidate file in place of the
+// question priors: tests and prose files take the task factors.
+func (fc *fileCand) taskPriors(t *Tuning) {
+	fc.applyPrior(fc.info.test, t.TaskTestPrior, "test file (statement)")
+	fc.applyPrior(fc.info.aux, t.AuxPrior, "examples, docs, benchmarks or vendored code")
+	fc.applyPrior(fc.info.reexport, t.ReexportPrior, "re-export file")
+	fc.applyPrior(fc.info.prose, t.TaskProsePrior, "prose or data file (statement)")
+}

@@ -1,0 +1,158 @@
+package query
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/internal/testkit"
+	"github.com/viberag/viberag/internal/testkit/indextest"
+)
+
+func TestTaskShapeOf(t *testing.T) {
+	tests := []struct {
+		q       string
+		reduced bool
+		task    bool
+		scope   string
+		words   string
+	}{
+		// Verbs of change open commit subjects and change requests.
+		{"Fix crash when the config file is empty", false, true, "", "crash when the config file is empty"},
+		{"Added a retry limit to the worker", false, true, "", "a retry limit to the worker"},
+		{"don't close the pool twice", false, true, "", "close the pool twice"},
+		{"* Remove the deprecated flag", false, true, "", "the deprecated flag"},
+		// Conventional commits, with and without a scope.
+		{"feat(parser): accept trailing commas", false, true, "parser", "parser trailing commas"},
+		{"fix(lex)!: Remove unsafe method", false, true, "lex", "lex unsafe method"},
+		{"refactor: centralize subscriptions", false, true, "", "centralize subscriptions"},
+		// A scope before a verb of change, bracketed or bare.
+		{"[Console] Fixed invalid help command shortcut", false, true, "Console", "Console invalid help command shortcut"},
+		{"net/http: fix the keep-alive race", false, true, "net/http", "net/http the keep-alive race"},
+		// Reduced task text is task-shaped whatever its first word.
+		{"Traceback worker.py KeyError", true, true, "", "Traceback worker.py KeyError"},
+		// Questions, doc comments and names are not.
+		{"how are routes registered", false, false, "", ""},
+		{"Returns the parsed configuration", false, false, "", ""},
+		{"Usage: fulldomain txtvalue", false, false, "", ""},
+		{"see(below): the cache", false, false, "", ""},
+		{"RetryPolicy", false, false, "", ""},
+	}
+	for _, tt := range tests {
+		sh, ok := taskShapeOf(tt.q, tt.reduced)
+		if ok != tt.task || sh.scope != tt.scope || sh.words != tt.words {
+			t.Errorf("taskShapeOf(%q, %v) = %q, %q, %v; want %q, %q, %v", tt.q, tt.reduced, sh.scope, sh.words, ok, tt.scope, tt.words, tt.task)
+		}
+	}
+}
+
+// taskRepo is a small tree where a change's words are spread over the
+// source that holds it, its test and its changelog entry.
+var taskRepo = map[string]string{
+	"lexer/lexer.go": "package lexer\n\n// Lexer splits input into tokens.\ntype Lexer struct{ src string; pos int }\n\n" +
+		"// tableName reads a table name; an unclosed one ends with the input.\nfunc (l *Lexer) tableName() string {\n\tstart := l.pos\n\tfor l.pos < len(l.src) && l.src[l.pos] != ']' {\n\t\tl.pos++\n\t}\n\treturn l.src[start:l.pos]\n}\n",
+	"lexer/lexer_test.go": "package lexer\n\nimport \"testing\"\n\n// An unclosed table name must not hang the lexer.\n" +
+		"func TestUnclosedTableName(t *testing.T) {\n\tl := &Lexer{src: \"[unclosed table name\"}\n\tif l.tableName() == \"\" {\n\t\tt.Fatal(\"unclosed table name\")\n\t}\n}\n\n" +
+		"func TestTableNameHang(t *testing.T) {\n\tl := &Lexer{src: \"[table name never closed\"}\n\t_ = l.tableName() // unclosed table name: terminate\n}\n",
+	"CHANGELOG.md":   "# Changes\n\n## 1.2.0\n\n- Fix the lexer hanging on an unclosed table name.\n- The lexer terminates on an unclosed table name.\n- Unclosed table names are errors.\n",
+	"encode/keys.go": "package encode\n\n// sortKeys orders keys.\nfunc sortKeys(keys []string) {}\n",
+}
+
+// taskRanks indexes files and returns the rank of want (0: not listed)
+// among the files q lists under each tuning.
+func taskRanks(t *testing.T, files map[string]string, q, want string, tunes ...Tuning) []int {
+	t.Helper()
+	root, path := t.TempDir(), indextest.Path(t.TempDir())
+	testkit.WriteFiles(t, root, files)
+	indextest.Build(t, root, path, indexer.Options{})
+	var out []int
+	for _, tune := range tunes {
+		var paths []string
+		for _, h := range search(t, plannerOn(t, path, Options{Tuning: &tune}), Request{Query: q, Limit: 10}).Hits {
+			if !slices.Contains(paths, h.Path) {
+				paths = append(paths, h.Path)
+			}
+		}
+		t.Logf("%q: %s", q, strings.Join(paths, " "))
+		out = append(out, slices.Index(paths, want)+1)
+	}
+	return out
+}
+
+// TestTaskPriorsPutSourceFirst: a commit subject, or a statement of the
+// same change without a verb of change, whose words its test and its
+// changelog entry repeat lists the source it changed first; with the
+// question priors the changelog comes first.
+func TestTaskPriorsPutSourceFirst(t *testing.T) {
+	questionPriors := DefaultTuning()
+	questionPriors.TaskTestPrior = questionPriors.TestPrior
+	questionPriors.TaskProsePrior = questionPriors.ProsePrior
+	for _, q := range []string{"Fix unclosed table name hanging the lexer", "Unclosed table name hangs the lexer"} {
+		r := taskRanks(t, taskRepo, q, "lexer/lexer.go", DefaultTuning(), questionPriors)
+		if r[0] != 1 {
+			t.Errorf("%q, task priors: lexer/lexer.go at rank %d, want 1", q, r[0])
+		}
+		if r[1] == 1 {
+			t.Errorf("%q, question priors: lexer/lexer.go at rank 1 too; the test no longer exercises the task priors", q)
+		}
+	}
+}
+
+func TestSourcePriors(t *testing.T) {
+	tests := []struct {
+		task, natural, defs bool
+		text                string
+		want                bool
+	}{
+		{true, true, false, "Fix the lexer", true},
+		{false, true, false, "Unclosed table name hangs the lexer", true},
+		{false, true, false, "Returns the parsed configuration", true},
+		{false, true, false, "how does the lexer end a table name", false},
+		{false, true, false, "Where are routes registered?", false},
+		{false, true, false, "the lexer's table names?", false},
+		{false, false, true, "tableName", false},
+		{false, false, false, "tableName lexer", false},
+	}
+	for _, tt := range tests {
+		if got := sourcePriors(tt.task, tt.natural, tt.defs, tt.text); got != tt.want {
+			t.Errorf("sourcePriors(%v, %v, %v, %q) = %v, want %v", tt.task, tt.natural, tt.defs, tt.text, got, tt.want)
+		}
+	}
+}
+
+// TestTaskVerbIsNotSearched: "Add a retry limit …" names the kind of
+// change; the code that defines add() is not where it goes.
+func TestTaskVerbIsNotSearched(t *testing.T) {
+	files := map[string]string{
+		"mathx/add.go":     "package mathx\n\n// Add adds two numbers.\nfunc Add(a, b int) int { return a + b }\n\n// AddAll adds numbers.\nfunc AddAll(xs ...int) int {\n\ts := 0\n\tfor _, x := range xs {\n\t\ts = Add(s, x)\n\t}\n\treturn s\n}\n",
+		"worker/worker.go": "package worker\n\n// Worker runs jobs.\ntype Worker struct{ retries int }\n\n// Run runs a job, retrying it.\nfunc (w *Worker) Run(job func() error) error {\n\tvar err error\n\tfor i := 0; i <= w.retries; i++ {\n\t\tif err = job(); err == nil {\n\t\t\treturn nil\n\t\t}\n\t}\n\treturn err\n}\n",
+	}
+	keep := DefaultTuning()
+	keep.TaskVerbDrop = false
+	r := taskRanks(t, files, "Add limit on retries", "worker/worker.go", DefaultTuning(), keep)
+	if r[0] != 1 {
+		t.Errorf("verb dropped: worker/worker.go at rank %d, want 1", r[0])
+	}
+	if r[1] == 1 {
+		t.Errorf("verb kept: worker/worker.go at rank 1 too; the test no longer exercises the verb")
+	}
+}
+
+// TestTaskDocCommentsWeighLess: a change request's words in a doc comment
+// elsewhere say what that code does, not where the change goes.
+func TestTaskDocCommentsWeighLess(t *testing.T) {
+	files := map[string]string{
+		"http/header.go":  "package http\n\nfunc parseHeader(line string) (name, value string) {\n\tname, value, _ = strings.Cut(line, \":\")\n\tif emptyValue := value == \"\"; emptyValue {\n\t\treturn name, \"\"\n\t}\n\treturn name, strings.TrimSpace(value)\n}\n",
+		"http/request.go": "package http\n\n// ReadRequest reads a request; parsing of empty header values keeps them empty.\n// Parsing header values: empty values parse as empty.\nfunc ReadRequest(r io.Reader) (*Request, error) {\n\treturn nil, nil\n}\n",
+	}
+	full := DefaultTuning()
+	full.TaskWSymbol = full.WSymbol
+	r := taskRanks(t, files, "Fix parsing of empty header values", "http/header.go", DefaultTuning(), full)
+	if r[0] != 1 {
+		t.Errorf("task weight: http/header.go at rank %d, want 1", r[0])
+	}
+	if r[1] == 1 {
+		t.Errorf("question weight: http/header.go at rank 1 too; the test no longer exercises the weight")
+	}
+}
