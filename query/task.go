@@ -61,8 +61,26 @@ var questionRe = regexp.MustCompile(`(?i)^\s*(?:how|what|where|why|which|who|whe
 // comment's sentence) asks for the code it describes, not for its tests,
 // docs or changelog; a question may be answered by docs, and a name by
 // whatever defines it.
+//
+// Text that names tests or docs ("the tests of the retry loop", "docs:
+// explain the cache") asks for them too: it keeps the question priors,
+// which demote those files far less.
 func sourcePriors(task, natural, defs bool, text string) bool {
-	return task || natural && !defs && !questionRe.MatchString(text)
+	return (task || natural && !defs && !questionRe.MatchString(text)) && !namesRole(text)
+}
+
+// roleWords name the kinds of file the source priors demote.
+var roleWords = wordSet(`test tests testing tested spec specs unittest unittests fixture fixtures
+	doc docs documentation readme changelog`)
+
+// namesRole reports whether text names tests or docs as a word.
+func namesRole(text string) bool {
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if roleWords[strings.ToLower(w)] {
+			return true
+		}
+	}
+	return false
 }
 
 func wordSet(s string) map[string]bool {
