@@ -115,6 +115,7 @@ func (p *Planner) References(ctx context.Context, req RefsRequest) (*References,
 			}
 			return p.page.fileLines(ctx, id, 1, max(f.lines, 1))
 		})
+		rr.named = func(ctx context.Context, n string) ([]refDef, error) { return p.symbols.exactDefs(ctx, n, nil, files) }
 		js, err := rr.judge(ctx, refs)
 		if err != nil {
 			return nil, err

@@ -111,6 +111,12 @@ type refResolver struct {
 	typeMemo    map[lineVar]string
 	classMemo   map[lineVar]string
 	literalMemo map[lineVar]literal
+
+	// named returns every definition of a name (the Python rules read
+	// classes, functions and their annotations through it); py is their
+	// state.
+	named func(ctx context.Context, name string) ([]refDef, error)
+	py    *pyState
 }
 
 // lineVar keys a memo: a file, a line (or 0) and a name (or an offset).
@@ -411,6 +417,11 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 	}
 	if !known {
 		return vOpen, "", nil
+	}
+	if lang == "python" && d.member && (len(u.chain) > 0 || u.expr) {
+		if v, why, ok := rr.judgePyMember(ctx, r, line, u, d); ok {
+			return v, why, nil
+		}
 	}
 	if len(u.chain) > 0 {
 		return rr.judgeQualified(ctx, r, line, u, d, lang)
