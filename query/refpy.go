@@ -632,16 +632,17 @@ func (rr *refResolver) pyLocal(ctx context.Context, c pyCtx, v string) (b pyBind
 	if def == 0 {
 		return b, false
 	}
-	for n := min(c.line-1, len(text)); n > def && n > c.line-400; n-- {
+	sig := signatureText(text, def, c.fnName)
+	for n := min(c.line-1, len(text)); n > sig.end && n > c.line-400; n-- {
 		if b, ok := pyBindingOn(text[n-1], v); ok && !(b.ann == "" && strings.TrimSpace(b.expr) == "None") {
 			// "v = None" sets nothing a member is read from: an earlier
 			// binding is the one used.
+			b.line = n
 			return b, true
 		}
 	}
-	sig := signatureText(text, def, c.fnName)
 	if a, ok := pyParams(sig.text, c.fnName)[v]; ok {
-		return pyBinding{ann: a}, true
+		return pyBinding{ann: a, line: def}, true
 	}
 	return b, false
 }
@@ -649,6 +650,7 @@ func (rr *refResolver) pyLocal(ctx context.Context, c pyCtx, v string) (b pyBind
 type pyBinding struct {
 	ann, expr string
 	except    bool // "except T as v": ann holds T
+	line      int  // where it is, 0 when not read from a line
 }
 
 // pyBindingOn reads a binding of v on one line: "v = …", "v: T = …",
@@ -693,14 +695,13 @@ func pyBindingOn(line, v string) (pyBinding, bool) {
 			}
 		}
 	}
-	if strings.Contains(t, ",") && strings.Contains(t, "=") && !strings.HasPrefix(t, "#") {
-		lhs, _, _ := strings.Cut(t, "=")
-		if !strings.ContainsAny(lhs, "([{\"'") && len(findUseOffsets(lhs, v)) > 0 && !strings.ContainsAny(lhs[len(lhs)-1:], "!<>") {
-			return pyBinding{}, true // a, v = …
-		}
+	if m := pyTupleAssign.FindStringSubmatch(t); m != nil && len(findUseOffsets(m[1], v)) > 0 {
+		return pyBinding{}, true // a, v = …
 	}
 	return pyBinding{}, false
 }
+
+var pyTupleAssign = regexp.MustCompile(`^\(?((?:\*?[\p{L}_][\p{L}\p{N}_]*\s*,\s*)+\*?[\p{L}_][\p{L}\p{N}_]*)\s*,?\s*\)?\s*=[^=]`)
 
 // pyVarType types a name at c: self's class, a parameter or a local, a
 // class, a module-level instance of the file or one imported from a
@@ -724,7 +725,9 @@ func (rr *refResolver) pyVarType(ctx context.Context, c pyCtx, v string, depth i
 
 func (rr *refResolver) readPyVarType(ctx context.Context, c pyCtx, v string, depth int) pyType {
 	if b, ok := rr.pyLocal(ctx, c, v); ok {
-		return rr.pyBindingType(ctx, c, b, depth)
+		at := c
+		at.line = b.line // its value is read where it is assigned
+		return rr.pyBindingType(ctx, at, b, depth)
 	}
 	f := rr.files[c.file]
 	if f == nil {
@@ -1186,4 +1189,28 @@ func pyReceiver(line string, at int) string {
 		}
 	}
 	return line[:at-1]
+}
+
+// KindReexport marks a reference line that re-exports the name under
+// itself ("from .m import name as name", the explicit re-export of a
+// typed package's __init__): it names the definition, uses nothing.
+const KindReexport = "reexport"
+
+var pyReexportAs = regexp.MustCompile(`^\s*from\s+\S+\s+import\s+`)
+
+// pyReexport reports whether line imports name as name.
+func pyReexport(line, name string) bool {
+	if !pyReexportAs.MatchString(line) {
+		return false
+	}
+	for _, at := range findUseOffsets(line, name) {
+		rest := strings.TrimLeft(line[at+len(name):], " \t")
+		if r, ok := strings.CutPrefix(rest, "as "); ok && strings.HasPrefix(strings.TrimLeft(r, " \t"), name) {
+			after := strings.TrimLeft(r, " \t")[len(name):]
+			if after == "" || !isWordRune(rune(after[0])) {
+				return true
+			}
+		}
+	}
+	return false
 }
