@@ -575,6 +575,7 @@ func measureSymbol(ctx context.Context, r *repo, c candidate, lang string, pos p
 	}
 	def := loc{c.Path, pos.Line}
 	j := judge(a.Refs, v.Lines, def, r.judged)
+	j.Reexports = v.Reexports
 	sr := symbolResult{candidate: c, Language: lang, Pos: pos, judged: j, Total: v.Total, Truncated: v.Truncated}
 	if v.Marked {
 		cj := judge(a.Refs, v.Confident, def, r.judged)
