@@ -26,6 +26,40 @@ import (
 type pyType struct {
 	cls     *pyClass // a class of the repository
 	foreign bool     // a type the repository does not define
+	// A foreign generic's name and type arguments as written ("tuple",
+	// "str", "Command"), read at at: a tuple's elements, a container's
+	// items.
+	generic string
+	args    []string
+	at      pyCtx
+}
+
+// same reports whether t and o are the same known type.
+func (t pyType) same(o pyType) bool {
+	if t.cls != nil || o.cls != nil {
+		return t.cls != nil && o.cls != nil && t.cls.def.u.id == o.cls.def.u.id
+	}
+	return t.foreign == o.foreign && t.generic == "" && o.generic == ""
+}
+
+// item returns the type of element i of a tuple (i ≥ 0) or of the items
+// of a container (i < 0) of type t.
+func (rr *refResolver) pyItem(ctx context.Context, t pyType, i, depth int) pyType {
+	switch t.generic {
+	case "tuple", "Tuple":
+		if i >= 0 && i < len(t.args) && !(len(t.args) == 2 && strings.TrimSpace(t.args[1]) == "...") {
+			return rr.pyAnnType(ctx, t.at, t.args[i], depth+1)
+		}
+		if i < 0 || len(t.args) == 2 && strings.TrimSpace(t.args[1]) == "..." {
+			return rr.pyAnnType(ctx, t.at, t.args[0], depth+1)
+		}
+	case "list", "List", "set", "Set", "frozenset", "FrozenSet", "Sequence", "MutableSequence", "Iterable",
+		"Iterator", "Generator", "Collection", "AbstractSet", "MutableSet", "deque", "Deque":
+		if i < 0 && len(t.args) > 0 {
+			return rr.pyAnnType(ctx, t.at, t.args[0], depth+1)
+		}
+	}
+	return pyUnknown
 }
 
 var pyUnknown = pyType{}
@@ -329,7 +363,11 @@ func (rr *refResolver) pyAnnType(ctx context.Context, at pyCtx, ann string, dept
 	if !pyDotted.MatchString(head) {
 		return pyUnknown
 	}
-	return rr.pyTypeName(ctx, at.file, head, depth+1)
+	t := rr.pyTypeName(ctx, at.file, head, depth+1)
+	if t.foreign && args != "" {
+		t.generic, t.args, t.at = head[strings.LastIndex(head, ".")+1:], splitTop(args, ','), at
+	}
+	return t
 }
 
 var pyDotted = regexp.MustCompile(`^[\p{L}_][\p{L}\p{N}_]*(?:\.[\p{L}_][\p{L}\p{N}_]*)*$`)
@@ -483,6 +521,10 @@ func (rr *refResolver) pyExprType(ctx context.Context, c pyCtx, expr string, dep
 	first := segs[0]
 	var t pyType
 	rest := segs[1:]
+	if cast, ok := pyCast(fi, segs); ok {
+		// typing.cast(T, v) is a T.
+		return rr.pyAnnType(ctx, c, splitTop(cast.args, ',')[0], depth+1)
+	}
 	switch {
 	case first.name == "self" || first.name == "cls":
 		if first.call {
@@ -505,7 +547,8 @@ func (rr *refResolver) pyExprType(ctx context.Context, c pyCtx, expr string, dep
 	}
 	for _, s := range rest {
 		if t.foreign && !s.call {
-			continue // a foreign value's attribute is its library's
+			t = pyType{foreign: true} // a foreign value's attribute is its library's
+			continue
 		}
 		if t.cls == nil {
 			return pyUnknown // a foreign method may return what it was given
@@ -513,6 +556,18 @@ func (rr *refResolver) pyExprType(ctx context.Context, c pyCtx, expr string, dep
 		t = rr.pyMemberType(ctx, t.cls, s.name, s.call, depth+1)
 	}
 	return t
+}
+
+// pyCast returns the call of typing.cast that starts segs ("cast(…)",
+// "t.cast(…)", "typing.cast(…)").
+func pyCast(fi *fileImports, segs []pySeg) (pySeg, bool) {
+	switch {
+	case len(segs) == 1 && segs[0].call && segs[0].name == "cast" && fi.names["cast"].module == "typing":
+		return segs[0], true
+	case len(segs) == 2 && !segs[0].call && fi.modules[segs[0].name] == "typing" && segs[1].call && segs[1].name == "cast":
+		return segs[1], true
+	}
+	return pySeg{}, false
 }
 
 // pyModuleMember types m.name(…) or m.name of module mod.
@@ -635,6 +690,7 @@ func (rr *refResolver) pyLocal(ctx context.Context, c pyCtx, v string) (b pyBind
 	sig := signatureText(text, def, c.fnName)
 	for n := min(c.line-1, len(text)); n > sig.end && n > c.line-400; n-- {
 		if b, ok := pyBindingOn(text[n-1], v); ok && !(b.ann == "" && strings.TrimSpace(b.expr) == "None") {
+			b.expr = pyJoin(text, n, b.expr)
 			// "v = None" sets nothing a member is read from: an earlier
 			// binding is the one used.
 			b.line = n
@@ -651,6 +707,38 @@ type pyBinding struct {
 	ann, expr string
 	except    bool // "except T as v": ann holds T
 	line      int  // where it is, 0 when not read from a line
+	// elem: v is element elem-1 of the tuple expr is ("a, v = expr"); iter:
+	// v is an item of expr ("for v in expr").
+	elem int
+	iter bool
+	// enter: v is what expr's __enter__ returns ("with expr as v").
+	enter bool
+}
+
+var pyChained = regexp.MustCompile(`^\s*[\p{L}_][\p{L}\p{N}_.]*\s*=\s*[^=]`)
+
+// value returns the value of an assignment's right side: the last of a
+// chain "a = b = value".
+func pyValue(expr string) string {
+	for pyChained.MatchString(expr) {
+		_, expr, _ = strings.Cut(expr, "=")
+	}
+	return expr
+}
+
+// pyJoin returns expr, read from line n, with the lines that continue
+// it while its brackets are open.
+func pyJoin(text []string, n int, expr string) string {
+	open := func(s string) int {
+		return strings.Count(s, "(") + strings.Count(s, "[") - strings.Count(s, ")") - strings.Count(s, "]")
+	}
+	d := open(expr)
+	for k := n + 1; d > 0 && k <= len(text) && k <= n+20; k++ {
+		l := stripComment(text[k-1])
+		expr += " " + strings.TrimSpace(l)
+		d += open(l)
+	}
+	return expr
 }
 
 // pyBindingOn reads a binding of v on one line: "v = …", "v: T = …",
@@ -663,7 +751,7 @@ func pyBindingOn(line, v string) (pyBinding, bool) {
 		switch {
 		case strings.HasPrefix(rest, "==") || strings.HasPrefix(rest, "=>"):
 		case strings.HasPrefix(rest, "="):
-			return pyBinding{expr: rest[1:]}, true
+			return pyBinding{expr: pyValue(rest[1:])}, true
 		case strings.HasPrefix(rest, ":") && !strings.HasSuffix(rest, ":"):
 			ann, val, _ := strings.Cut(rest[1:], "=")
 			return pyBinding{ann: strings.TrimSpace(ann), expr: val}, true
@@ -680,23 +768,35 @@ func pyBindingOn(line, v string) (pyBinding, bool) {
 			return pyBinding{ann: strings.TrimSpace(typ), except: true}, true
 		}
 	}
-	for _, kw := range []string{"for ", "with ", "async for ", "async with "} {
-		if strings.HasPrefix(t, kw) && len(findUseOffsets(t, v)) > 0 {
-			head := t
-			if kw == "for " || kw == "async for " {
-				head, _, _ = strings.Cut(t, " in ")
-			} else if _, after, ok := strings.Cut(t, " as "); ok {
-				head = after
-			} else {
-				continue
-			}
-			if len(findUseOffsets(head, v)) > 0 {
+	if head, ok := strings.CutPrefix(strings.TrimPrefix(t, "async "), "for "); ok {
+		if target, iter, ok := strings.Cut(head, " in "); ok && strings.TrimSpace(target) == v {
+			return pyBinding{expr: strings.TrimSuffix(strings.TrimSpace(iter), ":"), iter: true}, true
+		}
+	}
+	if head, ok := strings.CutPrefix(strings.TrimPrefix(t, "async "), "with "); ok && strings.HasSuffix(t, ":") {
+		// with a as v, b as w:
+		for _, item := range splitTop(strings.TrimSuffix(head, ":"), ',') {
+			if cm, target, ok := strings.Cut(item, " as "); ok && len(findUseOffsets(target, v)) > 0 {
+				if strings.TrimSpace(target) == v {
+					return pyBinding{expr: strings.TrimSpace(cm), enter: true}, true
+				}
 				return pyBinding{}, true
 			}
 		}
 	}
+	if head, ok := strings.CutPrefix(strings.TrimPrefix(t, "async "), "for "); ok {
+		if target, _, ok := strings.Cut(head, " in "); ok && len(findUseOffsets(target, v)) > 0 {
+			return pyBinding{}, true // for a, v in …
+		}
+	}
 	if m := pyTupleAssign.FindStringSubmatch(t); m != nil && len(findUseOffsets(m[1], v)) > 0 {
-		return pyBinding{}, true // a, v = …
+		// a, v = …
+		for i, n := range strings.Split(m[1], ",") {
+			if strings.TrimSpace(n) == v {
+				return pyBinding{expr: pyValue(t[len(m[0])-1:]), elem: i + 1}, true
+			}
+		}
+		return pyBinding{}, true
 	}
 	return pyBinding{}, false
 }
@@ -755,7 +855,13 @@ func (rr *refResolver) readPyVarType(ctx context.Context, c pyCtx, v string, dep
 				}
 			}
 		}
+		if t := rr.pyModuleClass(ctx, f.path, in.module, in.name); t.foreign {
+			return t // a dependency's class, function or module
+		}
 		return pyUnknown
+	}
+	if mod, ok := fi.modules[v]; ok && len(importFiles("python", f.path, mod, rr.paths, rr.dirs)) == 0 && !strings.HasPrefix(mod, ".") {
+		return pyType{foreign: true} // a module outside the repository
 	}
 	return rr.pyModuleVar(ctx, c.file, v, depth)
 }
@@ -770,6 +876,19 @@ func (rr *refResolver) pyBindingType(ctx context.Context, c pyCtx, b pyBinding, 
 		return rr.pyAnnType(ctx, c, b.ann, depth+1)
 	case b.ann != "":
 		return rr.pyAnnType(ctx, c, b.ann, depth+1)
+	case b.elem > 0:
+		return rr.pyItem(ctx, rr.pyExprType(ctx, c, b.expr, depth+1), b.elem-1, depth)
+	case b.iter:
+		return rr.pyItem(ctx, rr.pyExprType(ctx, c, b.expr, depth+1), -1, depth)
+	case b.enter:
+		t := rr.pyExprType(ctx, c, b.expr, depth+1)
+		if t.cls != nil {
+			return rr.pyMemberType(ctx, t.cls, "__enter__", true, depth+1)
+		}
+		if t.foreign {
+			return pyType{foreign: true}
+		}
+		return pyUnknown
 	case b.expr != "":
 		return rr.pyExprType(ctx, c, b.expr, depth+1)
 	}
@@ -788,6 +907,7 @@ func (rr *refResolver) pyModuleVar(ctx context.Context, file int64, v string, de
 			continue
 		}
 		if b, ok := pyBindingOn(l, v); ok {
+			b.expr = pyJoin(text, n+1, b.expr)
 			return rr.pyBindingType(ctx, pyCtx{file: file, line: n + 1}, b, depth)
 		}
 	}
@@ -864,6 +984,7 @@ func (rr *refResolver) pyAttrAssigned(ctx context.Context, k *pyClass, name stri
 		if !ok {
 			continue
 		}
+		b.expr = pyJoin(text, n, b.expr)
 		c := pyCtx{file: k.def.u.fileID, line: n}
 		if fnStart != 0 {
 			// The start of the method's symbol: its decorators come first.
@@ -878,7 +999,7 @@ func (rr *refResolver) pyAttrAssigned(ctx context.Context, k *pyClass, name stri
 		return pyUnknown, false
 	}
 	for _, t := range got[1:] {
-		if t != got[0] && !(t.cls != nil && got[0].cls != nil && t.cls.def.u.id == got[0].cls.def.u.id) {
+		if !t.same(got[0]) {
 			return pyUnknown, true
 		}
 	}
@@ -1103,6 +1224,7 @@ func pyLiteral(e string) bool {
 type pySeg struct {
 	name string
 	call bool
+	args string // a call's arguments as written (cut at the line's end)
 }
 
 // pySegments splits "a.b(x).c" into its steps; ok is false for anything
@@ -1125,7 +1247,7 @@ func pySegments(e string) ([]pySeg, bool) {
 		}
 		seg := pySeg{name: e[s:i]}
 		if i < len(e) && e[i] == '(' {
-			d := 0
+			d, o := 0, i
 			for ; i < len(e); i++ {
 				if e[i] == '(' {
 					d++
@@ -1136,11 +1258,14 @@ func pySegments(e string) ([]pySeg, bool) {
 					}
 				}
 			}
-			if d != 0 {
-				return nil, false
-			}
-			i++
 			seg.call = true
+			if d != 0 {
+				// A call continued on the next lines: its callee is known.
+				seg.args = e[o+1:]
+				return append(out, seg), true
+			}
+			seg.args = e[o+1 : i]
+			i++
 		}
 		out = append(out, seg)
 		rest := strings.TrimSpace(e[i:])
