@@ -357,7 +357,10 @@ func (rr *refResolver) pyAnnType(ctx context.Context, at pyCtx, ann string, dept
 			return pyUnknown
 		}
 		return rr.pyAnnType(ctx, at, splitTop(args, ',')[0], depth+1)
-	case "Any", "object", "Self", "Union", "TypeVar", "Callable":
+	case "Callable":
+		// A function: calling it gives its last argument's type.
+		return pyType{foreign: true, generic: "Callable", args: splitTop(args, ','), at: at}
+	case "Any", "object", "Self", "Union", "TypeVar":
 		return pyUnknown
 	}
 	if !pyDotted.MatchString(head) {
@@ -605,9 +608,20 @@ func (rr *refResolver) pyDefValue(ctx context.Context, d refDef, call bool, dept
 			return rr.pyReturnType(ctx, d, nil, depth)
 		}
 	case extract.KindVar, extract.KindConst:
+		t := rr.pyModuleVar(ctx, d.u.fileID, d.u.name, depth)
 		if !call {
-			return rr.pyModuleVar(ctx, d.u.fileID, d.u.name, depth)
+			return t
 		}
+		return rr.pyCalled(ctx, t, depth)
+	}
+	return pyUnknown
+}
+
+// pyCalled returns the type a call of a value of type t gives: a
+// Callable's stated result.
+func (rr *refResolver) pyCalled(ctx context.Context, t pyType, depth int) pyType {
+	if t.generic == "Callable" && len(t.args) == 2 {
+		return rr.pyAnnType(ctx, t.at, t.args[1], depth+1)
 	}
 	return pyUnknown
 }
@@ -757,10 +771,6 @@ func pyBindingOn(line, v string) (pyBinding, bool) {
 			return pyBinding{ann: strings.TrimSpace(ann), expr: val}, true
 		case len(rest) > 1 && rest[1] == '=' && strings.ContainsRune("+-*/|&%@^", rune(rest[0])):
 			return pyBinding{}, true
-		case strings.HasPrefix(rest, ","):
-			if strings.Contains(rest, "=") && !strings.Contains(rest, "==") {
-				return pyBinding{}, true
-			}
 		}
 	}
 	if rest, ok := strings.CutPrefix(t, "except "); ok {
@@ -1333,6 +1343,91 @@ func pyReexport(line, name string) bool {
 		if r, ok := strings.CutPrefix(rest, "as "); ok && strings.HasPrefix(strings.TrimLeft(r, " \t"), name) {
 			after := strings.TrimLeft(r, " \t")[len(name):]
 			if after == "" || !isWordRune(rune(after[0])) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// whyString: a Python line's occurrence of the name in a string's text.
+const whyString = "inside a string's text, not code"
+
+// pyInText reports whether the occurrence of name at offset at is inside
+// a string literal's text: prose (words with spaces) or a dict's key
+// ("name": …). A string holding only a type expression ("Name",
+// "t.Optional[Name]", a forward reference) and an f-string's {…} are
+// code.
+func pyInText(line string, at int, name string) bool {
+	var quote byte
+	triple, fstr := false, false
+	start, brace := 0, 0
+	for i := 0; i < at && i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quote == 0 && c == '#':
+			return false // a comment: the line's reference facts say what it is
+		case quote == 0 && (c == '"' || c == '\''):
+			quote, start, brace = c, i, 0
+			fstr = i > 0 && (line[i-1] == 'f' || line[i-1] == 'F')
+			triple = strings.HasPrefix(line[i:], strings.Repeat(string(c), 3))
+			if triple {
+				i += 2
+			}
+		case quote != 0 && c == '\\':
+			i++
+		case quote != 0 && fstr && c == '{':
+			brace++
+		case quote != 0 && fstr && c == '}' && brace > 0:
+			brace--
+		case quote != 0 && c == quote && (!triple || strings.HasPrefix(line[i:], strings.Repeat(string(c), 3))):
+			if triple {
+				i += 2
+			}
+			quote = 0
+		}
+	}
+	if quote == 0 || brace > 0 {
+		return false
+	}
+	open := start + 1
+	if triple {
+		open = start + 3
+	}
+	end := strings.IndexByte(line[at:], quote)
+	if end < 0 || triple {
+		return true // a docstring's or a string's text continued on the next lines
+	}
+	text := line[open : at+end]
+	after := strings.TrimLeft(line[at+end+1:], " \t")
+	if text == name && strings.HasPrefix(after, ":") {
+		return true // a dict's key
+	}
+	t := strings.NewReplacer(" | ", "|", ", ", ",").Replace(text)
+	return strings.ContainsAny(t, " \t")
+}
+
+// pyBindsName reports whether a Python line binds name as a bare name in
+// a way readUse does not see: a for loop's, with's or except's target, a
+// tuple's element.
+func pyBindsName(line, name string) bool {
+	t := strings.TrimSpace(line)
+	if head, ok := strings.CutPrefix(strings.TrimPrefix(t, "async "), "for "); ok {
+		if target, _, ok := strings.Cut(head, " in "); ok && len(findUseOffsets(target, name)) > 0 {
+			return true
+		}
+	}
+	if strings.HasPrefix(t, "with ") || strings.HasPrefix(t, "async with ") || strings.HasPrefix(t, "except ") {
+		for _, part := range strings.Split(strings.TrimSuffix(t, ":"), " as ")[1:] {
+			target := strings.TrimSpace(strings.Split(part, ",")[0])
+			if target == name {
+				return true
+			}
+		}
+	}
+	if m := pyTupleAssign.FindStringSubmatch(t); m != nil {
+		for _, n := range strings.Split(m[1], ",") {
+			if strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(n), "*")) == name {
 				return true
 			}
 		}

@@ -250,10 +250,14 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 				}
 			}
 		}
-		if r.enclName == "" || r.enclName == rr.name {
-			continue
+		py := rr.files[r.fileID] != nil && rr.files[r.fileID].language == "python"
+		if r.enclName == "" || (r.enclName == rr.name && !py) {
+			continue // (a Python function assigning its own name makes it a local)
 		}
 		k := enclKey{r.fileID, r.enclStart, r.enclName}
+		if py && pyBindsName(l, rr.name) {
+			rr.locals[k] = true
+		}
 		if rr.inSignature(ctx, r) {
 			rr.locals[k] = true
 		}
@@ -418,6 +422,9 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 	if !known {
 		return vOpen, "", nil
 	}
+	if lang == "python" && pyInText(line, u.at, rr.name) {
+		return vContra, whyString, nil
+	}
 	if lang == "python" && d.member && (len(u.chain) > 0 || u.expr) {
 		if v, why, ok := rr.judgePyMember(ctx, r, line, u, d); ok {
 			return v, why, nil
@@ -436,7 +443,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		return vContra, whyMember, nil
 	}
 	// A bare name.
-	if rr.locals[enclKey{r.fileID, r.enclStart, r.enclName}] && !(r.fileID == d.u.fileID && d.u.start >= r.enclStart && d.u.start <= r.line) {
+	if rr.locals[enclKey{r.fileID, r.enclStart, r.enclName}] && !(r.fileID == d.u.fileID && d.u.start >= r.enclStart && d.u.start <= r.line && !(d.u.start == r.enclStart && d.u.name == r.enclName)) {
 		return vContra, whyLocal, nil
 	}
 	if u.kwarg {
