@@ -581,10 +581,12 @@ func (rr *refResolver) pyModuleMember(ctx context.Context, c pyCtx, mod string, 
 	}
 	files := importFiles("python", f.path, mod, rr.paths, rr.dirs)
 	if len(files) == 0 {
-		if s.call && startsUpper(s.name) && len(rr.pyNamed(ctx, s.name)) == 0 {
-			return pyType{foreign: true} // a dependency's class
+		if strings.HasPrefix(mod, ".") || len(rr.pyNamed(ctx, s.name)) > 0 {
+			return pyUnknown
 		}
-		return pyUnknown
+		// A module outside the repository: its classes, functions and
+		// their results are its own.
+		return pyType{foreign: true}
 	}
 	for _, d := range rr.pyNamed(ctx, s.name) {
 		for _, p := range files {
@@ -629,7 +631,15 @@ func (rr *refResolver) pyCalled(ctx context.Context, t pyType, depth int) pyType
 // pyCallType types name(…) at c.
 func (rr *refResolver) pyCallType(ctx context.Context, c pyCtx, name string, depth int) pyType {
 	if rr.pyBound(ctx, c, name) {
-		return pyUnknown // a parameter or a local called
+		// A parameter or a local called: a class object ("type[T]") makes
+		// an instance; anything else is unknown.
+		if t := rr.pyVarType(ctx, c, name, depth+1); t.cls != nil || t.generic == "Callable" {
+			if t.cls != nil {
+				return t
+			}
+			return rr.pyCalled(ctx, t, depth)
+		}
+		return pyUnknown
 	}
 	fi, err := rr.importsOf(ctx, c.file)
 	if err != nil {
@@ -702,8 +712,20 @@ func (rr *refResolver) pyLocal(ctx context.Context, c pyCtx, v string) (b pyBind
 		return b, false
 	}
 	sig := signatureText(text, def, c.fnName)
+	indent := -1 // the least indentation met going up: the next less indented line heads a block around c
+	if c.line >= 1 && c.line <= len(text) {
+		indent = pyIndent(text[c.line-1])
+	}
 	for n := min(c.line-1, len(text)); n > sig.end && n > c.line-400; n-- {
-		if b, ok := pyBindingOn(text[n-1], v); ok && !(b.ann == "" && strings.TrimSpace(b.expr) == "None") {
+		l := text[n-1]
+		if ind := pyIndent(l); ind >= 0 && (indent < 0 || ind < indent) {
+			indent = ind
+			if typ, ok := pyNarrowed(l, v); ok {
+				// "if isinstance(v, T):" around c: v is a T there.
+				return pyBinding{ann: typ, line: n}, true
+			}
+		}
+		if b, ok := pyBindingOn(l, v); ok && !(b.ann == "" && strings.TrimSpace(b.expr) == "None") {
 			b.expr = pyJoin(text, n, b.expr)
 			// "v = None" sets nothing a member is read from: an earlier
 			// binding is the one used.
@@ -715,6 +737,27 @@ func (rr *refResolver) pyLocal(ctx context.Context, c pyCtx, v string) (b pyBind
 		return pyBinding{ann: a, line: def}, true
 	}
 	return b, false
+}
+
+// pyIndent returns the indentation of a line of code, -1 for a blank or
+// comment line.
+func pyIndent(l string) int {
+	t := strings.TrimLeft(l, " \t")
+	if t == "" || strings.HasPrefix(t, "#") {
+		return -1
+	}
+	return len(l) - len(t)
+}
+
+var pyIsinstance = regexp.MustCompile(`^\s*(?:if|elif|while)\s+isinstance\(\s*([\p{L}_][\p{L}\p{N}_]*)\s*,\s*([\p{L}_][\p{L}\p{N}_.]*)\s*\)\s*:`)
+
+// pyNarrowed returns T when line heads a block "if isinstance(v, T):".
+func pyNarrowed(line, v string) (string, bool) {
+	m := pyIsinstance.FindStringSubmatch(line)
+	if m == nil || m[1] != v {
+		return "", false
+	}
+	return m[2], true
 }
 
 type pyBinding struct {
