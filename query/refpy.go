@@ -715,6 +715,9 @@ func (rr *refResolver) pyLocal(ctx context.Context, c pyCtx, v string) (b pyBind
 	indent := -1 // the least indentation met going up: the next less indented line heads a block around c
 	if c.line >= 1 && c.line <= len(text) {
 		indent = pyIndent(text[c.line-1])
+		if expr, ok := pyComprehension(text[c.line-1], v); ok {
+			return pyBinding{expr: expr, iter: true, line: c.line}, true
+		}
 	}
 	for n := min(c.line-1, len(text)); n > sig.end && n > c.line-400; n-- {
 		l := text[n-1]
@@ -737,6 +740,40 @@ func (rr *refResolver) pyLocal(ctx context.Context, c pyCtx, v string) (b pyBind
 		return pyBinding{ann: a, line: def}, true
 	}
 	return b, false
+}
+
+var pyCompFor = regexp.MustCompile(`\bfor\s+([\p{L}_][\p{L}\p{N}_]*)\s+in\s+`)
+
+// pyComprehension returns the iterable of a comprehension on line whose
+// target is v ("[x.a for v in expr if …]").
+func pyComprehension(line, v string) (string, bool) {
+	if strings.HasPrefix(strings.TrimSpace(line), "for ") {
+		return "", false // a for statement: a binding of its own
+	}
+	for _, m := range pyCompFor.FindAllStringSubmatchIndex(line, -1) {
+		if line[m[2]:m[3]] != v {
+			continue
+		}
+		rest := line[m[1]:]
+		d := 0
+		for i := 0; i < len(rest); i++ {
+			switch rest[i] {
+			case '(', '[', '{':
+				d++
+			case ')', ']', '}':
+				if d == 0 {
+					return rest[:i], true
+				}
+				d--
+			case ' ':
+				if d == 0 && (strings.HasPrefix(rest[i:], " if ") || strings.HasPrefix(rest[i:], " for ")) {
+					return rest[:i], true
+				}
+			}
+		}
+		return rest, true
+	}
+	return "", false
 }
 
 // pyIndent returns the indentation of a line of code, -1 for a blank or

@@ -121,3 +121,84 @@ class App:
 		t.Errorf("Store: re-export lines %q, other lines marked %q; want the __init__ line only", reexport, plain)
 	}
 }
+
+// TestRefsPythonFlow: types read through tuples, loops, comprehensions,
+// with, typing.cast, isinstance, Callable results and modules outside the
+// repository; bare names bound by loop targets and strings' text.
+func TestRefsPythonFlow(t *testing.T) {
+	p := refsRepo(t, map[string]string{
+		"kit/nodes.py": `import typing as t
+import subprocess
+
+
+class Node:
+    def render(self) -> str:
+        return ""
+
+    def __enter__(self) -> "Node":
+        return self
+
+
+class Leaf:
+    def render(self) -> str:
+        return ""
+
+
+def pair() -> tuple[str, Node]:
+    return "", Node()
+
+
+def many() -> list[Node]:
+    return []
+
+
+def factory() -> t.Callable[[], Leaf]:
+    return Leaf
+
+
+make_leaf = factory()
+
+
+def draw(items) -> None:
+    name, node = pair()
+    node.render()
+    for n in many():
+        n.render()
+    texts = [m.render() for m in many()]
+    with Node() as ctx:
+        ctx.render()
+    x = t.cast(Leaf, items)
+    x.render()
+    if isinstance(items, Leaf):
+        items.render()
+    make_leaf().render()
+    subprocess.run(["ls"]).render()
+    print("draw the nodes", items.draw)
+    for i, draw in enumerate(items):
+        print(draw)
+`,
+	})
+	node, _ := refsOf(t, p, "kit/nodes.py", "Node.render")
+	leaf, _ := refsOf(t, p, "kit/nodes.py", "Leaf.render")
+	fn, _ := refsOf(t, p, "kit/nodes.py", "draw")
+	wantRefs(t, "Node.render", node, map[string]string{
+		"kit/nodes.py:35": ConfResolved, // a tuple's element
+		"kit/nodes.py:37": ConfResolved, // a list's item
+		"kit/nodes.py:38": ConfResolved, // a comprehension's
+		"kit/nodes.py:40": ConfResolved, // with … as: __enter__'s result
+		"kit/nodes.py:42": "",           // typing.cast(Leaf, …)
+		"kit/nodes.py:44": "",           // isinstance(items, Leaf)
+		"kit/nodes.py:45": "",           // a Callable[[], Leaf] called
+		"kit/nodes.py:46": "",           // a module outside the repository
+	})
+	wantRefs(t, "Leaf.render", leaf, map[string]string{
+		"kit/nodes.py:35": "",
+		"kit/nodes.py:42": ConfResolved,
+		"kit/nodes.py:44": ConfResolved,
+		"kit/nodes.py:45": ConfResolved,
+	})
+	wantRefs(t, "draw", fn, map[string]string{
+		"kit/nodes.py:47": "", // a string's text, and another value's member
+		"kit/nodes.py:49": "", // a loop's tuple target: a local
+	})
+}
