@@ -86,9 +86,11 @@ type pyState struct {
 	named   map[string][]refDef // every definition of a name
 	recv    map[lineVar]pyType  // a use's receiver type, by file, line and offset
 	vars    map[pyVarKey]pyType
-	attrs   map[string]pyType // "file:class.attr"
-	mros    map[string]pyMRO  // by the class's file and qualified name
-	visited map[string]bool   // guards against cycles while typing
+	attrs   map[string]pyType  // "file:class.attr"
+	mros    map[string]pyMRO   // by the class's file and qualified name
+	visited map[string]bool    // guards against cycles while typing
+	binds   map[lineVar]bool   // a file's module-level bindings of a name
+	modVars map[lineVar]pyType // a file's module-level variables
 }
 
 type pyVarKey struct {
@@ -109,7 +111,8 @@ const pyDepth = 6
 func (rr *refResolver) pyState() *pyState {
 	if rr.py == nil {
 		rr.py = &pyState{named: map[string][]refDef{}, recv: map[lineVar]pyType{}, vars: map[pyVarKey]pyType{},
-			attrs: map[string]pyType{}, mros: map[string]pyMRO{}, visited: map[string]bool{}}
+			attrs: map[string]pyType{}, mros: map[string]pyMRO{}, visited: map[string]bool{},
+			binds: map[lineVar]bool{}, modVars: map[lineVar]pyType{}}
 	}
 	return rr.py
 }
@@ -434,6 +437,10 @@ func (rr *refResolver) pyTypeName(ctx context.Context, file int64, name string, 
 
 // pyModuleBinds reports whether file assigns name at module level.
 func (rr *refResolver) pyModuleBinds(ctx context.Context, file int64, name string) bool {
+	return memo(rr.pyState().binds, lineVar{file: file, name: name}, func() bool { return rr.readPyModuleBinds(ctx, file, name) })
+}
+
+func (rr *refResolver) readPyModuleBinds(ctx context.Context, file int64, name string) bool {
 	text, err := rr.text(ctx, file)
 	if err != nil {
 		return true
@@ -988,6 +995,18 @@ func (rr *refResolver) pyBindingType(ctx context.Context, c pyCtx, b pyBinding, 
 // pyModuleVar types a module-level assignment of v in file ("v = …",
 // "v: T = …").
 func (rr *refResolver) pyModuleVar(ctx context.Context, file int64, v string, depth int) pyType {
+	st := rr.pyState()
+	k := lineVar{file: file, name: v}
+	if t, ok := st.modVars[k]; ok {
+		return t
+	}
+	st.modVars[k] = pyUnknown // a cycle stops here
+	t := rr.readPyModuleVar(ctx, file, v, depth)
+	st.modVars[k] = t
+	return t
+}
+
+func (rr *refResolver) readPyModuleVar(ctx context.Context, file int64, v string, depth int) pyType {
 	text, err := rr.text(ctx, file)
 	if err != nil {
 		return pyUnknown
