@@ -725,6 +725,9 @@ func (rr *refResolver) pyLocal(ctx context.Context, c pyCtx, v string) (b pyBind
 		if expr, ok := pyComprehension(text[c.line-1], v); ok {
 			return pyBinding{expr: expr, iter: true, line: c.line}, true
 		}
+		if typ, ok := pyNarrowedInline(text[c.line-1], v); ok {
+			return pyBinding{ann: typ, line: c.line}, true
+		}
 	}
 	for n := min(c.line-1, len(text)); n > sig.end && n > c.line-400; n-- {
 		l := text[n-1]
@@ -794,6 +797,39 @@ func pyIndent(l string) int {
 }
 
 var pyIsinstance = regexp.MustCompile(`^\s*(?:if|elif|while)\s+isinstance\(\s*([\p{L}_][\p{L}\p{N}_]*)\s*,\s*([\p{L}_][\p{L}\p{N}_.]*)\s*\)\s*:`)
+
+var pyIsinstanceInline = regexp.MustCompile(`(\bif\s+)?isinstance\(\s*([\p{L}_][\p{L}\p{N}_]*)\s*,\s*([\p{L}_][\p{L}\p{N}_.]*)\s*\)(\s+and\b)?`)
+
+// pyNarrowedInline returns T when line narrows v within itself: "v.a if
+// isinstance(v, T) else …", "isinstance(v, T) and v.a".
+func pyNarrowedInline(line, v string) (string, bool) {
+	if pyIsinstance.MatchString(line) {
+		return "", false // a block's header: pyNarrowed reads it
+	}
+	for _, m := range pyIsinstanceInline.FindAllStringSubmatchIndex(line, -1) {
+		if line[m[4]:m[5]] != v || (m[2] < 0 && m[8] < 0) {
+			continue
+		}
+		if m[2] >= 0 {
+			// "… if isinstance(v, T) else …": v is a T before the if only.
+			if _, orElse, ok := strings.Cut(line[m[1]:], " else "); ok && pyMemberOf(orElse, v) {
+				continue
+			}
+		}
+		return line[m[6]:m[7]], true
+	}
+	return "", false
+}
+
+// pyMemberOf reports whether s reads a member of v ("v.x").
+func pyMemberOf(s, v string) bool {
+	for _, at := range findUseOffsets(s, v) {
+		if strings.HasPrefix(s[at+len(v):], ".") {
+			return true
+		}
+	}
+	return false
+}
 
 // pyNarrowed returns T when line heads a block "if isinstance(v, T):".
 func pyNarrowed(line, v string) (string, bool) {

@@ -176,6 +176,10 @@ def draw(items) -> None:
     print("draw the nodes", items.draw)
     for i, draw in enumerate(items):
         print(draw)
+
+
+def pick(a, b) -> str:
+    return a.render() if isinstance(a, Leaf) else b.render()
 `,
 	})
 	node, _ := refsOf(t, p, "kit/nodes.py", "Node.render")
@@ -196,6 +200,7 @@ def draw(items) -> None:
 		"kit/nodes.py:42": ConfResolved,
 		"kit/nodes.py:44": ConfResolved,
 		"kit/nodes.py:45": ConfResolved,
+		"kit/nodes.py:53": ConfResolved, // "a.render() if isinstance(a, Leaf)"
 	})
 	wantRefs(t, "draw", fn, map[string]string{
 		"kit/nodes.py:47": "", // a string's text, and another value's member
