@@ -1245,18 +1245,7 @@ func pyBases(text []string, n int) []string {
 	if o < 0 {
 		return nil
 	}
-	d, c := 0, -1
-	for i := o; i < len(s) && c < 0; i++ {
-		switch s[i] {
-		case '(', '[':
-			d++
-		case ')', ']':
-			d--
-			if d == 0 {
-				c = i
-			}
-		}
-	}
+	c := pyClose(s, o)
 	if c < 0 {
 		return nil
 	}
@@ -1283,19 +1272,28 @@ func pyParamsEnd(sig, fn string) int {
 	if at < 0 {
 		return len(sig)
 	}
+	if c := pyClose(sig, at); c >= 0 {
+		return c + 1
+	}
+	return len(sig)
+}
+
+// pyClose returns the offset of the bracket closing the first one opened
+// at or after offset from in s, -1 when it does not close.
+func pyClose(s string, from int) int {
 	d := 0
-	for i := at; i < len(sig); i++ {
-		switch sig[i] {
+	for i := from; i < len(s); i++ {
+		switch s[i] {
 		case '(', '[', '{':
 			d++
 		case ')', ']', '}':
 			d--
 			if d == 0 {
-				return i + 1
+				return i
 			}
 		}
 	}
-	return len(sig)
+	return -1
 }
 
 // pyParams returns fn's parameters in its signature with their
