@@ -91,6 +91,8 @@ type pyState struct {
 	visited map[string]bool    // guards against cycles while typing
 	binds   map[lineVar]bool   // a file's module-level bindings of a name
 	modVars map[lineVar]pyType // a file's module-level variables
+	classes map[lineVar]*pyClass
+	over    map[string]bool // by definition id: it overrides a base's member
 }
 
 type pyVarKey struct {
@@ -112,7 +114,7 @@ func (rr *refResolver) pyState() *pyState {
 	if rr.py == nil {
 		rr.py = &pyState{named: map[string][]refDef{}, recv: map[lineVar]pyType{}, vars: map[pyVarKey]pyType{},
 			attrs: map[string]pyType{}, mros: map[string]pyMRO{}, visited: map[string]bool{},
-			binds: map[lineVar]bool{}, modVars: map[lineVar]pyType{}}
+			binds: map[lineVar]bool{}, modVars: map[lineVar]pyType{}, classes: map[lineVar]*pyClass{}, over: map[string]bool{}}
 	}
 	return rr.py
 }
@@ -177,6 +179,16 @@ const whyOverride = "a receiver of no stated type: listed under the base class's
 // pyOverrides reports whether member d overrides a member of the same
 // name of one of its class's bases in the repository.
 func (rr *refResolver) pyOverrides(ctx context.Context, d *refDef) bool {
+	st := rr.pyState()
+	if o, ok := st.over[d.u.id]; ok {
+		return o
+	}
+	o := rr.readPyOverrides(ctx, d)
+	st.over[d.u.id] = o
+	return o
+}
+
+func (rr *refResolver) readPyOverrides(ctx context.Context, d *refDef) bool {
 	for _, k := range rr.pyClassesOf(ctx, d) {
 		for _, b := range rr.pyMRO(ctx, k).classes[1:] {
 			for _, o := range rr.pyNamed(ctx, d.u.name) {
@@ -252,6 +264,10 @@ func (rr *refResolver) pyClassesOf(ctx context.Context, d *refDef) []*pyClass {
 
 // pyClassAt returns the class of file with qualified name qn.
 func (rr *refResolver) pyClassAt(ctx context.Context, file int64, qn string) *pyClass {
+	return memo(rr.pyState().classes, lineVar{file: file, name: qn}, func() *pyClass { return rr.readPyClassAt(ctx, file, qn) })
+}
+
+func (rr *refResolver) readPyClassAt(ctx context.Context, file int64, qn string) *pyClass {
 	name := qn[strings.LastIndex(qn, ".")+1:]
 	for _, d := range rr.pyNamed(ctx, name) {
 		if d.u.symKind == extract.KindClass && d.u.fileID == file && d.u.qualname == qn {
