@@ -33,7 +33,12 @@
 // that exact name by what is written at the use — the qualifier, the
 // file's imports, the scopes, stated types and class bases (refresolve.go,
 // reflex.go, refimports.go; ADR 0020) — and listed as resolved, likely
-// or name only, never dropped unsaid.
+// or name only, never dropped unsaid. Python members are typed from what
+// the source states (refpy.go): annotations, constructor calls, stated
+// return types, the attributes a class assigns, module-level instances,
+// except clauses and super() through bases read across files; a type the
+// repository does not define owns its members, and an override's uses on
+// receivers of no stated type are listed under the base's member.
 //
 // Vector weights are measured per repository (calibrate.go, ADR 0021):
 // KeepCalibrated, the indexer's calibration step, runs each vector

@@ -115,6 +115,7 @@ func (p *Planner) References(ctx context.Context, req RefsRequest) (*References,
 			}
 			return p.page.fileLines(ctx, id, 1, max(f.lines, 1))
 		})
+		rr.named = func(ctx context.Context, n string) ([]refDef, error) { return p.symbols.exactDefs(ctx, n, nil, files) }
 		js, err := rr.judge(ctx, refs)
 		if err != nil {
 			return nil, err
@@ -216,7 +217,11 @@ func (p *Planner) References(ctx context.Context, req RefsRequest) (*References,
 		}
 		f := &out.Files[j]
 		f.Count++
-		f.Refs = append(f.Refs, RefHit{Line: r.line, Kinds: r.kinds, Target: r.target, Symbol: r.symbol, Snippet: snips[i], Confidence: pconf[i]})
+		kinds := r.kinds
+		if fi := files[r.fileID]; fi != nil && fi.language == "python" && pyReexport(snips[i], q.name) {
+			kinds = append(slices.Clip(kinds), KindReexport)
+		}
+		f.Refs = append(f.Refs, RefHit{Line: r.line, Kinds: kinds, Target: r.target, Symbol: r.symbol, Snippet: snips[i], Confidence: pconf[i]})
 	}
 	if out.Total == 0 && len(out.LeftOut) == 0 {
 		out.Notes = append(out.Notes, "no reference facts match; files in languages without a reader have none (search with intent exact_text instead)")

@@ -113,6 +113,12 @@ type refResolver struct {
 	typeMemo    map[lineVar]string
 	classMemo   map[lineVar]string
 	literalMemo map[lineVar]literal
+
+	// named returns every definition of a name (the Python rules read
+	// classes, functions and their annotations through it); py is their
+	// state.
+	named func(ctx context.Context, name string) ([]refDef, error)
+	py    *pyState
 }
 
 // lineVar keys a memo: a file, a line (or 0) and a name (or an offset).
@@ -253,10 +259,14 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 				}
 			}
 		}
-		if r.enclName == "" || r.enclName == rr.name {
-			continue
+		py := rr.files[r.fileID] != nil && rr.files[r.fileID].language == "python"
+		if r.enclName == "" || (r.enclName == rr.name && !py) {
+			continue // (a Python function assigning its own name makes it a local)
 		}
 		k := enclKey{r.fileID, r.enclStart, r.enclName}
+		if py && pyBindsName(l, rr.name) {
+			rr.locals[k] = true
+		}
 		if rr.inSignature(ctx, r) {
 			rr.locals[k] = true
 		}
@@ -426,6 +436,14 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 	if !known {
 		return vOpen, "", nil
 	}
+	if lang == "python" && pyInText(line, u.at, rr.name) {
+		return vContra, whyString, nil
+	}
+	if lang == "python" && d.member && (len(u.chain) > 0 || u.expr) {
+		if v, why, ok := rr.judgePyMember(ctx, r, line, u, d); ok {
+			return v, why, nil
+		}
+	}
 	if len(u.chain) > 0 {
 		return rr.judgeQualified(ctx, r, line, u, d, lang)
 	}
@@ -439,7 +457,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		return vContra, whyMember, nil
 	}
 	// A bare name.
-	if rr.locals[enclKey{r.fileID, r.enclStart, r.enclName}] && !(r.fileID == d.u.fileID && d.u.start >= r.enclStart && d.u.start <= r.line) {
+	if rr.locals[enclKey{r.fileID, r.enclStart, r.enclName}] && !(r.fileID == d.u.fileID && d.u.start >= r.enclStart && d.u.start <= r.line && !(d.u.start == r.enclStart && d.u.name == r.enclName)) {
 		return vContra, whyLocal, nil
 	}
 	if u.kwarg {

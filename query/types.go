@@ -339,7 +339,7 @@ type RefFile struct {
 // RefHit is one line referring to the name.
 type RefHit struct {
 	Line   int      `json:"line"`
-	Kinds  []string `json:"kinds"`            // call, ident, type, import
+	Kinds  []string `json:"kinds"`            // call, ident, type, import; reexport (KindReexport)
 	Target string   `json:"target,omitempty"` // receiver.method or imported name
 	// Symbol is the qualname of the innermost enclosing symbol, "" at top
 	// level.

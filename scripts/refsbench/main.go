@@ -155,6 +155,10 @@ type symbolResult struct {
 	// when it did not).
 	QualifiedOK     bool   `json:"qualified_ok"`
 	QualifiedPicked string `json:"qualified_picked,omitempty"`
+	// QualifiedOverload: the pick is another declaration of the same
+	// qualified name in the same file (an overload set, which no
+	// qualified name tells apart); counted as right, and apart.
+	QualifiedOverload bool `json:"qualified_overload,omitempty"`
 	// FalseCase counts false lines where the name is written only in
 	// another case; MissedUnwritten missed lines where it is not written
 	// at all (a constructor's `new T`, a JSDoc link).
@@ -575,6 +579,7 @@ func measureSymbol(ctx context.Context, r *repo, c candidate, lang string, pos p
 	}
 	def := loc{c.Path, pos.Line}
 	j := judge(a.Refs, v.Lines, def, r.judged)
+	j.Reexports = v.Reexports
 	sr := symbolResult{candidate: c, Language: lang, Pos: pos, judged: j, Total: v.Total, Truncated: v.Truncated}
 	if v.Marked {
 		cj := judge(a.Refs, v.Confident, def, r.judged)
@@ -599,6 +604,11 @@ func measureSymbol(ctx context.Context, r *repo, c candidate, lang string, pos p
 	sr.QualifiedOK = picked == c.ID
 	if !sr.QualifiedOK {
 		sr.QualifiedPicked = r.describe(picked)
+		for _, s := range r.facts.Symbols {
+			if s.ID == picked && s.Qualname == c.Qualname && s.Path == c.Path {
+				sr.QualifiedOK, sr.QualifiedOverload = true, true
+			}
+		}
 	}
 	return sr, nil
 }

@@ -18,9 +18,10 @@ type judged struct {
 	// Hits/Server, absent when the server has none.
 	Precision *float64 `json:"precision,omitempty"`
 	Recall    *float64 `json:"recall,omitempty"`
-	Outside   int      `json:"viberag_outside"` // viberag's lines in files the server does not analyse
-	False     []loc    `json:"-"`               // viberag's lines the server does not give
-	Missed    []loc    `json:"-"`               // the server's lines viberag does not list
+	Outside   int      `json:"viberag_outside"`             // viberag's lines in files the server does not analyse
+	Reexports int      `json:"viberag_reexports,omitempty"` // viberag's lines marked as re-exports, not judged
+	False     []loc    `json:"-"`                           // viberag's lines the server does not give
+	Missed    []loc    `json:"-"`                           // the server's lines viberag does not list
 }
 
 // judge compares the server's and viberag's lines for the definition on

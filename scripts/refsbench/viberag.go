@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 )
 
@@ -51,6 +52,7 @@ type refsAnswer struct {
 	// marks no confidence lists none).
 	Confident []loc
 	Marked    bool // some line is marked with a confidence
+	Reexports int  // lines marked as re-exports of the name, not in Lines
 	Total     int  // the count it reports, listed or not
 	Truncated bool
 	Notes     []string
@@ -79,8 +81,9 @@ func (v viberag) refs(ctx context.Context, id string) (refsAnswer, error) {
 			Files      []struct {
 				Path string `json:"path"`
 				Refs []struct {
-					Line       int    `json:"line"`
-					Confidence string `json:"confidence"`
+					Line       int      `json:"line"`
+					Kinds      []string `json:"kinds"`
+					Confidence string   `json:"confidence"`
 				} `json:"refs"`
 			} `json:"files"`
 			Error string `json:"error"`
@@ -102,6 +105,15 @@ func (v viberag) refs(ctx context.Context, id string) (refsAnswer, error) {
 		for _, f := range r.Files {
 			for _, h := range f.Refs {
 				l := loc{f.Path, h.Line}
+				if slices.Contains(h.Kinds, "reexport") {
+					// A re-export line ("from .m import x as x"): counted
+					// apart, not judged (jedi lists none).
+					if !seen[l] {
+						seen[l] = true
+						a.Reexports++
+					}
+					continue
+				}
 				if !seen[l] {
 					seen[l] = true
 					a.Lines = append(a.Lines, l)

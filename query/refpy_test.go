@@ -1,0 +1,209 @@
+package query
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestRefsPython: members told apart by the receiver's type as the source
+// states it — a parameter's annotation, a constructor call, a function's
+// and a method's return annotation, self's attribute assigned in
+// __init__, a module-level instance imported from another module,
+// "except T as e", super() through a base in another file and through a
+// base outside the repository — an override's untyped uses left to its
+// base, and a re-export line marked.
+func TestRefsPython(t *testing.T) {
+	p := refsRepo(t, map[string]string{
+		"pkg/__init__.py": "from .store import Store as Store\nfrom .store import make_store\n",
+		"pkg/store.py": `import io
+
+
+class Store:
+    name = "store"
+
+    def close(self) -> None:
+        pass
+
+    def child(self) -> "Store":
+        return Store()
+
+
+class Cache(Store):
+    name = "cache"
+
+    def close(self) -> None:
+        super().close()
+
+
+class Sink(io.StringIO):
+    def close(self) -> None:
+        super().close()
+
+
+class StoreError(Exception):
+    def close(self) -> None:
+        pass
+
+
+def make_store() -> Store:
+    return Store()
+
+
+default = Cache()
+`,
+		"pkg/app.py": `from .store import Store, Cache, StoreError, make_store, default
+
+
+class App:
+    def __init__(self, cache: Cache) -> None:
+        self.cache = cache
+        self.store = Store()
+        self.buf = open("x")
+
+    def run(self, s: Store, thing) -> None:
+        s.close()
+        self.cache.close()
+        self.store.close()
+        self.buf.close()
+        made = make_store()
+        made.close()
+        s.child().close()
+        default.close()
+        thing.close()
+        print(thing.name)
+        try:
+            pass
+        except StoreError as e:
+            e.close()
+`,
+	})
+	store, _ := refsOf(t, p, "pkg/store.py", "Store.close")
+	cache, _ := refsOf(t, p, "pkg/store.py", "Cache.close")
+	sink, _ := refsOf(t, p, "pkg/store.py", "Sink.close")
+	storeErr, _ := refsOf(t, p, "pkg/store.py", "StoreError.close")
+	wantRefs(t, "Store.close", store, map[string]string{
+		"pkg/app.py:11":   ConfResolved, // s: Store
+		"pkg/app.py:12":   "",           // self.cache: Cache, which overrides close
+		"pkg/app.py:13":   ConfResolved, // self.store = Store()
+		"pkg/app.py:14":   "",           // open(): a builtin's file
+		"pkg/app.py:16":   ConfResolved, // make_store() -> Store
+		"pkg/app.py:17":   ConfResolved, // Store.child() -> "Store"
+		"pkg/app.py:18":   "",           // default = Cache(), imported
+		"pkg/app.py:19":   ConfNameOnly, // thing: no stated type
+		"pkg/app.py:24":   "",           // except StoreError as e
+		"pkg/store.py:18": ConfResolved, // super() in Cache
+		"pkg/store.py:23": "",           // super() in a subclass of io.StringIO
+	})
+	wantRefs(t, "Cache.close", cache, map[string]string{
+		"pkg/app.py:12":   ConfResolved,
+		"pkg/app.py:18":   ConfResolved,
+		"pkg/app.py:11":   "",
+		"pkg/app.py:19":   "", // untyped: listed under Store.close, which it overrides
+		"pkg/store.py:18": "",
+	})
+	wantRefs(t, "Sink.close", sink, map[string]string{"pkg/store.py:23": "", "pkg/app.py:14": ""})
+	wantRefs(t, "StoreError.close", storeErr, map[string]string{"pkg/app.py:24": ConfResolved, "pkg/app.py:11": ""})
+	nameRefs, _ := refsOf(t, p, "pkg/store.py", "Cache.name")
+	wantRefs(t, "Cache.name", nameRefs, map[string]string{"pkg/app.py:20": ""})
+
+	_, r := refsOf(t, p, "pkg/store.py", "Store")
+	var reexport, plain []string
+	for _, f := range r.Files {
+		for _, h := range f.Refs {
+			if f.Path == "pkg/__init__.py" && slices.Contains(h.Kinds, KindReexport) {
+				reexport = append(reexport, h.Snippet)
+			} else if slices.Contains(h.Kinds, KindReexport) {
+				plain = append(plain, h.Snippet)
+			}
+		}
+	}
+	if len(reexport) != 1 || len(plain) != 0 {
+		t.Errorf("Store: re-export lines %q, other lines marked %q; want the __init__ line only", reexport, plain)
+	}
+}
+
+// TestRefsPythonFlow: types read through tuples, loops, comprehensions,
+// with, typing.cast, isinstance, Callable results and modules outside the
+// repository; bare names bound by loop targets and strings' text.
+func TestRefsPythonFlow(t *testing.T) {
+	p := refsRepo(t, map[string]string{
+		"kit/nodes.py": `import typing as t
+import subprocess
+
+
+class Node:
+    def render(self) -> str:
+        return ""
+
+    def __enter__(self) -> "Node":
+        return self
+
+
+class Leaf:
+    def render(self) -> str:
+        return ""
+
+
+def pair() -> tuple[str, Node]:
+    return "", Node()
+
+
+def many() -> list[Node]:
+    return []
+
+
+def factory() -> t.Callable[[], Leaf]:
+    return Leaf
+
+
+make_leaf = factory()
+
+
+def draw(items) -> None:
+    name, node = pair()
+    node.render()
+    for n in many():
+        n.render()
+    texts = [m.render() for m in many()]
+    with Node() as ctx:
+        ctx.render()
+    x = t.cast(Leaf, items)
+    x.render()
+    if isinstance(items, Leaf):
+        items.render()
+    make_leaf().render()
+    subprocess.run(["ls"]).render()
+    print("draw the nodes", items.draw)
+    for i, draw in enumerate(items):
+        print(draw)
+
+
+def pick(a, b) -> str:
+    return a.render() if isinstance(a, Leaf) else b.render()
+`,
+	})
+	node, _ := refsOf(t, p, "kit/nodes.py", "Node.render")
+	leaf, _ := refsOf(t, p, "kit/nodes.py", "Leaf.render")
+	fn, _ := refsOf(t, p, "kit/nodes.py", "draw")
+	wantRefs(t, "Node.render", node, map[string]string{
+		"kit/nodes.py:35": ConfResolved, // a tuple's element
+		"kit/nodes.py:37": ConfResolved, // a list's item
+		"kit/nodes.py:38": ConfResolved, // a comprehension's
+		"kit/nodes.py:40": ConfResolved, // with … as: __enter__'s result
+		"kit/nodes.py:42": "",           // typing.cast(Leaf, …)
+		"kit/nodes.py:44": "",           // isinstance(items, Leaf)
+		"kit/nodes.py:45": "",           // a Callable[[], Leaf] called
+		"kit/nodes.py:46": "",           // a module outside the repository
+	})
+	wantRefs(t, "Leaf.render", leaf, map[string]string{
+		"kit/nodes.py:35": "",
+		"kit/nodes.py:42": ConfResolved,
+		"kit/nodes.py:44": ConfResolved,
+		"kit/nodes.py:45": ConfResolved,
+		"kit/nodes.py:53": ConfResolved, // "a.render() if isinstance(a, Leaf)"
+	})
+	wantRefs(t, "draw", fn, map[string]string{
+		"kit/nodes.py:47": "", // a string's text, and another value's member
+		"kit/nodes.py:49": "", // a loop's tuple target: a local
+	})
+}
