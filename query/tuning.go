@@ -39,6 +39,16 @@ type Tuning struct {
 	ModuleSources   string  `tune:"module_sources"`
 	ModuleTop       int     `tune:"module_top"`
 
+	// The directory channel (directory.go), for the same questions: the
+	// first DirTop files of a first fusion lend their scores, times
+	// WDir, to the other files of their directories, the larger ones
+	// more ((lines / largest)^DirSizePow), directories of many files
+	// less (÷ files^DirCountPow).
+	WDir        float64 `tune:"w_dir"`
+	DirTop      int     `tune:"dir_top"`
+	DirSizePow  float64 `tune:"dir_size_pow"`
+	DirCountPow float64 `tune:"dir_count_pow"`
+
 	// Vector channels (only when the index has vectors and the planner an
 	// embedder of the same model). Not tuned on the benchmark: the real
 	// model's weights were not available where it was built (BENCHMARKS.md).
@@ -148,6 +158,10 @@ func DefaultTuning() Tuning {
 		WModuleQuestion: 3,
 		ModuleSources:   "blocks,files,symbols",
 		ModuleTop:       1,
+		WDir:            3,
+		DirTop:          5,
+		DirSizePow:      0.5,
+		DirCountPow:     0.25,
 	}
 }
 
