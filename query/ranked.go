@@ -117,6 +117,13 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 				return err
 			}
 			chans = append(chans, blocks, chunkSumChannel(blocks, p.tune.WChunkSum, pool, files), syms, fl)
+			if docs && p.tune.WDocMatch > 0 {
+				dm, err := p.docMatchChannel(ctx, p.tune.WDocMatch, p.tune.DocMatchTop, p.tune.DocMatchWords, p.tune.DocMatchMin, syms, t.words)
+				if err != nil {
+					return err
+				}
+				chans = append(chans, dm)
+			}
 			sc.note(req.Scope, scope.Chunks)
 			if docs {
 				sc.note(req.Scope, scope.Symbols)
