@@ -3,7 +3,6 @@ package query
 import (
 	"math"
 	"path"
-	"sort"
 )
 
 // Directory evidence. The answer to "how does X work" is usually a
@@ -42,11 +41,7 @@ func dirChannel(weight float64, top int, sizePow, countPow float64, f *fused, di
 	}
 	score := map[int64]float64{}
 	for dir, e := range evidence {
-		members := dirs[dir]
-		largest := 0
-		for _, m := range members {
-			largest = max(largest, m.lines)
-		}
+		members, largest := dirs[dir], dirs.largest(dir)
 		if largest == 0 {
 			continue
 		}
@@ -71,18 +66,6 @@ func dirChannel(weight float64, top int, sizePow, countPow float64, f *fused, di
 			}
 		}
 	}
-	ids := make([]int64, 0, len(score))
-	for id := range score {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool {
-		if score[ids[i]] != score[ids[j]] {
-			return score[ids[i]] > score[ids[j]]
-		}
-		return ids[i] < ids[j]
-	})
-	for _, id := range ids {
-		ch.add(fileUnit(pool, files, id), score[id])
-	}
+	addFiles(ch, score, files, pool)
 	return ch
 }

@@ -1,15 +1,10 @@
 package query
 
 import (
-	"context"
 	"strings"
 	"testing"
 
-	"github.com/viberag/viberag/indexer"
-	"github.com/viberag/viberag/internal/testkit"
-	"github.com/viberag/viberag/internal/testkit/indextest"
 	"github.com/viberag/viberag/scope"
-	"github.com/viberag/viberag/tables"
 )
 
 // TestDirectoryEvidence: a how-question whose words only one file of a
@@ -17,28 +12,17 @@ import (
 // first), not only files elsewhere that share a word with it; never a
 // file out of the search's scope.
 func TestDirectoryEvidence(t *testing.T) {
-	ctx := context.Background()
-	root, data := t.TempDir(), t.TempDir()
 	ring := "package codec\n\ntype ring struct {\n\tbuf  []byte\n\thead int\n\ttail int\n}\n" +
 		strings.Repeat("\nfunc (r *ring) grow(n int) {\n\tnb := make([]byte, len(r.buf)*2+n)\n\tcopy(nb, r.buf[r.head:r.tail])\n\tr.buf, r.tail, r.head = nb, r.tail-r.head, 0\n}\n", 4)
-	testkit.WriteFiles(t, root, map[string]string{
+	db := indexedFiles(t, map[string]string{
 		"codec/decoder.go": "package codec\n\n// Decoder reads frames from the wire and checks their checksum.\ntype Decoder struct{ r *ring }\n\n// Next reads the next frame and checks its checksum.\nfunc (d *Decoder) Next() ([]byte, error) { return nil, nil }\n",
 		"codec/ring.go":    ring,
 		"codec/limits.go":  "package codec\n\nconst maxLen = 1 << 20\n",
 		"server/serve.go":  "package server\n\n// Serve writes frames to each client.\nfunc Serve() {}\n",
 		"audit/sum.go":     "package audit\n\n// Sum is a checksum of the audit log.\nfunc Sum() uint32 { return 0 }\n",
 	})
-	db := indextest.Open(t, indextest.Path(data), tables.OpenOptions{})
-	if _, err := indexer.Run(ctx, db, root, indexer.Options{}); err != nil {
-		t.Fatal(err)
-	}
 	rank := func(tune Tuning, sc scope.Scope, path string) int {
-		p, err := New(ctx, db.Reader(), Options{Tuning: &tune})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer p.Close()
-		for i, h := range search(t, p, Request{Query: "how does it read frames and check the checksum", Limit: 10, Scope: sc}).Hits {
+		for i, h := range tunedHits(t, db, tune, Request{Query: "how does it read frames and check the checksum", Limit: 10, Scope: sc}) {
 			if h.Path == path {
 				return i + 1
 			}

@@ -4,11 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-
-	"github.com/viberag/viberag/indexer"
-	"github.com/viberag/viberag/internal/testkit"
-	"github.com/viberag/viberag/internal/testkit/indextest"
-	"github.com/viberag/viberag/tables"
 )
 
 // TestDocMatch: a query that is a definition's doc comment finds that
@@ -17,23 +12,13 @@ import (
 // among many others is not lifted.
 func TestDocMatch(t *testing.T) {
 	ctx := context.Background()
-	root, data := t.TempDir(), t.TempDir()
-	testkit.WriteFiles(t, root, map[string]string{
+	db := indexedFiles(t, map[string]string{
 		"limits/meter.go": "package limits\n\n// Meter counts the requests of a client in a sliding window and refuses those over the limit.\ntype Meter struct{ n int }\n",
 		"limits/bucket.go": "package limits\n\n// Bucket counts the requests of a client in a sliding window and refuses those over the limit: it holds tokens refilled at a fixed rate,\n// takes one per request, and when a client has none left waits for the next refill,\n// or refuses when the caller asked not to wait; a sliding window of rates is kept for metrics.\ntype Bucket struct{ tokens int }\n" +
 			strings.Repeat("\n// take spends one token.\nfunc (b *Bucket) take() bool {\n\t// counts the requests of a client in a sliding window; refuses those over the limit\n\treturn b.tokens > 0\n}\n", 8),
 	})
-	db := indextest.Open(t, indextest.Path(data), tables.OpenOptions{})
-	if _, err := indexer.Run(ctx, db, root, indexer.Options{}); err != nil {
-		t.Fatal(err)
-	}
 	first := func(tune Tuning, q string) string {
-		p, err := New(ctx, db.Reader(), Options{Tuning: &tune})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer p.Close()
-		hits := search(t, p, Request{Query: q, Limit: 10}).Hits
+		hits := tunedHits(t, db, tune, Request{Query: q, Limit: 10})
 		if len(hits) == 0 {
 			return ""
 		}
