@@ -10,6 +10,7 @@ import (
 
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/internal/testkit"
+	"github.com/viberag/viberag/internal/testkit/indextest"
 	"github.com/viberag/viberag/tables"
 )
 
@@ -178,4 +179,28 @@ func hitPaths(r *Response) []string {
 		out = append(out, h.Path)
 	}
 	return out
+}
+
+// indexedFiles indexes a repository of the given files (path → content)
+// into a fresh index and returns the index.
+func indexedFiles(t *testing.T, files map[string]string) *tables.DB {
+	t.Helper()
+	root, data := t.TempDir(), t.TempDir()
+	testkit.WriteFiles(t, root, files)
+	db := indextest.Open(t, indextest.Path(data), tables.OpenOptions{})
+	if _, err := indexer.Run(context.Background(), db, root, indexer.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+// tunedHits runs one search on db with the given ranking constants.
+func tunedHits(t *testing.T, db *tables.DB, tune Tuning, req Request) []Hit {
+	t.Helper()
+	p, err := New(context.Background(), db.Reader(), Options{Tuning: &tune})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	return search(t, p, req).Hits
 }

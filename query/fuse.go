@@ -48,7 +48,7 @@ type unitCand struct {
 
 // fileLevel channels rank files as wholes: they add to a file's score but
 // do not make a unit of it stand out.
-var fileLevel = map[string]bool{"blocks_sum": true, "files": true, "path": true, "vec_file": true, "module": true}
+var fileLevel = map[string]bool{"blocks_sum": true, "files": true, "path": true, "vec_file": true, "module": true, "directory": true}
 
 // fused is the outcome of fusion: hits in order, with their explanations.
 type fused struct {

@@ -55,6 +55,15 @@ func newDirIndex(files map[int64]*fileInfo) dirIndex {
 	return d
 }
 
+// largest is the line count of dir's largest module file.
+func (d dirIndex) largest(dir string) int {
+	n := 0
+	for _, m := range d[dir] {
+		n = max(n, m.lines)
+	}
+	return n
+}
+
 // modulesOf returns the directories a file describes: its own when it is a
 // module entry, and the directory beside it that it names (src/foo.rs →
 // src/foo/).
@@ -127,11 +136,7 @@ func moduleChannel(weight float64, sources string, top int, chans []*channel, fi
 	score := map[int64]float64{}
 	for id, s := range entry {
 		for _, dir := range dirs.modulesOf(files[id]) {
-			members := dirs[dir]
-			largest := 0
-			for _, m := range members {
-				largest = max(largest, m.lines)
-			}
+			members, largest := dirs[dir], dirs.largest(dir)
 			if largest == 0 {
 				continue
 			}
@@ -145,6 +150,13 @@ func moduleChannel(weight float64, sources string, top int, chans []*channel, fi
 			}
 		}
 	}
+	addFiles(ch, score, files, pool)
+	return ch
+}
+
+// addFiles adds the files of score to ch, the best first (ties by file
+// id, so the order never depends on map iteration).
+func addFiles(ch *channel, score map[int64]float64, files map[int64]*fileInfo, pool unitPool) {
 	ids := make([]int64, 0, len(score))
 	for id := range score {
 		ids = append(ids, id)
@@ -158,5 +170,4 @@ func moduleChannel(weight float64, sources string, top int, chans []*channel, fi
 	for _, id := range ids {
 		ch.add(fileUnit(pool, files, id), score[id])
 	}
-	return ch
 }

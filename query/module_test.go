@@ -1,14 +1,8 @@
 package query
 
 import (
-	"context"
 	"reflect"
 	"testing"
-
-	"github.com/viberag/viberag/indexer"
-	"github.com/viberag/viberag/internal/testkit"
-	"github.com/viberag/viberag/internal/testkit/indextest"
-	"github.com/viberag/viberag/tables"
 )
 
 func moduleFiles(paths map[string]int) map[int64]*fileInfo {
@@ -125,25 +119,14 @@ func TestModuleQuestion(t *testing.T) {
 // TestModuleQuestionFindsTheModule: a how-question that only the package
 // doc answers lists the package's implementation, not just its doc.go.
 func TestModuleQuestionFindsTheModule(t *testing.T) {
-	ctx := context.Background()
-	root, data := t.TempDir(), t.TempDir()
-	testkit.WriteFiles(t, root, map[string]string{
+	db := indexedFiles(t, map[string]string{
 		"cache/doc.go":   "// Package cache keeps recently used values in memory and evicts the least recently used.\npackage cache\n",
 		"cache/lru.go":   "package cache\n\ntype Store struct{ m map[string]int; order []string }\n\nfunc (s *Store) Put(k string, v int) {\n\ts.m[k] = v\n\ts.order = append(s.order, k)\n}\n\nfunc (s *Store) Get(k string) (int, bool) {\n\tv, ok := s.m[k]\n\treturn v, ok\n}\n",
 		"cache/stats.go": "package cache\n\nfunc (s *Store) Len() int { return len(s.m) }\n",
 		"server/http.go": "package server\n\n// Serve answers requests with values kept in memory.\nfunc Serve() {}\n",
 	})
-	db := indextest.Open(t, indextest.Path(data), tables.OpenOptions{})
-	if _, err := indexer.Run(ctx, db, root, indexer.Options{}); err != nil {
-		t.Fatal(err)
-	}
 	rank := func(tune Tuning, q string) int {
-		p, err := New(ctx, db.Reader(), Options{Tuning: &tune})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer p.Close()
-		for i, h := range search(t, p, Request{Query: q, Limit: 10}).Hits {
+		for i, h := range tunedHits(t, db, tune, Request{Query: q, Limit: 10}) {
 			if h.Path == "cache/lru.go" {
 				return i + 1
 			}
@@ -153,6 +136,7 @@ func TestModuleQuestionFindsTheModule(t *testing.T) {
 	const q = "how does it evict the least recently used values"
 	off := DefaultTuning()
 	off.WModuleQuestion = 0
+	off.WDir = 0 // the directory channel would lift lru.go too (directory_test.go)
 	if r := rank(DefaultTuning(), q); r == 0 || r > 2 {
 		t.Errorf("module channel on: cache/lru.go at rank %d, want 1 or 2 (after doc.go)", r)
 	}

@@ -126,6 +126,13 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 				return err
 			}
 			chans = append(chans, blocks, chunkSumChannel(blocks, p.tune.WChunkSum, pool, files), syms, fl)
+			if docs && p.tune.WDocMatch > 0 {
+				dm, err := p.docMatchChannel(ctx, p.tune.WDocMatch, p.tune.DocMatchTop, p.tune.DocMatchWords, p.tune.DocMatchMin, syms, t.words)
+				if err != nil {
+					return err
+				}
+				chans = append(chans, dm)
+			}
 			sc.note(req.Scope, scope.Chunks)
 			if docs {
 				sc.note(req.Scope, scope.Symbols)
@@ -146,8 +153,10 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 	// Module entries lend their score to the module's files for prose
 	// only, as doc comments are searched: a name's definitions and a task
 	// text's frames should lead.
-	if w := p.tune.WModule; concept && !defs && resp.QueryUsed == "" {
-		if p.tune.WModuleQuestion > 0 && moduleQuestion.MatchString(text) {
+	prose := concept && !defs && resp.QueryUsed == ""
+	question := prose && moduleQuestion.MatchString(text)
+	if w := p.tune.WModule; prose {
+		if p.tune.WModuleQuestion > 0 && question {
 			w = p.tune.WModuleQuestion
 		}
 		if w > 0 {
@@ -161,7 +170,20 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 	chans = append(chans, vchans...)
 	resp.FiltersApplied = sc.applied
 
-	f := p.fuse(chans, pm, sourcePriors(task, t.natural, defs, text), files, pool, req.Limit)
+	source := sourcePriors(task, t.natural, defs, text)
+	f := p.fuse(chans, pm, source, files, pool, req.Limit)
+	if question && p.tune.WDir > 0 {
+		// A question about how something works: the directory its best
+		// files gather in lends their scores to its other files.
+		var inScope map[int64]bool
+		if !sc.scope.IsZero() {
+			if inScope, err = p.db.InScope(ctx, scope.Files, sc.scope); err != nil {
+				return err
+			}
+		}
+		chans = append(chans, dirChannel(p.tune.WDir, p.tune.DirTop, p.tune.DirSizePow, p.tune.DirCountPow, f, p.files.dirIndex(), inScope, files, pool))
+		f = p.fuse(chans, pm, source, files, pool, req.Limit)
+	}
 	if p.traceFn != nil {
 		p.traceFn(p.trace(text, resp.Intent, chans, f))
 	}

@@ -39,6 +39,29 @@ type Tuning struct {
 	ModuleSources   string  `tune:"module_sources"`
 	ModuleTop       int     `tune:"module_top"`
 
+	// The directory channel (directory.go), for the same questions: the
+	// first DirTop files of a first fusion lend their scores, times
+	// WDir, to the other files of their directories, the larger ones
+	// more ((lines / largest)^DirSizePow), directories of many files
+	// less (÷ files^DirCountPow).
+	WDir        float64 `tune:"w_dir"`
+	DirTop      int     `tune:"dir_top"`
+	DirSizePow  float64 `tune:"dir_size_pow"`
+	DirCountPow float64 `tune:"dir_count_pow"`
+
+	// The doc-match channel (docmatch.go), for prose: the first
+	// DocMatchTop definitions of the doc comments channel scored by how
+	// much their doc and the query share (Dice's coefficient over their
+	// words), from DocMatchMin up, times WDocMatch. Off by default: at
+	// WDocMatch 2 the broad benchmark's concept kind gains 0.03 (the dev
+	// split holds), but reading the docs costs a fifth more query CPU.
+	WDocMatch   float64 `tune:"w_doc_match"`
+	DocMatchTop int     `tune:"doc_match_top"`
+	DocMatchMin float64 `tune:"doc_match_min"`
+	// DocMatchWords is the fewest distinct query words (by stem) it
+	// runs for.
+	DocMatchWords int `tune:"doc_match_words"`
+
 	// Vector channels (only when the index has vectors and the planner an
 	// embedder of the same model). Not tuned on the benchmark: the real
 	// model's weights were not available where it was built (BENCHMARKS.md).
@@ -163,6 +186,14 @@ func DefaultTuning() Tuning {
 		WModuleQuestion: 3,
 		ModuleSources:   "blocks,files,symbols",
 		ModuleTop:       1,
+		WDir:            3,
+		DirTop:          5,
+		DirSizePow:      0.5,
+		DirCountPow:     0.25,
+		WDocMatch:       0,
+		DocMatchTop:     3,
+		DocMatchMin:     0.5,
+		DocMatchWords:   0,
 	}
 }
 

@@ -1,0 +1,71 @@
+package query
+
+import (
+	"math"
+	"path"
+)
+
+// Directory evidence. The answer to "how does X work" is usually a
+// directory's files, not one file: a package, a module, a plugin. When
+// the first fusion's best files gather in one directory, that directory
+// is the likely answer, and its other files (which may share few words
+// with the question: the helpers, the exceptions, the encoder beside the
+// decoder) should rank near the files that named it. The directory
+// channel passes the fused scores of a directory's leading files on to
+// the directory's other files; a second fusion adds it.
+
+// dirChannel scores the module files of the directories holding the
+// first top candidates of a fusion. A directory's evidence is the sum of
+// its candidates' final scores relative to the best candidate's; each of
+// its files gets weight × the evidence of its directory's other leading
+// candidates (a file's own score is not passed back to it) × its size
+// share, (lines / the directory's largest file's lines)^sizePow, divided
+// by the directory's number of module files^countPow. Files
+// out of the search's scope (inScope, when not nil) get nothing. It is an
+// absolute, file-level channel.
+func dirChannel(weight float64, top int, sizePow, countPow float64, f *fused, dirs dirIndex, inScope map[int64]bool, files map[int64]*fileInfo, pool unitPool) *channel {
+	ch := &channel{name: "directory", weight: weight, absolute: true}
+	if weight == 0 || top <= 0 || len(f.cands) == 0 || len(dirs) == 0 || f.cands[0].final <= 0 {
+		return ch
+	}
+	best := f.cands[0].final
+	evidence := map[string]float64{} // directory → sum of its leading candidates' shares
+	own := map[int64]float64{}       // a leading candidate's own share
+	for _, fc := range f.cands[:min(top, len(f.cands))] {
+		if fc.info == nil || fc.final <= 0 {
+			continue
+		}
+		s := fc.final / best
+		evidence[path.Dir(fc.info.path)] += s
+		own[fc.info.id] = s
+	}
+	score := map[int64]float64{}
+	for dir, e := range evidence {
+		members, largest := dirs[dir], dirs.largest(dir)
+		if largest == 0 {
+			continue
+		}
+		// A directory of many files holds many of the leading ones by
+		// chance (a repository's root, a flat source directory): its
+		// evidence says less about it.
+		damp := math.Pow(float64(len(members)), -countPow)
+		for _, m := range members {
+			if inScope != nil && !inScope[m.id] {
+				continue
+			}
+			rest := e - own[m.id]
+			if rest <= 0 {
+				continue
+			}
+			share := 1.0
+			if sizePow != 0 {
+				share = math.Pow(float64(m.lines)/float64(largest), sizePow)
+			}
+			if v := rest * share * damp; v > 0 {
+				score[m.id] = v
+			}
+		}
+	}
+	addFiles(ch, score, files, pool)
+	return ch
+}

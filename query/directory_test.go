@@ -1,0 +1,48 @@
+package query
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/viberag/viberag/scope"
+)
+
+// TestDirectoryEvidence: a how-question whose words only one file of a
+// directory holds lists that directory's other files too (its largest
+// first), not only files elsewhere that share a word with it; never a
+// file out of the search's scope.
+func TestDirectoryEvidence(t *testing.T) {
+	ring := "package codec\n\ntype ring struct {\n\tbuf  []byte\n\thead int\n\ttail int\n}\n" +
+		strings.Repeat("\nfunc (r *ring) grow(n int) {\n\tnb := make([]byte, len(r.buf)*2+n)\n\tcopy(nb, r.buf[r.head:r.tail])\n\tr.buf, r.tail, r.head = nb, r.tail-r.head, 0\n}\n", 4)
+	db := indexedFiles(t, map[string]string{
+		"codec/decoder.go": "package codec\n\n// Decoder reads frames from the wire and checks their checksum.\ntype Decoder struct{ r *ring }\n\n// Next reads the next frame and checks its checksum.\nfunc (d *Decoder) Next() ([]byte, error) { return nil, nil }\n",
+		"codec/ring.go":    ring,
+		"codec/limits.go":  "package codec\n\nconst maxLen = 1 << 20\n",
+		"server/serve.go":  "package server\n\n// Serve writes frames to each client.\nfunc Serve() {}\n",
+		"audit/sum.go":     "package audit\n\n// Sum is a checksum of the audit log.\nfunc Sum() uint32 { return 0 }\n",
+	})
+	rank := func(tune Tuning, sc scope.Scope, path string) int {
+		for i, h := range tunedHits(t, db, tune, Request{Query: "how does it read frames and check the checksum", Limit: 10, Scope: sc}) {
+			if h.Path == path {
+				return i + 1
+			}
+		}
+		return 0
+	}
+	off := DefaultTuning()
+	off.WDir = 0
+	if r := rank(DefaultTuning(), scope.Scope{}, "codec/ring.go"); r != 2 {
+		t.Errorf("directory channel on: codec/ring.go at rank %d, want 2 (after decoder.go, before files elsewhere)", r)
+	}
+	if r := rank(off, scope.Scope{}, "codec/ring.go"); r != 0 && r <= 2 {
+		t.Errorf("directory channel off: codec/ring.go at rank %d; the test no longer exercises the channel", r)
+	}
+	// Out of scope, the directory's other files stay out of the answer.
+	sc := scope.Scope{PathNotContains: []string{"ring"}}
+	if r := rank(DefaultTuning(), sc, "codec/ring.go"); r != 0 {
+		t.Errorf("scope excludes ring.go, yet it is at rank %d", r)
+	}
+	if r := rank(DefaultTuning(), sc, "codec/limits.go"); r == 0 {
+		t.Errorf("codec/limits.go not listed with ring.go out of scope; the directory's files in scope should be")
+	}
+}
