@@ -1,10 +1,12 @@
 package query
 
 import (
+	"cmp"
 	"context"
 	"hash/fnv"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -57,6 +59,7 @@ func PseudoQueries(ctx context.Context, db tables.Reader, commits []fileset.Comm
 		return nil, err
 	}
 	indexed := map[string]bool{}
+	pathOf := map[int64]string{} // of the indexed files
 	byBase := map[string][]string{}
 	var markdown []tables.FileRow
 	for _, f := range files {
@@ -66,29 +69,28 @@ func PseudoQueries(ctx context.Context, db tables.Reader, commits []fileset.Comm
 		case f.Language == "text" || isPseudoExcluded(f.Path):
 		default:
 			indexed[f.Path] = true
+			pathOf[f.ID] = f.Path
 			byBase[path.Base(f.Path)] = append(byBase[path.Base(f.Path)], f.Path)
 		}
 	}
-	var syms []tables.SymbolRow
-	definedIn := map[string]map[string]bool{}
-	err = db.VectorReader().SymbolRows(ctx, func(s tables.SymbolRow) {
-		if len(s.Name) < 3 || !indexed[s.Path] {
+	var syms []docSymbol
+	defs := definitions{}
+	err = eachSymbolName(ctx, db, func(s tables.SymbolName) {
+		p, ok := pathOf[s.FileID]
+		if len(s.Name) < 3 || !ok {
 			return
 		}
-		if definedIn[s.Name] == nil {
-			definedIn[s.Name] = map[string]bool{}
-		}
-		definedIn[s.Name][s.Path] = true
-		syms = append(syms, s)
+		defs.add(s.Name, p)
+		syms = append(syms, docSymbol{id: s.ID, path: p, name: s.Name, qualname: s.Qualname})
 	})
 	if err != nil {
 		return nil, err
 	}
-	docs, err := docQueries(ctx, db, syms, definedIn)
+	docs, err := docQueries(ctx, db, syms, defs)
 	if err != nil {
 		return nil, err
 	}
-	readmes, err := readmeQueries(ctx, db, markdown, indexed, byBase, definedIn)
+	readmes, err := readmeQueries(ctx, db, markdown, indexed, byBase, defs)
 	if err != nil {
 		return nil, err
 	}
@@ -123,24 +125,62 @@ func interleave(n int, sources ...[]PseudoQuery) []PseudoQuery {
 	return out
 }
 
+// docSymbol is a definition a doc query may be made of.
+type docSymbol struct {
+	id                   int64
+	path, name, qualname string
+}
+
+// definitions maps a name to the one indexed file defining it, "" when
+// several do.
+type definitions map[string]string
+
+func (d definitions) add(name, file string) {
+	if f, ok := d[name]; !ok {
+		d[name] = file
+	} else if f != file {
+		d[name] = ""
+	}
+}
+
+// unique returns the one file defining name, "" when none or several do.
+func (d definitions) unique(name string) string { return d[name] }
+
+// eachSymbolName calls fn with every symbol's name and file, by the
+// narrow read where db has one.
+func eachSymbolName(ctx context.Context, db tables.Reader, fn func(tables.SymbolName)) error {
+	if r, ok := db.(interface {
+		EachSymbolName(ctx context.Context, fn func(tables.SymbolName)) error
+	}); ok {
+		return r.EachSymbolName(ctx, fn)
+	}
+	return db.VectorReader().SymbolRows(ctx, func(s tables.SymbolRow) {
+		fn(tables.SymbolName{ID: s.ID, FileID: s.FileID, Name: s.Name, Qualname: s.Qualname})
+	})
+}
+
 // docQueries reads the docs of up to pseudoDocReads definitions of names
 // defined in one file, in seeded order.
-func docQueries(ctx context.Context, db tables.Reader, syms []tables.SymbolRow, definedIn map[string]map[string]bool) ([]PseudoQuery, error) {
-	var cands []tables.SymbolRow
-	for _, s := range syms {
-		if len(definedIn[s.Name]) == 1 {
-			cands = append(cands, s)
+func docQueries(ctx context.Context, db tables.Reader, syms []docSymbol, defs definitions) ([]PseudoQuery, error) {
+	// Sorted by (key, place): the stable seeded order, without moving
+	// whole symbols about.
+	type cand struct {
+		key uint64
+		at  int
+	}
+	var cands []cand
+	for i, s := range syms {
+		if defs.unique(s.name) != "" {
+			cands = append(cands, cand{seeded(s.path, s.qualname), i})
 		}
 	}
-	sort.SliceStable(cands, func(i, j int) bool {
-		return seeded(cands[i].Path, cands[i].Qualname) < seeded(cands[j].Path, cands[j].Qualname)
-	})
+	slices.SortFunc(cands, func(a, b cand) int { return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.at, b.at)) })
 	if len(cands) > pseudoDocReads {
 		cands = cands[:pseudoDocReads]
 	}
 	ids := make([]int64, len(cands))
-	for i, s := range cands {
-		ids[i] = s.ID
+	for i, c := range cands {
+		ids[i] = syms[c.at].id
 	}
 	decls, err := db.SymbolDecls(ctx, ids)
 	if err != nil {
@@ -148,13 +188,14 @@ func docQueries(ctx context.Context, db tables.Reader, syms []tables.SymbolRow, 
 	}
 	var qs []PseudoQuery
 	seen := map[string]int{}
-	for _, s := range cands {
-		text := maskNames(firstParagraph(decls[s.ID].Doc), []string{s.Name})
+	for _, c := range cands {
+		s := syms[c.at]
+		text := maskNames(firstParagraph(decls[s.id].Doc), []string{s.name})
 		if countWords(text) < pseudoMinWords {
 			continue
 		}
 		seen[strings.ToLower(text)]++
-		qs = append(qs, PseudoQuery{Text: text, Files: []string{s.Path}, Source: "doc"})
+		qs = append(qs, PseudoQuery{Text: text, Files: []string{s.path}, Source: "doc"})
 	}
 	unique := qs[:0]
 	for _, q := range qs {
@@ -167,7 +208,7 @@ func docQueries(ctx context.Context, db tables.Reader, syms []tables.SymbolRow, 
 
 // readmeQueries cuts the Markdown files into sections and keeps those
 // that name one to five source files.
-func readmeQueries(ctx context.Context, db tables.Reader, markdown []tables.FileRow, indexed map[string]bool, byBase map[string][]string, definedIn map[string]map[string]bool) ([]PseudoQuery, error) {
+func readmeQueries(ctx context.Context, db tables.Reader, markdown []tables.FileRow, indexed map[string]bool, byBase map[string][]string, defs definitions) ([]PseudoQuery, error) {
 	var qs []PseudoQuery
 	for _, md := range markdown {
 		if md.Lines <= 0 || md.Lines > pseudoMDBytes/16 {
@@ -178,7 +219,7 @@ func readmeQueries(ctx context.Context, db tables.Reader, markdown []tables.File
 			return nil, err
 		}
 		for _, s := range splitSections(lines) {
-			files, names := mentions(s, md.Path, indexed, byBase, definedIn)
+			files, names := mentions(s, md.Path, indexed, byBase, defs)
 			if len(files) == 0 || len(files) > 5 {
 				continue
 			}
@@ -216,11 +257,19 @@ func commitQueries(commits []fileset.Commit, indexed map[string]bool) []PseudoQu
 // pick takes up to n queries in seeded order, each first target at most
 // twice, so that one large file does not make the set.
 func pick(kind string, qs []PseudoQuery, n int) []PseudoQuery {
-	rank := func(q PseudoQuery) uint64 { return seeded(kind, q.Text, strings.Join(q.Files, "\n")) }
-	sort.SliceStable(qs, func(i, j int) bool { return rank(qs[i]) < rank(qs[j]) })
+	type ranked struct {
+		key uint64
+		q   PseudoQuery
+	}
+	rs := make([]ranked, len(qs))
+	for i, q := range qs {
+		rs[i] = ranked{seeded(kind, q.Text, strings.Join(q.Files, "\n")), q}
+	}
+	slices.SortStableFunc(rs, func(a, b ranked) int { return cmp.Compare(a.key, b.key) })
 	perFile := map[string]int{}
 	var out []PseudoQuery
-	for _, q := range qs {
+	for _, r := range rs {
+		q := r.q
 		if len(out) >= n {
 			break
 		}
@@ -260,7 +309,24 @@ var (
 // targets.
 func isPseudoExcluded(p string) bool { return pseudoTest.MatchString(p) }
 
-func countWords(s string) int { return len(pseudoWord.FindAllString(s, -1)) }
+// countWords counts pseudoWord's matches in s without collecting them:
+// a match starts at an ASCII letter outside a match and runs on through
+// letters, digits, '_' and '\''.
+func countWords(s string) int {
+	n, in := 0, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		letter := 'a' <= c|0x20 && c|0x20 <= 'z'
+		switch {
+		case in && (letter || '0' <= c && c <= '9' || c == '_' || c == '\''):
+		case letter:
+			n, in = n+1, true
+		default:
+			in = false
+		}
+	}
+	return n
+}
 
 func firstWords(s string, n int) string {
 	f := strings.Fields(s)
@@ -369,7 +435,7 @@ func proseOf(s mdSection) string {
 // mentions are the indexed source files a section names (by path, by a
 // file name only one file has, or by a `name` defined in one file), and
 // the names to mask.
-func mentions(s mdSection, self string, indexed map[string]bool, byBase map[string][]string, definedIn map[string]map[string]bool) ([]string, []string) {
+func mentions(s mdSection, self string, indexed map[string]bool, byBase map[string][]string, defs definitions) ([]string, []string) {
 	text := s.heading + "\n" + strings.Join(s.body, "\n")
 	files := map[string]bool{}
 	var names []string
@@ -390,10 +456,8 @@ func mentions(s mdSection, self string, indexed map[string]bool, byBase map[stri
 	}
 	for _, m := range backtick.FindAllStringSubmatch(text, -1) {
 		for _, id := range identToken.FindAllString(m[1], -1) {
-			if in := definedIn[id]; len(in) == 1 && len(id) >= 4 {
-				for f := range in {
-					files[f] = true
-				}
+			if f := defs.unique(id); f != "" && len(id) >= 4 {
+				files[f] = true
 				names = append(names, id)
 			}
 		}
