@@ -52,7 +52,7 @@ type vectorChannels struct {
 	vecs       vectorCache // the index's vectors, per surface
 	resident   bool        // Options.ResidentVectors
 	// uncalibrated searches with Tuning's weights, not the index's
-	// calibrated ones: the calibration's own searches.
+	// calibrated ones (Options.FixedWeights).
 	uncalibrated bool
 	given        *Calibration // Options.Weights
 }
