@@ -311,7 +311,7 @@ func isPseudoExcluded(p string) bool { return pseudoTest.MatchString(p) }
 
 // countWords counts pseudoWord's matches in s without collecting them:
 // a match starts at an ASCII letter outside a match and runs on through
-// letters, digits, '_' and '\''.
+// letters, digits, underscores and apostrophes.
 func countWords(s string) int {
 	n, in := 0, false
 	for i := 0; i < len(s); i++ {
