@@ -130,6 +130,19 @@ func ParseCalibration(s string) (*Calibration, error) {
 	return &c, nil
 }
 
+// CalibrationFor is the calibration stored (meta fusion_calibration, or
+// a shared store's copy of it) when it is of model, the model of the
+// vectors searched: what searches fuse by. nil when there is none, it is
+// unreadable, or it was measured for another model (searches then use
+// the fixed weights).
+func CalibrationFor(stored, model string) *Calibration {
+	c, err := ParseCalibration(stored)
+	if err != nil || c == nil || c.Model != model {
+		return nil
+	}
+	return c
+}
+
 // Encode is the calibration as meta fusion_calibration holds it.
 func (c *Calibration) Encode() string {
 	b, _ := json.Marshal(c)
