@@ -81,7 +81,7 @@ func PseudoQueries(ctx context.Context, db tables.Reader, commits []fileset.Comm
 			return
 		}
 		defs.add(s.Name, p)
-		syms = append(syms, docSymbol{id: s.ID, path: p, name: s.Name, qualname: s.Qualname})
+		syms = append(syms, docSymbol{id: s.ID, file: s.FileID, path: p, name: s.Name, qualname: s.Qualname})
 	})
 	if err != nil {
 		return nil, err
@@ -127,7 +127,7 @@ func interleave(n int, sources ...[]PseudoQuery) []PseudoQuery {
 
 // docSymbol is a definition a doc query may be made of.
 type docSymbol struct {
-	id                   int64
+	id, file             int64
 	path, name, qualname string
 }
 
@@ -159,6 +159,24 @@ func eachSymbolName(ctx context.Context, db tables.Reader, fn func(tables.Symbol
 	})
 }
 
+// symbolDecls reads the decls of syms, each file's once where db can.
+func symbolDecls(ctx context.Context, db tables.Reader, syms []docSymbol) (map[int64]tables.SymbolDecl, error) {
+	if r, ok := db.(interface {
+		SymbolDeclsByFile(ctx context.Context, ids map[int64][]int64) (map[int64]tables.SymbolDecl, error)
+	}); ok {
+		byFile := map[int64][]int64{}
+		for _, s := range syms {
+			byFile[s.file] = append(byFile[s.file], s.id)
+		}
+		return r.SymbolDeclsByFile(ctx, byFile)
+	}
+	ids := make([]int64, len(syms))
+	for i, s := range syms {
+		ids[i] = s.id
+	}
+	return db.SymbolDecls(ctx, ids)
+}
+
 // docQueries reads the docs of up to pseudoDocReads definitions of names
 // defined in one file, in seeded order.
 func docQueries(ctx context.Context, db tables.Reader, syms []docSymbol, defs definitions) ([]PseudoQuery, error) {
@@ -178,11 +196,11 @@ func docQueries(ctx context.Context, db tables.Reader, syms []docSymbol, defs de
 	if len(cands) > pseudoDocReads {
 		cands = cands[:pseudoDocReads]
 	}
-	ids := make([]int64, len(cands))
+	read := make([]docSymbol, len(cands))
 	for i, c := range cands {
-		ids[i] = syms[c.at].id
+		read[i] = syms[c.at]
 	}
-	decls, err := db.SymbolDecls(ctx, ids)
+	decls, err := symbolDecls(ctx, db, read)
 	if err != nil {
 		return nil, err
 	}
