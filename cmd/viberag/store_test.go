@@ -281,6 +281,9 @@ func TestSearchStoreVectors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if out := run("status", root, "--data-dir", data).Stdout; !strings.Contains(out, "weights: "+c.Summary()) {
+		t.Errorf("status: %q; want the weights line %q", out, c.Summary())
+	}
 	if out := run("store", "ls", "--store", srv.URL).Stdout; !strings.Contains(out, "VECTOR WEIGHTS") || !strings.Contains(out, fmt.Sprintf("vec_code %.3g", c.Surfaces[0].Weight)) {
 		t.Errorf("store ls: %q; want the weights", out)
 	}
