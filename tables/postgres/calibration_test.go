@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/viberag/viberag/embed/embedtest"
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/tables"
 )
@@ -16,10 +15,7 @@ import (
 // do, and say so under --explain; a push without vectors drops them.
 func TestCalibrationPushed(t *testing.T) {
 	ctx := context.Background()
-	m, err := embedtest.Load(t.TempDir(), embedtest.Model{Rows: 4096, Dim: 32, Seed: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := testModel(t)
 	root := fixturesRoot(t)
 	cat, url := newStore(t)
 	calibrated, plain := embeddedIndex(t, root, m), embeddedIndex(t, root, m)

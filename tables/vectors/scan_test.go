@@ -281,11 +281,10 @@ func TestQuantizeQueryCannotOverflow(t *testing.T) {
 	}
 }
 
-// A set over int8 rows held elsewhere, as a vector file stores them
-// (bounds rounded up to float32), rescoring through SearchWith, returns
-// exactly what the float32 scan returns.
-func TestQuantizedSetIsExact(t *testing.T) {
-	r := rand.New(rand.NewSource(12))
+// quantizedCopy is full as a vector file stores it: int8 rows alone,
+// their bounds rounded up to float32.
+func quantizedCopy(t *testing.T, full *Set) *Set {
+	t.Helper()
 	up := func(v float64) float32 {
 		f := float32(v)
 		if float64(f) < v {
@@ -293,6 +292,27 @@ func TestQuantizedSetIsExact(t *testing.T) {
 		}
 		return f
 	}
+	n, dim, pad := full.Len(), full.Dim(), PadDim(full.Dim())
+	q8 := make([]int8, n*pad)
+	scale, errNorm, norm := make([]float32, n), make([]float32, n), make([]float32, n)
+	var maxHat float32
+	for i := range n {
+		sc, e, nn, h := Quantize(q8[i*pad:(i+1)*pad], full.Row(i))
+		scale[i], errNorm[i], norm[i] = sc, up(e), up(nn)
+		maxHat = max(maxHat, up(h))
+	}
+	set, err := NewQuantizedSet(dim, pad, q8, scale, errNorm, norm, maxHat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+// A set over int8 rows held elsewhere, as a vector file stores them
+// (bounds rounded up to float32), rescoring through SearchWith, returns
+// exactly what the float32 scan returns.
+func TestQuantizedSetIsExact(t *testing.T) {
+	r := rand.New(rand.NewSource(12))
 	for _, dim := range []int{7, 100, 256} {
 		for _, kind := range []string{"gaussian", "clustered", "dups", "zeros"} {
 			n := 3000
@@ -301,19 +321,7 @@ func TestQuantizedSetIsExact(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pad := PadDim(dim)
-			q8 := make([]int8, n*pad)
-			scale, errNorm, norm := make([]float32, n), make([]float32, n), make([]float32, n)
-			var maxHat float32
-			for i := range n {
-				sc, e, nn, h := Quantize(q8[i*pad:(i+1)*pad], full.Row(i))
-				scale[i], errNorm[i], norm[i] = sc, up(e), up(nn)
-				maxHat = max(maxHat, up(h))
-			}
-			set, err := NewQuantizedSet(dim, pad, q8, scale, errNorm, norm, maxHat)
-			if err != nil {
-				t.Fatal(err)
-			}
+			set := quantizedCopy(t, full)
 			few := NewBitset(n)
 			for i := 3; i < n; i += 301 {
 				few.Set(i)
@@ -366,19 +374,7 @@ func TestSearchManyWithIsSearchWith(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pad := PadDim(dim)
-	q8 := make([]int8, n*pad)
-	scale, errNorm, norm := make([]float32, n), make([]float32, n), make([]float32, n)
-	var maxHat float32
-	for i := range n {
-		sc, e, nn, h := Quantize(q8[i*pad:(i+1)*pad], full.Row(i))
-		scale[i], errNorm[i], norm[i] = sc, float32(e)*1.001+1e-6, float32(nn)*1.001+1e-6
-		maxHat = max(maxHat, float32(h)*1.001+1e-6)
-	}
-	set, err := NewQuantizedSet(dim, pad, q8, scale, errNorm, norm, maxHat)
-	if err != nil {
-		t.Fatal(err)
-	}
+	set := quantizedCopy(t, full)
 	var qs [][]float32
 	for i := range 12 {
 		if i%3 == 2 {
