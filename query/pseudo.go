@@ -327,6 +327,17 @@ var (
 // targets.
 func isPseudoExcluded(p string) bool { return pseudoTest.MatchString(p) }
 
+// hasLetter reports whether s holds an ASCII letter: whether pseudoWord
+// matches in it.
+func hasLetter(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; 'a' <= c && c <= 'z' {
+			return true
+		}
+	}
+	return false
+}
+
 // countWords counts pseudoWord's matches in s without collecting them:
 // a match starts at an ASCII letter outside a match and runs on through
 // letters, digits, underscores and apostrophes.
@@ -354,22 +365,49 @@ func firstWords(s string, n int) string {
 	return strings.Join(f, " ")
 }
 
+// The bytes commentMark's and docTagLine's matches start with, after
+// their leading spaces: a line starting otherwise is not matched, and
+// the regexp is not run on it (most lines are prose).
+const (
+	commentStarts = `/*#-;"'@`
+	docTagStarts  = `@:AREP#-=`
+)
+
+// startsWithAny reports whether s, past its leading ASCII spaces (\s),
+// starts with a byte of set.
+func startsWithAny(s, set string) bool {
+	t := strings.TrimLeft(s, " \t\n\f\r")
+	return t != "" && strings.IndexByte(set, t[0]) >= 0
+}
+
+// dropMarkup replaces pseudoMarkup's matches with a space; text with
+// neither '<' nor '`' has none.
+func dropMarkup(text string) string {
+	if !strings.ContainsAny(text, "<`") {
+		return text
+	}
+	return pseudoMarkup.ReplaceAllString(text, " ")
+}
+
 // firstParagraph is a doc comment's first paragraph as plain words, up to
 // pseudoMaxWords.
 func firstParagraph(doc string) string {
 	var words []string
 	for _, line := range strings.Split(doc, "\n") {
-		line = strings.TrimSpace(strings.TrimSuffix(commentMark.ReplaceAllString(line, ""), "*/"))
+		if startsWithAny(line, commentStarts) {
+			line = commentMark.ReplaceAllString(line, "")
+		}
+		line = strings.TrimSpace(strings.TrimSuffix(line, "*/"))
 		if line == "" {
 			if len(words) > 0 {
 				break
 			}
 			continue
 		}
-		if docTagLine.MatchString(line) {
+		if startsWithAny(line, docTagStarts) && docTagLine.MatchString(line) {
 			break
 		}
-		words = append(words, strings.Fields(pseudoMarkup.ReplaceAllString(line, " "))...)
+		words = append(words, strings.Fields(dropMarkup(line))...)
 	}
 	return firstWords(strings.Join(words, " "), pseudoMaxWords)
 }
@@ -400,7 +438,7 @@ func maskNames(text string, names []string) string {
 				break
 			}
 		}
-		if !drop && pseudoWord.MatchString(w) {
+		if !drop && hasLetter(w) {
 			out = append(out, w)
 		}
 	}
@@ -446,7 +484,7 @@ func splitSections(lines []string) []mdSection {
 func proseOf(s mdSection) string {
 	text := s.heading + ". " + strings.Join(s.body, " ")
 	text = mdLink.ReplaceAllString(text, "$1")
-	text = pseudoMarkup.ReplaceAllString(text, " ")
+	text = dropMarkup(text)
 	return strings.Join(strings.Fields(strings.NewReplacer("|", " ", "*", " ", ">", " ").Replace(text)), " ")
 }
 

@@ -71,5 +71,27 @@ func TestCountWords(t *testing.T) {
 		if got, want := countWords(s), len(pseudoWord.FindAllString(s, -1)); got != want {
 			t.Errorf("countWords(%q) = %d, want %d", s, got, want)
 		}
+		if got, want := hasLetter(s), pseudoWord.MatchString(s); got != want {
+			t.Errorf("hasLetter(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// The fast paths of firstParagraph and proseOf skip a regexp only where
+// it cannot match.
+func TestPseudoFastPaths(t *testing.T) {
+	lines := []string{"", "plain prose", "  // Foo does", "\t* item", " # head", "-- lua", "; lisp", `""" doc`, "''' doc", "@doc x", "/** x */",
+		"@param x", ":param x", "Args:", "Returns: y", "Raises:", "Examples", "Parameters", "# Examples", "---", "===", "Example:", "  @return",
+		"a <b>tag</b>", "`code`", "x < y", "é // not", "\u00a0// nbsp"}
+	for _, l := range lines {
+		if got, want := startsWithAny(l, commentStarts), commentMark.MatchString(l); want && !got {
+			t.Errorf("%q: commentMark matches, fast path says it cannot", l)
+		}
+		if got, want := startsWithAny(l, docTagStarts), docTagLine.MatchString(l); want && !got {
+			t.Errorf("%q: docTagLine matches, fast path says it cannot", l)
+		}
+		if got, want := dropMarkup(l), pseudoMarkup.ReplaceAllString(l, " "); got != want {
+			t.Errorf("dropMarkup(%q) = %q, want %q", l, got, want)
+		}
 	}
 }
