@@ -70,7 +70,7 @@ var shardMigrations = []string{
 	`CREATE INDEX IF NOT EXISTS symbols_name_pattern ON symbols(repo_id, left(lower(name), 200) text_pattern_ops)`,
 	// The vector weights the pushed index measured (its meta
 	// fusion_calibration), kept with the vectors they were measured on.
-	`ALTER TABLE repo_state ADD COLUMN fusion_calibration text NOT NULL DEFAULT ''`,
+	`ALTER TABLE repo_state ADD COLUMN IF NOT EXISTS fusion_calibration text NOT NULL DEFAULT ''`,
 }
 
 // shardFills complete shard steps with work in Go, in the step's
