@@ -149,12 +149,13 @@ func (d definitions) unique(name string) string { return d[name] }
 // eachSymbolName calls fn with every symbol's name and file, by the
 // narrow read where db has one.
 func eachSymbolName(ctx context.Context, db tables.Reader, fn func(tables.SymbolName)) error {
-	if r, ok := db.(interface {
+	vr := db.VectorReader()
+	if r, ok := vr.(interface {
 		EachSymbolName(ctx context.Context, fn func(tables.SymbolName)) error
 	}); ok {
 		return r.EachSymbolName(ctx, fn)
 	}
-	return db.VectorReader().SymbolRows(ctx, func(s tables.SymbolRow) {
+	return vr.SymbolRows(ctx, func(s tables.SymbolRow) {
 		fn(tables.SymbolName{ID: s.ID, FileID: s.FileID, Name: s.Name, Qualname: s.Qualname})
 	})
 }

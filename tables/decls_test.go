@@ -73,7 +73,7 @@ func TestSymbolDeclsByFile(t *testing.T) {
 	mustWrite(t, db, []*extract.File{synthFile("a.go", 1, 3*declsBlock+5), synthFile("b.go", 1, 4), synthFile("c.go", 1, 2)}, nil)
 	byFile := map[int64][]int64{}
 	var ids []int64
-	err := db.Reader().EachSymbolName(ctx, func(s SymbolName) {
+	err := db.Vectors().EachSymbolName(ctx, func(s SymbolName) {
 		if s.ID%3 != 0 {
 			byFile[s.FileID] = append(byFile[s.FileID], s.ID)
 			ids = append(ids, s.ID)

@@ -264,36 +264,6 @@ func (rd *IndexReader) SymbolDecls(ctx context.Context, ids []int64) (map[int64]
 	return out, nil
 }
 
-// SymbolName is a definition's name and file: what a pass over every
-// definition by name reads (EachSymbolName).
-type SymbolName struct {
-	ID, FileID     int64
-	Name, Qualname string
-}
-
-// EachSymbolName calls fn with every symbol's row id, file, name and
-// qualname, in row-id order: the narrow read of a pass over every
-// definition, which needs neither the file's path (FileList has it) nor
-// the rest of a SymbolRow.
-func (rd *IndexReader) EachSymbolName(ctx context.Context, fn func(SymbolName)) error {
-	rows, err := rd.stmts.query(ctx, `SELECT id, file_id, name, qualname FROM symbols ORDER BY id`)
-	if err != nil {
-		return fmt.Errorf("symbol names: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var s SymbolName
-		if err := rows.Scan(&s.ID, &s.FileID, &s.Name, &s.Qualname); err != nil {
-			return fmt.Errorf("symbol names: %w", err)
-		}
-		fn(s)
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("symbol names: %w", err)
-	}
-	return nil
-}
-
 // SymbolDeclsByFile is SymbolDecls for symbols whose files the caller
 // knows (row ids by file id): it reads each file's decls once, where
 // SymbolDecls reads (and sorts) them once per symbol, for a pass over
