@@ -51,6 +51,9 @@ func calibrateStage(ctx context.Context, db *tables.DB, root string, opts *Optio
 		return opts.Embedder, nil
 	}
 	commits := func() []fileset.Commit {
+		if res.Commit == "" {
+			return nil // not in git, or no commit yet: no history to read
+		}
 		ctx, cancel := context.WithTimeout(ctx, calibrateTimeout)
 		defer cancel()
 		return fileset.GitLog(ctx, root, calibrateLog)

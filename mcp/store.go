@@ -632,6 +632,27 @@ type RepoInfo struct {
 	Files      int64     `json:"files"`
 	Bytes      int64     `json:"bytes"`
 	PushedAt   time.Time `json:"pushed_at,omitzero"`
+	// Vectors is what searches of the repository fuse with their lexical
+	// channels; absent when it was pushed without vectors.
+	Vectors *RepoVectorsInfo `json:"vectors,omitempty"`
+}
+
+// RepoVectorsInfo is a repository's vectors as the store keeps them.
+type RepoVectorsInfo struct {
+	Model string `json:"model"`
+	// Weights are the vector weights its local index measured on its own
+	// pseudo-queries, with the evidence (as get_status shows them),
+	// pushed with the vectors; absent when it pushed none for this
+	// model, and searches use the fixed defaults.
+	Weights *query.Calibration `json:"weights,omitempty" jsonschema:"vector channel weights measured on the repository's own pseudo-queries (doc comments, README sections, commit subjects) and the evidence; fallback says why they are lexical-only"`
+}
+
+// repoVectorsInfo is v as list_repos shows it (nil: no vectors).
+func repoVectorsInfo(v postgres.RepoVectors) *RepoVectorsInfo {
+	if v.Model == "" {
+		return nil
+	}
+	return &RepoVectorsInfo{Model: v.Model, Weights: query.CalibrationFor(v.Calibration, v.Model)}
 }
 
 // ListReposOut is list_repos' result.
@@ -648,9 +669,16 @@ func (s *StoreServer) listRepos(ctx context.Context, req *sdk.CallToolRequest, _
 	if err != nil {
 		return nil, nil, err
 	}
+	// A shard that does not answer leaves its repositories listed,
+	// without their vectors: searches of them fail and say why.
+	vecs, err := s.store.Vectors(ctx, repos)
+	if err != nil {
+		s.log.Warn("list_repos: repository vectors", "error", err)
+	}
 	out := &ListReposOut{Repos: []RepoInfo{}}
 	for _, r := range repos {
-		out.Repos = append(out.Repos, RepoInfo{Name: r.Name, HeadCommit: r.HeadCommit, Files: r.Files, Bytes: r.Bytes, PushedAt: r.UpdatedAt})
+		out.Repos = append(out.Repos, RepoInfo{Name: r.Name, HeadCommit: r.HeadCommit, Files: r.Files, Bytes: r.Bytes, PushedAt: r.UpdatedAt,
+			Vectors: repoVectorsInfo(vecs[r.ID])})
 	}
 	return nil, out, nil
 }

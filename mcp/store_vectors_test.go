@@ -11,6 +11,7 @@ import (
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/internal/testkit"
 	"github.com/viberag/viberag/internal/testkit/indextest"
+	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/tables/postgres"
 )
 
@@ -42,7 +43,7 @@ func TestStoreVectors(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer db.Close()
-			if _, err := indexer.Run(ctx, db, root, indexer.Options{Workers: 1, Embedder: m}); err != nil {
+			if _, err := indexer.Run(ctx, db, root, indexer.Options{Workers: 1, Embedder: m, Calibrate: query.KeepCalibrated}); err != nil {
 				t.Fatal(err)
 			}
 			src = db.Reader()
@@ -78,12 +79,32 @@ func TestStoreVectors(t *testing.T) {
 	s := NewStoreServer(st, StoreServerOptions{Embedder: m})
 	serveUntilEnd(t, ln, nil, func(ctx context.Context, ln net.Listener) error { return s.ServeHTTP(ctx, ln, HTTPOptions{}) })
 	cs := testkit.HTTPSession(t, "http://"+ln.Addr().String()+HTTPPath, tok)
+	// list_repos shows each repository's vectors and the weights its
+	// index measured, pushed with them; searches fuse by them and say so.
+	var repos ListReposOut
+	testkit.CallOK(t, cs, "list_repos", map[string]any{}, &repos)
+	weights := map[string]*RepoVectorsInfo{}
+	for _, r := range repos.Repos {
+		weights[r.Name] = r.Vectors
+	}
+	var cal *query.Calibration
+	if v := weights["acme/vec"]; v == nil || v.Model != m.ID() {
+		t.Errorf("list_repos: acme/vec vectors %+v, want %s", v, m.ID())
+	} else if cal = v.Weights; cal == nil || cal.Model != m.ID() {
+		t.Errorf("list_repos: acme/vec weights %+v, want its index's calibration", v.Weights)
+	}
+	if v := weights["acme/plain"]; v != nil {
+		t.Errorf("list_repos: acme/plain vectors %+v, want none", v)
+	}
 	for _, tc := range []struct{ repo, want string }{{"acme/vec", "on (" + m.ID() + ")"}, {"acme/plain", "off: "}} {
 		var out SearchOut
 		testkit.CallOK(t, cs, "codebase_search", map[string]any{"query": "connects to the server", "intent": "concept", "explain": true,
 			"scope": map[string]any{"repo": tc.repo}}, &out)
 		if !strings.HasPrefix(out.Vectors, tc.want) {
 			t.Errorf("%s: vectors %q, want %q", tc.repo, out.Vectors, tc.want)
+		}
+		if cal != nil && tc.repo == "acme/vec" && !strings.Contains(out.Vectors, cal.Summary()) {
+			t.Errorf("%s: vectors %q, want the weights %q", tc.repo, out.Vectors, cal.Summary())
 		}
 		vec := 0
 		for _, h := range out.Hits {

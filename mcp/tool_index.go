@@ -2,10 +2,13 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/viberag/viberag/indexer"
@@ -130,6 +133,19 @@ type StatusIn struct{}
 // StatusOut is get_status's result: the index's status as
 // `viberag status --json` prints it, with this server's runs and watcher.
 type StatusOut = indexer.Status
+
+// statusSchema is StatusOut's output schema. The status holds JSON it
+// passes on as stored (the vector weights and their evidence), which
+// inference would take for bytes: it is an object.
+func statusSchema() *jsonschema.Schema {
+	sc, err := jsonschema.For[StatusOut](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[json.RawMessage](): {Type: "object"},
+	}})
+	if err != nil {
+		panic(fmt.Sprintf("mcp: schema for StatusOut: %v", err))
+	}
+	return sc
+}
 
 func (s *Server) getStatus(ctx context.Context, _ *sdk.CallToolRequest, _ StatusIn) (*sdk.CallToolResult, *StatusOut, error) {
 	out, err := indexer.ReadStatus(ctx, s.idx.db, s.root, indexer.StatusOptions{Live: s.live})

@@ -39,7 +39,7 @@ func (s *Server) addTools() {
 	sdk.AddTool(s.mcp, &sdk.Tool{Name: "read_file_lines", Description: descRead, Annotations: ro}, s.readFileLines)
 	sdk.AddTool(s.mcp, &sdk.Tool{Name: "index", Description: descIndex,
 		Annotations: &sdk.ToolAnnotations{IdempotentHint: true, DestructiveHint: new(false), OpenWorldHint: new(false)}}, s.index)
-	sdk.AddTool(s.mcp, &sdk.Tool{Name: "get_status", Description: descStatus, Annotations: ro}, s.getStatus)
+	sdk.AddTool(s.mcp, &sdk.Tool{Name: "get_status", Description: descStatus, Annotations: ro, OutputSchema: statusSchema()}, s.getStatus)
 	sdk.AddTool(s.mcp, &sdk.Tool{Name: "cancel_indexing", Description: descCancel,
 		Annotations: &sdk.ToolAnnotations{IdempotentHint: true, DestructiveHint: new(false), OpenWorldHint: new(false)}}, s.cancelIndexing)
 }

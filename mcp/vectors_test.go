@@ -8,6 +8,7 @@ import (
 	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/embed/embedtest"
 	"github.com/viberag/viberag/internal/testkit"
+	"github.com/viberag/viberag/query"
 )
 
 // The MCP server embeds the index with its provider and answers searches
@@ -31,6 +32,7 @@ func TestSearchWithVectors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := testOptions(t, testkit.Fixture(t, "python"))
 			opts.Index.Embedder, opts.Index.VectorsOff = tc.embedder, tc.off
+			opts.Index.Calibrate = query.KeepCalibrated
 			s := startServer(t, opts)
 			waitIndexed(t, s)
 			cs := connect(t, s)
@@ -67,6 +69,17 @@ func TestSearchWithVectors(t *testing.T) {
 			}
 			if tc.embedder == nil && (!strings.Contains(st.Vectors.Off, "VIBERAG_MODEL_DIR") || code.Present != 0 || code.Missing == 0) {
 				t.Errorf("get_status vectors = %+v", st.Vectors)
+			}
+			// get_status carries the weights the index measured and their
+			// evidence; --explain the same weights in a line.
+			c := query.CalibrationFor(string(st.Vectors.Weights), m.ID())
+			switch {
+			case tc.embedder != nil && (c == nil || len(c.Surfaces) != 3 || c.Queries != c.Sources["doc"]+c.Sources["readme"]+c.Sources["commit"]):
+				t.Errorf("get_status weights %s; want the calibration and its evidence", st.Vectors.Weights)
+			case tc.embedder != nil && !strings.Contains(out.Vectors, c.Summary()):
+				t.Errorf("explained vectors %q; want the weights %q", out.Vectors, c.Summary())
+			case tc.embedder == nil && len(st.Vectors.Weights) != 0:
+				t.Errorf("get_status weights %s without vectors", st.Vectors.Weights)
 			}
 		})
 	}

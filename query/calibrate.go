@@ -130,6 +130,19 @@ func ParseCalibration(s string) (*Calibration, error) {
 	return &c, nil
 }
 
+// CalibrationFor is the calibration stored (meta fusion_calibration, or
+// a shared store's copy of it) when it is of model, the model of the
+// vectors searched: what searches fuse by. nil when there is none, it is
+// unreadable, or it was measured for another model (searches then use
+// the fixed weights).
+func CalibrationFor(stored, model string) *Calibration {
+	c, err := ParseCalibration(stored)
+	if err != nil || c == nil || c.Model != model {
+		return nil
+	}
+	return c
+}
+
 // Encode is the calibration as meta fusion_calibration holds it.
 func (c *Calibration) Encode() string {
 	b, _ := json.Marshal(c)
@@ -199,42 +212,28 @@ func Calibrate(ctx context.Context, db tables.Reader, emb embed.Provider, commit
 	if len(qs) < MinPseudoQueries {
 		return c.unmeasured(fmt.Sprintf("%d pseudo-queries from doc comments, README sections and commits, fewer than the %d a measurement needs", len(qs), MinPseudoQueries)), nil
 	}
-	// NDCG@10 needs a channel's first ten files, not the hundred rows a
-	// search reads and rescores: fewer rows make the step cheap.
-	tune := DefaultTuning()
-	tune.VecCands = calibrateCands
-	p, err := New(ctx, db, Options{Embedder: emb, FixedWeights: true, Tuning: &tune})
-	if err != nil {
-		return nil, err
-	}
-	defer p.Close()
 	specs := []vecSpec{
-		{"vec_code", vectors.SurfaceCode, p.tune.WVecCode},
-		{"vec_summary", vectors.SurfaceSummary, p.tune.WVecSummary},
-		{"vec_file", vectors.SurfaceFile, p.tune.WVecFile},
+		{"vec_code", vectors.SurfaceCode, DefaultTuning().WVecCode},
+		{"vec_summary", vectors.SurfaceSummary, DefaultTuning().WVecSummary},
+		{"vec_file", vectors.SurfaceFile, DefaultTuning().WVecFile},
+	}
+	ranked, off, err := nearestFiles(ctx, db, emb, files, qs, specs)
+	if err != nil {
+		return nil, fmt.Errorf("calibrate: %w", err)
+	}
+	if off != "" {
+		return c.unmeasured("vectors were off for the pseudo-queries: " + off), nil
 	}
 	var chance float64
 	alone := make([]float64, len(specs))
-	for _, q := range qs {
-		req := Request{Query: q.Text, Intent: Concept}
-		run, err := p.vec.runVectors(ctx, q.Text, specs, req, newScoped(req.Scope))
-		if err != nil {
-			return nil, fmt.Errorf("calibrate: %w", err)
-		}
-		if !strings.HasPrefix(run.status, "on") || len(run.chans) == 0 {
-			return c.unmeasured("vectors were off for the pseudo-queries: " + run.status), nil
-		}
+	for j, q := range qs {
 		targets := map[string]bool{}
 		for _, f := range q.Files {
 			targets[f] = true
 		}
 		chance += chanceNDCG(len(targets), len(files))
-		for _, ch := range run.chans {
-			for i, s := range specs {
-				if ch.name == s.name {
-					alone[i] += channelNDCG(ch, targets)
-				}
-			}
+		for i := range specs {
+			alone[i] += filesNDCG(ranked[i][j], targets)
 		}
 	}
 	n := float64(len(qs))
@@ -285,17 +284,17 @@ func chanceNDCG(n, files int) float64 {
 	return math.Min(1, dcg/idcg)
 }
 
-// channelNDCG scores the files of a channel's units in the channel's
-// order (a file at its best unit) against targets: NDCG@10.
-func channelNDCG(ch *channel, targets map[string]bool) float64 {
+// filesNDCG scores a ranking of files (a file at its best row, so
+// repeated) against targets: NDCG@10.
+func filesNDCG(ranking []string, targets map[string]bool) float64 {
 	seen := map[string]bool{}
 	var dcg, idcg float64
-	for _, u := range ch.units {
-		if seen[u.path] || len(seen) == 10 {
+	for _, p := range ranking {
+		if seen[p] || len(seen) == 10 {
 			continue
 		}
-		seen[u.path] = true
-		if targets[u.path] {
+		seen[p] = true
+		if targets[p] {
 			dcg += 1 / math.Log2(float64(len(seen)+1))
 		}
 	}
@@ -306,4 +305,89 @@ func channelNDCG(ch *channel, targets map[string]bool) float64 {
 		return 0
 	}
 	return dcg / idcg
+}
+
+// nearestFiles searches each surface of specs with each pseudo-query
+// alone, as a search's vector channel would (the calibrateCands nearest
+// rows of positive cosine, in order), and returns, per spec and query,
+// the files of those rows. The queries are embedded in one call and each
+// row's vector is read once for all of them: the step's cost is then
+// about one search's, not one per pseudo-query. off says why vectors
+// could not be searched ("" when they were).
+func nearestFiles(ctx context.Context, db tables.Reader, emb embed.Provider, files []tables.FileRow, qs []PseudoQuery, specs []vecSpec) (ranked [][][]string, off string, err error) {
+	tune := DefaultTuning()
+	v := newVectorChannels(db, &tune, Options{Embedder: emb})
+	defer v.close()
+	st, err := v.state(ctx)
+	if err != nil || !st.on {
+		return nil, st.status, err
+	}
+	texts := make([]string, len(qs))
+	for i, q := range qs {
+		texts[i] = q.Text
+	}
+	vecs, err := st.embedder.Embed(ctx, texts)
+	if err != nil {
+		return nil, fmt.Sprintf("embed the pseudo-queries with %s: %v", emb.ID(), err), nil
+	}
+	if len(vecs) != len(texts) {
+		return nil, fmt.Sprintf("embed the pseudo-queries with %s: %d vectors for %d texts", emb.ID(), len(vecs), len(texts)), nil
+	}
+	pathOf := make(map[int64]string, len(files))
+	for _, f := range files {
+		pathOf[f.ID] = f.Path
+	}
+	// A vector file that stops matching the index (a run changed the
+	// vectors) is dropped, and the vectors table read instead.
+	for attempt := 0; ; attempt++ {
+		vi, release, err := v.acquireVectors(ctx, attempt == 1)
+		if err != nil {
+			return nil, "", err
+		}
+		ranked, off, err = vi.nearestFiles(ctx, vecs, specs, pathOf)
+		release()
+		if err == nil || attempt == 1 || !vectors.IsFileProblem(err) {
+			return ranked, off, err
+		}
+		v.vecs.drop(vi)
+	}
+}
+
+// nearestFiles is nearestFiles on the vectors of vi.
+func (vi *vecIndex) nearestFiles(ctx context.Context, qs [][]float32, specs []vecSpec, pathOf map[int64]string) ([][][]string, string, error) {
+	for _, q := range qs {
+		if off := checkQueryDim(vi, q); off != "" {
+			return nil, off, nil
+		}
+	}
+	ranked := make([][][]string, len(specs))
+	for i, sp := range specs {
+		ranked[i] = make([][]string, len(qs))
+		s := vi.surface(sp.surface)
+		var hits [][]vectors.Hit
+		var err error
+		if vi.file == nil {
+			hits, err = s.set.SearchManyWith(qs, calibrateCands, nil, nil)
+		} else {
+			hits, err = s.set.SearchManyWith(qs, calibrateCands, nil, func(rows []int, fn func(int, []float32)) error {
+				return vi.reader.FileVectors(ctx, vi.file, sp.surface, rows, fn)
+			})
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		for j, hs := range hits {
+			for _, h := range hs {
+				if h.Score <= 0 {
+					break // as a search: never a reason to list a row
+				}
+				if vi.file == nil {
+					ranked[i][j] = append(ranked[i][j], s.units[h.Row].path)
+				} else {
+					ranked[i][j] = append(ranked[i][j], pathOf[s.rows.FileIDs[h.Row]])
+				}
+			}
+		}
+	}
+	return ranked, "", nil
 }

@@ -2,7 +2,13 @@ package query
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"hash/fnv"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -111,6 +117,14 @@ func TestCalibrationDeterministic(t *testing.T) {
 			t.Fatalf("the same index calibrated twice differs:\n%s\n%s", stored.Encode(), again.Encode())
 		}
 	}
+	// The same repository indexed again, into a new index, measures
+	// the same weights on the same evidence.
+	otherPath, _ := buildCalibrated(t, docRepo(), m)
+	other := storedCalibration(t, otherPath)
+	other.TookMS = stored.TookMS
+	if other.Encode() != stored.Encode() {
+		t.Fatalf("the same repository indexed twice calibrates differently:\n%s\n%s", stored.Encode(), other.Encode())
+	}
 	t.Log(stored.Summary())
 	// A model whose words carry the documents' words measures above
 	// chance on every surface that embeds them.
@@ -146,6 +160,24 @@ func TestCalibrationFallsBackAndSaysWhy(t *testing.T) {
 				if w, ok := c.Weight(ch); !ok || w != round3(CalibrationScale*fixed) {
 					t.Fatalf("%s: weight %v, %v; want a quarter of %v", ch, w, ok, fixed)
 				}
+			}
+			// get_status and status carry the weights and why they are
+			// unmeasured; --explain says the same.
+			db := indextest.Open(t, path, tables.OpenOptions{ReadOnly: true})
+			st, err := indexer.ReadStatus(context.Background(), db, filepath.Join(filepath.Dir(filepath.Dir(path)), "repo"), indexer.StatusOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			shown, err := ParseCalibration(string(st.Vectors.Weights))
+			if err != nil || shown == nil || shown.Fallback != c.Fallback || len(shown.Surfaces) != 3 {
+				t.Fatalf("status weights %s (%v); want the calibration saying why: %q", st.Vectors.Weights, err, c.Fallback)
+			}
+			resp, err := plannerOn(t, path, Options{Embedder: m}).Search(context.Background(), Request{Query: "return a value", Intent: Concept, Explain: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(resp.Vectors, c.Summary()) {
+				t.Fatalf("--explain vectors %q; want %q", resp.Vectors, c.Summary())
 			}
 		})
 	}
@@ -197,6 +229,70 @@ func TestCalibrationGivesNoiseNoWeight(t *testing.T) {
 			t.Fatalf("vector channels ran with weight 0: %v", chans)
 		}
 	}
+}
+
+// randomEmbeddings is an OpenAI-compatible embeddings API answering each
+// input with a random unit vector of dim entries, seeded by the input
+// (the same text, the same vector, as a real provider's): vectors of no
+// meaning.
+func randomEmbeddings(t *testing.T, dim int) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Input []string `json:"input"`
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		type datum struct {
+			Index     int       `json:"index"`
+			Embedding []float64 `json:"embedding"`
+		}
+		var out struct {
+			Data []datum `json:"data"`
+		}
+		for i, text := range req.Input {
+			h := fnv.New64a()
+			h.Write([]byte(text))
+			rng := rand.New(rand.NewPCG(h.Sum64(), 1))
+			v := make([]float64, dim)
+			var norm float64
+			for j := range v {
+				v[j] = rng.NormFloat64()
+				norm += v[j] * v[j]
+			}
+			for j := range v {
+				v[j] /= math.Sqrt(norm)
+			}
+			out.Data = append(out.Data, datum{i, v})
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(out)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// Random vectors, served by a real HTTP server standing in for an
+// embedding API, measure no signal on any surface and get no weight.
+func TestCalibrationGivesRandomVectorsNoWeight(t *testing.T) {
+	srv := randomEmbeddings(t, 64)
+	p, err := embed.NewOpenAI(embed.OpenAIConfig{BaseURL: srv.URL + "/v1", Model: "random", MaxRetries: 1, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, _ := buildCalibrated(t, docRepo(), p)
+	c := storedCalibration(t, path)
+	if c.Fallback != "" || c.Queries < MinPseudoQueries || len(c.Surfaces) != 3 {
+		t.Fatalf("calibration did not measure: %+v", c)
+	}
+	for _, s := range c.Surfaces {
+		if s.Weight != 0 || s.Signal >= CalibrationGate {
+			t.Errorf("random vectors: %s signal %v, weight %v; want below the gate, none", s.Channel, s.Signal, s.Weight)
+		}
+	}
+	t.Log(c.Summary())
 }
 
 // vectorChannelsOf names the vector channels that ranked h or its file.

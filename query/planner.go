@@ -67,10 +67,6 @@ type Options struct {
 	// FixedWeights searches with Tuning's vector weights, not those the
 	// index's calibration chose (Calibration): for measurements.
 	FixedWeights bool
-	// Weights, when set, is the calibration to search with instead of the
-	// index's own: for an index that keeps none (a shared store's
-	// repository) measured elsewhere on the same vectors.
-	Weights *Calibration
 
 	// Trace, when set, is called with the fusion of every definition and
 	// concept search, on the search's goroutine, before the search

@@ -1,10 +1,12 @@
 package query
 
 import (
+	"cmp"
 	"context"
 	"hash/fnv"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -57,6 +59,7 @@ func PseudoQueries(ctx context.Context, db tables.Reader, commits []fileset.Comm
 		return nil, err
 	}
 	indexed := map[string]bool{}
+	pathOf := map[int64]string{} // of the indexed files
 	byBase := map[string][]string{}
 	var markdown []tables.FileRow
 	for _, f := range files {
@@ -66,29 +69,28 @@ func PseudoQueries(ctx context.Context, db tables.Reader, commits []fileset.Comm
 		case f.Language == "text" || isPseudoExcluded(f.Path):
 		default:
 			indexed[f.Path] = true
+			pathOf[f.ID] = f.Path
 			byBase[path.Base(f.Path)] = append(byBase[path.Base(f.Path)], f.Path)
 		}
 	}
-	var syms []tables.SymbolRow
-	definedIn := map[string]map[string]bool{}
-	err = db.VectorReader().SymbolRows(ctx, func(s tables.SymbolRow) {
-		if len(s.Name) < 3 || !indexed[s.Path] {
+	var syms []docSymbol
+	defs := definitions{}
+	err = eachSymbolName(ctx, db, func(s tables.SymbolName) {
+		p, ok := pathOf[s.FileID]
+		if len(s.Name) < 3 || !ok {
 			return
 		}
-		if definedIn[s.Name] == nil {
-			definedIn[s.Name] = map[string]bool{}
-		}
-		definedIn[s.Name][s.Path] = true
-		syms = append(syms, s)
+		defs.add(s.Name, p)
+		syms = append(syms, docSymbol{id: s.ID, file: s.FileID, path: p, name: s.Name, qualname: s.Qualname})
 	})
 	if err != nil {
 		return nil, err
 	}
-	docs, err := docQueries(ctx, db, syms, definedIn)
+	docs, err := docQueries(ctx, db, syms, defs)
 	if err != nil {
 		return nil, err
 	}
-	readmes, err := readmeQueries(ctx, db, markdown, indexed, byBase, definedIn)
+	readmes, err := readmeQueries(ctx, db, markdown, indexed, byBase, defs)
 	if err != nil {
 		return nil, err
 	}
@@ -123,38 +125,96 @@ func interleave(n int, sources ...[]PseudoQuery) []PseudoQuery {
 	return out
 }
 
+// docSymbol is a definition a doc query may be made of.
+type docSymbol struct {
+	id, file             int64
+	path, name, qualname string
+}
+
+// definitions maps a name to the one indexed file defining it, "" when
+// several do.
+type definitions map[string]string
+
+func (d definitions) add(name, file string) {
+	if f, ok := d[name]; !ok {
+		d[name] = file
+	} else if f != file {
+		d[name] = ""
+	}
+}
+
+// unique returns the one file defining name, "" when none or several do.
+func (d definitions) unique(name string) string { return d[name] }
+
+// eachSymbolName calls fn with every symbol's name and file, by the
+// narrow read where db has one.
+func eachSymbolName(ctx context.Context, db tables.Reader, fn func(tables.SymbolName)) error {
+	vr := db.VectorReader()
+	if r, ok := vr.(interface {
+		EachSymbolName(ctx context.Context, fn func(tables.SymbolName)) error
+	}); ok {
+		return r.EachSymbolName(ctx, fn)
+	}
+	return vr.SymbolRows(ctx, func(s tables.SymbolRow) {
+		fn(tables.SymbolName{ID: s.ID, FileID: s.FileID, Name: s.Name, Qualname: s.Qualname})
+	})
+}
+
+// symbolDecls reads the decls of syms, each file's once where db can.
+func symbolDecls(ctx context.Context, db tables.Reader, syms []docSymbol) (map[int64]tables.SymbolDecl, error) {
+	if r, ok := db.(interface {
+		SymbolDeclsByFile(ctx context.Context, ids map[int64][]int64) (map[int64]tables.SymbolDecl, error)
+	}); ok {
+		byFile := map[int64][]int64{}
+		for _, s := range syms {
+			byFile[s.file] = append(byFile[s.file], s.id)
+		}
+		return r.SymbolDeclsByFile(ctx, byFile)
+	}
+	ids := make([]int64, len(syms))
+	for i, s := range syms {
+		ids[i] = s.id
+	}
+	return db.SymbolDecls(ctx, ids)
+}
+
 // docQueries reads the docs of up to pseudoDocReads definitions of names
 // defined in one file, in seeded order.
-func docQueries(ctx context.Context, db tables.Reader, syms []tables.SymbolRow, definedIn map[string]map[string]bool) ([]PseudoQuery, error) {
-	var cands []tables.SymbolRow
-	for _, s := range syms {
-		if len(definedIn[s.Name]) == 1 {
-			cands = append(cands, s)
+func docQueries(ctx context.Context, db tables.Reader, syms []docSymbol, defs definitions) ([]PseudoQuery, error) {
+	// Sorted by (key, place): the stable seeded order, without moving
+	// whole symbols about.
+	type cand struct {
+		key uint64
+		at  int
+	}
+	var cands []cand
+	for i, s := range syms {
+		if defs.unique(s.name) != "" {
+			cands = append(cands, cand{seeded(s.path, s.qualname), i})
 		}
 	}
-	sort.SliceStable(cands, func(i, j int) bool {
-		return seeded(cands[i].Path, cands[i].Qualname) < seeded(cands[j].Path, cands[j].Qualname)
-	})
+	slices.SortFunc(cands, func(a, b cand) int { return cmp.Or(cmp.Compare(a.key, b.key), cmp.Compare(a.at, b.at)) })
 	if len(cands) > pseudoDocReads {
 		cands = cands[:pseudoDocReads]
 	}
-	ids := make([]int64, len(cands))
-	for i, s := range cands {
-		ids[i] = s.ID
+	read := make([]docSymbol, len(cands))
+	for i, c := range cands {
+		read[i] = syms[c.at]
 	}
-	decls, err := db.SymbolDecls(ctx, ids)
+	decls, err := symbolDecls(ctx, db, read)
 	if err != nil {
 		return nil, err
 	}
 	var qs []PseudoQuery
 	seen := map[string]int{}
-	for _, s := range cands {
-		text := maskNames(firstParagraph(decls[s.ID].Doc), []string{s.Name})
+	for _, c := range cands {
+		s := syms[c.at]
+		text := maskNames(firstParagraph(decls[s.id].Doc), []string{s.name})
 		if countWords(text) < pseudoMinWords {
 			continue
 		}
 		seen[strings.ToLower(text)]++
-		qs = append(qs, PseudoQuery{Text: text, Files: []string{s.Path}, Source: "doc"})
+		qs = append(qs, PseudoQuery{Text: text, Files: []string{s.path}, Source: "doc"})
 	}
 	unique := qs[:0]
 	for _, q := range qs {
@@ -167,7 +227,7 @@ func docQueries(ctx context.Context, db tables.Reader, syms []tables.SymbolRow, 
 
 // readmeQueries cuts the Markdown files into sections and keeps those
 // that name one to five source files.
-func readmeQueries(ctx context.Context, db tables.Reader, markdown []tables.FileRow, indexed map[string]bool, byBase map[string][]string, definedIn map[string]map[string]bool) ([]PseudoQuery, error) {
+func readmeQueries(ctx context.Context, db tables.Reader, markdown []tables.FileRow, indexed map[string]bool, byBase map[string][]string, defs definitions) ([]PseudoQuery, error) {
 	var qs []PseudoQuery
 	for _, md := range markdown {
 		if md.Lines <= 0 || md.Lines > pseudoMDBytes/16 {
@@ -178,7 +238,7 @@ func readmeQueries(ctx context.Context, db tables.Reader, markdown []tables.File
 			return nil, err
 		}
 		for _, s := range splitSections(lines) {
-			files, names := mentions(s, md.Path, indexed, byBase, definedIn)
+			files, names := mentions(s, md.Path, indexed, byBase, defs)
 			if len(files) == 0 || len(files) > 5 {
 				continue
 			}
@@ -216,11 +276,19 @@ func commitQueries(commits []fileset.Commit, indexed map[string]bool) []PseudoQu
 // pick takes up to n queries in seeded order, each first target at most
 // twice, so that one large file does not make the set.
 func pick(kind string, qs []PseudoQuery, n int) []PseudoQuery {
-	rank := func(q PseudoQuery) uint64 { return seeded(kind, q.Text, strings.Join(q.Files, "\n")) }
-	sort.SliceStable(qs, func(i, j int) bool { return rank(qs[i]) < rank(qs[j]) })
+	type ranked struct {
+		key uint64
+		q   PseudoQuery
+	}
+	rs := make([]ranked, len(qs))
+	for i, q := range qs {
+		rs[i] = ranked{seeded(kind, q.Text, strings.Join(q.Files, "\n")), q}
+	}
+	slices.SortStableFunc(rs, func(a, b ranked) int { return cmp.Compare(a.key, b.key) })
 	perFile := map[string]int{}
 	var out []PseudoQuery
-	for _, q := range qs {
+	for _, r := range rs {
+		q := r.q
 		if len(out) >= n {
 			break
 		}
@@ -260,7 +328,35 @@ var (
 // targets.
 func isPseudoExcluded(p string) bool { return pseudoTest.MatchString(p) }
 
-func countWords(s string) int { return len(pseudoWord.FindAllString(s, -1)) }
+// hasLetter reports whether s holds an ASCII letter: whether pseudoWord
+// matches in it.
+func hasLetter(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; 'a' <= c && c <= 'z' {
+			return true
+		}
+	}
+	return false
+}
+
+// countWords counts pseudoWord's matches in s without collecting them:
+// a match starts at an ASCII letter outside a match and runs on through
+// letters, digits, underscores and apostrophes.
+func countWords(s string) int {
+	n, in := 0, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		letter := 'a' <= c|0x20 && c|0x20 <= 'z'
+		switch {
+		case in && (letter || '0' <= c && c <= '9' || c == '_' || c == '\''):
+		case letter:
+			n, in = n+1, true
+		default:
+			in = false
+		}
+	}
+	return n
+}
 
 func firstWords(s string, n int) string {
 	f := strings.Fields(s)
@@ -270,22 +366,49 @@ func firstWords(s string, n int) string {
 	return strings.Join(f, " ")
 }
 
+// The bytes commentMark's and docTagLine's matches start with, after
+// their leading spaces: a line starting otherwise is not matched, and
+// the regexp is not run on it (most lines are prose).
+const (
+	commentStarts = `/*#-;"'@`
+	docTagStarts  = `@:AREP#-=`
+)
+
+// startsWithAny reports whether s, past its leading ASCII spaces (\s),
+// starts with a byte of set.
+func startsWithAny(s, set string) bool {
+	t := strings.TrimLeft(s, " \t\n\f\r")
+	return t != "" && strings.IndexByte(set, t[0]) >= 0
+}
+
+// dropMarkup replaces pseudoMarkup's matches with a space; text with
+// neither '<' nor '`' has none.
+func dropMarkup(text string) string {
+	if !strings.ContainsAny(text, "<`") {
+		return text
+	}
+	return pseudoMarkup.ReplaceAllString(text, " ")
+}
+
 // firstParagraph is a doc comment's first paragraph as plain words, up to
 // pseudoMaxWords.
 func firstParagraph(doc string) string {
 	var words []string
 	for _, line := range strings.Split(doc, "\n") {
-		line = strings.TrimSpace(strings.TrimSuffix(commentMark.ReplaceAllString(line, ""), "*/"))
+		if startsWithAny(line, commentStarts) {
+			line = commentMark.ReplaceAllString(line, "")
+		}
+		line = strings.TrimSpace(strings.TrimSuffix(line, "*/"))
 		if line == "" {
 			if len(words) > 0 {
 				break
 			}
 			continue
 		}
-		if docTagLine.MatchString(line) {
+		if startsWithAny(line, docTagStarts) && docTagLine.MatchString(line) {
 			break
 		}
-		words = append(words, strings.Fields(pseudoMarkup.ReplaceAllString(line, " "))...)
+		words = append(words, strings.Fields(dropMarkup(line))...)
 	}
 	return firstWords(strings.Join(words, " "), pseudoMaxWords)
 }
@@ -316,7 +439,7 @@ func maskNames(text string, names []string) string {
 				break
 			}
 		}
-		if !drop && pseudoWord.MatchString(w) {
+		if !drop && hasLetter(w) {
 			out = append(out, w)
 		}
 	}
@@ -362,14 +485,14 @@ func splitSections(lines []string) []mdSection {
 func proseOf(s mdSection) string {
 	text := s.heading + ". " + strings.Join(s.body, " ")
 	text = mdLink.ReplaceAllString(text, "$1")
-	text = pseudoMarkup.ReplaceAllString(text, " ")
+	text = dropMarkup(text)
 	return strings.Join(strings.Fields(strings.NewReplacer("|", " ", "*", " ", ">", " ").Replace(text)), " ")
 }
 
 // mentions are the indexed source files a section names (by path, by a
 // file name only one file has, or by a `name` defined in one file), and
 // the names to mask.
-func mentions(s mdSection, self string, indexed map[string]bool, byBase map[string][]string, definedIn map[string]map[string]bool) ([]string, []string) {
+func mentions(s mdSection, self string, indexed map[string]bool, byBase map[string][]string, defs definitions) ([]string, []string) {
 	text := s.heading + "\n" + strings.Join(s.body, "\n")
 	files := map[string]bool{}
 	var names []string
@@ -390,10 +513,8 @@ func mentions(s mdSection, self string, indexed map[string]bool, byBase map[stri
 	}
 	for _, m := range backtick.FindAllStringSubmatch(text, -1) {
 		for _, id := range identToken.FindAllString(m[1], -1) {
-			if in := definedIn[id]; len(in) == 1 && len(id) >= 4 {
-				for f := range in {
-					files[f] = true
-				}
+			if f := defs.unique(id); f != "" && len(id) >= 4 {
+				files[f] = true
 				names = append(names, id)
 			}
 		}

@@ -52,14 +52,13 @@ type vectorChannels struct {
 	vecs       vectorCache // the index's vectors, per surface
 	resident   bool        // Options.ResidentVectors
 	// uncalibrated searches with Tuning's weights, not the index's
-	// calibrated ones: the calibration's own searches.
+	// calibrated ones (Options.FixedWeights).
 	uncalibrated bool
-	given        *Calibration // Options.Weights
 }
 
 func newVectorChannels(db tables.Reader, tune *Tuning, opts Options) *vectorChannels {
 	v := &vectorChannels{db: db, tune: tune, guard: opts.QueryEmbed, vectorsOff: opts.VectorsOff, resident: opts.ResidentVectors,
-		uncalibrated: opts.FixedWeights, given: opts.Weights}
+		uncalibrated: opts.FixedWeights}
 	v.embedder = v.guarded(opts.Embedder)
 	return v
 }
@@ -584,10 +583,10 @@ func (v *vectorChannels) calibrated(ctx context.Context, st *vectorState, specs 
 	if v.uncalibrated {
 		return specs, nil
 	}
-	c := v.given
+	var c *Calibration
 	if cr, ok := v.db.VectorReader().(interface {
 		FusionCalibration(ctx context.Context) (string, error)
-	}); ok && c == nil {
+	}); ok {
 		s, err := cr.FusionCalibration(ctx)
 		if err != nil {
 			return nil, err

@@ -1,11 +1,15 @@
 package tables
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"testing"
+
+	"github.com/viberag/viberag/extract"
 )
 
 // declsOf packs the signature and doc of n symbols as a Preparer does,
@@ -56,6 +60,61 @@ func TestDeclsRoundTrip(t *testing.T) {
 			if err := checkDeclsBlob(&z, blob, n-1, first, first+int64(n)-2); err == nil {
 				t.Errorf("%d symbols: checkDeclsBlob accepted the blob for %d", n, n-1)
 			}
+		}
+	}
+}
+
+// TestSymbolDeclsByFile: reading each file's decls once gives what
+// SymbolDecls gives per symbol; a symbol no longer among its file's (the
+// file re-written since its id was read) is missing, not an error.
+func TestSymbolDeclsByFile(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	mustWrite(t, db, []*extract.File{synthFile("a.go", 1, 3*declsBlock+5), synthFile("b.go", 1, 4), synthFile("c.go", 1, 2)}, nil)
+	byFile := map[int64][]int64{}
+	var ids []int64
+	err := db.Vectors().EachSymbolName(ctx, func(s SymbolName) {
+		if s.ID%3 != 0 {
+			byFile[s.FileID] = append(byFile[s.FileID], s.ID)
+			ids = append(ids, s.ID)
+		}
+	})
+	if err != nil || len(byFile) != 3 {
+		t.Fatalf("EachSymbolName: %v, %d files", err, len(byFile))
+	}
+	want, err := db.Reader().SymbolDecls(ctx, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Reader().SymbolDeclsByFile(ctx, byFile)
+	if err != nil || !maps.Equal(got, want) || len(got) != len(ids) {
+		t.Fatalf("SymbolDeclsByFile: %d decls (%v), SymbolDecls %d of %d", len(got), err, len(want), len(ids))
+	}
+	mustWrite(t, db, []*extract.File{synthFile("b.go", 2, 4)}, nil)
+	got, err = db.Reader().SymbolDeclsByFile(ctx, byFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := db.Reader().FileList(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bFile int64
+	for _, f := range files {
+		if f.Path == "b.go" {
+			bFile = f.ID
+		}
+	}
+	for f, fids := range byFile {
+		for _, id := range fids {
+			if d, ok := got[id]; f != bFile && (!ok || d != want[id]) {
+				t.Errorf("symbol %d of an unchanged file: %+v, %v; want %+v", id, d, ok, want[id])
+			}
+		}
+	}
+	for _, id := range byFile[bFile] {
+		if d, ok := got[id]; ok {
+			t.Errorf("symbol %d of the re-written file: %+v, want it missing", id, d)
 		}
 	}
 }

@@ -93,6 +93,36 @@ func (store *VectorStore) SymbolRows(ctx context.Context, fn func(SymbolRow)) er
 	return rows.Err()
 }
 
+// SymbolName is a definition's name and file: what a pass over every
+// definition by name reads (EachSymbolName).
+type SymbolName struct {
+	ID, FileID     int64
+	Name, Qualname string
+}
+
+// EachSymbolName is SymbolRows narrowed to every symbol's row id, file,
+// name and qualname, in row-id order: for a pass over every definition,
+// which needs neither the file's path (FileList has it) nor the rest of
+// a SymbolRow.
+func (store *VectorStore) EachSymbolName(ctx context.Context, fn func(SymbolName)) error {
+	rows, err := store.db.reader.stmts.query(ctx, `SELECT id, file_id, name, qualname FROM symbols ORDER BY id`)
+	if err != nil {
+		return fmt.Errorf("symbol names: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var s SymbolName
+		if err := rows.Scan(&s.ID, &s.FileID, &s.Name, &s.Qualname); err != nil {
+			return fmt.Errorf("symbol names: %w", err)
+		}
+		fn(s)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("symbol names: %w", err)
+	}
+	return nil
+}
+
 // Scan calls fn with the owner, surface and raw blob (see
 // vectors.Decode) of every vector of model and dimension dim, in rowid
 // order, so that ties in a search break the same way every time. The blob

@@ -375,11 +375,10 @@ func (c *evalCmd) evalStore(ctx context.Context, r benchRepo, root string, db *t
 	if err != nil {
 		return nil, err
 	}
-	// The store keeps no calibration: the local index's weights are given,
-	// so that both rank alike.
-	weights, _ := query.ParseCalibration(string(local.Weights))
+	// The push carried the local index's calibration: the store ranks by
+	// the same weights.
 	p, err := query.New(ctx, rd, query.Options{Tuning: tune, Embedder: res.embedder, VectorsOff: res.off, ResidentVectors: true,
-		FixedWeights: c.FixedWeights, Weights: weights})
+		FixedWeights: c.FixedWeights})
 	if err != nil {
 		return nil, err
 	}

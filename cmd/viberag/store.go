@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/tables/postgres"
 )
 
@@ -57,30 +59,47 @@ type storeLsCmd struct {
 }
 
 func (c *storeLsCmd) Run(ctx context.Context) error {
-	cat, err := postgres.Open(ctx, c.Store)
+	st, err := postgres.OpenStore(ctx, c.Store, postgres.StoreOptions{})
 	if err != nil {
 		return err
 	}
-	defer cat.Close()
-	repos, err := cat.Repos(ctx, postgres.All)
+	defer st.Close()
+	repos, err := st.Catalog.Repos(ctx, postgres.All)
 	if err != nil {
 		return err
+	}
+	// A shard that does not answer leaves its repositories listed without
+	// their vectors; stderr names it.
+	vecs, err := st.Vectors(ctx, repos)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "viberag: %v\n", err)
 	}
 	if c.JSON {
+		type vectorsJSON struct {
+			Model   string          `json:"model"`
+			Weights json.RawMessage `json:"weights,omitempty"`
+		}
 		type repoJSON struct {
-			Name       string `json:"name"`
-			Shard      string `json:"shard"`
-			HeadCommit string `json:"head_commit"`
-			Snapshot   int64  `json:"snapshot"`
-			Files      int64  `json:"files"`
-			Bytes      int64  `json:"bytes"`
-			UpdatedAt  string `json:"updated_at,omitempty"`
+			Name       string       `json:"name"`
+			Shard      string       `json:"shard"`
+			HeadCommit string       `json:"head_commit"`
+			Snapshot   int64        `json:"snapshot"`
+			Files      int64        `json:"files"`
+			Bytes      int64        `json:"bytes"`
+			UpdatedAt  string       `json:"updated_at,omitempty"`
+			Vectors    *vectorsJSON `json:"vectors,omitempty"`
 		}
 		out := make([]repoJSON, 0, len(repos))
 		for _, r := range repos {
 			j := repoJSON{Name: r.Name, Shard: r.Shard, HeadCommit: r.HeadCommit, Snapshot: r.Snapshot, Files: r.Files, Bytes: r.Bytes}
 			if !r.UpdatedAt.IsZero() {
 				j.UpdatedAt = r.UpdatedAt.UTC().Format(time.RFC3339)
+			}
+			if v := vecs[r.ID]; v.Model != "" {
+				j.Vectors = &vectorsJSON{Model: v.Model}
+				if query.CalibrationFor(v.Calibration, v.Model) != nil {
+					j.Vectors.Weights = json.RawMessage(v.Calibration)
+				}
 			}
 			out = append(out, j)
 		}
@@ -93,7 +112,7 @@ func (c *storeLsCmd) Run(ctx context.Context) error {
 		return nil
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(w, "REPOSITORY\tSHARD\tHEAD\tFILES\tBYTES\tPUSHED")
+	fmt.Fprintln(w, "REPOSITORY\tSHARD\tHEAD\tFILES\tBYTES\tPUSHED\tVECTOR WEIGHTS")
 	for _, r := range repos {
 		pushed := "never"
 		if !r.UpdatedAt.IsZero() {
@@ -103,9 +122,31 @@ func (c *storeLsCmd) Run(ctx context.Context) error {
 		if len(head) > 12 {
 			head = head[:12]
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%s\n", r.Name, r.Shard, head, r.Files, r.Bytes, pushed)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%d\t%s\t%s\n", r.Name, r.Shard, head, r.Files, r.Bytes, pushed, weightsBrief(vecs[r.ID]))
 	}
 	return w.Flush()
+}
+
+// weightsBrief is a repository's vector weights in a few words: each
+// surface's, and whether they were measured; "fixed" when its index kept
+// none for its model, "none" without vectors.
+func weightsBrief(v postgres.RepoVectors) string {
+	c := query.CalibrationFor(v.Calibration, v.Model)
+	switch {
+	case v.Model == "":
+		return "none (no vectors)"
+	case c == nil:
+		return "fixed (not calibrated)"
+	}
+	var parts []string
+	for _, s := range c.Surfaces {
+		parts = append(parts, fmt.Sprintf("%s %.3g", s.Channel, s.Weight))
+	}
+	brief := strings.Join(parts, " ")
+	if c.Fallback != "" {
+		brief += " (unmeasured)"
+	}
+	return brief
 }
 
 type storeRmCmd struct {

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/viberag/viberag/embed/embedtest"
 	"github.com/viberag/viberag/internal/testkit"
+	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/tables/postgres"
 	"github.com/viberag/viberag/tables/postgres/pgtest"
 )
@@ -216,8 +219,9 @@ func TestSearchStoreVectors(t *testing.T) {
 	vectorQueries := 0
 	for _, q := range []string{"limit how often requests are allowed", "parse the configuration file", "retry with backoff",
 		"render a template", "Limiter", "read a file line by line", "hash a password"} {
-		// The store keeps no calibration: it fuses at the fixed weights.
-		local := search(run("search", q, "-C", root, "--data-dir", data, "--json", "--fixed-weights"))
+		// The push carried the local index's calibration: the store fuses
+		// by the same weights.
+		local := search(run("search", q, "-C", root, "--data-dir", data, "--json"))
 		r := run("search", q, "--store", srv.URL, "--embed", "model2vec", "--model-dir", model, "--json")
 		store := search(r)
 		if r.Stderr != "" {
@@ -240,6 +244,55 @@ func TestSearchStoreVectors(t *testing.T) {
 	}
 	if vectorQueries < 3 {
 		t.Errorf("%d queries searched with vectors: the test needs hybrid searches", vectorQueries)
+	}
+
+	// The weights the push carried are the local index's: status --json
+	// and store ls --json show the same evidence, store ls its summary,
+	// and --explain the same line through the store as locally.
+	var status struct {
+		Vectors struct{ Weights json.RawMessage }
+	}
+	if err := json.Unmarshal([]byte(run("status", root, "--data-dir", data, "--json").Stdout), &status); err != nil || len(status.Vectors.Weights) == 0 {
+		t.Fatalf("local status: %v, weights %s; want a calibration", err, status.Vectors.Weights)
+	}
+	var ls struct {
+		Repos []struct {
+			Name    string
+			Vectors struct {
+				Model   string
+				Weights json.RawMessage
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(run("store", "ls", "--store", srv.URL, "--json").Stdout), &ls); err != nil || len(ls.Repos) != 1 {
+		t.Fatalf("store ls --json: %v, %+v", err, ls)
+	}
+	compact := func(raw json.RawMessage) string {
+		var b bytes.Buffer
+		if err := json.Compact(&b, raw); err != nil {
+			return err.Error()
+		}
+		return b.String()
+	}
+	if got := ls.Repos[0].Vectors; got.Model == "" || compact(got.Weights) != compact(status.Vectors.Weights) {
+		t.Errorf("store ls --json: vectors %s %s; want the local index's weights %s", got.Model, got.Weights, status.Vectors.Weights)
+	}
+	c, err := query.ParseCalibration(string(status.Vectors.Weights))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := run("status", root, "--data-dir", data).Stdout; !strings.Contains(out, "weights: "+c.Summary()) {
+		t.Errorf("status: %q; want the weights line %q", out, c.Summary())
+	}
+	if out := run("store", "ls", "--store", srv.URL).Stdout; !strings.Contains(out, "VECTOR WEIGHTS") || !strings.Contains(out, fmt.Sprintf("vec_code %.3g", c.Surfaces[0].Weight)) {
+		t.Errorf("store ls: %q; want the weights", out)
+	}
+	explain := func(args ...string) string {
+		a := search(run(append([]string{"search", "retry with backoff", "--json", "--explain"}, args...)...))
+		return a.Vectors
+	}
+	if local, store := explain("-C", root, "--data-dir", data), explain("--store", srv.URL, "--embed", "model2vec", "--model-dir", model); !strings.Contains(store, c.Summary()) || local != store {
+		t.Errorf("--explain through the store: vectors %q; locally %q; want the weights %q in both", store, local, c.Summary())
 	}
 
 	// No model on disk: lexical, and one line on stderr saying why.

@@ -30,6 +30,8 @@ type statsCache struct {
 	mu      sync.Mutex
 	version int64
 	model   string // embedding_model, read with the version
+	// calibration: fusion_calibration, read with the version.
+	calibration string
 	// postings: the repository's postings are complete (postings.go),
 	// read with the version.
 	postings bool
@@ -171,10 +173,11 @@ func (c *repoConn) state(ctx context.Context) (int64, string, error) {
 	}
 	sc.mu.Unlock()
 	var v int64
-	var m string
+	var m, cal string
 	var post bool
-	_, err := c.row(ctx, `SELECT coalesce(max(version), 0), coalesce(max(embedding_model), ''), coalesce(bool_or(postings), false) FROM repo_state WHERE repo_id = $1`,
-		[]any{c.repo.ID}, &v, &m, &post)
+	_, err := c.row(ctx, `SELECT coalesce(max(version), 0), coalesce(max(embedding_model), ''), coalesce(bool_or(postings), false),
+		coalesce(max(fusion_calibration), '') FROM repo_state WHERE repo_id = $1`,
+		[]any{c.repo.ID}, &v, &m, &post, &cal)
 	if err != nil {
 		return 0, "", c.wrap(err)
 	}
@@ -182,9 +185,21 @@ func (c *repoConn) state(ctx context.Context) (int64, string, error) {
 	if v != sc.version {
 		sc.tables, sc.paths, sc.ranks = nil, nil, nil
 	}
-	sc.version, sc.model, sc.postings, sc.readAt = v, m, post, time.Now()
+	sc.version, sc.model, sc.postings, sc.calibration, sc.readAt = v, m, post, cal, time.Now()
 	sc.mu.Unlock()
 	return v, m, nil
+}
+
+// calibration returns the repository's fusion_calibration (the vector
+// weights its local index measured, pushed with its vectors), as read
+// with the version.
+func (c *repoConn) calibration(ctx context.Context) (string, error) {
+	if _, _, err := c.state(ctx); err != nil {
+		return "", err
+	}
+	c.stats.mu.Lock()
+	defer c.stats.mu.Unlock()
+	return c.stats.calibration, nil
 }
 
 // tableStats returns the repository's row and token counts of tbl, read

@@ -68,6 +68,9 @@ var shardMigrations = []string{
 	// prepared statement's generic plan can use where LIKE with a
 	// parameter could not (it read every symbol of the repository).
 	`CREATE INDEX IF NOT EXISTS symbols_name_pattern ON symbols(repo_id, left(lower(name), 200) text_pattern_ops)`,
+	// The vector weights the pushed index measured (its meta
+	// fusion_calibration), kept with the vectors they were measured on.
+	`ALTER TABLE repo_state ADD COLUMN IF NOT EXISTS fusion_calibration text NOT NULL DEFAULT ''`,
 }
 
 // shardFills complete shard steps with work in Go, in the step's

@@ -47,6 +47,11 @@ type VectorsWritten struct {
 	// local index was older or newer than the pushed tree, or filtered
 	// differently): they are never served.
 	Stored, Sent, Removed, Dropped int
+	// Calibration is the vector weights the source's index measured on
+	// these vectors (its meta fusion_calibration, "" when none), kept
+	// with them: the store's searches fuse by them as the local index's
+	// do.
+	Calibration string `json:"-"`
 }
 
 // vectorBatch bounds the rows sent to the server per COPY.
@@ -206,13 +211,30 @@ func (p *Push) WriteVectors(ctx context.Context, src VectorSource) (VectorsWritt
 	if w.Stored == 0 {
 		w.Model, w.Dim = "", 0
 	}
+	if w.Model != "" {
+		if w.Calibration, err = calibrationOf(ctx, vr); err != nil {
+			return fail("calibration", err)
+		}
+	}
 	// Commit bumps the version the readers' vector caches key on.
-	if _, err := p.tx.Exec(ctx, `INSERT INTO repo_state(repo_id, version, embedding_model, embedding_dim) VALUES ($1, 0, $2, $3)
-		ON CONFLICT (repo_id) DO UPDATE SET embedding_model = excluded.embedding_model, embedding_dim = excluded.embedding_dim`,
-		p.repo.ID, w.Model, w.Dim); err != nil {
+	if _, err := p.tx.Exec(ctx, `INSERT INTO repo_state(repo_id, version, embedding_model, embedding_dim, fusion_calibration) VALUES ($1, 0, $2, $3, $4)
+		ON CONFLICT (repo_id) DO UPDATE SET embedding_model = excluded.embedding_model, embedding_dim = excluded.embedding_dim,
+			fusion_calibration = excluded.fusion_calibration`,
+		p.repo.ID, w.Model, w.Dim, w.Calibration); err != nil {
 		return fail("state", err)
 	}
 	return w, nil
+}
+
+// calibrationOf is the vector weights vr's index measured (meta
+// fusion_calibration), "" when it keeps none.
+func calibrationOf(ctx context.Context, vr tables.VectorReader) (string, error) {
+	if c, ok := vr.(interface {
+		FusionCalibration(ctx context.Context) (string, error)
+	}); ok {
+		return c.FusionCalibration(ctx)
+	}
+	return "", nil
 }
 
 // sendVectors writes rows (owner, surface, vec), new or replacing the

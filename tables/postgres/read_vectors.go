@@ -2,7 +2,10 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -30,6 +33,14 @@ func (rv repoVectors) Version(ctx context.Context) (string, error) {
 func (rv repoVectors) Model(ctx context.Context) (string, error) {
 	_, model, err := rv.r.conn.state(ctx)
 	return model, err
+}
+
+// FusionCalibration returns the vector weights the repository's local
+// index measured (its meta fusion_calibration, pushed with the vectors;
+// "" when none), which searches use for the model they name, as they do
+// over the local index.
+func (rv repoVectors) FusionCalibration(ctx context.Context) (string, error) {
+	return rv.r.conn.calibration(ctx)
 }
 
 // Dim returns the dimension of the repository's vectors.
@@ -91,4 +102,45 @@ func (rv repoVectors) Scan(ctx context.Context, model string, dim int, fn func(o
 		fn(DecodeText(owner), surface, blob)
 		return nil
 	})
+}
+
+// RepoVectors is what a repository's vectors are, as its last push left
+// them: the model that embedded them ("" when it has none) and the
+// vector weights its local index measured on them (meta
+// fusion_calibration, "" when it kept none).
+type RepoVectors struct {
+	Model       string
+	Calibration string
+}
+
+// Vectors returns the RepoVectors of repos (ones the caller may read),
+// by repository id: one statement per shard. A repository whose shard
+// does not answer is missing from the map, and the error names the
+// shard.
+func (s *Store) Vectors(ctx context.Context, repos []Repo) (map[int64]RepoVectors, error) {
+	byShard := map[string][]int64{}
+	for _, r := range repos {
+		byShard[r.Shard] = append(byShard[r.Shard], r.ID)
+	}
+	out := map[int64]RepoVectors{}
+	var errs []error
+	for _, shard := range slices.Sorted(maps.Keys(byShard)) {
+		sp, err := s.shard(ctx, shard)
+		if err == nil {
+			err = direct{sp.pool}.query(ctx, `SELECT repo_id, embedding_model, fusion_calibration FROM repo_state WHERE repo_id = ANY($1)`,
+				[]any{byShard[shard]}, func(rows pgx.Rows) error {
+					var id int64
+					var v RepoVectors
+					if err := rows.Scan(&id, &v.Model, &v.Calibration); err != nil {
+						return err
+					}
+					out[id] = v
+					return nil
+				})
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("shard %s: repository vectors: %w", shard, err))
+		}
+	}
+	return out, errors.Join(errs...)
 }

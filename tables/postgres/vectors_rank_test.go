@@ -7,10 +7,22 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/embed/embedtest"
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/tables/postgres/pgtest"
 )
+
+// testModel is the small generated model the store's vector tests
+// embed with.
+func testModel(t *testing.T) embed.Provider {
+	t.Helper()
+	m, err := embedtest.Load(t.TempDir(), embedtest.Model{Rows: 4096, Dim: 32, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
 
 // TestPgvectorMigration: a shard migrated before pgvector (step 6, no
 // pvec column) pushes and searches, scanning its vectors in Go;
@@ -20,10 +32,7 @@ import (
 // the scan.
 func TestPgvectorMigration(t *testing.T) {
 	ctx := context.Background()
-	m, err := embedtest.Load(t.TempDir(), embedtest.Model{Rows: 4096, Dim: 32, Seed: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := testModel(t)
 	root := fixturesRoot(t)
 	cat, url := newStore(t)
 	if !hasPgvector(t, url) {
@@ -224,10 +233,7 @@ func TestMoveVectors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cat.Close()
-	m, err := embedtest.Load(t.TempDir(), embedtest.Model{Rows: 4096, Dim: 32, Seed: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := testModel(t)
 	root := fixturesRoot(t)
 	db := embeddedIndex(t, root, m)
 	const name = "example.com/viberag/fixtures"

@@ -261,6 +261,74 @@ func (s *Set) SearchWith(q []float32, k int, allow Bitset, score func(rows []int
 	return h.best(), nil
 }
 
+// SearchManyWith is SearchWith for many queries at once, for a set
+// whose float32 rows are elsewhere: read calls fn with the row vectors
+// of rows (i indexes rows), asked for once for every row that may be
+// among some query's k best, so that a row several queries want is read
+// once. Each query's hits are SearchWith's (nil for a query of another
+// dimension). A set with float32 rows searches them (Search), and read
+// may be nil.
+func (s *Set) SearchManyWith(qs [][]float32, k int, allow Bitset, read func(rows []int, fn func(i int, vec []float32)) error) ([][]Hit, error) {
+	out := make([][]Hit, len(qs))
+	if k <= 0 || s.n == 0 {
+		return out, nil
+	}
+	if s.data != nil {
+		for j, q := range qs {
+			if len(q) == s.dim {
+				out[j] = s.Search(q, k, allow)
+			}
+		}
+		return out, nil
+	}
+	// want lists, per row of the union, the (query, candidate) places
+	// its dot products go to.
+	type place struct{ q, c int }
+	cands := make([][]int, len(qs))
+	scores := make([][]float32, len(qs))
+	at := map[int]int{}
+	var rows []int
+	var want [][]place
+	for j, q := range qs {
+		if len(q) != s.dim {
+			continue
+		}
+		cands[j] = s.candidates(q, k, allow)
+		scores[j] = make([]float32, len(cands[j]))
+		for c, r := range cands[j] {
+			i, ok := at[r]
+			if !ok {
+				i = len(rows)
+				at[r] = i
+				rows = append(rows, r)
+				want = append(want, nil)
+			}
+			want[i] = append(want[i], place{j, c})
+		}
+	}
+	if len(rows) > 0 {
+		err := read(rows, func(i int, vec []float32) {
+			for _, p := range want[i] {
+				scores[p.q][p.c] = Dot(vec, qs[p.q])
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	for j := range qs {
+		if len(qs[j]) != s.dim {
+			continue
+		}
+		h := newBestHits(k)
+		for c, r := range cands[j] {
+			h.offer(Hit{Row: r, Score: scores[j][c]})
+		}
+		out[j] = h.best()
+	}
+	return out, nil
+}
+
 // workers is how many goroutines share a pass over the rows: small sets
 // stay on one, where starting more costs more than it saves.
 func (s *Set) workers() int {

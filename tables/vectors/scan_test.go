@@ -281,11 +281,10 @@ func TestQuantizeQueryCannotOverflow(t *testing.T) {
 	}
 }
 
-// A set over int8 rows held elsewhere, as a vector file stores them
-// (bounds rounded up to float32), rescoring through SearchWith, returns
-// exactly what the float32 scan returns.
-func TestQuantizedSetIsExact(t *testing.T) {
-	r := rand.New(rand.NewSource(12))
+// quantizedCopy is full as a vector file stores it: int8 rows alone,
+// their bounds rounded up to float32.
+func quantizedCopy(t *testing.T, full *Set) *Set {
+	t.Helper()
 	up := func(v float64) float32 {
 		f := float32(v)
 		if float64(f) < v {
@@ -293,6 +292,27 @@ func TestQuantizedSetIsExact(t *testing.T) {
 		}
 		return f
 	}
+	n, dim, pad := full.Len(), full.Dim(), PadDim(full.Dim())
+	q8 := make([]int8, n*pad)
+	scale, errNorm, norm := make([]float32, n), make([]float32, n), make([]float32, n)
+	var maxHat float32
+	for i := range n {
+		sc, e, nn, h := Quantize(q8[i*pad:(i+1)*pad], full.Row(i))
+		scale[i], errNorm[i], norm[i] = sc, up(e), up(nn)
+		maxHat = max(maxHat, up(h))
+	}
+	set, err := NewQuantizedSet(dim, pad, q8, scale, errNorm, norm, maxHat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+// A set over int8 rows held elsewhere, as a vector file stores them
+// (bounds rounded up to float32), rescoring through SearchWith, returns
+// exactly what the float32 scan returns.
+func TestQuantizedSetIsExact(t *testing.T) {
+	r := rand.New(rand.NewSource(12))
 	for _, dim := range []int{7, 100, 256} {
 		for _, kind := range []string{"gaussian", "clustered", "dups", "zeros"} {
 			n := 3000
@@ -301,19 +321,7 @@ func TestQuantizedSetIsExact(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pad := PadDim(dim)
-			q8 := make([]int8, n*pad)
-			scale, errNorm, norm := make([]float32, n), make([]float32, n), make([]float32, n)
-			var maxHat float32
-			for i := range n {
-				sc, e, nn, h := Quantize(q8[i*pad:(i+1)*pad], full.Row(i))
-				scale[i], errNorm[i], norm[i] = sc, up(e), up(nn)
-				maxHat = max(maxHat, up(h))
-			}
-			set, err := NewQuantizedSet(dim, pad, q8, scale, errNorm, norm, maxHat)
-			if err != nil {
-				t.Fatal(err)
-			}
+			set := quantizedCopy(t, full)
 			few := NewBitset(n)
 			for i := 3; i < n; i += 301 {
 				few.Set(i)
@@ -352,5 +360,65 @@ func TestQuantizedSetIsExact(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// SearchManyWith returns each query's SearchWith, reading each row once
+// however many queries want it; a query of another dimension finds
+// nothing, and a set of float32 rows needs no reader.
+func TestSearchManyWithIsSearchWith(t *testing.T) {
+	r := rand.New(rand.NewSource(5))
+	const n, dim, k = 3000, 64, 30
+	data := genData("clustered", n, dim, r)
+	full, err := NewSet(dim, append([]float32(nil), data...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	set := quantizedCopy(t, full)
+	var qs [][]float32
+	for i := range 12 {
+		if i%3 == 2 {
+			qs = append(qs, qs[i-1]) // the same rows wanted twice
+			continue
+		}
+		qs = append(qs, slices.Clone(full.Row(r.Intn(n))))
+	}
+	qs = append(qs, make([]float32, dim+1))
+	read := map[int]int{}
+	got, err := set.SearchManyWith(qs, k, nil, func(rows []int, fn func(int, []float32)) error {
+		for i, row := range rows {
+			read[row]++
+			fn(i, full.Row(row))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for row, times := range read {
+		if times != 1 {
+			t.Fatalf("row %d read %d times", row, times)
+		}
+	}
+	for j, q := range qs {
+		want, err := set.SearchWith(q, k, nil, func(rows []int) ([]float32, error) {
+			out := make([]float32, len(rows))
+			for i, row := range rows {
+				out[i] = Dot(full.Row(row), q)
+			}
+			return out, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got[j], want) {
+			t.Errorf("query %d: %v, want %v", j, got[j], want)
+		}
+		if resident, err := full.SearchManyWith([][]float32{q}, k, nil, nil); err != nil || !slices.Equal(resident[0], full.Search(q, k, nil)) {
+			t.Errorf("query %d over float32 rows: %v, %v", j, resident, err)
+		}
+	}
+	if len(got[len(qs)-1]) != 0 {
+		t.Errorf("a query of another dimension found %v", got[len(qs)-1])
 	}
 }
