@@ -24,6 +24,10 @@ type RefsRequest struct {
 	Offset int `json:"offset,omitempty"`
 }
 
+// RefConfidences returns the confidences of reference lines in the order
+// an answer lists them.
+func RefConfidences() []string { return []string{ConfResolved, ConfLikely, ConfNameOnly} }
+
 // Reference limits.
 const (
 	DefaultRefs = 500
@@ -192,7 +196,10 @@ func (p *Planner) RankRefs(ctx context.Context, req RefsRequest) (*RefsDraft, er
 		}
 		slices.SortFunc(out.LeftOut, func(a, b RefLeftOut) int { return cmp.Or(b.Lines-a.Lines, cmp.Compare(a.Reason, b.Reason)) })
 	}
-	order := map[string]int{ConfResolved: 0, ConfLikely: 1, ConfNameOnly: 2}
+	order := map[string]int{}
+	for i, c := range RefConfidences() {
+		order[c] = i
+	}
 	idx := make([]int, len(kept))
 	for i := range idx {
 		idx[i] = i
