@@ -249,7 +249,7 @@ func refsHead(req query.RefsRequest, repos []postgres.Repo, drafts map[string]*q
 		out.Notes = append(out.Notes, fmt.Sprintf("%d more definitions of %s, less referenced, are not listed: give scope.repo to list a repository's", n, out.Name))
 	}
 	if defining > 1 {
-		out.Notes = append(out.Notes, fmt.Sprintf("%d repositories define %s: each one's lines are the references of its own definition (repos gives its symbol_id)", defining, out.Name))
+		out.Notes = append(out.Notes, fmt.Sprintf("%d repositories define %s: each one's lines are the references of its own definition (named with its counts per repository)", defining, out.Name))
 	}
 	return out
 }

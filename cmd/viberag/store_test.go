@@ -158,6 +158,10 @@ func TestSearchStore(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "team/one: greet.go") || strings.Contains(stdout, "team/two") {
 		t.Errorf("refs --store --repo team/one: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
+	code, stdout, stderr = runMain(t, "refs", "Greet", "--store", srv.URL)
+	if code != 0 || !strings.Contains(stdout, "team/one: 1 lines, 1 resolved (references of s") || !strings.Contains(stdout, "team/two: 1 lines, 1 resolved") {
+		t.Errorf("refs --store: each repository's counts not printed: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
 	// refs --store pages across the repositories as a local index does:
 	// --offset at each answer's next_offset reaches every line once.
 	var lines []string
