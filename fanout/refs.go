@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/tables/postgres"
@@ -47,17 +46,8 @@ func (s *Searcher) References(ctx context.Context, repos []postgres.Repo, req qu
 	}
 	limit := cmp.Or(req.Limit, query.DefaultRefs)
 	defer s.admit(ctx, len(repos))()
-	drafts := map[string]*query.RefsDraft{}
-	var mu sync.Mutex
-	missing, err := s.each(ctx, repos, func(ctx context.Context, rp *repoPlanner) error {
-		d, err := rp.planner.RankRefs(ctx, req)
-		if err != nil {
-			return err
-		}
-		mu.Lock()
-		drafts[rp.repo.Name] = d
-		mu.Unlock()
-		return nil
+	drafts, missing, err := gather(ctx, s, repos, func(ctx context.Context, rp *repoPlanner) (*query.RefsDraft, error) {
+		return rp.planner.RankRefs(ctx, req)
 	})
 	if err != nil {
 		return nil, nil, err
@@ -96,16 +86,10 @@ func (s *Searcher) References(ctx context.Context, repos []postgres.Repo, req qu
 	}
 	lines := map[string][]query.RefFile{}
 	if len(page) > 0 {
-		more, err := s.each(ctx, page, func(ctx context.Context, rp *repoPlanner) error {
+		var more []Missing
+		lines, more, err = gather(ctx, s, page, func(ctx context.Context, rp *repoPlanner) ([]query.RefFile, error) {
 			sp := spans[rp.repo.Name]
-			ls, err := drafts[rp.repo.Name].Lines(ctx, sp[0], sp[1]-sp[0])
-			if err != nil {
-				return err
-			}
-			mu.Lock()
-			lines[rp.repo.Name] = ls
-			mu.Unlock()
-			return nil
+			return drafts[rp.repo.Name].Lines(ctx, sp[0], sp[1]-sp[0])
 		})
 		if err != nil {
 			return nil, nil, err
@@ -117,8 +101,8 @@ func (s *Searcher) References(ctx context.Context, repos []postgres.Repo, req qu
 	}
 	var flat []query.RefFile
 	for _, sg := range segs {
-		ls := lines[sg.repo.Name]
-		if ls == nil {
+		ls, ok := lines[sg.repo.Name]
+		if !ok {
 			continue // its shard stopped answering after judging: missing says so
 		}
 		from := spans[sg.repo.Name][0]

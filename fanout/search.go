@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/tables/postgres"
@@ -55,17 +54,8 @@ func (s *Searcher) Search(ctx context.Context, repos []postgres.Repo, req query.
 	if len(repos) > 1 && !s.whole {
 		return s.searchMany(ctx, repos, req, limit)
 	}
-	resps := make(map[string]*query.Response, len(repos))
-	var mu sync.Mutex
-	missing, err := s.each(ctx, repos, func(ctx context.Context, rp *repoPlanner) error {
-		resp, err := rp.planner.Search(ctx, req)
-		if err != nil {
-			return err
-		}
-		mu.Lock()
-		resps[rp.repo.Name] = resp
-		mu.Unlock()
-		return nil
+	resps, missing, err := gather(ctx, s, repos, func(ctx context.Context, rp *repoPlanner) (*query.Response, error) {
+		return rp.planner.Search(ctx, req)
 	})
 	if err != nil {
 		return nil, nil, err
@@ -90,18 +80,9 @@ const ExactChunksPerLimit = 2
 // or a bound reached, the answer is the one each repository answering in
 // full and merging would give.
 func (s *Searcher) searchMany(ctx context.Context, repos []postgres.Repo, req query.Request, limit int) (*query.Response, []Missing, error) {
-	drafts := make(map[string]*query.Draft, len(repos))
-	var mu sync.Mutex
 	opts := query.RankOptions{ExactChunks: limit * ExactChunksPerLimit}
-	missing, err := s.each(ctx, repos, func(ctx context.Context, rp *repoPlanner) error {
-		d, err := rp.planner.Rank(ctx, req, opts)
-		if err != nil {
-			return err
-		}
-		mu.Lock()
-		drafts[rp.repo.Name] = d
-		mu.Unlock()
-		return nil
+	drafts, missing, err := gather(ctx, s, repos, func(ctx context.Context, rp *repoPlanner) (*query.Draft, error) {
+		return rp.planner.Rank(ctx, req, opts)
 	})
 	if err != nil {
 		return nil, nil, err
@@ -353,20 +334,12 @@ func (s *Searcher) Symbol(ctx context.Context, repos []postgres.Repo, idOrName s
 		repos, idOrName = repos[i:i+1], local
 	}
 	defer s.admit(ctx, len(repos))()
-	found := map[string]*query.SymbolDetails{}
-	var mu sync.Mutex
-	missing, err := s.each(ctx, repos, func(ctx context.Context, rp *repoPlanner) error {
+	found, missing, err := gather(ctx, s, repos, func(ctx context.Context, rp *repoPlanner) (*query.SymbolDetails, error) {
 		d, err := rp.planner.SymbolWith(ctx, idOrName, opts)
 		if errors.Is(err, query.ErrNoSymbol) {
-			return nil
+			return nil, nil
 		}
-		if err != nil {
-			return err
-		}
-		mu.Lock()
-		found[rp.repo.Name] = d
-		mu.Unlock()
-		return nil
+		return d, err
 	})
 	if err != nil {
 		return nil, "", nil, err
