@@ -14,6 +14,12 @@
 // round trips to a shard do not grow with its repositories. With an embedder (Options.Embedder),
 // repositories pushed with vectors of its model search with them.
 //
+// References over several repositories run in two phases too: each
+// repository judges and orders its lines (query.Planner.RankRefs), the
+// counts place them in one order (resolved lines of every repository,
+// then likely, then name only) that offset and limit page through, and
+// each repository makes snippets only for its part of the page.
+//
 // Access is the caller's: Repos resolves a caller's access and the
 // repositories a request names (scope.repo, names or globs) to the
 // repositories to read, and every planner reads only its own

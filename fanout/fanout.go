@@ -259,6 +259,24 @@ func (s *Searcher) each(ctx context.Context, repos []postgres.Repo, fn func(cont
 	return missing, firstErr
 }
 
+// gather runs fn for every repository as each does and collects the
+// answers of those that answered by repository name.
+func gather[T any](ctx context.Context, s *Searcher, repos []postgres.Repo, fn func(context.Context, *repoPlanner) (T, error)) (map[string]T, []Missing, error) {
+	got := make(map[string]T, len(repos))
+	var mu sync.Mutex
+	missing, err := s.each(ctx, repos, func(ctx context.Context, rp *repoPlanner) error {
+		v, err := fn(ctx, rp)
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		got[rp.repo.Name] = v
+		mu.Unlock()
+		return nil
+	})
+	return got, missing, err
+}
+
 // minPerBatch is the fewest repositories a part of a shard's batch holds.
 const minPerBatch = 4
 

@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/tables/postgres"
@@ -55,17 +54,8 @@ func (s *Searcher) Search(ctx context.Context, repos []postgres.Repo, req query.
 	if len(repos) > 1 && !s.whole {
 		return s.searchMany(ctx, repos, req, limit)
 	}
-	resps := make(map[string]*query.Response, len(repos))
-	var mu sync.Mutex
-	missing, err := s.each(ctx, repos, func(ctx context.Context, rp *repoPlanner) error {
-		resp, err := rp.planner.Search(ctx, req)
-		if err != nil {
-			return err
-		}
-		mu.Lock()
-		resps[rp.repo.Name] = resp
-		mu.Unlock()
-		return nil
+	resps, missing, err := gather(ctx, s, repos, func(ctx context.Context, rp *repoPlanner) (*query.Response, error) {
+		return rp.planner.Search(ctx, req)
 	})
 	if err != nil {
 		return nil, nil, err
@@ -90,18 +80,9 @@ const ExactChunksPerLimit = 2
 // or a bound reached, the answer is the one each repository answering in
 // full and merging would give.
 func (s *Searcher) searchMany(ctx context.Context, repos []postgres.Repo, req query.Request, limit int) (*query.Response, []Missing, error) {
-	drafts := make(map[string]*query.Draft, len(repos))
-	var mu sync.Mutex
 	opts := query.RankOptions{ExactChunks: limit * ExactChunksPerLimit}
-	missing, err := s.each(ctx, repos, func(ctx context.Context, rp *repoPlanner) error {
-		d, err := rp.planner.Rank(ctx, req, opts)
-		if err != nil {
-			return err
-		}
-		mu.Lock()
-		drafts[rp.repo.Name] = d
-		mu.Unlock()
-		return nil
+	drafts, missing, err := gather(ctx, s, repos, func(ctx context.Context, rp *repoPlanner) (*query.Draft, error) {
+		return rp.planner.Rank(ctx, req, opts)
 	})
 	if err != nil {
 		return nil, nil, err
@@ -196,8 +177,7 @@ type mergedHit struct {
 func merge(req query.Request, limit int, repos []postgres.Repo, resps map[string]*query.Response) *query.Response {
 	out := &query.Response{Query: req.Query, Intent: req.Intent, Total: 0, Hits: []query.Hit{}}
 	var all []mergedHit
-	noteRepos := map[string][]string{}
-	var noteOrder []string
+	var notes repoNotes
 	seenFilter := map[string]bool{}
 	var best *query.Response
 	bestScore := -1.0
@@ -227,12 +207,7 @@ func merge(req query.Request, limit int, repos []postgres.Repo, resps map[string
 				out.FiltersApplied = append(out.FiltersApplied, f)
 			}
 		}
-		for _, n := range resp.Notes {
-			if _, ok := noteRepos[n]; !ok {
-				noteOrder = append(noteOrder, n)
-			}
-			noteRepos[n] = append(noteRepos[n], r.Name)
-		}
+		notes.add(r.Name, resp.Notes)
 		for i, h := range resp.Hits {
 			h.Repo = r.Name
 			h.ID = QualifyID(h.ID, r.Name)
@@ -242,12 +217,7 @@ func merge(req query.Request, limit int, repos []postgres.Repo, resps map[string
 			}
 		}
 	}
-	for _, n := range noteOrder {
-		if rs := noteRepos[n]; answered > 1 && len(rs) < answered {
-			n = strings.Join(rs, ", ") + ": " + n
-		}
-		out.Notes = append(out.Notes, n)
-	}
+	out.Notes = append(out.Notes, notes.list(answered)...)
 	sort.SliceStable(all, func(i, j int) bool {
 		a, b := all[i], all[j]
 		if a.h.Score != b.h.Score {
@@ -364,20 +334,12 @@ func (s *Searcher) Symbol(ctx context.Context, repos []postgres.Repo, idOrName s
 		repos, idOrName = repos[i:i+1], local
 	}
 	defer s.admit(ctx, len(repos))()
-	found := map[string]*query.SymbolDetails{}
-	var mu sync.Mutex
-	missing, err := s.each(ctx, repos, func(ctx context.Context, rp *repoPlanner) error {
+	found, missing, err := gather(ctx, s, repos, func(ctx context.Context, rp *repoPlanner) (*query.SymbolDetails, error) {
 		d, err := rp.planner.SymbolWith(ctx, idOrName, opts)
 		if errors.Is(err, query.ErrNoSymbol) {
-			return nil
+			return nil, nil
 		}
-		if err != nil {
-			return err
-		}
-		mu.Lock()
-		found[rp.repo.Name] = d
-		mu.Unlock()
-		return nil
+		return d, err
 	})
 	if err != nil {
 		return nil, "", nil, err
@@ -417,111 +379,6 @@ func qualifySymbol(d *query.SymbolDetails, repo string) {
 	}
 	for i := range d.Others {
 		d.Others[i].ID = QualifyID(d.Others[i].ID, repo)
-	}
-}
-
-// References lists the references to a name (or to the name of the
-// symbol an id names, in its repository) across repos, grouped by
-// repository and file, at most req.Limit lines.
-func (s *Searcher) References(ctx context.Context, repos []postgres.Repo, req query.RefsRequest) (*query.References, []Missing, error) {
-	if req.ID != "" {
-		local, name, ok := SplitID(req.ID)
-		i := slices.IndexFunc(repos, func(r postgres.Repo) bool { return r.Name == name })
-		if !ok || i < 0 {
-			return nil, nil, fmt.Errorf("%s: %w", req.ID, query.ErrNoSymbol)
-		}
-		repos, req.ID = repos[i:i+1], local
-	}
-	limit := req.Limit
-	if limit == 0 {
-		limit = query.DefaultRefs
-	}
-	defer s.admit(ctx, len(repos))()
-	got := map[string]*query.References{}
-	var mu sync.Mutex
-	missing, err := s.each(ctx, repos, func(ctx context.Context, rp *repoPlanner) error {
-		refs, err := rp.planner.References(ctx, req)
-		if err != nil {
-			return err
-		}
-		mu.Lock()
-		got[rp.repo.Name] = refs
-		mu.Unlock()
-		return nil
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	out := &query.References{Files: []query.RefFile{}}
-	seenNote, seenFilter := map[string]bool{}, map[string]bool{}
-	lines := 0
-	for _, r := range repos {
-		refs := got[r.Name]
-		if refs == nil {
-			continue
-		}
-		out.Name = refs.Name
-		if refs.Symbol != nil {
-			sym := *refs.Symbol
-			sym.ID = QualifyID(sym.ID, r.Name)
-			out.Symbol = &sym
-		}
-		out.Total += refs.Total
-		out.Truncated = out.Truncated || refs.Truncated
-		mergeRefCounts(out, refs, r.Name, len(repos) == 1)
-		for _, f := range refs.FiltersApplied {
-			if !seenFilter[f] {
-				seenFilter[f] = true
-				out.FiltersApplied = append(out.FiltersApplied, f)
-			}
-		}
-		for _, n := range refs.Notes {
-			if !seenNote[n] {
-				seenNote[n] = true
-				out.Notes = append(out.Notes, n)
-			}
-		}
-		for _, f := range refs.Files {
-			if lines >= limit {
-				out.Truncated = true
-				break
-			}
-			f.Repo = r.Name
-			if lines+len(f.Refs) > limit {
-				f.Refs = f.Refs[:limit-lines]
-				out.Truncated = true
-			}
-			lines += len(f.Refs)
-			out.Files = append(out.Files, f)
-		}
-	}
-	return out, missing, nil
-}
-
-// mergeRefCounts adds one repository's confidence and left-out counts to
-// out; an answer of one repository keeps its paging and its other
-// definitions (ids qualified) as they are.
-func mergeRefCounts(out, refs *query.References, repo string, only bool) {
-	for c, n := range refs.Confidence {
-		if out.Confidence == nil {
-			out.Confidence = map[string]int{}
-		}
-		out.Confidence[c] += n
-	}
-	for _, l := range refs.LeftOut {
-		i := slices.IndexFunc(out.LeftOut, func(o query.RefLeftOut) bool { return o.Reason == l.Reason })
-		if i < 0 {
-			out.LeftOut = append(out.LeftOut, l)
-		} else {
-			out.LeftOut[i].Lines += l.Lines
-		}
-	}
-	if only {
-		out.Offset, out.NextOffset, out.Remaining, out.SharedBy = refs.Offset, refs.NextOffset, refs.Remaining, refs.SharedBy
-		for _, d := range refs.Definitions {
-			d.ID = QualifyID(d.ID, repo)
-			out.Definitions = append(out.Definitions, d)
-		}
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -121,6 +122,41 @@ func TestStoreAccess(t *testing.T) {
 	}
 	if !seen["acme/net"] || !seen["acme/crypto"] || len(seen) != 2 {
 		t.Fatalf("search with token A found hits in %v; want acme/net and acme/crypto only", seen)
+	}
+	// find_references pages across A's repositories as a local index
+	// pages: offset at each next_offset reaches every line once, and none
+	// of B's.
+	var paged []string
+	for off := 0; ; {
+		var refs struct {
+			Total      int
+			NextOffset int `json:"next_offset"`
+			Truncated  bool
+			Repos      []struct{ Repo string }
+			Files      []struct {
+				Repo string
+				Refs []struct{ Line int }
+			}
+		}
+		testkit.CallOK(t, a, "find_references", map[string]any{"symbol_name": "Dial", "k": 1, "offset": off}, &refs)
+		for _, f := range refs.Files {
+			for range f.Refs {
+				paged = append(paged, f.Repo)
+			}
+		}
+		if !refs.Truncated {
+			if len(paged) != refs.Total || len(refs.Repos) != 2 {
+				t.Errorf("find_references paged with token A: %v of %d lines, repos %+v", paged, refs.Total, refs.Repos)
+			}
+			break
+		}
+		if refs.NextOffset != off+1 {
+			t.Fatalf("find_references k 1 offset %d: truncated, next_offset %d, want %d (lines so far from %v)", off, refs.NextOffset, off+1, paged)
+		}
+		off = refs.NextOffset
+	}
+	if !slices.Equal(paged, []string{"acme/crypto", "acme/net"}) {
+		t.Errorf("find_references paged with token A: lines from %v, want acme/crypto's then acme/net's", paged)
 	}
 	testkit.CallOK(t, a, "codebase_search", map[string]any{"query": "Dial", "scope": map[string]any{"repo": "other/cmd"}}, &hits)
 	if len(hits.Hits) != 0 {

@@ -24,6 +24,10 @@ type RefsRequest struct {
 	Offset int `json:"offset,omitempty"`
 }
 
+// RefConfidences returns the confidences of reference lines in the order
+// an answer lists them.
+func RefConfidences() []string { return []string{ConfResolved, ConfLikely, ConfNameOnly} }
+
 // Reference limits.
 const (
 	DefaultRefs = 500
@@ -42,19 +46,49 @@ const maxRefDefs = 200
 // name several share lists them with their reference counts and answers
 // for the most used.
 func (p *Planner) References(ctx context.Context, req RefsRequest) (*References, error) {
-	if (req.ID == "") == (req.Name == "") {
-		return nil, errors.New("references: give exactly one of id and name")
+	if err := req.Check(); err != nil {
+		return nil, err
 	}
-	switch {
-	case req.Limit < 0 || req.Limit > MaxRefs:
-		return nil, fmt.Errorf("references: limit %d: must be 1..%d", req.Limit, MaxRefs)
-	case req.Limit == 0:
-		req.Limit = DefaultRefs
+	d, err := p.RankRefs(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	return d.Page(ctx, req.Offset, cmp.Or(req.Limit, DefaultRefs))
+}
+
+// Check checks a request's id or name, limit, offset and scope.
+func (req RefsRequest) Check() error {
+	if (req.ID == "") == (req.Name == "") {
+		return errors.New("references: give exactly one of id and name")
+	}
+	if req.Limit < 0 || req.Limit > MaxRefs {
+		return fmt.Errorf("references: limit %d: must be 1..%d", req.Limit, MaxRefs)
 	}
 	if req.Offset < 0 {
-		return nil, fmt.Errorf("references: offset %d: must be 0 or more", req.Offset)
+		return fmt.Errorf("references: offset %d: must be 0 or more", req.Offset)
 	}
-	if err := req.Scope.Validate(); err != nil {
+	return req.Scope.Validate()
+}
+
+// RefsDraft is one index's references judged and put in their order,
+// without snippets: the first phase of References, which an answer over
+// many repositories (fanout) runs in each before it knows which of their
+// lines its page holds. Refs is the answer without its lines (Files
+// empty, Offset, NextOffset and Remaining unset); its Confidence counts
+// say where each confidence's lines start in the order.
+type RefsDraft struct {
+	Refs  *References
+	p     *Planner
+	lines []*refLine // in the answer's order
+	conf  []string
+	name  string
+	files map[int64]*fileInfo
+}
+
+// RankRefs judges the lines of req's definition or name and orders them
+// (References without the page; req's Limit and Offset are not used).
+func (p *Planner) RankRefs(ctx context.Context, req RefsRequest) (*RefsDraft, error) {
+	if err := req.Check(); err != nil {
 		return nil, err
 	}
 	out := &References{Files: []RefFile{}}
@@ -168,7 +202,10 @@ func (p *Planner) References(ctx context.Context, req RefsRequest) (*References,
 		}
 		slices.SortFunc(out.LeftOut, func(a, b RefLeftOut) int { return cmp.Or(b.Lines-a.Lines, cmp.Compare(a.Reason, b.Reason)) })
 	}
-	order := map[string]int{ConfResolved: 0, ConfLikely: 1, ConfNameOnly: 2}
+	order := map[string]int{}
+	for i, c := range RefConfidences() {
+		order[c] = i
+	}
 	idx := make([]int, len(kept))
 	for i := range idx {
 		idx[i] = i
@@ -191,42 +228,76 @@ func (p *Planner) References(ctx context.Context, req RefsRequest) (*References,
 		out.Confidence[c]++
 	}
 	out.Total = len(kept)
-	out.Offset = min(req.Offset, len(kept))
-	end := min(out.Offset+req.Limit, len(kept))
-	page := make([]*refLine, 0, end-out.Offset)
-	pconf := make([]string, 0, end-out.Offset)
-	for _, i := range idx[out.Offset:end] {
-		page, pconf = append(page, kept[i]), append(pconf, conf[i])
-	}
-	if end < len(kept) {
-		out.Truncated = true
-		out.NextOffset = end
-		out.Remaining = len(kept) - end
-	}
-	snips, err := p.page.refSnippets(ctx, page)
-	if err != nil {
-		return nil, err
-	}
-	at := map[string]int{}
-	for i, r := range page {
-		j, ok := at[r.path]
-		if !ok {
-			j = len(out.Files)
-			at[r.path] = j
-			out.Files = append(out.Files, RefFile{Path: r.path})
-		}
-		f := &out.Files[j]
-		f.Count++
-		kinds := r.kinds
-		if fi := files[r.fileID]; fi != nil && fi.language == "python" && pyReexport(snips[i], q.name) {
-			kinds = append(slices.Clip(kinds), KindReexport)
-		}
-		f.Refs = append(f.Refs, RefHit{Line: r.line, Kinds: kinds, Target: r.target, Symbol: r.symbol, Snippet: snips[i], Confidence: pconf[i]})
-	}
 	if out.Total == 0 && len(out.LeftOut) == 0 {
 		out.Notes = append(out.Notes, "no reference facts match; files in languages without a reader have none (search with intent exact_text instead)")
 	}
+	d := &RefsDraft{Refs: out, p: p, lines: make([]*refLine, len(kept)), conf: make([]string, len(kept)), name: q.name, files: files}
+	for k, i := range idx {
+		d.lines[k], d.conf[k] = kept[i], conf[i]
+	}
+	return d, nil
+}
+
+// Page answers lines [offset, offset+limit) of the draft's order, grouped
+// by file: References' answer. Truncated is set, with NextOffset and
+// Remaining, when lines follow the page.
+func (d *RefsDraft) Page(ctx context.Context, offset, limit int) (*References, error) {
+	out := *d.Refs
+	out.Offset = min(offset, out.Total)
+	end := min(out.Offset+limit, out.Total)
+	if end < out.Total {
+		out.Truncated = true
+		out.NextOffset = end
+		out.Remaining = out.Total - end
+	}
+	lines, err := d.Lines(ctx, out.Offset, end-out.Offset)
+	if err != nil {
+		return nil, err
+	}
+	out.Files = GroupRefFiles(lines)
+	return &out, nil
+}
+
+// Lines returns lines [offset, offset+limit) of the draft's order, each
+// as a file of one line with its snippet, for GroupRefFiles.
+func (d *RefsDraft) Lines(ctx context.Context, offset, limit int) ([]RefFile, error) {
+	offset = min(max(offset, 0), len(d.lines))
+	end := min(offset+max(limit, 0), len(d.lines))
+	page := d.lines[offset:end]
+	snips, err := d.p.page.refSnippets(ctx, page)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RefFile, len(page))
+	for i, r := range page {
+		kinds := r.kinds
+		if fi := d.files[r.fileID]; fi != nil && fi.language == "python" && pyReexport(snips[i], d.name) {
+			kinds = append(slices.Clip(kinds), KindReexport)
+		}
+		out[i] = RefFile{Path: r.path, Count: 1, Refs: []RefHit{{Line: r.line, Kinds: kinds, Target: r.target, Symbol: r.symbol, Snippet: snips[i], Confidence: d.conf[offset+i]}}}
+	}
 	return out, nil
+}
+
+// GroupRefFiles groups lines (in order) by repository and path: a file's
+// lines follow its first, in their order, and files come in the order of
+// their first lines.
+func GroupRefFiles(lines []RefFile) []RefFile {
+	type key struct{ repo, path string }
+	at := map[key]int{}
+	out := []RefFile{}
+	for _, l := range lines {
+		k := key{l.Repo, l.Path}
+		j, ok := at[k]
+		if !ok {
+			j = len(out)
+			at[k] = j
+			out = append(out, RefFile{Repo: l.Repo, Path: l.Path})
+		}
+		out[j].Count += len(l.Refs)
+		out[j].Refs = append(out[j].Refs, l.Refs...)
+	}
+	return out
 }
 
 // exactDefs returns the definitions named exactly name (case and all),

@@ -322,7 +322,10 @@ type References struct {
 	// likely reference counts.
 	SharedBy    int             `json:"shared_by,omitempty"`
 	Definitions []RefDefinition `json:"definitions,omitempty"`
-	Files       []RefFile       `json:"files"`
+	// Repos counts the lines of each repository holding some, in an
+	// answer over several repositories of a shared store.
+	Repos []RefRepo `json:"repos,omitempty"`
+	Files []RefFile `json:"files"`
 	// FiltersApplied lists the scope filters in effect.
 	FiltersApplied []string `json:"filters_applied,omitempty"`
 	Notes          []string `json:"notes,omitempty"`
@@ -354,6 +357,16 @@ type RefHit struct {
 type RefLeftOut struct {
 	Reason string `json:"reason"`
 	Lines  int    `json:"lines"`
+}
+
+// RefRepo is one repository's part of References over several
+// repositories: its lines are the references of its definition SymbolID
+// (none when it defines no symbol of the name).
+type RefRepo struct {
+	Repo       string         `json:"repo"`
+	SymbolID   string         `json:"symbol_id,omitempty"`
+	Total      int            `json:"total"`
+	Confidence map[string]int `json:"confidence,omitempty"`
 }
 
 // RefDefinition is another definition of a shared name, with the number

@@ -80,6 +80,18 @@ func printRefs(w io.Writer, r *query.References, st style) {
 			fmt.Fprintln(w, st.dim(fmt.Sprintf("    %s %s at %s:%d (%d references) %s", d.Kind, d.Qualname, d.Path, d.StartLine, d.References, d.ID)))
 		}
 	}
+	for _, rr := range r.Repos {
+		line := fmt.Sprintf("  %s: %d lines", rr.Repo, rr.Total)
+		for _, c := range query.RefConfidences() {
+			if n := rr.Confidence[c]; n > 0 {
+				line += fmt.Sprintf(", %d %s", n, c)
+			}
+		}
+		if rr.SymbolID != "" {
+			line += " (references of " + rr.SymbolID + ")"
+		}
+		fmt.Fprintln(w, st.dim(line))
+	}
 	for _, l := range r.LeftOut {
 		fmt.Fprintln(w, st.dim(fmt.Sprintf("  left out: %d lines: %s", l.Lines, l.Reason)))
 	}

@@ -160,6 +160,46 @@ func TestSearchStore(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "team/one: greet.go") || strings.Contains(stdout, "team/two") {
 		t.Errorf("refs --store --repo team/one: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
+	code, stdout, stderr = runMain(t, "refs", "Greet", "--store", srv.URL)
+	if code != 0 || !strings.Contains(stdout, "team/one: 1 lines, 1 resolved (references of s") || !strings.Contains(stdout, "team/two: 1 lines, 1 resolved") {
+		t.Errorf("refs --store: each repository's counts not printed: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	// refs --store pages across the repositories as a local index does:
+	// --offset at each answer's next_offset reaches every line once.
+	var lines []string
+	for off := 0; ; {
+		var page struct {
+			Total      int  `json:"total"`
+			Truncated  bool `json:"truncated"`
+			NextOffset int  `json:"next_offset"`
+			Files      []struct {
+				Repo, Path string
+				Refs       []struct{ Line int }
+			} `json:"files"`
+		}
+		code, stdout, stderr = runMain(t, "refs", "Greet", "--store", srv.URL, "--limit", "1", "--offset", fmt.Sprint(off), "--json")
+		if err := json.Unmarshal([]byte(stdout), &page); code != 0 || err != nil {
+			t.Fatalf("refs --store --offset %d: exit %d, %v, stdout %q, stderr %q", off, code, err, stdout, stderr)
+		}
+		for _, f := range page.Files {
+			for _, r := range f.Refs {
+				lines = append(lines, fmt.Sprintf("%s: %s:%d", f.Repo, f.Path, r.Line))
+			}
+		}
+		if !page.Truncated {
+			if len(lines) != page.Total || page.Total != 2 {
+				t.Errorf("refs --store paged: %q, total %d; want one line in each repository", lines, page.Total)
+			}
+			break
+		}
+		if page.NextOffset != off+1 {
+			t.Fatalf("refs --store --offset %d --limit 1: truncated, next_offset %d; want %d (lines so far %q)", off, page.NextOffset, off+1, lines)
+		}
+		off = page.NextOffset
+	}
+	if len(lines) == 2 && (!strings.HasPrefix(lines[0], "team/one: ") || !strings.HasPrefix(lines[1], "team/two: ")) {
+		t.Errorf("refs --store paged: %q, want team/one's line, then team/two's", lines)
+	}
 	if code, _, stderr := runMain(t, "search", "Greet", "--store", srv.URL, "--repo", "nobody/*"); code == 0 || !strings.Contains(stderr, "nobody/*") {
 		t.Errorf("search --repo nobody/*: exit %d, stderr %q", code, stderr)
 	}
