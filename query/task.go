@@ -62,11 +62,12 @@ var questionRe = regexp.MustCompile(`(?i)^\s*(?:how|what|where|why|which|who|whe
 // docs or changelog; a question may be answered by docs, and a name by
 // whatever defines it.
 //
-// Text that names tests or docs ("the tests of the retry loop", "docs:
-// explain the cache") asks for them too: it keeps the question priors,
-// which demote those files far less.
+// A statement that names tests or docs ("the tests of the retry loop")
+// asks for them too: it keeps the question priors, which demote those
+// files far less. A change request keeps the task priors even then: a
+// change that names its tests is made in the source they test.
 func sourcePriors(task, natural, defs bool, text string) bool {
-	return (task || natural && !defs && !questionRe.MatchString(text)) && !namesRole(text)
+	return task || natural && !defs && !questionRe.MatchString(text) && !namesRole(text)
 }
 
 // roleWords name the kinds of file the source priors demote.
