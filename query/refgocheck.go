@@ -322,12 +322,15 @@ func checkPackage(conf *types.Config, fset *token.FileSet, files []*ast.File, in
 	return pkg, true
 }
 
-// parse reads and parses the files of unit k that the build context of
-// this machine includes, those of the directory's main package name.
+// parse reads and parses the files of unit k that a linux/amd64 cgo build
+// includes, those of the directory's main package name. The platform is
+// fixed, not this machine's, so that every server gives the same answer;
+// files of other platforms keep the text rules.
 func (gt *goTypes) parse(ctx context.Context, k goUnitKey, u *goUnit) ([]*ast.File, error) {
 	rr := gt.rr
 	src := map[string][]byte{}
 	bctx := build.Default
+	bctx.GOOS, bctx.GOARCH, bctx.CgoEnabled, bctx.BuildTags = "linux", "amd64", true, nil
 	bctx.OpenFile = func(p string) (io.ReadCloser, error) {
 		return io.NopCloser(bytes.NewReader(src[p])), nil
 	}
