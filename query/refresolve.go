@@ -403,6 +403,9 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 			return vResolved, "", nil
 		}
 		if lang != "go" && lang != "python" && d.member && rr.memberStartsAt(r) {
+			if isTSLang(lang) {
+				return rr.tsRelatedDecl(ctx, r, d)
+			}
 			// Another type's member of the name: in TypeScript an interface's
 			// member and its implementations' are one group.
 			return vRelated, "", nil
@@ -440,6 +443,11 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 				return rr.judgeTyped(ctx, r, d, lang, t)
 			}
 			return vOpen, "", nil
+		}
+		if isTSLang(lang) {
+			if v, why, ok := tsBareMember(line, u, rr.name); ok {
+				return v, why, nil
+			}
 		}
 		if (u.key && lang != "python") || rr.inClassBody(r, d) || (u.shorthand && lang != "go" && lang != "python") {
 			return vOpen, "", nil
@@ -709,6 +717,11 @@ func (rr *refResolver) judgeImported(ctx context.Context, r *refLine, lang strin
 func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line string, u useAt, d *refDef, lang string) (refVerdict, string, error) {
 	q := u.chain[len(u.chain)-1]
 	root := u.chain[0]
+	if d.member && isTSLang(lang) {
+		if v, why, ok, err := rr.tsQualifiedMember(ctx, r, u, d); err != nil || ok {
+			return v, why, err
+		}
+	}
 	switch root {
 	case "super":
 		if len(u.chain) != 1 || !d.member {
