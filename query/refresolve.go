@@ -448,6 +448,11 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 			if v, why, ok := tsBareMember(line, u, rr.name); ok {
 				return v, why, nil
 			}
+			if u.key || u.shorthand {
+				if v, why, ok, err := rr.tsLiteralKey(ctx, r, u, d); err != nil || ok {
+					return v, why, err
+				}
+			}
 		}
 		if (u.key && lang != "python") || rr.inClassBody(r, d) || (u.shorthand && lang != "go" && lang != "python") {
 			return vOpen, "", nil

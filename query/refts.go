@@ -90,38 +90,69 @@ func (rr *refResolver) tsAncestors(ctx context.Context, id int64, typ string, at
 				continue
 			}
 			out[b] = true
-			bid, known := rr.tsDeclFile(ctx, n.id, b)
+			bid, bname, known := rr.tsDeclFile(ctx, n.id, b)
 			if !known {
 				ok = false
 				continue
 			}
-			work = append(work, node{bid, b, 0})
+			out[bname] = true
+			work = append(work, node{bid, bname, 0})
 		}
 	}
 	return out, ok && len(work) == 0
 }
 
-// tsDeclFile returns the file declaring type name as seen from file id:
-// id itself, or the repository file a relative import of it names.
-func (rr *refResolver) tsDeclFile(ctx context.Context, id int64, name string) (int64, bool) {
-	if _, found := rr.tsBases(ctx, id, name, 0); found || rr.tsDeclares(ctx, id, name) {
-		return id, true
+// tsDeclFile returns the file declaring type (or value) name as seen
+// from file id, and its name there: id itself, or the repository file a
+// relative import names (through re-exports).
+func (rr *refResolver) tsDeclFile(ctx context.Context, id int64, name string) (int64, string, bool) {
+	for depth := 0; depth < 5; depth++ {
+		if rr.tsDeclares(ctx, id, name) {
+			return id, name, true
+		}
+		fi, err := rr.importsOf(ctx, id)
+		f := rr.files[id]
+		if err != nil || f == nil {
+			return 0, "", false
+		}
+		in, ok := fi.names[name]
+		if !ok {
+			in, ok = fi.reexports[name]
+		}
+		if !ok {
+			return 0, "", false
+		}
+		next := int64(0)
+		for _, p := range importFiles(f.language, f.path, in.module, rr.paths, rr.dirs) {
+			if g := rr.byPath[p]; g != nil {
+				next = g.id
+			}
+		}
+		if next == 0 {
+			return 0, "", false
+		}
+		id, name = next, in.name
 	}
+	return 0, "", false
+}
+
+// tsForeign reports whether name is imported into file id from a module
+// outside the repository (a package's).
+func (rr *refResolver) tsForeign(ctx context.Context, id int64, name string) bool {
 	fi, err := rr.importsOf(ctx, id)
 	f := rr.files[id]
 	if err != nil || f == nil {
-		return 0, false
+		return false
 	}
 	in, ok := fi.names[name]
 	if !ok {
-		return 0, false
-	}
-	for _, p := range importFiles(f.language, f.path, in.module, rr.paths, rr.dirs) {
-		if g := rr.byPath[p]; g != nil && rr.tsDeclares(ctx, g.id, in.name) {
-			return g.id, true
+		mod, isMod := fi.modules[name]
+		if !isMod {
+			return false
 		}
+		in = importedName{module: mod}
 	}
-	return 0, false
+	return !strings.HasPrefix(in.module, ".") && len(importFiles(f.language, f.path, in.module, rr.paths, rr.dirs)) == 0
 }
 
 // tsDeclares reports whether file id declares a class, interface, alias
@@ -136,7 +167,7 @@ func (rr *refResolver) tsDeclares(ctx context.Context, id int64, name string) bo
 	return false
 }
 
-var tsTypeDecl = regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(class|interface|type|const|let|var)\s+([\p{L}_$][\p{L}\p{N}_$]*)`)
+var tsTypeDecl = regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+|async\s+)?(class|interface|type|const|let|var|function\*?)\s+([\p{L}_$][\p{L}\p{N}_$]*)`)
 
 // tsBases returns the types the declaration of typ in file id (the
 // nearest before line at, else the first) names as its bases: a class's
@@ -224,7 +255,7 @@ func readTSBases(text []string, n int, typ string) ([]string, bool) {
 			out = append(out, name[strings.LastIndex(name, ".")+1:])
 		}
 		return out, true
-	default: // const x: T = {…}
+	case "const", "let", "var": // const x: T = {…}
 		rest := strings.TrimSpace(h)
 		if !strings.HasPrefix(rest, ":") {
 			return nil, false
@@ -235,6 +266,7 @@ func readTSBases(text []string, n int, typ string) ([]string, bool) {
 		}
 		return []string{name[strings.LastIndex(name, ".")+1:]}, true
 	}
+	return nil, false // a function
 }
 
 // typeNames returns the type names of a comma-separated list of types
@@ -429,13 +461,364 @@ func (rr *refResolver) tsBinds(ctx context.Context, id int64, name string) bool 
 	return bound
 }
 
-// tsQualifiedMember judges x.name (x.y.name) for member d from what the
-// text states about x: a runtime global. ok is false when it does not
-// decide.
+// tsQualifiedMember judges x.name (this.f.name) for member d from what
+// the text states about x: a runtime global, a stated type (a
+// parameter's, a local's, a class field's, an imported instance's).
+// ok is false when it does not decide.
 func (rr *refResolver) tsQualifiedMember(ctx context.Context, r *refLine, u useAt, d *refDef) (v refVerdict, why string, ok bool, err error) {
-	global, err := rr.tsGlobalRoot(ctx, r, u.chain[0])
+	root := u.chain[0]
+	global, err := rr.tsGlobalRoot(ctx, r, root)
 	if err != nil || global {
 		return vContra, whyForeign, global, err
 	}
+	var t string
+	switch {
+	case len(u.chain) == 2 && root == "this":
+		types := rr.enclosingTypes(r)
+		if len(types) == 0 {
+			return vOpen, "", false, nil
+		}
+		t = rr.tsFieldType(ctx, r.fileID, types[len(types)-1], u.chain[1])
+	case len(u.chain) == 1 && root != "this" && root != "super":
+		if t = rr.typeOf(ctx, r, root); t == "" {
+			t = rr.tsValueType(ctx, r.fileID, root)
+		}
+	}
+	if t == "" {
+		return vOpen, "", false, nil
+	}
+	v, why = rr.tsTypeVerdict(ctx, r.fileID, t, d)
+	return v, why, v != vOpen, nil
+}
+
+// tsTypeVerdict judges a use of member d on a value of type typ (a type
+// written in file id): d's own type or one extending it ties the use;
+// another type of the repository whose declarations the reader follows
+// to their ends without meeting d's, or a package's type, contradicts.
+func (rr *refResolver) tsTypeVerdict(ctx context.Context, id int64, typ string, d *refDef) (refVerdict, string) {
+	typ = strings.TrimSpace(typ)
+	for i := 0; i < 3; i++ {
+		name := leadingTypeName(typ)
+		if !tsWrappers[name] && name != "Promise" && name != "Awaited" {
+			break
+		}
+		typ = strings.TrimSpace(strings.TrimPrefix(typ[len(name):], "<"))
+	}
+	if strings.HasPrefix(typ, "{") {
+		return vContra, whyMember // a type literal's member
+	}
+	name := leadingTypeName(typ)
+	if name == "" {
+		return vOpen, ""
+	}
+	if qual, last, dotted := strings.Cut(name, "."); dotted {
+		if rr.tsForeign(ctx, id, qual) {
+			return vContra, whyForeign
+		}
+		name = last[strings.LastIndex(last, ".")+1:]
+	}
+	if name == d.parent {
+		return vResolved, ""
+	}
+	did, dname, known := rr.tsDeclFile(ctx, id, name)
+	if !known {
+		if rr.tsForeign(ctx, id, name) {
+			return vContra, whyForeign
+		}
+		return vOpen, ""
+	}
+	if dname == d.parent {
+		return vResolved, ""
+	}
+	anc, complete := rr.tsAncestors(ctx, did, dname, 0)
+	if anc[d.parent] {
+		return vResolved, ""
+	}
+	// A base of d's type declaring the member: the use reaches d's
+	// declaration through it.
+	mine, _ := rr.tsAncestors(ctx, d.u.fileID, d.parent, d.u.start)
+	anc[dname] = true
+	for t := range anc {
+		if mine[t] && rr.parents[t] {
+			return vRelated, ""
+		}
+	}
+	if rr.parents[dname] {
+		return vContra, whyQual // the type declares a member of the name itself
+	}
+	for t := range anc {
+		if rr.parents[t] {
+			return vContra, whyQual
+		}
+	}
+	if complete {
+		if _, found := rr.tsBases(ctx, did, dname, 0); found {
+			return vContra, whyQual
+		}
+	}
+	return vOpen, ""
+}
+
+var tsFieldMods = `(?:(?:public|private|protected|readonly|static|declare|override|abstract)\s+)*`
+
+// tsFieldType returns the type class cls (declared in file id) states
+// for its field f: "f: T", "private readonly f: T", a constructor's
+// parameter property, "f = new T(".
+func (rr *refResolver) tsFieldType(ctx context.Context, id int64, cls, f string) string {
+	text, err := rr.text(ctx, id)
+	if err != nil {
+		return ""
+	}
+	in := false
+	field := regexp.MustCompile(`^\s*` + tsFieldMods + `#?` + regexp.QuoteMeta(f) + `[!?]?\s*(?::\s*([^=;]+)|=\s*new\s+([\p{L}_$][\p{L}\p{N}_$.]*))`)
+	param := regexp.MustCompile(`(?:public|private|protected|readonly)\s+` + tsFieldMods + regexp.QuoteMeta(f) + `\??\s*:\s*([\p{L}_$][\p{L}\p{N}_$.<>]*)`)
+	for _, l := range text {
+		if m := tsTypeDecl.FindStringSubmatch(l); m != nil {
+			in = m[2] == cls && m[1] == "class"
+			continue
+		}
+		if !in {
+			continue
+		}
+		if m := field.FindStringSubmatch(l); m != nil {
+			return strings.TrimSpace(m[1] + m[2])
+		}
+		if m := param.FindStringSubmatch(l); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// tsValueType returns the type of a value the file declares at its top
+// level or imports from a file of the repository that declares it
+// ("export const v = new T(", "export const v: T ="), "" when nothing
+// states it.
+func (rr *refResolver) tsValueType(ctx context.Context, id int64, v string) string {
+	key := lineVar{id, -3, v}
+	if t, ok := rr.classMemo[key]; ok {
+		return t
+	}
+	t := ""
+	if did, name, ok := rr.tsDeclFile(ctx, id, v); ok {
+		text, _ := rr.text(ctx, did)
+		decl := regexp.MustCompile(`^(?:export\s+)?(?:const|let|var)\s+` + regexp.QuoteMeta(name) + `\s*(?::\s*([^=]+?)\s*=|=\s*new\s+([\p{L}_$][\p{L}\p{N}_$.]*))`)
+		for _, l := range text {
+			if m := decl.FindStringSubmatch(l); m != nil {
+				t = strings.TrimSpace(m[1] + m[2])
+				break
+			}
+		}
+	}
+	rr.classMemo[key] = t
+	return t
+}
+
+// tsLiteralKey judges a key (or a shorthand) of an object literal for
+// member d from the type the literal is written for: a variable's stated
+// type, "as T" or "satisfies T" after it, the parameter of a function of
+// the repository the literal is passed to. A literal assigned to a
+// variable without a type is a type of its own. ok is false when the
+// text does not decide.
+func (rr *refResolver) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *refDef) (refVerdict, string, bool, error) {
+	text, err := rr.text(ctx, r.fileID)
+	if err != nil {
+		return vOpen, "", false, err
+	}
+	ln, col, ok := openingBrace(text, r.line, u.at)
+	if !ok {
+		return vOpen, "", false, nil
+	}
+	if t := castAfter(text, ln, col); t != "" {
+		v, why := rr.tsTypeVerdict(ctx, r.fileID, t, d)
+		return v, why, v != vOpen, nil
+	}
+	before := strings.TrimRight(text[ln-1][:col], " \t")
+	if before == "" && ln > 1 {
+		before = strings.TrimRight(stripComment(text[ln-2]), " \t")
+	}
+	switch {
+	case strings.HasSuffix(before, "=") && !strings.HasSuffix(before, "=="):
+		lhs := strings.TrimRight(strings.TrimSuffix(before, "="), " \t")
+		if m := untypedVar.FindStringSubmatch(lhs); m != nil {
+			return vContra, whyMember, true, nil // the literal is a type of its own
+		}
+		if m := typedVar.FindStringSubmatch(lhs); m != nil {
+			v, why := rr.tsTypeVerdict(ctx, r.fileID, m[1], d)
+			return v, why, v != vOpen, nil
+		}
+	case strings.HasSuffix(before, "(") || strings.HasSuffix(before, ","):
+		t := rr.tsArgType(ctx, r.fileID, text[ln-1][:col])
+		if t != "" {
+			v, why := rr.tsTypeVerdict(ctx, r.fileID, t, d)
+			return v, why, v != vOpen, nil
+		}
+	}
 	return vOpen, "", false, nil
+}
+
+var (
+	untypedVar = regexp.MustCompile(`^\s*(?:export\s+)?(?:const|let|var)\s+[\p{L}_$][\p{L}\p{N}_$]*$`)
+	typedVar   = regexp.MustCompile(`^\s*(?:export\s+)?(?:const|let|var)\s+[\p{L}_$][\p{L}\p{N}_$]*\s*:\s*(.+)$`)
+	callee     = regexp.MustCompile(`(?:^|[^\p{L}\p{N}_$.?])(new\s+)?([\p{L}_$][\p{L}\p{N}_$]*)\s*(?:<[^()]*>)?\s*$`)
+)
+
+// openingBrace finds the '{' that opens the object literal holding the
+// offset at of line n (1-based lines), looking back at most 200 lines.
+func openingBrace(text []string, n, at int) (line, col int, ok bool) {
+	depth := 0
+	for k := n; k > 0 && k > n-200; k-- {
+		l := text[k-1]
+		end := len(l)
+		if k == n {
+			end = min(at, len(l))
+		}
+		for i := end - 1; i >= 0; i-- {
+			switch l[i] {
+			case '}':
+				depth++
+			case '{':
+				if depth == 0 {
+					return k, i, true
+				}
+				depth--
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// castAfter returns T when the literal opened at (line, col) is followed
+// by "as T" or "satisfies T" ("as const" names no type).
+func castAfter(text []string, line, col int) string {
+	depth := 0
+	for k := line; k <= len(text) && k < line+400; k++ {
+		l := text[k-1]
+		start := 0
+		if k == line {
+			start = col
+		}
+		for i := start; i < len(l); i++ {
+			switch l[i] {
+			case '{':
+				depth++
+			case '}':
+				depth--
+				if depth == 0 {
+					rest := strings.TrimSpace(l[i+1:])
+					for _, kw := range []string{"as ", "satisfies "} {
+						if t, ok := strings.CutPrefix(rest, kw); ok && !strings.HasPrefix(t, "const") {
+							return t
+						}
+					}
+					return ""
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// tsArgType returns the stated type of the parameter a literal starting
+// after prefix (the text of its line before its '{') is passed as, when
+// the call is of a function or class the file declares or imports from
+// the repository: "fn(a, {" is fn's second parameter.
+func (rr *refResolver) tsArgType(ctx context.Context, id int64, prefix string) string {
+	open, arg, d := -1, 0, 0
+	for i := len(prefix) - 1; i >= 0 && open < 0; i-- {
+		switch prefix[i] {
+		case ')', ']', '}':
+			d++
+		case '(', '[', '{':
+			if d == 0 {
+				if prefix[i] != '(' {
+					return ""
+				}
+				open = i
+			}
+			d--
+		case ',':
+			if d == 0 {
+				arg++
+			}
+		}
+	}
+	if open < 0 {
+		return ""
+	}
+	m := callee.FindStringSubmatch(prefix[:open])
+	if m == nil {
+		return ""
+	}
+	fid, name, ok := rr.tsDeclFile(ctx, id, m[2])
+	if !ok {
+		return ""
+	}
+	params := rr.tsParams(ctx, fid, name, m[1] != "")
+	if arg >= len(params) {
+		return ""
+	}
+	return params[arg]
+}
+
+// tsParams returns the stated types of the parameters of function fn
+// (of class fn's constructor, when ctor) declared in file id, "" for a
+// parameter without one.
+func (rr *refResolver) tsParams(ctx context.Context, id int64, fn string, ctor bool) []string {
+	text, err := rr.text(ctx, id)
+	if err != nil {
+		return nil
+	}
+	declared := regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\*?\s+` + regexp.QuoteMeta(fn) + `\b|(?:const|let|var)\s+` + regexp.QuoteMeta(fn) + `\s*=\s*(?:async\s*)?(?:<[^>]*>\s*)?\(|(?:abstract\s+)?class\s+` + regexp.QuoteMeta(fn) + `\b)`)
+	for n, l := range text {
+		if !declared.MatchString(l) {
+			continue
+		}
+		at, name := n+1, fn
+		if strings.Contains(l, "class ") {
+			if !ctor {
+				return nil
+			}
+			at = 0
+			for k := n + 1; k < len(text) && k < n+400; k++ {
+				if strings.HasPrefix(strings.TrimSpace(text[k]), "constructor(") {
+					at, name = k+1, "constructor"
+					break
+				}
+			}
+			if at == 0 {
+				return nil
+			}
+		}
+		sig := signatureText(text, at, name).text
+		i := strings.Index(sig, name)
+		if i < 0 {
+			return nil
+		}
+		o := strings.Index(sig[i:], "(")
+		if o < 0 {
+			return nil
+		}
+		list := sig[i+o+1:]
+		d := 1
+		for k := 0; k < len(list); k++ {
+			switch list[k] {
+			case '(', '[', '{':
+				d++
+			case ')', ']', '}':
+				d--
+			}
+			if d == 0 {
+				list = list[:k]
+				break
+			}
+		}
+		var out []string
+		for _, p := range splitTop(list, ",") {
+			_, t, _ := strings.Cut(p, ":")
+			out = append(out, strings.TrimSpace(t))
+		}
+		return out
+	}
+	return nil
 }
