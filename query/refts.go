@@ -349,7 +349,68 @@ func tsBareMember(line string, u useAt, name string) (v refVerdict, why string, 
 	if u.key && propertySignature(line[u.at+len(name):]) {
 		return vContra, whyDecl, true
 	}
+	if u.shorthand && strings.HasSuffix(line[:u.at], "${") {
+		return vContra, whyMember, true // a template's substitution: a variable
+	}
 	return vOpen, "", false
+}
+
+// literalValue returns the string, number or boolean literal s starts
+// with when nothing but a ',', ';' or a closing brace follows it ("" for
+// anything else).
+func literalValue(s string) string {
+	s = strings.TrimSpace(s)
+	end := 0
+	switch {
+	case s == "":
+		return ""
+	case s[0] == '\'' || s[0] == '"':
+		end = strings.IndexByte(s[1:], s[0]) + 2
+		if end < 2 {
+			return ""
+		}
+	default:
+		end = strings.IndexFunc(s, func(c rune) bool { return !isWordRune(c) && c != '.' && c != '-' })
+		if end < 0 {
+			end = len(s)
+		}
+		w := s[:end]
+		if w != "true" && w != "false" && strings.TrimLeft(w, "-0123456789.") != "" {
+			return ""
+		}
+	}
+	lit := s[:end]
+	if rest := strings.TrimSpace(s[end:]); rest != "" && rest[0] != ',' && rest[0] != ';' && rest[0] != '}' {
+		return ""
+	}
+	if lit[0] == '"' {
+		lit = "'" + lit[1:len(lit)-1] + "'"
+	}
+	return lit
+}
+
+// tsDiscriminant reports whether a key's value on line (the literal
+// after "name:") differs from the single literal type member d declares
+// ("type: 'data';"): a value of one of a union's other members.
+func (rr *refResolver) tsDiscriminant(ctx context.Context, line string, u useAt, d *refDef) bool {
+	use := literalValue(strings.TrimPrefix(strings.TrimLeft(line[u.at+len(rr.name):], " \t"), ":"))
+	if use == "" {
+		return false
+	}
+	decl, err := rr.lineOf(ctx, d.u.fileID, d.u.start)
+	if err != nil {
+		return false
+	}
+	i := strings.Index(decl, d.u.name)
+	if i < 0 {
+		return false
+	}
+	rest := strings.TrimLeft(decl[i+len(d.u.name):], " \t?")
+	if !strings.HasPrefix(rest, ":") {
+		return false
+	}
+	own := literalValue(rest[1:])
+	return own != "" && own != use
 }
 
 // innermostBracket returns the bracket still open at offset at of line
@@ -625,11 +686,21 @@ func (rr *refResolver) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d 
 	if err != nil {
 		return vOpen, "", false, err
 	}
+	if u.key && rr.tsDiscriminant(ctx, text[r.line-1], u, d) {
+		return vContra, whyMember, true, nil
+	}
 	ln, col, ok := openingBrace(text, r.line, u.at)
 	if !ok {
 		return vOpen, "", false, nil
 	}
-	if t := castAfter(text, ln, col); t != "" {
+	t, from := castAfter(text, ln, col)
+	if t == "" && from != "" {
+		// const { name } = v: a property of v's type.
+		if t = rr.typeOf(ctx, r, from); t == "" {
+			t = rr.tsValueType(ctx, r.fileID, from)
+		}
+	}
+	if t != "" {
 		v, why := rr.tsTypeVerdict(ctx, r.fileID, t, d)
 		return v, why, v != vOpen, nil
 	}
@@ -689,8 +760,9 @@ func openingBrace(text []string, n, at int) (line, col int, ok bool) {
 }
 
 // castAfter returns T when the literal opened at (line, col) is followed
-// by "as T" or "satisfies T" ("as const" names no type).
-func castAfter(text []string, line, col int) string {
+// by "as T" or "satisfies T" ("as const" names no type), or the variable
+// v a destructuring pattern is assigned from ("} = v;").
+func castAfter(text []string, line, col int) (typ, from string) {
 	depth := 0
 	for k := line; k <= len(text) && k < line+400; k++ {
 		l := text[k-1]
@@ -708,15 +780,21 @@ func castAfter(text []string, line, col int) string {
 					rest := strings.TrimSpace(l[i+1:])
 					for _, kw := range []string{"as ", "satisfies "} {
 						if t, ok := strings.CutPrefix(rest, kw); ok && !strings.HasPrefix(t, "const") {
-							return t
+							return t, ""
 						}
 					}
-					return ""
+					if v, ok := strings.CutPrefix(rest, "="); ok && !strings.HasPrefix(v, "=") && !strings.HasPrefix(v, ">") {
+						v = strings.TrimSuffix(strings.TrimSpace(v), ";")
+						if w := leadingTypeName(v); w == v && !strings.Contains(v, ".") {
+							return "", v
+						}
+					}
+					return "", ""
 				}
 			}
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // tsArgType returns the stated type of the parameter a literal starting
