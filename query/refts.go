@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -104,34 +105,38 @@ func (rr *refResolver) tsAncestors(ctx context.Context, id int64, typ string, at
 
 // tsDeclFile returns the file declaring type (or value) name as seen
 // from file id, and its name there: id itself, or the repository file a
-// relative import names (through re-exports).
+// relative import names (through re-exports, "export *" included).
 func (rr *refResolver) tsDeclFile(ctx context.Context, id int64, name string) (int64, string, bool) {
-	for depth := 0; depth < 5; depth++ {
-		if rr.tsDeclares(ctx, id, name) {
-			return id, name, true
+	return rr.tsDeclFrom(ctx, id, name, 0, true)
+}
+
+func (rr *refResolver) tsDeclFrom(ctx context.Context, id int64, name string, depth int, imported bool) (int64, string, bool) {
+	if rr.tsDeclares(ctx, id, name) {
+		return id, name, true
+	}
+	fi, err := rr.importsOf(ctx, id)
+	f := rr.files[id]
+	if err != nil || f == nil || depth > 6 {
+		return 0, "", false
+	}
+	var next []importedName
+	if in, ok := fi.reexports[name]; ok {
+		next = append(next, in)
+	} else if in, ok := fi.names[name]; ok && imported {
+		next = append(next, in)
+	} else {
+		for _, m := range fi.star {
+			next = append(next, importedName{m, name})
 		}
-		fi, err := rr.importsOf(ctx, id)
-		f := rr.files[id]
-		if err != nil || f == nil {
-			return 0, "", false
-		}
-		in, ok := fi.names[name]
-		if !ok {
-			in, ok = fi.reexports[name]
-		}
-		if !ok {
-			return 0, "", false
-		}
-		next := int64(0)
+	}
+	for _, in := range next {
 		for _, p := range importFiles(f.language, f.path, in.module, rr.paths, rr.dirs) {
 			if g := rr.byPath[p]; g != nil {
-				next = g.id
+				if did, dn, ok := rr.tsDeclFrom(ctx, g.id, in.name, depth+1, true); ok {
+					return did, dn, true
+				}
 			}
 		}
-		if next == 0 {
-			return 0, "", false
-		}
-		id, name = next, in.name
 	}
 	return 0, "", false
 }
@@ -214,12 +219,20 @@ func (rr *refResolver) tsBases(ctx context.Context, id int64, typ string, at int
 // readTSBases reads the bases of the declaration of typ on line n.
 func readTSBases(text []string, n int, typ string) ([]string, bool) {
 	m := tsTypeDecl.FindStringSubmatch(text[n])
-	// The header: up to the body's '{' (or the statement's end).
+	// The header: up to the body's '{'; an alias's whole statement.
 	var b strings.Builder
-	for k := n; k < len(text) && k < n+12; k++ {
-		b.WriteString(stripComment(text[k]))
+	depth := 0
+	for k := n; k < len(text) && k < n+40; k++ {
+		l := stripComment(text[k])
+		b.WriteString(l)
 		b.WriteByte(' ')
-		if strings.Contains(text[k], "{") || strings.HasSuffix(strings.TrimSpace(text[k]), ";") {
+		depth += strings.Count(l, "(") + strings.Count(l, "{") + strings.Count(l, "[") - strings.Count(l, ")") - strings.Count(l, "}") - strings.Count(l, "]")
+		t := strings.TrimSpace(l)
+		if m[1] != "type" && (strings.Contains(l, "{") || strings.HasSuffix(t, ";")) {
+			break
+		}
+		if m[1] == "type" && depth <= 0 && strings.Contains(b.String(), "=") && !strings.HasSuffix(t, "=") && !strings.HasSuffix(t, "|") && !strings.HasSuffix(t, "&") &&
+			(k+1 >= len(text) || !strings.HasPrefix(strings.TrimSpace(text[k+1]), "|") && !strings.HasPrefix(strings.TrimSpace(text[k+1]), "&")) {
 			break
 		}
 	}
@@ -238,14 +251,11 @@ func readTSBases(text []string, n int, typ string) ([]string, bool) {
 		if !found {
 			return nil, false
 		}
-		rhs = strings.TrimSpace(rhs)
-		if strings.HasPrefix(rhs, "{") {
-			return nil, true
-		}
+		rhs = strings.TrimSuffix(strings.TrimSpace(rhs), ";")
 		var out []string
 		for _, p := range splitTop(rhs, "|&") {
 			p = strings.TrimSpace(p)
-			if p == "" || strings.HasPrefix(p, "{") {
+			if p == "" || strings.HasPrefix(p, "{") && strings.HasSuffix(p, "}") {
 				continue
 			}
 			name := leadingTypeName(p)
@@ -532,7 +542,7 @@ func (rr *refResolver) tsQualifiedMember(ctx context.Context, r *refLine, u useA
 	if err != nil || global {
 		return vContra, whyForeign, global, err
 	}
-	var t string
+	t, in := "", r.fileID
 	switch {
 	case len(u.chain) == 2 && root == "this":
 		types := rr.enclosingTypes(r)
@@ -541,14 +551,12 @@ func (rr *refResolver) tsQualifiedMember(ctx context.Context, r *refLine, u useA
 		}
 		t = rr.tsFieldType(ctx, r.fileID, types[len(types)-1], u.chain[1])
 	case len(u.chain) == 1 && root != "this" && root != "super":
-		if t = rr.typeOf(ctx, r, root); t == "" {
-			t = rr.tsValueType(ctx, r.fileID, root)
-		}
+		t, in = rr.tsTypeOf(ctx, r, root)
 	}
 	if t == "" {
 		return vOpen, "", false, nil
 	}
-	v, why = rr.tsTypeVerdict(ctx, r.fileID, t, d)
+	v, why = rr.tsTypeVerdict(ctx, in, t, d)
 	return v, why, v != vOpen, nil
 }
 
@@ -653,26 +661,38 @@ func (rr *refResolver) tsFieldType(ctx context.Context, id int64, cls, f string)
 
 // tsValueType returns the type of a value the file declares at its top
 // level or imports from a file of the repository that declares it
-// ("export const v = new T(", "export const v: T ="), "" when nothing
-// states it.
-func (rr *refResolver) tsValueType(ctx context.Context, id int64, v string) string {
+// ("export const v = new T(", "export const v: T ="), and the file the
+// type is written in; "" when nothing states it.
+func (rr *refResolver) tsValueType(ctx context.Context, id int64, v string) (string, int64) {
 	key := lineVar{id, -3, v}
 	if t, ok := rr.classMemo[key]; ok {
-		return t
+		w, in, _ := strings.Cut(t, "\x00")
+		n, _ := strconv.ParseInt(in, 10, 64)
+		return w, n
 	}
-	t := ""
+	t, in := "", int64(0)
 	if did, name, ok := rr.tsDeclFile(ctx, id, v); ok {
 		text, _ := rr.text(ctx, did)
 		decl := regexp.MustCompile(`^(?:export\s+)?(?:const|let|var)\s+` + regexp.QuoteMeta(name) + `\s*(?::\s*([^=]+?)\s*=|=\s*new\s+([\p{L}_$][\p{L}\p{N}_$.]*))`)
 		for _, l := range text {
 			if m := decl.FindStringSubmatch(l); m != nil {
-				t = strings.TrimSpace(m[1] + m[2])
+				t, in = strings.TrimSpace(m[1]+m[2]), did
 				break
 			}
 		}
 	}
-	rr.classMemo[key] = t
-	return t
+	rr.classMemo[key] = t + "\x00" + strconv.FormatInt(in, 10)
+	return t, in
+}
+
+// tsTypeOf returns the type stated for variable v at r (a parameter's,
+// a local's, a top-level or imported value's) and the file it is
+// written in.
+func (rr *refResolver) tsTypeOf(ctx context.Context, r *refLine, v string) (string, int64) {
+	if t := rr.typeOf(ctx, r, v); t != "" {
+		return t, r.fileID
+	}
+	return rr.tsValueType(ctx, r.fileID, v)
 }
 
 // tsLiteralKey judges a key (or a shorthand) of an object literal for
@@ -694,14 +714,12 @@ func (rr *refResolver) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d 
 		return vOpen, "", false, nil
 	}
 	t, from := castAfter(text, ln, col)
+	in := r.fileID
 	if t == "" && from != "" {
-		// const { name } = v: a property of v's type.
-		if t = rr.typeOf(ctx, r, from); t == "" {
-			t = rr.tsValueType(ctx, r.fileID, from)
-		}
+		t, in = rr.tsTypeOf(ctx, r, from) // const { name } = v: a property of v's type
 	}
 	if t != "" {
-		v, why := rr.tsTypeVerdict(ctx, r.fileID, t, d)
+		v, why := rr.tsTypeVerdict(ctx, in, t, d)
 		return v, why, v != vOpen, nil
 	}
 	before := strings.TrimRight(text[ln-1][:col], " \t")
