@@ -421,6 +421,9 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 	if d.member && u.call && lang == "go" && (u.expr || len(u.chain) > 0) && !rr.callable(ctx, d) {
 		return vContra, whyMember, nil // a call, and the field is not a func
 	}
+	if d.member && isTSLang(lang) && calledAt(line, u.at+len(rr.name)) && rr.tsNotCallable(ctx, d) {
+		return vContra, whyMember, nil // a call, and the property is not a function
+	}
 	if u.expr {
 		if d.member {
 			return vOpen, "", nil

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/viberag/viberag/extract"
 )
 
 // TypeScript's (and JavaScript's) rules for members: what the text at a
@@ -538,6 +540,9 @@ func (rr *refResolver) tsBinds(ctx context.Context, id int64, name string) bool 
 // ok is false when it does not decide.
 func (rr *refResolver) tsQualifiedMember(ctx context.Context, r *refLine, u useAt, d *refDef) (v refVerdict, why string, ok bool, err error) {
 	root := u.chain[0]
+	if line := rr.tsLine(ctx, r); calledAt(line, u.at+len(rr.name)) && rr.tsNotCallable(ctx, d) {
+		return vContra, whyMember, true, nil // a call, and the property is not a function
+	}
 	global, err := rr.tsGlobalRoot(ctx, r, root)
 	if err != nil || global {
 		return vContra, whyForeign, global, err
@@ -917,4 +922,58 @@ func (rr *refResolver) tsParams(ctx context.Context, id int64, fn string, ctor b
 		return out
 	}
 	return nil
+}
+
+// tsNotCallable reports whether member d is a property whose stated type
+// is a primitive, a literal or an array (a union of them): a call of the
+// name is not a use of it.
+func (rr *refResolver) tsNotCallable(ctx context.Context, d *refDef) bool {
+	if d.u.symKind != extract.KindProperty && d.u.symKind != extract.KindField {
+		return false
+	}
+	decl, err := rr.lineOf(ctx, d.u.fileID, d.u.start)
+	if err != nil {
+		return false
+	}
+	i := strings.Index(decl, d.u.name)
+	if i < 0 {
+		return false
+	}
+	rest := strings.TrimLeft(decl[i+len(d.u.name):], " \t?!")
+	if !strings.HasPrefix(rest, ":") {
+		return false
+	}
+	rest = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(stripComment(rest[1:])), ";"))
+	if rest == "" {
+		return false
+	}
+	for _, p := range splitTop(rest, "|") {
+		p = strings.TrimSpace(p)
+		switch {
+		case p == "boolean" || p == "string" || p == "number" || p == "bigint" || p == "undefined" || p == "null" || p == "never" || p == "symbol":
+		case strings.HasSuffix(p, "[]") && !strings.Contains(p, "=>"):
+		case literalValue(p) != "":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func (rr *refResolver) tsLine(ctx context.Context, r *refLine) string {
+	l, _ := rr.lineOf(ctx, r.fileID, r.line)
+	return l
+}
+
+// calledAt reports whether the name ending at offset end of line is
+// called: "(" or type arguments and "(" follow it.
+func calledAt(line string, end int) bool {
+	if end > len(line) {
+		return false
+	}
+	rest := strings.TrimLeft(line[end:], " \t")
+	if strings.HasPrefix(rest, "<") {
+		rest = strings.TrimLeft(skipTypeArgs(rest), " \t")
+	}
+	return strings.HasPrefix(rest, "(")
 }
