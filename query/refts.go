@@ -741,6 +741,13 @@ func (rr *refResolver) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d 
 			v, why := rr.tsTypeVerdict(ctx, r.fileID, m[1], d)
 			return v, why, v != vOpen, nil
 		}
+	case paramAnnotation.MatchString(before) && innermostBracket(text[ln-1], col) == '(':
+		return vContra, whyDecl, true, nil // a parameter's type literal
+	case lastWord(before) == "return":
+		if t := rr.tsReturnType(ctx, r, ln); t != "" {
+			v, why := rr.tsTypeVerdict(ctx, r.fileID, t, d)
+			return v, why, v != vOpen, nil
+		}
 	case strings.HasSuffix(before, "(") || strings.HasSuffix(before, ","):
 		t := rr.tsArgType(ctx, r.fileID, text[ln-1][:col])
 		if t != "" {
@@ -752,9 +759,10 @@ func (rr *refResolver) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d 
 }
 
 var (
-	untypedVar = regexp.MustCompile(`^\s*(?:export\s+)?(?:const|let|var)\s+[\p{L}_$][\p{L}\p{N}_$]*$`)
-	typedVar   = regexp.MustCompile(`^\s*(?:export\s+)?(?:const|let|var)\s+[\p{L}_$][\p{L}\p{N}_$]*\s*:\s*(.+)$`)
-	callee     = regexp.MustCompile(`(?:^|[^\p{L}\p{N}_$.?])(new\s+)?([\p{L}_$][\p{L}\p{N}_$]*)\s*(?:<[^()]*>)?\s*$`)
+	untypedVar      = regexp.MustCompile(`^\s*(?:export\s+)?(?:const|let|var)\s+[\p{L}_$][\p{L}\p{N}_$]*$`)
+	typedVar        = regexp.MustCompile(`^\s*(?:export\s+)?(?:const|let|var)\s+[\p{L}_$][\p{L}\p{N}_$]*\s*:\s*(.+)$`)
+	paramAnnotation = regexp.MustCompile(`[(,]\s*[\p{L}_$][\p{L}\p{N}_$]*\??:\s*$`)
+	callee          = regexp.MustCompile(`(?:^|[^\p{L}\p{N}_$.?])(new\s+)?([\p{L}_$][\p{L}\p{N}_$]*)\s*(?:<[^()]*>)?\s*$`)
 )
 
 // openingBrace finds the '{' that opens the object literal holding the
@@ -976,4 +984,62 @@ func calledAt(line string, end int) bool {
 		rest = strings.TrimLeft(skipTypeArgs(rest), " \t")
 	}
 	return strings.HasPrefix(rest, "(")
+}
+
+// tsReturnType returns the return type stated by r's enclosing function
+// for a return statement on line n directly in its body (not in a
+// function nested in it), "" when none is stated.
+func (rr *refResolver) tsReturnType(ctx context.Context, r *refLine, n int) string {
+	text, err := rr.text(ctx, r.fileID)
+	if err != nil || r.enclStart < 1 || r.enclStart > len(text) || n > len(text) {
+		return ""
+	}
+	sig := signatureText(text, r.enclStart, r.enclName)
+	i := strings.Index(sig.text, r.enclName)
+	if i < 0 {
+		return ""
+	}
+	o := strings.Index(sig.text[i:], "(")
+	if o < 0 {
+		return ""
+	}
+	rest, d := sig.text[i+o:], 0
+	for k := 0; k < len(rest); k++ {
+		switch rest[k] {
+		case '(':
+			d++
+		case ')':
+			d--
+			if d == 0 {
+				rest = rest[k+1:]
+				k = len(rest)
+			}
+		}
+	}
+	rest = strings.TrimSpace(rest)
+	if !strings.HasPrefix(rest, ":") {
+		return ""
+	}
+	// Only a return in the function's own body: no block opened by a
+	// nested function is still open at line n.
+	var nested []bool
+	for k := sig.end; k < n; k++ {
+		l := stripComment(text[k-1])
+		for i := 0; i < len(l); i++ {
+			switch l[i] {
+			case '{':
+				nested = append(nested, strings.Contains(l[:i], "=>") || strings.Contains(l[:i], "function"))
+			case '}':
+				if len(nested) > 0 {
+					nested = nested[:len(nested)-1]
+				}
+			}
+		}
+	}
+	for _, f := range nested[min(1, len(nested)):] {
+		if f {
+			return ""
+		}
+	}
+	return strings.TrimSpace(rest[1:])
 }
