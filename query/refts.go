@@ -350,6 +350,9 @@ func splitTop(s, seps string) []string {
 // signature ("name: T;", a type literal's member) declares another
 // type's. ok is false when the text does not decide.
 func tsBareMember(line string, u useAt, name string) (v refVerdict, why string, ok bool) {
+	if indexedByName(line, u.at, name) {
+		return vOpen, "", true // x['name'], T['name']: a member reached by its name
+	}
 	switch innermostBracket(line, u.at) {
 	case '[':
 		return vContra, whyMember, true // a tuple's label, an array's element
@@ -1042,4 +1045,12 @@ func (rr *refResolver) tsReturnType(ctx context.Context, r *refLine, n int) stri
 		}
 	}
 	return strings.TrimSpace(rest[1:])
+}
+
+// indexedByName reports whether the name at offset at of line is a
+// quoted index: x['name'], T['name'].
+func indexedByName(line string, at int, name string) bool {
+	end := at + len(name)
+	return at >= 2 && end+1 < len(line) && line[at-2] == '[' && (line[at-1] == '\'' || line[at-1] == '"') &&
+		line[end] == line[at-1] && line[end+1] == ']'
 }

@@ -34,6 +34,12 @@ export interface Label {
 }
 
 export type Event = Started | Stopped;
+
+export interface Timed<T extends Started> {
+  inner: {
+    at: T['at'];
+  };
+}
 `,
 	"src/builder.ts": `import type { Started } from './events';
 
@@ -132,6 +138,9 @@ func TestRefsTypeScriptMembers(t *testing.T) {
 		{"src/events.ts", "Stopped.type", map[string]string{
 			at("src/use.ts", "    type: 'started',"):     "", // const started: Started
 			at("src/use.ts", "return { type: 'stopped'"): ConfResolved,
+		}},
+		{"src/events.ts", "Started.at", map[string]string{
+			at("src/events.ts", "at: T['at']"): ConfLikely, // an indexed access type
 		}},
 		{"src/events.ts", "Shape.kind", map[string]string{
 			"src/events.ts:15":                  ConfNameOnly, // Circle extends Shape
