@@ -111,6 +111,7 @@ type refResolver struct {
 	typeMemo    map[lineVar]string
 	classMemo   map[lineVar]string
 	literalMemo map[lineVar]literal
+	ts          tsMemo // TypeScript's facts (refts.go)
 }
 
 // lineVar keys a memo: a file, a line (or 0) and a name (or an offset).

@@ -3,7 +3,6 @@ package query
 import (
 	"context"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/viberag/viberag/extract"
@@ -17,6 +16,58 @@ import (
 // the declarations of the same member in the types related to its own;
 // a property declared by an unrelated type, a value whose stated type is
 // not the repository's, or a name in a parameter list or a tuple is not.
+
+// tsMemo holds what the TypeScript rules read from a file once per
+// lookup: every line of a common name asks the same questions.
+type tsMemo struct {
+	decls  map[int64]map[string][]tsDecl // per file, its declarations by name
+	bases  map[lineVar]tsFound           // a declaration's bases
+	binds  map[lineVar]bool              // a file binds a name
+	values map[lineVar]tsValue           // a value's stated type
+	fields map[lineVar]string            // a class field's stated type
+	params map[lineVar][]string          // a function's parameters' types
+}
+
+type tsDecl struct {
+	line int // 0-based
+	kind string
+}
+
+type tsFound struct {
+	names []string
+	found bool
+}
+
+type tsValue struct {
+	typ string
+	in  int64
+}
+
+func (rr *refResolver) tsm() *tsMemo {
+	if rr.ts.decls == nil {
+		rr.ts = tsMemo{decls: map[int64]map[string][]tsDecl{}, bases: map[lineVar]tsFound{}, binds: map[lineVar]bool{},
+			values: map[lineVar]tsValue{}, fields: map[lineVar]string{}, params: map[lineVar][]string{}}
+	}
+	return &rr.ts
+}
+
+// tsDecls returns the declarations of file id by name: classes,
+// interfaces, aliases, functions and variables at the start of a line.
+func (rr *refResolver) tsDecls(ctx context.Context, id int64) map[string][]tsDecl {
+	m := rr.tsm()
+	if d, ok := m.decls[id]; ok {
+		return d
+	}
+	out := map[string][]tsDecl{}
+	text, _ := rr.text(ctx, id)
+	for n, l := range text {
+		if mm := tsTypeDecl.FindStringSubmatch(l); mm != nil {
+			out[mm[2]] = append(out[mm[2]], tsDecl{n, strings.TrimSuffix(mm[1], "*")})
+		}
+	}
+	m.decls[id] = out
+	return out
+}
 
 func isTSLang(lang string) bool {
 	return lang == "typescript" || lang == "tsx" || lang == "javascript"
@@ -165,13 +216,7 @@ func (rr *refResolver) tsForeign(ctx context.Context, id int64, name string) boo
 // tsDeclares reports whether file id declares a class, interface, alias
 // or variable named name.
 func (rr *refResolver) tsDeclares(ctx context.Context, id int64, name string) bool {
-	text, _ := rr.text(ctx, id)
-	for _, l := range text {
-		if m := tsTypeDecl.FindStringSubmatch(l); m != nil && m[2] == name {
-			return true
-		}
-	}
-	return false
+	return len(rr.tsDecls(ctx, id)[name]) > 0
 }
 
 var tsTypeDecl = regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+|async\s+)?(class|interface|type|const|let|var|function\*?)\s+([\p{L}_$][\p{L}\p{N}_$]*)`)
@@ -184,37 +229,27 @@ var tsTypeDecl = regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:declare
 // follow (a literal without a stated type, a mapped or conditional
 // type).
 func (rr *refResolver) tsBases(ctx context.Context, id int64, typ string, at int) (bases []string, found bool) {
+	decls := rr.tsDecls(ctx, id)[typ]
+	if len(decls) == 0 {
+		return nil, false
+	}
+	n := decls[0].line
+	for _, d := range decls {
+		if d.line < at {
+			n = d.line // the nearest before at
+		}
+	}
+	m := rr.tsm()
+	key := lineVar{id, n, typ}
+	if f, ok := m.bases[key]; ok {
+		return f.names, f.found
+	}
 	text, err := rr.text(ctx, id)
 	if err != nil {
 		return nil, false
 	}
-	n := -1
-	for k := min(at, len(text)) - 1; k >= 0 && n < 0; k-- {
-		if m := tsTypeDecl.FindStringSubmatch(text[k]); m != nil && m[2] == typ {
-			n = k
-		}
-	}
-	for k := 0; k < len(text) && n < 0; k++ {
-		if m := tsTypeDecl.FindStringSubmatch(text[k]); m != nil && m[2] == typ {
-			n = k
-		}
-	}
-	if n < 0 {
-		return nil, false
-	}
-	key := lineVar{id, -1 - n, typ}
-	if v, hit := rr.classMemo[key]; hit {
-		if v == "\x00" {
-			return nil, false
-		}
-		return strings.Fields(v), true
-	}
 	bases, found = readTSBases(text, n, typ)
-	if found {
-		rr.classMemo[key] = strings.Join(bases, " ")
-	} else {
-		rr.classMemo[key] = "\x00"
-	}
+	m.bases[key] = tsFound{bases, found}
 	return bases, found
 }
 
@@ -518,9 +553,10 @@ func (rr *refResolver) tsGlobalRoot(ctx context.Context, r *refLine, root string
 // tsBinds reports whether a file declares name (a variable, function,
 // class or parameter of that name anywhere in it).
 func (rr *refResolver) tsBinds(ctx context.Context, id int64, name string) bool {
-	key := lineVar{id, -2, name}
-	if v, ok := rr.classMemo[key]; ok {
-		return v != ""
+	m := rr.tsm()
+	key := lineVar{id, 0, name}
+	if b, ok := m.binds[key]; ok {
+		return b
 	}
 	text, _ := rr.text(ctx, id)
 	bound := false
@@ -533,7 +569,7 @@ func (rr *refResolver) tsBinds(ctx context.Context, id int64, name string) bool 
 			}
 		}
 	}
-	rr.classMemo[key] = map[bool]string{true: "1"}[bound]
+	m.binds[key] = bound
 	return bound
 }
 
@@ -642,6 +678,17 @@ var tsFieldMods = `(?:(?:public|private|protected|readonly|static|declare|overri
 // for its field f: "f: T", "private readonly f: T", a constructor's
 // parameter property, "f = new T(".
 func (rr *refResolver) tsFieldType(ctx context.Context, id int64, cls, f string) string {
+	m := rr.tsm()
+	key := lineVar{id, 0, cls + "." + f}
+	if t, ok := m.fields[key]; ok {
+		return t
+	}
+	t := rr.readTSFieldType(ctx, id, cls, f)
+	m.fields[key] = t
+	return t
+}
+
+func (rr *refResolver) readTSFieldType(ctx context.Context, id int64, cls, f string) string {
 	text, err := rr.text(ctx, id)
 	if err != nil {
 		return ""
@@ -672,24 +719,23 @@ func (rr *refResolver) tsFieldType(ctx context.Context, id int64, cls, f string)
 // ("export const v = new T(", "export const v: T ="), and the file the
 // type is written in; "" when nothing states it.
 func (rr *refResolver) tsValueType(ctx context.Context, id int64, v string) (string, int64) {
-	key := lineVar{id, -3, v}
-	if t, ok := rr.classMemo[key]; ok {
-		w, in, _ := strings.Cut(t, "\x00")
-		n, _ := strconv.ParseInt(in, 10, 64)
-		return w, n
+	m := rr.tsm()
+	key := lineVar{id, 0, v}
+	if t, ok := m.values[key]; ok {
+		return t.typ, t.in
 	}
 	t, in := "", int64(0)
 	if did, name, ok := rr.tsDeclFile(ctx, id, v); ok {
 		text, _ := rr.text(ctx, did)
 		decl := regexp.MustCompile(`^(?:export\s+)?(?:const|let|var)\s+` + regexp.QuoteMeta(name) + `\s*(?::\s*([^=]+?)\s*=|=\s*new\s+([\p{L}_$][\p{L}\p{N}_$.]*))`)
-		for _, l := range text {
-			if m := decl.FindStringSubmatch(l); m != nil {
-				t, in = strings.TrimSpace(m[1]+m[2]), did
+		for _, dl := range rr.tsDecls(ctx, did)[name] {
+			if mm := decl.FindStringSubmatch(text[dl.line]); mm != nil {
+				t, in = strings.TrimSpace(mm[1]+mm[2]), did
 				break
 			}
 		}
 	}
-	rr.classMemo[key] = t + "\x00" + strconv.FormatInt(in, 10)
+	m.values[key] = tsValue{t, in}
 	return t, in
 }
 
@@ -877,12 +923,24 @@ func (rr *refResolver) tsArgType(ctx context.Context, id int64, prefix string) s
 // (of class fn's constructor, when ctor) declared in file id, "" for a
 // parameter without one.
 func (rr *refResolver) tsParams(ctx context.Context, id int64, fn string, ctor bool) []string {
+	m := rr.tsm()
+	key := lineVar{id, map[bool]int{true: 1}[ctor], fn}
+	if p, ok := m.params[key]; ok {
+		return p
+	}
+	p := rr.readTSParams(ctx, id, fn, ctor)
+	m.params[key] = p
+	return p
+}
+
+func (rr *refResolver) readTSParams(ctx context.Context, id int64, fn string, ctor bool) []string {
 	text, err := rr.text(ctx, id)
 	if err != nil {
 		return nil
 	}
 	declared := regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\*?\s+` + regexp.QuoteMeta(fn) + `\b|(?:const|let|var)\s+` + regexp.QuoteMeta(fn) + `\s*=\s*(?:async\s*)?(?:<[^>]*>\s*)?\(|(?:abstract\s+)?class\s+` + regexp.QuoteMeta(fn) + `\b)`)
-	for n, l := range text {
+	for _, dl := range rr.tsDecls(ctx, id)[fn] {
+		n, l := dl.line, text[dl.line]
 		if !declared.MatchString(l) {
 			continue
 		}
