@@ -447,20 +447,26 @@ func (rr *refResolver) tsDiscriminant(ctx context.Context, line string, u useAt,
 	if use == "" {
 		return false
 	}
+	own := literalValue(rr.tsStatedType(ctx, d))
+	return own != "" && own != use
+}
+
+// tsStatedType returns the type member d's declaration states after
+// "name:" (without a trailing ';' or comment), "" when none.
+func (rr *refResolver) tsStatedType(ctx context.Context, d *refDef) string {
 	decl, err := rr.lineOf(ctx, d.u.fileID, d.u.start)
 	if err != nil {
-		return false
+		return ""
 	}
 	i := strings.Index(decl, d.u.name)
 	if i < 0 {
-		return false
+		return ""
 	}
-	rest := strings.TrimLeft(decl[i+len(d.u.name):], " \t?")
+	rest := strings.TrimLeft(decl[i+len(d.u.name):], " \t?!")
 	if !strings.HasPrefix(rest, ":") {
-		return false
+		return ""
 	}
-	own := literalValue(rest[1:])
-	return own != "" && own != use
+	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(stripComment(rest[1:])), ";"))
 }
 
 // innermostBracket returns the bracket still open at offset at of line
@@ -469,16 +475,10 @@ func innermostBracket(line string, at int) byte {
 	var stack []byte
 	var quote byte
 	for i := 0; i < at && i < len(line); i++ {
-		c := line[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"' || c == '`':
-			quote = c
+		if skipQuoted(line, &i, &quote) {
+			continue
+		}
+		switch c := line[i]; {
 		case c == '(' || c == '[' || c == '{':
 			stack = append(stack, c)
 		case (c == ')' || c == ']' || c == '}') && len(stack) > 0:
@@ -489,6 +489,24 @@ func innermostBracket(line string, at int) byte {
 		return 0
 	}
 	return stack[len(stack)-1]
+}
+
+// skipQuoted reports whether s[*i] is part of a quoted string (quote
+// holds the one open), moving *i past an escaped character.
+func skipQuoted(s string, i *int, quote *byte) bool {
+	switch c := s[*i]; {
+	case *quote != 0:
+		if c == '\\' {
+			*i++
+		} else if c == *quote {
+			*quote = 0
+		}
+		return true
+	case c == '\'' || c == '"' || c == '`':
+		*quote = c
+		return true
+	}
+	return false
 }
 
 // propertySignature reports whether rest, the text after a key, is the
@@ -502,16 +520,10 @@ func propertySignature(rest string) bool {
 	d := 0
 	var quote byte
 	for i := 1; i < len(rest); i++ {
-		c := rest[i]
-		switch {
-		case quote != 0:
-			if c == '\\' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"' || c == '`':
-			quote = c
+		if skipQuoted(rest, &i, &quote) {
+			continue
+		}
+		switch c := rest[i]; {
 		case c == '(' || c == '[' || c == '{' || c == '<':
 			d++
 		case c == '>' && rest[i-1] == '=':
@@ -1000,19 +1012,7 @@ func (rr *refResolver) tsNotCallable(ctx context.Context, d *refDef) bool {
 	if d.u.symKind != extract.KindProperty && d.u.symKind != extract.KindField {
 		return false
 	}
-	decl, err := rr.lineOf(ctx, d.u.fileID, d.u.start)
-	if err != nil {
-		return false
-	}
-	i := strings.Index(decl, d.u.name)
-	if i < 0 {
-		return false
-	}
-	rest := strings.TrimLeft(decl[i+len(d.u.name):], " \t?!")
-	if !strings.HasPrefix(rest, ":") {
-		return false
-	}
-	rest = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(stripComment(rest[1:])), ";"))
+	rest := rr.tsStatedType(ctx, d)
 	if rest == "" {
 		return false
 	}
