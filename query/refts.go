@@ -103,6 +103,9 @@ func (rr *refResolver) tsRelatedDecl(ctx context.Context, r *refLine, d *refDef)
 		if o.parent == d.parent || o.parent == "" || d.parent == "" {
 			return vRelated, "", nil
 		}
+		if d.u.name == "constructor" {
+			return vContra, whyDecl, nil // each class's own: a constructor is not inherited
+		}
 		mine, ok1 := rr.tsAncestors(ctx, d.u.fileID, d.parent, d.u.start)
 		theirs, ok2 := rr.tsAncestors(ctx, o.u.fileID, o.parent, o.u.start)
 		if !ok1 || !ok2 || mine[o.parent] || theirs[d.parent] {

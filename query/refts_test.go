@@ -49,6 +49,12 @@ export interface Options {
   parse?: (s: string) => unknown;
 }
 
+export class Failure extends Error {
+  constructor(readonly at: number) {
+    super('failed');
+  }
+}
+
 export class Builder {
   private readonly options: Options;
 
@@ -152,6 +158,9 @@ func TestRefsTypeScriptMembers(t *testing.T) {
 		{"src/builder.ts", "Builder.query", map[string]string{
 			at("src/use.ts", "builder.query()"):      ConfResolved, // an imported instance
 			at("src/app/main.ts", "builder.query()"): ConfResolved, // through export * in the parent's index
+		}},
+		{"src/builder.ts", "Failure.constructor", map[string]string{
+			at("src/builder.ts", "constructor(options: Options)"): "", // another class's
 		}},
 		{"src/builder.ts", "Options.parse", map[string]string{
 			at("src/app/main.ts", "JSON.parse"): "", // the runtime's JSON
