@@ -463,6 +463,11 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		}
 		return vContra, whyMember, nil
 	}
+	if isTSLang(lang) {
+		if v, why, ok := tsSpace(r, line, u, d); ok {
+			return v, why, nil
+		}
+	}
 	if scope := d.scope(); scope != "" && lang != "go" && d.lang == lang {
 		// A definition nested in a function, a test or a namespace is in
 		// scope inside it only.

@@ -69,6 +69,46 @@ func (rr *refResolver) tsDecls(ctx context.Context, id int64) map[string][]tsDec
 	return out
 }
 
+// whySpace: TypeScript keeps types and values apart; a name in a type
+// position is not a constant's, a variable's or a function's.
+const whySpace = "a type where a value is meant, or a value where a type is"
+
+// tsSpace judges a bare use of non-member d by the position the index
+// recorded for the name on the line: only as a type reference, or only
+// as a value (a type alias or an interface is no value; a constant, a
+// variable or a function is no type; a class or an enum is both). ok is
+// false when the line does not decide.
+func tsSpace(r *refLine, line string, u useAt, d *refDef) (refVerdict, string, bool) {
+	if b := innermostBracket(line, u.at); u.shorthand && b != '[' && b != '(' || lastWord(strings.TrimRight(line[:u.at], " \t")) == "type" {
+		return vOpen, "", false // an import or export list names either
+	}
+	types, values := false, false
+	for _, k := range r.kinds {
+		switch k {
+		case extract.RefType:
+			types = true
+		case extract.RefIdent, extract.RefCall:
+			values = true
+		default:
+			return vOpen, "", false
+		}
+	}
+	if strings.HasSuffix(strings.TrimRight(line[:u.at], " \t"), "typeof") {
+		types, values = false, true
+	}
+	switch d.u.symKind {
+	case extract.KindType, extract.KindInterface:
+		if values && !types {
+			return vContra, whySpace, true
+		}
+	case extract.KindConst, extract.KindVar, extract.KindFunction:
+		if types && !values {
+			return vContra, whySpace, true
+		}
+	}
+	return vOpen, "", false
+}
+
 func isTSLang(lang string) bool {
 	return lang == "typescript" || lang == "tsx" || lang == "javascript"
 }

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -20,12 +21,18 @@ export interface Stopped {
   type: 'stopped';
 }
 
+export const Status = 0;
+export type Status = typeof Status;
+export function same(s: Status): boolean {
+  return s === Status;
+}
+
 export interface Shape {
   kind: string;
 }
 
 export interface Circle extends Shape {
-  kind: string;
+  kind: string; // a circle's
   radius: number;
 }
 
@@ -129,9 +136,10 @@ func TestRefsTypeScriptMembers(t *testing.T) {
 	at := func(path, marker string) string { return atLine(t, tsRefsFiles, path, marker) }
 	cases := []struct {
 		path, qualname string
+		kind           string            // when the file declares several
 		want           map[string]string // "" when left out
 	}{
-		{"src/events.ts", "Started.type", map[string]string{
+		{"src/events.ts", "Started.type", "", map[string]string{
 			at("src/events.ts", "type: 'stopped'"):       "", // an unrelated interface's member
 			at("src/use.ts", "const box"):                "", // a type literal's member
 			at("src/use.ts", "const pair"):               "", // a tuple's label
@@ -141,44 +149,86 @@ func TestRefsTypeScriptMembers(t *testing.T) {
 			at("src/use.ts", "    type: 'started',"):     ConfResolved,
 			at("src/builder.ts", "return { type"):        ConfResolved, // the function's stated return type
 		}},
-		{"src/events.ts", "Stopped.type", map[string]string{
+		{"src/events.ts", "Stopped.type", "", map[string]string{
 			at("src/use.ts", "    type: 'started',"):     "", // const started: Started
 			at("src/use.ts", "return { type: 'stopped'"): ConfResolved,
 		}},
-		{"src/events.ts", "Started.at", map[string]string{
+		{"src/events.ts", "Started.at", "", map[string]string{
 			at("src/events.ts", "at: T['at']"): ConfLikely, // an indexed access type
 		}},
-		{"src/events.ts", "Shape.kind", map[string]string{
-			"src/events.ts:15":                  ConfNameOnly, // Circle extends Shape
+		{"src/events.ts", "Status", "const", map[string]string{
+			at("src/events.ts", "(s: Status)"):  "", // a type position
+			at("src/events.ts", "s === Status"): ConfResolved,
+		}},
+		{"src/events.ts", "Status", "type", map[string]string{
+			at("src/events.ts", "(s: Status)"):  ConfResolved,
+			at("src/events.ts", "s === Status"): "", // a value position
+		}},
+		{"src/events.ts", "Shape.kind", "", map[string]string{
+			at("src/events.ts", "a circle's"):   ConfNameOnly, // Circle extends Shape
 			at("src/use.ts", "const c: Circle"): ConfResolved,
 		}},
-		{"src/events.ts", "Label.kind", map[string]string{
+		{"src/events.ts", "Label.kind", "", map[string]string{
 			at("src/use.ts", "const c: Circle"): "", // a Circle is no Label
 		}},
-		{"src/builder.ts", "Builder.query", map[string]string{
+		{"src/builder.ts", "Builder.query", "", map[string]string{
 			at("src/use.ts", "builder.query()"):      ConfResolved, // an imported instance
 			at("src/app/main.ts", "builder.query()"): ConfResolved, // through export * in the parent's index
 		}},
-		{"src/builder.ts", "Failure.constructor", map[string]string{
+		{"src/builder.ts", "Failure.constructor", "", map[string]string{
 			at("src/builder.ts", "constructor(options: Options)"): "", // another class's
 		}},
-		{"src/builder.ts", "Options.parse", map[string]string{
+		{"src/builder.ts", "Options.parse", "", map[string]string{
 			at("src/app/main.ts", "JSON.parse"): "", // the runtime's JSON
 		}},
-		{"src/builder.ts", "Options.query", map[string]string{
+		{"src/builder.ts", "Options.query", "", map[string]string{
 			at("src/use.ts", "builder.query()"):        "", // a call, and the property is a boolean
 			at("src/use.ts", "const cfg"):              "", // a literal of its own type
 			at("src/use.ts", "const other"):            ConfResolved,
 			at("src/builder.ts", "  query(): Builder"): "",
 		}},
-		{"src/builder.ts", "Options.path", map[string]string{
+		{"src/builder.ts", "Options.path", "", map[string]string{
 			at("src/builder.ts", "return this.options.path"): ConfResolved, // a field's stated type
 			at("src/use.ts", "const { path } = opts"):        ConfResolved, // destructured from an Options
 			at("src/use.ts", "req.url"):                      ConfResolved, // the key of "other: Options"
 		}},
 	}
 	for _, c := range cases {
-		got, _ := refsOf(t, p, c.path, c.qualname)
-		wantRefs(t, c.qualname, got, c.want)
+		var got map[string]string
+		if c.kind == "" {
+			got, _ = refsOf(t, p, c.path, c.qualname)
+		} else {
+			got = refsOfKind(t, p, c.path, c.qualname, c.kind)
+		}
+		wantRefs(t, c.qualname+" "+c.kind, got, c.want)
 	}
+}
+
+// refsOfKind is refsOf for the definition of a kind among those of the
+// same qualified name in a file (a TypeScript constant and its type).
+func refsOfKind(t *testing.T, p *Planner, path, qualname, kind string) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	for _, sid := range symbolIDs(t, p, qualname) {
+		d, err := p.SymbolWith(ctx, sid, SymbolOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Path != path || d.Kind != kind {
+			continue
+		}
+		r, err := p.References(ctx, RefsRequest{ID: sid, Limit: MaxRefs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, f := range r.Files {
+			for _, h := range f.Refs {
+				out[fmt.Sprintf("%s:%d", f.Path, h.Line)] = h.Confidence
+			}
+		}
+		return out
+	}
+	t.Fatalf("no %s %s in %s", kind, qualname, path)
+	return nil
 }
