@@ -405,7 +405,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		}
 		if lang != "go" && lang != "python" && d.member && rr.memberStartsAt(r) {
 			if isTSLang(lang) {
-				return rr.tsRelatedDecl(ctx, r, d)
+				return rr.tsRelatedDecl(ctx, r, line, u, d)
 			}
 			// Another type's member of the name: in TypeScript an interface's
 			// member and its implementations' are one group.

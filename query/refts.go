@@ -135,7 +135,12 @@ var tsWrappers = map[string]bool{
 // implements the other, or both inherit the member from a common base,
 // or a base on the way is declared where the reader cannot follow it),
 // else the declaration of another symbol.
-func (rr *refResolver) tsRelatedDecl(ctx context.Context, r *refLine, d *refDef) (refVerdict, string, error) {
+func (rr *refResolver) tsRelatedDecl(ctx context.Context, r *refLine, line string, u useAt, d *refDef) (refVerdict, string, error) {
+	if indexedByName(line, u.at, rr.name) {
+		// T['name'] on the line declaring another member: it may reach d
+		// through what T is, whatever the line declares.
+		return vRelated, "", nil
+	}
 	for _, o := range rr.defs {
 		if !o.member || o.u.fileID != r.fileID || o.u.start != r.line {
 			continue

@@ -46,6 +46,7 @@ export interface Timed<T extends Started> {
   inner: {
     at: T['at'];
   };
+  at: T['at'] | null;
 }
 `,
 	"src/builder.ts": `import type { Started } from './events';
@@ -154,7 +155,8 @@ func TestRefsTypeScriptMembers(t *testing.T) {
 			at("src/use.ts", "return { type: 'stopped'"): ConfResolved,
 		}},
 		{"src/events.ts", "Started.at", "", map[string]string{
-			at("src/events.ts", "at: T['at']"): ConfLikely, // an indexed access type
+			at("src/events.ts", "at: T['at'];"):       ConfNameOnly, // an indexed access type
+			at("src/events.ts", "at: T['at'] | null"): ConfNameOnly, // on the line declaring Timed.at
 		}},
 		{"src/events.ts", "Status", "const", map[string]string{
 			at("src/events.ts", "(s: Status)"):  "", // a type position
