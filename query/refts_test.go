@@ -219,17 +219,8 @@ func refsOfKind(t *testing.T, p *Planner, path, qualname, kind string) map[strin
 		if d.Path != path || d.Kind != kind {
 			continue
 		}
-		r, err := p.References(ctx, RefsRequest{ID: sid, Limit: MaxRefs})
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := map[string]string{}
-		for _, f := range r.Files {
-			for _, h := range f.Refs {
-				out[fmt.Sprintf("%s:%d", f.Path, h.Line)] = h.Confidence
-			}
-		}
-		return out
+		got, _ := refsByID(t, p, sid)
+		return got
 	}
 	t.Fatalf("no %s %s in %s", kind, qualname, path)
 	return nil
