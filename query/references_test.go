@@ -38,7 +38,13 @@ func refsOf(t *testing.T, p *Planner, path, qualname string) (map[string]string,
 	if id == "" {
 		t.Fatalf("no symbol %s in %s", qualname, path)
 	}
-	r, err := p.References(ctx, RefsRequest{ID: id, Limit: MaxRefs})
+	return refsByID(t, p, id)
+}
+
+// refsByID returns the references of the definition id as refsOf does.
+func refsByID(t *testing.T, p *Planner, id string) (map[string]string, *References) {
+	t.Helper()
+	r, err := p.References(context.Background(), RefsRequest{ID: id, Limit: MaxRefs})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -258,7 +258,7 @@ func importFiles(lang, from, mod string, byPath map[string]bool, dirs map[string
 		p := path.Join(path.Dir(from), mod)
 		p = strings.TrimSuffix(p, ".js")
 		for _, c := range []string{p, p + ".ts", p + ".tsx", p + ".d.ts", p + ".js", p + ".jsx", p + ".mjs", p + "/index.ts", p + "/index.tsx", p + "/index.js"} {
-			if byPath[c] {
+			if c = strings.TrimPrefix(c, "./"); byPath[c] {
 				return []string{c}
 			}
 		}

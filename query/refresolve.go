@@ -113,6 +113,7 @@ type refResolver struct {
 	typeMemo    map[lineVar]string
 	classMemo   map[lineVar]string
 	literalMemo map[lineVar]literal
+	ts          tsMemo // TypeScript's facts (refts.go)
 
 	// named returns every definition of a name (the Python rules read
 	// classes, functions and their annotations through it); py is their
@@ -427,6 +428,9 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 			return vResolved, "", nil
 		}
 		if lang != "go" && lang != "python" && d.member && rr.memberStartsAt(r) {
+			if isTSLang(lang) {
+				return rr.tsRelatedDecl(ctx, r, line, u, d)
+			}
 			// Another type's member of the name: in TypeScript an interface's
 			// member and its implementations' are one group.
 			return vRelated, "", nil
@@ -449,6 +453,9 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 	}
 	if d.member && u.call && lang == "go" && (u.expr || len(u.chain) > 0) && !rr.callable(ctx, d) {
 		return vContra, whyMember, nil // a call, and the field is not a func
+	}
+	if d.member && isTSLang(lang) && calledAt(line, u.at+len(rr.name)) && rr.tsNotCallable(ctx, d) {
+		return vContra, whyMember, nil // a call, and the property is not a function
 	}
 	if u.expr {
 		if d.member {
@@ -473,10 +480,25 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 			}
 			return vOpen, "", nil
 		}
+		if isTSLang(lang) {
+			if v, why, ok := tsBareMember(line, u, rr.name); ok {
+				return v, why, nil
+			}
+			if u.key || u.shorthand {
+				if v, why, ok, err := rr.tsLiteralKey(ctx, r, u, d); err != nil || ok {
+					return v, why, err
+				}
+			}
+		}
 		if (u.key && lang != "python") || rr.inClassBody(r, d) || (u.shorthand && lang != "go" && lang != "python") {
 			return vOpen, "", nil
 		}
 		return vContra, whyMember, nil
+	}
+	if isTSLang(lang) {
+		if v, why, ok := tsSpace(r, line, u, d); ok {
+			return v, why, nil
+		}
 	}
 	if scope := d.scope(); scope != "" && lang != "go" && d.lang == lang {
 		// A definition nested in a function, a test or a namespace is in
@@ -741,6 +763,11 @@ func (rr *refResolver) judgeImported(ctx context.Context, r *refLine, lang strin
 func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line string, u useAt, d *refDef, lang string) (refVerdict, string, error) {
 	q := u.chain[len(u.chain)-1]
 	root := u.chain[0]
+	if d.member && isTSLang(lang) {
+		if v, why, ok, err := rr.tsQualifiedMember(ctx, r, u, d); err != nil || ok {
+			return v, why, err
+		}
+	}
 	switch root {
 	case "super":
 		if len(u.chain) != 1 || !d.member {

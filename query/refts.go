@@ -1,0 +1,617 @@
+package query
+
+import (
+	"context"
+	"regexp"
+	"strings"
+
+	"github.com/viberag/viberag/extract"
+)
+
+// TypeScript's (and JavaScript's) rules for members: what the text at a
+// use states about the value a member is reached through, and how the
+// types declaring a member of the name are related. The TypeScript
+// language service counts as a reference of a member the uses through a
+// value of its type (or of a type extending it, or implementing it) and
+// the declarations of the same member in the types related to its own;
+// a property declared by an unrelated type, a value whose stated type is
+// not the repository's, or a name in a parameter list or a tuple is not.
+
+// whySpace: TypeScript keeps types and values apart; a name in a type
+// position is not a constant's, a variable's or a function's.
+const whySpace = "a type where a value is meant, or a value where a type is"
+
+// tsSpace judges a bare use of non-member d by the position the index
+// recorded for the name on the line: only as a type reference, or only
+// as a value (a type alias or an interface is no value; a constant, a
+// variable or a function is no type; a class or an enum is both). ok is
+// false when the line does not decide.
+func tsSpace(r *refLine, line string, u useAt, d *refDef) (refVerdict, string, bool) {
+	if b := innermostBracket(line, u.at); u.shorthand && b != '[' && b != '(' || lastWord(strings.TrimRight(line[:u.at], " \t")) == "type" {
+		return vOpen, "", false // an import or export list names either
+	}
+	types, values := false, false
+	for _, k := range r.kinds {
+		switch k {
+		case extract.RefType:
+			types = true
+		case extract.RefIdent, extract.RefCall:
+			values = true
+		default:
+			return vOpen, "", false
+		}
+	}
+	if strings.HasSuffix(strings.TrimRight(line[:u.at], " \t"), "typeof") {
+		types, values = false, true
+	}
+	switch d.u.symKind {
+	case extract.KindType, extract.KindInterface:
+		if values && !types {
+			return vContra, whySpace, true
+		}
+	case extract.KindConst, extract.KindVar, extract.KindFunction:
+		if types && !values {
+			return vContra, whySpace, true
+		}
+	}
+	return vOpen, "", false
+}
+
+func isTSLang(lang string) bool {
+	return lang == "typescript" || lang == "tsx" || lang == "javascript"
+}
+
+// tsGlobals are the values every JavaScript runtime defines: a member
+// reached through one of them (JSON.parse, Object.create) is the
+// runtime's, unless the file binds the name itself.
+var tsGlobals = map[string]bool{
+	"JSON": true, "Math": true, "Object": true, "Reflect": true, "console": true, "Promise": true,
+	"Array": true, "Number": true, "String": true, "Symbol": true, "Date": true, "BigInt": true,
+	"Intl": true, "Atomics": true, "globalThis": true, "window": true, "document": true,
+	"process": true, "Buffer": true, "Boolean": true, "Map": true, "Set": true, "WeakMap": true,
+	"RegExp": true, "Error": true,
+}
+
+// tsWrappers are the library's generic types whose values have the
+// members of their first type argument.
+var tsWrappers = map[string]bool{
+	"Partial": true, "Required": true, "Readonly": true, "NonNullable": true, "Pick": true, "Omit": true,
+}
+
+// tsRelatedDecl judges a line declaring another type's member of the
+// name, for member d: related when the two types are (one extends or
+// implements the other, or both inherit the member from a common base,
+// or a base on the way is declared where the reader cannot follow it),
+// else the declaration of another symbol.
+func (rr *refResolver) tsRelatedDecl(ctx context.Context, r *refLine, line string, u useAt, d *refDef) (refVerdict, string, error) {
+	if indexedByName(line, u.at, rr.name) {
+		// T['name'] on the line declaring another member: it may reach d
+		// through what T is, whatever the line declares.
+		return vRelated, "", nil
+	}
+	for _, o := range rr.defs {
+		if !o.member || o.u.fileID != r.fileID || o.u.start != r.line {
+			continue
+		}
+		if o.parent == d.parent || o.parent == "" || d.parent == "" {
+			return vRelated, "", nil
+		}
+		if d.u.name == "constructor" {
+			return vContra, whyDecl, nil // each class's own: a constructor is not inherited
+		}
+		mine, ok1 := rr.tsAncestors(ctx, d.u.fileID, d.parent, d.u.start)
+		theirs, ok2 := rr.tsAncestors(ctx, o.u.fileID, o.parent, o.u.start)
+		if !ok1 || !ok2 || mine[o.parent] || theirs[d.parent] {
+			return vRelated, "", nil
+		}
+		for t := range mine {
+			if theirs[t] && rr.parents[t] {
+				return vRelated, "", nil // both inherit the member from t
+			}
+		}
+		return vContra, whyDecl, nil
+	}
+	return vRelated, "", nil
+}
+
+// tsBareMember judges a bare use of member d's name on a TypeScript
+// line that is no declaration of an indexed symbol: a name in a tuple,
+// an array or a parameter list is no property, and a property
+// signature ("name: T;", a type literal's member) declares another
+// type's. ok is false when the text does not decide.
+func tsBareMember(line string, u useAt, name string) (v refVerdict, why string, ok bool) {
+	if indexedByName(line, u.at, name) {
+		return vOpen, "", true // x['name'], T['name']: a member reached by its name
+	}
+	switch innermostBracket(line, u.at) {
+	case '[':
+		return vContra, whyMember, true // a tuple's label, an array's element
+	case '(':
+		if u.key {
+			return vContra, whyLocal, true // a parameter
+		}
+	}
+	if u.key && propertySignature(line[u.at+len(name):]) {
+		return vContra, whyDecl, true
+	}
+	if u.shorthand && strings.HasSuffix(line[:u.at], "${") {
+		return vContra, whyMember, true // a template's substitution: a variable
+	}
+	return vOpen, "", false
+}
+
+// literalValue returns the string, number or boolean literal s starts
+// with when nothing but a ',', ';' or a closing brace follows it ("" for
+// anything else).
+func literalValue(s string) string {
+	s = strings.TrimSpace(s)
+	end := 0
+	switch {
+	case s == "":
+		return ""
+	case s[0] == '\'' || s[0] == '"':
+		end = strings.IndexByte(s[1:], s[0]) + 2
+		if end < 2 {
+			return ""
+		}
+	default:
+		end = strings.IndexFunc(s, func(c rune) bool { return !isWordRune(c) && c != '.' && c != '-' })
+		if end < 0 {
+			end = len(s)
+		}
+		w := s[:end]
+		if w != "true" && w != "false" && strings.TrimLeft(w, "-0123456789.") != "" {
+			return ""
+		}
+	}
+	lit := s[:end]
+	if rest := strings.TrimSpace(s[end:]); rest != "" && rest[0] != ',' && rest[0] != ';' && rest[0] != '}' {
+		return ""
+	}
+	if lit[0] == '"' {
+		lit = "'" + lit[1:len(lit)-1] + "'"
+	}
+	return lit
+}
+
+// tsDiscriminant reports whether a key's value on line (the literal
+// after "name:") differs from the single literal type member d declares
+// ("type: 'data';"): a value of one of a union's other members.
+func (rr *refResolver) tsDiscriminant(ctx context.Context, line string, u useAt, d *refDef) bool {
+	use := literalValue(strings.TrimPrefix(strings.TrimLeft(line[u.at+len(rr.name):], " \t"), ":"))
+	if use == "" {
+		return false
+	}
+	own := literalValue(rr.tsStatedType(ctx, d))
+	return own != "" && own != use
+}
+
+// tsStatedType returns the type member d's declaration states after
+// "name:" (without a trailing ';' or comment), "" when none.
+func (rr *refResolver) tsStatedType(ctx context.Context, d *refDef) string {
+	decl, err := rr.lineOf(ctx, d.u.fileID, d.u.start)
+	if err != nil {
+		return ""
+	}
+	i := strings.Index(decl, d.u.name)
+	if i < 0 {
+		return ""
+	}
+	rest := strings.TrimLeft(decl[i+len(d.u.name):], " \t?!")
+	if !strings.HasPrefix(rest, ":") {
+		return ""
+	}
+	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(stripComment(rest[1:])), ";"))
+}
+
+// innermostBracket returns the bracket still open at offset at of line
+// ('(', '[' or '{'), or 0 when none is.
+func innermostBracket(line string, at int) byte {
+	var stack []byte
+	var quote byte
+	for i := 0; i < at && i < len(line); i++ {
+		if skipQuoted(line, &i, &quote) {
+			continue
+		}
+		switch c := line[i]; {
+		case c == '(' || c == '[' || c == '{':
+			stack = append(stack, c)
+		case (c == ')' || c == ']' || c == '}') && len(stack) > 0:
+			stack = stack[:len(stack)-1]
+		}
+	}
+	if len(stack) == 0 {
+		return 0
+	}
+	return stack[len(stack)-1]
+}
+
+// skipQuoted reports whether s[*i] is part of a quoted string (quote
+// holds the one open), moving *i past an escaped character.
+func skipQuoted(s string, i *int, quote *byte) bool {
+	switch c := s[*i]; {
+	case *quote != 0:
+		if c == '\\' {
+			*i++
+		} else if c == *quote {
+			*quote = 0
+		}
+		return true
+	case c == '\'' || c == '"' || c == '`':
+		*quote = c
+		return true
+	}
+	return false
+}
+
+// propertySignature reports whether rest, the text after a key, is the
+// type of a property signature: its ';' comes before any ',' or closing
+// brace at its own depth (an object literal's entries end with ',').
+func propertySignature(rest string) bool {
+	rest = strings.TrimLeft(rest, " \t?")
+	if !strings.HasPrefix(rest, ":") {
+		return false
+	}
+	d := 0
+	var quote byte
+	for i := 1; i < len(rest); i++ {
+		if skipQuoted(rest, &i, &quote) {
+			continue
+		}
+		switch c := rest[i]; {
+		case c == '(' || c == '[' || c == '{' || c == '<':
+			d++
+		case c == '>' && rest[i-1] == '=':
+		case c == ')' || c == ']' || c == '}' || c == '>':
+			if d == 0 {
+				return false
+			}
+			d--
+		case c == ',' && d == 0:
+			return false
+		case c == ';' && d == 0:
+			return true
+		case c == '/' && i+1 < len(rest) && rest[i+1] == '/':
+			return false
+		}
+	}
+	return false
+}
+
+// tsGlobalRoot reports whether root names a runtime global the file does
+// not bind itself.
+func (rr *refResolver) tsGlobalRoot(ctx context.Context, r *refLine, root string) (bool, error) {
+	if !tsGlobals[root] {
+		return false, nil
+	}
+	fi, err := rr.importsOf(ctx, r.fileID)
+	if err != nil {
+		return false, err
+	}
+	if _, ok := fi.modules[root]; ok {
+		return false, nil
+	}
+	if _, ok := fi.names[root]; ok {
+		return false, nil
+	}
+	return !rr.tsBinds(ctx, r.fileID, root), nil
+}
+
+// tsQualifiedMember judges x.name (this.f.name) for member d from what
+// the text states about x: a runtime global, a stated type (a
+// parameter's, a local's, a class field's, an imported instance's).
+// ok is false when it does not decide.
+func (rr *refResolver) tsQualifiedMember(ctx context.Context, r *refLine, u useAt, d *refDef) (v refVerdict, why string, ok bool, err error) {
+	root := u.chain[0]
+	if line := rr.tsLine(ctx, r); calledAt(line, u.at+len(rr.name)) && rr.tsNotCallable(ctx, d) {
+		return vContra, whyMember, true, nil // a call, and the property is not a function
+	}
+	global, err := rr.tsGlobalRoot(ctx, r, root)
+	if err != nil || global {
+		return vContra, whyForeign, global, err
+	}
+	t, in := "", r.fileID
+	switch {
+	case len(u.chain) == 2 && root == "this":
+		types := rr.enclosingTypes(r)
+		if len(types) == 0 {
+			return vOpen, "", false, nil
+		}
+		t = rr.tsFieldType(ctx, r.fileID, types[len(types)-1], u.chain[1])
+	case len(u.chain) == 1 && root != "this" && root != "super":
+		t, in = rr.tsTypeOf(ctx, r, root)
+	}
+	if t == "" {
+		return vOpen, "", false, nil
+	}
+	v, why = rr.tsTypeVerdict(ctx, in, t, d)
+	return v, why, v != vOpen, nil
+}
+
+// tsTypeVerdict judges a use of member d on a value of type typ (a type
+// written in file id): d's own type or one extending it ties the use;
+// another type of the repository whose declarations the reader follows
+// to their ends without meeting d's, or a package's type, contradicts.
+func (rr *refResolver) tsTypeVerdict(ctx context.Context, id int64, typ string, d *refDef) (refVerdict, string) {
+	typ = strings.TrimSpace(typ)
+	for i := 0; i < 3; i++ {
+		name := leadingTypeName(typ)
+		if !tsWrappers[name] && name != "Promise" && name != "Awaited" {
+			break
+		}
+		typ = strings.TrimSpace(strings.TrimPrefix(typ[len(name):], "<"))
+	}
+	if strings.HasPrefix(typ, "{") {
+		return vContra, whyMember // a type literal's member
+	}
+	name := leadingTypeName(typ)
+	if name == "" {
+		return vOpen, ""
+	}
+	if qual, last, dotted := strings.Cut(name, "."); dotted {
+		if rr.tsForeign(ctx, id, qual) {
+			return vContra, whyForeign
+		}
+		name = last[strings.LastIndex(last, ".")+1:]
+	}
+	if name == d.parent {
+		return vResolved, ""
+	}
+	did, dname, known := rr.tsDeclFile(ctx, id, name)
+	if !known {
+		if rr.tsForeign(ctx, id, name) {
+			return vContra, whyForeign
+		}
+		return vOpen, ""
+	}
+	if dname == d.parent {
+		return vResolved, ""
+	}
+	anc, complete := rr.tsAncestors(ctx, did, dname, 0)
+	if anc[d.parent] {
+		return vResolved, ""
+	}
+	// A base of d's type declaring the member: the use reaches d's
+	// declaration through it.
+	mine, _ := rr.tsAncestors(ctx, d.u.fileID, d.parent, d.u.start)
+	anc[dname] = true
+	for t := range anc {
+		if mine[t] && rr.parents[t] {
+			return vRelated, ""
+		}
+	}
+	if rr.parents[dname] {
+		return vContra, whyQual // the type declares a member of the name itself
+	}
+	for t := range anc {
+		if rr.parents[t] {
+			return vContra, whyQual
+		}
+	}
+	if complete {
+		if _, found := rr.tsBases(ctx, did, dname, 0); found {
+			return vContra, whyQual
+		}
+	}
+	return vOpen, ""
+}
+
+// tsLiteralKey judges a key (or a shorthand) of an object literal for
+// member d from the type the literal is written for: a variable's stated
+// type, "as T" or "satisfies T" after it, the parameter of a function of
+// the repository the literal is passed to. A literal assigned to a
+// variable without a type is a type of its own. ok is false when the
+// text does not decide.
+func (rr *refResolver) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *refDef) (refVerdict, string, bool, error) {
+	text, err := rr.text(ctx, r.fileID)
+	if err != nil {
+		return vOpen, "", false, err
+	}
+	if u.key && rr.tsDiscriminant(ctx, text[r.line-1], u, d) {
+		return vContra, whyMember, true, nil
+	}
+	ln, col, ok := openingBrace(text, r.line, u.at)
+	if !ok {
+		return vOpen, "", false, nil
+	}
+	t, from := castAfter(text, ln, col)
+	in := r.fileID
+	if t == "" && from != "" {
+		t, in = rr.tsTypeOf(ctx, r, from) // const { name } = v: a property of v's type
+	}
+	if t != "" {
+		v, why := rr.tsTypeVerdict(ctx, in, t, d)
+		return v, why, v != vOpen, nil
+	}
+	before := strings.TrimRight(text[ln-1][:col], " \t")
+	if before == "" && ln > 1 {
+		before = strings.TrimRight(stripComment(text[ln-2]), " \t")
+	}
+	switch {
+	case strings.HasSuffix(before, "=") && !strings.HasSuffix(before, "=="):
+		lhs := strings.TrimRight(strings.TrimSuffix(before, "="), " \t")
+		if m := untypedVar.FindStringSubmatch(lhs); m != nil {
+			return vContra, whyMember, true, nil // the literal is a type of its own
+		}
+		if m := typedVar.FindStringSubmatch(lhs); m != nil {
+			v, why := rr.tsTypeVerdict(ctx, r.fileID, m[1], d)
+			return v, why, v != vOpen, nil
+		}
+	case paramAnnotation.MatchString(before) && innermostBracket(text[ln-1], col) == '(':
+		return vContra, whyDecl, true, nil // a parameter's type literal
+	case lastWord(before) == "return":
+		if t := rr.tsReturnType(ctx, r, ln); t != "" {
+			v, why := rr.tsTypeVerdict(ctx, r.fileID, t, d)
+			return v, why, v != vOpen, nil
+		}
+	case strings.HasSuffix(before, "(") || strings.HasSuffix(before, ","):
+		t := rr.tsArgType(ctx, r.fileID, text[ln-1][:col])
+		if t != "" {
+			v, why := rr.tsTypeVerdict(ctx, r.fileID, t, d)
+			return v, why, v != vOpen, nil
+		}
+	}
+	return vOpen, "", false, nil
+}
+
+var (
+	untypedVar      = regexp.MustCompile(`^\s*(?:export\s+)?(?:const|let|var)\s+[\p{L}_$][\p{L}\p{N}_$]*$`)
+	typedVar        = regexp.MustCompile(`^\s*(?:export\s+)?(?:const|let|var)\s+[\p{L}_$][\p{L}\p{N}_$]*\s*:\s*(.+)$`)
+	paramAnnotation = regexp.MustCompile(`[(,]\s*[\p{L}_$][\p{L}\p{N}_$]*\??:\s*$`)
+	callee          = regexp.MustCompile(`(?:^|[^\p{L}\p{N}_$.?])(new\s+)?([\p{L}_$][\p{L}\p{N}_$]*)\s*(?:<[^()]*>)?\s*$`)
+)
+
+// openingBrace finds the '{' that opens the object literal holding the
+// offset at of line n (1-based lines), looking back at most 200 lines.
+func openingBrace(text []string, n, at int) (line, col int, ok bool) {
+	depth := 0
+	for k := n; k > 0 && k > n-200; k-- {
+		l := text[k-1]
+		end := len(l)
+		if k == n {
+			end = min(at, len(l))
+		}
+		for i := end - 1; i >= 0; i-- {
+			switch l[i] {
+			case '}':
+				depth++
+			case '{':
+				if depth == 0 {
+					return k, i, true
+				}
+				depth--
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// castAfter returns T when the literal opened at (line, col) is followed
+// by "as T" or "satisfies T" ("as const" names no type), or the variable
+// v a destructuring pattern is assigned from ("} = v;").
+func castAfter(text []string, line, col int) (typ, from string) {
+	depth := 0
+	for k := line; k <= len(text) && k < line+400; k++ {
+		l := text[k-1]
+		start := 0
+		if k == line {
+			start = col
+		}
+		for i := start; i < len(l); i++ {
+			switch l[i] {
+			case '{':
+				depth++
+			case '}':
+				depth--
+				if depth == 0 {
+					rest := strings.TrimSpace(l[i+1:])
+					for _, kw := range []string{"as ", "satisfies "} {
+						if t, ok := strings.CutPrefix(rest, kw); ok && !strings.HasPrefix(t, "const") {
+							return t, ""
+						}
+					}
+					if v, ok := strings.CutPrefix(rest, "="); ok && !strings.HasPrefix(v, "=") && !strings.HasPrefix(v, ">") {
+						v = strings.TrimSuffix(strings.TrimSpace(v), ";")
+						if w := leadingTypeName(v); w == v && !strings.Contains(v, ".") {
+							return "", v
+						}
+					}
+					return "", ""
+				}
+			}
+		}
+	}
+	return "", ""
+}
+
+// tsArgType returns the stated type of the parameter a literal starting
+// after prefix (the text of its line before its '{') is passed as, when
+// the call is of a function or class the file declares or imports from
+// the repository: "fn(a, {" is fn's second parameter.
+func (rr *refResolver) tsArgType(ctx context.Context, id int64, prefix string) string {
+	open, arg, d := -1, 0, 0
+	for i := len(prefix) - 1; i >= 0 && open < 0; i-- {
+		switch prefix[i] {
+		case ')', ']', '}':
+			d++
+		case '(', '[', '{':
+			if d == 0 {
+				if prefix[i] != '(' {
+					return ""
+				}
+				open = i
+			}
+			d--
+		case ',':
+			if d == 0 {
+				arg++
+			}
+		}
+	}
+	if open < 0 {
+		return ""
+	}
+	m := callee.FindStringSubmatch(prefix[:open])
+	if m == nil {
+		return ""
+	}
+	fid, name, ok := rr.tsDeclFile(ctx, id, m[2])
+	if !ok {
+		return ""
+	}
+	params := rr.tsParams(ctx, fid, name, m[1] != "")
+	if arg >= len(params) {
+		return ""
+	}
+	return params[arg]
+}
+
+// tsNotCallable reports whether member d is a property whose stated type
+// is a primitive, a literal or an array (a union of them): a call of the
+// name is not a use of it.
+func (rr *refResolver) tsNotCallable(ctx context.Context, d *refDef) bool {
+	if d.u.symKind != extract.KindProperty && d.u.symKind != extract.KindField {
+		return false
+	}
+	rest := rr.tsStatedType(ctx, d)
+	if rest == "" {
+		return false
+	}
+	for _, p := range tsSplitTop(rest, "|") {
+		p = strings.TrimSpace(p)
+		switch {
+		case p == "boolean" || p == "string" || p == "number" || p == "bigint" || p == "undefined" || p == "null" || p == "never" || p == "symbol":
+		case strings.HasSuffix(p, "[]") && !strings.Contains(p, "=>"):
+		case literalValue(p) != "":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func (rr *refResolver) tsLine(ctx context.Context, r *refLine) string {
+	l, _ := rr.lineOf(ctx, r.fileID, r.line)
+	return l
+}
+
+// calledAt reports whether the name ending at offset end of line is
+// called: "(" or type arguments and "(" follow it.
+func calledAt(line string, end int) bool {
+	if end > len(line) {
+		return false
+	}
+	rest := strings.TrimLeft(line[end:], " \t")
+	if strings.HasPrefix(rest, "<") {
+		rest = strings.TrimLeft(skipTypeArgs(rest), " \t")
+	}
+	return strings.HasPrefix(rest, "(")
+}
+
+// indexedByName reports whether the name at offset at of line is a
+// quoted index: x['name'], T['name'].
+func indexedByName(line string, at int, name string) bool {
+	end := at + len(name)
+	return at >= 2 && end+1 < len(line) && line[at-2] == '[' && (line[at-1] == '\'' || line[at-1] == '"') &&
+		line[end] == line[at-1] && line[end+1] == ']'
+}

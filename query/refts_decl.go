@@ -1,0 +1,558 @@
+package query
+
+import (
+	"context"
+	"regexp"
+	"strings"
+)
+
+// What TypeScript declarations state, read from the text for the rules in
+// refts.go: each file's declarations, a type's bases, the file a name is
+// declared in through imports and re-exports, and the types stated for
+// fields, values, parameters and returns.
+
+// tsMemo holds what the TypeScript rules read from a file once per
+// lookup: every line of a common name asks the same questions.
+type tsMemo struct {
+	decls  map[int64]map[string][]tsDecl // per file, its declarations by name
+	bases  map[lineVar]tsFound           // a declaration's bases
+	binds  map[lineVar]bool              // a file binds a name
+	values map[lineVar]tsValue           // a value's stated type
+	fields map[lineVar]string            // a class field's stated type
+	params map[lineVar][]string          // a function's parameters' types
+}
+
+type tsDecl struct {
+	line int // 0-based
+	kind string
+}
+
+type tsFound struct {
+	names []string
+	found bool
+}
+
+type tsValue struct {
+	typ string
+	in  int64
+}
+
+func (rr *refResolver) tsm() *tsMemo {
+	if rr.ts.decls == nil {
+		rr.ts = tsMemo{decls: map[int64]map[string][]tsDecl{}, bases: map[lineVar]tsFound{}, binds: map[lineVar]bool{},
+			values: map[lineVar]tsValue{}, fields: map[lineVar]string{}, params: map[lineVar][]string{}}
+	}
+	return &rr.ts
+}
+
+// tsDecls returns the declarations of file id by name: classes,
+// interfaces, aliases, functions and variables at the start of a line.
+func (rr *refResolver) tsDecls(ctx context.Context, id int64) map[string][]tsDecl {
+	m := rr.tsm()
+	if d, ok := m.decls[id]; ok {
+		return d
+	}
+	out := map[string][]tsDecl{}
+	text, _ := rr.text(ctx, id)
+	for n, l := range text {
+		if mm := tsTypeDecl.FindStringSubmatch(l); mm != nil {
+			out[mm[2]] = append(out[mm[2]], tsDecl{n, strings.TrimSuffix(mm[1], "*")})
+		}
+	}
+	m.decls[id] = out
+	return out
+}
+
+// tsAncestors returns the types typ (declared in file id, nearest
+// before line at) extends or implements, directly or through its bases,
+// each looked up in the file that declares or imports it; ok is false
+// when one of them is declared where the reader cannot follow.
+func (rr *refResolver) tsAncestors(ctx context.Context, id int64, typ string, at int) (map[string]bool, bool) {
+	out := map[string]bool{}
+	ok := true
+	type node struct {
+		id  int64
+		typ string
+		at  int
+	}
+	work := []node{{id, typ, at}}
+	for steps := 0; len(work) > 0 && steps < 32; steps++ {
+		n := work[len(work)-1]
+		work = work[:len(work)-1]
+		bases, found := rr.tsBases(ctx, n.id, n.typ, n.at)
+		if !found {
+			ok = false
+			continue
+		}
+		for _, b := range bases {
+			if out[b] || tsWrappers[b] {
+				continue
+			}
+			out[b] = true
+			bid, bname, known := rr.tsDeclFile(ctx, n.id, b)
+			if !known {
+				ok = false
+				continue
+			}
+			out[bname] = true
+			work = append(work, node{bid, bname, 0})
+		}
+	}
+	return out, ok && len(work) == 0
+}
+
+// tsDeclFile returns the file declaring type (or value) name as seen
+// from file id, and its name there: id itself, or the repository file a
+// relative import names (through re-exports, "export *" included).
+func (rr *refResolver) tsDeclFile(ctx context.Context, id int64, name string) (int64, string, bool) {
+	return rr.tsDeclFrom(ctx, id, name, 0, true)
+}
+
+func (rr *refResolver) tsDeclFrom(ctx context.Context, id int64, name string, depth int, imported bool) (int64, string, bool) {
+	if rr.tsDeclares(ctx, id, name) {
+		return id, name, true
+	}
+	fi, err := rr.importsOf(ctx, id)
+	f := rr.files[id]
+	if err != nil || f == nil || depth > 6 {
+		return 0, "", false
+	}
+	var next []importedName
+	if in, ok := fi.reexports[name]; ok {
+		next = append(next, in)
+	} else if in, ok := fi.names[name]; ok && imported {
+		next = append(next, in)
+	} else {
+		for _, m := range fi.star {
+			next = append(next, importedName{m, name})
+		}
+	}
+	for _, in := range next {
+		for _, p := range importFiles(f.language, f.path, in.module, rr.paths, rr.dirs) {
+			if g := rr.byPath[p]; g != nil {
+				if did, dn, ok := rr.tsDeclFrom(ctx, g.id, in.name, depth+1, true); ok {
+					return did, dn, true
+				}
+			}
+		}
+	}
+	return 0, "", false
+}
+
+// tsForeign reports whether name is imported into file id from a module
+// outside the repository (a package's).
+func (rr *refResolver) tsForeign(ctx context.Context, id int64, name string) bool {
+	fi, err := rr.importsOf(ctx, id)
+	f := rr.files[id]
+	if err != nil || f == nil {
+		return false
+	}
+	in, ok := fi.names[name]
+	if !ok {
+		mod, isMod := fi.modules[name]
+		if !isMod {
+			return false
+		}
+		in = importedName{module: mod}
+	}
+	return !strings.HasPrefix(in.module, ".") && len(importFiles(f.language, f.path, in.module, rr.paths, rr.dirs)) == 0
+}
+
+// tsDeclares reports whether file id declares a class, interface, alias
+// or variable named name.
+func (rr *refResolver) tsDeclares(ctx context.Context, id int64, name string) bool {
+	return len(rr.tsDecls(ctx, id)[name]) > 0
+}
+
+var tsTypeDecl = regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+|async\s+)?(class|interface|type|const|let|var|function\*?)\s+([\p{L}_$][\p{L}\p{N}_$]*)`)
+
+// tsBases returns the types the declaration of typ in file id (the
+// nearest before line at, else the first) names as its bases: a class's
+// or interface's extends and implements, an alias's members of a union
+// or intersection, an object literal's stated type. found is false when
+// the file declares no typ, or declares it in a way the reader does not
+// follow (a literal without a stated type, a mapped or conditional
+// type).
+func (rr *refResolver) tsBases(ctx context.Context, id int64, typ string, at int) (bases []string, found bool) {
+	decls := rr.tsDecls(ctx, id)[typ]
+	if len(decls) == 0 {
+		return nil, false
+	}
+	n := decls[0].line
+	for _, d := range decls {
+		if d.line < at {
+			n = d.line // the nearest before at
+		}
+	}
+	m := rr.tsm()
+	key := lineVar{id, n, typ}
+	if f, ok := m.bases[key]; ok {
+		return f.names, f.found
+	}
+	text, err := rr.text(ctx, id)
+	if err != nil {
+		return nil, false
+	}
+	bases, found = readTSBases(text, n, typ)
+	m.bases[key] = tsFound{bases, found}
+	return bases, found
+}
+
+// readTSBases reads the bases of the declaration of typ on line n.
+func readTSBases(text []string, n int, typ string) ([]string, bool) {
+	m := tsTypeDecl.FindStringSubmatch(text[n])
+	// The header: up to the body's '{'; an alias's whole statement.
+	var b strings.Builder
+	depth := 0
+	for k := n; k < len(text) && k < n+40; k++ {
+		l := stripComment(text[k])
+		b.WriteString(l)
+		b.WriteByte(' ')
+		depth += strings.Count(l, "(") + strings.Count(l, "{") + strings.Count(l, "[") - strings.Count(l, ")") - strings.Count(l, "}") - strings.Count(l, "]")
+		t := strings.TrimSpace(l)
+		if m[1] != "type" && (strings.Contains(l, "{") || strings.HasSuffix(t, ";")) {
+			break
+		}
+		if m[1] == "type" && depth <= 0 && strings.Contains(b.String(), "=") && !strings.HasSuffix(t, "=") && !strings.HasSuffix(t, "|") && !strings.HasSuffix(t, "&") &&
+			(k+1 >= len(text) || !strings.HasPrefix(strings.TrimSpace(text[k+1]), "|") && !strings.HasPrefix(strings.TrimSpace(text[k+1]), "&")) {
+			break
+		}
+	}
+	h := b.String()
+	h = h[strings.Index(h, typ)+len(typ):]
+	h = skipTypeArgs(strings.TrimLeft(h, " \t"))
+	switch m[1] {
+	case "class", "interface":
+		end := strings.Index(h, "{")
+		if end < 0 {
+			return nil, false
+		}
+		return typeNames(strings.NewReplacer(" extends ", ",", " implements ", ",").Replace(" " + h[:end])), true
+	case "type":
+		rhs, found := strings.CutPrefix(strings.TrimSpace(h), "=")
+		if !found {
+			return nil, false
+		}
+		rhs = strings.TrimSuffix(strings.TrimSpace(rhs), ";")
+		var out []string
+		for _, p := range tsSplitTop(rhs, "|&") {
+			p = strings.TrimSpace(p)
+			if p == "" || strings.HasPrefix(p, "{") && strings.HasSuffix(p, "}") {
+				continue
+			}
+			name := leadingTypeName(p)
+			if name == "" || strings.ContainsAny(skipTypeArgs(strings.TrimSpace(p[len(name):])), "[?") {
+				return nil, false
+			}
+			out = append(out, name[strings.LastIndex(name, ".")+1:])
+		}
+		return out, true
+	case "const", "let", "var": // const x: T = {…}
+		rest := strings.TrimSpace(h)
+		if !strings.HasPrefix(rest, ":") {
+			return nil, false
+		}
+		name := leadingTypeName(strings.TrimSpace(rest[1:]))
+		if name == "" {
+			return nil, false
+		}
+		return []string{name[strings.LastIndex(name, ".")+1:]}, true
+	}
+	return nil, false // a function
+}
+
+// typeNames returns the type names of a comma-separated list of types
+// (their type arguments dropped, a qualifier's package dropped).
+func typeNames(list string) []string {
+	var out []string
+	for _, p := range tsSplitTop(list, ",") {
+		if name := leadingTypeName(strings.TrimSpace(p)); name != "" {
+			out = append(out, name[strings.LastIndex(name, ".")+1:])
+		}
+	}
+	return out
+}
+
+// leadingTypeName returns the (dotted) name s starts with.
+func leadingTypeName(s string) string {
+	i := strings.IndexFunc(s, func(c rune) bool { return !isWordRune(c) && c != '.' })
+	if i < 0 {
+		i = len(s)
+	}
+	return strings.Trim(s[:i], ".")
+}
+
+// skipTypeArgs returns s without the type arguments or parameters it
+// starts with ("<T extends X>…" gives "…").
+func skipTypeArgs(s string) string {
+	if !strings.HasPrefix(s, "<") {
+		return s
+	}
+	d := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '<':
+			d++
+		case '>':
+			if i > 0 && s[i-1] == '=' {
+				continue // an arrow inside
+			}
+			d--
+			if d == 0 {
+				return s[i+1:]
+			}
+		}
+	}
+	return ""
+}
+
+// tsSplitTop splits s at the separators outside brackets (angle brackets
+// too: TypeScript's type arguments).
+func tsSplitTop(s, seps string) []string {
+	var out []string
+	d, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '(' || c == '[' || c == '{' || c == '<':
+			d++
+		case c == ')' || c == ']' || c == '}' || (c == '>' && (i == 0 || s[i-1] != '=')):
+			d--
+		case d == 0 && strings.IndexByte(seps, c) >= 0:
+			out = append(out, s[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, s[start:])
+}
+
+// tsBinds reports whether a file declares name (a variable, function,
+// class or parameter of that name anywhere in it).
+func (rr *refResolver) tsBinds(ctx context.Context, id int64, name string) bool {
+	m := rr.tsm()
+	key := lineVar{id, 0, name}
+	if b, ok := m.binds[key]; ok {
+		return b
+	}
+	text, _ := rr.text(ctx, id)
+	bound := false
+	for _, l := range text {
+		for _, at := range findUseOffsets(l, name) {
+			prev := lastWord(strings.TrimRight(l[:at], " \t"))
+			after := strings.TrimLeft(l[at+len(name):], " \t?")
+			if bindWords[prev] || declWords[prev] || (strings.HasPrefix(after, ":") && innermostBracket(l, at) == '(') {
+				bound = true
+			}
+		}
+	}
+	m.binds[key] = bound
+	return bound
+}
+
+var tsFieldMods = `(?:(?:public|private|protected|readonly|static|declare|override|abstract)\s+)*`
+
+// tsFieldType returns the type class cls (declared in file id) states
+// for its field f: "f: T", "private readonly f: T", a constructor's
+// parameter property, "f = new T(".
+func (rr *refResolver) tsFieldType(ctx context.Context, id int64, cls, f string) string {
+	m := rr.tsm()
+	key := lineVar{id, 0, cls + "." + f}
+	if t, ok := m.fields[key]; ok {
+		return t
+	}
+	t := rr.readTSFieldType(ctx, id, cls, f)
+	m.fields[key] = t
+	return t
+}
+
+func (rr *refResolver) readTSFieldType(ctx context.Context, id int64, cls, f string) string {
+	text, err := rr.text(ctx, id)
+	if err != nil {
+		return ""
+	}
+	in := false
+	field := regexp.MustCompile(`^\s*` + tsFieldMods + `#?` + regexp.QuoteMeta(f) + `[!?]?\s*(?::\s*([^=;]+)|=\s*new\s+([\p{L}_$][\p{L}\p{N}_$.]*))`)
+	param := regexp.MustCompile(`(?:public|private|protected|readonly)\s+` + tsFieldMods + regexp.QuoteMeta(f) + `\??\s*:\s*([\p{L}_$][\p{L}\p{N}_$.<>]*)`)
+	for _, l := range text {
+		if m := tsTypeDecl.FindStringSubmatch(l); m != nil {
+			in = m[2] == cls && m[1] == "class"
+			continue
+		}
+		if !in {
+			continue
+		}
+		if m := field.FindStringSubmatch(l); m != nil {
+			return strings.TrimSpace(m[1] + m[2])
+		}
+		if m := param.FindStringSubmatch(l); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// tsValueType returns the type of a value the file declares at its top
+// level or imports from a file of the repository that declares it
+// ("export const v = new T(", "export const v: T ="), and the file the
+// type is written in; "" when nothing states it.
+func (rr *refResolver) tsValueType(ctx context.Context, id int64, v string) (string, int64) {
+	m := rr.tsm()
+	key := lineVar{id, 0, v}
+	if t, ok := m.values[key]; ok {
+		return t.typ, t.in
+	}
+	t, in := "", int64(0)
+	if did, name, ok := rr.tsDeclFile(ctx, id, v); ok {
+		text, _ := rr.text(ctx, did)
+		decl := regexp.MustCompile(`^(?:export\s+)?(?:const|let|var)\s+` + regexp.QuoteMeta(name) + `\s*(?::\s*([^=]+?)\s*=|=\s*new\s+([\p{L}_$][\p{L}\p{N}_$.]*))`)
+		for _, dl := range rr.tsDecls(ctx, did)[name] {
+			if mm := decl.FindStringSubmatch(text[dl.line]); mm != nil {
+				t, in = strings.TrimSpace(mm[1]+mm[2]), did
+				break
+			}
+		}
+	}
+	m.values[key] = tsValue{t, in}
+	return t, in
+}
+
+// tsTypeOf returns the type stated for variable v at r (a parameter's,
+// a local's, a top-level or imported value's) and the file it is
+// written in.
+func (rr *refResolver) tsTypeOf(ctx context.Context, r *refLine, v string) (string, int64) {
+	if t := rr.typeOf(ctx, r, v); t != "" {
+		return t, r.fileID
+	}
+	return rr.tsValueType(ctx, r.fileID, v)
+}
+
+// tsParams returns the stated types of the parameters of function fn
+// (of class fn's constructor, when ctor) declared in file id, "" for a
+// parameter without one.
+func (rr *refResolver) tsParams(ctx context.Context, id int64, fn string, ctor bool) []string {
+	m := rr.tsm()
+	key := lineVar{id, map[bool]int{true: 1}[ctor], fn}
+	if p, ok := m.params[key]; ok {
+		return p
+	}
+	p := rr.readTSParams(ctx, id, fn, ctor)
+	m.params[key] = p
+	return p
+}
+
+func (rr *refResolver) readTSParams(ctx context.Context, id int64, fn string, ctor bool) []string {
+	text, err := rr.text(ctx, id)
+	if err != nil {
+		return nil
+	}
+	declared := regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\*?\s+` + regexp.QuoteMeta(fn) + `\b|(?:const|let|var)\s+` + regexp.QuoteMeta(fn) + `\s*=\s*(?:async\s*)?(?:<[^>]*>\s*)?\(|(?:abstract\s+)?class\s+` + regexp.QuoteMeta(fn) + `\b)`)
+	for _, dl := range rr.tsDecls(ctx, id)[fn] {
+		n, l := dl.line, text[dl.line]
+		if !declared.MatchString(l) {
+			continue
+		}
+		at, name := n+1, fn
+		if strings.Contains(l, "class ") {
+			if !ctor {
+				return nil
+			}
+			at = 0
+			for k := n + 1; k < len(text) && k < n+400; k++ {
+				if strings.HasPrefix(strings.TrimSpace(text[k]), "constructor(") {
+					at, name = k+1, "constructor"
+					break
+				}
+			}
+			if at == 0 {
+				return nil
+			}
+		}
+		sig := signatureText(text, at, name).text
+		i := strings.Index(sig, name)
+		if i < 0 {
+			return nil
+		}
+		o := strings.Index(sig[i:], "(")
+		if o < 0 {
+			return nil
+		}
+		list := sig[i+o+1:]
+		d := 1
+		for k := 0; k < len(list); k++ {
+			switch list[k] {
+			case '(', '[', '{':
+				d++
+			case ')', ']', '}':
+				d--
+			}
+			if d == 0 {
+				list = list[:k]
+				break
+			}
+		}
+		var out []string
+		for _, p := range tsSplitTop(list, ",") {
+			_, t, _ := strings.Cut(p, ":")
+			out = append(out, strings.TrimSpace(t))
+		}
+		return out
+	}
+	return nil
+}
+
+// tsReturnType returns the return type stated by r's enclosing function
+// for a return statement on line n directly in its body (not in a
+// function nested in it), "" when none is stated.
+func (rr *refResolver) tsReturnType(ctx context.Context, r *refLine, n int) string {
+	text, err := rr.text(ctx, r.fileID)
+	if err != nil || r.enclStart < 1 || r.enclStart > len(text) || n > len(text) {
+		return ""
+	}
+	sig := signatureText(text, r.enclStart, r.enclName)
+	i := strings.Index(sig.text, r.enclName)
+	if i < 0 {
+		return ""
+	}
+	o := strings.Index(sig.text[i:], "(")
+	if o < 0 {
+		return ""
+	}
+	rest, d := sig.text[i+o:], 0
+	for k := 0; k < len(rest); k++ {
+		switch rest[k] {
+		case '(':
+			d++
+		case ')':
+			d--
+			if d == 0 {
+				rest = rest[k+1:]
+				k = len(rest)
+			}
+		}
+	}
+	rest = strings.TrimSpace(rest)
+	if !strings.HasPrefix(rest, ":") {
+		return ""
+	}
+	// Only a return in the function's own body: no block opened by a
+	// nested function is still open at line n.
+	var nested []bool
+	for k := sig.end; k < n; k++ {
+		l := stripComment(text[k-1])
+		for i := 0; i < len(l); i++ {
+			switch l[i] {
+			case '{':
+				nested = append(nested, strings.Contains(l[:i], "=>") || strings.Contains(l[:i], "function"))
+			case '}':
+				if len(nested) > 0 {
+					nested = nested[:len(nested)-1]
+				}
+			}
+		}
+	}
+	for _, f := range nested[min(1, len(nested)):] {
+		if f {
+			return ""
+		}
+	}
+	return strings.TrimSpace(rest[1:])
+}

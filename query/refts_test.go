@@ -1,0 +1,227 @@
+package query
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// tsRefsFiles is a small TypeScript library: two unrelated types with a
+// member "type", a base whose member two others inherit, a builder
+// exported as an instance, values of stated types, object literals
+// written for a type, and a package's type.
+var tsRefsFiles = map[string]string{
+	"src/events.ts": `export interface Started {
+  type: 'started';
+  at: number;
+}
+
+export interface Stopped {
+  type: 'stopped';
+}
+
+export const Status = 0;
+export type Status = typeof Status;
+export function same(s: Status): boolean {
+  return s === Status;
+}
+
+export interface Shape {
+  kind: string;
+}
+
+export interface Circle extends Shape {
+  kind: string; // a circle's
+  radius: number;
+}
+
+export interface Label {
+  kind: string;
+}
+
+export type Event = Started | Stopped;
+
+export interface Timed<T extends Started> {
+  inner: {
+    at: T['at'];
+  };
+  at: T['at'] | null;
+}
+`,
+	"src/builder.ts": `import type { Started } from './events';
+
+export interface Options {
+  query?: boolean;
+  path: string;
+  parse?: (s: string) => unknown;
+}
+
+export class Failure extends Error {
+  constructor(readonly at: number) {
+    super('failed');
+  }
+}
+
+export class Builder {
+  private readonly options: Options;
+
+  constructor(options: Options) {
+    this.options = options;
+  }
+
+  query(): Builder {
+    return this;
+  }
+
+  describe(): string {
+    return this.options.path;
+  }
+}
+
+export function begin(opts: { path: string; type: string }): Started {
+  return { type: 'started', at: opts.path.length };
+}
+
+export const builder = new Builder({ path: '/' });
+`,
+	"src/index.ts":    "export * from './builder';\n",
+	"src/app/main.ts": "import { builder } from '..';\n\nexport const q = builder.query();\nexport const p = JSON.parse('1');\n",
+	"src/use.ts": `import type { IncomingMessage } from 'http';
+import { builder, begin } from './builder';
+import type { Options } from './builder';
+import type { Started, Stopped, Circle } from './events';
+
+export function run(req: IncomingMessage, opts: Options, s: Stopped): string {
+  const started: Started = {
+    type: 'started',
+    at: 1,
+  };
+  const stopped = { type: 'stopped' };
+  const cfg = { query: true };
+  const other: Options = { query: false, path: req.url ?? '' };
+  builder.query();
+  begin({ path: opts.path, type: 'x' });
+  const pair: [type: string, at: number] = ['a', 1];
+  const box: { type: string; at: number } = { type: 'b', at: 2 };
+  const event = JSON.parse('{}');
+  const { path } = opts;
+  const c: Circle = { kind: 'circle', radius: 1 };
+  return started.type + s.type + stopped.type + cfg.query + other.path + pair + box.type + event.type + path + c.kind;
+}
+
+export function send(msg: Started | Stopped) {
+  return { type: 'stopped', at: 0 } as Stopped;
+}
+`,
+}
+
+// atLine returns "path:line" of the first line of file path holding
+// marker (the test's way to name a line without counting).
+func atLine(t *testing.T, files map[string]string, path, marker string) string {
+	t.Helper()
+	for i, l := range strings.Split(files[path], "\n") {
+		if strings.Contains(l, marker) {
+			return fmt.Sprintf("%s:%d", path, i+1)
+		}
+	}
+	t.Fatalf("no line of %s holds %q", path, marker)
+	return ""
+}
+
+// TestRefsTypeScriptMembers: what the text states about the value a
+// member is reached through, and about the types declaring a member of
+// the name, ties a use to one definition or leaves it out.
+func TestRefsTypeScriptMembers(t *testing.T) {
+	p := refsRepo(t, tsRefsFiles)
+	at := func(path, marker string) string { return atLine(t, tsRefsFiles, path, marker) }
+	cases := []struct {
+		path, qualname string
+		kind           string            // when the file declares several
+		want           map[string]string // "" when left out
+	}{
+		{"src/events.ts", "Started.type", "", map[string]string{
+			at("src/events.ts", "type: 'stopped'"):       "", // an unrelated interface's member
+			at("src/use.ts", "const box"):                "", // a type literal's member
+			at("src/use.ts", "const pair"):               "", // a tuple's label
+			at("src/use.ts", "begin({"):                  "", // the key of a parameter's type literal
+			at("src/use.ts", "const stopped"):            "", // a literal of its own type
+			at("src/use.ts", "return { type: 'stopped'"): "", // "as Stopped"
+			at("src/use.ts", "    type: 'started',"):     ConfResolved,
+			at("src/builder.ts", "return { type"):        ConfResolved, // the function's stated return type
+		}},
+		{"src/events.ts", "Stopped.type", "", map[string]string{
+			at("src/use.ts", "    type: 'started',"):     "", // const started: Started
+			at("src/use.ts", "return { type: 'stopped'"): ConfResolved,
+		}},
+		{"src/events.ts", "Started.at", "", map[string]string{
+			at("src/events.ts", "at: T['at'];"):       ConfNameOnly, // an indexed access type
+			at("src/events.ts", "at: T['at'] | null"): ConfNameOnly, // on the line declaring Timed.at
+		}},
+		{"src/events.ts", "Status", "const", map[string]string{
+			at("src/events.ts", "(s: Status)"):  "", // a type position
+			at("src/events.ts", "s === Status"): ConfResolved,
+		}},
+		{"src/events.ts", "Status", "type", map[string]string{
+			at("src/events.ts", "(s: Status)"):  ConfResolved,
+			at("src/events.ts", "s === Status"): "", // a value position
+		}},
+		{"src/events.ts", "Shape.kind", "", map[string]string{
+			at("src/events.ts", "a circle's"):   ConfNameOnly, // Circle extends Shape
+			at("src/use.ts", "const c: Circle"): ConfResolved,
+		}},
+		{"src/events.ts", "Label.kind", "", map[string]string{
+			at("src/use.ts", "const c: Circle"): "", // a Circle is no Label
+		}},
+		{"src/builder.ts", "Builder.query", "", map[string]string{
+			at("src/use.ts", "builder.query()"):      ConfResolved, // an imported instance
+			at("src/app/main.ts", "builder.query()"): ConfResolved, // through export * in the parent's index
+		}},
+		{"src/builder.ts", "Failure.constructor", "", map[string]string{
+			at("src/builder.ts", "constructor(options: Options)"): "", // another class's
+		}},
+		{"src/builder.ts", "Options.parse", "", map[string]string{
+			at("src/app/main.ts", "JSON.parse"): "", // the runtime's JSON
+		}},
+		{"src/builder.ts", "Options.query", "", map[string]string{
+			at("src/use.ts", "builder.query()"):        "", // a call, and the property is a boolean
+			at("src/use.ts", "const cfg"):              "", // a literal of its own type
+			at("src/use.ts", "const other"):            ConfResolved,
+			at("src/builder.ts", "  query(): Builder"): "",
+		}},
+		{"src/builder.ts", "Options.path", "", map[string]string{
+			at("src/builder.ts", "return this.options.path"): ConfResolved, // a field's stated type
+			at("src/use.ts", "const { path } = opts"):        ConfResolved, // destructured from an Options
+			at("src/use.ts", "req.url"):                      ConfResolved, // the key of "other: Options"
+		}},
+	}
+	for _, c := range cases {
+		var got map[string]string
+		if c.kind == "" {
+			got, _ = refsOf(t, p, c.path, c.qualname)
+		} else {
+			got = refsOfKind(t, p, c.path, c.qualname, c.kind)
+		}
+		wantRefs(t, c.qualname+" "+c.kind, got, c.want)
+	}
+}
+
+// refsOfKind is refsOf for the definition of a kind among those of the
+// same qualified name in a file (a TypeScript constant and its type).
+func refsOfKind(t *testing.T, p *Planner, path, qualname, kind string) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	for _, sid := range symbolIDs(t, p, qualname) {
+		d, err := p.SymbolWith(ctx, sid, SymbolOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Path != path || d.Kind != kind {
+			continue
+		}
+		got, _ := refsByID(t, p, sid)
+		return got
+	}
+	t.Fatalf("no %s %s in %s", kind, qualname, path)
+	return nil
+}
