@@ -32,10 +32,19 @@ type pyType struct {
 	generic string
 	args    []string
 	at      pyCtx
+	// alts are a union's types (A | B, Union[A, B], a TypeVar's
+	// constraints, isinstance(v, (A, B))): a member belongs to each's.
+	alts []pyType
+	// holds: a foreign container written as a literal or made by a
+	// builtin's call ([…], {…}, list(…)): it may hold the repository's values.
+	holds bool
 }
 
 // same reports whether t and o are the same known type.
 func (t pyType) same(o pyType) bool {
+	if len(t.alts) > 0 || len(o.alts) > 0 {
+		return false
+	}
 	if t.cls != nil || o.cls != nil {
 		return t.cls != nil && o.cls != nil && t.cls.def.u.id == o.cls.def.u.id
 	}
@@ -158,6 +167,9 @@ func (rr *refResolver) judgePyMember(ctx context.Context, r *refLine, line strin
 		t = rr.pyExprType(ctx, pyCtx{r.fileID, r.enclStart, r.enclName, r.line}, recv, 0)
 		st.recv[k] = t
 	}
+	if len(t.alts) > 0 {
+		return rr.judgePyUnion(ctx, t, d)
+	}
 	switch {
 	case t.foreign:
 		return vContra, whyForeign, true
@@ -170,6 +182,30 @@ func (rr *refResolver) judgePyMember(ctx context.Context, r *refLine, line strin
 		return vOpen, "", false
 	}
 	return rr.judgePyOwner(ctx, t.cls, d, false)
+}
+
+// judgePyUnion judges d for a member reached on a value of one of
+// several types: d's when one type reaches d, tied elsewhere when every
+// type reaches another definition or none.
+func (rr *refResolver) judgePyUnion(ctx context.Context, t pyType, d *refDef) (refVerdict, string, bool) {
+	why := whyForeign
+	for _, a := range t.alts {
+		switch {
+		case a.foreign:
+		case a.cls == nil:
+			return vOpen, "", false
+		default:
+			v, w, ok := rr.judgePyOwner(ctx, a.cls, d, false)
+			switch {
+			case !ok || v == vOpen:
+				return vOpen, "", false
+			case v == vResolved:
+				return v, w, ok
+			}
+			why = w
+		}
+	}
+	return vContra, why, true
 }
 
 // whyOverride: a Python member's use whose receiver has no stated type,
@@ -353,10 +389,11 @@ func (rr *refResolver) pyAnnType(ctx context.Context, at pyCtx, ann string, dept
 				keep = append(keep, p)
 			}
 		}
-		if len(keep) != 1 {
-			return pyUnknown
-		}
-		return rr.pyAnnType(ctx, at, keep[0], depth+1)
+		return rr.pyUnion(ctx, at, keep, depth)
+	}
+	if strings.HasPrefix(a, "(") && strings.HasSuffix(a, ")") {
+		// isinstance's and except's tuple of classes.
+		return rr.pyUnion(ctx, at, splitTop(a[1:len(a)-1], ','), depth)
 	}
 	head, args := a, ""
 	if i := strings.Index(a, "["); i >= 0 && strings.HasSuffix(a, "]") {
@@ -371,7 +408,9 @@ func (rr *refResolver) pyAnnType(ctx context.Context, at pyCtx, ann string, dept
 	case "Callable":
 		// A function: calling it gives its last argument's type.
 		return pyType{foreign: true, generic: "Callable", args: splitTop(args, ','), at: at}
-	case "Any", "object", "Self", "Union", "TypeVar":
+	case "Union":
+		return rr.pyUnion(ctx, at, splitTop(args, ','), depth)
+	case "Any", "object", "Self", "TypeVar":
 		return pyUnknown
 	}
 	if !pyDotted.MatchString(head) {
@@ -382,6 +421,33 @@ func (rr *refResolver) pyAnnType(ctx context.Context, at pyCtx, ann string, dept
 		t.generic, t.args, t.at = head[strings.LastIndex(head, ".")+1:], splitTop(args, ','), at
 	}
 	return t
+}
+
+// pyUnion types the union of the types written in parts ("None" is
+// none of them); one part is its own type.
+func (rr *refResolver) pyUnion(ctx context.Context, at pyCtx, parts []string, depth int) pyType {
+	var alts []pyType
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p == "None" || p == "" {
+			continue
+		}
+		t := rr.pyAnnType(ctx, at, p, depth+1)
+		if !t.known() && len(t.alts) == 0 {
+			return pyUnknown
+		}
+		if len(t.alts) > 0 {
+			alts = append(alts, t.alts...)
+		} else {
+			alts = append(alts, t)
+		}
+	}
+	switch len(alts) {
+	case 0:
+		return pyUnknown
+	case 1:
+		return alts[0]
+	}
+	return pyType{alts: alts}
 }
 
 // pyTypeName returns the class a name written in file names ("T" or
@@ -413,6 +479,9 @@ func (rr *refResolver) pyTypeName(ctx context.Context, file int64, name string, 
 		}
 		return rr.pyModuleClass(ctx, f.path, mod+qual, last)
 	}
+	if t, ok := rr.pyTypeVar(ctx, file, name, depth); ok {
+		return t
+	}
 	// Defined in the file (at any depth: a class in a function).
 	var inFile *pyClass
 	for _, d := range rr.pyNamed(ctx, name) {
@@ -439,6 +508,45 @@ func (rr *refResolver) pyTypeName(ctx context.Context, file int64, name string, 
 	}
 	// Neither defined here nor imported: a builtin.
 	return pyType{foreign: true}
+}
+
+// pyTypeVar types a type variable file assigns at module level
+// ("T = TypeVar("T", bound=B)" is a B, "TypeVar("T", A, B)" an A or a
+// B); ok is false when name is no such variable. One without a bound is
+// unknown.
+func (rr *refResolver) pyTypeVar(ctx context.Context, file int64, name string, depth int) (pyType, bool) {
+	text, err := rr.text(ctx, file)
+	if err != nil {
+		return pyUnknown, false
+	}
+	for n, l := range text {
+		if !strings.HasPrefix(l, name) {
+			continue
+		}
+		b, ok := pyBindingOn(l, name)
+		if !ok || b.ann != "" {
+			continue
+		}
+		segs, ok := pySegments(strings.TrimSpace(pyJoin(text, n+1, b.expr)))
+		if !ok || len(segs) == 0 || !segs[len(segs)-1].call || segs[len(segs)-1].name != "TypeVar" {
+			return pyUnknown, false
+		}
+		var constraints []string
+		for i, a := range splitTop(segs[len(segs)-1].args, ',') {
+			a = strings.TrimSpace(a)
+			if bound, ok := strings.CutPrefix(a, "bound="); ok {
+				return rr.pyAnnType(ctx, pyCtx{file: file, line: n + 1}, bound, depth+1), true
+			}
+			if i > 0 && a != "" && !strings.Contains(a, "=") {
+				constraints = append(constraints, a)
+			}
+		}
+		if len(constraints) == 0 {
+			return pyUnknown, true
+		}
+		return rr.pyUnion(ctx, pyCtx{file: file, line: n + 1}, constraints, depth), true
+	}
+	return pyUnknown, false
 }
 
 // pyModuleBinds reports whether file assigns name at module level.
@@ -546,7 +654,10 @@ func (rr *refResolver) pyExprType(ctx context.Context, c pyCtx, expr string, dep
 		if first.call {
 			return pyUnknown
 		}
-		t = rr.pyEnclosingType(ctx, c)
+		if t = rr.pyEnclosingType(ctx, c); t.cls == nil {
+			// Outside a class: a parameter like any other.
+			t = rr.pyVarType(ctx, c, first.name, depth)
+		}
 	case first.name == "super" && first.call:
 		return pyUnknown
 	case fi.modules[first.name] != "" && !rr.pyBound(ctx, c, first.name):
@@ -740,7 +851,11 @@ func (rr *refResolver) pyLocal(ctx context.Context, c pyCtx, v string) (b pyBind
 		if ind := pyIndent(l); ind >= 0 && (indent < 0 || ind < indent) {
 			indent = ind
 			if typ, ok := pyNarrowed(l, v); ok {
-				// "if isinstance(v, T):" around c: v is a T there.
+				// "if isinstance(v, T):" around c: v is a T there, the
+				// parameter's stated T[…] when it is one of a union.
+				if a, ok := pyParams(sig.text, c.fnName)[v]; ok {
+					typ = pyNarrowTo(a, typ)
+				}
 				return pyBinding{ann: typ, line: n}, true
 			}
 		}
@@ -836,11 +951,6 @@ func (rr *refResolver) readPyVarType(ctx context.Context, c pyCtx, v string, dep
 // pyBindingType types a binding read at c.
 func (rr *refResolver) pyBindingType(ctx context.Context, c pyCtx, b pyBinding, depth int) pyType {
 	switch {
-	case b.except:
-		if strings.HasPrefix(b.ann, "(") {
-			return pyUnknown
-		}
-		return rr.pyAnnType(ctx, c, b.ann, depth+1)
 	case b.ann != "":
 		return rr.pyAnnType(ctx, c, b.ann, depth+1)
 	case b.elem > 0:

@@ -207,3 +207,100 @@ def pick(a, b) -> str:
 		"kit/nodes.py:49": "", // a loop's tuple target: a local
 	})
 }
+
+// TestRefsPythonUnions: a receiver of several stated types (a union
+// annotation, a TypeVar's bound or constraints, isinstance with a tuple,
+// a union narrowed by isinstance) belongs to each type's member, and to
+// none when no type defines the name; a foreign class's method called on
+// an instance the chain itself makes from plain values is foreign.
+func TestRefsPythonUnions(t *testing.T) {
+	p := refsRepo(t, map[string]string{
+		"kit/shapes.py": `import typing as t
+from collections import abc
+from pathlib import Path
+from typing import TypeVar, Union
+
+
+class Shell:
+    name: t.ClassVar[str] = "sh"
+
+
+class Atomic:
+    @property
+    def name(self) -> str:
+        return ""
+
+
+class Plain:
+    def name(self) -> str:
+        return ""
+
+
+ShellType = TypeVar("ShellType", bound="type[Shell]")
+Either = TypeVar("Either", Shell, Atomic)
+
+
+def register(cls: ShellType, e: Either) -> ShellType:
+    print(cls.name)
+    print(e.name)
+    return cls
+
+
+def either(x: Shell | Atomic, y: Union[Atomic, Path], z: Shell | None, w: Path | int) -> None:
+    print(x.name)
+    print(y.name)
+    print(z.name)
+    print(w.name)
+
+
+def fmt(v) -> str:
+    if isinstance(v, (Atomic, Path)) and hasattr(v, "name"):
+        return v.name
+    return ""
+
+
+def where(p: str, items: list[Plain]) -> str:
+    q = Path(p).absolute()
+    print(q.name)
+    r = Path(items).absolute()
+    return r.name
+
+
+def group(shells: abc.Mapping[str, Shell] | abc.Sequence[Shell] | None) -> None:
+    if isinstance(shells, abc.Sequence):
+        print({s.name: s for s in shells})
+`,
+	})
+	shell, _ := refsOf(t, p, "kit/shapes.py", "Shell.name")
+	atomic, _ := refsOf(t, p, "kit/shapes.py", "Atomic.name")
+	plain, _ := refsOf(t, p, "kit/shapes.py", "Plain.name")
+	wantRefs(t, "Shell.name", shell, map[string]string{
+		"kit/shapes.py:27": ConfResolved, // a TypeVar's bound
+		"kit/shapes.py:28": ConfResolved, // a TypeVar's constraints
+		"kit/shapes.py:33": ConfResolved, // Shell | Atomic
+		"kit/shapes.py:34": "",           // Union[Atomic, Path]
+		"kit/shapes.py:35": ConfResolved,
+		"kit/shapes.py:36": "", // Path | int: foreign both
+		"kit/shapes.py:41": "", // isinstance(v, (Atomic, Path))
+		"kit/shapes.py:54": ConfResolved,
+	})
+	wantRefs(t, "Atomic.name", atomic, map[string]string{
+		"kit/shapes.py:27": "",
+		"kit/shapes.py:28": ConfResolved,
+		"kit/shapes.py:33": ConfResolved,
+		"kit/shapes.py:34": ConfResolved,
+		"kit/shapes.py:35": "",
+		"kit/shapes.py:41": ConfResolved,
+		"kit/shapes.py:54": "",
+	})
+	wantRefs(t, "Plain.name", plain, map[string]string{
+		"kit/shapes.py:27": "",
+		"kit/shapes.py:28": "",
+		"kit/shapes.py:33": "",
+		"kit/shapes.py:34": "",
+		"kit/shapes.py:35": "",
+		"kit/shapes.py:36": "",
+		"kit/shapes.py:41": "",
+		"kit/shapes.py:54": "",
+	})
+}
