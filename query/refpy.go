@@ -632,7 +632,7 @@ func (rr *refResolver) pyExprType(ctx context.Context, c pyCtx, expr string, dep
 		return pyUnknown
 	}
 	if pyLiteral(e) {
-		return pyType{foreign: true}
+		return pyType{foreign: true, holds: e[0] == '[' || e[0] == '{'}
 	}
 	segs, ok := pySegments(e)
 	if !ok || len(segs) == 0 {
@@ -644,6 +644,7 @@ func (rr *refResolver) pyExprType(ctx context.Context, c pyCtx, expr string, dep
 	}
 	first := segs[0]
 	var t pyType
+	fresh := false // t is an instance the chain made of a foreign class from plain values
 	rest := segs[1:]
 	if cast, ok := pyCast(fi, segs); ok {
 		// typing.cast(T, v) is a T.
@@ -666,15 +667,24 @@ func (rr *refResolver) pyExprType(ctx context.Context, c pyCtx, expr string, dep
 			return pyUnknown
 		}
 		t = rr.pyModuleMember(ctx, c, fi.modules[first.name], rest[0], depth)
+		fresh = rest[0].call && startsUpper(rest[0].name) && rr.pyPlainArgs(ctx, c, rest[0].args, depth)
 		rest = rest[1:]
 	case first.call:
 		t = rr.pyCallType(ctx, c, first.name, depth)
+		fresh = startsUpper(first.name) && rr.pyPlainArgs(ctx, c, first.args, depth)
 	default:
 		t = rr.pyVarType(ctx, c, first.name, depth)
 	}
 	for _, s := range rest {
 		if t.foreign && !s.call {
 			t = pyType{foreign: true} // a foreign value's attribute is its library's
+			continue
+		}
+		if t.foreign && fresh && rr.pyPlainArgs(ctx, c, s.args, depth) {
+			// A foreign class's instance the chain made from plain
+			// values holds none of the repository's: its methods'
+			// results are its library's.
+			t = pyType{foreign: true}
 			continue
 		}
 		if t.cls == nil {
@@ -684,6 +694,32 @@ func (rr *refResolver) pyExprType(ctx context.Context, c pyCtx, expr string, dep
 	}
 	return t
 }
+
+// pyPlainArgs reports whether a call's arguments are plain foreign
+// values (strings, numbers, a foreign class's instances), none of which
+// may hold a value of the repository.
+func (rr *refResolver) pyPlainArgs(ctx context.Context, c pyCtx, args string, depth int) bool {
+	for _, a := range splitTop(args, ',') {
+		a = strings.TrimSpace(a)
+		if pyKeywordArg.MatchString(a) {
+			_, a, _ = strings.Cut(a, "=")
+			a = strings.TrimSpace(a)
+		}
+		if a == "" {
+			continue
+		}
+		if strings.HasPrefix(a, "*") || strings.HasPrefix(a, "lambda") {
+			return false
+		}
+		t := rr.pyExprType(ctx, c, a, depth+1)
+		if !t.foreign || t.holds || t.generic != "" || len(t.alts) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+var pyKeywordArg = regexp.MustCompile(`^[\p{L}_][\p{L}\p{N}_]*\s*=[^=]`)
 
 // pyCast returns the call of typing.cast that starts segs ("cast(…)",
 // "t.cast(…)", "typing.cast(…)").
@@ -795,6 +831,10 @@ func (rr *refResolver) pyCallType(ctx context.Context, c pyCtx, name string, dep
 	}
 	// Neither defined in the file nor imported: a builtin.
 	if pyBuiltinCalls[name] || startsUpper(name) {
+		switch name {
+		case "list", "dict", "set", "frozenset", "tuple", "object":
+			return pyType{foreign: true, holds: true} // may hold what it was given
+		}
 		return pyType{foreign: true}
 	}
 	return pyUnknown

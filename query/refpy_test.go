@@ -282,6 +282,7 @@ def group(shells: abc.Mapping[str, Shell] | abc.Sequence[Shell] | None) -> None:
 		"kit/shapes.py:35": ConfResolved,
 		"kit/shapes.py:36": "", // Path | int: foreign both
 		"kit/shapes.py:41": "", // isinstance(v, (Atomic, Path))
+		"kit/shapes.py:47": "", // Path(p).absolute()
 		"kit/shapes.py:54": ConfResolved,
 	})
 	wantRefs(t, "Atomic.name", atomic, map[string]string{
@@ -301,6 +302,8 @@ def group(shells: abc.Mapping[str, Shell] | abc.Sequence[Shell] | None) -> None:
 		"kit/shapes.py:35": "",
 		"kit/shapes.py:36": "",
 		"kit/shapes.py:41": "",
+		"kit/shapes.py:47": "",
+		"kit/shapes.py:49": ConfNameOnly, // Path(items): a value holding the repository's
 		"kit/shapes.py:54": "",
 	})
 }
