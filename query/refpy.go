@@ -608,11 +608,46 @@ func (rr *refResolver) pyModuleClass(ctx context.Context, from, mod, name string
 		}
 	}
 	if len(classes) == 1 && len(importFiles("python", from, mod, rr.paths, rr.dirs)) == 0 && !strings.HasPrefix(mod, ".") {
-		// An absolute import of the repository's own package (the index
-		// root may be the package itself).
-		return pyType{cls: rr.pyClassOf(ctx, classes[0])}
+		if rr.pyOwnPackage(ctx, from, mod) {
+			// An absolute import of the repository's own package (the
+			// index root may be the package itself).
+			return pyType{cls: rr.pyClassOf(ctx, classes[0])}
+		}
+		return pyType{foreign: true} // another package's class of the same name
 	}
 	return pyUnknown
+}
+
+// pyOwnPackage reports whether absolute module mod, which names no file
+// of the repository, is the repository's own package under another root:
+// its path past the first part names a file of the repository, or the
+// importing file imports a module of that first part which does.
+func (rr *refResolver) pyOwnPackage(ctx context.Context, from, mod string) bool {
+	root, rest, _ := strings.Cut(mod, ".")
+	if rest != "" && len(importFiles("python", from, rest, rr.paths, rr.dirs)) > 0 {
+		return true
+	}
+	fr := rr.byPath[from]
+	if fr == nil {
+		return false
+	}
+	fi, err := rr.importsOf(ctx, fr.id)
+	if err != nil {
+		return true
+	}
+	var mods []string
+	for _, m := range fi.modules {
+		mods = append(mods, m)
+	}
+	for _, in := range fi.names {
+		mods = append(mods, in.module)
+	}
+	for _, m := range mods {
+		if r, ok := strings.CutPrefix(m, root+"."); ok && len(importFiles("python", from, r, rr.paths, rr.dirs)) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // pyBuiltinCalls are the builtins whose call makes a value of a builtin

@@ -307,3 +307,20 @@ def group(shells: abc.Mapping[str, Shell] | abc.Sequence[Shell] | None) -> None:
 		"kit/shapes.py:54": "",
 	})
 }
+
+// TestRefsPythonOwnPackage: an absolute import names the repository's own
+// package (the index root being the package) only when its path past
+// the first part names a repository file; another package's class of the
+// same name is foreign.
+func TestRefsPythonOwnPackage(t *testing.T) {
+	p := refsRepo(t, map[string]string{
+		"types.py": "class Path:\n    def absolute(self) -> \"Path\":\n        return self\n",
+		"pager.py": "from pathlib import Path\n\n\ndef page(p: str) -> None:\n    Path(p).absolute()\n",
+		"own.py":   "from mypkg.types import Path\n\n\ndef page(p: str) -> None:\n    Path(p).absolute()\n",
+	})
+	got, _ := refsOf(t, p, "types.py", "Path.absolute")
+	wantRefs(t, "Path.absolute", got, map[string]string{
+		"own.py:5":   ConfResolved,
+		"pager.py:5": "", // pathlib's Path
+	})
+}
