@@ -1080,8 +1080,8 @@ func (rr *refResolver) readPyModuleVar(ctx context.Context, file int64, v string
 
 // pyMemberType types c's member name: a method called gives its stated
 // return type, a property its getter's; an attribute what the class
-// states for it (an annotation in its body, "self.name: T", or the value
-// every "self.name = …" assigns).
+// states for it (an annotation in its body or "self.name: T", else the
+// value every "self.name = …" assigns).
 func (rr *refResolver) pyMemberType(ctx context.Context, c *pyClass, name string, call bool, depth int) pyType {
 	if depth > pyDepth {
 		return pyUnknown
@@ -1156,6 +1156,11 @@ func (rr *refResolver) pyAttrAssigned(ctx context.Context, k *pyClass, name stri
 		}
 		if strings.TrimSpace(b.expr) == "None" && b.ann == "" {
 			continue // not set yet
+		}
+		if b.ann != "" && !b.except {
+			// A declared type ("self.x: T", "x: T" in the body) is the
+			// attribute's, whatever values are assigned.
+			return rr.pyAnnType(ctx, c, b.ann, depth+1), true
 		}
 		got = append(got, rr.pyBindingType(ctx, c, b, depth))
 	}

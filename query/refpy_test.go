@@ -324,3 +324,36 @@ func TestRefsPythonOwnPackage(t *testing.T) {
 		"pager.py:5": "", // pathlib's Path
 	})
 }
+
+// TestRefsPythonDeclaredAttr: an attribute's declared type ("self.x: T")
+// is its type whatever values are assigned to it.
+func TestRefsPythonDeclaredAttr(t *testing.T) {
+	p := refsRepo(t, map[string]string{
+		"kit/lazy.py": `import typing as t
+
+
+class Handle:
+    def close(self) -> None:
+        pass
+
+
+class Lazy:
+    def __init__(self, opener) -> None:
+        self._f: t.IO[str] | None
+        self._h: Handle | None = None
+        self._f = opener()
+        self._h = opener()
+
+    def close(self) -> None:
+        if self._f is not None:
+            self._f.close()
+        if self._h is not None:
+            self._h.close()
+`,
+	})
+	got, _ := refsOf(t, p, "kit/lazy.py", "Handle.close")
+	wantRefs(t, "Handle.close", got, map[string]string{
+		"kit/lazy.py:18": "", // t.IO[str]: typing's
+		"kit/lazy.py:20": ConfResolved,
+	})
+}
