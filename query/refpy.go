@@ -1031,6 +1031,9 @@ func (rr *refResolver) pyBindingType(ctx context.Context, c pyCtx, b pyBinding, 
 	case b.elem > 0:
 		return rr.pyItem(ctx, rr.pyExprType(ctx, c, b.expr, depth+1), b.elem-1, depth)
 	case b.iter:
+		if t, ok := rr.pyAppended(ctx, c, strings.TrimSpace(b.expr), depth); ok {
+			return t
+		}
 		return rr.pyItem(ctx, rr.pyExprType(ctx, c, b.expr, depth+1), -1, depth)
 	case b.enter:
 		t := rr.pyExprType(ctx, c, b.expr, depth+1)
@@ -1045,6 +1048,53 @@ func (rr *refResolver) pyBindingType(ctx context.Context, c pyCtx, b pyBinding, 
 		return rr.pyExprType(ctx, c, b.expr, depth+1)
 	}
 	return pyUnknown
+}
+
+// pyAppended types the items of local list v at c that the function
+// makes empty ("v = []") and fills only by "v.append(x)" before c: x's
+// type, when every append states the same one.
+func (rr *refResolver) pyAppended(ctx context.Context, c pyCtx, v string, depth int) (pyType, bool) {
+	if c.fnStart == 0 || !pyDotted.MatchString(v) || strings.Contains(v, ".") {
+		return pyUnknown, false
+	}
+	b, ok := rr.pyLocal(ctx, c, v)
+	if !ok || b.ann != "" || b.line == 0 || strings.TrimSpace(b.expr) != "[]" {
+		return pyUnknown, false
+	}
+	text, err := rr.text(ctx, c.file)
+	if err != nil {
+		return pyUnknown, false
+	}
+	var got []pyType
+	for n := b.line + 1; n < c.line && n <= len(text); n++ {
+		l := stripComment(text[n-1])
+		for _, at := range findUseOffsets(l, v) {
+			if at > 0 && l[at-1] == '.' {
+				continue // another value's member of the name
+			}
+			rest := l[at+len(v):]
+			arg, ok := strings.CutPrefix(rest, ".append(")
+			if !ok {
+				if strings.HasPrefix(rest, ".") || strings.HasPrefix(strings.TrimSpace(rest), "+=") || strings.HasPrefix(rest, "[") {
+					return pyUnknown, false // filled otherwise, or read: not only appends
+				}
+				continue
+			}
+			if e := pyClose("("+arg, 0); e > 0 {
+				arg = arg[:e-1]
+			}
+			got = append(got, rr.pyExprType(ctx, pyCtx{c.file, c.fnStart, c.fnName, n}, arg, depth+1))
+		}
+	}
+	if len(got) == 0 || !got[0].known() {
+		return pyUnknown, false
+	}
+	for _, t := range got[1:] {
+		if !t.same(got[0]) {
+			return pyUnknown, false
+		}
+	}
+	return got[0], true
 }
 
 // pyModuleVar types a module-level assignment of v in file ("v = …",

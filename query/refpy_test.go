@@ -357,3 +357,50 @@ class Lazy:
 		"kit/lazy.py:20": ConfResolved,
 	})
 }
+
+// TestRefsPythonAppended: the items of a local list made empty and
+// filled only by appends of one stated type are of that type.
+func TestRefsPythonAppended(t *testing.T) {
+	p := refsRepo(t, map[string]string{
+		"kit/run.py": `class Job:
+    def start(self) -> None:
+        pass
+
+
+class Task:
+    def start(self) -> None:
+        pass
+
+
+def make() -> Job:
+    return Job()
+
+
+def run(n: int, other) -> None:
+    jobs = []
+    mixed = []
+    while n:
+        job = make()
+        jobs.append(job)
+        mixed.append(other)
+        n -= 1
+    for j in jobs:
+        j.start()
+    print([k.start() for k in jobs])
+    for m in mixed:
+        m.start()
+`,
+	})
+	job, _ := refsOf(t, p, "kit/run.py", "Job.start")
+	task, _ := refsOf(t, p, "kit/run.py", "Task.start")
+	wantRefs(t, "Job.start", job, map[string]string{
+		"kit/run.py:24": ConfResolved,
+		"kit/run.py:25": ConfResolved,
+		"kit/run.py:27": ConfNameOnly, // an append of no stated type
+	})
+	wantRefs(t, "Task.start", task, map[string]string{
+		"kit/run.py:24": "",
+		"kit/run.py:25": "",
+		"kit/run.py:27": ConfNameOnly,
+	})
+}
