@@ -16,9 +16,10 @@ import (
 // return type ("-> T"), an attribute the class assigns in a method
 // ("self.x = T(…)", "self.x: T") or declares in its body, a module-level
 // instance (here or imported from a module of the repository), an
-// "except T as e", and the class for self, cls and super(). A member is
-// then the first definition of the name along the class and its bases
-// read the same way. A type the repository does not define (a builtin, the
+// "except T as e", and the class for self, cls and super(). A union (a
+// TypeVar's bound or constraints, isinstance with a tuple) is each of its
+// types. A member is then the first definition of the name along the
+// class and its bases read the same way. A type the repository does not define (a builtin, the
 // standard library, a dependency) owns its members: none of the
 // repository's definitions is meant. Anything else stays open.
 
