@@ -103,6 +103,14 @@ type pyState struct {
 	modVars map[lineVar]pyType // a file's module-level variables
 	classes map[lineVar]*pyClass
 	over    map[string]bool // by definition id: it overrides a base's member
+	tvars   map[lineVar]pyTypeVarOf
+}
+
+// pyTypeVarOf is what pyTypeVar read: a type variable's type, ok when the
+// name is one.
+type pyTypeVarOf struct {
+	t  pyType
+	ok bool
 }
 
 type pyVarKey struct {
@@ -124,7 +132,8 @@ func (rr *refResolver) pyState() *pyState {
 	if rr.py == nil {
 		rr.py = &pyState{named: map[string][]refDef{}, recv: map[lineVar]pyType{}, vars: map[pyVarKey]pyType{},
 			attrs: map[string]pyType{}, mros: map[string]pyMRO{}, visited: map[string]bool{},
-			binds: map[lineVar]bool{}, modVars: map[lineVar]pyType{}, classes: map[lineVar]*pyClass{}, over: map[string]bool{}}
+			binds: map[lineVar]bool{}, modVars: map[lineVar]pyType{}, classes: map[lineVar]*pyClass{}, over: map[string]bool{},
+			tvars: map[lineVar]pyTypeVarOf{}}
 	}
 	return rr.py
 }
@@ -516,6 +525,14 @@ func (rr *refResolver) pyTypeName(ctx context.Context, file int64, name string, 
 // B); ok is false when name is no such variable. One without a bound is
 // unknown.
 func (rr *refResolver) pyTypeVar(ctx context.Context, file int64, name string, depth int) (pyType, bool) {
+	v := memo(rr.pyState().tvars, lineVar{file: file, name: name}, func() pyTypeVarOf {
+		t, ok := rr.readPyTypeVar(ctx, file, name, depth)
+		return pyTypeVarOf{t, ok}
+	})
+	return v.t, v.ok
+}
+
+func (rr *refResolver) readPyTypeVar(ctx context.Context, file int64, name string, depth int) (pyType, bool) {
 	text, err := rr.text(ctx, file)
 	if err != nil {
 		return pyUnknown, false

@@ -271,41 +271,43 @@ def group(shells: abc.Mapping[str, Shell] | abc.Sequence[Shell] | None) -> None:
         print({s.name: s for s in shells})
 `,
 	})
-	shell, _ := refsOf(t, p, "kit/shapes.py", "Shell.name")
-	atomic, _ := refsOf(t, p, "kit/shapes.py", "Atomic.name")
-	plain, _ := refsOf(t, p, "kit/shapes.py", "Plain.name")
-	wantRefs(t, "Shell.name", shell, map[string]string{
-		"kit/shapes.py:27": ConfResolved, // a TypeVar's bound
-		"kit/shapes.py:28": ConfResolved, // a TypeVar's constraints
-		"kit/shapes.py:33": ConfResolved, // Shell | Atomic
-		"kit/shapes.py:34": "",           // Union[Atomic, Path]
-		"kit/shapes.py:35": ConfResolved,
-		"kit/shapes.py:36": "", // Path | int: foreign both
-		"kit/shapes.py:41": "", // isinstance(v, (Atomic, Path))
-		"kit/shapes.py:47": "", // Path(p).absolute()
-		"kit/shapes.py:54": ConfResolved,
-	})
-	wantRefs(t, "Atomic.name", atomic, map[string]string{
-		"kit/shapes.py:27": "",
-		"kit/shapes.py:28": ConfResolved,
-		"kit/shapes.py:33": ConfResolved,
-		"kit/shapes.py:34": ConfResolved,
-		"kit/shapes.py:35": "",
-		"kit/shapes.py:41": ConfResolved,
-		"kit/shapes.py:54": "",
-	})
-	wantRefs(t, "Plain.name", plain, map[string]string{
-		"kit/shapes.py:27": "",
-		"kit/shapes.py:28": "",
-		"kit/shapes.py:33": "",
-		"kit/shapes.py:34": "",
-		"kit/shapes.py:35": "",
-		"kit/shapes.py:36": "",
-		"kit/shapes.py:41": "",
-		"kit/shapes.py:47": "",
-		"kit/shapes.py:49": ConfNameOnly, // Path(items): a value holding the repository's
-		"kit/shapes.py:54": "",
-	})
+	for qn, want := range map[string]map[string]string{
+		"Shell.name": {
+			"kit/shapes.py:27": ConfResolved, // a TypeVar's bound
+			"kit/shapes.py:28": ConfResolved, // a TypeVar's constraints
+			"kit/shapes.py:33": ConfResolved, // Shell | Atomic
+			"kit/shapes.py:34": "",           // Union[Atomic, Path]
+			"kit/shapes.py:35": ConfResolved,
+			"kit/shapes.py:36": "", // Path | int: foreign both
+			"kit/shapes.py:41": "", // isinstance(v, (Atomic, Path))
+			"kit/shapes.py:47": "", // Path(p).absolute()
+			"kit/shapes.py:54": ConfResolved,
+		},
+		"Atomic.name": {
+			"kit/shapes.py:27": "",
+			"kit/shapes.py:28": ConfResolved,
+			"kit/shapes.py:33": ConfResolved,
+			"kit/shapes.py:34": ConfResolved,
+			"kit/shapes.py:35": "",
+			"kit/shapes.py:41": ConfResolved,
+			"kit/shapes.py:54": "",
+		},
+		"Plain.name": {
+			"kit/shapes.py:27": "",
+			"kit/shapes.py:28": "",
+			"kit/shapes.py:33": "",
+			"kit/shapes.py:34": "",
+			"kit/shapes.py:35": "",
+			"kit/shapes.py:36": "",
+			"kit/shapes.py:41": "",
+			"kit/shapes.py:47": "",
+			"kit/shapes.py:49": ConfNameOnly, // Path(items): a value holding the repository's
+			"kit/shapes.py:54": "",
+		},
+	} {
+		got, _ := refsOf(t, p, "kit/shapes.py", qn)
+		wantRefs(t, qn, got, want)
+	}
 }
 
 // TestRefsPythonOwnPackage: an absolute import names the repository's own
