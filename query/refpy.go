@@ -16,9 +16,10 @@ import (
 // return type ("-> T"), an attribute the class assigns in a method
 // ("self.x = T(…)", "self.x: T") or declares in its body, a module-level
 // instance (here or imported from a module of the repository), an
-// "except T as e", and the class for self, cls and super(). A member is
-// then the first definition of the name along the class and its bases
-// read the same way. A type the repository does not define (a builtin, the
+// "except T as e", and the class for self, cls and super(). A union (a
+// TypeVar's bound or constraints, isinstance with a tuple) is each of its
+// types. A member is then the first definition of the name along the
+// class and its bases read the same way. A type the repository does not define (a builtin, the
 // standard library, a dependency) owns its members: none of the
 // repository's definitions is meant. Anything else stays open.
 
@@ -32,10 +33,19 @@ type pyType struct {
 	generic string
 	args    []string
 	at      pyCtx
+	// alts are a union's types (A | B, Union[A, B], a TypeVar's
+	// constraints, isinstance(v, (A, B))): a member belongs to each's.
+	alts []pyType
+	// holds: a foreign container written as a literal or made by a
+	// builtin's call ([…], {…}, list(…)): it may hold the repository's values.
+	holds bool
 }
 
 // same reports whether t and o are the same known type.
 func (t pyType) same(o pyType) bool {
+	if len(t.alts) > 0 || len(o.alts) > 0 {
+		return false
+	}
 	if t.cls != nil || o.cls != nil {
 		return t.cls != nil && o.cls != nil && t.cls.def.u.id == o.cls.def.u.id
 	}
@@ -93,6 +103,14 @@ type pyState struct {
 	modVars map[lineVar]pyType // a file's module-level variables
 	classes map[lineVar]*pyClass
 	over    map[string]bool // by definition id: it overrides a base's member
+	tvars   map[lineVar]pyTypeVarOf
+}
+
+// pyTypeVarOf is what pyTypeVar read: a type variable's type, ok when the
+// name is one.
+type pyTypeVarOf struct {
+	t  pyType
+	ok bool
 }
 
 type pyVarKey struct {
@@ -114,7 +132,8 @@ func (rr *refResolver) pyState() *pyState {
 	if rr.py == nil {
 		rr.py = &pyState{named: map[string][]refDef{}, recv: map[lineVar]pyType{}, vars: map[pyVarKey]pyType{},
 			attrs: map[string]pyType{}, mros: map[string]pyMRO{}, visited: map[string]bool{},
-			binds: map[lineVar]bool{}, modVars: map[lineVar]pyType{}, classes: map[lineVar]*pyClass{}, over: map[string]bool{}}
+			binds: map[lineVar]bool{}, modVars: map[lineVar]pyType{}, classes: map[lineVar]*pyClass{}, over: map[string]bool{},
+			tvars: map[lineVar]pyTypeVarOf{}}
 	}
 	return rr.py
 }
@@ -158,6 +177,9 @@ func (rr *refResolver) judgePyMember(ctx context.Context, r *refLine, line strin
 		t = rr.pyExprType(ctx, pyCtx{r.fileID, r.enclStart, r.enclName, r.line}, recv, 0)
 		st.recv[k] = t
 	}
+	if len(t.alts) > 0 {
+		return rr.judgePyUnion(ctx, t, d)
+	}
 	switch {
 	case t.foreign:
 		return vContra, whyForeign, true
@@ -170,6 +192,30 @@ func (rr *refResolver) judgePyMember(ctx context.Context, r *refLine, line strin
 		return vOpen, "", false
 	}
 	return rr.judgePyOwner(ctx, t.cls, d, false)
+}
+
+// judgePyUnion judges d for a member reached on a value of one of
+// several types: d's when one type reaches d, tied elsewhere when every
+// type reaches another definition or none.
+func (rr *refResolver) judgePyUnion(ctx context.Context, t pyType, d *refDef) (refVerdict, string, bool) {
+	why := whyForeign
+	for _, a := range t.alts {
+		switch {
+		case a.foreign:
+		case a.cls == nil:
+			return vOpen, "", false
+		default:
+			v, w, ok := rr.judgePyOwner(ctx, a.cls, d, false)
+			switch {
+			case !ok || v == vOpen:
+				return vOpen, "", false
+			case v == vResolved:
+				return v, w, ok
+			}
+			why = w
+		}
+	}
+	return vContra, why, true
 }
 
 // whyOverride: a Python member's use whose receiver has no stated type,
@@ -353,10 +399,11 @@ func (rr *refResolver) pyAnnType(ctx context.Context, at pyCtx, ann string, dept
 				keep = append(keep, p)
 			}
 		}
-		if len(keep) != 1 {
-			return pyUnknown
-		}
-		return rr.pyAnnType(ctx, at, keep[0], depth+1)
+		return rr.pyUnion(ctx, at, keep, depth)
+	}
+	if strings.HasPrefix(a, "(") && strings.HasSuffix(a, ")") {
+		// isinstance's and except's tuple of classes.
+		return rr.pyUnion(ctx, at, splitTop(a[1:len(a)-1], ','), depth)
 	}
 	head, args := a, ""
 	if i := strings.Index(a, "["); i >= 0 && strings.HasSuffix(a, "]") {
@@ -371,7 +418,9 @@ func (rr *refResolver) pyAnnType(ctx context.Context, at pyCtx, ann string, dept
 	case "Callable":
 		// A function: calling it gives its last argument's type.
 		return pyType{foreign: true, generic: "Callable", args: splitTop(args, ','), at: at}
-	case "Any", "object", "Self", "Union", "TypeVar":
+	case "Union":
+		return rr.pyUnion(ctx, at, splitTop(args, ','), depth)
+	case "Any", "object", "Self", "TypeVar":
 		return pyUnknown
 	}
 	if !pyDotted.MatchString(head) {
@@ -382,6 +431,33 @@ func (rr *refResolver) pyAnnType(ctx context.Context, at pyCtx, ann string, dept
 		t.generic, t.args, t.at = head[strings.LastIndex(head, ".")+1:], splitTop(args, ','), at
 	}
 	return t
+}
+
+// pyUnion types the union of the types written in parts ("None" is
+// none of them); one part is its own type.
+func (rr *refResolver) pyUnion(ctx context.Context, at pyCtx, parts []string, depth int) pyType {
+	var alts []pyType
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p == "None" || p == "" {
+			continue
+		}
+		t := rr.pyAnnType(ctx, at, p, depth+1)
+		if !t.known() && len(t.alts) == 0 {
+			return pyUnknown
+		}
+		if len(t.alts) > 0 {
+			alts = append(alts, t.alts...)
+		} else {
+			alts = append(alts, t)
+		}
+	}
+	switch len(alts) {
+	case 0:
+		return pyUnknown
+	case 1:
+		return alts[0]
+	}
+	return pyType{alts: alts}
 }
 
 // pyTypeName returns the class a name written in file names ("T" or
@@ -413,6 +489,9 @@ func (rr *refResolver) pyTypeName(ctx context.Context, file int64, name string, 
 		}
 		return rr.pyModuleClass(ctx, f.path, mod+qual, last)
 	}
+	if t, ok := rr.pyTypeVar(ctx, file, name, depth); ok {
+		return t
+	}
 	// Defined in the file (at any depth: a class in a function).
 	var inFile *pyClass
 	for _, d := range rr.pyNamed(ctx, name) {
@@ -439,6 +518,53 @@ func (rr *refResolver) pyTypeName(ctx context.Context, file int64, name string, 
 	}
 	// Neither defined here nor imported: a builtin.
 	return pyType{foreign: true}
+}
+
+// pyTypeVar types a type variable file assigns at module level
+// ("T = TypeVar("T", bound=B)" is a B, "TypeVar("T", A, B)" an A or a
+// B); ok is false when name is no such variable. One without a bound is
+// unknown.
+func (rr *refResolver) pyTypeVar(ctx context.Context, file int64, name string, depth int) (pyType, bool) {
+	v := memo(rr.pyState().tvars, lineVar{file: file, name: name}, func() pyTypeVarOf {
+		t, ok := rr.readPyTypeVar(ctx, file, name, depth)
+		return pyTypeVarOf{t, ok}
+	})
+	return v.t, v.ok
+}
+
+func (rr *refResolver) readPyTypeVar(ctx context.Context, file int64, name string, depth int) (pyType, bool) {
+	text, err := rr.text(ctx, file)
+	if err != nil {
+		return pyUnknown, false
+	}
+	for n, l := range text {
+		if !strings.HasPrefix(l, name) {
+			continue
+		}
+		b, ok := pyBindingOn(l, name)
+		if !ok || b.ann != "" {
+			continue
+		}
+		segs, ok := pySegments(strings.TrimSpace(pyJoin(text, n+1, b.expr)))
+		if !ok || len(segs) == 0 || !segs[len(segs)-1].call || segs[len(segs)-1].name != "TypeVar" {
+			return pyUnknown, false
+		}
+		var constraints []string
+		for i, a := range splitTop(segs[len(segs)-1].args, ',') {
+			a = strings.TrimSpace(a)
+			if bound, ok := strings.CutPrefix(a, "bound="); ok {
+				return rr.pyAnnType(ctx, pyCtx{file: file, line: n + 1}, bound, depth+1), true
+			}
+			if i > 0 && a != "" && !strings.Contains(a, "=") {
+				constraints = append(constraints, a)
+			}
+		}
+		if len(constraints) == 0 {
+			return pyUnknown, true
+		}
+		return rr.pyUnion(ctx, pyCtx{file: file, line: n + 1}, constraints, depth), true
+	}
+	return pyUnknown, false
 }
 
 // pyModuleBinds reports whether file assigns name at module level.
@@ -500,11 +626,46 @@ func (rr *refResolver) pyModuleClass(ctx context.Context, from, mod, name string
 		}
 	}
 	if len(classes) == 1 && len(importFiles("python", from, mod, rr.paths, rr.dirs)) == 0 && !strings.HasPrefix(mod, ".") {
-		// An absolute import of the repository's own package (the index
-		// root may be the package itself).
-		return pyType{cls: rr.pyClassOf(ctx, classes[0])}
+		if rr.pyOwnPackage(ctx, from, mod) {
+			// An absolute import of the repository's own package (the
+			// index root may be the package itself).
+			return pyType{cls: rr.pyClassOf(ctx, classes[0])}
+		}
+		return pyType{foreign: true} // another package's class of the same name
 	}
 	return pyUnknown
+}
+
+// pyOwnPackage reports whether absolute module mod, which names no file
+// of the repository, is the repository's own package under another root:
+// its path past the first part names a file of the repository, or the
+// importing file imports a module of that first part which does.
+func (rr *refResolver) pyOwnPackage(ctx context.Context, from, mod string) bool {
+	root, rest, _ := strings.Cut(mod, ".")
+	if rest != "" && len(importFiles("python", from, rest, rr.paths, rr.dirs)) > 0 {
+		return true
+	}
+	fr := rr.byPath[from]
+	if fr == nil {
+		return false
+	}
+	fi, err := rr.importsOf(ctx, fr.id)
+	if err != nil {
+		return true
+	}
+	var mods []string
+	for _, m := range fi.modules {
+		mods = append(mods, m)
+	}
+	for _, in := range fi.names {
+		mods = append(mods, in.module)
+	}
+	for _, m := range mods {
+		if r, ok := strings.CutPrefix(m, root+"."); ok && len(importFiles("python", from, r, rr.paths, rr.dirs)) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // pyBuiltinCalls are the builtins whose call makes a value of a builtin
@@ -524,7 +685,7 @@ func (rr *refResolver) pyExprType(ctx context.Context, c pyCtx, expr string, dep
 		return pyUnknown
 	}
 	if pyLiteral(e) {
-		return pyType{foreign: true}
+		return pyType{foreign: true, holds: e[0] == '[' || e[0] == '{'}
 	}
 	segs, ok := pySegments(e)
 	if !ok || len(segs) == 0 {
@@ -536,6 +697,7 @@ func (rr *refResolver) pyExprType(ctx context.Context, c pyCtx, expr string, dep
 	}
 	first := segs[0]
 	var t pyType
+	fresh := false // t is an instance the chain made of a foreign class from plain values
 	rest := segs[1:]
 	if cast, ok := pyCast(fi, segs); ok {
 		// typing.cast(T, v) is a T.
@@ -546,7 +708,10 @@ func (rr *refResolver) pyExprType(ctx context.Context, c pyCtx, expr string, dep
 		if first.call {
 			return pyUnknown
 		}
-		t = rr.pyEnclosingType(ctx, c)
+		if t = rr.pyEnclosingType(ctx, c); t.cls == nil {
+			// Outside a class: a parameter like any other.
+			t = rr.pyVarType(ctx, c, first.name, depth)
+		}
 	case first.name == "super" && first.call:
 		return pyUnknown
 	case fi.modules[first.name] != "" && !rr.pyBound(ctx, c, first.name):
@@ -555,15 +720,24 @@ func (rr *refResolver) pyExprType(ctx context.Context, c pyCtx, expr string, dep
 			return pyUnknown
 		}
 		t = rr.pyModuleMember(ctx, c, fi.modules[first.name], rest[0], depth)
+		fresh = rest[0].call && startsUpper(rest[0].name) && rr.pyPlainArgs(ctx, c, rest[0].args, depth)
 		rest = rest[1:]
 	case first.call:
 		t = rr.pyCallType(ctx, c, first.name, depth)
+		fresh = startsUpper(first.name) && rr.pyPlainArgs(ctx, c, first.args, depth)
 	default:
 		t = rr.pyVarType(ctx, c, first.name, depth)
 	}
 	for _, s := range rest {
 		if t.foreign && !s.call {
 			t = pyType{foreign: true} // a foreign value's attribute is its library's
+			continue
+		}
+		if t.foreign && fresh && rr.pyPlainArgs(ctx, c, s.args, depth) {
+			// A foreign class's instance the chain made from plain
+			// values holds none of the repository's: its methods'
+			// results are its library's.
+			t = pyType{foreign: true}
 			continue
 		}
 		if t.cls == nil {
@@ -573,6 +747,32 @@ func (rr *refResolver) pyExprType(ctx context.Context, c pyCtx, expr string, dep
 	}
 	return t
 }
+
+// pyPlainArgs reports whether a call's arguments are plain foreign
+// values (strings, numbers, a foreign class's instances), none of which
+// may hold a value of the repository.
+func (rr *refResolver) pyPlainArgs(ctx context.Context, c pyCtx, args string, depth int) bool {
+	for _, a := range splitTop(args, ',') {
+		a = strings.TrimSpace(a)
+		if pyKeywordArg.MatchString(a) {
+			_, a, _ = strings.Cut(a, "=")
+			a = strings.TrimSpace(a)
+		}
+		if a == "" {
+			continue
+		}
+		if strings.HasPrefix(a, "*") || strings.HasPrefix(a, "lambda") {
+			return false
+		}
+		t := rr.pyExprType(ctx, c, a, depth+1)
+		if !t.foreign || t.holds || t.generic != "" || len(t.alts) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+var pyKeywordArg = regexp.MustCompile(`^[\p{L}_][\p{L}\p{N}_]*\s*=[^=]`)
 
 // pyCast returns the call of typing.cast that starts segs ("cast(…)",
 // "t.cast(…)", "typing.cast(…)").
@@ -684,6 +884,10 @@ func (rr *refResolver) pyCallType(ctx context.Context, c pyCtx, name string, dep
 	}
 	// Neither defined in the file nor imported: a builtin.
 	if pyBuiltinCalls[name] || startsUpper(name) {
+		switch name {
+		case "list", "dict", "set", "frozenset", "tuple", "object":
+			return pyType{foreign: true, holds: true} // may hold what it was given
+		}
 		return pyType{foreign: true}
 	}
 	return pyUnknown
@@ -740,7 +944,11 @@ func (rr *refResolver) pyLocal(ctx context.Context, c pyCtx, v string) (b pyBind
 		if ind := pyIndent(l); ind >= 0 && (indent < 0 || ind < indent) {
 			indent = ind
 			if typ, ok := pyNarrowed(l, v); ok {
-				// "if isinstance(v, T):" around c: v is a T there.
+				// "if isinstance(v, T):" around c: v is a T there, the
+				// parameter's stated T[…] when it is one of a union.
+				if a, ok := pyParams(sig.text, c.fnName)[v]; ok {
+					typ = pyNarrowTo(a, typ)
+				}
 				return pyBinding{ann: typ, line: n}, true
 			}
 		}
@@ -836,16 +1044,14 @@ func (rr *refResolver) readPyVarType(ctx context.Context, c pyCtx, v string, dep
 // pyBindingType types a binding read at c.
 func (rr *refResolver) pyBindingType(ctx context.Context, c pyCtx, b pyBinding, depth int) pyType {
 	switch {
-	case b.except:
-		if strings.HasPrefix(b.ann, "(") {
-			return pyUnknown
-		}
-		return rr.pyAnnType(ctx, c, b.ann, depth+1)
 	case b.ann != "":
 		return rr.pyAnnType(ctx, c, b.ann, depth+1)
 	case b.elem > 0:
 		return rr.pyItem(ctx, rr.pyExprType(ctx, c, b.expr, depth+1), b.elem-1, depth)
 	case b.iter:
+		if t, ok := rr.pyAppended(ctx, c, strings.TrimSpace(b.expr), depth); ok {
+			return t
+		}
 		return rr.pyItem(ctx, rr.pyExprType(ctx, c, b.expr, depth+1), -1, depth)
 	case b.enter:
 		t := rr.pyExprType(ctx, c, b.expr, depth+1)
@@ -860,6 +1066,53 @@ func (rr *refResolver) pyBindingType(ctx context.Context, c pyCtx, b pyBinding, 
 		return rr.pyExprType(ctx, c, b.expr, depth+1)
 	}
 	return pyUnknown
+}
+
+// pyAppended types the items of local list v at c that the function
+// makes empty ("v = []") and fills only by "v.append(x)" before c: x's
+// type, when every append states the same one.
+func (rr *refResolver) pyAppended(ctx context.Context, c pyCtx, v string, depth int) (pyType, bool) {
+	if c.fnStart == 0 || !pyDotted.MatchString(v) || strings.Contains(v, ".") {
+		return pyUnknown, false
+	}
+	b, ok := rr.pyLocal(ctx, c, v)
+	if !ok || b.ann != "" || b.line == 0 || strings.TrimSpace(b.expr) != "[]" {
+		return pyUnknown, false
+	}
+	text, err := rr.text(ctx, c.file)
+	if err != nil {
+		return pyUnknown, false
+	}
+	var got []pyType
+	for n := b.line + 1; n < c.line && n <= len(text); n++ {
+		l := stripComment(text[n-1])
+		for _, at := range findUseOffsets(l, v) {
+			if at > 0 && l[at-1] == '.' {
+				continue // another value's member of the name
+			}
+			rest := l[at+len(v):]
+			arg, ok := strings.CutPrefix(rest, ".append(")
+			if !ok {
+				if strings.HasPrefix(rest, ".") || strings.HasPrefix(strings.TrimSpace(rest), "+=") || strings.HasPrefix(rest, "[") {
+					return pyUnknown, false // filled otherwise, or read: not only appends
+				}
+				continue
+			}
+			if e := pyClose("("+arg, 0); e > 0 {
+				arg = arg[:e-1]
+			}
+			got = append(got, rr.pyExprType(ctx, pyCtx{c.file, c.fnStart, c.fnName, n}, arg, depth+1))
+		}
+	}
+	if len(got) == 0 || !got[0].known() {
+		return pyUnknown, false
+	}
+	for _, t := range got[1:] {
+		if !t.same(got[0]) {
+			return pyUnknown, false
+		}
+	}
+	return got[0], true
 }
 
 // pyModuleVar types a module-level assignment of v in file ("v = …",
@@ -895,8 +1148,8 @@ func (rr *refResolver) readPyModuleVar(ctx context.Context, file int64, v string
 
 // pyMemberType types c's member name: a method called gives its stated
 // return type, a property its getter's; an attribute what the class
-// states for it (an annotation in its body, "self.name: T", or the value
-// every "self.name = …" assigns).
+// states for it (an annotation in its body or "self.name: T", else the
+// value every "self.name = …" assigns).
 func (rr *refResolver) pyMemberType(ctx context.Context, c *pyClass, name string, call bool, depth int) pyType {
 	if depth > pyDepth {
 		return pyUnknown
@@ -971,6 +1224,11 @@ func (rr *refResolver) pyAttrAssigned(ctx context.Context, k *pyClass, name stri
 		}
 		if strings.TrimSpace(b.expr) == "None" && b.ann == "" {
 			continue // not set yet
+		}
+		if b.ann != "" && !b.except {
+			// A declared type ("self.x: T", "x: T" in the body) is the
+			// attribute's, whatever values are assigned.
+			return rr.pyAnnType(ctx, c, b.ann, depth+1), true
 		}
 		got = append(got, rr.pyBindingType(ctx, c, b, depth))
 	}

@@ -207,3 +207,202 @@ def pick(a, b) -> str:
 		"kit/nodes.py:49": "", // a loop's tuple target: a local
 	})
 }
+
+// TestRefsPythonUnions: a receiver of several stated types (a union
+// annotation, a TypeVar's bound or constraints, isinstance with a tuple,
+// a union narrowed by isinstance) belongs to each type's member, and to
+// none when no type defines the name; a foreign class's method called on
+// an instance the chain itself makes from plain values is foreign.
+func TestRefsPythonUnions(t *testing.T) {
+	p := refsRepo(t, map[string]string{
+		"kit/shapes.py": `import typing as t
+from collections import abc
+from pathlib import Path
+from typing import TypeVar, Union
+
+
+class Shell:
+    name: t.ClassVar[str] = "sh"
+
+
+class Atomic:
+    @property
+    def name(self) -> str:
+        return ""
+
+
+class Plain:
+    def name(self) -> str:
+        return ""
+
+
+ShellType = TypeVar("ShellType", bound="type[Shell]")
+Either = TypeVar("Either", Shell, Atomic)
+
+
+def register(cls: ShellType, e: Either) -> ShellType:
+    print(cls.name)
+    print(e.name)
+    return cls
+
+
+def either(x: Shell | Atomic, y: Union[Atomic, Path], z: Shell | None, w: Path | int) -> None:
+    print(x.name)
+    print(y.name)
+    print(z.name)
+    print(w.name)
+
+
+def fmt(v) -> str:
+    if isinstance(v, (Atomic, Path)) and hasattr(v, "name"):
+        return v.name
+    return ""
+
+
+def where(p: str, items: list[Plain]) -> str:
+    q = Path(p).absolute()
+    print(q.name)
+    r = Path(items).absolute()
+    return r.name
+
+
+def group(shells: abc.Mapping[str, Shell] | abc.Sequence[Shell] | None) -> None:
+    if isinstance(shells, abc.Sequence):
+        print({s.name: s for s in shells})
+`,
+	})
+	for qn, want := range map[string]map[string]string{
+		"Shell.name": {
+			"kit/shapes.py:27": ConfResolved, // a TypeVar's bound
+			"kit/shapes.py:28": ConfResolved, // a TypeVar's constraints
+			"kit/shapes.py:33": ConfResolved, // Shell | Atomic
+			"kit/shapes.py:34": "",           // Union[Atomic, Path]
+			"kit/shapes.py:35": ConfResolved,
+			"kit/shapes.py:36": "", // Path | int: foreign both
+			"kit/shapes.py:41": "", // isinstance(v, (Atomic, Path))
+			"kit/shapes.py:47": "", // Path(p).absolute()
+			"kit/shapes.py:54": ConfResolved,
+		},
+		"Atomic.name": {
+			"kit/shapes.py:27": "",
+			"kit/shapes.py:28": ConfResolved,
+			"kit/shapes.py:33": ConfResolved,
+			"kit/shapes.py:34": ConfResolved,
+			"kit/shapes.py:35": "",
+			"kit/shapes.py:41": ConfResolved,
+			"kit/shapes.py:54": "",
+		},
+		"Plain.name": {
+			"kit/shapes.py:27": "",
+			"kit/shapes.py:28": "",
+			"kit/shapes.py:33": "",
+			"kit/shapes.py:34": "",
+			"kit/shapes.py:35": "",
+			"kit/shapes.py:36": "",
+			"kit/shapes.py:41": "",
+			"kit/shapes.py:47": "",
+			"kit/shapes.py:49": ConfNameOnly, // Path(items): a value holding the repository's
+			"kit/shapes.py:54": "",
+		},
+	} {
+		got, _ := refsOf(t, p, "kit/shapes.py", qn)
+		wantRefs(t, qn, got, want)
+	}
+}
+
+// TestRefsPythonOwnPackage: an absolute import names the repository's own
+// package (the index root being the package) only when its path past
+// the first part names a repository file; another package's class of the
+// same name is foreign.
+func TestRefsPythonOwnPackage(t *testing.T) {
+	p := refsRepo(t, map[string]string{
+		"types.py": "class Path:\n    def absolute(self) -> \"Path\":\n        return self\n",
+		"pager.py": "from pathlib import Path\n\n\ndef page(p: str) -> None:\n    Path(p).absolute()\n",
+		"own.py":   "from mypkg.types import Path\n\n\ndef page(p: str) -> None:\n    Path(p).absolute()\n",
+	})
+	got, _ := refsOf(t, p, "types.py", "Path.absolute")
+	wantRefs(t, "Path.absolute", got, map[string]string{
+		"own.py:5":   ConfResolved,
+		"pager.py:5": "", // pathlib's Path
+	})
+}
+
+// TestRefsPythonDeclaredAttr: an attribute's declared type ("self.x: T")
+// is its type whatever values are assigned to it.
+func TestRefsPythonDeclaredAttr(t *testing.T) {
+	p := refsRepo(t, map[string]string{
+		"kit/lazy.py": `import typing as t
+
+
+class Handle:
+    def close(self) -> None:
+        pass
+
+
+class Lazy:
+    def __init__(self, opener) -> None:
+        self._f: t.IO[str] | None
+        self._h: Handle | None = None
+        self._f = opener()
+        self._h = opener()
+
+    def close(self) -> None:
+        if self._f is not None:
+            self._f.close()
+        if self._h is not None:
+            self._h.close()
+`,
+	})
+	got, _ := refsOf(t, p, "kit/lazy.py", "Handle.close")
+	wantRefs(t, "Handle.close", got, map[string]string{
+		"kit/lazy.py:18": "", // t.IO[str]: typing's
+		"kit/lazy.py:20": ConfResolved,
+	})
+}
+
+// TestRefsPythonAppended: the items of a local list made empty and
+// filled only by appends of one stated type are of that type.
+func TestRefsPythonAppended(t *testing.T) {
+	p := refsRepo(t, map[string]string{
+		"kit/run.py": `class Job:
+    def start(self) -> None:
+        pass
+
+
+class Task:
+    def start(self) -> None:
+        pass
+
+
+def make() -> Job:
+    return Job()
+
+
+def run(n: int, other) -> None:
+    jobs = []
+    mixed = []
+    while n:
+        job = make()
+        jobs.append(job)
+        mixed.append(other)
+        n -= 1
+    for j in jobs:
+        j.start()
+    print([k.start() for k in jobs])
+    for m in mixed:
+        m.start()
+`,
+	})
+	job, _ := refsOf(t, p, "kit/run.py", "Job.start")
+	task, _ := refsOf(t, p, "kit/run.py", "Task.start")
+	wantRefs(t, "Job.start", job, map[string]string{
+		"kit/run.py:24": ConfResolved,
+		"kit/run.py:25": ConfResolved,
+		"kit/run.py:27": ConfNameOnly, // an append of no stated type
+	})
+	wantRefs(t, "Task.start", task, map[string]string{
+		"kit/run.py:24": "",
+		"kit/run.py:25": "",
+		"kit/run.py:27": ConfNameOnly,
+	})
+}

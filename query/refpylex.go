@@ -64,14 +64,16 @@ func pyIndent(l string) int {
 	return len(l) - len(t)
 }
 
-var pyIsinstance = regexp.MustCompile(`^\s*(?:if|elif|while)\s+isinstance\(\s*([\p{L}_][\p{L}\p{N}_]*)\s*,\s*([\p{L}_][\p{L}\p{N}_.]*)\s*\)\s*:`)
+// pyIsinstance matches a block's header "if isinstance(v, T):", T a
+// class or a tuple of classes, or "if isinstance(v, T) and …:" (group 3).
+var pyIsinstance = regexp.MustCompile(`^\s*(?:if|elif|while)\s+isinstance\(\s*([\p{L}_][\p{L}\p{N}_]*)\s*,\s*([\p{L}_][\p{L}\p{N}_.]*|\([^()]*\))\s*\)(?:\s*:|(\s+and\s.*:)\s*$)`)
 
-var pyIsinstanceInline = regexp.MustCompile(`(\bif\s+)?isinstance\(\s*([\p{L}_][\p{L}\p{N}_]*)\s*,\s*([\p{L}_][\p{L}\p{N}_.]*)\s*\)(\s+and\b)?`)
+var pyIsinstanceInline = regexp.MustCompile(`(\bif\s+)?isinstance\(\s*([\p{L}_][\p{L}\p{N}_]*)\s*,\s*([\p{L}_][\p{L}\p{N}_.]*|\([^()]*\))\s*\)(\s+and\b)?`)
 
 // pyNarrowedInline returns T when line narrows v within itself: "v.a if
 // isinstance(v, T) else …", "isinstance(v, T) and v.a".
 func pyNarrowedInline(line, v string) (string, bool) {
-	if pyIsinstance.MatchString(line) {
+	if m := pyIsinstance.FindStringSubmatch(line); m != nil && m[3] == "" {
 		return "", false // a block's header: pyNarrowed reads it
 	}
 	for _, m := range pyIsinstanceInline.FindAllStringSubmatchIndex(line, -1) {
@@ -98,6 +100,26 @@ func pyMemberOf(s, v string) bool {
 	}
 	return false
 }
+
+// pyNarrowTo returns the member of union annotation ann whose class is
+// typ with its type arguments ("abc.Sequence[Node]" of "abc.Mapping[str,
+// Node] | abc.Sequence[Node]" narrowed to "abc.Sequence"), typ when none.
+func pyNarrowTo(ann, typ string) string {
+	parts := splitTop(ann, '|')
+	if head, args, ok := strings.Cut(strings.TrimSpace(ann), "["); ok && len(parts) == 1 && pyLast(head) == "Union" {
+		parts = splitTop(strings.TrimSuffix(args, "]"), ',')
+	}
+	for _, p := range parts {
+		p = strings.TrimSpace(p)
+		if head, _, ok := strings.Cut(p, "["); ok && pyLast(head) == pyLast(typ) {
+			return p
+		}
+	}
+	return typ
+}
+
+// pyLast returns a dotted name's last part.
+func pyLast(name string) string { return name[strings.LastIndex(name, ".")+1:] }
 
 // pyNarrowed returns T when line heads a block "if isinstance(v, T):".
 func pyNarrowed(line, v string) (string, bool) {
