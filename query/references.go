@@ -307,6 +307,12 @@ func (sf *symbolFinder) exactDefs(ctx context.Context, name string, def *unit, f
 	if err != nil {
 		return nil, err
 	}
+	// In the order of the tree, not of the store's rows: SQLite and
+	// PostgreSQL list ties differently, and the first of equally used
+	// definitions is the one answered for.
+	slices.SortFunc(rows, func(a, b tables.SymbolRow) int {
+		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.StartLine, b.StartLine), cmp.Compare(a.SID, b.SID))
+	})
 	var out []refDef
 	if def != nil {
 		out = append(out, newRefDef(def, files))
