@@ -320,6 +320,15 @@ func (rr *refResolver) tsQualifiedMember(ctx context.Context, r *refLine, u useA
 		t = rr.tsFieldType(ctx, r.fileID, types[len(types)-1], u.chain[1])
 	case len(u.chain) == 1 && root != "this" && root != "super":
 		t, in = rr.tsTypeOf(ctx, r, root)
+	case len(u.chain) >= 2:
+		var foreign bool
+		t, in, foreign = rr.tsChainType(ctx, r, u.chain)
+		if foreign {
+			return vContra, whyForeign, true, nil
+		}
+		if t == "{" && d.parent == u.chain[len(u.chain)-1] {
+			return vOpen, "", false, nil // d may be the literal's own member
+		}
 	}
 	if t == "" {
 		return vOpen, "", false, nil

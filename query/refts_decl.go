@@ -556,3 +556,154 @@ func (rr *refResolver) tsReturnType(ctx context.Context, r *refLine, n int) stri
 	}
 	return strings.TrimSpace(rest[1:])
 }
+
+// tsChainType returns the type of the value chain names (x.f.g), root
+// first, from the types the text states at r: the root's (a parameter's,
+// a local's, an imported value's, the enclosing class for "this"), then
+// each member's as its type declares it. foreign reports a step through a
+// package's type (its members are the package's); "" when a step states
+// nothing the reader follows.
+func (rr *refResolver) tsChainType(ctx context.Context, r *refLine, chain []string) (typ string, in int64, foreign bool) {
+	switch root := chain[0]; root {
+	case "super":
+		return "", 0, false
+	case "this":
+		types := rr.enclosingTypes(r)
+		if len(types) == 0 {
+			return "", 0, false
+		}
+		typ, in = types[len(types)-1], r.fileID
+	default:
+		typ, in = rr.tsTypeOf(ctx, r, root)
+	}
+	for _, m := range chain[1:] {
+		if typ == "" {
+			return "", 0, false
+		}
+		typ, in, foreign = rr.tsMemberType(ctx, in, typ, m)
+		if foreign {
+			return "", 0, true
+		}
+	}
+	return typ, in, false
+}
+
+// tsMemberType returns the type that type typ (written in file id)
+// states for its member m, and the file it is written in: a class's
+// field, an interface's or a type literal alias's property signature,
+// looked up through the type's bases. A type literal gives "{". foreign
+// reports that typ is a package's type.
+func (rr *refResolver) tsMemberType(ctx context.Context, id int64, typ, m string) (string, int64, bool) {
+	typ = tsUnwrap(strings.TrimSpace(typ))
+	if strings.HasPrefix(typ, "{") {
+		return tsLiteralMember(typ, m), id, false
+	}
+	name := leadingTypeName(typ)
+	if name == "" || strings.ContainsAny(skipTypeArgs(strings.TrimSpace(typ[len(name):])), "[|&") {
+		return "", 0, false // an array, an indexed access, a union: not one type's member
+	}
+	if qual, _, dotted := strings.Cut(name, "."); dotted {
+		return "", 0, rr.tsForeign(ctx, id, qual)
+	}
+	work := []tsValue{{name, id}}
+	seen := map[string]bool{}
+	for steps := 0; len(work) > 0 && steps < 16; steps++ {
+		n := work[0]
+		work = work[1:]
+		did, dname, known := rr.tsDeclFile(ctx, n.in, n.typ)
+		if !known {
+			if steps == 0 && rr.tsForeign(ctx, n.in, n.typ) {
+				return "", 0, true
+			}
+			continue
+		}
+		if seen[dname] {
+			continue
+		}
+		seen[dname] = true
+		if t := rr.tsFieldType(ctx, did, dname, m); t != "" {
+			return t, did, false
+		}
+		if t := rr.tsPropertyType(ctx, did, dname, m); t != "" {
+			return t, did, false
+		}
+		bases, _ := rr.tsBases(ctx, did, dname, 0)
+		if len(bases) > 1 && rr.tsDecls(ctx, did)[dname][0].kind == "type" {
+			continue // a union's members may state the member differently
+		}
+		for _, b := range bases {
+			work = append(work, tsValue{b, did})
+		}
+	}
+	return "", 0, false
+}
+
+// tsUnwrap drops the library's wrappers a value's members pass through
+// (Partial<T>, Readonly<T>) and a trailing "| undefined" or "| null".
+func tsUnwrap(typ string) string {
+	for i := 0; i < 3; i++ {
+		name := leadingTypeName(typ)
+		if !tsWrappers[name] {
+			break
+		}
+		typ = strings.TrimSpace(strings.TrimPrefix(typ[len(name):], "<"))
+	}
+	if parts := tsSplitTop(typ, "|"); len(parts) > 1 {
+		var kept []string
+		for _, p := range parts {
+			if p = strings.TrimSpace(p); p != "undefined" && p != "null" {
+				kept = append(kept, p)
+			}
+		}
+		if len(kept) == 1 {
+			return kept[0]
+		}
+	}
+	return typ
+}
+
+// tsLiteralMember returns "{" when type literal lit declares member m
+// (the member is the literal's own), "" otherwise.
+func tsLiteralMember(lit, m string) string {
+	body := strings.TrimSpace(lit)
+	if !strings.HasSuffix(body, "}") {
+		return "" // the literal goes on past its first line: not read
+	}
+	for _, p := range tsSplitTop(body[1:len(body)-1], ";,") {
+		if k, _, ok := strings.Cut(strings.TrimSpace(p), ":"); ok && strings.TrimRight(strings.TrimPrefix(strings.TrimSpace(k), "readonly "), "?") == m {
+			return "{"
+		}
+	}
+	return ""
+}
+
+// tsPropertyType returns the type interface or alias typ (declared in
+// file id) states for its property m directly in its body ("m: T;",
+// "m?: T"), "{" for a type literal opened on the line.
+func (rr *refResolver) tsPropertyType(ctx context.Context, id int64, typ, m string) string {
+	decls := rr.tsDecls(ctx, id)[typ]
+	text, err := rr.text(ctx, id)
+	if len(decls) == 0 || err != nil {
+		return ""
+	}
+	if d := decls[0]; d.kind == "interface" || d.kind == "type" {
+		prop := regexp.MustCompile(`^\s*(?:readonly\s+)?` + regexp.QuoteMeta(m) + `\??\s*:\s*(.+?)\s*[;,]?\s*$`)
+		depth := 0
+		for k := d.line; k < len(text) && k < d.line+400; k++ {
+			l := stripComment(text[k])
+			if depth == 1 {
+				if mm := prop.FindStringSubmatch(l); mm != nil {
+					if strings.HasPrefix(mm[1], "{") {
+						return "{"
+					}
+					return mm[1]
+				}
+			}
+			depth += strings.Count(l, "{") - strings.Count(l, "}")
+			if depth <= 0 && k > d.line || depth <= 0 && strings.Contains(l, "}") {
+				return ""
+			}
+		}
+	}
+	return ""
+}

@@ -225,3 +225,83 @@ func refsOfKind(t *testing.T, p *Planner, path, qualname, kind string) map[strin
 	t.Fatalf("no %s %s in %s", kind, qualname, path)
 	return nil
 }
+
+// tsChainFiles reaches members through chains of members whose types
+// their declarations state: an interface's property, a type literal's,
+// a base's, a class field's, a package's type.
+var tsChainFiles = map[string]string{
+	"src/defs.ts": `export interface Message {
+  type: 'message';
+  body: string;
+}
+
+export interface ProcedureDef {
+  type: 'query' | 'mutation';
+  meta?: Message;
+}
+
+export interface BaseProcedure {
+  _def: ProcedureDef;
+}
+
+export interface Procedure extends BaseProcedure {
+  name: string;
+}
+
+export interface Router {
+  _def: { type: string; path: string };
+}
+`,
+	"src/run.ts": `import type { IncomingMessage } from 'http';
+import type { Message, Procedure, Router } from './defs';
+
+export function kind(proc: Procedure, router: Router, req: IncomingMessage): string {
+  const a = proc._def.type;
+  const b = router._def.type;
+  const c = req.socket.type;
+  const d = proc._def.meta?.type;
+  return a + b + c + d;
+}
+
+export class Caller {
+  private readonly proc: Procedure;
+
+  constructor(proc: Procedure) {
+    this.proc = proc;
+  }
+
+  call(m: Message): string {
+    return this.proc._def.type + m.type;
+  }
+}
+`,
+}
+
+// TestRefsTypeScriptChains: a member reached through x.f.g is judged by
+// the type each step's declaration states.
+func TestRefsTypeScriptChains(t *testing.T) {
+	p := refsRepo(t, tsChainFiles)
+	at := func(marker string) string { return atLine(t, tsChainFiles, "src/run.ts", marker) }
+	cases := []struct {
+		qualname string
+		want     map[string]string // "" when left out
+	}{
+		{"Message.type", map[string]string{
+			at("const a = proc._def.type"):       "", // a ProcedureDef's, through the base's _def
+			at("const b = router._def.type"):     "", // a type literal's
+			at("const c = req.socket.type"):      "", // a package's type's
+			at("const d = proc._def.meta?.type"): ConfResolved,
+			at("this.proc._def.type + m.type"):   ConfResolved, // m.type
+		}},
+		{"ProcedureDef.type", map[string]string{
+			at("const a = proc._def.type"):       ConfResolved,
+			at("const b = router._def.type"):     "",
+			at("const d = proc._def.meta?.type"): "",
+			at("this.proc._def.type + m.type"):   ConfResolved, // a class field's stated type
+		}},
+	}
+	for _, c := range cases {
+		got, _ := refsOf(t, p, "src/defs.ts", c.qualname)
+		wantRefs(t, c.qualname, got, c.want)
+	}
+}
