@@ -422,7 +422,52 @@ func (rr *refResolver) tsTypeOf(ctx context.Context, r *refLine, v string) (stri
 	if t := rr.typeOf(ctx, r, v); t != "" {
 		return t, r.fileID
 	}
+	if t := rr.tsParamLiteral(ctx, r, v); t != "" {
+		return t, r.fileID
+	}
 	return rr.tsValueType(ctx, r.fileID, v)
+}
+
+// tsParamLiteral returns the type literal stated for parameter v of r's
+// enclosing function ("v: { a: string; b: T }", over several lines too),
+// "" when v is no parameter of it or states another type.
+func (rr *refResolver) tsParamLiteral(ctx context.Context, r *refLine, v string) string {
+	text, err := rr.text(ctx, r.fileID)
+	if err != nil || r.enclStart < 1 || r.enclStart > len(text) {
+		return ""
+	}
+	sig := signatureText(text, r.enclStart, r.enclName).text
+	m := regexp.MustCompile(`[(,]\s*` + regexp.QuoteMeta(v) + `\??\s*:\s*\{`).FindStringIndex(sig)
+	if m == nil || strings.Count(sig[:m[0]+1], "(")-strings.Count(sig[:m[0]+1], ")") != 1 {
+		return "" // not the function's own parameter list
+	}
+	open := m[1] - 1
+	if end := closingBrace(sig, open); end > 0 {
+		return sig[open : end+1]
+	}
+	return ""
+}
+
+// closingBrace returns the offset of the '}' closing the '{' at open of
+// s, -1 when s ends first.
+func closingBrace(s string, open int) int {
+	d := 0
+	var quote byte
+	for i := open; i < len(s); i++ {
+		if skipQuoted(s, &i, &quote) {
+			continue
+		}
+		switch s[i] {
+		case '{':
+			d++
+		case '}':
+			d--
+			if d == 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // tsParams returns the stated types of the parameters of function fn
@@ -662,17 +707,22 @@ func tsUnwrap(typ string) string {
 	return typ
 }
 
-// tsLiteralMember returns "{" when type literal lit declares member m
-// (the member is the literal's own), "" otherwise.
+// tsLiteralMember returns the type type literal lit states for its
+// member m ("{" for a literal in it), "" when it declares none.
 func tsLiteralMember(lit, m string) string {
 	body := strings.TrimSpace(lit)
 	if !strings.HasSuffix(body, "}") {
 		return "" // the literal goes on past its first line: not read
 	}
 	for _, p := range tsSplitTop(body[1:len(body)-1], ";,") {
-		if k, _, ok := strings.Cut(strings.TrimSpace(p), ":"); ok && strings.TrimRight(strings.TrimPrefix(strings.TrimSpace(k), "readonly "), "?") == m {
+		k, t, ok := strings.Cut(strings.TrimSpace(p), ":")
+		if !ok || strings.TrimRight(strings.TrimPrefix(strings.TrimSpace(k), "readonly "), "?") != m {
+			continue
+		}
+		if t = strings.TrimSpace(t); strings.HasPrefix(t, "{") {
 			return "{"
 		}
+		return t
 	}
 	return ""
 }

@@ -263,6 +263,16 @@ export function kind(proc: Procedure, router: Router, req: IncomingMessage): str
   return a + b + c + d;
 }
 
+export function report(
+  cause: unknown,
+  errorOpts: {
+    proc: Procedure;
+    type: string;
+  },
+): string {
+  return errorOpts.type + errorOpts.proc._def.type;
+}
+
 export class Caller {
   private readonly proc: Procedure;
 
@@ -292,12 +302,14 @@ func TestRefsTypeScriptChains(t *testing.T) {
 			at("const c = req.socket.type"):      "", // a package's type's
 			at("const d = proc._def.meta?.type"): ConfResolved,
 			at("this.proc._def.type + m.type"):   ConfResolved, // m.type
+			at("return errorOpts.type"):          "",           // a parameter's type literal, then a ProcedureDef
 		}},
 		{"ProcedureDef.type", map[string]string{
 			at("const a = proc._def.type"):       ConfResolved,
 			at("const b = router._def.type"):     "",
 			at("const d = proc._def.meta?.type"): "",
 			at("this.proc._def.type + m.type"):   ConfResolved, // a class field's stated type
+			at("return errorOpts.type"):          ConfResolved, // errorOpts.proc._def.type
 		}},
 	}
 	for _, c := range cases {
