@@ -20,6 +20,7 @@ type tsMemo struct {
 	values map[lineVar]tsValue           // a value's stated type
 	fields map[lineVar]string            // a class field's stated type
 	params map[lineVar][]string          // a function's parameters' types
+	depth  int                           // locals followed to the chains they are set from
 }
 
 type tsDecl struct {
@@ -425,7 +426,115 @@ func (rr *refResolver) tsTypeOf(ctx context.Context, r *refLine, v string) (stri
 	if t := rr.tsParamLiteral(ctx, r, v); t != "" {
 		return t, r.fileID
 	}
+	if t, in := rr.tsInferred(ctx, r, v); t != "" {
+		return t, in
+	}
 	return rr.tsValueType(ctx, r.fileID, v)
+}
+
+var (
+	tsChainExpr = `[\p{L}_$][\p{L}\p{N}_$]*(?:(?:\??\.|!\.)[\p{L}_$][\p{L}\p{N}_$]*)*`
+	tsChainEnd  = regexp.MustCompile(`(?:^|[^\p{L}\p{N}_$.?!])(` + tsChainExpr + `)$`)
+	tsChainSep  = regexp.MustCompile(`[?!]?\.`)
+	tsIterators = `(?:map|forEach|filter|find|findLast|some|every|flatMap)`
+)
+
+// tsInferred returns the type of v at r when v is bound by a statement
+// the reader follows without a stated type, looking back from r in its
+// enclosing function: a local set from a chain of members ("const v =
+// a.b.c;"), or the first parameter of a callback an array's iteration
+// method is given ("a.b.map((v) =>"), an element of the array's stated
+// type ("T[]", "Array<T>").
+func (rr *refResolver) tsInferred(ctx context.Context, r *refLine, v string) (string, int64) {
+	m := rr.tsm()
+	if m.depth > 4 {
+		return "", 0 // a chain of locals each set from the next
+	}
+	m.depth++
+	defer func() { m.depth-- }()
+	text, err := rr.text(ctx, r.fileID)
+	if err != nil || r.enclStart < 1 || r.line > len(text) {
+		return "", 0
+	}
+	q := regexp.QuoteMeta(v)
+	local := regexp.MustCompile(`^\s*(?:const|let|var)\s+` + q + `\s*=\s*(` + tsChainExpr + `)\s*;?\s*$`)
+	callback := regexp.MustCompile(`\.` + tsIterators + `\(\s*(?:async\s+)?(?:\(\s*` + q + `\s*[,)]|` + q + `\s*=>)`)
+	for n := r.line; n >= r.enclStart && n > r.line-200; n-- {
+		l := stripComment(text[n-1])
+		if n < r.line {
+			if mm := local.FindStringSubmatch(l); mm != nil {
+				t, in, _ := rr.tsChainType(ctx, r, tsChainSep.Split(mm[1], -1))
+				return t, in
+			}
+		}
+		if loc := callback.FindStringIndex(l); loc != nil && openThrough(text, n, loc[0]+1, r.line) {
+			recv := tsChainEnd.FindStringSubmatch(l[:loc[0]])
+			if recv == nil {
+				return "", 0
+			}
+			t, in, _ := rr.tsChainType(ctx, r, tsChainSep.Split(recv[1], -1))
+			return tsElement(t), in
+		}
+		if n < r.line && declaresName(l, v) {
+			return "", 0 // bound otherwise
+		}
+	}
+	return "", 0
+}
+
+// openThrough reports whether the bracket opening after offset at of
+// line n (1-based) is still open at the start of line end.
+func openThrough(text []string, n, at, end int) bool {
+	d := 0
+	for k := n; k < end; k++ {
+		l := stripComment(text[k-1])
+		var quote byte
+		for i := 0; i < len(l); i++ {
+			if k == n && i < at || skipQuoted(l, &i, &quote) {
+				continue
+			}
+			switch l[i] {
+			case '(', '[', '{':
+				d++
+			case ')', ']', '}':
+				d--
+				if d <= 0 {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// tsElement returns the element type of array type t ("T[]",
+// "Array<T>", "readonly T[]"), "" for another type.
+func tsElement(t string) string {
+	t = strings.TrimPrefix(strings.TrimSpace(tsUnwrap(t)), "readonly ")
+	if e, ok := strings.CutSuffix(t, "[]"); ok && leadingTypeName(e) == e {
+		return e
+	}
+	for _, a := range []string{"Array<", "ReadonlyArray<"} {
+		if e, ok := strings.CutPrefix(t, a); ok && strings.HasSuffix(e, ">") {
+			e = strings.TrimSpace(e[:len(e)-1])
+			if leadingTypeName(e) == e {
+				return e
+			}
+		}
+	}
+	return ""
+}
+
+// declaresName reports whether line binds name: after const, let, var,
+// function or class, or as a parameter with a stated type.
+func declaresName(line, name string) bool {
+	for _, at := range findUseOffsets(line, name) {
+		prev := lastWord(strings.TrimRight(line[:at], " \t"))
+		if bindWords[prev] || declWords[prev] {
+			return true
+		}
+	}
+	return false
 }
 
 // tsParamLiteral returns the type literal stated for parameter v of r's

@@ -251,9 +251,28 @@ export interface Procedure extends BaseProcedure {
 export interface Router {
   _def: { type: string; path: string };
 }
+
+export interface Call {
+  type: 'call';
+  proc: Procedure;
+}
+
+export interface Batch {
+  calls: Call[];
+  list: Array<Message>;
+}
 `,
 	"src/run.ts": `import type { IncomingMessage } from 'http';
-import type { Message, Procedure, Router } from './defs';
+import type { Batch, Message, Procedure, Router } from './defs';
+
+export function each(batch: Batch) {
+  const first = batch.calls.map((call) => call.proc._def.type);
+  const kinds = batch.list.filter((m) => m.type === 'message');
+  return batch.calls.map(async (call) => {
+    const proc = call.proc;
+    return proc._def.type;
+  });
+}
 
 export function kind(proc: Procedure, router: Router, req: IncomingMessage): string {
   const a = proc._def.type;
@@ -303,6 +322,9 @@ func TestRefsTypeScriptChains(t *testing.T) {
 			at("const d = proc._def.meta?.type"): ConfResolved,
 			at("this.proc._def.type + m.type"):   ConfResolved, // m.type
 			at("return errorOpts.type"):          "",           // a parameter's type literal, then a ProcedureDef
+			at("const first"):                    "",           // an element of Call[]: a ProcedureDef's
+			at("const kinds"):                    ConfResolved, // an element of Array<Message>
+			at("return proc._def.type"):          "",           // a local set from call.proc
 		}},
 		{"ProcedureDef.type", map[string]string{
 			at("const a = proc._def.type"):       ConfResolved,
@@ -310,6 +332,9 @@ func TestRefsTypeScriptChains(t *testing.T) {
 			at("const d = proc._def.meta?.type"): "",
 			at("this.proc._def.type + m.type"):   ConfResolved, // a class field's stated type
 			at("return errorOpts.type"):          ConfResolved, // errorOpts.proc._def.type
+			at("const first"):                    ConfResolved,
+			at("const kinds"):                    "",
+			at("return proc._def.type"):          ConfResolved,
 		}},
 	}
 	for _, c := range cases {
