@@ -463,6 +463,31 @@ func (rr *refResolver) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d 
 	return vOpen, "", false, nil
 }
 
+// tsObjectKey reports whether u is a key ("name: value") of an object
+// literal written where a value is: a property, never the local of the
+// same name.
+func (rr *refResolver) tsObjectKey(ctx context.Context, r *refLine, u useAt) bool {
+	if !u.key {
+		return false
+	}
+	text, err := rr.text(ctx, r.fileID)
+	if err != nil {
+		return false
+	}
+	ln, col, ok := openingBrace(text, r.line, u.at)
+	if !ok {
+		return false
+	}
+	before := strings.TrimRight(text[ln-1][:col], " \t")
+	if before == "" && ln > 1 {
+		before = strings.TrimRight(stripComment(text[ln-2]), " \t")
+	}
+	if strings.HasSuffix(before, "=>") {
+		return false // a function's body
+	}
+	return lastWord(before) == "return" || before != "" && strings.ContainsAny(before[len(before)-1:], "(,=:[?|&")
+}
+
 var (
 	untypedVar      = regexp.MustCompile(`^\s*(?:export\s+)?(?:const|let|var)\s+[\p{L}_$][\p{L}\p{N}_$]*$`)
 	typedVar        = regexp.MustCompile(`^\s*(?:export\s+)?(?:const|let|var)\s+[\p{L}_$][\p{L}\p{N}_$]*\s*:\s*(.+)$`)

@@ -282,6 +282,13 @@ export function kind(proc: Procedure, router: Router, req: IncomingMessage): str
   return a + b + c + d;
 }
 
+export function start(batch: Batch, run: (o: unknown) => void) {
+  const type = batch.calls.length;
+  run({
+    type: type,
+  });
+}
+
 export function report(
   cause: unknown,
   errorOpts: {
@@ -325,6 +332,7 @@ func TestRefsTypeScriptChains(t *testing.T) {
 			at("const first"):                    "",           // an element of Call[]: a ProcedureDef's
 			at("const kinds"):                    ConfResolved, // an element of Array<Message>
 			at("return proc._def.type"):          "",           // a local set from call.proc
+			at("    type: type,"):                ConfNameOnly, // a key, not the local of the name
 		}},
 		{"ProcedureDef.type", map[string]string{
 			at("const a = proc._def.type"):       ConfResolved,
