@@ -262,6 +262,19 @@ export interface Batch {
   list: Array<Message>;
 }
 `,
+	"src/api.ts": `export {
+  /**
+   * @deprecated use report
+   */
+  kind, // the older name
+  report,
+} from './run';
+`,
+	"src/main.ts": `import { kind, report } from './api';
+
+export const shown = kind;
+export const reported = report;
+`,
 	"src/run.ts": `import type { IncomingMessage } from 'http';
 import type { Batch, Message, Procedure, Router } from './defs';
 
@@ -348,5 +361,10 @@ func TestRefsTypeScriptChains(t *testing.T) {
 	for _, c := range cases {
 		got, _ := refsOf(t, p, "src/defs.ts", c.qualname)
 		wantRefs(t, c.qualname, got, c.want)
+	}
+	// A re-export list's items with comments on them.
+	for _, fn := range []string{"kind", "report"} {
+		got, _ := refsOf(t, p, "src/run.ts", fn)
+		wantRefs(t, fn, got, map[string]string{atLine(t, tsChainFiles, "src/main.ts", "= "+fn+";"): ConfResolved})
 	}
 }
