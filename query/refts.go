@@ -454,9 +454,9 @@ func (rr *refResolver) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d 
 			return v, why, v != vOpen, nil
 		}
 	case strings.HasSuffix(before, "(") || strings.HasSuffix(before, ","):
-		t := rr.tsArgType(ctx, r.fileID, text[ln-1][:col])
+		t, fid := rr.tsArgType(ctx, r.fileID, text[ln-1][:col])
 		if t != "" {
-			v, why := rr.tsTypeVerdict(ctx, r.fileID, t, d)
+			v, why := rr.tsTypeVerdict(ctx, fid, t, d)
 			return v, why, v != vOpen, nil
 		}
 	}
@@ -561,8 +561,9 @@ func castAfter(text []string, line, col int) (typ, from string) {
 // tsArgType returns the stated type of the parameter a literal starting
 // after prefix (the text of its line before its '{') is passed as, when
 // the call is of a function or class the file declares or imports from
-// the repository: "fn(a, {" is fn's second parameter.
-func (rr *refResolver) tsArgType(ctx context.Context, id int64, prefix string) string {
+// the repository: "fn(a, {" is fn's second parameter. fid is the file
+// the type is written in.
+func (rr *refResolver) tsArgType(ctx context.Context, id int64, prefix string) (typ string, fid int64) {
 	open, arg, d := -1, 0, 0
 	for i := len(prefix) - 1; i >= 0 && open < 0; i-- {
 		switch prefix[i] {
@@ -571,7 +572,7 @@ func (rr *refResolver) tsArgType(ctx context.Context, id int64, prefix string) s
 		case '(', '[', '{':
 			if d == 0 {
 				if prefix[i] != '(' {
-					return ""
+					return "", 0
 				}
 				open = i
 			}
@@ -583,21 +584,21 @@ func (rr *refResolver) tsArgType(ctx context.Context, id int64, prefix string) s
 		}
 	}
 	if open < 0 {
-		return ""
+		return "", 0
 	}
 	m := callee.FindStringSubmatch(prefix[:open])
 	if m == nil {
-		return ""
+		return "", 0
 	}
 	fid, name, ok := rr.tsDeclFile(ctx, id, m[2])
 	if !ok {
-		return ""
+		return "", 0
 	}
 	params := rr.tsParams(ctx, fid, name, m[1] != "")
 	if arg >= len(params) {
-		return ""
+		return "", 0
 	}
-	return params[arg]
+	return params[arg], fid
 }
 
 // tsNotCallable reports whether member d is a property whose stated type

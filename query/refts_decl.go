@@ -236,9 +236,14 @@ func readTSBases(text []string, n int, typ string) ([]string, bool) {
 		}
 		rhs = strings.TrimSuffix(strings.TrimSpace(rhs), ";")
 		var out []string
-		for _, p := range tsSplitTop(rhs, "|&") {
-			p = strings.TrimSpace(p)
+		parts := tsSplitTop(rhs, "|&")
+		for i := 0; i < len(parts) && i < 64; i++ {
+			p := strings.TrimSpace(parts[i])
 			if p == "" || strings.HasPrefix(p, "{") && strings.HasSuffix(p, "}") {
+				continue
+			}
+			if strings.HasPrefix(p, "(") && strings.HasSuffix(p, ")") && !strings.Contains(p, "=>") {
+				parts = append(parts, tsSplitTop(p[1:len(p)-1], "|&")...) // "A & (B | C)"
 				continue
 			}
 			name := leadingTypeName(p)

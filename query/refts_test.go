@@ -261,6 +261,22 @@ export interface Batch {
   calls: Call[];
   list: Array<Message>;
 }
+
+export interface Envelope {
+  id: number;
+}
+
+export interface Reply extends Envelope {
+  body: string;
+}
+
+export interface Track {
+  id: string;
+}
+
+export type Outgoing = { seq: number } & (Reply | Message);
+
+export function send(out: Outgoing): void {}
 `,
 	"src/api.ts": `export {
   /**
@@ -277,6 +293,11 @@ export const reported = report;
 `,
 	"src/run.ts": `import type { IncomingMessage } from 'http';
 import type { Batch, Message, Procedure, Router } from './defs';
+import { send } from './defs';
+
+export function reply() {
+  send({ seq: 1, id: 2, body: '' });
+}
 
 export function each(batch: Batch) {
   const first = batch.calls.map((call) => call.proc._def.type);
@@ -361,6 +382,12 @@ func TestRefsTypeScriptChains(t *testing.T) {
 	for _, c := range cases {
 		got, _ := refsOf(t, p, "src/defs.ts", c.qualname)
 		wantRefs(t, c.qualname, got, c.want)
+	}
+	// An alias's parenthesized union: Outgoing is a Reply, an Envelope.
+	sent := atLine(t, tsChainFiles, "src/run.ts", "send({ seq")
+	for qualname, want := range map[string]string{"Envelope.id": ConfResolved, "Track.id": ""} {
+		got, _ := refsOf(t, p, "src/defs.ts", qualname)
+		wantRefs(t, qualname, got, map[string]string{sent: want})
 	}
 	// A re-export list's items with comments on them.
 	for _, fn := range []string{"kind", "report"} {
