@@ -564,25 +564,7 @@ func castAfter(text []string, line, col int) (typ, from string) {
 // the repository: "fn(a, {" is fn's second parameter. fid is the file
 // the type is written in.
 func (rr *refResolver) tsArgType(ctx context.Context, id int64, prefix string) (typ string, fid int64) {
-	open, arg, d := -1, 0, 0
-	for i := len(prefix) - 1; i >= 0 && open < 0; i-- {
-		switch prefix[i] {
-		case ')', ']', '}':
-			d++
-		case '(', '[', '{':
-			if d == 0 {
-				if prefix[i] != '(' {
-					return "", 0
-				}
-				open = i
-			}
-			d--
-		case ',':
-			if d == 0 {
-				arg++
-			}
-		}
-	}
+	open, arg := callOpen(prefix)
 	if open < 0 {
 		return "", 0
 	}
@@ -599,6 +581,32 @@ func (rr *refResolver) tsArgType(ctx context.Context, id int64, prefix string) (
 		return "", 0
 	}
 	return params[arg], fid
+}
+
+// callOpen returns the offset of the '(' of the call whose argument list
+// prefix ends in, and the index of the argument that follows; -1 when
+// prefix ends in no call's parentheses.
+func callOpen(prefix string) (open, arg int) {
+	d := 0
+	for i := len(prefix) - 1; i >= 0; i-- {
+		switch prefix[i] {
+		case ')', ']', '}':
+			d++
+		case '(', '[', '{':
+			if d == 0 {
+				if prefix[i] != '(' {
+					return -1, 0
+				}
+				return i, arg
+			}
+			d--
+		case ',':
+			if d == 0 {
+				arg++
+			}
+		}
+	}
+	return -1, 0
 }
 
 // tsNotCallable reports whether member d is a property whose stated type

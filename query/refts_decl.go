@@ -472,13 +472,16 @@ func (rr *refResolver) tsInferred(ctx context.Context, r *refLine, v string) (st
 				return t, in
 			}
 		}
-		if loc := callback.FindStringIndex(l); loc != nil && openThrough(text, n, loc[0]+1, r.line) {
+		if loc := callback.FindStringIndex(l); loc != nil && openThrough(text, n, loc[0]+strings.IndexByte(l[loc[0]:], '(')+1, r.line) {
 			recv := tsChainEnd.FindStringSubmatch(l[:loc[0]])
 			if recv == nil {
 				return "", 0
 			}
 			t, in, _ := rr.tsChainType(ctx, r, tsChainSep.Split(recv[1], -1))
 			return tsElement(t), in
+		}
+		if t, in := rr.tsCallbackParam(ctx, r, text, n, l, v); t != "" {
+			return t, in
 		}
 		if n < r.line && declaresName(l, v) {
 			return "", 0 // bound otherwise
@@ -487,8 +490,8 @@ func (rr *refResolver) tsInferred(ctx context.Context, r *refLine, v string) (st
 	return "", 0
 }
 
-// openThrough reports whether the bracket opening after offset at of
-// line n (1-based) is still open at the start of line end.
+// openThrough reports whether the bracket opened just before offset at
+// of line n (1-based) is still open at the start of line end.
 func openThrough(text []string, n, at, end int) bool {
 	d := 0
 	for k := n; k < end; k++ {
@@ -503,13 +506,86 @@ func openThrough(text []string, n, at, end int) bool {
 				d++
 			case ')', ']', '}':
 				d--
-				if d <= 0 {
+				if d < 0 {
 					return false
 				}
 			}
 		}
 	}
 	return true
+}
+
+// tsArrowParams matches an arrow function's parameter list: "(a, b) =>",
+// "async (a: T) =>", "a =>".
+var tsArrowParams = regexp.MustCompile(`(?:async\s*)?(?:\(([^()]*)\)(?:\s*:\s*[^=()]+)?|([\p{L}_$][\p{L}\p{N}_$]*))\s*=>`)
+
+// tsCallbackParam returns the type of v when line n (l, its text
+// without a comment) starts an arrow function taking v that is passed
+// to a function of the repository whose parameter states a function
+// type ("fn(cb: (x: T) => R)" gives the callback's first parameter T),
+// and the arrow's call is still open at r.
+func (rr *refResolver) tsCallbackParam(ctx context.Context, r *refLine, text []string, n int, l, v string) (string, int64) {
+	for _, m := range tsArrowParams.FindAllStringSubmatchIndex(l, -1) {
+		list := l[max(m[2], 0):max(m[3], 0)]
+		if m[4] >= 0 {
+			list = l[m[4]:m[5]]
+		}
+		j := -1
+		for i, p := range tsSplitTop(list, ",") {
+			if name, _, _ := strings.Cut(strings.TrimSpace(p), ":"); strings.TrimSpace(strings.TrimSuffix(name, "?")) == v {
+				j = i
+			}
+		}
+		if j < 0 {
+			continue
+		}
+		open, _ := callOpen(l[:m[0]])
+		if open < 0 || !openThrough(text, n, open+1, r.line) {
+			continue
+		}
+		t, fid := rr.tsArgType(ctx, r.fileID, l[:m[0]])
+		if params := tsFuncParams(t); j < len(params) {
+			return params[j], fid
+		}
+	}
+	return "", 0
+}
+
+// tsFuncParams returns the stated types of the parameters of function
+// type t ("(a: A, b: B) => R"), nil for another type.
+func tsFuncParams(t string) []string {
+	t = strings.TrimSpace(t)
+	if !strings.HasPrefix(t, "(") {
+		return nil
+	}
+	end := closingParen(t)
+	if end < 0 || !strings.HasPrefix(strings.TrimSpace(t[end+1:]), "=>") {
+		return nil
+	}
+	var out []string
+	for _, p := range tsSplitTop(t[1:end], ",") {
+		_, pt, _ := strings.Cut(p, ":")
+		out = append(out, strings.TrimSpace(pt))
+	}
+	return out
+}
+
+// closingParen returns the offset of the ')' closing the '(' s starts
+// with, -1 when none does.
+func closingParen(s string) int {
+	d := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			d++
+		case ')':
+			d--
+			if d == 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // tsElement returns the element type of array type t ("T[]",

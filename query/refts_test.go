@@ -277,6 +277,12 @@ export interface Track {
 export type Outgoing = { seq: number } & (Reply | Message);
 
 export function send(out: Outgoing): void {}
+
+export interface Sink {
+  type: 'sink';
+}
+
+export function watch(start: number, cb: (sink: Sink, n: number) => void): void {}
 `,
 	"src/api.ts": `export {
   /**
@@ -293,7 +299,13 @@ export const reported = report;
 `,
 	"src/run.ts": `import type { IncomingMessage } from 'http';
 import type { Batch, Message, Procedure, Router } from './defs';
-import { send } from './defs';
+import { send, watch } from './defs';
+
+export function observe() {
+  watch(1, (sink, n) => {
+    const seen = sink.type;
+  });
+}
 
 export function reply() {
   send({ seq: 1, id: 2, body: '' });
@@ -382,6 +394,14 @@ func TestRefsTypeScriptChains(t *testing.T) {
 	for _, c := range cases {
 		got, _ := refsOf(t, p, "src/defs.ts", c.qualname)
 		wantRefs(t, c.qualname, got, c.want)
+	}
+	// A callback's parameter: watch states cb's function type.
+	seen := atLine(t, tsChainFiles, "src/run.ts", "const seen")
+	for qualname, want := range map[string]string{"Sink.type": ConfResolved, "Message.type": ""} {
+		got, _ := refsOf(t, p, "src/defs.ts", qualname)
+		if got[seen] != want {
+			t.Errorf("%s: %s is %q, want %q", qualname, seen, got[seen], want)
+		}
 	}
 	// An alias's parenthesized union: Outgoing is a Reply, an Envelope.
 	sent := atLine(t, tsChainFiles, "src/run.ts", "send({ seq")
