@@ -329,6 +329,9 @@ func (rr *refResolver) tsQualifiedMember(ctx context.Context, r *refLine, u useA
 		if t == "{" && d.parent == u.chain[len(u.chain)-1] {
 			return vOpen, "", false, nil // d may be the literal's own member
 		}
+		if t = strings.TrimSpace(t); strings.Contains(skipTypeArgs(strings.TrimSpace(t[len(leadingTypeName(t)):])), "[") {
+			return vOpen, "", false, nil // an indexed access or an array: not the named type's member
+		}
 	}
 	if t == "" {
 		return vOpen, "", false, nil

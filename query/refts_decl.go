@@ -819,9 +819,19 @@ func (rr *refResolver) tsChainType(ctx context.Context, r *refLine, chain []stri
 		if foreign {
 			return "", 0, true
 		}
+		if mm := tsIndexedAccess.FindStringSubmatch(strings.TrimSpace(typ)); mm != nil {
+			typ, in, foreign = rr.tsMemberType(ctx, in, mm[1], mm[2]) // T['k']: T's member k
+			if foreign {
+				return "", 0, true
+			}
+		}
 	}
 	return typ, in, false
 }
+
+// tsIndexedAccess matches an indexed access type by a quoted key:
+// T['k'], T<A>["k"].
+var tsIndexedAccess = regexp.MustCompile(`^([\p{L}_$][\p{L}\p{N}_$.]*(?:<[^\[\]]*>)?)\[['"]([\p{L}_$][\p{L}\p{N}_$]*)['"]\]$`)
 
 // tsMemberType returns the type that type typ (written in file id)
 // states for its member m, and the file it is written in: a class's

@@ -278,6 +278,10 @@ export type Outgoing = { seq: number } & (Reply | Message);
 
 export function send(out: Outgoing): void {}
 
+export interface Wrapper {
+  def: BaseProcedure['_def'];
+}
+
 export interface Sink {
   type: 'sink';
 }
@@ -298,8 +302,12 @@ export const shown = kind;
 export const reported = report;
 `,
 	"src/run.ts": `import type { IncomingMessage } from 'http';
-import type { Batch, Message, Procedure, Router } from './defs';
+import type { Batch, Message, Procedure, Router, Wrapper } from './defs';
 import { send, watch } from './defs';
+
+export function unwrap(w: Wrapper) {
+  return w.def.type;
+}
 
 export function observe() {
   watch(1, (sink, n) => {
@@ -379,6 +387,7 @@ func TestRefsTypeScriptChains(t *testing.T) {
 			at("const kinds"):                    ConfResolved, // an element of Array<Message>
 			at("return proc._def.type"):          "",           // a local set from call.proc
 			at("    type: type,"):                ConfNameOnly, // a key, not the local of the name
+			at("return w.def.type"):              "",           // BaseProcedure['_def']: a ProcedureDef
 		}},
 		{"ProcedureDef.type", map[string]string{
 			at("const a = proc._def.type"):       ConfResolved,
@@ -386,6 +395,7 @@ func TestRefsTypeScriptChains(t *testing.T) {
 			at("const d = proc._def.meta?.type"): "",
 			at("this.proc._def.type + m.type"):   ConfResolved, // a class field's stated type
 			at("return errorOpts.type"):          ConfResolved, // errorOpts.proc._def.type
+			at("return w.def.type"):              ConfResolved,
 			at("const first"):                    ConfResolved,
 			at("const kinds"):                    "",
 			at("return proc._def.type"):          ConfResolved,
