@@ -539,22 +539,71 @@ func (rr *refResolver) tsCallbackParam(ctx context.Context, r *refLine, text []s
 		if j < 0 {
 			continue
 		}
-		open, _ := callOpen(l[:m[0]])
-		if open < 0 || !openThrough(text, n, open+1, r.line) {
-			continue
+		before := strings.TrimRight(l[:m[0]], " \t")
+		open, _ := callOpen(before)
+		body := m[1] + len(l[m[1]:]) - len(strings.TrimLeft(l[m[1]:], " \t"))
+		switch {
+		case strings.HasPrefix(l[body:], "{"):
+			if !openThrough(text, n, body+1, r.line) {
+				continue // the arrow's block closed before r
+			}
+		case n != r.line && (open < 0 || !openThrough(text, n, open+1, r.line)):
+			continue // an expression body: r must be in it
 		}
-		t, fid := rr.tsArgType(ctx, r.fileID, l[:m[0]])
-		if params := tsFuncParams(t); j < len(params) {
-			return params[j], fid
+		var t string
+		fid := r.fileID
+		if open >= 0 {
+			t, fid = rr.tsArgType(ctx, r.fileID, l[:m[0]])
+		} else if lastWord(before) == "return" {
+			t = rr.tsReturnType(ctx, r, n) // the function returns the arrow
+		} else if mm := typedVar.FindStringSubmatch(strings.TrimSuffix(before, "=")); mm != nil && strings.HasSuffix(before, "=") {
+			t = mm[1] // const f: F = (x) =>
+		}
+		if params, in := rr.tsFuncParams(ctx, fid, t); j < len(params) {
+			return params[j], in
 		}
 	}
 	return "", 0
 }
 
 // tsFuncParams returns the stated types of the parameters of function
-// type t ("(a: A, b: B) => R"), nil for another type.
-func tsFuncParams(t string) []string {
+// type t written in file id ("(a: A, b: B) => R", or an alias of one),
+// and the file they are written in; nil for another type.
+func (rr *refResolver) tsFuncParams(ctx context.Context, id int64, t string) ([]string, int64) {
 	t = strings.TrimSpace(t)
+	if strings.HasPrefix(t, "(") {
+		return funcTypeParams(t), id
+	}
+	name := leadingTypeName(t)
+	if name == "" || strings.Contains(name, ".") {
+		return nil, 0
+	}
+	did, dname, ok := rr.tsDeclFile(ctx, id, name)
+	if !ok {
+		return nil, 0
+	}
+	text, err := rr.text(ctx, did)
+	decls := rr.tsDecls(ctx, did)[dname]
+	if err != nil || len(decls) == 0 || decls[0].kind != "type" {
+		return nil, 0
+	}
+	var b strings.Builder
+	for k := decls[0].line; k < len(text) && k < decls[0].line+40; k++ {
+		b.WriteString(stripComment(text[k]))
+		b.WriteByte(' ')
+	}
+	h := b.String()
+	h = skipTypeArgs(strings.TrimSpace(h[strings.Index(h, dname)+len(dname):]))
+	rhs, found := strings.CutPrefix(strings.TrimSpace(h), "=")
+	if !found {
+		return nil, 0
+	}
+	return funcTypeParams(strings.TrimSpace(rhs)), did
+}
+
+// funcTypeParams returns the stated types of the parameters of function
+// type t ("(a: A, b: B) => R"), nil for another type.
+func funcTypeParams(t string) []string {
 	if !strings.HasPrefix(t, "(") {
 		return nil
 	}

@@ -286,6 +286,8 @@ export interface Sink {
   type: 'sink';
 }
 
+export type Handler = (sink: Sink) => void;
+
 export function watch(start: number, cb: (sink: Sink, n: number) => void): void {}
 `,
 	"src/api.ts": `export {
@@ -302,11 +304,17 @@ export const shown = kind;
 export const reported = report;
 `,
 	"src/run.ts": `import type { IncomingMessage } from 'http';
-import type { Batch, Message, Procedure, Router, Wrapper } from './defs';
+import type { Batch, Handler, Message, Procedure, Router, Wrapper } from './defs';
 import { send, watch } from './defs';
 
 export function unwrap(w: Wrapper) {
   return w.def.type;
+}
+
+export function makeHandler(): Handler {
+  return (sink) => {
+    const got = sink.type;
+  };
 }
 
 export function observe() {
@@ -406,11 +414,15 @@ func TestRefsTypeScriptChains(t *testing.T) {
 		wantRefs(t, c.qualname, got, c.want)
 	}
 	// A callback's parameter: watch states cb's function type.
-	seen := atLine(t, tsChainFiles, "src/run.ts", "const seen")
-	for qualname, want := range map[string]string{"Sink.type": ConfResolved, "Message.type": ""} {
-		got, _ := refsOf(t, p, "src/defs.ts", qualname)
-		if got[seen] != want {
-			t.Errorf("%s: %s is %q, want %q", qualname, seen, got[seen], want)
+	// A returned arrow's parameter: the function's stated return type is
+	// an alias of a function type.
+	for _, marker := range []string{"const seen", "const got"} {
+		line := atLine(t, tsChainFiles, "src/run.ts", marker)
+		for qualname, want := range map[string]string{"Sink.type": ConfResolved, "Message.type": ""} {
+			got, _ := refsOf(t, p, "src/defs.ts", qualname)
+			if got[line] != want {
+				t.Errorf("%s: %s is %q, want %q", qualname, line, got[line], want)
+			}
 		}
 	}
 	// An alias's parenthesized union: Outgoing is a Reply, an Envelope.
