@@ -923,13 +923,40 @@ func (rr *refResolver) tsMemberType(ctx context.Context, id int64, typ, m string
 		}
 		bases, _ := rr.tsBases(ctx, did, dname, 0)
 		if len(bases) > 1 && rr.tsDecls(ctx, did)[dname][0].kind == "type" {
-			continue // a union's members may state the member differently
+			// A union's (or an intersection's) members: one type only when
+			// every member states the same one.
+			t, tin := rr.tsCommonMember(ctx, did, bases, m)
+			if t != "" {
+				return t, tin, false
+			}
+			continue
 		}
 		for _, b := range bases {
 			work = append(work, tsValue{b, did})
 		}
 	}
 	return "", 0, false
+}
+
+// tsCommonMember returns the type every one of types (written in file
+// id) states for member m, "" when one states none or they differ.
+func (rr *refResolver) tsCommonMember(ctx context.Context, id int64, types []string, m string) (string, int64) {
+	mm := rr.tsm()
+	if mm.depth > 4 {
+		return "", 0
+	}
+	mm.depth++
+	defer func() { mm.depth-- }()
+	var typ string
+	var in int64
+	for i, b := range types {
+		t, tin, foreign := rr.tsMemberType(ctx, id, b, m)
+		if t == "" || foreign || i > 0 && (t != typ || tin != in) {
+			return "", 0
+		}
+		typ, in = t, tin
+	}
+	return typ, in
 }
 
 // tsUnwrap drops the library's wrappers a value's members pass through

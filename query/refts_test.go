@@ -278,6 +278,16 @@ export type Outgoing = { seq: number } & (Reply | Message);
 
 export function send(out: Outgoing): void {}
 
+export interface QueryProc extends BaseProcedure {
+  kind: 'query';
+}
+
+export interface MutationProc extends BaseProcedure {
+  kind: 'mutation';
+}
+
+export type AnyProc = QueryProc | MutationProc;
+
 export interface Wrapper {
   def: BaseProcedure['_def'];
 }
@@ -304,11 +314,11 @@ export const shown = kind;
 export const reported = report;
 `,
 	"src/run.ts": `import type { IncomingMessage } from 'http';
-import type { Batch, Handler, Message, Procedure, Router, Wrapper } from './defs';
+import type { AnyProc, Batch, Handler, Message, Procedure, Router, Wrapper } from './defs';
 import { send, watch } from './defs';
 
-export function unwrap(w: Wrapper) {
-  return w.def.type;
+export function unwrap(w: Wrapper, p: AnyProc) {
+  return w.def.type + p._def.type;
 }
 
 export function makeHandler(): Handler {
@@ -395,7 +405,7 @@ func TestRefsTypeScriptChains(t *testing.T) {
 			at("const kinds"):                    ConfResolved, // an element of Array<Message>
 			at("return proc._def.type"):          "",           // a local set from call.proc
 			at("    type: type,"):                ConfNameOnly, // a key, not the local of the name
-			at("return w.def.type"):              "",           // BaseProcedure['_def']: a ProcedureDef
+			at("return w.def.type"):              "",           // BaseProcedure['_def'], and a union's common _def: a ProcedureDef
 		}},
 		{"ProcedureDef.type", map[string]string{
 			at("const a = proc._def.type"):       ConfResolved,
