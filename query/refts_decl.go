@@ -464,9 +464,11 @@ func (rr *refResolver) tsInferred(ctx context.Context, r *refLine, v string) (st
 	q := regexp.QuoteMeta(v)
 	local := regexp.MustCompile(`^\s*(?:const|let|var)\s+` + q + `\s*=\s*(` + tsChainExpr + `)\s*;?\s*$`)
 	callback := regexp.MustCompile(`\.` + tsIterators + `\(\s*(?:async\s+)?(?:\(\s*` + q + `\s*[,)]|` + q + `\s*=>)`)
-	for n := r.line; n >= r.enclStart && n > r.line-200; n-- {
+	// A callback's parameter may be bound above the enclosing symbol (a
+	// function nested in the callback): its block must still be open at r.
+	for n := r.line; n >= 1 && n > r.line-200; n-- {
 		l := stripComment(text[n-1])
-		if n < r.line {
+		if n < r.line && n >= r.enclStart {
 			if mm := local.FindStringSubmatch(l); mm != nil {
 				t, in, _ := rr.tsChainType(ctx, r, tsChainSep.Split(mm[1], -1))
 				return t, in
@@ -554,7 +556,7 @@ func (rr *refResolver) tsCallbackParam(ctx context.Context, r *refLine, text []s
 		fid := r.fileID
 		if open >= 0 {
 			t, fid = rr.tsArgType(ctx, r.fileID, l[:m[0]])
-		} else if lastWord(before) == "return" {
+		} else if lastWord(before) == "return" && n >= r.enclStart {
 			t = rr.tsReturnType(ctx, r, n) // the function returns the arrow
 		} else if mm := typedVar.FindStringSubmatch(strings.TrimSuffix(before, "=")); mm != nil && strings.HasSuffix(before, "=") {
 			t = mm[1] // const f: F = (x) =>
@@ -1014,10 +1016,10 @@ func (rr *refResolver) tsPropertyType(ctx context.Context, id int64, typ, m stri
 	}
 	if d := decls[0]; d.kind == "interface" || d.kind == "type" {
 		prop := regexp.MustCompile(`^\s*(?:readonly\s+)?` + regexp.QuoteMeta(m) + `\??\s*:\s*(.+?)\s*[;,]?\s*$`)
-		depth := 0
+		depth, opened := 0, false
 		for k := d.line; k < len(text) && k < d.line+400; k++ {
 			l := stripComment(text[k])
-			if depth == 1 {
+			if depth == 1 && opened {
 				if mm := prop.FindStringSubmatch(l); mm != nil {
 					if strings.HasPrefix(mm[1], "{") {
 						return "{"
@@ -1026,8 +1028,9 @@ func (rr *refResolver) tsPropertyType(ctx context.Context, id int64, typ, m stri
 				}
 			}
 			depth += strings.Count(l, "{") - strings.Count(l, "}")
-			if depth <= 0 && k > d.line || depth <= 0 && strings.Contains(l, "}") {
-				return ""
+			opened = opened || strings.Contains(l, "{")
+			if depth <= 0 && (opened || strings.HasSuffix(strings.TrimSpace(l), ";")) {
+				return "" // the body closed, or an alias of another type
 			}
 		}
 	}

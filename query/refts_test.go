@@ -288,6 +288,14 @@ export interface MutationProc extends BaseProcedure {
 
 export type AnyProc = QueryProc | MutationProc;
 
+export interface Generic<
+  T,
+> {
+  _def: ProcedureDef;
+}
+
+export type Override = (opts: { inner: Generic<number> }) => void;
+
 export interface Wrapper {
   def: BaseProcedure['_def'];
 }
@@ -314,11 +322,21 @@ export const shown = kind;
 export const reported = report;
 `,
 	"src/run.ts": `import type { IncomingMessage } from 'http';
-import type { AnyProc, Batch, Handler, Message, Procedure, Router, Wrapper } from './defs';
+import type { AnyProc, Batch, Handler, Message, Override, Procedure, Router, Wrapper } from './defs';
 import { send, watch } from './defs';
 
 export function unwrap(w: Wrapper, p: AnyProc) {
   return w.def.type + p._def.type;
+}
+
+export function makeOverride(config: { log?: (opts: Message) => void; name: string }): Override {
+  return (opts) => {
+    return opts.inner._def.type;
+  };
+}
+
+export function after(cb: (x: number) => void, m: Message) {
+  return m.type;
 }
 
 export function makeHandler(): Handler {
@@ -406,6 +424,8 @@ func TestRefsTypeScriptChains(t *testing.T) {
 			at("return proc._def.type"):          "",           // a local set from call.proc
 			at("    type: type,"):                ConfNameOnly, // a key, not the local of the name
 			at("return w.def.type"):              "",           // BaseProcedure['_def'], and a union's common _def: a ProcedureDef
+			at("return opts.inner._def.type"):    "",           // the returned Override's opts, not the signature's (opts: Message)
+			at("return m.type"):                  ConfResolved, // a parameter after a function-typed one
 		}},
 		{"ProcedureDef.type", map[string]string{
 			at("const a = proc._def.type"):       ConfResolved,
@@ -414,6 +434,7 @@ func TestRefsTypeScriptChains(t *testing.T) {
 			at("this.proc._def.type + m.type"):   ConfResolved, // a class field's stated type
 			at("return errorOpts.type"):          ConfResolved, // errorOpts.proc._def.type
 			at("return w.def.type"):              ConfResolved,
+			at("return opts.inner._def.type"):    ConfResolved, // through a generic interface's multi-line header
 			at("const first"):                    ConfResolved,
 			at("const kinds"):                    "",
 			at("return proc._def.type"):          ConfResolved,
