@@ -335,6 +335,14 @@ export function makeOverride(config: { log?: (opts: Message) => void; name: stri
   };
 }
 
+export function deep() {
+  watch(2, (sink) => {
+    const inner = () => {
+      return sink.type;
+    };
+  });
+}
+
 export function after(cb: (x: number) => void, m: Message) {
   return m.type;
 }
@@ -426,6 +434,7 @@ func TestRefsTypeScriptChains(t *testing.T) {
 			at("return w.def.type"):              "",           // BaseProcedure['_def'], and a union's common _def: a ProcedureDef
 			at("return opts.inner._def.type"):    "",           // the returned Override's opts, not the signature's (opts: Message)
 			at("return m.type"):                  ConfResolved, // a parameter after a function-typed one
+			at("return sink.type"):               "",           // a callback's parameter, in a function nested in it
 		}},
 		{"ProcedureDef.type", map[string]string{
 			at("const a = proc._def.type"):       ConfResolved,
@@ -447,7 +456,7 @@ func TestRefsTypeScriptChains(t *testing.T) {
 	// A callback's parameter: watch states cb's function type.
 	// A returned arrow's parameter: the function's stated return type is
 	// an alias of a function type.
-	for _, marker := range []string{"const seen", "const got"} {
+	for _, marker := range []string{"const seen", "const got", "return sink.type"} {
 		line := atLine(t, tsChainFiles, "src/run.ts", marker)
 		for qualname, want := range map[string]string{"Sink.type": ConfResolved, "Message.type": ""} {
 			got, _ := refsOf(t, p, "src/defs.ts", qualname)
