@@ -21,6 +21,14 @@ type tsMemo struct {
 	fields map[lineVar]string            // a class field's stated type
 	params map[lineVar][]string          // a function's parameters' types
 	depth  int                           // locals followed to the chains they are set from
+	typeOf map[lineVar]tsValue           // a value's type at a line
+	member map[lineVar]tsMember          // a type's member's stated type
+}
+
+type tsMember struct {
+	typ     string
+	in      int64
+	foreign bool
 }
 
 type tsDecl struct {
@@ -41,7 +49,8 @@ type tsValue struct {
 func (rr *refResolver) tsm() *tsMemo {
 	if rr.ts.decls == nil {
 		rr.ts = tsMemo{decls: map[int64]map[string][]tsDecl{}, bases: map[lineVar]tsFound{}, binds: map[lineVar]bool{},
-			values: map[lineVar]tsValue{}, fields: map[lineVar]string{}, params: map[lineVar][]string{}}
+			values: map[lineVar]tsValue{}, fields: map[lineVar]string{}, params: map[lineVar][]string{},
+			typeOf: map[lineVar]tsValue{}, member: map[lineVar]tsMember{}}
 	}
 	return &rr.ts
 }
@@ -425,6 +434,17 @@ func (rr *refResolver) tsValueType(ctx context.Context, id int64, v string) (str
 // a local's, a top-level or imported value's) and the file it is
 // written in.
 func (rr *refResolver) tsTypeOf(ctx context.Context, r *refLine, v string) (string, int64) {
+	m := rr.tsm()
+	key := lineVar{r.fileID, r.line, v}
+	if t, ok := m.typeOf[key]; ok {
+		return t.typ, t.in
+	}
+	t, in := rr.readTSTypeOf(ctx, r, v)
+	m.typeOf[key] = tsValue{t, in}
+	return t, in
+}
+
+func (rr *refResolver) readTSTypeOf(ctx context.Context, r *refLine, v string) (string, int64) {
 	if t := rr.typeOf(ctx, r, v); t != "" {
 		return t, r.fileID
 	}
@@ -890,6 +910,17 @@ var tsIndexedAccess = regexp.MustCompile(`^([\p{L}_$][\p{L}\p{N}_$.]*(?:<[^\[\]]
 // looked up through the type's bases. A type literal gives "{". foreign
 // reports that typ is a package's type.
 func (rr *refResolver) tsMemberType(ctx context.Context, id int64, typ, m string) (string, int64, bool) {
+	mm := rr.tsm()
+	key := lineVar{id, 0, typ + "\x00" + m}
+	if t, ok := mm.member[key]; ok {
+		return t.typ, t.in, t.foreign
+	}
+	t, in, foreign := rr.readTSMemberType(ctx, id, typ, m)
+	mm.member[key] = tsMember{t, in, foreign}
+	return t, in, foreign
+}
+
+func (rr *refResolver) readTSMemberType(ctx context.Context, id int64, typ, m string) (string, int64, bool) {
 	typ = tsUnwrap(strings.TrimSpace(typ))
 	if strings.HasPrefix(typ, "{") {
 		return tsLiteralMember(typ, m), id, false
