@@ -629,7 +629,7 @@ func funcTypeParams(t string) []string {
 	if !strings.HasPrefix(t, "(") {
 		return nil
 	}
-	end := closingParen(t)
+	end := closingBracket(t, 0)
 	if end < 0 || !strings.HasPrefix(strings.TrimSpace(t[end+1:]), "=>") {
 		return nil
 	}
@@ -639,24 +639,6 @@ func funcTypeParams(t string) []string {
 		out = append(out, strings.TrimSpace(pt))
 	}
 	return out
-}
-
-// closingParen returns the offset of the ')' closing the '(' s starts
-// with, -1 when none does.
-func closingParen(s string) int {
-	d := 0
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '(':
-			d++
-		case ')':
-			d--
-			if d == 0 {
-				return i
-			}
-		}
-	}
-	return -1
 }
 
 // tsElement returns the element type of array type t ("T[]",
@@ -703,15 +685,16 @@ func (rr *refResolver) tsParamLiteral(ctx context.Context, r *refLine, v string)
 		return "" // not the function's own parameter list
 	}
 	open := m[1] - 1
-	if end := closingBrace(sig, open); end > 0 {
+	if end := closingBracket(sig, open); end > 0 {
 		return sig[open : end+1]
 	}
 	return ""
 }
 
-// closingBrace returns the offset of the '}' closing the '{' at open of
-// s, -1 when s ends first.
-func closingBrace(s string, open int) int {
+// closingBracket returns the offset of the bracket closing the one at
+// open of s ('(' or '{'), -1 when s ends first.
+func closingBracket(s string, open int) int {
+	closer := map[byte]byte{'(': ')', '{': '}'}[s[open]]
 	d := 0
 	var quote byte
 	for i := open; i < len(s); i++ {
@@ -719,9 +702,9 @@ func closingBrace(s string, open int) int {
 			continue
 		}
 		switch s[i] {
-		case '{':
+		case s[open]:
 			d++
-		case '}':
+		case closer:
 			d--
 			if d == 0 {
 				return i
