@@ -155,7 +155,11 @@ func readPyImports(fi *fileImports, lines []string) {
 }
 
 func readTSImports(fi *fileImports, lines []string) {
-	stmts := joinStatements(lines, func(t string) bool {
+	code := make([]string, len(lines))
+	for i, l := range lines {
+		code[i] = strings.TrimRight(stripComment(l), " \t")
+	}
+	stmts := joinStatements(code, func(t string) bool {
 		return strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "export ") || strings.HasPrefix(t, "const ") || strings.HasPrefix(t, "let ") || strings.HasPrefix(t, "var ")
 	})
 	for _, l := range stmts {
@@ -167,9 +171,13 @@ func readTSImports(fi *fileImports, lines []string) {
 		if m == nil {
 			continue
 		}
-		tsBindings(fi, m[3], m[4], m[1] == "export")
+		tsBindings(fi, tsBlockComment.ReplaceAllString(m[3], " "), m[4], m[1] == "export")
 	}
 }
+
+// tsBlockComment is a /* */ comment (a doc comment on an item of an
+// import or export list).
+var tsBlockComment = regexp.MustCompile(`(?s)/\*.*?\*/`)
 
 // tsBindings records the bindings of an import or export clause ("X",
 // "* as X", "{ a, b as c }", "X, { a }") from module mod.

@@ -296,6 +296,9 @@ func addParams(out map[string]string, list string) {
 		case '(', '[', '{', '<':
 			d++
 		case ')', ']', '}', '>':
+			if list[k] == '>' && k > 0 && list[k-1] == '=' {
+				continue // an arrow, "=>"
+			}
 			d--
 		case ',':
 			if d == 0 {

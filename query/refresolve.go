@@ -464,7 +464,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		return vContra, whyMember, nil
 	}
 	// A bare name.
-	if rr.locals[enclKey{r.fileID, r.enclStart, r.enclName}] && !(r.fileID == d.u.fileID && d.u.start >= r.enclStart && d.u.start <= r.line && !(d.u.start == r.enclStart && d.u.name == r.enclName)) {
+	if rr.locals[enclKey{r.fileID, r.enclStart, r.enclName}] && !(d.member && isTSLang(lang) && rr.tsObjectKey(ctx, r, u)) && !(r.fileID == d.u.fileID && d.u.start >= r.enclStart && d.u.start <= r.line && !(d.u.start == r.enclStart && d.u.name == r.enclName)) {
 		return vContra, whyLocal, nil
 	}
 	if u.kwarg {

@@ -320,6 +320,18 @@ func (rr *refResolver) tsQualifiedMember(ctx context.Context, r *refLine, u useA
 		t = rr.tsFieldType(ctx, r.fileID, types[len(types)-1], u.chain[1])
 	case len(u.chain) == 1 && root != "this" && root != "super":
 		t, in = rr.tsTypeOf(ctx, r, root)
+	case len(u.chain) >= 2:
+		var foreign bool
+		t, in, foreign = rr.tsChainType(ctx, r, u.chain)
+		if foreign {
+			return vContra, whyForeign, true, nil
+		}
+		if t == "{" && d.parent == u.chain[len(u.chain)-1] {
+			return vOpen, "", false, nil // d may be the literal's own member
+		}
+		if t = strings.TrimSpace(t); strings.Contains(skipTypeArgs(strings.TrimSpace(t[len(leadingTypeName(t)):])), "[") {
+			return vOpen, "", false, nil // an indexed access or an array: not the named type's member
+		}
 	}
 	if t == "" {
 		return vOpen, "", false, nil
@@ -445,13 +457,38 @@ func (rr *refResolver) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d 
 			return v, why, v != vOpen, nil
 		}
 	case strings.HasSuffix(before, "(") || strings.HasSuffix(before, ","):
-		t := rr.tsArgType(ctx, r.fileID, text[ln-1][:col])
+		t, fid := rr.tsArgType(ctx, r.fileID, text[ln-1][:col])
 		if t != "" {
-			v, why := rr.tsTypeVerdict(ctx, r.fileID, t, d)
+			v, why := rr.tsTypeVerdict(ctx, fid, t, d)
 			return v, why, v != vOpen, nil
 		}
 	}
 	return vOpen, "", false, nil
+}
+
+// tsObjectKey reports whether u is a key ("name: value") of an object
+// literal written where a value is: a property, never the local of the
+// same name.
+func (rr *refResolver) tsObjectKey(ctx context.Context, r *refLine, u useAt) bool {
+	if !u.key {
+		return false
+	}
+	text, err := rr.text(ctx, r.fileID)
+	if err != nil {
+		return false
+	}
+	ln, col, ok := openingBrace(text, r.line, u.at)
+	if !ok {
+		return false
+	}
+	before := strings.TrimRight(text[ln-1][:col], " \t")
+	if before == "" && ln > 1 {
+		before = strings.TrimRight(stripComment(text[ln-2]), " \t")
+	}
+	if strings.HasSuffix(before, "=>") {
+		return false // a function's body
+	}
+	return lastWord(before) == "return" || before != "" && strings.ContainsAny(before[len(before)-1:], "(,=:[?|&")
 }
 
 var (
@@ -527,19 +564,43 @@ func castAfter(text []string, line, col int) (typ, from string) {
 // tsArgType returns the stated type of the parameter a literal starting
 // after prefix (the text of its line before its '{') is passed as, when
 // the call is of a function or class the file declares or imports from
-// the repository: "fn(a, {" is fn's second parameter.
-func (rr *refResolver) tsArgType(ctx context.Context, id int64, prefix string) string {
-	open, arg, d := -1, 0, 0
-	for i := len(prefix) - 1; i >= 0 && open < 0; i-- {
+// the repository: "fn(a, {" is fn's second parameter. fid is the file
+// the type is written in.
+func (rr *refResolver) tsArgType(ctx context.Context, id int64, prefix string) (typ string, fid int64) {
+	open, arg := callOpen(prefix)
+	if open < 0 {
+		return "", 0
+	}
+	m := callee.FindStringSubmatch(prefix[:open])
+	if m == nil {
+		return "", 0
+	}
+	fid, name, ok := rr.tsDeclFile(ctx, id, m[2])
+	if !ok {
+		return "", 0
+	}
+	params := rr.tsParams(ctx, fid, name, m[1] != "")
+	if arg >= len(params) {
+		return "", 0
+	}
+	return params[arg], fid
+}
+
+// callOpen returns the offset of the '(' of the call whose argument list
+// prefix ends in, and the index of the argument that follows; -1 when
+// prefix ends in no call's parentheses.
+func callOpen(prefix string) (open, arg int) {
+	d := 0
+	for i := len(prefix) - 1; i >= 0; i-- {
 		switch prefix[i] {
 		case ')', ']', '}':
 			d++
 		case '(', '[', '{':
 			if d == 0 {
 				if prefix[i] != '(' {
-					return ""
+					return -1, 0
 				}
-				open = i
+				return i, arg
 			}
 			d--
 		case ',':
@@ -548,22 +609,7 @@ func (rr *refResolver) tsArgType(ctx context.Context, id int64, prefix string) s
 			}
 		}
 	}
-	if open < 0 {
-		return ""
-	}
-	m := callee.FindStringSubmatch(prefix[:open])
-	if m == nil {
-		return ""
-	}
-	fid, name, ok := rr.tsDeclFile(ctx, id, m[2])
-	if !ok {
-		return ""
-	}
-	params := rr.tsParams(ctx, fid, name, m[1] != "")
-	if arg >= len(params) {
-		return ""
-	}
-	return params[arg]
+	return -1, 0
 }
 
 // tsNotCallable reports whether member d is a property whose stated type

@@ -20,6 +20,15 @@ type tsMemo struct {
 	values map[lineVar]tsValue           // a value's stated type
 	fields map[lineVar]string            // a class field's stated type
 	params map[lineVar][]string          // a function's parameters' types
+	depth  int                           // locals followed to the chains they are set from
+	typeOf map[lineVar]tsValue           // a value's type at a line
+	member map[lineVar]tsMember          // a type's member's stated type
+}
+
+type tsMember struct {
+	typ     string
+	in      int64
+	foreign bool
 }
 
 type tsDecl struct {
@@ -40,7 +49,8 @@ type tsValue struct {
 func (rr *refResolver) tsm() *tsMemo {
 	if rr.ts.decls == nil {
 		rr.ts = tsMemo{decls: map[int64]map[string][]tsDecl{}, bases: map[lineVar]tsFound{}, binds: map[lineVar]bool{},
-			values: map[lineVar]tsValue{}, fields: map[lineVar]string{}, params: map[lineVar][]string{}}
+			values: map[lineVar]tsValue{}, fields: map[lineVar]string{}, params: map[lineVar][]string{},
+			typeOf: map[lineVar]tsValue{}, member: map[lineVar]tsMember{}}
 	}
 	return &rr.ts
 }
@@ -235,9 +245,14 @@ func readTSBases(text []string, n int, typ string) ([]string, bool) {
 		}
 		rhs = strings.TrimSuffix(strings.TrimSpace(rhs), ";")
 		var out []string
-		for _, p := range tsSplitTop(rhs, "|&") {
-			p = strings.TrimSpace(p)
+		parts := tsSplitTop(rhs, "|&")
+		for i := 0; i < len(parts) && i < 64; i++ {
+			p := strings.TrimSpace(parts[i])
 			if p == "" || strings.HasPrefix(p, "{") && strings.HasSuffix(p, "}") {
+				continue
+			}
+			if strings.HasPrefix(p, "(") && strings.HasSuffix(p, ")") && !strings.Contains(p, "=>") {
+				parts = append(parts, tsSplitTop(p[1:len(p)-1], "|&")...) // "A & (B | C)"
 				continue
 			}
 			name := leadingTypeName(p)
@@ -419,10 +434,284 @@ func (rr *refResolver) tsValueType(ctx context.Context, id int64, v string) (str
 // a local's, a top-level or imported value's) and the file it is
 // written in.
 func (rr *refResolver) tsTypeOf(ctx context.Context, r *refLine, v string) (string, int64) {
+	m := rr.tsm()
+	key := lineVar{r.fileID, r.line, v}
+	if t, ok := m.typeOf[key]; ok {
+		return t.typ, t.in
+	}
+	t, in := rr.readTSTypeOf(ctx, r, v)
+	m.typeOf[key] = tsValue{t, in}
+	return t, in
+}
+
+func (rr *refResolver) readTSTypeOf(ctx context.Context, r *refLine, v string) (string, int64) {
 	if t := rr.typeOf(ctx, r, v); t != "" {
 		return t, r.fileID
 	}
+	if t := rr.tsParamLiteral(ctx, r, v); t != "" {
+		return t, r.fileID
+	}
+	if t, in := rr.tsInferred(ctx, r, v); t != "" {
+		return t, in
+	}
 	return rr.tsValueType(ctx, r.fileID, v)
+}
+
+var (
+	tsChainExpr = `[\p{L}_$][\p{L}\p{N}_$]*(?:(?:\??\.|!\.)[\p{L}_$][\p{L}\p{N}_$]*)*`
+	tsChainEnd  = regexp.MustCompile(`(?:^|[^\p{L}\p{N}_$.?!])(` + tsChainExpr + `)$`)
+	tsChainSep  = regexp.MustCompile(`[?!]?\.`)
+	tsIterators = `(?:map|forEach|filter|find|findLast|some|every|flatMap)`
+)
+
+// tsInferred returns the type of v at r when v is bound by a statement
+// the reader follows without a stated type, looking back from r in its
+// enclosing function: a local set from a chain of members ("const v =
+// a.b.c;"), or the first parameter of a callback an array's iteration
+// method is given ("a.b.map((v) =>"), an element of the array's stated
+// type ("T[]", "Array<T>").
+func (rr *refResolver) tsInferred(ctx context.Context, r *refLine, v string) (string, int64) {
+	m := rr.tsm()
+	if m.depth > 4 {
+		return "", 0 // a chain of locals each set from the next
+	}
+	m.depth++
+	defer func() { m.depth-- }()
+	text, err := rr.text(ctx, r.fileID)
+	if err != nil || r.enclStart < 1 || r.line > len(text) {
+		return "", 0
+	}
+	q := regexp.QuoteMeta(v)
+	local := regexp.MustCompile(`^\s*(?:const|let|var)\s+` + q + `\s*=\s*(` + tsChainExpr + `)\s*;?\s*$`)
+	callback := regexp.MustCompile(`\.` + tsIterators + `\(\s*(?:async\s+)?(?:\(\s*` + q + `\s*[,)]|` + q + `\s*=>)`)
+	// A callback's parameter may be bound above the enclosing symbol (a
+	// function nested in the callback): its block must still be open at r.
+	for n := r.line; n >= 1 && n > r.line-200; n-- {
+		l := stripComment(text[n-1])
+		if n < r.line && n >= r.enclStart {
+			if mm := local.FindStringSubmatch(l); mm != nil {
+				t, in, _ := rr.tsChainType(ctx, r, tsChainSep.Split(mm[1], -1))
+				return t, in
+			}
+		}
+		if loc := callback.FindStringIndex(l); loc != nil && openThrough(text, n, loc[0]+strings.IndexByte(l[loc[0]:], '(')+1, r.line) {
+			recv := tsChainEnd.FindStringSubmatch(l[:loc[0]])
+			if recv == nil {
+				return "", 0
+			}
+			t, in, _ := rr.tsChainType(ctx, r, tsChainSep.Split(recv[1], -1))
+			return tsElement(t), in
+		}
+		if t, in := rr.tsCallbackParam(ctx, r, text, n, l, v); t != "" {
+			return t, in
+		}
+		if n < r.line && declaresName(l, v) {
+			return "", 0 // bound otherwise
+		}
+	}
+	return "", 0
+}
+
+// openThrough reports whether the bracket opened just before offset at
+// of line n (1-based) is still open at the start of line end.
+func openThrough(text []string, n, at, end int) bool {
+	d := 0
+	for k := n; k < end; k++ {
+		l := stripComment(text[k-1])
+		var quote byte
+		for i := 0; i < len(l); i++ {
+			if k == n && i < at || skipQuoted(l, &i, &quote) {
+				continue
+			}
+			switch l[i] {
+			case '(', '[', '{':
+				d++
+			case ')', ']', '}':
+				d--
+				if d < 0 {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// tsArrowParams matches an arrow function's parameter list: "(a, b) =>",
+// "async (a: T) =>", "a =>".
+var tsArrowParams = regexp.MustCompile(`(?:async\s*)?(?:\(([^()]*)\)(?:\s*:\s*[^=()]+)?|([\p{L}_$][\p{L}\p{N}_$]*))\s*=>`)
+
+// tsCallbackParam returns the type of v when line n (l, its text
+// without a comment) starts an arrow function taking v that is passed
+// to a function of the repository whose parameter states a function
+// type ("fn(cb: (x: T) => R)" gives the callback's first parameter T),
+// and the arrow's call is still open at r.
+func (rr *refResolver) tsCallbackParam(ctx context.Context, r *refLine, text []string, n int, l, v string) (string, int64) {
+	for _, m := range tsArrowParams.FindAllStringSubmatchIndex(l, -1) {
+		list := l[max(m[2], 0):max(m[3], 0)]
+		if m[4] >= 0 {
+			list = l[m[4]:m[5]]
+		}
+		j := -1
+		for i, p := range tsSplitTop(list, ",") {
+			if name, _, _ := strings.Cut(strings.TrimSpace(p), ":"); strings.TrimSpace(strings.TrimSuffix(name, "?")) == v {
+				j = i
+			}
+		}
+		if j < 0 {
+			continue
+		}
+		before := strings.TrimRight(l[:m[0]], " \t")
+		open, _ := callOpen(before)
+		body := m[1] + len(l[m[1]:]) - len(strings.TrimLeft(l[m[1]:], " \t"))
+		switch {
+		case strings.HasPrefix(l[body:], "{"):
+			if !openThrough(text, n, body+1, r.line) {
+				continue // the arrow's block closed before r
+			}
+		case n != r.line && (open < 0 || !openThrough(text, n, open+1, r.line)):
+			continue // an expression body: r must be in it
+		}
+		var t string
+		fid := r.fileID
+		if open >= 0 {
+			t, fid = rr.tsArgType(ctx, r.fileID, l[:m[0]])
+		} else if lastWord(before) == "return" && n >= r.enclStart {
+			t = rr.tsReturnType(ctx, r, n) // the function returns the arrow
+		} else if mm := typedVar.FindStringSubmatch(strings.TrimSuffix(before, "=")); mm != nil && strings.HasSuffix(before, "=") {
+			t = mm[1] // const f: F = (x) =>
+		}
+		if params, in := rr.tsFuncParams(ctx, fid, t); j < len(params) {
+			return params[j], in
+		}
+	}
+	return "", 0
+}
+
+// tsFuncParams returns the stated types of the parameters of function
+// type t written in file id ("(a: A, b: B) => R", or an alias of one),
+// and the file they are written in; nil for another type.
+func (rr *refResolver) tsFuncParams(ctx context.Context, id int64, t string) ([]string, int64) {
+	t = strings.TrimSpace(t)
+	if strings.HasPrefix(t, "(") {
+		return funcTypeParams(t), id
+	}
+	name := leadingTypeName(t)
+	if name == "" || strings.Contains(name, ".") {
+		return nil, 0
+	}
+	did, dname, ok := rr.tsDeclFile(ctx, id, name)
+	if !ok {
+		return nil, 0
+	}
+	text, err := rr.text(ctx, did)
+	decls := rr.tsDecls(ctx, did)[dname]
+	if err != nil || len(decls) == 0 || decls[0].kind != "type" {
+		return nil, 0
+	}
+	var b strings.Builder
+	for k := decls[0].line; k < len(text) && k < decls[0].line+40; k++ {
+		b.WriteString(stripComment(text[k]))
+		b.WriteByte(' ')
+	}
+	h := b.String()
+	h = skipTypeArgs(strings.TrimSpace(h[strings.Index(h, dname)+len(dname):]))
+	rhs, found := strings.CutPrefix(strings.TrimSpace(h), "=")
+	if !found {
+		return nil, 0
+	}
+	return funcTypeParams(strings.TrimSpace(rhs)), did
+}
+
+// funcTypeParams returns the stated types of the parameters of function
+// type t ("(a: A, b: B) => R"), nil for another type.
+func funcTypeParams(t string) []string {
+	if !strings.HasPrefix(t, "(") {
+		return nil
+	}
+	end := closingBracket(t, 0)
+	if end < 0 || !strings.HasPrefix(strings.TrimSpace(t[end+1:]), "=>") {
+		return nil
+	}
+	var out []string
+	for _, p := range tsSplitTop(t[1:end], ",") {
+		_, pt, _ := strings.Cut(p, ":")
+		out = append(out, strings.TrimSpace(pt))
+	}
+	return out
+}
+
+// tsElement returns the element type of array type t ("T[]",
+// "Array<T>", "readonly T[]"), "" for another type.
+func tsElement(t string) string {
+	t = strings.TrimPrefix(strings.TrimSpace(tsUnwrap(t)), "readonly ")
+	if e, ok := strings.CutSuffix(t, "[]"); ok && leadingTypeName(e) == e {
+		return e
+	}
+	for _, a := range []string{"Array<", "ReadonlyArray<"} {
+		if e, ok := strings.CutPrefix(t, a); ok && strings.HasSuffix(e, ">") {
+			e = strings.TrimSpace(e[:len(e)-1])
+			if leadingTypeName(e) == e {
+				return e
+			}
+		}
+	}
+	return ""
+}
+
+// declaresName reports whether line binds name: after const, let, var,
+// function or class, or as a parameter with a stated type.
+func declaresName(line, name string) bool {
+	for _, at := range findUseOffsets(line, name) {
+		prev := lastWord(strings.TrimRight(line[:at], " \t"))
+		if bindWords[prev] || declWords[prev] {
+			return true
+		}
+	}
+	return false
+}
+
+// tsParamLiteral returns the type literal stated for parameter v of r's
+// enclosing function ("v: { a: string; b: T }", over several lines too),
+// "" when v is no parameter of it or states another type.
+func (rr *refResolver) tsParamLiteral(ctx context.Context, r *refLine, v string) string {
+	text, err := rr.text(ctx, r.fileID)
+	if err != nil || r.enclStart < 1 || r.enclStart > len(text) {
+		return ""
+	}
+	sig := signatureText(text, r.enclStart, r.enclName).text
+	m := regexp.MustCompile(`[(,]\s*` + regexp.QuoteMeta(v) + `\??\s*:\s*\{`).FindStringIndex(sig)
+	if m == nil || strings.Count(sig[:m[0]+1], "(")-strings.Count(sig[:m[0]+1], ")") != 1 {
+		return "" // not the function's own parameter list
+	}
+	open := m[1] - 1
+	if end := closingBracket(sig, open); end > 0 {
+		return sig[open : end+1]
+	}
+	return ""
+}
+
+// closingBracket returns the offset of the bracket closing the one at
+// open of s ('(' or '{'), -1 when s ends first.
+func closingBracket(s string, open int) int {
+	closer := map[byte]byte{'(': ')', '{': '}'}[s[open]]
+	d := 0
+	var quote byte
+	for i := open; i < len(s); i++ {
+		if skipQuoted(s, &i, &quote) {
+			continue
+		}
+		switch s[i] {
+		case s[open]:
+			d++
+		case closer:
+			d--
+			if d == 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // tsParams returns the stated types of the parameters of function fn
@@ -555,4 +844,209 @@ func (rr *refResolver) tsReturnType(ctx context.Context, r *refLine, n int) stri
 		}
 	}
 	return strings.TrimSpace(rest[1:])
+}
+
+// tsChainType returns the type of the value chain names (x.f.g), root
+// first, from the types the text states at r: the root's (a parameter's,
+// a local's, an imported value's, the enclosing class for "this"), then
+// each member's as its type declares it. foreign reports a step through a
+// package's type (its members are the package's); "" when a step states
+// nothing the reader follows.
+func (rr *refResolver) tsChainType(ctx context.Context, r *refLine, chain []string) (typ string, in int64, foreign bool) {
+	switch root := chain[0]; root {
+	case "super":
+		return "", 0, false
+	case "this":
+		types := rr.enclosingTypes(r)
+		if len(types) == 0 {
+			return "", 0, false
+		}
+		typ, in = types[len(types)-1], r.fileID
+	default:
+		typ, in = rr.tsTypeOf(ctx, r, root)
+	}
+	for _, m := range chain[1:] {
+		if typ == "" {
+			return "", 0, false
+		}
+		typ, in, foreign = rr.tsMemberType(ctx, in, typ, m)
+		if foreign {
+			return "", 0, true
+		}
+		if mm := tsIndexedAccess.FindStringSubmatch(strings.TrimSpace(typ)); mm != nil {
+			typ, in, foreign = rr.tsMemberType(ctx, in, mm[1], mm[2]) // T['k']: T's member k
+			if foreign {
+				return "", 0, true
+			}
+		}
+	}
+	return typ, in, false
+}
+
+// tsIndexedAccess matches an indexed access type by a quoted key:
+// T['k'], T<A>["k"].
+var tsIndexedAccess = regexp.MustCompile(`^([\p{L}_$][\p{L}\p{N}_$.]*(?:<[^\[\]]*>)?)\[['"]([\p{L}_$][\p{L}\p{N}_$]*)['"]\]$`)
+
+// tsMemberType returns the type that type typ (written in file id)
+// states for its member m, and the file it is written in: a class's
+// field, an interface's or a type literal alias's property signature,
+// looked up through the type's bases. A type literal gives "{". foreign
+// reports that typ is a package's type.
+func (rr *refResolver) tsMemberType(ctx context.Context, id int64, typ, m string) (string, int64, bool) {
+	mm := rr.tsm()
+	key := lineVar{id, 0, typ + "\x00" + m}
+	if t, ok := mm.member[key]; ok {
+		return t.typ, t.in, t.foreign
+	}
+	t, in, foreign := rr.readTSMemberType(ctx, id, typ, m)
+	mm.member[key] = tsMember{t, in, foreign}
+	return t, in, foreign
+}
+
+func (rr *refResolver) readTSMemberType(ctx context.Context, id int64, typ, m string) (string, int64, bool) {
+	typ = tsUnwrap(strings.TrimSpace(typ))
+	if strings.HasPrefix(typ, "{") {
+		return tsLiteralMember(typ, m), id, false
+	}
+	name := leadingTypeName(typ)
+	if name == "" || strings.ContainsAny(skipTypeArgs(strings.TrimSpace(typ[len(name):])), "[|&") {
+		return "", 0, false // an array, an indexed access, a union: not one type's member
+	}
+	if qual, _, dotted := strings.Cut(name, "."); dotted {
+		return "", 0, rr.tsForeign(ctx, id, qual)
+	}
+	work := []tsValue{{name, id}}
+	seen := map[string]bool{}
+	for steps := 0; len(work) > 0 && steps < 16; steps++ {
+		n := work[0]
+		work = work[1:]
+		did, dname, known := rr.tsDeclFile(ctx, n.in, n.typ)
+		if !known {
+			if steps == 0 && rr.tsForeign(ctx, n.in, n.typ) {
+				return "", 0, true
+			}
+			continue
+		}
+		if seen[dname] {
+			continue
+		}
+		seen[dname] = true
+		if t := rr.tsFieldType(ctx, did, dname, m); t != "" {
+			return t, did, false
+		}
+		if t := rr.tsPropertyType(ctx, did, dname, m); t != "" {
+			return t, did, false
+		}
+		bases, _ := rr.tsBases(ctx, did, dname, 0)
+		if len(bases) > 1 && rr.tsDecls(ctx, did)[dname][0].kind == "type" {
+			// A union's (or an intersection's) members: one type only when
+			// every member states the same one.
+			t, tin := rr.tsCommonMember(ctx, did, bases, m)
+			if t != "" {
+				return t, tin, false
+			}
+			continue
+		}
+		for _, b := range bases {
+			work = append(work, tsValue{b, did})
+		}
+	}
+	return "", 0, false
+}
+
+// tsCommonMember returns the type every one of types (written in file
+// id) states for member m, "" when one states none or they differ.
+func (rr *refResolver) tsCommonMember(ctx context.Context, id int64, types []string, m string) (string, int64) {
+	mm := rr.tsm()
+	if mm.depth > 4 {
+		return "", 0
+	}
+	mm.depth++
+	defer func() { mm.depth-- }()
+	var typ string
+	var in int64
+	for i, b := range types {
+		t, tin, foreign := rr.tsMemberType(ctx, id, b, m)
+		if t == "" || foreign || i > 0 && (t != typ || tin != in) {
+			return "", 0
+		}
+		typ, in = t, tin
+	}
+	return typ, in
+}
+
+// tsUnwrap drops the library's wrappers a value's members pass through
+// (Partial<T>, Readonly<T>) and a trailing "| undefined" or "| null".
+func tsUnwrap(typ string) string {
+	for i := 0; i < 3; i++ {
+		name := leadingTypeName(typ)
+		if !tsWrappers[name] {
+			break
+		}
+		typ = strings.TrimSpace(strings.TrimPrefix(typ[len(name):], "<"))
+	}
+	if parts := tsSplitTop(typ, "|"); len(parts) > 1 {
+		var kept []string
+		for _, p := range parts {
+			if p = strings.TrimSpace(p); p != "undefined" && p != "null" {
+				kept = append(kept, p)
+			}
+		}
+		if len(kept) == 1 {
+			return kept[0]
+		}
+	}
+	return typ
+}
+
+// tsLiteralMember returns the type type literal lit states for its
+// member m ("{" for a literal in it), "" when it declares none.
+func tsLiteralMember(lit, m string) string {
+	body := strings.TrimSpace(lit)
+	if !strings.HasSuffix(body, "}") {
+		return "" // the literal goes on past its first line: not read
+	}
+	for _, p := range tsSplitTop(body[1:len(body)-1], ";,") {
+		k, t, ok := strings.Cut(strings.TrimSpace(p), ":")
+		if !ok || strings.TrimRight(strings.TrimPrefix(strings.TrimSpace(k), "readonly "), "?") != m {
+			continue
+		}
+		if t = strings.TrimSpace(t); strings.HasPrefix(t, "{") {
+			return "{"
+		}
+		return t
+	}
+	return ""
+}
+
+// tsPropertyType returns the type interface or alias typ (declared in
+// file id) states for its property m directly in its body ("m: T;",
+// "m?: T"), "{" for a type literal opened on the line.
+func (rr *refResolver) tsPropertyType(ctx context.Context, id int64, typ, m string) string {
+	decls := rr.tsDecls(ctx, id)[typ]
+	text, err := rr.text(ctx, id)
+	if len(decls) == 0 || err != nil {
+		return ""
+	}
+	if d := decls[0]; d.kind == "interface" || d.kind == "type" {
+		prop := regexp.MustCompile(`^\s*(?:readonly\s+)?` + regexp.QuoteMeta(m) + `\??\s*:\s*(.+?)\s*[;,]?\s*$`)
+		depth, opened := 0, false
+		for k := d.line; k < len(text) && k < d.line+400; k++ {
+			l := stripComment(text[k])
+			if depth == 1 && opened {
+				if mm := prop.FindStringSubmatch(l); mm != nil {
+					if strings.HasPrefix(mm[1], "{") {
+						return "{"
+					}
+					return mm[1]
+				}
+			}
+			depth += strings.Count(l, "{") - strings.Count(l, "}")
+			opened = opened || strings.Contains(l, "{")
+			if depth <= 0 && (opened || strings.HasSuffix(strings.TrimSpace(l), ";")) {
+				return "" // the body closed, or an alias of another type
+			}
+		}
+	}
+	return ""
 }

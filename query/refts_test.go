@@ -225,3 +225,255 @@ func refsOfKind(t *testing.T, p *Planner, path, qualname, kind string) map[strin
 	t.Fatalf("no %s %s in %s", kind, qualname, path)
 	return nil
 }
+
+// tsChainFiles reaches members through chains of members whose types
+// their declarations state: an interface's property, a type literal's,
+// a base's, a class field's, a package's type.
+var tsChainFiles = map[string]string{
+	"src/defs.ts": `export interface Message {
+  type: 'message';
+  body: string;
+}
+
+export interface ProcedureDef {
+  type: 'query' | 'mutation';
+  meta?: Message;
+}
+
+export interface BaseProcedure {
+  _def: ProcedureDef;
+}
+
+export interface Procedure extends BaseProcedure {
+  name: string;
+}
+
+export interface Router {
+  _def: { type: string; path: string };
+}
+
+export interface Call {
+  type: 'call';
+  proc: Procedure;
+}
+
+export interface Batch {
+  calls: Call[];
+  list: Array<Message>;
+}
+
+export interface Envelope {
+  id: number;
+}
+
+export interface Reply extends Envelope {
+  body: string;
+}
+
+export interface Track {
+  id: string;
+}
+
+export type Outgoing = { seq: number } & (Reply | Message);
+
+export function send(out: Outgoing): void {}
+
+export interface QueryProc extends BaseProcedure {
+  kind: 'query';
+}
+
+export interface MutationProc extends BaseProcedure {
+  kind: 'mutation';
+}
+
+export type AnyProc = QueryProc | MutationProc;
+
+export interface Generic<
+  T,
+> {
+  _def: ProcedureDef;
+}
+
+export type Override = (opts: { inner: Generic<number> }) => void;
+
+export interface Wrapper {
+  def: BaseProcedure['_def'];
+}
+
+export interface Sink {
+  type: 'sink';
+}
+
+export type Handler = (sink: Sink) => void;
+
+export function watch(start: number, cb: (sink: Sink, n: number) => void): void {}
+`,
+	"src/api.ts": `export {
+  /**
+   * @deprecated use report
+   */
+  kind, // the older name
+  report,
+} from './run';
+`,
+	"src/main.ts": `import { kind, report } from './api';
+
+export const shown = kind;
+export const reported = report;
+`,
+	"src/run.ts": `import type { IncomingMessage } from 'http';
+import type { AnyProc, Batch, Handler, Message, Override, Procedure, Router, Wrapper } from './defs';
+import { send, watch } from './defs';
+
+export function unwrap(w: Wrapper, p: AnyProc) {
+  return w.def.type + p._def.type;
+}
+
+export function makeOverride(config: { log?: (opts: Message) => void; name: string }): Override {
+  return (opts) => {
+    return opts.inner._def.type;
+  };
+}
+
+export function deep() {
+  watch(2, (sink) => {
+    const inner = () => {
+      return sink.type;
+    };
+  });
+}
+
+export function after(cb: (x: number) => void, m: Message) {
+  return m.type;
+}
+
+export function makeHandler(): Handler {
+  return (sink) => {
+    const got = sink.type;
+  };
+}
+
+export function observe() {
+  watch(1, (sink, n) => {
+    const seen = sink.type;
+  });
+}
+
+export function reply() {
+  send({ seq: 1, id: 2, body: '' });
+}
+
+export function each(batch: Batch) {
+  const first = batch.calls.map((call) => call.proc._def.type);
+  const kinds = batch.list.filter((m) => m.type === 'message');
+  return batch.calls.map(async (call) => {
+    const proc = call.proc;
+    return proc._def.type;
+  });
+}
+
+export function kind(proc: Procedure, router: Router, req: IncomingMessage): string {
+  const a = proc._def.type;
+  const b = router._def.type;
+  const c = req.socket.type;
+  const d = proc._def.meta?.type;
+  return a + b + c + d;
+}
+
+export function start(batch: Batch, run: (o: unknown) => void) {
+  const type = batch.calls.length;
+  run({
+    type: type,
+  });
+}
+
+export function report(
+  cause: unknown,
+  errorOpts: {
+    proc: Procedure;
+    type: string;
+  },
+): string {
+  return errorOpts.type + errorOpts.proc._def.type;
+}
+
+export class Caller {
+  private readonly proc: Procedure;
+
+  constructor(proc: Procedure) {
+    this.proc = proc;
+  }
+
+  call(m: Message): string {
+    return this.proc._def.type + m.type;
+  }
+}
+`,
+}
+
+// TestRefsTypeScriptChains: a member reached through x.f.g is judged by
+// the type each step's declaration states.
+func TestRefsTypeScriptChains(t *testing.T) {
+	p := refsRepo(t, tsChainFiles)
+	at := func(marker string) string { return atLine(t, tsChainFiles, "src/run.ts", marker) }
+	cases := []struct {
+		qualname string
+		want     map[string]string // "" when left out
+	}{
+		{"Message.type", map[string]string{
+			at("const a = proc._def.type"):       "", // a ProcedureDef's, through the base's _def
+			at("const b = router._def.type"):     "", // a type literal's
+			at("const c = req.socket.type"):      "", // a package's type's
+			at("const d = proc._def.meta?.type"): ConfResolved,
+			at("this.proc._def.type + m.type"):   ConfResolved, // m.type
+			at("return errorOpts.type"):          "",           // a parameter's type literal, then a ProcedureDef
+			at("const first"):                    "",           // an element of Call[]: a ProcedureDef's
+			at("const kinds"):                    ConfResolved, // an element of Array<Message>
+			at("return proc._def.type"):          "",           // a local set from call.proc
+			at("    type: type,"):                ConfNameOnly, // a key, not the local of the name
+			at("return w.def.type"):              "",           // BaseProcedure['_def'], and a union's common _def: a ProcedureDef
+			at("return opts.inner._def.type"):    "",           // the returned Override's opts, not the signature's (opts: Message)
+			at("return m.type"):                  ConfResolved, // a parameter after a function-typed one
+			at("return sink.type"):               "",           // a callback's parameter, in a function nested in it
+		}},
+		{"ProcedureDef.type", map[string]string{
+			at("const a = proc._def.type"):       ConfResolved,
+			at("const b = router._def.type"):     "",
+			at("const d = proc._def.meta?.type"): "",
+			at("this.proc._def.type + m.type"):   ConfResolved, // a class field's stated type
+			at("return errorOpts.type"):          ConfResolved, // errorOpts.proc._def.type
+			at("return w.def.type"):              ConfResolved,
+			at("return opts.inner._def.type"):    ConfResolved, // through a generic interface's multi-line header
+			at("const first"):                    ConfResolved,
+			at("const kinds"):                    "",
+			at("return proc._def.type"):          ConfResolved,
+		}},
+	}
+	for _, c := range cases {
+		got, _ := refsOf(t, p, "src/defs.ts", c.qualname)
+		wantRefs(t, c.qualname, got, c.want)
+	}
+	// A callback's parameter: watch states cb's function type.
+	// A returned arrow's parameter: the function's stated return type is
+	// an alias of a function type.
+	for _, marker := range []string{"const seen", "const got", "return sink.type"} {
+		line := atLine(t, tsChainFiles, "src/run.ts", marker)
+		for qualname, want := range map[string]string{"Sink.type": ConfResolved, "Message.type": ""} {
+			got, _ := refsOf(t, p, "src/defs.ts", qualname)
+			if got[line] != want {
+				t.Errorf("%s: %s is %q, want %q", qualname, line, got[line], want)
+			}
+		}
+	}
+	// An alias's parenthesized union: Outgoing is a Reply, an Envelope.
+	sent := atLine(t, tsChainFiles, "src/run.ts", "send({ seq")
+	for qualname, want := range map[string]string{"Envelope.id": ConfResolved, "Track.id": ""} {
+		got, _ := refsOf(t, p, "src/defs.ts", qualname)
+		wantRefs(t, qualname, got, map[string]string{sent: want})
+	}
+	// A re-export list's items with comments on them.
+	for _, fn := range []string{"kind", "report"} {
+		got, _ := refsOf(t, p, "src/run.ts", fn)
+		wantRefs(t, fn, got, map[string]string{atLine(t, tsChainFiles, "src/main.ts", "= "+fn+";"): ConfResolved})
+	}
+}
