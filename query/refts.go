@@ -160,7 +160,7 @@ func literalValue(s string) string {
 			end = len(s)
 		}
 		w := s[:end]
-		if w != "true" && w != "false" && strings.TrimLeft(w, "-0123456789.") != "" {
+		if w == "" || w != "true" && w != "false" && strings.TrimLeft(w, "-0123456789.") != "" {
 			return ""
 		}
 	}

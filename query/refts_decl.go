@@ -210,7 +210,13 @@ func (rr *refResolver) tsBases(ctx context.Context, id int64, typ string, at int
 
 // readTSBases reads the bases of the declaration of typ on line n.
 func readTSBases(text []string, n int, typ string) ([]string, bool) {
+	if n < 0 || n >= len(text) {
+		return nil, false
+	}
 	m := tsTypeDecl.FindStringSubmatch(text[n])
+	if m == nil || m[2] != typ {
+		return nil, false // not the declaration the caller read there
+	}
 	// The header: up to the body's '{'; an alias's whole statement.
 	var b strings.Builder
 	depth := 0

@@ -1,0 +1,75 @@
+package query
+
+import (
+	"strings"
+	"testing"
+)
+
+// FuzzRefReaders feeds arbitrary source text to the resolver's line
+// readers (every file of a repository is untrusted input to them): none
+// may panic or loop, whatever the brackets, quotes and offsets.
+func FuzzRefReaders(f *testing.F) {
+	for _, seed := range []struct{ src, name string }{
+		{"import { a as b, type C } from './x'\nexport * from '../y'\nconst v = new C<T>({ k: 1 } as K)\nv.k", "k"},
+		{"from .m import f as f\nclass A(B, m.C, metaclass=M):\n    def f(self, x: T = 1) -> U:\n        self.x = T(a[1], (2,\n 3))\n", "x"},
+		{"func (c *Context) Get(k string) (any, bool) {\n\treturn c.m[k]\n}\n", "Get"},
+		{"type A = { [k: string]: (x: B) => C<D['e']> } & (F | G)\nfunction f(cb: (x: A) => void): A[] {", "A"},
+		{"x = ((((\n'\"\n}}]])", "x"},
+	} {
+		f.Add(seed.src, seed.name)
+	}
+	f.Fuzz(func(t *testing.T, src, name string) {
+		if len(src) > 4096 || len(name) > 64 {
+			return
+		}
+		text := strings.Split(src, "\n")
+		for _, lang := range []string{"go", "python", "typescript"} {
+			readImports(lang, text)
+		}
+		typeNames(src)
+		skipTypeArgs(src)
+		funcTypeParams(src)
+		tsElement(src)
+		tsUnwrap(src)
+		literalValue(src)
+		tsSplitTop(src, ",|&")
+		splitTop(src, ',')
+		pySegments(src)
+		pyLiteral(src)
+		classBases(src)
+		for k, line := range text {
+			n := k + 1
+			paramNames(line, name)
+			pyParams(line, name)
+			pyBindingOn(line, name)
+			pyNarrowed(line, name)
+			pyComprehension(line, name)
+			pyReexport(line, name)
+			pyBindsName(line, name)
+			propertySignature(line)
+			declaresName(line, name)
+			callOpen(line)
+			pyJoin(text, n, line)
+			pyBases(text, n)
+			readTSBases(text, k, name)
+			for i := range min(len(line), 8) {
+				closingBracket(line, i)
+				pyClose(line, i)
+			}
+			if name == "" {
+				continue
+			}
+			for _, at := range findUseOffsets(line, name) {
+				readUse(line, at, at+len(name))
+				pyReceiver(line, at)
+				pyInText(line, at, name)
+				innermostBracket(line, at)
+				calledAt(line, at+len(name))
+				indexedByName(line, at, name)
+				if ln, col, ok := openingBrace(text, n, at); ok {
+					castAfter(text, ln, col)
+				}
+			}
+		}
+	})
+}
