@@ -175,11 +175,9 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 	if question && p.tune.WDir > 0 {
 		// A question about how something works: the directory its best
 		// files gather in lends their scores to its other files.
-		var inScope map[int64]bool
-		if !sc.scope.IsZero() {
-			if inScope, err = p.db.InScope(ctx, scope.Files, sc.scope); err != nil {
-				return err
-			}
+		inScope, err := sc.filesIn(ctx, p.db)
+		if err != nil {
+			return err
 		}
 		chans = append(chans, dirChannel(p.tune.WDir, p.tune.DirTop, p.tune.DirSizePow, p.tune.DirCountPow, f, p.files.dirIndex(), inScope, files, pool))
 		f = p.fuse(chans, pm, source, files, pool, req.Limit)
@@ -244,12 +242,11 @@ func (p *Planner) pathChannel(ctx context.Context, req Request, sc *scoped, pm *
 	if len(pm.words) == 0 {
 		return ch, nil
 	}
-	var inScope map[int64]bool
+	inScope, err := sc.filesIn(ctx, p.db)
+	if err != nil {
+		return nil, err
+	}
 	if !sc.scope.IsZero() {
-		var err error
-		if inScope, err = p.db.InScope(ctx, scope.Files, sc.scope); err != nil {
-			return nil, err
-		}
 		sc.note(req.Scope, scope.Files)
 	}
 	type scored struct {

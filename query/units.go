@@ -1,11 +1,13 @@
 package query
 
 import (
+	"context"
 	"math"
 	"path"
 	"strings"
 
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables"
 )
 
 // unit is one thing a channel can find: a symbol, a chunk or a file.
@@ -104,6 +106,23 @@ type scoped struct {
 	scope   scope.Scope
 	applied []string
 	seen    map[string]bool
+	// files are the file ids in scope, read once a search (filesIn).
+	files     map[int64]bool
+	filesRead bool
+}
+
+// filesIn returns the ids of the files in scope, nil when the scope is
+// empty (every file is in it); the channels of one search share one read.
+func (sc *scoped) filesIn(ctx context.Context, db tables.Reader) (map[int64]bool, error) {
+	if sc.scope.IsZero() || sc.filesRead {
+		return sc.files, nil
+	}
+	in, err := db.InScope(ctx, scope.Files, sc.scope)
+	if err != nil {
+		return nil, err
+	}
+	sc.files, sc.filesRead = in, true
+	return in, nil
 }
 
 func newScoped(s scope.Scope) *scoped {
