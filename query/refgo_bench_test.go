@@ -60,30 +60,16 @@ func BenchmarkRefsGoWarm(b *testing.B) {
 }
 
 // sharedGoMethods returns the ids of up to n Go methods whose name two
-// or more definitions share, spread over the names in order.
+// or more definitions share, one a name, spread over the names in order.
 func sharedGoMethods(tb testing.TB, p *Planner, n int) []string {
 	tb.Helper()
-	ctx := context.Background()
-	names, err := p.db.SymbolNames(ctx)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	sort.Strings(names)
 	var ids []string
-	for _, name := range names {
-		rows, err := p.db.SymbolsNamed(ctx, tables.NameLookup{Name: name}, scope.Scope{})
-		if err != nil {
-			tb.Fatal(err)
-		}
-		var methods []tables.SymbolRow
-		for _, r := range rows {
-			if r.Kind == extract.KindMethod && strings.HasSuffix(r.Path, ".go") && strings.EqualFold(r.Name, name) {
-				methods = append(methods, r)
+	for _, defs := range sharedGoDefs(tb, p) {
+		for _, d := range defs {
+			if d.Kind == extract.KindMethod {
+				ids = append(ids, d.SID)
+				break
 			}
-		}
-		if len(methods) >= 2 {
-			sort.Slice(methods, func(i, j int) bool { return methods[i].SID < methods[j].SID })
-			ids = append(ids, methods[0].SID)
 		}
 	}
 	if len(ids) <= n {
@@ -92,6 +78,36 @@ func sharedGoMethods(tb testing.TB, p *Planner, n int) []string {
 	out := make([]string, n)
 	for i := range out {
 		out[i] = ids[i*len(ids)/n]
+	}
+	return out
+}
+
+// sharedGoDefs returns, per name two or more Go definitions share (in
+// the order of the names), those definitions by id.
+func sharedGoDefs(tb testing.TB, p *Planner) [][]tables.SymbolRow {
+	tb.Helper()
+	ctx := context.Background()
+	names, err := p.db.SymbolNames(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sort.Strings(names)
+	var out [][]tables.SymbolRow
+	for _, name := range names {
+		rows, err := p.db.SymbolsNamed(ctx, tables.NameLookup{Name: name}, scope.Scope{})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		var defs []tables.SymbolRow
+		for _, r := range rows {
+			if strings.HasSuffix(r.Path, ".go") && strings.EqualFold(r.Name, name) {
+				defs = append(defs, r)
+			}
+		}
+		if len(defs) >= 2 {
+			sort.Slice(defs, func(i, j int) bool { return defs[i].SID < defs[j].SID })
+			out = append(out, defs)
+		}
 	}
 	return out
 }
