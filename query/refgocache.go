@@ -32,8 +32,9 @@ type goCache struct {
 }
 
 // goCacheLines bounds the lines of the packages a planner keeps checked:
-// a few lookups' worth (each checks up to goCheckLines).
-const goCacheLines = 4 * goCheckLines
+// two lookups' worth (each checks up to goCheckLines). A checked line
+// holds about 600 bytes (syntax tree and types), some 50 MB at the bound.
+const goCacheLines = 2 * goCheckLines
 
 // goGen is one file set and the packages checked in it. Positions of
 // every kept package are in the file set, which keeps the files of the
