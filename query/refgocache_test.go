@@ -30,6 +30,24 @@ func goRepoIDs(t *testing.T, p *Planner) []string {
 	return ids
 }
 
+// goTypesAnswers indexes goTypesRepo and returns the index, a planner
+// over it, the definitions of shared names and each one's answer by the
+// planner.
+func goTypesAnswers(t *testing.T) (path string, p *Planner, ids []string, answers map[string]string) {
+	t.Helper()
+	root := t.TempDir()
+	path = indextest.Path(t.TempDir())
+	testkit.WriteFiles(t, root, goTypesRepo)
+	indextest.Build(t, root, path, indexer.Options{})
+	p = plannerOn(t, path, Options{})
+	ids = goRepoIDs(t, p)
+	answers = map[string]string{}
+	for _, id := range ids {
+		answers[id] = refsJSON(t, p, id)
+	}
+	return path, p, ids, answers
+}
+
 // refsJSON is the whole answer of a lookup by id, as a client reads it.
 func refsJSON(t testing.TB, p *Planner, id string) string {
 	t.Helper()
@@ -61,15 +79,7 @@ func replaceOnce(t *testing.T, s, old, new string) string {
 // an earlier one checked, and every answer is the one a new planner
 // gives, also when the cache is too small to keep them all.
 func TestRefsGoCacheKeeps(t *testing.T) {
-	root, path := t.TempDir(), indextest.Path(t.TempDir())
-	testkit.WriteFiles(t, root, goTypesRepo)
-	indextest.Build(t, root, path, indexer.Options{})
-	p := plannerOn(t, path, Options{})
-	ids := goRepoIDs(t, p)
-	first := map[string]string{}
-	for _, id := range ids {
-		first[id] = refsJSON(t, p, id)
-	}
+	path, p, ids, first := goTypesAnswers(t)
 	checks := p.symbols.goChecks.checks.Load()
 	if checks == 0 {
 		t.Fatal("no package was type-checked")
@@ -166,15 +176,7 @@ func (U) Name() string { return "u" }
 // TestRefsGoCacheConcurrent: lookups at once on one planner (run with
 // -race) answer as one at a time on a new planner.
 func TestRefsGoCacheConcurrent(t *testing.T) {
-	root, path := t.TempDir(), indextest.Path(t.TempDir())
-	testkit.WriteFiles(t, root, goTypesRepo)
-	indextest.Build(t, root, path, indexer.Options{})
-	serial := plannerOn(t, path, Options{})
-	ids := goRepoIDs(t, serial)
-	want := map[string]string{}
-	for _, id := range ids {
-		want[id] = refsJSON(t, serial, id)
-	}
+	path, _, ids, want := goTypesAnswers(t)
 	p := plannerOn(t, path, Options{})
 	p.symbols.goChecks.limit = 400 // some evictions too
 	var wg sync.WaitGroup
