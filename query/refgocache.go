@@ -33,7 +33,8 @@ type goCache struct {
 
 // goCacheLines bounds the lines of the packages a planner keeps checked:
 // two lookups' worth (each checks up to goCheckLines). A checked line
-// holds about 600 bytes (syntax tree and types), some 50 MB at the bound.
+// holds 550–750 bytes (syntax tree, types, names), some 60 MB at the
+// bound.
 const goCacheLines = 2 * goCheckLines
 
 // goGen is one file set and the packages checked in it. Positions of

@@ -13,6 +13,7 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/cespare/xxhash/v2"
 )
@@ -68,6 +69,9 @@ type goUnit struct {
 	excluded map[string]bool
 	// entry keeps it in the planner's cache (set once, as it is kept).
 	entry *goEntry
+
+	namesOnce sync.Once
+	names     *goNames
 }
 
 // goFileTypes is one checked file: its unit and the identifiers of the
@@ -707,20 +711,43 @@ func fields(fl *ast.FieldList, typ func(ast.Expr)) {
 // index finds the identifiers of the name in a checked file.
 func (gt *goTypes) index(u *goUnit, f *ast.File) *goFileTypes {
 	ft := &goFileTypes{unit: u, idents: map[token.Position]*ast.Ident{}, parent: map[*ast.Ident]*ast.SelectorExpr{}}
-	name := gt.rr.name
-	ast.Inspect(f, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.Ident:
-			if n.Name == name {
-				p := gt.fset.Position(n.Pos())
-				ft.idents[token.Position{Line: p.Line, Column: p.Column}] = n
-			}
-		case *ast.SelectorExpr:
-			if n.Sel.Name == name {
-				ft.parent[n.Sel] = n
-			}
+	names := u.identNames()
+	for _, id := range names.byFile[f][gt.rr.name] {
+		p := gt.fset.Position(id.Pos())
+		ft.idents[token.Position{Line: p.Line, Column: p.Column}] = id
+		if se := names.parent[id]; se != nil {
+			ft.parent[id] = se
 		}
-		return true
-	})
+	}
 	return ft
+}
+
+// goNames are a checked unit's identifiers by file and name, and the
+// selector each selected name is in: every lookup of a name reads them,
+// and a kept unit serves many lookups.
+type goNames struct {
+	byFile map[*ast.File]map[string][]*ast.Ident
+	parent map[*ast.Ident]*ast.SelectorExpr
+}
+
+// identNames returns u's identifiers, read on first use.
+func (u *goUnit) identNames() *goNames {
+	u.namesOnce.Do(func() {
+		n := &goNames{byFile: map[*ast.File]map[string][]*ast.Ident{}, parent: map[*ast.Ident]*ast.SelectorExpr{}}
+		for _, f := range u.files {
+			m := map[string][]*ast.Ident{}
+			ast.Inspect(f, func(x ast.Node) bool {
+				switch x := x.(type) {
+				case *ast.Ident:
+					m[x.Name] = append(m[x.Name], x)
+				case *ast.SelectorExpr:
+					n.parent[x.Sel] = x
+				}
+				return true
+			})
+			n.byFile[f] = m
+		}
+		u.names = n
+	})
+	return u.names
 }
