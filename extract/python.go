@@ -29,6 +29,10 @@ func pythonSpec() *tsSpec {
 			"import_statement":      pyImport,
 			"import_from_statement": pyImport,
 		},
+		// An f-string's replacement fields (`f"{user.name!r:>{width}}"`,
+		// nested ones too) are expressions; `{{` is literal text.
+		interpolation: "interpolation",
+
 		exported:   pyExported,
 		doc:        pyDoc,
 		decorators: pyDecorators,

@@ -21,13 +21,19 @@ type tsSpec struct {
 	name     string
 	language func() *ts.Language
 
-	defs     map[string]tsDef  // node type → definition it introduces
-	calls    map[string]tsCall // node type → call
-	idents   map[string]bool   // identifier node types (uses and names)
-	strings  map[string]bool   // string literal node types (whole literal)
-	types    map[string]bool   // type reference node types
-	comments map[string]bool   // comment node types
-	imports  map[string]func(c *tsCtx, n *ts.Node) []Ref
+	defs    map[string]tsDef  // node type → definition it introduces
+	calls   map[string]tsCall // node type → call
+	idents  map[string]bool   // identifier node types (uses and names)
+	strings map[string]bool   // string literal node types (whole literal)
+	// interpolation is the node type of a replacement field inside a
+	// string literal (Python's f-string `{expr}`): a string holding one
+	// is walked into, so that the names and calls its fields write are
+	// read as code; the literal text around them has no such nodes. "":
+	// a string is read whole.
+	interpolation string
+	types         map[string]bool // type reference node types
+	comments      map[string]bool // comment node types
+	imports       map[string]func(c *tsCtx, n *ts.Node) []Ref
 
 	// exported reports whether a symbol is exported. nil: exported unless
 	// the name starts with '_'. Called after Name, Kind and Parent are set.
@@ -316,9 +322,9 @@ func (c *tsCtx) visit(n *ts.Node, inError bool) (descend, pushed, inErr bool) {
 			c.ref(RefString, s, "", n)
 		}
 		// Grammars leave the text between the quotes without a node; a
-		// string's parts are not identifiers.
+		// string's parts are not identifiers, its replacement fields' are.
 		c.cover(n)
-		return false, pushed, inError
+		return c.interpolated(n), pushed, inError
 	case spec.types[typ]:
 		if name := c.text(n); name != "" {
 			c.ref(RefType, name, "", n)
@@ -328,6 +334,20 @@ func (c *tsCtx) visit(n *ts.Node, inError bool) (descend, pushed, inErr bool) {
 		c.out.Refs = append(c.out.Refs, imp(c, n)...)
 	}
 	return true, pushed, inError
+}
+
+// interpolated reports whether string n holds a replacement field of
+// the spec's interpolation type.
+func (c *tsCtx) interpolated(n *ts.Node) bool {
+	if c.spec.interpolation == "" {
+		return false
+	}
+	for i := 0; i < n.NamedChildCount(); i++ {
+		if c.typ(n.NamedChild(i)) == c.spec.interpolation {
+			return true
+		}
+	}
+	return false
 }
 
 // cover counts n's bytes not yet counted toward the tree's coverage.

@@ -61,9 +61,10 @@ type defCand struct {
 // symbolFinder finds the symbols and the reference lines a name may
 // mean, and resolves a name to one symbol (resolve.go).
 type symbolFinder struct {
-	db    tables.Reader
-	files *fileCache // the planner's
-	names nameCache  // distinct symbol names, for typo correction
+	db       tables.Reader
+	files    *fileCache // the planner's
+	names    nameCache  // distinct symbol names, for typo correction
+	goChecks goCache    // Go packages type-checked by lookups (refgocache.go)
 }
 
 // definitions finds the symbols a name may mean, best first: by tier, then

@@ -13,6 +13,9 @@ import (
 	"path"
 	"sort"
 	"strings"
+	"sync"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 // The type check behind Go references (refgo.go judges with it): which
@@ -33,6 +36,7 @@ const goImportDepth = 2
 // goTypes holds the checked packages of one lookup.
 type goTypes struct {
 	rr   *refResolver
+	gen  *goGen // of the planner's cache: its file set and kept checks
 	fset *token.FileSet
 	mods []goModule
 	left int // lines left to check
@@ -63,6 +67,11 @@ type goUnit struct {
 	done  bool // checked (or being checked: an import cycle)
 	// excluded are files of the directory left out by build constraints.
 	excluded map[string]bool
+	// entry keeps it in the planner's cache (set once, as it is kept).
+	entry *goEntry
+
+	namesOnce sync.Once
+	names     *goNames
 }
 
 // goFileTypes is one checked file: its unit and the identifiers of the
@@ -102,7 +111,11 @@ func (rr *refResolver) goCheck(ctx context.Context, refs []*refLine) error {
 			delete(counts, k)
 		}
 	}
-	gt := &goTypes{rr: rr, fset: token.NewFileSet(), left: goCheckLines, units: map[goUnitKey]*goUnit{},
+	if rr.goCache == nil {
+		rr.goCache = &goCache{} // kept for this lookup only
+	}
+	gen := rr.goCache.current()
+	gt := &goTypes{rr: rr, gen: gen, fset: gen.fset, left: goCheckLines, units: map[goUnitKey]*goUnit{},
 		byFile: map[int64]*goFileTypes{}, stubs: map[*types.Package]bool{}, reserved: map[goUnitKey]bool{}, concrete: map[*types.TypeName]bool{}, inits: map[*goUnit]*goLocals{}, candidates: len(counts)}
 	rr.goTypes = gt
 	mods, err := rr.goModules(ctx)
@@ -277,7 +290,8 @@ func (gt *goTypes) importDir(p, from string) string {
 // check type-checks the unit k (once), its imports from the repository
 // to depth goImportDepth. A candidate's lines were taken from the bound
 // already; an import's are taken here, and nil is returned when they do
-// not fit.
+// not fit. A check the planner kept from an earlier lookup of the same
+// sources and imports is taken instead (refgocache.go).
 func (gt *goTypes) check(ctx context.Context, k goUnitKey, depth int) (*goUnit, error) {
 	if u, ok := gt.units[k]; ok {
 		return u, nil
@@ -290,23 +304,87 @@ func (gt *goTypes) check(ctx context.Context, k goUnitKey, depth int) (*goUnit, 
 		}
 		gt.left -= n
 	}
+	// Being checked: an import cycle finds it unchecked.
 	u := &goUnit{excluded: map[string]bool{}}
 	gt.units[k] = u
+	ck, err := gt.contentKey(ctx, k)
+	if err != nil {
+		return nil, err
+	}
+	var firstErr error
+	imp := &goImporter{gt: gt, ctx: ctx, k: k, depth: depth, stubs: map[string]*types.Package{}, err: &firstErr}
+	if paths, ok := gt.gen.imports(ck); ok {
+		// Its imports resolved now, in the order the checker asks for
+		// them, name the check to take.
+		imp.pre = map[string]goResolved{}
+		for _, p := range paths {
+			r, err := imp.resolve(p)
+			if err != nil {
+				return nil, err
+			}
+			imp.pre[p] = r
+			imp.outcomes = append(imp.outcomes, r.outcome)
+		}
+		if e := gt.gen.get(goEntryKey(ck, imp.outcomes)); e != nil {
+			gt.take(k, e)
+			return e.unit, nil
+		}
+		imp.outcomes = imp.outcomes[:0]
+	}
+	gt.rr.goCache.checks.Add(1)
 	files, err := gt.parse(ctx, k, u)
 	if err != nil {
 		return nil, err
 	}
-	if len(files) == 0 {
-		return u, nil
+	if len(files) > 0 {
+		imp.files = files
+		conf := types.Config{Importer: imp, FakeImportC: true, Error: func(error) {}}
+		u.info = &types.Info{Uses: map[*ast.Ident]types.Object{}, Defs: map[*ast.Ident]types.Object{}, Types: map[ast.Expr]types.TypeAndValue{}}
+		if pkg, ok := checkPackage(&conf, gt.fset, files, u.info); ok {
+			u.pkg, u.files, u.done = pkg, files, true
+		}
 	}
-	var firstErr error
-	imp := &goImporter{gt: gt, ctx: ctx, k: k, depth: depth, files: files, stubs: map[string]*types.Package{}, err: &firstErr}
-	conf := types.Config{Importer: imp, FakeImportC: true, Error: func(error) {}}
-	u.info = &types.Info{Uses: map[*ast.Ident]types.Object{}, Defs: map[*ast.Ident]types.Object{}, Types: map[ast.Expr]types.TypeAndValue{}}
-	if pkg, ok := checkPackage(&conf, gt.fset, files, u.info); ok {
-		u.pkg, u.files, u.done = pkg, files, true
+	if firstErr != nil {
+		return u, firstErr
 	}
-	return u, firstErr
+	e := &goEntry{key: goEntryKey(ck, imp.outcomes), content: ck, unit: u, stubs: imp.made, concrete: imp.concrete,
+		deps: imp.deps, lines: gt.rr.goUnitLines(k)}
+	gt.take(k, gt.gen.put(e, imp.paths, gt.rr.goCache.bound()))
+	return gt.units[k], nil
+}
+
+// take makes entry e this lookup's check of unit k.
+func (gt *goTypes) take(k goUnitKey, e *goEntry) {
+	gt.units[k] = e.unit
+	for _, p := range e.stubs {
+		gt.stubs[p] = true
+	}
+	for _, tn := range e.concrete {
+		gt.concrete[tn] = true
+	}
+}
+
+// contentKey names what the check of unit k reads: its directory's Go
+// files that it may include, by path and content.
+func (gt *goTypes) contentKey(ctx context.Context, k goUnitKey) (string, error) {
+	var b strings.Builder
+	b.WriteString(k.dir + "\x00" + k.variant)
+	for _, f := range gt.rr.goDirFiles(k.dir) {
+		if strings.HasSuffix(f.path, "_test.go") != (k.variant != "") && k.variant != "test" {
+			continue
+		}
+		t, err := gt.rr.text(ctx, f.id)
+		if err != nil {
+			return "", err
+		}
+		d := xxhash.New()
+		for _, l := range t {
+			d.WriteString(l)
+			d.WriteString("\n")
+		}
+		fmt.Fprintf(&b, "\x00%s\x00%d\x00%x", f.path, len(t), d.Sum64())
+	}
+	return b.String(), nil
 }
 
 // checkPackage runs the checker; a panic on sources it does not expect
@@ -385,6 +463,8 @@ func (gt *goTypes) parse(ctx context.Context, k goUnitKey, u *goUnit) ([]*ast.Fi
 
 // goImporter imports for one unit: the repository's packages checked
 // from their sources, the others as stubs of the names the unit writes.
+// It notes what the checker asks for and what each import resolved to,
+// which name the unit's check in the planner's cache.
 type goImporter struct {
 	gt    *goTypes
 	ctx   context.Context
@@ -394,38 +474,91 @@ type goImporter struct {
 	stubs map[string]*types.Package
 	err   *error
 	used  map[string]map[string]outsideKind // per import path, the names written after it
+
+	// pre are the imports resolved before the check (their order named
+	// a kept check that was not there).
+	pre map[string]goResolved
+	// paths are the import paths asked for, outcomes what each resolved
+	// to (goOutcome); deps the kept packages among them, made the stubs
+	// made and concrete their types that are not interfaces.
+	paths    []string
+	outcomes []string
+	deps     []*goEntry
+	made     []*types.Package
+	concrete []*types.TypeName
+}
+
+// goResolved is an import resolved: a package of the repository (pkg,
+// or err when it is not checked), "s" for one outside it, "u" for
+// unsafe.
+type goResolved struct {
+	pkg     *types.Package
+	err     error
+	outcome string
+	dep     *goEntry
 }
 
 func (im *goImporter) Import(p string) (*types.Package, error) { return im.ImportFrom(p, "", 0) }
 
 func (im *goImporter) ImportFrom(p, _ string, _ types.ImportMode) (*types.Package, error) {
-	if p == "unsafe" {
-		return types.Unsafe, nil
-	}
-	gt := im.gt
-	if d := gt.importDir(p, im.k.dir); d != "" {
-		k := goUnitKey{dir: d}
-		if im.k.variant == "xtest" && d == im.k.dir || gt.reserved[goUnitKey{d, "test"}] {
-			// An external test sees its package's tests; a package checked
-			// with its tests is that package (its tests import nothing that
-			// imports it).
-			k.variant = "test"
-		}
-		if im.depth >= goImportDepth {
-			return nil, fmt.Errorf("%s: beyond the import depth", p)
-		}
-		u, err := gt.check(im.ctx, k, im.depth+1)
-		if err != nil {
+	r, ok := im.pre[p]
+	if !ok {
+		var err error
+		if r, err = im.resolve(p); err != nil {
 			*im.err = err
 			return nil, err
 		}
-		if u == nil || u.pkg == nil || !u.done {
-			return nil, fmt.Errorf("%s: not checked", p)
-		}
-		return u.pkg, nil
 	}
+	im.paths, im.outcomes = append(im.paths, p), append(im.outcomes, r.outcome)
+	if r.dep != nil {
+		im.deps = append(im.deps, r.dep)
+	}
+	switch r.outcome {
+	case "u":
+		return types.Unsafe, nil
+	case "s":
+		return im.stub(p), nil
+	}
+	return r.pkg, r.err
+}
+
+// resolve resolves import path p: a package of the repository is
+// checked (within the depth and the bound), one outside it is left to
+// stub. A non-nil error is a failure to read the index.
+func (im *goImporter) resolve(p string) (goResolved, error) {
+	if p == "unsafe" {
+		return goResolved{outcome: "u"}, nil
+	}
+	gt := im.gt
+	d := gt.importDir(p, im.k.dir)
+	if d == "" {
+		return goResolved{outcome: "s"}, nil
+	}
+	k := goUnitKey{dir: d}
+	if im.k.variant == "xtest" && d == im.k.dir || gt.reserved[goUnitKey{d, "test"}] {
+		// An external test sees its package's tests; a package checked
+		// with its tests is that package (its tests import nothing that
+		// imports it).
+		k.variant = "test"
+	}
+	if im.depth >= goImportDepth {
+		return goResolved{err: fmt.Errorf("%s: beyond the import depth", p), outcome: "-"}, nil
+	}
+	u, err := gt.check(im.ctx, k, im.depth+1)
+	if err != nil {
+		return goResolved{}, err
+	}
+	if u == nil || u.pkg == nil || !u.done {
+		return goResolved{err: fmt.Errorf("%s: not checked", p), outcome: "-"}, nil
+	}
+	return goResolved{pkg: u.pkg, outcome: goOutcome(u), dep: u.entry}, nil
+}
+
+// stub returns the package standing for outside package p: the names
+// the unit writes after its qualifier.
+func (im *goImporter) stub(p string) *types.Package {
 	if pk, ok := im.stubs[p]; ok {
-		return pk, nil
+		return pk
 	}
 	if im.used == nil {
 		im.used = outsideNames(im.files)
@@ -441,7 +574,7 @@ func (im *goImporter) ImportFrom(p, _ string, _ types.ImportMode) (*types.Packag
 			tn := types.NewTypeName(token.NoPos, pk, name, nil)
 			types.NewNamed(tn, under, nil)
 			if kind == outsideConcrete {
-				gt.concrete[tn] = true
+				im.concrete = append(im.concrete, tn)
 			}
 			pk.Scope().Insert(tn)
 		default:
@@ -453,8 +586,8 @@ func (im *goImporter) ImportFrom(p, _ string, _ types.ImportMode) (*types.Packag
 	}
 	pk.MarkComplete()
 	im.stubs[p] = pk
-	gt.stubs[pk] = true
-	return pk, nil
+	im.made = append(im.made, pk)
+	return pk
 }
 
 // outsideFunc is the signature of an outside package's function or value:
@@ -578,20 +711,43 @@ func fields(fl *ast.FieldList, typ func(ast.Expr)) {
 // index finds the identifiers of the name in a checked file.
 func (gt *goTypes) index(u *goUnit, f *ast.File) *goFileTypes {
 	ft := &goFileTypes{unit: u, idents: map[token.Position]*ast.Ident{}, parent: map[*ast.Ident]*ast.SelectorExpr{}}
-	name := gt.rr.name
-	ast.Inspect(f, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.Ident:
-			if n.Name == name {
-				p := gt.fset.Position(n.Pos())
-				ft.idents[token.Position{Line: p.Line, Column: p.Column}] = n
-			}
-		case *ast.SelectorExpr:
-			if n.Sel.Name == name {
-				ft.parent[n.Sel] = n
-			}
+	names := u.identNames()
+	for _, id := range names.byFile[f][gt.rr.name] {
+		p := gt.fset.Position(id.Pos())
+		ft.idents[token.Position{Line: p.Line, Column: p.Column}] = id
+		if se := names.parent[id]; se != nil {
+			ft.parent[id] = se
 		}
-		return true
-	})
+	}
 	return ft
+}
+
+// goNames are a checked unit's identifiers by file and name, and the
+// selector each selected name is in: every lookup of a name reads them,
+// and a kept unit serves many lookups.
+type goNames struct {
+	byFile map[*ast.File]map[string][]*ast.Ident
+	parent map[*ast.Ident]*ast.SelectorExpr
+}
+
+// identNames returns u's identifiers, read on first use.
+func (u *goUnit) identNames() *goNames {
+	u.namesOnce.Do(func() {
+		n := &goNames{byFile: map[*ast.File]map[string][]*ast.Ident{}, parent: map[*ast.Ident]*ast.SelectorExpr{}}
+		for _, f := range u.files {
+			m := map[string][]*ast.Ident{}
+			ast.Inspect(f, func(x ast.Node) bool {
+				switch x := x.(type) {
+				case *ast.Ident:
+					m[x.Name] = append(m[x.Name], x)
+				case *ast.SelectorExpr:
+					n.parent[x.Sel] = x
+				}
+				return true
+			})
+			n.byFile[f] = m
+		}
+		u.names = n
+	})
+	return u.names
 }

@@ -406,3 +406,47 @@ def run(n: int, other) -> None:
 		"kit/run.py:27": ConfNameOnly,
 	})
 }
+
+// TestRefsPythonFStrings: names used only inside f-strings' replacement
+// fields are references: a function called there, a method on a typed
+// parameter, a constant in a nested format spec.
+func TestRefsPythonFStrings(t *testing.T) {
+	p := refsRepo(t, map[string]string{
+		"billing/money.py": `from decimal import Decimal
+
+WIDTH = 12
+
+
+def money(amount: Decimal) -> str:
+    return f"{amount:,.2f}"
+
+
+class Account:
+    def label(self) -> str:
+        return "account"
+
+
+class Ledger:
+    def label(self) -> str:
+        return "ledger"
+`,
+		"billing/report.py": `from billing.money import WIDTH, Account, money
+
+
+def line(account: Account, total) -> str:
+    return f"{account.label()!r}: {money(total):>{WIDTH}} {{label}}"
+`,
+	})
+	for _, tc := range []struct {
+		qualname string
+		want     map[string]string
+	}{
+		{"money", map[string]string{"billing/report.py:5": ConfResolved}},
+		{"WIDTH", map[string]string{"billing/report.py:5": ConfResolved}},
+		{"Account.label", map[string]string{"billing/report.py:5": ConfResolved}},
+		{"Ledger.label", map[string]string{"billing/report.py:5": ""}},
+	} {
+		got, _ := refsOf(t, p, "billing/money.py", tc.qualname)
+		wantRefs(t, tc.qualname, got, tc.want)
+	}
+}

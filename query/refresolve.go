@@ -107,6 +107,7 @@ type refResolver struct {
 	ifaces  map[string]bool  // those of them that are Go interfaces
 	goTypes *goTypes         // the Go packages type-checked (refgo.go)
 	goDirs  map[string][]*fileInfo
+	goCache *goCache // the planner's checked Go packages (refgocache.go)
 
 	// Per line, what does not depend on the definition judged, read
 	// once: every definition of a common name asks the same questions.
