@@ -337,5 +337,5 @@ func (ix *servedIndex) plannerFor(ctx context.Context, db *tables.DB) (*query.Pl
 	ix.mu.Lock()
 	emb, off := ix.embedder, ix.vectorsOff
 	ix.mu.Unlock()
-	return query.New(ctx, db.Reader(), query.Options{Embedder: emb, VectorsOff: off, Present: PresentAction, ResidentVectors: true})
+	return query.New(ctx, db.Reader(), query.Options{Embedder: emb, VectorsOff: off, Present: PresentAction, ResidentVectors: true, KeepGoChecks: true})
 }

@@ -164,7 +164,7 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		srvLock: srvLock, readOnly: readOnly,
 	}
 	s.idx.vectorsOff = opts.Index.VectorsOff
-	qopts := query.Options{Embedder: opts.Index.Embedder, VectorsOff: opts.Index.VectorsOff, Present: PresentAction, ResidentVectors: true}
+	qopts := query.Options{Embedder: opts.Index.Embedder, VectorsOff: opts.Index.VectorsOff, Present: PresentAction, ResidentVectors: true, KeepGoChecks: true}
 	if s.idx.planner, err = query.New(ctx, db.Reader(), qopts); err != nil {
 		cancel()
 		db.Close()

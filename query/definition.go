@@ -64,7 +64,7 @@ type symbolFinder struct {
 	db       tables.Reader
 	files    *fileCache // the planner's
 	names    nameCache  // distinct symbol names, for typo correction
-	goChecks goCache    // Go packages type-checked by lookups (refgocache.go)
+	goChecks *goCache   // Go packages type-checked by lookups, kept when Options.KeepGoChecks (refgocache.go)
 }
 
 // definitions finds the symbols a name may mean, best first: by tier, then

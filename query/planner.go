@@ -64,6 +64,13 @@ type Options struct {
 	// file serves every search: no load at all.
 	ResidentVectors bool
 
+	// KeepGoChecks is for planners that answer many lookups of one index
+	// (a server of it): the Go packages a reference lookup type-checked
+	// are kept for later lookups, bounded (some 60 MB at most). Without
+	// it each lookup checks afresh. A caller keeping a planner per
+	// repository of a store leaves it off: the bound is per planner.
+	KeepGoChecks bool
+
 	// FixedWeights searches with Tuning's vector weights, not those the
 	// index's calibration chose (Calibration): for measurements.
 	FixedWeights bool
@@ -88,6 +95,9 @@ func New(ctx context.Context, db tables.Reader, opts Options) (*Planner, error) 
 	p.vec = newVectorChannels(db, &p.tune, opts)
 	p.text = &textChannels{db: db, tune: &p.tune}
 	p.symbols = &symbolFinder{db: db, files: &p.files}
+	if opts.KeepGoChecks {
+		p.symbols.goChecks = &goCache{}
+	}
 	p.page = &pageFinisher{db: db, present: opts.Present}
 	if err := db.PrepareReads(ctx); err != nil {
 		return nil, fmt.Errorf("query: %w", err)

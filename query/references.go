@@ -150,7 +150,7 @@ func (p *Planner) RankRefs(ctx context.Context, req RefsRequest) (*RefsDraft, er
 			return p.page.fileLines(ctx, id, 1, max(f.lines, 1))
 		})
 		rr.named = func(ctx context.Context, n string) ([]refDef, error) { return p.symbols.exactDefs(ctx, n, nil, files) }
-		rr.goCache = &p.symbols.goChecks
+		rr.goCache = p.symbols.goChecks // nil: this lookup's own
 		js, err := rr.judge(ctx, refs)
 		if err != nil {
 			return nil, err

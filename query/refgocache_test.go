@@ -39,7 +39,7 @@ func goTypesAnswers(t *testing.T) (path string, p *Planner, ids []string, answer
 	path = indextest.Path(t.TempDir())
 	testkit.WriteFiles(t, root, goTypesRepo)
 	indextest.Build(t, root, path, indexer.Options{})
-	p = plannerOn(t, path, Options{})
+	p = plannerOn(t, path, Options{KeepGoChecks: true})
 	ids = goRepoIDs(t, p)
 	answers = map[string]string{}
 	for _, id := range ids {
@@ -92,9 +92,14 @@ func TestRefsGoCacheKeeps(t *testing.T) {
 	if n := p.symbols.goChecks.checks.Load(); n != checks {
 		t.Errorf("the second lookups checked %d packages, want none", n-checks)
 	}
+	// A planner not asked to keep them (a store's, one per repository)
+	// keeps nothing between lookups.
+	if once := plannerOn(t, path, Options{}); once.symbols.goChecks != nil {
+		t.Error("a planner without KeepGoChecks keeps Go checks")
+	}
 	// A cache of a few lines evicts packages (and those importing them)
 	// and starts new file sets: the answers stay those of new planners.
-	small := plannerOn(t, path, Options{})
+	small := plannerOn(t, path, Options{KeepGoChecks: true})
 	small.symbols.goChecks.limit = 20
 	for round := range 2 {
 		for i := range ids {
@@ -147,7 +152,7 @@ func (U) Name() string { return "u" }
 	root, path := t.TempDir(), indextest.Path(t.TempDir())
 	testkit.WriteFiles(t, root, files)
 	indextest.Build(t, root, path, indexer.Options{})
-	p := plannerOn(t, path, Options{})
+	p := plannerOn(t, path, Options{KeepGoChecks: true})
 	const use = "b/b.go:6"
 	got, _ := refsOf(t, p, "a/a.go", "T.Name")
 	wantRefs(t, "T.Name", got, map[string]string{use: ConfResolved})
@@ -177,7 +182,7 @@ func (U) Name() string { return "u" }
 // -race) answer as one at a time on a new planner.
 func TestRefsGoCacheConcurrent(t *testing.T) {
 	path, _, ids, want := goTypesAnswers(t)
-	p := plannerOn(t, path, Options{})
+	p := plannerOn(t, path, Options{KeepGoChecks: true})
 	p.symbols.goChecks.limit = 400 // some evictions too
 	var wg sync.WaitGroup
 	for g := range 4 {
