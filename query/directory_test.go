@@ -46,3 +46,33 @@ func TestDirectoryEvidence(t *testing.T) {
 		t.Errorf("codec/limits.go not listed with ring.go out of scope; the directory's files in scope should be")
 	}
 }
+
+// TestDirectoryEvidenceEntryBeside: the file beside a directory that
+// names it (pkg/codec.go for pkg/codec/, as lib/foo.ex, src/foo.rs) is
+// the module the directory's files implement; when they lead a
+// how-question's answer it is listed with them, before files elsewhere
+// that share a word with the question, though it shares none.
+func TestDirectoryEvidenceEntryBeside(t *testing.T) {
+	db := indexedFiles(t, map[string]string{
+		"pkg/codec/decoder.go": "package codec\n\n// Decoder reads frames from the wire and checks their checksum.\ntype Decoder struct{}\n\n// Next reads the next frame and checks its checksum.\nfunc (d *Decoder) Next() ([]byte, error) { return nil, nil }\n",
+		"pkg/codec/limits.go":  "package codec\n\nconst maxLen = 1 << 20\n",
+		"pkg/codec.go":         "package pkg\n\nimport \"example.com/pkg/codec\"\n\n// New returns the wire format's parts.\nfunc New() codec.Decoder { return codec.Decoder{} }\n",
+		"pkg/server.go":        "package pkg\n\n// Serve writes frames to each client.\nfunc Serve() {}\n",
+		"audit/sum.go":         "package audit\n\n// Sum is a checksum of the audit log.\nfunc Sum() uint32 { return 0 }\n",
+	})
+	ranks := map[string]int{}
+	for i, h := range tunedHits(t, db, DefaultTuning(), Request{Query: "how does it read frames and check the checksum", Limit: 10}) {
+		if _, ok := ranks[h.Path]; !ok {
+			ranks[h.Path] = i + 1
+		}
+	}
+	entry := ranks["pkg/codec.go"]
+	if entry == 0 {
+		t.Fatalf("pkg/codec.go not listed (ranks %v); the directory pkg/codec/ leads and it names it", ranks)
+	}
+	for _, elsewhere := range []string{"pkg/server.go", "audit/sum.go"} {
+		if r := ranks[elsewhere]; r != 0 && r < entry {
+			t.Errorf("%s at rank %d, before the directory's entry pkg/codec.go at %d (ranks %v)", elsewhere, r, entry, ranks)
+		}
+	}
+}

@@ -86,6 +86,24 @@ func (d dirIndex) modulesOf(f *fileInfo) []string {
 	return out
 }
 
+// entriesBeside returns the module files beside dir that name it: in
+// dir's parent, with dir's name as their stem (src/foo.rs, lib/foo.ex and
+// Foo.hs for src/foo/, lib/foo/ and Foo/).
+func (d dirIndex) entriesBeside(dir string) []*fileInfo {
+	if dir == "." || dir == "/" {
+		return nil
+	}
+	name := path.Base(dir)
+	var out []*fileInfo
+	for _, m := range d[path.Dir(dir)] {
+		base := path.Base(m.path)
+		if stemName := strings.TrimSuffix(base, path.Ext(base)); stemName == name && stemName != base {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // moduleChannel gives each file of a module whose entry the text channels
 // found the entry's score there (the weighted sum of its max-normalised
 // scores in the channels named by sources, as fusion computes it; with top
