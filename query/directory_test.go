@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables"
 )
 
 // TestDirectoryEvidence: a how-question whose words only one file of a
@@ -75,4 +76,33 @@ func TestDirectoryEvidenceEntryBeside(t *testing.T) {
 			t.Errorf("%s at rank %d, before the directory's entry pkg/codec.go at %d (ranks %v)", elsewhere, r, entry, ranks)
 		}
 	}
+}
+
+// TestDirectoryEvidenceAux: a how-question answered in a docs or examples
+// directory lists that directory's other files too: their role is the
+// role of the files that named the directory.
+func TestDirectoryEvidenceAux(t *testing.T) {
+	db := indexedFiles(t, map[string]string{
+		"docs/contributors/generate.py": "# Generate the credits of a release from the contributors database.\ndef generate_credits(db):\n    return [c for c in db]\n",
+		"docs/contributors/fetch.py":    "import json\n\ndef pull(url):\n    return json.loads(url)\n",
+		"app/cli/options.py":            "# Options of the command line: release, database.\ndef options():\n    return []\n",
+		"app/cli/parser.py":             "def parse(argv):\n    return argv\n",
+	})
+	req := Request{Query: "how does it generate the credits of a release from the contributors database", Limit: 10}
+	fetch, other := firstRank(t, db, DefaultTuning(), req, "docs/contributors/fetch.py"), firstRank(t, db, DefaultTuning(), req, "app/cli/parser.py")
+	if fetch == 0 || other != 0 && other < fetch {
+		t.Errorf("docs/contributors/fetch.py at rank %d, app/cli/parser.py at %d; want fetch.py listed, before the other directory's files", fetch, other)
+	}
+}
+
+// firstRank is the rank of path's first hit for req at tune, 0 when it
+// is not listed.
+func firstRank(t *testing.T, db *tables.DB, tune Tuning, req Request, path string) int {
+	t.Helper()
+	for i, h := range tunedHits(t, db, tune, req) {
+		if h.Path == path {
+			return i + 1
+		}
+	}
+	return 0
 }

@@ -36,14 +36,15 @@ func moduleEntry(base string) bool {
 }
 
 // dirIndex lists each directory's files that can implement a module: not
-// tests, not examples or vendored code, not prose; built with the file
-// cache.
+// tests, not prose; built with the file cache. Examples, docs and vendored
+// code are listed: their directories hold nothing else, and a question
+// answered there (an example, a docs tool) is answered by their files.
 type dirIndex map[string][]*fileInfo
 
 func newDirIndex(files map[int64]*fileInfo) dirIndex {
 	d := dirIndex{}
 	for _, f := range files {
-		if f.test || f.aux || f.prose {
+		if f.test || f.prose {
 			continue
 		}
 		dir := path.Dir(f.path)
