@@ -29,6 +29,7 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 	if task && p.tune.TaskVerbDrop && resp.QueryUsed == "" && !defs && shape.words != "" {
 		t = analyse(shape.words)
 	}
+	source := sourcePriors(task, t.natural, defs, text)
 
 	if defs {
 		cands, notes, err := p.symbols.definitions(ctx, text, sc, pool, files, true)
@@ -92,6 +93,12 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 			blocks, err := p.text.chunkChannel(ctx, orQuery(kept), sc, pool, p.tune.ChunkCands)
 			if err != nil {
 				return err
+			}
+			if p.tune.StatementWChunk > 0 && source {
+				// A statement (a change, a doc comment's sentence)
+				// describes a place: the block that holds the most of its
+				// words counts more against the file's sum of blocks.
+				blocks.weight = p.tune.StatementWChunk
 			}
 			// The symbols channel searches the rarest terms by their chunk
 			// counts, within Tuning.SymbolBudget: a long text's common
@@ -170,8 +177,25 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 	chans = append(chans, vchans...)
 	resp.FiltersApplied = sc.applied
 
-	source := sourcePriors(task, t.natural, defs, text)
-	f := p.fuse(chans, pm, source, files, pool, req.Limit)
+	var named *namedFiles
+	if source && !defs {
+		// A statement, a change's above all, names the files it is
+		// about, and writes the names it means.
+		named = readNamedFiles(text, shape.scope)
+		if p.tune.QuotedBoost > 0 {
+			quoted, err := p.text.quotedNames(ctx, text, sc)
+			if err != nil {
+				return err
+			}
+			if quoted != nil {
+				if named == nil {
+					named = &namedFiles{}
+				}
+				named.quoted = quoted
+			}
+		}
+	}
+	f := p.fuse(chans, pm, source, named, files, pool, req.Limit)
 	if question && p.tune.WDir > 0 {
 		// A question about how something works: the directory its best
 		// files gather in lends their scores to its other files.
@@ -180,7 +204,7 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 			return err
 		}
 		chans = append(chans, dirChannel(p.tune.WDir, p.tune.DirTop, p.tune.DirSizePow, p.tune.DirCountPow, f, p.files.dirIndex(), inScope, files, pool))
-		f = p.fuse(chans, pm, source, files, pool, req.Limit)
+		f = p.fuse(chans, pm, source, named, files, pool, req.Limit)
 	}
 	if p.traceFn != nil {
 		p.traceFn(p.trace(text, resp.Intent, chans, f))
