@@ -29,7 +29,6 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 	if task && p.tune.TaskVerbDrop && resp.QueryUsed == "" && !defs && shape.words != "" {
 		t = analyse(shape.words)
 	}
-	source := sourcePriors(task, t.natural, defs, text)
 
 	if defs {
 		cands, notes, err := p.symbols.definitions(ctx, text, sc, pool, files, true)
@@ -93,12 +92,6 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 			blocks, err := p.text.chunkChannel(ctx, orQuery(kept), sc, pool, p.tune.ChunkCands)
 			if err != nil {
 				return err
-			}
-			if p.tune.StatementWChunk > 0 && source {
-				// A statement (a change, a doc comment's sentence)
-				// describes a place: the block that holds the most of its
-				// words counts more against the file's sum of blocks.
-				blocks.weight = p.tune.StatementWChunk
 			}
 			// The symbols channel searches the rarest terms by their chunk
 			// counts, within Tuning.SymbolBudget: a long text's common
@@ -177,10 +170,11 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 	chans = append(chans, vchans...)
 	resp.FiltersApplied = sc.applied
 
+	source := sourcePriors(task, t.natural, defs, text)
 	var named *namedFiles
-	if source && !defs {
-		// A statement, a change's above all, names the files it is
-		// about, and writes the names it means.
+	if task && !defs {
+		// A change's text names the files it is made in, and writes
+		// the names it changes.
 		named = readNamedFiles(text, shape.scope)
 		if p.tune.QuotedBoost > 0 {
 			quoted, err := p.text.quotedNames(ctx, text, sc)

@@ -130,12 +130,9 @@ type Tuning struct {
 	TaskVerbDrop bool `tune:"task_verb_drop"`
 	// TaskWSymbol replaces WSymbol (doc comments) for task-shaped queries.
 	TaskWSymbol float64 `tune:"task_w_symbol"`
-	// StatementWChunk, when above 0, replaces WChunk (the best block) for
-	// statements that take the task priors (sourcePriors).
-	StatementWChunk float64 `tune:"statement_w_chunk"`
 
-	// NamedPathBoost and NamedStemBoost lift, for statements that take
-	// the task priors (sourcePriors), a file the text names (named.go):
+	// NamedPathBoost and NamedStemBoost lift, for task-shaped queries, a
+	// file the text names (named.go):
 	// × (1 + NamedPathBoost) by its path or its directory's,
 	// × (1 + NamedStemBoost) by its name or its directory's name alone.
 	NamedPathBoost float64 `tune:"named_path_boost"`
