@@ -61,19 +61,14 @@ func TestDirectoryEvidenceEntryBeside(t *testing.T) {
 		"pkg/server.go":        "package pkg\n\n// Serve writes frames to each client.\nfunc Serve() {}\n",
 		"audit/sum.go":         "package audit\n\n// Sum is a checksum of the audit log.\nfunc Sum() uint32 { return 0 }\n",
 	})
-	ranks := map[string]int{}
-	for i, h := range tunedHits(t, db, DefaultTuning(), Request{Query: "how does it read frames and check the checksum", Limit: 10}) {
-		if _, ok := ranks[h.Path]; !ok {
-			ranks[h.Path] = i + 1
-		}
-	}
-	entry := ranks["pkg/codec.go"]
+	req := Request{Query: "how does it read frames and check the checksum", Limit: 10}
+	entry := firstRank(t, db, DefaultTuning(), req, "pkg/codec.go")
 	if entry == 0 {
-		t.Fatalf("pkg/codec.go not listed (ranks %v); the directory pkg/codec/ leads and it names it", ranks)
+		t.Fatalf("pkg/codec.go not listed; the directory pkg/codec/ leads and it names it")
 	}
 	for _, elsewhere := range []string{"pkg/server.go", "audit/sum.go"} {
-		if r := ranks[elsewhere]; r != 0 && r < entry {
-			t.Errorf("%s at rank %d, before the directory's entry pkg/codec.go at %d (ranks %v)", elsewhere, r, entry, ranks)
+		if r := firstRank(t, db, DefaultTuning(), req, elsewhere); r != 0 && r < entry {
+			t.Errorf("%s at rank %d, before the directory's entry pkg/codec.go at %d", elsewhere, r, entry)
 		}
 	}
 }
