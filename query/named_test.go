@@ -110,3 +110,16 @@ func TestQuotedNamesLift(t *testing.T) {
 		t.Errorf("document.h at rank 1 without the quoted prior; the test no longer exercises it")
 	}
 }
+
+// TestWrittenAsName: only tokens that cannot be prose are looked up as
+// the names a text writes.
+func TestWrittenAsName(t *testing.T) {
+	for tok, want := range map[string]bool{
+		"GetAllocator": true, "getUser": true, "nth_element": true, "res.send": true, "stack::GetAllocator": true,
+		"a->b": true, "Symbol-keyed": false, "Android": false, "WINVER": false, "count": false, "_private": false,
+	} {
+		if got := writtenAsName(tok); got != want {
+			t.Errorf("writtenAsName(%q) = %v, want %v", tok, got, want)
+		}
+	}
+}

@@ -2,6 +2,8 @@ package query
 
 import (
 	"context"
+	"strings"
+	"unicode"
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/scope"
@@ -31,8 +33,8 @@ func quotedTerms(text string) []textTerm {
 	for _, m := range backtickRe.FindAllStringSubmatch(text, -1) {
 		names = append(names, tokens(m[1])...)
 	}
-	for i, tok := range tokens(text) {
-		if isIdentLike(tok, i) {
+	for _, tok := range tokens(text) {
+		if writtenAsName(tok) {
 			names = append(names, tok)
 		}
 	}
@@ -51,6 +53,24 @@ func quotedTerms(text string) []textTerm {
 		words = append(words, w)
 	}
 	return textTerms(words, false, false)
+}
+
+// writtenAsName reports whether tok can only be a name: it has an
+// underscore or a qualifier inside (max_len, res.send, A::B, a->b), or a
+// capital after a lower-case letter (getUser, GetAllocator). A capitalised
+// or hyphenated word (Symbol-keyed, Android) may be prose.
+func writtenAsName(tok string) bool {
+	if strings.ContainsAny(strings.Trim(tok, "_"), "_.:#") || strings.Contains(tok, "->") {
+		return true
+	}
+	prev := ' '
+	for _, r := range tok {
+		if unicode.IsUpper(r) && unicode.IsLower(prev) {
+			return true
+		}
+		prev = r
+	}
+	return false
 }
 
 // quotedNames returns, for each file holding any of the names written in
