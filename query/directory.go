@@ -17,7 +17,8 @@ import (
 // dirChannel scores the module files of the directories holding the
 // first top candidates of a fusion. A directory's evidence is the sum of
 // its candidates' final scores relative to the best candidate's; each of
-// its files gets weight × the evidence of its directory's other leading
+// its files, and the file beside it that names it (entriesBeside), gets
+// weight × the evidence of its directory's other leading
 // candidates (a file's own score is not passed back to it) × its size
 // share, (lines / the directory's largest file's lines)^sizePow, divided
 // by the directory's number of module files^countPow. Files
@@ -49,21 +50,26 @@ func dirChannel(weight float64, top int, sizePow, countPow float64, f *fused, di
 		// chance (a repository's root, a flat source directory): its
 		// evidence says less about it.
 		damp := math.Pow(float64(len(members)), -countPow)
-		for _, m := range members {
-			if inScope != nil && !inScope[m.id] {
-				continue
-			}
-			rest := e - own[m.id]
-			if rest <= 0 {
-				continue
+		lend := func(m *fileInfo, rest float64) {
+			if inScope != nil && !inScope[m.id] || rest <= 0 {
+				return
 			}
 			share := 1.0
 			if sizePow != 0 {
-				share = math.Pow(float64(m.lines)/float64(largest), sizePow)
+				share = math.Pow(min(float64(m.lines)/float64(largest), 1), sizePow)
 			}
-			if v := rest * share * damp; v > 0 {
+			if v := rest * share * damp; v > score[m.id] {
 				score[m.id] = v
 			}
+		}
+		for _, m := range members {
+			lend(m, e-own[m.id])
+		}
+		// The file beside the directory that names it (lib/tesla.ex for
+		// lib/tesla/, src/net.rs for src/net/) is the module the
+		// directory's files implement: their evidence is its too.
+		for _, m := range dirs.entriesBeside(dir) {
+			lend(m, e)
 		}
 	}
 	addFiles(ch, score, files, pool)

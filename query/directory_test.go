@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables"
 )
 
 // TestDirectoryEvidence: a how-question whose words only one file of a
@@ -45,4 +46,58 @@ func TestDirectoryEvidence(t *testing.T) {
 	if r := rank(DefaultTuning(), sc, "codec/limits.go"); r == 0 {
 		t.Errorf("codec/limits.go not listed with ring.go out of scope; the directory's files in scope should be")
 	}
+}
+
+// TestDirectoryEvidenceEntryBeside: the file beside a directory that
+// names it (pkg/codec.go for pkg/codec/, as lib/foo.ex, src/foo.rs) is
+// the module the directory's files implement; when they lead a
+// how-question's answer it is listed with them, before files elsewhere
+// that share a word with the question, though it shares none.
+func TestDirectoryEvidenceEntryBeside(t *testing.T) {
+	db := indexedFiles(t, map[string]string{
+		"pkg/codec/decoder.go": "package codec\n\n// Decoder reads frames from the wire and checks their checksum.\ntype Decoder struct{}\n\n// Next reads the next frame and checks its checksum.\nfunc (d *Decoder) Next() ([]byte, error) { return nil, nil }\n",
+		"pkg/codec/limits.go":  "package codec\n\nconst maxLen = 1 << 20\n",
+		"pkg/codec.go":         "package pkg\n\nimport \"example.com/pkg/codec\"\n\n// New returns the wire format's parts.\nfunc New() codec.Decoder { return codec.Decoder{} }\n",
+		"pkg/server.go":        "package pkg\n\n// Serve writes frames to each client.\nfunc Serve() {}\n",
+		"audit/sum.go":         "package audit\n\n// Sum is a checksum of the audit log.\nfunc Sum() uint32 { return 0 }\n",
+	})
+	req := Request{Query: "how does it read frames and check the checksum", Limit: 10}
+	entry := firstRank(t, db, DefaultTuning(), req, "pkg/codec.go")
+	if entry == 0 {
+		t.Fatalf("pkg/codec.go not listed; the directory pkg/codec/ leads and it names it")
+	}
+	for _, elsewhere := range []string{"pkg/server.go", "audit/sum.go"} {
+		if r := firstRank(t, db, DefaultTuning(), req, elsewhere); r != 0 && r < entry {
+			t.Errorf("%s at rank %d, before the directory's entry pkg/codec.go at %d", elsewhere, r, entry)
+		}
+	}
+}
+
+// TestDirectoryEvidenceAux: a how-question answered in a docs or examples
+// directory lists that directory's other files too: their role is the
+// role of the files that named the directory.
+func TestDirectoryEvidenceAux(t *testing.T) {
+	db := indexedFiles(t, map[string]string{
+		"docs/contributors/generate.py": "# Generate the credits of a release from the contributors database.\ndef generate_credits(db):\n    return [c for c in db]\n",
+		"docs/contributors/fetch.py":    "import json\n\ndef pull(url):\n    return json.loads(url)\n",
+		"app/cli/options.py":            "# Options of the command line: release, database.\ndef options():\n    return []\n",
+		"app/cli/parser.py":             "def parse(argv):\n    return argv\n",
+	})
+	req := Request{Query: "how does it generate the credits of a release from the contributors database", Limit: 10}
+	fetch, other := firstRank(t, db, DefaultTuning(), req, "docs/contributors/fetch.py"), firstRank(t, db, DefaultTuning(), req, "app/cli/parser.py")
+	if fetch == 0 || other != 0 && other < fetch {
+		t.Errorf("docs/contributors/fetch.py at rank %d, app/cli/parser.py at %d; want fetch.py listed, before the other directory's files", fetch, other)
+	}
+}
+
+// firstRank is the rank of path's first hit for req at tune, 0 when it
+// is not listed.
+func firstRank(t *testing.T, db *tables.DB, tune Tuning, req Request, path string) int {
+	t.Helper()
+	for i, h := range tunedHits(t, db, tune, req) {
+		if h.Path == path {
+			return i + 1
+		}
+	}
+	return 0
 }

@@ -68,8 +68,9 @@ type fusedHit struct {
 
 // fuse combines channels into a ranked hit list of at most limit hits.
 // pm scores paths for the path prior; with source set (sourcePriors), the
-// task priors replace the question priors.
-func (p *Planner) fuse(chans []*channel, pm *pathMatcher, source bool, files map[int64]*fileInfo, pool unitPool, limit int) *fused {
+// task priors replace the question priors; the files named (when not nil)
+// take the named prior.
+func (p *Planner) fuse(chans []*channel, pm *pathMatcher, source bool, named *namedFiles, files map[int64]*fileInfo, pool unitPool, limit int) *fused {
 	t := p.tune
 	byFile := map[int64]*fileCand{}
 	getFile := func(u *unit) *fileCand {
@@ -139,6 +140,7 @@ func (p *Planner) fuse(chans []*channel, pm *pathMatcher, source bool, files map
 				fc.applyPrior(fc.info.reexport, t.ReexportPrior, "re-export file")
 				fc.applyPrior(fc.info.prose, t.ProsePrior, "prose or data file")
 			}
+			fc.namedPrior(named, t.NamedPathBoost, t.NamedStemBoost, t.QuotedBoost)
 		}
 		cands = append(cands, fc)
 	}

@@ -36,14 +36,15 @@ func moduleEntry(base string) bool {
 }
 
 // dirIndex lists each directory's files that can implement a module: not
-// tests, not examples or vendored code, not prose; built with the file
-// cache.
+// tests, not prose; built with the file cache. Examples, docs and vendored
+// code are listed: their directories hold nothing else, and a question
+// answered there (an example, a docs tool) is answered by their files.
 type dirIndex map[string][]*fileInfo
 
 func newDirIndex(files map[int64]*fileInfo) dirIndex {
 	d := dirIndex{}
 	for _, f := range files {
-		if f.test || f.aux || f.prose {
+		if f.test || f.prose {
 			continue
 		}
 		dir := path.Dir(f.path)
@@ -81,6 +82,24 @@ func (d dirIndex) modulesOf(f *fileInfo) []string {
 		}
 		if _, ok := d[sub]; ok {
 			out = append(out, sub)
+		}
+	}
+	return out
+}
+
+// entriesBeside returns the module files beside dir that name it: in
+// dir's parent, with dir's name as their stem (src/foo.rs, lib/foo.ex and
+// Foo.hs for src/foo/, lib/foo/ and Foo/).
+func (d dirIndex) entriesBeside(dir string) []*fileInfo {
+	if dir == "." || dir == "/" {
+		return nil
+	}
+	name := path.Base(dir)
+	var out []*fileInfo
+	for _, m := range d[path.Dir(dir)] {
+		base := path.Base(m.path)
+		if stemName := strings.TrimSuffix(base, path.Ext(base)); stemName == name && stemName != base {
+			out = append(out, m)
 		}
 	}
 	return out

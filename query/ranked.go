@@ -171,7 +171,25 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 	resp.FiltersApplied = sc.applied
 
 	source := sourcePriors(task, t.natural, defs, text)
-	f := p.fuse(chans, pm, source, files, pool, req.Limit)
+	var named *namedFiles
+	if task && !defs {
+		// A change's text names the files it is made in, and writes
+		// the names it changes.
+		named = readNamedFiles(text, shape.scope)
+		if p.tune.QuotedBoost > 0 {
+			quoted, err := p.text.quotedNames(ctx, text, sc)
+			if err != nil {
+				return err
+			}
+			if quoted != nil {
+				if named == nil {
+					named = &namedFiles{}
+				}
+				named.quoted = quoted
+			}
+		}
+	}
+	f := p.fuse(chans, pm, source, named, files, pool, req.Limit)
 	if question && p.tune.WDir > 0 {
 		// A question about how something works: the directory its best
 		// files gather in lends their scores to its other files.
@@ -180,7 +198,7 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 			return err
 		}
 		chans = append(chans, dirChannel(p.tune.WDir, p.tune.DirTop, p.tune.DirSizePow, p.tune.DirCountPow, f, p.files.dirIndex(), inScope, files, pool))
-		f = p.fuse(chans, pm, source, files, pool, req.Limit)
+		f = p.fuse(chans, pm, source, named, files, pool, req.Limit)
 	}
 	if p.traceFn != nil {
 		p.traceFn(p.trace(text, resp.Intent, chans, f))

@@ -550,7 +550,7 @@ func TestFuseTieBreaks(t *testing.T) {
 		for _, i := range perm {
 			ch.add(units[i], 1)
 		}
-		f := p.fuse([]*channel{ch}, newPathMatcher(nil, nil, 0.5, 0), false, files, unitPool{}, 10)
+		f := p.fuse([]*channel{ch}, newPathMatcher(nil, nil, 0.5, 0), false, nil, files, unitPool{}, 10)
 		var got []string
 		for _, h := range f.hits {
 			got = append(got, fmt.Sprintf("%s:%d", h.u.path, h.u.start))
@@ -637,12 +637,12 @@ func TestFuseLimitIsAPrefix(t *testing.T) {
 		tune.SameFileDecay = decay
 		p := &Planner{tune: tune}
 		var full []string
-		for _, h := range p.fuse([]*channel{blocks, sums}, newPathMatcher(nil, nil, 0.5, 0), false, files, unitPool{}, 1000).hits {
+		for _, h := range p.fuse([]*channel{blocks, sums}, newPathMatcher(nil, nil, 0.5, 0), false, nil, files, unitPool{}, 1000).hits {
 			full = append(full, fmt.Sprintf("%s:%d:%g", h.u.path, h.u.start, h.score))
 		}
 		for k := 1; k <= 60; k++ {
 			var got []string
-			for _, h := range p.fuse([]*channel{blocks, sums}, newPathMatcher(nil, nil, 0.5, 0), false, files, unitPool{}, k).hits {
+			for _, h := range p.fuse([]*channel{blocks, sums}, newPathMatcher(nil, nil, 0.5, 0), false, nil, files, unitPool{}, k).hits {
 				got = append(got, fmt.Sprintf("%s:%d:%g", h.u.path, h.u.start, h.score))
 			}
 			if want := full[:min(k, len(full))]; !slices.Equal(got, want) {

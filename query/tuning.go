@@ -131,6 +131,17 @@ type Tuning struct {
 	// TaskWSymbol replaces WSymbol (doc comments) for task-shaped queries.
 	TaskWSymbol float64 `tune:"task_w_symbol"`
 
+	// NamedPathBoost and NamedStemBoost lift, for task-shaped queries, a
+	// file the text names (named.go):
+	// × (1 + NamedPathBoost) by its path or its directory's,
+	// × (1 + NamedStemBoost) by its name or its directory's name alone.
+	NamedPathBoost float64 `tune:"named_path_boost"`
+	NamedStemBoost float64 `tune:"named_stem_boost"`
+	// QuotedBoost lifts, for the same queries, a file by the share of the
+	// names the text writes that it holds (quoted.go): × (1 + QuotedBoost
+	// × share).
+	QuotedBoost float64 `tune:"quoted_boost"`
+
 	// SameFileDecay is the factor on a file's second hit (squared on its
 	// third…): below 1 it spreads the list over more files; near 0 every
 	// file's best hit comes before any file's second, which then only
@@ -179,6 +190,9 @@ func DefaultTuning() Tuning {
 		TaskProsePrior: 0.2,
 		TaskWSymbol:    0.5,
 		TaskVerbDrop:   true,
+		NamedPathBoost: 0.5,
+		NamedStemBoost: 0.25,
+		QuotedBoost:    1,
 
 		// Questions only: broad architecture 0.481 -> 0.723,
 		// other kinds and the dev split unchanged (BENCHMARKS.md).

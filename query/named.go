@@ -1,0 +1,170 @@
+package query
+
+import (
+	"path"
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// Files a message names. A commit subject or a bug report often names the
+// file it is about: by its path ("cmd/hcldec: add --var-refs", "as re2.h:144
+// explains"), by its name in code quotes ("the comment in `Mocks`"), or
+// by a commit's scope ("fix(setqflist): …"). Among files that share the
+// message's words, the one it names is the likelier place of the change:
+// a test, a sibling module or a large file of many weak hits shares the
+// words, not the name. namedFiles reads those names from the text; fusion
+// lifts each candidate file they name.
+
+// namedFiles are the names a task text gives files.
+type namedFiles struct {
+	// paths are path-shaped tokens, lower-case: a path or its tail
+	// ("cmd/hcldec", "src/re2.h", "re2.h"). A file is named when its
+	// path ends with one, or its directory does.
+	paths []string
+	// stems are names a file's stem may have, lower-case, without
+	// separators ("mocks", "httpserver", "setqflist"): a quoted name, an
+	// identifier written in the text, a scope, a path's last name.
+	stems map[string]bool
+	// dirs are names a file's directory may have: a commit's scope
+	// ("feat(jj): …" for plugins/jj/).
+	dirs map[string]bool
+	// quoted is, per file, the share of the names the text writes that
+	// its blocks hold (quoted.go).
+	quoted map[int64]float64
+}
+
+var (
+	// backtickRe matches a code span.
+	backtickRe = regexp.MustCompile("`([^`\n]{1,80})`")
+	// lineSuffixRe matches a path's line and column (re2.h:144:3).
+	lineSuffixRe = regexp.MustCompile(`(?::\d+)+$`)
+	// fileExtRe matches a file name's extension: a dot, then one to five
+	// letters or digits starting with a letter.
+	fileExtRe = regexp.MustCompile(`^[\w\-]+\.[A-Za-z][A-Za-z0-9]{0,4}$`)
+)
+
+// minNamedStem is the shortest stem a name lifts a file by: shorter
+// names ("io", "ui") are as often words.
+const minNamedStem = 3
+
+// readNamedFiles reads the names text gives files; scope is the task's
+// commit scope, "" when none.
+func readNamedFiles(text, scope string) *namedFiles {
+	nf := &namedFiles{stems: map[string]bool{}, dirs: map[string]bool{}}
+	addStem := func(s string) {
+		if j := strings.ToLower(joined(s)); len(j) >= minNamedStem {
+			nf.stems[j] = true
+		}
+	}
+	addPath := func(tok string) {
+		tok = strings.Trim(lineSuffixRe.ReplaceAllString(tok, ""), "./:")
+		if tok == "" {
+			return
+		}
+		base := path.Base(tok)
+		switch {
+		case strings.Contains(tok, "/"):
+			nf.paths = append(nf.paths, strings.ToLower(tok))
+			addStem(strings.TrimSuffix(base, path.Ext(base)))
+		case fileExtRe.MatchString(tok) && !isQualified(tok):
+			nf.paths = append(nf.paths, strings.ToLower(tok))
+		}
+	}
+	for _, m := range backtickRe.FindAllStringSubmatch(text, -1) {
+		for _, tok := range namedTokens(m[1]) {
+			addPath(tok)
+			if !strings.ContainsAny(tok, "/") {
+				addStem(tok)
+			}
+		}
+	}
+	for i, tok := range namedTokens(text) {
+		addPath(tok)
+		if !strings.ContainsAny(tok, "./:") && isIdentLike(tok, i) {
+			addStem(tok)
+		}
+	}
+	if scope != "" {
+		for _, tok := range namedTokens(scope) {
+			addPath(tok)
+			if !strings.Contains(tok, "/") {
+				addStem(tok)
+				// A scope is a place: a directory of two letters
+				// (jj, io) is named by it too.
+				if j := strings.ToLower(joined(tok)); len(j) >= 2 {
+					nf.dirs[j] = true
+				}
+			}
+		}
+	}
+	if len(nf.paths) == 0 && len(nf.stems) == 0 && len(nf.dirs) == 0 {
+		return nil
+	}
+	return nf
+}
+
+// namedTokens splits text at white space and at punctuation that is not
+// part of a path or a name.
+func namedTokens(text string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(text, func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_-./:$", r))
+	}) {
+		if f = strings.Trim(f, ".:-"); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// isQualified reports whether tok reads as a qualified name (res.send,
+// self.config) rather than a file name: its extension is longer than
+// its stem's usual ones, or it is written with capitals after the dot.
+func isQualified(tok string) bool {
+	ext := path.Ext(tok)
+	return len(ext) > 5 || strings.ToLower(ext) != ext
+}
+
+// names reports how a file is named: 2 by a path (its own or its
+// directory's), 1 by its stem, 0 not at all.
+func (nf *namedFiles) names(f *fileInfo) int {
+	if nf == nil || f == nil {
+		return 0
+	}
+	p := strings.ToLower(f.path)
+	dir := path.Dir(p)
+	for _, t := range nf.paths {
+		if suffixAt(p, t) || suffixAt(dir, t) {
+			return 2
+		}
+	}
+	// The stem, and the name before the first dot (jj of jj.plugin.zsh).
+	base := path.Base(p)
+	first, _, _ := strings.Cut(base, ".")
+	if nf.stems[joined(strings.TrimSuffix(base, path.Ext(base)))] || nf.stems[joined(first)] || nf.dirs[joined(path.Base(dir))] {
+		return 1
+	}
+	return 0
+}
+
+// suffixAt reports whether s ends with t at a path boundary.
+func suffixAt(s, t string) bool {
+	return s == t || strings.HasSuffix(s, "/"+t)
+}
+
+// namedPrior lifts a file the text names: by its path × (1 + pathBoost),
+// by its stem × (1 + stemBoost); and one that holds the names the text
+// writes, × (1 + quotedBoost × their share).
+func (fc *fileCand) namedPrior(nf *namedFiles, pathBoost, stemBoost, quotedBoost float64) {
+	if nf == nil {
+		return
+	}
+	fc.sharePrior(nf.quoted, quotedBoost, "the names the text writes")
+	switch nf.names(fc.info) {
+	case 2:
+		fc.applyPrior(pathBoost > 0, 1+pathBoost, "named in the text by its path")
+	case 1:
+		fc.applyPrior(stemBoost > 0, 1+stemBoost, "named in the text by its name")
+	}
+}

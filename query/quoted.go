@@ -1,0 +1,143 @@
+package query
+
+import (
+	"context"
+	"strings"
+	"unicode"
+
+	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/scope"
+)
+
+// Names quoted in a task's text. A commit message or a bug report that
+// writes an identifier (`WINVER`, nth_element, GetAllocator, Class.method)
+// means it literally: the change is made where that name is written. Among
+// the files that share the text's words (a sibling module, a large file of
+// many weak hits), the ones that hold more of its names are the likelier
+// place. quotedNames finds, for each name, the files whose blocks hold it
+// whole; fusion lifts a candidate file by the share of the names it holds.
+
+// maxQuotedNames bounds the names looked up (the rarest first), and
+// maxQuotedBlocks the blocks a name may be written in: a name written in
+// more says little about any one file, and its blocks cost a read each.
+const (
+	maxQuotedNames  = 4
+	maxQuotedBlocks = 300
+)
+
+// quotedTerms returns the full-text terms of the names written in text
+// (identifier-shaped tokens, code spans): each name's whole form, as the
+// index holds it (extract.SplitIdentifier), once.
+func quotedTerms(text string) []textTerm {
+	var names []string
+	for _, m := range backtickRe.FindAllStringSubmatch(text, -1) {
+		names = append(names, tokens(m[1])...)
+	}
+	for _, tok := range tokens(text) {
+		if writtenAsName(tok) {
+			names = append(names, tok)
+		}
+	}
+	var words []string
+	for _, n := range names {
+		parts := extract.SplitIdentifier(n)
+		if len(parts) == 0 {
+			continue
+		}
+		// The whole form follows the parts when there are two or more;
+		// a one-part name is its own part.
+		w := parts[len(parts)-1]
+		if len([]rune(w)) < minNamedStem || isStopWord(w) {
+			continue
+		}
+		words = append(words, w)
+	}
+	return textTerms(words, false, false)
+}
+
+// writtenAsName reports whether tok can only be a name: it has an
+// underscore or a qualifier inside (max_len, res.send, A::B, a->b), or a
+// capital after a lower-case letter (getUser, GetAllocator). A capitalised
+// or hyphenated word (Symbol-keyed, Android) may be prose.
+func writtenAsName(tok string) bool {
+	if strings.ContainsAny(strings.Trim(tok, "_"), "_.:#") || strings.Contains(tok, "->") {
+		return true
+	}
+	prev := ' '
+	for _, r := range tok {
+		if unicode.IsUpper(r) && unicode.IsLower(prev) {
+			return true
+		}
+		prev = r
+	}
+	return false
+}
+
+// quotedNames returns, for each file holding any of the names written in
+// text, the share of those names its blocks hold (nil when text writes
+// none that the index holds in at most maxQuotedBlocks blocks).
+func (tc *textChannels) quotedNames(ctx context.Context, text string, sc *scoped) (map[int64]float64, error) {
+	return tc.termShares(ctx, quotedTerms(text), sc, maxQuotedNames)
+}
+
+// termShares returns, for each file whose blocks hold any of the rarest
+// n of terms (of those held in 1 to maxQuotedBlocks blocks), the share
+// of those terms its blocks hold; nil when no term qualifies.
+func (tc *textChannels) termShares(ctx context.Context, terms []textTerm, sc *scoped, n int) (map[int64]float64, error) {
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	_, df, err := tc.df.counts(ctx, tc.db, scope.Chunks, "", terms)
+	if err != nil {
+		return nil, err
+	}
+	var kept []textTerm
+	var counts []int
+	for i, t := range terms {
+		if df[i] > 0 && df[i] <= maxQuotedBlocks {
+			kept = append(kept, t)
+			counts = append(counts, df[i])
+		}
+	}
+	kept = rarest(kept, counts, n, 0)
+	if len(kept) == 0 {
+		return nil, nil
+	}
+	found := map[int64]float64{}
+	for _, t := range kept {
+		rows, err := tc.db.SearchChunks(ctx, t.q, tc.tune.ChunkCols, sc.scope, maxQuotedBlocks)
+		if err != nil {
+			return nil, err
+		}
+		seen := map[int64]bool{}
+		for _, r := range rows {
+			if !seen[r.FileID] {
+				seen[r.FileID] = true
+				found[r.FileID] += 1 / float64(len(kept))
+			}
+		}
+	}
+	return found, nil
+}
+
+// sharePrior lifts a file by its share: × (1 + boost × share).
+func (fc *fileCand) sharePrior(share map[int64]float64, boost float64, what string) {
+	if fc.info == nil || boost <= 0 {
+		return
+	}
+	if s := share[fc.info.id]; s > 0 {
+		fc.applyPrior(true, round(1+boost*s), "holds "+shareWords(s)+" of "+what)
+	}
+}
+
+// shareWords says a share in words for an explanation.
+func shareWords(s float64) string {
+	switch {
+	case s >= 0.999:
+		return "all"
+	case s >= 0.5:
+		return "most"
+	default:
+		return "some"
+	}
+}
