@@ -371,7 +371,7 @@ func (rr *refResolver) tsTypeVerdict(ctx context.Context, id int64, typ string, 
 	}
 	did, dname, known := rr.tsDeclFile(ctx, id, name)
 	if !known {
-		if rr.tsForeign(ctx, id, name) {
+		if rr.tsOutside(ctx, id, name) {
 			return vContra, whyForeign
 		}
 		return vOpen, ""
@@ -463,7 +463,8 @@ func (rr *refResolver) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d 
 			return v, why, v != vOpen, nil
 		}
 	}
-	return vOpen, "", false, nil
+	v, why, ok := rr.tsKeyByTarget(ctx, r, text, ln, col, d)
+	return v, why, ok, nil
 }
 
 // tsObjectKey reports whether u is a key ("name: value") of an object

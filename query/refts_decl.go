@@ -23,6 +23,7 @@ type tsMemo struct {
 	depth  int                           // locals followed to the chains they are set from
 	typeOf map[lineVar]tsValue           // a value's type at a line
 	member map[lineVar]tsMember          // a type's member's stated type
+	types  *tsTypesMemo                  // refts_types.go
 }
 
 type tsMember struct {
@@ -928,7 +929,7 @@ func (rr *refResolver) readTSMemberType(ctx context.Context, id int64, typ, m st
 		work = work[1:]
 		did, dname, known := rr.tsDeclFile(ctx, n.in, n.typ)
 		if !known {
-			if steps == 0 && rr.tsForeign(ctx, n.in, n.typ) {
+			if steps == 0 && rr.tsOutside(ctx, n.in, n.typ) {
 				return "", 0, true
 			}
 			continue

@@ -1,0 +1,302 @@
+package query
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// The types of TypeScript values the source states beyond a variable's
+// annotation, for the member rules of refts.go: a type no declaration of
+// the repository names (the runtime's: URL, Request, AbortController),
+// the value a call returns as its callee states it (through await, a
+// tuple's or an object's destructuring), and the parameter an argument
+// is written for when the callee is reached through a chain
+// (opts.onError?.({…})). Each is read once per lookup (tsTypesMemo).
+
+// tsTypesMemo holds what the rules of this file read once per lookup.
+type tsTypesMemo struct {
+	runtime map[lineVar]bool     // a type name is the runtime's, as a file sees it
+	returns map[lineVar]tsValue  // a function's stated return type
+	calls   map[lineVar][]string // a callee chain's parameters' types
+	callIn  map[lineVar]int64    // the file those types are written in
+}
+
+func (rr *refResolver) tst() *tsTypesMemo {
+	m := rr.tsm()
+	if m.types == nil {
+		m.types = &tsTypesMemo{runtime: map[lineVar]bool{}, returns: map[lineVar]tsValue{},
+			calls: map[lineVar][]string{}, callIn: map[lineVar]int64{}}
+	}
+	return m.types
+}
+
+// tsOutside reports whether type name, as file id sees it, is not the
+// repository's: imported from a package, or the runtime's.
+func (rr *refResolver) tsOutside(ctx context.Context, id int64, name string) bool {
+	return rr.tsForeign(ctx, id, name) || rr.tsRuntimeType(ctx, id, name)
+}
+
+// tsRuntimeType reports whether type name, written in file id, is one the
+// runtime declares (lib.d.ts: URL, Request, AbortController, Headers): the
+// file neither declares nor imports it, it is no type parameter of the
+// file, and no definition of the repository has the name. Its members are
+// the runtime's, never the repository's.
+func (rr *refResolver) tsRuntimeType(ctx context.Context, id int64, name string) bool {
+	if name == "" || !unicode.IsUpper(rune(name[0])) || strings.Contains(name, ".") || rr.named == nil {
+		return false
+	}
+	m := rr.tst()
+	key := lineVar{id, 0, name}
+	if v, ok := m.runtime[key]; ok {
+		return v
+	}
+	v := rr.readTSRuntimeType(ctx, id, name)
+	m.runtime[key] = v
+	return v
+}
+
+func (rr *refResolver) readTSRuntimeType(ctx context.Context, id int64, name string) bool {
+	if rr.tsDeclares(ctx, id, name) {
+		return false
+	}
+	fi, err := rr.importsOf(ctx, id)
+	if err != nil {
+		return false
+	}
+	if _, ok := fi.names[name]; ok {
+		return false
+	}
+	if _, ok := fi.modules[name]; ok {
+		return false
+	}
+	if _, ok := fi.reexports[name]; ok {
+		return false
+	}
+	for _, s := range fi.star {
+		if !strings.HasPrefix(s, ".") {
+			return false // a package's names, unread
+		}
+	}
+	text, err := rr.text(ctx, id)
+	if err != nil {
+		return false
+	}
+	tparam := regexp.MustCompile(`[<,]\s*` + regexp.QuoteMeta(name) + `\s*(?:extends\b|[,>=])|\binfer\s+` + regexp.QuoteMeta(name) + `\b`)
+	for _, l := range text {
+		if strings.Contains(l, name) && tparam.MatchString(l) {
+			return false // a type parameter (of a generic, or inferred)
+		}
+	}
+	defs, err := rr.named(ctx, name)
+	return err == nil && len(defs) == 0
+}
+
+// tsLiteralTarget returns the type the object literal opened at (ln, col)
+// of r's file (1-based line, 0-based column) is written for when
+// tsLiteralKey's rules do not give it: the member of the enclosing
+// literal's type its key names ("info: {"), or the parameter of a callee
+// reached through a chain or a local (opts.onError?.({, respond({). outside
+// reports a literal passed to a function that is not the repository's (a
+// package's, the runtime's: fetch(url, {…})), whose keys are that
+// function's parameter's. "" and false when nothing states it.
+func (rr *refResolver) tsLiteralTarget(ctx context.Context, r *refLine, text []string, ln, col, depth int) (typ string, in int64, outside bool) {
+	if depth > 3 {
+		return "", 0, false
+	}
+	line := text[ln-1]
+	before := strings.TrimRight(line[:col], " \t")
+	prefix := line[:col]
+	if before == "" && ln > 1 {
+		before = strings.TrimRight(stripComment(text[ln-2]), " \t")
+		prefix = before
+	}
+	if key := tsKeyBefore.FindStringSubmatchIndex(before); key != nil {
+		// A literal that is the value of another literal's key: the
+		// member the enclosing literal's type states for the key.
+		kln := ln
+		if before != strings.TrimRight(line[:col], " \t") {
+			kln = ln - 1
+		}
+		oln, ocol, ok := openingBrace(text, kln, key[2])
+		if !ok {
+			return "", 0, false
+		}
+		t, tin, out := rr.tsLiteralType(ctx, r, text, oln, ocol, depth+1)
+		if out || t == "" {
+			return "", 0, out
+		}
+		mt, min, foreign := rr.tsMemberType(ctx, tin, t, before[key[2]:key[3]])
+		if foreign {
+			return "", 0, true
+		}
+		return mt, min, false
+	}
+	if strings.HasSuffix(before, "(") || strings.HasSuffix(before, ",") {
+		params, pin, out := rr.tsCallParams(ctx, r, prefix)
+		if out {
+			return "", 0, true
+		}
+		if _, arg := callOpen(prefix); arg < len(params) {
+			return params[arg], pin, false
+		}
+	}
+	return "", 0, false
+}
+
+// tsKeyBefore matches the text before a literal's '{' that makes it the
+// value of a key: "name: {", "{ name: {", "name?: {" is a type's.
+var tsKeyBefore = regexp.MustCompile(`(?:^|[{,]\s*)([\p{L}_$][\p{L}\p{N}_$]*)\s*:$`)
+
+// tsLiteralType is the type the literal opened at (ln, col) is written
+// for: what tsLiteralKey reads (a cast, a typed variable, a return, a
+// repository function's parameter), else tsLiteralTarget.
+func (rr *refResolver) tsLiteralType(ctx context.Context, r *refLine, text []string, ln, col, depth int) (string, int64, bool) {
+	if t, from := castAfter(text, ln, col); t != "" {
+		return t, r.fileID, false
+	} else if from != "" {
+		return "", 0, false
+	}
+	before := strings.TrimRight(text[ln-1][:col], " \t")
+	if before == "" && ln > 1 {
+		before = strings.TrimRight(stripComment(text[ln-2]), " \t")
+	}
+	switch {
+	case strings.HasSuffix(before, "=") && !strings.HasSuffix(before, "=="):
+		if m := typedVar.FindStringSubmatch(strings.TrimRight(strings.TrimSuffix(before, "="), " \t")); m != nil {
+			return m[1], r.fileID, false
+		}
+		return "", 0, false
+	case lastWord(before) == "return":
+		return rr.tsReturnType(ctx, r, ln), r.fileID, false
+	case strings.HasSuffix(before, "(") || strings.HasSuffix(before, ","):
+		if t, fid := rr.tsArgType(ctx, r.fileID, text[ln-1][:col]); t != "" {
+			return t, fid, false
+		}
+	}
+	return rr.tsLiteralTarget(ctx, r, text, ln, col, depth)
+}
+
+// tsCallee matches the callee a call's argument list follows: a chain of
+// names (a?.b!.c), optionally "new", type arguments and "?.".
+var tsCallee = regexp.MustCompile(`(?:^|[^\p{L}\p{N}_$.?!])(new\s+)?(` + tsChainExpr + `)\s*(<[^()]*>)?\s*(?:\?\.)?\s*$`)
+
+// tsCallParams returns the stated types of the parameters of the callee
+// whose argument list prefix ends in, when the callee is reached through
+// a chain or a local of stated function type, and the file they are
+// written in; outside reports a callee that is not the repository's (a
+// package's import, a runtime global such as fetch, or a member of a
+// value of such a type), called without type arguments.
+func (rr *refResolver) tsCallParams(ctx context.Context, r *refLine, prefix string) (params []string, in int64, outside bool) {
+	open, _ := callOpen(prefix)
+	if open < 0 {
+		return nil, 0, false
+	}
+	m := tsCallee.FindStringSubmatch(prefix[:open])
+	if m == nil {
+		return nil, 0, false
+	}
+	chain := tsChainSep.Split(m[2], -1)
+	if m[3] != "" {
+		return nil, 0, false // type arguments may give the literal a repository type
+	}
+	root := chain[0]
+	if root == "this" || root == "super" {
+		return nil, 0, false
+	}
+	if rr.tsOutsideValue(ctx, r, root) {
+		return nil, 0, true
+	}
+	if len(chain) == 1 && m[1] != "" {
+		return nil, 0, false
+	}
+	t, tin := "", int64(0)
+	if len(chain) == 1 {
+		t, tin = rr.tsTypeOf(ctx, r, root)
+	} else {
+		var foreign bool
+		t, tin, foreign = rr.tsChainType(ctx, r, chain)
+		if foreign {
+			return nil, 0, true
+		}
+	}
+	if t == "" {
+		return nil, 0, false
+	}
+	p, pin := rr.tsFuncParams(ctx, tin, tsUnwrap(t))
+	return p, pin, false
+}
+
+// tsOutsideValue reports whether value name, at r, is not the
+// repository's: imported from a package, or a runtime global (JSON,
+// fetch, setTimeout) that the file does not bind and no definition of the
+// repository is named.
+func (rr *refResolver) tsOutsideValue(ctx context.Context, r *refLine, name string) bool {
+	if rr.tsForeign(ctx, r.fileID, name) {
+		return true
+	}
+	if g, err := rr.tsGlobalRoot(ctx, r, name); err == nil && g {
+		return true
+	}
+	if rr.named == nil || rr.tsBinds(ctx, r.fileID, name) || rr.tsDeclares(ctx, r.fileID, name) {
+		return false
+	}
+	fi, err := rr.importsOf(ctx, r.fileID)
+	if err != nil {
+		return false
+	}
+	if _, ok := fi.names[name]; ok {
+		return false
+	}
+	if _, ok := fi.modules[name]; ok {
+		return false
+	}
+	m := rr.tst()
+	key := lineVar{r.fileID, -1, name}
+	if v, ok := m.runtime[key]; ok {
+		return v
+	}
+	v := !rr.tsMayBind(ctx, r.fileID, name)
+	if v {
+		defs, err := rr.named(ctx, name)
+		v = err == nil && len(defs) == 0
+	}
+	m.runtime[key] = v
+	return v
+}
+
+// tsMayBind reports whether file id may bind name anywhere: an
+// occurrence written where a binding is (after a bracket, a comma or
+// nothing, before ':', '=', ',' or a closing bracket), such as a parameter
+// on a line of its own, or a destructured name.
+func (rr *refResolver) tsMayBind(ctx context.Context, id int64, name string) bool {
+	text, err := rr.text(ctx, id)
+	if err != nil {
+		return true
+	}
+	for _, l := range text {
+		for _, at := range findUseOffsets(l, name) {
+			before := strings.TrimRight(l[:at], " \t")
+			after := strings.TrimLeft(l[at+len(name):], " \t?")
+			if (before == "" || strings.ContainsAny(before[len(before)-1:], "([{,")) && (after == "" || strings.ContainsAny(after[:1], ":=,)]}")) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// tsKeyByTarget judges a key of the literal opened at (ln, col) for
+// member d by tsLiteralTarget's type; ok is false when it gives none.
+func (rr *refResolver) tsKeyByTarget(ctx context.Context, r *refLine, text []string, ln, col int, d *refDef) (refVerdict, string, bool) {
+	t, in, outside := rr.tsLiteralTarget(ctx, r, text, ln, col, 0)
+	switch t = strings.TrimSpace(t); {
+	case outside:
+		return vContra, whyForeign, true
+	case t == "" || t == "{":
+		return vOpen, "", false // a type literal nested in a member's: d may be its own
+	}
+	v, why := rr.tsTypeVerdict(ctx, in, t, d)
+	return v, why, v != vOpen
+}
