@@ -461,6 +461,9 @@ func (rr *refResolver) readTSTypeOf(ctx context.Context, r *refLine, v string) (
 	if t, in := rr.tsInferred(ctx, r, v); t != "" {
 		return t, in
 	}
+	if t, in := rr.tsBoundType(ctx, r, v); t != "" {
+		return t, in
+	}
 	return rr.tsValueType(ctx, r.fileID, v)
 }
 
@@ -945,7 +948,7 @@ func (rr *refResolver) readTSMemberType(ctx context.Context, id int64, typ, m st
 			return t, did, false
 		}
 		bases, _ := rr.tsBases(ctx, did, dname, 0)
-		if len(bases) > 1 && rr.tsDecls(ctx, did)[dname][0].kind == "type" {
+		if len(bases) > 1 && rr.tsDecls(ctx, did)[dname][0].kind == "type" && !rr.tsIntersection(ctx, did, dname) {
 			// A union's (or an intersection's) members: one type only when
 			// every member states the same one.
 			t, tin := rr.tsCommonMember(ctx, did, bases, m)

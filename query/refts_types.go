@@ -300,3 +300,287 @@ func (rr *refResolver) tsKeyByTarget(ctx context.Context, r *refLine, text []str
 	v, why := rr.tsTypeVerdict(ctx, in, t, d)
 	return v, why, v != vOpen
 }
+
+// tsIntersection reports whether alias typ, declared in file id, is an
+// intersection at its top level (A & B & {…}, no '|' outside brackets):
+// its members are those of any part, the first part stating one giving
+// its type.
+func (rr *refResolver) tsIntersection(ctx context.Context, id int64, typ string) bool {
+	decls := rr.tsDecls(ctx, id)[typ]
+	text, err := rr.text(ctx, id)
+	if err != nil || len(decls) == 0 || decls[0].kind != "type" {
+		return false
+	}
+	var b strings.Builder
+	for k := decls[0].line; k < len(text) && k < decls[0].line+40; k++ {
+		l := strings.TrimSpace(stripComment(text[k]))
+		b.WriteString(l)
+		b.WriteByte(' ')
+		next := ""
+		if k+1 < len(text) {
+			next = strings.TrimSpace(text[k+1])
+		}
+		if strings.HasSuffix(l, ";") || l == "" || (!strings.HasSuffix(l, "&") && !strings.HasSuffix(l, "=") && !strings.HasPrefix(next, "&") && strings.Count(b.String(), "{") <= strings.Count(b.String(), "}") && strings.Count(b.String(), "<") <= strings.Count(b.String(), ">")) {
+			break
+		}
+	}
+	h := b.String()
+	h = skipTypeArgs(strings.TrimSpace(h[strings.Index(h, typ)+len(typ):]))
+	rhs, ok := strings.CutPrefix(strings.TrimSpace(h), "=")
+	if !ok {
+		return false
+	}
+	rhs = strings.TrimSuffix(strings.TrimSpace(rhs), ";")
+	return len(tsSplitTop(rhs, "|")) == 1 && len(tsSplitTop(rhs, "&")) > 1
+}
+
+// tsBoundType returns the type of v at r when a statement above r in its
+// enclosing function binds v from a value whose type the source states:
+// a call of a function of the repository stating its return type
+// ("const v = f(…)", "await f(…)" through Promise<T>), a call through a
+// chain of stated function type, and a destructuring of such a value or
+// of a chain ("const { v } = opts", "const [a, v] = await f()").
+func (rr *refResolver) tsBoundType(ctx context.Context, r *refLine, v string) (string, int64) {
+	m := rr.tsm()
+	if m.depth > 4 {
+		return "", 0
+	}
+	m.depth++
+	defer func() { m.depth-- }()
+	text, err := rr.text(ctx, r.fileID)
+	if err != nil || r.enclStart < 1 || r.line > len(text) {
+		return "", 0
+	}
+	for n := r.line - 1; n >= r.enclStart && n > r.line-200; n-- {
+		l := stripComment(text[n-1])
+		b := tsBinding.FindStringSubmatch(l)
+		if b == nil {
+			if declaresName(l, v) {
+				return "", 0 // bound otherwise
+			}
+			continue
+		}
+		pattern, rhs := b[1], strings.TrimSuffix(strings.TrimSpace(b[2]), ";")
+		var key string
+		idx := -1
+		switch {
+		case pattern == v:
+		case strings.HasPrefix(pattern, "{"):
+			key = tsPatternKey(pattern, v)
+			if key == "" {
+				continue
+			}
+		case strings.HasPrefix(pattern, "["):
+			for i, p := range tsSplitTop(strings.Trim(pattern, "[] "), ",") {
+				if strings.TrimSpace(p) == v {
+					idx = i
+				}
+			}
+			if idx < 0 {
+				continue
+			}
+		default:
+			continue
+		}
+		t, in := rr.tsExprType(ctx, r, rhs)
+		switch {
+		case t == "":
+			return "", 0
+		case key != "":
+			mt, min, _ := rr.tsMemberType(ctx, in, t, key)
+			return mt, min
+		case idx >= 0:
+			return tsTupleElement(t, idx), in
+		}
+		return t, in
+	}
+	return "", 0
+}
+
+// tsBinding matches a statement binding names from a value: "const
+// pattern = rhs" (let, var), the pattern a name, "{…}" or "[…]" on the
+// line.
+var tsBinding = regexp.MustCompile(`^\s*(?:const|let|var)\s+([\p{L}_$][\p{L}\p{N}_$]*|\{[^{}]*\}|\[[^\[\]]*\])\s*=\s*(.+)$`)
+
+// tsPatternKey returns the key an object pattern ("{ a, b: v, c = 1 }")
+// binds v from, "" when it does not bind v.
+func tsPatternKey(pattern, v string) string {
+	for _, p := range tsSplitTop(strings.Trim(pattern, "{} "), ",") {
+		p, _, _ = strings.Cut(p, "=")
+		k, local, renamed := strings.Cut(p, ":")
+		if !renamed {
+			local = k
+		}
+		if strings.TrimSpace(local) == v && !strings.HasPrefix(strings.TrimSpace(k), "...") {
+			return strings.TrimSpace(k)
+		}
+	}
+	return ""
+}
+
+// tsTupleElement returns element i of tuple type t ("[A, B]", a label
+// "[a: A, b: B]" allowed), "" for another type.
+func tsTupleElement(t string, i int) string {
+	t = strings.TrimSpace(tsUnwrap(t))
+	if !strings.HasPrefix(t, "[") || !strings.HasSuffix(t, "]") {
+		return ""
+	}
+	parts := tsSplitTop(t[1:len(t)-1], ",")
+	if i >= len(parts) {
+		return ""
+	}
+	p := strings.TrimSpace(parts[i])
+	if k, e, ok := strings.Cut(p, ":"); ok && leadingTypeName(strings.TrimSpace(k)) == strings.TrimSpace(strings.TrimSuffix(k, "?")) {
+		p = strings.TrimSpace(e)
+	}
+	return p
+}
+
+// tsCallExpr matches a call ending an expression: "await" before it
+// optionally, a callee chain, type arguments, the argument list to the
+// end (a trailing '!' or ';' allowed).
+var tsCallExpr = regexp.MustCompile(`^(await\s+)?(` + tsChainExpr + `)\s*(?:<[^()]*>)?\s*(?:\?\.)?\s*\(`)
+
+// tsExprType returns the type of expression e (a binding's right-hand
+// side) at r: a chain's, or a call's stated return type ("f(…)",
+// "a.b.f(…)", with await through Promise<T>). "" when nothing states it.
+func (rr *refResolver) tsExprType(ctx context.Context, r *refLine, e string) (string, int64) {
+	e = strings.TrimSpace(e)
+	if c := tsChainEnd.FindStringSubmatch(e); c != nil && c[1] == e {
+		t, in, _ := rr.tsChainType(ctx, r, tsChainSep.Split(e, -1))
+		return t, in
+	}
+	m := tsCallExpr.FindStringSubmatchIndex(e)
+	if m == nil {
+		return "", 0
+	}
+	if end := closingBracket(e, m[1]-1); end < 0 || strings.TrimRight(e[end+1:], "!; ") != "" {
+		return "", 0 // more follows the call: not its value
+	}
+	chain := tsChainSep.Split(e[m[4]:m[5]], -1)
+	var t string
+	var in int64
+	if len(chain) == 1 {
+		t, in = rr.tsFuncReturn(ctx, r.fileID, chain[0])
+		if t == "" {
+			if ft, fin := rr.tsTypeOf(ctx, r, chain[0]); ft != "" {
+				t, in = rr.tsFuncTypeReturn(ctx, fin, ft)
+			}
+		}
+	} else if ft, fin, _ := rr.tsChainType(ctx, r, chain); ft != "" {
+		t, in = rr.tsFuncTypeReturn(ctx, fin, ft)
+	}
+	if t = strings.TrimSpace(t); m[2] >= 0 && leadingTypeName(t) == "Promise" {
+		t = strings.TrimSpace(t[len("Promise"):])
+		if strings.HasPrefix(t, "<") && strings.HasSuffix(t, ">") {
+			t = strings.TrimSpace(t[1 : len(t)-1])
+		}
+	}
+	return t, in
+}
+
+// tsFuncReturn returns the return type function fn states, declared in
+// file id or imported into it from the repository ("function fn(…): T",
+// "const fn = (…): T =>"), and the file it is written in.
+func (rr *refResolver) tsFuncReturn(ctx context.Context, id int64, fn string) (string, int64) {
+	m := rr.tst()
+	key := lineVar{id, 0, fn}
+	if t, ok := m.returns[key]; ok {
+		return t.typ, t.in
+	}
+	t, in := "", int64(0)
+	if did, name, ok := rr.tsDeclFile(ctx, id, fn); ok {
+		text, _ := rr.text(ctx, did)
+		declared := regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\*?\s+` + regexp.QuoteMeta(name) + `\b|(?:const|let|var)\s+` + regexp.QuoteMeta(name) + `\s*=\s*(?:async\s*)?(?:<[^>]*>\s*)?\()`)
+		for _, dl := range rr.tsDecls(ctx, did)[name] {
+			if !declared.MatchString(text[dl.line]) {
+				continue
+			}
+			sig := signatureText(text, dl.line+1, name)
+			s := sig.text[strings.Index(sig.text, name)+len(name):]
+			if eq := strings.Index(s, "="); strings.Contains(text[dl.line], "const ") && eq >= 0 {
+				s = s[eq+1:]
+			}
+			s = skipTypeArgs(strings.TrimLeft(strings.TrimPrefix(strings.TrimSpace(s), "async"), " \t"))
+			if o := strings.IndexByte(s, '('); o >= 0 {
+				if end := closingBracket(s, o); end > 0 {
+					if rest, ok := strings.CutPrefix(strings.TrimSpace(s[end+1:]), ":"); ok {
+						t, in = tsReturnText(rest), did
+					}
+				}
+			}
+			break
+		}
+	}
+	m.returns[key] = tsValue{t, in}
+	return t, in
+}
+
+// tsReturnText returns the type a return annotation's text starts with,
+// up to the body's '{' or the arrow at its own depth.
+func tsReturnText(s string) string {
+	d := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '(' || c == '[' || c == '<':
+			d++
+		case c == ')' || c == ']' || c == '>' && (i == 0 || s[i-1] != '='):
+			d--
+		case c == '{' && d == 0 && i > 0:
+			return strings.TrimSpace(s[:i])
+		case c == '{':
+			d++
+		case c == '}':
+			d--
+		case c == '=' && d == 0 && i+1 < len(s) && s[i+1] == '>':
+			return strings.TrimSpace(s[:i])
+		}
+	}
+	return strings.TrimSpace(s)
+}
+
+// tsFuncTypeReturn returns the return type of function type t written in
+// file id ("(a: A) => R", or an alias of one), "" for another type.
+func (rr *refResolver) tsFuncTypeReturn(ctx context.Context, id int64, t string) (string, int64) {
+	t = strings.TrimSpace(tsUnwrap(t))
+	if !strings.HasPrefix(t, "(") {
+		name := leadingTypeName(t)
+		if name == "" || strings.Contains(name, ".") {
+			return "", 0
+		}
+		did, dname, ok := rr.tsDeclFile(ctx, id, name)
+		if !ok {
+			return "", 0
+		}
+		decls := rr.tsDecls(ctx, did)[dname]
+		text, err := rr.text(ctx, did)
+		if err != nil || len(decls) == 0 || decls[0].kind != "type" {
+			return "", 0
+		}
+		var b strings.Builder
+		for k := decls[0].line; k < len(text) && k < decls[0].line+40; k++ {
+			b.WriteString(stripComment(text[k]))
+			b.WriteByte(' ')
+		}
+		h := b.String()
+		h = skipTypeArgs(strings.TrimSpace(h[strings.Index(h, dname)+len(dname):]))
+		rhs, found := strings.CutPrefix(strings.TrimSpace(h), "=")
+		if !found {
+			return "", 0
+		}
+		t, id = strings.TrimSpace(rhs), did
+	}
+	end := closingBracket(t, 0)
+	if end < 0 {
+		return "", 0
+	}
+	rest, ok := strings.CutPrefix(strings.TrimSpace(t[end+1:]), "=>")
+	if !ok {
+		return "", 0
+	}
+	rest = strings.TrimSpace(rest)
+	if parts := tsSplitTop(rest, ";"); len(parts) > 0 {
+		rest = strings.TrimSpace(parts[0])
+	}
+	return rest, id
+}
