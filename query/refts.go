@@ -419,7 +419,7 @@ func (rr *refResolver) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d 
 	if err != nil {
 		return vOpen, "", false, err
 	}
-	if u.key && rr.tsDiscriminant(ctx, text[r.line-1], u, d) {
+	if u.key && (rr.tsDiscriminant(ctx, text[r.line-1], u, d) || rr.tsOtherLiteral(ctx, text[r.line-1], u, d)) {
 		return vContra, whyMember, true, nil
 	}
 	ln, col, ok := openingBrace(text, r.line, u.at)

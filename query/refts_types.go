@@ -17,10 +17,11 @@ import (
 
 // tsTypesMemo holds what the rules of this file read once per lookup.
 type tsTypesMemo struct {
-	runtime map[lineVar]bool     // a type name is the runtime's, as a file sees it
-	returns map[lineVar]tsValue  // a function's stated return type
-	calls   map[lineVar][]string // a callee chain's parameters' types
-	callIn  map[lineVar]int64    // the file those types are written in
+	runtime map[lineVar]bool            // a type name is the runtime's, as a file sees it
+	returns map[lineVar]tsValue         // a function's stated return type
+	calls   map[lineVar][]string        // a callee chain's parameters' types
+	callIn  map[lineVar]int64           // the file those types are written in
+	lits    map[lineVar]map[string]bool // the literals a member's type admits
 }
 
 func (rr *refResolver) tst() *tsTypesMemo {
@@ -583,4 +584,137 @@ func (rr *refResolver) tsFuncTypeReturn(ctx context.Context, id int64, t string)
 		rest = strings.TrimSpace(parts[0])
 	}
 	return rest, id
+}
+
+// tsLiterals returns the literal values member d's stated type admits
+// ("'a' | 'b'", or an alias of such a union, through aliases four deep),
+// nil when the type admits anything else.
+func (rr *refResolver) tsLiterals(ctx context.Context, d *refDef) map[string]bool {
+	m := rr.tst()
+	key := lineVar{d.u.fileID, d.u.start, "\x00lit"}
+	if m.lits == nil {
+		m.lits = map[lineVar]map[string]bool{}
+	}
+	if v, ok := m.lits[key]; ok {
+		return v
+	}
+	out := map[string]bool{}
+	if !rr.tsLiteralUnion(ctx, d.u.fileID, rr.tsStatedType(ctx, d), out, 0) {
+		out = nil
+	}
+	m.lits[key] = out
+	return out
+}
+
+func (rr *refResolver) tsLiteralUnion(ctx context.Context, id int64, t string, out map[string]bool, depth int) bool {
+	t = strings.TrimSpace(t)
+	if t == "" || depth > 4 {
+		return false
+	}
+	for _, p := range tsSplitTop(t, "|") {
+		p = strings.TrimSpace(p)
+		if lit := literalValue(p); lit != "" {
+			out[lit] = true
+			continue
+		}
+		if p == "undefined" || p == "null" || p == "" {
+			continue
+		}
+		if c := tsConstElements.FindStringSubmatch(p); c != nil {
+			if !rr.tsConstLiterals(ctx, id, c[1], out) {
+				return false
+			}
+			continue
+		}
+		name := leadingTypeName(p)
+		if name != p || strings.Contains(name, ".") {
+			return false
+		}
+		did, dname, ok := rr.tsDeclFile(ctx, id, name)
+		if !ok {
+			return false
+		}
+		decls := rr.tsDecls(ctx, did)[dname]
+		text, err := rr.text(ctx, did)
+		if err != nil || len(decls) == 0 || decls[0].kind != "type" {
+			return false
+		}
+		var b strings.Builder
+		for k := decls[0].line; k < len(text) && k < decls[0].line+20; k++ {
+			l := strings.TrimSpace(stripComment(text[k]))
+			b.WriteString(l)
+			b.WriteByte(' ')
+			if strings.HasSuffix(l, ";") {
+				break
+			}
+		}
+		_, rhs, ok := strings.Cut(b.String(), "=")
+		if !ok || !rr.tsLiteralUnion(ctx, did, strings.TrimSuffix(strings.TrimSpace(rhs), ";"), out, depth+1) {
+			return false
+		}
+	}
+	return true
+}
+
+// tsOtherLiteral reports whether the literal a key of d's name is given
+// ("name: 'lit'") is none of the literals d's stated type admits: the key
+// of another type (a union's other member, as the checker discriminates
+// a literal's contextual type). A comparison (x.name === 'lit') is no
+// such sign: a union's member is all of its members' declarations.
+func (rr *refResolver) tsOtherLiteral(ctx context.Context, line string, u useAt, d *refDef) bool {
+	if !u.key {
+		return false
+	}
+	rest := strings.TrimLeft(line[min(u.at+len(rr.name), len(line)):], " \t")
+	lit := literalValue(strings.TrimPrefix(rest, ":"))
+	if lit == "" {
+		return false
+	}
+	set := rr.tsLiterals(ctx, d)
+	return set != nil && !set[lit]
+}
+
+// tsConstElements matches the type of a constant array's elements:
+// "(typeof xs)[number]".
+var tsConstElements = regexp.MustCompile(`^\(?\s*typeof\s+([\p{L}_$][\p{L}\p{N}_$]*)\s*\)?\s*\[\s*number\s*\]$`)
+
+// tsConstLiterals adds the literals of constant array v ("const v = ['a',
+// 'b'] as const", seen from file id) to out; false when v is no such
+// array.
+func (rr *refResolver) tsConstLiterals(ctx context.Context, id int64, v string, out map[string]bool) bool {
+	did, name, ok := rr.tsDeclFile(ctx, id, v)
+	if !ok {
+		return false
+	}
+	text, err := rr.text(ctx, did)
+	decls := rr.tsDecls(ctx, did)[name]
+	if err != nil || len(decls) == 0 || decls[0].kind != "const" {
+		return false
+	}
+	var b strings.Builder
+	for k := decls[0].line; k < len(text) && k < decls[0].line+20; k++ {
+		l := strings.TrimSpace(stripComment(text[k]))
+		b.WriteString(l)
+		b.WriteByte(' ')
+		if strings.HasSuffix(l, ";") {
+			break
+		}
+	}
+	_, rhs, _ := strings.Cut(b.String(), "=")
+	rhs, ok = strings.CutSuffix(strings.TrimSuffix(strings.TrimSpace(rhs), ";"), "as const")
+	rhs = strings.TrimSpace(rhs)
+	if !ok || !strings.HasPrefix(rhs, "[") || !strings.HasSuffix(rhs, "]") {
+		return false
+	}
+	for _, e := range tsSplitTop(rhs[1:len(rhs)-1], ",") {
+		if e = strings.TrimSpace(e); e == "" {
+			continue
+		}
+		lit := literalValue(e)
+		if lit == "" {
+			return false
+		}
+		out[lit] = true
+	}
+	return true
 }
