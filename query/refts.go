@@ -371,6 +371,11 @@ func (rr *refResolver) tsTypeVerdict(ctx context.Context, id int64, typ string, 
 	}
 	did, dname, known := rr.tsDeclFile(ctx, id, name)
 	if !known {
+		if v, why, ok := rr.tsConstraintVerdict(ctx, id, name, d); ok {
+			return v, why // a type parameter: its constraint's members
+		}
+	}
+	if !known {
 		if rr.tsOutside(ctx, id, name) {
 			return vContra, whyForeign
 		}

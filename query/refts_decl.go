@@ -464,6 +464,9 @@ func (rr *refResolver) readTSTypeOf(ctx context.Context, r *refLine, v string) (
 	if t, in := rr.tsBoundType(ctx, r, v); t != "" {
 		return t, in
 	}
+	if t := rr.tsOuterParam(ctx, r, v); t != "" {
+		return t, r.fileID
+	}
 	return rr.tsValueType(ctx, r.fileID, v)
 }
 
@@ -931,6 +934,10 @@ func (rr *refResolver) readTSMemberType(ctx context.Context, id int64, typ, m st
 		n := work[0]
 		work = work[1:]
 		did, dname, known := rr.tsDeclFile(ctx, n.in, n.typ)
+		if u := rr.tsConstraint(ctx, n.in, n.typ); !known && u != "" && steps == 0 {
+			work = append(work, tsValue{u, n.in}) // a type parameter: its constraint's members
+			continue
+		}
 		if !known {
 			if steps == 0 && rr.tsOutside(ctx, n.in, n.typ) {
 				return "", 0, true

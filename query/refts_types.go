@@ -22,6 +22,8 @@ type tsTypesMemo struct {
 	calls   map[lineVar][]string        // a callee chain's parameters' types
 	callIn  map[lineVar]int64           // the file those types are written in
 	lits    map[lineVar]map[string]bool // the literals a member's type admits
+	syms    map[lineVar]*refDef         // a file's symbol by qualified name
+	bounds  map[lineVar]string          // a type parameter's constraint
 }
 
 func (rr *refResolver) tst() *tsTypesMemo {
@@ -717,4 +719,147 @@ func (rr *refResolver) tsConstLiterals(ctx context.Context, id int64, v string, 
 		out[lit] = true
 	}
 	return true
+}
+
+// tsOuterParam returns the type a function enclosing r's enclosing
+// symbol states for its parameter v (a closure's use of the outer
+// function's "opts: T"), when neither r's enclosing symbol nor a symbol
+// between binds v itself; the functions are those the index holds
+// around r (the prefixes of its qualified name) in r's file.
+func (rr *refResolver) tsOuterParam(ctx context.Context, r *refLine, v string) string {
+	if rr.named == nil || r.enclStart < 1 {
+		return ""
+	}
+	text, err := rr.text(ctx, r.fileID)
+	if err != nil || r.line > len(text) {
+		return ""
+	}
+	parts := strings.Split(r.symbol, ".")
+	inner := r.enclStart // the first line of the innermost symbol judged so far
+	if rr.tsBindsBetween(text, inner, r.line, v) || paramHas(signatureText(text, r.enclStart, r.enclName).text, r.enclName, v) {
+		return ""
+	}
+	for k := len(parts) - 1; k > 0; k-- {
+		outer := strings.Join(parts[:k], ".")
+		d := rr.tsSymbolAt(ctx, r.fileID, outer, parts[k-1])
+		if d == nil || d.u.start >= inner {
+			return ""
+		}
+		sig := signatureText(text, d.u.start, d.u.name).text
+		if t, ok := paramNames(sig, d.u.name)[v]; ok {
+			return t
+		}
+		if rr.tsBindsBetween(text, d.u.start, inner, v) {
+			return ""
+		}
+		inner = d.u.start
+	}
+	return ""
+}
+
+// paramHas reports whether the declaration sig of fn names v as a
+// parameter.
+func paramHas(sig, fn, v string) bool {
+	_, ok := paramNames(sig, fn)[v]
+	return ok
+}
+
+// tsBindsBetween reports whether lines from..to (1-based, to excluded)
+// bind v: a declaration, a destructuring, an arrow's parameter.
+func (rr *refResolver) tsBindsBetween(text []string, from, to int, v string) bool {
+	for n := from; n < to && n <= len(text); n++ {
+		l := stripComment(text[n-1])
+		if !strings.Contains(l, v) {
+			continue
+		}
+		if declaresName(l, v) {
+			return true
+		}
+		if b := tsBinding.FindStringSubmatch(l); b != nil && len(findUseOffsets(b[1], v)) > 0 {
+			return true
+		}
+		for _, m := range tsArrowParams.FindAllStringSubmatch(l, -1) {
+			if len(findUseOffsets(m[1]+" "+m[2], v)) > 0 {
+				return true
+			}
+		}
+		if n > from && strings.Contains(l, "(") && strings.Contains(l, v+":") {
+			return true // a nested function's parameter, written with its type
+		}
+	}
+	return false
+}
+
+// tsSymbolAt returns the definition of qualified name qual (its last
+// part name) in file id, nil when the index holds none.
+func (rr *refResolver) tsSymbolAt(ctx context.Context, id int64, qual, name string) *refDef {
+	m := rr.tst()
+	if m.syms == nil {
+		m.syms = map[lineVar]*refDef{}
+	}
+	key := lineVar{id, 0, qual}
+	if d, ok := m.syms[key]; ok {
+		return d
+	}
+	var found *refDef
+	if defs, err := rr.named(ctx, name); err == nil {
+		for i := range defs {
+			if defs[i].u.fileID == id && defs[i].u.qualname == qual {
+				found = &defs[i]
+				break
+			}
+		}
+	}
+	m.syms[key] = found
+	return found
+}
+
+// tsConstraint returns the constraint U every declaration of type
+// parameter name in file id states ("<T extends U>", the same U each
+// time), "" when one states none or they differ: a value of T has U's
+// members.
+func (rr *refResolver) tsConstraint(ctx context.Context, id int64, name string) string {
+	m := rr.tst()
+	if m.bounds == nil {
+		m.bounds = map[lineVar]string{}
+	}
+	key := lineVar{id, 0, name}
+	if u, ok := m.bounds[key]; ok {
+		return u
+	}
+	u := ""
+	text, err := rr.text(ctx, id)
+	if err == nil && !rr.tsDeclares(ctx, id, name) {
+		decl := regexp.MustCompile(`[<,]\s*` + regexp.QuoteMeta(name) + `\s*(extends\s+([\p{L}_$][\p{L}\p{N}_$.]*(?:<[^<>]*>)?)\s*)?[,>=]`)
+		seen := false
+		for _, l := range text {
+			if !strings.Contains(l, name) {
+				continue
+			}
+			for _, mm := range decl.FindAllStringSubmatch(l, -1) {
+				if mm[2] == "" || seen && mm[2] != u {
+					m.bounds[key] = ""
+					return ""
+				}
+				u, seen = mm[2], true
+			}
+		}
+	}
+	m.bounds[key] = u
+	return u
+}
+
+// tsConstraintVerdict judges a use of member d on a value of type
+// parameter name (written in file id) by its constraint; ok is false
+// when name states none.
+func (rr *refResolver) tsConstraintVerdict(ctx context.Context, id int64, name string, d *refDef) (refVerdict, string, bool) {
+	m := rr.tsm()
+	u := rr.tsConstraint(ctx, id, name)
+	if u == "" || m.depth > 4 {
+		return vOpen, "", false
+	}
+	m.depth++
+	defer func() { m.depth-- }()
+	v, why := rr.tsTypeVerdict(ctx, id, u, d)
+	return v, why, true
 }

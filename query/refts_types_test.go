@@ -69,6 +69,17 @@ export async function use(h: Handler, url: string) {
 }
 
 function send(x: unknown) {}
+
+export function outer(opts: Opts) {
+  function inner() {
+    return opts.signal; // the outer function's parameter
+  }
+  return inner;
+}
+
+export function generic<T extends Info>(x: T) {
+  return x.signal; // T's constraint
+}
 `,
 }
 
@@ -92,12 +103,16 @@ func TestRefsTypeScriptStatedTypes(t *testing.T) {
 			at("post(url"):                "",           // a package's function
 			at("h.onError?.({"):           "",           // an ErrorOpts, through Handler's intersection
 			at("run({ signal: 'x', info"): ConfResolved, // run's parameter (both keys on the line)
+			at("return opts.signal"):      ConfResolved, // outer's parameter, in a function nested in it
+			at("return x.signal"):         "",           // a T, whose constraint is Info
 		}},
 		{"Info.signal", map[string]string{
 			at("second.signal"):           ConfResolved, // through Promise<[Opts, Info]> and await
 			at("info.signal"):             ConfResolved,
 			at("made.signal"):             "",
 			at("run({ signal: 'x', info"): ConfResolved, // the nested literal of key info
+			at("return x.signal"):         ConfResolved,
+			at("return opts.signal"):      "",
 		}},
 		{"ErrorOpts.signal", map[string]string{
 			at("h.onError?.({"): ConfResolved, // Hooks.onError's function type's parameter
