@@ -464,8 +464,8 @@ func (rr *refResolver) readTSTypeOf(ctx context.Context, r *refLine, v string) (
 	if t, in := rr.tsBoundType(ctx, r, v); t != "" {
 		return t, in
 	}
-	if t := rr.tsOuterParam(ctx, r, v); t != "" {
-		return t, r.fileID
+	if t, in := rr.tsOuterParam(ctx, r, v); t != "" {
+		return t, in
 	}
 	return rr.tsValueType(ctx, r.fileID, v)
 }

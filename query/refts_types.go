@@ -357,6 +357,10 @@ func (rr *refResolver) tsBoundType(ctx context.Context, r *refLine, v string) (s
 	for n := r.line - 1; n >= r.enclStart && n > r.line-200; n-- {
 		l := stripComment(text[n-1])
 		b := tsBinding.FindStringSubmatch(l)
+		elem := false
+		if f := tsForOf.FindStringSubmatch(l); f != nil && openThrough(text, n, strings.Index(l, f[0])+len(f[0]), r.line) {
+			b, elem = f, true // for (const v of xs): an element of xs
+		}
 		if b == nil {
 			if declaresName(l, v) {
 				return "", 0 // bound otherwise
@@ -386,6 +390,9 @@ func (rr *refResolver) tsBoundType(ctx context.Context, r *refLine, v string) (s
 			continue
 		}
 		t, in := rr.tsExprType(ctx, r, rhs)
+		if elem {
+			t = tsElement(t)
+		}
 		switch {
 		case t == "":
 			return "", 0
@@ -393,7 +400,10 @@ func (rr *refResolver) tsBoundType(ctx context.Context, r *refLine, v string) (s
 			mt, min, _ := rr.tsMemberType(ctx, in, t, key)
 			return mt, min
 		case idx >= 0:
-			return tsTupleElement(t, idx), in
+			if e := tsTupleElement(t, idx); e != "" {
+				return e, in
+			}
+			return tsElement(t), in // an array's elements
 		}
 		return t, in
 	}
@@ -403,6 +413,10 @@ func (rr *refResolver) tsBoundType(ctx context.Context, r *refLine, v string) (s
 // tsBinding matches a statement binding names from a value: "const
 // pattern = rhs" (let, var), the pattern a name, "{…}" or "[…]" on the
 // line.
+// tsForOf matches a for-of loop's head binding a name or a pattern from
+// a chain: "for (const v of a.b) {", "for await (const [k, v] of xs)".
+var tsForOf = regexp.MustCompile(`\bfor\s*(?:await\s*)?\(\s*(?:const|let|var)\s+([\p{L}_$][\p{L}\p{N}_$]*|\{[^{}]*\}|\[[^\[\]]*\])\s+of\s+(` + tsChainExpr + `)\s*\)`)
+
 var tsBinding = regexp.MustCompile(`^\s*(?:const|let|var)\s+([\p{L}_$][\p{L}\p{N}_$]*|\{[^{}]*\}|\[[^\[\]]*\])\s*=\s*(.+)$`)
 
 // tsPatternKey returns the key an object pattern ("{ a, b: v, c = 1 }")
@@ -439,6 +453,9 @@ func tsTupleElement(t string, i int) string {
 	return p
 }
 
+// tsIndexed matches an element of a chain's value: "a.b[i]", "a?.b[0]!".
+var tsIndexed = regexp.MustCompile(`^(` + tsChainExpr + `)\s*\[\s*([^\[\]]+?)\s*\]\s*!?$`)
+
 // tsCallExpr matches a call ending an expression: "await" before it
 // optionally, a callee chain, type arguments, the argument list to the
 // end (a trailing '!' or ';' allowed).
@@ -449,9 +466,16 @@ var tsCallExpr = regexp.MustCompile(`^(await\s+)?(` + tsChainExpr + `)\s*(?:<[^(
 // "a.b.f(…)", with await through Promise<T>). "" when nothing states it.
 func (rr *refResolver) tsExprType(ctx context.Context, r *refLine, e string) (string, int64) {
 	e = strings.TrimSpace(e)
+	if i := tsIndexed.FindStringSubmatch(e); i != nil {
+		// xs[i]: an element of the array, or of the tuple at a literal index
+		t, in := rr.tsCollectionType(ctx, r, i[1])
+		if k := int(i[2][0] - '0'); len(i[2]) == 1 && tsTupleElement(t, k) != "" {
+			return tsTupleElement(t, k), in
+		}
+		return tsElement(t), in
+	}
 	if c := tsChainEnd.FindStringSubmatch(e); c != nil && c[1] == e {
-		t, in, _ := rr.tsChainType(ctx, r, tsChainSep.Split(e, -1))
-		return t, in
+		return rr.tsCollectionType(ctx, r, e)
 	}
 	m := tsCallExpr.FindStringSubmatchIndex(e)
 	if m == nil {
@@ -726,42 +750,45 @@ func (rr *refResolver) tsConstLiterals(ctx context.Context, id int64, v string, 
 // function's "opts: T"), when neither r's enclosing symbol nor a symbol
 // between binds v itself; the functions are those the index holds
 // around r (the prefixes of its qualified name) in r's file.
-func (rr *refResolver) tsOuterParam(ctx context.Context, r *refLine, v string) string {
+func (rr *refResolver) tsOuterParam(ctx context.Context, r *refLine, v string) (t string, in int64) {
 	if rr.named == nil || r.enclStart < 1 {
-		return ""
+		return "", 0
 	}
 	text, err := rr.text(ctx, r.fileID)
 	if err != nil || r.line > len(text) {
-		return ""
+		return "", 0
 	}
+	in = r.fileID
 	parts := strings.Split(r.symbol, ".")
 	inner := r.enclStart // the first line of the innermost symbol judged so far
-	if rr.tsBindsBetween(text, inner, r.line, v) || paramHas(signatureText(text, r.enclStart, r.enclName).text, r.enclName, v) {
-		return ""
+	if rr.tsBindsBetween(text, inner, r.line, v) {
+		return "", 0
+	}
+	if t, ok := paramNames(signatureText(text, r.enclStart, r.enclName).text, r.enclName)[v]; ok {
+		if t == "" {
+			return rr.tsLiteralMethodParam(ctx, r, r.enclStart, r.enclName, v)
+		}
+		return "", 0 // typed: typeOf reads it
 	}
 	for k := len(parts) - 1; k > 0; k-- {
 		outer := strings.Join(parts[:k], ".")
 		d := rr.tsSymbolAt(ctx, r.fileID, outer, parts[k-1])
 		if d == nil || d.u.start >= inner {
-			return ""
+			return "", 0
 		}
 		sig := signatureText(text, d.u.start, d.u.name).text
 		if t, ok := paramNames(sig, d.u.name)[v]; ok {
-			return t
+			if t == "" {
+				t, in = rr.tsLiteralMethodParam(ctx, r, d.u.start, d.u.name, v)
+			}
+			return t, in
 		}
 		if rr.tsBindsBetween(text, d.u.start, inner, v) {
-			return ""
+			return "", 0
 		}
 		inner = d.u.start
 	}
-	return ""
-}
-
-// paramHas reports whether the declaration sig of fn names v as a
-// parameter.
-func paramHas(sig, fn, v string) bool {
-	_, ok := paramNames(sig, fn)[v]
-	return ok
+	return "", 0
 }
 
 // tsBindsBetween reports whether lines from..to (1-based, to excluded)
@@ -862,4 +889,109 @@ func (rr *refResolver) tsConstraintVerdict(ctx context.Context, id int64, name s
 	defer func() { m.depth-- }()
 	v, why := rr.tsTypeVerdict(ctx, id, u, d)
 	return v, why, true
+}
+
+// tsLiteralMethodParam returns the type of untyped parameter v of
+// function fn declared on line start (1-based) of r's file when fn is a
+// method or a function-valued key of an object literal whose type the
+// source states ("const h: Handler = { parse(opts) {…} }"): the
+// parameter of the member's stated function type.
+func (rr *refResolver) tsLiteralMethodParam(ctx context.Context, r *refLine, start int, fn, v string) (string, int64) {
+	text, err := rr.text(ctx, r.fileID)
+	if err != nil || start < 1 || start > len(text) {
+		return "", 0
+	}
+	l := text[start-1]
+	q := regexp.QuoteMeta(fn)
+	loc := regexp.MustCompile(`^\s*(?:async\s+)?\*?(` + q + `)\s*(?:<[^>]*>)?\(|^\s*(` + q + `)\s*:\s*(?:async\s*)?(?:function\b|\(|[\p{L}_$][\p{L}\p{N}_$]*\s*=>)`).FindStringSubmatchIndex(l)
+	if loc == nil {
+		return "", 0
+	}
+	at := loc[2]
+	if at < 0 {
+		at = loc[4]
+	}
+	sig := signatureText(text, start, fn).text
+	o := strings.IndexByte(sig[min(at, len(sig)):], '(')
+	if o < 0 {
+		return "", 0
+	}
+	o += at
+	end := closingBracket(sig, o)
+	if end < 0 {
+		return "", 0
+	}
+	j := -1
+	for i, p := range tsSplitTop(sig[o+1:end], ",") {
+		name, typ, typed := strings.Cut(p, ":")
+		if strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(name), "?")) == v {
+			if typed && strings.TrimSpace(typ) != "" {
+				return "", 0 // states its own type
+			}
+			j = i
+		}
+	}
+	if j < 0 {
+		return "", 0
+	}
+	ln, col, ok := openingBrace(text, start, at)
+	if !ok {
+		return "", 0
+	}
+	t, in, outside := rr.tsLiteralType(ctx, r, text, ln, col, 0)
+	if outside || t == "" {
+		return "", 0
+	}
+	mt, min, foreign := rr.tsMemberType(ctx, in, t, fn)
+	if foreign || mt == "" {
+		return "", 0
+	}
+	if params, pin := rr.tsFuncParams(ctx, min, mt); j < len(params) {
+		return params[j], pin
+	}
+	return "", 0
+}
+
+// tsCollectionType returns the type of chain e at r, a parameter of r's
+// enclosing function with its whole stated type ("xs: T[]", "p: [A, B]":
+// the type a variable's reader keeps only the name of).
+func (rr *refResolver) tsCollectionType(ctx context.Context, r *refLine, e string) (string, int64) {
+	chain := tsChainSep.Split(e, -1)
+	if len(chain) == 1 {
+		if t := rr.tsWholeParamType(ctx, r, e); t != "" {
+			return t, r.fileID
+		}
+	}
+	t, in, _ := rr.tsChainType(ctx, r, chain)
+	return t, in
+}
+
+// tsWholeParamType returns the type r's enclosing function states for
+// its parameter v, whole ("T[]", "[A, B]", "Map<K, V>"), "" when none.
+func (rr *refResolver) tsWholeParamType(ctx context.Context, r *refLine, v string) string {
+	text, err := rr.text(ctx, r.fileID)
+	if err != nil || r.enclStart < 1 || r.enclStart > len(text) {
+		return ""
+	}
+	sig := signatureText(text, r.enclStart, r.enclName).text
+	i := strings.Index(sig, r.enclName)
+	if i < 0 {
+		return ""
+	}
+	o := strings.IndexByte(sig[i:], '(')
+	if o < 0 {
+		return ""
+	}
+	end := closingBracket(sig, i+o)
+	if end < 0 {
+		return ""
+	}
+	for _, p := range tsSplitTop(sig[i+o+1:end], ",") {
+		name, typ, ok := strings.Cut(p, ":")
+		if ok && strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(name), "?")) == v {
+			typ, _, _ = strings.Cut(typ, "=")
+			return strings.TrimSpace(typ)
+		}
+	}
+	return ""
 }

@@ -80,6 +80,25 @@ export function outer(opts: Opts) {
 export function generic<T extends Info>(x: T) {
   return x.signal; // T's constraint
 }
+
+type Parser = {
+  parse: (o: ErrorOpts, i: Info) => void;
+};
+
+const parser: Parser = {
+  parse(o, i) {
+    return o.signal + i.kind; // the parameters of Parser's parse
+  },
+};
+
+export function loop(all: Opts[], pairs: [Opts, Info]) {
+  for (const each of all) {
+    each.signal; // an element of Opts[]
+  }
+  const [head] = all;
+  const second = pairs[1];
+  return head.signal + second.signal; // an Opts, an Info
+}
 `,
 }
 
@@ -105,6 +124,9 @@ func TestRefsTypeScriptStatedTypes(t *testing.T) {
 			at("run({ signal: 'x', info"): ConfResolved, // run's parameter (both keys on the line)
 			at("return opts.signal"):      ConfResolved, // outer's parameter, in a function nested in it
 			at("return x.signal"):         "",           // a T, whose constraint is Info
+			at("return o.signal"):         "",           // an ErrorOpts
+			at("each.signal"):             ConfResolved,
+			at("return head.signal"):      ConfResolved, // head.signal, and second.signal is an Info's
 		}},
 		{"Info.signal", map[string]string{
 			at("second.signal"):           ConfResolved, // through Promise<[Opts, Info]> and await
@@ -115,8 +137,10 @@ func TestRefsTypeScriptStatedTypes(t *testing.T) {
 			at("return opts.signal"):      "",
 		}},
 		{"ErrorOpts.signal", map[string]string{
-			at("h.onError?.({"): ConfResolved, // Hooks.onError's function type's parameter
-			at("made.signal"):   "",
+			at("h.onError?.({"):   ConfResolved, // Hooks.onError's function type's parameter
+			at("made.signal"):     "",
+			at("return o.signal"): ConfResolved,
+			at("each.signal"):     "",
 		}},
 		{"Info.kind", map[string]string{
 			at("send({ kind: 'data' })"):  "",           // 'data' is no Kind nor 'unknown'
