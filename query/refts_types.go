@@ -130,11 +130,18 @@ func (rr *refResolver) tsLiteralTarget(ctx context.Context, r *refLine, text []s
 		if out || t == "" {
 			return "", 0, out
 		}
+		t, tin = rr.tsIndexedType(ctx, tin, t)
 		mt, min, foreign := rr.tsMemberType(ctx, tin, t, before[key[2]:key[3]])
 		if foreign {
 			return "", 0, true
 		}
+		if key[4] >= 0 {
+			mt = tsElement(mt) // "key: [ {": an element of the member's array
+		}
 		return mt, min, false
+	}
+	if lastWord(before) == "return" {
+		return rr.tsInnerReturn(ctx, r, text, ln)
 	}
 	if strings.HasSuffix(before, "(") || strings.HasSuffix(before, ",") {
 		params, pin, out := rr.tsCallParams(ctx, r, prefix)
@@ -150,7 +157,7 @@ func (rr *refResolver) tsLiteralTarget(ctx context.Context, r *refLine, text []s
 
 // tsKeyBefore matches the text before a literal's '{' that makes it the
 // value of a key: "name: {", "{ name: {", "name?: {" is a type's.
-var tsKeyBefore = regexp.MustCompile(`(?:^|[{,]\s*)([\p{L}_$][\p{L}\p{N}_$]*)\s*:$`)
+var tsKeyBefore = regexp.MustCompile(`(?:^\s*|[{,]\s*)([\p{L}_$][\p{L}\p{N}_$]*)\s*:(\s*\[)?$`)
 
 // tsLiteralType is the type the literal opened at (ln, col) is written
 // for: what tsLiteralKey reads (a cast, a typed variable, a return, a
@@ -172,7 +179,9 @@ func (rr *refResolver) tsLiteralType(ctx context.Context, r *refLine, text []str
 		}
 		return "", 0, false
 	case lastWord(before) == "return":
-		return rr.tsReturnType(ctx, r, ln), r.fileID, false
+		if t := strings.TrimSpace(strings.TrimSuffix(rr.tsReturnType(ctx, r, ln), "{")); t != "" {
+			return t, r.fileID, false
+		}
 	case strings.HasSuffix(before, "(") || strings.HasSuffix(before, ","):
 		if t, fid := rr.tsArgType(ctx, r.fileID, text[ln-1][:col]); t != "" {
 			return t, fid, false
@@ -294,10 +303,11 @@ func (rr *refResolver) tsMayBind(ctx context.Context, id int64, name string) boo
 // member d by tsLiteralTarget's type; ok is false when it gives none.
 func (rr *refResolver) tsKeyByTarget(ctx context.Context, r *refLine, text []string, ln, col int, d *refDef) (refVerdict, string, bool) {
 	t, in, outside := rr.tsLiteralTarget(ctx, r, text, ln, col, 0)
-	switch t = strings.TrimSpace(t); {
-	case outside:
+	if outside {
 		return vContra, whyForeign, true
-	case t == "" || t == "{":
+	}
+	switch t, in = rr.tsIndexedType(ctx, in, t); t {
+	case "", "{":
 		return vOpen, "", false // a type literal nested in a member's: d may be its own
 	}
 	v, why := rr.tsTypeVerdict(ctx, in, t, d)
@@ -994,4 +1004,139 @@ func (rr *refResolver) tsWholeParamType(ctx context.Context, r *refLine, v strin
 		}
 	}
 	return ""
+}
+
+// tsFuncHeader matches the end of a line opening a function's block: an
+// arrow ("(a): T => {"), a function or a method header ("name(a): T {"),
+// with the return type stated or not.
+var tsFuncHeader = regexp.MustCompile(`(?:=>|(?:^|[^\p{L}\p{N}_$])([\p{L}_$][\p{L}\p{N}_$]*)\s*(?:<[^()]*>)?\s*\(.*\)(?:\s*:\s*(.+?))?)\s*\{$`)
+
+// tsInnerReturn returns the type a return on line ln of r's file is
+// written for: the return type stated by the innermost function whose
+// block holds the line (an arrow's "(…): T => {", through Promise<T> for
+// an async one), or the literal's member a method of a typed literal is;
+// "" when that function states none.
+func (rr *refResolver) tsInnerReturn(ctx context.Context, r *refLine, text []string, ln int) (string, int64, bool) {
+	for n := ln - 1; n >= 1 && n >= r.enclStart && n > ln-200; n-- {
+		l := strings.TrimRight(stripComment(text[n-1]), " \t")
+		if !strings.HasSuffix(l, "{") || !openThrough(text, n, len(l), ln) {
+			continue
+		}
+		m := tsFuncHeader.FindStringSubmatch(l)
+		if m == nil || controlWords[m[1]] {
+			if strings.HasSuffix(strings.TrimSpace(strings.TrimSuffix(l, "{")), ")") {
+				continue // a statement's block: if (…) {
+			}
+			return "", 0, false // a literal, a class: not a function's block
+		}
+		t := ""
+		if strings.HasSuffix(strings.TrimSpace(strings.TrimSuffix(l, "{")), "=>") {
+			h := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(strings.TrimSuffix(l, "{")), "=>"))
+			if c := strings.LastIndex(h, "):"); c >= 0 {
+				t = strings.TrimSpace(h[c+2:])
+			}
+		} else {
+			t = strings.TrimSpace(m[2])
+		}
+		if t == "" {
+			if n == r.enclStart {
+				return rr.tsLiteralMethodReturn(ctx, r, n, r.enclName)
+			}
+			return "", 0, false
+		}
+		if strings.Contains(l, "async") {
+			t = tsAwaited(t)
+		}
+		return t, r.fileID, false
+	}
+	return "", 0, false
+}
+
+var controlWords = map[string]bool{"if": true, "for": true, "while": true, "switch": true, "catch": true, "with": true}
+
+// tsAwaited returns T for Promise<T>, t itself for another type.
+func tsAwaited(t string) string {
+	t = strings.TrimSpace(t)
+	if leadingTypeName(t) == "Promise" {
+		if a := strings.TrimSpace(t[len("Promise"):]); strings.HasPrefix(a, "<") && strings.HasSuffix(a, ">") {
+			return strings.TrimSpace(a[1 : len(a)-1])
+		}
+	}
+	return t
+}
+
+// tsLiteralMethodReturn returns the type function fn, declared on line
+// start as a method or a function-valued key of a literal of stated type,
+// returns as the literal's member states it (awaited for an async one).
+func (rr *refResolver) tsLiteralMethodReturn(ctx context.Context, r *refLine, start int, fn string) (string, int64, bool) {
+	text, err := rr.text(ctx, r.fileID)
+	if err != nil || start < 1 || start > len(text) {
+		return "", 0, false
+	}
+	l := text[start-1]
+	at := strings.Index(l, fn)
+	if at < 0 {
+		return "", 0, false
+	}
+	ln, col, ok := openingBrace(text, start, at)
+	if !ok {
+		return "", 0, false
+	}
+	t, in, outside := rr.tsLiteralType(ctx, r, text, ln, col, 1)
+	if outside || t == "" {
+		return "", 0, outside
+	}
+	mt, min, foreign := rr.tsMemberType(ctx, in, t, fn)
+	if foreign || mt == "" {
+		return "", 0, foreign
+	}
+	rt, rin := rr.tsFuncTypeReturn(ctx, min, mt)
+	if strings.Contains(l[:at], "async") {
+		rt = tsAwaited(rt)
+	}
+	return rt, rin, false
+}
+
+// tsIndexedType resolves the indexed accesses type t (written in file id)
+// ends in ("T['k']", "T['k'][number]") to the type they reach through T's
+// stated members, and returns t itself when it has none; "" when a step
+// states nothing, or t is an array (no object literal's type).
+func (rr *refResolver) tsIndexedType(ctx context.Context, id int64, t string) (string, int64) {
+	t = strings.TrimSpace(t)
+	name := leadingTypeName(t)
+	if name == "" {
+		return t, id
+	}
+	rest := strings.TrimSpace(skipTypeArgs(strings.TrimSpace(t[len(name):])))
+	if !strings.HasPrefix(rest, "[") {
+		return t, id // (what follows a stated return type: its body's '{')
+	}
+	cur := t[:len(t)-len(rest)]
+	for steps := 0; rest != "" && steps < 4; steps++ {
+		if !strings.HasPrefix(rest, "[") {
+			return "", 0
+		}
+		end := strings.IndexByte(rest, ']')
+		if end < 0 {
+			return "", 0
+		}
+		k := strings.TrimSpace(rest[1:end])
+		rest = strings.TrimSpace(rest[end+1:])
+		switch {
+		case k == "number":
+			cur = tsElement(cur)
+		case len(k) > 2 && (k[0] == '\'' || k[0] == '"') && k[len(k)-1] == k[0]:
+			var foreign bool
+			cur, id, foreign = rr.tsMemberType(ctx, id, cur, k[1:len(k)-1])
+			if foreign {
+				return "", 0
+			}
+		default:
+			return "", 0 // T[], T[K]
+		}
+		if cur == "" {
+			return "", 0
+		}
+	}
+	return cur, id
 }

@@ -48,7 +48,7 @@ export async function pair(): Promise<[Opts, Info]> {
 
 export function run(o: Opts): void {}
 `,
-	"src/use.ts": `import { make, pair, run, type Handler } from './types';
+	"src/use.ts": `import { make, pair, run, type Handler, type Info, type Opts, type ErrorOpts } from './types';
 import { post } from 'some-client';
 
 export async function use(h: Handler, url: string) {
@@ -99,6 +99,24 @@ export function loop(all: Opts[], pairs: [Opts, Info]) {
   const second = pairs[1];
   return head.signal + second.signal; // an Opts, an Info
 }
+
+export function many() {
+  return [1].map((k): Opts['info'] => {
+    return { signal: 'inner', kind: 'query' }; // an arrow's stated return
+  });
+}
+
+type Batch = {
+  items: Info[];
+};
+
+export function batch(): Batch {
+  return {
+    items: [
+      { signal: 'element', kind: 'query' },
+    ],
+  };
+}
 `,
 }
 
@@ -127,6 +145,8 @@ func TestRefsTypeScriptStatedTypes(t *testing.T) {
 			at("return o.signal"):         "",           // an ErrorOpts
 			at("each.signal"):             ConfResolved,
 			at("return head.signal"):      ConfResolved, // head.signal, and second.signal is an Info's
+			at("signal: 'inner'"):         "",
+			at("signal: 'element'"):       "",
 		}},
 		{"Info.signal", map[string]string{
 			at("second.signal"):           ConfResolved, // through Promise<[Opts, Info]> and await
@@ -135,6 +155,8 @@ func TestRefsTypeScriptStatedTypes(t *testing.T) {
 			at("run({ signal: 'x', info"): ConfResolved, // the nested literal of key info
 			at("return x.signal"):         ConfResolved,
 			at("return opts.signal"):      "",
+			at("signal: 'inner'"):         ConfResolved, // Opts['info']
+			at("signal: 'element'"):       ConfResolved, // an element of Batch's items
 		}},
 		{"ErrorOpts.signal", map[string]string{
 			at("h.onError?.({"):   ConfResolved, // Hooks.onError's function type's parameter
