@@ -61,20 +61,8 @@ func (rr *refResolver) tsRuntimeType(ctx context.Context, id int64, name string)
 }
 
 func (rr *refResolver) readTSRuntimeType(ctx context.Context, id int64, name string) bool {
-	if rr.tsDeclares(ctx, id, name) {
-		return false
-	}
-	fi, err := rr.importsOf(ctx, id)
-	if err != nil {
-		return false
-	}
-	if _, ok := fi.names[name]; ok {
-		return false
-	}
-	if _, ok := fi.modules[name]; ok {
-		return false
-	}
-	if _, ok := fi.reexports[name]; ok {
+	fi, here := rr.tsNamedHere(ctx, id, name)
+	if here {
 		return false
 	}
 	for _, s := range fi.star {
@@ -251,17 +239,7 @@ func (rr *refResolver) tsOutsideValue(ctx context.Context, r *refLine, name stri
 	if g, err := rr.tsGlobalRoot(ctx, r, name); err == nil && g {
 		return true
 	}
-	if rr.named == nil || rr.tsBinds(ctx, r.fileID, name) || rr.tsDeclares(ctx, r.fileID, name) {
-		return false
-	}
-	fi, err := rr.importsOf(ctx, r.fileID)
-	if err != nil {
-		return false
-	}
-	if _, ok := fi.names[name]; ok {
-		return false
-	}
-	if _, ok := fi.modules[name]; ok {
+	if _, here := rr.tsNamedHere(ctx, r.fileID, name); here || rr.named == nil || rr.tsBinds(ctx, r.fileID, name) {
 		return false
 	}
 	m := rr.tst()
@@ -319,10 +297,20 @@ func (rr *refResolver) tsKeyByTarget(ctx context.Context, r *refLine, text []str
 // its members are those of any part, the first part stating one giving
 // its type.
 func (rr *refResolver) tsIntersection(ctx context.Context, id int64, typ string) bool {
-	decls := rr.tsDecls(ctx, id)[typ]
+	rhs, ok := rr.tsDeclRHS(ctx, id, typ, "type")
+	return ok && len(tsSplitTop(rhs, "|")) == 1 && len(tsSplitTop(rhs, "&")) > 1
+}
+
+// tsDeclRHS returns the right-hand side of the first declaration of name
+// in file id when it is of kind ("type" for an alias, "const"): its
+// statement joined over its lines up to its ';' (or, without one, where
+// its brackets close and no '&' or '|' continues it), 40 lines at most,
+// the trailing ';' dropped.
+func (rr *refResolver) tsDeclRHS(ctx context.Context, id int64, name, kind string) (string, bool) {
+	decls := rr.tsDecls(ctx, id)[name]
 	text, err := rr.text(ctx, id)
-	if err != nil || len(decls) == 0 || decls[0].kind != "type" {
-		return false
+	if err != nil || len(decls) == 0 || decls[0].kind != kind {
+		return "", false
 	}
 	var b strings.Builder
 	for k := decls[0].line; k < len(text) && k < decls[0].line+40; k++ {
@@ -333,18 +321,16 @@ func (rr *refResolver) tsIntersection(ctx context.Context, id int64, typ string)
 		if k+1 < len(text) {
 			next = strings.TrimSpace(text[k+1])
 		}
-		if strings.HasSuffix(l, ";") || l == "" || (!strings.HasSuffix(l, "&") && !strings.HasSuffix(l, "=") && !strings.HasPrefix(next, "&") && strings.Count(b.String(), "{") <= strings.Count(b.String(), "}") && strings.Count(b.String(), "<") <= strings.Count(b.String(), ">")) {
+		h := b.String()
+		if strings.HasSuffix(l, ";") || (l != "" && !strings.HasSuffix(l, "&") && !strings.HasSuffix(l, "|") && !strings.HasSuffix(l, "=") &&
+			!strings.HasPrefix(next, "&") && !strings.HasPrefix(next, "|") && strings.Count(h, "{")+strings.Count(h, "(")+strings.Count(h, "[") <= strings.Count(h, "}")+strings.Count(h, ")")+strings.Count(h, "]")) {
 			break
 		}
 	}
 	h := b.String()
-	h = skipTypeArgs(strings.TrimSpace(h[strings.Index(h, typ)+len(typ):]))
+	h = skipTypeArgs(strings.TrimSpace(h[strings.Index(h, name)+len(name):]))
 	rhs, ok := strings.CutPrefix(strings.TrimSpace(h), "=")
-	if !ok {
-		return false
-	}
-	rhs = strings.TrimSuffix(strings.TrimSpace(rhs), ";")
-	return len(tsSplitTop(rhs, "|")) == 1 && len(tsSplitTop(rhs, "&")) > 1
+	return strings.TrimSuffix(strings.TrimSpace(rhs), ";"), ok
 }
 
 // tsBoundType returns the type of v at r when a statement above r in its
@@ -520,13 +506,11 @@ func (rr *refResolver) tsExprType(ctx context.Context, r *refLine, e string) (st
 // file id or imported into it from the repository ("function fn(…): T",
 // "const fn = (…): T =>"), and the file it is written in.
 func (rr *refResolver) tsFuncReturn(ctx context.Context, id int64, fn string) (string, int64) {
-	m := rr.tst()
-	key := lineVar{id, 0, fn}
-	if t, ok := m.returns[key]; ok {
-		return t.typ, t.in
-	}
-	t, in := "", int64(0)
-	if did, name, ok := rr.tsDeclFile(ctx, id, fn); ok {
+	v := memo(rr.tst().returns, lineVar{id, 0, fn}, func() tsValue {
+		did, name, ok := rr.tsDeclFile(ctx, id, fn)
+		if !ok {
+			return tsValue{}
+		}
 		text, _ := rr.text(ctx, did)
 		declared := regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\*?\s+` + regexp.QuoteMeta(name) + `\b|(?:const|let|var)\s+` + regexp.QuoteMeta(name) + `\s*=\s*(?:async\s*)?(?:<[^>]*>\s*)?\()`)
 		for _, dl := range rr.tsDecls(ctx, did)[name] {
@@ -542,15 +526,15 @@ func (rr *refResolver) tsFuncReturn(ctx context.Context, id int64, fn string) (s
 			if o := strings.IndexByte(s, '('); o >= 0 {
 				if end := closingBracket(s, o); end > 0 {
 					if rest, ok := strings.CutPrefix(strings.TrimSpace(s[end+1:]), ":"); ok {
-						t, in = tsReturnText(rest), did
+						return tsValue{tsReturnText(rest), did}
 					}
 				}
 			}
 			break
 		}
-	}
-	m.returns[key] = tsValue{t, in}
-	return t, in
+		return tsValue{}
+	})
+	return v.typ, v.in
 }
 
 // tsReturnText returns the type a return annotation's text starts with,
@@ -589,19 +573,7 @@ func (rr *refResolver) tsFuncTypeReturn(ctx context.Context, id int64, t string)
 		if !ok {
 			return "", 0
 		}
-		decls := rr.tsDecls(ctx, did)[dname]
-		text, err := rr.text(ctx, did)
-		if err != nil || len(decls) == 0 || decls[0].kind != "type" {
-			return "", 0
-		}
-		var b strings.Builder
-		for k := decls[0].line; k < len(text) && k < decls[0].line+40; k++ {
-			b.WriteString(stripComment(text[k]))
-			b.WriteByte(' ')
-		}
-		h := b.String()
-		h = skipTypeArgs(strings.TrimSpace(h[strings.Index(h, dname)+len(dname):]))
-		rhs, found := strings.CutPrefix(strings.TrimSpace(h), "=")
+		rhs, found := rr.tsDeclRHS(ctx, did, dname, "type")
 		if !found {
 			return "", 0
 		}
@@ -670,22 +642,8 @@ func (rr *refResolver) tsLiteralUnion(ctx context.Context, id int64, t string, o
 		if !ok {
 			return false
 		}
-		decls := rr.tsDecls(ctx, did)[dname]
-		text, err := rr.text(ctx, did)
-		if err != nil || len(decls) == 0 || decls[0].kind != "type" {
-			return false
-		}
-		var b strings.Builder
-		for k := decls[0].line; k < len(text) && k < decls[0].line+20; k++ {
-			l := strings.TrimSpace(stripComment(text[k]))
-			b.WriteString(l)
-			b.WriteByte(' ')
-			if strings.HasSuffix(l, ";") {
-				break
-			}
-		}
-		_, rhs, ok := strings.Cut(b.String(), "=")
-		if !ok || !rr.tsLiteralUnion(ctx, did, strings.TrimSuffix(strings.TrimSpace(rhs), ";"), out, depth+1) {
+		rhs, ok := rr.tsDeclRHS(ctx, did, dname, "type")
+		if !ok || !rr.tsLiteralUnion(ctx, did, rhs, out, depth+1) {
 			return false
 		}
 	}
@@ -722,22 +680,11 @@ func (rr *refResolver) tsConstLiterals(ctx context.Context, id int64, v string, 
 	if !ok {
 		return false
 	}
-	text, err := rr.text(ctx, did)
-	decls := rr.tsDecls(ctx, did)[name]
-	if err != nil || len(decls) == 0 || decls[0].kind != "const" {
+	rhs, ok := rr.tsDeclRHS(ctx, did, name, "const")
+	if !ok {
 		return false
 	}
-	var b strings.Builder
-	for k := decls[0].line; k < len(text) && k < decls[0].line+20; k++ {
-		l := strings.TrimSpace(stripComment(text[k]))
-		b.WriteString(l)
-		b.WriteByte(' ')
-		if strings.HasSuffix(l, ";") {
-			break
-		}
-	}
-	_, rhs, _ := strings.Cut(b.String(), "=")
-	rhs, ok = strings.CutSuffix(strings.TrimSuffix(strings.TrimSpace(rhs), ";"), "as const")
+	rhs, ok = strings.CutSuffix(rhs, "as const")
 	rhs = strings.TrimSpace(rhs)
 	if !ok || !strings.HasPrefix(rhs, "[") || !strings.HasSuffix(rhs, "]") {
 		return false
@@ -1139,4 +1086,17 @@ func (rr *refResolver) tsIndexedType(ctx context.Context, id int64, t string) (s
 		}
 	}
 	return cur, id
+}
+
+// tsNamedHere reports whether file id declares, imports or re-exports
+// name (true as well when its imports cannot be read), with its imports.
+func (rr *refResolver) tsNamedHere(ctx context.Context, id int64, name string) (*fileImports, bool) {
+	fi, err := rr.importsOf(ctx, id)
+	if err != nil {
+		return nil, true
+	}
+	_, imported := fi.names[name]
+	_, module := fi.modules[name]
+	_, reexported := fi.reexports[name]
+	return fi, imported || module || reexported || rr.tsDeclares(ctx, id, name)
 }
