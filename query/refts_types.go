@@ -323,7 +323,8 @@ func (rr *refResolver) tsDeclRHS(ctx context.Context, id int64, name, kind strin
 		}
 		h := b.String()
 		if strings.HasSuffix(l, ";") || (l != "" && !strings.HasSuffix(l, "&") && !strings.HasSuffix(l, "|") && !strings.HasSuffix(l, "=") &&
-			!strings.HasPrefix(next, "&") && !strings.HasPrefix(next, "|") && strings.Count(h, "{")+strings.Count(h, "(")+strings.Count(h, "[") <= strings.Count(h, "}")+strings.Count(h, ")")+strings.Count(h, "]")) {
+			!strings.HasPrefix(next, "&") && !strings.HasPrefix(next, "|") && strings.Count(h, "{")+strings.Count(h, "(")+strings.Count(h, "[") <= strings.Count(h, "}")+strings.Count(h, ")")+strings.Count(h, "]") &&
+			strings.Count(h, "<") <= strings.Count(h, ">")-strings.Count(h, "=>")) {
 			break
 		}
 	}
