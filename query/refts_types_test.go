@@ -30,8 +30,14 @@ export interface Hooks {
   onError?: OnError;
 }
 
-export type Handler = Hooks & {
+export interface Named {
   name: string;
+}
+
+export type Handler<
+  T extends string,
+> = Named & Hooks & {
+  label: T;
 };
 
 export interface Reply {
@@ -51,7 +57,7 @@ export function run(o: Opts): void {}
 	"src/use.ts": `import { make, pair, run, type Handler, type Info, type Opts, type ErrorOpts } from './types';
 import { post } from 'some-client';
 
-export async function use(h: Handler, url: string) {
+export async function use(h: Handler<string>, url: string) {
   const made = make();
   const fromCall = made.signal;
   const [first, second] = await pair();
