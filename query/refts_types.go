@@ -225,6 +225,9 @@ func (rr *refResolver) tsCallParams(ctx context.Context, r *refLine, prefix stri
 		return nil, 0, false
 	}
 	p, pin := rr.tsFuncParams(ctx, tin, tsUnwrap(t))
+	if p == nil {
+		p, pin = rr.tsCallSignature(ctx, tin, t) // a value of an interface with a call signature
+	}
 	return p, pin, false
 }
 
@@ -1100,4 +1103,70 @@ func (rr *refResolver) tsNamedHere(ctx context.Context, id int64, name string) (
 	_, module := fi.modules[name]
 	_, reexported := fi.reexports[name]
 	return fi, imported || module || reexported || rr.tsDeclares(ctx, id, name)
+}
+
+// tsCallSignature returns the parameters' types of the call signature
+// type t (written in file id) declares, "(opts: X): R;" in an
+// interface's body, looked up through its bases (a union's members all
+// share a base's), and the file they are written in; nil when none.
+func (rr *refResolver) tsCallSignature(ctx context.Context, id int64, t string) ([]string, int64) {
+	name := leadingTypeName(strings.TrimSpace(tsUnwrap(t)))
+	if name == "" || strings.Contains(name, ".") {
+		return nil, 0
+	}
+	work := []tsValue{{name, id}}
+	seen := map[string]bool{}
+	for steps := 0; len(work) > 0 && steps < 16; steps++ {
+		n := work[0]
+		work = work[1:]
+		did, dname, ok := rr.tsDeclFile(ctx, n.in, n.typ)
+		if !ok || seen[dname] {
+			continue
+		}
+		seen[dname] = true
+		if p, ok := rr.tsOwnCallSignature(ctx, did, dname); ok {
+			return p, did
+		}
+		bases, _ := rr.tsBases(ctx, did, dname, 0)
+		for _, b := range bases {
+			work = append(work, tsValue{b, did})
+		}
+	}
+	return nil, 0
+}
+
+// tsOwnCallSignature reads the call signature interface typ (declared in
+// file id) states directly in its body.
+func (rr *refResolver) tsOwnCallSignature(ctx context.Context, id int64, typ string) ([]string, bool) {
+	decls := rr.tsDecls(ctx, id)[typ]
+	text, err := rr.text(ctx, id)
+	if err != nil || len(decls) == 0 || decls[0].kind != "interface" {
+		return nil, false
+	}
+	depth, opened := 0, false
+	for k := decls[0].line; k < len(text) && k < decls[0].line+400; k++ {
+		l := strings.TrimSpace(stripComment(text[k]))
+		if depth == 1 && opened && strings.HasPrefix(skipTypeArgs(l), "(") {
+			sig := skipTypeArgs(l)
+			for j := k + 1; closingBracket(sig, 0) < 0 && j < len(text) && j < k+20; j++ {
+				sig += " " + strings.TrimSpace(stripComment(text[j]))
+			}
+			end := closingBracket(sig, 0)
+			if end < 0 || !strings.HasPrefix(strings.TrimSpace(sig[end+1:]), ":") {
+				return nil, false
+			}
+			var out []string
+			for _, p := range tsSplitTop(sig[1:end], ",") {
+				_, pt, _ := strings.Cut(p, ":")
+				out = append(out, strings.TrimSpace(pt))
+			}
+			return out, true
+		}
+		depth += strings.Count(l, "{") - strings.Count(l, "}")
+		opened = opened || strings.Contains(l, "{")
+		if opened && depth <= 0 {
+			return nil, false
+		}
+	}
+	return nil, false
 }

@@ -112,6 +112,14 @@ export function many() {
   });
 }
 
+export interface Callable {
+  (o: ErrorOpts): void;
+}
+
+export function callIt(c: Callable) {
+  c({ signal: 'called' }); // Callable's call signature
+}
+
 type Batch = {
   items: Info[];
 };
@@ -153,6 +161,7 @@ func TestRefsTypeScriptStatedTypes(t *testing.T) {
 			at("return head.signal"):      ConfResolved, // head.signal, and second.signal is an Info's
 			at("signal: 'inner'"):         "",
 			at("signal: 'element'"):       "",
+			at("signal: 'called'"):        "",
 		}},
 		{"Info.signal", map[string]string{
 			at("second.signal"):           ConfResolved, // through Promise<[Opts, Info]> and await
@@ -165,10 +174,11 @@ func TestRefsTypeScriptStatedTypes(t *testing.T) {
 			at("signal: 'element'"):       ConfResolved, // an element of Batch's items
 		}},
 		{"ErrorOpts.signal", map[string]string{
-			at("h.onError?.({"):   ConfResolved, // Hooks.onError's function type's parameter
-			at("made.signal"):     "",
-			at("return o.signal"): ConfResolved,
-			at("each.signal"):     "",
+			at("h.onError?.({"):    ConfResolved, // Hooks.onError's function type's parameter
+			at("made.signal"):      "",
+			at("return o.signal"):  ConfResolved,
+			at("each.signal"):      "",
+			at("signal: 'called'"): ConfResolved,
 		}},
 		{"Info.kind", map[string]string{
 			at("send({ kind: 'data' })"):  "",           // 'data' is no Kind nor 'unknown'
