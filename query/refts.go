@@ -371,7 +371,12 @@ func (rr *refResolver) tsTypeVerdict(ctx context.Context, id int64, typ string, 
 	}
 	did, dname, known := rr.tsDeclFile(ctx, id, name)
 	if !known {
-		if rr.tsForeign(ctx, id, name) {
+		if v, why, ok := rr.tsConstraintVerdict(ctx, id, name, d); ok {
+			return v, why // a type parameter: its constraint's members
+		}
+	}
+	if !known {
+		if rr.tsOutside(ctx, id, name) {
 			return vContra, whyForeign
 		}
 		return vOpen, ""
@@ -419,7 +424,7 @@ func (rr *refResolver) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d 
 	if err != nil {
 		return vOpen, "", false, err
 	}
-	if u.key && rr.tsDiscriminant(ctx, text[r.line-1], u, d) {
+	if u.key && (rr.tsDiscriminant(ctx, text[r.line-1], u, d) || rr.tsOtherLiteral(ctx, text[r.line-1], u, d)) {
 		return vContra, whyMember, true, nil
 	}
 	ln, col, ok := openingBrace(text, r.line, u.at)
@@ -463,7 +468,8 @@ func (rr *refResolver) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d 
 			return v, why, v != vOpen, nil
 		}
 	}
-	return vOpen, "", false, nil
+	v, why, ok := rr.tsKeyByTarget(ctx, r, text, ln, col, d)
+	return v, why, ok, nil
 }
 
 // tsObjectKey reports whether u is a key ("name: value") of an object

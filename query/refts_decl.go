@@ -23,6 +23,7 @@ type tsMemo struct {
 	depth  int                           // locals followed to the chains they are set from
 	typeOf map[lineVar]tsValue           // a value's type at a line
 	member map[lineVar]tsMember          // a type's member's stated type
+	types  *tsTypesMemo                  // refts_types.go
 }
 
 type tsMember struct {
@@ -458,6 +459,12 @@ func (rr *refResolver) readTSTypeOf(ctx context.Context, r *refLine, v string) (
 		return t, r.fileID
 	}
 	if t, in := rr.tsInferred(ctx, r, v); t != "" {
+		return t, in
+	}
+	if t, in := rr.tsBoundType(ctx, r, v); t != "" {
+		return t, in
+	}
+	if t, in := rr.tsOuterParam(ctx, r, v); t != "" {
 		return t, in
 	}
 	return rr.tsValueType(ctx, r.fileID, v)
@@ -927,8 +934,12 @@ func (rr *refResolver) readTSMemberType(ctx context.Context, id int64, typ, m st
 		n := work[0]
 		work = work[1:]
 		did, dname, known := rr.tsDeclFile(ctx, n.in, n.typ)
+		if u := rr.tsConstraint(ctx, n.in, n.typ); !known && u != "" && steps == 0 {
+			work = append(work, tsValue{u, n.in}) // a type parameter: its constraint's members
+			continue
+		}
 		if !known {
-			if steps == 0 && rr.tsForeign(ctx, n.in, n.typ) {
+			if steps == 0 && rr.tsOutside(ctx, n.in, n.typ) {
 				return "", 0, true
 			}
 			continue
@@ -944,7 +955,7 @@ func (rr *refResolver) readTSMemberType(ctx context.Context, id int64, typ, m st
 			return t, did, false
 		}
 		bases, _ := rr.tsBases(ctx, did, dname, 0)
-		if len(bases) > 1 && rr.tsDecls(ctx, did)[dname][0].kind == "type" {
+		if len(bases) > 1 && rr.tsDecls(ctx, did)[dname][0].kind == "type" && !rr.tsIntersection(ctx, did, dname) {
 			// A union's (or an intersection's) members: one type only when
 			// every member states the same one.
 			t, tin := rr.tsCommonMember(ctx, did, bases, m)

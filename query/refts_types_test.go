@@ -1,0 +1,195 @@
+package query
+
+import "testing"
+
+// tsTypesFiles: values whose types the source states through a call's
+// return, a destructuring, an intersection, a callee reached through a
+// chain, a literal nested in another's key, the runtime's own types and
+// functions, and a member's union of literals.
+var tsTypesFiles = map[string]string{
+	"src/types.ts": `export const kinds = ['query', 'mutation'] as const;
+export type Kind = (typeof kinds)[number];
+
+export interface Info {
+  signal: string;
+  kind: Kind | 'unknown';
+}
+
+export interface Opts {
+  signal: string;
+  info: Info;
+}
+
+export interface ErrorOpts {
+  signal: string;
+}
+
+export type OnError = (o: ErrorOpts) => void;
+
+export interface Hooks {
+  onError?: OnError;
+}
+
+export interface Named {
+  name: string;
+}
+
+export type Handler<
+  T extends string,
+> = Named & Hooks & {
+  label: T;
+};
+
+export interface Reply {
+  kind: 'data' | 'stopped';
+}
+
+export function make(): Opts {
+  return { signal: 'a', info: { signal: 'b', kind: 'query' } };
+}
+
+export async function pair(): Promise<[Opts, Info]> {
+  return [make(), make().info];
+}
+
+export function run(o: Opts): void {}
+`,
+	"src/use.ts": `import { make, pair, run, type Handler, type Info, type Opts, type ErrorOpts } from './types';
+import { post } from 'some-client';
+
+export async function use(h: Handler<string>, url: string) {
+  const made = make();
+  const fromCall = made.signal;
+  const [first, second] = await pair();
+  const fromTuple = second.signal;
+  const { info } = make();
+  const fromPattern = info.signal;
+  const ac = new AbortController();
+  const fromRuntime = ac.signal;
+  await fetch(url, { signal: fromRuntime });
+  await post(url, { signal: fromRuntime });
+  h.onError?.({ signal: fromCall });
+  run({ signal: 'x', info: { signal: 'nested', kind: 'unknown' } });
+  send({ kind: 'data' });
+  return first;
+}
+
+function send(x: unknown) {}
+
+export function outer(opts: Opts) {
+  function inner() {
+    return opts.signal; // the outer function's parameter
+  }
+  return inner;
+}
+
+export function generic<T extends Info>(x: T) {
+  return x.signal; // T's constraint
+}
+
+type Parser = {
+  parse: (o: ErrorOpts, i: Info) => void;
+};
+
+const parser: Parser = {
+  parse(o, i) {
+    return o.signal + i.kind; // the parameters of Parser's parse
+  },
+};
+
+export function loop(all: Opts[], pairs: [Opts, Info]) {
+  for (const each of all) {
+    each.signal; // an element of Opts[]
+  }
+  const [head] = all;
+  const second = pairs[1];
+  return head.signal + second.signal; // an Opts, an Info
+}
+
+export function many() {
+  return [1].map((k): Opts['info'] => {
+    return { signal: 'inner', kind: 'query' }; // an arrow's stated return
+  });
+}
+
+export interface Callable {
+  (o: ErrorOpts): void;
+}
+
+export function callIt(c: Callable) {
+  c({ signal: 'called' }); // Callable's call signature
+}
+
+type Batch = {
+  items: Info[];
+};
+
+export function batch(): Batch {
+  return {
+    items: [
+      { signal: 'element', kind: 'query' },
+    ],
+  };
+}
+`,
+}
+
+// TestRefsTypeScriptStatedTypes: the types of values the source states
+// beyond an annotation tie a member's use or a literal's key to one
+// definition, or leave it out as another type's (the runtime's, a
+// package's, a union's other member).
+func TestRefsTypeScriptStatedTypes(t *testing.T) {
+	p := refsRepo(t, tsTypesFiles)
+	at := func(marker string) string { return atLine(t, tsTypesFiles, "src/use.ts", marker) }
+	cases := []struct {
+		qualname string
+		want     map[string]string // "" when left out
+	}{
+		{"Opts.signal", map[string]string{
+			at("made.signal"):             ConfResolved, // make() states Opts
+			at("second.signal"):           "",           // a tuple's second element: an Info
+			at("info.signal"):             "",           // destructured from an Opts: an Info
+			at("ac.signal"):               "",           // the runtime's AbortController
+			at("fetch(url"):               "",           // the runtime's fetch: its parameter's key
+			at("post(url"):                "",           // a package's function
+			at("h.onError?.({"):           "",           // an ErrorOpts, through Handler's intersection
+			at("run({ signal: 'x', info"): ConfResolved, // run's parameter (both keys on the line)
+			at("return opts.signal"):      ConfResolved, // outer's parameter, in a function nested in it
+			at("return x.signal"):         "",           // a T, whose constraint is Info
+			at("return o.signal"):         "",           // an ErrorOpts
+			at("each.signal"):             ConfResolved,
+			at("return head.signal"):      ConfResolved, // head.signal, and second.signal is an Info's
+			at("signal: 'inner'"):         "",
+			at("signal: 'element'"):       "",
+			at("signal: 'called'"):        "",
+		}},
+		{"Info.signal", map[string]string{
+			at("second.signal"):           ConfResolved, // through Promise<[Opts, Info]> and await
+			at("info.signal"):             ConfResolved,
+			at("made.signal"):             "",
+			at("run({ signal: 'x', info"): ConfResolved, // the nested literal of key info
+			at("return x.signal"):         ConfResolved,
+			at("return opts.signal"):      "",
+			at("signal: 'inner'"):         ConfResolved, // Opts['info']
+			at("signal: 'element'"):       ConfResolved, // an element of Batch's items
+		}},
+		{"ErrorOpts.signal", map[string]string{
+			at("h.onError?.({"):    ConfResolved, // Hooks.onError's function type's parameter
+			at("made.signal"):      "",
+			at("return o.signal"):  ConfResolved,
+			at("each.signal"):      "",
+			at("signal: 'called'"): ConfResolved,
+		}},
+		{"Info.kind", map[string]string{
+			at("send({ kind: 'data' })"):  "",           // 'data' is no Kind nor 'unknown'
+			at("run({ signal: 'x', info"): ConfResolved, // 'unknown'
+		}},
+		{"Reply.kind", map[string]string{
+			at("send({ kind: 'data' })"): ConfLikely, // send states no type; Info.kind is left out
+		}},
+	}
+	for _, c := range cases {
+		got, _ := refsOf(t, p, "src/types.ts", c.qualname)
+		wantRefs(t, c.qualname, got, c.want)
+	}
+}
