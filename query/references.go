@@ -150,6 +150,7 @@ func (p *Planner) RankRefs(ctx context.Context, req RefsRequest) (*RefsDraft, er
 			return p.page.fileLines(ctx, id, 1, max(f.lines, 1))
 		})
 		rr.named = func(ctx context.Context, n string) ([]refDef, error) { return p.symbols.exactDefs(ctx, n, nil, files) }
+		rr.declared = p.symbols.declared
 		js, err := rr.judge(ctx, refs)
 		if err != nil {
 			return nil, err
@@ -298,6 +299,21 @@ func GroupRefFiles(lines []RefFile) []RefFile {
 		out[j].Refs = append(out[j].Refs, l.Refs...)
 	}
 	return out
+}
+
+// declared returns every symbol named exactly name, tests included.
+func (sf *symbolFinder) declared(ctx context.Context, name string) ([]*unit, error) {
+	rows, err := sf.db.SymbolsNamed(ctx, tables.NameLookup{Name: name}, scope.Scope{})
+	if err != nil {
+		return nil, err
+	}
+	var out []*unit
+	for _, r := range rows {
+		if r.Name == name {
+			out = append(out, symbolUnit(r))
+		}
+	}
+	return out, nil
 }
 
 // exactDefs returns the definitions named exactly name (case and all),

@@ -120,6 +120,11 @@ type refResolver struct {
 	// state.
 	named func(ctx context.Context, name string) ([]refDef, error)
 	py    *pyState
+
+	// declared returns every symbol of a name, tests included; scope is
+	// what the scope rules have read (refscope.go).
+	declared func(ctx context.Context, name string) ([]*unit, error)
+	scope    *scopeState
 }
 
 // lineVar keys a memo: a file, a line (or 0) and a name (or an offset).
@@ -288,12 +293,7 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 		us := uses[i]
 		if len(us) == 0 {
 			j.folded = hasFoldedUse(l, rr.name)
-			for n := r.line + 1; !j.folded && n <= r.line+10; n++ {
-				if next, _ := rr.lineOf(ctx, r.fileID, n); len(findUseOffsets(next, rr.name)) > 0 {
-					j.moved = listed[enclKey{file: r.fileID, start: n}]
-					break
-				}
-			}
+			j.folded, j.moved = rr.continued(ctx, r, j.folded, listed)
 			j.occs = []occVerdicts{{verdict: make([]refVerdict, len(rr.defs)), why: make([]string, len(rr.defs))}}
 		}
 		for _, u := range us {
@@ -411,6 +411,9 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 	known := lang == "go" || lang == "python" || lang == "typescript" || lang == "javascript" || lang == "tsx"
 	if r.defLine && r.fileID == d.u.fileID && r.line == d.u.start {
 		return vSelf, "", nil // the definition's own name
+	}
+	if v, why, ok, err := rr.judgeScope(ctx, r, lang, u, d); err != nil || ok {
+		return v, why, err
 	}
 	if lang == "go" {
 		if v, why, ok := rr.goJudge(r, u, d); ok {
