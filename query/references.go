@@ -167,7 +167,7 @@ func (p *Planner) RankRefs(ctx context.Context, req RefsRequest) (*RefsDraft, er
 				}
 			}
 		}
-		di := 0
+		di, why := 0, ""
 		if def != nil {
 			for i, d := range defs {
 				if d.u.id == def.id {
@@ -175,11 +175,8 @@ func (p *Planner) RankRefs(ctx context.Context, req RefsRequest) (*RefsDraft, er
 				}
 			}
 		} else {
-			// The most used definition: resolved and likely lines.
-			for i := range defs {
-				if counts[i] > counts[di] {
-					di = i
-				}
+			if di, why, err = rr.mostUsed(ctx, js, counts); err != nil {
+				return nil, err
 			}
 			def = defs[di].u
 		}
@@ -193,7 +190,7 @@ func (p *Planner) RankRefs(ctx context.Context, req RefsRequest) (*RefsDraft, er
 				out.Definitions = append(out.Definitions, RefDefinition{SymRef: SymRef{ID: d.u.id, Kind: d.u.symKind, Qualname: d.u.qualname, Path: d.u.path, StartLine: d.u.start, EndLine: d.u.end}, References: counts[i]})
 			}
 			if req.ID == "" {
-				out.Notes = append(out.Notes, fmt.Sprintf("%d definitions are named %s; these are the references of the most used one (%d resolved or likely lines); ask by id for another one's", len(defs), q.name, counts[di]))
+				out.Notes = append(out.Notes, fmt.Sprintf("%d definitions are named %s; these are the references of the most used one (%d resolved or likely lines%s); ask by id for another one's", len(defs), q.name, counts[di], why))
 			}
 		}
 		var left map[string]int

@@ -412,7 +412,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 	if r.defLine && r.fileID == d.u.fileID && r.line == d.u.start {
 		return vSelf, "", nil // the definition's own name
 	}
-	if v, why, ok, err := rr.judgeScope(ctx, r, lang, u, d); err != nil || ok {
+	if v, why, ok, err := rr.judgeScope(ctx, r, lang, line, u, d); err != nil || ok {
 		return v, why, err
 	}
 	if lang == "go" {
@@ -421,7 +421,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		}
 	}
 	embedded := lang == "go" && !d.member && strings.TrimLeft(strings.TrimSpace(line), "*") == rr.name
-	if !embedded && (u.decl || (r.defLine && len(u.chain) == 0 && !u.expr)) {
+	if !embedded && (u.decl || (r.defLine && len(u.chain) == 0 && !u.expr && !rr.tsUseOnDeclLine(r, lang, line, u))) {
 		if r.fileID == d.u.fileID && r.line >= d.u.start && r.line <= d.u.end && (r.enclName == rr.name || r.enclName == "") {
 			return vSelf, "", nil // the definition's own name on a later line of its header
 		}

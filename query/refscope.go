@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -34,6 +35,7 @@ const (
 	whyLocalDecl = "a declaration inside a function or a test's callback, not in scope here"
 	whyNearer    = "a nearer declaration of the name encloses the use"
 	whyUnreached = "a file that does not import the definition's, directly or through others"
+	whyKey       = "an object's key or a property's declaration, which names no variable, function or type in scope"
 )
 
 // Bounds on the import graph read for one lookup: past them every file
@@ -77,7 +79,7 @@ func (rr *refResolver) scopes() *scopeState {
 
 // judgeScope judges a use of d by scope and reachability; ok is false
 // when they do not decide.
-func (rr *refResolver) judgeScope(ctx context.Context, r *refLine, lang string, u useAt, d *refDef) (refVerdict, string, bool, error) {
+func (rr *refResolver) judgeScope(ctx context.Context, r *refLine, lang, line string, u useAt, d *refDef) (refVerdict, string, bool, error) {
 	scoped := lang == "python" || isTSLang(lang)
 	if !scoped || (lang == "python") != (d.lang == "python") {
 		return vOpen, "", false, nil
@@ -100,6 +102,9 @@ func (rr *refResolver) judgeScope(ctx context.Context, r *refLine, lang string, 
 	}
 	if loc.ok && d.member && loc.kind == extract.KindTest && (r.line < loc.start || r.line > loc.end) {
 		return vContra, whyLocalDecl, true, nil
+	}
+	if !d.member && isTSLang(lang) && tsKeyOnly(line, u) {
+		return vContra, whyKey, true, nil
 	}
 	if !d.member && len(u.chain) == 0 && !u.expr {
 		nearer, err := rr.nearerDecl(ctx, r, d)
@@ -439,4 +444,125 @@ func (rr *refResolver) continued(ctx context.Context, r *refLine, folded bool, l
 		folded = folded || hasFoldedUse(next, rr.name)
 	}
 	return folded, false
+}
+
+// mostUsed returns the definition a bare name several share answers
+// for, and why: the most resolved and likely lines; between equals, the
+// larger share of the lines that match the name only (a line open to k
+// definitions counts 1/k to each, so a definition more files reach
+// shares in more); then a declaration other files can name over one
+// local to a function or a test; then the first.
+func (rr *refResolver) mostUsed(ctx context.Context, js []judged, counts []int) (int, string, error) {
+	share := make([]float64, len(rr.defs))
+	open := make([]int, 0, len(rr.defs))
+	for _, j := range js {
+		if j.folded || j.moved {
+			continue
+		}
+		open = open[:0]
+		for di := range rr.defs {
+			if lineConfidence(j, di) == ConfNameOnly {
+				open = append(open, di)
+			}
+		}
+		for _, di := range open {
+			share[di] += 1 / float64(len(open))
+		}
+	}
+	local := make([]bool, len(rr.defs))
+	for i := range rr.defs {
+		l, err := rr.localScopeOf(ctx, &rr.defs[i])
+		if err != nil {
+			return 0, "", err
+		}
+		local[i] = l.ok
+	}
+	better := func(i, j int) bool { // i before j
+		if counts[i] != counts[j] {
+			return counts[i] > counts[j]
+		}
+		if d := share[i] - share[j]; d > 1e-9 || d < -1e-9 {
+			return d > 0
+		}
+		return !local[i] && local[j]
+	}
+	best := 0
+	for i := 1; i < len(rr.defs); i++ {
+		if better(i, best) {
+			best = i
+		}
+	}
+	why := ""
+	for i := range rr.defs {
+		if i == best || counts[i] != counts[best] {
+			continue
+		}
+		if d := share[best] - share[i]; d > 1e-9 {
+			why = "share"
+			break
+		}
+		if local[i] && !local[best] {
+			why = "local"
+		}
+	}
+	switch why {
+	case "share":
+		why = fmt.Sprintf("; of the lines matching the name only, it shares in the most (%.1f)", share[best])
+	case "local":
+		why = "; other files can name it, the others are declared inside a function or test"
+	}
+	return best, why, nil
+}
+
+// lineConfidence is a judged line's confidence for definition di ("" when
+// the line is not di's).
+func lineConfidence(j judged, di int) string {
+	rank := map[string]int{ConfResolved: 3, ConfLikely: 2, ConfNameOnly: 1}
+	best := ""
+	for _, o := range j.occs {
+		if c, _ := occConfidence(o, di); rank[c] > rank[best] {
+			best = c
+		}
+	}
+	return best
+}
+
+// tsKeyOnly reports whether u is a key written where an object literal,
+// a type literal or a destructuring pattern names a property ("{ name:",
+// ", name:", or "name:" opening a line): it names the property, not the
+// variable, function or type of the name in scope.
+func tsKeyOnly(line string, u useAt) bool {
+	if !u.key || len(u.chain) > 0 || u.expr || u.at > len(line) {
+		return false
+	}
+	b := strings.TrimRight(line[:u.at], " \t")
+	b = strings.TrimSuffix(strings.TrimSuffix(b, "readonly"), " ")
+	return b == "" || strings.HasSuffix(b, "{") || strings.HasSuffix(b, ",")
+}
+
+// tsUseOnDeclLine reports whether occurrence u on a TypeScript line
+// where a symbol of the name (in any case) starts is a use, not the
+// declared name: no definition of the name as written starts on the
+// line, or one does and u is not the line's first bare occurrence
+// ("Organization: Organization;" declares the first and uses the
+// second).
+func (rr *refResolver) tsUseOnDeclLine(r *refLine, lang, line string, u useAt) bool {
+	if !isTSLang(lang) {
+		return false
+	}
+	starts := false
+	for i := range rr.defs {
+		if o := rr.defs[i].u; o.fileID == r.fileID && o.start == r.line {
+			starts = true
+		}
+	}
+	if !starts {
+		return true
+	}
+	for _, o := range findUses(line, rr.name) {
+		if len(o.chain) == 0 && !o.expr {
+			return o.at != u.at
+		}
+	}
+	return false
 }
