@@ -409,7 +409,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		lang = f.language
 	}
 	known := lang == "go" || lang == "python" || lang == "typescript" || lang == "javascript" || lang == "tsx"
-	if r.defLine && r.fileID == d.u.fileID && r.line == d.u.start {
+	if r.defLine && r.fileID == d.u.fileID && r.line == d.u.start && !rr.tsUseOnDeclLine(r, lang, line, u) {
 		return vSelf, "", nil // the definition's own name
 	}
 	if v, why, ok, err := rr.judgeScope(ctx, r, lang, line, u, d); err != nil || ok {
