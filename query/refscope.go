@@ -3,7 +3,6 @@ package query
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -258,9 +257,36 @@ func (rr *refResolver) closureOf(ctx context.Context, from string) (map[string]b
 	return seen, nil
 }
 
-// tsSpecifier finds a module specifier: after from, import, import(,
-// require( or a triple-slash reference's path.
-var tsSpecifier = regexp.MustCompile(`(?:\bfrom\s*|^\s*import\s*|\bimport\s*\(\s*|\brequire\s*\(\s*|<reference\s+path\s*=\s*)['"]([^'"\n]+)['"]`)
+// tsSpecifiers returns the module specifiers a line names: the string
+// right after from, import, import(, require( or a triple-slash
+// reference's path=.
+func tsSpecifiers(line string) []string {
+	var out []string
+	for _, kw := range []string{"from", "import", "require", "path="} {
+		for i := 0; ; {
+			j := strings.Index(line[i:], kw)
+			if j < 0 {
+				break
+			}
+			j += i
+			i = j + len(kw)
+			if kw != "path=" && (j > 0 && isWordRune(rune(line[j-1])) || i < len(line) && isWordRune(rune(line[i]))) {
+				continue // part of a longer word
+			}
+			k := i
+			for k < len(line) && (line[k] == ' ' || line[k] == '\t' || line[k] == '(' && kw != "from" && kw != "path=") {
+				k++
+			}
+			if k >= len(line) || line[k] != '\'' && line[k] != '"' {
+				continue
+			}
+			if e := strings.IndexByte(line[k+1:], line[k]); e > 0 {
+				out = append(out, line[k+1:k+1+e])
+			}
+		}
+	}
+	return out
+}
 
 // edgesOf returns the indexed files file p imports, sorted.
 func (rr *refResolver) edgesOf(ctx context.Context, p string) ([]string, error) {
@@ -281,22 +307,23 @@ func (rr *refResolver) edgesOf(ctx context.Context, p string) ([]string, error) 
 	if err != nil {
 		return nil, err
 	}
-	set := map[string]bool{}
+	set, bare := map[string]bool{}, false
 	for _, l := range text {
-		if !strings.Contains(l, "from") && !strings.Contains(l, "import") && !strings.Contains(l, "require") && !strings.Contains(l, "reference") {
-			continue
-		}
-		for _, m := range tsSpecifier.FindAllStringSubmatch(l, -1) {
-			for _, g := range rr.specifierFiles(p, f.language, m[1]) {
+		for _, spec := range tsSpecifiers(l) {
+			fs := rr.specifierFiles(p, f.language, spec)
+			for _, g := range fs {
 				set[g] = true
 			}
+			bare = bare || len(fs) == 0 && !strings.HasPrefix(spec, ".")
 		}
 	}
 	// A name imported from a package the repository may be itself
 	// ("@scope/pkg" inside pkg): the files declaring it at top level.
-	fi, err := rr.importsOf(ctx, f.id)
-	if err != nil {
-		return nil, err
+	fi := &fileImports{}
+	if bare {
+		if fi, err = rr.importsOf(ctx, f.id); err != nil {
+			return nil, err
+		}
 	}
 	for _, m := range []map[string]importedName{fi.names, fi.reexports} {
 		for _, in := range m {
@@ -394,9 +421,18 @@ func (rr *refResolver) topLevelFiles(ctx context.Context, name string) ([]string
 	return out, nil
 }
 
-// tsModuleLine is a line of a module (an import or an export); a file
-// without one is a script, whose declarations are global.
-var tsModuleLine = regexp.MustCompile(`^\s*(?:import|export)\b|\bmodule\.exports\b|^\s*exports\.`)
+// tsModuleLine reports whether a line makes its file a module (an
+// import or an export, CommonJS's exports); a file without one is a
+// script, whose declarations are global.
+func tsModuleLine(l string) bool {
+	t := strings.TrimLeft(l, " \t")
+	for _, kw := range []string{"import", "export"} {
+		if rest, ok := strings.CutPrefix(t, kw); ok && (rest == "" || !isWordRune(rune(rest[0]))) {
+			return true
+		}
+	}
+	return strings.HasPrefix(t, "exports.") || strings.Contains(l, "module.exports")
+}
 
 // seenEverywhere reports whether the declarations of file p are seen
 // from every file: a declaration file, a script, or a file declaring
@@ -419,7 +455,7 @@ func (rr *refResolver) seenEverywhere(ctx context.Context, p string) (bool, erro
 				g = true
 				break
 			}
-			module = module || tsModuleLine.MatchString(l)
+			module = module || tsModuleLine(l)
 		}
 		g = g || !module
 	}
