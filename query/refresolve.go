@@ -294,7 +294,11 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 		if len(us) == 0 {
 			j.folded = hasFoldedUse(l, rr.name)
 			j.folded, j.moved = rr.continued(ctx, r, j.folded, listed)
-			j.occs = []occVerdicts{{verdict: make([]refVerdict, len(rr.defs)), why: make([]string, len(rr.defs))}}
+			o, err := rr.unwrittenVerdicts(ctx, r)
+			if err != nil {
+				return nil, err
+			}
+			j.occs = []occVerdicts{o}
 		}
 		for _, u := range us {
 			o := occVerdicts{verdict: make([]refVerdict, len(rr.defs)), why: make([]string, len(rr.defs))}

@@ -88,16 +88,7 @@ func (rr *refResolver) judgeScope(ctx context.Context, r *refLine, lang, line st
 		return 0, "", false, err
 	}
 	if r.fileID != d.u.fileID {
-		if loc.ok && (!d.member || loc.kind == extract.KindTest) {
-			return vContra, whyLocalDecl, true, nil
-		}
-		if isTSLang(lang) && isTSLang(d.lang) {
-			ok, err := rr.reaches(ctx, r.path, d.u.path)
-			if err != nil || !ok {
-				return vContra, whyUnreached, err == nil, err
-			}
-		}
-		return vOpen, "", false, nil
+		return rr.judgeFileScope(ctx, r, lang, d, loc)
 	}
 	if loc.ok && d.member && loc.kind == extract.KindTest && (r.line < loc.start || r.line > loc.end) {
 		return vContra, whyLocalDecl, true, nil
@@ -112,6 +103,53 @@ func (rr *refResolver) judgeScope(ctx context.Context, r *refLine, lang, line st
 		}
 	}
 	return vOpen, "", false, nil
+}
+
+// judgeFileScope judges a use in another file than d's: none when d is
+// declared inside a function or a test (or is a member of a type
+// declared in a test), or when the file cannot reach d's through
+// imports.
+func (rr *refResolver) judgeFileScope(ctx context.Context, r *refLine, lang string, d *refDef, loc localScope) (refVerdict, string, bool, error) {
+	if loc.ok && (!d.member || loc.kind == extract.KindTest) {
+		return vContra, whyLocalDecl, true, nil
+	}
+	if isTSLang(lang) && isTSLang(d.lang) {
+		ok, err := rr.reaches(ctx, r.path, d.u.path)
+		if err != nil || !ok {
+			return vContra, whyUnreached, err == nil, err
+		}
+	}
+	return vOpen, "", false, nil
+}
+
+// unwrittenVerdicts gives a line that does not hold the name as
+// written (a statement wrapped onto later lines) its verdicts: open to
+// every definition its file can see.
+func (rr *refResolver) unwrittenVerdicts(ctx context.Context, r *refLine) (occVerdicts, error) {
+	o := occVerdicts{verdict: make([]refVerdict, len(rr.defs)), why: make([]string, len(rr.defs))}
+	lang := ""
+	if f := rr.files[r.fileID]; f != nil {
+		lang = f.language
+	}
+	if lang != "python" && !isTSLang(lang) {
+		return o, nil
+	}
+	for i := range rr.defs {
+		d := &rr.defs[i]
+		if d.u.fileID == r.fileID || (lang == "python") != (d.lang == "python") {
+			continue
+		}
+		loc, err := rr.localScopeOf(ctx, d)
+		if err != nil {
+			return o, err
+		}
+		if v, why, ok, err := rr.judgeFileScope(ctx, r, lang, d, loc); err != nil {
+			return o, err
+		} else if ok {
+			o.verdict[i], o.why[i] = v, why
+		}
+	}
+	return o, nil
 }
 
 // nearerDecl reports whether another definition of the name, declared

@@ -23,6 +23,10 @@ export interface Pair {
 	"src/other/unrelated.ts": `export interface Config {
   mode: number;
 }
+
+export interface Factory {
+  create(): Config;
+}
 `,
 	"src/legacy.ts": `interface Legacy {
   mode: boolean;
@@ -53,6 +57,20 @@ export const q = data();
 export const t = builder
   .meta<{ b: number }>()
   .create();
+export const r = wrap({
+  greeting: builder
+    // the chain goes on
+    //
+    //
+    //
+    //
+    //
+    //
+    //
+    //
+    //
+    .create(),
+});
 `,
 	"src/meta.ts": "export interface Meta {\n  span: string;\n}\n",
 	"src/a.test.ts": `type Meta = { top: boolean };
@@ -130,6 +148,9 @@ func TestRefsTypeScriptScope(t *testing.T) {
 		}},
 		{"src/meta.ts", "Meta", map[string]string{
 			at("src/keys.ts", "export const t = builder"): "", // ".meta<" on a later line: another case
+		}},
+		{"src/other/unrelated.ts", "Factory.create", map[string]string{
+			at("src/keys.ts", "greeting: builder"): "", // the chain's call, on a later line, in a file no import joins
 		}},
 		{"src/keys.ts", "data", map[string]string{
 			at("src/keys.ts", "{ data: 2 }"): "", // an object's key names a property
