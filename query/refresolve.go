@@ -191,15 +191,7 @@ func newRefResolver(name string, defs []refDef, files map[int64]*fileInfo, lines
 }
 
 func (rr *refResolver) text(ctx context.Context, id int64) ([]string, error) {
-	if t, ok := rr.texts[id]; ok {
-		return t, nil
-	}
-	t, err := rr.lines(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	rr.texts[id] = t
-	return t, nil
+	return memoErr(rr.texts, id, func() ([]string, error) { return rr.lines(ctx, id) })
 }
 
 func (rr *refResolver) importsOf(ctx context.Context, id int64) (*fileImports, error) {

@@ -228,16 +228,20 @@ func (rr *refResolver) symbolAt(ctx context.Context, id int64, q string) (*unit,
 }
 
 func (rr *refResolver) symbolsNamed(ctx context.Context, name string) ([]*unit, error) {
-	st := rr.scopes()
-	if us, ok := st.symbols[name]; ok {
-		return us, nil
+	return memoErr(rr.scopes().symbols, name, func() ([]*unit, error) { return rr.declared(ctx, name) })
+}
+
+// memoErr returns m[k], reading it first when m has none (a failed read
+// is not kept).
+func memoErr[K comparable, V any](m map[K]V, k K, read func() (V, error)) (V, error) {
+	if v, ok := m[k]; ok {
+		return v, nil
 	}
-	us, err := rr.declared(ctx, name)
-	if err != nil {
-		return nil, err
+	v, err := read()
+	if err == nil {
+		m[k] = v
 	}
-	st.symbols[name] = us
-	return us, nil
+	return v, err
 }
 
 // reaches reports whether a use in file from can see a declaration of
