@@ -66,10 +66,14 @@ func (p *Planner) SymbolWith(ctx context.Context, idOrName string, opts SymbolOp
 		}
 		sid, d.Others, d.Note = r.sid, r.others, r.note
 		if len(r.others) > 0 && len(parseDefQuery(idOrName).parts) == 1 {
-			if sid, d.Note, err = p.mostUsed(ctx, idOrName, r); err != nil {
+			var aside *SymRef
+			if sid, d.Note, aside, err = p.mostUsed(ctx, idOrName, r); err != nil {
 				return nil, err
 			}
-			d.Others = slices.DeleteFunc(d.Others, func(o SymRef) bool { return o.ID == sid })
+			d.Others = slices.DeleteFunc(d.Others, func(o SymRef) bool { return o.ID == sid || aside != nil && o.ID == aside.ID })
+			if aside != nil {
+				d.Others = append([]SymRef{*aside}, d.Others...) // the name's first pick stays listed
+			}
 		}
 	}
 	info, ok, err := p.db.SymbolInfo(ctx, sid)
@@ -170,18 +174,22 @@ func symRef(s tables.SymbolSpan) *SymRef {
 
 // mostUsed picks, among the definitions a bare name shares, the one the
 // repository uses most (its resolved and likely references), when that
-// is not already r's pick, and says so.
-func (p *Planner) mostUsed(ctx context.Context, name string, r resolved) (string, string, error) {
+// is not already r's pick, and says so; aside is r's pick when set
+// aside.
+func (p *Planner) mostUsed(ctx context.Context, name string, r resolved) (sid, note string, aside *SymRef, err error) {
 	refs, err := p.References(ctx, RefsRequest{Name: name, Limit: 1})
 	if err != nil || refs.Symbol == nil || refs.Symbol.ID == r.sid {
-		return r.sid, r.note, err
+		return r.sid, r.note, nil, err
 	}
 	chosen := refs.Confidence[ConfResolved] + refs.Confidence[ConfLikely]
 	for _, d := range refs.Definitions {
-		if d.ID == r.sid && d.References >= chosen {
-			return r.sid, r.note, nil
+		if d.ID == r.sid {
+			if d.References >= chosen {
+				return r.sid, r.note, nil, nil
+			}
+			aside = &d.SymRef
 		}
 	}
-	note := fmt.Sprintf("%d definitions are named %s; chose %s, the most used (%d resolved or likely references; the references of %s list the others with their counts)", refs.SharedBy, name, refs.Symbol.Qualname, chosen, name)
-	return refs.Symbol.ID, strings.TrimSpace(note + " " + r.note), nil
+	note = fmt.Sprintf("%d definitions are named %s; chose %s, the most used (%d resolved or likely references; the references of %s list the others with their counts)", refs.SharedBy, name, refs.Symbol.Qualname, chosen, name)
+	return refs.Symbol.ID, strings.TrimSpace(note + " " + r.note), aside, nil
 }

@@ -151,6 +151,7 @@ func (p *Planner) RankRefs(ctx context.Context, req RefsRequest) (*RefsDraft, er
 		})
 		rr.named = func(ctx context.Context, n string) ([]refDef, error) { return p.symbols.exactDefs(ctx, n, nil, files) }
 		rr.goCache = p.symbols.goChecks // nil: this lookup's own
+		rr.declared = p.symbols.declared
 		js, err := rr.judge(ctx, refs)
 		if err != nil {
 			return nil, err
@@ -167,7 +168,7 @@ func (p *Planner) RankRefs(ctx context.Context, req RefsRequest) (*RefsDraft, er
 				}
 			}
 		}
-		di := 0
+		di, why := 0, ""
 		if def != nil {
 			for i, d := range defs {
 				if d.u.id == def.id {
@@ -175,11 +176,8 @@ func (p *Planner) RankRefs(ctx context.Context, req RefsRequest) (*RefsDraft, er
 				}
 			}
 		} else {
-			// The most used definition: resolved and likely lines.
-			for i := range defs {
-				if counts[i] > counts[di] {
-					di = i
-				}
+			if di, why, err = rr.mostUsed(ctx, js, counts); err != nil {
+				return nil, err
 			}
 			def = defs[di].u
 		}
@@ -193,7 +191,7 @@ func (p *Planner) RankRefs(ctx context.Context, req RefsRequest) (*RefsDraft, er
 				out.Definitions = append(out.Definitions, RefDefinition{SymRef: SymRef{ID: d.u.id, Kind: d.u.symKind, Qualname: d.u.qualname, Path: d.u.path, StartLine: d.u.start, EndLine: d.u.end}, References: counts[i]})
 			}
 			if req.ID == "" {
-				out.Notes = append(out.Notes, fmt.Sprintf("%d definitions are named %s; these are the references of the most used one (%d resolved or likely lines); ask by id for another one's", len(defs), q.name, counts[di]))
+				out.Notes = append(out.Notes, fmt.Sprintf("%d definitions are named %s; these are the references of the most used one (%d resolved or likely lines%s); ask by id for another one's", len(defs), q.name, counts[di], why))
 			}
 		}
 		var left map[string]int
@@ -299,6 +297,21 @@ func GroupRefFiles(lines []RefFile) []RefFile {
 		out[j].Refs = append(out[j].Refs, l.Refs...)
 	}
 	return out
+}
+
+// declared returns every symbol named exactly name, tests included.
+func (sf *symbolFinder) declared(ctx context.Context, name string) ([]*unit, error) {
+	rows, err := sf.db.SymbolsNamed(ctx, tables.NameLookup{Name: name}, scope.Scope{})
+	if err != nil {
+		return nil, err
+	}
+	var out []*unit
+	for _, r := range rows {
+		if r.Name == name {
+			out = append(out, symbolUnit(r))
+		}
+	}
+	return out, nil
 }
 
 // exactDefs returns the definitions named exactly name (case and all),

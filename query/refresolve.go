@@ -121,6 +121,11 @@ type refResolver struct {
 	// state.
 	named func(ctx context.Context, name string) ([]refDef, error)
 	py    *pyState
+
+	// declared returns every symbol of a name, tests included; scope is
+	// what the scope rules have read (refscope.go).
+	declared func(ctx context.Context, name string) ([]*unit, error)
+	scope    *scopeState
 }
 
 // lineVar keys a memo: a file, a line (or 0) and a name (or an offset).
@@ -187,15 +192,7 @@ func newRefResolver(name string, defs []refDef, files map[int64]*fileInfo, lines
 }
 
 func (rr *refResolver) text(ctx context.Context, id int64) ([]string, error) {
-	if t, ok := rr.texts[id]; ok {
-		return t, nil
-	}
-	t, err := rr.lines(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	rr.texts[id] = t
-	return t, nil
+	return memoErr(rr.texts, id, func() ([]string, error) { return rr.lines(ctx, id) })
 }
 
 func (rr *refResolver) importsOf(ctx context.Context, id int64) (*fileImports, error) {
@@ -289,13 +286,12 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 		us := uses[i]
 		if len(us) == 0 {
 			j.folded = hasFoldedUse(l, rr.name)
-			for n := r.line + 1; !j.folded && n <= r.line+10; n++ {
-				if next, _ := rr.lineOf(ctx, r.fileID, n); len(findUseOffsets(next, rr.name)) > 0 {
-					j.moved = listed[enclKey{file: r.fileID, start: n}]
-					break
-				}
+			j.folded, j.moved = rr.continued(ctx, r, j.folded, listed)
+			o, err := rr.unwrittenVerdicts(ctx, r)
+			if err != nil {
+				return nil, err
 			}
-			j.occs = []occVerdicts{{verdict: make([]refVerdict, len(rr.defs)), why: make([]string, len(rr.defs))}}
+			j.occs = []occVerdicts{o}
 		}
 		for _, u := range us {
 			o := occVerdicts{verdict: make([]refVerdict, len(rr.defs)), why: make([]string, len(rr.defs))}
@@ -410,8 +406,11 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		lang = f.language
 	}
 	known := lang == "go" || lang == "python" || lang == "typescript" || lang == "javascript" || lang == "tsx"
-	if r.defLine && r.fileID == d.u.fileID && r.line == d.u.start {
+	if r.defLine && r.fileID == d.u.fileID && r.line == d.u.start && !rr.tsUseOnDeclLine(r, lang, line, u) {
 		return vSelf, "", nil // the definition's own name
+	}
+	if v, why, ok, err := rr.judgeScope(ctx, r, lang, line, u, d); err != nil || ok {
+		return v, why, err
 	}
 	if lang == "go" {
 		if v, why, ok := rr.goJudge(r, u, d); ok {
@@ -419,7 +418,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		}
 	}
 	embedded := lang == "go" && !d.member && strings.TrimLeft(strings.TrimSpace(line), "*") == rr.name
-	if !embedded && (u.decl || (r.defLine && len(u.chain) == 0 && !u.expr)) {
+	if !embedded && (u.decl || (r.defLine && len(u.chain) == 0 && !u.expr && !rr.tsUseOnDeclLine(r, lang, line, u))) {
 		if r.fileID == d.u.fileID && r.line >= d.u.start && r.line <= d.u.end && (r.enclName == rr.name || r.enclName == "") {
 			return vSelf, "", nil // the definition's own name on a later line of its header
 		}
