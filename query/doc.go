@@ -39,6 +39,14 @@
 // except clauses and super() through bases read across files; a type the
 // repository does not define owns its members, and an override's uses on
 // receivers of no stated type are listed under the base's member.
+// TypeScript values are typed the same way (refts.go, refts_decl.go,
+// refts_types.go: annotations, calls' stated returns, closures, type
+// parameters' constraints, the type a literal is written for); Go uses
+// the standard library's type checker over the indexed sources
+// (refgo.go, refgocheck.go; a server keeps its checks, refgocache.go;
+// ADR 0022). Every language but Go also follows where a definition can
+// be named at all (refscope.go): declarations local to a function or a
+// test, the nearest enclosing one, and TypeScript's import graph.
 //
 // Vector weights are measured per repository (calibrate.go, ADR 0021):
 // KeepCalibrated, the indexer's calibration step, runs each vector
@@ -173,7 +181,9 @@
 // takes the task priors instead (task.go: tests ×0.1, prose and data
 // ×0.2); a task-shaped one (a commit subject or change
 // request, by its verb of change or commit prefix, or reduced task text)
-// also weighs doc comments 0.5 and does not search its verb. Priors
+// also weighs doc comments 0.5 and does not search its verb, and lifts
+// the files it names (a path, a file or directory name, named.go) and
+// the files holding the identifiers it writes (quoted.go). Priors
 // demote, never remove, and a demoted hit always carries a why saying so. Each
 // file is represented by its best unit (definitions win ties over
 // blocks); its further non-overlapping units compete at the file's score
