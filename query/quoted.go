@@ -22,7 +22,7 @@ import (
 // more says little about any one file, and its blocks cost a read each.
 const (
 	maxQuotedNames  = 4
-	maxQuotedBlocks = 300
+	maxQuotedBlocks = 100
 )
 
 // quotedTerms returns the full-text terms of the names written in text
