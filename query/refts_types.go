@@ -403,6 +403,9 @@ func (rr *refResolver) tsBoundType(ctx context.Context, r *refLine, v string) (s
 			if e := tsTupleElement(t, idx); e != "" {
 				return e, in
 			}
+			if e, ein := rr.tsAliasTupleElement(ctx, in, t, idx); e != "" {
+				return e, ein
+			}
 			return tsElement(t), in // an array's elements
 		}
 		return t, in
@@ -459,7 +462,7 @@ var tsIndexed = regexp.MustCompile(`^(` + tsChainExpr + `)\s*\[\s*([^\[\]]+?)\s*
 // tsCallExpr matches a call ending an expression: "await" before it
 // optionally, a callee chain, type arguments, the argument list to the
 // end (a trailing '!' or ';' allowed).
-var tsCallExpr = regexp.MustCompile(`^(await\s+)?(` + tsChainExpr + `)\s*(?:<[^()]*>)?\s*(?:\?\.)?\s*\(`)
+var tsCallExpr = regexp.MustCompile(`^(await\s+)?(` + tsChainExpr + `)\s*(<[^()]*>)?\s*(?:\?\.)?\s*\(`)
 
 // tsExprType returns the type of expression e (a binding's right-hand
 // side) at r: a chain's, or a call's stated return type ("f(…)",
@@ -481,7 +484,8 @@ func (rr *refResolver) tsExprType(ctx context.Context, r *refLine, e string) (st
 	if m == nil {
 		return "", 0
 	}
-	if end := closingBracket(e, m[1]-1); end < 0 || strings.TrimRight(e[end+1:], "!; ") != "" {
+	end := closingBracket(e, m[1]-1)
+	if end < 0 || strings.TrimRight(e[end+1:], "!; ") != "" {
 		return "", 0 // more follows the call: not its value
 	}
 	chain := tsChainSep.Split(e[m[4]:m[5]], -1)
@@ -489,13 +493,19 @@ func (rr *refResolver) tsExprType(ctx context.Context, r *refLine, e string) (st
 	var in int64
 	if len(chain) == 1 {
 		t, in = rr.tsFuncReturn(ctx, r.fileID, chain[0])
-		if t == "" {
-			if ft, fin := rr.tsTypeOf(ctx, r, chain[0]); ft != "" {
-				t, in = rr.tsFuncTypeReturn(ctx, fin, ft)
+		if t != "" {
+			targs := ""
+			if m[6] >= 0 {
+				targs = e[m[6]:m[7]]
 			}
+			t, in = rr.tsGivenReturn(ctx, r, chain[0], t, in, targs, tsSplitTop(e[m[1]:end], ","))
+		} else if ft, fin := rr.tsTypeOf(ctx, r, chain[0]); ft != "" {
+			t, in = rr.tsFuncTypeReturn(ctx, fin, ft)
 		}
 	} else if ft, fin, _ := rr.tsChainType(ctx, r, chain); ft != "" {
 		t, in = rr.tsFuncTypeReturn(ctx, fin, ft)
+	} else if rt, rin, _ := rr.tsChainType(ctx, r, chain[:len(chain)-1]); rt != "" {
+		t, in = rr.tsMethodReturn(ctx, rin, rt, chain[len(chain)-1]) // a method's stated result
 	}
 	if t = strings.TrimSpace(t); m[2] >= 0 && leadingTypeName(t) == "Promise" {
 		t = strings.TrimSpace(t[len("Promise"):])

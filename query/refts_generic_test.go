@@ -1,0 +1,105 @@
+package query
+
+import "testing"
+
+// tsGenericFiles: values whose stated types reach a member through a
+// type's parameters: an alias of tuples given its argument, a class's
+// generic method stating its result, a generic function's result given
+// its type argument or an argument of stated type, and a generic class's
+// field.
+var tsGenericFiles = map[string]string{
+	"src/types.ts": `export interface Call {
+  path: string;
+}
+
+export interface Info {
+  calls: Call[];
+}
+
+export interface Other {
+  path: string;
+}
+
+export interface Root<TCtx> {
+  ctx: TCtx;
+  path: string;
+}
+
+class Builder<TCtx extends object> {
+  create<TOptions extends object>(
+    opts?: TOptions,
+  ): Root<TCtx> {
+    return null as any;
+  }
+}
+
+export const init = new Builder();
+
+export function wrap<T>(v: T): T[] {
+  return [v];
+}
+
+export function first<T>(): T {
+  return null as any;
+}
+
+export class Box<T> {
+  item!: T;
+}
+`,
+	"src/use.ts": `import { init, wrap, first, Box, type Info, type Call } from './types';
+
+type Pair<T> = [undefined, T] | [Error, undefined];
+
+const t = init.create();
+t.path; // Root's
+
+export function use(pair: Pair<Info>, made: Call, box: Box<Call>) {
+  const [failed, info] = pair;
+  const [call] = info.calls;
+  call!.path; // a Call's
+  call.path; // plain
+  const [wrapped] = wrap(made);
+  wrapped.path; // a Call's: wrap's T is made's type
+  const got = first<Call>();
+  got.path; // a Call's: explicit T
+  box.item.path; // a Call's: Box's field of T
+  const built = new Box<Call>();
+  built.item.path; // a Call's: built as a Box<Call>
+  return failed;
+}
+`,
+}
+
+// TestRefsTypeScriptGenerics: a type's parameters, given by an argument
+// the source states, tie a member's use to one definition.
+func TestRefsTypeScriptGenerics(t *testing.T) {
+	p := refsRepo(t, tsGenericFiles)
+	at := func(marker string) string { return atLine(t, tsGenericFiles, "src/use.ts", marker) }
+	cases := []struct {
+		qualname string
+		want     map[string]string // "" when left out
+	}{
+		{"Call.path", map[string]string{
+			at("call!.path"):          ConfResolved,
+			at("wrapped.path"): ConfResolved,
+			at("got.path"):            ConfResolved,
+			at("box.item.path"):       ConfResolved,
+			at("built.item.path"):     ConfResolved,
+			at("t.path; // Root's"):   "",
+		}},
+		{"Root.path", map[string]string{
+			at("t.path; // Root's"): ConfResolved,
+			at("call!.path"):        "",
+		}},
+		{"Other.path", map[string]string{
+			at("call!.path"):        "",
+			at("got.path"):          "",
+			at("t.path; // Root's"): "",
+		}},
+	}
+	for _, c := range cases {
+		got, _ := refsOf(t, p, "src/types.ts", c.qualname)
+		wantRefs(t, c.qualname, got, c.want)
+	}
+}
