@@ -81,12 +81,12 @@ func TestRefsTypeScriptGenerics(t *testing.T) {
 		want     map[string]string // "" when left out
 	}{
 		{"Call.path", map[string]string{
-			at("call!.path"):          ConfResolved,
-			at("wrapped.path"): ConfResolved,
-			at("got.path"):            ConfResolved,
-			at("box.item.path"):       ConfResolved,
-			at("built.item.path"):     ConfResolved,
-			at("t.path; // Root's"):   "",
+			at("call!.path"):        ConfResolved,
+			at("wrapped.path"):      ConfResolved,
+			at("got.path"):          ConfResolved,
+			at("box.item.path"):     ConfResolved,
+			at("built.item.path"):   ConfResolved,
+			at("t.path; // Root's"): "",
 		}},
 		{"Root.path", map[string]string{
 			at("t.path; // Root's"): ConfResolved,
