@@ -932,10 +932,19 @@ func (rr *refResolver) readTypeOf(ctx context.Context, r *refLine, v string) str
 	if f := rr.files[r.fileID]; f != nil {
 		lang = f.language
 	}
-	if t := paramNames(signatureText(text, r.enclStart, r.enclName).text, r.enclName)[v]; t != "" {
+	sig := signatureText(text, r.enclStart, r.enclName)
+	if t := paramNames(sig.text, r.enclName)[v]; t != "" {
 		return t
 	}
-	for n := r.line - 1; n > r.enclStart && n > r.line-200; n-- {
+	// The body's lines: a signature's own lines state its parameters'
+	// types, where a name in a parameter's type ("cb: (v: T) => void")
+	// binds nothing in the body. (A call's callback closes its argument
+	// list after the body: all of it is read.)
+	body := r.enclStart
+	if sig.end < r.line {
+		body = max(body, sig.end)
+	}
+	for n := r.line - 1; n > body && n > r.line-200; n-- {
 		l := text[n-1]
 		for _, at := range findUseOffsets(l, v) {
 			rest := strings.TrimLeft(l[at+len(v):], " \t")

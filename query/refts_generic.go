@@ -368,3 +368,20 @@ func (rr *refResolver) tsWithArgs(ctx context.Context, r *refLine, v, t string) 
 	}
 	return t
 }
+
+// tsChainAbove returns prefix, the text of line ln (1-based) before a
+// call's argument, joined after the chain ending the line above when
+// prefix opens with a member of it (".invoke(", "?.then(": the chain is
+// written over several lines).
+func tsChainAbove(text []string, ln int, prefix string) string {
+	lead := strings.TrimLeft(prefix, " \t")
+	if !strings.HasPrefix(lead, ".") && !strings.HasPrefix(lead, "?.") && !strings.HasPrefix(lead, "!.") || ln < 2 {
+		return prefix
+	}
+	above := strings.TrimRight(stripComment(text[ln-2]), " \t")
+	c := tsChainEnd.FindStringSubmatch(above)
+	if c == nil {
+		return prefix
+	}
+	return c[1] + lead
+}

@@ -43,11 +43,25 @@ export function first<T>(): T {
   return null as any;
 }
 
+export interface CallOptions<TCtx> {
+  ctx: TCtx;
+  batch: number;
+}
+
+export interface OtherOptions {
+  batch: number;
+}
+
+export type Override<TCtx> = (opts: {
+  args: unknown[];
+  invoke: (opts: CallOptions<TCtx>) => Promise<unknown>;
+}) => Promise<unknown>;
+
 export class Box<T> {
   item!: T;
 }
 `,
-	"src/use.ts": `import { init, wrap, first, Box, type Info, type Call } from './types';
+	"src/use.ts": `import { init, wrap, first, Box, type Info, type Call, type Override } from './types';
 
 type Pair<T> = [undefined, T] | [Error, undefined];
 
@@ -67,6 +81,21 @@ export function use(pair: Pair<Info>, made: Call, box: Box<Call>) {
   const built = new Box<Call>();
   built.item.path; // a Call's: built as a Box<Call>
   return failed;
+}
+
+export function caller<TCtx>(
+  config: {
+    onError?: (opts: Info) => void;
+  },
+): Override<TCtx> {
+  return async (opts) => {
+    return await opts
+      .invoke({
+        ctx: null as any,
+        batch: 0, // CallOptions' key: the chain goes on from the line above
+      })
+      .then((x) => x);
+  };
 }
 `,
 }
@@ -91,6 +120,12 @@ func TestRefsTypeScriptGenerics(t *testing.T) {
 		{"Root.path", map[string]string{
 			at("t.path; // Root's"): ConfResolved,
 			at("call!.path"):        "",
+		}},
+		{"CallOptions.batch", map[string]string{
+			at("batch: 0, // CallOptions"): ConfResolved,
+		}},
+		{"OtherOptions.batch", map[string]string{
+			at("batch: 0, // CallOptions"): "",
 		}},
 		{"Other.path", map[string]string{
 			at("call!.path"):        "",

@@ -132,7 +132,7 @@ func (rr *refResolver) tsLiteralTarget(ctx context.Context, r *refLine, text []s
 		return rr.tsInnerReturn(ctx, r, text, ln)
 	}
 	if strings.HasSuffix(before, "(") || strings.HasSuffix(before, ",") {
-		params, pin, out := rr.tsCallParams(ctx, r, prefix)
+		params, pin, out := rr.tsCallParams(ctx, r, tsChainAbove(text, ln, prefix))
 		if out {
 			return "", 0, true
 		}
