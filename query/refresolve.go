@@ -936,17 +936,16 @@ func (rr *refResolver) readTypeOf(ctx context.Context, r *refLine, v string) str
 	if t := paramNames(sig.text, r.enclName)[v]; t != "" {
 		return t
 	}
-	// The body's lines: a signature's own lines state its parameters'
-	// types, where a name in a parameter's type ("cb: (v: T) => void")
-	// binds nothing in the body. (A call's callback closes its argument
-	// list after the body: all of it is read.)
-	body := r.enclStart
-	if sig.end < r.line {
-		body = max(body, sig.end)
-	}
-	for n := r.line - 1; n > body && n > r.line-200; n-- {
+	for n := r.line - 1; n > r.enclStart && n > r.line-200; n-- {
 		l := text[n-1]
 		for _, at := range findUseOffsets(l, v) {
+			if n <= sig.end && sig.end < r.line && strings.LastIndexByte(l[:at], '(') > strings.LastIndexByte(l[:at], ')') {
+				// A parameter of a function type written in the
+				// signature ("cb: (v: T) => void") binds nothing in the
+				// body. (A call's callback closes its argument list
+				// after the body: its lines are the body's.)
+				continue
+			}
 			rest := strings.TrimLeft(l[at+len(v):], " \t")
 			var rhs string
 			switch {
