@@ -83,6 +83,17 @@ export function use(pair: Pair<Info>, made: Call, box: Box<Call>) {
   return failed;
 }
 
+export function unpack(initOpts: {
+  info: Info;
+  onError?: (one: Other) => void;
+}) {
+  const {
+    info,
+  } = initOpts;
+  const [one] = info.calls;
+  return one.path; // a Call's: info as the parameter's literal states it
+}
+
 export function caller<TCtx>(
   config: {
     onError?: (opts: Info) => void;
