@@ -104,15 +104,8 @@ func tsSubst(t string, params, args []string) string {
 // [Error, undefined]", element 1 of R<Info> is Info).
 func (rr *refResolver) tsAliasTupleElement(ctx context.Context, id int64, t string, i int) (string, int64) {
 	name, args := tsTypeArgs(tsUnwrap(t))
-	if name == "" || strings.Contains(name, ".") {
-		return "", 0
-	}
-	did, dname, ok := rr.tsDeclFile(ctx, id, name)
+	rhs, did, dname, ok := rr.tsAliasRHS(ctx, id, name)
 	if !ok {
-		return "", 0
-	}
-	rhs, found := rr.tsDeclRHS(ctx, did, dname, "type")
-	if !found {
 		return "", 0
 	}
 	rhs = tsSubst(rhs, rr.tsDeclParams(ctx, did, dname), args)
@@ -134,6 +127,21 @@ func (rr *refResolver) tsAliasTupleElement(ctx context.Context, id int64, t stri
 		return one, did
 	}
 	return one, id
+}
+
+// tsAliasRHS returns the right-hand side of the alias of the repository
+// that name (a type written in file id) names, the file it is declared
+// in and its name there.
+func (rr *refResolver) tsAliasRHS(ctx context.Context, id int64, name string) (rhs string, did int64, dname string, ok bool) {
+	if name == "" || strings.Contains(name, ".") {
+		return "", 0, "", false
+	}
+	did, dname, ok = rr.tsDeclFile(ctx, id, name)
+	if !ok {
+		return "", 0, "", false
+	}
+	rhs, ok = rr.tsDeclRHS(ctx, did, dname, "type")
+	return rhs, did, dname, ok
 }
 
 // tsHasWord reports whether s holds w as a whole word.

@@ -1,6 +1,9 @@
 package query
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // tsGenericFiles: values whose stated types reach a member through a
 // type's parameters: an alias of tuples given its argument, a class's
@@ -109,6 +112,19 @@ export function caller<TCtx>(
   };
 }
 `,
+	// A binding's right-hand side is typed where it is written: the
+	// value it names may be bound further above the use than the
+	// reader looks back from the use.
+	"src/far.ts": `import { type Info } from './types';
+
+export function far(all: Info[]) {
+  const [farInfo] = all;
+` + strings.Repeat("  noop();\n", 150) + `  const [farCall] = farInfo.calls;
+` + strings.Repeat("  noop();\n", 100) + `  return farCall.path; // a Call's
+}
+
+function noop() {}
+`,
 }
 
 // TestRefsTypeScriptGenerics: a type's parameters, given by an argument
@@ -148,4 +164,6 @@ func TestRefsTypeScriptGenerics(t *testing.T) {
 		got, _ := refsOf(t, p, "src/types.ts", c.qualname)
 		wantRefs(t, c.qualname, got, c.want)
 	}
+	got, _ := refsOf(t, p, "src/types.ts", "Call.path")
+	wantRefs(t, "Call.path", got, map[string]string{atLine(t, tsGenericFiles, "src/far.ts", "farCall.path"): ConfResolved})
 }

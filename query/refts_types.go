@@ -389,7 +389,9 @@ func (rr *refResolver) tsBoundType(ctx context.Context, r *refLine, v string) (s
 		default:
 			continue
 		}
-		t, in := rr.tsExprType(ctx, r, rhs)
+		at := *r
+		at.line = n // the right-hand side's names are those in scope where it is written
+		t, in := rr.tsExprType(ctx, &at, rhs)
 		if elem {
 			t = tsElement(t)
 		}
@@ -579,16 +581,8 @@ func tsReturnText(s string) string {
 func (rr *refResolver) tsFuncTypeReturn(ctx context.Context, id int64, t string) (string, int64) {
 	t = strings.TrimSpace(tsUnwrap(t))
 	if !strings.HasPrefix(t, "(") {
-		name := leadingTypeName(t)
-		if name == "" || strings.Contains(name, ".") {
-			return "", 0
-		}
-		did, dname, ok := rr.tsDeclFile(ctx, id, name)
+		rhs, did, _, ok := rr.tsAliasRHS(ctx, id, leadingTypeName(t))
 		if !ok {
-			return "", 0
-		}
-		rhs, found := rr.tsDeclRHS(ctx, did, dname, "type")
-		if !found {
 			return "", 0
 		}
 		t, id = strings.TrimSpace(rhs), did
