@@ -96,6 +96,9 @@ func (rr *refResolver) tsRelatedDecl(ctx context.Context, r *refLine, line strin
 		if o.parent == d.parent || o.parent == "" || d.parent == "" {
 			return vRelated, "", nil
 		}
+		if rr.tsImplementedBy(ctx, &o, d) || rr.tsImplementedBy(ctx, d, &o) {
+			return vResolved, "", nil
+		}
 		if d.u.name == "constructor" {
 			return vContra, whyDecl, nil // each class's own: a constructor is not inherited
 		}

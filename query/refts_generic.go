@@ -393,3 +393,28 @@ func tsChainAbove(text []string, ln int, prefix string) string {
 	}
 	return c[1] + lead
 }
+
+// tsAnnotatedLiteral matches a top-level variable holding an object
+// literal written for a stated type: "const v: T = {".
+var tsAnnotatedLiteral = regexp.MustCompile(`^(?:export\s+)?(?:const|let|var)\s+([\p{L}_$][\p{L}\p{N}_$]*)\s*:\s*([\p{L}_$][\p{L}\p{N}_$]*)\s*(?:<[^=]*>)?\s*=\s*\{`)
+
+// tsImplementedBy reports whether member m is a key of an object literal
+// a top-level variable holds for the stated type that declares member t
+// ("const h: Handler = { parse() {…} }" implements Handler.parse): the
+// language service relates the two both ways.
+func (rr *refResolver) tsImplementedBy(ctx context.Context, m, t *refDef) bool {
+	if !isTSLang(m.lang) || m.parent == "" || strings.Contains(m.parent, ".") || t.parent == "" {
+		return false
+	}
+	decls := rr.tsDecls(ctx, m.u.fileID)[m.parent]
+	text, err := rr.text(ctx, m.u.fileID)
+	if err != nil || len(decls) == 0 || decls[0].line >= len(text) {
+		return false
+	}
+	a := tsAnnotatedLiteral.FindStringSubmatch(stripComment(text[decls[0].line]))
+	if a == nil || a[1] != m.parent {
+		return false
+	}
+	did, dname, ok := rr.tsDeclFile(ctx, m.u.fileID, a[2])
+	return ok && did == t.u.fileID && dname == t.parent
+}

@@ -60,6 +60,20 @@ export type Override<TCtx> = (opts: {
   invoke: (opts: CallOptions<TCtx>) => Promise<unknown>;
 }) => Promise<unknown>;
 
+export interface Handler {
+  parse(input: string): number;
+}
+
+export interface OtherHandler {
+  parse(input: string): number;
+}
+
+const jsonHandler: Handler = {
+  parse(input) {
+    return 1;
+  },
+};
+
 export class Box<T> {
   item!: T;
 }
@@ -153,6 +167,15 @@ func TestRefsTypeScriptGenerics(t *testing.T) {
 		}},
 		{"OtherOptions.batch", map[string]string{
 			at("batch: 0, // CallOptions"): "",
+		}},
+		{"Handler.parse", map[string]string{
+			atLine(t, tsGenericFiles, "src/types.ts", "  parse(input) {"): ConfResolved, // the literal's key implements it
+		}},
+		{"OtherHandler.parse", map[string]string{
+			atLine(t, tsGenericFiles, "src/types.ts", "  parse(input) {"): "",
+		}},
+		{"jsonHandler.parse", map[string]string{
+			atLine(t, tsGenericFiles, "src/types.ts", "  parse(input: string): number;"): ConfResolved, // Handler's, the first
 		}},
 		{"Other.path", map[string]string{
 			at("call!.path"):        "",
