@@ -475,11 +475,12 @@ func (rr *refResolver) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d 
 	return v, why, ok, nil
 }
 
-// tsObjectKey reports whether u is a key ("name: value") of an object
-// literal written where a value is: a property, never the local of the
-// same name.
+// tsObjectKey reports whether u is a key ("name: value", or a
+// shorthand "name," that is a key and the local at once) of an object
+// literal written where a value is: a property, never only the local of
+// the same name.
 func (rr *refResolver) tsObjectKey(ctx context.Context, r *refLine, u useAt) bool {
-	if !u.key {
+	if !u.key && !u.shorthand {
 		return false
 	}
 	text, err := rr.text(ctx, r.fileID)

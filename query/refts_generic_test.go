@@ -78,7 +78,7 @@ export class Box<T> {
   item!: T;
 }
 `,
-	"src/use.ts": `import { init, wrap, first, Box, type Info, type Call, type Override } from './types';
+	"src/use.ts": `import { init, wrap, first, Box, type Info, type Call, type CallOptions, type Override } from './types';
 
 type Pair<T> = [undefined, T] | [Error, undefined];
 
@@ -109,6 +109,24 @@ export function unpack(initOpts: {
   } = initOpts;
   const [one] = info.calls;
   return one.path; // a Call's: info as the parameter's literal states it
+}
+
+export function handle(msg: string, batch: number) {
+  run(async () => {
+    const res = await take({
+      ctx: msg,
+      batch,
+    });
+    return res;
+  });
+}
+
+function run(f: () => Promise<unknown>) {
+  return f();
+}
+
+async function take(o: CallOptions<string>) {
+  return o;
 }
 
 export function caller<TCtx>(
@@ -163,6 +181,7 @@ func TestRefsTypeScriptGenerics(t *testing.T) {
 			at("call!.path"):        "",
 		}},
 		{"CallOptions.batch", map[string]string{
+			at("      batch,"):             ConfResolved, // a shorthand key: the key and the parameter at once
 			at("batch: 0, // CallOptions"): ConfResolved,
 		}},
 		{"OtherOptions.batch", map[string]string{
