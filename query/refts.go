@@ -498,7 +498,14 @@ func (rr *refResolver) tsObjectKey(ctx context.Context, r *refLine, u useAt) boo
 	if strings.HasSuffix(before, "=>") {
 		return false // a function's body
 	}
-	return lastWord(before) == "return" || before != "" && strings.ContainsAny(before[len(before)-1:], "(,=:[?|&")
+	literal := lastWord(before) == "return" || before != "" && strings.ContainsAny(before[len(before)-1:], "(,=:[?|&")
+	if literal && !u.key {
+		// A shorthand is a member's key only where the source states the
+		// literal's type; else it is the local's use in a literal of its own.
+		t, _, outside := rr.tsLiteralType(ctx, r, text, ln, col, 0)
+		return t != "" || outside
+	}
+	return literal
 }
 
 var (

@@ -117,7 +117,8 @@ export function handle(msg: string, batch: number) {
       ctx: msg,
       batch,
     });
-    return res;
+    const plain = { batch }; // a literal of its own: the parameter's use
+    return [res, plain];
   });
 }
 
