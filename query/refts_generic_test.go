@@ -117,8 +117,7 @@ export function handle(msg: string, batch: number) {
       ctx: msg,
       batch,
     });
-    const plain = { batch }; // a literal of its own: the parameter's use
-    return [res, plain];
+    return res;
   });
 }
 
@@ -128,6 +127,13 @@ function run(f: () => Promise<unknown>) {
 
 async function take(o: CallOptions<string>) {
   return o;
+}
+
+export class Failure extends Error {
+  public readonly cause?: Error;
+  constructor(message: string, cause?: Error) {
+    super(message, { cause }); // no stated type: the parameter's use
+  }
 }
 
 export function caller<TCtx>(
@@ -209,4 +215,6 @@ func TestRefsTypeScriptGenerics(t *testing.T) {
 	}
 	got, _ := refsOf(t, p, "src/types.ts", "Call.path")
 	wantRefs(t, "Call.path", got, map[string]string{atLine(t, tsGenericFiles, "src/far.ts", "farCall.path"): ConfResolved})
+	got, _ = refsOf(t, p, "src/use.ts", "Failure.cause")
+	wantRefs(t, "Failure.cause", got, map[string]string{at("super(message, { cause })"): ""})
 }
