@@ -174,7 +174,12 @@ func goReceiverEnds(line, before string) bool {
 // i ('.', '?.', '::', '->'), or 0.
 func qualSepBefore(line string, i int) int {
 	switch {
-	case i >= 2 && (line[i-2:i] == "?." || line[i-2:i] == "::" || line[i-2:i] == "->"):
+	case i >= 2 && (line[i-2:i] == "?." || line[i-2:i] == "!." || line[i-2:i] == "::" || line[i-2:i] == "->"):
+		// "!." after a name: TypeScript's non-null assertion on it, whose
+		// members are its type's.
+		if line[i-2] == '!' && (i < 3 || !isWordRune(rune(line[i-3]))) {
+			return 0
+		}
 		return 2
 	case i >= 1 && line[i-1] == '.':
 		if i >= 2 && line[i-2] == '.' {

@@ -932,12 +932,20 @@ func (rr *refResolver) readTypeOf(ctx context.Context, r *refLine, v string) str
 	if f := rr.files[r.fileID]; f != nil {
 		lang = f.language
 	}
-	if t := paramNames(signatureText(text, r.enclStart, r.enclName).text, r.enclName)[v]; t != "" {
+	sig := signatureText(text, r.enclStart, r.enclName)
+	if t := paramNames(sig.text, r.enclName)[v]; t != "" {
 		return t
 	}
 	for n := r.line - 1; n > r.enclStart && n > r.line-200; n-- {
 		l := text[n-1]
 		for _, at := range findUseOffsets(l, v) {
+			if n <= sig.end && sig.end < r.line && strings.LastIndexByte(l[:at], '(') > strings.LastIndexByte(l[:at], ')') {
+				// A parameter of a function type written in the
+				// signature ("cb: (v: T) => void") binds nothing in the
+				// body. (A call's callback closes its argument list
+				// after the body: its lines are the body's.)
+				continue
+			}
 			rest := strings.TrimLeft(l[at+len(v):], " \t")
 			var rhs string
 			switch {

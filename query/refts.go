@@ -96,6 +96,9 @@ func (rr *refResolver) tsRelatedDecl(ctx context.Context, r *refLine, line strin
 		if o.parent == d.parent || o.parent == "" || d.parent == "" {
 			return vRelated, "", nil
 		}
+		if rr.tsImplementedBy(ctx, &o, d) || rr.tsImplementedBy(ctx, d, &o) {
+			return vResolved, "", nil
+		}
 		if d.u.name == "constructor" {
 			return vContra, whyDecl, nil // each class's own: a constructor is not inherited
 		}
@@ -472,11 +475,12 @@ func (rr *refResolver) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d 
 	return v, why, ok, nil
 }
 
-// tsObjectKey reports whether u is a key ("name: value") of an object
-// literal written where a value is: a property, never the local of the
-// same name.
+// tsObjectKey reports whether u is a key ("name: value", or a
+// shorthand "name," that is a key and the local at once) of an object
+// literal written where a value is: a property, never only the local of
+// the same name.
 func (rr *refResolver) tsObjectKey(ctx context.Context, r *refLine, u useAt) bool {
-	if !u.key {
+	if !u.key && !u.shorthand {
 		return false
 	}
 	text, err := rr.text(ctx, r.fileID)
@@ -494,7 +498,14 @@ func (rr *refResolver) tsObjectKey(ctx context.Context, r *refLine, u useAt) boo
 	if strings.HasSuffix(before, "=>") {
 		return false // a function's body
 	}
-	return lastWord(before) == "return" || before != "" && strings.ContainsAny(before[len(before)-1:], "(,=:[?|&")
+	literal := lastWord(before) == "return" || before != "" && strings.ContainsAny(before[len(before)-1:], "(,=:[?|&")
+	if literal && !u.key {
+		// A shorthand is a member's key only where the source states the
+		// literal's type; else it is the local's use in a literal of its own.
+		t, _, outside := rr.tsLiteralType(ctx, r, text, ln, col, 0)
+		return t != "" || outside
+	}
+	return literal
 }
 
 var (

@@ -423,12 +423,16 @@ func (rr *refResolver) tsValueType(ctx context.Context, id int64, v string) (str
 		return t.typ, t.in
 	}
 	t, in := "", int64(0)
+	m.values[key] = tsValue{} // a value bound from itself states nothing
 	if did, name, ok := rr.tsDeclFile(ctx, id, v); ok {
 		text, _ := rr.text(ctx, did)
 		decl := regexp.MustCompile(`^(?:export\s+)?(?:const|let|var)\s+` + regexp.QuoteMeta(name) + `\s*(?::\s*([^=]+?)\s*=|=\s*new\s+([\p{L}_$][\p{L}\p{N}_$.]*))`)
 		for _, dl := range rr.tsDecls(ctx, did)[name] {
 			if mm := decl.FindStringSubmatch(text[dl.line]); mm != nil {
 				t, in = strings.TrimSpace(mm[1]+mm[2]), did
+				break
+			}
+			if t, in = rr.tsTopCallType(ctx, did, dl.line, name); t != "" {
 				break
 			}
 		}
@@ -453,7 +457,7 @@ func (rr *refResolver) tsTypeOf(ctx context.Context, r *refLine, v string) (stri
 
 func (rr *refResolver) readTSTypeOf(ctx context.Context, r *refLine, v string) (string, int64) {
 	if t := rr.typeOf(ctx, r, v); t != "" {
-		return t, r.fileID
+		return rr.tsWithArgs(ctx, r, v, t), r.fileID
 	}
 	if t := rr.tsParamLiteral(ctx, r, v); t != "" {
 		return t, r.fileID
@@ -948,10 +952,15 @@ func (rr *refResolver) readTSMemberType(ctx context.Context, id int64, typ, m st
 			continue
 		}
 		seen[dname] = true
-		if t := rr.tsFieldType(ctx, did, dname, m); t != "" {
-			return t, did, false
+		t := rr.tsFieldType(ctx, did, dname, m)
+		if t == "" {
+			t = rr.tsPropertyType(ctx, did, dname, m)
 		}
-		if t := rr.tsPropertyType(ctx, did, dname, m); t != "" {
+		if t != "" && steps == 0 {
+			t, tin := rr.tsGivenMember(ctx, id, typ, did, dname, t)
+			return t, tin, false
+		}
+		if t != "" {
 			return t, did, false
 		}
 		bases, _ := rr.tsBases(ctx, did, dname, 0)

@@ -132,7 +132,7 @@ func (rr *refResolver) tsLiteralTarget(ctx context.Context, r *refLine, text []s
 		return rr.tsInnerReturn(ctx, r, text, ln)
 	}
 	if strings.HasSuffix(before, "(") || strings.HasSuffix(before, ",") {
-		params, pin, out := rr.tsCallParams(ctx, r, prefix)
+		params, pin, out := rr.tsCallParams(ctx, r, tsChainAbove(text, ln, prefix))
 		if out {
 			return "", 0, true
 		}
@@ -389,7 +389,9 @@ func (rr *refResolver) tsBoundType(ctx context.Context, r *refLine, v string) (s
 		default:
 			continue
 		}
-		t, in := rr.tsExprType(ctx, r, rhs)
+		at := *r
+		at.line = n // the right-hand side's names are those in scope where it is written
+		t, in := rr.tsExprType(ctx, &at, rhs)
 		if elem {
 			t = tsElement(t)
 		}
@@ -402,6 +404,9 @@ func (rr *refResolver) tsBoundType(ctx context.Context, r *refLine, v string) (s
 		case idx >= 0:
 			if e := tsTupleElement(t, idx); e != "" {
 				return e, in
+			}
+			if e, ein := rr.tsAliasTupleElement(ctx, in, t, idx); e != "" {
+				return e, ein
 			}
 			return tsElement(t), in // an array's elements
 		}
@@ -459,7 +464,7 @@ var tsIndexed = regexp.MustCompile(`^(` + tsChainExpr + `)\s*\[\s*([^\[\]]+?)\s*
 // tsCallExpr matches a call ending an expression: "await" before it
 // optionally, a callee chain, type arguments, the argument list to the
 // end (a trailing '!' or ';' allowed).
-var tsCallExpr = regexp.MustCompile(`^(await\s+)?(` + tsChainExpr + `)\s*(?:<[^()]*>)?\s*(?:\?\.)?\s*\(`)
+var tsCallExpr = regexp.MustCompile(`^(await\s+)?(` + tsChainExpr + `)\s*(<[^()]*>)?\s*(?:\?\.)?\s*\(`)
 
 // tsExprType returns the type of expression e (a binding's right-hand
 // side) at r: a chain's, or a call's stated return type ("f(…)",
@@ -481,7 +486,8 @@ func (rr *refResolver) tsExprType(ctx context.Context, r *refLine, e string) (st
 	if m == nil {
 		return "", 0
 	}
-	if end := closingBracket(e, m[1]-1); end < 0 || strings.TrimRight(e[end+1:], "!; ") != "" {
+	end := closingBracket(e, m[1]-1)
+	if end < 0 || strings.TrimRight(e[end+1:], "!; ") != "" {
 		return "", 0 // more follows the call: not its value
 	}
 	chain := tsChainSep.Split(e[m[4]:m[5]], -1)
@@ -489,13 +495,19 @@ func (rr *refResolver) tsExprType(ctx context.Context, r *refLine, e string) (st
 	var in int64
 	if len(chain) == 1 {
 		t, in = rr.tsFuncReturn(ctx, r.fileID, chain[0])
-		if t == "" {
-			if ft, fin := rr.tsTypeOf(ctx, r, chain[0]); ft != "" {
-				t, in = rr.tsFuncTypeReturn(ctx, fin, ft)
+		if t != "" {
+			targs := ""
+			if m[6] >= 0 {
+				targs = e[m[6]:m[7]]
 			}
+			t, in = rr.tsGivenReturn(ctx, r, chain[0], t, in, targs, tsSplitTop(e[m[1]:end], ","))
+		} else if ft, fin := rr.tsTypeOf(ctx, r, chain[0]); ft != "" {
+			t, in = rr.tsFuncTypeReturn(ctx, fin, ft)
 		}
 	} else if ft, fin, _ := rr.tsChainType(ctx, r, chain); ft != "" {
 		t, in = rr.tsFuncTypeReturn(ctx, fin, ft)
+	} else if rt, rin, _ := rr.tsChainType(ctx, r, chain[:len(chain)-1]); rt != "" {
+		t, in = rr.tsMethodReturn(ctx, rin, rt, chain[len(chain)-1]) // a method's stated result
 	}
 	if t = strings.TrimSpace(t); m[2] >= 0 && leadingTypeName(t) == "Promise" {
 		t = strings.TrimSpace(t[len("Promise"):])
@@ -569,16 +581,8 @@ func tsReturnText(s string) string {
 func (rr *refResolver) tsFuncTypeReturn(ctx context.Context, id int64, t string) (string, int64) {
 	t = strings.TrimSpace(tsUnwrap(t))
 	if !strings.HasPrefix(t, "(") {
-		name := leadingTypeName(t)
-		if name == "" || strings.Contains(name, ".") {
-			return "", 0
-		}
-		did, dname, ok := rr.tsDeclFile(ctx, id, name)
+		rhs, did, _, ok := rr.tsAliasRHS(ctx, id, leadingTypeName(t))
 		if !ok {
-			return "", 0
-		}
-		rhs, found := rr.tsDeclRHS(ctx, did, dname, "type")
-		if !found {
 			return "", 0
 		}
 		t, id = strings.TrimSpace(rhs), did

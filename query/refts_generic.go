@@ -1,0 +1,420 @@
+package query
+
+import (
+	"context"
+	"regexp"
+	"strings"
+)
+
+// The type parameters a declaration states, given the arguments a use of
+// it states: an alias's right-hand side, a method's or a function's
+// stated result.
+
+// tsTypeArgs splits type t into its name and the type arguments it is
+// given ("Box<A, B>" gives "Box" and [A B]); nil arguments when it is
+// given none.
+func tsTypeArgs(t string) (string, []string) {
+	t = strings.TrimSpace(t)
+	name := leadingTypeName(t)
+	rest := strings.TrimSpace(t[len(name):])
+	if name == "" || !strings.HasPrefix(rest, "<") || skipTypeArgs(rest) != "" {
+		return name, nil
+	}
+	var args []string
+	for _, a := range tsSplitTop(rest[1:len(rest)-1], ",") {
+		args = append(args, strings.TrimSpace(a))
+	}
+	return name, args
+}
+
+// tsParamNames returns the names of the type parameters a list written
+// after a declared name states ("<T extends X, U = Y>(…" gives [T U]),
+// nil when s opens no list.
+func tsParamNames(s string) []string {
+	s = strings.TrimSpace(s)
+	rest := skipTypeArgs(s)
+	if !strings.HasPrefix(s, "<") || len(rest) == len(s) {
+		return nil
+	}
+	var out []string
+	for _, p := range tsSplitTop(s[1:len(s)-len(rest)-1], ",") {
+		out = append(out, leadingTypeName(strings.TrimSpace(p)))
+	}
+	return out
+}
+
+// tsDeclParams returns the type parameters declaration name in file id
+// states ("type R<T> =", "class C<T extends X> {", "interface I<T>").
+func (rr *refResolver) tsDeclParams(ctx context.Context, id int64, name string) []string {
+	decls := rr.tsDecls(ctx, id)[name]
+	text, err := rr.text(ctx, id)
+	if err != nil || len(decls) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	for k := decls[0].line; k < len(text) && k < decls[0].line+10; k++ {
+		b.WriteString(stripComment(text[k]))
+		b.WriteByte(' ')
+	}
+	h := b.String()
+	i := regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\b`).FindStringIndex(h)
+	if i == nil {
+		return nil
+	}
+	return tsParamNames(h[i[1]:])
+}
+
+// tsSubst returns t with each whole-word type parameter replaced by its
+// argument; parameters without one are left as written.
+func tsSubst(t string, params, args []string) string {
+	if len(params) == 0 || len(args) == 0 {
+		return t
+	}
+	by := map[string]string{}
+	for i, p := range params {
+		if i < len(args) && p != "" {
+			by[p] = args[i]
+		}
+	}
+	var b strings.Builder
+	for i := 0; i < len(t); {
+		j := i
+		for j < len(t) && (isWordRune(rune(t[j])) || t[j] == '$') {
+			j++
+		}
+		if j == i {
+			b.WriteByte(t[i])
+			i++
+			continue
+		}
+		w := t[i:j]
+		if a, ok := by[w]; ok && (i == 0 || t[i-1] != '.') {
+			w = a
+		}
+		b.WriteString(w)
+		i = j
+	}
+	return b.String()
+}
+
+// tsAliasTupleElement returns element i of t when t names an alias of
+// the repository (written in file id) whose right-hand side, given t's
+// type arguments, is a tuple or a union of tuples whose elements i are
+// one type beside undefined and null ("type R<T> = [undefined, T] |
+// [Error, undefined]", element 1 of R<Info> is Info).
+func (rr *refResolver) tsAliasTupleElement(ctx context.Context, id int64, t string, i int) (string, int64) {
+	name, args := tsTypeArgs(tsUnwrap(t))
+	rhs, did, dname, ok := rr.tsAliasRHS(ctx, id, name)
+	if !ok {
+		return "", 0
+	}
+	rhs = tsSubst(rhs, rr.tsDeclParams(ctx, did, dname), args)
+	one := ""
+	for _, part := range tsSplitTop(rhs, "|") {
+		e := tsTupleElement(strings.TrimSpace(part), i)
+		switch {
+		case e == "":
+			return "", 0 // not a tuple, or too short
+		case e == "undefined" || e == "null" || e == "never" || e == one:
+		case one != "":
+			return "", 0 // two types
+		default:
+			one = e
+		}
+	}
+	// The arguments were written where t is; the alias's own names where it is.
+	if one == "" || len(args) > 0 && !tsHasWord(strings.Join(args, ","), leadingTypeName(one)) {
+		return one, did
+	}
+	return one, id
+}
+
+// tsAliasRHS returns the right-hand side of the alias of the repository
+// that name (a type written in file id) names, the file it is declared
+// in and its name there.
+func (rr *refResolver) tsAliasRHS(ctx context.Context, id int64, name string) (rhs string, did int64, dname string, ok bool) {
+	if name == "" || strings.Contains(name, ".") {
+		return "", 0, "", false
+	}
+	did, dname, ok = rr.tsDeclFile(ctx, id, name)
+	if !ok {
+		return "", 0, "", false
+	}
+	rhs, ok = rr.tsDeclRHS(ctx, did, dname, "type")
+	return rhs, did, dname, ok
+}
+
+// tsHasWord reports whether s holds w as a whole word.
+func tsHasWord(s, w string) bool {
+	return w != "" && len(findUseOffsets(s, w)) > 0
+}
+
+// tsStatedReturn returns the result type a declaration's signature
+// states ("name<T>(a: A): R {", "name(…): R;", "= (…): R =>"), read from
+// sig, the declaration joined over its lines; "" when it states none.
+func tsStatedReturn(sig, name string) string {
+	i := strings.Index(sig, name)
+	if i < 0 {
+		return ""
+	}
+	s := sig[i+len(name):]
+	if eq := strings.Index(s, "="); eq >= 0 && eq < strings.IndexByte(s+"(", '(') {
+		s = s[eq+1:] // const name = (…) =>
+	}
+	s = skipTypeArgs(strings.TrimLeft(strings.TrimPrefix(strings.TrimSpace(s), "async"), " \t"))
+	s = skipTypeArgs(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s), "?")))
+	if !strings.HasPrefix(s, "(") {
+		return ""
+	}
+	end := closingBracket(s, 0)
+	if end < 0 {
+		return ""
+	}
+	rest, ok := strings.CutPrefix(strings.TrimSpace(s[end+1:]), ":")
+	if !ok {
+		return ""
+	}
+	return tsReturnText(rest)
+}
+
+// tsMethod matches a method's declaration in a class or an interface
+// body: modifiers, the name, type parameters, the parameter list opening.
+func tsMethod(m string) *regexp.Regexp {
+	return regexp.MustCompile(`^\s*` + tsFieldMods + `(?:async\s+)?` + regexp.QuoteMeta(m) + `\??\s*(?:<.*)?\(`)
+}
+
+// tsMethodReturn returns the result type that class or interface typ
+// (written in file id) states for its method m, looked up through its
+// bases, and the file it is written in; "" when nothing states it.
+func (rr *refResolver) tsMethodReturn(ctx context.Context, id int64, typ, m string) (string, int64) {
+	name := leadingTypeName(tsUnwrap(strings.TrimSpace(typ)))
+	if name == "" || strings.Contains(name, ".") {
+		return "", 0
+	}
+	method := tsMethod(m)
+	work := []tsValue{{name, id}}
+	seen := map[string]bool{}
+	for steps := 0; len(work) > 0 && steps < 8; steps++ {
+		n := work[0]
+		work = work[1:]
+		did, dname, known := rr.tsDeclFile(ctx, n.in, n.typ)
+		if !known || seen[dname] {
+			continue
+		}
+		seen[dname] = true
+		decls := rr.tsDecls(ctx, did)[dname]
+		text, err := rr.text(ctx, did)
+		if err != nil || len(decls) == 0 || decls[0].kind != "class" && decls[0].kind != "interface" {
+			continue
+		}
+		depth, opened := 0, false
+		for k := decls[0].line; k < len(text) && k < decls[0].line+600; k++ {
+			l := stripComment(text[k])
+			if depth == 1 && opened && method.MatchString(l) {
+				if t := tsStatedReturn(signatureText(text, k+1, m).text, m); t != "" {
+					return t, did
+				}
+				break
+			}
+			depth += strings.Count(l, "{") - strings.Count(l, "}")
+			opened = opened || strings.Contains(l, "{")
+			if opened && depth <= 0 {
+				break
+			}
+		}
+		bases, _ := rr.tsBases(ctx, did, dname, 0)
+		for _, b := range bases {
+			work = append(work, tsValue{b, did})
+		}
+	}
+	return "", 0
+}
+
+// tsGivenReturn returns the stated result t of generic function fn
+// (declared in file did) for a call at r, its type parameters given by
+// the call's type arguments ("f<A>()", targs) or by the arguments whose
+// parameter states a parameter alone ("f(x)" for "f<T>(v: T)", x's
+// stated type), when the result is then written with the call's types
+// only ("T", "T[]", "Promise<T>"), and the file they are named in;
+// t unchanged when it names none of the function's type parameters.
+func (rr *refResolver) tsGivenReturn(ctx context.Context, r *refLine, fn, t string, did int64, targs string, args []string) (string, int64) {
+	_, dname, ok := rr.tsDeclFile(ctx, r.fileID, fn)
+	if !ok {
+		return t, did
+	}
+	params := rr.tsDeclParams(ctx, did, dname)
+	mentioned := false
+	for _, p := range params {
+		mentioned = mentioned || tsHasWord(t, p)
+	}
+	if !mentioned {
+		return t, did
+	}
+	given := make([]string, len(params))
+	if targs != "" {
+		for i, a := range tsSplitTop(strings.TrimSpace(targs)[1:len(strings.TrimSpace(targs))-1], ",") {
+			if i < len(given) {
+				given[i] = strings.TrimSpace(a)
+			}
+		}
+	} else {
+		text, err := rr.text(ctx, did)
+		decls := rr.tsDecls(ctx, did)[dname]
+		if err != nil || len(decls) == 0 {
+			return t, did
+		}
+		sig := signatureText(text, decls[0].line+1, dname).text
+		s := skipTypeArgs(strings.TrimSpace(sig[strings.Index(sig, dname)+len(dname):]))
+		if !strings.HasPrefix(s, "(") || closingBracket(s, 0) < 0 {
+			return t, did
+		}
+		for i, p := range tsSplitTop(s[1:closingBracket(s, 0)], ",") {
+			_, pt, _ := strings.Cut(p, ":")
+			for k, tp := range params {
+				if strings.TrimSpace(pt) != tp || i >= len(args) || given[k] != "" {
+					continue
+				}
+				a := strings.TrimSpace(args[i])
+				if tsChainEnd.FindString(a) != a {
+					continue
+				}
+				at, ain, _ := rr.tsChainType(ctx, r, tsChainSep.Split(a, -1))
+				if ain != r.fileID {
+					continue // named in another file: not written here
+				}
+				given[k] = at
+			}
+		}
+	}
+	out := tsSubst(t, params, given)
+	for _, p := range params {
+		if tsHasWord(out, p) {
+			return t, did // a parameter not given
+		}
+	}
+	if w := leadingTypeName(strings.TrimPrefix(strings.TrimSpace(out), "readonly ")); w == "Promise" || w == "Array" || w == "ReadonlyArray" || tsIsGiven(w, given) {
+		return out, r.fileID
+	}
+	return t, did
+}
+
+// tsIsGiven reports whether type name w is the name one of the given
+// types starts with.
+func tsIsGiven(w string, given []string) bool {
+	for _, g := range given {
+		if g != "" && leadingTypeName(g) == w {
+			return true
+		}
+	}
+	return false
+}
+
+// tsTopCall matches a top-level binding of a name from an expression:
+// "export const v = rhs".
+var tsTopCall = regexp.MustCompile(`^(?:export\s+)?(?:const|let|var)\s+([\p{L}_$][\p{L}\p{N}_$]*)\s*=\s*(.+)$`)
+
+// tsTopCallType returns the type of top-level value name, declared on
+// line ln (0-based) of file id, when it is bound from a call whose
+// result the source states ("const t = init.create();"), and the file
+// the type is written in.
+func (rr *refResolver) tsTopCallType(ctx context.Context, id int64, ln int, name string) (string, int64) {
+	text, err := rr.text(ctx, id)
+	if err != nil || ln >= len(text) {
+		return "", 0
+	}
+	mm := tsTopCall.FindStringSubmatch(stripComment(text[ln]))
+	if mm == nil || mm[1] != name {
+		return "", 0
+	}
+	r := &refLine{fileID: id, line: ln + 1}
+	if f := rr.files[id]; f != nil {
+		r.path = f.path
+	}
+	return rr.tsExprType(ctx, r, strings.TrimSuffix(strings.TrimSpace(mm[2]), ";"))
+}
+
+// tsGivenMember returns member type t, stated in generic type dname
+// (declared in file did), for typ as written in file id: with dname's
+// type parameters replaced by typ's arguments ("Box<Call>"'s field "T"
+// is a Call named where typ is written) when t is then one of them.
+func (rr *refResolver) tsGivenMember(ctx context.Context, id int64, typ string, did int64, dname, t string) (string, int64) {
+	_, args := tsTypeArgs(tsUnwrap(strings.TrimSpace(typ)))
+	if len(args) == 0 {
+		return t, did
+	}
+	params := rr.tsDeclParams(ctx, did, dname)
+	out := tsSubst(t, params, args)
+	if out != t && tsIsGiven(leadingTypeName(strings.TrimPrefix(strings.TrimSpace(out), "readonly ")), args) {
+		return out, id
+	}
+	return t, did
+}
+
+// tsWithArgs returns t, the type stated for v at r by name, with the
+// type arguments it is written with where v is bound: v's parameter
+// annotation ("v: Box<Call>"), a local's ("const v: Box<Call> =") or
+// its construction ("const v = new Box<Call>("); t when none.
+func (rr *refResolver) tsWithArgs(ctx context.Context, r *refLine, v, t string) string {
+	if strings.ContainsAny(t, "<.") || r.enclStart < 1 {
+		return t
+	}
+	text, err := rr.text(ctx, r.fileID)
+	if err != nil || r.enclStart > len(text) || r.line > len(text) {
+		return t
+	}
+	q, qt := regexp.QuoteMeta(v), regexp.QuoteMeta(t)
+	written := regexp.MustCompile(`(?:^|[^\p{L}\p{N}_$.])` + q + `\??\s*(?::\s*|=\s*new\s+)` + qt + `\s*(<)`)
+	lines := []string{signatureText(text, r.enclStart, r.enclName).text}
+	for n := r.line - 1; n > r.enclStart && n > r.line-200; n-- {
+		lines = append(lines, stripComment(text[n-1]))
+	}
+	for _, l := range lines {
+		if m := written.FindStringSubmatchIndex(l); m != nil {
+			rest := skipTypeArgs(l[m[2]:])
+			return t + l[m[2]:len(l)-len(rest)]
+		}
+	}
+	return t
+}
+
+// tsChainAbove returns prefix, the text of line ln (1-based) before a
+// call's argument, joined after the chain ending the line above when
+// prefix opens with a member of it (".invoke(", "?.then(": the chain is
+// written over several lines).
+func tsChainAbove(text []string, ln int, prefix string) string {
+	lead := strings.TrimLeft(prefix, " \t")
+	if !strings.HasPrefix(lead, ".") && !strings.HasPrefix(lead, "?.") && !strings.HasPrefix(lead, "!.") || ln < 2 {
+		return prefix
+	}
+	above := strings.TrimRight(stripComment(text[ln-2]), " \t")
+	c := tsChainEnd.FindStringSubmatch(above)
+	if c == nil {
+		return prefix
+	}
+	return c[1] + lead
+}
+
+// tsAnnotatedLiteral matches a top-level variable holding an object
+// literal written for a stated type: "const v: T = {".
+var tsAnnotatedLiteral = regexp.MustCompile(`^(?:export\s+)?(?:const|let|var)\s+([\p{L}_$][\p{L}\p{N}_$]*)\s*:\s*([\p{L}_$][\p{L}\p{N}_$]*)\s*(?:<[^=]*>)?\s*=\s*\{`)
+
+// tsImplementedBy reports whether member m is a key of an object literal
+// a top-level variable holds for the stated type that declares member t
+// ("const h: Handler = { parse() {…} }" implements Handler.parse): the
+// language service relates the two both ways.
+func (rr *refResolver) tsImplementedBy(ctx context.Context, m, t *refDef) bool {
+	if !isTSLang(m.lang) || m.parent == "" || strings.Contains(m.parent, ".") || t.parent == "" {
+		return false
+	}
+	decls := rr.tsDecls(ctx, m.u.fileID)[m.parent]
+	text, err := rr.text(ctx, m.u.fileID)
+	if err != nil || len(decls) == 0 || decls[0].line >= len(text) {
+		return false
+	}
+	a := tsAnnotatedLiteral.FindStringSubmatch(stripComment(text[decls[0].line]))
+	if a == nil || a[1] != m.parent {
+		return false
+	}
+	did, dname, ok := rr.tsDeclFile(ctx, m.u.fileID, a[2])
+	return ok && did == t.u.fileID && dname == t.parent
+}
