@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/query/resolve"
 	"github.com/viberag/viberag/tables"
 	"github.com/viberag/viberag/tables/fulltext"
 )
@@ -62,9 +63,9 @@ type defCand struct {
 // mean, and resolves a name to one symbol (resolve.go).
 type symbolFinder struct {
 	db       tables.Reader
-	files    *fileCache // the planner's
-	names    nameCache  // distinct symbol names, for typo correction
-	goChecks *goCache   // Go packages type-checked by lookups, kept when Options.KeepGoChecks (refgocache.go)
+	files    *fileCache        // the planner's
+	names    nameCache         // distinct symbol names, for typo correction
+	goChecks *resolve.GoChecks // Go packages type-checked by lookups, kept when Options.KeepGoChecks (resolve.GoChecks)
 }
 
 // definitions finds the symbols a name may mean, best first: by tier, then

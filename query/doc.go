@@ -30,23 +30,12 @@
 //
 // References are judged when they are read (references.go): each line
 // holding a definition's name is checked against every definition of
-// that exact name by what is written at the use — the qualifier, the
-// file's imports, the scopes, stated types and class bases (refresolve.go,
-// reflex.go, refimports.go; ADR 0020) — and listed as resolved, likely
-// or name only, never dropped unsaid. Python members are typed from what
-// the source states (refpy.go): annotations, constructor calls, stated
-// return types, the attributes a class assigns, module-level instances,
-// except clauses and super() through bases read across files; a type the
-// repository does not define owns its members, and an override's uses on
-// receivers of no stated type are listed under the base's member.
-// TypeScript values are typed the same way (refts.go, refts_decl.go,
-// refts_types.go: annotations, calls' stated returns, closures, type
-// parameters' constraints, the type a literal is written for); Go uses
-// the standard library's type checker over the indexed sources
-// (refgo.go, refgocheck.go; a server keeps its checks, refgocache.go;
-// ADR 0022). Every language but Go also follows where a definition can
-// be named at all (refscope.go): declarations local to a function or a
-// test, the nearest enclosing one, and TypeScript's import graph.
+// that exact name by what is written at the use, per language — the
+// qualifier, the file's imports, the scopes, stated types and class
+// bases, Python's and TypeScript's stated types, Go's type checker (a
+// server keeps its checks) — and listed as resolved, likely or name
+// only, never dropped unsaid. The judging is package resolve's (ADR 0020
+// and 0022); query lists the lines, pages and ranks the answer.
 //
 // Vector weights are measured per repository (calibrate.go, ADR 0021):
 // KeepCalibrated, the indexer's calibration step, runs each vector

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/viberag/viberag/embed"
+	"github.com/viberag/viberag/query/resolve"
 	"github.com/viberag/viberag/tables"
 )
 
@@ -96,7 +97,7 @@ func New(ctx context.Context, db tables.Reader, opts Options) (*Planner, error) 
 	p.text = &textChannels{db: db, tune: &p.tune}
 	p.symbols = &symbolFinder{db: db, files: &p.files}
 	if opts.KeepGoChecks {
-		p.symbols.goChecks = &goCache{}
+		p.symbols.goChecks = &resolve.GoChecks{}
 	}
 	p.page = &pageFinisher{db: db, present: opts.Present}
 	if err := db.PrepareReads(ctx); err != nil {

@@ -8,9 +8,23 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/viberag/viberag/query/resolve"
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables"
 )
+
+// A reference's confidence that it belongs to one definition (see
+// resolve.ConfResolved and the others).
+const (
+	ConfResolved = resolve.ConfResolved
+	ConfLikely   = resolve.ConfLikely
+	ConfNameOnly = resolve.ConfNameOnly
+)
+
+// KindReexport marks a reference line that re-exports the name under
+// itself ("from .m import name as name", the explicit re-export of a
+// typed package's __init__): it names the definition, uses nothing.
+const KindReexport = "reexport"
 
 // RefsRequest asks for the references to a symbol (by id) or a name.
 type RefsRequest struct {
@@ -40,7 +54,7 @@ const maxRefDefs = 200
 
 // References lists one definition's references: those resolved to it
 // first, then the likely ones, then those that match its name only (see
-// refresolve.go); within each, source before auxiliary before test files,
+// package resolve); within each, source before auxiliary before test files,
 // by path and line. Lines the facts tie elsewhere are left out and
 // counted by reason. A name with one definition is that definition; a
 // name several share lists them with their reference counts and answers
@@ -128,10 +142,11 @@ func (p *Planner) RankRefs(ctx context.Context, req RefsRequest) (*RefsDraft, er
 	if err != nil {
 		return nil, err
 	}
-	defs, err := p.symbols.exactDefs(ctx, q.name, def, files)
+	defUnits, err := p.symbols.exactDefs(ctx, q.name, def)
 	if err != nil {
 		return nil, err
 	}
+	defs := resolveSymbols(defUnits)
 	var kept []*refLine
 	var conf []string
 	if len(defs) == 0 {
@@ -142,26 +157,23 @@ func (p *Planner) RankRefs(ctx context.Context, req RefsRequest) (*RefsDraft, er
 		}
 		out.Notes = append(out.Notes, "no definition of "+q.name+" is indexed: these lines match the name only")
 	} else {
-		rr := newRefResolver(q.name, defs, files, func(ctx context.Context, id int64) ([]string, error) {
-			f := files[id]
-			if f == nil {
-				return nil, nil
-			}
-			return p.page.fileLines(ctx, id, 1, max(f.lines, 1))
-		})
-		rr.named = func(ctx context.Context, n string) ([]refDef, error) { return p.symbols.exactDefs(ctx, n, nil, files) }
-		rr.goCache = p.symbols.goChecks // nil: this lookup's own
-		rr.declared = p.symbols.declared
-		js, err := rr.judge(ctx, refs)
+		src := refSource{p: p, files: files}
+		rr := resolve.New(q.name, defs, resolveFiles(files), src, p.symbols.goChecks) // nil checks: this lookup's own
+		lines := make([]resolve.Line, len(refs))
+		for i, r := range refs {
+			lines[i] = resolve.Line{Path: r.path, FileID: r.fileID, Line: r.line, Kinds: r.kinds,
+				Symbol: r.symbol, EnclName: r.enclName, EnclStart: r.enclStart, DefLine: r.defLine}
+		}
+		js, err := rr.Judge(ctx, lines)
 		if err != nil {
 			return nil, err
 		}
-		if n := rr.goNote(); n != "" {
+		if n := rr.GoNote(); n != "" {
 			out.Notes = append(out.Notes, n)
 		}
 		counts := make([]int, len(defs))
 		for i := range defs {
-			_, c, _ := confidences(js, i)
+			_, c, _ := js.Confidences(i)
 			for _, x := range c {
 				if x != ConfNameOnly {
 					counts[i]++
@@ -171,15 +183,15 @@ func (p *Planner) RankRefs(ctx context.Context, req RefsRequest) (*RefsDraft, er
 		di, why := 0, ""
 		if def != nil {
 			for i, d := range defs {
-				if d.u.id == def.id {
+				if d.ID == def.id {
 					di = i
 				}
 			}
 		} else {
-			if di, why, err = rr.mostUsed(ctx, js, counts); err != nil {
+			if di, why, err = rr.MostUsed(ctx, js, counts); err != nil {
 				return nil, err
 			}
-			def = defs[di].u
+			def = defUnits[di]
 		}
 		out.Symbol = &SymRef{ID: def.id, Kind: def.symKind, Qualname: def.qualname, Path: def.path, StartLine: def.start, EndLine: def.end}
 		if len(defs) > 1 {
@@ -188,14 +200,18 @@ func (p *Planner) RankRefs(ctx context.Context, req RefsRequest) (*RefsDraft, er
 				if i == di || len(out.Definitions) >= maxOthers*2 {
 					continue
 				}
-				out.Definitions = append(out.Definitions, RefDefinition{SymRef: SymRef{ID: d.u.id, Kind: d.u.symKind, Qualname: d.u.qualname, Path: d.u.path, StartLine: d.u.start, EndLine: d.u.end}, References: counts[i]})
+				out.Definitions = append(out.Definitions, RefDefinition{SymRef: SymRef{ID: d.ID, Kind: d.Kind, Qualname: d.Qualname, Path: d.Path, StartLine: d.Start, EndLine: d.End}, References: counts[i]})
 			}
 			if req.ID == "" {
 				out.Notes = append(out.Notes, fmt.Sprintf("%d definitions are named %s; these are the references of the most used one (%d resolved or likely lines%s); ask by id for another one's", len(defs), q.name, counts[di], why))
 			}
 		}
+		var at []int
 		var left map[string]int
-		kept, conf, left = confidences(js, di)
+		at, conf, left = js.Confidences(di)
+		for _, i := range at {
+			kept = append(kept, refs[i])
+		}
 		for why, n := range left {
 			out.LeftOut = append(out.LeftOut, RefLeftOut{Reason: why, Lines: n})
 		}
@@ -270,7 +286,7 @@ func (d *RefsDraft) Lines(ctx context.Context, offset, limit int) ([]RefFile, er
 	out := make([]RefFile, len(page))
 	for i, r := range page {
 		kinds := r.kinds
-		if fi := d.files[r.fileID]; fi != nil && fi.language == "python" && pyReexport(snips[i], d.name) {
+		if fi := d.files[r.fileID]; fi != nil && fi.language == "python" && resolve.PyReexport(snips[i], d.name) {
 			kinds = append(slices.Clip(kinds), KindReexport)
 		}
 		out[i] = RefFile{Path: r.path, Count: 1, Refs: []RefHit{{Line: r.line, Kinds: kinds, Target: r.target, Symbol: r.symbol, Snippet: snips[i], Confidence: d.conf[offset+i]}}}
@@ -316,7 +332,7 @@ func (sf *symbolFinder) declared(ctx context.Context, name string) ([]*unit, err
 
 // exactDefs returns the definitions named exactly name (case and all),
 // def first when given, for the resolver.
-func (sf *symbolFinder) exactDefs(ctx context.Context, name string, def *unit, files map[int64]*fileInfo) ([]refDef, error) {
+func (sf *symbolFinder) exactDefs(ctx context.Context, name string, def *unit) ([]*unit, error) {
 	rows, err := sf.db.SymbolsNamed(ctx, tables.NameLookup{Name: name}, scope.Scope{})
 	if err != nil {
 		return nil, err
@@ -327,9 +343,9 @@ func (sf *symbolFinder) exactDefs(ctx context.Context, name string, def *unit, f
 	slices.SortFunc(rows, func(a, b tables.SymbolRow) int {
 		return cmp.Or(cmp.Compare(a.Path, b.Path), cmp.Compare(a.StartLine, b.StartLine), cmp.Compare(a.SID, b.SID))
 	})
-	var out []refDef
+	var out []*unit
 	if def != nil {
-		out = append(out, newRefDef(def, files))
+		out = append(out, def)
 	}
 	for _, r := range rows {
 		if r.Name != name || (def != nil && r.SID == def.id) || len(out) >= maxRefDefs {
@@ -338,7 +354,50 @@ func (sf *symbolFinder) exactDefs(ctx context.Context, name string, def *unit, f
 		if r.Kind == "section" || r.Kind == "test" {
 			continue
 		}
-		out = append(out, newRefDef(symbolUnit(r), files))
+		out = append(out, symbolUnit(r))
 	}
 	return out, nil
+}
+
+// refSource is the index as the resolver reads it.
+type refSource struct {
+	p     *Planner
+	files map[int64]*fileInfo
+}
+
+func (s refSource) Lines(ctx context.Context, id int64) ([]string, error) {
+	f := s.files[id]
+	if f == nil {
+		return nil, nil
+	}
+	return s.p.page.fileLines(ctx, id, 1, max(f.lines, 1))
+}
+
+func (s refSource) Named(ctx context.Context, name string) ([]resolve.Symbol, error) {
+	us, err := s.p.symbols.exactDefs(ctx, name, nil)
+	return resolveSymbols(us), err
+}
+
+func (s refSource) Declared(ctx context.Context, name string) ([]resolve.Symbol, error) {
+	us, err := s.p.symbols.declared(ctx, name)
+	return resolveSymbols(us), err
+}
+
+// resolveSymbols is units as the resolver reads them.
+func resolveSymbols(us []*unit) []resolve.Symbol {
+	var out []resolve.Symbol
+	for _, u := range us {
+		out = append(out, resolve.Symbol{ID: u.id, FileID: u.fileID, Path: u.path, Start: u.start, End: u.end,
+			Kind: u.symKind, Name: u.name, Qualname: u.qualname})
+	}
+	return out
+}
+
+// resolveFiles is the indexed files as the resolver reads them.
+func resolveFiles(files map[int64]*fileInfo) []resolve.File {
+	out := make([]resolve.File, 0, len(files))
+	for _, f := range files {
+		out = append(out, resolve.File{ID: f.id, Path: f.path, Language: f.language, Lines: f.lines})
+	}
+	return out
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/viberag/viberag/query/resolve"
 )
 
 // goTypesRepo is a small module with two packages: routes through an
@@ -161,7 +163,7 @@ func TestRefsGoTypes(t *testing.T) {
 // TestRefsGoTypesBound: past the bound of lines checked, a package's
 // lines are judged from their text, still listed, and the answer says so.
 func TestRefsGoTypesBound(t *testing.T) {
-	filler := strings.Repeat("var _ = 0\n", goCheckLines/2+500)
+	filler := strings.Repeat("var _ = 0\n", resolve.GoCheckLines/2+500)
 	p := refsRepo(t, map[string]string{
 		"go.mod": "module example.com/big\n",
 		"a/a.go": "package a\n\n// Count counts.\nfunc Count() int { return 1 }\n\nvar n = Count()\n" + filler,

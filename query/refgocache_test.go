@@ -80,7 +80,7 @@ func replaceOnce(t *testing.T, s, old, new string) string {
 // gives, also when the cache is too small to keep them all.
 func TestRefsGoCacheKeeps(t *testing.T) {
 	path, p, ids, first := goTypesAnswers(t)
-	checks := p.symbols.goChecks.checks.Load()
+	checks := p.symbols.goChecks.Checked()
 	if checks == 0 {
 		t.Fatal("no package was type-checked")
 	}
@@ -89,7 +89,7 @@ func TestRefsGoCacheKeeps(t *testing.T) {
 			t.Errorf("%s: second answer\n%s\nwant\n%s", id, got, first[id])
 		}
 	}
-	if n := p.symbols.goChecks.checks.Load(); n != checks {
+	if n := p.symbols.goChecks.Checked(); n != checks {
 		t.Errorf("the second lookups checked %d packages, want none", n-checks)
 	}
 	// A planner not asked to keep them (a store's, one per repository)
@@ -100,7 +100,7 @@ func TestRefsGoCacheKeeps(t *testing.T) {
 	// A cache of a few lines evicts packages (and those importing them)
 	// and starts new file sets: the answers stay those of new planners.
 	small := plannerOn(t, path, Options{KeepGoChecks: true})
-	small.symbols.goChecks.limit = 20
+	small.symbols.goChecks.Limit = 20
 	for round := range 2 {
 		for i := range ids {
 			id := ids[(i*7+round)%len(ids)]
@@ -158,7 +158,7 @@ func (U) Name() string { return "u" }
 	wantRefs(t, "T.Name", got, map[string]string{use: ConfResolved})
 	got, _ = refsOf(t, p, "c/c.go", "U.Name")
 	wantRefs(t, "U.Name", got, map[string]string{use: ""})
-	checks := p.symbols.goChecks.checks.Load()
+	checks := p.symbols.goChecks.Checked()
 
 	// Make now returns a c.U: b's line is U.Name's. Same lines, same
 	// length, so only the content tells.
@@ -173,7 +173,7 @@ func (U) Name() string { return "u" }
 	wantRefs(t, "T.Name after the re-index", got, map[string]string{use: ""})
 	got, _ = refsOf(t, p, "c/c.go", "U.Name")
 	wantRefs(t, "U.Name after the re-index", got, map[string]string{use: ConfResolved})
-	if p.symbols.goChecks.checks.Load() == checks {
+	if p.symbols.goChecks.Checked() == checks {
 		t.Error("nothing was checked again after the re-index")
 	}
 }
@@ -183,7 +183,7 @@ func (U) Name() string { return "u" }
 func TestRefsGoCacheConcurrent(t *testing.T) {
 	path, _, ids, want := goTypesAnswers(t)
 	p := plannerOn(t, path, Options{KeepGoChecks: true})
-	p.symbols.goChecks.limit = 400 // some evictions too
+	p.symbols.goChecks.Limit = 400 // some evictions too
 	var wg sync.WaitGroup
 	for g := range 4 {
 		wg.Go(func() {

@@ -16,8 +16,12 @@ var overLimits = struct {
 	methods map[string]int
 	share   map[string]float64
 }{
-	methods: map[string]int{},
-	share:   map[string]float64{},
+	methods: map[string]int{
+		// The rules of every language hang off the resolver of one name;
+		// export data shows it since package resolve's Resolver holds it.
+		"query/resolve.refResolver": 173,
+	},
+	share: map[string]float64{},
 }
 
 // TestModuleShape holds the module to the limits: no type with more than

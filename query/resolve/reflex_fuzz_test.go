@@ -1,4 +1,4 @@
-package query
+package resolve
 
 import (
 	"strings"
@@ -44,7 +44,7 @@ func FuzzRefReaders(f *testing.F) {
 			pyBindingOn(line, name)
 			pyNarrowed(line, name)
 			pyComprehension(line, name)
-			pyReexport(line, name)
+			PyReexport(line, name)
 			pyBindsName(line, name)
 			propertySignature(line)
 			declaresName(line, name)

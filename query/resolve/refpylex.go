@@ -1,4 +1,4 @@
-package query
+package resolve
 
 import (
 	"regexp"
@@ -459,15 +459,12 @@ func pyReceiver(line string, at int) string {
 	return line[:at-1]
 }
 
-// KindReexport marks a reference line that re-exports the name under
-// itself ("from .m import name as name", the explicit re-export of a
-// typed package's __init__): it names the definition, uses nothing.
-const KindReexport = "reexport"
-
 var pyReexportAs = regexp.MustCompile(`^\s*from\s+\S+\s+import\s+`)
 
-// pyReexport reports whether line imports name as name.
-func pyReexport(line, name string) bool {
+// PyReexport reports whether a Python line imports name as name ("from
+// .m import name as name", the explicit re-export of a typed package's
+// __init__): it names the definition, uses nothing.
+func PyReexport(line, name string) bool {
 	if !pyReexportAs.MatchString(line) {
 		return false
 	}

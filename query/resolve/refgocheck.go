@@ -1,4 +1,4 @@
-package query
+package resolve
 
 import (
 	"bytes"
@@ -22,11 +22,11 @@ import (
 // packages a lookup checks, their sources from the index, and the stubs
 // that stand for packages outside the repository.
 
-// goCheckLines bounds the lines of source one lookup type-checks, its
+// GoCheckLines bounds the lines of source one lookup type-checks, its
 // candidate packages' own first, in order of their reference lines; the
 // packages past the bound are judged from their text, and the answer
 // says so.
-const goCheckLines = 40_000
+const GoCheckLines = 40_000
 
 // goImportDepth bounds how far the repository's imports are followed
 // from a candidate package: deeper ones stay unchecked (their types are
@@ -112,10 +112,10 @@ func (rr *refResolver) goCheck(ctx context.Context, refs []*refLine) error {
 		}
 	}
 	if rr.goCache == nil {
-		rr.goCache = &goCache{} // kept for this lookup only
+		rr.goCache = &GoChecks{} // kept for this lookup only
 	}
 	gen := rr.goCache.current()
-	gt := &goTypes{rr: rr, gen: gen, fset: gen.fset, left: goCheckLines, units: map[goUnitKey]*goUnit{},
+	gt := &goTypes{rr: rr, gen: gen, fset: gen.fset, left: GoCheckLines, units: map[goUnitKey]*goUnit{},
 		byFile: map[int64]*goFileTypes{}, stubs: map[*types.Package]bool{}, reserved: map[goUnitKey]bool{}, concrete: map[*types.TypeName]bool{}, inits: map[*goUnit]*goLocals{}, candidates: len(counts)}
 	rr.goTypes = gt
 	mods, err := rr.goModules(ctx)
@@ -175,7 +175,7 @@ func (rr *refResolver) goNote() string {
 		return ""
 	}
 	return fmt.Sprintf("Go types were checked in %d of the %d packages holding the name (a bound of %d lines); the other %d are judged from their text",
-		gt.candidates-gt.skipped, gt.candidates, goCheckLines, gt.skipped)
+		gt.candidates-gt.skipped, gt.candidates, GoCheckLines, gt.skipped)
 }
 
 // goUnitOf returns the unit a Go file is checked in.

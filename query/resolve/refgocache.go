@@ -1,4 +1,4 @@
-package query
+package resolve
 
 import (
 	"container/list"
@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 )
 
-// goCache keeps the Go packages lookups type-checked, for the later
+// GoChecks keeps the Go packages lookups type-checked, for the later
 // lookups of the same planner (a server answers many): checking is most
 // of a Go lookup's cost, and an agent's lookups keep coming back to the
 // same packages. A package is kept under what its check was made of —
@@ -22,20 +22,20 @@ import (
 // as without it. Bounded by the lines of the packages kept, the least
 // recently used going first; safe for concurrent lookups. The zero value
 // is ready to use.
-type goCache struct {
+type GoChecks struct {
 	mu  sync.Mutex
 	gen *goGen
-	// limit bounds the lines kept (0: goCacheLines).
-	limit int
+	// Limit bounds the lines kept (0: goCacheLines).
+	Limit int
 	// checks counts the packages type-checked, not taken from the cache.
 	checks atomic.Int64
 }
 
 // goCacheLines bounds the lines of the packages a planner keeps checked:
-// two lookups' worth (each checks up to goCheckLines). A checked line
+// two lookups' worth (each checks up to GoCheckLines). A checked line
 // holds 550–750 bytes (syntax tree, types, names), some 60 MB at the
 // bound.
-const goCacheLines = 2 * goCheckLines
+const goCacheLines = 2 * GoCheckLines
 
 // goGen is one file set and the packages checked in it. Positions of
 // every kept package are in the file set, which keeps the files of the
@@ -75,7 +75,7 @@ type goEntry struct {
 }
 
 // current returns the generation a lookup checks in.
-func (c *goCache) current() *goGen {
+func (c *GoChecks) current() *goGen {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.gen == nil || c.gen.wasted(c.bound()) {
@@ -84,12 +84,15 @@ func (c *goCache) current() *goGen {
 	return c.gen
 }
 
-func (c *goCache) bound() int {
-	if c.limit > 0 {
-		return c.limit
+func (c *GoChecks) bound() int {
+	if c.Limit > 0 {
+		return c.Limit
 	}
 	return goCacheLines
 }
+
+// Checked counts the packages type-checked, not taken from the cache.
+func (c *GoChecks) Checked() int64 { return c.checks.Load() }
 
 func (g *goGen) wasted(bound int) bool {
 	g.mu.Lock()

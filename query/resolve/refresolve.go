@@ -1,4 +1,4 @@
-package query
+package resolve
 
 import (
 	"context"
@@ -107,7 +107,7 @@ type refResolver struct {
 	ifaces  map[string]bool  // those of them that are Go interfaces
 	goTypes *goTypes         // the Go packages type-checked (refgo.go)
 	goDirs  map[string][]*fileInfo
-	goCache *goCache // the planner's checked Go packages (refgocache.go)
+	goCache *GoChecks // the planner's checked Go packages (refgocache.go)
 
 	// Per line, what does not depend on the definition judged, read
 	// once: every definition of a common name asks the same questions.
@@ -156,11 +156,11 @@ type enclKey struct {
 	name  string
 }
 
-// judged is one reference line with, per occurrence of the name on it,
+// judged is what was found of one reference line (those judged are in
+// the order given): per occurrence of the name on it,
 // a verdict per definition (one occurrence of verdicts vOpen when the name
 // is not on the line as written: a wrapped statement).
 type judged struct {
-	r    *refLine
 	occs []occVerdicts
 	// folded: the line holds the name in another case only; moved: the
 	// name is not on the line but on a later one of the statement, which
@@ -281,7 +281,7 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 	}
 	out := make([]judged, len(refs))
 	for i, r := range refs {
-		j := judged{r: r}
+		var j judged
 		l, _ := rr.lineOf(ctx, r.fileID, r.line)
 		us := uses[i]
 		if len(us) == 0 {
@@ -1042,14 +1042,14 @@ func startsUpper(s string) bool {
 }
 
 // confidences turns the verdicts into d's (index di) references: each
-// line kept with its confidence, and the reasons for the lines left out.
+// line kept (its index in js) with its confidence, and the reasons for the lines left out.
 // A line's confidence is its best occurrence's: resolved when the facts
 // tie that occurrence to d; likely when nothing contradicts and no other
 // definition could be meant there; name_only when another could.
-func confidences(js []judged, di int) (kept []*refLine, conf []string, left map[string]int) {
+func confidences(js []judged, di int) (kept []int, conf []string, left map[string]int) {
 	left = map[string]int{}
 	rank := map[string]int{ConfResolved: 3, ConfLikely: 2, ConfNameOnly: 1}
-	for _, j := range js {
+	for i, j := range js {
 		if j.folded || j.moved {
 			left[map[bool]string{true: whyCase, false: whyMoved}[j.folded]]++
 			continue
@@ -1068,7 +1068,7 @@ func confidences(js []judged, di int) (kept []*refLine, conf []string, left map[
 		}
 		switch {
 		case best != "":
-			kept, conf = append(kept, j.r), append(conf, best)
+			kept, conf = append(kept, i), append(conf, best)
 		case self:
 			// the definition's own name: not a reference
 		default:

@@ -1,0 +1,39 @@
+// Package resolve judges reference lines: which definition of a name each
+// line holding it belongs to, from the text of the files and their
+// imports, per language (ADR 0020 and 0022). The planner (package query)
+// lists the lines from the refs table and pages and ranks the answer;
+// this package owns the judgement between.
+//
+// # API
+//
+// New returns a Resolver of one name over every definition of it, the
+// indexed files and a Source, which reads a file's text and the symbols
+// of a name from the index. Resolver.Judge judges the lines, each
+// occurrence of the name on each line against every definition;
+// Verdicts.Confidences turns the verdicts into one definition's
+// references, each resolved, likely or name only, and the lines left
+// out counted by reason, never dropped unsaid. Resolver.MostUsed picks
+// the definition a lookup by name answers for. GoChecks keeps the Go
+// packages type-checked for later lookups (a server's planner keeps
+// one).
+//
+// # Inside
+//
+// Each line is checked by what is written at the use — the qualifier, the
+// file's imports, the scopes, stated types and class bases
+// (refresolve.go, reflex.go, refimports.go). Python members are typed
+// from what the source states (refpy.go, refpylex.go): annotations,
+// constructor calls, stated return types, the attributes a class
+// assigns, module-level instances, except clauses and super() through
+// bases read across files; a type the repository does not define owns
+// its members, and an override's uses on receivers of no stated type are
+// listed under the base's member. TypeScript values are typed the same
+// way (refts.go, refts_decl.go, refts_types.go, refts_generic.go:
+// annotations, calls' stated returns, closures, type parameters'
+// constraints, the type a literal is written for); Go uses the standard
+// library's type checker over the indexed sources (refgo.go,
+// refgocheck.go; kept across lookups by GoChecks, refgocache.go). Every
+// language but Go also follows where a definition can be named at all
+// (refscope.go): declarations local to a function or a test, the
+// nearest enclosing one, and TypeScript's import graph.
+package resolve

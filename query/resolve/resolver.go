@@ -1,0 +1,167 @@
+package resolve
+
+import "context"
+
+// File is what the resolver reads of an indexed file.
+type File struct {
+	ID       int64
+	Path     string
+	Language string
+	Lines    int // its line count
+}
+
+// Symbol is one symbol of the index: a definition of the name judged, or
+// one the rules read (a class, a function and its annotations).
+type Symbol struct {
+	ID         string
+	FileID     int64
+	Path       string
+	Start, End int
+	Kind       string // extract.Kind*
+	Name       string
+	Qualname   string
+}
+
+// Line is one line holding the name, as the refs table lists it.
+type Line struct {
+	Path      string
+	FileID    int64
+	Line      int
+	Kinds     []string
+	Symbol    string
+	EnclName  string // the enclosing symbol's name and first line
+	EnclStart int
+	DefLine   bool // a symbol of the name starts on the line
+}
+
+// fileInfo, unit and refLine are File, Symbol and Line as the rules
+// read them.
+
+// fileInfo is what the resolver reads of an indexed file.
+type fileInfo struct {
+	id       int64
+	path     string
+	language string
+	lines    int
+}
+
+// unit is one symbol of the index.
+type unit struct {
+	id         string
+	fileID     int64
+	path       string
+	start, end int
+
+	symKind, name, qualname string
+}
+
+// refLine is one line referring to the name.
+type refLine struct {
+	path      string
+	fileID    int64
+	line      int
+	kinds     []string
+	symbol    string
+	enclName  string
+	enclStart int
+	defLine   bool
+}
+
+// Source is the index as the resolver reads it.
+type Source interface {
+	// Lines returns a file's text, one string a line ("" and nil for a
+	// file the index does not hold).
+	Lines(ctx context.Context, fileID int64) ([]string, error)
+	// Named returns the definitions named exactly name, as the caller
+	// would judge them.
+	Named(ctx context.Context, name string) ([]Symbol, error)
+	// Declared returns every symbol named exactly name, tests included.
+	Declared(ctx context.Context, name string) ([]Symbol, error)
+}
+
+// Resolver judges the reference lines of one name against every
+// definition of it. It is for one lookup: it keeps what it read.
+type Resolver struct {
+	rr *refResolver
+}
+
+// New returns a Resolver of name's lines against defs, over files (every
+// indexed file) and src. checks, when not nil, keeps the Go packages
+// type-checked for later lookups; nil checks them for this one only.
+func New(name string, defs []Symbol, files []File, src Source, checks *GoChecks) *Resolver {
+	byID := make(map[int64]*fileInfo, len(files))
+	for _, f := range files {
+		byID[f.ID] = &fileInfo{id: f.ID, path: f.Path, language: f.Language, lines: f.Lines}
+	}
+	rr := newRefResolver(name, refDefs(defs, byID), byID, src.Lines)
+	rr.named = func(ctx context.Context, n string) ([]refDef, error) {
+		ss, err := src.Named(ctx, n)
+		return refDefs(ss, byID), err
+	}
+	rr.declared = func(ctx context.Context, n string) ([]*unit, error) {
+		ss, err := src.Declared(ctx, n)
+		if err != nil {
+			return nil, err
+		}
+		var out []*unit
+		for _, s := range ss {
+			out = append(out, symbolUnit(s))
+		}
+		return out, nil
+	}
+	rr.goCache = checks
+	return &Resolver{rr: rr}
+}
+
+func symbolUnit(s Symbol) *unit {
+	return &unit{id: s.ID, fileID: s.FileID, path: s.Path, start: s.Start, end: s.End,
+		symKind: s.Kind, name: s.Name, qualname: s.Qualname}
+}
+
+func refDefs(ss []Symbol, files map[int64]*fileInfo) []refDef {
+	var out []refDef
+	for _, s := range ss {
+		out = append(out, newRefDef(symbolUnit(s), files))
+	}
+	return out
+}
+
+// Verdicts are the judged lines of a Resolver, in the order given.
+type Verdicts struct {
+	js []judged
+}
+
+// Judge judges each line against every definition.
+func (r *Resolver) Judge(ctx context.Context, lines []Line) (*Verdicts, error) {
+	refs := make([]*refLine, len(lines))
+	for i, l := range lines {
+		refs[i] = &refLine{path: l.Path, fileID: l.FileID, line: l.Line, kinds: l.Kinds,
+			symbol: l.Symbol, enclName: l.EnclName, enclStart: l.EnclStart, defLine: l.DefLine}
+	}
+	js, err := r.rr.judge(ctx, refs)
+	if err != nil {
+		return nil, err
+	}
+	return &Verdicts{js: js}, nil
+}
+
+// Confidences returns definition di's references: the indexes of the
+// lines kept (into those judged) with their confidences, and the lines
+// left out counted by reason. A line's confidence is its best
+// occurrence's: resolved when the facts tie that occurrence to the
+// definition; likely when nothing contradicts and no other definition
+// could be meant there; name_only when another could.
+func (v *Verdicts) Confidences(di int) (kept []int, conf []string, left map[string]int) {
+	return confidences(v.js, di)
+}
+
+// MostUsed returns the definition a lookup by name answers for, given
+// each definition's resolved or likely lines (counts), and why when the
+// counts alone do not say.
+func (r *Resolver) MostUsed(ctx context.Context, v *Verdicts, counts []int) (int, string, error) {
+	return r.rr.mostUsed(ctx, v.js, counts)
+}
+
+// GoNote is a note for the answer about the Go type check ("" when there
+// is none to make).
+func (r *Resolver) GoNote() string { return r.rr.goNote() }
