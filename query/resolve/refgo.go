@@ -29,11 +29,11 @@ func (rr *refResolver) goJudge(r *refLine, u useAt, d *refDef) (v refVerdict, wh
 	if gt == nil {
 		return 0, "", false
 	}
-	ft := gt.byFile[r.fileID]
+	ft := gt.byFile[r.FileID]
 	if ft == nil {
 		return 0, "", false
 	}
-	id := ft.idents[token.Position{Line: r.line, Column: u.at + 1}]
+	id := ft.idents[token.Position{Line: r.Line, Column: u.at + 1}]
 	if id == nil {
 		return 0, "", false // in a comment or a string, or text the parser did not read
 	}
@@ -76,7 +76,7 @@ func (rr *refResolver) goJudge(r *refLine, u useAt, d *refDef) (v refVerdict, wh
 	switch {
 	case !d.member:
 		return vContra, whyMember, true
-	case d.u.symKind != extract.KindMethod || rr.ifaces[d.parent] || !token.IsExported(d.u.name):
+	case d.u.Kind != extract.KindMethod || rr.ifaces[d.parent] || !token.IsExported(d.u.Name):
 		// A field, an interface's method or an unexported method is
 		// reached through no outside value.
 		return vContra, whyForeign, true
@@ -335,7 +335,7 @@ func (gt *goTypes) judgeObj(r *refLine, u *goUnit, obj types.Object, d *refDef, 
 			return vContra, whyLocal, true
 		}
 	case *types.Func:
-		if sig, ok := o.Type().(*types.Signature); ok && sig.Recv() != nil && d.member && d.u.symKind == extract.KindMethod {
+		if sig, ok := o.Type().(*types.Signature); ok && sig.Recv() != nil && d.member && d.u.Kind == extract.KindMethod {
 			if v, ok := gt.viaInterface(u, sig.Recv().Type(), d); ok {
 				return gt.related(r, d, v), whyOther, true
 			}
@@ -391,7 +391,7 @@ func (gt *goTypes) related(r *refLine, d *refDef, v refVerdict) refVerdict {
 	if v != vRelated || token.IsExported(d.parent) {
 		return v
 	}
-	if path.Dir(r.path) != d.dir || gt.xtest(r) {
+	if path.Dir(r.Path) != d.dir || gt.xtest(r) {
 		return vContra
 	}
 	return v
@@ -399,7 +399,7 @@ func (gt *goTypes) related(r *refLine, d *refDef, v refVerdict) refVerdict {
 
 // xtest reports whether r is in an external test package.
 func (gt *goTypes) xtest(r *refLine) bool {
-	ft := gt.byFile[r.fileID]
+	ft := gt.byFile[r.FileID]
 	return ft != nil && ft.unit.pkg != nil && strings.HasSuffix(ft.unit.pkg.Name(), "_test")
 }
 
@@ -460,7 +460,7 @@ func (gt *goTypes) typeOf(u *goUnit, d *refDef) types.Type {
 			continue
 		}
 		for _, f := range o.files {
-			if gt.fset.Position(f.Package).Filename != d.u.path {
+			if gt.fset.Position(f.Package).Filename != d.u.Path {
 				continue
 			}
 			if tn, ok := o.pkg.Scope().Lookup(d.parent).(*types.TypeName); ok {
@@ -477,11 +477,11 @@ func (gt *goTypes) typeOf(u *goUnit, d *refDef) types.Type {
 // isDef reports whether obj is the definition d, by where it is
 // declared.
 func (gt *goTypes) isDef(obj types.Object, d *refDef) bool {
-	if obj.Name() != d.u.name || !obj.Pos().IsValid() {
+	if obj.Name() != d.u.Name || !obj.Pos().IsValid() {
 		return false
 	}
 	p := gt.fset.Position(obj.Pos())
-	if p.Filename != d.u.path || p.Line < d.u.start || p.Line > d.u.end {
+	if p.Filename != d.u.Path || p.Line < d.u.Start || p.Line > d.u.End {
 		return false
 	}
 	switch o := obj.(type) {
@@ -500,7 +500,7 @@ func (gt *goTypes) isDef(obj types.Object, d *refDef) bool {
 // checked package (another platform's file).
 func (gt *goTypes) leftOut(d *refDef) bool {
 	for k, u := range gt.units {
-		if u != nil && k.dir == d.dir && u.excluded[d.u.path] {
+		if u != nil && k.dir == d.dir && u.excluded[d.u.Path] {
 			return true
 		}
 	}

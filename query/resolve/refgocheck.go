@@ -92,10 +92,10 @@ func (rr *refResolver) goCheck(ctx context.Context, refs []*refLine) error {
 	}
 	counts := map[goUnitKey]int{}
 	for _, r := range refs {
-		if f := rr.files[r.fileID]; f == nil || f.language != "go" {
+		if f := rr.files[r.FileID]; f == nil || f.Language != "go" {
 			continue
 		}
-		k, err := rr.goUnitOf(ctx, r.fileID)
+		k, err := rr.goUnitOf(ctx, r.FileID)
 		if err != nil {
 			return err
 		}
@@ -159,7 +159,7 @@ func (rr *refResolver) goCheck(ctx context.Context, refs []*refLine) error {
 			continue
 		}
 		for _, f := range u.files {
-			id := rr.byPath[gt.fset.Position(f.Package).Filename].id
+			id := rr.byPath[gt.fset.Position(f.Package).Filename].ID
 			if _, ok := gt.byFile[id]; !ok {
 				gt.byFile[id] = gt.index(u, f)
 			}
@@ -181,8 +181,8 @@ func (rr *refResolver) goNote() string {
 // goUnitOf returns the unit a Go file is checked in.
 func (rr *refResolver) goUnitOf(ctx context.Context, id int64) (goUnitKey, error) {
 	f := rr.files[id]
-	k := goUnitKey{dir: path.Dir(f.path)}
-	if !strings.HasSuffix(f.path, "_test.go") {
+	k := goUnitKey{dir: path.Dir(f.Path)}
+	if !strings.HasSuffix(f.Path, "_test.go") {
 		return k, nil
 	}
 	pkg, err := rr.goPackage(ctx, id)
@@ -201,9 +201,9 @@ func (rr *refResolver) goUnitOf(ctx context.Context, id int64) (goUnitKey, error
 func (rr *refResolver) goUnitLines(k goUnitKey) int {
 	n := 0
 	for _, f := range rr.goDirFiles(k.dir) {
-		test := strings.HasSuffix(f.path, "_test.go")
+		test := strings.HasSuffix(f.Path, "_test.go")
 		if test == (k.variant != "") || k.variant == "test" {
-			n += f.lines
+			n += f.Lines
 		}
 	}
 	return n
@@ -214,13 +214,13 @@ func (rr *refResolver) goDirFiles(dir string) []*fileInfo {
 	if rr.goDirs == nil {
 		rr.goDirs = map[string][]*fileInfo{}
 		for _, f := range rr.files {
-			if f.language == "go" && strings.HasSuffix(f.path, ".go") {
-				d := path.Dir(f.path)
+			if f.Language == "go" && strings.HasSuffix(f.Path, ".go") {
+				d := path.Dir(f.Path)
 				rr.goDirs[d] = append(rr.goDirs[d], f)
 			}
 		}
 		for _, fs := range rr.goDirs {
-			sort.Slice(fs, func(i, j int) bool { return fs[i].path < fs[j].path })
+			sort.Slice(fs, func(i, j int) bool { return fs[i].Path < fs[j].Path })
 		}
 	}
 	return rr.goDirs[dir]
@@ -230,16 +230,16 @@ func (rr *refResolver) goDirFiles(dir string) []*fileInfo {
 func (rr *refResolver) goModules(ctx context.Context) ([]goModule, error) {
 	var out []goModule
 	for _, f := range rr.files {
-		if path.Base(f.path) != "go.mod" {
+		if path.Base(f.Path) != "go.mod" {
 			continue
 		}
-		t, err := rr.text(ctx, f.id)
+		t, err := rr.text(ctx, f.ID)
 		if err != nil {
 			return nil, err
 		}
 		for _, l := range t {
 			if rest, ok := strings.CutPrefix(strings.TrimSpace(l), "module "); ok {
-				out = append(out, goModule{path: strings.Trim(strings.TrimSpace(strings.Split(rest, "//")[0]), `"`), dir: path.Dir(f.path)})
+				out = append(out, goModule{path: strings.Trim(strings.TrimSpace(strings.Split(rest, "//")[0]), `"`), dir: path.Dir(f.Path)})
 				break
 			}
 		}
@@ -370,10 +370,10 @@ func (gt *goTypes) contentKey(ctx context.Context, k goUnitKey) (string, error) 
 	var b strings.Builder
 	b.WriteString(k.dir + "\x00" + k.variant)
 	for _, f := range gt.rr.goDirFiles(k.dir) {
-		if strings.HasSuffix(f.path, "_test.go") != (k.variant != "") && k.variant != "test" {
+		if strings.HasSuffix(f.Path, "_test.go") != (k.variant != "") && k.variant != "test" {
 			continue
 		}
-		t, err := gt.rr.text(ctx, f.id)
+		t, err := gt.rr.text(ctx, f.ID)
 		if err != nil {
 			return "", err
 		}
@@ -382,7 +382,7 @@ func (gt *goTypes) contentKey(ctx context.Context, k goUnitKey) (string, error) 
 			d.WriteString(l)
 			d.WriteString("\n")
 		}
-		fmt.Fprintf(&b, "\x00%s\x00%d\x00%x", f.path, len(t), d.Sum64())
+		fmt.Fprintf(&b, "\x00%s\x00%d\x00%x", f.Path, len(t), d.Sum64())
 	}
 	return b.String(), nil
 }
@@ -415,20 +415,20 @@ func (gt *goTypes) parse(ctx context.Context, k goUnitKey, u *goUnit) ([]*ast.Fi
 	bctx.JoinPath = path.Join
 	var files []*ast.File
 	for _, f := range rr.goDirFiles(k.dir) {
-		test := strings.HasSuffix(f.path, "_test.go")
+		test := strings.HasSuffix(f.Path, "_test.go")
 		if test != (k.variant != "") && k.variant != "test" {
 			continue
 		}
-		t, err := rr.text(ctx, f.id)
+		t, err := rr.text(ctx, f.ID)
 		if err != nil {
 			return nil, err
 		}
-		src[f.path] = []byte(strings.Join(t, "\n"))
-		if ok, err := bctx.MatchFile(k.dir, path.Base(f.path)); err != nil || !ok {
-			u.excluded[f.path] = true
+		src[f.Path] = []byte(strings.Join(t, "\n"))
+		if ok, err := bctx.MatchFile(k.dir, path.Base(f.Path)); err != nil || !ok {
+			u.excluded[f.Path] = true
 			continue
 		}
-		af, _ := parser.ParseFile(gt.fset, f.path, src[f.path], parser.SkipObjectResolution)
+		af, _ := parser.ParseFile(gt.fset, f.Path, src[f.Path], parser.SkipObjectResolution)
 		if af == nil || af.Name == nil {
 			continue
 		}

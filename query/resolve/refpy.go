@@ -47,7 +47,7 @@ func (t pyType) same(o pyType) bool {
 		return false
 	}
 	if t.cls != nil || o.cls != nil {
-		return t.cls != nil && o.cls != nil && t.cls.def.u.id == o.cls.def.u.id
+		return t.cls != nil && o.cls != nil && t.cls.def.u.ID == o.cls.def.u.ID
 	}
 	return t.foreign == o.foreign && t.generic == "" && o.generic == ""
 }
@@ -171,10 +171,10 @@ func (rr *refResolver) judgePyMember(ctx context.Context, r *refLine, line strin
 		return rr.judgePySuper(ctx, r, d)
 	}
 	st := rr.pyState()
-	k := lineVar{r.fileID, r.line, strconv.Itoa(u.at)}
+	k := lineVar{r.FileID, r.Line, strconv.Itoa(u.at)}
 	t, ok := st.recv[k]
 	if !ok {
-		t = rr.pyExprType(ctx, pyCtx{r.fileID, r.enclStart, r.enclName, r.line}, recv, 0)
+		t = rr.pyExprType(ctx, pyCtx{r.FileID, r.EnclStart, r.EnclName, r.Line}, recv, 0)
 		st.recv[k] = t
 	}
 	if len(t.alts) > 0 {
@@ -226,19 +226,19 @@ const whyOverride = "a receiver of no stated type: listed under the base class's
 // name of one of its class's bases in the repository.
 func (rr *refResolver) pyOverrides(ctx context.Context, d *refDef) bool {
 	st := rr.pyState()
-	if o, ok := st.over[d.u.id]; ok {
+	if o, ok := st.over[d.u.ID]; ok {
 		return o
 	}
 	o := rr.readPyOverrides(ctx, d)
-	st.over[d.u.id] = o
+	st.over[d.u.ID] = o
 	return o
 }
 
 func (rr *refResolver) readPyOverrides(ctx context.Context, d *refDef) bool {
 	for _, k := range rr.pyClassesOf(ctx, d) {
 		for _, b := range rr.pyMRO(ctx, k).classes[1:] {
-			for _, o := range rr.pyNamed(ctx, d.u.name) {
-				if o.member && o.u.fileID == b.def.u.fileID && o.u.qualname == b.def.u.qualname+"."+d.u.name {
+			for _, o := range rr.pyNamed(ctx, d.u.Name) {
+				if o.member && o.u.FileID == b.def.u.FileID && o.u.Qualname == b.def.u.Qualname+"."+d.u.Name {
 					return true
 				}
 			}
@@ -260,8 +260,8 @@ func (rr *refResolver) judgePyOwner(ctx context.Context, c *pyClass, d *refDef, 
 		}
 		for di := range rr.defs {
 			o := &rr.defs[di]
-			if o.member && o.parent == k.def.u.name && o.u.fileID == k.def.u.fileID && o.lang == "python" {
-				if o.u.id == d.u.id {
+			if o.member && o.parent == k.def.u.Name && o.u.FileID == k.def.u.FileID && o.lang == "python" {
+				if o.u.ID == d.u.ID {
 					return vResolved, "", true
 				}
 				return vContra, whyOther, true
@@ -276,7 +276,7 @@ func (rr *refResolver) judgePyOwner(ctx context.Context, c *pyClass, d *refDef, 
 			break
 		}
 		for _, b := range rr.pyMRO(ctx, k).classes {
-			if b.def.u.id == c.def.u.id {
+			if b.def.u.ID == c.def.u.ID {
 				return vOpen, "", false
 			}
 		}
@@ -289,7 +289,7 @@ func (rr *refResolver) judgePyOwner(ctx context.Context, c *pyClass, d *refDef, 
 
 // judgePySuper judges super().name inside the innermost class around r.
 func (rr *refResolver) judgePySuper(ctx context.Context, r *refLine, d *refDef) (refVerdict, string, bool) {
-	c := rr.pyEnclosingClass(ctx, r.fileID, r.symbol)
+	c := rr.pyEnclosingClass(ctx, r.FileID, r.Symbol)
 	if c == nil {
 		return vOpen, "", false
 	}
@@ -298,11 +298,11 @@ func (rr *refResolver) judgePySuper(ctx context.Context, r *refLine, d *refDef) 
 
 // pyClassesOf returns the class d is a member of.
 func (rr *refResolver) pyClassesOf(ctx context.Context, d *refDef) []*pyClass {
-	i := strings.LastIndex(d.u.qualname, ".")
+	i := strings.LastIndex(d.u.Qualname, ".")
 	if i < 0 {
 		return nil
 	}
-	if c := rr.pyClassAt(ctx, d.u.fileID, d.u.qualname[:i]); c != nil {
+	if c := rr.pyClassAt(ctx, d.u.FileID, d.u.Qualname[:i]); c != nil {
 		return []*pyClass{c}
 	}
 	return nil
@@ -316,7 +316,7 @@ func (rr *refResolver) pyClassAt(ctx context.Context, file int64, qn string) *py
 func (rr *refResolver) readPyClassAt(ctx context.Context, file int64, qn string) *pyClass {
 	name := qn[strings.LastIndex(qn, ".")+1:]
 	for _, d := range rr.pyNamed(ctx, name) {
-		if d.u.symKind == extract.KindClass && d.u.fileID == file && d.u.qualname == qn {
+		if d.u.Kind == extract.KindClass && d.u.FileID == file && d.u.Qualname == qn {
 			return rr.pyClassOf(ctx, d)
 		}
 	}
@@ -325,11 +325,11 @@ func (rr *refResolver) readPyClassAt(ctx context.Context, file int64, qn string)
 
 func (rr *refResolver) pyClassOf(ctx context.Context, d refDef) *pyClass {
 	c := &pyClass{def: d}
-	text, err := rr.text(ctx, d.u.fileID)
+	text, err := rr.text(ctx, d.u.FileID)
 	if err != nil {
 		return c
 	}
-	if n := pyDeclLine(text, d.u.start, "class", d.u.name); n > 0 {
+	if n := pyDeclLine(text, d.u.Start, "class", d.u.Name); n > 0 {
 		c.bases = pyBases(text, n)
 	}
 	return c
@@ -351,27 +351,27 @@ func (rr *refResolver) pyEnclosingClass(ctx context.Context, file int64, symbol 
 // order for the single and simple multiple inheritance of most code).
 func (rr *refResolver) pyMRO(ctx context.Context, c *pyClass) pyMRO {
 	st := rr.pyState()
-	key := strconv.FormatInt(c.def.u.fileID, 10) + ":" + c.def.u.qualname
+	key := strconv.FormatInt(c.def.u.FileID, 10) + ":" + c.def.u.Qualname
 	if m, ok := st.mros[key]; ok {
 		return m
 	}
 	st.mros[key] = pyMRO{classes: []*pyClass{c}} // a cycle stops here
 	m := pyMRO{classes: []*pyClass{c}, complete: true}
-	seen := map[string]bool{c.def.u.id: true}
+	seen := map[string]bool{c.def.u.ID: true}
 	for _, b := range c.bases {
 		if pyProtocol(b) {
 			m.protocol = true
 			continue
 		}
-		t := rr.pyAnnType(ctx, pyCtx{file: c.def.u.fileID, line: c.def.u.start}, b, 0)
+		t := rr.pyAnnType(ctx, pyCtx{file: c.def.u.FileID, line: c.def.u.Start}, b, 0)
 		switch {
 		case t.cls != nil:
 			bm := rr.pyMRO(ctx, t.cls)
 			m.complete = m.complete && bm.complete
 			m.protocol = m.protocol || bm.protocol
 			for _, k := range bm.classes {
-				if !seen[k.def.u.id] {
-					seen[k.def.u.id] = true
+				if !seen[k.def.u.ID] {
+					seen[k.def.u.ID] = true
 					m.classes = append(m.classes, k)
 				}
 			}
@@ -487,7 +487,7 @@ func (rr *refResolver) pyTypeName(ctx context.Context, file int64, name string, 
 		} else {
 			qual = strings.TrimPrefix(qual, root)
 		}
-		return rr.pyModuleClass(ctx, f.path, mod+qual, last)
+		return rr.pyModuleClass(ctx, f.Path, mod+qual, last)
 	}
 	if t, ok := rr.pyTypeVar(ctx, file, name, depth); ok {
 		return t
@@ -495,11 +495,11 @@ func (rr *refResolver) pyTypeName(ctx context.Context, file int64, name string, 
 	// Defined in the file (at any depth: a class in a function).
 	var inFile *pyClass
 	for _, d := range rr.pyNamed(ctx, name) {
-		if d.u.fileID == file {
-			if d.u.symKind != extract.KindClass {
+		if d.u.FileID == file {
+			if d.u.Kind != extract.KindClass {
 				return pyUnknown // a function, a variable, an alias
 			}
-			if inFile == nil || d.u.qualname == name {
+			if inFile == nil || d.u.Qualname == name {
 				inFile = rr.pyClassOf(ctx, d)
 			}
 		}
@@ -508,10 +508,10 @@ func (rr *refResolver) pyTypeName(ctx context.Context, file int64, name string, 
 		return pyType{cls: inFile}
 	}
 	if in, ok := fi.names[name]; ok {
-		return rr.pyModuleClass(ctx, f.path, in.module, in.name)
+		return rr.pyModuleClass(ctx, f.Path, in.module, in.name)
 	}
 	if in, ok := fi.importing(name); ok {
-		return rr.pyModuleClass(ctx, f.path, in.module, in.name)
+		return rr.pyModuleClass(ctx, f.Path, in.module, in.name)
 	}
 	if len(fi.star) > 0 || rr.pyModuleBinds(ctx, file, name) {
 		return pyUnknown // an alias or a type variable the file assigns
@@ -598,8 +598,8 @@ func (rr *refResolver) pyModuleClass(ctx context.Context, from, mod, name string
 		var next []string
 		for _, p := range files {
 			for _, d := range named {
-				if d.u.path == p && d.u.qualname == name {
-					if d.u.symKind == extract.KindClass {
+				if d.u.Path == p && d.u.Qualname == name {
+					if d.u.Kind == extract.KindClass {
 						return pyType{cls: rr.pyClassOf(ctx, d)}
 					}
 					return pyUnknown
@@ -607,7 +607,7 @@ func (rr *refResolver) pyModuleClass(ctx context.Context, from, mod, name string
 			}
 			// Imported there: follow it.
 			if fr := rr.byPath[p]; fr != nil {
-				if fi, err := rr.importsOf(ctx, fr.id); err == nil {
+				if fi, err := rr.importsOf(ctx, fr.ID); err == nil {
 					if in, ok := fi.names[name]; ok {
 						next = append(next, importFiles("python", p, in.module, rr.paths, rr.dirs)...)
 					}
@@ -621,7 +621,7 @@ func (rr *refResolver) pyModuleClass(ctx context.Context, from, mod, name string
 	}
 	var classes []refDef
 	for _, d := range named {
-		if d.u.symKind == extract.KindClass && !strings.Contains(d.u.qualname, ".") {
+		if d.u.Kind == extract.KindClass && !strings.Contains(d.u.Qualname, ".") {
 			classes = append(classes, d)
 		}
 	}
@@ -649,7 +649,7 @@ func (rr *refResolver) pyOwnPackage(ctx context.Context, from, mod string) bool 
 	if fr == nil {
 		return false
 	}
-	fi, err := rr.importsOf(ctx, fr.id)
+	fi, err := rr.importsOf(ctx, fr.ID)
 	if err != nil {
 		return true
 	}
@@ -792,7 +792,7 @@ func (rr *refResolver) pyModuleMember(ctx context.Context, c pyCtx, mod string, 
 	if f == nil {
 		return pyUnknown
 	}
-	files := importFiles("python", f.path, mod, rr.paths, rr.dirs)
+	files := importFiles("python", f.Path, mod, rr.paths, rr.dirs)
 	if len(files) == 0 {
 		if strings.HasPrefix(mod, ".") || len(rr.pyNamed(ctx, s.name)) > 0 {
 			return pyUnknown
@@ -803,7 +803,7 @@ func (rr *refResolver) pyModuleMember(ctx context.Context, c pyCtx, mod string, 
 	}
 	for _, d := range rr.pyNamed(ctx, s.name) {
 		for _, p := range files {
-			if d.u.path == p && d.u.qualname == s.name {
+			if d.u.Path == p && d.u.Qualname == s.name {
 				return rr.pyDefValue(ctx, d, s.call, depth)
 			}
 		}
@@ -815,7 +815,7 @@ func (rr *refResolver) pyModuleMember(ctx context.Context, c pyCtx, mod string, 
 // instance, named is the class (its members are the instances'); a
 // function called is its stated return type.
 func (rr *refResolver) pyDefValue(ctx context.Context, d refDef, call bool, depth int) pyType {
-	switch d.u.symKind {
+	switch d.u.Kind {
 	case extract.KindClass:
 		return pyType{cls: rr.pyClassOf(ctx, d)}
 	case extract.KindFunction:
@@ -823,7 +823,7 @@ func (rr *refResolver) pyDefValue(ctx context.Context, d refDef, call bool, dept
 			return rr.pyReturnType(ctx, d, nil, depth)
 		}
 	case extract.KindVar, extract.KindConst:
-		t := rr.pyModuleVar(ctx, d.u.fileID, d.u.name, depth)
+		t := rr.pyModuleVar(ctx, d.u.FileID, d.u.Name, depth)
 		if !call {
 			return t
 		}
@@ -860,21 +860,21 @@ func (rr *refResolver) pyCallType(ctx context.Context, c pyCtx, name string, dep
 	}
 	nested := false
 	for _, d := range rr.pyNamed(ctx, name) {
-		if d.u.fileID == c.file && d.u.qualname == name {
+		if d.u.FileID == c.file && d.u.Qualname == name {
 			return rr.pyDefValue(ctx, d, true, depth)
 		}
-		nested = nested || d.u.fileID == c.file && !d.member
+		nested = nested || d.u.FileID == c.file && !d.member
 	}
 	if in, ok := fi.names[name]; ok {
 		f := rr.files[c.file]
-		for _, p := range importFiles("python", f.path, in.module, rr.paths, rr.dirs) {
+		for _, p := range importFiles("python", f.Path, in.module, rr.paths, rr.dirs) {
 			for _, d := range rr.pyNamed(ctx, in.name) {
-				if d.u.path == p && d.u.qualname == in.name {
+				if d.u.Path == p && d.u.Qualname == in.name {
 					return rr.pyDefValue(ctx, d, true, depth)
 				}
 			}
 		}
-		if t := rr.pyModuleClass(ctx, f.path, in.module, in.name); t.known() {
+		if t := rr.pyModuleClass(ctx, f.Path, in.module, in.name); t.known() {
 			return t
 		}
 		return pyUnknown
@@ -896,8 +896,8 @@ func (rr *refResolver) pyCallType(ctx context.Context, c pyCtx, name string, dep
 // pyEnclosingType returns the class of self or cls at c.
 func (rr *refResolver) pyEnclosingType(ctx context.Context, c pyCtx) pyType {
 	for _, d := range rr.pyNamed(ctx, c.fnName) {
-		if d.u.fileID == c.file && d.u.start == c.fnStart {
-			if k := rr.pyEnclosingClass(ctx, c.file, d.u.qualname); k != nil {
+		if d.u.FileID == c.file && d.u.Start == c.fnStart {
+			if k := rr.pyEnclosingClass(ctx, c.file, d.u.Qualname); k != nil {
 				return pyType{cls: k}
 			}
 		}
@@ -1009,7 +1009,7 @@ func (rr *refResolver) readPyVarType(ctx context.Context, c pyCtx, v string, dep
 		return pyUnknown
 	}
 	for _, d := range rr.pyNamed(ctx, v) {
-		if d.u.fileID == c.file && d.u.qualname == v {
+		if d.u.FileID == c.file && d.u.Qualname == v {
 			return rr.pyDefValue(ctx, d, false, depth)
 		}
 	}
@@ -1018,24 +1018,24 @@ func (rr *refResolver) readPyVarType(ctx context.Context, c pyCtx, v string, dep
 		return pyUnknown
 	}
 	if in, ok := fi.names[v]; ok {
-		for _, p := range importFiles("python", f.path, in.module, rr.paths, rr.dirs) {
+		for _, p := range importFiles("python", f.Path, in.module, rr.paths, rr.dirs) {
 			for _, d := range rr.pyNamed(ctx, in.name) {
-				if d.u.path == p && d.u.qualname == in.name {
+				if d.u.Path == p && d.u.Qualname == in.name {
 					return rr.pyDefValue(ctx, d, false, depth)
 				}
 			}
 			if fr := rr.byPath[p]; fr != nil {
-				if t := rr.pyModuleVar(ctx, fr.id, in.name, depth); t.known() {
+				if t := rr.pyModuleVar(ctx, fr.ID, in.name, depth); t.known() {
 					return t
 				}
 			}
 		}
-		if t := rr.pyModuleClass(ctx, f.path, in.module, in.name); t.foreign {
+		if t := rr.pyModuleClass(ctx, f.Path, in.module, in.name); t.foreign {
 			return t // a dependency's class, function or module
 		}
 		return pyUnknown
 	}
-	if mod, ok := fi.modules[v]; ok && len(importFiles("python", f.path, mod, rr.paths, rr.dirs)) == 0 && !strings.HasPrefix(mod, ".") {
+	if mod, ok := fi.modules[v]; ok && len(importFiles("python", f.Path, mod, rr.paths, rr.dirs)) == 0 && !strings.HasPrefix(mod, ".") {
 		return pyType{foreign: true} // a module outside the repository
 	}
 	return rr.pyModuleVar(ctx, c.file, v, depth)
@@ -1155,7 +1155,7 @@ func (rr *refResolver) pyMemberType(ctx context.Context, c *pyClass, name string
 		return pyUnknown
 	}
 	st := rr.pyState()
-	key := strconv.FormatInt(c.def.u.fileID, 10) + ":" + c.def.u.qualname + "." + name + ":" + strconv.FormatBool(call)
+	key := strconv.FormatInt(c.def.u.FileID, 10) + ":" + c.def.u.Qualname + "." + name + ":" + strconv.FormatBool(call)
 	if t, ok := st.attrs[key]; ok {
 		return t
 	}
@@ -1168,10 +1168,10 @@ func (rr *refResolver) pyMemberType(ctx context.Context, c *pyClass, name string
 func (rr *refResolver) readPyMemberType(ctx context.Context, c *pyClass, name string, call bool, depth int) pyType {
 	for _, k := range rr.pyMRO(ctx, c).classes {
 		for _, d := range rr.pyNamed(ctx, name) {
-			if d.u.fileID != k.def.u.fileID || d.u.qualname != k.def.u.qualname+"."+name {
+			if d.u.FileID != k.def.u.FileID || d.u.Qualname != k.def.u.Qualname+"."+name {
 				continue
 			}
-			switch d.u.symKind {
+			switch d.u.Kind {
 			case extract.KindMethod, extract.KindProperty, extract.KindFunction:
 				if call || rr.pyIsProperty(ctx, d) {
 					return rr.pyReturnType(ctx, d, c, depth)
@@ -1193,13 +1193,13 @@ func (rr *refResolver) readPyMemberType(ctx context.Context, c *pyClass, name st
 // found when it assigns or annotates it; the type when every such
 // statement agrees.
 func (rr *refResolver) pyAttrAssigned(ctx context.Context, k *pyClass, name string, depth int) (pyType, bool) {
-	text, err := rr.text(ctx, k.def.u.fileID)
+	text, err := rr.text(ctx, k.def.u.FileID)
 	if err != nil {
 		return pyUnknown, false
 	}
 	var got []pyType
 	fnStart, fnName := 0, ""
-	for n := k.def.u.start; n <= k.def.u.end && n <= len(text); n++ {
+	for n := k.def.u.Start; n <= k.def.u.End && n <= len(text); n++ {
 		l := text[n-1]
 		t := strings.TrimSpace(l)
 		if m := pyDefName.FindStringSubmatch(t); m != nil {
@@ -1217,7 +1217,7 @@ func (rr *refResolver) pyAttrAssigned(ctx context.Context, k *pyClass, name stri
 			continue
 		}
 		b.expr = pyJoin(text, n, b.expr)
-		c := pyCtx{file: k.def.u.fileID, line: n}
+		c := pyCtx{file: k.def.u.FileID, line: n}
 		if fnStart != 0 {
 			// The start of the method's symbol: its decorators come first.
 			c.fnStart, c.fnName = rr.pySymbolStart(ctx, k, fnName, fnStart), fnName
@@ -1250,8 +1250,8 @@ var pyDefName = regexp.MustCompile(`^(?:async\s+)?def\s+([\p{L}_][\p{L}\p{N}_]*)
 func (rr *refResolver) pySymbolStart(ctx context.Context, k *pyClass, fn string, def int) int {
 	best := def
 	for _, d := range rr.pyNamed(ctx, fn) {
-		if d.u.fileID == k.def.u.fileID && d.u.start <= def && d.u.end >= def && d.u.start > best-30 {
-			best = min(best, d.u.start)
+		if d.u.FileID == k.def.u.FileID && d.u.Start <= def && d.u.End >= def && d.u.Start > best-30 {
+			best = min(best, d.u.Start)
 		}
 	}
 	return best
@@ -1259,15 +1259,15 @@ func (rr *refResolver) pySymbolStart(ctx context.Context, k *pyClass, fn string,
 
 // pyIsProperty reports whether method d is decorated @property.
 func (rr *refResolver) pyIsProperty(ctx context.Context, d refDef) bool {
-	if d.u.symKind == extract.KindProperty {
+	if d.u.Kind == extract.KindProperty {
 		return true
 	}
-	text, err := rr.text(ctx, d.u.fileID)
+	text, err := rr.text(ctx, d.u.FileID)
 	if err != nil {
 		return false
 	}
-	def := pyDeclLine(text, d.u.start, "def", d.u.name)
-	for n := def - 1; n >= 1 && n >= d.u.start-1 && n > def-10; n-- {
+	def := pyDeclLine(text, d.u.Start, "def", d.u.Name)
+	for n := def - 1; n >= 1 && n >= d.u.Start-1 && n > def-10; n-- {
 		t := strings.TrimSpace(text[n-1])
 		if !strings.HasPrefix(t, "@") {
 			break
@@ -1282,16 +1282,16 @@ func (rr *refResolver) pyIsProperty(ctx context.Context, d refDef) bool {
 // pyReturnType reads function d's stated return type; self is the class
 // a method was reached on ("-> Self" is it).
 func (rr *refResolver) pyReturnType(ctx context.Context, d refDef, self *pyClass, depth int) pyType {
-	text, err := rr.text(ctx, d.u.fileID)
+	text, err := rr.text(ctx, d.u.FileID)
 	if err != nil {
 		return pyUnknown
 	}
-	def := pyDeclLine(text, d.u.start, "def", d.u.name)
+	def := pyDeclLine(text, d.u.Start, "def", d.u.Name)
 	if def == 0 {
 		return pyUnknown
 	}
-	sig := signatureText(text, def, d.u.name).text
-	_, ret, ok := strings.Cut(sig[pyParamsEnd(sig, d.u.name):], "->")
+	sig := signatureText(text, def, d.u.Name).text
+	_, ret, ok := strings.Cut(sig[pyParamsEnd(sig, d.u.Name):], "->")
 	if !ok {
 		return pyUnknown
 	}
@@ -1303,5 +1303,5 @@ func (rr *refResolver) pyReturnType(ctx context.Context, d refDef, self *pyClass
 	if r := strings.Trim(ret, `"'`); self != nil && (r == "Self" || strings.HasSuffix(r, ".Self")) {
 		return pyType{cls: self}
 	}
-	return rr.pyAnnType(ctx, pyCtx{file: d.u.fileID, line: def}, ret, depth+1)
+	return rr.pyAnnType(ctx, pyCtx{file: d.u.FileID, line: def}, ret, depth+1)
 }

@@ -59,16 +59,16 @@ type refDef struct {
 }
 
 func newRefDef(u *unit, files map[int64]*fileInfo) refDef {
-	d := refDef{u: u, dir: path.Dir(u.path)}
-	if f := files[u.fileID]; f != nil {
-		d.lang = f.language
+	d := refDef{u: u, dir: path.Dir(u.Path)}
+	if f := files[u.FileID]; f != nil {
+		d.lang = f.Language
 	}
-	switch u.symKind {
+	switch u.Kind {
 	case extract.KindMethod, extract.KindField, extract.KindProperty:
 		d.member = true
 	}
-	if i := strings.LastIndex(u.qualname, "."); i > 0 {
-		d.parent = u.qualname[:i]
+	if i := strings.LastIndex(u.Qualname, "."); i > 0 {
+		d.parent = u.Qualname[:i]
 		if j := strings.LastIndex(d.parent, "."); j >= 0 {
 			d.parent = d.parent[j+1:]
 		}
@@ -82,8 +82,8 @@ func (d *refDef) scope() string {
 	if d.member {
 		return ""
 	}
-	if i := strings.LastIndex(d.u.qualname, "."); i > 0 {
-		return d.u.qualname[:i]
+	if i := strings.LastIndex(d.u.Qualname, "."); i > 0 {
+		return d.u.Qualname[:i]
 	}
 	return ""
 }
@@ -179,9 +179,9 @@ func newRefResolver(name string, defs []refDef, files map[int64]*fileInfo, lines
 		texts: map[int64][]string{}, imports: map[int64]*fileImports{}, locals: map[enclKey]bool{}, parents: map[string]bool{},
 		ifaces: map[string]bool{}, typeMemo: map[lineVar]string{}, classMemo: map[lineVar]string{}, literalMemo: map[lineVar]literal{}}
 	for _, f := range files {
-		rr.byPath[f.path] = f
-		rr.paths[f.path] = true
-		rr.dirs[path.Dir(f.path)] = true
+		rr.byPath[f.Path] = f
+		rr.paths[f.Path] = true
+		rr.dirs[path.Dir(f.Path)] = true
 	}
 	for _, d := range defs {
 		if d.member && d.parent != "" {
@@ -207,7 +207,7 @@ func (rr *refResolver) importsOf(ctx context.Context, id int64) (*fileImports, e
 	if err != nil {
 		return nil, err
 	}
-	fi := readImports(f.language, t)
+	fi := readImports(f.Language, t)
 	rr.imports[id] = fi
 	return fi, nil
 }
@@ -225,12 +225,12 @@ func (rr *refResolver) lineOf(ctx context.Context, id int64, n int) (string, err
 func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, error) {
 	for _, d := range rr.defs {
 		// A Go method declared without "func" is an interface's.
-		if d.lang == "go" && d.u.symKind == extract.KindMethod && d.parent != "" {
+		if d.lang == "go" && d.u.Kind == extract.KindMethod && d.parent != "" {
 			// Its first line after its doc comment.
 			l := "//"
-			for n := d.u.start; n <= d.u.end && strings.HasPrefix(strings.TrimSpace(l), "//"); n++ {
+			for n := d.u.Start; n <= d.u.End && strings.HasPrefix(strings.TrimSpace(l), "//"); n++ {
 				var err error
-				if l, err = rr.lineOf(ctx, d.u.fileID, n); err != nil {
+				if l, err = rr.lineOf(ctx, d.u.FileID, n); err != nil {
 					return nil, err
 				}
 			}
@@ -246,23 +246,23 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 	// local: a bare use inside them is theirs.
 	uses := make([][]useAt, len(refs))
 	for i, r := range refs {
-		l, err := rr.lineOf(ctx, r.fileID, r.line)
+		l, err := rr.lineOf(ctx, r.FileID, r.Line)
 		if err != nil {
 			return nil, err
 		}
 		uses[i] = findUses(l, rr.name)
-		if prev, _ := rr.lineOf(ctx, r.fileID, r.line-1); continuesChain(prev, l) {
+		if prev, _ := rr.lineOf(ctx, r.FileID, r.Line-1); continuesChain(prev, l) {
 			for k := range uses[i] {
 				if len(uses[i][k].chain) == 0 && strings.TrimSpace(l[:max(strings.Index(l, rr.name), 0)]) == "" {
 					uses[i][k] = useAt{expr: true, at: uses[i][k].at, call: uses[i][k].call}
 				}
 			}
 		}
-		py := rr.files[r.fileID] != nil && rr.files[r.fileID].language == "python"
-		if r.enclName == "" || (r.enclName == rr.name && !py) {
+		py := rr.files[r.FileID] != nil && rr.files[r.FileID].Language == "python"
+		if r.EnclName == "" || (r.EnclName == rr.name && !py) {
 			continue // (a Python function assigning its own name makes it a local)
 		}
-		k := enclKey{r.fileID, r.enclStart, r.enclName}
+		k := enclKey{r.FileID, r.EnclStart, r.EnclName}
 		if py && pyBindsName(l, rr.name) {
 			rr.locals[k] = true
 		}
@@ -277,12 +277,12 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 	}
 	listed := map[enclKey]bool{} // file and line
 	for _, r := range refs {
-		listed[enclKey{file: r.fileID, start: r.line}] = true
+		listed[enclKey{file: r.FileID, start: r.Line}] = true
 	}
 	out := make([]judged, len(refs))
 	for i, r := range refs {
 		var j judged
-		l, _ := rr.lineOf(ctx, r.fileID, r.line)
+		l, _ := rr.lineOf(ctx, r.FileID, r.Line)
 		us := uses[i]
 		if len(us) == 0 {
 			j.folded = hasFoldedUse(l, rr.name)
@@ -324,18 +324,18 @@ func continuesChain(prev, line string) bool {
 // function (its first line, or a later one of a parameter list wrapped
 // over several) and that declaration names the name as a parameter.
 func (rr *refResolver) inSignature(ctx context.Context, r *refLine) bool {
-	if r.line < r.enclStart || r.line >= r.enclStart+sigLines {
+	if r.Line < r.EnclStart || r.Line >= r.EnclStart+sigLines {
 		return false
 	}
-	text, err := rr.text(ctx, r.fileID)
-	if err != nil || r.enclStart > len(text) {
+	text, err := rr.text(ctx, r.FileID)
+	if err != nil || r.EnclStart > len(text) {
 		return false
 	}
-	sig := signatureText(text, r.enclStart, r.enclName)
-	if sig.end < r.line {
+	sig := signatureText(text, r.EnclStart, r.EnclName)
+	if sig.end < r.Line {
 		return false
 	}
-	_, ok := paramNames(sig.text, r.enclName)[rr.name]
+	_, ok := paramNames(sig.text, r.EnclName)[rr.name]
 	return ok
 }
 
@@ -402,11 +402,11 @@ func signatureText(text []string, from int, fn string) sigText {
 // judgeUse judges one occurrence for d.
 func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u useAt, d *refDef) (refVerdict, string, error) {
 	lang := ""
-	if f := rr.files[r.fileID]; f != nil {
-		lang = f.language
+	if f := rr.files[r.FileID]; f != nil {
+		lang = f.Language
 	}
 	known := lang == "go" || lang == "python" || lang == "typescript" || lang == "javascript" || lang == "tsx"
-	if r.defLine && r.fileID == d.u.fileID && r.line == d.u.start && !rr.tsUseOnDeclLine(r, lang, line, u) {
+	if r.DefLine && r.FileID == d.u.FileID && r.Line == d.u.Start && !rr.tsUseOnDeclLine(r, lang, line, u) {
 		return vSelf, "", nil // the definition's own name
 	}
 	if v, why, ok, err := rr.judgeScope(ctx, r, lang, line, u, d); err != nil || ok {
@@ -418,11 +418,11 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		}
 	}
 	embedded := lang == "go" && !d.member && strings.TrimLeft(strings.TrimSpace(line), "*") == rr.name
-	if !embedded && (u.decl || (r.defLine && len(u.chain) == 0 && !u.expr && !rr.tsUseOnDeclLine(r, lang, line, u))) {
-		if r.fileID == d.u.fileID && r.line >= d.u.start && r.line <= d.u.end && (r.enclName == rr.name || r.enclName == "") {
+	if !embedded && (u.decl || (r.DefLine && len(u.chain) == 0 && !u.expr && !rr.tsUseOnDeclLine(r, lang, line, u))) {
+		if r.FileID == d.u.FileID && r.Line >= d.u.Start && r.Line <= d.u.End && (r.EnclName == rr.name || r.EnclName == "") {
 			return vSelf, "", nil // the definition's own name on a later line of its header
 		}
-		if lang == "python" && r.fileID == d.u.fileID && r.symbol == d.u.qualname {
+		if lang == "python" && r.FileID == d.u.FileID && r.Symbol == d.u.Qualname {
 			// A redefinition in the same scope (an overload, a property's
 			// setter) binds the same name.
 			return vResolved, "", nil
@@ -464,7 +464,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		return vContra, whyMember, nil
 	}
 	// A bare name.
-	if rr.locals[enclKey{r.fileID, r.enclStart, r.enclName}] && !(d.member && isTSLang(lang) && rr.tsObjectKey(ctx, r, u)) && !(r.fileID == d.u.fileID && d.u.start >= r.enclStart && d.u.start <= r.line && !(d.u.start == r.enclStart && d.u.name == r.enclName)) {
+	if rr.locals[enclKey{r.FileID, r.EnclStart, r.EnclName}] && !(d.member && isTSLang(lang) && rr.tsObjectKey(ctx, r, u)) && !(r.FileID == d.u.FileID && d.u.Start >= r.EnclStart && d.u.Start <= r.Line && !(d.u.Start == r.EnclStart && d.u.Name == r.EnclName)) {
 		return vContra, whyLocal, nil
 	}
 	if u.kwarg {
@@ -503,21 +503,21 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 	if scope := d.scope(); scope != "" && lang != "go" && d.lang == lang {
 		// A definition nested in a function, a test or a namespace is in
 		// scope inside it only.
-		if r.fileID == d.u.fileID && (r.symbol == scope || strings.HasPrefix(r.symbol, scope+".")) {
+		if r.FileID == d.u.FileID && (r.Symbol == scope || strings.HasPrefix(r.Symbol, scope+".")) {
 			return vResolved, "", nil
 		}
-		if r.fileID == d.u.fileID {
+		if r.FileID == d.u.FileID {
 			return vContra, whyScope, nil
 		}
 	}
-	if r.fileID == d.u.fileID {
+	if r.FileID == d.u.FileID {
 		return vResolved, "", nil
 	}
 	if lang == "go" {
-		if d.lang == "go" && path.Dir(r.path) == d.dir {
+		if d.lang == "go" && path.Dir(r.Path) == d.dir {
 			return vResolved, "", nil
 		}
-		fi, err := rr.importsOf(ctx, r.fileID)
+		fi, err := rr.importsOf(ctx, r.FileID)
 		if err != nil {
 			return 0, "", err
 		}
@@ -526,7 +526,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		}
 		return vContra, whyScope, nil
 	}
-	fi, err := rr.importsOf(ctx, r.fileID)
+	fi, err := rr.importsOf(ctx, r.FileID)
 	if err != nil {
 		return 0, "", err
 	}
@@ -546,7 +546,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 	if len(fi.star) > 0 || d.lang != lang {
 		return vOpen, "", nil
 	}
-	if lang != "python" && strings.HasSuffix(r.path, ".d.ts") {
+	if lang != "python" && strings.HasSuffix(r.Path, ".d.ts") {
 		return vOpen, "", nil
 	}
 	return vContra, whyScope, nil
@@ -588,7 +588,7 @@ func (rr *refResolver) judgeSuper(ctx context.Context, r *refLine, d *refDef, cl
 // or anon when the literal is of a struct type written in place (a test
 // table's "[]struct{…}{"): its fields are no named type's.
 func (rr *refResolver) literalType(ctx context.Context, r *refLine, at int) (typ string, anon bool) {
-	l := memo(rr.literalMemo, lineVar{r.fileID, r.line, strconv.Itoa(at)}, func() literal {
+	l := memo(rr.literalMemo, lineVar{r.FileID, r.Line, strconv.Itoa(at)}, func() literal {
 		typ, anon := rr.readLiteralType(ctx, r, at)
 		return literal{typ, anon}
 	})
@@ -596,15 +596,15 @@ func (rr *refResolver) literalType(ctx context.Context, r *refLine, at int) (typ
 }
 
 func (rr *refResolver) readLiteralType(ctx context.Context, r *refLine, at int) (typ string, anon bool) {
-	text, err := rr.text(ctx, r.fileID)
+	text, err := rr.text(ctx, r.FileID)
 	if err != nil {
 		return "", false
 	}
 	depth, elided := 0, false
-	for n := r.line; n > 0 && n > r.line-200; n-- {
+	for n := r.Line; n > 0 && n > r.Line-200; n-- {
 		l := text[n-1]
 		end := len(l)
-		if n == r.line {
+		if n == r.Line {
 			end = min(at, len(l)) // the key's own line: what comes before the key
 		}
 		for i := end - 1; i >= 0; i-- {
@@ -655,7 +655,7 @@ func startsWordChar(s string) bool {
 // on r's line.
 func (rr *refResolver) memberStartsAt(r *refLine) bool {
 	for _, o := range rr.defs {
-		if o.member && o.u.fileID == r.fileID && o.u.start == r.line {
+		if o.member && o.u.FileID == r.FileID && o.u.Start == r.Line {
 			return true
 		}
 	}
@@ -665,11 +665,11 @@ func (rr *refResolver) memberStartsAt(r *refLine) bool {
 // classLine returns the line declaring class cls in r's file, "" when
 // it declares none.
 func (rr *refResolver) classLine(ctx context.Context, r *refLine, cls string) string {
-	return memo(rr.classMemo, lineVar{r.fileID, 0, cls}, func() string { return rr.readClassLine(ctx, r, cls) })
+	return memo(rr.classMemo, lineVar{r.FileID, 0, cls}, func() string { return rr.readClassLine(ctx, r, cls) })
 }
 
 func (rr *refResolver) readClassLine(ctx context.Context, r *refLine, cls string) string {
-	text, err := rr.text(ctx, r.fileID)
+	text, err := rr.text(ctx, r.FileID)
 	if err != nil {
 		return ""
 	}
@@ -692,21 +692,21 @@ func (rr *refResolver) readClassLine(ctx context.Context, r *refLine, cls string
 // callable reports whether d can be called: anything but a Go field
 // whose declared type is not a func.
 func (rr *refResolver) callable(ctx context.Context, d *refDef) bool {
-	if d.u.symKind != extract.KindField || d.lang != "go" {
+	if d.u.Kind != extract.KindField || d.lang != "go" {
 		return true
 	}
-	l, err := rr.lineOf(ctx, d.u.fileID, d.u.start)
+	l, err := rr.lineOf(ctx, d.u.FileID, d.u.Start)
 	if err != nil {
 		return true
 	}
-	_, typ, _ := strings.Cut(l, d.u.name)
-	return strings.Contains(typ, "func") || !strings.Contains(l, d.u.name)
+	_, typ, _ := strings.Cut(l, d.u.Name)
+	return strings.Contains(typ, "func") || !strings.Contains(l, d.u.Name)
 }
 
 // inClassBody reports whether r is inside the type d belongs to (a
 // Python class body's bare name, a TypeScript class's member).
 func (rr *refResolver) inClassBody(r *refLine, d *refDef) bool {
-	return d.lang == "python" && d.parent != "" && r.fileID == d.u.fileID && strings.HasSuffix("."+r.symbol, "."+d.parent)
+	return d.lang == "python" && d.parent != "" && r.FileID == d.u.FileID && strings.HasSuffix("."+r.Symbol, "."+d.parent)
 }
 
 // judgeImported judges a name imported from module in.module.
@@ -714,7 +714,7 @@ func (rr *refResolver) judgeImported(ctx context.Context, r *refLine, lang strin
 	if d.member {
 		return vContra, whyMember, nil
 	}
-	files := importFiles(lang, r.path, in.module, rr.paths, rr.dirs)
+	files := importFiles(lang, r.Path, in.module, rr.paths, rr.dirs)
 	if len(files) == 0 {
 		if lang == "python" && !strings.HasPrefix(in.module, ".") {
 			return vOpen, "", nil // an absolute import the index may hold under another root
@@ -725,13 +725,13 @@ func (rr *refResolver) judgeImported(ctx context.Context, r *refLine, lang strin
 		return vOpen, "", nil // a package name (a workspace's own package, or a dependency)
 	}
 	for _, f := range files {
-		if f == d.u.path {
+		if f == d.u.Path {
 			return vResolved, "", nil
 		}
 		if depth < 5 {
 			// A re-export: the module imports or re-exports the name itself.
 			if fr := rr.byPath[f]; fr != nil {
-				fi, err := rr.importsOf(ctx, fr.id)
+				fi, err := rr.importsOf(ctx, fr.ID)
 				if err != nil {
 					return 0, "", err
 				}
@@ -741,14 +741,14 @@ func (rr *refResolver) judgeImported(ctx context.Context, r *refLine, lang strin
 				}
 				if ok {
 					fake := *r
-					fake.path = f
+					fake.Path = f
 					if v, w, err := rr.judgeImported(ctx, &fake, lang, next, d, depth+1); err != nil || v != vContra {
 						return v, w, err
 					}
 				}
 				for _, s := range fi.star {
 					fake := *r
-					fake.path = f
+					fake.Path = f
 					if v, w, err := rr.judgeImported(ctx, &fake, lang, importedName{s, in.name}, d, depth+1); err != nil || v == vResolved {
 						return v, w, err
 					}
@@ -798,7 +798,7 @@ func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line stri
 		}
 		return vOpen, "", nil
 	}
-	fi, err := rr.importsOf(ctx, r.fileID)
+	fi, err := rr.importsOf(ctx, r.FileID)
 	if err != nil {
 		return 0, "", err
 	}
@@ -811,7 +811,7 @@ func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line stri
 				}
 				return rr.judgeOwner(r, d, []string{q})
 			}
-			pkg, err := rr.goPackage(ctx, d.u.fileID)
+			pkg, err := rr.goPackage(ctx, d.u.FileID)
 			if err != nil {
 				return 0, "", err
 			}
@@ -832,7 +832,7 @@ func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line stri
 		if strings.HasSuffix(in.module, ".") {
 			sub = in.module + in.name
 		}
-		if len(importFiles(lang, r.path, sub, rr.paths, rr.dirs)) > 0 {
+		if len(importFiles(lang, r.Path, sub, rr.paths, rr.dirs)) > 0 {
 			return rr.judgeModuleMember(ctx, r, lang, strings.Join(append([]string{sub}, u.chain[1:]...), "."), d)
 		}
 	}
@@ -903,7 +903,7 @@ func (rr *refResolver) judgeOwner(r *refLine, d *refDef, types []string) (refVer
 // enclosingTypes returns the names in the qualified name of r's
 // enclosing symbol: self and this mean one of them.
 func (rr *refResolver) enclosingTypes(r *refLine) []string {
-	parts := strings.Split(r.symbol, ".")
+	parts := strings.Split(r.Symbol, ".")
 	if len(parts) > 0 {
 		parts = parts[:len(parts)-1]
 	}
@@ -917,29 +917,29 @@ func (rr *refResolver) enclosingTypes(r *refLine) []string {
 // package's function ("v := pkg.NewT()") gives "pkg." (a value of
 // that package, type unknown). "" when nothing states it.
 func (rr *refResolver) typeOf(ctx context.Context, r *refLine, v string) string {
-	return memo(rr.typeMemo, lineVar{r.fileID, r.line, v}, func() string { return rr.readTypeOf(ctx, r, v) })
+	return memo(rr.typeMemo, lineVar{r.FileID, r.Line, v}, func() string { return rr.readTypeOf(ctx, r, v) })
 }
 
 func (rr *refResolver) readTypeOf(ctx context.Context, r *refLine, v string) string {
-	if r.enclStart == 0 {
+	if r.EnclStart == 0 {
 		return ""
 	}
-	text, err := rr.text(ctx, r.fileID)
-	if err != nil || r.enclStart > len(text) {
+	text, err := rr.text(ctx, r.FileID)
+	if err != nil || r.EnclStart > len(text) {
 		return ""
 	}
 	lang := ""
-	if f := rr.files[r.fileID]; f != nil {
-		lang = f.language
+	if f := rr.files[r.FileID]; f != nil {
+		lang = f.Language
 	}
-	sig := signatureText(text, r.enclStart, r.enclName)
-	if t := paramNames(sig.text, r.enclName)[v]; t != "" {
+	sig := signatureText(text, r.EnclStart, r.EnclName)
+	if t := paramNames(sig.text, r.EnclName)[v]; t != "" {
 		return t
 	}
-	for n := r.line - 1; n > r.enclStart && n > r.line-200; n-- {
+	for n := r.Line - 1; n > r.EnclStart && n > r.Line-200; n-- {
 		l := text[n-1]
 		for _, at := range findUseOffsets(l, v) {
-			if n <= sig.end && sig.end < r.line && strings.LastIndexByte(l[:at], '(') > strings.LastIndexByte(l[:at], ')') {
+			if n <= sig.end && sig.end < r.Line && strings.LastIndexByte(l[:at], '(') > strings.LastIndexByte(l[:at], ')') {
 				// A parameter of a function type written in the
 				// signature ("cb: (v: T) => void") binds nothing in the
 				// body. (A call's callback closes its argument list
@@ -997,11 +997,11 @@ func (rr *refResolver) judgeTyped(ctx context.Context, r *refLine, d *refDef, la
 		qual, name = t[:i], t[i+1:]
 	}
 	if qual != "" && lang == "go" {
-		fi, err := rr.importsOf(ctx, r.fileID)
+		fi, err := rr.importsOf(ctx, r.FileID)
 		if err != nil {
 			return 0, "", err
 		}
-		pkg, err := rr.goPackage(ctx, d.u.fileID)
+		pkg, err := rr.goPackage(ctx, d.u.FileID)
 		if err != nil {
 			return 0, "", err
 		}

@@ -87,10 +87,10 @@ func (rr *refResolver) judgeScope(ctx context.Context, r *refLine, lang, line st
 	if err != nil {
 		return 0, "", false, err
 	}
-	if r.fileID != d.u.fileID {
+	if r.FileID != d.u.FileID {
 		return rr.judgeFileScope(ctx, r, lang, d, loc)
 	}
-	if loc.ok && d.member && loc.kind == extract.KindTest && (r.line < loc.start || r.line > loc.end) {
+	if loc.ok && d.member && loc.kind == extract.KindTest && (r.Line < loc.start || r.Line > loc.end) {
 		return vContra, whyLocalDecl, true, nil
 	}
 	if !d.member && isTSLang(lang) && tsKeyOnly(line, u) {
@@ -114,7 +114,7 @@ func (rr *refResolver) judgeFileScope(ctx context.Context, r *refLine, lang stri
 		return vContra, whyLocalDecl, true, nil
 	}
 	if isTSLang(lang) && isTSLang(d.lang) {
-		ok, err := rr.reaches(ctx, r.path, d.u.path)
+		ok, err := rr.reaches(ctx, r.Path, d.u.Path)
 		if err != nil || !ok {
 			return vContra, whyUnreached, err == nil, err
 		}
@@ -128,15 +128,15 @@ func (rr *refResolver) judgeFileScope(ctx context.Context, r *refLine, lang stri
 func (rr *refResolver) unwrittenVerdicts(ctx context.Context, r *refLine) (occVerdicts, error) {
 	o := occVerdicts{verdict: make([]refVerdict, len(rr.defs)), why: make([]string, len(rr.defs))}
 	lang := ""
-	if f := rr.files[r.fileID]; f != nil {
-		lang = f.language
+	if f := rr.files[r.FileID]; f != nil {
+		lang = f.Language
 	}
 	if lang != "python" && !isTSLang(lang) {
 		return o, nil
 	}
 	for i := range rr.defs {
 		d := &rr.defs[i]
-		if d.u.fileID == r.fileID || (lang == "python") != (d.lang == "python") {
+		if d.u.FileID == r.FileID || (lang == "python") != (d.lang == "python") {
 			continue
 		}
 		loc, err := rr.localScopeOf(ctx, d)
@@ -159,11 +159,11 @@ func (rr *refResolver) nearerDecl(ctx context.Context, r *refLine, d *refDef) (b
 	ds := d.scope()
 	for i := range rr.defs {
 		o := &rr.defs[i]
-		if o == d || o.member || o.u.fileID != r.fileID {
+		if o == d || o.member || o.u.FileID != r.FileID {
 			continue
 		}
 		os := o.scope()
-		if os == "" || os == ds || (ds != "" && !strings.HasPrefix(os, ds+".")) || (r.symbol != os && !strings.HasPrefix(r.symbol, os+".")) {
+		if os == "" || os == ds || (ds != "" && !strings.HasPrefix(os, ds+".")) || (r.Symbol != os && !strings.HasPrefix(r.Symbol, os+".")) {
 			continue
 		}
 		loc, err := rr.localScopeOf(ctx, o)
@@ -181,25 +181,25 @@ func (rr *refResolver) nearerDecl(ctx context.Context, r *refLine, d *refDef) (b
 // (the nearest of them), if any.
 func (rr *refResolver) localScopeOf(ctx context.Context, d *refDef) (localScope, error) {
 	st := rr.scopes()
-	if l, ok := st.local[d.u.id]; ok {
+	if l, ok := st.local[d.u.ID]; ok {
 		return l, nil
 	}
 	var out localScope
-	q := d.u.qualname
+	q := d.u.Qualname
 	for i := strings.LastIndex(q, "."); i > 0 && !out.ok; i = strings.LastIndex(q[:i], ".") {
-		s, err := rr.symbolAt(ctx, d.u.fileID, q[:i])
+		s, err := rr.symbolAt(ctx, d.u.FileID, q[:i])
 		if err != nil {
 			return out, err
 		}
 		if s == nil {
 			continue
 		}
-		switch s.symKind {
+		switch s.Kind {
 		case extract.KindFunction, extract.KindMethod, extract.KindTest:
-			out = localScope{ok: true, kind: s.symKind, qualname: s.qualname, start: s.start, end: s.end}
+			out = localScope{ok: true, kind: s.Kind, qualname: s.Qualname, start: s.Start, end: s.End}
 		}
 	}
-	st.local[d.u.id] = out
+	st.local[d.u.ID] = out
 	return out, nil
 }
 
@@ -219,7 +219,7 @@ func (rr *refResolver) symbolAt(ctx context.Context, id int64, q string) (*unit,
 			return nil, err
 		}
 		for _, u := range us {
-			if u.fileID == id && u.qualname == q {
+			if u.FileID == id && u.Qualname == q {
 				return u, nil
 			}
 		}
@@ -337,7 +337,7 @@ func (rr *refResolver) edgesOf(ctx context.Context, p string) ([]string, error) 
 		return es, nil
 	}
 	f := rr.byPath[p]
-	if f == nil || !isTSLang(f.language) {
+	if f == nil || !isTSLang(f.Language) {
 		st.edges[p] = nil
 		return nil, nil
 	}
@@ -345,14 +345,14 @@ func (rr *refResolver) edgesOf(ctx context.Context, p string) ([]string, error) 
 		st.over = true
 		return nil, nil
 	}
-	text, err := rr.text(ctx, f.id)
+	text, err := rr.text(ctx, f.ID)
 	if err != nil {
 		return nil, err
 	}
 	set, bare := map[string]bool{}, false
 	for _, l := range text {
 		for _, spec := range tsSpecifiers(l) {
-			fs := rr.specifierFiles(p, f.language, spec)
+			fs := rr.specifierFiles(p, f.Language, spec)
 			for _, g := range fs {
 				set[g] = true
 			}
@@ -363,7 +363,7 @@ func (rr *refResolver) edgesOf(ctx context.Context, p string) ([]string, error) 
 	// ("@scope/pkg" inside pkg): the files declaring it at top level.
 	fi := &fileImports{}
 	if bare {
-		if fi, err = rr.importsOf(ctx, f.id); err != nil {
+		if fi, err = rr.importsOf(ctx, f.ID); err != nil {
 			return nil, err
 		}
 	}
@@ -454,8 +454,8 @@ func (rr *refResolver) topLevelFiles(ctx context.Context, name string) ([]string
 			return nil, err
 		}
 		for _, u := range us {
-			if f := rr.files[u.fileID]; f != nil && isTSLang(f.language) && u.qualname == name {
-				out = append(out, u.path)
+			if f := rr.files[u.FileID]; f != nil && isTSLang(f.Language) && u.Qualname == name {
+				out = append(out, u.Path)
 			}
 		}
 	}
@@ -485,9 +485,9 @@ func (rr *refResolver) seenEverywhere(ctx context.Context, p string) (bool, erro
 		return g, nil
 	}
 	f := rr.byPath[p]
-	g := f == nil || !isTSLang(f.language) || strings.HasSuffix(p, ".d.ts")
+	g := f == nil || !isTSLang(f.Language) || strings.HasSuffix(p, ".d.ts")
 	if !g {
-		text, err := rr.text(ctx, f.id)
+		text, err := rr.text(ctx, f.ID)
 		if err != nil {
 			return false, err
 		}
@@ -514,10 +514,10 @@ func (rr *refResolver) continued(ctx context.Context, r *refLine, folded bool, l
 	if folded {
 		return true, false
 	}
-	for n := r.line + 1; n <= r.line+10; n++ {
-		next, _ := rr.lineOf(ctx, r.fileID, n)
+	for n := r.Line + 1; n <= r.Line+10; n++ {
+		next, _ := rr.lineOf(ctx, r.FileID, n)
 		if len(findUseOffsets(next, rr.name)) > 0 {
-			return false, listed[enclKey{file: r.fileID, start: n}]
+			return false, listed[enclKey{file: r.FileID, start: n}]
 		}
 		folded = folded || hasFoldedUse(next, rr.name)
 	}
@@ -630,7 +630,7 @@ func (rr *refResolver) tsUseOnDeclLine(r *refLine, lang, line string, u useAt) b
 	}
 	starts := false
 	for i := range rr.defs {
-		if o := rr.defs[i].u; o.fileID == r.fileID && o.start == r.line {
+		if o := rr.defs[i].u; o.FileID == r.FileID && o.Start == r.Line {
 			starts = true
 		}
 	}

@@ -31,7 +31,7 @@ func tsSpace(r *refLine, line string, u useAt, d *refDef) (refVerdict, string, b
 		return vOpen, "", false // an import or export list names either
 	}
 	types, values := false, false
-	for _, k := range r.kinds {
+	for _, k := range r.Kinds {
 		switch k {
 		case extract.RefType:
 			types = true
@@ -44,7 +44,7 @@ func tsSpace(r *refLine, line string, u useAt, d *refDef) (refVerdict, string, b
 	if strings.HasSuffix(strings.TrimRight(line[:u.at], " \t"), "typeof") {
 		types, values = false, true
 	}
-	switch d.u.symKind {
+	switch d.u.Kind {
 	case extract.KindType, extract.KindInterface:
 		if values && !types {
 			return vContra, whySpace, true
@@ -90,7 +90,7 @@ func (rr *refResolver) tsRelatedDecl(ctx context.Context, r *refLine, line strin
 		return vRelated, "", nil
 	}
 	for _, o := range rr.defs {
-		if !o.member || o.u.fileID != r.fileID || o.u.start != r.line {
+		if !o.member || o.u.FileID != r.FileID || o.u.Start != r.Line {
 			continue
 		}
 		if o.parent == d.parent || o.parent == "" || d.parent == "" {
@@ -99,11 +99,11 @@ func (rr *refResolver) tsRelatedDecl(ctx context.Context, r *refLine, line strin
 		if rr.tsImplementedBy(ctx, &o, d) || rr.tsImplementedBy(ctx, d, &o) {
 			return vResolved, "", nil
 		}
-		if d.u.name == "constructor" {
+		if d.u.Name == "constructor" {
 			return vContra, whyDecl, nil // each class's own: a constructor is not inherited
 		}
-		mine, ok1 := rr.tsAncestors(ctx, d.u.fileID, d.parent, d.u.start)
-		theirs, ok2 := rr.tsAncestors(ctx, o.u.fileID, o.parent, o.u.start)
+		mine, ok1 := rr.tsAncestors(ctx, d.u.FileID, d.parent, d.u.Start)
+		theirs, ok2 := rr.tsAncestors(ctx, o.u.FileID, o.parent, o.u.Start)
 		if !ok1 || !ok2 || mine[o.parent] || theirs[d.parent] {
 			return vRelated, "", nil
 		}
@@ -192,15 +192,15 @@ func (rr *refResolver) tsDiscriminant(ctx context.Context, line string, u useAt,
 // tsStatedType returns the type member d's declaration states after
 // "name:" (without a trailing ';' or comment), "" when none.
 func (rr *refResolver) tsStatedType(ctx context.Context, d *refDef) string {
-	decl, err := rr.lineOf(ctx, d.u.fileID, d.u.start)
+	decl, err := rr.lineOf(ctx, d.u.FileID, d.u.Start)
 	if err != nil {
 		return ""
 	}
-	i := strings.Index(decl, d.u.name)
+	i := strings.Index(decl, d.u.Name)
 	if i < 0 {
 		return ""
 	}
-	rest := strings.TrimLeft(decl[i+len(d.u.name):], " \t?!")
+	rest := strings.TrimLeft(decl[i+len(d.u.Name):], " \t?!")
 	if !strings.HasPrefix(rest, ":") {
 		return ""
 	}
@@ -287,7 +287,7 @@ func (rr *refResolver) tsGlobalRoot(ctx context.Context, r *refLine, root string
 	if !tsGlobals[root] {
 		return false, nil
 	}
-	fi, err := rr.importsOf(ctx, r.fileID)
+	fi, err := rr.importsOf(ctx, r.FileID)
 	if err != nil {
 		return false, err
 	}
@@ -297,7 +297,7 @@ func (rr *refResolver) tsGlobalRoot(ctx context.Context, r *refLine, root string
 	if _, ok := fi.names[root]; ok {
 		return false, nil
 	}
-	return !rr.tsBinds(ctx, r.fileID, root), nil
+	return !rr.tsBinds(ctx, r.FileID, root), nil
 }
 
 // tsQualifiedMember judges x.name (this.f.name) for member d from what
@@ -313,14 +313,14 @@ func (rr *refResolver) tsQualifiedMember(ctx context.Context, r *refLine, u useA
 	if err != nil || global {
 		return vContra, whyForeign, global, err
 	}
-	t, in := "", r.fileID
+	t, in := "", r.FileID
 	switch {
 	case len(u.chain) == 2 && root == "this":
 		types := rr.enclosingTypes(r)
 		if len(types) == 0 {
 			return vOpen, "", false, nil
 		}
-		t = rr.tsFieldType(ctx, r.fileID, types[len(types)-1], u.chain[1])
+		t = rr.tsFieldType(ctx, r.FileID, types[len(types)-1], u.chain[1])
 	case len(u.chain) == 1 && root != "this" && root != "super":
 		t, in = rr.tsTypeOf(ctx, r, root)
 	case len(u.chain) >= 2:
@@ -393,7 +393,7 @@ func (rr *refResolver) tsTypeVerdict(ctx context.Context, id int64, typ string, 
 	}
 	// A base of d's type declaring the member: the use reaches d's
 	// declaration through it.
-	mine, _ := rr.tsAncestors(ctx, d.u.fileID, d.parent, d.u.start)
+	mine, _ := rr.tsAncestors(ctx, d.u.FileID, d.parent, d.u.Start)
 	anc[dname] = true
 	for t := range anc {
 		if mine[t] && rr.parents[t] {
@@ -423,19 +423,19 @@ func (rr *refResolver) tsTypeVerdict(ctx context.Context, id int64, typ string, 
 // variable without a type is a type of its own. ok is false when the
 // text does not decide.
 func (rr *refResolver) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *refDef) (refVerdict, string, bool, error) {
-	text, err := rr.text(ctx, r.fileID)
+	text, err := rr.text(ctx, r.FileID)
 	if err != nil {
 		return vOpen, "", false, err
 	}
-	if u.key && (rr.tsDiscriminant(ctx, text[r.line-1], u, d) || rr.tsOtherLiteral(ctx, text[r.line-1], u, d)) {
+	if u.key && (rr.tsDiscriminant(ctx, text[r.Line-1], u, d) || rr.tsOtherLiteral(ctx, text[r.Line-1], u, d)) {
 		return vContra, whyMember, true, nil
 	}
-	ln, col, ok := openingBrace(text, r.line, u.at)
+	ln, col, ok := openingBrace(text, r.Line, u.at)
 	if !ok {
 		return vOpen, "", false, nil
 	}
 	t, from := castAfter(text, ln, col)
-	in := r.fileID
+	in := r.FileID
 	if t == "" && from != "" {
 		t, in = rr.tsTypeOf(ctx, r, from) // const { name } = v: a property of v's type
 	}
@@ -454,18 +454,18 @@ func (rr *refResolver) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d 
 			return vContra, whyMember, true, nil // the literal is a type of its own
 		}
 		if m := typedVar.FindStringSubmatch(lhs); m != nil {
-			v, why := rr.tsTypeVerdict(ctx, r.fileID, m[1], d)
+			v, why := rr.tsTypeVerdict(ctx, r.FileID, m[1], d)
 			return v, why, v != vOpen, nil
 		}
 	case paramAnnotation.MatchString(before) && innermostBracket(text[ln-1], col) == '(':
 		return vContra, whyDecl, true, nil // a parameter's type literal
 	case lastWord(before) == "return":
 		if t := rr.tsReturnType(ctx, r, ln); t != "" {
-			v, why := rr.tsTypeVerdict(ctx, r.fileID, t, d)
+			v, why := rr.tsTypeVerdict(ctx, r.FileID, t, d)
 			return v, why, v != vOpen, nil
 		}
 	case strings.HasSuffix(before, "(") || strings.HasSuffix(before, ","):
-		t, fid := rr.tsArgType(ctx, r.fileID, text[ln-1][:col])
+		t, fid := rr.tsArgType(ctx, r.FileID, text[ln-1][:col])
 		if t != "" {
 			v, why := rr.tsTypeVerdict(ctx, fid, t, d)
 			return v, why, v != vOpen, nil
@@ -483,11 +483,11 @@ func (rr *refResolver) tsObjectKey(ctx context.Context, r *refLine, u useAt) boo
 	if !u.key && !u.shorthand {
 		return false
 	}
-	text, err := rr.text(ctx, r.fileID)
+	text, err := rr.text(ctx, r.FileID)
 	if err != nil {
 		return false
 	}
-	ln, col, ok := openingBrace(text, r.line, u.at)
+	ln, col, ok := openingBrace(text, r.Line, u.at)
 	if !ok {
 		return false
 	}
@@ -633,7 +633,7 @@ func callOpen(prefix string) (open, arg int) {
 // is a primitive, a literal or an array (a union of them): a call of the
 // name is not a use of it.
 func (rr *refResolver) tsNotCallable(ctx context.Context, d *refDef) bool {
-	if d.u.symKind != extract.KindProperty && d.u.symKind != extract.KindField {
+	if d.u.Kind != extract.KindProperty && d.u.Kind != extract.KindField {
 		return false
 	}
 	rest := rr.tsStatedType(ctx, d)
@@ -654,7 +654,7 @@ func (rr *refResolver) tsNotCallable(ctx context.Context, d *refDef) bool {
 }
 
 func (rr *refResolver) tsLine(ctx context.Context, r *refLine) string {
-	l, _ := rr.lineOf(ctx, r.fileID, r.line)
+	l, _ := rr.lineOf(ctx, r.FileID, r.Line)
 	return l
 }
 

@@ -139,9 +139,9 @@ func (rr *refResolver) tsDeclFrom(ctx context.Context, id int64, name string, de
 		}
 	}
 	for _, in := range next {
-		for _, p := range importFiles(f.language, f.path, in.module, rr.paths, rr.dirs) {
+		for _, p := range importFiles(f.Language, f.Path, in.module, rr.paths, rr.dirs) {
 			if g := rr.byPath[p]; g != nil {
-				if did, dn, ok := rr.tsDeclFrom(ctx, g.id, in.name, depth+1, true); ok {
+				if did, dn, ok := rr.tsDeclFrom(ctx, g.ID, in.name, depth+1, true); ok {
 					return did, dn, true
 				}
 			}
@@ -166,7 +166,7 @@ func (rr *refResolver) tsForeign(ctx context.Context, id int64, name string) boo
 		}
 		in = importedName{module: mod}
 	}
-	return !strings.HasPrefix(in.module, ".") && len(importFiles(f.language, f.path, in.module, rr.paths, rr.dirs)) == 0
+	return !strings.HasPrefix(in.module, ".") && len(importFiles(f.Language, f.Path, in.module, rr.paths, rr.dirs)) == 0
 }
 
 // tsDeclares reports whether file id declares a class, interface, alias
@@ -446,7 +446,7 @@ func (rr *refResolver) tsValueType(ctx context.Context, id int64, v string) (str
 // written in.
 func (rr *refResolver) tsTypeOf(ctx context.Context, r *refLine, v string) (string, int64) {
 	m := rr.tsm()
-	key := lineVar{r.fileID, r.line, v}
+	key := lineVar{r.FileID, r.Line, v}
 	if t, ok := m.typeOf[key]; ok {
 		return t.typ, t.in
 	}
@@ -457,10 +457,10 @@ func (rr *refResolver) tsTypeOf(ctx context.Context, r *refLine, v string) (stri
 
 func (rr *refResolver) readTSTypeOf(ctx context.Context, r *refLine, v string) (string, int64) {
 	if t := rr.typeOf(ctx, r, v); t != "" {
-		return rr.tsWithArgs(ctx, r, v, t), r.fileID
+		return rr.tsWithArgs(ctx, r, v, t), r.FileID
 	}
 	if t := rr.tsParamLiteral(ctx, r, v); t != "" {
-		return t, r.fileID
+		return t, r.FileID
 	}
 	if t, in := rr.tsInferred(ctx, r, v); t != "" {
 		return t, in
@@ -471,7 +471,7 @@ func (rr *refResolver) readTSTypeOf(ctx context.Context, r *refLine, v string) (
 	if t, in := rr.tsOuterParam(ctx, r, v); t != "" {
 		return t, in
 	}
-	return rr.tsValueType(ctx, r.fileID, v)
+	return rr.tsValueType(ctx, r.FileID, v)
 }
 
 var (
@@ -494,8 +494,8 @@ func (rr *refResolver) tsInferred(ctx context.Context, r *refLine, v string) (st
 	}
 	m.depth++
 	defer func() { m.depth-- }()
-	text, err := rr.text(ctx, r.fileID)
-	if err != nil || r.enclStart < 1 || r.line > len(text) {
+	text, err := rr.text(ctx, r.FileID)
+	if err != nil || r.EnclStart < 1 || r.Line > len(text) {
 		return "", 0
 	}
 	q := regexp.QuoteMeta(v)
@@ -503,15 +503,15 @@ func (rr *refResolver) tsInferred(ctx context.Context, r *refLine, v string) (st
 	callback := regexp.MustCompile(`\.` + tsIterators + `\(\s*(?:async\s+)?(?:\(\s*` + q + `\s*[,)]|` + q + `\s*=>)`)
 	// A callback's parameter may be bound above the enclosing symbol (a
 	// function nested in the callback): its block must still be open at r.
-	for n := r.line; n >= 1 && n > r.line-200; n-- {
+	for n := r.Line; n >= 1 && n > r.Line-200; n-- {
 		l := stripComment(text[n-1])
-		if n < r.line && n >= r.enclStart {
+		if n < r.Line && n >= r.EnclStart {
 			if mm := local.FindStringSubmatch(l); mm != nil {
 				t, in, _ := rr.tsChainType(ctx, r, tsChainSep.Split(mm[1], -1))
 				return t, in
 			}
 		}
-		if loc := callback.FindStringIndex(l); loc != nil && openThrough(text, n, loc[0]+strings.IndexByte(l[loc[0]:], '(')+1, r.line) {
+		if loc := callback.FindStringIndex(l); loc != nil && openThrough(text, n, loc[0]+strings.IndexByte(l[loc[0]:], '(')+1, r.Line) {
 			recv := tsChainEnd.FindStringSubmatch(l[:loc[0]])
 			if recv == nil {
 				return "", 0
@@ -522,7 +522,7 @@ func (rr *refResolver) tsInferred(ctx context.Context, r *refLine, v string) (st
 		if t, in := rr.tsCallbackParam(ctx, r, text, n, l, v); t != "" {
 			return t, in
 		}
-		if n < r.line && declaresName(l, v) {
+		if n < r.Line && declaresName(l, v) {
 			return "", 0 // bound otherwise
 		}
 	}
@@ -583,17 +583,17 @@ func (rr *refResolver) tsCallbackParam(ctx context.Context, r *refLine, text []s
 		body := m[1] + len(l[m[1]:]) - len(strings.TrimLeft(l[m[1]:], " \t"))
 		switch {
 		case strings.HasPrefix(l[body:], "{"):
-			if !openThrough(text, n, body+1, r.line) {
+			if !openThrough(text, n, body+1, r.Line) {
 				continue // the arrow's block closed before r
 			}
-		case n != r.line && (open < 0 || !openThrough(text, n, open+1, r.line)):
+		case n != r.Line && (open < 0 || !openThrough(text, n, open+1, r.Line)):
 			continue // an expression body: r must be in it
 		}
 		var t string
-		fid := r.fileID
+		fid := r.FileID
 		if open >= 0 {
-			t, fid = rr.tsArgType(ctx, r.fileID, l[:m[0]])
-		} else if lastWord(before) == "return" && n >= r.enclStart {
+			t, fid = rr.tsArgType(ctx, r.FileID, l[:m[0]])
+		} else if lastWord(before) == "return" && n >= r.EnclStart {
 			t = rr.tsReturnType(ctx, r, n) // the function returns the arrow
 		} else if mm := typedVar.FindStringSubmatch(strings.TrimSuffix(before, "=")); mm != nil && strings.HasSuffix(before, "=") {
 			t = mm[1] // const f: F = (x) =>
@@ -692,11 +692,11 @@ func declaresName(line, name string) bool {
 // enclosing function ("v: { a: string; b: T }", over several lines too),
 // "" when v is no parameter of it or states another type.
 func (rr *refResolver) tsParamLiteral(ctx context.Context, r *refLine, v string) string {
-	text, err := rr.text(ctx, r.fileID)
-	if err != nil || r.enclStart < 1 || r.enclStart > len(text) {
+	text, err := rr.text(ctx, r.FileID)
+	if err != nil || r.EnclStart < 1 || r.EnclStart > len(text) {
 		return ""
 	}
-	sig := signatureText(text, r.enclStart, r.enclName).text
+	sig := signatureText(text, r.EnclStart, r.EnclName).text
 	m := regexp.MustCompile(`[(,]\s*` + regexp.QuoteMeta(v) + `\??\s*:\s*\{`).FindStringIndex(sig)
 	if m == nil || strings.Count(sig[:m[0]+1], "(")-strings.Count(sig[:m[0]+1], ")") != 1 {
 		return "" // not the function's own parameter list
@@ -809,12 +809,12 @@ func (rr *refResolver) readTSParams(ctx context.Context, id int64, fn string, ct
 // for a return statement on line n directly in its body (not in a
 // function nested in it), "" when none is stated.
 func (rr *refResolver) tsReturnType(ctx context.Context, r *refLine, n int) string {
-	text, err := rr.text(ctx, r.fileID)
-	if err != nil || r.enclStart < 1 || r.enclStart > len(text) || n > len(text) {
+	text, err := rr.text(ctx, r.FileID)
+	if err != nil || r.EnclStart < 1 || r.EnclStart > len(text) || n > len(text) {
 		return ""
 	}
-	sig := signatureText(text, r.enclStart, r.enclName)
-	i := strings.Index(sig.text, r.enclName)
+	sig := signatureText(text, r.EnclStart, r.EnclName)
+	i := strings.Index(sig.text, r.EnclName)
 	if i < 0 {
 		return ""
 	}
@@ -878,7 +878,7 @@ func (rr *refResolver) tsChainType(ctx context.Context, r *refLine, chain []stri
 		if len(types) == 0 {
 			return "", 0, false
 		}
-		typ, in = types[len(types)-1], r.fileID
+		typ, in = types[len(types)-1], r.FileID
 	default:
 		typ, in = rr.tsTypeOf(ctx, r, root)
 	}

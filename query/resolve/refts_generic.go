@@ -238,7 +238,7 @@ func (rr *refResolver) tsMethodReturn(ctx context.Context, id int64, typ, m stri
 // only ("T", "T[]", "Promise<T>"), and the file they are named in;
 // t unchanged when it names none of the function's type parameters.
 func (rr *refResolver) tsGivenReturn(ctx context.Context, r *refLine, fn, t string, did int64, targs string, args []string) (string, int64) {
-	_, dname, ok := rr.tsDeclFile(ctx, r.fileID, fn)
+	_, dname, ok := rr.tsDeclFile(ctx, r.FileID, fn)
 	if !ok {
 		return t, did
 	}
@@ -279,7 +279,7 @@ func (rr *refResolver) tsGivenReturn(ctx context.Context, r *refLine, fn, t stri
 					continue
 				}
 				at, ain, _ := rr.tsChainType(ctx, r, tsChainSep.Split(a, -1))
-				if ain != r.fileID {
+				if ain != r.FileID {
 					continue // named in another file: not written here
 				}
 				given[k] = at
@@ -293,7 +293,7 @@ func (rr *refResolver) tsGivenReturn(ctx context.Context, r *refLine, fn, t stri
 		}
 	}
 	if w := leadingTypeName(strings.TrimPrefix(strings.TrimSpace(out), "readonly ")); w == "Promise" || w == "Array" || w == "ReadonlyArray" || tsIsGiven(w, given) {
-		return out, r.fileID
+		return out, r.FileID
 	}
 	return t, did
 }
@@ -326,9 +326,9 @@ func (rr *refResolver) tsTopCallType(ctx context.Context, id int64, ln int, name
 	if mm == nil || mm[1] != name {
 		return "", 0
 	}
-	r := &refLine{fileID: id, line: ln + 1}
+	r := &refLine{FileID: id, Line: ln + 1}
 	if f := rr.files[id]; f != nil {
-		r.path = f.path
+		r.Path = f.Path
 	}
 	return rr.tsExprType(ctx, r, strings.TrimSuffix(strings.TrimSpace(mm[2]), ";"))
 }
@@ -355,17 +355,17 @@ func (rr *refResolver) tsGivenMember(ctx context.Context, id int64, typ string, 
 // annotation ("v: Box<Call>"), a local's ("const v: Box<Call> =") or
 // its construction ("const v = new Box<Call>("); t when none.
 func (rr *refResolver) tsWithArgs(ctx context.Context, r *refLine, v, t string) string {
-	if strings.ContainsAny(t, "<.") || r.enclStart < 1 {
+	if strings.ContainsAny(t, "<.") || r.EnclStart < 1 {
 		return t
 	}
-	text, err := rr.text(ctx, r.fileID)
-	if err != nil || r.enclStart > len(text) || r.line > len(text) {
+	text, err := rr.text(ctx, r.FileID)
+	if err != nil || r.EnclStart > len(text) || r.Line > len(text) {
 		return t
 	}
 	q, qt := regexp.QuoteMeta(v), regexp.QuoteMeta(t)
 	written := regexp.MustCompile(`(?:^|[^\p{L}\p{N}_$.])` + q + `\??\s*(?::\s*|=\s*new\s+)` + qt + `\s*(<)`)
-	lines := []string{signatureText(text, r.enclStart, r.enclName).text}
-	for n := r.line - 1; n > r.enclStart && n > r.line-200; n-- {
+	lines := []string{signatureText(text, r.EnclStart, r.EnclName).text}
+	for n := r.Line - 1; n > r.EnclStart && n > r.Line-200; n-- {
 		lines = append(lines, stripComment(text[n-1]))
 	}
 	for _, l := range lines {
@@ -406,8 +406,8 @@ func (rr *refResolver) tsImplementedBy(ctx context.Context, m, t *refDef) bool {
 	if !isTSLang(m.lang) || m.parent == "" || strings.Contains(m.parent, ".") || t.parent == "" {
 		return false
 	}
-	decls := rr.tsDecls(ctx, m.u.fileID)[m.parent]
-	text, err := rr.text(ctx, m.u.fileID)
+	decls := rr.tsDecls(ctx, m.u.FileID)[m.parent]
+	text, err := rr.text(ctx, m.u.FileID)
 	if err != nil || len(decls) == 0 || decls[0].line >= len(text) {
 		return false
 	}
@@ -415,6 +415,6 @@ func (rr *refResolver) tsImplementedBy(ctx context.Context, m, t *refDef) bool {
 	if a == nil || a[1] != m.parent {
 		return false
 	}
-	did, dname, ok := rr.tsDeclFile(ctx, m.u.fileID, a[2])
-	return ok && did == t.u.fileID && dname == t.parent
+	did, dname, ok := rr.tsDeclFile(ctx, m.u.FileID, a[2])
+	return ok && did == t.u.FileID && dname == t.parent
 }

@@ -152,7 +152,7 @@ var tsKeyBefore = regexp.MustCompile(`(?:^\s*|[{,]\s*)([\p{L}_$][\p{L}\p{N}_$]*)
 // repository function's parameter), else tsLiteralTarget.
 func (rr *refResolver) tsLiteralType(ctx context.Context, r *refLine, text []string, ln, col, depth int) (string, int64, bool) {
 	if t, from := castAfter(text, ln, col); t != "" {
-		return t, r.fileID, false
+		return t, r.FileID, false
 	} else if from != "" {
 		return "", 0, false
 	}
@@ -163,15 +163,15 @@ func (rr *refResolver) tsLiteralType(ctx context.Context, r *refLine, text []str
 	switch {
 	case strings.HasSuffix(before, "=") && !strings.HasSuffix(before, "=="):
 		if m := typedVar.FindStringSubmatch(strings.TrimRight(strings.TrimSuffix(before, "="), " \t")); m != nil {
-			return m[1], r.fileID, false
+			return m[1], r.FileID, false
 		}
 		return "", 0, false
 	case lastWord(before) == "return":
 		if t := strings.TrimSpace(strings.TrimSuffix(rr.tsReturnType(ctx, r, ln), "{")); t != "" {
-			return t, r.fileID, false
+			return t, r.FileID, false
 		}
 	case strings.HasSuffix(before, "(") || strings.HasSuffix(before, ","):
-		if t, fid := rr.tsArgType(ctx, r.fileID, text[ln-1][:col]); t != "" {
+		if t, fid := rr.tsArgType(ctx, r.FileID, text[ln-1][:col]); t != "" {
 			return t, fid, false
 		}
 	}
@@ -236,21 +236,21 @@ func (rr *refResolver) tsCallParams(ctx context.Context, r *refLine, prefix stri
 // fetch, setTimeout) that the file does not bind and no definition of the
 // repository is named.
 func (rr *refResolver) tsOutsideValue(ctx context.Context, r *refLine, name string) bool {
-	if rr.tsForeign(ctx, r.fileID, name) {
+	if rr.tsForeign(ctx, r.FileID, name) {
 		return true
 	}
 	if g, err := rr.tsGlobalRoot(ctx, r, name); err == nil && g {
 		return true
 	}
-	if _, here := rr.tsNamedHere(ctx, r.fileID, name); here || rr.named == nil || rr.tsBinds(ctx, r.fileID, name) {
+	if _, here := rr.tsNamedHere(ctx, r.FileID, name); here || rr.named == nil || rr.tsBinds(ctx, r.FileID, name) {
 		return false
 	}
 	m := rr.tst()
-	key := lineVar{r.fileID, -1, name}
+	key := lineVar{r.FileID, -1, name}
 	if v, ok := m.runtime[key]; ok {
 		return v
 	}
-	v := !rr.tsMayBind(ctx, r.fileID, name)
+	v := !rr.tsMayBind(ctx, r.FileID, name)
 	if v {
 		defs, err := rr.named(ctx, name)
 		v = err == nil && len(defs) == 0
@@ -350,15 +350,15 @@ func (rr *refResolver) tsBoundType(ctx context.Context, r *refLine, v string) (s
 	}
 	m.depth++
 	defer func() { m.depth-- }()
-	text, err := rr.text(ctx, r.fileID)
-	if err != nil || r.enclStart < 1 || r.line > len(text) {
+	text, err := rr.text(ctx, r.FileID)
+	if err != nil || r.EnclStart < 1 || r.Line > len(text) {
 		return "", 0
 	}
-	for n := r.line - 1; n >= r.enclStart && n > r.line-200; n-- {
+	for n := r.Line - 1; n >= r.EnclStart && n > r.Line-200; n-- {
 		l := stripComment(text[n-1])
 		b := tsBinding.FindStringSubmatch(l)
 		elem := false
-		if f := tsForOf.FindStringSubmatch(l); f != nil && openThrough(text, n, strings.Index(l, f[0])+len(f[0]), r.line) {
+		if f := tsForOf.FindStringSubmatch(l); f != nil && openThrough(text, n, strings.Index(l, f[0])+len(f[0]), r.Line) {
 			b, elem = f, true // for (const v of xs): an element of xs
 		}
 		if b == nil {
@@ -390,7 +390,7 @@ func (rr *refResolver) tsBoundType(ctx context.Context, r *refLine, v string) (s
 			continue
 		}
 		at := *r
-		at.line = n // the right-hand side's names are those in scope where it is written
+		at.Line = n // the right-hand side's names are those in scope where it is written
 		t, in := rr.tsExprType(ctx, &at, rhs)
 		if elem {
 			t = tsElement(t)
@@ -494,7 +494,7 @@ func (rr *refResolver) tsExprType(ctx context.Context, r *refLine, e string) (st
 	var t string
 	var in int64
 	if len(chain) == 1 {
-		t, in = rr.tsFuncReturn(ctx, r.fileID, chain[0])
+		t, in = rr.tsFuncReturn(ctx, r.FileID, chain[0])
 		if t != "" {
 			targs := ""
 			if m[6] >= 0 {
@@ -607,7 +607,7 @@ func (rr *refResolver) tsFuncTypeReturn(ctx context.Context, id int64, t string)
 // nil when the type admits anything else.
 func (rr *refResolver) tsLiterals(ctx context.Context, d *refDef) map[string]bool {
 	m := rr.tst()
-	key := lineVar{d.u.fileID, d.u.start, "\x00lit"}
+	key := lineVar{d.u.FileID, d.u.Start, "\x00lit"}
 	if m.lits == nil {
 		m.lits = map[lineVar]map[string]bool{}
 	}
@@ -615,7 +615,7 @@ func (rr *refResolver) tsLiterals(ctx context.Context, d *refDef) map[string]boo
 		return v
 	}
 	out := map[string]bool{}
-	if !rr.tsLiteralUnion(ctx, d.u.fileID, rr.tsStatedType(ctx, d), out, 0) {
+	if !rr.tsLiteralUnion(ctx, d.u.FileID, rr.tsStatedType(ctx, d), out, 0) {
 		out = nil
 	}
 	m.lits[key] = out
@@ -716,42 +716,42 @@ func (rr *refResolver) tsConstLiterals(ctx context.Context, id int64, v string, 
 // between binds v itself; the functions are those the index holds
 // around r (the prefixes of its qualified name) in r's file.
 func (rr *refResolver) tsOuterParam(ctx context.Context, r *refLine, v string) (t string, in int64) {
-	if rr.named == nil || r.enclStart < 1 {
+	if rr.named == nil || r.EnclStart < 1 {
 		return "", 0
 	}
-	text, err := rr.text(ctx, r.fileID)
-	if err != nil || r.line > len(text) {
+	text, err := rr.text(ctx, r.FileID)
+	if err != nil || r.Line > len(text) {
 		return "", 0
 	}
-	in = r.fileID
-	parts := strings.Split(r.symbol, ".")
-	inner := r.enclStart // the first line of the innermost symbol judged so far
-	if rr.tsBindsBetween(text, inner, r.line, v) {
+	in = r.FileID
+	parts := strings.Split(r.Symbol, ".")
+	inner := r.EnclStart // the first line of the innermost symbol judged so far
+	if rr.tsBindsBetween(text, inner, r.Line, v) {
 		return "", 0
 	}
-	if t, ok := paramNames(signatureText(text, r.enclStart, r.enclName).text, r.enclName)[v]; ok {
+	if t, ok := paramNames(signatureText(text, r.EnclStart, r.EnclName).text, r.EnclName)[v]; ok {
 		if t == "" {
-			return rr.tsLiteralMethodParam(ctx, r, r.enclStart, r.enclName, v)
+			return rr.tsLiteralMethodParam(ctx, r, r.EnclStart, r.EnclName, v)
 		}
 		return "", 0 // typed: typeOf reads it
 	}
 	for k := len(parts) - 1; k > 0; k-- {
 		outer := strings.Join(parts[:k], ".")
-		d := rr.tsSymbolAt(ctx, r.fileID, outer, parts[k-1])
-		if d == nil || d.u.start >= inner {
+		d := rr.tsSymbolAt(ctx, r.FileID, outer, parts[k-1])
+		if d == nil || d.u.Start >= inner {
 			return "", 0
 		}
-		sig := signatureText(text, d.u.start, d.u.name).text
-		if t, ok := paramNames(sig, d.u.name)[v]; ok {
+		sig := signatureText(text, d.u.Start, d.u.Name).text
+		if t, ok := paramNames(sig, d.u.Name)[v]; ok {
 			if t == "" {
-				t, in = rr.tsLiteralMethodParam(ctx, r, d.u.start, d.u.name, v)
+				t, in = rr.tsLiteralMethodParam(ctx, r, d.u.Start, d.u.Name, v)
 			}
 			return t, in
 		}
-		if rr.tsBindsBetween(text, d.u.start, inner, v) {
+		if rr.tsBindsBetween(text, d.u.Start, inner, v) {
 			return "", 0
 		}
-		inner = d.u.start
+		inner = d.u.Start
 	}
 	return "", 0
 }
@@ -796,7 +796,7 @@ func (rr *refResolver) tsSymbolAt(ctx context.Context, id int64, qual, name stri
 	var found *refDef
 	if defs, err := rr.named(ctx, name); err == nil {
 		for i := range defs {
-			if defs[i].u.fileID == id && defs[i].u.qualname == qual {
+			if defs[i].u.FileID == id && defs[i].u.Qualname == qual {
 				found = &defs[i]
 				break
 			}
@@ -862,7 +862,7 @@ func (rr *refResolver) tsConstraintVerdict(ctx context.Context, id int64, name s
 // source states ("const h: Handler = { parse(opts) {…} }"): the
 // parameter of the member's stated function type.
 func (rr *refResolver) tsLiteralMethodParam(ctx context.Context, r *refLine, start int, fn, v string) (string, int64) {
-	text, err := rr.text(ctx, r.fileID)
+	text, err := rr.text(ctx, r.FileID)
 	if err != nil || start < 1 || start > len(text) {
 		return "", 0
 	}
@@ -924,7 +924,7 @@ func (rr *refResolver) tsCollectionType(ctx context.Context, r *refLine, e strin
 	chain := tsChainSep.Split(e, -1)
 	if len(chain) == 1 {
 		if t := rr.tsWholeParamType(ctx, r, e); t != "" {
-			return t, r.fileID
+			return t, r.FileID
 		}
 	}
 	t, in, _ := rr.tsChainType(ctx, r, chain)
@@ -934,12 +934,12 @@ func (rr *refResolver) tsCollectionType(ctx context.Context, r *refLine, e strin
 // tsWholeParamType returns the type r's enclosing function states for
 // its parameter v, whole ("T[]", "[A, B]", "Map<K, V>"), "" when none.
 func (rr *refResolver) tsWholeParamType(ctx context.Context, r *refLine, v string) string {
-	text, err := rr.text(ctx, r.fileID)
-	if err != nil || r.enclStart < 1 || r.enclStart > len(text) {
+	text, err := rr.text(ctx, r.FileID)
+	if err != nil || r.EnclStart < 1 || r.EnclStart > len(text) {
 		return ""
 	}
-	sig := signatureText(text, r.enclStart, r.enclName).text
-	i := strings.Index(sig, r.enclName)
+	sig := signatureText(text, r.EnclStart, r.EnclName).text
+	i := strings.Index(sig, r.EnclName)
 	if i < 0 {
 		return ""
 	}
@@ -972,7 +972,7 @@ var tsFuncHeader = regexp.MustCompile(`(?:=>|(?:^|[^\p{L}\p{N}_$])([\p{L}_$][\p{
 // an async one), or the literal's member a method of a typed literal is;
 // "" when that function states none.
 func (rr *refResolver) tsInnerReturn(ctx context.Context, r *refLine, text []string, ln int) (string, int64, bool) {
-	for n := ln - 1; n >= 1 && n >= r.enclStart && n > ln-200; n-- {
+	for n := ln - 1; n >= 1 && n >= r.EnclStart && n > ln-200; n-- {
 		l := strings.TrimRight(stripComment(text[n-1]), " \t")
 		if !strings.HasSuffix(l, "{") || !openThrough(text, n, len(l), ln) {
 			continue
@@ -994,15 +994,15 @@ func (rr *refResolver) tsInnerReturn(ctx context.Context, r *refLine, text []str
 			t = strings.TrimSpace(m[2])
 		}
 		if t == "" {
-			if n == r.enclStart {
-				return rr.tsLiteralMethodReturn(ctx, r, n, r.enclName)
+			if n == r.EnclStart {
+				return rr.tsLiteralMethodReturn(ctx, r, n, r.EnclName)
 			}
 			return "", 0, false
 		}
 		if strings.Contains(l, "async") {
 			t = tsAwaited(t)
 		}
-		return t, r.fileID, false
+		return t, r.FileID, false
 	}
 	return "", 0, false
 }
@@ -1024,7 +1024,7 @@ func tsAwaited(t string) string {
 // start as a method or a function-valued key of a literal of stated type,
 // returns as the literal's member states it (awaited for an async one).
 func (rr *refResolver) tsLiteralMethodReturn(ctx context.Context, r *refLine, start int, fn string) (string, int64, bool) {
-	text, err := rr.text(ctx, r.fileID)
+	text, err := rr.text(ctx, r.FileID)
 	if err != nil || start < 1 || start > len(text) {
 		return "", 0, false
 	}

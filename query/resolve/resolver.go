@@ -34,38 +34,13 @@ type Line struct {
 	DefLine   bool // a symbol of the name starts on the line
 }
 
-// fileInfo, unit and refLine are File, Symbol and Line as the rules
-// read them.
-
-// fileInfo is what the resolver reads of an indexed file.
-type fileInfo struct {
-	id       int64
-	path     string
-	language string
-	lines    int
-}
-
-// unit is one symbol of the index.
-type unit struct {
-	id         string
-	fileID     int64
-	path       string
-	start, end int
-
-	symKind, name, qualname string
-}
-
-// refLine is one line referring to the name.
-type refLine struct {
-	path      string
-	fileID    int64
-	line      int
-	kinds     []string
-	symbol    string
-	enclName  string
-	enclStart int
-	defLine   bool
-}
+// The rules call File, Symbol and Line by the names they had inside
+// package query.
+type (
+	fileInfo = File
+	unit     = Symbol
+	refLine  = Line
+)
 
 // Source is the index as the resolver reads it.
 type Source interface {
@@ -90,8 +65,8 @@ type Resolver struct {
 // type-checked for later lookups; nil checks them for this one only.
 func New(name string, defs []Symbol, files []File, src Source, checks *GoChecks) *Resolver {
 	byID := make(map[int64]*fileInfo, len(files))
-	for _, f := range files {
-		byID[f.ID] = &fileInfo{id: f.ID, path: f.Path, language: f.Language, lines: f.Lines}
+	for i := range files {
+		byID[files[i].ID] = &files[i]
 	}
 	rr := newRefResolver(name, refDefs(defs, byID), byID, src.Lines)
 	rr.named = func(ctx context.Context, n string) ([]refDef, error) {
@@ -103,9 +78,9 @@ func New(name string, defs []Symbol, files []File, src Source, checks *GoChecks)
 		if err != nil {
 			return nil, err
 		}
-		var out []*unit
-		for _, s := range ss {
-			out = append(out, symbolUnit(s))
+		out := make([]*unit, len(ss))
+		for i := range ss {
+			out[i] = &ss[i]
 		}
 		return out, nil
 	}
@@ -113,15 +88,10 @@ func New(name string, defs []Symbol, files []File, src Source, checks *GoChecks)
 	return &Resolver{rr: rr}
 }
 
-func symbolUnit(s Symbol) *unit {
-	return &unit{id: s.ID, fileID: s.FileID, path: s.Path, start: s.Start, end: s.End,
-		symKind: s.Kind, name: s.Name, qualname: s.Qualname}
-}
-
 func refDefs(ss []Symbol, files map[int64]*fileInfo) []refDef {
 	var out []refDef
-	for _, s := range ss {
-		out = append(out, newRefDef(symbolUnit(s), files))
+	for i := range ss {
+		out = append(out, newRefDef(&ss[i], files))
 	}
 	return out
 }
@@ -134,9 +104,8 @@ type Verdicts struct {
 // Judge judges each line against every definition.
 func (r *Resolver) Judge(ctx context.Context, lines []Line) (*Verdicts, error) {
 	refs := make([]*refLine, len(lines))
-	for i, l := range lines {
-		refs[i] = &refLine{path: l.Path, fileID: l.FileID, line: l.Line, kinds: l.Kinds,
-			symbol: l.Symbol, enclName: l.EnclName, enclStart: l.EnclStart, defLine: l.DefLine}
+	for i := range lines {
+		refs[i] = &lines[i]
 	}
 	js, err := r.rr.judge(ctx, refs)
 	if err != nil {
