@@ -15,6 +15,7 @@ func FuzzRefReaders(f *testing.F) {
 		{"func (c *Context) Get(k string) (any, bool) {\n\treturn c.m[k]\n}\n", "Get"},
 		{"type A = { [k: string]: (x: B) => C<D['e']> } & (F | G)\nfunction f(cb: (x: A) => void): A[] {", "A"},
 		{"x = ((((\n'\"\n}}]])", "x"},
+		{"const [, info] = await run<R<[A, B]>>(x)\nconst { a: { b } } = y\nimport('./z'); require(\"../w\")\ndeclare module 'm' {", "info"},
 	} {
 		f.Add(seed.src, seed.name)
 	}
@@ -37,6 +38,16 @@ func FuzzRefReaders(f *testing.F) {
 		pySegments(src)
 		pyLiteral(src)
 		classBases(src)
+		stripTSExt(src)
+		tsReturnText(src)
+		tsAwaited(src)
+		tsParamNames(src)
+		if base, args := tsTypeArgs(src); base != "" {
+			tsSubst(src, tsParamNames(base), args)
+		}
+		for i := range 3 {
+			tsTupleElement(src, i)
+		}
 		for k, line := range text {
 			n := k + 1
 			paramNames(line, name)
@@ -47,6 +58,9 @@ func FuzzRefReaders(f *testing.F) {
 			PyReexport(line, name)
 			pyBindsName(line, name)
 			propertySignature(line)
+			tsSpecifiers(line)
+			tsModuleLine(line)
+			tsPatternKey(line, name)
 			declaresName(line, name)
 			callOpen(line)
 			pyJoin(text, n, line)

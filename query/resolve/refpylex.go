@@ -348,6 +348,9 @@ func splitTop(s string, sep byte) []string {
 
 // pyLiteral reports whether e starts with a literal of a builtin type.
 func pyLiteral(e string) bool {
+	if e == "" {
+		return false
+	}
 	switch e[0] {
 	case '"', '\'', '[', '{':
 		return true

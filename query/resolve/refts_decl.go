@@ -328,6 +328,21 @@ func skipTypeArgs(s string) string {
 	return ""
 }
 
+// typeArgList returns the text inside the type argument (or parameter)
+// list s opens with and what follows it; ok is false when s opens none or
+// does not close it.
+func typeArgList(s string) (inner, rest string, ok bool) {
+	if !strings.HasPrefix(s, "<") {
+		return "", s, false
+	}
+	rest = skipTypeArgs(s)
+	n := len(s) - len(rest)
+	if n < 2 || s[n-1] != '>' {
+		return "", s, false
+	}
+	return s[1 : n-1], rest, true
+}
+
 // tsSplitTop splits s at the separators outside brackets (angle brackets
 // too: TypeScript's type arguments).
 func tsSplitTop(s, seps string) []string {

@@ -16,12 +16,12 @@ import (
 func tsTypeArgs(t string) (string, []string) {
 	t = strings.TrimSpace(t)
 	name := leadingTypeName(t)
-	rest := strings.TrimSpace(t[len(name):])
-	if name == "" || !strings.HasPrefix(rest, "<") || skipTypeArgs(rest) != "" {
+	inner, after, ok := typeArgList(strings.TrimSpace(t[len(name):]))
+	if name == "" || !ok || after != "" {
 		return name, nil
 	}
 	var args []string
-	for _, a := range tsSplitTop(rest[1:len(rest)-1], ",") {
+	for _, a := range tsSplitTop(inner, ",") {
 		args = append(args, strings.TrimSpace(a))
 	}
 	return name, args
@@ -31,13 +31,12 @@ func tsTypeArgs(t string) (string, []string) {
 // after a declared name states ("<T extends X, U = Y>(…" gives [T U]),
 // nil when s opens no list.
 func tsParamNames(s string) []string {
-	s = strings.TrimSpace(s)
-	rest := skipTypeArgs(s)
-	if !strings.HasPrefix(s, "<") || len(rest) == len(s) {
+	inner, _, ok := typeArgList(strings.TrimSpace(s))
+	if !ok {
 		return nil
 	}
 	var out []string
-	for _, p := range tsSplitTop(s[1:len(s)-len(rest)-1], ",") {
+	for _, p := range tsSplitTop(inner, ",") {
 		out = append(out, leadingTypeName(strings.TrimSpace(p)))
 	}
 	return out
