@@ -56,11 +56,11 @@ func (rr *refResolver) tsDeclParams(ctx context.Context, id int64, name string) 
 		b.WriteByte(' ')
 	}
 	h := b.String()
-	i := regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `\b`).FindStringIndex(h)
-	if i == nil {
+	at := findUseOffsets(h, name)
+	if len(at) == 0 {
 		return nil
 	}
-	return tsParamNames(h[i[1]:])
+	return tsParamNames(h[at[0]+len(name):])
 }
 
 // tsSubst returns t with each whole-word type parameter replaced by its
