@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -167,8 +168,9 @@ func TestGoChecksBoundAcrossRepos(t *testing.T) {
 // checks kept (Options.KeepGoChecks), fresh without (each lookup checks
 // afresh). The repositories are the trees VIBERAG_BENCH_TREES names
 // (paths separated by commas, each pushed under its base name) when set,
-// else two generated modules. It reports the median lookup (p50-ms) and
-// the lookups timed (lookups).
+// else two generated modules. It reports the median lookup (p50-ms), the
+// lookups timed (lookups) and the live heap after them (heap-MB), and
+// fails when a kept answer is not the fresh one.
 func BenchmarkStoreRefsGoWarm(b *testing.B) {
 	cat, _ := indextest.Store(b, 1)
 	var roots []string
@@ -185,6 +187,7 @@ func BenchmarkStoreRefsGoWarm(b *testing.B) {
 	}
 	ctx := context.Background()
 	f := &storeFixture{catalog: cat}
+	fresh := map[string]string{} // the answers without kept checks, by id
 	for _, keep := range []bool{false, true} {
 		name := "fresh"
 		if keep {
@@ -240,6 +243,19 @@ func BenchmarkStoreRefsGoWarm(b *testing.B) {
 			slices.Sort(took)
 			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
 			b.ReportMetric(float64(len(lookups)), "lookups")
+			runtime.GC()
+			var mem runtime.MemStats
+			runtime.ReadMemStats(&mem)
+			b.ReportMetric(float64(mem.HeapAlloc)/(1<<20), "heap-MB")
+			// The kept checks change no answer.
+			for _, l := range lookups {
+				got := refsOfRepo(b, s, l.repo, query.RefsRequest{ID: l.id, Limit: query.MaxRefs})
+				if want, ok := fresh[l.id]; !keep {
+					fresh[l.id] = got
+				} else if ok && got != want {
+					b.Fatalf("%s with the checks kept:\n%s\nwant\n%s", l.id, got, want)
+				}
+			}
 		})
 	}
 }
