@@ -102,6 +102,10 @@ func New(st *postgres.Store, opts Options) *Searcher {
 	return s
 }
 
+// GoChecks returns the Go checks s keeps for every repository's lookups
+// (Options.KeepGoChecks), nil when it keeps none.
+func (s *Searcher) GoChecks() *resolve.GoChecks { return s.goChecks }
+
 // QualifyID makes a repository's id unique across repositories.
 func QualifyID(id, repo string) string { return id + "@" + repo }
 
