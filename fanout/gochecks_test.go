@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -231,18 +230,7 @@ func BenchmarkStoreRefsGoWarm(b *testing.B) {
 				}
 				return time.Since(start)
 			}
-			for _, l := range lookups {
-				ask(l)
-			}
-			var took []time.Duration
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				took = append(took, ask(lookups[i%len(lookups)]))
-			}
-			b.StopTimer()
-			slices.Sort(took)
-			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
-			b.ReportMetric(float64(len(lookups)), "lookups")
+			indextest.TimeLookups(b, len(lookups), func(i int) time.Duration { return ask(lookups[i]) })
 			runtime.GC()
 			var mem runtime.MemStats
 			runtime.ReadMemStats(&mem)

@@ -3,7 +3,6 @@ package query
 import (
 	"context"
 	"os"
-	"slices"
 	"testing"
 	"time"
 
@@ -50,18 +49,7 @@ func BenchmarkRefsGoWarm(b *testing.B) {
 				}
 				return time.Since(start)
 			}
-			for _, id := range ids {
-				lookup(id)
-			}
-			var took []time.Duration
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				took = append(took, lookup(ids[i%len(ids)]))
-			}
-			b.StopTimer()
-			slices.Sort(took)
-			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
-			b.ReportMetric(float64(len(ids)), "lookups")
+			indextest.TimeLookups(b, len(ids), func(i int) time.Duration { return lookup(ids[i]) })
 		})
 	}
 }

@@ -3,9 +3,11 @@ package indextest
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/scope"
@@ -94,4 +96,24 @@ func SharedGoMethods(tb testing.TB, db tables.Reader, n int) []string {
 		out[i] = ids[i*len(ids)/n]
 	}
 	return out
+}
+
+// TimeLookups times n lookups as a server answers them: each asked once
+// before the timer (warm), then in turn b.N times. ask(i) runs lookup i
+// and returns the time it took. It reports the median (p50-ms) and n
+// (lookups).
+func TimeLookups(b *testing.B, n int, ask func(i int) time.Duration) {
+	b.Helper()
+	for i := range n {
+		ask(i)
+	}
+	took := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		took = append(took, ask(i%n))
+	}
+	b.StopTimer()
+	slices.Sort(took)
+	b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(n), "lookups")
 }
