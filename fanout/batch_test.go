@@ -15,7 +15,7 @@ import (
 )
 
 // pushRepo pushes files as repository name.
-func (f *storeFixture) pushRepo(t *testing.T, name string, files map[string]string) {
+func (f *storeFixture) pushRepo(t testing.TB, name string, files map[string]string) {
 	t.Helper()
 	root := t.TempDir()
 	testkit.WriteFiles(t, root, files)
@@ -24,7 +24,7 @@ func (f *storeFixture) pushRepo(t *testing.T, name string, files map[string]stri
 
 // searcherWith is searcher with its own store options and Searcher
 // options; it returns the store too.
-func (f *storeFixture) searcherWith(t *testing.T, so postgres.StoreOptions, o Options) (*Searcher, *postgres.Store) {
+func (f *storeFixture) searcherWith(t testing.TB, so postgres.StoreOptions, o Options) (*Searcher, *postgres.Store) {
 	t.Helper()
 	so.StatementTimeout, so.ConnectTimeout = time.Minute, time.Minute
 	st, err := postgres.OpenStore(context.Background(), f.catalog, so)

@@ -18,7 +18,11 @@
 // repository judges and orders its lines (query.Planner.RankRefs), the
 // counts place them in one order (resolved lines of every repository,
 // then likely, then name only) that offset and limit page through, and
-// each repository makes snippets only for its part of the page.
+// each repository makes snippets only for its part of the page. A
+// server's Searcher (Options.KeepGoChecks) keeps the Go packages the
+// lookups type-checked in one cache that every repository's planner
+// shares (query.Options.GoChecks): one bound for the server, however
+// many repositories it serves.
 //
 // Access is the caller's: Repos resolves a caller's access and the
 // repositories a request names (scope.repo, names or globs) to the

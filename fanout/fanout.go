@@ -16,6 +16,7 @@ import (
 
 	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/query"
+	"github.com/viberag/viberag/query/resolve"
 	"github.com/viberag/viberag/tables/postgres"
 )
 
@@ -29,6 +30,10 @@ type Searcher struct {
 	vectorsOff string
 	unbatched  bool
 	whole      bool
+
+	// goChecks are the Go packages every repository's reference lookups
+	// type-checked (nil: not kept).
+	goChecks *resolve.GoChecks
 
 	mu       sync.Mutex
 	planners map[int64]*repoPlanner
@@ -71,6 +76,11 @@ type Options struct {
 	// at once (default GOMAXPROCS, at least 2); more wait their turn
 	// (Searcher.admit). WideFrom defaults to DefaultWideFrom.
 	WideCalls, WideFrom int
+	// KeepGoChecks is for a server: the Go packages reference lookups
+	// type-checked are kept for the later lookups of every repository,
+	// under one bound for them all (query.Options.GoChecks; some 60 MB
+	// at most). Without it each lookup checks afresh.
+	KeepGoChecks bool
 }
 
 // DefaultWideFrom is the fewest repositories of a call that takes turns
@@ -83,10 +93,18 @@ func New(st *postgres.Store, opts Options) *Searcher {
 	if opts.Embedder == nil && off == "" {
 		off = "the server has no embedding model (viberag serve --embed)"
 	}
-	return &Searcher{store: st, present: opts.Present, timeout: cmp.Or(opts.Timeout, 10*time.Second),
+	s := &Searcher{store: st, present: opts.Present, timeout: cmp.Or(opts.Timeout, 10*time.Second),
 		embedder: opts.Embedder, vectorsOff: off, unbatched: opts.Unbatched, whole: opts.Whole, planners: map[int64]*repoPlanner{},
 		wide: make(chan struct{}, cmp.Or(opts.WideCalls, max(runtime.GOMAXPROCS(0), 2))), wideFrom: cmp.Or(opts.WideFrom, DefaultWideFrom)}
+	if opts.KeepGoChecks {
+		s.goChecks = &resolve.GoChecks{}
+	}
+	return s
 }
+
+// GoChecks returns the Go checks s keeps for every repository's lookups
+// (Options.KeepGoChecks), nil when it keeps none.
+func (s *Searcher) GoChecks() *resolve.GoChecks { return s.goChecks }
 
 // QualifyID makes a repository's id unique across repositories.
 func QualifyID(id, repo string) string { return id + "@" + repo }
@@ -155,7 +173,7 @@ func (s *Searcher) planner(ctx context.Context, r postgres.Repo) (*repoPlanner, 
 		}
 		return qualifyAction(a, name)
 	}
-	p, err := query.New(ctx, rd, query.Options{Embedder: s.embedder, VectorsOff: s.vectorsOff, Present: present})
+	p, err := query.New(ctx, rd, query.Options{Embedder: s.embedder, VectorsOff: s.vectorsOff, Present: present, GoChecks: s.goChecks})
 	if err != nil {
 		return nil, err
 	}

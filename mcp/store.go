@@ -71,7 +71,8 @@ func NewStoreServer(st *postgres.Store, opts StoreServerOptions) *StoreServer {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	s := &StoreServer{store: st, log: log, noAuth: opts.AllowNoAuth, live: &indexer.Live{HadIndex: true},
-		fan: fanout.New(st, fanout.Options{Present: PresentAction, Timeout: opts.Timeout, Embedder: opts.Embedder, VectorsOff: opts.VectorsOff})}
+		fan: fanout.New(st, fanout.Options{Present: PresentAction, Timeout: opts.Timeout, Embedder: opts.Embedder, VectorsOff: opts.VectorsOff,
+			KeepGoChecks: true})}
 	s.mcp = sdk.NewServer(&sdk.Implementation{Name: "viberag", Title: "viberag code index (shared store)", Version: indexer.Version()},
 		&sdk.ServerOptions{Instructions: storeInstructions, Logger: log, Capabilities: &sdk.ServerCapabilities{}})
 	s.addTools()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -353,4 +354,62 @@ func TestStoreNoAuthLoopbackOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	ln.Close()
+}
+
+// TestStoreKeepsGoChecks: the store's server keeps the Go checks of its
+// repositories' lookups in one cache: find_references asked again, in
+// either repository, checks no package and answers as the first time.
+func TestStoreKeepsGoChecks(t *testing.T) {
+	ctx := context.Background()
+	cat, _ := indextest.Store(t, 1)
+	for _, name := range []string{"acme/x", "acme/y"} {
+		root := t.TempDir()
+		testkit.WriteFiles(t, root, map[string]string{
+			"go.mod": "module example.com/m\n\ngo 1.22\n",
+			"m.go": "package m\n\n// " + name + "\n\ntype T struct{}\n\nfunc (T) Name() string { return \"t\" }\n\ntype U struct{}\n\n" +
+				"func (U) Name() string { return \"u\" }\n\nfunc use() string { return T{}.Name() + U{}.Name() }\n",
+		})
+		indextest.Push(t, cat, name, root)
+	}
+	st, err := postgres.OpenStore(ctx, cat, postgres.StoreOptions{StatementTimeout: 5 * time.Second, ConnectTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	ln, err := ListenStore("127.0.0.1:0", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewStoreServer(st, StoreServerOptions{AllowNoAuth: true, Timeout: 5 * time.Second})
+	serveUntilEnd(t, ln, nil, func(ctx context.Context, ln net.Listener) error { return s.ServeHTTP(ctx, ln, HTTPOptions{}) })
+	cs := testkit.HTTPSession(t, "http://"+ln.Addr().String()+HTTPPath, "")
+	checks := s.fan.GoChecks()
+	if checks == nil {
+		t.Fatal("the store's server keeps no Go checks")
+	}
+	ask := func(repo string) string {
+		var refs map[string]any
+		testkit.CallOK(t, cs, "find_references", map[string]any{"symbol_name": "T.Name", "scope": map[string]any{"repo": repo}}, &refs)
+		delete(refs, "took_ms")
+		return mustJSON(refs)
+	}
+	first := map[string]string{}
+	for _, repo := range []string{"acme/x", "acme/y"} {
+		before := checks.Checked()
+		if first[repo] = ask(repo); checks.Checked() == before {
+			t.Fatalf("find_references in %s checked no package", repo)
+		}
+		if !strings.Contains(first[repo], `"resolved"`) {
+			t.Fatalf("find_references in %s: T{}.Name() not resolved: %s", repo, first[repo])
+		}
+	}
+	before := checks.Checked()
+	for _, repo := range []string{"acme/x", "acme/y"} {
+		if got := ask(repo); got != first[repo] {
+			t.Errorf("find_references in %s again:\n%s\nwant\n%s", repo, got, first[repo])
+		}
+	}
+	if n := checks.Checked(); n != before {
+		t.Errorf("find_references asked again checked %d packages, want none", n-before)
+	}
 }

@@ -65,7 +65,7 @@ type symbolFinder struct {
 	db       tables.Reader
 	files    *fileCache        // the planner's
 	names    nameCache         // distinct symbol names, for typo correction
-	goChecks *resolve.GoChecks // Go packages type-checked by lookups, kept when Options.KeepGoChecks (resolve.GoChecks)
+	goChecks *resolve.GoChecks // Go packages type-checked by lookups, kept when Options.KeepGoChecks or GoChecks
 }
 
 // definitions finds the symbols a name may mean, best first: by tier, then

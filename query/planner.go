@@ -68,9 +68,15 @@ type Options struct {
 	// KeepGoChecks is for planners that answer many lookups of one index
 	// (a server of it): the Go packages a reference lookup type-checked
 	// are kept for later lookups, bounded (some 60 MB at most). Without
-	// it each lookup checks afresh. A caller keeping a planner per
-	// repository of a store leaves it off: the bound is per planner.
+	// it, or GoChecks, each lookup checks afresh.
 	KeepGoChecks bool
+
+	// GoChecks, when set, keeps the Go packages reference lookups
+	// type-checked, for the later lookups of every planner given the
+	// same one, within its one bound (resolve.GoChecks): a caller keeping
+	// a planner per repository of a store gives them all one, not
+	// KeepGoChecks (a bound per planner). It takes KeepGoChecks' place.
+	GoChecks *resolve.GoChecks
 
 	// FixedWeights searches with Tuning's vector weights, not those the
 	// index's calibration chose (Calibration): for measurements.
@@ -96,7 +102,10 @@ func New(ctx context.Context, db tables.Reader, opts Options) (*Planner, error) 
 	p.vec = newVectorChannels(db, &p.tune, opts)
 	p.text = &textChannels{db: db, tune: &p.tune}
 	p.symbols = &symbolFinder{db: db, files: &p.files}
-	if opts.KeepGoChecks {
+	switch {
+	case opts.GoChecks != nil:
+		p.symbols.goChecks = opts.GoChecks
+	case opts.KeepGoChecks:
 		p.symbols.goChecks = &resolve.GoChecks{}
 	}
 	p.page = &pageFinisher{db: db, present: opts.Present}

@@ -12,6 +12,7 @@ import (
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/internal/testkit"
 	"github.com/viberag/viberag/internal/testkit/indextest"
+	"github.com/viberag/viberag/query/resolve"
 )
 
 // goRepoIDs returns the ids of every definition in the index whose name
@@ -19,7 +20,7 @@ import (
 func goRepoIDs(t *testing.T, p *Planner) []string {
 	t.Helper()
 	var ids []string
-	for _, defs := range sharedGoDefs(t, p) {
+	for _, defs := range indextest.SharedGoDefs(t, p.db) {
 		for _, d := range defs {
 			ids = append(ids, d.SID)
 		}
@@ -202,4 +203,28 @@ func TestRefsGoCacheConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestRefsGoCacheShared: planners given one GoChecks keep their checks
+// in it: a second planner of the same index takes the first one's and
+// answers as it did.
+func TestRefsGoCacheShared(t *testing.T) {
+	path, _, ids, want := goTypesAnswers(t)
+	shared := &resolve.GoChecks{}
+	first, second := plannerOn(t, path, Options{GoChecks: shared}), plannerOn(t, path, Options{GoChecks: shared, KeepGoChecks: true})
+	if first.symbols.goChecks != shared || second.symbols.goChecks != shared {
+		t.Fatal("a planner given GoChecks keeps its checks elsewhere")
+	}
+	for _, id := range ids {
+		refsJSON(t, first, id)
+	}
+	checks := shared.Checked()
+	for _, id := range ids {
+		if got := refsJSON(t, second, id); got != want[id] {
+			t.Errorf("%s on the second planner:\n%s\nwant\n%s", id, got, want[id])
+		}
+	}
+	if n := shared.Checked(); checks == 0 || n != checks {
+		t.Errorf("the first planner checked %d packages, the second %d: want some, then none", checks, n-checks)
+	}
 }

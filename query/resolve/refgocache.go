@@ -11,17 +11,22 @@ import (
 )
 
 // GoChecks keeps the Go packages lookups type-checked, for the later
-// lookups of the same planner (a server answers many): checking is most
-// of a Go lookup's cost, and an agent's lookups keep coming back to the
-// same packages. A package is kept under what its check was made of —
+// lookups of the planners given it (a server answers many): checking is
+// most of a Go lookup's cost, and an agent's lookups keep coming back to
+// the same packages. A package is kept under what its check was made of —
 // its files' paths and contents as the index holds them at the lookup,
 // and what each of its imports resolved to (another kept package, a stub
 // of an outside package, or nothing) — so a re-written file, a package
 // checked to another depth or within another bound is checked afresh,
 // never served from an older check: an answer is the same with the cache
-// as without it. Bounded by the lines of the packages kept, the least
-// recently used going first; safe for concurrent lookups. The zero value
-// is ready to use.
+// as without it. A check reads nothing else, so the planners of many
+// repositories may share one GoChecks (a store's server: one bound for
+// them all): two repositories share a kept package only where its files
+// have the same paths and contents and its imports resolved alike, as a
+// fork or a vendored copy does, which is the check either would make.
+// Bounded by the lines of the packages kept, the least recently used
+// going first; safe for concurrent lookups. The zero value is ready to
+// use.
 type GoChecks struct {
 	mu  sync.Mutex
 	gen *goGen
@@ -31,7 +36,7 @@ type GoChecks struct {
 	checks atomic.Int64
 }
 
-// goCacheLines bounds the lines of the packages a planner keeps checked:
+// goCacheLines bounds the lines of the packages a GoChecks keeps checked:
 // two lookups' worth (each checks up to GoCheckLines). A checked line
 // holds 550–750 bytes (syntax tree, types, names), some 60 MB at the
 // bound.
@@ -93,6 +98,20 @@ func (c *GoChecks) bound() int {
 
 // Checked counts the packages type-checked, not taken from the cache.
 func (c *GoChecks) Checked() int64 { return c.checks.Load() }
+
+// Kept returns the packages kept and their lines: at most the bound,
+// unless one package alone is larger.
+func (c *GoChecks) Kept() (packages, lines int) {
+	c.mu.Lock()
+	g := c.gen
+	c.mu.Unlock()
+	if g == nil {
+		return 0, 0
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.entries), g.lines
+}
 
 func (g *goGen) wasted(bound int) bool {
 	g.mu.Lock()
