@@ -73,7 +73,7 @@ func New(name string, defs []Symbol, files []File, src Source, checks *GoChecks)
 		ss, err := src.Named(ctx, n)
 		return refDefs(ss, byID), err
 	}
-	rr.declared = func(ctx context.Context, n string) ([]*unit, error) {
+	rr.scope = newScopeRules(rr, func(ctx context.Context, n string) ([]*unit, error) {
 		ss, err := src.Declared(ctx, n)
 		if err != nil {
 			return nil, err
@@ -83,7 +83,7 @@ func New(name string, defs []Symbol, files []File, src Source, checks *GoChecks)
 			out[i] = &ss[i]
 		}
 		return out, nil
-	}
+	})
 	rr.goCache = checks
 	return &Resolver{rr: rr}
 }
