@@ -106,9 +106,7 @@ type refResolver struct {
 	locals  map[enclKey]bool // enclosing symbols that bind the name themselves
 	parents map[string]bool  // the types some member definition belongs to
 	ifaces  map[string]bool  // those of them that are Go interfaces
-	goTypes *goTypes         // the Go packages type-checked (refgo.go)
-	goDirs  map[string][]*fileInfo
-	goCache *GoChecks // the planner's checked Go packages (refgocache.go)
+	golang  *goRules         // Go's rules (refgo.go, refgocheck.go)
 
 	// Per line, what does not depend on the definition judged, read
 	// once: every definition of a common name asks the same questions.
@@ -237,7 +235,7 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 			}
 		}
 	}
-	if err := rr.goCheck(ctx, refs); err != nil {
+	if err := rr.golang.checkRefs(ctx, refs); err != nil {
 		return nil, err
 	}
 	// First the enclosing symbols that bind the name as a parameter or a
@@ -411,7 +409,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		return v, why, err
 	}
 	if lang == "go" {
-		if v, why, ok := rr.goJudge(r, u, d); ok {
+		if v, why, ok := rr.golang.judge(r, u, d); ok {
 			return v, why, nil
 		}
 	}

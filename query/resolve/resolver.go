@@ -84,7 +84,7 @@ func New(name string, defs []Symbol, files []File, src Source, checks *GoChecks)
 		}
 		return out, nil
 	})
-	rr.goCache = checks
+	rr.golang = &goRules{rr: rr, checks: checks}
 	return &Resolver{rr: rr}
 }
 
@@ -133,4 +133,4 @@ func (r *Resolver) MostUsed(ctx context.Context, v *Verdicts, counts []int) (int
 
 // GoNote is a note for the answer about the Go type check ("" when there
 // is none to make).
-func (r *Resolver) GoNote() string { return r.rr.goNote() }
+func (r *Resolver) GoNote() string { return r.rr.golang.note() }
