@@ -115,11 +115,12 @@ type refResolver struct {
 	literalMemo map[lineVar]literal
 	ts          tsMemo // TypeScript's facts (refts.go)
 
-	// named returns every definition of a name (the Python rules read
-	// classes, functions and their annotations through it); py is their
-	// state.
+	// named returns every definition of a name (the Python and
+	// TypeScript rules read classes, functions and their annotations
+	// through it).
 	named func(ctx context.Context, name string) ([]refDef, error)
-	py    *pyState
+
+	python *pyRules // Python's rules (refpy.go, refpyclass.go)
 
 	scope *scopeRules // the scope and reachability rules (refscope.go)
 }
@@ -174,6 +175,7 @@ func newRefResolver(name string, defs []refDef, files map[int64]*fileInfo, lines
 		byPath: map[string]*fileInfo{}, paths: map[string]bool{}, dirs: map[string]bool{},
 		texts: map[int64][]string{}, imports: map[int64]*fileImports{}, locals: map[enclKey]bool{}, parents: map[string]bool{},
 		ifaces: map[string]bool{}, typeMemo: map[lineVar]string{}, classMemo: map[lineVar]string{}, literalMemo: map[lineVar]literal{}}
+	rr.python = newPyRules(rr)
 	for _, f := range files {
 		rr.byPath[f.Path] = f
 		rr.paths[f.Path] = true
@@ -440,7 +442,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		return vContra, whyString, nil
 	}
 	if lang == "python" && d.member && (len(u.chain) > 0 || u.expr) {
-		if v, why, ok := rr.judgePyMember(ctx, r, line, u, d); ok {
+		if v, why, ok := rr.python.judgeMember(ctx, r, line, u, d); ok {
 			return v, why, nil
 		}
 	}
