@@ -89,14 +89,23 @@ func (d *refDef) scope() string {
 	return ""
 }
 
-// refResolver judges the reference lines of one name against every
-// definition of it. It reads the text of the files holding them (and of
-// the files their imports name) through lines.
+// refResolver is the core of the judgement of one name's reference
+// lines against every definition of it: it judges each use by what is
+// written there (the qualifier, the file's imports, stated types, class
+// bases), reads the text of the files (and of the files their imports
+// name) through lines once, and hands a use to a language's rules where
+// they decide it. Go's, Python's and the scope rules are types of their
+// own that reach the core through their rr field; TypeScript's rules are
+// its methods (refts*.go).
 type refResolver struct {
 	name  string
 	defs  []refDef
 	files map[int64]*fileInfo
 	lines func(ctx context.Context, fileID int64) ([]string, error)
+	// named returns every definition of a name (the Python and
+	// TypeScript rules read classes, functions and their annotations
+	// through it).
+	named func(ctx context.Context, name string) ([]refDef, error)
 
 	byPath  map[string]*fileInfo
 	paths   map[string]bool
@@ -106,7 +115,6 @@ type refResolver struct {
 	locals  map[enclKey]bool // enclosing symbols that bind the name themselves
 	parents map[string]bool  // the types some member definition belongs to
 	ifaces  map[string]bool  // those of them that are Go interfaces
-	golang  *goRules         // Go's rules (refgo.go, refgocheck.go)
 
 	// Per line, what does not depend on the definition judged, read
 	// once: every definition of a common name asks the same questions.
@@ -115,14 +123,9 @@ type refResolver struct {
 	literalMemo map[lineVar]literal
 	ts          tsMemo // TypeScript's facts (refts.go)
 
-	// named returns every definition of a name (the Python and
-	// TypeScript rules read classes, functions and their annotations
-	// through it).
-	named func(ctx context.Context, name string) ([]refDef, error)
-
-	python *pyRules // Python's rules (refpy.go, refpyclass.go)
-
-	scope *scopeRules // the scope and reachability rules (refscope.go)
+	golang *goRules    // Go's rules (refgo.go, refgocheck.go)
+	python *pyRules    // Python's rules (refpy.go, refpyclass.go)
+	scope  *scopeRules // the scope and reachability rules (refscope.go)
 }
 
 // lineVar keys a memo: a file, a line (or 0) and a name (or an offset).
@@ -175,7 +178,6 @@ func newRefResolver(name string, defs []refDef, files map[int64]*fileInfo, lines
 		byPath: map[string]*fileInfo{}, paths: map[string]bool{}, dirs: map[string]bool{},
 		texts: map[int64][]string{}, imports: map[int64]*fileImports{}, locals: map[enclKey]bool{}, parents: map[string]bool{},
 		ifaces: map[string]bool{}, typeMemo: map[lineVar]string{}, classMemo: map[lineVar]string{}, literalMemo: map[lineVar]literal{}}
-	rr.python = newPyRules(rr)
 	for _, f := range files {
 		rr.byPath[f.Path] = f
 		rr.paths[f.Path] = true
@@ -407,7 +409,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 	if r.DefLine && r.FileID == d.u.FileID && r.Line == d.u.Start && !rr.tsUseOnDeclLine(r, lang, line, u) {
 		return vSelf, "", nil // the definition's own name
 	}
-	if v, why, ok, err := rr.scope.judgeScope(ctx, r, lang, line, u, d); err != nil || ok {
+	if v, why, ok, err := rr.scope.judge(ctx, r, lang, line, u, d); err != nil || ok {
 		return v, why, err
 	}
 	if lang == "go" {

@@ -79,9 +79,9 @@ type localScope struct {
 	start, end int
 }
 
-// judgeScope judges a use of d by scope and reachability; ok is false
+// judge judges a use of d by scope and reachability; ok is false
 // when they do not decide.
-func (sc *scopeRules) judgeScope(ctx context.Context, r *refLine, lang, line string, u useAt, d *refDef) (refVerdict, string, bool, error) {
+func (sc *scopeRules) judge(ctx context.Context, r *refLine, lang, line string, u useAt, d *refDef) (refVerdict, string, bool, error) {
 	scoped := lang == "python" || isTSLang(lang)
 	if !scoped || (lang == "python") != (d.lang == "python") {
 		return vOpen, "", false, nil
@@ -91,7 +91,7 @@ func (sc *scopeRules) judgeScope(ctx context.Context, r *refLine, lang, line str
 		return 0, "", false, err
 	}
 	if r.FileID != d.u.FileID {
-		return sc.judgeFileScope(ctx, r, lang, d, loc)
+		return sc.judgeFile(ctx, r, lang, d, loc)
 	}
 	if loc.ok && d.member && loc.kind == extract.KindTest && (r.Line < loc.start || r.Line > loc.end) {
 		return vContra, whyLocalDecl, true, nil
@@ -108,11 +108,11 @@ func (sc *scopeRules) judgeScope(ctx context.Context, r *refLine, lang, line str
 	return vOpen, "", false, nil
 }
 
-// judgeFileScope judges a use in another file than d's: none when d is
+// judgeFile judges a use in another file than d's: none when d is
 // declared inside a function or a test (or is a member of a type
 // declared in a test), or when the file cannot reach d's through
 // imports.
-func (sc *scopeRules) judgeFileScope(ctx context.Context, r *refLine, lang string, d *refDef, loc localScope) (refVerdict, string, bool, error) {
+func (sc *scopeRules) judgeFile(ctx context.Context, r *refLine, lang string, d *refDef, loc localScope) (refVerdict, string, bool, error) {
 	if loc.ok && (!d.member || loc.kind == extract.KindTest) {
 		return vContra, whyLocalDecl, true, nil
 	}
@@ -146,7 +146,7 @@ func (sc *scopeRules) unwrittenVerdicts(ctx context.Context, r *refLine) (occVer
 		if err != nil {
 			return o, err
 		}
-		if v, why, ok, err := sc.judgeFileScope(ctx, r, lang, d, loc); err != nil {
+		if v, why, ok, err := sc.judgeFile(ctx, r, lang, d, loc); err != nil {
 			return o, err
 		} else if ok {
 			o.verdict[i], o.why[i] = v, why

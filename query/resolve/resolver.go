@@ -85,6 +85,7 @@ func New(name string, defs []Symbol, files []File, src Source, checks *GoChecks)
 		return out, nil
 	})
 	rr.golang = &goRules{rr: rr, checks: checks}
+	rr.python = newPyRules(rr)
 	return &Resolver{rr: rr}
 }
 
