@@ -22,11 +22,11 @@
 // Each line is checked by what is written at the use — the qualifier, the
 // file's imports, the scopes, stated types and class bases
 // (refresolve.go, reflex.go, refimports.go). Python members are typed
-// from what the source states (refpy.go, refpylex.go): annotations,
-// constructor calls, stated return types, the attributes a class
-// assigns, module-level instances, except clauses and super() through
-// bases read across files; a type the repository does not define owns
-// its members, and an override's uses on receivers of no stated type are
+// from what the source states (refpy.go, refpyclass.go, refpylex.go):
+// annotations, constructor calls, stated return types, the attributes a
+// class assigns, module-level instances, except clauses and super() through
+// bases read across files; a type the repository does not define owns its
+// members, and an override's uses on receivers of no stated type are
 // listed under the base's member. TypeScript values are typed the same
 // way (refts.go, refts_decl.go, refts_types.go, refts_generic.go:
 // annotations, calls' stated returns, closures, type parameters'

@@ -22,13 +22,9 @@ import (
 // Where the checker knows nothing (an unknown value, a file it did not
 // check) the text rules of refresolve.go judge the use.
 
-// goJudge judges the use u on r's line for d from the checked types;
+// judge judges the use u on r's line for d from the checked types;
 // ok is false when they do not decide it.
-func (rr *refResolver) goJudge(r *refLine, u useAt, d *refDef) (v refVerdict, why string, ok bool) {
-	gt := rr.goTypes
-	if gt == nil {
-		return 0, "", false
-	}
+func (gt *goRules) judge(r *refLine, u useAt, d *refDef) (v refVerdict, why string, ok bool) {
 	ft := gt.byFile[r.FileID]
 	if ft == nil {
 		return 0, "", false
@@ -76,7 +72,7 @@ func (rr *refResolver) goJudge(r *refLine, u useAt, d *refDef) (v refVerdict, wh
 	switch {
 	case !d.member:
 		return vContra, whyMember, true
-	case d.u.Kind != extract.KindMethod || rr.ifaces[d.parent] || !token.IsExported(d.u.Name):
+	case d.u.Kind != extract.KindMethod || gt.rr.ifaces[d.parent] || !token.IsExported(d.u.Name):
 		// A field, an interface's method or an unexported method is
 		// reached through no outside value.
 		return vContra, whyForeign, true
@@ -91,7 +87,7 @@ func (rr *refResolver) goJudge(r *refLine, u useAt, d *refDef) (v refVerdict, wh
 // zeroValue reports whether e is a variable that holds its type's zero
 // value throughout: a method called on it is not an interface's (the
 // call would panic).
-func (gt *goTypes) zeroValue(u *goUnit, e ast.Expr) bool {
+func (gt *goRules) zeroValue(u *goUnit, e ast.Expr) bool {
 	id, ok := e.(*ast.Ident)
 	return ok && gt.locals(u).zero[u.info.Uses[id]]
 }
@@ -101,7 +97,7 @@ func (gt *goTypes) zeroValue(u *goUnit, e ast.Expr) bool {
 // call's result of such a value, a member promoted from an embedded
 // outside type, or a call of an outside function that no argument of the
 // repository's types could make generic.
-func (gt *goTypes) outside(u *goUnit, e ast.Expr, depth int) (*types.Named, bool) {
+func (gt *goRules) outside(u *goUnit, e ast.Expr, depth int) (*types.Named, bool) {
 	if depth > 8 {
 		return nil, false
 	}
@@ -175,14 +171,14 @@ func known(t types.Type) bool {
 // embedsOutside reports whether e is a value of a struct or an interface
 // of the repository that embeds an outside type: a member the checker
 // could not select on it is that type's.
-func (gt *goTypes) embedsOutside(u *goUnit, e ast.Expr) bool {
+func (gt *goRules) embedsOutside(u *goUnit, e ast.Expr) bool {
 	tv, ok := u.info.Types[e]
 	return ok && tv.Type != nil && gt.embedsStub(tv.Type)
 }
 
 // embedsStub reports whether struct or interface t (or *t) embeds an
 // outside type.
-func (gt *goTypes) embedsStub(t types.Type) bool {
+func (gt *goRules) embedsStub(t types.Type) bool {
 	stub := func(t types.Type) bool {
 		n, ok := deref(t).(*types.Named)
 		return ok && n.Obj().Pkg() != nil && gt.stubs[n.Obj().Pkg()]
@@ -207,7 +203,7 @@ func (gt *goTypes) embedsStub(t types.Type) bool {
 // mentionsRepo reports whether t is, or is made of, a type of the
 // repository (or an invalid one): an outside generic function given it
 // may return it.
-func (gt *goTypes) mentionsRepo(t types.Type) bool {
+func (gt *goRules) mentionsRepo(t types.Type) bool {
 	switch t := t.(type) {
 	case *types.Basic:
 		return t.Kind() == types.Invalid
@@ -241,14 +237,14 @@ type goLocals struct {
 // initOf returns the expression a local variable is declared from
 // ("v := e", "v, err := e", "var v = e", "for _, v := range e": its
 // elements), nil when none.
-func (gt *goTypes) initOf(u *goUnit, obj types.Object) ast.Expr {
+func (gt *goRules) initOf(u *goUnit, obj types.Object) ast.Expr {
 	if v, ok := obj.(*types.Var); !ok || v.IsField() {
 		return nil
 	}
 	return gt.locals(u).init[obj]
 }
 
-func (gt *goTypes) locals(u *goUnit) *goLocals {
+func (gt *goRules) locals(u *goUnit) *goLocals {
 	if l, ok := gt.inits[u]; ok {
 		return l
 	}
@@ -314,7 +310,7 @@ func (gt *goTypes) locals(u *goUnit) *goLocals {
 }
 
 // judgeObj judges a use (or, with def, a declaration) of obj for d.
-func (gt *goTypes) judgeObj(r *refLine, u *goUnit, obj types.Object, d *refDef, def bool) (refVerdict, string, bool) {
+func (gt *goRules) judgeObj(r *refLine, u *goUnit, obj types.Object, d *refDef, def bool) (refVerdict, string, bool) {
 	if gt.isDef(obj, d) {
 		if def {
 			return vSelf, "", true
@@ -356,7 +352,7 @@ func (gt *goTypes) judgeObj(r *refLine, u *goUnit, obj types.Object, d *refDef, 
 // viaInterface judges a call of method d's name on a value of type recv
 // (a method's receiver) when one of the two is an interface's: it may
 // reach d.
-func (gt *goTypes) viaInterface(u *goUnit, recv types.Type, d *refDef) (refVerdict, bool) {
+func (gt *goRules) viaInterface(u *goUnit, recv types.Type, d *refDef) (refVerdict, bool) {
 	dIface := gt.rr.ifaces[d.parent]
 	_, useIface := recv.Underlying().(*types.Interface)
 	if !dIface && !useIface {
@@ -387,7 +383,7 @@ func (gt *goTypes) viaInterface(u *goUnit, recv types.Type, d *refDef) (refVerdi
 // related returns v, or vContra when v is vRelated and d is a method of
 // an unexported type used outside its package: no line there can name
 // it, whatever an interface's call reaches at run time.
-func (gt *goTypes) related(r *refLine, d *refDef, v refVerdict) refVerdict {
+func (gt *goRules) related(r *refLine, d *refDef, v refVerdict) refVerdict {
 	if v != vRelated || token.IsExported(d.parent) {
 		return v
 	}
@@ -398,7 +394,7 @@ func (gt *goTypes) related(r *refLine, d *refDef, v refVerdict) refVerdict {
 }
 
 // xtest reports whether r is in an external test package.
-func (gt *goTypes) xtest(r *refLine) bool {
+func (gt *goRules) xtest(r *refLine) bool {
 	ft := gt.byFile[r.FileID]
 	return ft != nil && ft.unit.pkg != nil && strings.HasSuffix(ft.unit.pkg.Name(), "_test")
 }
@@ -407,7 +403,7 @@ func (gt *goTypes) xtest(r *refLine) bool {
 // interface i has. Names, not signatures, are compared (t may come from
 // another check than i), and a type embedding an outside type may have
 // any method: outside types are stubs.
-func (gt *goTypes) mayImplement(t types.Type, i *types.Interface) bool {
+func (gt *goRules) mayImplement(t types.Type, i *types.Interface) bool {
 	if gt.embedsStub(t) {
 		return true
 	}
@@ -446,7 +442,7 @@ func deref(t types.Type) types.Type {
 // typeOf returns the named type member d belongs to, as unit u sees it
 // (its own package or one it imports) when it does, else as another
 // check saw it; nil when no check has it.
-func (gt *goTypes) typeOf(u *goUnit, d *refDef) types.Type {
+func (gt *goRules) typeOf(u *goUnit, d *refDef) types.Type {
 	seen := map[*types.Package]bool{}
 	if u.pkg != nil {
 		seen[u.pkg] = true
@@ -476,7 +472,7 @@ func (gt *goTypes) typeOf(u *goUnit, d *refDef) types.Type {
 
 // isDef reports whether obj is the definition d, by where it is
 // declared.
-func (gt *goTypes) isDef(obj types.Object, d *refDef) bool {
+func (gt *goRules) isDef(obj types.Object, d *refDef) bool {
 	if obj.Name() != d.u.Name || !obj.Pos().IsValid() {
 		return false
 	}
@@ -498,7 +494,7 @@ func (gt *goTypes) isDef(obj types.Object, d *refDef) bool {
 
 // leftOut reports whether d's file was left out of its directory's
 // checked package (another platform's file).
-func (gt *goTypes) leftOut(d *refDef) bool {
+func (gt *goRules) leftOut(d *refDef) bool {
 	for k, u := range gt.units {
 		if u != nil && k.dir == d.dir && u.excluded[d.u.Path] {
 			return true

@@ -33,13 +33,19 @@ const GoCheckLines = 40_000
 // unknown, not outside).
 const goImportDepth = 2
 
-// goTypes holds the checked packages of one lookup.
-type goTypes struct {
-	rr   *refResolver
-	gen  *goGen // of the planner's cache: its file set and kept checks
-	fset *token.FileSet
-	mods []goModule
-	left int // lines left to check
+// goRules are Go's rules of one lookup: they type-check the packages
+// holding the Go lines (within GoCheckLines, kept across lookups by
+// checks) and judge a use by the object it denotes (refgo.go). They own
+// the checked packages, the stubs of outside ones and the index's Go
+// files by directory.
+type goRules struct {
+	rr     *refResolver
+	checks *GoChecks              // the planner's checked Go packages (refgocache.go)
+	dirs   map[string][]*fileInfo // the Go files by directory, by path
+	gen    *goGen                 // of the planner's cache: its file set and kept checks
+	fset   *token.FileSet
+	mods   []goModule
+	left   int // lines left to check
 
 	units  map[goUnitKey]*goUnit
 	byFile map[int64]*goFileTypes
@@ -82,20 +88,20 @@ type goFileTypes struct {
 	parent map[*ast.Ident]*ast.SelectorExpr
 }
 
-// goCheck type-checks, within the bound, the packages holding the Go
+// checkRefs type-checks, within the bound, the packages holding the Go
 // lines among refs.
-func (rr *refResolver) goCheck(ctx context.Context, refs []*refLine) error {
-	if len(rr.defs) == 1 && !rr.defs[0].member {
+func (gt *goRules) checkRefs(ctx context.Context, refs []*refLine) error {
+	if len(gt.rr.defs) == 1 && !gt.rr.defs[0].member {
 		// One function, type, variable or constant of the name: a bare use
 		// or its package's qualifier ties it, which the text rules read.
 		return nil
 	}
 	counts := map[goUnitKey]int{}
 	for _, r := range refs {
-		if f := rr.files[r.FileID]; f == nil || f.Language != "go" {
+		if f := gt.rr.files[r.FileID]; f == nil || f.Language != "go" {
 			continue
 		}
-		k, err := rr.goUnitOf(ctx, r.FileID)
+		k, err := gt.unitOf(ctx, r.FileID)
 		if err != nil {
 			return err
 		}
@@ -111,14 +117,14 @@ func (rr *refResolver) goCheck(ctx context.Context, refs []*refLine) error {
 			delete(counts, k)
 		}
 	}
-	if rr.goCache == nil {
-		rr.goCache = &GoChecks{} // kept for this lookup only
+	if gt.checks == nil {
+		gt.checks = &GoChecks{} // kept for this lookup only
 	}
-	gen := rr.goCache.current()
-	gt := &goTypes{rr: rr, gen: gen, fset: gen.fset, left: GoCheckLines, units: map[goUnitKey]*goUnit{},
-		byFile: map[int64]*goFileTypes{}, stubs: map[*types.Package]bool{}, reserved: map[goUnitKey]bool{}, concrete: map[*types.TypeName]bool{}, inits: map[*goUnit]*goLocals{}, candidates: len(counts)}
-	rr.goTypes = gt
-	mods, err := rr.goModules(ctx)
+	gt.gen = gt.checks.current()
+	gt.fset, gt.left, gt.candidates = gt.gen.fset, GoCheckLines, len(counts)
+	gt.units, gt.byFile, gt.stubs = map[goUnitKey]*goUnit{}, map[int64]*goFileTypes{}, map[*types.Package]bool{}
+	gt.reserved, gt.concrete, gt.inits = map[goUnitKey]bool{}, map[*types.TypeName]bool{}, map[*goUnit]*goLocals{}
+	mods, err := gt.modules(ctx)
 	if err != nil {
 		return err
 	}
@@ -138,7 +144,7 @@ func (rr *refResolver) goCheck(ctx context.Context, refs []*refLine) error {
 	// the packages they import.
 	var admitted []goUnitKey
 	for _, k := range keys {
-		n := rr.goUnitLines(k)
+		n := gt.unitLines(k)
 		if n > gt.left {
 			gt.skipped++
 			continue
@@ -159,7 +165,7 @@ func (rr *refResolver) goCheck(ctx context.Context, refs []*refLine) error {
 			continue
 		}
 		for _, f := range u.files {
-			id := rr.byPath[gt.fset.Position(f.Package).Filename].ID
+			id := gt.rr.byPath[gt.fset.Position(f.Package).Filename].ID
 			if _, ok := gt.byFile[id]; !ok {
 				gt.byFile[id] = gt.index(u, f)
 			}
@@ -168,24 +174,23 @@ func (rr *refResolver) goCheck(ctx context.Context, refs []*refLine) error {
 	return nil
 }
 
-// goNote says when the bound left packages to the text rules.
-func (rr *refResolver) goNote() string {
-	gt := rr.goTypes
-	if gt == nil || gt.skipped == 0 {
+// note says when the bound left packages to the text rules.
+func (gt *goRules) note() string {
+	if gt.skipped == 0 {
 		return ""
 	}
 	return fmt.Sprintf("Go types were checked in %d of the %d packages holding the name (a bound of %d lines); the other %d are judged from their text",
 		gt.candidates-gt.skipped, gt.candidates, GoCheckLines, gt.skipped)
 }
 
-// goUnitOf returns the unit a Go file is checked in.
-func (rr *refResolver) goUnitOf(ctx context.Context, id int64) (goUnitKey, error) {
-	f := rr.files[id]
+// unitOf returns the unit a Go file is checked in.
+func (gt *goRules) unitOf(ctx context.Context, id int64) (goUnitKey, error) {
+	f := gt.rr.files[id]
 	k := goUnitKey{dir: path.Dir(f.Path)}
 	if !strings.HasSuffix(f.Path, "_test.go") {
 		return k, nil
 	}
-	pkg, err := rr.goPackage(ctx, id)
+	pkg, err := gt.rr.goPackage(ctx, id)
 	if err != nil {
 		return k, err
 	}
@@ -196,11 +201,11 @@ func (rr *refResolver) goUnitOf(ctx context.Context, id int64) (goUnitKey, error
 	return k, nil
 }
 
-// goUnitLines counts the lines of the Go files in a unit's directory
+// unitLines counts the lines of the Go files in a unit's directory
 // that it may check.
-func (rr *refResolver) goUnitLines(k goUnitKey) int {
+func (gt *goRules) unitLines(k goUnitKey) int {
 	n := 0
-	for _, f := range rr.goDirFiles(k.dir) {
+	for _, f := range gt.dirFiles(k.dir) {
 		test := strings.HasSuffix(f.Path, "_test.go")
 		if test == (k.variant != "") || k.variant == "test" {
 			n += f.Lines
@@ -209,31 +214,31 @@ func (rr *refResolver) goUnitLines(k goUnitKey) int {
 	return n
 }
 
-// goDirFiles returns the Go files directly in dir, by path.
-func (rr *refResolver) goDirFiles(dir string) []*fileInfo {
-	if rr.goDirs == nil {
-		rr.goDirs = map[string][]*fileInfo{}
-		for _, f := range rr.files {
+// dirFiles returns the Go files directly in dir, by path.
+func (gt *goRules) dirFiles(dir string) []*fileInfo {
+	if gt.dirs == nil {
+		gt.dirs = map[string][]*fileInfo{}
+		for _, f := range gt.rr.files {
 			if f.Language == "go" && strings.HasSuffix(f.Path, ".go") {
 				d := path.Dir(f.Path)
-				rr.goDirs[d] = append(rr.goDirs[d], f)
+				gt.dirs[d] = append(gt.dirs[d], f)
 			}
 		}
-		for _, fs := range rr.goDirs {
+		for _, fs := range gt.dirs {
 			sort.Slice(fs, func(i, j int) bool { return fs[i].Path < fs[j].Path })
 		}
 	}
-	return rr.goDirs[dir]
+	return gt.dirs[dir]
 }
 
-// goModules reads the module path of every go.mod in the index.
-func (rr *refResolver) goModules(ctx context.Context) ([]goModule, error) {
+// modules reads the module path of every go.mod in the index.
+func (gt *goRules) modules(ctx context.Context) ([]goModule, error) {
 	var out []goModule
-	for _, f := range rr.files {
+	for _, f := range gt.rr.files {
 		if path.Base(f.Path) != "go.mod" {
 			continue
 		}
-		t, err := rr.text(ctx, f.ID)
+		t, err := gt.rr.text(ctx, f.ID)
 		if err != nil {
 			return nil, err
 		}
@@ -252,10 +257,10 @@ func (rr *refResolver) goModules(ctx context.Context) ([]goModule, error) {
 
 // importDir returns the repository's directory an import path names
 // from a file in dir, "" when it is outside the repository.
-func (gt *goTypes) importDir(p, from string) string {
+func (gt *goRules) importDir(p, from string) string {
 	try := func(d string) string {
 		d = path.Clean(d)
-		if len(gt.rr.goDirFiles(d)) > 0 {
+		if len(gt.dirFiles(d)) > 0 {
 			return d
 		}
 		return ""
@@ -292,12 +297,12 @@ func (gt *goTypes) importDir(p, from string) string {
 // already; an import's are taken here, and nil is returned when they do
 // not fit. A check the planner kept from an earlier lookup of the same
 // sources and imports is taken instead (refgocache.go).
-func (gt *goTypes) check(ctx context.Context, k goUnitKey, depth int) (*goUnit, error) {
+func (gt *goRules) check(ctx context.Context, k goUnitKey, depth int) (*goUnit, error) {
 	if u, ok := gt.units[k]; ok {
 		return u, nil
 	}
 	if !gt.reserved[k] {
-		n := gt.rr.goUnitLines(k)
+		n := gt.unitLines(k)
 		if n > gt.left {
 			gt.units[k] = nil
 			return nil, nil
@@ -331,7 +336,7 @@ func (gt *goTypes) check(ctx context.Context, k goUnitKey, depth int) (*goUnit, 
 		}
 		imp.outcomes = imp.outcomes[:0]
 	}
-	gt.rr.goCache.checks.Add(1)
+	gt.checks.checks.Add(1)
 	files, err := gt.parse(ctx, k, u)
 	if err != nil {
 		return nil, err
@@ -348,13 +353,13 @@ func (gt *goTypes) check(ctx context.Context, k goUnitKey, depth int) (*goUnit, 
 		return u, firstErr
 	}
 	e := &goEntry{key: goEntryKey(ck, imp.outcomes), content: ck, unit: u, stubs: imp.made, concrete: imp.concrete,
-		deps: imp.deps, lines: gt.rr.goUnitLines(k)}
-	gt.take(k, gt.gen.put(e, imp.paths, gt.rr.goCache.bound()))
+		deps: imp.deps, lines: gt.unitLines(k)}
+	gt.take(k, gt.gen.put(e, imp.paths, gt.checks.bound()))
 	return gt.units[k], nil
 }
 
 // take makes entry e this lookup's check of unit k.
-func (gt *goTypes) take(k goUnitKey, e *goEntry) {
+func (gt *goRules) take(k goUnitKey, e *goEntry) {
 	gt.units[k] = e.unit
 	for _, p := range e.stubs {
 		gt.stubs[p] = true
@@ -366,10 +371,10 @@ func (gt *goTypes) take(k goUnitKey, e *goEntry) {
 
 // contentKey names what the check of unit k reads: its directory's Go
 // files that it may include, by path and content.
-func (gt *goTypes) contentKey(ctx context.Context, k goUnitKey) (string, error) {
+func (gt *goRules) contentKey(ctx context.Context, k goUnitKey) (string, error) {
 	var b strings.Builder
 	b.WriteString(k.dir + "\x00" + k.variant)
-	for _, f := range gt.rr.goDirFiles(k.dir) {
+	for _, f := range gt.dirFiles(k.dir) {
 		if strings.HasSuffix(f.Path, "_test.go") != (k.variant != "") && k.variant != "test" {
 			continue
 		}
@@ -404,7 +409,7 @@ func checkPackage(conf *types.Config, fset *token.FileSet, files []*ast.File, in
 // includes, those of the directory's main package name. The platform is
 // fixed, not this machine's, so that every server gives the same answer;
 // files of other platforms keep the text rules.
-func (gt *goTypes) parse(ctx context.Context, k goUnitKey, u *goUnit) ([]*ast.File, error) {
+func (gt *goRules) parse(ctx context.Context, k goUnitKey, u *goUnit) ([]*ast.File, error) {
 	rr := gt.rr
 	src := map[string][]byte{}
 	bctx := build.Default
@@ -414,7 +419,7 @@ func (gt *goTypes) parse(ctx context.Context, k goUnitKey, u *goUnit) ([]*ast.Fi
 	}
 	bctx.JoinPath = path.Join
 	var files []*ast.File
-	for _, f := range rr.goDirFiles(k.dir) {
+	for _, f := range gt.dirFiles(k.dir) {
 		test := strings.HasSuffix(f.Path, "_test.go")
 		if test != (k.variant != "") && k.variant != "test" {
 			continue
@@ -466,7 +471,7 @@ func (gt *goTypes) parse(ctx context.Context, k goUnitKey, u *goUnit) ([]*ast.Fi
 // It notes what the checker asks for and what each import resolved to,
 // which name the unit's check in the planner's cache.
 type goImporter struct {
-	gt    *goTypes
+	gt    *goRules
 	ctx   context.Context
 	k     goUnitKey
 	depth int
@@ -709,7 +714,7 @@ func fields(fl *ast.FieldList, typ func(ast.Expr)) {
 }
 
 // index finds the identifiers of the name in a checked file.
-func (gt *goTypes) index(u *goUnit, f *ast.File) *goFileTypes {
+func (gt *goRules) index(u *goUnit, f *ast.File) *goFileTypes {
 	ft := &goFileTypes{unit: u, idents: map[token.Position]*ast.Ident{}, parent: map[*ast.Ident]*ast.SelectorExpr{}}
 	names := u.identNames()
 	for _, id := range names.byFile[f][gt.rr.name] {

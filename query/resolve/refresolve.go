@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"context"
+	"fmt"
 	"path"
 	"strconv"
 	"strings"
@@ -88,14 +89,23 @@ func (d *refDef) scope() string {
 	return ""
 }
 
-// refResolver judges the reference lines of one name against every
-// definition of it. It reads the text of the files holding them (and of
-// the files their imports name) through lines.
+// refResolver is the core of the judgement of one name's reference
+// lines against every definition of it: it judges each use by what is
+// written there (the qualifier, the file's imports, stated types, class
+// bases), reads the text of the files (and of the files their imports
+// name) through lines once, and hands a use to a language's rules where
+// they decide it. Go's, Python's and the scope rules are types of their
+// own that reach the core through their rr field; TypeScript's rules are
+// its methods (refts*.go).
 type refResolver struct {
 	name  string
 	defs  []refDef
 	files map[int64]*fileInfo
 	lines func(ctx context.Context, fileID int64) ([]string, error)
+	// named returns every definition of a name (the Python and
+	// TypeScript rules read classes, functions and their annotations
+	// through it).
+	named func(ctx context.Context, name string) ([]refDef, error)
 
 	byPath  map[string]*fileInfo
 	paths   map[string]bool
@@ -105,9 +115,6 @@ type refResolver struct {
 	locals  map[enclKey]bool // enclosing symbols that bind the name themselves
 	parents map[string]bool  // the types some member definition belongs to
 	ifaces  map[string]bool  // those of them that are Go interfaces
-	goTypes *goTypes         // the Go packages type-checked (refgo.go)
-	goDirs  map[string][]*fileInfo
-	goCache *GoChecks // the planner's checked Go packages (refgocache.go)
 
 	// Per line, what does not depend on the definition judged, read
 	// once: every definition of a common name asks the same questions.
@@ -116,16 +123,9 @@ type refResolver struct {
 	literalMemo map[lineVar]literal
 	ts          tsMemo // TypeScript's facts (refts.go)
 
-	// named returns every definition of a name (the Python rules read
-	// classes, functions and their annotations through it); py is their
-	// state.
-	named func(ctx context.Context, name string) ([]refDef, error)
-	py    *pyState
-
-	// declared returns every symbol of a name, tests included; scope is
-	// what the scope rules have read (refscope.go).
-	declared func(ctx context.Context, name string) ([]*unit, error)
-	scope    *scopeState
+	golang *goRules    // Go's rules (refgo.go, refgocheck.go)
+	python *pyRules    // Python's rules (refpy.go, refpyclass.go)
+	scope  *scopeRules // the scope and reachability rules (refscope.go)
 }
 
 // lineVar keys a memo: a file, a line (or 0) and a name (or an offset).
@@ -239,7 +239,7 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 			}
 		}
 	}
-	if err := rr.goCheck(ctx, refs); err != nil {
+	if err := rr.golang.checkRefs(ctx, refs); err != nil {
 		return nil, err
 	}
 	// First the enclosing symbols that bind the name as a parameter or a
@@ -287,7 +287,7 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 		if len(us) == 0 {
 			j.folded = hasFoldedUse(l, rr.name)
 			j.folded, j.moved = rr.continued(ctx, r, j.folded, listed)
-			o, err := rr.unwrittenVerdicts(ctx, r)
+			o, err := rr.scope.unwrittenVerdicts(ctx, r)
 			if err != nil {
 				return nil, err
 			}
@@ -409,11 +409,11 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 	if r.DefLine && r.FileID == d.u.FileID && r.Line == d.u.Start && !rr.tsUseOnDeclLine(r, lang, line, u) {
 		return vSelf, "", nil // the definition's own name
 	}
-	if v, why, ok, err := rr.judgeScope(ctx, r, lang, line, u, d); err != nil || ok {
+	if v, why, ok, err := rr.scope.judge(ctx, r, lang, line, u, d); err != nil || ok {
 		return v, why, err
 	}
 	if lang == "go" {
-		if v, why, ok := rr.goJudge(r, u, d); ok {
+		if v, why, ok := rr.golang.judge(r, u, d); ok {
 			return v, why, nil
 		}
 	}
@@ -444,7 +444,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		return vContra, whyString, nil
 	}
 	if lang == "python" && d.member && (len(u.chain) > 0 || u.expr) {
-		if v, why, ok := rr.judgePyMember(ctx, r, line, u, d); ok {
+		if v, why, ok := rr.python.judgeMember(ctx, r, line, u, d); ok {
 			return v, why, nil
 		}
 	}
@@ -1105,4 +1105,131 @@ func occConfidence(o occVerdicts, di int) (string, string) {
 		return ConfNameOnly, ""
 	}
 	return ConfLikely, ""
+}
+
+// continued judges a line whose statement holds the name on a later
+// line only (a chain of calls recorded where it starts): moved when the
+// name as written is on a later line that is listed itself; folded when
+// the line holds it in another case, or the later lines do and none of
+// the next ten holds it as written.
+func (rr *refResolver) continued(ctx context.Context, r *refLine, folded bool, listed map[enclKey]bool) (bool, bool) {
+	if folded {
+		return true, false
+	}
+	for n := r.Line + 1; n <= r.Line+10; n++ {
+		next, _ := rr.lineOf(ctx, r.FileID, n)
+		if len(findUseOffsets(next, rr.name)) > 0 {
+			return false, listed[enclKey{file: r.FileID, start: n}]
+		}
+		folded = folded || hasFoldedUse(next, rr.name)
+	}
+	return folded, false
+}
+
+// mostUsed returns the definition a bare name several share answers
+// for, and why: the most resolved and likely lines; between equals, the
+// larger share of the lines that match the name only (a line open to k
+// definitions counts 1/k to each, so a definition more files reach
+// shares in more); then a declaration other files can name over one
+// local to a function or a test; then the first.
+func (rr *refResolver) mostUsed(ctx context.Context, js []judged, counts []int) (int, string, error) {
+	share := make([]float64, len(rr.defs))
+	open := make([]int, 0, len(rr.defs))
+	for _, j := range js {
+		if j.folded || j.moved {
+			continue
+		}
+		open = open[:0]
+		for di := range rr.defs {
+			if lineConfidence(j, di) == ConfNameOnly {
+				open = append(open, di)
+			}
+		}
+		for _, di := range open {
+			share[di] += 1 / float64(len(open))
+		}
+	}
+	local := make([]bool, len(rr.defs))
+	for i := range rr.defs {
+		l, err := rr.scope.localScopeOf(ctx, &rr.defs[i])
+		if err != nil {
+			return 0, "", err
+		}
+		local[i] = l.ok
+	}
+	better := func(i, j int) bool { // i before j
+		if counts[i] != counts[j] {
+			return counts[i] > counts[j]
+		}
+		if d := share[i] - share[j]; d > 1e-9 || d < -1e-9 {
+			return d > 0
+		}
+		return !local[i] && local[j]
+	}
+	best := 0
+	for i := 1; i < len(rr.defs); i++ {
+		if better(i, best) {
+			best = i
+		}
+	}
+	why := ""
+	for i := range rr.defs {
+		if i == best || counts[i] != counts[best] {
+			continue
+		}
+		if d := share[best] - share[i]; d > 1e-9 {
+			why = "share"
+			break
+		}
+		if local[i] && !local[best] {
+			why = "local"
+		}
+	}
+	switch why {
+	case "share":
+		why = fmt.Sprintf("; of the lines matching the name only, it shares in the most (%.1f)", share[best])
+	case "local":
+		why = "; other files can name it, the others are declared inside a function or test"
+	}
+	return best, why, nil
+}
+
+// lineConfidence is a judged line's confidence for definition di ("" when
+// the line is not di's).
+func lineConfidence(j judged, di int) string {
+	rank := map[string]int{ConfResolved: 3, ConfLikely: 2, ConfNameOnly: 1}
+	best := ""
+	for _, o := range j.occs {
+		if c, _ := occConfidence(o, di); rank[c] > rank[best] {
+			best = c
+		}
+	}
+	return best
+}
+
+// tsUseOnDeclLine reports whether occurrence u on a TypeScript line
+// where a symbol of the name (in any case) starts is a use, not the
+// declared name: no definition of the name as written starts on the
+// line, or one does and u is not the line's first bare occurrence
+// ("Organization: Organization;" declares the first and uses the
+// second).
+func (rr *refResolver) tsUseOnDeclLine(r *refLine, lang, line string, u useAt) bool {
+	if !isTSLang(lang) {
+		return false
+	}
+	starts := false
+	for i := range rr.defs {
+		if o := rr.defs[i].u; o.FileID == r.FileID && o.Start == r.Line {
+			starts = true
+		}
+	}
+	if !starts {
+		return true
+	}
+	for _, o := range findUses(line, rr.name) {
+		if len(o.chain) == 0 && !o.expr {
+			return o.at != u.at
+		}
+	}
+	return false
 }

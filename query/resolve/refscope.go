@@ -2,7 +2,6 @@ package resolve
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -45,18 +44,31 @@ const (
 	maxReachSteps = 2_000_000
 )
 
-// scopeState is what a lookup has read of scopes and of the import graph.
-type scopeState struct {
-	edges   map[string][]string        // a file's imports, as indexed files
-	closure map[string]map[string]bool // the files a file reaches
-	global  map[string]bool            // files whose declarations every file sees
-	sub     map[string][]string        // a package specifier's subpath, as indexed files
-	top     map[string][]string        // a name, the files declaring it at top level
-	symbols map[string][]*unit         // every symbol of a name, tests included
-	local   map[string]localScope      // a definition's id, its local scope
-	files   int                        // files read for edges
-	steps   int
-	over    bool // a bound was hit
+// scopeRules are the scope and reachability rules of one lookup (where
+// a definition can be named from at all), with what they have read: the
+// symbols of a name, the local scope of each definition and the import
+// graph of the TypeScript and JavaScript files.
+type scopeRules struct {
+	rr *refResolver
+	// declared returns every symbol of a name, tests included.
+	declared func(ctx context.Context, name string) ([]*unit, error)
+
+	edges     map[string][]string        // a file's imports, as indexed files
+	closure   map[string]map[string]bool // the files a file reaches
+	global    map[string]bool            // files whose declarations every file sees
+	sub       map[string][]string        // a package specifier's subpath, as indexed files
+	top       map[string][]string        // a name, the files declaring it at top level
+	symbols   map[string][]*unit         // every symbol of a name, tests included
+	local     map[string]localScope      // a definition's id, its local scope
+	edgeFiles int                        // files read for edges
+	steps     int
+	over      bool // a bound was hit
+}
+
+func newScopeRules(rr *refResolver, declared func(context.Context, string) ([]*unit, error)) *scopeRules {
+	return &scopeRules{rr: rr, declared: declared, edges: map[string][]string{}, closure: map[string]map[string]bool{},
+		global: map[string]bool{}, sub: map[string][]string{}, top: map[string][]string{},
+		symbols: map[string][]*unit{}, local: map[string]localScope{}}
 }
 
 // localScope is the function, method or test a definition is declared in.
@@ -67,28 +79,19 @@ type localScope struct {
 	start, end int
 }
 
-func (rr *refResolver) scopes() *scopeState {
-	if rr.scope == nil {
-		rr.scope = &scopeState{edges: map[string][]string{}, closure: map[string]map[string]bool{},
-			global: map[string]bool{}, sub: map[string][]string{}, top: map[string][]string{},
-			symbols: map[string][]*unit{}, local: map[string]localScope{}}
-	}
-	return rr.scope
-}
-
-// judgeScope judges a use of d by scope and reachability; ok is false
+// judge judges a use of d by scope and reachability; ok is false
 // when they do not decide.
-func (rr *refResolver) judgeScope(ctx context.Context, r *refLine, lang, line string, u useAt, d *refDef) (refVerdict, string, bool, error) {
+func (sc *scopeRules) judge(ctx context.Context, r *refLine, lang, line string, u useAt, d *refDef) (refVerdict, string, bool, error) {
 	scoped := lang == "python" || isTSLang(lang)
 	if !scoped || (lang == "python") != (d.lang == "python") {
 		return vOpen, "", false, nil
 	}
-	loc, err := rr.localScopeOf(ctx, d)
+	loc, err := sc.localScopeOf(ctx, d)
 	if err != nil {
 		return 0, "", false, err
 	}
 	if r.FileID != d.u.FileID {
-		return rr.judgeFileScope(ctx, r, lang, d, loc)
+		return sc.judgeFile(ctx, r, lang, d, loc)
 	}
 	if loc.ok && d.member && loc.kind == extract.KindTest && (r.Line < loc.start || r.Line > loc.end) {
 		return vContra, whyLocalDecl, true, nil
@@ -97,7 +100,7 @@ func (rr *refResolver) judgeScope(ctx context.Context, r *refLine, lang, line st
 		return vContra, whyKey, true, nil
 	}
 	if !d.member && len(u.chain) == 0 && !u.expr {
-		nearer, err := rr.nearerDecl(ctx, r, d)
+		nearer, err := sc.nearerDecl(ctx, r, d)
 		if err != nil || nearer {
 			return vContra, whyNearer, err == nil, err
 		}
@@ -105,16 +108,16 @@ func (rr *refResolver) judgeScope(ctx context.Context, r *refLine, lang, line st
 	return vOpen, "", false, nil
 }
 
-// judgeFileScope judges a use in another file than d's: none when d is
+// judgeFile judges a use in another file than d's: none when d is
 // declared inside a function or a test (or is a member of a type
 // declared in a test), or when the file cannot reach d's through
 // imports.
-func (rr *refResolver) judgeFileScope(ctx context.Context, r *refLine, lang string, d *refDef, loc localScope) (refVerdict, string, bool, error) {
+func (sc *scopeRules) judgeFile(ctx context.Context, r *refLine, lang string, d *refDef, loc localScope) (refVerdict, string, bool, error) {
 	if loc.ok && (!d.member || loc.kind == extract.KindTest) {
 		return vContra, whyLocalDecl, true, nil
 	}
 	if isTSLang(lang) && isTSLang(d.lang) {
-		ok, err := rr.reaches(ctx, r.Path, d.u.Path)
+		ok, err := sc.reaches(ctx, r.Path, d.u.Path)
 		if err != nil || !ok {
 			return vContra, whyUnreached, err == nil, err
 		}
@@ -125,25 +128,25 @@ func (rr *refResolver) judgeFileScope(ctx context.Context, r *refLine, lang stri
 // unwrittenVerdicts gives a line that does not hold the name as
 // written (a statement wrapped onto later lines) its verdicts: open to
 // every definition its file can see.
-func (rr *refResolver) unwrittenVerdicts(ctx context.Context, r *refLine) (occVerdicts, error) {
-	o := occVerdicts{verdict: make([]refVerdict, len(rr.defs)), why: make([]string, len(rr.defs))}
+func (sc *scopeRules) unwrittenVerdicts(ctx context.Context, r *refLine) (occVerdicts, error) {
+	o := occVerdicts{verdict: make([]refVerdict, len(sc.rr.defs)), why: make([]string, len(sc.rr.defs))}
 	lang := ""
-	if f := rr.files[r.FileID]; f != nil {
+	if f := sc.rr.files[r.FileID]; f != nil {
 		lang = f.Language
 	}
 	if lang != "python" && !isTSLang(lang) {
 		return o, nil
 	}
-	for i := range rr.defs {
-		d := &rr.defs[i]
+	for i := range sc.rr.defs {
+		d := &sc.rr.defs[i]
 		if d.u.FileID == r.FileID || (lang == "python") != (d.lang == "python") {
 			continue
 		}
-		loc, err := rr.localScopeOf(ctx, d)
+		loc, err := sc.localScopeOf(ctx, d)
 		if err != nil {
 			return o, err
 		}
-		if v, why, ok, err := rr.judgeFileScope(ctx, r, lang, d, loc); err != nil {
+		if v, why, ok, err := sc.judgeFile(ctx, r, lang, d, loc); err != nil {
 			return o, err
 		} else if ok {
 			o.verdict[i], o.why[i] = v, why
@@ -155,10 +158,10 @@ func (rr *refResolver) unwrittenVerdicts(ctx context.Context, r *refLine) (occVe
 // nearerDecl reports whether another definition of the name, declared
 // in r's file in the body of a function, method or test that encloses r
 // and lies within d's own scope, is the one a bare name at r means.
-func (rr *refResolver) nearerDecl(ctx context.Context, r *refLine, d *refDef) (bool, error) {
+func (sc *scopeRules) nearerDecl(ctx context.Context, r *refLine, d *refDef) (bool, error) {
 	ds := d.scope()
-	for i := range rr.defs {
-		o := &rr.defs[i]
+	for i := range sc.rr.defs {
+		o := &sc.rr.defs[i]
 		if o == d || o.member || o.u.FileID != r.FileID {
 			continue
 		}
@@ -166,7 +169,7 @@ func (rr *refResolver) nearerDecl(ctx context.Context, r *refLine, d *refDef) (b
 		if os == "" || os == ds || (ds != "" && !strings.HasPrefix(os, ds+".")) || (r.Symbol != os && !strings.HasPrefix(r.Symbol, os+".")) {
 			continue
 		}
-		loc, err := rr.localScopeOf(ctx, o)
+		loc, err := sc.localScopeOf(ctx, o)
 		if err != nil {
 			return false, err
 		}
@@ -179,15 +182,14 @@ func (rr *refResolver) nearerDecl(ctx context.Context, r *refLine, d *refDef) (b
 
 // localScopeOf returns the function, method or test d is declared in
 // (the nearest of them), if any.
-func (rr *refResolver) localScopeOf(ctx context.Context, d *refDef) (localScope, error) {
-	st := rr.scopes()
-	if l, ok := st.local[d.u.ID]; ok {
+func (sc *scopeRules) localScopeOf(ctx context.Context, d *refDef) (localScope, error) {
+	if l, ok := sc.local[d.u.ID]; ok {
 		return l, nil
 	}
 	var out localScope
 	q := d.u.Qualname
 	for i := strings.LastIndex(q, "."); i > 0 && !out.ok; i = strings.LastIndex(q[:i], ".") {
-		s, err := rr.symbolAt(ctx, d.u.FileID, q[:i])
+		s, err := sc.symbolAt(ctx, d.u.FileID, q[:i])
 		if err != nil {
 			return out, err
 		}
@@ -199,14 +201,14 @@ func (rr *refResolver) localScopeOf(ctx context.Context, d *refDef) (localScope,
 			out = localScope{ok: true, kind: s.Kind, qualname: s.Qualname, start: s.Start, end: s.End}
 		}
 	}
-	st.local[d.u.ID] = out
+	sc.local[d.u.ID] = out
 	return out, nil
 }
 
 // symbolAt returns the symbol of file id whose qualified name is q: its
 // name is q's last part, or q itself (a test's name may hold dots).
-func (rr *refResolver) symbolAt(ctx context.Context, id int64, q string) (*unit, error) {
-	if rr.declared == nil {
+func (sc *scopeRules) symbolAt(ctx context.Context, id int64, q string) (*unit, error) {
+	if sc.declared == nil {
 		return nil, nil
 	}
 	names := []string{q}
@@ -214,7 +216,7 @@ func (rr *refResolver) symbolAt(ctx context.Context, id int64, q string) (*unit,
 		names = []string{q[i+1:], q}
 	}
 	for _, n := range names {
-		us, err := rr.symbolsNamed(ctx, n)
+		us, err := sc.symbolsNamed(ctx, n)
 		if err != nil {
 			return nil, err
 		}
@@ -227,8 +229,8 @@ func (rr *refResolver) symbolAt(ctx context.Context, id int64, q string) (*unit,
 	return nil, nil
 }
 
-func (rr *refResolver) symbolsNamed(ctx context.Context, name string) ([]*unit, error) {
-	return memoErr(rr.scopes().symbols, name, func() ([]*unit, error) { return rr.declared(ctx, name) })
+func (sc *scopeRules) symbolsNamed(ctx context.Context, name string) ([]*unit, error) {
+	return memoErr(sc.symbols, name, func() ([]*unit, error) { return sc.declared(ctx, name) })
 }
 
 // memoErr returns m[k], reading it first when m has none (a failed read
@@ -247,55 +249,54 @@ func memoErr[K comparable, V any](m map[K]V, k K, read func() (V, error)) (V, er
 // reaches reports whether a use in file from can see a declaration of
 // file to: the same file, a file every file sees, or one from's imports
 // reach.
-func (rr *refResolver) reaches(ctx context.Context, from, to string) (bool, error) {
+func (sc *scopeRules) reaches(ctx context.Context, from, to string) (bool, error) {
 	if from == to {
 		return true, nil
 	}
-	g, err := rr.seenEverywhere(ctx, to)
+	g, err := sc.seenEverywhere(ctx, to)
 	if err != nil || g {
 		return true, err
 	}
-	c, err := rr.closureOf(ctx, from)
-	if err != nil || rr.scope.over {
+	c, err := sc.closureOf(ctx, from)
+	if err != nil || sc.rr.scope.over {
 		return true, err
 	}
 	return c[to], nil
 }
 
 // closureOf returns the files from reaches through imports.
-func (rr *refResolver) closureOf(ctx context.Context, from string) (map[string]bool, error) {
-	st := rr.scopes()
-	if c, ok := st.closure[from]; ok {
+func (sc *scopeRules) closureOf(ctx context.Context, from string) (map[string]bool, error) {
+	if c, ok := sc.closure[from]; ok {
 		return c, nil
 	}
 	seen := map[string]bool{from: true}
 	queue := []string{from}
-	for len(queue) > 0 && !st.over {
+	for len(queue) > 0 && !sc.over {
 		f := queue[0]
 		queue = queue[1:]
-		if c, ok := st.closure[f]; ok && f != from {
+		if c, ok := sc.closure[f]; ok && f != from {
 			for g := range c {
 				seen[g] = true
 			}
-			st.steps += len(c)
+			sc.steps += len(c)
 			continue
 		}
-		es, err := rr.edgesOf(ctx, f)
+		es, err := sc.edgesOf(ctx, f)
 		if err != nil {
 			return nil, err
 		}
-		st.steps += 1 + len(es)
+		sc.steps += 1 + len(es)
 		for _, e := range es {
 			if !seen[e] {
 				seen[e] = true
 				queue = append(queue, e)
 			}
 		}
-		if st.steps > maxReachSteps {
-			st.over = true
+		if sc.steps > maxReachSteps {
+			sc.over = true
 		}
 	}
-	st.closure[from] = seen
+	sc.closure[from] = seen
 	return seen, nil
 }
 
@@ -331,28 +332,27 @@ func tsSpecifiers(line string) []string {
 }
 
 // edgesOf returns the indexed files file p imports, sorted.
-func (rr *refResolver) edgesOf(ctx context.Context, p string) ([]string, error) {
-	st := rr.scopes()
-	if es, ok := st.edges[p]; ok {
+func (sc *scopeRules) edgesOf(ctx context.Context, p string) ([]string, error) {
+	if es, ok := sc.edges[p]; ok {
 		return es, nil
 	}
-	f := rr.byPath[p]
+	f := sc.rr.byPath[p]
 	if f == nil || !isTSLang(f.Language) {
-		st.edges[p] = nil
+		sc.edges[p] = nil
 		return nil, nil
 	}
-	if st.files++; st.files > maxReachFiles {
-		st.over = true
+	if sc.edgeFiles++; sc.edgeFiles > maxReachFiles {
+		sc.over = true
 		return nil, nil
 	}
-	text, err := rr.text(ctx, f.ID)
+	text, err := sc.rr.text(ctx, f.ID)
 	if err != nil {
 		return nil, err
 	}
 	set, bare := map[string]bool{}, false
 	for _, l := range text {
 		for _, spec := range tsSpecifiers(l) {
-			fs := rr.specifierFiles(p, f.Language, spec)
+			fs := sc.specifierFiles(p, f.Language, spec)
 			for _, g := range fs {
 				set[g] = true
 			}
@@ -363,16 +363,16 @@ func (rr *refResolver) edgesOf(ctx context.Context, p string) ([]string, error) 
 	// ("@scope/pkg" inside pkg): the files declaring it at top level.
 	fi := &fileImports{}
 	if bare {
-		if fi, err = rr.importsOf(ctx, f.ID); err != nil {
+		if fi, err = sc.rr.importsOf(ctx, f.ID); err != nil {
 			return nil, err
 		}
 	}
 	for _, m := range []map[string]importedName{fi.names, fi.reexports} {
 		for _, in := range m {
-			if strings.HasPrefix(in.module, ".") || len(rr.subpathFiles(in.module)) > 0 {
+			if strings.HasPrefix(in.module, ".") || len(sc.subpathFiles(in.module)) > 0 {
 				continue
 			}
-			top, err := rr.topLevelFiles(ctx, in.name)
+			top, err := sc.topLevelFiles(ctx, in.name)
 			if err != nil {
 				return nil, err
 			}
@@ -387,25 +387,24 @@ func (rr *refResolver) edgesOf(ctx context.Context, p string) ([]string, error) 
 		es = append(es, g)
 	}
 	slices.Sort(es)
-	st.edges[p] = es
+	sc.edges[p] = es
 	return es, nil
 }
 
 // specifierFiles returns the indexed files a module specifier of file
 // from names.
-func (rr *refResolver) specifierFiles(from, lang, spec string) []string {
+func (sc *scopeRules) specifierFiles(from, lang, spec string) []string {
 	if strings.HasPrefix(spec, ".") {
-		return importFiles(lang, from, spec, rr.paths, rr.dirs)
+		return importFiles(lang, from, spec, sc.rr.paths, sc.rr.dirs)
 	}
-	return rr.subpathFiles(spec)
+	return sc.subpathFiles(spec)
 }
 
 // subpathFiles returns the indexed files a package specifier's subpath
 // ("pkg/a/b", "@scope/pkg/a/b": "a/b") may name: the files whose path,
 // without its extension, ends with it, or with it and "/index".
-func (rr *refResolver) subpathFiles(spec string) []string {
-	st := rr.scopes()
-	if fs, ok := st.sub[spec]; ok {
+func (sc *scopeRules) subpathFiles(spec string) []string {
+	if fs, ok := sc.sub[spec]; ok {
 		return fs
 	}
 	parts := strings.Split(spec, "/")
@@ -416,7 +415,7 @@ func (rr *refResolver) subpathFiles(spec string) []string {
 	var out []string
 	if len(parts) > skip {
 		rest := strings.Join(parts[skip:], "/")
-		for p := range rr.paths {
+		for p := range sc.rr.paths {
 			b := stripTSExt(p)
 			for _, c := range []string{rest, rest + "/index"} {
 				if b == c || strings.HasSuffix(b, "/"+c) {
@@ -427,7 +426,7 @@ func (rr *refResolver) subpathFiles(spec string) []string {
 		}
 		slices.Sort(out)
 	}
-	st.sub[spec] = out
+	sc.sub[spec] = out
 	return out
 }
 
@@ -442,24 +441,23 @@ func stripTSExt(p string) string {
 
 // topLevelFiles returns the TypeScript and JavaScript files declaring
 // name at top level.
-func (rr *refResolver) topLevelFiles(ctx context.Context, name string) ([]string, error) {
-	st := rr.scopes()
-	if fs, ok := st.top[name]; ok {
+func (sc *scopeRules) topLevelFiles(ctx context.Context, name string) ([]string, error) {
+	if fs, ok := sc.top[name]; ok {
 		return fs, nil
 	}
 	var out []string
-	if rr.declared != nil {
-		us, err := rr.symbolsNamed(ctx, name)
+	if sc.declared != nil {
+		us, err := sc.symbolsNamed(ctx, name)
 		if err != nil {
 			return nil, err
 		}
 		for _, u := range us {
-			if f := rr.files[u.FileID]; f != nil && isTSLang(f.Language) && u.Qualname == name {
+			if f := sc.rr.files[u.FileID]; f != nil && isTSLang(f.Language) && u.Qualname == name {
 				out = append(out, u.Path)
 			}
 		}
 	}
-	st.top[name] = out
+	sc.top[name] = out
 	return out, nil
 }
 
@@ -479,15 +477,14 @@ func tsModuleLine(l string) bool {
 // seenEverywhere reports whether the declarations of file p are seen
 // from every file: a declaration file, a script, or a file declaring
 // globals.
-func (rr *refResolver) seenEverywhere(ctx context.Context, p string) (bool, error) {
-	st := rr.scopes()
-	if g, ok := st.global[p]; ok {
+func (sc *scopeRules) seenEverywhere(ctx context.Context, p string) (bool, error) {
+	if g, ok := sc.global[p]; ok {
 		return g, nil
 	}
-	f := rr.byPath[p]
+	f := sc.rr.byPath[p]
 	g := f == nil || !isTSLang(f.Language) || strings.HasSuffix(p, ".d.ts")
 	if !g {
-		text, err := rr.text(ctx, f.ID)
+		text, err := sc.rr.text(ctx, f.ID)
 		if err != nil {
 			return false, err
 		}
@@ -501,108 +498,8 @@ func (rr *refResolver) seenEverywhere(ctx context.Context, p string) (bool, erro
 		}
 		g = g || !module
 	}
-	st.global[p] = g
+	sc.global[p] = g
 	return g, nil
-}
-
-// continued judges a line whose statement holds the name on a later
-// line only (a chain of calls recorded where it starts): moved when the
-// name as written is on a later line that is listed itself; folded when
-// the line holds it in another case, or the later lines do and none of
-// the next ten holds it as written.
-func (rr *refResolver) continued(ctx context.Context, r *refLine, folded bool, listed map[enclKey]bool) (bool, bool) {
-	if folded {
-		return true, false
-	}
-	for n := r.Line + 1; n <= r.Line+10; n++ {
-		next, _ := rr.lineOf(ctx, r.FileID, n)
-		if len(findUseOffsets(next, rr.name)) > 0 {
-			return false, listed[enclKey{file: r.FileID, start: n}]
-		}
-		folded = folded || hasFoldedUse(next, rr.name)
-	}
-	return folded, false
-}
-
-// mostUsed returns the definition a bare name several share answers
-// for, and why: the most resolved and likely lines; between equals, the
-// larger share of the lines that match the name only (a line open to k
-// definitions counts 1/k to each, so a definition more files reach
-// shares in more); then a declaration other files can name over one
-// local to a function or a test; then the first.
-func (rr *refResolver) mostUsed(ctx context.Context, js []judged, counts []int) (int, string, error) {
-	share := make([]float64, len(rr.defs))
-	open := make([]int, 0, len(rr.defs))
-	for _, j := range js {
-		if j.folded || j.moved {
-			continue
-		}
-		open = open[:0]
-		for di := range rr.defs {
-			if lineConfidence(j, di) == ConfNameOnly {
-				open = append(open, di)
-			}
-		}
-		for _, di := range open {
-			share[di] += 1 / float64(len(open))
-		}
-	}
-	local := make([]bool, len(rr.defs))
-	for i := range rr.defs {
-		l, err := rr.localScopeOf(ctx, &rr.defs[i])
-		if err != nil {
-			return 0, "", err
-		}
-		local[i] = l.ok
-	}
-	better := func(i, j int) bool { // i before j
-		if counts[i] != counts[j] {
-			return counts[i] > counts[j]
-		}
-		if d := share[i] - share[j]; d > 1e-9 || d < -1e-9 {
-			return d > 0
-		}
-		return !local[i] && local[j]
-	}
-	best := 0
-	for i := 1; i < len(rr.defs); i++ {
-		if better(i, best) {
-			best = i
-		}
-	}
-	why := ""
-	for i := range rr.defs {
-		if i == best || counts[i] != counts[best] {
-			continue
-		}
-		if d := share[best] - share[i]; d > 1e-9 {
-			why = "share"
-			break
-		}
-		if local[i] && !local[best] {
-			why = "local"
-		}
-	}
-	switch why {
-	case "share":
-		why = fmt.Sprintf("; of the lines matching the name only, it shares in the most (%.1f)", share[best])
-	case "local":
-		why = "; other files can name it, the others are declared inside a function or test"
-	}
-	return best, why, nil
-}
-
-// lineConfidence is a judged line's confidence for definition di ("" when
-// the line is not di's).
-func lineConfidence(j judged, di int) string {
-	rank := map[string]int{ConfResolved: 3, ConfLikely: 2, ConfNameOnly: 1}
-	best := ""
-	for _, o := range j.occs {
-		if c, _ := occConfidence(o, di); rank[c] > rank[best] {
-			best = c
-		}
-	}
-	return best
 }
 
 // tsKeyOnly reports whether u is a key written where an object literal,
@@ -616,31 +513,4 @@ func tsKeyOnly(line string, u useAt) bool {
 	b := strings.TrimRight(line[:u.at], " \t")
 	b = strings.TrimSuffix(strings.TrimSuffix(b, "readonly"), " ")
 	return b == "" || strings.HasSuffix(b, "{") || strings.HasSuffix(b, ",")
-}
-
-// tsUseOnDeclLine reports whether occurrence u on a TypeScript line
-// where a symbol of the name (in any case) starts is a use, not the
-// declared name: no definition of the name as written starts on the
-// line, or one does and u is not the line's first bare occurrence
-// ("Organization: Organization;" declares the first and uses the
-// second).
-func (rr *refResolver) tsUseOnDeclLine(r *refLine, lang, line string, u useAt) bool {
-	if !isTSLang(lang) {
-		return false
-	}
-	starts := false
-	for i := range rr.defs {
-		if o := rr.defs[i].u; o.FileID == r.FileID && o.Start == r.Line {
-			starts = true
-		}
-	}
-	if !starts {
-		return true
-	}
-	for _, o := range findUses(line, rr.name) {
-		if len(o.chain) == 0 && !o.expr {
-			return o.at != u.at
-		}
-	}
-	return false
 }

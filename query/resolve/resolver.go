@@ -73,7 +73,7 @@ func New(name string, defs []Symbol, files []File, src Source, checks *GoChecks)
 		ss, err := src.Named(ctx, n)
 		return refDefs(ss, byID), err
 	}
-	rr.declared = func(ctx context.Context, n string) ([]*unit, error) {
+	rr.scope = newScopeRules(rr, func(ctx context.Context, n string) ([]*unit, error) {
 		ss, err := src.Declared(ctx, n)
 		if err != nil {
 			return nil, err
@@ -83,8 +83,9 @@ func New(name string, defs []Symbol, files []File, src Source, checks *GoChecks)
 			out[i] = &ss[i]
 		}
 		return out, nil
-	}
-	rr.goCache = checks
+	})
+	rr.golang = &goRules{rr: rr, checks: checks}
+	rr.python = newPyRules(rr)
 	return &Resolver{rr: rr}
 }
 
@@ -133,4 +134,4 @@ func (r *Resolver) MostUsed(ctx context.Context, v *Verdicts, counts []int) (int
 
 // GoNote is a note for the answer about the Go type check ("" when there
 // is none to make).
-func (r *Resolver) GoNote() string { return r.rr.goNote() }
+func (r *Resolver) GoNote() string { return r.rr.golang.note() }

@@ -17,9 +17,10 @@ var overLimits = struct {
 	share   map[string]float64
 }{
 	methods: map[string]int{
-		// The rules of every language hang off the resolver of one name;
-		// export data shows it since package resolve's Resolver holds it.
-		"query/resolve.refResolver": 173,
+		// TypeScript's rules hang off the core resolver of one name (80
+		// of its methods; the core's own are 26); export data shows it
+		// since package resolve's Resolver holds it.
+		"query/resolve.refResolver": 106,
 	},
 	share: map[string]float64{},
 }
