@@ -22,7 +22,8 @@
 // server's Searcher (Options.KeepGoChecks) keeps the Go packages the
 // lookups type-checked in one cache that every repository's planner
 // shares (query.Options.GoChecks): one bound for the server, however
-// many repositories it serves.
+// many repositories it serves, each package kept under its repository
+// (query.Options.GoChecksScope), never serving another's lookups.
 //
 // Access is the caller's: Repos resolves a caller's access and the
 // repositories a request names (scope.repo, names or globs) to the

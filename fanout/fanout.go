@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -173,7 +174,8 @@ func (s *Searcher) planner(ctx context.Context, r postgres.Repo) (*repoPlanner, 
 		}
 		return qualifyAction(a, name)
 	}
-	p, err := query.New(ctx, rd, query.Options{Embedder: s.embedder, VectorsOff: s.vectorsOff, Present: present, GoChecks: s.goChecks})
+	p, err := query.New(ctx, rd, query.Options{Embedder: s.embedder, VectorsOff: s.vectorsOff, Present: present, GoChecks: s.goChecks,
+		GoChecksScope: strconv.FormatInt(r.ID, 10)})
 	if err != nil {
 		return nil, err
 	}

@@ -66,6 +66,7 @@ type symbolFinder struct {
 	files    *fileCache        // the planner's
 	names    nameCache         // distinct symbol names, for typo correction
 	goChecks *resolve.GoChecks // Go packages type-checked by lookups, kept when Options.KeepGoChecks or GoChecks
+	goScope  string            // Options.GoChecksScope
 }
 
 // definitions finds the symbols a name may mean, best first: by tier, then

@@ -77,6 +77,12 @@ type Options struct {
 	// a planner per repository of a store gives them all one, not
 	// KeepGoChecks (a bound per planner). It takes KeepGoChecks' place.
 	GoChecks *resolve.GoChecks
+	// GoChecksScope names whose lookups these are when GoChecks is
+	// shared (a store's repository): a kept package serves only lookups
+	// of the same scope. Keys hash sources with a fast hash that is not
+	// collision-resistant, so without scopes one repository's pushed
+	// sources could be made to stand in for another's check.
+	GoChecksScope string
 
 	// FixedWeights searches with Tuning's vector weights, not those the
 	// index's calibration chose (Calibration): for measurements.
@@ -104,7 +110,7 @@ func New(ctx context.Context, db tables.Reader, opts Options) (*Planner, error) 
 	p.symbols = &symbolFinder{db: db, files: &p.files}
 	switch {
 	case opts.GoChecks != nil:
-		p.symbols.goChecks = opts.GoChecks
+		p.symbols.goChecks, p.symbols.goScope = opts.GoChecks, opts.GoChecksScope
 	case opts.KeepGoChecks:
 		p.symbols.goChecks = &resolve.GoChecks{}
 	}

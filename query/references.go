@@ -158,7 +158,7 @@ func (p *Planner) RankRefs(ctx context.Context, req RefsRequest) (*RefsDraft, er
 		out.Notes = append(out.Notes, "no definition of "+q.name+" is indexed: these lines match the name only")
 	} else {
 		src := refSource{p: p, files: files}
-		rr := resolve.New(q.name, defs, resolveFiles(files), src, p.symbols.goChecks) // nil checks: this lookup's own
+		rr := resolve.New(q.name, defs, resolveFiles(files), src, p.symbols.goChecks, p.symbols.goScope) // nil checks: this lookup's own
 		lines := make([]resolve.Line, len(refs))
 		for i, r := range refs {
 			lines[i] = resolve.Line{Path: r.path, FileID: r.fileID, Line: r.line, Kinds: r.kinds,

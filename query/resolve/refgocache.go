@@ -19,11 +19,12 @@ import (
 // of an outside package, or nothing) — so a re-written file, a package
 // checked to another depth or within another bound is checked afresh,
 // never served from an older check: an answer is the same with the cache
-// as without it. A check reads nothing else, so the planners of many
-// repositories may share one GoChecks (a store's server: one bound for
-// them all): two repositories share a kept package only where its files
-// have the same paths and contents and its imports resolved alike, as a
-// fork or a vendored copy does, which is the check either would make.
+// as without it. The planners of many repositories may share one
+// GoChecks (a store's server: one bound for them all), each lookup
+// naming its repository (New's scope): a kept package serves lookups of
+// its own scope only, since contents are keyed by a fast hash that is
+// not collision-resistant and one repository's sources must never stand
+// in for another's.
 // Bounded by the lines of the packages kept, the least recently used
 // going first; safe for concurrent lookups. The zero value is ready to
 // use.

@@ -41,6 +41,7 @@ const goImportDepth = 2
 type goRules struct {
 	rr     *refResolver
 	checks *GoChecks              // the planner's checked Go packages (refgocache.go)
+	scope  string                 // whose lookups: a kept package serves its scope only
 	dirs   map[string][]*fileInfo // the Go files by directory, by path
 	gen    *goGen                 // of the planner's cache: its file set and kept checks
 	fset   *token.FileSet
@@ -373,7 +374,7 @@ func (gt *goRules) take(k goUnitKey, e *goEntry) {
 // files that it may include, by path and content.
 func (gt *goRules) contentKey(ctx context.Context, k goUnitKey) (string, error) {
 	var b strings.Builder
-	b.WriteString(k.dir + "\x00" + k.variant)
+	b.WriteString(gt.scope + "\x00" + k.dir + "\x00" + k.variant)
 	for _, f := range gt.dirFiles(k.dir) {
 		if strings.HasSuffix(f.Path, "_test.go") != (k.variant != "") && k.variant != "test" {
 			continue

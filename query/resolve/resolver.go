@@ -63,7 +63,9 @@ type Resolver struct {
 // New returns a Resolver of name's lines against defs, over files (every
 // indexed file) and src. checks, when not nil, keeps the Go packages
 // type-checked for later lookups; nil checks them for this one only.
-func New(name string, defs []Symbol, files []File, src Source, checks *GoChecks) *Resolver {
+// scope names whose lookups share checks (a repository of a store):
+// a kept package serves only lookups of the same scope.
+func New(name string, defs []Symbol, files []File, src Source, checks *GoChecks, scope string) *Resolver {
 	byID := make(map[int64]*fileInfo, len(files))
 	for i := range files {
 		byID[files[i].ID] = &files[i]
@@ -84,7 +86,7 @@ func New(name string, defs []Symbol, files []File, src Source, checks *GoChecks)
 		}
 		return out, nil
 	})
-	rr.golang = &goRules{rr: rr, checks: checks}
+	rr.golang = &goRules{rr: rr, checks: checks, scope: scope}
 	rr.python = newPyRules(rr)
 	return &Resolver{rr: rr}
 }
