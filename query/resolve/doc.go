@@ -28,7 +28,9 @@
 // bases read across files; a type the repository does not define owns
 // its members, and an override's uses on receivers of no stated type are
 // listed under the base's member. TypeScript values are typed the same
-// way (refts.go, refts_decl.go, refts_types.go, refts_generic.go:
+// way (refts_state.go: the rules in refts.go over a declaration reader,
+// refts_decl.go, a type evaluator, refts_types.go and refts_generic.go,
+// and the literal typer, refts_literal.go:
 // annotations, calls' stated returns, closures, type parameters'
 // constraints, the type a literal is written for); Go uses the standard
 // library's type checker over the indexed sources (refgo.go,

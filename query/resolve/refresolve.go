@@ -114,7 +114,7 @@ type refResolver struct {
 	typeMemo    map[lineVar]string
 	classMemo   map[lineVar]string
 	literalMemo map[lineVar]literal
-	ts          tsMemo // TypeScript's facts (refts.go)
+	ts          *tsRules // TypeScript's rules and what they read (refts_state.go)
 
 	// named returns every definition of a name (the Python rules read
 	// classes, functions and their annotations through it); py is their
@@ -429,7 +429,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		}
 		if lang != "go" && lang != "python" && d.member && rr.memberStartsAt(r) {
 			if isTSLang(lang) {
-				return rr.tsRelatedDecl(ctx, r, line, u, d)
+				return rr.tsr().tsRelatedDecl(ctx, r, line, u, d)
 			}
 			// Another type's member of the name: in TypeScript an interface's
 			// member and its implementations' are one group.
@@ -454,7 +454,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 	if d.member && u.call && lang == "go" && (u.expr || len(u.chain) > 0) && !rr.callable(ctx, d) {
 		return vContra, whyMember, nil // a call, and the field is not a func
 	}
-	if d.member && isTSLang(lang) && calledAt(line, u.at+len(rr.name)) && rr.tsNotCallable(ctx, d) {
+	if d.member && isTSLang(lang) && calledAt(line, u.at+len(rr.name)) && rr.tsr().tsNotCallable(ctx, d) {
 		return vContra, whyMember, nil // a call, and the property is not a function
 	}
 	if u.expr {
@@ -464,7 +464,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		return vContra, whyMember, nil
 	}
 	// A bare name.
-	if rr.locals[enclKey{r.FileID, r.EnclStart, r.EnclName}] && !(d.member && isTSLang(lang) && rr.tsObjectKey(ctx, r, u)) && !(r.FileID == d.u.FileID && d.u.Start >= r.EnclStart && d.u.Start <= r.Line && !(d.u.Start == r.EnclStart && d.u.Name == r.EnclName)) {
+	if rr.locals[enclKey{r.FileID, r.EnclStart, r.EnclName}] && !(d.member && isTSLang(lang) && rr.tsr().tsObjectKey(ctx, r, u)) && !(r.FileID == d.u.FileID && d.u.Start >= r.EnclStart && d.u.Start <= r.Line && !(d.u.Start == r.EnclStart && d.u.Name == r.EnclName)) {
 		return vContra, whyLocal, nil
 	}
 	if u.kwarg {
@@ -485,7 +485,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 				return v, why, nil
 			}
 			if u.key || u.shorthand {
-				if v, why, ok, err := rr.tsLiteralKey(ctx, r, u, d); err != nil || ok {
+				if v, why, ok, err := rr.tsr().tsLiteralKey(ctx, r, u, d); err != nil || ok {
 					return v, why, err
 				}
 			}
@@ -764,7 +764,7 @@ func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line stri
 	q := u.chain[len(u.chain)-1]
 	root := u.chain[0]
 	if d.member && isTSLang(lang) {
-		if v, why, ok, err := rr.tsQualifiedMember(ctx, r, u, d); err != nil || ok {
+		if v, why, ok, err := rr.tsr().tsQualifiedMember(ctx, r, u, d); err != nil || ok {
 			return v, why, err
 		}
 	}
