@@ -33,6 +33,7 @@ const (
 	vContra                     // tied elsewhere, or not a use of it
 	vSelf                       // the definition's own name: not a reference, not counted
 	vRelated                    // may reach the definition through an interface, whatever else it reaches
+	vUnlikely                   // not the definition's where no fact decides (refts_open.go); the others stay name only
 )
 
 // Why a line is left out of a definition's references.
@@ -301,6 +302,11 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 					return nil, err
 				}
 				o.verdict[di], o.why[di] = v, why
+			}
+			if f := rr.files[r.FileID]; f != nil && isTSLang(f.Language) {
+				if err := rr.tsr().narrow(ctx, r, o); err != nil {
+					return nil, err
+				}
 			}
 			j.occs = append(j.occs, o)
 		}
@@ -1084,7 +1090,7 @@ func occConfidence(o occVerdicts, di int) (string, string) {
 	switch o.verdict[di] {
 	case vSelf:
 		return "", ""
-	case vContra:
+	case vContra, vUnlikely:
 		return "", o.why[di]
 	case vResolved:
 		return ConfResolved, ""
@@ -1095,7 +1101,7 @@ func occConfidence(o occVerdicts, di int) (string, string) {
 	for k, w := range o.verdict {
 		if k != di {
 			other = other || w == vResolved || w == vSelf
-			open = open || w == vOpen || w == vRelated
+			open = open || w == vOpen || w == vRelated || w == vUnlikely
 		}
 	}
 	switch {

@@ -539,7 +539,7 @@ func (rr *refResolver) mostUsed(ctx context.Context, js []judged, counts []int) 
 		}
 		open = open[:0]
 		for di := range rr.defs {
-			if lineConfidence(j, di) == ConfNameOnly {
+			if c := lineConfidence(j, di); c == ConfNameOnly || c == "" && narrowed(j, di) {
 				open = append(open, di)
 			}
 		}

@@ -441,6 +441,8 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 		}
 	case paramAnnotation.MatchString(before) && innermostBracket(text[ln-1], col) == '(':
 		return vContra, whyDecl, true, nil // a parameter's type literal
+	case tsTypeOperand(before):
+		return vContra, whyDecl, true, nil // a type literal's own member: A & { name: T }
 	case lastWord(before) == "return":
 		if t := ru.eval.tsReturnType(ctx, r, ln); t != "" {
 			v, why := ru.tsTypeVerdict(ctx, r.FileID, t, d)
@@ -763,4 +765,22 @@ func (ru *tsRules) tsConstraintVerdict(ctx context.Context, id int64, name strin
 	defer func() { ru.depth-- }()
 	v, why := ru.tsTypeVerdict(ctx, id, u, d)
 	return v, why, true
+}
+
+// tsTypeOperand reports whether a '{' following before opens a type
+// literal because before ends in a type operator: an intersection's or a
+// union's ("A & {", "| {"; "&&" and "||" are expressions') or a type
+// argument list's ("Promise<{"). Its keys declare the literal's own
+// members.
+func tsTypeOperand(before string) bool {
+	if before == "" {
+		return false
+	}
+	switch c := before[len(before)-1]; c {
+	case '&', '|':
+		return len(before) == 1 || before[len(before)-2] != c
+	case '<':
+		return len(before) > 1 && isWordRune(rune(before[len(before)-2]))
+	}
+	return false
 }

@@ -613,7 +613,7 @@ func tsUnwrap(typ string) string {
 // tsLiteralMember returns the type type literal lit states for its
 // member m ("{" for a literal in it), "" when it declares none.
 func tsLiteralMember(lit, m string) string {
-	body := strings.TrimSpace(lit)
+	body := strings.TrimSpace(tsStripBlockComments(lit))
 	if !strings.HasSuffix(body, "}") {
 		return "" // the literal goes on past its first line: not read
 	}
@@ -807,9 +807,12 @@ func (dr *tsDeclReader) tsDeclRHS(ctx context.Context, id int64, name, kind stri
 			next = strings.TrimSpace(text[k+1])
 		}
 		h := b.String()
-		if strings.HasSuffix(l, ";") || (l != "" && !strings.HasSuffix(l, "&") && !strings.HasSuffix(l, "|") && !strings.HasSuffix(l, "=") &&
-			!strings.HasPrefix(next, "&") && !strings.HasPrefix(next, "|") && strings.Count(h, "{")+strings.Count(h, "(")+strings.Count(h, "[") <= strings.Count(h, "}")+strings.Count(h, ")")+strings.Count(h, "]") &&
-			strings.Count(h, "<") <= strings.Count(h, ">")-strings.Count(h, "=>")) {
+		closed := strings.Count(h, "{")+strings.Count(h, "(")+strings.Count(h, "[") <= strings.Count(h, "}")+strings.Count(h, ")")+strings.Count(h, "]") &&
+			strings.Count(h, "<") <= strings.Count(h, ">")-strings.Count(h, "=>")
+		// A statement goes on past a line ending in an operator, before a
+		// line opening with one (a conditional type's "?" and ":" too), and
+		// while a bracket is open (a type literal's members end in ';').
+		if closed && (strings.HasSuffix(l, ";") || l != "" && !strings.ContainsAny(l[len(l)-1:], "&|=?:") && (next == "" || !strings.ContainsAny(next[:1], "&|?:"))) {
 			break
 		}
 	}
@@ -917,4 +920,56 @@ func (dr *tsDeclReader) tsOwnCallSignature(ctx context.Context, id int64, typ st
 		}
 	}
 	return nil, false
+}
+
+// tsIdentityMap matches a mapped type that copies every member of the
+// type parameter it names: "{ [K in keyof T]: T[K] }".
+var tsIdentityMap = regexp.MustCompile(`\[\s*([\p{L}_$][\p{L}\p{N}_$]*)\s+in\s+keyof\s+([\p{L}_$][\p{L}\p{N}_$]*)\s*\]\s*\??\s*:\s*([\p{L}_$][\p{L}\p{N}_$]*)\s*\[\s*([\p{L}_$][\p{L}\p{N}_$]*)\s*\]`)
+
+// tsMappedArg returns the type argument of typ (written in file id)
+// whose members typ has when typ names an alias of the repository that
+// maps one of its type parameters' members onto themselves
+// ("type Simplify<T> = { [K in keyof T]: T[K] }", under a condition or
+// not); ok is false for another type.
+func (dr *tsDeclReader) tsMappedArg(ctx context.Context, id int64, typ string) (string, bool) {
+	name, args := tsTypeArgs(typ)
+	if len(args) == 0 || strings.Contains(name, ".") || tsWrappers[name] {
+		return "", false
+	}
+	did, dname, ok := dr.tsDeclFile(ctx, id, name)
+	if !ok {
+		return "", false
+	}
+	rhs, ok := dr.tsDeclRHS(ctx, did, dname, "type")
+	if !ok {
+		return "", false
+	}
+	params := dr.tsDeclParams(ctx, did, dname)
+	for _, m := range tsIdentityMap.FindAllStringSubmatch(rhs, -1) {
+		if m[1] != m[4] || m[2] != m[3] {
+			continue
+		}
+		for i, p := range params {
+			if p == m[2] && i < len(args) {
+				return args[i], true
+			}
+		}
+	}
+	return "", false
+}
+
+// tsStripBlockComments returns s without its block comments ("/** … */"
+// in a type joined from several lines).
+func tsStripBlockComments(s string) string {
+	for {
+		i := strings.Index(s, "/*")
+		if i < 0 {
+			return s
+		}
+		j := strings.Index(s[i+2:], "*/")
+		if j < 0 {
+			return s[:i]
+		}
+		s = s[:i] + " " + s[i+2+j+2:]
+	}
 }

@@ -367,6 +367,16 @@ func (te *tsTypeEval) tsWithArgs(ctx context.Context, r *refLine, v, t string) s
 	for n := r.Line - 1; n > r.EnclStart && n > r.Line-200; n-- {
 		lines = append(lines, stripComment(text[n-1]))
 	}
+	// Then the signatures of the functions enclosing r's enclosing
+	// symbol: a closure's use of an outer function's parameter.
+	parts := strings.Split(r.Symbol, ".")
+	for k := len(parts) - 1; k > 0; k-- {
+		d := te.decl.tsSymbolAt(ctx, r.FileID, strings.Join(parts[:k], "."), parts[k-1])
+		if d == nil || d.u.Start >= r.EnclStart {
+			break
+		}
+		lines = append(lines, signatureText(text, d.u.Start, d.u.Name).text)
+	}
 	for _, l := range lines {
 		if m := written.FindStringSubmatchIndex(l); m != nil {
 			rest := skipTypeArgs(l[m[2]:])

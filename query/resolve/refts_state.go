@@ -56,6 +56,7 @@ type tsRules struct {
 	eval  *tsTypeEval
 	lit   *tsLiteralTyper
 	lits  map[lineVar]map[string]bool // the literals a member's type admits
+	named map[lineVar]bool            // a file's text holds a type's name
 	depth int                         // type parameters followed to their constraints
 }
 
@@ -71,6 +72,6 @@ func (rr *refResolver) tsr() *tsRules {
 		member: map[lineVar]tsMember{}, returns: map[lineVar]tsValue{}}
 	lt := &tsLiteralTyper{rr: rr, decl: dr, eval: te}
 	te.lit = lt
-	rr.ts = &tsRules{rr: rr, decl: dr, eval: te, lit: lt, lits: map[lineVar]map[string]bool{}}
+	rr.ts = &tsRules{rr: rr, decl: dr, eval: te, lit: lt, lits: map[lineVar]map[string]bool{}, named: map[lineVar]bool{}}
 	return rr.ts
 }

@@ -544,7 +544,7 @@ func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *refLine, v string) (s
 		return t, in
 	}
 	if t, in := te.tsOuterParam(ctx, r, v); t != "" {
-		return t, in
+		return te.tsWithArgs(ctx, r, v, t), in
 	}
 	return te.tsValueType(ctx, r.FileID, v)
 }
@@ -633,6 +633,8 @@ func (te *tsTypeEval) tsCallbackParam(ctx context.Context, r *refLine, text []st
 			t, fid = te.lit.tsArgType(ctx, r.FileID, l[:m[0]])
 		} else if lastWord(before) == "return" && n >= r.EnclStart {
 			t = te.tsReturnType(ctx, r, n) // the function returns the arrow
+		} else if lastWord(before) == "return" {
+			t = te.tsOuterReturnType(ctx, r, n) // a function enclosing r's returns the arrow
 		} else if mm := typedVar.FindStringSubmatch(strings.TrimSuffix(before, "=")); mm != nil && strings.HasSuffix(before, "=") {
 			t = mm[1] // const f: F = (x) =>
 		}
@@ -810,6 +812,22 @@ func (te *tsTypeEval) tsMemberType(ctx context.Context, id int64, typ, m string)
 
 func (te *tsTypeEval) readTSMemberType(ctx context.Context, id int64, typ, m string) (string, int64, bool) {
 	typ = tsUnwrap(strings.TrimSpace(typ))
+	for i := 0; i < 3; i++ {
+		a, ok := te.decl.tsMappedArg(ctx, id, typ)
+		if !ok {
+			break
+		}
+		typ = tsUnwrap(a) // Simplify<T>: T's members
+	}
+	if parts := tsSplitTop(typ, "&"); len(parts) > 1 && len(tsSplitTop(typ, "|")) == 1 {
+		// An intersection: the first part stating the member gives its type.
+		for _, p := range parts {
+			if t, in, _ := te.tsMemberType(ctx, id, strings.TrimSpace(p), m); t != "" {
+				return t, in, false
+			}
+		}
+		return "", 0, false
+	}
 	if strings.HasPrefix(typ, "{") {
 		return tsLiteralMember(typ, m), id, false
 	}
@@ -886,4 +904,24 @@ func (te *tsTypeEval) tsCommonMember(ctx context.Context, id int64, types []stri
 		typ, in = t, tin
 	}
 	return typ, in
+}
+
+// tsOuterReturnType returns the return type stated by the function
+// enclosing r's enclosing symbol whose body holds the return statement on
+// line n (above r's enclosing symbol: "return async (opts) => {" with a
+// handler declared inside the arrow), "" when none states one.
+func (te *tsTypeEval) tsOuterReturnType(ctx context.Context, r *refLine, n int) string {
+	parts := strings.Split(r.Symbol, ".")
+	for k := len(parts) - 1; k > 0; k-- {
+		d := te.decl.tsSymbolAt(ctx, r.FileID, strings.Join(parts[:k], "."), parts[k-1])
+		if d == nil || d.u.Start >= r.EnclStart {
+			return ""
+		}
+		if d.u.Start <= n {
+			outer := *r
+			outer.EnclStart, outer.EnclName = d.u.Start, d.u.Name
+			return te.tsReturnType(ctx, &outer, n)
+		}
+	}
+	return ""
 }
