@@ -55,6 +55,9 @@ export function make(
 }
 
 export function within(base: Ctx & { code: string }) {} // the literal's own member
+
+export const castAny = (v: unknown) => (v as any).url; // any's
+export const castCtx = (v: unknown) => (v as Ctx).url;
 `,
 	"src/modes/a.ts": `export interface Alpha {
   mode: string;
@@ -115,9 +118,13 @@ func TestRefsTypeScriptOpenMembers(t *testing.T) {
 		}},
 		{"src/types.ts", "Ctx.url", map[string]string{
 			at("src/make.ts", "return opts.url"): ConfResolved,
+			at("src/make.ts", "(v as any).url"):  "",
+			at("src/make.ts", "(v as Ctx).url"):  ConfResolved,
 		}},
 		{"src/types.ts", "Other.url", map[string]string{
 			at("src/make.ts", "return opts.url"): "",
+			at("src/make.ts", "(v as any).url"):  "",
+			at("src/make.ts", "(v as Ctx).url"):  "",
 		}},
 		{"src/modes/a.ts", "Alpha.mode", map[string]string{
 			at("src/named.ts", "x.mode"):    ConfNameOnly,

@@ -464,6 +464,11 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		return vContra, whyMember, nil // a call, and the property is not a function
 	}
 	if u.expr {
+		if d.member && isTSLang(lang) {
+			if v, why, ok := rr.tsr().tsCastMember(ctx, r, line, u, d); ok {
+				return v, why, nil
+			}
+		}
 		if d.member {
 			return vOpen, "", nil
 		}

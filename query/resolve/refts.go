@@ -22,6 +22,9 @@ import (
 // position is not a constant's, a variable's or a function's.
 const whySpace = "a type where a value is meant, or a value where a type is"
 
+// whyAny: a value cast to any has no member of the repository's.
+const whyAny = "a member of a value cast to any"
+
 // tsSpace judges a bare use of non-member d by the position the index
 // recorded for the name on the line: only as a type reference, or only
 // as a value (a type alias or an interface is no value; a constant, a
@@ -783,4 +786,77 @@ func tsTypeOperand(before string) bool {
 		return len(before) > 1 && isWordRune(rune(before[len(before)-2]))
 	}
 	return false
+}
+
+// tsCastMember judges member d's use through a parenthesized cast
+// ("(x as T).a.name"): the member a of T, then the name on a's type; a
+// value cast to any has no member of the repository's. ok is false when
+// the text states no cast, or a step states no type.
+func (ru *tsRules) tsCastMember(ctx context.Context, r *refLine, line string, u useAt, d *refDef) (refVerdict, string, bool) {
+	before := line[:min(u.at, len(line))]
+	var chain []string
+	for steps := 0; steps < 8; steps++ {
+		b := strings.TrimRight(before, " \t")
+		b, ok := strings.CutSuffix(b, ".")
+		if !ok {
+			return vOpen, "", false
+		}
+		b = strings.TrimRight(strings.TrimSuffix(strings.TrimSuffix(b, "?"), "!"), " \t")
+		if w := lastWord(b); w != "" {
+			chain = append([]string{w}, chain...)
+			before = b[:len(b)-len(w)]
+			continue
+		}
+		if !strings.HasSuffix(b, ")") {
+			return vOpen, "", false
+		}
+		open := openingParen(b, len(b)-1)
+		if open < 0 {
+			return vOpen, "", false
+		}
+		inner := b[open+1 : len(b)-1]
+		i := strings.LastIndex(inner, " as ")
+		if i < 0 || strings.ContainsAny(inner[i:], "()") {
+			return vOpen, "", false
+		}
+		t, in := strings.TrimSpace(inner[i+4:]), r.FileID
+		switch t {
+		case "any":
+			return vContra, whyAny, true
+		case "const", "unknown":
+			return vOpen, "", false
+		}
+		for _, m := range chain {
+			var foreign bool
+			if t, in, foreign = ru.eval.tsMemberType(ctx, in, t, m); foreign {
+				return vContra, whyForeign, true
+			}
+			if t == "" {
+				return vOpen, "", false
+			}
+		}
+		if t == "{" && len(chain) > 0 && d.parent == chain[len(chain)-1] {
+			return vOpen, "", false // d may be the literal's own member
+		}
+		v, why := ru.tsTypeVerdict(ctx, in, t, d)
+		return v, why, v != vOpen
+	}
+	return vOpen, "", false
+}
+
+// openingParen returns the offset of the '(' that the ')' at close of s
+// closes, -1 when s opens none.
+func openingParen(s string, close int) int {
+	d := 0
+	for i := close; i >= 0; i-- {
+		switch s[i] {
+		case ')':
+			d++
+		case '(':
+			if d--; d == 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }
