@@ -79,6 +79,14 @@ export function viaB(): Beta | undefined {
 
 export const viaA = thing;
 `,
+	"src/modes/index.ts": `export * from './b';
+export * from './c';
+`,
+	"src/barrel.ts": `import { thing } from './modes/a';
+import { viaB } from './modes';
+
+export const barrel = (x: any) => x.mode + thing + viaB();
+`,
 	"src/named.ts": `import type { Alpha } from './modes/a';
 import { viaB } from './modes/c';
 
@@ -130,10 +138,12 @@ func TestRefsTypeScriptOpenMembers(t *testing.T) {
 			at("src/named.ts", "x.mode"):    ConfNameOnly,
 			at("src/imported.ts", "x.mode"): ConfNameOnly,
 			at("src/neither.ts", "x.mode"):  ConfNameOnly,
+			at("src/barrel.ts", "x.mode"):   ConfNameOnly,
 		}},
 		{"src/modes/b.ts", "Beta.mode", map[string]string{
-			at("src/named.ts", "x.mode"):    "", // the file names Alpha, not Beta
-			at("src/imported.ts", "x.mode"): "", // it imports Alpha's file, not Beta's
+			at("src/barrel.ts", "x.mode"):   ConfNameOnly, // its index re-exports b.ts
+			at("src/named.ts", "x.mode"):    "",           // the file names Alpha, not Beta
+			at("src/imported.ts", "x.mode"): "",           // it imports Alpha's file, not Beta's
 			at("src/neither.ts", "x.mode"):  ConfNameOnly,
 		}},
 	}

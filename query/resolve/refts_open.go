@@ -1,13 +1,18 @@
 package resolve
 
-import "context"
+import (
+	"context"
+	"slices"
+)
 
 // Which definitions a member's use could be at all, when no fact decides
 // it (tsRules.narrow): a value of a type reaches a file through what the
 // file names or imports. A use of a member's name that several
 // definitions are open to is not d's when its file names the type of
-// another of those definitions and not d's, or imports another's file
-// and neither names d's type nor imports d's file. The line stays listed (name only) under
+// another of those definitions and not d's (or a type declared beside
+// it that names it), or imports another's file
+// and neither names d's type nor imports d's file (through index files
+// re-exporting it too). The line stays listed (name only) under
 // the definitions it remains open to, and is counted in left_out with its
 // reason under the others; a heuristic, it never makes a line likely.
 
@@ -48,7 +53,7 @@ func (ru *tsRules) narrow(ctx context.Context, r *refLine, o occVerdicts) error 
 		case !d.member || d.parent == "" || !isTSLang(d.lang) || global:
 			sight[k] = exempt
 			continue
-		case d.u.FileID == r.FileID || ru.names(ctx, r.FileID, d.parent):
+		case d.u.FileID == r.FileID || ru.namesType(ctx, r.FileID, d.parent, d.u.FileID):
 			sight[k] = named
 		default:
 			in, err := ru.imports(ctx, r.Path, d.u.Path)
@@ -73,6 +78,77 @@ func (ru *tsRules) narrow(ctx context.Context, r *refLine, o occVerdicts) error 
 	return nil
 }
 
+// namesType reports whether file id names type t (declared in file did)
+// or a type declared beside t whose declaration names it, two deep (a
+// value of t reaches a file as a member of such a type too).
+func (ru *tsRules) namesType(ctx context.Context, id int64, t string, did int64) bool {
+	if ru.names(ctx, id, t) {
+		return true
+	}
+	for _, m := range ru.mentioners(ctx, did, t) {
+		if ru.names(ctx, id, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// mentioners returns the classes, interfaces and aliases file id
+// declares whose declarations (up to the file's next declaration) name
+// type t, and those naming them.
+func (ru *tsRules) mentioners(ctx context.Context, id int64, t string) []string {
+	return memo(ru.mention, lineVar{id, 0, t}, func() []string {
+		text, _ := ru.rr.text(ctx, id)
+		decls := ru.decl.tsDecls(ctx, id)
+		var starts []int
+		for _, ds := range decls {
+			for _, d := range ds {
+				starts = append(starts, d.line)
+			}
+		}
+		slices.Sort(starts)
+		mentions := func(name string, w string) bool {
+			for _, d := range decls[name] {
+				if d.kind != "class" && d.kind != "interface" && d.kind != "type" {
+					continue
+				}
+				end := min(len(text), d.line+200)
+				if i, found := slices.BinarySearch(starts, d.line+1); i < len(starts) && (found || starts[i] > d.line) {
+					end = min(end, starts[i])
+				}
+				for _, l := range text[d.line:end] {
+					if len(findUseOffsets(l, w)) > 0 {
+						return true
+					}
+				}
+			}
+			return false
+		}
+		var out []string
+		seen := map[string]bool{t: true}
+		level := []string{t}
+		for depth := 0; depth < 2 && len(level) > 0; depth++ {
+			var next []string
+			for name := range decls {
+				if seen[name] {
+					continue
+				}
+				for _, w := range level {
+					if mentions(name, w) {
+						seen[name] = true
+						next = append(next, name)
+						break
+					}
+				}
+			}
+			slices.Sort(next)
+			out = append(out, next...)
+			level = next
+		}
+		return out
+	})
+}
+
 // names reports whether file id's text holds name as a whole word.
 func (ru *tsRules) names(ctx context.Context, id int64, name string) bool {
 	return memo(ru.named, lineVar{id, 0, name}, func() bool {
@@ -86,17 +162,30 @@ func (ru *tsRules) names(ctx context.Context, id int64, name string) bool {
 	})
 }
 
-// imports reports whether file from imports file to directly (through
-// the import graph's edges; true when the graph is past its bounds).
+// imports reports whether file from imports file to: directly, or
+// through files that declare nothing themselves (an index re-exporting
+// others), four deep; true when the graph is past its bounds.
 func (ru *tsRules) imports(ctx context.Context, from, to string) (bool, error) {
-	es, err := ru.rr.edgesOf(ctx, from)
-	if err != nil || ru.rr.scopes().over {
-		return true, err
-	}
-	for _, e := range es {
-		if e == to {
-			return true, nil
+	seen := map[string]bool{from: true}
+	next := []string{from}
+	for depth := 0; depth < 4 && len(next) > 0; depth++ {
+		var barrels []string
+		for _, f := range next {
+			es, err := ru.rr.edgesOf(ctx, f)
+			if err != nil || ru.rr.scopes().over {
+				return true, err
+			}
+			for _, e := range es {
+				if e == to {
+					return true, nil
+				}
+				if g := ru.rr.byPath[e]; g != nil && !seen[e] && len(ru.decl.tsDecls(ctx, g.ID)) == 0 {
+					seen[e] = true
+					barrels = append(barrels, e)
+				}
+			}
 		}
+		next = barrels
 	}
 	return false, nil
 }

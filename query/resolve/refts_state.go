@@ -51,13 +51,14 @@ type tsLiteralTyper struct {
 
 // tsRules judges TypeScript member uses (refts.go).
 type tsRules struct {
-	rr    *refResolver
-	decl  *tsDeclReader
-	eval  *tsTypeEval
-	lit   *tsLiteralTyper
-	lits  map[lineVar]map[string]bool // the literals a member's type admits
-	named map[lineVar]bool            // a file's text holds a type's name
-	depth int                         // type parameters followed to their constraints
+	rr      *refResolver
+	decl    *tsDeclReader
+	eval    *tsTypeEval
+	lit     *tsLiteralTyper
+	lits    map[lineVar]map[string]bool // the literals a member's type admits
+	named   map[lineVar]bool            // a file's text holds a type's name
+	mention map[lineVar][]string        // the types declared beside a type that name it
+	depth   int                         // type parameters followed to their constraints
 }
 
 // tsr returns the TypeScript rules of the lookup, made on first use.
@@ -72,6 +73,7 @@ func (rr *refResolver) tsr() *tsRules {
 		member: map[lineVar]tsMember{}, returns: map[lineVar]tsValue{}}
 	lt := &tsLiteralTyper{rr: rr, decl: dr, eval: te}
 	te.lit = lt
-	rr.ts = &tsRules{rr: rr, decl: dr, eval: te, lit: lt, lits: map[lineVar]map[string]bool{}, named: map[lineVar]bool{}}
+	rr.ts = &tsRules{rr: rr, decl: dr, eval: te, lit: lt, lits: map[lineVar]map[string]bool{}, named: map[lineVar]bool{},
+		mention: map[lineVar][]string{}}
 	return rr.ts
 }
