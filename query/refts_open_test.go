@@ -56,6 +56,8 @@ export function make(
 
 export function within(base: Ctx & { code: string }) {} // the literal's own member
 
+export type CodeOf<T> = T extends { code: infer C } ? C : never; // a constraint's literal
+
 export const castAny = (v: unknown) => (v as any).url; // any's
 export const castCtx = (v: unknown) => (v as Ctx).url;
 `,
@@ -119,6 +121,7 @@ func TestRefsTypeScriptOpenMembers(t *testing.T) {
 		{"src/types.ts", "ErrOpts.code", map[string]string{
 			at("src/make.ts", "config.onError?.({ code"): ConfResolved,
 			at("src/make.ts", "Ctx & { code"):            "",
+			at("src/make.ts", "T extends { code"):        "",
 		}},
 		{"src/types.ts", "Ctx.code", map[string]string{
 			at("src/make.ts", "config.onError?.({ code"): "",

@@ -772,12 +772,15 @@ func (ru *tsRules) tsConstraintVerdict(ctx context.Context, id int64, name strin
 
 // tsTypeOperand reports whether a '{' following before opens a type
 // literal because before ends in a type operator: an intersection's or a
-// union's ("A & {", "| {"; "&&" and "||" are expressions') or a type
-// argument list's ("Promise<{"). Its keys declare the literal's own
-// members.
+// union's ("A & {", "| {"; "&&" and "||" are expressions'), a type
+// argument list's ("Promise<{") or a constraint's ("T extends {"). Its
+// keys declare the literal's own members.
 func tsTypeOperand(before string) bool {
 	if before == "" {
 		return false
+	}
+	if lastWord(before) == "extends" {
+		return true
 	}
 	switch c := before[len(before)-1]; c {
 	case '&', '|':
