@@ -36,6 +36,7 @@ export type Simplify<T> = T extends any[]
   : { [K in keyof T]: T[K] };
 `,
 	"src/make.ts": `import type { Handler, Simplify, ErrOpts, Extra, Ctx } from './types';
+import type { PkgHandler } from 'some-pkg';
 
 export function make(
   config: Simplify<
@@ -60,6 +61,10 @@ export type CodeOf<T> = T extends { code: infer C } ? C : never; // a constraint
 
 export const castAny = (v: unknown) => (v as any).url; // any's
 export const castCtx = (v: unknown) => (v as Ctx).url;
+
+export function fromPkg(): PkgHandler {
+  return (req) => req.url; // a package's request
+}
 `,
 	"src/modes/a.ts": `export interface Alpha {
   mode: string;
@@ -131,11 +136,13 @@ func TestRefsTypeScriptOpenMembers(t *testing.T) {
 			at("src/make.ts", "return opts.url"): ConfResolved,
 			at("src/make.ts", "(v as any).url"):  "",
 			at("src/make.ts", "(v as Ctx).url"):  ConfResolved,
+			at("src/make.ts", "req.url"):         "",
 		}},
 		{"src/types.ts", "Other.url", map[string]string{
 			at("src/make.ts", "return opts.url"): "",
 			at("src/make.ts", "(v as any).url"):  "",
 			at("src/make.ts", "(v as Ctx).url"):  "",
+			at("src/make.ts", "req.url"):         "",
 		}},
 		{"src/modes/a.ts", "Alpha.mode", map[string]string{
 			at("src/named.ts", "x.mode"):    ConfNameOnly,

@@ -641,6 +641,13 @@ func (te *tsTypeEval) tsCallbackParam(ctx context.Context, r *refLine, text []st
 		if params, in := te.tsFuncParams(ctx, fid, t); j < len(params) {
 			return params[j], in
 		}
+		if name := leadingTypeName(strings.TrimSpace(t)); name != "" && te.decl.tsForeign(ctx, fid, strings.Split(name, ".")[0]) {
+			// A package's function type (express.Handler): its parameters
+			// are values of the package's types. The function type's name
+			// stands for them: the member rules read only that it is the
+			// package's.
+			return name, fid
+		}
 	}
 	return "", 0
 }
