@@ -28,9 +28,13 @@
 // bases read across files; a type the repository does not define owns its
 // members, and an override's uses on receivers of no stated type are
 // listed under the base's member. TypeScript values are typed the same
-// way (refts.go, refts_decl.go, refts_types.go, refts_generic.go:
+// way (refts_state.go: the rules in refts.go over a declaration reader,
+// refts_decl.go, a type evaluator, refts_types.go and refts_generic.go,
+// and the literal typer, refts_literal.go:
 // annotations, calls' stated returns, closures, type parameters'
-// constraints, the type a literal is written for); Go uses the standard
+// constraints, the type a literal is written for; a member use no fact
+// decides is narrowed to the definitions whose type its file names or
+// imports, refts_open.go); Go uses the standard
 // library's type checker over the indexed sources (refgo.go,
 // refgocheck.go; kept across lookups by GoChecks, refgocache.go). Every
 // language but Go also follows where a definition can be named at all

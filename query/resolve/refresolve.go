@@ -34,6 +34,7 @@ const (
 	vContra                     // tied elsewhere, or not a use of it
 	vSelf                       // the definition's own name: not a reference, not counted
 	vRelated                    // may reach the definition through an interface, whatever else it reaches
+	vUnlikely                   // not the definition's where no fact decides (refts_open.go); the others stay name only
 )
 
 // Why a line is left out of a definition's references.
@@ -121,7 +122,7 @@ type refResolver struct {
 	typeMemo    map[lineVar]string
 	classMemo   map[lineVar]string
 	literalMemo map[lineVar]literal
-	ts          tsMemo // TypeScript's facts (refts.go)
+	ts          *tsRules // TypeScript's rules and what they read (refts_state.go)
 
 	golang *goRules    // Go's rules (refgo.go, refgocheck.go)
 	python *pyRules    // Python's rules (refpy.go, refpyclass.go)
@@ -302,6 +303,11 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 				}
 				o.verdict[di], o.why[di] = v, why
 			}
+			if f := rr.files[r.FileID]; f != nil && isTSLang(f.Language) {
+				if err := rr.tsr().narrow(ctx, r, o); err != nil {
+					return nil, err
+				}
+			}
 			j.occs = append(j.occs, o)
 		}
 		out[i] = j
@@ -429,7 +435,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		}
 		if lang != "go" && lang != "python" && d.member && rr.memberStartsAt(r) {
 			if isTSLang(lang) {
-				return rr.tsRelatedDecl(ctx, r, line, u, d)
+				return rr.tsr().tsRelatedDecl(ctx, r, line, u, d)
 			}
 			// Another type's member of the name: in TypeScript an interface's
 			// member and its implementations' are one group.
@@ -454,17 +460,22 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 	if d.member && u.call && lang == "go" && (u.expr || len(u.chain) > 0) && !rr.callable(ctx, d) {
 		return vContra, whyMember, nil // a call, and the field is not a func
 	}
-	if d.member && isTSLang(lang) && calledAt(line, u.at+len(rr.name)) && rr.tsNotCallable(ctx, d) {
+	if d.member && isTSLang(lang) && calledAt(line, u.at+len(rr.name)) && rr.tsr().tsNotCallable(ctx, d) {
 		return vContra, whyMember, nil // a call, and the property is not a function
 	}
 	if u.expr {
+		if d.member && isTSLang(lang) {
+			if v, why, ok := rr.tsr().tsCastMember(ctx, r, line, u, d); ok {
+				return v, why, nil
+			}
+		}
 		if d.member {
 			return vOpen, "", nil
 		}
 		return vContra, whyMember, nil
 	}
 	// A bare name.
-	if rr.locals[enclKey{r.FileID, r.EnclStart, r.EnclName}] && !(d.member && isTSLang(lang) && rr.tsObjectKey(ctx, r, u)) && !(r.FileID == d.u.FileID && d.u.Start >= r.EnclStart && d.u.Start <= r.Line && !(d.u.Start == r.EnclStart && d.u.Name == r.EnclName)) {
+	if rr.locals[enclKey{r.FileID, r.EnclStart, r.EnclName}] && !(d.member && isTSLang(lang) && rr.tsr().tsObjectKey(ctx, r, u)) && !(r.FileID == d.u.FileID && d.u.Start >= r.EnclStart && d.u.Start <= r.Line && !(d.u.Start == r.EnclStart && d.u.Name == r.EnclName)) {
 		return vContra, whyLocal, nil
 	}
 	if u.kwarg {
@@ -485,7 +496,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 				return v, why, nil
 			}
 			if u.key || u.shorthand {
-				if v, why, ok, err := rr.tsLiteralKey(ctx, r, u, d); err != nil || ok {
+				if v, why, ok, err := rr.tsr().tsLiteralKey(ctx, r, u, d); err != nil || ok {
 					return v, why, err
 				}
 			}
@@ -764,7 +775,7 @@ func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line stri
 	q := u.chain[len(u.chain)-1]
 	root := u.chain[0]
 	if d.member && isTSLang(lang) {
-		if v, why, ok, err := rr.tsQualifiedMember(ctx, r, u, d); err != nil || ok {
+		if v, why, ok, err := rr.tsr().tsQualifiedMember(ctx, r, u, d); err != nil || ok {
 			return v, why, err
 		}
 	}
@@ -1084,7 +1095,7 @@ func occConfidence(o occVerdicts, di int) (string, string) {
 	switch o.verdict[di] {
 	case vSelf:
 		return "", ""
-	case vContra:
+	case vContra, vUnlikely:
 		return "", o.why[di]
 	case vResolved:
 		return ConfResolved, ""
@@ -1095,7 +1106,7 @@ func occConfidence(o occVerdicts, di int) (string, string) {
 	for k, w := range o.verdict {
 		if k != di {
 			other = other || w == vResolved || w == vSelf
-			open = open || w == vOpen || w == vRelated
+			open = open || w == vOpen || w == vRelated || w == vUnlikely
 		}
 	}
 	switch {
@@ -1141,7 +1152,7 @@ func (rr *refResolver) mostUsed(ctx context.Context, js []judged, counts []int) 
 		}
 		open = open[:0]
 		for di := range rr.defs {
-			if lineConfidence(j, di) == ConfNameOnly {
+			if c := lineConfidence(j, di); c == ConfNameOnly || c == "" && narrowed(j, di) {
 				open = append(open, di)
 			}
 		}

@@ -8,18 +8,22 @@ import (
 	"github.com/viberag/viberag/extract"
 )
 
-// TypeScript's (and JavaScript's) rules for members: what the text at a
-// use states about the value a member is reached through, and how the
-// types declaring a member of the name are related. The TypeScript
-// language service counts as a reference of a member the uses through a
-// value of its type (or of a type extending it, or implementing it) and
-// the declarations of the same member in the types related to its own;
-// a property declared by an unrelated type, a value whose stated type is
-// not the repository's, or a name in a parameter list or a tuple is not.
+// The rules (tsRules): TypeScript's (and JavaScript's) rules for
+// members: what the text at a use states about the value a member is
+// reached through, and how the types declaring a member of the name are
+// related. The TypeScript language service counts as a reference of a
+// member the uses through a value of its type (or of a type extending
+// it, or implementing it) and the declarations of the same member in the
+// types related to its own; a property declared by an unrelated type, a
+// value whose stated type is not the repository's, or a name in a
+// parameter list or a tuple is not.
 
 // whySpace: TypeScript keeps types and values apart; a name in a type
 // position is not a constant's, a variable's or a function's.
 const whySpace = "a type where a value is meant, or a value where a type is"
+
+// whyAny: a value cast to any has no member of the repository's.
+const whyAny = "a member of a value cast to any"
 
 // tsSpace judges a bare use of non-member d by the position the index
 // recorded for the name on the line: only as a type reference, or only
@@ -83,32 +87,32 @@ var tsWrappers = map[string]bool{
 // implements the other, or both inherit the member from a common base,
 // or a base on the way is declared where the reader cannot follow it),
 // else the declaration of another symbol.
-func (rr *refResolver) tsRelatedDecl(ctx context.Context, r *refLine, line string, u useAt, d *refDef) (refVerdict, string, error) {
-	if indexedByName(line, u.at, rr.name) {
+func (ru *tsRules) tsRelatedDecl(ctx context.Context, r *refLine, line string, u useAt, d *refDef) (refVerdict, string, error) {
+	if indexedByName(line, u.at, ru.rr.name) {
 		// T['name'] on the line declaring another member: it may reach d
 		// through what T is, whatever the line declares.
 		return vRelated, "", nil
 	}
-	for _, o := range rr.defs {
+	for _, o := range ru.rr.defs {
 		if !o.member || o.u.FileID != r.FileID || o.u.Start != r.Line {
 			continue
 		}
 		if o.parent == d.parent || o.parent == "" || d.parent == "" {
 			return vRelated, "", nil
 		}
-		if rr.tsImplementedBy(ctx, &o, d) || rr.tsImplementedBy(ctx, d, &o) {
+		if ru.tsImplementedBy(ctx, &o, d) || ru.tsImplementedBy(ctx, d, &o) {
 			return vResolved, "", nil
 		}
 		if d.u.Name == "constructor" {
 			return vContra, whyDecl, nil // each class's own: a constructor is not inherited
 		}
-		mine, ok1 := rr.tsAncestors(ctx, d.u.FileID, d.parent, d.u.Start)
-		theirs, ok2 := rr.tsAncestors(ctx, o.u.FileID, o.parent, o.u.Start)
+		mine, ok1 := ru.decl.tsAncestors(ctx, d.u.FileID, d.parent, d.u.Start)
+		theirs, ok2 := ru.decl.tsAncestors(ctx, o.u.FileID, o.parent, o.u.Start)
 		if !ok1 || !ok2 || mine[o.parent] || theirs[d.parent] {
 			return vRelated, "", nil
 		}
 		for t := range mine {
-			if theirs[t] && rr.parents[t] {
+			if theirs[t] && ru.rr.parents[t] {
 				return vRelated, "", nil // both inherit the member from t
 			}
 		}
@@ -180,19 +184,19 @@ func literalValue(s string) string {
 // tsDiscriminant reports whether a key's value on line (the literal
 // after "name:") differs from the single literal type member d declares
 // ("type: 'data';"): a value of one of a union's other members.
-func (rr *refResolver) tsDiscriminant(ctx context.Context, line string, u useAt, d *refDef) bool {
-	use := literalValue(strings.TrimPrefix(strings.TrimLeft(line[u.at+len(rr.name):], " \t"), ":"))
+func (ru *tsRules) tsDiscriminant(ctx context.Context, line string, u useAt, d *refDef) bool {
+	use := literalValue(strings.TrimPrefix(strings.TrimLeft(line[u.at+len(ru.rr.name):], " \t"), ":"))
 	if use == "" {
 		return false
 	}
-	own := literalValue(rr.tsStatedType(ctx, d))
+	own := literalValue(ru.tsStatedType(ctx, d))
 	return own != "" && own != use
 }
 
 // tsStatedType returns the type member d's declaration states after
 // "name:" (without a trailing ';' or comment), "" when none.
-func (rr *refResolver) tsStatedType(ctx context.Context, d *refDef) string {
-	decl, err := rr.lineOf(ctx, d.u.FileID, d.u.Start)
+func (ru *tsRules) tsStatedType(ctx context.Context, d *refDef) string {
+	decl, err := ru.rr.lineOf(ctx, d.u.FileID, d.u.Start)
 	if err != nil {
 		return ""
 	}
@@ -281,51 +285,32 @@ func propertySignature(rest string) bool {
 	return false
 }
 
-// tsGlobalRoot reports whether root names a runtime global the file does
-// not bind itself.
-func (rr *refResolver) tsGlobalRoot(ctx context.Context, r *refLine, root string) (bool, error) {
-	if !tsGlobals[root] {
-		return false, nil
-	}
-	fi, err := rr.importsOf(ctx, r.FileID)
-	if err != nil {
-		return false, err
-	}
-	if _, ok := fi.modules[root]; ok {
-		return false, nil
-	}
-	if _, ok := fi.names[root]; ok {
-		return false, nil
-	}
-	return !rr.tsBinds(ctx, r.FileID, root), nil
-}
-
 // tsQualifiedMember judges x.name (this.f.name) for member d from what
 // the text states about x: a runtime global, a stated type (a
 // parameter's, a local's, a class field's, an imported instance's).
 // ok is false when it does not decide.
-func (rr *refResolver) tsQualifiedMember(ctx context.Context, r *refLine, u useAt, d *refDef) (v refVerdict, why string, ok bool, err error) {
+func (ru *tsRules) tsQualifiedMember(ctx context.Context, r *refLine, u useAt, d *refDef) (v refVerdict, why string, ok bool, err error) {
 	root := u.chain[0]
-	if line := rr.tsLine(ctx, r); calledAt(line, u.at+len(rr.name)) && rr.tsNotCallable(ctx, d) {
+	if line := ru.tsLine(ctx, r); calledAt(line, u.at+len(ru.rr.name)) && ru.tsNotCallable(ctx, d) {
 		return vContra, whyMember, true, nil // a call, and the property is not a function
 	}
-	global, err := rr.tsGlobalRoot(ctx, r, root)
+	global, err := ru.decl.tsGlobalRoot(ctx, r, root)
 	if err != nil || global {
 		return vContra, whyForeign, global, err
 	}
 	t, in := "", r.FileID
 	switch {
 	case len(u.chain) == 2 && root == "this":
-		types := rr.enclosingTypes(r)
+		types := ru.rr.enclosingTypes(r)
 		if len(types) == 0 {
 			return vOpen, "", false, nil
 		}
-		t = rr.tsFieldType(ctx, r.FileID, types[len(types)-1], u.chain[1])
+		t = ru.decl.tsFieldType(ctx, r.FileID, types[len(types)-1], u.chain[1])
 	case len(u.chain) == 1 && root != "this" && root != "super":
-		t, in = rr.tsTypeOf(ctx, r, root)
+		t, in = ru.eval.tsTypeOf(ctx, r, root)
 	case len(u.chain) >= 2:
 		var foreign bool
-		t, in, foreign = rr.tsChainType(ctx, r, u.chain)
+		t, in, foreign = ru.eval.tsChainType(ctx, r, u.chain)
 		if foreign {
 			return vContra, whyForeign, true, nil
 		}
@@ -339,7 +324,7 @@ func (rr *refResolver) tsQualifiedMember(ctx context.Context, r *refLine, u useA
 	if t == "" {
 		return vOpen, "", false, nil
 	}
-	v, why = rr.tsTypeVerdict(ctx, in, t, d)
+	v, why = ru.tsTypeVerdict(ctx, in, t, d)
 	return v, why, v != vOpen, nil
 }
 
@@ -347,7 +332,7 @@ func (rr *refResolver) tsQualifiedMember(ctx context.Context, r *refLine, u useA
 // written in file id): d's own type or one extending it ties the use;
 // another type of the repository whose declarations the reader follows
 // to their ends without meeting d's, or a package's type, contradicts.
-func (rr *refResolver) tsTypeVerdict(ctx context.Context, id int64, typ string, d *refDef) (refVerdict, string) {
+func (ru *tsRules) tsTypeVerdict(ctx context.Context, id int64, typ string, d *refDef) (refVerdict, string) {
 	typ = strings.TrimSpace(typ)
 	for i := 0; i < 3; i++ {
 		name := leadingTypeName(typ)
@@ -364,7 +349,7 @@ func (rr *refResolver) tsTypeVerdict(ctx context.Context, id int64, typ string, 
 		return vOpen, ""
 	}
 	if qual, last, dotted := strings.Cut(name, "."); dotted {
-		if rr.tsForeign(ctx, id, qual) {
+		if ru.decl.tsForeign(ctx, id, qual) {
 			return vContra, whyForeign
 		}
 		name = last[strings.LastIndex(last, ".")+1:]
@@ -372,14 +357,14 @@ func (rr *refResolver) tsTypeVerdict(ctx context.Context, id int64, typ string, 
 	if name == d.parent {
 		return vResolved, ""
 	}
-	did, dname, known := rr.tsDeclFile(ctx, id, name)
+	did, dname, known := ru.decl.tsDeclFile(ctx, id, name)
 	if !known {
-		if v, why, ok := rr.tsConstraintVerdict(ctx, id, name, d); ok {
+		if v, why, ok := ru.tsConstraintVerdict(ctx, id, name, d); ok {
 			return v, why // a type parameter: its constraint's members
 		}
 	}
 	if !known {
-		if rr.tsOutside(ctx, id, name) {
+		if ru.decl.tsOutside(ctx, id, name) {
 			return vContra, whyForeign
 		}
 		return vOpen, ""
@@ -387,29 +372,29 @@ func (rr *refResolver) tsTypeVerdict(ctx context.Context, id int64, typ string, 
 	if dname == d.parent {
 		return vResolved, ""
 	}
-	anc, complete := rr.tsAncestors(ctx, did, dname, 0)
+	anc, complete := ru.decl.tsAncestors(ctx, did, dname, 0)
 	if anc[d.parent] {
 		return vResolved, ""
 	}
 	// A base of d's type declaring the member: the use reaches d's
 	// declaration through it.
-	mine, _ := rr.tsAncestors(ctx, d.u.FileID, d.parent, d.u.Start)
+	mine, _ := ru.decl.tsAncestors(ctx, d.u.FileID, d.parent, d.u.Start)
 	anc[dname] = true
 	for t := range anc {
-		if mine[t] && rr.parents[t] {
+		if mine[t] && ru.rr.parents[t] {
 			return vRelated, ""
 		}
 	}
-	if rr.parents[dname] {
+	if ru.rr.parents[dname] {
 		return vContra, whyQual // the type declares a member of the name itself
 	}
 	for t := range anc {
-		if rr.parents[t] {
+		if ru.rr.parents[t] {
 			return vContra, whyQual
 		}
 	}
 	if complete {
-		if _, found := rr.tsBases(ctx, did, dname, 0); found {
+		if _, found := ru.decl.tsBases(ctx, did, dname, 0); found {
 			return vContra, whyQual
 		}
 	}
@@ -422,12 +407,12 @@ func (rr *refResolver) tsTypeVerdict(ctx context.Context, id int64, typ string, 
 // the repository the literal is passed to. A literal assigned to a
 // variable without a type is a type of its own. ok is false when the
 // text does not decide.
-func (rr *refResolver) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *refDef) (refVerdict, string, bool, error) {
-	text, err := rr.text(ctx, r.FileID)
+func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *refDef) (refVerdict, string, bool, error) {
+	text, err := ru.rr.text(ctx, r.FileID)
 	if err != nil {
 		return vOpen, "", false, err
 	}
-	if u.key && (rr.tsDiscriminant(ctx, text[r.Line-1], u, d) || rr.tsOtherLiteral(ctx, text[r.Line-1], u, d)) {
+	if u.key && (ru.tsDiscriminant(ctx, text[r.Line-1], u, d) || ru.tsOtherLiteral(ctx, text[r.Line-1], u, d)) {
 		return vContra, whyMember, true, nil
 	}
 	ln, col, ok := openingBrace(text, r.Line, u.at)
@@ -437,10 +422,10 @@ func (rr *refResolver) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d 
 	t, from := castAfter(text, ln, col)
 	in := r.FileID
 	if t == "" && from != "" {
-		t, in = rr.tsTypeOf(ctx, r, from) // const { name } = v: a property of v's type
+		t, in = ru.eval.tsTypeOf(ctx, r, from) // const { name } = v: a property of v's type
 	}
 	if t != "" {
-		v, why := rr.tsTypeVerdict(ctx, in, t, d)
+		v, why := ru.tsTypeVerdict(ctx, in, t, d)
 		return v, why, v != vOpen, nil
 	}
 	before := strings.TrimRight(text[ln-1][:col], " \t")
@@ -454,24 +439,26 @@ func (rr *refResolver) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d 
 			return vContra, whyMember, true, nil // the literal is a type of its own
 		}
 		if m := typedVar.FindStringSubmatch(lhs); m != nil {
-			v, why := rr.tsTypeVerdict(ctx, r.FileID, m[1], d)
+			v, why := ru.tsTypeVerdict(ctx, r.FileID, m[1], d)
 			return v, why, v != vOpen, nil
 		}
 	case paramAnnotation.MatchString(before) && innermostBracket(text[ln-1], col) == '(':
 		return vContra, whyDecl, true, nil // a parameter's type literal
+	case tsTypeOperand(before):
+		return vContra, whyDecl, true, nil // a type literal's own member: A & { name: T }
 	case lastWord(before) == "return":
-		if t := rr.tsReturnType(ctx, r, ln); t != "" {
-			v, why := rr.tsTypeVerdict(ctx, r.FileID, t, d)
+		if t := ru.eval.tsReturnType(ctx, r, ln); t != "" {
+			v, why := ru.tsTypeVerdict(ctx, r.FileID, t, d)
 			return v, why, v != vOpen, nil
 		}
 	case strings.HasSuffix(before, "(") || strings.HasSuffix(before, ","):
-		t, fid := rr.tsArgType(ctx, r.FileID, text[ln-1][:col])
+		t, fid := ru.lit.tsArgType(ctx, r.FileID, text[ln-1][:col])
 		if t != "" {
-			v, why := rr.tsTypeVerdict(ctx, fid, t, d)
+			v, why := ru.tsTypeVerdict(ctx, fid, t, d)
 			return v, why, v != vOpen, nil
 		}
 	}
-	v, why, ok := rr.tsKeyByTarget(ctx, r, text, ln, col, d)
+	v, why, ok := ru.tsKeyByTarget(ctx, r, text, ln, col, d)
 	return v, why, ok, nil
 }
 
@@ -479,11 +466,11 @@ func (rr *refResolver) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d 
 // shorthand "name," that is a key and the local at once) of an object
 // literal written where a value is: a property, never only the local of
 // the same name.
-func (rr *refResolver) tsObjectKey(ctx context.Context, r *refLine, u useAt) bool {
+func (ru *tsRules) tsObjectKey(ctx context.Context, r *refLine, u useAt) bool {
 	if !u.key && !u.shorthand {
 		return false
 	}
-	text, err := rr.text(ctx, r.FileID)
+	text, err := ru.rr.text(ctx, r.FileID)
 	if err != nil {
 		return false
 	}
@@ -502,7 +489,7 @@ func (rr *refResolver) tsObjectKey(ctx context.Context, r *refLine, u useAt) boo
 	if literal && !u.key {
 		// A shorthand is a member's key only where the source states the
 		// literal's type; else it is the local's use in a literal of its own.
-		t, _, outside := rr.tsLiteralType(ctx, r, text, ln, col, 0)
+		t, _, outside := ru.lit.tsLiteralType(ctx, r, text, ln, col, 0)
 		return t != "" || outside
 	}
 	return literal
@@ -578,31 +565,6 @@ func castAfter(text []string, line, col int) (typ, from string) {
 	return "", ""
 }
 
-// tsArgType returns the stated type of the parameter a literal starting
-// after prefix (the text of its line before its '{') is passed as, when
-// the call is of a function or class the file declares or imports from
-// the repository: "fn(a, {" is fn's second parameter. fid is the file
-// the type is written in.
-func (rr *refResolver) tsArgType(ctx context.Context, id int64, prefix string) (typ string, fid int64) {
-	open, arg := callOpen(prefix)
-	if open < 0 {
-		return "", 0
-	}
-	m := callee.FindStringSubmatch(prefix[:open])
-	if m == nil {
-		return "", 0
-	}
-	fid, name, ok := rr.tsDeclFile(ctx, id, m[2])
-	if !ok {
-		return "", 0
-	}
-	params := rr.tsParams(ctx, fid, name, m[1] != "")
-	if arg >= len(params) {
-		return "", 0
-	}
-	return params[arg], fid
-}
-
 // callOpen returns the offset of the '(' of the call whose argument list
 // prefix ends in, and the index of the argument that follows; -1 when
 // prefix ends in no call's parentheses.
@@ -632,11 +594,11 @@ func callOpen(prefix string) (open, arg int) {
 // tsNotCallable reports whether member d is a property whose stated type
 // is a primitive, a literal or an array (a union of them): a call of the
 // name is not a use of it.
-func (rr *refResolver) tsNotCallable(ctx context.Context, d *refDef) bool {
+func (ru *tsRules) tsNotCallable(ctx context.Context, d *refDef) bool {
 	if d.u.Kind != extract.KindProperty && d.u.Kind != extract.KindField {
 		return false
 	}
-	rest := rr.tsStatedType(ctx, d)
+	rest := ru.tsStatedType(ctx, d)
 	if rest == "" {
 		return false
 	}
@@ -653,8 +615,8 @@ func (rr *refResolver) tsNotCallable(ctx context.Context, d *refDef) bool {
 	return true
 }
 
-func (rr *refResolver) tsLine(ctx context.Context, r *refLine) string {
-	l, _ := rr.lineOf(ctx, r.FileID, r.Line)
+func (ru *tsRules) tsLine(ctx context.Context, r *refLine) string {
+	l, _ := ru.rr.lineOf(ctx, r.FileID, r.Line)
 	return l
 }
 
@@ -677,4 +639,227 @@ func indexedByName(line string, at int, name string) bool {
 	end := at + len(name)
 	return at >= 2 && end+1 < len(line) && line[at-2] == '[' && (line[at-1] == '\'' || line[at-1] == '"') &&
 		line[end] == line[at-1] && line[end+1] == ']'
+}
+
+// tsKeyByTarget judges a key of the literal opened at (ln, col) for
+// member d by tsLiteralTarget's type; ok is false when it gives none.
+func (ru *tsRules) tsKeyByTarget(ctx context.Context, r *refLine, text []string, ln, col int, d *refDef) (refVerdict, string, bool) {
+	t, in, outside := ru.lit.tsLiteralTarget(ctx, r, text, ln, col, 0)
+	if outside {
+		return vContra, whyForeign, true
+	}
+	switch t, in = ru.eval.tsIndexedType(ctx, in, t); t {
+	case "", "{":
+		return vOpen, "", false // a type literal nested in a member's: d may be its own
+	}
+	v, why := ru.tsTypeVerdict(ctx, in, t, d)
+	return v, why, v != vOpen
+}
+
+// tsLiterals returns the literal values member d's stated type admits
+// ("'a' | 'b'", or an alias of such a union, through aliases four deep),
+// nil when the type admits anything else.
+func (ru *tsRules) tsLiterals(ctx context.Context, d *refDef) map[string]bool {
+	key := lineVar{d.u.FileID, d.u.Start, "\x00lit"}
+	if v, ok := ru.lits[key]; ok {
+		return v
+	}
+	out := map[string]bool{}
+	if !ru.tsLiteralUnion(ctx, d.u.FileID, ru.tsStatedType(ctx, d), out, 0) {
+		out = nil
+	}
+	ru.lits[key] = out
+	return out
+}
+
+func (ru *tsRules) tsLiteralUnion(ctx context.Context, id int64, t string, out map[string]bool, depth int) bool {
+	t = strings.TrimSpace(t)
+	if t == "" || depth > 4 {
+		return false
+	}
+	for _, p := range tsSplitTop(t, "|") {
+		p = strings.TrimSpace(p)
+		if lit := literalValue(p); lit != "" {
+			out[lit] = true
+			continue
+		}
+		if p == "undefined" || p == "null" || p == "" {
+			continue
+		}
+		if c := tsConstElements.FindStringSubmatch(p); c != nil {
+			if !ru.tsConstLiterals(ctx, id, c[1], out) {
+				return false
+			}
+			continue
+		}
+		name := leadingTypeName(p)
+		if name != p || strings.Contains(name, ".") {
+			return false
+		}
+		did, dname, ok := ru.decl.tsDeclFile(ctx, id, name)
+		if !ok {
+			return false
+		}
+		rhs, ok := ru.decl.tsDeclRHS(ctx, did, dname, "type")
+		if !ok || !ru.tsLiteralUnion(ctx, did, rhs, out, depth+1) {
+			return false
+		}
+	}
+	return true
+}
+
+// tsOtherLiteral reports whether the literal a key of d's name is given
+// ("name: 'lit'") is none of the literals d's stated type admits: the key
+// of another type (a union's other member, as the checker discriminates
+// a literal's contextual type). A comparison (x.name === 'lit') is no
+// such sign: a union's member is all of its members' declarations.
+func (ru *tsRules) tsOtherLiteral(ctx context.Context, line string, u useAt, d *refDef) bool {
+	if !u.key {
+		return false
+	}
+	rest := strings.TrimLeft(line[min(u.at+len(ru.rr.name), len(line)):], " \t")
+	lit := literalValue(strings.TrimPrefix(rest, ":"))
+	if lit == "" {
+		return false
+	}
+	set := ru.tsLiterals(ctx, d)
+	return set != nil && !set[lit]
+}
+
+// tsConstLiterals adds the literals of constant array v ("const v = ['a',
+// 'b'] as const", seen from file id) to out; false when v is no such
+// array.
+func (ru *tsRules) tsConstLiterals(ctx context.Context, id int64, v string, out map[string]bool) bool {
+	did, name, ok := ru.decl.tsDeclFile(ctx, id, v)
+	if !ok {
+		return false
+	}
+	rhs, ok := ru.decl.tsDeclRHS(ctx, did, name, "const")
+	if !ok {
+		return false
+	}
+	rhs, ok = strings.CutSuffix(rhs, "as const")
+	rhs = strings.TrimSpace(rhs)
+	if !ok || !strings.HasPrefix(rhs, "[") || !strings.HasSuffix(rhs, "]") {
+		return false
+	}
+	for _, e := range tsSplitTop(rhs[1:len(rhs)-1], ",") {
+		if e = strings.TrimSpace(e); e == "" {
+			continue
+		}
+		lit := literalValue(e)
+		if lit == "" {
+			return false
+		}
+		out[lit] = true
+	}
+	return true
+}
+
+// tsConstraintVerdict judges a use of member d on a value of type
+// parameter name (written in file id) by its constraint; ok is false
+// when name states none.
+func (ru *tsRules) tsConstraintVerdict(ctx context.Context, id int64, name string, d *refDef) (refVerdict, string, bool) {
+	u := ru.decl.tsConstraint(ctx, id, name)
+	if u == "" || ru.depth > 4 {
+		return vOpen, "", false
+	}
+	ru.depth++
+	defer func() { ru.depth-- }()
+	v, why := ru.tsTypeVerdict(ctx, id, u, d)
+	return v, why, true
+}
+
+// tsTypeOperand reports whether a '{' following before opens a type
+// literal because before ends in a type operator: an intersection's or a
+// union's ("A & {", "| {"; "&&" and "||" are expressions'), a type
+// argument list's ("Promise<{") or a constraint's ("T extends {"). Its
+// keys declare the literal's own members.
+func tsTypeOperand(before string) bool {
+	if before == "" {
+		return false
+	}
+	if lastWord(before) == "extends" {
+		return true
+	}
+	switch c := before[len(before)-1]; c {
+	case '&', '|':
+		return len(before) == 1 || before[len(before)-2] != c
+	case '<':
+		return len(before) > 1 && isWordRune(rune(before[len(before)-2]))
+	}
+	return false
+}
+
+// tsCastMember judges member d's use through a parenthesized cast
+// ("(x as T).a.name"): the member a of T, then the name on a's type; a
+// value cast to any has no member of the repository's. ok is false when
+// the text states no cast, or a step states no type.
+func (ru *tsRules) tsCastMember(ctx context.Context, r *refLine, line string, u useAt, d *refDef) (refVerdict, string, bool) {
+	before := line[:min(u.at, len(line))]
+	var chain []string
+	for steps := 0; steps < 8; steps++ {
+		b := strings.TrimRight(before, " \t")
+		b, ok := strings.CutSuffix(b, ".")
+		if !ok {
+			return vOpen, "", false
+		}
+		b = strings.TrimRight(strings.TrimSuffix(strings.TrimSuffix(b, "?"), "!"), " \t")
+		if w := lastWord(b); w != "" {
+			chain = append([]string{w}, chain...)
+			before = b[:len(b)-len(w)]
+			continue
+		}
+		if !strings.HasSuffix(b, ")") {
+			return vOpen, "", false
+		}
+		open := openingParen(b, len(b)-1)
+		if open < 0 {
+			return vOpen, "", false
+		}
+		inner := b[open+1 : len(b)-1]
+		i := strings.LastIndex(inner, " as ")
+		if i < 0 || strings.ContainsAny(inner[i:], "()") {
+			return vOpen, "", false
+		}
+		t, in := strings.TrimSpace(inner[i+4:]), r.FileID
+		switch t {
+		case "any":
+			return vContra, whyAny, true
+		case "const", "unknown":
+			return vOpen, "", false
+		}
+		for _, m := range chain {
+			var foreign bool
+			if t, in, foreign = ru.eval.tsMemberType(ctx, in, t, m); foreign {
+				return vContra, whyForeign, true
+			}
+			if t == "" {
+				return vOpen, "", false
+			}
+		}
+		if t == "{" && len(chain) > 0 && d.parent == chain[len(chain)-1] {
+			return vOpen, "", false // d may be the literal's own member
+		}
+		v, why := ru.tsTypeVerdict(ctx, in, t, d)
+		return v, why, v != vOpen
+	}
+	return vOpen, "", false
+}
+
+// openingParen returns the offset of the '(' that the ')' at close of s
+// closes, -1 when s opens none.
+func openingParen(s string, close int) int {
+	d := 0
+	for i := close; i >= 0; i-- {
+		switch s[i] {
+		case ')':
+			d++
+		case '(':
+			if d--; d == 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }

@@ -4,27 +4,15 @@ import (
 	"context"
 	"regexp"
 	"strings"
+	"unicode"
 )
 
-// What TypeScript declarations state, read from the text for the rules in
-// refts.go: each file's declarations, a type's bases, the file a name is
-// declared in through imports and re-exports, and the types stated for
-// fields, values, parameters and returns.
-
-// tsMemo holds what the TypeScript rules read from a file once per
-// lookup: every line of a common name asks the same questions.
-type tsMemo struct {
-	decls  map[int64]map[string][]tsDecl // per file, its declarations by name
-	bases  map[lineVar]tsFound           // a declaration's bases
-	binds  map[lineVar]bool              // a file binds a name
-	values map[lineVar]tsValue           // a value's stated type
-	fields map[lineVar]string            // a class field's stated type
-	params map[lineVar][]string          // a function's parameters' types
-	depth  int                           // locals followed to the chains they are set from
-	typeOf map[lineVar]tsValue           // a value's type at a line
-	member map[lineVar]tsMember          // a type's member's stated type
-	types  *tsTypesMemo                  // refts_types.go
-}
+// The declaration reader (tsDeclReader): what TypeScript declarations
+// state, read from the text — each file's declarations, a type's bases,
+// the file a name is declared in through imports and re-exports, the
+// types stated for fields, properties and parameters, type parameters'
+// constraints, and whether a name is the repository's, a package's or
+// the runtime's.
 
 type tsMember struct {
 	typ     string
@@ -47,30 +35,20 @@ type tsValue struct {
 	in  int64
 }
 
-func (rr *refResolver) tsm() *tsMemo {
-	if rr.ts.decls == nil {
-		rr.ts = tsMemo{decls: map[int64]map[string][]tsDecl{}, bases: map[lineVar]tsFound{}, binds: map[lineVar]bool{},
-			values: map[lineVar]tsValue{}, fields: map[lineVar]string{}, params: map[lineVar][]string{},
-			typeOf: map[lineVar]tsValue{}, member: map[lineVar]tsMember{}}
-	}
-	return &rr.ts
-}
-
 // tsDecls returns the declarations of file id by name: classes,
 // interfaces, aliases, functions and variables at the start of a line.
-func (rr *refResolver) tsDecls(ctx context.Context, id int64) map[string][]tsDecl {
-	m := rr.tsm()
-	if d, ok := m.decls[id]; ok {
+func (dr *tsDeclReader) tsDecls(ctx context.Context, id int64) map[string][]tsDecl {
+	if d, ok := dr.decls[id]; ok {
 		return d
 	}
 	out := map[string][]tsDecl{}
-	text, _ := rr.text(ctx, id)
+	text, _ := dr.rr.text(ctx, id)
 	for n, l := range text {
 		if mm := tsTypeDecl.FindStringSubmatch(l); mm != nil {
 			out[mm[2]] = append(out[mm[2]], tsDecl{n, strings.TrimSuffix(mm[1], "*")})
 		}
 	}
-	m.decls[id] = out
+	dr.decls[id] = out
 	return out
 }
 
@@ -78,7 +56,7 @@ func (rr *refResolver) tsDecls(ctx context.Context, id int64) map[string][]tsDec
 // before line at) extends or implements, directly or through its bases,
 // each looked up in the file that declares or imports it; ok is false
 // when one of them is declared where the reader cannot follow.
-func (rr *refResolver) tsAncestors(ctx context.Context, id int64, typ string, at int) (map[string]bool, bool) {
+func (dr *tsDeclReader) tsAncestors(ctx context.Context, id int64, typ string, at int) (map[string]bool, bool) {
 	out := map[string]bool{}
 	ok := true
 	type node struct {
@@ -90,7 +68,7 @@ func (rr *refResolver) tsAncestors(ctx context.Context, id int64, typ string, at
 	for steps := 0; len(work) > 0 && steps < 32; steps++ {
 		n := work[len(work)-1]
 		work = work[:len(work)-1]
-		bases, found := rr.tsBases(ctx, n.id, n.typ, n.at)
+		bases, found := dr.tsBases(ctx, n.id, n.typ, n.at)
 		if !found {
 			ok = false
 			continue
@@ -100,7 +78,7 @@ func (rr *refResolver) tsAncestors(ctx context.Context, id int64, typ string, at
 				continue
 			}
 			out[b] = true
-			bid, bname, known := rr.tsDeclFile(ctx, n.id, b)
+			bid, bname, known := dr.tsDeclFile(ctx, n.id, b)
 			if !known {
 				ok = false
 				continue
@@ -115,16 +93,16 @@ func (rr *refResolver) tsAncestors(ctx context.Context, id int64, typ string, at
 // tsDeclFile returns the file declaring type (or value) name as seen
 // from file id, and its name there: id itself, or the repository file a
 // relative import names (through re-exports, "export *" included).
-func (rr *refResolver) tsDeclFile(ctx context.Context, id int64, name string) (int64, string, bool) {
-	return rr.tsDeclFrom(ctx, id, name, 0, true)
+func (dr *tsDeclReader) tsDeclFile(ctx context.Context, id int64, name string) (int64, string, bool) {
+	return dr.tsDeclFrom(ctx, id, name, 0, true)
 }
 
-func (rr *refResolver) tsDeclFrom(ctx context.Context, id int64, name string, depth int, imported bool) (int64, string, bool) {
-	if rr.tsDeclares(ctx, id, name) {
+func (dr *tsDeclReader) tsDeclFrom(ctx context.Context, id int64, name string, depth int, imported bool) (int64, string, bool) {
+	if dr.tsDeclares(ctx, id, name) {
 		return id, name, true
 	}
-	fi, err := rr.importsOf(ctx, id)
-	f := rr.files[id]
+	fi, err := dr.rr.importsOf(ctx, id)
+	f := dr.rr.files[id]
 	if err != nil || f == nil || depth > 6 {
 		return 0, "", false
 	}
@@ -139,9 +117,9 @@ func (rr *refResolver) tsDeclFrom(ctx context.Context, id int64, name string, de
 		}
 	}
 	for _, in := range next {
-		for _, p := range importFiles(f.Language, f.Path, in.module, rr.paths, rr.dirs) {
-			if g := rr.byPath[p]; g != nil {
-				if did, dn, ok := rr.tsDeclFrom(ctx, g.ID, in.name, depth+1, true); ok {
+		for _, p := range importFiles(f.Language, f.Path, in.module, dr.rr.paths, dr.rr.dirs) {
+			if g := dr.rr.byPath[p]; g != nil {
+				if did, dn, ok := dr.tsDeclFrom(ctx, g.ID, in.name, depth+1, true); ok {
 					return did, dn, true
 				}
 			}
@@ -152,9 +130,9 @@ func (rr *refResolver) tsDeclFrom(ctx context.Context, id int64, name string, de
 
 // tsForeign reports whether name is imported into file id from a module
 // outside the repository (a package's).
-func (rr *refResolver) tsForeign(ctx context.Context, id int64, name string) bool {
-	fi, err := rr.importsOf(ctx, id)
-	f := rr.files[id]
+func (dr *tsDeclReader) tsForeign(ctx context.Context, id int64, name string) bool {
+	fi, err := dr.rr.importsOf(ctx, id)
+	f := dr.rr.files[id]
 	if err != nil || f == nil {
 		return false
 	}
@@ -166,13 +144,13 @@ func (rr *refResolver) tsForeign(ctx context.Context, id int64, name string) boo
 		}
 		in = importedName{module: mod}
 	}
-	return !strings.HasPrefix(in.module, ".") && len(importFiles(f.Language, f.Path, in.module, rr.paths, rr.dirs)) == 0
+	return !strings.HasPrefix(in.module, ".") && len(importFiles(f.Language, f.Path, in.module, dr.rr.paths, dr.rr.dirs)) == 0
 }
 
 // tsDeclares reports whether file id declares a class, interface, alias
 // or variable named name.
-func (rr *refResolver) tsDeclares(ctx context.Context, id int64, name string) bool {
-	return len(rr.tsDecls(ctx, id)[name]) > 0
+func (dr *tsDeclReader) tsDeclares(ctx context.Context, id int64, name string) bool {
+	return len(dr.tsDecls(ctx, id)[name]) > 0
 }
 
 var tsTypeDecl = regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+|async\s+)?(class|interface|type|const|let|var|function\*?)\s+([\p{L}_$][\p{L}\p{N}_$]*)`)
@@ -184,8 +162,8 @@ var tsTypeDecl = regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:declare
 // the file declares no typ, or declares it in a way the reader does not
 // follow (a literal without a stated type, a mapped or conditional
 // type).
-func (rr *refResolver) tsBases(ctx context.Context, id int64, typ string, at int) (bases []string, found bool) {
-	decls := rr.tsDecls(ctx, id)[typ]
+func (dr *tsDeclReader) tsBases(ctx context.Context, id int64, typ string, at int) (bases []string, found bool) {
+	decls := dr.tsDecls(ctx, id)[typ]
 	if len(decls) == 0 {
 		return nil, false
 	}
@@ -195,17 +173,16 @@ func (rr *refResolver) tsBases(ctx context.Context, id int64, typ string, at int
 			n = d.line // the nearest before at
 		}
 	}
-	m := rr.tsm()
 	key := lineVar{id, n, typ}
-	if f, ok := m.bases[key]; ok {
+	if f, ok := dr.bases[key]; ok {
 		return f.names, f.found
 	}
-	text, err := rr.text(ctx, id)
+	text, err := dr.rr.text(ctx, id)
 	if err != nil {
 		return nil, false
 	}
 	bases, found = readTSBases(text, n, typ)
-	m.bases[key] = tsFound{bases, found}
+	dr.bases[key] = tsFound{bases, found}
 	return bases, found
 }
 
@@ -364,13 +341,12 @@ func tsSplitTop(s, seps string) []string {
 
 // tsBinds reports whether a file declares name (a variable, function,
 // class or parameter of that name anywhere in it).
-func (rr *refResolver) tsBinds(ctx context.Context, id int64, name string) bool {
-	m := rr.tsm()
+func (dr *tsDeclReader) tsBinds(ctx context.Context, id int64, name string) bool {
 	key := lineVar{id, 0, name}
-	if b, ok := m.binds[key]; ok {
+	if b, ok := dr.binds[key]; ok {
 		return b
 	}
-	text, _ := rr.text(ctx, id)
+	text, _ := dr.rr.text(ctx, id)
 	bound := false
 	for _, l := range text {
 		for _, at := range findUseOffsets(l, name) {
@@ -381,7 +357,7 @@ func (rr *refResolver) tsBinds(ctx context.Context, id int64, name string) bool 
 			}
 		}
 	}
-	m.binds[key] = bound
+	dr.binds[key] = bound
 	return bound
 }
 
@@ -390,19 +366,18 @@ var tsFieldMods = `(?:(?:public|private|protected|readonly|static|declare|overri
 // tsFieldType returns the type class cls (declared in file id) states
 // for its field f: "f: T", "private readonly f: T", a constructor's
 // parameter property, "f = new T(".
-func (rr *refResolver) tsFieldType(ctx context.Context, id int64, cls, f string) string {
-	m := rr.tsm()
+func (dr *tsDeclReader) tsFieldType(ctx context.Context, id int64, cls, f string) string {
 	key := lineVar{id, 0, cls + "." + f}
-	if t, ok := m.fields[key]; ok {
+	if t, ok := dr.fields[key]; ok {
 		return t
 	}
-	t := rr.readTSFieldType(ctx, id, cls, f)
-	m.fields[key] = t
+	t := dr.readTSFieldType(ctx, id, cls, f)
+	dr.fields[key] = t
 	return t
 }
 
-func (rr *refResolver) readTSFieldType(ctx context.Context, id int64, cls, f string) string {
-	text, err := rr.text(ctx, id)
+func (dr *tsDeclReader) readTSFieldType(ctx context.Context, id int64, cls, f string) string {
+	text, err := dr.rr.text(ctx, id)
 	if err != nil {
 		return ""
 	}
@@ -427,122 +402,12 @@ func (rr *refResolver) readTSFieldType(ctx context.Context, id int64, cls, f str
 	return ""
 }
 
-// tsValueType returns the type of a value the file declares at its top
-// level or imports from a file of the repository that declares it
-// ("export const v = new T(", "export const v: T ="), and the file the
-// type is written in; "" when nothing states it.
-func (rr *refResolver) tsValueType(ctx context.Context, id int64, v string) (string, int64) {
-	m := rr.tsm()
-	key := lineVar{id, 0, v}
-	if t, ok := m.values[key]; ok {
-		return t.typ, t.in
-	}
-	t, in := "", int64(0)
-	m.values[key] = tsValue{} // a value bound from itself states nothing
-	if did, name, ok := rr.tsDeclFile(ctx, id, v); ok {
-		text, _ := rr.text(ctx, did)
-		decl := regexp.MustCompile(`^(?:export\s+)?(?:const|let|var)\s+` + regexp.QuoteMeta(name) + `\s*(?::\s*([^=]+?)\s*=|=\s*new\s+([\p{L}_$][\p{L}\p{N}_$.]*))`)
-		for _, dl := range rr.tsDecls(ctx, did)[name] {
-			if mm := decl.FindStringSubmatch(text[dl.line]); mm != nil {
-				t, in = strings.TrimSpace(mm[1]+mm[2]), did
-				break
-			}
-			if t, in = rr.tsTopCallType(ctx, did, dl.line, name); t != "" {
-				break
-			}
-		}
-	}
-	m.values[key] = tsValue{t, in}
-	return t, in
-}
-
-// tsTypeOf returns the type stated for variable v at r (a parameter's,
-// a local's, a top-level or imported value's) and the file it is
-// written in.
-func (rr *refResolver) tsTypeOf(ctx context.Context, r *refLine, v string) (string, int64) {
-	m := rr.tsm()
-	key := lineVar{r.FileID, r.Line, v}
-	if t, ok := m.typeOf[key]; ok {
-		return t.typ, t.in
-	}
-	t, in := rr.readTSTypeOf(ctx, r, v)
-	m.typeOf[key] = tsValue{t, in}
-	return t, in
-}
-
-func (rr *refResolver) readTSTypeOf(ctx context.Context, r *refLine, v string) (string, int64) {
-	if t := rr.typeOf(ctx, r, v); t != "" {
-		return rr.tsWithArgs(ctx, r, v, t), r.FileID
-	}
-	if t := rr.tsParamLiteral(ctx, r, v); t != "" {
-		return t, r.FileID
-	}
-	if t, in := rr.tsInferred(ctx, r, v); t != "" {
-		return t, in
-	}
-	if t, in := rr.tsBoundType(ctx, r, v); t != "" {
-		return t, in
-	}
-	if t, in := rr.tsOuterParam(ctx, r, v); t != "" {
-		return t, in
-	}
-	return rr.tsValueType(ctx, r.FileID, v)
-}
-
 var (
 	tsChainExpr = `[\p{L}_$][\p{L}\p{N}_$]*(?:(?:\??\.|!\.)[\p{L}_$][\p{L}\p{N}_$]*)*`
 	tsChainEnd  = regexp.MustCompile(`(?:^|[^\p{L}\p{N}_$.?!])(` + tsChainExpr + `)$`)
 	tsChainSep  = regexp.MustCompile(`[?!]?\.`)
 	tsIterators = `(?:map|forEach|filter|find|findLast|some|every|flatMap)`
 )
-
-// tsInferred returns the type of v at r when v is bound by a statement
-// the reader follows without a stated type, looking back from r in its
-// enclosing function: a local set from a chain of members ("const v =
-// a.b.c;"), or the first parameter of a callback an array's iteration
-// method is given ("a.b.map((v) =>"), an element of the array's stated
-// type ("T[]", "Array<T>").
-func (rr *refResolver) tsInferred(ctx context.Context, r *refLine, v string) (string, int64) {
-	m := rr.tsm()
-	if m.depth > 4 {
-		return "", 0 // a chain of locals each set from the next
-	}
-	m.depth++
-	defer func() { m.depth-- }()
-	text, err := rr.text(ctx, r.FileID)
-	if err != nil || r.EnclStart < 1 || r.Line > len(text) {
-		return "", 0
-	}
-	q := regexp.QuoteMeta(v)
-	local := regexp.MustCompile(`^\s*(?:const|let|var)\s+` + q + `\s*=\s*(` + tsChainExpr + `)\s*;?\s*$`)
-	callback := regexp.MustCompile(`\.` + tsIterators + `\(\s*(?:async\s+)?(?:\(\s*` + q + `\s*[,)]|` + q + `\s*=>)`)
-	// A callback's parameter may be bound above the enclosing symbol (a
-	// function nested in the callback): its block must still be open at r.
-	for n := r.Line; n >= 1 && n > r.Line-200; n-- {
-		l := stripComment(text[n-1])
-		if n < r.Line && n >= r.EnclStart {
-			if mm := local.FindStringSubmatch(l); mm != nil {
-				t, in, _ := rr.tsChainType(ctx, r, tsChainSep.Split(mm[1], -1))
-				return t, in
-			}
-		}
-		if loc := callback.FindStringIndex(l); loc != nil && openThrough(text, n, loc[0]+strings.IndexByte(l[loc[0]:], '(')+1, r.Line) {
-			recv := tsChainEnd.FindStringSubmatch(l[:loc[0]])
-			if recv == nil {
-				return "", 0
-			}
-			t, in, _ := rr.tsChainType(ctx, r, tsChainSep.Split(recv[1], -1))
-			return tsElement(t), in
-		}
-		if t, in := rr.tsCallbackParam(ctx, r, text, n, l, v); t != "" {
-			return t, in
-		}
-		if n < r.Line && declaresName(l, v) {
-			return "", 0 // bound otherwise
-		}
-	}
-	return "", 0
-}
 
 // openThrough reports whether the bracket opened just before offset at
 // of line n (1-based) is still open at the start of line end.
@@ -572,88 +437,6 @@ func openThrough(text []string, n, at, end int) bool {
 // tsArrowParams matches an arrow function's parameter list: "(a, b) =>",
 // "async (a: T) =>", "a =>".
 var tsArrowParams = regexp.MustCompile(`(?:async\s*)?(?:\(([^()]*)\)(?:\s*:\s*[^=()]+)?|([\p{L}_$][\p{L}\p{N}_$]*))\s*=>`)
-
-// tsCallbackParam returns the type of v when line n (l, its text
-// without a comment) starts an arrow function taking v that is passed
-// to a function of the repository whose parameter states a function
-// type ("fn(cb: (x: T) => R)" gives the callback's first parameter T),
-// and the arrow's call is still open at r.
-func (rr *refResolver) tsCallbackParam(ctx context.Context, r *refLine, text []string, n int, l, v string) (string, int64) {
-	for _, m := range tsArrowParams.FindAllStringSubmatchIndex(l, -1) {
-		list := l[max(m[2], 0):max(m[3], 0)]
-		if m[4] >= 0 {
-			list = l[m[4]:m[5]]
-		}
-		j := -1
-		for i, p := range tsSplitTop(list, ",") {
-			if name, _, _ := strings.Cut(strings.TrimSpace(p), ":"); strings.TrimSpace(strings.TrimSuffix(name, "?")) == v {
-				j = i
-			}
-		}
-		if j < 0 {
-			continue
-		}
-		before := strings.TrimRight(l[:m[0]], " \t")
-		open, _ := callOpen(before)
-		body := m[1] + len(l[m[1]:]) - len(strings.TrimLeft(l[m[1]:], " \t"))
-		switch {
-		case strings.HasPrefix(l[body:], "{"):
-			if !openThrough(text, n, body+1, r.Line) {
-				continue // the arrow's block closed before r
-			}
-		case n != r.Line && (open < 0 || !openThrough(text, n, open+1, r.Line)):
-			continue // an expression body: r must be in it
-		}
-		var t string
-		fid := r.FileID
-		if open >= 0 {
-			t, fid = rr.tsArgType(ctx, r.FileID, l[:m[0]])
-		} else if lastWord(before) == "return" && n >= r.EnclStart {
-			t = rr.tsReturnType(ctx, r, n) // the function returns the arrow
-		} else if mm := typedVar.FindStringSubmatch(strings.TrimSuffix(before, "=")); mm != nil && strings.HasSuffix(before, "=") {
-			t = mm[1] // const f: F = (x) =>
-		}
-		if params, in := rr.tsFuncParams(ctx, fid, t); j < len(params) {
-			return params[j], in
-		}
-	}
-	return "", 0
-}
-
-// tsFuncParams returns the stated types of the parameters of function
-// type t written in file id ("(a: A, b: B) => R", or an alias of one),
-// and the file they are written in; nil for another type.
-func (rr *refResolver) tsFuncParams(ctx context.Context, id int64, t string) ([]string, int64) {
-	t = strings.TrimSpace(t)
-	if strings.HasPrefix(t, "(") {
-		return funcTypeParams(t), id
-	}
-	name := leadingTypeName(t)
-	if name == "" || strings.Contains(name, ".") {
-		return nil, 0
-	}
-	did, dname, ok := rr.tsDeclFile(ctx, id, name)
-	if !ok {
-		return nil, 0
-	}
-	text, err := rr.text(ctx, did)
-	decls := rr.tsDecls(ctx, did)[dname]
-	if err != nil || len(decls) == 0 || decls[0].kind != "type" {
-		return nil, 0
-	}
-	var b strings.Builder
-	for k := decls[0].line; k < len(text) && k < decls[0].line+40; k++ {
-		b.WriteString(stripComment(text[k]))
-		b.WriteByte(' ')
-	}
-	h := b.String()
-	h = skipTypeArgs(strings.TrimSpace(h[strings.Index(h, dname)+len(dname):]))
-	rhs, found := strings.CutPrefix(strings.TrimSpace(h), "=")
-	if !found {
-		return nil, 0
-	}
-	return funcTypeParams(strings.TrimSpace(rhs)), did
-}
 
 // funcTypeParams returns the stated types of the parameters of function
 // type t ("(a: A, b: B) => R"), nil for another type.
@@ -703,26 +486,6 @@ func declaresName(line, name string) bool {
 	return false
 }
 
-// tsParamLiteral returns the type literal stated for parameter v of r's
-// enclosing function ("v: { a: string; b: T }", over several lines too),
-// "" when v is no parameter of it or states another type.
-func (rr *refResolver) tsParamLiteral(ctx context.Context, r *refLine, v string) string {
-	text, err := rr.text(ctx, r.FileID)
-	if err != nil || r.EnclStart < 1 || r.EnclStart > len(text) {
-		return ""
-	}
-	sig := signatureText(text, r.EnclStart, r.EnclName).text
-	m := regexp.MustCompile(`[(,]\s*` + regexp.QuoteMeta(v) + `\??\s*:\s*\{`).FindStringIndex(sig)
-	if m == nil || strings.Count(sig[:m[0]+1], "(")-strings.Count(sig[:m[0]+1], ")") != 1 {
-		return "" // not the function's own parameter list
-	}
-	open := m[1] - 1
-	if end := closingBracket(sig, open); end > 0 {
-		return sig[open : end+1]
-	}
-	return ""
-}
-
 // closingBracket returns the offset of the bracket closing the one at
 // open of s ('(' or '{'), -1 when s ends first.
 func closingBracket(s string, open int) int {
@@ -749,24 +512,23 @@ func closingBracket(s string, open int) int {
 // tsParams returns the stated types of the parameters of function fn
 // (of class fn's constructor, when ctor) declared in file id, "" for a
 // parameter without one.
-func (rr *refResolver) tsParams(ctx context.Context, id int64, fn string, ctor bool) []string {
-	m := rr.tsm()
+func (dr *tsDeclReader) tsParams(ctx context.Context, id int64, fn string, ctor bool) []string {
 	key := lineVar{id, map[bool]int{true: 1}[ctor], fn}
-	if p, ok := m.params[key]; ok {
+	if p, ok := dr.params[key]; ok {
 		return p
 	}
-	p := rr.readTSParams(ctx, id, fn, ctor)
-	m.params[key] = p
+	p := dr.readTSParams(ctx, id, fn, ctor)
+	dr.params[key] = p
 	return p
 }
 
-func (rr *refResolver) readTSParams(ctx context.Context, id int64, fn string, ctor bool) []string {
-	text, err := rr.text(ctx, id)
+func (dr *tsDeclReader) readTSParams(ctx context.Context, id int64, fn string, ctor bool) []string {
+	text, err := dr.rr.text(ctx, id)
 	if err != nil {
 		return nil
 	}
 	declared := regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\*?\s+` + regexp.QuoteMeta(fn) + `\b|(?:const|let|var)\s+` + regexp.QuoteMeta(fn) + `\s*=\s*(?:async\s*)?(?:<[^>]*>\s*)?\(|(?:abstract\s+)?class\s+` + regexp.QuoteMeta(fn) + `\b)`)
-	for _, dl := range rr.tsDecls(ctx, id)[fn] {
+	for _, dl := range dr.tsDecls(ctx, id)[fn] {
 		n, l := dl.line, text[dl.line]
 		if !declared.MatchString(l) {
 			continue
@@ -820,201 +582,9 @@ func (rr *refResolver) readTSParams(ctx context.Context, id int64, fn string, ct
 	return nil
 }
 
-// tsReturnType returns the return type stated by r's enclosing function
-// for a return statement on line n directly in its body (not in a
-// function nested in it), "" when none is stated.
-func (rr *refResolver) tsReturnType(ctx context.Context, r *refLine, n int) string {
-	text, err := rr.text(ctx, r.FileID)
-	if err != nil || r.EnclStart < 1 || r.EnclStart > len(text) || n > len(text) {
-		return ""
-	}
-	sig := signatureText(text, r.EnclStart, r.EnclName)
-	i := strings.Index(sig.text, r.EnclName)
-	if i < 0 {
-		return ""
-	}
-	o := strings.Index(sig.text[i:], "(")
-	if o < 0 {
-		return ""
-	}
-	rest, d := sig.text[i+o:], 0
-	for k := 0; k < len(rest); k++ {
-		switch rest[k] {
-		case '(':
-			d++
-		case ')':
-			d--
-			if d == 0 {
-				rest = rest[k+1:]
-				k = len(rest)
-			}
-		}
-	}
-	rest = strings.TrimSpace(rest)
-	if !strings.HasPrefix(rest, ":") {
-		return ""
-	}
-	// Only a return in the function's own body: no block opened by a
-	// nested function is still open at line n.
-	var nested []bool
-	for k := sig.end; k < n; k++ {
-		l := stripComment(text[k-1])
-		for i := 0; i < len(l); i++ {
-			switch l[i] {
-			case '{':
-				nested = append(nested, strings.Contains(l[:i], "=>") || strings.Contains(l[:i], "function"))
-			case '}':
-				if len(nested) > 0 {
-					nested = nested[:len(nested)-1]
-				}
-			}
-		}
-	}
-	for _, f := range nested[min(1, len(nested)):] {
-		if f {
-			return ""
-		}
-	}
-	return strings.TrimSpace(rest[1:])
-}
-
-// tsChainType returns the type of the value chain names (x.f.g), root
-// first, from the types the text states at r: the root's (a parameter's,
-// a local's, an imported value's, the enclosing class for "this"), then
-// each member's as its type declares it. foreign reports a step through a
-// package's type (its members are the package's); "" when a step states
-// nothing the reader follows.
-func (rr *refResolver) tsChainType(ctx context.Context, r *refLine, chain []string) (typ string, in int64, foreign bool) {
-	switch root := chain[0]; root {
-	case "super":
-		return "", 0, false
-	case "this":
-		types := rr.enclosingTypes(r)
-		if len(types) == 0 {
-			return "", 0, false
-		}
-		typ, in = types[len(types)-1], r.FileID
-	default:
-		typ, in = rr.tsTypeOf(ctx, r, root)
-	}
-	for _, m := range chain[1:] {
-		if typ == "" {
-			return "", 0, false
-		}
-		typ, in, foreign = rr.tsMemberType(ctx, in, typ, m)
-		if foreign {
-			return "", 0, true
-		}
-		if mm := tsIndexedAccess.FindStringSubmatch(strings.TrimSpace(typ)); mm != nil {
-			typ, in, foreign = rr.tsMemberType(ctx, in, mm[1], mm[2]) // T['k']: T's member k
-			if foreign {
-				return "", 0, true
-			}
-		}
-	}
-	return typ, in, false
-}
-
 // tsIndexedAccess matches an indexed access type by a quoted key:
 // T['k'], T<A>["k"].
 var tsIndexedAccess = regexp.MustCompile(`^([\p{L}_$][\p{L}\p{N}_$.]*(?:<[^\[\]]*>)?)\[['"]([\p{L}_$][\p{L}\p{N}_$]*)['"]\]$`)
-
-// tsMemberType returns the type that type typ (written in file id)
-// states for its member m, and the file it is written in: a class's
-// field, an interface's or a type literal alias's property signature,
-// looked up through the type's bases. A type literal gives "{". foreign
-// reports that typ is a package's type.
-func (rr *refResolver) tsMemberType(ctx context.Context, id int64, typ, m string) (string, int64, bool) {
-	mm := rr.tsm()
-	key := lineVar{id, 0, typ + "\x00" + m}
-	if t, ok := mm.member[key]; ok {
-		return t.typ, t.in, t.foreign
-	}
-	t, in, foreign := rr.readTSMemberType(ctx, id, typ, m)
-	mm.member[key] = tsMember{t, in, foreign}
-	return t, in, foreign
-}
-
-func (rr *refResolver) readTSMemberType(ctx context.Context, id int64, typ, m string) (string, int64, bool) {
-	typ = tsUnwrap(strings.TrimSpace(typ))
-	if strings.HasPrefix(typ, "{") {
-		return tsLiteralMember(typ, m), id, false
-	}
-	name := leadingTypeName(typ)
-	if name == "" || strings.ContainsAny(skipTypeArgs(strings.TrimSpace(typ[len(name):])), "[|&") {
-		return "", 0, false // an array, an indexed access, a union: not one type's member
-	}
-	if qual, _, dotted := strings.Cut(name, "."); dotted {
-		return "", 0, rr.tsForeign(ctx, id, qual)
-	}
-	work := []tsValue{{name, id}}
-	seen := map[string]bool{}
-	for steps := 0; len(work) > 0 && steps < 16; steps++ {
-		n := work[0]
-		work = work[1:]
-		did, dname, known := rr.tsDeclFile(ctx, n.in, n.typ)
-		if u := rr.tsConstraint(ctx, n.in, n.typ); !known && u != "" && steps == 0 {
-			work = append(work, tsValue{u, n.in}) // a type parameter: its constraint's members
-			continue
-		}
-		if !known {
-			if steps == 0 && rr.tsOutside(ctx, n.in, n.typ) {
-				return "", 0, true
-			}
-			continue
-		}
-		if seen[dname] {
-			continue
-		}
-		seen[dname] = true
-		t := rr.tsFieldType(ctx, did, dname, m)
-		if t == "" {
-			t = rr.tsPropertyType(ctx, did, dname, m)
-		}
-		if t != "" && steps == 0 {
-			t, tin := rr.tsGivenMember(ctx, id, typ, did, dname, t)
-			return t, tin, false
-		}
-		if t != "" {
-			return t, did, false
-		}
-		bases, _ := rr.tsBases(ctx, did, dname, 0)
-		if len(bases) > 1 && rr.tsDecls(ctx, did)[dname][0].kind == "type" && !rr.tsIntersection(ctx, did, dname) {
-			// A union's (or an intersection's) members: one type only when
-			// every member states the same one.
-			t, tin := rr.tsCommonMember(ctx, did, bases, m)
-			if t != "" {
-				return t, tin, false
-			}
-			continue
-		}
-		for _, b := range bases {
-			work = append(work, tsValue{b, did})
-		}
-	}
-	return "", 0, false
-}
-
-// tsCommonMember returns the type every one of types (written in file
-// id) states for member m, "" when one states none or they differ.
-func (rr *refResolver) tsCommonMember(ctx context.Context, id int64, types []string, m string) (string, int64) {
-	mm := rr.tsm()
-	if mm.depth > 4 {
-		return "", 0
-	}
-	mm.depth++
-	defer func() { mm.depth-- }()
-	var typ string
-	var in int64
-	for i, b := range types {
-		t, tin, foreign := rr.tsMemberType(ctx, id, b, m)
-		if t == "" || foreign || i > 0 && (t != typ || tin != in) {
-			return "", 0
-		}
-		typ, in = t, tin
-	}
-	return typ, in
-}
 
 // tsUnwrap drops the library's wrappers a value's members pass through
 // (Partial<T>, Readonly<T>) and a trailing "| undefined" or "| null".
@@ -1043,7 +613,7 @@ func tsUnwrap(typ string) string {
 // tsLiteralMember returns the type type literal lit states for its
 // member m ("{" for a literal in it), "" when it declares none.
 func tsLiteralMember(lit, m string) string {
-	body := strings.TrimSpace(lit)
+	body := strings.TrimSpace(tsStripBlockComments(lit))
 	if !strings.HasSuffix(body, "}") {
 		return "" // the literal goes on past its first line: not read
 	}
@@ -1063,9 +633,9 @@ func tsLiteralMember(lit, m string) string {
 // tsPropertyType returns the type interface or alias typ (declared in
 // file id) states for its property m directly in its body ("m: T;",
 // "m?: T"), "{" for a type literal opened on the line.
-func (rr *refResolver) tsPropertyType(ctx context.Context, id int64, typ, m string) string {
-	decls := rr.tsDecls(ctx, id)[typ]
-	text, err := rr.text(ctx, id)
+func (dr *tsDeclReader) tsPropertyType(ctx context.Context, id int64, typ, m string) string {
+	decls := dr.tsDecls(ctx, id)[typ]
+	text, err := dr.rr.text(ctx, id)
 	if len(decls) == 0 || err != nil {
 		return ""
 	}
@@ -1090,4 +660,316 @@ func (rr *refResolver) tsPropertyType(ctx context.Context, id int64, typ, m stri
 		}
 	}
 	return ""
+}
+
+// tsGlobalRoot reports whether root names a runtime global the file does
+// not bind itself.
+func (dr *tsDeclReader) tsGlobalRoot(ctx context.Context, r *refLine, root string) (bool, error) {
+	if !tsGlobals[root] {
+		return false, nil
+	}
+	fi, err := dr.rr.importsOf(ctx, r.FileID)
+	if err != nil {
+		return false, err
+	}
+	if _, ok := fi.modules[root]; ok {
+		return false, nil
+	}
+	if _, ok := fi.names[root]; ok {
+		return false, nil
+	}
+	return !dr.tsBinds(ctx, r.FileID, root), nil
+}
+
+// tsOutside reports whether type name, as file id sees it, is not the
+// repository's: imported from a package, or the runtime's.
+func (dr *tsDeclReader) tsOutside(ctx context.Context, id int64, name string) bool {
+	return dr.tsForeign(ctx, id, name) || dr.tsRuntimeType(ctx, id, name)
+}
+
+// tsRuntimeType reports whether type name, written in file id, is one the
+// runtime declares (lib.d.ts: URL, Request, AbortController, Headers): the
+// file neither declares nor imports it, it is no type parameter of the
+// file, and no definition of the repository has the name. Its members are
+// the runtime's, never the repository's.
+func (dr *tsDeclReader) tsRuntimeType(ctx context.Context, id int64, name string) bool {
+	if name == "" || !unicode.IsUpper(rune(name[0])) || strings.Contains(name, ".") || dr.rr.named == nil {
+		return false
+	}
+	key := lineVar{id, 0, name}
+	if v, ok := dr.runtime[key]; ok {
+		return v
+	}
+	v := dr.readTSRuntimeType(ctx, id, name)
+	dr.runtime[key] = v
+	return v
+}
+
+func (dr *tsDeclReader) readTSRuntimeType(ctx context.Context, id int64, name string) bool {
+	fi, here := dr.tsNamedHere(ctx, id, name)
+	if here {
+		return false
+	}
+	for _, s := range fi.star {
+		if !strings.HasPrefix(s, ".") {
+			return false // a package's names, unread
+		}
+	}
+	text, err := dr.rr.text(ctx, id)
+	if err != nil {
+		return false
+	}
+	tparam := regexp.MustCompile(`[<,]\s*` + regexp.QuoteMeta(name) + `\s*(?:extends\b|[,>=])|\binfer\s+` + regexp.QuoteMeta(name) + `\b`)
+	for _, l := range text {
+		if strings.Contains(l, name) && tparam.MatchString(l) {
+			return false // a type parameter (of a generic, or inferred)
+		}
+	}
+	defs, err := dr.rr.named(ctx, name)
+	return err == nil && len(defs) == 0
+}
+
+// tsOutsideValue reports whether value name, at r, is not the
+// repository's: imported from a package, or a runtime global (JSON,
+// fetch, setTimeout) that the file does not bind and no definition of the
+// repository is named.
+func (dr *tsDeclReader) tsOutsideValue(ctx context.Context, r *refLine, name string) bool {
+	if dr.tsForeign(ctx, r.FileID, name) {
+		return true
+	}
+	if g, err := dr.tsGlobalRoot(ctx, r, name); err == nil && g {
+		return true
+	}
+	if _, here := dr.tsNamedHere(ctx, r.FileID, name); here || dr.rr.named == nil || dr.tsBinds(ctx, r.FileID, name) {
+		return false
+	}
+	key := lineVar{r.FileID, -1, name}
+	if v, ok := dr.runtime[key]; ok {
+		return v
+	}
+	v := !dr.tsMayBind(ctx, r.FileID, name)
+	if v {
+		defs, err := dr.rr.named(ctx, name)
+		v = err == nil && len(defs) == 0
+	}
+	dr.runtime[key] = v
+	return v
+}
+
+// tsMayBind reports whether file id may bind name anywhere: an
+// occurrence written where a binding is (after a bracket, a comma or
+// nothing, before ':', '=', ',' or a closing bracket), such as a parameter
+// on a line of its own, or a destructured name.
+func (dr *tsDeclReader) tsMayBind(ctx context.Context, id int64, name string) bool {
+	text, err := dr.rr.text(ctx, id)
+	if err != nil {
+		return true
+	}
+	for _, l := range text {
+		for _, at := range findUseOffsets(l, name) {
+			before := strings.TrimRight(l[:at], " \t")
+			after := strings.TrimLeft(l[at+len(name):], " \t?")
+			if (before == "" || strings.ContainsAny(before[len(before)-1:], "([{,")) && (after == "" || strings.ContainsAny(after[:1], ":=,)]}")) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// tsIntersection reports whether alias typ, declared in file id, is an
+// intersection at its top level (A & B & {…}, no '|' outside brackets):
+// its members are those of any part, the first part stating one giving
+// its type.
+func (dr *tsDeclReader) tsIntersection(ctx context.Context, id int64, typ string) bool {
+	rhs, ok := dr.tsDeclRHS(ctx, id, typ, "type")
+	return ok && len(tsSplitTop(rhs, "|")) == 1 && len(tsSplitTop(rhs, "&")) > 1
+}
+
+// tsDeclRHS returns the right-hand side of the first declaration of name
+// in file id when it is of kind ("type" for an alias, "const"): its
+// statement joined over its lines up to its ';' (or, without one, where
+// its brackets close and no '&' or '|' continues it), 40 lines at most,
+// the trailing ';' dropped.
+func (dr *tsDeclReader) tsDeclRHS(ctx context.Context, id int64, name, kind string) (string, bool) {
+	decls := dr.tsDecls(ctx, id)[name]
+	text, err := dr.rr.text(ctx, id)
+	if err != nil || len(decls) == 0 || decls[0].kind != kind {
+		return "", false
+	}
+	var b strings.Builder
+	for k := decls[0].line; k < len(text) && k < decls[0].line+40; k++ {
+		l := strings.TrimSpace(stripComment(text[k]))
+		b.WriteString(l)
+		b.WriteByte(' ')
+		next := ""
+		if k+1 < len(text) {
+			next = strings.TrimSpace(text[k+1])
+		}
+		h := b.String()
+		closed := strings.Count(h, "{")+strings.Count(h, "(")+strings.Count(h, "[") <= strings.Count(h, "}")+strings.Count(h, ")")+strings.Count(h, "]") &&
+			strings.Count(h, "<") <= strings.Count(h, ">")-strings.Count(h, "=>")
+		// A statement goes on past a line ending in an operator, before a
+		// line opening with one (a conditional type's "?" and ":" too), and
+		// while a bracket is open (a type literal's members end in ';').
+		if closed && (strings.HasSuffix(l, ";") || l != "" && !strings.ContainsAny(l[len(l)-1:], "&|=?:") && (next == "" || !strings.ContainsAny(next[:1], "&|?:"))) {
+			break
+		}
+	}
+	h := b.String()
+	h = skipTypeArgs(strings.TrimSpace(h[strings.Index(h, name)+len(name):]))
+	rhs, ok := strings.CutPrefix(strings.TrimSpace(h), "=")
+	return strings.TrimSuffix(strings.TrimSpace(rhs), ";"), ok
+}
+
+// tsSymbolAt returns the definition of qualified name qual (its last
+// part name) in file id, nil when the index holds none.
+func (dr *tsDeclReader) tsSymbolAt(ctx context.Context, id int64, qual, name string) *refDef {
+	key := lineVar{id, 0, qual}
+	if d, ok := dr.syms[key]; ok {
+		return d
+	}
+	var found *refDef
+	if defs, err := dr.rr.named(ctx, name); err == nil {
+		for i := range defs {
+			if defs[i].u.FileID == id && defs[i].u.Qualname == qual {
+				found = &defs[i]
+				break
+			}
+		}
+	}
+	dr.syms[key] = found
+	return found
+}
+
+// tsConstraint returns the constraint U every declaration of type
+// parameter name in file id states ("<T extends U>", the same U each
+// time), "" when one states none or they differ: a value of T has U's
+// members.
+func (dr *tsDeclReader) tsConstraint(ctx context.Context, id int64, name string) string {
+	key := lineVar{id, 0, name}
+	if u, ok := dr.bounds[key]; ok {
+		return u
+	}
+	u := ""
+	text, err := dr.rr.text(ctx, id)
+	if err == nil && !dr.tsDeclares(ctx, id, name) {
+		decl := regexp.MustCompile(`[<,]\s*` + regexp.QuoteMeta(name) + `\s*(extends\s+([\p{L}_$][\p{L}\p{N}_$.]*(?:<[^<>]*>)?)\s*)?[,>=]`)
+		seen := false
+		for _, l := range text {
+			if !strings.Contains(l, name) {
+				continue
+			}
+			for _, mm := range decl.FindAllStringSubmatch(l, -1) {
+				if mm[2] == "" || seen && mm[2] != u {
+					dr.bounds[key] = ""
+					return ""
+				}
+				u, seen = mm[2], true
+			}
+		}
+	}
+	dr.bounds[key] = u
+	return u
+}
+
+// tsNamedHere reports whether file id declares, imports or re-exports
+// name (true as well when its imports cannot be read), with its imports.
+func (dr *tsDeclReader) tsNamedHere(ctx context.Context, id int64, name string) (*fileImports, bool) {
+	fi, err := dr.rr.importsOf(ctx, id)
+	if err != nil {
+		return nil, true
+	}
+	_, imported := fi.names[name]
+	_, module := fi.modules[name]
+	_, reexported := fi.reexports[name]
+	return fi, imported || module || reexported || dr.tsDeclares(ctx, id, name)
+}
+
+// tsOwnCallSignature reads the call signature interface typ (declared in
+// file id) states directly in its body.
+func (dr *tsDeclReader) tsOwnCallSignature(ctx context.Context, id int64, typ string) ([]string, bool) {
+	decls := dr.tsDecls(ctx, id)[typ]
+	text, err := dr.rr.text(ctx, id)
+	if err != nil || len(decls) == 0 || decls[0].kind != "interface" {
+		return nil, false
+	}
+	depth, opened := 0, false
+	for k := decls[0].line; k < len(text) && k < decls[0].line+400; k++ {
+		l := strings.TrimSpace(stripComment(text[k]))
+		if depth == 1 && opened && strings.HasPrefix(skipTypeArgs(l), "(") {
+			sig := skipTypeArgs(l)
+			for j := k + 1; closingBracket(sig, 0) < 0 && j < len(text) && j < k+20; j++ {
+				sig += " " + strings.TrimSpace(stripComment(text[j]))
+			}
+			end := closingBracket(sig, 0)
+			if end < 0 || !strings.HasPrefix(strings.TrimSpace(sig[end+1:]), ":") {
+				return nil, false
+			}
+			var out []string
+			for _, p := range tsSplitTop(sig[1:end], ",") {
+				_, pt, _ := strings.Cut(p, ":")
+				out = append(out, strings.TrimSpace(pt))
+			}
+			return out, true
+		}
+		depth += strings.Count(l, "{") - strings.Count(l, "}")
+		opened = opened || strings.Contains(l, "{")
+		if opened && depth <= 0 {
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// tsIdentityMap matches a mapped type that copies every member of the
+// type parameter it names: "{ [K in keyof T]: T[K] }".
+var tsIdentityMap = regexp.MustCompile(`\[\s*([\p{L}_$][\p{L}\p{N}_$]*)\s+in\s+keyof\s+([\p{L}_$][\p{L}\p{N}_$]*)\s*\]\s*\??\s*:\s*([\p{L}_$][\p{L}\p{N}_$]*)\s*\[\s*([\p{L}_$][\p{L}\p{N}_$]*)\s*\]`)
+
+// tsMappedArg returns the type argument of typ (written in file id)
+// whose members typ has when typ names an alias of the repository that
+// maps one of its type parameters' members onto themselves
+// ("type Simplify<T> = { [K in keyof T]: T[K] }", under a condition or
+// not); ok is false for another type.
+func (dr *tsDeclReader) tsMappedArg(ctx context.Context, id int64, typ string) (string, bool) {
+	name, args := tsTypeArgs(typ)
+	if len(args) == 0 || strings.Contains(name, ".") || tsWrappers[name] {
+		return "", false
+	}
+	did, dname, ok := dr.tsDeclFile(ctx, id, name)
+	if !ok {
+		return "", false
+	}
+	rhs, ok := dr.tsDeclRHS(ctx, did, dname, "type")
+	if !ok {
+		return "", false
+	}
+	params := dr.tsDeclParams(ctx, did, dname)
+	for _, m := range tsIdentityMap.FindAllStringSubmatch(rhs, -1) {
+		if m[1] != m[4] || m[2] != m[3] {
+			continue
+		}
+		for i, p := range params {
+			if p == m[2] && i < len(args) {
+				return args[i], true
+			}
+		}
+	}
+	return "", false
+}
+
+// tsStripBlockComments returns s without its block comments ("/** … */"
+// in a type joined from several lines).
+func tsStripBlockComments(s string) string {
+	for {
+		i := strings.Index(s, "/*")
+		if i < 0 {
+			return s
+		}
+		j := strings.Index(s[i+2:], "*/")
+		if j < 0 {
+			return s[:i]
+		}
+		s = s[:i] + " " + s[i+2+j+2:]
+	}
 }

@@ -44,9 +44,9 @@ func tsParamNames(s string) []string {
 
 // tsDeclParams returns the type parameters declaration name in file id
 // states ("type R<T> =", "class C<T extends X> {", "interface I<T>").
-func (rr *refResolver) tsDeclParams(ctx context.Context, id int64, name string) []string {
-	decls := rr.tsDecls(ctx, id)[name]
-	text, err := rr.text(ctx, id)
+func (dr *tsDeclReader) tsDeclParams(ctx context.Context, id int64, name string) []string {
+	decls := dr.tsDecls(ctx, id)[name]
+	text, err := dr.rr.text(ctx, id)
 	if err != nil || len(decls) == 0 {
 		return nil
 	}
@@ -101,13 +101,13 @@ func tsSubst(t string, params, args []string) string {
 // type arguments, is a tuple or a union of tuples whose elements i are
 // one type beside undefined and null ("type R<T> = [undefined, T] |
 // [Error, undefined]", element 1 of R<Info> is Info).
-func (rr *refResolver) tsAliasTupleElement(ctx context.Context, id int64, t string, i int) (string, int64) {
+func (te *tsTypeEval) tsAliasTupleElement(ctx context.Context, id int64, t string, i int) (string, int64) {
 	name, args := tsTypeArgs(tsUnwrap(t))
-	rhs, did, dname, ok := rr.tsAliasRHS(ctx, id, name)
+	rhs, did, dname, ok := te.decl.tsAliasRHS(ctx, id, name)
 	if !ok {
 		return "", 0
 	}
-	rhs = tsSubst(rhs, rr.tsDeclParams(ctx, did, dname), args)
+	rhs = tsSubst(rhs, te.decl.tsDeclParams(ctx, did, dname), args)
 	one := ""
 	for _, part := range tsSplitTop(rhs, "|") {
 		e := tsTupleElement(strings.TrimSpace(part), i)
@@ -131,15 +131,15 @@ func (rr *refResolver) tsAliasTupleElement(ctx context.Context, id int64, t stri
 // tsAliasRHS returns the right-hand side of the alias of the repository
 // that name (a type written in file id) names, the file it is declared
 // in and its name there.
-func (rr *refResolver) tsAliasRHS(ctx context.Context, id int64, name string) (rhs string, did int64, dname string, ok bool) {
+func (dr *tsDeclReader) tsAliasRHS(ctx context.Context, id int64, name string) (rhs string, did int64, dname string, ok bool) {
 	if name == "" || strings.Contains(name, ".") {
 		return "", 0, "", false
 	}
-	did, dname, ok = rr.tsDeclFile(ctx, id, name)
+	did, dname, ok = dr.tsDeclFile(ctx, id, name)
 	if !ok {
 		return "", 0, "", false
 	}
-	rhs, ok = rr.tsDeclRHS(ctx, did, dname, "type")
+	rhs, ok = dr.tsDeclRHS(ctx, did, dname, "type")
 	return rhs, did, dname, ok
 }
 
@@ -185,7 +185,7 @@ func tsMethod(m string) *regexp.Regexp {
 // tsMethodReturn returns the result type that class or interface typ
 // (written in file id) states for its method m, looked up through its
 // bases, and the file it is written in; "" when nothing states it.
-func (rr *refResolver) tsMethodReturn(ctx context.Context, id int64, typ, m string) (string, int64) {
+func (te *tsTypeEval) tsMethodReturn(ctx context.Context, id int64, typ, m string) (string, int64) {
 	name := leadingTypeName(tsUnwrap(strings.TrimSpace(typ)))
 	if name == "" || strings.Contains(name, ".") {
 		return "", 0
@@ -196,13 +196,13 @@ func (rr *refResolver) tsMethodReturn(ctx context.Context, id int64, typ, m stri
 	for steps := 0; len(work) > 0 && steps < 8; steps++ {
 		n := work[0]
 		work = work[1:]
-		did, dname, known := rr.tsDeclFile(ctx, n.in, n.typ)
+		did, dname, known := te.decl.tsDeclFile(ctx, n.in, n.typ)
 		if !known || seen[dname] {
 			continue
 		}
 		seen[dname] = true
-		decls := rr.tsDecls(ctx, did)[dname]
-		text, err := rr.text(ctx, did)
+		decls := te.decl.tsDecls(ctx, did)[dname]
+		text, err := te.rr.text(ctx, did)
 		if err != nil || len(decls) == 0 || decls[0].kind != "class" && decls[0].kind != "interface" {
 			continue
 		}
@@ -221,7 +221,7 @@ func (rr *refResolver) tsMethodReturn(ctx context.Context, id int64, typ, m stri
 				break
 			}
 		}
-		bases, _ := rr.tsBases(ctx, did, dname, 0)
+		bases, _ := te.decl.tsBases(ctx, did, dname, 0)
 		for _, b := range bases {
 			work = append(work, tsValue{b, did})
 		}
@@ -236,12 +236,12 @@ func (rr *refResolver) tsMethodReturn(ctx context.Context, id int64, typ, m stri
 // stated type), when the result is then written with the call's types
 // only ("T", "T[]", "Promise<T>"), and the file they are named in;
 // t unchanged when it names none of the function's type parameters.
-func (rr *refResolver) tsGivenReturn(ctx context.Context, r *refLine, fn, t string, did int64, targs string, args []string) (string, int64) {
-	_, dname, ok := rr.tsDeclFile(ctx, r.FileID, fn)
+func (te *tsTypeEval) tsGivenReturn(ctx context.Context, r *refLine, fn, t string, did int64, targs string, args []string) (string, int64) {
+	_, dname, ok := te.decl.tsDeclFile(ctx, r.FileID, fn)
 	if !ok {
 		return t, did
 	}
-	params := rr.tsDeclParams(ctx, did, dname)
+	params := te.decl.tsDeclParams(ctx, did, dname)
 	mentioned := false
 	for _, p := range params {
 		mentioned = mentioned || tsHasWord(t, p)
@@ -257,8 +257,8 @@ func (rr *refResolver) tsGivenReturn(ctx context.Context, r *refLine, fn, t stri
 			}
 		}
 	} else {
-		text, err := rr.text(ctx, did)
-		decls := rr.tsDecls(ctx, did)[dname]
+		text, err := te.rr.text(ctx, did)
+		decls := te.decl.tsDecls(ctx, did)[dname]
 		if err != nil || len(decls) == 0 {
 			return t, did
 		}
@@ -277,7 +277,7 @@ func (rr *refResolver) tsGivenReturn(ctx context.Context, r *refLine, fn, t stri
 				if tsChainEnd.FindString(a) != a {
 					continue
 				}
-				at, ain, _ := rr.tsChainType(ctx, r, tsChainSep.Split(a, -1))
+				at, ain, _ := te.tsChainType(ctx, r, tsChainSep.Split(a, -1))
 				if ain != r.FileID {
 					continue // named in another file: not written here
 				}
@@ -316,8 +316,8 @@ var tsTopCall = regexp.MustCompile(`^(?:export\s+)?(?:const|let|var)\s+([\p{L}_$
 // line ln (0-based) of file id, when it is bound from a call whose
 // result the source states ("const t = init.create();"), and the file
 // the type is written in.
-func (rr *refResolver) tsTopCallType(ctx context.Context, id int64, ln int, name string) (string, int64) {
-	text, err := rr.text(ctx, id)
+func (te *tsTypeEval) tsTopCallType(ctx context.Context, id int64, ln int, name string) (string, int64) {
+	text, err := te.rr.text(ctx, id)
 	if err != nil || ln >= len(text) {
 		return "", 0
 	}
@@ -326,22 +326,22 @@ func (rr *refResolver) tsTopCallType(ctx context.Context, id int64, ln int, name
 		return "", 0
 	}
 	r := &refLine{FileID: id, Line: ln + 1}
-	if f := rr.files[id]; f != nil {
+	if f := te.rr.files[id]; f != nil {
 		r.Path = f.Path
 	}
-	return rr.tsExprType(ctx, r, strings.TrimSuffix(strings.TrimSpace(mm[2]), ";"))
+	return te.tsExprType(ctx, r, strings.TrimSuffix(strings.TrimSpace(mm[2]), ";"))
 }
 
 // tsGivenMember returns member type t, stated in generic type dname
 // (declared in file did), for typ as written in file id: with dname's
 // type parameters replaced by typ's arguments ("Box<Call>"'s field "T"
 // is a Call named where typ is written) when t is then one of them.
-func (rr *refResolver) tsGivenMember(ctx context.Context, id int64, typ string, did int64, dname, t string) (string, int64) {
+func (te *tsTypeEval) tsGivenMember(ctx context.Context, id int64, typ string, did int64, dname, t string) (string, int64) {
 	_, args := tsTypeArgs(tsUnwrap(strings.TrimSpace(typ)))
 	if len(args) == 0 {
 		return t, did
 	}
-	params := rr.tsDeclParams(ctx, did, dname)
+	params := te.decl.tsDeclParams(ctx, did, dname)
 	out := tsSubst(t, params, args)
 	if out != t && tsIsGiven(leadingTypeName(strings.TrimPrefix(strings.TrimSpace(out), "readonly ")), args) {
 		return out, id
@@ -353,11 +353,11 @@ func (rr *refResolver) tsGivenMember(ctx context.Context, id int64, typ string, 
 // type arguments it is written with where v is bound: v's parameter
 // annotation ("v: Box<Call>"), a local's ("const v: Box<Call> =") or
 // its construction ("const v = new Box<Call>("); t when none.
-func (rr *refResolver) tsWithArgs(ctx context.Context, r *refLine, v, t string) string {
+func (te *tsTypeEval) tsWithArgs(ctx context.Context, r *refLine, v, t string) string {
 	if strings.ContainsAny(t, "<.") || r.EnclStart < 1 {
 		return t
 	}
-	text, err := rr.text(ctx, r.FileID)
+	text, err := te.rr.text(ctx, r.FileID)
 	if err != nil || r.EnclStart > len(text) || r.Line > len(text) {
 		return t
 	}
@@ -366,6 +366,16 @@ func (rr *refResolver) tsWithArgs(ctx context.Context, r *refLine, v, t string) 
 	lines := []string{signatureText(text, r.EnclStart, r.EnclName).text}
 	for n := r.Line - 1; n > r.EnclStart && n > r.Line-200; n-- {
 		lines = append(lines, stripComment(text[n-1]))
+	}
+	// Then the signatures of the functions enclosing r's enclosing
+	// symbol: a closure's use of an outer function's parameter.
+	parts := strings.Split(r.Symbol, ".")
+	for k := len(parts) - 1; k > 0; k-- {
+		d := te.decl.tsSymbolAt(ctx, r.FileID, strings.Join(parts[:k], "."), parts[k-1])
+		if d == nil || d.u.Start >= r.EnclStart {
+			break
+		}
+		lines = append(lines, signatureText(text, d.u.Start, d.u.Name).text)
 	}
 	for _, l := range lines {
 		if m := written.FindStringSubmatchIndex(l); m != nil {
@@ -401,12 +411,12 @@ var tsAnnotatedLiteral = regexp.MustCompile(`^(?:export\s+)?(?:const|let|var)\s+
 // a top-level variable holds for the stated type that declares member t
 // ("const h: Handler = { parse() {…} }" implements Handler.parse): the
 // language service relates the two both ways.
-func (rr *refResolver) tsImplementedBy(ctx context.Context, m, t *refDef) bool {
+func (ru *tsRules) tsImplementedBy(ctx context.Context, m, t *refDef) bool {
 	if !isTSLang(m.lang) || m.parent == "" || strings.Contains(m.parent, ".") || t.parent == "" {
 		return false
 	}
-	decls := rr.tsDecls(ctx, m.u.FileID)[m.parent]
-	text, err := rr.text(ctx, m.u.FileID)
+	decls := ru.decl.tsDecls(ctx, m.u.FileID)[m.parent]
+	text, err := ru.rr.text(ctx, m.u.FileID)
 	if err != nil || len(decls) == 0 || decls[0].line >= len(text) {
 		return false
 	}
@@ -414,6 +424,6 @@ func (rr *refResolver) tsImplementedBy(ctx context.Context, m, t *refDef) bool {
 	if a == nil || a[1] != m.parent {
 		return false
 	}
-	did, dname, ok := rr.tsDeclFile(ctx, m.u.FileID, a[2])
+	did, dname, ok := ru.decl.tsDeclFile(ctx, m.u.FileID, a[2])
 	return ok && did == t.u.FileID && dname == t.parent
 }

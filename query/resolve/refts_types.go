@@ -4,338 +4,14 @@ import (
 	"context"
 	"regexp"
 	"strings"
-	"unicode"
 )
 
-// The types of TypeScript values the source states beyond a variable's
-// annotation, for the member rules of refts.go: a type no declaration of
-// the repository names (the runtime's: URL, Request, AbortController),
-// the value a call returns as its callee states it (through await, a
-// tuple's or an object's destructuring), and the parameter an argument
-// is written for when the callee is reached through a chain
-// (opts.onError?.({…})). Each is read once per lookup (tsTypesMemo).
-
-// tsTypesMemo holds what the rules of this file read once per lookup.
-type tsTypesMemo struct {
-	runtime map[lineVar]bool            // a type name is the runtime's, as a file sees it
-	returns map[lineVar]tsValue         // a function's stated return type
-	calls   map[lineVar][]string        // a callee chain's parameters' types
-	callIn  map[lineVar]int64           // the file those types are written in
-	lits    map[lineVar]map[string]bool // the literals a member's type admits
-	syms    map[lineVar]*refDef         // a file's symbol by qualified name
-	bounds  map[lineVar]string          // a type parameter's constraint
-}
-
-func (rr *refResolver) tst() *tsTypesMemo {
-	m := rr.tsm()
-	if m.types == nil {
-		m.types = &tsTypesMemo{runtime: map[lineVar]bool{}, returns: map[lineVar]tsValue{},
-			calls: map[lineVar][]string{}, callIn: map[lineVar]int64{}}
-	}
-	return m.types
-}
-
-// tsOutside reports whether type name, as file id sees it, is not the
-// repository's: imported from a package, or the runtime's.
-func (rr *refResolver) tsOutside(ctx context.Context, id int64, name string) bool {
-	return rr.tsForeign(ctx, id, name) || rr.tsRuntimeType(ctx, id, name)
-}
-
-// tsRuntimeType reports whether type name, written in file id, is one the
-// runtime declares (lib.d.ts: URL, Request, AbortController, Headers): the
-// file neither declares nor imports it, it is no type parameter of the
-// file, and no definition of the repository has the name. Its members are
-// the runtime's, never the repository's.
-func (rr *refResolver) tsRuntimeType(ctx context.Context, id int64, name string) bool {
-	if name == "" || !unicode.IsUpper(rune(name[0])) || strings.Contains(name, ".") || rr.named == nil {
-		return false
-	}
-	m := rr.tst()
-	key := lineVar{id, 0, name}
-	if v, ok := m.runtime[key]; ok {
-		return v
-	}
-	v := rr.readTSRuntimeType(ctx, id, name)
-	m.runtime[key] = v
-	return v
-}
-
-func (rr *refResolver) readTSRuntimeType(ctx context.Context, id int64, name string) bool {
-	fi, here := rr.tsNamedHere(ctx, id, name)
-	if here {
-		return false
-	}
-	for _, s := range fi.star {
-		if !strings.HasPrefix(s, ".") {
-			return false // a package's names, unread
-		}
-	}
-	text, err := rr.text(ctx, id)
-	if err != nil {
-		return false
-	}
-	tparam := regexp.MustCompile(`[<,]\s*` + regexp.QuoteMeta(name) + `\s*(?:extends\b|[,>=])|\binfer\s+` + regexp.QuoteMeta(name) + `\b`)
-	for _, l := range text {
-		if strings.Contains(l, name) && tparam.MatchString(l) {
-			return false // a type parameter (of a generic, or inferred)
-		}
-	}
-	defs, err := rr.named(ctx, name)
-	return err == nil && len(defs) == 0
-}
-
-// tsLiteralTarget returns the type the object literal opened at (ln, col)
-// of r's file (1-based line, 0-based column) is written for when
-// tsLiteralKey's rules do not give it: the member of the enclosing
-// literal's type its key names ("info: {"), or the parameter of a callee
-// reached through a chain or a local (opts.onError?.({, respond({). outside
-// reports a literal passed to a function that is not the repository's (a
-// package's, the runtime's: fetch(url, {…})), whose keys are that
-// function's parameter's. "" and false when nothing states it.
-func (rr *refResolver) tsLiteralTarget(ctx context.Context, r *refLine, text []string, ln, col, depth int) (typ string, in int64, outside bool) {
-	if depth > 3 {
-		return "", 0, false
-	}
-	line := text[ln-1]
-	before := strings.TrimRight(line[:col], " \t")
-	prefix := line[:col]
-	if before == "" && ln > 1 {
-		before = strings.TrimRight(stripComment(text[ln-2]), " \t")
-		prefix = before
-	}
-	if key := tsKeyBefore.FindStringSubmatchIndex(before); key != nil {
-		// A literal that is the value of another literal's key: the
-		// member the enclosing literal's type states for the key.
-		kln := ln
-		if before != strings.TrimRight(line[:col], " \t") {
-			kln = ln - 1
-		}
-		oln, ocol, ok := openingBrace(text, kln, key[2])
-		if !ok {
-			return "", 0, false
-		}
-		t, tin, out := rr.tsLiteralType(ctx, r, text, oln, ocol, depth+1)
-		if out || t == "" {
-			return "", 0, out
-		}
-		t, tin = rr.tsIndexedType(ctx, tin, t)
-		mt, min, foreign := rr.tsMemberType(ctx, tin, t, before[key[2]:key[3]])
-		if foreign {
-			return "", 0, true
-		}
-		if key[4] >= 0 {
-			mt = tsElement(mt) // "key: [ {": an element of the member's array
-		}
-		return mt, min, false
-	}
-	if lastWord(before) == "return" {
-		return rr.tsInnerReturn(ctx, r, text, ln)
-	}
-	if strings.HasSuffix(before, "(") || strings.HasSuffix(before, ",") {
-		params, pin, out := rr.tsCallParams(ctx, r, tsChainAbove(text, ln, prefix))
-		if out {
-			return "", 0, true
-		}
-		if _, arg := callOpen(prefix); arg < len(params) {
-			return params[arg], pin, false
-		}
-	}
-	return "", 0, false
-}
-
-// tsKeyBefore matches the text before a literal's '{' that makes it the
-// value of a key: "name: {", "{ name: {", "name?: {" is a type's.
-var tsKeyBefore = regexp.MustCompile(`(?:^\s*|[{,]\s*)([\p{L}_$][\p{L}\p{N}_$]*)\s*:(\s*\[)?$`)
-
-// tsLiteralType is the type the literal opened at (ln, col) is written
-// for: what tsLiteralKey reads (a cast, a typed variable, a return, a
-// repository function's parameter), else tsLiteralTarget.
-func (rr *refResolver) tsLiteralType(ctx context.Context, r *refLine, text []string, ln, col, depth int) (string, int64, bool) {
-	if t, from := castAfter(text, ln, col); t != "" {
-		return t, r.FileID, false
-	} else if from != "" {
-		return "", 0, false
-	}
-	before := strings.TrimRight(text[ln-1][:col], " \t")
-	if before == "" && ln > 1 {
-		before = strings.TrimRight(stripComment(text[ln-2]), " \t")
-	}
-	switch {
-	case strings.HasSuffix(before, "=") && !strings.HasSuffix(before, "=="):
-		if m := typedVar.FindStringSubmatch(strings.TrimRight(strings.TrimSuffix(before, "="), " \t")); m != nil {
-			return m[1], r.FileID, false
-		}
-		return "", 0, false
-	case lastWord(before) == "return":
-		if t := strings.TrimSpace(strings.TrimSuffix(rr.tsReturnType(ctx, r, ln), "{")); t != "" {
-			return t, r.FileID, false
-		}
-	case strings.HasSuffix(before, "(") || strings.HasSuffix(before, ","):
-		if t, fid := rr.tsArgType(ctx, r.FileID, text[ln-1][:col]); t != "" {
-			return t, fid, false
-		}
-	}
-	return rr.tsLiteralTarget(ctx, r, text, ln, col, depth)
-}
-
-// tsCallee matches the callee a call's argument list follows: a chain of
-// names (a?.b!.c), optionally "new", type arguments and "?.".
-var tsCallee = regexp.MustCompile(`(?:^|[^\p{L}\p{N}_$.?!])(new\s+)?(` + tsChainExpr + `)\s*(<[^()]*>)?\s*(?:\?\.)?\s*$`)
-
-// tsCallParams returns the stated types of the parameters of the callee
-// whose argument list prefix ends in, when the callee is reached through
-// a chain or a local of stated function type, and the file they are
-// written in; outside reports a callee that is not the repository's (a
-// package's import, a runtime global such as fetch, or a member of a
-// value of such a type), called without type arguments.
-func (rr *refResolver) tsCallParams(ctx context.Context, r *refLine, prefix string) (params []string, in int64, outside bool) {
-	open, _ := callOpen(prefix)
-	if open < 0 {
-		return nil, 0, false
-	}
-	m := tsCallee.FindStringSubmatch(prefix[:open])
-	if m == nil {
-		return nil, 0, false
-	}
-	chain := tsChainSep.Split(m[2], -1)
-	if m[3] != "" {
-		return nil, 0, false // type arguments may give the literal a repository type
-	}
-	root := chain[0]
-	if root == "this" || root == "super" {
-		return nil, 0, false
-	}
-	if rr.tsOutsideValue(ctx, r, root) {
-		return nil, 0, true
-	}
-	if len(chain) == 1 && m[1] != "" {
-		return nil, 0, false
-	}
-	t, tin := "", int64(0)
-	if len(chain) == 1 {
-		t, tin = rr.tsTypeOf(ctx, r, root)
-	} else {
-		var foreign bool
-		t, tin, foreign = rr.tsChainType(ctx, r, chain)
-		if foreign {
-			return nil, 0, true
-		}
-	}
-	if t == "" {
-		return nil, 0, false
-	}
-	p, pin := rr.tsFuncParams(ctx, tin, tsUnwrap(t))
-	if p == nil {
-		p, pin = rr.tsCallSignature(ctx, tin, t) // a value of an interface with a call signature
-	}
-	return p, pin, false
-}
-
-// tsOutsideValue reports whether value name, at r, is not the
-// repository's: imported from a package, or a runtime global (JSON,
-// fetch, setTimeout) that the file does not bind and no definition of the
-// repository is named.
-func (rr *refResolver) tsOutsideValue(ctx context.Context, r *refLine, name string) bool {
-	if rr.tsForeign(ctx, r.FileID, name) {
-		return true
-	}
-	if g, err := rr.tsGlobalRoot(ctx, r, name); err == nil && g {
-		return true
-	}
-	if _, here := rr.tsNamedHere(ctx, r.FileID, name); here || rr.named == nil || rr.tsBinds(ctx, r.FileID, name) {
-		return false
-	}
-	m := rr.tst()
-	key := lineVar{r.FileID, -1, name}
-	if v, ok := m.runtime[key]; ok {
-		return v
-	}
-	v := !rr.tsMayBind(ctx, r.FileID, name)
-	if v {
-		defs, err := rr.named(ctx, name)
-		v = err == nil && len(defs) == 0
-	}
-	m.runtime[key] = v
-	return v
-}
-
-// tsMayBind reports whether file id may bind name anywhere: an
-// occurrence written where a binding is (after a bracket, a comma or
-// nothing, before ':', '=', ',' or a closing bracket), such as a parameter
-// on a line of its own, or a destructured name.
-func (rr *refResolver) tsMayBind(ctx context.Context, id int64, name string) bool {
-	text, err := rr.text(ctx, id)
-	if err != nil {
-		return true
-	}
-	for _, l := range text {
-		for _, at := range findUseOffsets(l, name) {
-			before := strings.TrimRight(l[:at], " \t")
-			after := strings.TrimLeft(l[at+len(name):], " \t?")
-			if (before == "" || strings.ContainsAny(before[len(before)-1:], "([{,")) && (after == "" || strings.ContainsAny(after[:1], ":=,)]}")) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// tsKeyByTarget judges a key of the literal opened at (ln, col) for
-// member d by tsLiteralTarget's type; ok is false when it gives none.
-func (rr *refResolver) tsKeyByTarget(ctx context.Context, r *refLine, text []string, ln, col int, d *refDef) (refVerdict, string, bool) {
-	t, in, outside := rr.tsLiteralTarget(ctx, r, text, ln, col, 0)
-	if outside {
-		return vContra, whyForeign, true
-	}
-	switch t, in = rr.tsIndexedType(ctx, in, t); t {
-	case "", "{":
-		return vOpen, "", false // a type literal nested in a member's: d may be its own
-	}
-	v, why := rr.tsTypeVerdict(ctx, in, t, d)
-	return v, why, v != vOpen
-}
-
-// tsIntersection reports whether alias typ, declared in file id, is an
-// intersection at its top level (A & B & {…}, no '|' outside brackets):
-// its members are those of any part, the first part stating one giving
-// its type.
-func (rr *refResolver) tsIntersection(ctx context.Context, id int64, typ string) bool {
-	rhs, ok := rr.tsDeclRHS(ctx, id, typ, "type")
-	return ok && len(tsSplitTop(rhs, "|")) == 1 && len(tsSplitTop(rhs, "&")) > 1
-}
-
-// tsDeclRHS returns the right-hand side of the first declaration of name
-// in file id when it is of kind ("type" for an alias, "const"): its
-// statement joined over its lines up to its ';' (or, without one, where
-// its brackets close and no '&' or '|' continues it), 40 lines at most,
-// the trailing ';' dropped.
-func (rr *refResolver) tsDeclRHS(ctx context.Context, id int64, name, kind string) (string, bool) {
-	decls := rr.tsDecls(ctx, id)[name]
-	text, err := rr.text(ctx, id)
-	if err != nil || len(decls) == 0 || decls[0].kind != kind {
-		return "", false
-	}
-	var b strings.Builder
-	for k := decls[0].line; k < len(text) && k < decls[0].line+40; k++ {
-		l := strings.TrimSpace(stripComment(text[k]))
-		b.WriteString(l)
-		b.WriteByte(' ')
-		next := ""
-		if k+1 < len(text) {
-			next = strings.TrimSpace(text[k+1])
-		}
-		h := b.String()
-		if strings.HasSuffix(l, ";") || (l != "" && !strings.HasSuffix(l, "&") && !strings.HasSuffix(l, "|") && !strings.HasSuffix(l, "=") &&
-			!strings.HasPrefix(next, "&") && !strings.HasPrefix(next, "|") && strings.Count(h, "{")+strings.Count(h, "(")+strings.Count(h, "[") <= strings.Count(h, "}")+strings.Count(h, ")")+strings.Count(h, "]") &&
-			strings.Count(h, "<") <= strings.Count(h, ">")-strings.Count(h, "=>")) {
-			break
-		}
-	}
-	h := b.String()
-	h = skipTypeArgs(strings.TrimSpace(h[strings.Index(h, name)+len(name):]))
-	rhs, ok := strings.CutPrefix(strings.TrimSpace(h), "=")
-	return strings.TrimSuffix(strings.TrimSpace(rhs), ";"), ok
-}
+// The type evaluator (tsTypeEval): the type of a TypeScript value as the
+// source states it at a line — a variable's annotation with its type
+// arguments, a local set from a chain, a callback's parameter, the value
+// a call returns as its callee states it (through await, a tuple's or an
+// object's destructuring), a member's stated type along a chain, an
+// indexed access. Each is read once per lookup.
 
 // tsBoundType returns the type of v at r when a statement above r in its
 // enclosing function binds v from a value whose type the source states:
@@ -343,14 +19,13 @@ func (rr *refResolver) tsDeclRHS(ctx context.Context, id int64, name, kind strin
 // ("const v = f(…)", "await f(…)" through Promise<T>), a call through a
 // chain of stated function type, and a destructuring of such a value or
 // of a chain ("const { v } = opts", "const [a, v] = await f()").
-func (rr *refResolver) tsBoundType(ctx context.Context, r *refLine, v string) (string, int64) {
-	m := rr.tsm()
-	if m.depth > 4 {
+func (te *tsTypeEval) tsBoundType(ctx context.Context, r *refLine, v string) (string, int64) {
+	if te.depth > 4 {
 		return "", 0
 	}
-	m.depth++
-	defer func() { m.depth-- }()
-	text, err := rr.text(ctx, r.FileID)
+	te.depth++
+	defer func() { te.depth-- }()
+	text, err := te.rr.text(ctx, r.FileID)
 	if err != nil || r.EnclStart < 1 || r.Line > len(text) {
 		return "", 0
 	}
@@ -391,7 +66,7 @@ func (rr *refResolver) tsBoundType(ctx context.Context, r *refLine, v string) (s
 		}
 		at := *r
 		at.Line = n // the right-hand side's names are those in scope where it is written
-		t, in := rr.tsExprType(ctx, &at, rhs)
+		t, in := te.tsExprType(ctx, &at, rhs)
 		if elem {
 			t = tsElement(t)
 		}
@@ -399,13 +74,13 @@ func (rr *refResolver) tsBoundType(ctx context.Context, r *refLine, v string) (s
 		case t == "":
 			return "", 0
 		case key != "":
-			mt, min, _ := rr.tsMemberType(ctx, in, t, key)
+			mt, min, _ := te.tsMemberType(ctx, in, t, key)
 			return mt, min
 		case idx >= 0:
 			if e := tsTupleElement(t, idx); e != "" {
 				return e, in
 			}
-			if e, ein := rr.tsAliasTupleElement(ctx, in, t, idx); e != "" {
+			if e, ein := te.tsAliasTupleElement(ctx, in, t, idx); e != "" {
 				return e, ein
 			}
 			return tsElement(t), in // an array's elements
@@ -469,18 +144,18 @@ var tsCallExpr = regexp.MustCompile(`^(await\s+)?(` + tsChainExpr + `)\s*(<[^()]
 // tsExprType returns the type of expression e (a binding's right-hand
 // side) at r: a chain's, or a call's stated return type ("f(…)",
 // "a.b.f(…)", with await through Promise<T>). "" when nothing states it.
-func (rr *refResolver) tsExprType(ctx context.Context, r *refLine, e string) (string, int64) {
+func (te *tsTypeEval) tsExprType(ctx context.Context, r *refLine, e string) (string, int64) {
 	e = strings.TrimSpace(e)
 	if i := tsIndexed.FindStringSubmatch(e); i != nil {
 		// xs[i]: an element of the array, or of the tuple at a literal index
-		t, in := rr.tsCollectionType(ctx, r, i[1])
+		t, in := te.tsCollectionType(ctx, r, i[1])
 		if k := int(i[2][0] - '0'); len(i[2]) == 1 && tsTupleElement(t, k) != "" {
 			return tsTupleElement(t, k), in
 		}
 		return tsElement(t), in
 	}
 	if c := tsChainEnd.FindStringSubmatch(e); c != nil && c[1] == e {
-		return rr.tsCollectionType(ctx, r, e)
+		return te.tsCollectionType(ctx, r, e)
 	}
 	m := tsCallExpr.FindStringSubmatchIndex(e)
 	if m == nil {
@@ -494,20 +169,20 @@ func (rr *refResolver) tsExprType(ctx context.Context, r *refLine, e string) (st
 	var t string
 	var in int64
 	if len(chain) == 1 {
-		t, in = rr.tsFuncReturn(ctx, r.FileID, chain[0])
+		t, in = te.tsFuncReturn(ctx, r.FileID, chain[0])
 		if t != "" {
 			targs := ""
 			if m[6] >= 0 {
 				targs = e[m[6]:m[7]]
 			}
-			t, in = rr.tsGivenReturn(ctx, r, chain[0], t, in, targs, tsSplitTop(e[m[1]:end], ","))
-		} else if ft, fin := rr.tsTypeOf(ctx, r, chain[0]); ft != "" {
-			t, in = rr.tsFuncTypeReturn(ctx, fin, ft)
+			t, in = te.tsGivenReturn(ctx, r, chain[0], t, in, targs, tsSplitTop(e[m[1]:end], ","))
+		} else if ft, fin := te.tsTypeOf(ctx, r, chain[0]); ft != "" {
+			t, in = te.tsFuncTypeReturn(ctx, fin, ft)
 		}
-	} else if ft, fin, _ := rr.tsChainType(ctx, r, chain); ft != "" {
-		t, in = rr.tsFuncTypeReturn(ctx, fin, ft)
-	} else if rt, rin, _ := rr.tsChainType(ctx, r, chain[:len(chain)-1]); rt != "" {
-		t, in = rr.tsMethodReturn(ctx, rin, rt, chain[len(chain)-1]) // a method's stated result
+	} else if ft, fin, _ := te.tsChainType(ctx, r, chain); ft != "" {
+		t, in = te.tsFuncTypeReturn(ctx, fin, ft)
+	} else if rt, rin, _ := te.tsChainType(ctx, r, chain[:len(chain)-1]); rt != "" {
+		t, in = te.tsMethodReturn(ctx, rin, rt, chain[len(chain)-1]) // a method's stated result
 	}
 	if t = strings.TrimSpace(t); m[2] >= 0 && leadingTypeName(t) == "Promise" {
 		t = strings.TrimSpace(t[len("Promise"):])
@@ -521,15 +196,15 @@ func (rr *refResolver) tsExprType(ctx context.Context, r *refLine, e string) (st
 // tsFuncReturn returns the return type function fn states, declared in
 // file id or imported into it from the repository ("function fn(…): T",
 // "const fn = (…): T =>"), and the file it is written in.
-func (rr *refResolver) tsFuncReturn(ctx context.Context, id int64, fn string) (string, int64) {
-	v := memo(rr.tst().returns, lineVar{id, 0, fn}, func() tsValue {
-		did, name, ok := rr.tsDeclFile(ctx, id, fn)
+func (te *tsTypeEval) tsFuncReturn(ctx context.Context, id int64, fn string) (string, int64) {
+	v := memo(te.returns, lineVar{id, 0, fn}, func() tsValue {
+		did, name, ok := te.decl.tsDeclFile(ctx, id, fn)
 		if !ok {
 			return tsValue{}
 		}
-		text, _ := rr.text(ctx, did)
+		text, _ := te.rr.text(ctx, did)
 		declared := regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\*?\s+` + regexp.QuoteMeta(name) + `\b|(?:const|let|var)\s+` + regexp.QuoteMeta(name) + `\s*=\s*(?:async\s*)?(?:<[^>]*>\s*)?\()`)
-		for _, dl := range rr.tsDecls(ctx, did)[name] {
+		for _, dl := range te.decl.tsDecls(ctx, did)[name] {
 			if !declared.MatchString(text[dl.line]) {
 				continue
 			}
@@ -578,10 +253,10 @@ func tsReturnText(s string) string {
 
 // tsFuncTypeReturn returns the return type of function type t written in
 // file id ("(a: A) => R", or an alias of one), "" for another type.
-func (rr *refResolver) tsFuncTypeReturn(ctx context.Context, id int64, t string) (string, int64) {
+func (te *tsTypeEval) tsFuncTypeReturn(ctx context.Context, id int64, t string) (string, int64) {
 	t = strings.TrimSpace(tsUnwrap(t))
 	if !strings.HasPrefix(t, "(") {
-		rhs, did, _, ok := rr.tsAliasRHS(ctx, id, leadingTypeName(t))
+		rhs, did, _, ok := te.decl.tsAliasRHS(ctx, id, leadingTypeName(t))
 		if !ok {
 			return "", 0
 		}
@@ -602,153 +277,49 @@ func (rr *refResolver) tsFuncTypeReturn(ctx context.Context, id int64, t string)
 	return rest, id
 }
 
-// tsLiterals returns the literal values member d's stated type admits
-// ("'a' | 'b'", or an alias of such a union, through aliases four deep),
-// nil when the type admits anything else.
-func (rr *refResolver) tsLiterals(ctx context.Context, d *refDef) map[string]bool {
-	m := rr.tst()
-	key := lineVar{d.u.FileID, d.u.Start, "\x00lit"}
-	if m.lits == nil {
-		m.lits = map[lineVar]map[string]bool{}
-	}
-	if v, ok := m.lits[key]; ok {
-		return v
-	}
-	out := map[string]bool{}
-	if !rr.tsLiteralUnion(ctx, d.u.FileID, rr.tsStatedType(ctx, d), out, 0) {
-		out = nil
-	}
-	m.lits[key] = out
-	return out
-}
-
-func (rr *refResolver) tsLiteralUnion(ctx context.Context, id int64, t string, out map[string]bool, depth int) bool {
-	t = strings.TrimSpace(t)
-	if t == "" || depth > 4 {
-		return false
-	}
-	for _, p := range tsSplitTop(t, "|") {
-		p = strings.TrimSpace(p)
-		if lit := literalValue(p); lit != "" {
-			out[lit] = true
-			continue
-		}
-		if p == "undefined" || p == "null" || p == "" {
-			continue
-		}
-		if c := tsConstElements.FindStringSubmatch(p); c != nil {
-			if !rr.tsConstLiterals(ctx, id, c[1], out) {
-				return false
-			}
-			continue
-		}
-		name := leadingTypeName(p)
-		if name != p || strings.Contains(name, ".") {
-			return false
-		}
-		did, dname, ok := rr.tsDeclFile(ctx, id, name)
-		if !ok {
-			return false
-		}
-		rhs, ok := rr.tsDeclRHS(ctx, did, dname, "type")
-		if !ok || !rr.tsLiteralUnion(ctx, did, rhs, out, depth+1) {
-			return false
-		}
-	}
-	return true
-}
-
-// tsOtherLiteral reports whether the literal a key of d's name is given
-// ("name: 'lit'") is none of the literals d's stated type admits: the key
-// of another type (a union's other member, as the checker discriminates
-// a literal's contextual type). A comparison (x.name === 'lit') is no
-// such sign: a union's member is all of its members' declarations.
-func (rr *refResolver) tsOtherLiteral(ctx context.Context, line string, u useAt, d *refDef) bool {
-	if !u.key {
-		return false
-	}
-	rest := strings.TrimLeft(line[min(u.at+len(rr.name), len(line)):], " \t")
-	lit := literalValue(strings.TrimPrefix(rest, ":"))
-	if lit == "" {
-		return false
-	}
-	set := rr.tsLiterals(ctx, d)
-	return set != nil && !set[lit]
-}
-
 // tsConstElements matches the type of a constant array's elements:
 // "(typeof xs)[number]".
 var tsConstElements = regexp.MustCompile(`^\(?\s*typeof\s+([\p{L}_$][\p{L}\p{N}_$]*)\s*\)?\s*\[\s*number\s*\]$`)
-
-// tsConstLiterals adds the literals of constant array v ("const v = ['a',
-// 'b'] as const", seen from file id) to out; false when v is no such
-// array.
-func (rr *refResolver) tsConstLiterals(ctx context.Context, id int64, v string, out map[string]bool) bool {
-	did, name, ok := rr.tsDeclFile(ctx, id, v)
-	if !ok {
-		return false
-	}
-	rhs, ok := rr.tsDeclRHS(ctx, did, name, "const")
-	if !ok {
-		return false
-	}
-	rhs, ok = strings.CutSuffix(rhs, "as const")
-	rhs = strings.TrimSpace(rhs)
-	if !ok || !strings.HasPrefix(rhs, "[") || !strings.HasSuffix(rhs, "]") {
-		return false
-	}
-	for _, e := range tsSplitTop(rhs[1:len(rhs)-1], ",") {
-		if e = strings.TrimSpace(e); e == "" {
-			continue
-		}
-		lit := literalValue(e)
-		if lit == "" {
-			return false
-		}
-		out[lit] = true
-	}
-	return true
-}
 
 // tsOuterParam returns the type a function enclosing r's enclosing
 // symbol states for its parameter v (a closure's use of the outer
 // function's "opts: T"), when neither r's enclosing symbol nor a symbol
 // between binds v itself; the functions are those the index holds
 // around r (the prefixes of its qualified name) in r's file.
-func (rr *refResolver) tsOuterParam(ctx context.Context, r *refLine, v string) (t string, in int64) {
-	if rr.named == nil || r.EnclStart < 1 {
+func (te *tsTypeEval) tsOuterParam(ctx context.Context, r *refLine, v string) (t string, in int64) {
+	if te.rr.named == nil || r.EnclStart < 1 {
 		return "", 0
 	}
-	text, err := rr.text(ctx, r.FileID)
+	text, err := te.rr.text(ctx, r.FileID)
 	if err != nil || r.Line > len(text) {
 		return "", 0
 	}
 	in = r.FileID
 	parts := strings.Split(r.Symbol, ".")
 	inner := r.EnclStart // the first line of the innermost symbol judged so far
-	if rr.tsBindsBetween(text, inner, r.Line, v) {
+	if te.tsBindsBetween(text, inner, r.Line, v) {
 		return "", 0
 	}
 	if t, ok := paramNames(signatureText(text, r.EnclStart, r.EnclName).text, r.EnclName)[v]; ok {
 		if t == "" {
-			return rr.tsLiteralMethodParam(ctx, r, r.EnclStart, r.EnclName, v)
+			return te.lit.tsLiteralMethodParam(ctx, r, r.EnclStart, r.EnclName, v)
 		}
 		return "", 0 // typed: typeOf reads it
 	}
 	for k := len(parts) - 1; k > 0; k-- {
 		outer := strings.Join(parts[:k], ".")
-		d := rr.tsSymbolAt(ctx, r.FileID, outer, parts[k-1])
+		d := te.decl.tsSymbolAt(ctx, r.FileID, outer, parts[k-1])
 		if d == nil || d.u.Start >= inner {
 			return "", 0
 		}
 		sig := signatureText(text, d.u.Start, d.u.Name).text
 		if t, ok := paramNames(sig, d.u.Name)[v]; ok {
 			if t == "" {
-				t, in = rr.tsLiteralMethodParam(ctx, r, d.u.Start, d.u.Name, v)
+				t, in = te.lit.tsLiteralMethodParam(ctx, r, d.u.Start, d.u.Name, v)
 			}
 			return t, in
 		}
-		if rr.tsBindsBetween(text, d.u.Start, inner, v) {
+		if te.tsBindsBetween(text, d.u.Start, inner, v) {
 			return "", 0
 		}
 		inner = d.u.Start
@@ -758,7 +329,7 @@ func (rr *refResolver) tsOuterParam(ctx context.Context, r *refLine, v string) (
 
 // tsBindsBetween reports whether lines from..to (1-based, to excluded)
 // bind v: a declaration, a destructuring, an arrow's parameter.
-func (rr *refResolver) tsBindsBetween(text []string, from, to int, v string) bool {
+func (te *tsTypeEval) tsBindsBetween(text []string, from, to int, v string) bool {
 	for n := from; n < to && n <= len(text); n++ {
 		l := stripComment(text[n-1])
 		if !strings.Contains(l, v) {
@@ -782,159 +353,24 @@ func (rr *refResolver) tsBindsBetween(text []string, from, to int, v string) boo
 	return false
 }
 
-// tsSymbolAt returns the definition of qualified name qual (its last
-// part name) in file id, nil when the index holds none.
-func (rr *refResolver) tsSymbolAt(ctx context.Context, id int64, qual, name string) *refDef {
-	m := rr.tst()
-	if m.syms == nil {
-		m.syms = map[lineVar]*refDef{}
-	}
-	key := lineVar{id, 0, qual}
-	if d, ok := m.syms[key]; ok {
-		return d
-	}
-	var found *refDef
-	if defs, err := rr.named(ctx, name); err == nil {
-		for i := range defs {
-			if defs[i].u.FileID == id && defs[i].u.Qualname == qual {
-				found = &defs[i]
-				break
-			}
-		}
-	}
-	m.syms[key] = found
-	return found
-}
-
-// tsConstraint returns the constraint U every declaration of type
-// parameter name in file id states ("<T extends U>", the same U each
-// time), "" when one states none or they differ: a value of T has U's
-// members.
-func (rr *refResolver) tsConstraint(ctx context.Context, id int64, name string) string {
-	m := rr.tst()
-	if m.bounds == nil {
-		m.bounds = map[lineVar]string{}
-	}
-	key := lineVar{id, 0, name}
-	if u, ok := m.bounds[key]; ok {
-		return u
-	}
-	u := ""
-	text, err := rr.text(ctx, id)
-	if err == nil && !rr.tsDeclares(ctx, id, name) {
-		decl := regexp.MustCompile(`[<,]\s*` + regexp.QuoteMeta(name) + `\s*(extends\s+([\p{L}_$][\p{L}\p{N}_$.]*(?:<[^<>]*>)?)\s*)?[,>=]`)
-		seen := false
-		for _, l := range text {
-			if !strings.Contains(l, name) {
-				continue
-			}
-			for _, mm := range decl.FindAllStringSubmatch(l, -1) {
-				if mm[2] == "" || seen && mm[2] != u {
-					m.bounds[key] = ""
-					return ""
-				}
-				u, seen = mm[2], true
-			}
-		}
-	}
-	m.bounds[key] = u
-	return u
-}
-
-// tsConstraintVerdict judges a use of member d on a value of type
-// parameter name (written in file id) by its constraint; ok is false
-// when name states none.
-func (rr *refResolver) tsConstraintVerdict(ctx context.Context, id int64, name string, d *refDef) (refVerdict, string, bool) {
-	m := rr.tsm()
-	u := rr.tsConstraint(ctx, id, name)
-	if u == "" || m.depth > 4 {
-		return vOpen, "", false
-	}
-	m.depth++
-	defer func() { m.depth-- }()
-	v, why := rr.tsTypeVerdict(ctx, id, u, d)
-	return v, why, true
-}
-
-// tsLiteralMethodParam returns the type of untyped parameter v of
-// function fn declared on line start (1-based) of r's file when fn is a
-// method or a function-valued key of an object literal whose type the
-// source states ("const h: Handler = { parse(opts) {…} }"): the
-// parameter of the member's stated function type.
-func (rr *refResolver) tsLiteralMethodParam(ctx context.Context, r *refLine, start int, fn, v string) (string, int64) {
-	text, err := rr.text(ctx, r.FileID)
-	if err != nil || start < 1 || start > len(text) {
-		return "", 0
-	}
-	l := text[start-1]
-	q := regexp.QuoteMeta(fn)
-	loc := regexp.MustCompile(`^\s*(?:async\s+)?\*?(` + q + `)\s*(?:<[^>]*>)?\(|^\s*(` + q + `)\s*:\s*(?:async\s*)?(?:function\b|\(|[\p{L}_$][\p{L}\p{N}_$]*\s*=>)`).FindStringSubmatchIndex(l)
-	if loc == nil {
-		return "", 0
-	}
-	at := loc[2]
-	if at < 0 {
-		at = loc[4]
-	}
-	sig := signatureText(text, start, fn).text
-	o := strings.IndexByte(sig[min(at, len(sig)):], '(')
-	if o < 0 {
-		return "", 0
-	}
-	o += at
-	end := closingBracket(sig, o)
-	if end < 0 {
-		return "", 0
-	}
-	j := -1
-	for i, p := range tsSplitTop(sig[o+1:end], ",") {
-		name, typ, typed := strings.Cut(p, ":")
-		if strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(name), "?")) == v {
-			if typed && strings.TrimSpace(typ) != "" {
-				return "", 0 // states its own type
-			}
-			j = i
-		}
-	}
-	if j < 0 {
-		return "", 0
-	}
-	ln, col, ok := openingBrace(text, start, at)
-	if !ok {
-		return "", 0
-	}
-	t, in, outside := rr.tsLiteralType(ctx, r, text, ln, col, 0)
-	if outside || t == "" {
-		return "", 0
-	}
-	mt, min, foreign := rr.tsMemberType(ctx, in, t, fn)
-	if foreign || mt == "" {
-		return "", 0
-	}
-	if params, pin := rr.tsFuncParams(ctx, min, mt); j < len(params) {
-		return params[j], pin
-	}
-	return "", 0
-}
-
 // tsCollectionType returns the type of chain e at r, a parameter of r's
 // enclosing function with its whole stated type ("xs: T[]", "p: [A, B]":
 // the type a variable's reader keeps only the name of).
-func (rr *refResolver) tsCollectionType(ctx context.Context, r *refLine, e string) (string, int64) {
+func (te *tsTypeEval) tsCollectionType(ctx context.Context, r *refLine, e string) (string, int64) {
 	chain := tsChainSep.Split(e, -1)
 	if len(chain) == 1 {
-		if t := rr.tsWholeParamType(ctx, r, e); t != "" {
+		if t := te.tsWholeParamType(ctx, r, e); t != "" {
 			return t, r.FileID
 		}
 	}
-	t, in, _ := rr.tsChainType(ctx, r, chain)
+	t, in, _ := te.tsChainType(ctx, r, chain)
 	return t, in
 }
 
 // tsWholeParamType returns the type r's enclosing function states for
 // its parameter v, whole ("T[]", "[A, B]", "Map<K, V>"), "" when none.
-func (rr *refResolver) tsWholeParamType(ctx context.Context, r *refLine, v string) string {
-	text, err := rr.text(ctx, r.FileID)
+func (te *tsTypeEval) tsWholeParamType(ctx context.Context, r *refLine, v string) string {
+	text, err := te.rr.text(ctx, r.FileID)
 	if err != nil || r.EnclStart < 1 || r.EnclStart > len(text) {
 		return ""
 	}
@@ -966,47 +402,6 @@ func (rr *refResolver) tsWholeParamType(ctx context.Context, r *refLine, v strin
 // with the return type stated or not.
 var tsFuncHeader = regexp.MustCompile(`(?:=>|(?:^|[^\p{L}\p{N}_$])([\p{L}_$][\p{L}\p{N}_$]*)\s*(?:<[^()]*>)?\s*\(.*\)(?:\s*:\s*(.+?))?)\s*\{$`)
 
-// tsInnerReturn returns the type a return on line ln of r's file is
-// written for: the return type stated by the innermost function whose
-// block holds the line (an arrow's "(…): T => {", through Promise<T> for
-// an async one), or the literal's member a method of a typed literal is;
-// "" when that function states none.
-func (rr *refResolver) tsInnerReturn(ctx context.Context, r *refLine, text []string, ln int) (string, int64, bool) {
-	for n := ln - 1; n >= 1 && n >= r.EnclStart && n > ln-200; n-- {
-		l := strings.TrimRight(stripComment(text[n-1]), " \t")
-		if !strings.HasSuffix(l, "{") || !openThrough(text, n, len(l), ln) {
-			continue
-		}
-		m := tsFuncHeader.FindStringSubmatch(l)
-		if m == nil || controlWords[m[1]] {
-			if strings.HasSuffix(strings.TrimSpace(strings.TrimSuffix(l, "{")), ")") {
-				continue // a statement's block: if (…) {
-			}
-			return "", 0, false // a literal, a class: not a function's block
-		}
-		t := ""
-		if strings.HasSuffix(strings.TrimSpace(strings.TrimSuffix(l, "{")), "=>") {
-			h := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(strings.TrimSuffix(l, "{")), "=>"))
-			if c := strings.LastIndex(h, "):"); c >= 0 {
-				t = strings.TrimSpace(h[c+2:])
-			}
-		} else {
-			t = strings.TrimSpace(m[2])
-		}
-		if t == "" {
-			if n == r.EnclStart {
-				return rr.tsLiteralMethodReturn(ctx, r, n, r.EnclName)
-			}
-			return "", 0, false
-		}
-		if strings.Contains(l, "async") {
-			t = tsAwaited(t)
-		}
-		return t, r.FileID, false
-	}
-	return "", 0, false
-}
-
 var controlWords = map[string]bool{"if": true, "for": true, "while": true, "switch": true, "catch": true, "with": true}
 
 // tsAwaited returns T for Promise<T>, t itself for another type.
@@ -1020,43 +415,11 @@ func tsAwaited(t string) string {
 	return t
 }
 
-// tsLiteralMethodReturn returns the type function fn, declared on line
-// start as a method or a function-valued key of a literal of stated type,
-// returns as the literal's member states it (awaited for an async one).
-func (rr *refResolver) tsLiteralMethodReturn(ctx context.Context, r *refLine, start int, fn string) (string, int64, bool) {
-	text, err := rr.text(ctx, r.FileID)
-	if err != nil || start < 1 || start > len(text) {
-		return "", 0, false
-	}
-	l := text[start-1]
-	at := strings.Index(l, fn)
-	if at < 0 {
-		return "", 0, false
-	}
-	ln, col, ok := openingBrace(text, start, at)
-	if !ok {
-		return "", 0, false
-	}
-	t, in, outside := rr.tsLiteralType(ctx, r, text, ln, col, 1)
-	if outside || t == "" {
-		return "", 0, outside
-	}
-	mt, min, foreign := rr.tsMemberType(ctx, in, t, fn)
-	if foreign || mt == "" {
-		return "", 0, foreign
-	}
-	rt, rin := rr.tsFuncTypeReturn(ctx, min, mt)
-	if strings.Contains(l[:at], "async") {
-		rt = tsAwaited(rt)
-	}
-	return rt, rin, false
-}
-
 // tsIndexedType resolves the indexed accesses type t (written in file id)
 // ends in ("T['k']", "T['k'][number]") to the type they reach through T's
 // stated members, and returns t itself when it has none; "" when a step
 // states nothing, or t is an array (no object literal's type).
-func (rr *refResolver) tsIndexedType(ctx context.Context, id int64, t string) (string, int64) {
+func (te *tsTypeEval) tsIndexedType(ctx context.Context, id int64, t string) (string, int64) {
 	t = strings.TrimSpace(t)
 	name := leadingTypeName(t)
 	if name == "" {
@@ -1082,7 +445,7 @@ func (rr *refResolver) tsIndexedType(ctx context.Context, id int64, t string) (s
 			cur = tsElement(cur)
 		case len(k) > 2 && (k[0] == '\'' || k[0] == '"') && k[len(k)-1] == k[0]:
 			var foreign bool
-			cur, id, foreign = rr.tsMemberType(ctx, id, cur, k[1:len(k)-1])
+			cur, id, foreign = te.tsMemberType(ctx, id, cur, k[1:len(k)-1])
 			if foreign {
 				return "", 0
 			}
@@ -1096,24 +459,11 @@ func (rr *refResolver) tsIndexedType(ctx context.Context, id int64, t string) (s
 	return cur, id
 }
 
-// tsNamedHere reports whether file id declares, imports or re-exports
-// name (true as well when its imports cannot be read), with its imports.
-func (rr *refResolver) tsNamedHere(ctx context.Context, id int64, name string) (*fileImports, bool) {
-	fi, err := rr.importsOf(ctx, id)
-	if err != nil {
-		return nil, true
-	}
-	_, imported := fi.names[name]
-	_, module := fi.modules[name]
-	_, reexported := fi.reexports[name]
-	return fi, imported || module || reexported || rr.tsDeclares(ctx, id, name)
-}
-
 // tsCallSignature returns the parameters' types of the call signature
 // type t (written in file id) declares, "(opts: X): R;" in an
 // interface's body, looked up through its bases (a union's members all
 // share a base's), and the file they are written in; nil when none.
-func (rr *refResolver) tsCallSignature(ctx context.Context, id int64, t string) ([]string, int64) {
+func (te *tsTypeEval) tsCallSignature(ctx context.Context, id int64, t string) ([]string, int64) {
 	name := leadingTypeName(strings.TrimSpace(tsUnwrap(t)))
 	if name == "" || strings.Contains(name, ".") {
 		return nil, 0
@@ -1123,15 +473,15 @@ func (rr *refResolver) tsCallSignature(ctx context.Context, id int64, t string) 
 	for steps := 0; len(work) > 0 && steps < 16; steps++ {
 		n := work[0]
 		work = work[1:]
-		did, dname, ok := rr.tsDeclFile(ctx, n.in, n.typ)
+		did, dname, ok := te.decl.tsDeclFile(ctx, n.in, n.typ)
 		if !ok || seen[dname] {
 			continue
 		}
 		seen[dname] = true
-		if p, ok := rr.tsOwnCallSignature(ctx, did, dname); ok {
+		if p, ok := te.decl.tsOwnCallSignature(ctx, did, dname); ok {
 			return p, did
 		}
-		bases, _ := rr.tsBases(ctx, did, dname, 0)
+		bases, _ := te.decl.tsBases(ctx, did, dname, 0)
 		for _, b := range bases {
 			work = append(work, tsValue{b, did})
 		}
@@ -1139,38 +489,446 @@ func (rr *refResolver) tsCallSignature(ctx context.Context, id int64, t string) 
 	return nil, 0
 }
 
-// tsOwnCallSignature reads the call signature interface typ (declared in
-// file id) states directly in its body.
-func (rr *refResolver) tsOwnCallSignature(ctx context.Context, id int64, typ string) ([]string, bool) {
-	decls := rr.tsDecls(ctx, id)[typ]
-	text, err := rr.text(ctx, id)
-	if err != nil || len(decls) == 0 || decls[0].kind != "interface" {
-		return nil, false
+// tsValueType returns the type of a value the file declares at its top
+// level or imports from a file of the repository that declares it
+// ("export const v = new T(", "export const v: T ="), and the file the
+// type is written in; "" when nothing states it.
+func (te *tsTypeEval) tsValueType(ctx context.Context, id int64, v string) (string, int64) {
+	key := lineVar{id, 0, v}
+	if t, ok := te.values[key]; ok {
+		return t.typ, t.in
 	}
-	depth, opened := 0, false
-	for k := decls[0].line; k < len(text) && k < decls[0].line+400; k++ {
-		l := strings.TrimSpace(stripComment(text[k]))
-		if depth == 1 && opened && strings.HasPrefix(skipTypeArgs(l), "(") {
-			sig := skipTypeArgs(l)
-			for j := k + 1; closingBracket(sig, 0) < 0 && j < len(text) && j < k+20; j++ {
-				sig += " " + strings.TrimSpace(stripComment(text[j]))
+	t, in := "", int64(0)
+	te.values[key] = tsValue{} // a value bound from itself states nothing
+	if did, name, ok := te.decl.tsDeclFile(ctx, id, v); ok {
+		text, _ := te.rr.text(ctx, did)
+		decl := regexp.MustCompile(`^(?:export\s+)?(?:const|let|var)\s+` + regexp.QuoteMeta(name) + `\s*(?::\s*([^=]+?)\s*=|=\s*new\s+([\p{L}_$][\p{L}\p{N}_$.]*))`)
+		for _, dl := range te.decl.tsDecls(ctx, did)[name] {
+			if mm := decl.FindStringSubmatch(text[dl.line]); mm != nil {
+				t, in = strings.TrimSpace(mm[1]+mm[2]), did
+				break
 			}
-			end := closingBracket(sig, 0)
-			if end < 0 || !strings.HasPrefix(strings.TrimSpace(sig[end+1:]), ":") {
-				return nil, false
+			if t, in = te.tsTopCallType(ctx, did, dl.line, name); t != "" {
+				break
 			}
-			var out []string
-			for _, p := range tsSplitTop(sig[1:end], ",") {
-				_, pt, _ := strings.Cut(p, ":")
-				out = append(out, strings.TrimSpace(pt))
-			}
-			return out, true
-		}
-		depth += strings.Count(l, "{") - strings.Count(l, "}")
-		opened = opened || strings.Contains(l, "{")
-		if opened && depth <= 0 {
-			return nil, false
 		}
 	}
-	return nil, false
+	te.values[key] = tsValue{t, in}
+	return t, in
+}
+
+// tsTypeOf returns the type stated for variable v at r (a parameter's,
+// a local's, a top-level or imported value's) and the file it is
+// written in.
+func (te *tsTypeEval) tsTypeOf(ctx context.Context, r *refLine, v string) (string, int64) {
+	key := lineVar{r.FileID, r.Line, v}
+	if t, ok := te.typeOf[key]; ok {
+		return t.typ, t.in
+	}
+	t, in := te.readTSTypeOf(ctx, r, v)
+	te.typeOf[key] = tsValue{t, in}
+	return t, in
+}
+
+func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *refLine, v string) (string, int64) {
+	if t := te.rr.typeOf(ctx, r, v); t != "" {
+		return te.tsWithArgs(ctx, r, v, t), r.FileID
+	}
+	if t := te.tsParamLiteral(ctx, r, v); t != "" {
+		return t, r.FileID
+	}
+	if t, in := te.tsInferred(ctx, r, v); t != "" {
+		return t, in
+	}
+	if t, in := te.tsBoundType(ctx, r, v); t != "" {
+		return t, in
+	}
+	if t, in := te.tsOuterParam(ctx, r, v); t != "" {
+		return te.tsWithArgs(ctx, r, v, t), in
+	}
+	return te.tsValueType(ctx, r.FileID, v)
+}
+
+// tsInferred returns the type of v at r when v is bound by a statement
+// the reader follows without a stated type, looking back from r in its
+// enclosing function: a local set from a chain of members ("const v =
+// a.b.c;"), or the first parameter of a callback an array's iteration
+// method is given ("a.b.map((v) =>"), an element of the array's stated
+// type ("T[]", "Array<T>").
+func (te *tsTypeEval) tsInferred(ctx context.Context, r *refLine, v string) (string, int64) {
+	if te.depth > 4 {
+		return "", 0 // a chain of locals each set from the next
+	}
+	te.depth++
+	defer func() { te.depth-- }()
+	text, err := te.rr.text(ctx, r.FileID)
+	if err != nil || r.EnclStart < 1 || r.Line > len(text) {
+		return "", 0
+	}
+	q := regexp.QuoteMeta(v)
+	local := regexp.MustCompile(`^\s*(?:const|let|var)\s+` + q + `\s*=\s*(` + tsChainExpr + `)\s*;?\s*$`)
+	callback := regexp.MustCompile(`\.` + tsIterators + `\(\s*(?:async\s+)?(?:\(\s*` + q + `\s*[,)]|` + q + `\s*=>)`)
+	// A callback's parameter may be bound above the enclosing symbol (a
+	// function nested in the callback): its block must still be open at r.
+	for n := r.Line; n >= 1 && n > r.Line-200; n-- {
+		l := stripComment(text[n-1])
+		if n < r.Line && n >= r.EnclStart {
+			if mm := local.FindStringSubmatch(l); mm != nil {
+				t, in, _ := te.tsChainType(ctx, r, tsChainSep.Split(mm[1], -1))
+				return t, in
+			}
+		}
+		if loc := callback.FindStringIndex(l); loc != nil && openThrough(text, n, loc[0]+strings.IndexByte(l[loc[0]:], '(')+1, r.Line) {
+			recv := tsChainEnd.FindStringSubmatch(l[:loc[0]])
+			if recv == nil {
+				return "", 0
+			}
+			t, in, _ := te.tsChainType(ctx, r, tsChainSep.Split(recv[1], -1))
+			return tsElement(t), in
+		}
+		if t, in := te.tsCallbackParam(ctx, r, text, n, l, v); t != "" {
+			return t, in
+		}
+		if n < r.Line && declaresName(l, v) {
+			return "", 0 // bound otherwise
+		}
+	}
+	return "", 0
+}
+
+// tsCallbackParam returns the type of v when line n (l, its text
+// without a comment) starts an arrow function taking v that is passed
+// to a function of the repository whose parameter states a function
+// type ("fn(cb: (x: T) => R)" gives the callback's first parameter T),
+// and the arrow's call is still open at r.
+func (te *tsTypeEval) tsCallbackParam(ctx context.Context, r *refLine, text []string, n int, l, v string) (string, int64) {
+	for _, m := range tsArrowParams.FindAllStringSubmatchIndex(l, -1) {
+		list := l[max(m[2], 0):max(m[3], 0)]
+		if m[4] >= 0 {
+			list = l[m[4]:m[5]]
+		}
+		j := -1
+		for i, p := range tsSplitTop(list, ",") {
+			if name, _, _ := strings.Cut(strings.TrimSpace(p), ":"); strings.TrimSpace(strings.TrimSuffix(name, "?")) == v {
+				j = i
+			}
+		}
+		if j < 0 {
+			continue
+		}
+		before := strings.TrimRight(l[:m[0]], " \t")
+		open, _ := callOpen(before)
+		body := m[1] + len(l[m[1]:]) - len(strings.TrimLeft(l[m[1]:], " \t"))
+		switch {
+		case strings.HasPrefix(l[body:], "{"):
+			if !openThrough(text, n, body+1, r.Line) {
+				continue // the arrow's block closed before r
+			}
+		case n != r.Line && (open < 0 || !openThrough(text, n, open+1, r.Line)):
+			continue // an expression body: r must be in it
+		}
+		var t string
+		fid := r.FileID
+		if open >= 0 {
+			t, fid = te.lit.tsArgType(ctx, r.FileID, l[:m[0]])
+		} else if lastWord(before) == "return" && n >= r.EnclStart {
+			t = te.tsReturnType(ctx, r, n) // the function returns the arrow
+		} else if lastWord(before) == "return" {
+			t = te.tsOuterReturnType(ctx, r, n) // a function enclosing r's returns the arrow
+		} else if mm := typedVar.FindStringSubmatch(strings.TrimSuffix(before, "=")); mm != nil && strings.HasSuffix(before, "=") {
+			t = mm[1] // const f: F = (x) =>
+		}
+		if params, in := te.tsFuncParams(ctx, fid, t); j < len(params) {
+			return params[j], in
+		}
+		if name := leadingTypeName(strings.TrimSpace(t)); name != "" && te.decl.tsForeign(ctx, fid, strings.Split(name, ".")[0]) {
+			// A package's function type (express.Handler): its parameters
+			// are values of the package's types. The function type's name
+			// stands for them: the member rules read only that it is the
+			// package's.
+			return name, fid
+		}
+	}
+	return "", 0
+}
+
+// tsFuncParams returns the stated types of the parameters of function
+// type t written in file id ("(a: A, b: B) => R", or an alias of one),
+// and the file they are written in; nil for another type.
+func (te *tsTypeEval) tsFuncParams(ctx context.Context, id int64, t string) ([]string, int64) {
+	t = strings.TrimSpace(t)
+	if strings.HasPrefix(t, "(") {
+		return funcTypeParams(t), id
+	}
+	name := leadingTypeName(t)
+	if name == "" || strings.Contains(name, ".") {
+		return nil, 0
+	}
+	did, dname, ok := te.decl.tsDeclFile(ctx, id, name)
+	if !ok {
+		return nil, 0
+	}
+	text, err := te.rr.text(ctx, did)
+	decls := te.decl.tsDecls(ctx, did)[dname]
+	if err != nil || len(decls) == 0 || decls[0].kind != "type" {
+		return nil, 0
+	}
+	var b strings.Builder
+	for k := decls[0].line; k < len(text) && k < decls[0].line+40; k++ {
+		b.WriteString(stripComment(text[k]))
+		b.WriteByte(' ')
+	}
+	h := b.String()
+	h = skipTypeArgs(strings.TrimSpace(h[strings.Index(h, dname)+len(dname):]))
+	rhs, found := strings.CutPrefix(strings.TrimSpace(h), "=")
+	if !found {
+		return nil, 0
+	}
+	return funcTypeParams(strings.TrimSpace(rhs)), did
+}
+
+// tsParamLiteral returns the type literal stated for parameter v of r's
+// enclosing function ("v: { a: string; b: T }", over several lines too),
+// "" when v is no parameter of it or states another type.
+func (te *tsTypeEval) tsParamLiteral(ctx context.Context, r *refLine, v string) string {
+	text, err := te.rr.text(ctx, r.FileID)
+	if err != nil || r.EnclStart < 1 || r.EnclStart > len(text) {
+		return ""
+	}
+	sig := signatureText(text, r.EnclStart, r.EnclName).text
+	m := regexp.MustCompile(`[(,]\s*` + regexp.QuoteMeta(v) + `\??\s*:\s*\{`).FindStringIndex(sig)
+	if m == nil || strings.Count(sig[:m[0]+1], "(")-strings.Count(sig[:m[0]+1], ")") != 1 {
+		return "" // not the function's own parameter list
+	}
+	open := m[1] - 1
+	if end := closingBracket(sig, open); end > 0 {
+		return sig[open : end+1]
+	}
+	return ""
+}
+
+// tsReturnType returns the return type stated by r's enclosing function
+// for a return statement on line n directly in its body (not in a
+// function nested in it), "" when none is stated.
+func (te *tsTypeEval) tsReturnType(ctx context.Context, r *refLine, n int) string {
+	text, err := te.rr.text(ctx, r.FileID)
+	if err != nil || r.EnclStart < 1 || r.EnclStart > len(text) || n > len(text) {
+		return ""
+	}
+	sig := signatureText(text, r.EnclStart, r.EnclName)
+	i := strings.Index(sig.text, r.EnclName)
+	if i < 0 {
+		return ""
+	}
+	o := strings.Index(sig.text[i:], "(")
+	if o < 0 {
+		return ""
+	}
+	rest, d := sig.text[i+o:], 0
+	for k := 0; k < len(rest); k++ {
+		switch rest[k] {
+		case '(':
+			d++
+		case ')':
+			d--
+			if d == 0 {
+				rest = rest[k+1:]
+				k = len(rest)
+			}
+		}
+	}
+	rest = strings.TrimSpace(rest)
+	if !strings.HasPrefix(rest, ":") {
+		return ""
+	}
+	// Only a return in the function's own body: no block opened by a
+	// nested function is still open at line n.
+	var nested []bool
+	for k := sig.end; k < n; k++ {
+		l := stripComment(text[k-1])
+		for i := 0; i < len(l); i++ {
+			switch l[i] {
+			case '{':
+				nested = append(nested, strings.Contains(l[:i], "=>") || strings.Contains(l[:i], "function"))
+			case '}':
+				if len(nested) > 0 {
+					nested = nested[:len(nested)-1]
+				}
+			}
+		}
+	}
+	for _, f := range nested[min(1, len(nested)):] {
+		if f {
+			return ""
+		}
+	}
+	return strings.TrimSpace(rest[1:])
+}
+
+// tsChainType returns the type of the value chain names (x.f.g), root
+// first, from the types the text states at r: the root's (a parameter's,
+// a local's, an imported value's, the enclosing class for "this"), then
+// each member's as its type declares it. foreign reports a step through a
+// package's type (its members are the package's); "" when a step states
+// nothing the reader follows.
+func (te *tsTypeEval) tsChainType(ctx context.Context, r *refLine, chain []string) (typ string, in int64, foreign bool) {
+	switch root := chain[0]; root {
+	case "super":
+		return "", 0, false
+	case "this":
+		types := te.rr.enclosingTypes(r)
+		if len(types) == 0 {
+			return "", 0, false
+		}
+		typ, in = types[len(types)-1], r.FileID
+	default:
+		typ, in = te.tsTypeOf(ctx, r, root)
+	}
+	for _, m := range chain[1:] {
+		if typ == "" {
+			return "", 0, false
+		}
+		typ, in, foreign = te.tsMemberType(ctx, in, typ, m)
+		if foreign {
+			return "", 0, true
+		}
+		if mm := tsIndexedAccess.FindStringSubmatch(strings.TrimSpace(typ)); mm != nil {
+			typ, in, foreign = te.tsMemberType(ctx, in, mm[1], mm[2]) // T['k']: T's member k
+			if foreign {
+				return "", 0, true
+			}
+		}
+	}
+	return typ, in, false
+}
+
+// tsMemberType returns the type that type typ (written in file id)
+// states for its member m, and the file it is written in: a class's
+// field, an interface's or a type literal alias's property signature,
+// looked up through the type's bases. A type literal gives "{". foreign
+// reports that typ is a package's type.
+func (te *tsTypeEval) tsMemberType(ctx context.Context, id int64, typ, m string) (string, int64, bool) {
+	key := lineVar{id, 0, typ + "\x00" + m}
+	if t, ok := te.member[key]; ok {
+		return t.typ, t.in, t.foreign
+	}
+	t, in, foreign := te.readTSMemberType(ctx, id, typ, m)
+	te.member[key] = tsMember{t, in, foreign}
+	return t, in, foreign
+}
+
+func (te *tsTypeEval) readTSMemberType(ctx context.Context, id int64, typ, m string) (string, int64, bool) {
+	typ = tsUnwrap(strings.TrimSpace(typ))
+	for i := 0; i < 3; i++ {
+		a, ok := te.decl.tsMappedArg(ctx, id, typ)
+		if !ok {
+			break
+		}
+		typ = tsUnwrap(a) // Simplify<T>: T's members
+	}
+	if parts := tsSplitTop(typ, "&"); len(parts) > 1 && len(tsSplitTop(typ, "|")) == 1 {
+		// An intersection: the first part stating the member gives its type.
+		for _, p := range parts {
+			if t, in, _ := te.tsMemberType(ctx, id, strings.TrimSpace(p), m); t != "" {
+				return t, in, false
+			}
+		}
+		return "", 0, false
+	}
+	if strings.HasPrefix(typ, "{") {
+		return tsLiteralMember(typ, m), id, false
+	}
+	name := leadingTypeName(typ)
+	if name == "" || strings.ContainsAny(skipTypeArgs(strings.TrimSpace(typ[len(name):])), "[|&") {
+		return "", 0, false // an array, an indexed access, a union: not one type's member
+	}
+	if qual, _, dotted := strings.Cut(name, "."); dotted {
+		return "", 0, te.decl.tsForeign(ctx, id, qual)
+	}
+	work := []tsValue{{name, id}}
+	seen := map[string]bool{}
+	for steps := 0; len(work) > 0 && steps < 16; steps++ {
+		n := work[0]
+		work = work[1:]
+		did, dname, known := te.decl.tsDeclFile(ctx, n.in, n.typ)
+		if u := te.decl.tsConstraint(ctx, n.in, n.typ); !known && u != "" && steps == 0 {
+			work = append(work, tsValue{u, n.in}) // a type parameter: its constraint's members
+			continue
+		}
+		if !known {
+			if steps == 0 && te.decl.tsOutside(ctx, n.in, n.typ) {
+				return "", 0, true
+			}
+			continue
+		}
+		if seen[dname] {
+			continue
+		}
+		seen[dname] = true
+		t := te.decl.tsFieldType(ctx, did, dname, m)
+		if t == "" {
+			t = te.decl.tsPropertyType(ctx, did, dname, m)
+		}
+		if t != "" && steps == 0 {
+			t, tin := te.tsGivenMember(ctx, id, typ, did, dname, t)
+			return t, tin, false
+		}
+		if t != "" {
+			return t, did, false
+		}
+		bases, _ := te.decl.tsBases(ctx, did, dname, 0)
+		if len(bases) > 1 && te.decl.tsDecls(ctx, did)[dname][0].kind == "type" && !te.decl.tsIntersection(ctx, did, dname) {
+			// A union's (or an intersection's) members: one type only when
+			// every member states the same one.
+			t, tin := te.tsCommonMember(ctx, did, bases, m)
+			if t != "" {
+				return t, tin, false
+			}
+			continue
+		}
+		for _, b := range bases {
+			work = append(work, tsValue{b, did})
+		}
+	}
+	return "", 0, false
+}
+
+// tsCommonMember returns the type every one of types (written in file
+// id) states for member m, "" when one states none or they differ.
+func (te *tsTypeEval) tsCommonMember(ctx context.Context, id int64, types []string, m string) (string, int64) {
+	if te.depth > 4 {
+		return "", 0
+	}
+	te.depth++
+	defer func() { te.depth-- }()
+	var typ string
+	var in int64
+	for i, b := range types {
+		t, tin, foreign := te.tsMemberType(ctx, id, b, m)
+		if t == "" || foreign || i > 0 && (t != typ || tin != in) {
+			return "", 0
+		}
+		typ, in = t, tin
+	}
+	return typ, in
+}
+
+// tsOuterReturnType returns the return type stated by the function
+// enclosing r's enclosing symbol whose body holds the return statement on
+// line n (above r's enclosing symbol: "return async (opts) => {" with a
+// handler declared inside the arrow), "" when none states one.
+func (te *tsTypeEval) tsOuterReturnType(ctx context.Context, r *refLine, n int) string {
+	parts := strings.Split(r.Symbol, ".")
+	for k := len(parts) - 1; k > 0; k-- {
+		d := te.decl.tsSymbolAt(ctx, r.FileID, strings.Join(parts[:k], "."), parts[k-1])
+		if d == nil || d.u.Start >= r.EnclStart {
+			return ""
+		}
+		if d.u.Start <= n {
+			outer := *r
+			outer.EnclStart, outer.EnclName = d.u.Start, d.u.Name
+			return te.tsReturnType(ctx, &outer, n)
+		}
+	}
+	return ""
 }

@@ -1,0 +1,320 @@
+package resolve
+
+import (
+	"context"
+	"regexp"
+	"strings"
+)
+
+// The type an object literal is written for, beyond a variable's
+// annotation (tsLiteralTyper): the parameter of the callee it is passed
+// to (a function of the repository, or one reached through a chain of
+// stated function type), the member of an enclosing literal's type its
+// key names, a function's stated return; and the parameters and results
+// of the methods a literal of stated type holds.
+
+// tsKeyBefore matches the text before a literal's '{' that makes it the
+// value of a key: "name: {", "{ name: {", "name?: {" is a type's.
+var tsKeyBefore = regexp.MustCompile(`(?:^\s*|[{,]\s*)([\p{L}_$][\p{L}\p{N}_$]*)\s*:(\s*\[)?$`)
+
+// tsCallee matches the callee a call's argument list follows: a chain of
+// names (a?.b!.c), optionally "new", type arguments and "?.".
+var tsCallee = regexp.MustCompile(`(?:^|[^\p{L}\p{N}_$.?!])(new\s+)?(` + tsChainExpr + `)\s*(<[^()]*>)?\s*(?:\?\.)?\s*$`)
+
+// tsArgType returns the stated type of the parameter a literal starting
+// after prefix (the text of its line before its '{') is passed as, when
+// the call is of a function or class the file declares or imports from
+// the repository: "fn(a, {" is fn's second parameter. fid is the file
+// the type is written in.
+func (lt *tsLiteralTyper) tsArgType(ctx context.Context, id int64, prefix string) (typ string, fid int64) {
+	open, arg := callOpen(prefix)
+	if open < 0 {
+		return "", 0
+	}
+	m := callee.FindStringSubmatch(prefix[:open])
+	if m == nil {
+		return "", 0
+	}
+	fid, name, ok := lt.decl.tsDeclFile(ctx, id, m[2])
+	if !ok {
+		return "", 0
+	}
+	params := lt.decl.tsParams(ctx, fid, name, m[1] != "")
+	if arg >= len(params) {
+		return "", 0
+	}
+	return params[arg], fid
+}
+
+// tsLiteralTarget returns the type the object literal opened at (ln, col)
+// of r's file (1-based line, 0-based column) is written for when
+// tsLiteralKey's rules do not give it: the member of the enclosing
+// literal's type its key names ("info: {"), or the parameter of a callee
+// reached through a chain or a local (opts.onError?.({, respond({). outside
+// reports a literal passed to a function that is not the repository's (a
+// package's, the runtime's: fetch(url, {…})), whose keys are that
+// function's parameter's. "" and false when nothing states it.
+func (lt *tsLiteralTyper) tsLiteralTarget(ctx context.Context, r *refLine, text []string, ln, col, depth int) (typ string, in int64, outside bool) {
+	if depth > 3 {
+		return "", 0, false
+	}
+	line := text[ln-1]
+	before := strings.TrimRight(line[:col], " \t")
+	prefix := line[:col]
+	if before == "" && ln > 1 {
+		before = strings.TrimRight(stripComment(text[ln-2]), " \t")
+		prefix = before
+	}
+	if key := tsKeyBefore.FindStringSubmatchIndex(before); key != nil {
+		// A literal that is the value of another literal's key: the
+		// member the enclosing literal's type states for the key.
+		kln := ln
+		if before != strings.TrimRight(line[:col], " \t") {
+			kln = ln - 1
+		}
+		oln, ocol, ok := openingBrace(text, kln, key[2])
+		if !ok {
+			return "", 0, false
+		}
+		t, tin, out := lt.tsLiteralType(ctx, r, text, oln, ocol, depth+1)
+		if out || t == "" {
+			return "", 0, out
+		}
+		t, tin = lt.eval.tsIndexedType(ctx, tin, t)
+		mt, min, foreign := lt.eval.tsMemberType(ctx, tin, t, before[key[2]:key[3]])
+		if foreign {
+			return "", 0, true
+		}
+		if key[4] >= 0 {
+			mt = tsElement(mt) // "key: [ {": an element of the member's array
+		}
+		return mt, min, false
+	}
+	if lastWord(before) == "return" {
+		return lt.tsInnerReturn(ctx, r, text, ln)
+	}
+	if strings.HasSuffix(before, "(") || strings.HasSuffix(before, ",") {
+		params, pin, out := lt.tsCallParams(ctx, r, tsChainAbove(text, ln, prefix))
+		if out {
+			return "", 0, true
+		}
+		if _, arg := callOpen(prefix); arg < len(params) {
+			return params[arg], pin, false
+		}
+	}
+	return "", 0, false
+}
+
+// tsLiteralType is the type the literal opened at (ln, col) is written
+// for: what tsLiteralKey reads (a cast, a typed variable, a return, a
+// repository function's parameter), else tsLiteralTarget.
+func (lt *tsLiteralTyper) tsLiteralType(ctx context.Context, r *refLine, text []string, ln, col, depth int) (string, int64, bool) {
+	if t, from := castAfter(text, ln, col); t != "" {
+		return t, r.FileID, false
+	} else if from != "" {
+		return "", 0, false
+	}
+	before := strings.TrimRight(text[ln-1][:col], " \t")
+	if before == "" && ln > 1 {
+		before = strings.TrimRight(stripComment(text[ln-2]), " \t")
+	}
+	switch {
+	case strings.HasSuffix(before, "=") && !strings.HasSuffix(before, "=="):
+		if m := typedVar.FindStringSubmatch(strings.TrimRight(strings.TrimSuffix(before, "="), " \t")); m != nil {
+			return m[1], r.FileID, false
+		}
+		return "", 0, false
+	case lastWord(before) == "return":
+		if t := strings.TrimSpace(strings.TrimSuffix(lt.eval.tsReturnType(ctx, r, ln), "{")); t != "" {
+			return t, r.FileID, false
+		}
+	case strings.HasSuffix(before, "(") || strings.HasSuffix(before, ","):
+		if t, fid := lt.tsArgType(ctx, r.FileID, text[ln-1][:col]); t != "" {
+			return t, fid, false
+		}
+	}
+	return lt.tsLiteralTarget(ctx, r, text, ln, col, depth)
+}
+
+// tsCallParams returns the stated types of the parameters of the callee
+// whose argument list prefix ends in, when the callee is reached through
+// a chain or a local of stated function type, and the file they are
+// written in; outside reports a callee that is not the repository's (a
+// package's import, a runtime global such as fetch, or a member of a
+// value of such a type), called without type arguments.
+func (lt *tsLiteralTyper) tsCallParams(ctx context.Context, r *refLine, prefix string) (params []string, in int64, outside bool) {
+	open, _ := callOpen(prefix)
+	if open < 0 {
+		return nil, 0, false
+	}
+	m := tsCallee.FindStringSubmatch(prefix[:open])
+	if m == nil {
+		return nil, 0, false
+	}
+	chain := tsChainSep.Split(m[2], -1)
+	if m[3] != "" {
+		return nil, 0, false // type arguments may give the literal a repository type
+	}
+	root := chain[0]
+	if root == "this" || root == "super" {
+		return nil, 0, false
+	}
+	if lt.decl.tsOutsideValue(ctx, r, root) {
+		return nil, 0, true
+	}
+	if len(chain) == 1 && m[1] != "" {
+		return nil, 0, false
+	}
+	t, tin := "", int64(0)
+	if len(chain) == 1 {
+		t, tin = lt.eval.tsTypeOf(ctx, r, root)
+	} else {
+		var foreign bool
+		t, tin, foreign = lt.eval.tsChainType(ctx, r, chain)
+		if foreign {
+			return nil, 0, true
+		}
+	}
+	if t == "" {
+		return nil, 0, false
+	}
+	p, pin := lt.eval.tsFuncParams(ctx, tin, tsUnwrap(t))
+	if p == nil {
+		p, pin = lt.eval.tsCallSignature(ctx, tin, t) // a value of an interface with a call signature
+	}
+	return p, pin, false
+}
+
+// tsLiteralMethodParam returns the type of untyped parameter v of
+// function fn declared on line start (1-based) of r's file when fn is a
+// method or a function-valued key of an object literal whose type the
+// source states ("const h: Handler = { parse(opts) {…} }"): the
+// parameter of the member's stated function type.
+func (lt *tsLiteralTyper) tsLiteralMethodParam(ctx context.Context, r *refLine, start int, fn, v string) (string, int64) {
+	text, err := lt.rr.text(ctx, r.FileID)
+	if err != nil || start < 1 || start > len(text) {
+		return "", 0
+	}
+	l := text[start-1]
+	q := regexp.QuoteMeta(fn)
+	loc := regexp.MustCompile(`^\s*(?:async\s+)?\*?(` + q + `)\s*(?:<[^>]*>)?\(|^\s*(` + q + `)\s*:\s*(?:async\s*)?(?:function\b|\(|[\p{L}_$][\p{L}\p{N}_$]*\s*=>)`).FindStringSubmatchIndex(l)
+	if loc == nil {
+		return "", 0
+	}
+	at := loc[2]
+	if at < 0 {
+		at = loc[4]
+	}
+	sig := signatureText(text, start, fn).text
+	o := strings.IndexByte(sig[min(at, len(sig)):], '(')
+	if o < 0 {
+		return "", 0
+	}
+	o += at
+	end := closingBracket(sig, o)
+	if end < 0 {
+		return "", 0
+	}
+	j := -1
+	for i, p := range tsSplitTop(sig[o+1:end], ",") {
+		name, typ, typed := strings.Cut(p, ":")
+		if strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(name), "?")) == v {
+			if typed && strings.TrimSpace(typ) != "" {
+				return "", 0 // states its own type
+			}
+			j = i
+		}
+	}
+	if j < 0 {
+		return "", 0
+	}
+	ln, col, ok := openingBrace(text, start, at)
+	if !ok {
+		return "", 0
+	}
+	t, in, outside := lt.tsLiteralType(ctx, r, text, ln, col, 0)
+	if outside || t == "" {
+		return "", 0
+	}
+	mt, min, foreign := lt.eval.tsMemberType(ctx, in, t, fn)
+	if foreign || mt == "" {
+		return "", 0
+	}
+	if params, pin := lt.eval.tsFuncParams(ctx, min, mt); j < len(params) {
+		return params[j], pin
+	}
+	return "", 0
+}
+
+// tsInnerReturn returns the type a return on line ln of r's file is
+// written for: the return type stated by the innermost function whose
+// block holds the line (an arrow's "(…): T => {", through Promise<T> for
+// an async one), or the literal's member a method of a typed literal is;
+// "" when that function states none.
+func (lt *tsLiteralTyper) tsInnerReturn(ctx context.Context, r *refLine, text []string, ln int) (string, int64, bool) {
+	for n := ln - 1; n >= 1 && n >= r.EnclStart && n > ln-200; n-- {
+		l := strings.TrimRight(stripComment(text[n-1]), " \t")
+		if !strings.HasSuffix(l, "{") || !openThrough(text, n, len(l), ln) {
+			continue
+		}
+		m := tsFuncHeader.FindStringSubmatch(l)
+		if m == nil || controlWords[m[1]] {
+			if strings.HasSuffix(strings.TrimSpace(strings.TrimSuffix(l, "{")), ")") {
+				continue // a statement's block: if (…) {
+			}
+			return "", 0, false // a literal, a class: not a function's block
+		}
+		t := ""
+		if strings.HasSuffix(strings.TrimSpace(strings.TrimSuffix(l, "{")), "=>") {
+			h := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(strings.TrimSuffix(l, "{")), "=>"))
+			if c := strings.LastIndex(h, "):"); c >= 0 {
+				t = strings.TrimSpace(h[c+2:])
+			}
+		} else {
+			t = strings.TrimSpace(m[2])
+		}
+		if t == "" {
+			if n == r.EnclStart {
+				return lt.tsLiteralMethodReturn(ctx, r, n, r.EnclName)
+			}
+			return "", 0, false
+		}
+		if strings.Contains(l, "async") {
+			t = tsAwaited(t)
+		}
+		return t, r.FileID, false
+	}
+	return "", 0, false
+}
+
+// tsLiteralMethodReturn returns the type function fn, declared on line
+// start as a method or a function-valued key of a literal of stated type,
+// returns as the literal's member states it (awaited for an async one).
+func (lt *tsLiteralTyper) tsLiteralMethodReturn(ctx context.Context, r *refLine, start int, fn string) (string, int64, bool) {
+	text, err := lt.rr.text(ctx, r.FileID)
+	if err != nil || start < 1 || start > len(text) {
+		return "", 0, false
+	}
+	l := text[start-1]
+	at := strings.Index(l, fn)
+	if at < 0 {
+		return "", 0, false
+	}
+	ln, col, ok := openingBrace(text, start, at)
+	if !ok {
+		return "", 0, false
+	}
+	t, in, outside := lt.tsLiteralType(ctx, r, text, ln, col, 1)
+	if outside || t == "" {
+		return "", 0, outside
+	}
+	mt, min, foreign := lt.eval.tsMemberType(ctx, in, t, fn)
+	if foreign || mt == "" {
+		return "", 0, foreign
+	}
+	rt, rin := lt.eval.tsFuncTypeReturn(ctx, min, mt)
+	if strings.Contains(l[:at], "async") {
+		rt = tsAwaited(rt)
+	}
+	return rt, rin, false
+}

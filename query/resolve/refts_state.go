@@ -1,0 +1,79 @@
+package resolve
+
+// The TypeScript rules are four types, each reaching the resolver's core
+// (the files' text, imports, scopes and definitions) through its field
+// rr, and each keeping what it reads once per lookup (every line of a
+// common name asks the same questions):
+//
+//   - tsDeclReader reads what a file declares: its declarations, a type's
+//     bases, fields, properties and call signatures, a function's stated
+//     parameters and result, type parameters' constraints, where a name
+//     is declared through imports and re-exports, and whether a name is
+//     the repository's at all.
+//   - tsTypeEval types values from what the source states: a variable's
+//     annotation, a binding's right-hand side, a chain's members, a
+//     call's stated result, a callback's parameter.
+//   - tsLiteralTyper finds the type an object literal is written for.
+//   - tsRules judges a use of a member against a definition from those.
+
+// tsDeclReader reads TypeScript declarations (refts_decl.go).
+type tsDeclReader struct {
+	rr      *refResolver
+	decls   map[int64]map[string][]tsDecl // per file, its declarations by name
+	bases   map[lineVar]tsFound           // a declaration's bases
+	binds   map[lineVar]bool              // a file binds a name
+	fields  map[lineVar]string            // a class field's stated type
+	params  map[lineVar][]string          // a function's parameters' types
+	runtime map[lineVar]bool              // a type or value name is the runtime's, as a file sees it
+	syms    map[lineVar]*refDef           // a file's symbol by qualified name
+	bounds  map[lineVar]string            // a type parameter's constraint
+}
+
+// tsTypeEval types TypeScript values (refts_types.go).
+type tsTypeEval struct {
+	rr      *refResolver
+	decl    *tsDeclReader
+	lit     *tsLiteralTyper
+	values  map[lineVar]tsValue  // a top-level value's stated type
+	typeOf  map[lineVar]tsValue  // a value's type at a line
+	member  map[lineVar]tsMember // a type's member's stated type
+	returns map[lineVar]tsValue  // a function's stated return type
+	depth   int                  // locals followed to the chains they are set from
+}
+
+// tsLiteralTyper finds the type an object literal is written for
+// (refts_literal.go).
+type tsLiteralTyper struct {
+	rr   *refResolver
+	decl *tsDeclReader
+	eval *tsTypeEval
+}
+
+// tsRules judges TypeScript member uses (refts.go).
+type tsRules struct {
+	rr      *refResolver
+	decl    *tsDeclReader
+	eval    *tsTypeEval
+	lit     *tsLiteralTyper
+	lits    map[lineVar]map[string]bool // the literals a member's type admits
+	named   map[lineVar]bool            // a file's text holds a type's name
+	mention map[lineVar][]string        // the types declared beside a type that name it
+	depth   int                         // type parameters followed to their constraints
+}
+
+// tsr returns the TypeScript rules of the lookup, made on first use.
+func (rr *refResolver) tsr() *tsRules {
+	if rr.ts != nil {
+		return rr.ts
+	}
+	dr := &tsDeclReader{rr: rr, decls: map[int64]map[string][]tsDecl{}, bases: map[lineVar]tsFound{},
+		binds: map[lineVar]bool{}, fields: map[lineVar]string{}, params: map[lineVar][]string{},
+		runtime: map[lineVar]bool{}, syms: map[lineVar]*refDef{}, bounds: map[lineVar]string{}}
+	te := &tsTypeEval{rr: rr, decl: dr, values: map[lineVar]tsValue{}, typeOf: map[lineVar]tsValue{},
+		member: map[lineVar]tsMember{}, returns: map[lineVar]tsValue{}}
+	lt := &tsLiteralTyper{rr: rr, decl: dr, eval: te}
+	te.lit = lt
+	rr.ts = &tsRules{rr: rr, decl: dr, eval: te, lit: lt, lits: map[lineVar]map[string]bool{}, named: map[lineVar]bool{},
+		mention: map[lineVar][]string{}}
+	return rr.ts
+}
