@@ -121,6 +121,9 @@ func TestWatcherGitIgnored(t *testing.T) {
 		m, err := s.db.Meta(context.Background())
 		return err == nil && m["last_commit"] == head && s.live.Freshness().IndexState == StateReady
 	})
+	// The new file's last write events may still wait for their run
+	// (debounced); the status is current once they are in.
+	s.settle(t)
 	st := s.status(t)
 	if !st.Current || st.HeadCommit != head {
 		t.Errorf("status after commit: current %v %v head %s", st.Current, st.NotCurrent, st.HeadCommit)
