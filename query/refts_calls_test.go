@@ -9,8 +9,9 @@ import "testing"
 // runtime class, a function stating a runtime type (while the repository
 // declares a namespace's member of the same name), an "await using"
 // binding, and the parameters of callbacks given to a builder's methods
-// (a function type's, a type literal's call signature in a union), or to
-// a call opened on the line above.
+// (a function type's, a type literal's call signature in a union; an
+// arrow's or a function expression's), or to a call opened on the line
+// above.
 var tsCallsFiles = map[string]string{
 	"src/builder.ts": `export interface ResolverOptions<TCtx> {
   ctx: TCtx;
@@ -129,6 +130,9 @@ test('builders', async () => {
       return opts.next();
     })
     .query(() => 1);
+  const checked = t.procedure.use(function check(opts) {
+    return opts.next(); // a function expression's
+  });
   const subs = new Map<number, AbortController>();
   const ac = new AbortController();
   const s1 = ac.signal;
@@ -179,9 +183,10 @@ func TestRefsTypeScriptCallResults(t *testing.T) {
 			at("u.procedure.input(null)"): ConfResolved,
 		}},
 		{"src/subject.ts", "Subject.next", map[string]string{
-			at("return opts.next()"): "", // a type literal's member
-			at("observer.next(1)"):   "", // an Observer
-			at("await it.next()"):    "", // the runtime's AsyncIterator
+			at("return opts.next()"):    "", // a type literal's member
+			at("function expression's"): "",
+			at("observer.next(1)"):      "", // an Observer
+			at("await it.next()"):       "", // the runtime's AsyncIterator
 		}},
 		{"src/subject.ts", "Observer.next", map[string]string{
 			at("observer.next(1)"): ConfResolved,

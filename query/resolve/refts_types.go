@@ -605,13 +605,22 @@ func (te *tsTypeEval) tsInferred(ctx context.Context, r *refLine, v string) (str
 	return "", 0
 }
 
+// tsFuncExpr matches a function expression's head up to its body: "async
+// function name(a, b): T ", its parameter list the group.
+var tsFuncExpr = regexp.MustCompile(`\b(?:async\s+)?function\b\s*\*?\s*(?:[\p{L}_$][\p{L}\p{N}_$]*)?\s*\(([^()]*)\)(?:\s*:\s*[^{}()=]+)?\s*`)
+
 // tsCallbackParam returns the type of v when line n (l, its text
-// without a comment) starts an arrow function taking v that is passed
+// without a comment) starts an arrow function (or a function expression)
+// taking v that is passed
 // to a function of the repository whose parameter states a function
 // type ("fn(cb: (x: T) => R)" gives the callback's first parameter T),
 // and the arrow's call is still open at r.
 func (te *tsTypeEval) tsCallbackParam(ctx context.Context, r *refLine, text []string, n int, l, v string) (string, int64) {
-	for _, m := range tsArrowParams.FindAllStringSubmatchIndex(l, -1) {
+	matches := tsArrowParams.FindAllStringSubmatchIndex(l, -1)
+	for _, f := range tsFuncExpr.FindAllStringSubmatchIndex(l, -1) {
+		matches = append(matches, []int{f[0], f[1], f[2], f[3], -1, -1})
+	}
+	for _, m := range matches {
 		list := l[max(m[2], 0):max(m[3], 0)]
 		if m[4] >= 0 {
 			list = l[m[4]:m[5]]
