@@ -468,6 +468,9 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 			if v, why, ok := rr.tsr().tsCastMember(ctx, r, line, u, d); ok {
 				return v, why, nil
 			}
+			if v, why, ok := rr.tsr().tsCallMember(ctx, r, line, u, d); ok {
+				return v, why, nil
+			}
 		}
 		if d.member {
 			return vOpen, "", nil

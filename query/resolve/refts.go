@@ -348,11 +348,14 @@ func (ru *tsRules) tsTypeVerdict(ctx context.Context, id int64, typ string, d *r
 	if name == "" {
 		return vOpen, ""
 	}
-	if qual, last, dotted := strings.Cut(name, "."); dotted {
+	qual, last, dotted := strings.Cut(name, ".")
+	if dotted {
 		if ru.decl.tsForeign(ctx, id, qual) {
 			return vContra, whyForeign
 		}
 		name = last[strings.LastIndex(last, ".")+1:]
+	} else if ru.decl.tsRuntimeType(ctx, id, name) {
+		return vContra, whyForeign // the runtime's Request, not a namespace's of the name
 	}
 	if name == d.parent {
 		return vResolved, ""
@@ -862,4 +865,34 @@ func openingParen(s string, close int) int {
 		}
 	}
 	return -1
+}
+
+// tsCallMember judges member d's use through the result of a call or a
+// construction ("new URL(s).name", "f(x).name", "a.b(…).c.name", "(await
+// f()).name", a chain written over several lines) by the type its steps
+// state (tsCallChainType). ok is false when a step states nothing.
+func (ru *tsRules) tsCallMember(ctx context.Context, r *refLine, line string, u useAt, d *refDef) (refVerdict, string, bool) {
+	text, err := ru.rr.text(ctx, r.FileID)
+	if err != nil || r.Line > len(text) {
+		return vOpen, "", false
+	}
+	e := tsQualifierExpr(text, r.Line, line[:min(u.at, len(line))])
+	if strings.HasPrefix(e, "(") && closingBracket(e, 0) == len(e)-1 {
+		e = strings.TrimSpace(e[1 : len(e)-1])
+		if strings.Contains(e, " as ") {
+			return vOpen, "", false // a cast: tsCastMember's
+		}
+	}
+	if e == "" {
+		return vOpen, "", false
+	}
+	t, in, foreign := ru.eval.calls.tsCallChainType(ctx, r, e)
+	if foreign {
+		return vContra, whyForeign, true
+	}
+	if t == "" || strings.HasPrefix(t, "{") || strings.Contains(skipTypeArgs(strings.TrimSpace(t[len(leadingTypeName(t)):])), "[") {
+		return vOpen, "", false // nothing stated, a literal's own member, an array's element
+	}
+	v, why := ru.tsTypeVerdict(ctx, in, t, d)
+	return v, why, v != vOpen
 }

@@ -642,8 +642,12 @@ func (dr *tsDeclReader) tsPropertyType(ctx context.Context, id int64, typ, m str
 	if d := decls[0]; d.kind == "interface" || d.kind == "type" {
 		prop := regexp.MustCompile(`^\s*(?:readonly\s+)?` + regexp.QuoteMeta(m) + `\??\s*:\s*(.+?)\s*[;,]?\s*$`)
 		depth, opened := 0, false
-		for k := d.line; k < len(text) && k < d.line+400; k++ {
+		start, head := tsAfterTypeParams(text, d.line, typ)
+		for k := start; k < len(text) && k < d.line+400; k++ {
 			l := stripComment(text[k])
+			if k == start {
+				l = head
+			}
 			if depth == 1 && opened {
 				if mm := prop.FindStringSubmatch(l); mm != nil {
 					if strings.HasPrefix(mm[1], "{") {
@@ -719,14 +723,28 @@ func (dr *tsDeclReader) readTSRuntimeType(ctx context.Context, id int64, name st
 	if err != nil {
 		return false
 	}
-	tparam := regexp.MustCompile(`[<,]\s*` + regexp.QuoteMeta(name) + `\s*(?:extends\b|[,>=])|\binfer\s+` + regexp.QuoteMeta(name) + `\b`)
+	q := regexp.QuoteMeta(name)
+	// A type parameter: constrained, inferred, on a line of its own in a
+	// list written over several, or in the list a declaration's name, a
+	// method's or a generic arrow's opens (a type argument, Map<K,
+	// AbortController>, declares nothing).
+	tparam := regexp.MustCompile(`[<,]\s*` + q + `\s+extends\b|\binfer\s+` + q + `\b|^\s*` + q + `\s*(?:extends\b|,|=[^=>]|>)|` +
+		`(?:\b(?:function\*?|class|interface|type)\s+[\p{L}_$][\p{L}\p{N}_$]*|^\s*(?:(?:public|private|protected|static|async|readonly|abstract|get|set)\s+)*[\p{L}_$][\p{L}\p{N}_$]*\??|=\s*(?:async\s*)?)\s*<(?:[^<>()]|<[^<>()]*>)*?\b` + q + `\s*[,>=]`)
 	for _, l := range text {
 		if strings.Contains(l, name) && tparam.MatchString(l) {
-			return false // a type parameter (of a generic, or inferred)
+			return false
 		}
 	}
 	defs, err := dr.rr.named(ctx, name)
-	return err == nil && len(defs) == 0
+	if err != nil {
+		return false
+	}
+	for _, d := range defs {
+		if d.u.Qualname == name || d.u.FileID == id {
+			return false // a declaration a file may see by its bare name
+		}
+	}
+	return true // none, or only members and namespaces' own (JSONRPC2.Request)
 }
 
 // tsOutsideValue reports whether value name, at r, is not the
@@ -886,20 +904,33 @@ func (dr *tsDeclReader) tsNamedHere(ctx context.Context, id int64, name string) 
 	return fi, imported || module || reexported || dr.tsDeclares(ctx, id, name)
 }
 
-// tsOwnCallSignature reads the call signature interface typ (declared in
-// file id) states directly in its body.
+// tsOwnCallSignature reads the call signature interface typ (or an alias
+// of a type literal, declared in file id) states directly in its body.
 func (dr *tsDeclReader) tsOwnCallSignature(ctx context.Context, id int64, typ string) ([]string, bool) {
 	decls := dr.tsDecls(ctx, id)[typ]
 	text, err := dr.rr.text(ctx, id)
-	if err != nil || len(decls) == 0 || decls[0].kind != "interface" {
+	if err != nil || len(decls) == 0 || decls[0].kind != "interface" && decls[0].kind != "type" {
 		return nil, false
 	}
+	start, head := tsAfterTypeParams(text, decls[0].line, typ)
+	if decls[0].kind == "type" {
+		rhs := head
+		if i := strings.Index(rhs, typ); i >= 0 && start == decls[0].line {
+			rhs = rhs[i+len(typ):] // no type parameters: what follows the name
+		}
+		if rhs, ok := strings.CutPrefix(strings.TrimSpace(rhs), "="); !ok || !strings.HasPrefix(strings.TrimSpace(rhs), "{") {
+			return nil, false // an alias of a type literal only: "= { (opts: T): R }"
+		}
+	}
 	depth, opened := 0, false
-	for k := decls[0].line; k < len(text) && k < decls[0].line+400; k++ {
+	for k := start; k < len(text) && k < decls[0].line+400; k++ {
 		l := strings.TrimSpace(stripComment(text[k]))
+		if k == start {
+			l = strings.TrimSpace(head)
+		}
 		if depth == 1 && opened && strings.HasPrefix(skipTypeArgs(l), "(") {
 			sig := skipTypeArgs(l)
-			for j := k + 1; closingBracket(sig, 0) < 0 && j < len(text) && j < k+20; j++ {
+			for j := k + 1; closingBracket(sig, 0) < 0 && j < len(text) && j < k+60; j++ {
 				sig += " " + strings.TrimSpace(stripComment(text[j]))
 			}
 			end := closingBracket(sig, 0)
@@ -972,4 +1003,41 @@ func tsStripBlockComments(s string) string {
 		}
 		s = s[:i] + " " + s[i+2+j+2:]
 	}
+}
+
+// tsAfterTypeParams returns the line (0-based) of text where the type
+// parameter list of the declaration of name on line ln closes, and the
+// rest of that line after it: the braces of its defaults ("$Root = {
+// ctx: T }") are not its body's. ln and its whole text without a list,
+// or one left open past 40 lines.
+func tsAfterTypeParams(text []string, ln int, name string) (int, string) {
+	l := stripComment(text[ln])
+	i := strings.Index(l, name)
+	if i < 0 {
+		return ln, l
+	}
+	rest := strings.TrimLeft(l[i+len(name):], " \t")
+	if !strings.HasPrefix(rest, "<") {
+		return ln, l
+	}
+	d := 0
+	for k := ln; k < len(text) && k < ln+40; k++ {
+		if k > ln {
+			rest = stripComment(text[k])
+		}
+		for j := 0; j < len(rest); j++ {
+			switch rest[j] {
+			case '<':
+				d++
+			case '>':
+				if j > 0 && rest[j-1] == '=' {
+					continue
+				}
+				if d--; d == 0 {
+					return k, rest[j+1:]
+				}
+			}
+		}
+	}
+	return ln, l
 }

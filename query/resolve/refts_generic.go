@@ -176,59 +176,6 @@ func tsStatedReturn(sig, name string) string {
 	return tsReturnText(rest)
 }
 
-// tsMethod matches a method's declaration in a class or an interface
-// body: modifiers, the name, type parameters, the parameter list opening.
-func tsMethod(m string) *regexp.Regexp {
-	return regexp.MustCompile(`^\s*` + tsFieldMods + `(?:async\s+)?` + regexp.QuoteMeta(m) + `\??\s*(?:<.*)?\(`)
-}
-
-// tsMethodReturn returns the result type that class or interface typ
-// (written in file id) states for its method m, looked up through its
-// bases, and the file it is written in; "" when nothing states it.
-func (te *tsTypeEval) tsMethodReturn(ctx context.Context, id int64, typ, m string) (string, int64) {
-	name := leadingTypeName(tsUnwrap(strings.TrimSpace(typ)))
-	if name == "" || strings.Contains(name, ".") {
-		return "", 0
-	}
-	method := tsMethod(m)
-	work := []tsValue{{name, id}}
-	seen := map[string]bool{}
-	for steps := 0; len(work) > 0 && steps < 8; steps++ {
-		n := work[0]
-		work = work[1:]
-		did, dname, known := te.decl.tsDeclFile(ctx, n.in, n.typ)
-		if !known || seen[dname] {
-			continue
-		}
-		seen[dname] = true
-		decls := te.decl.tsDecls(ctx, did)[dname]
-		text, err := te.rr.text(ctx, did)
-		if err != nil || len(decls) == 0 || decls[0].kind != "class" && decls[0].kind != "interface" {
-			continue
-		}
-		depth, opened := 0, false
-		for k := decls[0].line; k < len(text) && k < decls[0].line+600; k++ {
-			l := stripComment(text[k])
-			if depth == 1 && opened && method.MatchString(l) {
-				if t := tsStatedReturn(signatureText(text, k+1, m).text, m); t != "" {
-					return t, did
-				}
-				break
-			}
-			depth += strings.Count(l, "{") - strings.Count(l, "}")
-			opened = opened || strings.Contains(l, "{")
-			if opened && depth <= 0 {
-				break
-			}
-		}
-		bases, _ := te.decl.tsBases(ctx, did, dname, 0)
-		for _, b := range bases {
-			work = append(work, tsValue{b, did})
-		}
-	}
-	return "", 0
-}
-
 // tsGivenReturn returns the stated result t of generic function fn
 // (declared in file did) for a call at r, its type parameters given by
 // the call's type arguments ("f<A>()", targs) or by the arguments whose

@@ -13,6 +13,8 @@ package resolve
 //   - tsTypeEval types values from what the source states: a variable's
 //     annotation, a binding's right-hand side, a chain's members, a
 //     call's stated result, a callback's parameter.
+//   - tsCallTyper types what calls give: chains of method calls,
+//     constructions, methods' signatures and the callbacks they take.
 //   - tsLiteralTyper finds the type an object literal is written for.
 //   - tsRules judges a use of a member against a definition from those.
 
@@ -38,7 +40,16 @@ type tsTypeEval struct {
 	typeOf  map[lineVar]tsValue  // a value's type at a line
 	member  map[lineVar]tsMember // a type's member's stated type
 	returns map[lineVar]tsValue  // a function's stated return type
-	depth   int                  // locals followed to the chains they are set from
+	calls   *tsCallTyper
+	depth   int // locals followed to the chains they are set from
+}
+
+// tsCallTyper types the values calls give and the callbacks callees
+// take (refts_calls.go).
+type tsCallTyper struct {
+	rr   *refResolver
+	decl *tsDeclReader
+	eval *tsTypeEval
 }
 
 // tsLiteralTyper finds the type an object literal is written for
@@ -73,6 +84,7 @@ func (rr *refResolver) tsr() *tsRules {
 		member: map[lineVar]tsMember{}, returns: map[lineVar]tsValue{}}
 	lt := &tsLiteralTyper{rr: rr, decl: dr, eval: te}
 	te.lit = lt
+	te.calls = &tsCallTyper{rr: rr, decl: dr, eval: te}
 	rr.ts = &tsRules{rr: rr, decl: dr, eval: te, lit: lt, lits: map[lineVar]map[string]bool{}, named: map[lineVar]bool{},
 		mention: map[lineVar][]string{}}
 	return rr.ts

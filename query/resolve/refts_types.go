@@ -42,7 +42,7 @@ func (te *tsTypeEval) tsBoundType(ctx context.Context, r *refLine, v string) (st
 			}
 			continue
 		}
-		pattern, rhs := b[1], strings.TrimSuffix(strings.TrimSpace(b[2]), ";")
+		pattern, rhs := b[1], strings.TrimSuffix(strings.TrimSpace(tsStatement(text, n, r.Line, b[2])), ";")
 		var key string
 		idx := -1
 		switch {
@@ -91,13 +91,13 @@ func (te *tsTypeEval) tsBoundType(ctx context.Context, r *refLine, v string) (st
 }
 
 // tsBinding matches a statement binding names from a value: "const
-// pattern = rhs" (let, var), the pattern a name, "{…}" or "[…]" on the
+// pattern = rhs" (let, var, using), the pattern a name, "{…}" or "[…]" on the
 // line.
 // tsForOf matches a for-of loop's head binding a name or a pattern from
 // a chain: "for (const v of a.b) {", "for await (const [k, v] of xs)".
 var tsForOf = regexp.MustCompile(`\bfor\s*(?:await\s*)?\(\s*(?:const|let|var)\s+([\p{L}_$][\p{L}\p{N}_$]*|\{[^{}]*\}|\[[^\[\]]*\])\s+of\s+(` + tsChainExpr + `)\s*\)`)
 
-var tsBinding = regexp.MustCompile(`^\s*(?:const|let|var)\s+([\p{L}_$][\p{L}\p{N}_$]*|\{[^{}]*\}|\[[^\[\]]*\])\s*=\s*(.+)$`)
+var tsBinding = regexp.MustCompile(`^\s*(?:const|let|var|(?:await\s+)?using)\s+([\p{L}_$][\p{L}\p{N}_$]*|\{[^{}]*\}|\[[^\[\]]*\])\s*=\s*(.+)$`)
 
 // tsPatternKey returns the key an object pattern ("{ a, b: v, c = 1 }")
 // binds v from, "" when it does not bind v.
@@ -159,11 +159,13 @@ func (te *tsTypeEval) tsExprType(ctx context.Context, r *refLine, e string) (str
 	}
 	m := tsCallExpr.FindStringSubmatchIndex(e)
 	if m == nil {
-		return "", 0
+		t, in, _ := te.calls.tsCallChainType(ctx, r, e)
+		return t, in
 	}
 	end := closingBracket(e, m[1]-1)
 	if end < 0 || strings.TrimRight(e[end+1:], "!; ") != "" {
-		return "", 0 // more follows the call: not its value
+		t, in, _ := te.calls.tsCallChainType(ctx, r, e) // more follows the call
+		return t, in
 	}
 	chain := tsChainSep.Split(e[m[4]:m[5]], -1)
 	var t string
@@ -182,7 +184,11 @@ func (te *tsTypeEval) tsExprType(ctx context.Context, r *refLine, e string) (str
 	} else if ft, fin, _ := te.tsChainType(ctx, r, chain); ft != "" {
 		t, in = te.tsFuncTypeReturn(ctx, fin, ft)
 	} else if rt, rin, _ := te.tsChainType(ctx, r, chain[:len(chain)-1]); rt != "" {
-		t, in = te.tsMethodReturn(ctx, rin, rt, chain[len(chain)-1]) // a method's stated result
+		t, in = te.calls.tsMethodReturn(ctx, rin, rt, chain[len(chain)-1]) // a method's stated result
+	}
+	if t == "" {
+		t, in, _ = te.calls.tsCallChainType(ctx, r, e)
+		return t, in
 	}
 	if t = strings.TrimSpace(t); m[2] >= 0 && leadingTypeName(t) == "Promise" {
 		t = strings.TrimSpace(t[len("Promise"):])
@@ -574,6 +580,9 @@ func (te *tsTypeEval) tsInferred(ctx context.Context, r *refLine, v string) (str
 		l := stripComment(text[n-1])
 		if n < r.Line && n >= r.EnclStart {
 			if mm := local.FindStringSubmatch(l); mm != nil {
+				if next := strings.TrimSpace(stripComment(text[n])); strings.HasPrefix(next, ".") || strings.HasPrefix(next, "?.") {
+					return "", 0 // the chain goes on below: a binding's (tsBoundType)
+				}
 				t, in, _ := te.tsChainType(ctx, r, tsChainSep.Split(mm[1], -1))
 				return t, in
 			}
@@ -596,13 +605,22 @@ func (te *tsTypeEval) tsInferred(ctx context.Context, r *refLine, v string) (str
 	return "", 0
 }
 
+// tsFuncExpr matches a function expression's head up to its body: "async
+// function name(a, b): T ", its parameter list the group.
+var tsFuncExpr = regexp.MustCompile(`\b(?:async\s+)?function\b\s*\*?\s*(?:[\p{L}_$][\p{L}\p{N}_$]*)?\s*\(([^()]*)\)(?:\s*:\s*[^{}()=]+)?\s*`)
+
 // tsCallbackParam returns the type of v when line n (l, its text
-// without a comment) starts an arrow function taking v that is passed
+// without a comment) starts an arrow function (or a function expression)
+// taking v that is passed
 // to a function of the repository whose parameter states a function
 // type ("fn(cb: (x: T) => R)" gives the callback's first parameter T),
 // and the arrow's call is still open at r.
 func (te *tsTypeEval) tsCallbackParam(ctx context.Context, r *refLine, text []string, n int, l, v string) (string, int64) {
-	for _, m := range tsArrowParams.FindAllStringSubmatchIndex(l, -1) {
+	matches := tsArrowParams.FindAllStringSubmatchIndex(l, -1)
+	for _, f := range tsFuncExpr.FindAllStringSubmatchIndex(l, -1) {
+		matches = append(matches, []int{f[0], f[1], f[2], f[3], -1, -1})
+	}
+	for _, m := range matches {
 		list := l[max(m[2], 0):max(m[3], 0)]
 		if m[4] >= 0 {
 			list = l[m[4]:m[5]]
@@ -617,20 +635,34 @@ func (te *tsTypeEval) tsCallbackParam(ctx context.Context, r *refLine, text []st
 			continue
 		}
 		before := strings.TrimRight(l[:m[0]], " \t")
-		open, _ := callOpen(before)
+		// An arrow opening its line, or following other arguments, is an
+		// argument of the call a line above opens ("observable<T>(\n
+		// (observer) => {", "f(\n  { a: 1 },\n  async (req) => {").
+		prefix, pn := l[:m[0]], n
+		if before == "" || strings.HasSuffix(before, ",") {
+			for k := n - 1; k >= 1 && k > n-20; k-- {
+				if o, _ := callOpen(prefix); o >= 0 {
+					break
+				}
+				prefix, pn = strings.TrimRight(stripComment(text[k-1]), " \t")+" "+strings.TrimLeft(prefix, " \t"), k
+			}
+		}
+		open, _ := callOpen(prefix)
 		body := m[1] + len(l[m[1]:]) - len(strings.TrimLeft(l[m[1]:], " \t"))
 		switch {
 		case strings.HasPrefix(l[body:], "{"):
 			if !openThrough(text, n, body+1, r.Line) {
 				continue // the arrow's block closed before r
 			}
-		case n != r.Line && (open < 0 || !openThrough(text, n, open+1, r.Line)):
+		case n != r.Line && (open < 0 || pn != n || !openThrough(text, n, open+1, r.Line)):
 			continue // an expression body: r must be in it
 		}
 		var t string
 		fid := r.FileID
 		if open >= 0 {
-			t, fid = te.lit.tsArgType(ctx, r.FileID, l[:m[0]])
+			if t, fid = te.lit.tsArgType(ctx, r.FileID, prefix); t == "" {
+				t, fid = te.calls.tsMethodArg(ctx, r, text, pn, prefix)
+			}
 		} else if lastWord(before) == "return" && n >= r.EnclStart {
 			t = te.tsReturnType(ctx, r, n) // the function returns the arrow
 		} else if lastWord(before) == "return" {
@@ -638,7 +670,7 @@ func (te *tsTypeEval) tsCallbackParam(ctx context.Context, r *refLine, text []st
 		} else if mm := typedVar.FindStringSubmatch(strings.TrimSuffix(before, "=")); mm != nil && strings.HasSuffix(before, "=") {
 			t = mm[1] // const f: F = (x) =>
 		}
-		if params, in := te.tsFuncParams(ctx, fid, t); j < len(params) {
+		if params, in := te.calls.tsCallbackParams(ctx, fid, t); j < len(params) {
 			return params[j], in
 		}
 		if name := leadingTypeName(strings.TrimSpace(t)); name != "" && te.decl.tsForeign(ctx, fid, strings.Split(name, ".")[0]) {
@@ -931,4 +963,40 @@ func (te *tsTypeEval) tsOuterReturnType(ctx context.Context, r *refLine, n int) 
 		}
 	}
 	return ""
+}
+
+// tsStatement returns rhs, the right-hand side of a binding on line n
+// (1-based) of text, joined with the lines that continue it — while its
+// brackets are open, or the next line continues its chain (".m(",
+// "?.m") — up to line stop (excluded), 40 lines at most.
+func tsStatement(text []string, n, stop int, rhs string) string {
+	open := bracketDepth(rhs)
+	for k := n + 1; k < stop && k < n+40 && k <= len(text); k++ {
+		next := strings.TrimSpace(stripComment(text[k-1]))
+		if open <= 0 && !strings.HasPrefix(next, ".") && !strings.HasPrefix(next, "?.") {
+			break
+		}
+		rhs += " " + next
+		open += bracketDepth(next)
+	}
+	return rhs
+}
+
+// bracketDepth returns how many brackets s opens that it does not close
+// (negative when it closes more), outside quotes.
+func bracketDepth(s string) int {
+	d := 0
+	var quote byte
+	for i := 0; i < len(s); i++ {
+		if skipQuoted(s, &i, &quote) {
+			continue
+		}
+		switch s[i] {
+		case '(', '[', '{':
+			d++
+		case ')', ']', '}':
+			d--
+		}
+	}
+	return d
 }
