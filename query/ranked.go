@@ -188,6 +188,20 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 				named.quoted = quoted
 			}
 		}
+		if p.tune.RareBoost > 0 && concept && (named == nil || named.quoted == nil) {
+			// ... and, when it writes none the index holds, is made
+			// where its rarest words are written.
+			rare, err := p.text.rareWords(ctx, t.words, sc)
+			if err != nil {
+				return err
+			}
+			if rare != nil {
+				if named == nil {
+					named = &namedFiles{}
+				}
+				named.rare = rare
+			}
+		}
 	}
 	f := p.fuse(chans, pm, source, named, files, pool, req.Limit)
 	if question && p.tune.WDir > 0 {
