@@ -27,10 +27,5 @@ func TestRareWordsLift(t *testing.T) {
 	off := DefaultTuning()
 	off.RareBoost = 0
 	req := Request{Query: "Fix rounding of timestamps when a cache entry expires at the clock's granularity", Limit: 10}
-	if r := firstRank(t, db, DefaultTuning(), req, "store/item.go"); r != 1 {
-		t.Errorf("item.go, which holds the request's rarest words, at rank %d, want 1", r)
-	}
-	if r := firstRank(t, db, off, req, "store/item.go"); r == 1 {
-		t.Errorf("item.go at rank 1 without the rare-words prior; the test no longer exercises it")
-	}
+	liftedFirst(t, db, off, req, "store/item.go", "the rare-words prior")
 }
