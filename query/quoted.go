@@ -77,13 +77,13 @@ func writtenAsName(tok string) bool {
 // text, the share of those names its blocks hold (nil when text writes
 // none that the index holds in at most maxQuotedBlocks blocks).
 func (tc *textChannels) quotedNames(ctx context.Context, text string, sc *scoped) (map[int64]float64, error) {
-	return tc.termShares(ctx, quotedTerms(text), sc, maxQuotedNames)
+	return tc.termShares(ctx, quotedTerms(text), sc, maxQuotedNames, maxQuotedBlocks)
 }
 
 // termShares returns, for each file whose blocks hold any of the rarest
-// n of terms (of those held in 1 to maxQuotedBlocks blocks), the share
+// n of terms (of those held in 1 to maxBlocks blocks), the share
 // of those terms its blocks hold; nil when no term qualifies.
-func (tc *textChannels) termShares(ctx context.Context, terms []textTerm, sc *scoped, n int) (map[int64]float64, error) {
+func (tc *textChannels) termShares(ctx context.Context, terms []textTerm, sc *scoped, n, maxBlocks int) (map[int64]float64, error) {
 	if len(terms) == 0 {
 		return nil, nil
 	}
@@ -94,7 +94,7 @@ func (tc *textChannels) termShares(ctx context.Context, terms []textTerm, sc *sc
 	var kept []textTerm
 	var counts []int
 	for i, t := range terms {
-		if df[i] > 0 && df[i] <= maxQuotedBlocks {
+		if df[i] > 0 && df[i] <= maxBlocks {
 			kept = append(kept, t)
 			counts = append(counts, df[i])
 		}
@@ -105,7 +105,7 @@ func (tc *textChannels) termShares(ctx context.Context, terms []textTerm, sc *sc
 	}
 	found := map[int64]float64{}
 	for _, t := range kept {
-		rows, err := tc.db.SearchChunks(ctx, t.q, tc.tune.ChunkCols, sc.scope, maxQuotedBlocks)
+		rows, err := tc.db.SearchChunks(ctx, t.q, tc.tune.ChunkCols, sc.scope, maxBlocks)
 		if err != nil {
 			return nil, err
 		}
