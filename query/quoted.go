@@ -7,6 +7,7 @@ import (
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // Names quoted in a task's text. A commit message or a bug report that
@@ -103,18 +104,18 @@ func (tc *textChannels) termShares(ctx context.Context, terms []textTerm, sc *sc
 	if len(kept) == 0 {
 		return nil, nil
 	}
+	qs := make([]fulltext.Query, len(kept))
+	for i, t := range kept {
+		qs[i] = t.q
+	}
+	files, err := tc.db.ChunkFiles(ctx, qs, sc.scope, maxBlocks)
+	if err != nil {
+		return nil, err
+	}
 	found := map[int64]float64{}
-	for _, t := range kept {
-		rows, err := tc.db.SearchChunks(ctx, t.q, tc.tune.ChunkCols, sc.scope, maxBlocks)
-		if err != nil {
-			return nil, err
-		}
-		seen := map[int64]bool{}
-		for _, r := range rows {
-			if !seen[r.FileID] {
-				seen[r.FileID] = true
-				found[r.FileID] += 1 / float64(len(kept))
-			}
+	for _, fs := range files {
+		for _, f := range fs {
+			found[f] += 1 / float64(len(kept))
 		}
 	}
 	return found, nil
