@@ -32,6 +32,9 @@ type namedFiles struct {
 	// quoted is, per file, the share of the names the text writes that
 	// its blocks hold (quoted.go).
 	quoted map[int64]float64
+	// rare is, per file, the share of the text's rarest words that its
+	// blocks hold (rarewords.go).
+	rare map[int64]float64
 }
 
 var (
@@ -154,13 +157,15 @@ func suffixAt(s, t string) bool {
 }
 
 // namedPrior lifts a file the text names: by its path × (1 + pathBoost),
-// by its stem × (1 + stemBoost); and one that holds the names the text
-// writes, × (1 + quotedBoost × their share).
-func (fc *fileCand) namedPrior(nf *namedFiles, pathBoost, stemBoost, quotedBoost float64) {
+// by its stem × (1 + stemBoost); one that holds the names the text
+// writes, × (1 + quotedBoost × their share); and one that holds its
+// rarest words, × (1 + rareBoost × their share).
+func (fc *fileCand) namedPrior(nf *namedFiles, pathBoost, stemBoost, quotedBoost, rareBoost float64) {
 	if nf == nil {
 		return
 	}
 	fc.sharePrior(nf.quoted, quotedBoost, "the names the text writes")
+	fc.sharePrior(nf.rare, rareBoost, "the text's rarest words")
 	switch nf.names(fc.info) {
 	case 2:
 		fc.applyPrior(pathBoost > 0, 1+pathBoost, "named in the text by its path")

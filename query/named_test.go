@@ -3,6 +3,8 @@ package query
 import (
 	"strings"
 	"testing"
+
+	"github.com/viberag/viberag/tables"
 )
 
 // TestNamedFiles: the names a task text gives files, and how each file is
@@ -103,11 +105,18 @@ func TestQuotedNamesLift(t *testing.T) {
 	off := DefaultTuning()
 	off.QuotedBoost = 0
 	req := Request{Query: "Fix the usage of the stack allocator: call GetAllocator", Limit: 10}
-	if r := firstRank(t, db, DefaultTuning(), req, "include/document.h"); r != 1 {
-		t.Errorf("document.h, which holds GetAllocator, at rank %d, want 1", r)
+	liftedFirst(t, db, off, req, "include/document.h", "the quoted prior")
+}
+
+// liftedFirst checks that req ranks want first with the default tuning and
+// not with off, which turns one prior (named by prior) off.
+func liftedFirst(t *testing.T, db *tables.DB, off Tuning, req Request, want, prior string) {
+	t.Helper()
+	if r := firstRank(t, db, DefaultTuning(), req, want); r != 1 {
+		t.Errorf("%q: %s at rank %d, want 1", req.Query, want, r)
 	}
-	if r := firstRank(t, db, off, req, "include/document.h"); r == 1 {
-		t.Errorf("document.h at rank 1 without the quoted prior; the test no longer exercises it")
+	if r := firstRank(t, db, off, req, want); r == 1 {
+		t.Errorf("%q: %s at rank 1 without %s; the test no longer exercises it", req.Query, want, prior)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/scope"
+	"github.com/viberag/viberag/tables/fulltext"
 )
 
 // Names quoted in a task's text. A commit message or a bug report that
@@ -77,13 +78,13 @@ func writtenAsName(tok string) bool {
 // text, the share of those names its blocks hold (nil when text writes
 // none that the index holds in at most maxQuotedBlocks blocks).
 func (tc *textChannels) quotedNames(ctx context.Context, text string, sc *scoped) (map[int64]float64, error) {
-	return tc.termShares(ctx, quotedTerms(text), sc, maxQuotedNames)
+	return tc.termShares(ctx, quotedTerms(text), sc, maxQuotedNames, maxQuotedBlocks)
 }
 
 // termShares returns, for each file whose blocks hold any of the rarest
-// n of terms (of those held in 1 to maxQuotedBlocks blocks), the share
+// n of terms (of those held in 1 to maxBlocks blocks), the share
 // of those terms its blocks hold; nil when no term qualifies.
-func (tc *textChannels) termShares(ctx context.Context, terms []textTerm, sc *scoped, n int) (map[int64]float64, error) {
+func (tc *textChannels) termShares(ctx context.Context, terms []textTerm, sc *scoped, n, maxBlocks int) (map[int64]float64, error) {
 	if len(terms) == 0 {
 		return nil, nil
 	}
@@ -94,7 +95,7 @@ func (tc *textChannels) termShares(ctx context.Context, terms []textTerm, sc *sc
 	var kept []textTerm
 	var counts []int
 	for i, t := range terms {
-		if df[i] > 0 && df[i] <= maxQuotedBlocks {
+		if df[i] > 0 && df[i] <= maxBlocks {
 			kept = append(kept, t)
 			counts = append(counts, df[i])
 		}
@@ -103,18 +104,18 @@ func (tc *textChannels) termShares(ctx context.Context, terms []textTerm, sc *sc
 	if len(kept) == 0 {
 		return nil, nil
 	}
+	qs := make([]fulltext.Query, len(kept))
+	for i, t := range kept {
+		qs[i] = t.q
+	}
+	files, err := tc.db.ChunkFiles(ctx, qs, sc.scope, maxBlocks)
+	if err != nil {
+		return nil, err
+	}
 	found := map[int64]float64{}
-	for _, t := range kept {
-		rows, err := tc.db.SearchChunks(ctx, t.q, tc.tune.ChunkCols, sc.scope, maxQuotedBlocks)
-		if err != nil {
-			return nil, err
-		}
-		seen := map[int64]bool{}
-		for _, r := range rows {
-			if !seen[r.FileID] {
-				seen[r.FileID] = true
-				found[r.FileID] += 1 / float64(len(kept))
-			}
+	for _, fs := range files {
+		for _, f := range fs {
+			found[f] += 1 / float64(len(kept))
 		}
 	}
 	return found, nil

@@ -176,17 +176,24 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 		// A change's text names the files it is made in, and writes
 		// the names it changes.
 		named = readNamedFiles(text, shape.scope)
+		// ... and, when it writes none the index holds, is made where its
+		// rarest words are written.
+		var quoted, rare map[int64]float64
 		if p.tune.QuotedBoost > 0 {
-			quoted, err := p.text.quotedNames(ctx, text, sc)
-			if err != nil {
+			if quoted, err = p.text.quotedNames(ctx, text, sc); err != nil {
 				return err
 			}
-			if quoted != nil {
-				if named == nil {
-					named = &namedFiles{}
-				}
-				named.quoted = quoted
+		}
+		if p.tune.RareBoost > 0 && concept && quoted == nil {
+			if rare, err = p.text.rareWords(ctx, t.words, sc); err != nil {
+				return err
 			}
+		}
+		if quoted != nil || rare != nil {
+			if named == nil {
+				named = &namedFiles{}
+			}
+			named.quoted, named.rare = quoted, rare
 		}
 	}
 	f := p.fuse(chans, pm, source, named, files, pool, req.Limit)

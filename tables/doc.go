@@ -138,7 +138,7 @@
 // words of the symbol's name and its identifiers (of the identifiers, for
 // chunks): the surface that makes camelCase and snake_case words
 // searchable; strings the string literals. SearchSymbols, SearchChunks,
-// SimilarChunks, SearchFiles, SymbolsMatching and MatchCounts
+// SimilarChunks, SearchFiles, SymbolsMatching, MatchCounts and ChunkFiles
 // take a fulltext.Query, compile it against the index's columns and
 // answer as an FTS5 table of the same rows would, ranked exactly as FTS5's
 // bm25, scores bit for bit (TestWordsRankAsFTS5, with FTS5 from a

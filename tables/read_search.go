@@ -145,7 +145,7 @@ func (rd *IndexReader) SearchChunks(ctx context.Context, q fulltext.Query, ws []
 	}
 	w := filterOn(s.Filter(), scope.Chunks, "c")
 	err = rd.snapshot(ctx, []string{searchChunksSQL, wordLiveSQL(chunkWords), wordBlockSQL(chunkWords)}, func(src *sourceCache) error {
-		out, err = rd.chunksRanked(src, searchChunksSQL, q, ws, w, limit, nil)
+		out, err = src.chunksRanked(searchChunksSQL, q, ws, w, limit, nil)
 		return err
 	})
 	return out, err
@@ -154,7 +154,7 @@ func (rd *IndexReader) SearchChunks(ctx context.Context, q fulltext.Query, ws []
 // chunksRanked ranks the chunks matching q and reads the best limit with
 // statement stmt (searchChunksSQL, or similarChunksSQL with each chunk's
 // ordinal in its file, passed to ords).
-func (rd *IndexReader) chunksRanked(src *sourceCache, stmt string, q fulltext.Query, ws []float64, w where, limit int, ords *[]int) ([]ChunkRow, error) {
+func (src *sourceCache) chunksRanked(stmt string, q fulltext.Query, ws []float64, w where, limit int, ords *[]int) ([]ChunkRow, error) {
 	ms, err := src.rankWords(chunkWords, q, ws, w, "c", limit)
 	if err != nil || len(ms) == 0 {
 		return nil, err
@@ -208,7 +208,7 @@ func (rd *IndexReader) SimilarChunks(ctx context.Context, q fulltext.Query, s sc
 	w := filterOn(s.Filter(), scope.Chunks, "c")
 	err = rd.snapshot(ctx, []string{similarChunksSQL, wordLiveSQL(chunkWords), wordBlockSQL(chunkWords)}, func(src *sourceCache) error {
 		var ords []int
-		if out, err = rd.chunksRanked(src, similarChunksSQL, q, similarWeights, w, limit, &ords); err != nil {
+		if out, err = src.chunksRanked(similarChunksSQL, q, similarWeights, w, limit, &ords); err != nil {
 			return err
 		}
 		ids := make([]int64, len(out))
@@ -497,13 +497,97 @@ func (rd *IndexReader) MatchCounts(ctx context.Context, t scope.Table, qs []full
 		return nil, fmt.Errorf("match count: no full-text table %q", t)
 	}
 	out := make([]int, len(qs))
+	if len(qs) == 0 {
+		return out, nil
+	}
 	err := rd.snapshot(ctx, []string{wordLiveSQL(ix), wordBlockSQL(ix)}, func(src *sourceCache) error {
+		v, err := rd.openWords(src, ix)
+		if err != nil {
+			return err
+		}
 		for i, q := range qs {
-			ids, err := src.matchIDs(ix, q)
+			ids, err := v.matchIDs(q)
 			if err != nil {
 				return err
 			}
 			out[i] = len(ids)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// chunkFilesSQL reads the files of chunks by id; ChunkFiles appends its
+// scope's conditions.
+const chunkFilesSQL = `SELECT c.id, c.file_id FROM chunks c WHERE c.id IN (SELECT value FROM json_each(?))`
+
+// ChunkFiles returns, for each of qs, the ids of the files (ascending)
+// holding the chunks in scope that match it, or nil when more than limit
+// chunks in scope do. Every match counts, unranked, and all of qs are
+// read in one transaction with one statement: for a search that asks
+// where each of a few rare terms is written (the caller counts them
+// first, MatchCounts), a ranked search per term cost a transaction and
+// a read of rows each.
+func (rd *IndexReader) ChunkFiles(ctx context.Context, qs []fulltext.Query, s scope.Scope, limit int) ([][]int64, error) {
+	out := make([][]int64, len(qs))
+	if len(qs) == 0 || limit <= 0 {
+		return out, nil
+	}
+	w := filterOn(s.Filter(), scope.Chunks, "c")
+	stmt := chunkFilesSQL + w.sql
+	stmts := []string{wordLiveSQL(chunkWords), wordBlockSQL(chunkWords)}
+	if w.sql == "" {
+		// A scope's statement is run unprepared, as inScope's: there
+		// are as many as scopes.
+		stmts = append(stmts, stmt)
+	}
+	err := rd.snapshot(ctx, stmts, func(src *sourceCache) error {
+		v, err := rd.openWords(src, chunkWords)
+		if err != nil {
+			return err
+		}
+		matched := make([][]int64, len(qs))
+		var all []int64
+		for i, q := range qs {
+			if matched[i], err = v.matchIDs(q); err != nil {
+				return err
+			}
+			all = append(all, matched[i]...)
+		}
+		if len(all) == 0 {
+			return nil
+		}
+		slices.Sort(all)
+		rows, err := src.query(stmt, append([]any{jsonIDs(slices.Compact(all))}, w.args...)...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		file := map[int64]int64{} // of the chunks in scope
+		for rows.Next() {
+			var id, f int64
+			if err := rows.Scan(&id, &f); err != nil {
+				return err
+			}
+			file[id] = f
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for i, ids := range matched {
+			var fs []int64
+			n := 0
+			for _, id := range ids {
+				if f, ok := file[id]; ok {
+					n++
+					fs = append(fs, f)
+				}
+			}
+			if n > limit {
+				continue
+			}
+			slices.Sort(fs)
+			out[i] = slices.Compact(fs)
 		}
 		return nil
 	})

@@ -413,3 +413,52 @@ func TestMatchCountsAgreeWithMatchCount(t *testing.T) {
 		t.Error("an unknown table was counted")
 	}
 }
+
+// ChunkFiles finds, for each query, the files of every chunk in scope that
+// a ranked search finds, and none for a query matching more chunks than
+// its limit.
+func TestChunkFilesAgreeWithSearchChunks(t *testing.T) {
+	ctx := context.Background()
+	db, _ := fixtureIndex(t)
+	rd := db.Reader()
+	var words []fulltext.Query
+	for _, w := range []string{"retry", "conn", "zzznothing", "error", "handl", "user", "config", "parse", "cache", "json"} {
+		words = append(words, fulltext.Term(w), fulltext.Prefix(w))
+	}
+	ws := []float64{1, 1, 1, 1}
+	for _, s := range []scope.Scope{{}, {PathPrefix: []string{"go/"}}, {Extension: []string{".py"}}} {
+		got, err := rd.ChunkFiles(ctx, words, s, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := 0
+		for i, w := range words {
+			rows, err := rd.SearchChunks(ctx, w, ws, s, 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []int64
+			for _, r := range rows {
+				want = append(want, r.FileID)
+			}
+			slices.Sort(want)
+			want = slices.Compact(want)
+			if !slices.Equal(got[i], want) {
+				t.Errorf("%+v %s: ChunkFiles %v, SearchChunks' files %v", s, w, got[i], want)
+			}
+			found += len(want)
+			if len(rows) > 1 {
+				few, err := rd.ChunkFiles(ctx, []fulltext.Query{w}, s, len(rows)-1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if few[0] != nil {
+					t.Errorf("%+v %s: %d chunks match, limit %d, yet files %v", s, w, len(rows), len(rows)-1, few[0])
+				}
+			}
+		}
+		if found == 0 {
+			t.Errorf("%+v: no query matches; the fixtures changed", s)
+		}
+	}
+}

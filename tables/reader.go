@@ -30,6 +30,9 @@ type Reader interface {
 	// rows matching each query.
 	RowCount(ctx context.Context, t scope.Table) (int, error)
 	MatchCounts(ctx context.Context, t scope.Table, qs []fulltext.Query) ([]int, error)
+	// ChunkFiles: for each query, the files holding the chunks in scope
+	// that match it, unranked (nil when more than limit chunks do).
+	ChunkFiles(ctx context.Context, qs []fulltext.Query, s scope.Scope, limit int) ([][]int64, error)
 
 	// Symbols by name and id.
 	SymbolsNamed(ctx context.Context, n NameLookup, s scope.Scope) ([]SymbolRow, error)

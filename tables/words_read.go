@@ -554,11 +554,20 @@ func (src *sourceCache) matchIDs(ix *wordIndex, q fulltext.Query) ([]int64, erro
 	if q.IsZero() {
 		return nil, nil
 	}
-	m, err := q.Compile(ix.cols)
+	v, err := src.rd.openWords(src, ix)
 	if err != nil {
 		return nil, err
 	}
-	v, err := src.rd.openWords(src, ix)
+	return v.matchIDs(q)
+}
+
+// matchIDs returns the ids of the live rows of v matching q, ascending:
+// the view's several queries read its index's live state once.
+func (v *wordView) matchIDs(q fulltext.Query) ([]int64, error) {
+	if q.IsZero() {
+		return nil, nil
+	}
+	m, err := q.Compile(v.ix.cols)
 	if err != nil {
 		return nil, err
 	}

@@ -698,6 +698,36 @@ func scanChunkRow(rows pgx.Rows, extra []any, more ...any) (tables.ChunkRow, err
 	return c, nil
 }
 
+// ChunkFiles returns, for each of qs, the files holding the chunks in
+// scope that match it (nil when more than limit do): a search of each,
+// whose ranking it does not use.
+func (r *Reader) ChunkFiles(ctx context.Context, qs []fulltext.Query, s scope.Scope, limit int) ([][]int64, error) {
+	out := make([][]int64, len(qs))
+	if limit <= 0 {
+		return out, nil
+	}
+	ws := make([]float64, len(chunksFTS.cols))
+	for i := range ws {
+		ws[i] = 1
+	}
+	for i, q := range qs {
+		rows, err := r.SearchChunks(ctx, q, ws, s, limit+1)
+		if err != nil {
+			return nil, err
+		}
+		if len(rows) > limit {
+			continue
+		}
+		var fs []int64
+		for _, c := range rows {
+			fs = append(fs, c.FileID)
+		}
+		slices.Sort(fs)
+		out[i] = slices.Compact(fs)
+	}
+	return out, nil
+}
+
 // SearchChunks ranks the chunks matching q by bm25 with weights ws.
 func (r *Reader) SearchChunks(ctx context.Context, q fulltext.Query, ws []float64, s scope.Scope, limit int) ([]tables.ChunkRow, error) {
 	// The chunks' few small columns come with the candidates: no second

@@ -125,6 +125,9 @@ func TestReaderParity(t *testing.T) {
 		{Query: "allow", Intent: query.Usage, Scope: scope.Scope{PathNotContains: []string{"test"}}},
 		{Query: "tokens refill interval", Intent: query.Concept, Explain: true},
 		{Query: "Limitr"}, // a typo: the nearest names
+		// Task text: the files of its rarest words' chunks (ChunkFiles)
+		// are lifted, and say so.
+		{Query: "Fix the refill of tokens when the limiter waits past its interval", Explain: true},
 	}
 	for _, req := range reqs {
 		want, err := pp.local.Search(ctx, req)
