@@ -279,6 +279,17 @@ func (py *pyRules) exprType(ctx context.Context, c pyCtx, expr string, depth int
 	if pyLiteral(e) {
 		return pyType{foreign: true, holds: e[0] == '[' || e[0] == '{'}
 	}
+	if base, key, tail, ok := pySubscript(e); ok {
+		t := py.subscriptType(ctx, c, base, key, depth)
+		if tail == "" || !t.known() {
+			return t
+		}
+		segs, ok := pySegments(tail[1:])
+		if !ok {
+			return pyUnknown
+		}
+		return py.chain(ctx, c, t, segs, depth)
+	}
 	segs, ok := pySegments(e)
 	if !ok || len(segs) == 0 {
 		return pyUnknown
@@ -289,7 +300,9 @@ func (py *pyRules) exprType(ctx context.Context, c pyCtx, expr string, depth int
 	}
 	first := segs[0]
 	var t pyType
-	fresh := false // t is an instance the chain made of a foreign class from plain values
+	// args: the arguments of the call that made t from a library's
+	// callable, whose result may hold what they hold.
+	args, made := "", false
 	rest := segs[1:]
 	if cast, ok := pyCast(fi, segs); ok {
 		// typing.cast(T, v) is a T.
@@ -305,30 +318,48 @@ func (py *pyRules) exprType(ctx context.Context, c pyCtx, expr string, depth int
 			t = py.varType(ctx, c, first.name, depth)
 		}
 	case first.name == "super" && first.call:
-		return pyUnknown
+		// super().m(…): the first of the bases' m, as self's class reaches
+		// it past itself.
+		k := py.enclosingType(ctx, c)
+		if k.cls == nil || len(rest) == 0 || first.args != "" {
+			return pyUnknown
+		}
+		t = py.memberIn(ctx, k.cls, rest[0].name, rest[0].call, depth+1, true)
+		rest = rest[1:]
 	case fi.modules[first.name] != "" && !py.bound(ctx, c, first.name):
 		// module.attr…: a class or a function of the module.
 		if len(rest) == 0 {
 			return pyUnknown
 		}
 		t = py.moduleMember(ctx, c, fi.modules[first.name], rest[0], depth)
-		fresh = rest[0].call && startsUpper(rest[0].name) && py.plainArgs(ctx, c, rest[0].args, depth)
+		args, made = rest[0].args, rest[0].call
 		rest = rest[1:]
 	case first.call:
 		t = py.callType(ctx, c, first.name, depth)
-		fresh = startsUpper(first.name) && py.plainArgs(ctx, c, first.args, depth)
+		args, made = first.args, true
 	default:
 		t = py.varType(ctx, c, first.name, depth)
 	}
-	for _, s := range rest {
+	if t.foreign && made && !t.holds && !py.plainArgs(ctx, c, args, depth) {
+		// A library's callable given the repository's values may keep or
+		// return them.
+		t.holds = true
+	}
+	return py.chain(ctx, c, t, rest, depth)
+}
+
+// chain types the steps segs reach from a value of type t.
+func (py *pyRules) chain(ctx context.Context, c pyCtx, t pyType, segs []pySeg, depth int) pyType {
+	for _, s := range segs {
 		if t.foreign && !s.call {
-			t = pyType{foreign: true} // a foreign value's attribute is its library's
+			// A foreign value's attribute is its library's (one that
+			// holds the repository's values may hold them in it too).
+			t = pyType{foreign: true, holds: t.holds}
 			continue
 		}
-		if t.foreign && fresh && py.plainArgs(ctx, c, s.args, depth) {
-			// A foreign class's instance the chain made from plain
-			// values holds none of the repository's: its methods'
-			// results are its library's.
+		if t.foreign && pyPlain(t) && py.plainArgs(ctx, c, s.args, depth) {
+			// A method of a value that holds none of the repository's,
+			// given none of them, returns its library's.
 			t = pyType{foreign: true}
 			continue
 		}
@@ -338,6 +369,40 @@ func (py *pyRules) exprType(ctx context.Context, c pyCtx, expr string, depth int
 		t = py.memberType(ctx, t.cls, s.name, s.call, depth+1)
 	}
 	return t
+}
+
+// subscriptType types base[key] at c: the value the function last
+// assigned to the same item ("v["k"] = …", a literal key) before c, else
+// an item of base's stated container type; a plain foreign value's item
+// is its library's.
+func (py *pyRules) subscriptType(ctx context.Context, c pyCtx, base, key string, depth int) pyType {
+	k := strings.TrimSpace(key)
+	if c.fnStart != 0 && pyDotted.MatchString(base) && pyLiteral(k) && k[0] != '[' && k[0] != '{' {
+		if b, ok := py.local(ctx, c, base+"["+key+"]"); ok {
+			at := c
+			at.line = b.line
+			return py.bindingType(ctx, at, b, depth)
+		}
+	}
+	t := py.exprType(ctx, c, base, depth+1)
+	switch t.generic {
+	case "dict", "Dict", "Mapping", "MutableMapping", "defaultdict", "DefaultDict", "OrderedDict":
+		if len(t.args) == 2 {
+			return py.classes.annType(ctx, t.at, t.args[1], depth+1)
+		}
+		return pyUnknown
+	case "":
+	default:
+		i, err := strconv.Atoi(k)
+		if err != nil {
+			i = -1
+		}
+		return py.item(ctx, t, i, depth)
+	}
+	if pyPlain(t) {
+		return pyType{foreign: true}
+	}
+	return pyUnknown
 }
 
 // plainArgs reports whether a call's arguments are plain foreign
@@ -356,12 +421,18 @@ func (py *pyRules) plainArgs(ctx context.Context, c pyCtx, args string, depth in
 		if strings.HasPrefix(a, "*") || strings.HasPrefix(a, "lambda") {
 			return false
 		}
-		t := py.exprType(ctx, c, a, depth+1)
-		if !t.foreign || t.holds || t.generic != "" || len(t.alts) > 0 {
+		if !pyPlain(py.exprType(ctx, c, a, depth+1)) {
 			return false
 		}
 	}
 	return true
+}
+
+// pyPlain reports whether a value of type t is a library's that holds
+// none of the repository's values: not a container that may hold them,
+// not a union.
+func pyPlain(t pyType) bool {
+	return t.foreign && !t.holds && t.generic == "" && len(t.alts) == 0
 }
 
 var pyKeywordArg = regexp.MustCompile(`^[\p{L}_][\p{L}\p{N}_]*\s*=[^=]`)
@@ -558,6 +629,26 @@ func (py *pyRules) local(ctx context.Context, c pyCtx, v string) (b pyBinding, o
 	return b, false
 }
 
+// declared returns the annotation the function at c declares local or
+// parameter v with before c's line, "" when none.
+func (py *pyRules) declared(ctx context.Context, c pyCtx, v string) string {
+	text, err := py.rr.text(ctx, c.file)
+	if err != nil || c.fnStart < 1 || c.fnStart > len(text) {
+		return ""
+	}
+	def := pyDeclLine(text, c.fnStart, "def", c.fnName)
+	if def == 0 {
+		return ""
+	}
+	sig := signatureText(text, def, c.fnName)
+	for n := sig.end + 1; n < c.line && n <= len(text); n++ {
+		if b, ok := pyBindingOn(text[n-1], v); ok && b.ann != "" && !b.except {
+			return b.ann
+		}
+	}
+	return pyParams(sig.text, c.fnName)[v]
+}
+
 type pyBinding struct {
 	ann, expr string
 	except    bool // "except T as v": ann holds T
@@ -593,7 +684,16 @@ func (py *pyRules) readVarType(ctx context.Context, c pyCtx, v string, depth int
 	if b, ok := py.local(ctx, c, v); ok {
 		at := c
 		at.line = b.line // its value is read where it is assigned
-		return py.bindingType(ctx, at, b, depth)
+		t := py.bindingType(ctx, at, b, depth)
+		if !t.known() && len(t.alts) == 0 && b.ann == "" {
+			// A value of no stated type given to a name the function
+			// declares ("v: T", a parameter's annotation) is a T: a
+			// declaration holds for every binding in its scope.
+			if ann := py.declared(ctx, c, v); ann != "" {
+				return py.classes.annType(ctx, c, ann, depth+1)
+			}
+		}
+		return t
 	}
 	f := py.rr.files[c.file]
 	if f == nil {
@@ -741,21 +841,30 @@ func (py *pyRules) readModuleVar(ctx context.Context, file int64, v string, dept
 // states for it (an annotation in its body or "self.name: T", else the
 // value every "self.name = …" assigns).
 func (py *pyRules) memberType(ctx context.Context, c *pyClass, name string, call bool, depth int) pyType {
+	return py.memberIn(ctx, c, name, call, depth, false)
+}
+
+// memberIn types c's member name as memberType does, read along c's
+// bases only when basesOnly (super()).
+func (py *pyRules) memberIn(ctx context.Context, c *pyClass, name string, call bool, depth int, basesOnly bool) pyType {
 	if depth > pyDepth {
 		return pyUnknown
 	}
-	key := strconv.FormatInt(c.def.u.FileID, 10) + ":" + c.def.u.Qualname + "." + name + ":" + strconv.FormatBool(call)
+	key := strconv.FormatInt(c.def.u.FileID, 10) + ":" + c.def.u.Qualname + "." + name + ":" + strconv.FormatBool(call) + ":" + strconv.FormatBool(basesOnly)
 	if t, ok := py.attrs[key]; ok {
 		return t
 	}
 	py.attrs[key] = pyUnknown // a cycle stops here
-	t := py.readMemberType(ctx, c, name, call, depth)
+	t := py.readMemberType(ctx, c, name, call, depth, basesOnly)
 	py.attrs[key] = t
 	return t
 }
 
-func (py *pyRules) readMemberType(ctx context.Context, c *pyClass, name string, call bool, depth int) pyType {
-	for _, k := range py.classes.mro(ctx, c).classes {
+func (py *pyRules) readMemberType(ctx context.Context, c *pyClass, name string, call bool, depth int, basesOnly bool) pyType {
+	for i, k := range py.classes.mro(ctx, c).classes {
+		if basesOnly && i == 0 {
+			continue
+		}
 		for _, d := range py.classes.named(ctx, name) {
 			if d.u.FileID != k.def.u.FileID || d.u.Qualname != k.def.u.Qualname+"."+name {
 				continue

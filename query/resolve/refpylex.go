@@ -366,6 +366,24 @@ func pyLiteral(e string) bool {
 	return e == "True" || e == "False"
 }
 
+// pySubscript splits "v[k]" and "v[k].rest" (v a chain without calls)
+// into v, k and ".rest"; ok is false for anything else.
+func pySubscript(e string) (base, key, tail string, ok bool) {
+	o := strings.IndexByte(e, '[')
+	if o <= 0 || !pyDotted.MatchString(e[:o]) {
+		return "", "", "", false
+	}
+	c := pyClose(e, o)
+	if c < 0 || e[c] != ']' {
+		return "", "", "", false
+	}
+	tail = strings.TrimSpace(e[c+1:])
+	if tail != "" && tail[0] != '.' {
+		return "", "", "", false
+	}
+	return e[:o], e[o+1 : c], tail, true
+}
+
 // pySeg is one step of a chain: a name, called or not.
 type pySeg struct {
 	name string

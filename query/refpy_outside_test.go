@@ -1,0 +1,70 @@
+package query
+
+import "testing"
+
+// TestRefsPythonOutside: values of types the repository does not define
+// own their members, read through super()'s stated results, a local's
+// declared type, the calls of a plain outside value with plain arguments
+// (a library's module, a parameter annotated with a library's class), and
+// a container's item the function assigns; a library's value made from
+// one of the repository's stays open.
+func TestRefsPythonOutside(t *testing.T) {
+	p := refsRepo(t, map[string]string{
+		"app/base.py": `import os
+import typing as t
+from torch import nn
+
+
+class Item:
+    def update(self, **kw) -> None:
+        pass
+
+
+class Base:
+    def info(self) -> dict[str, t.Any]:
+        return {}
+
+    def item(self) -> Item:
+        return Item()
+
+
+class Child(Base):
+    def info(self) -> dict[str, t.Any]:
+        d = super().info()
+        d.update(a=1)
+        it = super().item()
+        it.update(b=2)
+        return d
+
+    def run(self, env: dict[str, str] | None, vec: nn.Tensor, thing) -> None:
+        environ: dict[str, str] | None = None
+        if env:
+            environ = os.environ.copy()
+            environ.update(env)
+        layer = nn.Embedding.from_pretrained(vec.clone(), freeze=True)
+        layer.weight.update()
+        got = {}
+        got["k"] = os.getcwd()
+        got["k"].update()
+        made = {}
+        made["k"] = Item()
+        made["k"].update()
+        held = nn.Wrap(Item())
+        held.get().update()
+        copied: dict[str, str] = {}
+        copied = thing.copy()
+        copied.update(env)
+`,
+	})
+	got, _ := refsOf(t, p, "app/base.py", "Item.update")
+	wantRefs(t, "Item.update", got, map[string]string{
+		"app/base.py:22": "",           // super().info() -> dict[str, t.Any]
+		"app/base.py:24": ConfResolved, // super().item() -> Item
+		"app/base.py:31": "",           // os.environ.copy(): a library's value's method, plain arguments
+		"app/base.py:33": "",           // from_pretrained(vec.clone(), …) of a library's class
+		"app/base.py:36": "",           // the item assigned os.getcwd()
+		"app/base.py:39": ConfResolved, // the item assigned Item()
+		"app/base.py:41": ConfLikely,   // a library's value made from the repository's
+		"app/base.py:44": "",           // declared dict[str, str], assigned a value of no stated type
+	})
+}
