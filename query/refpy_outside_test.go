@@ -5,9 +5,9 @@ import "testing"
 // TestRefsPythonOutside: values of types the repository does not define
 // own their members, read through super()'s stated results, a local's
 // declared type, the calls of a plain outside value with plain arguments
-// (a library's module, a parameter annotated with a library's class), and
-// a container's item the function assigns; a library's value made from
-// one of the repository's stays open.
+// (a library's module, a parameter annotated with a library's class), a
+// container's item the function assigns or its stated type gives; a
+// library's value made from one of the repository's stays open.
 func TestRefsPythonOutside(t *testing.T) {
 	p := refsRepo(t, map[string]string{
 		"app/base.py": `import os
@@ -54,6 +54,14 @@ class Child(Base):
         copied: dict[str, str] = {}
         copied = thing.copy()
         copied.update(env)
+
+    def pager(self, parts: list[str]) -> None:
+        import shutil
+
+        cmd = parts[0]
+        found = shutil.which(cmd)
+        path = nn.Path(found).absolute()
+        path.update()
 `,
 	})
 	got, _ := refsOf(t, p, "app/base.py", "Item.update")
@@ -66,5 +74,6 @@ class Child(Base):
 		"app/base.py:39": ConfResolved, // the item assigned Item()
 		"app/base.py:41": ConfLikely,   // a library's value made from the repository's
 		"app/base.py:44": "",           // declared dict[str, str], assigned a value of no stated type
+		"app/base.py:52": "",           // made from a list[str]'s item through a library's functions
 	})
 }

@@ -384,20 +384,22 @@ func (py *pyRules) subscriptType(ctx context.Context, c pyCtx, base, key string,
 			return py.bindingType(ctx, at, b, depth)
 		}
 	}
-	t := py.exprType(ctx, c, base, depth+1)
+	t := py.exprType(ctx, c, base, depth) // a part of the same expression
 	switch t.generic {
 	case "dict", "Dict", "Mapping", "MutableMapping", "defaultdict", "DefaultDict", "OrderedDict":
 		if len(t.args) == 2 {
 			return py.classes.annType(ctx, t.at, t.args[1], depth+1)
 		}
 		return pyUnknown
-	case "":
-	default:
+	case "tuple", "Tuple":
 		i, err := strconv.Atoi(k)
 		if err != nil {
-			i = -1
+			return pyUnknown
 		}
 		return py.item(ctx, t, i, depth)
+	case "":
+	default:
+		return py.item(ctx, t, -1, depth) // a sequence's item, whatever its index
 	}
 	if pyPlain(t) {
 		return pyType{foreign: true}
