@@ -1,6 +1,9 @@
 package query
 
-import "testing"
+import (
+	"context"
+	"testing"
+)
 
 // TestRefsPythonOutside: values of types the repository does not define
 // own their members, read through super()'s stated results, a local's
@@ -75,5 +78,55 @@ class Child(Base):
 		"app/base.py:41": ConfLikely,   // a library's value made from the repository's
 		"app/base.py:44": "",           // declared dict[str, str], assigned a value of no stated type
 		"app/base.py:52": "",           // made from a list[str]'s item through a library's functions
+	})
+}
+
+// TestRefsPythonPropertyParts: a property defined as a getter and a
+// setter: an assignment calls the setter, a read the getter.
+func TestRefsPythonPropertyParts(t *testing.T) {
+	p := refsRepo(t, map[string]string{
+		"app/model.py": `class Model:
+    def __init__(self, flag: bool) -> None:
+        self.flag = flag
+
+    @property
+    def flag(self) -> bool:
+        return self._flag
+
+    @flag.setter
+    def flag(self, value: bool) -> None:
+        self._flag = value
+
+    def use(self) -> bool:
+        return self.flag
+
+
+def make(m: Model) -> None:
+    m.flag = not m.flag
+`,
+	})
+	ctx := context.Background()
+	var getter, setter map[string]string
+	for _, sid := range symbolIDs(t, p, "Model.flag") {
+		d, err := p.SymbolWith(ctx, sid, SymbolOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := refsByID(t, p, sid)
+		if d.StartLine < 9 {
+			getter = got
+		} else {
+			setter = got
+		}
+	}
+	wantRefs(t, "getter", getter, map[string]string{
+		"app/model.py:3":  "",
+		"app/model.py:14": ConfResolved,
+		"app/model.py:18": ConfResolved, // reads it too
+	})
+	wantRefs(t, "setter", setter, map[string]string{
+		"app/model.py:3":  ConfResolved,
+		"app/model.py:14": "",
+		"app/model.py:18": ConfResolved,
 	})
 }

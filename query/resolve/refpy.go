@@ -133,8 +133,9 @@ func (py *pyRules) judgeMember(ctx context.Context, r *refLine, line string, u u
 	if recv == "" {
 		return vOpen, "", false
 	}
+	part := pyAccessor(line, u.at+len(py.rr.name))
 	if recv == "super()" {
-		return py.judgeSuper(ctx, r, d)
+		return py.judgeSuper(ctx, r, d, part)
 	}
 	k := lineVar{r.FileID, r.Line, strconv.Itoa(u.at)}
 	t, ok := py.recv[k]
@@ -143,7 +144,7 @@ func (py *pyRules) judgeMember(ctx context.Context, r *refLine, line string, u u
 		py.recv[k] = t
 	}
 	if len(t.alts) > 0 {
-		return py.judgeUnion(ctx, t, d)
+		return py.judgeUnion(ctx, t, d, part)
 	}
 	switch {
 	case t.foreign:
@@ -156,13 +157,13 @@ func (py *pyRules) judgeMember(ctx context.Context, r *refLine, line string, u u
 		}
 		return vOpen, "", false
 	}
-	return py.judgeOwner(ctx, t.cls, d, false)
+	return py.judgeOwner(ctx, t.cls, d, false, part)
 }
 
 // judgeUnion judges d for a member reached on a value of one of
 // several types: d's when one type reaches d, tied elsewhere when every
 // type reaches another definition or none.
-func (py *pyRules) judgeUnion(ctx context.Context, t pyType, d *refDef) (refVerdict, string, bool) {
+func (py *pyRules) judgeUnion(ctx context.Context, t pyType, d *refDef, part string) (refVerdict, string, bool) {
 	why := whyForeign
 	for _, a := range t.alts {
 		switch {
@@ -170,7 +171,7 @@ func (py *pyRules) judgeUnion(ctx context.Context, t pyType, d *refDef) (refVerd
 		case a.cls == nil:
 			return vOpen, "", false
 		default:
-			v, w, ok := py.judgeOwner(ctx, a.cls, d, false)
+			v, w, ok := py.judgeOwner(ctx, a.cls, d, false, part)
 			switch {
 			case !ok || v == vOpen:
 				return vOpen, "", false
@@ -212,8 +213,11 @@ func (py *pyRules) readOverrides(ctx context.Context, d *refDef) bool {
 }
 
 // judgeOwner judges d for a member reached on a value of class c (or
-// through its bases only, for super()).
-func (py *pyRules) judgeOwner(ctx context.Context, c *pyClass, d *refDef, basesOnly bool) (refVerdict, string, bool) {
+// through its bases only, for super()). part is the property accessor
+// the use calls ("setter" for an assignment, "deleter" for del, "" for
+// a read): of a class's property defined in parts, the use reaches that
+// part's function only.
+func (py *pyRules) judgeOwner(ctx context.Context, c *pyClass, d *refDef, basesOnly bool, part string) (refVerdict, string, bool) {
 	m := py.classes.mro(ctx, c)
 	if m.protocol {
 		return vOpen, "", false
@@ -222,15 +226,31 @@ func (py *pyRules) judgeOwner(ctx context.Context, c *pyClass, d *refDef, basesO
 		if basesOnly && i == 0 {
 			continue
 		}
+		var own []*refDef
 		for di := range py.rr.defs {
 			o := &py.rr.defs[di]
 			if o.member && o.parent == k.def.u.Name && o.u.FileID == k.def.u.FileID && o.lang == "python" {
-				if o.u.ID == d.u.ID {
-					return vResolved, "", true
-				}
-				return vContra, whyOther, true
+				own = append(own, o)
 			}
 		}
+		if len(own) == 0 {
+			continue
+		}
+		o := own[0]
+		if len(own) > 1 {
+			// A property's getter, setter and deleter: the part the use
+			// calls, the getter (the part not named so) for a read.
+			for _, p := range own {
+				if py.classes.accessorOf(ctx, *p) == part {
+					o = p
+					break
+				}
+			}
+		}
+		if o.u.ID == d.u.ID {
+			return vResolved, "", true
+		}
+		return vContra, whyOther, true
 	}
 	// No class along the way defines the name: d is reached only if its
 	// class derives from c (a call through the base reaches an override;
@@ -252,12 +272,12 @@ func (py *pyRules) judgeOwner(ctx context.Context, c *pyClass, d *refDef, basesO
 }
 
 // judgeSuper judges super().name inside the innermost class around r.
-func (py *pyRules) judgeSuper(ctx context.Context, r *refLine, d *refDef) (refVerdict, string, bool) {
+func (py *pyRules) judgeSuper(ctx context.Context, r *refLine, d *refDef, part string) (refVerdict, string, bool) {
 	c := py.classes.enclosingClass(ctx, r.FileID, r.Symbol)
 	if c == nil {
 		return vOpen, "", false
 	}
-	return py.judgeOwner(ctx, c, d, true)
+	return py.judgeOwner(ctx, c, d, true, part)
 }
 
 // pyBuiltinCalls are the builtins whose call makes a value of a builtin

@@ -384,6 +384,24 @@ func pySubscript(e string) (base, key, tail string, ok bool) {
 	return e[:o], e[o+1 : c], tail, true
 }
 
+// pyAccessor returns the property accessor a member's use calls, the
+// member's name ending at offset end of line: "setter" when it is
+// assigned ("x.name = …"), "deleter" when deleted ("del x.name"), ""
+// when read (an augmented assignment reads it first).
+func pyAccessor(line string, end int) string {
+	if end > len(line) {
+		return ""
+	}
+	rest := strings.TrimLeft(line[end:], " \t")
+	if strings.HasPrefix(rest, "=") && !strings.HasPrefix(rest, "==") {
+		return "setter"
+	}
+	if strings.HasPrefix(strings.TrimSpace(line), "del ") && (rest == "" || rest[0] == ',' || rest[0] == '#') {
+		return "deleter"
+	}
+	return ""
+}
+
 // pySeg is one step of a chain: a name, called or not.
 type pySeg struct {
 	name string
