@@ -17,12 +17,15 @@ import (
 // type ("-> T"), an attribute the class assigns in a method ("self.x =
 // T(…)", "self.x: T") or declares in its body, a module-level instance
 // (here or imported from a module of the repository), an "except T as
-// e", and the class for self, cls and super(). A union (a TypeVar's bound
-// or constraints, isinstance with a tuple) is each of its types. A member
-// is then the first definition of the name along the class and its bases
-// read the same way. A type the repository does not define (a builtin,
-// the standard library, a dependency) owns its members: none of the
-// repository's definitions is meant. Anything else stays open.
+// e", the class for self, cls and super(), and the bases' stated result
+// for super().m(). A union (a TypeVar's bound or constraints, isinstance
+// with a tuple) is each of its types. A member is then the first
+// definition of the name along the class and its bases read the same way
+// (of a property's getter and setter, the part the use calls). A type the
+// repository does not define (a builtin, the standard library, a
+// dependency) owns its members: none of the repository's definitions is
+// meant; so does a method's result on such a value that holds none of
+// the repository's values, given none of them. Anything else stays open.
 
 // pyType is what the source states about a value's type.
 type pyType struct {
