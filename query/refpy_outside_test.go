@@ -130,3 +130,38 @@ def make(m: Model) -> None:
 		"app/model.py:18": ConfResolved,
 	})
 }
+
+// TestRefsPythonEnumerate: "for i, v in enumerate(xs)" binds v to an
+// item of xs.
+func TestRefsPythonEnumerate(t *testing.T) {
+	p := refsRepo(t, map[string]string{
+		"app/parse.py": `class Arg:
+    def process(self) -> None:
+        pass
+
+
+class Opt:
+    def process(self) -> None:
+        pass
+
+
+class Parser:
+    def __init__(self) -> None:
+        self._args: list[Arg] = []
+
+    def run(self, opts: list[Opt]) -> None:
+        for idx, arg in enumerate(self._args):
+            arg.process()
+        for n, (idx, opt) in enumerate(opts, start=1):
+            opt.process()
+        for idx, opt in enumerate(opts, start=1):
+            opt.process()
+`,
+	})
+	got, _ := refsOf(t, p, "app/parse.py", "Opt.process")
+	wantRefs(t, "Opt.process", got, map[string]string{
+		"app/parse.py:17": "",
+		"app/parse.py:19": ConfNameOnly, // a nested target: not read
+		"app/parse.py:21": ConfResolved,
+	})
+}

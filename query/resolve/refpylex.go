@@ -196,7 +196,15 @@ func pyBindingOn(line, v string) (pyBinding, bool) {
 		}
 	}
 	if head, ok := strings.CutPrefix(strings.TrimPrefix(t, "async "), "for "); ok {
-		if target, _, ok := strings.Cut(head, " in "); ok && len(findUseOffsets(target, v)) > 0 {
+		if target, iter, ok := strings.Cut(head, " in "); ok && len(findUseOffsets(target, v)) > 0 {
+			// for i, v in enumerate(expr): v is an item of expr.
+			names := strings.Split(strings.Trim(strings.TrimSpace(target), "()"), ",")
+			iter = strings.TrimSuffix(strings.TrimSpace(iter), ":")
+			if len(names) == 2 && strings.TrimSpace(names[1]) == v && strings.HasPrefix(iter, "enumerate(") && pyClose(iter, 0) == len(iter)-1 {
+				if args := splitTop(iter[len("enumerate("):len(iter)-1], ','); !pyKeywordArg.MatchString(strings.TrimSpace(args[0])) {
+					return pyBinding{expr: strings.TrimSpace(args[0]), iter: true}, true
+				}
+			}
 			return pyBinding{}, true // for a, v in …
 		}
 	}
