@@ -17,12 +17,15 @@ import (
 // type ("-> T"), an attribute the class assigns in a method ("self.x =
 // T(…)", "self.x: T") or declares in its body, a module-level instance
 // (here or imported from a module of the repository), an "except T as
-// e", and the class for self, cls and super(). A union (a TypeVar's bound
-// or constraints, isinstance with a tuple) is each of its types. A member
-// is then the first definition of the name along the class and its bases
-// read the same way. A type the repository does not define (a builtin,
-// the standard library, a dependency) owns its members: none of the
-// repository's definitions is meant. Anything else stays open.
+// e", the class for self, cls and super(), and the bases' stated result
+// for super().m(). A union (a TypeVar's bound or constraints, isinstance
+// with a tuple) is each of its types. A member is then the first
+// definition of the name along the class and its bases read the same way
+// (of a property's getter and setter, the part the use calls). A type the
+// repository does not define (a builtin, the standard library, a
+// dependency) owns its members: none of the repository's definitions is
+// meant; so does a method's result on such a value that holds none of
+// the repository's values, given none of them. Anything else stays open.
 
 // pyType is what the source states about a value's type.
 type pyType struct {
@@ -133,8 +136,9 @@ func (py *pyRules) judgeMember(ctx context.Context, r *refLine, line string, u u
 	if recv == "" {
 		return vOpen, "", false
 	}
+	part := pyAccessor(line, u.at+len(py.rr.name))
 	if recv == "super()" {
-		return py.judgeSuper(ctx, r, d)
+		return py.judgeSuper(ctx, r, d, part)
 	}
 	k := lineVar{r.FileID, r.Line, strconv.Itoa(u.at)}
 	t, ok := py.recv[k]
@@ -143,7 +147,7 @@ func (py *pyRules) judgeMember(ctx context.Context, r *refLine, line string, u u
 		py.recv[k] = t
 	}
 	if len(t.alts) > 0 {
-		return py.judgeUnion(ctx, t, d)
+		return py.judgeUnion(ctx, t, d, part)
 	}
 	switch {
 	case t.foreign:
@@ -156,13 +160,13 @@ func (py *pyRules) judgeMember(ctx context.Context, r *refLine, line string, u u
 		}
 		return vOpen, "", false
 	}
-	return py.judgeOwner(ctx, t.cls, d, false)
+	return py.judgeOwner(ctx, t.cls, d, false, part)
 }
 
 // judgeUnion judges d for a member reached on a value of one of
 // several types: d's when one type reaches d, tied elsewhere when every
 // type reaches another definition or none.
-func (py *pyRules) judgeUnion(ctx context.Context, t pyType, d *refDef) (refVerdict, string, bool) {
+func (py *pyRules) judgeUnion(ctx context.Context, t pyType, d *refDef, part string) (refVerdict, string, bool) {
 	why := whyForeign
 	for _, a := range t.alts {
 		switch {
@@ -170,7 +174,7 @@ func (py *pyRules) judgeUnion(ctx context.Context, t pyType, d *refDef) (refVerd
 		case a.cls == nil:
 			return vOpen, "", false
 		default:
-			v, w, ok := py.judgeOwner(ctx, a.cls, d, false)
+			v, w, ok := py.judgeOwner(ctx, a.cls, d, false, part)
 			switch {
 			case !ok || v == vOpen:
 				return vOpen, "", false
@@ -212,8 +216,11 @@ func (py *pyRules) readOverrides(ctx context.Context, d *refDef) bool {
 }
 
 // judgeOwner judges d for a member reached on a value of class c (or
-// through its bases only, for super()).
-func (py *pyRules) judgeOwner(ctx context.Context, c *pyClass, d *refDef, basesOnly bool) (refVerdict, string, bool) {
+// through its bases only, for super()). part is the property accessor
+// the use calls ("setter" for an assignment, "deleter" for del, "" for
+// a read): of a class's property defined in parts, the use reaches that
+// part's function only.
+func (py *pyRules) judgeOwner(ctx context.Context, c *pyClass, d *refDef, basesOnly bool, part string) (refVerdict, string, bool) {
 	m := py.classes.mro(ctx, c)
 	if m.protocol {
 		return vOpen, "", false
@@ -222,15 +229,31 @@ func (py *pyRules) judgeOwner(ctx context.Context, c *pyClass, d *refDef, basesO
 		if basesOnly && i == 0 {
 			continue
 		}
+		var own []*refDef
 		for di := range py.rr.defs {
 			o := &py.rr.defs[di]
 			if o.member && o.parent == k.def.u.Name && o.u.FileID == k.def.u.FileID && o.lang == "python" {
-				if o.u.ID == d.u.ID {
-					return vResolved, "", true
-				}
-				return vContra, whyOther, true
+				own = append(own, o)
 			}
 		}
+		if len(own) == 0 {
+			continue
+		}
+		o := own[0]
+		if len(own) > 1 {
+			// A property's getter, setter and deleter: the part the use
+			// calls, the getter (the part not named so) for a read.
+			for _, p := range own {
+				if py.classes.accessorOf(ctx, *p) == part {
+					o = p
+					break
+				}
+			}
+		}
+		if o.u.ID == d.u.ID {
+			return vResolved, "", true
+		}
+		return vContra, whyOther, true
 	}
 	// No class along the way defines the name: d is reached only if its
 	// class derives from c (a call through the base reaches an override;
@@ -252,12 +275,12 @@ func (py *pyRules) judgeOwner(ctx context.Context, c *pyClass, d *refDef, basesO
 }
 
 // judgeSuper judges super().name inside the innermost class around r.
-func (py *pyRules) judgeSuper(ctx context.Context, r *refLine, d *refDef) (refVerdict, string, bool) {
+func (py *pyRules) judgeSuper(ctx context.Context, r *refLine, d *refDef, part string) (refVerdict, string, bool) {
 	c := py.classes.enclosingClass(ctx, r.FileID, r.Symbol)
 	if c == nil {
 		return vOpen, "", false
 	}
-	return py.judgeOwner(ctx, c, d, true)
+	return py.judgeOwner(ctx, c, d, true, part)
 }
 
 // pyBuiltinCalls are the builtins whose call makes a value of a builtin
@@ -279,6 +302,17 @@ func (py *pyRules) exprType(ctx context.Context, c pyCtx, expr string, depth int
 	if pyLiteral(e) {
 		return pyType{foreign: true, holds: e[0] == '[' || e[0] == '{'}
 	}
+	if base, key, tail, ok := pySubscript(e); ok {
+		t := py.subscriptType(ctx, c, base, key, depth)
+		if tail == "" || !t.known() {
+			return t
+		}
+		segs, ok := pySegments(tail[1:])
+		if !ok {
+			return pyUnknown
+		}
+		return py.chain(ctx, c, t, segs, depth)
+	}
 	segs, ok := pySegments(e)
 	if !ok || len(segs) == 0 {
 		return pyUnknown
@@ -289,7 +323,9 @@ func (py *pyRules) exprType(ctx context.Context, c pyCtx, expr string, depth int
 	}
 	first := segs[0]
 	var t pyType
-	fresh := false // t is an instance the chain made of a foreign class from plain values
+	// args: the arguments of the call that made t from a library's
+	// callable, whose result may hold what they hold.
+	args, made := "", false
 	rest := segs[1:]
 	if cast, ok := pyCast(fi, segs); ok {
 		// typing.cast(T, v) is a T.
@@ -305,30 +341,48 @@ func (py *pyRules) exprType(ctx context.Context, c pyCtx, expr string, depth int
 			t = py.varType(ctx, c, first.name, depth)
 		}
 	case first.name == "super" && first.call:
-		return pyUnknown
+		// super().m(…): the first of the bases' m, as self's class reaches
+		// it past itself.
+		k := py.enclosingType(ctx, c)
+		if k.cls == nil || len(rest) == 0 || first.args != "" {
+			return pyUnknown
+		}
+		t = py.memberIn(ctx, k.cls, rest[0].name, rest[0].call, depth+1, true)
+		rest = rest[1:]
 	case fi.modules[first.name] != "" && !py.bound(ctx, c, first.name):
 		// module.attr…: a class or a function of the module.
 		if len(rest) == 0 {
 			return pyUnknown
 		}
 		t = py.moduleMember(ctx, c, fi.modules[first.name], rest[0], depth)
-		fresh = rest[0].call && startsUpper(rest[0].name) && py.plainArgs(ctx, c, rest[0].args, depth)
+		args, made = rest[0].args, rest[0].call
 		rest = rest[1:]
 	case first.call:
 		t = py.callType(ctx, c, first.name, depth)
-		fresh = startsUpper(first.name) && py.plainArgs(ctx, c, first.args, depth)
+		args, made = first.args, true
 	default:
 		t = py.varType(ctx, c, first.name, depth)
 	}
-	for _, s := range rest {
+	if t.foreign && made && !t.holds && !py.plainArgs(ctx, c, args, depth) {
+		// A library's callable given the repository's values may keep or
+		// return them.
+		t.holds = true
+	}
+	return py.chain(ctx, c, t, rest, depth)
+}
+
+// chain types the steps segs reach from a value of type t.
+func (py *pyRules) chain(ctx context.Context, c pyCtx, t pyType, segs []pySeg, depth int) pyType {
+	for _, s := range segs {
 		if t.foreign && !s.call {
-			t = pyType{foreign: true} // a foreign value's attribute is its library's
+			// A foreign value's attribute is its library's (one that
+			// holds the repository's values may hold them in it too).
+			t = pyType{foreign: true, holds: t.holds}
 			continue
 		}
-		if t.foreign && fresh && py.plainArgs(ctx, c, s.args, depth) {
-			// A foreign class's instance the chain made from plain
-			// values holds none of the repository's: its methods'
-			// results are its library's.
+		if t.foreign && pyPlain(t) && py.plainArgs(ctx, c, s.args, depth) {
+			// A method of a value that holds none of the repository's,
+			// given none of them, returns its library's.
 			t = pyType{foreign: true}
 			continue
 		}
@@ -338,6 +392,42 @@ func (py *pyRules) exprType(ctx context.Context, c pyCtx, expr string, depth int
 		t = py.memberType(ctx, t.cls, s.name, s.call, depth+1)
 	}
 	return t
+}
+
+// subscriptType types base[key] at c: the value the function last
+// assigned to the same item ("v["k"] = …", a literal key) before c, else
+// an item of base's stated container type; a plain foreign value's item
+// is its library's.
+func (py *pyRules) subscriptType(ctx context.Context, c pyCtx, base, key string, depth int) pyType {
+	k := strings.TrimSpace(key)
+	if c.fnStart != 0 && pyDotted.MatchString(base) && pyLiteral(k) && k[0] != '[' && k[0] != '{' {
+		if b, ok := py.local(ctx, c, base+"["+key+"]"); ok {
+			at := c
+			at.line = b.line
+			return py.bindingType(ctx, at, b, depth)
+		}
+	}
+	t := py.exprType(ctx, c, base, depth) // a part of the same expression
+	switch t.generic {
+	case "dict", "Dict", "Mapping", "MutableMapping", "defaultdict", "DefaultDict", "OrderedDict":
+		if len(t.args) == 2 {
+			return py.classes.annType(ctx, t.at, t.args[1], depth+1)
+		}
+		return pyUnknown
+	case "tuple", "Tuple":
+		i, err := strconv.Atoi(k)
+		if err != nil {
+			return pyUnknown
+		}
+		return py.item(ctx, t, i, depth)
+	case "":
+	default:
+		return py.item(ctx, t, -1, depth) // a sequence's item, whatever its index
+	}
+	if pyPlain(t) {
+		return pyType{foreign: true}
+	}
+	return pyUnknown
 }
 
 // plainArgs reports whether a call's arguments are plain foreign
@@ -356,12 +446,18 @@ func (py *pyRules) plainArgs(ctx context.Context, c pyCtx, args string, depth in
 		if strings.HasPrefix(a, "*") || strings.HasPrefix(a, "lambda") {
 			return false
 		}
-		t := py.exprType(ctx, c, a, depth+1)
-		if !t.foreign || t.holds || t.generic != "" || len(t.alts) > 0 {
+		if !pyPlain(py.exprType(ctx, c, a, depth+1)) {
 			return false
 		}
 	}
 	return true
+}
+
+// pyPlain reports whether a value of type t is a library's that holds
+// none of the repository's values: not a container that may hold them,
+// not a union.
+func pyPlain(t pyType) bool {
+	return t.foreign && !t.holds && t.generic == "" && len(t.alts) == 0
 }
 
 var pyKeywordArg = regexp.MustCompile(`^[\p{L}_][\p{L}\p{N}_]*\s*=[^=]`)
@@ -558,6 +654,26 @@ func (py *pyRules) local(ctx context.Context, c pyCtx, v string) (b pyBinding, o
 	return b, false
 }
 
+// declared returns the annotation the function at c declares local or
+// parameter v with before c's line, "" when none.
+func (py *pyRules) declared(ctx context.Context, c pyCtx, v string) string {
+	text, err := py.rr.text(ctx, c.file)
+	if err != nil || c.fnStart < 1 || c.fnStart > len(text) {
+		return ""
+	}
+	def := pyDeclLine(text, c.fnStart, "def", c.fnName)
+	if def == 0 {
+		return ""
+	}
+	sig := signatureText(text, def, c.fnName)
+	for n := sig.end + 1; n < c.line && n <= len(text); n++ {
+		if b, ok := pyBindingOn(text[n-1], v); ok && b.ann != "" && !b.except {
+			return b.ann
+		}
+	}
+	return pyParams(sig.text, c.fnName)[v]
+}
+
 type pyBinding struct {
 	ann, expr string
 	except    bool // "except T as v": ann holds T
@@ -593,7 +709,16 @@ func (py *pyRules) readVarType(ctx context.Context, c pyCtx, v string, depth int
 	if b, ok := py.local(ctx, c, v); ok {
 		at := c
 		at.line = b.line // its value is read where it is assigned
-		return py.bindingType(ctx, at, b, depth)
+		t := py.bindingType(ctx, at, b, depth)
+		if !t.known() && len(t.alts) == 0 && b.ann == "" {
+			// A value of no stated type given to a name the function
+			// declares ("v: T", a parameter's annotation) is a T: a
+			// declaration holds for every binding in its scope.
+			if ann := py.declared(ctx, c, v); ann != "" {
+				return py.classes.annType(ctx, c, ann, depth+1)
+			}
+		}
+		return t
 	}
 	f := py.rr.files[c.file]
 	if f == nil {
@@ -741,21 +866,30 @@ func (py *pyRules) readModuleVar(ctx context.Context, file int64, v string, dept
 // states for it (an annotation in its body or "self.name: T", else the
 // value every "self.name = …" assigns).
 func (py *pyRules) memberType(ctx context.Context, c *pyClass, name string, call bool, depth int) pyType {
+	return py.memberIn(ctx, c, name, call, depth, false)
+}
+
+// memberIn types c's member name as memberType does, read along c's
+// bases only when basesOnly (super()).
+func (py *pyRules) memberIn(ctx context.Context, c *pyClass, name string, call bool, depth int, basesOnly bool) pyType {
 	if depth > pyDepth {
 		return pyUnknown
 	}
-	key := strconv.FormatInt(c.def.u.FileID, 10) + ":" + c.def.u.Qualname + "." + name + ":" + strconv.FormatBool(call)
+	key := strconv.FormatInt(c.def.u.FileID, 10) + ":" + c.def.u.Qualname + "." + name + ":" + strconv.FormatBool(call) + ":" + strconv.FormatBool(basesOnly)
 	if t, ok := py.attrs[key]; ok {
 		return t
 	}
 	py.attrs[key] = pyUnknown // a cycle stops here
-	t := py.readMemberType(ctx, c, name, call, depth)
+	t := py.readMemberType(ctx, c, name, call, depth, basesOnly)
 	py.attrs[key] = t
 	return t
 }
 
-func (py *pyRules) readMemberType(ctx context.Context, c *pyClass, name string, call bool, depth int) pyType {
-	for _, k := range py.classes.mro(ctx, c).classes {
+func (py *pyRules) readMemberType(ctx context.Context, c *pyClass, name string, call bool, depth int, basesOnly bool) pyType {
+	for i, k := range py.classes.mro(ctx, c).classes {
+		if basesOnly && i == 0 {
+			continue
+		}
 		for _, d := range py.classes.named(ctx, name) {
 			if d.u.FileID != k.def.u.FileID || d.u.Qualname != k.def.u.Qualname+"."+name {
 				continue

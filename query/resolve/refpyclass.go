@@ -460,6 +460,30 @@ func (pc *pyClasses) isProperty(ctx context.Context, d refDef) bool {
 	return false
 }
 
+// accessorOf returns which part of a property method d defines:
+// "setter" or "deleter" when decorated @name.setter or @name.deleter,
+// "" otherwise.
+func (pc *pyClasses) accessorOf(ctx context.Context, d refDef) string {
+	text, err := pc.rr.text(ctx, d.u.FileID)
+	if err != nil {
+		return ""
+	}
+	def := pyDeclLine(text, d.u.Start, "def", d.u.Name)
+	for n := def - 1; n >= 1 && n >= d.u.Start && n > def-10; n-- {
+		t := strings.TrimSpace(text[n-1])
+		if !strings.HasPrefix(t, "@") {
+			break
+		}
+		switch t {
+		case "@" + d.u.Name + ".setter":
+			return "setter"
+		case "@" + d.u.Name + ".deleter":
+			return "deleter"
+		}
+	}
+	return ""
+}
+
 // returnType reads function d's stated return type; self is the class
 // a method was reached on ("-> Self" is it).
 func (pc *pyClasses) returnType(ctx context.Context, d refDef, self *pyClass, depth int) pyType {

@@ -196,7 +196,15 @@ func pyBindingOn(line, v string) (pyBinding, bool) {
 		}
 	}
 	if head, ok := strings.CutPrefix(strings.TrimPrefix(t, "async "), "for "); ok {
-		if target, _, ok := strings.Cut(head, " in "); ok && len(findUseOffsets(target, v)) > 0 {
+		if target, iter, ok := strings.Cut(head, " in "); ok && len(findUseOffsets(target, v)) > 0 {
+			// for i, v in enumerate(expr): v is an item of expr.
+			names := strings.Split(strings.Trim(strings.TrimSpace(target), "()"), ",")
+			iter = strings.TrimSuffix(strings.TrimSpace(iter), ":")
+			if len(names) == 2 && strings.TrimSpace(names[1]) == v && strings.HasPrefix(iter, "enumerate(") && pyClose(iter, 0) == len(iter)-1 {
+				if args := splitTop(iter[len("enumerate("):len(iter)-1], ','); !pyKeywordArg.MatchString(strings.TrimSpace(args[0])) {
+					return pyBinding{expr: strings.TrimSpace(args[0]), iter: true}, true
+				}
+			}
 			return pyBinding{}, true // for a, v in …
 		}
 	}
@@ -364,6 +372,42 @@ func pyLiteral(e string) bool {
 		}
 	}
 	return e == "True" || e == "False"
+}
+
+// pySubscript splits "v[k]" and "v[k].rest" (v a chain without calls)
+// into v, k and ".rest"; ok is false for anything else.
+func pySubscript(e string) (base, key, tail string, ok bool) {
+	o := strings.IndexByte(e, '[')
+	if o <= 0 || !pyDotted.MatchString(e[:o]) {
+		return "", "", "", false
+	}
+	c := pyClose(e, o)
+	if c < 0 || e[c] != ']' {
+		return "", "", "", false
+	}
+	tail = strings.TrimSpace(e[c+1:])
+	if tail != "" && tail[0] != '.' {
+		return "", "", "", false
+	}
+	return e[:o], e[o+1 : c], tail, true
+}
+
+// pyAccessor returns the property accessor a member's use calls, the
+// member's name ending at offset end of line: "setter" when it is
+// assigned ("x.name = …"), "deleter" when deleted ("del x.name"), ""
+// when read (an augmented assignment reads it first).
+func pyAccessor(line string, end int) string {
+	if end > len(line) {
+		return ""
+	}
+	rest := strings.TrimLeft(line[end:], " \t")
+	if strings.HasPrefix(rest, "=") && !strings.HasPrefix(rest, "==") {
+		return "setter"
+	}
+	if strings.HasPrefix(strings.TrimSpace(line), "del ") && (rest == "" || rest[0] == ',' || rest[0] == '#') {
+		return "deleter"
+	}
+	return ""
 }
 
 // pySeg is one step of a chain: a name, called or not.
