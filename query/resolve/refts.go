@@ -385,7 +385,7 @@ func (ru *tsRules) tsTypeVerdict(ctx context.Context, id int64, typ string, d *r
 			return vRelated, ""
 		}
 	}
-	if ru.rr.parents[dname] {
+	if ru.rr.parents[dname] || ru.tsOwnsMember(ctx, did, dname, d.u.Name) {
 		return vContra, whyQual // the type declares a member of the name itself
 	}
 	for t := range anc {

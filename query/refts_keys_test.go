@@ -1,0 +1,80 @@
+package query
+
+import "testing"
+
+// tsKeysFiles: keys of object literals whose contextual type the source
+// states through an alias (type parameters with defaults written over
+// lines of their own, a type literal of the alias's own beside parts the
+// reader cannot follow).
+var tsKeysFiles = map[string]string{
+	"src/keys/types.ts": `export interface Call {
+  path: string;
+  id?: string;
+}
+
+export interface Envelope {
+  id?: string | number;
+}
+
+export interface Failure extends Envelope {
+  error: string;
+}
+
+export type Message<
+  TData = unknown,
+> = { id: number } & (
+  | Failure
+  | { result: TData }
+);
+
+export type Cond<T> = T extends string ? T : never;
+
+export type Options = Cond<{ ctx: string }> & {
+  path: string;
+  req: string;
+};
+`,
+	"src/keys/use.ts": `import type { Message, Options } from './types';
+
+function respond(msg: Message) {}
+function handle(opts: Options) {}
+
+export function run(id: number, path: string) {
+  respond({
+    id,
+    error: 'x',
+  });
+  handle({
+    path,
+    req: 'r',
+  });
+}
+`,
+}
+
+// TestRefsTypeScriptKeys: a key of an object literal belongs to the
+// member its contextual type declares, and to no other type's.
+func TestRefsTypeScriptKeys(t *testing.T) {
+	p := refsRepo(t, tsKeysFiles)
+	at := func(path, marker string) string { return atLine(t, tsKeysFiles, path, marker) }
+	cases := []struct {
+		path, qualname string
+		want           map[string]string // "" when left out
+	}{
+		// Message's bases are read past its type parameters' defaults.
+		{"src/keys/types.ts", "Call.id", map[string]string{
+			at("src/keys/use.ts", "    id,"): "",
+		}},
+		{"src/keys/types.ts", "Envelope.id", map[string]string{
+			at("src/keys/use.ts", "    id,"): ConfResolved,
+		}},
+		// Options states path in a type literal of its own.
+		{"src/keys/types.ts", "Call.path", map[string]string{
+			at("src/keys/use.ts", "    path,"): "",
+		}},
+	}
+	for _, c := range cases {
+		got, _ := refsOf(t, p, c.path, c.qualname)
+		wantRefs(t, c.qualname, got, c.want)
+	}
+}
