@@ -50,6 +50,28 @@ export function run(id: number, path: string) {
   });
 }
 `,
+	"src/keys/events.ts": `export interface Event {
+  data: unknown;
+  event?: string;
+}
+
+export interface Tracked {
+  data: unknown;
+}
+
+export async function* stream(xs: AsyncIterable<number>): AsyncIterable<Event, void> {
+  try {
+    for await (const x of xs) {
+      yield { event: 'x', data: x };
+    }
+  } finally {
+    const data = 1;
+    yield {
+      data: data,
+    };
+  }
+}
+`,
 }
 
 // TestRefsTypeScriptKeys: a key of an object literal belongs to the
@@ -71,6 +93,15 @@ func TestRefsTypeScriptKeys(t *testing.T) {
 		// Options states path in a type literal of its own.
 		{"src/keys/types.ts", "Call.path", map[string]string{
 			at("src/keys/use.ts", "    path,"): "",
+		}},
+		// A yielded literal is of the generator's value type.
+		{"src/keys/events.ts", "Event.data", map[string]string{
+			at("src/keys/events.ts", "yield { event"): ConfResolved,
+			at("src/keys/events.ts", "data: data"):    ConfResolved,
+		}},
+		{"src/keys/events.ts", "Tracked.data", map[string]string{
+			at("src/keys/events.ts", "yield { event"): "",
+			at("src/keys/events.ts", "data: data"):    "",
 		}},
 	}
 	for _, c := range cases {

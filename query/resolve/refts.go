@@ -451,6 +451,11 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 			v, why := ru.tsTypeVerdict(ctx, r.FileID, t, d)
 			return v, why, v != vOpen, nil
 		}
+	case lastWord(before) == "yield":
+		if t, in := ru.lit.tsYieldType(ctx, r, text, ln); t != "" {
+			v, why := ru.tsTypeVerdict(ctx, in, t, d)
+			return v, why, v != vOpen, nil
+		}
 	case strings.HasSuffix(before, "(") || strings.HasSuffix(before, ","):
 		t, fid := ru.lit.tsArgType(ctx, r.FileID, text[ln-1][:col])
 		if t != "" {
@@ -485,7 +490,7 @@ func (ru *tsRules) tsObjectKey(ctx context.Context, r *refLine, u useAt) bool {
 	if strings.HasSuffix(before, "=>") {
 		return false // a function's body
 	}
-	literal := lastWord(before) == "return" || before != "" && strings.ContainsAny(before[len(before)-1:], "(,=:[?|&")
+	literal := lastWord(before) == "return" || lastWord(before) == "yield" || before != "" && strings.ContainsAny(before[len(before)-1:], "(,=:[?|&")
 	if literal && !u.key {
 		// A shorthand is a member's key only where the source states the
 		// literal's type; else it is the local's use in a literal of its own.

@@ -50,3 +50,23 @@ func tsLiteralDeclares(lit, m string) bool {
 	}
 	return false
 }
+
+// tsIterables are the library's types of what a generator yields: their
+// first type argument is the type of each value.
+var tsIterables = map[string]bool{
+	"Generator": true, "AsyncGenerator": true, "Iterable": true, "AsyncIterable": true,
+	"IterableIterator": true, "AsyncIterableIterator": true, "Iterator": true, "AsyncIterator": true,
+}
+
+// tsYieldType returns the type a literal yielded on line ln of r's file
+// is written for: the value type of the generator type the innermost
+// function holding the line states as its return ("async function* g():
+// AsyncIterable<T> {" yields T), "" when it states none.
+func (lt *tsLiteralTyper) tsYieldType(ctx context.Context, r *refLine, text []string, ln int) (string, int64) {
+	t, in, _ := lt.tsInnerReturn(ctx, r, text, ln)
+	name, args := tsTypeArgs(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(t), "{")))
+	if !tsIterables[name] || len(args) == 0 {
+		return "", 0
+	}
+	return args[0], in
+}

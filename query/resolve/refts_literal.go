@@ -128,6 +128,10 @@ func (lt *tsLiteralTyper) tsLiteralType(ctx context.Context, r *refLine, text []
 		if t := strings.TrimSpace(strings.TrimSuffix(lt.eval.tsReturnType(ctx, r, ln), "{")); t != "" {
 			return t, r.FileID, false
 		}
+	case lastWord(before) == "yield":
+		if t, in := lt.tsYieldType(ctx, r, text, ln); t != "" {
+			return t, in, false
+		}
 	case strings.HasSuffix(before, "(") || strings.HasSuffix(before, ","):
 		if t, fid := lt.tsArgType(ctx, r.FileID, text[ln-1][:col]); t != "" {
 			return t, fid, false
@@ -257,8 +261,11 @@ func (lt *tsLiteralTyper) tsInnerReturn(ctx context.Context, r *refLine, text []
 		if !strings.HasSuffix(l, "{") || !openThrough(text, n, len(l), ln) {
 			continue
 		}
+		if blockWords[lastWord(strings.TrimRight(strings.TrimSuffix(l, "{"), " \t"))] {
+			continue // a statement's block: try {, } else {
+		}
 		m := tsFuncHeader.FindStringSubmatch(l)
-		if m == nil || controlWords[m[1]] {
+		if m == nil || controlWords[m[1]] || m[1] == "await" { // "for await (…) {" too
 			if strings.HasSuffix(strings.TrimSpace(strings.TrimSuffix(l, "{")), ")") {
 				continue // a statement's block: if (…) {
 			}
@@ -286,6 +293,9 @@ func (lt *tsLiteralTyper) tsInnerReturn(ctx context.Context, r *refLine, text []
 	}
 	return "", 0, false
 }
+
+// blockWords open a statement's block without a condition.
+var blockWords = map[string]bool{"try": true, "else": true, "finally": true, "do": true}
 
 // tsLiteralMethodReturn returns the type function fn, declared on line
 // start as a method or a function-valued key of a literal of stated type,
