@@ -71,6 +71,17 @@ export async function* stream(xs: AsyncIterable<number>): AsyncIterable<Event, v
     };
   }
 }
+
+export function pick(ok: boolean, x: number) {
+  let chunk: null | Event;
+  chunk = ok
+    ? { event: 'a', data: x }
+    : { data: 0 };
+  let other: Tracked | undefined;
+  other = { data: 1 };
+  const own = ok ? { data: 2 } : null;
+  return [chunk, other, own];
+}
 `,
 }
 
@@ -102,6 +113,21 @@ func TestRefsTypeScriptKeys(t *testing.T) {
 		{"src/keys/events.ts", "Tracked.data", map[string]string{
 			at("src/keys/events.ts", "yield { event"): "",
 			at("src/keys/events.ts", "data: data"):    "",
+		}},
+		// A literal assigned to a local of stated type, in a
+		// conditional's branches too, is of that type; one a local
+		// without a type holds is a type of its own.
+		{"src/keys/events.ts", "Event.data", map[string]string{
+			at("src/keys/events.ts", "? { event: 'a'"): ConfResolved,
+			at("src/keys/events.ts", ": { data: 0 }"):  ConfResolved,
+			at("src/keys/events.ts", "other = {"):      "",
+			at("src/keys/events.ts", "const own"):      "",
+		}},
+		{"src/keys/events.ts", "Tracked.data", map[string]string{
+			at("src/keys/events.ts", "? { event: 'a'"): "",
+			at("src/keys/events.ts", ": { data: 0 }"):  "",
+			at("src/keys/events.ts", "other = {"):      ConfResolved,
+			at("src/keys/events.ts", "const own"):      "",
 		}},
 	}
 	for _, c := range cases {

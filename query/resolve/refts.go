@@ -432,6 +432,9 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 	if before == "" && ln > 1 {
 		before = strings.TrimRight(stripComment(text[ln-2]), " \t")
 	}
+	if b, ok := tsCondBefore(text, ln, col, before); ok {
+		before = b // a conditional's branch: the conditional's type
+	}
 	switch {
 	case strings.HasSuffix(before, "=") && !strings.HasSuffix(before, "=="):
 		lhs := strings.TrimRight(strings.TrimSuffix(before, "="), " \t")
@@ -440,6 +443,10 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 		}
 		if m := typedVar.FindStringSubmatch(lhs); m != nil {
 			v, why := ru.tsTypeVerdict(ctx, r.FileID, m[1], d)
+			return v, why, v != vOpen, nil
+		}
+		if t, in := ru.lit.tsAssignedType(ctx, r, lhs); t != "" {
+			v, why := ru.tsKeyTypeVerdict(ctx, in, t, d)
 			return v, why, v != vOpen, nil
 		}
 	case paramAnnotation.MatchString(before) && innermostBracket(text[ln-1], col) == '(':

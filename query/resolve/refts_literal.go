@@ -118,10 +118,20 @@ func (lt *tsLiteralTyper) tsLiteralType(ctx context.Context, r *refLine, text []
 	if before == "" && ln > 1 {
 		before = strings.TrimRight(stripComment(text[ln-2]), " \t")
 	}
+	if b, ok := tsCondBefore(text, ln, col, before); ok {
+		before = b // a conditional's branch: the conditional's type
+	}
 	switch {
 	case strings.HasSuffix(before, "=") && !strings.HasSuffix(before, "=="):
-		if m := typedVar.FindStringSubmatch(strings.TrimRight(strings.TrimSuffix(before, "="), " \t")); m != nil {
+		lhs := strings.TrimRight(strings.TrimSuffix(before, "="), " \t")
+		if m := typedVar.FindStringSubmatch(lhs); m != nil {
 			return m[1], r.FileID, false
+		}
+		if untypedVar.MatchString(lhs) {
+			return "", 0, false
+		}
+		if t, in := lt.tsAssignedType(ctx, r, lhs); t != "" {
+			return t, in, false
 		}
 		return "", 0, false
 	case lastWord(before) == "return":
