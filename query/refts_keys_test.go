@@ -83,6 +83,26 @@ export function pick(ok: boolean, x: number) {
   return [chunk, other, own];
 }
 `,
+	"src/keys/index.ts": `export interface Conf {
+  data: unknown;
+  kind: string;
+}
+
+export interface Other {
+  data: string;
+  kind: string;
+}
+
+export interface Result<
+  TConf extends Conf,
+  TOther extends Other = Other,
+> {
+  data: Array<TConf['data']>;
+  kind: TOther['kind'];
+}
+
+export type DataOf<TConf extends Conf> = { data: TConf['data'] };
+`,
 }
 
 // TestRefsTypeScriptKeys: a key of an object literal belongs to the
@@ -96,10 +116,12 @@ func TestRefsTypeScriptKeys(t *testing.T) {
 	}{
 		// Message's bases are read past its type parameters' defaults.
 		{"src/keys/types.ts", "Call.id", map[string]string{
-			at("src/keys/use.ts", "    id,"): "",
+			at("src/keys/use.ts", "    id,"):          "",
+			at("src/keys/types.ts", "{ id: number }"): "", // the alias's own type literal
 		}},
 		{"src/keys/types.ts", "Envelope.id", map[string]string{
-			at("src/keys/use.ts", "    id,"): ConfResolved,
+			at("src/keys/use.ts", "    id,"):          ConfResolved,
+			at("src/keys/types.ts", "{ id: number }"): "", // the alias's own type literal
 		}},
 		// Options states path in a type literal of its own.
 		{"src/keys/types.ts", "Call.path", map[string]string{
@@ -128,6 +150,19 @@ func TestRefsTypeScriptKeys(t *testing.T) {
 			at("src/keys/events.ts", ": { data: 0 }"):  "",
 			at("src/keys/events.ts", "other = {"):      ConfResolved,
 			at("src/keys/events.ts", "const own"):      "",
+		}},
+		// T['name'] is the member of what T is: a type parameter's
+		// constraint, as its declaration enclosing the line states it.
+		{"src/keys/index.ts", "Conf.data", map[string]string{
+			at("src/keys/index.ts", "TConf['data']>;"): ConfResolved,
+			at("src/keys/index.ts", "DataOf"):          ConfResolved,
+		}},
+		{"src/keys/index.ts", "Other.data", map[string]string{
+			at("src/keys/index.ts", "TConf['data']>;"): "",
+			at("src/keys/index.ts", "DataOf"):          "",
+		}},
+		{"src/keys/index.ts", "Other.kind", map[string]string{
+			at("src/keys/index.ts", "TOther['kind']"): ConfResolved,
 		}},
 	}
 	for _, c := range cases {

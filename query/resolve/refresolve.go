@@ -492,6 +492,11 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 			return vOpen, "", nil
 		}
 		if isTSLang(lang) {
+			if indexedByName(line, u.at, rr.name) {
+				if v, why, ok := rr.tsr().tsIndexedMember(ctx, r, line, u, d); ok {
+					return v, why, nil
+				}
+			}
 			if v, why, ok := tsBareMember(line, u, rr.name); ok {
 				return v, why, nil
 			}

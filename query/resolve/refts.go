@@ -91,6 +91,9 @@ func (ru *tsRules) tsRelatedDecl(ctx context.Context, r *refLine, line string, u
 	if indexedByName(line, u.at, ru.rr.name) {
 		// T['name'] on the line declaring another member: it may reach d
 		// through what T is, whatever the line declares.
+		if v, why, ok := ru.tsIndexedMember(ctx, r, line, u, d); ok {
+			return v, why, nil
+		}
 		return vRelated, "", nil
 	}
 	for _, o := range ru.rr.defs {
@@ -440,6 +443,9 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 		lhs := strings.TrimRight(strings.TrimSuffix(before, "="), " \t")
 		if m := untypedVar.FindStringSubmatch(lhs); m != nil {
 			return vContra, whyMember, true, nil // the literal is a type of its own
+		}
+		if tsAliasBody(text, ln, col) {
+			return vContra, whyDecl, true, nil // an alias's type literal: its own members
 		}
 		if m := typedVar.FindStringSubmatch(lhs); m != nil {
 			v, why := ru.tsTypeVerdict(ctx, r.FileID, m[1], d)

@@ -195,3 +195,132 @@ func (ru *tsRules) tsKeyTypeVerdict(ctx context.Context, id int64, t string, d *
 	}
 	return v, why
 }
+
+// tsIndexedMember judges the quoted key of an indexed access ("T['name']"
+// in a type, "x['name']" in a value) for member d by what is indexed: a
+// type of the repository, a type parameter's constraint, a value's
+// stated type. ok is false when the text states none of them.
+func (ru *tsRules) tsIndexedMember(ctx context.Context, r *refLine, line string, u useAt, d *refDef) (refVerdict, string, bool) {
+	if u.at < 2 {
+		return vOpen, "", false
+	}
+	m := tsChainEnd.FindStringSubmatch(strings.TrimRight(line[:u.at-2], "!?"))
+	if m == nil {
+		return vOpen, "", false
+	}
+	chain := tsChainSep.Split(m[1], -1)
+	var t string
+	in := r.FileID
+	switch {
+	case len(chain) > 1:
+		var foreign bool
+		if t, in, foreign = ru.eval.tsChainType(ctx, r, chain); foreign {
+			return vContra, whyForeign, true
+		}
+	case chain[0] == "this" || chain[0] == "super":
+		return vOpen, "", false
+	default:
+		if c := ru.tsEnclosingConstraint(ctx, r, chain[0]); c != "" {
+			t = c // a type parameter of the enclosing declaration
+		} else if _, _, known := ru.decl.tsDeclFile(ctx, r.FileID, chain[0]); known || ru.decl.tsConstraint(ctx, r.FileID, chain[0]) != "" {
+			t = chain[0] // a type, or a type parameter
+		} else {
+			t, in = ru.eval.tsTypeOf(ctx, r, chain[0])
+		}
+	}
+	if t == "" || strings.HasPrefix(strings.TrimSpace(t), "{") {
+		return vOpen, "", false
+	}
+	v, why := ru.tsTypeVerdict(ctx, in, t, d)
+	return v, why, v != vOpen
+}
+
+// tsEnclosingConstraint returns the constraint U the innermost
+// declaration enclosing r that declares type parameter p states for it
+// ("interface I<T extends U>", "create<T extends U>(", a list over
+// several lines), "" when none declares p, or it states no constraint.
+func (ru *tsRules) tsEnclosingConstraint(ctx context.Context, r *refLine, p string) string {
+	text, err := ru.rr.text(ctx, r.FileID)
+	if err != nil {
+		return ""
+	}
+	parts := strings.Split(r.Symbol, ".")
+	for j := len(parts); j >= 0; j-- {
+		start, name := r.EnclStart, r.EnclName
+		if j < len(parts) {
+			if j == 0 {
+				break
+			}
+			def := ru.decl.tsSymbolAt(ctx, r.FileID, strings.Join(parts[:j], "."), parts[j-1])
+			if def == nil {
+				continue
+			}
+			start, name = def.u.Start, def.u.Name
+		}
+		if u, declared := tsTypeParamAt(text, start, name, p); declared {
+			return u
+		}
+	}
+	return ""
+}
+
+// tsTypeParamAt reads the type parameters declaration name on line start
+// (1-based) of text states: declared reports whether it declares p, u
+// is p's constraint.
+func tsTypeParamAt(text []string, start int, name, p string) (u string, declared bool) {
+	if start < 1 || start > len(text) || name == "" {
+		return "", false
+	}
+	var b strings.Builder
+	for k := start; k <= len(text) && k < start+40; k++ {
+		b.WriteString(stripComment(text[k-1]))
+		b.WriteByte(' ')
+	}
+	h := b.String()
+	i := strings.Index(h, name)
+	if i < 0 {
+		return "", false
+	}
+	inner, _, ok := typeArgList(strings.TrimLeft(h[i+len(name):], " \t"))
+	if !ok {
+		return "", false
+	}
+	for _, e := range tsSplitTop(inner, ",") {
+		n, rest, _ := strings.Cut(strings.TrimSpace(e), " ")
+		if n != p {
+			continue
+		}
+		c, ok := strings.CutPrefix(strings.TrimSpace(rest), "extends ")
+		if !ok {
+			return "", true
+		}
+		return strings.TrimSpace(tsSplitTop(c, "=")[0]), true
+	}
+	return "", false
+}
+
+// tsAliasHead matches the start of a type alias's declaration up to its
+// name: "export type Name".
+var tsAliasHead = regexp.MustCompile(`(?:^|[\s;])type\s+[\p{L}_$][\p{L}\p{N}_$]*`)
+
+// tsAliasBody reports whether the '{' at (ln, col) of text opens a type
+// literal an alias is declared as ("type R<T = X> = {", its type
+// parameters over several lines): its keys declare its own members.
+func tsAliasBody(text []string, ln, col int) bool {
+	var b strings.Builder
+	for k := max(1, ln-10); k < ln; k++ {
+		b.WriteString(stripComment(text[k-1]))
+		b.WriteByte(' ')
+	}
+	b.WriteString(text[ln-1][:col])
+	s := b.String()
+	heads := tsAliasHead.FindAllStringIndex(s, -1)
+	if heads == nil {
+		return false
+	}
+	rest := strings.TrimSpace(s[heads[len(heads)-1][1]:])
+	if strings.HasPrefix(rest, "<") {
+		rest = strings.TrimSpace(skipTypeArgs(rest))
+	}
+	return rest == "="
+}
