@@ -82,6 +82,23 @@ export function pick(ok: boolean, x: number) {
   const own = ok ? { data: 2 } : null;
   return [chunk, other, own];
 }
+
+export const table: Record<
+  string,
+  number
+> = {
+  data: 1,
+};
+
+export function plain(x: number) {
+  if (x) {
+    return { data: x, event: 'e' } as const;
+  }
+  const f = (): Event => {
+    return { data: 0, event: 'f' };
+  };
+  return { data: f };
+}
 `,
 	"src/keys/index.ts": `export interface Conf {
   data: unknown;
@@ -163,6 +180,20 @@ func TestRefsTypeScriptKeys(t *testing.T) {
 		}},
 		{"src/keys/index.ts", "Other.kind", map[string]string{
 			at("src/keys/index.ts", "TOther['kind']"): ConfResolved,
+		}},
+		// A literal for a type the runtime declares, its annotation over
+		// several lines; one a function declaration without a return type
+		// returns is a type of its own.
+		{"src/keys/events.ts", "Event.data", map[string]string{
+			at("src/keys/events.ts", "data: 1,"):         "",
+			at("src/keys/events.ts", "return { data: x"): "",
+			at("src/keys/events.ts", "return { data: 0"): ConfResolved,
+			at("src/keys/events.ts", "return { data: f"): "",
+		}},
+		{"src/keys/events.ts", "Tracked.data", map[string]string{
+			at("src/keys/events.ts", "data: 1,"):         "",
+			at("src/keys/events.ts", "return { data: x"): "",
+			at("src/keys/events.ts", "return { data: f"): "",
 		}},
 	}
 	for _, c := range cases {

@@ -440,7 +440,7 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 	}
 	switch {
 	case strings.HasSuffix(before, "=") && !strings.HasSuffix(before, "=="):
-		lhs := strings.TrimRight(strings.TrimSuffix(before, "="), " \t")
+		lhs := tsJoinedLHS(text, ln, strings.TrimRight(strings.TrimSuffix(before, "="), " \t"))
 		if m := untypedVar.FindStringSubmatch(lhs); m != nil {
 			return vContra, whyMember, true, nil // the literal is a type of its own
 		}
@@ -463,6 +463,9 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 		if t := ru.eval.tsReturnType(ctx, r, ln); t != "" {
 			v, why := ru.tsTypeVerdict(ctx, r.FileID, t, d)
 			return v, why, v != vOpen, nil
+		}
+		if ru.lit.tsOwnReturn(text, r, ln) {
+			return vContra, whyMember, true, nil // the function's result is the literal's own type
 		}
 	case lastWord(before) == "yield":
 		if t, in := ru.lit.tsYieldType(ctx, r, text, ln); t != "" {

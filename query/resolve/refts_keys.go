@@ -324,3 +324,78 @@ func tsAliasBody(text []string, ln, col int) bool {
 	}
 	return rest == "="
 }
+
+// tsJoinedLHS returns lhs, the text before a literal's "=" on line ln,
+// joined with the lines above it when it closes a type annotation opened
+// there ("> =" after "const v: Record<" and its arguments' lines): the
+// declaration "const v: Record<K, V>".
+func tsJoinedLHS(text []string, ln int, lhs string) string {
+	t := strings.TrimSpace(lhs)
+	if t == "" || !strings.ContainsAny(t[:1], ">])}") {
+		return lhs
+	}
+	joined := t
+	for k := ln - 1; k >= 1 && k > ln-12; k-- {
+		joined = strings.TrimSpace(stripComment(text[k-1])) + " " + joined
+		if typedVar.MatchString(joined) {
+			return joined
+		}
+	}
+	return lhs
+}
+
+// tsOwnReturn reports whether a literal returned on line ln of r's file
+// is a type of its own: the return is in the body of a function
+// declaration ("function f(…) {", not an expression a call or a variable
+// could type) that states no return type, outside any function nested in
+// it.
+func (lt *tsLiteralTyper) tsOwnReturn(text []string, r *refLine, ln int) bool {
+	if r.EnclStart < 1 || r.EnclStart > len(text) || ln > len(text) || r.EnclName == "" {
+		return false
+	}
+	decl := regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?function\*?\s+` + regexp.QuoteMeta(r.EnclName) + `\s*[<(]`)
+	if !decl.MatchString(text[r.EnclStart-1]) {
+		return false
+	}
+	sig := signatureText(text, r.EnclStart, r.EnclName)
+	h := sig.text[strings.Index(sig.text, r.EnclName)+len(r.EnclName):]
+	h = skipTypeArgs(strings.TrimLeft(h, " \t"))
+	if !strings.HasPrefix(h, "(") {
+		return false
+	}
+	end := closingBracket(h, 0)
+	if end < 0 || !strings.HasPrefix(strings.TrimSpace(h[end+1:]), "{") {
+		return false // a stated return type
+	}
+	var open []bool // the blocks open at ln: a nested function's?
+	for k := sig.end; k < ln; k++ {
+		l := stripComment(text[k-1])
+		var quote byte
+		for i := 0; i < len(l); i++ {
+			if skipQuoted(l, &i, &quote) {
+				continue
+			}
+			switch l[i] {
+			case '{':
+				fn := strings.Contains(l[:i], "=>") || strings.Contains(l[:i], "function")
+				if m := tsFuncHeader.FindStringSubmatch(l[:i+1]); m != nil && m[1] != "" && !controlWords[m[1]] && m[1] != "await" {
+					fn = true // a method: name(…) {
+				}
+				open = append(open, fn)
+			case '}':
+				if len(open) > 0 {
+					open = open[:len(open)-1]
+				}
+			}
+		}
+	}
+	if len(open) == 0 {
+		return false
+	}
+	for _, fn := range open[1:] {
+		if fn {
+			return false
+		}
+	}
+	return true
+}

@@ -123,7 +123,7 @@ func (lt *tsLiteralTyper) tsLiteralType(ctx context.Context, r *refLine, text []
 	}
 	switch {
 	case strings.HasSuffix(before, "=") && !strings.HasSuffix(before, "=="):
-		lhs := strings.TrimRight(strings.TrimSuffix(before, "="), " \t")
+		lhs := tsJoinedLHS(text, ln, strings.TrimRight(strings.TrimSuffix(before, "="), " \t"))
 		if m := typedVar.FindStringSubmatch(lhs); m != nil {
 			return m[1], r.FileID, false
 		}
