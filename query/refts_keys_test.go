@@ -120,6 +120,36 @@ export interface Result<
 
 export type DataOf<TConf extends Conf> = { data: TConf['data'] };
 `,
+	"src/keys/errors.ts": `export class Failure extends Error {
+  public readonly code;
+  constructor(opts: { message?: string; code: string }) {
+    super(opts.message);
+    this.code = opts.code;
+  }
+}
+
+export class Redirect extends Failure {
+  constructor(url: string) {
+    super({
+      code: 'REDIRECT',
+      message: url,
+    });
+  }
+}
+
+export interface ErrorData {
+  code: string;
+  note: string;
+}
+
+export class Other extends Error {
+  note = 'x';
+}
+
+export class Another extends Error {
+  note = 'y';
+}
+`,
 }
 
 // TestRefsTypeScriptKeys: a key of an object literal belongs to the
@@ -194,6 +224,18 @@ func TestRefsTypeScriptKeys(t *testing.T) {
 			at("src/keys/events.ts", "data: 1,"):         "",
 			at("src/keys/events.ts", "return { data: x"): "",
 			at("src/keys/events.ts", "return { data: f"): "",
+		}},
+		// A literal passed to super is of the base constructor's
+		// parameter; a type extending only the runtime's Error is not
+		// related to one extending nothing, but is to another extending
+		// Error, which may declare the member.
+		{"src/keys/errors.ts", "Failure.code", map[string]string{
+			at("src/keys/errors.ts", "code: 'REDIRECT'"): "",
+			at("src/keys/errors.ts", "  code: string;"):  "",
+		}},
+		{"src/keys/errors.ts", "Other.note", map[string]string{
+			at("src/keys/errors.ts", "  note: string;"): "",
+			at("src/keys/errors.ts", "note = 'y'"):      ConfNameOnly,
 		}},
 	}
 	for _, c := range cases {

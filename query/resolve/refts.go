@@ -109,14 +109,19 @@ func (ru *tsRules) tsRelatedDecl(ctx context.Context, r *refLine, line string, u
 		if d.u.Name == "constructor" {
 			return vContra, whyDecl, nil // each class's own: a constructor is not inherited
 		}
-		mine, ok1 := ru.decl.tsAncestors(ctx, d.u.FileID, d.parent, d.u.Start)
-		theirs, ok2 := ru.decl.tsAncestors(ctx, o.u.FileID, o.parent, o.u.Start)
+		mine, mineOut, ok1 := ru.tsAncestorsBeyond(ctx, d.u.FileID, d.parent, d.u.Start)
+		theirs, theirsOut, ok2 := ru.tsAncestorsBeyond(ctx, o.u.FileID, o.parent, o.u.Start)
 		if !ok1 || !ok2 || mine[o.parent] || theirs[d.parent] {
 			return vRelated, "", nil
 		}
 		for t := range mine {
 			if theirs[t] && ru.rr.parents[t] {
 				return vRelated, "", nil // both inherit the member from t
+			}
+		}
+		for t := range mineOut {
+			if theirsOut[t] {
+				return vRelated, "", nil // both extend t, which may declare the member
 			}
 		}
 		return vContra, whyDecl, nil
@@ -474,6 +479,9 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 		}
 	case strings.HasSuffix(before, "(") || strings.HasSuffix(before, ","):
 		t, fid := ru.lit.tsArgType(ctx, r.FileID, text[ln-1][:col])
+		if t == "" {
+			t, fid = ru.lit.tsSuperArgType(ctx, r, text[ln-1][:col])
+		}
 		if t != "" {
 			v, why := ru.tsTypeVerdict(ctx, fid, t, d)
 			return v, why, v != vOpen, nil

@@ -399,3 +399,78 @@ func (lt *tsLiteralTyper) tsOwnReturn(text []string, r *refLine, ln int) bool {
 	}
 	return true
 }
+
+// tsSuperArgType returns the stated type of the parameter a literal
+// starting after prefix (its line's text before the '{') is passed as
+// when prefix ends in a call of super: the constructor's of the class
+// the enclosing class extends ("super({" in class A extends B gives B's
+// constructor's first parameter), and the file it is written in.
+func (lt *tsLiteralTyper) tsSuperArgType(ctx context.Context, r *refLine, prefix string) (string, int64) {
+	open, arg := callOpen(prefix)
+	if open < 0 || lastWord(strings.TrimRight(prefix[:open], " \t")) != "super" {
+		return "", 0
+	}
+	types := lt.rr.enclosingTypes(r)
+	text, err := lt.rr.text(ctx, r.FileID)
+	if len(types) == 0 || err != nil {
+		return "", 0
+	}
+	cls := types[len(types)-1]
+	ext := regexp.MustCompile(`\bclass\s+` + regexp.QuoteMeta(cls) + `\b[^{]*?\bextends\s+([\p{L}_$][\p{L}\p{N}_$.]*)`)
+	for _, dl := range lt.decl.tsDecls(ctx, r.FileID)[cls] {
+		m := ext.FindStringSubmatch(text[dl.line])
+		if dl.kind != "class" || m == nil {
+			continue
+		}
+		did, base, ok := lt.decl.tsDeclFile(ctx, r.FileID, m[1])
+		if !ok {
+			return "", 0
+		}
+		if params := lt.decl.tsParams(ctx, did, base, true); arg < len(params) {
+			return params[arg], did
+		}
+		return "", 0
+	}
+	return "", 0
+}
+
+// tsAncestorsBeyond returns what tsAncestors does, and the bases on the
+// way that are not the repository's (the runtime's Error, a package's
+// type): those end the walk without leaving it incomplete, since no type
+// outside the repository extends one of its types. ok is false when a
+// base is declared where the reader cannot follow.
+func (ru *tsRules) tsAncestorsBeyond(ctx context.Context, id int64, typ string, at int) (anc, outside map[string]bool, ok bool) {
+	anc, outside, ok = map[string]bool{}, map[string]bool{}, true
+	type node struct {
+		id  int64
+		typ string
+		at  int
+	}
+	work := []node{{id, typ, at}}
+	for steps := 0; len(work) > 0 && steps < 32; steps++ {
+		n := work[len(work)-1]
+		work = work[:len(work)-1]
+		bases, found := ru.decl.tsBases(ctx, n.id, n.typ, n.at)
+		if !found {
+			ok = false
+			continue
+		}
+		for _, b := range bases {
+			if anc[b] || outside[b] || tsWrappers[b] {
+				continue
+			}
+			bid, bname, known := ru.decl.tsDeclFile(ctx, n.id, b)
+			switch {
+			case known:
+				anc[b], anc[bname] = true, true
+				work = append(work, node{bid, bname, 0})
+			case ru.decl.tsOutside(ctx, n.id, b):
+				outside[b] = true
+			default:
+				anc[b] = true
+				ok = false
+			}
+		}
+	}
+	return anc, outside, ok && len(work) == 0
+}

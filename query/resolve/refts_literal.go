@@ -146,6 +146,9 @@ func (lt *tsLiteralTyper) tsLiteralType(ctx context.Context, r *refLine, text []
 		if t, fid := lt.tsArgType(ctx, r.FileID, text[ln-1][:col]); t != "" {
 			return t, fid, false
 		}
+		if t, fid := lt.tsSuperArgType(ctx, r, text[ln-1][:col]); t != "" {
+			return t, fid, false
+		}
 	}
 	return lt.tsLiteralTarget(ctx, r, text, ln, col, depth)
 }
