@@ -150,6 +150,32 @@ export class Another extends Error {
   note = 'y';
 }
 `,
+	"src/keys/subject.ts": `export interface Observer<T> {
+  next: (value: T) => void;
+}
+
+export interface Observable<T> {
+  subscribe(
+    observer: Partial<Observer<T>>,
+    onDone: () => void = () => {},
+  ): void;
+}
+
+export interface Subject<T> extends Observable<T> {
+  next: (value: T) => void;
+}
+
+export function subject<T>(v: T): Subject<T> {
+  return undefined as any;
+}
+
+export function watch() {
+  const s = subject(1);
+  s.subscribe({
+    next: (v) => {},
+  });
+}
+`,
 }
 
 // TestRefsTypeScriptKeys: a key of an object literal belongs to the
@@ -236,6 +262,14 @@ func TestRefsTypeScriptKeys(t *testing.T) {
 		{"src/keys/errors.ts", "Other.note", map[string]string{
 			at("src/keys/errors.ts", "  note: string;"): "",
 			at("src/keys/errors.ts", "note = 'y'"):      ConfNameOnly,
+		}},
+		// A literal passed to a method is of the parameter the method's
+		// declaration states, in the receiver's type or its bases.
+		{"src/keys/subject.ts", "Observer.next", map[string]string{
+			at("src/keys/subject.ts", "next: (v) =>"): ConfResolved,
+		}},
+		{"src/keys/subject.ts", "Subject.next", map[string]string{
+			at("src/keys/subject.ts", "next: (v) =>"): "",
 		}},
 	}
 	for _, c := range cases {

@@ -474,3 +474,120 @@ func (ru *tsRules) tsAncestorsBeyond(ctx context.Context, id int64, typ string, 
 	}
 	return anc, outside, ok && len(work) == 0
 }
+
+// tsReceiverMethodParams returns the stated types of the parameters of
+// the method chain's last name declares in the type of the value the
+// rest of chain names ("value.subscribe" of "value: Subject<T>"), and
+// the file they are written in; foreign reports a receiver of a
+// package's type.
+func (lt *tsLiteralTyper) tsReceiverMethodParams(ctx context.Context, r *refLine, chain []string) ([]string, int64, bool) {
+	recv := chain[:len(chain)-1]
+	var t string
+	var in int64
+	if len(recv) == 1 {
+		if recv[0] == "this" || recv[0] == "super" {
+			return nil, 0, false
+		}
+		t, in = lt.eval.tsTypeOf(ctx, r, recv[0])
+	} else {
+		var foreign bool
+		if t, in, foreign = lt.eval.tsChainType(ctx, r, recv); foreign {
+			return nil, 0, true
+		}
+	}
+	if t == "" {
+		return nil, 0, false
+	}
+	p, pin := lt.tsMethodParams(ctx, in, t, chain[len(chain)-1])
+	return p, pin, false
+}
+
+// tsMethodParams returns the stated types of the parameters of method m
+// that class or interface typ (written in file id) declares, looked up
+// through its bases, and the file they are written in; nil when none
+// declares it.
+func (lt *tsLiteralTyper) tsMethodParams(ctx context.Context, id int64, typ, m string) ([]string, int64) {
+	name := leadingTypeName(tsUnwrap(strings.TrimSpace(typ)))
+	if name == "" || strings.Contains(name, ".") {
+		return nil, 0
+	}
+	method := tsMethod(m)
+	work := []tsValue{{name, id}}
+	seen := map[string]bool{}
+	for steps := 0; len(work) > 0 && steps < 8; steps++ {
+		n := work[0]
+		work = work[1:]
+		did, dname, known := lt.decl.tsDeclFile(ctx, n.in, n.typ)
+		if !known || seen[dname] {
+			continue
+		}
+		seen[dname] = true
+		decls := lt.decl.tsDecls(ctx, did)[dname]
+		text, err := lt.rr.text(ctx, did)
+		if err != nil || len(decls) == 0 || decls[0].kind != "class" && decls[0].kind != "interface" {
+			continue
+		}
+		depth, opened := 0, false
+		for k := decls[0].line; k < len(text) && k < decls[0].line+600; k++ {
+			l := stripComment(text[k])
+			if depth == 1 && opened && method.MatchString(l) {
+				return tsSigParams(signatureText(text, k+1, m).text, m), did
+			}
+			depth += strings.Count(l, "{") - strings.Count(l, "}")
+			opened = opened || strings.Contains(l, "{")
+			if opened && depth <= 0 {
+				break
+			}
+		}
+		bases, _ := lt.decl.tsBases(ctx, did, dname, 0)
+		for _, b := range bases {
+			work = append(work, tsValue{b, did})
+		}
+	}
+	return nil, 0
+}
+
+// tsSigParams returns the stated types of the parameters of the
+// declaration of name sig holds ("name<T>(a: A, b?: B): R"), "" for one
+// without; nil when sig holds no parameter list.
+func tsSigParams(sig, name string) []string {
+	i := strings.Index(sig, name)
+	if i < 0 {
+		return nil
+	}
+	h := strings.TrimLeft(strings.TrimPrefix(strings.TrimLeft(sig[i+len(name):], " \t"), "?"), " \t")
+	h = skipTypeArgs(h)
+	if !strings.HasPrefix(h, "(") {
+		return nil
+	}
+	end := closingBracket(h, 0)
+	if end < 0 {
+		return nil
+	}
+	var out []string
+	for _, p := range tsSplitTop(h[1:end], ",") {
+		if strings.TrimSpace(p) == "" {
+			continue
+		}
+		_, t, _ := strings.Cut(p, ":")
+		out = append(out, strings.TrimSpace(tsBeforeDefault(t)))
+	}
+	return out
+}
+
+// tsBeforeDefault returns a parameter's type t without the default value
+// written after it ("T = x"); an arrow's "=>" is the type's.
+func tsBeforeDefault(t string) string {
+	d := 0
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; {
+		case c == '(' || c == '[' || c == '{' || c == '<':
+			d++
+		case c == ')' || c == ']' || c == '}' || c == '>' && (i == 0 || t[i-1] != '='):
+			d--
+		case c == '=' && d == 0 && (i+1 >= len(t) || t[i+1] != '>'):
+			return t[:i]
+		}
+	}
+	return t
+}

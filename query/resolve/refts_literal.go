@@ -192,6 +192,11 @@ func (lt *tsLiteralTyper) tsCallParams(ctx context.Context, r *refLine, prefix s
 			return nil, 0, true
 		}
 	}
+	if t == "" && len(chain) > 1 {
+		// A method of the receiver's type: its declaration's parameters.
+		p, pin, foreign := lt.tsReceiverMethodParams(ctx, r, chain)
+		return p, pin, foreign
+	}
 	if t == "" {
 		return nil, 0, false
 	}
