@@ -169,11 +169,47 @@ export function subject<T>(v: T): Subject<T> {
   return undefined as any;
 }
 
-export function watch() {
+export interface Sink {
+  body: NonNullable<Response['body']>;
+  url: () => string;
+}
+
+export function consume(opts: Sink) {
+  return new ReadableStream({
+    async start(controller) {
+      const url = opts.url();
+      const source = new EventSource(
+        url,
+      );
+    },
+  });
+}
+
+export function watch(opts: Sink, sink: WritableStream, next: () => void) {
   const s = subject(1);
   s.subscribe({
     next: (v) => {},
   });
+  opts.body.pipeTo(sink, {
+    signal: undefined,
+  });
+  s.subscribe(
+    {
+      next: Function.prototype.bind(
+        next,
+      ),
+    },
+  );
+}
+
+export interface Call {
+  signal?: AbortSignal;
+}
+
+export interface Source<T> {
+  map(): (
+    next: T,
+  ) => void;
 }
 `,
 }
@@ -269,7 +305,17 @@ func TestRefsTypeScriptKeys(t *testing.T) {
 			at("src/keys/subject.ts", "next: (v) =>"): ConfResolved,
 		}},
 		{"src/keys/subject.ts", "Subject.next", map[string]string{
-			at("src/keys/subject.ts", "next: (v) =>"): "",
+			at("src/keys/subject.ts", "next: (v) =>"):  "",
+			at("src/keys/subject.ts", "    next: T,"):  "", // a parameter on a line of its own
+			at("src/keys/subject.ts", "        next,"): "", // an argument, no key
+		}},
+		// A literal passed to a method of the runtime's type is the
+		// runtime's.
+		{"src/keys/subject.ts", "Sink.url", map[string]string{
+			at("src/keys/subject.ts", "        url,"): "", // an argument
+		}},
+		{"src/keys/subject.ts", "Call.signal", map[string]string{
+			at("src/keys/subject.ts", "signal: undefined"): "",
 		}},
 	}
 	for _, c := range cases {

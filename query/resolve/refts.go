@@ -423,6 +423,15 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 	if u.key && (ru.tsDiscriminant(ctx, text[r.Line-1], u, d) || ru.tsOtherLiteral(ctx, text[r.Line-1], u, d)) {
 		return vContra, whyMember, true, nil
 	}
+	switch tsOpenBracket(text, r.Line, u.at) {
+	case '(':
+		if u.key {
+			return vContra, whyLocal, true, nil // a parameter on a line of its own
+		}
+		return vContra, whyMember, true, nil // an argument
+	case '[':
+		return vContra, whyMember, true, nil // a tuple's label, an array's element
+	}
 	ln, col, ok := openingBrace(text, r.Line, u.at)
 	if !ok {
 		return vOpen, "", false, nil
@@ -502,6 +511,9 @@ func (ru *tsRules) tsObjectKey(ctx context.Context, r *refLine, u useAt) bool {
 	text, err := ru.rr.text(ctx, r.FileID)
 	if err != nil {
 		return false
+	}
+	if tsOpenBracket(text, r.Line, u.at) != '{' {
+		return false // an argument, a parameter, an array's element
 	}
 	ln, col, ok := openingBrace(text, r.Line, u.at)
 	if !ok {

@@ -498,6 +498,12 @@ func (lt *tsLiteralTyper) tsReceiverMethodParams(ctx context.Context, r *refLine
 	if t == "" {
 		return nil, 0, false
 	}
+	u := tsUnwrap(strings.TrimSpace(t))
+	if name := leadingTypeName(u); name != "" && !strings.HasPrefix(strings.TrimSpace(u[len(name):]), "<") && lt.decl.tsOutside(ctx, in, name) {
+		// A method of the runtime's or a package's type (or of such a
+		// type's member), given no type argument of ours.
+		return nil, 0, true
+	}
 	p, pin := lt.tsMethodParams(ctx, in, t, chain[len(chain)-1])
 	return p, pin, false
 }
@@ -590,4 +596,44 @@ func tsBeforeDefault(t string) string {
 		}
 	}
 	return t
+}
+
+// tsOpenBracket returns the bracket still open at offset at of line n
+// (1-based) of text, looking back over the lines above it ('(', '[' or
+// '{'; 0 when none is within 200 lines): a name directly in a '(' over
+// several lines is a parameter or an argument, never an object's key.
+func tsOpenBracket(text []string, n, at int) byte {
+	depth := 0
+	for k := n; k > 0 && k > n-200; k-- {
+		l := stripComment(text[k-1])
+		end := len(l)
+		if k == n {
+			end = min(at, len(l))
+		}
+		// The line's brackets left to right, then read back.
+		var stack []byte
+		var quote byte
+		for i := 0; i < end; i++ {
+			if skipQuoted(l, &i, &quote) {
+				continue
+			}
+			switch c := l[i]; c {
+			case '(', '[', '{':
+				stack = append(stack, c)
+			case ')', ']', '}':
+				if len(stack) > 0 {
+					stack = stack[:len(stack)-1]
+				} else {
+					depth++
+				}
+			}
+		}
+		for i := len(stack) - 1; i >= 0; i-- {
+			if depth == 0 {
+				return stack[i]
+			}
+			depth--
+		}
+	}
+	return 0
 }
