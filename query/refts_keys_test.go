@@ -190,6 +190,11 @@ export function watch(opts: Sink, sink: WritableStream, next: () => void) {
   s.subscribe({
     next: (v) => {},
   });
+  s.subscribe({
+    next(v) {
+      return v;
+    },
+  });
   opts.body.pipeTo(sink, {
     signal: undefined,
   });
@@ -303,6 +308,7 @@ func TestRefsTypeScriptKeys(t *testing.T) {
 		// declaration states, in the receiver's type or its bases.
 		{"src/keys/subject.ts", "Observer.next", map[string]string{
 			at("src/keys/subject.ts", "next: (v) =>"): ConfResolved,
+			at("src/keys/subject.ts", "next(v) {"):    ConfResolved, // a method the literal defines
 		}},
 		{"src/keys/subject.ts", "Subject.next", map[string]string{
 			at("src/keys/subject.ts", "next: (v) =>"):  "",

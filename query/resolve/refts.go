@@ -505,7 +505,8 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 // literal written where a value is: a property, never only the local of
 // the same name.
 func (ru *tsRules) tsObjectKey(ctx context.Context, r *refLine, u useAt) bool {
-	if !u.key && !u.shorthand {
+	key := u.key || tsMethodKey(ru.tsLine(ctx, r), u, ru.rr.name)
+	if !key && !u.shorthand {
 		return false
 	}
 	text, err := ru.rr.text(ctx, r.FileID)
@@ -527,7 +528,7 @@ func (ru *tsRules) tsObjectKey(ctx context.Context, r *refLine, u useAt) bool {
 		return false // a function's body
 	}
 	literal := lastWord(before) == "return" || lastWord(before) == "yield" || before != "" && strings.ContainsAny(before[len(before)-1:], "(,=:[?|&")
-	if literal && !u.key {
+	if literal && !key {
 		// A shorthand is a member's key only where the source states the
 		// literal's type; else it is the local's use in a literal of its own.
 		t, _, outside := ru.lit.tsLiteralType(ctx, r, text, ln, col, 0)

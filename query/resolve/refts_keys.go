@@ -555,7 +555,9 @@ func (lt *tsLiteralTyper) tsMethodParams(ctx context.Context, id int64, typ, m s
 
 // tsSigParams returns the stated types of the parameters of the
 // declaration of name sig holds ("name<T>(a: A, b?: B): R"), "" for one
-// without; nil when sig holds no parameter list.
+// without or one naming the declaration's own type parameters (the
+// call infers them from its arguments); nil when sig holds no parameter
+// list.
 func tsSigParams(sig, name string) []string {
 	i := strings.Index(sig, name)
 	if i < 0 {
@@ -570,13 +572,21 @@ func tsSigParams(sig, name string) []string {
 	if end < 0 {
 		return nil
 	}
+	own := tsParamNames(strings.TrimLeft(strings.TrimPrefix(strings.TrimLeft(sig[i+len(name):], " \t"), "?"), " \t"))
 	var out []string
 	for _, p := range tsSplitTop(h[1:end], ",") {
 		if strings.TrimSpace(p) == "" {
 			continue
 		}
 		_, t, _ := strings.Cut(p, ":")
-		out = append(out, strings.TrimSpace(tsBeforeDefault(t)))
+		t = strings.TrimSpace(tsBeforeDefault(t))
+		for _, tp := range own {
+			if tsHasWord(t, tp) {
+				t = "" // inferred from the argument itself
+				break
+			}
+		}
+		out = append(out, t)
 	}
 	return out
 }
@@ -637,3 +647,21 @@ func tsOpenBracket(text []string, n, at int) byte {
 	}
 	return 0
 }
+
+// tsMethodKey reports whether the name at u is a method an object
+// literal defines ("name(v) {", "async name() {", "get name() {"): a key
+// of the literal, as "name: function (v) {" is.
+func tsMethodKey(line string, u useAt, name string) bool {
+	if !u.call || len(u.chain) > 0 || u.expr || !strings.HasSuffix(strings.TrimSpace(stripComment(line)), "{") {
+		return false
+	}
+	head := strings.TrimSpace(line[:u.at])
+	for _, w := range []string{"async", "get", "set", "*"} {
+		head = strings.TrimSpace(strings.TrimSuffix(head, w))
+	}
+	return head == "" && tsMethodOpen.MatchString(line[u.at+len(name):])
+}
+
+// tsMethodOpen matches what follows a method's name: type parameters and
+// the parameter list's '('.
+var tsMethodOpen = regexp.MustCompile(`^\s*(?:<[^()]*>)?\s*\(`)
