@@ -155,8 +155,8 @@ func TestRefsTypeScriptMembers(t *testing.T) {
 			at("src/use.ts", "return { type: 'stopped'"): ConfResolved,
 		}},
 		{"src/events.ts", "Started.at", "", map[string]string{
-			at("src/events.ts", "at: T['at'];"):       ConfNameOnly, // an indexed access type
-			at("src/events.ts", "at: T['at'] | null"): ConfNameOnly, // on the line declaring Timed.at
+			at("src/events.ts", "at: T['at'];"):       ConfResolved, // an indexed access type of T extends Started
+			at("src/events.ts", "at: T['at'] | null"): ConfResolved, // on the line declaring Timed.at
 		}},
 		{"src/events.ts", "Status", "const", map[string]string{
 			at("src/events.ts", "(s: Status)"):  "", // a type position

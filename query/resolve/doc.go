@@ -30,10 +30,11 @@
 // listed under the base's member. TypeScript values are typed the same
 // way (refts_state.go: the rules in refts.go over a declaration reader,
 // refts_decl.go, a type evaluator, refts_types.go and refts_generic.go,
-// a call typer, refts_calls.go, and the literal typer, refts_literal.go:
-// annotations, calls' stated returns along chains of calls, closures,
-// callbacks' parameters, type parameters' constraints, the type a
-// literal is written for; a member use no fact
+// a call typer, refts_calls.go, the literal typer, refts_literal.go,
+// and the keys of literals, refts_keys.go: annotations, calls' stated
+// returns along chains of calls, closures, callbacks' parameters, type
+// parameters' constraints, the type a literal is written for; a member
+// use no fact
 // decides is narrowed to the definitions whose type its file names or
 // imports, refts_open.go); Go uses the standard
 // library's type checker over the indexed sources (refgo.go,

@@ -495,10 +495,15 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 			return vOpen, "", nil
 		}
 		if isTSLang(lang) {
+			if indexedByName(line, u.at, rr.name) {
+				if v, why, ok := rr.tsr().tsIndexedMember(ctx, r, line, u, d); ok {
+					return v, why, nil
+				}
+			}
 			if v, why, ok := tsBareMember(line, u, rr.name); ok {
 				return v, why, nil
 			}
-			if u.key || u.shorthand {
+			if u.key || u.shorthand || tsMethodKey(line, u, rr.name) {
 				if v, why, ok, err := rr.tsr().tsLiteralKey(ctx, r, u, d); err != nil || ok {
 					return v, why, err
 				}

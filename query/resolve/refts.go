@@ -91,6 +91,9 @@ func (ru *tsRules) tsRelatedDecl(ctx context.Context, r *refLine, line string, u
 	if indexedByName(line, u.at, ru.rr.name) {
 		// T['name'] on the line declaring another member: it may reach d
 		// through what T is, whatever the line declares.
+		if v, why, ok := ru.tsIndexedMember(ctx, r, line, u, d); ok {
+			return v, why, nil
+		}
 		return vRelated, "", nil
 	}
 	for _, o := range ru.rr.defs {
@@ -106,14 +109,19 @@ func (ru *tsRules) tsRelatedDecl(ctx context.Context, r *refLine, line string, u
 		if d.u.Name == "constructor" {
 			return vContra, whyDecl, nil // each class's own: a constructor is not inherited
 		}
-		mine, ok1 := ru.decl.tsAncestors(ctx, d.u.FileID, d.parent, d.u.Start)
-		theirs, ok2 := ru.decl.tsAncestors(ctx, o.u.FileID, o.parent, o.u.Start)
+		mine, mineOut, ok1 := ru.tsAncestorsBeyond(ctx, d.u.FileID, d.parent, d.u.Start)
+		theirs, theirsOut, ok2 := ru.tsAncestorsBeyond(ctx, o.u.FileID, o.parent, o.u.Start)
 		if !ok1 || !ok2 || mine[o.parent] || theirs[d.parent] {
 			return vRelated, "", nil
 		}
 		for t := range mine {
 			if theirs[t] && ru.rr.parents[t] {
 				return vRelated, "", nil // both inherit the member from t
+			}
+		}
+		for t := range mineOut {
+			if theirsOut[t] {
+				return vRelated, "", nil // both extend t, which may declare the member
 			}
 		}
 		return vContra, whyDecl, nil
@@ -388,7 +396,7 @@ func (ru *tsRules) tsTypeVerdict(ctx context.Context, id int64, typ string, d *r
 			return vRelated, ""
 		}
 	}
-	if ru.rr.parents[dname] {
+	if ru.rr.parents[dname] || ru.tsOwnsMember(ctx, did, dname, d.u.Name) {
 		return vContra, whyQual // the type declares a member of the name itself
 	}
 	for t := range anc {
@@ -418,6 +426,15 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 	if u.key && (ru.tsDiscriminant(ctx, text[r.Line-1], u, d) || ru.tsOtherLiteral(ctx, text[r.Line-1], u, d)) {
 		return vContra, whyMember, true, nil
 	}
+	switch tsOpenBracket(text, r.Line, u.at) {
+	case '(':
+		if u.key {
+			return vContra, whyLocal, true, nil // a parameter on a line of its own
+		}
+		return vContra, whyMember, true, nil // an argument
+	case '[':
+		return vContra, whyMember, true, nil // a tuple's label, an array's element
+	}
 	ln, col, ok := openingBrace(text, r.Line, u.at)
 	if !ok {
 		return vOpen, "", false, nil
@@ -435,14 +452,24 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 	if before == "" && ln > 1 {
 		before = strings.TrimRight(stripComment(text[ln-2]), " \t")
 	}
+	if b, ok := tsCondBefore(text, ln, col, before); ok {
+		before = b // a conditional's branch: the conditional's type
+	}
 	switch {
 	case strings.HasSuffix(before, "=") && !strings.HasSuffix(before, "=="):
-		lhs := strings.TrimRight(strings.TrimSuffix(before, "="), " \t")
+		lhs := tsJoinedLHS(text, ln, strings.TrimRight(strings.TrimSuffix(before, "="), " \t"))
 		if m := untypedVar.FindStringSubmatch(lhs); m != nil {
 			return vContra, whyMember, true, nil // the literal is a type of its own
 		}
+		if tsAliasBody(text, ln, col) {
+			return vContra, whyDecl, true, nil // an alias's type literal: its own members
+		}
 		if m := typedVar.FindStringSubmatch(lhs); m != nil {
 			v, why := ru.tsTypeVerdict(ctx, r.FileID, m[1], d)
+			return v, why, v != vOpen, nil
+		}
+		if t, in := ru.lit.tsAssignedType(ctx, r, lhs); t != "" {
+			v, why := ru.tsKeyTypeVerdict(ctx, in, t, d)
 			return v, why, v != vOpen, nil
 		}
 	case paramAnnotation.MatchString(before) && innermostBracket(text[ln-1], col) == '(':
@@ -454,8 +481,19 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 			v, why := ru.tsTypeVerdict(ctx, r.FileID, t, d)
 			return v, why, v != vOpen, nil
 		}
+		if ru.lit.tsOwnReturn(text, r, ln) {
+			return vContra, whyMember, true, nil // the function's result is the literal's own type
+		}
+	case lastWord(before) == "yield":
+		if t, in := ru.lit.tsYieldType(ctx, r, text, ln); t != "" {
+			v, why := ru.tsTypeVerdict(ctx, in, t, d)
+			return v, why, v != vOpen, nil
+		}
 	case strings.HasSuffix(before, "(") || strings.HasSuffix(before, ","):
 		t, fid := ru.lit.tsArgType(ctx, r.FileID, text[ln-1][:col])
+		if t == "" {
+			t, fid = ru.lit.tsSuperArgType(ctx, r, text[ln-1][:col])
+		}
 		if t != "" {
 			v, why := ru.tsTypeVerdict(ctx, fid, t, d)
 			return v, why, v != vOpen, nil
@@ -470,12 +508,16 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 // literal written where a value is: a property, never only the local of
 // the same name.
 func (ru *tsRules) tsObjectKey(ctx context.Context, r *refLine, u useAt) bool {
-	if !u.key && !u.shorthand {
+	key := u.key || tsMethodKey(ru.tsLine(ctx, r), u, ru.rr.name)
+	if !key && !u.shorthand {
 		return false
 	}
 	text, err := ru.rr.text(ctx, r.FileID)
 	if err != nil {
 		return false
+	}
+	if tsOpenBracket(text, r.Line, u.at) != '{' {
+		return false // an argument, a parameter, an array's element
 	}
 	ln, col, ok := openingBrace(text, r.Line, u.at)
 	if !ok {
@@ -488,8 +530,8 @@ func (ru *tsRules) tsObjectKey(ctx context.Context, r *refLine, u useAt) bool {
 	if strings.HasSuffix(before, "=>") {
 		return false // a function's body
 	}
-	literal := lastWord(before) == "return" || before != "" && strings.ContainsAny(before[len(before)-1:], "(,=:[?|&")
-	if literal && !u.key {
+	literal := lastWord(before) == "return" || lastWord(before) == "yield" || before != "" && strings.ContainsAny(before[len(before)-1:], "(,=:[?|&")
+	if literal && !key {
 		// A shorthand is a member's key only where the source states the
 		// literal's type; else it is the local's use in a literal of its own.
 		t, _, outside := ru.lit.tsLiteralType(ctx, r, text, ln, col, 0)

@@ -207,7 +207,7 @@ func readTSBases(text []string, n int, typ string) ([]string, bool) {
 		if m[1] != "type" && (strings.Contains(l, "{") || strings.HasSuffix(t, ";")) {
 			break
 		}
-		if m[1] == "type" && depth <= 0 && strings.Contains(b.String(), "=") && !strings.HasSuffix(t, "=") && !strings.HasSuffix(t, "|") && !strings.HasSuffix(t, "&") &&
+		if m[1] == "type" && depth <= 0 && aliasAssigned(b.String(), typ) && !strings.HasSuffix(t, "=") && !strings.HasSuffix(t, "|") && !strings.HasSuffix(t, "&") &&
 			(k+1 >= len(text) || !strings.HasPrefix(strings.TrimSpace(text[k+1]), "|") && !strings.HasPrefix(strings.TrimSpace(text[k+1]), "&")) {
 			break
 		}
@@ -258,6 +258,23 @@ func readTSBases(text []string, n int, typ string) ([]string, bool) {
 		return []string{name[strings.LastIndex(name, ".")+1:]}, true
 	}
 	return nil, false // a function
+}
+
+// aliasAssigned reports whether h, the start of the declaration of
+// alias typ, reaches the alias's '=': past its type parameters, whose
+// defaults ("<T = unknown,") are written over lines of their own.
+func aliasAssigned(h, typ string) bool {
+	i := strings.Index(h, typ)
+	if i < 0 {
+		return false
+	}
+	rest := strings.TrimLeft(h[i+len(typ):], " \t")
+	if strings.HasPrefix(rest, "<") {
+		if rest = skipTypeArgs(rest); rest == "" {
+			return false // the type parameters go on
+		}
+	}
+	return strings.HasPrefix(strings.TrimSpace(rest), "=")
 }
 
 // typeNames returns the type names of a comma-separated list of types

@@ -118,18 +118,35 @@ func (lt *tsLiteralTyper) tsLiteralType(ctx context.Context, r *refLine, text []
 	if before == "" && ln > 1 {
 		before = strings.TrimRight(stripComment(text[ln-2]), " \t")
 	}
+	if b, ok := tsCondBefore(text, ln, col, before); ok {
+		before = b // a conditional's branch: the conditional's type
+	}
 	switch {
 	case strings.HasSuffix(before, "=") && !strings.HasSuffix(before, "=="):
-		if m := typedVar.FindStringSubmatch(strings.TrimRight(strings.TrimSuffix(before, "="), " \t")); m != nil {
+		lhs := tsJoinedLHS(text, ln, strings.TrimRight(strings.TrimSuffix(before, "="), " \t"))
+		if m := typedVar.FindStringSubmatch(lhs); m != nil {
 			return m[1], r.FileID, false
+		}
+		if untypedVar.MatchString(lhs) {
+			return "", 0, false
+		}
+		if t, in := lt.tsAssignedType(ctx, r, lhs); t != "" {
+			return t, in, false
 		}
 		return "", 0, false
 	case lastWord(before) == "return":
 		if t := strings.TrimSpace(strings.TrimSuffix(lt.eval.tsReturnType(ctx, r, ln), "{")); t != "" {
 			return t, r.FileID, false
 		}
+	case lastWord(before) == "yield":
+		if t, in := lt.tsYieldType(ctx, r, text, ln); t != "" {
+			return t, in, false
+		}
 	case strings.HasSuffix(before, "(") || strings.HasSuffix(before, ","):
 		if t, fid := lt.tsArgType(ctx, r.FileID, text[ln-1][:col]); t != "" {
+			return t, fid, false
+		}
+		if t, fid := lt.tsSuperArgType(ctx, r, text[ln-1][:col]); t != "" {
 			return t, fid, false
 		}
 	}
@@ -174,6 +191,11 @@ func (lt *tsLiteralTyper) tsCallParams(ctx context.Context, r *refLine, prefix s
 		if foreign {
 			return nil, 0, true
 		}
+	}
+	if t == "" && len(chain) > 1 {
+		// A method of the receiver's type: its declaration's parameters.
+		p, pin, foreign := lt.tsReceiverMethodParams(ctx, r, chain)
+		return p, pin, foreign
 	}
 	if t == "" {
 		return nil, 0, false
@@ -257,8 +279,11 @@ func (lt *tsLiteralTyper) tsInnerReturn(ctx context.Context, r *refLine, text []
 		if !strings.HasSuffix(l, "{") || !openThrough(text, n, len(l), ln) {
 			continue
 		}
+		if blockWords[lastWord(strings.TrimRight(strings.TrimSuffix(l, "{"), " \t"))] {
+			continue // a statement's block: try {, } else {
+		}
 		m := tsFuncHeader.FindStringSubmatch(l)
-		if m == nil || controlWords[m[1]] {
+		if m == nil || controlWords[m[1]] || m[1] == "await" { // "for await (…) {" too
 			if strings.HasSuffix(strings.TrimSpace(strings.TrimSuffix(l, "{")), ")") {
 				continue // a statement's block: if (…) {
 			}
@@ -286,6 +311,9 @@ func (lt *tsLiteralTyper) tsInnerReturn(ctx context.Context, r *refLine, text []
 	}
 	return "", 0, false
 }
+
+// blockWords open a statement's block without a condition.
+var blockWords = map[string]bool{"try": true, "else": true, "finally": true, "do": true}
 
 // tsLiteralMethodReturn returns the type function fn, declared on line
 // start as a method or a function-valued key of a literal of stated type,

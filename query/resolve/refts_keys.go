@@ -1,0 +1,667 @@
+package resolve
+
+import (
+	"context"
+	"regexp"
+	"strings"
+)
+
+// Keys of object literals, shorthand properties, destructuring patterns
+// and property signatures: which type's member a key names, as the
+// language service decides it from the literal's contextual type.
+
+// tsOwnsMember reports whether alias typ, declared in file id, states a
+// member m in a type literal of its own right-hand side ("A & { m: T }",
+// "(B | { m(): void }) & C"): the member a key of a literal of typ names
+// is that literal's, whose members the index holds no definition of.
+func (ru *tsRules) tsOwnsMember(ctx context.Context, id int64, typ, m string) bool {
+	key := lineVar{id, -2, typ + "." + m}
+	if v, ok := ru.named[key]; ok {
+		return v
+	}
+	v := false
+	if rhs, ok := ru.decl.tsDeclRHS(ctx, id, typ, "type"); ok {
+		parts := tsSplitTop(rhs, "|&")
+		for i := 0; i < len(parts) && i < 64 && !v; i++ {
+			p := strings.TrimSpace(parts[i])
+			switch {
+			case strings.HasPrefix(p, "(") && strings.HasSuffix(p, ")") && !strings.Contains(p, "=>"):
+				parts = append(parts, tsSplitTop(p[1:len(p)-1], "|&")...)
+			case strings.HasPrefix(p, "{") && strings.HasSuffix(p, "}"):
+				v = tsLiteralDeclares(p, m)
+			}
+		}
+	}
+	ru.named[key] = v
+	return v
+}
+
+// tsLiteralDeclares reports whether type literal lit ("{ a: T; b(): U }")
+// declares member m at its top level: a property or a method.
+func tsLiteralDeclares(lit, m string) bool {
+	body := strings.TrimSpace(tsStripBlockComments(lit))
+	body = strings.TrimSpace(body[1 : len(body)-1])
+	for _, e := range tsSplitTop(body, ";,") {
+		e = strings.TrimPrefix(strings.TrimSpace(e), "readonly ")
+		if rest, ok := strings.CutPrefix(e, m); ok {
+			if rest = strings.TrimLeft(rest, " \t"); rest != "" && strings.ContainsAny(rest[:1], ":?(<") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// tsIterables are the library's types of what a generator yields: their
+// first type argument is the type of each value.
+var tsIterables = map[string]bool{
+	"Generator": true, "AsyncGenerator": true, "Iterable": true, "AsyncIterable": true,
+	"IterableIterator": true, "AsyncIterableIterator": true, "Iterator": true, "AsyncIterator": true,
+}
+
+// tsYieldType returns the type a literal yielded on line ln of r's file
+// is written for: the value type of the generator type the innermost
+// function holding the line states as its return ("async function* g():
+// AsyncIterable<T> {" yields T), "" when it states none.
+func (lt *tsLiteralTyper) tsYieldType(ctx context.Context, r *refLine, text []string, ln int) (string, int64) {
+	t, in, _ := lt.tsInnerReturn(ctx, r, text, ln)
+	name, args := tsTypeArgs(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(t), "{")))
+	if !tsIterables[name] || len(args) == 0 {
+		return "", 0
+	}
+	return args[0], in
+}
+
+// tsCondBefore returns the text before the conditional expression whose
+// branch is the literal opened at (ln, col) ("x = c ? {…} : {…}" gives
+// "x ="), when before, the text before the literal, ends in the branch's
+// '?' or ':'; ok is false when the literal is no branch or the
+// expression starts where no assignment or return states its type.
+func tsCondBefore(text []string, ln, col int, before string) (string, bool) {
+	if !strings.HasSuffix(before, "?") && !strings.HasSuffix(before, ":") || strings.HasSuffix(before, "??") ||
+		tsKeyBefore.MatchString(before) {
+		return "", false
+	}
+	var b strings.Builder
+	first := max(1, ln-8)
+	for k := first; k < ln; k++ {
+		b.WriteString(stripComment(text[k-1]))
+		b.WriteByte('\n')
+	}
+	b.WriteString(text[ln-1][:col])
+	s := b.String()
+	seen := strings.HasSuffix(before, "?")
+	d := 0
+	for i := len(s) - 1; i >= 0; i-- {
+		switch c := s[i]; c {
+		case ')', ']', '}':
+			d++
+		case '(', '[', '{':
+			if d == 0 {
+				return "", false
+			}
+			d--
+		case ';':
+			if d == 0 {
+				return "", false
+			}
+		case '?':
+			if d == 0 && (i+1 >= len(s) || s[i+1] != '.' && s[i+1] != '?') && (i == 0 || s[i-1] != '?') {
+				seen = true
+			}
+		case '=':
+			if d != 0 || i+1 < len(s) && (s[i+1] == '=' || s[i+1] == '>') || i > 0 && strings.IndexByte("=!<>", s[i-1]) >= 0 {
+				continue
+			}
+			return s[strings.LastIndexByte(s[:i], '\n')+1 : i+1], seen
+		default:
+			if d == 0 && isWordRune(rune(c)) && lastWord(s[:i+1]) == "return" && (i+1 >= len(s) || !isWordRune(rune(s[i+1]))) {
+				return s[strings.LastIndexByte(s[:i], '\n')+1 : i+1], seen
+			}
+		}
+	}
+	return "", false
+}
+
+// tsAssignedType returns the type a literal assigned to lhs ("x", "x
+// ??", "a.b", the text before '=') is written for: the stated type of
+// the variable or the chain's member, and the file it is written in.
+func (lt *tsLiteralTyper) tsAssignedType(ctx context.Context, r *refLine, lhs string) (string, int64) {
+	lhs = strings.TrimRight(strings.TrimRight(strings.TrimSpace(lhs), "?|&"), " \t")
+	m := tsChainEnd.FindStringSubmatch(lhs)
+	if m == nil || strings.TrimSpace(lhs) != m[1] {
+		return "", 0
+	}
+	chain := tsChainSep.Split(m[1], -1)
+	if len(chain) == 1 {
+		if declWords[chain[0]] || bindWords[chain[0]] {
+			return "", 0
+		}
+		if t := lt.tsLocalAnnotation(ctx, r, chain[0]); t != "" {
+			return t, r.FileID
+		}
+		return lt.eval.tsTypeOf(ctx, r, chain[0])
+	}
+	t, in, foreign := lt.eval.tsChainType(ctx, r, chain)
+	if foreign {
+		return "", 0
+	}
+	return t, in
+}
+
+// tsLocalAnnotation returns the whole type a declaration of local v
+// above r in its enclosing function states ("let v: null | T;"), "" when
+// none does.
+func (lt *tsLiteralTyper) tsLocalAnnotation(ctx context.Context, r *refLine, v string) string {
+	text, err := lt.rr.text(ctx, r.FileID)
+	if err != nil {
+		return ""
+	}
+	decl := regexp.MustCompile(`^\s*(?:let|var|const)\s+` + regexp.QuoteMeta(v) + `\s*:\s*([^=;]+?)\s*(?:[=;]|$)`)
+	for n := r.Line - 1; n >= r.EnclStart && n >= 1 && n > r.Line-200; n-- {
+		if m := decl.FindStringSubmatch(stripComment(text[n-1])); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// tsKeyTypeVerdict judges a key of a literal written for type t (in
+// file id) for member d: of a union ("A | B | null"), the key is d's
+// when a part's member is, another's when every part's is another's.
+func (ru *tsRules) tsKeyTypeVerdict(ctx context.Context, id int64, t string, d *refDef) (refVerdict, string) {
+	parts := tsSplitTop(tsUnwrap(t), "|")
+	if len(parts) == 1 {
+		return ru.tsTypeVerdict(ctx, id, parts[0], d)
+	}
+	v, why := vContra, ""
+	for _, p := range parts {
+		if p = strings.TrimSpace(p); p == "null" || p == "undefined" {
+			continue
+		}
+		switch pv, pwhy := ru.tsTypeVerdict(ctx, id, p, d); pv {
+		case vResolved:
+			return vResolved, ""
+		case vContra:
+			if why == "" {
+				why = pwhy
+			}
+		default:
+			v = vOpen
+		}
+	}
+	if v == vOpen {
+		return vOpen, ""
+	}
+	return v, why
+}
+
+// tsIndexedMember judges the quoted key of an indexed access ("T['name']"
+// in a type, "x['name']" in a value) for member d by what is indexed: a
+// type of the repository, a type parameter's constraint, a value's
+// stated type. ok is false when the text states none of them.
+func (ru *tsRules) tsIndexedMember(ctx context.Context, r *refLine, line string, u useAt, d *refDef) (refVerdict, string, bool) {
+	if u.at < 2 {
+		return vOpen, "", false
+	}
+	m := tsChainEnd.FindStringSubmatch(strings.TrimRight(line[:u.at-2], "!?"))
+	if m == nil {
+		return vOpen, "", false
+	}
+	chain := tsChainSep.Split(m[1], -1)
+	var t string
+	in := r.FileID
+	switch {
+	case len(chain) > 1:
+		var foreign bool
+		if t, in, foreign = ru.eval.tsChainType(ctx, r, chain); foreign {
+			return vContra, whyForeign, true
+		}
+	case chain[0] == "this" || chain[0] == "super":
+		return vOpen, "", false
+	default:
+		if c := ru.tsEnclosingConstraint(ctx, r, chain[0]); c != "" {
+			t = c // a type parameter of the enclosing declaration
+		} else if _, _, known := ru.decl.tsDeclFile(ctx, r.FileID, chain[0]); known || ru.decl.tsConstraint(ctx, r.FileID, chain[0]) != "" {
+			t = chain[0] // a type, or a type parameter
+		} else {
+			t, in = ru.eval.tsTypeOf(ctx, r, chain[0])
+		}
+	}
+	if t == "" || strings.HasPrefix(strings.TrimSpace(t), "{") {
+		return vOpen, "", false
+	}
+	v, why := ru.tsTypeVerdict(ctx, in, t, d)
+	return v, why, v != vOpen
+}
+
+// tsEnclosingConstraint returns the constraint U the innermost
+// declaration enclosing r that declares type parameter p states for it
+// ("interface I<T extends U>", "create<T extends U>(", a list over
+// several lines), "" when none declares p, or it states no constraint.
+func (ru *tsRules) tsEnclosingConstraint(ctx context.Context, r *refLine, p string) string {
+	text, err := ru.rr.text(ctx, r.FileID)
+	if err != nil {
+		return ""
+	}
+	parts := strings.Split(r.Symbol, ".")
+	for j := len(parts); j >= 0; j-- {
+		start, name := r.EnclStart, r.EnclName
+		if j < len(parts) {
+			if j == 0 {
+				break
+			}
+			def := ru.decl.tsSymbolAt(ctx, r.FileID, strings.Join(parts[:j], "."), parts[j-1])
+			if def == nil {
+				continue
+			}
+			start, name = def.u.Start, def.u.Name
+		}
+		if u, declared := tsTypeParamAt(text, start, name, p); declared {
+			return u
+		}
+	}
+	return ""
+}
+
+// tsTypeParamAt reads the type parameters declaration name on line start
+// (1-based) of text states: declared reports whether it declares p, u
+// is p's constraint.
+func tsTypeParamAt(text []string, start int, name, p string) (u string, declared bool) {
+	if start < 1 || start > len(text) || name == "" {
+		return "", false
+	}
+	var b strings.Builder
+	for k := start; k <= len(text) && k < start+40; k++ {
+		b.WriteString(stripComment(text[k-1]))
+		b.WriteByte(' ')
+	}
+	h := b.String()
+	i := strings.Index(h, name)
+	if i < 0 {
+		return "", false
+	}
+	inner, _, ok := typeArgList(strings.TrimLeft(h[i+len(name):], " \t"))
+	if !ok {
+		return "", false
+	}
+	for _, e := range tsSplitTop(inner, ",") {
+		n, rest, _ := strings.Cut(strings.TrimSpace(e), " ")
+		if n != p {
+			continue
+		}
+		c, ok := strings.CutPrefix(strings.TrimSpace(rest), "extends ")
+		if !ok {
+			return "", true
+		}
+		return strings.TrimSpace(tsSplitTop(c, "=")[0]), true
+	}
+	return "", false
+}
+
+// tsAliasHead matches the start of a type alias's declaration up to its
+// name: "export type Name".
+var tsAliasHead = regexp.MustCompile(`(?:^|[\s;])type\s+[\p{L}_$][\p{L}\p{N}_$]*`)
+
+// tsAliasBody reports whether the '{' at (ln, col) of text opens a type
+// literal an alias is declared as ("type R<T = X> = {", its type
+// parameters over several lines): its keys declare its own members.
+func tsAliasBody(text []string, ln, col int) bool {
+	var b strings.Builder
+	for k := max(1, ln-10); k < ln; k++ {
+		b.WriteString(stripComment(text[k-1]))
+		b.WriteByte(' ')
+	}
+	b.WriteString(text[ln-1][:col])
+	s := b.String()
+	heads := tsAliasHead.FindAllStringIndex(s, -1)
+	if heads == nil {
+		return false
+	}
+	rest := strings.TrimSpace(s[heads[len(heads)-1][1]:])
+	if strings.HasPrefix(rest, "<") {
+		rest = strings.TrimSpace(skipTypeArgs(rest))
+	}
+	return rest == "="
+}
+
+// tsJoinedLHS returns lhs, the text before a literal's "=" on line ln,
+// joined with the lines above it when it closes a type annotation opened
+// there ("> =" after "const v: Record<" and its arguments' lines): the
+// declaration "const v: Record<K, V>".
+func tsJoinedLHS(text []string, ln int, lhs string) string {
+	t := strings.TrimSpace(lhs)
+	if t == "" || !strings.ContainsAny(t[:1], ">])}") {
+		return lhs
+	}
+	joined := t
+	for k := ln - 1; k >= 1 && k > ln-12; k-- {
+		joined = strings.TrimSpace(stripComment(text[k-1])) + " " + joined
+		if typedVar.MatchString(joined) {
+			return joined
+		}
+	}
+	return lhs
+}
+
+// tsOwnReturn reports whether a literal returned on line ln of r's file
+// is a type of its own: the return is in the body of a function
+// declaration ("function f(…) {", not an expression a call or a variable
+// could type) that states no return type, outside any function nested in
+// it.
+func (lt *tsLiteralTyper) tsOwnReturn(text []string, r *refLine, ln int) bool {
+	if r.EnclStart < 1 || r.EnclStart > len(text) || ln > len(text) || r.EnclName == "" {
+		return false
+	}
+	decl := regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?function\*?\s+` + regexp.QuoteMeta(r.EnclName) + `\s*[<(]`)
+	if !decl.MatchString(text[r.EnclStart-1]) {
+		return false
+	}
+	sig := signatureText(text, r.EnclStart, r.EnclName)
+	h := sig.text[strings.Index(sig.text, r.EnclName)+len(r.EnclName):]
+	h = skipTypeArgs(strings.TrimLeft(h, " \t"))
+	if !strings.HasPrefix(h, "(") {
+		return false
+	}
+	end := closingBracket(h, 0)
+	if end < 0 || !strings.HasPrefix(strings.TrimSpace(h[end+1:]), "{") {
+		return false // a stated return type
+	}
+	var open []bool // the blocks open at ln: a nested function's?
+	for k := sig.end; k < ln; k++ {
+		l := stripComment(text[k-1])
+		var quote byte
+		for i := 0; i < len(l); i++ {
+			if skipQuoted(l, &i, &quote) {
+				continue
+			}
+			switch l[i] {
+			case '{':
+				fn := strings.Contains(l[:i], "=>") || strings.Contains(l[:i], "function")
+				if m := tsFuncHeader.FindStringSubmatch(l[:i+1]); m != nil && m[1] != "" && !controlWords[m[1]] && m[1] != "await" {
+					fn = true // a method: name(…) {
+				}
+				open = append(open, fn)
+			case '}':
+				if len(open) > 0 {
+					open = open[:len(open)-1]
+				}
+			}
+		}
+	}
+	if len(open) == 0 {
+		return false
+	}
+	for _, fn := range open[1:] {
+		if fn {
+			return false
+		}
+	}
+	return true
+}
+
+// tsSuperArgType returns the stated type of the parameter a literal
+// starting after prefix (its line's text before the '{') is passed as
+// when prefix ends in a call of super: the constructor's of the class
+// the enclosing class extends ("super({" in class A extends B gives B's
+// constructor's first parameter), and the file it is written in.
+func (lt *tsLiteralTyper) tsSuperArgType(ctx context.Context, r *refLine, prefix string) (string, int64) {
+	open, arg := callOpen(prefix)
+	if open < 0 || lastWord(strings.TrimRight(prefix[:open], " \t")) != "super" {
+		return "", 0
+	}
+	types := lt.rr.enclosingTypes(r)
+	text, err := lt.rr.text(ctx, r.FileID)
+	if len(types) == 0 || err != nil {
+		return "", 0
+	}
+	cls := types[len(types)-1]
+	ext := regexp.MustCompile(`\bclass\s+` + regexp.QuoteMeta(cls) + `\b[^{]*?\bextends\s+([\p{L}_$][\p{L}\p{N}_$.]*)`)
+	for _, dl := range lt.decl.tsDecls(ctx, r.FileID)[cls] {
+		m := ext.FindStringSubmatch(text[dl.line])
+		if dl.kind != "class" || m == nil {
+			continue
+		}
+		did, base, ok := lt.decl.tsDeclFile(ctx, r.FileID, m[1])
+		if !ok {
+			return "", 0
+		}
+		if params := lt.decl.tsParams(ctx, did, base, true); arg < len(params) {
+			return params[arg], did
+		}
+		return "", 0
+	}
+	return "", 0
+}
+
+// tsAncestorsBeyond returns what tsAncestors does, and the bases on the
+// way that are not the repository's (the runtime's Error, a package's
+// type): those end the walk without leaving it incomplete, since no type
+// outside the repository extends one of its types. ok is false when a
+// base is declared where the reader cannot follow.
+func (ru *tsRules) tsAncestorsBeyond(ctx context.Context, id int64, typ string, at int) (anc, outside map[string]bool, ok bool) {
+	anc, outside, ok = map[string]bool{}, map[string]bool{}, true
+	type node struct {
+		id  int64
+		typ string
+		at  int
+	}
+	work := []node{{id, typ, at}}
+	for steps := 0; len(work) > 0 && steps < 32; steps++ {
+		n := work[len(work)-1]
+		work = work[:len(work)-1]
+		bases, found := ru.decl.tsBases(ctx, n.id, n.typ, n.at)
+		if !found {
+			ok = false
+			continue
+		}
+		for _, b := range bases {
+			if anc[b] || outside[b] || tsWrappers[b] {
+				continue
+			}
+			bid, bname, known := ru.decl.tsDeclFile(ctx, n.id, b)
+			switch {
+			case known:
+				anc[b], anc[bname] = true, true
+				work = append(work, node{bid, bname, 0})
+			case ru.decl.tsOutside(ctx, n.id, b):
+				outside[b] = true
+			default:
+				anc[b] = true
+				ok = false
+			}
+		}
+	}
+	return anc, outside, ok && len(work) == 0
+}
+
+// tsReceiverMethodParams returns the stated types of the parameters of
+// the method chain's last name declares in the type of the value the
+// rest of chain names ("value.subscribe" of "value: Subject<T>"), and
+// the file they are written in; foreign reports a receiver of a
+// package's type.
+func (lt *tsLiteralTyper) tsReceiverMethodParams(ctx context.Context, r *refLine, chain []string) ([]string, int64, bool) {
+	recv := chain[:len(chain)-1]
+	var t string
+	var in int64
+	if len(recv) == 1 {
+		if recv[0] == "this" || recv[0] == "super" {
+			return nil, 0, false
+		}
+		t, in = lt.eval.tsTypeOf(ctx, r, recv[0])
+	} else {
+		var foreign bool
+		if t, in, foreign = lt.eval.tsChainType(ctx, r, recv); foreign {
+			return nil, 0, true
+		}
+	}
+	if t == "" {
+		return nil, 0, false
+	}
+	u := tsUnwrap(strings.TrimSpace(t))
+	if name := leadingTypeName(u); name != "" && !strings.HasPrefix(strings.TrimSpace(u[len(name):]), "<") && lt.decl.tsOutside(ctx, in, name) {
+		// A method of the runtime's or a package's type (or of such a
+		// type's member), given no type argument of ours.
+		return nil, 0, true
+	}
+	p, pin := lt.tsMethodParams(ctx, in, t, chain[len(chain)-1])
+	return p, pin, false
+}
+
+// tsMethodParams returns the stated types of the parameters of method m
+// that class or interface typ (written in file id) declares, looked up
+// through its bases, and the file they are written in; nil when none
+// declares it.
+func (lt *tsLiteralTyper) tsMethodParams(ctx context.Context, id int64, typ, m string) ([]string, int64) {
+	name := leadingTypeName(tsUnwrap(strings.TrimSpace(typ)))
+	if name == "" || strings.Contains(name, ".") {
+		return nil, 0
+	}
+	method := tsMethod(m)
+	work := []tsValue{{name, id}}
+	seen := map[string]bool{}
+	for steps := 0; len(work) > 0 && steps < 8; steps++ {
+		n := work[0]
+		work = work[1:]
+		did, dname, known := lt.decl.tsDeclFile(ctx, n.in, n.typ)
+		if !known || seen[dname] {
+			continue
+		}
+		seen[dname] = true
+		decls := lt.decl.tsDecls(ctx, did)[dname]
+		text, err := lt.rr.text(ctx, did)
+		if err != nil || len(decls) == 0 || decls[0].kind != "class" && decls[0].kind != "interface" {
+			continue
+		}
+		depth, opened := 0, false
+		for k := decls[0].line; k < len(text) && k < decls[0].line+600; k++ {
+			l := stripComment(text[k])
+			if depth == 1 && opened && method.MatchString(l) {
+				return tsSigParams(signatureText(text, k+1, m).text, m), did
+			}
+			depth += strings.Count(l, "{") - strings.Count(l, "}")
+			opened = opened || strings.Contains(l, "{")
+			if opened && depth <= 0 {
+				break
+			}
+		}
+		bases, _ := lt.decl.tsBases(ctx, did, dname, 0)
+		for _, b := range bases {
+			work = append(work, tsValue{b, did})
+		}
+	}
+	return nil, 0
+}
+
+// tsSigParams returns the stated types of the parameters of the
+// declaration of name sig holds ("name<T>(a: A, b?: B): R"), "" for one
+// without or one naming the declaration's own type parameters (the
+// call infers them from its arguments); nil when sig holds no parameter
+// list.
+func tsSigParams(sig, name string) []string {
+	i := strings.Index(sig, name)
+	if i < 0 {
+		return nil
+	}
+	h := strings.TrimLeft(strings.TrimPrefix(strings.TrimLeft(sig[i+len(name):], " \t"), "?"), " \t")
+	h = skipTypeArgs(h)
+	if !strings.HasPrefix(h, "(") {
+		return nil
+	}
+	end := closingBracket(h, 0)
+	if end < 0 {
+		return nil
+	}
+	own := tsParamNames(strings.TrimLeft(strings.TrimPrefix(strings.TrimLeft(sig[i+len(name):], " \t"), "?"), " \t"))
+	var out []string
+	for _, p := range tsSplitTop(h[1:end], ",") {
+		if strings.TrimSpace(p) == "" {
+			continue
+		}
+		_, t, _ := strings.Cut(p, ":")
+		t = strings.TrimSpace(tsBeforeDefault(t))
+		for _, tp := range own {
+			if tsHasWord(t, tp) {
+				t = "" // inferred from the argument itself
+				break
+			}
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// tsBeforeDefault returns a parameter's type t without the default value
+// written after it ("T = x"); an arrow's "=>" is the type's.
+func tsBeforeDefault(t string) string {
+	d := 0
+	for i := 0; i < len(t); i++ {
+		switch c := t[i]; {
+		case c == '(' || c == '[' || c == '{' || c == '<':
+			d++
+		case c == ')' || c == ']' || c == '}' || c == '>' && (i == 0 || t[i-1] != '='):
+			d--
+		case c == '=' && d == 0 && (i+1 >= len(t) || t[i+1] != '>'):
+			return t[:i]
+		}
+	}
+	return t
+}
+
+// tsOpenBracket returns the bracket still open at offset at of line n
+// (1-based) of text, looking back over the lines above it ('(', '[' or
+// '{'; 0 when none is within 200 lines): a name directly in a '(' over
+// several lines is a parameter or an argument, never an object's key.
+func tsOpenBracket(text []string, n, at int) byte {
+	depth := 0
+	for k := n; k > 0 && k > n-200; k-- {
+		l := stripComment(text[k-1])
+		end := len(l)
+		if k == n {
+			end = min(at, len(l))
+		}
+		// The line's brackets left to right, then read back.
+		var stack []byte
+		var quote byte
+		for i := 0; i < end; i++ {
+			if skipQuoted(l, &i, &quote) {
+				continue
+			}
+			switch c := l[i]; c {
+			case '(', '[', '{':
+				stack = append(stack, c)
+			case ')', ']', '}':
+				if len(stack) > 0 {
+					stack = stack[:len(stack)-1]
+				} else {
+					depth++
+				}
+			}
+		}
+		for i := len(stack) - 1; i >= 0; i-- {
+			if depth == 0 {
+				return stack[i]
+			}
+			depth--
+		}
+	}
+	return 0
+}
+
+// tsMethodKey reports whether the name at u is a method an object
+// literal defines ("name(v) {", "async name() {", "get name() {"): a key
+// of the literal, as "name: function (v) {" is.
+func tsMethodKey(line string, u useAt, name string) bool {
+	if !u.call || len(u.chain) > 0 || u.expr || !strings.HasSuffix(strings.TrimSpace(stripComment(line)), "{") {
+		return false
+	}
+	head := strings.TrimSpace(line[:u.at])
+	for _, w := range []string{"async", "get", "set", "*"} {
+		head = strings.TrimSpace(strings.TrimSuffix(head, w))
+	}
+	return head == "" && tsMethodOpen.MatchString(line[u.at+len(name):])
+}
+
+// tsMethodOpen matches what follows a method's name: type parameters and
+// the parameter list's '('.
+var tsMethodOpen = regexp.MustCompile(`^\s*(?:<[^()]*>)?\s*\(`)
