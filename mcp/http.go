@@ -290,9 +290,47 @@ func (a *admission) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("service unavailable: all %d MCP sessions are busy; retry later (a client ends its session with DELETE)", a.sessions.max), http.StatusServiceUnavailable)
 		return
 	}
-	defer func() { a.sessions.opened(w.Header().Get(sessionIDHeader)) }()
-	a.next.ServeHTTP(w, r)
+	ow := &openingWriter{ResponseWriter: w, cap: a.sessions}
+	defer ow.open()
+	a.next.ServeHTTP(ow, r)
 }
+
+// openingWriter ends a session's reservation when the response that
+// names the session starts, before its client can read the id: a client
+// that sends its next request before the handler has returned must find
+// the session known, or that request would not count as in progress and
+// the session could be evicted under it.
+type openingWriter struct {
+	http.ResponseWriter
+	cap  *sessionCap
+	done bool
+}
+
+func (w *openingWriter) open() {
+	if !w.done {
+		w.done = true
+		w.cap.opened(w.Header().Get(sessionIDHeader))
+	}
+}
+
+func (w *openingWriter) WriteHeader(code int) {
+	w.open()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *openingWriter) Write(b []byte) (int, error) {
+	w.open()
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush and Unwrap keep the SDK's event streams flushing through the
+// wrapper.
+func (w *openingWriter) Flush() {
+	w.open()
+	http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+func (w *openingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // sessionIDHeader is the streamable HTTP transport's session header.
 const sessionIDHeader = "Mcp-Session-Id"

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"sync"
@@ -447,5 +448,40 @@ func TestHTTPUnknownTool(t *testing.T) {
 	}
 	if err := cs.Ping(ctx, nil); err != nil {
 		t.Fatalf("ping after the unknown tool: %v", err)
+	}
+}
+
+// TestSessionKnownWhenItsIDLeaves: a new session is known to the cap as
+// soon as the response naming it is written, not when the handler
+// returns. A client can send its next request in between (a handler
+// descheduled under load); that request must count as in progress, or
+// the busy session could be evicted under it.
+func TestSessionKnownWhenItsIDLeaves(t *testing.T) {
+	const id = "session-1"
+	written := make(chan struct{})
+	finish := make(chan struct{})
+	sessions := &sessionCap{max: 1, last: map[string]time.Time{}, busy: map[string]int{}}
+	a := &admission{sessions: sessions, next: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(sessionIDHeader, id)
+		w.WriteHeader(http.StatusOK)
+		close(written)
+		<-finish // the handler has not returned yet
+	})}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		req := httptest.NewRequest("POST", "/", strings.NewReader(testkit.InitializeBody))
+		a.ServeHTTP(httptest.NewRecorder(), req)
+	}()
+	<-written
+	known := sessions.begin(id)
+	close(finish)
+	<-done
+	if !known {
+		t.Fatal("a request of the new session, sent once its id was written, was not counted as in progress")
+	}
+	sessions.end(id)
+	if sessions.opening != 0 {
+		t.Errorf("reservations left open: %d", sessions.opening)
 	}
 }
