@@ -510,47 +510,16 @@ func (lt *tsLiteralTyper) tsReceiverMethodParams(ctx context.Context, r *refLine
 
 // tsMethodParams returns the stated types of the parameters of method m
 // that class or interface typ (written in file id) declares, looked up
-// through its bases, and the file they are written in; nil when none
-// declares it.
+// through its bases (tsCallTyper.tsMethodSigs), and the file they are
+// written in; nil when none declares it.
 func (lt *tsLiteralTyper) tsMethodParams(ctx context.Context, id int64, typ, m string) ([]string, int64) {
-	name := leadingTypeName(tsUnwrap(strings.TrimSpace(typ)))
-	if name == "" || strings.Contains(name, ".") {
-		return nil, 0
-	}
-	method := tsMethod(m)
-	work := []tsValue{{name, id}}
-	seen := map[string]bool{}
-	for steps := 0; len(work) > 0 && steps < 8; steps++ {
-		n := work[0]
-		work = work[1:]
-		did, dname, known := lt.decl.tsDeclFile(ctx, n.in, n.typ)
-		if !known || seen[dname] {
-			continue
-		}
-		seen[dname] = true
-		decls := lt.decl.tsDecls(ctx, did)[dname]
-		text, err := lt.rr.text(ctx, did)
-		if err != nil || len(decls) == 0 || decls[0].kind != "class" && decls[0].kind != "interface" {
-			continue
-		}
-		depth, opened := 0, false
-		for k := decls[0].line; k < len(text) && k < decls[0].line+600; k++ {
-			l := stripComment(text[k])
-			if depth == 1 && opened && method.MatchString(l) {
-				return tsSigParams(signatureText(text, k+1, m).text, m), did
-			}
-			depth += strings.Count(l, "{") - strings.Count(l, "}")
-			opened = opened || strings.Contains(l, "{")
-			if opened && depth <= 0 {
-				break
-			}
-		}
-		bases, _ := lt.decl.tsBases(ctx, did, dname, 0)
-		for _, b := range bases {
-			work = append(work, tsValue{b, did})
-		}
-	}
-	return nil, 0
+	var params []string
+	var in int64
+	lt.eval.calls.tsMethodSigs(ctx, id, typ, m, func(_ []string, sig sigText, did int64) bool {
+		params, in = tsSigParams(sig.text, m), did
+		return true
+	})
+	return params, in
 }
 
 // tsSigParams returns the stated types of the parameters of the
