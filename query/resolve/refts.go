@@ -448,13 +448,7 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 		v, why := ru.tsTypeVerdict(ctx, in, t, d)
 		return v, why, v != vOpen, nil
 	}
-	before := strings.TrimRight(text[ln-1][:col], " \t")
-	if before == "" && ln > 1 {
-		before = strings.TrimRight(stripComment(text[ln-2]), " \t")
-	}
-	if b, ok := tsCondBefore(text, ln, col, before); ok {
-		before = b // a conditional's branch: the conditional's type
-	}
+	before := tsLiteralContext(text, ln, col)
 	switch {
 	case strings.HasSuffix(before, "=") && !strings.HasSuffix(before, "=="):
 		lhs := tsJoinedLHS(text, ln, strings.TrimRight(strings.TrimSuffix(before, "="), " \t"))
@@ -523,10 +517,7 @@ func (ru *tsRules) tsObjectKey(ctx context.Context, r *refLine, u useAt) bool {
 	if !ok {
 		return false
 	}
-	before := strings.TrimRight(text[ln-1][:col], " \t")
-	if before == "" && ln > 1 {
-		before = strings.TrimRight(stripComment(text[ln-2]), " \t")
-	}
+	before := tsTextBefore(text, ln, col)
 	if strings.HasSuffix(before, "=>") {
 		return false // a function's body
 	}

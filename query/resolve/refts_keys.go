@@ -72,6 +72,27 @@ func (lt *tsLiteralTyper) tsYieldType(ctx context.Context, r *refLine, text []st
 	return args[0], in
 }
 
+// tsTextBefore returns the text before column col of line ln (1-based),
+// or the line above's when nothing precedes it there ("x =\n  {").
+func tsTextBefore(text []string, ln, col int) string {
+	before := strings.TrimRight(text[ln-1][:col], " \t")
+	if before == "" && ln > 1 {
+		before = strings.TrimRight(stripComment(text[ln-2]), " \t")
+	}
+	return before
+}
+
+// tsLiteralContext returns the text a literal opened at (ln, col) is
+// written after, read past a conditional whose branch it is: what
+// states the literal's type, if anything does.
+func tsLiteralContext(text []string, ln, col int) string {
+	before := tsTextBefore(text, ln, col)
+	if b, ok := tsCondBefore(text, ln, col, before); ok {
+		before = b // a conditional's branch: the conditional's type
+	}
+	return before
+}
+
 // tsCondBefore returns the text before the conditional expression whose
 // branch is the literal opened at (ln, col) ("x = c ? {…} : {…}" gives
 // "x ="), when before, the text before the literal, ends in the branch's

@@ -114,13 +114,7 @@ func (lt *tsLiteralTyper) tsLiteralType(ctx context.Context, r *refLine, text []
 	} else if from != "" {
 		return "", 0, false
 	}
-	before := strings.TrimRight(text[ln-1][:col], " \t")
-	if before == "" && ln > 1 {
-		before = strings.TrimRight(stripComment(text[ln-2]), " \t")
-	}
-	if b, ok := tsCondBefore(text, ln, col, before); ok {
-		before = b // a conditional's branch: the conditional's type
-	}
+	before := tsLiteralContext(text, ln, col)
 	switch {
 	case strings.HasSuffix(before, "=") && !strings.HasSuffix(before, "=="):
 		lhs := tsJoinedLHS(text, ln, strings.TrimRight(strings.TrimSuffix(before, "="), " \t"))
