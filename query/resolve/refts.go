@@ -109,8 +109,8 @@ func (ru *tsRules) tsRelatedDecl(ctx context.Context, r *refLine, line string, u
 		if d.u.Name == "constructor" {
 			return vContra, whyDecl, nil // each class's own: a constructor is not inherited
 		}
-		mine, mineOut, ok1 := ru.tsAncestorsBeyond(ctx, d.u.FileID, d.parent, d.u.Start)
-		theirs, theirsOut, ok2 := ru.tsAncestorsBeyond(ctx, o.u.FileID, o.parent, o.u.Start)
+		mine, mineOut, ok1 := ru.decl.tsBaseWalk(ctx, d.u.FileID, d.parent, d.u.Start, true)
+		theirs, theirsOut, ok2 := ru.decl.tsBaseWalk(ctx, o.u.FileID, o.parent, o.u.Start, true)
 		if !ok1 || !ok2 || mine[o.parent] || theirs[d.parent] {
 			return vRelated, "", nil
 		}

@@ -57,8 +57,17 @@ func (dr *tsDeclReader) tsDecls(ctx context.Context, id int64) map[string][]tsDe
 // each looked up in the file that declares or imports it; ok is false
 // when one of them is declared where the reader cannot follow.
 func (dr *tsDeclReader) tsAncestors(ctx context.Context, id int64, typ string, at int) (map[string]bool, bool) {
-	out := map[string]bool{}
-	ok := true
+	anc, _, ok := dr.tsBaseWalk(ctx, id, typ, at, false)
+	return anc, ok
+}
+
+// tsBaseWalk walks typ's bases for tsAncestors. With beyond, the bases
+// on the way that are not the repository's (the runtime's Error, a
+// package's type) go to outside and end the walk there without leaving
+// it incomplete, since no type outside the repository extends one of
+// its types; without, they are ancestors the reader cannot follow.
+func (dr *tsDeclReader) tsBaseWalk(ctx context.Context, id int64, typ string, at int, beyond bool) (anc, outside map[string]bool, ok bool) {
+	anc, outside, ok = map[string]bool{}, map[string]bool{}, true
 	type node struct {
 		id  int64
 		typ string
@@ -74,20 +83,23 @@ func (dr *tsDeclReader) tsAncestors(ctx context.Context, id int64, typ string, a
 			continue
 		}
 		for _, b := range bases {
-			if out[b] || tsWrappers[b] {
+			if anc[b] || outside[b] || tsWrappers[b] {
 				continue
 			}
-			out[b] = true
 			bid, bname, known := dr.tsDeclFile(ctx, n.id, b)
-			if !known {
+			switch {
+			case known:
+				anc[b], anc[bname] = true, true
+				work = append(work, node{bid, bname, 0})
+			case beyond && dr.tsOutside(ctx, n.id, b):
+				outside[b] = true
+			default:
+				anc[b] = true
 				ok = false
-				continue
 			}
-			out[bname] = true
-			work = append(work, node{bid, bname, 0})
 		}
 	}
-	return out, ok && len(work) == 0
+	return anc, outside, ok && len(work) == 0
 }
 
 // tsDeclFile returns the file declaring type (or value) name as seen

@@ -455,47 +455,6 @@ func (lt *tsLiteralTyper) tsSuperArgType(ctx context.Context, r *refLine, prefix
 	return "", 0
 }
 
-// tsAncestorsBeyond returns what tsAncestors does, and the bases on the
-// way that are not the repository's (the runtime's Error, a package's
-// type): those end the walk without leaving it incomplete, since no type
-// outside the repository extends one of its types. ok is false when a
-// base is declared where the reader cannot follow.
-func (ru *tsRules) tsAncestorsBeyond(ctx context.Context, id int64, typ string, at int) (anc, outside map[string]bool, ok bool) {
-	anc, outside, ok = map[string]bool{}, map[string]bool{}, true
-	type node struct {
-		id  int64
-		typ string
-		at  int
-	}
-	work := []node{{id, typ, at}}
-	for steps := 0; len(work) > 0 && steps < 32; steps++ {
-		n := work[len(work)-1]
-		work = work[:len(work)-1]
-		bases, found := ru.decl.tsBases(ctx, n.id, n.typ, n.at)
-		if !found {
-			ok = false
-			continue
-		}
-		for _, b := range bases {
-			if anc[b] || outside[b] || tsWrappers[b] {
-				continue
-			}
-			bid, bname, known := ru.decl.tsDeclFile(ctx, n.id, b)
-			switch {
-			case known:
-				anc[b], anc[bname] = true, true
-				work = append(work, node{bid, bname, 0})
-			case ru.decl.tsOutside(ctx, n.id, b):
-				outside[b] = true
-			default:
-				anc[b] = true
-				ok = false
-			}
-		}
-	}
-	return anc, outside, ok && len(work) == 0
-}
-
 // tsReceiverMethodParams returns the stated types of the parameters of
 // the method chain's last name declares in the type of the value the
 // rest of chain names ("value.subscribe" of "value: Subject<T>"), and
