@@ -177,6 +177,38 @@ func TestRefsImports(t *testing.T) {
 	wantRefs(t, "pkg.b load", got, map[string]string{"use.py:10": ConfResolved, "use.py:9": ""})
 }
 
+// TestRefsTypeScriptDefaultImports: a default import binds the module's
+// default export, whatever other files declare under the name, through
+// files re-exporting a default; x.member of a default-imported object.
+func TestRefsTypeScriptDefaultImports(t *testing.T) {
+	files := map[string]string{
+		"ts/util/isPlain.ts": "export default function isPlain(o: any): boolean {\n  return o !== null;\n}\n",
+		"ts/util/other.ts":   "export function isPlain(o: any): boolean {\n  return false;\n}\n\nexport default function main(): void {}\n",
+		"ts/actions.ts":      "const Actions = {\n  init: 'init',\n  probe() {\n    return 'p';\n  },\n};\n\nexport default Actions;\n",
+		"ts/reexp.ts":        "export { default } from './util/isPlain';\n",
+		"ts/app.ts":          "import isPlain from './util/isPlain';\nimport Actions from './actions';\n\nexport function check(o: any): boolean {\n  return isPlain(o) && Actions.probe() === 'p';\n}\n",
+		"ts/app2.ts":         "import isPlain from './util/other';\n\nexport const b = isPlain(1);\n",
+		"ts/app3.ts":         "import isPlain from './reexp';\n\nexport const c = isPlain(2);\n",
+	}
+	p := refsRepo(t, files)
+	at := func(path, marker string) string { return atLine(t, files, path, marker) }
+	got, _ := refsOf(t, p, "ts/util/isPlain.ts", "isPlain")
+	wantRefs(t, "default isPlain", got, map[string]string{
+		at("ts/app.ts", "import isPlain"): ConfResolved,
+		at("ts/app.ts", "isPlain(o)"):     ConfResolved,
+		at("ts/app3.ts", "isPlain(2)"):    ConfResolved, // through reexp.ts
+		at("ts/app2.ts", "isPlain(1)"):    "",           // other.ts's default is main
+	})
+	got, _ = refsOf(t, p, "ts/util/other.ts", "isPlain")
+	wantRefs(t, "named isPlain", got, map[string]string{
+		at("ts/app.ts", "isPlain(o)"):  "",
+		at("ts/app2.ts", "isPlain(1)"): "",
+		at("ts/app3.ts", "isPlain(2)"): "",
+	})
+	got, _ = refsOf(t, p, "ts/actions.ts", "Actions.probe")
+	wantRefs(t, "Actions.probe", got, map[string]string{at("ts/app.ts", "Actions.probe()"): ConfResolved})
+}
+
 // TestRefsPaging: more references than a page are all reachable, page
 // by page, and the answer says how many remain.
 func TestRefsPaging(t *testing.T) {

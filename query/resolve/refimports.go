@@ -24,6 +24,14 @@ type fileImports struct {
 	// reexports maps a name a TypeScript file re-exports ("export { x }
 	// from m") to its module and name there.
 	reexports map[string]importedName
+	// defaults maps a name a TypeScript default import binds ("import x
+	// from m") to the module: x is that module's default export. The name
+	// is in modules too, for x.member.
+	defaults map[string]string
+	// defaultName is the name a TypeScript file exports as its default
+	// ("export default function x", "export default x", "export { x as
+	// default }"), "" when it has none or it is anonymous.
+	defaultName string
 }
 
 type importedName struct{ module, name string }
@@ -34,11 +42,17 @@ var (
 	pyFrom       = regexp.MustCompile(`^\s*from\s+(\S+)\s+import\s+(.+)$`)
 	tsFrom       = regexp.MustCompile(`(?s)^\s*(import|export)\s+(type\s+)?(.*?)\s*from\s*['"]([^'"]+)['"]`)
 	tsRequire    = regexp.MustCompile(`^\s*(?:const|let|var)\s+(\S.*?)\s*=\s*require\(\s*['"]([^'"]+)['"]\s*\)`)
+	// tsDefaultDecl is a declaration exported as the default; tsDefaultName
+	// a name exported as the default on a line of its own ("export default
+	// x;", not "export default wrap(x)"); tsDefaultAs "{ x as default }".
+	tsDefaultDecl = regexp.MustCompile(`^\s*export\s+default\s+(?:async\s+)?(?:function\*?|(?:abstract\s+)?class)\s+([\p{L}_$][\p{L}\p{N}_$]*)`)
+	tsDefaultName = regexp.MustCompile(`^\s*export\s+default\s+([\p{L}_$][\p{L}\p{N}_$]*)\s*;?\s*$`)
+	tsDefaultAs   = regexp.MustCompile(`^\s*export\s*\{[^}]*?([\p{L}_$][\p{L}\p{N}_$]*)\s+as\s+default\b`)
 )
 
 // readImports reads the imports of a file of language lang from its lines.
 func readImports(lang string, lines []string) *fileImports {
-	fi := &fileImports{modules: map[string]string{}, names: map[string]importedName{}, reexports: map[string]importedName{}}
+	fi := &fileImports{modules: map[string]string{}, names: map[string]importedName{}, reexports: map[string]importedName{}, defaults: map[string]string{}}
 	switch lang {
 	case "go":
 		readGoImports(fi, lines)
@@ -163,6 +177,9 @@ func readTSImports(fi *fileImports, lines []string) {
 		return strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "export ") || strings.HasPrefix(t, "const ") || strings.HasPrefix(t, "let ") || strings.HasPrefix(t, "var ")
 	})
 	for _, l := range stmts {
+		if fi.defaultName == "" && strings.HasPrefix(strings.TrimSpace(l), "export") {
+			fi.defaultName = tsDefaultExport(l)
+		}
 		if m := tsRequire.FindStringSubmatch(l); m != nil {
 			tsBindings(fi, m[1], m[2], false)
 			continue
@@ -173,6 +190,24 @@ func readTSImports(fi *fileImports, lines []string) {
 		}
 		tsBindings(fi, tsBlockComment.ReplaceAllString(m[3], " "), m[4], m[1] == "export")
 	}
+}
+
+// tsDefaultExport returns the name statement l exports as its file's
+// default, "" if it exports none by name.
+func tsDefaultExport(l string) string {
+	for _, re := range []*regexp.Regexp{tsDefaultDecl, tsDefaultName, tsDefaultAs} {
+		if re == tsDefaultAs && tsFrom.MatchString(l) {
+			continue // "export { x as default } from m": a re-export, in reexports
+		}
+		if m := re.FindStringSubmatch(l); m != nil {
+			switch m[1] {
+			case "function", "class", "abstract", "async", "extends":
+				return ""
+			}
+			return m[1]
+		}
+	}
+	return ""
 }
 
 // tsBlockComment is a /* */ comment (a doc comment on an item of an
@@ -219,7 +254,8 @@ func tsBindings(fi *fileImports, clause, mod string, export bool) {
 		case strings.HasPrefix(it, "* as "):
 			fi.modules[strings.TrimSpace(it[5:])] = mod
 		case it != "" && !export:
-			fi.modules[it] = mod // a default import: its members are written X.name
+			fi.modules[it] = mod // its members are written X.name
+			fi.defaults[it] = mod
 		}
 	}
 }

@@ -559,6 +559,9 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		// "name as other" in an import or export list.
 		return rr.judgeImported(ctx, r, lang, in, d, 0)
 	}
+	if mod, ok := fi.defaults[rr.name]; ok && isTSLang(lang) {
+		return rr.judgeDefault(ctx, r, lang, mod, d, 0)
+	}
 	if strings.HasPrefix(strings.TrimSpace(line), "import") || strings.HasPrefix(strings.TrimSpace(line), "from") || strings.HasPrefix(strings.TrimSpace(line), "export") {
 		return vOpen, "", nil // an import statement the reader did not parse
 	}
@@ -778,6 +781,89 @@ func (rr *refResolver) judgeImported(ctx context.Context, r *refLine, lang strin
 	return vContra, whyNoImport, nil
 }
 
+// judgeDefault judges a name bound by a default import from module mod:
+// it is d when d's file exports d as its default, directly or through
+// files re-exporting their module's default. A file whose default the
+// text does not name (module.exports, an anonymous or computed default)
+// leaves the use open.
+func (rr *refResolver) judgeDefault(ctx context.Context, r *refLine, lang, mod string, d *refDef, depth int) (refVerdict, string, error) {
+	if d.member {
+		return vContra, whyMember, nil
+	}
+	files := importFiles(lang, r.Path, mod, rr.paths, rr.dirs)
+	if len(files) == 0 {
+		if strings.HasPrefix(mod, ".") {
+			return vContra, whyNoImport, nil
+		}
+		return vOpen, "", nil // a package: a workspace's own, or a dependency
+	}
+	for _, f := range files {
+		fr := rr.byPath[f]
+		if fr == nil {
+			continue
+		}
+		fi, err := rr.importsOf(ctx, fr.ID)
+		if err != nil {
+			return 0, "", err
+		}
+		if f == d.u.Path {
+			switch fi.defaultName {
+			case rr.name:
+				return vResolved, "", nil
+			case "":
+				return vOpen, "", nil
+			}
+			continue
+		}
+		if depth >= 5 {
+			continue
+		}
+		fake := *r
+		fake.Path = f
+		if in, ok := fi.reexports["default"]; ok {
+			// export { default } from m; export { x as default } from m.
+			if in.name == "default" {
+				return rr.judgeDefault(ctx, &fake, lang, in.module, d, depth+1)
+			}
+			return rr.judgeImported(ctx, &fake, lang, in, d, depth+1)
+		}
+		if name := fi.defaultName; name != "" {
+			// import x from m; export default x.
+			if m, ok := fi.defaults[name]; ok {
+				return rr.judgeDefault(ctx, &fake, lang, m, d, depth+1)
+			}
+			if in, ok := fi.names[name]; ok {
+				return rr.judgeImported(ctx, &fake, lang, in, d, depth+1)
+			}
+		}
+	}
+	return vContra, whyNoImport, nil
+}
+
+// defaultMember judges x.name for member d where x is the default
+// import of module mod: resolved when d's parent is the default that d's
+// file exports, open when that file's default has no name. ok is false
+// when mod is not d's file.
+func (rr *refResolver) defaultMember(ctx context.Context, r *refLine, lang, mod string, d *refDef) (refVerdict, bool, error) {
+	for _, f := range importFiles(lang, r.Path, mod, rr.paths, rr.dirs) {
+		fr := rr.byPath[f]
+		if f != d.u.Path || fr == nil {
+			continue
+		}
+		fi, err := rr.importsOf(ctx, fr.ID)
+		if err != nil {
+			return 0, false, err
+		}
+		switch fi.defaultName {
+		case d.parent:
+			return vResolved, true, nil
+		case "":
+			return vOpen, true, nil
+		}
+	}
+	return 0, false, nil
+}
+
 // judgeQualified judges Q.name.
 func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line string, u useAt, d *refDef, lang string) (refVerdict, string, error) {
 	q := u.chain[len(u.chain)-1]
@@ -820,6 +906,12 @@ func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line stri
 	fi, err := rr.importsOf(ctx, r.FileID)
 	if err != nil {
 		return 0, "", err
+	}
+	if mod, ok := fi.defaults[root]; ok && d.member && len(u.chain) == 1 && isTSLang(lang) {
+		// x.name, x a default import: a member of the module's default export.
+		if v, ok, err := rr.defaultMember(ctx, r, lang, mod, d); err != nil || ok {
+			return v, "", err
+		}
 	}
 	// A module or package qualifier.
 	if mod, ok := fi.modules[root]; ok {
