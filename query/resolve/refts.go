@@ -303,8 +303,19 @@ func (ru *tsRules) tsQualifiedMember(ctx context.Context, r *refLine, u useAt, d
 		return vContra, whyMember, true, nil // a call, and the property is not a function
 	}
 	global, err := ru.decl.tsGlobalRoot(ctx, r, root)
-	if err != nil || global {
-		return vContra, whyForeign, global, err
+	if err != nil {
+		return 0, "", false, err
+	}
+	if global {
+		if len(u.chain) == 1 && d.parent == root+"Constructor" {
+			// Symbol.name: a member the repository adds to the global's
+			// constructor type (declare global { interface SymbolConstructor }).
+			g, err := ru.rr.scope.seenEverywhere(ctx, d.u.Path)
+			if err != nil || g {
+				return vResolved, "", true, err
+			}
+		}
+		return vContra, whyForeign, true, nil
 	}
 	t, in := "", r.FileID
 	switch {
