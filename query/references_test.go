@@ -209,6 +209,35 @@ func TestRefsTypeScriptDefaultImports(t *testing.T) {
 	wantRefs(t, "Actions.probe", got, map[string]string{at("ts/app.ts", "Actions.probe()"): ConfResolved})
 }
 
+// TestRefsTypeScriptGlobalConstructor: G.name, G a runtime global, is a
+// member the repository adds to G's constructor type in a global
+// augmentation, never one of a module's own type of that name; global
+// declarations of an interface are one interface.
+func TestRefsTypeScriptGlobalConstructor(t *testing.T) {
+	files := map[string]string{
+		"ts/polyfill.ts": "declare global {\n  interface SymbolConstructor {\n    readonly observable: symbol;\n  }\n}\n\nexport const $$observable = (typeof Symbol === 'function' && Symbol.observable) || '@@observable';\n",
+		"ts/own.ts":      "export interface NumberConstructor {\n  tolerance: number;\n}\n",
+		"ts/types.d.ts":  "interface SymbolConstructor {\n  readonly observable: symbol;\n}\n",
+		"ts/mod.ts":      "export interface SymbolConstructor {\n  local: number;\n}\n",
+		"ts/use.ts":      "import './polyfill';\nimport type { NumberConstructor } from './own';\n\nexport const o = {\n  [Symbol.observable]() {\n    return Number.tolerance;\n  },\n};\n",
+	}
+	p := refsRepo(t, files)
+	at := func(path, marker string) string { return atLine(t, files, path, marker) }
+	got, _ := refsOf(t, p, "ts/polyfill.ts", "SymbolConstructor.observable")
+	wantRefs(t, "SymbolConstructor.observable", got, map[string]string{
+		at("ts/polyfill.ts", "Symbol.observable)"): ConfResolved,
+		at("ts/use.ts", "[Symbol.observable]"):     ConfResolved,
+	})
+	// Global declarations of an interface merge; a module's own does not.
+	got, _ = refsOf(t, p, "ts/polyfill.ts", "SymbolConstructor")
+	wantRefs(t, "SymbolConstructor", got, map[string]string{
+		at("ts/types.d.ts", "interface SymbolConstructor"): ConfResolved,
+		at("ts/mod.ts", "interface SymbolConstructor"):     "",
+	})
+	got, _ = refsOf(t, p, "ts/own.ts", "NumberConstructor.tolerance")
+	wantRefs(t, "NumberConstructor.tolerance", got, map[string]string{at("ts/use.ts", "Number.tolerance"): ""})
+}
+
 // TestRefsPaging: more references than a page are all reachable, page
 // by page, and the answer says how many remain.
 func TestRefsPaging(t *testing.T) {

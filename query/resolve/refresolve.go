@@ -441,6 +441,11 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 			// member and its implementations' are one group.
 			return vRelated, "", nil
 		}
+		if isTSLang(lang) && !d.member {
+			if merged, err := rr.tsr().tsMergedDecl(ctx, r, d); err != nil || merged {
+				return vResolved, "", err
+			}
+		}
 		return vContra, whyDecl, nil
 	}
 	if !known {

@@ -129,6 +129,30 @@ func (ru *tsRules) tsRelatedDecl(ctx context.Context, r *refLine, line string, u
 	return vRelated, "", nil
 }
 
+// tsMergedDecl reports whether the declaration on r's line is one the
+// language merges with interface d: another interface of d's name in d's
+// file, or in a file whose declarations are global as d's are.
+func (ru *tsRules) tsMergedDecl(ctx context.Context, r *refLine, d *refDef) (bool, error) {
+	if d.u.Kind != extract.KindInterface {
+		return false, nil
+	}
+	for _, o := range ru.rr.defs {
+		if o.member || o.u.FileID != r.FileID || o.u.Start != r.Line || o.u.Kind != extract.KindInterface || o.u.Qualname != d.u.Qualname {
+			continue
+		}
+		if o.u.FileID == d.u.FileID {
+			return true, nil
+		}
+		for _, p := range []string{d.u.Path, o.u.Path} {
+			if g, err := ru.rr.scope.seenEverywhere(ctx, p); err != nil || !g {
+				return false, err
+			}
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
 // tsBareMember judges a bare use of member d's name on a TypeScript
 // line that is no declaration of an indexed symbol: a name in a tuple,
 // an array or a parameter list is no property, and a property
@@ -303,8 +327,19 @@ func (ru *tsRules) tsQualifiedMember(ctx context.Context, r *refLine, u useAt, d
 		return vContra, whyMember, true, nil // a call, and the property is not a function
 	}
 	global, err := ru.decl.tsGlobalRoot(ctx, r, root)
-	if err != nil || global {
-		return vContra, whyForeign, global, err
+	if err != nil {
+		return 0, "", false, err
+	}
+	if global {
+		if len(u.chain) == 1 && d.parent == root+"Constructor" {
+			// Symbol.name: a member the repository adds to the global's
+			// constructor type (declare global { interface SymbolConstructor }).
+			g, err := ru.rr.scope.seenEverywhere(ctx, d.u.Path)
+			if err != nil || g {
+				return vResolved, "", true, err
+			}
+		}
+		return vContra, whyForeign, true, nil
 	}
 	t, in := "", r.FileID
 	switch {
