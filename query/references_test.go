@@ -212,13 +212,16 @@ func TestRefsTypeScriptDefaultImports(t *testing.T) {
 // TestRefsTypeScriptGlobalConstructor: G.name, G a runtime global, is a
 // member the repository adds to G's constructor type in a global
 // augmentation, never one of a module's own type of that name; global
-// declarations of an interface are one interface.
+// declarations of an interface are one interface, and a function's
+// overloads one function.
 func TestRefsTypeScriptGlobalConstructor(t *testing.T) {
 	files := map[string]string{
 		"ts/polyfill.ts": "declare global {\n  interface SymbolConstructor {\n    readonly observable: symbol;\n  }\n}\n\nexport const $$observable = (typeof Symbol === 'function' && Symbol.observable) || '@@observable';\n",
 		"ts/own.ts":      "export interface NumberConstructor {\n  tolerance: number;\n}\n",
 		"ts/types.d.ts":  "interface SymbolConstructor {\n  readonly observable: symbol;\n}\n",
 		"ts/mod.ts":      "export interface SymbolConstructor {\n  local: number;\n}\n",
+		"ts/compose.ts":  "export function compose(): number;\nexport function compose(a: number): number;\nexport function compose(a?: number): number {\n  return a ?? 0;\n}\n",
+		"ts/compose2.ts": "export function compose(): string {\n  return '';\n}\n",
 		"ts/use.ts":      "import './polyfill';\nimport type { NumberConstructor } from './own';\n\nexport const o = {\n  [Symbol.observable]() {\n    return Number.tolerance;\n  },\n};\n",
 	}
 	p := refsRepo(t, files)
@@ -234,6 +237,23 @@ func TestRefsTypeScriptGlobalConstructor(t *testing.T) {
 		at("ts/types.d.ts", "interface SymbolConstructor"): ConfResolved,
 		at("ts/mod.ts", "interface SymbolConstructor"):     "",
 	})
+	// A function's overloads are one function.
+	ids := symbolIDs(t, p, "compose")
+	var last string
+	for _, id := range ids {
+		d, err := p.SymbolWith(context.Background(), id, SymbolOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Path == "ts/compose.ts" && d.StartLine == 3 {
+			last = id
+		}
+	}
+	if last == "" {
+		t.Fatalf("no compose at ts/compose.ts:3 among %v", ids)
+	}
+	got, _ = refsByID(t, p, last)
+	wantRefs(t, "compose", got, map[string]string{"ts/compose.ts:1": ConfResolved, "ts/compose.ts:2": ConfResolved, "ts/compose2.ts:1": ""})
 	got, _ = refsOf(t, p, "ts/own.ts", "NumberConstructor.tolerance")
 	wantRefs(t, "NumberConstructor.tolerance", got, map[string]string{at("ts/use.ts", "Number.tolerance"): ""})
 }

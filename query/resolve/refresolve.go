@@ -442,7 +442,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 			return vRelated, "", nil
 		}
 		if isTSLang(lang) && !d.member {
-			if merged, err := rr.tsr().tsMergedDecl(ctx, r, d); err != nil || merged {
+			if merged, err := rr.tsr().tsMergedDecl(ctx, r, line, d); err != nil || merged {
 				return vResolved, "", err
 			}
 		}

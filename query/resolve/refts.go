@@ -129,15 +129,29 @@ func (ru *tsRules) tsRelatedDecl(ctx context.Context, r *refLine, line string, u
 	return vRelated, "", nil
 }
 
-// tsMergedDecl reports whether the declaration on r's line is one the
-// language merges with interface d: another interface of d's name in d's
-// file, or in a file whose declarations are global as d's are.
-func (ru *tsRules) tsMergedDecl(ctx context.Context, r *refLine, d *refDef) (bool, error) {
-	if d.u.Kind != extract.KindInterface {
+// tsMergedDecl reports whether the declaration on r's line (text line)
+// is one the language merges with d: another interface of d's name in
+// d's file, or in a file whose declarations are global as d's are; a
+// signature of function d in its file that is no symbol of its own (an
+// overload).
+func (ru *tsRules) tsMergedDecl(ctx context.Context, r *refLine, line string, d *refDef) (bool, error) {
+	switch d.u.Kind {
+	case extract.KindFunction:
+		if r.FileID != d.u.FileID || r.EnclName != "" || d.scope() != "" || !tsFunctionDecl(line, ru.rr.name) {
+			return false, nil
+		}
+		for _, o := range ru.rr.defs {
+			if o.u.FileID == r.FileID && o.u.Start == r.Line {
+				return false, nil
+			}
+		}
+		return true, nil
+	case extract.KindInterface:
+	default:
 		return false, nil
 	}
 	for _, o := range ru.rr.defs {
-		if o.member || o.u.FileID != r.FileID || o.u.Start != r.Line || o.u.Kind != extract.KindInterface || o.u.Qualname != d.u.Qualname {
+		if o.member || o.u.FileID != r.FileID || o.u.Start != r.Line || o.u.Kind != d.u.Kind || o.u.Qualname != d.u.Qualname {
 			continue
 		}
 		if o.u.FileID == d.u.FileID {
@@ -151,6 +165,21 @@ func (ru *tsRules) tsMergedDecl(ctx context.Context, r *refLine, d *refDef) (boo
 		return true, nil
 	}
 	return false, nil
+}
+
+// tsFunctionDecl reports whether line declares function name at its
+// start ("export default function name<", "declare function name(").
+func tsFunctionDecl(line, name string) bool {
+	t := strings.TrimSpace(line)
+	for _, p := range []string{"export ", "default ", "declare ", "async "} {
+		t = strings.TrimSpace(strings.TrimPrefix(t, p))
+	}
+	t, ok := strings.CutPrefix(t, "function")
+	if !ok {
+		return false
+	}
+	t, ok = strings.CutPrefix(strings.TrimLeft(strings.TrimPrefix(t, "*"), " \t"), name)
+	return ok && (strings.HasPrefix(strings.TrimSpace(t), "(") || strings.HasPrefix(strings.TrimSpace(t), "<"))
 }
 
 // tsBareMember judges a bare use of member d's name on a TypeScript
