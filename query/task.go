@@ -120,10 +120,11 @@ func taskShapeOf(q string, reduced bool) (taskShape, bool) {
 		}
 	}
 	first := ""
-	if f := strings.Fields(q); len(f) > 0 {
+	f := strings.Fields(q)
+	if len(f) > 0 {
 		first = strings.ToLower(strings.Trim(f[0], ".,:;!*`'\"()[]"))
 	}
-	if !reduced && !marked && !changeVerbs[first] {
+	if !reduced && !marked && (!changeVerbs[first] || operations(f)) {
 		return taskShape{}, false
 	}
 	rest := q
@@ -133,6 +134,19 @@ func taskShapeOf(q string, reduced bool) (taskShape, bool) {
 	}
 	sh.words = strings.TrimSpace(sh.scope + " " + strings.TrimSpace(rest))
 	return sh, true
+}
+
+// operations reports whether the words f open with two verbs of change
+// joined by "and" or "or" ("update and delete statement builders", "add
+// or remove listeners"): the operations the code performs, named as a
+// heading names them, not a change to make ("fix and test the pool" is
+// one).
+func operations(f []string) bool {
+	if len(f) < 3 {
+		return false
+	}
+	and := strings.ToLower(f[1])
+	return (and == "and" || and == "or") && changeVerbs[strings.ToLower(strings.Trim(f[2], ".,:;!*`'\"()[]"))]
 }
 
 // commitTyped reports whether q opens with a conventional commit's type

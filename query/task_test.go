@@ -32,6 +32,11 @@ func TestTaskShapeOf(t *testing.T) {
 		{"net/http: fix the keep-alive race", false, true, "net/http", "net/http the keep-alive race"},
 		// Reduced task text is task-shaped whatever its first word.
 		{"Traceback worker.py KeyError", true, true, "", "Traceback worker.py KeyError"},
+		// Two verbs of change joined name operations, as a heading does;
+		// a verb of change and another word open a change request.
+		{"update and delete statement builders", false, false, "", ""},
+		{"Add or remove listeners", false, false, "", ""},
+		{"fix and test for closed concurrency", false, true, "", "and test for closed concurrency"},
 		// Questions, doc comments and names are not.
 		{"how are routes registered", false, false, "", ""},
 		{"Returns the parsed configuration", false, false, "", ""},
