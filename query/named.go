@@ -35,6 +35,9 @@ type namedFiles struct {
 	// rare is, per file, the share of the text's rarest words that its
 	// blocks hold (rarewords.go).
 	rare map[int64]float64
+	// strs is, per file, the share of the text's words that its blocks
+	// hold in string literals (stringwords.go).
+	strs map[int64]float64
 }
 
 var (
@@ -156,20 +159,22 @@ func suffixAt(s, t string) bool {
 	return s == t || strings.HasSuffix(s, "/"+t)
 }
 
-// namedPrior lifts a file the text names: by its path × (1 + pathBoost),
-// by its stem × (1 + stemBoost); one that holds the names the text
-// writes, × (1 + quotedBoost × their share); and one that holds its
-// rarest words, × (1 + rareBoost × their share).
-func (fc *fileCand) namedPrior(nf *namedFiles, pathBoost, stemBoost, quotedBoost, rareBoost float64) {
+// namedPrior lifts a file the text names: by its path × (1 +
+// NamedPathBoost), by its stem × (1 + NamedStemBoost); one that holds the
+// names the text writes, × (1 + QuotedBoost × their share); one that
+// holds its rarest words, × (1 + RareBoost × their share); and one whose
+// string literals hold its words, × (1 + StringBoost × their share).
+func (fc *fileCand) namedPrior(nf *namedFiles, t *Tuning) {
 	if nf == nil {
 		return
 	}
-	fc.sharePrior(nf.quoted, quotedBoost, "the names the text writes")
-	fc.sharePrior(nf.rare, rareBoost, "the text's rarest words")
+	fc.sharePrior(nf.quoted, t.QuotedBoost, "the names the text writes")
+	fc.sharePrior(nf.rare, t.RareBoost, "the text's rarest words")
+	fc.sharePrior(nf.strs, t.StringBoost, "the text's words in its strings")
 	switch nf.names(fc.info) {
 	case 2:
-		fc.applyPrior(pathBoost > 0, 1+pathBoost, "named in the text by its path")
+		fc.applyPrior(t.NamedPathBoost > 0, 1+t.NamedPathBoost, "named in the text by its path")
 	case 1:
-		fc.applyPrior(stemBoost > 0, 1+stemBoost, "named in the text by its name")
+		fc.applyPrior(t.NamedStemBoost > 0, 1+t.NamedStemBoost, "named in the text by its name")
 	}
 }

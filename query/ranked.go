@@ -189,11 +189,18 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 				return err
 			}
 		}
-		if quoted != nil || rare != nil {
+		// ... and, names or not, where its words are said to its users.
+		var strs map[int64]float64
+		if p.tune.StringBoost > 0 && concept {
+			if strs, err = p.text.stringWords(ctx, t.words, sc, p.tune.StringBlocks); err != nil {
+				return err
+			}
+		}
+		if quoted != nil || rare != nil || strs != nil {
 			if named == nil {
 				named = &namedFiles{}
 			}
-			named.quoted, named.rare = quoted, rare
+			named.quoted, named.rare, named.strs = quoted, rare, strs
 		}
 	}
 	f := p.fuse(chans, pm, source, named, files, pool, req.Limit)
