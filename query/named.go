@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Files a message names. A commit subject or a bug report often names the
@@ -90,6 +91,9 @@ func readNamedFiles(text, scope string) *namedFiles {
 		if !strings.ContainsAny(tok, "./:") && isIdentLike(tok, i) {
 			addStem(tok)
 		}
+		for _, q := range qualifiers(tok) {
+			addStem(q)
+		}
 	}
 	if scope != "" {
 		for _, tok := range namedTokens(scope) {
@@ -119,6 +123,26 @@ func namedTokens(text string) []string {
 	}) {
 		if f = strings.Trim(f, ".:-"); f != "" {
 			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// qualifiers returns the qualifiers of a qualified name written like
+// types or modules, capitalised (Retrofit and Builder of
+// Retrofit.Builder.converterFactories, RE2 of RE2::Arg): the type a
+// member is written with names the file that defines it more often than
+// the member does. A lower-case qualifier is as often a variable (res of
+// res.send, self), and a path or a file name (re2.h, cmd/hcldec) has none.
+func qualifiers(tok string) []string {
+	if strings.Contains(tok, "/") || fileExtRe.MatchString(tok) && !isQualified(tok) {
+		return nil
+	}
+	parts := strings.FieldsFunc(tok, func(r rune) bool { return r == '.' || r == ':' })
+	var out []string
+	for _, p := range parts[:max(len(parts)-1, 0)] {
+		if r, _ := utf8.DecodeRuneInString(p); unicode.IsUpper(r) {
+			out = append(out, p)
 		}
 	}
 	return out
