@@ -33,16 +33,17 @@ const maxStringWords = 12
 // stringColumns are the columns of chunks that hold string literals.
 var stringColumns = []string{"strings"}
 
-// stringWords returns, for each file whose blocks hold any of words in a
-// string literal, the share of words they hold; nil when none does.
-func (tc *textChannels) stringWords(ctx context.Context, words []string, sc *scoped, maxBlocks int) (map[int64]float64, error) {
+// stringWords returns the lookup of words in string literals (each as
+// written: a stem's family costs the read of every word in it, and gained
+// nothing); nil when none is written in any.
+func (tc *textChannels) stringWords(ctx context.Context, words []string, maxBlocks int) (*shareSet, error) {
 	var kept []string
 	for _, w := range words {
 		if utf8.RuneCountInString(w) >= minRareWord && !isDigits(w) {
 			kept = append(kept, w)
 		}
 	}
-	terms := textTerms(kept, true, false)
+	terms := textTerms(kept, false, false)
 	if len(terms) == 0 {
 		return nil, nil
 	}
@@ -59,27 +60,15 @@ func (tc *textChannels) stringWords(ctx context.Context, words []string, sc *sco
 		idx[i] = i
 	}
 	idx = rarest(idx, df, maxStringWords, 0)
-	var qs []fulltext.Query
+	// Every word looked at counts in the share, held or not.
+	set := &shareSet{denom: len(idx), maxBlocks: maxBlocks}
 	for _, i := range idx {
 		if df[i] > 0 && df[i] <= maxBlocks {
-			qs = append(qs, terms[i].q)
+			set.qs = append(set.qs, terms[i].q)
 		}
 	}
-	if len(qs) == 0 {
+	if len(set.qs) == 0 {
 		return nil, nil
 	}
-	files, err := tc.db.ChunkFiles(ctx, qs, sc.scope, maxBlocks)
-	if err != nil {
-		return nil, err
-	}
-	found := map[int64]float64{}
-	for _, fs := range files {
-		for _, f := range fs {
-			found[f] += 1 / float64(len(idx))
-		}
-	}
-	if len(found) == 0 {
-		return nil, nil
-	}
-	return found, nil
+	return set, nil
 }
