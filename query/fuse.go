@@ -140,7 +140,7 @@ func (p *Planner) fuse(chans []*channel, pm *pathMatcher, source bool, named *na
 				fc.applyPrior(fc.info.reexport, t.ReexportPrior, "re-export file")
 				fc.applyPrior(fc.info.prose, t.ProsePrior, "prose or data file")
 			}
-			fc.namedPrior(named, t.NamedPathBoost, t.NamedStemBoost, t.QuotedBoost, t.RareBoost)
+			fc.namedPrior(named, &t)
 		}
 		cands = append(cands, fc)
 	}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Files a message names. A commit subject or a bug report often names the
@@ -35,6 +36,9 @@ type namedFiles struct {
 	// rare is, per file, the share of the text's rarest words that its
 	// blocks hold (rarewords.go).
 	rare map[int64]float64
+	// strs is, per file, the share of the text's words that its blocks
+	// hold in string literals (stringwords.go).
+	strs map[int64]float64
 }
 
 var (
@@ -87,6 +91,9 @@ func readNamedFiles(text, scope string) *namedFiles {
 		if !strings.ContainsAny(tok, "./:") && isIdentLike(tok, i) {
 			addStem(tok)
 		}
+		for _, q := range qualifiers(tok) {
+			addStem(q)
+		}
 	}
 	if scope != "" {
 		for _, tok := range namedTokens(scope) {
@@ -116,6 +123,26 @@ func namedTokens(text string) []string {
 	}) {
 		if f = strings.Trim(f, ".:-"); f != "" {
 			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// qualifiers returns the qualifiers of a qualified name written like
+// types or modules, capitalised (Retrofit and Builder of
+// Retrofit.Builder.converterFactories, RE2 of RE2::Arg): the type a
+// member is written with names the file that defines it more often than
+// the member does. A lower-case qualifier is as often a variable (res of
+// res.send, self), and a path or a file name (re2.h, cmd/hcldec) has none.
+func qualifiers(tok string) []string {
+	if strings.Contains(tok, "/") || fileExtRe.MatchString(tok) && !isQualified(tok) {
+		return nil
+	}
+	parts := strings.FieldsFunc(tok, func(r rune) bool { return r == '.' || r == ':' })
+	var out []string
+	for _, p := range parts[:max(len(parts)-1, 0)] {
+		if r, _ := utf8.DecodeRuneInString(p); unicode.IsUpper(r) {
+			out = append(out, p)
 		}
 	}
 	return out
@@ -156,20 +183,22 @@ func suffixAt(s, t string) bool {
 	return s == t || strings.HasSuffix(s, "/"+t)
 }
 
-// namedPrior lifts a file the text names: by its path × (1 + pathBoost),
-// by its stem × (1 + stemBoost); one that holds the names the text
-// writes, × (1 + quotedBoost × their share); and one that holds its
-// rarest words, × (1 + rareBoost × their share).
-func (fc *fileCand) namedPrior(nf *namedFiles, pathBoost, stemBoost, quotedBoost, rareBoost float64) {
+// namedPrior lifts a file the text names: by its path × (1 +
+// NamedPathBoost), by its stem × (1 + NamedStemBoost); one that holds the
+// names the text writes, × (1 + QuotedBoost × their share); one that
+// holds its rarest words, × (1 + RareBoost × their share); and one whose
+// string literals hold its words, × (1 + StringBoost × their share).
+func (fc *fileCand) namedPrior(nf *namedFiles, t *Tuning) {
 	if nf == nil {
 		return
 	}
-	fc.sharePrior(nf.quoted, quotedBoost, "the names the text writes")
-	fc.sharePrior(nf.rare, rareBoost, "the text's rarest words")
+	fc.sharePrior(nf.quoted, t.QuotedBoost, "the names the text writes")
+	fc.sharePrior(nf.rare, t.RareBoost, "the text's rarest words")
+	fc.sharePrior(nf.strs, t.StringBoost, "the text's words in its strings")
 	switch nf.names(fc.info) {
 	case 2:
-		fc.applyPrior(pathBoost > 0, 1+pathBoost, "named in the text by its path")
+		fc.applyPrior(t.NamedPathBoost > 0, 1+t.NamedPathBoost, "named in the text by its path")
 	case 1:
-		fc.applyPrior(stemBoost > 0, 1+stemBoost, "named in the text by its name")
+		fc.applyPrior(t.NamedStemBoost > 0, 1+t.NamedStemBoost, "named in the text by its name")
 	}
 }

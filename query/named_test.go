@@ -38,6 +38,14 @@ func TestNamedFiles(t *testing.T) {
 		{"Make the ConfigLoader read the config of res.send in the UI", "", map[string]int{
 			"src/ConfigLoader.java": 1, "src/config.go": 0, "lib/res.js": 0, "src/send.js": 0, "ui/ui.ts": 0,
 		}},
+		// A capitalised qualifier names the file of its type; the member
+		// does not, nor does a lower-case qualifier (a variable).
+		{"`Mocks.SetProperty` does not need to be generic", "", map[string]int{
+			"src/Moq/Linq/Mocks.cs": 1, "src/Moq/SetProperty.cs": 0, "src/Moq/Mock.cs": 0,
+		}},
+		{"Add missing RE2::Arg constructor for self.config", "", map[string]int{
+			"re2/re2.h": 1, "re2/arg.h": 0, "lib/self.py": 0,
+		}},
 	}
 	for _, tc := range tests {
 		nf := readNamedFiles(tc.text, tc.scope)

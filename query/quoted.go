@@ -78,13 +78,40 @@ func writtenAsName(tok string) bool {
 // text, the share of those names its blocks hold (nil when text writes
 // none that the index holds in at most maxQuotedBlocks blocks).
 func (tc *textChannels) quotedNames(ctx context.Context, text string, sc *scoped) (map[int64]float64, error) {
-	return tc.termShares(ctx, quotedTerms(text), sc, maxQuotedNames, maxQuotedBlocks)
+	set, err := tc.shareTerms(ctx, quotedTerms(text), maxQuotedNames, maxQuotedBlocks)
+	if err != nil {
+		return nil, err
+	}
+	if set == nil {
+		return nil, nil
+	}
+	if err := tc.resolveShares(ctx, sc, set); err != nil {
+		return nil, err
+	}
+	return set.found, nil
 }
 
-// termShares returns, for each file whose blocks hold any of the rarest
-// n of terms (of those held in 1 to maxBlocks blocks), the share
-// of those terms its blocks hold; nil when no term qualifies.
-func (tc *textChannels) termShares(ctx context.Context, terms []textTerm, sc *scoped, n, maxBlocks int) (map[int64]float64, error) {
+// shareSet is the terms of one lift whose files are looked up, and what
+// the lookup found: each file's share of the terms.
+type shareSet struct {
+	qs        []fulltext.Query
+	denom     int // the share's denominator: the terms counted
+	maxBlocks int
+	found     map[int64]float64
+}
+
+// shares returns the files found and their shares; nil when none.
+func (s *shareSet) shares() map[int64]float64 {
+	if s == nil || len(s.found) == 0 {
+		return nil
+	}
+	return s.found
+}
+
+// shareTerms returns the lookup of the rarest n of terms (of those held
+// in 1 to maxBlocks blocks), each counting 1/(terms kept) of a share; nil
+// when no term qualifies.
+func (tc *textChannels) shareTerms(ctx context.Context, terms []textTerm, n, maxBlocks int) (*shareSet, error) {
 	if len(terms) == 0 {
 		return nil, nil
 	}
@@ -104,21 +131,47 @@ func (tc *textChannels) termShares(ctx context.Context, terms []textTerm, sc *sc
 	if len(kept) == 0 {
 		return nil, nil
 	}
-	qs := make([]fulltext.Query, len(kept))
-	for i, t := range kept {
-		qs[i] = t.q
+	set := &shareSet{denom: len(kept), maxBlocks: maxBlocks}
+	for _, t := range kept {
+		set.qs = append(set.qs, t.q)
 	}
-	files, err := tc.db.ChunkFiles(ctx, qs, sc.scope, maxBlocks)
-	if err != nil {
-		return nil, err
-	}
-	found := map[int64]float64{}
-	for _, fs := range files {
-		for _, f := range fs {
-			found[f] += 1 / float64(len(kept))
+	return set, nil
+}
+
+// resolveShares looks up the files of every set's terms in one read (a
+// read costs a transaction and a statement, whatever it holds) and counts
+// each file's share in each set. Nil sets are skipped.
+func (tc *textChannels) resolveShares(ctx context.Context, sc *scoped, sets ...*shareSet) error {
+	var qs []fulltext.Query
+	limit := 0
+	for _, s := range sets {
+		if s != nil {
+			qs = append(qs, s.qs...)
+			limit = max(limit, s.maxBlocks)
 		}
 	}
-	return found, nil
+	if len(qs) == 0 {
+		return nil
+	}
+	// Every term is held in at most its set's maxBlocks blocks (its
+	// count was read first), so the largest limit cuts off none.
+	files, err := tc.db.ChunkFiles(ctx, qs, sc.scope, limit)
+	if err != nil {
+		return err
+	}
+	for _, s := range sets {
+		if s == nil {
+			continue
+		}
+		s.found = map[int64]float64{}
+		for _, fs := range files[:len(s.qs)] {
+			for _, f := range fs {
+				s.found[f] += 1 / float64(s.denom)
+			}
+		}
+		files = files[len(s.qs):]
+	}
+	return nil
 }
 
 // sharePrior lifts a file by its share: × (1 + boost × share).

@@ -178,22 +178,33 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 		named = readNamedFiles(text, shape.scope)
 		// ... and, when it writes none the index holds, is made where its
 		// rarest words are written.
-		var quoted, rare map[int64]float64
+		var quoted map[int64]float64
 		if p.tune.QuotedBoost > 0 {
 			if quoted, err = p.text.quotedNames(ctx, text, sc); err != nil {
 				return err
 			}
 		}
+		var rareSet, strSet *shareSet
 		if p.tune.RareBoost > 0 && concept && quoted == nil {
-			if rare, err = p.text.rareWords(ctx, t.words, sc); err != nil {
+			if rareSet, err = p.text.rareWords(ctx, t.words); err != nil {
 				return err
 			}
 		}
-		if quoted != nil || rare != nil {
+		// ... and, names or not, where its words are said to its users.
+		if p.tune.StringBoost > 0 && concept {
+			if strSet, err = p.text.stringWords(ctx, t.words, p.tune.StringBlocks); err != nil {
+				return err
+			}
+		}
+		if err := p.text.resolveShares(ctx, sc, rareSet, strSet); err != nil {
+			return err
+		}
+		rare, strs := rareSet.shares(), strSet.shares()
+		if quoted != nil || rare != nil || strs != nil {
 			if named == nil {
 				named = &namedFiles{}
 			}
-			named.quoted, named.rare = quoted, rare
+			named.quoted, named.rare, named.strs = quoted, rare, strs
 		}
 	}
 	f := p.fuse(chans, pm, source, named, files, pool, req.Limit)

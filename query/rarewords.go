@@ -33,15 +33,14 @@ const (
 	minRareWord   = 3
 )
 
-// rareWords returns, for each file whose blocks hold any of the rarest
-// of words (see maxRareWords), the share of those words its blocks hold;
-// nil when none qualifies.
-func (tc *textChannels) rareWords(ctx context.Context, words []string, sc *scoped) (map[int64]float64, error) {
+// rareWords returns the lookup of the rarest of words (see maxRareWords)
+// whose files a share of them lifts; nil when none qualifies.
+func (tc *textChannels) rareWords(ctx context.Context, words []string) (*shareSet, error) {
 	var kept []string
 	for _, w := range words {
 		if utf8.RuneCountInString(w) >= minRareWord && !isDigits(w) {
 			kept = append(kept, w)
 		}
 	}
-	return tc.termShares(ctx, textTerms(kept, true, false), sc, maxRareWords, maxRareBlocks)
+	return tc.shareTerms(ctx, textTerms(kept, true, false), maxRareWords, maxRareBlocks)
 }

@@ -145,6 +145,12 @@ type Tuning struct {
 	// text's rarest words that its blocks hold (rarewords.go):
 	// × (1 + RareBoost × share).
 	RareBoost float64 `tune:"rare_boost"`
+	// StringBoost lifts, for the same queries, a file by the share of the
+	// text's words that its blocks hold in string literals
+	// (stringwords.go): × (1 + StringBoost × share). StringBlocks is the
+	// most blocks a word may be written in to count.
+	StringBoost  float64 `tune:"string_boost"`
+	StringBlocks int     `tune:"string_blocks"`
 
 	// SameFileDecay is the factor on a file's second hit (squared on its
 	// third…): below 1 it spreads the list over more files; near 0 every
@@ -197,6 +203,8 @@ func DefaultTuning() Tuning {
 		NamedPathBoost: 0.5,
 		NamedStemBoost: 0.25,
 		QuotedBoost:    1,
+		StringBoost:    1,
+		StringBlocks:   100,
 		RareBoost:      1, // broad 0.865 -> 0.867 (task 0.704 -> 0.707, Hit@5 0.825 -> 0.828; concept 0.929 -> 0.931); dev split unchanged
 
 		// Questions only: broad architecture 0.481 -> 0.723,
