@@ -22,8 +22,9 @@ import (
 // position is not a constant's, a variable's or a function's.
 const whySpace = "a type where a value is meant, or a value where a type is"
 
-// whyAny: a value cast to any has no member of the repository's.
-const whyAny = "a member of a value cast to any"
+// whyAny: a value of type any (cast or stated so) has no member of the
+// repository's.
+const whyAny = "a member of a value of type any"
 
 // tsSpace judges a bare use of non-member d by the position the index
 // recorded for the name on the line: only as a type reference, or only
@@ -342,6 +343,9 @@ func (ru *tsRules) tsQualifiedMember(ctx context.Context, r *refLine, u useAt, d
 // to their ends without meeting d's, or a package's type, contradicts.
 func (ru *tsRules) tsTypeVerdict(ctx context.Context, id int64, typ string, d *refDef) (refVerdict, string) {
 	typ = strings.TrimSpace(typ)
+	if typ == "any" {
+		return vContra, whyAny // any's members are no declaration's
+	}
 	for i := 0; i < 3; i++ {
 		name := leadingTypeName(typ)
 		if !tsWrappers[name] && name != "Promise" && name != "Awaited" {

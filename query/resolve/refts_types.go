@@ -146,6 +146,16 @@ var tsCallExpr = regexp.MustCompile(`^(await\s+)?(` + tsChainExpr + `)\s*(<[^()]
 // "a.b.f(…)", with await through Promise<T>). "" when nothing states it.
 func (te *tsTypeEval) tsExprType(ctx context.Context, r *refLine, e string) (string, int64) {
 	e = strings.TrimSpace(e)
+	if x, t, ok := tsTopCast(strings.TrimSuffix(e, ";")); ok {
+		switch t {
+		case "const":
+			e = x // a literal's type: the value's own
+		case "unknown":
+			return "", 0
+		default:
+			return t, r.FileID // "v as T": T, whatever v is
+		}
+	}
 	if i := tsIndexed.FindStringSubmatch(e); i != nil {
 		// xs[i]: an element of the array, or of the tuple at a literal index
 		t, in := te.tsCollectionType(ctx, r, i[1])
@@ -851,6 +861,9 @@ func (te *tsTypeEval) tsMemberType(ctx context.Context, id int64, typ, m string)
 
 func (te *tsTypeEval) readTSMemberType(ctx context.Context, id int64, typ, m string) (string, int64, bool) {
 	typ = tsUnwrap(strings.TrimSpace(typ))
+	if typ == "any" {
+		return "any", id, false // any's members are any
+	}
 	for i := 0; i < 3; i++ {
 		a, ok := te.decl.tsMappedArg(ctx, id, typ)
 		if !ok {
@@ -999,4 +1012,34 @@ func bracketDepth(s string) int {
 		}
 	}
 	return d
+}
+
+// tsTopCast splits e at its last "as" at the top level ("v as T", "v as
+// unknown as T"): the value and the type it is cast to. ok is false when
+// e is no cast, or the cast is inside brackets ("(v as T).a").
+func tsTopCast(e string) (x, t string, ok bool) {
+	d := 0
+	var quote byte
+	at := -1
+	for i := 0; i < len(e); i++ {
+		if skipQuoted(e, &i, &quote) {
+			continue
+		}
+		switch c := e[i]; {
+		case c == '(' || c == '[' || c == '{' || c == '<':
+			d++
+		case c == ')' || c == ']' || c == '}' || c == '>' && (i == 0 || e[i-1] != '='):
+			d--
+		case c == ' ' && d == 0 && strings.HasPrefix(e[i:], " as ") && i > 0:
+			at = i
+		}
+	}
+	if at < 0 || d != 0 {
+		return "", "", false
+	}
+	t = strings.TrimSpace(e[at+4:])
+	if t == "" || strings.ContainsAny(t, "?:;=") || leadingTypeName(t) == "" && t[0] != '{' && t[0] != '[' && t[0] != '(' {
+		return "", "", false
+	}
+	return strings.TrimSpace(e[:at]), t, true
 }
