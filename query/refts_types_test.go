@@ -193,3 +193,95 @@ func TestRefsTypeScriptStatedTypes(t *testing.T) {
 		wantRefs(t, c.qualname, got, c.want)
 	}
 }
+
+// tsBoundFiles: type parameters bound in one list and passed on as
+// another's type arguments, a rest parameter's variadic tuple, an
+// accumulating callback's element, a destructuring from a chain, and a
+// type literal intersected with another type.
+var tsBoundFiles = map[string]string{
+	"src/defs.ts": `export interface StreamOpts {
+  maxMs: number;
+}
+
+export interface OtherOpts {
+  maxMs: number;
+}
+
+export interface RootConfig {
+  transformer: string;
+  sse?: {
+    enabled?: boolean;
+  } & Pick<StreamOpts, 'maxMs'>;
+}
+
+export interface RootTypes {
+  transformer: boolean;
+}
+
+export interface RouterDef {
+  _config: RootConfig;
+}
+
+export interface Router {
+  _def: RouterDef;
+}
+
+export type Wrap<T> = { inner: T };
+
+export interface Base<TRouter extends Router> {
+  wrapped: Wrap<TRouter>;
+  router: TRouter;
+}
+`,
+	"src/use.ts": `import type { Base, Router, RootConfig } from './defs';
+
+export function handle<TRouter extends Router>(opts: Base<TRouter>) {
+  const { router } = opts;
+  const config = router._def._config;
+  config.transformer; // RootConfig's, through TRouter's constraint
+  const { transformer } = router._def._config;
+  return transformer;
+}
+
+export function merge<TRouters extends Router[]>(...routers: [...TRouters]) {
+  return routers.reduce((prev, current) => prev + current._def._config.transformer, '');
+}
+
+export function direct(c: RootConfig) {
+  return c.sse?.maxMs; // a member of Pick<StreamOpts, 'maxMs'>, not of the literal
+}
+`,
+}
+
+// TestRefsTypeScriptBoundParams: a type parameter's constraint is read
+// from the lists declaring it, not from the type arguments naming it; a
+// rest parameter's variadic tuple has its constraint's elements, the
+// second parameter of reduce's callback is an element, a destructuring
+// from a chain takes the chain's type, and a type literal joined to
+// another type by '&' does not hold all of its members.
+func TestRefsTypeScriptBoundParams(t *testing.T) {
+	p := refsRepo(t, tsBoundFiles)
+	at := func(marker string) string { return atLine(t, tsBoundFiles, "src/use.ts", marker) }
+	cases := []struct {
+		qualname string
+		want     map[string]string // "" when left out
+	}{
+		{"RootConfig.transformer", map[string]string{
+			at("config.transformer;"):         ConfResolved,
+			at("const { transformer } = rou"): ConfResolved,
+			at("current._def._config"):        ConfResolved,
+		}},
+		{"RootTypes.transformer", map[string]string{
+			at("config.transformer;"):         "",
+			at("const { transformer } = rou"): "",
+			at("current._def._config"):        "",
+		}},
+		{"StreamOpts.maxMs", map[string]string{
+			at("c.sse?.maxMs"): ConfNameOnly,
+		}},
+	}
+	for _, c := range cases {
+		got, _ := refsOf(t, p, "src/defs.ts", c.qualname)
+		wantRefs(t, c.qualname, got, c.want)
+	}
+}

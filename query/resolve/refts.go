@@ -445,8 +445,13 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 	}
 	t, from := castAfter(text, ln, col)
 	in := r.FileID
-	if t == "" && from != "" {
+	if chain := tsChainSep.Split(from, -1); t == "" && from != "" && len(chain) == 1 {
 		t, in = ru.eval.tsTypeOf(ctx, r, from) // const { name } = v: a property of v's type
+	} else if t == "" && from != "" {
+		var foreign bool
+		if t, in, foreign = ru.eval.tsChainType(ctx, r, chain); foreign {
+			return vContra, whyForeign, true, nil // const { name } = a.b, b of a package's type
+		}
 	}
 	if t != "" {
 		v, why := ru.tsTypeVerdict(ctx, in, t, d)
@@ -569,7 +574,8 @@ func openingBrace(text []string, n, at int) (line, col int, ok bool) {
 
 // castAfter returns T when the literal opened at (line, col) is followed
 // by "as T" or "satisfies T" ("as const" names no type), or the variable
-// v a destructuring pattern is assigned from ("} = v;").
+// or chain v a destructuring pattern is assigned from ("} = v;", "} =
+// a.b.c;").
 func castAfter(text []string, line, col int) (typ, from string) {
 	depth := 0
 	for k := line; k <= len(text) && k < line+400; k++ {
@@ -593,7 +599,7 @@ func castAfter(text []string, line, col int) (typ, from string) {
 					}
 					if v, ok := strings.CutPrefix(rest, "="); ok && !strings.HasPrefix(v, "=") && !strings.HasPrefix(v, ">") {
 						v = strings.TrimSuffix(strings.TrimSpace(v), ";")
-						if w := leadingTypeName(v); w == v && !strings.Contains(v, ".") {
+						if m := tsChainEnd.FindStringSubmatch(v); m != nil && m[1] == v {
 							return "", v
 						}
 					}

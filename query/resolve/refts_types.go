@@ -29,7 +29,7 @@ func (te *tsTypeEval) tsBoundType(ctx context.Context, r *refLine, v string) (st
 	if err != nil || r.EnclStart < 1 || r.Line > len(text) {
 		return "", 0
 	}
-	for n := r.Line - 1; n >= r.EnclStart && n > r.Line-200; n-- {
+	for n := r.Line - 1; n >= r.EnclStart && n > r.Line-tsScanLines; n-- {
 		l := stripComment(text[n-1])
 		b := tsBinding.FindStringSubmatch(l)
 		elem := false
@@ -405,7 +405,7 @@ func (te *tsTypeEval) tsWholeParamType(ctx context.Context, r *refLine, v string
 	}
 	for _, p := range tsSplitTop(sig[i+o+1:end], ",") {
 		name, typ, ok := strings.Cut(p, ":")
-		if ok && strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(name), "?")) == v {
+		if ok && strings.TrimPrefix(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(name), "?")), "...") == v {
 			typ, _, _ = strings.Cut(typ, "=")
 			return strings.TrimSpace(typ)
 		}
@@ -583,10 +583,10 @@ func (te *tsTypeEval) tsInferred(ctx context.Context, r *refLine, v string) (str
 	}
 	q := regexp.QuoteMeta(v)
 	local := regexp.MustCompile(`^\s*(?:const|let|var)\s+` + q + `\s*=\s*(` + tsChainExpr + `)\s*;?\s*$`)
-	callback := regexp.MustCompile(`\.` + tsIterators + `\(\s*(?:async\s+)?(?:\(\s*` + q + `\s*[,)]|` + q + `\s*=>)`)
+	callback := regexp.MustCompile(`\.(?:` + tsIterators + `\(\s*(?:async\s+)?(?:\(\s*` + q + `\s*[,)]|` + q + `\s*=>)|reduce(?:Right)?\(\s*\(\s*[\p{L}_$][\p{L}\p{N}_$]*\s*,\s*` + q + `\s*[,)])`)
 	// A callback's parameter may be bound above the enclosing symbol (a
 	// function nested in the callback): its block must still be open at r.
-	for n := r.Line; n >= 1 && n > r.Line-200; n-- {
+	for n := r.Line; n >= 1 && n > r.Line-tsScanLines; n-- {
 		l := stripComment(text[n-1])
 		if n < r.Line && n >= r.EnclStart {
 			if mm := local.FindStringSubmatch(l); mm != nil {
@@ -602,8 +602,8 @@ func (te *tsTypeEval) tsInferred(ctx context.Context, r *refLine, v string) (str
 			if recv == nil {
 				return "", 0
 			}
-			t, in, _ := te.tsChainType(ctx, r, tsChainSep.Split(recv[1], -1))
-			return tsElement(t), in
+			t, in := te.tsCollectionType(ctx, r, recv[1])
+			return te.tsElementOf(ctx, in, t), in
 		}
 		if t, in := te.tsCallbackParam(ctx, r, text, n, l, v); t != "" {
 			return t, in
@@ -1042,4 +1042,26 @@ func tsTopCast(e string) (x, t string, ok bool) {
 		return "", "", false
 	}
 	return strings.TrimSpace(e[:at]), t, true
+}
+
+// tsScanLines bounds how far above a use the evaluator looks for the
+// statement binding a local: a function's body may run to hundreds of
+// lines (a request handler), its locals bound at its top.
+const tsScanLines = 800
+
+// tsElementOf returns the element type of array type t written in file
+// id, as tsElement, and of a variadic tuple or a type parameter whose
+// constraint is an array ("[...T]", "T" for T extends U[]: a U).
+func (te *tsTypeEval) tsElementOf(ctx context.Context, id int64, t string) string {
+	if e := tsElement(t); e != "" {
+		return e
+	}
+	t = strings.TrimSpace(t)
+	if inner, ok := strings.CutPrefix(t, "[..."); ok && strings.HasSuffix(inner, "]") {
+		t = strings.TrimSpace(inner[:len(inner)-1])
+	}
+	if leadingTypeName(t) != t {
+		return ""
+	}
+	return tsElement(te.decl.tsConstraint(ctx, id, t))
 }
