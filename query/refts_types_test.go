@@ -232,8 +232,23 @@ export interface Base<TRouter extends Router> {
   wrapped: Wrap<TRouter>;
   router: TRouter;
 }
+
+export interface Parser {
+  create: (input: unknown) => string;
+}
+
+export const middleware = <
+  T extends {
+    ctx?: object;
+  },
+>() => ({
+  create: (x: T) => x,
+});
 `,
 	"src/use.ts": `import type { Base, Router, RootConfig } from './defs';
+import { middleware } from './defs';
+
+export const made = middleware().create({}); // the arrow's literal's own member
 
 export function handle<TRouter extends Router>(opts: Base<TRouter>) {
   const { router } = opts;
@@ -278,6 +293,10 @@ func TestRefsTypeScriptBoundParams(t *testing.T) {
 		}},
 		{"StreamOpts.maxMs", map[string]string{
 			at("c.sse?.maxMs"): ConfNameOnly,
+		}},
+		{"Parser.create", map[string]string{
+			at("middleware().create"):                                "",
+			atLine(t, tsBoundFiles, "src/defs.ts", "create: (x: T)"): "",
 		}},
 	}
 	for _, c := range cases {

@@ -353,6 +353,9 @@ func (ru *tsRules) tsTypeVerdict(ctx context.Context, id int64, typ string, d *r
 		}
 		typ = strings.TrimSpace(strings.TrimPrefix(typ[len(name):], "<"))
 	}
+	if typ == tsOwnLiteral && ru.tsLiteralKeyOf(ctx, id, d) {
+		return vOpen, "" // d may be the literal's own key
+	}
 	if strings.HasPrefix(typ, "{") {
 		return vContra, whyMember // a type literal's member
 	}
@@ -493,6 +496,9 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 			return v, why, v != vOpen, nil
 		}
 	case strings.HasSuffix(before, "(") || strings.HasSuffix(before, ","):
+		if bl, bc, ok := tsArrowLiteral(text, r.EnclStart, r.EnclName); ok && bl == ln && bc == col {
+			return vContra, whyMember, true, nil // an untyped arrow's literal result: a type of its own
+		}
 		t, fid := ru.lit.tsArgType(ctx, r.FileID, text[ln-1][:col])
 		if t == "" {
 			t, fid = ru.lit.tsSuperArgType(ctx, r, text[ln-1][:col])
@@ -933,9 +939,28 @@ func (ru *tsRules) tsCallMember(ctx context.Context, r *refLine, line string, u 
 	if foreign {
 		return vContra, whyForeign, true
 	}
+	if t == tsOwnLiteral && !ru.tsLiteralKeyOf(ctx, in, d) {
+		return vContra, whyMember, true // a member of a literal of its own type
+	}
 	if t == "" || strings.HasPrefix(t, "{") || strings.Contains(skipTypeArgs(strings.TrimSpace(t[len(leadingTypeName(t)):])), "[") {
 		return vOpen, "", false // nothing stated, a literal's own member, an array's element
 	}
 	v, why := ru.tsTypeVerdict(ctx, in, t, d)
 	return v, why, v != vOpen
+}
+
+// tsLiteralKeyOf reports whether member d may be a key of an object
+// literal written in file id: d is declared there, and not as the member
+// of a class, an interface or an alias the file declares.
+func (ru *tsRules) tsLiteralKeyOf(ctx context.Context, id int64, d *refDef) bool {
+	if d.u.FileID != id {
+		return false
+	}
+	for _, dl := range ru.decl.tsDecls(ctx, id)[d.parent] {
+		switch dl.kind {
+		case "class", "interface", "type":
+			return false
+		}
+	}
+	return true
 }

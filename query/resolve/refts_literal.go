@@ -340,3 +340,75 @@ func (lt *tsLiteralTyper) tsLiteralMethodReturn(ctx context.Context, r *refLine,
 	}
 	return rt, rin, false
 }
+
+// tsArrowLiteral reports whether line start (1-based) of text declares
+// name as an untyped variable whose initializer is an arrow function
+// stating no return type and returning an object literal as its body
+// ("const f = <T>(a) => ({"): the literal is a type of its own, and so
+// is what a call of f gives. ln and col locate the literal's '{'.
+func tsArrowLiteral(text []string, start int, name string) (ln, col int, ok bool) {
+	if start < 1 || start > len(text) {
+		return 0, 0, false
+	}
+	head := regexp.MustCompile(`^\s*(?:export\s+)?(?:const|let|var)\s+` + regexp.QuoteMeta(name) + `\s*=\s*(?:async\s*)?`)
+	m := head.FindStringIndex(text[start-1])
+	if m == nil {
+		return 0, 0, false
+	}
+	// Join the lines of the arrow's head, each line's offset kept.
+	var b strings.Builder
+	var offs []int
+	for k := start; k <= len(text) && k < start+40; k++ {
+		offs = append(offs, b.Len())
+		l := stripComment(text[k-1])
+		if k == start {
+			l = strings.Repeat(" ", m[1]) + l[m[1]:]
+		}
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	j := b.String()
+	i := m[1]
+	skip := func() {
+		for i < len(j) && (j[i] == ' ' || j[i] == '\t' || j[i] == '\n') {
+			i++
+		}
+	}
+	skip()
+	if strings.HasPrefix(j[i:], "<") {
+		rest := skipTypeArgs(j[i:])
+		if rest == "" {
+			return 0, 0, false
+		}
+		i = len(j) - len(rest)
+		skip()
+	}
+	if !strings.HasPrefix(j[i:], "(") {
+		return 0, 0, false
+	}
+	end := closingBracket(j, i)
+	if end < 0 {
+		return 0, 0, false
+	}
+	i = end + 1
+	skip()
+	if !strings.HasPrefix(j[i:], "=>") {
+		return 0, 0, false // a stated return type, or no arrow
+	}
+	i += 2
+	skip()
+	if !strings.HasPrefix(j[i:], "(") {
+		return 0, 0, false
+	}
+	i++
+	skip()
+	if !strings.HasPrefix(j[i:], "{") {
+		return 0, 0, false
+	}
+	for k := len(offs) - 1; k >= 0; k-- {
+		if offs[k] <= i {
+			return start + k, i - offs[k], true
+		}
+	}
+	return 0, 0, false
+}

@@ -221,6 +221,9 @@ func (te *tsTypeEval) tsFuncReturn(ctx context.Context, id int64, fn string) (st
 		text, _ := te.rr.text(ctx, did)
 		declared := regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\*?\s+` + regexp.QuoteMeta(name) + `\b|(?:const|let|var)\s+` + regexp.QuoteMeta(name) + `\s*=\s*(?:async\s*)?(?:<[^>]*>\s*)?\()`)
 		for _, dl := range te.decl.tsDecls(ctx, did)[name] {
+			if _, _, ok := tsArrowLiteral(text, dl.line+1, name); ok {
+				return tsValue{tsOwnLiteral, did} // "const f = () => ({…})"
+			}
 			if !declared.MatchString(text[dl.line]) {
 				continue
 			}
@@ -1065,3 +1068,9 @@ func (te *tsTypeEval) tsElementOf(ctx context.Context, id int64, t string) strin
 	}
 	return tsElement(te.decl.tsConstraint(ctx, id, t))
 }
+
+// tsOwnLiteral is the type of an object literal no type is stated for
+// (an untyped arrow's result): its members are its own, no declaration's
+// of the repository but the literal's keys (in the file it is written
+// in).
+const tsOwnLiteral = "{}"
