@@ -237,6 +237,16 @@ export interface Parser {
   create: (input: unknown) => string;
 }
 
+export type ValidateShape<TActual, TExpected> = TActual extends TExpected
+  ? Exclude<keyof TActual, keyof TExpected> extends never
+    ? TActual
+    : TExpected
+  : never;
+
+export interface Options {
+  transformer: number;
+}
+
 export const middleware = <
   T extends {
     ctx?: object;
@@ -245,7 +255,7 @@ export const middleware = <
   create: (x: T) => x,
 });
 `,
-	"src/use.ts": `import type { Base, Router, RootConfig } from './defs';
+	"src/use.ts": `import type { Base, Router, RootConfig, Options, ValidateShape } from './defs';
 import { middleware } from './defs';
 
 export const made = middleware().create({}); // the arrow's literal's own member
@@ -260,6 +270,10 @@ export function handle<TRouter extends Router>(opts: Base<TRouter>) {
 
 export function merge<TRouters extends Router[]>(...routers: [...TRouters]) {
   return routers.reduce((prev, current) => prev + current._def._config.transformer, '');
+}
+
+export function create<TOptions extends Options>(opts?: ValidateShape<TOptions, Options>) {
+  return opts?.transformer; // an Options, either branch of the conditional
 }
 
 export function direct(c: RootConfig) {
@@ -290,6 +304,9 @@ func TestRefsTypeScriptBoundParams(t *testing.T) {
 			at("config.transformer;"):         "",
 			at("const { transformer } = rou"): "",
 			at("current._def._config"):        "",
+		}},
+		{"Options.transformer", map[string]string{
+			at("opts?.transformer"): ConfResolved,
 		}},
 		{"StreamOpts.maxMs", map[string]string{
 			at("c.sse?.maxMs"): ConfNameOnly,

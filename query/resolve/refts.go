@@ -353,6 +353,23 @@ func (ru *tsRules) tsTypeVerdict(ctx context.Context, id int64, typ string, d *r
 		}
 		typ = strings.TrimSpace(strings.TrimPrefix(typ[len(name):], "<"))
 	}
+	if bs, ok := ru.decl.tsCondBranches(ctx, id, typ); ok && ru.depth <= 4 {
+		// A conditional type: a value of one of its branches.
+		ru.depth++
+		defer func() { ru.depth-- }()
+		v, why := vContra, ""
+		for _, b := range bs {
+			switch bv, bwhy := ru.tsTypeVerdict(ctx, b.in, b.typ, d); {
+			case bv == vResolved:
+				return vResolved, ""
+			case bv == vContra && why == "":
+				why = bwhy
+			case bv != vContra && v != vRelated:
+				v = bv
+			}
+		}
+		return v, why
+	}
 	if typ == tsOwnLiteral && ru.tsLiteralKeyOf(ctx, id, d) {
 		return vOpen, "" // d may be the literal's own key
 	}

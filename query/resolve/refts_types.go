@@ -886,6 +886,22 @@ func (te *tsTypeEval) readTSMemberType(ctx context.Context, id int64, typ, m str
 	if strings.HasPrefix(typ, "{") {
 		return tsLiteralMember(typ, m), id, false
 	}
+	if bs, ok := te.decl.tsCondBranches(ctx, id, typ); ok && te.depth <= 4 {
+		// A conditional type: one member type only when every branch
+		// states the same one.
+		te.depth++
+		defer func() { te.depth-- }()
+		var t string
+		var in int64
+		for i, b := range bs {
+			bt, bin, foreign := te.tsMemberType(ctx, b.in, b.typ, m)
+			if bt == "" || foreign || i > 0 && (bt != t || bin != in) {
+				return "", 0, false
+			}
+			t, in = bt, bin
+		}
+		return t, in, false
+	}
 	name := leadingTypeName(typ)
 	if name == "" || strings.ContainsAny(skipTypeArgs(strings.TrimSpace(typ[len(name):])), "[|&") {
 		return "", 0, false // an array, an indexed access, a union: not one type's member
