@@ -247,6 +247,10 @@ export interface Options {
   transformer: number;
 }
 
+export interface ErrorResult {
+  ok: false;
+}
+
 export const middleware = <
   T extends {
     ctx?: object;
@@ -275,6 +279,21 @@ export function merge<TRouters extends Router[]>(...routers: [...TRouters]) {
 export function create<TOptions extends Options>(opts?: ValidateShape<TOptions, Options>) {
   return opts?.transformer; // an Options, either branch of the conditional
 }
+
+function settle(ok: boolean) {
+  if (ok) {
+    return { ok: true, value: 1 } as const;
+  }
+  return { ok: false };
+}
+
+export function settled() {
+  let result: ReturnType<typeof settle>;
+  result = settle(true);
+  return result.ok; // settle's literal's own member
+}
+
+export const once = settle(false).ok;
 
 export function direct(c: RootConfig) {
   return c.sse?.maxMs; // a member of Pick<StreamOpts, 'maxMs'>, not of the literal
@@ -307,6 +326,11 @@ func TestRefsTypeScriptBoundParams(t *testing.T) {
 		}},
 		{"Options.transformer", map[string]string{
 			at("opts?.transformer"): ConfResolved,
+		}},
+		{"ErrorResult.ok", map[string]string{
+			at("return result.ok"):     "",
+			at("settle(false).ok"):     "",
+			at("return { ok: false }"): "",
 		}},
 		{"StreamOpts.maxMs", map[string]string{
 			at("c.sse?.maxMs"): ConfNameOnly,

@@ -412,3 +412,78 @@ func tsArrowLiteral(text []string, start int, name string) (ln, col int, ok bool
 	}
 	return 0, 0, false
 }
+
+// tsReturnsLiteral reports whether line start (1-based) of text declares
+// function name stating no return type, whose every return in its own
+// body (none in a function nested in it) gives an object literal cast to
+// no type ("return {…};", "return {…} as const"): its result is a type
+// of its own.
+func tsReturnsLiteral(text []string, start int, name string) bool {
+	if start < 1 || start > len(text) {
+		return false
+	}
+	decl := regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?function\s+` + regexp.QuoteMeta(name) + `\s*[<(]`)
+	if !decl.MatchString(text[start-1]) {
+		return false
+	}
+	sig := signatureText(text, start, name)
+	h := sig.text[strings.Index(sig.text, name)+len(name):]
+	h = skipTypeArgs(strings.TrimLeft(h, " \t"))
+	if !strings.HasPrefix(h, "(") {
+		return false
+	}
+	end := closingBracket(h, 0)
+	if end < 0 || !strings.HasPrefix(strings.TrimSpace(h[end+1:]), "{") {
+		return false // a stated return type
+	}
+	var open []bool // the blocks open: a nested function's?
+	returns := 0
+	for k := sig.end; k <= len(text) && k < sig.end+400; k++ {
+		l := stripComment(text[k-1])
+		var quote byte
+		for i := 0; i < len(l); i++ {
+			if skipQuoted(l, &i, &quote) {
+				continue
+			}
+			switch l[i] {
+			case '{':
+				fn := strings.Contains(l[:i], "=>") || strings.Contains(l[:i], "function")
+				if m := tsFuncHeader.FindStringSubmatch(l[:i+1]); m != nil && m[1] != "" && !controlWords[m[1]] && m[1] != "await" {
+					fn = true // a method: name(…) {
+				}
+				if k == sig.end && len(open) == 0 {
+					fn = false // the function's own body
+				}
+				open = append(open, fn)
+			case '}':
+				if len(open) > 0 {
+					open = open[:len(open)-1]
+				}
+				if len(open) == 0 {
+					return returns > 0
+				}
+			case 'r':
+				if !strings.HasPrefix(l[i:], "return") || i > 0 && isWordRune(rune(l[i-1])) || len(open) == 0 {
+					continue
+				}
+				nested := false
+				for _, fn := range open[1:] {
+					nested = nested || fn
+				}
+				if nested {
+					continue
+				}
+				after := l[i+len("return"):]
+				rest := strings.TrimLeft(after, " \t")
+				if !strings.HasPrefix(rest, "{") {
+					return false // another value's type
+				}
+				if t, _ := castAfter(text, k, len(l)-len(rest)); t != "" {
+					return false // cast to a type
+				}
+				returns++
+			}
+		}
+	}
+	return false
+}

@@ -224,6 +224,9 @@ func (te *tsTypeEval) tsFuncReturn(ctx context.Context, id int64, fn string) (st
 			if _, _, ok := tsArrowLiteral(text, dl.line+1, name); ok {
 				return tsValue{tsOwnLiteral, did} // "const f = () => ({…})"
 			}
+			if tsReturnsLiteral(text, dl.line+1, name) {
+				return tsValue{tsOwnLiteral, did} // "function f() { return {…}; }"
+			}
 			if !declared.MatchString(text[dl.line]) {
 				continue
 			}
@@ -551,7 +554,14 @@ func (te *tsTypeEval) tsTypeOf(ctx context.Context, r *refLine, v string) (strin
 
 func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *refLine, v string) (string, int64) {
 	if t := te.rr.typeOf(ctx, r, v); t != "" {
-		return te.tsWithArgs(ctx, r, v, t), r.FileID
+		return te.tsUtility(ctx, r.FileID, te.tsWithArgs(ctx, r, v, t))
+	}
+	if t := te.lit.tsLocalAnnotation(ctx, r, v); t != "" && len(tsSplitTop(tsUnwrap(t), "|")) == 1 {
+		// "let v: T;", assigned below it: T, through an indexed access
+		// (T['k']) to a type that is not a literal's.
+		if t, in := te.tsIndexedType(ctx, r.FileID, tsUnwrap(t)); t != "" && !strings.HasPrefix(t, "{") && len(tsSplitTop(t, "|")) == 1 {
+			return te.tsUtility(ctx, in, t)
+		}
 	}
 	if t := te.tsParamLiteral(ctx, r, v); t != "" {
 		return t, r.FileID
@@ -1090,3 +1100,21 @@ func (te *tsTypeEval) tsElementOf(ctx context.Context, id int64, t string) strin
 // of the repository but the literal's keys (in the file it is written
 // in).
 const tsOwnLiteral = "{}"
+
+// tsReturnTypeOf matches the library's ReturnType of a function named by
+// typeof: "ReturnType<typeof f>".
+var tsReturnTypeOf = regexp.MustCompile(`^ReturnType\s*<\s*typeof\s+([\p{L}_$][\p{L}\p{N}_$]*)\s*>$`)
+
+// tsUtility returns what type t (written in file id) is when it applies
+// one of the library's utility types the evaluator reads by their
+// documented meaning: ReturnType<typeof f> is f's result (stated, or the
+// literal its body returns); t itself otherwise.
+func (te *tsTypeEval) tsUtility(ctx context.Context, id int64, t string) (string, int64) {
+	if m := tsReturnTypeOf.FindStringSubmatch(strings.TrimSpace(t)); m != nil && te.rr.named != nil {
+		if rt, in := te.tsFuncReturn(ctx, id, m[1]); rt != "" {
+			return rt, in
+		}
+		return "", 0
+	}
+	return t, id
+}
