@@ -295,6 +295,11 @@ export function settled() {
 
 export const once = settle(false).ok;
 
+export function pick(xs: RootConfig[], ks: number[]) {
+  const one = xs[ks[0]];
+  return one.transformer; // an element, at an index holding brackets
+}
+
 export function direct(c: RootConfig) {
   return c.sse?.maxMs; // a member of Pick<StreamOpts, 'maxMs'>, not of the literal
 }
@@ -318,8 +323,10 @@ func TestRefsTypeScriptBoundParams(t *testing.T) {
 			at("config.transformer;"):         ConfResolved,
 			at("const { transformer } = rou"): ConfResolved,
 			at("current._def._config"):        ConfResolved,
+			at("one.transformer"):             ConfResolved,
 		}},
 		{"RootTypes.transformer", map[string]string{
+			at("one.transformer"):             "",
 			at("config.transformer;"):         "",
 			at("const { transformer } = rou"): "",
 			at("current._def._config"):        "",

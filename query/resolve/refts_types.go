@@ -133,9 +133,6 @@ func tsTupleElement(t string, i int) string {
 	return p
 }
 
-// tsIndexed matches an element of a chain's value: "a.b[i]", "a?.b[0]!".
-var tsIndexed = regexp.MustCompile(`^(` + tsChainExpr + `)\s*\[\s*([^\[\]]+?)\s*\]\s*!?$`)
-
 // tsCallExpr matches a call ending an expression: "await" before it
 // optionally, a callee chain, type arguments, the argument list to the
 // end (a trailing '!' or ';' allowed).
@@ -146,6 +143,14 @@ var tsCallExpr = regexp.MustCompile(`^(await\s+)?(` + tsChainExpr + `)\s*(<[^()]
 // "a.b.f(…)", with await through Promise<T>). "" when nothing states it.
 func (te *tsTypeEval) tsExprType(ctx context.Context, r *refLine, e string) (string, int64) {
 	e = strings.TrimSpace(e)
+	if recv, k, ok := tsIndexOf(e); ok {
+		// xs[i]: an element of the array, or of the tuple at a literal index
+		t, in := te.tsCollectionType(ctx, r, recv)
+		if len(k) == 1 && k[0] >= '0' && k[0] <= '9' && tsTupleElement(t, int(k[0]-'0')) != "" {
+			return tsTupleElement(t, int(k[0]-'0')), in
+		}
+		return tsElement(t), in
+	}
 	if x, t, ok := tsTopCast(strings.TrimSuffix(e, ";")); ok {
 		switch t {
 		case "const":
@@ -155,14 +160,6 @@ func (te *tsTypeEval) tsExprType(ctx context.Context, r *refLine, e string) (str
 		default:
 			return t, r.FileID // "v as T": T, whatever v is
 		}
-	}
-	if i := tsIndexed.FindStringSubmatch(e); i != nil {
-		// xs[i]: an element of the array, or of the tuple at a literal index
-		t, in := te.tsCollectionType(ctx, r, i[1])
-		if k := int(i[2][0] - '0'); len(i[2]) == 1 && tsTupleElement(t, k) != "" {
-			return tsTupleElement(t, k), in
-		}
-		return tsElement(t), in
 	}
 	if c := tsChainEnd.FindStringSubmatch(e); c != nil && c[1] == e {
 		return te.tsCollectionType(ctx, r, e)
@@ -1117,4 +1114,30 @@ func (te *tsTypeEval) tsUtility(ctx context.Context, id int64, t string) (string
 		return "", 0
 	}
 	return t, id
+}
+
+// tsIndexOf splits e, an element of a chain's value ("a.b[i]", "a?.b[f(x)[0]]!"),
+// into the chain and the index expression; ok is false for another
+// expression.
+func tsIndexOf(e string) (recv, index string, ok bool) {
+	s := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(strings.TrimSuffix(e, ";")), "!"))
+	if !strings.HasSuffix(s, "]") {
+		return "", "", false
+	}
+	d := 0
+	for i := len(s) - 1; i > 0; i-- {
+		switch s[i] {
+		case ']':
+			d++
+		case '[':
+			if d--; d == 0 {
+				recv = strings.TrimSpace(s[:i])
+				if m := tsChainEnd.FindStringSubmatch(recv); m == nil || m[1] != recv {
+					return "", "", false
+				}
+				return recv, strings.TrimSpace(s[i+1 : len(s)-1]), true
+			}
+		}
+	}
+	return "", "", false
 }
