@@ -251,6 +251,18 @@ export interface ErrorResult {
   ok: false;
 }
 
+export type BuilderDef = {
+  procedure: true;
+};
+
+export interface RootObject<
+  TRoot extends object = {
+    ctx: unknown;
+  },
+> {
+  procedure: TRoot;
+}
+
 export const middleware = <
   T extends {
     ctx?: object;
@@ -338,6 +350,9 @@ func TestRefsTypeScriptBoundParams(t *testing.T) {
 			at("return result.ok"):     "",
 			at("settle(false).ok"):     "",
 			at("return { ok: false }"): "",
+		}},
+		{"BuilderDef.procedure", map[string]string{
+			atLine(t, tsBoundFiles, "src/defs.ts", "procedure: TRoot"): "", // another type's, past a '{' in its parameters
 		}},
 		{"StreamOpts.maxMs", map[string]string{
 			at("c.sse?.maxMs"): ConfNameOnly,

@@ -216,7 +216,7 @@ func readTSBases(text []string, n int, typ string) ([]string, bool) {
 		b.WriteByte(' ')
 		depth += strings.Count(l, "(") + strings.Count(l, "{") + strings.Count(l, "[") - strings.Count(l, ")") - strings.Count(l, "}") - strings.Count(l, "]")
 		t := strings.TrimSpace(l)
-		if m[1] != "type" && (strings.Contains(l, "{") || strings.HasSuffix(t, ";")) {
+		if m[1] != "type" && (strings.Contains(l, "{") || strings.HasSuffix(t, ";")) && tsParamsClosed(b.String(), typ) {
 			break
 		}
 		if m[1] == "type" && depth <= 0 && aliasAssigned(b.String(), typ) && !strings.HasSuffix(t, "=") && !strings.HasSuffix(t, "|") && !strings.HasSuffix(t, "&") &&
@@ -1139,4 +1139,16 @@ func tsLiteralJoined(text []string, n, col int) bool {
 		}
 	}
 	return false
+}
+
+// tsParamsClosed reports whether h, the start of the declaration of typ,
+// closes the type parameters written after the name, if any: a '{' in a
+// constraint or a default ("$Root extends X = {") is not the body's.
+func tsParamsClosed(h, typ string) bool {
+	i := strings.Index(h, typ)
+	if i < 0 {
+		return true
+	}
+	rest := strings.TrimLeft(h[i+len(typ):], " \t")
+	return !strings.HasPrefix(rest, "<") || skipTypeArgs(rest) != ""
 }
