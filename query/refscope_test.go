@@ -34,7 +34,7 @@ export interface Factory {
 `,
 	"src/app.ts": `import type { Options } from './core/types';
 
-export function run(o: any): Options {
+export function run(o): Options {
   return o.mode;
 }
 

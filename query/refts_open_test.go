@@ -62,6 +62,13 @@ export type CodeOf<T> = T extends { code: infer C } ? C : never; // a constraint
 export const castAny = (v: unknown) => (v as any).url; // any's
 export const castCtx = (v: unknown) => (v as Ctx).url;
 
+export function bound(v: unknown) {
+  const c = v as any;
+  const k = v as unknown as Ctx;
+  c.url; // a local cast to any
+  return k.url; // a local cast to Ctx, through unknown
+}
+
 export function fromPkg(): PkgHandler {
   return (req) => req.url; // a package's request
 }
@@ -137,8 +144,11 @@ func TestRefsTypeScriptOpenMembers(t *testing.T) {
 			at("src/make.ts", "(v as any).url"):  "",
 			at("src/make.ts", "(v as Ctx).url"):  ConfResolved,
 			at("src/make.ts", "req.url"):         "",
+			at("src/make.ts", "c.url"):           "",
+			at("src/make.ts", "return k.url"):    ConfResolved,
 		}},
 		{"src/types.ts", "Other.url", map[string]string{
+			at("src/make.ts", "return k.url"):    "",
 			at("src/make.ts", "return opts.url"): "",
 			at("src/make.ts", "(v as any).url"):  "",
 			at("src/make.ts", "(v as Ctx).url"):  "",

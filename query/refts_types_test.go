@@ -193,3 +193,177 @@ func TestRefsTypeScriptStatedTypes(t *testing.T) {
 		wantRefs(t, c.qualname, got, c.want)
 	}
 }
+
+// tsBoundFiles: type parameters bound in one list and passed on as
+// another's type arguments, a rest parameter's variadic tuple, an
+// accumulating callback's element, a destructuring from a chain, and a
+// type literal intersected with another type.
+var tsBoundFiles = map[string]string{
+	"src/defs.ts": `export interface StreamOpts {
+  maxMs: number;
+}
+
+export interface OtherOpts {
+  maxMs: number;
+}
+
+export interface RootConfig {
+  transformer: string;
+  sse?: {
+    enabled?: boolean;
+  } & Pick<StreamOpts, 'maxMs'>;
+}
+
+export interface RootTypes {
+  transformer: boolean;
+}
+
+export interface RouterDef {
+  _config: RootConfig;
+}
+
+export interface Router {
+  _def: RouterDef;
+}
+
+export type Wrap<T> = { inner: T };
+
+export interface Base<TRouter extends Router> {
+  wrapped: Wrap<TRouter>;
+  router: TRouter;
+}
+
+export interface Parser {
+  create: (input: unknown) => string;
+}
+
+export type ValidateShape<TActual, TExpected> = TActual extends TExpected
+  ? Exclude<keyof TActual, keyof TExpected> extends never
+    ? TActual
+    : TExpected
+  : never;
+
+export interface Options {
+  transformer: number;
+}
+
+export interface ErrorResult {
+  ok: false;
+}
+
+export type BuilderDef = {
+  procedure: true;
+};
+
+export interface RootObject<
+  TRoot extends object = {
+    ctx: unknown;
+  },
+> {
+  procedure: TRoot;
+}
+
+export const middleware = <
+  T extends {
+    ctx?: object;
+  },
+>() => ({
+  create: (x: T) => x,
+});
+`,
+	"src/use.ts": `import type { Base, Router, RootConfig, Options, ValidateShape } from './defs';
+import { middleware } from './defs';
+
+export const made = middleware().create({}); // the arrow's literal's own member
+
+export function handle<TRouter extends Router>(opts: Base<TRouter>) {
+  const { router } = opts;
+  const config = router._def._config;
+  config.transformer; // RootConfig's, through TRouter's constraint
+  const { transformer } = router._def._config;
+  return transformer;
+}
+
+export function merge<TRouters extends Router[]>(...routers: [...TRouters]) {
+  return routers.reduce((prev, current) => prev + current._def._config.transformer, '');
+}
+
+export function create<TOptions extends Options>(opts?: ValidateShape<TOptions, Options>) {
+  return opts?.transformer; // an Options, either branch of the conditional
+}
+
+function settle(ok: boolean) {
+  if (ok) {
+    return { ok: true, value: 1 } as const;
+  }
+  return { ok: false };
+}
+
+export function settled() {
+  let result: ReturnType<typeof settle>;
+  result = settle(true);
+  return result.ok; // settle's literal's own member
+}
+
+export const once = settle(false).ok;
+
+export function pick(xs: RootConfig[], ks: number[]) {
+  const one = xs[ks[0]];
+  return one.transformer; // an element, at an index holding brackets
+}
+
+export function direct(c: RootConfig) {
+  return c.sse?.maxMs; // a member of Pick<StreamOpts, 'maxMs'>, not of the literal
+}
+`,
+}
+
+// TestRefsTypeScriptBoundParams: a type parameter's constraint is read
+// from the lists declaring it, not from the type arguments naming it; a
+// rest parameter's variadic tuple has its constraint's elements, the
+// second parameter of reduce's callback is an element, a destructuring
+// from a chain takes the chain's type, and a type literal joined to
+// another type by '&' does not hold all of its members.
+func TestRefsTypeScriptBoundParams(t *testing.T) {
+	p := refsRepo(t, tsBoundFiles)
+	at := func(marker string) string { return atLine(t, tsBoundFiles, "src/use.ts", marker) }
+	cases := []struct {
+		qualname string
+		want     map[string]string // "" when left out
+	}{
+		{"RootConfig.transformer", map[string]string{
+			at("config.transformer;"):         ConfResolved,
+			at("const { transformer } = rou"): ConfResolved,
+			at("current._def._config"):        ConfResolved,
+			at("one.transformer"):             ConfResolved,
+		}},
+		{"RootTypes.transformer", map[string]string{
+			at("one.transformer"):             "",
+			at("config.transformer;"):         "",
+			at("const { transformer } = rou"): "",
+			at("current._def._config"):        "",
+		}},
+		{"Options.transformer", map[string]string{
+			at("opts?.transformer"): ConfResolved,
+		}},
+		{"ErrorResult.ok", map[string]string{
+			at("return result.ok"):     "",
+			at("settle(false).ok"):     "",
+			at("return { ok: false }"): "",
+		}},
+		{"BuilderDef.procedure", map[string]string{
+			atLine(t, tsBoundFiles, "src/defs.ts", "procedure: TRoot"): "", // another type's, past a '{' in its parameters
+		}},
+		{"StreamOpts.maxMs", map[string]string{
+			at("c.sse?.maxMs"): ConfNameOnly,
+		}},
+		{"Parser.create", map[string]string{
+			at("middleware().create"):                                "",
+			atLine(t, tsBoundFiles, "src/defs.ts", "create: (x: T)"): "",
+		}},
+	}
+	for _, c := range cases {
+		got, _ := refsOf(t, p, "src/defs.ts", c.qualname)
+		wantRefs(t, c.qualname, got, c.want)
+	}
+}

@@ -22,8 +22,9 @@ import (
 // position is not a constant's, a variable's or a function's.
 const whySpace = "a type where a value is meant, or a value where a type is"
 
-// whyAny: a value cast to any has no member of the repository's.
-const whyAny = "a member of a value cast to any"
+// whyAny: a value of type any (cast or stated so) has no member of the
+// repository's.
+const whyAny = "a member of a value of type any"
 
 // tsSpace judges a bare use of non-member d by the position the index
 // recorded for the name on the line: only as a type reference, or only
@@ -406,12 +407,35 @@ func (ru *tsRules) tsQualifiedMember(ctx context.Context, r *refLine, u useAt, d
 // to their ends without meeting d's, or a package's type, contradicts.
 func (ru *tsRules) tsTypeVerdict(ctx context.Context, id int64, typ string, d *refDef) (refVerdict, string) {
 	typ = strings.TrimSpace(typ)
+	if typ == "any" {
+		return vContra, whyAny // any's members are no declaration's
+	}
 	for i := 0; i < 3; i++ {
 		name := leadingTypeName(typ)
 		if !tsWrappers[name] && name != "Promise" && name != "Awaited" {
 			break
 		}
 		typ = strings.TrimSpace(strings.TrimPrefix(typ[len(name):], "<"))
+	}
+	if bs, ok := ru.decl.tsCondBranches(ctx, id, typ); ok && ru.depth <= 4 {
+		// A conditional type: a value of one of its branches.
+		ru.depth++
+		defer func() { ru.depth-- }()
+		v, why := vContra, ""
+		for _, b := range bs {
+			switch bv, bwhy := ru.tsTypeVerdict(ctx, b.in, b.typ, d); {
+			case bv == vResolved:
+				return vResolved, ""
+			case bv == vContra && why == "":
+				why = bwhy
+			case bv != vContra && v != vRelated:
+				v = bv
+			}
+		}
+		return v, why
+	}
+	if typ == tsOwnLiteral && ru.tsLiteralKeyOf(ctx, id, d) {
+		return vOpen, "" // d may be the literal's own key
 	}
 	if strings.HasPrefix(typ, "{") {
 		return vContra, whyMember // a type literal's member
@@ -505,8 +529,13 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 	}
 	t, from := castAfter(text, ln, col)
 	in := r.FileID
-	if t == "" && from != "" {
+	if chain := tsChainSep.Split(from, -1); t == "" && from != "" && len(chain) == 1 {
 		t, in = ru.eval.tsTypeOf(ctx, r, from) // const { name } = v: a property of v's type
+	} else if t == "" && from != "" {
+		var foreign bool
+		if t, in, foreign = ru.eval.tsChainType(ctx, r, chain); foreign {
+			return vContra, whyForeign, true, nil // const { name } = a.b, b of a package's type
+		}
 	}
 	if t != "" {
 		v, why := ru.tsTypeVerdict(ctx, in, t, d)
@@ -548,6 +577,9 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 			return v, why, v != vOpen, nil
 		}
 	case strings.HasSuffix(before, "(") || strings.HasSuffix(before, ","):
+		if bl, bc, ok := tsArrowLiteral(text, r.EnclStart, r.EnclName); ok && bl == ln && bc == col {
+			return vContra, whyMember, true, nil // an untyped arrow's literal result: a type of its own
+		}
 		t, fid := ru.lit.tsArgType(ctx, r.FileID, text[ln-1][:col])
 		if t == "" {
 			t, fid = ru.lit.tsSuperArgType(ctx, r, text[ln-1][:col])
@@ -629,7 +661,8 @@ func openingBrace(text []string, n, at int) (line, col int, ok bool) {
 
 // castAfter returns T when the literal opened at (line, col) is followed
 // by "as T" or "satisfies T" ("as const" names no type), or the variable
-// v a destructuring pattern is assigned from ("} = v;").
+// or chain v a destructuring pattern is assigned from ("} = v;", "} =
+// a.b.c;").
 func castAfter(text []string, line, col int) (typ, from string) {
 	depth := 0
 	for k := line; k <= len(text) && k < line+400; k++ {
@@ -653,7 +686,7 @@ func castAfter(text []string, line, col int) (typ, from string) {
 					}
 					if v, ok := strings.CutPrefix(rest, "="); ok && !strings.HasPrefix(v, "=") && !strings.HasPrefix(v, ">") {
 						v = strings.TrimSuffix(strings.TrimSpace(v), ";")
-						if w := leadingTypeName(v); w == v && !strings.Contains(v, ".") {
+						if m := tsChainEnd.FindStringSubmatch(v); m != nil && m[1] == v {
 							return "", v
 						}
 					}
@@ -987,9 +1020,28 @@ func (ru *tsRules) tsCallMember(ctx context.Context, r *refLine, line string, u 
 	if foreign {
 		return vContra, whyForeign, true
 	}
+	if t == tsOwnLiteral && !ru.tsLiteralKeyOf(ctx, in, d) {
+		return vContra, whyMember, true // a member of a literal of its own type
+	}
 	if t == "" || strings.HasPrefix(t, "{") || strings.Contains(skipTypeArgs(strings.TrimSpace(t[len(leadingTypeName(t)):])), "[") {
 		return vOpen, "", false // nothing stated, a literal's own member, an array's element
 	}
 	v, why := ru.tsTypeVerdict(ctx, in, t, d)
 	return v, why, v != vOpen
+}
+
+// tsLiteralKeyOf reports whether member d may be a key of an object
+// literal written in file id: d is declared there, and not as the member
+// of a class, an interface or an alias the file declares.
+func (ru *tsRules) tsLiteralKeyOf(ctx context.Context, id int64, d *refDef) bool {
+	if d.u.FileID != id {
+		return false
+	}
+	for _, dl := range ru.decl.tsDecls(ctx, id)[d.parent] {
+		switch dl.kind {
+		case "class", "interface", "type":
+			return false
+		}
+	}
+	return true
 }

@@ -216,7 +216,7 @@ func readTSBases(text []string, n int, typ string) ([]string, bool) {
 		b.WriteByte(' ')
 		depth += strings.Count(l, "(") + strings.Count(l, "{") + strings.Count(l, "[") - strings.Count(l, ")") - strings.Count(l, "}") - strings.Count(l, "]")
 		t := strings.TrimSpace(l)
-		if m[1] != "type" && (strings.Contains(l, "{") || strings.HasSuffix(t, ";")) {
+		if m[1] != "type" && (strings.Contains(l, "{") || strings.HasSuffix(t, ";")) && tsParamsClosed(b.String(), typ) {
 			break
 		}
 		if m[1] == "type" && depth <= 0 && aliasAssigned(b.String(), typ) && !strings.HasSuffix(t, "=") && !strings.HasSuffix(t, "|") && !strings.HasSuffix(t, "&") &&
@@ -680,6 +680,9 @@ func (dr *tsDeclReader) tsPropertyType(ctx context.Context, id int64, typ, m str
 			if depth == 1 && opened {
 				if mm := prop.FindStringSubmatch(l); mm != nil {
 					if strings.HasPrefix(mm[1], "{") {
+						if tsLiteralJoined(text, k, strings.Index(l, mm[1])) {
+							return "" // "{…} & Pick<T, 'k'>": not the literal's members only
+						}
 						return "{"
 					}
 					return mm[1]
@@ -901,18 +904,24 @@ func (dr *tsDeclReader) tsConstraint(ctx context.Context, id int64, name string)
 	u := ""
 	text, err := dr.rr.text(ctx, id)
 	if err == nil && !dr.tsDeclares(ctx, id, name) {
-		decl := regexp.MustCompile(`[<,]\s*` + regexp.QuoteMeta(name) + `\s*(extends\s+([\p{L}_$][\p{L}\p{N}_$.]*(?:<[^<>]*>)?)\s*)?[,>=]`)
+		decl := regexp.MustCompile(`[<,]\s*` + regexp.QuoteMeta(name) + `\s*(extends\s+([\p{L}_$][\p{L}\p{N}_$.]*(?:<[^<>]*>)?(?:\[\])*)\s*)?[,>=]`)
 		seen := false
 		for _, l := range text {
 			if !strings.Contains(l, name) {
 				continue
 			}
-			for _, mm := range decl.FindAllStringSubmatch(l, -1) {
-				if mm[2] == "" || seen && mm[2] != u {
+			for _, mi := range decl.FindAllStringSubmatchIndex(l, -1) {
+				c := ""
+				if mi[4] >= 0 {
+					c = l[mi[4]:mi[5]]
+				} else if !tsParamListAt(l, mi[0]) {
+					continue // a type argument (Foo<T>), no declaration of T
+				}
+				if c == "" || seen && c != u {
 					dr.bounds[key] = ""
 					return ""
 				}
-				u, seen = mm[2], true
+				u, seen = c, true
 			}
 		}
 	}
@@ -1069,4 +1078,77 @@ func tsAfterTypeParams(text []string, ln int, name string) (int, string) {
 		}
 	}
 	return ln, l
+}
+
+// tsParamListHead matches the text before a list of type parameters: a
+// declaration's name (function, class, interface, alias), a method's, a
+// generic arrow's "=" or "(".
+var tsParamListHead = regexp.MustCompile(`(?:\b(?:function\*?|class|interface|type)\s+[\p{L}_$][\p{L}\p{N}_$]*|^\s*(?:(?:public|private|protected|static|async|readonly|abstract|get|set|export|declare|default)\s+)*[\p{L}_$][\p{L}\p{N}_$]*\??|=\s*(?:async\s*)?|\(\s*|^\s*)$`)
+
+// tsParamListAt reports whether the '<' or ',' at offset at of line is
+// in a list of type parameters rather than of type arguments: the '<'
+// opening its list follows a declaration's head (or opens on a line
+// above, which the line does not show).
+func tsParamListAt(line string, at int) bool {
+	d := 0
+	for i := at; i >= 0; i-- {
+		switch line[i] {
+		case '>':
+			if i == 0 || line[i-1] != '=' {
+				d++
+			}
+		case '(', '[', '{':
+			if d == 0 {
+				return false
+			}
+		case '<':
+			if d > 0 {
+				d--
+				continue
+			}
+			return tsParamListHead.MatchString(line[:i])
+		}
+	}
+	return true
+}
+
+// tsLiteralJoined reports whether the type literal opened at column col
+// of line n (0-based) of text is an operand of an intersection or a
+// union: '&' or '|' follows its closing brace (40 lines at most).
+func tsLiteralJoined(text []string, n, col int) bool {
+	d := 0
+	for k := n; k < len(text) && k < n+40; k++ {
+		l := stripComment(text[k])
+		start := 0
+		if k == n {
+			start = col
+		}
+		for i := start; i < len(l); i++ {
+			switch l[i] {
+			case '{':
+				d++
+			case '}':
+				if d--; d == 0 {
+					rest := strings.TrimSpace(l[i+1:])
+					if rest == "" && k+1 < len(text) {
+						rest = strings.TrimSpace(stripComment(text[k+1]))
+					}
+					return strings.HasPrefix(rest, "&") || strings.HasPrefix(rest, "|")
+				}
+			}
+		}
+	}
+	return false
+}
+
+// tsParamsClosed reports whether h, the start of the declaration of typ,
+// closes the type parameters written after the name, if any: a '{' in a
+// constraint or a default ("$Root extends X = {") is not the body's.
+func tsParamsClosed(h, typ string) bool {
+	i := strings.Index(h, typ)
+	if i < 0 {
+		return true
+	}
+	rest := strings.TrimLeft(h[i+len(typ):], " \t")
+	return !strings.HasPrefix(rest, "<") || skipTypeArgs(rest) != ""
 }

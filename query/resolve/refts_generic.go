@@ -374,3 +374,93 @@ func (ru *tsRules) tsImplementedBy(ctx context.Context, m, t *refDef) bool {
 	did, dname, ok := ru.decl.tsDeclFile(ctx, m.u.FileID, a[2])
 	return ok && did == t.u.FileID && dname == t.parent
 }
+
+// tsCondBranches returns the types a value of type t (written in file
+// id) may have when t names an alias of the repository whose right-hand
+// side is a conditional type ("A extends B ? X : Y", nested ones too):
+// its branches given t's type arguments, each with the file it is
+// written in (a branch that is a type parameter is its argument, written
+// in id), never dropped. ok is false when t names no such alias.
+func (dr *tsDeclReader) tsCondBranches(ctx context.Context, id int64, t string) ([]tsValue, bool) {
+	key := lineVar{id, 0, t}
+	if bs, ok := dr.conds[key]; ok {
+		return bs, bs != nil
+	}
+	bs, _ := readTSCondBranches(ctx, dr, id, t)
+	dr.conds[key] = bs
+	return bs, bs != nil
+}
+
+func readTSCondBranches(ctx context.Context, dr *tsDeclReader, id int64, t string) ([]tsValue, bool) {
+	name, args := tsTypeArgs(tsUnwrap(strings.TrimSpace(t)))
+	rhs, did, dname, ok := dr.tsAliasRHS(ctx, id, name)
+	if !ok {
+		return nil, false
+	}
+	params := dr.tsDeclParams(ctx, did, dname)
+	var out []tsValue
+	var walk func(s string, depth int) bool
+	walk = func(s string, depth int) bool {
+		s = strings.TrimSpace(s)
+		yes, no, cond := tsConditional(s)
+		if !cond {
+			switch {
+			case s == "never":
+			case tsIsGiven(s, params):
+				for i, p := range params {
+					if p == s && i < len(args) {
+						out = append(out, tsValue{args[i], id})
+					}
+				}
+			default:
+				out = append(out, tsValue{tsSubst(s, params, args), did})
+			}
+			return true
+		}
+		return depth < 4 && walk(yes, depth+1) && walk(no, depth+1)
+	}
+	if _, _, cond := tsConditional(strings.TrimSpace(rhs)); !cond || !walk(rhs, 0) || len(out) == 0 {
+		return nil, false
+	}
+	return out, true
+}
+
+// tsConditional splits conditional type s ("A extends B ? X : Y") into
+// its branches; ok is false when s is no conditional at its top level.
+func tsConditional(s string) (yes, no string, ok bool) {
+	d, q := 0, -1
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '(' || c == '[' || c == '{' || c == '<':
+			d++
+		case c == ')' || c == ']' || c == '}' || c == '>' && (i == 0 || s[i-1] != '='):
+			d--
+		case c == '?' && d == 0:
+			if q < 0 {
+				if !tsHasWord(s[:i], "extends") {
+					return "", "", false
+				}
+				q = i
+				d = 0
+				nested := 0
+				for j := i + 1; j < len(s); j++ {
+					switch c := s[j]; {
+					case c == '(' || c == '[' || c == '{' || c == '<':
+						d++
+					case c == ')' || c == ']' || c == '}' || c == '>' && s[j-1] != '=':
+						d--
+					case c == '?' && d == 0:
+						nested++
+					case c == ':' && d == 0:
+						if nested == 0 {
+							return s[q+1 : j], s[j+1:], true
+						}
+						nested--
+					}
+				}
+				return "", "", false
+			}
+		}
+	}
+	return "", "", false
+}

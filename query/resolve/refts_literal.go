@@ -340,3 +340,150 @@ func (lt *tsLiteralTyper) tsLiteralMethodReturn(ctx context.Context, r *refLine,
 	}
 	return rt, rin, false
 }
+
+// tsArrowLiteral reports whether line start (1-based) of text declares
+// name as an untyped variable whose initializer is an arrow function
+// stating no return type and returning an object literal as its body
+// ("const f = <T>(a) => ({"): the literal is a type of its own, and so
+// is what a call of f gives. ln and col locate the literal's '{'.
+func tsArrowLiteral(text []string, start int, name string) (ln, col int, ok bool) {
+	if start < 1 || start > len(text) {
+		return 0, 0, false
+	}
+	head := regexp.MustCompile(`^\s*(?:export\s+)?(?:const|let|var)\s+` + regexp.QuoteMeta(name) + `\s*=\s*(?:async\s*)?`)
+	m := head.FindStringIndex(text[start-1])
+	if m == nil {
+		return 0, 0, false
+	}
+	// Join the lines of the arrow's head, each line's offset kept.
+	var b strings.Builder
+	var offs []int
+	for k := start; k <= len(text) && k < start+40; k++ {
+		offs = append(offs, b.Len())
+		l := stripComment(text[k-1])
+		if k == start {
+			l = strings.Repeat(" ", m[1]) + l[m[1]:]
+		}
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	j := b.String()
+	i := m[1]
+	skip := func() {
+		for i < len(j) && (j[i] == ' ' || j[i] == '\t' || j[i] == '\n') {
+			i++
+		}
+	}
+	skip()
+	if strings.HasPrefix(j[i:], "<") {
+		rest := skipTypeArgs(j[i:])
+		if rest == "" {
+			return 0, 0, false
+		}
+		i = len(j) - len(rest)
+		skip()
+	}
+	if !strings.HasPrefix(j[i:], "(") {
+		return 0, 0, false
+	}
+	end := closingBracket(j, i)
+	if end < 0 {
+		return 0, 0, false
+	}
+	i = end + 1
+	skip()
+	if !strings.HasPrefix(j[i:], "=>") {
+		return 0, 0, false // a stated return type, or no arrow
+	}
+	i += 2
+	skip()
+	if !strings.HasPrefix(j[i:], "(") {
+		return 0, 0, false
+	}
+	i++
+	skip()
+	if !strings.HasPrefix(j[i:], "{") {
+		return 0, 0, false
+	}
+	for k := len(offs) - 1; k >= 0; k-- {
+		if offs[k] <= i {
+			return start + k, i - offs[k], true
+		}
+	}
+	return 0, 0, false
+}
+
+// tsReturnsLiteral reports whether line start (1-based) of text declares
+// function name stating no return type, whose every return in its own
+// body (none in a function nested in it) gives an object literal cast to
+// no type ("return {…};", "return {…} as const"): its result is a type
+// of its own.
+func tsReturnsLiteral(text []string, start int, name string) bool {
+	if start < 1 || start > len(text) {
+		return false
+	}
+	decl := regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?function\s+` + regexp.QuoteMeta(name) + `\s*[<(]`)
+	if !decl.MatchString(text[start-1]) {
+		return false
+	}
+	sig := signatureText(text, start, name)
+	h := sig.text[strings.Index(sig.text, name)+len(name):]
+	h = skipTypeArgs(strings.TrimLeft(h, " \t"))
+	if !strings.HasPrefix(h, "(") {
+		return false
+	}
+	end := closingBracket(h, 0)
+	if end < 0 || !strings.HasPrefix(strings.TrimSpace(h[end+1:]), "{") {
+		return false // a stated return type
+	}
+	var open []bool // the blocks open: a nested function's?
+	returns := 0
+	for k := sig.end; k <= len(text) && k < sig.end+400; k++ {
+		l := stripComment(text[k-1])
+		var quote byte
+		for i := 0; i < len(l); i++ {
+			if skipQuoted(l, &i, &quote) {
+				continue
+			}
+			switch l[i] {
+			case '{':
+				fn := strings.Contains(l[:i], "=>") || strings.Contains(l[:i], "function")
+				if m := tsFuncHeader.FindStringSubmatch(l[:i+1]); m != nil && m[1] != "" && !controlWords[m[1]] && m[1] != "await" {
+					fn = true // a method: name(…) {
+				}
+				if k == sig.end && len(open) == 0 {
+					fn = false // the function's own body
+				}
+				open = append(open, fn)
+			case '}':
+				if len(open) > 0 {
+					open = open[:len(open)-1]
+				}
+				if len(open) == 0 {
+					return returns > 0
+				}
+			case 'r':
+				if !strings.HasPrefix(l[i:], "return") || i > 0 && isWordRune(rune(l[i-1])) || len(open) == 0 {
+					continue
+				}
+				nested := false
+				for _, fn := range open[1:] {
+					nested = nested || fn
+				}
+				if nested {
+					continue
+				}
+				after := l[i+len("return"):]
+				rest := strings.TrimLeft(after, " \t")
+				if !strings.HasPrefix(rest, "{") {
+					return false // another value's type
+				}
+				if t, _ := castAfter(text, k, len(l)-len(rest)); t != "" {
+					return false // cast to a type
+				}
+				returns++
+			}
+		}
+	}
+	return false
+}

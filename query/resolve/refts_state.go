@@ -29,6 +29,7 @@ type tsDeclReader struct {
 	runtime map[lineVar]bool              // a type or value name is the runtime's, as a file sees it
 	syms    map[lineVar]*refDef           // a file's symbol by qualified name
 	bounds  map[lineVar]string            // a type parameter's constraint
+	conds   map[lineVar][]tsValue         // a conditional alias's branches, given its arguments
 }
 
 // tsTypeEval types TypeScript values (refts_types.go).
@@ -79,7 +80,8 @@ func (rr *refResolver) tsr() *tsRules {
 	}
 	dr := &tsDeclReader{rr: rr, decls: map[int64]map[string][]tsDecl{}, bases: map[lineVar]tsFound{},
 		binds: map[lineVar]bool{}, fields: map[lineVar]string{}, params: map[lineVar][]string{},
-		runtime: map[lineVar]bool{}, syms: map[lineVar]*refDef{}, bounds: map[lineVar]string{}}
+		runtime: map[lineVar]bool{}, syms: map[lineVar]*refDef{}, bounds: map[lineVar]string{},
+		conds: map[lineVar][]tsValue{}}
 	te := &tsTypeEval{rr: rr, decl: dr, values: map[lineVar]tsValue{}, typeOf: map[lineVar]tsValue{},
 		member: map[lineVar]tsMember{}, returns: map[lineVar]tsValue{}}
 	lt := &tsLiteralTyper{rr: rr, decl: dr, eval: te}

@@ -29,7 +29,7 @@ func (te *tsTypeEval) tsBoundType(ctx context.Context, r *refLine, v string) (st
 	if err != nil || r.EnclStart < 1 || r.Line > len(text) {
 		return "", 0
 	}
-	for n := r.Line - 1; n >= r.EnclStart && n > r.Line-200; n-- {
+	for n := r.Line - 1; n >= r.EnclStart && n > r.Line-tsScanLines; n-- {
 		l := stripComment(text[n-1])
 		b := tsBinding.FindStringSubmatch(l)
 		elem := false
@@ -133,9 +133,6 @@ func tsTupleElement(t string, i int) string {
 	return p
 }
 
-// tsIndexed matches an element of a chain's value: "a.b[i]", "a?.b[0]!".
-var tsIndexed = regexp.MustCompile(`^(` + tsChainExpr + `)\s*\[\s*([^\[\]]+?)\s*\]\s*!?$`)
-
 // tsCallExpr matches a call ending an expression: "await" before it
 // optionally, a callee chain, type arguments, the argument list to the
 // end (a trailing '!' or ';' allowed).
@@ -146,13 +143,23 @@ var tsCallExpr = regexp.MustCompile(`^(await\s+)?(` + tsChainExpr + `)\s*(<[^()]
 // "a.b.f(…)", with await through Promise<T>). "" when nothing states it.
 func (te *tsTypeEval) tsExprType(ctx context.Context, r *refLine, e string) (string, int64) {
 	e = strings.TrimSpace(e)
-	if i := tsIndexed.FindStringSubmatch(e); i != nil {
+	if recv, k, ok := tsIndexOf(e); ok {
 		// xs[i]: an element of the array, or of the tuple at a literal index
-		t, in := te.tsCollectionType(ctx, r, i[1])
-		if k := int(i[2][0] - '0'); len(i[2]) == 1 && tsTupleElement(t, k) != "" {
-			return tsTupleElement(t, k), in
+		t, in := te.tsCollectionType(ctx, r, recv)
+		if len(k) == 1 && k[0] >= '0' && k[0] <= '9' && tsTupleElement(t, int(k[0]-'0')) != "" {
+			return tsTupleElement(t, int(k[0]-'0')), in
 		}
 		return tsElement(t), in
+	}
+	if x, t, ok := tsTopCast(strings.TrimSuffix(e, ";")); ok {
+		switch t {
+		case "const":
+			e = x // a literal's type: the value's own
+		case "unknown":
+			return "", 0
+		default:
+			return t, r.FileID // "v as T": T, whatever v is
+		}
 	}
 	if c := tsChainEnd.FindStringSubmatch(e); c != nil && c[1] == e {
 		return te.tsCollectionType(ctx, r, e)
@@ -211,6 +218,12 @@ func (te *tsTypeEval) tsFuncReturn(ctx context.Context, id int64, fn string) (st
 		text, _ := te.rr.text(ctx, did)
 		declared := regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\*?\s+` + regexp.QuoteMeta(name) + `\b|(?:const|let|var)\s+` + regexp.QuoteMeta(name) + `\s*=\s*(?:async\s*)?(?:<[^>]*>\s*)?\()`)
 		for _, dl := range te.decl.tsDecls(ctx, did)[name] {
+			if _, _, ok := tsArrowLiteral(text, dl.line+1, name); ok {
+				return tsValue{tsOwnLiteral, did} // "const f = () => ({…})"
+			}
+			if tsReturnsLiteral(text, dl.line+1, name) {
+				return tsValue{tsOwnLiteral, did} // "function f() { return {…}; }"
+			}
 			if !declared.MatchString(text[dl.line]) {
 				continue
 			}
@@ -395,7 +408,7 @@ func (te *tsTypeEval) tsWholeParamType(ctx context.Context, r *refLine, v string
 	}
 	for _, p := range tsSplitTop(sig[i+o+1:end], ",") {
 		name, typ, ok := strings.Cut(p, ":")
-		if ok && strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(name), "?")) == v {
+		if ok && strings.TrimPrefix(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(name), "?")), "...") == v {
 			typ, _, _ = strings.Cut(typ, "=")
 			return strings.TrimSpace(typ)
 		}
@@ -538,7 +551,14 @@ func (te *tsTypeEval) tsTypeOf(ctx context.Context, r *refLine, v string) (strin
 
 func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *refLine, v string) (string, int64) {
 	if t := te.rr.typeOf(ctx, r, v); t != "" {
-		return te.tsWithArgs(ctx, r, v, t), r.FileID
+		return te.tsUtility(ctx, r.FileID, te.tsWithArgs(ctx, r, v, t))
+	}
+	if t := te.lit.tsLocalAnnotation(ctx, r, v); t != "" && len(tsSplitTop(tsUnwrap(t), "|")) == 1 {
+		// "let v: T;", assigned below it: T, through an indexed access
+		// (T['k']) to a type that is not a literal's.
+		if t, in := te.tsIndexedType(ctx, r.FileID, tsUnwrap(t)); t != "" && !strings.HasPrefix(t, "{") && len(tsSplitTop(t, "|")) == 1 {
+			return te.tsUtility(ctx, in, t)
+		}
 	}
 	if t := te.tsParamLiteral(ctx, r, v); t != "" {
 		return t, r.FileID
@@ -573,10 +593,10 @@ func (te *tsTypeEval) tsInferred(ctx context.Context, r *refLine, v string) (str
 	}
 	q := regexp.QuoteMeta(v)
 	local := regexp.MustCompile(`^\s*(?:const|let|var)\s+` + q + `\s*=\s*(` + tsChainExpr + `)\s*;?\s*$`)
-	callback := regexp.MustCompile(`\.` + tsIterators + `\(\s*(?:async\s+)?(?:\(\s*` + q + `\s*[,)]|` + q + `\s*=>)`)
+	callback := regexp.MustCompile(`\.(?:` + tsIterators + `\(\s*(?:async\s+)?(?:\(\s*` + q + `\s*[,)]|` + q + `\s*=>)|reduce(?:Right)?\(\s*\(\s*[\p{L}_$][\p{L}\p{N}_$]*\s*,\s*` + q + `\s*[,)])`)
 	// A callback's parameter may be bound above the enclosing symbol (a
 	// function nested in the callback): its block must still be open at r.
-	for n := r.Line; n >= 1 && n > r.Line-200; n-- {
+	for n := r.Line; n >= 1 && n > r.Line-tsScanLines; n-- {
 		l := stripComment(text[n-1])
 		if n < r.Line && n >= r.EnclStart {
 			if mm := local.FindStringSubmatch(l); mm != nil {
@@ -592,8 +612,8 @@ func (te *tsTypeEval) tsInferred(ctx context.Context, r *refLine, v string) (str
 			if recv == nil {
 				return "", 0
 			}
-			t, in, _ := te.tsChainType(ctx, r, tsChainSep.Split(recv[1], -1))
-			return tsElement(t), in
+			t, in := te.tsCollectionType(ctx, r, recv[1])
+			return te.tsElementOf(ctx, in, t), in
 		}
 		if t, in := te.tsCallbackParam(ctx, r, text, n, l, v); t != "" {
 			return t, in
@@ -851,6 +871,9 @@ func (te *tsTypeEval) tsMemberType(ctx context.Context, id int64, typ, m string)
 
 func (te *tsTypeEval) readTSMemberType(ctx context.Context, id int64, typ, m string) (string, int64, bool) {
 	typ = tsUnwrap(strings.TrimSpace(typ))
+	if typ == "any" {
+		return "any", id, false // any's members are any
+	}
 	for i := 0; i < 3; i++ {
 		a, ok := te.decl.tsMappedArg(ctx, id, typ)
 		if !ok {
@@ -869,6 +892,22 @@ func (te *tsTypeEval) readTSMemberType(ctx context.Context, id int64, typ, m str
 	}
 	if strings.HasPrefix(typ, "{") {
 		return tsLiteralMember(typ, m), id, false
+	}
+	if bs, ok := te.decl.tsCondBranches(ctx, id, typ); ok && te.depth <= 4 {
+		// A conditional type: one member type only when every branch
+		// states the same one.
+		te.depth++
+		defer func() { te.depth-- }()
+		var t string
+		var in int64
+		for i, b := range bs {
+			bt, bin, foreign := te.tsMemberType(ctx, b.in, b.typ, m)
+			if bt == "" || foreign || i > 0 && (bt != t || bin != in) {
+				return "", 0, false
+			}
+			t, in = bt, bin
+		}
+		return t, in, false
 	}
 	name := leadingTypeName(typ)
 	if name == "" || strings.ContainsAny(skipTypeArgs(strings.TrimSpace(typ[len(name):])), "[|&") {
@@ -999,4 +1038,106 @@ func bracketDepth(s string) int {
 		}
 	}
 	return d
+}
+
+// tsTopCast splits e at its last "as" at the top level ("v as T", "v as
+// unknown as T"): the value and the type it is cast to. ok is false when
+// e is no cast, or the cast is inside brackets ("(v as T).a").
+func tsTopCast(e string) (x, t string, ok bool) {
+	d := 0
+	var quote byte
+	at := -1
+	for i := 0; i < len(e); i++ {
+		if skipQuoted(e, &i, &quote) {
+			continue
+		}
+		switch c := e[i]; {
+		case c == '(' || c == '[' || c == '{' || c == '<':
+			d++
+		case c == ')' || c == ']' || c == '}' || c == '>' && (i == 0 || e[i-1] != '='):
+			d--
+		case c == ' ' && d == 0 && strings.HasPrefix(e[i:], " as ") && i > 0:
+			at = i
+		}
+	}
+	if at < 0 || d != 0 {
+		return "", "", false
+	}
+	t = strings.TrimSpace(e[at+4:])
+	if t == "" || strings.ContainsAny(t, "?:;=") || leadingTypeName(t) == "" && t[0] != '{' && t[0] != '[' && t[0] != '(' {
+		return "", "", false
+	}
+	return strings.TrimSpace(e[:at]), t, true
+}
+
+// tsScanLines bounds how far above a use the evaluator looks for the
+// statement binding a local: a function's body may run to hundreds of
+// lines (a request handler), its locals bound at its top.
+const tsScanLines = 800
+
+// tsElementOf returns the element type of array type t written in file
+// id, as tsElement, and of a variadic tuple or a type parameter whose
+// constraint is an array ("[...T]", "T" for T extends U[]: a U).
+func (te *tsTypeEval) tsElementOf(ctx context.Context, id int64, t string) string {
+	if e := tsElement(t); e != "" {
+		return e
+	}
+	t = strings.TrimSpace(t)
+	if inner, ok := strings.CutPrefix(t, "[..."); ok && strings.HasSuffix(inner, "]") {
+		t = strings.TrimSpace(inner[:len(inner)-1])
+	}
+	if leadingTypeName(t) != t {
+		return ""
+	}
+	return tsElement(te.decl.tsConstraint(ctx, id, t))
+}
+
+// tsOwnLiteral is the type of an object literal no type is stated for
+// (an untyped arrow's result): its members are its own, no declaration's
+// of the repository but the literal's keys (in the file it is written
+// in).
+const tsOwnLiteral = "{}"
+
+// tsReturnTypeOf matches the library's ReturnType of a function named by
+// typeof: "ReturnType<typeof f>".
+var tsReturnTypeOf = regexp.MustCompile(`^ReturnType\s*<\s*typeof\s+([\p{L}_$][\p{L}\p{N}_$]*)\s*>$`)
+
+// tsUtility returns what type t (written in file id) is when it applies
+// one of the library's utility types the evaluator reads by their
+// documented meaning: ReturnType<typeof f> is f's result (stated, or the
+// literal its body returns); t itself otherwise.
+func (te *tsTypeEval) tsUtility(ctx context.Context, id int64, t string) (string, int64) {
+	if m := tsReturnTypeOf.FindStringSubmatch(strings.TrimSpace(t)); m != nil && te.rr.named != nil {
+		if rt, in := te.tsFuncReturn(ctx, id, m[1]); rt != "" {
+			return rt, in
+		}
+		return "", 0
+	}
+	return t, id
+}
+
+// tsIndexOf splits e, an element of a chain's value ("a.b[i]", "a?.b[f(x)[0]]!"),
+// into the chain and the index expression; ok is false for another
+// expression.
+func tsIndexOf(e string) (recv, index string, ok bool) {
+	s := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(strings.TrimSuffix(e, ";")), "!"))
+	if !strings.HasSuffix(s, "]") {
+		return "", "", false
+	}
+	d := 0
+	for i := len(s) - 1; i > 0; i-- {
+		switch s[i] {
+		case ']':
+			d++
+		case '[':
+			if d--; d == 0 {
+				recv = strings.TrimSpace(s[:i])
+				if m := tsChainEnd.FindStringSubmatch(recv); m == nil || m[1] != recv {
+					return "", "", false
+				}
+				return recv, strings.TrimSpace(s[i+1 : len(s)-1]), true
+			}
+		}
+	}
+	return "", "", false
 }
