@@ -371,22 +371,12 @@ func tsJoinedLHS(text []string, ln int, lhs string) string {
 // could type) that states no return type, outside any function nested in
 // it.
 func (lt *tsLiteralTyper) tsOwnReturn(text []string, r *refLine, ln int) bool {
-	if r.EnclStart < 1 || r.EnclStart > len(text) || ln > len(text) || r.EnclName == "" {
+	if ln > len(text) || r.EnclName == "" {
 		return false
 	}
-	decl := regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?function\*?\s+` + regexp.QuoteMeta(r.EnclName) + `\s*[<(]`)
-	if !decl.MatchString(text[r.EnclStart-1]) {
+	sig, ok := tsUnstatedReturn(text, r.EnclStart, r.EnclName, true)
+	if !ok {
 		return false
-	}
-	sig := signatureText(text, r.EnclStart, r.EnclName)
-	h := sig.text[strings.Index(sig.text, r.EnclName)+len(r.EnclName):]
-	h = skipTypeArgs(strings.TrimLeft(h, " \t"))
-	if !strings.HasPrefix(h, "(") {
-		return false
-	}
-	end := closingBracket(h, 0)
-	if end < 0 || !strings.HasPrefix(strings.TrimSpace(h[end+1:]), "{") {
-		return false // a stated return type
 	}
 	var open []bool // the blocks open at ln: a nested function's?
 	for k := sig.end; k < ln; k++ {

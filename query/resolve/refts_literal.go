@@ -413,28 +413,44 @@ func tsArrowLiteral(text []string, start int, name string) (ln, col int, ok bool
 	return 0, 0, false
 }
 
+// tsUnstatedReturn returns the signature of the function declaration
+// ("function name(…) {", a generator's too when star) on line start
+// (1-based) of text, when it states no return type; ok is false for
+// anything else.
+func tsUnstatedReturn(text []string, start int, name string, star bool) (sig sigText, ok bool) {
+	if start < 1 || start > len(text) {
+		return sigText{}, false
+	}
+	kw := `function`
+	if star {
+		kw = `function\*?`
+	}
+	decl := regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?` + kw + `\s+` + regexp.QuoteMeta(name) + `\s*[<(]`)
+	if !decl.MatchString(text[start-1]) {
+		return sigText{}, false
+	}
+	sig = signatureText(text, start, name)
+	h := sig.text[strings.Index(sig.text, name)+len(name):]
+	h = skipTypeArgs(strings.TrimLeft(h, " \t"))
+	if !strings.HasPrefix(h, "(") {
+		return sigText{}, false
+	}
+	end := closingBracket(h, 0)
+	if end < 0 || !strings.HasPrefix(strings.TrimSpace(h[end+1:]), "{") {
+		return sigText{}, false // a stated return type
+	}
+	return sig, true
+}
+
 // tsReturnsLiteral reports whether line start (1-based) of text declares
 // function name stating no return type, whose every return in its own
 // body (none in a function nested in it) gives an object literal cast to
 // no type ("return {…};", "return {…} as const"): its result is a type
 // of its own.
 func tsReturnsLiteral(text []string, start int, name string) bool {
-	if start < 1 || start > len(text) {
+	sig, ok := tsUnstatedReturn(text, start, name, false)
+	if !ok {
 		return false
-	}
-	decl := regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?function\s+` + regexp.QuoteMeta(name) + `\s*[<(]`)
-	if !decl.MatchString(text[start-1]) {
-		return false
-	}
-	sig := signatureText(text, start, name)
-	h := sig.text[strings.Index(sig.text, name)+len(name):]
-	h = skipTypeArgs(strings.TrimLeft(h, " \t"))
-	if !strings.HasPrefix(h, "(") {
-		return false
-	}
-	end := closingBracket(h, 0)
-	if end < 0 || !strings.HasPrefix(strings.TrimSpace(h[end+1:]), "{") {
-		return false // a stated return type
 	}
 	var open []bool // the blocks open: a nested function's?
 	returns := 0
