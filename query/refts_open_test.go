@@ -111,6 +111,34 @@ import { viaB } from './modes/c';
 
 export const imported = (x: any) => x.mode + thing + viaB();
 `,
+	"src/subject.ts": `export class Subject {
+  next(): void {}
+}
+`,
+	"src/mw.ts": `import { Subject } from './subject';
+
+export const subject = new Subject();
+
+export type MwFn<TIn> = {
+  (opts: {
+    path: string;
+    next: () => Promise<TIn>;
+  }): Promise<TIn>;
+  kind?: string;
+};
+
+export type AnyMwFn = MwFn<any>;
+
+export function makeMw() {
+  const mw: AnyMwFn =
+    async function validate(opts) {
+      return opts.next(); // the literal's next, the parameter typed by the variable's stated type
+    };
+  const arrow: AnyMwFn =
+    (opts) => opts.next(); // an arrow's, too
+  return [mw, arrow];
+}
+`,
 	"src/neither.ts": `import { viaA } from './modes/d';
 import { viaB } from './modes/c';
 
@@ -153,6 +181,10 @@ func TestRefsTypeScriptOpenMembers(t *testing.T) {
 			at("src/make.ts", "(v as any).url"):  "",
 			at("src/make.ts", "(v as Ctx).url"):  "",
 			at("src/make.ts", "req.url"):         "",
+		}},
+		{"src/subject.ts", "Subject.next", map[string]string{
+			at("src/mw.ts", "return opts.next()"):    "",
+			at("src/mw.ts", "(opts) => opts.next()"): "",
 		}},
 		{"src/modes/a.ts", "Alpha.mode", map[string]string{
 			at("src/named.ts", "x.mode"):    ConfNameOnly,

@@ -634,7 +634,9 @@ var tsFuncExpr = regexp.MustCompile(`\b(?:async\s+)?function\b\s*\*?\s*(?:[\p{L}
 // taking v that is passed
 // to a function of the repository whose parameter states a function
 // type ("fn(cb: (x: T) => R)" gives the callback's first parameter T),
-// and the arrow's call is still open at r.
+// and the arrow's call is still open at r; or returned as, or assigned
+// to a variable stating, such a type (on the line above too: "const f:
+// F =\n  function (x) {").
 func (te *tsTypeEval) tsCallbackParam(ctx context.Context, r *refLine, text []string, n int, l, v string) (string, int64) {
 	matches := tsArrowParams.FindAllStringSubmatchIndex(l, -1)
 	for _, f := range tsFuncExpr.FindAllStringSubmatchIndex(l, -1) {
@@ -659,7 +661,18 @@ func (te *tsTypeEval) tsCallbackParam(ctx context.Context, r *refLine, text []st
 		// argument of the call a line above opens ("observable<T>(\n
 		// (observer) => {", "f(\n  { a: 1 },\n  async (req) => {").
 		prefix, pn := l[:m[0]], n
-		if before == "" || strings.HasSuffix(before, ",") {
+		stated := ""
+		if before == "" && n > 1 {
+			// A function opening its line below "const f: F =" is f's
+			// value, and F states its parameters' types as on one line.
+			above := strings.TrimRight(stripComment(text[n-2]), " \t")
+			if lhs, ok := strings.CutSuffix(above, "="); ok && !strings.ContainsAny(lhs[max(len(lhs)-1, 0):], "=!<>") {
+				if mm := typedVar.FindStringSubmatch(lhs); mm != nil {
+					stated = mm[1]
+				}
+			}
+		}
+		if stated == "" && (before == "" || strings.HasSuffix(before, ",")) {
 			for k := n - 1; k >= 1 && k > n-20; k-- {
 				if o, _ := callOpen(prefix); o >= 0 {
 					break
@@ -689,6 +702,8 @@ func (te *tsTypeEval) tsCallbackParam(ctx context.Context, r *refLine, text []st
 			t = te.tsOuterReturnType(ctx, r, n) // a function enclosing r's returns the arrow
 		} else if mm := typedVar.FindStringSubmatch(strings.TrimSuffix(before, "=")); mm != nil && strings.HasSuffix(before, "=") {
 			t = mm[1] // const f: F = (x) =>
+		} else if stated != "" {
+			t = stated
 		}
 		if params, in := te.calls.tsCallbackParams(ctx, fid, t); j < len(params) {
 			return params[j], in
