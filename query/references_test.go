@@ -258,6 +258,28 @@ func TestRefsTypeScriptGlobalConstructor(t *testing.T) {
 	wantRefs(t, "NumberConstructor.tolerance", got, map[string]string{at("ts/use.ts", "Number.tolerance"): ""})
 }
 
+// TestRefsTypeScriptLocalTypes: a member of a type declared inside a
+// function is used elsewhere only through what the function returns: not
+// at all when its stated return type does not name the type.
+func TestRefsTypeScriptLocalTypes(t *testing.T) {
+	files := map[string]string{
+		"ts/resolve.ts": "export async function resolve(n: number): Promise<number> {\n  interface Manager {\n    value: number;\n  }\n  const m: Manager = { value: n };\n  return m.value;\n}\n\nexport function make() {\n  interface Box {\n    value: number;\n  }\n  const b: Box = { value: 1 };\n  return b;\n}\n",
+		"ts/use.ts":     "import { make } from './resolve';\n\nexport const v = (it) => it.value;\nexport const w = make().value;\n",
+	}
+	p := refsRepo(t, files)
+	at := func(path, marker string) string { return atLine(t, files, path, marker) }
+	got, _ := refsOf(t, p, "ts/resolve.ts", "resolve.Manager.value")
+	wantRefs(t, "Manager.value", got, map[string]string{
+		at("ts/resolve.ts", "return m.value"): ConfResolved,
+		at("ts/use.ts", "it.value"):           "",
+		at("ts/use.ts", "make().value"):       "",
+	})
+	got, _ = refsOf(t, p, "ts/resolve.ts", "make.Box.value")
+	if got[at("ts/use.ts", "make().value")] == "" {
+		t.Errorf("make.Box.value: %s left out, but make returns a Box (all: %v)", at("ts/use.ts", "make().value"), got)
+	}
+}
+
 // TestRefsPaging: more references than a page are all reachable, page
 // by page, and the answer says how many remain.
 func TestRefsPaging(t *testing.T) {

@@ -34,6 +34,7 @@ const (
 	whyNearer    = "a nearer declaration of the name encloses the use"
 	whyUnreached = "a file that does not import the definition's, directly or through others"
 	whyKey       = "an object's key or a property's declaration, which names no variable, function or type in scope"
+	whyLocalType = "a member of a type declared inside a function whose stated return type does not name it: no value of the type leaves the function"
 )
 
 // Bounds on the import graph read for one lookup: past them every file
@@ -116,6 +117,12 @@ func (sc *scopeRules) judgeFile(ctx context.Context, r *refLine, lang string, d 
 	if loc.ok && (!d.member || loc.kind == extract.KindTest) {
 		return vContra, whyLocalDecl, true, nil
 	}
+	if loc.ok && d.member && isTSLang(d.lang) {
+		stays, err := sc.tsLocalTypeStays(ctx, d, loc)
+		if err != nil || stays {
+			return vContra, whyLocalType, err == nil, err
+		}
+	}
 	if isTSLang(lang) && isTSLang(d.lang) {
 		ok, err := sc.reaches(ctx, r.Path, d.u.Path)
 		if err != nil || !ok {
@@ -123,6 +130,24 @@ func (sc *scopeRules) judgeFile(ctx context.Context, r *refLine, lang string, d 
 		}
 	}
 	return vOpen, "", false, nil
+}
+
+// tsLocalTypeStays reports whether member d belongs to a type declared
+// in the body of function declaration loc whose stated return type does
+// not name the type: a value of it can be typed so in another file only
+// through what the function returns (a type declared in a body cannot be
+// named outside it), so it never is.
+func (sc *scopeRules) tsLocalTypeStays(ctx context.Context, d *refDef, loc localScope) (bool, error) {
+	if loc.kind != extract.KindFunction || d.parent == "" {
+		return false, nil
+	}
+	text, err := sc.rr.text(ctx, d.u.FileID)
+	if err != nil {
+		return false, err
+	}
+	name := loc.qualname[strings.LastIndex(loc.qualname, ".")+1:]
+	_, ret, ok := tsDeclReturn(text, loc.start, name, true)
+	return ok && ret != "" && len(findUses(ret, d.parent)) == 0, nil
 }
 
 // unwrittenVerdicts gives a line that does not hold the name as

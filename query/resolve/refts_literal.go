@@ -418,8 +418,20 @@ func tsArrowLiteral(text []string, start int, name string) (ln, col int, ok bool
 // (1-based) of text, when it states no return type; ok is false for
 // anything else.
 func tsUnstatedReturn(text []string, start int, name string, star bool) (sig sigText, ok bool) {
-	if start < 1 || start > len(text) {
+	sig, ret, ok := tsDeclReturn(text, start, name, star)
+	if !ok || ret != "" {
 		return sigText{}, false
+	}
+	return sig, true
+}
+
+// tsDeclReturn reads the function declaration ("function name(…)", a
+// generator's too when star) on line start (1-based) of text: its
+// signature and the return type it states ("" for none). ok is false
+// when the line declares no such function.
+func tsDeclReturn(text []string, start int, name string, star bool) (sig sigText, ret string, ok bool) {
+	if start < 1 || start > len(text) {
+		return sigText{}, "", false
 	}
 	kw := `function`
 	if star {
@@ -427,19 +439,27 @@ func tsUnstatedReturn(text []string, start int, name string, star bool) (sig sig
 	}
 	decl := regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?` + kw + `\s+` + regexp.QuoteMeta(name) + `\s*[<(]`)
 	if !decl.MatchString(text[start-1]) {
-		return sigText{}, false
+		return sigText{}, "", false
 	}
 	sig = signatureText(text, start, name)
 	h := sig.text[strings.Index(sig.text, name)+len(name):]
 	h = skipTypeArgs(strings.TrimLeft(h, " \t"))
 	if !strings.HasPrefix(h, "(") {
-		return sigText{}, false
+		return sigText{}, "", false
 	}
 	end := closingBracket(h, 0)
-	if end < 0 || !strings.HasPrefix(strings.TrimSpace(h[end+1:]), "{") {
-		return sigText{}, false // a stated return type
+	if end < 0 {
+		return sigText{}, "", false
 	}
-	return sig, true
+	rest := strings.TrimSpace(h[end+1:])
+	if strings.HasPrefix(rest, "{") {
+		return sig, "", true
+	}
+	ret, ok = strings.CutPrefix(rest, ":")
+	if !ok {
+		return sigText{}, "", false
+	}
+	return sig, strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(ret), "{")), true
 }
 
 // tsReturnsLiteral reports whether line start (1-based) of text declares
