@@ -388,10 +388,7 @@ func (lt *tsLiteralTyper) tsOwnReturn(text []string, r *refLine, ln int) bool {
 			}
 			switch l[i] {
 			case '{':
-				fn := strings.Contains(l[:i], "=>") || strings.Contains(l[:i], "function")
-				if m := tsFuncHeader.FindStringSubmatch(l[:i+1]); m != nil && m[1] != "" && !controlWords[m[1]] && m[1] != "await" {
-					fn = true // a method: name(…) {
-				}
+				fn := tsOpensFunction(l, i)
 				open = append(open, fn)
 			case '}':
 				if len(open) > 0 {

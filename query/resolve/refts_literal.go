@@ -462,6 +462,17 @@ func tsDeclReturn(text []string, start int, name string, star bool) (sig sigText
 	return sig, strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(ret), "{")), true
 }
 
+// tsOpensFunction reports whether the '{' at l[i] opens the body of a
+// function (an arrow's, a function expression's, a method's "name(…) {")
+// rather than a block or an object.
+func tsOpensFunction(l string, i int) bool {
+	if strings.Contains(l[:i], "=>") || strings.Contains(l[:i], "function") {
+		return true
+	}
+	m := tsFuncHeader.FindStringSubmatch(l[:i+1])
+	return m != nil && m[1] != "" && !controlWords[m[1]] && m[1] != "await"
+}
+
 // tsReturnsLiteral reports whether line start (1-based) of text declares
 // function name stating no return type, whose every return in its own
 // body (none in a function nested in it) gives an object literal cast to
@@ -483,10 +494,7 @@ func tsReturnsLiteral(text []string, start int, name string) bool {
 			}
 			switch l[i] {
 			case '{':
-				fn := strings.Contains(l[:i], "=>") || strings.Contains(l[:i], "function")
-				if m := tsFuncHeader.FindStringSubmatch(l[:i+1]); m != nil && m[1] != "" && !controlWords[m[1]] && m[1] != "await" {
-					fn = true // a method: name(…) {
-				}
+				fn := tsOpensFunction(l, i)
 				if k == sig.end && len(open) == 0 {
 					fn = false // the function's own body
 				}
