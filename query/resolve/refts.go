@@ -138,7 +138,7 @@ func (ru *tsRules) tsRelatedDecl(ctx context.Context, r *refLine, line string, u
 func (ru *tsRules) tsMergedDecl(ctx context.Context, r *refLine, line string, d *refDef) (bool, error) {
 	switch d.u.Kind {
 	case extract.KindFunction:
-		if r.FileID != d.u.FileID || r.EnclName != "" || d.scope() != "" || !tsFunctionDecl(line, ru.rr.name) {
+		if r.FileID != d.u.FileID || r.EnclName != "" || d.scope() != "" || !tsFunctionDecl(line, ru.rr.name, true) {
 			return false, nil
 		}
 		for _, o := range ru.rr.defs {
@@ -169,18 +169,26 @@ func (ru *tsRules) tsMergedDecl(ctx context.Context, r *refLine, line string, d 
 }
 
 // tsFunctionDecl reports whether line declares function name at its
-// start ("export default function name<", "declare function name(").
-func tsFunctionDecl(line, name string) bool {
+// start ("export default function name<", "declare function name("), a
+// generator ("function* name(") too when star.
+func tsFunctionDecl(line, name string, star bool) bool {
 	t := strings.TrimSpace(line)
 	for _, p := range []string{"export ", "default ", "declare ", "async "} {
 		t = strings.TrimSpace(strings.TrimPrefix(t, p))
 	}
 	t, ok := strings.CutPrefix(t, "function")
-	if !ok {
-		return false
+	if !ok || t == "" || !strings.ContainsRune(" \t*", rune(t[0])) {
+		return false // not the keyword: a name that starts with it
 	}
-	t, ok = strings.CutPrefix(strings.TrimLeft(strings.TrimPrefix(t, "*"), " \t"), name)
-	return ok && (strings.HasPrefix(strings.TrimSpace(t), "(") || strings.HasPrefix(strings.TrimSpace(t), "<"))
+	if g, ok := strings.CutPrefix(t, "*"); ok {
+		if !star {
+			return false
+		}
+		t = g
+	}
+	t, ok = strings.CutPrefix(strings.TrimLeft(t, " \t"), name)
+	t = strings.TrimSpace(t)
+	return ok && (strings.HasPrefix(t, "(") || strings.HasPrefix(t, "<"))
 }
 
 // tsBareMember judges a bare use of member d's name on a TypeScript

@@ -388,8 +388,7 @@ func (lt *tsLiteralTyper) tsOwnReturn(text []string, r *refLine, ln int) bool {
 			}
 			switch l[i] {
 			case '{':
-				fn := tsOpensFunction(l, i)
-				open = append(open, fn)
+				open = append(open, tsOpensFunction(l, i))
 			case '}':
 				if len(open) > 0 {
 					open = open[:len(open)-1]

@@ -433,12 +433,7 @@ func tsDeclReturn(text []string, start int, name string, star bool) (sig sigText
 	if start < 1 || start > len(text) {
 		return sigText{}, "", false
 	}
-	kw := `function`
-	if star {
-		kw = `function\*?`
-	}
-	decl := regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?` + kw + `\s+` + regexp.QuoteMeta(name) + `\s*[<(]`)
-	if !decl.MatchString(text[start-1]) {
+	if !tsFunctionDecl(text[start-1], name, star) {
 		return sigText{}, "", false
 	}
 	sig = signatureText(text, start, name)
