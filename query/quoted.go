@@ -74,21 +74,11 @@ func writtenAsName(tok string) bool {
 	return false
 }
 
-// quotedNames returns, for each file holding any of the names written in
-// text, the share of those names its blocks hold (nil when text writes
-// none that the index holds in at most maxQuotedBlocks blocks).
-func (tc *textChannels) quotedNames(ctx context.Context, text string, sc *scoped) (map[int64]float64, error) {
-	set, err := tc.shareTerms(ctx, quotedTerms(text), maxQuotedNames, maxQuotedBlocks)
-	if err != nil {
-		return nil, err
-	}
-	if set == nil {
-		return nil, nil
-	}
-	if err := tc.resolveShares(ctx, sc, set); err != nil {
-		return nil, err
-	}
-	return set.found, nil
+// quotedNames returns the lookup of the names written in text whose
+// files a share of them lifts; nil when text writes none that the index
+// holds in at most maxQuotedBlocks blocks.
+func (tc *textChannels) quotedNames(ctx context.Context, text string) (*shareSet, error) {
+	return tc.shareTerms(ctx, quotedTerms(text), maxQuotedNames, maxQuotedBlocks)
 }
 
 // shareSet is the terms of one lift whose files are looked up, and what

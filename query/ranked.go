@@ -178,14 +178,16 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 		named = readNamedFiles(text, shape.scope)
 		// ... and, when it writes none the index holds, is made where its
 		// rarest words are written.
-		var quoted map[int64]float64
+		// Whether the text writes a name the index holds is known from
+		// the names' counts, before their files are read: all three
+		// lookups are one read.
+		var quotedSet, rareSet, strSet *shareSet
 		if p.tune.QuotedBoost > 0 {
-			if quoted, err = p.text.quotedNames(ctx, text, sc); err != nil {
+			if quotedSet, err = p.text.quotedNames(ctx, text); err != nil {
 				return err
 			}
 		}
-		var rareSet, strSet *shareSet
-		if p.tune.RareBoost > 0 && concept && quoted == nil {
+		if p.tune.RareBoost > 0 && concept && quotedSet == nil {
 			if rareSet, err = p.text.rareWords(ctx, t.words); err != nil {
 				return err
 			}
@@ -196,8 +198,12 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 				return err
 			}
 		}
-		if err := p.text.resolveShares(ctx, sc, rareSet, strSet); err != nil {
+		if err := p.text.resolveShares(ctx, sc, quotedSet, rareSet, strSet); err != nil {
 			return err
+		}
+		var quoted map[int64]float64
+		if quotedSet != nil {
+			quoted = quotedSet.found // a name held, even where no file in scope holds it
 		}
 		rare, strs := rareSet.shares(), strSet.shares()
 		if quoted != nil || rare != nil || strs != nil {

@@ -36,11 +36,17 @@ const (
 // rareWords returns the lookup of the rarest of words (see maxRareWords)
 // whose files a share of them lifts; nil when none qualifies.
 func (tc *textChannels) rareWords(ctx context.Context, words []string) (*shareSet, error) {
+	return tc.shareTerms(ctx, textTerms(lookupWords(words), true, false), maxRareWords, maxRareBlocks)
+}
+
+// lookupWords returns the words of a text worth looking up for a lift:
+// minRareWord runes or more, not all digits.
+func lookupWords(words []string) []string {
 	var kept []string
 	for _, w := range words {
 		if utf8.RuneCountInString(w) >= minRareWord && !isDigits(w) {
 			kept = append(kept, w)
 		}
 	}
-	return tc.shareTerms(ctx, textTerms(kept, true, false), maxRareWords, maxRareBlocks)
+	return kept
 }

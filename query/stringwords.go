@@ -2,7 +2,6 @@ package query
 
 import (
 	"context"
-	"unicode/utf8"
 
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables/fulltext"
@@ -45,13 +44,7 @@ var stringColumns = []string{"strings"}
 // written: a stem's family costs the read of every word in it, and gained
 // nothing); nil when none is written in any.
 func (tc *textChannels) stringWords(ctx context.Context, words []string, maxBlocks int) (*shareSet, error) {
-	var kept []string
-	for _, w := range words {
-		if utf8.RuneCountInString(w) >= minRareWord && !isDigits(w) {
-			kept = append(kept, w)
-		}
-	}
-	terms := textTerms(kept, false, false)
+	terms := textTerms(lookupWords(words), false, false)
 	if len(terms) == 0 {
 		return nil, nil
 	}
