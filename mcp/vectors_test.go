@@ -108,8 +108,13 @@ func TestSetEmbedderWhileServing(t *testing.T) {
 		testkit.CallOK(t, cs, "codebase_search", map[string]any{"query": "retry failed tasks", "intent": "concept"}, &out)
 		return strings.HasPrefix(out.Vectors, "on (")
 	})
+	// Search turns vectors on with the first surface embedded; the others
+	// follow in the background.
 	var st StatusOut
-	testkit.CallOK(t, cs, "get_status", map[string]any{}, &st)
+	testkit.Eventually(t, 30*time.Second, "every surface embedded", func() bool {
+		testkit.CallOK(t, cs, "get_status", map[string]any{}, &st)
+		return st.Vectors.Model == m.ID() && st.Vectors.Surfaces["code"].Missing == 0
+	})
 	if st.Vectors.Model != m.ID() || st.Vectors.Surfaces["code"].Missing != 0 {
 		t.Errorf("status vectors = %+v", st.Vectors)
 	}
