@@ -10,9 +10,13 @@ import "strings"
 // The lift falls with depth, so in a tree whose sources all sit deep
 // (src/main/java/…) it tells its files apart by little.
 
-// depthPrior lifts a file × (1 + boost / (1 + its directories' count)).
+// Source files only: a changelog, a README or a test at the root is no
+// module's main file.
+
+// depthPrior lifts a source file × (1 + boost / (1 + its directories'
+// count)).
 func (fc *fileCand) depthPrior(boost float64) {
-	if fc.info == nil || boost <= 0 {
+	if fc.info == nil || boost <= 0 || fc.info.test || fc.info.aux || fc.info.prose {
 		return
 	}
 	depth := strings.Count(fc.info.path, "/")

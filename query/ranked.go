@@ -93,9 +93,6 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 			if err != nil {
 				return err
 			}
-			if task {
-				blocks.weight = p.tune.TaskWChunk
-			}
 			// The symbols channel searches the rarest terms by their chunk
 			// counts, within Tuning.SymbolBudget: a long text's common
 			// words cost it the most (their postings in every column are

@@ -130,13 +130,8 @@ type Tuning struct {
 	TaskVerbDrop bool `tune:"task_verb_drop"`
 	// TaskWSymbol replaces WSymbol (doc comments) for task-shaped queries.
 	TaskWSymbol float64 `tune:"task_w_symbol"`
-	// TaskWChunk replaces WChunk (a file's best block) for task-shaped
-	// queries: a change is described by what its one place does, which
-	// one block says; for questions and doc sentences more weight there
-	// lowered the dev split (BENCHMARKS.md).
-	TaskWChunk float64 `tune:"task_w_chunk"`
-	// TaskDepthBoost lifts, for task-shaped queries, a file by how near
-	// the indexed root it is: × (1 + TaskDepthBoost / (1 + its
+	// TaskDepthBoost lifts, for task-shaped queries, a source file by how
+	// near the indexed root it is: × (1 + TaskDepthBoost / (1 + its
 	// directories' count)).
 	TaskDepthBoost float64 `tune:"task_depth_boost"`
 
@@ -208,8 +203,7 @@ func DefaultTuning() Tuning {
 		TaskTestPrior:  0.1,
 		TaskProsePrior: 0.2,
 		TaskWSymbol:    0.5,
-		TaskWChunk:     1.5, // broad task 0.710 -> 0.711 alone, 0.713 with TaskDepthBoost; other kinds and the dev split unchanged
-		TaskDepthBoost: 0.5, // broad task Hit@5 0.834 -> 0.836 (per query); dev split unchanged
+		TaskDepthBoost: 0.5, // source files only; broad task NDCG@10 0.7104 -> 0.7128, Hit@5 0.834 -> 0.837 (per query); 1: Hit@5 0.839, concept -0.0003
 		TaskVerbDrop:   true,
 		NamedPathBoost: 0.5,
 		NamedStemBoost: 0.25,
