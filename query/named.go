@@ -183,11 +183,13 @@ func suffixAt(s, t string) bool {
 	return s == t || strings.HasSuffix(s, "/"+t)
 }
 
-// namedPrior lifts a file the text names: by its path × (1 +
+// namedPrior lifts, for a task-shaped text (named is not nil for one,
+// even when it names nothing), a file the text names: by its path × (1 +
 // NamedPathBoost), by its stem × (1 + NamedStemBoost); one that holds the
 // names the text writes, × (1 + QuotedBoost × their share); one that
-// holds its rarest words, × (1 + RareBoost × their share); and one whose
-// string literals hold its words, × (1 + StringBoost × their share).
+// holds its rarest words, × (1 + RareBoost × their share); one whose
+// string literals hold its words, × (1 + StringBoost × their share); and
+// every file by how near the root it is (depth.go).
 func (fc *fileCand) namedPrior(nf *namedFiles, t *Tuning) {
 	if nf == nil {
 		return
@@ -195,6 +197,7 @@ func (fc *fileCand) namedPrior(nf *namedFiles, t *Tuning) {
 	fc.sharePrior(nf.quoted, t.QuotedBoost, "the names the text writes")
 	fc.sharePrior(nf.rare, t.RareBoost, "the text's rarest words")
 	fc.sharePrior(nf.strs, t.StringBoost, "the text's words in its strings")
+	fc.depthPrior(t.TaskDepthBoost)
 	switch nf.names(fc.info) {
 	case 2:
 		fc.applyPrior(t.NamedPathBoost > 0, 1+t.NamedPathBoost, "named in the text by its path")

@@ -176,6 +176,9 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 		// A change's text names the files it is made in, and writes
 		// the names it changes.
 		named = readNamedFiles(text, shape.scope)
+		if named == nil {
+			named = &namedFiles{} // the task's priors apply all the same
+		}
 		// ... and, when it writes none the index holds, is made where its
 		// rarest words are written.
 		// Whether the text writes a name the index holds is known from
@@ -206,12 +209,7 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 			quoted = quotedSet.found // a name held, even where no file in scope holds it
 		}
 		rare, strs := rareSet.shares(), strSet.shares()
-		if quoted != nil || rare != nil || strs != nil {
-			if named == nil {
-				named = &namedFiles{}
-			}
-			named.quoted, named.rare, named.strs = quoted, rare, strs
-		}
+		named.quoted, named.rare, named.strs = quoted, rare, strs
 	}
 	f := p.fuse(chans, pm, source, named, files, pool, req.Limit)
 	if question && p.tune.WDir > 0 {

@@ -130,6 +130,10 @@ type Tuning struct {
 	TaskVerbDrop bool `tune:"task_verb_drop"`
 	// TaskWSymbol replaces WSymbol (doc comments) for task-shaped queries.
 	TaskWSymbol float64 `tune:"task_w_symbol"`
+	// TaskDepthBoost lifts, for task-shaped queries, a source file by how
+	// near the indexed root it is: × (1 + TaskDepthBoost / (1 + its
+	// directories' count)).
+	TaskDepthBoost float64 `tune:"task_depth_boost"`
 
 	// NamedPathBoost and NamedStemBoost lift, for task-shaped queries, a
 	// file the text names (named.go):
@@ -199,6 +203,7 @@ func DefaultTuning() Tuning {
 		TaskTestPrior:  0.1,
 		TaskProsePrior: 0.2,
 		TaskWSymbol:    0.5,
+		TaskDepthBoost: 0.5, // source files only; broad task NDCG@10 0.7104 -> 0.7128, Hit@5 0.834 -> 0.837 (per query); 1: Hit@5 0.839, concept -0.0003
 		TaskVerbDrop:   true,
 		NamedPathBoost: 0.5,
 		NamedStemBoost: 0.25,
