@@ -203,7 +203,7 @@ func DefaultTuning() Tuning {
 		TaskTestPrior:  0.1,
 		TaskProsePrior: 0.2,
 		TaskWSymbol:    0.5,
-		TaskDepthBoost: 0.5, // source files only; broad task NDCG@10 0.7104 -> 0.7128, Hit@5 0.834 -> 0.837 (per query); 1: Hit@5 0.839, concept -0.0003
+		TaskDepthBoost: 0.5,
 		TaskVerbDrop:   true,
 		NamedPathBoost: 0.5,
 		NamedStemBoost: 0.25,
