@@ -217,6 +217,43 @@ export interface Source<T> {
   ) => void;
 }
 `,
+	"src/keys/args.ts": `export interface Def {
+  type?: string;
+}
+
+export interface CallOpts {
+  type: string;
+  path: string;
+}
+
+function resolve(def: Def & { type: string }, n: number) {}
+
+export function keep<T>(thing: T, dispose: () => void): T {
+  return thing;
+}
+
+export class Maker {
+  make<T extends CallOpts>(opts?: T): void {}
+}
+
+export const maker = new Maker();
+
+export function build(def: Def, url: string) {
+  resolve(
+    { ...def, type: 'query' },
+    1,
+  );
+  maker.make({
+    path: 'x',
+  });
+  return keep(
+    {
+      path: url,
+    },
+    () => {},
+  );
+}
+`,
 }
 
 // TestRefsTypeScriptKeys: a key of an object literal belongs to the
@@ -322,6 +359,19 @@ func TestRefsTypeScriptKeys(t *testing.T) {
 		}},
 		{"src/keys/subject.ts", "Call.signal", map[string]string{
 			at("src/keys/subject.ts", "signal: undefined"): "",
+		}},
+		// A literal on a line of its own after a call's "(" is of the
+		// parameter the callee states; one passed as the callee's own type
+		// parameter is the type the call infers, its own.
+		{"src/keys/args.ts", "CallOpts.type", map[string]string{
+			at("src/keys/args.ts", "{ ...def, type"): "",
+		}},
+		{"src/keys/args.ts", "Def.type", map[string]string{
+			at("src/keys/args.ts", "{ ...def, type"): ConfResolved,
+		}},
+		{"src/keys/args.ts", "CallOpts.path", map[string]string{
+			at("src/keys/args.ts", "path: url"): "",
+			at("src/keys/args.ts", "path: 'x'"): "",
 		}},
 	}
 	for _, c := range cases {

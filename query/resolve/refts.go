@@ -588,9 +588,10 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 		if bl, bc, ok := tsArrowLiteral(text, r.EnclStart, r.EnclName); ok && bl == ln && bc == col {
 			return vContra, whyMember, true, nil // an untyped arrow's literal result: a type of its own
 		}
-		t, fid := ru.lit.tsArgType(ctx, r.FileID, text[ln-1][:col])
+		prefix := tsTextBefore(text, ln, col) // "f(" above a literal on a line of its own
+		t, fid := ru.lit.tsArgKeyType(ctx, r.FileID, prefix)
 		if t == "" {
-			t, fid = ru.lit.tsSuperArgType(ctx, r, text[ln-1][:col])
+			t, fid = ru.lit.tsSuperArgType(ctx, r, prefix)
 		}
 		if t != "" {
 			v, why := ru.tsTypeVerdict(ctx, fid, t, d)

@@ -491,8 +491,8 @@ func (lt *tsLiteralTyper) tsMethodParams(ctx context.Context, id int64, typ, m s
 // tsSigParams returns the stated types of the parameters of the
 // declaration of name sig holds ("name<T>(a: A, b?: B): R"), "" for one
 // without or one naming the declaration's own type parameters (the
-// call infers them from its arguments); nil when sig holds no parameter
-// list.
+// call infers them from its arguments), tsOwnLiteral for one that is
+// such a parameter (tsOwnParam); nil when sig holds no parameter list.
 func tsSigParams(sig, name string) []string {
 	i := strings.Index(sig, name)
 	if i < 0 {
@@ -515,6 +515,9 @@ func tsSigParams(sig, name string) []string {
 		}
 		_, t, _ := strings.Cut(p, ":")
 		t = strings.TrimSpace(tsBeforeDefault(t))
+		if tsOwnParam(t, own) {
+			t = tsOwnLiteral
+		}
 		for _, tp := range own {
 			if tsHasWord(t, tp) {
 				t = "" // inferred from the argument itself
@@ -524,6 +527,21 @@ func tsSigParams(sig, name string) []string {
 		out = append(out, t)
 	}
 	return out
+}
+
+// tsOwnParam reports whether stated parameter type t is one of the
+// callee's own type parameters own ("opts: T", "opts?: T | undefined"):
+// a call's signature is instantiated with the type arguments it infers,
+// and a literal passed there infers T as its own type, whose keys are
+// its own whatever T's constraint.
+func tsOwnParam(t string, own []string) bool {
+	u := tsUnwrap(strings.TrimSpace(t))
+	for _, p := range own {
+		if p != "" && u == p {
+			return true
+		}
+	}
+	return false
 }
 
 // tsBeforeDefault returns a parameter's type t without the default value

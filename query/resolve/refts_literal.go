@@ -27,23 +27,46 @@ var tsCallee = regexp.MustCompile(`(?:^|[^\p{L}\p{N}_$.?!])(new\s+)?(` + tsChain
 // the repository: "fn(a, {" is fn's second parameter. fid is the file
 // the type is written in.
 func (lt *tsLiteralTyper) tsArgType(ctx context.Context, id int64, prefix string) (typ string, fid int64) {
+	typ, fid, _, _ = lt.tsArgDecl(ctx, id, prefix)
+	return typ, fid
+}
+
+// tsArgDecl is tsArgType, with the callee's declared name and whether
+// the call states type arguments ("fn<T>(").
+func (lt *tsLiteralTyper) tsArgDecl(ctx context.Context, id int64, prefix string) (typ string, fid int64, name string, typeArgs bool) {
 	open, arg := callOpen(prefix)
 	if open < 0 {
-		return "", 0
+		return "", 0, "", false
 	}
 	m := callee.FindStringSubmatch(prefix[:open])
 	if m == nil {
-		return "", 0
+		return "", 0, "", false
 	}
 	fid, name, ok := lt.decl.tsDeclFile(ctx, id, m[2])
 	if !ok {
-		return "", 0
+		return "", 0, "", false
 	}
 	params := lt.decl.tsParams(ctx, fid, name, m[1] != "")
 	if arg >= len(params) {
-		return "", 0
+		return "", 0, "", false
 	}
-	return params[arg], fid
+	return params[arg], fid, name, strings.HasSuffix(strings.TrimSpace(prefix[:open]), ">")
+}
+
+// tsArgKeyType returns the type a literal starting after prefix is
+// written for when passed to a function or class of the repository: the
+// parameter's stated type (tsArgType), tsOwnLiteral when that is one of
+// the callee's own type parameters (tsOwnParam) and the call states no
+// type arguments.
+func (lt *tsLiteralTyper) tsArgKeyType(ctx context.Context, id int64, prefix string) (string, int64) {
+	t, fid, name, typeArgs := lt.tsArgDecl(ctx, id, prefix)
+	if t == "" || typeArgs {
+		return t, fid
+	}
+	if tsOwnParam(t, lt.decl.tsDeclParams(ctx, fid, name)) {
+		return tsOwnLiteral, fid
+	}
+	return t, fid
 }
 
 // tsLiteralTarget returns the type the object literal opened at (ln, col)
@@ -137,10 +160,11 @@ func (lt *tsLiteralTyper) tsLiteralType(ctx context.Context, r *refLine, text []
 			return t, in, false
 		}
 	case strings.HasSuffix(before, "(") || strings.HasSuffix(before, ","):
-		if t, fid := lt.tsArgType(ctx, r.FileID, text[ln-1][:col]); t != "" {
+		prefix := tsTextBefore(text, ln, col) // "f(" above a literal on a line of its own
+		if t, fid := lt.tsArgKeyType(ctx, r.FileID, prefix); t != "" {
 			return t, fid, false
 		}
-		if t, fid := lt.tsSuperArgType(ctx, r, text[ln-1][:col]); t != "" {
+		if t, fid := lt.tsSuperArgType(ctx, r, prefix); t != "" {
 			return t, fid, false
 		}
 	}
