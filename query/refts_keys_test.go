@@ -253,6 +253,18 @@ export function build(def: Def, url: string) {
     () => {},
   );
 }
+
+export function mocks() {
+  const make = () => {
+    return {
+      path: 'made',
+    };
+  };
+  const typed = (): CallOpts => {
+    return { type: 't', path: 'typed' };
+  };
+  return [make, typed];
+}
 `,
 }
 
@@ -372,6 +384,12 @@ func TestRefsTypeScriptKeys(t *testing.T) {
 		{"src/keys/args.ts", "CallOpts.path", map[string]string{
 			at("src/keys/args.ts", "path: url"): "",
 			at("src/keys/args.ts", "path: 'x'"): "",
+		}},
+		// A literal an arrow returns that a variable without a type holds,
+		// stating no return type, is a type of its own.
+		{"src/keys/args.ts", "CallOpts.path", map[string]string{
+			at("src/keys/args.ts", "path: 'made'"):    "",
+			at("src/keys/args.ts", "path: 'typed' }"): ConfResolved,
 		}},
 	}
 	for _, c := range cases {

@@ -368,18 +368,22 @@ func tsJoinedLHS(text []string, ln int, lhs string) string {
 // tsOwnReturn reports whether a literal returned on line ln of r's file
 // is a type of its own: the return is in the body of a function
 // declaration ("function f(…) {", not an expression a call or a variable
-// could type) that states no return type, outside any function nested in
-// it.
+// could type) or of an arrow a variable without a type holds ("const f =
+// (…) => {"), stating no return type, outside any function nested in it.
 func (lt *tsLiteralTyper) tsOwnReturn(text []string, r *refLine, ln int) bool {
 	if ln > len(text) || r.EnclName == "" {
 		return false
 	}
-	sig, ok := tsUnstatedReturn(text, r.EnclStart, r.EnclName, true)
-	if !ok {
+	body := 0 // the line the function's body opens on
+	if sig, ok := tsUnstatedReturn(text, r.EnclStart, r.EnclName, true); ok {
+		body = sig.end
+	} else if bl, _, paren, ok := tsArrowBody(text, r.EnclStart, r.EnclName); ok && !paren {
+		body = bl
+	} else {
 		return false
 	}
 	var open []bool // the blocks open at ln: a nested function's?
-	for k := sig.end; k < ln; k++ {
+	for k := body; k < ln; k++ {
 		l := stripComment(text[k-1])
 		var quote byte
 		for i := 0; i < len(l); i++ {

@@ -371,13 +371,22 @@ func (lt *tsLiteralTyper) tsLiteralMethodReturn(ctx context.Context, r *refLine,
 // ("const f = <T>(a) => ({"): the literal is a type of its own, and so
 // is what a call of f gives. ln and col locate the literal's '{'.
 func tsArrowLiteral(text []string, start int, name string) (ln, col int, ok bool) {
+	ln, col, paren, ok := tsArrowBody(text, start, name)
+	return ln, col, ok && paren
+}
+
+// tsArrowBody reports whether line start (1-based) of text declares name
+// as an untyped variable whose initializer is an arrow function stating
+// no return type whose body is a block ("const f = (a) => {") or, paren,
+// an object literal ("=> ({"): ln and col locate the body's '{'.
+func tsArrowBody(text []string, start int, name string) (ln, col int, paren, ok bool) {
 	if start < 1 || start > len(text) {
-		return 0, 0, false
+		return 0, 0, false, false
 	}
 	head := regexp.MustCompile(`^\s*(?:export\s+)?(?:const|let|var)\s+` + regexp.QuoteMeta(name) + `\s*=\s*(?:async\s*)?`)
 	m := head.FindStringIndex(text[start-1])
 	if m == nil {
-		return 0, 0, false
+		return 0, 0, false, false
 	}
 	// Join the lines of the arrow's head, each line's offset kept.
 	var b strings.Builder
@@ -402,39 +411,39 @@ func tsArrowLiteral(text []string, start int, name string) (ln, col int, ok bool
 	if strings.HasPrefix(j[i:], "<") {
 		rest := skipTypeArgs(j[i:])
 		if rest == "" {
-			return 0, 0, false
+			return 0, 0, false, false
 		}
 		i = len(j) - len(rest)
 		skip()
 	}
 	if !strings.HasPrefix(j[i:], "(") {
-		return 0, 0, false
+		return 0, 0, false, false
 	}
 	end := closingBracket(j, i)
 	if end < 0 {
-		return 0, 0, false
+		return 0, 0, false, false
 	}
 	i = end + 1
 	skip()
 	if !strings.HasPrefix(j[i:], "=>") {
-		return 0, 0, false // a stated return type, or no arrow
+		return 0, 0, false, false // a stated return type, or no arrow
 	}
 	i += 2
 	skip()
-	if !strings.HasPrefix(j[i:], "(") {
-		return 0, 0, false
+	if strings.HasPrefix(j[i:], "(") {
+		paren = true
+		i++
+		skip()
 	}
-	i++
-	skip()
 	if !strings.HasPrefix(j[i:], "{") {
-		return 0, 0, false
+		return 0, 0, false, false
 	}
 	for k := len(offs) - 1; k >= 0; k-- {
 		if offs[k] <= i {
-			return start + k, i - offs[k], true
+			return start + k, i - offs[k], paren, true
 		}
 	}
-	return 0, 0, false
+	return 0, 0, false, false
 }
 
 // tsUnstatedReturn returns the signature of the function declaration
