@@ -265,6 +265,20 @@ export function mocks() {
   };
   return [make, typed];
 }
+
+export function pattern({ path }: CallOpts, { type }) {
+  return [path, type];
+}
+
+export interface Hooks {
+  pick?: (opts: { path: string }) => string;
+  take?: (opts: CallOpts) => string;
+}
+
+export const hooks: Hooks = {
+  pick: ({ path }) => path,
+  take: ({ path }) => path,
+};
 `,
 }
 
@@ -390,6 +404,18 @@ func TestRefsTypeScriptKeys(t *testing.T) {
 		{"src/keys/args.ts", "CallOpts.path", map[string]string{
 			at("src/keys/args.ts", "path: 'made'"):    "",
 			at("src/keys/args.ts", "path: 'typed' }"): ConfResolved,
+		}},
+		// A parameter's destructuring pattern names the members of the
+		// parameter's type: its annotation, the function type the member
+		// a key's arrow is the value of states; a declaration's parameter
+		// without a type is any.
+		{"src/keys/args.ts", "CallOpts.path", map[string]string{
+			at("src/keys/args.ts", "pattern({ path }"): ConfResolved,
+			at("src/keys/args.ts", "pick: ({ path })"): "",
+			at("src/keys/args.ts", "take: ({ path })"): ConfResolved,
+		}},
+		{"src/keys/args.ts", "CallOpts.type", map[string]string{
+			at("src/keys/args.ts", "pattern({ path }"): "",
 		}},
 	}
 	for _, c := range cases {

@@ -535,6 +535,25 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 	if !ok {
 		return vOpen, "", false, nil
 	}
+	if typ, decl, j, head, ok := tsParamPattern(text, ln, col); ok {
+		// A parameter's destructuring pattern: the parameter's type.
+		if typ == "" && decl {
+			return vContra, whyAny, true, nil // a declaration's parameter without a type
+		}
+		in := r.FileID
+		if typ == "" {
+			hl := ln
+			if strings.TrimSpace(text[ln-1][:col]) == "" {
+				hl = ln - 1
+			}
+			typ, in = ru.lit.tsKeyArrowParam(ctx, r, text, hl, head, j)
+		}
+		if typ == "" {
+			return vOpen, "", false, nil
+		}
+		v, why := ru.tsTypeVerdict(ctx, in, typ, d)
+		return v, why, v != vOpen, nil
+	}
 	t, from := castAfter(text, ln, col)
 	in := r.FileID
 	if chain := tsChainSep.Split(from, -1); t == "" && from != "" && len(chain) == 1 {

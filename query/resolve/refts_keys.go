@@ -622,3 +622,106 @@ func tsMethodKey(line string, u useAt, name string) bool {
 // tsMethodOpen matches what follows a method's name: type parameters and
 // the parameter list's '('.
 var tsMethodOpen = regexp.MustCompile(`^\s*(?:<[^()]*>)?\s*\(`)
+
+// tsDeclHead matches the text before a function declaration's parameter
+// list, the statement's start: "export async function name<T>".
+var tsDeclHead = regexp.MustCompile(`^\s*(?:export\s+(?:default\s+)?)?(?:async\s+)?function\s*\*?\s*[\p{L}_$][\p{L}\p{N}_$]*\s*(?:<[^()]*>)?\s*$`)
+
+// tsParamPattern reads the destructuring pattern opened at (ln, col) of
+// text when it is a parameter of a function ("function f({ a }: T) {",
+// "({ a }) =>", a method's "m({ a }) {"): typ is the type annotated after
+// it, decl whether the function is a declaration (whose parameters have
+// no contextual type: one without a type is any), j the parameter's
+// index and head the text before the parameter list's '('. ok is false
+// for anything else (a literal passed as an argument) and for a pattern
+// with a default value, whose type the default gives.
+func tsParamPattern(text []string, ln, col int) (typ string, decl bool, j int, head string, ok bool) {
+	prefix := tsTextBefore(text, ln, col)
+	if !strings.HasSuffix(prefix, "(") && !strings.HasSuffix(prefix, ",") {
+		return "", false, 0, "", false
+	}
+	open, j := callOpen(prefix)
+	if open < 0 {
+		return "", false, 0, "", false
+	}
+	head = prefix[:open]
+	var b strings.Builder
+	b.WriteString(stripComment(text[ln-1])[col:])
+	for k := ln + 1; k <= len(text) && k < ln+20; k++ {
+		b.WriteByte('\n')
+		b.WriteString(stripComment(text[k-1]))
+	}
+	s := b.String()
+	pe := closingBracket(s, 0)
+	if pe < 0 {
+		return "", false, 0, "", false
+	}
+	rest := s[pe+1:]
+	d, end, sep := 0, -1, -1
+	for i := 0; i < len(rest) && end < 0; i++ {
+		switch c := rest[i]; c {
+		case '(', '[', '{':
+			d++
+		case ']', '}':
+			d--
+		case ')':
+			if d == 0 {
+				end = i
+			}
+			d--
+		case ',':
+			if d == 0 && sep < 0 {
+				sep = i
+			}
+		}
+	}
+	if end < 0 {
+		return "", false, 0, "", false
+	}
+	if sep < 0 {
+		sep = end
+	}
+	param := strings.TrimSpace(rest[:sep])
+	if strings.HasPrefix(param, "=") {
+		return "", false, 0, "", false // a default value's type
+	}
+	if t, annotated := strings.CutPrefix(param, ":"); annotated {
+		typ = strings.TrimSpace(tsBeforeDefault(t))
+	}
+	decl = tsDeclHead.MatchString(head)
+	after := strings.TrimSpace(rest[end+1:])
+	if !strings.HasPrefix(after, "=>") && !strings.HasPrefix(after, "{") && !(decl && strings.HasPrefix(after, ":")) {
+		return "", false, 0, "", false // a call's argument, not a parameter
+	}
+	return typ, decl, j, head, true
+}
+
+// tsKeyArrowParam returns the type of parameter j of an arrow that is the
+// value of a key of an object literal ("key: ({ a }) =>", head the text
+// before its '(' on line hl), as the member of the literal's type the key
+// names states its function type, and the file it is written in.
+func (lt *tsLiteralTyper) tsKeyArrowParam(ctx context.Context, r *refLine, text []string, hl int, head string, j int) (string, int64) {
+	h := strings.TrimRight(head, " \t")
+	h = strings.TrimRight(strings.TrimSuffix(h, "async"), " \t")
+	key := tsKeyBefore.FindStringSubmatchIndex(h)
+	if key == nil || key[4] >= 0 {
+		return "", 0
+	}
+	oln, ocol, ok := openingBrace(text, hl, key[2])
+	if !ok {
+		return "", 0
+	}
+	t, in, outside := lt.tsLiteralType(ctx, r, text, oln, ocol, 1)
+	if outside || t == "" {
+		return "", 0
+	}
+	t, in = lt.eval.tsIndexedType(ctx, in, t)
+	mt, min, foreign := lt.eval.tsMemberType(ctx, in, t, h[key[2]:key[3]])
+	if foreign || mt == "" {
+		return "", 0
+	}
+	if params, pin := lt.eval.tsFuncParams(ctx, min, tsUnwrap(mt)); j < len(params) {
+		return params[j], pin
+	}
+	return "", 0
+}

@@ -132,6 +132,9 @@ func (lt *tsLiteralTyper) tsLiteralTarget(ctx context.Context, r *refLine, text 
 // for: what tsLiteralKey reads (a cast, a typed variable, a return, a
 // repository function's parameter), else tsLiteralTarget.
 func (lt *tsLiteralTyper) tsLiteralType(ctx context.Context, r *refLine, text []string, ln, col, depth int) (string, int64, bool) {
+	if t, _, _, _, ok := tsParamPattern(text, ln, col); ok {
+		return t, r.FileID, false // a parameter's destructuring pattern: its annotation
+	}
 	if t, from := castAfter(text, ln, col); t != "" {
 		return t, r.FileID, false
 	} else if from != "" {
