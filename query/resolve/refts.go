@@ -548,11 +548,10 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 			}
 			typ, in = ru.lit.tsKeyArrowParam(ctx, r, text, hl, head, j)
 		}
-		if typ == "" {
-			return vOpen, "", false, nil
+		if typ != "" {
+			v, why := ru.tsTypeVerdict(ctx, in, typ, d)
+			return v, why, v != vOpen, nil
 		}
-		v, why := ru.tsTypeVerdict(ctx, in, typ, d)
-		return v, why, v != vOpen, nil
 	}
 	t, from := castAfter(text, ln, col)
 	in := r.FileID
