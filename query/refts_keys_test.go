@@ -217,6 +217,69 @@ export interface Source<T> {
   ) => void;
 }
 `,
+	"src/keys/args.ts": `export interface Def {
+  type?: string;
+}
+
+export interface CallOpts {
+  type: string;
+  path: string;
+}
+
+function resolve(def: Def & { type: string }, n: number) {}
+
+export function keep<T>(thing: T, dispose: () => void): T {
+  return thing;
+}
+
+export class Maker {
+  make<T extends CallOpts>(opts?: T): void {}
+}
+
+export const maker = new Maker();
+
+export function build(def: Def, url: string) {
+  resolve(
+    { ...def, type: 'query' },
+    1,
+  );
+  maker.make({
+    path: 'x',
+  });
+  return keep(
+    {
+      path: url,
+    },
+    () => {},
+  );
+}
+
+export function mocks() {
+  const make = () => {
+    return {
+      path: 'made',
+    };
+  };
+  const typed = (): CallOpts => {
+    return { type: 't', path: 'typed' };
+  };
+  return [make, typed];
+}
+
+export function pattern({ path }: CallOpts, { type }) {
+  return [path, type];
+}
+
+export interface Hooks {
+  pick?: (opts: { path: string }) => string;
+  take?: (opts: CallOpts) => string;
+}
+
+export const hooks: Hooks = {
+  pick: ({ path }) => path,
+  take: ({ path }) => path,
+};
+`,
 }
 
 // TestRefsTypeScriptKeys: a key of an object literal belongs to the
@@ -322,6 +385,37 @@ func TestRefsTypeScriptKeys(t *testing.T) {
 		}},
 		{"src/keys/subject.ts", "Call.signal", map[string]string{
 			at("src/keys/subject.ts", "signal: undefined"): "",
+		}},
+		// A literal on a line of its own after a call's "(" is of the
+		// parameter the callee states; one passed as the callee's own type
+		// parameter is the type the call infers, its own.
+		{"src/keys/args.ts", "CallOpts.type", map[string]string{
+			at("src/keys/args.ts", "{ ...def, type"): "",
+		}},
+		{"src/keys/args.ts", "Def.type", map[string]string{
+			at("src/keys/args.ts", "{ ...def, type"): ConfResolved,
+		}},
+		{"src/keys/args.ts", "CallOpts.path", map[string]string{
+			at("src/keys/args.ts", "path: url"): "",
+			at("src/keys/args.ts", "path: 'x'"): "",
+		}},
+		// A literal an arrow returns that a variable without a type holds,
+		// stating no return type, is a type of its own.
+		{"src/keys/args.ts", "CallOpts.path", map[string]string{
+			at("src/keys/args.ts", "path: 'made'"):    "",
+			at("src/keys/args.ts", "path: 'typed' }"): ConfResolved,
+		}},
+		// A parameter's destructuring pattern names the members of the
+		// parameter's type: its annotation, the function type the member
+		// a key's arrow is the value of states; a declaration's parameter
+		// without a type is any.
+		{"src/keys/args.ts", "CallOpts.path", map[string]string{
+			at("src/keys/args.ts", "pattern({ path }"): ConfResolved,
+			at("src/keys/args.ts", "pick: ({ path })"): "",
+			at("src/keys/args.ts", "take: ({ path })"): ConfResolved,
+		}},
+		{"src/keys/args.ts", "CallOpts.type", map[string]string{
+			at("src/keys/args.ts", "pattern({ path }"): "",
 		}},
 	}
 	for _, c := range cases {

@@ -535,6 +535,24 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 	if !ok {
 		return vOpen, "", false, nil
 	}
+	if typ, decl, j, head, ok := tsParamPattern(text, ln, col); ok {
+		// A parameter's destructuring pattern: the parameter's type.
+		if typ == "" && decl {
+			return vContra, whyAny, true, nil // a declaration's parameter without a type
+		}
+		in := r.FileID
+		if typ == "" {
+			hl := ln
+			if strings.TrimSpace(text[ln-1][:col]) == "" {
+				hl = ln - 1
+			}
+			typ, in = ru.lit.tsKeyArrowParam(ctx, r, text, hl, head, j)
+		}
+		if typ != "" {
+			v, why := ru.tsTypeVerdict(ctx, in, typ, d)
+			return v, why, v != vOpen, nil
+		}
+	}
 	t, from := castAfter(text, ln, col)
 	in := r.FileID
 	if chain := tsChainSep.Split(from, -1); t == "" && from != "" && len(chain) == 1 {
@@ -588,9 +606,10 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 		if bl, bc, ok := tsArrowLiteral(text, r.EnclStart, r.EnclName); ok && bl == ln && bc == col {
 			return vContra, whyMember, true, nil // an untyped arrow's literal result: a type of its own
 		}
-		t, fid := ru.lit.tsArgType(ctx, r.FileID, text[ln-1][:col])
+		prefix := tsTextBefore(text, ln, col) // "f(" above a literal on a line of its own
+		t, fid := ru.lit.tsArgKeyType(ctx, r.FileID, prefix)
 		if t == "" {
-			t, fid = ru.lit.tsSuperArgType(ctx, r, text[ln-1][:col])
+			t, fid = ru.lit.tsSuperArgType(ctx, r, prefix)
 		}
 		if t != "" {
 			v, why := ru.tsTypeVerdict(ctx, fid, t, d)

@@ -368,18 +368,22 @@ func tsJoinedLHS(text []string, ln int, lhs string) string {
 // tsOwnReturn reports whether a literal returned on line ln of r's file
 // is a type of its own: the return is in the body of a function
 // declaration ("function f(…) {", not an expression a call or a variable
-// could type) that states no return type, outside any function nested in
-// it.
+// could type) or of an arrow a variable without a type holds ("const f =
+// (…) => {"), stating no return type, outside any function nested in it.
 func (lt *tsLiteralTyper) tsOwnReturn(text []string, r *refLine, ln int) bool {
 	if ln > len(text) || r.EnclName == "" {
 		return false
 	}
-	sig, ok := tsUnstatedReturn(text, r.EnclStart, r.EnclName, true)
-	if !ok {
+	body := 0 // the line the function's body opens on
+	if sig, ok := tsUnstatedReturn(text, r.EnclStart, r.EnclName, true); ok {
+		body = sig.end
+	} else if bl, _, paren, ok := tsArrowBody(text, r.EnclStart, r.EnclName); ok && !paren {
+		body = bl
+	} else {
 		return false
 	}
 	var open []bool // the blocks open at ln: a nested function's?
-	for k := sig.end; k < ln; k++ {
+	for k := body; k < ln; k++ {
 		l := stripComment(text[k-1])
 		var quote byte
 		for i := 0; i < len(l); i++ {
@@ -491,8 +495,8 @@ func (lt *tsLiteralTyper) tsMethodParams(ctx context.Context, id int64, typ, m s
 // tsSigParams returns the stated types of the parameters of the
 // declaration of name sig holds ("name<T>(a: A, b?: B): R"), "" for one
 // without or one naming the declaration's own type parameters (the
-// call infers them from its arguments); nil when sig holds no parameter
-// list.
+// call infers them from its arguments), tsOwnLiteral for one that is
+// such a parameter (tsOwnParam); nil when sig holds no parameter list.
 func tsSigParams(sig, name string) []string {
 	i := strings.Index(sig, name)
 	if i < 0 {
@@ -515,6 +519,9 @@ func tsSigParams(sig, name string) []string {
 		}
 		_, t, _ := strings.Cut(p, ":")
 		t = strings.TrimSpace(tsBeforeDefault(t))
+		if tsOwnParam(t, own) {
+			t = tsOwnLiteral
+		}
 		for _, tp := range own {
 			if tsHasWord(t, tp) {
 				t = "" // inferred from the argument itself
@@ -524,6 +531,21 @@ func tsSigParams(sig, name string) []string {
 		out = append(out, t)
 	}
 	return out
+}
+
+// tsOwnParam reports whether stated parameter type t is one of the
+// callee's own type parameters own ("opts: T", "opts?: T | undefined"):
+// a call's signature is instantiated with the type arguments it infers,
+// and a literal passed there infers T as its own type, whose keys are
+// its own whatever T's constraint.
+func tsOwnParam(t string, own []string) bool {
+	u := tsUnwrap(strings.TrimSpace(t))
+	for _, p := range own {
+		if p != "" && u == p {
+			return true
+		}
+	}
+	return false
 }
 
 // tsBeforeDefault returns a parameter's type t without the default value
@@ -600,3 +622,106 @@ func tsMethodKey(line string, u useAt, name string) bool {
 // tsMethodOpen matches what follows a method's name: type parameters and
 // the parameter list's '('.
 var tsMethodOpen = regexp.MustCompile(`^\s*(?:<[^()]*>)?\s*\(`)
+
+// tsDeclHead matches the text before a function declaration's parameter
+// list, the statement's start: "export async function name<T>".
+var tsDeclHead = regexp.MustCompile(`^\s*(?:export\s+(?:default\s+)?)?(?:async\s+)?function\s*\*?\s*[\p{L}_$][\p{L}\p{N}_$]*\s*(?:<[^()]*>)?\s*$`)
+
+// tsParamPattern reads the destructuring pattern opened at (ln, col) of
+// text when it is a parameter of a function ("function f({ a }: T) {",
+// "({ a }) =>", a method's "m({ a }) {"): typ is the type annotated after
+// it, decl whether the function is a declaration (whose parameters have
+// no contextual type: one without a type is any), j the parameter's
+// index and head the text before the parameter list's '('. ok is false
+// for anything else (a literal passed as an argument) and for a pattern
+// with a default value, whose type the default gives.
+func tsParamPattern(text []string, ln, col int) (typ string, decl bool, j int, head string, ok bool) {
+	prefix := tsTextBefore(text, ln, col)
+	if !strings.HasSuffix(prefix, "(") && !strings.HasSuffix(prefix, ",") {
+		return "", false, 0, "", false
+	}
+	open, j := callOpen(prefix)
+	if open < 0 {
+		return "", false, 0, "", false
+	}
+	head = prefix[:open]
+	var b strings.Builder
+	b.WriteString(stripComment(text[ln-1])[col:])
+	for k := ln + 1; k <= len(text) && k < ln+20; k++ {
+		b.WriteByte('\n')
+		b.WriteString(stripComment(text[k-1]))
+	}
+	s := b.String()
+	pe := closingBracket(s, 0)
+	if pe < 0 {
+		return "", false, 0, "", false
+	}
+	rest := s[pe+1:]
+	d, end, sep := 0, -1, -1
+	for i := 0; i < len(rest) && end < 0; i++ {
+		switch c := rest[i]; c {
+		case '(', '[', '{':
+			d++
+		case ']', '}':
+			d--
+		case ')':
+			if d == 0 {
+				end = i
+			}
+			d--
+		case ',':
+			if d == 0 && sep < 0 {
+				sep = i
+			}
+		}
+	}
+	if end < 0 {
+		return "", false, 0, "", false
+	}
+	if sep < 0 {
+		sep = end
+	}
+	param := strings.TrimSpace(rest[:sep])
+	if strings.HasPrefix(param, "=") {
+		return "", false, 0, "", false // a default value's type
+	}
+	if t, annotated := strings.CutPrefix(param, ":"); annotated {
+		typ = strings.TrimSpace(tsBeforeDefault(t))
+	}
+	decl = tsDeclHead.MatchString(head)
+	after := strings.TrimSpace(rest[end+1:])
+	if !strings.HasPrefix(after, "=>") && !strings.HasPrefix(after, "{") && !(decl && strings.HasPrefix(after, ":")) {
+		return "", false, 0, "", false // a call's argument, not a parameter
+	}
+	return typ, decl, j, head, true
+}
+
+// tsKeyArrowParam returns the type of parameter j of an arrow that is the
+// value of a key of an object literal ("key: ({ a }) =>", head the text
+// before its '(' on line hl), as the member of the literal's type the key
+// names states its function type, and the file it is written in.
+func (lt *tsLiteralTyper) tsKeyArrowParam(ctx context.Context, r *refLine, text []string, hl int, head string, j int) (string, int64) {
+	h := strings.TrimRight(head, " \t")
+	h = strings.TrimRight(strings.TrimSuffix(h, "async"), " \t")
+	key := tsKeyBefore.FindStringSubmatchIndex(h)
+	if key == nil || key[4] >= 0 {
+		return "", 0
+	}
+	oln, ocol, ok := openingBrace(text, hl, key[2])
+	if !ok {
+		return "", 0
+	}
+	t, in, outside := lt.tsLiteralType(ctx, r, text, oln, ocol, 1)
+	if outside || t == "" {
+		return "", 0
+	}
+	t, in = lt.eval.tsIndexedType(ctx, in, t)
+	mt, min, foreign := lt.eval.tsMemberType(ctx, in, t, h[key[2]:key[3]])
+	if foreign || mt == "" {
+		return "", 0
+	}
+	if params, pin := lt.eval.tsFuncParams(ctx, min, tsUnwrap(mt)); j < len(params) {
+		return params[j], pin
+	}
+	return "", 0
+}

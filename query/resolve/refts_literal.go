@@ -27,23 +27,46 @@ var tsCallee = regexp.MustCompile(`(?:^|[^\p{L}\p{N}_$.?!])(new\s+)?(` + tsChain
 // the repository: "fn(a, {" is fn's second parameter. fid is the file
 // the type is written in.
 func (lt *tsLiteralTyper) tsArgType(ctx context.Context, id int64, prefix string) (typ string, fid int64) {
+	typ, fid, _, _ = lt.tsArgDecl(ctx, id, prefix)
+	return typ, fid
+}
+
+// tsArgDecl is tsArgType, with the callee's declared name and whether
+// the call states type arguments ("fn<T>(").
+func (lt *tsLiteralTyper) tsArgDecl(ctx context.Context, id int64, prefix string) (typ string, fid int64, name string, typeArgs bool) {
 	open, arg := callOpen(prefix)
 	if open < 0 {
-		return "", 0
+		return "", 0, "", false
 	}
 	m := callee.FindStringSubmatch(prefix[:open])
 	if m == nil {
-		return "", 0
+		return "", 0, "", false
 	}
 	fid, name, ok := lt.decl.tsDeclFile(ctx, id, m[2])
 	if !ok {
-		return "", 0
+		return "", 0, "", false
 	}
 	params := lt.decl.tsParams(ctx, fid, name, m[1] != "")
 	if arg >= len(params) {
-		return "", 0
+		return "", 0, "", false
 	}
-	return params[arg], fid
+	return params[arg], fid, name, strings.HasSuffix(strings.TrimSpace(prefix[:open]), ">")
+}
+
+// tsArgKeyType returns the type a literal starting after prefix is
+// written for when passed to a function or class of the repository: the
+// parameter's stated type (tsArgType), tsOwnLiteral when that is one of
+// the callee's own type parameters (tsOwnParam) and the call states no
+// type arguments.
+func (lt *tsLiteralTyper) tsArgKeyType(ctx context.Context, id int64, prefix string) (string, int64) {
+	t, fid, name, typeArgs := lt.tsArgDecl(ctx, id, prefix)
+	if t == "" || typeArgs {
+		return t, fid
+	}
+	if tsOwnParam(t, lt.decl.tsDeclParams(ctx, fid, name)) {
+		return tsOwnLiteral, fid
+	}
+	return t, fid
 }
 
 // tsLiteralTarget returns the type the object literal opened at (ln, col)
@@ -109,6 +132,9 @@ func (lt *tsLiteralTyper) tsLiteralTarget(ctx context.Context, r *refLine, text 
 // for: what tsLiteralKey reads (a cast, a typed variable, a return, a
 // repository function's parameter), else tsLiteralTarget.
 func (lt *tsLiteralTyper) tsLiteralType(ctx context.Context, r *refLine, text []string, ln, col, depth int) (string, int64, bool) {
+	if t, _, _, _, ok := tsParamPattern(text, ln, col); ok {
+		return t, r.FileID, false // a parameter's destructuring pattern: its annotation
+	}
 	if t, from := castAfter(text, ln, col); t != "" {
 		return t, r.FileID, false
 	} else if from != "" {
@@ -137,10 +163,11 @@ func (lt *tsLiteralTyper) tsLiteralType(ctx context.Context, r *refLine, text []
 			return t, in, false
 		}
 	case strings.HasSuffix(before, "(") || strings.HasSuffix(before, ","):
-		if t, fid := lt.tsArgType(ctx, r.FileID, text[ln-1][:col]); t != "" {
+		prefix := tsTextBefore(text, ln, col) // "f(" above a literal on a line of its own
+		if t, fid := lt.tsArgKeyType(ctx, r.FileID, prefix); t != "" {
 			return t, fid, false
 		}
-		if t, fid := lt.tsSuperArgType(ctx, r, text[ln-1][:col]); t != "" {
+		if t, fid := lt.tsSuperArgType(ctx, r, prefix); t != "" {
 			return t, fid, false
 		}
 	}
@@ -347,13 +374,22 @@ func (lt *tsLiteralTyper) tsLiteralMethodReturn(ctx context.Context, r *refLine,
 // ("const f = <T>(a) => ({"): the literal is a type of its own, and so
 // is what a call of f gives. ln and col locate the literal's '{'.
 func tsArrowLiteral(text []string, start int, name string) (ln, col int, ok bool) {
+	ln, col, paren, ok := tsArrowBody(text, start, name)
+	return ln, col, ok && paren
+}
+
+// tsArrowBody reports whether line start (1-based) of text declares name
+// as an untyped variable whose initializer is an arrow function stating
+// no return type whose body is a block ("const f = (a) => {") or, paren,
+// an object literal ("=> ({"): ln and col locate the body's '{'.
+func tsArrowBody(text []string, start int, name string) (ln, col int, paren, ok bool) {
 	if start < 1 || start > len(text) {
-		return 0, 0, false
+		return 0, 0, false, false
 	}
 	head := regexp.MustCompile(`^\s*(?:export\s+)?(?:const|let|var)\s+` + regexp.QuoteMeta(name) + `\s*=\s*(?:async\s*)?`)
 	m := head.FindStringIndex(text[start-1])
 	if m == nil {
-		return 0, 0, false
+		return 0, 0, false, false
 	}
 	// Join the lines of the arrow's head, each line's offset kept.
 	var b strings.Builder
@@ -378,39 +414,39 @@ func tsArrowLiteral(text []string, start int, name string) (ln, col int, ok bool
 	if strings.HasPrefix(j[i:], "<") {
 		rest := skipTypeArgs(j[i:])
 		if rest == "" {
-			return 0, 0, false
+			return 0, 0, false, false
 		}
 		i = len(j) - len(rest)
 		skip()
 	}
 	if !strings.HasPrefix(j[i:], "(") {
-		return 0, 0, false
+		return 0, 0, false, false
 	}
 	end := closingBracket(j, i)
 	if end < 0 {
-		return 0, 0, false
+		return 0, 0, false, false
 	}
 	i = end + 1
 	skip()
 	if !strings.HasPrefix(j[i:], "=>") {
-		return 0, 0, false // a stated return type, or no arrow
+		return 0, 0, false, false // a stated return type, or no arrow
 	}
 	i += 2
 	skip()
-	if !strings.HasPrefix(j[i:], "(") {
-		return 0, 0, false
+	if strings.HasPrefix(j[i:], "(") {
+		paren = true
+		i++
+		skip()
 	}
-	i++
-	skip()
 	if !strings.HasPrefix(j[i:], "{") {
-		return 0, 0, false
+		return 0, 0, false, false
 	}
 	for k := len(offs) - 1; k >= 0; k-- {
 		if offs[k] <= i {
-			return start + k, i - offs[k], true
+			return start + k, i - offs[k], paren, true
 		}
 	}
-	return 0, 0, false
+	return 0, 0, false, false
 }
 
 // tsUnstatedReturn returns the signature of the function declaration
