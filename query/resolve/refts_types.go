@@ -332,6 +332,11 @@ func (te *tsTypeEval) tsOuterParam(ctx context.Context, r *refLine, v string) (t
 			return "", 0
 		}
 		sig := signatureText(text, d.u.Start, d.u.Name).text
+		if ps, ok := tsBoundFuncParams(sig, d.u.Name); ok {
+			if t, ok := ps[v]; ok {
+				return tsArrowStated(t), in // an outer function expression's parameter
+			}
+		}
 		if t, ok := paramNames(sig, d.u.Name)[v]; ok {
 			if t == "" {
 				t, in = te.lit.tsLiteralMethodParam(ctx, r, d.u.Start, d.u.Name, v)
@@ -552,6 +557,11 @@ func (te *tsTypeEval) tsTypeOf(ctx context.Context, r *refLine, v string) (strin
 func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *refLine, v string) (string, int64) {
 	if t := te.rr.typeOf(ctx, r, v); t != "" {
 		return te.tsUtility(ctx, r.FileID, te.tsWithArgs(ctx, r, v, t))
+	}
+	if text, err := te.rr.text(ctx, r.FileID); err == nil {
+		if t := tsArrowParamType(text, r, v); t != "" {
+			return te.tsUtility(ctx, r.FileID, t)
+		}
 	}
 	if t := te.lit.tsLocalAnnotation(ctx, r, v); t != "" && len(tsSplitTop(tsUnwrap(t), "|")) == 1 {
 		// "let v: T;", assigned below it: T, through an indexed access
@@ -1155,4 +1165,97 @@ func tsIndexOf(e string) (recv, index string, ok bool) {
 		}
 	}
 	return "", "", false
+}
+
+// tsBoundFuncParams returns the stated types of the parameters of the
+// function expression sig binds to name ("const name = (a: A) =>",
+// "name = async <T>(b: B<T>): R =>", "const name = function (c: C)"),
+// whole, by parameter name ("" for one without); ok is false when sig
+// binds name to no function expression. A destructuring pattern is not
+// listed.
+func tsBoundFuncParams(sig, name string) (map[string]string, bool) {
+	for _, at := range findUseOffsets(sig, name) {
+		rest := strings.TrimLeft(sig[at+len(name):], " \t")
+		if strings.HasPrefix(rest, ":") {
+			continue // a stated type: tsCallbackParam reads the value's parameters from it
+		}
+		rest, ok := strings.CutPrefix(rest, "=")
+		if !ok || strings.HasPrefix(rest, "=") || strings.HasPrefix(rest, ">") {
+			continue
+		}
+		rest = strings.TrimLeft(rest, " \t")
+		if a, ok := strings.CutPrefix(rest, "async"); ok && a != "" && !isWordRune(rune(a[0])) {
+			rest = strings.TrimLeft(a, " \t")
+		}
+		if f, ok := strings.CutPrefix(rest, "function"); ok && f != "" && !isWordRune(rune(f[0])) {
+			rest = strings.TrimLeft(strings.TrimLeftFunc(strings.TrimLeft(f, " \t*"), isWordRune), " \t") // its name
+		}
+		rest = skipTypeArgs(rest)
+		if !strings.HasPrefix(rest, "(") {
+			return nil, false
+		}
+		end := closingBracket(rest, 0)
+		if end < 0 {
+			return nil, false
+		}
+		if after := strings.TrimLeft(rest[end+1:], " \t"); !strings.HasPrefix(after, "=>") && !strings.HasPrefix(after, ":") && !strings.HasPrefix(after, "{") {
+			return nil, false // a call's arguments: "const name = f(a)"
+		}
+		out := map[string]string{}
+		for _, p := range tsSplitTop(rest[1:end], ",") {
+			n, t, _ := strings.Cut(tsBeforeDefault(p), ":")
+			n = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(n), "?"))
+			if n == "" || strings.ContainsAny(n, "{[.") {
+				continue
+			}
+			out[n] = strings.TrimSpace(t)
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// tsArrowParamType returns the type r's enclosing symbol, a function
+// expression bound to its name, states for its parameter v (the index
+// reads a function's parameters after its name, where an arrow's follow
+// "="); "" when none is stated (tsArrowStated).
+func tsArrowParamType(text []string, r *refLine, v string) string {
+	if r.EnclStart < 1 || r.EnclStart > len(text) {
+		return ""
+	}
+	ps, ok := tsBoundFuncParams(signatureText(text, r.EnclStart, r.EnclName).text, r.EnclName)
+	if !ok {
+		return ""
+	}
+	return tsArrowStated(ps[v])
+}
+
+// tsArrowStated returns the type a function expression's parameter
+// states (t) as the evaluator reads it: "" for a union of several
+// types, and for any or unknown, left to the rules that read no type (an
+// arrow's "any" is how the source often writes a value it does not
+// type).
+func tsArrowStated(t string) string {
+	switch t = tsSingleType(t); t {
+	case "any", "unknown":
+		return ""
+	}
+	return t
+}
+
+// tsSingleType returns t without the undefined and null it admits, ""
+// when it is a union of several other types.
+func tsSingleType(t string) string {
+	var one string
+	for _, p := range tsSplitTop(t, "|") {
+		switch p = strings.TrimSpace(p); p {
+		case "", "undefined", "null":
+			continue
+		}
+		if one != "" {
+			return ""
+		}
+		one = p
+	}
+	return one
 }
