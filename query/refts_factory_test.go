@@ -36,11 +36,34 @@ export function make<T>(v: T): Subject<T> {
   return null as any;
 }
 `,
+	"src/own.test.ts": `import type { Observer } from './types';
+
+test('literals', () => {
+  const taps = {
+    next: vi.fn(),
+    error: vi.fn(),
+  };
+  const mockFns = () => {
+    return {
+      next: vi.fn(),
+    };
+  };
+  const pipe1 = mockFns();
+  const arrowed = () => ({ next: vi.fn() });
+  const pipe2 = arrowed();
+  const merged = { ...taps, done: true };
+  expect(taps.next.mock.calls).toHaveLength(1); // the literal's own
+  expect(pipe1.next.mock.calls).toHaveLength(1); // a local function's literal
+  expect(pipe2.next.mock.calls).toHaveLength(1); // an arrow's literal
+  expect(merged.next).toBe(1); // a spread: not the literal's own alone
+});
+`,
 }
 
 // TestRefsTypeScriptFactories: a member's use through a value typed by
-// a function expression's stated parameter, a generic factory's result
-// or a union's members ties it to the type the source states.
+// a function expression's stated parameter ties it to the type the
+// source states; one through a local bound to an object literal, or to
+// what a local function returning one gives, is the literal's own.
 func TestRefsTypeScriptFactories(t *testing.T) {
 	p := refsRepo(t, tsFactoryFiles)
 	at := func(path, marker string) string { return atLine(t, tsFactoryFiles, path, marker) }
@@ -49,8 +72,12 @@ func TestRefsTypeScriptFactories(t *testing.T) {
 		want           map[string]string // "" when left out
 	}{
 		{"src/types.ts", "Observer.next", map[string]string{
-			at("src/arrow.ts", "observer.next(v)"):  ConfResolved,
-			at("src/arrow.ts", "observer?.next(v)"): ConfResolved,
+			at("src/arrow.ts", "observer.next(v)"):   ConfResolved,
+			at("src/arrow.ts", "observer?.next(v)"):  ConfResolved,
+			at("src/own.test.ts", "taps.next.mock"):  "",
+			at("src/own.test.ts", "pipe1.next.mock"): "",
+			at("src/own.test.ts", "pipe2.next.mock"): "",
+			at("src/own.test.ts", "merged.next"):     ConfNameOnly,
 		}},
 		{"src/types.ts", "Subject.next", map[string]string{
 			at("src/arrow.ts", "observer.next(v)"):  "",

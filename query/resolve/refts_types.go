@@ -164,6 +164,9 @@ func (te *tsTypeEval) tsExprType(ctx context.Context, r *refLine, e string) (str
 	if c := tsChainEnd.FindStringSubmatch(e); c != nil && c[1] == e {
 		return te.tsCollectionType(ctx, r, e)
 	}
+	if tsObjectLiteral(e) {
+		return tsOwnLiteral, r.FileID // "const v = { a: 1 }"
+	}
 	m := tsCallExpr.FindStringSubmatchIndex(e)
 	if m == nil {
 		t, in, _ := te.calls.tsCallChainType(ctx, r, e)
@@ -187,6 +190,8 @@ func (te *tsTypeEval) tsExprType(ctx context.Context, r *refLine, e string) (str
 			t, in = te.tsGivenReturn(ctx, r, chain[0], t, in, targs, tsSplitTop(e[m[1]:end], ","))
 		} else if ft, fin := te.tsTypeOf(ctx, r, chain[0]); ft != "" {
 			t, in = te.tsFuncTypeReturn(ctx, fin, ft)
+		} else if text, err := te.rr.text(ctx, r.FileID); err == nil && tsLocalLiteralFunc(text, r, chain[0]) {
+			return tsOwnLiteral, r.FileID // a local function's literal
 		}
 	} else if ft, fin, _ := te.tsChainType(ctx, r, chain); ft != "" {
 		t, in = te.tsFuncTypeReturn(ctx, fin, ft)
@@ -1258,4 +1263,80 @@ func tsSingleType(t string) string {
 		one = p
 	}
 	return one
+}
+
+// tsObjectLiteral reports whether expression e is an object literal
+// whole ("{ a: 1, b }", cast to no type) spreading no other value into
+// it: a type of its own, whose members are its keys only.
+func tsObjectLiteral(e string) bool {
+	e = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(e), ";"))
+	if !strings.HasPrefix(e, "{") || closingBracket(e, 0) != len(e)-1 {
+		return false
+	}
+	for _, p := range tsSplitTop(e[1:len(e)-1], ",") {
+		if strings.HasPrefix(strings.TrimSpace(p), "...") {
+			return false // another value's members too
+		}
+	}
+	return true
+}
+
+// tsLocalLiteralFunc reports whether fn is a function declared above r
+// in r's enclosing function (not nested deeper than r), stating no
+// return type and returning only object literals cast to no type ("const
+// fn = () => ({…})", "const fn = () => { return {…}; }", "function fn()
+// { return {…}; }"): what a call of it gives is a type of its own.
+func tsLocalLiteralFunc(text []string, r *refLine, fn string) bool {
+	if r.EnclStart < 1 || r.Line > len(text) {
+		return false
+	}
+	indent := func(l string) int { return len(l) - len(strings.TrimLeft(l, " \t")) }
+	head := regexp.MustCompile(`^\s*(?:const|let|var)\s+` + regexp.QuoteMeta(fn) + `\s*=`)
+	for n := r.Line - 1; n > r.EnclStart && n > r.Line-tsScanLines; n-- {
+		l := stripComment(text[n-1])
+		if !strings.Contains(l, fn) || indent(l) > indent(text[r.Line-1]) {
+			continue
+		}
+		switch {
+		case tsFunctionDecl(l, fn, false):
+			return tsReturnsLiteral(text, n, fn)
+		case head.MatchString(l):
+			if _, _, ok := tsArrowLiteral(text, n, fn); ok {
+				return true
+			}
+			return tsArrowReturnsLiteral(text, n, fn)
+		case declaresName(l, fn):
+			return false // bound otherwise
+		}
+	}
+	return false
+}
+
+// tsArrowReturnsLiteral reports whether line n (1-based) of text binds
+// name to an arrow function stating no return type whose block returns
+// only object literals cast to no type ("const name = (a) => {").
+func tsArrowReturnsLiteral(text []string, n int, name string) bool {
+	sig := signatureText(text, n, name)
+	i := strings.Index(sig.text, name)
+	if i < 0 {
+		return false
+	}
+	rest, ok := strings.CutPrefix(strings.TrimSpace(sig.text[i+len(name):]), "=")
+	if !ok {
+		return false
+	}
+	rest = strings.TrimSpace(rest)
+	if a, ok := strings.CutPrefix(rest, "async"); ok && a != "" && !isWordRune(rune(a[0])) {
+		rest = strings.TrimSpace(a)
+	}
+	rest = skipTypeArgs(rest)
+	if !strings.HasPrefix(rest, "(") {
+		return false
+	}
+	end := closingBracket(rest, 0)
+	if end < 0 || strings.Contains(rest[:end], "{") {
+		return false // a pattern's or a type literal's '{' before the body's
+	}
+	body, ok := strings.CutPrefix(strings.TrimSpace(rest[end+1:]), "=>")
+	return ok && strings.HasPrefix(strings.TrimSpace(body), "{") && tsBodyReturnsLiteral(text, sig)
 }
