@@ -57,13 +57,25 @@ test('literals', () => {
   expect(pipe2.next.mock.calls).toHaveLength(1); // an arrow's literal
   expect(merged.next).toBe(1); // a spread: not the literal's own alone
 });
+
+export function first(o: Observer<number, never>, xs: number[]) {
+  const seen = new Set<number>(
+    xs.map((x) => x + 1),
+  );
+  const firstSeen = seen.values().next().value; // the runtime's iterator
+  const keyed = new Map<string, Observer<number, never>>();
+  keyed.get('a')?.next(firstSeen); // may be an Observer
+  o.next(firstSeen);
+}
 `,
 }
 
 // TestRefsTypeScriptFactories: a member's use through a value typed by
 // a function expression's stated parameter ties it to the type the
 // source states; one through a local bound to an object literal, or to
-// what a local function returning one gives, is the literal's own.
+// what a local function returning one gives, is the literal's own; a
+// method's result on a runtime type given primitive type arguments only
+// is the runtime's.
 func TestRefsTypeScriptFactories(t *testing.T) {
 	p := refsRepo(t, tsFactoryFiles)
 	at := func(path, marker string) string { return atLine(t, tsFactoryFiles, path, marker) }
@@ -78,6 +90,8 @@ func TestRefsTypeScriptFactories(t *testing.T) {
 			at("src/own.test.ts", "pipe1.next.mock"): "",
 			at("src/own.test.ts", "pipe2.next.mock"): "",
 			at("src/own.test.ts", "merged.next"):     ConfNameOnly,
+			at("src/own.test.ts", "seen.values()"):   "",
+			at("src/own.test.ts", "keyed.get('a')"):  ConfNameOnly,
 		}},
 		{"src/types.ts", "Subject.next", map[string]string{
 			at("src/arrow.ts", "observer.next(v)"):  "",
