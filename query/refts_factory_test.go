@@ -14,6 +14,38 @@ var tsFactoryFiles = map[string]string{
 export interface Subject<T> {
   next: (value: T) => void;
 }
+
+export type ResultTuple<T> = [undefined, T] | [Error, undefined];
+
+export interface Call {
+  path: string;
+}
+
+export interface Outcome {
+  signal: string;
+  data: number;
+}
+`,
+	"src/tuple.ts": `import type { Call, ResultTuple, Outcome } from './types';
+
+export async function resolve(calls: Call[], other: Outcome) {
+  interface ResultOk {
+    data: unknown;
+    signal?: AbortSignal;
+  }
+  type Result = ResultTuple<ResultOk>;
+  const pending = calls.map(async (call): Promise<Result> => {
+    try {
+      return [undefined, { data: call.path }];
+    } catch (cause) {
+      return [cause as Error, undefined];
+    }
+  });
+  const [error, result] = await pending[0]!;
+  const s = result?.signal; // the local alias's tuple, through map's stated callback result
+  const d = result.data;
+  return [s, d, error, other.data];
+}
 `,
 	"src/arrow.ts": `import type { Observer, Subject } from './types';
 
@@ -75,7 +107,8 @@ export function first(o: Observer<number, never>, xs: number[]) {
 // source states; one through a local bound to an object literal, or to
 // what a local function returning one gives, is the literal's own; a
 // method's result on a runtime type given primitive type arguments only
-// is the runtime's.
+// is the runtime's; an array's map given a callback stating its result
+// holds that result, read through a local alias of tuples.
 func TestRefsTypeScriptFactories(t *testing.T) {
 	p := refsRepo(t, tsFactoryFiles)
 	at := func(path, marker string) string { return atLine(t, tsFactoryFiles, path, marker) }
@@ -98,6 +131,13 @@ func TestRefsTypeScriptFactories(t *testing.T) {
 			at("src/arrow.ts", "observer?.next(v)"): "",
 		}},
 	}
+	got, _ := refsOf(t, p, "src/types.ts", "Outcome.signal")
+	wantRefs(t, "Outcome.signal", got, map[string]string{at("src/tuple.ts", "result?.signal"): ""})
+	got, _ = refsOf(t, p, "src/types.ts", "Outcome.data")
+	wantRefs(t, "Outcome.data", got, map[string]string{
+		at("src/tuple.ts", "d = result.data"): "",
+		at("src/tuple.ts", "other.data"):      ConfResolved,
+	})
 	for _, c := range cases {
 		got, _ := refsOf(t, p, c.path, c.qualname)
 		wantRefs(t, c.qualname, got, c.want)

@@ -83,6 +83,16 @@ func (te *tsTypeEval) tsBoundType(ctx context.Context, r *refLine, v string) (st
 			if e, ein := te.tsAliasTupleElement(ctx, in, t, idx); e != "" {
 				return e, ein
 			}
+			if rhs := tsLocalAlias(text, r, t); rhs != "" && in == r.FileID {
+				// An alias the enclosing function declares: its right-hand
+				// side, written in r's file.
+				if e := tsTupleElement(rhs, idx); e != "" {
+					return e, in
+				}
+				if e, ein := te.tsAliasTupleElement(ctx, in, rhs, idx); e != "" {
+					return e, ein
+				}
+			}
 			return tsElement(t), in // an array's elements
 		}
 		return t, in
@@ -143,6 +153,12 @@ var tsCallExpr = regexp.MustCompile(`^(await\s+)?(` + tsChainExpr + `)\s*(<[^()]
 // "a.b.f(…)", with await through Promise<T>). "" when nothing states it.
 func (te *tsTypeEval) tsExprType(ctx context.Context, r *refLine, e string) (string, int64) {
 	e = strings.TrimSpace(e)
+	if rest, ok := strings.CutPrefix(e, "await "); ok {
+		if _, _, ok := tsIndexOf(rest); ok {
+			t, in := te.tsExprType(ctx, r, rest) // await xs[i]: the element's Promise unwrapped
+			return tsAwaited(t), in
+		}
+	}
 	if recv, k, ok := tsIndexOf(e); ok {
 		// xs[i]: an element of the array, or of the tuple at a literal index
 		t, in := te.tsCollectionType(ctx, r, recv)
@@ -171,6 +187,15 @@ func (te *tsTypeEval) tsExprType(ctx context.Context, r *refLine, e string) (str
 	if m == nil {
 		t, in, _ := te.calls.tsCallChainType(ctx, r, e)
 		return t, in
+	}
+	if recv, ok := strings.CutSuffix(e[m[4]:m[5]], ".map"); ok && m[2] < 0 {
+		// xs.map((x): R => …): an array of what the callback states it
+		// returns, when xs is an array (its end may be past the lines read).
+		if rt := tsCallbackResult(e[m[1]:]); rt != "" {
+			if t, _ := te.tsCollectionType(ctx, r, recv); tsElement(t) != "" {
+				return "Array<" + rt + ">", r.FileID
+			}
+		}
 	}
 	end := closingBracket(e, m[1]-1)
 	if end < 0 || strings.TrimRight(e[end+1:], "!; ") != "" {
@@ -1339,4 +1364,53 @@ func tsArrowReturnsLiteral(text []string, n int, name string) bool {
 	}
 	body, ok := strings.CutPrefix(strings.TrimSpace(rest[end+1:]), "=>")
 	return ok && strings.HasPrefix(strings.TrimSpace(body), "{") && tsBodyReturnsLiteral(text, sig)
+}
+
+// tsCallbackHead matches the head of a function expression stating its
+// return type, up to the type: "async (a, b):", "function name(a):".
+var tsCallbackHead = regexp.MustCompile(`^\s*(?:async\s+)?(?:function\b\s*\*?\s*(?:[\p{L}_$][\p{L}\p{N}_$]*)?\s*)?\(`)
+
+// tsCallbackResult returns the return type the function expression args
+// opens with states ("async (x): Promise<R> => {…" gives Promise<R>), ""
+// when it states none.
+func tsCallbackResult(args string) string {
+	m := tsCallbackHead.FindStringIndex(args)
+	if m == nil {
+		return ""
+	}
+	end := closingBracket(args, m[1]-1)
+	if end < 0 {
+		return ""
+	}
+	rest, ok := strings.CutPrefix(strings.TrimSpace(args[end+1:]), ":")
+	if !ok {
+		return ""
+	}
+	return tsReturnText(rest)
+}
+
+// tsLocalAlias returns the right-hand side of alias name, written on one
+// line above r in r's enclosing function ("type Result = Tuple<Ok>;"),
+// "" when none is.
+func tsLocalAlias(text []string, r *refLine, name string) string {
+	if !tsOneType(name) || leadingTypeName(name) != name || r.Line > len(text) {
+		return ""
+	}
+	for n := r.Line - 1; n > r.EnclStart && n > r.Line-tsScanLines; n-- {
+		l := strings.TrimSpace(stripComment(text[n-1]))
+		rest, ok := strings.CutPrefix(l, "type ")
+		if !ok {
+			continue
+		}
+		rest, ok = strings.CutPrefix(strings.TrimSpace(rest), name)
+		if !ok || rest != "" && isWordRune(rune(rest[0])) {
+			continue // another alias, whose name starts with name
+		}
+		rhs, ok := strings.CutPrefix(strings.TrimSpace(rest), "=")
+		if !ok || !strings.HasSuffix(rhs, ";") {
+			return "" // generic, or written over several lines
+		}
+		return strings.TrimSpace(strings.TrimSuffix(rhs, ";"))
+	}
+	return ""
 }
