@@ -67,6 +67,18 @@ export function make<T>(v: T): Subject<T> {
   drop;
   return null as any;
 }
+
+function observe(o: Observer<number, never>): Observer<number, never> {
+  return o;
+}
+
+export function outer(o: Observer<number, never>) {
+  const watched = observe(o);
+  function later() {
+    watched.next(1); // the outer function's local
+  }
+  later();
+}
 `,
 	"src/own.test.ts": `import type { Observer } from './types';
 
@@ -103,8 +115,8 @@ export function first(o: Observer<number, never>, xs: number[]) {
 }
 
 // TestRefsTypeScriptFactories: a member's use through a value typed by
-// a function expression's stated parameter ties it to the type the
-// source states; one through a local bound to an object literal, or to
+// a function expression's stated parameter, or by an outer function's
+// local, ties it to the type the source states; one through a local bound to an object literal, or to
 // what a local function returning one gives, is the literal's own; a
 // method's result on a runtime type given primitive type arguments only
 // is the runtime's; an array's map given a callback stating its result
@@ -119,6 +131,7 @@ func TestRefsTypeScriptFactories(t *testing.T) {
 		{"src/types.ts", "Observer.next", map[string]string{
 			at("src/arrow.ts", "observer.next(v)"):   ConfResolved,
 			at("src/arrow.ts", "observer?.next(v)"):  ConfResolved,
+			at("src/arrow.ts", "watched.next(1)"):    ConfResolved,
 			at("src/own.test.ts", "taps.next.mock"):  "",
 			at("src/own.test.ts", "pipe1.next.mock"): "",
 			at("src/own.test.ts", "pipe2.next.mock"): "",

@@ -374,7 +374,11 @@ func (te *tsTypeEval) tsOuterParam(ctx context.Context, r *refLine, v string) (t
 			return t, in
 		}
 		if te.tsBindsBetween(text, d.u.Start, inner, v) {
-			return "", 0
+			// A local of the outer function, bound above the function
+			// nested in it: its type where that function starts.
+			at := *r
+			at.EnclStart, at.EnclName, at.Line = d.u.Start, d.u.Name, inner
+			return te.tsBoundType(ctx, &at, v)
 		}
 		inner = d.u.Start
 	}
