@@ -25,6 +25,26 @@ export interface Outcome {
   signal: string;
   data: number;
 }
+
+export interface Built {
+  meta: string;
+  procedure: boolean;
+}
+`,
+	"src/expando.ts": `import type { Built } from './types';
+
+export function caller(def: Built) {
+  async function procedure(opts: unknown) {
+    return opts;
+  }
+  procedure.procedure = true; // the function's own property
+  procedure.meta = 'x';
+  return [procedure, def];
+}
+
+export function other(procedure) {
+  return procedure.meta; // a parameter, no function
+}
 `,
 	"src/tuple.ts": `import type { Call, ResultTuple, Outcome } from './types';
 
@@ -120,7 +140,8 @@ export function first(o: Observer<number, never>, xs: number[]) {
 // what a local function returning one gives, is the literal's own; a
 // method's result on a runtime type given primitive type arguments only
 // is the runtime's; an array's map given a callback stating its result
-// holds that result, read through a local alias of tuples.
+// holds that result, read through a local alias of tuples; a function
+// declaration's properties are its own.
 func TestRefsTypeScriptFactories(t *testing.T) {
 	p := refsRepo(t, tsFactoryFiles)
 	at := func(path, marker string) string { return atLine(t, tsFactoryFiles, path, marker) }
@@ -150,6 +171,13 @@ func TestRefsTypeScriptFactories(t *testing.T) {
 	wantRefs(t, "Outcome.data", got, map[string]string{
 		at("src/tuple.ts", "d = result.data"): "",
 		at("src/tuple.ts", "other.data"):      ConfResolved,
+	})
+	got, _ = refsOf(t, p, "src/types.ts", "Built.procedure")
+	wantRefs(t, "Built.procedure", got, map[string]string{at("src/expando.ts", "procedure.procedure = true"): ""})
+	got, _ = refsOf(t, p, "src/types.ts", "Built.meta")
+	wantRefs(t, "Built.meta", got, map[string]string{
+		at("src/expando.ts", "procedure.meta = 'x'"):  "",
+		at("src/expando.ts", "return procedure.meta"): ConfLikely,
 	})
 	for _, c := range cases {
 		got, _ := refsOf(t, p, c.path, c.qualname)

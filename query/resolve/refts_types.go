@@ -616,6 +616,11 @@ func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *refLine, v string) (s
 	if t, in := te.tsOuterParam(ctx, r, v); t != "" {
 		return te.tsWithArgs(ctx, r, v, t), in
 	}
+	if text, err := te.rr.text(ctx, r.FileID); err == nil {
+		if n := tsFunctionBound(text, r, v); n > 0 && !te.tsBindsBetween(text, n+1, r.Line+1, v) {
+			return tsOwnLiteral, r.FileID // a function's properties are its own (f.meta = …)
+		}
+	}
 	return te.tsValueType(ctx, r.FileID, v)
 }
 
@@ -1417,4 +1422,30 @@ func tsLocalAlias(text []string, r *refLine, name string) string {
 		return strings.TrimSpace(strings.TrimSuffix(rhs, ";"))
 	}
 	return ""
+}
+
+// tsFunctionBound returns the line (1-based) of the function
+// declaration ("function v(", "async function v(") v names at r: the
+// nearest line above r, indented no deeper than r, that binds v declares
+// it so, and v is no parameter of r's enclosing function; 0 otherwise.
+func tsFunctionBound(text []string, r *refLine, v string) int {
+	if r.Line > len(text) || r.Line < 2 || r.EnclStart < 1 || r.EnclStart > len(text) {
+		return 0
+	}
+	if _, ok := paramNames(signatureText(text, r.EnclStart, r.EnclName).text, r.EnclName)[v]; ok {
+		return 0
+	}
+	indent := func(l string) int { return len(l) - len(strings.TrimLeft(l, " \t")) }
+	at := indent(text[r.Line-1])
+	for n := r.Line - 1; n >= 1 && n > r.Line-tsScanLines; n-- {
+		l := stripComment(text[n-1])
+		if !strings.Contains(l, v) || indent(l) > at || !declaresName(l, v) {
+			continue
+		}
+		if tsFunctionDecl(l, v, true) {
+			return n
+		}
+		return 0
+	}
+	return 0
 }
