@@ -192,7 +192,7 @@ func TestRefsTypeScriptCallResults(t *testing.T) {
 			at("observer.next(1)"): ConfResolved,
 		}},
 		{"src/rpc.ts", "RPC.Request.signal", map[string]string{
-			at("r.signal"):                     ConfLikely,
+			at("r.signal"):                     ConfResolved, // the arrow's stated parameter
 			at("const s1 = ac.signal"):         "",
 			at("new AbortController().signal"): "",
 			at("request.signal + request.url"): "",

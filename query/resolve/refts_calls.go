@@ -295,12 +295,13 @@ func (ct *tsCallTyper) tsCallChainType(ctx context.Context, r *refLine, e string
 }
 
 // tsBareOutside reports whether type typ, written in file id, is not the
-// repository's and written without type arguments: a value of it holds
-// no value of the repository's types (Map<K, V> may).
+// repository's and written without type arguments, or with primitive
+// ones only (Set<number>): a value of it holds no value of the
+// repository's types (Map<K, V> may).
 func (ct *tsCallTyper) tsBareOutside(ctx context.Context, id int64, typ string) bool {
 	typ = strings.TrimSpace(typ)
 	name := leadingTypeName(typ)
-	if name == "" || strings.TrimSpace(typ[len(name):]) != "" {
+	if name == "" || strings.TrimSpace(typ[len(name):]) != "" && !tsPrimitiveArgs(typ[len(name):]) {
 		return false
 	}
 	if qual, _, dotted := strings.Cut(name, "."); dotted {
@@ -465,4 +466,26 @@ func openingAngle(s string, close int) int {
 		}
 	}
 	return -1
+}
+
+// tsPrimitives are the types whose values have no member of the
+// repository's.
+var tsPrimitives = map[string]bool{
+	"string": true, "number": true, "boolean": true, "bigint": true, "symbol": true,
+	"null": true, "undefined": true, "void": true, "never": true, "unknown": true, "any": true,
+}
+
+// tsPrimitiveArgs reports whether s is a type argument list ("<number,
+// string>") of primitive types, or of their literals, only.
+func tsPrimitiveArgs(s string) bool {
+	inner, rest, ok := typeArgList(strings.TrimSpace(s))
+	if !ok || strings.TrimSpace(rest) != "" {
+		return false
+	}
+	for _, a := range tsSplitTop(inner, ",|") {
+		if a = strings.TrimSpace(a); !tsPrimitives[a] && literalValue(a) == "" {
+			return false
+		}
+	}
+	return true
 }

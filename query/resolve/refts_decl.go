@@ -489,18 +489,25 @@ func funcTypeParams(t string) []string {
 // "Array<T>", "readonly T[]"), "" for another type.
 func tsElement(t string) string {
 	t = strings.TrimPrefix(strings.TrimSpace(tsUnwrap(t)), "readonly ")
-	if e, ok := strings.CutSuffix(t, "[]"); ok && leadingTypeName(e) == e {
+	if e, ok := strings.CutSuffix(t, "[]"); ok && tsOneType(e) {
 		return e
 	}
 	for _, a := range []string{"Array<", "ReadonlyArray<"} {
 		if e, ok := strings.CutPrefix(t, a); ok && strings.HasSuffix(e, ">") {
 			e = strings.TrimSpace(e[:len(e)-1])
-			if leadingTypeName(e) == e {
+			if tsOneType(e) {
 				return e
 			}
 		}
 	}
 	return ""
+}
+
+// tsOneType reports whether t is one named type, with its type
+// arguments ("Call", "Promise<Result>"), no union or other expression.
+func tsOneType(t string) bool {
+	name := leadingTypeName(t)
+	return name != "" && skipTypeArgs(strings.TrimSpace(t[len(name):])) == ""
 }
 
 // declaresName reports whether line binds name: after const, let, var,

@@ -511,9 +511,14 @@ func tsOpensFunction(l string, i int) bool {
 // of its own.
 func tsReturnsLiteral(text []string, start int, name string) bool {
 	sig, ok := tsUnstatedReturn(text, start, name, false)
-	if !ok {
-		return false
-	}
+	return ok && tsBodyReturnsLiteral(text, sig)
+}
+
+// tsBodyReturnsLiteral reports whether the body of the function whose
+// signature sig ends on the line its body opens on returns an object
+// literal cast to no type at every return directly in it, and once at
+// least.
+func tsBodyReturnsLiteral(text []string, sig sigText) bool {
 	var open []bool // the blocks open: a nested function's?
 	returns := 0
 	for k := sig.end; k <= len(text) && k < sig.end+400; k++ {

@@ -83,6 +83,16 @@ func (te *tsTypeEval) tsBoundType(ctx context.Context, r *refLine, v string) (st
 			if e, ein := te.tsAliasTupleElement(ctx, in, t, idx); e != "" {
 				return e, ein
 			}
+			if rhs := tsLocalAlias(text, r, t); rhs != "" && in == r.FileID {
+				// An alias the enclosing function declares: its right-hand
+				// side, written in r's file.
+				if e := tsTupleElement(rhs, idx); e != "" {
+					return e, in
+				}
+				if e, ein := te.tsAliasTupleElement(ctx, in, rhs, idx); e != "" {
+					return e, ein
+				}
+			}
 			return tsElement(t), in // an array's elements
 		}
 		return t, in
@@ -143,6 +153,12 @@ var tsCallExpr = regexp.MustCompile(`^(await\s+)?(` + tsChainExpr + `)\s*(<[^()]
 // "a.b.f(…)", with await through Promise<T>). "" when nothing states it.
 func (te *tsTypeEval) tsExprType(ctx context.Context, r *refLine, e string) (string, int64) {
 	e = strings.TrimSpace(e)
+	if rest, ok := strings.CutPrefix(e, "await "); ok {
+		if _, _, ok := tsIndexOf(rest); ok {
+			t, in := te.tsExprType(ctx, r, rest) // await xs[i]: the element's Promise unwrapped
+			return tsAwaited(t), in
+		}
+	}
 	if recv, k, ok := tsIndexOf(e); ok {
 		// xs[i]: an element of the array, or of the tuple at a literal index
 		t, in := te.tsCollectionType(ctx, r, recv)
@@ -164,10 +180,22 @@ func (te *tsTypeEval) tsExprType(ctx context.Context, r *refLine, e string) (str
 	if c := tsChainEnd.FindStringSubmatch(e); c != nil && c[1] == e {
 		return te.tsCollectionType(ctx, r, e)
 	}
+	if tsObjectLiteral(e) {
+		return tsOwnLiteral, r.FileID // "const v = { a: 1 }"
+	}
 	m := tsCallExpr.FindStringSubmatchIndex(e)
 	if m == nil {
 		t, in, _ := te.calls.tsCallChainType(ctx, r, e)
 		return t, in
+	}
+	if recv, ok := strings.CutSuffix(e[m[4]:m[5]], ".map"); ok && m[2] < 0 {
+		// xs.map((x): R => …): an array of what the callback states it
+		// returns, when xs is an array (its end may be past the lines read).
+		if rt := tsCallbackResult(e[m[1]:]); rt != "" {
+			if t, _ := te.tsCollectionType(ctx, r, recv); tsElement(t) != "" {
+				return "Array<" + rt + ">", r.FileID
+			}
+		}
 	}
 	end := closingBracket(e, m[1]-1)
 	if end < 0 || strings.TrimRight(e[end+1:], "!; ") != "" {
@@ -187,6 +215,8 @@ func (te *tsTypeEval) tsExprType(ctx context.Context, r *refLine, e string) (str
 			t, in = te.tsGivenReturn(ctx, r, chain[0], t, in, targs, tsSplitTop(e[m[1]:end], ","))
 		} else if ft, fin := te.tsTypeOf(ctx, r, chain[0]); ft != "" {
 			t, in = te.tsFuncTypeReturn(ctx, fin, ft)
+		} else if text, err := te.rr.text(ctx, r.FileID); err == nil && tsLocalLiteralFunc(text, r, chain[0]) {
+			return tsOwnLiteral, r.FileID // a local function's literal
 		}
 	} else if ft, fin, _ := te.tsChainType(ctx, r, chain); ft != "" {
 		t, in = te.tsFuncTypeReturn(ctx, fin, ft)
@@ -332,6 +362,11 @@ func (te *tsTypeEval) tsOuterParam(ctx context.Context, r *refLine, v string) (t
 			return "", 0
 		}
 		sig := signatureText(text, d.u.Start, d.u.Name).text
+		if ps, ok := tsBoundFuncParams(sig, d.u.Name); ok {
+			if t, ok := ps[v]; ok {
+				return tsArrowStated(t), in // an outer function expression's parameter
+			}
+		}
 		if t, ok := paramNames(sig, d.u.Name)[v]; ok {
 			if t == "" {
 				t, in = te.lit.tsLiteralMethodParam(ctx, r, d.u.Start, d.u.Name, v)
@@ -339,7 +374,11 @@ func (te *tsTypeEval) tsOuterParam(ctx context.Context, r *refLine, v string) (t
 			return t, in
 		}
 		if te.tsBindsBetween(text, d.u.Start, inner, v) {
-			return "", 0
+			// A local of the outer function, bound above the function
+			// nested in it: its type where that function starts.
+			at := *r
+			at.EnclStart, at.EnclName, at.Line = d.u.Start, d.u.Name, inner
+			return te.tsBoundType(ctx, &at, v)
 		}
 		inner = d.u.Start
 	}
@@ -553,6 +592,11 @@ func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *refLine, v string) (s
 	if t := te.rr.typeOf(ctx, r, v); t != "" {
 		return te.tsUtility(ctx, r.FileID, te.tsWithArgs(ctx, r, v, t))
 	}
+	if text, err := te.rr.text(ctx, r.FileID); err == nil {
+		if t := tsArrowParamType(text, r, v); t != "" {
+			return te.tsUtility(ctx, r.FileID, t)
+		}
+	}
 	if t := te.lit.tsLocalAnnotation(ctx, r, v); t != "" && len(tsSplitTop(tsUnwrap(t), "|")) == 1 {
 		// "let v: T;", assigned below it: T, through an indexed access
 		// (T['k']) to a type that is not a literal's.
@@ -571,6 +615,11 @@ func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *refLine, v string) (s
 	}
 	if t, in := te.tsOuterParam(ctx, r, v); t != "" {
 		return te.tsWithArgs(ctx, r, v, t), in
+	}
+	if text, err := te.rr.text(ctx, r.FileID); err == nil {
+		if n := tsFunctionBound(text, r, v); n > 0 && !te.tsBindsBetween(text, n+1, r.Line+1, v) {
+			return tsOwnLiteral, r.FileID // a function's properties are its own (f.meta = …)
+		}
 	}
 	return te.tsValueType(ctx, r.FileID, v)
 }
@@ -1155,4 +1204,248 @@ func tsIndexOf(e string) (recv, index string, ok bool) {
 		}
 	}
 	return "", "", false
+}
+
+// tsBoundFuncParams returns the stated types of the parameters of the
+// function expression sig binds to name ("const name = (a: A) =>",
+// "name = async <T>(b: B<T>): R =>", "const name = function (c: C)"),
+// whole, by parameter name ("" for one without); ok is false when sig
+// binds name to no function expression. A destructuring pattern is not
+// listed.
+func tsBoundFuncParams(sig, name string) (map[string]string, bool) {
+	for _, at := range findUseOffsets(sig, name) {
+		rest := strings.TrimLeft(sig[at+len(name):], " \t")
+		if strings.HasPrefix(rest, ":") {
+			continue // a stated type: tsCallbackParam reads the value's parameters from it
+		}
+		rest, ok := strings.CutPrefix(rest, "=")
+		if !ok || strings.HasPrefix(rest, "=") || strings.HasPrefix(rest, ">") {
+			continue
+		}
+		rest = strings.TrimLeft(rest, " \t")
+		if a, ok := strings.CutPrefix(rest, "async"); ok && a != "" && !isWordRune(rune(a[0])) {
+			rest = strings.TrimLeft(a, " \t")
+		}
+		if f, ok := strings.CutPrefix(rest, "function"); ok && f != "" && !isWordRune(rune(f[0])) {
+			rest = strings.TrimLeft(strings.TrimLeftFunc(strings.TrimLeft(f, " \t*"), isWordRune), " \t") // its name
+		}
+		rest = skipTypeArgs(rest)
+		if !strings.HasPrefix(rest, "(") {
+			return nil, false
+		}
+		end := closingBracket(rest, 0)
+		if end < 0 {
+			return nil, false
+		}
+		if after := strings.TrimLeft(rest[end+1:], " \t"); !strings.HasPrefix(after, "=>") && !strings.HasPrefix(after, ":") && !strings.HasPrefix(after, "{") {
+			return nil, false // a call's arguments: "const name = f(a)"
+		}
+		out := map[string]string{}
+		for _, p := range tsSplitTop(rest[1:end], ",") {
+			n, t, _ := strings.Cut(tsBeforeDefault(p), ":")
+			n = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(n), "?"))
+			if n == "" || strings.ContainsAny(n, "{[.") {
+				continue
+			}
+			out[n] = strings.TrimSpace(t)
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// tsArrowParamType returns the type r's enclosing symbol, a function
+// expression bound to its name, states for its parameter v (the index
+// reads a function's parameters after its name, where an arrow's follow
+// "="); "" when none is stated (tsArrowStated).
+func tsArrowParamType(text []string, r *refLine, v string) string {
+	if r.EnclStart < 1 || r.EnclStart > len(text) {
+		return ""
+	}
+	ps, ok := tsBoundFuncParams(signatureText(text, r.EnclStart, r.EnclName).text, r.EnclName)
+	if !ok {
+		return ""
+	}
+	return tsArrowStated(ps[v])
+}
+
+// tsArrowStated returns the type a function expression's parameter
+// states (t) as the evaluator reads it: "" for a union of several
+// types, and for any or unknown, left to the rules that read no type (an
+// arrow's "any" is how the source often writes a value it does not
+// type).
+func tsArrowStated(t string) string {
+	switch t = tsSingleType(t); t {
+	case "any", "unknown":
+		return ""
+	}
+	return t
+}
+
+// tsSingleType returns t without the undefined and null it admits, ""
+// when it is a union of several other types.
+func tsSingleType(t string) string {
+	var one string
+	for _, p := range tsSplitTop(t, "|") {
+		switch p = strings.TrimSpace(p); p {
+		case "", "undefined", "null":
+			continue
+		}
+		if one != "" {
+			return ""
+		}
+		one = p
+	}
+	return one
+}
+
+// tsObjectLiteral reports whether expression e is an object literal
+// whole ("{ a: 1, b }", cast to no type) spreading no other value into
+// it: a type of its own, whose members are its keys only.
+func tsObjectLiteral(e string) bool {
+	e = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(e), ";"))
+	if !strings.HasPrefix(e, "{") || closingBracket(e, 0) != len(e)-1 {
+		return false
+	}
+	for _, p := range tsSplitTop(e[1:len(e)-1], ",") {
+		if strings.HasPrefix(strings.TrimSpace(p), "...") {
+			return false // another value's members too
+		}
+	}
+	return true
+}
+
+// tsLocalLiteralFunc reports whether fn is a function declared above r
+// in r's enclosing function (not nested deeper than r), stating no
+// return type and returning only object literals cast to no type ("const
+// fn = () => ({…})", "const fn = () => { return {…}; }", "function fn()
+// { return {…}; }"): what a call of it gives is a type of its own.
+func tsLocalLiteralFunc(text []string, r *refLine, fn string) bool {
+	if r.EnclStart < 1 || r.Line > len(text) {
+		return false
+	}
+	indent := func(l string) int { return len(l) - len(strings.TrimLeft(l, " \t")) }
+	head := regexp.MustCompile(`^\s*(?:const|let|var)\s+` + regexp.QuoteMeta(fn) + `\s*=`)
+	for n := r.Line - 1; n > r.EnclStart && n > r.Line-tsScanLines; n-- {
+		l := stripComment(text[n-1])
+		if !strings.Contains(l, fn) || indent(l) > indent(text[r.Line-1]) {
+			continue
+		}
+		switch {
+		case tsFunctionDecl(l, fn, false):
+			return tsReturnsLiteral(text, n, fn)
+		case head.MatchString(l):
+			if _, _, ok := tsArrowLiteral(text, n, fn); ok {
+				return true
+			}
+			return tsArrowReturnsLiteral(text, n, fn)
+		case declaresName(l, fn):
+			return false // bound otherwise
+		}
+	}
+	return false
+}
+
+// tsArrowReturnsLiteral reports whether line n (1-based) of text binds
+// name to an arrow function stating no return type whose block returns
+// only object literals cast to no type ("const name = (a) => {").
+func tsArrowReturnsLiteral(text []string, n int, name string) bool {
+	sig := signatureText(text, n, name)
+	i := strings.Index(sig.text, name)
+	if i < 0 {
+		return false
+	}
+	rest, ok := strings.CutPrefix(strings.TrimSpace(sig.text[i+len(name):]), "=")
+	if !ok {
+		return false
+	}
+	rest = strings.TrimSpace(rest)
+	if a, ok := strings.CutPrefix(rest, "async"); ok && a != "" && !isWordRune(rune(a[0])) {
+		rest = strings.TrimSpace(a)
+	}
+	rest = skipTypeArgs(rest)
+	if !strings.HasPrefix(rest, "(") {
+		return false
+	}
+	end := closingBracket(rest, 0)
+	if end < 0 || strings.Contains(rest[:end], "{") {
+		return false // a pattern's or a type literal's '{' before the body's
+	}
+	body, ok := strings.CutPrefix(strings.TrimSpace(rest[end+1:]), "=>")
+	return ok && strings.HasPrefix(strings.TrimSpace(body), "{") && tsBodyReturnsLiteral(text, sig)
+}
+
+// tsCallbackHead matches the head of a function expression stating its
+// return type, up to the type: "async (a, b):", "function name(a):".
+var tsCallbackHead = regexp.MustCompile(`^\s*(?:async\s+)?(?:function\b\s*\*?\s*(?:[\p{L}_$][\p{L}\p{N}_$]*)?\s*)?\(`)
+
+// tsCallbackResult returns the return type the function expression args
+// opens with states ("async (x): Promise<R> => {…" gives Promise<R>), ""
+// when it states none.
+func tsCallbackResult(args string) string {
+	m := tsCallbackHead.FindStringIndex(args)
+	if m == nil {
+		return ""
+	}
+	end := closingBracket(args, m[1]-1)
+	if end < 0 {
+		return ""
+	}
+	rest, ok := strings.CutPrefix(strings.TrimSpace(args[end+1:]), ":")
+	if !ok {
+		return ""
+	}
+	return tsReturnText(rest)
+}
+
+// tsLocalAlias returns the right-hand side of alias name, written on one
+// line above r in r's enclosing function ("type Result = Tuple<Ok>;"),
+// "" when none is.
+func tsLocalAlias(text []string, r *refLine, name string) string {
+	if !tsOneType(name) || leadingTypeName(name) != name || r.Line > len(text) {
+		return ""
+	}
+	for n := r.Line - 1; n > r.EnclStart && n > r.Line-tsScanLines; n-- {
+		l := strings.TrimSpace(stripComment(text[n-1]))
+		rest, ok := strings.CutPrefix(l, "type ")
+		if !ok {
+			continue
+		}
+		rest, ok = strings.CutPrefix(strings.TrimSpace(rest), name)
+		if !ok || rest != "" && isWordRune(rune(rest[0])) {
+			continue // another alias, whose name starts with name
+		}
+		rhs, ok := strings.CutPrefix(strings.TrimSpace(rest), "=")
+		if !ok || !strings.HasSuffix(rhs, ";") {
+			return "" // generic, or written over several lines
+		}
+		return strings.TrimSpace(strings.TrimSuffix(rhs, ";"))
+	}
+	return ""
+}
+
+// tsFunctionBound returns the line (1-based) of the function
+// declaration ("function v(", "async function v(") v names at r: the
+// nearest line above r, indented no deeper than r, that binds v declares
+// it so, and v is no parameter of r's enclosing function; 0 otherwise.
+func tsFunctionBound(text []string, r *refLine, v string) int {
+	if r.Line > len(text) || r.Line < 2 || r.EnclStart < 1 || r.EnclStart > len(text) {
+		return 0
+	}
+	if _, ok := paramNames(signatureText(text, r.EnclStart, r.EnclName).text, r.EnclName)[v]; ok {
+		return 0
+	}
+	indent := func(l string) int { return len(l) - len(strings.TrimLeft(l, " \t")) }
+	at := indent(text[r.Line-1])
+	for n := r.Line - 1; n >= 1 && n > r.Line-tsScanLines; n-- {
+		l := stripComment(text[n-1])
+		if !strings.Contains(l, v) || indent(l) > at || !declaresName(l, v) {
+			continue
+		}
+		if tsFunctionDecl(l, v, true) {
+			return n
+		}
+		return 0
+	}
+	return 0
 }
