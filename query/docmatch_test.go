@@ -4,6 +4,11 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/internal/testkit"
+	"github.com/viberag/viberag/internal/testkit/indextest"
+	"github.com/viberag/viberag/tables"
 )
 
 // TestDocMatch: a query that is a definition's doc comment finds that
@@ -111,5 +116,39 @@ func TestDocShare(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestDocMatchFixtures: on the fixture repositories, a definition's doc
+// comment as the query finds that definition first by default, and not
+// with the doc-match channel off (a field or a type the sentence names
+// comes first then).
+func TestDocMatchFixtures(t *testing.T) {
+	for _, c := range []struct{ fixture, query, want string }{
+		{"rust", "Creates an empty pool that keeps at most `max_idle` streams.", "Pool.new"},
+		{"csharp", "Reads and writes ledger records through a pluggable IRecordSource.", "Ledger.Storage.RecordStore"},
+		{"kotlin", "Runs [block] with a [Raise] that turns a raised error into [fallback].", "recover"},
+	} {
+		t.Run(c.fixture, func(t *testing.T) {
+			db := indextest.Open(t, indextest.Path(t.TempDir()), tables.OpenOptions{})
+			if _, err := indexer.Run(context.Background(), db, testkit.FixtureDir(t, c.fixture), indexer.Options{}); err != nil {
+				t.Fatal(err)
+			}
+			first := func(tune Tuning) string {
+				hits := tunedHits(t, db, tune, Request{Query: c.query, Limit: 10})
+				if len(hits) == 0 {
+					return ""
+				}
+				return hits[0].Title
+			}
+			off := DefaultTuning()
+			off.WDocMatch = 0
+			if got := first(DefaultTuning()); !strings.HasSuffix(got, " "+c.want) {
+				t.Errorf("default tuning: first hit %q, want the definition of %s", got, c.want)
+			}
+			if got := first(off); strings.HasSuffix(got, " "+c.want) {
+				t.Errorf("doc match off: first hit %q already; the case no longer exercises the channel", got)
+			}
+		})
 	}
 }
