@@ -35,7 +35,7 @@ func (p *Planner) docMatchChannel(ctx context.Context, weight float64, top, minW
 		return ch, nil
 	}
 	var cands []*unit
-	var ids []int64
+	var ids []docSymbol
 	for _, u := range syms.units {
 		if len(cands) == top {
 			break
@@ -44,9 +44,10 @@ func (p *Planner) docMatchChannel(ctx context.Context, weight float64, top, minW
 			continue
 		}
 		cands = append(cands, u)
-		ids = append(ids, u.decl)
+		ids = append(ids, docSymbol{id: u.decl, file: u.fileID})
 	}
-	decls, err := p.db.SymbolDecls(ctx, ids)
+	// By file: the index reads each file's decls without sorting them.
+	decls, err := symbolDecls(ctx, p.db, ids)
 	if err != nil {
 		return nil, err
 	}
