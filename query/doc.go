@@ -114,10 +114,12 @@
 //     (÷ files^¼), and a second fusion adds it (weight 3): "how does X
 //     work" is answered by a directory's files, many of which share no
 //     word with the question (broad architecture 0.725 → 0.812).
-//     The doc-match channel (docmatch.go, off by default) scores the doc
-//     comments channel's first three definitions by Dice's coefficient
-//     between their doc and the query: a query that is a doc comment ranks
-//     its definition (broad concept +0.03), at a fifth more query CPU.
+//     The doc-match channel (docmatch.go) scores the doc comments
+//     channel's first three definitions by Dice's coefficient between
+//     their doc and the query (weight 2, from 0.5; not for task-shaped
+//     text): a query that is a doc comment ranks its definition (broad
+//     concept +0.03). It reads a doc only until it cannot reach 0.5,
+//     and the decls it read are the snippets of the hits it lifts.
 //     Words held by over half the chunks are not searched in blocks: bm25
 //     gives them no weight, yet they make it score every chunk. The
 //     symbols channel searches the query's rarest terms (by their chunk

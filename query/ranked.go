@@ -126,8 +126,12 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 				return err
 			}
 			chans = append(chans, blocks, chunkSumChannel(blocks, p.tune.WChunkSum, pool, files), syms, fl)
-			if docs && p.tune.WDocMatch > 0 {
-				dm, err := p.docMatchChannel(ctx, p.tune.WDocMatch, p.tune.DocMatchTop, p.tune.DocMatchWords, p.tune.DocMatchMin, syms, t.words)
+			wDocMatch := p.tune.WDocMatch
+			if task {
+				wDocMatch = p.tune.TaskWDocMatch
+			}
+			if docs && wDocMatch > 0 {
+				dm, err := p.docMatchChannel(ctx, wDocMatch, p.tune.DocMatchTop, p.tune.DocMatchWords, p.tune.DocMatchMin, syms, t.words)
 				if err != nil {
 					return err
 				}

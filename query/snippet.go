@@ -24,7 +24,7 @@ func (pf *pageFinisher) fillSnippets(ctx context.Context, hits []Hit, pool unitP
 		case u == nil:
 		case u.kind == KindBlock:
 			blockIDs = append(blockIDs, u.rowid)
-		case u.kind == KindDefinition && u.decl != 0:
+		case u.kind == KindDefinition && u.decl != 0 && u.shown == nil:
 			declIDs = append(declIDs, u.decl)
 		}
 	}
@@ -49,6 +49,9 @@ func (pf *pageFinisher) fillSnippets(ctx context.Context, hits []Hit, pool unitP
 			}
 		case KindDefinition:
 			d := decls[u.decl] // missing: rewritten since the search read it
+			if u.shown != nil {
+				d = *u.shown
+			}
 			h.Snippet = definitionSnippet(d.Signature, d.Doc)
 		case KindUsage:
 			h.Snippet = u.signature // the line, read by importers

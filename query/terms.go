@@ -1,6 +1,8 @@
 package query
 
 import (
+	"iter"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -49,27 +51,35 @@ func analyse(q string) terms {
 		} else {
 			plain++
 		}
-		for _, w := range extract.SplitIdentifier(tok) {
-			if utf8.RuneCountInString(w) < 2 && !isDigits(w) {
-				continue
-			}
-			if isStopWord(w) && w != lower {
-				// A stop word inside an identifier (getUserById's "by")
-				// is noise on its own; the whole form keeps it.
-				continue
-			}
-			add(w)
-		}
-		if strings.ContainsAny(tok, "_-") {
-			// max_retries and url-encoded are also written maxRetries and
-			// urlencoded, which the index holds as one word.
-			if j := joined(lower); j != lower {
-				add(j)
-			}
-		}
+		tokenWords(tok, lower, add)
 	}
 	t.natural = stops > 0 || plain >= 3
 	return t
+}
+
+// tokenWords calls add with the search words of tok, a token that is not
+// a stop word (lower is its lower-case form): its parts by
+// extract.SplitIdentifier, then its whole form when it is written with _
+// or -. Words may repeat.
+func tokenWords(tok, lower string, add func(string)) {
+	for _, w := range extract.SplitIdentifier(tok) {
+		if utf8.RuneCountInString(w) < 2 && !isDigits(w) {
+			continue
+		}
+		if isStopWord(w) && w != lower {
+			// A stop word inside an identifier (getUserById's "by")
+			// is noise on its own; the whole form keeps it.
+			continue
+		}
+		add(w)
+	}
+	if strings.ContainsAny(tok, "_-") {
+		// max_retries and url-encoded are also written maxRetries and
+		// urlencoded, which the index holds as one word.
+		if j := joined(lower); j != lower {
+			add(j)
+		}
+	}
 }
 
 // tokens splits q at white space and at punctuation that is not part of
@@ -77,19 +87,28 @@ func analyse(q string) terms {
 // characters (so "res.send" and "Sinatra::Base" stay whole). Apostrophes
 // are dropped with what follows them ("xmonad's" → "xmonad").
 func tokens(q string) []string {
-	var out []string
-	for _, f := range strings.FieldsFunc(q, func(r rune) bool {
-		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_$.:->\\#'’", r))
-	}) {
-		if i := strings.IndexAny(f, "'’"); i >= 0 {
-			f = f[:i]
-		}
-		f = strings.Trim(f, ".:->\\#")
-		if f != "" {
-			out = append(out, f)
+	return slices.Collect(tokenSeq(q))
+}
+
+// tokenSeq yields the tokens of q one at a time, for a reader that may
+// stop early.
+func tokenSeq(q string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for f := range strings.FieldsFuncSeq(q, notTokenRune) {
+			if i := strings.IndexAny(f, "'’"); i >= 0 {
+				f = f[:i]
+			}
+			f = strings.Trim(f, ".:->\\#")
+			if f != "" && !yield(f) {
+				return
+			}
 		}
 	}
-	return out
+}
+
+// notTokenRune reports whether r separates tokens.
+func notTokenRune(r rune) bool {
+	return !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("_$.:->\\#'’", r))
 }
 
 // isIdentLike reports whether tok is written like an identifier rather

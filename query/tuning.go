@@ -52,9 +52,10 @@ type Tuning struct {
 	// The doc-match channel (docmatch.go), for prose: the first
 	// DocMatchTop definitions of the doc comments channel scored by how
 	// much their doc and the query share (Dice's coefficient over their
-	// words), from DocMatchMin up, times WDocMatch. Off by default: at
-	// WDocMatch 2 the broad benchmark's concept kind gains 0.03 (the dev
-	// split holds), but reading the docs costs a fifth more query CPU.
+	// words), from DocMatchMin up, times WDocMatch. At 2 the broad
+	// benchmark's concept kind gains 0.03 (0.927 → 0.958; every language
+	// up, the dev split holds); the decls it reads are those the snippets
+	// of the hits it lifts need.
 	WDocMatch   float64 `tune:"w_doc_match"`
 	DocMatchTop int     `tune:"doc_match_top"`
 	DocMatchMin float64 `tune:"doc_match_min"`
@@ -134,6 +135,10 @@ type Tuning struct {
 	// near the indexed root it is: × (1 + TaskDepthBoost / (1 + its
 	// directories' count)).
 	TaskDepthBoost float64 `tune:"task_depth_boost"`
+	// TaskWDocMatch replaces WDocMatch for task-shaped queries: 0, as a
+	// change request's words in a doc say what that code does, not where
+	// the change goes (TaskWSymbol).
+	TaskWDocMatch float64 `tune:"task_w_doc_match"`
 
 	// NamedPathBoost and NamedStemBoost lift, for task-shaped queries, a
 	// file the text names (named.go):
@@ -204,6 +209,7 @@ func DefaultTuning() Tuning {
 		TaskProsePrior: 0.2,
 		TaskWSymbol:    0.5,
 		TaskDepthBoost: 0.5,
+		TaskWDocMatch:  0,
 		TaskVerbDrop:   true,
 		NamedPathBoost: 0.5,
 		NamedStemBoost: 0.25,
@@ -222,7 +228,7 @@ func DefaultTuning() Tuning {
 		DirTop:          5,
 		DirSizePow:      0.5,
 		DirCountPow:     0.25,
-		WDocMatch:       0,
+		WDocMatch:       2,
 		DocMatchTop:     3,
 		DocMatchMin:     0.5,
 		DocMatchWords:   0,

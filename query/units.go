@@ -22,10 +22,12 @@ type unit struct {
 
 	// Definitions only. decl is the symbols.id whose signature and doc
 	// the hit shows (read by SymbolDecls for the hits shown only), 0 for
-	// none. signature holds the line of a usage hit.
+	// none; shown holds them when a channel has read them already.
+	// signature holds the line of a usage hit.
 	symKind, name, qualname, signature string
 	exported                           bool
 	decl                               int64
+	shown                              *tables.SymbolDecl
 }
 
 // unitKey identifies a unit in a unitPool: its kind and id, kept apart
