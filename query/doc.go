@@ -117,8 +117,8 @@
 //     The doc-match channel (docmatch.go) scores the doc comments
 //     channel's first three definitions by Dice's coefficient between
 //     their doc and the query (weight 2, from 0.5; not for task-shaped
-//     text): a query that is a doc comment ranks its definition (broad
-//     concept +0.03). It reads a doc only until it cannot reach 0.5,
+//     text nor questions): a query that is a doc comment ranks its
+//     definition. It reads a doc only until it cannot reach 0.5,
 //     and the decls it read are the snippets of the hits it lifts.
 //     Words held by over half the chunks are not searched in blocks: bm25
 //     gives them no weight, yet they make it score every chunk. The

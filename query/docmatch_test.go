@@ -33,6 +33,14 @@ func TestDocMatch(t *testing.T) {
 	if len(hitsOff) > 0 && hitsOff[0].Path == "limits/meter.go" {
 		t.Errorf("doc match off: first hit %s already; the test no longer exercises the channel", hitsOff[0].Path)
 	}
+	// A question in the doc's words is asked about the code: the channel
+	// does not run for it.
+	const question = "what counts the requests of a client in a sliding window and refuses those over the limit?"
+	qOn := tunedHits(t, db, on, Request{Query: question, Limit: 10})
+	qOff := tunedHits(t, db, off, Request{Query: question, Limit: 10})
+	if len(qOn) == 0 || len(qOff) == 0 || qOn[0].Path != qOff[0].Path {
+		t.Errorf("question: first hit %v with the channel, %v without; want the same", qOn, qOff)
+	}
 	// The docs the channel read are the snippets its hits show.
 	snippets := map[string]string{}
 	for _, h := range hitsOff {

@@ -130,7 +130,9 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 			if task {
 				wDocMatch = p.tune.TaskWDocMatch
 			}
-			if docs && wDocMatch > 0 {
+			// A question is asked about the code, in the asker's words; a
+			// doc comment is a statement.
+			if docs && wDocMatch > 0 && !questionRe.MatchString(text) {
 				dm, err := p.docMatchChannel(ctx, wDocMatch, p.tune.DocMatchTop, p.tune.DocMatchWords, p.tune.DocMatchMin, syms, t.words)
 				if err != nil {
 					return err

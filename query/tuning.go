@@ -49,13 +49,13 @@ type Tuning struct {
 	DirSizePow  float64 `tune:"dir_size_pow"`
 	DirCountPow float64 `tune:"dir_count_pow"`
 
-	// The doc-match channel (docmatch.go), for prose: the first
-	// DocMatchTop definitions of the doc comments channel scored by how
-	// much their doc and the query share (Dice's coefficient over their
-	// words), from DocMatchMin up, times WDocMatch. At 2 the broad
-	// benchmark's concept kind gains 0.03 (0.927 → 0.958; every language
-	// up, the dev split holds); the decls it reads are those the snippets
-	// of the hits it lifts need.
+	// The doc-match channel (docmatch.go), for prose that is a statement
+	// (a doc comment's sentence is one; a question is asked about code,
+	// not copied from it): the first DocMatchTop definitions of the doc
+	// comments channel scored by how much their doc and the query share
+	// (Dice's coefficient over their words), from DocMatchMin up, times
+	// WDocMatch. The decls it reads are those the snippets of the hits it
+	// lifts need.
 	WDocMatch   float64 `tune:"w_doc_match"`
 	DocMatchTop int     `tune:"doc_match_top"`
 	DocMatchMin float64 `tune:"doc_match_min"`
