@@ -165,7 +165,13 @@ func tsStatedReturn(sig, name string) string {
 	if !strings.HasPrefix(s, "(") {
 		return ""
 	}
-	end := closingBracket(s, 0)
+	return tsResultAfter(s, 0)
+}
+
+// tsResultAfter returns the result type stated after the parameter list
+// opened at s[open] ("(a: A): R {" gives R), "" when none is stated.
+func tsResultAfter(s string, open int) string {
+	end := closingBracket(s, open)
 	if end < 0 {
 		return ""
 	}

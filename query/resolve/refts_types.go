@@ -1387,15 +1387,7 @@ func tsCallbackResult(args string) string {
 	if m == nil {
 		return ""
 	}
-	end := closingBracket(args, m[1]-1)
-	if end < 0 {
-		return ""
-	}
-	rest, ok := strings.CutPrefix(strings.TrimSpace(args[end+1:]), ":")
-	if !ok {
-		return ""
-	}
-	return tsReturnText(rest)
+	return tsResultAfter(args, m[1]-1)
 }
 
 // tsLocalAlias returns the right-hand side of alias name, written on one
