@@ -151,7 +151,8 @@ func (dr *tsDeclReader) tsDeclFrom(ctx context.Context, id int64, name string, d
 }
 
 // tsForeign reports whether name is imported into file id from a module
-// outside the repository (a package's).
+// outside the repository (a package's): a package specifier naming the
+// repository's own files, as the scope rules read it, is not.
 func (dr *tsDeclReader) tsForeign(ctx context.Context, id int64, name string) bool {
 	fi, err := dr.rr.importsOf(ctx, id)
 	f := dr.rr.files[id]
@@ -166,7 +167,7 @@ func (dr *tsDeclReader) tsForeign(ctx context.Context, id int64, name string) bo
 		}
 		in = importedName{module: mod}
 	}
-	return !strings.HasPrefix(in.module, ".") && len(importFiles(f.Language, f.Path, in.module, dr.rr.paths, dr.rr.dirs)) == 0
+	return !strings.HasPrefix(in.module, ".") && len(dr.rr.scope.specifierFiles(f.Path, f.Language, in.module)) == 0
 }
 
 // tsDeclares reports whether file id declares a class, interface, alias
