@@ -66,3 +66,85 @@ func TestRefsTypeScriptSelfImport(t *testing.T) {
 		wantRefs(t, c.qualname, got, c.want)
 	}
 }
+
+// tsForwardFiles: a function stating no return type whose result is an
+// object literal of its own through calls: a generic the literal is
+// passed to as its type parameter ("makeResource<T>(thing: T): T &
+// AsyncDisposable"), and a function returning that function's call.
+var tsForwardFiles = map[string]string{
+	"src/stream/sse.ts": `export interface StreamOptions<TConfig extends Config> {
+  url: () => string;
+  signal: number;
+}
+
+interface Config {
+  data: unknown;
+}
+
+export function consume<TConfig extends Config>(
+  opts: StreamOptions<TConfig>,
+): number {
+  return 1;
+}
+`,
+	"src/stream/disposable.ts": `export function makeResource<T>(
+  thing: T,
+  dispose: () => Promise<void>,
+): T & AsyncDisposable {
+  return thing as T & AsyncDisposable;
+}
+`,
+	"src/testing/serverResource.ts": `import { makeResource } from '../stream/disposable';
+
+export function serverResource(handler: () => void) {
+  const url = 'http://localhost:1';
+  return makeResource(
+    {
+      url,
+      get count() {
+        return 0;
+      },
+    },
+    async () => {},
+  );
+}
+`,
+	"src/stream/sse.test.ts": `import { serverResource } from '../testing/serverResource';
+import { consume } from './sse';
+
+function forStream(stream: ReadableStream) {
+  return serverResource(() => {});
+}
+
+export function direct() {
+  const d = serverResource(() => {});
+  return d.url; // the literal's
+}
+
+export async function run() {
+  await using server = forStream(null);
+  const res = await fetch(server.url);
+  const n = consume<{
+    data: number;
+  }>({
+    url: () => server.url,
+    signal: 1,
+  });
+}
+`,
+}
+
+// TestRefsTypeScriptForwardedLiteral: a member use through the result of
+// a function returning a generic's or another function's object literal
+// is the literal's own, and a key of a literal passed to a call stating
+// its type arguments over several lines is the parameter's type's.
+func TestRefsTypeScriptForwardedLiteral(t *testing.T) {
+	p := refsRepo(t, tsForwardFiles)
+	at := func(marker string) string { return atLine(t, tsForwardFiles, "src/stream/sse.test.ts", marker) }
+	got, _ := refsOf(t, p, "src/stream/sse.ts", "StreamOptions.url")
+	wantRefs(t, "StreamOptions.url", got, map[string]string{
+		at("return d.url"):          "",
+		at("fetch(server.url)"):     "",
+		at("url: () => server.url"): ConfResolved,
+	})
+}
