@@ -607,6 +607,7 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 			return vContra, whyMember, true, nil // an untyped arrow's literal result: a type of its own
 		}
 		prefix := tsTextBefore(text, ln, col) // "f(" above a literal on a line of its own
+		prefix = tsTypeArgsAbove(text, tsPrefixLine(text, ln, col), prefix)
 		t, fid := ru.lit.tsArgKeyType(ctx, r.FileID, prefix)
 		if t == "" {
 			t, fid = ru.lit.tsSuperArgType(ctx, r, prefix)

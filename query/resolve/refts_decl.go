@@ -129,19 +129,30 @@ func (dr *tsDeclReader) tsDeclFrom(ctx context.Context, id int64, name string, d
 		}
 	}
 	for _, in := range next {
-		for _, p := range importFiles(f.Language, f.Path, in.module, dr.rr.paths, dr.rr.dirs) {
+		// A package specifier may name the repository's own files
+		// ("@scope/pkg/a/b" inside pkg), as the scope rules read it; of
+		// several files it may name, only one may declare the name.
+		var did int64
+		var dn string
+		found, twice := false, false
+		for _, p := range dr.rr.scope.specifierFiles(f.Path, f.Language, in.module) {
 			if g := dr.rr.byPath[p]; g != nil {
-				if did, dn, ok := dr.tsDeclFrom(ctx, g.ID, in.name, depth+1, true); ok {
-					return did, dn, true
+				if gid, gn, ok := dr.tsDeclFrom(ctx, g.ID, in.name, depth+1, true); ok {
+					twice = twice || found && (gid != did || gn != dn)
+					did, dn, found = gid, gn, true
 				}
 			}
+		}
+		if found && !twice {
+			return did, dn, true
 		}
 	}
 	return 0, "", false
 }
 
 // tsForeign reports whether name is imported into file id from a module
-// outside the repository (a package's).
+// outside the repository (a package's): a package specifier naming the
+// repository's own files, as the scope rules read it, is not.
 func (dr *tsDeclReader) tsForeign(ctx context.Context, id int64, name string) bool {
 	fi, err := dr.rr.importsOf(ctx, id)
 	f := dr.rr.files[id]
@@ -156,7 +167,7 @@ func (dr *tsDeclReader) tsForeign(ctx context.Context, id int64, name string) bo
 		}
 		in = importedName{module: mod}
 	}
-	return !strings.HasPrefix(in.module, ".") && len(importFiles(f.Language, f.Path, in.module, dr.rr.paths, dr.rr.dirs)) == 0
+	return !strings.HasPrefix(in.module, ".") && len(dr.rr.scope.specifierFiles(f.Path, f.Language, in.module)) == 0
 }
 
 // tsDeclares reports whether file id declares a class, interface, alias

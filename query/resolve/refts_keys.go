@@ -578,8 +578,11 @@ func tsOpenBracket(text []string, n, at int) byte {
 			end = min(at, len(l))
 		}
 		// The line's brackets left to right, then read back.
+		// A close with none open before it on the line closes one of the
+		// lines above, after the brackets the line leaves open ("}>({").
 		var stack []byte
 		var quote byte
+		closes := 0
 		for i := 0; i < end; i++ {
 			if skipQuoted(l, &i, &quote) {
 				continue
@@ -591,7 +594,7 @@ func tsOpenBracket(text []string, n, at int) byte {
 				if len(stack) > 0 {
 					stack = stack[:len(stack)-1]
 				} else {
-					depth++
+					closes++
 				}
 			}
 		}
@@ -601,6 +604,7 @@ func tsOpenBracket(text []string, n, at int) byte {
 			}
 			depth--
 		}
+		depth += closes
 	}
 	return 0
 }

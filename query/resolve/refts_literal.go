@@ -164,6 +164,7 @@ func (lt *tsLiteralTyper) tsLiteralType(ctx context.Context, r *refLine, text []
 		}
 	case strings.HasSuffix(before, "(") || strings.HasSuffix(before, ","):
 		prefix := tsTextBefore(text, ln, col) // "f(" above a literal on a line of its own
+		prefix = tsTypeArgsAbove(text, tsPrefixLine(text, ln, col), prefix)
 		if t, fid := lt.tsArgKeyType(ctx, r.FileID, prefix); t != "" {
 			return t, fid, false
 		}
@@ -519,6 +520,21 @@ func tsReturnsLiteral(text []string, start int, name string) bool {
 // literal cast to no type at every return directly in it, and once at
 // least.
 func tsBodyReturnsLiteral(text []string, sig sigText) bool {
+	return tsDirectReturns(text, sig, func(k, col int, rest string) bool {
+		if !strings.HasPrefix(rest, "{") {
+			return false // another value's type
+		}
+		t, _ := castAfter(text, k, col)
+		return t == "" // else cast to a type
+	})
+}
+
+// tsDirectReturns reports whether every return directly in the body of
+// the function whose signature sig ends on the line its body opens on
+// (none in a function nested in it) gives what ok accepts, and the body
+// has one at least. ok sees the return's line k (1-based), the column
+// its value starts at and the line's text from there.
+func tsDirectReturns(text []string, sig sigText, ok func(k, col int, rest string) bool) bool {
 	var open []bool // the blocks open: a nested function's?
 	returns := 0
 	for k := sig.end; k <= len(text) && k < sig.end+400; k++ {
@@ -555,11 +571,8 @@ func tsBodyReturnsLiteral(text []string, sig sigText) bool {
 				}
 				after := l[i+len("return"):]
 				rest := strings.TrimLeft(after, " \t")
-				if !strings.HasPrefix(rest, "{") {
-					return false // another value's type
-				}
-				if t, _ := castAfter(text, k, len(l)-len(rest)); t != "" {
-					return false // cast to a type
+				if !ok(k, len(l)-len(rest), rest) {
+					return false
 				}
 				returns++
 			}

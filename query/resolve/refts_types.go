@@ -254,6 +254,9 @@ func (te *tsTypeEval) tsFuncReturn(ctx context.Context, id int64, fn string) (st
 			if tsReturnsLiteral(text, dl.line+1, name) {
 				return tsValue{tsOwnLiteral, did} // "function f() { return {…}; }"
 			}
+			if te.calls.tsReturnsOwnCall(ctx, did, text, dl.line+1, name) {
+				return tsValue{tsOwnLiteral, did} // "function f() { return g(…); }", g's result a literal
+			}
 			if !declared.MatchString(text[dl.line]) {
 				continue
 			}
