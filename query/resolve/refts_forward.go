@@ -39,14 +39,7 @@ func (ct *tsCallTyper) tsOwnCall(ctx context.Context, did int64, text []string, 
 	if m == nil {
 		return false
 	}
-	// The statement from the callee on, over the lines the call spans.
-	var b strings.Builder
-	b.WriteString(stripComment(text[k-1])[col:])
-	for n := k + 1; n <= len(text) && n < k+80; n++ {
-		b.WriteByte('\n')
-		b.WriteString(stripComment(text[n-1]))
-	}
-	s := b.String()
+	s := tsTextAfter(text, k, col, 80) // the statement from the callee on, over the lines the call spans
 	open := len(m[0]) - 1
 	end := closingBracket(s, open)
 	if end < 0 {

@@ -82,6 +82,19 @@ func tsTextBefore(text []string, ln, col int) string {
 	return before
 }
 
+// tsTextAfter returns the text from column col of line ln (1-based) on,
+// with the lines below it up to line ln+span-1, comments stripped and
+// lines joined by '\n': a statement or a parameter list that spans lines.
+func tsTextAfter(text []string, ln, col, span int) string {
+	var b strings.Builder
+	b.WriteString(stripComment(text[ln-1])[col:])
+	for k := ln + 1; k <= len(text) && k < ln+span; k++ {
+		b.WriteByte('\n')
+		b.WriteString(stripComment(text[k-1]))
+	}
+	return b.String()
+}
+
 // tsLiteralContext returns the text a literal opened at (ln, col) is
 // written after, read past a conditional whose branch it is: what
 // states the literal's type, if anything does.
@@ -649,13 +662,7 @@ func tsParamPattern(text []string, ln, col int) (typ string, decl bool, j int, h
 		return "", false, 0, "", false
 	}
 	head = prefix[:open]
-	var b strings.Builder
-	b.WriteString(stripComment(text[ln-1])[col:])
-	for k := ln + 1; k <= len(text) && k < ln+20; k++ {
-		b.WriteByte('\n')
-		b.WriteString(stripComment(text[k-1]))
-	}
-	s := b.String()
+	s := tsTextAfter(text, ln, col, 20)
 	pe := closingBracket(s, 0)
 	if pe < 0 {
 		return "", false, 0, "", false
