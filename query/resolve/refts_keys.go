@@ -395,7 +395,7 @@ func (lt *tsLiteralTyper) tsOwnReturn(text []string, r *refLine, ln int) bool {
 	} else {
 		return false
 	}
-	var open []bool // the blocks open at ln: a nested function's?
+	var open tsBlocks // the blocks open at ln
 	for k := body; k < ln; k++ {
 		l := stripComment(text[k-1])
 		var quote byte
@@ -403,25 +403,12 @@ func (lt *tsLiteralTyper) tsOwnReturn(text []string, r *refLine, ln int) bool {
 			if skipQuoted(l, &i, &quote) {
 				continue
 			}
-			switch l[i] {
-			case '{':
-				open = append(open, tsOpensFunction(l, i))
-			case '}':
-				if len(open) > 0 {
-					open = open[:len(open)-1]
-				}
+			if l[i] == '{' || l[i] == '}' {
+				open.brace(l, i)
 			}
 		}
 	}
-	if len(open) == 0 {
-		return false
-	}
-	for _, fn := range open[1:] {
-		if fn {
-			return false
-		}
-	}
-	return true
+	return len(open) > 0 && !open.nested()
 }
 
 // tsSuperArgType returns the stated type of the parameter a literal

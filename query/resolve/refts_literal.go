@@ -529,13 +529,38 @@ func tsBodyReturnsLiteral(text []string, sig sigText) bool {
 	})
 }
 
+// tsBlocks are the blocks open in a function's body, outermost first,
+// each marked whether it is a function's (tsOpensFunction).
+type tsBlocks []bool
+
+// brace opens or closes a block at l[i], a '{' or a '}'.
+func (b *tsBlocks) brace(l string, i int) {
+	switch {
+	case l[i] == '{':
+		*b = append(*b, tsOpensFunction(l, i))
+	case len(*b) > 0:
+		*b = (*b)[:len(*b)-1]
+	}
+}
+
+// nested reports whether a block inside the outermost, the function's own
+// body, is another function's: what is written there is that function's.
+func (b tsBlocks) nested() bool {
+	for i := 1; i < len(b); i++ {
+		if b[i] {
+			return true
+		}
+	}
+	return false
+}
+
 // tsDirectReturns reports whether every return directly in the body of
 // the function whose signature sig ends on the line its body opens on
 // (none in a function nested in it) gives what ok accepts, and the body
 // has one at least. ok sees the return's line k (1-based), the column
 // its value starts at and the line's text from there.
 func tsDirectReturns(text []string, sig sigText, ok func(k, col int, rest string) bool) bool {
-	var open []bool // the blocks open: a nested function's?
+	var open tsBlocks
 	returns := 0
 	for k := sig.end; k <= len(text) && k < sig.end+400; k++ {
 		l := stripComment(text[k-1])
@@ -545,28 +570,13 @@ func tsDirectReturns(text []string, sig sigText, ok func(k, col int, rest string
 				continue
 			}
 			switch l[i] {
-			case '{':
-				fn := tsOpensFunction(l, i)
-				if k == sig.end && len(open) == 0 {
-					fn = false // the function's own body
-				}
-				open = append(open, fn)
-			case '}':
-				if len(open) > 0 {
-					open = open[:len(open)-1]
-				}
+			case '{', '}':
+				open.brace(l, i)
 				if len(open) == 0 {
 					return returns > 0
 				}
 			case 'r':
-				if !strings.HasPrefix(l[i:], "return") || i > 0 && isWordRune(rune(l[i-1])) || len(open) == 0 {
-					continue
-				}
-				nested := false
-				for _, fn := range open[1:] {
-					nested = nested || fn
-				}
-				if nested {
+				if !strings.HasPrefix(l[i:], "return") || i > 0 && isWordRune(rune(l[i-1])) || len(open) == 0 || open.nested() {
 					continue
 				}
 				after := l[i+len("return"):]
