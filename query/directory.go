@@ -20,11 +20,13 @@ import (
 // its files, and the file beside it that names it (entriesBeside), gets
 // weight × the evidence of its directory's other leading
 // candidates (a file's own score is not passed back to it) × its size
-// share, (lines / the directory's largest file's lines)^sizePow, divided
-// by the directory's number of module files^countPow. Files
+// share, (size / the directory's largest size)^sizePow, divided by the
+// directory's number of module files^countPow. A file's size is the
+// definitions it holds (dirIndex.sizer). Files
 // out of the search's scope (inScope, when not nil) get nothing. It is an
 // absolute, file-level channel.
-func dirChannel(weight float64, top int, sizePow, countPow float64, f *fused, dirs dirIndex, inScope map[int64]bool, files map[int64]*fileInfo, pool unitPool) *channel {
+func dirChannel(t *Tuning, f *fused, dirs dirIndex, inScope map[int64]bool, files map[int64]*fileInfo, pool unitPool) *channel {
+	weight, top, sizePow, countPow := t.WDir, t.DirTop, t.DirSizePow, t.DirCountPow
 	ch := &channel{name: "directory", weight: weight, absolute: true}
 	if weight == 0 || top <= 0 || len(f.cands) == 0 || len(dirs) == 0 || f.cands[0].final <= 0 {
 		return ch
@@ -42,7 +44,8 @@ func dirChannel(weight float64, top int, sizePow, countPow float64, f *fused, di
 	}
 	score := map[int64]float64{}
 	for dir, e := range evidence {
-		members, largest := dirs[dir], dirs.largest(dir)
+		members := dirs[dir]
+		size, largest := dirs.sizer(dir)
 		if largest == 0 {
 			continue
 		}
@@ -56,7 +59,7 @@ func dirChannel(weight float64, top int, sizePow, countPow float64, f *fused, di
 			}
 			share := 1.0
 			if sizePow != 0 {
-				share = math.Pow(min(float64(m.lines)/float64(largest), 1), sizePow)
+				share = math.Pow(min(float64(size(m))/float64(largest), 1), sizePow)
 			}
 			if v := rest * share * damp; v > score[m.id] {
 				score[m.id] = v

@@ -1,6 +1,7 @@
 package query
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -100,4 +101,33 @@ func firstRank(t *testing.T, db *tables.DB, tune Tuning, req Request, path strin
 		}
 	}
 	return 0
+}
+
+// TestDirectoryEvidenceByDefinitions: a directory's evidence goes to the
+// files that define the most, not to the longest: a file of one long
+// table ranks after a shorter sibling that defines the module's
+// operations, which ranks right after the file that named the directory.
+func TestDirectoryEvidenceByDefinitions(t *testing.T) {
+	var table strings.Builder
+	table.WriteString("package codec\n\nvar crcTable = [...]uint32{\n")
+	for i := range 400 {
+		fmt.Fprintf(&table, "\t0x%08x, 0x%08x, 0x%08x, 0x%08x,\n", i*7919, i*104729, i*1299709, i*15485863)
+	}
+	table.WriteString("}\n")
+	var ops strings.Builder
+	ops.WriteString("package codec\n\ntype state struct{ n, k int }\n")
+	for _, name := range []string{"reset", "advance", "rewind", "skip", "mark", "seek", "flush", "drain"} {
+		fmt.Fprintf(&ops, "\nfunc (s *state) %s() { s.n++ }\n", name)
+	}
+	db := indexedFiles(t, map[string]string{
+		"codec/decoder.go": "package codec\n\n// Decoder reads frames from the wire and checks their checksum.\ntype Decoder struct{ s state }\n\n// Next reads the next frame and checks its checksum.\nfunc (d *Decoder) Next() ([]byte, error) { return nil, nil }\n",
+		"codec/table.go":   table.String(),
+		"codec/state.go":   ops.String(),
+		"server/serve.go":  "package server\n\n// Serve writes frames to each client.\nfunc Serve() {}\n",
+	})
+	req := Request{Query: "how does it read frames and check the checksum", Limit: 10}
+	state, tbl := firstRank(t, db, DefaultTuning(), req, "codec/state.go"), firstRank(t, db, DefaultTuning(), req, "codec/table.go")
+	if state != 2 || tbl != 0 && tbl < state {
+		t.Errorf("codec/state.go at rank %d, codec/table.go at %d; want state.go (nine definitions) second, before table.go (one long table)", state, tbl)
+	}
 }

@@ -65,6 +65,23 @@ func (d dirIndex) largest(dir string) int {
 	return n
 }
 
+// sizer returns how dir's module files are measured and the largest
+// measure among them. A module's concept is held by the files that
+// define the most, not by the longest: a file of tables or generated data
+// is long and defines little (zlib's crc32.h), and a file's own tests
+// (Rust's inline `mod tests`) are not parts of the module. A directory
+// whose files define nothing (scripts read as a whole) is measured in
+// lines.
+func (d dirIndex) sizer(dir string) (size func(*fileInfo) int, largest int) {
+	for _, m := range d[dir] {
+		largest = max(largest, m.defs)
+	}
+	if largest > 0 {
+		return func(f *fileInfo) int { return f.defs }, largest
+	}
+	return func(f *fileInfo) int { return f.lines }, d.largest(dir)
+}
+
 // modulesOf returns the directories a file describes: its own when it is a
 // module entry, and the directory beside it that it names (src/foo.rs →
 // src/foo/).

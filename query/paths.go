@@ -20,6 +20,7 @@ type fileInfo struct {
 	path     string
 	language string
 	lines    int
+	defs     int // definitions in the file, tests not counted
 	// baseWords are the words of the file name without its extension,
 	// dirWords those of its two innermost directories; baseParts counts
 	// the file name's parts (its words without the whole form).
@@ -191,7 +192,7 @@ func (c *fileCache) getKey(ctx context.Context, db tables.Reader) (map[int64]*fi
 	m := make(map[int64]*fileInfo, len(list))
 	vocab := &pathVocab{ids: map[string]int32{}}
 	for _, r := range list {
-		f := &fileInfo{id: r.ID, path: r.Path, language: r.Language, lines: r.Lines}
+		f := &fileInfo{id: r.ID, path: r.Path, language: r.Language, lines: r.Lines, defs: r.Defs}
 		classify(f)
 		vocab.intern(f)
 		m[f.id] = f

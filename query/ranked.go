@@ -225,7 +225,7 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 		if err != nil {
 			return err
 		}
-		chans = append(chans, dirChannel(p.tune.WDir, p.tune.DirTop, p.tune.DirSizePow, p.tune.DirCountPow, f, p.files.dirIndex(), inScope, files, pool))
+		chans = append(chans, dirChannel(&p.tune, f, p.files.dirIndex(), inScope, files, pool))
 		f = p.fuse(chans, pm, source, named, files, pool, req.Limit)
 	}
 	if p.traceFn != nil {

@@ -118,3 +118,29 @@ func TestSymbolDeclsByFile(t *testing.T) {
 		}
 	}
 }
+
+// TestFileListDefs: FileList counts each file's definitions other than
+// its tests, and counts a re-written file's anew.
+func TestFileListDefs(t *testing.T) {
+	ctx := context.Background()
+	db := openTest(t)
+	a, b := synthFile("a.go", 1, 5), synthFile("b.go", 1, 2)
+	a.Symbols[1].Kind = extract.KindTest
+	mustWrite(t, db, []*extract.File{a, b}, nil)
+	check := func(want map[string]int) {
+		t.Helper()
+		files, err := db.Reader().FileList(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if f.Defs != want[f.Path] {
+				t.Errorf("%s: %d definitions, want %d", f.Path, f.Defs, want[f.Path])
+			}
+		}
+	}
+	check(map[string]int{"a.go": len(a.Symbols) - 1, "b.go": len(b.Symbols)})
+	b = synthFile("b.go", 2, 7)
+	mustWrite(t, db, []*extract.File{b}, nil)
+	check(map[string]int{"a.go": len(a.Symbols) - 1, "b.go": len(b.Symbols)})
+}

@@ -56,6 +56,7 @@ type FileRow struct {
 	Path     string
 	Language string // FileList only
 	Lines    int
+	Defs     int     // FileList only: the definitions the file holds, tests not counted
 	Score    float64 // SearchFiles only
 }
 
@@ -379,8 +380,10 @@ func (rd *IndexReader) SymbolNames(ctx context.Context) ([]string, error) {
 const (
 	filesKeySQL = `SELECT count(*), coalesce(max(id), 0), coalesce(sum(id), 0),
   (SELECT coalesce(max(value), '') FROM meta WHERE key = '` + MetaLastIndexedAt + `') FROM files`
-	fileListSQL = `SELECT id, path, language, lines FROM files`
-	fileDocSQL  = `SELECT f.doc, fs.summary FROM files f JOIN files_summary fs ON fs.id = f.id WHERE f.id = ?`
+	fileListSQL = `SELECT f.id, f.path, f.language, f.lines,
+  (SELECT count(*) FROM symbols s WHERE s.file_id = f.id AND s.kind <> 'test')
+FROM files f`
+	fileDocSQL = `SELECT f.doc, fs.summary FROM files f JOIN files_summary fs ON fs.id = f.id WHERE f.id = ?`
 )
 
 // Fingerprint returns a string that changes whenever the rows of t do.
@@ -424,11 +427,12 @@ func (rd *IndexReader) PrepareReads(ctx context.Context) error {
 	return nil
 }
 
-// FileList returns every file's id, path, language and line count.
+// FileList returns every file's id, path, language, line count and
+// count of definitions other than tests.
 func (rd *IndexReader) FileList(ctx context.Context) ([]FileRow, error) {
 	return collect(ctx, &rd.stmts, fileListSQL, nil, func(r scanner) (FileRow, error) {
 		var f FileRow
-		err := r.Scan(&f.ID, &f.Path, &f.Language, &f.Lines)
+		err := r.Scan(&f.ID, &f.Path, &f.Language, &f.Lines, &f.Defs)
 		return f, err
 	})
 }
