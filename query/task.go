@@ -49,6 +49,11 @@ var (
 		disabled revert reverted restore restored introduce introduced extract extracted migrate migrated switch tweak
 		tweaked cleanup clean cleaned correct corrected hide handle handled allow skip ignore reduce speed mark accept
 		merge merged split port polish tidy unify rewrite rewrote apply keep require prefer let`)
+	// fixWords name a fix wherever they stand: a commit's subject or body
+	// says what it fixes ("Stop leaking variables … Fixes #12", "EOF after
+	// newline mishandled (fix #3)"), where a doc comment rarely does. The
+	// adjective "fixed" ("a fixed size") is not among them.
+	fixWords = wordSet(`fix fixes fixing bugfix bugfixes hotfix`)
 )
 
 // questionRe matches a question: a wh-word or an auxiliary first, or a
@@ -124,7 +129,7 @@ func taskShapeOf(q string, reduced bool) (taskShape, bool) {
 	if len(f) > 0 {
 		first = strings.ToLower(strings.Trim(f[0], ".,:;!*`'\"()[]"))
 	}
-	if !reduced && !marked && (!changeVerbs[first] || operations(f)) {
+	if !reduced && !marked && (!changeVerbs[first] || operations(f)) && !namesFix(q) {
 		return taskShape{}, false
 	}
 	rest := q
@@ -134,6 +139,22 @@ func taskShapeOf(q string, reduced bool) (taskShape, bool) {
 	}
 	sh.words = strings.TrimSpace(sh.scope + " " + strings.TrimSpace(rest))
 	return sh, true
+}
+
+// namesFix reports whether q, a statement, names a fix in any of its
+// words: a change described without a verb of change first ("Stop
+// leaking variables … Fixes #12"). A question about a fix ("how does the
+// retry fix the race?") asks how the code works.
+func namesFix(q string) bool {
+	if questionRe.MatchString(q) {
+		return false
+	}
+	for _, w := range strings.FieldsFunc(q, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if fixWords[strings.ToLower(w)] {
+			return true
+		}
+	}
+	return false
 }
 
 // operations reports whether the words f open with two verbs of change

@@ -37,6 +37,13 @@ func TestTaskShapeOf(t *testing.T) {
 		{"update and delete statement builders", false, false, "", ""},
 		{"Add or remove listeners", false, false, "", ""},
 		{"fix and test for closed concurrency", false, true, "", "and test for closed concurrency"},
+		// A fix named anywhere: a commit subject and body that open with
+		// no verb of change; "fixed" as an adjective, or a question about
+		// a fix, is not one.
+		{"Stop leaking variables into the global scope. Fixes #12", false, true, "", "Stop leaking variables into the global scope. Fixes #12"},
+		{"EOF after newline mishandled (hotfix)", false, true, "", "EOF after newline mishandled (hotfix)"},
+		{"A buffer of fixed size", false, false, "", ""},
+		{"how does the retry fix the race?", false, false, "", ""},
 		// Questions, doc comments and names are not.
 		{"how are routes registered", false, false, "", ""},
 		{"Returns the parsed configuration", false, false, "", ""},
@@ -176,5 +183,24 @@ func TestTaskDocCommentsWeighLess(t *testing.T) {
 	}
 	if r[1] == 1 {
 		t.Errorf("question weight: http/header.go at rank 1 too; the test no longer exercises the weight")
+	}
+}
+
+// TestTaskNamedFix: a statement that names its fix with no verb of change
+// first ("… (fixes #12)") is a change request: the doc comment that shares
+// its words says what other code does, and the source it changes comes
+// first. Read as a doc comment's sentence, the statement lists the doc
+// comment's file first.
+func TestTaskNamedFix(t *testing.T) {
+	files := map[string]string{
+		"http/header.go":  "package http\n\nfunc parseHeader(line string) (name, value string) {\n\tname, value, _ = strings.Cut(line, \":\")\n\tif emptyValue := value == \"\"; emptyValue {\n\t\treturn name, \"\"\n\t}\n\treturn name, strings.TrimSpace(value)\n}\n",
+		"http/request.go": "package http\n\n// ReadRequest reads a request; parsing of empty header values keeps them empty.\n// Parsing header values: empty values parse as empty.\nfunc ReadRequest(r io.Reader) (*Request, error) {\n\treturn nil, nil\n}\n",
+		"http/client.go":  "package http\n\n// Client sends requests.\ntype Client struct{ timeout int }\n\n// Do sends a request and reads its response.\nfunc (c *Client) Do(req *Request) (*Response, error) {\n\treturn nil, nil\n}\n",
+		"http/cookie.go":  "package http\n\n// Cookie is an HTTP cookie.\ntype Cookie struct{ Name, Value string }\n\n// String formats the cookie for a Set-Cookie header line.\nfunc (c *Cookie) String() string {\n\treturn c.Name + \"=\" + c.Value\n}\n",
+		"http/server.go":  "package http\n\n// Server answers requests.\ntype Server struct{ addr string }\n\n// Serve accepts connections until the listener closes.\nfunc (s *Server) Serve() error {\n\treturn nil\n}\n",
+	}
+	q := "Empty header values parse wrong (fixes #12)"
+	if r := taskRanks(t, files, q, "http/header.go", DefaultTuning()); r[0] != 1 {
+		t.Errorf("%q: http/header.go at rank %d, want 1", q, r[0])
 	}
 }
