@@ -1,0 +1,77 @@
+package query
+
+import "testing"
+
+// tsStatedFiles: options types whose member comes from a type literal an
+// alias on the way writes as another alias's argument, reached directly
+// and through an index file listing type-only exports.
+var tsStatedFiles = map[string]string{
+	"src/root.ts": `type PartialIf<TCondition extends boolean, TType> = TCondition extends true
+  ? Partial<TType>
+  : TType;
+
+export type CreateContextCallback<
+  TContext,
+  TFunction extends (...args: any[]) => any,
+> = PartialIf<
+  object extends TContext ? true : false,
+  {
+    createContext: TFunction;
+  }
+>;
+`,
+	"src/index.ts": `export {
+  type CreateContextCallback,
+} from './root';
+`,
+	"src/resolve.ts": `export interface ResolveOptions {
+  createContext: () => Promise<unknown>;
+}
+
+export function resolve(opts: ResolveOptions) {
+  return opts.createContext(); // ResolveOptions'
+}
+`,
+	"src/direct.ts": `import type { CreateContextCallback } from './root';
+import { resolve } from './resolve';
+
+export type DirectOptions<TEvent> = { event: TEvent } & CreateContextCallback<
+  object,
+  (e: TEvent) => unknown
+>;
+
+export function direct<TEvent>(opts: DirectOptions<TEvent>) {
+  const createContext = async () => {
+    return await opts.createContext?.(opts.event); // the literal's, directly
+  };
+  return resolve({ createContext });
+}
+`,
+	"src/barrel.ts": `import type { CreateContextCallback } from './index';
+import { resolve } from './resolve';
+
+export type BarrelOptions<TEvent> = { event: TEvent } & CreateContextCallback<
+  object,
+  (e: TEvent) => unknown
+>;
+
+export function barrel<TEvent>(opts: BarrelOptions<TEvent>) {
+  const createContext = async () => {
+    return await opts.createContext?.(opts.event); // the literal's, through the index
+  };
+  return resolve({ createContext });
+}
+`,
+}
+
+// TestRefsTypeScriptStatedOnWay: a member a type literal on the receiver's
+// type's way declares is that literal's, not another type's of the name.
+func TestRefsTypeScriptStatedOnWay(t *testing.T) {
+	p := refsRepo(t, tsStatedFiles)
+	got, _ := refsOf(t, p, "src/resolve.ts", "ResolveOptions.createContext")
+	wantRefs(t, "ResolveOptions.createContext", got, map[string]string{
+		atLine(t, tsStatedFiles, "src/resolve.ts", "ResolveOptions'"):           ConfResolved,
+		atLine(t, tsStatedFiles, "src/direct.ts", "the literal's, directly"):    "",
+		atLine(t, tsStatedFiles, "src/barrel.ts", "the literal's, through the"): "",
+	})
+}
