@@ -64,6 +64,43 @@ export function barrel<TEvent>(opts: BarrelOptions<TEvent>) {
 `,
 }
 
+// tsIteratorFiles: an iterator a runtime iterable gives by its
+// well-known method, whose members are the runtime's.
+var tsIteratorFiles = map[string]string{
+	"src/subject.ts": `export interface Subject<T> {
+  next: (value: T) => void;
+}
+`,
+	"src/ping.ts": `export async function* withPing<TValue>(
+  iterable: AsyncIterable<TValue>,
+): AsyncGenerator<TValue> {
+  yield* iterable;
+}
+`,
+	"src/drain.ts": `import { withPing } from './ping';
+import type { Subject } from './subject';
+
+export async function drain(src: AsyncIterable<number>, s: Subject<number>) {
+  const iterable = withPing(src);
+  const iterator = iterable[Symbol.asyncIterator]();
+  const result = await iterator.next(); // the runtime's
+  s.next(1); // Subject's
+  return result;
+}
+`,
+}
+
+// TestRefsTypeScriptIterator: x[Symbol.asyncIterator]() of a runtime
+// iterable is the runtime's iterator.
+func TestRefsTypeScriptIterator(t *testing.T) {
+	p := refsRepo(t, tsIteratorFiles)
+	got, _ := refsOf(t, p, "src/subject.ts", "Subject.next")
+	wantRefs(t, "Subject.next", got, map[string]string{
+		atLine(t, tsIteratorFiles, "src/drain.ts", "Subject's"):     ConfResolved,
+		atLine(t, tsIteratorFiles, "src/drain.ts", "the runtime's"): "",
+	})
+}
+
 // TestRefsTypeScriptStatedOnWay: a member a type literal on the receiver's
 // type's way declares is that literal's, not another type's of the name.
 func TestRefsTypeScriptStatedOnWay(t *testing.T) {

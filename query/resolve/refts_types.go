@@ -153,6 +153,9 @@ var tsCallExpr = regexp.MustCompile(`^(await\s+)?(` + tsChainExpr + `)\s*(<[^()]
 // "a.b.f(…)", with await through Promise<T>). "" when nothing states it.
 func (te *tsTypeEval) tsExprType(ctx context.Context, r *refLine, e string) (string, int64) {
 	e = strings.TrimSpace(e)
+	if t, in, ok := te.calls.tsIteratorCall(ctx, r, e); ok {
+		return t, in
+	}
 	if rest, ok := strings.CutPrefix(e, "await "); ok {
 		if _, _, ok := tsIndexOf(rest); ok {
 			t, in := te.tsExprType(ctx, r, rest) // await xs[i]: the element's Promise unwrapped
