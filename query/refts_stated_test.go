@@ -101,6 +101,96 @@ func TestRefsTypeScriptIterator(t *testing.T) {
 	})
 }
 
+// tsCastFiles: a value cast to a type written over the lines below the
+// cast, a union of a literal and undefined.
+var tsCastFiles = map[string]string{
+	"src/call.ts": `export interface CallOptions {
+  input?: unknown;
+}
+
+export interface Resolver {
+  input: unknown;
+}
+
+export function call(opts: CallOptions, _next?: any) {
+  const nextOpts = _next as
+    | {
+        input?: unknown;
+      }
+    | undefined;
+  const raw = nextOpts?.input; // the literal's
+  return raw ?? opts.input; // CallOptions'
+}
+`,
+}
+
+// TestRefsTypeScriptCastOverLines: "v as" ending its line casts to the
+// type on the lines below.
+func TestRefsTypeScriptCastOverLines(t *testing.T) {
+	p := refsRepo(t, tsCastFiles)
+	for _, q := range []string{"Resolver.input", "CallOptions.input"} {
+		got, _ := refsOf(t, p, "src/call.ts", q)
+		wantRefs(t, q, got, map[string]string{atLine(t, tsCastFiles, "src/call.ts", "the literal's"): ""})
+	}
+	got, _ := refsOf(t, p, "src/call.ts", "CallOptions.input")
+	wantRefs(t, "CallOptions.input", got, map[string]string{atLine(t, tsCastFiles, "src/call.ts", "CallOptions'"): ConfResolved})
+}
+
+// tsInnerFiles: a function a factory's nested function returns, typed by
+// the nested function's stated result, a function type whose parameter
+// carries a doc comment.
+var tsInnerFiles = map[string]string{
+	"src/caller.ts": `export interface ErrorOptions {
+  path: string;
+}
+
+export interface CallOptions {
+  path: string;
+}
+
+export type ErrorHandler = (opts: ErrorOptions) => void;
+
+export type Caller = (
+  /**
+   * @note it's cached
+   */
+  ctx: unknown,
+  options?: {
+    onError?: ErrorHandler;
+  },
+) => void;
+
+export interface CallerFactory {
+  (name: string): Caller;
+}
+
+export function createCallerFactory(): CallerFactory {
+  return function createCallerInner(
+    name: string,
+  ): Caller {
+    const label = name;
+    return function createCaller(ctx, opts) {
+      opts?.onError?.({
+        path: label, // ErrorOptions'
+      });
+    };
+  };
+}
+`,
+}
+
+// TestRefsTypeScriptInnerReturn: "return function f(a, b) {" in a
+// function nested in the symbol takes the nested function's stated
+// result's parameters.
+func TestRefsTypeScriptInnerReturn(t *testing.T) {
+	p := refsRepo(t, tsInnerFiles)
+	at := atLine(t, tsInnerFiles, "src/caller.ts", "ErrorOptions'")
+	got, _ := refsOf(t, p, "src/caller.ts", "ErrorOptions.path")
+	wantRefs(t, "ErrorOptions.path", got, map[string]string{at: ConfResolved})
+	got, _ = refsOf(t, p, "src/caller.ts", "CallOptions.path")
+	wantRefs(t, "CallOptions.path", got, map[string]string{at: ""})
+}
+
 // TestRefsTypeScriptStatedOnWay: a member a type literal on the receiver's
 // type's way declares is that literal's, not another type's of the name.
 func TestRefsTypeScriptStatedOnWay(t *testing.T) {
