@@ -500,6 +500,9 @@ func (ru *tsRules) tsTypeVerdict(ctx context.Context, id int64, typ string, d *r
 			return vContra, whyQual
 		}
 	}
+	if tsStatedOnWay(ctx, ru, did, dname, d.u.Name) {
+		return vContra, whyQual // a literal on the way declares the member
+	}
 	if complete {
 		if _, found := ru.decl.tsBases(ctx, did, dname, 0); found {
 			return vContra, whyQual

@@ -489,3 +489,32 @@ func tsPrimitiveArgs(s string) bool {
 	}
 	return true
 }
+
+// tsIteratorOf matches a call of a value's well-known iterator method:
+// "xs[Symbol.asyncIterator]()", "xs[Symbol.iterator]()".
+var tsIteratorOf = regexp.MustCompile(`^(` + tsChainExpr + `)\s*\[\s*Symbol\.(asyncIterator|iterator)\s*\]\s*\(\s*\)\s*;?$`)
+
+// tsIteratorCall returns the type of e when e calls the well-known
+// iterator method of a value of one of the runtime's iterable types
+// (AsyncGenerator, Iterable, …): the runtime's AsyncIterator or
+// Iterator, whose members (next, return) are the runtime's. ok is false
+// for another expression, or a receiver of another type.
+func (ct *tsCallTyper) tsIteratorCall(ctx context.Context, r *refLine, e string) (string, int64, bool) {
+	m := tsIteratorOf.FindStringSubmatch(e)
+	if m == nil {
+		return "", 0, false
+	}
+	t, in := ct.eval.tsCollectionType(ctx, r, m[1])
+	name := leadingTypeName(strings.TrimSpace(t))
+	if !tsIterables[name] || !ct.decl.tsRuntimeType(ctx, in, name) {
+		return "", 0, false
+	}
+	it := "Iterator"
+	if m[2] == "asyncIterator" {
+		it = "AsyncIterator"
+	}
+	if !ct.decl.tsRuntimeType(ctx, r.FileID, it) {
+		return "", 0, false // the file names a type of its own of the name
+	}
+	return it, r.FileID, true
+}

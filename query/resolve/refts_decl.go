@@ -44,7 +44,7 @@ func (dr *tsDeclReader) tsDecls(ctx context.Context, id int64) map[string][]tsDe
 	out := map[string][]tsDecl{}
 	text, _ := dr.rr.text(ctx, id)
 	for n, l := range text {
-		if mm := tsTypeDecl.FindStringSubmatch(l); mm != nil {
+		if mm := tsTypeDecl.FindStringSubmatch(l); mm != nil && !tsListedType(l, mm) {
 			out[mm[2]] = append(out[mm[2]], tsDecl{n, strings.TrimSuffix(mm[1], "*")})
 		}
 	}
@@ -174,6 +174,18 @@ func (dr *tsDeclReader) tsForeign(ctx context.Context, id int64, name string) bo
 // or variable named name.
 func (dr *tsDeclReader) tsDeclares(ctx context.Context, id int64, name string) bool {
 	return len(dr.tsDecls(ctx, id)[name]) > 0
+}
+
+// tsListedType reports whether match mm of tsTypeDecl on line l is a
+// type-only entry of an import or export list ("  type Name,", "type
+// Name as Other"), which declares nothing: an alias's name is followed by
+// its type parameters or its '='.
+func tsListedType(l string, mm []string) bool {
+	if mm[1] != "type" {
+		return false
+	}
+	rest := strings.TrimSpace(l[strings.Index(l, mm[0])+len(mm[0]):])
+	return rest != "" && rest[0] != '=' && rest[0] != '<'
 }
 
 var tsTypeDecl = regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+|async\s+)?(class|interface|type|const|let|var|function\*?)\s+([\p{L}_$][\p{L}\p{N}_$]*)`)

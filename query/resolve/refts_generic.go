@@ -470,3 +470,35 @@ func tsConditional(s string) (yes, no string, ok bool) {
 	}
 	return "", "", false
 }
+
+// tsStatedOnWay reports whether type typ (declared in file id) or a
+// base the reader follows from it states member m in its own
+// declaration: a property of its body, or of a type literal its
+// right-hand side writes ("PartialIf<C, { m: F }>", "A & { m: F }").
+// The index holds no definition of such a literal's member, so a use
+// through typ names it, not another type's of the name (16 steps,
+// memoised per lookup).
+func tsStatedOnWay(ctx context.Context, ru *tsRules, id int64, typ, m string) bool {
+	return memo(ru.named, lineVar{id, -3, typ + "." + m}, func() bool {
+		work := []tsValue{{typ, id}}
+		seen := map[tsValue]bool{}
+		for steps := 0; len(work) > 0 && steps < 16; steps++ {
+			n := work[0]
+			work = work[1:]
+			if seen[n] {
+				continue
+			}
+			seen[n] = true
+			if ru.decl.tsPropertyType(ctx, n.in, n.typ, m) != "" || ru.tsOwnsMember(ctx, n.in, n.typ, m) {
+				return true
+			}
+			bases, _ := ru.decl.tsBases(ctx, n.in, n.typ, 0)
+			for _, b := range bases {
+				if bid, bname, ok := ru.decl.tsDeclFile(ctx, n.in, b); ok {
+					work = append(work, tsValue{bname, bid})
+				}
+			}
+		}
+		return false
+	})
+}

@@ -153,6 +153,9 @@ var tsCallExpr = regexp.MustCompile(`^(await\s+)?(` + tsChainExpr + `)\s*(<[^()]
 // "a.b.f(…)", with await through Promise<T>). "" when nothing states it.
 func (te *tsTypeEval) tsExprType(ctx context.Context, r *refLine, e string) (string, int64) {
 	e = strings.TrimSpace(e)
+	if t, in, ok := te.calls.tsIteratorCall(ctx, r, e); ok {
+		return t, in
+	}
 	if rest, ok := strings.CutPrefix(e, "await "); ok {
 		if _, _, ok := tsIndexOf(rest); ok {
 			t, in := te.tsExprType(ctx, r, rest) // await xs[i]: the element's Promise unwrapped
@@ -749,7 +752,10 @@ func (te *tsTypeEval) tsCallbackParam(ctx context.Context, r *refLine, text []st
 				t, fid = te.calls.tsMethodArg(ctx, r, text, pn, prefix)
 			}
 		} else if lastWord(before) == "return" && n >= r.EnclStart {
-			t = te.tsReturnType(ctx, r, n) // the function returns the arrow
+			var inner bool
+			if t, inner = tsInnerFuncReturn(ctx, te, r, text, n); !inner {
+				t = te.tsReturnType(ctx, r, n) // the function returns the arrow
+			}
 		} else if lastWord(before) == "return" {
 			t = te.tsOuterReturnType(ctx, r, n) // a function enclosing r's returns the arrow
 		} else if mm := typedVar.FindStringSubmatch(strings.TrimSuffix(before, "=")); mm != nil && strings.HasSuffix(before, "=") {
@@ -797,7 +803,9 @@ func (te *tsTypeEval) tsFuncParams(ctx context.Context, id int64, t string) ([]s
 		b.WriteString(stripComment(text[k]))
 		b.WriteByte(' ')
 	}
-	h := b.String()
+	// A doc comment on a parameter may hold a quote ("it's") that would
+	// open a string to the bracket reader.
+	h := tsStripBlockComments(b.String())
 	h = skipTypeArgs(strings.TrimSpace(h[strings.Index(h, dname)+len(dname):]))
 	rhs, found := strings.CutPrefix(strings.TrimSpace(h), "=")
 	if !found {
@@ -1077,15 +1085,51 @@ func (te *tsTypeEval) tsOuterReturnType(ctx context.Context, r *refLine, n int) 
 // "?.m") — up to line stop (excluded), 40 lines at most.
 func tsStatement(text []string, n, stop int, rhs string) string {
 	open := bracketDepth(rhs)
+	cast := false
 	for k := n + 1; k < stop && k < n+40 && k <= len(text); k++ {
 		next := strings.TrimSpace(stripComment(text[k-1]))
-		if open <= 0 && !strings.HasPrefix(next, ".") && !strings.HasPrefix(next, "?.") {
+		// "v as" ending a line: the type it is cast to follows, a union's
+		// members on lines of their own.
+		cast = cast || tsEndsCast(rhs)
+		if open <= 0 && !strings.HasPrefix(next, ".") && !strings.HasPrefix(next, "?.") &&
+			!(cast && (tsEndsCast(rhs) || strings.HasPrefix(next, "|") || strings.HasPrefix(next, "&"))) {
 			break
 		}
 		rhs += " " + next
 		open += bracketDepth(next)
 	}
 	return rhs
+}
+
+// tsEndsCast reports whether expression text s ends with the keyword
+// "as", its type on the next line.
+func tsEndsCast(s string) bool {
+	s = strings.TrimRight(s, " \t")
+	return strings.HasSuffix(s, " as") && bracketDepth(s) == 0
+}
+
+// tsOutsideBrackets returns s without what its brackets ((), [], {}, <>)
+// hold, the brackets kept.
+func tsOutsideBrackets(s string) string {
+	var b strings.Builder
+	d := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '(' || c == '[' || c == '{' || c == '<':
+			if d == 0 {
+				b.WriteByte(c)
+			}
+			d++
+			continue
+		case c == ')' || c == ']' || c == '}' || c == '>' && (i == 0 || s[i-1] != '='):
+			d--
+		}
+		if d <= 0 {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }
 
 // bracketDepth returns how many brackets s opens that it does not close
@@ -1130,8 +1174,10 @@ func tsTopCast(e string) (x, t string, ok bool) {
 	if at < 0 || d != 0 {
 		return "", "", false
 	}
-	t = strings.TrimSpace(e[at+4:])
-	if t == "" || strings.ContainsAny(t, "?:;=") || leadingTypeName(t) == "" && t[0] != '{' && t[0] != '[' && t[0] != '(' {
+	// A union written over several lines opens with its '|'; what a type
+	// literal's brackets hold ("{ a?: A; }") is no ternary or statement.
+	t = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(e[at+4:]), "|&"))
+	if t == "" || strings.ContainsAny(tsOutsideBrackets(t), "?:;=") || leadingTypeName(t) == "" && t[0] != '{' && t[0] != '[' && t[0] != '(' {
 		return "", "", false
 	}
 	return strings.TrimSpace(e[:at]), t, true
@@ -1443,4 +1489,31 @@ func tsFunctionBound(text []string, r *refLine, v string) int {
 		return 0
 	}
 	return 0
+}
+
+// tsNamedFunc matches the head of a named function declaration or
+// expression: "function name(", "async function* name<T>(".
+var tsNamedFunc = regexp.MustCompile(`\bfunction\b\s*\*?\s*([\p{L}_$][\p{L}\p{N}_$]*)\s*[<(]`)
+
+// tsInnerFuncReturn returns the return type stated by the innermost named
+// function below r's enclosing symbol whose body is open at line n, for
+// a return statement on n directly in that body ("return function
+// inner(): F {" nested in a factory the index records as the symbol),
+// "" when it states none; found is false when no such function holds n.
+func tsInnerFuncReturn(ctx context.Context, te *tsTypeEval, r *refLine, text []string, n int) (t string, found bool) {
+	for k := n - 1; k > r.EnclStart && k > n-200; k-- {
+		m := tsNamedFunc.FindStringSubmatch(stripComment(text[k-1]))
+		if m == nil {
+			continue
+		}
+		sig := signatureText(text, k, m[1])
+		body := strings.LastIndex(stripComment(text[sig.end-1]), "{")
+		if body < 0 || sig.end >= n || !openThrough(text, sig.end, body+1, n) {
+			continue // no body, or one closed above n: an outer function may hold n
+		}
+		inner := *r
+		inner.EnclStart, inner.EnclName = k, m[1]
+		return strings.TrimSpace(strings.TrimSuffix(te.tsReturnType(ctx, &inner, n), "{")), true // the body's brace on its line
+	}
+	return "", false
 }
