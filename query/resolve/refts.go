@@ -813,7 +813,7 @@ func (ru *tsRules) tsKeyByTarget(ctx context.Context, r *refLine, text []string,
 	case "", "{":
 		return vOpen, "", false // a type literal nested in a member's: d may be its own
 	}
-	v, why := ru.tsTypeVerdict(ctx, in, t, d)
+	v, why := ru.tsKeyTypeVerdict(ctx, in, t, d)
 	return v, why, v != vOpen
 }
 

@@ -206,14 +206,14 @@ func (lt *tsLiteralTyper) tsLocalAnnotation(ctx context.Context, r *refLine, v s
 func (ru *tsRules) tsKeyTypeVerdict(ctx context.Context, id int64, t string, d *refDef) (refVerdict, string) {
 	parts := tsSplitTop(tsUnwrap(t), "|")
 	if len(parts) == 1 {
-		return ru.tsTypeVerdict(ctx, id, parts[0], d)
+		return ru.tsKeyPartVerdict(ctx, id, parts[0], d)
 	}
 	v, why := vContra, ""
 	for _, p := range parts {
 		if p = strings.TrimSpace(p); p == "null" || p == "undefined" {
 			continue
 		}
-		switch pv, pwhy := ru.tsTypeVerdict(ctx, id, p, d); pv {
+		switch pv, pwhy := ru.tsKeyPartVerdict(ctx, id, p, d); pv {
 		case vResolved:
 			return vResolved, ""
 		case vContra:
@@ -228,6 +228,17 @@ func (ru *tsRules) tsKeyTypeVerdict(ctx context.Context, id int64, t string, d *
 		return vOpen, ""
 	}
 	return v, why
+}
+
+// tsKeyPartVerdict judges a key of a literal written for type t (one
+// part of a union) for member d: a literal written for unknown or object
+// has only its own keys, which are no declaration's.
+func (ru *tsRules) tsKeyPartVerdict(ctx context.Context, id int64, t string, d *refDef) (refVerdict, string) {
+	switch strings.TrimSpace(t) {
+	case "unknown", "object":
+		return vContra, whyMember
+	}
+	return ru.tsTypeVerdict(ctx, id, t, d)
 }
 
 // tsIndexedMember judges the quoted key of an indexed access ("T['name']"
