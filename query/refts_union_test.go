@@ -165,12 +165,14 @@ func TestRefsTypeScriptUnionMembers(t *testing.T) {
 			at("src/handle.ts", "code, // ErrorData's"): "",
 		}},
 		{"src/envelopes.ts", "ErrorShape.data", map[string]string{
-			at("src/handle.ts", "data: v"):         "",
-			at("src/handle.ts", "res.result.data"): "",
+			at("src/handle.ts", "data: v"):                "",
+			at("src/handle.ts", "res.result.data"):        "",
+			at("src/handle.ts", "return msg.result.data"): "",
 		}},
 		{"src/envelopes.ts", "Result.data", map[string]string{
-			at("src/handle.ts", "data: v"):         ConfResolved,
-			at("src/handle.ts", "res.result.data"): ConfResolved,
+			at("src/handle.ts", "data: v"):                ConfResolved,
+			at("src/handle.ts", "res.result.data"):        ConfResolved,
+			at("src/handle.ts", "return msg.result.data"): ConfResolved,
 		}},
 		{"src/envelopes.ts", "ErrorData.code", map[string]string{
 			at("src/handle.ts", "code, // ErrorData's"): ConfResolved,

@@ -976,6 +976,10 @@ func (te *tsTypeEval) readTSMemberType(ctx context.Context, id int64, typ, m str
 		}
 		return t, in, false
 	}
+	if parts := tsUnionParts(typ); len(parts) > 1 {
+		t, in := te.union.tsPartsMember(ctx, id, parts, m) // a union: the parts declaring m
+		return t, in, false
+	}
 	name := leadingTypeName(typ)
 	if name == "" || strings.ContainsAny(skipTypeArgs(strings.TrimSpace(typ[len(name):])), "[|&") {
 		return "", 0, false // an array, an indexed access, a union: not one type's member

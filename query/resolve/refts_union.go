@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"context"
+	"slices"
 	"strings"
 )
 
@@ -291,4 +292,78 @@ func tsArgsIn(typ string, id int64) []tsValue {
 		out = append(out, tsValue{a, id})
 	}
 	return out
+}
+
+// tsUnionParts returns the parts of union type t ("A | (B) | null" gives
+// [A, B]), null and undefined dropped, a parenthesized intersection kept
+// whole; one part for another type.
+func tsUnionParts(t string) []string {
+	var out []string
+	for _, p := range tsSplitTop(t, "|") {
+		p = strings.TrimSpace(p)
+		for strings.HasPrefix(p, "(") && closingBracket(p, 0) == len(p)-1 && !strings.Contains(p, "=>") &&
+			len(tsSplitTop(p[1:len(p)-1], "&")) == 1 {
+			p = strings.TrimSpace(p[1 : len(p)-1])
+		}
+		if p != "" && p != "null" && p != "undefined" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// tsPartsMember returns the type of member m of a value of union parts
+// (written in file id): the type the parts that may declare m state,
+// their union when they state several in one file; "" when one states
+// none the reader follows, or they are written in several files.
+func (ur *tsUnionReader) tsPartsMember(ctx context.Context, id int64, parts []string, m string) (string, int64) {
+	if ur.eval.depth > 4 || len(parts) > 16 {
+		return "", 0
+	}
+	ur.eval.depth++
+	defer func() { ur.eval.depth-- }()
+	var types []string
+	var in int64
+	for i, p := range ur.tsDeclaringParts(ctx, id, parts, m) {
+		t, tin, foreign := ur.eval.tsMemberType(ctx, id, p, m)
+		if t == "" || t == "{" || foreign || i > 0 && tin != in {
+			return "", 0
+		}
+		in = tin
+		for _, q := range tsUnionParts(t) {
+			if strings.Contains(q, "=>") {
+				q = "(" + q + ")"
+			}
+			if !slices.Contains(types, q) {
+				types = append(types, q)
+			}
+		}
+	}
+	if len(types) == 0 {
+		return "", 0
+	}
+	return strings.Join(types, " | "), in
+}
+
+// tsPartsVerdict judges a use of a member on a value of union parts,
+// each part by judge: the definition's when a part's member is,
+// another's when every part's is another's, open otherwise.
+func tsPartsVerdict(parts []string, judge func(part string) (refVerdict, string)) (refVerdict, string) {
+	v, why := vContra, ""
+	for _, p := range parts {
+		switch pv, pwhy := judge(p); pv {
+		case vResolved:
+			return vResolved, ""
+		case vContra:
+			if why == "" {
+				why = pwhy
+			}
+		default:
+			v = vOpen
+		}
+	}
+	if v == vOpen {
+		return vOpen, ""
+	}
+	return v, why
 }
