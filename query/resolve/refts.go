@@ -405,6 +405,11 @@ func (ru *tsRules) tsQualifiedMember(ctx context.Context, r *refLine, u useAt, d
 	if t == "" {
 		return vOpen, "", false, nil
 	}
+	if parts := tsUnionParts(t); len(parts) > 1 {
+		// A union: the member of each part, the parts declaring it.
+		v, why = tsPartsVerdict(parts, func(p string) (refVerdict, string) { return ru.tsTypeVerdict(ctx, in, p, d) })
+		return v, why, v != vOpen, nil
+	}
 	v, why = ru.tsTypeVerdict(ctx, in, t, d)
 	return v, why, v != vOpen, nil
 }
@@ -816,7 +821,7 @@ func (ru *tsRules) tsKeyByTarget(ctx context.Context, r *refLine, text []string,
 	case "", "{":
 		return vOpen, "", false // a type literal nested in a member's: d may be its own
 	}
-	v, why := ru.tsTypeVerdict(ctx, in, t, d)
+	v, why := ru.tsKeyTypeVerdict(ctx, in, t, d)
 	return v, why, v != vOpen
 }
 

@@ -204,30 +204,25 @@ func (lt *tsLiteralTyper) tsLocalAnnotation(ctx context.Context, r *refLine, v s
 // file id) for member d: of a union ("A | B | null"), the key is d's
 // when a part's member is, another's when every part's is another's.
 func (ru *tsRules) tsKeyTypeVerdict(ctx context.Context, id int64, t string, d *refDef) (refVerdict, string) {
-	parts := tsSplitTop(tsUnwrap(t), "|")
-	if len(parts) == 1 {
-		return ru.tsTypeVerdict(ctx, id, parts[0], d)
+	parts := tsUnionParts(tsUnwrap(t))
+	switch len(parts) {
+	case 0:
+		return ru.tsKeyPartVerdict(ctx, id, t, d)
+	case 1:
+		return ru.tsKeyPartVerdict(ctx, id, parts[0], d)
 	}
-	v, why := vContra, ""
-	for _, p := range parts {
-		if p = strings.TrimSpace(p); p == "null" || p == "undefined" {
-			continue
-		}
-		switch pv, pwhy := ru.tsTypeVerdict(ctx, id, p, d); pv {
-		case vResolved:
-			return vResolved, ""
-		case vContra:
-			if why == "" {
-				why = pwhy
-			}
-		default:
-			v = vOpen
-		}
+	return tsPartsVerdict(parts, func(p string) (refVerdict, string) { return ru.tsKeyPartVerdict(ctx, id, p, d) })
+}
+
+// tsKeyPartVerdict judges a key of a literal written for type t (one
+// part of a union) for member d: a literal written for unknown or object
+// has only its own keys, which are no declaration's.
+func (ru *tsRules) tsKeyPartVerdict(ctx context.Context, id int64, t string, d *refDef) (refVerdict, string) {
+	switch strings.TrimSpace(t) {
+	case "unknown", "object":
+		return vContra, whyMember
 	}
-	if v == vOpen {
-		return vOpen, ""
-	}
-	return v, why
+	return ru.tsTypeVerdict(ctx, id, t, d)
 }
 
 // tsIndexedMember judges the quoted key of an indexed access ("T['name']"

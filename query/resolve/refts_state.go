@@ -1,6 +1,6 @@
 package resolve
 
-// The TypeScript rules are four types, each reaching the resolver's core
+// The TypeScript rules are six types, each reaching the resolver's core
 // (the files' text, imports, scopes and definitions) through its field
 // rr, and each keeping what it reads once per lookup (every line of a
 // common name asks the same questions):
@@ -16,6 +16,9 @@ package resolve
 //   - tsCallTyper types what calls give: chains of method calls,
 //     constructions, methods' signatures and the callbacks they take.
 //   - tsLiteralTyper finds the type an object literal is written for.
+//   - tsUnionReader reads members through unions (the parts declaring
+//     them) and generic bases (the arguments their deriving declarations
+//     pass), for the type evaluator.
 //   - tsRules judges a use of a member against a definition from those.
 
 // tsDeclReader reads TypeScript declarations (refts_decl.go).
@@ -42,7 +45,16 @@ type tsTypeEval struct {
 	member  map[lineVar]tsMember // a type's member's stated type
 	returns map[lineVar]tsValue  // a function's stated return type
 	calls   *tsCallTyper
+	union   *tsUnionReader
 	depth   int // locals followed to the chains they are set from
+}
+
+// tsUnionReader reads members through unions and generic bases
+// (refts_union.go).
+type tsUnionReader struct {
+	rr   *refResolver
+	decl *tsDeclReader
+	eval *tsTypeEval
 }
 
 // tsCallTyper types the values calls give and the callbacks callees
@@ -87,6 +99,7 @@ func (rr *refResolver) tsr() *tsRules {
 	lt := &tsLiteralTyper{rr: rr, decl: dr, eval: te}
 	te.lit = lt
 	te.calls = &tsCallTyper{rr: rr, decl: dr, eval: te}
+	te.union = &tsUnionReader{rr: rr, decl: dr, eval: te}
 	rr.ts = &tsRules{rr: rr, decl: dr, eval: te, lit: lt, lits: map[lineVar]map[string]bool{}, named: map[lineVar]bool{},
 		mention: map[lineVar][]string{}}
 	return rr.ts

@@ -984,6 +984,10 @@ func (te *tsTypeEval) readTSMemberType(ctx context.Context, id int64, typ, m str
 		}
 		return t, in, false
 	}
+	if parts := tsUnionParts(typ); len(parts) > 1 {
+		t, in := te.union.tsPartsMember(ctx, id, parts, m) // a union: the parts declaring m
+		return t, in, false
+	}
 	name := leadingTypeName(typ)
 	if name == "" || strings.ContainsAny(skipTypeArgs(strings.TrimSpace(typ[len(name):])), "[|&") {
 		return "", 0, false // an array, an indexed access, a union: not one type's member
@@ -993,6 +997,7 @@ func (te *tsTypeEval) readTSMemberType(ctx context.Context, id int64, typ, m str
 	}
 	work := []tsValue{{name, id}}
 	seen := map[string]bool{}
+	given := map[string][]tsValue{name: tsArgsIn(typ, id)} // a base's type arguments, as its deriving declaration gives them
 	for steps := 0; len(work) > 0 && steps < 16; steps++ {
 		n := work[0]
 		work = work[1:]
@@ -1020,19 +1025,23 @@ func (te *tsTypeEval) readTSMemberType(ctx context.Context, id int64, typ, m str
 			return t, tin, false
 		}
 		if t != "" {
-			return t, did, false
+			t, tin := te.union.tsBaseMember(ctx, did, dname, t, given[n.typ])
+			return t, tin, false
 		}
 		bases, _ := te.decl.tsBases(ctx, did, dname, 0)
 		if len(bases) > 1 && te.decl.tsDecls(ctx, did)[dname][0].kind == "type" && !te.decl.tsIntersection(ctx, did, dname) {
-			// A union's (or an intersection's) members: one type only when
-			// every member states the same one.
-			t, tin := te.tsCommonMember(ctx, did, bases, m)
+			// A union's members: one type only when every part that may
+			// declare the member states the same one.
+			t, tin := te.tsCommonMember(ctx, did, te.union.tsDeclaringParts(ctx, did, bases, m), m)
 			if t != "" {
 				return t, tin, false
 			}
 			continue
 		}
 		for _, b := range bases {
+			if _, ok := given[b]; !ok {
+				given[b] = te.union.tsGivenArgs(ctx, did, dname, b, given[n.typ])
+			}
 			work = append(work, tsValue{b, did})
 		}
 	}
