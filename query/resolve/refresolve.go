@@ -534,6 +534,11 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		// A definition nested in a function, a test or a namespace is in
 		// scope inside it only.
 		if r.FileID == d.u.FileID && (r.Symbol == scope || strings.HasPrefix(r.Symbol, scope+".")) {
+			if isTSLang(lang) && tsBlockScoped(d) {
+				if text, err := rr.text(ctx, r.FileID); err == nil && !tsBlockSees(text, d, r.Line) {
+					return vContra, whyScope, nil // declared in another block of the function
+				}
+			}
 			return vResolved, "", nil
 		}
 		if r.FileID == d.u.FileID {
