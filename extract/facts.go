@@ -5,7 +5,7 @@ package extract
 // different chunking): an index records the version its facts were made
 // with, and a run on an index of another version re-reads every file
 // instead of keeping the facts of files whose content did not change.
-const FactsVersion = 3
+const FactsVersion = 4
 
 // Parse states recorded for every file; status reports counts per language.
 const (

@@ -93,6 +93,9 @@ func jsSpec(name string, lang func() *ts.Language) *tsSpec {
 			// `${…}` parts must still be walked for identifiers and calls,
 			// which the strings table (that stops the walk) cannot do.
 			"template_string": jsTemplateString,
+			// Not an import either: the quoted key of an indexed access
+			// type (the grammar's lookup type, T['name']) names a member.
+			"lookup_type": jsIndexedKey,
 			// Definitions under ERROR nodes (see recoverDefs).
 			"ERROR": recoverDefs,
 		},
@@ -1103,6 +1106,29 @@ func jsRequire(c *tsCtx, n *ts.Node) []Ref {
 		}
 	}
 	return []Ref{nodeRef(RefImport, mod, "", n)}
+}
+
+// jsIndexedKey records the quoted key of an indexed access type
+// (T['name'], T["name"]) as a type reference as well as a string: the
+// type is the member's, so a lookup of the member's references finds
+// the line (string literals are no refs). A type reference, not an
+// identifier, keeps the key out of the symbols' identifier facts, which
+// name what the code says as values. A key that is not a string
+// literal (T[K], T[number]) names no member.
+func jsIndexedKey(c *tsCtx, n *ts.Node) []Ref {
+	var out []Ref
+	for i := 1; i < n.NamedChildCount(); i++ {
+		lit := n.NamedChild(i)
+		if c.typ(lit) != "literal_type" || lit.NamedChildCount() != 1 {
+			continue
+		}
+		if s := lit.NamedChild(0); c.typ(s) == "string" {
+			if name := source.Unquote(c.text(s)); name != "" {
+				out = append(out, nodeRef(RefType, name, "", s))
+			}
+		}
+	}
+	return out
 }
 
 // jsTemplateString records a template literal's text, `${…}` included,

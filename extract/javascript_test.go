@@ -42,3 +42,24 @@ func TestOverloadDoc(t *testing.T) {
 		})
 	}
 }
+
+// TestIndexedAccessKeys: the quoted keys of an indexed access type are
+// type references of the member's name (a lookup of the member's
+// references finds them); a key that is a type, and a value's
+// subscript, are not.
+func TestIndexedAccessKeys(t *testing.T) {
+	src := "type R<T extends A> = T['_def'][\"_config\"][K][number];\n" +
+		"type S = M<unknown>['result'];\n" +
+		"const v = x['value'];\n"
+	f := extractWithin(t, "a.ts", src, 30*time.Second)
+	var got []string
+	for _, r := range f.Refs {
+		if r.Kind == RefType {
+			got = append(got, fmt.Sprintf("%s@%d", r.Name, r.StartLine))
+		}
+	}
+	want := "R@1 T@1 A@1 T@1 _def@1 _config@1 K@1 S@2 M@2 result@2"
+	if strings.Join(got, " ") != want {
+		t.Errorf("type refs = %v, want %s", got, want)
+	}
+}

@@ -31,7 +31,10 @@
 // way (refts_state.go: the rules in refts.go over a declaration reader,
 // refts_decl.go, a type evaluator, refts_types.go and refts_generic.go,
 // a call typer, refts_calls.go, the literal typer, refts_literal.go,
-// and the keys of literals, refts_keys.go: annotations, calls' stated
+// the keys of literals, refts_keys.go, indexed access types,
+// refts_index.go, literals' methods' parameters, refts_method.go, and
+// block-scoped types, refts_block.go:
+// annotations, calls' stated
 // returns along chains of calls, closures, callbacks' parameters, type
 // parameters' constraints, the type a literal is written for; a member
 // use no fact

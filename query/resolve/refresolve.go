@@ -483,7 +483,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		return vContra, whyMember, nil
 	}
 	// A bare name.
-	if rr.locals[enclKey{r.FileID, r.EnclStart, r.EnclName}] && !(d.member && isTSLang(lang) && rr.tsr().tsObjectKey(ctx, r, u)) && !(r.FileID == d.u.FileID && d.u.Start >= r.EnclStart && d.u.Start <= r.Line && !(d.u.Start == r.EnclStart && d.u.Name == r.EnclName)) {
+	if rr.locals[enclKey{r.FileID, r.EnclStart, r.EnclName}] && !(d.member && isTSLang(lang) && (indexedByName(line, u.at, rr.name) || rr.tsr().tsObjectKey(ctx, r, u))) && !(r.FileID == d.u.FileID && d.u.Start >= r.EnclStart && d.u.Start <= r.Line && !(d.u.Start == r.EnclStart && d.u.Name == r.EnclName)) {
 		return vContra, whyLocal, nil
 	}
 	if u.kwarg {
@@ -501,8 +501,14 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		}
 		if isTSLang(lang) {
 			if indexedByName(line, u.at, rr.name) {
+				if v, why, ok := (tsIndexTyper{rr.tsr()}).tsIndexedChain(ctx, r, line, u, d); ok {
+					return v, why, nil
+				}
 				if v, why, ok := rr.tsr().tsIndexedMember(ctx, r, line, u, d); ok {
 					return v, why, nil
+				}
+				if tsTypeKeyOnly(r) {
+					return vUnlikely, whyIndexedKey, nil
 				}
 			}
 			if v, why, ok := tsBareMember(line, u, rr.name); ok {
@@ -528,6 +534,11 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		// A definition nested in a function, a test or a namespace is in
 		// scope inside it only.
 		if r.FileID == d.u.FileID && (r.Symbol == scope || strings.HasPrefix(r.Symbol, scope+".")) {
+			if isTSLang(lang) && tsBlockScoped(d) {
+				if text, err := rr.text(ctx, r.FileID); err == nil && !tsBlockSees(text, d, r.Line) {
+					return vContra, whyScope, nil // declared in another block of the function
+				}
+			}
 			return vResolved, "", nil
 		}
 		if r.FileID == d.u.FileID {

@@ -214,6 +214,9 @@ func (lt *tsLiteralTyper) tsCallParams(ctx context.Context, r *refLine, prefix s
 			return nil, 0, true
 		}
 	}
+	if t == "" && lt.tsOutsideMethodParam(ctx, r, root) {
+		return nil, 0, true // a parameter a package's function gives a literal's method
+	}
 	if t == "" && len(chain) > 1 {
 		// A method of the receiver's type: its declaration's parameters.
 		p, pin, foreign := lt.tsReceiverMethodParams(ctx, r, chain)

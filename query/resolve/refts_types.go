@@ -352,10 +352,16 @@ func (te *tsTypeEval) tsOuterParam(ctx context.Context, r *refLine, v string) (t
 	in = r.FileID
 	parts := strings.Split(r.Symbol, ".")
 	inner := r.EnclStart // the first line of the innermost symbol judged so far
-	if te.tsBindsBetween(text, inner, r.Line, v) {
+	own := signatureText(text, r.EnclStart, r.EnclName)
+	// Its own parameter list's lines bind its parameters, not a nested
+	// function's.
+	if te.tsBindsBetween(text, max(inner, own.end), r.Line, v) {
 		return "", 0
 	}
-	if t, ok := paramNames(signatureText(text, r.EnclStart, r.EnclName).text, r.EnclName)[v]; ok {
+	if t, ok := paramNames(own.text, r.EnclName)[v]; ok {
+		if f := tsFuncTypedParam(own.text, r.EnclName, v); f != "" {
+			return f, in // a function type, which neither reads
+		}
 		if t == "" {
 			return te.lit.tsLiteralMethodParam(ctx, r, r.EnclStart, r.EnclName, v)
 		}
@@ -389,6 +395,38 @@ func (te *tsTypeEval) tsOuterParam(ctx context.Context, r *refLine, v string) (t
 		inner = d.u.Start
 	}
 	return "", 0
+}
+
+// tsFuncTypedParam returns the function type ("(o: T) => R") the
+// declaration of fn in sig states for its parameter v, "" when it states
+// another type or none.
+func tsFuncTypedParam(sig, fn, v string) string {
+	i := strings.Index(sig, fn)
+	if i < 0 {
+		return ""
+	}
+	h := skipTypeArgs(strings.TrimLeft(sig[i+len(fn):], " \t"))
+	if !strings.HasPrefix(h, "(") {
+		return ""
+	}
+	end := closingBracket(h, 0)
+	if end < 0 {
+		return ""
+	}
+	for _, p := range tsSplitTop(h[1:end], ",") {
+		n, t, ok := strings.Cut(p, ":")
+		if t = strings.TrimSpace(t); ok && strings.TrimSpace(n) == v && strings.HasPrefix(t, "(") && tsTopArrow(t) {
+			return t
+		}
+	}
+	return ""
+}
+
+// tsTopArrow reports whether type t is a function type: "=>" follows
+// its parameter list's ')'.
+func tsTopArrow(t string) bool {
+	end := closingBracket(t, 0)
+	return end > 0 && strings.HasPrefix(strings.TrimSpace(t[end+1:]), "=>")
 }
 
 // tsBindsBetween reports whether lines from..to (1-based, to excluded)

@@ -1,0 +1,61 @@
+package resolve
+
+import (
+	"strings"
+
+	"github.com/viberag/viberag/extract"
+)
+
+// A type, an interface, a class or an enum declared inside a function is
+// in scope in the block that declares it only: two blocks of one test
+// may each declare a type of the same name ("{ type Source = …; }
+// { type Source = …; }"), which the index names alike.
+
+// tsBlockScoped reports whether declarations of d's kind are scoped to
+// the block they are written in.
+func tsBlockScoped(d *refDef) bool {
+	switch d.u.Kind {
+	case extract.KindType, extract.KindInterface, extract.KindClass, extract.KindEnum:
+		return true
+	}
+	return false
+}
+
+// tsBlockSees reports whether the block declaring d, a declaration
+// nested in a function, holds line n of d's file (text): the innermost
+// '{' left open above d's first line, up to its '}'. A block the text
+// does not close within 400 lines holds every line after it.
+func tsBlockSees(text []string, d *refDef, n int) bool {
+	start := d.u.Start
+	if start < 1 || start > len(text) || n < 1 {
+		return true
+	}
+	open := 0 // the line of the innermost block left open above d
+	for k, depth := start-1, 0; k >= max(1, start-400) && open == 0; k-- {
+		l := stripComment(text[k-1])
+		for i := len(l) - 1; i >= 0; i-- {
+			switch l[i] {
+			case '}':
+				depth++
+			case '{':
+				if depth--; depth < 0 {
+					open = k
+				}
+			}
+			if open != 0 {
+				break
+			}
+		}
+	}
+	if open == 0 || n < open {
+		return open == 0
+	}
+	depth := 0
+	for k := start; k <= len(text) && k < start+400; k++ {
+		depth += strings.Count(stripComment(text[k-1]), "{") - strings.Count(stripComment(text[k-1]), "}")
+		if depth < 0 {
+			return n <= k // the block closes on line k
+		}
+	}
+	return true
+}
