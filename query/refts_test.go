@@ -430,7 +430,7 @@ func TestRefsTypeScriptChains(t *testing.T) {
 			at("const first"):                    "",           // an element of Call[]: a ProcedureDef's
 			at("const kinds"):                    ConfResolved, // an element of Array<Message>
 			at("return proc._def.type"):          "",           // a local set from call.proc
-			at("    type: type,"):                ConfNameOnly, // a key, not the local of the name
+			at("    type: type,"):                "",           // a key (not the local of the name) of a literal written for unknown: a type of its own
 			at("return w.def.type"):              "",           // BaseProcedure['_def'], and a union's common _def: a ProcedureDef
 			at("return opts.inner._def.type"):    "",           // the returned Override's opts, not the signature's (opts: Message)
 			at("return m.type"):                  ConfResolved, // a parameter after a function-typed one
