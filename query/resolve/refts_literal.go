@@ -217,6 +217,11 @@ func (lt *tsLiteralTyper) tsCallParams(ctx context.Context, r *refLine, prefix s
 	if t == "" && lt.tsOutsideMethodParam(ctx, r, root) {
 		return nil, 0, true // a parameter a package's function gives a literal's method
 	}
+	if t == "" && len(chain) == 2 {
+		if p, pin := lt.tsReturnedKeyParams(ctx, r, root, chain[1]); p != nil {
+			return p, pin, false // a function of the literal an untyped function returns
+		}
+	}
 	if t == "" && len(chain) > 1 {
 		// A method of the receiver's type: its declaration's parameters.
 		p, pin, foreign := lt.tsReceiverMethodParams(ctx, r, chain)
