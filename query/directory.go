@@ -38,8 +38,8 @@ func dirEvidence(t *Tuning, question, task bool) (weight float64, top int) {
 // the directory's number of module files^countPow. A file's size is the
 // definitions it holds (dirIndex.sizer). Files out of the search's scope
 // (inScope, when not nil) get nothing. With lendOnly, the leading
-// candidates and the entries beside take nothing: the evidence is for
-// the files behind them. It is an absolute, file-level channel.
+// candidates take nothing: the evidence is for the files behind them.
+// It is an absolute, file-level channel.
 func dirChannel(t *Tuning, weight float64, top int, lendOnly bool, f *fused, dirs dirIndex, inScope map[int64]bool, files map[int64]*fileInfo, pool unitPool) *channel {
 	sizePow, countPow := t.DirSizePow, t.DirCountPow
 	ch := &channel{name: "directory", weight: weight, absolute: true}
@@ -89,10 +89,10 @@ func dirChannel(t *Tuning, weight float64, top int, lendOnly bool, f *fused, dir
 		// The file beside the directory that names it (lib/tesla.ex for
 		// lib/tesla/, src/net.rs for src/net/) is the module the
 		// directory's files implement: their evidence is its too.
-		if lendOnly {
-			continue
-		}
 		for _, m := range dirs.entriesBeside(dir) {
+			if _, lead := own[m.id]; lead && lendOnly {
+				continue
+			}
 			lend(m, e)
 		}
 	}
