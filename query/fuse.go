@@ -56,6 +56,8 @@ type fused struct {
 	files int // candidate files
 	// cands are the candidate files, best first (kept for a trace).
 	cands []*fileCand
+	// byFile indexes cands, for a channel added later (refuse).
+	byFile map[int64]*fileCand
 }
 
 type fusedHit struct {
@@ -71,79 +73,115 @@ type fusedHit struct {
 // task priors replace the question priors; the files named (when not nil)
 // take the named prior.
 func (p *Planner) fuse(chans []*channel, pm *pathMatcher, source bool, named *namedFiles, files map[int64]*fileInfo, pool unitPool, limit int) *fused {
-	t := p.tune
 	byFile := map[int64]*fileCand{}
-	getFile := func(u *unit) *fileCand {
+	for _, ch := range chans {
+		p.gather(byFile, ch, files)
+	}
+	cands := make([]*fileCand, 0, len(byFile))
+	for _, fc := range byFile {
+		p.prior(fc, pm, source, named)
+		cands = append(cands, fc)
+	}
+	return p.pick(byFile, cands, limit)
+}
+
+// refuse adds one more channel to a fusion. It gives the order a second
+// fusion with the channel would give, but scales again only the files
+// the channel scores: the other files' scores stay as they were.
+func (p *Planner) refuse(f *fused, ch *channel, below float64, pm *pathMatcher, source bool, named *namedFiles, files map[int64]*fileInfo, limit int) *fused {
+	cands := f.cands
+	for _, fc := range p.gather(f.byFile, ch, files) {
+		if len(fc.ranks) == 1 {
+			cands = append(cands, fc) // found by this channel alone
+		}
+		p.prior(fc, pm, source, named)
+		if fc.final >= below {
+			fc.final = math.Nextafter(below, math.Inf(-1))
+		}
+	}
+	return p.pick(f.byFile, cands, limit)
+}
+
+// gather adds a channel's scores to the files and units of byFile and
+// returns the files the channel scores.
+func (p *Planner) gather(byFile map[int64]*fileCand, ch *channel, files map[int64]*fileInfo) []*fileCand {
+	if len(ch.units) == 0 || ch.weight == 0 {
+		return nil
+	}
+	t := &p.tune
+	maxScore := ch.best()
+	contrib := func(rank int, score float64) float64 {
+		if t.Fusion == "score" {
+			if ch.absolute {
+				return ch.weight * score
+			}
+			if maxScore <= 0 {
+				return 0
+			}
+			return ch.weight * score / maxScore
+		}
+		return ch.weight / (t.RRFK + float64(rank))
+	}
+	var scored []*fileCand
+	fileRank := map[int64]int{}
+	for i, u := range ch.units {
 		fc, ok := byFile[u.fileID]
 		if !ok {
 			fc = &fileCand{info: files[u.fileID], path: u.path}
 			byFile[u.fileID] = fc
 		}
-		return fc
-	}
-	for _, ch := range chans {
-		if len(ch.units) == 0 || ch.weight == 0 {
+		if _, seen := fileRank[u.fileID]; !seen {
+			r := len(fileRank) + 1
+			fileRank[u.fileID] = r
+			fc.score += contrib(r, ch.scores[i])
+			fc.ranks = append(fc.ranks, ChannelRank{Channel: ch.name, Rank: r, Weight: ch.weight, Similarity: ch.similarity(i)})
+			scored = append(scored, fc)
+		}
+		if fileLevel[ch.name] && u.kind == KindFile {
+			uc := fc.unit(u)
+			_ = uc // a file unit exists so that a file found only here can be listed
 			continue
 		}
-		maxScore := ch.best()
-		contrib := func(rank int, score float64) float64 {
-			if t.Fusion == "score" {
-				if ch.absolute {
-					return ch.weight * score
-				}
-				if maxScore <= 0 {
-					return 0
-				}
-				return ch.weight * score / maxScore
-			}
-			return ch.weight / (t.RRFK + float64(rank))
+		uc := fc.unit(u)
+		if len(uc.ranks) > 0 && uc.ranks[len(uc.ranks)-1].Channel == ch.name {
+			continue // a unit listed twice by one channel counts once
 		}
-		fileRank := map[int64]int{}
-		for i, u := range ch.units {
-			fc := getFile(u)
-			if _, seen := fileRank[u.fileID]; !seen {
-				r := len(fileRank) + 1
-				fileRank[u.fileID] = r
-				fc.score += contrib(r, ch.scores[i])
-				fc.ranks = append(fc.ranks, ChannelRank{Channel: ch.name, Rank: r, Weight: ch.weight, Similarity: ch.similarity(i)})
-			}
-			if fileLevel[ch.name] && u.kind == KindFile {
-				uc := fc.unit(u)
-				_ = uc // a file unit exists so that a file found only here can be listed
-				continue
-			}
-			uc := fc.unit(u)
-			if len(uc.ranks) > 0 && uc.ranks[len(uc.ranks)-1].Channel == ch.name {
-				continue // a unit listed twice by one channel counts once
-			}
-			uc.score += contrib(i+1, ch.scores[i])
-			uc.ranks = append(uc.ranks, ChannelRank{Channel: ch.name, Rank: i + 1, Weight: ch.weight, Similarity: ch.similarity(i)})
-		}
+		uc.score += contrib(i+1, ch.scores[i])
+		uc.ranks = append(uc.ranks, ChannelRank{Channel: ch.name, Rank: i + 1, Weight: ch.weight, Similarity: ch.similarity(i)})
 	}
+	return scored
+}
 
-	cands := make([]*fileCand, 0, len(byFile))
-	for _, fc := range byFile {
-		fc.final = fc.score
-		if fc.info != nil {
-			if t.PathBoost > 0 {
-				if m := pm.share(fc.info); m > 0 {
-					f := 1 + t.PathBoost*m
-					fc.final *= f
-					fc.priors = append(fc.priors, Prior{Name: "path words", Factor: round(f)})
-				}
-			}
-			if source {
-				fc.taskPriors(&t)
-			} else {
-				fc.applyPrior(fc.info.test, t.TestPrior, "test file")
-				fc.applyPrior(fc.info.aux, t.AuxPrior, "examples, docs, benchmarks or vendored code")
-				fc.applyPrior(fc.info.reexport, t.ReexportPrior, "re-export file")
-				fc.applyPrior(fc.info.prose, t.ProsePrior, "prose or data file")
-			}
-			fc.namedPrior(named, &t)
-		}
-		cands = append(cands, fc)
+// prior sets a file's final score: its fused score scaled by path words
+// and priors.
+func (p *Planner) prior(fc *fileCand, pm *pathMatcher, source bool, named *namedFiles) {
+	t := &p.tune
+	fc.final, fc.priors = fc.score, nil
+	if fc.info == nil {
+		return
 	}
+	if t.PathBoost > 0 {
+		if m := pm.share(fc.info); m > 0 {
+			f := 1 + t.PathBoost*m
+			fc.final *= f
+			fc.priors = append(fc.priors, Prior{Name: "path words", Factor: round(f)})
+		}
+	}
+	if source {
+		fc.taskPriors(t)
+	} else {
+		fc.applyPrior(fc.info.test, t.TestPrior, "test file")
+		fc.applyPrior(fc.info.aux, t.AuxPrior, "examples, docs, benchmarks or vendored code")
+		fc.applyPrior(fc.info.reexport, t.ReexportPrior, "re-export file")
+		fc.applyPrior(fc.info.prose, t.ProsePrior, "prose or data file")
+	}
+	fc.namedPrior(named, t)
+}
+
+// pick orders the candidate files (all of byFile's) and lists the best
+// limit units.
+func (p *Planner) pick(byFile map[int64]*fileCand, cands []*fileCand, limit int) *fused {
+	t := &p.tune
 	sort.Slice(cands, func(i, j int) bool {
 		if cands[i].final != cands[j].final {
 			return cands[i].final > cands[j].final
@@ -203,7 +241,7 @@ func (p *Planner) fuse(chans []*channel, pm *pathMatcher, source bool, named *na
 		}
 		return a.nth < b.nth
 	})
-	out := &fused{files: len(cands), cands: cands}
+	out := &fused{files: len(cands), cands: cands, byFile: byFile}
 	for i := 0; i < len(picks) && i < limit; i++ {
 		pk := picks[i]
 		out.hits = append(out.hits, &fusedHit{u: pk.uc.u, file: pk.fc, unit: pk.uc, score: pk.score, nth: pk.nth})

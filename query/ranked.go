@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -218,15 +219,23 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 		named.quoted, named.rare, named.strs = quoted, rare, strs
 	}
 	f := p.fuse(chans, pm, source, named, files, pool, req.Limit)
-	if question && p.tune.WDir > 0 {
+	if w, top := dirEvidence(&p.tune, question, task); w > 0 {
 		// A question about how something works: the directory its best
-		// files gather in lends their scores to its other files.
+		// files gather in lends their scores to its other files. A
+		// change is often made beside the files its words match best,
+		// but rarely in place of them: their directory's other files
+		// are lifted at most to the place behind them.
 		inScope, err := sc.filesIn(ctx, p.db)
 		if err != nil {
 			return err
 		}
-		chans = append(chans, dirChannel(&p.tune, f, p.files.dirIndex(), inScope, files, pool))
-		f = p.fuse(chans, pm, source, named, files, pool, req.Limit)
+		ch := dirChannel(&p.tune, w, top, !question, f, p.files.dirIndex(), inScope, files, pool)
+		chans = append(chans, ch)
+		below := math.Inf(1)
+		if !question && len(f.cands) > 0 {
+			below = f.cands[min(top, len(f.cands))-1].final
+		}
+		f = p.refuse(f, ch, below, pm, source, named, files, req.Limit)
 	}
 	if p.traceFn != nil {
 		p.traceFn(p.trace(text, resp.Intent, chans, f))

@@ -204,3 +204,45 @@ func TestTaskNamedFix(t *testing.T) {
 		t.Errorf("%q: http/header.go at rank %d, want 1", q, r[0])
 	}
 }
+
+// TestTaskDirectoryEvidence: a change is often made beside the files its
+// words match best. The retry package's policy and budget hold the
+// message's words; its clock, which the change is made in, holds one of
+// them once, and a file elsewhere holds it twice: the package's evidence
+// puts the clock first of the two, but behind the files that lend it and
+// the backoff package's delay, whose words the message says.
+func TestTaskDirectoryEvidence(t *testing.T) {
+	files := map[string]string{
+		"retry/policy.go": "package retry\n\n// Policy decides the backoff of each retry attempt.\ntype Policy struct{ base, max int }\n\n" +
+			"// Backoff returns the backoff before a retry attempt; it doubles each attempt.\nfunc (p Policy) Backoff(attempt int) int {\n\td := p.base << attempt\n\tif d > p.max {\n\t\treturn p.max\n\t}\n\treturn d\n}\n",
+		"retry/budget.go": "package retry\n\n// Budget bounds the retry attempts of a client: each retry spends one attempt.\ntype Budget struct{ attempts int }\n\n" +
+			"// Spend spends one retry attempt; false when none is left.\nfunc (b *Budget) Spend() bool {\n\tif b.attempts == 0 {\n\t\treturn false\n\t}\n\tb.attempts--\n\treturn true\n}\n",
+		"retry/clock.go": "package retry\n\nimport \"time\"\n\n// Clock tells the time and sleeps.\ntype Clock interface {\n\tNow() time.Time\n\tSleep(d time.Duration)\n}\n\n" +
+			"type realClock struct{}\n\nfunc (realClock) Now() time.Time { return time.Now() }\n\n// Sleep waits for d before an attempt.\nfunc (realClock) Sleep(d time.Duration) { time.Sleep(d) }\n",
+		"stream/window.go": "package stream\n\n// Window holds the frames in flight.\ntype Window struct{ size int }\n\n// Grow grows the window after each attempt at it, at most one attempt a tick.\nfunc (w *Window) Grow(n int) { w.size += n }\n",
+		"stream/frame.go":  "package stream\n\n// Frame is one frame of a stream.\ntype Frame struct{ ID int; Data []byte }\n",
+		"backoff/delay.go": "package backoff\n\n// Delay is a backoff delay that guards against overflow.\ntype Delay struct{ max int }\n\n" +
+			"// Next returns the next backoff delay, at most max, without overflow.\nfunc (d Delay) Next(prev int) int {\n\tif prev > d.max/2 {\n\t\treturn d.max\n\t}\n\treturn 2 * prev\n}\n",
+	}
+	none := DefaultTuning()
+	none.TaskWDir = 0
+	q := "Fix the retry attempt backoff delay overflow"
+	r := taskRanks(t, files, q, "retry/clock.go", DefaultTuning(), none)
+	w := taskRanks(t, files, q, "stream/window.go", DefaultTuning(), none)
+	if r[0] > w[0] {
+		t.Errorf("%q, with directory evidence: retry/clock.go at rank %d, below stream/window.go at %d", q, r[0], w[0])
+	}
+	if r[1] < w[1] {
+		t.Errorf("%q, without: retry/clock.go at rank %d above stream/window.go at %d; the test no longer exercises the evidence", q, r[1], w[1])
+	}
+	// However strong the evidence, it lifts the clock no further than
+	// behind the files it comes from.
+	strong := DefaultTuning()
+	strong.TaskWDir = 10
+	s := taskRanks(t, files, q, "retry/clock.go", strong)[0]
+	for _, lender := range []string{"retry/policy.go", "retry/budget.go", "backoff/delay.go"} {
+		if l := taskRanks(t, files, q, lender, DefaultTuning(), strong); l[0] > r[0] || l[1] > s {
+			t.Errorf("%q: %s at rank %d, %d at weight 10; retry/clock.go, which takes its evidence from it, at %d, %d", q, lender, l[0], l[1], r[0], s)
+		}
+	}
+}

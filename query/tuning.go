@@ -139,6 +139,13 @@ type Tuning struct {
 	// change request's words in a doc say what that code does, not where
 	// the change goes (TaskWSymbol).
 	TaskWDocMatch float64 `tune:"task_w_doc_match"`
+	// TaskWDir and TaskDirTop replace WDir and DirTop for task-shaped
+	// text: a change is often made beside the files its words match
+	// best (the sibling that implements what they call), so their
+	// directory lends its other files a little of their scores, as
+	// far as the place behind them (dirChannel's lendOnly).
+	TaskWDir   float64 `tune:"task_w_dir"`
+	TaskDirTop int     `tune:"task_dir_top"`
 
 	// NamedPathBoost and NamedStemBoost lift, for task-shaped queries, a
 	// file the text names (named.go):
@@ -210,6 +217,8 @@ func DefaultTuning() Tuning {
 		TaskWSymbol:    0.5,
 		TaskDepthBoost: 0.5,
 		TaskWDocMatch:  0,
+		TaskWDir:       0.3,
+		TaskDirTop:     3,
 		TaskVerbDrop:   true,
 		NamedPathBoost: 0.5,
 		NamedStemBoost: 0.25,
