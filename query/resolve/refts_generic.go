@@ -50,12 +50,7 @@ func (dr *tsDeclReader) tsDeclParams(ctx context.Context, id int64, name string)
 	if err != nil || len(decls) == 0 {
 		return nil
 	}
-	var b strings.Builder
-	for k := decls[0].line; k < len(text) && k < decls[0].line+10; k++ {
-		b.WriteString(stripComment(text[k]))
-		b.WriteByte(' ')
-	}
-	h := b.String()
+	h := tsHeadText(text, decls[0].line, 10)
 	at := findUseOffsets(h, name)
 	if len(at) == 0 {
 		return nil

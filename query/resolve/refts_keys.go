@@ -95,6 +95,18 @@ func tsTextAfter(text []string, ln, col, span int) string {
 	return b.String()
 }
 
+// tsHeadText returns span lines of text from line ln (0-based: a
+// declaration's line as tsDecls records it) on, comments stripped and
+// lines joined by spaces: a declaration's head written over several lines.
+func tsHeadText(text []string, ln, span int) string {
+	var b strings.Builder
+	for k := ln; k < len(text) && k < ln+span; k++ {
+		b.WriteString(stripComment(text[k]))
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
 // tsLiteralContext returns the text a literal opened at (ln, col) is
 // written after, read past a conditional whose branch it is: what
 // states the literal's type, if anything does.

@@ -836,14 +836,9 @@ func (te *tsTypeEval) tsFuncParams(ctx context.Context, id int64, t string) ([]s
 	if err != nil || len(decls) == 0 || decls[0].kind != "type" {
 		return nil, 0
 	}
-	var b strings.Builder
-	for k := decls[0].line; k < len(text) && k < decls[0].line+40; k++ {
-		b.WriteString(stripComment(text[k]))
-		b.WriteByte(' ')
-	}
 	// A doc comment on a parameter may hold a quote ("it's") that would
 	// open a string to the bracket reader.
-	h := tsStripBlockComments(b.String())
+	h := tsStripBlockComments(tsHeadText(text, decls[0].line, 40))
 	h = skipTypeArgs(strings.TrimSpace(h[strings.Index(h, dname)+len(dname):]))
 	rhs, found := strings.CutPrefix(strings.TrimSpace(h), "=")
 	if !found {

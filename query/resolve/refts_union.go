@@ -162,12 +162,7 @@ func (ur *tsUnionReader) tsBaseArgs(ctx context.Context, id int64, typ, base str
 	if err != nil || len(decls) == 0 {
 		return nil
 	}
-	var b strings.Builder
-	for k := decls[0].line; k < len(text) && k < decls[0].line+40; k++ {
-		b.WriteString(stripComment(text[k]))
-		b.WriteByte(' ')
-	}
-	h := b.String()
+	h := tsHeadText(text, decls[0].line, 40)
 	i := strings.Index(h, typ)
 	if i < 0 {
 		return nil
