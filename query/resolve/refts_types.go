@@ -789,6 +789,11 @@ func (te *tsTypeEval) tsCallbackParam(ctx context.Context, r *refLine, text []st
 			if t, fid = te.lit.tsArgType(ctx, r.FileID, prefix); t == "" {
 				t, fid = te.calls.tsMethodArg(ctx, r, text, pn, prefix)
 			}
+			if t == "" {
+				if name, in, ok := te.calls.tsOutsideReceiver(ctx, r, text, pn, prefix); ok {
+					return name, in // a package's or the runtime's method gives its callback's parameters
+				}
+			}
 		} else if lastWord(before) == "return" && n >= r.EnclStart {
 			var inner bool
 			if t, inner = tsInnerFuncReturn(ctx, te, r, text, n); !inner {

@@ -1,0 +1,50 @@
+package query
+
+import "testing"
+
+// tsInferFiles: values whose types TypeScript infers where the source
+// states none: the parameters of a callback given to a package's method.
+var tsInferFiles = map[string]string{
+	"src/envelopes.ts": `export interface Envelope {
+  params: { path: string };
+}
+
+export function read(e: Envelope) {
+  return e.params.path;
+}
+`,
+	"src/plugin.ts": `import type { Server } from 'some-server';
+import type { Envelope } from './envelopes';
+
+export function plugin(server: Server, e: Envelope) {
+  server.all('/:path', async (req, res) => {
+    const path = (req.params as any).path;
+    res.send(path);
+  });
+  server.route<Envelope>('/x', (env) => env.params);
+  return e.params;
+}
+`,
+}
+
+// TestRefsTypeScriptInferred: a member reached through a value whose
+// type TypeScript infers from a package's signature is the package's.
+func TestRefsTypeScriptInferred(t *testing.T) {
+	p := refsRepo(t, tsInferFiles)
+	at := func(path, marker string) string { return atLine(t, tsInferFiles, path, marker) }
+	cases := []struct {
+		path, qualname string
+		want           map[string]string // "" when left out
+	}{
+		{"src/envelopes.ts", "Envelope.params", map[string]string{
+			at("src/envelopes.ts", "return e.params"):  ConfResolved,
+			at("src/plugin.ts", "(req.params as any)"): "",         // the package's request
+			at("src/plugin.ts", "(env) => env.params"): ConfLikely, // its type argument may be the parameter's
+			at("src/plugin.ts", "return e.params"):     ConfResolved,
+		}},
+	}
+	for _, c := range cases {
+		got, _ := refsOf(t, p, c.path, c.qualname)
+		wantRefs(t, c.qualname, got, c.want)
+	}
+}
