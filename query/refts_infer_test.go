@@ -3,7 +3,8 @@ package query
 import "testing"
 
 // tsInferFiles: values whose types TypeScript infers where the source
-// states none: the parameters of a callback given to a package's method.
+// states none: the parameters of a callback given to a package's method,
+// a value stated unknown narrowed by an assertion function.
 var tsInferFiles = map[string]string{
 	"src/envelopes.ts": `export interface Envelope {
   params: { path: string };
@@ -25,10 +26,32 @@ export function plugin(server: Server, e: Envelope) {
   return e.params;
 }
 `,
+	"src/parse.ts": `import type { Envelope } from './envelopes';
+
+function assertIsObject(obj: unknown): asserts obj is Record<string, unknown> {
+  if (typeof obj !== 'object' || obj === null) {
+    throw new Error('not an object');
+  }
+}
+
+function assertIsEnvelope(obj: unknown): asserts obj is Envelope {
+  assertIsObject(obj);
+}
+
+export function parse(obj: unknown, raw: unknown) {
+  assertIsObject(obj);
+  const { params } = obj;
+  assertIsEnvelope(raw);
+  const { params: p } = raw;
+  return [params, p];
+}
+`,
 }
 
 // TestRefsTypeScriptInferred: a member reached through a value whose
-// type TypeScript infers from a package's signature is the package's.
+// type TypeScript infers from a package's signature is the package's; a
+// value stated unknown is what the assertion function called on it
+// asserts.
 func TestRefsTypeScriptInferred(t *testing.T) {
 	p := refsRepo(t, tsInferFiles)
 	at := func(path, marker string) string { return atLine(t, tsInferFiles, path, marker) }
@@ -37,10 +60,12 @@ func TestRefsTypeScriptInferred(t *testing.T) {
 		want           map[string]string // "" when left out
 	}{
 		{"src/envelopes.ts", "Envelope.params", map[string]string{
-			at("src/envelopes.ts", "return e.params"):  ConfResolved,
-			at("src/plugin.ts", "(req.params as any)"): "",         // the package's request
-			at("src/plugin.ts", "(env) => env.params"): ConfLikely, // its type argument may be the parameter's
-			at("src/plugin.ts", "return e.params"):     ConfResolved,
+			at("src/envelopes.ts", "return e.params"):       ConfResolved,
+			at("src/plugin.ts", "(req.params as any)"):      "",         // the package's request
+			at("src/plugin.ts", "(env) => env.params"):      ConfLikely, // its type argument may be the parameter's
+			at("src/plugin.ts", "return e.params"):          ConfResolved,
+			at("src/parse.ts", "const { params } = obj"):    "", // a Record, as assertIsObject asserts
+			at("src/parse.ts", "const { params: p } = raw"): ConfResolved,
 		}},
 	}
 	for _, c := range cases {

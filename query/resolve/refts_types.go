@@ -634,6 +634,11 @@ func (te *tsTypeEval) tsTypeOf(ctx context.Context, r *refLine, v string) (strin
 
 func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *refLine, v string) (string, int64) {
 	if t := te.rr.typeOf(ctx, r, v); t != "" {
+		if strings.TrimSpace(t) == "unknown" {
+			if a, in := te.calls.tsAssertedType(ctx, r, v); a != "" {
+				return te.tsUtility(ctx, in, a)
+			}
+		}
 		return te.tsUtility(ctx, r.FileID, te.tsWithArgs(ctx, r, v, t))
 	}
 	if text, err := te.rr.text(ctx, r.FileID); err == nil {
