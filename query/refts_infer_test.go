@@ -4,7 +4,8 @@ import "testing"
 
 // tsInferFiles: values whose types TypeScript infers where the source
 // states none: the parameters of a callback given to a package's method,
-// a value stated unknown narrowed by an assertion function.
+// a value stated unknown narrowed by an assertion function, the result of
+// a generic callee's callback.
 var tsInferFiles = map[string]string{
 	"src/envelopes.ts": `export interface Envelope {
   params: { path: string };
@@ -46,12 +47,38 @@ export function parse(obj: unknown, raw: unknown) {
   return [params, p];
 }
 `,
+	"src/utils.ts": `export const run = <TValue>(fn: () => TValue): TValue => fn();
+`,
+	"src/manager.ts": `import { run } from './utils';
+
+export interface Manager {
+  value: () => number;
+}
+
+export function manage() {
+  const m: Manager = run(() => {
+    const n = 1;
+    return {
+      value: () => {
+        return n;
+      },
+    };
+  });
+  const stated: Manager = run((): Manager => {
+    return {
+      value: () => 2,
+    };
+  });
+  return m.value() + stated.value();
+}
+`,
 }
 
 // TestRefsTypeScriptInferred: a member reached through a value whose
 // type TypeScript infers from a package's signature is the package's; a
 // value stated unknown is what the assertion function called on it
-// asserts.
+// asserts; a literal an untyped arrow returns to a generic callee that
+// infers its type parameter from it is a type of its own.
 func TestRefsTypeScriptInferred(t *testing.T) {
 	p := refsRepo(t, tsInferFiles)
 	at := func(path, marker string) string { return atLine(t, tsInferFiles, path, marker) }
@@ -66,6 +93,11 @@ func TestRefsTypeScriptInferred(t *testing.T) {
 			at("src/plugin.ts", "return e.params"):          ConfResolved,
 			at("src/parse.ts", "const { params } = obj"):    "", // a Record, as assertIsObject asserts
 			at("src/parse.ts", "const { params: p } = raw"): ConfResolved,
+		}},
+		{"src/manager.ts", "Manager.value", map[string]string{
+			at("src/manager.ts", "value: () => {"):   "", // run infers its TValue from the arrow's literal
+			at("src/manager.ts", "value: () => 2"):   ConfResolved,
+			at("src/manager.ts", "return m.value()"): ConfResolved,
 		}},
 	}
 	for _, c := range cases {
