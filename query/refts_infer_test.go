@@ -5,7 +5,7 @@ import "testing"
 // tsInferFiles: values whose types TypeScript infers where the source
 // states none: the parameters of a callback given to a package's method,
 // a value stated unknown narrowed by an assertion function, the result of
-// a generic callee's callback.
+// a generic callee's callback, the keys of a literal a function returns.
 var tsInferFiles = map[string]string{
 	"src/envelopes.ts": `export interface Envelope {
   params: { path: string };
@@ -47,6 +47,38 @@ export function parse(obj: unknown, raw: unknown) {
   return [params, p];
 }
 `,
+	"src/emitter.ts": `export interface Emitter {
+  addEventListener(type: string, fn: () => void): void;
+}
+
+export function listen(em: Emitter) {
+  em.addEventListener('x', () => {});
+}
+`,
+	"src/abort.ts": `import type { Emitter } from './emitter';
+import type { Envelope } from './envelopes';
+
+function anySignal(signals: AbortSignal[]): AbortSignal {
+  return signals[0]!;
+}
+
+function combine(signal: AbortSignal, e: Envelope) {
+  const controller = new AbortController();
+  const merged = anySignal([signal, controller.signal]);
+  return {
+    signal: merged,
+    env: e,
+    controller,
+  };
+}
+
+export function use(signal: AbortSignal, e: Envelope, em: Emitter) {
+  const c = combine(signal, e);
+  c.signal.addEventListener('abort', () => {});
+  em.addEventListener('y', () => {});
+  return c.env.params;
+}
+`,
 	"src/utils.ts": `export const run = <TValue>(fn: () => TValue): TValue => fn();
 `,
 	"src/manager.ts": `import { run } from './utils';
@@ -78,7 +110,9 @@ export function manage() {
 // type TypeScript infers from a package's signature is the package's; a
 // value stated unknown is what the assertion function called on it
 // asserts; a literal an untyped arrow returns to a generic callee that
-// infers its type parameter from it is a type of its own.
+// infers its type parameter from it is a type of its own; a key of the
+// literal a function returns holds the type of the value written for it
+// there.
 func TestRefsTypeScriptInferred(t *testing.T) {
 	p := refsRepo(t, tsInferFiles)
 	at := func(path, marker string) string { return atLine(t, tsInferFiles, path, marker) }
@@ -91,8 +125,14 @@ func TestRefsTypeScriptInferred(t *testing.T) {
 			at("src/plugin.ts", "(req.params as any)"):      "",         // the package's request
 			at("src/plugin.ts", "(env) => env.params"):      ConfLikely, // its type argument may be the parameter's
 			at("src/plugin.ts", "return e.params"):          ConfResolved,
-			at("src/parse.ts", "const { params } = obj"):    "", // a Record, as assertIsObject asserts
+			at("src/abort.ts", "return c.env.params"):       ConfResolved, // the key of combine's literal
+			at("src/parse.ts", "const { params } = obj"):    "",           // a Record, as assertIsObject asserts
 			at("src/parse.ts", "const { params: p } = raw"): ConfResolved,
+		}},
+		{"src/emitter.ts", "Emitter.addEventListener", map[string]string{
+			at("src/emitter.ts", "em.addEventListener"):     ConfResolved,
+			at("src/abort.ts", "c.signal.addEventListener"): "", // the runtime's AbortSignal, as combine's literal holds it
+			at("src/abort.ts", "em.addEventListener"):       ConfResolved,
 		}},
 		{"src/manager.ts", "Manager.value", map[string]string{
 			at("src/manager.ts", "value: () => {"):   "", // run infers its TValue from the arrow's literal

@@ -954,9 +954,15 @@ func (te *tsTypeEval) tsChainType(ctx context.Context, r *refLine, chain []strin
 	default:
 		typ, in = te.tsTypeOf(ctx, r, root)
 	}
-	for _, m := range chain[1:] {
+	for i, m := range chain[1:] {
 		if typ == "" {
 			return "", 0, false
+		}
+		if i == 0 && typ == tsOwnLiteral {
+			if t, tin := te.lit.tsReturnedKeyType(ctx, r, chain[0], m); t != "" {
+				typ, in = t, tin // the key of the literal a call returned to the root
+				continue
+			}
 		}
 		typ, in, foreign = te.tsMemberType(ctx, in, typ, m)
 		if foreign {
