@@ -32,8 +32,10 @@
 // refts_decl.go, a type evaluator, refts_types.go and refts_generic.go,
 // a call typer, refts_calls.go, the literal typer, refts_literal.go,
 // the keys of literals, refts_keys.go, indexed access types,
-// refts_index.go, literals' methods' parameters, refts_method.go, and
-// block-scoped types, refts_block.go:
+// refts_index.go, literals' methods' parameters, refts_method.go,
+// block-scoped types, refts_block.go, what assertion functions narrow,
+// refts_assert.go, and the keys of the literals functions return,
+// refts_ownkey.go:
 // annotations, calls' stated
 // returns along chains of calls, closures, callbacks' parameters, type
 // parameters' constraints, the type a literal is written for; a member

@@ -349,6 +349,37 @@ func (ct *tsCallTyper) tsMethodArg(ctx context.Context, r *refLine, text []strin
 	return params[arg], pin
 }
 
+// tsOutsideReceiver returns the name of the type of the value whose
+// method an argument starting after prefix (the text of line n before it)
+// is passed to, when that type is a package's or the runtime's written
+// without type arguments, or with primitive ones only, and the call gives
+// the method none ("app.all('/x', (req, res) =>" with app a package's
+// FastifyInstance): the callback's parameters are what the package's
+// signature states, values of its types, which the name stands for; ok is
+// false for another callee.
+func (ct *tsCallTyper) tsOutsideReceiver(ctx context.Context, r *refLine, text []string, n int, prefix string) (name string, in int64, ok bool) {
+	open, _ := callOpen(prefix)
+	if open < 0 {
+		return "", 0, false
+	}
+	callee := strings.TrimRight(prefix[:open], " \t")
+	m := lastWord(callee)
+	if m == "" || strings.HasSuffix(callee, ">") {
+		return "", 0, false // a generic method's parameters may be what its type arguments name
+	}
+	e := tsQualifierExpr(text, n, callee[:len(callee)-len(m)])
+	if e == "" {
+		return "", 0, false
+	}
+	at := *r
+	at.Line = n // the receiver's names are those in scope where the call is written
+	t, tin, _ := ct.tsCallChainType(ctx, &at, e)
+	if t == "" || !ct.tsBareOutside(ctx, tin, t) {
+		return "", 0, false
+	}
+	return leadingTypeName(strings.TrimSpace(t)), tin, true
+}
+
 // tsCallbackParams returns the stated types of the parameters a function
 // of type t (written in file id) takes: a function type's, an alias's,
 // an interface's or a type literal's call signature; of a union, the one

@@ -332,6 +332,9 @@ func (lt *tsLiteralTyper) tsInnerReturn(ctx context.Context, r *refLine, text []
 			if n == r.EnclStart {
 				return lt.tsLiteralMethodReturn(ctx, r, n, r.EnclName)
 			}
+			if lt.tsOwnResultArg(ctx, r.FileID, l) {
+				return tsOwnLiteral, r.FileID, false
+			}
 			return "", 0, false
 		}
 		if strings.Contains(l, "async") {
@@ -340,6 +343,77 @@ func (lt *tsLiteralTyper) tsInnerReturn(ctx context.Context, r *refLine, text []
 		return t, r.FileID, false
 	}
 	return "", 0, false
+}
+
+// tsOwnResultArg reports whether line l ends in an arrow function
+// stating no return type, opening its block, that is passed to a function
+// of the repository whose parameter there is a function type returning
+// one of the callee's own type parameters, the call stating no type
+// arguments ("run(() => {" with "run = <T>(fn: () => T): T"): the call
+// infers that parameter from what the arrow returns, so a literal the
+// arrow returns is a type of its own, whatever the call's result is
+// assigned to.
+func (lt *tsLiteralTyper) tsOwnResultArg(ctx context.Context, id int64, l string) bool {
+	body := strings.TrimRight(strings.TrimSuffix(l, "{"), " \t")
+	if !strings.HasSuffix(body, "=>") {
+		return false
+	}
+	ms := tsArrowParams.FindAllStringSubmatchIndex(l, -1)
+	if len(ms) == 0 {
+		return false
+	}
+	m := ms[len(ms)-1]
+	if strings.TrimSpace(l[m[1]:]) != "{" || m[2] >= 0 && strings.Contains(l[m[3]:m[1]], ":") {
+		return false // not the arrow opening the block, or one stating its result
+	}
+	t, fid, name, typeArgs := lt.tsArgDecl(ctx, id, l[:m[0]])
+	if t == "" || typeArgs || !strings.HasPrefix(strings.TrimSpace(t), "(") {
+		return false
+	}
+	ret := tsArrowResult(strings.TrimSpace(t))
+	return ret != "" && tsOwnParam(ret, lt.tsCalleeParams(ctx, fid, name))
+}
+
+// tsCalleeParams returns the type parameters function name, declared in
+// file id, states: a declaration's ("function f<T>("), or a generic
+// arrow's a variable is bound to ("const f = <T>(").
+func (lt *tsLiteralTyper) tsCalleeParams(ctx context.Context, id int64, name string) []string {
+	if ps := lt.decl.tsDeclParams(ctx, id, name); ps != nil {
+		return ps
+	}
+	decls := lt.decl.tsDecls(ctx, id)[name]
+	text, err := lt.rr.text(ctx, id)
+	if err != nil || len(decls) == 0 || decls[0].kind != "const" && decls[0].kind != "let" && decls[0].kind != "var" {
+		return nil
+	}
+	h := tsHeadText(text, decls[0].line, 10)
+	at := findUseOffsets(h, name)
+	if len(at) == 0 {
+		return nil
+	}
+	rest, ok := strings.CutPrefix(strings.TrimSpace(h[at[0]+len(name):]), "=")
+	if !ok {
+		return nil
+	}
+	rest = strings.TrimSpace(rest)
+	if a, ok := strings.CutPrefix(rest, "async"); ok && strings.HasPrefix(strings.TrimSpace(a), "<") {
+		rest = a
+	}
+	return tsParamNames(rest)
+}
+
+// tsArrowResult returns the result a function type states ("(a: A) => R"
+// gives R), "" for another type.
+func tsArrowResult(t string) string {
+	end := closingBracket(t, 0)
+	if end < 0 {
+		return ""
+	}
+	rest, ok := strings.CutPrefix(strings.TrimSpace(t[end+1:]), "=>")
+	if !ok {
+		return ""
+	}
+	return strings.TrimSpace(rest)
 }
 
 // blockWords open a statement's block without a condition.

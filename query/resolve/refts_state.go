@@ -58,7 +58,8 @@ type tsUnionReader struct {
 }
 
 // tsCallTyper types the values calls give and the callbacks callees
-// take (refts_calls.go).
+// take (refts_calls.go), and what an assertion function's call narrows a
+// value to (refts_assert.go).
 type tsCallTyper struct {
 	rr   *refResolver
 	decl *tsDeclReader

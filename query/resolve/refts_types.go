@@ -634,6 +634,11 @@ func (te *tsTypeEval) tsTypeOf(ctx context.Context, r *refLine, v string) (strin
 
 func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *refLine, v string) (string, int64) {
 	if t := te.rr.typeOf(ctx, r, v); t != "" {
+		if strings.TrimSpace(t) == "unknown" {
+			if a, in := te.calls.tsAssertedType(ctx, r, v); a != "" {
+				return te.tsUtility(ctx, in, a)
+			}
+		}
 		return te.tsUtility(ctx, r.FileID, te.tsWithArgs(ctx, r, v, t))
 	}
 	if text, err := te.rr.text(ctx, r.FileID); err == nil {
@@ -788,6 +793,11 @@ func (te *tsTypeEval) tsCallbackParam(ctx context.Context, r *refLine, text []st
 		if open >= 0 {
 			if t, fid = te.lit.tsArgType(ctx, r.FileID, prefix); t == "" {
 				t, fid = te.calls.tsMethodArg(ctx, r, text, pn, prefix)
+			}
+			if t == "" {
+				if name, in, ok := te.calls.tsOutsideReceiver(ctx, r, text, pn, prefix); ok {
+					return name, in // a package's or the runtime's method gives its callback's parameters
+				}
 			}
 		} else if lastWord(before) == "return" && n >= r.EnclStart {
 			var inner bool
@@ -944,9 +954,15 @@ func (te *tsTypeEval) tsChainType(ctx context.Context, r *refLine, chain []strin
 	default:
 		typ, in = te.tsTypeOf(ctx, r, root)
 	}
-	for _, m := range chain[1:] {
+	for i, m := range chain[1:] {
 		if typ == "" {
 			return "", 0, false
+		}
+		if i == 0 && typ == tsOwnLiteral {
+			if t, tin := te.lit.tsReturnedKeyType(ctx, r, chain[0], m); t != "" {
+				typ, in = t, tin // the key of the literal a call returned to the root
+				continue
+			}
 		}
 		typ, in, foreign = te.tsMemberType(ctx, in, typ, m)
 		if foreign {
