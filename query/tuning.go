@@ -236,7 +236,7 @@ func DefaultTuning() Tuning {
 		WModuleQuestion: 3,
 		ModuleSources:   "blocks,files,symbols",
 		ModuleTop:       1,
-		WDir:            3,
+		WDir:            3.5, // 3 -> 3.5 with DirRepoPow: broad architecture 0.8343 -> 0.8382 (repositories' mean), the dev split 0.8963 -> 0.8964
 		DirTop:          5,
 		DirSizePow:      0.5,
 		DirCountPow:     0.25,
