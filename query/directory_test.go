@@ -16,13 +16,13 @@ import (
 func TestDirectoryEvidence(t *testing.T) {
 	ring := "package codec\n\ntype ring struct {\n\tbuf  []byte\n\thead int\n\ttail int\n}\n" +
 		strings.Repeat("\nfunc (r *ring) grow(n int) {\n\tnb := make([]byte, len(r.buf)*2+n)\n\tcopy(nb, r.buf[r.head:r.tail])\n\tr.buf, r.tail, r.head = nb, r.tail-r.head, 0\n}\n", 4)
-	db := indexedFiles(t, map[string]string{
+	db := indexedFiles(t, withOtherPackages(map[string]string{
 		"codec/decoder.go": "package codec\n\n// Decoder reads frames from the wire and checks their checksum.\ntype Decoder struct{ r *ring }\n\n// Next reads the next frame and checks its checksum.\nfunc (d *Decoder) Next() ([]byte, error) { return nil, nil }\n",
 		"codec/ring.go":    ring,
 		"codec/limits.go":  "package codec\n\nconst maxLen = 1 << 20\n",
 		"server/serve.go":  "package server\n\n// Serve writes frames to each client.\nfunc Serve() {}\n",
 		"audit/sum.go":     "package audit\n\n// Sum is a checksum of the audit log.\nfunc Sum() uint32 { return 0 }\n",
-	})
+	}))
 	rank := func(tune Tuning, sc scope.Scope, path string) int {
 		for i, h := range tunedHits(t, db, tune, Request{Query: "how does it read frames and check the checksum", Limit: 10, Scope: sc}) {
 			if h.Path == path {
@@ -55,13 +55,13 @@ func TestDirectoryEvidence(t *testing.T) {
 // how-question's answer it is listed with them, before files elsewhere
 // that share a word with the question, though it shares none.
 func TestDirectoryEvidenceEntryBeside(t *testing.T) {
-	db := indexedFiles(t, map[string]string{
+	db := indexedFiles(t, withOtherPackages(map[string]string{
 		"pkg/codec/decoder.go": "package codec\n\n// Decoder reads frames from the wire and checks their checksum.\ntype Decoder struct{}\n\n// Next reads the next frame and checks its checksum.\nfunc (d *Decoder) Next() ([]byte, error) { return nil, nil }\n",
 		"pkg/codec/limits.go":  "package codec\n\nconst maxLen = 1 << 20\n",
 		"pkg/codec.go":         "package pkg\n\nimport \"example.com/pkg/codec\"\n\n// New returns the wire format's parts.\nfunc New() codec.Decoder { return codec.Decoder{} }\n",
 		"pkg/server.go":        "package pkg\n\n// Serve writes frames to each client.\nfunc Serve() {}\n",
 		"audit/sum.go":         "package audit\n\n// Sum is a checksum of the audit log.\nfunc Sum() uint32 { return 0 }\n",
-	})
+	}))
 	req := Request{Query: "how does it read frames and check the checksum", Limit: 10}
 	entry := firstRank(t, db, DefaultTuning(), req, "pkg/codec.go")
 	if entry == 0 {
@@ -119,15 +119,28 @@ func TestDirectoryEvidenceByDefinitions(t *testing.T) {
 	for _, name := range []string{"reset", "advance", "rewind", "skip", "mark", "seek", "flush", "drain"} {
 		fmt.Fprintf(&ops, "\nfunc (s *state) %s() { s.n++ }\n", name)
 	}
-	db := indexedFiles(t, map[string]string{
+	db := indexedFiles(t, withOtherPackages(map[string]string{
 		"codec/decoder.go": "package codec\n\n// Decoder reads frames from the wire and checks their checksum.\ntype Decoder struct{ s state }\n\n// Next reads the next frame and checks its checksum.\nfunc (d *Decoder) Next() ([]byte, error) { return nil, nil }\n",
 		"codec/table.go":   table.String(),
 		"codec/state.go":   ops.String(),
 		"server/serve.go":  "package server\n\n// Serve writes frames to each client.\nfunc Serve() {}\n",
-	})
+	}))
 	req := Request{Query: "how does it read frames and check the checksum", Limit: 10}
 	state, tbl := firstRank(t, db, DefaultTuning(), req, "codec/state.go"), firstRank(t, db, DefaultTuning(), req, "codec/table.go")
 	if state != 2 || tbl != 0 && tbl < state {
 		t.Errorf("codec/state.go at rank %d, codec/table.go at %d; want state.go (nine definitions) second, before table.go (one long table)", state, tbl)
 	}
+}
+
+// withOtherPackages adds to files the packages of a repository that a
+// question does not ask about, so that the directory asked about is one
+// package of many, as in most repositories: one that holds much of the
+// repository lends less (TestDirectoryEvidenceFlatPackage).
+func withOtherPackages(files map[string]string) map[string]string {
+	for _, pkg := range []string{"auth", "store", "config", "metrics", "admin", "billing", "mail", "search", "jobs", "users"} {
+		for _, name := range []string{"open", "close", "list", "watch"} {
+			files[pkg+"/"+name+".go"] = fmt.Sprintf("package %s\n\n// %s%s is part of the %s package.\nfunc %s%s() {}\n", pkg, strings.ToUpper(name[:1]), name[1:], pkg, strings.ToUpper(name[:1]), name[1:])
+		}
+	}
+	return files
 }

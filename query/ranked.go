@@ -219,7 +219,7 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 		named.quoted, named.rare, named.strs = quoted, rare, strs
 	}
 	f := p.fuse(chans, pm, source, named, files, pool, req.Limit)
-	if w, top := dirEvidence(&p.tune, question, task); w > 0 {
+	if l := dirEvidence(&p.tune, question, task); l.weight > 0 {
 		// A question about how something works: the directory its best
 		// files gather in lends their scores to its other files. A
 		// change is often made beside the files its words match best,
@@ -229,11 +229,11 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 		if err != nil {
 			return err
 		}
-		ch := dirChannel(&p.tune, w, top, !question, f, p.files.dirIndex(), inScope, files, pool)
+		ch := dirChannel(&p.tune, l, f, p.files.dirIndex(), inScope, files, pool)
 		chans = append(chans, ch)
 		below := math.Inf(1)
-		if !question && len(f.cands) > 0 {
-			below = f.cands[min(top, len(f.cands))-1].final
+		if l.lendOnly && len(f.cands) > 0 {
+			below = f.cands[min(l.top, len(f.cands))-1].final
 		}
 		f = p.refuse(f, ch, below, pm, source, named, files, req.Limit)
 	}
