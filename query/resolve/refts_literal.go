@@ -125,6 +125,9 @@ func (lt *tsLiteralTyper) tsLiteralTarget(ctx context.Context, r *refLine, text 
 			return params[arg], pin, false
 		}
 	}
+	if t, tin := lt.tsElementTarget(ctx, r, text, ln, col); t != "" {
+		return t, tin, false // an element of an array literal of stated type
+	}
 	return "", 0, false
 }
 
