@@ -2,6 +2,7 @@ package resolve
 
 import (
 	"context"
+	"regexp"
 	"strings"
 )
 
@@ -131,3 +132,88 @@ func tsStartsValue(text []string, n, i int) bool {
 	}
 	return true
 }
+
+// tsArrayCallback matches the head of a callback whose block a line
+// ends by opening, passed to a method of an array the callback's result
+// is the method's own type parameter for ("xs.map(async (x, i) => {"):
+// the receiver chain.
+var tsArrayCallback = regexp.MustCompile(`(?:^|[^\p{L}\p{N}_$.])([\p{L}_$][\p{L}\p{N}_$]*(?:\.[\p{L}_$][\p{L}\p{N}_$]*)*)\.(?:map|flatMap)\(\s*(?:async\s+)?(?:\([^()]*\)|[\p{L}_$][\p{L}\p{N}_$]*)\s*=>\s*\{$`)
+
+// tsArrayCallbackResult reports whether a return on line ln of r's file
+// returns from a callback stating no return type that is passed to map
+// or flatMap of a value of array type: the method infers its result
+// from what the callback returns, so a literal returned there has no
+// type but its own.
+func (lt *tsLiteralTyper) tsArrayCallbackResult(ctx context.Context, r *refLine, text []string, ln int) bool {
+	for n := ln - 1; n >= 1 && n >= r.EnclStart && n > ln-200; n-- {
+		l := strings.TrimRight(stripComment(text[n-1]), " \t")
+		if !strings.HasSuffix(l, "{") || !openThrough(text, n, len(l), ln) {
+			continue
+		}
+		h := strings.TrimRight(strings.TrimSuffix(l, "{"), " \t")
+		if blockWords[lastWord(h)] {
+			continue // a statement's block: try {, else {
+		}
+		if f := tsFuncHeader.FindStringSubmatch(l); f == nil || controlWords[f[1]] || f[1] == "await" {
+			if strings.HasSuffix(h, ")") {
+				continue // a statement's block: if (…) {
+			}
+			return false // a literal, a class: not a function's block
+		}
+		m := tsArrayCallback.FindStringSubmatchIndex(l)
+		if m == nil {
+			return false // the innermost function is another
+		}
+		if !lt.tsUntypedResult(ctx, r, text, n, strings.TrimRight(l[:m[2]], " \t")) {
+			return false // the call's context may infer the callback's result
+		}
+		chain := tsChainSep.Split(l[m[2]:m[3]], -1)
+		if chain[0] == "this" || chain[0] == "super" {
+			return false
+		}
+		var t string
+		if len(chain) == 1 {
+			t, _ = lt.eval.tsTypeOf(ctx, r, chain[0])
+		} else if t, _, _ = lt.eval.tsChainType(ctx, r, chain); t == "" {
+			return false
+		}
+		return tsElement(t) != ""
+	}
+	return false
+}
+
+// tsUntypedResult reports whether a call written after before on line n
+// of r's file is in a place that states no type of the repository for
+// its result (an unannotated variable, a key whose stated member type
+// names none, "unknown[]"): nothing there infers a map callback's result
+// from a type of the repository.
+func (lt *tsLiteralTyper) tsUntypedResult(ctx context.Context, r *refLine, text []string, n int, before string) bool {
+	if lhs, ok := strings.CutSuffix(before, "="); ok && untypedVar.MatchString(strings.TrimRight(lhs, " \t")) {
+		return true
+	}
+	key := tsKeyBefore.FindStringSubmatchIndex(before)
+	if key == nil || key[4] >= 0 {
+		return false
+	}
+	oln, ocol, ok := openingBrace(text, n, key[2])
+	if !ok {
+		return false
+	}
+	t, in, out := lt.tsLiteralType(ctx, r, text, oln, ocol, 1)
+	if out || t == "" {
+		return false
+	}
+	mt, min, foreign := lt.eval.tsMemberType(ctx, in, t, before[key[2]:key[3]])
+	if foreign || strings.TrimSpace(mt) == "" {
+		return false
+	}
+	for _, w := range tsTypeWords.FindAllString(mt, -1) {
+		if _, _, known := lt.decl.tsDeclFile(ctx, min, w); known {
+			return false
+		}
+	}
+	return true
+}
+
+// tsTypeWords matches the names a type's text is written with.
+var tsTypeWords = regexp.MustCompile(`[\p{L}_$][\p{L}\p{N}_$]*`)

@@ -114,7 +114,11 @@ func (lt *tsLiteralTyper) tsLiteralTarget(ctx context.Context, r *refLine, text 
 		return mt, min, false
 	}
 	if lastWord(before) == "return" {
-		return lt.tsInnerReturn(ctx, r, text, ln)
+		t, tin, out := lt.tsInnerReturn(ctx, r, text, ln)
+		if t == "" && !out && lt.tsArrayCallbackResult(ctx, r, text, ln) {
+			return tsOwnLiteral, r.FileID, false // what map's callback returns: a type of its own
+		}
+		return t, tin, out
 	}
 	if strings.HasSuffix(before, "(") || strings.HasSuffix(before, ",") {
 		params, pin, out := lt.tsCallParams(ctx, r, tsChainAbove(text, ln, prefix))
