@@ -83,6 +83,23 @@ export function pick(ok: boolean, x: number) {
   return [chunk, other, own];
 }
 
+export function pickLong(ok: boolean, fail: (o: object) => unknown) {
+  const chunk: Event = ok
+    ? {
+        event: 'fail',
+        data: fail({
+          code: 1,
+          message: 'a',
+          path: 'b',
+          input: 'c',
+          type: 'd',
+          ctx: 'e',
+        }),
+      }
+    : { data: 3 };
+  return chunk;
+}
+
 export const table: Record<
   string,
   number
@@ -316,17 +333,20 @@ func TestRefsTypeScriptKeys(t *testing.T) {
 		// A literal assigned to a local of stated type, in a
 		// conditional's branches too, is of that type; one a local
 		// without a type holds is a type of its own.
+		// The other branch may span many lines.
 		{"src/keys/events.ts", "Event.data", map[string]string{
 			at("src/keys/events.ts", "? { event: 'a'"): ConfResolved,
 			at("src/keys/events.ts", ": { data: 0 }"):  ConfResolved,
 			at("src/keys/events.ts", "other = {"):      "",
 			at("src/keys/events.ts", "const own"):      "",
+			at("src/keys/events.ts", ": { data: 3 }"):  ConfResolved,
 		}},
 		{"src/keys/events.ts", "Tracked.data", map[string]string{
 			at("src/keys/events.ts", "? { event: 'a'"): "",
 			at("src/keys/events.ts", ": { data: 0 }"):  "",
 			at("src/keys/events.ts", "other = {"):      ConfResolved,
 			at("src/keys/events.ts", "const own"):      "",
+			at("src/keys/events.ts", ": { data: 3 }"):  "",
 		}},
 		// T['name'] is the member of what T is: a type parameter's
 		// constraint, as its declaration enclosing the line states it.

@@ -468,7 +468,10 @@ func (ru *tsRules) tsTypeVerdict(ctx context.Context, id int64, typ string, d *r
 	} else if ru.decl.tsRuntimeType(ctx, id, name) {
 		return vContra, whyForeign // the runtime's Request, not a namespace's of the name
 	}
-	if name == d.parent {
+	// A name the file declares a type of its own under, or imports from
+	// another file than d's, is that type's, whatever d's type is named.
+	other := func() bool { return !dotted && tsOwnType(ctx, ru.decl, id, name, d.u.FileID) }
+	if name == d.parent && !other() {
 		return vResolved, ""
 	}
 	did, dname, known := ru.decl.tsDeclFile(ctx, id, name)
@@ -483,7 +486,7 @@ func (ru *tsRules) tsTypeVerdict(ctx context.Context, id int64, typ string, d *r
 		}
 		return vOpen, ""
 	}
-	if dname == d.parent {
+	if dname == d.parent && !other() {
 		return vResolved, ""
 	}
 	anc, complete := ru.decl.tsAncestors(ctx, did, dname, 0)

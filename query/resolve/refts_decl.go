@@ -176,6 +176,35 @@ func (dr *tsDeclReader) tsDeclares(ctx context.Context, id int64, name string) b
 	return len(dr.tsDecls(ctx, id)[name]) > 0
 }
 
+// tsOwnType reports whether type name, as file id sees it through
+// reader dr, is a class, interface or alias declared in a file other
+// than other: the file's own declaration of the name, or the one an
+// import reaches. A file declaring the name and importing it too (a
+// test's block shadowing an import) is left undecided, false: which one
+// a line sees is the block's to say.
+func tsOwnType(ctx context.Context, dr *tsDeclReader, id int64, name string, other int64) bool {
+	did, dname, known := dr.tsDeclFile(ctx, id, name)
+	if !known || did == other {
+		return false
+	}
+	if did == id {
+		fi, err := dr.rr.importsOf(ctx, id)
+		if err != nil {
+			return false
+		}
+		if _, imported := fi.names[name]; imported {
+			return false
+		}
+	}
+	for _, d := range dr.tsDecls(ctx, did)[dname] {
+		switch d.kind {
+		case "class", "interface", "type":
+			return true
+		}
+	}
+	return false
+}
+
 // tsListedType reports whether match mm of tsTypeDecl on line l is a
 // type-only entry of an import or export list ("  type Name,", "type
 // Name as Other"), which declares nothing: an alias's name is followed by

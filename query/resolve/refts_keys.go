@@ -118,6 +118,11 @@ func tsLiteralContext(text []string, ln, col int) string {
 	return before
 }
 
+// tsCondSpan bounds the lines tsCondBefore reads above a branch: the
+// other branch may be a call over many lines (an error's shape built
+// key by key).
+const tsCondSpan = 40
+
 // tsCondBefore returns the text before the conditional expression whose
 // branch is the literal opened at (ln, col) ("x = c ? {…} : {…}" gives
 // "x ="), when before, the text before the literal, ends in the branch's
@@ -129,7 +134,7 @@ func tsCondBefore(text []string, ln, col int, before string) (string, bool) {
 		return "", false
 	}
 	var b strings.Builder
-	first := max(1, ln-8)
+	first := max(1, ln-tsCondSpan)
 	for k := first; k < ln; k++ {
 		b.WriteString(stripComment(text[k-1]))
 		b.WriteByte('\n')

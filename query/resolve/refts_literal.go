@@ -114,7 +114,11 @@ func (lt *tsLiteralTyper) tsLiteralTarget(ctx context.Context, r *refLine, text 
 		return mt, min, false
 	}
 	if lastWord(before) == "return" {
-		return lt.tsInnerReturn(ctx, r, text, ln)
+		t, tin, out := lt.tsInnerReturn(ctx, r, text, ln)
+		if t == "" && !out && lt.tsArrayCallbackResult(ctx, r, text, ln) {
+			return tsOwnLiteral, r.FileID, false // what map's callback returns: a type of its own
+		}
+		return t, tin, out
 	}
 	if strings.HasSuffix(before, "(") || strings.HasSuffix(before, ",") {
 		params, pin, out := lt.tsCallParams(ctx, r, tsChainAbove(text, ln, prefix))
@@ -124,6 +128,9 @@ func (lt *tsLiteralTyper) tsLiteralTarget(ctx context.Context, r *refLine, text 
 		if _, arg := callOpen(prefix); arg < len(params) {
 			return params[arg], pin, false
 		}
+	}
+	if t, tin := lt.tsElementTarget(ctx, r, text, ln, col); t != "" {
+		return t, tin, false // an element of an array literal of stated type
 	}
 	return "", 0, false
 }

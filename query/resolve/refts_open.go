@@ -80,9 +80,11 @@ func (ru *tsRules) narrow(ctx context.Context, r *refLine, o occVerdicts) error 
 
 // namesType reports whether file id names type t (declared in file did)
 // or a type declared beside t whose declaration names it, two deep (a
-// value of t reaches a file as a member of such a type too).
+// value of t reaches a file as a member of such a type too). A name the
+// file declares a type of its own under, or imports from another file,
+// is not t's.
 func (ru *tsRules) namesType(ctx context.Context, id int64, t string, did int64) bool {
-	if ru.names(ctx, id, t) {
+	if ru.names(ctx, id, t) && !tsOwnType(ctx, ru.decl, id, t, did) {
 		return true
 	}
 	for _, m := range ru.mentioners(ctx, did, t) {
