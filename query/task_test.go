@@ -205,6 +205,24 @@ func TestTaskNamedFix(t *testing.T) {
 	}
 }
 
+// retryFiles is a retry package whose policy and budget hold the words
+// "retry attempt backoff", a clock beside them that says little, and two
+// packages elsewhere; sleepDoc ends the clock's Sleep doc.
+func retryFiles(sleepDoc string) map[string]string {
+	return map[string]string{
+		"retry/policy.go": "package retry\n\n// Policy decides the backoff of each retry attempt.\ntype Policy struct{ base, max int }\n\n" +
+			"// Backoff returns the backoff before a retry attempt; it doubles each attempt.\nfunc (p Policy) Backoff(attempt int) int {\n\td := p.base << attempt\n\tif d > p.max {\n\t\treturn p.max\n\t}\n\treturn d\n}\n",
+		"retry/budget.go": "package retry\n\n// Budget bounds the retry attempts of a client: each retry spends one attempt.\ntype Budget struct{ attempts int }\n\n" +
+			"// Spend spends one retry attempt; false when none is left.\nfunc (b *Budget) Spend() bool {\n\tif b.attempts == 0 {\n\t\treturn false\n\t}\n\tb.attempts--\n\treturn true\n}\n",
+		"retry/clock.go": "package retry\n\nimport \"time\"\n\n// Clock tells the time and sleeps.\ntype Clock interface {\n\tNow() time.Time\n\tSleep(d time.Duration)\n}\n\n" +
+			"type realClock struct{}\n\nfunc (realClock) Now() time.Time { return time.Now() }\n\n// Sleep waits for d" + sleepDoc + ".\nfunc (realClock) Sleep(d time.Duration) { time.Sleep(d) }\n",
+		"stream/window.go": "package stream\n\n// Window holds the frames in flight.\ntype Window struct{ size int }\n\n// Grow grows the window after each attempt at it, at most one attempt a tick.\nfunc (w *Window) Grow(n int) { w.size += n }\n",
+		"stream/frame.go":  "package stream\n\n// Frame is one frame of a stream.\ntype Frame struct{ ID int; Data []byte }\n",
+		"backoff/delay.go": "package backoff\n\n// Delay is a backoff delay that guards against overflow.\ntype Delay struct{ max int }\n\n" +
+			"// Next returns the next backoff delay, at most max, without overflow.\nfunc (d Delay) Next(prev int) int {\n\tif prev > d.max/2 {\n\t\treturn d.max\n\t}\n\treturn 2 * prev\n}\n",
+	}
+}
+
 // TestTaskDirectoryEvidence: a change is often made beside the files its
 // words match best. The retry package's policy and budget hold the
 // message's words; its clock, which the change is made in, holds one of
@@ -212,18 +230,7 @@ func TestTaskNamedFix(t *testing.T) {
 // puts the clock first of the two, but behind the files that lend it and
 // the backoff package's delay, whose words the message says.
 func TestTaskDirectoryEvidence(t *testing.T) {
-	files := map[string]string{
-		"retry/policy.go": "package retry\n\n// Policy decides the backoff of each retry attempt.\ntype Policy struct{ base, max int }\n\n" +
-			"// Backoff returns the backoff before a retry attempt; it doubles each attempt.\nfunc (p Policy) Backoff(attempt int) int {\n\td := p.base << attempt\n\tif d > p.max {\n\t\treturn p.max\n\t}\n\treturn d\n}\n",
-		"retry/budget.go": "package retry\n\n// Budget bounds the retry attempts of a client: each retry spends one attempt.\ntype Budget struct{ attempts int }\n\n" +
-			"// Spend spends one retry attempt; false when none is left.\nfunc (b *Budget) Spend() bool {\n\tif b.attempts == 0 {\n\t\treturn false\n\t}\n\tb.attempts--\n\treturn true\n}\n",
-		"retry/clock.go": "package retry\n\nimport \"time\"\n\n// Clock tells the time and sleeps.\ntype Clock interface {\n\tNow() time.Time\n\tSleep(d time.Duration)\n}\n\n" +
-			"type realClock struct{}\n\nfunc (realClock) Now() time.Time { return time.Now() }\n\n// Sleep waits for d before an attempt.\nfunc (realClock) Sleep(d time.Duration) { time.Sleep(d) }\n",
-		"stream/window.go": "package stream\n\n// Window holds the frames in flight.\ntype Window struct{ size int }\n\n// Grow grows the window after each attempt at it, at most one attempt a tick.\nfunc (w *Window) Grow(n int) { w.size += n }\n",
-		"stream/frame.go":  "package stream\n\n// Frame is one frame of a stream.\ntype Frame struct{ ID int; Data []byte }\n",
-		"backoff/delay.go": "package backoff\n\n// Delay is a backoff delay that guards against overflow.\ntype Delay struct{ max int }\n\n" +
-			"// Next returns the next backoff delay, at most max, without overflow.\nfunc (d Delay) Next(prev int) int {\n\tif prev > d.max/2 {\n\t\treturn d.max\n\t}\n\treturn 2 * prev\n}\n",
-	}
+	files := retryFiles(" before an attempt")
 	none := DefaultTuning()
 	none.TaskWDir = 0
 	q := "Fix the retry attempt backoff delay overflow"
@@ -252,19 +259,8 @@ func TestTaskDirectoryEvidence(t *testing.T) {
 // that hold them; a log file elsewhere says "retry" once. The evidence
 // puts the clock above the log file; at weight 0.3 it did not.
 func TestTaskDirectoryEvidenceWeight(t *testing.T) {
-	files := map[string]string{
-		"retry/policy.go": "package retry\n\n// Policy decides the backoff of each retry attempt.\ntype Policy struct{ base, max int }\n\n" +
-			"// Backoff returns the backoff before a retry attempt; it doubles each attempt.\nfunc (p Policy) Backoff(attempt int) int {\n\td := p.base << attempt\n\tif d > p.max {\n\t\treturn p.max\n\t}\n\treturn d\n}\n",
-		"retry/budget.go": "package retry\n\n// Budget bounds the retry attempts of a client: each retry spends one attempt.\ntype Budget struct{ attempts int }\n\n" +
-			"// Spend spends one retry attempt; false when none is left.\nfunc (b *Budget) Spend() bool {\n\tif b.attempts == 0 {\n\t\treturn false\n\t}\n\tb.attempts--\n\treturn true\n}\n",
-		"retry/clock.go": "package retry\n\nimport \"time\"\n\n// Clock tells the time and sleeps.\ntype Clock interface {\n\tNow() time.Time\n\tSleep(d time.Duration)\n}\n\n" +
-			"type realClock struct{}\n\nfunc (realClock) Now() time.Time { return time.Now() }\n\n// Sleep waits for d.\nfunc (realClock) Sleep(d time.Duration) { time.Sleep(d) }\n",
-		"stream/window.go": "package stream\n\n// Window holds the frames in flight.\ntype Window struct{ size int }\n\n// Grow grows the window after each attempt at it, at most one attempt a tick.\nfunc (w *Window) Grow(n int) { w.size += n }\n",
-		"stream/frame.go":  "package stream\n\n// Frame is one frame of a stream.\ntype Frame struct{ ID int; Data []byte }\n",
-		"backoff/delay.go": "package backoff\n\n// Delay is a backoff delay that guards against overflow.\ntype Delay struct{ max int }\n\n" +
-			"// Next returns the next backoff delay, at most max, without overflow.\nfunc (d Delay) Next(prev int) int {\n\tif prev > d.max/2 {\n\t\treturn d.max\n\t}\n\treturn 2 * prev\n}\n",
-		"log/log.go": "package log\n\n// Log: retry.\nfunc Log() {}\n",
-	}
+	files := retryFiles("")
+	files["log/log.go"] = "package log\n\n// Log: retry.\nfunc Log() {}\n"
 	old := DefaultTuning()
 	old.TaskWDir = 0.3
 	q := "Fix the retry attempt backoff delay overflow"
