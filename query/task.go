@@ -2,8 +2,10 @@ package query
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Task-shaped queries. A commit subject, a change request or a bug report
@@ -12,7 +14,8 @@ import (
 // a change is made in. Their tests, docs, changelogs and build files share
 // its words — a changelog names every change, a test every behaviour — but
 // the change is not made there. taskShapeOf reads such text by its first
-// word, a verb of change, or by a commit's prefix; for it, fusion demotes
+// word, a verb of change, by a commit's prefix, or by the shape of a
+// commit message's body; for it, fusion demotes
 // tests, docs and examples, and prose and data files more than for a
 // question, doc comments weigh less, and the verb itself is not searched.
 
@@ -129,7 +132,7 @@ func taskShapeOf(q string, reduced bool) (taskShape, bool) {
 	if len(f) > 0 {
 		first = strings.ToLower(strings.Trim(f[0], ".,:;!*`'\"()[]"))
 	}
-	if !reduced && !marked && (!changeVerbs[first] || operations(f)) && !namesFix(q) {
+	if !reduced && !marked && (!changeVerbs[first] || operations(f)) && !namesFix(q) && !adverbChange(f) && !commitBody(q) {
 		return taskShape{}, false
 	}
 	rest := q
@@ -139,6 +142,79 @@ func taskShapeOf(q string, reduced bool) (taskShape, bool) {
 	}
 	sh.words = strings.TrimSpace(sh.scope + " " + strings.TrimSpace(rest))
 	return sh, true
+}
+
+// adverbChange reports whether the words f open with an adverb and a
+// verb of change ("Only apply …", "explicitly mark …", "also fix …"): a
+// change request, which puts an adverb before its verb as a doc comment
+// puts one before a verb in -s ("Only returns …"). Both words stay in
+// the searched text: the adverb often says how the code changes
+// ("Gracefully handle …").
+func adverbChange(f []string) bool {
+	if len(f) < 3 {
+		return false
+	}
+	word := func(i int) string { return strings.ToLower(strings.Trim(f[i], ".,:;!*`'\"()[]")) }
+	return adverb(word(0)) && changeVerbs[word(1)]
+}
+
+// adverb reports whether w, lower case, is an adverb that may stand
+// before a verb: one in -ly or one of a few short ones.
+func adverb(w string) bool {
+	switch w {
+	case "also", "now", "always", "never", "just", "still", "again", "then":
+		return true
+	}
+	return len(w) > 3 && strings.HasSuffix(w, "ly")
+}
+
+// commitBody reports whether q, a statement, reads as a commit message
+// with its body: the body repeats the subject's opening words (a squash
+// merge puts the pull request's title first and again in its body), or
+// lists the changes as two or more bullets ("… * Swift 4.2 support *
+// version bump in podspec"). A doc comment rarely does either, whatever
+// its first word.
+func commitBody(q string) bool {
+	if questionRe.MatchString(q) {
+		return false
+	}
+	return repeatsOpening(q, 3) || bullets(q) >= 2
+}
+
+// repeatsOpening reports whether the first n words of q, lower case,
+// occur again in q.
+func repeatsOpening(q string, n int) bool {
+	w := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '_' && r != '\''
+	})
+	if len(w) < 2*n {
+		return false
+	}
+	for i := 1; i+n <= len(w); i++ {
+		if slices.Equal(w[i:i+n], w[:n]) {
+			return true
+		}
+	}
+	return false
+}
+
+// bullets counts the list items in q after its first word: a "*", "-" or
+// "•" between spaces, before a word.
+func bullets(q string) int {
+	f := strings.Fields(q)
+	n := 0
+	for i := 1; i+1 < len(f); i++ {
+		if (f[i] == "*" || f[i] == "-" || f[i] == "•") && startsWord(f[i+1]) {
+			n++
+		}
+	}
+	return n
+}
+
+// startsWord reports whether s opens with a letter, a digit or '_'.
+func startsWord(s string) bool {
+	r, _ := utf8.DecodeRuneInString(s)
+	return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_'
 }
 
 // namesFix reports whether q, a statement, names a fix in any of its

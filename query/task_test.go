@@ -44,6 +44,20 @@ func TestTaskShapeOf(t *testing.T) {
 		{"EOF after newline mishandled (hotfix)", false, true, "", "EOF after newline mishandled (hotfix)"},
 		{"A buffer of fixed size", false, false, "", ""},
 		{"how does the retry fix the race?", false, false, "", ""},
+		// An adverb before a verb of change; both stay searched. A doc
+		// comment's adverb stands before a verb in -s.
+		{"Only apply the settings on valid targets", false, true, "", "Only apply the settings on valid targets"},
+		{"explicitly mark functions as internal", false, true, "", "explicitly mark functions as internal"},
+		{"Only returns the first match", false, false, "", ""},
+		{"Early return when the list is empty", false, false, "", ""},
+		// A commit message with its body: the subject repeated, or the
+		// changes listed as bullets; one list item, or a question, is not.
+		{"Swift 4.2 support * Swift 4.2 support * version bump", false, true, "", "Swift 4.2 support * Swift 4.2 support * version bump"},
+		{"Empty header values * keep them empty * trim the rest", false, true, "", "Empty header values * keep them empty * trim the rest"},
+		{"Settings for valid targets Settings for valid targets only.", false, true, "", "Settings for valid targets Settings for valid targets only."},
+		{"a new request. - Parameter request: the request", false, false, "", ""},
+		{"what do the settings for targets do * settings for targets * x?", false, false, "", ""},
+		{"the value * the factor", false, false, "", ""},
 		// Questions, doc comments and names are not.
 		{"how are routes registered", false, false, "", ""},
 		{"Returns the parsed configuration", false, false, "", ""},
@@ -186,19 +200,25 @@ func TestTaskDocCommentsWeighLess(t *testing.T) {
 	}
 }
 
-// TestTaskNamedFix: a statement that names its fix with no verb of change
-// first ("… (fixes #12)") is a change request: the doc comment that shares
-// its words says what other code does, and the source it changes comes
-// first. Read as a doc comment's sentence, the statement lists the doc
-// comment's file first.
-func TestTaskNamedFix(t *testing.T) {
-	files := map[string]string{
+// httpFiles is an HTTP package whose header parser has no doc comment and
+// whose request reader's doc comment shares a header bug's words.
+func httpFiles() map[string]string {
+	return map[string]string{
 		"http/header.go":  "package http\n\nfunc parseHeader(line string) (name, value string) {\n\tname, value, _ = strings.Cut(line, \":\")\n\tif emptyValue := value == \"\"; emptyValue {\n\t\treturn name, \"\"\n\t}\n\treturn name, strings.TrimSpace(value)\n}\n",
 		"http/request.go": "package http\n\n// ReadRequest reads a request; parsing of empty header values keeps them empty.\n// Parsing header values: empty values parse as empty.\nfunc ReadRequest(r io.Reader) (*Request, error) {\n\treturn nil, nil\n}\n",
 		"http/client.go":  "package http\n\n// Client sends requests.\ntype Client struct{ timeout int }\n\n// Do sends a request and reads its response.\nfunc (c *Client) Do(req *Request) (*Response, error) {\n\treturn nil, nil\n}\n",
 		"http/cookie.go":  "package http\n\n// Cookie is an HTTP cookie.\ntype Cookie struct{ Name, Value string }\n\n// String formats the cookie for a Set-Cookie header line.\nfunc (c *Cookie) String() string {\n\treturn c.Name + \"=\" + c.Value\n}\n",
 		"http/server.go":  "package http\n\n// Server answers requests.\ntype Server struct{ addr string }\n\n// Serve accepts connections until the listener closes.\nfunc (s *Server) Serve() error {\n\treturn nil\n}\n",
 	}
+}
+
+// TestTaskNamedFix: a statement that names its fix with no verb of change
+// first ("… (fixes #12)") is a change request: the doc comment that shares
+// its words says what other code does, and the source it changes comes
+// first. Read as a doc comment's sentence, the statement lists the doc
+// comment's file first.
+func TestTaskNamedFix(t *testing.T) {
+	files := httpFiles()
 	q := "Empty header values parse wrong (fixes #12)"
 	if r := taskRanks(t, files, q, "http/header.go", DefaultTuning()); r[0] != 1 {
 		t.Errorf("%q: http/header.go at rank %d, want 1", q, r[0])
@@ -220,6 +240,29 @@ func retryFiles(sleepDoc string) map[string]string {
 		"stream/frame.go":  "package stream\n\n// Frame is one frame of a stream.\ntype Frame struct{ ID int; Data []byte }\n",
 		"backoff/delay.go": "package backoff\n\n// Delay is a backoff delay that guards against overflow.\ntype Delay struct{ max int }\n\n" +
 			"// Next returns the next backoff delay, at most max, without overflow.\nfunc (d Delay) Next(prev int) int {\n\tif prev > d.max/2 {\n\t\treturn d.max\n\t}\n\treturn 2 * prev\n}\n",
+	}
+}
+
+// TestTaskCommitBody: a commit message that opens with no verb of change
+// reads as one by its body (the subject repeated, its changes listed) or
+// by an adverb before its verb, and lists the source it changes first;
+// read as a doc comment's sentence, its subject lists the doc comment's
+// file first.
+func TestTaskCommitBody(t *testing.T) {
+	files := httpFiles()
+	for _, q := range []string{
+		"Empty header values that parse wrong * header values parse empty * values keep empty",
+		"Empty header values that parse wrong Empty header values that parse wrong. Header values keep empty.",
+		"Properly handle empty header values that parse wrong",
+	} {
+		if r := taskRanks(t, files, q, "http/header.go", DefaultTuning()); r[0] != 1 {
+			t.Errorf("%q: http/header.go at rank %d, want 1", q, r[0])
+		}
+	}
+	// The subject alone reads as a doc comment's sentence.
+	q := "Empty header values that parse wrong"
+	if r := taskRanks(t, files, q, "http/header.go", DefaultTuning()); r[0] == 1 {
+		t.Errorf("%q: http/header.go at rank 1 too; the test no longer tells a commit body from a statement", q)
 	}
 }
 
