@@ -762,9 +762,20 @@ func (rr *refResolver) judgeImported(ctx context.Context, r *refLine, lang strin
 		}
 		return vOpen, "", nil // a package name (a workspace's own package, or a dependency)
 	}
+	why := whyNoImport
 	for _, f := range files {
 		if f == d.u.Path {
-			return vResolved, "", nil
+			hidden := false
+			if isTSLang(d.lang) {
+				var err error
+				if hidden, err = tsUnexported(ctx, rr.tsr().decl, d); err != nil {
+					return 0, "", err
+				}
+			}
+			if !hidden {
+				return vResolved, "", nil
+			}
+			why = whyUnexported
 		}
 		if depth < 5 {
 			// A re-export: the module imports or re-exports the name itself.
@@ -780,21 +791,29 @@ func (rr *refResolver) judgeImported(ctx context.Context, r *refLine, lang strin
 				if ok {
 					fake := *r
 					fake.Path = f
-					if v, w, err := rr.judgeImported(ctx, &fake, lang, next, d, depth+1); err != nil || v != vContra {
+					v, w, err := rr.judgeImported(ctx, &fake, lang, next, d, depth+1)
+					if err != nil || v != vContra {
 						return v, w, err
+					}
+					if w == whyUnexported {
+						why = w
 					}
 				}
 				for _, s := range fi.star {
 					fake := *r
 					fake.Path = f
-					if v, w, err := rr.judgeImported(ctx, &fake, lang, importedName{s, in.name}, d, depth+1); err != nil || v == vResolved {
+					v, w, err := rr.judgeImported(ctx, &fake, lang, importedName{s, in.name}, d, depth+1)
+					if err != nil || v == vResolved {
 						return v, w, err
+					}
+					if w == whyUnexported {
+						why = w
 					}
 				}
 			}
 		}
 	}
-	return vContra, whyNoImport, nil
+	return vContra, why, nil
 }
 
 // judgeDefault judges a name bound by a default import from module mod:

@@ -33,6 +33,8 @@ type tsDeclReader struct {
 	syms    map[lineVar]*refDef           // a file's symbol by qualified name
 	bounds  map[lineVar]string            // a type parameter's constraint
 	conds   map[lineVar][]tsValue         // a conditional alias's branches, given its arguments
+	// exported: a top-level declaration may be exported by its file.
+	exported map[lineVar]bool
 }
 
 // tsTypeEval types TypeScript values (refts_types.go).
@@ -94,7 +96,7 @@ func (rr *refResolver) tsr() *tsRules {
 	dr := &tsDeclReader{rr: rr, decls: map[int64]map[string][]tsDecl{}, bases: map[lineVar]tsFound{},
 		binds: map[lineVar]bool{}, fields: map[lineVar]string{}, params: map[lineVar][]string{},
 		runtime: map[lineVar]bool{}, syms: map[lineVar]*refDef{}, bounds: map[lineVar]string{},
-		conds: map[lineVar][]tsValue{}}
+		conds: map[lineVar][]tsValue{}, exported: map[lineVar]bool{}}
 	te := &tsTypeEval{rr: rr, decl: dr, values: map[lineVar]tsValue{}, typeOf: map[lineVar]tsValue{},
 		member: map[lineVar]tsMember{}, returns: map[lineVar]tsValue{}}
 	lt := &tsLiteralTyper{rr: rr, decl: dr, eval: te}

@@ -1,0 +1,84 @@
+package resolve
+
+import (
+	"context"
+	"strings"
+)
+
+// whyUnexported: a module's import or re-export names only what the
+// module exports; a declaration of the name its file keeps to itself is
+// another symbol than the one imported.
+const whyUnexported = "a declaration its module does not export, where an import names the module's export"
+
+// tsUnexported reports whether top-level declaration d, as reader dr
+// reads its file, is one the file does not export: a class, interface,
+// alias, function or variable declared at the start of a line without
+// "export", in a module whose text names it on no export statement (a
+// list, "export default name", "export = name") and assigns nothing to
+// CommonJS's exports. A declaration file, an indented declaration (a
+// namespace's, which the namespace may export) and a declaration the
+// reader does not recognise are not known to be unexported: false.
+func tsUnexported(ctx context.Context, dr *tsDeclReader, d *refDef) (bool, error) {
+	if d.member || !isTSLang(d.lang) || strings.HasSuffix(d.u.Path, ".d.ts") || d.u.Qualname != d.u.Name {
+		return false, nil
+	}
+	key := lineVar{d.u.FileID, d.u.Start, d.u.Name}
+	if v, ok := dr.exported[key]; ok {
+		return !v, nil
+	}
+	text, err := dr.rr.text(ctx, d.u.FileID)
+	if err != nil {
+		return false, err
+	}
+	v := tsExportsDecl(text, d.u.Start, d.u.Name)
+	dr.exported[key] = v
+	return !v, nil
+}
+
+// tsExportsDecl reports whether the declaration of name on line start
+// (1-based) of a file's text may be exported by the file: true unless
+// the line is a top-level declaration of name without "export" and no
+// export statement or CommonJS assignment of the file names it.
+func tsExportsDecl(text []string, start int, name string) bool {
+	if start < 1 || start > len(text) {
+		return true
+	}
+	l := text[start-1]
+	mm := tsTypeDecl.FindStringSubmatch(l)
+	if mm == nil || mm[2] != name || tsListedType(l, mm) || l != strings.TrimLeft(l, " \t") || strings.HasPrefix(l, "export") {
+		return true
+	}
+	list := false // inside an export list written over several lines
+	for _, l := range text {
+		t := strings.TrimSpace(stripComment(l))
+		if strings.Contains(l, "module.exports") || strings.HasPrefix(t, "exports.") {
+			return true
+		}
+		head := tsExportStatement(t)
+		if (head || list) && len(findUseOffsets(t, name)) > 0 {
+			return true
+		}
+		if head && strings.Contains(t, "{") && !strings.Contains(t, "}") {
+			list = true
+		} else if list && strings.Contains(t, "}") {
+			list = false
+		}
+	}
+	return false
+}
+
+// tsExportStatement reports whether trimmed line t opens an export
+// statement that names declarations made elsewhere in the file (an
+// export list, "export default name", "export = name"), not one that
+// declares what it exports ("export type Other = name<…>").
+func tsExportStatement(t string) bool {
+	rest, ok := strings.CutPrefix(t, "export")
+	if !ok || rest != "" && isWordRune(rune(rest[0])) {
+		return false
+	}
+	rest = strings.TrimSpace(rest)
+	if r, ok := strings.CutPrefix(rest, "type"); ok && strings.HasPrefix(strings.TrimSpace(r), "{") {
+		return true
+	}
+	return rest == "" || strings.HasPrefix(rest, "{") || strings.HasPrefix(rest, "=") || strings.HasPrefix(rest, "default")
+}
