@@ -130,7 +130,7 @@ func taskShapeOf(q string, reduced bool) (taskShape, bool) {
 	first := ""
 	f := strings.Fields(q)
 	if len(f) > 0 {
-		first = strings.ToLower(strings.Trim(f[0], ".,:;!*`'\"()[]"))
+		first = bareWord(f[0])
 	}
 	if !reduced && !marked && (!changeVerbs[first] || operations(f)) && !namesFix(q) && !adverbChange(f) && !commitBody(q) {
 		return taskShape{}, false
@@ -144,6 +144,12 @@ func taskShapeOf(q string, reduced bool) (taskShape, bool) {
 	return sh, true
 }
 
+// bareWord returns word w of a text in lower case, without the
+// punctuation and quotes around it.
+func bareWord(w string) string {
+	return strings.ToLower(strings.Trim(w, ".,:;!*`'\"()[]"))
+}
+
 // adverbChange reports whether the words f open with an adverb and a
 // verb of change ("Only apply …", "explicitly mark …", "also fix …"): a
 // change request, which puts an adverb before its verb as a doc comment
@@ -154,8 +160,7 @@ func adverbChange(f []string) bool {
 	if len(f) < 3 {
 		return false
 	}
-	word := func(i int) string { return strings.ToLower(strings.Trim(f[i], ".,:;!*`'\"()[]")) }
-	return adverb(word(0)) && changeVerbs[word(1)]
+	return adverb(bareWord(f[0])) && changeVerbs[bareWord(f[1])]
 }
 
 // adverb reports whether w, lower case, is an adverb that may stand
@@ -243,7 +248,7 @@ func operations(f []string) bool {
 		return false
 	}
 	and := strings.ToLower(f[1])
-	return (and == "and" || and == "or") && changeVerbs[strings.ToLower(strings.Trim(f[2], ".,:;!*`'\"()[]"))]
+	return (and == "and" || and == "or") && changeVerbs[bareWord(f[2])]
 }
 
 // commitTyped reports whether q opens with a conventional commit's type
