@@ -496,7 +496,12 @@ func tsModuleLine(l string) bool {
 			return true
 		}
 	}
-	return strings.HasPrefix(t, "exports.") || strings.Contains(l, "module.exports")
+	return tsCommonJS(l)
+}
+
+// tsCommonJS reports whether line l assigns to CommonJS's exports.
+func tsCommonJS(l string) bool {
+	return strings.HasPrefix(strings.TrimLeft(l, " \t"), "exports.") || strings.Contains(l, "module.exports")
 }
 
 // seenEverywhere reports whether the declarations of file p are seen

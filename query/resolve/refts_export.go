@@ -48,20 +48,16 @@ func tsExportsDecl(text []string, start int, name string) bool {
 	if mm == nil || mm[2] != name || tsListedType(l, mm) || l != strings.TrimLeft(l, " \t") || strings.HasPrefix(l, "export") {
 		return true
 	}
-	list := false // inside an export list written over several lines
-	for _, l := range text {
-		t := strings.TrimSpace(stripComment(l))
-		if strings.Contains(l, "module.exports") || strings.HasPrefix(t, "exports.") {
+	code := make([]string, len(text))
+	for i, l := range text {
+		if tsCommonJS(l) {
 			return true
 		}
-		head := tsExportStatement(t)
-		if (head || list) && len(findUseOffsets(t, name)) > 0 {
+		code[i] = strings.TrimSpace(stripComment(l))
+	}
+	for _, st := range joinStatements(code, tsExportStatement) {
+		if len(findUseOffsets(st, name)) > 0 {
 			return true
-		}
-		if head && strings.Contains(t, "{") && !strings.Contains(t, "}") {
-			list = true
-		} else if list && strings.Contains(t, "}") {
-			list = false
 		}
 	}
 	return false
