@@ -186,6 +186,7 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 		if named == nil {
 			named = &namedFiles{} // the task's priors apply all the same
 		}
+		named.types = namesTypes(text)
 		// ... and, when it writes none the index holds, is made where its
 		// rarest words are written.
 		// Whether the text writes a name the index holds is known from

@@ -82,6 +82,19 @@ func sourcePriors(task, natural, defs bool, text string) bool {
 var roleWords = wordSet(`test tests testing tested spec specs unittest unittests fixture fixtures
 	doc docs documentation readme changelog`)
 
+// typeWords name a program's type declarations.
+var typeWords = wordSet(`type types typing typings typescript ts dts definition definitions declaration declarations`)
+
+// namesTypes reports whether text names types or typings as a word.
+func namesTypes(text string) bool {
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if typeWords[strings.ToLower(w)] {
+			return true
+		}
+	}
+	return false
+}
+
 // namesRole reports whether text names tests or docs as a word.
 func namesRole(text string) bool {
 	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) }) {

@@ -316,3 +316,47 @@ func TestTaskDirectoryEvidenceWeight(t *testing.T) {
 		t.Errorf("%q, at weight 0.3: retry/clock.go at rank %d above log/log.go at %d; the test no longer exercises the weight", q, c[1], l[1])
 	}
 }
+
+// typingsFiles is a JavaScript library whose typings restate its reply's
+// names and doc comments.
+func typingsFiles() map[string]string {
+	return map[string]string{
+		"lib/reply.js":     "'use strict'\n\nfunction redirect (reply, url, code) {\n  reply.code(code || 302)\n  reply.header('location', url)\n  return reply.send()\n}\n\nfunction serialize (reply, payload) {\n  return JSON.stringify(payload)\n}\n\nmodule.exports = { redirect, serialize }\n",
+		"lib/route.js":     "'use strict'\n\nfunction route (options) {\n  return { method: options.method, url: options.url }\n}\n\nmodule.exports = { route }\n",
+		"types/reply.d.ts": "export interface FastifyReply {\n  /**\n   * Redirects the reply to a url with a status code; the redirect code\n   * defaults to 302 when no status code is given.\n   */\n  redirect(url: string, code?: number): FastifyReply;\n  /** Serializes the payload of the reply. */\n  serialize(payload: any): string;\n}\n",
+	}
+}
+
+// TestTaskTypingsComeAfterSource: a change request lists the code it
+// changes before the declaration file that restates its names and doc
+// comments; one that names its types lists the declaration file where
+// its words put it.
+func TestTaskTypingsComeAfterSource(t *testing.T) {
+	files := typingsFiles()
+	noPrior := DefaultTuning()
+	noPrior.TaskDeclPrior = 1
+	q := "Fix the redirect status code default of a reply"
+	r := taskRanks(t, files, q, "lib/reply.js", DefaultTuning(), noPrior)
+	if r[0] != 1 {
+		t.Errorf("%q: lib/reply.js at rank %d, want 1", q, r[0])
+	}
+	if r[1] == 1 {
+		t.Errorf("%q without the prior: lib/reply.js at rank 1 too; the test no longer exercises it", q)
+	}
+	q = "Fix the types of the redirect status code default of a reply"
+	if r := taskRanks(t, files, q, "types/reply.d.ts", DefaultTuning()); r[0] != 1 {
+		t.Errorf("%q: types/reply.d.ts at rank %d, want 1", q, r[0])
+	}
+}
+
+func TestNamesTypes(t *testing.T) {
+	tests := map[string]bool{
+		"fix(types): allow http2: false": true, "Updated type definitions for light-my-request": true,
+		"Fix the redirect status code": false, "Raise a TypeError on a bad url": false,
+	}
+	for text, want := range tests {
+		if got := namesTypes(text); got != want {
+			t.Errorf("namesTypes(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
