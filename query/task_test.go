@@ -30,6 +30,11 @@ func TestTaskShapeOf(t *testing.T) {
 		// A scope before a verb of change, bracketed or bare.
 		{"[Console] Fixed invalid help command shortcut", false, true, "Console", "Console invalid help command shortcut"},
 		{"net/http: fix the keep-alive race", false, true, "net/http", "net/http the keep-alive race"},
+		// A merge's line marks a commit and is not searched.
+		{"Remove patch to modify config for kramdown Merge pull request 7699", false, true, "", "patch to modify config for kramdown"},
+		{"Merge pull request #12 from someone/retry-limit Add a retry limit", false, true, "", "a retry limit"},
+		{"Link to Support Merge pull request 6415", false, true, "", "Link to Support"},
+		{"Merges two maps, the second's keys first", false, false, "", ""},
 		// Reduced task text is task-shaped whatever its first word.
 		{"Traceback worker.py KeyError", true, true, "", "Traceback worker.py KeyError"},
 		// Two verbs of change joined name operations, as a heading does;
@@ -358,5 +363,19 @@ func TestNamesTypes(t *testing.T) {
 		if got := namesTypes(text); got != want {
 			t.Errorf("namesTypes(%q) = %v, want %v", text, got, want)
 		}
+	}
+}
+
+// TestTaskMergeLineIsNotSearched: the line a merge commit carries ("Merge
+// pull request 7699") names the merge, not the change; searched, "merge"
+// and "request" find the code that merges requests.
+func TestTaskMergeLineIsNotSearched(t *testing.T) {
+	files := map[string]string{
+		"lib/site/converter.rb": "module Site\n  class Converter\n    # Converts markdown with the configured options.\n    def convert(content, config)\n      options = config.fetch(\"markdown\", {})\n      Markdown.new(content, options).to_html\n    end\n  end\nend\n",
+		"lib/site/request.rb":   "module Site\n  class Request\n    # Merges the pull request's options into the request's.\n    def merge(options)\n      @options = @options.merge(options)\n    end\n\n    def pull(url)\n      merge(url: url)\n    end\n  end\nend\n",
+	}
+	q := "Patch the markdown config of the converter Merge pull request 7699"
+	if r := taskRanks(t, files, q, "lib/site/converter.rb", DefaultTuning()); r[0] != 1 {
+		t.Errorf("%q: lib/site/converter.rb at rank %d, want 1", q, r[0])
 	}
 }
