@@ -39,6 +39,9 @@ type namedFiles struct {
 	// strs is, per file, the share of the text's words that its blocks
 	// hold in string literals (stringwords.go).
 	strs map[int64]float64
+	// types is set when the text names types or typings: a change
+	// to a declaration file says so.
+	types bool
 }
 
 var (
@@ -198,6 +201,7 @@ func (fc *fileCand) namedPrior(nf *namedFiles, t *Tuning) {
 	fc.sharePrior(nf.rare, t.RareBoost, "the text's rarest words")
 	fc.sharePrior(nf.strs, t.StringBoost, "the text's words in its strings")
 	fc.depthPrior(t.TaskDepthBoost)
+	fc.applyPrior(fc.info.decl && !nf.types, t.TaskDeclPrior, "type declarations (statement)")
 	switch nf.names(fc.info) {
 	case 2:
 		fc.applyPrior(t.NamedPathBoost > 0, 1+t.NamedPathBoost, "named in the text by its path")

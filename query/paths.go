@@ -31,6 +31,9 @@ type fileInfo struct {
 	// hashing a string per file word.
 	baseIDs, dirIDs            []int32
 	test, aux, reexport, prose bool
+	// decl: a TypeScript declaration file (.d.ts), which restates the
+	// names and doc comments of the code it types.
+	decl bool
 }
 
 // fileCache holds every file's fileInfo, rebuilt when the files table
@@ -225,6 +228,7 @@ func classify(f *fileInfo) {
 	f.aux = isAuxPath(f.path)
 	f.reexport = isReexportFile(base)
 	f.prose = isProse(f.language)
+	f.decl = isDeclarationFile(base)
 }
 
 // isTestPath reports whether p is a test file by the naming conventions
@@ -296,6 +300,13 @@ func isReexportFile(base string) bool {
 		return true
 	}
 	return false
+}
+
+// isDeclarationFile reports whether base names a TypeScript declaration
+// file.
+func isDeclarationFile(base string) bool {
+	b := strings.ToLower(base)
+	return strings.HasSuffix(b, ".d.ts") || strings.HasSuffix(b, ".d.mts") || strings.HasSuffix(b, ".d.cts")
 }
 
 // isProse reports whether a language is prose or data rather than code.

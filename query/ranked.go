@@ -181,11 +181,14 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 	var named *namedFiles
 	if task && !defs {
 		// A change's text names the files it is made in, and writes
-		// the names it changes.
-		named = readNamedFiles(text, shape.scope)
+		// the names it changes; a merge's line names no file and
+		// writes no name.
+		said := mergeRe.ReplaceAllString(text, " ")
+		named = readNamedFiles(said, shape.scope)
 		if named == nil {
 			named = &namedFiles{} // the task's priors apply all the same
 		}
+		named.types = namesTypes(said)
 		// ... and, when it writes none the index holds, is made where its
 		// rarest words are written.
 		// Whether the text writes a name the index holds is known from
@@ -193,7 +196,7 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 		// lookups are one read.
 		var quotedSet, rareSet, strSet *shareSet
 		if p.tune.QuotedBoost > 0 {
-			if quotedSet, err = p.text.quotedNames(ctx, text); err != nil {
+			if quotedSet, err = p.text.quotedNames(ctx, said); err != nil {
 				return err
 			}
 		}

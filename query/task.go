@@ -59,6 +59,11 @@ var (
 	fixWords = wordSet(`fix fixes fixing bugfix bugfixes hotfix`)
 )
 
+// mergeRe matches the line git or a forge writes for a merge commit:
+// "Merge pull request #12 from owner/branch", "Merge branch 'x' of url
+// into y", "Merge remote-tracking branch 'origin/x'".
+var mergeRe = regexp.MustCompile(`(?i)\bmerge (?:pull request #?\d+(?: from \S+)?|(?:remote-tracking )?branch '[^'\n]*'(?: of \S+)?(?: into \S+)?)`)
+
 // questionRe matches a question: a wh-word or an auxiliary first, or a
 // question mark last.
 var questionRe = regexp.MustCompile(`(?i)^\s*(?:how|what|where|why|which|who|when|is|are|does|do|can|should)\b|\?\s*$`)
@@ -82,6 +87,19 @@ func sourcePriors(task, natural, defs bool, text string) bool {
 var roleWords = wordSet(`test tests testing tested spec specs unittest unittests fixture fixtures
 	doc docs documentation readme changelog`)
 
+// typeWords name a program's type declarations.
+var typeWords = wordSet(`type types typing typings typescript ts dts definition definitions declaration declarations`)
+
+// namesTypes reports whether text names types or typings as a word.
+func namesTypes(text string) bool {
+	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if typeWords[strings.ToLower(w)] {
+			return true
+		}
+	}
+	return false
+}
+
 // namesRole reports whether text names tests or docs as a word.
 func namesRole(text string) bool {
 	for _, w := range strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsLetter(r) }) {
@@ -104,6 +122,13 @@ func wordSet(s string) map[string]bool {
 // is set when q was reduced as long task text, which is task-shaped
 // whatever its first word), and what its shape says.
 func taskShapeOf(q string, reduced bool) (taskShape, bool) {
+	// A merge's line ("Merge pull request #12 from owner/branch") marks
+	// a commit; its words name the merge, not the change, and "merge"
+	// and "request" match code that merges and requests.
+	merged := mergeRe.MatchString(q)
+	if merged {
+		q = mergeRe.ReplaceAllString(q, " ")
+	}
 	q = strings.TrimLeft(strings.TrimSpace(q), "*-• ")
 	var sh taskShape
 	// A conventional type marks a commit by itself; a bracketed scope or
@@ -132,7 +157,7 @@ func taskShapeOf(q string, reduced bool) (taskShape, bool) {
 	if len(f) > 0 {
 		first = bareWord(f[0])
 	}
-	if !reduced && !marked && (!changeVerbs[first] || operations(f)) && !namesFix(q) && !adverbChange(f) && !commitBody(q) {
+	if !reduced && !marked && !merged && (!changeVerbs[first] || operations(f)) && !namesFix(q) && !adverbChange(f) && !commitBody(q) {
 		return taskShape{}, false
 	}
 	rest := q

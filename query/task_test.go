@@ -30,6 +30,11 @@ func TestTaskShapeOf(t *testing.T) {
 		// A scope before a verb of change, bracketed or bare.
 		{"[Console] Fixed invalid help command shortcut", false, true, "Console", "Console invalid help command shortcut"},
 		{"net/http: fix the keep-alive race", false, true, "net/http", "net/http the keep-alive race"},
+		// A merge's line marks a commit and is not searched.
+		{"Remove patch to modify config for kramdown Merge pull request 7699", false, true, "", "patch to modify config for kramdown"},
+		{"Merge pull request #12 from someone/retry-limit Add a retry limit", false, true, "", "a retry limit"},
+		{"Link to Support Merge pull request 6415", false, true, "", "Link to Support"},
+		{"Merges two maps, the second's keys first", false, false, "", ""},
 		// Reduced task text is task-shaped whatever its first word.
 		{"Traceback worker.py KeyError", true, true, "", "Traceback worker.py KeyError"},
 		// Two verbs of change joined name operations, as a heading does;
@@ -314,5 +319,63 @@ func TestTaskDirectoryEvidenceWeight(t *testing.T) {
 	}
 	if c[1] < l[1] {
 		t.Errorf("%q, at weight 0.3: retry/clock.go at rank %d above log/log.go at %d; the test no longer exercises the weight", q, c[1], l[1])
+	}
+}
+
+// typingsFiles is a JavaScript library whose typings restate its reply's
+// names and doc comments.
+func typingsFiles() map[string]string {
+	return map[string]string{
+		"lib/reply.js":     "'use strict'\n\nfunction redirect (reply, url, code) {\n  reply.code(code || 302)\n  reply.header('location', url)\n  return reply.send()\n}\n\nfunction serialize (reply, payload) {\n  return JSON.stringify(payload)\n}\n\nmodule.exports = { redirect, serialize }\n",
+		"lib/route.js":     "'use strict'\n\nfunction route (options) {\n  return { method: options.method, url: options.url }\n}\n\nmodule.exports = { route }\n",
+		"types/reply.d.ts": "export interface FastifyReply {\n  /**\n   * Redirects the reply to a url with a status code; the redirect code\n   * defaults to 302 when no status code is given.\n   */\n  redirect(url: string, code?: number): FastifyReply;\n  /** Serializes the payload of the reply. */\n  serialize(payload: any): string;\n}\n",
+	}
+}
+
+// TestTaskTypingsComeAfterSource: a change request lists the code it
+// changes before the declaration file that restates its names and doc
+// comments; one that names its types lists the declaration file where
+// its words put it.
+func TestTaskTypingsComeAfterSource(t *testing.T) {
+	files := typingsFiles()
+	noPrior := DefaultTuning()
+	noPrior.TaskDeclPrior = 1
+	q := "Fix the redirect status code default of a reply"
+	r := taskRanks(t, files, q, "lib/reply.js", DefaultTuning(), noPrior)
+	if r[0] != 1 {
+		t.Errorf("%q: lib/reply.js at rank %d, want 1", q, r[0])
+	}
+	if r[1] == 1 {
+		t.Errorf("%q without the prior: lib/reply.js at rank 1 too; the test no longer exercises it", q)
+	}
+	q = "Fix the types of the redirect status code default of a reply"
+	if r := taskRanks(t, files, q, "types/reply.d.ts", DefaultTuning()); r[0] != 1 {
+		t.Errorf("%q: types/reply.d.ts at rank %d, want 1", q, r[0])
+	}
+}
+
+func TestNamesTypes(t *testing.T) {
+	tests := map[string]bool{
+		"fix(types): allow http2: false": true, "Updated type definitions for light-my-request": true,
+		"Fix the redirect status code": false, "Raise a TypeError on a bad url": false,
+	}
+	for text, want := range tests {
+		if got := namesTypes(text); got != want {
+			t.Errorf("namesTypes(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+// TestTaskMergeLineIsNotSearched: the line a merge commit carries ("Merge
+// pull request 7699") names the merge, not the change; searched, "merge"
+// and "request" find the code that merges requests.
+func TestTaskMergeLineIsNotSearched(t *testing.T) {
+	files := map[string]string{
+		"lib/site/converter.rb": "module Site\n  class Converter\n    # Converts markdown with the configured options.\n    def convert(content, config)\n      options = config.fetch(\"markdown\", {})\n      Markdown.new(content, options).to_html\n    end\n  end\nend\n",
+		"lib/site/request.rb":   "module Site\n  class Request\n    # Merges the pull request's options into the request's.\n    def merge(options)\n      @options = @options.merge(options)\n    end\n\n    def pull(url)\n      merge(url: url)\n    end\n  end\nend\n",
+	}
+	q := "Patch the markdown config of the converter Merge pull request 7699"
+	if r := taskRanks(t, files, q, "lib/site/converter.rb", DefaultTuning()); r[0] != 1 {
+		t.Errorf("%q: lib/site/converter.rb at rank %d, want 1", q, r[0])
 	}
 }
