@@ -10,9 +10,9 @@ import (
 // Module evidence. "How does X work" is answered by the module
 // that implements X, but what describes a module is often a file that
 // implements little or nothing: a Go package's doc.go, a Python package's
-// __init__.py, Rust's mod.rs or lib.rs, index.js, package-info.java, the
-// directory's README, or the file beside a directory that names it (foo.rs,
-// foo.rb, Foo.hs for foo/). When the text channels find such a module entry,
+// __init__.py, Rust's mod.rs or lib.rs, index.js, package-info.java, Scala's
+// package object (package.scala), the directory's README, or the file beside
+// a directory that names it (foo.rs, foo.rb, Foo.hs for foo/). When the text channels find such a module entry,
 // the module channel passes its score on to the module's own files, the
 // larger ones more, so that the files doing the work can rank with (or
 // above) the file describing it.
@@ -29,7 +29,7 @@ var moduleQuestion = regexp.MustCompile(`(?i)\bhow (does|do|is|are|can)\b|\bexpl
 // whatever its name (fileInfo.packageDoc).
 func moduleEntry(base string) bool {
 	switch strings.ToLower(base) {
-	case "doc.go", "package-info.java", "__init__.py", "mod.rs", "lib.rs", "init.lua", "readme.md", "readme.rst", "readme.txt", "readme":
+	case "doc.go", "package-info.java", "package.scala", "__init__.py", "mod.rs", "lib.rs", "init.lua", "readme.md", "readme.rst", "readme.txt", "readme":
 		return true
 	}
 	stemName := strings.TrimSuffix(base, path.Ext(base))

@@ -77,3 +77,23 @@ func TestModuleEntryThatDefines(t *testing.T) {
 		t.Errorf("src/scope/mod.rs at rank %d, src/scope/spawn.rs at %d; want mod.rs first and spawn.rs listed", m, s)
 	}
 }
+
+// TestModuleEntryScalaPackageObject: a Scala package object
+// (package.scala) holds its package's doc and shared definitions, as
+// doc.go or __init__.py do. With directory evidence off, only the module
+// channel can list the sibling that shares no word with the question.
+func TestModuleEntryScalaPackageObject(t *testing.T) {
+	files := map[string]string{
+		"build.sbt": "name := \"streams\"\n",
+		"src/main/scala/streams/interop/package.scala": "package streams\n\n/** Implementation of the reactive protocol for subscribers and publishers. */\npackage object interop {\n  type Callback = Int => Unit\n}\n",
+		"src/main/scala/streams/interop/Relay.scala":   "package streams.interop\n\nclass Relay {\n  def forward(n: Int): Int = n + 1\n  def drain(n: Int): Int = n - 1\n  def close(): Unit = ()\n}\n",
+		"src/main/scala/streams/Chunk.scala":           "package streams\n\nclass Chunk {\n  def size: Int = 0\n}\n",
+	}
+	db := indexedFiles(t, files)
+	tune := DefaultTuning()
+	tune.WDir = 0
+	req := Request{Query: "how does this work: implementation of the reactive protocol for subscribers and publishers", Limit: 10}
+	if r := firstRank(t, db, tune, req, "src/main/scala/streams/interop/Relay.scala"); r == 0 {
+		t.Errorf("src/main/scala/streams/interop/Relay.scala not listed; want it lent the package object's evidence")
+	}
+}
