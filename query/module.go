@@ -11,11 +11,12 @@ import (
 // that implements X, but what describes a module is often a file that
 // implements little or nothing: a Go package's doc.go, a Python package's
 // __init__.py, Rust's mod.rs or lib.rs, index.js, package-info.java, Scala's
-// package object (package.scala), the directory's README, or the file beside
-// a directory that names it (foo.rs, foo.rb, Foo.hs for foo/). When the text channels find such a module entry,
-// the module channel passes its score on to the module's own files, the
-// larger ones more, so that the files doing the work can rank with (or
-// above) the file describing it.
+// package object (package.scala), the directory's README, a file named like
+// its directory (plugins/Plugins.java), or the file beside a directory that
+// names it (foo.rs, foo.rb, Foo.hs for foo/). When the text channels find
+// such a module entry, the module channel passes its score on to the
+// module's own files, the larger ones more, so that the files doing the
+// work can rank with (or above) the file describing it.
 
 // moduleQuestion matches questions about how something works, is built or
 // fits together: the ones a module answers better than a line. Only
@@ -34,6 +35,20 @@ func moduleEntry(base string) bool {
 	}
 	stemName := strings.TrimSuffix(base, path.Ext(base))
 	return stemName == "index"
+}
+
+// namesItsDirectory reports whether the file at p is named like the
+// directory it is in (plugins/Plugins.java, size/Size.kt, lru/lru.go,
+// Alamofire/Alamofire.swift): by a convention most languages keep, the
+// directory's main file, which describes it as doc.go does.
+func namesItsDirectory(p string) bool {
+	dir := path.Dir(p)
+	if dir == "." || dir == "/" {
+		return false
+	}
+	base := path.Base(p)
+	stemName := strings.TrimSuffix(base, path.Ext(base))
+	return stemName != "" && stemName != base && strings.EqualFold(stemName, path.Base(dir))
 }
 
 // dirIndex lists each directory's files that can implement a module: not
@@ -90,7 +105,7 @@ func (d dirIndex) modulesOf(f *fileInfo) []string {
 	var out []string
 	dir := path.Dir(f.path)
 	base := path.Base(f.path)
-	if moduleEntry(base) || f.packageDoc {
+	if moduleEntry(base) || f.packageDoc || namesItsDirectory(f.path) {
 		out = append(out, dir)
 	}
 	if stemName := strings.TrimSuffix(base, path.Ext(base)); stemName != "" && stemName != base {

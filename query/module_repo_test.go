@@ -97,3 +97,23 @@ func TestModuleEntryScalaPackageObject(t *testing.T) {
 		t.Errorf("src/main/scala/streams/interop/Relay.scala not listed; want it lent the package object's evidence")
 	}
 }
+
+// TestModuleEntryNamedLikeItsDirectory: a file named like its directory
+// (plugins/Plugins.java, size/Size.kt, lru/lru.go) is the directory's main
+// file by a convention most languages keep, and describes it as doc.go
+// does. With directory evidence off, only the module channel can list the
+// sibling that shares no word with the question.
+func TestModuleEntryNamedLikeItsDirectory(t *testing.T) {
+	files := map[string]string{
+		"src/main/java/org/acme/plugins/Plugins.java":        "package org.acme.plugins;\n\n/** Access to behaviour that can be reconfigured by extensions loaded at startup. */\npublic class Plugins {\n  public static Object get() { return null; }\n}\n",
+		"src/main/java/org/acme/plugins/PluginRegistry.java": "package org.acme.plugins;\n\npublic class PluginRegistry {\n  public Object first() { return null; }\n  public Object second() { return null; }\n  public Object third() { return null; }\n  public Object fourth() { return null; }\n}\n",
+		"src/main/java/org/acme/Core.java":                   "package org.acme;\n\n/** The core. */\npublic class Core {\n  public int size() { return 0; }\n}\n",
+	}
+	db := indexedFiles(t, files)
+	tune := DefaultTuning()
+	tune.WDir = 0
+	req := Request{Query: "how does this work: access to behaviour that can be reconfigured by extensions loaded at startup", Limit: 10}
+	if r := firstRank(t, db, tune, req, "src/main/java/org/acme/plugins/PluginRegistry.java"); r == 0 {
+		t.Errorf("src/main/java/org/acme/plugins/PluginRegistry.java not listed; want it lent the evidence of Plugins.java")
+	}
+}
