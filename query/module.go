@@ -10,12 +10,13 @@ import (
 // Module evidence. "How does X work" is answered by the module
 // that implements X, but what describes a module is often a file that
 // implements little or nothing: a Go package's doc.go, a Python package's
-// __init__.py, Rust's mod.rs or lib.rs, index.js, package-info.java, the
-// directory's README, or the file beside a directory that names it (foo.rs,
-// foo.rb, Foo.hs for foo/). When the text channels find such a module entry,
-// the module channel passes its score on to the module's own files, the
-// larger ones more, so that the files doing the work can rank with (or
-// above) the file describing it.
+// __init__.py, Rust's mod.rs or lib.rs, index.js, package-info.java, Scala's
+// package object (package.scala), the directory's README, a file named like
+// its directory (plugins/Plugins.java), or the file beside a directory that
+// names it (foo.rs, foo.rb, Foo.hs for foo/). When the text channels find
+// such a module entry, the module channel passes its score on to the
+// module's own files, the larger ones more, so that the files doing the
+// work can rank with (or above) the file describing it.
 
 // moduleQuestion matches questions about how something works, is built or
 // fits together: the ones a module answers better than a line. Only
@@ -25,14 +26,29 @@ import (
 var moduleQuestion = regexp.MustCompile(`(?i)\bhow (does|do|is|are|can)\b|\bexplain how\b|\barchitecture\b|\boverview\b|\bwhat does\b[^.?!]*\bdo\b`)
 
 // moduleEntry reports whether base names a file that describes the
-// directory it is in.
+// directory it is in. A Go file holding its package's comment does too,
+// whatever its name (fileInfo.packageDoc).
 func moduleEntry(base string) bool {
 	switch strings.ToLower(base) {
-	case "doc.go", "package-info.java", "__init__.py", "mod.rs", "lib.rs", "init.lua", "readme.md", "readme.rst", "readme.txt", "readme":
+	case "doc.go", "package-info.java", "package.scala", "__init__.py", "mod.rs", "lib.rs", "init.lua", "readme.md", "readme.rst", "readme.txt", "readme":
 		return true
 	}
 	stemName := strings.TrimSuffix(base, path.Ext(base))
 	return stemName == "index"
+}
+
+// namesItsDirectory reports whether the file at p is named like the
+// directory it is in (plugins/Plugins.java, size/Size.kt, lru/lru.go,
+// Alamofire/Alamofire.swift): by a convention most languages keep, the
+// directory's main file, which describes it as doc.go does.
+func namesItsDirectory(p string) bool {
+	dir := path.Dir(p)
+	if dir == "." || dir == "/" {
+		return false
+	}
+	base := path.Base(p)
+	stemName := strings.TrimSuffix(base, path.Ext(base))
+	return stemName != "" && stemName != base && strings.EqualFold(stemName, path.Base(dir))
 }
 
 // dirIndex lists each directory's files that can implement a module: not
@@ -89,7 +105,7 @@ func (d dirIndex) modulesOf(f *fileInfo) []string {
 	var out []string
 	dir := path.Dir(f.path)
 	base := path.Base(f.path)
-	if moduleEntry(base) {
+	if moduleEntry(base) || f.packageDoc || namesItsDirectory(f.path) {
 		out = append(out, dir)
 	}
 	if stemName := strings.TrimSuffix(base, path.Ext(base)); stemName != "" && stemName != base {
@@ -127,8 +143,12 @@ func (d dirIndex) entriesBeside(dir string) []*fileInfo {
 // scores in the channels named by sources, as fusion computes it; with top
 // above 0, only where the entry is among a channel's first top files)
 // times the file's size relative to the module's largest file. It is a
-// file-level channel with absolute scores; the entry itself gets nothing
-// from it.
+// file-level channel with absolute scores. An entry that only describes
+// its module (doc.go, an import-only __init__.py) gets nothing from it; one
+// that defines things is one of the module's files and takes its share like
+// the others (a Rust mod.rs holding the functions its doc describes, a Go
+// file holding the package comment, lib/foo.rb beside lib/foo/): else the
+// evidence it found lifts its larger siblings past it.
 func moduleChannel(weight float64, sources string, top int, chans []*channel, files map[int64]*fileInfo, dirs dirIndex, pool unitPool) *channel {
 	ch := &channel{name: "module", weight: weight, absolute: true}
 	if weight == 0 || len(dirs) == 0 {
@@ -177,11 +197,18 @@ func moduleChannel(weight float64, sources string, top int, chans []*channel, fi
 				continue
 			}
 			for _, m := range members {
-				if m.id == id {
+				if m.id == id && m.defs == 0 {
 					continue
 				}
 				if v := s * float64(m.lines) / float64(largest); v > score[m.id] {
 					score[m.id] = v
+				}
+			}
+			// An entry beside the directory (src/net.rs for src/net/) is
+			// not among its members.
+			if e := files[id]; e.defs > 0 && path.Dir(e.path) != dir {
+				if v := s * min(float64(e.lines)/float64(largest), 1); v > score[id] {
+					score[id] = v
 				}
 			}
 		}

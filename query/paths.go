@@ -34,6 +34,9 @@ type fileInfo struct {
 	// decl: a TypeScript declaration file (.d.ts), which restates the
 	// names and doc comments of the code it types.
 	decl bool
+	// packageDoc: the file holds its directory's package doc (a Go
+	// package comment), so it describes the directory as doc.go does.
+	packageDoc bool
 }
 
 // fileCache holds every file's fileInfo, rebuilt when the files table
@@ -195,7 +198,7 @@ func (c *fileCache) getKey(ctx context.Context, db tables.Reader) (map[int64]*fi
 	m := make(map[int64]*fileInfo, len(list))
 	vocab := &pathVocab{ids: map[string]int32{}}
 	for _, r := range list {
-		f := &fileInfo{id: r.ID, path: r.Path, language: r.Language, lines: r.Lines, defs: r.Defs}
+		f := &fileInfo{id: r.ID, path: r.Path, language: r.Language, lines: r.Lines, defs: r.Defs, packageDoc: r.PackageDoc}
 		classify(f)
 		vocab.intern(f)
 		m[f.id] = f

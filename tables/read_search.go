@@ -56,8 +56,11 @@ type FileRow struct {
 	Path     string
 	Language string // FileList only
 	Lines    int
-	Defs     int     // FileList only: the definitions the file holds, tests not counted
-	Score    float64 // SearchFiles only
+	Defs     int // FileList only: the definitions the file holds, tests not counted
+	// PackageDoc (FileList only): the file's doc is its package's, a Go
+	// package comment, which describes the file's directory wherever it sits.
+	PackageDoc bool
+	Score      float64 // SearchFiles only
 }
 
 // symbolRowCols are a SymbolRow's columns; the statement joins files f.
@@ -381,7 +384,8 @@ const (
 	filesKeySQL = `SELECT count(*), coalesce(max(id), 0), coalesce(sum(id), 0),
   (SELECT coalesce(max(value), '') FROM meta WHERE key = '` + MetaLastIndexedAt + `') FROM files`
 	fileListSQL = `SELECT f.id, f.path, f.language, f.lines,
-  (SELECT count(*) FROM symbols s WHERE s.file_id = f.id AND s.kind <> 'test')
+  (SELECT count(*) FROM symbols s WHERE s.file_id = f.id AND s.kind <> 'test'),
+  f.language = 'go' AND f.doc LIKE 'Package %'
 FROM files f`
 	fileDocSQL = `SELECT f.doc, fs.summary FROM files f JOIN files_summary fs ON fs.id = f.id WHERE f.id = ?`
 )
@@ -427,12 +431,13 @@ func (rd *IndexReader) PrepareReads(ctx context.Context) error {
 	return nil
 }
 
-// FileList returns every file's id, path, language, line count and
-// count of definitions other than tests.
+// FileList returns every file's id, path, language, line count, count of
+// definitions other than tests, and whether its doc is a Go package
+// comment.
 func (rd *IndexReader) FileList(ctx context.Context) ([]FileRow, error) {
 	return collect(ctx, &rd.stmts, fileListSQL, nil, func(r scanner) (FileRow, error) {
 		var f FileRow
-		err := r.Scan(&f.ID, &f.Path, &f.Language, &f.Lines, &f.Defs)
+		err := r.Scan(&f.ID, &f.Path, &f.Language, &f.Lines, &f.Defs, &f.PackageDoc)
 		return f, err
 	})
 }

@@ -146,16 +146,18 @@ func (r *Reader) Fingerprint(ctx context.Context, t scope.Table) (string, error)
 	return strconv.FormatInt(v, 10), err
 }
 
-// FileList returns every file's id, path, language, line count and
-// count of definitions other than tests.
+// FileList returns every file's id, path, language, line count, count of
+// definitions other than tests, and whether its doc is a Go package
+// comment.
 func (r *Reader) FileList(ctx context.Context) ([]tables.FileRow, error) {
 	var out []tables.FileRow
 	const q = `SELECT f.id, f.path, f.language, f.lines,
-  (SELECT count(*) FROM symbols s WHERE s.repo_id = f.repo_id AND s.file_id = f.id AND s.kind <> 'test')
+  (SELECT count(*) FROM symbols s WHERE s.repo_id = f.repo_id AND s.file_id = f.id AND s.kind <> 'test'),
+  f.language = 'go' AND f.doc LIKE 'Package %'
 FROM files f WHERE f.repo_id = $1`
 	err := r.conn.query(ctx, q, r.conn.args(), func(rows pgx.Rows) error {
 		var f tables.FileRow
-		if err := rows.Scan(&f.ID, &f.Path, &f.Language, &f.Lines, &f.Defs); err != nil {
+		if err := rows.Scan(&f.ID, &f.Path, &f.Language, &f.Lines, &f.Defs, &f.PackageDoc); err != nil {
 			return err
 		}
 		f.Path, f.Language = DecodeText(f.Path), DecodeText(f.Language)
