@@ -78,42 +78,48 @@ func TestModuleEntryThatDefines(t *testing.T) {
 	}
 }
 
-// TestModuleEntryScalaPackageObject: a Scala package object
-// (package.scala) holds its package's doc and shared definitions, as
-// doc.go or __init__.py do. With directory evidence off, only the module
-// channel can list the sibling that shares no word with the question.
-func TestModuleEntryScalaPackageObject(t *testing.T) {
-	files := map[string]string{
-		"build.sbt": "name := \"streams\"\n",
-		"src/main/scala/streams/interop/package.scala": "package streams\n\n/** Implementation of the reactive protocol for subscribers and publishers. */\npackage object interop {\n  type Callback = Int => Unit\n}\n",
-		"src/main/scala/streams/interop/Relay.scala":   "package streams.interop\n\nclass Relay {\n  def forward(n: Int): Int = n + 1\n  def drain(n: Int): Int = n - 1\n  def close(): Unit = ()\n}\n",
-		"src/main/scala/streams/Chunk.scala":           "package streams\n\nclass Chunk {\n  def size: Int = 0\n}\n",
-	}
-	db := indexedFiles(t, files)
-	tune := DefaultTuning()
-	tune.WDir = 0
-	req := Request{Query: "how does this work: implementation of the reactive protocol for subscribers and publishers", Limit: 10}
-	if r := firstRank(t, db, tune, req, "src/main/scala/streams/interop/Relay.scala"); r == 0 {
-		t.Errorf("src/main/scala/streams/interop/Relay.scala not listed; want it lent the package object's evidence")
-	}
-}
-
-// TestModuleEntryNamedLikeItsDirectory: a file named like its directory
-// (plugins/Plugins.java, size/Size.kt, lru/lru.go) is the directory's main
-// file by a convention most languages keep, and describes it as doc.go
-// does. With directory evidence off, only the module channel can list the
-// sibling that shares no word with the question.
-func TestModuleEntryNamedLikeItsDirectory(t *testing.T) {
-	files := map[string]string{
-		"src/main/java/org/acme/plugins/Plugins.java":        "package org.acme.plugins;\n\n/** Access to behaviour that can be reconfigured by extensions loaded at startup. */\npublic class Plugins {\n  public static Object get() { return null; }\n}\n",
-		"src/main/java/org/acme/plugins/PluginRegistry.java": "package org.acme.plugins;\n\npublic class PluginRegistry {\n  public Object first() { return null; }\n  public Object second() { return null; }\n  public Object third() { return null; }\n  public Object fourth() { return null; }\n}\n",
-		"src/main/java/org/acme/Core.java":                   "package org.acme;\n\n/** The core. */\npublic class Core {\n  public int size() { return 0; }\n}\n",
-	}
-	db := indexedFiles(t, files)
-	tune := DefaultTuning()
-	tune.WDir = 0
-	req := Request{Query: "how does this work: access to behaviour that can be reconfigured by extensions loaded at startup", Limit: 10}
-	if r := firstRank(t, db, tune, req, "src/main/java/org/acme/plugins/PluginRegistry.java"); r == 0 {
-		t.Errorf("src/main/java/org/acme/plugins/PluginRegistry.java not listed; want it lent the evidence of Plugins.java")
+// TestModuleEntryLendsToSiblings: files that describe their directory
+// beyond doc.go and __init__.py. A Scala package object (package.scala)
+// holds its package's doc and shared definitions; a file named like its
+// directory (plugins/Plugins.java, size/Size.kt, lru/lru.go) is the
+// directory's main file by a convention most languages keep. With
+// directory evidence off, only the module channel can list the sibling
+// that shares no word with the question.
+func TestModuleEntryLendsToSiblings(t *testing.T) {
+	for _, tc := range []struct {
+		name, query, sibling string
+		files                map[string]string
+	}{
+		{
+			name:    "Scala package object",
+			query:   "how does this work: implementation of the reactive protocol for subscribers and publishers",
+			sibling: "src/main/scala/streams/interop/Relay.scala",
+			files: map[string]string{
+				"build.sbt": "name := \"streams\"\n",
+				"src/main/scala/streams/interop/package.scala": "package streams\n\n/** Implementation of the reactive protocol for subscribers and publishers. */\npackage object interop {\n  type Callback = Int => Unit\n}\n",
+				"src/main/scala/streams/interop/Relay.scala":   "package streams.interop\n\nclass Relay {\n  def forward(n: Int): Int = n + 1\n  def drain(n: Int): Int = n - 1\n  def close(): Unit = ()\n}\n",
+				"src/main/scala/streams/Chunk.scala":           "package streams\n\nclass Chunk {\n  def size: Int = 0\n}\n",
+			},
+		},
+		{
+			name:    "file named like its directory",
+			query:   "how does this work: access to behaviour that can be reconfigured by extensions loaded at startup",
+			sibling: "src/main/java/org/acme/plugins/PluginRegistry.java",
+			files: map[string]string{
+				"src/main/java/org/acme/plugins/Plugins.java":        "package org.acme.plugins;\n\n/** Access to behaviour that can be reconfigured by extensions loaded at startup. */\npublic class Plugins {\n  public static Object get() { return null; }\n}\n",
+				"src/main/java/org/acme/plugins/PluginRegistry.java": "package org.acme.plugins;\n\npublic class PluginRegistry {\n  public Object first() { return null; }\n  public Object second() { return null; }\n  public Object third() { return null; }\n  public Object fourth() { return null; }\n}\n",
+				"src/main/java/org/acme/Core.java":                   "package org.acme;\n\n/** The core. */\npublic class Core {\n  public int size() { return 0; }\n}\n",
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := indexedFiles(t, tc.files)
+			tune := DefaultTuning()
+			tune.WDir = 0
+			req := Request{Query: tc.query, Limit: 10}
+			if r := firstRank(t, db, tune, req, tc.sibling); r == 0 {
+				t.Errorf("%s not listed; want it lent the module entry's evidence", tc.sibling)
+			}
+		})
 	}
 }
