@@ -514,7 +514,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 			if v, why, ok := tsBareMember(line, u, rr.name); ok {
 				return v, why, nil
 			}
-			if u.key || u.shorthand || tsMethodKey(line, u, rr.name) {
+			if u.key || u.shorthand || tsMethodKeyAt(ctx, rr, r, u) {
 				if v, why, ok, err := rr.tsr().tsLiteralKey(ctx, r, u, d); err != nil || ok {
 					return v, why, err
 				}

@@ -639,7 +639,7 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 // literal written where a value is: a property, never only the local of
 // the same name.
 func (ru *tsRules) tsObjectKey(ctx context.Context, r *refLine, u useAt) bool {
-	key := u.key || tsMethodKey(ru.tsLine(ctx, r), u, ru.rr.name)
+	key := u.key || tsMethodKeyAt(ctx, ru.rr, r, u)
 	if !key && !u.shorthand {
 		return false
 	}

@@ -202,6 +202,9 @@ func (te *tsTypeEval) tsExprType(ctx context.Context, r *refLine, e string) (str
 	}
 	end := closingBracket(e, m[1]-1)
 	if end < 0 || strings.TrimRight(e[end+1:], "!; ") != "" {
+		if t, in := (tsAliasReader{te}).tsCalledCallType(ctx, r, e); t != "" {
+			return t, in // f()(x): what f's result returns
+		}
 		t, in, _ := te.calls.tsCallChainType(ctx, r, e) // more follows the call
 		return t, in
 	}
@@ -313,9 +316,12 @@ func (te *tsTypeEval) tsFuncTypeReturn(ctx context.Context, id int64, t string) 
 	if !strings.HasPrefix(t, "(") {
 		rhs, did, _, ok := te.decl.tsAliasRHS(ctx, id, leadingTypeName(t))
 		if !ok {
-			return "", 0
+			return (tsAliasReader{te}).tsCallResult(ctx, id, t) // an interface's call signature
 		}
-		t, id = strings.TrimSpace(rhs), did
+		if rhs = strings.TrimSpace(rhs); !strings.HasPrefix(rhs, "(") {
+			return (tsAliasReader{te}).tsAliasFuncReturn(ctx, id, t) // an alias of a generic alias
+		}
+		t, id = rhs, did
 	}
 	end := closingBracket(t, 0)
 	if end < 0 {
@@ -627,7 +633,13 @@ func (te *tsTypeEval) tsTypeOf(ctx context.Context, r *refLine, v string) (strin
 	if t, ok := te.typeOf[key]; ok {
 		return t.typ, t.in
 	}
-	t, in := te.readTSTypeOf(ctx, r, v)
+	var t string
+	var in int64
+	if outer, ok := tsTypeDeclScope(ctx, te.rr, r); ok {
+		t, in = te.tsTypeOf(ctx, outer, v)
+	} else {
+		t, in = te.readTSTypeOf(ctx, r, v)
+	}
 	te.typeOf[key] = tsValue{t, in}
 	return t, in
 }
@@ -854,7 +866,10 @@ func (te *tsTypeEval) tsFuncParams(ctx context.Context, id int64, t string) ([]s
 	if !found {
 		return nil, 0
 	}
-	return funcTypeParams(strings.TrimSpace(rhs)), did
+	if params := funcTypeParams(strings.TrimSpace(rhs)); params != nil {
+		return params, did
+	}
+	return (tsAliasReader{te}).tsAliasFuncParams(ctx, id, t)
 }
 
 // tsParamLiteral returns the type literal stated for parameter v of r's
