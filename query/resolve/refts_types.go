@@ -967,7 +967,9 @@ func (te *tsTypeEval) tsChainType(ctx context.Context, r *refLine, chain []strin
 		}
 		typ, in = types[len(types)-1], r.FileID
 	default:
-		typ, in = te.tsTypeOf(ctx, r, root)
+		if typ, in = te.tsTypeOf(ctx, r, root); typ == "" && len(chain) > 1 && tsOutsideBound(ctx, te, r, root) {
+			return "", 0, true // a package's function's result
+		}
 	}
 	for i, m := range chain[1:] {
 		if typ == "" {
