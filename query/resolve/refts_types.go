@@ -219,7 +219,7 @@ func (te *tsTypeEval) tsExprType(ctx context.Context, r *refLine, e string) (str
 				targs = e[m[6]:m[7]]
 			}
 			t, in = te.tsGivenReturn(ctx, r, chain[0], t, in, targs, tsSplitTop(e[m[1]:end], ","))
-		} else if ft, fin := te.tsTypeOf(ctx, r, chain[0]); ft != "" {
+		} else if ft, fin := te.tsTypeOf(ctx, r, chain[0]); ft != "" && ft != tsOwnLiteral {
 			t, in = te.tsFuncTypeReturn(ctx, fin, ft)
 		} else if text, err := te.rr.text(ctx, r.FileID); err == nil && tsLocalLiteralFunc(text, r, chain[0]) {
 			return tsOwnLiteral, r.FileID // a local function's literal
@@ -1558,7 +1558,7 @@ func tsFunctionBound(text []string, r *refLine, v string) int {
 		if !strings.Contains(l, v) || indent(l) > at || !declaresName(l, v) {
 			continue
 		}
-		if tsFunctionDecl(l, v, true) {
+		if tsFunctionDecl(l, v, true) || tsConstFunc(l, v) {
 			return n
 		}
 		return 0
