@@ -212,6 +212,9 @@ func (p *Planner) RankRefs(ctx context.Context, req RefsRequest) (*RefsDraft, er
 		for _, i := range at {
 			kept = append(kept, refs[i])
 		}
+		if kept, conf, err = p.withCtorLines(ctx, req, def, files, kept, conf); err != nil {
+			return nil, err
+		}
 		for why, n := range left {
 			out.LeftOut = append(out.LeftOut, RefLeftOut{Reason: why, Lines: n})
 		}

@@ -388,7 +388,7 @@ func (ru *tsRules) tsQualifiedMember(ctx context.Context, r *refLine, u useAt, d
 		}
 		t = ru.decl.tsFieldType(ctx, r.FileID, types[len(types)-1], u.chain[1])
 	case len(u.chain) == 1 && root != "this" && root != "super":
-		if t, in = ru.eval.tsTypeOf(ctx, r, root); t == "" && ru.lit.tsOutsideMethodParam(ctx, r, root) {
+		if t, in = ru.eval.tsTypeOf(ctx, r, root); t == "" && (ru.lit.tsOutsideMethodParam(ctx, r, root) || tsOutsideBound(ctx, ru.eval, r, root)) {
 			return vContra, whyForeign, true, nil
 		}
 	case len(u.chain) >= 2:
@@ -639,7 +639,7 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 // literal written where a value is: a property, never only the local of
 // the same name.
 func (ru *tsRules) tsObjectKey(ctx context.Context, r *refLine, u useAt) bool {
-	key := u.key || tsMethodKey(ru.tsLine(ctx, r), u, ru.rr.name)
+	key := u.key || tsMethodKeyAt(ctx, ru.rr, r, u)
 	if !key && !u.shorthand {
 		return false
 	}

@@ -682,6 +682,12 @@ func tsUnwrap(typ string) string {
 		if !tsWrappers[name] {
 			break
 		}
+		if _, args := tsTypeArgs(typ); len(args) > 0 {
+			// The wrapped type alone: Pick's and Omit's keys ("'a' | 'b'")
+			// are no part of it.
+			typ = args[0]
+			continue
+		}
 		typ = strings.TrimSpace(strings.TrimPrefix(typ[len(name):], "<"))
 	}
 	if parts := tsSplitTop(typ, "|"); len(parts) > 1 {
@@ -1004,10 +1010,27 @@ func (dr *tsDeclReader) tsNamedHere(ctx context.Context, id int64, name string) 
 // tsOwnCallSignature reads the call signature interface typ (or an alias
 // of a type literal, declared in file id) states directly in its body.
 func (dr *tsDeclReader) tsOwnCallSignature(ctx context.Context, id int64, typ string) ([]string, bool) {
+	sig, end, ok := tsCallSignatureText(ctx, dr, id, typ)
+	if !ok {
+		return nil, false
+	}
+	var out []string
+	for _, p := range tsSplitTop(sig[1:end], ",") {
+		_, pt, _ := strings.Cut(p, ":")
+		out = append(out, strings.TrimSpace(pt))
+	}
+	return out, true
+}
+
+// tsCallSignatureText returns the first call signature interface typ (or
+// an alias of a type literal, declared in file id) states directly in its
+// body, from its parameter list's '(' on ("(opts: T): R;", over several
+// lines joined), and the offset of the list's ')'.
+func tsCallSignatureText(ctx context.Context, dr *tsDeclReader, id int64, typ string) (string, int, bool) {
 	decls := dr.tsDecls(ctx, id)[typ]
 	text, err := dr.rr.text(ctx, id)
 	if err != nil || len(decls) == 0 || decls[0].kind != "interface" && decls[0].kind != "type" {
-		return nil, false
+		return "", 0, false
 	}
 	start, head := tsAfterTypeParams(text, decls[0].line, typ)
 	if decls[0].kind == "type" {
@@ -1016,7 +1039,7 @@ func (dr *tsDeclReader) tsOwnCallSignature(ctx context.Context, id int64, typ st
 			rhs = rhs[i+len(typ):] // no type parameters: what follows the name
 		}
 		if rhs, ok := strings.CutPrefix(strings.TrimSpace(rhs), "="); !ok || !strings.HasPrefix(strings.TrimSpace(rhs), "{") {
-			return nil, false // an alias of a type literal only: "= { (opts: T): R }"
+			return "", 0, false // an alias of a type literal only: "= { (opts: T): R }"
 		}
 	}
 	depth, opened := 0, false
@@ -1032,22 +1055,17 @@ func (dr *tsDeclReader) tsOwnCallSignature(ctx context.Context, id int64, typ st
 			}
 			end := closingBracket(sig, 0)
 			if end < 0 || !strings.HasPrefix(strings.TrimSpace(sig[end+1:]), ":") {
-				return nil, false
+				return "", 0, false
 			}
-			var out []string
-			for _, p := range tsSplitTop(sig[1:end], ",") {
-				_, pt, _ := strings.Cut(p, ":")
-				out = append(out, strings.TrimSpace(pt))
-			}
-			return out, true
+			return sig, end, true
 		}
 		depth += strings.Count(l, "{") - strings.Count(l, "}")
 		opened = opened || strings.Contains(l, "{")
 		if opened && depth <= 0 {
-			return nil, false
+			return "", 0, false
 		}
 	}
-	return nil, false
+	return "", 0, false
 }
 
 // tsIdentityMap matches a mapped type that copies every member of the

@@ -202,6 +202,9 @@ func (te *tsTypeEval) tsExprType(ctx context.Context, r *refLine, e string) (str
 	}
 	end := closingBracket(e, m[1]-1)
 	if end < 0 || strings.TrimRight(e[end+1:], "!; ") != "" {
+		if t, in := (tsAliasReader{te}).tsCalledCallType(ctx, r, e); t != "" {
+			return t, in // f()(x): what f's result returns
+		}
 		t, in, _ := te.calls.tsCallChainType(ctx, r, e) // more follows the call
 		return t, in
 	}
@@ -216,7 +219,7 @@ func (te *tsTypeEval) tsExprType(ctx context.Context, r *refLine, e string) (str
 				targs = e[m[6]:m[7]]
 			}
 			t, in = te.tsGivenReturn(ctx, r, chain[0], t, in, targs, tsSplitTop(e[m[1]:end], ","))
-		} else if ft, fin := te.tsTypeOf(ctx, r, chain[0]); ft != "" {
+		} else if ft, fin := te.tsTypeOf(ctx, r, chain[0]); ft != "" && ft != tsOwnLiteral {
 			t, in = te.tsFuncTypeReturn(ctx, fin, ft)
 		} else if text, err := te.rr.text(ctx, r.FileID); err == nil && tsLocalLiteralFunc(text, r, chain[0]) {
 			return tsOwnLiteral, r.FileID // a local function's literal
@@ -313,9 +316,12 @@ func (te *tsTypeEval) tsFuncTypeReturn(ctx context.Context, id int64, t string) 
 	if !strings.HasPrefix(t, "(") {
 		rhs, did, _, ok := te.decl.tsAliasRHS(ctx, id, leadingTypeName(t))
 		if !ok {
-			return "", 0
+			return (tsAliasReader{te}).tsCallResult(ctx, id, t) // an interface's call signature
 		}
-		t, id = strings.TrimSpace(rhs), did
+		if rhs = strings.TrimSpace(rhs); !strings.HasPrefix(rhs, "(") {
+			return (tsAliasReader{te}).tsAliasFuncReturn(ctx, id, t) // an alias of a generic alias
+		}
+		t, id = rhs, did
 	}
 	end := closingBracket(t, 0)
 	if end < 0 {
@@ -627,7 +633,13 @@ func (te *tsTypeEval) tsTypeOf(ctx context.Context, r *refLine, v string) (strin
 	if t, ok := te.typeOf[key]; ok {
 		return t.typ, t.in
 	}
-	t, in := te.readTSTypeOf(ctx, r, v)
+	var t string
+	var in int64
+	if outer, ok := tsTypeDeclScope(ctx, te.rr, r); ok {
+		t, in = te.tsTypeOf(ctx, outer, v)
+	} else {
+		t, in = te.readTSTypeOf(ctx, r, v)
+	}
 	te.typeOf[key] = tsValue{t, in}
 	return t, in
 }
@@ -854,7 +866,10 @@ func (te *tsTypeEval) tsFuncParams(ctx context.Context, id int64, t string) ([]s
 	if !found {
 		return nil, 0
 	}
-	return funcTypeParams(strings.TrimSpace(rhs)), did
+	if params := funcTypeParams(strings.TrimSpace(rhs)); params != nil {
+		return params, did
+	}
+	return (tsAliasReader{te}).tsAliasFuncParams(ctx, id, t)
 }
 
 // tsParamLiteral returns the type literal stated for parameter v of r's
@@ -952,7 +967,9 @@ func (te *tsTypeEval) tsChainType(ctx context.Context, r *refLine, chain []strin
 		}
 		typ, in = types[len(types)-1], r.FileID
 	default:
-		typ, in = te.tsTypeOf(ctx, r, root)
+		if typ, in = te.tsTypeOf(ctx, r, root); typ == "" && len(chain) > 1 && tsOutsideBound(ctx, te, r, root) {
+			return "", 0, true // a package's function's result
+		}
 	}
 	for i, m := range chain[1:] {
 		if typ == "" {
@@ -1541,7 +1558,7 @@ func tsFunctionBound(text []string, r *refLine, v string) int {
 		if !strings.Contains(l, v) || indent(l) > at || !declaresName(l, v) {
 			continue
 		}
-		if tsFunctionDecl(l, v, true) {
+		if tsFunctionDecl(l, v, true) || tsConstFunc(l, v) {
 			return n
 		}
 		return 0

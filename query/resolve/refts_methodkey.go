@@ -1,0 +1,44 @@
+package resolve
+
+import (
+	"context"
+	"strings"
+)
+
+// tsMethodKeyAt reports whether u, on r's line, is the name of a method
+// of an object literal or a class ("name(a) {"), its parameter list on
+// that line or running over the lines below it ("pipe(\n  ...ops: T[]\n):
+// R {"): a key, as tsMethodKey reads one on a single line.
+func tsMethodKeyAt(ctx context.Context, rr *refResolver, r *refLine, u useAt) bool {
+	line, _ := rr.lineOf(ctx, r.FileID, r.Line)
+	if tsMethodKey(line, u, rr.name) {
+		return true
+	}
+	if !u.call || len(u.chain) > 0 || u.expr || u.at+len(rr.name) > len(line) {
+		return false
+	}
+	head := strings.TrimSpace(line[:u.at])
+	for _, w := range []string{"async", "get", "set", "*"} {
+		head = strings.TrimSpace(strings.TrimSuffix(head, w))
+	}
+	if head != "" || !tsMethodOpen.MatchString(line[u.at+len(rr.name):]) {
+		return false
+	}
+	text, err := rr.text(ctx, r.FileID)
+	if err != nil {
+		return false
+	}
+	s := skipTypeArgs(strings.TrimSpace(tsTextAfter(text, r.Line, u.at+len(rr.name), 20)))
+	end := closingBracket(s, 0)
+	if !strings.HasPrefix(s, "(") || end < 0 {
+		return false
+	}
+	rest := strings.TrimSpace(s[end+1:])
+	if result, ok := strings.CutPrefix(rest, ":"); ok {
+		// A stated result: the body's '{' follows it (a type literal as the
+		// result is no body).
+		result = strings.TrimSpace(result)
+		rest = strings.TrimSpace(result[len(tsReturnText(result)):])
+	}
+	return strings.HasPrefix(rest, "{")
+}
