@@ -61,7 +61,6 @@ test('transformed', () => {
 	"src/stated.test.ts": `import type { RootTypes } from './root';
 
 test('stated', () => {
-  const transformer = false; // a name the language service's search needs in the file
   expectTypeOf<RootTypes['transformer']>().toEqualTypeOf<boolean>();
 });
 `,

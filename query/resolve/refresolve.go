@@ -114,7 +114,6 @@ type refResolver struct {
 	texts   map[int64][]string
 	imports map[int64]*fileImports
 	locals  map[enclKey]bool // enclosing symbols that bind the name themselves
-	listed  map[enclKey]bool // the lines judged (file and line)
 	parents map[string]bool  // the types some member definition belongs to
 	ifaces  map[string]bool  // those of them that are Go interfaces
 
@@ -281,7 +280,6 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 	for _, r := range refs {
 		listed[enclKey{file: r.FileID, start: r.Line}] = true
 	}
-	rr.listed = listed
 	out := make([]judged, len(refs))
 	for i, r := range refs {
 		var j judged
@@ -503,9 +501,6 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		}
 		if isTSLang(lang) {
 			if indexedByName(line, u.at, rr.name) {
-				if tsTypeKeyUnsearched(ctx, rr.tsr(), r, line, u.at) {
-					return vContra, whyUnsearched, nil
-				}
 				if v, why, ok := (tsIndexTyper{rr.tsr()}).tsIndexedChain(ctx, r, line, u, d); ok {
 					return v, why, nil
 				}
