@@ -143,6 +143,34 @@ export async function handle() {
 
 function step() {}
 `,
+	"src/sse.ts": `export interface ResultBase {
+  source: object;
+}
+
+export interface ResultData extends ResultBase {
+  type: 'data';
+  payload: string;
+}
+
+export interface Other {
+  source: string;
+}
+
+export function consume(src: object) {
+  return new ReadableStream<ResultData>({
+    start(controller) {
+      const source = src;
+      setTimeout(() => {
+        controller.enqueue({
+          type: 'data',
+          payload: 'x',
+          source,
+        });
+      });
+    },
+  });
+}
+`,
 	"src/planner.ts": `interface Processor {
   toResult: (r: string) => string;
 }
@@ -224,6 +252,13 @@ func TestRefsTypeScriptLocals(t *testing.T) {
 		}},
 		{"src/long.ts", "Other.kind", map[string]string{
 			at("src/long.ts", "info?.kind"): "",
+		}},
+		{"src/sse.ts", "ResultBase.source", map[string]string{
+			// What the runtime's controller of a ReadableStream<ResultData> enqueues.
+			at("src/sse.ts", "          source,"): ConfResolved,
+		}},
+		{"src/sse.ts", "Other.source", map[string]string{
+			at("src/sse.ts", "          source,"): "",
 		}},
 		{"src/planner.ts", "v1.toResult", map[string]string{
 			at("src/index.ts", "planner.toResult"): "",

@@ -35,7 +35,8 @@
 // refts_index.go, literals' methods' parameters, refts_method.go,
 // block-scoped types, refts_block.go, what assertion functions narrow,
 // refts_assert.go, the keys of the literals functions return,
-// refts_ownkey.go and refts_retkeys.go, and what is no use of a
+// refts_ownkey.go and refts_retkeys.go, what a runtime stream's
+// controller enqueues, refts_stream.go, and what is no use of a
 // definition (a variable's declaration, a module specifier, an outer
 // function's local), refts_local.go:
 // annotations, calls' stated

@@ -646,6 +646,10 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 			v, why := ru.tsTypeVerdict(ctx, fid, t, d)
 			return v, why, v != vOpen, nil
 		}
+		if t := ru.lit.tsEnqueuedType(ctx, text, r, ln, prefix); t != "" {
+			v, why := ru.tsKeyTypeVerdict(ctx, r.FileID, t, d)
+			return v, why, v != vOpen, nil
+		}
 	}
 	v, why, ok := ru.tsKeyByTarget(ctx, r, text, ln, col, d)
 	return v, why, ok, nil
