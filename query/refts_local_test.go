@@ -171,6 +171,31 @@ export function consume(src: object) {
   });
 }
 `,
+	"src/abort.ts": `export interface Listener {
+  removeEventListener(n: string): void;
+}
+
+export function anySignal(signals: AbortSignal[]): AbortSignal {
+  return signals[0];
+}
+
+function combined(signal: AbortSignal) {
+  const controller = new AbortController();
+  const merged = anySignal([signal, controller.signal]);
+  return {
+    signal: merged,
+    controller,
+  };
+}
+
+export function run(s: AbortSignal) {
+  const c = combined(s);
+  function cleanup() {
+    c.signal.removeEventListener('abort'); // the runtime's AbortSignal
+  }
+  cleanup();
+}
+`,
 	"src/planner.ts": `interface Processor {
   toResult: (r: string) => string;
 }
@@ -259,6 +284,9 @@ func TestRefsTypeScriptLocals(t *testing.T) {
 		}},
 		{"src/sse.ts", "Other.source", map[string]string{
 			at("src/sse.ts", "          source,"): "",
+		}},
+		{"src/abort.ts", "Listener.removeEventListener", map[string]string{
+			at("src/abort.ts", "c.signal.removeEventListener"): "",
 		}},
 		{"src/planner.ts", "v1.toResult", map[string]string{
 			at("src/index.ts", "planner.toResult"): "",
