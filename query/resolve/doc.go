@@ -34,8 +34,11 @@
 // the keys of literals, refts_keys.go, indexed access types,
 // refts_index.go, literals' methods' parameters, refts_method.go,
 // block-scoped types, refts_block.go, what assertion functions narrow,
-// refts_assert.go, and the keys of the literals functions return,
-// refts_ownkey.go:
+// refts_assert.go, the keys of the literals functions return,
+// refts_ownkey.go and refts_retkeys.go, what a runtime stream's
+// controller enqueues, refts_stream.go, and what is no use of a
+// definition (a variable's declaration, a module specifier, an outer
+// function's local), refts_local.go:
 // annotations, calls' stated
 // returns along chains of calls, closures, callbacks' parameters, type
 // parameters' constraints, the type a literal is written for; a member

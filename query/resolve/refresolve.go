@@ -114,6 +114,7 @@ type refResolver struct {
 	texts   map[int64][]string
 	imports map[int64]*fileImports
 	locals  map[enclKey]bool // enclosing symbols that bind the name themselves
+	tsl     *tsLocals        // TypeScript's names functions bind (refts_local.go)
 	parents map[string]bool  // the types some member definition belongs to
 	ifaces  map[string]bool  // those of them that are Go interfaces
 
@@ -179,6 +180,7 @@ func newRefResolver(name string, defs []refDef, files map[int64]*fileInfo, lines
 		byPath: map[string]*fileInfo{}, paths: map[string]bool{}, dirs: map[string]bool{},
 		texts: map[int64][]string{}, imports: map[int64]*fileImports{}, locals: map[enclKey]bool{}, parents: map[string]bool{},
 		ifaces: map[string]bool{}, typeMemo: map[lineVar]string{}, classMemo: map[lineVar]string{}, literalMemo: map[lineVar]literal{}}
+	rr.tsl = &tsLocals{rr: rr, bound: map[lineVar][]int{}, elems: map[lineVar]bool{}}
 	for _, f := range files {
 		rr.byPath[f.Path] = f
 		rr.paths[f.Path] = true
@@ -267,7 +269,8 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 		if py && pyBindsName(l, rr.name) {
 			rr.locals[k] = true
 		}
-		if rr.inSignature(ctx, r) {
+		param := rr.inSignature(ctx, r)
+		if param {
 			rr.locals[k] = true
 		}
 		for _, u := range uses[i] {
@@ -275,6 +278,7 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 				rr.locals[k] = true
 			}
 		}
+		rr.tsl.note(r, l, uses[i], param)
 	}
 	listed := map[enclKey]bool{} // file and line
 	for _, r := range refs {
@@ -415,6 +419,9 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 	if r.DefLine && r.FileID == d.u.FileID && r.Line == d.u.Start && !rr.tsUseOnDeclLine(r, lang, line, u) {
 		return vSelf, "", nil // the definition's own name
 	}
+	if isTSLang(lang) && tsModuleSpecifier(line, u.at) {
+		return vContra, whyString, nil
+	}
 	if v, why, ok, err := rr.scope.judge(ctx, r, lang, line, u, d); err != nil || ok {
 		return v, why, err
 	}
@@ -483,6 +490,9 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		return vContra, whyMember, nil
 	}
 	// A bare name.
+	if !d.member && isTSLang(lang) && rr.tsl.outer(ctx, r, d) {
+		return vContra, whyLocal, nil
+	}
 	if rr.locals[enclKey{r.FileID, r.EnclStart, r.EnclName}] && !(d.member && isTSLang(lang) && (indexedByName(line, u.at, rr.name) || rr.tsr().tsObjectKey(ctx, r, u))) && !(r.FileID == d.u.FileID && d.u.Start >= r.EnclStart && d.u.Start <= r.Line && !(d.u.Start == r.EnclStart && d.u.Name == r.EnclName)) {
 		return vContra, whyLocal, nil
 	}
@@ -526,7 +536,11 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		return vContra, whyMember, nil
 	}
 	if isTSLang(lang) {
-		if v, why, ok := tsSpace(r, line, u, d); ok {
+		su := u
+		if rr.tsl.wrapped(ctx, r, u) {
+			su.shorthand = false // no import or export list's name
+		}
+		if v, why, ok := tsSpace(r, line, su, d); ok {
 			return v, why, nil
 		}
 	}

@@ -197,6 +197,9 @@ func tsFunctionDecl(line, name string, star bool) bool {
 // signature ("name: T;", a type literal's member) declares another
 // type's. ok is false when the text does not decide.
 func tsBareMember(line string, u useAt, name string) (v refVerdict, why string, ok bool) {
+	if tsBindsLocal(line, u) {
+		return vContra, whyLocal, true // "const name: T = …" declares a variable
+	}
 	if indexedByName(line, u.at, name) {
 		return vOpen, "", true // x['name'], T['name']: a member reached by its name
 	}
@@ -391,6 +394,11 @@ func (ru *tsRules) tsQualifiedMember(ctx context.Context, r *refLine, u useAt, d
 		if t, in = ru.eval.tsTypeOf(ctx, r, root); t == "" && (ru.lit.tsOutsideMethodParam(ctx, r, root) || tsOutsideBound(ctx, ru.eval, r, root)) {
 			return vContra, whyForeign, true, nil
 		}
+		if t == tsOwnLiteral {
+			if v, why, ok := ru.lit.tsReturnedKeyVerdict(ctx, r, u, d); ok {
+				return v, why, true, nil
+			}
+		}
 	case len(u.chain) >= 2:
 		var foreign bool
 		t, in, foreign = ru.eval.tsChainType(ctx, r, u.chain)
@@ -420,7 +428,16 @@ func (ru *tsRules) tsQualifiedMember(ctx context.Context, r *refLine, u useAt, d
 // written in file id): d's own type or one extending it ties the use;
 // another type of the repository whose declarations the reader follows
 // to their ends without meeting d's, or a package's type, contradicts.
-func (ru *tsRules) tsTypeVerdict(ctx context.Context, id int64, typ string, d *refDef) (refVerdict, string) {
+func (ru *tsRules) tsTypeVerdict(ctx context.Context, id int64, typ string, d *refDef) (v refVerdict, why string) {
+	if tsIndexedOrArray(typ) {
+		// T['k'], T[]: a value of it has another type's members, never
+		// T's own, whatever T's members decide below.
+		defer func() {
+			if v == vResolved || v == vRelated {
+				v, why = vOpen, ""
+			}
+		}()
+	}
 	typ = strings.TrimSpace(typ)
 	if typ == "any" {
 		return vContra, whyAny // any's members are no declaration's
@@ -627,6 +644,10 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 		}
 		if t != "" {
 			v, why := ru.tsTypeVerdict(ctx, fid, t, d)
+			return v, why, v != vOpen, nil
+		}
+		if t := ru.lit.tsEnqueuedType(ctx, text, r, ln, prefix); t != "" {
+			v, why := ru.tsKeyTypeVerdict(ctx, r.FileID, t, d)
 			return v, why, v != vOpen, nil
 		}
 	}

@@ -178,6 +178,9 @@ func (lt *tsLiteralTyper) tsLiteralType(ctx context.Context, r *refLine, text []
 		if t, fid := lt.tsSuperArgType(ctx, r, prefix); t != "" {
 			return t, fid, false
 		}
+		if t := lt.tsEnqueuedType(ctx, text, r, ln, prefix); t != "" {
+			return t, r.FileID, false
+		}
 	}
 	return lt.tsLiteralTarget(ctx, r, text, ln, col, depth)
 }

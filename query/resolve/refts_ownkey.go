@@ -7,8 +7,9 @@ import (
 )
 
 // tsReturnedKeyType returns the type of member key of the object literal
-// that root holds at r, root being bound in r's function to the result of
-// a call of a function of the repository that returns a literal it states
+// that root holds at r, root being bound in r's function (or in one it
+// is nested in, by a block still open at r) to the result of a call of
+// a function of the repository that returns a literal it states
 // no type for ("const c = make(s);" with "function make(s) { const x =
 // f(s); return { key: x }; }"): the type of the value the literal's key
 // holds, read where the literal is written (a local of that function, or
@@ -27,9 +28,15 @@ func (lt *tsLiteralTyper) tsReturnedKeyType(ctx context.Context, r *refLine, roo
 	}
 	bound := regexp.MustCompile(`^\s*(?:const|let|var)\s+` + regexp.QuoteMeta(root) + `\s*=\s*([\p{L}_$][\p{L}\p{N}_$]*)\(`)
 	fn := ""
-	for n := r.Line - 1; n >= r.EnclStart && n > r.Line-tsScanLines; n-- {
+	// Above r's function too when it is nested in another: a closure sees
+	// the outer function's locals, bound in a block still open at r.
+	outer := strings.Contains(r.Symbol, ".")
+	for n := r.Line - 1; (n >= r.EnclStart || outer && n >= 1) && n > r.Line-tsScanLines; n-- {
 		l := stripComment(text[n-1])
 		if m := bound.FindStringSubmatch(l); m != nil {
+			if n < r.EnclStart && !openThrough(text, n, 0, r.Line) {
+				return "", 0
+			}
 			fn = m[1]
 			break
 		}

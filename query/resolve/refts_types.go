@@ -68,7 +68,7 @@ func (te *tsTypeEval) tsBoundType(ctx context.Context, r *refLine, v string) (st
 		at.Line = n // the right-hand side's names are those in scope where it is written
 		t, in := te.tsExprType(ctx, &at, rhs)
 		if elem {
-			t = tsElement(t)
+			t = tsIterated(t, func(name string) bool { return te.decl.tsRuntimeType(ctx, in, name) })
 		}
 		switch {
 		case t == "":
@@ -680,6 +680,9 @@ func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *refLine, v string) (s
 	if text, err := te.rr.text(ctx, r.FileID); err == nil {
 		if n := tsFunctionBound(text, r, v); n > 0 && !te.tsBindsBetween(text, n+1, r.Line+1, v) {
 			return tsOwnLiteral, r.FileID // a function's properties are its own (f.meta = …)
+		}
+		if t := tsFarConstType(text, r, v); t != "" {
+			return te.tsUtility(ctx, r.FileID, t)
 		}
 	}
 	return te.tsValueType(ctx, r.FileID, v)

@@ -1,0 +1,105 @@
+package resolve
+
+import (
+	"context"
+	"strings"
+)
+
+// tsReturnedKeyVerdict judges v.name where v is bound to a call of a
+// function of the repository that states no return type and returns
+// object literals only ("const planner = getPlanner(event);
+// planner.toResult(…)" of "function getPlanner(e) { …; return { toResult:
+// p.toResult }; }"): the value is a literal of the function's own, so
+// the name is that literal's key, a property no other declaration
+// declares, whatever the key's value holds. A definition declared inside
+// one of those literals is left to the other rules; so is every
+// definition when a literal spreads another value or lacks the key
+// (then the text does not say whose the key is). ok is false when the
+// text does not decide.
+func (lt *tsLiteralTyper) tsReturnedKeyVerdict(ctx context.Context, r *refLine, u useAt, d *refDef) (v refVerdict, why string, ok bool) {
+	if len(u.chain) != 1 || !d.member {
+		return vOpen, "", false
+	}
+	fn := lt.tsBoundCallee(ctx, r, u.chain[0])
+	if fn == "" {
+		return vOpen, "", false
+	}
+	did, name, found := lt.decl.tsDeclFile(ctx, r.FileID, fn)
+	if !found {
+		return vOpen, "", false
+	}
+	text, err := lt.rr.text(ctx, did)
+	if err != nil {
+		return vOpen, "", false
+	}
+	decls := lt.decl.tsDecls(ctx, did)[name]
+	if len(decls) != 1 {
+		return vOpen, "", false // overloads: each states its own return
+	}
+	sig, stated := tsUnstatedReturn(text, decls[0].line+1, name, false)
+	if !stated {
+		return vOpen, "", false
+	}
+	inside := false
+	all := tsDirectReturns(text, sig, func(k, col int, rest string) bool {
+		if !strings.HasPrefix(rest, "{") {
+			return false
+		}
+		if t, _ := castAfter(text, k, col); t != "" {
+			return false // "return { … } as T": T's members
+		}
+		end, keyed := tsLiteralOwnsKey(text, k, col, lt.rr.name)
+		if !keyed {
+			return false
+		}
+		inside = inside || d.u.FileID == did && d.u.Start >= k && d.u.Start <= end
+		return true
+	})
+	if !all || inside {
+		return vOpen, "", false
+	}
+	return vContra, whyMember, true
+}
+
+// tsLiteralOwnsKey reads the object literal whose '{' is at (ln, col) of
+// text (1-based line, 0-based column): keyed is true when key is one of
+// its own keys at its top level ("key: v", the shorthand "key", a method
+// "key(…) {") and it spreads no other value into itself; end is the line
+// it closes on.
+func tsLiteralOwnsKey(text []string, ln, col int, key string) (end int, keyed bool) {
+	var b strings.Builder
+	for k := ln; k <= len(text) && k < ln+200; k++ {
+		l := stripComment(text[k-1])
+		if k == ln {
+			l = l[col:]
+		}
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	s := b.String()
+	c := closingBracket(s, 0)
+	if c < 0 {
+		return 0, false
+	}
+	for _, e := range tsSplitTop(s[1:c], ",") {
+		e = strings.TrimSpace(e)
+		if strings.HasPrefix(e, "...") {
+			return 0, false
+		}
+		e = strings.TrimSpace(strings.TrimPrefix(e, "async "))
+		if k := tsLeadingName(e); k == key {
+			keyed = true
+		}
+	}
+	return ln + strings.Count(s[:c], "\n"), keyed
+}
+
+// tsLeadingName returns the identifier s starts with, or "".
+func tsLeadingName(s string) string {
+	for i, r := range s {
+		if !isWordRune(r) {
+			return s[:i]
+		}
+	}
+	return s
+}

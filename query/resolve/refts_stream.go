@@ -1,0 +1,54 @@
+package resolve
+
+import (
+	"context"
+	"regexp"
+	"strings"
+)
+
+// tsEnqueuedType returns the type of the values a literal passed to
+// c.enqueue(…) is written for (prefix ends in the call's "("), c being
+// the controller the runtime's ReadableStream passes to the start or
+// pull method of the literal its construction is given with a type
+// argument ("new ReadableStream<R>({ start(c) { … c.enqueue({…}) } })"):
+// the runtime's ReadableStreamDefaultController<R> enqueues Rs. "" when
+// the text does not say so.
+func (lt *tsLiteralTyper) tsEnqueuedType(ctx context.Context, text []string, r *refLine, ln int, prefix string) string {
+	m := tsEnqueueCall.FindStringSubmatch(prefix)
+	if m == nil || !lt.decl.tsRuntimeType(ctx, r.FileID, "ReadableStream") {
+		return ""
+	}
+	c := m[1]
+	method := regexp.MustCompile(`^(\s*)(?:async\s+)?(?:start|pull)\s*\(\s*` + regexp.QuoteMeta(c) + `\s*\)\s*\{`)
+	for n := ln; n >= 1 && n > ln-tsScanLines; n-- {
+		l := stripComment(text[n-1])
+		mm := method.FindStringSubmatchIndex(l)
+		if mm == nil {
+			if n < ln && declaresName(l, c) {
+				return "" // another binding of the name
+			}
+			continue
+		}
+		if !openThrough(text, n, strings.LastIndexByte(l, '{')+1, ln) {
+			return "" // a method closed above the call
+		}
+		bl, bc, ok := openingBrace(text, n, mm[3])
+		if !ok {
+			return ""
+		}
+		s := tsConstructed.FindStringSubmatch(tsTextBefore(text, bl, bc))
+		if s == nil {
+			return ""
+		}
+		return strings.TrimSpace(s[1])
+	}
+	return ""
+}
+
+var (
+	// tsEnqueueCall matches an argument list opened by c.enqueue(.
+	tsEnqueueCall = regexp.MustCompile(`([\p{L}_$][\p{L}\p{N}_$]*)\s*\.\s*enqueue\s*\(\s*$`)
+	// tsConstructed matches the construction of a runtime stream with a
+	// type argument, its literal next: "new ReadableStream<R>(".
+	tsConstructed = regexp.MustCompile(`\bnew\s+ReadableStream\s*<(.+)>\s*\(\s*$`)
+)
