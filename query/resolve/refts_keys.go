@@ -590,26 +590,7 @@ func tsOpenBracket(text []string, n, at int) byte {
 			end = min(at, len(l))
 		}
 		// The line's brackets left to right, then read back.
-		// A close with none open before it on the line closes one of the
-		// lines above, after the brackets the line leaves open ("}>({").
-		var stack []byte
-		var quote byte
-		closes := 0
-		for i := 0; i < end; i++ {
-			if skipQuoted(l, &i, &quote) {
-				continue
-			}
-			switch c := l[i]; c {
-			case '(', '[', '{':
-				stack = append(stack, c)
-			case ')', ']', '}':
-				if len(stack) > 0 {
-					stack = stack[:len(stack)-1]
-				} else {
-					closes++
-				}
-			}
-		}
+		stack, closes := lineBrackets(l[:end])
 		for i := len(stack) - 1; i >= 0; i-- {
 			if depth == 0 {
 				return stack[i]
@@ -619,6 +600,30 @@ func tsOpenBracket(text []string, n, at int) byte {
 		depth += closes
 	}
 	return 0
+}
+
+// lineBrackets returns the brackets l leaves open, left to right, and how
+// many it closes that it did not open: a close with none open before it on
+// the line closes one of the lines above, after the brackets the line
+// leaves open ("}>({"). Quoted text is skipped.
+func lineBrackets(l string) (open []byte, closes int) {
+	var quote byte
+	for i := 0; i < len(l); i++ {
+		if skipQuoted(l, &i, &quote) {
+			continue
+		}
+		switch c := l[i]; c {
+		case '(', '[', '{':
+			open = append(open, c)
+		case ')', ']', '}':
+			if len(open) > 0 {
+				open = open[:len(open)-1]
+			} else {
+				closes++
+			}
+		}
+	}
+	return open, closes
 }
 
 // tsMethodKey reports whether the name at u is a method an object

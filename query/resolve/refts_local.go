@@ -156,25 +156,7 @@ func (tl *tsLocals) readWrapped(ctx context.Context, r *refLine, u useAt) bool {
 	}
 	depth := 0 // brackets closed between the line and the one read
 	for k := r.Line - 1; k >= 1 && k > r.Line-wrappedLines; k-- {
-		l := stripComment(text[k-1])
-		var open []byte // the line's brackets it leaves open
-		closed := 0     // and those of lines above it that it closes
-		var quote byte
-		for i := 0; i < len(l); i++ {
-			if skipQuoted(l, &i, &quote) {
-				continue
-			}
-			switch c := l[i]; c {
-			case '(', '[', '{':
-				open = append(open, c)
-			case ')', ']', '}':
-				if len(open) > 0 {
-					open = open[:len(open)-1]
-				} else {
-					closed++
-				}
-			}
-		}
+		open, closed := lineBrackets(stripComment(text[k-1]))
 		if len(open) > depth {
 			return open[len(open)-1-depth] != '{'
 		}

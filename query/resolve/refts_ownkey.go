@@ -90,17 +90,7 @@ func (lt *tsLiteralTyper) tsReturnedKeyType(ctx context.Context, r *refLine, roo
 // the shorthand "key"), "" when the literal has no such key or gives it
 // another expression.
 func tsLiteralKeyValue(text []string, ln, col int, key string) string {
-	var b strings.Builder
-	for k := ln; k <= len(text) && k < ln+60; k++ {
-		l := stripComment(text[k-1])
-		if k == ln {
-			l = l[col:]
-		}
-		b.WriteString(l)
-		b.WriteByte(' ')
-	}
-	s := b.String()
-	end := closingBracket(s, 0)
+	s, end := tsLiteralText(text, ln, col, 60)
 	if end < 0 {
 		return ""
 	}
@@ -119,6 +109,24 @@ func tsLiteralKeyValue(text []string, ln, col int, key string) string {
 		return v
 	}
 	return ""
+}
+
+// tsLiteralText returns the text of text (1-based line ln, 0-based
+// column col) from the bracket there over at most lines lines, comments
+// stripped and lines joined by '\n', and the offset of the bracket that
+// closes it in that text (-1 when it does not close within them).
+func tsLiteralText(text []string, ln, col, lines int) (s string, end int) {
+	var b strings.Builder
+	for k := ln; k <= len(text) && k < ln+lines; k++ {
+		l := stripComment(text[k-1])
+		if k == ln {
+			l = l[col:]
+		}
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	s = b.String()
+	return s, closingBracket(s, 0)
 }
 
 // tsIdent matches a name alone.

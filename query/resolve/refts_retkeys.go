@@ -67,17 +67,7 @@ func (lt *tsLiteralTyper) tsReturnedKeyVerdict(ctx context.Context, r *refLine, 
 // "key(…) {") and it spreads no other value into itself; end is the line
 // it closes on.
 func tsLiteralOwnsKey(text []string, ln, col int, key string) (end int, keyed bool) {
-	var b strings.Builder
-	for k := ln; k <= len(text) && k < ln+200; k++ {
-		l := stripComment(text[k-1])
-		if k == ln {
-			l = l[col:]
-		}
-		b.WriteString(l)
-		b.WriteByte('\n')
-	}
-	s := b.String()
-	c := closingBracket(s, 0)
+	s, c := tsLiteralText(text, ln, col, 200)
 	if c < 0 {
 		return 0, false
 	}
