@@ -45,6 +45,7 @@ export async function resolve(info: RequestInfo, calls: string[]) {
 
 export function items(): Item[] {
   const pair: [RequestInfo, Item] = [info(), { data: 'pair' }];
+  const labelled: [string, Item] = ['a, b', { data: 'labelled' }];
   return [{ data: 'a' }, pair[1]];
 }
 
@@ -80,13 +81,16 @@ func TestRefsTypeScriptArrayElements(t *testing.T) {
 			at("src/resolve.ts", "data: 'pair'"): ConfResolved,
 			at("src/resolve.ts", "data: 'a'"):    ConfResolved,
 			at("src/resolve.ts", "data: call"):   "",
+			// the comma inside the string separates no elements
+			at("src/resolve.ts", "data: 'labelled'"): ConfResolved,
 		}},
 		{"src/types.ts", "RequestInfo.data", map[string]string{
-			at("src/resolve.ts", "data: 'pair'"):   "",
-			at("src/resolve.ts", "data: 'a'"):      "",
-			at("src/resolve.ts", "data: call"):     "",
-			at("src/resolve.ts", "data: 'info'"):   ConfResolved,
-			at("src/resolve.ts", "data: 'spread'"): ConfNameOnly, // a spread: its position is unknown
+			at("src/resolve.ts", "data: 'pair'"):     "",
+			at("src/resolve.ts", "data: 'a'"):        "",
+			at("src/resolve.ts", "data: 'labelled'"): "",
+			at("src/resolve.ts", "data: call"):       "",
+			at("src/resolve.ts", "data: 'info'"):     ConfResolved,
+			at("src/resolve.ts", "data: 'spread'"):   ConfNameOnly, // a spread: its position is unknown
 		}},
 	}
 	for _, c := range cases {

@@ -68,7 +68,7 @@ func (lt *tsLiteralTyper) tsElementTarget(ctx context.Context, r *refLine, text 
 func tsArrayElement(text []string, ln, col int) (aln, acol, k int, ok bool) {
 	depth := 0
 	for n := ln; n >= 1 && n > ln-tsElementSpan; n-- {
-		l := stripComment(text[n-1])
+		l := blankQuoted(stripComment(text[n-1]))
 		end := len(l)
 		if n == ln {
 			end = min(col, len(l))
