@@ -50,6 +50,7 @@ func (p *Planner) ctorLines(ctx context.Context, req RefsRequest, def *unit, fil
 	}
 	src := refSource{p: p, files: files}
 	construct := regexp.MustCompile(`\bnew\s+` + regexp.QuoteMeta(name) + `\s*[<(]`)
+	word := regexp.MustCompile(`(?:^|[^\p{L}\p{N}_$])` + regexp.QuoteMeta(name) + `(?:$|[^\p{L}\p{N}_$])`)
 	extends := regexp.MustCompile(`\bclass\s+[\p{L}_$][\p{L}\p{N}_$]*(?:\s*<[^>]*>)?\s+extends\s+` + regexp.QuoteMeta(name) + `\b`)
 	var lines []*refLine
 	var conf []string
@@ -63,7 +64,7 @@ func (p *Planner) ctorLines(ctx context.Context, req RefsRequest, def *unit, fil
 		}
 		l := text[r.line-1]
 		switch {
-		case construct.MatchString(l) || exportListed(text, r.line, name):
+		case construct.MatchString(l) || exportListed(text, r.line, word):
 			lines, conf = append(lines, r), append(conf, d.conf[i])
 		case extends.MatchString(l):
 			if n := superCall(text, r.line); n > 0 {
@@ -76,30 +77,26 @@ func (p *Planner) ctorLines(ctx context.Context, req RefsRequest, def *unit, fil
 	return lines, conf, nil
 }
 
-// exportListed reports whether line n (1-based) of text names name in an
+// exportListed reports whether line n (1-based) of text names the class in an
 // export list ("export { C }", "export { C } from './c'", an entry on a
-// line of its own inside one): the language service counts the class's
-// export as a reference of its constructor, not its import.
-func exportListed(text []string, n int, name string) bool {
+// line of its own inside one), word matching the name as a whole word:
+// the language service counts the class's export as a reference of its
+// constructor, not its import.
+func exportListed(text []string, n int, word *regexp.Regexp) bool {
 	for k := n; k >= 1 && k > n-50; k-- {
 		l := strings.TrimSpace(text[k-1])
 		if i := strings.IndexByte(l, '{'); i >= 0 {
 			head := strings.TrimSpace(l[:i])
-			return (head == "export" || head == "export type") && k == n && wordIn(l[i:], name) || head == "export" && k < n
+			return (head == "export" || head == "export type") && k == n && word.MatchString(l[i:]) || head == "export" && k < n
 		}
 		if k < n && (strings.Contains(l, "}") || strings.HasSuffix(l, ";")) {
 			return false // another statement ends above
 		}
-		if k == n && !wordIn(l, name) {
+		if k == n && !word.MatchString(l) {
 			return false
 		}
 	}
 	return false
-}
-
-// wordIn reports whether s holds w as a whole word.
-func wordIn(s, w string) bool {
-	return regexp.MustCompile(`(?:^|[^\p{L}\p{N}_$])` + regexp.QuoteMeta(w) + `(?:$|[^\p{L}\p{N}_$])`).MatchString(s)
 }
 
 // superCall returns the line (1-based) of the first "super(" call in the

@@ -630,7 +630,14 @@ func lineBrackets(l string) (open []byte, closes int) {
 // literal defines ("name(v) {", "async name() {", "get name() {"): a key
 // of the literal, as "name: function (v) {" is.
 func tsMethodKey(line string, u useAt, name string) bool {
-	if !u.call || len(u.chain) > 0 || u.expr || !strings.HasSuffix(strings.TrimSpace(stripComment(line)), "{") {
+	return strings.HasSuffix(strings.TrimSpace(stripComment(line)), "{") && tsMethodKeyHead(line, u, name)
+}
+
+// tsMethodKeyHead reports whether the name at u opens line as a method's
+// head does: only modifiers before it, its parameter list's '(' (after
+// type parameters) behind it.
+func tsMethodKeyHead(line string, u useAt, name string) bool {
+	if !u.call || len(u.chain) > 0 || u.expr || u.at+len(name) > len(line) {
 		return false
 	}
 	head := strings.TrimSpace(line[:u.at])

@@ -14,14 +14,7 @@ func tsMethodKeyAt(ctx context.Context, rr *refResolver, r *refLine, u useAt) bo
 	if tsMethodKey(line, u, rr.name) {
 		return true
 	}
-	if !u.call || len(u.chain) > 0 || u.expr || u.at+len(rr.name) > len(line) {
-		return false
-	}
-	head := strings.TrimSpace(line[:u.at])
-	for _, w := range []string{"async", "get", "set", "*"} {
-		head = strings.TrimSpace(strings.TrimSuffix(head, w))
-	}
-	if head != "" || !tsMethodOpen.MatchString(line[u.at+len(rr.name):]) {
+	if !tsMethodKeyHead(line, u, rr.name) {
 		return false
 	}
 	text, err := rr.text(ctx, r.FileID)

@@ -18,7 +18,11 @@ func tsOutsideBound(ctx context.Context, te *tsTypeEval, r *refLine, v string) b
 		return t.typ != ""
 	}
 	out := readTSOutsideBound(ctx, te, r, v)
-	te.typeOf[key] = tsValue{typ: map[bool]string{true: "outside"}[out]}
+	var t tsValue // memoised as a type: "" for no, any text for yes
+	if out {
+		t.typ = "outside"
+	}
+	te.typeOf[key] = t
 	return out
 }
 
