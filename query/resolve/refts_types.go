@@ -937,7 +937,7 @@ func (te *tsTypeEval) tsReturnType(ctx context.Context, r *refLine, n int) strin
 		for i := 0; i < len(l); i++ {
 			switch l[i] {
 			case '{':
-				nested = append(nested, strings.Contains(l[:i], "=>") || strings.Contains(l[:i], "function"))
+				nested = append(nested, strings.Contains(l[:i], "=>") || strings.Contains(l[:i], "function") || tsNestedMethod(l[:i+1]))
 			case '}':
 				if len(nested) > 0 {
 					nested = nested[:len(nested)-1]
