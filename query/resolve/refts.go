@@ -633,7 +633,14 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 			return vContra, whyDecl, true, nil // an alias's type literal: its own members
 		}
 		if m := typedVar.FindStringSubmatch(lhs); m != nil {
-			v, why := ru.tsTypeVerdict(ctx, r.FileID, m[1], d)
+			t, in := m[1], r.FileID
+			if tsIndexedOrArray(t) {
+				// "const v: T['k'] = {": the member's type the access reaches.
+				if it, iin := ru.eval.tsIndexedType(ctx, in, t); it != "" && it != "{" && !tsIndexedOrArray(it) {
+					t, in = it, iin
+				}
+			}
+			v, why := ru.tsTypeVerdict(ctx, in, t, d)
 			return v, why, v != vOpen, nil
 		}
 		if t, in := ru.lit.tsAssignedType(ctx, r, lhs); t != "" {
