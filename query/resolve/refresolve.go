@@ -522,6 +522,9 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 				}
 			}
 			if v, why, ok := tsBareMember(line, u, rr.name); ok {
+				if why == whyDecl && rr.tsr().tsStatedMemberDecl(ctx, r, u, d) {
+					return vRelated, "", nil // the member d's literal is stated for
+				}
 				return v, why, nil
 			}
 			if u.key || u.shorthand || tsMethodKeyAt(ctx, rr, r, u) {
