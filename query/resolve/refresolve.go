@@ -521,6 +521,9 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 					return vUnlikely, whyIndexedKey, nil
 				}
 			}
+			if rr.tsImportListName(ctx, r, u) {
+				return vContra, whyNoImport, nil
+			}
 			if v, why, ok := tsBareMember(line, u, rr.name); ok {
 				if why == whyDecl && rr.tsr().tsStatedMemberDecl(ctx, r, u, d) {
 					return vRelated, "", nil // the member d's literal is stated for
