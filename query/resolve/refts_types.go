@@ -695,6 +695,9 @@ func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *refLine, v string) (s
 			return te.tsUtility(ctx, r.FileID, t)
 		}
 	}
+	if t := te.lit.tsControllerType(ctx, r, v); t != "" {
+		return t, r.FileID // a runtime stream's controller
+	}
 	return te.tsValueType(ctx, r.FileID, v)
 }
 
