@@ -11,6 +11,7 @@ var tsValidateFiles = map[string]string{
   $types: TTypes;
   isServer: boolean;
   allowOutside: boolean;
+  transformer: boolean;
 }
 
 export interface OtherConfig {
@@ -28,7 +29,7 @@ export interface OtherConfig {
 import type { ValidateShape } from './types';
 
 export interface RuntimeOptions<TContext extends object>
-  extends Partial<Omit<RootConfig<{ ctx: TContext }>, '$types'>> {
+  extends Partial<Omit<RootConfig<{ ctx: TContext }>, '$types' | 'transformer'>> {
   transformer?: string;
 }
 
@@ -42,7 +43,7 @@ class Builder<TContext extends object> {
         throw new Error('outside');
       }
     }
-    return opts;
+    return opts?.transformer;
   }
 }
 
@@ -51,7 +52,8 @@ export const init = new Builder();
 }
 
 // TestRefsTypeScriptValidatedParam: a member of a parameter stated as a
-// conditional type is a member of the type every branch has it from.
+// conditional type is a member of the type every branch has it from, and
+// a base given through Omit<T, K> passes on none of K.
 func TestRefsTypeScriptValidatedParam(t *testing.T) {
 	p := refsRepo(t, tsValidateFiles)
 	at := func(path, marker string) string { return atLine(t, tsValidateFiles, path, marker) }
@@ -62,6 +64,11 @@ func TestRefsTypeScriptValidatedParam(t *testing.T) {
 		{"RootConfig.isServer", map[string]string{at("src/init.ts", "opts?.isServer"): ConfResolved}},
 		{"RootConfig.allowOutside", map[string]string{at("src/init.ts", "opts?.allowOutside"): ConfResolved}},
 		{"OtherConfig.isServer", map[string]string{at("src/init.ts", "opts?.isServer"): ""}},
+		// Omitted from the base: the options' own member, not RootConfig's.
+		{"RootConfig.transformer", map[string]string{
+			at("src/init.ts", "transformer?: string;"):    "",
+			at("src/init.ts", "return opts?.transformer"): "",
+		}},
 	}
 	for _, c := range cases {
 		got, _ := refsOf(t, p, "src/config.ts", c.qualname)

@@ -1,6 +1,11 @@
 package resolve
 
-import "strings"
+import (
+	"context"
+	"regexp"
+	"slices"
+	"strings"
+)
 
 // A class's or an interface's bases are read from its header, which may
 // give a base through a wrapper of the library's ("interface Options
@@ -40,6 +45,67 @@ func tsBaseNames(list string) []string {
 		}
 		if name := leadingTypeName(strings.TrimSpace(p)); name != "" {
 			out = append(out, name[strings.LastIndex(name, ".")+1:])
+		}
+	}
+	return out
+}
+
+// tsOmits reports whether the declaration of class or interface typ in
+// file id leaves member m out of a base it extends through Omit ("extends
+// Partial<Omit<C, 'm' | 'k'>>"): m is then not C's member on typ's way,
+// and typ's own declaration of m, if any, overrides nothing.
+func (dr *tsDeclReader) tsOmits(ctx context.Context, id int64, typ, m string) bool {
+	decls := dr.tsDecls(ctx, id)[typ]
+	if len(decls) == 0 || decls[0].kind != "class" && decls[0].kind != "interface" {
+		return false
+	}
+	n := decls[0].line
+	key := lineVar{id, n, "\x00omit\x00" + typ}
+	f, ok := dr.bases[key]
+	if !ok {
+		text, err := dr.rr.text(ctx, id)
+		if err != nil {
+			return false
+		}
+		f = tsFound{names: readTSOmits(text, n, typ), found: true}
+		dr.bases[key] = f
+	}
+	return slices.Contains(f.names, m)
+}
+
+// tsQuoted matches a quoted key of a union of literal types.
+var tsQuoted = regexp.MustCompile(`'([^']*)'|"([^"]*)"`)
+
+// readTSOmits returns the keys the header of the declaration of typ on
+// line n (0-based) of text omits from its bases through Omit<T, K>.
+func readTSOmits(text []string, n int, typ string) []string {
+	var b strings.Builder
+	for k := n; k < len(text) && k < n+40; k++ {
+		b.WriteString(stripComment(text[k]))
+		b.WriteByte(' ')
+		if body, _ := tsBodyOpen(b.String()); body >= 0 {
+			break
+		}
+	}
+	h := b.String()
+	i := strings.Index(h, typ)
+	if i < 0 {
+		return nil
+	}
+	h = h[i+len(typ):]
+	if body, _ := tsBodyOpen(h); body >= 0 {
+		h = h[:body]
+	}
+	var out []string
+	for _, at := range findUseOffsets(h, "Omit") {
+		inner, _, ok := typeArgList(strings.TrimSpace(h[at+len("Omit"):]))
+		if !ok {
+			continue
+		}
+		if args := tsSplitTop(inner, ","); len(args) == 2 {
+			for _, q := range tsQuoted.FindAllStringSubmatch(args[1], -1) {
+				out = append(out, q[1]+q[2])
+			}
 		}
 	}
 	return out
