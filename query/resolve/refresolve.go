@@ -525,7 +525,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 				return vContra, whyNoImport, nil
 			}
 			if v, why, ok := tsBareMember(line, u, rr.name); ok {
-				if why == whyDecl && rr.tsr().tsStatedMemberDecl(ctx, r, u, d) {
+				if why == whyDecl && tsStatedMemberDecl(ctx, rr.tsr().decl, r, u, d) {
 					return vRelated, "", nil // the member d's literal is stated for
 				}
 				return v, why, nil

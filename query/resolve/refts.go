@@ -110,7 +110,7 @@ func (ru *tsRules) tsRelatedDecl(ctx context.Context, r *refLine, line string, u
 		if d.u.Name == "constructor" {
 			return vContra, whyDecl, nil // each class's own: a constructor is not inherited
 		}
-		if ru.decl.tsOmits(ctx, o.u.FileID, o.parent, d.u.Name) || ru.decl.tsOmits(ctx, d.u.FileID, d.parent, d.u.Name) {
+		if tsOmits(ctx, ru.decl, o.u.FileID, o.parent, d.u.Name) || tsOmits(ctx, ru.decl, d.u.FileID, d.parent, d.u.Name) {
 			return vContra, whyDecl, nil // one leaves the other's member out of its base (Omit<T, 'name'>)
 		}
 		mine, mineOut, ok1 := ru.decl.tsBaseWalk(ctx, d.u.FileID, d.parent, d.u.Start, true)
@@ -534,7 +534,7 @@ func (ru *tsRules) tsTypeVerdict(ctx context.Context, id int64, typ string, d *r
 	if dname == d.parent && !other() {
 		return vResolved, ""
 	}
-	if ru.decl.tsOmits(ctx, did, dname, d.u.Name) {
+	if tsOmits(ctx, ru.decl, did, dname, d.u.Name) {
 		// Omitted from its bases: the type's own member, or none.
 		return vContra, whyQual
 	}

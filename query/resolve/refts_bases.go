@@ -54,7 +54,7 @@ func tsBaseNames(list string) []string {
 // file id leaves member m out of a base it extends through Omit ("extends
 // Partial<Omit<C, 'm' | 'k'>>"): m is then not C's member on typ's way,
 // and typ's own declaration of m, if any, overrides nothing.
-func (dr *tsDeclReader) tsOmits(ctx context.Context, id int64, typ, m string) bool {
+func tsOmits(ctx context.Context, dr *tsDeclReader, id int64, typ, m string) bool {
 	decls := dr.tsDecls(ctx, id)[typ]
 	if len(decls) == 0 || decls[0].kind != "class" && decls[0].kind != "interface" {
 		return false

@@ -65,13 +65,13 @@ func tsNestedMethod(l string) bool {
 // written in file id ("type Teardown = Closer | (() => void) | void"),
 // and the file they are written in; ok is false for anything else, and
 // for an alias given type arguments, whose parts name its parameters.
-func (ru *tsRules) tsUnionAlias(ctx context.Context, id int64, t string) (parts []string, did int64, ok bool) {
+func tsUnionAlias(ctx context.Context, dr *tsDeclReader, id int64, t string) (parts []string, did int64, ok bool) {
 	t = strings.TrimSpace(t)
 	name := leadingTypeName(t)
 	if name == "" || name != t {
 		return nil, 0, false
 	}
-	rhs, did, _, ok := ru.decl.tsAliasRHS(ctx, id, name)
+	rhs, did, _, ok := dr.tsAliasRHS(ctx, id, name)
 	if !ok {
 		return nil, 0, false
 	}

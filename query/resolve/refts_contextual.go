@@ -16,7 +16,7 @@ import (
 // col) of r's file is one the alias d's literal is stated as writes on
 // its right-hand side, d a key of a literal assigned to a variable of
 // that alias ("const octet: P<Blob> = { parse(v) {…} }").
-func (ru *tsRules) tsStatedLiteralDecl(ctx context.Context, r *refLine, text []string, ln, col int, d *refDef) bool {
+func tsStatedLiteralDecl(ctx context.Context, dr *tsDeclReader, r *refLine, text []string, ln, col int, d *refDef) bool {
 	if !d.member || d.parent == "" || strings.Contains(d.parent, ".") {
 		return false
 	}
@@ -24,30 +24,30 @@ func (ru *tsRules) tsStatedLiteralDecl(ctx context.Context, r *refLine, text []s
 	if alias == "" {
 		return false
 	}
-	decls := ru.decl.tsDecls(ctx, d.u.FileID)[d.parent]
+	decls := dr.tsDecls(ctx, d.u.FileID)[d.parent]
 	if len(decls) != 1 || decls[0].kind != "const" && decls[0].kind != "let" && decls[0].kind != "var" {
 		return false
 	}
-	bases, ok := ru.decl.tsBases(ctx, d.u.FileID, d.parent, 0)
+	bases, ok := dr.tsBases(ctx, d.u.FileID, d.parent, 0)
 	if !ok || len(bases) != 1 {
 		return false
 	}
-	did, name, known := ru.decl.tsDeclFile(ctx, d.u.FileID, bases[0])
+	did, name, known := dr.tsDeclFile(ctx, d.u.FileID, bases[0])
 	return known && did == r.FileID && name == alias
 }
 
 // tsStatedMemberDecl is tsStatedLiteralDecl for the type literal holding
 // the key at u on r's line.
-func (ru *tsRules) tsStatedMemberDecl(ctx context.Context, r *refLine, u useAt, d *refDef) bool {
+func tsStatedMemberDecl(ctx context.Context, dr *tsDeclReader, r *refLine, u useAt, d *refDef) bool {
 	if !d.member {
 		return false
 	}
-	text, err := ru.rr.text(ctx, r.FileID)
+	text, err := dr.rr.text(ctx, r.FileID)
 	if err != nil {
 		return false
 	}
 	ln, col, ok := openingBrace(text, r.Line, u.at)
-	return ok && ru.tsStatedLiteralDecl(ctx, r, text, ln, col, d)
+	return ok && tsStatedLiteralDecl(ctx, dr, r, text, ln, col, d)
 }
 
 // tsAliasAt returns the name of the type alias whose right-hand side

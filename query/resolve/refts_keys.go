@@ -223,7 +223,7 @@ func (lt *tsLiteralTyper) tsLocalAnnotation(ctx context.Context, r *refLine, v s
 func (ru *tsRules) tsKeyTypeVerdict(ctx context.Context, id int64, t string, d *refDef) (refVerdict, string) {
 	parts := tsUnionParts(tsUnwrap(t))
 	if len(parts) == 1 {
-		if rhs, did, ok := ru.tsUnionAlias(ctx, id, parts[0]); ok {
+		if rhs, did, ok := tsUnionAlias(ctx, ru.decl, id, parts[0]); ok {
 			return tsPartsVerdict(rhs, func(p string) (refVerdict, string) { return ru.tsKeyPartVerdict(ctx, did, p, d) })
 		}
 	}

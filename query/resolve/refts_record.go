@@ -10,7 +10,7 @@ import (
 // string or number keys: the type of each of its members. ok is false for
 // another type, and for keys of a union of literals, whose members are
 // read as Record's other readers read them.
-func (te *tsTypeEval) tsRecordValue(ctx context.Context, id int64, typ string) (string, bool) {
+func tsRecordValue(ctx context.Context, dr *tsDeclReader, id int64, typ string) (string, bool) {
 	name, args := tsTypeArgs(typ)
 	if name != "Record" || len(args) != 2 {
 		return "", false
@@ -18,7 +18,7 @@ func (te *tsTypeEval) tsRecordValue(ctx context.Context, id int64, typ string) (
 	if k := strings.TrimSpace(args[0]); k != "string" && k != "number" && k != "PropertyKey" {
 		return "", false
 	}
-	if _, _, declared := te.decl.tsDeclFile(ctx, id, name); declared {
+	if _, _, declared := dr.tsDeclFile(ctx, id, name); declared {
 		return "", false
 	}
 	return args[1], true

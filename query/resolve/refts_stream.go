@@ -18,7 +18,7 @@ func (lt *tsLiteralTyper) tsEnqueuedType(ctx context.Context, text []string, r *
 	if m == nil {
 		return ""
 	}
-	return lt.tsStreamValues(ctx, text, r, ln, m[1])
+	return tsStreamValues(ctx, lt.decl, text, r, ln, m[1])
 }
 
 // tsStreamValues returns R when c, at line ln of r's file, is the
@@ -26,8 +26,8 @@ func (lt *tsLiteralTyper) tsEnqueuedType(ctx context.Context, text []string, r *
 // construction of the runtime's ReadableStream is given with a type
 // argument ("new ReadableStream<R>({ start(c) {"), the method's block
 // open at ln; "" otherwise.
-func (lt *tsLiteralTyper) tsStreamValues(ctx context.Context, text []string, r *refLine, ln int, c string) string {
-	if !lt.decl.tsRuntimeType(ctx, r.FileID, "ReadableStream") {
+func tsStreamValues(ctx context.Context, dr *tsDeclReader, text []string, r *refLine, ln int, c string) string {
+	if !dr.tsRuntimeType(ctx, r.FileID, "ReadableStream") {
 		return ""
 	}
 	method := regexp.MustCompile(`^(\s*)(?:async\s+)?(?:start|pull)\s*\(\s*` + regexp.QuoteMeta(c) + `\s*\)\s*\{`)
@@ -60,15 +60,15 @@ func (lt *tsLiteralTyper) tsStreamValues(ctx context.Context, text []string, r *
 // controller a ReadableStream of stated values passes to its source's
 // start or pull (tsStreamValues): ReadableStreamDefaultController<R>,
 // whose members (enqueue, error, close) are the runtime's.
-func (lt *tsLiteralTyper) tsControllerType(ctx context.Context, r *refLine, v string) string {
-	text, err := lt.rr.text(ctx, r.FileID)
+func tsControllerType(ctx context.Context, dr *tsDeclReader, r *refLine, v string) string {
+	text, err := dr.rr.text(ctx, r.FileID)
 	if err != nil || r.Line > len(text) {
 		return ""
 	}
-	if !lt.decl.tsRuntimeType(ctx, r.FileID, "ReadableStreamDefaultController") {
+	if !dr.tsRuntimeType(ctx, r.FileID, "ReadableStreamDefaultController") {
 		return ""
 	}
-	if t := lt.tsStreamValues(ctx, text, r, r.Line, v); t != "" {
+	if t := tsStreamValues(ctx, dr, text, r, r.Line, v); t != "" {
 		return "ReadableStreamDefaultController<" + t + ">"
 	}
 	return ""

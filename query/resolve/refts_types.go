@@ -695,7 +695,7 @@ func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *refLine, v string) (s
 			return te.tsUtility(ctx, r.FileID, t)
 		}
 	}
-	if t := te.lit.tsControllerType(ctx, r, v); t != "" {
+	if t := tsControllerType(ctx, te.decl, r, v); t != "" {
 		return t, r.FileID // a runtime stream's controller
 	}
 	return te.tsValueType(ctx, r.FileID, v)
@@ -1038,7 +1038,7 @@ func (te *tsTypeEval) readTSMemberType(ctx context.Context, id int64, typ, m str
 		}
 		typ = tsUnwrap(a) // Simplify<T>: T's members
 	}
-	if v, ok := te.tsRecordValue(ctx, id, typ); ok {
+	if v, ok := tsRecordValue(ctx, te.decl, id, typ); ok {
 		return v, id, false // Record<K, V>: every key's value is a V
 	}
 	if parts := tsSplitTop(typ, "&"); len(parts) > 1 && len(tsSplitTop(typ, "|")) == 1 {
