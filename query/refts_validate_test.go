@@ -48,6 +48,10 @@ class Builder<TContext extends object> {
 }
 
 export const init = new Builder();
+
+export function readConfig(c: RootConfig<{ ctx: object }>) {
+  return c.transformer;
+}
 `,
 }
 
@@ -68,10 +72,18 @@ func TestRefsTypeScriptValidatedParam(t *testing.T) {
 		{"RootConfig.transformer", map[string]string{
 			at("src/init.ts", "transformer?: string;"):    "",
 			at("src/init.ts", "return opts?.transformer"): "",
+			at("src/init.ts", "return c.transformer"):     ConfResolved,
+		}},
+		{"RuntimeOptions.transformer", map[string]string{
+			at("src/init.ts", "return c.transformer"): "",
 		}},
 	}
 	for _, c := range cases {
-		got, _ := refsOf(t, p, "src/config.ts", c.qualname)
+		path := "src/config.ts"
+		if c.qualname == "RuntimeOptions.transformer" {
+			path = "src/init.ts"
+		}
+		got, _ := refsOf(t, p, path, c.qualname)
 		wantRefs(t, c.qualname, got, c.want)
 	}
 }

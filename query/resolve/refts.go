@@ -545,6 +545,9 @@ func (ru *tsRules) tsTypeVerdict(ctx context.Context, id int64, typ string, d *r
 	// A base of d's type declaring the member: the use reaches d's
 	// declaration through it.
 	mine, _ := ru.decl.tsAncestors(ctx, d.u.FileID, d.parent, d.u.Start)
+	if tsOmits(ctx, ru.decl, d.u.FileID, d.parent, d.u.Name) {
+		mine = nil // d's type leaves its bases' member of the name out: d overrides none
+	}
 	anc[dname] = true
 	for t := range anc {
 		if mine[t] && ru.rr.parents[t] {
