@@ -36,6 +36,15 @@ export * from './late';
   late,
 } from './core';
 `,
+	"src/legacy.ts": `export {
+  /**
+   * @deprecated write "import { type inferOutput } from './core'"
+   */
+  type inferOutput,
+  /** @deprecated {late} */
+  late as lateLegacy,
+} from './index';
+`,
 	"src/use.ts": `import type { inferOutput } from './core';
 
 export type Out = inferOutput<number>;
@@ -61,12 +70,15 @@ func TestRefsTypeScriptUnexported(t *testing.T) {
 		{"src/core/procedure.ts", "inferOutput", map[string]string{
 			at("src/index.ts", "type inferOutput,"):         ConfResolved,
 			at("src/use.ts", "import type { inferOutput }"): ConfResolved,
+			// A doc comment in an export list writes another statement.
+			at("src/legacy.ts", "  type inferOutput,"): ConfResolved,
 		}},
 		{"src/core/listed.ts", "Listed", map[string]string{
 			at("src/index.ts", "type Listed,"): ConfResolved, // export { Listed }
 		}},
 		{"src/core/late.ts", "late", map[string]string{
-			at("src/index.ts", "  late,"): ConfResolved, // an export list over several lines
+			at("src/index.ts", "  late,"):              ConfResolved, // an export list over several lines
+			at("src/legacy.ts", "late as lateLegacy,"): ConfResolved,
 		}},
 	}
 	for _, c := range cases {

@@ -36,7 +36,12 @@
 // block-scoped types, refts_block.go, what assertion functions narrow,
 // refts_assert.go, the keys of the literals functions return,
 // refts_ownkey.go and refts_retkeys.go, what a runtime stream's
-// controller enqueues, refts_stream.go, and what is no use of a
+// controller enqueues, refts_stream.go, what literals returned by a
+// typed literal's methods and by callbacks are written for,
+// refts_callback.go, bases given through the library's wrappers,
+// refts_bases.go, a Record's values, refts_record.go, the stated alias's
+// declaration of a literal's key, refts_contextual.go, names of import
+// lists, refts_importlist.go, and what is no use of a
 // definition (a variable's declaration, a module specifier, an outer
 // function's local), refts_local.go:
 // annotations, calls' stated

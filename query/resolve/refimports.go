@@ -169,8 +169,8 @@ func readPyImports(fi *fileImports, lines []string) {
 }
 
 func readTSImports(fi *fileImports, lines []string) {
-	code := make([]string, len(lines))
-	for i, l := range lines {
+	code := tsBlankBlockComments(lines)
+	for i, l := range code {
 		code[i] = strings.TrimRight(stripComment(l), " \t")
 	}
 	stmts := joinStatements(code, func(t string) bool {
@@ -190,6 +190,46 @@ func readTSImports(fi *fileImports, lines []string) {
 		}
 		tsBindings(fi, tsBlockComment.ReplaceAllString(m[3], " "), m[4], m[1] == "export")
 	}
+}
+
+// tsBlankBlockComments returns lines with their block comments ("/* … */",
+// a doc comment over several lines) blanked to spaces, columns kept: a
+// doc comment on an item of an import or export list may write braces
+// or "import { x } from 'm'" itself, which are no part of the statement.
+// Quoted text is read within its line, as skipQuoted reads it.
+func tsBlankBlockComments(lines []string) []string {
+	out := make([]string, len(lines))
+	in := false
+	for k, l := range lines {
+		if !in && !strings.Contains(l, "/*") {
+			out[k] = l
+			continue
+		}
+		b := []byte(l)
+		var quote byte
+		for i := 0; i < len(b); i++ {
+			switch {
+			case in:
+				if b[i] == '*' && i+1 < len(b) && b[i+1] == '/' {
+					b[i], b[i+1] = ' ', ' '
+					in = false
+					i++
+					continue
+				}
+				b[i] = ' '
+			case skipQuoted(l, &i, &quote):
+			case b[i] == '/' && i+1 < len(b) && b[i+1] == '/':
+				i = len(b) // a line comment: stripComment drops it
+			// "/*" opens a comment; "\/*" is a regular expression's slash.
+			case b[i] == '/' && i+1 < len(b) && b[i+1] == '*' && (i == 0 || b[i-1] != '\\'):
+				b[i], b[i+1] = ' ', ' '
+				in = true
+				i++
+			}
+		}
+		out[k] = string(b)
+	}
+	return out
 }
 
 // tsDefaultExport returns the name statement l exports as its file's

@@ -521,7 +521,13 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 					return vUnlikely, whyIndexedKey, nil
 				}
 			}
+			if rr.tsImportListName(ctx, r, u) {
+				return vContra, whyNoImport, nil
+			}
 			if v, why, ok := tsBareMember(line, u, rr.name); ok {
+				if why == whyDecl && tsStatedMemberDecl(ctx, rr.tsr().decl, r, u, d) {
+					return vRelated, "", nil // the member d's literal is stated for
+				}
 				return v, why, nil
 			}
 			if u.key || u.shorthand || tsMethodKeyAt(ctx, rr, r, u) {

@@ -110,6 +110,9 @@ func (ru *tsRules) tsRelatedDecl(ctx context.Context, r *refLine, line string, u
 		if d.u.Name == "constructor" {
 			return vContra, whyDecl, nil // each class's own: a constructor is not inherited
 		}
+		if tsOmits(ctx, ru.decl, o.u.FileID, o.parent, d.u.Name) || tsOmits(ctx, ru.decl, d.u.FileID, d.parent, d.u.Name) {
+			return vContra, whyDecl, nil // one leaves the other's member out of its base (Omit<T, 'name'>)
+		}
 		mine, mineOut, ok1 := ru.decl.tsBaseWalk(ctx, d.u.FileID, d.parent, d.u.Start, true)
 		theirs, theirsOut, ok2 := ru.decl.tsBaseWalk(ctx, o.u.FileID, o.parent, o.u.Start, true)
 		if !ok1 || !ok2 || mine[o.parent] || theirs[d.parent] {
@@ -531,6 +534,10 @@ func (ru *tsRules) tsTypeVerdict(ctx context.Context, id int64, typ string, d *r
 	if dname == d.parent && !other() {
 		return vResolved, ""
 	}
+	if tsOmits(ctx, ru.decl, did, dname, d.u.Name) {
+		// Omitted from its bases: the type's own member, or none.
+		return vContra, whyQual
+	}
 	anc, complete := ru.decl.tsAncestors(ctx, did, dname, 0)
 	if anc[d.parent] {
 		return vResolved, ""
@@ -538,6 +545,9 @@ func (ru *tsRules) tsTypeVerdict(ctx context.Context, id int64, typ string, d *r
 	// A base of d's type declaring the member: the use reaches d's
 	// declaration through it.
 	mine, _ := ru.decl.tsAncestors(ctx, d.u.FileID, d.parent, d.u.Start)
+	if tsOmits(ctx, ru.decl, d.u.FileID, d.parent, d.u.Name) {
+		mine = nil // d's type leaves its bases' member of the name out: d overrides none
+	}
 	anc[dname] = true
 	for t := range anc {
 		if mine[t] && ru.rr.parents[t] {
@@ -633,7 +643,14 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 			return vContra, whyDecl, true, nil // an alias's type literal: its own members
 		}
 		if m := typedVar.FindStringSubmatch(lhs); m != nil {
-			v, why := ru.tsTypeVerdict(ctx, r.FileID, m[1], d)
+			t, in := m[1], r.FileID
+			if tsIndexedOrArray(t) {
+				// "const v: T['k'] = {": the member's type the access reaches.
+				if it, iin := ru.eval.tsIndexedType(ctx, in, t); it != "" && it != "{" && !tsIndexedOrArray(it) {
+					t, in = it, iin
+				}
+			}
+			v, why := ru.tsTypeVerdict(ctx, in, t, d)
 			return v, why, v != vOpen, nil
 		}
 		if t, in := ru.lit.tsAssignedType(ctx, r, lhs); t != "" {

@@ -268,7 +268,7 @@ func readTSBases(text []string, n int, typ string) ([]string, bool) {
 		b.WriteByte(' ')
 		depth += strings.Count(l, "(") + strings.Count(l, "{") + strings.Count(l, "[") - strings.Count(l, ")") - strings.Count(l, "}") - strings.Count(l, "]")
 		t := strings.TrimSpace(l)
-		if m[1] != "type" && (strings.Contains(l, "{") || strings.HasSuffix(t, ";")) && tsParamsClosed(b.String(), typ) {
+		if body, open := tsBodyOpen(b.String()); m[1] != "type" && (body >= 0 || strings.HasSuffix(t, ";") && !open) && tsParamsClosed(b.String(), typ) {
 			break
 		}
 		if m[1] == "type" && depth <= 0 && aliasAssigned(b.String(), typ) && !strings.HasSuffix(t, "=") && !strings.HasSuffix(t, "|") && !strings.HasSuffix(t, "&") &&
@@ -281,11 +281,11 @@ func readTSBases(text []string, n int, typ string) ([]string, bool) {
 	h = skipTypeArgs(strings.TrimLeft(h, " \t"))
 	switch m[1] {
 	case "class", "interface":
-		end := strings.Index(h, "{")
+		end, _ := tsBodyOpen(h)
 		if end < 0 {
 			return nil, false
 		}
-		return typeNames(strings.NewReplacer(" extends ", ",", " implements ", ",").Replace(" " + h[:end])), true
+		return tsBaseNames(strings.NewReplacer(" extends ", ",", " implements ", ",").Replace(" " + h[:end])), true
 	case "type":
 		rhs, found := strings.CutPrefix(strings.TrimSpace(h), "=")
 		if !found {

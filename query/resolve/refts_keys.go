@@ -222,6 +222,11 @@ func (lt *tsLiteralTyper) tsLocalAnnotation(ctx context.Context, r *refLine, v s
 // when a part's member is, another's when every part's is another's.
 func (ru *tsRules) tsKeyTypeVerdict(ctx context.Context, id int64, t string, d *refDef) (refVerdict, string) {
 	parts := tsUnionParts(tsUnwrap(t))
+	if len(parts) == 1 {
+		if rhs, did, ok := tsUnionAlias(ctx, ru.decl, id, parts[0]); ok {
+			return tsPartsVerdict(rhs, func(p string) (refVerdict, string) { return ru.tsKeyPartVerdict(ctx, did, p, d) })
+		}
+	}
 	switch len(parts) {
 	case 0:
 		return ru.tsKeyPartVerdict(ctx, id, t, d)
@@ -238,6 +243,11 @@ func (ru *tsRules) tsKeyPartVerdict(ctx context.Context, id int64, t string, d *
 	switch strings.TrimSpace(t) {
 	case "unknown", "object":
 		return vContra, whyMember
+	case "void", "never":
+		return vContra, whyMember // no literal is written for it
+	}
+	if tsFuncTypePart(t) {
+		return vContra, whyMember // a function type: no literal is written for it
 	}
 	return ru.tsTypeVerdict(ctx, id, t, d)
 }

@@ -342,8 +342,14 @@ func (lt *tsLiteralTyper) tsInnerReturn(ctx context.Context, r *refLine, text []
 			if n == r.EnclStart {
 				return lt.tsLiteralMethodReturn(ctx, r, n, r.EnclName)
 			}
+			if mh := tsMethodHead.FindStringSubmatch(l); mh != nil && !tsBlockWords[mh[1]] {
+				return lt.tsLiteralMethodReturn(ctx, r, n, mh[1]) // a method of a literal nested in the symbol
+			}
 			if lt.tsOwnResultArg(ctx, r.FileID, l) {
 				return tsOwnLiteral, r.FileID, false
+			}
+			if t, in := lt.tsCallbackResult(ctx, r.FileID, l); t != "" {
+				return t, in, false
 			}
 			return "", 0, false
 		}
@@ -451,10 +457,17 @@ func (lt *tsLiteralTyper) tsLiteralMethodReturn(ctx context.Context, r *refLine,
 		return "", 0, outside
 	}
 	mt, min, foreign := lt.eval.tsMemberType(ctx, in, t, fn)
-	if foreign || mt == "" {
-		return "", 0, foreign
+	if foreign {
+		return "", 0, true
 	}
-	rt, rin := lt.eval.tsFuncTypeReturn(ctx, min, mt)
+	var rt string
+	var rin int64
+	if mt == "" {
+		rt, rin = lt.eval.calls.tsMethodReturn(ctx, in, t, fn) // a method signature: "fn(a: A): R;"
+		rt = strings.TrimSuffix(strings.TrimSpace(rt), ";")
+	} else {
+		rt, rin = lt.eval.tsFuncTypeReturn(ctx, min, mt)
+	}
 	if strings.Contains(l[:at], "async") {
 		rt = tsAwaited(rt)
 	}

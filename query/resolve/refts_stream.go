@@ -15,10 +15,21 @@ import (
 // the text does not say so.
 func (lt *tsLiteralTyper) tsEnqueuedType(ctx context.Context, text []string, r *refLine, ln int, prefix string) string {
 	m := tsEnqueueCall.FindStringSubmatch(prefix)
-	if m == nil || !lt.decl.tsRuntimeType(ctx, r.FileID, "ReadableStream") {
+	if m == nil {
 		return ""
 	}
-	c := m[1]
+	return tsStreamValues(ctx, lt.decl, text, r, ln, m[1])
+}
+
+// tsStreamValues returns R when c, at line ln of r's file, is the
+// controller parameter of the start or pull method of the literal a
+// construction of the runtime's ReadableStream is given with a type
+// argument ("new ReadableStream<R>({ start(c) {"), the method's block
+// open at ln; "" otherwise.
+func tsStreamValues(ctx context.Context, dr *tsDeclReader, text []string, r *refLine, ln int, c string) string {
+	if !dr.tsRuntimeType(ctx, r.FileID, "ReadableStream") {
+		return ""
+	}
 	method := regexp.MustCompile(`^(\s*)(?:async\s+)?(?:start|pull)\s*\(\s*` + regexp.QuoteMeta(c) + `\s*\)\s*\{`)
 	for n := ln; n >= 1 && n > ln-tsScanLines; n-- {
 		l := stripComment(text[n-1])
@@ -41,6 +52,24 @@ func (lt *tsLiteralTyper) tsEnqueuedType(ctx context.Context, text []string, r *
 			return ""
 		}
 		return strings.TrimSpace(s[1])
+	}
+	return ""
+}
+
+// tsControllerType returns the runtime's type of v at r when v is the
+// controller a ReadableStream of stated values passes to its source's
+// start or pull (tsStreamValues): ReadableStreamDefaultController<R>,
+// whose members (enqueue, error, close) are the runtime's.
+func tsControllerType(ctx context.Context, dr *tsDeclReader, r *refLine, v string) string {
+	text, err := dr.rr.text(ctx, r.FileID)
+	if err != nil || r.Line > len(text) {
+		return ""
+	}
+	if !dr.tsRuntimeType(ctx, r.FileID, "ReadableStreamDefaultController") {
+		return ""
+	}
+	if t := tsStreamValues(ctx, dr, text, r, r.Line, v); t != "" {
+		return "ReadableStreamDefaultController<" + t + ">"
 	}
 	return ""
 }

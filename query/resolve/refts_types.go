@@ -67,6 +67,11 @@ func (te *tsTypeEval) tsBoundType(ctx context.Context, r *refLine, v string) (st
 		at := *r
 		at.Line = n // the right-hand side's names are those in scope where it is written
 		t, in := te.tsExprType(ctx, &at, rhs)
+		if strings.TrimSpace(t) == "unknown" && rhs != "" && leadingTypeName(rhs) == rhs && !strings.Contains(rhs, ".") {
+			if a, ain := te.calls.tsAssertedType(ctx, &at, rhs); a != "" {
+				t, in = te.tsUtility(ctx, ain, a) // "const { k } = v" after an assertion of v
+			}
+		}
 		if elem {
 			t = tsIterated(t, func(name string) bool { return te.decl.tsRuntimeType(ctx, in, name) })
 		}
@@ -672,6 +677,11 @@ func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *refLine, v string) (s
 		return t, in
 	}
 	if t, in := te.tsBoundType(ctx, r, v); t != "" {
+		if strings.TrimSpace(t) == "unknown" {
+			if a, ain := te.calls.tsAssertedType(ctx, r, v); a != "" {
+				return te.tsUtility(ctx, ain, a) // bound unknown, then asserted
+			}
+		}
 		return t, in
 	}
 	if t, in := te.tsOuterParam(ctx, r, v); t != "" {
@@ -684,6 +694,9 @@ func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *refLine, v string) (s
 		if t := tsFarConstType(text, r, v); t != "" {
 			return te.tsUtility(ctx, r.FileID, t)
 		}
+	}
+	if t := tsControllerType(ctx, te.decl, r, v); t != "" {
+		return t, r.FileID // a runtime stream's controller
 	}
 	return te.tsValueType(ctx, r.FileID, v)
 }
@@ -937,7 +950,7 @@ func (te *tsTypeEval) tsReturnType(ctx context.Context, r *refLine, n int) strin
 		for i := 0; i < len(l); i++ {
 			switch l[i] {
 			case '{':
-				nested = append(nested, strings.Contains(l[:i], "=>") || strings.Contains(l[:i], "function"))
+				nested = append(nested, strings.Contains(l[:i], "=>") || strings.Contains(l[:i], "function") || tsNestedMethod(l[:i+1]))
 			case '}':
 				if len(nested) > 0 {
 					nested = nested[:len(nested)-1]
@@ -1024,6 +1037,9 @@ func (te *tsTypeEval) readTSMemberType(ctx context.Context, id int64, typ, m str
 			break
 		}
 		typ = tsUnwrap(a) // Simplify<T>: T's members
+	}
+	if v, ok := tsRecordValue(ctx, te.decl, id, typ); ok {
+		return v, id, false // Record<K, V>: every key's value is a V
 	}
 	if parts := tsSplitTop(typ, "&"); len(parts) > 1 && len(tsSplitTop(typ, "|")) == 1 {
 		// An intersection: the first part stating the member gives its type.

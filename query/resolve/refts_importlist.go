@@ -1,0 +1,28 @@
+package resolve
+
+import (
+	"context"
+	"slices"
+)
+
+// tsImportListName reports whether the bare name at u on r's line is a
+// name an import or export statement binds there ("import { on } from
+// 'node:events'", "export { on } from './m'"): a module's export, never
+// a member of a type, whatever module it comes from.
+func (rr *refResolver) tsImportListName(ctx context.Context, r *refLine, u useAt) bool {
+	if len(u.chain) > 0 || u.expr || !slices.Contains(r.Kinds, "import") {
+		return false
+	}
+	fi, err := rr.importsOf(ctx, r.FileID)
+	if err != nil {
+		return false
+	}
+	if _, ok := fi.names[rr.name]; ok {
+		return true
+	}
+	if _, ok := fi.reexports[rr.name]; ok {
+		return true
+	}
+	_, ok := fi.defaults[rr.name]
+	return ok
+}
