@@ -30,6 +30,9 @@ type namedFiles struct {
 	// dirs are names a file's directory may have: a commit's scope
 	// ("feat(jj): …" for plugins/jj/).
 	dirs map[string]bool
+	// modules are the module paths the text writes, each as its parts
+	// (modpath.go): Data.Set.Internal names Data/Set/Internal.hs.
+	modules [][]string
 	// quoted is, per file, the share of the names the text writes that
 	// its blocks hold (quoted.go).
 	quoted map[int64]float64
@@ -81,9 +84,15 @@ func readNamedFiles(text, scope string) *namedFiles {
 			nf.paths = append(nf.paths, strings.ToLower(tok))
 		}
 	}
+	addModule := func(tok string) {
+		if mod := modulePath(tok); mod != nil {
+			nf.modules = append(nf.modules, mod)
+		}
+	}
 	for _, m := range backtickRe.FindAllStringSubmatch(text, -1) {
 		for _, tok := range namedTokens(m[1]) {
 			addPath(tok)
+			addModule(tok)
 			if !strings.ContainsAny(tok, "/") {
 				addStem(tok)
 			}
@@ -91,6 +100,7 @@ func readNamedFiles(text, scope string) *namedFiles {
 	}
 	for i, tok := range namedTokens(text) {
 		addPath(tok)
+		addModule(tok)
 		if !strings.ContainsAny(tok, "./:") && isIdentLike(tok, i) {
 			addStem(tok)
 		}
@@ -101,6 +111,7 @@ func readNamedFiles(text, scope string) *namedFiles {
 	if scope != "" {
 		for _, tok := range namedTokens(scope) {
 			addPath(tok)
+			addModule(tok)
 			if !strings.Contains(tok, "/") {
 				addStem(tok)
 				// A scope is a place: a directory of two letters
@@ -111,7 +122,7 @@ func readNamedFiles(text, scope string) *namedFiles {
 			}
 		}
 	}
-	if len(nf.paths) == 0 && len(nf.stems) == 0 && len(nf.dirs) == 0 {
+	if len(nf.paths) == 0 && len(nf.stems) == 0 && len(nf.dirs) == 0 && len(nf.modules) == 0 {
 		return nil
 	}
 	return nf
@@ -160,7 +171,8 @@ func isQualified(tok string) bool {
 }
 
 // names reports how a file is named: 2 by a path (its own or its
-// directory's), 1 by its stem, 0 not at all.
+// directory's, or the module path of a language that names files by
+// their modules), 1 by its stem, 0 not at all.
 func (nf *namedFiles) names(f *fileInfo) int {
 	if nf == nil || f == nil {
 		return 0
@@ -170,6 +182,13 @@ func (nf *namedFiles) names(f *fileInfo) int {
 	for _, t := range nf.paths {
 		if suffixAt(p, t) || suffixAt(dir, t) {
 			return 2
+		}
+	}
+	if modulePathLanguages[f.language] {
+		for _, mod := range nf.modules {
+			if namesModule(p, mod) {
+				return 2
+			}
 		}
 	}
 	// The stem, and the name before the first dot (jj of jj.plugin.zsh).
