@@ -42,6 +42,9 @@ type namedFiles struct {
 	// strs is, per file, the share of the text's words that its blocks
 	// hold in string literals (stringwords.go).
 	strs map[int64]float64
+	// phrases is, per file, the share of the text's word pairs that its
+	// blocks hold side by side (phrases.go).
+	phrases map[int64]float64
 	// types is set when the text names types or typings: a change
 	// to a declaration file says so.
 	types bool
@@ -219,6 +222,7 @@ func (fc *fileCand) namedPrior(nf *namedFiles, t *Tuning) {
 	fc.sharePrior(nf.quoted, t.QuotedBoost, "the names the text writes")
 	fc.sharePrior(nf.rare, t.RareBoost, "the text's rarest words")
 	fc.sharePrior(nf.strs, t.StringBoost, "the text's words in its strings")
+	fc.sharePrior(nf.phrases, t.PhraseBoost, "the text's word pairs")
 	fc.depthPrior(t.TaskDepthBoost)
 	fc.applyPrior(fc.info.decl && !nf.types, t.TaskDeclPrior, "type declarations (statement)")
 	switch nf.names(fc.info) {
