@@ -30,6 +30,9 @@ type namedFiles struct {
 	// dirs are names a file's directory may have: a commit's scope
 	// ("feat(jj): …" for plugins/jj/).
 	dirs map[string]bool
+	// modules are the module paths the text writes, each as its parts
+	// (modpath.go): Data.Set.Internal names Data/Set/Internal.hs.
+	modules [][]string
 	// quoted is, per file, the share of the names the text writes that
 	// its blocks hold (quoted.go).
 	quoted map[int64]float64
@@ -39,6 +42,9 @@ type namedFiles struct {
 	// strs is, per file, the share of the text's words that its blocks
 	// hold in string literals (stringwords.go).
 	strs map[int64]float64
+	// phrases is, per file, the share of the text's word pairs that its
+	// blocks hold side by side (phrases.go).
+	phrases map[int64]float64
 	// types is set when the text names types or typings: a change
 	// to a declaration file says so.
 	types bool
@@ -81,9 +87,15 @@ func readNamedFiles(text, scope string) *namedFiles {
 			nf.paths = append(nf.paths, strings.ToLower(tok))
 		}
 	}
+	addModule := func(tok string) {
+		if mod := modulePath(tok); mod != nil {
+			nf.modules = append(nf.modules, mod)
+		}
+	}
 	for _, m := range backtickRe.FindAllStringSubmatch(text, -1) {
 		for _, tok := range namedTokens(m[1]) {
 			addPath(tok)
+			addModule(tok)
 			if !strings.ContainsAny(tok, "/") {
 				addStem(tok)
 			}
@@ -91,6 +103,7 @@ func readNamedFiles(text, scope string) *namedFiles {
 	}
 	for i, tok := range namedTokens(text) {
 		addPath(tok)
+		addModule(tok)
 		if !strings.ContainsAny(tok, "./:") && isIdentLike(tok, i) {
 			addStem(tok)
 		}
@@ -101,6 +114,7 @@ func readNamedFiles(text, scope string) *namedFiles {
 	if scope != "" {
 		for _, tok := range namedTokens(scope) {
 			addPath(tok)
+			addModule(tok)
 			if !strings.Contains(tok, "/") {
 				addStem(tok)
 				// A scope is a place: a directory of two letters
@@ -111,7 +125,7 @@ func readNamedFiles(text, scope string) *namedFiles {
 			}
 		}
 	}
-	if len(nf.paths) == 0 && len(nf.stems) == 0 && len(nf.dirs) == 0 {
+	if len(nf.paths) == 0 && len(nf.stems) == 0 && len(nf.dirs) == 0 && len(nf.modules) == 0 {
 		return nil
 	}
 	return nf
@@ -160,7 +174,8 @@ func isQualified(tok string) bool {
 }
 
 // names reports how a file is named: 2 by a path (its own or its
-// directory's), 1 by its stem, 0 not at all.
+// directory's, or the module path of a language that names files by
+// their modules), 1 by its stem, 0 not at all.
 func (nf *namedFiles) names(f *fileInfo) int {
 	if nf == nil || f == nil {
 		return 0
@@ -170,6 +185,13 @@ func (nf *namedFiles) names(f *fileInfo) int {
 	for _, t := range nf.paths {
 		if suffixAt(p, t) || suffixAt(dir, t) {
 			return 2
+		}
+	}
+	if modulePathLanguages[f.language] {
+		for _, mod := range nf.modules {
+			if namesModule(p, mod) {
+				return 2
+			}
 		}
 	}
 	// The stem, and the name before the first dot (jj of jj.plugin.zsh).
@@ -200,6 +222,7 @@ func (fc *fileCand) namedPrior(nf *namedFiles, t *Tuning) {
 	fc.sharePrior(nf.quoted, t.QuotedBoost, "the names the text writes")
 	fc.sharePrior(nf.rare, t.RareBoost, "the text's rarest words")
 	fc.sharePrior(nf.strs, t.StringBoost, "the text's words in its strings")
+	fc.sharePrior(nf.phrases, t.PhraseBoost, "the text's word pairs")
 	fc.depthPrior(t.TaskDepthBoost)
 	fc.applyPrior(fc.info.decl && !nf.types, t.TaskDeclPrior, "type declarations (statement)")
 	switch nf.names(fc.info) {

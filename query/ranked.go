@@ -211,7 +211,14 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 				return err
 			}
 		}
-		if err := p.text.resolveShares(ctx, sc, quotedSet, rareSet, strSet); err != nil {
+		// ... and where its words are written side by side.
+		var phraseSet *shareSet
+		if p.tune.PhraseBoost > 0 && concept {
+			if phraseSet, err = p.text.phraseWords(ctx, said); err != nil {
+				return err
+			}
+		}
+		if err := p.text.resolveShares(ctx, sc, quotedSet, rareSet, strSet, phraseSet); err != nil {
 			return err
 		}
 		var quoted map[int64]float64
@@ -219,7 +226,7 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 			quoted = quotedSet.found // a name held, even where no file in scope holds it
 		}
 		rare, strs := rareSet.shares(), strSet.shares()
-		named.quoted, named.rare, named.strs = quoted, rare, strs
+		named.quoted, named.rare, named.strs, named.phrases = quoted, rare, strs, phraseSet.shares()
 	}
 	f := p.fuse(chans, pm, source, named, files, pool, req.Limit)
 	if l := dirEvidence(&p.tune, question, task); l.weight > 0 {

@@ -192,7 +192,7 @@ func TestTaskVerbIsNotSearched(t *testing.T) {
 func TestTaskDocCommentsWeighLess(t *testing.T) {
 	files := map[string]string{
 		"http/header.go":  "package http\n\nfunc parseHeader(line string) (name, value string) {\n\tname, value, _ = strings.Cut(line, \":\")\n\tif emptyValue := value == \"\"; emptyValue {\n\t\treturn name, \"\"\n\t}\n\treturn name, strings.TrimSpace(value)\n}\n",
-		"http/request.go": "package http\n\n// ReadRequest reads a request; parsing of empty header values keeps them empty.\n// Parsing header values: empty values parse as empty.\nfunc ReadRequest(r io.Reader) (*Request, error) {\n\treturn nil, nil\n}\n",
+		"http/request.go": "package http\n\n// ReadRequest reads a request; parsing keeps the values of a header empty when empty.\n// Parsing: values, empty or not, of each header parse as written.\nfunc ReadRequest(r io.Reader) (*Request, error) {\n\treturn nil, nil\n}\n",
 	}
 	full := DefaultTuning()
 	full.TaskWSymbol = full.WSymbol
@@ -210,7 +210,7 @@ func TestTaskDocCommentsWeighLess(t *testing.T) {
 func httpFiles() map[string]string {
 	return map[string]string{
 		"http/header.go":  "package http\n\nfunc parseHeader(line string) (name, value string) {\n\tname, value, _ = strings.Cut(line, \":\")\n\tif emptyValue := value == \"\"; emptyValue {\n\t\treturn name, \"\"\n\t}\n\treturn name, strings.TrimSpace(value)\n}\n",
-		"http/request.go": "package http\n\n// ReadRequest reads a request; parsing of empty header values keeps them empty.\n// Parsing header values: empty values parse as empty.\nfunc ReadRequest(r io.Reader) (*Request, error) {\n\treturn nil, nil\n}\n",
+		"http/request.go": "package http\n\n// ReadRequest reads a request; parsing keeps the values of a header empty when empty.\n// Parsing: values, empty or not, of each header parse as written.\nfunc ReadRequest(r io.Reader) (*Request, error) {\n\treturn nil, nil\n}\n",
 		"http/client.go":  "package http\n\n// Client sends requests.\ntype Client struct{ timeout int }\n\n// Do sends a request and reads its response.\nfunc (c *Client) Do(req *Request) (*Response, error) {\n\treturn nil, nil\n}\n",
 		"http/cookie.go":  "package http\n\n// Cookie is an HTTP cookie.\ntype Cookie struct{ Name, Value string }\n\n// String formats the cookie for a Set-Cookie header line.\nfunc (c *Cookie) String() string {\n\treturn c.Name + \"=\" + c.Value\n}\n",
 		"http/server.go":  "package http\n\n// Server answers requests.\ntype Server struct{ addr string }\n\n// Serve accepts connections until the listener closes.\nfunc (s *Server) Serve() error {\n\treturn nil\n}\n",
