@@ -55,25 +55,11 @@ func tsStatedMemberDecl(ctx context.Context, dr *tsDeclReader, r *refLine, u use
 // Base<T> & {", the operands over the lines above), "" when the text
 // before it is no alias's head and operands.
 func tsAliasAt(text []string, ln, col int) string {
-	var b strings.Builder
-	for k := max(1, ln-10); k < ln; k++ {
-		b.WriteString(stripComment(text[k-1]))
-		b.WriteByte(' ')
-	}
-	b.WriteString(text[ln-1][:col])
-	s := b.String()
-	heads := tsAliasHead.FindAllStringIndex(s, -1)
-	if heads == nil {
+	name, rest, ok := tsAliasBefore(text, ln, col)
+	if !ok {
 		return ""
 	}
-	h := heads[len(heads)-1]
-	name := lastWord(strings.TrimSpace(s[h[0]:h[1]]))
-	rest := strings.TrimSpace(s[h[1]:])
-	if strings.HasPrefix(rest, "<") {
-		rest = strings.TrimSpace(skipTypeArgs(rest))
-	}
-	rest, ok := strings.CutPrefix(rest, "=")
-	if !ok {
+	if rest, ok = strings.CutPrefix(rest, "="); !ok {
 		return ""
 	}
 	// Operands of the right-hand side up to the literal: none may open a

@@ -363,6 +363,15 @@ var tsAliasHead = regexp.MustCompile(`(?:^|[\s;])type\s+[\p{L}_$][\p{L}\p{N}_$]*
 // literal an alias is declared as ("type R<T = X> = {", its type
 // parameters over several lines): its keys declare its own members.
 func tsAliasBody(text []string, ln, col int) bool {
+	_, rest, ok := tsAliasBefore(text, ln, col)
+	return ok && rest == "="
+}
+
+// tsAliasBefore reads the last type alias's head in the text before the
+// '{' at (ln, col), on its line and the ten above: the alias's name and
+// what follows it, its type parameters skipped ("=", "= Base<T> &"). ok
+// is false where no alias's head stands.
+func tsAliasBefore(text []string, ln, col int) (name, rest string, ok bool) {
 	var b strings.Builder
 	for k := max(1, ln-10); k < ln; k++ {
 		b.WriteString(stripComment(text[k-1]))
@@ -372,13 +381,14 @@ func tsAliasBody(text []string, ln, col int) bool {
 	s := b.String()
 	heads := tsAliasHead.FindAllStringIndex(s, -1)
 	if heads == nil {
-		return false
+		return "", "", false
 	}
-	rest := strings.TrimSpace(s[heads[len(heads)-1][1]:])
+	h := heads[len(heads)-1]
+	rest = strings.TrimSpace(s[h[1]:])
 	if strings.HasPrefix(rest, "<") {
 		rest = strings.TrimSpace(skipTypeArgs(rest))
 	}
-	return rest == "="
+	return lastWord(strings.TrimSpace(s[h[0]:h[1]])), rest, true
 }
 
 // tsJoinedLHS returns lhs, the text before a literal's "=" on line ln,
