@@ -483,6 +483,9 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 			if v, why, ok := rr.tsr().tsCallMember(ctx, r, line, u, d); ok {
 				return v, why, nil
 			}
+			if v, why, ok := (tsElements{rr.tsr()}).tsElementMember(ctx, r, line, u, d); ok {
+				return v, why, nil
+			}
 		}
 		if d.member {
 			return vOpen, "", nil
