@@ -1096,6 +1096,9 @@ func (rr *refResolver) readTypeOf(ctx context.Context, r *refLine, v string) str
 		lang = f.Language
 	}
 	sig := signatureText(text, r.EnclStart, r.EnclName)
+	if isTSLang(lang) {
+		sig.text = tsStripBlockComments(sig.text) // a parameter's doc comment
+	}
 	if t := paramNames(sig.text, r.EnclName)[v]; t != "" {
 		return t
 	}

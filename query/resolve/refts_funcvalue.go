@@ -68,3 +68,30 @@ func tsFuncValueReturn(ctx context.Context, te *tsTypeEval, id int64, t string) 
 	}
 	return "", 0
 }
+
+// tsFuncAlias reports whether alias dname (declared in file did) names a
+// function or a constructor type ("type C<T> = new (...a: any[]) => T",
+// "type F = (x: X) => R"): a value of it is a function, whose members
+// are the runtime's (name, length, bind), none of the repository's.
+func tsFuncAlias(ctx context.Context, dr *tsDeclReader, did int64, dname string) bool {
+	rhs, ok := dr.tsDeclRHS(ctx, did, dname, "type")
+	if !ok {
+		return false
+	}
+	rhs = strings.TrimSpace(rhs)
+	for _, w := range []string{"abstract ", "new "} {
+		rhs = strings.TrimSpace(strings.TrimPrefix(rhs, w))
+	}
+	rhs = skipTypeArgs(rhs) // a generic function type: <T>(x: T) => T
+	if !strings.HasPrefix(rhs, "(") {
+		return false
+	}
+	end := closingBracket(rhs, 0)
+	if end < 0 {
+		return false
+	}
+	res, arrow := strings.CutPrefix(strings.TrimSpace(rhs[end+1:]), "=>")
+	// The whole right-hand side one function type: no union or
+	// intersection around it ("(() => void) & { kind: string }").
+	return arrow && strings.TrimSpace(res) != "" && tsSplitTop(rhs, "|")[0] == rhs && tsSplitTop(rhs, "&")[0] == rhs
+}
