@@ -524,6 +524,11 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 					return vUnlikely, whyIndexedKey, nil
 				}
 			}
+			if u.key {
+				if text, err := rr.text(ctx, r.FileID); err == nil && r.Line <= len(text) && tsNestedTypeKey(text, r.Line, u.at) {
+					return vContra, whyDecl, nil // a nested type literal's member
+				}
+			}
 			if v, why, ok := tsBareMember(line, u, rr.name); ok {
 				return v, why, nil
 			}
