@@ -483,6 +483,9 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 			if v, why, ok := rr.tsr().tsCallMember(ctx, r, line, u, d); ok {
 				return v, why, nil
 			}
+			if v, why, ok := (tsElements{rr.tsr()}).tsElementMember(ctx, r, line, u, d); ok {
+				return v, why, nil
+			}
 		}
 		if d.member {
 			return vOpen, "", nil
@@ -523,6 +526,11 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 			}
 			if rr.tsImportListName(ctx, r, u) {
 				return vContra, whyNoImport, nil
+			}
+			if u.key {
+				if text, err := rr.text(ctx, r.FileID); err == nil && r.Line <= len(text) && tsNestedTypeKey(text, r.Line, u.at) {
+					return vContra, whyDecl, nil // a nested type literal's member
+				}
 			}
 			if v, why, ok := tsBareMember(line, u, rr.name); ok {
 				if why == whyDecl && tsStatedMemberDecl(ctx, rr.tsr().decl, r, u, d) {
@@ -1099,6 +1107,9 @@ func (rr *refResolver) readTypeOf(ctx context.Context, r *refLine, v string) str
 		lang = f.Language
 	}
 	sig := signatureText(text, r.EnclStart, r.EnclName)
+	if isTSLang(lang) {
+		sig.text = tsStripBlockComments(sig.text) // a parameter's doc comment
+	}
 	if t := paramNames(sig.text, r.EnclName)[v]; t != "" {
 		return t
 	}

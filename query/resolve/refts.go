@@ -538,6 +538,9 @@ func (ru *tsRules) tsTypeVerdict(ctx context.Context, id int64, typ string, d *r
 		// Omitted from its bases: the type's own member, or none.
 		return vContra, whyQual
 	}
+	if tsFuncAlias(ctx, ru.decl, did, dname) {
+		return vContra, whyForeign // a function's members are the runtime's
+	}
 	anc, complete := ru.decl.tsAncestors(ctx, did, dname, 0)
 	if anc[d.parent] {
 		return vResolved, ""

@@ -826,7 +826,7 @@ func (dr *tsDeclReader) readTSRuntimeType(ctx context.Context, id int64, name st
 	// method's or a generic arrow's opens (a type argument, Map<K,
 	// AbortController>, declares nothing).
 	tparam := regexp.MustCompile(`[<,]\s*` + q + `\s+extends\b|\binfer\s+` + q + `\b|^\s*` + q + `\s*(?:extends\b|,|=[^=>]|>)|` +
-		`(?:\b(?:function\*?|class|interface|type)\s+[\p{L}_$][\p{L}\p{N}_$]*|^\s*(?:(?:public|private|protected|static|async|readonly|abstract|get|set)\s+)*[\p{L}_$][\p{L}\p{N}_$]*\??|=\s*(?:async\s*)?)\s*<(?:[^<>()]|<[^<>()]*>)*?\b` + q + `\s*[,>=]`)
+		`(?:\b(?:function\*?|class|interface|type)\s+[\p{L}_$][\p{L}\p{N}_$]*|^\s*(?:(?:public|private|protected|static|async|readonly|abstract|get|set)\s+)*[\p{L}_$][\p{L}\p{N}_$]*\??|=\s*(?:async\s*)?)\s*<(?:(?:[^<>()]|<[^<>()]*>)*?,)?\s*` + q + `\s*[,>=]`)
 	for _, l := range text {
 		if strings.Contains(l, name) && tparam.MatchString(l) {
 			return false

@@ -339,6 +339,15 @@ func (lt *tsLiteralTyper) tsInnerReturn(ctx context.Context, r *refLine, text []
 			t = strings.TrimSpace(m[2])
 		}
 		if t == "" {
+			if ft := tsValueFuncType(text, n, l); ft != "" {
+				// A function a variable's stated function type types.
+				if t, in := tsFuncValueReturn(ctx, lt.eval, r.FileID, ft); t != "" {
+					if strings.Contains(l, "async") {
+						t = tsAwaited(t)
+					}
+					return t, in, false
+				}
+			}
 			if n == r.EnclStart {
 				return lt.tsLiteralMethodReturn(ctx, r, n, r.EnclName)
 			}

@@ -734,12 +734,15 @@ func (te *tsTypeEval) tsInferred(ctx context.Context, r *refLine, v string) (str
 			}
 		}
 		if loc := callback.FindStringIndex(l); loc != nil && openThrough(text, n, loc[0]+strings.IndexByte(l[loc[0]:], '(')+1, r.Line) {
-			recv := tsChainEnd.FindStringSubmatch(l[:loc[0]])
-			if recv == nil {
+			recv := tsIterReceiver(l[:loc[0]])
+			if recv == "" {
 				return "", 0
 			}
-			t, in := te.tsCollectionType(ctx, r, recv[1])
+			t, in := te.tsCollectionType(ctx, r, recv)
 			return te.tsElementOf(ctx, in, t), in
+		}
+		if t, in, ok := (tsElements{te.rr.tsr()}).tsIteratedBelow(ctx, r, text, n, l, callback); ok {
+			return t, in
 		}
 		if t, in := te.tsCallbackParam(ctx, r, text, n, l, v); t != "" {
 			return t, in
