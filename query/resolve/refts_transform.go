@@ -40,7 +40,10 @@ func (te *tsTypeEval) tsTransformChunkType(ctx context.Context, r *refLine, v st
 	}
 	for n := r.Line; n >= 1 && n > r.Line-tsScanLines; n-- {
 		l := stripComment(text[n-1])
-		m := tsMethodHead.FindStringSubmatch(l)
+		var m []string
+		if strings.Contains(l, "transform") {
+			m = tsMethodHead.FindStringSubmatch(l)
+		}
 		if m == nil || m[1] != "transform" {
 			if n < r.Line && declaresName(l, v) {
 				return "", 0 // another binding of the name
@@ -121,13 +124,13 @@ func (te *tsTypeEval) tsStreamSource(ctx context.Context, r *refLine, text []str
 	bound := regexp.MustCompile(`^\s*(?:const|let|var)\s+` + regexp.QuoteMeta(src) + `\s*=\s*([\p{L}_$][\p{L}\p{N}_$]*)\s*\((.*)\)\s*;?\s*$`)
 	for n := r.Line; n >= max(r.EnclStart, 1) && n > r.Line-tsScanLines; n-- {
 		l := stripComment(text[n-1])
-		if m := bound.FindStringSubmatch(l); m != nil {
+		if m := bound.FindStringSubmatch(l); m != nil && closingBracket("("+m[2]+")", 0) == len(m[2])+1 {
 			at := *r
 			at.Line = n
 			return te.tsInferCall(ctx, &at, m[1], m[2])
 		}
 		if declaresName(l, src) {
-			break
+			break // bound otherwise: its stated type
 		}
 	}
 	return te.tsTypeOf(ctx, r, src)
