@@ -27,14 +27,18 @@ var (
 	tsChainHead = regexp.MustCompile(`^\s*(?:return\s+|[\p{L}_$][\p{L}\p{N}_$]*\s*=\s*)?([\p{L}_$][\p{L}\p{N}_$]*)\s*$`)
 )
 
+// tsTransformTyper reads the chunks of the runtime's TransformStream
+// for the type evaluator.
+type tsTransformTyper struct{ te *tsTypeEval }
+
 // tsTransformChunkType returns the type of v at r when v is the untyped
 // first parameter of the transform method of the literal a construction
 // of the runtime's TransformStream is given (the nearest method enclosing
 // r that binds v, tsScanLines up at most): its stated first type
 // argument, or the element type of the runtime ReadableStream the
 // construction is piped from; "" when the text does not say.
-func (te *tsTypeEval) tsTransformChunkType(ctx context.Context, r *refLine, v string) (string, int64) {
-	text, err := te.rr.text(ctx, r.FileID)
+func (tt tsTransformTyper) tsTransformChunkType(ctx context.Context, r *refLine, v string) (string, int64) {
+	text, err := tt.te.rr.text(ctx, r.FileID)
 	if err != nil || r.Line > len(text) {
 		return "", 0
 	}
@@ -53,10 +57,10 @@ func (te *tsTypeEval) tsTransformChunkType(ctx context.Context, r *refLine, v st
 		if strings.TrimSpace(tsSplitTop(m[2], ",")[0]) != v {
 			return "", 0 // v is not the chunk
 		}
-		if !openThrough(text, n, strings.LastIndexByte(l, '{')+1, r.Line) || te.tsBindsBetween(text, n+1, r.Line, v) {
+		if !openThrough(text, n, strings.LastIndexByte(l, '{')+1, r.Line) || tt.te.tsBindsBetween(text, n+1, r.Line, v) {
 			return "", 0 // a method closed above r, or v bound again in it
 		}
-		return te.tsTransformInput(ctx, r, text, n, strings.Index(l, "("))
+		return tt.tsTransformInput(ctx, r, text, n, strings.Index(l, "("))
 	}
 	return "", 0
 }
@@ -64,8 +68,8 @@ func (te *tsTypeEval) tsTransformChunkType(ctx context.Context, r *refLine, v st
 // tsTransformInput returns I for the TransformStream<I, O> constructed
 // with the literal holding the method whose parameter list opens at
 // offset at of line n.
-func (te *tsTypeEval) tsTransformInput(ctx context.Context, r *refLine, text []string, n, at int) (string, int64) {
-	if !te.decl.tsRuntimeType(ctx, r.FileID, "TransformStream") {
+func (tt tsTransformTyper) tsTransformInput(ctx context.Context, r *refLine, text []string, n, at int) (string, int64) {
+	if !tt.te.decl.tsRuntimeType(ctx, r.FileID, "TransformStream") {
 		return "", 0
 	}
 	bl, bc, ok := openingBrace(text, n, at)
@@ -82,7 +86,7 @@ func (te *tsTypeEval) tsTransformInput(ctx context.Context, r *refLine, text []s
 	}
 	if loc[2] >= 0 {
 		if _, args := tsTypeArgs("TransformStream" + before[loc[2]:loc[3]]); len(args) > 0 {
-			return te.tsUtility(ctx, r.FileID, args[0])
+			return tt.te.tsUtility(ctx, r.FileID, args[0])
 		}
 		return "", 0
 	}
@@ -107,12 +111,12 @@ func (te *tsTypeEval) tsTransformInput(ctx context.Context, r *refLine, text []s
 	}
 	pipe := *r
 	pipe.Line = line // the source's names are those in scope where the pipe is written
-	t, in := te.tsStreamSource(ctx, &pipe, text, src)
+	t, in := tt.tsStreamSource(ctx, &pipe, text, src)
 	name, args := tsTypeArgs(t)
-	if name != "ReadableStream" || len(args) != 1 || !te.decl.tsRuntimeType(ctx, in, name) {
+	if name != "ReadableStream" || len(args) != 1 || !tt.te.decl.tsRuntimeType(ctx, in, name) {
 		return "", 0
 	}
-	return te.tsUtility(ctx, in, args[0])
+	return tt.te.tsUtility(ctx, in, args[0])
 }
 
 // tsStreamSource returns the type of src at r: when src is a local bound
@@ -120,20 +124,20 @@ func (te *tsTypeEval) tsTransformInput(ctx context.Context, r *refLine, text []s
 // f(g())"), the function's stated result with its type parameters
 // inferred from the arguments (tsInferCall); the type stated for src
 // otherwise.
-func (te *tsTypeEval) tsStreamSource(ctx context.Context, r *refLine, text []string, src string) (string, int64) {
+func (tt tsTransformTyper) tsStreamSource(ctx context.Context, r *refLine, text []string, src string) (string, int64) {
 	bound := regexp.MustCompile(`^\s*(?:const|let|var)\s+` + regexp.QuoteMeta(src) + `\s*=\s*([\p{L}_$][\p{L}\p{N}_$]*)\s*\((.*)\)\s*;?\s*$`)
 	for n := r.Line; n >= max(r.EnclStart, 1) && n > r.Line-tsScanLines; n-- {
 		l := stripComment(text[n-1])
 		if m := bound.FindStringSubmatch(l); m != nil && closingBracket("("+m[2]+")", 0) == len(m[2])+1 {
 			at := *r
 			at.Line = n
-			return te.tsInferCall(ctx, &at, m[1], m[2])
+			return tt.tsInferCall(ctx, &at, m[1], m[2])
 		}
 		if declaresName(l, src) {
 			break // bound otherwise: its stated type
 		}
 	}
-	return te.tsTypeOf(ctx, r, src)
+	return tt.te.tsTypeOf(ctx, r, src)
 }
 
 // tsInferCall returns the result function fn (a function of the
@@ -143,19 +147,19 @@ func (te *tsTypeEval) tsStreamSource(ctx context.Context, r *refLine, text []str
 // argument's stated type instantiates ("it: AsyncIterable<T, void>" for
 // an AsyncIterable<E, void>); "" when a parameter the result names is
 // not given so.
-func (te *tsTypeEval) tsInferCall(ctx context.Context, r *refLine, fn, args string) (string, int64) {
-	did, dname, ok := te.decl.tsDeclFile(ctx, r.FileID, fn)
+func (tt tsTransformTyper) tsInferCall(ctx context.Context, r *refLine, fn, args string) (string, int64) {
+	did, dname, ok := tt.te.decl.tsDeclFile(ctx, r.FileID, fn)
 	if !ok {
 		return "", 0
 	}
-	text, err := te.rr.text(ctx, did)
-	decls := te.decl.tsDecls(ctx, did)[dname]
+	text, err := tt.te.rr.text(ctx, did)
+	decls := tt.te.decl.tsDecls(ctx, did)[dname]
 	if err != nil || len(decls) == 0 {
 		return "", 0
 	}
 	sig := signatureText(text, decls[0].line+1, dname).text
 	ret := tsStatedReturn(sig, dname)
-	tparams := te.decl.tsDeclParams(ctx, did, dname)
+	tparams := tt.te.decl.tsDeclParams(ctx, did, dname)
 	_, rargs := tsTypeArgs(ret)
 	if len(rargs) != 1 {
 		return "", 0
@@ -179,7 +183,7 @@ func (te *tsTypeEval) tsInferCall(ctx context.Context, r *refLine, fn, args stri
 		if i >= len(given) {
 			break
 		}
-		at, ain := te.tsArgType(ctx, r, strings.TrimSpace(given[i]))
+		at, ain := tt.tsArgType(ctx, r, strings.TrimSpace(given[i]))
 		if at == "" {
 			continue
 		}
@@ -206,13 +210,13 @@ func tsSwapArg(t, a string) string {
 // tsArgType returns the stated type of argument a at r: a call of a
 // function of the repository with no arguments ("g()"), or a chain of
 // names.
-func (te *tsTypeEval) tsArgType(ctx context.Context, r *refLine, a string) (string, int64) {
+func (tt tsTransformTyper) tsArgType(ctx context.Context, r *refLine, a string) (string, int64) {
 	if fn, ok := strings.CutSuffix(a, "()"); ok && leadingTypeName(fn) == fn && fn != "" {
-		return te.tsFuncReturn(ctx, r.FileID, fn)
+		return tt.te.tsFuncReturn(ctx, r.FileID, fn)
 	}
 	if a == "" || tsChainEnd.FindString(a) != a {
 		return "", 0
 	}
-	t, in, _ := te.tsChainType(ctx, r, tsChainSep.Split(a, -1))
+	t, in, _ := tt.te.tsChainType(ctx, r, tsChainSep.Split(a, -1))
 	return t, in
 }
