@@ -1124,6 +1124,9 @@ func (rr *refResolver) readTypeOf(ctx context.Context, r *refLine, v string) str
 				continue
 			}
 			rest := strings.TrimLeft(l[at+len(v):], " \t")
+			if isTSLang(lang) && n > sig.end && tsDeclares(l[:at], rest) && !tsBlockOpenThrough(text, n, at, r.Line) {
+				continue // declared in a block closed above r: another variable
+			}
 			var rhs string
 			switch {
 			case strings.HasPrefix(rest, ":="):

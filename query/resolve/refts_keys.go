@@ -210,7 +210,7 @@ func (lt *tsLiteralTyper) tsLocalAnnotation(ctx context.Context, r *refLine, v s
 	}
 	decl := regexp.MustCompile(`^\s*(?:let|var|const)\s+` + regexp.QuoteMeta(v) + `\s*:\s*([^=;]+?)\s*(?:[=;]|$)`)
 	for n := r.Line - 1; n >= r.EnclStart && n >= 1 && n > r.Line-200; n-- {
-		if m := decl.FindStringSubmatch(stripComment(text[n-1])); m != nil {
+		if m := decl.FindStringSubmatch(stripComment(text[n-1])); m != nil && tsBlockOpenThrough(text, n, len(m[0]), r.Line) {
 			return m[1]
 		}
 	}

@@ -670,6 +670,9 @@ func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *refLine, v string) (s
 			return te.tsUtility(ctx, in, t)
 		}
 	}
+	if t, in := (tsTransformTyper{te}).tsTransformChunkType(ctx, r, v); t != "" {
+		return t, in // a runtime TransformStream's chunk
+	}
 	if t := te.tsParamLiteral(ctx, r, v); t != "" {
 		return t, r.FileID
 	}

@@ -1,0 +1,45 @@
+package resolve
+
+import "strings"
+
+// A TypeScript variable or parameter is in scope in the block that
+// holds its declaration: a binding read back from a use belongs to the
+// use only when no block closes between them (a sibling `case` block's
+// `const res: T`, a closure's `let x: T` above the use are other
+// variables of the name).
+
+// tsBlockOpenThrough reports whether no brace block enclosing offset at
+// of line n (1-based) closes before line end: every '}' from there on
+// closes a '{' opened after it. Quoted text is skipped.
+func tsBlockOpenThrough(text []string, n, at, end int) bool {
+	d := 0
+	for k := n; k < end && k <= len(text); k++ {
+		l := stripComment(text[k-1])
+		var quote byte
+		for i := 0; i < len(l); i++ {
+			if k == n && i < at || skipQuoted(l, &i, &quote) {
+				continue
+			}
+			switch l[i] {
+			case '{':
+				d++
+			case '}':
+				if d--; d < 0 {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// tsDeclares reports whether a name between before and rest on a line is
+// declared there (after const, let, var or using, or annotated): an
+// assignment ("x = …") sets a variable declared elsewhere.
+func tsDeclares(before, rest string) bool {
+	switch lastWord(strings.TrimSpace(before)) {
+	case "const", "let", "var", "using":
+		return true
+	}
+	return strings.HasPrefix(rest, ":") || strings.HasPrefix(rest, "?:")
+}
