@@ -12,25 +12,7 @@ import "strings"
 // of line n (1-based) closes before line end: every '}' from there on
 // closes a '{' opened after it. Quoted text is skipped.
 func tsBlockOpenThrough(text []string, n, at, end int) bool {
-	d := 0
-	for k := n; k < end && k <= len(text); k++ {
-		l := stripComment(text[k-1])
-		var quote byte
-		for i := 0; i < len(l); i++ {
-			if k == n && i < at || skipQuoted(l, &i, &quote) {
-				continue
-			}
-			switch l[i] {
-			case '{':
-				d++
-			case '}':
-				if d--; d < 0 {
-					return false
-				}
-			}
-		}
-	}
-	return true
+	return closesNoneOpen(text, n, at, end, "{", "}")
 }
 
 // tsDeclares reports whether a name between before and rest on a line is

@@ -493,20 +493,27 @@ var (
 // openThrough reports whether the bracket opened just before offset at
 // of line n (1-based) is still open at the start of line end.
 func openThrough(text []string, n, at, end int) bool {
+	return closesNoneOpen(text, n, at, end, "([{", ")]}")
+}
+
+// closesNoneOpen reports whether, from offset at of line n (1-based) to
+// the start of line end, every closing bracket of closes closes one of
+// opens opened after at: none closes a bracket open at at. Comments and
+// quoted text are skipped.
+func closesNoneOpen(text []string, n, at, end int, opens, closes string) bool {
 	d := 0
-	for k := n; k < end; k++ {
+	for k := n; k < end && k <= len(text); k++ {
 		l := stripComment(text[k-1])
 		var quote byte
 		for i := 0; i < len(l); i++ {
 			if k == n && i < at || skipQuoted(l, &i, &quote) {
 				continue
 			}
-			switch l[i] {
-			case '(', '[', '{':
+			switch {
+			case strings.IndexByte(opens, l[i]) >= 0:
 				d++
-			case ')', ']', '}':
-				d--
-				if d < 0 {
+			case strings.IndexByte(closes, l[i]) >= 0:
+				if d--; d < 0 {
 					return false
 				}
 			}
