@@ -60,17 +60,17 @@ func tsOmits(ctx context.Context, dr *tsDeclReader, id int64, typ, m string) boo
 		return false
 	}
 	n := decls[0].line
-	key := lineVar{id, n, "\x00omit\x00" + typ}
-	f, ok := dr.bases[key]
+	key := lineVar{id, n, typ}
+	keys, ok := dr.omits[key]
 	if !ok {
 		text, err := dr.rr.text(ctx, id)
 		if err != nil {
 			return false
 		}
-		f = tsFound{names: readTSOmits(text, n, typ), found: true}
-		dr.bases[key] = f
+		keys = readTSOmits(text, n, typ)
+		dr.omits[key] = keys
 	}
-	return slices.Contains(f.names, m)
+	return slices.Contains(keys, m)
 }
 
 // tsQuoted matches a quoted key of a union of literal types.

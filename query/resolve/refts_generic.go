@@ -205,20 +205,17 @@ func (te *tsTypeEval) tsGivenReturn(ctx context.Context, r *refLine, fn, t strin
 			}
 		}
 	} else {
-		text, err := te.rr.text(ctx, did)
-		decls := te.decl.tsDecls(ctx, did)[dname]
-		if err != nil || len(decls) == 0 {
+		sig, ok := tsSignature(ctx, te.decl, did, dname)
+		if !ok {
 			return t, did
 		}
-		sig := signatureText(text, decls[0].line+1, dname).text
-		s := skipTypeArgs(strings.TrimSpace(sig[strings.Index(sig, dname)+len(dname):]))
-		if !strings.HasPrefix(s, "(") || closingBracket(s, 0) < 0 {
+		ptypes, ok := tsParamTypes(sig, dname)
+		if !ok {
 			return t, did
 		}
-		for i, p := range tsSplitTop(s[1:closingBracket(s, 0)], ",") {
-			_, pt, _ := strings.Cut(p, ":")
+		for i, pt := range ptypes {
 			for k, tp := range params {
-				if strings.TrimSpace(pt) != tp || i >= len(args) || given[k] != "" {
+				if pt != tp || i >= len(args) || given[k] != "" {
 					continue
 				}
 				a := strings.TrimSpace(args[i])
@@ -243,6 +240,33 @@ func (te *tsTypeEval) tsGivenReturn(ctx context.Context, r *refLine, fn, t strin
 		return out, r.FileID
 	}
 	return t, did
+}
+
+// tsSignature returns the signature of function dname declared in file
+// did, as signatureText reads it from the first declaration.
+func tsSignature(ctx context.Context, dr *tsDeclReader, did int64, dname string) (string, bool) {
+	text, err := dr.rr.text(ctx, did)
+	decls := dr.tsDecls(ctx, did)[dname]
+	if err != nil || len(decls) == 0 {
+		return "", false
+	}
+	return signatureText(text, decls[0].line+1, dname).text, true
+}
+
+// tsParamTypes returns the type each parameter of signature sig of
+// function dname states ("" for one stating none), in order; ok is false
+// when sig holds no parameter list that closes.
+func tsParamTypes(sig, dname string) ([]string, bool) {
+	s := skipTypeArgs(strings.TrimSpace(sig[strings.Index(sig, dname)+len(dname):]))
+	if !strings.HasPrefix(s, "(") || closingBracket(s, 0) < 0 {
+		return nil, false
+	}
+	var out []string
+	for _, p := range tsSplitTop(s[1:closingBracket(s, 0)], ",") {
+		_, pt, _ := strings.Cut(p, ":")
+		out = append(out, strings.TrimSpace(pt))
+	}
+	return out, true
 }
 
 // tsIsGiven reports whether type name w is the name one of the given

@@ -193,6 +193,10 @@ func tsIndexedOrArray(t string) bool {
 	return strings.HasPrefix(skipTypeArgs(strings.TrimSpace(t[len(leadingTypeName(t)):])), "[")
 }
 
+// tsTypedConst matches a const declaration stating a type, its name and
+// the type the groups ("const v: T = …").
+var tsTypedConst = regexp.MustCompile(`^\s*const\s+([\p{L}_$][\p{L}\p{N}_$]*)\s*:\s*([^=;]+?)\s*=`)
+
 // tsFarConstType returns the type a const declaration of v states ("const
 // v: T = …") further above r in its enclosing function than the readers
 // of nearer bindings look (a long function's local), when its block
@@ -202,14 +206,13 @@ func tsFarConstType(text []string, r *refLine, v string) string {
 	if r.EnclStart < 1 || r.Line > len(text) {
 		return ""
 	}
-	decl := regexp.MustCompile(`^\s*const\s+` + regexp.QuoteMeta(v) + `\s*:\s*([^=;]+?)\s*=`)
 	for n := r.Line - 1; n >= r.EnclStart && n > r.Line-tsScanLines; n-- {
 		l := stripComment(text[n-1])
-		if m := decl.FindStringSubmatch(l); m != nil {
+		if m := tsTypedConst.FindStringSubmatch(l); m != nil && m[1] == v {
 			if !tsBlockSees(text, &refDef{u: &unit{Start: n}}, r.Line) {
 				return ""
 			}
-			return strings.TrimSpace(m[1])
+			return strings.TrimSpace(m[2])
 		}
 		if declaresName(l, v) {
 			return "" // bound otherwise nearer r

@@ -26,6 +26,7 @@ type tsDeclReader struct {
 	rr      *refResolver
 	decls   map[int64]map[string][]tsDecl // per file, its declarations by name
 	bases   map[lineVar]tsFound           // a declaration's bases
+	omits   map[lineVar][]string          // the keys a declaration's bases leave out through Omit
 	binds   map[lineVar]bool              // a file binds a name
 	fields  map[lineVar]string            // a class field's stated type
 	params  map[lineVar][]string          // a function's parameters' types
@@ -93,7 +94,7 @@ func (rr *refResolver) tsr() *tsRules {
 	if rr.ts != nil {
 		return rr.ts
 	}
-	dr := &tsDeclReader{rr: rr, decls: map[int64]map[string][]tsDecl{}, bases: map[lineVar]tsFound{},
+	dr := &tsDeclReader{rr: rr, decls: map[int64]map[string][]tsDecl{}, bases: map[lineVar]tsFound{}, omits: map[lineVar][]string{},
 		binds: map[lineVar]bool{}, fields: map[lineVar]string{}, params: map[lineVar][]string{},
 		runtime: map[lineVar]bool{}, syms: map[lineVar]*refDef{}, bounds: map[lineVar]string{},
 		conds: map[lineVar][]tsValue{}, exported: map[lineVar]bool{}}

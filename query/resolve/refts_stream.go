@@ -21,6 +21,11 @@ func (lt *tsLiteralTyper) tsEnqueuedType(ctx context.Context, text []string, r *
 	return tsStreamValues(ctx, lt.decl, text, r, ln, m[1])
 }
 
+// tsSourceMethod matches the head of an underlying source's start or
+// pull method taking one parameter, its indentation and the parameter
+// the groups ("  start(controller) {").
+var tsSourceMethod = regexp.MustCompile(`^(\s*)(?:async\s+)?(?:start|pull)\s*\(\s*([\p{L}_$][\p{L}\p{N}_$]*)\s*\)\s*\{`)
+
 // tsStreamValues returns R when c, at line ln of r's file, is the
 // controller parameter of the start or pull method of the literal a
 // construction of the runtime's ReadableStream is given with a type
@@ -30,10 +35,12 @@ func tsStreamValues(ctx context.Context, dr *tsDeclReader, text []string, r *ref
 	if !dr.tsRuntimeType(ctx, r.FileID, "ReadableStream") {
 		return ""
 	}
-	method := regexp.MustCompile(`^(\s*)(?:async\s+)?(?:start|pull)\s*\(\s*` + regexp.QuoteMeta(c) + `\s*\)\s*\{`)
 	for n := ln; n >= 1 && n > ln-tsScanLines; n-- {
 		l := stripComment(text[n-1])
-		mm := method.FindStringSubmatchIndex(l)
+		mm := tsSourceMethod.FindStringSubmatchIndex(l)
+		if mm != nil && l[mm[4]:mm[5]] != c {
+			mm = nil // another parameter's method
+		}
 		if mm == nil {
 			if n < ln && declaresName(l, c) {
 				return "" // another binding of the name

@@ -25,6 +25,9 @@ var (
 	// tsChainHead matches a line ending in the name a chain below it
 	// goes on from: "return src", "src", "x = src".
 	tsChainHead = regexp.MustCompile(`^\s*(?:return\s+|[\p{L}_$][\p{L}\p{N}_$]*\s*=\s*)?([\p{L}_$][\p{L}\p{N}_$]*)\s*$`)
+	// tsBoundByCall matches a local bound from one call on its line: the
+	// local, the callee, the argument list ("const src = f(g());").
+	tsBoundByCall = regexp.MustCompile(`^\s*(?:const|let|var)\s+([\p{L}_$][\p{L}\p{N}_$]*)\s*=\s*([\p{L}_$][\p{L}\p{N}_$]*)\s*\((.*)\)\s*;?\s*$`)
 )
 
 // tsTransformTyper reads the chunks of the runtime's TransformStream
@@ -125,13 +128,12 @@ func (tt tsTransformTyper) tsTransformInput(ctx context.Context, r *refLine, tex
 // inferred from the arguments (tsInferCall); the type stated for src
 // otherwise.
 func (tt tsTransformTyper) tsStreamSource(ctx context.Context, r *refLine, text []string, src string) (string, int64) {
-	bound := regexp.MustCompile(`^\s*(?:const|let|var)\s+` + regexp.QuoteMeta(src) + `\s*=\s*([\p{L}_$][\p{L}\p{N}_$]*)\s*\((.*)\)\s*;?\s*$`)
 	for n := r.Line; n >= max(r.EnclStart, 1) && n > r.Line-tsScanLines; n-- {
 		l := stripComment(text[n-1])
-		if m := bound.FindStringSubmatch(l); m != nil && closingBracket("("+m[2]+")", 0) == len(m[2])+1 {
+		if m := tsBoundByCall.FindStringSubmatch(l); m != nil && m[1] == src && closingBracket("("+m[3]+")", 0) == len(m[3])+1 {
 			at := *r
 			at.Line = n
-			return tt.tsInferCall(ctx, &at, m[1], m[2])
+			return tt.tsInferCall(ctx, &at, m[2], m[3])
 		}
 		if declaresName(l, src) {
 			break // bound otherwise: its stated type
@@ -152,12 +154,10 @@ func (tt tsTransformTyper) tsInferCall(ctx context.Context, r *refLine, fn, args
 	if !ok {
 		return "", 0
 	}
-	text, err := tt.te.rr.text(ctx, did)
-	decls := tt.te.decl.tsDecls(ctx, did)[dname]
-	if err != nil || len(decls) == 0 {
+	sig, ok := tsSignature(ctx, tt.te.decl, did, dname)
+	if !ok {
 		return "", 0
 	}
-	sig := signatureText(text, decls[0].line+1, dname).text
 	ret := tsStatedReturn(sig, dname)
 	tparams := tt.te.decl.tsDeclParams(ctx, did, dname)
 	_, rargs := tsTypeArgs(ret)
@@ -173,13 +173,12 @@ func (tt tsTransformTyper) tsInferCall(ctx context.Context, r *refLine, fn, args
 		}
 		return ret, did
 	}
-	s := skipTypeArgs(strings.TrimSpace(sig[strings.Index(sig, dname)+len(dname):]))
-	if !strings.HasPrefix(s, "(") || closingBracket(s, 0) < 0 {
+	ptypes, ok := tsParamTypes(sig, dname)
+	if !ok {
 		return "", 0
 	}
 	given := tsSplitTop(args, ",")
-	for i, p := range tsSplitTop(s[1:closingBracket(s, 0)], ",") {
-		_, pt, _ := strings.Cut(p, ":")
+	for i, pt := range ptypes {
 		if i >= len(given) {
 			break
 		}
@@ -187,7 +186,7 @@ func (tt tsTransformTyper) tsInferCall(ctx context.Context, r *refLine, fn, args
 		if at == "" {
 			continue
 		}
-		if strings.TrimSpace(pt) == rargs[0] {
+		if pt == rargs[0] {
 			return tsSwapArg(ret, at), ain
 		}
 		pn, pa := tsTypeArgs(pt)
