@@ -450,3 +450,139 @@ def line(account: Account, total) -> str:
 		wantRefs(t, tc.qualname, got, tc.want)
 	}
 }
+
+// TestRefsPythonClosure: a nested function reads the names it does not
+// bind from the function around it, as Python's scopes do; one it binds
+// itself (a parameter of no stated type) shadows the outer one.
+func TestRefsPythonClosure(t *testing.T) {
+	p := refsRepo(t, map[string]string{
+		"kit/serve.py": `class Ctx:
+    def invoke(self) -> None:
+        pass
+
+
+class Runner:
+    def invoke(self) -> None:
+        pass
+
+
+def serve(ctx: Ctx, runner) -> None:
+    def step() -> None:
+        ctx.invoke()
+
+    def shadow(ctx) -> None:
+        ctx.invoke()
+
+    step()
+`,
+	})
+	ctxRefs, _ := refsOf(t, p, "kit/serve.py", "Ctx.invoke")
+	runner, _ := refsOf(t, p, "kit/serve.py", "Runner.invoke")
+	wantRefs(t, "Ctx.invoke", ctxRefs, map[string]string{
+		"kit/serve.py:13": ConfResolved, // ctx: Ctx of serve, read in step
+		"kit/serve.py:16": ConfNameOnly, // shadow's own ctx, of no stated type
+	})
+	wantRefs(t, "Runner.invoke", runner, map[string]string{
+		"kit/serve.py:13": "",
+		"kit/serve.py:16": ConfNameOnly,
+	})
+}
+
+// TestRefsPythonImportInFunction: "from m import name as alias" inside a
+// function of the same name imports m's definition; the name there is
+// no use of the function around it.
+func TestRefsPythonImportInFunction(t *testing.T) {
+	p := refsRepo(t, map[string]string{
+		"kit/__init__.py": "",
+		"kit/_impl.py":    "def getchar() -> str:\n    return \"x\"\n",
+		"kit/term.py": `def getchar() -> str:
+    from ._impl import getchar as f
+    return f()
+
+
+def other() -> str:
+    return getchar()
+
+`,
+		"kit/compat.py": `if WIN:
+    from ._impl import getchar
+else:
+
+    def getchar() -> str:
+        return ""
+`,
+	})
+	impl, _ := refsOf(t, p, "kit/_impl.py", "getchar")
+	term, _ := refsOf(t, p, "kit/term.py", "getchar")
+	compat, _ := refsOf(t, p, "kit/compat.py", "getchar")
+	wantRefs(t, "_impl.getchar", impl, map[string]string{
+		"kit/term.py:2":   ConfResolved,
+		"kit/term.py:7":   "",
+		"kit/compat.py:2": ConfResolved,
+	})
+	wantRefs(t, "term.getchar", term, map[string]string{
+		"kit/term.py:2":   "",
+		"kit/term.py:7":   ConfResolved,
+		"kit/compat.py:2": "",
+	})
+	// A top-level import of the name in compat's module binds compat's
+	// name too.
+	wantRefs(t, "compat.getchar", compat, map[string]string{
+		"kit/compat.py:2": ConfResolved,
+		"kit/term.py:2":   "",
+	})
+}
+
+// TestRefsPythonKeywordField: a keyword argument to a class that writes
+// no __init__ of its own (a dataclass's generated one) names the field;
+// to a class with its own __init__, or to a function, it names a
+// parameter.
+func TestRefsPythonKeywordField(t *testing.T) {
+	files := map[string]string{
+		"kit/layout.py": `from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class Layout:
+    config: Path
+    name: str = ""
+
+
+class Plain:
+    config: Path
+
+    def __init__(self, config: Path) -> None:
+        self.config = config
+
+
+def build(config: Path) -> Layout:
+    return Layout(config=config, name="x")
+
+
+LAYOUTS = (
+    Layout(
+        config=Path("a"),
+        name="a",
+    ),
+)
+plain = Plain(config=Path("b"))
+print(build(config=Path("c")))
+`,
+	}
+	p := refsRepo(t, files)
+	at := func(marker string) string { return atLine(t, files, "kit/layout.py", marker) }
+	layout := refsOfQual(t, p, "kit/layout.py", "Layout.config")
+	wantRefs(t, "Layout.config", layout, map[string]string{
+		at("return Layout(config="):   ConfResolved,
+		at(`config=Path("a")`):        ConfResolved,
+		at(`Plain(config=Path("b"))`): "",
+		at(`build(config=Path("c"))`): "",
+	})
+	plain := refsOfQual(t, p, "kit/layout.py", "Plain.config")
+	wantRefs(t, "Plain.config", plain, map[string]string{
+		at("return Layout(config="):   "",
+		at(`config=Path("a")`):        "",
+		at(`Plain(config=Path("b"))`): "",
+	})
+}

@@ -378,3 +378,11 @@ func (fi *fileImports) importing(name string) (importedName, bool) {
 	}
 	return importedName{}, false
 }
+
+// aliasedAt reports whether the text after a name ending at offset end
+// renames it ("name as other"), as import and export lists do.
+func aliasedAt(line string, end int) bool {
+	rest := line[min(end, len(line)):]
+	t := strings.TrimLeft(rest, " \t")
+	return len(t) < len(rest) && strings.HasPrefix(t, "as") && len(t) > 2 && (t[2] == ' ' || t[2] == '\t')
+}

@@ -103,6 +103,7 @@ type pyCtx struct {
 type pyRules struct {
 	rr      *refResolver
 	classes *pyClasses
+	scope   *pyScope
 
 	recv    map[lineVar]pyType // a use's receiver type, by file, line and offset
 	vars    map[pyVarKey]pyType
@@ -113,10 +114,11 @@ type pyRules struct {
 }
 
 func newPyRules(rr *refResolver) *pyRules {
+	classes := &pyClasses{rr: rr, byName: map[string][]refDef{}, byQual: map[lineVar]*pyClass{}, mros: map[string]pyMRO{},
+		binds: map[lineVar]bool{}, tvars: map[lineVar]pyTypeVarOf{}}
 	return &pyRules{rr: rr, recv: map[lineVar]pyType{}, vars: map[pyVarKey]pyType{},
 		attrs: map[string]pyType{}, visited: map[string]bool{}, modVars: map[lineVar]pyType{}, over: map[string]bool{},
-		classes: &pyClasses{rr: rr, byName: map[string][]refDef{}, byQual: map[lineVar]*pyClass{}, mros: map[string]pyMRO{},
-			binds: map[lineVar]bool{}, tvars: map[lineVar]pyTypeVarOf{}}}
+		classes: classes, scope: &pyScope{rr: rr, classes: classes}}
 }
 
 type pyVarKey struct {
@@ -161,6 +163,36 @@ func (py *pyRules) judgeMember(ctx context.Context, r *refLine, line string, u u
 		return vOpen, "", false
 	}
 	return py.judgeOwner(ctx, t.cls, d, false, part)
+}
+
+// judgeKeyword judges a keyword argument "name=" of a call of a class
+// that writes no __init__ along its bases in the repository: the
+// generated __init__ of a dataclass, a named tuple or a model takes its
+// fields by name, so the keyword is the field's. ok is false when the
+// callee is no such class: the keyword is then a parameter's.
+func (py *pyRules) judgeKeyword(ctx context.Context, r *refLine, u useAt, d *refDef) (refVerdict, string, bool) {
+	text, err := py.rr.text(ctx, r.FileID)
+	if err != nil || r.Line > len(text) {
+		return vOpen, "", false
+	}
+	callee := pyCallAround(text, r.Line, u.at)
+	if callee == "" {
+		return vOpen, "", false
+	}
+	// The callee named, not called: a class is its class, a function
+	// (whose call may return an instance) nothing.
+	t := py.exprType(ctx, pyCtx{r.FileID, r.EnclStart, r.EnclName, r.Line}, callee, 0)
+	if t.cls == nil || len(t.alts) > 0 {
+		return vOpen, "", false
+	}
+	for _, k := range py.classes.mro(ctx, t.cls).classes {
+		for _, o := range py.classes.named(ctx, "__init__") {
+			if o.member && o.parent == k.def.u.Name && o.u.FileID == k.def.u.FileID {
+				return vOpen, "", false
+			}
+		}
+	}
+	return py.judgeOwner(ctx, t.cls, d, false, "")
 }
 
 // judgeUnion judges d for a member reached on a value of one of
@@ -349,7 +381,7 @@ func (py *pyRules) exprType(ctx context.Context, c pyCtx, expr string, depth int
 		}
 		t = py.memberIn(ctx, k.cls, rest[0].name, rest[0].call, depth+1, true)
 		rest = rest[1:]
-	case fi.modules[first.name] != "" && !py.bound(ctx, c, first.name):
+	case fi.modules[first.name] != "" && !py.scope.bound(ctx, c, first.name):
 		// module.attr…: a class or a function of the module.
 		if len(rest) == 0 {
 			return pyUnknown
@@ -401,7 +433,7 @@ func (py *pyRules) chain(ctx context.Context, c pyCtx, t pyType, segs []pySeg, d
 func (py *pyRules) subscriptType(ctx context.Context, c pyCtx, base, key string, depth int) pyType {
 	k := strings.TrimSpace(key)
 	if c.fnStart != 0 && pyDotted.MatchString(base) && pyLiteral(k) && k[0] != '[' && k[0] != '{' {
-		if b, ok := py.local(ctx, c, base+"["+key+"]"); ok {
+		if b, ok := py.scope.local(ctx, c, base+"["+key+"]"); ok {
 			at := c
 			at.line = b.line
 			return py.bindingType(ctx, at, b, depth)
@@ -531,7 +563,7 @@ func (py *pyRules) called(ctx context.Context, t pyType, depth int) pyType {
 
 // callType types name(…) at c.
 func (py *pyRules) callType(ctx context.Context, c pyCtx, name string, depth int) pyType {
-	if py.bound(ctx, c, name) {
+	if py.scope.bound(ctx, c, name) {
 		// A parameter or a local called: a class object ("type[T]") makes
 		// an instance; anything else is unknown.
 		if t := py.varType(ctx, c, name, depth+1); t.cls != nil || t.generic == "Callable" {
@@ -593,87 +625,6 @@ func (py *pyRules) enclosingType(ctx context.Context, c pyCtx) pyType {
 	return pyUnknown
 }
 
-// bound reports whether v is a parameter or a local of the function at c.
-func (py *pyRules) bound(ctx context.Context, c pyCtx, v string) bool {
-	if c.fnStart == 0 {
-		return false
-	}
-	_, ok := py.local(ctx, c, v)
-	return ok
-}
-
-// local returns the annotation or the assigned expression that binds v
-// in the function at c, nearest before c's line: ann is an annotation
-// (a parameter's, "v: T"), expr the value ("v = …"); ok is false when
-// the function does not bind v. A binding the rules cannot read
-// ("for v in", "a, v = …", "with … as v") gives ok and neither.
-func (py *pyRules) local(ctx context.Context, c pyCtx, v string) (b pyBinding, ok bool) {
-	text, err := py.rr.text(ctx, c.file)
-	if err != nil || c.fnStart < 1 || c.fnStart > len(text) {
-		return b, false
-	}
-	def := pyDeclLine(text, c.fnStart, "def", c.fnName)
-	if def == 0 {
-		return b, false
-	}
-	sig := signatureText(text, def, c.fnName)
-	indent := -1 // the least indentation met going up: the next less indented line heads a block around c
-	if c.line >= 1 && c.line <= len(text) {
-		indent = pyIndent(text[c.line-1])
-		if expr, ok := pyComprehension(text[c.line-1], v); ok {
-			return pyBinding{expr: expr, iter: true, line: c.line}, true
-		}
-		if typ, ok := pyNarrowedInline(text[c.line-1], v); ok {
-			return pyBinding{ann: typ, line: c.line}, true
-		}
-	}
-	for n := min(c.line-1, len(text)); n > sig.end && n > c.line-400; n-- {
-		l := text[n-1]
-		if ind := pyIndent(l); ind >= 0 && (indent < 0 || ind < indent) {
-			indent = ind
-			if typ, ok := pyNarrowed(l, v); ok {
-				// "if isinstance(v, T):" around c: v is a T there, the
-				// parameter's stated T[…] when it is one of a union.
-				if a, ok := pyParams(sig.text, c.fnName)[v]; ok {
-					typ = pyNarrowTo(a, typ)
-				}
-				return pyBinding{ann: typ, line: n}, true
-			}
-		}
-		if b, ok := pyBindingOn(l, v); ok && !(b.ann == "" && strings.TrimSpace(b.expr) == "None") {
-			b.expr = pyJoin(text, n, b.expr)
-			// "v = None" sets nothing a member is read from: an earlier
-			// binding is the one used.
-			b.line = n
-			return b, true
-		}
-	}
-	if a, ok := pyParams(sig.text, c.fnName)[v]; ok {
-		return pyBinding{ann: a, line: def}, true
-	}
-	return b, false
-}
-
-// declared returns the annotation the function at c declares local or
-// parameter v with before c's line, "" when none.
-func (py *pyRules) declared(ctx context.Context, c pyCtx, v string) string {
-	text, err := py.rr.text(ctx, c.file)
-	if err != nil || c.fnStart < 1 || c.fnStart > len(text) {
-		return ""
-	}
-	def := pyDeclLine(text, c.fnStart, "def", c.fnName)
-	if def == 0 {
-		return ""
-	}
-	sig := signatureText(text, def, c.fnName)
-	for n := sig.end + 1; n < c.line && n <= len(text); n++ {
-		if b, ok := pyBindingOn(text[n-1], v); ok && b.ann != "" && !b.except {
-			return b.ann
-		}
-	}
-	return pyParams(sig.text, c.fnName)[v]
-}
-
 type pyBinding struct {
 	ann, expr string
 	except    bool // "except T as v": ann holds T
@@ -706,7 +657,7 @@ func (py *pyRules) varType(ctx context.Context, c pyCtx, v string, depth int) py
 }
 
 func (py *pyRules) readVarType(ctx context.Context, c pyCtx, v string, depth int) pyType {
-	if b, ok := py.local(ctx, c, v); ok {
+	if b, ok := py.scope.local(ctx, c, v); ok {
 		at := c
 		at.line = b.line // its value is read where it is assigned
 		t := py.bindingType(ctx, at, b, depth)
@@ -714,11 +665,16 @@ func (py *pyRules) readVarType(ctx context.Context, c pyCtx, v string, depth int
 			// A value of no stated type given to a name the function
 			// declares ("v: T", a parameter's annotation) is a T: a
 			// declaration holds for every binding in its scope.
-			if ann := py.declared(ctx, c, v); ann != "" {
+			if ann := py.scope.declared(ctx, c, v); ann != "" {
 				return py.classes.annType(ctx, c, ann, depth+1)
 			}
 		}
 		return t
+	}
+	if out, ok := py.scope.outer(ctx, c); ok && py.scope.bound(ctx, out, v) {
+		// A name a nested function does not bind is its enclosing
+		// function's, read where the nested one is defined.
+		return py.varType(ctx, out, v, depth+1)
 	}
 	f := py.rr.files[c.file]
 	if f == nil {
@@ -791,7 +747,7 @@ func (py *pyRules) appended(ctx context.Context, c pyCtx, v string, depth int) (
 	if c.fnStart == 0 || !pyDotted.MatchString(v) || strings.Contains(v, ".") {
 		return pyUnknown, false
 	}
-	b, ok := py.local(ctx, c, v)
+	b, ok := py.scope.local(ctx, c, v)
 	if !ok || b.ann != "" || b.line == 0 || strings.TrimSpace(b.expr) != "[]" {
 		return pyUnknown, false
 	}

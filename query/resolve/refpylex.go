@@ -530,6 +530,86 @@ func PyReexport(line, name string) bool {
 // whyString: a Python line's occurrence of the name in a string's text.
 const whyString = "inside a string's text, not code"
 
+// pyImportedAt returns the module a one-line "from m import …" imports
+// the name at offset at from; ok is false when the name is not in its
+// list of names.
+func pyImportedAt(line string, at int, name string) (importedName, bool) {
+	m := pyFrom.FindStringSubmatchIndex(stripComment(line))
+	if m == nil || at < m[4] {
+		return importedName{}, false
+	}
+	return importedName{line[m[2]:m[3]], name}, true
+}
+
+// pyKeywordAt reports whether the name ending at offset end is followed
+// by a single '=': a keyword argument where a call's parentheses hold it.
+func pyKeywordAt(line string, end int) bool {
+	t := strings.TrimLeft(line[min(end, len(line)):], " \t")
+	return strings.HasPrefix(t, "=") && !strings.HasPrefix(t, "==")
+}
+
+// pyCallAround returns the callee written before the parenthesis that
+// holds offset at of line n (1-based), read back over at most 30 lines:
+// "Layout" for "Layout(\n    config=…". It is "" when a bracket or a
+// brace holds the offset instead, or the callee is no chain of names.
+func pyCallAround(text []string, n, at int) string {
+	depth := 0
+	for k := n; k >= 1 && k > n-30; k-- {
+		l := stripComment(text[k-1])
+		end := len(l)
+		if k == n {
+			end = min(at, len(l))
+		}
+		l = pyBlankStrings(l[:end])
+		for i := len(l) - 1; i >= 0; i-- {
+			switch l[i] {
+			case ')', ']', '}':
+				depth++
+			case '[', '{':
+				if depth == 0 {
+					return ""
+				}
+				depth--
+			case '(':
+				if depth > 0 {
+					depth--
+					continue
+				}
+				s := i
+				for s > 0 && (isWordRune(rune(l[s-1])) || l[s-1] == '.') {
+					s--
+				}
+				return l[s:i]
+			}
+		}
+	}
+	return ""
+}
+
+// pyBlankStrings replaces the text of the quoted strings of a line with
+// spaces, keeping offsets, so brackets written in them are not counted.
+func pyBlankStrings(l string) string {
+	b := []byte(l)
+	var quote byte
+	for i := 0; i < len(b); i++ {
+		switch {
+		case quote == 0 && (b[i] == '"' || b[i] == '\''):
+			quote = b[i]
+		case quote != 0 && b[i] == '\\':
+			b[i] = ' '
+			if i+1 < len(b) {
+				i++
+				b[i] = ' '
+			}
+		case quote != 0 && b[i] == quote:
+			quote = 0
+		case quote != 0:
+			b[i] = ' '
+		}
+	}
+	return string(b)
+}
+
 // pyInText reports whether the occurrence of name at offset at is inside
 // a string literal's text: prose (words with spaces) or a dict's key
 // ("name": …). A string holding only a type expression ("Name",

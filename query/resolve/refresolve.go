@@ -422,6 +422,24 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 	if isTSLang(lang) && tsModuleSpecifier(line, u.at) {
 		return vContra, whyString, nil
 	}
+	if in, ok := pyImportedAt(line, u.at, rr.name); ok && lang == "python" {
+		// "from m import name": m's top-level name, whatever this file
+		// or the function around the line defines.
+		if strings.Contains(d.u.Qualname, ".") {
+			return vContra, whyScope, nil
+		}
+		if r.FileID == d.u.FileID && r.EnclName == "" && !aliasedAt(line, u.at+len(rr.name)) {
+			// Imported at the top level of d's module: one more binding
+			// of d's name ("if …: from m import name / else: def name").
+			return vResolved, "", nil
+		}
+		return rr.judgeImported(ctx, r, lang, in, d, 0)
+	}
+	if lang == "python" && d.member && len(u.chain) == 0 && !u.expr && pyKeywordAt(line, u.at+len(rr.name)) {
+		if v, why, ok := rr.python.judgeKeyword(ctx, r, u, d); ok {
+			return v, why, nil
+		}
+	}
 	if v, why, ok, err := rr.scope.judge(ctx, r, lang, line, u, d); err != nil || ok {
 		return v, why, err
 	}
@@ -599,8 +617,9 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 	if in, ok := fi.reexports[rr.name]; ok {
 		return rr.judgeImported(ctx, r, lang, in, d, 0)
 	}
-	if in, ok := fi.importing(rr.name); ok {
-		// "name as other" in an import or export list.
+	if in, ok := fi.importing(rr.name); ok && aliasedAt(line, u.at+len(rr.name)) {
+		// "name as other" in an import or export list. Elsewhere the
+		// import binds other, not name.
 		return rr.judgeImported(ctx, r, lang, in, d, 0)
 	}
 	if mod, ok := fi.defaults[rr.name]; ok && isTSLang(lang) {
