@@ -439,7 +439,7 @@ func belowEvidence(w io.Writer, runs map[string]run) error {
 					}
 					ev = fmt.Sprintf("%d | %s", c.Queries, strings.Join(sw, " / "))
 					if c.Fallback != "" {
-						ev += " (unmeasured: " + c.Fallback + ")"
+						ev += " (too few pseudo-queries: the unmeasured quarter)"
 					}
 				}
 				rows = append(rows, fmt.Sprintf("| %s, %s | %s (%s) | %.3f → %.3f (%+.3f) | %s |", s.label, m.label, n, r[n].Language,

@@ -116,7 +116,7 @@ func TestBelowEvidence(t *testing.T) {
 	got := out.String()
 	for _, want := range []string{
 		"| broad benchmark, static word model | a (go) | 0.800 → 0.750 (-0.050) | 30 | 0.200 0.25 / 0.200 0.175 / 0.200 0 |",
-		"| broad benchmark, static word model | c (go) | 0.500 → 0.400 (-0.100) | 5 | – 0.25 / – 0.175 / – 0.125 (unmeasured: 5 pseudo-queries) |",
+		"| broad benchmark, static word model | c (go) | 0.500 → 0.400 (-0.100) | 5 | – 0.25 / – 0.175 / – 0.125 (too few pseudo-queries: the unmeasured quarter) |",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("report lacks %q:\n%s", want, got)
