@@ -11,7 +11,9 @@
 // absent is a run left out). It prints, in Markdown: NDCG@10 per model
 // and weights against lexical on each set, with the repositories below
 // lexical by more than 0.01 and those whose vector weights are all 0; the
-// weights chosen; the repositories above and below lexical; and, per
+// weights chosen; the repositories above and below lexical, and each
+// calibrated repository below it with the evidence its weights rest on
+// (its pseudo-queries, each surface's signal and weight); and, per
 // set, NDCG@10 by kind of query and by language for lexical and each
 // calibrated model. With -tsv it writes one row per
 // set, repository and calibrated model: the pseudo-queries, each vector
@@ -343,6 +345,9 @@ func report(w io.Writer, runs map[string]run) error {
 		}
 	}
 	spread(w, runs)
+	if err := belowEvidence(w, runs); err != nil {
+		return err
+	}
 	for _, s := range sets {
 		lex := runs[s.key+"-lexical"]
 		if lex == nil {
@@ -399,6 +404,59 @@ func spread(w io.Writer, runs map[string]run) {
 			}
 		}
 	}
+}
+
+// belowEvidence lists, per set and calibrated model, the repositories
+// below lexical by more than below, with what their calibration measured:
+// a loss that rests on few pseudo-queries or on a weak signal reads
+// differently from one the evidence predicted.
+func belowEvidence(w io.Writer, runs map[string]run) error {
+	var rows []string
+	for _, s := range sets {
+		lex := runs[s.key+"-lexical"]
+		for _, m := range models {
+			r := runs[s.key+"-"+m.key+"-cal"]
+			if lex == nil || r == nil {
+				continue
+			}
+			for _, n := range common(lex, r) {
+				if !isBelow(r[n].NDCG10, lex[n].NDCG10) {
+					continue
+				}
+				c, err := parse(r[n])
+				if err != nil {
+					return err
+				}
+				ev := "not calibrated"
+				if c != nil {
+					var sw []string
+					for _, ch := range surfaces {
+						sig := c.signal(ch)
+						if sig == "" {
+							sig = "–"
+						}
+						sw = append(sw, fmt.Sprintf("%s %s", sig, fmt.Sprintf("%.3g", c.weight(ch))))
+					}
+					ev = fmt.Sprintf("%d | %s", c.Queries, strings.Join(sw, " / "))
+					if c.Fallback != "" {
+						ev += " (too few pseudo-queries: the unmeasured quarter)"
+					}
+				}
+				rows = append(rows, fmt.Sprintf("| %s, %s | %s (%s) | %.3f → %.3f (%+.3f) | %s |", s.label, m.label, n, r[n].Language,
+					lex[n].NDCG10, r[n].NDCG10, r[n].NDCG10-lex[n].NDCG10, ev))
+			}
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "| set, model (calibrated) | repository below lexical by > %.2f (language) | NDCG@10 lexical → calibrated | pseudo-queries | signal and weight: vec_code / vec_summary / vec_file |\n", below)
+	fmt.Fprintln(w, "|---|---|---|---|---|")
+	if len(rows) == 0 {
+		fmt.Fprintln(w, "| – | none | – | – | – |")
+	}
+	for _, row := range rows {
+		fmt.Fprintln(w, row)
+	}
+	return nil
 }
 
 // setKeys names the sets present, as the all-0 column lists them.

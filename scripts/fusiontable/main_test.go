@@ -70,6 +70,8 @@ func TestReportAndWeights(t *testing.T) {
 		"| dev split, random vectors (control), calibrated | 0 | 0 | +0.000 (a) |",
 		"| semantic (2) | 0.700 | 0.700 (+0.000) |",
 		"| rust (1) | 0.600 | 0.600 (+0.000) |",
+		// no calibrated repository is below lexical.
+		"| – | none | – | – | – |",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("report lacks %q:\n%s", want, got)
@@ -92,6 +94,37 @@ func TestReportAndWeights(t *testing.T) {
 	}
 	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
 		t.Errorf("TSV:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestBelowEvidence(t *testing.T) {
+	dir := t.TempDir()
+	r := func(name string, ndcg float64, w json.RawMessage) repo {
+		return repo{Name: name, Language: "go", NDCG10: ndcg, ByCategory: map[string]float64{"task": ndcg}, Weights: w}
+	}
+	writeEval(t, filepath.Join(dir, "broad-lexical.json"), r("a", 0.8, nil), r("b", 0.6, nil), r("c", 0.5, nil))
+	writeEval(t, filepath.Join(dir, "broad-static-cal.json"),
+		r("a", 0.75, cal(30, "", 0.25, 0.175, 0)), r("b", 0.59, cal(30, "", 0.25, 0, 0)), r("c", 0.4, cal(5, "5 pseudo-queries", 0.25, 0.175, 0.125)))
+	runs, err := load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := report(&out, runs); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for _, want := range []string{
+		"| broad benchmark, static word model | a (go) | 0.800 → 0.750 (-0.050) | 30 | 0.200 0.25 / 0.200 0.175 / 0.200 0 |",
+		"| broad benchmark, static word model | c (go) | 0.500 → 0.400 (-0.100) | 5 | – 0.25 / – 0.175 / – 0.125 (too few pseudo-queries: the unmeasured quarter) |",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("report lacks %q:\n%s", want, got)
+		}
+	}
+	// b is 0.01 below lexical, not more.
+	if strings.Contains(got, "| b (go) |") {
+		t.Errorf("report lists b, 0.01 below lexical:\n%s", got)
 	}
 }
 
