@@ -90,7 +90,11 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 				}
 				resp.Notes = append(resp.Notes, "not searched in blocks, being the query's most common words there (bm25 gives them little or no weight; paths and names still use them): "+strings.Join(words, ", "))
 			}
-			blocks, err := p.text.chunkChannel(ctx, orQuery(kept), sc, pool, p.tune.ChunkCands)
+			blockQuery := orQuery(kept)
+			if task {
+				blockQuery = headQuery(kept, headOf(req.Query), p.tune.HeadBlocks)
+			}
+			blocks, err := p.text.chunkChannel(ctx, blockQuery, sc, pool, p.tune.ChunkCands)
 			if err != nil {
 				return err
 			}

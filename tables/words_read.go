@@ -436,7 +436,7 @@ func (v *wordView) eval(q *fulltext.Matcher, ws []float64, score bool, fn func(w
 	idf := make([]float64, n)
 	st := fulltext.Stats{Rows: v.rows, Tokens: v.tokens}
 	for i := range hits {
-		idf[i] = st.IDF(int64(len(hits[i].ids)))
+		idf[i] = q.IDF(st, i, int64(len(hits[i].ids)))
 	}
 	avgdl := st.AvgDL()
 	pos := make([]int, n)

@@ -57,6 +57,9 @@ func TestQueryString(t *testing.T) {
 	if got, want := q.String(), `"res send" OR "regist"* OR ("a" AND {doc name} : "b")`; got != want {
 		t.Errorf("String() = %s, want %s", got, want)
 	}
+	if got, want := Or(Weighted(Term("a"), 2), Weighted(Or(Term("b"), Term("c")), 0.5), Weighted(Term("d"), 1)).String(), `"a"^2 OR ("b" OR "c")^0.5 OR "d"`; got != want {
+		t.Errorf("weighted: String() = %s, want %s", got, want)
+	}
 	if !Or().IsZero() || !And(Term("x"), Query{}).IsZero() || Or(Query{}, Term("x")).String() != `"x"` {
 		t.Error("zero operands: Or drops them, And is zero with one")
 	}
@@ -88,6 +91,16 @@ func TestCompile(t *testing.T) {
 	m.Count(row("", "x y", "parse requests requests"), []float64{1, 1, 2}, &rm)
 	if !m.Matches(rm.Raw) || !reflect.DeepEqual(rm.Weighted, []float64{2, 4, 1}) {
 		t.Errorf("raw %v weighted %v", rm.Raw, rm.Weighted)
+	}
+	w, err := Or(Term("a"), Weighted(In([]string{"doc"}, Or(Term("b"), Weighted(Term("c"), 3))), 2)).Compile(cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []float64{1, 2, 6}; !reflect.DeepEqual(w.Weights, want) || !reflect.DeepEqual(w.Cols, []uint64{7, 4, 4}) {
+		t.Errorf("weights %v columns %v, want %v and [7 4 4]", w.Weights, w.Cols, want)
+	}
+	if m.Weights != nil {
+		t.Errorf("an unweighted query has weights %v", m.Weights)
 	}
 	if _, err := In([]string{"body"}, Term("x")).Compile(cols); err == nil || !strings.Contains(err.Error(), `no column "body"`) {
 		t.Errorf("unknown column: %v", err)

@@ -13,6 +13,9 @@ type Matcher struct {
 	Root    *Node
 	Phrases []Phrase
 	Cols    []uint64 // per phrase: bit c set when column c may hold it
+	// Weights holds per phrase the factor on its score (Weighted): its
+	// idf is multiplied by it; nil when every phrase weighs 1.
+	Weights []float64
 	// First marks the first bytes of the phrases of one token, so that a
 	// reader walking a row's sorted tokens can skip the others without
 	// decoding them.
@@ -43,7 +46,7 @@ func (q Query) Compile(cols []string) (*Matcher, error) {
 		return nil, fmt.Errorf("full-text query is empty")
 	}
 	m := &Matcher{}
-	root, err := m.compile(q.n, uint64(1)<<len(cols)-1, cols)
+	root, err := m.compile(q.n, uint64(1)<<len(cols)-1, 1, cols)
 	if err != nil {
 		return nil, fmt.Errorf("full-text query %s: %w", q, err)
 	}
@@ -58,12 +61,23 @@ func (q Query) Compile(cols []string) (*Matcher, error) {
 	return m, nil
 }
 
-func (m *Matcher) compile(n *node, allowed uint64, cols []string) (*Node, error) {
+func (m *Matcher) compile(n *node, allowed uint64, weight float64, cols []string) (*Node, error) {
 	switch n.op {
 	case OpPhrase:
 		m.Phrases = append(m.Phrases, Phrase{Tokens: n.toks, Prefix: n.prefix})
 		m.Cols = append(m.Cols, allowed)
+		if weight != 1 && m.Weights == nil {
+			m.Weights = make([]float64, len(m.Phrases)-1, cap(m.Phrases))
+			for i := range m.Weights {
+				m.Weights[i] = 1
+			}
+		}
+		if m.Weights != nil {
+			m.Weights = append(m.Weights, weight)
+		}
 		return &Node{Op: OpPhrase, Phrase: len(m.Phrases) - 1}, nil
+	case opWeight:
+		return m.compile(n.kids[0], allowed, weight*n.weight, cols)
 	case opIn:
 		var set uint64
 		for _, name := range n.cols {
@@ -78,16 +92,26 @@ func (m *Matcher) compile(n *node, allowed uint64, cols []string) (*Node, error)
 				return nil, fmt.Errorf("no column %q (columns: %s)", name, strings.Join(cols, ", "))
 			}
 		}
-		return m.compile(n.kids[0], allowed&set, cols)
+		return m.compile(n.kids[0], allowed&set, weight, cols)
 	}
 	out := &Node{Op: n.op, Kids: make([]*Node, len(n.kids))}
 	for i, k := range n.kids {
 		var err error
-		if out.Kids[i], err = m.compile(k, allowed, cols); err != nil {
+		if out.Kids[i], err = m.compile(k, allowed, weight, cols); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// IDF returns the idf of phrase i, held in hits of the rows of st, times
+// its weight (Weights).
+func (m *Matcher) IDF(st Stats, i int, hits int64) float64 {
+	idf := st.IDF(hits)
+	if m.Weights != nil {
+		idf *= m.Weights[i]
+	}
+	return idf
 }
 
 // Occurrences counts the positions where p starts in col (a column's

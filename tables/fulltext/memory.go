@@ -139,7 +139,7 @@ func (m *Memory) Search(q Query, ws []float64, k int) ([]Hit, error) {
 	}
 	idf := make([]float64, np)
 	for i, h := range hits {
-		idf[i] = st.IDF(h)
+		idf[i] = mt.IDF(st, i, h)
 	}
 	var out []Hit
 	var rm RowMatch

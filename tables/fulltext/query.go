@@ -1,6 +1,9 @@
 package fulltext
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 // A Query is a full-text search: a tree of phrases joined by AND and OR,
 // parts of which may be limited to some columns. The planner builds it
@@ -17,8 +20,9 @@ type node struct {
 	op     Op
 	toks   []string // a phrase's tokens
 	prefix bool     // the last token is a prefix
-	kids   []*node  // And, Or: the operands; In: the one operand
+	kids   []*node  // And, Or: the operands; In, Weighted: the one operand
 	cols   []string // In: the columns
+	weight float64  // Weighted: the factor on its phrases' scores
 }
 
 // Op is the kind of a node of a compiled query.
@@ -29,7 +33,8 @@ const (
 	OpPhrase Op = iota
 	OpAnd
 	OpOr
-	opIn // only in a Query: Compile resolves it into the phrases' columns
+	opIn     // only in a Query: Compile resolves it into the phrases' columns
+	opWeight // only in a Query: Compile resolves it into the phrases' weights
 )
 
 // Term is the phrase of text's tokens (Tokenize), consecutive in one
@@ -81,6 +86,17 @@ func In(cols []string, q Query) Query {
 // IsZero reports whether q is the zero Query.
 func (q Query) IsZero() bool { return q.n == nil }
 
+// Weighted multiplies the scores of q's phrases by w (w > 0): each
+// phrase's bm25 term counts w times, as if the query said it w times.
+// FTS5 has no such operator; String writes it after the phrase or group
+// as "^w". Nested weights multiply.
+func Weighted(q Query, w float64) Query {
+	if q.n == nil || w == 1 {
+		return q
+	}
+	return Query{&node{op: opWeight, weight: w, kids: []*node{q.n}}}
+}
+
 // String renders q in FTS5's query syntax, canonically: equal trees give
 // equal strings, so it can key a cache. Phrases are written as their
 // tokens.
@@ -105,6 +121,9 @@ func (n *node) write(b *strings.Builder, nested bool) {
 	case opIn:
 		b.WriteString("{" + strings.Join(n.cols, " ") + "} : ")
 		n.kids[0].write(b, true)
+	case opWeight:
+		n.kids[0].write(b, true)
+		b.WriteString("^" + strconv.FormatFloat(n.weight, 'g', -1, 64))
 	default:
 		if nested {
 			b.WriteByte('(')

@@ -620,7 +620,7 @@ func search[T any](ctx context.Context, r *Reader, ft *ftsTable, q fulltext.Quer
 	}
 	idf := make([]float64, len(df))
 	for i, d := range df {
-		idf[i] = st.IDF(d)
+		idf[i] = e.IDF(st, i, d)
 	}
 	avgdl := float64(st.Tokens) / float64(st.Rows)
 	type scored struct {
