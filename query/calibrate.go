@@ -60,6 +60,9 @@ type QuestionEvidence struct {
 	Chance   float64           `json:"chance_ndcg"`
 	Surfaces []SurfaceEvidence `json:"surfaces,omitempty"`
 	Fallback string            `json:"fallback,omitempty"`
+	// Withheld: fewer than MinPseudoQueries measured, so a surface
+	// keeps the other weight where they pass the gate, none elsewhere.
+	Withheld bool `json:"withheld,omitempty"`
 }
 
 // SurfaceEvidence is one vector surface's measurement and weight.
@@ -73,7 +76,7 @@ type SurfaceEvidence struct {
 
 // The calibration rule's constants (see Calibration).
 const (
-	CalibrationRule  = "alone-gate-0.15-quarter-modules"
+	CalibrationRule  = "alone-gate-0.15-quarter-modules-withheld"
 	CalibrationGate  = 0.15
 	CalibrationScale = 0.25
 	MinPseudoQueries = 8
@@ -142,6 +145,9 @@ func (c *Calibration) questionSummary() string {
 		return ""
 	case q.Fallback != "":
 		return "; questions take these weights: " + q.Fallback
+	case q.Withheld:
+		return fmt.Sprintf("; questions take these weights where %d module pseudo-queries (fewer than the %d a measurement needs) pass the gate too, none elsewhere (chance NDCG@10 %.3f): %s",
+			q.Queries, MinPseudoQueries, q.Chance, surfaceList(q.Surfaces))
 	default:
 		return fmt.Sprintf("; questions' weights calibrated on %d module pseudo-queries (chance NDCG@10 %.3f): %s",
 			q.Queries, q.Chance, surfaceList(q.Surfaces))
@@ -274,11 +280,25 @@ func Calibrate(ctx context.Context, db tables.Reader, emb embed.Provider, commit
 		return c.unmeasured("vectors were off for the pseudo-queries: " + off), nil
 	}
 	c.Chance, c.Surfaces = measure(qs, len(files), specs, ranked, 0)
-	c.Questions = &QuestionEvidence{Queries: len(mq)}
-	if len(mq) < MinPseudoQueries {
-		c.Questions.Fallback = fmt.Sprintf("%d module pseudo-queries, fewer than the %d a measurement needs", len(mq), MinPseudoQueries)
-	} else {
-		c.Questions.Chance, c.Questions.Surfaces = measure(mq, len(files), specs, ranked, len(qs))
+	q := &QuestionEvidence{Queries: len(mq)}
+	c.Questions = q
+	switch {
+	case len(mq) == 0:
+		q.Fallback = "no module pseudo-queries"
+	case len(mq) < MinPseudoQueries:
+		// Too few to give a surface a weight, enough to withhold one: a
+		// surface keeps the other weight only where these pass the gate
+		// too, so that noise can only take weight away (lexical is the
+		// floor).
+		q.Chance, q.Surfaces = measure(mq, len(files), specs, ranked, len(qs))
+		q.Withheld = true
+		for i := range q.Surfaces {
+			if q.Surfaces[i].Weight > 0 {
+				q.Surfaces[i].Weight, _ = c.Weight(q.Surfaces[i].Channel)
+			}
+		}
+	default:
+		q.Chance, q.Surfaces = measure(mq, len(files), specs, ranked, len(qs))
 	}
 	return c, nil
 }

@@ -103,10 +103,30 @@ func TestCalibrationQuestionWeights(t *testing.T) {
 	}
 	t.Log(c.Summary())
 
+	// Three modules: too few to give a weight, enough to withhold one.
+	few := moduleRepo()
+	for p := range few {
+		if strings.HasPrefix(p, "mods/") && !strings.HasPrefix(p, "mods/unita/") && !strings.HasPrefix(p, "mods/unitb/") && !strings.HasPrefix(p, "mods/unitc/") {
+			delete(few, p)
+		}
+	}
+	path, _ = buildCalibrated(t, few, m)
+	c = storedCalibration(t, path)
+	if q := c.Questions; q == nil || q.Queries != 3 || !q.Withheld || q.Fallback != "" || !strings.Contains(c.Summary(), "fewer than the 8 a measurement needs") {
+		t.Fatalf("three modules: want the weights withheld where they fail the gate, and said: %s", c.Summary())
+	}
+	for _, s := range c.Questions.Surfaces {
+		w, _ := c.QuestionWeight(s.Channel)
+		other, _ := c.Weight(s.Channel)
+		if want := map[bool]float64{true: other, false: 0}[s.Signal >= CalibrationGate]; w != want {
+			t.Fatalf("%s: question weight %v (signal %v), want %v", s.Channel, w, s.Signal, want)
+		}
+	}
+
 	path, _ = buildCalibrated(t, docRepo(), m)
 	c = storedCalibration(t, path)
-	if c.Fallback != "" || c.Questions == nil || !strings.Contains(c.Questions.Fallback, "0 module pseudo-queries") ||
-		!strings.Contains(c.Summary(), "questions take these weights: 0 module pseudo-queries") {
+	if c.Fallback != "" || c.Questions == nil || !strings.Contains(c.Questions.Fallback, "no module pseudo-queries") ||
+		!strings.Contains(c.Summary(), "questions take these weights: no module pseudo-queries") {
 		t.Fatalf("no modules: want the question weights to fall back, and say so: %s", c.Summary())
 	}
 	for _, s := range c.Surfaces {
