@@ -76,13 +76,18 @@ type SurfaceEvidence struct {
 
 // The calibration rule's constants (see Calibration).
 const (
-	CalibrationRule  = "alone-gate-0.15-quarter-modules-withheld"
+	CalibrationRule  = "alone-gate-0.15-quarter-modules-withheld-2"
 	CalibrationGate  = 0.15
 	CalibrationScale = 0.25
 	MinPseudoQueries = 8
 	// RecalibrateShare: a calibration is redone once more than this
 	// share of the files it measured have been written or deleted since.
 	RecalibrateShare = 0.1
+	// minWithholding is the module pseudo-queries that can withhold a
+	// surface's weight from questions (QuestionEvidence.Withheld): one
+	// is a single module's doc (the dev split's flask lost a question
+	// to one).
+	minWithholding = 2
 	// calibrateCands is the rows each vector channel reads per
 	// pseudo-query (Tuning.VecCands).
 	calibrateCands = 30
@@ -283,8 +288,8 @@ func Calibrate(ctx context.Context, db tables.Reader, emb embed.Provider, commit
 	q := &QuestionEvidence{Queries: len(mq)}
 	c.Questions = q
 	switch {
-	case len(mq) == 0:
-		q.Fallback = "no module pseudo-queries"
+	case len(mq) < minWithholding:
+		q.Fallback = fmt.Sprintf("%d module pseudo-queries, fewer than the %d that can withhold a weight", len(mq), minWithholding)
 	case len(mq) < MinPseudoQueries:
 		// Too few to give a surface a weight, enough to withhold one: a
 		// surface keeps the other weight only where these pass the gate

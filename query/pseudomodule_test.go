@@ -125,8 +125,8 @@ func TestCalibrationQuestionWeights(t *testing.T) {
 
 	path, _ = buildCalibrated(t, docRepo(), m)
 	c = storedCalibration(t, path)
-	if c.Fallback != "" || c.Questions == nil || !strings.Contains(c.Questions.Fallback, "no module pseudo-queries") ||
-		!strings.Contains(c.Summary(), "questions take these weights: no module pseudo-queries") {
+	if c.Fallback != "" || c.Questions == nil || !strings.Contains(c.Questions.Fallback, "0 module pseudo-queries, fewer than the 2 that can withhold") ||
+		!strings.Contains(c.Summary(), "questions take these weights: 0 module pseudo-queries") {
 		t.Fatalf("no modules: want the question weights to fall back, and say so: %s", c.Summary())
 	}
 	for _, s := range c.Surfaces {
