@@ -76,7 +76,7 @@ type SurfaceEvidence struct {
 
 // The calibration rule's constants (see Calibration).
 const (
-	CalibrationRule  = "alone-gate-0.15-quarter-modules-withheld-2"
+	CalibrationRule  = "alone-gate-0.15-quarter-questions"
 	CalibrationGate  = 0.15
 	CalibrationScale = 0.25
 	MinPseudoQueries = 8

@@ -57,10 +57,11 @@ type moduleSet struct {
 	entries map[string][]tables.FileRow // a directory's module entries
 	named   []docSymbol                 // path: the directory the definition is named like
 	taken   map[string]bool
+	keys    map[string]moduleKeys // by file path
 }
 
 func newModuleSet(files []tables.FileRow) *moduleSet {
-	m := &moduleSet{sources: map[string][]tables.FileRow{}, entries: map[string][]tables.FileRow{}, taken: map[string]bool{}}
+	m := &moduleSet{sources: map[string][]tables.FileRow{}, entries: map[string][]tables.FileRow{}, taken: map[string]bool{}, keys: map[string]moduleKeys{}}
 	for _, f := range files {
 		if isPseudoExcluded(f.Path) || f.Language == "text" {
 			continue
@@ -88,24 +89,56 @@ func newModuleSet(files []tables.FileRow) *moduleSet {
 }
 
 // consider keeps s, defined in the file at p, when it is the first
-// definition seen named like p's directory (lower case, without _ and
-// -), or like the directory beside p that p names: Ruby's module Foo,
-// Scala's or Swift's Foo in Foo/Foo.scala.
+// definition seen named like p's directory (case and _ and - aside), or
+// like the directory beside p that p names: Ruby's module Foo, Scala's or
+// Swift's Foo in Foo/Foo.scala. It runs for every symbol, so each file's
+// directories are worked out once and names compared without copies.
 func (m *moduleSet) consider(s tables.SymbolName, p string) {
-	dir := path.Dir(p)
-	name := normDir(s.Name)
-	if name != normDir(path.Base(dir)) {
-		sub := path.Join(dir, baseStem(path.Base(p)))
-		if name != normDir(path.Base(sub)) {
-			return
+	k, ok := m.keys[p]
+	if !ok {
+		k.dir = path.Dir(p)
+		k.dirName = normDir(path.Base(k.dir))
+		if st := baseStem(path.Base(p)); st != "" && st != path.Base(p) {
+			k.sub, k.subName = path.Join(k.dir, st), normDir(st)
 		}
-		dir = sub
+		m.keys[p] = k
+	}
+	dir := k.dir
+	switch {
+	case sameName(s.Name, k.dirName):
+	case k.sub != "" && sameName(s.Name, k.subName):
+		dir = k.sub
+	default:
+		return
 	}
 	if len(m.sources[dir]) == 0 || m.taken[dir] {
 		return
 	}
 	m.taken[dir] = true
 	m.named = append(m.named, docSymbol{id: s.ID, file: s.FileID, path: dir, name: s.Name})
+}
+
+// moduleKeys are the directories a file's definitions may be named like.
+type moduleKeys struct{ dir, dirName, sub, subName string }
+
+// sameName reports whether name is norm (a normDir) once lowered and
+// without _ and -.
+func sameName(name, norm string) bool {
+	j := 0
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if c == '_' || c == '-' {
+			continue
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if j == len(norm) || norm[j] != c {
+			return false
+		}
+		j++
+	}
+	return j == len(norm) && norm != ""
 }
 
 // queries makes the module pseudo-queries; decls holds the docs of
@@ -184,9 +217,21 @@ func moduleDoc(ctx context.Context, db tables.Reader, es []tables.FileRow, named
 	return named, nil
 }
 
-// normDir is a name as a directory's is compared to it.
+// normDir is a directory's name as sameName compares names to it:
+// ASCII lower case, without _ and -.
 func normDir(s string) string {
-	return strings.ToLower(strings.NewReplacer("_", "", "-", "").Replace(s))
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '_' || c == '-' {
+			continue
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return string(b)
 }
 
 func baseStem(base string) string { return strings.TrimSuffix(base, path.Ext(base)) }
