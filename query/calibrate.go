@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -43,7 +44,25 @@ type Calibration struct {
 	Chance   float64           `json:"chance_ndcg"`       // a random order of the files
 	Surfaces []SurfaceEvidence `json:"surfaces,omitempty"`
 	Fallback string            `json:"fallback,omitempty"` // why the weights are lexical-only
-	TookMS   int64             `json:"took_ms"`
+	// Questions: the weights of questions about how something works,
+	// measured on the module pseudo-queries (ModuleQueries).
+	Questions *QuestionEvidence `json:"questions,omitempty"`
+	TookMS    int64             `json:"took_ms"`
+}
+
+// QuestionEvidence is the weights of questions about how something works
+// (moduleQuestion), which the planner answers with module and directory
+// evidence: measured as the others, on the module pseudo-queries, by the
+// same gate and scale. With fewer than MinPseudoQueries of them questions
+// take the other weights, and Fallback says why.
+type QuestionEvidence struct {
+	Queries  int               `json:"pseudo_queries"`
+	Chance   float64           `json:"chance_ndcg"`
+	Surfaces []SurfaceEvidence `json:"surfaces,omitempty"`
+	Fallback string            `json:"fallback,omitempty"`
+	// Withheld: fewer than MinPseudoQueries measured, so a surface
+	// keeps the other weight where they pass the gate, none elsewhere.
+	Withheld bool `json:"withheld,omitempty"`
 }
 
 // SurfaceEvidence is one vector surface's measurement and weight.
@@ -57,13 +76,18 @@ type SurfaceEvidence struct {
 
 // The calibration rule's constants (see Calibration).
 const (
-	CalibrationRule  = "alone-gate-0.15-quarter"
+	CalibrationRule  = "alone-gate-0.15-quarter-questions"
 	CalibrationGate  = 0.15
 	CalibrationScale = 0.25
 	MinPseudoQueries = 8
 	// RecalibrateShare: a calibration is redone once more than this
 	// share of the files it measured have been written or deleted since.
 	RecalibrateShare = 0.1
+	// minWithholding is the module pseudo-queries that can withhold a
+	// surface's weight from questions (QuestionEvidence.Withheld): one
+	// is a single module's doc (the dev split's flask lost a question
+	// to one).
+	minWithholding = 2
 	// calibrateCands is the rows each vector channel reads per
 	// pseudo-query (Tuning.VecCands).
 	calibrateCands = 30
@@ -96,17 +120,52 @@ func (c *Calibration) Weight(channel string) (float64, bool) {
 	return 0, false
 }
 
+// QuestionWeight returns the calibrated weight of a vector channel for
+// a question about how something works: measured on the module
+// pseudo-queries, or, where too few exist, Weight's.
+func (c *Calibration) QuestionWeight(channel string) (float64, bool) {
+	if q := c.Questions; q != nil && q.Fallback == "" {
+		for _, s := range q.Surfaces {
+			if s.Channel == channel {
+				return s.Weight, true
+			}
+		}
+	}
+	return c.Weight(channel)
+}
+
 // Summary says in one line what the weights are and why.
 func (c *Calibration) Summary() string {
 	if c.Fallback != "" {
 		return fmt.Sprintf("vector weights unmeasured, a quarter of the fixed ones (%s): %s", c.weightList(), c.Fallback)
 	}
+	return fmt.Sprintf("vector weights calibrated on %d pseudo-queries (chance NDCG@10 %.3f): %s",
+		c.Queries, c.Chance, surfaceList(c.Surfaces)) + c.questionSummary()
+}
+
+// questionSummary says what the weights of questions are and why.
+func (c *Calibration) questionSummary() string {
+	switch q := c.Questions; {
+	case q == nil:
+		return ""
+	case q.Fallback != "":
+		return "; questions take these weights: " + q.Fallback
+	case q.Withheld:
+		return fmt.Sprintf("; questions take these weights where %d module pseudo-queries (fewer than the %d a measurement needs) pass the gate too, none elsewhere (chance NDCG@10 %.3f): %s",
+			q.Queries, MinPseudoQueries, q.Chance, surfaceList(q.Surfaces))
+	default:
+		return fmt.Sprintf("; questions' weights calibrated on %d module pseudo-queries (chance NDCG@10 %.3f): %s",
+			q.Queries, q.Chance, surfaceList(q.Surfaces))
+	}
+}
+
+// surfaceList names each surface's weight and signal.
+func surfaceList(ss []SurfaceEvidence) string {
 	var parts []string
-	for _, s := range c.Surfaces {
+	for _, s := range ss {
 		parts = append(parts, fmt.Sprintf("%s %.3g (signal %.2f)", s.Channel, s.Weight, s.Signal))
 	}
-	return fmt.Sprintf("vector weights calibrated on %d pseudo-queries (chance NDCG@10 %.3f): %s",
-		c.Queries, c.Chance, strings.Join(parts, ", "))
+	return strings.Join(parts, ", ")
 }
 
 // weightList names each surface's weight.
@@ -198,7 +257,7 @@ func Calibrate(ctx context.Context, db tables.Reader, emb embed.Provider, commit
 		return nil, err
 	}
 	c.Files = len(files)
-	qs, err := PseudoQueries(ctx, db, commits)
+	qs, mq, err := pseudoQueries(ctx, db, files, commits)
 	if err != nil {
 		return nil, fmt.Errorf("calibrate: %w", err)
 	}
@@ -217,13 +276,43 @@ func Calibrate(ctx context.Context, db tables.Reader, emb embed.Provider, commit
 		{"vec_summary", vectors.SurfaceSummary, DefaultTuning().WVecSummary},
 		{"vec_file", vectors.SurfaceFile, DefaultTuning().WVecFile},
 	}
-	ranked, off, err := nearestFiles(ctx, db, emb, files, qs, specs)
+	// Both sets are searched together: each row's vector is read once.
+	ranked, off, err := nearestFiles(ctx, db, emb, files, append(slices.Clip(qs), mq...), specs)
 	if err != nil {
 		return nil, fmt.Errorf("calibrate: %w", err)
 	}
 	if off != "" {
 		return c.unmeasured("vectors were off for the pseudo-queries: " + off), nil
 	}
+	c.Chance, c.Surfaces = measure(qs, len(files), specs, ranked, 0)
+	q := &QuestionEvidence{Queries: len(mq)}
+	c.Questions = q
+	switch {
+	case len(mq) < minWithholding:
+		q.Fallback = fmt.Sprintf("%d module pseudo-queries, fewer than the %d that can withhold a weight", len(mq), minWithholding)
+	case len(mq) < MinPseudoQueries:
+		// Too few to give a surface a weight, enough to withhold one: a
+		// surface keeps the other weight only where these pass the gate
+		// too, so that noise can only take weight away (lexical is the
+		// floor).
+		q.Chance, q.Surfaces = measure(mq, len(files), specs, ranked, len(qs))
+		q.Withheld = true
+		for i := range q.Surfaces {
+			if q.Surfaces[i].Weight > 0 {
+				q.Surfaces[i].Weight, _ = c.Weight(q.Surfaces[i].Channel)
+			}
+		}
+	default:
+		q.Chance, q.Surfaces = measure(mq, len(files), specs, ranked, len(qs))
+	}
+	return c, nil
+}
+
+// measure scores each surface of specs on qs, whose rankings are
+// ranked[surface][from+i], and gives it its weight: CalibrationScale of
+// its fixed one when its signal reaches CalibrationGate, else 0. It
+// returns the NDCG@10 of chance too.
+func measure(qs []PseudoQuery, files int, specs []vecSpec, ranked [][][]string, from int) (float64, []SurfaceEvidence) {
 	var chance float64
 	alone := make([]float64, len(specs))
 	for j, q := range qs {
@@ -231,13 +320,13 @@ func Calibrate(ctx context.Context, db tables.Reader, emb embed.Provider, commit
 		for _, f := range q.Files {
 			targets[f] = true
 		}
-		chance += chanceNDCG(len(targets), len(files))
+		chance += chanceNDCG(len(targets), files)
 		for i := range specs {
-			alone[i] += filesNDCG(ranked[i][j], targets)
+			alone[i] += filesNDCG(ranked[i][from+j], targets)
 		}
 	}
 	n := float64(len(qs))
-	c.Chance = round3(chance / n)
+	var out []SurfaceEvidence
 	for i, sp := range specs {
 		s := SurfaceEvidence{Channel: sp.name, Default: sp.weight, NDCG: round3(alone[i] / n)}
 		if chance < n {
@@ -246,9 +335,9 @@ func Calibrate(ctx context.Context, db tables.Reader, emb embed.Provider, commit
 		if s.Signal >= CalibrationGate {
 			s.Weight = round3(CalibrationScale * s.Default)
 		}
-		c.Surfaces = append(c.Surfaces, s)
+		out = append(out, s)
 	}
-	return c, nil
+	return round3(chance / n), out
 }
 
 // unmeasured gives every surface CalibrationScale of its fixed weight,

@@ -40,8 +40,9 @@
 // Vector weights are measured per repository (calibrate.go, ADR 0021):
 // KeepCalibrated, the indexer's calibration step, runs each vector
 // surface alone on the repository's own pseudo-queries (pseudo.go) and
-// keeps a surface's weight only when it beats chance there; the planner
-// reads the result from the index's meta.
+// keeps a surface's weight only when it beats chance there — for
+// questions about how something works, on module pseudo-queries
+// (pseudomodule.go); the planner reads the result from the index's meta.
 //
 // # Intents and the auto rules
 //

@@ -58,6 +58,13 @@ func PseudoQueries(ctx context.Context, db tables.Reader, commits []fileset.Comm
 	if err != nil {
 		return nil, err
 	}
+	qs, _, err := pseudoQueries(ctx, db, files, commits)
+	return qs, err
+}
+
+// pseudoQueries builds PseudoQueries and ModuleQueries from one read of
+// the symbols' names and one of the docs they need.
+func pseudoQueries(ctx context.Context, db tables.Reader, files []tables.FileRow, commits []fileset.Commit) (qs, modules []PseudoQuery, err error) {
 	indexed := map[string]bool{}
 	pathOf := map[int64]string{} // of the indexed files
 	byBase := map[string][]string{}
@@ -75,29 +82,37 @@ func PseudoQueries(ctx context.Context, db tables.Reader, commits []fileset.Comm
 	}
 	var syms []docSymbol
 	defs := definitions{}
+	mods := newModuleSet(files)
 	err = eachSymbolName(ctx, db, func(s tables.SymbolName) {
 		p, ok := pathOf[s.FileID]
-		if len(s.Name) < 3 || !ok {
+		if !ok {
+			return
+		}
+		mods.consider(s, p)
+		if len(s.Name) < 3 {
 			return
 		}
 		defs.add(s.Name, p)
 		syms = append(syms, docSymbol{id: s.ID, file: s.FileID, path: p, name: s.Name, qualname: s.Qualname})
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	docs, err := docQueries(ctx, db, syms, defs)
+	docs, decls, err := docQueries(ctx, db, syms, defs, mods.named)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	readmes, err := readmeQueries(ctx, db, markdown, indexed, byBase, defs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	if modules, err = mods.queries(ctx, db, decls); err != nil {
+		return nil, nil, err
 	}
 	return interleave(pseudoBudget(len(files)),
 		pick("doc", docs, pseudoDocs),
 		pick("readme", readmes, pseudoReadmes),
-		pick("commit", commitQueries(commits, indexed), pseudoCommits)), nil
+		pick("commit", commitQueries(commits, indexed), pseudoCommits)), modules, nil
 }
 
 // pseudoBudget is how many pseudo-queries an index of files files
@@ -179,8 +194,9 @@ func symbolDecls(ctx context.Context, db tables.Reader, syms []docSymbol) (map[i
 }
 
 // docQueries reads the docs of up to pseudoDocReads definitions of names
-// defined in one file, in seeded order.
-func docQueries(ctx context.Context, db tables.Reader, syms []docSymbol, defs definitions) ([]PseudoQuery, error) {
+// defined in one file, in seeded order, and those of extra in the same
+// read (returned with theirs).
+func docQueries(ctx context.Context, db tables.Reader, syms []docSymbol, defs definitions, extra []docSymbol) ([]PseudoQuery, map[int64]tables.SymbolDecl, error) {
 	// Sorted by (key, place): the stable seeded order, without moving
 	// whole symbols about.
 	type cand struct {
@@ -197,13 +213,13 @@ func docQueries(ctx context.Context, db tables.Reader, syms []docSymbol, defs de
 	if len(cands) > pseudoDocReads {
 		cands = cands[:pseudoDocReads]
 	}
-	read := make([]docSymbol, len(cands))
+	read := make([]docSymbol, len(cands), len(cands)+len(extra))
 	for i, c := range cands {
 		read[i] = syms[c.at]
 	}
-	decls, err := symbolDecls(ctx, db, read)
+	decls, err := symbolDecls(ctx, db, append(read, extra...))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var qs []PseudoQuery
 	seen := map[string]int{}
@@ -222,7 +238,7 @@ func docQueries(ctx context.Context, db tables.Reader, syms []docSymbol, defs de
 			unique = append(unique, q)
 		}
 	}
-	return unique, nil
+	return unique, decls, nil
 }
 
 // readmeQueries cuts the Markdown files into sections and keeps those

@@ -22,7 +22,13 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 		return err
 	}
 	sc := newScoped(req.Scope)
-	vectors := p.vec.startVectors(ctx, text, req, sc, defs, concept)
+	// Module entries lend their score to the module's files for prose
+	// only, as doc comments are searched: a name's definitions and a task
+	// text's frames should lead. A question about how something works
+	// takes the module evidence's weight, and its own vector weights.
+	prose := concept && !defs && resp.QueryUsed == ""
+	question := prose && moduleQuestion.MatchString(text)
+	vectors := p.vec.startVectors(ctx, text, req, sc, defs, concept, question)
 	pool := unitPool{}
 	var chans []*channel
 	shape, task := taskShapeOf(req.Query, resp.QueryUsed != "")
@@ -161,11 +167,6 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 		}
 		chans = append(chans, ch)
 	}
-	// Module entries lend their score to the module's files for prose
-	// only, as doc comments are searched: a name's definitions and a task
-	// text's frames should lead.
-	prose := concept && !defs && resp.QueryUsed == ""
-	question := prose && moduleQuestion.MatchString(text)
 	if w := p.tune.WModule; prose {
 		if p.tune.WModuleQuestion > 0 && question {
 			w = p.tune.WModuleQuestion

@@ -59,7 +59,7 @@ func (p *Planner) similar(ctx context.Context, req Request, text string, resp *R
 
 	// Code vectors first: they need no identifiers, so a snippet of
 	// operators and literals still finds its look-alikes.
-	vr, err := p.vec.runVectors(ctx, text, []vecSpec{{"vec_code", vectors.SurfaceCode, 1}}, req, sc)
+	vr, err := p.vec.runVectors(ctx, text, []vecSpec{{"vec_code", vectors.SurfaceCode, 1}}, req, sc, false)
 	if err != nil {
 		return err
 	}

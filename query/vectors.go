@@ -579,7 +579,10 @@ func (v *vectorChannels) vecScope(ctx context.Context, surface string, s *vecSur
 // chose for its model (Calibration), and, when explain, adds them and
 // their evidence to st's status. An index without one, or calibrated for
 // another model, keeps Tuning's.
-func (v *vectorChannels) calibrated(ctx context.Context, st *vectorState, specs []vecSpec, explain bool) ([]vecSpec, error) {
+//
+// A question about how something works (question) takes the weights
+// measured on the module pseudo-queries (Calibration.QuestionWeight).
+func (v *vectorChannels) calibrated(ctx context.Context, st *vectorState, specs []vecSpec, explain, question bool) ([]vecSpec, error) {
 	if v.uncalibrated {
 		return specs, nil
 	}
@@ -599,7 +602,11 @@ func (v *vectorChannels) calibrated(ctx context.Context, st *vectorState, specs 
 	out := make([]vecSpec, len(specs))
 	for i, sp := range specs {
 		out[i] = sp
-		if w, ok := c.Weight(sp.name); ok {
+		weight := c.Weight
+		if question {
+			weight = c.QuestionWeight
+		}
+		if w, ok := weight(sp.name); ok {
 			out[i].weight = w
 		}
 	}
@@ -640,7 +647,7 @@ type vecRun struct {
 // positive weight). Only a failure to read the index is an error: when
 // vectors are off, or the embedder fails, it returns no channels and a
 // status (and a note) saying why.
-func (v *vectorChannels) runVectors(ctx context.Context, text string, specs []vecSpec, req Request, sc *scoped) (vecRun, error) {
+func (v *vectorChannels) runVectors(ctx context.Context, text string, specs []vecSpec, req Request, sc *scoped, question bool) (vecRun, error) {
 	st, err := v.state(ctx)
 	if err != nil {
 		return vecRun{}, err
@@ -648,7 +655,7 @@ func (v *vectorChannels) runVectors(ctx context.Context, text string, specs []ve
 	if !st.on {
 		return vecRun{status: st.status}, nil
 	}
-	if specs, err = v.calibrated(ctx, &st, specs, req.Explain); err != nil {
+	if specs, err = v.calibrated(ctx, &st, specs, req.Explain, question); err != nil {
 		return vecRun{}, err
 	}
 	if !anyWeight(specs) {
@@ -733,8 +740,9 @@ func (c *vectorCache) drop(vi *vecIndex) {
 // The function it returns waits for them, interns their units in pool,
 // records the scope filters they applied and sets resp.Vectors. Only a
 // failure to read the index fails the search: an embedder error (a remote
-// provider down) leaves it lexical, and says so.
-func (v *vectorChannels) startVectors(ctx context.Context, text string, req Request, sc *scoped, defs, concept bool) func(unitPool, *Response) ([]*channel, error) {
+// provider down) leaves it lexical, and says so. A question about how
+// something works (question) fuses by its own calibrated weights.
+func (v *vectorChannels) startVectors(ctx context.Context, text string, req Request, sc *scoped, defs, concept, question bool) func(unitPool, *Response) ([]*channel, error) {
 	var specs []vecSpec
 	if concept {
 		specs = append(specs, vecSpec{"vec_code", vectors.SurfaceCode, v.tune.WVecCode}, vecSpec{"vec_file", vectors.SurfaceFile, v.tune.WVecFile})
@@ -748,7 +756,7 @@ func (v *vectorChannels) startVectors(ctx context.Context, text string, req Requ
 	}
 	done := make(chan result, 1)
 	go func() {
-		r, err := v.runVectors(ctx, text, specs, req, sc)
+		r, err := v.runVectors(ctx, text, specs, req, sc, question)
 		done <- result{r, err}
 	}()
 	return func(pool unitPool, resp *Response) ([]*channel, error) {
