@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // Go references are judged by the standard library's type checker at
@@ -24,12 +25,12 @@ import (
 
 // judge judges the use u on r's line for d from the checked types;
 // ok is false when they do not decide it.
-func (gt *goRules) judge(r *refLine, u useAt, d *refDef) (v refVerdict, why string, ok bool) {
+func (gt *goRules) judge(r *refLine, u lex.Use, d *refDef) (v refVerdict, why string, ok bool) {
 	ft := gt.byFile[r.FileID]
 	if ft == nil {
 		return 0, "", false
 	}
-	id := ft.idents[token.Position{Line: r.Line, Column: u.at + 1}]
+	id := ft.idents[token.Position{Line: r.Line, Column: u.At + 1}]
 	if id == nil {
 		return 0, "", false // in a comment or a string, or text the parser did not read
 	}

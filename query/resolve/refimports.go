@@ -4,6 +4,8 @@ import (
 	"path"
 	"regexp"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // fileImports is what a file's import statements bind, read from its
@@ -171,7 +173,7 @@ func readPyImports(fi *fileImports, lines []string) {
 func readTSImports(fi *fileImports, lines []string) {
 	code := tsBlankBlockComments(lines)
 	for i, l := range code {
-		code[i] = strings.TrimRight(stripComment(l), " \t")
+		code[i] = strings.TrimRight(lex.StripComment(l), " \t")
 	}
 	stmts := joinStatements(code, func(t string) bool {
 		return strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "export ") || strings.HasPrefix(t, "const ") || strings.HasPrefix(t, "let ") || strings.HasPrefix(t, "var ")
@@ -217,7 +219,7 @@ func tsBlankBlockComments(lines []string) []string {
 					continue
 				}
 				b[i] = ' '
-			case skipQuoted(l, &i, &quote):
+			case lex.SkipQuoted(l, &i, &quote):
 			case b[i] == '/' && i+1 < len(b) && b[i+1] == '/':
 				i = len(b) // a line comment: stripComment drops it
 			// "/*" opens a comment; "\/*" is a regular expression's slash.

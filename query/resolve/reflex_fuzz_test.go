@@ -3,6 +3,8 @@ package resolve
 import (
 	"strings"
 	"testing"
+
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // FuzzRefReaders feeds arbitrary source text to the resolver's line
@@ -37,7 +39,7 @@ func FuzzRefReaders(f *testing.F) {
 		splitTop(src, ',')
 		pySegments(src)
 		pyLiteral(src)
-		classBases(src)
+		lex.ClassBases(src)
 		stripTSExt(src)
 		tsReturnText(src)
 		tsAwaited(src)
@@ -50,7 +52,7 @@ func FuzzRefReaders(f *testing.F) {
 		}
 		for k, line := range text {
 			n := k + 1
-			paramNames(line, name)
+			lex.ParamNames(line, name)
 			pyParams(line, name)
 			pyBindingOn(line, name)
 			pyNarrowed(line, name)
@@ -73,8 +75,8 @@ func FuzzRefReaders(f *testing.F) {
 			if name == "" {
 				continue
 			}
-			for _, at := range findUseOffsets(line, name) {
-				readUse(line, at, at+len(name))
+			for _, at := range lex.UseOffsets(line, name) {
+				lex.ReadUse(line, at, at+len(name))
 				pyReceiver(line, at)
 				pyInText(line, at, name)
 				innermostBracket(line, at)

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // Python's member uses typed from what the source states (the resolver's
@@ -131,16 +132,16 @@ const pyDepth = 6
 // judgeMember judges d, a member, at a qualified use (x.name, a.b().name,
 // super().name) in a Python file; ok is false when the receiver's type is
 // not stated, and the general rules judge.
-func (py *pyRules) judgeMember(ctx context.Context, r *refLine, line string, u useAt, d *refDef) (refVerdict, string, bool) {
-	recv := pyReceiver(line, u.at)
+func (py *pyRules) judgeMember(ctx context.Context, r *refLine, line string, u lex.Use, d *refDef) (refVerdict, string, bool) {
+	recv := pyReceiver(line, u.At)
 	if recv == "" {
 		return vOpen, "", false
 	}
-	part := pyAccessor(line, u.at+len(py.rr.name))
+	part := pyAccessor(line, u.At+len(py.rr.name))
 	if recv == "super()" {
 		return py.judgeSuper(ctx, r, d, part)
 	}
-	k := lineVar{r.FileID, r.Line, strconv.Itoa(u.at)}
+	k := lineVar{r.FileID, r.Line, strconv.Itoa(u.At)}
 	t, ok := py.recv[k]
 	if !ok {
 		t = py.exprType(ctx, pyCtx{r.FileID, r.EnclStart, r.EnclName, r.Line}, recv, 0)
@@ -616,7 +617,7 @@ func (py *pyRules) local(ctx context.Context, c pyCtx, v string) (b pyBinding, o
 	if def == 0 {
 		return b, false
 	}
-	sig := signatureText(text, def, c.fnName)
+	sig := lex.ReadSignature(text, def, c.fnName)
 	indent := -1 // the least indentation met going up: the next less indented line heads a block around c
 	if c.line >= 1 && c.line <= len(text) {
 		indent = pyIndent(text[c.line-1])
@@ -627,14 +628,14 @@ func (py *pyRules) local(ctx context.Context, c pyCtx, v string) (b pyBinding, o
 			return pyBinding{ann: typ, line: c.line}, true
 		}
 	}
-	for n := min(c.line-1, len(text)); n > sig.end && n > c.line-400; n-- {
+	for n := min(c.line-1, len(text)); n > sig.End && n > c.line-400; n-- {
 		l := text[n-1]
 		if ind := pyIndent(l); ind >= 0 && (indent < 0 || ind < indent) {
 			indent = ind
 			if typ, ok := pyNarrowed(l, v); ok {
 				// "if isinstance(v, T):" around c: v is a T there, the
 				// parameter's stated T[…] when it is one of a union.
-				if a, ok := pyParams(sig.text, c.fnName)[v]; ok {
+				if a, ok := pyParams(sig.Text, c.fnName)[v]; ok {
 					typ = pyNarrowTo(a, typ)
 				}
 				return pyBinding{ann: typ, line: n}, true
@@ -648,7 +649,7 @@ func (py *pyRules) local(ctx context.Context, c pyCtx, v string) (b pyBinding, o
 			return b, true
 		}
 	}
-	if a, ok := pyParams(sig.text, c.fnName)[v]; ok {
+	if a, ok := pyParams(sig.Text, c.fnName)[v]; ok {
 		return pyBinding{ann: a, line: def}, true
 	}
 	return b, false
@@ -665,13 +666,13 @@ func (py *pyRules) declared(ctx context.Context, c pyCtx, v string) string {
 	if def == 0 {
 		return ""
 	}
-	sig := signatureText(text, def, c.fnName)
-	for n := sig.end + 1; n < c.line && n <= len(text); n++ {
+	sig := lex.ReadSignature(text, def, c.fnName)
+	for n := sig.End + 1; n < c.line && n <= len(text); n++ {
 		if b, ok := pyBindingOn(text[n-1], v); ok && b.ann != "" && !b.except {
 			return b.ann
 		}
 	}
-	return pyParams(sig.text, c.fnName)[v]
+	return pyParams(sig.Text, c.fnName)[v]
 }
 
 type pyBinding struct {
@@ -801,8 +802,8 @@ func (py *pyRules) appended(ctx context.Context, c pyCtx, v string, depth int) (
 	}
 	var got []pyType
 	for n := b.line + 1; n < c.line && n <= len(text); n++ {
-		l := stripComment(text[n-1])
-		for _, at := range findUseOffsets(l, v) {
+		l := lex.StripComment(text[n-1])
+		for _, at := range lex.UseOffsets(l, v) {
 			if at > 0 && l[at-1] == '.' {
 				continue // another value's member of the name
 			}
@@ -931,7 +932,7 @@ func (py *pyRules) attrAssigned(ctx context.Context, k *pyClass, name string, de
 		}
 		var b pyBinding
 		ok := false
-		if rest, has := strings.CutPrefix(t, "self."+name); has && (rest == "" || !isWordRune(rune(rest[0]))) {
+		if rest, has := strings.CutPrefix(t, "self."+name); has && (rest == "" || !lex.IsWordRune(rune(rest[0]))) {
 			b, ok = pyBindingOn(name+rest, name)
 		} else if fnStart == 0 && strings.HasPrefix(t, name) {
 			b, ok = pyBindingOn(t, name)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // pyClasses read, for the Python rules of one lookup, the repository's
@@ -495,7 +496,7 @@ func (pc *pyClasses) returnType(ctx context.Context, d refDef, self *pyClass, de
 	if def == 0 {
 		return pyUnknown
 	}
-	sig := signatureText(text, def, d.u.Name).text
+	sig := lex.ReadSignature(text, def, d.u.Name).Text
 	_, ret, ok := strings.Cut(sig[pyParamsEnd(sig, d.u.Name):], "->")
 	if !ok {
 		return pyUnknown

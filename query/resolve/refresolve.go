@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // A reference's confidence that it belongs to one definition.
@@ -247,17 +248,17 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 	}
 	// First the enclosing symbols that bind the name as a parameter or a
 	// local: a bare use inside them is theirs.
-	uses := make([][]useAt, len(refs))
+	uses := make([][]lex.Use, len(refs))
 	for i, r := range refs {
 		l, err := rr.lineOf(ctx, r.FileID, r.Line)
 		if err != nil {
 			return nil, err
 		}
-		uses[i] = findUses(l, rr.name)
+		uses[i] = lex.FindUses(l, rr.name)
 		if prev, _ := rr.lineOf(ctx, r.FileID, r.Line-1); continuesChain(prev, l) {
 			for k := range uses[i] {
-				if len(uses[i][k].chain) == 0 && strings.TrimSpace(l[:max(strings.Index(l, rr.name), 0)]) == "" {
-					uses[i][k] = useAt{expr: true, at: uses[i][k].at, call: uses[i][k].call}
+				if len(uses[i][k].Chain) == 0 && strings.TrimSpace(l[:max(strings.Index(l, rr.name), 0)]) == "" {
+					uses[i][k] = lex.Use{Expr: true, At: uses[i][k].At, Call: uses[i][k].Call}
 				}
 			}
 		}
@@ -274,7 +275,7 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 			rr.locals[k] = true
 		}
 		for _, u := range uses[i] {
-			if u.assign && !u.decl {
+			if u.Assign && !u.Decl {
 				rr.locals[k] = true
 			}
 		}
@@ -290,7 +291,7 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 		l, _ := rr.lineOf(ctx, r.FileID, r.Line)
 		us := uses[i]
 		if len(us) == 0 {
-			j.folded = hasFoldedUse(l, rr.name)
+			j.folded = lex.HasFoldedUse(l, rr.name)
 			j.folded, j.moved = rr.continued(ctx, r, j.folded, listed)
 			o, err := rr.scope.unwrittenVerdicts(ctx, r)
 			if err != nil {
@@ -322,7 +323,7 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 // continuesChain reports whether line continues a chain of calls the
 // line before it ends ("x.\n  Name(…)"), not a comment's sentence.
 func continuesChain(prev, line string) bool {
-	p := strings.TrimRight(stripComment(prev), " \t")
+	p := strings.TrimRight(lex.StripComment(prev), " \t")
 	if !strings.HasSuffix(p, ".") || strings.HasSuffix(p, "..") || len(p) < 2 {
 		return false
 	}
@@ -334,83 +335,23 @@ func continuesChain(prev, line string) bool {
 // function (its first line, or a later one of a parameter list wrapped
 // over several) and that declaration names the name as a parameter.
 func (rr *refResolver) inSignature(ctx context.Context, r *refLine) bool {
-	if r.Line < r.EnclStart || r.Line >= r.EnclStart+sigLines {
+	if r.Line < r.EnclStart || r.Line >= r.EnclStart+lex.SigLines {
 		return false
 	}
 	text, err := rr.text(ctx, r.FileID)
 	if err != nil || r.EnclStart > len(text) {
 		return false
 	}
-	sig := signatureText(text, r.EnclStart, r.EnclName)
-	if sig.end < r.Line {
+	sig := lex.ReadSignature(text, r.EnclStart, r.EnclName)
+	if sig.End < r.Line {
 		return false
 	}
-	_, ok := paramNames(sig.text, r.EnclName)[rr.name]
+	_, ok := lex.ParamNames(sig.Text, r.EnclName)[rr.name]
 	return ok
 }
 
-// sigLines bounds the lines of one declaration's parameter list.
-const sigLines = 80
-
-// stripComment returns line without a trailing '#' or '//' comment (a
-// whole-line one gives ""); a '#' or '//' inside a string cuts it short,
-// which costs at most a parameter's type.
-func stripComment(line string) string {
-	t := strings.TrimSpace(line)
-	if strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//") {
-		return ""
-	}
-	for _, m := range []string{" # ", " // "} {
-		if i := strings.Index(line, m); i >= 0 {
-			line = line[:i]
-		}
-	}
-	return line
-}
-
-type sigText struct {
-	text string
-	end  int // the last line of the declaration
-}
-
-// signatureText joins the lines of the declaration of fn starting at line
-// from until its parameter list closes; a type's declaration (class,
-// struct, interface) has no parameters and gives "".
-func signatureText(text []string, from int, fn string) sigText {
-	first := strings.TrimSpace(text[from-1])
-	for _, m := range []string{"export ", "default ", "abstract ", "declare ", "pub "} {
-		first = strings.TrimPrefix(first, m)
-	}
-	for _, kw := range []string{"class ", "interface ", "type ", "struct ", "enum ", "trait "} {
-		if strings.HasPrefix(first, kw) {
-			return sigText{end: from}
-		}
-	}
-	var b strings.Builder
-	d := 0
-	opened := false
-	for n := from; n <= len(text) && n < from+sigLines; n++ {
-		l := stripComment(text[n-1])
-		b.WriteString(l)
-		b.WriteByte(' ')
-		for _, c := range l {
-			switch c {
-			case '(':
-				d++
-				opened = true
-			case ')':
-				d--
-			}
-		}
-		if opened && d <= 0 {
-			return sigText{text: b.String(), end: n}
-		}
-	}
-	return sigText{text: b.String(), end: from}
-}
-
 // judgeUse judges one occurrence for d.
-func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u useAt, d *refDef) (refVerdict, string, error) {
+func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u lex.Use, d *refDef) (refVerdict, string, error) {
 	lang := ""
 	if f := rr.files[r.FileID]; f != nil {
 		lang = f.Language
@@ -419,7 +360,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 	if r.DefLine && r.FileID == d.u.FileID && r.Line == d.u.Start && !rr.tsUseOnDeclLine(r, lang, line, u) {
 		return vSelf, "", nil // the definition's own name
 	}
-	if isTSLang(lang) && tsModuleSpecifier(line, u.at) {
+	if isTSLang(lang) && tsModuleSpecifier(line, u.At) {
 		return vContra, whyString, nil
 	}
 	if v, why, ok, err := rr.scope.judge(ctx, r, lang, line, u, d); err != nil || ok {
@@ -431,7 +372,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		}
 	}
 	embedded := lang == "go" && !d.member && strings.TrimLeft(strings.TrimSpace(line), "*") == rr.name
-	if !embedded && (u.decl || (r.DefLine && len(u.chain) == 0 && !u.expr && !rr.tsUseOnDeclLine(r, lang, line, u))) {
+	if !embedded && (u.Decl || (r.DefLine && len(u.Chain) == 0 && !u.Expr && !rr.tsUseOnDeclLine(r, lang, line, u))) {
 		if r.FileID == d.u.FileID && r.Line >= d.u.Start && r.Line <= d.u.End && (r.EnclName == rr.name || r.EnclName == "") {
 			return vSelf, "", nil // the definition's own name on a later line of its header
 		}
@@ -458,24 +399,24 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 	if !known {
 		return vOpen, "", nil
 	}
-	if lang == "python" && pyInText(line, u.at, rr.name) {
+	if lang == "python" && pyInText(line, u.At, rr.name) {
 		return vContra, whyString, nil
 	}
-	if lang == "python" && d.member && (len(u.chain) > 0 || u.expr) {
+	if lang == "python" && d.member && (len(u.Chain) > 0 || u.Expr) {
 		if v, why, ok := rr.python.judgeMember(ctx, r, line, u, d); ok {
 			return v, why, nil
 		}
 	}
-	if len(u.chain) > 0 {
+	if len(u.Chain) > 0 {
 		return rr.judgeQualified(ctx, r, line, u, d, lang)
 	}
-	if d.member && u.call && lang == "go" && (u.expr || len(u.chain) > 0) && !rr.callable(ctx, d) {
+	if d.member && u.Call && lang == "go" && (u.Expr || len(u.Chain) > 0) && !rr.callable(ctx, d) {
 		return vContra, whyMember, nil // a call, and the field is not a func
 	}
-	if d.member && isTSLang(lang) && calledAt(line, u.at+len(rr.name)) && rr.tsr().tsNotCallable(ctx, d) {
+	if d.member && isTSLang(lang) && calledAt(line, u.At+len(rr.name)) && rr.tsr().tsNotCallable(ctx, d) {
 		return vContra, whyMember, nil // a call, and the property is not a function
 	}
-	if u.expr {
+	if u.Expr {
 		if d.member && isTSLang(lang) {
 			if v, why, ok := rr.tsr().tsCastMember(ctx, r, line, u, d); ok {
 				return v, why, nil
@@ -496,16 +437,16 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 	if !d.member && isTSLang(lang) && rr.tsl.outer(ctx, r, d) {
 		return vContra, whyLocal, nil
 	}
-	if rr.locals[enclKey{r.FileID, r.EnclStart, r.EnclName}] && !(d.member && isTSLang(lang) && (indexedByName(line, u.at, rr.name) || rr.tsr().tsObjectKey(ctx, r, u))) && !(r.FileID == d.u.FileID && d.u.Start >= r.EnclStart && d.u.Start <= r.Line && !(d.u.Start == r.EnclStart && d.u.Name == r.EnclName)) {
+	if rr.locals[enclKey{r.FileID, r.EnclStart, r.EnclName}] && !(d.member && isTSLang(lang) && (indexedByName(line, u.At, rr.name) || rr.tsr().tsObjectKey(ctx, r, u))) && !(r.FileID == d.u.FileID && d.u.Start >= r.EnclStart && d.u.Start <= r.Line && !(d.u.Start == r.EnclStart && d.u.Name == r.EnclName)) {
 		return vContra, whyLocal, nil
 	}
-	if u.kwarg {
+	if u.Kwarg {
 		return vContra, whyLocal, nil
 	}
 	if d.member {
-		if u.key && lang == "go" {
+		if u.Key && lang == "go" {
 			// A composite literal's key: a field of the literal's type.
-			if t, anon := rr.literalType(ctx, r, u.at); anon {
+			if t, anon := rr.literalType(ctx, r, u.At); anon {
 				return vContra, whyMember, nil
 			} else if t != "" {
 				return rr.judgeTyped(ctx, r, d, lang, t)
@@ -513,7 +454,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 			return vOpen, "", nil
 		}
 		if isTSLang(lang) {
-			if indexedByName(line, u.at, rr.name) {
+			if indexedByName(line, u.At, rr.name) {
 				if v, why, ok := (tsIndexTyper{rr.tsr()}).tsIndexedChain(ctx, r, line, u, d); ok {
 					return v, why, nil
 				}
@@ -527,8 +468,8 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 			if rr.tsImportListName(ctx, r, u) {
 				return vContra, whyNoImport, nil
 			}
-			if u.key {
-				if text, err := rr.text(ctx, r.FileID); err == nil && r.Line <= len(text) && tsNestedTypeKey(text, r.Line, u.at) {
+			if u.Key {
+				if text, err := rr.text(ctx, r.FileID); err == nil && r.Line <= len(text) && tsNestedTypeKey(text, r.Line, u.At) {
 					return vContra, whyDecl, nil // a nested type literal's member
 				}
 			}
@@ -538,13 +479,13 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 				}
 				return v, why, nil
 			}
-			if u.key || u.shorthand || tsMethodKeyAt(ctx, rr, r, u) {
+			if u.Key || u.Shorthand || tsMethodKeyAt(ctx, rr, r, u) {
 				if v, why, ok, err := rr.tsr().tsLiteralKey(ctx, r, u, d); err != nil || ok {
 					return v, why, err
 				}
 			}
 		}
-		if (u.key && lang != "python") || rr.inClassBody(r, d) || (u.shorthand && lang != "go" && lang != "python") {
+		if (u.Key && lang != "python") || rr.inClassBody(r, d) || (u.Shorthand && lang != "go" && lang != "python") {
 			return vOpen, "", nil
 		}
 		return vContra, whyMember, nil
@@ -552,7 +493,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 	if isTSLang(lang) {
 		su := u
 		if rr.tsl.wrapped(ctx, r, u) {
-			su.shorthand = false // no import or export list's name
+			su.Shorthand = false // no import or export list's name
 		}
 		if v, why, ok := tsSpace(r, line, su, d); ok {
 			return v, why, nil
@@ -627,7 +568,7 @@ func (rr *refResolver) judgeSuper(ctx context.Context, r *refLine, d *refDef, cl
 		return vOpen, "", nil // declared elsewhere
 	}
 	open := false
-	for _, b := range classBases(decl) {
+	for _, b := range lex.ClassBases(decl) {
 		switch {
 		case b == d.parent:
 			return vResolved, "", nil
@@ -712,7 +653,7 @@ func (rr *refResolver) readLiteralType(ctx context.Context, r *refLine, at int) 
 
 func startsWordChar(s string) bool {
 	for _, c := range s {
-		return isWordRune(c)
+		return lex.IsWordRune(c)
 	}
 	return false
 }
@@ -748,7 +689,7 @@ func (rr *refResolver) readClassLine(ctx context.Context, r *refLine, cls string
 		if !ok {
 			continue
 		}
-		if f := strings.FieldsFunc(rest, func(c rune) bool { return !isWordRune(c) }); len(f) > 0 && f[0] == cls {
+		if f := strings.FieldsFunc(rest, func(c rune) bool { return !lex.IsWordRune(c) }); len(f) > 0 && f[0] == cls {
 			return l
 		}
 	}
@@ -928,9 +869,9 @@ func (rr *refResolver) defaultMember(ctx context.Context, r *refLine, lang, mod 
 }
 
 // judgeQualified judges Q.name.
-func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line string, u useAt, d *refDef, lang string) (refVerdict, string, error) {
-	q := u.chain[len(u.chain)-1]
-	root := u.chain[0]
+func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line string, u lex.Use, d *refDef, lang string) (refVerdict, string, error) {
+	q := u.Chain[len(u.Chain)-1]
+	root := u.Chain[0]
 	if d.member && isTSLang(lang) {
 		if v, why, ok, err := rr.tsr().tsQualifiedMember(ctx, r, u, d); err != nil || ok {
 			return v, why, err
@@ -938,7 +879,7 @@ func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line stri
 	}
 	switch root {
 	case "super":
-		if len(u.chain) != 1 || !d.member {
+		if len(u.Chain) != 1 || !d.member {
 			return vOpenIf(d.member)
 		}
 		types := rr.enclosingTypes(r)
@@ -947,7 +888,7 @@ func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line stri
 		}
 		return rr.judgeSuper(ctx, r, d, types[len(types)-1], 0)
 	case "self", "this", "cls":
-		if len(u.chain) != 1 {
+		if len(u.Chain) != 1 {
 			return vOpenIf(d.member)
 		}
 		if !d.member {
@@ -970,7 +911,7 @@ func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line stri
 	if err != nil {
 		return 0, "", err
 	}
-	if mod, ok := fi.defaults[root]; ok && d.member && len(u.chain) == 1 && isTSLang(lang) {
+	if mod, ok := fi.defaults[root]; ok && d.member && len(u.Chain) == 1 && isTSLang(lang) {
 		// x.name, x a default import: a member of the module's default export.
 		if v, ok, err := rr.defaultMember(ctx, r, lang, mod, d); err != nil || ok {
 			return v, "", err
@@ -980,7 +921,7 @@ func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line stri
 	if mod, ok := fi.modules[root]; ok {
 		if lang == "go" {
 			if d.member {
-				if len(u.chain) == 1 {
+				if len(u.Chain) == 1 {
 					return vContra, whyMember, nil
 				}
 				return rr.judgeOwner(r, d, []string{q})
@@ -989,14 +930,14 @@ func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line stri
 			if err != nil {
 				return 0, "", err
 			}
-			if len(u.chain) == 1 && d.lang == "go" && goImportDir(mod, d.dir, pkg, rr.dirs) {
+			if len(u.Chain) == 1 && d.lang == "go" && goImportDir(mod, d.dir, pkg, rr.dirs) {
 				return vResolved, "", nil
 			}
 			return vContra, whyQual, nil
 		}
 		modPath := mod
 		if lang == "python" {
-			modPath = strings.Join(append([]string{mod}, u.chain[1:]...), ".")
+			modPath = strings.Join(append([]string{mod}, u.Chain[1:]...), ".")
 		}
 		return rr.judgeModuleMember(ctx, r, lang, modPath, d)
 	}
@@ -1007,18 +948,18 @@ func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line stri
 			sub = in.module + in.name
 		}
 		if len(importFiles(lang, r.Path, sub, rr.paths, rr.dirs)) > 0 {
-			return rr.judgeModuleMember(ctx, r, lang, strings.Join(append([]string{sub}, u.chain[1:]...), "."), d)
+			return rr.judgeModuleMember(ctx, r, lang, strings.Join(append([]string{sub}, u.Chain[1:]...), "."), d)
 		}
 	}
 	// A type's member: Type.name, or a variable whose type is stated.
-	if d.member && u.call && lang == "go" && !rr.callable(ctx, d) {
+	if d.member && u.Call && lang == "go" && !rr.callable(ctx, d) {
 		return vContra, whyMember, nil // a call, and the field is not a func
 	}
 	if d.member {
 		if rr.parents[q] || q == d.parent {
 			return rr.judgeOwner(r, d, []string{q})
 		}
-		if len(u.chain) == 1 {
+		if len(u.Chain) == 1 {
 			if t := rr.typeOf(ctx, r, root); t != "" {
 				return rr.judgeTyped(ctx, r, d, lang, t)
 			}
@@ -1106,17 +1047,17 @@ func (rr *refResolver) readTypeOf(ctx context.Context, r *refLine, v string) str
 	if f := rr.files[r.FileID]; f != nil {
 		lang = f.Language
 	}
-	sig := signatureText(text, r.EnclStart, r.EnclName)
+	sig := lex.ReadSignature(text, r.EnclStart, r.EnclName)
 	if isTSLang(lang) {
-		sig.text = tsStripBlockComments(sig.text) // a parameter's doc comment
+		sig.Text = tsStripBlockComments(sig.Text) // a parameter's doc comment
 	}
-	if t := paramNames(sig.text, r.EnclName)[v]; t != "" {
+	if t := lex.ParamNames(sig.Text, r.EnclName)[v]; t != "" {
 		return t
 	}
 	for n := r.Line - 1; n > r.EnclStart && n > r.Line-200; n-- {
 		l := text[n-1]
-		for _, at := range findUseOffsets(l, v) {
-			if n <= sig.end && sig.end < r.Line && strings.LastIndexByte(l[:at], '(') > strings.LastIndexByte(l[:at], ')') {
+		for _, at := range lex.UseOffsets(l, v) {
+			if n <= sig.End && sig.End < r.Line && strings.LastIndexByte(l[:at], '(') > strings.LastIndexByte(l[:at], ')') {
 				// A parameter of a function type written in the
 				// signature ("cb: (v: T) => void") binds nothing in the
 				// body. (A call's callback closes its argument list
@@ -1124,7 +1065,7 @@ func (rr *refResolver) readTypeOf(ctx context.Context, r *refLine, v string) str
 				continue
 			}
 			rest := strings.TrimLeft(l[at+len(v):], " \t")
-			if isTSLang(lang) && n > sig.end && tsDeclares(l[:at], rest) && !tsBlockOpenThrough(text, n, at, r.Line) {
+			if isTSLang(lang) && n > sig.End && tsDeclares(l[:at], rest) && !tsBlockOpenThrough(text, n, at, r.Line) {
 				continue // declared in a block closed above r: another variable
 			}
 			var rhs string
@@ -1135,7 +1076,7 @@ func (rr *refResolver) readTypeOf(ctx context.Context, r *refLine, v string) str
 				rhs = rest[1:]
 			case strings.HasPrefix(rest, ":") && !strings.HasPrefix(rest, "::"):
 				rhs = rest[1:] // an annotation
-			case lastWord(strings.TrimSpace(l[:at])) == "var":
+			case lex.LastWord(strings.TrimSpace(l[:at])) == "var":
 				rhs = rest
 			default:
 				continue
@@ -1146,7 +1087,7 @@ func (rr *refResolver) readTypeOf(ctx context.Context, r *refLine, v string) str
 				rhs = strings.TrimLeft(rhs[4:], "*")
 			}
 			name := rhs
-			if i := strings.IndexFunc(name, func(c rune) bool { return !isWordRune(c) && c != '.' }); i >= 0 {
+			if i := strings.IndexFunc(name, func(c rune) bool { return !lex.IsWordRune(c) && c != '.' }); i >= 0 {
 				name = name[:i]
 			}
 			call := strings.HasPrefix(rhs[len(name):], "(")
@@ -1298,10 +1239,10 @@ func (rr *refResolver) continued(ctx context.Context, r *refLine, folded bool, l
 	}
 	for n := r.Line + 1; n <= r.Line+10; n++ {
 		next, _ := rr.lineOf(ctx, r.FileID, n)
-		if len(findUseOffsets(next, rr.name)) > 0 {
+		if len(lex.UseOffsets(next, rr.name)) > 0 {
 			return false, listed[enclKey{file: r.FileID, start: n}]
 		}
-		folded = folded || hasFoldedUse(next, rr.name)
+		folded = folded || lex.HasFoldedUse(next, rr.name)
 	}
 	return folded, false
 }
@@ -1393,7 +1334,7 @@ func lineConfidence(j judged, di int) string {
 // line, or one does and u is not the line's first bare occurrence
 // ("Organization: Organization;" declares the first and uses the
 // second).
-func (rr *refResolver) tsUseOnDeclLine(r *refLine, lang, line string, u useAt) bool {
+func (rr *refResolver) tsUseOnDeclLine(r *refLine, lang, line string, u lex.Use) bool {
 	if !isTSLang(lang) {
 		return false
 	}
@@ -1406,9 +1347,9 @@ func (rr *refResolver) tsUseOnDeclLine(r *refLine, lang, line string, u useAt) b
 	if !starts {
 		return true
 	}
-	for _, o := range findUses(line, rr.name) {
-		if len(o.chain) == 0 && !o.expr {
-			return o.at != u.at
+	for _, o := range lex.FindUses(line, rr.name) {
+		if len(o.Chain) == 0 && !o.Expr {
+			return o.At != u.At
 		}
 	}
 	return false

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // Scope and reachability: where a definition can be used from at all.
@@ -82,7 +83,7 @@ type localScope struct {
 
 // judge judges a use of d by scope and reachability; ok is false
 // when they do not decide.
-func (sc *scopeRules) judge(ctx context.Context, r *refLine, lang, line string, u useAt, d *refDef) (refVerdict, string, bool, error) {
+func (sc *scopeRules) judge(ctx context.Context, r *refLine, lang, line string, u lex.Use, d *refDef) (refVerdict, string, bool, error) {
 	scoped := lang == "python" || isTSLang(lang)
 	if !scoped || (lang == "python") != (d.lang == "python") {
 		return vOpen, "", false, nil
@@ -100,7 +101,7 @@ func (sc *scopeRules) judge(ctx context.Context, r *refLine, lang, line string, 
 	if !d.member && isTSLang(lang) && tsKeyOnly(line, u) {
 		return vContra, whyKey, true, nil
 	}
-	if !d.member && len(u.chain) == 0 && !u.expr {
+	if !d.member && len(u.Chain) == 0 && !u.Expr {
 		nearer, err := sc.nearerDecl(ctx, r, d)
 		if err != nil || nearer {
 			return vContra, whyNearer, err == nil, err
@@ -147,7 +148,7 @@ func (sc *scopeRules) tsLocalTypeStays(ctx context.Context, d *refDef, loc local
 	}
 	name := loc.qualname[strings.LastIndex(loc.qualname, ".")+1:]
 	_, ret, ok := tsDeclReturn(text, loc.start, name, true)
-	return ok && ret != "" && len(findUses(ret, d.parent)) == 0, nil
+	return ok && ret != "" && len(lex.FindUses(ret, d.parent)) == 0, nil
 }
 
 // unwrittenVerdicts gives a line that does not hold the name as
@@ -338,7 +339,7 @@ func tsSpecifiers(line string) []string {
 			}
 			j += i
 			i = j + len(kw)
-			if kw != "path=" && (j > 0 && isWordRune(rune(line[j-1])) || i < len(line) && isWordRune(rune(line[i]))) {
+			if kw != "path=" && (j > 0 && lex.IsWordRune(rune(line[j-1])) || i < len(line) && lex.IsWordRune(rune(line[i]))) {
 				continue // part of a longer word
 			}
 			k := i
@@ -492,7 +493,7 @@ func (sc *scopeRules) topLevelFiles(ctx context.Context, name string) ([]string,
 func tsModuleLine(l string) bool {
 	t := strings.TrimLeft(l, " \t")
 	for _, kw := range []string{"import", "export"} {
-		if rest, ok := strings.CutPrefix(t, kw); ok && (rest == "" || !isWordRune(rune(rest[0]))) {
+		if rest, ok := strings.CutPrefix(t, kw); ok && (rest == "" || !lex.IsWordRune(rune(rest[0]))) {
 			return true
 		}
 	}
@@ -536,11 +537,11 @@ func (sc *scopeRules) seenEverywhere(ctx context.Context, p string) (bool, error
 // a type literal or a destructuring pattern names a property ("{ name:",
 // ", name:", or "name:" opening a line): it names the property, not the
 // variable, function or type of the name in scope.
-func tsKeyOnly(line string, u useAt) bool {
-	if !u.key || len(u.chain) > 0 || u.expr || u.at > len(line) {
+func tsKeyOnly(line string, u lex.Use) bool {
+	if !u.Key || len(u.Chain) > 0 || u.Expr || u.At > len(line) {
 		return false
 	}
-	b := strings.TrimRight(line[:u.at], " \t")
+	b := strings.TrimRight(line[:u.At], " \t")
 	b = strings.TrimSuffix(strings.TrimSuffix(b, "readonly"), " ")
 	return b == "" || strings.HasSuffix(b, "{") || strings.HasSuffix(b, ",")
 }

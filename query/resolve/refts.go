@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // The rules (tsRules): TypeScript's (and JavaScript's) rules for
@@ -31,8 +32,8 @@ const whyAny = "a member of a value of type any"
 // as a value (a type alias or an interface is no value; a constant, a
 // variable or a function is no type; a class or an enum is both). ok is
 // false when the line does not decide.
-func tsSpace(r *refLine, line string, u useAt, d *refDef) (refVerdict, string, bool) {
-	if b := innermostBracket(line, u.at); u.shorthand && b != '[' && b != '(' || lastWord(strings.TrimRight(line[:u.at], " \t")) == "type" {
+func tsSpace(r *refLine, line string, u lex.Use, d *refDef) (refVerdict, string, bool) {
+	if b := innermostBracket(line, u.At); u.Shorthand && b != '[' && b != '(' || lex.LastWord(strings.TrimRight(line[:u.At], " \t")) == "type" {
 		return vOpen, "", false // an import or export list names either
 	}
 	types, values := false, false
@@ -46,7 +47,7 @@ func tsSpace(r *refLine, line string, u useAt, d *refDef) (refVerdict, string, b
 			return vOpen, "", false
 		}
 	}
-	if strings.HasSuffix(strings.TrimRight(line[:u.at], " \t"), "typeof") {
+	if strings.HasSuffix(strings.TrimRight(line[:u.At], " \t"), "typeof") {
 		types, values = false, true
 	}
 	switch d.u.Kind {
@@ -88,8 +89,8 @@ var tsWrappers = map[string]bool{
 // implements the other, or both inherit the member from a common base,
 // or a base on the way is declared where the reader cannot follow it),
 // else the declaration of another symbol.
-func (ru *tsRules) tsRelatedDecl(ctx context.Context, r *refLine, line string, u useAt, d *refDef) (refVerdict, string, error) {
-	if indexedByName(line, u.at, ru.rr.name) {
+func (ru *tsRules) tsRelatedDecl(ctx context.Context, r *refLine, line string, u lex.Use, d *refDef) (refVerdict, string, error) {
+	if indexedByName(line, u.At, ru.rr.name) {
 		// T['name'] on the line declaring another member: it may reach d
 		// through what T is, whatever the line declares.
 		if v, why, ok := ru.tsIndexedMember(ctx, r, line, u, d); ok {
@@ -199,25 +200,25 @@ func tsFunctionDecl(line, name string, star bool) bool {
 // an array or a parameter list is no property, and a property
 // signature ("name: T;", a type literal's member) declares another
 // type's. ok is false when the text does not decide.
-func tsBareMember(line string, u useAt, name string) (v refVerdict, why string, ok bool) {
+func tsBareMember(line string, u lex.Use, name string) (v refVerdict, why string, ok bool) {
 	if tsBindsLocal(line, u) {
 		return vContra, whyLocal, true // "const name: T = …" declares a variable
 	}
-	if indexedByName(line, u.at, name) {
+	if indexedByName(line, u.At, name) {
 		return vOpen, "", true // x['name'], T['name']: a member reached by its name
 	}
-	switch innermostBracket(line, u.at) {
+	switch innermostBracket(line, u.At) {
 	case '[':
 		return vContra, whyMember, true // a tuple's label, an array's element
 	case '(':
-		if u.key {
+		if u.Key {
 			return vContra, whyLocal, true // a parameter
 		}
 	}
-	if u.key && propertySignature(line[u.at+len(name):]) {
+	if u.Key && propertySignature(line[u.At+len(name):]) {
 		return vContra, whyDecl, true
 	}
-	if u.shorthand && strings.HasSuffix(line[:u.at], "${") {
+	if u.Shorthand && strings.HasSuffix(line[:u.At], "${") {
 		return vContra, whyMember, true // a template's substitution: a variable
 	}
 	return vOpen, "", false
@@ -238,7 +239,7 @@ func literalValue(s string) string {
 			return ""
 		}
 	default:
-		end = strings.IndexFunc(s, func(c rune) bool { return !isWordRune(c) && c != '.' && c != '-' })
+		end = strings.IndexFunc(s, func(c rune) bool { return !lex.IsWordRune(c) && c != '.' && c != '-' })
 		if end < 0 {
 			end = len(s)
 		}
@@ -260,8 +261,8 @@ func literalValue(s string) string {
 // tsDiscriminant reports whether a key's value on line (the literal
 // after "name:") differs from the single literal type member d declares
 // ("type: 'data';"): a value of one of a union's other members.
-func (ru *tsRules) tsDiscriminant(ctx context.Context, line string, u useAt, d *refDef) bool {
-	use := literalValue(strings.TrimPrefix(strings.TrimLeft(line[u.at+len(ru.rr.name):], " \t"), ":"))
+func (ru *tsRules) tsDiscriminant(ctx context.Context, line string, u lex.Use, d *refDef) bool {
+	use := literalValue(strings.TrimPrefix(strings.TrimLeft(line[u.At+len(ru.rr.name):], " \t"), ":"))
 	if use == "" {
 		return false
 	}
@@ -284,7 +285,7 @@ func (ru *tsRules) tsStatedType(ctx context.Context, d *refDef) string {
 	if !strings.HasPrefix(rest, ":") {
 		return ""
 	}
-	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(stripComment(rest[1:])), ";"))
+	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(lex.StripComment(rest[1:])), ";"))
 }
 
 // innermostBracket returns the bracket still open at offset at of line
@@ -293,7 +294,7 @@ func innermostBracket(line string, at int) byte {
 	var stack []byte
 	var quote byte
 	for i := 0; i < at && i < len(line); i++ {
-		if skipQuoted(line, &i, &quote) {
+		if lex.SkipQuoted(line, &i, &quote) {
 			continue
 		}
 		switch c := line[i]; {
@@ -309,24 +310,6 @@ func innermostBracket(line string, at int) byte {
 	return stack[len(stack)-1]
 }
 
-// skipQuoted reports whether s[*i] is part of a quoted string (quote
-// holds the one open), moving *i past an escaped character.
-func skipQuoted(s string, i *int, quote *byte) bool {
-	switch c := s[*i]; {
-	case *quote != 0:
-		if c == '\\' {
-			*i++
-		} else if c == *quote {
-			*quote = 0
-		}
-		return true
-	case c == '\'' || c == '"' || c == '`':
-		*quote = c
-		return true
-	}
-	return false
-}
-
 // blankQuoted returns l with what its string and template literals hold
 // blanked to spaces, their quotes and every column kept: a reader that
 // walks a line backwards counts no comma or bracket inside a string.
@@ -336,7 +319,7 @@ func blankQuoted(l string) string {
 	var quote byte
 	for i := 0; i < len(l); i++ {
 		inside, from := quote != 0, i
-		if !skipQuoted(l, &i, &quote) || !inside || quote == 0 {
+		if !lex.SkipQuoted(l, &i, &quote) || !inside || quote == 0 {
 			continue // code, an opening quote or a closing one
 		}
 		if b == nil {
@@ -363,7 +346,7 @@ func propertySignature(rest string) bool {
 	d := 0
 	var quote byte
 	for i := 1; i < len(rest); i++ {
-		if skipQuoted(rest, &i, &quote) {
+		if lex.SkipQuoted(rest, &i, &quote) {
 			continue
 		}
 		switch c := rest[i]; {
@@ -390,9 +373,9 @@ func propertySignature(rest string) bool {
 // the text states about x: a runtime global, a stated type (a
 // parameter's, a local's, a class field's, an imported instance's).
 // ok is false when it does not decide.
-func (ru *tsRules) tsQualifiedMember(ctx context.Context, r *refLine, u useAt, d *refDef) (v refVerdict, why string, ok bool, err error) {
-	root := u.chain[0]
-	if line := ru.tsLine(ctx, r); calledAt(line, u.at+len(ru.rr.name)) && ru.tsNotCallable(ctx, d) {
+func (ru *tsRules) tsQualifiedMember(ctx context.Context, r *refLine, u lex.Use, d *refDef) (v refVerdict, why string, ok bool, err error) {
+	root := u.Chain[0]
+	if line := ru.tsLine(ctx, r); calledAt(line, u.At+len(ru.rr.name)) && ru.tsNotCallable(ctx, d) {
 		return vContra, whyMember, true, nil // a call, and the property is not a function
 	}
 	global, err := ru.decl.tsGlobalRoot(ctx, r, root)
@@ -400,7 +383,7 @@ func (ru *tsRules) tsQualifiedMember(ctx context.Context, r *refLine, u useAt, d
 		return 0, "", false, err
 	}
 	if global {
-		if len(u.chain) == 1 && d.parent == root+"Constructor" {
+		if len(u.Chain) == 1 && d.parent == root+"Constructor" {
 			// Symbol.name: a member the repository adds to the global's
 			// constructor type (declare global { interface SymbolConstructor }).
 			g, err := ru.rr.scope.seenEverywhere(ctx, d.u.Path)
@@ -412,13 +395,13 @@ func (ru *tsRules) tsQualifiedMember(ctx context.Context, r *refLine, u useAt, d
 	}
 	t, in := "", r.FileID
 	switch {
-	case len(u.chain) == 2 && root == "this":
+	case len(u.Chain) == 2 && root == "this":
 		types := ru.rr.enclosingTypes(r)
 		if len(types) == 0 {
 			return vOpen, "", false, nil
 		}
-		t = ru.decl.tsFieldType(ctx, r.FileID, types[len(types)-1], u.chain[1])
-	case len(u.chain) == 1 && root != "this" && root != "super":
+		t = ru.decl.tsFieldType(ctx, r.FileID, types[len(types)-1], u.Chain[1])
+	case len(u.Chain) == 1 && root != "this" && root != "super":
 		if t, in = ru.eval.tsTypeOf(ctx, r, root); t == "" && (ru.lit.tsOutsideMethodParam(ctx, r, root) || tsOutsideBound(ctx, ru.eval, r, root)) {
 			return vContra, whyForeign, true, nil
 		}
@@ -427,13 +410,13 @@ func (ru *tsRules) tsQualifiedMember(ctx context.Context, r *refLine, u useAt, d
 				return v, why, true, nil
 			}
 		}
-	case len(u.chain) >= 2:
+	case len(u.Chain) >= 2:
 		var foreign bool
-		t, in, foreign = ru.eval.tsChainType(ctx, r, u.chain)
+		t, in, foreign = ru.eval.tsChainType(ctx, r, u.Chain)
 		if foreign {
 			return vContra, whyForeign, true, nil
 		}
-		if t == "{" && d.parent == u.chain[len(u.chain)-1] {
+		if t == "{" && d.parent == u.Chain[len(u.Chain)-1] {
 			return vOpen, "", false, nil // d may be the literal's own member
 		}
 		if t = strings.TrimSpace(t); strings.Contains(skipTypeArgs(strings.TrimSpace(t[len(leadingTypeName(t)):])), "[") {
@@ -582,24 +565,24 @@ func (ru *tsRules) tsTypeVerdict(ctx context.Context, id int64, typ string, d *r
 // the repository the literal is passed to. A literal assigned to a
 // variable without a type is a type of its own. ok is false when the
 // text does not decide.
-func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *refDef) (refVerdict, string, bool, error) {
+func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u lex.Use, d *refDef) (refVerdict, string, bool, error) {
 	text, err := ru.rr.text(ctx, r.FileID)
 	if err != nil {
 		return vOpen, "", false, err
 	}
-	if u.key && (ru.tsDiscriminant(ctx, text[r.Line-1], u, d) || ru.tsOtherLiteral(ctx, text[r.Line-1], u, d)) {
+	if u.Key && (ru.tsDiscriminant(ctx, text[r.Line-1], u, d) || ru.tsOtherLiteral(ctx, text[r.Line-1], u, d)) {
 		return vContra, whyMember, true, nil
 	}
-	switch tsOpenBracket(text, r.Line, u.at) {
+	switch tsOpenBracket(text, r.Line, u.At) {
 	case '(':
-		if u.key {
+		if u.Key {
 			return vContra, whyLocal, true, nil // a parameter on a line of its own
 		}
 		return vContra, whyMember, true, nil // an argument
 	case '[':
 		return vContra, whyMember, true, nil // a tuple's label, an array's element
 	}
-	ln, col, ok := openingBrace(text, r.Line, u.at)
+	ln, col, ok := openingBrace(text, r.Line, u.At)
 	if !ok {
 		return vOpen, "", false, nil
 	}
@@ -664,7 +647,7 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 		return vContra, whyDecl, true, nil // a parameter's type literal
 	case tsTypeOperand(before):
 		return vContra, whyDecl, true, nil // a type literal's own member: A & { name: T }
-	case lastWord(before) == "return":
+	case lex.LastWord(before) == "return":
 		if t := ru.eval.tsReturnType(ctx, r, ln); t != "" {
 			v, why := ru.tsTypeVerdict(ctx, r.FileID, t, d)
 			return v, why, v != vOpen, nil
@@ -672,7 +655,7 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 		if ru.lit.tsOwnReturn(text, r, ln) {
 			return vContra, whyMember, true, nil // the function's result is the literal's own type
 		}
-	case lastWord(before) == "yield":
+	case lex.LastWord(before) == "yield":
 		if t, in := ru.lit.tsYieldType(ctx, r, text, ln); t != "" {
 			v, why := ru.tsTypeVerdict(ctx, in, t, d)
 			return v, why, v != vOpen, nil
@@ -704,19 +687,19 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 // shorthand "name," that is a key and the local at once) of an object
 // literal written where a value is: a property, never only the local of
 // the same name.
-func (ru *tsRules) tsObjectKey(ctx context.Context, r *refLine, u useAt) bool {
-	key := u.key || tsMethodKeyAt(ctx, ru.rr, r, u)
-	if !key && !u.shorthand {
+func (ru *tsRules) tsObjectKey(ctx context.Context, r *refLine, u lex.Use) bool {
+	key := u.Key || tsMethodKeyAt(ctx, ru.rr, r, u)
+	if !key && !u.Shorthand {
 		return false
 	}
 	text, err := ru.rr.text(ctx, r.FileID)
 	if err != nil {
 		return false
 	}
-	if tsOpenBracket(text, r.Line, u.at) != '{' {
+	if tsOpenBracket(text, r.Line, u.At) != '{' {
 		return false // an argument, a parameter, an array's element
 	}
-	ln, col, ok := openingBrace(text, r.Line, u.at)
+	ln, col, ok := openingBrace(text, r.Line, u.At)
 	if !ok {
 		return false
 	}
@@ -724,7 +707,7 @@ func (ru *tsRules) tsObjectKey(ctx context.Context, r *refLine, u useAt) bool {
 	if strings.HasSuffix(before, "=>") {
 		return false // a function's body
 	}
-	literal := lastWord(before) == "return" || lastWord(before) == "yield" || before != "" && strings.ContainsAny(before[len(before)-1:], "(,=:[?|&")
+	literal := lex.LastWord(before) == "return" || lex.LastWord(before) == "yield" || before != "" && strings.ContainsAny(before[len(before)-1:], "(,=:[?|&")
 	if literal && !key {
 		// A shorthand is a member's key only where the source states the
 		// literal's type; else it is the local's use in a literal of its own.
@@ -953,11 +936,11 @@ func (ru *tsRules) tsLiteralUnion(ctx context.Context, id int64, t string, out m
 // of another type (a union's other member, as the checker discriminates
 // a literal's contextual type). A comparison (x.name === 'lit') is no
 // such sign: a union's member is all of its members' declarations.
-func (ru *tsRules) tsOtherLiteral(ctx context.Context, line string, u useAt, d *refDef) bool {
-	if !u.key {
+func (ru *tsRules) tsOtherLiteral(ctx context.Context, line string, u lex.Use, d *refDef) bool {
+	if !u.Key {
 		return false
 	}
-	rest := strings.TrimLeft(line[min(u.at+len(ru.rr.name), len(line)):], " \t")
+	rest := strings.TrimLeft(line[min(u.At+len(ru.rr.name), len(line)):], " \t")
 	lit := literalValue(strings.TrimPrefix(rest, ":"))
 	if lit == "" {
 		return false
@@ -1019,14 +1002,14 @@ func tsTypeOperand(before string) bool {
 	if before == "" {
 		return false
 	}
-	if lastWord(before) == "extends" {
+	if lex.LastWord(before) == "extends" {
 		return true
 	}
 	switch c := before[len(before)-1]; c {
 	case '&', '|':
 		return len(before) == 1 || before[len(before)-2] != c
 	case '<':
-		return len(before) > 1 && isWordRune(rune(before[len(before)-2]))
+		return len(before) > 1 && lex.IsWordRune(rune(before[len(before)-2]))
 	}
 	return false
 }
@@ -1035,8 +1018,8 @@ func tsTypeOperand(before string) bool {
 // ("(x as T).a.name"): the member a of T, then the name on a's type; a
 // value cast to any has no member of the repository's. ok is false when
 // the text states no cast, or a step states no type.
-func (ru *tsRules) tsCastMember(ctx context.Context, r *refLine, line string, u useAt, d *refDef) (refVerdict, string, bool) {
-	before := line[:min(u.at, len(line))]
+func (ru *tsRules) tsCastMember(ctx context.Context, r *refLine, line string, u lex.Use, d *refDef) (refVerdict, string, bool) {
+	before := line[:min(u.At, len(line))]
 	var chain []string
 	for steps := 0; steps < 8; steps++ {
 		b := strings.TrimRight(before, " \t")
@@ -1045,7 +1028,7 @@ func (ru *tsRules) tsCastMember(ctx context.Context, r *refLine, line string, u 
 			return vOpen, "", false
 		}
 		b = strings.TrimRight(strings.TrimSuffix(strings.TrimSuffix(b, "?"), "!"), " \t")
-		if w := lastWord(b); w != "" {
+		if w := lex.LastWord(b); w != "" {
 			chain = append([]string{w}, chain...)
 			before = b[:len(b)-len(w)]
 			continue
@@ -1108,12 +1091,12 @@ func openingParen(s string, close int) int {
 // construction ("new URL(s).name", "f(x).name", "a.b(…).c.name", "(await
 // f()).name", a chain written over several lines) by the type its steps
 // state (tsCallChainType). ok is false when a step states nothing.
-func (ru *tsRules) tsCallMember(ctx context.Context, r *refLine, line string, u useAt, d *refDef) (refVerdict, string, bool) {
+func (ru *tsRules) tsCallMember(ctx context.Context, r *refLine, line string, u lex.Use, d *refDef) (refVerdict, string, bool) {
 	text, err := ru.rr.text(ctx, r.FileID)
 	if err != nil || r.Line > len(text) {
 		return vOpen, "", false
 	}
-	e := tsQualifierExpr(text, r.Line, line[:min(u.at, len(line))])
+	e := tsQualifierExpr(text, r.Line, line[:min(u.At, len(line))])
 	if strings.HasPrefix(e, "(") && closingBracket(e, 0) == len(e)-1 {
 		e = strings.TrimSpace(e[1 : len(e)-1])
 		if strings.Contains(e, " as ") {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"regexp"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // tsAssertedType returns the type a call of an assertion function narrows
@@ -20,7 +22,7 @@ func (ct *tsCallTyper) tsAssertedType(ctx context.Context, r *refLine, v string)
 	}
 	call := regexp.MustCompile(`^\s*([\p{L}_$][\p{L}\p{N}_$]*)\(\s*` + regexp.QuoteMeta(v) + `\s*\)\s*;?\s*$`)
 	for n := r.Line - 1; n > r.EnclStart && n > r.Line-tsScanLines; n-- {
-		l := stripComment(text[n-1])
+		l := lex.StripComment(text[n-1])
 		if m := call.FindStringSubmatch(l); m != nil {
 			return ct.tsAssertion(ctx, r.FileID, m[1])
 		}
@@ -49,7 +51,7 @@ func (ct *tsCallTyper) tsAssertion(ctx context.Context, id int64, fn string) (st
 		return "", 0
 	}
 	h := tsStripBlockComments(tsHeadText(text, decls[0].line, 10))
-	at := findUseOffsets(h, dname)
+	at := lex.UseOffsets(h, dname)
 	if len(at) == 0 {
 		return "", 0
 	}

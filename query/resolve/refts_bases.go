@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // A class's or an interface's bases are read from its header, which may
@@ -81,7 +83,7 @@ var tsQuoted = regexp.MustCompile(`'([^']*)'|"([^"]*)"`)
 func readTSOmits(text []string, n int, typ string) []string {
 	var b strings.Builder
 	for k := n; k < len(text) && k < n+40; k++ {
-		b.WriteString(stripComment(text[k]))
+		b.WriteString(lex.StripComment(text[k]))
 		b.WriteByte(' ')
 		if body, _ := tsBodyOpen(b.String()); body >= 0 {
 			break
@@ -97,7 +99,7 @@ func readTSOmits(text []string, n int, typ string) []string {
 		h = h[:body]
 	}
 	var out []string
-	for _, at := range findUseOffsets(h, "Omit") {
+	for _, at := range lex.UseOffsets(h, "Omit") {
 		inner, _, ok := typeArgList(strings.TrimSpace(h[at+len("Omit"):]))
 		if !ok {
 			continue

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // A type, an interface, a class or an enum declared inside a function is
@@ -32,7 +33,7 @@ func tsBlockSees(text []string, d *refDef, n int) bool {
 	}
 	open := 0 // the line of the innermost block left open above d
 	for k, depth := start-1, 0; k >= max(1, start-400) && open == 0; k-- {
-		l := stripComment(text[k-1])
+		l := lex.StripComment(text[k-1])
 		for i := len(l) - 1; i >= 0; i-- {
 			switch l[i] {
 			case '}':
@@ -52,7 +53,7 @@ func tsBlockSees(text []string, d *refDef, n int) bool {
 	}
 	depth := 0
 	for k := start; k <= len(text) && k < start+400; k++ {
-		depth += strings.Count(stripComment(text[k-1]), "{") - strings.Count(stripComment(text[k-1]), "}")
+		depth += strings.Count(lex.StripComment(text[k-1]), "{") - strings.Count(lex.StripComment(text[k-1]), "}")
 		if depth < 0 {
 			return n <= k // the block closes on line k
 		}

@@ -3,6 +3,8 @@ package resolve
 import (
 	"context"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // A key of an object literal assigned to a variable of stated type is
@@ -38,7 +40,7 @@ func tsStatedLiteralDecl(ctx context.Context, dr *tsDeclReader, r *refLine, text
 
 // tsStatedMemberDecl is tsStatedLiteralDecl for the type literal holding
 // the key at u on r's line.
-func tsStatedMemberDecl(ctx context.Context, dr *tsDeclReader, r *refLine, u useAt, d *refDef) bool {
+func tsStatedMemberDecl(ctx context.Context, dr *tsDeclReader, r *refLine, u lex.Use, d *refDef) bool {
 	if !d.member {
 		return false
 	}
@@ -46,7 +48,7 @@ func tsStatedMemberDecl(ctx context.Context, dr *tsDeclReader, r *refLine, u use
 	if err != nil {
 		return false
 	}
-	ln, col, ok := openingBrace(text, r.Line, u.at)
+	ln, col, ok := openingBrace(text, r.Line, u.At)
 	return ok && tsStatedLiteralDecl(ctx, dr, r, text, ln, col, d)
 }
 

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // The declaration reader (tsDeclReader): what TypeScript declarations
@@ -263,7 +265,7 @@ func readTSBases(text []string, n int, typ string) ([]string, bool) {
 	var b strings.Builder
 	depth := 0
 	for k := n; k < len(text) && k < n+40; k++ {
-		l := stripComment(text[k])
+		l := lex.StripComment(text[k])
 		b.WriteString(l)
 		b.WriteByte(' ')
 		depth += strings.Count(l, "(") + strings.Count(l, "{") + strings.Count(l, "[") - strings.Count(l, ")") - strings.Count(l, "}") - strings.Count(l, "]")
@@ -355,7 +357,7 @@ func typeNames(list string) []string {
 
 // leadingTypeName returns the (dotted) name s starts with.
 func leadingTypeName(s string) string {
-	i := strings.IndexFunc(s, func(c rune) bool { return !isWordRune(c) && c != '.' })
+	i := strings.IndexFunc(s, func(c rune) bool { return !lex.IsWordRune(c) && c != '.' })
 	if i < 0 {
 		i = len(s)
 	}
@@ -430,10 +432,10 @@ func (dr *tsDeclReader) tsBinds(ctx context.Context, id int64, name string) bool
 	text, _ := dr.rr.text(ctx, id)
 	bound := false
 	for _, l := range text {
-		for _, at := range findUseOffsets(l, name) {
-			prev := lastWord(strings.TrimRight(l[:at], " \t"))
+		for _, at := range lex.UseOffsets(l, name) {
+			prev := lex.LastWord(strings.TrimRight(l[:at], " \t"))
 			after := strings.TrimLeft(l[at+len(name):], " \t?")
-			if bindWords[prev] || declWords[prev] || (strings.HasPrefix(after, ":") && innermostBracket(l, at) == '(') {
+			if lex.BindWords[prev] || lex.DeclWords[prev] || (strings.HasPrefix(after, ":") && innermostBracket(l, at) == '(') {
 				bound = true
 			}
 		}
@@ -503,10 +505,10 @@ func openThrough(text []string, n, at, end int) bool {
 func closesNoneOpen(text []string, n, at, end int, opens, closes string) bool {
 	d := 0
 	for k := n; k < end && k <= len(text); k++ {
-		l := stripComment(text[k-1])
+		l := lex.StripComment(text[k-1])
 		var quote byte
 		for i := 0; i < len(l); i++ {
-			if k == n && i < at || skipQuoted(l, &i, &quote) {
+			if k == n && i < at || lex.SkipQuoted(l, &i, &quote) {
 				continue
 			}
 			switch {
@@ -572,9 +574,9 @@ func tsOneType(t string) bool {
 // declaresName reports whether line binds name: after const, let, var,
 // function or class, or as a parameter with a stated type.
 func declaresName(line, name string) bool {
-	for _, at := range findUseOffsets(line, name) {
-		prev := lastWord(strings.TrimRight(line[:at], " \t"))
-		if bindWords[prev] || declWords[prev] {
+	for _, at := range lex.UseOffsets(line, name) {
+		prev := lex.LastWord(strings.TrimRight(line[:at], " \t"))
+		if lex.BindWords[prev] || lex.DeclWords[prev] {
 			return true
 		}
 	}
@@ -588,7 +590,7 @@ func closingBracket(s string, open int) int {
 	d := 0
 	var quote byte
 	for i := open; i < len(s); i++ {
-		if skipQuoted(s, &i, &quote) {
+		if lex.SkipQuoted(s, &i, &quote) {
 			continue
 		}
 		switch s[i] {
@@ -644,7 +646,7 @@ func (dr *tsDeclReader) readTSParams(ctx context.Context, id int64, fn string, c
 				return nil
 			}
 		}
-		sig := signatureText(text, at, name).text
+		sig := lex.ReadSignature(text, at, name).Text
 		i := strings.Index(sig, name)
 		if i < 0 {
 			return nil
@@ -745,7 +747,7 @@ func (dr *tsDeclReader) tsPropertyType(ctx context.Context, id int64, typ, m str
 		depth, opened := 0, false
 		start, head := tsAfterTypeParams(text, d.line, typ)
 		for k := start; k < len(text) && k < d.line+400; k++ {
-			l := stripComment(text[k])
+			l := lex.StripComment(text[k])
 			if k == start {
 				l = head
 			}
@@ -888,7 +890,7 @@ func (dr *tsDeclReader) tsMayBind(ctx context.Context, id int64, name string) bo
 		return true
 	}
 	for _, l := range text {
-		for _, at := range findUseOffsets(l, name) {
+		for _, at := range lex.UseOffsets(l, name) {
 			before := strings.TrimRight(l[:at], " \t")
 			after := strings.TrimLeft(l[at+len(name):], " \t?")
 			if (before == "" || strings.ContainsAny(before[len(before)-1:], "([{,")) && (after == "" || strings.ContainsAny(after[:1], ":=,)]}")) {
@@ -921,7 +923,7 @@ func (dr *tsDeclReader) tsDeclRHS(ctx context.Context, id int64, name, kind stri
 	}
 	var b strings.Builder
 	for k := decls[0].line; k < len(text) && k < decls[0].line+40; k++ {
-		l := strings.TrimSpace(stripComment(text[k]))
+		l := strings.TrimSpace(lex.StripComment(text[k]))
 		b.WriteString(l)
 		b.WriteByte(' ')
 		next := ""
@@ -1051,14 +1053,14 @@ func tsCallSignatureText(ctx context.Context, dr *tsDeclReader, id int64, typ st
 	}
 	depth, opened := 0, false
 	for k := start; k < len(text) && k < decls[0].line+400; k++ {
-		l := strings.TrimSpace(stripComment(text[k]))
+		l := strings.TrimSpace(lex.StripComment(text[k]))
 		if k == start {
 			l = strings.TrimSpace(head)
 		}
 		if depth == 1 && opened && strings.HasPrefix(skipTypeArgs(l), "(") {
 			sig := skipTypeArgs(l)
 			for j := k + 1; closingBracket(sig, 0) < 0 && j < len(text) && j < k+60; j++ {
-				sig += " " + strings.TrimSpace(stripComment(text[j]))
+				sig += " " + strings.TrimSpace(lex.StripComment(text[j]))
 			}
 			end := closingBracket(sig, 0)
 			if end < 0 || !strings.HasPrefix(strings.TrimSpace(sig[end+1:]), ":") {
@@ -1133,7 +1135,7 @@ func tsStripBlockComments(s string) string {
 // ctx: T }") are not its body's. ln and its whole text without a list,
 // or one left open past 40 lines.
 func tsAfterTypeParams(text []string, ln int, name string) (int, string) {
-	l := stripComment(text[ln])
+	l := lex.StripComment(text[ln])
 	i := strings.Index(l, name)
 	if i < 0 {
 		return ln, l
@@ -1145,7 +1147,7 @@ func tsAfterTypeParams(text []string, ln int, name string) (int, string) {
 	d := 0
 	for k := ln; k < len(text) && k < ln+40; k++ {
 		if k > ln {
-			rest = stripComment(text[k])
+			rest = lex.StripComment(text[k])
 		}
 		for j := 0; j < len(rest); j++ {
 			switch rest[j] {
@@ -1202,7 +1204,7 @@ func tsParamListAt(line string, at int) bool {
 func tsLiteralJoined(text []string, n, col int) bool {
 	d := 0
 	for k := n; k < len(text) && k < n+40; k++ {
-		l := stripComment(text[k])
+		l := lex.StripComment(text[k])
 		start := 0
 		if k == n {
 			start = col
@@ -1215,7 +1217,7 @@ func tsLiteralJoined(text []string, n, col int) bool {
 				if d--; d == 0 {
 					rest := strings.TrimSpace(l[i+1:])
 					if rest == "" && k+1 < len(text) {
-						rest = strings.TrimSpace(stripComment(text[k+1]))
+						rest = strings.TrimSpace(lex.StripComment(text[k+1]))
 					}
 					return strings.HasPrefix(rest, "&") || strings.HasPrefix(rest, "|")
 				}

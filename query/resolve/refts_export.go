@@ -3,6 +3,8 @@ package resolve
 import (
 	"context"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // whyUnexported: a module's import or re-export names only what the
@@ -53,10 +55,10 @@ func tsExportsDecl(text []string, start int, name string) bool {
 		if tsCommonJS(l) {
 			return true
 		}
-		code[i] = strings.TrimSpace(stripComment(l))
+		code[i] = strings.TrimSpace(lex.StripComment(l))
 	}
 	for _, st := range joinStatements(code, tsExportStatement) {
-		if len(findUseOffsets(st, name)) > 0 {
+		if len(lex.UseOffsets(st, name)) > 0 {
 			return true
 		}
 	}
@@ -69,7 +71,7 @@ func tsExportsDecl(text []string, start int, name string) bool {
 // declares what it exports ("export type Other = name<…>").
 func tsExportStatement(t string) bool {
 	rest, ok := strings.CutPrefix(t, "export")
-	if !ok || rest != "" && isWordRune(rune(rest[0])) {
+	if !ok || rest != "" && lex.IsWordRune(rune(rest[0])) {
 		return false
 	}
 	rest = strings.TrimSpace(rest)

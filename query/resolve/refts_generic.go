@@ -4,6 +4,8 @@ import (
 	"context"
 	"regexp"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // The type parameters a declaration states, given the arguments a use of
@@ -51,7 +53,7 @@ func (dr *tsDeclReader) tsDeclParams(ctx context.Context, id int64, name string)
 		return nil
 	}
 	h := tsHeadText(text, decls[0].line, 10)
-	at := findUseOffsets(h, name)
+	at := lex.UseOffsets(h, name)
 	if len(at) == 0 {
 		return nil
 	}
@@ -73,7 +75,7 @@ func tsSubst(t string, params, args []string) string {
 	var b strings.Builder
 	for i := 0; i < len(t); {
 		j := i
-		for j < len(t) && (isWordRune(rune(t[j])) || t[j] == '$') {
+		for j < len(t) && (lex.IsWordRune(rune(t[j])) || t[j] == '$') {
 			j++
 		}
 		if j == i {
@@ -140,7 +142,7 @@ func (dr *tsDeclReader) tsAliasRHS(ctx context.Context, id int64, name string) (
 
 // tsHasWord reports whether s holds w as a whole word.
 func tsHasWord(s, w string) bool {
-	return w != "" && len(findUseOffsets(s, w)) > 0
+	return w != "" && len(lex.UseOffsets(s, w)) > 0
 }
 
 // tsStatedReturn returns the result type a declaration's signature
@@ -250,7 +252,7 @@ func tsSignature(ctx context.Context, dr *tsDeclReader, did int64, dname string)
 	if err != nil || len(decls) == 0 {
 		return "", false
 	}
-	return signatureText(text, decls[0].line+1, dname).text, true
+	return lex.ReadSignature(text, decls[0].line+1, dname).Text, true
 }
 
 // tsParamTypes returns the type each parameter of signature sig of
@@ -293,7 +295,7 @@ func (te *tsTypeEval) tsTopCallType(ctx context.Context, id int64, ln int, name 
 	if err != nil || ln >= len(text) {
 		return "", 0
 	}
-	mm := tsTopCall.FindStringSubmatch(stripComment(text[ln]))
+	mm := tsTopCall.FindStringSubmatch(lex.StripComment(text[ln]))
 	if mm == nil || mm[1] != name {
 		return "", 0
 	}
@@ -335,9 +337,9 @@ func (te *tsTypeEval) tsWithArgs(ctx context.Context, r *refLine, v, t string) s
 	}
 	q, qt := regexp.QuoteMeta(v), regexp.QuoteMeta(t)
 	written := regexp.MustCompile(`(?:^|[^\p{L}\p{N}_$.])` + q + `\??\s*(?::\s*|=\s*new\s+)` + qt + `\s*(<)`)
-	lines := []string{signatureText(text, r.EnclStart, r.EnclName).text}
+	lines := []string{lex.ReadSignature(text, r.EnclStart, r.EnclName).Text}
 	for n := r.Line - 1; n > r.EnclStart && n > r.Line-200; n-- {
-		lines = append(lines, stripComment(text[n-1]))
+		lines = append(lines, lex.StripComment(text[n-1]))
 	}
 	// Then the signatures of the functions enclosing r's enclosing
 	// symbol: a closure's use of an outer function's parameter.
@@ -347,7 +349,7 @@ func (te *tsTypeEval) tsWithArgs(ctx context.Context, r *refLine, v, t string) s
 		if d == nil || d.u.Start >= r.EnclStart {
 			break
 		}
-		lines = append(lines, signatureText(text, d.u.Start, d.u.Name).text)
+		lines = append(lines, lex.ReadSignature(text, d.u.Start, d.u.Name).Text)
 	}
 	for _, l := range lines {
 		if m := written.FindStringSubmatchIndex(l); m != nil {
@@ -367,7 +369,7 @@ func tsChainAbove(text []string, ln int, prefix string) string {
 	if !strings.HasPrefix(lead, ".") && !strings.HasPrefix(lead, "?.") && !strings.HasPrefix(lead, "!.") || ln < 2 {
 		return prefix
 	}
-	above := strings.TrimRight(stripComment(text[ln-2]), " \t")
+	above := strings.TrimRight(lex.StripComment(text[ln-2]), " \t")
 	c := tsChainEnd.FindStringSubmatch(above)
 	if c == nil {
 		return prefix
@@ -392,7 +394,7 @@ func (ru *tsRules) tsImplementedBy(ctx context.Context, m, t *refDef) bool {
 	if err != nil || len(decls) == 0 || decls[0].line >= len(text) {
 		return false
 	}
-	a := tsAnnotatedLiteral.FindStringSubmatch(stripComment(text[decls[0].line]))
+	a := tsAnnotatedLiteral.FindStringSubmatch(lex.StripComment(text[decls[0].line]))
 	if a == nil || a[1] != m.parent {
 		return false
 	}

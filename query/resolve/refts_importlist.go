@@ -3,14 +3,16 @@ package resolve
 import (
 	"context"
 	"slices"
+
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // tsImportListName reports whether the bare name at u on r's line is a
 // name an import or export statement binds there ("import { on } from
 // 'node:events'", "export { on } from './m'"): a module's export, never
 // a member of a type, whatever module it comes from.
-func (rr *refResolver) tsImportListName(ctx context.Context, r *refLine, u useAt) bool {
-	if len(u.chain) > 0 || u.expr || !slices.Contains(r.Kinds, "import") {
+func (rr *refResolver) tsImportListName(ctx context.Context, r *refLine, u lex.Use) bool {
+	if len(u.Chain) > 0 || u.Expr || !slices.Contains(r.Kinds, "import") {
 		return false
 	}
 	fi, err := rr.importsOf(ctx, r.FileID)

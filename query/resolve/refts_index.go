@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // Indexed access types whose indexed type is itself written with type
@@ -85,7 +86,7 @@ func tsIndexedReceiver(before string) (s tsIndexedSteps, ok bool) {
 	if m == nil {
 		return s, false
 	}
-	if lastWord(strings.TrimRight(rest[:len(rest)-len(m[1])], " \t")) == "typeof" {
+	if lex.LastWord(strings.TrimRight(rest[:len(rest)-len(m[1])], " \t")) == "typeof" {
 		return s, false // a value's indexes: typeof x['a']
 	}
 	s.name = m[1]
@@ -113,11 +114,11 @@ func tsOpening(s string, open, close byte) int {
 // indexed type is written with type arguments or indexes, for member
 // d, by the type its steps reach. ok is false when a step's type is not
 // stated.
-func (it tsIndexTyper) tsIndexedChain(ctx context.Context, r *refLine, line string, u useAt, d *refDef) (refVerdict, string, bool) {
-	if u.at < 2 {
+func (it tsIndexTyper) tsIndexedChain(ctx context.Context, r *refLine, line string, u lex.Use, d *refDef) (refVerdict, string, bool) {
+	if u.At < 2 {
 		return vOpen, "", false
 	}
-	s, ok := tsIndexedReceiver(line[:u.at-2])
+	s, ok := tsIndexedReceiver(line[:u.At-2])
 	if !ok {
 		return vOpen, "", false
 	}
@@ -130,12 +131,12 @@ func (it tsIndexTyper) tsIndexedChain(ctx context.Context, r *refLine, line stri
 	case len(s.index) == 0 && s.args == "":
 		// T['name']: tsIndexedMember's, but where a conditional type's
 		// true branch narrows T.
-		if t = it.tsNarrowedParam(ctx, r, line[:u.at-2], s.name); t == "" {
+		if t = it.tsNarrowedParam(ctx, r, line[:u.At-2], s.name); t == "" {
 			return vOpen, "", false
 		}
 		in = r.FileID
 	default:
-		t, in = it.tsIndexedBase(ctx, r, line[:u.at-2], s)
+		t, in = it.tsIndexedBase(ctx, r, line[:u.At-2], s)
 		t, in, foreign = it.tsIndexSteps(ctx, in, t, s.index)
 	}
 	if foreign {
@@ -250,13 +251,13 @@ func (it tsIndexTyper) tsNarrowedParam(ctx context.Context, r *refLine, before, 
 	from := max(r.EnclStart, r.Line-20, 1)
 	var b strings.Builder
 	for k := from; k < r.Line; k++ {
-		b.WriteString(stripComment(text[k-1]))
+		b.WriteString(lex.StripComment(text[k-1]))
 		b.WriteByte(' ')
 	}
 	b.WriteString(before)
 	h := b.String()
 	after := ""
-	for _, at := range findUseOffsets(h, p) {
+	for _, at := range lex.UseOffsets(h, p) {
 		rest := h[at+len(p):]
 		if t := strings.TrimLeft(rest, " \t"); len(t) < len(rest) && strings.HasPrefix(t, "extends ") {
 			after = strings.TrimLeft(t[len("extends "):], " \t")

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // Elements of arrays the evaluator follows where the source writes them
@@ -48,7 +50,7 @@ func (el tsElements) tsIteratedBelow(ctx context.Context, r *refLine, text []str
 	if n < 2 || n > len(text) {
 		return "", 0, false
 	}
-	prev := strings.TrimRight(stripComment(text[n-2]), " \t")
+	prev := strings.TrimRight(lex.StripComment(text[n-2]), " \t")
 	if !strings.HasSuffix(prev, "(") {
 		return "", 0, false
 	}
@@ -74,8 +76,8 @@ func (el tsElements) tsIteratedBelow(ctx context.Context, r *refLine, text []str
 // index). ok is false when the qualifier is no such read or nothing
 // states the element's type; an index by a string is a key's
 // (tsIndexedChain's).
-func (el tsElements) tsElementMember(ctx context.Context, r *refLine, line string, u useAt, d *refDef) (refVerdict, string, bool) {
-	pre, ok := strings.CutSuffix(strings.TrimRight(line[:min(u.at, len(line))], " \t"), ".")
+func (el tsElements) tsElementMember(ctx context.Context, r *refLine, line string, u lex.Use, d *refDef) (refVerdict, string, bool) {
+	pre, ok := strings.CutSuffix(strings.TrimRight(line[:min(u.At, len(line))], " \t"), ".")
 	if !ok {
 		return vOpen, "", false
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"regexp"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // Keys of object literals, shorthand properties, destructuring patterns
@@ -77,7 +79,7 @@ func (lt *tsLiteralTyper) tsYieldType(ctx context.Context, r *refLine, text []st
 func tsTextBefore(text []string, ln, col int) string {
 	before := strings.TrimRight(text[ln-1][:col], " \t")
 	if before == "" && ln > 1 {
-		before = strings.TrimRight(stripComment(text[ln-2]), " \t")
+		before = strings.TrimRight(lex.StripComment(text[ln-2]), " \t")
 	}
 	return before
 }
@@ -87,10 +89,10 @@ func tsTextBefore(text []string, ln, col int) string {
 // lines joined by '\n': a statement or a parameter list that spans lines.
 func tsTextAfter(text []string, ln, col, span int) string {
 	var b strings.Builder
-	b.WriteString(stripComment(text[ln-1])[col:])
+	b.WriteString(lex.StripComment(text[ln-1])[col:])
 	for k := ln + 1; k <= len(text) && k < ln+span; k++ {
 		b.WriteByte('\n')
-		b.WriteString(stripComment(text[k-1]))
+		b.WriteString(lex.StripComment(text[k-1]))
 	}
 	return b.String()
 }
@@ -101,7 +103,7 @@ func tsTextAfter(text []string, ln, col, span int) string {
 func tsHeadText(text []string, ln, span int) string {
 	var b strings.Builder
 	for k := ln; k < len(text) && k < ln+span; k++ {
-		b.WriteString(stripComment(text[k]))
+		b.WriteString(lex.StripComment(text[k]))
 		b.WriteByte(' ')
 	}
 	return b.String()
@@ -136,7 +138,7 @@ func tsCondBefore(text []string, ln, col int, before string) (string, bool) {
 	var b strings.Builder
 	first := max(1, ln-tsCondSpan)
 	for k := first; k < ln; k++ {
-		b.WriteString(stripComment(text[k-1]))
+		b.WriteString(lex.StripComment(text[k-1]))
 		b.WriteByte('\n')
 	}
 	b.WriteString(text[ln-1][:col])
@@ -166,7 +168,7 @@ func tsCondBefore(text []string, ln, col int, before string) (string, bool) {
 			}
 			return s[strings.LastIndexByte(s[:i], '\n')+1 : i+1], seen
 		default:
-			if d == 0 && isWordRune(rune(c)) && lastWord(s[:i+1]) == "return" && (i+1 >= len(s) || !isWordRune(rune(s[i+1]))) {
+			if d == 0 && lex.IsWordRune(rune(c)) && lex.LastWord(s[:i+1]) == "return" && (i+1 >= len(s) || !lex.IsWordRune(rune(s[i+1]))) {
 				return s[strings.LastIndexByte(s[:i], '\n')+1 : i+1], seen
 			}
 		}
@@ -185,7 +187,7 @@ func (lt *tsLiteralTyper) tsAssignedType(ctx context.Context, r *refLine, lhs st
 	}
 	chain := tsChainSep.Split(m[1], -1)
 	if len(chain) == 1 {
-		if declWords[chain[0]] || bindWords[chain[0]] {
+		if lex.DeclWords[chain[0]] || lex.BindWords[chain[0]] {
 			return "", 0
 		}
 		if t := lt.tsLocalAnnotation(ctx, r, chain[0]); t != "" {
@@ -210,7 +212,7 @@ func (lt *tsLiteralTyper) tsLocalAnnotation(ctx context.Context, r *refLine, v s
 	}
 	decl := regexp.MustCompile(`^\s*(?:let|var|const)\s+` + regexp.QuoteMeta(v) + `\s*:\s*([^=;]+?)\s*(?:[=;]|$)`)
 	for n := r.Line - 1; n >= r.EnclStart && n >= 1 && n > r.Line-200; n-- {
-		if m := decl.FindStringSubmatch(stripComment(text[n-1])); m != nil && tsBlockOpenThrough(text, n, len(m[0]), r.Line) {
+		if m := decl.FindStringSubmatch(lex.StripComment(text[n-1])); m != nil && tsBlockOpenThrough(text, n, len(m[0]), r.Line) {
 			return m[1]
 		}
 	}
@@ -256,11 +258,11 @@ func (ru *tsRules) tsKeyPartVerdict(ctx context.Context, id int64, t string, d *
 // in a type, "x['name']" in a value) for member d by what is indexed: a
 // type of the repository, a type parameter's constraint, a value's
 // stated type. ok is false when the text states none of them.
-func (ru *tsRules) tsIndexedMember(ctx context.Context, r *refLine, line string, u useAt, d *refDef) (refVerdict, string, bool) {
-	if u.at < 2 {
+func (ru *tsRules) tsIndexedMember(ctx context.Context, r *refLine, line string, u lex.Use, d *refDef) (refVerdict, string, bool) {
+	if u.At < 2 {
 		return vOpen, "", false
 	}
-	m := tsChainEnd.FindStringSubmatch(strings.TrimRight(line[:u.at-2], "!?"))
+	m := tsChainEnd.FindStringSubmatch(strings.TrimRight(line[:u.At-2], "!?"))
 	if m == nil {
 		return vOpen, "", false
 	}
@@ -329,7 +331,7 @@ func tsTypeParamAt(text []string, start int, name, p string) (u string, declared
 	}
 	var b strings.Builder
 	for k := start; k <= len(text) && k < start+40; k++ {
-		b.WriteString(stripComment(text[k-1]))
+		b.WriteString(lex.StripComment(text[k-1]))
 		b.WriteByte(' ')
 	}
 	h := b.String()
@@ -374,7 +376,7 @@ func tsAliasBody(text []string, ln, col int) bool {
 func tsAliasBefore(text []string, ln, col int) (name, rest string, ok bool) {
 	var b strings.Builder
 	for k := max(1, ln-10); k < ln; k++ {
-		b.WriteString(stripComment(text[k-1]))
+		b.WriteString(lex.StripComment(text[k-1]))
 		b.WriteByte(' ')
 	}
 	b.WriteString(text[ln-1][:col])
@@ -388,7 +390,7 @@ func tsAliasBefore(text []string, ln, col int) (name, rest string, ok bool) {
 	if strings.HasPrefix(rest, "<") {
 		rest = strings.TrimSpace(skipTypeArgs(rest))
 	}
-	return lastWord(strings.TrimSpace(s[h[0]:h[1]])), rest, true
+	return lex.LastWord(strings.TrimSpace(s[h[0]:h[1]])), rest, true
 }
 
 // tsJoinedLHS returns lhs, the text before a literal's "=" on line ln,
@@ -402,7 +404,7 @@ func tsJoinedLHS(text []string, ln int, lhs string) string {
 	}
 	joined := t
 	for k := ln - 1; k >= 1 && k > ln-12; k-- {
-		joined = strings.TrimSpace(stripComment(text[k-1])) + " " + joined
+		joined = strings.TrimSpace(lex.StripComment(text[k-1])) + " " + joined
 		if typedVar.MatchString(joined) {
 			return joined
 		}
@@ -421,7 +423,7 @@ func (lt *tsLiteralTyper) tsOwnReturn(text []string, r *refLine, ln int) bool {
 	}
 	body := 0 // the line the function's body opens on
 	if sig, ok := tsUnstatedReturn(text, r.EnclStart, r.EnclName, true); ok {
-		body = sig.end
+		body = sig.End
 	} else if bl, _, paren, ok := tsArrowBody(text, r.EnclStart, r.EnclName); ok && !paren {
 		body = bl
 	} else {
@@ -429,10 +431,10 @@ func (lt *tsLiteralTyper) tsOwnReturn(text []string, r *refLine, ln int) bool {
 	}
 	var open tsBlocks // the blocks open at ln
 	for k := body; k < ln; k++ {
-		l := stripComment(text[k-1])
+		l := lex.StripComment(text[k-1])
 		var quote byte
 		for i := 0; i < len(l); i++ {
-			if skipQuoted(l, &i, &quote) {
+			if lex.SkipQuoted(l, &i, &quote) {
 				continue
 			}
 			if l[i] == '{' || l[i] == '}' {
@@ -450,7 +452,7 @@ func (lt *tsLiteralTyper) tsOwnReturn(text []string, r *refLine, ln int) bool {
 // constructor's first parameter), and the file it is written in.
 func (lt *tsLiteralTyper) tsSuperArgType(ctx context.Context, r *refLine, prefix string) (string, int64) {
 	open, arg := callOpen(prefix)
-	if open < 0 || lastWord(strings.TrimRight(prefix[:open], " \t")) != "super" {
+	if open < 0 || lex.LastWord(strings.TrimRight(prefix[:open], " \t")) != "super" {
 		return "", 0
 	}
 	types := lt.rr.enclosingTypes(r)
@@ -517,8 +519,8 @@ func (lt *tsLiteralTyper) tsReceiverMethodParams(ctx context.Context, r *refLine
 func (lt *tsLiteralTyper) tsMethodParams(ctx context.Context, id int64, typ, m string) ([]string, int64) {
 	var params []string
 	var in int64
-	lt.eval.calls.tsMethodSigs(ctx, id, typ, m, func(_ []string, sig sigText, did int64) bool {
-		params, in = tsSigParams(sig.text, m), did
+	lt.eval.calls.tsMethodSigs(ctx, id, typ, m, func(_ []string, sig lex.Signature, did int64) bool {
+		params, in = tsSigParams(sig.Text, m), did
 		return true
 	})
 	return params, in
@@ -604,7 +606,7 @@ func tsBeforeDefault(t string) string {
 func tsOpenBracket(text []string, n, at int) byte {
 	depth := 0
 	for k := n; k > 0 && k > n-200; k-- {
-		l := stripComment(text[k-1])
+		l := lex.StripComment(text[k-1])
 		end := len(l)
 		if k == n {
 			end = min(at, len(l))
@@ -629,7 +631,7 @@ func tsOpenBracket(text []string, n, at int) byte {
 func lineBrackets(l string) (open []byte, closes int) {
 	var quote byte
 	for i := 0; i < len(l); i++ {
-		if skipQuoted(l, &i, &quote) {
+		if lex.SkipQuoted(l, &i, &quote) {
 			continue
 		}
 		switch c := l[i]; c {
@@ -649,22 +651,22 @@ func lineBrackets(l string) (open []byte, closes int) {
 // tsMethodKey reports whether the name at u is a method an object
 // literal defines ("name(v) {", "async name() {", "get name() {"): a key
 // of the literal, as "name: function (v) {" is.
-func tsMethodKey(line string, u useAt, name string) bool {
-	return strings.HasSuffix(strings.TrimSpace(stripComment(line)), "{") && tsMethodKeyHead(line, u, name)
+func tsMethodKey(line string, u lex.Use, name string) bool {
+	return strings.HasSuffix(strings.TrimSpace(lex.StripComment(line)), "{") && tsMethodKeyHead(line, u, name)
 }
 
 // tsMethodKeyHead reports whether the name at u opens line as a method's
 // head does: only modifiers before it, its parameter list's '(' (after
 // type parameters) behind it.
-func tsMethodKeyHead(line string, u useAt, name string) bool {
-	if !u.call || len(u.chain) > 0 || u.expr || u.at+len(name) > len(line) {
+func tsMethodKeyHead(line string, u lex.Use, name string) bool {
+	if !u.Call || len(u.Chain) > 0 || u.Expr || u.At+len(name) > len(line) {
 		return false
 	}
-	head := strings.TrimSpace(line[:u.at])
+	head := strings.TrimSpace(line[:u.At])
 	for _, w := range []string{"async", "get", "set", "*"} {
 		head = strings.TrimSpace(strings.TrimSuffix(head, w))
 	}
-	return head == "" && tsMethodOpen.MatchString(line[u.at+len(name):])
+	return head == "" && tsMethodOpen.MatchString(line[u.At+len(name):])
 }
 
 // tsMethodOpen matches what follows a method's name: type parameters and

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // tsBindsLocal reports whether the bare name at u is the variable a
@@ -13,11 +15,11 @@ import (
 // however its annotation's colon makes it read like a literal's key.
 // A destructuring pattern ("const { name } = …") is left to the
 // literal rules: there the name is a property's too.
-func tsBindsLocal(line string, u useAt) bool {
-	if len(u.chain) > 0 || u.expr || u.at > len(line) {
+func tsBindsLocal(line string, u lex.Use) bool {
+	if len(u.Chain) > 0 || u.Expr || u.At > len(line) {
 		return false
 	}
-	switch lastWord(strings.TrimRight(line[:u.at], " \t")) {
+	switch lex.LastWord(strings.TrimRight(line[:u.At], " \t")) {
 	case "const", "let", "var", "using":
 		return true
 	}
@@ -53,10 +55,10 @@ func tsModuleSpecifier(line string, at int) bool {
 	before := strings.TrimRight(line[:start], " \t")
 	if strings.HasSuffix(before, "(") {
 		before = strings.TrimRight(strings.TrimSuffix(before, "("), " \t")
-		w := lastWord(before)
+		w := lex.LastWord(before)
 		return (w == "import" || w == "require") && !strings.HasSuffix(strings.TrimSuffix(before, w), ".")
 	}
-	switch lastWord(before) {
+	switch lex.LastWord(before) {
 	case "from", "import":
 		return true
 	}
@@ -77,7 +79,7 @@ type tsLocals struct {
 // note notes r's line when it declares the name as a parameter (param)
 // or a variable of its enclosing TypeScript function, for the functions
 // nested in that one (outer).
-func (tl *tsLocals) note(r *refLine, line string, uses []useAt, param bool) {
+func (tl *tsLocals) note(r *refLine, line string, uses []lex.Use, param bool) {
 	if f := tl.rr.files[r.FileID]; f == nil || !isTSLang(f.Language) || r.Symbol == "" {
 		return
 	}
@@ -123,7 +125,7 @@ func (tl *tsLocals) outer(ctx context.Context, r *refLine, d *refDef) bool {
 			}
 			l := text[n-1]
 			local := false
-			for _, u := range findUses(l, tl.rr.name) {
+			for _, u := range lex.FindUses(l, tl.rr.name) {
 				local = local || tsBindsLocal(l, u)
 			}
 			if local && strings.HasPrefix(strings.TrimSpace(l), "for") {
@@ -141,22 +143,22 @@ func (tl *tsLocals) outer(ctx context.Context, r *refLine, d *refDef) bool {
 // line ("name," under "yield [") inside a '[' or a '(' opened on a line
 // above: an element of an array, a tuple or an argument list wrapped
 // over lines, which no import or export list is.
-func (tl *tsLocals) wrapped(ctx context.Context, r *refLine, u useAt) bool {
-	if !u.shorthand {
+func (tl *tsLocals) wrapped(ctx context.Context, r *refLine, u lex.Use) bool {
+	if !u.Shorthand {
 		return false
 	}
-	return memo(tl.elems, lineVar{r.FileID, r.Line, strconv.Itoa(u.at)}, func() bool { return tl.readWrapped(ctx, r, u) })
+	return memo(tl.elems, lineVar{r.FileID, r.Line, strconv.Itoa(u.At)}, func() bool { return tl.readWrapped(ctx, r, u) })
 }
 
 // readWrapped is wrapped, read from the lines above r.
-func (tl *tsLocals) readWrapped(ctx context.Context, r *refLine, u useAt) bool {
+func (tl *tsLocals) readWrapped(ctx context.Context, r *refLine, u lex.Use) bool {
 	text, err := tl.rr.text(ctx, r.FileID)
-	if err != nil || r.Line > len(text) || innermostBracket(text[r.Line-1], u.at) != 0 {
+	if err != nil || r.Line > len(text) || innermostBracket(text[r.Line-1], u.At) != 0 {
 		return false
 	}
 	depth := 0 // brackets closed between the line and the one read
 	for k := r.Line - 1; k >= 1 && k > r.Line-wrappedLines; k-- {
-		open, closed := lineBrackets(stripComment(text[k-1]))
+		open, closed := lineBrackets(lex.StripComment(text[k-1]))
 		if len(open) > depth {
 			return open[len(open)-1-depth] != '{'
 		}
@@ -207,7 +209,7 @@ func tsFarConstType(text []string, r *refLine, v string) string {
 		return ""
 	}
 	for n := r.Line - 1; n >= r.EnclStart && n > r.Line-tsScanLines; n-- {
-		l := stripComment(text[n-1])
+		l := lex.StripComment(text[n-1])
 		if m := tsTypedConst.FindStringSubmatch(l); m != nil && m[1] == v {
 			if !tsBlockSees(text, &refDef{u: &unit{Start: n}}, r.Line) {
 				return ""

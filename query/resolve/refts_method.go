@@ -4,6 +4,8 @@ import (
 	"context"
 	"regexp"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // Methods written as shorthand in an object literal ("start(controller)
@@ -33,7 +35,7 @@ func (lt *tsLiteralTyper) tsOutsideMethodParam(ctx context.Context, r *refLine, 
 	// outnumber those closed below it more than any line's below.
 	depth, low := 0, 0
 	for n := r.Line - 1; n >= max(r.Line-80, 1); n-- {
-		l := stripComment(text[n-1])
+		l := lex.StripComment(text[n-1])
 		depth += strings.Count(l, "}") - strings.Count(l, "{")
 		encloses := depth < low
 		low = min(low, depth)
@@ -42,7 +44,7 @@ func (lt *tsLiteralTyper) tsOutsideMethodParam(ctx context.Context, r *refLine, 
 			continue // not a method, or one whose body closed above r
 		}
 		if !tsUntypedParam(m[2], v) {
-			if len(findUseOffsets(m[2], v)) > 0 {
+			if len(lex.UseOffsets(m[2], v)) > 0 {
 				return false // a typed parameter of its own
 			}
 			continue

@@ -3,13 +3,15 @@ package resolve
 import (
 	"context"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // tsMethodKeyAt reports whether u, on r's line, is the name of a method
 // of an object literal or a class ("name(a) {"), its parameter list on
 // that line or running over the lines below it ("pipe(\n  ...ops: T[]\n):
 // R {"): a key, as tsMethodKey reads one on a single line.
-func tsMethodKeyAt(ctx context.Context, rr *refResolver, r *refLine, u useAt) bool {
+func tsMethodKeyAt(ctx context.Context, rr *refResolver, r *refLine, u lex.Use) bool {
 	line, _ := rr.lineOf(ctx, r.FileID, r.Line)
 	if tsMethodKey(line, u, rr.name) {
 		return true
@@ -21,7 +23,7 @@ func tsMethodKeyAt(ctx context.Context, rr *refResolver, r *refLine, u useAt) bo
 	if err != nil {
 		return false
 	}
-	s := skipTypeArgs(strings.TrimSpace(tsTextAfter(text, r.Line, u.at+len(rr.name), 20)))
+	s := skipTypeArgs(strings.TrimSpace(tsTextAfter(text, r.Line, u.At+len(rr.name), 20)))
 	end := closingBracket(s, 0)
 	if !strings.HasPrefix(s, "(") || end < 0 {
 		return false

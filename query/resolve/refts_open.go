@@ -3,6 +3,8 @@ package resolve
 import (
 	"context"
 	"slices"
+
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // Which definitions a member's use could be at all, when no fact decides
@@ -119,7 +121,7 @@ func (ru *tsRules) mentioners(ctx context.Context, id int64, t string) []string 
 					end = min(end, starts[i])
 				}
 				for _, l := range text[d.line:end] {
-					if len(findUseOffsets(l, w)) > 0 {
+					if len(lex.UseOffsets(l, w)) > 0 {
 						return true
 					}
 				}
@@ -156,7 +158,7 @@ func (ru *tsRules) names(ctx context.Context, id int64, name string) bool {
 	return memo(ru.named, lineVar{id, 0, name}, func() bool {
 		text, _ := ru.rr.text(ctx, id)
 		for _, l := range text {
-			if len(findUseOffsets(l, name)) > 0 {
+			if len(lex.UseOffsets(l, name)) > 0 {
 				return true
 			}
 		}

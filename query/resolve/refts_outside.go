@@ -3,6 +3,8 @@ package resolve
 import (
 	"context"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // tsOutsideBound reports whether v, at r, is a local the nearest binding
@@ -32,7 +34,7 @@ func readTSOutsideBound(ctx context.Context, te *tsTypeEval, r *refLine, v strin
 		return false
 	}
 	for n := r.Line - 1; n >= r.EnclStart && n > r.Line-tsScanLines; n-- {
-		l := stripComment(text[n-1])
+		l := lex.StripComment(text[n-1])
 		b := tsBinding.FindStringSubmatch(l)
 		if b == nil || b[1] != v {
 			if declaresName(l, v) {

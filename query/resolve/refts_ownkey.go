@@ -4,6 +4,8 @@ import (
 	"context"
 	"regexp"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // tsReturnedKeyType returns the type of member key of the object literal
@@ -32,7 +34,7 @@ func (lt *tsLiteralTyper) tsReturnedKeyType(ctx context.Context, r *refLine, roo
 	// the outer function's locals, bound in a block still open at r.
 	outer := strings.Contains(r.Symbol, ".")
 	for n := r.Line - 1; (n >= r.EnclStart || outer && n >= 1) && n > r.Line-tsScanLines; n-- {
-		l := stripComment(text[n-1])
+		l := lex.StripComment(text[n-1])
 		if m := bound.FindStringSubmatch(l); m != nil {
 			if n < r.EnclStart && !openThrough(text, n, 0, r.Line) {
 				return "", 0
@@ -118,7 +120,7 @@ func tsLiteralKeyValue(text []string, ln, col int, key string) string {
 func tsLiteralText(text []string, ln, col, lines int) (s string, end int) {
 	var b strings.Builder
 	for k := ln; k <= len(text) && k < ln+lines; k++ {
-		l := stripComment(text[k-1])
+		l := lex.StripComment(text[k-1])
 		if k == ln {
 			l = l[col:]
 		}

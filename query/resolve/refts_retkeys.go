@@ -3,6 +3,8 @@ package resolve
 import (
 	"context"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // tsReturnedKeyVerdict judges v.name where v is bound to a call of a
@@ -16,11 +18,11 @@ import (
 // definition when a literal spreads another value or lacks the key
 // (then the text does not say whose the key is). ok is false when the
 // text does not decide.
-func (lt *tsLiteralTyper) tsReturnedKeyVerdict(ctx context.Context, r *refLine, u useAt, d *refDef) (v refVerdict, why string, ok bool) {
-	if len(u.chain) != 1 || !d.member {
+func (lt *tsLiteralTyper) tsReturnedKeyVerdict(ctx context.Context, r *refLine, u lex.Use, d *refDef) (v refVerdict, why string, ok bool) {
+	if len(u.Chain) != 1 || !d.member {
 		return vOpen, "", false
 	}
-	fn := lt.tsBoundCallee(ctx, r, u.chain[0])
+	fn := lt.tsBoundCallee(ctx, r, u.Chain[0])
 	if fn == "" {
 		return vOpen, "", false
 	}
@@ -87,7 +89,7 @@ func tsLiteralOwnsKey(text []string, ln, col int, key string) (end int, keyed bo
 // tsLeadingName returns the identifier s starts with, or "".
 func tsLeadingName(s string) string {
 	for i, r := range s {
-		if !isWordRune(r) {
+		if !lex.IsWordRune(r) {
 			return s[:i]
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"regexp"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // Members of the object literal an untyped function returns: a call of
@@ -56,7 +58,7 @@ func (lt *tsLiteralTyper) tsBoundCallee(ctx context.Context, r *refLine, v strin
 	}
 	bound := regexp.MustCompile(`^\s*const\s+` + regexp.QuoteMeta(v) + `\s*=\s*(?:await\s+)?([\p{L}_$][\p{L}\p{N}_$]*)\s*\(`)
 	for n := r.Line - 1; n >= 1 && n >= r.EnclStart && n > r.Line-tsScanLines; n-- {
-		l := stripComment(text[n-1])
+		l := lex.StripComment(text[n-1])
 		if !declaresName(l, v) {
 			continue
 		}
@@ -78,7 +80,7 @@ func tsOnlyReturnedLiteral(text []string, start int, name string) (ln, col int, 
 	if !ok {
 		return 0, 0, false
 	}
-	if h := sig.text[strings.Index(sig.text, name)+len(name):]; strings.HasPrefix(strings.TrimSpace(h), "<") {
+	if h := sig.Text[strings.Index(sig.Text, name)+len(name):]; strings.HasPrefix(strings.TrimSpace(h), "<") {
 		return 0, 0, false // a generic function: its result is instantiated per call
 	}
 	returns := 0
@@ -101,7 +103,7 @@ func tsLiteralFuncParams(text []string, ln, col int, m string) (params []string,
 	head := regexp.MustCompile(`^\s*(?:async\s+)?` + regexp.QuoteMeta(m) + `\s*(?::\s*(?:async\s*)?(?:function\b\s*\*?\s*)?)?\(`)
 	d := 0
 	for k := ln; k <= len(text) && k < ln+400; k++ {
-		l := stripComment(text[k-1])
+		l := lex.StripComment(text[k-1])
 		from := 0
 		if k == ln {
 			from = col + 1
@@ -112,7 +114,7 @@ func tsLiteralFuncParams(text []string, ln, col int, m string) (params []string,
 		}
 		var quote byte
 		for i := from; i < len(l); i++ {
-			if skipQuoted(l, &i, &quote) {
+			if lex.SkipQuoted(l, &i, &quote) {
 				continue
 			}
 			switch l[i] {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"regexp"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // tsEnqueuedType returns the type of the values a literal passed to
@@ -36,7 +38,7 @@ func tsStreamValues(ctx context.Context, dr *tsDeclReader, text []string, r *ref
 		return ""
 	}
 	for n := ln; n >= 1 && n > ln-tsScanLines; n-- {
-		l := stripComment(text[n-1])
+		l := lex.StripComment(text[n-1])
 		mm := tsSourceMethod.FindStringSubmatchIndex(l)
 		if mm != nil && l[mm[4]:mm[5]] != c {
 			mm = nil // another parameter's method

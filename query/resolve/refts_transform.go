@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // The runtime's TransformStream<I, O> calls its transformer's
@@ -46,7 +48,7 @@ func (tt tsTransformTyper) tsTransformChunkType(ctx context.Context, r *refLine,
 		return "", 0
 	}
 	for n := r.Line; n >= 1 && n > r.Line-tsScanLines; n-- {
-		l := stripComment(text[n-1])
+		l := lex.StripComment(text[n-1])
 		var m []string
 		if strings.Contains(l, "transform") {
 			m = tsMethodHead.FindStringSubmatch(l)
@@ -79,9 +81,9 @@ func (tt tsTransformTyper) tsTransformInput(ctx context.Context, r *refLine, tex
 	if !ok {
 		return "", 0
 	}
-	line, before := bl, strings.TrimRight(stripComment(text[bl-1])[:bc], " \t")
+	line, before := bl, strings.TrimRight(lex.StripComment(text[bl-1])[:bc], " \t")
 	if before == "" && bl > 1 {
-		line, before = bl-1, strings.TrimRight(stripComment(text[bl-2]), " \t")
+		line, before = bl-1, strings.TrimRight(lex.StripComment(text[bl-2]), " \t")
 	}
 	loc := tsTransformNew.FindStringSubmatchIndex(before)
 	if loc == nil {
@@ -95,7 +97,7 @@ func (tt tsTransformTyper) tsTransformInput(ctx context.Context, r *refLine, tex
 	}
 	pre := strings.TrimRight(before[:loc[0]], " \t")
 	if pre == "" && line > 1 {
-		line, pre = line-1, strings.TrimRight(stripComment(text[line-2]), " \t")
+		line, pre = line-1, strings.TrimRight(lex.StripComment(text[line-2]), " \t")
 	}
 	p := tsPipeThrough.FindStringSubmatch(pre)
 	if p == nil {
@@ -106,7 +108,7 @@ func (tt tsTransformTyper) tsTransformInput(ctx context.Context, r *refLine, tex
 		if strings.TrimSpace(pre) != strings.TrimSpace(p[0]) || line < 2 {
 			return "", 0 // a chain that does not start on the line above
 		}
-		h := tsChainHead.FindStringSubmatch(stripComment(text[line-2]))
+		h := tsChainHead.FindStringSubmatch(lex.StripComment(text[line-2]))
 		if h == nil {
 			return "", 0
 		}
@@ -129,7 +131,7 @@ func (tt tsTransformTyper) tsTransformInput(ctx context.Context, r *refLine, tex
 // otherwise.
 func (tt tsTransformTyper) tsStreamSource(ctx context.Context, r *refLine, text []string, src string) (string, int64) {
 	for n := r.Line; n >= max(r.EnclStart, 1) && n > r.Line-tsScanLines; n-- {
-		l := stripComment(text[n-1])
+		l := lex.StripComment(text[n-1])
 		if m := tsBoundByCall.FindStringSubmatch(l); m != nil && m[1] == src && closingBracket("("+m[3]+")", 0) == len(m[3])+1 {
 			at := *r
 			at.Line = n

@@ -4,6 +4,8 @@ import (
 	"context"
 	"regexp"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // The type evaluator (tsTypeEval): the type of a TypeScript value as the
@@ -30,7 +32,7 @@ func (te *tsTypeEval) tsBoundType(ctx context.Context, r *refLine, v string) (st
 		return "", 0
 	}
 	for n := r.Line - 1; n >= r.EnclStart && n > r.Line-tsScanLines; n-- {
-		l := stripComment(text[n-1])
+		l := lex.StripComment(text[n-1])
 		b := tsBinding.FindStringSubmatch(l)
 		elem := false
 		if f := tsForOf.FindStringSubmatch(l); f != nil && openThrough(text, n, strings.Index(l, f[0])+len(f[0]), r.Line) {
@@ -271,8 +273,8 @@ func (te *tsTypeEval) tsFuncReturn(ctx context.Context, id int64, fn string) (st
 			if !declared.MatchString(text[dl.line]) {
 				continue
 			}
-			sig := signatureText(text, dl.line+1, name)
-			s := sig.text[strings.Index(sig.text, name)+len(name):]
+			sig := lex.ReadSignature(text, dl.line+1, name)
+			s := sig.Text[strings.Index(sig.Text, name)+len(name):]
 			if eq := strings.Index(s, "="); strings.Contains(text[dl.line], "const ") && eq >= 0 {
 				s = s[eq+1:]
 			}
@@ -363,14 +365,14 @@ func (te *tsTypeEval) tsOuterParam(ctx context.Context, r *refLine, v string) (t
 	in = r.FileID
 	parts := strings.Split(r.Symbol, ".")
 	inner := r.EnclStart // the first line of the innermost symbol judged so far
-	own := signatureText(text, r.EnclStart, r.EnclName)
+	own := lex.ReadSignature(text, r.EnclStart, r.EnclName)
 	// Its own parameter list's lines bind its parameters, not a nested
 	// function's.
-	if te.tsBindsBetween(text, max(inner, own.end), r.Line, v) {
+	if te.tsBindsBetween(text, max(inner, own.End), r.Line, v) {
 		return "", 0
 	}
-	if t, ok := paramNames(own.text, r.EnclName)[v]; ok {
-		if f := tsFuncTypedParam(own.text, r.EnclName, v); f != "" {
+	if t, ok := lex.ParamNames(own.Text, r.EnclName)[v]; ok {
+		if f := tsFuncTypedParam(own.Text, r.EnclName, v); f != "" {
 			return f, in // a function type, which neither reads
 		}
 		if t == "" {
@@ -384,13 +386,13 @@ func (te *tsTypeEval) tsOuterParam(ctx context.Context, r *refLine, v string) (t
 		if d == nil || d.u.Start >= inner {
 			return "", 0
 		}
-		sig := signatureText(text, d.u.Start, d.u.Name).text
+		sig := lex.ReadSignature(text, d.u.Start, d.u.Name).Text
 		if ps, ok := tsBoundFuncParams(sig, d.u.Name); ok {
 			if t, ok := ps[v]; ok {
 				return tsArrowStated(t), in // an outer function expression's parameter
 			}
 		}
-		if t, ok := paramNames(sig, d.u.Name)[v]; ok {
+		if t, ok := lex.ParamNames(sig, d.u.Name)[v]; ok {
 			if t == "" {
 				t, in = te.lit.tsLiteralMethodParam(ctx, r, d.u.Start, d.u.Name, v)
 			}
@@ -444,18 +446,18 @@ func tsTopArrow(t string) bool {
 // bind v: a declaration, a destructuring, an arrow's parameter.
 func (te *tsTypeEval) tsBindsBetween(text []string, from, to int, v string) bool {
 	for n := from; n < to && n <= len(text); n++ {
-		l := stripComment(text[n-1])
+		l := lex.StripComment(text[n-1])
 		if !strings.Contains(l, v) {
 			continue
 		}
 		if declaresName(l, v) {
 			return true
 		}
-		if b := tsBinding.FindStringSubmatch(l); b != nil && len(findUseOffsets(b[1], v)) > 0 {
+		if b := tsBinding.FindStringSubmatch(l); b != nil && len(lex.UseOffsets(b[1], v)) > 0 {
 			return true
 		}
 		for _, m := range tsArrowParams.FindAllStringSubmatch(l, -1) {
-			if len(findUseOffsets(m[1]+" "+m[2], v)) > 0 {
+			if len(lex.UseOffsets(m[1]+" "+m[2], v)) > 0 {
 				return true
 			}
 		}
@@ -487,7 +489,7 @@ func (te *tsTypeEval) tsWholeParamType(ctx context.Context, r *refLine, v string
 	if err != nil || r.EnclStart < 1 || r.EnclStart > len(text) {
 		return ""
 	}
-	sig := signatureText(text, r.EnclStart, r.EnclName).text
+	sig := lex.ReadSignature(text, r.EnclStart, r.EnclName).Text
 	i := strings.Index(sig, r.EnclName)
 	if i < 0 {
 		return ""
@@ -726,10 +728,10 @@ func (te *tsTypeEval) tsInferred(ctx context.Context, r *refLine, v string) (str
 	// A callback's parameter may be bound above the enclosing symbol (a
 	// function nested in the callback): its block must still be open at r.
 	for n := r.Line; n >= 1 && n > r.Line-tsScanLines; n-- {
-		l := stripComment(text[n-1])
+		l := lex.StripComment(text[n-1])
 		if n < r.Line && n >= r.EnclStart {
 			if mm := local.FindStringSubmatch(l); mm != nil {
-				if next := strings.TrimSpace(stripComment(text[n])); strings.HasPrefix(next, ".") || strings.HasPrefix(next, "?.") {
+				if next := strings.TrimSpace(lex.StripComment(text[n])); strings.HasPrefix(next, ".") || strings.HasPrefix(next, "?.") {
 					return "", 0 // the chain goes on below: a binding's (tsBoundType)
 				}
 				t, in, _ := te.tsChainType(ctx, r, tsChainSep.Split(mm[1], -1))
@@ -797,7 +799,7 @@ func (te *tsTypeEval) tsCallbackParam(ctx context.Context, r *refLine, text []st
 		if before == "" && n > 1 {
 			// A function opening its line below "const f: F =" is f's
 			// value, and F states its parameters' types as on one line.
-			above := strings.TrimRight(stripComment(text[n-2]), " \t")
+			above := strings.TrimRight(lex.StripComment(text[n-2]), " \t")
 			if lhs, ok := strings.CutSuffix(above, "="); ok && !strings.ContainsAny(lhs[max(len(lhs)-1, 0):], "=!<>") {
 				if mm := typedVar.FindStringSubmatch(lhs); mm != nil {
 					stated = mm[1]
@@ -809,7 +811,7 @@ func (te *tsTypeEval) tsCallbackParam(ctx context.Context, r *refLine, text []st
 				if o, _ := callOpen(prefix); o >= 0 {
 					break
 				}
-				prefix, pn = strings.TrimRight(stripComment(text[k-1]), " \t")+" "+strings.TrimLeft(prefix, " \t"), k
+				prefix, pn = strings.TrimRight(lex.StripComment(text[k-1]), " \t")+" "+strings.TrimLeft(prefix, " \t"), k
 			}
 		}
 		open, _ := callOpen(prefix)
@@ -833,12 +835,12 @@ func (te *tsTypeEval) tsCallbackParam(ctx context.Context, r *refLine, text []st
 					return name, in // a package's or the runtime's method gives its callback's parameters
 				}
 			}
-		} else if lastWord(before) == "return" && n >= r.EnclStart {
+		} else if lex.LastWord(before) == "return" && n >= r.EnclStart {
 			var inner bool
 			if t, inner = tsInnerFuncReturn(ctx, te, r, text, n); !inner {
 				t = te.tsReturnType(ctx, r, n) // the function returns the arrow
 			}
-		} else if lastWord(before) == "return" {
+		} else if lex.LastWord(before) == "return" {
 			t = te.tsOuterReturnType(ctx, r, n) // a function enclosing r's returns the arrow
 		} else if mm := typedVar.FindStringSubmatch(strings.TrimSuffix(before, "=")); mm != nil && strings.HasSuffix(before, "=") {
 			t = mm[1] // const f: F = (x) =>
@@ -902,7 +904,7 @@ func (te *tsTypeEval) tsParamLiteral(ctx context.Context, r *refLine, v string) 
 	if err != nil || r.EnclStart < 1 || r.EnclStart > len(text) {
 		return ""
 	}
-	sig := signatureText(text, r.EnclStart, r.EnclName).text
+	sig := lex.ReadSignature(text, r.EnclStart, r.EnclName).Text
 	m := regexp.MustCompile(`[(,]\s*` + regexp.QuoteMeta(v) + `\??\s*:\s*\{`).FindStringIndex(sig)
 	if m == nil || strings.Count(sig[:m[0]+1], "(")-strings.Count(sig[:m[0]+1], ")") != 1 {
 		return "" // not the function's own parameter list
@@ -922,16 +924,16 @@ func (te *tsTypeEval) tsReturnType(ctx context.Context, r *refLine, n int) strin
 	if err != nil || r.EnclStart < 1 || r.EnclStart > len(text) || n > len(text) {
 		return ""
 	}
-	sig := signatureText(text, r.EnclStart, r.EnclName)
-	i := strings.Index(sig.text, r.EnclName)
+	sig := lex.ReadSignature(text, r.EnclStart, r.EnclName)
+	i := strings.Index(sig.Text, r.EnclName)
 	if i < 0 {
 		return ""
 	}
-	o := strings.Index(sig.text[i:], "(")
+	o := strings.Index(sig.Text[i:], "(")
 	if o < 0 {
 		return ""
 	}
-	rest, d := sig.text[i+o:], 0
+	rest, d := sig.Text[i+o:], 0
 	for k := 0; k < len(rest); k++ {
 		switch rest[k] {
 		case '(':
@@ -951,8 +953,8 @@ func (te *tsTypeEval) tsReturnType(ctx context.Context, r *refLine, n int) strin
 	// Only a return in the function's own body: no block opened by a
 	// nested function is still open at line n.
 	var nested []bool
-	for k := sig.end; k < n; k++ {
-		l := stripComment(text[k-1])
+	for k := sig.End; k < n; k++ {
+		l := lex.StripComment(text[k-1])
 		for i := 0; i < len(l); i++ {
 			switch l[i] {
 			case '{':
@@ -1187,7 +1189,7 @@ func tsStatement(text []string, n, stop int, rhs string) string {
 	open := bracketDepth(rhs)
 	cast := false
 	for k := n + 1; k < stop && k < n+40 && k <= len(text); k++ {
-		next := strings.TrimSpace(stripComment(text[k-1]))
+		next := strings.TrimSpace(lex.StripComment(text[k-1]))
 		// "v as" ending a line: the type it is cast to follows, a union's
 		// members on lines of their own.
 		cast = cast || tsEndsCast(rhs)
@@ -1238,7 +1240,7 @@ func bracketDepth(s string) int {
 	d := 0
 	var quote byte
 	for i := 0; i < len(s); i++ {
-		if skipQuoted(s, &i, &quote) {
+		if lex.SkipQuoted(s, &i, &quote) {
 			continue
 		}
 		switch s[i] {
@@ -1259,7 +1261,7 @@ func tsTopCast(e string) (x, t string, ok bool) {
 	var quote byte
 	at := -1
 	for i := 0; i < len(e); i++ {
-		if skipQuoted(e, &i, &quote) {
+		if lex.SkipQuoted(e, &i, &quote) {
 			continue
 		}
 		switch c := e[i]; {
@@ -1362,7 +1364,7 @@ func tsIndexOf(e string) (recv, index string, ok bool) {
 // binds name to no function expression. A destructuring pattern is not
 // listed.
 func tsBoundFuncParams(sig, name string) (map[string]string, bool) {
-	for _, at := range findUseOffsets(sig, name) {
+	for _, at := range lex.UseOffsets(sig, name) {
 		rest := strings.TrimLeft(sig[at+len(name):], " \t")
 		if strings.HasPrefix(rest, ":") {
 			continue // a stated type: tsCallbackParam reads the value's parameters from it
@@ -1372,11 +1374,11 @@ func tsBoundFuncParams(sig, name string) (map[string]string, bool) {
 			continue
 		}
 		rest = strings.TrimLeft(rest, " \t")
-		if a, ok := strings.CutPrefix(rest, "async"); ok && a != "" && !isWordRune(rune(a[0])) {
+		if a, ok := strings.CutPrefix(rest, "async"); ok && a != "" && !lex.IsWordRune(rune(a[0])) {
 			rest = strings.TrimLeft(a, " \t")
 		}
-		if f, ok := strings.CutPrefix(rest, "function"); ok && f != "" && !isWordRune(rune(f[0])) {
-			rest = strings.TrimLeft(strings.TrimLeftFunc(strings.TrimLeft(f, " \t*"), isWordRune), " \t") // its name
+		if f, ok := strings.CutPrefix(rest, "function"); ok && f != "" && !lex.IsWordRune(rune(f[0])) {
+			rest = strings.TrimLeft(strings.TrimLeftFunc(strings.TrimLeft(f, " \t*"), lex.IsWordRune), " \t") // its name
 		}
 		rest = skipTypeArgs(rest)
 		if !strings.HasPrefix(rest, "(") {
@@ -1411,7 +1413,7 @@ func tsArrowParamType(text []string, r *refLine, v string) string {
 	if r.EnclStart < 1 || r.EnclStart > len(text) {
 		return ""
 	}
-	ps, ok := tsBoundFuncParams(signatureText(text, r.EnclStart, r.EnclName).text, r.EnclName)
+	ps, ok := tsBoundFuncParams(lex.ReadSignature(text, r.EnclStart, r.EnclName).Text, r.EnclName)
 	if !ok {
 		return ""
 	}
@@ -1476,7 +1478,7 @@ func tsLocalLiteralFunc(text []string, r *refLine, fn string) bool {
 	indent := func(l string) int { return len(l) - len(strings.TrimLeft(l, " \t")) }
 	head := regexp.MustCompile(`^\s*(?:const|let|var)\s+` + regexp.QuoteMeta(fn) + `\s*=`)
 	for n := r.Line - 1; n > r.EnclStart && n > r.Line-tsScanLines; n-- {
-		l := stripComment(text[n-1])
+		l := lex.StripComment(text[n-1])
 		if !strings.Contains(l, fn) || indent(l) > indent(text[r.Line-1]) {
 			continue
 		}
@@ -1499,17 +1501,17 @@ func tsLocalLiteralFunc(text []string, r *refLine, fn string) bool {
 // name to an arrow function stating no return type whose block returns
 // only object literals cast to no type ("const name = (a) => {").
 func tsArrowReturnsLiteral(text []string, n int, name string) bool {
-	sig := signatureText(text, n, name)
-	i := strings.Index(sig.text, name)
+	sig := lex.ReadSignature(text, n, name)
+	i := strings.Index(sig.Text, name)
 	if i < 0 {
 		return false
 	}
-	rest, ok := strings.CutPrefix(strings.TrimSpace(sig.text[i+len(name):]), "=")
+	rest, ok := strings.CutPrefix(strings.TrimSpace(sig.Text[i+len(name):]), "=")
 	if !ok {
 		return false
 	}
 	rest = strings.TrimSpace(rest)
-	if a, ok := strings.CutPrefix(rest, "async"); ok && a != "" && !isWordRune(rune(a[0])) {
+	if a, ok := strings.CutPrefix(rest, "async"); ok && a != "" && !lex.IsWordRune(rune(a[0])) {
 		rest = strings.TrimSpace(a)
 	}
 	rest = skipTypeArgs(rest)
@@ -1547,13 +1549,13 @@ func tsLocalAlias(text []string, r *refLine, name string) string {
 		return ""
 	}
 	for n := r.Line - 1; n > r.EnclStart && n > r.Line-tsScanLines; n-- {
-		l := strings.TrimSpace(stripComment(text[n-1]))
+		l := strings.TrimSpace(lex.StripComment(text[n-1]))
 		rest, ok := strings.CutPrefix(l, "type ")
 		if !ok {
 			continue
 		}
 		rest, ok = strings.CutPrefix(strings.TrimSpace(rest), name)
-		if !ok || rest != "" && isWordRune(rune(rest[0])) {
+		if !ok || rest != "" && lex.IsWordRune(rune(rest[0])) {
 			continue // another alias, whose name starts with name
 		}
 		rhs, ok := strings.CutPrefix(strings.TrimSpace(rest), "=")
@@ -1573,13 +1575,13 @@ func tsFunctionBound(text []string, r *refLine, v string) int {
 	if r.Line > len(text) || r.Line < 2 || r.EnclStart < 1 || r.EnclStart > len(text) {
 		return 0
 	}
-	if _, ok := paramNames(signatureText(text, r.EnclStart, r.EnclName).text, r.EnclName)[v]; ok {
+	if _, ok := lex.ParamNames(lex.ReadSignature(text, r.EnclStart, r.EnclName).Text, r.EnclName)[v]; ok {
 		return 0
 	}
 	indent := func(l string) int { return len(l) - len(strings.TrimLeft(l, " \t")) }
 	at := indent(text[r.Line-1])
 	for n := r.Line - 1; n >= 1 && n > r.Line-tsScanLines; n-- {
-		l := stripComment(text[n-1])
+		l := lex.StripComment(text[n-1])
 		if !strings.Contains(l, v) || indent(l) > at || !declaresName(l, v) {
 			continue
 		}
@@ -1602,13 +1604,13 @@ var tsNamedFunc = regexp.MustCompile(`\bfunction\b\s*\*?\s*([\p{L}_$][\p{L}\p{N}
 // "" when it states none; found is false when no such function holds n.
 func tsInnerFuncReturn(ctx context.Context, te *tsTypeEval, r *refLine, text []string, n int) (t string, found bool) {
 	for k := n - 1; k > r.EnclStart && k > n-200; k-- {
-		m := tsNamedFunc.FindStringSubmatch(stripComment(text[k-1]))
+		m := tsNamedFunc.FindStringSubmatch(lex.StripComment(text[k-1]))
 		if m == nil {
 			continue
 		}
-		sig := signatureText(text, k, m[1])
-		body := strings.LastIndex(stripComment(text[sig.end-1]), "{")
-		if body < 0 || sig.end >= n || !openThrough(text, sig.end, body+1, n) {
+		sig := lex.ReadSignature(text, k, m[1])
+		body := strings.LastIndex(lex.StripComment(text[sig.End-1]), "{")
+		if body < 0 || sig.End >= n || !openThrough(text, sig.End, body+1, n) {
 			continue // no body, or one closed above n: an outer function may hold n
 		}
 		inner := *r

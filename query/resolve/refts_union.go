@@ -4,6 +4,8 @@ import (
 	"context"
 	"slices"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // Members read through unions and generic bases. A member of a union
@@ -72,18 +74,18 @@ func tsBodyDeclares(text []string, ln int, m string) bool {
 	depth, angle := 0, 0
 	opened, ctor := false, false
 	for k := ln; k < len(text) && k < ln+400; k++ {
-		l := stripComment(text[k])
+		l := lex.StripComment(text[k])
 		if depth == 1 {
 			t := strings.TrimSpace(l)
 			ctor = ctor || strings.HasPrefix(t, "constructor") || strings.Contains(t, " constructor(")
-			if tsMemberLine(l, m) || ctor && len(findUseOffsets(l, m)) > 0 {
+			if tsMemberLine(l, m) || ctor && len(lex.UseOffsets(l, m)) > 0 {
 				return true
 			}
 			ctor = ctor && !strings.Contains(l, "{")
 		}
 		var quote byte
 		for i := 0; i < len(l); i++ {
-			if skipQuoted(l, &i, &quote) {
+			if lex.SkipQuoted(l, &i, &quote) {
 				continue
 			}
 			switch c := l[i]; {
@@ -95,7 +97,7 @@ func tsBodyDeclares(text []string, ln int, m string) bool {
 				// The body opens here: members may follow on the line.
 				opened = true
 				depth = 1
-				if len(findUseOffsets(l[i+1:], m)) > 0 || strings.Contains(l[i+1:], "[") {
+				if len(lex.UseOffsets(l[i+1:], m)) > 0 || strings.Contains(l[i+1:], "[") {
 					return true
 				}
 			case c == '{':
@@ -184,7 +186,7 @@ func (ur *tsUnionReader) tsBaseArgs(ctx context.Context, id int64, typ, base str
 		case h[at] == '<':
 			at = len(h) - len(skipTypeArgs(h[at:]))
 			continue
-		case isWordRune(rune(h[at])):
+		case lex.IsWordRune(rune(h[at])):
 			w := leadingTypeName(h[at:])
 			if w == "" {
 				at++
