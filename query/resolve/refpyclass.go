@@ -7,6 +7,7 @@ import (
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // pyClasses read, for the Python rules of one lookup, the repository's
@@ -16,11 +17,11 @@ import (
 type pyClasses struct {
 	rr *refResolver
 
-	byName map[string][]refDef  // every Python definition of a name
-	byQual map[lineVar]*pyClass // a class by file and qualified name
+	byName map[string][]ref.Def // every Python definition of a name
+	byQual map[ref.Key]*pyClass // a class by file and qualified name
 	mros   map[string]pyMRO     // by the class's file and qualified name
-	binds  map[lineVar]bool     // a file's module-level bindings of a name
-	tvars  map[lineVar]pyTypeVarOf
+	binds  map[ref.Key]bool     // a file's module-level bindings of a name
+	tvars  map[ref.Key]pyTypeVarOf
 }
 
 // pyTypeVarOf is what typeVar read: a type variable's type, ok when the
@@ -37,16 +38,16 @@ type pyMRO struct {
 }
 
 // named returns the Python definitions of name in the repository.
-func (pc *pyClasses) named(ctx context.Context, name string) []refDef {
+func (pc *pyClasses) named(ctx context.Context, name string) []ref.Def {
 	if ds, ok := pc.byName[name]; ok {
 		return ds
 	}
-	var out []refDef
+	var out []ref.Def
 	if pc.rr.named != nil && name != "" {
 		ds, err := pc.rr.named(ctx, name)
 		if err == nil {
 			for _, d := range ds {
-				if d.lang == "python" {
+				if d.Lang == "python" {
 					out = append(out, d)
 				}
 			}
@@ -57,12 +58,12 @@ func (pc *pyClasses) named(ctx context.Context, name string) []refDef {
 }
 
 // classesOf returns the class d is a member of.
-func (pc *pyClasses) classesOf(ctx context.Context, d *refDef) []*pyClass {
-	i := strings.LastIndex(d.u.Qualname, ".")
+func (pc *pyClasses) classesOf(ctx context.Context, d *ref.Def) []*pyClass {
+	i := strings.LastIndex(d.Sym.Qualname, ".")
 	if i < 0 {
 		return nil
 	}
-	if c := pc.classAt(ctx, d.u.FileID, d.u.Qualname[:i]); c != nil {
+	if c := pc.classAt(ctx, d.Sym.FileID, d.Sym.Qualname[:i]); c != nil {
 		return []*pyClass{c}
 	}
 	return nil
@@ -70,26 +71,26 @@ func (pc *pyClasses) classesOf(ctx context.Context, d *refDef) []*pyClass {
 
 // classAt returns the class of file with qualified name qn.
 func (pc *pyClasses) classAt(ctx context.Context, file int64, qn string) *pyClass {
-	return memo(pc.byQual, lineVar{file: file, name: qn}, func() *pyClass { return pc.readClassAt(ctx, file, qn) })
+	return ref.Memo(pc.byQual, ref.Key{File: file, Name: qn}, func() *pyClass { return pc.readClassAt(ctx, file, qn) })
 }
 
 func (pc *pyClasses) readClassAt(ctx context.Context, file int64, qn string) *pyClass {
 	name := qn[strings.LastIndex(qn, ".")+1:]
 	for _, d := range pc.named(ctx, name) {
-		if d.u.Kind == extract.KindClass && d.u.FileID == file && d.u.Qualname == qn {
+		if d.Sym.Kind == extract.KindClass && d.Sym.FileID == file && d.Sym.Qualname == qn {
 			return pc.classOf(ctx, d)
 		}
 	}
 	return nil
 }
 
-func (pc *pyClasses) classOf(ctx context.Context, d refDef) *pyClass {
+func (pc *pyClasses) classOf(ctx context.Context, d ref.Def) *pyClass {
 	c := &pyClass{def: d}
-	text, err := pc.rr.text(ctx, d.u.FileID)
+	text, err := pc.rr.text(ctx, d.Sym.FileID)
 	if err != nil {
 		return c
 	}
-	if n := pyDeclLine(text, d.u.Start, "class", d.u.Name); n > 0 {
+	if n := pyDeclLine(text, d.Sym.Start, "class", d.Sym.Name); n > 0 {
 		c.bases = pyBases(text, n)
 	}
 	return c
@@ -110,27 +111,27 @@ func (pc *pyClasses) enclosingClass(ctx context.Context, file int64, symbol stri
 // mro returns c and its bases, depth first from the left (Python's
 // order for the single and simple multiple inheritance of most code).
 func (pc *pyClasses) mro(ctx context.Context, c *pyClass) pyMRO {
-	key := strconv.FormatInt(c.def.u.FileID, 10) + ":" + c.def.u.Qualname
+	key := strconv.FormatInt(c.def.Sym.FileID, 10) + ":" + c.def.Sym.Qualname
 	if m, ok := pc.mros[key]; ok {
 		return m
 	}
 	pc.mros[key] = pyMRO{classes: []*pyClass{c}} // a cycle stops here
 	m := pyMRO{classes: []*pyClass{c}, complete: true}
-	seen := map[string]bool{c.def.u.ID: true}
+	seen := map[string]bool{c.def.Sym.ID: true}
 	for _, b := range c.bases {
 		if pyProtocol(b) {
 			m.protocol = true
 			continue
 		}
-		t := pc.annType(ctx, pyCtx{file: c.def.u.FileID, line: c.def.u.Start}, b, 0)
+		t := pc.annType(ctx, pyCtx{file: c.def.Sym.FileID, line: c.def.Sym.Start}, b, 0)
 		switch {
 		case t.cls != nil:
 			bm := pc.mro(ctx, t.cls)
 			m.complete = m.complete && bm.complete
 			m.protocol = m.protocol || bm.protocol
 			for _, k := range bm.classes {
-				if !seen[k.def.u.ID] {
-					seen[k.def.u.ID] = true
+				if !seen[k.def.Sym.ID] {
+					seen[k.def.Sym.ID] = true
 					m.classes = append(m.classes, k)
 				}
 			}
@@ -254,11 +255,11 @@ func (pc *pyClasses) typeName(ctx context.Context, file int64, name string, dept
 	// Defined in the file (at any depth: a class in a function).
 	var inFile *pyClass
 	for _, d := range pc.named(ctx, name) {
-		if d.u.FileID == file {
-			if d.u.Kind != extract.KindClass {
+		if d.Sym.FileID == file {
+			if d.Sym.Kind != extract.KindClass {
 				return pyUnknown // a function, a variable, an alias
 			}
-			if inFile == nil || d.u.Qualname == name {
+			if inFile == nil || d.Sym.Qualname == name {
 				inFile = pc.classOf(ctx, d)
 			}
 		}
@@ -284,7 +285,7 @@ func (pc *pyClasses) typeName(ctx context.Context, file int64, name string, dept
 // B); ok is false when name is no such variable. One without a bound is
 // unknown.
 func (pc *pyClasses) typeVar(ctx context.Context, file int64, name string, depth int) (pyType, bool) {
-	v := memo(pc.tvars, lineVar{file: file, name: name}, func() pyTypeVarOf {
+	v := ref.Memo(pc.tvars, ref.Key{File: file, Name: name}, func() pyTypeVarOf {
 		t, ok := pc.readTypeVar(ctx, file, name, depth)
 		return pyTypeVarOf{t, ok}
 	})
@@ -328,7 +329,7 @@ func (pc *pyClasses) readTypeVar(ctx context.Context, file int64, name string, d
 
 // moduleBinds reports whether file assigns name at module level.
 func (pc *pyClasses) moduleBinds(ctx context.Context, file int64, name string) bool {
-	return memo(pc.binds, lineVar{file: file, name: name}, func() bool { return pc.readModuleBinds(ctx, file, name) })
+	return ref.Memo(pc.binds, ref.Key{File: file, Name: name}, func() bool { return pc.readModuleBinds(ctx, file, name) })
 }
 
 func (pc *pyClasses) readModuleBinds(ctx context.Context, file int64, name string) bool {
@@ -357,8 +358,8 @@ func (pc *pyClasses) moduleClass(ctx context.Context, from, mod, name string) py
 		var next []string
 		for _, p := range files {
 			for _, d := range named {
-				if d.u.Path == p && d.u.Qualname == name {
-					if d.u.Kind == extract.KindClass {
+				if d.Sym.Path == p && d.Sym.Qualname == name {
+					if d.Sym.Kind == extract.KindClass {
 						return pyType{cls: pc.classOf(ctx, d)}
 					}
 					return pyUnknown
@@ -378,9 +379,9 @@ func (pc *pyClasses) moduleClass(ctx context.Context, from, mod, name string) py
 	if len(named) == 0 && !strings.HasPrefix(mod, ".") {
 		return pyType{foreign: true} // nothing of the name in the repository
 	}
-	var classes []refDef
+	var classes []ref.Def
 	for _, d := range named {
-		if d.u.Kind == extract.KindClass && !strings.Contains(d.u.Qualname, ".") {
+		if d.Sym.Kind == extract.KindClass && !strings.Contains(d.Sym.Qualname, ".") {
 			classes = append(classes, d)
 		}
 	}
@@ -432,24 +433,24 @@ func (pc *pyClasses) ownPackage(ctx context.Context, from, mod string) bool {
 func (pc *pyClasses) symbolStart(ctx context.Context, k *pyClass, fn string, def int) int {
 	best := def
 	for _, d := range pc.named(ctx, fn) {
-		if d.u.FileID == k.def.u.FileID && d.u.Start <= def && d.u.End >= def && d.u.Start > best-30 {
-			best = min(best, d.u.Start)
+		if d.Sym.FileID == k.def.Sym.FileID && d.Sym.Start <= def && d.Sym.End >= def && d.Sym.Start > best-30 {
+			best = min(best, d.Sym.Start)
 		}
 	}
 	return best
 }
 
 // isProperty reports whether method d is decorated @property.
-func (pc *pyClasses) isProperty(ctx context.Context, d refDef) bool {
-	if d.u.Kind == extract.KindProperty {
+func (pc *pyClasses) isProperty(ctx context.Context, d ref.Def) bool {
+	if d.Sym.Kind == extract.KindProperty {
 		return true
 	}
-	text, err := pc.rr.text(ctx, d.u.FileID)
+	text, err := pc.rr.text(ctx, d.Sym.FileID)
 	if err != nil {
 		return false
 	}
-	def := pyDeclLine(text, d.u.Start, "def", d.u.Name)
-	for n := def - 1; n >= 1 && n >= d.u.Start-1 && n > def-10; n-- {
+	def := pyDeclLine(text, d.Sym.Start, "def", d.Sym.Name)
+	for n := def - 1; n >= 1 && n >= d.Sym.Start-1 && n > def-10; n-- {
 		t := strings.TrimSpace(text[n-1])
 		if !strings.HasPrefix(t, "@") {
 			break
@@ -464,21 +465,21 @@ func (pc *pyClasses) isProperty(ctx context.Context, d refDef) bool {
 // accessorOf returns which part of a property method d defines:
 // "setter" or "deleter" when decorated @name.setter or @name.deleter,
 // "" otherwise.
-func (pc *pyClasses) accessorOf(ctx context.Context, d refDef) string {
-	text, err := pc.rr.text(ctx, d.u.FileID)
+func (pc *pyClasses) accessorOf(ctx context.Context, d ref.Def) string {
+	text, err := pc.rr.text(ctx, d.Sym.FileID)
 	if err != nil {
 		return ""
 	}
-	def := pyDeclLine(text, d.u.Start, "def", d.u.Name)
-	for n := def - 1; n >= 1 && n >= d.u.Start && n > def-10; n-- {
+	def := pyDeclLine(text, d.Sym.Start, "def", d.Sym.Name)
+	for n := def - 1; n >= 1 && n >= d.Sym.Start && n > def-10; n-- {
 		t := strings.TrimSpace(text[n-1])
 		if !strings.HasPrefix(t, "@") {
 			break
 		}
 		switch t {
-		case "@" + d.u.Name + ".setter":
+		case "@" + d.Sym.Name + ".setter":
 			return "setter"
-		case "@" + d.u.Name + ".deleter":
+		case "@" + d.Sym.Name + ".deleter":
 			return "deleter"
 		}
 	}
@@ -487,17 +488,17 @@ func (pc *pyClasses) accessorOf(ctx context.Context, d refDef) string {
 
 // returnType reads function d's stated return type; self is the class
 // a method was reached on ("-> Self" is it).
-func (pc *pyClasses) returnType(ctx context.Context, d refDef, self *pyClass, depth int) pyType {
-	text, err := pc.rr.text(ctx, d.u.FileID)
+func (pc *pyClasses) returnType(ctx context.Context, d ref.Def, self *pyClass, depth int) pyType {
+	text, err := pc.rr.text(ctx, d.Sym.FileID)
 	if err != nil {
 		return pyUnknown
 	}
-	def := pyDeclLine(text, d.u.Start, "def", d.u.Name)
+	def := pyDeclLine(text, d.Sym.Start, "def", d.Sym.Name)
 	if def == 0 {
 		return pyUnknown
 	}
-	sig := lex.ReadSignature(text, def, d.u.Name).Text
-	_, ret, ok := strings.Cut(sig[pyParamsEnd(sig, d.u.Name):], "->")
+	sig := lex.ReadSignature(text, def, d.Sym.Name).Text
+	_, ret, ok := strings.Cut(sig[pyParamsEnd(sig, d.Sym.Name):], "->")
 	if !ok {
 		return pyUnknown
 	}
@@ -509,5 +510,5 @@ func (pc *pyClasses) returnType(ctx context.Context, d refDef, self *pyClass, de
 	if r := strings.Trim(ret, `"'`); self != nil && (r == "Self" || strings.HasSuffix(r, ".Self")) {
 		return pyType{cls: self}
 	}
-	return pc.annType(ctx, pyCtx{file: d.u.FileID, line: def}, ret, depth+1)
+	return pc.annType(ctx, pyCtx{file: d.Sym.FileID, line: def}, ret, depth+1)
 }

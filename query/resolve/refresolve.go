@@ -9,6 +9,7 @@ import (
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // A reference's confidence that it belongs to one definition.
@@ -26,71 +27,6 @@ const (
 	ConfNameOnly = "name_only"
 )
 
-// refVerdict is what the facts at a use say about one definition.
-type refVerdict int
-
-const (
-	vOpen     refVerdict = iota // nothing ties or contradicts
-	vResolved                   // tied to the definition
-	vContra                     // tied elsewhere, or not a use of it
-	vSelf                       // the definition's own name: not a reference, not counted
-	vRelated                    // may reach the definition through an interface, whatever else it reaches
-	vUnlikely                   // not the definition's where no fact decides (refts_open.go); the others stay name only
-)
-
-// Why a line is left out of a definition's references.
-const (
-	whyCase     = "the name in another case"
-	whyLocal    = "a parameter or local of the same name"
-	whyQual     = "a qualifier naming another package, module or type"
-	whyMember   = "a member of another value (x.name) or a bare use of a member's name"
-	whyScope    = "a bare name not in scope (not defined in the file or package, not imported)"
-	whyDecl     = "the declaration of another symbol"
-	whyOther    = "resolved to another definition of the name"
-	whyNoImport = "imported from another module"
-	whyForeign  = "a member of a value of another package's type"
-	whyMoved    = "the name is on a later line of the same statement, listed there"
-)
-
-// refDef is a definition of the name, with the facts the resolver reads.
-type refDef struct {
-	u      *unit
-	lang   string
-	dir    string
-	member bool   // a method, field or property
-	parent string // the type a member belongs to; a Go function's package
-}
-
-func newRefDef(u *unit, files map[int64]*fileInfo) refDef {
-	d := refDef{u: u, dir: path.Dir(u.Path)}
-	if f := files[u.FileID]; f != nil {
-		d.lang = f.Language
-	}
-	switch u.Kind {
-	case extract.KindMethod, extract.KindField, extract.KindProperty:
-		d.member = true
-	}
-	if i := strings.LastIndex(u.Qualname, "."); i > 0 {
-		d.parent = u.Qualname[:i]
-		if j := strings.LastIndex(d.parent, "."); j >= 0 {
-			d.parent = d.parent[j+1:]
-		}
-	}
-	return d
-}
-
-// scope returns the qualified name of the symbol a non-member definition
-// is nested in, "" for a top-level one or a member.
-func (d *refDef) scope() string {
-	if d.member {
-		return ""
-	}
-	if i := strings.LastIndex(d.u.Qualname, "."); i > 0 {
-		return d.u.Qualname[:i]
-	}
-	return ""
-}
-
 // refResolver is the core of the judgement of one name's reference
 // lines against every definition of it: it judges each use by what is
 // written there (the qualifier, the file's imports, stated types, class
@@ -101,15 +37,15 @@ func (d *refDef) scope() string {
 // its methods (refts*.go).
 type refResolver struct {
 	name  string
-	defs  []refDef
-	files map[int64]*fileInfo
+	defs  []ref.Def
+	files map[int64]*ref.File
 	lines func(ctx context.Context, fileID int64) ([]string, error)
 	// named returns every definition of a name (the Python and
 	// TypeScript rules read classes, functions and their annotations
 	// through it).
-	named func(ctx context.Context, name string) ([]refDef, error)
+	named func(ctx context.Context, name string) ([]ref.Def, error)
 
-	byPath  map[string]*fileInfo
+	byPath  map[string]*ref.File
 	paths   map[string]bool
 	dirs    map[string]bool
 	texts   map[int64][]string
@@ -121,31 +57,14 @@ type refResolver struct {
 
 	// Per line, what does not depend on the definition judged, read
 	// once: every definition of a common name asks the same questions.
-	typeMemo    map[lineVar]string
-	classMemo   map[lineVar]string
-	literalMemo map[lineVar]literal
+	typeMemo    map[ref.Key]string
+	classMemo   map[ref.Key]string
+	literalMemo map[ref.Key]literal
 	ts          *tsRules // TypeScript's rules and what they read (refts_state.go)
 
 	golang *goRules    // Go's rules (refgo.go, refgocheck.go)
 	python *pyRules    // Python's rules (refpy.go, refpyclass.go)
 	scope  *scopeRules // the scope and reachability rules (refscope.go)
-}
-
-// lineVar keys a memo: a file, a line (or 0) and a name (or an offset).
-type lineVar struct {
-	file int64
-	line int
-	name string
-}
-
-// memo returns m[k], reading it first when m has none.
-func memo[V any](m map[lineVar]V, k lineVar, read func() V) V {
-	if v, ok := m[k]; ok {
-		return v
-	}
-	v := read()
-	m[k] = v
-	return v
 }
 
 type literal struct {
@@ -172,24 +91,24 @@ type judged struct {
 }
 
 type occVerdicts struct {
-	verdict []refVerdict
+	verdict []ref.Verdict
 	why     []string // per definition, when vContra
 }
 
-func newRefResolver(name string, defs []refDef, files map[int64]*fileInfo, lines func(context.Context, int64) ([]string, error)) *refResolver {
+func newRefResolver(name string, defs []ref.Def, files map[int64]*ref.File, lines func(context.Context, int64) ([]string, error)) *refResolver {
 	rr := &refResolver{name: name, defs: defs, files: files, lines: lines,
-		byPath: map[string]*fileInfo{}, paths: map[string]bool{}, dirs: map[string]bool{},
+		byPath: map[string]*ref.File{}, paths: map[string]bool{}, dirs: map[string]bool{},
 		texts: map[int64][]string{}, imports: map[int64]*fileImports{}, locals: map[enclKey]bool{}, parents: map[string]bool{},
-		ifaces: map[string]bool{}, typeMemo: map[lineVar]string{}, classMemo: map[lineVar]string{}, literalMemo: map[lineVar]literal{}}
-	rr.tsl = &tsLocals{rr: rr, bound: map[lineVar][]int{}, elems: map[lineVar]bool{}}
+		ifaces: map[string]bool{}, typeMemo: map[ref.Key]string{}, classMemo: map[ref.Key]string{}, literalMemo: map[ref.Key]literal{}}
+	rr.tsl = &tsLocals{rr: rr, bound: map[ref.Key][]int{}, elems: map[ref.Key]bool{}}
 	for _, f := range files {
 		rr.byPath[f.Path] = f
 		rr.paths[f.Path] = true
 		rr.dirs[path.Dir(f.Path)] = true
 	}
 	for _, d := range defs {
-		if d.member && d.parent != "" {
-			rr.parents[d.parent] = true
+		if d.Member && d.Parent != "" {
+			rr.parents[d.Parent] = true
 		}
 	}
 	return rr
@@ -226,20 +145,20 @@ func (rr *refResolver) lineOf(ctx context.Context, id int64, n int) (string, err
 
 // judge gives every occurrence of the name on every line a verdict per
 // definition.
-func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, error) {
+func (rr *refResolver) judge(ctx context.Context, refs []*ref.Line) ([]judged, error) {
 	for _, d := range rr.defs {
 		// A Go method declared without "func" is an interface's.
-		if d.lang == "go" && d.u.Kind == extract.KindMethod && d.parent != "" {
+		if d.Lang == "go" && d.Sym.Kind == extract.KindMethod && d.Parent != "" {
 			// Its first line after its doc comment.
 			l := "//"
-			for n := d.u.Start; n <= d.u.End && strings.HasPrefix(strings.TrimSpace(l), "//"); n++ {
+			for n := d.Sym.Start; n <= d.Sym.End && strings.HasPrefix(strings.TrimSpace(l), "//"); n++ {
 				var err error
-				if l, err = rr.lineOf(ctx, d.u.FileID, n); err != nil {
+				if l, err = rr.lineOf(ctx, d.Sym.FileID, n); err != nil {
 					return nil, err
 				}
 			}
 			if !strings.HasPrefix(strings.TrimSpace(l), "func") {
-				rr.ifaces[d.parent] = true
+				rr.ifaces[d.Parent] = true
 			}
 		}
 	}
@@ -300,7 +219,7 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 			j.occs = []occVerdicts{o}
 		}
 		for _, u := range us {
-			o := occVerdicts{verdict: make([]refVerdict, len(rr.defs)), why: make([]string, len(rr.defs))}
+			o := occVerdicts{verdict: make([]ref.Verdict, len(rr.defs)), why: make([]string, len(rr.defs))}
 			for di := range rr.defs {
 				v, why, err := rr.judgeUse(ctx, r, l, u, &rr.defs[di])
 				if err != nil {
@@ -334,7 +253,7 @@ func continuesChain(prev, line string) bool {
 // inSignature reports whether r is on the declaration of its enclosing
 // function (its first line, or a later one of a parameter list wrapped
 // over several) and that declaration names the name as a parameter.
-func (rr *refResolver) inSignature(ctx context.Context, r *refLine) bool {
+func (rr *refResolver) inSignature(ctx context.Context, r *ref.Line) bool {
 	if r.Line < r.EnclStart || r.Line >= r.EnclStart+lex.SigLines {
 		return false
 	}
@@ -351,17 +270,17 @@ func (rr *refResolver) inSignature(ctx context.Context, r *refLine) bool {
 }
 
 // judgeUse judges one occurrence for d.
-func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u lex.Use, d *refDef) (refVerdict, string, error) {
+func (rr *refResolver) judgeUse(ctx context.Context, r *ref.Line, line string, u lex.Use, d *ref.Def) (ref.Verdict, string, error) {
 	lang := ""
 	if f := rr.files[r.FileID]; f != nil {
 		lang = f.Language
 	}
 	known := lang == "go" || lang == "python" || lang == "typescript" || lang == "javascript" || lang == "tsx"
-	if r.DefLine && r.FileID == d.u.FileID && r.Line == d.u.Start && !rr.tsUseOnDeclLine(r, lang, line, u) {
-		return vSelf, "", nil // the definition's own name
+	if r.DefLine && r.FileID == d.Sym.FileID && r.Line == d.Sym.Start && !rr.tsUseOnDeclLine(r, lang, line, u) {
+		return ref.Self, "", nil // the definition's own name
 	}
 	if isTSLang(lang) && tsModuleSpecifier(line, u.At) {
-		return vContra, whyString, nil
+		return ref.Contra, whyString, nil
 	}
 	if v, why, ok, err := rr.scope.judge(ctx, r, lang, line, u, d); err != nil || ok {
 		return v, why, err
@@ -371,38 +290,38 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 			return v, why, nil
 		}
 	}
-	embedded := lang == "go" && !d.member && strings.TrimLeft(strings.TrimSpace(line), "*") == rr.name
+	embedded := lang == "go" && !d.Member && strings.TrimLeft(strings.TrimSpace(line), "*") == rr.name
 	if !embedded && (u.Decl || (r.DefLine && len(u.Chain) == 0 && !u.Expr && !rr.tsUseOnDeclLine(r, lang, line, u))) {
-		if r.FileID == d.u.FileID && r.Line >= d.u.Start && r.Line <= d.u.End && (r.EnclName == rr.name || r.EnclName == "") {
-			return vSelf, "", nil // the definition's own name on a later line of its header
+		if r.FileID == d.Sym.FileID && r.Line >= d.Sym.Start && r.Line <= d.Sym.End && (r.EnclName == rr.name || r.EnclName == "") {
+			return ref.Self, "", nil // the definition's own name on a later line of its header
 		}
-		if lang == "python" && r.FileID == d.u.FileID && r.Symbol == d.u.Qualname {
+		if lang == "python" && r.FileID == d.Sym.FileID && r.Symbol == d.Sym.Qualname {
 			// A redefinition in the same scope (an overload, a property's
 			// setter) binds the same name.
-			return vResolved, "", nil
+			return ref.Resolved, "", nil
 		}
-		if lang != "go" && lang != "python" && d.member && rr.memberStartsAt(r) {
+		if lang != "go" && lang != "python" && d.Member && rr.memberStartsAt(r) {
 			if isTSLang(lang) {
 				return rr.tsr().tsRelatedDecl(ctx, r, line, u, d)
 			}
 			// Another type's member of the name: in TypeScript an interface's
 			// member and its implementations' are one group.
-			return vRelated, "", nil
+			return ref.Related, "", nil
 		}
-		if isTSLang(lang) && !d.member {
+		if isTSLang(lang) && !d.Member {
 			if merged, err := rr.tsr().tsMergedDecl(ctx, r, line, d); err != nil || merged {
-				return vResolved, "", err
+				return ref.Resolved, "", err
 			}
 		}
-		return vContra, whyDecl, nil
+		return ref.Contra, ref.WhyDecl, nil
 	}
 	if !known {
-		return vOpen, "", nil
+		return ref.Open, "", nil
 	}
 	if lang == "python" && pyInText(line, u.At, rr.name) {
-		return vContra, whyString, nil
+		return ref.Contra, whyString, nil
 	}
-	if lang == "python" && d.member && (len(u.Chain) > 0 || u.Expr) {
+	if lang == "python" && d.Member && (len(u.Chain) > 0 || u.Expr) {
 		if v, why, ok := rr.python.judgeMember(ctx, r, line, u, d); ok {
 			return v, why, nil
 		}
@@ -410,14 +329,14 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 	if len(u.Chain) > 0 {
 		return rr.judgeQualified(ctx, r, line, u, d, lang)
 	}
-	if d.member && u.Call && lang == "go" && (u.Expr || len(u.Chain) > 0) && !rr.callable(ctx, d) {
-		return vContra, whyMember, nil // a call, and the field is not a func
+	if d.Member && u.Call && lang == "go" && (u.Expr || len(u.Chain) > 0) && !rr.callable(ctx, d) {
+		return ref.Contra, ref.WhyMember, nil // a call, and the field is not a func
 	}
-	if d.member && isTSLang(lang) && calledAt(line, u.At+len(rr.name)) && rr.tsr().tsNotCallable(ctx, d) {
-		return vContra, whyMember, nil // a call, and the property is not a function
+	if d.Member && isTSLang(lang) && calledAt(line, u.At+len(rr.name)) && rr.tsr().tsNotCallable(ctx, d) {
+		return ref.Contra, ref.WhyMember, nil // a call, and the property is not a function
 	}
 	if u.Expr {
-		if d.member && isTSLang(lang) {
+		if d.Member && isTSLang(lang) {
 			if v, why, ok := rr.tsr().tsCastMember(ctx, r, line, u, d); ok {
 				return v, why, nil
 			}
@@ -428,30 +347,30 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 				return v, why, nil
 			}
 		}
-		if d.member {
-			return vOpen, "", nil
+		if d.Member {
+			return ref.Open, "", nil
 		}
-		return vContra, whyMember, nil
+		return ref.Contra, ref.WhyMember, nil
 	}
 	// A bare name.
-	if !d.member && isTSLang(lang) && rr.tsl.outer(ctx, r, d) {
-		return vContra, whyLocal, nil
+	if !d.Member && isTSLang(lang) && rr.tsl.outer(ctx, r, d) {
+		return ref.Contra, ref.WhyLocal, nil
 	}
-	if rr.locals[enclKey{r.FileID, r.EnclStart, r.EnclName}] && !(d.member && isTSLang(lang) && (indexedByName(line, u.At, rr.name) || rr.tsr().tsObjectKey(ctx, r, u))) && !(r.FileID == d.u.FileID && d.u.Start >= r.EnclStart && d.u.Start <= r.Line && !(d.u.Start == r.EnclStart && d.u.Name == r.EnclName)) {
-		return vContra, whyLocal, nil
+	if rr.locals[enclKey{r.FileID, r.EnclStart, r.EnclName}] && !(d.Member && isTSLang(lang) && (indexedByName(line, u.At, rr.name) || rr.tsr().tsObjectKey(ctx, r, u))) && !(r.FileID == d.Sym.FileID && d.Sym.Start >= r.EnclStart && d.Sym.Start <= r.Line && !(d.Sym.Start == r.EnclStart && d.Sym.Name == r.EnclName)) {
+		return ref.Contra, ref.WhyLocal, nil
 	}
 	if u.Kwarg {
-		return vContra, whyLocal, nil
+		return ref.Contra, ref.WhyLocal, nil
 	}
-	if d.member {
+	if d.Member {
 		if u.Key && lang == "go" {
 			// A composite literal's key: a field of the literal's type.
 			if t, anon := rr.literalType(ctx, r, u.At); anon {
-				return vContra, whyMember, nil
+				return ref.Contra, ref.WhyMember, nil
 			} else if t != "" {
 				return rr.judgeTyped(ctx, r, d, lang, t)
 			}
-			return vOpen, "", nil
+			return ref.Open, "", nil
 		}
 		if isTSLang(lang) {
 			if indexedByName(line, u.At, rr.name) {
@@ -462,20 +381,20 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 					return v, why, nil
 				}
 				if tsTypeKeyOnly(r) {
-					return vUnlikely, whyIndexedKey, nil
+					return ref.Unlikely, whyIndexedKey, nil
 				}
 			}
 			if rr.tsImportListName(ctx, r, u) {
-				return vContra, whyNoImport, nil
+				return ref.Contra, ref.WhyNoImport, nil
 			}
 			if u.Key {
 				if text, err := rr.text(ctx, r.FileID); err == nil && r.Line <= len(text) && tsNestedTypeKey(text, r.Line, u.At) {
-					return vContra, whyDecl, nil // a nested type literal's member
+					return ref.Contra, ref.WhyDecl, nil // a nested type literal's member
 				}
 			}
 			if v, why, ok := tsBareMember(line, u, rr.name); ok {
-				if why == whyDecl && tsStatedMemberDecl(ctx, rr.tsr().decl, r, u, d) {
-					return vRelated, "", nil // the member d's literal is stated for
+				if why == ref.WhyDecl && tsStatedMemberDecl(ctx, rr.tsr().decl, r, u, d) {
+					return ref.Related, "", nil // the member d's literal is stated for
 				}
 				return v, why, nil
 			}
@@ -486,9 +405,9 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 			}
 		}
 		if (u.Key && lang != "python") || rr.inClassBody(r, d) || (u.Shorthand && lang != "go" && lang != "python") {
-			return vOpen, "", nil
+			return ref.Open, "", nil
 		}
-		return vContra, whyMember, nil
+		return ref.Contra, ref.WhyMember, nil
 	}
 	if isTSLang(lang) {
 		su := u
@@ -499,36 +418,36 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 			return v, why, nil
 		}
 	}
-	if scope := d.scope(); scope != "" && lang != "go" && d.lang == lang {
+	if scope := d.Scope(); scope != "" && lang != "go" && d.Lang == lang {
 		// A definition nested in a function, a test or a namespace is in
 		// scope inside it only.
-		if r.FileID == d.u.FileID && (r.Symbol == scope || strings.HasPrefix(r.Symbol, scope+".")) {
+		if r.FileID == d.Sym.FileID && (r.Symbol == scope || strings.HasPrefix(r.Symbol, scope+".")) {
 			if isTSLang(lang) && tsBlockScoped(d) {
 				if text, err := rr.text(ctx, r.FileID); err == nil && !tsBlockSees(text, d, r.Line) {
-					return vContra, whyScope, nil // declared in another block of the function
+					return ref.Contra, ref.WhyScope, nil // declared in another block of the function
 				}
 			}
-			return vResolved, "", nil
+			return ref.Resolved, "", nil
 		}
-		if r.FileID == d.u.FileID {
-			return vContra, whyScope, nil
+		if r.FileID == d.Sym.FileID {
+			return ref.Contra, ref.WhyScope, nil
 		}
 	}
-	if r.FileID == d.u.FileID {
-		return vResolved, "", nil
+	if r.FileID == d.Sym.FileID {
+		return ref.Resolved, "", nil
 	}
 	if lang == "go" {
-		if d.lang == "go" && path.Dir(r.Path) == d.dir {
-			return vResolved, "", nil
+		if d.Lang == "go" && path.Dir(r.Path) == d.Dir {
+			return ref.Resolved, "", nil
 		}
 		fi, err := rr.importsOf(ctx, r.FileID)
 		if err != nil {
 			return 0, "", err
 		}
 		if len(fi.star) > 0 {
-			return vOpen, "", nil
+			return ref.Open, "", nil
 		}
-		return vContra, whyScope, nil
+		return ref.Contra, ref.WhyScope, nil
 	}
 	fi, err := rr.importsOf(ctx, r.FileID)
 	if err != nil {
@@ -548,36 +467,36 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 		return rr.judgeDefault(ctx, r, lang, mod, d, 0)
 	}
 	if strings.HasPrefix(strings.TrimSpace(line), "import") || strings.HasPrefix(strings.TrimSpace(line), "from") || strings.HasPrefix(strings.TrimSpace(line), "export") {
-		return vOpen, "", nil // an import statement the reader did not parse
+		return ref.Open, "", nil // an import statement the reader did not parse
 	}
-	if len(fi.star) > 0 || d.lang != lang {
-		return vOpen, "", nil
+	if len(fi.star) > 0 || d.Lang != lang {
+		return ref.Open, "", nil
 	}
 	if lang != "python" && strings.HasSuffix(r.Path, ".d.ts") {
-		return vOpen, "", nil
+		return ref.Open, "", nil
 	}
-	return vContra, whyScope, nil
+	return ref.Contra, ref.WhyScope, nil
 }
 
 // judgeSuper judges super().name (super.name) inside class cls: the
 // first of its bases (and theirs, declared in the same file) that is d's
 // type, or that has a member of the name itself.
-func (rr *refResolver) judgeSuper(ctx context.Context, r *refLine, d *refDef, cls string, depth int) (refVerdict, string, error) {
+func (rr *refResolver) judgeSuper(ctx context.Context, r *ref.Line, d *ref.Def, cls string, depth int) (ref.Verdict, string, error) {
 	decl := rr.classLine(ctx, r, cls)
 	if decl == "" || depth > 4 {
-		return vOpen, "", nil // declared elsewhere
+		return ref.Open, "", nil // declared elsewhere
 	}
 	open := false
 	for _, b := range lex.ClassBases(decl) {
 		switch {
-		case b == d.parent:
-			return vResolved, "", nil
+		case b == d.Parent:
+			return ref.Resolved, "", nil
 		case rr.parents[b]:
-			return vContra, whyQual, nil // that base has a member of the name
+			return ref.Contra, ref.WhyQual, nil // that base has a member of the name
 		}
 		v, w, err := rr.judgeSuper(ctx, r, d, b, depth+1)
-		if err != nil || v != vContra {
-			if v == vOpen {
+		if err != nil || v != ref.Contra {
+			if v == ref.Open {
 				open = true
 				continue
 			}
@@ -585,24 +504,24 @@ func (rr *refResolver) judgeSuper(ctx context.Context, r *refLine, d *refDef, cl
 		}
 	}
 	if open {
-		return vOpen, "", nil
+		return ref.Open, "", nil
 	}
-	return vContra, whyQual, nil
+	return ref.Contra, ref.WhyQual, nil
 }
 
 // literalType returns the type of the Go composite literal whose key
 // is on r's line ("T{", "&pkg.T{", an element of "[]T{" or "map[K]T{"),
 // or anon when the literal is of a struct type written in place (a test
 // table's "[]struct{…}{"): its fields are no named type's.
-func (rr *refResolver) literalType(ctx context.Context, r *refLine, at int) (typ string, anon bool) {
-	l := memo(rr.literalMemo, lineVar{r.FileID, r.Line, strconv.Itoa(at)}, func() literal {
+func (rr *refResolver) literalType(ctx context.Context, r *ref.Line, at int) (typ string, anon bool) {
+	l := ref.Memo(rr.literalMemo, ref.Key{File: r.FileID, Line: r.Line, Name: strconv.Itoa(at)}, func() literal {
 		typ, anon := rr.readLiteralType(ctx, r, at)
 		return literal{typ, anon}
 	})
 	return l.typ, l.anon
 }
 
-func (rr *refResolver) readLiteralType(ctx context.Context, r *refLine, at int) (typ string, anon bool) {
+func (rr *refResolver) readLiteralType(ctx context.Context, r *ref.Line, at int) (typ string, anon bool) {
 	text, err := rr.text(ctx, r.FileID)
 	if err != nil {
 		return "", false
@@ -660,9 +579,9 @@ func startsWordChar(s string) bool {
 
 // memberStartsAt reports whether a member definition of the name starts
 // on r's line.
-func (rr *refResolver) memberStartsAt(r *refLine) bool {
+func (rr *refResolver) memberStartsAt(r *ref.Line) bool {
 	for _, o := range rr.defs {
-		if o.member && o.u.FileID == r.FileID && o.u.Start == r.Line {
+		if o.Member && o.Sym.FileID == r.FileID && o.Sym.Start == r.Line {
 			return true
 		}
 	}
@@ -671,11 +590,11 @@ func (rr *refResolver) memberStartsAt(r *refLine) bool {
 
 // classLine returns the line declaring class cls in r's file, "" when
 // it declares none.
-func (rr *refResolver) classLine(ctx context.Context, r *refLine, cls string) string {
-	return memo(rr.classMemo, lineVar{r.FileID, 0, cls}, func() string { return rr.readClassLine(ctx, r, cls) })
+func (rr *refResolver) classLine(ctx context.Context, r *ref.Line, cls string) string {
+	return ref.Memo(rr.classMemo, ref.Key{File: r.FileID, Line: 0, Name: cls}, func() string { return rr.readClassLine(ctx, r, cls) })
 }
 
-func (rr *refResolver) readClassLine(ctx context.Context, r *refLine, cls string) string {
+func (rr *refResolver) readClassLine(ctx context.Context, r *ref.Line, cls string) string {
 	text, err := rr.text(ctx, r.FileID)
 	if err != nil {
 		return ""
@@ -698,51 +617,51 @@ func (rr *refResolver) readClassLine(ctx context.Context, r *refLine, cls string
 
 // callable reports whether d can be called: anything but a Go field
 // whose declared type is not a func.
-func (rr *refResolver) callable(ctx context.Context, d *refDef) bool {
-	if d.u.Kind != extract.KindField || d.lang != "go" {
+func (rr *refResolver) callable(ctx context.Context, d *ref.Def) bool {
+	if d.Sym.Kind != extract.KindField || d.Lang != "go" {
 		return true
 	}
-	l, err := rr.lineOf(ctx, d.u.FileID, d.u.Start)
+	l, err := rr.lineOf(ctx, d.Sym.FileID, d.Sym.Start)
 	if err != nil {
 		return true
 	}
-	_, typ, _ := strings.Cut(l, d.u.Name)
-	return strings.Contains(typ, "func") || !strings.Contains(l, d.u.Name)
+	_, typ, _ := strings.Cut(l, d.Sym.Name)
+	return strings.Contains(typ, "func") || !strings.Contains(l, d.Sym.Name)
 }
 
 // inClassBody reports whether r is inside the type d belongs to (a
 // Python class body's bare name, a TypeScript class's member).
-func (rr *refResolver) inClassBody(r *refLine, d *refDef) bool {
-	return d.lang == "python" && d.parent != "" && r.FileID == d.u.FileID && strings.HasSuffix("."+r.Symbol, "."+d.parent)
+func (rr *refResolver) inClassBody(r *ref.Line, d *ref.Def) bool {
+	return d.Lang == "python" && d.Parent != "" && r.FileID == d.Sym.FileID && strings.HasSuffix("."+r.Symbol, "."+d.Parent)
 }
 
 // judgeImported judges a name imported from module in.module.
-func (rr *refResolver) judgeImported(ctx context.Context, r *refLine, lang string, in importedName, d *refDef, depth int) (refVerdict, string, error) {
-	if d.member {
-		return vContra, whyMember, nil
+func (rr *refResolver) judgeImported(ctx context.Context, r *ref.Line, lang string, in importedName, d *ref.Def, depth int) (ref.Verdict, string, error) {
+	if d.Member {
+		return ref.Contra, ref.WhyMember, nil
 	}
 	files := importFiles(lang, r.Path, in.module, rr.paths, rr.dirs)
 	if len(files) == 0 {
 		if lang == "python" && !strings.HasPrefix(in.module, ".") {
-			return vOpen, "", nil // an absolute import the index may hold under another root
+			return ref.Open, "", nil // an absolute import the index may hold under another root
 		}
 		if strings.HasPrefix(in.module, ".") {
-			return vContra, whyNoImport, nil
+			return ref.Contra, ref.WhyNoImport, nil
 		}
-		return vOpen, "", nil // a package name (a workspace's own package, or a dependency)
+		return ref.Open, "", nil // a package name (a workspace's own package, or a dependency)
 	}
-	why := whyNoImport
+	why := ref.WhyNoImport
 	for _, f := range files {
-		if f == d.u.Path {
+		if f == d.Sym.Path {
 			hidden := false
-			if isTSLang(d.lang) {
+			if isTSLang(d.Lang) {
 				var err error
 				if hidden, err = tsUnexported(ctx, rr.tsr().decl, d); err != nil {
 					return 0, "", err
 				}
 			}
 			if !hidden {
-				return vResolved, "", nil
+				return ref.Resolved, "", nil
 			}
 			why = whyUnexported
 		}
@@ -761,7 +680,7 @@ func (rr *refResolver) judgeImported(ctx context.Context, r *refLine, lang strin
 					fake := *r
 					fake.Path = f
 					v, w, err := rr.judgeImported(ctx, &fake, lang, next, d, depth+1)
-					if err != nil || v != vContra {
+					if err != nil || v != ref.Contra {
 						return v, w, err
 					}
 					if w == whyUnexported {
@@ -772,7 +691,7 @@ func (rr *refResolver) judgeImported(ctx context.Context, r *refLine, lang strin
 					fake := *r
 					fake.Path = f
 					v, w, err := rr.judgeImported(ctx, &fake, lang, importedName{s, in.name}, d, depth+1)
-					if err != nil || v == vResolved {
+					if err != nil || v == ref.Resolved {
 						return v, w, err
 					}
 					if w == whyUnexported {
@@ -782,7 +701,7 @@ func (rr *refResolver) judgeImported(ctx context.Context, r *refLine, lang strin
 			}
 		}
 	}
-	return vContra, why, nil
+	return ref.Contra, why, nil
 }
 
 // judgeDefault judges a name bound by a default import from module mod:
@@ -790,16 +709,16 @@ func (rr *refResolver) judgeImported(ctx context.Context, r *refLine, lang strin
 // files re-exporting their module's default. A file whose default the
 // text does not name (module.exports, an anonymous or computed default)
 // leaves the use open.
-func (rr *refResolver) judgeDefault(ctx context.Context, r *refLine, lang, mod string, d *refDef, depth int) (refVerdict, string, error) {
-	if d.member {
-		return vContra, whyMember, nil
+func (rr *refResolver) judgeDefault(ctx context.Context, r *ref.Line, lang, mod string, d *ref.Def, depth int) (ref.Verdict, string, error) {
+	if d.Member {
+		return ref.Contra, ref.WhyMember, nil
 	}
 	files := importFiles(lang, r.Path, mod, rr.paths, rr.dirs)
 	if len(files) == 0 {
 		if strings.HasPrefix(mod, ".") {
-			return vContra, whyNoImport, nil
+			return ref.Contra, ref.WhyNoImport, nil
 		}
-		return vOpen, "", nil // a package: a workspace's own, or a dependency
+		return ref.Open, "", nil // a package: a workspace's own, or a dependency
 	}
 	for _, f := range files {
 		fr := rr.byPath[f]
@@ -810,12 +729,12 @@ func (rr *refResolver) judgeDefault(ctx context.Context, r *refLine, lang, mod s
 		if err != nil {
 			return 0, "", err
 		}
-		if f == d.u.Path {
+		if f == d.Sym.Path {
 			switch fi.defaultName {
 			case rr.name:
-				return vResolved, "", nil
+				return ref.Resolved, "", nil
 			case "":
-				return vOpen, "", nil
+				return ref.Open, "", nil
 			}
 			continue
 		}
@@ -841,17 +760,17 @@ func (rr *refResolver) judgeDefault(ctx context.Context, r *refLine, lang, mod s
 			}
 		}
 	}
-	return vContra, whyNoImport, nil
+	return ref.Contra, ref.WhyNoImport, nil
 }
 
 // defaultMember judges x.name for member d where x is the default
 // import of module mod: resolved when d's parent is the default that d's
 // file exports, open when that file's default has no name. ok is false
 // when mod is not d's file.
-func (rr *refResolver) defaultMember(ctx context.Context, r *refLine, lang, mod string, d *refDef) (refVerdict, bool, error) {
+func (rr *refResolver) defaultMember(ctx context.Context, r *ref.Line, lang, mod string, d *ref.Def) (ref.Verdict, bool, error) {
 	for _, f := range importFiles(lang, r.Path, mod, rr.paths, rr.dirs) {
 		fr := rr.byPath[f]
-		if f != d.u.Path || fr == nil {
+		if f != d.Sym.Path || fr == nil {
 			continue
 		}
 		fi, err := rr.importsOf(ctx, fr.ID)
@@ -859,44 +778,44 @@ func (rr *refResolver) defaultMember(ctx context.Context, r *refLine, lang, mod 
 			return 0, false, err
 		}
 		switch fi.defaultName {
-		case d.parent:
-			return vResolved, true, nil
+		case d.Parent:
+			return ref.Resolved, true, nil
 		case "":
-			return vOpen, true, nil
+			return ref.Open, true, nil
 		}
 	}
 	return 0, false, nil
 }
 
 // judgeQualified judges Q.name.
-func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line string, u lex.Use, d *refDef, lang string) (refVerdict, string, error) {
+func (rr *refResolver) judgeQualified(ctx context.Context, r *ref.Line, line string, u lex.Use, d *ref.Def, lang string) (ref.Verdict, string, error) {
 	q := u.Chain[len(u.Chain)-1]
 	root := u.Chain[0]
-	if d.member && isTSLang(lang) {
+	if d.Member && isTSLang(lang) {
 		if v, why, ok, err := rr.tsr().tsQualifiedMember(ctx, r, u, d); err != nil || ok {
 			return v, why, err
 		}
 	}
 	switch root {
 	case "super":
-		if len(u.Chain) != 1 || !d.member {
-			return vOpenIf(d.member)
+		if len(u.Chain) != 1 || !d.Member {
+			return vOpenIf(d.Member)
 		}
 		types := rr.enclosingTypes(r)
 		if len(types) == 0 {
-			return vOpen, "", nil
+			return ref.Open, "", nil
 		}
 		return rr.judgeSuper(ctx, r, d, types[len(types)-1], 0)
 	case "self", "this", "cls":
 		if len(u.Chain) != 1 {
-			return vOpenIf(d.member)
+			return vOpenIf(d.Member)
 		}
-		if !d.member {
-			return vContra, whyMember, nil
+		if !d.Member {
+			return ref.Contra, ref.WhyMember, nil
 		}
 		types := rr.enclosingTypes(r)
 		v, w, err := rr.judgeOwner(r, d, types)
-		if err != nil || v != vOpen {
+		if err != nil || v != ref.Open {
 			return v, w, err
 		}
 		// Through the enclosing class's bases declared in the file.
@@ -905,13 +824,13 @@ func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line stri
 				return rr.judgeSuper(ctx, r, d, types[i], 0)
 			}
 		}
-		return vOpen, "", nil
+		return ref.Open, "", nil
 	}
 	fi, err := rr.importsOf(ctx, r.FileID)
 	if err != nil {
 		return 0, "", err
 	}
-	if mod, ok := fi.defaults[root]; ok && d.member && len(u.Chain) == 1 && isTSLang(lang) {
+	if mod, ok := fi.defaults[root]; ok && d.Member && len(u.Chain) == 1 && isTSLang(lang) {
 		// x.name, x a default import: a member of the module's default export.
 		if v, ok, err := rr.defaultMember(ctx, r, lang, mod, d); err != nil || ok {
 			return v, "", err
@@ -920,20 +839,20 @@ func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line stri
 	// A module or package qualifier.
 	if mod, ok := fi.modules[root]; ok {
 		if lang == "go" {
-			if d.member {
+			if d.Member {
 				if len(u.Chain) == 1 {
-					return vContra, whyMember, nil
+					return ref.Contra, ref.WhyMember, nil
 				}
 				return rr.judgeOwner(r, d, []string{q})
 			}
-			pkg, err := rr.goPackage(ctx, d.u.FileID)
+			pkg, err := rr.goPackage(ctx, d.Sym.FileID)
 			if err != nil {
 				return 0, "", err
 			}
-			if len(u.Chain) == 1 && d.lang == "go" && goImportDir(mod, d.dir, pkg, rr.dirs) {
-				return vResolved, "", nil
+			if len(u.Chain) == 1 && d.Lang == "go" && goImportDir(mod, d.Dir, pkg, rr.dirs) {
+				return ref.Resolved, "", nil
 			}
-			return vContra, whyQual, nil
+			return ref.Contra, ref.WhyQual, nil
 		}
 		modPath := mod
 		if lang == "python" {
@@ -952,11 +871,11 @@ func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line stri
 		}
 	}
 	// A type's member: Type.name, or a variable whose type is stated.
-	if d.member && u.Call && lang == "go" && !rr.callable(ctx, d) {
-		return vContra, whyMember, nil // a call, and the field is not a func
+	if d.Member && u.Call && lang == "go" && !rr.callable(ctx, d) {
+		return ref.Contra, ref.WhyMember, nil // a call, and the field is not a func
 	}
-	if d.member {
-		if rr.parents[q] || q == d.parent {
+	if d.Member {
+		if rr.parents[q] || q == d.Parent {
 			return rr.judgeOwner(r, d, []string{q})
 		}
 		if len(u.Chain) == 1 {
@@ -964,60 +883,60 @@ func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line stri
 				return rr.judgeTyped(ctx, r, d, lang, t)
 			}
 		}
-		return vOpen, "", nil
+		return ref.Open, "", nil
 	}
 	if lang == "python" || lang == "typescript" || lang == "tsx" || lang == "javascript" {
 		// Class.Nested, namespace.name: a qualifier naming the
 		// definition's parent ties it.
-		if d.parent != "" && q == d.parent {
-			return vResolved, "", nil
+		if d.Parent != "" && q == d.Parent {
+			return ref.Resolved, "", nil
 		}
 	}
-	return vContra, whyMember, nil
+	return ref.Contra, ref.WhyMember, nil
 }
 
-func vOpenIf(member bool) (refVerdict, string, error) {
+func vOpenIf(member bool) (ref.Verdict, string, error) {
 	if member {
-		return vOpen, "", nil
+		return ref.Open, "", nil
 	}
-	return vContra, whyMember, nil
+	return ref.Contra, ref.WhyMember, nil
 }
 
 // judgeModuleMember judges mod.name where mod names a module of the
 // repository (or not).
-func (rr *refResolver) judgeModuleMember(ctx context.Context, r *refLine, lang, mod string, d *refDef) (refVerdict, string, error) {
-	if d.member {
-		return vContra, whyMember, nil
+func (rr *refResolver) judgeModuleMember(ctx context.Context, r *ref.Line, lang, mod string, d *ref.Def) (ref.Verdict, string, error) {
+	if d.Member {
+		return ref.Contra, ref.WhyMember, nil
 	}
 	return rr.judgeImported(ctx, r, lang, importedName{mod, rr.name}, d, 0)
 }
 
 // judgeOwner judges a member use whose owner type is one of types.
-func (rr *refResolver) judgeOwner(r *refLine, d *refDef, types []string) (refVerdict, string, error) {
+func (rr *refResolver) judgeOwner(r *ref.Line, d *ref.Def, types []string) (ref.Verdict, string, error) {
 	for _, t := range types {
-		if t == d.parent {
-			return vResolved, "", nil
+		if t == d.Parent {
+			return ref.Resolved, "", nil
 		}
 	}
 	for _, t := range types {
-		if rr.ifaces[t] || rr.ifaces[d.parent] {
+		if rr.ifaces[t] || rr.ifaces[d.Parent] {
 			// A call through an interface reaches the methods of the types
 			// that implement it, and a concrete type's call is one of its
 			// interfaces' too.
-			return vRelated, "", nil
+			return ref.Related, "", nil
 		}
 	}
 	for _, t := range types {
 		if rr.parents[t] {
-			return vContra, whyQual, nil // another type that has a member of the name
+			return ref.Contra, ref.WhyQual, nil // another type that has a member of the name
 		}
 	}
-	return vOpen, "", nil // a base type, an embedded one, or one the index cannot see
+	return ref.Open, "", nil // a base type, an embedded one, or one the index cannot see
 }
 
 // enclosingTypes returns the names in the qualified name of r's
 // enclosing symbol: self and this mean one of them.
-func (rr *refResolver) enclosingTypes(r *refLine) []string {
+func (rr *refResolver) enclosingTypes(r *ref.Line) []string {
 	parts := strings.Split(r.Symbol, ".")
 	if len(parts) > 0 {
 		parts = parts[:len(parts)-1]
@@ -1031,11 +950,11 @@ func (rr *refResolver) enclosingTypes(r *refLine) []string {
 // "v := new(T)", "v = T(", "v = new T("). A Go local set from another
 // package's function ("v := pkg.NewT()") gives "pkg." (a value of
 // that package, type unknown). "" when nothing states it.
-func (rr *refResolver) typeOf(ctx context.Context, r *refLine, v string) string {
-	return memo(rr.typeMemo, lineVar{r.FileID, r.Line, v}, func() string { return rr.readTypeOf(ctx, r, v) })
+func (rr *refResolver) typeOf(ctx context.Context, r *ref.Line, v string) string {
+	return ref.Memo(rr.typeMemo, ref.Key{File: r.FileID, Line: r.Line, Name: v}, func() string { return rr.readTypeOf(ctx, r, v) })
 }
 
-func (rr *refResolver) readTypeOf(ctx context.Context, r *refLine, v string) string {
+func (rr *refResolver) readTypeOf(ctx context.Context, r *ref.Line, v string) string {
 	if r.EnclStart == 0 {
 		return ""
 	}
@@ -1112,7 +1031,7 @@ func (rr *refResolver) readTypeOf(ctx context.Context, r *refLine, v string) str
 
 // judgeTyped judges a member use on a value of stated type t ("T",
 // "pkg.T" or "pkg." for a value of package pkg).
-func (rr *refResolver) judgeTyped(ctx context.Context, r *refLine, d *refDef, lang, t string) (refVerdict, string, error) {
+func (rr *refResolver) judgeTyped(ctx context.Context, r *ref.Line, d *ref.Def, lang, t string) (ref.Verdict, string, error) {
 	qual, name := "", t
 	if i := strings.LastIndex(t, "."); i >= 0 {
 		qual, name = t[:i], t[i+1:]
@@ -1122,21 +1041,21 @@ func (rr *refResolver) judgeTyped(ctx context.Context, r *refLine, d *refDef, la
 		if err != nil {
 			return 0, "", err
 		}
-		pkg, err := rr.goPackage(ctx, d.u.FileID)
+		pkg, err := rr.goPackage(ctx, d.Sym.FileID)
 		if err != nil {
 			return 0, "", err
 		}
-		if mod, ok := fi.modules[qual]; ok && !goImportDir(mod, d.dir, pkg, rr.dirs) {
+		if mod, ok := fi.modules[qual]; ok && !goImportDir(mod, d.Dir, pkg, rr.dirs) {
 			if strings.HasSuffix(name, "er") {
 				// Go names its interfaces so (io.Writer, http.Handler): a call
 				// through one may reach this method.
-				return vRelated, "", nil
+				return ref.Related, "", nil
 			}
-			return vContra, whyForeign, nil
+			return ref.Contra, ref.WhyForeign, nil
 		}
 	}
 	if name == "" {
-		return vOpen, "", nil
+		return ref.Open, "", nil
 	}
 	return rr.judgeOwner(r, d, []string{name})
 }
@@ -1172,7 +1091,7 @@ func confidences(js []judged, di int) (kept []int, conf []string, left map[strin
 	rank := map[string]int{ConfResolved: 3, ConfLikely: 2, ConfNameOnly: 1}
 	for i, j := range js {
 		if j.folded || j.moved {
-			left[map[bool]string{true: whyCase, false: whyMoved}[j.folded]]++
+			left[map[bool]string{true: ref.WhyCase, false: ref.WhyMoved}[j.folded]]++
 			continue
 		}
 		best, why, self := "", "", false
@@ -1203,25 +1122,25 @@ func confidences(js []judged, di int) (kept []int, conf []string, left map[strin
 // or "" and why it is not di's ("" and "" for di's own name).
 func occConfidence(o occVerdicts, di int) (string, string) {
 	switch o.verdict[di] {
-	case vSelf:
+	case ref.Self:
 		return "", ""
-	case vContra, vUnlikely:
+	case ref.Contra, ref.Unlikely:
 		return "", o.why[di]
-	case vResolved:
+	case ref.Resolved:
 		return ConfResolved, ""
-	case vRelated:
+	case ref.Related:
 		return ConfNameOnly, ""
 	}
 	other, open := false, false
 	for k, w := range o.verdict {
 		if k != di {
-			other = other || w == vResolved || w == vSelf
-			open = open || w == vOpen || w == vRelated || w == vUnlikely
+			other = other || w == ref.Resolved || w == ref.Self
+			open = open || w == ref.Open || w == ref.Related || w == ref.Unlikely
 		}
 	}
 	switch {
 	case other:
-		return "", whyOther
+		return "", ref.WhyOther
 	case open:
 		return ConfNameOnly, ""
 	}
@@ -1233,7 +1152,7 @@ func occConfidence(o occVerdicts, di int) (string, string) {
 // name as written is on a later line that is listed itself; folded when
 // the line holds it in another case, or the later lines do and none of
 // the next ten holds it as written.
-func (rr *refResolver) continued(ctx context.Context, r *refLine, folded bool, listed map[enclKey]bool) (bool, bool) {
+func (rr *refResolver) continued(ctx context.Context, r *ref.Line, folded bool, listed map[enclKey]bool) (bool, bool) {
 	if folded {
 		return true, false
 	}
@@ -1334,13 +1253,13 @@ func lineConfidence(j judged, di int) string {
 // line, or one does and u is not the line's first bare occurrence
 // ("Organization: Organization;" declares the first and uses the
 // second).
-func (rr *refResolver) tsUseOnDeclLine(r *refLine, lang, line string, u lex.Use) bool {
+func (rr *refResolver) tsUseOnDeclLine(r *ref.Line, lang, line string, u lex.Use) bool {
 	if !isTSLang(lang) {
 		return false
 	}
 	starts := false
 	for i := range rr.defs {
-		if o := rr.defs[i].u; o.FileID == r.FileID && o.Start == r.Line {
+		if o := rr.defs[i].Sym; o.FileID == r.FileID && o.Start == r.Line {
 			starts = true
 		}
 	}

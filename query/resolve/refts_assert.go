@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // tsAssertedType returns the type a call of an assertion function narrows
@@ -15,7 +16,7 @@ import (
 // and the file it is written in. A value stated unknown has no member
 // until narrowed, so what the assertion states is what its members are
 // read from. "" when no such call is found.
-func (ct *tsCallTyper) tsAssertedType(ctx context.Context, r *refLine, v string) (string, int64) {
+func (ct *tsCallTyper) tsAssertedType(ctx context.Context, r *ref.Line, v string) (string, int64) {
 	text, err := ct.rr.text(ctx, r.FileID)
 	if err != nil || r.EnclStart < 1 || r.Line > len(text) {
 		return "", 0

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // A class's or an interface's bases are read from its header, which may
@@ -62,7 +63,7 @@ func tsOmits(ctx context.Context, dr *tsDeclReader, id int64, typ, m string) boo
 		return false
 	}
 	n := decls[0].line
-	key := lineVar{id, n, typ}
+	key := ref.Key{File: id, Line: n, Name: typ}
 	keys, ok := dr.omits[key]
 	if !ok {
 		text, err := dr.rr.text(ctx, id)

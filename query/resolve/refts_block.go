@@ -5,6 +5,7 @@ import (
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // A type, an interface, a class or an enum declared inside a function is
@@ -14,8 +15,8 @@ import (
 
 // tsBlockScoped reports whether declarations of d's kind are scoped to
 // the block they are written in.
-func tsBlockScoped(d *refDef) bool {
-	switch d.u.Kind {
+func tsBlockScoped(d *ref.Def) bool {
+	switch d.Sym.Kind {
 	case extract.KindType, extract.KindInterface, extract.KindClass, extract.KindEnum:
 		return true
 	}
@@ -26,8 +27,8 @@ func tsBlockScoped(d *refDef) bool {
 // nested in a function, holds line n of d's file (text): the innermost
 // '{' left open above d's first line, up to its '}'. A block the text
 // does not close within 400 lines holds every line after it.
-func tsBlockSees(text []string, d *refDef, n int) bool {
-	start := d.u.Start
+func tsBlockSees(text []string, d *ref.Def, n int) bool {
+	start := d.Sym.Start
 	if start < 1 || start > len(text) || n < 1 {
 		return true
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // The call typer (tsCallTyper): the type of a value a call gives, as its
@@ -215,7 +216,7 @@ func isDigitStart(w string) bool { return w[0] >= '0' && w[0] <= '9' }
 // value of a type that is not the repository's, written without type
 // arguments (URL, Request, a package's client): what its members and
 // its methods' results reach is not the repository's either.
-func (ct *tsCallTyper) tsCallChainType(ctx context.Context, r *refLine, e string) (typ string, in int64, foreign bool) {
+func (ct *tsCallTyper) tsCallChainType(ctx context.Context, r *ref.Line, e string) (typ string, in int64, foreign bool) {
 	e = strings.TrimSuffix(strings.TrimSpace(e), ";")
 	awaited := false
 	if rest, ok := strings.CutPrefix(e, "await "); ok {
@@ -317,7 +318,7 @@ func (ct *tsCallTyper) tsBareOutside(ctx context.Context, id int64, typ string) 
 // the callee is a method of a value whose type the source states
 // ("t.procedure.query(", a chain continued from the lines above:
 // ".use(", "x.m<T>("), and the file it is written in.
-func (ct *tsCallTyper) tsMethodArg(ctx context.Context, r *refLine, text []string, n int, prefix string) (string, int64) {
+func (ct *tsCallTyper) tsMethodArg(ctx context.Context, r *ref.Line, text []string, n int, prefix string) (string, int64) {
 	open, arg := callOpen(prefix)
 	if open < 0 {
 		return "", 0
@@ -359,7 +360,7 @@ func (ct *tsCallTyper) tsMethodArg(ctx context.Context, r *refLine, text []strin
 // FastifyInstance): the callback's parameters are what the package's
 // signature states, values of its types, which the name stands for; ok is
 // false for another callee.
-func (ct *tsCallTyper) tsOutsideReceiver(ctx context.Context, r *refLine, text []string, n int, prefix string) (name string, in int64, ok bool) {
+func (ct *tsCallTyper) tsOutsideReceiver(ctx context.Context, r *ref.Line, text []string, n int, prefix string) (name string, in int64, ok bool) {
 	open, _ := callOpen(prefix)
 	if open < 0 {
 		return "", 0, false
@@ -532,7 +533,7 @@ var tsIteratorOf = regexp.MustCompile(`^(` + tsChainExpr + `)\s*\[\s*Symbol\.(as
 // (AsyncGenerator, Iterable, …): the runtime's AsyncIterator or
 // Iterator, whose members (next, return) are the runtime's. ok is false
 // for another expression, or a receiver of another type.
-func (ct *tsCallTyper) tsIteratorCall(ctx context.Context, r *refLine, e string) (string, int64, bool) {
+func (ct *tsCallTyper) tsIteratorCall(ctx context.Context, r *ref.Line, e string) (string, int64, bool) {
 	m := tsIteratorOf.FindStringSubmatch(e)
 	if m == nil {
 		return "", 0, false

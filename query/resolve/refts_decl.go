@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // The declaration reader (tsDeclReader): what TypeScript declarations
@@ -239,7 +240,7 @@ func (dr *tsDeclReader) tsBases(ctx context.Context, id int64, typ string, at in
 			n = d.line // the nearest before at
 		}
 	}
-	key := lineVar{id, n, typ}
+	key := ref.Key{File: id, Line: n, Name: typ}
 	if f, ok := dr.bases[key]; ok {
 		return f.names, f.found
 	}
@@ -425,7 +426,7 @@ func tsSplitTop(s, seps string) []string {
 // tsBinds reports whether a file declares name (a variable, function,
 // class or parameter of that name anywhere in it).
 func (dr *tsDeclReader) tsBinds(ctx context.Context, id int64, name string) bool {
-	key := lineVar{id, 0, name}
+	key := ref.Key{File: id, Line: 0, Name: name}
 	if b, ok := dr.binds[key]; ok {
 		return b
 	}
@@ -450,7 +451,7 @@ var tsFieldMods = `(?:(?:public|private|protected|readonly|static|declare|overri
 // for its field f: "f: T", "private readonly f: T", a constructor's
 // parameter property, "f = new T(".
 func (dr *tsDeclReader) tsFieldType(ctx context.Context, id int64, cls, f string) string {
-	key := lineVar{id, 0, cls + "." + f}
+	key := ref.Key{File: id, Line: 0, Name: cls + "." + f}
 	if t, ok := dr.fields[key]; ok {
 		return t
 	}
@@ -610,7 +611,7 @@ func closingBracket(s string, open int) int {
 // (of class fn's constructor, when ctor) declared in file id, "" for a
 // parameter without one.
 func (dr *tsDeclReader) tsParams(ctx context.Context, id int64, fn string, ctor bool) []string {
-	key := lineVar{id, map[bool]int{true: 1}[ctor], fn}
+	key := ref.Key{File: id, Line: map[bool]int{true: 1}[ctor], Name: fn}
 	if p, ok := dr.params[key]; ok {
 		return p
 	}
@@ -774,7 +775,7 @@ func (dr *tsDeclReader) tsPropertyType(ctx context.Context, id int64, typ, m str
 
 // tsGlobalRoot reports whether root names a runtime global the file does
 // not bind itself.
-func (dr *tsDeclReader) tsGlobalRoot(ctx context.Context, r *refLine, root string) (bool, error) {
+func (dr *tsDeclReader) tsGlobalRoot(ctx context.Context, r *ref.Line, root string) (bool, error) {
 	if !tsGlobals[root] {
 		return false, nil
 	}
@@ -806,7 +807,7 @@ func (dr *tsDeclReader) tsRuntimeType(ctx context.Context, id int64, name string
 	if name == "" || !unicode.IsUpper(rune(name[0])) || strings.Contains(name, ".") || dr.rr.named == nil {
 		return false
 	}
-	key := lineVar{id, 0, name}
+	key := ref.Key{File: id, Line: 0, Name: name}
 	if v, ok := dr.runtime[key]; ok {
 		return v
 	}
@@ -846,7 +847,7 @@ func (dr *tsDeclReader) readTSRuntimeType(ctx context.Context, id int64, name st
 		return false
 	}
 	for _, d := range defs {
-		if d.u.Qualname == name || d.u.FileID == id {
+		if d.Sym.Qualname == name || d.Sym.FileID == id {
 			return false // a declaration a file may see by its bare name
 		}
 	}
@@ -857,7 +858,7 @@ func (dr *tsDeclReader) readTSRuntimeType(ctx context.Context, id int64, name st
 // repository's: imported from a package, or a runtime global (JSON,
 // fetch, setTimeout) that the file does not bind and no definition of the
 // repository is named.
-func (dr *tsDeclReader) tsOutsideValue(ctx context.Context, r *refLine, name string) bool {
+func (dr *tsDeclReader) tsOutsideValue(ctx context.Context, r *ref.Line, name string) bool {
 	if dr.tsForeign(ctx, r.FileID, name) {
 		return true
 	}
@@ -867,7 +868,7 @@ func (dr *tsDeclReader) tsOutsideValue(ctx context.Context, r *refLine, name str
 	if _, here := dr.tsNamedHere(ctx, r.FileID, name); here || dr.rr.named == nil || dr.tsBinds(ctx, r.FileID, name) {
 		return false
 	}
-	key := lineVar{r.FileID, -1, name}
+	key := ref.Key{File: r.FileID, Line: -1, Name: name}
 	if v, ok := dr.runtime[key]; ok {
 		return v
 	}
@@ -948,15 +949,15 @@ func (dr *tsDeclReader) tsDeclRHS(ctx context.Context, id int64, name, kind stri
 
 // tsSymbolAt returns the definition of qualified name qual (its last
 // part name) in file id, nil when the index holds none.
-func (dr *tsDeclReader) tsSymbolAt(ctx context.Context, id int64, qual, name string) *refDef {
-	key := lineVar{id, 0, qual}
+func (dr *tsDeclReader) tsSymbolAt(ctx context.Context, id int64, qual, name string) *ref.Def {
+	key := ref.Key{File: id, Line: 0, Name: qual}
 	if d, ok := dr.syms[key]; ok {
 		return d
 	}
-	var found *refDef
+	var found *ref.Def
 	if defs, err := dr.rr.named(ctx, name); err == nil {
 		for i := range defs {
-			if defs[i].u.FileID == id && defs[i].u.Qualname == qual {
+			if defs[i].Sym.FileID == id && defs[i].Sym.Qualname == qual {
 				found = &defs[i]
 				break
 			}
@@ -971,7 +972,7 @@ func (dr *tsDeclReader) tsSymbolAt(ctx context.Context, id int64, qual, name str
 // time), "" when one states none or they differ: a value of T has U's
 // members.
 func (dr *tsDeclReader) tsConstraint(ctx context.Context, id int64, name string) string {
-	key := lineVar{id, 0, name}
+	key := ref.Key{File: id, Line: 0, Name: name}
 	if u, ok := dr.bounds[key]; ok {
 		return u
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // Object literals written as elements of an array literal ("return
@@ -22,7 +23,7 @@ const tsElementSpan = 40
 // return type or a variable's annotation: element k of a tuple (or of an
 // alias's tuples given its type arguments, or of a local alias's), or an
 // array's element type. "" when nothing states it.
-func (lt *tsLiteralTyper) tsElementTarget(ctx context.Context, r *refLine, text []string, ln, col int) (string, int64) {
+func (lt *tsLiteralTyper) tsElementTarget(ctx context.Context, r *ref.Line, text []string, ln, col int) (string, int64) {
 	aln, acol, k, ok := tsArrayElement(text, ln, col)
 	if !ok {
 		return "", 0
@@ -146,7 +147,7 @@ var tsArrayCallback = regexp.MustCompile(`(?:^|[^\p{L}\p{N}_$.])([\p{L}_$][\p{L}
 // or flatMap of a value of array type: the method infers its result
 // from what the callback returns, so a literal returned there has no
 // type but its own.
-func (lt *tsLiteralTyper) tsArrayCallbackResult(ctx context.Context, r *refLine, text []string, ln int) bool {
+func (lt *tsLiteralTyper) tsArrayCallbackResult(ctx context.Context, r *ref.Line, text []string, ln int) bool {
 	for n := ln - 1; n >= 1 && n >= r.EnclStart && n > ln-200; n-- {
 		l := strings.TrimRight(lex.StripComment(text[n-1]), " \t")
 		if !strings.HasSuffix(l, "{") || !openThrough(text, n, len(l), ln) {
@@ -189,7 +190,7 @@ func (lt *tsLiteralTyper) tsArrayCallbackResult(ctx context.Context, r *refLine,
 // its result (an unannotated variable, a key whose stated member type
 // names none, "unknown[]"): nothing there infers a map callback's result
 // from a type of the repository.
-func (lt *tsLiteralTyper) tsUntypedResult(ctx context.Context, r *refLine, text []string, n int, before string) bool {
+func (lt *tsLiteralTyper) tsUntypedResult(ctx context.Context, r *ref.Line, text []string, n int, before string) bool {
 	if lhs, ok := strings.CutSuffix(before, "="); ok && untypedVar.MatchString(strings.TrimRight(lhs, " \t")) {
 		return true
 	}

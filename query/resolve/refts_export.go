@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // whyUnexported: a module's import or re-export names only what the
@@ -20,19 +21,19 @@ const whyUnexported = "a declaration its module does not export, where an import
 // CommonJS's exports. A declaration file, an indented declaration (a
 // namespace's, which the namespace may export) and a declaration the
 // reader does not recognise are not known to be unexported: false.
-func tsUnexported(ctx context.Context, dr *tsDeclReader, d *refDef) (bool, error) {
-	if d.member || !isTSLang(d.lang) || strings.HasSuffix(d.u.Path, ".d.ts") || d.u.Qualname != d.u.Name {
+func tsUnexported(ctx context.Context, dr *tsDeclReader, d *ref.Def) (bool, error) {
+	if d.Member || !isTSLang(d.Lang) || strings.HasSuffix(d.Sym.Path, ".d.ts") || d.Sym.Qualname != d.Sym.Name {
 		return false, nil
 	}
-	key := lineVar{d.u.FileID, d.u.Start, d.u.Name}
+	key := ref.Key{File: d.Sym.FileID, Line: d.Sym.Start, Name: d.Sym.Name}
 	if v, ok := dr.exported[key]; ok {
 		return !v, nil
 	}
-	text, err := dr.rr.text(ctx, d.u.FileID)
+	text, err := dr.rr.text(ctx, d.Sym.FileID)
 	if err != nil {
 		return false, err
 	}
-	v := tsExportsDecl(text, d.u.Start, d.u.Name)
+	v := tsExportsDecl(text, d.Sym.Start, d.Sym.Name)
 	dr.exported[key] = v
 	return !v, nil
 }

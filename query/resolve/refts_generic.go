@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // The type parameters a declaration states, given the arguments a use of
@@ -186,7 +187,7 @@ func tsResultAfter(s string, open int) string {
 // stated type), when the result is then written with the call's types
 // only ("T", "T[]", "Promise<T>"), and the file they are named in;
 // t unchanged when it names none of the function's type parameters.
-func (te *tsTypeEval) tsGivenReturn(ctx context.Context, r *refLine, fn, t string, did int64, targs string, args []string) (string, int64) {
+func (te *tsTypeEval) tsGivenReturn(ctx context.Context, r *ref.Line, fn, t string, did int64, targs string, args []string) (string, int64) {
 	_, dname, ok := te.decl.tsDeclFile(ctx, r.FileID, fn)
 	if !ok {
 		return t, did
@@ -299,7 +300,7 @@ func (te *tsTypeEval) tsTopCallType(ctx context.Context, id int64, ln int, name 
 	if mm == nil || mm[1] != name {
 		return "", 0
 	}
-	r := &refLine{FileID: id, Line: ln + 1}
+	r := &ref.Line{FileID: id, Line: ln + 1}
 	if f := te.rr.files[id]; f != nil {
 		r.Path = f.Path
 	}
@@ -327,7 +328,7 @@ func (te *tsTypeEval) tsGivenMember(ctx context.Context, id int64, typ string, d
 // type arguments it is written with where v is bound: v's parameter
 // annotation ("v: Box<Call>"), a local's ("const v: Box<Call> =") or
 // its construction ("const v = new Box<Call>("); t when none.
-func (te *tsTypeEval) tsWithArgs(ctx context.Context, r *refLine, v, t string) string {
+func (te *tsTypeEval) tsWithArgs(ctx context.Context, r *ref.Line, v, t string) string {
 	if strings.ContainsAny(t, "<.") || r.EnclStart < 1 {
 		return t
 	}
@@ -346,10 +347,10 @@ func (te *tsTypeEval) tsWithArgs(ctx context.Context, r *refLine, v, t string) s
 	parts := strings.Split(r.Symbol, ".")
 	for k := len(parts) - 1; k > 0; k-- {
 		d := te.decl.tsSymbolAt(ctx, r.FileID, strings.Join(parts[:k], "."), parts[k-1])
-		if d == nil || d.u.Start >= r.EnclStart {
+		if d == nil || d.Sym.Start >= r.EnclStart {
 			break
 		}
-		lines = append(lines, lex.ReadSignature(text, d.u.Start, d.u.Name).Text)
+		lines = append(lines, lex.ReadSignature(text, d.Sym.Start, d.Sym.Name).Text)
 	}
 	for _, l := range lines {
 		if m := written.FindStringSubmatchIndex(l); m != nil {
@@ -385,21 +386,21 @@ var tsAnnotatedLiteral = regexp.MustCompile(`^(?:export\s+)?(?:const|let|var)\s+
 // a top-level variable holds for the stated type that declares member t
 // ("const h: Handler = { parse() {…} }" implements Handler.parse): the
 // language service relates the two both ways.
-func (ru *tsRules) tsImplementedBy(ctx context.Context, m, t *refDef) bool {
-	if !isTSLang(m.lang) || m.parent == "" || strings.Contains(m.parent, ".") || t.parent == "" {
+func (ru *tsRules) tsImplementedBy(ctx context.Context, m, t *ref.Def) bool {
+	if !isTSLang(m.Lang) || m.Parent == "" || strings.Contains(m.Parent, ".") || t.Parent == "" {
 		return false
 	}
-	decls := ru.decl.tsDecls(ctx, m.u.FileID)[m.parent]
-	text, err := ru.rr.text(ctx, m.u.FileID)
+	decls := ru.decl.tsDecls(ctx, m.Sym.FileID)[m.Parent]
+	text, err := ru.rr.text(ctx, m.Sym.FileID)
 	if err != nil || len(decls) == 0 || decls[0].line >= len(text) {
 		return false
 	}
 	a := tsAnnotatedLiteral.FindStringSubmatch(lex.StripComment(text[decls[0].line]))
-	if a == nil || a[1] != m.parent {
+	if a == nil || a[1] != m.Parent {
 		return false
 	}
-	did, dname, ok := ru.decl.tsDeclFile(ctx, m.u.FileID, a[2])
-	return ok && did == t.u.FileID && dname == t.parent
+	did, dname, ok := ru.decl.tsDeclFile(ctx, m.Sym.FileID, a[2])
+	return ok && did == t.Sym.FileID && dname == t.Parent
 }
 
 // tsCondBranches returns the types a value of type t (written in file
@@ -409,7 +410,7 @@ func (ru *tsRules) tsImplementedBy(ctx context.Context, m, t *refDef) bool {
 // written in (a branch that is a type parameter is its argument, written
 // in id), never dropped. ok is false when t names no such alias.
 func (dr *tsDeclReader) tsCondBranches(ctx context.Context, id int64, t string) ([]tsValue, bool) {
-	key := lineVar{id, 0, t}
+	key := ref.Key{File: id, Line: 0, Name: t}
 	if bs, ok := dr.conds[key]; ok {
 		return bs, bs != nil
 	}
@@ -500,7 +501,7 @@ func tsConditional(s string) (yes, no string, ok bool) {
 // through typ names it, not another type's of the name (16 steps,
 // memoised per lookup).
 func tsStatedOnWay(ctx context.Context, ru *tsRules, id int64, typ, m string) bool {
-	return memo(ru.named, lineVar{id, -3, typ + "." + m}, func() bool {
+	return ref.Memo(ru.named, ref.Key{File: id, Line: -3, Name: typ + "." + m}, func() bool {
 		work := []tsValue{{typ, id}}
 		seen := map[tsValue]bool{}
 		for steps := 0; len(work) > 0 && steps < 16; steps++ {

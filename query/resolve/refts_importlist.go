@@ -5,13 +5,14 @@ import (
 	"slices"
 
 	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // tsImportListName reports whether the bare name at u on r's line is a
 // name an import or export statement binds there ("import { on } from
 // 'node:events'", "export { on } from './m'"): a module's export, never
 // a member of a type, whatever module it comes from.
-func (rr *refResolver) tsImportListName(ctx context.Context, r *refLine, u lex.Use) bool {
+func (rr *refResolver) tsImportListName(ctx context.Context, r *ref.Line, u lex.Use) bool {
 	if len(u.Chain) > 0 || u.Expr || !slices.Contains(r.Kinds, "import") {
 		return false
 	}

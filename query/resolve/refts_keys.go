@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // Keys of object literals, shorthand properties, destructuring patterns
@@ -17,7 +18,7 @@ import (
 // "(B | { m(): void }) & C"): the member a key of a literal of typ names
 // is that literal's, whose members the index holds no definition of.
 func (ru *tsRules) tsOwnsMember(ctx context.Context, id int64, typ, m string) bool {
-	key := lineVar{id, -2, typ + "." + m}
+	key := ref.Key{File: id, Line: -2, Name: typ + "." + m}
 	if v, ok := ru.named[key]; ok {
 		return v
 	}
@@ -65,7 +66,7 @@ var tsIterables = map[string]bool{
 // is written for: the value type of the generator type the innermost
 // function holding the line states as its return ("async function* g():
 // AsyncIterable<T> {" yields T), "" when it states none.
-func (lt *tsLiteralTyper) tsYieldType(ctx context.Context, r *refLine, text []string, ln int) (string, int64) {
+func (lt *tsLiteralTyper) tsYieldType(ctx context.Context, r *ref.Line, text []string, ln int) (string, int64) {
 	t, in, _ := lt.tsInnerReturn(ctx, r, text, ln)
 	name, args := tsTypeArgs(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(t), "{")))
 	if !tsIterables[name] || len(args) == 0 {
@@ -179,7 +180,7 @@ func tsCondBefore(text []string, ln, col int, before string) (string, bool) {
 // tsAssignedType returns the type a literal assigned to lhs ("x", "x
 // ??", "a.b", the text before '=') is written for: the stated type of
 // the variable or the chain's member, and the file it is written in.
-func (lt *tsLiteralTyper) tsAssignedType(ctx context.Context, r *refLine, lhs string) (string, int64) {
+func (lt *tsLiteralTyper) tsAssignedType(ctx context.Context, r *ref.Line, lhs string) (string, int64) {
 	lhs = strings.TrimRight(strings.TrimRight(strings.TrimSpace(lhs), "?|&"), " \t")
 	m := tsChainEnd.FindStringSubmatch(lhs)
 	if m == nil || strings.TrimSpace(lhs) != m[1] {
@@ -205,7 +206,7 @@ func (lt *tsLiteralTyper) tsAssignedType(ctx context.Context, r *refLine, lhs st
 // tsLocalAnnotation returns the whole type a declaration of local v
 // above r in its enclosing function states ("let v: null | T;"), "" when
 // none does.
-func (lt *tsLiteralTyper) tsLocalAnnotation(ctx context.Context, r *refLine, v string) string {
+func (lt *tsLiteralTyper) tsLocalAnnotation(ctx context.Context, r *ref.Line, v string) string {
 	text, err := lt.rr.text(ctx, r.FileID)
 	if err != nil {
 		return ""
@@ -222,11 +223,11 @@ func (lt *tsLiteralTyper) tsLocalAnnotation(ctx context.Context, r *refLine, v s
 // tsKeyTypeVerdict judges a key of a literal written for type t (in
 // file id) for member d: of a union ("A | B | null"), the key is d's
 // when a part's member is, another's when every part's is another's.
-func (ru *tsRules) tsKeyTypeVerdict(ctx context.Context, id int64, t string, d *refDef) (refVerdict, string) {
+func (ru *tsRules) tsKeyTypeVerdict(ctx context.Context, id int64, t string, d *ref.Def) (ref.Verdict, string) {
 	parts := tsUnionParts(tsUnwrap(t))
 	if len(parts) == 1 {
 		if rhs, did, ok := tsUnionAlias(ctx, ru.decl, id, parts[0]); ok {
-			return tsPartsVerdict(rhs, func(p string) (refVerdict, string) { return ru.tsKeyPartVerdict(ctx, did, p, d) })
+			return tsPartsVerdict(rhs, func(p string) (ref.Verdict, string) { return ru.tsKeyPartVerdict(ctx, did, p, d) })
 		}
 	}
 	switch len(parts) {
@@ -235,21 +236,21 @@ func (ru *tsRules) tsKeyTypeVerdict(ctx context.Context, id int64, t string, d *
 	case 1:
 		return ru.tsKeyPartVerdict(ctx, id, parts[0], d)
 	}
-	return tsPartsVerdict(parts, func(p string) (refVerdict, string) { return ru.tsKeyPartVerdict(ctx, id, p, d) })
+	return tsPartsVerdict(parts, func(p string) (ref.Verdict, string) { return ru.tsKeyPartVerdict(ctx, id, p, d) })
 }
 
 // tsKeyPartVerdict judges a key of a literal written for type t (one
 // part of a union) for member d: a literal written for unknown or object
 // has only its own keys, which are no declaration's.
-func (ru *tsRules) tsKeyPartVerdict(ctx context.Context, id int64, t string, d *refDef) (refVerdict, string) {
+func (ru *tsRules) tsKeyPartVerdict(ctx context.Context, id int64, t string, d *ref.Def) (ref.Verdict, string) {
 	switch strings.TrimSpace(t) {
 	case "unknown", "object":
-		return vContra, whyMember
+		return ref.Contra, ref.WhyMember
 	case "void", "never":
-		return vContra, whyMember // no literal is written for it
+		return ref.Contra, ref.WhyMember // no literal is written for it
 	}
 	if tsFuncTypePart(t) {
-		return vContra, whyMember // a function type: no literal is written for it
+		return ref.Contra, ref.WhyMember // a function type: no literal is written for it
 	}
 	return ru.tsTypeVerdict(ctx, id, t, d)
 }
@@ -258,13 +259,13 @@ func (ru *tsRules) tsKeyPartVerdict(ctx context.Context, id int64, t string, d *
 // in a type, "x['name']" in a value) for member d by what is indexed: a
 // type of the repository, a type parameter's constraint, a value's
 // stated type. ok is false when the text states none of them.
-func (ru *tsRules) tsIndexedMember(ctx context.Context, r *refLine, line string, u lex.Use, d *refDef) (refVerdict, string, bool) {
+func (ru *tsRules) tsIndexedMember(ctx context.Context, r *ref.Line, line string, u lex.Use, d *ref.Def) (ref.Verdict, string, bool) {
 	if u.At < 2 {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
 	m := tsChainEnd.FindStringSubmatch(strings.TrimRight(line[:u.At-2], "!?"))
 	if m == nil {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
 	chain := tsChainSep.Split(m[1], -1)
 	var t string
@@ -273,10 +274,10 @@ func (ru *tsRules) tsIndexedMember(ctx context.Context, r *refLine, line string,
 	case len(chain) > 1:
 		var foreign bool
 		if t, in, foreign = ru.eval.tsChainType(ctx, r, chain); foreign {
-			return vContra, whyForeign, true
+			return ref.Contra, ref.WhyForeign, true
 		}
 	case chain[0] == "this" || chain[0] == "super":
-		return vOpen, "", false
+		return ref.Open, "", false
 	default:
 		if c := ru.tsEnclosingConstraint(ctx, r, chain[0]); c != "" {
 			t = c // a type parameter of the enclosing declaration
@@ -287,17 +288,17 @@ func (ru *tsRules) tsIndexedMember(ctx context.Context, r *refLine, line string,
 		}
 	}
 	if t == "" || strings.HasPrefix(strings.TrimSpace(t), "{") {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
 	v, why := ru.tsTypeVerdict(ctx, in, t, d)
-	return v, why, v != vOpen
+	return v, why, v != ref.Open
 }
 
 // tsEnclosingConstraint returns the constraint U the innermost
 // declaration enclosing r that declares type parameter p states for it
 // ("interface I<T extends U>", "create<T extends U>(", a list over
 // several lines), "" when none declares p, or it states no constraint.
-func (ru *tsRules) tsEnclosingConstraint(ctx context.Context, r *refLine, p string) string {
+func (ru *tsRules) tsEnclosingConstraint(ctx context.Context, r *ref.Line, p string) string {
 	text, err := ru.rr.text(ctx, r.FileID)
 	if err != nil {
 		return ""
@@ -313,7 +314,7 @@ func (ru *tsRules) tsEnclosingConstraint(ctx context.Context, r *refLine, p stri
 			if def == nil {
 				continue
 			}
-			start, name = def.u.Start, def.u.Name
+			start, name = def.Sym.Start, def.Sym.Name
 		}
 		if u, declared := tsTypeParamAt(text, start, name, p); declared {
 			return u
@@ -417,7 +418,7 @@ func tsJoinedLHS(text []string, ln int, lhs string) string {
 // declaration ("function f(…) {", not an expression a call or a variable
 // could type) or of an arrow a variable without a type holds ("const f =
 // (…) => {"), stating no return type, outside any function nested in it.
-func (lt *tsLiteralTyper) tsOwnReturn(text []string, r *refLine, ln int) bool {
+func (lt *tsLiteralTyper) tsOwnReturn(text []string, r *ref.Line, ln int) bool {
 	if ln > len(text) || r.EnclName == "" {
 		return false
 	}
@@ -450,7 +451,7 @@ func (lt *tsLiteralTyper) tsOwnReturn(text []string, r *refLine, ln int) bool {
 // when prefix ends in a call of super: the constructor's of the class
 // the enclosing class extends ("super({" in class A extends B gives B's
 // constructor's first parameter), and the file it is written in.
-func (lt *tsLiteralTyper) tsSuperArgType(ctx context.Context, r *refLine, prefix string) (string, int64) {
+func (lt *tsLiteralTyper) tsSuperArgType(ctx context.Context, r *ref.Line, prefix string) (string, int64) {
 	open, arg := callOpen(prefix)
 	if open < 0 || lex.LastWord(strings.TrimRight(prefix[:open], " \t")) != "super" {
 		return "", 0
@@ -484,7 +485,7 @@ func (lt *tsLiteralTyper) tsSuperArgType(ctx context.Context, r *refLine, prefix
 // rest of chain names ("value.subscribe" of "value: Subject<T>"), and
 // the file they are written in; foreign reports a receiver of a
 // package's type.
-func (lt *tsLiteralTyper) tsReceiverMethodParams(ctx context.Context, r *refLine, chain []string) ([]string, int64, bool) {
+func (lt *tsLiteralTyper) tsReceiverMethodParams(ctx context.Context, r *ref.Line, chain []string) ([]string, int64, bool) {
 	recv := chain[:len(chain)-1]
 	var t string
 	var in int64
@@ -744,7 +745,7 @@ func tsParamPattern(text []string, ln, col int) (typ string, decl bool, j int, h
 // value of a key of an object literal ("key: ({ a }) =>", head the text
 // before its '(' on line hl), as the member of the literal's type the key
 // names states its function type, and the file it is written in.
-func (lt *tsLiteralTyper) tsKeyArrowParam(ctx context.Context, r *refLine, text []string, hl int, head string, j int) (string, int64) {
+func (lt *tsLiteralTyper) tsKeyArrowParam(ctx context.Context, r *ref.Line, text []string, hl int, head string, j int) (string, int64) {
 	h := strings.TrimRight(head, " \t")
 	h = strings.TrimRight(strings.TrimSuffix(h, "async"), " \t")
 	key := tsKeyBefore.FindStringSubmatchIndex(h)

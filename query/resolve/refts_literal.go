@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // The type an object literal is written for, beyond a variable's
@@ -79,7 +80,7 @@ func (lt *tsLiteralTyper) tsArgKeyType(ctx context.Context, id int64, prefix str
 // reports a literal passed to a function that is not the repository's (a
 // package's, the runtime's: fetch(url, {…})), whose keys are that
 // function's parameter's. "" and false when nothing states it.
-func (lt *tsLiteralTyper) tsLiteralTarget(ctx context.Context, r *refLine, text []string, ln, col, depth int) (typ string, in int64, outside bool) {
+func (lt *tsLiteralTyper) tsLiteralTarget(ctx context.Context, r *ref.Line, text []string, ln, col, depth int) (typ string, in int64, outside bool) {
 	if depth > 3 {
 		return "", 0, false
 	}
@@ -140,7 +141,7 @@ func (lt *tsLiteralTyper) tsLiteralTarget(ctx context.Context, r *refLine, text 
 // tsLiteralType is the type the literal opened at (ln, col) is written
 // for: what tsLiteralKey reads (a cast, a typed variable, a return, a
 // repository function's parameter), else tsLiteralTarget.
-func (lt *tsLiteralTyper) tsLiteralType(ctx context.Context, r *refLine, text []string, ln, col, depth int) (string, int64, bool) {
+func (lt *tsLiteralTyper) tsLiteralType(ctx context.Context, r *ref.Line, text []string, ln, col, depth int) (string, int64, bool) {
 	if t, _, _, _, ok := tsParamPattern(text, ln, col); ok {
 		return t, r.FileID, false // a parameter's destructuring pattern: its annotation
 	}
@@ -193,7 +194,7 @@ func (lt *tsLiteralTyper) tsLiteralType(ctx context.Context, r *refLine, text []
 // written in; outside reports a callee that is not the repository's (a
 // package's import, a runtime global such as fetch, or a member of a
 // value of such a type), called without type arguments.
-func (lt *tsLiteralTyper) tsCallParams(ctx context.Context, r *refLine, prefix string) (params []string, in int64, outside bool) {
+func (lt *tsLiteralTyper) tsCallParams(ctx context.Context, r *ref.Line, prefix string) (params []string, in int64, outside bool) {
 	open, _ := callOpen(prefix)
 	if open < 0 {
 		return nil, 0, false
@@ -254,7 +255,7 @@ func (lt *tsLiteralTyper) tsCallParams(ctx context.Context, r *refLine, prefix s
 // method or a function-valued key of an object literal whose type the
 // source states ("const h: Handler = { parse(opts) {…} }"): the
 // parameter of the member's stated function type.
-func (lt *tsLiteralTyper) tsLiteralMethodParam(ctx context.Context, r *refLine, start int, fn, v string) (string, int64) {
+func (lt *tsLiteralTyper) tsLiteralMethodParam(ctx context.Context, r *ref.Line, start int, fn, v string) (string, int64) {
 	text, err := lt.rr.text(ctx, r.FileID)
 	if err != nil || start < 1 || start > len(text) {
 		return "", 0
@@ -315,7 +316,7 @@ func (lt *tsLiteralTyper) tsLiteralMethodParam(ctx context.Context, r *refLine, 
 // block holds the line (an arrow's "(…): T => {", through Promise<T> for
 // an async one), or the literal's member a method of a typed literal is;
 // "" when that function states none.
-func (lt *tsLiteralTyper) tsInnerReturn(ctx context.Context, r *refLine, text []string, ln int) (string, int64, bool) {
+func (lt *tsLiteralTyper) tsInnerReturn(ctx context.Context, r *ref.Line, text []string, ln int) (string, int64, bool) {
 	for n := ln - 1; n >= 1 && n >= r.EnclStart && n > ln-200; n-- {
 		l := strings.TrimRight(lex.StripComment(text[n-1]), " \t")
 		if !strings.HasSuffix(l, "{") || !openThrough(text, n, len(l), ln) {
@@ -449,7 +450,7 @@ var blockWords = map[string]bool{"try": true, "else": true, "finally": true, "do
 // tsLiteralMethodReturn returns the type function fn, declared on line
 // start as a method or a function-valued key of a literal of stated type,
 // returns as the literal's member states it (awaited for an async one).
-func (lt *tsLiteralTyper) tsLiteralMethodReturn(ctx context.Context, r *refLine, start int, fn string) (string, int64, bool) {
+func (lt *tsLiteralTyper) tsLiteralMethodReturn(ctx context.Context, r *ref.Line, start int, fn string) (string, int64, bool) {
 	text, err := lt.rr.text(ctx, r.FileID)
 	if err != nil || start < 1 || start > len(text) {
 		return "", 0, false

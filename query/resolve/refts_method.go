@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // Methods written as shorthand in an object literal ("start(controller)
@@ -26,7 +27,7 @@ var tsBlockWords = map[string]bool{"if": true, "for": true, "while": true, "swit
 // a method of an object literal (the nearest method enclosing r that
 // binds v, 80 lines up at most) passed to a callee that is not the
 // repository's.
-func (lt *tsLiteralTyper) tsOutsideMethodParam(ctx context.Context, r *refLine, v string) bool {
+func (lt *tsLiteralTyper) tsOutsideMethodParam(ctx context.Context, r *ref.Line, v string) bool {
 	text, err := lt.rr.text(ctx, r.FileID)
 	if err != nil || r.Line > len(text) {
 		return false

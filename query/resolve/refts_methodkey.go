@@ -5,13 +5,14 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // tsMethodKeyAt reports whether u, on r's line, is the name of a method
 // of an object literal or a class ("name(a) {"), its parameter list on
 // that line or running over the lines below it ("pipe(\n  ...ops: T[]\n):
 // R {"): a key, as tsMethodKey reads one on a single line.
-func tsMethodKeyAt(ctx context.Context, rr *refResolver, r *refLine, u lex.Use) bool {
+func tsMethodKeyAt(ctx context.Context, rr *refResolver, r *ref.Line, u lex.Use) bool {
 	line, _ := rr.lineOf(ctx, r.FileID, r.Line)
 	if tsMethodKey(line, u, rr.name) {
 		return true

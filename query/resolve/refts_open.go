@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // Which definitions a member's use could be at all, when no fact decides
@@ -29,10 +30,10 @@ const (
 // names another's, or neither names nor imports where it names or
 // imports another's. A declaration every file sees (a script's, a
 // global's) is neither left out nor evidence against the others.
-func (ru *tsRules) narrow(ctx context.Context, r *refLine, o occVerdicts) error {
+func (ru *tsRules) narrow(ctx context.Context, r *ref.Line, o occVerdicts) error {
 	var open []int
 	for di, v := range o.verdict {
-		if v == vOpen {
+		if v == ref.Open {
 			open = append(open, di)
 		}
 	}
@@ -49,16 +50,16 @@ func (ru *tsRules) narrow(ctx context.Context, r *refLine, o occVerdicts) error 
 	best := unseen
 	for k, di := range open {
 		d := &ru.rr.defs[di]
-		switch global, err := ru.rr.scope.seenEverywhere(ctx, d.u.Path); {
+		switch global, err := ru.rr.scope.seenEverywhere(ctx, d.Sym.Path); {
 		case err != nil:
 			return err
-		case !d.member || d.parent == "" || !isTSLang(d.lang) || global:
+		case !d.Member || d.Parent == "" || !isTSLang(d.Lang) || global:
 			sight[k] = exempt
 			continue
-		case d.u.FileID == r.FileID || ru.namesType(ctx, r.FileID, d.parent, d.u.FileID):
+		case d.Sym.FileID == r.FileID || ru.namesType(ctx, r.FileID, d.Parent, d.Sym.FileID):
 			sight[k] = named
 		default:
-			in, err := ru.imports(ctx, r.Path, d.u.Path)
+			in, err := ru.imports(ctx, r.Path, d.Sym.Path)
 			if err != nil {
 				return err
 			}
@@ -72,9 +73,9 @@ func (ru *tsRules) narrow(ctx context.Context, r *refLine, o occVerdicts) error 
 		switch {
 		case sight[k] == exempt || sight[k] >= best:
 		case best == named:
-			o.verdict[di], o.why[di] = vUnlikely, whyNamedOther
+			o.verdict[di], o.why[di] = ref.Unlikely, whyNamedOther
 		default:
-			o.verdict[di], o.why[di] = vUnlikely, whyUnseen
+			o.verdict[di], o.why[di] = ref.Unlikely, whyUnseen
 		}
 	}
 	return nil
@@ -101,7 +102,7 @@ func (ru *tsRules) namesType(ctx context.Context, id int64, t string, did int64)
 // declares whose declarations (up to the file's next declaration) name
 // type t, and those naming them.
 func (ru *tsRules) mentioners(ctx context.Context, id int64, t string) []string {
-	return memo(ru.mention, lineVar{id, 0, t}, func() []string {
+	return ref.Memo(ru.mention, ref.Key{File: id, Line: 0, Name: t}, func() []string {
 		text, _ := ru.rr.text(ctx, id)
 		decls := ru.decl.tsDecls(ctx, id)
 		var starts []int
@@ -155,7 +156,7 @@ func (ru *tsRules) mentioners(ctx context.Context, id int64, t string) []string 
 
 // names reports whether file id's text holds name as a whole word.
 func (ru *tsRules) names(ctx context.Context, id int64, name string) bool {
-	return memo(ru.named, lineVar{id, 0, name}, func() bool {
+	return ref.Memo(ru.named, ref.Key{File: id, Line: 0, Name: name}, func() bool {
 		text, _ := ru.rr.text(ctx, id)
 		for _, l := range text {
 			if len(lex.UseOffsets(l, name)) > 0 {
@@ -199,7 +200,7 @@ func (ru *tsRules) imports(ctx context.Context, from, to string) (bool, error) {
 // a use the facts leave open.
 func narrowed(j judged, di int) bool {
 	for _, o := range j.occs {
-		if o.verdict[di] == vUnlikely {
+		if o.verdict[di] == ref.Unlikely {
 			return true
 		}
 	}

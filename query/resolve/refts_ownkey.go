@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // tsReturnedKeyType returns the type of member key of the object literal
@@ -18,7 +19,7 @@ import (
 // a shorthand's), and the file it is written in. Each return of the
 // function must give the key the same type. "" when the text does not
 // state it.
-func (lt *tsLiteralTyper) tsReturnedKeyType(ctx context.Context, r *refLine, root, key string) (string, int64) {
+func (lt *tsLiteralTyper) tsReturnedKeyType(ctx context.Context, r *ref.Line, root, key string) (string, int64) {
 	if lt.eval.depth > 4 {
 		return "", 0
 	}
@@ -73,7 +74,7 @@ func (lt *tsLiteralTyper) tsReturnedKeyType(ctx context.Context, r *refLine, roo
 		if v == "" {
 			return false
 		}
-		at := Line{Path: f.Path, FileID: did, Line: k, EnclName: name, EnclStart: start}
+		at := ref.Line{Path: f.Path, FileID: did, Line: k, EnclName: name, EnclStart: start}
 		t, tin := lt.eval.tsTypeOf(ctx, &at, v)
 		if t == "" || found && (t != typ || tin != in) {
 			return false

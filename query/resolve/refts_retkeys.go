@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // tsReturnedKeyVerdict judges v.name where v is bound to a call of a
@@ -18,29 +19,29 @@ import (
 // definition when a literal spreads another value or lacks the key
 // (then the text does not say whose the key is). ok is false when the
 // text does not decide.
-func (lt *tsLiteralTyper) tsReturnedKeyVerdict(ctx context.Context, r *refLine, u lex.Use, d *refDef) (v refVerdict, why string, ok bool) {
-	if len(u.Chain) != 1 || !d.member {
-		return vOpen, "", false
+func (lt *tsLiteralTyper) tsReturnedKeyVerdict(ctx context.Context, r *ref.Line, u lex.Use, d *ref.Def) (v ref.Verdict, why string, ok bool) {
+	if len(u.Chain) != 1 || !d.Member {
+		return ref.Open, "", false
 	}
 	fn := lt.tsBoundCallee(ctx, r, u.Chain[0])
 	if fn == "" {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
 	did, name, found := lt.decl.tsDeclFile(ctx, r.FileID, fn)
 	if !found {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
 	text, err := lt.rr.text(ctx, did)
 	if err != nil {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
 	decls := lt.decl.tsDecls(ctx, did)[name]
 	if len(decls) != 1 {
-		return vOpen, "", false // overloads: each states its own return
+		return ref.Open, "", false // overloads: each states its own return
 	}
 	sig, stated := tsUnstatedReturn(text, decls[0].line+1, name, false)
 	if !stated {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
 	inside := false
 	all := tsDirectReturns(text, sig, func(k, col int, rest string) bool {
@@ -54,13 +55,13 @@ func (lt *tsLiteralTyper) tsReturnedKeyVerdict(ctx context.Context, r *refLine, 
 		if !keyed {
 			return false
 		}
-		inside = inside || d.u.FileID == did && d.u.Start >= k && d.u.Start <= end
+		inside = inside || d.Sym.FileID == did && d.Sym.Start >= k && d.Sym.Start <= end
 		return true
 	})
 	if !all || inside {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
-	return vContra, whyMember, true
+	return ref.Contra, ref.WhyMember, true
 }
 
 // tsLiteralOwnsKey reads the object literal whose '{' is at (ln, col) of

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // Members of the object literal an untyped function returns: a call of
@@ -21,7 +22,7 @@ import (
 // f(…)"), and the file they are written in; nil when v is bound
 // otherwise, f is no function declaration of the repository returning
 // that one literal, or the literal holds no function at key m.
-func (lt *tsLiteralTyper) tsReturnedKeyParams(ctx context.Context, r *refLine, v, m string) ([]string, int64) {
+func (lt *tsLiteralTyper) tsReturnedKeyParams(ctx context.Context, r *ref.Line, v, m string) ([]string, int64) {
 	fn := lt.tsBoundCallee(ctx, r, v)
 	if fn == "" {
 		return nil, 0
@@ -51,7 +52,7 @@ func (lt *tsLiteralTyper) tsReturnedKeyParams(ctx context.Context, r *refLine, v
 // the nearest binding of v above r in r's enclosing function, when that
 // binding is "const v = f(…)" (or "await f(…)") in a block still open
 // at r; "" for any other binding.
-func (lt *tsLiteralTyper) tsBoundCallee(ctx context.Context, r *refLine, v string) string {
+func (lt *tsLiteralTyper) tsBoundCallee(ctx context.Context, r *ref.Line, v string) string {
 	text, err := lt.rr.text(ctx, r.FileID)
 	if err != nil || r.Line > len(text) {
 		return ""

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // tsEnqueuedType returns the type of the values a literal passed to
@@ -15,7 +16,7 @@ import (
 // argument ("new ReadableStream<R>({ start(c) { … c.enqueue({…}) } })"):
 // the runtime's ReadableStreamDefaultController<R> enqueues Rs. "" when
 // the text does not say so.
-func (lt *tsLiteralTyper) tsEnqueuedType(ctx context.Context, text []string, r *refLine, ln int, prefix string) string {
+func (lt *tsLiteralTyper) tsEnqueuedType(ctx context.Context, text []string, r *ref.Line, ln int, prefix string) string {
 	m := tsEnqueueCall.FindStringSubmatch(prefix)
 	if m == nil {
 		return ""
@@ -33,7 +34,7 @@ var tsSourceMethod = regexp.MustCompile(`^(\s*)(?:async\s+)?(?:start|pull)\s*\(\
 // construction of the runtime's ReadableStream is given with a type
 // argument ("new ReadableStream<R>({ start(c) {"), the method's block
 // open at ln; "" otherwise.
-func tsStreamValues(ctx context.Context, dr *tsDeclReader, text []string, r *refLine, ln int, c string) string {
+func tsStreamValues(ctx context.Context, dr *tsDeclReader, text []string, r *ref.Line, ln int, c string) string {
 	if !dr.tsRuntimeType(ctx, r.FileID, "ReadableStream") {
 		return ""
 	}
@@ -69,7 +70,7 @@ func tsStreamValues(ctx context.Context, dr *tsDeclReader, text []string, r *ref
 // controller a ReadableStream of stated values passes to its source's
 // start or pull (tsStreamValues): ReadableStreamDefaultController<R>,
 // whose members (enqueue, error, close) are the runtime's.
-func tsControllerType(ctx context.Context, dr *tsDeclReader, r *refLine, v string) string {
+func tsControllerType(ctx context.Context, dr *tsDeclReader, r *ref.Line, v string) string {
 	text, err := dr.rr.text(ctx, r.FileID)
 	if err != nil || r.Line > len(text) {
 		return ""

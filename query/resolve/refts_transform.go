@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // The runtime's TransformStream<I, O> calls its transformer's
@@ -42,7 +43,7 @@ type tsTransformTyper struct{ te *tsTypeEval }
 // r that binds v, tsScanLines up at most): its stated first type
 // argument, or the element type of the runtime ReadableStream the
 // construction is piped from; "" when the text does not say.
-func (tt tsTransformTyper) tsTransformChunkType(ctx context.Context, r *refLine, v string) (string, int64) {
+func (tt tsTransformTyper) tsTransformChunkType(ctx context.Context, r *ref.Line, v string) (string, int64) {
 	text, err := tt.te.rr.text(ctx, r.FileID)
 	if err != nil || r.Line > len(text) {
 		return "", 0
@@ -73,7 +74,7 @@ func (tt tsTransformTyper) tsTransformChunkType(ctx context.Context, r *refLine,
 // tsTransformInput returns I for the TransformStream<I, O> constructed
 // with the literal holding the method whose parameter list opens at
 // offset at of line n.
-func (tt tsTransformTyper) tsTransformInput(ctx context.Context, r *refLine, text []string, n, at int) (string, int64) {
+func (tt tsTransformTyper) tsTransformInput(ctx context.Context, r *ref.Line, text []string, n, at int) (string, int64) {
 	if !tt.te.decl.tsRuntimeType(ctx, r.FileID, "TransformStream") {
 		return "", 0
 	}
@@ -129,7 +130,7 @@ func (tt tsTransformTyper) tsTransformInput(ctx context.Context, r *refLine, tex
 // f(g())"), the function's stated result with its type parameters
 // inferred from the arguments (tsInferCall); the type stated for src
 // otherwise.
-func (tt tsTransformTyper) tsStreamSource(ctx context.Context, r *refLine, text []string, src string) (string, int64) {
+func (tt tsTransformTyper) tsStreamSource(ctx context.Context, r *ref.Line, text []string, src string) (string, int64) {
 	for n := r.Line; n >= max(r.EnclStart, 1) && n > r.Line-tsScanLines; n-- {
 		l := lex.StripComment(text[n-1])
 		if m := tsBoundByCall.FindStringSubmatch(l); m != nil && m[1] == src && closingBracket("("+m[3]+")", 0) == len(m[3])+1 {
@@ -151,7 +152,7 @@ func (tt tsTransformTyper) tsStreamSource(ctx context.Context, r *refLine, text 
 // argument's stated type instantiates ("it: AsyncIterable<T, void>" for
 // an AsyncIterable<E, void>); "" when a parameter the result names is
 // not given so.
-func (tt tsTransformTyper) tsInferCall(ctx context.Context, r *refLine, fn, args string) (string, int64) {
+func (tt tsTransformTyper) tsInferCall(ctx context.Context, r *ref.Line, fn, args string) (string, int64) {
 	did, dname, ok := tt.te.decl.tsDeclFile(ctx, r.FileID, fn)
 	if !ok {
 		return "", 0
@@ -211,7 +212,7 @@ func tsSwapArg(t, a string) string {
 // tsArgType returns the stated type of argument a at r: a call of a
 // function of the repository with no arguments ("g()"), or a chain of
 // names.
-func (tt tsTransformTyper) tsArgType(ctx context.Context, r *refLine, a string) (string, int64) {
+func (tt tsTransformTyper) tsArgType(ctx context.Context, r *ref.Line, a string) (string, int64) {
 	if fn, ok := strings.CutSuffix(a, "()"); ok && leadingTypeName(fn) == fn && fn != "" {
 		return tt.te.tsFuncReturn(ctx, r.FileID, fn)
 	}

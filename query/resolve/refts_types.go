@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // The type evaluator (tsTypeEval): the type of a TypeScript value as the
@@ -21,7 +22,7 @@ import (
 // ("const v = f(…)", "await f(…)" through Promise<T>), a call through a
 // chain of stated function type, and a destructuring of such a value or
 // of a chain ("const { v } = opts", "const [a, v] = await f()").
-func (te *tsTypeEval) tsBoundType(ctx context.Context, r *refLine, v string) (string, int64) {
+func (te *tsTypeEval) tsBoundType(ctx context.Context, r *ref.Line, v string) (string, int64) {
 	if te.depth > 4 {
 		return "", 0
 	}
@@ -158,7 +159,7 @@ var tsCallExpr = regexp.MustCompile(`^(await\s+)?(` + tsChainExpr + `)\s*(<[^()]
 // tsExprType returns the type of expression e (a binding's right-hand
 // side) at r: a chain's, or a call's stated return type ("f(…)",
 // "a.b.f(…)", with await through Promise<T>). "" when nothing states it.
-func (te *tsTypeEval) tsExprType(ctx context.Context, r *refLine, e string) (string, int64) {
+func (te *tsTypeEval) tsExprType(ctx context.Context, r *ref.Line, e string) (string, int64) {
 	e = strings.TrimSpace(e)
 	if t, in, ok := te.calls.tsIteratorCall(ctx, r, e); ok {
 		return t, in
@@ -253,7 +254,7 @@ func (te *tsTypeEval) tsExprType(ctx context.Context, r *refLine, e string) (str
 // file id or imported into it from the repository ("function fn(…): T",
 // "const fn = (…): T =>"), and the file it is written in.
 func (te *tsTypeEval) tsFuncReturn(ctx context.Context, id int64, fn string) (string, int64) {
-	v := memo(te.returns, lineVar{id, 0, fn}, func() tsValue {
+	v := ref.Memo(te.returns, ref.Key{File: id, Line: 0, Name: fn}, func() tsValue {
 		did, name, ok := te.decl.tsDeclFile(ctx, id, fn)
 		if !ok {
 			return tsValue{}
@@ -354,7 +355,7 @@ var tsConstElements = regexp.MustCompile(`^\(?\s*typeof\s+([\p{L}_$][\p{L}\p{N}_
 // function's "opts: T"), when neither r's enclosing symbol nor a symbol
 // between binds v itself; the functions are those the index holds
 // around r (the prefixes of its qualified name) in r's file.
-func (te *tsTypeEval) tsOuterParam(ctx context.Context, r *refLine, v string) (t string, in int64) {
+func (te *tsTypeEval) tsOuterParam(ctx context.Context, r *ref.Line, v string) (t string, in int64) {
 	if te.rr.named == nil || r.EnclStart < 1 {
 		return "", 0
 	}
@@ -383,29 +384,29 @@ func (te *tsTypeEval) tsOuterParam(ctx context.Context, r *refLine, v string) (t
 	for k := len(parts) - 1; k > 0; k-- {
 		outer := strings.Join(parts[:k], ".")
 		d := te.decl.tsSymbolAt(ctx, r.FileID, outer, parts[k-1])
-		if d == nil || d.u.Start >= inner {
+		if d == nil || d.Sym.Start >= inner {
 			return "", 0
 		}
-		sig := lex.ReadSignature(text, d.u.Start, d.u.Name).Text
-		if ps, ok := tsBoundFuncParams(sig, d.u.Name); ok {
+		sig := lex.ReadSignature(text, d.Sym.Start, d.Sym.Name).Text
+		if ps, ok := tsBoundFuncParams(sig, d.Sym.Name); ok {
 			if t, ok := ps[v]; ok {
 				return tsArrowStated(t), in // an outer function expression's parameter
 			}
 		}
-		if t, ok := lex.ParamNames(sig, d.u.Name)[v]; ok {
+		if t, ok := lex.ParamNames(sig, d.Sym.Name)[v]; ok {
 			if t == "" {
-				t, in = te.lit.tsLiteralMethodParam(ctx, r, d.u.Start, d.u.Name, v)
+				t, in = te.lit.tsLiteralMethodParam(ctx, r, d.Sym.Start, d.Sym.Name, v)
 			}
 			return t, in
 		}
-		if te.tsBindsBetween(text, d.u.Start, inner, v) {
+		if te.tsBindsBetween(text, d.Sym.Start, inner, v) {
 			// A local of the outer function, bound above the function
 			// nested in it: its type where that function starts.
 			at := *r
-			at.EnclStart, at.EnclName, at.Line = d.u.Start, d.u.Name, inner
+			at.EnclStart, at.EnclName, at.Line = d.Sym.Start, d.Sym.Name, inner
 			return te.tsBoundType(ctx, &at, v)
 		}
-		inner = d.u.Start
+		inner = d.Sym.Start
 	}
 	return "", 0
 }
@@ -471,7 +472,7 @@ func (te *tsTypeEval) tsBindsBetween(text []string, from, to int, v string) bool
 // tsCollectionType returns the type of chain e at r, a parameter of r's
 // enclosing function with its whole stated type ("xs: T[]", "p: [A, B]":
 // the type a variable's reader keeps only the name of).
-func (te *tsTypeEval) tsCollectionType(ctx context.Context, r *refLine, e string) (string, int64) {
+func (te *tsTypeEval) tsCollectionType(ctx context.Context, r *ref.Line, e string) (string, int64) {
 	chain := tsChainSep.Split(e, -1)
 	if len(chain) == 1 {
 		if t := te.tsWholeParamType(ctx, r, e); t != "" {
@@ -484,7 +485,7 @@ func (te *tsTypeEval) tsCollectionType(ctx context.Context, r *refLine, e string
 
 // tsWholeParamType returns the type r's enclosing function states for
 // its parameter v, whole ("T[]", "[A, B]", "Map<K, V>"), "" when none.
-func (te *tsTypeEval) tsWholeParamType(ctx context.Context, r *refLine, v string) string {
+func (te *tsTypeEval) tsWholeParamType(ctx context.Context, r *ref.Line, v string) string {
 	text, err := te.rr.text(ctx, r.FileID)
 	if err != nil || r.EnclStart < 1 || r.EnclStart > len(text) {
 		return ""
@@ -609,7 +610,7 @@ func (te *tsTypeEval) tsCallSignature(ctx context.Context, id int64, t string) (
 // ("export const v = new T(", "export const v: T ="), and the file the
 // type is written in; "" when nothing states it.
 func (te *tsTypeEval) tsValueType(ctx context.Context, id int64, v string) (string, int64) {
-	key := lineVar{id, 0, v}
+	key := ref.Key{File: id, Line: 0, Name: v}
 	if t, ok := te.values[key]; ok {
 		return t.typ, t.in
 	}
@@ -635,8 +636,8 @@ func (te *tsTypeEval) tsValueType(ctx context.Context, id int64, v string) (stri
 // tsTypeOf returns the type stated for variable v at r (a parameter's,
 // a local's, a top-level or imported value's) and the file it is
 // written in.
-func (te *tsTypeEval) tsTypeOf(ctx context.Context, r *refLine, v string) (string, int64) {
-	key := lineVar{r.FileID, r.Line, v}
+func (te *tsTypeEval) tsTypeOf(ctx context.Context, r *ref.Line, v string) (string, int64) {
+	key := ref.Key{File: r.FileID, Line: r.Line, Name: v}
 	if t, ok := te.typeOf[key]; ok {
 		return t.typ, t.in
 	}
@@ -651,7 +652,7 @@ func (te *tsTypeEval) tsTypeOf(ctx context.Context, r *refLine, v string) (strin
 	return t, in
 }
 
-func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *refLine, v string) (string, int64) {
+func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *ref.Line, v string) (string, int64) {
 	if t := te.rr.typeOf(ctx, r, v); t != "" {
 		if strings.TrimSpace(t) == "unknown" {
 			if a, in := te.calls.tsAssertedType(ctx, r, v); a != "" {
@@ -712,7 +713,7 @@ func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *refLine, v string) (s
 // a.b.c;"), or the first parameter of a callback an array's iteration
 // method is given ("a.b.map((v) =>"), an element of the array's stated
 // type ("T[]", "Array<T>").
-func (te *tsTypeEval) tsInferred(ctx context.Context, r *refLine, v string) (string, int64) {
+func (te *tsTypeEval) tsInferred(ctx context.Context, r *ref.Line, v string) (string, int64) {
 	if te.depth > 4 {
 		return "", 0 // a chain of locals each set from the next
 	}
@@ -771,7 +772,7 @@ var tsFuncExpr = regexp.MustCompile(`\b(?:async\s+)?function\b\s*\*?\s*(?:[\p{L}
 // and the arrow's call is still open at r; or returned as, or assigned
 // to a variable stating, such a type (on the line above too: "const f:
 // F =\n  function (x) {").
-func (te *tsTypeEval) tsCallbackParam(ctx context.Context, r *refLine, text []string, n int, l, v string) (string, int64) {
+func (te *tsTypeEval) tsCallbackParam(ctx context.Context, r *ref.Line, text []string, n int, l, v string) (string, int64) {
 	matches := tsArrowParams.FindAllStringSubmatchIndex(l, -1)
 	for _, f := range tsFuncExpr.FindAllStringSubmatchIndex(l, -1) {
 		matches = append(matches, []int{f[0], f[1], f[2], f[3], -1, -1})
@@ -899,7 +900,7 @@ func (te *tsTypeEval) tsFuncParams(ctx context.Context, id int64, t string) ([]s
 // tsParamLiteral returns the type literal stated for parameter v of r's
 // enclosing function ("v: { a: string; b: T }", over several lines too),
 // "" when v is no parameter of it or states another type.
-func (te *tsTypeEval) tsParamLiteral(ctx context.Context, r *refLine, v string) string {
+func (te *tsTypeEval) tsParamLiteral(ctx context.Context, r *ref.Line, v string) string {
 	text, err := te.rr.text(ctx, r.FileID)
 	if err != nil || r.EnclStart < 1 || r.EnclStart > len(text) {
 		return ""
@@ -919,7 +920,7 @@ func (te *tsTypeEval) tsParamLiteral(ctx context.Context, r *refLine, v string) 
 // tsReturnType returns the return type stated by r's enclosing function
 // for a return statement on line n directly in its body (not in a
 // function nested in it), "" when none is stated.
-func (te *tsTypeEval) tsReturnType(ctx context.Context, r *refLine, n int) string {
+func (te *tsTypeEval) tsReturnType(ctx context.Context, r *ref.Line, n int) string {
 	text, err := te.rr.text(ctx, r.FileID)
 	if err != nil || r.EnclStart < 1 || r.EnclStart > len(text) || n > len(text) {
 		return ""
@@ -980,7 +981,7 @@ func (te *tsTypeEval) tsReturnType(ctx context.Context, r *refLine, n int) strin
 // each member's as its type declares it. foreign reports a step through a
 // package's type (its members are the package's); "" when a step states
 // nothing the reader follows.
-func (te *tsTypeEval) tsChainType(ctx context.Context, r *refLine, chain []string) (typ string, in int64, foreign bool) {
+func (te *tsTypeEval) tsChainType(ctx context.Context, r *ref.Line, chain []string) (typ string, in int64, foreign bool) {
 	switch root := chain[0]; root {
 	case "super":
 		return "", 0, false
@@ -1025,7 +1026,7 @@ func (te *tsTypeEval) tsChainType(ctx context.Context, r *refLine, chain []strin
 // looked up through the type's bases. A type literal gives "{". foreign
 // reports that typ is a package's type.
 func (te *tsTypeEval) tsMemberType(ctx context.Context, id int64, typ, m string) (string, int64, bool) {
-	key := lineVar{id, 0, typ + "\x00" + m}
+	key := ref.Key{File: id, Line: 0, Name: typ + "\x00" + m}
 	if t, ok := te.member[key]; ok {
 		return t.typ, t.in, t.foreign
 	}
@@ -1165,16 +1166,16 @@ func (te *tsTypeEval) tsCommonMember(ctx context.Context, id int64, types []stri
 // enclosing r's enclosing symbol whose body holds the return statement on
 // line n (above r's enclosing symbol: "return async (opts) => {" with a
 // handler declared inside the arrow), "" when none states one.
-func (te *tsTypeEval) tsOuterReturnType(ctx context.Context, r *refLine, n int) string {
+func (te *tsTypeEval) tsOuterReturnType(ctx context.Context, r *ref.Line, n int) string {
 	parts := strings.Split(r.Symbol, ".")
 	for k := len(parts) - 1; k > 0; k-- {
 		d := te.decl.tsSymbolAt(ctx, r.FileID, strings.Join(parts[:k], "."), parts[k-1])
-		if d == nil || d.u.Start >= r.EnclStart {
+		if d == nil || d.Sym.Start >= r.EnclStart {
 			return ""
 		}
-		if d.u.Start <= n {
+		if d.Sym.Start <= n {
 			outer := *r
-			outer.EnclStart, outer.EnclName = d.u.Start, d.u.Name
+			outer.EnclStart, outer.EnclName = d.Sym.Start, d.Sym.Name
 			return te.tsReturnType(ctx, &outer, n)
 		}
 	}
@@ -1409,7 +1410,7 @@ func tsBoundFuncParams(sig, name string) (map[string]string, bool) {
 // expression bound to its name, states for its parameter v (the index
 // reads a function's parameters after its name, where an arrow's follow
 // "="); "" when none is stated (tsArrowStated).
-func tsArrowParamType(text []string, r *refLine, v string) string {
+func tsArrowParamType(text []string, r *ref.Line, v string) string {
 	if r.EnclStart < 1 || r.EnclStart > len(text) {
 		return ""
 	}
@@ -1471,7 +1472,7 @@ func tsObjectLiteral(e string) bool {
 // return type and returning only object literals cast to no type ("const
 // fn = () => ({…})", "const fn = () => { return {…}; }", "function fn()
 // { return {…}; }"): what a call of it gives is a type of its own.
-func tsLocalLiteralFunc(text []string, r *refLine, fn string) bool {
+func tsLocalLiteralFunc(text []string, r *ref.Line, fn string) bool {
 	if r.EnclStart < 1 || r.Line > len(text) {
 		return false
 	}
@@ -1544,7 +1545,7 @@ func tsCallbackResult(args string) string {
 // tsLocalAlias returns the right-hand side of alias name, written on one
 // line above r in r's enclosing function ("type Result = Tuple<Ok>;"),
 // "" when none is.
-func tsLocalAlias(text []string, r *refLine, name string) string {
+func tsLocalAlias(text []string, r *ref.Line, name string) string {
 	if !tsOneType(name) || leadingTypeName(name) != name || r.Line > len(text) {
 		return ""
 	}
@@ -1571,7 +1572,7 @@ func tsLocalAlias(text []string, r *refLine, name string) string {
 // declaration ("function v(", "async function v(") v names at r: the
 // nearest line above r, indented no deeper than r, that binds v declares
 // it so, and v is no parameter of r's enclosing function; 0 otherwise.
-func tsFunctionBound(text []string, r *refLine, v string) int {
+func tsFunctionBound(text []string, r *ref.Line, v string) int {
 	if r.Line > len(text) || r.Line < 2 || r.EnclStart < 1 || r.EnclStart > len(text) {
 		return 0
 	}
@@ -1602,7 +1603,7 @@ var tsNamedFunc = regexp.MustCompile(`\bfunction\b\s*\*?\s*([\p{L}_$][\p{L}\p{N}
 // a return statement on n directly in that body ("return function
 // inner(): F {" nested in a factory the index records as the symbol),
 // "" when it states none; found is false when no such function holds n.
-func tsInnerFuncReturn(ctx context.Context, te *tsTypeEval, r *refLine, text []string, n int) (t string, found bool) {
+func tsInnerFuncReturn(ctx context.Context, te *tsTypeEval, r *ref.Line, text []string, n int) (t string, found bool) {
 	for k := n - 1; k > r.EnclStart && k > n-200; k-- {
 		m := tsNamedFunc.FindStringSubmatch(lex.StripComment(text[k-1]))
 		if m == nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // Members read through unions and generic bases. A member of a union
@@ -345,22 +346,22 @@ func (ur *tsUnionReader) tsPartsMember(ctx context.Context, id int64, parts []st
 // tsPartsVerdict judges a use of a member on a value of union parts,
 // each part by judge: the definition's when a part's member is,
 // another's when every part's is another's, open otherwise.
-func tsPartsVerdict(parts []string, judge func(part string) (refVerdict, string)) (refVerdict, string) {
-	v, why := vContra, ""
+func tsPartsVerdict(parts []string, judge func(part string) (ref.Verdict, string)) (ref.Verdict, string) {
+	v, why := ref.Contra, ""
 	for _, p := range parts {
 		switch pv, pwhy := judge(p); pv {
-		case vResolved:
-			return vResolved, ""
-		case vContra:
+		case ref.Resolved:
+			return ref.Resolved, ""
+		case ref.Contra:
 			if why == "" {
 				why = pwhy
 			}
 		default:
-			v = vOpen
+			v = ref.Open
 		}
 	}
-	if v == vOpen {
-		return vOpen, ""
+	if v == ref.Open {
+		return ref.Open, ""
 	}
 	return v, why
 }
