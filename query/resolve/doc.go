@@ -21,7 +21,8 @@
 //
 // Each line is checked by what is written at the use — the qualifier, the
 // file's imports, the scopes, stated types and class bases
-// (refresolve.go, refimports.go; package lex reads the line). Python members are typed
+// (refresolve.go; packages lex and imports read the line and a file's
+// imports). Python members are typed
 // from what the source states (refpy.go, refpyclass.go, refpylex.go):
 // annotations, constructor calls, stated return types, the attributes a
 // class assigns, module-level instances, except clauses and super() through

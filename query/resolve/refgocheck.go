@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/viberag/viberag/query/resolve/imports"
 	"github.com/viberag/viberag/query/resolve/ref"
 )
 
@@ -570,7 +571,7 @@ func (im *goImporter) stub(p string) *types.Package {
 	if im.used == nil {
 		im.used = outsideNames(im.files)
 	}
-	pk := types.NewPackage(p, goPackageName(p))
+	pk := types.NewPackage(p, imports.GoPackageName(p))
 	for name, kind := range im.used[p] {
 		switch kind {
 		case outsideType, outsideConcrete, outsideIface:
@@ -620,7 +621,7 @@ func outsideNames(files []*ast.File) map[string]map[string]outsideKind {
 		quals := map[string]string{}
 		for _, s := range f.Imports {
 			p := strings.Trim(s.Path.Value, "`\"")
-			name := goPackageName(p)
+			name := imports.GoPackageName(p)
 			if s.Name != nil {
 				name = s.Name.Name
 			}

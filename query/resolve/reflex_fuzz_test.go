@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/viberag/viberag/query/resolve/imports"
 	"github.com/viberag/viberag/query/resolve/lex"
 )
 
@@ -27,7 +28,7 @@ func FuzzRefReaders(f *testing.F) {
 		}
 		text := strings.Split(src, "\n")
 		for _, lang := range []string{"go", "python", "typescript"} {
-			readImports(lang, text)
+			imports.Read(lang, text)
 		}
 		typeNames(src)
 		skipTypeArgs(src)

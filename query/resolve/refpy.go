@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/query/resolve/imports"
 	"github.com/viberag/viberag/query/resolve/lex"
 	"github.com/viberag/viberag/query/resolve/ref"
 )
@@ -351,12 +352,12 @@ func (py *pyRules) exprType(ctx context.Context, c pyCtx, expr string, depth int
 		}
 		t = py.memberIn(ctx, k.cls, rest[0].name, rest[0].call, depth+1, true)
 		rest = rest[1:]
-	case fi.modules[first.name] != "" && !py.bound(ctx, c, first.name):
+	case fi.Modules[first.name] != "" && !py.bound(ctx, c, first.name):
 		// module.attr…: a class or a function of the module.
 		if len(rest) == 0 {
 			return pyUnknown
 		}
-		t = py.moduleMember(ctx, c, fi.modules[first.name], rest[0], depth)
+		t = py.moduleMember(ctx, c, fi.Modules[first.name], rest[0], depth)
 		args, made = rest[0].args, rest[0].call
 		rest = rest[1:]
 	case first.call:
@@ -466,11 +467,11 @@ var pyKeywordArg = regexp.MustCompile(`^[\p{L}_][\p{L}\p{N}_]*\s*=[^=]`)
 
 // pyCast returns the call of typing.cast that starts segs ("cast(…)",
 // "t.cast(…)", "typing.cast(…)").
-func pyCast(fi *fileImports, segs []pySeg) (pySeg, bool) {
+func pyCast(fi *imports.Bindings, segs []pySeg) (pySeg, bool) {
 	switch {
-	case len(segs) == 1 && segs[0].call && segs[0].name == "cast" && fi.names["cast"].module == "typing":
+	case len(segs) == 1 && segs[0].call && segs[0].name == "cast" && fi.Names["cast"].Module == "typing":
 		return segs[0], true
-	case len(segs) == 2 && !segs[0].call && fi.modules[segs[0].name] == "typing" && segs[1].call && segs[1].name == "cast":
+	case len(segs) == 2 && !segs[0].call && fi.Modules[segs[0].name] == "typing" && segs[1].call && segs[1].name == "cast":
 		return segs[1], true
 	}
 	return pySeg{}, false
@@ -482,7 +483,7 @@ func (py *pyRules) moduleMember(ctx context.Context, c pyCtx, mod string, s pySe
 	if f == nil {
 		return pyUnknown
 	}
-	files := importFiles("python", f.Path, mod, py.rr.paths, py.rr.dirs)
+	files := imports.Files("python", f.Path, mod, py.rr.paths, py.rr.dirs)
 	if len(files) == 0 {
 		if strings.HasPrefix(mod, ".") || len(py.classes.named(ctx, s.name)) > 0 {
 			return pyUnknown
@@ -555,21 +556,21 @@ func (py *pyRules) callType(ctx context.Context, c pyCtx, name string, depth int
 		}
 		nested = nested || d.Sym.FileID == c.file && !d.Member
 	}
-	if in, ok := fi.names[name]; ok {
+	if in, ok := fi.Names[name]; ok {
 		f := py.rr.files[c.file]
-		for _, p := range importFiles("python", f.Path, in.module, py.rr.paths, py.rr.dirs) {
-			for _, d := range py.classes.named(ctx, in.name) {
-				if d.Sym.Path == p && d.Sym.Qualname == in.name {
+		for _, p := range imports.Files("python", f.Path, in.Module, py.rr.paths, py.rr.dirs) {
+			for _, d := range py.classes.named(ctx, in.Name) {
+				if d.Sym.Path == p && d.Sym.Qualname == in.Name {
 					return py.defValue(ctx, d, true, depth)
 				}
 			}
 		}
-		if t := py.classes.moduleClass(ctx, f.Path, in.module, in.name); t.known() {
+		if t := py.classes.moduleClass(ctx, f.Path, in.Module, in.Name); t.known() {
 			return t
 		}
 		return pyUnknown
 	}
-	if len(fi.star) > 0 || nested || py.classes.moduleBinds(ctx, c.file, name) {
+	if len(fi.Star) > 0 || nested || py.classes.moduleBinds(ctx, c.file, name) {
 		return pyUnknown
 	}
 	// Neither defined in the file nor imported: a builtin.
@@ -735,25 +736,25 @@ func (py *pyRules) readVarType(ctx context.Context, c pyCtx, v string, depth int
 	if err != nil {
 		return pyUnknown
 	}
-	if in, ok := fi.names[v]; ok {
-		for _, p := range importFiles("python", f.Path, in.module, py.rr.paths, py.rr.dirs) {
-			for _, d := range py.classes.named(ctx, in.name) {
-				if d.Sym.Path == p && d.Sym.Qualname == in.name {
+	if in, ok := fi.Names[v]; ok {
+		for _, p := range imports.Files("python", f.Path, in.Module, py.rr.paths, py.rr.dirs) {
+			for _, d := range py.classes.named(ctx, in.Name) {
+				if d.Sym.Path == p && d.Sym.Qualname == in.Name {
 					return py.defValue(ctx, d, false, depth)
 				}
 			}
 			if fr := py.rr.byPath[p]; fr != nil {
-				if t := py.moduleVar(ctx, fr.ID, in.name, depth); t.known() {
+				if t := py.moduleVar(ctx, fr.ID, in.Name, depth); t.known() {
 					return t
 				}
 			}
 		}
-		if t := py.classes.moduleClass(ctx, f.Path, in.module, in.name); t.foreign {
+		if t := py.classes.moduleClass(ctx, f.Path, in.Module, in.Name); t.foreign {
 			return t // a dependency's class, function or module
 		}
 		return pyUnknown
 	}
-	if mod, ok := fi.modules[v]; ok && len(importFiles("python", f.Path, mod, py.rr.paths, py.rr.dirs)) == 0 && !strings.HasPrefix(mod, ".") {
+	if mod, ok := fi.Modules[v]; ok && len(imports.Files("python", f.Path, mod, py.rr.paths, py.rr.dirs)) == 0 && !strings.HasPrefix(mod, ".") {
 		return pyType{foreign: true} // a module outside the repository
 	}
 	return py.moduleVar(ctx, c.file, v, depth)

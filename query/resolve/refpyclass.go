@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/query/resolve/imports"
 	"github.com/viberag/viberag/query/resolve/lex"
 	"github.com/viberag/viberag/query/resolve/ref"
 )
@@ -234,12 +235,12 @@ func (pc *pyClasses) typeName(ctx context.Context, file int64, name string, dept
 	if i := strings.LastIndex(name, "."); i >= 0 {
 		qual, last := name[:i], name[i+1:]
 		root := strings.Split(qual, ".")[0]
-		mod, ok := fi.modules[root]
+		mod, ok := fi.Modules[root]
 		if !ok {
-			if in, ok := fi.names[root]; ok {
-				mod, qual = strings.TrimSuffix(in.module, ".")+"."+in.name, strings.TrimPrefix(qual, root)
-				if strings.HasSuffix(in.module, ".") {
-					mod = in.module + in.name
+			if in, ok := fi.Names[root]; ok {
+				mod, qual = strings.TrimSuffix(in.Module, ".")+"."+in.Name, strings.TrimPrefix(qual, root)
+				if strings.HasSuffix(in.Module, ".") {
+					mod = in.Module + in.Name
 				}
 			} else {
 				return pyUnknown // a nested class, or a name bound otherwise
@@ -267,13 +268,13 @@ func (pc *pyClasses) typeName(ctx context.Context, file int64, name string, dept
 	if inFile != nil {
 		return pyType{cls: inFile}
 	}
-	if in, ok := fi.names[name]; ok {
-		return pc.moduleClass(ctx, f.Path, in.module, in.name)
+	if in, ok := fi.Names[name]; ok {
+		return pc.moduleClass(ctx, f.Path, in.Module, in.Name)
 	}
-	if in, ok := fi.importing(name); ok {
-		return pc.moduleClass(ctx, f.Path, in.module, in.name)
+	if in, ok := fi.Importing(name); ok {
+		return pc.moduleClass(ctx, f.Path, in.Module, in.Name)
 	}
-	if len(fi.star) > 0 || pc.moduleBinds(ctx, file, name) {
+	if len(fi.Star) > 0 || pc.moduleBinds(ctx, file, name) {
 		return pyUnknown // an alias or a type variable the file assigns
 	}
 	// Neither defined here nor imported: a builtin.
@@ -352,7 +353,7 @@ func (pc *pyClasses) readModuleBinds(ctx context.Context, file int64, name strin
 // import it from) define it, foreign when the module is not the
 // repository's and the repository defines nothing of the name.
 func (pc *pyClasses) moduleClass(ctx context.Context, from, mod, name string) pyType {
-	files := importFiles("python", from, mod, pc.rr.paths, pc.rr.dirs)
+	files := imports.Files("python", from, mod, pc.rr.paths, pc.rr.dirs)
 	named := pc.named(ctx, name)
 	for depth := 0; depth < 5 && len(files) > 0; depth++ {
 		var next []string
@@ -368,8 +369,8 @@ func (pc *pyClasses) moduleClass(ctx context.Context, from, mod, name string) py
 			// Imported there: follow it.
 			if fr := pc.rr.byPath[p]; fr != nil {
 				if fi, err := pc.rr.importsOf(ctx, fr.ID); err == nil {
-					if in, ok := fi.names[name]; ok {
-						next = append(next, importFiles("python", p, in.module, pc.rr.paths, pc.rr.dirs)...)
+					if in, ok := fi.Names[name]; ok {
+						next = append(next, imports.Files("python", p, in.Module, pc.rr.paths, pc.rr.dirs)...)
 					}
 				}
 			}
@@ -385,7 +386,7 @@ func (pc *pyClasses) moduleClass(ctx context.Context, from, mod, name string) py
 			classes = append(classes, d)
 		}
 	}
-	if len(classes) == 1 && len(importFiles("python", from, mod, pc.rr.paths, pc.rr.dirs)) == 0 && !strings.HasPrefix(mod, ".") {
+	if len(classes) == 1 && len(imports.Files("python", from, mod, pc.rr.paths, pc.rr.dirs)) == 0 && !strings.HasPrefix(mod, ".") {
 		if pc.ownPackage(ctx, from, mod) {
 			// An absolute import of the repository's own package (the
 			// index root may be the package itself).
@@ -402,7 +403,7 @@ func (pc *pyClasses) moduleClass(ctx context.Context, from, mod, name string) py
 // importing file imports a module of that first part which does.
 func (pc *pyClasses) ownPackage(ctx context.Context, from, mod string) bool {
 	root, rest, _ := strings.Cut(mod, ".")
-	if rest != "" && len(importFiles("python", from, rest, pc.rr.paths, pc.rr.dirs)) > 0 {
+	if rest != "" && len(imports.Files("python", from, rest, pc.rr.paths, pc.rr.dirs)) > 0 {
 		return true
 	}
 	fr := pc.rr.byPath[from]
@@ -414,14 +415,14 @@ func (pc *pyClasses) ownPackage(ctx context.Context, from, mod string) bool {
 		return true
 	}
 	var mods []string
-	for _, m := range fi.modules {
+	for _, m := range fi.Modules {
 		mods = append(mods, m)
 	}
-	for _, in := range fi.names {
-		mods = append(mods, in.module)
+	for _, in := range fi.Names {
+		mods = append(mods, in.Module)
 	}
 	for _, m := range mods {
-		if r, ok := strings.CutPrefix(m, root+"."); ok && len(importFiles("python", from, r, pc.rr.paths, pc.rr.dirs)) > 0 {
+		if r, ok := strings.CutPrefix(m, root+"."); ok && len(imports.Files("python", from, r, pc.rr.paths, pc.rr.dirs)) > 0 {
 			return true
 		}
 	}

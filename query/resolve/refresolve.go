@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/query/resolve/imports"
 	"github.com/viberag/viberag/query/resolve/lex"
 	"github.com/viberag/viberag/query/resolve/ref"
 )
@@ -49,7 +50,7 @@ type refResolver struct {
 	paths   map[string]bool
 	dirs    map[string]bool
 	texts   map[int64][]string
-	imports map[int64]*fileImports
+	imports map[int64]*imports.Bindings
 	locals  map[enclKey]bool // enclosing symbols that bind the name themselves
 	tsl     *tsLocals        // TypeScript's names functions bind (refts_local.go)
 	parents map[string]bool  // the types some member definition belongs to
@@ -98,7 +99,7 @@ type occVerdicts struct {
 func newRefResolver(name string, defs []ref.Def, files map[int64]*ref.File, lines func(context.Context, int64) ([]string, error)) *refResolver {
 	rr := &refResolver{name: name, defs: defs, files: files, lines: lines,
 		byPath: map[string]*ref.File{}, paths: map[string]bool{}, dirs: map[string]bool{},
-		texts: map[int64][]string{}, imports: map[int64]*fileImports{}, locals: map[enclKey]bool{}, parents: map[string]bool{},
+		texts: map[int64][]string{}, imports: map[int64]*imports.Bindings{}, locals: map[enclKey]bool{}, parents: map[string]bool{},
 		ifaces: map[string]bool{}, typeMemo: map[ref.Key]string{}, classMemo: map[ref.Key]string{}, literalMemo: map[ref.Key]literal{}}
 	rr.tsl = &tsLocals{rr: rr, bound: map[ref.Key][]int{}, elems: map[ref.Key]bool{}}
 	for _, f := range files {
@@ -118,19 +119,19 @@ func (rr *refResolver) text(ctx context.Context, id int64) ([]string, error) {
 	return memoErr(rr.texts, id, func() ([]string, error) { return rr.lines(ctx, id) })
 }
 
-func (rr *refResolver) importsOf(ctx context.Context, id int64) (*fileImports, error) {
+func (rr *refResolver) importsOf(ctx context.Context, id int64) (*imports.Bindings, error) {
 	if fi, ok := rr.imports[id]; ok {
 		return fi, nil
 	}
 	f := rr.files[id]
 	if f == nil {
-		return &fileImports{}, nil
+		return &imports.Bindings{}, nil
 	}
 	t, err := rr.text(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	fi := readImports(f.Language, t)
+	fi := imports.Read(f.Language, t)
 	rr.imports[id] = fi
 	return fi, nil
 }
@@ -444,7 +445,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *ref.Line, line string, u
 		if err != nil {
 			return 0, "", err
 		}
-		if len(fi.star) > 0 {
+		if len(fi.Star) > 0 {
 			return ref.Open, "", nil
 		}
 		return ref.Contra, ref.WhyScope, nil
@@ -453,23 +454,23 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *ref.Line, line string, u
 	if err != nil {
 		return 0, "", err
 	}
-	if in, ok := fi.names[rr.name]; ok {
+	if in, ok := fi.Names[rr.name]; ok {
 		return rr.judgeImported(ctx, r, lang, in, d, 0)
 	}
-	if in, ok := fi.reexports[rr.name]; ok {
+	if in, ok := fi.Reexports[rr.name]; ok {
 		return rr.judgeImported(ctx, r, lang, in, d, 0)
 	}
-	if in, ok := fi.importing(rr.name); ok {
+	if in, ok := fi.Importing(rr.name); ok {
 		// "name as other" in an import or export list.
 		return rr.judgeImported(ctx, r, lang, in, d, 0)
 	}
-	if mod, ok := fi.defaults[rr.name]; ok && isTSLang(lang) {
+	if mod, ok := fi.Defaults[rr.name]; ok && isTSLang(lang) {
 		return rr.judgeDefault(ctx, r, lang, mod, d, 0)
 	}
 	if strings.HasPrefix(strings.TrimSpace(line), "import") || strings.HasPrefix(strings.TrimSpace(line), "from") || strings.HasPrefix(strings.TrimSpace(line), "export") {
 		return ref.Open, "", nil // an import statement the reader did not parse
 	}
-	if len(fi.star) > 0 || d.Lang != lang {
+	if len(fi.Star) > 0 || d.Lang != lang {
 		return ref.Open, "", nil
 	}
 	if lang != "python" && strings.HasSuffix(r.Path, ".d.ts") {
@@ -636,16 +637,16 @@ func (rr *refResolver) inClassBody(r *ref.Line, d *ref.Def) bool {
 }
 
 // judgeImported judges a name imported from module in.module.
-func (rr *refResolver) judgeImported(ctx context.Context, r *ref.Line, lang string, in importedName, d *ref.Def, depth int) (ref.Verdict, string, error) {
+func (rr *refResolver) judgeImported(ctx context.Context, r *ref.Line, lang string, in imports.Name, d *ref.Def, depth int) (ref.Verdict, string, error) {
 	if d.Member {
 		return ref.Contra, ref.WhyMember, nil
 	}
-	files := importFiles(lang, r.Path, in.module, rr.paths, rr.dirs)
+	files := imports.Files(lang, r.Path, in.Module, rr.paths, rr.dirs)
 	if len(files) == 0 {
-		if lang == "python" && !strings.HasPrefix(in.module, ".") {
+		if lang == "python" && !strings.HasPrefix(in.Module, ".") {
 			return ref.Open, "", nil // an absolute import the index may hold under another root
 		}
-		if strings.HasPrefix(in.module, ".") {
+		if strings.HasPrefix(in.Module, ".") {
 			return ref.Contra, ref.WhyNoImport, nil
 		}
 		return ref.Open, "", nil // a package name (a workspace's own package, or a dependency)
@@ -672,9 +673,9 @@ func (rr *refResolver) judgeImported(ctx context.Context, r *ref.Line, lang stri
 				if err != nil {
 					return 0, "", err
 				}
-				next, ok := fi.reexports[in.name]
+				next, ok := fi.Reexports[in.Name]
 				if !ok {
-					next, ok = fi.names[in.name]
+					next, ok = fi.Names[in.Name]
 				}
 				if ok {
 					fake := *r
@@ -687,10 +688,10 @@ func (rr *refResolver) judgeImported(ctx context.Context, r *ref.Line, lang stri
 						why = w
 					}
 				}
-				for _, s := range fi.star {
+				for _, s := range fi.Star {
 					fake := *r
 					fake.Path = f
-					v, w, err := rr.judgeImported(ctx, &fake, lang, importedName{s, in.name}, d, depth+1)
+					v, w, err := rr.judgeImported(ctx, &fake, lang, imports.Name{Module: s, Name: in.Name}, d, depth+1)
 					if err != nil || v == ref.Resolved {
 						return v, w, err
 					}
@@ -713,7 +714,7 @@ func (rr *refResolver) judgeDefault(ctx context.Context, r *ref.Line, lang, mod 
 	if d.Member {
 		return ref.Contra, ref.WhyMember, nil
 	}
-	files := importFiles(lang, r.Path, mod, rr.paths, rr.dirs)
+	files := imports.Files(lang, r.Path, mod, rr.paths, rr.dirs)
 	if len(files) == 0 {
 		if strings.HasPrefix(mod, ".") {
 			return ref.Contra, ref.WhyNoImport, nil
@@ -730,7 +731,7 @@ func (rr *refResolver) judgeDefault(ctx context.Context, r *ref.Line, lang, mod 
 			return 0, "", err
 		}
 		if f == d.Sym.Path {
-			switch fi.defaultName {
+			switch fi.DefaultName {
 			case rr.name:
 				return ref.Resolved, "", nil
 			case "":
@@ -743,19 +744,19 @@ func (rr *refResolver) judgeDefault(ctx context.Context, r *ref.Line, lang, mod 
 		}
 		fake := *r
 		fake.Path = f
-		if in, ok := fi.reexports["default"]; ok {
+		if in, ok := fi.Reexports["default"]; ok {
 			// export { default } from m; export { x as default } from m.
-			if in.name == "default" {
-				return rr.judgeDefault(ctx, &fake, lang, in.module, d, depth+1)
+			if in.Name == "default" {
+				return rr.judgeDefault(ctx, &fake, lang, in.Module, d, depth+1)
 			}
 			return rr.judgeImported(ctx, &fake, lang, in, d, depth+1)
 		}
-		if name := fi.defaultName; name != "" {
+		if name := fi.DefaultName; name != "" {
 			// import x from m; export default x.
-			if m, ok := fi.defaults[name]; ok {
+			if m, ok := fi.Defaults[name]; ok {
 				return rr.judgeDefault(ctx, &fake, lang, m, d, depth+1)
 			}
-			if in, ok := fi.names[name]; ok {
+			if in, ok := fi.Names[name]; ok {
 				return rr.judgeImported(ctx, &fake, lang, in, d, depth+1)
 			}
 		}
@@ -768,7 +769,7 @@ func (rr *refResolver) judgeDefault(ctx context.Context, r *ref.Line, lang, mod 
 // file exports, open when that file's default has no name. ok is false
 // when mod is not d's file.
 func (rr *refResolver) defaultMember(ctx context.Context, r *ref.Line, lang, mod string, d *ref.Def) (ref.Verdict, bool, error) {
-	for _, f := range importFiles(lang, r.Path, mod, rr.paths, rr.dirs) {
+	for _, f := range imports.Files(lang, r.Path, mod, rr.paths, rr.dirs) {
 		fr := rr.byPath[f]
 		if f != d.Sym.Path || fr == nil {
 			continue
@@ -777,7 +778,7 @@ func (rr *refResolver) defaultMember(ctx context.Context, r *ref.Line, lang, mod
 		if err != nil {
 			return 0, false, err
 		}
-		switch fi.defaultName {
+		switch fi.DefaultName {
 		case d.Parent:
 			return ref.Resolved, true, nil
 		case "":
@@ -830,14 +831,14 @@ func (rr *refResolver) judgeQualified(ctx context.Context, r *ref.Line, line str
 	if err != nil {
 		return 0, "", err
 	}
-	if mod, ok := fi.defaults[root]; ok && d.Member && len(u.Chain) == 1 && isTSLang(lang) {
+	if mod, ok := fi.Defaults[root]; ok && d.Member && len(u.Chain) == 1 && isTSLang(lang) {
 		// x.name, x a default import: a member of the module's default export.
 		if v, ok, err := rr.defaultMember(ctx, r, lang, mod, d); err != nil || ok {
 			return v, "", err
 		}
 	}
 	// A module or package qualifier.
-	if mod, ok := fi.modules[root]; ok {
+	if mod, ok := fi.Modules[root]; ok {
 		if lang == "go" {
 			if d.Member {
 				if len(u.Chain) == 1 {
@@ -849,7 +850,7 @@ func (rr *refResolver) judgeQualified(ctx context.Context, r *ref.Line, line str
 			if err != nil {
 				return 0, "", err
 			}
-			if len(u.Chain) == 1 && d.Lang == "go" && goImportDir(mod, d.Dir, pkg, rr.dirs) {
+			if len(u.Chain) == 1 && d.Lang == "go" && imports.GoImportDir(mod, d.Dir, pkg, rr.dirs) {
 				return ref.Resolved, "", nil
 			}
 			return ref.Contra, ref.WhyQual, nil
@@ -860,13 +861,13 @@ func (rr *refResolver) judgeQualified(ctx context.Context, r *ref.Line, line str
 		}
 		return rr.judgeModuleMember(ctx, r, lang, modPath, d)
 	}
-	if in, ok := fi.names[root]; ok && lang == "python" {
+	if in, ok := fi.Names[root]; ok && lang == "python" {
 		// from p import m; m.name: m is a submodule, or a class.
-		sub := strings.TrimSuffix(in.module, ".") + "." + in.name
-		if strings.HasSuffix(in.module, ".") {
-			sub = in.module + in.name
+		sub := strings.TrimSuffix(in.Module, ".") + "." + in.Name
+		if strings.HasSuffix(in.Module, ".") {
+			sub = in.Module + in.Name
 		}
-		if len(importFiles(lang, r.Path, sub, rr.paths, rr.dirs)) > 0 {
+		if len(imports.Files(lang, r.Path, sub, rr.paths, rr.dirs)) > 0 {
 			return rr.judgeModuleMember(ctx, r, lang, strings.Join(append([]string{sub}, u.Chain[1:]...), "."), d)
 		}
 	}
@@ -908,7 +909,7 @@ func (rr *refResolver) judgeModuleMember(ctx context.Context, r *ref.Line, lang,
 	if d.Member {
 		return ref.Contra, ref.WhyMember, nil
 	}
-	return rr.judgeImported(ctx, r, lang, importedName{mod, rr.name}, d, 0)
+	return rr.judgeImported(ctx, r, lang, imports.Name{Module: mod, Name: rr.name}, d, 0)
 }
 
 // judgeOwner judges a member use whose owner type is one of types.
@@ -1045,7 +1046,7 @@ func (rr *refResolver) judgeTyped(ctx context.Context, r *ref.Line, d *ref.Def, 
 		if err != nil {
 			return 0, "", err
 		}
-		if mod, ok := fi.modules[qual]; ok && !goImportDir(mod, d.Dir, pkg, rr.dirs) {
+		if mod, ok := fi.Modules[qual]; ok && !imports.GoImportDir(mod, d.Dir, pkg, rr.dirs) {
 			if strings.HasSuffix(name, "er") {
 				// Go names its interfaces so (io.Writer, http.Handler): a call
 				// through one may reach this method.

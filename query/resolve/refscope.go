@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/query/resolve/imports"
 	"github.com/viberag/viberag/query/resolve/lex"
 	"github.com/viberag/viberag/query/resolve/ref"
 )
@@ -388,18 +389,18 @@ func (sc *scopeRules) edgesOf(ctx context.Context, p string) ([]string, error) {
 	}
 	// A name imported from a package the repository may be itself
 	// ("@scope/pkg" inside pkg): the files declaring it at top level.
-	fi := &fileImports{}
+	fi := &imports.Bindings{}
 	if bare {
 		if fi, err = sc.rr.importsOf(ctx, f.ID); err != nil {
 			return nil, err
 		}
 	}
-	for _, m := range []map[string]importedName{fi.names, fi.reexports} {
+	for _, m := range []map[string]imports.Name{fi.Names, fi.Reexports} {
 		for _, in := range m {
-			if strings.HasPrefix(in.module, ".") || len(sc.subpathFiles(in.module)) > 0 {
+			if strings.HasPrefix(in.Module, ".") || len(sc.subpathFiles(in.Module)) > 0 {
 				continue
 			}
-			top, err := sc.topLevelFiles(ctx, in.name)
+			top, err := sc.topLevelFiles(ctx, in.Name)
 			if err != nil {
 				return nil, err
 			}
@@ -422,7 +423,7 @@ func (sc *scopeRules) edgesOf(ctx context.Context, p string) ([]string, error) {
 // from names.
 func (sc *scopeRules) specifierFiles(from, lang, spec string) []string {
 	if strings.HasPrefix(spec, ".") {
-		return importFiles(lang, from, spec, sc.rr.paths, sc.rr.dirs)
+		return imports.Files(lang, from, spec, sc.rr.paths, sc.rr.dirs)
 	}
 	return sc.subpathFiles(spec)
 }

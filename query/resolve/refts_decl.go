@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/viberag/viberag/query/resolve/imports"
 	"github.com/viberag/viberag/query/resolve/lex"
 	"github.com/viberag/viberag/query/resolve/ref"
 )
@@ -121,14 +122,14 @@ func (dr *tsDeclReader) tsDeclFrom(ctx context.Context, id int64, name string, d
 	if err != nil || f == nil || depth > 6 {
 		return 0, "", false
 	}
-	var next []importedName
-	if in, ok := fi.reexports[name]; ok {
+	var next []imports.Name
+	if in, ok := fi.Reexports[name]; ok {
 		next = append(next, in)
-	} else if in, ok := fi.names[name]; ok && imported {
+	} else if in, ok := fi.Names[name]; ok && imported {
 		next = append(next, in)
 	} else {
-		for _, m := range fi.star {
-			next = append(next, importedName{m, name})
+		for _, m := range fi.Star {
+			next = append(next, imports.Name{Module: m, Name: name})
 		}
 	}
 	for _, in := range next {
@@ -138,9 +139,9 @@ func (dr *tsDeclReader) tsDeclFrom(ctx context.Context, id int64, name string, d
 		var did int64
 		var dn string
 		found, twice := false, false
-		for _, p := range dr.rr.scope.specifierFiles(f.Path, f.Language, in.module) {
+		for _, p := range dr.rr.scope.specifierFiles(f.Path, f.Language, in.Module) {
 			if g := dr.rr.byPath[p]; g != nil {
-				if gid, gn, ok := dr.tsDeclFrom(ctx, g.ID, in.name, depth+1, true); ok {
+				if gid, gn, ok := dr.tsDeclFrom(ctx, g.ID, in.Name, depth+1, true); ok {
 					twice = twice || found && (gid != did || gn != dn)
 					did, dn, found = gid, gn, true
 				}
@@ -162,15 +163,15 @@ func (dr *tsDeclReader) tsForeign(ctx context.Context, id int64, name string) bo
 	if err != nil || f == nil {
 		return false
 	}
-	in, ok := fi.names[name]
+	in, ok := fi.Names[name]
 	if !ok {
-		mod, isMod := fi.modules[name]
+		mod, isMod := fi.Modules[name]
 		if !isMod {
 			return false
 		}
-		in = importedName{module: mod}
+		in = imports.Name{Module: mod}
 	}
-	return !strings.HasPrefix(in.module, ".") && len(dr.rr.scope.specifierFiles(f.Path, f.Language, in.module)) == 0
+	return !strings.HasPrefix(in.Module, ".") && len(dr.rr.scope.specifierFiles(f.Path, f.Language, in.Module)) == 0
 }
 
 // tsDeclares reports whether file id declares a class, interface, alias
@@ -195,7 +196,7 @@ func tsOwnType(ctx context.Context, dr *tsDeclReader, id int64, name string, oth
 		if err != nil {
 			return false
 		}
-		if _, imported := fi.names[name]; imported {
+		if _, imported := fi.Names[name]; imported {
 			return false
 		}
 	}
@@ -783,10 +784,10 @@ func (dr *tsDeclReader) tsGlobalRoot(ctx context.Context, r *ref.Line, root stri
 	if err != nil {
 		return false, err
 	}
-	if _, ok := fi.modules[root]; ok {
+	if _, ok := fi.Modules[root]; ok {
 		return false, nil
 	}
-	if _, ok := fi.names[root]; ok {
+	if _, ok := fi.Names[root]; ok {
 		return false, nil
 	}
 	return !dr.tsBinds(ctx, r.FileID, root), nil
@@ -821,7 +822,7 @@ func (dr *tsDeclReader) readTSRuntimeType(ctx context.Context, id int64, name st
 	if here {
 		return false
 	}
-	for _, s := range fi.star {
+	for _, s := range fi.Star {
 		if !strings.HasPrefix(s, ".") {
 			return false // a package's names, unread
 		}
@@ -1006,14 +1007,14 @@ func (dr *tsDeclReader) tsConstraint(ctx context.Context, id int64, name string)
 
 // tsNamedHere reports whether file id declares, imports or re-exports
 // name (true as well when its imports cannot be read), with its imports.
-func (dr *tsDeclReader) tsNamedHere(ctx context.Context, id int64, name string) (*fileImports, bool) {
+func (dr *tsDeclReader) tsNamedHere(ctx context.Context, id int64, name string) (*imports.Bindings, bool) {
 	fi, err := dr.rr.importsOf(ctx, id)
 	if err != nil {
 		return nil, true
 	}
-	_, imported := fi.names[name]
-	_, module := fi.modules[name]
-	_, reexported := fi.reexports[name]
+	_, imported := fi.Names[name]
+	_, module := fi.Modules[name]
+	_, reexported := fi.Reexports[name]
 	return fi, imported || module || reexported || dr.tsDeclares(ctx, id, name)
 }
 

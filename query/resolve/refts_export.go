@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/viberag/viberag/query/resolve/imports"
 	"github.com/viberag/viberag/query/resolve/lex"
 	"github.com/viberag/viberag/query/resolve/ref"
 )
@@ -58,7 +59,7 @@ func tsExportsDecl(text []string, start int, name string) bool {
 		}
 		code[i] = strings.TrimSpace(lex.StripComment(l))
 	}
-	for _, st := range joinStatements(code, tsExportStatement) {
+	for _, st := range imports.JoinStatements(code, tsExportStatement) {
 		if len(lex.UseOffsets(st, name)) > 0 {
 			return true
 		}

@@ -20,12 +20,12 @@ func (rr *refResolver) tsImportListName(ctx context.Context, r *ref.Line, u lex.
 	if err != nil {
 		return false
 	}
-	if _, ok := fi.names[rr.name]; ok {
+	if _, ok := fi.Names[rr.name]; ok {
 		return true
 	}
-	if _, ok := fi.reexports[rr.name]; ok {
+	if _, ok := fi.Reexports[rr.name]; ok {
 		return true
 	}
-	_, ok := fi.defaults[rr.name]
+	_, ok := fi.Defaults[rr.name]
 	return ok
 }
