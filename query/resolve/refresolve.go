@@ -34,8 +34,9 @@ const (
 // bases), reads the text of the files (and of the files their imports
 // name) through lines once, and hands a use to a language's rules where
 // they decide it. Go's, Python's and the scope rules are types of their
-// own that reach the core through their rr field; TypeScript's rules are
-// its methods (refts*.go).
+// own that reach the core through their rr field; TypeScript's rules
+// reach it only through tsHost (refts_host.go), which tsCore hands them
+// (tscore.go).
 type refResolver struct {
 	name  string
 	defs  []ref.Def
@@ -101,7 +102,7 @@ func newRefResolver(name string, defs []ref.Def, files map[int64]*ref.File, line
 		byPath: map[string]*ref.File{}, paths: map[string]bool{}, dirs: map[string]bool{},
 		texts: map[int64][]string{}, imports: map[int64]*imports.Bindings{}, locals: map[enclKey]bool{}, parents: map[string]bool{},
 		ifaces: map[string]bool{}, typeMemo: map[ref.Key]string{}, classMemo: map[ref.Key]string{}, literalMemo: map[ref.Key]literal{}}
-	rr.tsl = &tsLocals{rr: rr, bound: map[ref.Key][]int{}, elems: map[ref.Key]bool{}}
+	rr.tsl = &tsLocals{rr: tsCore{rr}, bound: map[ref.Key][]int{}, elems: map[ref.Key]bool{}}
 	for _, f := range files {
 		rr.byPath[f.Path] = f
 		rr.paths[f.Path] = true
@@ -229,7 +230,7 @@ func (rr *refResolver) judge(ctx context.Context, refs []*ref.Line) ([]judged, e
 				o.verdict[di], o.why[di] = v, why
 			}
 			if f := rr.files[r.FileID]; f != nil && isTSLang(f.Language) {
-				if err := rr.tsr().narrow(ctx, r, o); err != nil {
+				if err := rr.tsr().narrow(ctx, r, o.verdict, o.why); err != nil {
 					return nil, err
 				}
 			}
@@ -385,7 +386,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *ref.Line, line string, u
 					return ref.Unlikely, whyIndexedKey, nil
 				}
 			}
-			if rr.tsImportListName(ctx, r, u) {
+			if tsImportListName(ctx, tsCore{rr}, r, u) {
 				return ref.Contra, ref.WhyNoImport, nil
 			}
 			if u.Key {
@@ -399,7 +400,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *ref.Line, line string, u
 				}
 				return v, why, nil
 			}
-			if u.Key || u.Shorthand || tsMethodKeyAt(ctx, rr, r, u) {
+			if u.Key || u.Shorthand || tsMethodKeyAt(ctx, tsCore{rr}, r, u) {
 				if v, why, ok, err := rr.tsr().tsLiteralKey(ctx, r, u, d); err != nil || ok {
 					return v, why, err
 				}
@@ -1270,6 +1271,18 @@ func (rr *refResolver) tsUseOnDeclLine(r *ref.Line, lang, line string, u lex.Use
 	for _, o := range lex.FindUses(line, rr.name) {
 		if len(o.Chain) == 0 && !o.Expr {
 			return o.At != u.At
+		}
+	}
+	return false
+}
+
+// narrowed reports whether narrowing left line j out of definition di:
+// the share of a line by which mostUsed breaks ties counts it still, as
+// a use the facts leave open.
+func narrowed(j judged, di int) bool {
+	for _, o := range j.occs {
+		if o.verdict[di] == ref.Unlikely {
+			return true
 		}
 	}
 	return false

@@ -502,11 +502,6 @@ func tsModuleLine(l string) bool {
 	return tsCommonJS(l)
 }
 
-// tsCommonJS reports whether line l assigns to CommonJS's exports.
-func tsCommonJS(l string) bool {
-	return strings.HasPrefix(strings.TrimLeft(l, " \t"), "exports.") || strings.Contains(l, "module.exports")
-}
-
 // seenEverywhere reports whether the declarations of file p are seen
 // from every file: a declaration file, a script, or a file declaring
 // globals.

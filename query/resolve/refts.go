@@ -91,7 +91,7 @@ var tsWrappers = map[string]bool{
 // or a base on the way is declared where the reader cannot follow it),
 // else the declaration of another symbol.
 func (ru *tsRules) tsRelatedDecl(ctx context.Context, r *ref.Line, line string, u lex.Use, d *ref.Def) (ref.Verdict, string, error) {
-	if indexedByName(line, u.At, ru.rr.name) {
+	if indexedByName(line, u.At, ru.rr.Name()) {
 		// T['name'] on the line declaring another member: it may reach d
 		// through what T is, whatever the line declares.
 		if v, why, ok := ru.tsIndexedMember(ctx, r, line, u, d); ok {
@@ -99,7 +99,7 @@ func (ru *tsRules) tsRelatedDecl(ctx context.Context, r *ref.Line, line string, 
 		}
 		return ref.Related, "", nil
 	}
-	for _, o := range ru.rr.defs {
+	for _, o := range ru.rr.Defs() {
 		if !o.Member || o.Sym.FileID != r.FileID || o.Sym.Start != r.Line {
 			continue
 		}
@@ -121,7 +121,7 @@ func (ru *tsRules) tsRelatedDecl(ctx context.Context, r *ref.Line, line string, 
 			return ref.Related, "", nil
 		}
 		for t := range mine {
-			if theirs[t] && ru.rr.parents[t] {
+			if theirs[t] && ru.rr.IsParent(t) {
 				return ref.Related, "", nil // both inherit the member from t
 			}
 		}
@@ -143,10 +143,10 @@ func (ru *tsRules) tsRelatedDecl(ctx context.Context, r *ref.Line, line string, 
 func (ru *tsRules) tsMergedDecl(ctx context.Context, r *ref.Line, line string, d *ref.Def) (bool, error) {
 	switch d.Sym.Kind {
 	case extract.KindFunction:
-		if r.FileID != d.Sym.FileID || r.EnclName != "" || d.Scope() != "" || !tsFunctionDecl(line, ru.rr.name, true) {
+		if r.FileID != d.Sym.FileID || r.EnclName != "" || d.Scope() != "" || !tsFunctionDecl(line, ru.rr.Name(), true) {
 			return false, nil
 		}
-		for _, o := range ru.rr.defs {
+		for _, o := range ru.rr.Defs() {
 			if o.Sym.FileID == r.FileID && o.Sym.Start == r.Line {
 				return false, nil
 			}
@@ -156,7 +156,7 @@ func (ru *tsRules) tsMergedDecl(ctx context.Context, r *ref.Line, line string, d
 	default:
 		return false, nil
 	}
-	for _, o := range ru.rr.defs {
+	for _, o := range ru.rr.Defs() {
 		if o.Member || o.Sym.FileID != r.FileID || o.Sym.Start != r.Line || o.Sym.Kind != d.Sym.Kind || o.Sym.Qualname != d.Sym.Qualname {
 			continue
 		}
@@ -164,7 +164,7 @@ func (ru *tsRules) tsMergedDecl(ctx context.Context, r *ref.Line, line string, d
 			return true, nil
 		}
 		for _, p := range []string{d.Sym.Path, o.Sym.Path} {
-			if g, err := ru.rr.scope.seenEverywhere(ctx, p); err != nil || !g {
+			if g, err := ru.rr.SeenEverywhere(ctx, p); err != nil || !g {
 				return false, err
 			}
 		}
@@ -263,7 +263,7 @@ func literalValue(s string) string {
 // after "name:") differs from the single literal type member d declares
 // ("type: 'data';"): a value of one of a union's other members.
 func (ru *tsRules) tsDiscriminant(ctx context.Context, line string, u lex.Use, d *ref.Def) bool {
-	use := literalValue(strings.TrimPrefix(strings.TrimLeft(line[u.At+len(ru.rr.name):], " \t"), ":"))
+	use := literalValue(strings.TrimPrefix(strings.TrimLeft(line[u.At+len(ru.rr.Name()):], " \t"), ":"))
 	if use == "" {
 		return false
 	}
@@ -274,7 +274,7 @@ func (ru *tsRules) tsDiscriminant(ctx context.Context, line string, u lex.Use, d
 // tsStatedType returns the type member d's declaration states after
 // "name:" (without a trailing ';' or comment), "" when none.
 func (ru *tsRules) tsStatedType(ctx context.Context, d *ref.Def) string {
-	decl, err := ru.rr.lineOf(ctx, d.Sym.FileID, d.Sym.Start)
+	decl, err := ru.rr.LineOf(ctx, d.Sym.FileID, d.Sym.Start)
 	if err != nil {
 		return ""
 	}
@@ -376,7 +376,7 @@ func propertySignature(rest string) bool {
 // ok is false when it does not decide.
 func (ru *tsRules) tsQualifiedMember(ctx context.Context, r *ref.Line, u lex.Use, d *ref.Def) (v ref.Verdict, why string, ok bool, err error) {
 	root := u.Chain[0]
-	if line := ru.tsLine(ctx, r); calledAt(line, u.At+len(ru.rr.name)) && ru.tsNotCallable(ctx, d) {
+	if line := ru.tsLine(ctx, r); calledAt(line, u.At+len(ru.rr.Name())) && ru.tsNotCallable(ctx, d) {
 		return ref.Contra, ref.WhyMember, true, nil // a call, and the property is not a function
 	}
 	global, err := ru.decl.tsGlobalRoot(ctx, r, root)
@@ -387,7 +387,7 @@ func (ru *tsRules) tsQualifiedMember(ctx context.Context, r *ref.Line, u lex.Use
 		if len(u.Chain) == 1 && d.Parent == root+"Constructor" {
 			// Symbol.name: a member the repository adds to the global's
 			// constructor type (declare global { interface SymbolConstructor }).
-			g, err := ru.rr.scope.seenEverywhere(ctx, d.Sym.Path)
+			g, err := ru.rr.SeenEverywhere(ctx, d.Sym.Path)
 			if err != nil || g {
 				return ref.Resolved, "", true, err
 			}
@@ -397,7 +397,7 @@ func (ru *tsRules) tsQualifiedMember(ctx context.Context, r *ref.Line, u lex.Use
 	t, in := "", r.FileID
 	switch {
 	case len(u.Chain) == 2 && root == "this":
-		types := ru.rr.enclosingTypes(r)
+		types := ru.rr.EnclosingTypes(r)
 		if len(types) == 0 {
 			return ref.Open, "", false, nil
 		}
@@ -537,15 +537,15 @@ func (ru *tsRules) tsTypeVerdict(ctx context.Context, id int64, typ string, d *r
 	}
 	anc[dname] = true
 	for t := range anc {
-		if mine[t] && ru.rr.parents[t] {
+		if mine[t] && ru.rr.IsParent(t) {
 			return ref.Related, ""
 		}
 	}
-	if ru.rr.parents[dname] || ru.tsOwnsMember(ctx, did, dname, d.Sym.Name) {
+	if ru.rr.IsParent(dname) || ru.tsOwnsMember(ctx, did, dname, d.Sym.Name) {
 		return ref.Contra, ref.WhyQual // the type declares a member of the name itself
 	}
 	for t := range anc {
-		if ru.rr.parents[t] {
+		if ru.rr.IsParent(t) {
 			return ref.Contra, ref.WhyQual
 		}
 	}
@@ -567,7 +567,7 @@ func (ru *tsRules) tsTypeVerdict(ctx context.Context, id int64, typ string, d *r
 // variable without a type is a type of its own. ok is false when the
 // text does not decide.
 func (ru *tsRules) tsLiteralKey(ctx context.Context, r *ref.Line, u lex.Use, d *ref.Def) (ref.Verdict, string, bool, error) {
-	text, err := ru.rr.text(ctx, r.FileID)
+	text, err := ru.rr.Text(ctx, r.FileID)
 	if err != nil {
 		return ref.Open, "", false, err
 	}
@@ -693,7 +693,7 @@ func (ru *tsRules) tsObjectKey(ctx context.Context, r *ref.Line, u lex.Use) bool
 	if !key && !u.Shorthand {
 		return false
 	}
-	text, err := ru.rr.text(ctx, r.FileID)
+	text, err := ru.rr.Text(ctx, r.FileID)
 	if err != nil {
 		return false
 	}
@@ -840,7 +840,7 @@ func (ru *tsRules) tsNotCallable(ctx context.Context, d *ref.Def) bool {
 }
 
 func (ru *tsRules) tsLine(ctx context.Context, r *ref.Line) string {
-	l, _ := ru.rr.lineOf(ctx, r.FileID, r.Line)
+	l, _ := ru.rr.LineOf(ctx, r.FileID, r.Line)
 	return l
 }
 
@@ -941,7 +941,7 @@ func (ru *tsRules) tsOtherLiteral(ctx context.Context, line string, u lex.Use, d
 	if !u.Key {
 		return false
 	}
-	rest := strings.TrimLeft(line[min(u.At+len(ru.rr.name), len(line)):], " \t")
+	rest := strings.TrimLeft(line[min(u.At+len(ru.rr.Name()), len(line)):], " \t")
 	lit := literalValue(strings.TrimPrefix(rest, ":"))
 	if lit == "" {
 		return false
@@ -1093,7 +1093,7 @@ func openingParen(s string, close int) int {
 // f()).name", a chain written over several lines) by the type its steps
 // state (tsCallChainType). ok is false when a step states nothing.
 func (ru *tsRules) tsCallMember(ctx context.Context, r *ref.Line, line string, u lex.Use, d *ref.Def) (ref.Verdict, string, bool) {
-	text, err := ru.rr.text(ctx, r.FileID)
+	text, err := ru.rr.Text(ctx, r.FileID)
 	if err != nil || r.Line > len(text) {
 		return ref.Open, "", false
 	}

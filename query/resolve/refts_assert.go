@@ -17,7 +17,7 @@ import (
 // until narrowed, so what the assertion states is what its members are
 // read from. "" when no such call is found.
 func (ct *tsCallTyper) tsAssertedType(ctx context.Context, r *ref.Line, v string) (string, int64) {
-	text, err := ct.rr.text(ctx, r.FileID)
+	text, err := ct.rr.Text(ctx, r.FileID)
 	if err != nil || r.EnclStart < 1 || r.Line > len(text) {
 		return "", 0
 	}
@@ -47,7 +47,7 @@ func (ct *tsCallTyper) tsAssertion(ctx context.Context, id int64, fn string) (st
 		return "", 0
 	}
 	decls := ct.decl.tsDecls(ctx, did)[dname]
-	text, err := ct.rr.text(ctx, did)
+	text, err := ct.rr.Text(ctx, did)
 	if err != nil || len(decls) == 0 {
 		return "", 0
 	}

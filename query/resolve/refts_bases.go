@@ -66,7 +66,7 @@ func tsOmits(ctx context.Context, dr *tsDeclReader, id int64, typ, m string) boo
 	key := ref.Key{File: id, Line: n, Name: typ}
 	keys, ok := dr.omits[key]
 	if !ok {
-		text, err := dr.rr.text(ctx, id)
+		text, err := dr.rr.Text(ctx, id)
 		if err != nil {
 			return false
 		}

@@ -83,7 +83,7 @@ func (ct *tsCallTyper) tsMethodSigs(ctx context.Context, id int64, typ, m string
 		}
 		seen[dname] = true
 		decls := ct.decl.tsDecls(ctx, did)[dname]
-		text, err := ct.rr.text(ctx, did)
+		text, err := ct.rr.Text(ctx, did)
 		if err != nil || len(decls) == 0 || decls[0].kind != "class" && decls[0].kind != "interface" {
 			continue
 		}
@@ -256,7 +256,7 @@ func (ct *tsCallTyper) tsCallChainType(ctx context.Context, r *ref.Line, e strin
 		}
 		steps = steps[1:]
 	case first.name == "this":
-		types := ct.rr.enclosingTypes(r)
+		types := ct.rr.EnclosingTypes(r)
 		if len(types) == 0 {
 			return "", 0, false
 		}

@@ -45,7 +45,7 @@ func tsStatedMemberDecl(ctx context.Context, dr *tsDeclReader, r *ref.Line, u le
 	if !d.Member {
 		return false
 	}
-	text, err := dr.rr.text(ctx, r.FileID)
+	text, err := dr.rr.Text(ctx, r.FileID)
 	if err != nil {
 		return false
 	}

@@ -46,7 +46,7 @@ func (dr *tsDeclReader) tsDecls(ctx context.Context, id int64) map[string][]tsDe
 		return d
 	}
 	out := map[string][]tsDecl{}
-	text, _ := dr.rr.text(ctx, id)
+	text, _ := dr.rr.Text(ctx, id)
 	for n, l := range text {
 		if mm := tsTypeDecl.FindStringSubmatch(l); mm != nil && !tsListedType(l, mm) {
 			out[mm[2]] = append(out[mm[2]], tsDecl{n, strings.TrimSuffix(mm[1], "*")})
@@ -117,8 +117,8 @@ func (dr *tsDeclReader) tsDeclFrom(ctx context.Context, id int64, name string, d
 	if dr.tsDeclares(ctx, id, name) {
 		return id, name, true
 	}
-	fi, err := dr.rr.importsOf(ctx, id)
-	f := dr.rr.files[id]
+	fi, err := dr.rr.ImportsOf(ctx, id)
+	f := dr.rr.File(id)
 	if err != nil || f == nil || depth > 6 {
 		return 0, "", false
 	}
@@ -139,8 +139,8 @@ func (dr *tsDeclReader) tsDeclFrom(ctx context.Context, id int64, name string, d
 		var did int64
 		var dn string
 		found, twice := false, false
-		for _, p := range dr.rr.scope.specifierFiles(f.Path, f.Language, in.Module) {
-			if g := dr.rr.byPath[p]; g != nil {
+		for _, p := range dr.rr.SpecifierFiles(f.Path, f.Language, in.Module) {
+			if g := dr.rr.FileAt(p); g != nil {
 				if gid, gn, ok := dr.tsDeclFrom(ctx, g.ID, in.Name, depth+1, true); ok {
 					twice = twice || found && (gid != did || gn != dn)
 					did, dn, found = gid, gn, true
@@ -158,8 +158,8 @@ func (dr *tsDeclReader) tsDeclFrom(ctx context.Context, id int64, name string, d
 // outside the repository (a package's): a package specifier naming the
 // repository's own files, as the scope rules read it, is not.
 func (dr *tsDeclReader) tsForeign(ctx context.Context, id int64, name string) bool {
-	fi, err := dr.rr.importsOf(ctx, id)
-	f := dr.rr.files[id]
+	fi, err := dr.rr.ImportsOf(ctx, id)
+	f := dr.rr.File(id)
 	if err != nil || f == nil {
 		return false
 	}
@@ -171,7 +171,7 @@ func (dr *tsDeclReader) tsForeign(ctx context.Context, id int64, name string) bo
 		}
 		in = imports.Name{Module: mod}
 	}
-	return !strings.HasPrefix(in.Module, ".") && len(dr.rr.scope.specifierFiles(f.Path, f.Language, in.Module)) == 0
+	return !strings.HasPrefix(in.Module, ".") && len(dr.rr.SpecifierFiles(f.Path, f.Language, in.Module)) == 0
 }
 
 // tsDeclares reports whether file id declares a class, interface, alias
@@ -192,7 +192,7 @@ func tsOwnType(ctx context.Context, dr *tsDeclReader, id int64, name string, oth
 		return false
 	}
 	if did == id {
-		fi, err := dr.rr.importsOf(ctx, id)
+		fi, err := dr.rr.ImportsOf(ctx, id)
 		if err != nil {
 			return false
 		}
@@ -245,7 +245,7 @@ func (dr *tsDeclReader) tsBases(ctx context.Context, id int64, typ string, at in
 	if f, ok := dr.bases[key]; ok {
 		return f.names, f.found
 	}
-	text, err := dr.rr.text(ctx, id)
+	text, err := dr.rr.Text(ctx, id)
 	if err != nil {
 		return nil, false
 	}
@@ -431,7 +431,7 @@ func (dr *tsDeclReader) tsBinds(ctx context.Context, id int64, name string) bool
 	if b, ok := dr.binds[key]; ok {
 		return b
 	}
-	text, _ := dr.rr.text(ctx, id)
+	text, _ := dr.rr.Text(ctx, id)
 	bound := false
 	for _, l := range text {
 		for _, at := range lex.UseOffsets(l, name) {
@@ -462,7 +462,7 @@ func (dr *tsDeclReader) tsFieldType(ctx context.Context, id int64, cls, f string
 }
 
 func (dr *tsDeclReader) readTSFieldType(ctx context.Context, id int64, cls, f string) string {
-	text, err := dr.rr.text(ctx, id)
+	text, err := dr.rr.Text(ctx, id)
 	if err != nil {
 		return ""
 	}
@@ -622,7 +622,7 @@ func (dr *tsDeclReader) tsParams(ctx context.Context, id int64, fn string, ctor 
 }
 
 func (dr *tsDeclReader) readTSParams(ctx context.Context, id int64, fn string, ctor bool) []string {
-	text, err := dr.rr.text(ctx, id)
+	text, err := dr.rr.Text(ctx, id)
 	if err != nil {
 		return nil
 	}
@@ -740,7 +740,7 @@ func tsLiteralMember(lit, m string) string {
 // "m?: T"), "{" for a type literal opened on the line.
 func (dr *tsDeclReader) tsPropertyType(ctx context.Context, id int64, typ, m string) string {
 	decls := dr.tsDecls(ctx, id)[typ]
-	text, err := dr.rr.text(ctx, id)
+	text, err := dr.rr.Text(ctx, id)
 	if len(decls) == 0 || err != nil {
 		return ""
 	}
@@ -780,7 +780,7 @@ func (dr *tsDeclReader) tsGlobalRoot(ctx context.Context, r *ref.Line, root stri
 	if !tsGlobals[root] {
 		return false, nil
 	}
-	fi, err := dr.rr.importsOf(ctx, r.FileID)
+	fi, err := dr.rr.ImportsOf(ctx, r.FileID)
 	if err != nil {
 		return false, err
 	}
@@ -805,7 +805,7 @@ func (dr *tsDeclReader) tsOutside(ctx context.Context, id int64, name string) bo
 // file, and no definition of the repository has the name. Its members are
 // the runtime's, never the repository's.
 func (dr *tsDeclReader) tsRuntimeType(ctx context.Context, id int64, name string) bool {
-	if name == "" || !unicode.IsUpper(rune(name[0])) || strings.Contains(name, ".") || dr.rr.named == nil {
+	if name == "" || !unicode.IsUpper(rune(name[0])) || strings.Contains(name, ".") {
 		return false
 	}
 	key := ref.Key{File: id, Line: 0, Name: name}
@@ -827,7 +827,7 @@ func (dr *tsDeclReader) readTSRuntimeType(ctx context.Context, id int64, name st
 			return false // a package's names, unread
 		}
 	}
-	text, err := dr.rr.text(ctx, id)
+	text, err := dr.rr.Text(ctx, id)
 	if err != nil {
 		return false
 	}
@@ -843,7 +843,7 @@ func (dr *tsDeclReader) readTSRuntimeType(ctx context.Context, id int64, name st
 			return false
 		}
 	}
-	defs, err := dr.rr.named(ctx, name)
+	defs, err := dr.rr.Named(ctx, name)
 	if err != nil {
 		return false
 	}
@@ -866,7 +866,7 @@ func (dr *tsDeclReader) tsOutsideValue(ctx context.Context, r *ref.Line, name st
 	if g, err := dr.tsGlobalRoot(ctx, r, name); err == nil && g {
 		return true
 	}
-	if _, here := dr.tsNamedHere(ctx, r.FileID, name); here || dr.rr.named == nil || dr.tsBinds(ctx, r.FileID, name) {
+	if _, here := dr.tsNamedHere(ctx, r.FileID, name); here || dr.tsBinds(ctx, r.FileID, name) {
 		return false
 	}
 	key := ref.Key{File: r.FileID, Line: -1, Name: name}
@@ -875,7 +875,7 @@ func (dr *tsDeclReader) tsOutsideValue(ctx context.Context, r *ref.Line, name st
 	}
 	v := !dr.tsMayBind(ctx, r.FileID, name)
 	if v {
-		defs, err := dr.rr.named(ctx, name)
+		defs, err := dr.rr.Named(ctx, name)
 		v = err == nil && len(defs) == 0
 	}
 	dr.runtime[key] = v
@@ -887,7 +887,7 @@ func (dr *tsDeclReader) tsOutsideValue(ctx context.Context, r *ref.Line, name st
 // nothing, before ':', '=', ',' or a closing bracket), such as a parameter
 // on a line of its own, or a destructured name.
 func (dr *tsDeclReader) tsMayBind(ctx context.Context, id int64, name string) bool {
-	text, err := dr.rr.text(ctx, id)
+	text, err := dr.rr.Text(ctx, id)
 	if err != nil {
 		return true
 	}
@@ -919,7 +919,7 @@ func (dr *tsDeclReader) tsIntersection(ctx context.Context, id int64, typ string
 // the trailing ';' dropped.
 func (dr *tsDeclReader) tsDeclRHS(ctx context.Context, id int64, name, kind string) (string, bool) {
 	decls := dr.tsDecls(ctx, id)[name]
-	text, err := dr.rr.text(ctx, id)
+	text, err := dr.rr.Text(ctx, id)
 	if err != nil || len(decls) == 0 || decls[0].kind != kind {
 		return "", false
 	}
@@ -956,7 +956,7 @@ func (dr *tsDeclReader) tsSymbolAt(ctx context.Context, id int64, qual, name str
 		return d
 	}
 	var found *ref.Def
-	if defs, err := dr.rr.named(ctx, name); err == nil {
+	if defs, err := dr.rr.Named(ctx, name); err == nil {
 		for i := range defs {
 			if defs[i].Sym.FileID == id && defs[i].Sym.Qualname == qual {
 				found = &defs[i]
@@ -978,7 +978,7 @@ func (dr *tsDeclReader) tsConstraint(ctx context.Context, id int64, name string)
 		return u
 	}
 	u := ""
-	text, err := dr.rr.text(ctx, id)
+	text, err := dr.rr.Text(ctx, id)
 	if err == nil && !dr.tsDeclares(ctx, id, name) {
 		decl := regexp.MustCompile(`[<,]\s*` + regexp.QuoteMeta(name) + `\s*(extends\s+([\p{L}_$][\p{L}\p{N}_$.]*(?:<[^<>]*>)?(?:\[\])*)\s*)?[,>=]`)
 		seen := false
@@ -1008,7 +1008,7 @@ func (dr *tsDeclReader) tsConstraint(ctx context.Context, id int64, name string)
 // tsNamedHere reports whether file id declares, imports or re-exports
 // name (true as well when its imports cannot be read), with its imports.
 func (dr *tsDeclReader) tsNamedHere(ctx context.Context, id int64, name string) (*imports.Bindings, bool) {
-	fi, err := dr.rr.importsOf(ctx, id)
+	fi, err := dr.rr.ImportsOf(ctx, id)
 	if err != nil {
 		return nil, true
 	}
@@ -1039,7 +1039,7 @@ func (dr *tsDeclReader) tsOwnCallSignature(ctx context.Context, id int64, typ st
 // lines joined), and the offset of the list's ')'.
 func tsCallSignatureText(ctx context.Context, dr *tsDeclReader, id int64, typ string) (string, int, bool) {
 	decls := dr.tsDecls(ctx, id)[typ]
-	text, err := dr.rr.text(ctx, id)
+	text, err := dr.rr.Text(ctx, id)
 	if err != nil || len(decls) == 0 || decls[0].kind != "interface" && decls[0].kind != "type" {
 		return "", 0, false
 	}

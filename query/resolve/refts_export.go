@@ -30,7 +30,7 @@ func tsUnexported(ctx context.Context, dr *tsDeclReader, d *ref.Def) (bool, erro
 	if v, ok := dr.exported[key]; ok {
 		return !v, nil
 	}
-	text, err := dr.rr.text(ctx, d.Sym.FileID)
+	text, err := dr.rr.Text(ctx, d.Sym.FileID)
 	if err != nil {
 		return false, err
 	}
@@ -81,4 +81,9 @@ func tsExportStatement(t string) bool {
 		return true
 	}
 	return rest == "" || strings.HasPrefix(rest, "{") || strings.HasPrefix(rest, "=") || strings.HasPrefix(rest, "default")
+}
+
+// tsCommonJS reports whether line l assigns to CommonJS's exports.
+func tsCommonJS(l string) bool {
+	return strings.HasPrefix(strings.TrimLeft(l, " \t"), "exports.") || strings.Contains(l, "module.exports")
 }

@@ -49,7 +49,7 @@ func tsParamNames(s string) []string {
 // states ("type R<T> =", "class C<T extends X> {", "interface I<T>").
 func (dr *tsDeclReader) tsDeclParams(ctx context.Context, id int64, name string) []string {
 	decls := dr.tsDecls(ctx, id)[name]
-	text, err := dr.rr.text(ctx, id)
+	text, err := dr.rr.Text(ctx, id)
 	if err != nil || len(decls) == 0 {
 		return nil
 	}
@@ -248,7 +248,7 @@ func (te *tsTypeEval) tsGivenReturn(ctx context.Context, r *ref.Line, fn, t stri
 // tsSignature returns the signature of function dname declared in file
 // did, as signatureText reads it from the first declaration.
 func tsSignature(ctx context.Context, dr *tsDeclReader, did int64, dname string) (string, bool) {
-	text, err := dr.rr.text(ctx, did)
+	text, err := dr.rr.Text(ctx, did)
 	decls := dr.tsDecls(ctx, did)[dname]
 	if err != nil || len(decls) == 0 {
 		return "", false
@@ -292,7 +292,7 @@ var tsTopCall = regexp.MustCompile(`^(?:export\s+)?(?:const|let|var)\s+([\p{L}_$
 // result the source states ("const t = init.create();"), and the file
 // the type is written in.
 func (te *tsTypeEval) tsTopCallType(ctx context.Context, id int64, ln int, name string) (string, int64) {
-	text, err := te.rr.text(ctx, id)
+	text, err := te.rr.Text(ctx, id)
 	if err != nil || ln >= len(text) {
 		return "", 0
 	}
@@ -301,7 +301,7 @@ func (te *tsTypeEval) tsTopCallType(ctx context.Context, id int64, ln int, name 
 		return "", 0
 	}
 	r := &ref.Line{FileID: id, Line: ln + 1}
-	if f := te.rr.files[id]; f != nil {
+	if f := te.rr.File(id); f != nil {
 		r.Path = f.Path
 	}
 	return te.tsExprType(ctx, r, strings.TrimSuffix(strings.TrimSpace(mm[2]), ";"))
@@ -332,7 +332,7 @@ func (te *tsTypeEval) tsWithArgs(ctx context.Context, r *ref.Line, v, t string) 
 	if strings.ContainsAny(t, "<.") || r.EnclStart < 1 {
 		return t
 	}
-	text, err := te.rr.text(ctx, r.FileID)
+	text, err := te.rr.Text(ctx, r.FileID)
 	if err != nil || r.EnclStart > len(text) || r.Line > len(text) {
 		return t
 	}
@@ -391,7 +391,7 @@ func (ru *tsRules) tsImplementedBy(ctx context.Context, m, t *ref.Def) bool {
 		return false
 	}
 	decls := ru.decl.tsDecls(ctx, m.Sym.FileID)[m.Parent]
-	text, err := ru.rr.text(ctx, m.Sym.FileID)
+	text, err := ru.rr.Text(ctx, m.Sym.FileID)
 	if err != nil || len(decls) == 0 || decls[0].line >= len(text) {
 		return false
 	}

@@ -12,20 +12,20 @@ import (
 // name an import or export statement binds there ("import { on } from
 // 'node:events'", "export { on } from './m'"): a module's export, never
 // a member of a type, whatever module it comes from.
-func (rr *refResolver) tsImportListName(ctx context.Context, r *ref.Line, u lex.Use) bool {
+func tsImportListName(ctx context.Context, rr tsHost, r *ref.Line, u lex.Use) bool {
 	if len(u.Chain) > 0 || u.Expr || !slices.Contains(r.Kinds, "import") {
 		return false
 	}
-	fi, err := rr.importsOf(ctx, r.FileID)
+	fi, err := rr.ImportsOf(ctx, r.FileID)
 	if err != nil {
 		return false
 	}
-	if _, ok := fi.Names[rr.name]; ok {
+	if _, ok := fi.Names[rr.Name()]; ok {
 		return true
 	}
-	if _, ok := fi.Reexports[rr.name]; ok {
+	if _, ok := fi.Reexports[rr.Name()]; ok {
 		return true
 	}
-	_, ok := fi.Defaults[rr.name]
+	_, ok := fi.Defaults[rr.Name()]
 	return ok
 }

@@ -245,7 +245,7 @@ func (it tsIndexTyper) tsTypeNamed(ctx context.Context, r *ref.Line, before, t s
 // p is a U. "" when no such test encloses the use, or U is a type
 // literal (its members are its own).
 func (it tsIndexTyper) tsNarrowedParam(ctx context.Context, r *ref.Line, before, p string) string {
-	text, err := it.ru.rr.text(ctx, r.FileID)
+	text, err := it.ru.rr.Text(ctx, r.FileID)
 	if err != nil || r.Line < 1 || r.Line > len(text) {
 		return ""
 	}
@@ -355,7 +355,7 @@ func (it tsIndexTyper) tsIndexedAlias(ctx context.Context, id int64, name string
 	if !ok || s.value != "" || s.args != "" {
 		return "", 0, false
 	}
-	text, err := it.ru.rr.text(ctx, id)
+	text, err := it.ru.rr.Text(ctx, id)
 	if err != nil {
 		return "", 0, false
 	}

@@ -207,7 +207,7 @@ func (lt *tsLiteralTyper) tsAssignedType(ctx context.Context, r *ref.Line, lhs s
 // above r in its enclosing function states ("let v: null | T;"), "" when
 // none does.
 func (lt *tsLiteralTyper) tsLocalAnnotation(ctx context.Context, r *ref.Line, v string) string {
-	text, err := lt.rr.text(ctx, r.FileID)
+	text, err := lt.rr.Text(ctx, r.FileID)
 	if err != nil {
 		return ""
 	}
@@ -299,7 +299,7 @@ func (ru *tsRules) tsIndexedMember(ctx context.Context, r *ref.Line, line string
 // ("interface I<T extends U>", "create<T extends U>(", a list over
 // several lines), "" when none declares p, or it states no constraint.
 func (ru *tsRules) tsEnclosingConstraint(ctx context.Context, r *ref.Line, p string) string {
-	text, err := ru.rr.text(ctx, r.FileID)
+	text, err := ru.rr.Text(ctx, r.FileID)
 	if err != nil {
 		return ""
 	}
@@ -456,8 +456,8 @@ func (lt *tsLiteralTyper) tsSuperArgType(ctx context.Context, r *ref.Line, prefi
 	if open < 0 || lex.LastWord(strings.TrimRight(prefix[:open], " \t")) != "super" {
 		return "", 0
 	}
-	types := lt.rr.enclosingTypes(r)
-	text, err := lt.rr.text(ctx, r.FileID)
+	types := lt.rr.EnclosingTypes(r)
+	text, err := lt.rr.Text(ctx, r.FileID)
 	if len(types) == 0 || err != nil {
 		return "", 0
 	}

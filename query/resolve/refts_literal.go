@@ -256,7 +256,7 @@ func (lt *tsLiteralTyper) tsCallParams(ctx context.Context, r *ref.Line, prefix 
 // source states ("const h: Handler = { parse(opts) {…} }"): the
 // parameter of the member's stated function type.
 func (lt *tsLiteralTyper) tsLiteralMethodParam(ctx context.Context, r *ref.Line, start int, fn, v string) (string, int64) {
-	text, err := lt.rr.text(ctx, r.FileID)
+	text, err := lt.rr.Text(ctx, r.FileID)
 	if err != nil || start < 1 || start > len(text) {
 		return "", 0
 	}
@@ -410,7 +410,7 @@ func (lt *tsLiteralTyper) tsCalleeParams(ctx context.Context, id int64, name str
 		return ps
 	}
 	decls := lt.decl.tsDecls(ctx, id)[name]
-	text, err := lt.rr.text(ctx, id)
+	text, err := lt.rr.Text(ctx, id)
 	if err != nil || len(decls) == 0 || decls[0].kind != "const" && decls[0].kind != "let" && decls[0].kind != "var" {
 		return nil
 	}
@@ -451,7 +451,7 @@ var blockWords = map[string]bool{"try": true, "else": true, "finally": true, "do
 // start as a method or a function-valued key of a literal of stated type,
 // returns as the literal's member states it (awaited for an async one).
 func (lt *tsLiteralTyper) tsLiteralMethodReturn(ctx context.Context, r *ref.Line, start int, fn string) (string, int64, bool) {
-	text, err := lt.rr.text(ctx, r.FileID)
+	text, err := lt.rr.Text(ctx, r.FileID)
 	if err != nil || start < 1 || start > len(text) {
 		return "", 0, false
 	}

@@ -70,7 +70,7 @@ func tsModuleSpecifier(line string, at int) bool {
 // around it: a parameter or variable of an enclosing function, an
 // element of a list wrapped over lines.
 type tsLocals struct {
-	rr *refResolver
+	rr tsHost
 	// bound: per function (file, qualname), the lines declaring the
 	// name as its parameter or its variable.
 	bound map[ref.Key][]int
@@ -81,7 +81,7 @@ type tsLocals struct {
 // or a variable of its enclosing TypeScript function, for the functions
 // nested in that one (outer).
 func (tl *tsLocals) note(r *ref.Line, line string, uses []lex.Use, param bool) {
-	if f := tl.rr.files[r.FileID]; f == nil || !isTSLang(f.Language) || r.Symbol == "" {
+	if f := tl.rr.File(r.FileID); f == nil || !isTSLang(f.Language) || r.Symbol == "" {
 		return
 	}
 	bound := param
@@ -116,7 +116,7 @@ func (tl *tsLocals) outer(ctx context.Context, r *ref.Line, d *ref.Def) bool {
 		if d.Sym.FileID == r.FileID && strings.HasPrefix(d.Sym.Qualname, q+".") {
 			return false
 		}
-		text, err := tl.rr.text(ctx, r.FileID)
+		text, err := tl.rr.Text(ctx, r.FileID)
 		if err != nil {
 			return false
 		}
@@ -126,7 +126,7 @@ func (tl *tsLocals) outer(ctx context.Context, r *ref.Line, d *ref.Def) bool {
 			}
 			l := text[n-1]
 			local := false
-			for _, u := range lex.FindUses(l, tl.rr.name) {
+			for _, u := range lex.FindUses(l, tl.rr.Name()) {
 				local = local || tsBindsLocal(l, u)
 			}
 			if local && strings.HasPrefix(strings.TrimSpace(l), "for") {
@@ -153,7 +153,7 @@ func (tl *tsLocals) wrapped(ctx context.Context, r *ref.Line, u lex.Use) bool {
 
 // readWrapped is wrapped, read from the lines above r.
 func (tl *tsLocals) readWrapped(ctx context.Context, r *ref.Line, u lex.Use) bool {
-	text, err := tl.rr.text(ctx, r.FileID)
+	text, err := tl.rr.Text(ctx, r.FileID)
 	if err != nil || r.Line > len(text) || innermostBracket(text[r.Line-1], u.At) != 0 {
 		return false
 	}

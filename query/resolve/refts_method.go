@@ -28,7 +28,7 @@ var tsBlockWords = map[string]bool{"if": true, "for": true, "while": true, "swit
 // binds v, 80 lines up at most) passed to a callee that is not the
 // repository's.
 func (lt *tsLiteralTyper) tsOutsideMethodParam(ctx context.Context, r *ref.Line, v string) bool {
-	text, err := lt.rr.text(ctx, r.FileID)
+	text, err := lt.rr.Text(ctx, r.FileID)
 	if err != nil || r.Line > len(text) {
 		return false
 	}

@@ -30,7 +30,7 @@ func tsOutsideBound(ctx context.Context, te *tsTypeEval, r *ref.Line, v string) 
 }
 
 func readTSOutsideBound(ctx context.Context, te *tsTypeEval, r *ref.Line, v string) bool {
-	text, err := te.rr.text(ctx, r.FileID)
+	text, err := te.rr.Text(ctx, r.FileID)
 	if err != nil || r.EnclStart < 1 || r.Line > len(text) {
 		return false
 	}

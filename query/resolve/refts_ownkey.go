@@ -25,7 +25,7 @@ func (lt *tsLiteralTyper) tsReturnedKeyType(ctx context.Context, r *ref.Line, ro
 	}
 	lt.eval.depth++
 	defer func() { lt.eval.depth-- }()
-	text, err := lt.rr.text(ctx, r.FileID)
+	text, err := lt.rr.Text(ctx, r.FileID)
 	if err != nil || r.EnclStart < 1 || r.Line > len(text) {
 		return "", 0
 	}
@@ -54,9 +54,9 @@ func (lt *tsLiteralTyper) tsReturnedKeyType(ctx context.Context, r *ref.Line, ro
 	if !ok {
 		return "", 0
 	}
-	ftext, err := lt.rr.text(ctx, did)
+	ftext, err := lt.rr.Text(ctx, did)
 	decls := lt.decl.tsDecls(ctx, did)[name]
-	f := lt.rr.files[did]
+	f := lt.rr.File(did)
 	if err != nil || len(decls) == 0 || f == nil {
 		return "", 0
 	}

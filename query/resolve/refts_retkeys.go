@@ -31,7 +31,7 @@ func (lt *tsLiteralTyper) tsReturnedKeyVerdict(ctx context.Context, r *ref.Line,
 	if !found {
 		return ref.Open, "", false
 	}
-	text, err := lt.rr.text(ctx, did)
+	text, err := lt.rr.Text(ctx, did)
 	if err != nil {
 		return ref.Open, "", false
 	}
@@ -51,7 +51,7 @@ func (lt *tsLiteralTyper) tsReturnedKeyVerdict(ctx context.Context, r *ref.Line,
 		if t, _ := castAfter(text, k, col); t != "" {
 			return false // "return { … } as T": T's members
 		}
-		end, keyed := tsLiteralOwnsKey(text, k, col, lt.rr.name)
+		end, keyed := tsLiteralOwnsKey(text, k, col, lt.rr.Name())
 		if !keyed {
 			return false
 		}

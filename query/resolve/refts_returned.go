@@ -31,7 +31,7 @@ func (lt *tsLiteralTyper) tsReturnedKeyParams(ctx context.Context, r *ref.Line, 
 	if !ok {
 		return nil, 0
 	}
-	text, err := lt.rr.text(ctx, did)
+	text, err := lt.rr.Text(ctx, did)
 	if err != nil {
 		return nil, 0
 	}
@@ -53,7 +53,7 @@ func (lt *tsLiteralTyper) tsReturnedKeyParams(ctx context.Context, r *ref.Line, 
 // binding is "const v = f(…)" (or "await f(…)") in a block still open
 // at r; "" for any other binding.
 func (lt *tsLiteralTyper) tsBoundCallee(ctx context.Context, r *ref.Line, v string) string {
-	text, err := lt.rr.text(ctx, r.FileID)
+	text, err := lt.rr.Text(ctx, r.FileID)
 	if err != nil || r.Line > len(text) {
 		return ""
 	}

@@ -4,7 +4,7 @@ import "github.com/viberag/viberag/query/resolve/ref"
 
 // The TypeScript rules are six types, each reaching the resolver's core
 // (the files' text, imports, scopes and definitions) through its field
-// rr, and each keeping what it reads once per lookup (every line of a
+// rr, a tsHost (refts_host.go), and each keeping what it reads once per lookup (every line of a
 // common name asks the same questions):
 //
 //   - tsDeclReader reads what a file declares: its declarations, a type's
@@ -25,7 +25,7 @@ import "github.com/viberag/viberag/query/resolve/ref"
 
 // tsDeclReader reads TypeScript declarations (refts_decl.go).
 type tsDeclReader struct {
-	rr      *refResolver
+	rr      tsHost
 	decls   map[int64]map[string][]tsDecl // per file, its declarations by name
 	bases   map[ref.Key]tsFound           // a declaration's bases
 	omits   map[ref.Key][]string          // the keys a declaration's bases leave out through Omit
@@ -42,7 +42,7 @@ type tsDeclReader struct {
 
 // tsTypeEval types TypeScript values (refts_types.go).
 type tsTypeEval struct {
-	rr      *refResolver
+	rr      tsHost
 	decl    *tsDeclReader
 	lit     *tsLiteralTyper
 	values  map[ref.Key]tsValue  // a top-level value's stated type
@@ -51,13 +51,14 @@ type tsTypeEval struct {
 	returns map[ref.Key]tsValue  // a function's stated return type
 	calls   *tsCallTyper
 	union   *tsUnionReader
-	depth   int // locals followed to the chains they are set from
+	rules   *tsRules // the rules over it, for the elements a loop iterates
+	depth   int      // locals followed to the chains they are set from
 }
 
 // tsUnionReader reads members through unions and generic bases
 // (refts_union.go).
 type tsUnionReader struct {
-	rr   *refResolver
+	rr   tsHost
 	decl *tsDeclReader
 	eval *tsTypeEval
 }
@@ -66,7 +67,7 @@ type tsUnionReader struct {
 // take (refts_calls.go), and what an assertion function's call narrows a
 // value to (refts_assert.go).
 type tsCallTyper struct {
-	rr   *refResolver
+	rr   tsHost
 	decl *tsDeclReader
 	eval *tsTypeEval
 }
@@ -74,14 +75,14 @@ type tsCallTyper struct {
 // tsLiteralTyper finds the type an object literal is written for
 // (refts_literal.go).
 type tsLiteralTyper struct {
-	rr   *refResolver
+	rr   tsHost
 	decl *tsDeclReader
 	eval *tsTypeEval
 }
 
 // tsRules judges TypeScript member uses (refts.go).
 type tsRules struct {
-	rr      *refResolver
+	rr      tsHost
 	decl    *tsDeclReader
 	eval    *tsTypeEval
 	lit     *tsLiteralTyper
@@ -91,11 +92,8 @@ type tsRules struct {
 	depth   int                         // type parameters followed to their constraints
 }
 
-// tsr returns the TypeScript rules of the lookup, made on first use.
-func (rr *refResolver) tsr() *tsRules {
-	if rr.ts != nil {
-		return rr.ts
-	}
+// newTSRules returns the TypeScript rules of a lookup over rr.
+func newTSRules(rr tsHost) *tsRules {
 	dr := &tsDeclReader{rr: rr, decls: map[int64]map[string][]tsDecl{}, bases: map[ref.Key]tsFound{}, omits: map[ref.Key][]string{},
 		binds: map[ref.Key]bool{}, fields: map[ref.Key]string{}, params: map[ref.Key][]string{},
 		runtime: map[ref.Key]bool{}, syms: map[ref.Key]*ref.Def{}, bounds: map[ref.Key]string{},
@@ -106,7 +104,8 @@ func (rr *refResolver) tsr() *tsRules {
 	te.lit = lt
 	te.calls = &tsCallTyper{rr: rr, decl: dr, eval: te}
 	te.union = &tsUnionReader{rr: rr, decl: dr, eval: te}
-	rr.ts = &tsRules{rr: rr, decl: dr, eval: te, lit: lt, lits: map[ref.Key]map[string]bool{}, named: map[ref.Key]bool{},
+	ru := &tsRules{rr: rr, decl: dr, eval: te, lit: lt, lits: map[ref.Key]map[string]bool{}, named: map[ref.Key]bool{},
 		mention: map[ref.Key][]string{}}
-	return rr.ts
+	te.rules = ru
+	return ru
 }

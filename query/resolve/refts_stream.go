@@ -71,7 +71,7 @@ func tsStreamValues(ctx context.Context, dr *tsDeclReader, text []string, r *ref
 // start or pull (tsStreamValues): ReadableStreamDefaultController<R>,
 // whose members (enqueue, error, close) are the runtime's.
 func tsControllerType(ctx context.Context, dr *tsDeclReader, r *ref.Line, v string) string {
-	text, err := dr.rr.text(ctx, r.FileID)
+	text, err := dr.rr.Text(ctx, r.FileID)
 	if err != nil || r.Line > len(text) {
 		return ""
 	}

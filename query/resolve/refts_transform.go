@@ -44,7 +44,7 @@ type tsTransformTyper struct{ te *tsTypeEval }
 // argument, or the element type of the runtime ReadableStream the
 // construction is piped from; "" when the text does not say.
 func (tt tsTransformTyper) tsTransformChunkType(ctx context.Context, r *ref.Line, v string) (string, int64) {
-	text, err := tt.te.rr.text(ctx, r.FileID)
+	text, err := tt.te.rr.Text(ctx, r.FileID)
 	if err != nil || r.Line > len(text) {
 		return "", 0
 	}

@@ -28,7 +28,7 @@ func (te *tsTypeEval) tsBoundType(ctx context.Context, r *ref.Line, v string) (s
 	}
 	te.depth++
 	defer func() { te.depth-- }()
-	text, err := te.rr.text(ctx, r.FileID)
+	text, err := te.rr.Text(ctx, r.FileID)
 	if err != nil || r.EnclStart < 1 || r.Line > len(text) {
 		return "", 0
 	}
@@ -229,7 +229,7 @@ func (te *tsTypeEval) tsExprType(ctx context.Context, r *ref.Line, e string) (st
 			t, in = te.tsGivenReturn(ctx, r, chain[0], t, in, targs, tsSplitTop(e[m[1]:end], ","))
 		} else if ft, fin := te.tsTypeOf(ctx, r, chain[0]); ft != "" && ft != tsOwnLiteral {
 			t, in = te.tsFuncTypeReturn(ctx, fin, ft)
-		} else if text, err := te.rr.text(ctx, r.FileID); err == nil && tsLocalLiteralFunc(text, r, chain[0]) {
+		} else if text, err := te.rr.Text(ctx, r.FileID); err == nil && tsLocalLiteralFunc(text, r, chain[0]) {
 			return tsOwnLiteral, r.FileID // a local function's literal
 		}
 	} else if ft, fin, _ := te.tsChainType(ctx, r, chain); ft != "" {
@@ -259,7 +259,7 @@ func (te *tsTypeEval) tsFuncReturn(ctx context.Context, id int64, fn string) (st
 		if !ok {
 			return tsValue{}
 		}
-		text, _ := te.rr.text(ctx, did)
+		text, _ := te.rr.Text(ctx, did)
 		declared := regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\*?\s+` + regexp.QuoteMeta(name) + `\b|(?:const|let|var)\s+` + regexp.QuoteMeta(name) + `\s*=\s*(?:async\s*)?(?:<[^>]*>\s*)?\()`)
 		for _, dl := range te.decl.tsDecls(ctx, did)[name] {
 			if _, _, ok := tsArrowLiteral(text, dl.line+1, name); ok {
@@ -356,10 +356,10 @@ var tsConstElements = regexp.MustCompile(`^\(?\s*typeof\s+([\p{L}_$][\p{L}\p{N}_
 // between binds v itself; the functions are those the index holds
 // around r (the prefixes of its qualified name) in r's file.
 func (te *tsTypeEval) tsOuterParam(ctx context.Context, r *ref.Line, v string) (t string, in int64) {
-	if te.rr.named == nil || r.EnclStart < 1 {
+	if r.EnclStart < 1 {
 		return "", 0
 	}
-	text, err := te.rr.text(ctx, r.FileID)
+	text, err := te.rr.Text(ctx, r.FileID)
 	if err != nil || r.Line > len(text) {
 		return "", 0
 	}
@@ -486,7 +486,7 @@ func (te *tsTypeEval) tsCollectionType(ctx context.Context, r *ref.Line, e strin
 // tsWholeParamType returns the type r's enclosing function states for
 // its parameter v, whole ("T[]", "[A, B]", "Map<K, V>"), "" when none.
 func (te *tsTypeEval) tsWholeParamType(ctx context.Context, r *ref.Line, v string) string {
-	text, err := te.rr.text(ctx, r.FileID)
+	text, err := te.rr.Text(ctx, r.FileID)
 	if err != nil || r.EnclStart < 1 || r.EnclStart > len(text) {
 		return ""
 	}
@@ -617,7 +617,7 @@ func (te *tsTypeEval) tsValueType(ctx context.Context, id int64, v string) (stri
 	t, in := "", int64(0)
 	te.values[key] = tsValue{} // a value bound from itself states nothing
 	if did, name, ok := te.decl.tsDeclFile(ctx, id, v); ok {
-		text, _ := te.rr.text(ctx, did)
+		text, _ := te.rr.Text(ctx, did)
 		decl := regexp.MustCompile(`^(?:export\s+)?(?:const|let|var)\s+` + regexp.QuoteMeta(name) + `\s*(?::\s*([^=]+?)\s*=|=\s*new\s+([\p{L}_$][\p{L}\p{N}_$.]*))`)
 		for _, dl := range te.decl.tsDecls(ctx, did)[name] {
 			if mm := decl.FindStringSubmatch(text[dl.line]); mm != nil {
@@ -653,7 +653,7 @@ func (te *tsTypeEval) tsTypeOf(ctx context.Context, r *ref.Line, v string) (stri
 }
 
 func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *ref.Line, v string) (string, int64) {
-	if t := te.rr.typeOf(ctx, r, v); t != "" {
+	if t := te.rr.TypeOf(ctx, r, v); t != "" {
 		if strings.TrimSpace(t) == "unknown" {
 			if a, in := te.calls.tsAssertedType(ctx, r, v); a != "" {
 				return te.tsUtility(ctx, in, a)
@@ -661,7 +661,7 @@ func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *ref.Line, v string) (
 		}
 		return te.tsUtility(ctx, r.FileID, te.tsWithArgs(ctx, r, v, t))
 	}
-	if text, err := te.rr.text(ctx, r.FileID); err == nil {
+	if text, err := te.rr.Text(ctx, r.FileID); err == nil {
 		if t := tsArrowParamType(text, r, v); t != "" {
 			return te.tsUtility(ctx, r.FileID, t)
 		}
@@ -693,7 +693,7 @@ func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *ref.Line, v string) (
 	if t, in := te.tsOuterParam(ctx, r, v); t != "" {
 		return te.tsWithArgs(ctx, r, v, t), in
 	}
-	if text, err := te.rr.text(ctx, r.FileID); err == nil {
+	if text, err := te.rr.Text(ctx, r.FileID); err == nil {
 		if n := tsFunctionBound(text, r, v); n > 0 && !te.tsBindsBetween(text, n+1, r.Line+1, v) {
 			return tsOwnLiteral, r.FileID // a function's properties are its own (f.meta = …)
 		}
@@ -719,7 +719,7 @@ func (te *tsTypeEval) tsInferred(ctx context.Context, r *ref.Line, v string) (st
 	}
 	te.depth++
 	defer func() { te.depth-- }()
-	text, err := te.rr.text(ctx, r.FileID)
+	text, err := te.rr.Text(ctx, r.FileID)
 	if err != nil || r.EnclStart < 1 || r.Line > len(text) {
 		return "", 0
 	}
@@ -747,7 +747,7 @@ func (te *tsTypeEval) tsInferred(ctx context.Context, r *ref.Line, v string) (st
 			t, in := te.tsCollectionType(ctx, r, recv)
 			return te.tsElementOf(ctx, in, t), in
 		}
-		if t, in, ok := (tsElements{te.rr.tsr()}).tsIteratedBelow(ctx, r, text, n, l, callback); ok {
+		if t, in, ok := (tsElements{te.rules}).tsIteratedBelow(ctx, r, text, n, l, callback); ok {
 			return t, in
 		}
 		if t, in := te.tsCallbackParam(ctx, r, text, n, l, v); t != "" {
@@ -878,7 +878,7 @@ func (te *tsTypeEval) tsFuncParams(ctx context.Context, id int64, t string) ([]s
 	if !ok {
 		return nil, 0
 	}
-	text, err := te.rr.text(ctx, did)
+	text, err := te.rr.Text(ctx, did)
 	decls := te.decl.tsDecls(ctx, did)[dname]
 	if err != nil || len(decls) == 0 || decls[0].kind != "type" {
 		return nil, 0
@@ -901,7 +901,7 @@ func (te *tsTypeEval) tsFuncParams(ctx context.Context, id int64, t string) ([]s
 // enclosing function ("v: { a: string; b: T }", over several lines too),
 // "" when v is no parameter of it or states another type.
 func (te *tsTypeEval) tsParamLiteral(ctx context.Context, r *ref.Line, v string) string {
-	text, err := te.rr.text(ctx, r.FileID)
+	text, err := te.rr.Text(ctx, r.FileID)
 	if err != nil || r.EnclStart < 1 || r.EnclStart > len(text) {
 		return ""
 	}
@@ -921,7 +921,7 @@ func (te *tsTypeEval) tsParamLiteral(ctx context.Context, r *ref.Line, v string)
 // for a return statement on line n directly in its body (not in a
 // function nested in it), "" when none is stated.
 func (te *tsTypeEval) tsReturnType(ctx context.Context, r *ref.Line, n int) string {
-	text, err := te.rr.text(ctx, r.FileID)
+	text, err := te.rr.Text(ctx, r.FileID)
 	if err != nil || r.EnclStart < 1 || r.EnclStart > len(text) || n > len(text) {
 		return ""
 	}
@@ -986,7 +986,7 @@ func (te *tsTypeEval) tsChainType(ctx context.Context, r *ref.Line, chain []stri
 	case "super":
 		return "", 0, false
 	case "this":
-		types := te.rr.enclosingTypes(r)
+		types := te.rr.EnclosingTypes(r)
 		if len(types) == 0 {
 			return "", 0, false
 		}
@@ -1323,7 +1323,7 @@ var tsReturnTypeOf = regexp.MustCompile(`^ReturnType\s*<\s*typeof\s+([\p{L}_$][\
 // documented meaning: ReturnType<typeof f> is f's result (stated, or the
 // literal its body returns); t itself otherwise.
 func (te *tsTypeEval) tsUtility(ctx context.Context, id int64, t string) (string, int64) {
-	if m := tsReturnTypeOf.FindStringSubmatch(strings.TrimSpace(t)); m != nil && te.rr.named != nil {
+	if m := tsReturnTypeOf.FindStringSubmatch(strings.TrimSpace(t)); m != nil {
 		if rt, in := te.tsFuncReturn(ctx, id, m[1]); rt != "" {
 			return rt, in
 		}

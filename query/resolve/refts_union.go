@@ -50,7 +50,7 @@ func (ur *tsUnionReader) tsLacksMember(ctx context.Context, id int64, typ, m str
 		if len(decls) != 1 || decls[0].kind != "interface" && decls[0].kind != "class" {
 			return false
 		}
-		text, err := ur.rr.text(ctx, did)
+		text, err := ur.rr.Text(ctx, did)
 		if err != nil || tsBodyDeclares(text, decls[0].line, m) {
 			return false
 		}
@@ -161,7 +161,7 @@ func (ur *tsUnionReader) tsDeclaringParts(ctx context.Context, id int64, types [
 // lines), nil when it passes none or the reader does not find them.
 func (ur *tsUnionReader) tsBaseArgs(ctx context.Context, id int64, typ, base string) []string {
 	decls := ur.decl.tsDecls(ctx, id)[typ]
-	text, err := ur.rr.text(ctx, id)
+	text, err := ur.rr.Text(ctx, id)
 	if err != nil || len(decls) == 0 {
 		return nil
 	}
