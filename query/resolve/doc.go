@@ -21,14 +21,16 @@
 //
 // Each line is checked by what is written at the use — the qualifier, the
 // file's imports, the scopes, stated types and class bases
-// (refresolve.go, reflex.go, refimports.go). Python members are typed
+// (refresolve.go; packages lex and imports read the line and a file's
+// imports). Python members are typed
 // from what the source states (refpy.go, refpyclass.go, refpylex.go):
 // annotations, constructor calls, stated return types, the attributes a
 // class assigns, module-level instances, except clauses and super() through
 // bases read across files; a type the repository does not define owns its
 // members, and an override's uses on receivers of no stated type are
 // listed under the base's member. TypeScript values are typed the same
-// way (refts_state.go: the rules in refts.go over a declaration reader,
+// way, the rules reaching the resolver only through tsHost
+// (refts_host.go, handed in by tscore.go; refts_state.go: the rules in refts.go over a declaration reader,
 // refts_decl.go, a type evaluator, refts_types.go and refts_generic.go,
 // a call typer, refts_calls.go, the literal typer, refts_literal.go,
 // the keys of literals, refts_keys.go, indexed access types,
