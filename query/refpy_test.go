@@ -586,3 +586,31 @@ print(build(config=Path("c")))
 		at(`Plain(config=Path("b"))`): "",
 	})
 }
+
+// TestRefsPythonWithItem: "with f()[0] as v" types v by the item of the
+// tuple f is stated to return: a library's stream here, whose write is
+// none of the repository's.
+func TestRefsPythonWithItem(t *testing.T) {
+	p := refsRepo(t, map[string]string{
+		"kit/__init__.py": "",
+		"kit/compat.py": `import typing as t
+
+
+def open_stream(name: str) -> tuple[t.IO[t.Any], bool]:
+    return open(name), True
+`,
+		"kit/fmt.py": `class Formatter:
+    def write(self, s: str) -> None:
+        pass
+`,
+		"kit/use.py": `from .compat import open_stream
+
+
+def dump(text: str) -> None:
+    with open_stream("x")[0] as f:
+        f.write(text)
+`,
+	})
+	got, _ := refsOf(t, p, "kit/fmt.py", "Formatter.write")
+	wantRefs(t, "Formatter.write", got, map[string]string{"kit/use.py:6": ""})
+}

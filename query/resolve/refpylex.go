@@ -376,11 +376,17 @@ func pyLiteral(e string) bool {
 	return e == "True" || e == "False"
 }
 
-// pySubscript splits "v[k]" and "v[k].rest" (v a chain without calls)
-// into v, k and ".rest"; ok is false for anything else.
+// pySubscript splits "v[k]" and "v[k].rest" (v a chain without calls,
+// or one call's result: "f(x)[0]") into v, k and ".rest"; ok is false
+// for anything else.
 func pySubscript(e string) (base, key, tail string, ok bool) {
-	o := strings.IndexByte(e, '[')
-	if o <= 0 || !pyDotted.MatchString(e[:o]) {
+	o := strings.IndexAny(e, "[(")
+	if o > 0 && e[o] == '(' && pyDotted.MatchString(e[:o]) {
+		if c := pyClose(e, o); c > 0 && e[c] == ')' && c+1 < len(e) && e[c+1] == '[' {
+			o = c + 1
+		}
+	}
+	if o <= 0 || e[o] != '[' || !(pyDotted.MatchString(e[:o]) || strings.HasSuffix(e[:o], ")")) {
 		return "", "", "", false
 	}
 	c := pyClose(e, o)
