@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // Go references are judged by the standard library's type checker at
@@ -24,12 +26,12 @@ import (
 
 // judge judges the use u on r's line for d from the checked types;
 // ok is false when they do not decide it.
-func (gt *goRules) judge(r *refLine, u useAt, d *refDef) (v refVerdict, why string, ok bool) {
+func (gt *goRules) judge(r *ref.Line, u lex.Use, d *ref.Def) (v ref.Verdict, why string, ok bool) {
 	ft := gt.byFile[r.FileID]
 	if ft == nil {
 		return 0, "", false
 	}
-	id := ft.idents[token.Position{Line: r.Line, Column: u.at + 1}]
+	id := ft.idents[token.Position{Line: r.Line, Column: u.At + 1}]
 	if id == nil {
 		return 0, "", false // in a comment or a string, or text the parser did not read
 	}
@@ -51,14 +53,14 @@ func (gt *goRules) judge(r *refLine, u useAt, d *refDef) (v refVerdict, why stri
 	if x, ok := se.X.(*ast.Ident); ok {
 		if pn, ok := info.Uses[x].(*types.PkgName); ok {
 			if gt.stubs[pn.Imported()] {
-				return vContra, whyQual, true
+				return ref.Contra, ref.WhyQual, true
 			}
 			return 0, "", false
 		}
 	}
 	if t, ok := info.Types[se.X]; ok && t.Type != nil {
 		if b, ok := t.Type.Underlying().(*types.Basic); ok && b.Kind() != types.Invalid && b.Kind() != types.UntypedNil {
-			return vContra, whyMember, true // a basic type has no members
+			return ref.Contra, ref.WhyMember, true // a basic type has no members
 		}
 	}
 	st, out := gt.outside(ft.unit, se.X, 0)
@@ -70,18 +72,18 @@ func (gt *goRules) judge(r *refLine, u useAt, d *refDef) (v refVerdict, why stri
 	}
 	// A member of a value of an outside type.
 	switch {
-	case !d.member:
-		return vContra, whyMember, true
-	case d.u.Kind != extract.KindMethod || gt.rr.ifaces[d.parent] || !token.IsExported(d.u.Name):
+	case !d.Member:
+		return ref.Contra, ref.WhyMember, true
+	case d.Sym.Kind != extract.KindMethod || gt.rr.ifaces[d.Parent] || !token.IsExported(d.Sym.Name):
 		// A field, an interface's method or an unexported method is
 		// reached through no outside value.
-		return vContra, whyForeign, true
+		return ref.Contra, ref.WhyForeign, true
 	case st == nil, !gt.concrete[st.Obj()] && !gt.zeroValue(ft.unit, se.X) && strings.HasSuffix(st.Obj().Name(), "er"):
 		// An outside interface (Go names them so: io.Writer, http.Handler)
 		// or a value of unknown type: a call through it may reach d.
-		return gt.related(r, d, vRelated), whyForeign, true
+		return gt.related(r, d, ref.Related), ref.WhyForeign, true
 	}
-	return vContra, whyForeign, true
+	return ref.Contra, ref.WhyForeign, true
 }
 
 // zeroValue reports whether e is a variable that holds its type's zero
@@ -310,91 +312,91 @@ func (gt *goRules) locals(u *goUnit) *goLocals {
 }
 
 // judgeObj judges a use (or, with def, a declaration) of obj for d.
-func (gt *goRules) judgeObj(r *refLine, u *goUnit, obj types.Object, d *refDef, def bool) (refVerdict, string, bool) {
+func (gt *goRules) judgeObj(r *ref.Line, u *goUnit, obj types.Object, d *ref.Def, def bool) (ref.Verdict, string, bool) {
 	if gt.isDef(obj, d) {
 		if def {
-			return vSelf, "", true
+			return ref.Self, "", true
 		}
-		return vResolved, "", true
+		return ref.Resolved, "", true
 	}
 	if def {
 		if v, ok := obj.(*types.Var); ok && !v.IsField() {
-			return vContra, whyLocal, true
+			return ref.Contra, ref.WhyLocal, true
 		}
-		return vContra, whyDecl, true
+		return ref.Contra, ref.WhyDecl, true
 	}
 	switch o := obj.(type) {
 	case *types.PkgName:
-		return vContra, whyQual, true
+		return ref.Contra, ref.WhyQual, true
 	case *types.Var:
 		if !o.IsField() && o.Parent() != nil && o.Pkg() != nil && o.Parent() != o.Pkg().Scope() {
-			return vContra, whyLocal, true
+			return ref.Contra, ref.WhyLocal, true
 		}
 	case *types.Func:
-		if sig, ok := o.Type().(*types.Signature); ok && sig.Recv() != nil && d.member && d.u.Kind == extract.KindMethod {
+		if sig, ok := o.Type().(*types.Signature); ok && sig.Recv() != nil && d.Member && d.Sym.Kind == extract.KindMethod {
 			if v, ok := gt.viaInterface(u, sig.Recv().Type(), d); ok {
-				return gt.related(r, d, v), whyOther, true
+				return gt.related(r, d, v), ref.WhyOther, true
 			}
 		}
 	}
 	pos := obj.Pos()
 	if obj.Pkg() == nil || gt.stubs[obj.Pkg()] || !pos.IsValid() {
-		return vContra, whyOther, true // the universe's, or an outside package's
+		return ref.Contra, ref.WhyOther, true // the universe's, or an outside package's
 	}
 	// A definition in a file the checker left out (another platform's)
 	// may be the one meant on that platform.
-	if gt.leftOut(d) && path.Dir(gt.fset.Position(pos).Filename) == d.dir {
+	if gt.leftOut(d) && path.Dir(gt.fset.Position(pos).Filename) == d.Dir {
 		return 0, "", false
 	}
-	return vContra, whyOther, true
+	return ref.Contra, ref.WhyOther, true
 }
 
 // viaInterface judges a call of method d's name on a value of type recv
 // (a method's receiver) when one of the two is an interface's: it may
 // reach d.
-func (gt *goRules) viaInterface(u *goUnit, recv types.Type, d *refDef) (refVerdict, bool) {
-	dIface := gt.rr.ifaces[d.parent]
+func (gt *goRules) viaInterface(u *goUnit, recv types.Type, d *ref.Def) (ref.Verdict, bool) {
+	dIface := gt.rr.ifaces[d.Parent]
 	_, useIface := recv.Underlying().(*types.Interface)
 	if !dIface && !useIface {
 		return 0, false
 	}
 	dt := gt.typeOf(u, d)
 	if dt == nil {
-		return vRelated, true // d's type is not checked: it may
+		return ref.Related, true // d's type is not checked: it may
 	}
 	switch {
 	case useIface && !dIface:
 		if gt.mayImplement(dt, recv.Underlying().(*types.Interface)) {
-			return vRelated, true
+			return ref.Related, true
 		}
 	case dIface && !useIface:
 		if p, ok := recv.(*types.Pointer); ok {
 			recv = p.Elem()
 		}
 		if di, ok := dt.Underlying().(*types.Interface); ok && gt.mayImplement(recv, di) {
-			return vRelated, true
+			return ref.Related, true
 		}
 	default:
-		return vRelated, true // an interface's method named in another's
+		return ref.Related, true // an interface's method named in another's
 	}
-	return vContra, true
+	return ref.Contra, true
 }
 
 // related returns v, or vContra when v is vRelated and d is a method of
 // an unexported type used outside its package: no line there can name
 // it, whatever an interface's call reaches at run time.
-func (gt *goRules) related(r *refLine, d *refDef, v refVerdict) refVerdict {
-	if v != vRelated || token.IsExported(d.parent) {
+func (gt *goRules) related(r *ref.Line, d *ref.Def, v ref.Verdict) ref.Verdict {
+	if v != ref.Related || token.IsExported(d.Parent) {
 		return v
 	}
-	if path.Dir(r.Path) != d.dir || gt.xtest(r) {
-		return vContra
+	if path.Dir(r.Path) != d.Dir || gt.xtest(r) {
+		return ref.Contra
 	}
 	return v
 }
 
 // xtest reports whether r is in an external test package.
-func (gt *goRules) xtest(r *refLine) bool {
+func (gt *goRules) xtest(r *ref.Line) bool {
 	ft := gt.byFile[r.FileID]
 	return ft != nil && ft.unit.pkg != nil && strings.HasSuffix(ft.unit.pkg.Name(), "_test")
 }
@@ -442,7 +444,7 @@ func deref(t types.Type) types.Type {
 // typeOf returns the named type member d belongs to, as unit u sees it
 // (its own package or one it imports) when it does, else as another
 // check saw it; nil when no check has it.
-func (gt *goRules) typeOf(u *goUnit, d *refDef) types.Type {
+func (gt *goRules) typeOf(u *goUnit, d *ref.Def) types.Type {
 	seen := map[*types.Package]bool{}
 	if u.pkg != nil {
 		seen[u.pkg] = true
@@ -456,10 +458,10 @@ func (gt *goRules) typeOf(u *goUnit, d *refDef) types.Type {
 			continue
 		}
 		for _, f := range o.files {
-			if gt.fset.Position(f.Package).Filename != d.u.Path {
+			if gt.fset.Position(f.Package).Filename != d.Sym.Path {
 				continue
 			}
-			if tn, ok := o.pkg.Scope().Lookup(d.parent).(*types.TypeName); ok {
+			if tn, ok := o.pkg.Scope().Lookup(d.Parent).(*types.TypeName); ok {
 				if seen[o.pkg] {
 					return tn.Type()
 				}
@@ -472,31 +474,31 @@ func (gt *goRules) typeOf(u *goUnit, d *refDef) types.Type {
 
 // isDef reports whether obj is the definition d, by where it is
 // declared.
-func (gt *goRules) isDef(obj types.Object, d *refDef) bool {
-	if obj.Name() != d.u.Name || !obj.Pos().IsValid() {
+func (gt *goRules) isDef(obj types.Object, d *ref.Def) bool {
+	if obj.Name() != d.Sym.Name || !obj.Pos().IsValid() {
 		return false
 	}
 	p := gt.fset.Position(obj.Pos())
-	if p.Filename != d.u.Path || p.Line < d.u.Start || p.Line > d.u.End {
+	if p.Filename != d.Sym.Path || p.Line < d.Sym.Start || p.Line > d.Sym.End {
 		return false
 	}
 	switch o := obj.(type) {
 	case *types.Func:
-		return (o.Type().(*types.Signature).Recv() != nil) == d.member
+		return (o.Type().(*types.Signature).Recv() != nil) == d.Member
 	case *types.Var:
 		if o.IsField() {
-			return d.member
+			return d.Member
 		}
 	}
 	// Package-level, not a local in d's body.
-	return !d.member && obj.Pkg() != nil && obj.Parent() == obj.Pkg().Scope()
+	return !d.Member && obj.Pkg() != nil && obj.Parent() == obj.Pkg().Scope()
 }
 
 // leftOut reports whether d's file was left out of its directory's
 // checked package (another platform's file).
-func (gt *goRules) leftOut(d *refDef) bool {
+func (gt *goRules) leftOut(d *ref.Def) bool {
 	for k, u := range gt.units {
-		if u != nil && k.dir == d.dir && u.excluded[d.u.Path] {
+		if u != nil && k.dir == d.Dir && u.excluded[d.Sym.Path] {
 			return true
 		}
 	}

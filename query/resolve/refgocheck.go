@@ -16,6 +16,8 @@ import (
 	"sync"
 
 	"github.com/cespare/xxhash/v2"
+	"github.com/viberag/viberag/query/resolve/imports"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // The type check behind Go references (refgo.go judges with it): which
@@ -42,7 +44,7 @@ type goRules struct {
 	rr     *refResolver
 	checks *GoChecks              // the planner's checked Go packages (refgocache.go)
 	scope  string                 // whose lookups: a kept package serves its scope only
-	dirs   map[string][]*fileInfo // the Go files by directory, by path
+	dirs   map[string][]*ref.File // the Go files by directory, by path
 	gen    *goGen                 // of the planner's cache: its file set and kept checks
 	fset   *token.FileSet
 	mods   []goModule
@@ -91,8 +93,8 @@ type goFileTypes struct {
 
 // checkRefs type-checks, within the bound, the packages holding the Go
 // lines among refs.
-func (gt *goRules) checkRefs(ctx context.Context, refs []*refLine) error {
-	if len(gt.rr.defs) == 1 && !gt.rr.defs[0].member {
+func (gt *goRules) checkRefs(ctx context.Context, refs []*ref.Line) error {
+	if len(gt.rr.defs) == 1 && !gt.rr.defs[0].Member {
 		// One function, type, variable or constant of the name: a bare use
 		// or its package's qualifier ties it, which the text rules read.
 		return nil
@@ -216,9 +218,9 @@ func (gt *goRules) unitLines(k goUnitKey) int {
 }
 
 // dirFiles returns the Go files directly in dir, by path.
-func (gt *goRules) dirFiles(dir string) []*fileInfo {
+func (gt *goRules) dirFiles(dir string) []*ref.File {
 	if gt.dirs == nil {
-		gt.dirs = map[string][]*fileInfo{}
+		gt.dirs = map[string][]*ref.File{}
 		for _, f := range gt.rr.files {
 			if f.Language == "go" && strings.HasSuffix(f.Path, ".go") {
 				d := path.Dir(f.Path)
@@ -569,7 +571,7 @@ func (im *goImporter) stub(p string) *types.Package {
 	if im.used == nil {
 		im.used = outsideNames(im.files)
 	}
-	pk := types.NewPackage(p, goPackageName(p))
+	pk := types.NewPackage(p, imports.GoPackageName(p))
 	for name, kind := range im.used[p] {
 		switch kind {
 		case outsideType, outsideConcrete, outsideIface:
@@ -619,7 +621,7 @@ func outsideNames(files []*ast.File) map[string]map[string]outsideKind {
 		quals := map[string]string{}
 		for _, s := range f.Imports {
 			p := strings.Trim(s.Path.Value, "`\"")
-			name := goPackageName(p)
+			name := imports.GoPackageName(p)
 			if s.Name != nil {
 				name = s.Name.Name
 			}

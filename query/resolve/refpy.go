@@ -7,6 +7,9 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/query/resolve/imports"
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // Python's member uses typed from what the source states (the resolver's
@@ -51,7 +54,7 @@ func (t pyType) same(o pyType) bool {
 		return false
 	}
 	if t.cls != nil || o.cls != nil {
-		return t.cls != nil && o.cls != nil && t.cls.def.u.ID == o.cls.def.u.ID
+		return t.cls != nil && o.cls != nil && t.cls.def.Sym.ID == o.cls.def.Sym.ID
 	}
 	return t.foreign == o.foreign && t.generic == "" && o.generic == ""
 }
@@ -82,7 +85,7 @@ func (t pyType) known() bool { return t.cls != nil || t.foreign }
 
 // pyClass is a class definition of the repository.
 type pyClass struct {
-	def   refDef
+	def   ref.Def
 	bases []string // as written: "Base", "m.Base", "t.Generic[T]"
 }
 
@@ -105,19 +108,19 @@ type pyRules struct {
 	classes *pyClasses
 	scope   *pyScope
 
-	recv    map[lineVar]pyType // a use's receiver type, by file, line and offset
+	recv    map[ref.Key]pyType // a use's receiver type, by file, line and offset
 	vars    map[pyVarKey]pyType
 	attrs   map[string]pyType  // "file:class.attr"
 	visited map[string]bool    // guards against cycles while typing
-	modVars map[lineVar]pyType // a file's module-level variables
+	modVars map[ref.Key]pyType // a file's module-level variables
 	over    map[string]bool    // by definition id: it overrides a base's member
 }
 
 func newPyRules(rr *refResolver) *pyRules {
-	classes := &pyClasses{rr: rr, byName: map[string][]refDef{}, byQual: map[lineVar]*pyClass{}, mros: map[string]pyMRO{},
-		binds: map[lineVar]bool{}, tvars: map[lineVar]pyTypeVarOf{}}
-	return &pyRules{rr: rr, recv: map[lineVar]pyType{}, vars: map[pyVarKey]pyType{},
-		attrs: map[string]pyType{}, visited: map[string]bool{}, modVars: map[lineVar]pyType{}, over: map[string]bool{},
+	classes := &pyClasses{rr: rr, byName: map[string][]ref.Def{}, byQual: map[ref.Key]*pyClass{}, mros: map[string]pyMRO{},
+		binds: map[ref.Key]bool{}, tvars: map[ref.Key]pyTypeVarOf{}}
+	return &pyRules{rr: rr, recv: map[ref.Key]pyType{}, vars: map[pyVarKey]pyType{},
+		attrs: map[string]pyType{}, visited: map[string]bool{}, modVars: map[ref.Key]pyType{}, over: map[string]bool{},
 		classes: classes, scope: &pyScope{rr: rr, classes: classes}}
 }
 
@@ -133,16 +136,16 @@ const pyDepth = 6
 // judgeMember judges d, a member, at a qualified use (x.name, a.b().name,
 // super().name) in a Python file; ok is false when the receiver's type is
 // not stated, and the general rules judge.
-func (py *pyRules) judgeMember(ctx context.Context, r *refLine, line string, u useAt, d *refDef) (refVerdict, string, bool) {
-	recv := pyReceiver(line, u.at)
+func (py *pyRules) judgeMember(ctx context.Context, r *ref.Line, line string, u lex.Use, d *ref.Def) (ref.Verdict, string, bool) {
+	recv := pyReceiver(line, u.At)
 	if recv == "" {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
-	part := pyAccessor(line, u.at+len(py.rr.name))
+	part := pyAccessor(line, u.At+len(py.rr.name))
 	if recv == "super()" {
 		return py.judgeSuper(ctx, r, d, part)
 	}
-	k := lineVar{r.FileID, r.Line, strconv.Itoa(u.at)}
+	k := ref.Key{File: r.FileID, Line: r.Line, Name: strconv.Itoa(u.At)}
 	t, ok := py.recv[k]
 	if !ok {
 		t = py.exprType(ctx, pyCtx{r.FileID, r.EnclStart, r.EnclName, r.Line}, recv, 0)
@@ -153,14 +156,14 @@ func (py *pyRules) judgeMember(ctx context.Context, r *refLine, line string, u u
 	}
 	switch {
 	case t.foreign:
-		return vContra, whyForeign, true
+		return ref.Contra, ref.WhyForeign, true
 	case t.cls == nil:
 		if py.overrides(ctx, d) {
 			// A receiver of no stated type reaches the base's member
 			// first: the line is listed there.
-			return vContra, whyOverride, true
+			return ref.Contra, whyOverride, true
 		}
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
 	return py.judgeOwner(ctx, t.cls, d, false, part)
 }
@@ -170,25 +173,25 @@ func (py *pyRules) judgeMember(ctx context.Context, r *refLine, line string, u u
 // generated __init__ of a dataclass, a named tuple or a model takes its
 // fields by name, so the keyword is the field's. ok is false when the
 // callee is no such class: the keyword is then a parameter's.
-func (py *pyRules) judgeKeyword(ctx context.Context, r *refLine, u useAt, d *refDef) (refVerdict, string, bool) {
+func (py *pyRules) judgeKeyword(ctx context.Context, r *ref.Line, u lex.Use, d *ref.Def) (ref.Verdict, string, bool) {
 	text, err := py.rr.text(ctx, r.FileID)
 	if err != nil || r.Line > len(text) {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
-	callee := pyCallAround(text, r.Line, u.at)
+	callee := pyCallAround(text, r.Line, u.At)
 	if callee == "" {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
 	// The callee named, not called: a class is its class, a function
 	// (whose call may return an instance) nothing.
 	t := py.exprType(ctx, pyCtx{r.FileID, r.EnclStart, r.EnclName, r.Line}, callee, 0)
 	if t.cls == nil || len(t.alts) > 0 {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
 	for _, k := range py.classes.mro(ctx, t.cls).classes {
 		for _, o := range py.classes.named(ctx, "__init__") {
-			if o.member && o.parent == k.def.u.Name && o.u.FileID == k.def.u.FileID {
-				return vOpen, "", false
+			if o.Member && o.Parent == k.def.Sym.Name && o.Sym.FileID == k.def.Sym.FileID {
+				return ref.Open, "", false
 			}
 		}
 	}
@@ -198,25 +201,25 @@ func (py *pyRules) judgeKeyword(ctx context.Context, r *refLine, u useAt, d *ref
 // judgeUnion judges d for a member reached on a value of one of
 // several types: d's when one type reaches d, tied elsewhere when every
 // type reaches another definition or none.
-func (py *pyRules) judgeUnion(ctx context.Context, t pyType, d *refDef, part string) (refVerdict, string, bool) {
-	why := whyForeign
+func (py *pyRules) judgeUnion(ctx context.Context, t pyType, d *ref.Def, part string) (ref.Verdict, string, bool) {
+	why := ref.WhyForeign
 	for _, a := range t.alts {
 		switch {
 		case a.foreign:
 		case a.cls == nil:
-			return vOpen, "", false
+			return ref.Open, "", false
 		default:
 			v, w, ok := py.judgeOwner(ctx, a.cls, d, false, part)
 			switch {
-			case !ok || v == vOpen:
-				return vOpen, "", false
-			case v == vResolved:
+			case !ok || v == ref.Open:
+				return ref.Open, "", false
+			case v == ref.Resolved:
 				return v, w, ok
 			}
 			why = w
 		}
 	}
-	return vContra, why, true
+	return ref.Contra, why, true
 }
 
 // whyOverride: a Python member's use whose receiver has no stated type,
@@ -225,20 +228,20 @@ const whyOverride = "a receiver of no stated type: listed under the base class's
 
 // overrides reports whether member d overrides a member of the same
 // name of one of its class's bases in the repository.
-func (py *pyRules) overrides(ctx context.Context, d *refDef) bool {
-	if o, ok := py.over[d.u.ID]; ok {
+func (py *pyRules) overrides(ctx context.Context, d *ref.Def) bool {
+	if o, ok := py.over[d.Sym.ID]; ok {
 		return o
 	}
 	o := py.readOverrides(ctx, d)
-	py.over[d.u.ID] = o
+	py.over[d.Sym.ID] = o
 	return o
 }
 
-func (py *pyRules) readOverrides(ctx context.Context, d *refDef) bool {
+func (py *pyRules) readOverrides(ctx context.Context, d *ref.Def) bool {
 	for _, k := range py.classes.classesOf(ctx, d) {
 		for _, b := range py.classes.mro(ctx, k).classes[1:] {
-			for _, o := range py.classes.named(ctx, d.u.Name) {
-				if o.member && o.u.FileID == b.def.u.FileID && o.u.Qualname == b.def.u.Qualname+"."+d.u.Name {
+			for _, o := range py.classes.named(ctx, d.Sym.Name) {
+				if o.Member && o.Sym.FileID == b.def.Sym.FileID && o.Sym.Qualname == b.def.Sym.Qualname+"."+d.Sym.Name {
 					return true
 				}
 			}
@@ -252,19 +255,19 @@ func (py *pyRules) readOverrides(ctx context.Context, d *refDef) bool {
 // the use calls ("setter" for an assignment, "deleter" for del, "" for
 // a read): of a class's property defined in parts, the use reaches that
 // part's function only.
-func (py *pyRules) judgeOwner(ctx context.Context, c *pyClass, d *refDef, basesOnly bool, part string) (refVerdict, string, bool) {
+func (py *pyRules) judgeOwner(ctx context.Context, c *pyClass, d *ref.Def, basesOnly bool, part string) (ref.Verdict, string, bool) {
 	m := py.classes.mro(ctx, c)
 	if m.protocol {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
 	for i, k := range m.classes {
 		if basesOnly && i == 0 {
 			continue
 		}
-		var own []*refDef
+		var own []*ref.Def
 		for di := range py.rr.defs {
 			o := &py.rr.defs[di]
-			if o.member && o.parent == k.def.u.Name && o.u.FileID == k.def.u.FileID && o.lang == "python" {
+			if o.Member && o.Parent == k.def.Sym.Name && o.Sym.FileID == k.def.Sym.FileID && o.Lang == "python" {
 				own = append(own, o)
 			}
 		}
@@ -282,10 +285,10 @@ func (py *pyRules) judgeOwner(ctx context.Context, c *pyClass, d *refDef, basesO
 				}
 			}
 		}
-		if o.u.ID == d.u.ID {
-			return vResolved, "", true
+		if o.Sym.ID == d.Sym.ID {
+			return ref.Resolved, "", true
 		}
-		return vContra, whyOther, true
+		return ref.Contra, ref.WhyOther, true
 	}
 	// No class along the way defines the name: d is reached only if its
 	// class derives from c (a call through the base reaches an override;
@@ -295,22 +298,22 @@ func (py *pyRules) judgeOwner(ctx context.Context, c *pyClass, d *refDef, basesO
 			break
 		}
 		for _, b := range py.classes.mro(ctx, k).classes {
-			if b.def.u.ID == c.def.u.ID {
-				return vOpen, "", false
+			if b.def.Sym.ID == c.def.Sym.ID {
+				return ref.Open, "", false
 			}
 		}
 	}
 	if m.complete {
-		return vContra, whyQual, true
+		return ref.Contra, ref.WhyQual, true
 	}
-	return vOpen, "", false
+	return ref.Open, "", false
 }
 
 // judgeSuper judges super().name inside the innermost class around r.
-func (py *pyRules) judgeSuper(ctx context.Context, r *refLine, d *refDef, part string) (refVerdict, string, bool) {
+func (py *pyRules) judgeSuper(ctx context.Context, r *ref.Line, d *ref.Def, part string) (ref.Verdict, string, bool) {
 	c := py.classes.enclosingClass(ctx, r.FileID, r.Symbol)
 	if c == nil {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
 	return py.judgeOwner(ctx, c, d, true, part)
 }
@@ -381,12 +384,12 @@ func (py *pyRules) exprType(ctx context.Context, c pyCtx, expr string, depth int
 		}
 		t = py.memberIn(ctx, k.cls, rest[0].name, rest[0].call, depth+1, true)
 		rest = rest[1:]
-	case fi.modules[first.name] != "" && !py.scope.bound(ctx, c, first.name):
+	case fi.Modules[first.name] != "" && !py.scope.bound(ctx, c, first.name):
 		// module.attr…: a class or a function of the module.
 		if len(rest) == 0 {
 			return pyUnknown
 		}
-		t = py.moduleMember(ctx, c, fi.modules[first.name], rest[0], depth)
+		t = py.moduleMember(ctx, c, fi.Modules[first.name], rest[0], depth)
 		args, made = rest[0].args, rest[0].call
 		rest = rest[1:]
 	case first.call:
@@ -496,11 +499,11 @@ var pyKeywordArg = regexp.MustCompile(`^[\p{L}_][\p{L}\p{N}_]*\s*=[^=]`)
 
 // pyCast returns the call of typing.cast that starts segs ("cast(…)",
 // "t.cast(…)", "typing.cast(…)").
-func pyCast(fi *fileImports, segs []pySeg) (pySeg, bool) {
+func pyCast(fi *imports.Bindings, segs []pySeg) (pySeg, bool) {
 	switch {
-	case len(segs) == 1 && segs[0].call && segs[0].name == "cast" && fi.names["cast"].module == "typing":
+	case len(segs) == 1 && segs[0].call && segs[0].name == "cast" && fi.Names["cast"].Module == "typing":
 		return segs[0], true
-	case len(segs) == 2 && !segs[0].call && fi.modules[segs[0].name] == "typing" && segs[1].call && segs[1].name == "cast":
+	case len(segs) == 2 && !segs[0].call && fi.Modules[segs[0].name] == "typing" && segs[1].call && segs[1].name == "cast":
 		return segs[1], true
 	}
 	return pySeg{}, false
@@ -512,7 +515,7 @@ func (py *pyRules) moduleMember(ctx context.Context, c pyCtx, mod string, s pySe
 	if f == nil {
 		return pyUnknown
 	}
-	files := importFiles("python", f.Path, mod, py.rr.paths, py.rr.dirs)
+	files := imports.Files("python", f.Path, mod, py.rr.paths, py.rr.dirs)
 	if len(files) == 0 {
 		if strings.HasPrefix(mod, ".") || len(py.classes.named(ctx, s.name)) > 0 {
 			return pyUnknown
@@ -523,7 +526,7 @@ func (py *pyRules) moduleMember(ctx context.Context, c pyCtx, mod string, s pySe
 	}
 	for _, d := range py.classes.named(ctx, s.name) {
 		for _, p := range files {
-			if d.u.Path == p && d.u.Qualname == s.name {
+			if d.Sym.Path == p && d.Sym.Qualname == s.name {
 				return py.defValue(ctx, d, s.call, depth)
 			}
 		}
@@ -534,8 +537,8 @@ func (py *pyRules) moduleMember(ctx context.Context, c pyCtx, mod string, s pySe
 // defValue types a use of top-level definition d: a class called is an
 // instance, named is the class (its members are the instances'); a
 // function called is its stated return type.
-func (py *pyRules) defValue(ctx context.Context, d refDef, call bool, depth int) pyType {
-	switch d.u.Kind {
+func (py *pyRules) defValue(ctx context.Context, d ref.Def, call bool, depth int) pyType {
+	switch d.Sym.Kind {
 	case extract.KindClass:
 		return pyType{cls: py.classes.classOf(ctx, d)}
 	case extract.KindFunction:
@@ -543,7 +546,7 @@ func (py *pyRules) defValue(ctx context.Context, d refDef, call bool, depth int)
 			return py.classes.returnType(ctx, d, nil, depth)
 		}
 	case extract.KindVar, extract.KindConst:
-		t := py.moduleVar(ctx, d.u.FileID, d.u.Name, depth)
+		t := py.moduleVar(ctx, d.Sym.FileID, d.Sym.Name, depth)
 		if !call {
 			return t
 		}
@@ -580,26 +583,26 @@ func (py *pyRules) callType(ctx context.Context, c pyCtx, name string, depth int
 	}
 	nested := false
 	for _, d := range py.classes.named(ctx, name) {
-		if d.u.FileID == c.file && d.u.Qualname == name {
+		if d.Sym.FileID == c.file && d.Sym.Qualname == name {
 			return py.defValue(ctx, d, true, depth)
 		}
-		nested = nested || d.u.FileID == c.file && !d.member
+		nested = nested || d.Sym.FileID == c.file && !d.Member
 	}
-	if in, ok := fi.names[name]; ok {
+	if in, ok := fi.Names[name]; ok {
 		f := py.rr.files[c.file]
-		for _, p := range importFiles("python", f.Path, in.module, py.rr.paths, py.rr.dirs) {
-			for _, d := range py.classes.named(ctx, in.name) {
-				if d.u.Path == p && d.u.Qualname == in.name {
+		for _, p := range imports.Files("python", f.Path, in.Module, py.rr.paths, py.rr.dirs) {
+			for _, d := range py.classes.named(ctx, in.Name) {
+				if d.Sym.Path == p && d.Sym.Qualname == in.Name {
 					return py.defValue(ctx, d, true, depth)
 				}
 			}
 		}
-		if t := py.classes.moduleClass(ctx, f.Path, in.module, in.name); t.known() {
+		if t := py.classes.moduleClass(ctx, f.Path, in.Module, in.Name); t.known() {
 			return t
 		}
 		return pyUnknown
 	}
-	if len(fi.star) > 0 || nested || py.classes.moduleBinds(ctx, c.file, name) {
+	if len(fi.Star) > 0 || nested || py.classes.moduleBinds(ctx, c.file, name) {
 		return pyUnknown
 	}
 	// Neither defined in the file nor imported: a builtin.
@@ -616,8 +619,8 @@ func (py *pyRules) callType(ctx context.Context, c pyCtx, name string, depth int
 // enclosingType returns the class of self or cls at c.
 func (py *pyRules) enclosingType(ctx context.Context, c pyCtx) pyType {
 	for _, d := range py.classes.named(ctx, c.fnName) {
-		if d.u.FileID == c.file && d.u.Start == c.fnStart {
-			if k := py.classes.enclosingClass(ctx, c.file, d.u.Qualname); k != nil {
+		if d.Sym.FileID == c.file && d.Sym.Start == c.fnStart {
+			if k := py.classes.enclosingClass(ctx, c.file, d.Sym.Qualname); k != nil {
 				return pyType{cls: k}
 			}
 		}
@@ -681,7 +684,7 @@ func (py *pyRules) readVarType(ctx context.Context, c pyCtx, v string, depth int
 		return pyUnknown
 	}
 	for _, d := range py.classes.named(ctx, v) {
-		if d.u.FileID == c.file && d.u.Qualname == v {
+		if d.Sym.FileID == c.file && d.Sym.Qualname == v {
 			return py.defValue(ctx, d, false, depth)
 		}
 	}
@@ -689,25 +692,25 @@ func (py *pyRules) readVarType(ctx context.Context, c pyCtx, v string, depth int
 	if err != nil {
 		return pyUnknown
 	}
-	if in, ok := fi.names[v]; ok {
-		for _, p := range importFiles("python", f.Path, in.module, py.rr.paths, py.rr.dirs) {
-			for _, d := range py.classes.named(ctx, in.name) {
-				if d.u.Path == p && d.u.Qualname == in.name {
+	if in, ok := fi.Names[v]; ok {
+		for _, p := range imports.Files("python", f.Path, in.Module, py.rr.paths, py.rr.dirs) {
+			for _, d := range py.classes.named(ctx, in.Name) {
+				if d.Sym.Path == p && d.Sym.Qualname == in.Name {
 					return py.defValue(ctx, d, false, depth)
 				}
 			}
 			if fr := py.rr.byPath[p]; fr != nil {
-				if t := py.moduleVar(ctx, fr.ID, in.name, depth); t.known() {
+				if t := py.moduleVar(ctx, fr.ID, in.Name, depth); t.known() {
 					return t
 				}
 			}
 		}
-		if t := py.classes.moduleClass(ctx, f.Path, in.module, in.name); t.foreign {
+		if t := py.classes.moduleClass(ctx, f.Path, in.Module, in.Name); t.foreign {
 			return t // a dependency's class, function or module
 		}
 		return pyUnknown
 	}
-	if mod, ok := fi.modules[v]; ok && len(importFiles("python", f.Path, mod, py.rr.paths, py.rr.dirs)) == 0 && !strings.HasPrefix(mod, ".") {
+	if mod, ok := fi.Modules[v]; ok && len(imports.Files("python", f.Path, mod, py.rr.paths, py.rr.dirs)) == 0 && !strings.HasPrefix(mod, ".") {
 		return pyType{foreign: true} // a module outside the repository
 	}
 	return py.moduleVar(ctx, c.file, v, depth)
@@ -757,8 +760,8 @@ func (py *pyRules) appended(ctx context.Context, c pyCtx, v string, depth int) (
 	}
 	var got []pyType
 	for n := b.line + 1; n < c.line && n <= len(text); n++ {
-		l := stripComment(text[n-1])
-		for _, at := range findUseOffsets(l, v) {
+		l := lex.StripComment(text[n-1])
+		for _, at := range lex.UseOffsets(l, v) {
 			if at > 0 && l[at-1] == '.' {
 				continue // another value's member of the name
 			}
@@ -790,7 +793,7 @@ func (py *pyRules) appended(ctx context.Context, c pyCtx, v string, depth int) (
 // moduleVar types a module-level assignment of v in file ("v = …",
 // "v: T = …").
 func (py *pyRules) moduleVar(ctx context.Context, file int64, v string, depth int) pyType {
-	k := lineVar{file: file, name: v}
+	k := ref.Key{File: file, Name: v}
 	if t, ok := py.modVars[k]; ok {
 		return t
 	}
@@ -831,7 +834,7 @@ func (py *pyRules) memberIn(ctx context.Context, c *pyClass, name string, call b
 	if depth > pyDepth {
 		return pyUnknown
 	}
-	key := strconv.FormatInt(c.def.u.FileID, 10) + ":" + c.def.u.Qualname + "." + name + ":" + strconv.FormatBool(call) + ":" + strconv.FormatBool(basesOnly)
+	key := strconv.FormatInt(c.def.Sym.FileID, 10) + ":" + c.def.Sym.Qualname + "." + name + ":" + strconv.FormatBool(call) + ":" + strconv.FormatBool(basesOnly)
 	if t, ok := py.attrs[key]; ok {
 		return t
 	}
@@ -847,10 +850,10 @@ func (py *pyRules) readMemberType(ctx context.Context, c *pyClass, name string, 
 			continue
 		}
 		for _, d := range py.classes.named(ctx, name) {
-			if d.u.FileID != k.def.u.FileID || d.u.Qualname != k.def.u.Qualname+"."+name {
+			if d.Sym.FileID != k.def.Sym.FileID || d.Sym.Qualname != k.def.Sym.Qualname+"."+name {
 				continue
 			}
-			switch d.u.Kind {
+			switch d.Sym.Kind {
 			case extract.KindMethod, extract.KindProperty, extract.KindFunction:
 				if call || py.classes.isProperty(ctx, d) {
 					return py.classes.returnType(ctx, d, c, depth)
@@ -872,13 +875,13 @@ func (py *pyRules) readMemberType(ctx context.Context, c *pyClass, name string, 
 // found when it assigns or annotates it; the type when every such
 // statement agrees.
 func (py *pyRules) attrAssigned(ctx context.Context, k *pyClass, name string, depth int) (pyType, bool) {
-	text, err := py.rr.text(ctx, k.def.u.FileID)
+	text, err := py.rr.text(ctx, k.def.Sym.FileID)
 	if err != nil {
 		return pyUnknown, false
 	}
 	var got []pyType
 	fnStart, fnName := 0, ""
-	for n := k.def.u.Start; n <= k.def.u.End && n <= len(text); n++ {
+	for n := k.def.Sym.Start; n <= k.def.Sym.End && n <= len(text); n++ {
 		l := text[n-1]
 		t := strings.TrimSpace(l)
 		if m := pyDefName.FindStringSubmatch(t); m != nil {
@@ -887,7 +890,7 @@ func (py *pyRules) attrAssigned(ctx context.Context, k *pyClass, name string, de
 		}
 		var b pyBinding
 		ok := false
-		if rest, has := strings.CutPrefix(t, "self."+name); has && (rest == "" || !isWordRune(rune(rest[0]))) {
+		if rest, has := strings.CutPrefix(t, "self."+name); has && (rest == "" || !lex.IsWordRune(rune(rest[0]))) {
 			b, ok = pyBindingOn(name+rest, name)
 		} else if fnStart == 0 && strings.HasPrefix(t, name) {
 			b, ok = pyBindingOn(t, name)
@@ -896,7 +899,7 @@ func (py *pyRules) attrAssigned(ctx context.Context, k *pyClass, name string, de
 			continue
 		}
 		b.expr = pyJoin(text, n, b.expr)
-		c := pyCtx{file: k.def.u.FileID, line: n}
+		c := pyCtx{file: k.def.Sym.FileID, line: n}
 		if fnStart != 0 {
 			// The start of the method's symbol: its decorators come first.
 			c.fnStart, c.fnName = py.classes.symbolStart(ctx, k, fnName, fnStart), fnName

@@ -6,6 +6,9 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/query/resolve/imports"
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // pyClasses read, for the Python rules of one lookup, the repository's
@@ -15,11 +18,11 @@ import (
 type pyClasses struct {
 	rr *refResolver
 
-	byName map[string][]refDef  // every Python definition of a name
-	byQual map[lineVar]*pyClass // a class by file and qualified name
+	byName map[string][]ref.Def // every Python definition of a name
+	byQual map[ref.Key]*pyClass // a class by file and qualified name
 	mros   map[string]pyMRO     // by the class's file and qualified name
-	binds  map[lineVar]bool     // a file's module-level bindings of a name
-	tvars  map[lineVar]pyTypeVarOf
+	binds  map[ref.Key]bool     // a file's module-level bindings of a name
+	tvars  map[ref.Key]pyTypeVarOf
 }
 
 // pyTypeVarOf is what typeVar read: a type variable's type, ok when the
@@ -36,16 +39,16 @@ type pyMRO struct {
 }
 
 // named returns the Python definitions of name in the repository.
-func (pc *pyClasses) named(ctx context.Context, name string) []refDef {
+func (pc *pyClasses) named(ctx context.Context, name string) []ref.Def {
 	if ds, ok := pc.byName[name]; ok {
 		return ds
 	}
-	var out []refDef
+	var out []ref.Def
 	if pc.rr.named != nil && name != "" {
 		ds, err := pc.rr.named(ctx, name)
 		if err == nil {
 			for _, d := range ds {
-				if d.lang == "python" {
+				if d.Lang == "python" {
 					out = append(out, d)
 				}
 			}
@@ -56,12 +59,12 @@ func (pc *pyClasses) named(ctx context.Context, name string) []refDef {
 }
 
 // classesOf returns the class d is a member of.
-func (pc *pyClasses) classesOf(ctx context.Context, d *refDef) []*pyClass {
-	i := strings.LastIndex(d.u.Qualname, ".")
+func (pc *pyClasses) classesOf(ctx context.Context, d *ref.Def) []*pyClass {
+	i := strings.LastIndex(d.Sym.Qualname, ".")
 	if i < 0 {
 		return nil
 	}
-	if c := pc.classAt(ctx, d.u.FileID, d.u.Qualname[:i]); c != nil {
+	if c := pc.classAt(ctx, d.Sym.FileID, d.Sym.Qualname[:i]); c != nil {
 		return []*pyClass{c}
 	}
 	return nil
@@ -69,26 +72,26 @@ func (pc *pyClasses) classesOf(ctx context.Context, d *refDef) []*pyClass {
 
 // classAt returns the class of file with qualified name qn.
 func (pc *pyClasses) classAt(ctx context.Context, file int64, qn string) *pyClass {
-	return memo(pc.byQual, lineVar{file: file, name: qn}, func() *pyClass { return pc.readClassAt(ctx, file, qn) })
+	return ref.Memo(pc.byQual, ref.Key{File: file, Name: qn}, func() *pyClass { return pc.readClassAt(ctx, file, qn) })
 }
 
 func (pc *pyClasses) readClassAt(ctx context.Context, file int64, qn string) *pyClass {
 	name := qn[strings.LastIndex(qn, ".")+1:]
 	for _, d := range pc.named(ctx, name) {
-		if d.u.Kind == extract.KindClass && d.u.FileID == file && d.u.Qualname == qn {
+		if d.Sym.Kind == extract.KindClass && d.Sym.FileID == file && d.Sym.Qualname == qn {
 			return pc.classOf(ctx, d)
 		}
 	}
 	return nil
 }
 
-func (pc *pyClasses) classOf(ctx context.Context, d refDef) *pyClass {
+func (pc *pyClasses) classOf(ctx context.Context, d ref.Def) *pyClass {
 	c := &pyClass{def: d}
-	text, err := pc.rr.text(ctx, d.u.FileID)
+	text, err := pc.rr.text(ctx, d.Sym.FileID)
 	if err != nil {
 		return c
 	}
-	if n := pyDeclLine(text, d.u.Start, "class", d.u.Name); n > 0 {
+	if n := pyDeclLine(text, d.Sym.Start, "class", d.Sym.Name); n > 0 {
 		c.bases = pyBases(text, n)
 	}
 	return c
@@ -109,27 +112,27 @@ func (pc *pyClasses) enclosingClass(ctx context.Context, file int64, symbol stri
 // mro returns c and its bases, depth first from the left (Python's
 // order for the single and simple multiple inheritance of most code).
 func (pc *pyClasses) mro(ctx context.Context, c *pyClass) pyMRO {
-	key := strconv.FormatInt(c.def.u.FileID, 10) + ":" + c.def.u.Qualname
+	key := strconv.FormatInt(c.def.Sym.FileID, 10) + ":" + c.def.Sym.Qualname
 	if m, ok := pc.mros[key]; ok {
 		return m
 	}
 	pc.mros[key] = pyMRO{classes: []*pyClass{c}} // a cycle stops here
 	m := pyMRO{classes: []*pyClass{c}, complete: true}
-	seen := map[string]bool{c.def.u.ID: true}
+	seen := map[string]bool{c.def.Sym.ID: true}
 	for _, b := range c.bases {
 		if pyProtocol(b) {
 			m.protocol = true
 			continue
 		}
-		t := pc.annType(ctx, pyCtx{file: c.def.u.FileID, line: c.def.u.Start}, b, 0)
+		t := pc.annType(ctx, pyCtx{file: c.def.Sym.FileID, line: c.def.Sym.Start}, b, 0)
 		switch {
 		case t.cls != nil:
 			bm := pc.mro(ctx, t.cls)
 			m.complete = m.complete && bm.complete
 			m.protocol = m.protocol || bm.protocol
 			for _, k := range bm.classes {
-				if !seen[k.def.u.ID] {
-					seen[k.def.u.ID] = true
+				if !seen[k.def.Sym.ID] {
+					seen[k.def.Sym.ID] = true
 					m.classes = append(m.classes, k)
 				}
 			}
@@ -232,12 +235,12 @@ func (pc *pyClasses) typeName(ctx context.Context, file int64, name string, dept
 	if i := strings.LastIndex(name, "."); i >= 0 {
 		qual, last := name[:i], name[i+1:]
 		root := strings.Split(qual, ".")[0]
-		mod, ok := fi.modules[root]
+		mod, ok := fi.Modules[root]
 		if !ok {
-			if in, ok := fi.names[root]; ok {
-				mod, qual = strings.TrimSuffix(in.module, ".")+"."+in.name, strings.TrimPrefix(qual, root)
-				if strings.HasSuffix(in.module, ".") {
-					mod = in.module + in.name
+			if in, ok := fi.Names[root]; ok {
+				mod, qual = strings.TrimSuffix(in.Module, ".")+"."+in.Name, strings.TrimPrefix(qual, root)
+				if strings.HasSuffix(in.Module, ".") {
+					mod = in.Module + in.Name
 				}
 			} else {
 				return pyUnknown // a nested class, or a name bound otherwise
@@ -253,11 +256,11 @@ func (pc *pyClasses) typeName(ctx context.Context, file int64, name string, dept
 	// Defined in the file (at any depth: a class in a function).
 	var inFile *pyClass
 	for _, d := range pc.named(ctx, name) {
-		if d.u.FileID == file {
-			if d.u.Kind != extract.KindClass {
+		if d.Sym.FileID == file {
+			if d.Sym.Kind != extract.KindClass {
 				return pyUnknown // a function, a variable, an alias
 			}
-			if inFile == nil || d.u.Qualname == name {
+			if inFile == nil || d.Sym.Qualname == name {
 				inFile = pc.classOf(ctx, d)
 			}
 		}
@@ -265,13 +268,13 @@ func (pc *pyClasses) typeName(ctx context.Context, file int64, name string, dept
 	if inFile != nil {
 		return pyType{cls: inFile}
 	}
-	if in, ok := fi.names[name]; ok {
-		return pc.moduleClass(ctx, f.Path, in.module, in.name)
+	if in, ok := fi.Names[name]; ok {
+		return pc.moduleClass(ctx, f.Path, in.Module, in.Name)
 	}
-	if in, ok := fi.importing(name); ok {
-		return pc.moduleClass(ctx, f.Path, in.module, in.name)
+	if in, ok := fi.Importing(name); ok {
+		return pc.moduleClass(ctx, f.Path, in.Module, in.Name)
 	}
-	if len(fi.star) > 0 || pc.moduleBinds(ctx, file, name) {
+	if len(fi.Star) > 0 || pc.moduleBinds(ctx, file, name) {
 		return pyUnknown // an alias or a type variable the file assigns
 	}
 	// Neither defined here nor imported: a builtin.
@@ -283,7 +286,7 @@ func (pc *pyClasses) typeName(ctx context.Context, file int64, name string, dept
 // B); ok is false when name is no such variable. One without a bound is
 // unknown.
 func (pc *pyClasses) typeVar(ctx context.Context, file int64, name string, depth int) (pyType, bool) {
-	v := memo(pc.tvars, lineVar{file: file, name: name}, func() pyTypeVarOf {
+	v := ref.Memo(pc.tvars, ref.Key{File: file, Name: name}, func() pyTypeVarOf {
 		t, ok := pc.readTypeVar(ctx, file, name, depth)
 		return pyTypeVarOf{t, ok}
 	})
@@ -327,7 +330,7 @@ func (pc *pyClasses) readTypeVar(ctx context.Context, file int64, name string, d
 
 // moduleBinds reports whether file assigns name at module level.
 func (pc *pyClasses) moduleBinds(ctx context.Context, file int64, name string) bool {
-	return memo(pc.binds, lineVar{file: file, name: name}, func() bool { return pc.readModuleBinds(ctx, file, name) })
+	return ref.Memo(pc.binds, ref.Key{File: file, Name: name}, func() bool { return pc.readModuleBinds(ctx, file, name) })
 }
 
 func (pc *pyClasses) readModuleBinds(ctx context.Context, file int64, name string) bool {
@@ -350,14 +353,14 @@ func (pc *pyClasses) readModuleBinds(ctx context.Context, file int64, name strin
 // import it from) define it, foreign when the module is not the
 // repository's and the repository defines nothing of the name.
 func (pc *pyClasses) moduleClass(ctx context.Context, from, mod, name string) pyType {
-	files := importFiles("python", from, mod, pc.rr.paths, pc.rr.dirs)
+	files := imports.Files("python", from, mod, pc.rr.paths, pc.rr.dirs)
 	named := pc.named(ctx, name)
 	for depth := 0; depth < 5 && len(files) > 0; depth++ {
 		var next []string
 		for _, p := range files {
 			for _, d := range named {
-				if d.u.Path == p && d.u.Qualname == name {
-					if d.u.Kind == extract.KindClass {
+				if d.Sym.Path == p && d.Sym.Qualname == name {
+					if d.Sym.Kind == extract.KindClass {
 						return pyType{cls: pc.classOf(ctx, d)}
 					}
 					return pyUnknown
@@ -366,8 +369,8 @@ func (pc *pyClasses) moduleClass(ctx context.Context, from, mod, name string) py
 			// Imported there: follow it.
 			if fr := pc.rr.byPath[p]; fr != nil {
 				if fi, err := pc.rr.importsOf(ctx, fr.ID); err == nil {
-					if in, ok := fi.names[name]; ok {
-						next = append(next, importFiles("python", p, in.module, pc.rr.paths, pc.rr.dirs)...)
+					if in, ok := fi.Names[name]; ok {
+						next = append(next, imports.Files("python", p, in.Module, pc.rr.paths, pc.rr.dirs)...)
 					}
 				}
 			}
@@ -377,13 +380,13 @@ func (pc *pyClasses) moduleClass(ctx context.Context, from, mod, name string) py
 	if len(named) == 0 && !strings.HasPrefix(mod, ".") {
 		return pyType{foreign: true} // nothing of the name in the repository
 	}
-	var classes []refDef
+	var classes []ref.Def
 	for _, d := range named {
-		if d.u.Kind == extract.KindClass && !strings.Contains(d.u.Qualname, ".") {
+		if d.Sym.Kind == extract.KindClass && !strings.Contains(d.Sym.Qualname, ".") {
 			classes = append(classes, d)
 		}
 	}
-	if len(classes) == 1 && len(importFiles("python", from, mod, pc.rr.paths, pc.rr.dirs)) == 0 && !strings.HasPrefix(mod, ".") {
+	if len(classes) == 1 && len(imports.Files("python", from, mod, pc.rr.paths, pc.rr.dirs)) == 0 && !strings.HasPrefix(mod, ".") {
 		if pc.ownPackage(ctx, from, mod) {
 			// An absolute import of the repository's own package (the
 			// index root may be the package itself).
@@ -400,7 +403,7 @@ func (pc *pyClasses) moduleClass(ctx context.Context, from, mod, name string) py
 // importing file imports a module of that first part which does.
 func (pc *pyClasses) ownPackage(ctx context.Context, from, mod string) bool {
 	root, rest, _ := strings.Cut(mod, ".")
-	if rest != "" && len(importFiles("python", from, rest, pc.rr.paths, pc.rr.dirs)) > 0 {
+	if rest != "" && len(imports.Files("python", from, rest, pc.rr.paths, pc.rr.dirs)) > 0 {
 		return true
 	}
 	fr := pc.rr.byPath[from]
@@ -412,14 +415,14 @@ func (pc *pyClasses) ownPackage(ctx context.Context, from, mod string) bool {
 		return true
 	}
 	var mods []string
-	for _, m := range fi.modules {
+	for _, m := range fi.Modules {
 		mods = append(mods, m)
 	}
-	for _, in := range fi.names {
-		mods = append(mods, in.module)
+	for _, in := range fi.Names {
+		mods = append(mods, in.Module)
 	}
 	for _, m := range mods {
-		if r, ok := strings.CutPrefix(m, root+"."); ok && len(importFiles("python", from, r, pc.rr.paths, pc.rr.dirs)) > 0 {
+		if r, ok := strings.CutPrefix(m, root+"."); ok && len(imports.Files("python", from, r, pc.rr.paths, pc.rr.dirs)) > 0 {
 			return true
 		}
 	}
@@ -431,24 +434,24 @@ func (pc *pyClasses) ownPackage(ctx context.Context, from, mod string) bool {
 func (pc *pyClasses) symbolStart(ctx context.Context, k *pyClass, fn string, def int) int {
 	best := def
 	for _, d := range pc.named(ctx, fn) {
-		if d.u.FileID == k.def.u.FileID && d.u.Start <= def && d.u.End >= def && d.u.Start > best-30 {
-			best = min(best, d.u.Start)
+		if d.Sym.FileID == k.def.Sym.FileID && d.Sym.Start <= def && d.Sym.End >= def && d.Sym.Start > best-30 {
+			best = min(best, d.Sym.Start)
 		}
 	}
 	return best
 }
 
 // isProperty reports whether method d is decorated @property.
-func (pc *pyClasses) isProperty(ctx context.Context, d refDef) bool {
-	if d.u.Kind == extract.KindProperty {
+func (pc *pyClasses) isProperty(ctx context.Context, d ref.Def) bool {
+	if d.Sym.Kind == extract.KindProperty {
 		return true
 	}
-	text, err := pc.rr.text(ctx, d.u.FileID)
+	text, err := pc.rr.text(ctx, d.Sym.FileID)
 	if err != nil {
 		return false
 	}
-	def := pyDeclLine(text, d.u.Start, "def", d.u.Name)
-	for n := def - 1; n >= 1 && n >= d.u.Start-1 && n > def-10; n-- {
+	def := pyDeclLine(text, d.Sym.Start, "def", d.Sym.Name)
+	for n := def - 1; n >= 1 && n >= d.Sym.Start-1 && n > def-10; n-- {
 		t := strings.TrimSpace(text[n-1])
 		if !strings.HasPrefix(t, "@") {
 			break
@@ -463,21 +466,21 @@ func (pc *pyClasses) isProperty(ctx context.Context, d refDef) bool {
 // accessorOf returns which part of a property method d defines:
 // "setter" or "deleter" when decorated @name.setter or @name.deleter,
 // "" otherwise.
-func (pc *pyClasses) accessorOf(ctx context.Context, d refDef) string {
-	text, err := pc.rr.text(ctx, d.u.FileID)
+func (pc *pyClasses) accessorOf(ctx context.Context, d ref.Def) string {
+	text, err := pc.rr.text(ctx, d.Sym.FileID)
 	if err != nil {
 		return ""
 	}
-	def := pyDeclLine(text, d.u.Start, "def", d.u.Name)
-	for n := def - 1; n >= 1 && n >= d.u.Start && n > def-10; n-- {
+	def := pyDeclLine(text, d.Sym.Start, "def", d.Sym.Name)
+	for n := def - 1; n >= 1 && n >= d.Sym.Start && n > def-10; n-- {
 		t := strings.TrimSpace(text[n-1])
 		if !strings.HasPrefix(t, "@") {
 			break
 		}
 		switch t {
-		case "@" + d.u.Name + ".setter":
+		case "@" + d.Sym.Name + ".setter":
 			return "setter"
-		case "@" + d.u.Name + ".deleter":
+		case "@" + d.Sym.Name + ".deleter":
 			return "deleter"
 		}
 	}
@@ -486,17 +489,17 @@ func (pc *pyClasses) accessorOf(ctx context.Context, d refDef) string {
 
 // returnType reads function d's stated return type; self is the class
 // a method was reached on ("-> Self" is it).
-func (pc *pyClasses) returnType(ctx context.Context, d refDef, self *pyClass, depth int) pyType {
-	text, err := pc.rr.text(ctx, d.u.FileID)
+func (pc *pyClasses) returnType(ctx context.Context, d ref.Def, self *pyClass, depth int) pyType {
+	text, err := pc.rr.text(ctx, d.Sym.FileID)
 	if err != nil {
 		return pyUnknown
 	}
-	def := pyDeclLine(text, d.u.Start, "def", d.u.Name)
+	def := pyDeclLine(text, d.Sym.Start, "def", d.Sym.Name)
 	if def == 0 {
 		return pyUnknown
 	}
-	sig := signatureText(text, def, d.u.Name).text
-	_, ret, ok := strings.Cut(sig[pyParamsEnd(sig, d.u.Name):], "->")
+	sig := lex.ReadSignature(text, def, d.Sym.Name).Text
+	_, ret, ok := strings.Cut(sig[pyParamsEnd(sig, d.Sym.Name):], "->")
 	if !ok {
 		return pyUnknown
 	}
@@ -508,5 +511,5 @@ func (pc *pyClasses) returnType(ctx context.Context, d refDef, self *pyClass, de
 	if r := strings.Trim(ret, `"'`); self != nil && (r == "Self" || strings.HasSuffix(r, ".Self")) {
 		return pyType{cls: self}
 	}
-	return pc.annType(ctx, pyCtx{file: d.u.FileID, line: def}, ret, depth+1)
+	return pc.annType(ctx, pyCtx{file: d.Sym.FileID, line: def}, ret, depth+1)
 }

@@ -3,6 +3,8 @@ package resolve
 import (
 	"regexp"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // The lexical facts of Python source the resolver's Python rules read
@@ -93,7 +95,7 @@ func pyNarrowedInline(line, v string) (string, bool) {
 
 // pyMemberOf reports whether s reads a member of v ("v.x").
 func pyMemberOf(s, v string) bool {
-	for _, at := range findUseOffsets(s, v) {
+	for _, at := range lex.UseOffsets(s, v) {
 		if strings.HasPrefix(s[at+len(v):], ".") {
 			return true
 		}
@@ -149,7 +151,7 @@ func pyJoin(text []string, n int, expr string) string {
 	}
 	d := open(expr)
 	for k := n + 1; d > 0 && k <= len(text) && k <= n+20; k++ {
-		l := stripComment(text[k-1])
+		l := lex.StripComment(text[k-1])
 		expr += " " + strings.TrimSpace(l)
 		d += open(l)
 	}
@@ -161,7 +163,7 @@ func pyJoin(text []string, n int, expr string) string {
 // "a, v = …", "with … as v", "v += …").
 func pyBindingOn(line, v string) (pyBinding, bool) {
 	t := strings.TrimSpace(line)
-	if rest, ok := strings.CutPrefix(t, v); ok && (rest == "" || !isWordRune(rune(rest[0]))) {
+	if rest, ok := strings.CutPrefix(t, v); ok && (rest == "" || !lex.IsWordRune(rune(rest[0]))) {
 		rest = strings.TrimSpace(rest)
 		switch {
 		case strings.HasPrefix(rest, "==") || strings.HasPrefix(rest, "=>"):
@@ -187,7 +189,7 @@ func pyBindingOn(line, v string) (pyBinding, bool) {
 	if head, ok := strings.CutPrefix(strings.TrimPrefix(t, "async "), "with "); ok && strings.HasSuffix(t, ":") {
 		// with a as v, b as w:
 		for _, item := range splitTop(strings.TrimSuffix(head, ":"), ',') {
-			if cm, target, ok := strings.Cut(item, " as "); ok && len(findUseOffsets(target, v)) > 0 {
+			if cm, target, ok := strings.Cut(item, " as "); ok && len(lex.UseOffsets(target, v)) > 0 {
 				if strings.TrimSpace(target) == v {
 					return pyBinding{expr: strings.TrimSpace(cm), enter: true}, true
 				}
@@ -196,7 +198,7 @@ func pyBindingOn(line, v string) (pyBinding, bool) {
 		}
 	}
 	if head, ok := strings.CutPrefix(strings.TrimPrefix(t, "async "), "for "); ok {
-		if target, iter, ok := strings.Cut(head, " in "); ok && len(findUseOffsets(target, v)) > 0 {
+		if target, iter, ok := strings.Cut(head, " in "); ok && len(lex.UseOffsets(target, v)) > 0 {
 			// for i, v in enumerate(expr): v is an item of expr.
 			names := strings.Split(strings.Trim(strings.TrimSpace(target), "()"), ",")
 			iter = strings.TrimSuffix(strings.TrimSpace(iter), ":")
@@ -208,7 +210,7 @@ func pyBindingOn(line, v string) (pyBinding, bool) {
 			return pyBinding{}, true // for a, v in …
 		}
 	}
-	if m := pyTupleAssign.FindStringSubmatch(t); m != nil && len(findUseOffsets(m[1], v)) > 0 {
+	if m := pyTupleAssign.FindStringSubmatch(t); m != nil && len(lex.UseOffsets(m[1], v)) > 0 {
 		// a, v = …
 		for i, n := range strings.Split(m[1], ",") {
 			if strings.TrimSpace(n) == v {
@@ -230,7 +232,7 @@ func pyDeclLine(text []string, start int, kw, name string) int {
 		t = strings.TrimPrefix(t, "async ")
 		if rest, ok := strings.CutPrefix(t, kw+" "); ok {
 			rest = strings.TrimSpace(rest)
-			if strings.HasPrefix(rest, name) && (len(rest) == len(name) || !isWordRune(rune(rest[len(name)]))) {
+			if strings.HasPrefix(rest, name) && (len(rest) == len(name) || !lex.IsWordRune(rune(rest[len(name)]))) {
 				return n
 			}
 		}
@@ -242,9 +244,9 @@ func pyDeclLine(text []string, start int, kw, name string) int {
 func pyBases(text []string, n int) []string {
 	var b strings.Builder
 	for k := n; k <= len(text) && k < n+20; k++ {
-		b.WriteString(stripComment(text[k-1]))
+		b.WriteString(lex.StripComment(text[k-1]))
 		b.WriteByte(' ')
-		if strings.HasSuffix(strings.TrimSpace(stripComment(text[k-1])), ":") {
+		if strings.HasSuffix(strings.TrimSpace(lex.StripComment(text[k-1])), ":") {
 			break
 		}
 	}
@@ -271,7 +273,7 @@ func pyBases(text []string, n int) []string {
 // pyParamsEnd returns the offset in sig just past fn's parameter list.
 func pyParamsEnd(sig, fn string) int {
 	at := -1
-	for _, u := range findUseOffsets(sig, fn) {
+	for _, u := range lex.UseOffsets(sig, fn) {
 		if strings.HasPrefix(strings.TrimLeft(sig[u+len(fn):], " \t"), "(") {
 			at = u + len(fn)
 			break
@@ -432,7 +434,7 @@ func pySegments(e string) ([]pySeg, bool) {
 		s := i
 		for i < len(e) {
 			r := rune(e[i])
-			if r >= 0x80 || isWordRune(r) {
+			if r >= 0x80 || lex.IsWordRune(r) {
 				i++
 				continue
 			}
@@ -503,7 +505,7 @@ func pyReceiver(line string, at int) string {
 				return ""
 			}
 			i = j
-		case c == '.' || c >= 0x80 || isWordRune(rune(c)):
+		case c == '.' || c >= 0x80 || lex.IsWordRune(rune(c)):
 			i--
 		default:
 			return line[i : at-1]
@@ -521,11 +523,11 @@ func PyReexport(line, name string) bool {
 	if !pyReexportAs.MatchString(line) {
 		return false
 	}
-	for _, at := range findUseOffsets(line, name) {
+	for _, at := range lex.UseOffsets(line, name) {
 		rest := strings.TrimLeft(line[at+len(name):], " \t")
 		if r, ok := strings.CutPrefix(rest, "as "); ok && strings.HasPrefix(strings.TrimLeft(r, " \t"), name) {
 			after := strings.TrimLeft(r, " \t")[len(name):]
-			if after == "" || !isWordRune(rune(after[0])) {
+			if after == "" || !lex.IsWordRune(rune(after[0])) {
 				return true
 			}
 		}
@@ -535,17 +537,6 @@ func PyReexport(line, name string) bool {
 
 // whyString: a Python line's occurrence of the name in a string's text.
 const whyString = "inside a string's text, not code"
-
-// pyImportedAt returns the module a one-line "from m import …" imports
-// the name at offset at from; ok is false when the name is not in its
-// list of names.
-func pyImportedAt(line string, at int, name string) (importedName, bool) {
-	m := pyFrom.FindStringSubmatchIndex(stripComment(line))
-	if m == nil || at < m[4] {
-		return importedName{}, false
-	}
-	return importedName{line[m[2]:m[3]], name}, true
-}
 
 // pyKeywordAt reports whether the name ending at offset end is followed
 // by a single '=': a keyword argument where a call's parentheses hold it.
@@ -561,7 +552,7 @@ func pyKeywordAt(line string, end int) bool {
 func pyCallAround(text []string, n, at int) string {
 	depth := 0
 	for k := n; k >= 1 && k > n-30; k-- {
-		l := stripComment(text[k-1])
+		l := lex.StripComment(text[k-1])
 		end := len(l)
 		if k == n {
 			end = min(at, len(l))
@@ -582,7 +573,7 @@ func pyCallAround(text []string, n, at int) string {
 					continue
 				}
 				s := i
-				for s > 0 && (isWordRune(rune(l[s-1])) || l[s-1] == '.') {
+				for s > 0 && (lex.IsWordRune(rune(l[s-1])) || l[s-1] == '.') {
 					s--
 				}
 				return l[s:i]
@@ -676,7 +667,7 @@ func pyInText(line string, at int, name string) bool {
 func pyBindsName(line, name string) bool {
 	t := strings.TrimSpace(line)
 	if head, ok := strings.CutPrefix(strings.TrimPrefix(t, "async "), "for "); ok {
-		if target, _, ok := strings.Cut(head, " in "); ok && len(findUseOffsets(target, name)) > 0 {
+		if target, _, ok := strings.Cut(head, " in "); ok && len(lex.UseOffsets(target, name)) > 0 {
 			return true
 		}
 	}

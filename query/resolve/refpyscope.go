@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // pyScope reads what a Python function binds: its parameters and the
@@ -38,7 +39,7 @@ func (s *pyScope) local(ctx context.Context, c pyCtx, v string) (b pyBinding, ok
 	if def == 0 {
 		return b, false
 	}
-	sig := signatureText(text, def, c.fnName)
+	sig := lex.ReadSignature(text, def, c.fnName)
 	indent := -1 // the least indentation met going up: the next less indented line heads a block around c
 	if c.line >= 1 && c.line <= len(text) {
 		indent = pyIndent(text[c.line-1])
@@ -49,14 +50,14 @@ func (s *pyScope) local(ctx context.Context, c pyCtx, v string) (b pyBinding, ok
 			return pyBinding{ann: typ, line: c.line}, true
 		}
 	}
-	for n := min(c.line-1, len(text)); n > sig.end && n > c.line-400; n-- {
+	for n := min(c.line-1, len(text)); n > sig.End && n > c.line-400; n-- {
 		l := text[n-1]
 		if ind := pyIndent(l); ind >= 0 && (indent < 0 || ind < indent) {
 			indent = ind
 			if typ, ok := pyNarrowed(l, v); ok {
 				// "if isinstance(v, T):" around c: v is a T there, the
 				// parameter's stated T[…] when it is one of a union.
-				if a, ok := pyParams(sig.text, c.fnName)[v]; ok {
+				if a, ok := pyParams(sig.Text, c.fnName)[v]; ok {
 					typ = pyNarrowTo(a, typ)
 				}
 				return pyBinding{ann: typ, line: n}, true
@@ -70,7 +71,7 @@ func (s *pyScope) local(ctx context.Context, c pyCtx, v string) (b pyBinding, ok
 			return b, true
 		}
 	}
-	if a, ok := pyParams(sig.text, c.fnName)[v]; ok {
+	if a, ok := pyParams(sig.Text, c.fnName)[v]; ok {
 		return pyBinding{ann: a, line: def}, true
 	}
 	return b, false
@@ -87,13 +88,13 @@ func (s *pyScope) declared(ctx context.Context, c pyCtx, v string) string {
 	if def == 0 {
 		return ""
 	}
-	sig := signatureText(text, def, c.fnName)
-	for n := sig.end + 1; n < c.line && n <= len(text); n++ {
+	sig := lex.ReadSignature(text, def, c.fnName)
+	for n := sig.End + 1; n < c.line && n <= len(text); n++ {
 		if b, ok := pyBindingOn(text[n-1], v); ok && b.ann != "" && !b.except {
 			return b.ann
 		}
 	}
-	return pyParams(sig.text, c.fnName)[v]
+	return pyParams(sig.Text, c.fnName)[v]
 }
 
 // outer returns the function whose body defines the function at c, read
@@ -101,19 +102,19 @@ func (s *pyScope) declared(ctx context.Context, c pyCtx, v string) string {
 // module level or directly in a class, whose free names are the module's.
 func (s *pyScope) outer(ctx context.Context, c pyCtx) (pyCtx, bool) {
 	for _, d := range s.classes.named(ctx, c.fnName) {
-		if d.u.FileID != c.file || d.u.Start != c.fnStart {
+		if d.Sym.FileID != c.file || d.Sym.Start != c.fnStart {
 			continue
 		}
-		i := strings.LastIndex(d.u.Qualname, ".")
+		i := strings.LastIndex(d.Sym.Qualname, ".")
 		if i < 0 {
 			return pyCtx{}, false
 		}
-		parent := d.u.Qualname[:i]
+		parent := d.Sym.Qualname[:i]
 		name := parent[strings.LastIndex(parent, ".")+1:]
 		for _, p := range s.classes.named(ctx, name) {
-			if p.u.FileID == c.file && p.u.Qualname == parent && p.u.Start < c.fnStart &&
-				(p.u.Kind == extract.KindFunction || p.u.Kind == extract.KindMethod) {
-				return pyCtx{file: c.file, fnStart: p.u.Start, fnName: name, line: c.fnStart}, true
+			if p.Sym.FileID == c.file && p.Sym.Qualname == parent && p.Sym.Start < c.fnStart &&
+				(p.Sym.Kind == extract.KindFunction || p.Sym.Kind == extract.KindMethod) {
+				return pyCtx{file: c.file, fnStart: p.Sym.Start, fnName: name, line: c.fnStart}, true
 			}
 		}
 		return pyCtx{}, false

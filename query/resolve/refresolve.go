@@ -8,6 +8,9 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/query/resolve/imports"
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // A reference's confidence that it belongs to one definition.
@@ -25,94 +28,30 @@ const (
 	ConfNameOnly = "name_only"
 )
 
-// refVerdict is what the facts at a use say about one definition.
-type refVerdict int
-
-const (
-	vOpen     refVerdict = iota // nothing ties or contradicts
-	vResolved                   // tied to the definition
-	vContra                     // tied elsewhere, or not a use of it
-	vSelf                       // the definition's own name: not a reference, not counted
-	vRelated                    // may reach the definition through an interface, whatever else it reaches
-	vUnlikely                   // not the definition's where no fact decides (refts_open.go); the others stay name only
-)
-
-// Why a line is left out of a definition's references.
-const (
-	whyCase     = "the name in another case"
-	whyLocal    = "a parameter or local of the same name"
-	whyQual     = "a qualifier naming another package, module or type"
-	whyMember   = "a member of another value (x.name) or a bare use of a member's name"
-	whyScope    = "a bare name not in scope (not defined in the file or package, not imported)"
-	whyDecl     = "the declaration of another symbol"
-	whyOther    = "resolved to another definition of the name"
-	whyNoImport = "imported from another module"
-	whyForeign  = "a member of a value of another package's type"
-	whyMoved    = "the name is on a later line of the same statement, listed there"
-)
-
-// refDef is a definition of the name, with the facts the resolver reads.
-type refDef struct {
-	u      *unit
-	lang   string
-	dir    string
-	member bool   // a method, field or property
-	parent string // the type a member belongs to; a Go function's package
-}
-
-func newRefDef(u *unit, files map[int64]*fileInfo) refDef {
-	d := refDef{u: u, dir: path.Dir(u.Path)}
-	if f := files[u.FileID]; f != nil {
-		d.lang = f.Language
-	}
-	switch u.Kind {
-	case extract.KindMethod, extract.KindField, extract.KindProperty:
-		d.member = true
-	}
-	if i := strings.LastIndex(u.Qualname, "."); i > 0 {
-		d.parent = u.Qualname[:i]
-		if j := strings.LastIndex(d.parent, "."); j >= 0 {
-			d.parent = d.parent[j+1:]
-		}
-	}
-	return d
-}
-
-// scope returns the qualified name of the symbol a non-member definition
-// is nested in, "" for a top-level one or a member.
-func (d *refDef) scope() string {
-	if d.member {
-		return ""
-	}
-	if i := strings.LastIndex(d.u.Qualname, "."); i > 0 {
-		return d.u.Qualname[:i]
-	}
-	return ""
-}
-
 // refResolver is the core of the judgement of one name's reference
 // lines against every definition of it: it judges each use by what is
 // written there (the qualifier, the file's imports, stated types, class
 // bases), reads the text of the files (and of the files their imports
 // name) through lines once, and hands a use to a language's rules where
 // they decide it. Go's, Python's and the scope rules are types of their
-// own that reach the core through their rr field; TypeScript's rules are
-// its methods (refts*.go).
+// own that reach the core through their rr field; TypeScript's rules
+// reach it only through tsHost (refts_host.go), which tsCore hands them
+// (tscore.go).
 type refResolver struct {
 	name  string
-	defs  []refDef
-	files map[int64]*fileInfo
+	defs  []ref.Def
+	files map[int64]*ref.File
 	lines func(ctx context.Context, fileID int64) ([]string, error)
 	// named returns every definition of a name (the Python and
 	// TypeScript rules read classes, functions and their annotations
 	// through it).
-	named func(ctx context.Context, name string) ([]refDef, error)
+	named func(ctx context.Context, name string) ([]ref.Def, error)
 
-	byPath  map[string]*fileInfo
+	byPath  map[string]*ref.File
 	paths   map[string]bool
 	dirs    map[string]bool
 	texts   map[int64][]string
-	imports map[int64]*fileImports
+	imports map[int64]*imports.Bindings
 	locals  map[enclKey]bool // enclosing symbols that bind the name themselves
 	tsl     *tsLocals        // TypeScript's names functions bind (refts_local.go)
 	parents map[string]bool  // the types some member definition belongs to
@@ -120,31 +59,14 @@ type refResolver struct {
 
 	// Per line, what does not depend on the definition judged, read
 	// once: every definition of a common name asks the same questions.
-	typeMemo    map[lineVar]string
-	classMemo   map[lineVar]string
-	literalMemo map[lineVar]literal
+	typeMemo    map[ref.Key]string
+	classMemo   map[ref.Key]string
+	literalMemo map[ref.Key]literal
 	ts          *tsRules // TypeScript's rules and what they read (refts_state.go)
 
 	golang *goRules    // Go's rules (refgo.go, refgocheck.go)
 	python *pyRules    // Python's rules (refpy.go, refpyclass.go)
 	scope  *scopeRules // the scope and reachability rules (refscope.go)
-}
-
-// lineVar keys a memo: a file, a line (or 0) and a name (or an offset).
-type lineVar struct {
-	file int64
-	line int
-	name string
-}
-
-// memo returns m[k], reading it first when m has none.
-func memo[V any](m map[lineVar]V, k lineVar, read func() V) V {
-	if v, ok := m[k]; ok {
-		return v
-	}
-	v := read()
-	m[k] = v
-	return v
 }
 
 type literal struct {
@@ -171,24 +93,24 @@ type judged struct {
 }
 
 type occVerdicts struct {
-	verdict []refVerdict
+	verdict []ref.Verdict
 	why     []string // per definition, when vContra
 }
 
-func newRefResolver(name string, defs []refDef, files map[int64]*fileInfo, lines func(context.Context, int64) ([]string, error)) *refResolver {
+func newRefResolver(name string, defs []ref.Def, files map[int64]*ref.File, lines func(context.Context, int64) ([]string, error)) *refResolver {
 	rr := &refResolver{name: name, defs: defs, files: files, lines: lines,
-		byPath: map[string]*fileInfo{}, paths: map[string]bool{}, dirs: map[string]bool{},
-		texts: map[int64][]string{}, imports: map[int64]*fileImports{}, locals: map[enclKey]bool{}, parents: map[string]bool{},
-		ifaces: map[string]bool{}, typeMemo: map[lineVar]string{}, classMemo: map[lineVar]string{}, literalMemo: map[lineVar]literal{}}
-	rr.tsl = &tsLocals{rr: rr, bound: map[lineVar][]int{}, elems: map[lineVar]bool{}}
+		byPath: map[string]*ref.File{}, paths: map[string]bool{}, dirs: map[string]bool{},
+		texts: map[int64][]string{}, imports: map[int64]*imports.Bindings{}, locals: map[enclKey]bool{}, parents: map[string]bool{},
+		ifaces: map[string]bool{}, typeMemo: map[ref.Key]string{}, classMemo: map[ref.Key]string{}, literalMemo: map[ref.Key]literal{}}
+	rr.tsl = &tsLocals{rr: tsCore{rr}, bound: map[ref.Key][]int{}, elems: map[ref.Key]bool{}}
 	for _, f := range files {
 		rr.byPath[f.Path] = f
 		rr.paths[f.Path] = true
 		rr.dirs[path.Dir(f.Path)] = true
 	}
 	for _, d := range defs {
-		if d.member && d.parent != "" {
-			rr.parents[d.parent] = true
+		if d.Member && d.Parent != "" {
+			rr.parents[d.Parent] = true
 		}
 	}
 	return rr
@@ -198,19 +120,19 @@ func (rr *refResolver) text(ctx context.Context, id int64) ([]string, error) {
 	return memoErr(rr.texts, id, func() ([]string, error) { return rr.lines(ctx, id) })
 }
 
-func (rr *refResolver) importsOf(ctx context.Context, id int64) (*fileImports, error) {
+func (rr *refResolver) importsOf(ctx context.Context, id int64) (*imports.Bindings, error) {
 	if fi, ok := rr.imports[id]; ok {
 		return fi, nil
 	}
 	f := rr.files[id]
 	if f == nil {
-		return &fileImports{}, nil
+		return &imports.Bindings{}, nil
 	}
 	t, err := rr.text(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	fi := readImports(f.Language, t)
+	fi := imports.Read(f.Language, t)
 	rr.imports[id] = fi
 	return fi, nil
 }
@@ -225,20 +147,20 @@ func (rr *refResolver) lineOf(ctx context.Context, id int64, n int) (string, err
 
 // judge gives every occurrence of the name on every line a verdict per
 // definition.
-func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, error) {
+func (rr *refResolver) judge(ctx context.Context, refs []*ref.Line) ([]judged, error) {
 	for _, d := range rr.defs {
 		// A Go method declared without "func" is an interface's.
-		if d.lang == "go" && d.u.Kind == extract.KindMethod && d.parent != "" {
+		if d.Lang == "go" && d.Sym.Kind == extract.KindMethod && d.Parent != "" {
 			// Its first line after its doc comment.
 			l := "//"
-			for n := d.u.Start; n <= d.u.End && strings.HasPrefix(strings.TrimSpace(l), "//"); n++ {
+			for n := d.Sym.Start; n <= d.Sym.End && strings.HasPrefix(strings.TrimSpace(l), "//"); n++ {
 				var err error
-				if l, err = rr.lineOf(ctx, d.u.FileID, n); err != nil {
+				if l, err = rr.lineOf(ctx, d.Sym.FileID, n); err != nil {
 					return nil, err
 				}
 			}
 			if !strings.HasPrefix(strings.TrimSpace(l), "func") {
-				rr.ifaces[d.parent] = true
+				rr.ifaces[d.Parent] = true
 			}
 		}
 	}
@@ -247,17 +169,17 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 	}
 	// First the enclosing symbols that bind the name as a parameter or a
 	// local: a bare use inside them is theirs.
-	uses := make([][]useAt, len(refs))
+	uses := make([][]lex.Use, len(refs))
 	for i, r := range refs {
 		l, err := rr.lineOf(ctx, r.FileID, r.Line)
 		if err != nil {
 			return nil, err
 		}
-		uses[i] = findUses(l, rr.name)
+		uses[i] = lex.FindUses(l, rr.name)
 		if prev, _ := rr.lineOf(ctx, r.FileID, r.Line-1); continuesChain(prev, l) {
 			for k := range uses[i] {
-				if len(uses[i][k].chain) == 0 && strings.TrimSpace(l[:max(strings.Index(l, rr.name), 0)]) == "" {
-					uses[i][k] = useAt{expr: true, at: uses[i][k].at, call: uses[i][k].call}
+				if len(uses[i][k].Chain) == 0 && strings.TrimSpace(l[:max(strings.Index(l, rr.name), 0)]) == "" {
+					uses[i][k] = lex.Use{Expr: true, At: uses[i][k].At, Call: uses[i][k].Call}
 				}
 			}
 		}
@@ -274,7 +196,7 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 			rr.locals[k] = true
 		}
 		for _, u := range uses[i] {
-			if u.assign && !u.decl {
+			if u.Assign && !u.Decl {
 				rr.locals[k] = true
 			}
 		}
@@ -290,7 +212,7 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 		l, _ := rr.lineOf(ctx, r.FileID, r.Line)
 		us := uses[i]
 		if len(us) == 0 {
-			j.folded = hasFoldedUse(l, rr.name)
+			j.folded = lex.HasFoldedUse(l, rr.name)
 			j.folded, j.moved = rr.continued(ctx, r, j.folded, listed)
 			o, err := rr.scope.unwrittenVerdicts(ctx, r)
 			if err != nil {
@@ -299,7 +221,7 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 			j.occs = []occVerdicts{o}
 		}
 		for _, u := range us {
-			o := occVerdicts{verdict: make([]refVerdict, len(rr.defs)), why: make([]string, len(rr.defs))}
+			o := occVerdicts{verdict: make([]ref.Verdict, len(rr.defs)), why: make([]string, len(rr.defs))}
 			for di := range rr.defs {
 				v, why, err := rr.judgeUse(ctx, r, l, u, &rr.defs[di])
 				if err != nil {
@@ -308,7 +230,7 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 				o.verdict[di], o.why[di] = v, why
 			}
 			if f := rr.files[r.FileID]; f != nil && isTSLang(f.Language) {
-				if err := rr.tsr().narrow(ctx, r, o); err != nil {
+				if err := rr.tsr().narrow(ctx, r, o.verdict, o.why); err != nil {
 					return nil, err
 				}
 			}
@@ -322,7 +244,7 @@ func (rr *refResolver) judge(ctx context.Context, refs []*refLine) ([]judged, er
 // continuesChain reports whether line continues a chain of calls the
 // line before it ends ("x.\n  Name(…)"), not a comment's sentence.
 func continuesChain(prev, line string) bool {
-	p := strings.TrimRight(stripComment(prev), " \t")
+	p := strings.TrimRight(lex.StripComment(prev), " \t")
 	if !strings.HasSuffix(p, ".") || strings.HasSuffix(p, "..") || len(p) < 2 {
 		return false
 	}
@@ -333,109 +255,49 @@ func continuesChain(prev, line string) bool {
 // inSignature reports whether r is on the declaration of its enclosing
 // function (its first line, or a later one of a parameter list wrapped
 // over several) and that declaration names the name as a parameter.
-func (rr *refResolver) inSignature(ctx context.Context, r *refLine) bool {
-	if r.Line < r.EnclStart || r.Line >= r.EnclStart+sigLines {
+func (rr *refResolver) inSignature(ctx context.Context, r *ref.Line) bool {
+	if r.Line < r.EnclStart || r.Line >= r.EnclStart+lex.SigLines {
 		return false
 	}
 	text, err := rr.text(ctx, r.FileID)
 	if err != nil || r.EnclStart > len(text) {
 		return false
 	}
-	sig := signatureText(text, r.EnclStart, r.EnclName)
-	if sig.end < r.Line {
+	sig := lex.ReadSignature(text, r.EnclStart, r.EnclName)
+	if sig.End < r.Line {
 		return false
 	}
-	_, ok := paramNames(sig.text, r.EnclName)[rr.name]
+	_, ok := lex.ParamNames(sig.Text, r.EnclName)[rr.name]
 	return ok
 }
 
-// sigLines bounds the lines of one declaration's parameter list.
-const sigLines = 80
-
-// stripComment returns line without a trailing '#' or '//' comment (a
-// whole-line one gives ""); a '#' or '//' inside a string cuts it short,
-// which costs at most a parameter's type.
-func stripComment(line string) string {
-	t := strings.TrimSpace(line)
-	if strings.HasPrefix(t, "#") || strings.HasPrefix(t, "//") {
-		return ""
-	}
-	for _, m := range []string{" # ", " // "} {
-		if i := strings.Index(line, m); i >= 0 {
-			line = line[:i]
-		}
-	}
-	return line
-}
-
-type sigText struct {
-	text string
-	end  int // the last line of the declaration
-}
-
-// signatureText joins the lines of the declaration of fn starting at line
-// from until its parameter list closes; a type's declaration (class,
-// struct, interface) has no parameters and gives "".
-func signatureText(text []string, from int, fn string) sigText {
-	first := strings.TrimSpace(text[from-1])
-	for _, m := range []string{"export ", "default ", "abstract ", "declare ", "pub "} {
-		first = strings.TrimPrefix(first, m)
-	}
-	for _, kw := range []string{"class ", "interface ", "type ", "struct ", "enum ", "trait "} {
-		if strings.HasPrefix(first, kw) {
-			return sigText{end: from}
-		}
-	}
-	var b strings.Builder
-	d := 0
-	opened := false
-	for n := from; n <= len(text) && n < from+sigLines; n++ {
-		l := stripComment(text[n-1])
-		b.WriteString(l)
-		b.WriteByte(' ')
-		for _, c := range l {
-			switch c {
-			case '(':
-				d++
-				opened = true
-			case ')':
-				d--
-			}
-		}
-		if opened && d <= 0 {
-			return sigText{text: b.String(), end: n}
-		}
-	}
-	return sigText{text: b.String(), end: from}
-}
-
 // judgeUse judges one occurrence for d.
-func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u useAt, d *refDef) (refVerdict, string, error) {
+func (rr *refResolver) judgeUse(ctx context.Context, r *ref.Line, line string, u lex.Use, d *ref.Def) (ref.Verdict, string, error) {
 	lang := ""
 	if f := rr.files[r.FileID]; f != nil {
 		lang = f.Language
 	}
 	known := lang == "go" || lang == "python" || lang == "typescript" || lang == "javascript" || lang == "tsx"
-	if r.DefLine && r.FileID == d.u.FileID && r.Line == d.u.Start && !rr.tsUseOnDeclLine(r, lang, line, u) {
-		return vSelf, "", nil // the definition's own name
+	if r.DefLine && r.FileID == d.Sym.FileID && r.Line == d.Sym.Start && !rr.tsUseOnDeclLine(r, lang, line, u) {
+		return ref.Self, "", nil // the definition's own name
 	}
-	if isTSLang(lang) && tsModuleSpecifier(line, u.at) {
-		return vContra, whyString, nil
+	if isTSLang(lang) && tsModuleSpecifier(line, u.At) {
+		return ref.Contra, whyString, nil
 	}
-	if in, ok := pyImportedAt(line, u.at, rr.name); ok && lang == "python" {
+	if in, ok := imports.PyFromAt(line, u.At, rr.name); ok && lang == "python" {
 		// "from m import name": m's top-level name, whatever this file
 		// or the function around the line defines.
-		if strings.Contains(d.u.Qualname, ".") {
-			return vContra, whyScope, nil
+		if strings.Contains(d.Sym.Qualname, ".") {
+			return ref.Contra, ref.WhyScope, nil
 		}
-		if r.FileID == d.u.FileID && r.EnclName == "" && !aliasedAt(line, u.at+len(rr.name)) {
+		if r.FileID == d.Sym.FileID && r.EnclName == "" && !imports.Aliased(line, u.At+len(rr.name)) {
 			// Imported at the top level of d's module: one more binding
 			// of d's name ("if …: from m import name / else: def name").
-			return vResolved, "", nil
+			return ref.Resolved, "", nil
 		}
 		return rr.judgeImported(ctx, r, lang, in, d, 0)
 	}
-	if lang == "python" && d.member && len(u.chain) == 0 && !u.expr && pyKeywordAt(line, u.at+len(rr.name)) {
+	if lang == "python" && d.Member && len(u.Chain) == 0 && !u.Expr && pyKeywordAt(line, u.At+len(rr.name)) {
 		if v, why, ok := rr.python.judgeKeyword(ctx, r, u, d); ok {
 			return v, why, nil
 		}
@@ -448,53 +310,53 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 			return v, why, nil
 		}
 	}
-	embedded := lang == "go" && !d.member && strings.TrimLeft(strings.TrimSpace(line), "*") == rr.name
-	if !embedded && (u.decl || (r.DefLine && len(u.chain) == 0 && !u.expr && !rr.tsUseOnDeclLine(r, lang, line, u))) {
-		if r.FileID == d.u.FileID && r.Line >= d.u.Start && r.Line <= d.u.End && (r.EnclName == rr.name || r.EnclName == "") {
-			return vSelf, "", nil // the definition's own name on a later line of its header
+	embedded := lang == "go" && !d.Member && strings.TrimLeft(strings.TrimSpace(line), "*") == rr.name
+	if !embedded && (u.Decl || (r.DefLine && len(u.Chain) == 0 && !u.Expr && !rr.tsUseOnDeclLine(r, lang, line, u))) {
+		if r.FileID == d.Sym.FileID && r.Line >= d.Sym.Start && r.Line <= d.Sym.End && (r.EnclName == rr.name || r.EnclName == "") {
+			return ref.Self, "", nil // the definition's own name on a later line of its header
 		}
-		if lang == "python" && r.FileID == d.u.FileID && r.Symbol == d.u.Qualname {
+		if lang == "python" && r.FileID == d.Sym.FileID && r.Symbol == d.Sym.Qualname {
 			// A redefinition in the same scope (an overload, a property's
 			// setter) binds the same name.
-			return vResolved, "", nil
+			return ref.Resolved, "", nil
 		}
-		if lang != "go" && lang != "python" && d.member && rr.memberStartsAt(r) {
+		if lang != "go" && lang != "python" && d.Member && rr.memberStartsAt(r) {
 			if isTSLang(lang) {
 				return rr.tsr().tsRelatedDecl(ctx, r, line, u, d)
 			}
 			// Another type's member of the name: in TypeScript an interface's
 			// member and its implementations' are one group.
-			return vRelated, "", nil
+			return ref.Related, "", nil
 		}
-		if isTSLang(lang) && !d.member {
+		if isTSLang(lang) && !d.Member {
 			if merged, err := rr.tsr().tsMergedDecl(ctx, r, line, d); err != nil || merged {
-				return vResolved, "", err
+				return ref.Resolved, "", err
 			}
 		}
-		return vContra, whyDecl, nil
+		return ref.Contra, ref.WhyDecl, nil
 	}
 	if !known {
-		return vOpen, "", nil
+		return ref.Open, "", nil
 	}
-	if lang == "python" && pyInText(line, u.at, rr.name) {
-		return vContra, whyString, nil
+	if lang == "python" && pyInText(line, u.At, rr.name) {
+		return ref.Contra, whyString, nil
 	}
-	if lang == "python" && d.member && (len(u.chain) > 0 || u.expr) {
+	if lang == "python" && d.Member && (len(u.Chain) > 0 || u.Expr) {
 		if v, why, ok := rr.python.judgeMember(ctx, r, line, u, d); ok {
 			return v, why, nil
 		}
 	}
-	if len(u.chain) > 0 {
+	if len(u.Chain) > 0 {
 		return rr.judgeQualified(ctx, r, line, u, d, lang)
 	}
-	if d.member && u.call && lang == "go" && (u.expr || len(u.chain) > 0) && !rr.callable(ctx, d) {
-		return vContra, whyMember, nil // a call, and the field is not a func
+	if d.Member && u.Call && lang == "go" && (u.Expr || len(u.Chain) > 0) && !rr.callable(ctx, d) {
+		return ref.Contra, ref.WhyMember, nil // a call, and the field is not a func
 	}
-	if d.member && isTSLang(lang) && calledAt(line, u.at+len(rr.name)) && rr.tsr().tsNotCallable(ctx, d) {
-		return vContra, whyMember, nil // a call, and the property is not a function
+	if d.Member && isTSLang(lang) && calledAt(line, u.At+len(rr.name)) && rr.tsr().tsNotCallable(ctx, d) {
+		return ref.Contra, ref.WhyMember, nil // a call, and the property is not a function
 	}
-	if u.expr {
-		if d.member && isTSLang(lang) {
+	if u.Expr {
+		if d.Member && isTSLang(lang) {
 			if v, why, ok := rr.tsr().tsCastMember(ctx, r, line, u, d); ok {
 				return v, why, nil
 			}
@@ -505,33 +367,33 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 				return v, why, nil
 			}
 		}
-		if d.member {
-			return vOpen, "", nil
+		if d.Member {
+			return ref.Open, "", nil
 		}
-		return vContra, whyMember, nil
+		return ref.Contra, ref.WhyMember, nil
 	}
 	// A bare name.
-	if !d.member && isTSLang(lang) && rr.tsl.outer(ctx, r, d) {
-		return vContra, whyLocal, nil
+	if !d.Member && isTSLang(lang) && rr.tsl.outer(ctx, r, d) {
+		return ref.Contra, ref.WhyLocal, nil
 	}
-	if rr.locals[enclKey{r.FileID, r.EnclStart, r.EnclName}] && !(d.member && isTSLang(lang) && (indexedByName(line, u.at, rr.name) || rr.tsr().tsObjectKey(ctx, r, u))) && !(r.FileID == d.u.FileID && d.u.Start >= r.EnclStart && d.u.Start <= r.Line && !(d.u.Start == r.EnclStart && d.u.Name == r.EnclName)) {
-		return vContra, whyLocal, nil
+	if rr.locals[enclKey{r.FileID, r.EnclStart, r.EnclName}] && !(d.Member && isTSLang(lang) && (indexedByName(line, u.At, rr.name) || rr.tsr().tsObjectKey(ctx, r, u))) && !(r.FileID == d.Sym.FileID && d.Sym.Start >= r.EnclStart && d.Sym.Start <= r.Line && !(d.Sym.Start == r.EnclStart && d.Sym.Name == r.EnclName)) {
+		return ref.Contra, ref.WhyLocal, nil
 	}
-	if u.kwarg {
-		return vContra, whyLocal, nil
+	if u.Kwarg {
+		return ref.Contra, ref.WhyLocal, nil
 	}
-	if d.member {
-		if u.key && lang == "go" {
+	if d.Member {
+		if u.Key && lang == "go" {
 			// A composite literal's key: a field of the literal's type.
-			if t, anon := rr.literalType(ctx, r, u.at); anon {
-				return vContra, whyMember, nil
+			if t, anon := rr.literalType(ctx, r, u.At); anon {
+				return ref.Contra, ref.WhyMember, nil
 			} else if t != "" {
 				return rr.judgeTyped(ctx, r, d, lang, t)
 			}
-			return vOpen, "", nil
+			return ref.Open, "", nil
 		}
 		if isTSLang(lang) {
-			if indexedByName(line, u.at, rr.name) {
+			if indexedByName(line, u.At, rr.name) {
 				if v, why, ok := (tsIndexTyper{rr.tsr()}).tsIndexedChain(ctx, r, line, u, d); ok {
 					return v, why, nil
 				}
@@ -539,123 +401,123 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *refLine, line string, u 
 					return v, why, nil
 				}
 				if tsTypeKeyOnly(r) {
-					return vUnlikely, whyIndexedKey, nil
+					return ref.Unlikely, whyIndexedKey, nil
 				}
 			}
-			if rr.tsImportListName(ctx, r, u) {
-				return vContra, whyNoImport, nil
+			if tsImportListName(ctx, tsCore{rr}, r, u) {
+				return ref.Contra, ref.WhyNoImport, nil
 			}
-			if u.key {
-				if text, err := rr.text(ctx, r.FileID); err == nil && r.Line <= len(text) && tsNestedTypeKey(text, r.Line, u.at) {
-					return vContra, whyDecl, nil // a nested type literal's member
+			if u.Key {
+				if text, err := rr.text(ctx, r.FileID); err == nil && r.Line <= len(text) && tsNestedTypeKey(text, r.Line, u.At) {
+					return ref.Contra, ref.WhyDecl, nil // a nested type literal's member
 				}
 			}
 			if v, why, ok := tsBareMember(line, u, rr.name); ok {
-				if why == whyDecl && tsStatedMemberDecl(ctx, rr.tsr().decl, r, u, d) {
-					return vRelated, "", nil // the member d's literal is stated for
+				if why == ref.WhyDecl && tsStatedMemberDecl(ctx, rr.tsr().decl, r, u, d) {
+					return ref.Related, "", nil // the member d's literal is stated for
 				}
 				return v, why, nil
 			}
-			if u.key || u.shorthand || tsMethodKeyAt(ctx, rr, r, u) {
+			if u.Key || u.Shorthand || tsMethodKeyAt(ctx, tsCore{rr}, r, u) {
 				if v, why, ok, err := rr.tsr().tsLiteralKey(ctx, r, u, d); err != nil || ok {
 					return v, why, err
 				}
 			}
 		}
-		if (u.key && lang != "python") || rr.inClassBody(r, d) || (u.shorthand && lang != "go" && lang != "python") {
-			return vOpen, "", nil
+		if (u.Key && lang != "python") || rr.inClassBody(r, d) || (u.Shorthand && lang != "go" && lang != "python") {
+			return ref.Open, "", nil
 		}
-		return vContra, whyMember, nil
+		return ref.Contra, ref.WhyMember, nil
 	}
 	if isTSLang(lang) {
 		su := u
 		if rr.tsl.wrapped(ctx, r, u) {
-			su.shorthand = false // no import or export list's name
+			su.Shorthand = false // no import or export list's name
 		}
 		if v, why, ok := tsSpace(r, line, su, d); ok {
 			return v, why, nil
 		}
 	}
-	if scope := d.scope(); scope != "" && lang != "go" && d.lang == lang {
+	if scope := d.Scope(); scope != "" && lang != "go" && d.Lang == lang {
 		// A definition nested in a function, a test or a namespace is in
 		// scope inside it only.
-		if r.FileID == d.u.FileID && (r.Symbol == scope || strings.HasPrefix(r.Symbol, scope+".")) {
+		if r.FileID == d.Sym.FileID && (r.Symbol == scope || strings.HasPrefix(r.Symbol, scope+".")) {
 			if isTSLang(lang) && tsBlockScoped(d) {
 				if text, err := rr.text(ctx, r.FileID); err == nil && !tsBlockSees(text, d, r.Line) {
-					return vContra, whyScope, nil // declared in another block of the function
+					return ref.Contra, ref.WhyScope, nil // declared in another block of the function
 				}
 			}
-			return vResolved, "", nil
+			return ref.Resolved, "", nil
 		}
-		if r.FileID == d.u.FileID {
-			return vContra, whyScope, nil
+		if r.FileID == d.Sym.FileID {
+			return ref.Contra, ref.WhyScope, nil
 		}
 	}
-	if r.FileID == d.u.FileID {
-		return vResolved, "", nil
+	if r.FileID == d.Sym.FileID {
+		return ref.Resolved, "", nil
 	}
 	if lang == "go" {
-		if d.lang == "go" && path.Dir(r.Path) == d.dir {
-			return vResolved, "", nil
+		if d.Lang == "go" && path.Dir(r.Path) == d.Dir {
+			return ref.Resolved, "", nil
 		}
 		fi, err := rr.importsOf(ctx, r.FileID)
 		if err != nil {
 			return 0, "", err
 		}
-		if len(fi.star) > 0 {
-			return vOpen, "", nil
+		if len(fi.Star) > 0 {
+			return ref.Open, "", nil
 		}
-		return vContra, whyScope, nil
+		return ref.Contra, ref.WhyScope, nil
 	}
 	fi, err := rr.importsOf(ctx, r.FileID)
 	if err != nil {
 		return 0, "", err
 	}
-	if in, ok := fi.names[rr.name]; ok {
+	if in, ok := fi.Names[rr.name]; ok {
 		return rr.judgeImported(ctx, r, lang, in, d, 0)
 	}
-	if in, ok := fi.reexports[rr.name]; ok {
+	if in, ok := fi.Reexports[rr.name]; ok {
 		return rr.judgeImported(ctx, r, lang, in, d, 0)
 	}
-	if in, ok := fi.importing(rr.name); ok && aliasedAt(line, u.at+len(rr.name)) {
+	if in, ok := fi.Importing(rr.name); ok && imports.Aliased(line, u.At+len(rr.name)) {
 		// "name as other" in an import or export list. Elsewhere the
 		// import binds other, not name.
 		return rr.judgeImported(ctx, r, lang, in, d, 0)
 	}
-	if mod, ok := fi.defaults[rr.name]; ok && isTSLang(lang) {
+	if mod, ok := fi.Defaults[rr.name]; ok && isTSLang(lang) {
 		return rr.judgeDefault(ctx, r, lang, mod, d, 0)
 	}
 	if strings.HasPrefix(strings.TrimSpace(line), "import") || strings.HasPrefix(strings.TrimSpace(line), "from") || strings.HasPrefix(strings.TrimSpace(line), "export") {
-		return vOpen, "", nil // an import statement the reader did not parse
+		return ref.Open, "", nil // an import statement the reader did not parse
 	}
-	if len(fi.star) > 0 || d.lang != lang {
-		return vOpen, "", nil
+	if len(fi.Star) > 0 || d.Lang != lang {
+		return ref.Open, "", nil
 	}
 	if lang != "python" && strings.HasSuffix(r.Path, ".d.ts") {
-		return vOpen, "", nil
+		return ref.Open, "", nil
 	}
-	return vContra, whyScope, nil
+	return ref.Contra, ref.WhyScope, nil
 }
 
 // judgeSuper judges super().name (super.name) inside class cls: the
 // first of its bases (and theirs, declared in the same file) that is d's
 // type, or that has a member of the name itself.
-func (rr *refResolver) judgeSuper(ctx context.Context, r *refLine, d *refDef, cls string, depth int) (refVerdict, string, error) {
+func (rr *refResolver) judgeSuper(ctx context.Context, r *ref.Line, d *ref.Def, cls string, depth int) (ref.Verdict, string, error) {
 	decl := rr.classLine(ctx, r, cls)
 	if decl == "" || depth > 4 {
-		return vOpen, "", nil // declared elsewhere
+		return ref.Open, "", nil // declared elsewhere
 	}
 	open := false
-	for _, b := range classBases(decl) {
+	for _, b := range lex.ClassBases(decl) {
 		switch {
-		case b == d.parent:
-			return vResolved, "", nil
+		case b == d.Parent:
+			return ref.Resolved, "", nil
 		case rr.parents[b]:
-			return vContra, whyQual, nil // that base has a member of the name
+			return ref.Contra, ref.WhyQual, nil // that base has a member of the name
 		}
 		v, w, err := rr.judgeSuper(ctx, r, d, b, depth+1)
-		if err != nil || v != vContra {
-			if v == vOpen {
+		if err != nil || v != ref.Contra {
+			if v == ref.Open {
 				open = true
 				continue
 			}
@@ -663,24 +525,24 @@ func (rr *refResolver) judgeSuper(ctx context.Context, r *refLine, d *refDef, cl
 		}
 	}
 	if open {
-		return vOpen, "", nil
+		return ref.Open, "", nil
 	}
-	return vContra, whyQual, nil
+	return ref.Contra, ref.WhyQual, nil
 }
 
 // literalType returns the type of the Go composite literal whose key
 // is on r's line ("T{", "&pkg.T{", an element of "[]T{" or "map[K]T{"),
 // or anon when the literal is of a struct type written in place (a test
 // table's "[]struct{…}{"): its fields are no named type's.
-func (rr *refResolver) literalType(ctx context.Context, r *refLine, at int) (typ string, anon bool) {
-	l := memo(rr.literalMemo, lineVar{r.FileID, r.Line, strconv.Itoa(at)}, func() literal {
+func (rr *refResolver) literalType(ctx context.Context, r *ref.Line, at int) (typ string, anon bool) {
+	l := ref.Memo(rr.literalMemo, ref.Key{File: r.FileID, Line: r.Line, Name: strconv.Itoa(at)}, func() literal {
 		typ, anon := rr.readLiteralType(ctx, r, at)
 		return literal{typ, anon}
 	})
 	return l.typ, l.anon
 }
 
-func (rr *refResolver) readLiteralType(ctx context.Context, r *refLine, at int) (typ string, anon bool) {
+func (rr *refResolver) readLiteralType(ctx context.Context, r *ref.Line, at int) (typ string, anon bool) {
 	text, err := rr.text(ctx, r.FileID)
 	if err != nil {
 		return "", false
@@ -731,16 +593,16 @@ func (rr *refResolver) readLiteralType(ctx context.Context, r *refLine, at int) 
 
 func startsWordChar(s string) bool {
 	for _, c := range s {
-		return isWordRune(c)
+		return lex.IsWordRune(c)
 	}
 	return false
 }
 
 // memberStartsAt reports whether a member definition of the name starts
 // on r's line.
-func (rr *refResolver) memberStartsAt(r *refLine) bool {
+func (rr *refResolver) memberStartsAt(r *ref.Line) bool {
 	for _, o := range rr.defs {
-		if o.member && o.u.FileID == r.FileID && o.u.Start == r.Line {
+		if o.Member && o.Sym.FileID == r.FileID && o.Sym.Start == r.Line {
 			return true
 		}
 	}
@@ -749,11 +611,11 @@ func (rr *refResolver) memberStartsAt(r *refLine) bool {
 
 // classLine returns the line declaring class cls in r's file, "" when
 // it declares none.
-func (rr *refResolver) classLine(ctx context.Context, r *refLine, cls string) string {
-	return memo(rr.classMemo, lineVar{r.FileID, 0, cls}, func() string { return rr.readClassLine(ctx, r, cls) })
+func (rr *refResolver) classLine(ctx context.Context, r *ref.Line, cls string) string {
+	return ref.Memo(rr.classMemo, ref.Key{File: r.FileID, Line: 0, Name: cls}, func() string { return rr.readClassLine(ctx, r, cls) })
 }
 
-func (rr *refResolver) readClassLine(ctx context.Context, r *refLine, cls string) string {
+func (rr *refResolver) readClassLine(ctx context.Context, r *ref.Line, cls string) string {
 	text, err := rr.text(ctx, r.FileID)
 	if err != nil {
 		return ""
@@ -767,7 +629,7 @@ func (rr *refResolver) readClassLine(ctx context.Context, r *refLine, cls string
 		if !ok {
 			continue
 		}
-		if f := strings.FieldsFunc(rest, func(c rune) bool { return !isWordRune(c) }); len(f) > 0 && f[0] == cls {
+		if f := strings.FieldsFunc(rest, func(c rune) bool { return !lex.IsWordRune(c) }); len(f) > 0 && f[0] == cls {
 			return l
 		}
 	}
@@ -776,51 +638,51 @@ func (rr *refResolver) readClassLine(ctx context.Context, r *refLine, cls string
 
 // callable reports whether d can be called: anything but a Go field
 // whose declared type is not a func.
-func (rr *refResolver) callable(ctx context.Context, d *refDef) bool {
-	if d.u.Kind != extract.KindField || d.lang != "go" {
+func (rr *refResolver) callable(ctx context.Context, d *ref.Def) bool {
+	if d.Sym.Kind != extract.KindField || d.Lang != "go" {
 		return true
 	}
-	l, err := rr.lineOf(ctx, d.u.FileID, d.u.Start)
+	l, err := rr.lineOf(ctx, d.Sym.FileID, d.Sym.Start)
 	if err != nil {
 		return true
 	}
-	_, typ, _ := strings.Cut(l, d.u.Name)
-	return strings.Contains(typ, "func") || !strings.Contains(l, d.u.Name)
+	_, typ, _ := strings.Cut(l, d.Sym.Name)
+	return strings.Contains(typ, "func") || !strings.Contains(l, d.Sym.Name)
 }
 
 // inClassBody reports whether r is inside the type d belongs to (a
 // Python class body's bare name, a TypeScript class's member).
-func (rr *refResolver) inClassBody(r *refLine, d *refDef) bool {
-	return d.lang == "python" && d.parent != "" && r.FileID == d.u.FileID && strings.HasSuffix("."+r.Symbol, "."+d.parent)
+func (rr *refResolver) inClassBody(r *ref.Line, d *ref.Def) bool {
+	return d.Lang == "python" && d.Parent != "" && r.FileID == d.Sym.FileID && strings.HasSuffix("."+r.Symbol, "."+d.Parent)
 }
 
 // judgeImported judges a name imported from module in.module.
-func (rr *refResolver) judgeImported(ctx context.Context, r *refLine, lang string, in importedName, d *refDef, depth int) (refVerdict, string, error) {
-	if d.member {
-		return vContra, whyMember, nil
+func (rr *refResolver) judgeImported(ctx context.Context, r *ref.Line, lang string, in imports.Name, d *ref.Def, depth int) (ref.Verdict, string, error) {
+	if d.Member {
+		return ref.Contra, ref.WhyMember, nil
 	}
-	files := importFiles(lang, r.Path, in.module, rr.paths, rr.dirs)
+	files := imports.Files(lang, r.Path, in.Module, rr.paths, rr.dirs)
 	if len(files) == 0 {
-		if lang == "python" && !strings.HasPrefix(in.module, ".") {
-			return vOpen, "", nil // an absolute import the index may hold under another root
+		if lang == "python" && !strings.HasPrefix(in.Module, ".") {
+			return ref.Open, "", nil // an absolute import the index may hold under another root
 		}
-		if strings.HasPrefix(in.module, ".") {
-			return vContra, whyNoImport, nil
+		if strings.HasPrefix(in.Module, ".") {
+			return ref.Contra, ref.WhyNoImport, nil
 		}
-		return vOpen, "", nil // a package name (a workspace's own package, or a dependency)
+		return ref.Open, "", nil // a package name (a workspace's own package, or a dependency)
 	}
-	why := whyNoImport
+	why := ref.WhyNoImport
 	for _, f := range files {
-		if f == d.u.Path {
+		if f == d.Sym.Path {
 			hidden := false
-			if isTSLang(d.lang) {
+			if isTSLang(d.Lang) {
 				var err error
 				if hidden, err = tsUnexported(ctx, rr.tsr().decl, d); err != nil {
 					return 0, "", err
 				}
 			}
 			if !hidden {
-				return vResolved, "", nil
+				return ref.Resolved, "", nil
 			}
 			why = whyUnexported
 		}
@@ -831,26 +693,26 @@ func (rr *refResolver) judgeImported(ctx context.Context, r *refLine, lang strin
 				if err != nil {
 					return 0, "", err
 				}
-				next, ok := fi.reexports[in.name]
+				next, ok := fi.Reexports[in.Name]
 				if !ok {
-					next, ok = fi.names[in.name]
+					next, ok = fi.Names[in.Name]
 				}
 				if ok {
 					fake := *r
 					fake.Path = f
 					v, w, err := rr.judgeImported(ctx, &fake, lang, next, d, depth+1)
-					if err != nil || v != vContra {
+					if err != nil || v != ref.Contra {
 						return v, w, err
 					}
 					if w == whyUnexported {
 						why = w
 					}
 				}
-				for _, s := range fi.star {
+				for _, s := range fi.Star {
 					fake := *r
 					fake.Path = f
-					v, w, err := rr.judgeImported(ctx, &fake, lang, importedName{s, in.name}, d, depth+1)
-					if err != nil || v == vResolved {
+					v, w, err := rr.judgeImported(ctx, &fake, lang, imports.Name{Module: s, Name: in.Name}, d, depth+1)
+					if err != nil || v == ref.Resolved {
 						return v, w, err
 					}
 					if w == whyUnexported {
@@ -860,7 +722,7 @@ func (rr *refResolver) judgeImported(ctx context.Context, r *refLine, lang strin
 			}
 		}
 	}
-	return vContra, why, nil
+	return ref.Contra, why, nil
 }
 
 // judgeDefault judges a name bound by a default import from module mod:
@@ -868,16 +730,16 @@ func (rr *refResolver) judgeImported(ctx context.Context, r *refLine, lang strin
 // files re-exporting their module's default. A file whose default the
 // text does not name (module.exports, an anonymous or computed default)
 // leaves the use open.
-func (rr *refResolver) judgeDefault(ctx context.Context, r *refLine, lang, mod string, d *refDef, depth int) (refVerdict, string, error) {
-	if d.member {
-		return vContra, whyMember, nil
+func (rr *refResolver) judgeDefault(ctx context.Context, r *ref.Line, lang, mod string, d *ref.Def, depth int) (ref.Verdict, string, error) {
+	if d.Member {
+		return ref.Contra, ref.WhyMember, nil
 	}
-	files := importFiles(lang, r.Path, mod, rr.paths, rr.dirs)
+	files := imports.Files(lang, r.Path, mod, rr.paths, rr.dirs)
 	if len(files) == 0 {
 		if strings.HasPrefix(mod, ".") {
-			return vContra, whyNoImport, nil
+			return ref.Contra, ref.WhyNoImport, nil
 		}
-		return vOpen, "", nil // a package: a workspace's own, or a dependency
+		return ref.Open, "", nil // a package: a workspace's own, or a dependency
 	}
 	for _, f := range files {
 		fr := rr.byPath[f]
@@ -888,12 +750,12 @@ func (rr *refResolver) judgeDefault(ctx context.Context, r *refLine, lang, mod s
 		if err != nil {
 			return 0, "", err
 		}
-		if f == d.u.Path {
-			switch fi.defaultName {
+		if f == d.Sym.Path {
+			switch fi.DefaultName {
 			case rr.name:
-				return vResolved, "", nil
+				return ref.Resolved, "", nil
 			case "":
-				return vOpen, "", nil
+				return ref.Open, "", nil
 			}
 			continue
 		}
@@ -902,79 +764,79 @@ func (rr *refResolver) judgeDefault(ctx context.Context, r *refLine, lang, mod s
 		}
 		fake := *r
 		fake.Path = f
-		if in, ok := fi.reexports["default"]; ok {
+		if in, ok := fi.Reexports["default"]; ok {
 			// export { default } from m; export { x as default } from m.
-			if in.name == "default" {
-				return rr.judgeDefault(ctx, &fake, lang, in.module, d, depth+1)
+			if in.Name == "default" {
+				return rr.judgeDefault(ctx, &fake, lang, in.Module, d, depth+1)
 			}
 			return rr.judgeImported(ctx, &fake, lang, in, d, depth+1)
 		}
-		if name := fi.defaultName; name != "" {
+		if name := fi.DefaultName; name != "" {
 			// import x from m; export default x.
-			if m, ok := fi.defaults[name]; ok {
+			if m, ok := fi.Defaults[name]; ok {
 				return rr.judgeDefault(ctx, &fake, lang, m, d, depth+1)
 			}
-			if in, ok := fi.names[name]; ok {
+			if in, ok := fi.Names[name]; ok {
 				return rr.judgeImported(ctx, &fake, lang, in, d, depth+1)
 			}
 		}
 	}
-	return vContra, whyNoImport, nil
+	return ref.Contra, ref.WhyNoImport, nil
 }
 
 // defaultMember judges x.name for member d where x is the default
 // import of module mod: resolved when d's parent is the default that d's
 // file exports, open when that file's default has no name. ok is false
 // when mod is not d's file.
-func (rr *refResolver) defaultMember(ctx context.Context, r *refLine, lang, mod string, d *refDef) (refVerdict, bool, error) {
-	for _, f := range importFiles(lang, r.Path, mod, rr.paths, rr.dirs) {
+func (rr *refResolver) defaultMember(ctx context.Context, r *ref.Line, lang, mod string, d *ref.Def) (ref.Verdict, bool, error) {
+	for _, f := range imports.Files(lang, r.Path, mod, rr.paths, rr.dirs) {
 		fr := rr.byPath[f]
-		if f != d.u.Path || fr == nil {
+		if f != d.Sym.Path || fr == nil {
 			continue
 		}
 		fi, err := rr.importsOf(ctx, fr.ID)
 		if err != nil {
 			return 0, false, err
 		}
-		switch fi.defaultName {
-		case d.parent:
-			return vResolved, true, nil
+		switch fi.DefaultName {
+		case d.Parent:
+			return ref.Resolved, true, nil
 		case "":
-			return vOpen, true, nil
+			return ref.Open, true, nil
 		}
 	}
 	return 0, false, nil
 }
 
 // judgeQualified judges Q.name.
-func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line string, u useAt, d *refDef, lang string) (refVerdict, string, error) {
-	q := u.chain[len(u.chain)-1]
-	root := u.chain[0]
-	if d.member && isTSLang(lang) {
+func (rr *refResolver) judgeQualified(ctx context.Context, r *ref.Line, line string, u lex.Use, d *ref.Def, lang string) (ref.Verdict, string, error) {
+	q := u.Chain[len(u.Chain)-1]
+	root := u.Chain[0]
+	if d.Member && isTSLang(lang) {
 		if v, why, ok, err := rr.tsr().tsQualifiedMember(ctx, r, u, d); err != nil || ok {
 			return v, why, err
 		}
 	}
 	switch root {
 	case "super":
-		if len(u.chain) != 1 || !d.member {
-			return vOpenIf(d.member)
+		if len(u.Chain) != 1 || !d.Member {
+			return vOpenIf(d.Member)
 		}
 		types := rr.enclosingTypes(r)
 		if len(types) == 0 {
-			return vOpen, "", nil
+			return ref.Open, "", nil
 		}
 		return rr.judgeSuper(ctx, r, d, types[len(types)-1], 0)
 	case "self", "this", "cls":
-		if len(u.chain) != 1 {
-			return vOpenIf(d.member)
+		if len(u.Chain) != 1 {
+			return vOpenIf(d.Member)
 		}
-		if !d.member {
-			return vContra, whyMember, nil
+		if !d.Member {
+			return ref.Contra, ref.WhyMember, nil
 		}
 		types := rr.enclosingTypes(r)
 		v, w, err := rr.judgeOwner(r, d, types)
-		if err != nil || v != vOpen {
+		if err != nil || v != ref.Open {
 			return v, w, err
 		}
 		// Through the enclosing class's bases declared in the file.
@@ -983,119 +845,119 @@ func (rr *refResolver) judgeQualified(ctx context.Context, r *refLine, line stri
 				return rr.judgeSuper(ctx, r, d, types[i], 0)
 			}
 		}
-		return vOpen, "", nil
+		return ref.Open, "", nil
 	}
 	fi, err := rr.importsOf(ctx, r.FileID)
 	if err != nil {
 		return 0, "", err
 	}
-	if mod, ok := fi.defaults[root]; ok && d.member && len(u.chain) == 1 && isTSLang(lang) {
+	if mod, ok := fi.Defaults[root]; ok && d.Member && len(u.Chain) == 1 && isTSLang(lang) {
 		// x.name, x a default import: a member of the module's default export.
 		if v, ok, err := rr.defaultMember(ctx, r, lang, mod, d); err != nil || ok {
 			return v, "", err
 		}
 	}
 	// A module or package qualifier.
-	if mod, ok := fi.modules[root]; ok {
+	if mod, ok := fi.Modules[root]; ok {
 		if lang == "go" {
-			if d.member {
-				if len(u.chain) == 1 {
-					return vContra, whyMember, nil
+			if d.Member {
+				if len(u.Chain) == 1 {
+					return ref.Contra, ref.WhyMember, nil
 				}
 				return rr.judgeOwner(r, d, []string{q})
 			}
-			pkg, err := rr.goPackage(ctx, d.u.FileID)
+			pkg, err := rr.goPackage(ctx, d.Sym.FileID)
 			if err != nil {
 				return 0, "", err
 			}
-			if len(u.chain) == 1 && d.lang == "go" && goImportDir(mod, d.dir, pkg, rr.dirs) {
-				return vResolved, "", nil
+			if len(u.Chain) == 1 && d.Lang == "go" && imports.GoImportDir(mod, d.Dir, pkg, rr.dirs) {
+				return ref.Resolved, "", nil
 			}
-			return vContra, whyQual, nil
+			return ref.Contra, ref.WhyQual, nil
 		}
 		modPath := mod
 		if lang == "python" {
-			modPath = strings.Join(append([]string{mod}, u.chain[1:]...), ".")
+			modPath = strings.Join(append([]string{mod}, u.Chain[1:]...), ".")
 		}
 		return rr.judgeModuleMember(ctx, r, lang, modPath, d)
 	}
-	if in, ok := fi.names[root]; ok && lang == "python" {
+	if in, ok := fi.Names[root]; ok && lang == "python" {
 		// from p import m; m.name: m is a submodule, or a class.
-		sub := strings.TrimSuffix(in.module, ".") + "." + in.name
-		if strings.HasSuffix(in.module, ".") {
-			sub = in.module + in.name
+		sub := strings.TrimSuffix(in.Module, ".") + "." + in.Name
+		if strings.HasSuffix(in.Module, ".") {
+			sub = in.Module + in.Name
 		}
-		if len(importFiles(lang, r.Path, sub, rr.paths, rr.dirs)) > 0 {
-			return rr.judgeModuleMember(ctx, r, lang, strings.Join(append([]string{sub}, u.chain[1:]...), "."), d)
+		if len(imports.Files(lang, r.Path, sub, rr.paths, rr.dirs)) > 0 {
+			return rr.judgeModuleMember(ctx, r, lang, strings.Join(append([]string{sub}, u.Chain[1:]...), "."), d)
 		}
 	}
 	// A type's member: Type.name, or a variable whose type is stated.
-	if d.member && u.call && lang == "go" && !rr.callable(ctx, d) {
-		return vContra, whyMember, nil // a call, and the field is not a func
+	if d.Member && u.Call && lang == "go" && !rr.callable(ctx, d) {
+		return ref.Contra, ref.WhyMember, nil // a call, and the field is not a func
 	}
-	if d.member {
-		if rr.parents[q] || q == d.parent {
+	if d.Member {
+		if rr.parents[q] || q == d.Parent {
 			return rr.judgeOwner(r, d, []string{q})
 		}
-		if len(u.chain) == 1 {
+		if len(u.Chain) == 1 {
 			if t := rr.typeOf(ctx, r, root); t != "" {
 				return rr.judgeTyped(ctx, r, d, lang, t)
 			}
 		}
-		return vOpen, "", nil
+		return ref.Open, "", nil
 	}
 	if lang == "python" || lang == "typescript" || lang == "tsx" || lang == "javascript" {
 		// Class.Nested, namespace.name: a qualifier naming the
 		// definition's parent ties it.
-		if d.parent != "" && q == d.parent {
-			return vResolved, "", nil
+		if d.Parent != "" && q == d.Parent {
+			return ref.Resolved, "", nil
 		}
 	}
-	return vContra, whyMember, nil
+	return ref.Contra, ref.WhyMember, nil
 }
 
-func vOpenIf(member bool) (refVerdict, string, error) {
+func vOpenIf(member bool) (ref.Verdict, string, error) {
 	if member {
-		return vOpen, "", nil
+		return ref.Open, "", nil
 	}
-	return vContra, whyMember, nil
+	return ref.Contra, ref.WhyMember, nil
 }
 
 // judgeModuleMember judges mod.name where mod names a module of the
 // repository (or not).
-func (rr *refResolver) judgeModuleMember(ctx context.Context, r *refLine, lang, mod string, d *refDef) (refVerdict, string, error) {
-	if d.member {
-		return vContra, whyMember, nil
+func (rr *refResolver) judgeModuleMember(ctx context.Context, r *ref.Line, lang, mod string, d *ref.Def) (ref.Verdict, string, error) {
+	if d.Member {
+		return ref.Contra, ref.WhyMember, nil
 	}
-	return rr.judgeImported(ctx, r, lang, importedName{mod, rr.name}, d, 0)
+	return rr.judgeImported(ctx, r, lang, imports.Name{Module: mod, Name: rr.name}, d, 0)
 }
 
 // judgeOwner judges a member use whose owner type is one of types.
-func (rr *refResolver) judgeOwner(r *refLine, d *refDef, types []string) (refVerdict, string, error) {
+func (rr *refResolver) judgeOwner(r *ref.Line, d *ref.Def, types []string) (ref.Verdict, string, error) {
 	for _, t := range types {
-		if t == d.parent {
-			return vResolved, "", nil
+		if t == d.Parent {
+			return ref.Resolved, "", nil
 		}
 	}
 	for _, t := range types {
-		if rr.ifaces[t] || rr.ifaces[d.parent] {
+		if rr.ifaces[t] || rr.ifaces[d.Parent] {
 			// A call through an interface reaches the methods of the types
 			// that implement it, and a concrete type's call is one of its
 			// interfaces' too.
-			return vRelated, "", nil
+			return ref.Related, "", nil
 		}
 	}
 	for _, t := range types {
 		if rr.parents[t] {
-			return vContra, whyQual, nil // another type that has a member of the name
+			return ref.Contra, ref.WhyQual, nil // another type that has a member of the name
 		}
 	}
-	return vOpen, "", nil // a base type, an embedded one, or one the index cannot see
+	return ref.Open, "", nil // a base type, an embedded one, or one the index cannot see
 }
 
 // enclosingTypes returns the names in the qualified name of r's
 // enclosing symbol: self and this mean one of them.
-func (rr *refResolver) enclosingTypes(r *refLine) []string {
+func (rr *refResolver) enclosingTypes(r *ref.Line) []string {
 	parts := strings.Split(r.Symbol, ".")
 	if len(parts) > 0 {
 		parts = parts[:len(parts)-1]
@@ -1109,11 +971,11 @@ func (rr *refResolver) enclosingTypes(r *refLine) []string {
 // "v := new(T)", "v = T(", "v = new T("). A Go local set from another
 // package's function ("v := pkg.NewT()") gives "pkg." (a value of
 // that package, type unknown). "" when nothing states it.
-func (rr *refResolver) typeOf(ctx context.Context, r *refLine, v string) string {
-	return memo(rr.typeMemo, lineVar{r.FileID, r.Line, v}, func() string { return rr.readTypeOf(ctx, r, v) })
+func (rr *refResolver) typeOf(ctx context.Context, r *ref.Line, v string) string {
+	return ref.Memo(rr.typeMemo, ref.Key{File: r.FileID, Line: r.Line, Name: v}, func() string { return rr.readTypeOf(ctx, r, v) })
 }
 
-func (rr *refResolver) readTypeOf(ctx context.Context, r *refLine, v string) string {
+func (rr *refResolver) readTypeOf(ctx context.Context, r *ref.Line, v string) string {
 	if r.EnclStart == 0 {
 		return ""
 	}
@@ -1125,17 +987,17 @@ func (rr *refResolver) readTypeOf(ctx context.Context, r *refLine, v string) str
 	if f := rr.files[r.FileID]; f != nil {
 		lang = f.Language
 	}
-	sig := signatureText(text, r.EnclStart, r.EnclName)
+	sig := lex.ReadSignature(text, r.EnclStart, r.EnclName)
 	if isTSLang(lang) {
-		sig.text = tsStripBlockComments(sig.text) // a parameter's doc comment
+		sig.Text = tsStripBlockComments(sig.Text) // a parameter's doc comment
 	}
-	if t := paramNames(sig.text, r.EnclName)[v]; t != "" {
+	if t := lex.ParamNames(sig.Text, r.EnclName)[v]; t != "" {
 		return t
 	}
 	for n := r.Line - 1; n > r.EnclStart && n > r.Line-200; n-- {
 		l := text[n-1]
-		for _, at := range findUseOffsets(l, v) {
-			if n <= sig.end && sig.end < r.Line && strings.LastIndexByte(l[:at], '(') > strings.LastIndexByte(l[:at], ')') {
+		for _, at := range lex.UseOffsets(l, v) {
+			if n <= sig.End && sig.End < r.Line && strings.LastIndexByte(l[:at], '(') > strings.LastIndexByte(l[:at], ')') {
 				// A parameter of a function type written in the
 				// signature ("cb: (v: T) => void") binds nothing in the
 				// body. (A call's callback closes its argument list
@@ -1143,7 +1005,7 @@ func (rr *refResolver) readTypeOf(ctx context.Context, r *refLine, v string) str
 				continue
 			}
 			rest := strings.TrimLeft(l[at+len(v):], " \t")
-			if isTSLang(lang) && n > sig.end && tsDeclares(l[:at], rest) && !tsBlockOpenThrough(text, n, at, r.Line) {
+			if isTSLang(lang) && n > sig.End && tsDeclares(l[:at], rest) && !tsBlockOpenThrough(text, n, at, r.Line) {
 				continue // declared in a block closed above r: another variable
 			}
 			var rhs string
@@ -1154,7 +1016,7 @@ func (rr *refResolver) readTypeOf(ctx context.Context, r *refLine, v string) str
 				rhs = rest[1:]
 			case strings.HasPrefix(rest, ":") && !strings.HasPrefix(rest, "::"):
 				rhs = rest[1:] // an annotation
-			case lastWord(strings.TrimSpace(l[:at])) == "var":
+			case lex.LastWord(strings.TrimSpace(l[:at])) == "var":
 				rhs = rest
 			default:
 				continue
@@ -1165,7 +1027,7 @@ func (rr *refResolver) readTypeOf(ctx context.Context, r *refLine, v string) str
 				rhs = strings.TrimLeft(rhs[4:], "*")
 			}
 			name := rhs
-			if i := strings.IndexFunc(name, func(c rune) bool { return !isWordRune(c) && c != '.' }); i >= 0 {
+			if i := strings.IndexFunc(name, func(c rune) bool { return !lex.IsWordRune(c) && c != '.' }); i >= 0 {
 				name = name[:i]
 			}
 			call := strings.HasPrefix(rhs[len(name):], "(")
@@ -1190,7 +1052,7 @@ func (rr *refResolver) readTypeOf(ctx context.Context, r *refLine, v string) str
 
 // judgeTyped judges a member use on a value of stated type t ("T",
 // "pkg.T" or "pkg." for a value of package pkg).
-func (rr *refResolver) judgeTyped(ctx context.Context, r *refLine, d *refDef, lang, t string) (refVerdict, string, error) {
+func (rr *refResolver) judgeTyped(ctx context.Context, r *ref.Line, d *ref.Def, lang, t string) (ref.Verdict, string, error) {
 	qual, name := "", t
 	if i := strings.LastIndex(t, "."); i >= 0 {
 		qual, name = t[:i], t[i+1:]
@@ -1200,21 +1062,21 @@ func (rr *refResolver) judgeTyped(ctx context.Context, r *refLine, d *refDef, la
 		if err != nil {
 			return 0, "", err
 		}
-		pkg, err := rr.goPackage(ctx, d.u.FileID)
+		pkg, err := rr.goPackage(ctx, d.Sym.FileID)
 		if err != nil {
 			return 0, "", err
 		}
-		if mod, ok := fi.modules[qual]; ok && !goImportDir(mod, d.dir, pkg, rr.dirs) {
+		if mod, ok := fi.Modules[qual]; ok && !imports.GoImportDir(mod, d.Dir, pkg, rr.dirs) {
 			if strings.HasSuffix(name, "er") {
 				// Go names its interfaces so (io.Writer, http.Handler): a call
 				// through one may reach this method.
-				return vRelated, "", nil
+				return ref.Related, "", nil
 			}
-			return vContra, whyForeign, nil
+			return ref.Contra, ref.WhyForeign, nil
 		}
 	}
 	if name == "" {
-		return vOpen, "", nil
+		return ref.Open, "", nil
 	}
 	return rr.judgeOwner(r, d, []string{name})
 }
@@ -1250,7 +1112,7 @@ func confidences(js []judged, di int) (kept []int, conf []string, left map[strin
 	rank := map[string]int{ConfResolved: 3, ConfLikely: 2, ConfNameOnly: 1}
 	for i, j := range js {
 		if j.folded || j.moved {
-			left[map[bool]string{true: whyCase, false: whyMoved}[j.folded]]++
+			left[map[bool]string{true: ref.WhyCase, false: ref.WhyMoved}[j.folded]]++
 			continue
 		}
 		best, why, self := "", "", false
@@ -1281,25 +1143,25 @@ func confidences(js []judged, di int) (kept []int, conf []string, left map[strin
 // or "" and why it is not di's ("" and "" for di's own name).
 func occConfidence(o occVerdicts, di int) (string, string) {
 	switch o.verdict[di] {
-	case vSelf:
+	case ref.Self:
 		return "", ""
-	case vContra, vUnlikely:
+	case ref.Contra, ref.Unlikely:
 		return "", o.why[di]
-	case vResolved:
+	case ref.Resolved:
 		return ConfResolved, ""
-	case vRelated:
+	case ref.Related:
 		return ConfNameOnly, ""
 	}
 	other, open := false, false
 	for k, w := range o.verdict {
 		if k != di {
-			other = other || w == vResolved || w == vSelf
-			open = open || w == vOpen || w == vRelated || w == vUnlikely
+			other = other || w == ref.Resolved || w == ref.Self
+			open = open || w == ref.Open || w == ref.Related || w == ref.Unlikely
 		}
 	}
 	switch {
 	case other:
-		return "", whyOther
+		return "", ref.WhyOther
 	case open:
 		return ConfNameOnly, ""
 	}
@@ -1311,16 +1173,16 @@ func occConfidence(o occVerdicts, di int) (string, string) {
 // name as written is on a later line that is listed itself; folded when
 // the line holds it in another case, or the later lines do and none of
 // the next ten holds it as written.
-func (rr *refResolver) continued(ctx context.Context, r *refLine, folded bool, listed map[enclKey]bool) (bool, bool) {
+func (rr *refResolver) continued(ctx context.Context, r *ref.Line, folded bool, listed map[enclKey]bool) (bool, bool) {
 	if folded {
 		return true, false
 	}
 	for n := r.Line + 1; n <= r.Line+10; n++ {
 		next, _ := rr.lineOf(ctx, r.FileID, n)
-		if len(findUseOffsets(next, rr.name)) > 0 {
+		if len(lex.UseOffsets(next, rr.name)) > 0 {
 			return false, listed[enclKey{file: r.FileID, start: n}]
 		}
-		folded = folded || hasFoldedUse(next, rr.name)
+		folded = folded || lex.HasFoldedUse(next, rr.name)
 	}
 	return folded, false
 }
@@ -1412,22 +1274,34 @@ func lineConfidence(j judged, di int) string {
 // line, or one does and u is not the line's first bare occurrence
 // ("Organization: Organization;" declares the first and uses the
 // second).
-func (rr *refResolver) tsUseOnDeclLine(r *refLine, lang, line string, u useAt) bool {
+func (rr *refResolver) tsUseOnDeclLine(r *ref.Line, lang, line string, u lex.Use) bool {
 	if !isTSLang(lang) {
 		return false
 	}
 	starts := false
 	for i := range rr.defs {
-		if o := rr.defs[i].u; o.FileID == r.FileID && o.Start == r.Line {
+		if o := rr.defs[i].Sym; o.FileID == r.FileID && o.Start == r.Line {
 			starts = true
 		}
 	}
 	if !starts {
 		return true
 	}
-	for _, o := range findUses(line, rr.name) {
-		if len(o.chain) == 0 && !o.expr {
-			return o.at != u.at
+	for _, o := range lex.FindUses(line, rr.name) {
+		if len(o.Chain) == 0 && !o.Expr {
+			return o.At != u.At
+		}
+	}
+	return false
+}
+
+// narrowed reports whether narrowing left line j out of definition di:
+// the share of a line by which mostUsed breaks ties counts it still, as
+// a use the facts leave open.
+func narrowed(j judged, di int) bool {
+	for _, o := range j.occs {
+		if o.verdict[di] == ref.Unlikely {
+			return true
 		}
 	}
 	return false

@@ -6,6 +6,9 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/query/resolve/imports"
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // Scope and reachability: where a definition can be used from at all.
@@ -52,24 +55,24 @@ const (
 type scopeRules struct {
 	rr *refResolver
 	// declared returns every symbol of a name, tests included.
-	declared func(ctx context.Context, name string) ([]*unit, error)
+	declared func(ctx context.Context, name string) ([]*ref.Symbol, error)
 
 	edges     map[string][]string        // a file's imports, as indexed files
 	closure   map[string]map[string]bool // the files a file reaches
 	global    map[string]bool            // files whose declarations every file sees
 	sub       map[string][]string        // a package specifier's subpath, as indexed files
 	top       map[string][]string        // a name, the files declaring it at top level
-	symbols   map[string][]*unit         // every symbol of a name, tests included
+	symbols   map[string][]*ref.Symbol   // every symbol of a name, tests included
 	local     map[string]localScope      // a definition's id, its local scope
 	edgeFiles int                        // files read for edges
 	steps     int
 	over      bool // a bound was hit
 }
 
-func newScopeRules(rr *refResolver, declared func(context.Context, string) ([]*unit, error)) *scopeRules {
+func newScopeRules(rr *refResolver, declared func(context.Context, string) ([]*ref.Symbol, error)) *scopeRules {
 	return &scopeRules{rr: rr, declared: declared, edges: map[string][]string{}, closure: map[string]map[string]bool{},
 		global: map[string]bool{}, sub: map[string][]string{}, top: map[string][]string{},
-		symbols: map[string][]*unit{}, local: map[string]localScope{}}
+		symbols: map[string][]*ref.Symbol{}, local: map[string]localScope{}}
 }
 
 // localScope is the function, method or test a definition is declared in.
@@ -82,54 +85,54 @@ type localScope struct {
 
 // judge judges a use of d by scope and reachability; ok is false
 // when they do not decide.
-func (sc *scopeRules) judge(ctx context.Context, r *refLine, lang, line string, u useAt, d *refDef) (refVerdict, string, bool, error) {
+func (sc *scopeRules) judge(ctx context.Context, r *ref.Line, lang, line string, u lex.Use, d *ref.Def) (ref.Verdict, string, bool, error) {
 	scoped := lang == "python" || isTSLang(lang)
-	if !scoped || (lang == "python") != (d.lang == "python") {
-		return vOpen, "", false, nil
+	if !scoped || (lang == "python") != (d.Lang == "python") {
+		return ref.Open, "", false, nil
 	}
 	loc, err := sc.localScopeOf(ctx, d)
 	if err != nil {
 		return 0, "", false, err
 	}
-	if r.FileID != d.u.FileID {
+	if r.FileID != d.Sym.FileID {
 		return sc.judgeFile(ctx, r, lang, d, loc)
 	}
-	if loc.ok && d.member && loc.kind == extract.KindTest && (r.Line < loc.start || r.Line > loc.end) {
-		return vContra, whyLocalDecl, true, nil
+	if loc.ok && d.Member && loc.kind == extract.KindTest && (r.Line < loc.start || r.Line > loc.end) {
+		return ref.Contra, whyLocalDecl, true, nil
 	}
-	if !d.member && isTSLang(lang) && tsKeyOnly(line, u) {
-		return vContra, whyKey, true, nil
+	if !d.Member && isTSLang(lang) && tsKeyOnly(line, u) {
+		return ref.Contra, whyKey, true, nil
 	}
-	if !d.member && len(u.chain) == 0 && !u.expr {
+	if !d.Member && len(u.Chain) == 0 && !u.Expr {
 		nearer, err := sc.nearerDecl(ctx, r, d)
 		if err != nil || nearer {
-			return vContra, whyNearer, err == nil, err
+			return ref.Contra, whyNearer, err == nil, err
 		}
 	}
-	return vOpen, "", false, nil
+	return ref.Open, "", false, nil
 }
 
 // judgeFile judges a use in another file than d's: none when d is
 // declared inside a function or a test (or is a member of a type
 // declared in a test), or when the file cannot reach d's through
 // imports.
-func (sc *scopeRules) judgeFile(ctx context.Context, r *refLine, lang string, d *refDef, loc localScope) (refVerdict, string, bool, error) {
-	if loc.ok && (!d.member || loc.kind == extract.KindTest) {
-		return vContra, whyLocalDecl, true, nil
+func (sc *scopeRules) judgeFile(ctx context.Context, r *ref.Line, lang string, d *ref.Def, loc localScope) (ref.Verdict, string, bool, error) {
+	if loc.ok && (!d.Member || loc.kind == extract.KindTest) {
+		return ref.Contra, whyLocalDecl, true, nil
 	}
-	if loc.ok && d.member && isTSLang(d.lang) {
+	if loc.ok && d.Member && isTSLang(d.Lang) {
 		stays, err := sc.tsLocalTypeStays(ctx, d, loc)
 		if err != nil || stays {
-			return vContra, whyLocalType, err == nil, err
+			return ref.Contra, whyLocalType, err == nil, err
 		}
 	}
-	if isTSLang(lang) && isTSLang(d.lang) {
-		ok, err := sc.reaches(ctx, r.Path, d.u.Path)
+	if isTSLang(lang) && isTSLang(d.Lang) {
+		ok, err := sc.reaches(ctx, r.Path, d.Sym.Path)
 		if err != nil || !ok {
-			return vContra, whyUnreached, err == nil, err
+			return ref.Contra, whyUnreached, err == nil, err
 		}
 	}
-	return vOpen, "", false, nil
+	return ref.Open, "", false, nil
 }
 
 // tsLocalTypeStays reports whether member d belongs to a type declared
@@ -137,24 +140,24 @@ func (sc *scopeRules) judgeFile(ctx context.Context, r *refLine, lang string, d 
 // not name the type: a value of it can be typed so in another file only
 // through what the function returns (a type declared in a body cannot be
 // named outside it), so it never is.
-func (sc *scopeRules) tsLocalTypeStays(ctx context.Context, d *refDef, loc localScope) (bool, error) {
-	if loc.kind != extract.KindFunction || d.parent == "" {
+func (sc *scopeRules) tsLocalTypeStays(ctx context.Context, d *ref.Def, loc localScope) (bool, error) {
+	if loc.kind != extract.KindFunction || d.Parent == "" {
 		return false, nil
 	}
-	text, err := sc.rr.text(ctx, d.u.FileID)
+	text, err := sc.rr.text(ctx, d.Sym.FileID)
 	if err != nil {
 		return false, err
 	}
 	name := loc.qualname[strings.LastIndex(loc.qualname, ".")+1:]
 	_, ret, ok := tsDeclReturn(text, loc.start, name, true)
-	return ok && ret != "" && len(findUses(ret, d.parent)) == 0, nil
+	return ok && ret != "" && len(lex.FindUses(ret, d.Parent)) == 0, nil
 }
 
 // unwrittenVerdicts gives a line that does not hold the name as
 // written (a statement wrapped onto later lines) its verdicts: open to
 // every definition its file can see.
-func (sc *scopeRules) unwrittenVerdicts(ctx context.Context, r *refLine) (occVerdicts, error) {
-	o := occVerdicts{verdict: make([]refVerdict, len(sc.rr.defs)), why: make([]string, len(sc.rr.defs))}
+func (sc *scopeRules) unwrittenVerdicts(ctx context.Context, r *ref.Line) (occVerdicts, error) {
+	o := occVerdicts{verdict: make([]ref.Verdict, len(sc.rr.defs)), why: make([]string, len(sc.rr.defs))}
 	lang := ""
 	if f := sc.rr.files[r.FileID]; f != nil {
 		lang = f.Language
@@ -164,7 +167,7 @@ func (sc *scopeRules) unwrittenVerdicts(ctx context.Context, r *refLine) (occVer
 	}
 	for i := range sc.rr.defs {
 		d := &sc.rr.defs[i]
-		if d.u.FileID == r.FileID || (lang == "python") != (d.lang == "python") {
+		if d.Sym.FileID == r.FileID || (lang == "python") != (d.Lang == "python") {
 			continue
 		}
 		loc, err := sc.localScopeOf(ctx, d)
@@ -183,14 +186,14 @@ func (sc *scopeRules) unwrittenVerdicts(ctx context.Context, r *refLine) (occVer
 // nearerDecl reports whether another definition of the name, declared
 // in r's file in the body of a function, method or test that encloses r
 // and lies within d's own scope, is the one a bare name at r means.
-func (sc *scopeRules) nearerDecl(ctx context.Context, r *refLine, d *refDef) (bool, error) {
-	ds := d.scope()
+func (sc *scopeRules) nearerDecl(ctx context.Context, r *ref.Line, d *ref.Def) (bool, error) {
+	ds := d.Scope()
 	for i := range sc.rr.defs {
 		o := &sc.rr.defs[i]
-		if o == d || o.member || o.u.FileID != r.FileID {
+		if o == d || o.Member || o.Sym.FileID != r.FileID {
 			continue
 		}
-		os := o.scope()
+		os := o.Scope()
 		if os == "" || os == ds || (ds != "" && !strings.HasPrefix(os, ds+".")) || (r.Symbol != os && !strings.HasPrefix(r.Symbol, os+".")) {
 			continue
 		}
@@ -207,14 +210,14 @@ func (sc *scopeRules) nearerDecl(ctx context.Context, r *refLine, d *refDef) (bo
 
 // localScopeOf returns the function, method or test d is declared in
 // (the nearest of them), if any.
-func (sc *scopeRules) localScopeOf(ctx context.Context, d *refDef) (localScope, error) {
-	if l, ok := sc.local[d.u.ID]; ok {
+func (sc *scopeRules) localScopeOf(ctx context.Context, d *ref.Def) (localScope, error) {
+	if l, ok := sc.local[d.Sym.ID]; ok {
 		return l, nil
 	}
 	var out localScope
-	q := d.u.Qualname
+	q := d.Sym.Qualname
 	for i := strings.LastIndex(q, "."); i > 0 && !out.ok; i = strings.LastIndex(q[:i], ".") {
-		s, err := sc.symbolAt(ctx, d.u.FileID, q[:i])
+		s, err := sc.symbolAt(ctx, d.Sym.FileID, q[:i])
 		if err != nil {
 			return out, err
 		}
@@ -226,13 +229,13 @@ func (sc *scopeRules) localScopeOf(ctx context.Context, d *refDef) (localScope, 
 			out = localScope{ok: true, kind: s.Kind, qualname: s.Qualname, start: s.Start, end: s.End}
 		}
 	}
-	sc.local[d.u.ID] = out
+	sc.local[d.Sym.ID] = out
 	return out, nil
 }
 
 // symbolAt returns the symbol of file id whose qualified name is q: its
 // name is q's last part, or q itself (a test's name may hold dots).
-func (sc *scopeRules) symbolAt(ctx context.Context, id int64, q string) (*unit, error) {
+func (sc *scopeRules) symbolAt(ctx context.Context, id int64, q string) (*ref.Symbol, error) {
 	if sc.declared == nil {
 		return nil, nil
 	}
@@ -254,8 +257,8 @@ func (sc *scopeRules) symbolAt(ctx context.Context, id int64, q string) (*unit, 
 	return nil, nil
 }
 
-func (sc *scopeRules) symbolsNamed(ctx context.Context, name string) ([]*unit, error) {
-	return memoErr(sc.symbols, name, func() ([]*unit, error) { return sc.declared(ctx, name) })
+func (sc *scopeRules) symbolsNamed(ctx context.Context, name string) ([]*ref.Symbol, error) {
+	return memoErr(sc.symbols, name, func() ([]*ref.Symbol, error) { return sc.declared(ctx, name) })
 }
 
 // memoErr returns m[k], reading it first when m has none (a failed read
@@ -338,7 +341,7 @@ func tsSpecifiers(line string) []string {
 			}
 			j += i
 			i = j + len(kw)
-			if kw != "path=" && (j > 0 && isWordRune(rune(line[j-1])) || i < len(line) && isWordRune(rune(line[i]))) {
+			if kw != "path=" && (j > 0 && lex.IsWordRune(rune(line[j-1])) || i < len(line) && lex.IsWordRune(rune(line[i]))) {
 				continue // part of a longer word
 			}
 			k := i
@@ -386,18 +389,18 @@ func (sc *scopeRules) edgesOf(ctx context.Context, p string) ([]string, error) {
 	}
 	// A name imported from a package the repository may be itself
 	// ("@scope/pkg" inside pkg): the files declaring it at top level.
-	fi := &fileImports{}
+	fi := &imports.Bindings{}
 	if bare {
 		if fi, err = sc.rr.importsOf(ctx, f.ID); err != nil {
 			return nil, err
 		}
 	}
-	for _, m := range []map[string]importedName{fi.names, fi.reexports} {
+	for _, m := range []map[string]imports.Name{fi.Names, fi.Reexports} {
 		for _, in := range m {
-			if strings.HasPrefix(in.module, ".") || len(sc.subpathFiles(in.module)) > 0 {
+			if strings.HasPrefix(in.Module, ".") || len(sc.subpathFiles(in.Module)) > 0 {
 				continue
 			}
-			top, err := sc.topLevelFiles(ctx, in.name)
+			top, err := sc.topLevelFiles(ctx, in.Name)
 			if err != nil {
 				return nil, err
 			}
@@ -420,7 +423,7 @@ func (sc *scopeRules) edgesOf(ctx context.Context, p string) ([]string, error) {
 // from names.
 func (sc *scopeRules) specifierFiles(from, lang, spec string) []string {
 	if strings.HasPrefix(spec, ".") {
-		return importFiles(lang, from, spec, sc.rr.paths, sc.rr.dirs)
+		return imports.Files(lang, from, spec, sc.rr.paths, sc.rr.dirs)
 	}
 	return sc.subpathFiles(spec)
 }
@@ -492,16 +495,11 @@ func (sc *scopeRules) topLevelFiles(ctx context.Context, name string) ([]string,
 func tsModuleLine(l string) bool {
 	t := strings.TrimLeft(l, " \t")
 	for _, kw := range []string{"import", "export"} {
-		if rest, ok := strings.CutPrefix(t, kw); ok && (rest == "" || !isWordRune(rune(rest[0]))) {
+		if rest, ok := strings.CutPrefix(t, kw); ok && (rest == "" || !lex.IsWordRune(rune(rest[0]))) {
 			return true
 		}
 	}
 	return tsCommonJS(l)
-}
-
-// tsCommonJS reports whether line l assigns to CommonJS's exports.
-func tsCommonJS(l string) bool {
-	return strings.HasPrefix(strings.TrimLeft(l, " \t"), "exports.") || strings.Contains(l, "module.exports")
 }
 
 // seenEverywhere reports whether the declarations of file p are seen
@@ -536,11 +534,11 @@ func (sc *scopeRules) seenEverywhere(ctx context.Context, p string) (bool, error
 // a type literal or a destructuring pattern names a property ("{ name:",
 // ", name:", or "name:" opening a line): it names the property, not the
 // variable, function or type of the name in scope.
-func tsKeyOnly(line string, u useAt) bool {
-	if !u.key || len(u.chain) > 0 || u.expr || u.at > len(line) {
+func tsKeyOnly(line string, u lex.Use) bool {
+	if !u.Key || len(u.Chain) > 0 || u.Expr || u.At > len(line) {
 		return false
 	}
-	b := strings.TrimRight(line[:u.at], " \t")
+	b := strings.TrimRight(line[:u.At], " \t")
 	b = strings.TrimSuffix(strings.TrimSuffix(b, "readonly"), " ")
 	return b == "" || strings.HasSuffix(b, "{") || strings.HasSuffix(b, ",")
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // The rules (tsRules): TypeScript's (and JavaScript's) rules for
@@ -31,9 +33,9 @@ const whyAny = "a member of a value of type any"
 // as a value (a type alias or an interface is no value; a constant, a
 // variable or a function is no type; a class or an enum is both). ok is
 // false when the line does not decide.
-func tsSpace(r *refLine, line string, u useAt, d *refDef) (refVerdict, string, bool) {
-	if b := innermostBracket(line, u.at); u.shorthand && b != '[' && b != '(' || lastWord(strings.TrimRight(line[:u.at], " \t")) == "type" {
-		return vOpen, "", false // an import or export list names either
+func tsSpace(r *ref.Line, line string, u lex.Use, d *ref.Def) (ref.Verdict, string, bool) {
+	if b := innermostBracket(line, u.At); u.Shorthand && b != '[' && b != '(' || lex.LastWord(strings.TrimRight(line[:u.At], " \t")) == "type" {
+		return ref.Open, "", false // an import or export list names either
 	}
 	types, values := false, false
 	for _, k := range r.Kinds {
@@ -43,23 +45,23 @@ func tsSpace(r *refLine, line string, u useAt, d *refDef) (refVerdict, string, b
 		case extract.RefIdent, extract.RefCall:
 			values = true
 		default:
-			return vOpen, "", false
+			return ref.Open, "", false
 		}
 	}
-	if strings.HasSuffix(strings.TrimRight(line[:u.at], " \t"), "typeof") {
+	if strings.HasSuffix(strings.TrimRight(line[:u.At], " \t"), "typeof") {
 		types, values = false, true
 	}
-	switch d.u.Kind {
+	switch d.Sym.Kind {
 	case extract.KindType, extract.KindInterface:
 		if values && !types {
-			return vContra, whySpace, true
+			return ref.Contra, whySpace, true
 		}
 	case extract.KindConst, extract.KindVar, extract.KindFunction:
 		if types && !values {
-			return vContra, whySpace, true
+			return ref.Contra, whySpace, true
 		}
 	}
-	return vOpen, "", false
+	return ref.Open, "", false
 }
 
 func isTSLang(lang string) bool {
@@ -88,49 +90,49 @@ var tsWrappers = map[string]bool{
 // implements the other, or both inherit the member from a common base,
 // or a base on the way is declared where the reader cannot follow it),
 // else the declaration of another symbol.
-func (ru *tsRules) tsRelatedDecl(ctx context.Context, r *refLine, line string, u useAt, d *refDef) (refVerdict, string, error) {
-	if indexedByName(line, u.at, ru.rr.name) {
+func (ru *tsRules) tsRelatedDecl(ctx context.Context, r *ref.Line, line string, u lex.Use, d *ref.Def) (ref.Verdict, string, error) {
+	if indexedByName(line, u.At, ru.rr.Name()) {
 		// T['name'] on the line declaring another member: it may reach d
 		// through what T is, whatever the line declares.
 		if v, why, ok := ru.tsIndexedMember(ctx, r, line, u, d); ok {
 			return v, why, nil
 		}
-		return vRelated, "", nil
+		return ref.Related, "", nil
 	}
-	for _, o := range ru.rr.defs {
-		if !o.member || o.u.FileID != r.FileID || o.u.Start != r.Line {
+	for _, o := range ru.rr.Defs() {
+		if !o.Member || o.Sym.FileID != r.FileID || o.Sym.Start != r.Line {
 			continue
 		}
-		if o.parent == d.parent || o.parent == "" || d.parent == "" {
-			return vRelated, "", nil
+		if o.Parent == d.Parent || o.Parent == "" || d.Parent == "" {
+			return ref.Related, "", nil
 		}
 		if ru.tsImplementedBy(ctx, &o, d) || ru.tsImplementedBy(ctx, d, &o) {
-			return vResolved, "", nil
+			return ref.Resolved, "", nil
 		}
-		if d.u.Name == "constructor" {
-			return vContra, whyDecl, nil // each class's own: a constructor is not inherited
+		if d.Sym.Name == "constructor" {
+			return ref.Contra, ref.WhyDecl, nil // each class's own: a constructor is not inherited
 		}
-		if tsOmits(ctx, ru.decl, o.u.FileID, o.parent, d.u.Name) || tsOmits(ctx, ru.decl, d.u.FileID, d.parent, d.u.Name) {
-			return vContra, whyDecl, nil // one leaves the other's member out of its base (Omit<T, 'name'>)
+		if tsOmits(ctx, ru.decl, o.Sym.FileID, o.Parent, d.Sym.Name) || tsOmits(ctx, ru.decl, d.Sym.FileID, d.Parent, d.Sym.Name) {
+			return ref.Contra, ref.WhyDecl, nil // one leaves the other's member out of its base (Omit<T, 'name'>)
 		}
-		mine, mineOut, ok1 := ru.decl.tsBaseWalk(ctx, d.u.FileID, d.parent, d.u.Start, true)
-		theirs, theirsOut, ok2 := ru.decl.tsBaseWalk(ctx, o.u.FileID, o.parent, o.u.Start, true)
-		if !ok1 || !ok2 || mine[o.parent] || theirs[d.parent] {
-			return vRelated, "", nil
+		mine, mineOut, ok1 := ru.decl.tsBaseWalk(ctx, d.Sym.FileID, d.Parent, d.Sym.Start, true)
+		theirs, theirsOut, ok2 := ru.decl.tsBaseWalk(ctx, o.Sym.FileID, o.Parent, o.Sym.Start, true)
+		if !ok1 || !ok2 || mine[o.Parent] || theirs[d.Parent] {
+			return ref.Related, "", nil
 		}
 		for t := range mine {
-			if theirs[t] && ru.rr.parents[t] {
-				return vRelated, "", nil // both inherit the member from t
+			if theirs[t] && ru.rr.IsParent(t) {
+				return ref.Related, "", nil // both inherit the member from t
 			}
 		}
 		for t := range mineOut {
 			if theirsOut[t] {
-				return vRelated, "", nil // both extend t, which may declare the member
+				return ref.Related, "", nil // both extend t, which may declare the member
 			}
 		}
-		return vContra, whyDecl, nil
+		return ref.Contra, ref.WhyDecl, nil
 	}
-	return vRelated, "", nil
+	return ref.Related, "", nil
 }
 
 // tsMergedDecl reports whether the declaration on r's line (text line)
@@ -138,14 +140,14 @@ func (ru *tsRules) tsRelatedDecl(ctx context.Context, r *refLine, line string, u
 // d's file, or in a file whose declarations are global as d's are; a
 // signature of function d in its file that is no symbol of its own (an
 // overload).
-func (ru *tsRules) tsMergedDecl(ctx context.Context, r *refLine, line string, d *refDef) (bool, error) {
-	switch d.u.Kind {
+func (ru *tsRules) tsMergedDecl(ctx context.Context, r *ref.Line, line string, d *ref.Def) (bool, error) {
+	switch d.Sym.Kind {
 	case extract.KindFunction:
-		if r.FileID != d.u.FileID || r.EnclName != "" || d.scope() != "" || !tsFunctionDecl(line, ru.rr.name, true) {
+		if r.FileID != d.Sym.FileID || r.EnclName != "" || d.Scope() != "" || !tsFunctionDecl(line, ru.rr.Name(), true) {
 			return false, nil
 		}
-		for _, o := range ru.rr.defs {
-			if o.u.FileID == r.FileID && o.u.Start == r.Line {
+		for _, o := range ru.rr.Defs() {
+			if o.Sym.FileID == r.FileID && o.Sym.Start == r.Line {
 				return false, nil
 			}
 		}
@@ -154,15 +156,15 @@ func (ru *tsRules) tsMergedDecl(ctx context.Context, r *refLine, line string, d 
 	default:
 		return false, nil
 	}
-	for _, o := range ru.rr.defs {
-		if o.member || o.u.FileID != r.FileID || o.u.Start != r.Line || o.u.Kind != d.u.Kind || o.u.Qualname != d.u.Qualname {
+	for _, o := range ru.rr.Defs() {
+		if o.Member || o.Sym.FileID != r.FileID || o.Sym.Start != r.Line || o.Sym.Kind != d.Sym.Kind || o.Sym.Qualname != d.Sym.Qualname {
 			continue
 		}
-		if o.u.FileID == d.u.FileID {
+		if o.Sym.FileID == d.Sym.FileID {
 			return true, nil
 		}
-		for _, p := range []string{d.u.Path, o.u.Path} {
-			if g, err := ru.rr.scope.seenEverywhere(ctx, p); err != nil || !g {
+		for _, p := range []string{d.Sym.Path, o.Sym.Path} {
+			if g, err := ru.rr.SeenEverywhere(ctx, p); err != nil || !g {
 				return false, err
 			}
 		}
@@ -199,28 +201,28 @@ func tsFunctionDecl(line, name string, star bool) bool {
 // an array or a parameter list is no property, and a property
 // signature ("name: T;", a type literal's member) declares another
 // type's. ok is false when the text does not decide.
-func tsBareMember(line string, u useAt, name string) (v refVerdict, why string, ok bool) {
+func tsBareMember(line string, u lex.Use, name string) (v ref.Verdict, why string, ok bool) {
 	if tsBindsLocal(line, u) {
-		return vContra, whyLocal, true // "const name: T = …" declares a variable
+		return ref.Contra, ref.WhyLocal, true // "const name: T = …" declares a variable
 	}
-	if indexedByName(line, u.at, name) {
-		return vOpen, "", true // x['name'], T['name']: a member reached by its name
+	if indexedByName(line, u.At, name) {
+		return ref.Open, "", true // x['name'], T['name']: a member reached by its name
 	}
-	switch innermostBracket(line, u.at) {
+	switch innermostBracket(line, u.At) {
 	case '[':
-		return vContra, whyMember, true // a tuple's label, an array's element
+		return ref.Contra, ref.WhyMember, true // a tuple's label, an array's element
 	case '(':
-		if u.key {
-			return vContra, whyLocal, true // a parameter
+		if u.Key {
+			return ref.Contra, ref.WhyLocal, true // a parameter
 		}
 	}
-	if u.key && propertySignature(line[u.at+len(name):]) {
-		return vContra, whyDecl, true
+	if u.Key && propertySignature(line[u.At+len(name):]) {
+		return ref.Contra, ref.WhyDecl, true
 	}
-	if u.shorthand && strings.HasSuffix(line[:u.at], "${") {
-		return vContra, whyMember, true // a template's substitution: a variable
+	if u.Shorthand && strings.HasSuffix(line[:u.At], "${") {
+		return ref.Contra, ref.WhyMember, true // a template's substitution: a variable
 	}
-	return vOpen, "", false
+	return ref.Open, "", false
 }
 
 // literalValue returns the string, number or boolean literal s starts
@@ -238,7 +240,7 @@ func literalValue(s string) string {
 			return ""
 		}
 	default:
-		end = strings.IndexFunc(s, func(c rune) bool { return !isWordRune(c) && c != '.' && c != '-' })
+		end = strings.IndexFunc(s, func(c rune) bool { return !lex.IsWordRune(c) && c != '.' && c != '-' })
 		if end < 0 {
 			end = len(s)
 		}
@@ -260,8 +262,8 @@ func literalValue(s string) string {
 // tsDiscriminant reports whether a key's value on line (the literal
 // after "name:") differs from the single literal type member d declares
 // ("type: 'data';"): a value of one of a union's other members.
-func (ru *tsRules) tsDiscriminant(ctx context.Context, line string, u useAt, d *refDef) bool {
-	use := literalValue(strings.TrimPrefix(strings.TrimLeft(line[u.at+len(ru.rr.name):], " \t"), ":"))
+func (ru *tsRules) tsDiscriminant(ctx context.Context, line string, u lex.Use, d *ref.Def) bool {
+	use := literalValue(strings.TrimPrefix(strings.TrimLeft(line[u.At+len(ru.rr.Name()):], " \t"), ":"))
 	if use == "" {
 		return false
 	}
@@ -271,20 +273,20 @@ func (ru *tsRules) tsDiscriminant(ctx context.Context, line string, u useAt, d *
 
 // tsStatedType returns the type member d's declaration states after
 // "name:" (without a trailing ';' or comment), "" when none.
-func (ru *tsRules) tsStatedType(ctx context.Context, d *refDef) string {
-	decl, err := ru.rr.lineOf(ctx, d.u.FileID, d.u.Start)
+func (ru *tsRules) tsStatedType(ctx context.Context, d *ref.Def) string {
+	decl, err := ru.rr.LineOf(ctx, d.Sym.FileID, d.Sym.Start)
 	if err != nil {
 		return ""
 	}
-	i := strings.Index(decl, d.u.Name)
+	i := strings.Index(decl, d.Sym.Name)
 	if i < 0 {
 		return ""
 	}
-	rest := strings.TrimLeft(decl[i+len(d.u.Name):], " \t?!")
+	rest := strings.TrimLeft(decl[i+len(d.Sym.Name):], " \t?!")
 	if !strings.HasPrefix(rest, ":") {
 		return ""
 	}
-	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(stripComment(rest[1:])), ";"))
+	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(lex.StripComment(rest[1:])), ";"))
 }
 
 // innermostBracket returns the bracket still open at offset at of line
@@ -293,7 +295,7 @@ func innermostBracket(line string, at int) byte {
 	var stack []byte
 	var quote byte
 	for i := 0; i < at && i < len(line); i++ {
-		if skipQuoted(line, &i, &quote) {
+		if lex.SkipQuoted(line, &i, &quote) {
 			continue
 		}
 		switch c := line[i]; {
@@ -309,24 +311,6 @@ func innermostBracket(line string, at int) byte {
 	return stack[len(stack)-1]
 }
 
-// skipQuoted reports whether s[*i] is part of a quoted string (quote
-// holds the one open), moving *i past an escaped character.
-func skipQuoted(s string, i *int, quote *byte) bool {
-	switch c := s[*i]; {
-	case *quote != 0:
-		if c == '\\' {
-			*i++
-		} else if c == *quote {
-			*quote = 0
-		}
-		return true
-	case c == '\'' || c == '"' || c == '`':
-		*quote = c
-		return true
-	}
-	return false
-}
-
 // blankQuoted returns l with what its string and template literals hold
 // blanked to spaces, their quotes and every column kept: a reader that
 // walks a line backwards counts no comma or bracket inside a string.
@@ -336,7 +320,7 @@ func blankQuoted(l string) string {
 	var quote byte
 	for i := 0; i < len(l); i++ {
 		inside, from := quote != 0, i
-		if !skipQuoted(l, &i, &quote) || !inside || quote == 0 {
+		if !lex.SkipQuoted(l, &i, &quote) || !inside || quote == 0 {
 			continue // code, an opening quote or a closing one
 		}
 		if b == nil {
@@ -363,7 +347,7 @@ func propertySignature(rest string) bool {
 	d := 0
 	var quote byte
 	for i := 1; i < len(rest); i++ {
-		if skipQuoted(rest, &i, &quote) {
+		if lex.SkipQuoted(rest, &i, &quote) {
 			continue
 		}
 		switch c := rest[i]; {
@@ -390,85 +374,85 @@ func propertySignature(rest string) bool {
 // the text states about x: a runtime global, a stated type (a
 // parameter's, a local's, a class field's, an imported instance's).
 // ok is false when it does not decide.
-func (ru *tsRules) tsQualifiedMember(ctx context.Context, r *refLine, u useAt, d *refDef) (v refVerdict, why string, ok bool, err error) {
-	root := u.chain[0]
-	if line := ru.tsLine(ctx, r); calledAt(line, u.at+len(ru.rr.name)) && ru.tsNotCallable(ctx, d) {
-		return vContra, whyMember, true, nil // a call, and the property is not a function
+func (ru *tsRules) tsQualifiedMember(ctx context.Context, r *ref.Line, u lex.Use, d *ref.Def) (v ref.Verdict, why string, ok bool, err error) {
+	root := u.Chain[0]
+	if line := ru.tsLine(ctx, r); calledAt(line, u.At+len(ru.rr.Name())) && ru.tsNotCallable(ctx, d) {
+		return ref.Contra, ref.WhyMember, true, nil // a call, and the property is not a function
 	}
 	global, err := ru.decl.tsGlobalRoot(ctx, r, root)
 	if err != nil {
 		return 0, "", false, err
 	}
 	if global {
-		if len(u.chain) == 1 && d.parent == root+"Constructor" {
+		if len(u.Chain) == 1 && d.Parent == root+"Constructor" {
 			// Symbol.name: a member the repository adds to the global's
 			// constructor type (declare global { interface SymbolConstructor }).
-			g, err := ru.rr.scope.seenEverywhere(ctx, d.u.Path)
+			g, err := ru.rr.SeenEverywhere(ctx, d.Sym.Path)
 			if err != nil || g {
-				return vResolved, "", true, err
+				return ref.Resolved, "", true, err
 			}
 		}
-		return vContra, whyForeign, true, nil
+		return ref.Contra, ref.WhyForeign, true, nil
 	}
 	t, in := "", r.FileID
 	switch {
-	case len(u.chain) == 2 && root == "this":
-		types := ru.rr.enclosingTypes(r)
+	case len(u.Chain) == 2 && root == "this":
+		types := ru.rr.EnclosingTypes(r)
 		if len(types) == 0 {
-			return vOpen, "", false, nil
+			return ref.Open, "", false, nil
 		}
-		t = ru.decl.tsFieldType(ctx, r.FileID, types[len(types)-1], u.chain[1])
-	case len(u.chain) == 1 && root != "this" && root != "super":
+		t = ru.decl.tsFieldType(ctx, r.FileID, types[len(types)-1], u.Chain[1])
+	case len(u.Chain) == 1 && root != "this" && root != "super":
 		if t, in = ru.eval.tsTypeOf(ctx, r, root); t == "" && (ru.lit.tsOutsideMethodParam(ctx, r, root) || tsOutsideBound(ctx, ru.eval, r, root)) {
-			return vContra, whyForeign, true, nil
+			return ref.Contra, ref.WhyForeign, true, nil
 		}
 		if t == tsOwnLiteral {
 			if v, why, ok := ru.lit.tsReturnedKeyVerdict(ctx, r, u, d); ok {
 				return v, why, true, nil
 			}
 		}
-	case len(u.chain) >= 2:
+	case len(u.Chain) >= 2:
 		var foreign bool
-		t, in, foreign = ru.eval.tsChainType(ctx, r, u.chain)
+		t, in, foreign = ru.eval.tsChainType(ctx, r, u.Chain)
 		if foreign {
-			return vContra, whyForeign, true, nil
+			return ref.Contra, ref.WhyForeign, true, nil
 		}
-		if t == "{" && d.parent == u.chain[len(u.chain)-1] {
-			return vOpen, "", false, nil // d may be the literal's own member
+		if t == "{" && d.Parent == u.Chain[len(u.Chain)-1] {
+			return ref.Open, "", false, nil // d may be the literal's own member
 		}
 		if t = strings.TrimSpace(t); strings.Contains(skipTypeArgs(strings.TrimSpace(t[len(leadingTypeName(t)):])), "[") {
-			return vOpen, "", false, nil // an indexed access or an array: not the named type's member
+			return ref.Open, "", false, nil // an indexed access or an array: not the named type's member
 		}
 	}
 	if t == "" {
-		return vOpen, "", false, nil
+		return ref.Open, "", false, nil
 	}
 	if parts := tsUnionParts(t); len(parts) > 1 {
 		// A union: the member of each part, the parts declaring it.
-		v, why = tsPartsVerdict(parts, func(p string) (refVerdict, string) { return ru.tsTypeVerdict(ctx, in, p, d) })
-		return v, why, v != vOpen, nil
+		v, why = tsPartsVerdict(parts, func(p string) (ref.Verdict, string) { return ru.tsTypeVerdict(ctx, in, p, d) })
+		return v, why, v != ref.Open, nil
 	}
 	v, why = ru.tsTypeVerdict(ctx, in, t, d)
-	return v, why, v != vOpen, nil
+	return v, why, v != ref.Open, nil
 }
 
 // tsTypeVerdict judges a use of member d on a value of type typ (a type
 // written in file id): d's own type or one extending it ties the use;
 // another type of the repository whose declarations the reader follows
 // to their ends without meeting d's, or a package's type, contradicts.
-func (ru *tsRules) tsTypeVerdict(ctx context.Context, id int64, typ string, d *refDef) (v refVerdict, why string) {
+func (ru *tsRules) tsTypeVerdict(ctx context.Context, id int64, typ string, d *ref.Def) (v ref.Verdict, why string) {
 	if tsIndexedOrArray(typ) {
 		// T['k'], T[]: a value of it has another type's members, never
 		// T's own, whatever T's members decide below.
 		defer func() {
-			if v == vResolved || v == vRelated {
-				v, why = vOpen, ""
+			if v == ref.Resolved || v == ref.Related {
+				v, why = ref.Open, ""
 			}
 		}()
 	}
 	typ = strings.TrimSpace(typ)
 	if typ == "any" {
-		return vContra, whyAny // any's members are no declaration's
+		return ref.Contra, whyAny // any's members are no declaration's
 	}
 	for i := 0; i < 3; i++ {
 		name := leadingTypeName(typ)
@@ -481,43 +465,43 @@ func (ru *tsRules) tsTypeVerdict(ctx context.Context, id int64, typ string, d *r
 		// A conditional type: a value of one of its branches.
 		ru.depth++
 		defer func() { ru.depth-- }()
-		v, why := vContra, ""
+		v, why := ref.Contra, ""
 		for _, b := range bs {
 			switch bv, bwhy := ru.tsTypeVerdict(ctx, b.in, b.typ, d); {
-			case bv == vResolved:
-				return vResolved, ""
-			case bv == vContra && why == "":
+			case bv == ref.Resolved:
+				return ref.Resolved, ""
+			case bv == ref.Contra && why == "":
 				why = bwhy
-			case bv != vContra && v != vRelated:
+			case bv != ref.Contra && v != ref.Related:
 				v = bv
 			}
 		}
 		return v, why
 	}
 	if typ == tsOwnLiteral && ru.tsLiteralKeyOf(ctx, id, d) {
-		return vOpen, "" // d may be the literal's own key
+		return ref.Open, "" // d may be the literal's own key
 	}
 	if strings.HasPrefix(typ, "{") {
-		return vContra, whyMember // a type literal's member
+		return ref.Contra, ref.WhyMember // a type literal's member
 	}
 	name := leadingTypeName(typ)
 	if name == "" {
-		return vOpen, ""
+		return ref.Open, ""
 	}
 	qual, last, dotted := strings.Cut(name, ".")
 	if dotted {
 		if ru.decl.tsForeign(ctx, id, qual) {
-			return vContra, whyForeign
+			return ref.Contra, ref.WhyForeign
 		}
 		name = last[strings.LastIndex(last, ".")+1:]
 	} else if ru.decl.tsRuntimeType(ctx, id, name) {
-		return vContra, whyForeign // the runtime's Request, not a namespace's of the name
+		return ref.Contra, ref.WhyForeign // the runtime's Request, not a namespace's of the name
 	}
 	// A name the file declares a type of its own under, or imports from
 	// another file than d's, is that type's, whatever d's type is named.
-	other := func() bool { return !dotted && tsOwnType(ctx, ru.decl, id, name, d.u.FileID) }
-	if name == d.parent && !other() {
-		return vResolved, ""
+	other := func() bool { return !dotted && tsOwnType(ctx, ru.decl, id, name, d.Sym.FileID) }
+	if name == d.Parent && !other() {
+		return ref.Resolved, ""
 	}
 	did, dname, known := ru.decl.tsDeclFile(ctx, id, name)
 	if !known {
@@ -527,53 +511,53 @@ func (ru *tsRules) tsTypeVerdict(ctx context.Context, id int64, typ string, d *r
 	}
 	if !known {
 		if ru.decl.tsOutside(ctx, id, name) {
-			return vContra, whyForeign
+			return ref.Contra, ref.WhyForeign
 		}
-		return vOpen, ""
+		return ref.Open, ""
 	}
-	if dname == d.parent && !other() {
-		return vResolved, ""
+	if dname == d.Parent && !other() {
+		return ref.Resolved, ""
 	}
-	if tsOmits(ctx, ru.decl, did, dname, d.u.Name) {
+	if tsOmits(ctx, ru.decl, did, dname, d.Sym.Name) {
 		// Omitted from its bases: the type's own member, or none.
-		return vContra, whyQual
+		return ref.Contra, ref.WhyQual
 	}
 	if tsFuncAlias(ctx, ru.decl, did, dname) {
-		return vContra, whyForeign // a function's members are the runtime's
+		return ref.Contra, ref.WhyForeign // a function's members are the runtime's
 	}
 	anc, complete := ru.decl.tsAncestors(ctx, did, dname, 0)
-	if anc[d.parent] {
-		return vResolved, ""
+	if anc[d.Parent] {
+		return ref.Resolved, ""
 	}
 	// A base of d's type declaring the member: the use reaches d's
 	// declaration through it.
-	mine, _ := ru.decl.tsAncestors(ctx, d.u.FileID, d.parent, d.u.Start)
-	if tsOmits(ctx, ru.decl, d.u.FileID, d.parent, d.u.Name) {
+	mine, _ := ru.decl.tsAncestors(ctx, d.Sym.FileID, d.Parent, d.Sym.Start)
+	if tsOmits(ctx, ru.decl, d.Sym.FileID, d.Parent, d.Sym.Name) {
 		mine = nil // d's type leaves its bases' member of the name out: d overrides none
 	}
 	anc[dname] = true
 	for t := range anc {
-		if mine[t] && ru.rr.parents[t] {
-			return vRelated, ""
+		if mine[t] && ru.rr.IsParent(t) {
+			return ref.Related, ""
 		}
 	}
-	if ru.rr.parents[dname] || ru.tsOwnsMember(ctx, did, dname, d.u.Name) {
-		return vContra, whyQual // the type declares a member of the name itself
+	if ru.rr.IsParent(dname) || ru.tsOwnsMember(ctx, did, dname, d.Sym.Name) {
+		return ref.Contra, ref.WhyQual // the type declares a member of the name itself
 	}
 	for t := range anc {
-		if ru.rr.parents[t] {
-			return vContra, whyQual
+		if ru.rr.IsParent(t) {
+			return ref.Contra, ref.WhyQual
 		}
 	}
-	if tsStatedOnWay(ctx, ru, did, dname, d.u.Name) {
-		return vContra, whyQual // a literal on the way declares the member
+	if tsStatedOnWay(ctx, ru, did, dname, d.Sym.Name) {
+		return ref.Contra, ref.WhyQual // a literal on the way declares the member
 	}
 	if complete {
 		if _, found := ru.decl.tsBases(ctx, did, dname, 0); found {
-			return vContra, whyQual
+			return ref.Contra, ref.WhyQual
 		}
 	}
-	return vOpen, ""
+	return ref.Open, ""
 }
 
 // tsLiteralKey judges a key (or a shorthand) of an object literal for
@@ -582,31 +566,31 @@ func (ru *tsRules) tsTypeVerdict(ctx context.Context, id int64, typ string, d *r
 // the repository the literal is passed to. A literal assigned to a
 // variable without a type is a type of its own. ok is false when the
 // text does not decide.
-func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *refDef) (refVerdict, string, bool, error) {
-	text, err := ru.rr.text(ctx, r.FileID)
+func (ru *tsRules) tsLiteralKey(ctx context.Context, r *ref.Line, u lex.Use, d *ref.Def) (ref.Verdict, string, bool, error) {
+	text, err := ru.rr.Text(ctx, r.FileID)
 	if err != nil {
-		return vOpen, "", false, err
+		return ref.Open, "", false, err
 	}
-	if u.key && (ru.tsDiscriminant(ctx, text[r.Line-1], u, d) || ru.tsOtherLiteral(ctx, text[r.Line-1], u, d)) {
-		return vContra, whyMember, true, nil
+	if u.Key && (ru.tsDiscriminant(ctx, text[r.Line-1], u, d) || ru.tsOtherLiteral(ctx, text[r.Line-1], u, d)) {
+		return ref.Contra, ref.WhyMember, true, nil
 	}
-	switch tsOpenBracket(text, r.Line, u.at) {
+	switch tsOpenBracket(text, r.Line, u.At) {
 	case '(':
-		if u.key {
-			return vContra, whyLocal, true, nil // a parameter on a line of its own
+		if u.Key {
+			return ref.Contra, ref.WhyLocal, true, nil // a parameter on a line of its own
 		}
-		return vContra, whyMember, true, nil // an argument
+		return ref.Contra, ref.WhyMember, true, nil // an argument
 	case '[':
-		return vContra, whyMember, true, nil // a tuple's label, an array's element
+		return ref.Contra, ref.WhyMember, true, nil // a tuple's label, an array's element
 	}
-	ln, col, ok := openingBrace(text, r.Line, u.at)
+	ln, col, ok := openingBrace(text, r.Line, u.At)
 	if !ok {
-		return vOpen, "", false, nil
+		return ref.Open, "", false, nil
 	}
 	if typ, decl, j, head, ok := tsParamPattern(text, ln, col); ok {
 		// A parameter's destructuring pattern: the parameter's type.
 		if typ == "" && decl {
-			return vContra, whyAny, true, nil // a declaration's parameter without a type
+			return ref.Contra, whyAny, true, nil // a declaration's parameter without a type
 		}
 		in := r.FileID
 		if typ == "" {
@@ -618,7 +602,7 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 		}
 		if typ != "" {
 			v, why := ru.tsTypeVerdict(ctx, in, typ, d)
-			return v, why, v != vOpen, nil
+			return v, why, v != ref.Open, nil
 		}
 	}
 	t, from := castAfter(text, ln, col)
@@ -628,22 +612,22 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 	} else if t == "" && from != "" {
 		var foreign bool
 		if t, in, foreign = ru.eval.tsChainType(ctx, r, chain); foreign {
-			return vContra, whyForeign, true, nil // const { name } = a.b, b of a package's type
+			return ref.Contra, ref.WhyForeign, true, nil // const { name } = a.b, b of a package's type
 		}
 	}
 	if t != "" {
 		v, why := ru.tsTypeVerdict(ctx, in, t, d)
-		return v, why, v != vOpen, nil
+		return v, why, v != ref.Open, nil
 	}
 	before := tsLiteralContext(text, ln, col)
 	switch {
 	case strings.HasSuffix(before, "=") && !strings.HasSuffix(before, "=="):
 		lhs := tsJoinedLHS(text, ln, strings.TrimRight(strings.TrimSuffix(before, "="), " \t"))
 		if m := untypedVar.FindStringSubmatch(lhs); m != nil {
-			return vContra, whyMember, true, nil // the literal is a type of its own
+			return ref.Contra, ref.WhyMember, true, nil // the literal is a type of its own
 		}
 		if tsAliasBody(text, ln, col) {
-			return vContra, whyDecl, true, nil // an alias's type literal: its own members
+			return ref.Contra, ref.WhyDecl, true, nil // an alias's type literal: its own members
 		}
 		if m := typedVar.FindStringSubmatch(lhs); m != nil {
 			t, in := m[1], r.FileID
@@ -654,32 +638,32 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 				}
 			}
 			v, why := ru.tsTypeVerdict(ctx, in, t, d)
-			return v, why, v != vOpen, nil
+			return v, why, v != ref.Open, nil
 		}
 		if t, in := ru.lit.tsAssignedType(ctx, r, lhs); t != "" {
 			v, why := ru.tsKeyTypeVerdict(ctx, in, t, d)
-			return v, why, v != vOpen, nil
+			return v, why, v != ref.Open, nil
 		}
 	case paramAnnotation.MatchString(before) && innermostBracket(text[ln-1], col) == '(':
-		return vContra, whyDecl, true, nil // a parameter's type literal
+		return ref.Contra, ref.WhyDecl, true, nil // a parameter's type literal
 	case tsTypeOperand(before):
-		return vContra, whyDecl, true, nil // a type literal's own member: A & { name: T }
-	case lastWord(before) == "return":
+		return ref.Contra, ref.WhyDecl, true, nil // a type literal's own member: A & { name: T }
+	case lex.LastWord(before) == "return":
 		if t := ru.eval.tsReturnType(ctx, r, ln); t != "" {
 			v, why := ru.tsTypeVerdict(ctx, r.FileID, t, d)
-			return v, why, v != vOpen, nil
+			return v, why, v != ref.Open, nil
 		}
 		if ru.lit.tsOwnReturn(text, r, ln) {
-			return vContra, whyMember, true, nil // the function's result is the literal's own type
+			return ref.Contra, ref.WhyMember, true, nil // the function's result is the literal's own type
 		}
-	case lastWord(before) == "yield":
+	case lex.LastWord(before) == "yield":
 		if t, in := ru.lit.tsYieldType(ctx, r, text, ln); t != "" {
 			v, why := ru.tsTypeVerdict(ctx, in, t, d)
-			return v, why, v != vOpen, nil
+			return v, why, v != ref.Open, nil
 		}
 	case strings.HasSuffix(before, "(") || strings.HasSuffix(before, ","):
 		if bl, bc, ok := tsArrowLiteral(text, r.EnclStart, r.EnclName); ok && bl == ln && bc == col {
-			return vContra, whyMember, true, nil // an untyped arrow's literal result: a type of its own
+			return ref.Contra, ref.WhyMember, true, nil // an untyped arrow's literal result: a type of its own
 		}
 		prefix := tsTextBefore(text, ln, col) // "f(" above a literal on a line of its own
 		prefix = tsTypeArgsAbove(text, tsPrefixLine(text, ln, col), prefix)
@@ -689,11 +673,11 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 		}
 		if t != "" {
 			v, why := ru.tsTypeVerdict(ctx, fid, t, d)
-			return v, why, v != vOpen, nil
+			return v, why, v != ref.Open, nil
 		}
 		if t := ru.lit.tsEnqueuedType(ctx, text, r, ln, prefix); t != "" {
 			v, why := ru.tsKeyTypeVerdict(ctx, r.FileID, t, d)
-			return v, why, v != vOpen, nil
+			return v, why, v != ref.Open, nil
 		}
 	}
 	v, why, ok := ru.tsKeyByTarget(ctx, r, text, ln, col, d)
@@ -704,19 +688,19 @@ func (ru *tsRules) tsLiteralKey(ctx context.Context, r *refLine, u useAt, d *ref
 // shorthand "name," that is a key and the local at once) of an object
 // literal written where a value is: a property, never only the local of
 // the same name.
-func (ru *tsRules) tsObjectKey(ctx context.Context, r *refLine, u useAt) bool {
-	key := u.key || tsMethodKeyAt(ctx, ru.rr, r, u)
-	if !key && !u.shorthand {
+func (ru *tsRules) tsObjectKey(ctx context.Context, r *ref.Line, u lex.Use) bool {
+	key := u.Key || tsMethodKeyAt(ctx, ru.rr, r, u)
+	if !key && !u.Shorthand {
 		return false
 	}
-	text, err := ru.rr.text(ctx, r.FileID)
+	text, err := ru.rr.Text(ctx, r.FileID)
 	if err != nil {
 		return false
 	}
-	if tsOpenBracket(text, r.Line, u.at) != '{' {
+	if tsOpenBracket(text, r.Line, u.At) != '{' {
 		return false // an argument, a parameter, an array's element
 	}
-	ln, col, ok := openingBrace(text, r.Line, u.at)
+	ln, col, ok := openingBrace(text, r.Line, u.At)
 	if !ok {
 		return false
 	}
@@ -724,7 +708,7 @@ func (ru *tsRules) tsObjectKey(ctx context.Context, r *refLine, u useAt) bool {
 	if strings.HasSuffix(before, "=>") {
 		return false // a function's body
 	}
-	literal := lastWord(before) == "return" || lastWord(before) == "yield" || before != "" && strings.ContainsAny(before[len(before)-1:], "(,=:[?|&")
+	literal := lex.LastWord(before) == "return" || lex.LastWord(before) == "yield" || before != "" && strings.ContainsAny(before[len(before)-1:], "(,=:[?|&")
 	if literal && !key {
 		// A shorthand is a member's key only where the source states the
 		// literal's type; else it is the local's use in a literal of its own.
@@ -834,8 +818,8 @@ func callOpen(prefix string) (open, arg int) {
 // tsNotCallable reports whether member d is a property whose stated type
 // is a primitive, a literal or an array (a union of them): a call of the
 // name is not a use of it.
-func (ru *tsRules) tsNotCallable(ctx context.Context, d *refDef) bool {
-	if d.u.Kind != extract.KindProperty && d.u.Kind != extract.KindField {
+func (ru *tsRules) tsNotCallable(ctx context.Context, d *ref.Def) bool {
+	if d.Sym.Kind != extract.KindProperty && d.Sym.Kind != extract.KindField {
 		return false
 	}
 	rest := ru.tsStatedType(ctx, d)
@@ -855,8 +839,8 @@ func (ru *tsRules) tsNotCallable(ctx context.Context, d *refDef) bool {
 	return true
 }
 
-func (ru *tsRules) tsLine(ctx context.Context, r *refLine) string {
-	l, _ := ru.rr.lineOf(ctx, r.FileID, r.Line)
+func (ru *tsRules) tsLine(ctx context.Context, r *ref.Line) string {
+	l, _ := ru.rr.LineOf(ctx, r.FileID, r.Line)
 	return l
 }
 
@@ -883,29 +867,29 @@ func indexedByName(line string, at int, name string) bool {
 
 // tsKeyByTarget judges a key of the literal opened at (ln, col) for
 // member d by tsLiteralTarget's type; ok is false when it gives none.
-func (ru *tsRules) tsKeyByTarget(ctx context.Context, r *refLine, text []string, ln, col int, d *refDef) (refVerdict, string, bool) {
+func (ru *tsRules) tsKeyByTarget(ctx context.Context, r *ref.Line, text []string, ln, col int, d *ref.Def) (ref.Verdict, string, bool) {
 	t, in, outside := ru.lit.tsLiteralTarget(ctx, r, text, ln, col, 0)
 	if outside {
-		return vContra, whyForeign, true
+		return ref.Contra, ref.WhyForeign, true
 	}
 	switch t, in = ru.eval.tsIndexedType(ctx, in, t); t {
 	case "", "{":
-		return vOpen, "", false // a type literal nested in a member's: d may be its own
+		return ref.Open, "", false // a type literal nested in a member's: d may be its own
 	}
 	v, why := ru.tsKeyTypeVerdict(ctx, in, t, d)
-	return v, why, v != vOpen
+	return v, why, v != ref.Open
 }
 
 // tsLiterals returns the literal values member d's stated type admits
 // ("'a' | 'b'", or an alias of such a union, through aliases four deep),
 // nil when the type admits anything else.
-func (ru *tsRules) tsLiterals(ctx context.Context, d *refDef) map[string]bool {
-	key := lineVar{d.u.FileID, d.u.Start, "\x00lit"}
+func (ru *tsRules) tsLiterals(ctx context.Context, d *ref.Def) map[string]bool {
+	key := ref.Key{File: d.Sym.FileID, Line: d.Sym.Start, Name: "\x00lit"}
 	if v, ok := ru.lits[key]; ok {
 		return v
 	}
 	out := map[string]bool{}
-	if !ru.tsLiteralUnion(ctx, d.u.FileID, ru.tsStatedType(ctx, d), out, 0) {
+	if !ru.tsLiteralUnion(ctx, d.Sym.FileID, ru.tsStatedType(ctx, d), out, 0) {
 		out = nil
 	}
 	ru.lits[key] = out
@@ -953,11 +937,11 @@ func (ru *tsRules) tsLiteralUnion(ctx context.Context, id int64, t string, out m
 // of another type (a union's other member, as the checker discriminates
 // a literal's contextual type). A comparison (x.name === 'lit') is no
 // such sign: a union's member is all of its members' declarations.
-func (ru *tsRules) tsOtherLiteral(ctx context.Context, line string, u useAt, d *refDef) bool {
-	if !u.key {
+func (ru *tsRules) tsOtherLiteral(ctx context.Context, line string, u lex.Use, d *ref.Def) bool {
+	if !u.Key {
 		return false
 	}
-	rest := strings.TrimLeft(line[min(u.at+len(ru.rr.name), len(line)):], " \t")
+	rest := strings.TrimLeft(line[min(u.At+len(ru.rr.Name()), len(line)):], " \t")
 	lit := literalValue(strings.TrimPrefix(rest, ":"))
 	if lit == "" {
 		return false
@@ -999,10 +983,10 @@ func (ru *tsRules) tsConstLiterals(ctx context.Context, id int64, v string, out 
 // tsConstraintVerdict judges a use of member d on a value of type
 // parameter name (written in file id) by its constraint; ok is false
 // when name states none.
-func (ru *tsRules) tsConstraintVerdict(ctx context.Context, id int64, name string, d *refDef) (refVerdict, string, bool) {
+func (ru *tsRules) tsConstraintVerdict(ctx context.Context, id int64, name string, d *ref.Def) (ref.Verdict, string, bool) {
 	u := ru.decl.tsConstraint(ctx, id, name)
 	if u == "" || ru.depth > 4 {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
 	ru.depth++
 	defer func() { ru.depth-- }()
@@ -1019,14 +1003,14 @@ func tsTypeOperand(before string) bool {
 	if before == "" {
 		return false
 	}
-	if lastWord(before) == "extends" {
+	if lex.LastWord(before) == "extends" {
 		return true
 	}
 	switch c := before[len(before)-1]; c {
 	case '&', '|':
 		return len(before) == 1 || before[len(before)-2] != c
 	case '<':
-		return len(before) > 1 && isWordRune(rune(before[len(before)-2]))
+		return len(before) > 1 && lex.IsWordRune(rune(before[len(before)-2]))
 	}
 	return false
 }
@@ -1035,56 +1019,56 @@ func tsTypeOperand(before string) bool {
 // ("(x as T).a.name"): the member a of T, then the name on a's type; a
 // value cast to any has no member of the repository's. ok is false when
 // the text states no cast, or a step states no type.
-func (ru *tsRules) tsCastMember(ctx context.Context, r *refLine, line string, u useAt, d *refDef) (refVerdict, string, bool) {
-	before := line[:min(u.at, len(line))]
+func (ru *tsRules) tsCastMember(ctx context.Context, r *ref.Line, line string, u lex.Use, d *ref.Def) (ref.Verdict, string, bool) {
+	before := line[:min(u.At, len(line))]
 	var chain []string
 	for steps := 0; steps < 8; steps++ {
 		b := strings.TrimRight(before, " \t")
 		b, ok := strings.CutSuffix(b, ".")
 		if !ok {
-			return vOpen, "", false
+			return ref.Open, "", false
 		}
 		b = strings.TrimRight(strings.TrimSuffix(strings.TrimSuffix(b, "?"), "!"), " \t")
-		if w := lastWord(b); w != "" {
+		if w := lex.LastWord(b); w != "" {
 			chain = append([]string{w}, chain...)
 			before = b[:len(b)-len(w)]
 			continue
 		}
 		if !strings.HasSuffix(b, ")") {
-			return vOpen, "", false
+			return ref.Open, "", false
 		}
 		open := openingParen(b, len(b)-1)
 		if open < 0 {
-			return vOpen, "", false
+			return ref.Open, "", false
 		}
 		inner := b[open+1 : len(b)-1]
 		i := strings.LastIndex(inner, " as ")
 		if i < 0 || strings.ContainsAny(inner[i:], "()") {
-			return vOpen, "", false
+			return ref.Open, "", false
 		}
 		t, in := strings.TrimSpace(inner[i+4:]), r.FileID
 		switch t {
 		case "any":
-			return vContra, whyAny, true
+			return ref.Contra, whyAny, true
 		case "const", "unknown":
-			return vOpen, "", false
+			return ref.Open, "", false
 		}
 		for _, m := range chain {
 			var foreign bool
 			if t, in, foreign = ru.eval.tsMemberType(ctx, in, t, m); foreign {
-				return vContra, whyForeign, true
+				return ref.Contra, ref.WhyForeign, true
 			}
 			if t == "" {
-				return vOpen, "", false
+				return ref.Open, "", false
 			}
 		}
-		if t == "{" && len(chain) > 0 && d.parent == chain[len(chain)-1] {
-			return vOpen, "", false // d may be the literal's own member
+		if t == "{" && len(chain) > 0 && d.Parent == chain[len(chain)-1] {
+			return ref.Open, "", false // d may be the literal's own member
 		}
 		v, why := ru.tsTypeVerdict(ctx, in, t, d)
-		return v, why, v != vOpen
+		return v, why, v != ref.Open
 	}
-	return vOpen, "", false
+	return ref.Open, "", false
 }
 
 // openingParen returns the offset of the '(' that the ')' at close of s
@@ -1108,43 +1092,43 @@ func openingParen(s string, close int) int {
 // construction ("new URL(s).name", "f(x).name", "a.b(…).c.name", "(await
 // f()).name", a chain written over several lines) by the type its steps
 // state (tsCallChainType). ok is false when a step states nothing.
-func (ru *tsRules) tsCallMember(ctx context.Context, r *refLine, line string, u useAt, d *refDef) (refVerdict, string, bool) {
-	text, err := ru.rr.text(ctx, r.FileID)
+func (ru *tsRules) tsCallMember(ctx context.Context, r *ref.Line, line string, u lex.Use, d *ref.Def) (ref.Verdict, string, bool) {
+	text, err := ru.rr.Text(ctx, r.FileID)
 	if err != nil || r.Line > len(text) {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
-	e := tsQualifierExpr(text, r.Line, line[:min(u.at, len(line))])
+	e := tsQualifierExpr(text, r.Line, line[:min(u.At, len(line))])
 	if strings.HasPrefix(e, "(") && closingBracket(e, 0) == len(e)-1 {
 		e = strings.TrimSpace(e[1 : len(e)-1])
 		if strings.Contains(e, " as ") {
-			return vOpen, "", false // a cast: tsCastMember's
+			return ref.Open, "", false // a cast: tsCastMember's
 		}
 	}
 	if e == "" {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
 	t, in, foreign := ru.eval.calls.tsCallChainType(ctx, r, e)
 	if foreign {
-		return vContra, whyForeign, true
+		return ref.Contra, ref.WhyForeign, true
 	}
 	if t == tsOwnLiteral && !ru.tsLiteralKeyOf(ctx, in, d) {
-		return vContra, whyMember, true // a member of a literal of its own type
+		return ref.Contra, ref.WhyMember, true // a member of a literal of its own type
 	}
 	if t == "" || strings.HasPrefix(t, "{") || strings.Contains(skipTypeArgs(strings.TrimSpace(t[len(leadingTypeName(t)):])), "[") {
-		return vOpen, "", false // nothing stated, a literal's own member, an array's element
+		return ref.Open, "", false // nothing stated, a literal's own member, an array's element
 	}
 	v, why := ru.tsTypeVerdict(ctx, in, t, d)
-	return v, why, v != vOpen
+	return v, why, v != ref.Open
 }
 
 // tsLiteralKeyOf reports whether member d may be a key of an object
 // literal written in file id: d is declared there, and not as the member
 // of a class, an interface or an alias the file declares.
-func (ru *tsRules) tsLiteralKeyOf(ctx context.Context, id int64, d *refDef) bool {
-	if d.u.FileID != id {
+func (ru *tsRules) tsLiteralKeyOf(ctx context.Context, id int64, d *ref.Def) bool {
+	if d.Sym.FileID != id {
 		return false
 	}
-	for _, dl := range ru.decl.tsDecls(ctx, id)[d.parent] {
+	for _, dl := range ru.decl.tsDecls(ctx, id)[d.Parent] {
 		switch dl.kind {
 		case "class", "interface", "type":
 			return false

@@ -3,6 +3,8 @@ package resolve
 import (
 	"context"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // Function types reached through generic aliases of generic aliases:
@@ -126,7 +128,7 @@ func (ar tsAliasReader) tsAliasFuncReturn(ctx context.Context, id int64, t strin
 // returns ("share()(source)"): the result the first call's stated type,
 // a function type or an alias chain to one, gives; "" when e is no such
 // call or the reader states nothing for the inner call.
-func (ar tsAliasReader) tsCalledCallType(ctx context.Context, r *refLine, e string) (string, int64) {
+func (ar tsAliasReader) tsCalledCallType(ctx context.Context, r *ref.Line, e string) (string, int64) {
 	e = strings.TrimRight(strings.TrimSpace(e), "!; ")
 	if !strings.HasSuffix(e, ")") || ar.te.depth > 4 {
 		return "", 0

@@ -4,6 +4,9 @@ import (
 	"context"
 	"regexp"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // tsAssertedType returns the type a call of an assertion function narrows
@@ -13,14 +16,14 @@ import (
 // and the file it is written in. A value stated unknown has no member
 // until narrowed, so what the assertion states is what its members are
 // read from. "" when no such call is found.
-func (ct *tsCallTyper) tsAssertedType(ctx context.Context, r *refLine, v string) (string, int64) {
-	text, err := ct.rr.text(ctx, r.FileID)
+func (ct *tsCallTyper) tsAssertedType(ctx context.Context, r *ref.Line, v string) (string, int64) {
+	text, err := ct.rr.Text(ctx, r.FileID)
 	if err != nil || r.EnclStart < 1 || r.Line > len(text) {
 		return "", 0
 	}
 	call := regexp.MustCompile(`^\s*([\p{L}_$][\p{L}\p{N}_$]*)\(\s*` + regexp.QuoteMeta(v) + `\s*\)\s*;?\s*$`)
 	for n := r.Line - 1; n > r.EnclStart && n > r.Line-tsScanLines; n-- {
-		l := stripComment(text[n-1])
+		l := lex.StripComment(text[n-1])
 		if m := call.FindStringSubmatch(l); m != nil {
 			return ct.tsAssertion(ctx, r.FileID, m[1])
 		}
@@ -44,12 +47,12 @@ func (ct *tsCallTyper) tsAssertion(ctx context.Context, id int64, fn string) (st
 		return "", 0
 	}
 	decls := ct.decl.tsDecls(ctx, did)[dname]
-	text, err := ct.rr.text(ctx, did)
+	text, err := ct.rr.Text(ctx, did)
 	if err != nil || len(decls) == 0 {
 		return "", 0
 	}
 	h := tsStripBlockComments(tsHeadText(text, decls[0].line, 10))
-	at := findUseOffsets(h, dname)
+	at := lex.UseOffsets(h, dname)
 	if len(at) == 0 {
 		return "", 0
 	}

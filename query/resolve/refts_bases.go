@@ -5,6 +5,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // A class's or an interface's bases are read from its header, which may
@@ -60,10 +63,10 @@ func tsOmits(ctx context.Context, dr *tsDeclReader, id int64, typ, m string) boo
 		return false
 	}
 	n := decls[0].line
-	key := lineVar{id, n, typ}
+	key := ref.Key{File: id, Line: n, Name: typ}
 	keys, ok := dr.omits[key]
 	if !ok {
-		text, err := dr.rr.text(ctx, id)
+		text, err := dr.rr.Text(ctx, id)
 		if err != nil {
 			return false
 		}
@@ -81,7 +84,7 @@ var tsQuoted = regexp.MustCompile(`'([^']*)'|"([^"]*)"`)
 func readTSOmits(text []string, n int, typ string) []string {
 	var b strings.Builder
 	for k := n; k < len(text) && k < n+40; k++ {
-		b.WriteString(stripComment(text[k]))
+		b.WriteString(lex.StripComment(text[k]))
 		b.WriteByte(' ')
 		if body, _ := tsBodyOpen(b.String()); body >= 0 {
 			break
@@ -97,7 +100,7 @@ func readTSOmits(text []string, n int, typ string) []string {
 		h = h[:body]
 	}
 	var out []string
-	for _, at := range findUseOffsets(h, "Omit") {
+	for _, at := range lex.UseOffsets(h, "Omit") {
 		inner, _, ok := typeArgList(strings.TrimSpace(h[at+len("Omit"):]))
 		if !ok {
 			continue

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // A type, an interface, a class or an enum declared inside a function is
@@ -13,8 +15,8 @@ import (
 
 // tsBlockScoped reports whether declarations of d's kind are scoped to
 // the block they are written in.
-func tsBlockScoped(d *refDef) bool {
-	switch d.u.Kind {
+func tsBlockScoped(d *ref.Def) bool {
+	switch d.Sym.Kind {
 	case extract.KindType, extract.KindInterface, extract.KindClass, extract.KindEnum:
 		return true
 	}
@@ -25,14 +27,14 @@ func tsBlockScoped(d *refDef) bool {
 // nested in a function, holds line n of d's file (text): the innermost
 // '{' left open above d's first line, up to its '}'. A block the text
 // does not close within 400 lines holds every line after it.
-func tsBlockSees(text []string, d *refDef, n int) bool {
-	start := d.u.Start
+func tsBlockSees(text []string, d *ref.Def, n int) bool {
+	start := d.Sym.Start
 	if start < 1 || start > len(text) || n < 1 {
 		return true
 	}
 	open := 0 // the line of the innermost block left open above d
 	for k, depth := start-1, 0; k >= max(1, start-400) && open == 0; k-- {
-		l := stripComment(text[k-1])
+		l := lex.StripComment(text[k-1])
 		for i := len(l) - 1; i >= 0; i-- {
 			switch l[i] {
 			case '}':
@@ -52,7 +54,7 @@ func tsBlockSees(text []string, d *refDef, n int) bool {
 	}
 	depth := 0
 	for k := start; k <= len(text) && k < start+400; k++ {
-		depth += strings.Count(stripComment(text[k-1]), "{") - strings.Count(stripComment(text[k-1]), "}")
+		depth += strings.Count(lex.StripComment(text[k-1]), "{") - strings.Count(lex.StripComment(text[k-1]), "}")
 		if depth < 0 {
 			return n <= k // the block closes on line k
 		}

@@ -1,6 +1,10 @@
 package resolve
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
+)
 
 // A TypeScript variable or parameter is in scope in the block that
 // holds its declaration: a binding read back from a use belongs to the
@@ -19,7 +23,7 @@ func tsBlockOpenThrough(text []string, n, at, end int) bool {
 // declared there (after const, let, var or using, or annotated): an
 // assignment ("x = …") sets a variable declared elsewhere.
 func tsDeclares(before, rest string) bool {
-	switch lastWord(strings.TrimSpace(before)) {
+	switch lex.LastWord(strings.TrimSpace(before)) {
 	case "const", "let", "var", "using":
 		return true
 	}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"regexp"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // The call typer (tsCallTyper): the type of a value a call gives, as its
@@ -28,9 +31,9 @@ func tsMethod(m string) *regexp.Regexp {
 func (ct *tsCallTyper) tsMethodReturn(ctx context.Context, id int64, typ, m string) (string, int64) {
 	var t string
 	var in int64
-	ct.tsMethodSigs(ctx, id, typ, m, func(text []string, sig sigText, did int64) bool {
-		if t = tsStatedReturn(sig.text, m); t == "" {
-			t = tsReturnsNew(text, sig.end)
+	ct.tsMethodSigs(ctx, id, typ, m, func(text []string, sig lex.Signature, did int64) bool {
+		if t = tsStatedReturn(sig.Text, m); t == "" {
+			t = tsReturnsNew(text, sig.End)
 		}
 		in = did
 		return t != ""
@@ -44,9 +47,9 @@ func (ct *tsCallTyper) tsMethodReturn(ctx context.Context, id int64, typ, m stri
 func (ct *tsCallTyper) tsMethodParams(ctx context.Context, id int64, typ, m string) ([]string, int64) {
 	var out []string
 	var in int64
-	ct.tsMethodSigs(ctx, id, typ, m, func(_ []string, sig sigText, did int64) bool {
-		i := strings.Index(sig.text, m)
-		s := skipTypeArgs(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(sig.text[i+len(m):]), "?")))
+	ct.tsMethodSigs(ctx, id, typ, m, func(_ []string, sig lex.Signature, did int64) bool {
+		i := strings.Index(sig.Text, m)
+		s := skipTypeArgs(strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(sig.Text[i+len(m):]), "?")))
 		if !strings.HasPrefix(s, "(") || closingBracket(s, 0) < 0 {
 			return false
 		}
@@ -63,7 +66,7 @@ func (ct *tsCallTyper) tsMethodParams(ctx context.Context, id int64, typ, m stri
 // tsMethodSigs calls found with the signature of each declaration of
 // method m in class or interface typ (written in file id) and its bases,
 // nearest first, until found returns true.
-func (ct *tsCallTyper) tsMethodSigs(ctx context.Context, id int64, typ, m string, found func(text []string, sig sigText, did int64) bool) {
+func (ct *tsCallTyper) tsMethodSigs(ctx context.Context, id int64, typ, m string, found func(text []string, sig lex.Signature, did int64) bool) {
 	name := leadingTypeName(tsUnwrap(strings.TrimSpace(typ)))
 	if name == "" || strings.Contains(name, ".") {
 		return
@@ -80,19 +83,19 @@ func (ct *tsCallTyper) tsMethodSigs(ctx context.Context, id int64, typ, m string
 		}
 		seen[dname] = true
 		decls := ct.decl.tsDecls(ctx, did)[dname]
-		text, err := ct.rr.text(ctx, did)
+		text, err := ct.rr.Text(ctx, did)
 		if err != nil || len(decls) == 0 || decls[0].kind != "class" && decls[0].kind != "interface" {
 			continue
 		}
 		depth, opened := 0, false
 		start, head := tsAfterTypeParams(text, decls[0].line, dname)
 		for k := start; k < len(text) && k < decls[0].line+600; k++ {
-			l := stripComment(text[k])
+			l := lex.StripComment(text[k])
 			if k == start {
 				l = head
 			}
 			if depth == 1 && opened && method.MatchString(l) {
-				if found(text, signatureText(text, k+1, m), did) {
+				if found(text, lex.ReadSignature(text, k+1, m), did) {
 					return
 				}
 				break
@@ -121,7 +124,7 @@ var tsNewReturn = regexp.MustCompile(`^return\s+new\s+([\p{L}_$][\p{L}\p{N}_$]*)
 // for another body.
 func tsReturnsNew(text []string, end int) string {
 	for k := end; k < len(text) && k < end+3; k++ {
-		l := strings.TrimSpace(stripComment(text[k]))
+		l := strings.TrimSpace(lex.StripComment(text[k]))
 		if l == "" {
 			continue
 		}
@@ -171,7 +174,7 @@ func tsSteps(e string) (steps []tsStep, ok bool) {
 				i++
 			}
 		}
-		w := e[i : i+strings.IndexFunc(e[i:]+" ", func(c rune) bool { return !isWordRune(c) })]
+		w := e[i : i+strings.IndexFunc(e[i:]+" ", func(c rune) bool { return !lex.IsWordRune(c) })]
 		if w == "" || isDigitStart(w) {
 			return nil, false
 		}
@@ -213,7 +216,7 @@ func isDigitStart(w string) bool { return w[0] >= '0' && w[0] <= '9' }
 // value of a type that is not the repository's, written without type
 // arguments (URL, Request, a package's client): what its members and
 // its methods' results reach is not the repository's either.
-func (ct *tsCallTyper) tsCallChainType(ctx context.Context, r *refLine, e string) (typ string, in int64, foreign bool) {
+func (ct *tsCallTyper) tsCallChainType(ctx context.Context, r *ref.Line, e string) (typ string, in int64, foreign bool) {
 	e = strings.TrimSuffix(strings.TrimSpace(e), ";")
 	awaited := false
 	if rest, ok := strings.CutPrefix(e, "await "); ok {
@@ -253,7 +256,7 @@ func (ct *tsCallTyper) tsCallChainType(ctx context.Context, r *refLine, e string
 		}
 		steps = steps[1:]
 	case first.name == "this":
-		types := ct.rr.enclosingTypes(r)
+		types := ct.rr.EnclosingTypes(r)
 		if len(types) == 0 {
 			return "", 0, false
 		}
@@ -315,7 +318,7 @@ func (ct *tsCallTyper) tsBareOutside(ctx context.Context, id int64, typ string) 
 // the callee is a method of a value whose type the source states
 // ("t.procedure.query(", a chain continued from the lines above:
 // ".use(", "x.m<T>("), and the file it is written in.
-func (ct *tsCallTyper) tsMethodArg(ctx context.Context, r *refLine, text []string, n int, prefix string) (string, int64) {
+func (ct *tsCallTyper) tsMethodArg(ctx context.Context, r *ref.Line, text []string, n int, prefix string) (string, int64) {
 	open, arg := callOpen(prefix)
 	if open < 0 {
 		return "", 0
@@ -328,7 +331,7 @@ func (ct *tsCallTyper) tsMethodArg(ctx context.Context, r *refLine, text []strin
 		}
 		callee = strings.TrimRight(callee[:k], " \t")
 	}
-	m := lastWord(callee)
+	m := lex.LastWord(callee)
 	if m == "" {
 		return "", 0
 	}
@@ -357,13 +360,13 @@ func (ct *tsCallTyper) tsMethodArg(ctx context.Context, r *refLine, text []strin
 // FastifyInstance): the callback's parameters are what the package's
 // signature states, values of its types, which the name stands for; ok is
 // false for another callee.
-func (ct *tsCallTyper) tsOutsideReceiver(ctx context.Context, r *refLine, text []string, n int, prefix string) (name string, in int64, ok bool) {
+func (ct *tsCallTyper) tsOutsideReceiver(ctx context.Context, r *ref.Line, text []string, n int, prefix string) (name string, in int64, ok bool) {
 	open, _ := callOpen(prefix)
 	if open < 0 {
 		return "", 0, false
 	}
 	callee := strings.TrimRight(prefix[:open], " \t")
-	m := lastWord(callee)
+	m := lex.LastWord(callee)
 	if m == "" || strings.HasSuffix(callee, ">") {
 		return "", 0, false // a generic method's parameters may be what its type arguments name
 	}
@@ -426,7 +429,7 @@ func tsQualifierExpr(text []string, n int, prefix string) string {
 		if lead != "" && bracketDepth(s) >= 0 && !strings.HasPrefix(lead, ".") && !strings.HasPrefix(lead, "?.") {
 			break
 		}
-		s = strings.TrimSpace(stripComment(text[k-1])) + " " + lead
+		s = strings.TrimSpace(lex.StripComment(text[k-1])) + " " + lead
 	}
 	return tsExprEnd(strings.TrimRight(s, " \t"))
 }
@@ -435,7 +438,7 @@ func tsQualifierExpr(text []string, n int, prefix string) string {
 // expressions s ends with ("new a.B<T>(x).c()", "(await f())"), "" when
 // s ends in none.
 func tsExprEnd(s string) string {
-	word := func(c byte) bool { return c >= 0x80 || isWordRune(rune(c)) }
+	word := func(c byte) bool { return c >= 0x80 || lex.IsWordRune(rune(c)) }
 	i := len(s)
 scan:
 	for i > 0 {
@@ -468,7 +471,7 @@ scan:
 				i = j // a chain continued on the next line
 				continue
 			}
-			if w := lastWord(s[:j]); w == "new" {
+			if w := lex.LastWord(s[:j]); w == "new" {
 				i = j - len(w)
 			}
 			break scan
@@ -530,7 +533,7 @@ var tsIteratorOf = regexp.MustCompile(`^(` + tsChainExpr + `)\s*\[\s*Symbol\.(as
 // (AsyncGenerator, Iterable, …): the runtime's AsyncIterator or
 // Iterator, whose members (next, return) are the runtime's. ok is false
 // for another expression, or a receiver of another type.
-func (ct *tsCallTyper) tsIteratorCall(ctx context.Context, r *refLine, e string) (string, int64, bool) {
+func (ct *tsCallTyper) tsIteratorCall(ctx context.Context, r *ref.Line, e string) (string, int64, bool) {
 	m := tsIteratorOf.FindStringSubmatch(e)
 	if m == nil {
 		return "", 0, false

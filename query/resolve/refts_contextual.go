@@ -3,6 +3,9 @@ package resolve
 import (
 	"context"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // A key of an object literal assigned to a variable of stated type is
@@ -16,37 +19,37 @@ import (
 // col) of r's file is one the alias d's literal is stated as writes on
 // its right-hand side, d a key of a literal assigned to a variable of
 // that alias ("const octet: P<Blob> = { parse(v) {…} }").
-func tsStatedLiteralDecl(ctx context.Context, dr *tsDeclReader, r *refLine, text []string, ln, col int, d *refDef) bool {
-	if !d.member || d.parent == "" || strings.Contains(d.parent, ".") {
+func tsStatedLiteralDecl(ctx context.Context, dr *tsDeclReader, r *ref.Line, text []string, ln, col int, d *ref.Def) bool {
+	if !d.Member || d.Parent == "" || strings.Contains(d.Parent, ".") {
 		return false
 	}
 	alias := tsAliasAt(text, ln, col)
 	if alias == "" {
 		return false
 	}
-	decls := dr.tsDecls(ctx, d.u.FileID)[d.parent]
+	decls := dr.tsDecls(ctx, d.Sym.FileID)[d.Parent]
 	if len(decls) != 1 || decls[0].kind != "const" && decls[0].kind != "let" && decls[0].kind != "var" {
 		return false
 	}
-	bases, ok := dr.tsBases(ctx, d.u.FileID, d.parent, 0)
+	bases, ok := dr.tsBases(ctx, d.Sym.FileID, d.Parent, 0)
 	if !ok || len(bases) != 1 {
 		return false
 	}
-	did, name, known := dr.tsDeclFile(ctx, d.u.FileID, bases[0])
+	did, name, known := dr.tsDeclFile(ctx, d.Sym.FileID, bases[0])
 	return known && did == r.FileID && name == alias
 }
 
 // tsStatedMemberDecl is tsStatedLiteralDecl for the type literal holding
 // the key at u on r's line.
-func tsStatedMemberDecl(ctx context.Context, dr *tsDeclReader, r *refLine, u useAt, d *refDef) bool {
-	if !d.member {
+func tsStatedMemberDecl(ctx context.Context, dr *tsDeclReader, r *ref.Line, u lex.Use, d *ref.Def) bool {
+	if !d.Member {
 		return false
 	}
-	text, err := dr.rr.text(ctx, r.FileID)
+	text, err := dr.rr.Text(ctx, r.FileID)
 	if err != nil {
 		return false
 	}
-	ln, col, ok := openingBrace(text, r.Line, u.at)
+	ln, col, ok := openingBrace(text, r.Line, u.At)
 	return ok && tsStatedLiteralDecl(ctx, dr, r, text, ln, col, d)
 }
 

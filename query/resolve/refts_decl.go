@@ -5,6 +5,10 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/viberag/viberag/query/resolve/imports"
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // The declaration reader (tsDeclReader): what TypeScript declarations
@@ -42,7 +46,7 @@ func (dr *tsDeclReader) tsDecls(ctx context.Context, id int64) map[string][]tsDe
 		return d
 	}
 	out := map[string][]tsDecl{}
-	text, _ := dr.rr.text(ctx, id)
+	text, _ := dr.rr.Text(ctx, id)
 	for n, l := range text {
 		if mm := tsTypeDecl.FindStringSubmatch(l); mm != nil && !tsListedType(l, mm) {
 			out[mm[2]] = append(out[mm[2]], tsDecl{n, strings.TrimSuffix(mm[1], "*")})
@@ -113,19 +117,19 @@ func (dr *tsDeclReader) tsDeclFrom(ctx context.Context, id int64, name string, d
 	if dr.tsDeclares(ctx, id, name) {
 		return id, name, true
 	}
-	fi, err := dr.rr.importsOf(ctx, id)
-	f := dr.rr.files[id]
+	fi, err := dr.rr.ImportsOf(ctx, id)
+	f := dr.rr.File(id)
 	if err != nil || f == nil || depth > 6 {
 		return 0, "", false
 	}
-	var next []importedName
-	if in, ok := fi.reexports[name]; ok {
+	var next []imports.Name
+	if in, ok := fi.Reexports[name]; ok {
 		next = append(next, in)
-	} else if in, ok := fi.names[name]; ok && imported {
+	} else if in, ok := fi.Names[name]; ok && imported {
 		next = append(next, in)
 	} else {
-		for _, m := range fi.star {
-			next = append(next, importedName{m, name})
+		for _, m := range fi.Star {
+			next = append(next, imports.Name{Module: m, Name: name})
 		}
 	}
 	for _, in := range next {
@@ -135,9 +139,9 @@ func (dr *tsDeclReader) tsDeclFrom(ctx context.Context, id int64, name string, d
 		var did int64
 		var dn string
 		found, twice := false, false
-		for _, p := range dr.rr.scope.specifierFiles(f.Path, f.Language, in.module) {
-			if g := dr.rr.byPath[p]; g != nil {
-				if gid, gn, ok := dr.tsDeclFrom(ctx, g.ID, in.name, depth+1, true); ok {
+		for _, p := range dr.rr.SpecifierFiles(f.Path, f.Language, in.Module) {
+			if g := dr.rr.FileAt(p); g != nil {
+				if gid, gn, ok := dr.tsDeclFrom(ctx, g.ID, in.Name, depth+1, true); ok {
 					twice = twice || found && (gid != did || gn != dn)
 					did, dn, found = gid, gn, true
 				}
@@ -154,20 +158,20 @@ func (dr *tsDeclReader) tsDeclFrom(ctx context.Context, id int64, name string, d
 // outside the repository (a package's): a package specifier naming the
 // repository's own files, as the scope rules read it, is not.
 func (dr *tsDeclReader) tsForeign(ctx context.Context, id int64, name string) bool {
-	fi, err := dr.rr.importsOf(ctx, id)
-	f := dr.rr.files[id]
+	fi, err := dr.rr.ImportsOf(ctx, id)
+	f := dr.rr.File(id)
 	if err != nil || f == nil {
 		return false
 	}
-	in, ok := fi.names[name]
+	in, ok := fi.Names[name]
 	if !ok {
-		mod, isMod := fi.modules[name]
+		mod, isMod := fi.Modules[name]
 		if !isMod {
 			return false
 		}
-		in = importedName{module: mod}
+		in = imports.Name{Module: mod}
 	}
-	return !strings.HasPrefix(in.module, ".") && len(dr.rr.scope.specifierFiles(f.Path, f.Language, in.module)) == 0
+	return !strings.HasPrefix(in.Module, ".") && len(dr.rr.SpecifierFiles(f.Path, f.Language, in.Module)) == 0
 }
 
 // tsDeclares reports whether file id declares a class, interface, alias
@@ -188,11 +192,11 @@ func tsOwnType(ctx context.Context, dr *tsDeclReader, id int64, name string, oth
 		return false
 	}
 	if did == id {
-		fi, err := dr.rr.importsOf(ctx, id)
+		fi, err := dr.rr.ImportsOf(ctx, id)
 		if err != nil {
 			return false
 		}
-		if _, imported := fi.names[name]; imported {
+		if _, imported := fi.Names[name]; imported {
 			return false
 		}
 	}
@@ -237,11 +241,11 @@ func (dr *tsDeclReader) tsBases(ctx context.Context, id int64, typ string, at in
 			n = d.line // the nearest before at
 		}
 	}
-	key := lineVar{id, n, typ}
+	key := ref.Key{File: id, Line: n, Name: typ}
 	if f, ok := dr.bases[key]; ok {
 		return f.names, f.found
 	}
-	text, err := dr.rr.text(ctx, id)
+	text, err := dr.rr.Text(ctx, id)
 	if err != nil {
 		return nil, false
 	}
@@ -263,7 +267,7 @@ func readTSBases(text []string, n int, typ string) ([]string, bool) {
 	var b strings.Builder
 	depth := 0
 	for k := n; k < len(text) && k < n+40; k++ {
-		l := stripComment(text[k])
+		l := lex.StripComment(text[k])
 		b.WriteString(l)
 		b.WriteByte(' ')
 		depth += strings.Count(l, "(") + strings.Count(l, "{") + strings.Count(l, "[") - strings.Count(l, ")") - strings.Count(l, "}") - strings.Count(l, "]")
@@ -355,7 +359,7 @@ func typeNames(list string) []string {
 
 // leadingTypeName returns the (dotted) name s starts with.
 func leadingTypeName(s string) string {
-	i := strings.IndexFunc(s, func(c rune) bool { return !isWordRune(c) && c != '.' })
+	i := strings.IndexFunc(s, func(c rune) bool { return !lex.IsWordRune(c) && c != '.' })
 	if i < 0 {
 		i = len(s)
 	}
@@ -423,17 +427,17 @@ func tsSplitTop(s, seps string) []string {
 // tsBinds reports whether a file declares name (a variable, function,
 // class or parameter of that name anywhere in it).
 func (dr *tsDeclReader) tsBinds(ctx context.Context, id int64, name string) bool {
-	key := lineVar{id, 0, name}
+	key := ref.Key{File: id, Line: 0, Name: name}
 	if b, ok := dr.binds[key]; ok {
 		return b
 	}
-	text, _ := dr.rr.text(ctx, id)
+	text, _ := dr.rr.Text(ctx, id)
 	bound := false
 	for _, l := range text {
-		for _, at := range findUseOffsets(l, name) {
-			prev := lastWord(strings.TrimRight(l[:at], " \t"))
+		for _, at := range lex.UseOffsets(l, name) {
+			prev := lex.LastWord(strings.TrimRight(l[:at], " \t"))
 			after := strings.TrimLeft(l[at+len(name):], " \t?")
-			if bindWords[prev] || declWords[prev] || (strings.HasPrefix(after, ":") && innermostBracket(l, at) == '(') {
+			if lex.BindWords[prev] || lex.DeclWords[prev] || (strings.HasPrefix(after, ":") && innermostBracket(l, at) == '(') {
 				bound = true
 			}
 		}
@@ -448,7 +452,7 @@ var tsFieldMods = `(?:(?:public|private|protected|readonly|static|declare|overri
 // for its field f: "f: T", "private readonly f: T", a constructor's
 // parameter property, "f = new T(".
 func (dr *tsDeclReader) tsFieldType(ctx context.Context, id int64, cls, f string) string {
-	key := lineVar{id, 0, cls + "." + f}
+	key := ref.Key{File: id, Line: 0, Name: cls + "." + f}
 	if t, ok := dr.fields[key]; ok {
 		return t
 	}
@@ -458,7 +462,7 @@ func (dr *tsDeclReader) tsFieldType(ctx context.Context, id int64, cls, f string
 }
 
 func (dr *tsDeclReader) readTSFieldType(ctx context.Context, id int64, cls, f string) string {
-	text, err := dr.rr.text(ctx, id)
+	text, err := dr.rr.Text(ctx, id)
 	if err != nil {
 		return ""
 	}
@@ -503,10 +507,10 @@ func openThrough(text []string, n, at, end int) bool {
 func closesNoneOpen(text []string, n, at, end int, opens, closes string) bool {
 	d := 0
 	for k := n; k < end && k <= len(text); k++ {
-		l := stripComment(text[k-1])
+		l := lex.StripComment(text[k-1])
 		var quote byte
 		for i := 0; i < len(l); i++ {
-			if k == n && i < at || skipQuoted(l, &i, &quote) {
+			if k == n && i < at || lex.SkipQuoted(l, &i, &quote) {
 				continue
 			}
 			switch {
@@ -572,9 +576,9 @@ func tsOneType(t string) bool {
 // declaresName reports whether line binds name: after const, let, var,
 // function or class, or as a parameter with a stated type.
 func declaresName(line, name string) bool {
-	for _, at := range findUseOffsets(line, name) {
-		prev := lastWord(strings.TrimRight(line[:at], " \t"))
-		if bindWords[prev] || declWords[prev] {
+	for _, at := range lex.UseOffsets(line, name) {
+		prev := lex.LastWord(strings.TrimRight(line[:at], " \t"))
+		if lex.BindWords[prev] || lex.DeclWords[prev] {
 			return true
 		}
 	}
@@ -588,7 +592,7 @@ func closingBracket(s string, open int) int {
 	d := 0
 	var quote byte
 	for i := open; i < len(s); i++ {
-		if skipQuoted(s, &i, &quote) {
+		if lex.SkipQuoted(s, &i, &quote) {
 			continue
 		}
 		switch s[i] {
@@ -608,7 +612,7 @@ func closingBracket(s string, open int) int {
 // (of class fn's constructor, when ctor) declared in file id, "" for a
 // parameter without one.
 func (dr *tsDeclReader) tsParams(ctx context.Context, id int64, fn string, ctor bool) []string {
-	key := lineVar{id, map[bool]int{true: 1}[ctor], fn}
+	key := ref.Key{File: id, Line: map[bool]int{true: 1}[ctor], Name: fn}
 	if p, ok := dr.params[key]; ok {
 		return p
 	}
@@ -618,7 +622,7 @@ func (dr *tsDeclReader) tsParams(ctx context.Context, id int64, fn string, ctor 
 }
 
 func (dr *tsDeclReader) readTSParams(ctx context.Context, id int64, fn string, ctor bool) []string {
-	text, err := dr.rr.text(ctx, id)
+	text, err := dr.rr.Text(ctx, id)
 	if err != nil {
 		return nil
 	}
@@ -644,7 +648,7 @@ func (dr *tsDeclReader) readTSParams(ctx context.Context, id int64, fn string, c
 				return nil
 			}
 		}
-		sig := signatureText(text, at, name).text
+		sig := lex.ReadSignature(text, at, name).Text
 		i := strings.Index(sig, name)
 		if i < 0 {
 			return nil
@@ -736,7 +740,7 @@ func tsLiteralMember(lit, m string) string {
 // "m?: T"), "{" for a type literal opened on the line.
 func (dr *tsDeclReader) tsPropertyType(ctx context.Context, id int64, typ, m string) string {
 	decls := dr.tsDecls(ctx, id)[typ]
-	text, err := dr.rr.text(ctx, id)
+	text, err := dr.rr.Text(ctx, id)
 	if len(decls) == 0 || err != nil {
 		return ""
 	}
@@ -745,7 +749,7 @@ func (dr *tsDeclReader) tsPropertyType(ctx context.Context, id int64, typ, m str
 		depth, opened := 0, false
 		start, head := tsAfterTypeParams(text, d.line, typ)
 		for k := start; k < len(text) && k < d.line+400; k++ {
-			l := stripComment(text[k])
+			l := lex.StripComment(text[k])
 			if k == start {
 				l = head
 			}
@@ -772,18 +776,18 @@ func (dr *tsDeclReader) tsPropertyType(ctx context.Context, id int64, typ, m str
 
 // tsGlobalRoot reports whether root names a runtime global the file does
 // not bind itself.
-func (dr *tsDeclReader) tsGlobalRoot(ctx context.Context, r *refLine, root string) (bool, error) {
+func (dr *tsDeclReader) tsGlobalRoot(ctx context.Context, r *ref.Line, root string) (bool, error) {
 	if !tsGlobals[root] {
 		return false, nil
 	}
-	fi, err := dr.rr.importsOf(ctx, r.FileID)
+	fi, err := dr.rr.ImportsOf(ctx, r.FileID)
 	if err != nil {
 		return false, err
 	}
-	if _, ok := fi.modules[root]; ok {
+	if _, ok := fi.Modules[root]; ok {
 		return false, nil
 	}
-	if _, ok := fi.names[root]; ok {
+	if _, ok := fi.Names[root]; ok {
 		return false, nil
 	}
 	return !dr.tsBinds(ctx, r.FileID, root), nil
@@ -801,10 +805,10 @@ func (dr *tsDeclReader) tsOutside(ctx context.Context, id int64, name string) bo
 // file, and no definition of the repository has the name. Its members are
 // the runtime's, never the repository's.
 func (dr *tsDeclReader) tsRuntimeType(ctx context.Context, id int64, name string) bool {
-	if name == "" || !unicode.IsUpper(rune(name[0])) || strings.Contains(name, ".") || dr.rr.named == nil {
+	if name == "" || !unicode.IsUpper(rune(name[0])) || strings.Contains(name, ".") {
 		return false
 	}
-	key := lineVar{id, 0, name}
+	key := ref.Key{File: id, Line: 0, Name: name}
 	if v, ok := dr.runtime[key]; ok {
 		return v
 	}
@@ -818,12 +822,12 @@ func (dr *tsDeclReader) readTSRuntimeType(ctx context.Context, id int64, name st
 	if here {
 		return false
 	}
-	for _, s := range fi.star {
+	for _, s := range fi.Star {
 		if !strings.HasPrefix(s, ".") {
 			return false // a package's names, unread
 		}
 	}
-	text, err := dr.rr.text(ctx, id)
+	text, err := dr.rr.Text(ctx, id)
 	if err != nil {
 		return false
 	}
@@ -839,12 +843,12 @@ func (dr *tsDeclReader) readTSRuntimeType(ctx context.Context, id int64, name st
 			return false
 		}
 	}
-	defs, err := dr.rr.named(ctx, name)
+	defs, err := dr.rr.Named(ctx, name)
 	if err != nil {
 		return false
 	}
 	for _, d := range defs {
-		if d.u.Qualname == name || d.u.FileID == id {
+		if d.Sym.Qualname == name || d.Sym.FileID == id {
 			return false // a declaration a file may see by its bare name
 		}
 	}
@@ -855,23 +859,23 @@ func (dr *tsDeclReader) readTSRuntimeType(ctx context.Context, id int64, name st
 // repository's: imported from a package, or a runtime global (JSON,
 // fetch, setTimeout) that the file does not bind and no definition of the
 // repository is named.
-func (dr *tsDeclReader) tsOutsideValue(ctx context.Context, r *refLine, name string) bool {
+func (dr *tsDeclReader) tsOutsideValue(ctx context.Context, r *ref.Line, name string) bool {
 	if dr.tsForeign(ctx, r.FileID, name) {
 		return true
 	}
 	if g, err := dr.tsGlobalRoot(ctx, r, name); err == nil && g {
 		return true
 	}
-	if _, here := dr.tsNamedHere(ctx, r.FileID, name); here || dr.rr.named == nil || dr.tsBinds(ctx, r.FileID, name) {
+	if _, here := dr.tsNamedHere(ctx, r.FileID, name); here || dr.tsBinds(ctx, r.FileID, name) {
 		return false
 	}
-	key := lineVar{r.FileID, -1, name}
+	key := ref.Key{File: r.FileID, Line: -1, Name: name}
 	if v, ok := dr.runtime[key]; ok {
 		return v
 	}
 	v := !dr.tsMayBind(ctx, r.FileID, name)
 	if v {
-		defs, err := dr.rr.named(ctx, name)
+		defs, err := dr.rr.Named(ctx, name)
 		v = err == nil && len(defs) == 0
 	}
 	dr.runtime[key] = v
@@ -883,12 +887,12 @@ func (dr *tsDeclReader) tsOutsideValue(ctx context.Context, r *refLine, name str
 // nothing, before ':', '=', ',' or a closing bracket), such as a parameter
 // on a line of its own, or a destructured name.
 func (dr *tsDeclReader) tsMayBind(ctx context.Context, id int64, name string) bool {
-	text, err := dr.rr.text(ctx, id)
+	text, err := dr.rr.Text(ctx, id)
 	if err != nil {
 		return true
 	}
 	for _, l := range text {
-		for _, at := range findUseOffsets(l, name) {
+		for _, at := range lex.UseOffsets(l, name) {
 			before := strings.TrimRight(l[:at], " \t")
 			after := strings.TrimLeft(l[at+len(name):], " \t?")
 			if (before == "" || strings.ContainsAny(before[len(before)-1:], "([{,")) && (after == "" || strings.ContainsAny(after[:1], ":=,)]}")) {
@@ -915,13 +919,13 @@ func (dr *tsDeclReader) tsIntersection(ctx context.Context, id int64, typ string
 // the trailing ';' dropped.
 func (dr *tsDeclReader) tsDeclRHS(ctx context.Context, id int64, name, kind string) (string, bool) {
 	decls := dr.tsDecls(ctx, id)[name]
-	text, err := dr.rr.text(ctx, id)
+	text, err := dr.rr.Text(ctx, id)
 	if err != nil || len(decls) == 0 || decls[0].kind != kind {
 		return "", false
 	}
 	var b strings.Builder
 	for k := decls[0].line; k < len(text) && k < decls[0].line+40; k++ {
-		l := strings.TrimSpace(stripComment(text[k]))
+		l := strings.TrimSpace(lex.StripComment(text[k]))
 		b.WriteString(l)
 		b.WriteByte(' ')
 		next := ""
@@ -946,15 +950,15 @@ func (dr *tsDeclReader) tsDeclRHS(ctx context.Context, id int64, name, kind stri
 
 // tsSymbolAt returns the definition of qualified name qual (its last
 // part name) in file id, nil when the index holds none.
-func (dr *tsDeclReader) tsSymbolAt(ctx context.Context, id int64, qual, name string) *refDef {
-	key := lineVar{id, 0, qual}
+func (dr *tsDeclReader) tsSymbolAt(ctx context.Context, id int64, qual, name string) *ref.Def {
+	key := ref.Key{File: id, Line: 0, Name: qual}
 	if d, ok := dr.syms[key]; ok {
 		return d
 	}
-	var found *refDef
-	if defs, err := dr.rr.named(ctx, name); err == nil {
+	var found *ref.Def
+	if defs, err := dr.rr.Named(ctx, name); err == nil {
 		for i := range defs {
-			if defs[i].u.FileID == id && defs[i].u.Qualname == qual {
+			if defs[i].Sym.FileID == id && defs[i].Sym.Qualname == qual {
 				found = &defs[i]
 				break
 			}
@@ -969,12 +973,12 @@ func (dr *tsDeclReader) tsSymbolAt(ctx context.Context, id int64, qual, name str
 // time), "" when one states none or they differ: a value of T has U's
 // members.
 func (dr *tsDeclReader) tsConstraint(ctx context.Context, id int64, name string) string {
-	key := lineVar{id, 0, name}
+	key := ref.Key{File: id, Line: 0, Name: name}
 	if u, ok := dr.bounds[key]; ok {
 		return u
 	}
 	u := ""
-	text, err := dr.rr.text(ctx, id)
+	text, err := dr.rr.Text(ctx, id)
 	if err == nil && !dr.tsDeclares(ctx, id, name) {
 		decl := regexp.MustCompile(`[<,]\s*` + regexp.QuoteMeta(name) + `\s*(extends\s+([\p{L}_$][\p{L}\p{N}_$.]*(?:<[^<>]*>)?(?:\[\])*)\s*)?[,>=]`)
 		seen := false
@@ -1003,14 +1007,14 @@ func (dr *tsDeclReader) tsConstraint(ctx context.Context, id int64, name string)
 
 // tsNamedHere reports whether file id declares, imports or re-exports
 // name (true as well when its imports cannot be read), with its imports.
-func (dr *tsDeclReader) tsNamedHere(ctx context.Context, id int64, name string) (*fileImports, bool) {
-	fi, err := dr.rr.importsOf(ctx, id)
+func (dr *tsDeclReader) tsNamedHere(ctx context.Context, id int64, name string) (*imports.Bindings, bool) {
+	fi, err := dr.rr.ImportsOf(ctx, id)
 	if err != nil {
 		return nil, true
 	}
-	_, imported := fi.names[name]
-	_, module := fi.modules[name]
-	_, reexported := fi.reexports[name]
+	_, imported := fi.Names[name]
+	_, module := fi.Modules[name]
+	_, reexported := fi.Reexports[name]
 	return fi, imported || module || reexported || dr.tsDeclares(ctx, id, name)
 }
 
@@ -1035,7 +1039,7 @@ func (dr *tsDeclReader) tsOwnCallSignature(ctx context.Context, id int64, typ st
 // lines joined), and the offset of the list's ')'.
 func tsCallSignatureText(ctx context.Context, dr *tsDeclReader, id int64, typ string) (string, int, bool) {
 	decls := dr.tsDecls(ctx, id)[typ]
-	text, err := dr.rr.text(ctx, id)
+	text, err := dr.rr.Text(ctx, id)
 	if err != nil || len(decls) == 0 || decls[0].kind != "interface" && decls[0].kind != "type" {
 		return "", 0, false
 	}
@@ -1051,14 +1055,14 @@ func tsCallSignatureText(ctx context.Context, dr *tsDeclReader, id int64, typ st
 	}
 	depth, opened := 0, false
 	for k := start; k < len(text) && k < decls[0].line+400; k++ {
-		l := strings.TrimSpace(stripComment(text[k]))
+		l := strings.TrimSpace(lex.StripComment(text[k]))
 		if k == start {
 			l = strings.TrimSpace(head)
 		}
 		if depth == 1 && opened && strings.HasPrefix(skipTypeArgs(l), "(") {
 			sig := skipTypeArgs(l)
 			for j := k + 1; closingBracket(sig, 0) < 0 && j < len(text) && j < k+60; j++ {
-				sig += " " + strings.TrimSpace(stripComment(text[j]))
+				sig += " " + strings.TrimSpace(lex.StripComment(text[j]))
 			}
 			end := closingBracket(sig, 0)
 			if end < 0 || !strings.HasPrefix(strings.TrimSpace(sig[end+1:]), ":") {
@@ -1133,7 +1137,7 @@ func tsStripBlockComments(s string) string {
 // ctx: T }") are not its body's. ln and its whole text without a list,
 // or one left open past 40 lines.
 func tsAfterTypeParams(text []string, ln int, name string) (int, string) {
-	l := stripComment(text[ln])
+	l := lex.StripComment(text[ln])
 	i := strings.Index(l, name)
 	if i < 0 {
 		return ln, l
@@ -1145,7 +1149,7 @@ func tsAfterTypeParams(text []string, ln int, name string) (int, string) {
 	d := 0
 	for k := ln; k < len(text) && k < ln+40; k++ {
 		if k > ln {
-			rest = stripComment(text[k])
+			rest = lex.StripComment(text[k])
 		}
 		for j := 0; j < len(rest); j++ {
 			switch rest[j] {
@@ -1202,7 +1206,7 @@ func tsParamListAt(line string, at int) bool {
 func tsLiteralJoined(text []string, n, col int) bool {
 	d := 0
 	for k := n; k < len(text) && k < n+40; k++ {
-		l := stripComment(text[k])
+		l := lex.StripComment(text[k])
 		start := 0
 		if k == n {
 			start = col
@@ -1215,7 +1219,7 @@ func tsLiteralJoined(text []string, n, col int) bool {
 				if d--; d == 0 {
 					rest := strings.TrimSpace(l[i+1:])
 					if rest == "" && k+1 < len(text) {
-						rest = strings.TrimSpace(stripComment(text[k+1]))
+						rest = strings.TrimSpace(lex.StripComment(text[k+1]))
 					}
 					return strings.HasPrefix(rest, "&") || strings.HasPrefix(rest, "|")
 				}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"regexp"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // Object literals written as elements of an array literal ("return
@@ -20,7 +23,7 @@ const tsElementSpan = 40
 // return type or a variable's annotation: element k of a tuple (or of an
 // alias's tuples given its type arguments, or of a local alias's), or an
 // array's element type. "" when nothing states it.
-func (lt *tsLiteralTyper) tsElementTarget(ctx context.Context, r *refLine, text []string, ln, col int) (string, int64) {
+func (lt *tsLiteralTyper) tsElementTarget(ctx context.Context, r *ref.Line, text []string, ln, col int) (string, int64) {
 	aln, acol, k, ok := tsArrayElement(text, ln, col)
 	if !ok {
 		return "", 0
@@ -28,7 +31,7 @@ func (lt *tsLiteralTyper) tsElementTarget(ctx context.Context, r *refLine, text 
 	t, in := "", r.FileID
 	before := tsLiteralContext(text, aln, acol)
 	switch {
-	case lastWord(before) == "return":
+	case lex.LastWord(before) == "return":
 		var outside bool
 		if t, in, outside = lt.tsInnerReturn(ctx, r, text, aln); outside {
 			return "", 0
@@ -68,7 +71,7 @@ func (lt *tsLiteralTyper) tsElementTarget(ctx context.Context, r *refLine, text 
 func tsArrayElement(text []string, ln, col int) (aln, acol, k int, ok bool) {
 	depth := 0
 	for n := ln; n >= 1 && n > ln-tsElementSpan; n-- {
-		l := blankQuoted(stripComment(text[n-1]))
+		l := blankQuoted(lex.StripComment(text[n-1]))
 		end := len(l)
 		if n == ln {
 			end = min(col, len(l))
@@ -113,9 +116,9 @@ func tsArrayElement(text []string, ln, col int) (aln, acol, k int, ok bool) {
 // opens an array literal: what precedes it (on the lines above when
 // nothing does on its own) ends no expression it could index.
 func tsStartsValue(text []string, n, i int) bool {
-	before := strings.TrimRight(stripComment(text[n-1])[:i], " \t")
+	before := strings.TrimRight(lex.StripComment(text[n-1])[:i], " \t")
 	for k := n - 1; before == "" && k >= 1 && k > n-4; k-- {
-		before = strings.TrimRight(stripComment(text[k-1]), " \t")
+		before = strings.TrimRight(lex.StripComment(text[k-1]), " \t")
 	}
 	if before == "" {
 		return true
@@ -123,8 +126,8 @@ func tsStartsValue(text []string, n, i int) bool {
 	switch c := before[len(before)-1]; {
 	case c == ')' || c == ']' || c == '}' || c == '!' || c == '.':
 		return false
-	case isWordRune(rune(c)):
-		switch lastWord(before) {
+	case lex.IsWordRune(rune(c)):
+		switch lex.LastWord(before) {
 		case "return", "yield", "await", "in", "of", "case", "typeof", "void":
 			return true
 		}
@@ -144,14 +147,14 @@ var tsArrayCallback = regexp.MustCompile(`(?:^|[^\p{L}\p{N}_$.])([\p{L}_$][\p{L}
 // or flatMap of a value of array type: the method infers its result
 // from what the callback returns, so a literal returned there has no
 // type but its own.
-func (lt *tsLiteralTyper) tsArrayCallbackResult(ctx context.Context, r *refLine, text []string, ln int) bool {
+func (lt *tsLiteralTyper) tsArrayCallbackResult(ctx context.Context, r *ref.Line, text []string, ln int) bool {
 	for n := ln - 1; n >= 1 && n >= r.EnclStart && n > ln-200; n-- {
-		l := strings.TrimRight(stripComment(text[n-1]), " \t")
+		l := strings.TrimRight(lex.StripComment(text[n-1]), " \t")
 		if !strings.HasSuffix(l, "{") || !openThrough(text, n, len(l), ln) {
 			continue
 		}
 		h := strings.TrimRight(strings.TrimSuffix(l, "{"), " \t")
-		if blockWords[lastWord(h)] {
+		if blockWords[lex.LastWord(h)] {
 			continue // a statement's block: try {, else {
 		}
 		if f := tsFuncHeader.FindStringSubmatch(l); f == nil || controlWords[f[1]] || f[1] == "await" {
@@ -187,7 +190,7 @@ func (lt *tsLiteralTyper) tsArrayCallbackResult(ctx context.Context, r *refLine,
 // its result (an unannotated variable, a key whose stated member type
 // names none, "unknown[]"): nothing there infers a map callback's result
 // from a type of the repository.
-func (lt *tsLiteralTyper) tsUntypedResult(ctx context.Context, r *refLine, text []string, n int, before string) bool {
+func (lt *tsLiteralTyper) tsUntypedResult(ctx context.Context, r *ref.Line, text []string, n int, before string) bool {
 	if lhs, ok := strings.CutSuffix(before, "="); ok && untypedVar.MatchString(strings.TrimRight(lhs, " \t")) {
 		return true
 	}

@@ -3,6 +3,10 @@ package resolve
 import (
 	"context"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/imports"
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // whyUnexported: a module's import or re-export names only what the
@@ -18,19 +22,19 @@ const whyUnexported = "a declaration its module does not export, where an import
 // CommonJS's exports. A declaration file, an indented declaration (a
 // namespace's, which the namespace may export) and a declaration the
 // reader does not recognise are not known to be unexported: false.
-func tsUnexported(ctx context.Context, dr *tsDeclReader, d *refDef) (bool, error) {
-	if d.member || !isTSLang(d.lang) || strings.HasSuffix(d.u.Path, ".d.ts") || d.u.Qualname != d.u.Name {
+func tsUnexported(ctx context.Context, dr *tsDeclReader, d *ref.Def) (bool, error) {
+	if d.Member || !isTSLang(d.Lang) || strings.HasSuffix(d.Sym.Path, ".d.ts") || d.Sym.Qualname != d.Sym.Name {
 		return false, nil
 	}
-	key := lineVar{d.u.FileID, d.u.Start, d.u.Name}
+	key := ref.Key{File: d.Sym.FileID, Line: d.Sym.Start, Name: d.Sym.Name}
 	if v, ok := dr.exported[key]; ok {
 		return !v, nil
 	}
-	text, err := dr.rr.text(ctx, d.u.FileID)
+	text, err := dr.rr.Text(ctx, d.Sym.FileID)
 	if err != nil {
 		return false, err
 	}
-	v := tsExportsDecl(text, d.u.Start, d.u.Name)
+	v := tsExportsDecl(text, d.Sym.Start, d.Sym.Name)
 	dr.exported[key] = v
 	return !v, nil
 }
@@ -53,10 +57,10 @@ func tsExportsDecl(text []string, start int, name string) bool {
 		if tsCommonJS(l) {
 			return true
 		}
-		code[i] = strings.TrimSpace(stripComment(l))
+		code[i] = strings.TrimSpace(lex.StripComment(l))
 	}
-	for _, st := range joinStatements(code, tsExportStatement) {
-		if len(findUseOffsets(st, name)) > 0 {
+	for _, st := range imports.JoinStatements(code, tsExportStatement) {
+		if len(lex.UseOffsets(st, name)) > 0 {
 			return true
 		}
 	}
@@ -69,7 +73,7 @@ func tsExportsDecl(text []string, start int, name string) bool {
 // declares what it exports ("export type Other = name<…>").
 func tsExportStatement(t string) bool {
 	rest, ok := strings.CutPrefix(t, "export")
-	if !ok || rest != "" && isWordRune(rune(rest[0])) {
+	if !ok || rest != "" && lex.IsWordRune(rune(rest[0])) {
 		return false
 	}
 	rest = strings.TrimSpace(rest)
@@ -77,4 +81,9 @@ func tsExportStatement(t string) bool {
 		return true
 	}
 	return rest == "" || strings.HasPrefix(rest, "{") || strings.HasPrefix(rest, "=") || strings.HasPrefix(rest, "default")
+}
+
+// tsCommonJS reports whether line l assigns to CommonJS's exports.
+func tsCommonJS(l string) bool {
+	return strings.HasPrefix(strings.TrimLeft(l, " \t"), "exports.") || strings.Contains(l, "module.exports")
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"regexp"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // tsReturnedCall matches a returned value that is a call of a function
@@ -112,7 +114,7 @@ func tsTypeArgsAbove(text []string, pl int, prefix string) string {
 	}
 	joined := prefix
 	for k := pl - 1; k >= 1 && k > pl-30; k-- {
-		joined = stripComment(text[k-1]) + "\n" + joined
+		joined = lex.StripComment(text[k-1]) + "\n" + joined
 		if h, ok := head(joined); ok && openingAngle(h, len(h)-1) >= 0 {
 			return joined
 		}

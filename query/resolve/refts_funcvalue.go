@@ -3,6 +3,8 @@ package resolve
 import (
 	"context"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // A function expression or an arrow stating no return type, written as
@@ -31,7 +33,7 @@ func tsValueFuncType(text []string, n int, l string) string {
 	}
 	before := strings.TrimRight(l[:start], " \t")
 	if before == "" && n > 1 {
-		before = strings.TrimRight(stripComment(text[n-2]), " \t")
+		before = strings.TrimRight(lex.StripComment(text[n-2]), " \t")
 	}
 	lhs, ok := strings.CutSuffix(before, "=")
 	if !ok || strings.ContainsAny(lhs[max(len(lhs)-1, 0):], "=!<>") {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"regexp"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // The type parameters a declaration states, given the arguments a use of
@@ -46,12 +49,12 @@ func tsParamNames(s string) []string {
 // states ("type R<T> =", "class C<T extends X> {", "interface I<T>").
 func (dr *tsDeclReader) tsDeclParams(ctx context.Context, id int64, name string) []string {
 	decls := dr.tsDecls(ctx, id)[name]
-	text, err := dr.rr.text(ctx, id)
+	text, err := dr.rr.Text(ctx, id)
 	if err != nil || len(decls) == 0 {
 		return nil
 	}
 	h := tsHeadText(text, decls[0].line, 10)
-	at := findUseOffsets(h, name)
+	at := lex.UseOffsets(h, name)
 	if len(at) == 0 {
 		return nil
 	}
@@ -73,7 +76,7 @@ func tsSubst(t string, params, args []string) string {
 	var b strings.Builder
 	for i := 0; i < len(t); {
 		j := i
-		for j < len(t) && (isWordRune(rune(t[j])) || t[j] == '$') {
+		for j < len(t) && (lex.IsWordRune(rune(t[j])) || t[j] == '$') {
 			j++
 		}
 		if j == i {
@@ -140,7 +143,7 @@ func (dr *tsDeclReader) tsAliasRHS(ctx context.Context, id int64, name string) (
 
 // tsHasWord reports whether s holds w as a whole word.
 func tsHasWord(s, w string) bool {
-	return w != "" && len(findUseOffsets(s, w)) > 0
+	return w != "" && len(lex.UseOffsets(s, w)) > 0
 }
 
 // tsStatedReturn returns the result type a declaration's signature
@@ -184,7 +187,7 @@ func tsResultAfter(s string, open int) string {
 // stated type), when the result is then written with the call's types
 // only ("T", "T[]", "Promise<T>"), and the file they are named in;
 // t unchanged when it names none of the function's type parameters.
-func (te *tsTypeEval) tsGivenReturn(ctx context.Context, r *refLine, fn, t string, did int64, targs string, args []string) (string, int64) {
+func (te *tsTypeEval) tsGivenReturn(ctx context.Context, r *ref.Line, fn, t string, did int64, targs string, args []string) (string, int64) {
 	_, dname, ok := te.decl.tsDeclFile(ctx, r.FileID, fn)
 	if !ok {
 		return t, did
@@ -245,12 +248,12 @@ func (te *tsTypeEval) tsGivenReturn(ctx context.Context, r *refLine, fn, t strin
 // tsSignature returns the signature of function dname declared in file
 // did, as signatureText reads it from the first declaration.
 func tsSignature(ctx context.Context, dr *tsDeclReader, did int64, dname string) (string, bool) {
-	text, err := dr.rr.text(ctx, did)
+	text, err := dr.rr.Text(ctx, did)
 	decls := dr.tsDecls(ctx, did)[dname]
 	if err != nil || len(decls) == 0 {
 		return "", false
 	}
-	return signatureText(text, decls[0].line+1, dname).text, true
+	return lex.ReadSignature(text, decls[0].line+1, dname).Text, true
 }
 
 // tsParamTypes returns the type each parameter of signature sig of
@@ -289,16 +292,16 @@ var tsTopCall = regexp.MustCompile(`^(?:export\s+)?(?:const|let|var)\s+([\p{L}_$
 // result the source states ("const t = init.create();"), and the file
 // the type is written in.
 func (te *tsTypeEval) tsTopCallType(ctx context.Context, id int64, ln int, name string) (string, int64) {
-	text, err := te.rr.text(ctx, id)
+	text, err := te.rr.Text(ctx, id)
 	if err != nil || ln >= len(text) {
 		return "", 0
 	}
-	mm := tsTopCall.FindStringSubmatch(stripComment(text[ln]))
+	mm := tsTopCall.FindStringSubmatch(lex.StripComment(text[ln]))
 	if mm == nil || mm[1] != name {
 		return "", 0
 	}
-	r := &refLine{FileID: id, Line: ln + 1}
-	if f := te.rr.files[id]; f != nil {
+	r := &ref.Line{FileID: id, Line: ln + 1}
+	if f := te.rr.File(id); f != nil {
 		r.Path = f.Path
 	}
 	return te.tsExprType(ctx, r, strings.TrimSuffix(strings.TrimSpace(mm[2]), ";"))
@@ -325,29 +328,29 @@ func (te *tsTypeEval) tsGivenMember(ctx context.Context, id int64, typ string, d
 // type arguments it is written with where v is bound: v's parameter
 // annotation ("v: Box<Call>"), a local's ("const v: Box<Call> =") or
 // its construction ("const v = new Box<Call>("); t when none.
-func (te *tsTypeEval) tsWithArgs(ctx context.Context, r *refLine, v, t string) string {
+func (te *tsTypeEval) tsWithArgs(ctx context.Context, r *ref.Line, v, t string) string {
 	if strings.ContainsAny(t, "<.") || r.EnclStart < 1 {
 		return t
 	}
-	text, err := te.rr.text(ctx, r.FileID)
+	text, err := te.rr.Text(ctx, r.FileID)
 	if err != nil || r.EnclStart > len(text) || r.Line > len(text) {
 		return t
 	}
 	q, qt := regexp.QuoteMeta(v), regexp.QuoteMeta(t)
 	written := regexp.MustCompile(`(?:^|[^\p{L}\p{N}_$.])` + q + `\??\s*(?::\s*|=\s*new\s+)` + qt + `\s*(<)`)
-	lines := []string{signatureText(text, r.EnclStart, r.EnclName).text}
+	lines := []string{lex.ReadSignature(text, r.EnclStart, r.EnclName).Text}
 	for n := r.Line - 1; n > r.EnclStart && n > r.Line-200; n-- {
-		lines = append(lines, stripComment(text[n-1]))
+		lines = append(lines, lex.StripComment(text[n-1]))
 	}
 	// Then the signatures of the functions enclosing r's enclosing
 	// symbol: a closure's use of an outer function's parameter.
 	parts := strings.Split(r.Symbol, ".")
 	for k := len(parts) - 1; k > 0; k-- {
 		d := te.decl.tsSymbolAt(ctx, r.FileID, strings.Join(parts[:k], "."), parts[k-1])
-		if d == nil || d.u.Start >= r.EnclStart {
+		if d == nil || d.Sym.Start >= r.EnclStart {
 			break
 		}
-		lines = append(lines, signatureText(text, d.u.Start, d.u.Name).text)
+		lines = append(lines, lex.ReadSignature(text, d.Sym.Start, d.Sym.Name).Text)
 	}
 	for _, l := range lines {
 		if m := written.FindStringSubmatchIndex(l); m != nil {
@@ -367,7 +370,7 @@ func tsChainAbove(text []string, ln int, prefix string) string {
 	if !strings.HasPrefix(lead, ".") && !strings.HasPrefix(lead, "?.") && !strings.HasPrefix(lead, "!.") || ln < 2 {
 		return prefix
 	}
-	above := strings.TrimRight(stripComment(text[ln-2]), " \t")
+	above := strings.TrimRight(lex.StripComment(text[ln-2]), " \t")
 	c := tsChainEnd.FindStringSubmatch(above)
 	if c == nil {
 		return prefix
@@ -383,21 +386,21 @@ var tsAnnotatedLiteral = regexp.MustCompile(`^(?:export\s+)?(?:const|let|var)\s+
 // a top-level variable holds for the stated type that declares member t
 // ("const h: Handler = { parse() {…} }" implements Handler.parse): the
 // language service relates the two both ways.
-func (ru *tsRules) tsImplementedBy(ctx context.Context, m, t *refDef) bool {
-	if !isTSLang(m.lang) || m.parent == "" || strings.Contains(m.parent, ".") || t.parent == "" {
+func (ru *tsRules) tsImplementedBy(ctx context.Context, m, t *ref.Def) bool {
+	if !isTSLang(m.Lang) || m.Parent == "" || strings.Contains(m.Parent, ".") || t.Parent == "" {
 		return false
 	}
-	decls := ru.decl.tsDecls(ctx, m.u.FileID)[m.parent]
-	text, err := ru.rr.text(ctx, m.u.FileID)
+	decls := ru.decl.tsDecls(ctx, m.Sym.FileID)[m.Parent]
+	text, err := ru.rr.Text(ctx, m.Sym.FileID)
 	if err != nil || len(decls) == 0 || decls[0].line >= len(text) {
 		return false
 	}
-	a := tsAnnotatedLiteral.FindStringSubmatch(stripComment(text[decls[0].line]))
-	if a == nil || a[1] != m.parent {
+	a := tsAnnotatedLiteral.FindStringSubmatch(lex.StripComment(text[decls[0].line]))
+	if a == nil || a[1] != m.Parent {
 		return false
 	}
-	did, dname, ok := ru.decl.tsDeclFile(ctx, m.u.FileID, a[2])
-	return ok && did == t.u.FileID && dname == t.parent
+	did, dname, ok := ru.decl.tsDeclFile(ctx, m.Sym.FileID, a[2])
+	return ok && did == t.Sym.FileID && dname == t.Parent
 }
 
 // tsCondBranches returns the types a value of type t (written in file
@@ -407,7 +410,7 @@ func (ru *tsRules) tsImplementedBy(ctx context.Context, m, t *refDef) bool {
 // written in (a branch that is a type parameter is its argument, written
 // in id), never dropped. ok is false when t names no such alias.
 func (dr *tsDeclReader) tsCondBranches(ctx context.Context, id int64, t string) ([]tsValue, bool) {
-	key := lineVar{id, 0, t}
+	key := ref.Key{File: id, Line: 0, Name: t}
 	if bs, ok := dr.conds[key]; ok {
 		return bs, bs != nil
 	}
@@ -498,7 +501,7 @@ func tsConditional(s string) (yes, no string, ok bool) {
 // through typ names it, not another type's of the name (16 steps,
 // memoised per lookup).
 func tsStatedOnWay(ctx context.Context, ru *tsRules, id int64, typ, m string) bool {
-	return memo(ru.named, lineVar{id, -3, typ + "." + m}, func() bool {
+	return ref.Memo(ru.named, ref.Key{File: id, Line: -3, Name: typ + "." + m}, func() bool {
 		work := []tsValue{{typ, id}}
 		seen := map[tsValue]bool{}
 		for steps := 0; len(work) > 0 && steps < 16; steps++ {

@@ -3,26 +3,29 @@ package resolve
 import (
 	"context"
 	"slices"
+
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // tsImportListName reports whether the bare name at u on r's line is a
 // name an import or export statement binds there ("import { on } from
 // 'node:events'", "export { on } from './m'"): a module's export, never
 // a member of a type, whatever module it comes from.
-func (rr *refResolver) tsImportListName(ctx context.Context, r *refLine, u useAt) bool {
-	if len(u.chain) > 0 || u.expr || !slices.Contains(r.Kinds, "import") {
+func tsImportListName(ctx context.Context, rr tsHost, r *ref.Line, u lex.Use) bool {
+	if len(u.Chain) > 0 || u.Expr || !slices.Contains(r.Kinds, "import") {
 		return false
 	}
-	fi, err := rr.importsOf(ctx, r.FileID)
+	fi, err := rr.ImportsOf(ctx, r.FileID)
 	if err != nil {
 		return false
 	}
-	if _, ok := fi.names[rr.name]; ok {
+	if _, ok := fi.Names[rr.Name()]; ok {
 		return true
 	}
-	if _, ok := fi.reexports[rr.name]; ok {
+	if _, ok := fi.Reexports[rr.Name()]; ok {
 		return true
 	}
-	_, ok := fi.defaults[rr.name]
+	_, ok := fi.Defaults[rr.Name()]
 	return ok
 }

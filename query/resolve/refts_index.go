@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // Indexed access types whose indexed type is itself written with type
@@ -23,7 +25,7 @@ const whyIndexedKey = "an indexed access type's key whose indexed type the text 
 // indexed type, such a key is left out, counted: the key of a type
 // literal's or a package's type as much as of the repository's types, and
 // the line is listed at all only for the key.
-func tsTypeKeyOnly(r *refLine) bool {
+func tsTypeKeyOnly(r *ref.Line) bool {
 	return len(r.Kinds) == 1 && r.Kinds[0] == extract.RefType
 }
 
@@ -85,7 +87,7 @@ func tsIndexedReceiver(before string) (s tsIndexedSteps, ok bool) {
 	if m == nil {
 		return s, false
 	}
-	if lastWord(strings.TrimRight(rest[:len(rest)-len(m[1])], " \t")) == "typeof" {
+	if lex.LastWord(strings.TrimRight(rest[:len(rest)-len(m[1])], " \t")) == "typeof" {
 		return s, false // a value's indexes: typeof x['a']
 	}
 	s.name = m[1]
@@ -113,13 +115,13 @@ func tsOpening(s string, open, close byte) int {
 // indexed type is written with type arguments or indexes, for member
 // d, by the type its steps reach. ok is false when a step's type is not
 // stated.
-func (it tsIndexTyper) tsIndexedChain(ctx context.Context, r *refLine, line string, u useAt, d *refDef) (refVerdict, string, bool) {
-	if u.at < 2 {
-		return vOpen, "", false
+func (it tsIndexTyper) tsIndexedChain(ctx context.Context, r *ref.Line, line string, u lex.Use, d *ref.Def) (ref.Verdict, string, bool) {
+	if u.At < 2 {
+		return ref.Open, "", false
 	}
-	s, ok := tsIndexedReceiver(line[:u.at-2])
+	s, ok := tsIndexedReceiver(line[:u.At-2])
 	if !ok {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
 	var t string
 	var in int64
@@ -130,22 +132,22 @@ func (it tsIndexTyper) tsIndexedChain(ctx context.Context, r *refLine, line stri
 	case len(s.index) == 0 && s.args == "":
 		// T['name']: tsIndexedMember's, but where a conditional type's
 		// true branch narrows T.
-		if t = it.tsNarrowedParam(ctx, r, line[:u.at-2], s.name); t == "" {
-			return vOpen, "", false
+		if t = it.tsNarrowedParam(ctx, r, line[:u.At-2], s.name); t == "" {
+			return ref.Open, "", false
 		}
 		in = r.FileID
 	default:
-		t, in = it.tsIndexedBase(ctx, r, line[:u.at-2], s)
+		t, in = it.tsIndexedBase(ctx, r, line[:u.At-2], s)
 		t, in, foreign = it.tsIndexSteps(ctx, in, t, s.index)
 	}
 	if foreign {
-		return vContra, whyForeign, true
+		return ref.Contra, ref.WhyForeign, true
 	}
 	if t = strings.TrimSpace(t); t == "" || strings.HasPrefix(t, "{") {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
 	v, why := it.ru.tsTypeVerdict(ctx, in, t, d)
-	return v, why, v != vOpen
+	return v, why, v != ref.Open
 }
 
 // tsIndexSteps returns the type that indexing t (written in file id)
@@ -174,7 +176,7 @@ func (it tsIndexTyper) tsIndexSteps(ctx context.Context, id int64, t string, ind
 
 // tsQueried returns the type of value chain v at r ("typeof v"); foreign
 // reports a value of a package's or the runtime's type.
-func (it tsIndexTyper) tsQueried(ctx context.Context, r *refLine, v string) (string, int64, bool) {
+func (it tsIndexTyper) tsQueried(ctx context.Context, r *ref.Line, v string) (string, int64, bool) {
 	chain := tsChainSep.Split(v, -1)
 	if chain[0] == "this" || chain[0] == "super" {
 		return "", 0, false
@@ -194,7 +196,7 @@ func (it tsIndexTyper) tsQueried(ctx context.Context, r *refLine, v string) (str
 // constraint (the one a conditional type's true branch narrows it to
 // first), an instance of a constructor type for InstanceType<C>, a type
 // of the repository with its arguments; "" when none.
-func (it tsIndexTyper) tsIndexedBase(ctx context.Context, r *refLine, before string, s tsIndexedSteps) (string, int64) {
+func (it tsIndexTyper) tsIndexedBase(ctx context.Context, r *ref.Line, before string, s tsIndexedSteps) (string, int64) {
 	if s.name == "InstanceType" && s.args != "" && len(tsSplitTop(s.args, ",")) == 1 {
 		if c, in := it.tsTypeNamed(ctx, r, before, s.args); c != "" {
 			return it.tsConstructed(ctx, in, c)
@@ -217,7 +219,7 @@ func (it tsIndexTyper) tsIndexedBase(ctx context.Context, r *refLine, before str
 // tsTypeNamed returns the type name t stands for at the end of before on
 // r's line: a type parameter's constraint, or t itself when the file
 // declares or imports it; "" when neither.
-func (it tsIndexTyper) tsTypeNamed(ctx context.Context, r *refLine, before, t string) (string, int64) {
+func (it tsIndexTyper) tsTypeNamed(ctx context.Context, r *ref.Line, before, t string) (string, int64) {
 	t = strings.TrimSpace(t)
 	if leadingTypeName(t) != t {
 		return "", 0
@@ -242,21 +244,21 @@ func (it tsIndexTyper) tsTypeNamed(ctx context.Context, r *refLine, before, t st
 // conditional type testing type parameter p, "p extends U ? …": there
 // p is a U. "" when no such test encloses the use, or U is a type
 // literal (its members are its own).
-func (it tsIndexTyper) tsNarrowedParam(ctx context.Context, r *refLine, before, p string) string {
-	text, err := it.ru.rr.text(ctx, r.FileID)
+func (it tsIndexTyper) tsNarrowedParam(ctx context.Context, r *ref.Line, before, p string) string {
+	text, err := it.ru.rr.Text(ctx, r.FileID)
 	if err != nil || r.Line < 1 || r.Line > len(text) {
 		return ""
 	}
 	from := max(r.EnclStart, r.Line-20, 1)
 	var b strings.Builder
 	for k := from; k < r.Line; k++ {
-		b.WriteString(stripComment(text[k-1]))
+		b.WriteString(lex.StripComment(text[k-1]))
 		b.WriteByte(' ')
 	}
 	b.WriteString(before)
 	h := b.String()
 	after := ""
-	for _, at := range findUseOffsets(h, p) {
+	for _, at := range lex.UseOffsets(h, p) {
 		rest := h[at+len(p):]
 		if t := strings.TrimLeft(rest, " \t"); len(t) < len(rest) && strings.HasPrefix(t, "extends ") {
 			after = strings.TrimLeft(t[len("extends "):], " \t")
@@ -353,7 +355,7 @@ func (it tsIndexTyper) tsIndexedAlias(ctx context.Context, id int64, name string
 	if !ok || s.value != "" || s.args != "" {
 		return "", 0, false
 	}
-	text, err := it.ru.rr.text(ctx, id)
+	text, err := it.ru.rr.Text(ctx, id)
 	if err != nil {
 		return "", 0, false
 	}

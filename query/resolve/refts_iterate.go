@@ -5,6 +5,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // Elements of arrays the evaluator follows where the source writes them
@@ -44,11 +47,11 @@ type tsElements struct {
 // call (callback matches the call and the callback's head on one line),
 // that call still open at r. ok is false when the lines are not such a
 // call; the type is "" when the array's type states no element.
-func (el tsElements) tsIteratedBelow(ctx context.Context, r *refLine, text []string, n int, l string, callback *regexp.Regexp) (string, int64, bool) {
+func (el tsElements) tsIteratedBelow(ctx context.Context, r *ref.Line, text []string, n int, l string, callback *regexp.Regexp) (string, int64, bool) {
 	if n < 2 || n > len(text) {
 		return "", 0, false
 	}
-	prev := strings.TrimRight(stripComment(text[n-2]), " \t")
+	prev := strings.TrimRight(lex.StripComment(text[n-2]), " \t")
 	if !strings.HasSuffix(prev, "(") {
 		return "", 0, false
 	}
@@ -74,30 +77,30 @@ func (el tsElements) tsIteratedBelow(ctx context.Context, r *refLine, text []str
 // index). ok is false when the qualifier is no such read or nothing
 // states the element's type; an index by a string is a key's
 // (tsIndexedChain's).
-func (el tsElements) tsElementMember(ctx context.Context, r *refLine, line string, u useAt, d *refDef) (refVerdict, string, bool) {
-	pre, ok := strings.CutSuffix(strings.TrimRight(line[:min(u.at, len(line))], " \t"), ".")
+func (el tsElements) tsElementMember(ctx context.Context, r *ref.Line, line string, u lex.Use, d *ref.Def) (ref.Verdict, string, bool) {
+	pre, ok := strings.CutSuffix(strings.TrimRight(line[:min(u.At, len(line))], " \t"), ".")
 	if !ok {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
 	pre = strings.TrimSuffix(strings.TrimSuffix(pre, "?"), "!")
 	if !strings.HasSuffix(pre, "]") {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
 	open := strings.LastIndexByte(pre, '[')
 	if open < 1 {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
 	index := strings.TrimSpace(pre[open+1 : len(pre)-1])
 	if index == "" || !tsIndexOperand.MatchString(index) {
-		return vOpen, "", false // a key, a nested index or an expression
+		return ref.Open, "", false // a key, a nested index or an expression
 	}
 	m := tsChainEnd.FindStringSubmatch(pre[:open])
 	if m == nil {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
 	t, in := el.ru.eval.tsCollectionType(ctx, r, m[1])
 	if t == "" {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
 	e := ""
 	if i, err := strconv.Atoi(index); err == nil {
@@ -107,10 +110,10 @@ func (el tsElements) tsElementMember(ctx context.Context, r *refLine, line strin
 		e = el.ru.eval.tsElementOf(ctx, in, t)
 	}
 	if e == "" {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
 	v, why := el.ru.tsTypeVerdict(ctx, in, e, d)
-	return v, why, v != vOpen
+	return v, why, v != ref.Open
 }
 
 // tsIndexOperand matches an index that reads an array's element: a

@@ -4,6 +4,9 @@ import (
 	"context"
 	"regexp"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // Keys of object literals, shorthand properties, destructuring patterns
@@ -15,7 +18,7 @@ import (
 // "(B | { m(): void }) & C"): the member a key of a literal of typ names
 // is that literal's, whose members the index holds no definition of.
 func (ru *tsRules) tsOwnsMember(ctx context.Context, id int64, typ, m string) bool {
-	key := lineVar{id, -2, typ + "." + m}
+	key := ref.Key{File: id, Line: -2, Name: typ + "." + m}
 	if v, ok := ru.named[key]; ok {
 		return v
 	}
@@ -63,7 +66,7 @@ var tsIterables = map[string]bool{
 // is written for: the value type of the generator type the innermost
 // function holding the line states as its return ("async function* g():
 // AsyncIterable<T> {" yields T), "" when it states none.
-func (lt *tsLiteralTyper) tsYieldType(ctx context.Context, r *refLine, text []string, ln int) (string, int64) {
+func (lt *tsLiteralTyper) tsYieldType(ctx context.Context, r *ref.Line, text []string, ln int) (string, int64) {
 	t, in, _ := lt.tsInnerReturn(ctx, r, text, ln)
 	name, args := tsTypeArgs(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(t), "{")))
 	if !tsIterables[name] || len(args) == 0 {
@@ -77,7 +80,7 @@ func (lt *tsLiteralTyper) tsYieldType(ctx context.Context, r *refLine, text []st
 func tsTextBefore(text []string, ln, col int) string {
 	before := strings.TrimRight(text[ln-1][:col], " \t")
 	if before == "" && ln > 1 {
-		before = strings.TrimRight(stripComment(text[ln-2]), " \t")
+		before = strings.TrimRight(lex.StripComment(text[ln-2]), " \t")
 	}
 	return before
 }
@@ -87,10 +90,10 @@ func tsTextBefore(text []string, ln, col int) string {
 // lines joined by '\n': a statement or a parameter list that spans lines.
 func tsTextAfter(text []string, ln, col, span int) string {
 	var b strings.Builder
-	b.WriteString(stripComment(text[ln-1])[col:])
+	b.WriteString(lex.StripComment(text[ln-1])[col:])
 	for k := ln + 1; k <= len(text) && k < ln+span; k++ {
 		b.WriteByte('\n')
-		b.WriteString(stripComment(text[k-1]))
+		b.WriteString(lex.StripComment(text[k-1]))
 	}
 	return b.String()
 }
@@ -101,7 +104,7 @@ func tsTextAfter(text []string, ln, col, span int) string {
 func tsHeadText(text []string, ln, span int) string {
 	var b strings.Builder
 	for k := ln; k < len(text) && k < ln+span; k++ {
-		b.WriteString(stripComment(text[k]))
+		b.WriteString(lex.StripComment(text[k]))
 		b.WriteByte(' ')
 	}
 	return b.String()
@@ -136,7 +139,7 @@ func tsCondBefore(text []string, ln, col int, before string) (string, bool) {
 	var b strings.Builder
 	first := max(1, ln-tsCondSpan)
 	for k := first; k < ln; k++ {
-		b.WriteString(stripComment(text[k-1]))
+		b.WriteString(lex.StripComment(text[k-1]))
 		b.WriteByte('\n')
 	}
 	b.WriteString(text[ln-1][:col])
@@ -166,7 +169,7 @@ func tsCondBefore(text []string, ln, col int, before string) (string, bool) {
 			}
 			return s[strings.LastIndexByte(s[:i], '\n')+1 : i+1], seen
 		default:
-			if d == 0 && isWordRune(rune(c)) && lastWord(s[:i+1]) == "return" && (i+1 >= len(s) || !isWordRune(rune(s[i+1]))) {
+			if d == 0 && lex.IsWordRune(rune(c)) && lex.LastWord(s[:i+1]) == "return" && (i+1 >= len(s) || !lex.IsWordRune(rune(s[i+1]))) {
 				return s[strings.LastIndexByte(s[:i], '\n')+1 : i+1], seen
 			}
 		}
@@ -177,7 +180,7 @@ func tsCondBefore(text []string, ln, col int, before string) (string, bool) {
 // tsAssignedType returns the type a literal assigned to lhs ("x", "x
 // ??", "a.b", the text before '=') is written for: the stated type of
 // the variable or the chain's member, and the file it is written in.
-func (lt *tsLiteralTyper) tsAssignedType(ctx context.Context, r *refLine, lhs string) (string, int64) {
+func (lt *tsLiteralTyper) tsAssignedType(ctx context.Context, r *ref.Line, lhs string) (string, int64) {
 	lhs = strings.TrimRight(strings.TrimRight(strings.TrimSpace(lhs), "?|&"), " \t")
 	m := tsChainEnd.FindStringSubmatch(lhs)
 	if m == nil || strings.TrimSpace(lhs) != m[1] {
@@ -185,7 +188,7 @@ func (lt *tsLiteralTyper) tsAssignedType(ctx context.Context, r *refLine, lhs st
 	}
 	chain := tsChainSep.Split(m[1], -1)
 	if len(chain) == 1 {
-		if declWords[chain[0]] || bindWords[chain[0]] {
+		if lex.DeclWords[chain[0]] || lex.BindWords[chain[0]] {
 			return "", 0
 		}
 		if t := lt.tsLocalAnnotation(ctx, r, chain[0]); t != "" {
@@ -203,14 +206,14 @@ func (lt *tsLiteralTyper) tsAssignedType(ctx context.Context, r *refLine, lhs st
 // tsLocalAnnotation returns the whole type a declaration of local v
 // above r in its enclosing function states ("let v: null | T;"), "" when
 // none does.
-func (lt *tsLiteralTyper) tsLocalAnnotation(ctx context.Context, r *refLine, v string) string {
-	text, err := lt.rr.text(ctx, r.FileID)
+func (lt *tsLiteralTyper) tsLocalAnnotation(ctx context.Context, r *ref.Line, v string) string {
+	text, err := lt.rr.Text(ctx, r.FileID)
 	if err != nil {
 		return ""
 	}
 	decl := regexp.MustCompile(`^\s*(?:let|var|const)\s+` + regexp.QuoteMeta(v) + `\s*:\s*([^=;]+?)\s*(?:[=;]|$)`)
 	for n := r.Line - 1; n >= r.EnclStart && n >= 1 && n > r.Line-200; n-- {
-		if m := decl.FindStringSubmatch(stripComment(text[n-1])); m != nil && tsBlockOpenThrough(text, n, len(m[0]), r.Line) {
+		if m := decl.FindStringSubmatch(lex.StripComment(text[n-1])); m != nil && tsBlockOpenThrough(text, n, len(m[0]), r.Line) {
 			return m[1]
 		}
 	}
@@ -220,11 +223,11 @@ func (lt *tsLiteralTyper) tsLocalAnnotation(ctx context.Context, r *refLine, v s
 // tsKeyTypeVerdict judges a key of a literal written for type t (in
 // file id) for member d: of a union ("A | B | null"), the key is d's
 // when a part's member is, another's when every part's is another's.
-func (ru *tsRules) tsKeyTypeVerdict(ctx context.Context, id int64, t string, d *refDef) (refVerdict, string) {
+func (ru *tsRules) tsKeyTypeVerdict(ctx context.Context, id int64, t string, d *ref.Def) (ref.Verdict, string) {
 	parts := tsUnionParts(tsUnwrap(t))
 	if len(parts) == 1 {
 		if rhs, did, ok := tsUnionAlias(ctx, ru.decl, id, parts[0]); ok {
-			return tsPartsVerdict(rhs, func(p string) (refVerdict, string) { return ru.tsKeyPartVerdict(ctx, did, p, d) })
+			return tsPartsVerdict(rhs, func(p string) (ref.Verdict, string) { return ru.tsKeyPartVerdict(ctx, did, p, d) })
 		}
 	}
 	switch len(parts) {
@@ -233,21 +236,21 @@ func (ru *tsRules) tsKeyTypeVerdict(ctx context.Context, id int64, t string, d *
 	case 1:
 		return ru.tsKeyPartVerdict(ctx, id, parts[0], d)
 	}
-	return tsPartsVerdict(parts, func(p string) (refVerdict, string) { return ru.tsKeyPartVerdict(ctx, id, p, d) })
+	return tsPartsVerdict(parts, func(p string) (ref.Verdict, string) { return ru.tsKeyPartVerdict(ctx, id, p, d) })
 }
 
 // tsKeyPartVerdict judges a key of a literal written for type t (one
 // part of a union) for member d: a literal written for unknown or object
 // has only its own keys, which are no declaration's.
-func (ru *tsRules) tsKeyPartVerdict(ctx context.Context, id int64, t string, d *refDef) (refVerdict, string) {
+func (ru *tsRules) tsKeyPartVerdict(ctx context.Context, id int64, t string, d *ref.Def) (ref.Verdict, string) {
 	switch strings.TrimSpace(t) {
 	case "unknown", "object":
-		return vContra, whyMember
+		return ref.Contra, ref.WhyMember
 	case "void", "never":
-		return vContra, whyMember // no literal is written for it
+		return ref.Contra, ref.WhyMember // no literal is written for it
 	}
 	if tsFuncTypePart(t) {
-		return vContra, whyMember // a function type: no literal is written for it
+		return ref.Contra, ref.WhyMember // a function type: no literal is written for it
 	}
 	return ru.tsTypeVerdict(ctx, id, t, d)
 }
@@ -256,13 +259,13 @@ func (ru *tsRules) tsKeyPartVerdict(ctx context.Context, id int64, t string, d *
 // in a type, "x['name']" in a value) for member d by what is indexed: a
 // type of the repository, a type parameter's constraint, a value's
 // stated type. ok is false when the text states none of them.
-func (ru *tsRules) tsIndexedMember(ctx context.Context, r *refLine, line string, u useAt, d *refDef) (refVerdict, string, bool) {
-	if u.at < 2 {
-		return vOpen, "", false
+func (ru *tsRules) tsIndexedMember(ctx context.Context, r *ref.Line, line string, u lex.Use, d *ref.Def) (ref.Verdict, string, bool) {
+	if u.At < 2 {
+		return ref.Open, "", false
 	}
-	m := tsChainEnd.FindStringSubmatch(strings.TrimRight(line[:u.at-2], "!?"))
+	m := tsChainEnd.FindStringSubmatch(strings.TrimRight(line[:u.At-2], "!?"))
 	if m == nil {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
 	chain := tsChainSep.Split(m[1], -1)
 	var t string
@@ -271,10 +274,10 @@ func (ru *tsRules) tsIndexedMember(ctx context.Context, r *refLine, line string,
 	case len(chain) > 1:
 		var foreign bool
 		if t, in, foreign = ru.eval.tsChainType(ctx, r, chain); foreign {
-			return vContra, whyForeign, true
+			return ref.Contra, ref.WhyForeign, true
 		}
 	case chain[0] == "this" || chain[0] == "super":
-		return vOpen, "", false
+		return ref.Open, "", false
 	default:
 		if c := ru.tsEnclosingConstraint(ctx, r, chain[0]); c != "" {
 			t = c // a type parameter of the enclosing declaration
@@ -285,18 +288,18 @@ func (ru *tsRules) tsIndexedMember(ctx context.Context, r *refLine, line string,
 		}
 	}
 	if t == "" || strings.HasPrefix(strings.TrimSpace(t), "{") {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
 	v, why := ru.tsTypeVerdict(ctx, in, t, d)
-	return v, why, v != vOpen
+	return v, why, v != ref.Open
 }
 
 // tsEnclosingConstraint returns the constraint U the innermost
 // declaration enclosing r that declares type parameter p states for it
 // ("interface I<T extends U>", "create<T extends U>(", a list over
 // several lines), "" when none declares p, or it states no constraint.
-func (ru *tsRules) tsEnclosingConstraint(ctx context.Context, r *refLine, p string) string {
-	text, err := ru.rr.text(ctx, r.FileID)
+func (ru *tsRules) tsEnclosingConstraint(ctx context.Context, r *ref.Line, p string) string {
+	text, err := ru.rr.Text(ctx, r.FileID)
 	if err != nil {
 		return ""
 	}
@@ -311,7 +314,7 @@ func (ru *tsRules) tsEnclosingConstraint(ctx context.Context, r *refLine, p stri
 			if def == nil {
 				continue
 			}
-			start, name = def.u.Start, def.u.Name
+			start, name = def.Sym.Start, def.Sym.Name
 		}
 		if u, declared := tsTypeParamAt(text, start, name, p); declared {
 			return u
@@ -329,7 +332,7 @@ func tsTypeParamAt(text []string, start int, name, p string) (u string, declared
 	}
 	var b strings.Builder
 	for k := start; k <= len(text) && k < start+40; k++ {
-		b.WriteString(stripComment(text[k-1]))
+		b.WriteString(lex.StripComment(text[k-1]))
 		b.WriteByte(' ')
 	}
 	h := b.String()
@@ -374,7 +377,7 @@ func tsAliasBody(text []string, ln, col int) bool {
 func tsAliasBefore(text []string, ln, col int) (name, rest string, ok bool) {
 	var b strings.Builder
 	for k := max(1, ln-10); k < ln; k++ {
-		b.WriteString(stripComment(text[k-1]))
+		b.WriteString(lex.StripComment(text[k-1]))
 		b.WriteByte(' ')
 	}
 	b.WriteString(text[ln-1][:col])
@@ -388,7 +391,7 @@ func tsAliasBefore(text []string, ln, col int) (name, rest string, ok bool) {
 	if strings.HasPrefix(rest, "<") {
 		rest = strings.TrimSpace(skipTypeArgs(rest))
 	}
-	return lastWord(strings.TrimSpace(s[h[0]:h[1]])), rest, true
+	return lex.LastWord(strings.TrimSpace(s[h[0]:h[1]])), rest, true
 }
 
 // tsJoinedLHS returns lhs, the text before a literal's "=" on line ln,
@@ -402,7 +405,7 @@ func tsJoinedLHS(text []string, ln int, lhs string) string {
 	}
 	joined := t
 	for k := ln - 1; k >= 1 && k > ln-12; k-- {
-		joined = strings.TrimSpace(stripComment(text[k-1])) + " " + joined
+		joined = strings.TrimSpace(lex.StripComment(text[k-1])) + " " + joined
 		if typedVar.MatchString(joined) {
 			return joined
 		}
@@ -415,13 +418,13 @@ func tsJoinedLHS(text []string, ln int, lhs string) string {
 // declaration ("function f(…) {", not an expression a call or a variable
 // could type) or of an arrow a variable without a type holds ("const f =
 // (…) => {"), stating no return type, outside any function nested in it.
-func (lt *tsLiteralTyper) tsOwnReturn(text []string, r *refLine, ln int) bool {
+func (lt *tsLiteralTyper) tsOwnReturn(text []string, r *ref.Line, ln int) bool {
 	if ln > len(text) || r.EnclName == "" {
 		return false
 	}
 	body := 0 // the line the function's body opens on
 	if sig, ok := tsUnstatedReturn(text, r.EnclStart, r.EnclName, true); ok {
-		body = sig.end
+		body = sig.End
 	} else if bl, _, paren, ok := tsArrowBody(text, r.EnclStart, r.EnclName); ok && !paren {
 		body = bl
 	} else {
@@ -429,10 +432,10 @@ func (lt *tsLiteralTyper) tsOwnReturn(text []string, r *refLine, ln int) bool {
 	}
 	var open tsBlocks // the blocks open at ln
 	for k := body; k < ln; k++ {
-		l := stripComment(text[k-1])
+		l := lex.StripComment(text[k-1])
 		var quote byte
 		for i := 0; i < len(l); i++ {
-			if skipQuoted(l, &i, &quote) {
+			if lex.SkipQuoted(l, &i, &quote) {
 				continue
 			}
 			if l[i] == '{' || l[i] == '}' {
@@ -448,13 +451,13 @@ func (lt *tsLiteralTyper) tsOwnReturn(text []string, r *refLine, ln int) bool {
 // when prefix ends in a call of super: the constructor's of the class
 // the enclosing class extends ("super({" in class A extends B gives B's
 // constructor's first parameter), and the file it is written in.
-func (lt *tsLiteralTyper) tsSuperArgType(ctx context.Context, r *refLine, prefix string) (string, int64) {
+func (lt *tsLiteralTyper) tsSuperArgType(ctx context.Context, r *ref.Line, prefix string) (string, int64) {
 	open, arg := callOpen(prefix)
-	if open < 0 || lastWord(strings.TrimRight(prefix[:open], " \t")) != "super" {
+	if open < 0 || lex.LastWord(strings.TrimRight(prefix[:open], " \t")) != "super" {
 		return "", 0
 	}
-	types := lt.rr.enclosingTypes(r)
-	text, err := lt.rr.text(ctx, r.FileID)
+	types := lt.rr.EnclosingTypes(r)
+	text, err := lt.rr.Text(ctx, r.FileID)
 	if len(types) == 0 || err != nil {
 		return "", 0
 	}
@@ -482,7 +485,7 @@ func (lt *tsLiteralTyper) tsSuperArgType(ctx context.Context, r *refLine, prefix
 // rest of chain names ("value.subscribe" of "value: Subject<T>"), and
 // the file they are written in; foreign reports a receiver of a
 // package's type.
-func (lt *tsLiteralTyper) tsReceiverMethodParams(ctx context.Context, r *refLine, chain []string) ([]string, int64, bool) {
+func (lt *tsLiteralTyper) tsReceiverMethodParams(ctx context.Context, r *ref.Line, chain []string) ([]string, int64, bool) {
 	recv := chain[:len(chain)-1]
 	var t string
 	var in int64
@@ -517,8 +520,8 @@ func (lt *tsLiteralTyper) tsReceiverMethodParams(ctx context.Context, r *refLine
 func (lt *tsLiteralTyper) tsMethodParams(ctx context.Context, id int64, typ, m string) ([]string, int64) {
 	var params []string
 	var in int64
-	lt.eval.calls.tsMethodSigs(ctx, id, typ, m, func(_ []string, sig sigText, did int64) bool {
-		params, in = tsSigParams(sig.text, m), did
+	lt.eval.calls.tsMethodSigs(ctx, id, typ, m, func(_ []string, sig lex.Signature, did int64) bool {
+		params, in = tsSigParams(sig.Text, m), did
 		return true
 	})
 	return params, in
@@ -604,7 +607,7 @@ func tsBeforeDefault(t string) string {
 func tsOpenBracket(text []string, n, at int) byte {
 	depth := 0
 	for k := n; k > 0 && k > n-200; k-- {
-		l := stripComment(text[k-1])
+		l := lex.StripComment(text[k-1])
 		end := len(l)
 		if k == n {
 			end = min(at, len(l))
@@ -629,7 +632,7 @@ func tsOpenBracket(text []string, n, at int) byte {
 func lineBrackets(l string) (open []byte, closes int) {
 	var quote byte
 	for i := 0; i < len(l); i++ {
-		if skipQuoted(l, &i, &quote) {
+		if lex.SkipQuoted(l, &i, &quote) {
 			continue
 		}
 		switch c := l[i]; c {
@@ -649,22 +652,22 @@ func lineBrackets(l string) (open []byte, closes int) {
 // tsMethodKey reports whether the name at u is a method an object
 // literal defines ("name(v) {", "async name() {", "get name() {"): a key
 // of the literal, as "name: function (v) {" is.
-func tsMethodKey(line string, u useAt, name string) bool {
-	return strings.HasSuffix(strings.TrimSpace(stripComment(line)), "{") && tsMethodKeyHead(line, u, name)
+func tsMethodKey(line string, u lex.Use, name string) bool {
+	return strings.HasSuffix(strings.TrimSpace(lex.StripComment(line)), "{") && tsMethodKeyHead(line, u, name)
 }
 
 // tsMethodKeyHead reports whether the name at u opens line as a method's
 // head does: only modifiers before it, its parameter list's '(' (after
 // type parameters) behind it.
-func tsMethodKeyHead(line string, u useAt, name string) bool {
-	if !u.call || len(u.chain) > 0 || u.expr || u.at+len(name) > len(line) {
+func tsMethodKeyHead(line string, u lex.Use, name string) bool {
+	if !u.Call || len(u.Chain) > 0 || u.Expr || u.At+len(name) > len(line) {
 		return false
 	}
-	head := strings.TrimSpace(line[:u.at])
+	head := strings.TrimSpace(line[:u.At])
 	for _, w := range []string{"async", "get", "set", "*"} {
 		head = strings.TrimSpace(strings.TrimSuffix(head, w))
 	}
-	return head == "" && tsMethodOpen.MatchString(line[u.at+len(name):])
+	return head == "" && tsMethodOpen.MatchString(line[u.At+len(name):])
 }
 
 // tsMethodOpen matches what follows a method's name: type parameters and
@@ -742,7 +745,7 @@ func tsParamPattern(text []string, ln, col int) (typ string, decl bool, j int, h
 // value of a key of an object literal ("key: ({ a }) =>", head the text
 // before its '(' on line hl), as the member of the literal's type the key
 // names states its function type, and the file it is written in.
-func (lt *tsLiteralTyper) tsKeyArrowParam(ctx context.Context, r *refLine, text []string, hl int, head string, j int) (string, int64) {
+func (lt *tsLiteralTyper) tsKeyArrowParam(ctx context.Context, r *ref.Line, text []string, hl int, head string, j int) (string, int64) {
 	h := strings.TrimRight(head, " \t")
 	h = strings.TrimRight(strings.TrimSuffix(h, "async"), " \t")
 	key := tsKeyBefore.FindStringSubmatchIndex(h)

@@ -4,6 +4,9 @@ import (
 	"context"
 	"regexp"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // The type an object literal is written for, beyond a variable's
@@ -77,7 +80,7 @@ func (lt *tsLiteralTyper) tsArgKeyType(ctx context.Context, id int64, prefix str
 // reports a literal passed to a function that is not the repository's (a
 // package's, the runtime's: fetch(url, {…})), whose keys are that
 // function's parameter's. "" and false when nothing states it.
-func (lt *tsLiteralTyper) tsLiteralTarget(ctx context.Context, r *refLine, text []string, ln, col, depth int) (typ string, in int64, outside bool) {
+func (lt *tsLiteralTyper) tsLiteralTarget(ctx context.Context, r *ref.Line, text []string, ln, col, depth int) (typ string, in int64, outside bool) {
 	if depth > 3 {
 		return "", 0, false
 	}
@@ -85,7 +88,7 @@ func (lt *tsLiteralTyper) tsLiteralTarget(ctx context.Context, r *refLine, text 
 	before := strings.TrimRight(line[:col], " \t")
 	prefix := line[:col]
 	if before == "" && ln > 1 {
-		before = strings.TrimRight(stripComment(text[ln-2]), " \t")
+		before = strings.TrimRight(lex.StripComment(text[ln-2]), " \t")
 		prefix = before
 	}
 	if key := tsKeyBefore.FindStringSubmatchIndex(before); key != nil {
@@ -113,7 +116,7 @@ func (lt *tsLiteralTyper) tsLiteralTarget(ctx context.Context, r *refLine, text 
 		}
 		return mt, min, false
 	}
-	if lastWord(before) == "return" {
+	if lex.LastWord(before) == "return" {
 		t, tin, out := lt.tsInnerReturn(ctx, r, text, ln)
 		if t == "" && !out && lt.tsArrayCallbackResult(ctx, r, text, ln) {
 			return tsOwnLiteral, r.FileID, false // what map's callback returns: a type of its own
@@ -138,7 +141,7 @@ func (lt *tsLiteralTyper) tsLiteralTarget(ctx context.Context, r *refLine, text 
 // tsLiteralType is the type the literal opened at (ln, col) is written
 // for: what tsLiteralKey reads (a cast, a typed variable, a return, a
 // repository function's parameter), else tsLiteralTarget.
-func (lt *tsLiteralTyper) tsLiteralType(ctx context.Context, r *refLine, text []string, ln, col, depth int) (string, int64, bool) {
+func (lt *tsLiteralTyper) tsLiteralType(ctx context.Context, r *ref.Line, text []string, ln, col, depth int) (string, int64, bool) {
 	if t, _, _, _, ok := tsParamPattern(text, ln, col); ok {
 		return t, r.FileID, false // a parameter's destructuring pattern: its annotation
 	}
@@ -161,11 +164,11 @@ func (lt *tsLiteralTyper) tsLiteralType(ctx context.Context, r *refLine, text []
 			return t, in, false
 		}
 		return "", 0, false
-	case lastWord(before) == "return":
+	case lex.LastWord(before) == "return":
 		if t := strings.TrimSpace(strings.TrimSuffix(lt.eval.tsReturnType(ctx, r, ln), "{")); t != "" {
 			return t, r.FileID, false
 		}
-	case lastWord(before) == "yield":
+	case lex.LastWord(before) == "yield":
 		if t, in := lt.tsYieldType(ctx, r, text, ln); t != "" {
 			return t, in, false
 		}
@@ -191,7 +194,7 @@ func (lt *tsLiteralTyper) tsLiteralType(ctx context.Context, r *refLine, text []
 // written in; outside reports a callee that is not the repository's (a
 // package's import, a runtime global such as fetch, or a member of a
 // value of such a type), called without type arguments.
-func (lt *tsLiteralTyper) tsCallParams(ctx context.Context, r *refLine, prefix string) (params []string, in int64, outside bool) {
+func (lt *tsLiteralTyper) tsCallParams(ctx context.Context, r *ref.Line, prefix string) (params []string, in int64, outside bool) {
 	open, _ := callOpen(prefix)
 	if open < 0 {
 		return nil, 0, false
@@ -252,8 +255,8 @@ func (lt *tsLiteralTyper) tsCallParams(ctx context.Context, r *refLine, prefix s
 // method or a function-valued key of an object literal whose type the
 // source states ("const h: Handler = { parse(opts) {…} }"): the
 // parameter of the member's stated function type.
-func (lt *tsLiteralTyper) tsLiteralMethodParam(ctx context.Context, r *refLine, start int, fn, v string) (string, int64) {
-	text, err := lt.rr.text(ctx, r.FileID)
+func (lt *tsLiteralTyper) tsLiteralMethodParam(ctx context.Context, r *ref.Line, start int, fn, v string) (string, int64) {
+	text, err := lt.rr.Text(ctx, r.FileID)
 	if err != nil || start < 1 || start > len(text) {
 		return "", 0
 	}
@@ -267,7 +270,7 @@ func (lt *tsLiteralTyper) tsLiteralMethodParam(ctx context.Context, r *refLine, 
 	if at < 0 {
 		at = loc[4]
 	}
-	sig := signatureText(text, start, fn).text
+	sig := lex.ReadSignature(text, start, fn).Text
 	o := strings.IndexByte(sig[min(at, len(sig)):], '(')
 	if o < 0 {
 		return "", 0
@@ -313,13 +316,13 @@ func (lt *tsLiteralTyper) tsLiteralMethodParam(ctx context.Context, r *refLine, 
 // block holds the line (an arrow's "(…): T => {", through Promise<T> for
 // an async one), or the literal's member a method of a typed literal is;
 // "" when that function states none.
-func (lt *tsLiteralTyper) tsInnerReturn(ctx context.Context, r *refLine, text []string, ln int) (string, int64, bool) {
+func (lt *tsLiteralTyper) tsInnerReturn(ctx context.Context, r *ref.Line, text []string, ln int) (string, int64, bool) {
 	for n := ln - 1; n >= 1 && n >= r.EnclStart && n > ln-200; n-- {
-		l := strings.TrimRight(stripComment(text[n-1]), " \t")
+		l := strings.TrimRight(lex.StripComment(text[n-1]), " \t")
 		if !strings.HasSuffix(l, "{") || !openThrough(text, n, len(l), ln) {
 			continue
 		}
-		if blockWords[lastWord(strings.TrimRight(strings.TrimSuffix(l, "{"), " \t"))] {
+		if blockWords[lex.LastWord(strings.TrimRight(strings.TrimSuffix(l, "{"), " \t"))] {
 			continue // a statement's block: try {, } else {
 		}
 		m := tsFuncHeader.FindStringSubmatch(l)
@@ -407,12 +410,12 @@ func (lt *tsLiteralTyper) tsCalleeParams(ctx context.Context, id int64, name str
 		return ps
 	}
 	decls := lt.decl.tsDecls(ctx, id)[name]
-	text, err := lt.rr.text(ctx, id)
+	text, err := lt.rr.Text(ctx, id)
 	if err != nil || len(decls) == 0 || decls[0].kind != "const" && decls[0].kind != "let" && decls[0].kind != "var" {
 		return nil
 	}
 	h := tsHeadText(text, decls[0].line, 10)
-	at := findUseOffsets(h, name)
+	at := lex.UseOffsets(h, name)
 	if len(at) == 0 {
 		return nil
 	}
@@ -447,8 +450,8 @@ var blockWords = map[string]bool{"try": true, "else": true, "finally": true, "do
 // tsLiteralMethodReturn returns the type function fn, declared on line
 // start as a method or a function-valued key of a literal of stated type,
 // returns as the literal's member states it (awaited for an async one).
-func (lt *tsLiteralTyper) tsLiteralMethodReturn(ctx context.Context, r *refLine, start int, fn string) (string, int64, bool) {
-	text, err := lt.rr.text(ctx, r.FileID)
+func (lt *tsLiteralTyper) tsLiteralMethodReturn(ctx context.Context, r *ref.Line, start int, fn string) (string, int64, bool) {
+	text, err := lt.rr.Text(ctx, r.FileID)
 	if err != nil || start < 1 || start > len(text) {
 		return "", 0, false
 	}
@@ -511,7 +514,7 @@ func tsArrowBody(text []string, start int, name string) (ln, col int, paren, ok 
 	var offs []int
 	for k := start; k <= len(text) && k < start+40; k++ {
 		offs = append(offs, b.Len())
-		l := stripComment(text[k-1])
+		l := lex.StripComment(text[k-1])
 		if k == start {
 			l = strings.Repeat(" ", m[1]) + l[m[1]:]
 		}
@@ -568,10 +571,10 @@ func tsArrowBody(text []string, start int, name string) (ln, col int, paren, ok 
 // ("function name(…) {", a generator's too when star) on line start
 // (1-based) of text, when it states no return type; ok is false for
 // anything else.
-func tsUnstatedReturn(text []string, start int, name string, star bool) (sig sigText, ok bool) {
+func tsUnstatedReturn(text []string, start int, name string, star bool) (sig lex.Signature, ok bool) {
 	sig, ret, ok := tsDeclReturn(text, start, name, star)
 	if !ok || ret != "" {
-		return sigText{}, false
+		return lex.Signature{}, false
 	}
 	return sig, true
 }
@@ -580,22 +583,22 @@ func tsUnstatedReturn(text []string, start int, name string, star bool) (sig sig
 // generator's too when star) on line start (1-based) of text: its
 // signature and the return type it states ("" for none). ok is false
 // when the line declares no such function.
-func tsDeclReturn(text []string, start int, name string, star bool) (sig sigText, ret string, ok bool) {
+func tsDeclReturn(text []string, start int, name string, star bool) (sig lex.Signature, ret string, ok bool) {
 	if start < 1 || start > len(text) {
-		return sigText{}, "", false
+		return lex.Signature{}, "", false
 	}
 	if !tsFunctionDecl(text[start-1], name, star) {
-		return sigText{}, "", false
+		return lex.Signature{}, "", false
 	}
-	sig = signatureText(text, start, name)
-	h := sig.text[strings.Index(sig.text, name)+len(name):]
+	sig = lex.ReadSignature(text, start, name)
+	h := sig.Text[strings.Index(sig.Text, name)+len(name):]
 	h = skipTypeArgs(strings.TrimLeft(h, " \t"))
 	if !strings.HasPrefix(h, "(") {
-		return sigText{}, "", false
+		return lex.Signature{}, "", false
 	}
 	end := closingBracket(h, 0)
 	if end < 0 {
-		return sigText{}, "", false
+		return lex.Signature{}, "", false
 	}
 	rest := strings.TrimSpace(h[end+1:])
 	if strings.HasPrefix(rest, "{") {
@@ -603,7 +606,7 @@ func tsDeclReturn(text []string, start int, name string, star bool) (sig sigText
 	}
 	ret, ok = strings.CutPrefix(rest, ":")
 	if !ok {
-		return sigText{}, "", false
+		return lex.Signature{}, "", false
 	}
 	return sig, strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(ret), "{")), true
 }
@@ -633,7 +636,7 @@ func tsReturnsLiteral(text []string, start int, name string) bool {
 // signature sig ends on the line its body opens on returns an object
 // literal cast to no type at every return directly in it, and once at
 // least.
-func tsBodyReturnsLiteral(text []string, sig sigText) bool {
+func tsBodyReturnsLiteral(text []string, sig lex.Signature) bool {
 	return tsDirectReturns(text, sig, func(k, col int, rest string) bool {
 		if !strings.HasPrefix(rest, "{") {
 			return false // another value's type
@@ -673,14 +676,14 @@ func (b tsBlocks) nested() bool {
 // (none in a function nested in it) gives what ok accepts, and the body
 // has one at least. ok sees the return's line k (1-based), the column
 // its value starts at and the line's text from there.
-func tsDirectReturns(text []string, sig sigText, ok func(k, col int, rest string) bool) bool {
+func tsDirectReturns(text []string, sig lex.Signature, ok func(k, col int, rest string) bool) bool {
 	var open tsBlocks
 	returns := 0
-	for k := sig.end; k <= len(text) && k < sig.end+400; k++ {
-		l := stripComment(text[k-1])
+	for k := sig.End; k <= len(text) && k < sig.End+400; k++ {
+		l := lex.StripComment(text[k-1])
 		var quote byte
 		for i := 0; i < len(l); i++ {
-			if skipQuoted(l, &i, &quote) {
+			if lex.SkipQuoted(l, &i, &quote) {
 				continue
 			}
 			switch l[i] {
@@ -690,7 +693,7 @@ func tsDirectReturns(text []string, sig sigText, ok func(k, col int, rest string
 					return returns > 0
 				}
 			case 'r':
-				if !strings.HasPrefix(l[i:], "return") || i > 0 && isWordRune(rune(l[i-1])) || len(open) == 0 || open.nested() {
+				if !strings.HasPrefix(l[i:], "return") || i > 0 && lex.IsWordRune(rune(l[i-1])) || len(open) == 0 || open.nested() {
 					continue
 				}
 				after := l[i+len("return"):]

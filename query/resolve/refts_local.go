@@ -5,6 +5,9 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // tsBindsLocal reports whether the bare name at u is the variable a
@@ -13,11 +16,11 @@ import (
 // however its annotation's colon makes it read like a literal's key.
 // A destructuring pattern ("const { name } = …") is left to the
 // literal rules: there the name is a property's too.
-func tsBindsLocal(line string, u useAt) bool {
-	if len(u.chain) > 0 || u.expr || u.at > len(line) {
+func tsBindsLocal(line string, u lex.Use) bool {
+	if len(u.Chain) > 0 || u.Expr || u.At > len(line) {
 		return false
 	}
-	switch lastWord(strings.TrimRight(line[:u.at], " \t")) {
+	switch lex.LastWord(strings.TrimRight(line[:u.At], " \t")) {
 	case "const", "let", "var", "using":
 		return true
 	}
@@ -53,10 +56,10 @@ func tsModuleSpecifier(line string, at int) bool {
 	before := strings.TrimRight(line[:start], " \t")
 	if strings.HasSuffix(before, "(") {
 		before = strings.TrimRight(strings.TrimSuffix(before, "("), " \t")
-		w := lastWord(before)
+		w := lex.LastWord(before)
 		return (w == "import" || w == "require") && !strings.HasSuffix(strings.TrimSuffix(before, w), ".")
 	}
-	switch lastWord(before) {
+	switch lex.LastWord(before) {
 	case "from", "import":
 		return true
 	}
@@ -67,18 +70,18 @@ func tsModuleSpecifier(line string, at int) bool {
 // around it: a parameter or variable of an enclosing function, an
 // element of a list wrapped over lines.
 type tsLocals struct {
-	rr *refResolver
+	rr tsHost
 	// bound: per function (file, qualname), the lines declaring the
 	// name as its parameter or its variable.
-	bound map[lineVar][]int
-	elems map[lineVar]bool // wrapped's answers, per file, line and offset
+	bound map[ref.Key][]int
+	elems map[ref.Key]bool // wrapped's answers, per file, line and offset
 }
 
 // note notes r's line when it declares the name as a parameter (param)
 // or a variable of its enclosing TypeScript function, for the functions
 // nested in that one (outer).
-func (tl *tsLocals) note(r *refLine, line string, uses []useAt, param bool) {
-	if f := tl.rr.files[r.FileID]; f == nil || !isTSLang(f.Language) || r.Symbol == "" {
+func (tl *tsLocals) note(r *ref.Line, line string, uses []lex.Use, param bool) {
+	if f := tl.rr.File(r.FileID); f == nil || !isTSLang(f.Language) || r.Symbol == "" {
 		return
 	}
 	bound := param
@@ -86,7 +89,7 @@ func (tl *tsLocals) note(r *refLine, line string, uses []useAt, param bool) {
 		bound = bound || tsBindsLocal(line, u)
 	}
 	if bound {
-		k := lineVar{file: r.FileID, name: r.Symbol}
+		k := ref.Key{File: r.FileID, Name: r.Symbol}
 		tl.bound[k] = append(tl.bound[k], r.Line)
 	}
 }
@@ -98,7 +101,7 @@ func (tl *tsLocals) note(r *refLine, line string, uses []useAt, param bool) {
 // "const lazy = {}" is not the module's function lazy). A variable counts
 // only when its block holds the use; d declared inside the outer
 // function itself is left to the other rules.
-func (tl *tsLocals) outer(ctx context.Context, r *refLine, d *refDef) bool {
+func (tl *tsLocals) outer(ctx context.Context, r *ref.Line, d *ref.Def) bool {
 	q := r.Symbol
 	for {
 		i := strings.LastIndex(q, ".")
@@ -106,14 +109,14 @@ func (tl *tsLocals) outer(ctx context.Context, r *refLine, d *refDef) bool {
 			return false
 		}
 		q = q[:i]
-		lines := tl.bound[lineVar{file: r.FileID, name: q}]
+		lines := tl.bound[ref.Key{File: r.FileID, Name: q}]
 		if len(lines) == 0 {
 			continue
 		}
-		if d.u.FileID == r.FileID && strings.HasPrefix(d.u.Qualname, q+".") {
+		if d.Sym.FileID == r.FileID && strings.HasPrefix(d.Sym.Qualname, q+".") {
 			return false
 		}
-		text, err := tl.rr.text(ctx, r.FileID)
+		text, err := tl.rr.Text(ctx, r.FileID)
 		if err != nil {
 			return false
 		}
@@ -123,14 +126,14 @@ func (tl *tsLocals) outer(ctx context.Context, r *refLine, d *refDef) bool {
 			}
 			l := text[n-1]
 			local := false
-			for _, u := range findUses(l, tl.rr.name) {
+			for _, u := range lex.FindUses(l, tl.rr.Name()) {
 				local = local || tsBindsLocal(l, u)
 			}
 			if local && strings.HasPrefix(strings.TrimSpace(l), "for") {
 				continue // a loop's variable: its scope is the loop's, not read here
 			}
 			// A parameter's function holds every use nested in it.
-			if !local || tsBlockSees(text, &refDef{u: &unit{Start: n}}, r.Line) {
+			if !local || tsBlockSees(text, &ref.Def{Sym: &ref.Symbol{Start: n}}, r.Line) {
 				return true
 			}
 		}
@@ -141,22 +144,22 @@ func (tl *tsLocals) outer(ctx context.Context, r *refLine, d *refDef) bool {
 // line ("name," under "yield [") inside a '[' or a '(' opened on a line
 // above: an element of an array, a tuple or an argument list wrapped
 // over lines, which no import or export list is.
-func (tl *tsLocals) wrapped(ctx context.Context, r *refLine, u useAt) bool {
-	if !u.shorthand {
+func (tl *tsLocals) wrapped(ctx context.Context, r *ref.Line, u lex.Use) bool {
+	if !u.Shorthand {
 		return false
 	}
-	return memo(tl.elems, lineVar{r.FileID, r.Line, strconv.Itoa(u.at)}, func() bool { return tl.readWrapped(ctx, r, u) })
+	return ref.Memo(tl.elems, ref.Key{File: r.FileID, Line: r.Line, Name: strconv.Itoa(u.At)}, func() bool { return tl.readWrapped(ctx, r, u) })
 }
 
 // readWrapped is wrapped, read from the lines above r.
-func (tl *tsLocals) readWrapped(ctx context.Context, r *refLine, u useAt) bool {
-	text, err := tl.rr.text(ctx, r.FileID)
-	if err != nil || r.Line > len(text) || innermostBracket(text[r.Line-1], u.at) != 0 {
+func (tl *tsLocals) readWrapped(ctx context.Context, r *ref.Line, u lex.Use) bool {
+	text, err := tl.rr.Text(ctx, r.FileID)
+	if err != nil || r.Line > len(text) || innermostBracket(text[r.Line-1], u.At) != 0 {
 		return false
 	}
 	depth := 0 // brackets closed between the line and the one read
 	for k := r.Line - 1; k >= 1 && k > r.Line-wrappedLines; k-- {
-		open, closed := lineBrackets(stripComment(text[k-1]))
+		open, closed := lineBrackets(lex.StripComment(text[k-1]))
 		if len(open) > depth {
 			return open[len(open)-1-depth] != '{'
 		}
@@ -202,14 +205,14 @@ var tsTypedConst = regexp.MustCompile(`^\s*const\s+([\p{L}_$][\p{L}\p{N}_$]*)\s*
 // of nearer bindings look (a long function's local), when its block
 // holds r and no line between declares v again; "" otherwise. A const is
 // never assigned again: its stated type holds wherever it is in scope.
-func tsFarConstType(text []string, r *refLine, v string) string {
+func tsFarConstType(text []string, r *ref.Line, v string) string {
 	if r.EnclStart < 1 || r.Line > len(text) {
 		return ""
 	}
 	for n := r.Line - 1; n >= r.EnclStart && n > r.Line-tsScanLines; n-- {
-		l := stripComment(text[n-1])
+		l := lex.StripComment(text[n-1])
 		if m := tsTypedConst.FindStringSubmatch(l); m != nil && m[1] == v {
-			if !tsBlockSees(text, &refDef{u: &unit{Start: n}}, r.Line) {
+			if !tsBlockSees(text, &ref.Def{Sym: &ref.Symbol{Start: n}}, r.Line) {
 				return ""
 			}
 			return strings.TrimSpace(m[2])

@@ -4,6 +4,9 @@ import (
 	"context"
 	"regexp"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // Methods written as shorthand in an object literal ("start(controller)
@@ -24,8 +27,8 @@ var tsBlockWords = map[string]bool{"if": true, "for": true, "while": true, "swit
 // a method of an object literal (the nearest method enclosing r that
 // binds v, 80 lines up at most) passed to a callee that is not the
 // repository's.
-func (lt *tsLiteralTyper) tsOutsideMethodParam(ctx context.Context, r *refLine, v string) bool {
-	text, err := lt.rr.text(ctx, r.FileID)
+func (lt *tsLiteralTyper) tsOutsideMethodParam(ctx context.Context, r *ref.Line, v string) bool {
+	text, err := lt.rr.Text(ctx, r.FileID)
 	if err != nil || r.Line > len(text) {
 		return false
 	}
@@ -33,7 +36,7 @@ func (lt *tsLiteralTyper) tsOutsideMethodParam(ctx context.Context, r *refLine, 
 	// outnumber those closed below it more than any line's below.
 	depth, low := 0, 0
 	for n := r.Line - 1; n >= max(r.Line-80, 1); n-- {
-		l := stripComment(text[n-1])
+		l := lex.StripComment(text[n-1])
 		depth += strings.Count(l, "}") - strings.Count(l, "{")
 		encloses := depth < low
 		low = min(low, depth)
@@ -42,7 +45,7 @@ func (lt *tsLiteralTyper) tsOutsideMethodParam(ctx context.Context, r *refLine, 
 			continue // not a method, or one whose body closed above r
 		}
 		if !tsUntypedParam(m[2], v) {
-			if len(findUseOffsets(m[2], v)) > 0 {
+			if len(lex.UseOffsets(m[2], v)) > 0 {
 				return false // a typed parameter of its own
 			}
 			continue

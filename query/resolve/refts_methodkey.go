@@ -3,25 +3,28 @@ package resolve
 import (
 	"context"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // tsMethodKeyAt reports whether u, on r's line, is the name of a method
 // of an object literal or a class ("name(a) {"), its parameter list on
 // that line or running over the lines below it ("pipe(\n  ...ops: T[]\n):
 // R {"): a key, as tsMethodKey reads one on a single line.
-func tsMethodKeyAt(ctx context.Context, rr *refResolver, r *refLine, u useAt) bool {
-	line, _ := rr.lineOf(ctx, r.FileID, r.Line)
-	if tsMethodKey(line, u, rr.name) {
+func tsMethodKeyAt(ctx context.Context, rr tsHost, r *ref.Line, u lex.Use) bool {
+	line, _ := rr.LineOf(ctx, r.FileID, r.Line)
+	if tsMethodKey(line, u, rr.Name()) {
 		return true
 	}
-	if !tsMethodKeyHead(line, u, rr.name) {
+	if !tsMethodKeyHead(line, u, rr.Name()) {
 		return false
 	}
-	text, err := rr.text(ctx, r.FileID)
+	text, err := rr.Text(ctx, r.FileID)
 	if err != nil {
 		return false
 	}
-	s := skipTypeArgs(strings.TrimSpace(tsTextAfter(text, r.Line, u.at+len(rr.name), 20)))
+	s := skipTypeArgs(strings.TrimSpace(tsTextAfter(text, r.Line, u.At+len(rr.Name()), 20)))
 	end := closingBracket(s, 0)
 	if !strings.HasPrefix(s, "(") || end < 0 {
 		return false

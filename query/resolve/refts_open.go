@@ -3,6 +3,9 @@ package resolve
 import (
 	"context"
 	"slices"
+
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // Which definitions a member's use could be at all, when no fact decides
@@ -22,15 +25,16 @@ const (
 	whyNamedOther = "a member's use in a file that names another definition's type, not this one's"
 )
 
-// narrow leaves out of the definitions occurrence o at r is open to
+// narrow leaves out of the definitions an occurrence at r is open to
+// (its verdicts and why, per definition)
 // (two or more) the members whose type r's file does not name where it
 // names another's, or neither names nor imports where it names or
 // imports another's. A declaration every file sees (a script's, a
 // global's) is neither left out nor evidence against the others.
-func (ru *tsRules) narrow(ctx context.Context, r *refLine, o occVerdicts) error {
+func (ru *tsRules) narrow(ctx context.Context, r *ref.Line, verdict []ref.Verdict, why []string) error {
 	var open []int
-	for di, v := range o.verdict {
-		if v == vOpen {
+	for di, v := range verdict {
+		if v == ref.Open {
 			open = append(open, di)
 		}
 	}
@@ -46,17 +50,17 @@ func (ru *tsRules) narrow(ctx context.Context, r *refLine, o occVerdicts) error 
 	sight := make([]int, len(open))
 	best := unseen
 	for k, di := range open {
-		d := &ru.rr.defs[di]
-		switch global, err := ru.rr.scope.seenEverywhere(ctx, d.u.Path); {
+		d := &ru.rr.Defs()[di]
+		switch global, err := ru.rr.SeenEverywhere(ctx, d.Sym.Path); {
 		case err != nil:
 			return err
-		case !d.member || d.parent == "" || !isTSLang(d.lang) || global:
+		case !d.Member || d.Parent == "" || !isTSLang(d.Lang) || global:
 			sight[k] = exempt
 			continue
-		case d.u.FileID == r.FileID || ru.namesType(ctx, r.FileID, d.parent, d.u.FileID):
+		case d.Sym.FileID == r.FileID || ru.namesType(ctx, r.FileID, d.Parent, d.Sym.FileID):
 			sight[k] = named
 		default:
-			in, err := ru.imports(ctx, r.Path, d.u.Path)
+			in, err := ru.imports(ctx, r.Path, d.Sym.Path)
 			if err != nil {
 				return err
 			}
@@ -70,9 +74,9 @@ func (ru *tsRules) narrow(ctx context.Context, r *refLine, o occVerdicts) error 
 		switch {
 		case sight[k] == exempt || sight[k] >= best:
 		case best == named:
-			o.verdict[di], o.why[di] = vUnlikely, whyNamedOther
+			verdict[di], why[di] = ref.Unlikely, whyNamedOther
 		default:
-			o.verdict[di], o.why[di] = vUnlikely, whyUnseen
+			verdict[di], why[di] = ref.Unlikely, whyUnseen
 		}
 	}
 	return nil
@@ -99,8 +103,8 @@ func (ru *tsRules) namesType(ctx context.Context, id int64, t string, did int64)
 // declares whose declarations (up to the file's next declaration) name
 // type t, and those naming them.
 func (ru *tsRules) mentioners(ctx context.Context, id int64, t string) []string {
-	return memo(ru.mention, lineVar{id, 0, t}, func() []string {
-		text, _ := ru.rr.text(ctx, id)
+	return ref.Memo(ru.mention, ref.Key{File: id, Line: 0, Name: t}, func() []string {
+		text, _ := ru.rr.Text(ctx, id)
 		decls := ru.decl.tsDecls(ctx, id)
 		var starts []int
 		for _, ds := range decls {
@@ -119,7 +123,7 @@ func (ru *tsRules) mentioners(ctx context.Context, id int64, t string) []string 
 					end = min(end, starts[i])
 				}
 				for _, l := range text[d.line:end] {
-					if len(findUseOffsets(l, w)) > 0 {
+					if len(lex.UseOffsets(l, w)) > 0 {
 						return true
 					}
 				}
@@ -153,10 +157,10 @@ func (ru *tsRules) mentioners(ctx context.Context, id int64, t string) []string 
 
 // names reports whether file id's text holds name as a whole word.
 func (ru *tsRules) names(ctx context.Context, id int64, name string) bool {
-	return memo(ru.named, lineVar{id, 0, name}, func() bool {
-		text, _ := ru.rr.text(ctx, id)
+	return ref.Memo(ru.named, ref.Key{File: id, Line: 0, Name: name}, func() bool {
+		text, _ := ru.rr.Text(ctx, id)
 		for _, l := range text {
-			if len(findUseOffsets(l, name)) > 0 {
+			if len(lex.UseOffsets(l, name)) > 0 {
 				return true
 			}
 		}
@@ -173,15 +177,15 @@ func (ru *tsRules) imports(ctx context.Context, from, to string) (bool, error) {
 	for depth := 0; depth < 4 && len(next) > 0; depth++ {
 		var barrels []string
 		for _, f := range next {
-			es, err := ru.rr.scope.edgesOf(ctx, f)
-			if err != nil || ru.rr.scope.over {
+			es, over, err := ru.rr.Edges(ctx, f)
+			if err != nil || over {
 				return true, err
 			}
 			for _, e := range es {
 				if e == to {
 					return true, nil
 				}
-				if g := ru.rr.byPath[e]; g != nil && !seen[e] && len(ru.decl.tsDecls(ctx, g.ID)) == 0 {
+				if g := ru.rr.FileAt(e); g != nil && !seen[e] && len(ru.decl.tsDecls(ctx, g.ID)) == 0 {
 					seen[e] = true
 					barrels = append(barrels, e)
 				}
@@ -190,16 +194,4 @@ func (ru *tsRules) imports(ctx context.Context, from, to string) (bool, error) {
 		next = barrels
 	}
 	return false, nil
-}
-
-// narrowed reports whether narrowing left line j out of definition di:
-// the share of a line by which mostUsed breaks ties counts it still, as
-// a use the facts leave open.
-func narrowed(j judged, di int) bool {
-	for _, o := range j.occs {
-		if o.verdict[di] == vUnlikely {
-			return true
-		}
-	}
-	return false
 }

@@ -3,6 +3,9 @@ package resolve
 import (
 	"context"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // tsOutsideBound reports whether v, at r, is a local the nearest binding
@@ -12,8 +15,8 @@ import (
 // repository's nor imported from it): no argument carries a type of the
 // repository into the result, so the value is of the package's types
 // (or any), whose members are no declaration of the repository.
-func tsOutsideBound(ctx context.Context, te *tsTypeEval, r *refLine, v string) bool {
-	key := lineVar{r.FileID, r.Line, "\x00outside\x00" + v}
+func tsOutsideBound(ctx context.Context, te *tsTypeEval, r *ref.Line, v string) bool {
+	key := ref.Key{File: r.FileID, Line: r.Line, Name: "\x00outside\x00" + v}
 	if t, ok := te.typeOf[key]; ok {
 		return t.typ != ""
 	}
@@ -26,13 +29,13 @@ func tsOutsideBound(ctx context.Context, te *tsTypeEval, r *refLine, v string) b
 	return out
 }
 
-func readTSOutsideBound(ctx context.Context, te *tsTypeEval, r *refLine, v string) bool {
-	text, err := te.rr.text(ctx, r.FileID)
+func readTSOutsideBound(ctx context.Context, te *tsTypeEval, r *ref.Line, v string) bool {
+	text, err := te.rr.Text(ctx, r.FileID)
 	if err != nil || r.EnclStart < 1 || r.Line > len(text) {
 		return false
 	}
 	for n := r.Line - 1; n >= r.EnclStart && n > r.Line-tsScanLines; n-- {
-		l := stripComment(text[n-1])
+		l := lex.StripComment(text[n-1])
 		b := tsBinding.FindStringSubmatch(l)
 		if b == nil || b[1] != v {
 			if declaresName(l, v) {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"regexp"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // tsReturnedKeyType returns the type of member key of the object literal
@@ -16,13 +19,13 @@ import (
 // a shorthand's), and the file it is written in. Each return of the
 // function must give the key the same type. "" when the text does not
 // state it.
-func (lt *tsLiteralTyper) tsReturnedKeyType(ctx context.Context, r *refLine, root, key string) (string, int64) {
+func (lt *tsLiteralTyper) tsReturnedKeyType(ctx context.Context, r *ref.Line, root, key string) (string, int64) {
 	if lt.eval.depth > 4 {
 		return "", 0
 	}
 	lt.eval.depth++
 	defer func() { lt.eval.depth-- }()
-	text, err := lt.rr.text(ctx, r.FileID)
+	text, err := lt.rr.Text(ctx, r.FileID)
 	if err != nil || r.EnclStart < 1 || r.Line > len(text) {
 		return "", 0
 	}
@@ -32,7 +35,7 @@ func (lt *tsLiteralTyper) tsReturnedKeyType(ctx context.Context, r *refLine, roo
 	// the outer function's locals, bound in a block still open at r.
 	outer := strings.Contains(r.Symbol, ".")
 	for n := r.Line - 1; (n >= r.EnclStart || outer && n >= 1) && n > r.Line-tsScanLines; n-- {
-		l := stripComment(text[n-1])
+		l := lex.StripComment(text[n-1])
 		if m := bound.FindStringSubmatch(l); m != nil {
 			if n < r.EnclStart && !openThrough(text, n, 0, r.Line) {
 				return "", 0
@@ -51,9 +54,9 @@ func (lt *tsLiteralTyper) tsReturnedKeyType(ctx context.Context, r *refLine, roo
 	if !ok {
 		return "", 0
 	}
-	ftext, err := lt.rr.text(ctx, did)
+	ftext, err := lt.rr.Text(ctx, did)
 	decls := lt.decl.tsDecls(ctx, did)[name]
-	f := lt.rr.files[did]
+	f := lt.rr.File(did)
 	if err != nil || len(decls) == 0 || f == nil {
 		return "", 0
 	}
@@ -71,7 +74,7 @@ func (lt *tsLiteralTyper) tsReturnedKeyType(ctx context.Context, r *refLine, roo
 		if v == "" {
 			return false
 		}
-		at := Line{Path: f.Path, FileID: did, Line: k, EnclName: name, EnclStart: start}
+		at := ref.Line{Path: f.Path, FileID: did, Line: k, EnclName: name, EnclStart: start}
 		t, tin := lt.eval.tsTypeOf(ctx, &at, v)
 		if t == "" || found && (t != typ || tin != in) {
 			return false
@@ -118,7 +121,7 @@ func tsLiteralKeyValue(text []string, ln, col int, key string) string {
 func tsLiteralText(text []string, ln, col, lines int) (s string, end int) {
 	var b strings.Builder
 	for k := ln; k <= len(text) && k < ln+lines; k++ {
-		l := stripComment(text[k-1])
+		l := lex.StripComment(text[k-1])
 		if k == ln {
 			l = l[col:]
 		}

@@ -3,6 +3,9 @@ package resolve
 import (
 	"context"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // tsReturnedKeyVerdict judges v.name where v is bound to a call of a
@@ -16,29 +19,29 @@ import (
 // definition when a literal spreads another value or lacks the key
 // (then the text does not say whose the key is). ok is false when the
 // text does not decide.
-func (lt *tsLiteralTyper) tsReturnedKeyVerdict(ctx context.Context, r *refLine, u useAt, d *refDef) (v refVerdict, why string, ok bool) {
-	if len(u.chain) != 1 || !d.member {
-		return vOpen, "", false
+func (lt *tsLiteralTyper) tsReturnedKeyVerdict(ctx context.Context, r *ref.Line, u lex.Use, d *ref.Def) (v ref.Verdict, why string, ok bool) {
+	if len(u.Chain) != 1 || !d.Member {
+		return ref.Open, "", false
 	}
-	fn := lt.tsBoundCallee(ctx, r, u.chain[0])
+	fn := lt.tsBoundCallee(ctx, r, u.Chain[0])
 	if fn == "" {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
 	did, name, found := lt.decl.tsDeclFile(ctx, r.FileID, fn)
 	if !found {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
-	text, err := lt.rr.text(ctx, did)
+	text, err := lt.rr.Text(ctx, did)
 	if err != nil {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
 	decls := lt.decl.tsDecls(ctx, did)[name]
 	if len(decls) != 1 {
-		return vOpen, "", false // overloads: each states its own return
+		return ref.Open, "", false // overloads: each states its own return
 	}
 	sig, stated := tsUnstatedReturn(text, decls[0].line+1, name, false)
 	if !stated {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
 	inside := false
 	all := tsDirectReturns(text, sig, func(k, col int, rest string) bool {
@@ -48,17 +51,17 @@ func (lt *tsLiteralTyper) tsReturnedKeyVerdict(ctx context.Context, r *refLine, 
 		if t, _ := castAfter(text, k, col); t != "" {
 			return false // "return { … } as T": T's members
 		}
-		end, keyed := tsLiteralOwnsKey(text, k, col, lt.rr.name)
+		end, keyed := tsLiteralOwnsKey(text, k, col, lt.rr.Name())
 		if !keyed {
 			return false
 		}
-		inside = inside || d.u.FileID == did && d.u.Start >= k && d.u.Start <= end
+		inside = inside || d.Sym.FileID == did && d.Sym.Start >= k && d.Sym.Start <= end
 		return true
 	})
 	if !all || inside {
-		return vOpen, "", false
+		return ref.Open, "", false
 	}
-	return vContra, whyMember, true
+	return ref.Contra, ref.WhyMember, true
 }
 
 // tsLiteralOwnsKey reads the object literal whose '{' is at (ln, col) of
@@ -87,7 +90,7 @@ func tsLiteralOwnsKey(text []string, ln, col int, key string) (end int, keyed bo
 // tsLeadingName returns the identifier s starts with, or "".
 func tsLeadingName(s string) string {
 	for i, r := range s {
-		if !isWordRune(r) {
+		if !lex.IsWordRune(r) {
 			return s[:i]
 		}
 	}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"regexp"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // Members of the object literal an untyped function returns: a call of
@@ -19,7 +22,7 @@ import (
 // f(…)"), and the file they are written in; nil when v is bound
 // otherwise, f is no function declaration of the repository returning
 // that one literal, or the literal holds no function at key m.
-func (lt *tsLiteralTyper) tsReturnedKeyParams(ctx context.Context, r *refLine, v, m string) ([]string, int64) {
+func (lt *tsLiteralTyper) tsReturnedKeyParams(ctx context.Context, r *ref.Line, v, m string) ([]string, int64) {
 	fn := lt.tsBoundCallee(ctx, r, v)
 	if fn == "" {
 		return nil, 0
@@ -28,7 +31,7 @@ func (lt *tsLiteralTyper) tsReturnedKeyParams(ctx context.Context, r *refLine, v
 	if !ok {
 		return nil, 0
 	}
-	text, err := lt.rr.text(ctx, did)
+	text, err := lt.rr.Text(ctx, did)
 	if err != nil {
 		return nil, 0
 	}
@@ -49,14 +52,14 @@ func (lt *tsLiteralTyper) tsReturnedKeyParams(ctx context.Context, r *refLine, v
 // the nearest binding of v above r in r's enclosing function, when that
 // binding is "const v = f(…)" (or "await f(…)") in a block still open
 // at r; "" for any other binding.
-func (lt *tsLiteralTyper) tsBoundCallee(ctx context.Context, r *refLine, v string) string {
-	text, err := lt.rr.text(ctx, r.FileID)
+func (lt *tsLiteralTyper) tsBoundCallee(ctx context.Context, r *ref.Line, v string) string {
+	text, err := lt.rr.Text(ctx, r.FileID)
 	if err != nil || r.Line > len(text) {
 		return ""
 	}
 	bound := regexp.MustCompile(`^\s*const\s+` + regexp.QuoteMeta(v) + `\s*=\s*(?:await\s+)?([\p{L}_$][\p{L}\p{N}_$]*)\s*\(`)
 	for n := r.Line - 1; n >= 1 && n >= r.EnclStart && n > r.Line-tsScanLines; n-- {
-		l := stripComment(text[n-1])
+		l := lex.StripComment(text[n-1])
 		if !declaresName(l, v) {
 			continue
 		}
@@ -78,7 +81,7 @@ func tsOnlyReturnedLiteral(text []string, start int, name string) (ln, col int, 
 	if !ok {
 		return 0, 0, false
 	}
-	if h := sig.text[strings.Index(sig.text, name)+len(name):]; strings.HasPrefix(strings.TrimSpace(h), "<") {
+	if h := sig.Text[strings.Index(sig.Text, name)+len(name):]; strings.HasPrefix(strings.TrimSpace(h), "<") {
 		return 0, 0, false // a generic function: its result is instantiated per call
 	}
 	returns := 0
@@ -101,7 +104,7 @@ func tsLiteralFuncParams(text []string, ln, col int, m string) (params []string,
 	head := regexp.MustCompile(`^\s*(?:async\s+)?` + regexp.QuoteMeta(m) + `\s*(?::\s*(?:async\s*)?(?:function\b\s*\*?\s*)?)?\(`)
 	d := 0
 	for k := ln; k <= len(text) && k < ln+400; k++ {
-		l := stripComment(text[k-1])
+		l := lex.StripComment(text[k-1])
 		from := 0
 		if k == ln {
 			from = col + 1
@@ -112,7 +115,7 @@ func tsLiteralFuncParams(text []string, ln, col int, m string) (params []string,
 		}
 		var quote byte
 		for i := from; i < len(l); i++ {
-			if skipQuoted(l, &i, &quote) {
+			if lex.SkipQuoted(l, &i, &quote) {
 				continue
 			}
 			switch l[i] {

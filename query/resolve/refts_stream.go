@@ -4,6 +4,9 @@ import (
 	"context"
 	"regexp"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // tsEnqueuedType returns the type of the values a literal passed to
@@ -13,7 +16,7 @@ import (
 // argument ("new ReadableStream<R>({ start(c) { … c.enqueue({…}) } })"):
 // the runtime's ReadableStreamDefaultController<R> enqueues Rs. "" when
 // the text does not say so.
-func (lt *tsLiteralTyper) tsEnqueuedType(ctx context.Context, text []string, r *refLine, ln int, prefix string) string {
+func (lt *tsLiteralTyper) tsEnqueuedType(ctx context.Context, text []string, r *ref.Line, ln int, prefix string) string {
 	m := tsEnqueueCall.FindStringSubmatch(prefix)
 	if m == nil {
 		return ""
@@ -31,12 +34,12 @@ var tsSourceMethod = regexp.MustCompile(`^(\s*)(?:async\s+)?(?:start|pull)\s*\(\
 // construction of the runtime's ReadableStream is given with a type
 // argument ("new ReadableStream<R>({ start(c) {"), the method's block
 // open at ln; "" otherwise.
-func tsStreamValues(ctx context.Context, dr *tsDeclReader, text []string, r *refLine, ln int, c string) string {
+func tsStreamValues(ctx context.Context, dr *tsDeclReader, text []string, r *ref.Line, ln int, c string) string {
 	if !dr.tsRuntimeType(ctx, r.FileID, "ReadableStream") {
 		return ""
 	}
 	for n := ln; n >= 1 && n > ln-tsScanLines; n-- {
-		l := stripComment(text[n-1])
+		l := lex.StripComment(text[n-1])
 		mm := tsSourceMethod.FindStringSubmatchIndex(l)
 		if mm != nil && l[mm[4]:mm[5]] != c {
 			mm = nil // another parameter's method
@@ -67,8 +70,8 @@ func tsStreamValues(ctx context.Context, dr *tsDeclReader, text []string, r *ref
 // controller a ReadableStream of stated values passes to its source's
 // start or pull (tsStreamValues): ReadableStreamDefaultController<R>,
 // whose members (enqueue, error, close) are the runtime's.
-func tsControllerType(ctx context.Context, dr *tsDeclReader, r *refLine, v string) string {
-	text, err := dr.rr.text(ctx, r.FileID)
+func tsControllerType(ctx context.Context, dr *tsDeclReader, r *ref.Line, v string) string {
+	text, err := dr.rr.Text(ctx, r.FileID)
 	if err != nil || r.Line > len(text) {
 		return ""
 	}

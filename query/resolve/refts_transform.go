@@ -5,6 +5,9 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // The runtime's TransformStream<I, O> calls its transformer's
@@ -40,13 +43,13 @@ type tsTransformTyper struct{ te *tsTypeEval }
 // r that binds v, tsScanLines up at most): its stated first type
 // argument, or the element type of the runtime ReadableStream the
 // construction is piped from; "" when the text does not say.
-func (tt tsTransformTyper) tsTransformChunkType(ctx context.Context, r *refLine, v string) (string, int64) {
-	text, err := tt.te.rr.text(ctx, r.FileID)
+func (tt tsTransformTyper) tsTransformChunkType(ctx context.Context, r *ref.Line, v string) (string, int64) {
+	text, err := tt.te.rr.Text(ctx, r.FileID)
 	if err != nil || r.Line > len(text) {
 		return "", 0
 	}
 	for n := r.Line; n >= 1 && n > r.Line-tsScanLines; n-- {
-		l := stripComment(text[n-1])
+		l := lex.StripComment(text[n-1])
 		var m []string
 		if strings.Contains(l, "transform") {
 			m = tsMethodHead.FindStringSubmatch(l)
@@ -71,7 +74,7 @@ func (tt tsTransformTyper) tsTransformChunkType(ctx context.Context, r *refLine,
 // tsTransformInput returns I for the TransformStream<I, O> constructed
 // with the literal holding the method whose parameter list opens at
 // offset at of line n.
-func (tt tsTransformTyper) tsTransformInput(ctx context.Context, r *refLine, text []string, n, at int) (string, int64) {
+func (tt tsTransformTyper) tsTransformInput(ctx context.Context, r *ref.Line, text []string, n, at int) (string, int64) {
 	if !tt.te.decl.tsRuntimeType(ctx, r.FileID, "TransformStream") {
 		return "", 0
 	}
@@ -79,9 +82,9 @@ func (tt tsTransformTyper) tsTransformInput(ctx context.Context, r *refLine, tex
 	if !ok {
 		return "", 0
 	}
-	line, before := bl, strings.TrimRight(stripComment(text[bl-1])[:bc], " \t")
+	line, before := bl, strings.TrimRight(lex.StripComment(text[bl-1])[:bc], " \t")
 	if before == "" && bl > 1 {
-		line, before = bl-1, strings.TrimRight(stripComment(text[bl-2]), " \t")
+		line, before = bl-1, strings.TrimRight(lex.StripComment(text[bl-2]), " \t")
 	}
 	loc := tsTransformNew.FindStringSubmatchIndex(before)
 	if loc == nil {
@@ -95,7 +98,7 @@ func (tt tsTransformTyper) tsTransformInput(ctx context.Context, r *refLine, tex
 	}
 	pre := strings.TrimRight(before[:loc[0]], " \t")
 	if pre == "" && line > 1 {
-		line, pre = line-1, strings.TrimRight(stripComment(text[line-2]), " \t")
+		line, pre = line-1, strings.TrimRight(lex.StripComment(text[line-2]), " \t")
 	}
 	p := tsPipeThrough.FindStringSubmatch(pre)
 	if p == nil {
@@ -106,7 +109,7 @@ func (tt tsTransformTyper) tsTransformInput(ctx context.Context, r *refLine, tex
 		if strings.TrimSpace(pre) != strings.TrimSpace(p[0]) || line < 2 {
 			return "", 0 // a chain that does not start on the line above
 		}
-		h := tsChainHead.FindStringSubmatch(stripComment(text[line-2]))
+		h := tsChainHead.FindStringSubmatch(lex.StripComment(text[line-2]))
 		if h == nil {
 			return "", 0
 		}
@@ -127,9 +130,9 @@ func (tt tsTransformTyper) tsTransformInput(ctx context.Context, r *refLine, tex
 // f(g())"), the function's stated result with its type parameters
 // inferred from the arguments (tsInferCall); the type stated for src
 // otherwise.
-func (tt tsTransformTyper) tsStreamSource(ctx context.Context, r *refLine, text []string, src string) (string, int64) {
+func (tt tsTransformTyper) tsStreamSource(ctx context.Context, r *ref.Line, text []string, src string) (string, int64) {
 	for n := r.Line; n >= max(r.EnclStart, 1) && n > r.Line-tsScanLines; n-- {
-		l := stripComment(text[n-1])
+		l := lex.StripComment(text[n-1])
 		if m := tsBoundByCall.FindStringSubmatch(l); m != nil && m[1] == src && closingBracket("("+m[3]+")", 0) == len(m[3])+1 {
 			at := *r
 			at.Line = n
@@ -149,7 +152,7 @@ func (tt tsTransformTyper) tsStreamSource(ctx context.Context, r *refLine, text 
 // argument's stated type instantiates ("it: AsyncIterable<T, void>" for
 // an AsyncIterable<E, void>); "" when a parameter the result names is
 // not given so.
-func (tt tsTransformTyper) tsInferCall(ctx context.Context, r *refLine, fn, args string) (string, int64) {
+func (tt tsTransformTyper) tsInferCall(ctx context.Context, r *ref.Line, fn, args string) (string, int64) {
 	did, dname, ok := tt.te.decl.tsDeclFile(ctx, r.FileID, fn)
 	if !ok {
 		return "", 0
@@ -209,7 +212,7 @@ func tsSwapArg(t, a string) string {
 // tsArgType returns the stated type of argument a at r: a call of a
 // function of the repository with no arguments ("g()"), or a chain of
 // names.
-func (tt tsTransformTyper) tsArgType(ctx context.Context, r *refLine, a string) (string, int64) {
+func (tt tsTransformTyper) tsArgType(ctx context.Context, r *ref.Line, a string) (string, int64) {
 	if fn, ok := strings.CutSuffix(a, "()"); ok && leadingTypeName(fn) == fn && fn != "" {
 		return tt.te.tsFuncReturn(ctx, r.FileID, fn)
 	}

@@ -3,6 +3,8 @@ package resolve
 import (
 	"regexp"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // A key of a type literal nested in a declaration's body ("_def: {\n
@@ -27,7 +29,7 @@ func tsNestedTypeKey(text []string, n, at int) bool {
 	bl, bc, ok := openingBrace(text, n, at)
 	for depth := 0; ok && depth < 4; depth++ {
 		l := text[bl-1][:bc]
-		m := tsSignatureKey.FindStringIndex(stripComment(l))
+		m := tsSignatureKey.FindStringIndex(lex.StripComment(l))
 		if m == nil {
 			return false // a value's literal, a block, a declaration's body
 		}
@@ -50,10 +52,10 @@ func tsNestedTypeKey(text []string, n, at int) bool {
 // ("type T = {", "type T<A> = B & {"), its head written over lines
 // above too (type parameters on lines of their own).
 func tsDeclBody(text []string, n, col int) bool {
-	head := stripComment(text[n-1][:col])
+	head := lex.StripComment(text[n-1][:col])
 	for k := n; k >= 1 && k > n-40; k-- {
 		if k < n {
-			head = stripComment(text[k-1]) + " " + head
+			head = lex.StripComment(text[k-1]) + " " + head
 		}
 		m := tsTypeDeclHead.FindStringSubmatchIndex(head)
 		if m == nil {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"regexp"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // The type evaluator (tsTypeEval): the type of a TypeScript value as the
@@ -19,18 +22,18 @@ import (
 // ("const v = f(…)", "await f(…)" through Promise<T>), a call through a
 // chain of stated function type, and a destructuring of such a value or
 // of a chain ("const { v } = opts", "const [a, v] = await f()").
-func (te *tsTypeEval) tsBoundType(ctx context.Context, r *refLine, v string) (string, int64) {
+func (te *tsTypeEval) tsBoundType(ctx context.Context, r *ref.Line, v string) (string, int64) {
 	if te.depth > 4 {
 		return "", 0
 	}
 	te.depth++
 	defer func() { te.depth-- }()
-	text, err := te.rr.text(ctx, r.FileID)
+	text, err := te.rr.Text(ctx, r.FileID)
 	if err != nil || r.EnclStart < 1 || r.Line > len(text) {
 		return "", 0
 	}
 	for n := r.Line - 1; n >= r.EnclStart && n > r.Line-tsScanLines; n-- {
-		l := stripComment(text[n-1])
+		l := lex.StripComment(text[n-1])
 		b := tsBinding.FindStringSubmatch(l)
 		elem := false
 		if f := tsForOf.FindStringSubmatch(l); f != nil && openThrough(text, n, strings.Index(l, f[0])+len(f[0]), r.Line) {
@@ -156,7 +159,7 @@ var tsCallExpr = regexp.MustCompile(`^(await\s+)?(` + tsChainExpr + `)\s*(<[^()]
 // tsExprType returns the type of expression e (a binding's right-hand
 // side) at r: a chain's, or a call's stated return type ("f(…)",
 // "a.b.f(…)", with await through Promise<T>). "" when nothing states it.
-func (te *tsTypeEval) tsExprType(ctx context.Context, r *refLine, e string) (string, int64) {
+func (te *tsTypeEval) tsExprType(ctx context.Context, r *ref.Line, e string) (string, int64) {
 	e = strings.TrimSpace(e)
 	if t, in, ok := te.calls.tsIteratorCall(ctx, r, e); ok {
 		return t, in
@@ -226,7 +229,7 @@ func (te *tsTypeEval) tsExprType(ctx context.Context, r *refLine, e string) (str
 			t, in = te.tsGivenReturn(ctx, r, chain[0], t, in, targs, tsSplitTop(e[m[1]:end], ","))
 		} else if ft, fin := te.tsTypeOf(ctx, r, chain[0]); ft != "" && ft != tsOwnLiteral {
 			t, in = te.tsFuncTypeReturn(ctx, fin, ft)
-		} else if text, err := te.rr.text(ctx, r.FileID); err == nil && tsLocalLiteralFunc(text, r, chain[0]) {
+		} else if text, err := te.rr.Text(ctx, r.FileID); err == nil && tsLocalLiteralFunc(text, r, chain[0]) {
 			return tsOwnLiteral, r.FileID // a local function's literal
 		}
 	} else if ft, fin, _ := te.tsChainType(ctx, r, chain); ft != "" {
@@ -251,12 +254,12 @@ func (te *tsTypeEval) tsExprType(ctx context.Context, r *refLine, e string) (str
 // file id or imported into it from the repository ("function fn(…): T",
 // "const fn = (…): T =>"), and the file it is written in.
 func (te *tsTypeEval) tsFuncReturn(ctx context.Context, id int64, fn string) (string, int64) {
-	v := memo(te.returns, lineVar{id, 0, fn}, func() tsValue {
+	v := ref.Memo(te.returns, ref.Key{File: id, Line: 0, Name: fn}, func() tsValue {
 		did, name, ok := te.decl.tsDeclFile(ctx, id, fn)
 		if !ok {
 			return tsValue{}
 		}
-		text, _ := te.rr.text(ctx, did)
+		text, _ := te.rr.Text(ctx, did)
 		declared := regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:async\s+)?(?:function\*?\s+` + regexp.QuoteMeta(name) + `\b|(?:const|let|var)\s+` + regexp.QuoteMeta(name) + `\s*=\s*(?:async\s*)?(?:<[^>]*>\s*)?\()`)
 		for _, dl := range te.decl.tsDecls(ctx, did)[name] {
 			if _, _, ok := tsArrowLiteral(text, dl.line+1, name); ok {
@@ -271,8 +274,8 @@ func (te *tsTypeEval) tsFuncReturn(ctx context.Context, id int64, fn string) (st
 			if !declared.MatchString(text[dl.line]) {
 				continue
 			}
-			sig := signatureText(text, dl.line+1, name)
-			s := sig.text[strings.Index(sig.text, name)+len(name):]
+			sig := lex.ReadSignature(text, dl.line+1, name)
+			s := sig.Text[strings.Index(sig.Text, name)+len(name):]
 			if eq := strings.Index(s, "="); strings.Contains(text[dl.line], "const ") && eq >= 0 {
 				s = s[eq+1:]
 			}
@@ -352,25 +355,25 @@ var tsConstElements = regexp.MustCompile(`^\(?\s*typeof\s+([\p{L}_$][\p{L}\p{N}_
 // function's "opts: T"), when neither r's enclosing symbol nor a symbol
 // between binds v itself; the functions are those the index holds
 // around r (the prefixes of its qualified name) in r's file.
-func (te *tsTypeEval) tsOuterParam(ctx context.Context, r *refLine, v string) (t string, in int64) {
-	if te.rr.named == nil || r.EnclStart < 1 {
+func (te *tsTypeEval) tsOuterParam(ctx context.Context, r *ref.Line, v string) (t string, in int64) {
+	if r.EnclStart < 1 {
 		return "", 0
 	}
-	text, err := te.rr.text(ctx, r.FileID)
+	text, err := te.rr.Text(ctx, r.FileID)
 	if err != nil || r.Line > len(text) {
 		return "", 0
 	}
 	in = r.FileID
 	parts := strings.Split(r.Symbol, ".")
 	inner := r.EnclStart // the first line of the innermost symbol judged so far
-	own := signatureText(text, r.EnclStart, r.EnclName)
+	own := lex.ReadSignature(text, r.EnclStart, r.EnclName)
 	// Its own parameter list's lines bind its parameters, not a nested
 	// function's.
-	if te.tsBindsBetween(text, max(inner, own.end), r.Line, v) {
+	if te.tsBindsBetween(text, max(inner, own.End), r.Line, v) {
 		return "", 0
 	}
-	if t, ok := paramNames(own.text, r.EnclName)[v]; ok {
-		if f := tsFuncTypedParam(own.text, r.EnclName, v); f != "" {
+	if t, ok := lex.ParamNames(own.Text, r.EnclName)[v]; ok {
+		if f := tsFuncTypedParam(own.Text, r.EnclName, v); f != "" {
 			return f, in // a function type, which neither reads
 		}
 		if t == "" {
@@ -381,29 +384,29 @@ func (te *tsTypeEval) tsOuterParam(ctx context.Context, r *refLine, v string) (t
 	for k := len(parts) - 1; k > 0; k-- {
 		outer := strings.Join(parts[:k], ".")
 		d := te.decl.tsSymbolAt(ctx, r.FileID, outer, parts[k-1])
-		if d == nil || d.u.Start >= inner {
+		if d == nil || d.Sym.Start >= inner {
 			return "", 0
 		}
-		sig := signatureText(text, d.u.Start, d.u.Name).text
-		if ps, ok := tsBoundFuncParams(sig, d.u.Name); ok {
+		sig := lex.ReadSignature(text, d.Sym.Start, d.Sym.Name).Text
+		if ps, ok := tsBoundFuncParams(sig, d.Sym.Name); ok {
 			if t, ok := ps[v]; ok {
 				return tsArrowStated(t), in // an outer function expression's parameter
 			}
 		}
-		if t, ok := paramNames(sig, d.u.Name)[v]; ok {
+		if t, ok := lex.ParamNames(sig, d.Sym.Name)[v]; ok {
 			if t == "" {
-				t, in = te.lit.tsLiteralMethodParam(ctx, r, d.u.Start, d.u.Name, v)
+				t, in = te.lit.tsLiteralMethodParam(ctx, r, d.Sym.Start, d.Sym.Name, v)
 			}
 			return t, in
 		}
-		if te.tsBindsBetween(text, d.u.Start, inner, v) {
+		if te.tsBindsBetween(text, d.Sym.Start, inner, v) {
 			// A local of the outer function, bound above the function
 			// nested in it: its type where that function starts.
 			at := *r
-			at.EnclStart, at.EnclName, at.Line = d.u.Start, d.u.Name, inner
+			at.EnclStart, at.EnclName, at.Line = d.Sym.Start, d.Sym.Name, inner
 			return te.tsBoundType(ctx, &at, v)
 		}
-		inner = d.u.Start
+		inner = d.Sym.Start
 	}
 	return "", 0
 }
@@ -444,18 +447,18 @@ func tsTopArrow(t string) bool {
 // bind v: a declaration, a destructuring, an arrow's parameter.
 func (te *tsTypeEval) tsBindsBetween(text []string, from, to int, v string) bool {
 	for n := from; n < to && n <= len(text); n++ {
-		l := stripComment(text[n-1])
+		l := lex.StripComment(text[n-1])
 		if !strings.Contains(l, v) {
 			continue
 		}
 		if declaresName(l, v) {
 			return true
 		}
-		if b := tsBinding.FindStringSubmatch(l); b != nil && len(findUseOffsets(b[1], v)) > 0 {
+		if b := tsBinding.FindStringSubmatch(l); b != nil && len(lex.UseOffsets(b[1], v)) > 0 {
 			return true
 		}
 		for _, m := range tsArrowParams.FindAllStringSubmatch(l, -1) {
-			if len(findUseOffsets(m[1]+" "+m[2], v)) > 0 {
+			if len(lex.UseOffsets(m[1]+" "+m[2], v)) > 0 {
 				return true
 			}
 		}
@@ -469,7 +472,7 @@ func (te *tsTypeEval) tsBindsBetween(text []string, from, to int, v string) bool
 // tsCollectionType returns the type of chain e at r, a parameter of r's
 // enclosing function with its whole stated type ("xs: T[]", "p: [A, B]":
 // the type a variable's reader keeps only the name of).
-func (te *tsTypeEval) tsCollectionType(ctx context.Context, r *refLine, e string) (string, int64) {
+func (te *tsTypeEval) tsCollectionType(ctx context.Context, r *ref.Line, e string) (string, int64) {
 	chain := tsChainSep.Split(e, -1)
 	if len(chain) == 1 {
 		if t := te.tsWholeParamType(ctx, r, e); t != "" {
@@ -482,12 +485,12 @@ func (te *tsTypeEval) tsCollectionType(ctx context.Context, r *refLine, e string
 
 // tsWholeParamType returns the type r's enclosing function states for
 // its parameter v, whole ("T[]", "[A, B]", "Map<K, V>"), "" when none.
-func (te *tsTypeEval) tsWholeParamType(ctx context.Context, r *refLine, v string) string {
-	text, err := te.rr.text(ctx, r.FileID)
+func (te *tsTypeEval) tsWholeParamType(ctx context.Context, r *ref.Line, v string) string {
+	text, err := te.rr.Text(ctx, r.FileID)
 	if err != nil || r.EnclStart < 1 || r.EnclStart > len(text) {
 		return ""
 	}
-	sig := signatureText(text, r.EnclStart, r.EnclName).text
+	sig := lex.ReadSignature(text, r.EnclStart, r.EnclName).Text
 	i := strings.Index(sig, r.EnclName)
 	if i < 0 {
 		return ""
@@ -607,14 +610,14 @@ func (te *tsTypeEval) tsCallSignature(ctx context.Context, id int64, t string) (
 // ("export const v = new T(", "export const v: T ="), and the file the
 // type is written in; "" when nothing states it.
 func (te *tsTypeEval) tsValueType(ctx context.Context, id int64, v string) (string, int64) {
-	key := lineVar{id, 0, v}
+	key := ref.Key{File: id, Line: 0, Name: v}
 	if t, ok := te.values[key]; ok {
 		return t.typ, t.in
 	}
 	t, in := "", int64(0)
 	te.values[key] = tsValue{} // a value bound from itself states nothing
 	if did, name, ok := te.decl.tsDeclFile(ctx, id, v); ok {
-		text, _ := te.rr.text(ctx, did)
+		text, _ := te.rr.Text(ctx, did)
 		decl := regexp.MustCompile(`^(?:export\s+)?(?:const|let|var)\s+` + regexp.QuoteMeta(name) + `\s*(?::\s*([^=]+?)\s*=|=\s*new\s+([\p{L}_$][\p{L}\p{N}_$.]*))`)
 		for _, dl := range te.decl.tsDecls(ctx, did)[name] {
 			if mm := decl.FindStringSubmatch(text[dl.line]); mm != nil {
@@ -633,8 +636,8 @@ func (te *tsTypeEval) tsValueType(ctx context.Context, id int64, v string) (stri
 // tsTypeOf returns the type stated for variable v at r (a parameter's,
 // a local's, a top-level or imported value's) and the file it is
 // written in.
-func (te *tsTypeEval) tsTypeOf(ctx context.Context, r *refLine, v string) (string, int64) {
-	key := lineVar{r.FileID, r.Line, v}
+func (te *tsTypeEval) tsTypeOf(ctx context.Context, r *ref.Line, v string) (string, int64) {
+	key := ref.Key{File: r.FileID, Line: r.Line, Name: v}
 	if t, ok := te.typeOf[key]; ok {
 		return t.typ, t.in
 	}
@@ -649,8 +652,8 @@ func (te *tsTypeEval) tsTypeOf(ctx context.Context, r *refLine, v string) (strin
 	return t, in
 }
 
-func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *refLine, v string) (string, int64) {
-	if t := te.rr.typeOf(ctx, r, v); t != "" {
+func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *ref.Line, v string) (string, int64) {
+	if t := te.rr.TypeOf(ctx, r, v); t != "" {
 		if strings.TrimSpace(t) == "unknown" {
 			if a, in := te.calls.tsAssertedType(ctx, r, v); a != "" {
 				return te.tsUtility(ctx, in, a)
@@ -658,7 +661,7 @@ func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *refLine, v string) (s
 		}
 		return te.tsUtility(ctx, r.FileID, te.tsWithArgs(ctx, r, v, t))
 	}
-	if text, err := te.rr.text(ctx, r.FileID); err == nil {
+	if text, err := te.rr.Text(ctx, r.FileID); err == nil {
 		if t := tsArrowParamType(text, r, v); t != "" {
 			return te.tsUtility(ctx, r.FileID, t)
 		}
@@ -690,7 +693,7 @@ func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *refLine, v string) (s
 	if t, in := te.tsOuterParam(ctx, r, v); t != "" {
 		return te.tsWithArgs(ctx, r, v, t), in
 	}
-	if text, err := te.rr.text(ctx, r.FileID); err == nil {
+	if text, err := te.rr.Text(ctx, r.FileID); err == nil {
 		if n := tsFunctionBound(text, r, v); n > 0 && !te.tsBindsBetween(text, n+1, r.Line+1, v) {
 			return tsOwnLiteral, r.FileID // a function's properties are its own (f.meta = …)
 		}
@@ -710,13 +713,13 @@ func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *refLine, v string) (s
 // a.b.c;"), or the first parameter of a callback an array's iteration
 // method is given ("a.b.map((v) =>"), an element of the array's stated
 // type ("T[]", "Array<T>").
-func (te *tsTypeEval) tsInferred(ctx context.Context, r *refLine, v string) (string, int64) {
+func (te *tsTypeEval) tsInferred(ctx context.Context, r *ref.Line, v string) (string, int64) {
 	if te.depth > 4 {
 		return "", 0 // a chain of locals each set from the next
 	}
 	te.depth++
 	defer func() { te.depth-- }()
-	text, err := te.rr.text(ctx, r.FileID)
+	text, err := te.rr.Text(ctx, r.FileID)
 	if err != nil || r.EnclStart < 1 || r.Line > len(text) {
 		return "", 0
 	}
@@ -726,10 +729,10 @@ func (te *tsTypeEval) tsInferred(ctx context.Context, r *refLine, v string) (str
 	// A callback's parameter may be bound above the enclosing symbol (a
 	// function nested in the callback): its block must still be open at r.
 	for n := r.Line; n >= 1 && n > r.Line-tsScanLines; n-- {
-		l := stripComment(text[n-1])
+		l := lex.StripComment(text[n-1])
 		if n < r.Line && n >= r.EnclStart {
 			if mm := local.FindStringSubmatch(l); mm != nil {
-				if next := strings.TrimSpace(stripComment(text[n])); strings.HasPrefix(next, ".") || strings.HasPrefix(next, "?.") {
+				if next := strings.TrimSpace(lex.StripComment(text[n])); strings.HasPrefix(next, ".") || strings.HasPrefix(next, "?.") {
 					return "", 0 // the chain goes on below: a binding's (tsBoundType)
 				}
 				t, in, _ := te.tsChainType(ctx, r, tsChainSep.Split(mm[1], -1))
@@ -744,7 +747,7 @@ func (te *tsTypeEval) tsInferred(ctx context.Context, r *refLine, v string) (str
 			t, in := te.tsCollectionType(ctx, r, recv)
 			return te.tsElementOf(ctx, in, t), in
 		}
-		if t, in, ok := (tsElements{te.rr.tsr()}).tsIteratedBelow(ctx, r, text, n, l, callback); ok {
+		if t, in, ok := (tsElements{te.rules}).tsIteratedBelow(ctx, r, text, n, l, callback); ok {
 			return t, in
 		}
 		if t, in := te.tsCallbackParam(ctx, r, text, n, l, v); t != "" {
@@ -769,7 +772,7 @@ var tsFuncExpr = regexp.MustCompile(`\b(?:async\s+)?function\b\s*\*?\s*(?:[\p{L}
 // and the arrow's call is still open at r; or returned as, or assigned
 // to a variable stating, such a type (on the line above too: "const f:
 // F =\n  function (x) {").
-func (te *tsTypeEval) tsCallbackParam(ctx context.Context, r *refLine, text []string, n int, l, v string) (string, int64) {
+func (te *tsTypeEval) tsCallbackParam(ctx context.Context, r *ref.Line, text []string, n int, l, v string) (string, int64) {
 	matches := tsArrowParams.FindAllStringSubmatchIndex(l, -1)
 	for _, f := range tsFuncExpr.FindAllStringSubmatchIndex(l, -1) {
 		matches = append(matches, []int{f[0], f[1], f[2], f[3], -1, -1})
@@ -797,7 +800,7 @@ func (te *tsTypeEval) tsCallbackParam(ctx context.Context, r *refLine, text []st
 		if before == "" && n > 1 {
 			// A function opening its line below "const f: F =" is f's
 			// value, and F states its parameters' types as on one line.
-			above := strings.TrimRight(stripComment(text[n-2]), " \t")
+			above := strings.TrimRight(lex.StripComment(text[n-2]), " \t")
 			if lhs, ok := strings.CutSuffix(above, "="); ok && !strings.ContainsAny(lhs[max(len(lhs)-1, 0):], "=!<>") {
 				if mm := typedVar.FindStringSubmatch(lhs); mm != nil {
 					stated = mm[1]
@@ -809,7 +812,7 @@ func (te *tsTypeEval) tsCallbackParam(ctx context.Context, r *refLine, text []st
 				if o, _ := callOpen(prefix); o >= 0 {
 					break
 				}
-				prefix, pn = strings.TrimRight(stripComment(text[k-1]), " \t")+" "+strings.TrimLeft(prefix, " \t"), k
+				prefix, pn = strings.TrimRight(lex.StripComment(text[k-1]), " \t")+" "+strings.TrimLeft(prefix, " \t"), k
 			}
 		}
 		open, _ := callOpen(prefix)
@@ -833,12 +836,12 @@ func (te *tsTypeEval) tsCallbackParam(ctx context.Context, r *refLine, text []st
 					return name, in // a package's or the runtime's method gives its callback's parameters
 				}
 			}
-		} else if lastWord(before) == "return" && n >= r.EnclStart {
+		} else if lex.LastWord(before) == "return" && n >= r.EnclStart {
 			var inner bool
 			if t, inner = tsInnerFuncReturn(ctx, te, r, text, n); !inner {
 				t = te.tsReturnType(ctx, r, n) // the function returns the arrow
 			}
-		} else if lastWord(before) == "return" {
+		} else if lex.LastWord(before) == "return" {
 			t = te.tsOuterReturnType(ctx, r, n) // a function enclosing r's returns the arrow
 		} else if mm := typedVar.FindStringSubmatch(strings.TrimSuffix(before, "=")); mm != nil && strings.HasSuffix(before, "=") {
 			t = mm[1] // const f: F = (x) =>
@@ -875,7 +878,7 @@ func (te *tsTypeEval) tsFuncParams(ctx context.Context, id int64, t string) ([]s
 	if !ok {
 		return nil, 0
 	}
-	text, err := te.rr.text(ctx, did)
+	text, err := te.rr.Text(ctx, did)
 	decls := te.decl.tsDecls(ctx, did)[dname]
 	if err != nil || len(decls) == 0 || decls[0].kind != "type" {
 		return nil, 0
@@ -897,12 +900,12 @@ func (te *tsTypeEval) tsFuncParams(ctx context.Context, id int64, t string) ([]s
 // tsParamLiteral returns the type literal stated for parameter v of r's
 // enclosing function ("v: { a: string; b: T }", over several lines too),
 // "" when v is no parameter of it or states another type.
-func (te *tsTypeEval) tsParamLiteral(ctx context.Context, r *refLine, v string) string {
-	text, err := te.rr.text(ctx, r.FileID)
+func (te *tsTypeEval) tsParamLiteral(ctx context.Context, r *ref.Line, v string) string {
+	text, err := te.rr.Text(ctx, r.FileID)
 	if err != nil || r.EnclStart < 1 || r.EnclStart > len(text) {
 		return ""
 	}
-	sig := signatureText(text, r.EnclStart, r.EnclName).text
+	sig := lex.ReadSignature(text, r.EnclStart, r.EnclName).Text
 	m := regexp.MustCompile(`[(,]\s*` + regexp.QuoteMeta(v) + `\??\s*:\s*\{`).FindStringIndex(sig)
 	if m == nil || strings.Count(sig[:m[0]+1], "(")-strings.Count(sig[:m[0]+1], ")") != 1 {
 		return "" // not the function's own parameter list
@@ -917,21 +920,21 @@ func (te *tsTypeEval) tsParamLiteral(ctx context.Context, r *refLine, v string) 
 // tsReturnType returns the return type stated by r's enclosing function
 // for a return statement on line n directly in its body (not in a
 // function nested in it), "" when none is stated.
-func (te *tsTypeEval) tsReturnType(ctx context.Context, r *refLine, n int) string {
-	text, err := te.rr.text(ctx, r.FileID)
+func (te *tsTypeEval) tsReturnType(ctx context.Context, r *ref.Line, n int) string {
+	text, err := te.rr.Text(ctx, r.FileID)
 	if err != nil || r.EnclStart < 1 || r.EnclStart > len(text) || n > len(text) {
 		return ""
 	}
-	sig := signatureText(text, r.EnclStart, r.EnclName)
-	i := strings.Index(sig.text, r.EnclName)
+	sig := lex.ReadSignature(text, r.EnclStart, r.EnclName)
+	i := strings.Index(sig.Text, r.EnclName)
 	if i < 0 {
 		return ""
 	}
-	o := strings.Index(sig.text[i:], "(")
+	o := strings.Index(sig.Text[i:], "(")
 	if o < 0 {
 		return ""
 	}
-	rest, d := sig.text[i+o:], 0
+	rest, d := sig.Text[i+o:], 0
 	for k := 0; k < len(rest); k++ {
 		switch rest[k] {
 		case '(':
@@ -951,8 +954,8 @@ func (te *tsTypeEval) tsReturnType(ctx context.Context, r *refLine, n int) strin
 	// Only a return in the function's own body: no block opened by a
 	// nested function is still open at line n.
 	var nested []bool
-	for k := sig.end; k < n; k++ {
-		l := stripComment(text[k-1])
+	for k := sig.End; k < n; k++ {
+		l := lex.StripComment(text[k-1])
 		for i := 0; i < len(l); i++ {
 			switch l[i] {
 			case '{':
@@ -978,12 +981,12 @@ func (te *tsTypeEval) tsReturnType(ctx context.Context, r *refLine, n int) strin
 // each member's as its type declares it. foreign reports a step through a
 // package's type (its members are the package's); "" when a step states
 // nothing the reader follows.
-func (te *tsTypeEval) tsChainType(ctx context.Context, r *refLine, chain []string) (typ string, in int64, foreign bool) {
+func (te *tsTypeEval) tsChainType(ctx context.Context, r *ref.Line, chain []string) (typ string, in int64, foreign bool) {
 	switch root := chain[0]; root {
 	case "super":
 		return "", 0, false
 	case "this":
-		types := te.rr.enclosingTypes(r)
+		types := te.rr.EnclosingTypes(r)
 		if len(types) == 0 {
 			return "", 0, false
 		}
@@ -1023,7 +1026,7 @@ func (te *tsTypeEval) tsChainType(ctx context.Context, r *refLine, chain []strin
 // looked up through the type's bases. A type literal gives "{". foreign
 // reports that typ is a package's type.
 func (te *tsTypeEval) tsMemberType(ctx context.Context, id int64, typ, m string) (string, int64, bool) {
-	key := lineVar{id, 0, typ + "\x00" + m}
+	key := ref.Key{File: id, Line: 0, Name: typ + "\x00" + m}
 	if t, ok := te.member[key]; ok {
 		return t.typ, t.in, t.foreign
 	}
@@ -1163,16 +1166,16 @@ func (te *tsTypeEval) tsCommonMember(ctx context.Context, id int64, types []stri
 // enclosing r's enclosing symbol whose body holds the return statement on
 // line n (above r's enclosing symbol: "return async (opts) => {" with a
 // handler declared inside the arrow), "" when none states one.
-func (te *tsTypeEval) tsOuterReturnType(ctx context.Context, r *refLine, n int) string {
+func (te *tsTypeEval) tsOuterReturnType(ctx context.Context, r *ref.Line, n int) string {
 	parts := strings.Split(r.Symbol, ".")
 	for k := len(parts) - 1; k > 0; k-- {
 		d := te.decl.tsSymbolAt(ctx, r.FileID, strings.Join(parts[:k], "."), parts[k-1])
-		if d == nil || d.u.Start >= r.EnclStart {
+		if d == nil || d.Sym.Start >= r.EnclStart {
 			return ""
 		}
-		if d.u.Start <= n {
+		if d.Sym.Start <= n {
 			outer := *r
-			outer.EnclStart, outer.EnclName = d.u.Start, d.u.Name
+			outer.EnclStart, outer.EnclName = d.Sym.Start, d.Sym.Name
 			return te.tsReturnType(ctx, &outer, n)
 		}
 	}
@@ -1187,7 +1190,7 @@ func tsStatement(text []string, n, stop int, rhs string) string {
 	open := bracketDepth(rhs)
 	cast := false
 	for k := n + 1; k < stop && k < n+40 && k <= len(text); k++ {
-		next := strings.TrimSpace(stripComment(text[k-1]))
+		next := strings.TrimSpace(lex.StripComment(text[k-1]))
 		// "v as" ending a line: the type it is cast to follows, a union's
 		// members on lines of their own.
 		cast = cast || tsEndsCast(rhs)
@@ -1238,7 +1241,7 @@ func bracketDepth(s string) int {
 	d := 0
 	var quote byte
 	for i := 0; i < len(s); i++ {
-		if skipQuoted(s, &i, &quote) {
+		if lex.SkipQuoted(s, &i, &quote) {
 			continue
 		}
 		switch s[i] {
@@ -1259,7 +1262,7 @@ func tsTopCast(e string) (x, t string, ok bool) {
 	var quote byte
 	at := -1
 	for i := 0; i < len(e); i++ {
-		if skipQuoted(e, &i, &quote) {
+		if lex.SkipQuoted(e, &i, &quote) {
 			continue
 		}
 		switch c := e[i]; {
@@ -1320,7 +1323,7 @@ var tsReturnTypeOf = regexp.MustCompile(`^ReturnType\s*<\s*typeof\s+([\p{L}_$][\
 // documented meaning: ReturnType<typeof f> is f's result (stated, or the
 // literal its body returns); t itself otherwise.
 func (te *tsTypeEval) tsUtility(ctx context.Context, id int64, t string) (string, int64) {
-	if m := tsReturnTypeOf.FindStringSubmatch(strings.TrimSpace(t)); m != nil && te.rr.named != nil {
+	if m := tsReturnTypeOf.FindStringSubmatch(strings.TrimSpace(t)); m != nil {
 		if rt, in := te.tsFuncReturn(ctx, id, m[1]); rt != "" {
 			return rt, in
 		}
@@ -1362,7 +1365,7 @@ func tsIndexOf(e string) (recv, index string, ok bool) {
 // binds name to no function expression. A destructuring pattern is not
 // listed.
 func tsBoundFuncParams(sig, name string) (map[string]string, bool) {
-	for _, at := range findUseOffsets(sig, name) {
+	for _, at := range lex.UseOffsets(sig, name) {
 		rest := strings.TrimLeft(sig[at+len(name):], " \t")
 		if strings.HasPrefix(rest, ":") {
 			continue // a stated type: tsCallbackParam reads the value's parameters from it
@@ -1372,11 +1375,11 @@ func tsBoundFuncParams(sig, name string) (map[string]string, bool) {
 			continue
 		}
 		rest = strings.TrimLeft(rest, " \t")
-		if a, ok := strings.CutPrefix(rest, "async"); ok && a != "" && !isWordRune(rune(a[0])) {
+		if a, ok := strings.CutPrefix(rest, "async"); ok && a != "" && !lex.IsWordRune(rune(a[0])) {
 			rest = strings.TrimLeft(a, " \t")
 		}
-		if f, ok := strings.CutPrefix(rest, "function"); ok && f != "" && !isWordRune(rune(f[0])) {
-			rest = strings.TrimLeft(strings.TrimLeftFunc(strings.TrimLeft(f, " \t*"), isWordRune), " \t") // its name
+		if f, ok := strings.CutPrefix(rest, "function"); ok && f != "" && !lex.IsWordRune(rune(f[0])) {
+			rest = strings.TrimLeft(strings.TrimLeftFunc(strings.TrimLeft(f, " \t*"), lex.IsWordRune), " \t") // its name
 		}
 		rest = skipTypeArgs(rest)
 		if !strings.HasPrefix(rest, "(") {
@@ -1407,11 +1410,11 @@ func tsBoundFuncParams(sig, name string) (map[string]string, bool) {
 // expression bound to its name, states for its parameter v (the index
 // reads a function's parameters after its name, where an arrow's follow
 // "="); "" when none is stated (tsArrowStated).
-func tsArrowParamType(text []string, r *refLine, v string) string {
+func tsArrowParamType(text []string, r *ref.Line, v string) string {
 	if r.EnclStart < 1 || r.EnclStart > len(text) {
 		return ""
 	}
-	ps, ok := tsBoundFuncParams(signatureText(text, r.EnclStart, r.EnclName).text, r.EnclName)
+	ps, ok := tsBoundFuncParams(lex.ReadSignature(text, r.EnclStart, r.EnclName).Text, r.EnclName)
 	if !ok {
 		return ""
 	}
@@ -1469,14 +1472,14 @@ func tsObjectLiteral(e string) bool {
 // return type and returning only object literals cast to no type ("const
 // fn = () => ({…})", "const fn = () => { return {…}; }", "function fn()
 // { return {…}; }"): what a call of it gives is a type of its own.
-func tsLocalLiteralFunc(text []string, r *refLine, fn string) bool {
+func tsLocalLiteralFunc(text []string, r *ref.Line, fn string) bool {
 	if r.EnclStart < 1 || r.Line > len(text) {
 		return false
 	}
 	indent := func(l string) int { return len(l) - len(strings.TrimLeft(l, " \t")) }
 	head := regexp.MustCompile(`^\s*(?:const|let|var)\s+` + regexp.QuoteMeta(fn) + `\s*=`)
 	for n := r.Line - 1; n > r.EnclStart && n > r.Line-tsScanLines; n-- {
-		l := stripComment(text[n-1])
+		l := lex.StripComment(text[n-1])
 		if !strings.Contains(l, fn) || indent(l) > indent(text[r.Line-1]) {
 			continue
 		}
@@ -1499,17 +1502,17 @@ func tsLocalLiteralFunc(text []string, r *refLine, fn string) bool {
 // name to an arrow function stating no return type whose block returns
 // only object literals cast to no type ("const name = (a) => {").
 func tsArrowReturnsLiteral(text []string, n int, name string) bool {
-	sig := signatureText(text, n, name)
-	i := strings.Index(sig.text, name)
+	sig := lex.ReadSignature(text, n, name)
+	i := strings.Index(sig.Text, name)
 	if i < 0 {
 		return false
 	}
-	rest, ok := strings.CutPrefix(strings.TrimSpace(sig.text[i+len(name):]), "=")
+	rest, ok := strings.CutPrefix(strings.TrimSpace(sig.Text[i+len(name):]), "=")
 	if !ok {
 		return false
 	}
 	rest = strings.TrimSpace(rest)
-	if a, ok := strings.CutPrefix(rest, "async"); ok && a != "" && !isWordRune(rune(a[0])) {
+	if a, ok := strings.CutPrefix(rest, "async"); ok && a != "" && !lex.IsWordRune(rune(a[0])) {
 		rest = strings.TrimSpace(a)
 	}
 	rest = skipTypeArgs(rest)
@@ -1542,18 +1545,18 @@ func tsCallbackResult(args string) string {
 // tsLocalAlias returns the right-hand side of alias name, written on one
 // line above r in r's enclosing function ("type Result = Tuple<Ok>;"),
 // "" when none is.
-func tsLocalAlias(text []string, r *refLine, name string) string {
+func tsLocalAlias(text []string, r *ref.Line, name string) string {
 	if !tsOneType(name) || leadingTypeName(name) != name || r.Line > len(text) {
 		return ""
 	}
 	for n := r.Line - 1; n > r.EnclStart && n > r.Line-tsScanLines; n-- {
-		l := strings.TrimSpace(stripComment(text[n-1]))
+		l := strings.TrimSpace(lex.StripComment(text[n-1]))
 		rest, ok := strings.CutPrefix(l, "type ")
 		if !ok {
 			continue
 		}
 		rest, ok = strings.CutPrefix(strings.TrimSpace(rest), name)
-		if !ok || rest != "" && isWordRune(rune(rest[0])) {
+		if !ok || rest != "" && lex.IsWordRune(rune(rest[0])) {
 			continue // another alias, whose name starts with name
 		}
 		rhs, ok := strings.CutPrefix(strings.TrimSpace(rest), "=")
@@ -1569,17 +1572,17 @@ func tsLocalAlias(text []string, r *refLine, name string) string {
 // declaration ("function v(", "async function v(") v names at r: the
 // nearest line above r, indented no deeper than r, that binds v declares
 // it so, and v is no parameter of r's enclosing function; 0 otherwise.
-func tsFunctionBound(text []string, r *refLine, v string) int {
+func tsFunctionBound(text []string, r *ref.Line, v string) int {
 	if r.Line > len(text) || r.Line < 2 || r.EnclStart < 1 || r.EnclStart > len(text) {
 		return 0
 	}
-	if _, ok := paramNames(signatureText(text, r.EnclStart, r.EnclName).text, r.EnclName)[v]; ok {
+	if _, ok := lex.ParamNames(lex.ReadSignature(text, r.EnclStart, r.EnclName).Text, r.EnclName)[v]; ok {
 		return 0
 	}
 	indent := func(l string) int { return len(l) - len(strings.TrimLeft(l, " \t")) }
 	at := indent(text[r.Line-1])
 	for n := r.Line - 1; n >= 1 && n > r.Line-tsScanLines; n-- {
-		l := stripComment(text[n-1])
+		l := lex.StripComment(text[n-1])
 		if !strings.Contains(l, v) || indent(l) > at || !declaresName(l, v) {
 			continue
 		}
@@ -1600,15 +1603,15 @@ var tsNamedFunc = regexp.MustCompile(`\bfunction\b\s*\*?\s*([\p{L}_$][\p{L}\p{N}
 // a return statement on n directly in that body ("return function
 // inner(): F {" nested in a factory the index records as the symbol),
 // "" when it states none; found is false when no such function holds n.
-func tsInnerFuncReturn(ctx context.Context, te *tsTypeEval, r *refLine, text []string, n int) (t string, found bool) {
+func tsInnerFuncReturn(ctx context.Context, te *tsTypeEval, r *ref.Line, text []string, n int) (t string, found bool) {
 	for k := n - 1; k > r.EnclStart && k > n-200; k-- {
-		m := tsNamedFunc.FindStringSubmatch(stripComment(text[k-1]))
+		m := tsNamedFunc.FindStringSubmatch(lex.StripComment(text[k-1]))
 		if m == nil {
 			continue
 		}
-		sig := signatureText(text, k, m[1])
-		body := strings.LastIndex(stripComment(text[sig.end-1]), "{")
-		if body < 0 || sig.end >= n || !openThrough(text, sig.end, body+1, n) {
+		sig := lex.ReadSignature(text, k, m[1])
+		body := strings.LastIndex(lex.StripComment(text[sig.End-1]), "{")
+		if body < 0 || sig.End >= n || !openThrough(text, sig.End, body+1, n) {
 			continue // no body, or one closed above n: an outer function may hold n
 		}
 		inner := *r

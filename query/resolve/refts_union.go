@@ -4,6 +4,9 @@ import (
 	"context"
 	"slices"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
+	"github.com/viberag/viberag/query/resolve/ref"
 )
 
 // Members read through unions and generic bases. A member of a union
@@ -47,7 +50,7 @@ func (ur *tsUnionReader) tsLacksMember(ctx context.Context, id int64, typ, m str
 		if len(decls) != 1 || decls[0].kind != "interface" && decls[0].kind != "class" {
 			return false
 		}
-		text, err := ur.rr.text(ctx, did)
+		text, err := ur.rr.Text(ctx, did)
 		if err != nil || tsBodyDeclares(text, decls[0].line, m) {
 			return false
 		}
@@ -72,18 +75,18 @@ func tsBodyDeclares(text []string, ln int, m string) bool {
 	depth, angle := 0, 0
 	opened, ctor := false, false
 	for k := ln; k < len(text) && k < ln+400; k++ {
-		l := stripComment(text[k])
+		l := lex.StripComment(text[k])
 		if depth == 1 {
 			t := strings.TrimSpace(l)
 			ctor = ctor || strings.HasPrefix(t, "constructor") || strings.Contains(t, " constructor(")
-			if tsMemberLine(l, m) || ctor && len(findUseOffsets(l, m)) > 0 {
+			if tsMemberLine(l, m) || ctor && len(lex.UseOffsets(l, m)) > 0 {
 				return true
 			}
 			ctor = ctor && !strings.Contains(l, "{")
 		}
 		var quote byte
 		for i := 0; i < len(l); i++ {
-			if skipQuoted(l, &i, &quote) {
+			if lex.SkipQuoted(l, &i, &quote) {
 				continue
 			}
 			switch c := l[i]; {
@@ -95,7 +98,7 @@ func tsBodyDeclares(text []string, ln int, m string) bool {
 				// The body opens here: members may follow on the line.
 				opened = true
 				depth = 1
-				if len(findUseOffsets(l[i+1:], m)) > 0 || strings.Contains(l[i+1:], "[") {
+				if len(lex.UseOffsets(l[i+1:], m)) > 0 || strings.Contains(l[i+1:], "[") {
 					return true
 				}
 			case c == '{':
@@ -158,7 +161,7 @@ func (ur *tsUnionReader) tsDeclaringParts(ctx context.Context, id int64, types [
 // lines), nil when it passes none or the reader does not find them.
 func (ur *tsUnionReader) tsBaseArgs(ctx context.Context, id int64, typ, base string) []string {
 	decls := ur.decl.tsDecls(ctx, id)[typ]
-	text, err := ur.rr.text(ctx, id)
+	text, err := ur.rr.Text(ctx, id)
 	if err != nil || len(decls) == 0 {
 		return nil
 	}
@@ -184,7 +187,7 @@ func (ur *tsUnionReader) tsBaseArgs(ctx context.Context, id int64, typ, base str
 		case h[at] == '<':
 			at = len(h) - len(skipTypeArgs(h[at:]))
 			continue
-		case isWordRune(rune(h[at])):
+		case lex.IsWordRune(rune(h[at])):
 			w := leadingTypeName(h[at:])
 			if w == "" {
 				at++
@@ -343,22 +346,22 @@ func (ur *tsUnionReader) tsPartsMember(ctx context.Context, id int64, parts []st
 // tsPartsVerdict judges a use of a member on a value of union parts,
 // each part by judge: the definition's when a part's member is,
 // another's when every part's is another's, open otherwise.
-func tsPartsVerdict(parts []string, judge func(part string) (refVerdict, string)) (refVerdict, string) {
-	v, why := vContra, ""
+func tsPartsVerdict(parts []string, judge func(part string) (ref.Verdict, string)) (ref.Verdict, string) {
+	v, why := ref.Contra, ""
 	for _, p := range parts {
 		switch pv, pwhy := judge(p); pv {
-		case vResolved:
-			return vResolved, ""
-		case vContra:
+		case ref.Resolved:
+			return ref.Resolved, ""
+		case ref.Contra:
 			if why == "" {
 				why = pwhy
 			}
 		default:
-			v = vOpen
+			v = ref.Open
 		}
 	}
-	if v == vOpen {
-		return vOpen, ""
+	if v == ref.Open {
+		return ref.Open, ""
 	}
 	return v, why
 }

@@ -1,45 +1,17 @@
 package resolve
 
-import "context"
+import (
+	"context"
 
-// File is what the resolver reads of an indexed file.
-type File struct {
-	ID       int64
-	Path     string
-	Language string
-	Lines    int // its line count
-}
+	"github.com/viberag/viberag/query/resolve/ref"
+)
 
-// Symbol is one symbol of the index: a definition of the name judged, or
-// one the rules read (a class, a function and its annotations).
-type Symbol struct {
-	ID         string
-	FileID     int64
-	Path       string
-	Start, End int
-	Kind       string // extract.Kind*
-	Name       string
-	Qualname   string
-}
-
-// Line is one line holding the name, as the refs table lists it.
-type Line struct {
-	Path      string
-	FileID    int64
-	Line      int
-	Kinds     []string
-	Symbol    string
-	EnclName  string // the enclosing symbol's name and first line
-	EnclStart int
-	DefLine   bool // a symbol of the name starts on the line
-}
-
-// The rules call File, Symbol and Line by the names they had inside
-// package query.
+// File, Symbol and Line are what the resolver reads of the index: an
+// indexed file, a symbol and a line holding the name (package ref).
 type (
-	fileInfo = File
-	unit     = Symbol
-	refLine  = Line
+	File   = ref.File
+	Symbol = ref.Symbol
+	Line   = ref.Line
 )
 
 // Source is the index as the resolver reads it.
@@ -49,9 +21,9 @@ type Source interface {
 	Lines(ctx context.Context, fileID int64) ([]string, error)
 	// Named returns the definitions named exactly name, as the caller
 	// would judge them.
-	Named(ctx context.Context, name string) ([]Symbol, error)
+	Named(ctx context.Context, name string) ([]ref.Symbol, error)
 	// Declared returns every symbol named exactly name, tests included.
-	Declared(ctx context.Context, name string) ([]Symbol, error)
+	Declared(ctx context.Context, name string) ([]ref.Symbol, error)
 }
 
 // Resolver judges the reference lines of one name against every
@@ -65,22 +37,22 @@ type Resolver struct {
 // type-checked for later lookups; nil checks them for this one only.
 // scope names whose lookups share checks (a repository of a store):
 // a kept package serves only lookups of the same scope.
-func New(name string, defs []Symbol, files []File, src Source, checks *GoChecks, scope string) *Resolver {
-	byID := make(map[int64]*fileInfo, len(files))
+func New(name string, defs []ref.Symbol, files []ref.File, src Source, checks *GoChecks, scope string) *Resolver {
+	byID := make(map[int64]*ref.File, len(files))
 	for i := range files {
 		byID[files[i].ID] = &files[i]
 	}
 	rr := newRefResolver(name, refDefs(defs, byID), byID, src.Lines)
-	rr.named = func(ctx context.Context, n string) ([]refDef, error) {
+	rr.named = func(ctx context.Context, n string) ([]ref.Def, error) {
 		ss, err := src.Named(ctx, n)
 		return refDefs(ss, byID), err
 	}
-	rr.scope = newScopeRules(rr, func(ctx context.Context, n string) ([]*unit, error) {
+	rr.scope = newScopeRules(rr, func(ctx context.Context, n string) ([]*ref.Symbol, error) {
 		ss, err := src.Declared(ctx, n)
 		if err != nil {
 			return nil, err
 		}
-		out := make([]*unit, len(ss))
+		out := make([]*ref.Symbol, len(ss))
 		for i := range ss {
 			out[i] = &ss[i]
 		}
@@ -91,10 +63,10 @@ func New(name string, defs []Symbol, files []File, src Source, checks *GoChecks,
 	return &Resolver{rr: rr}
 }
 
-func refDefs(ss []Symbol, files map[int64]*fileInfo) []refDef {
-	var out []refDef
+func refDefs(ss []ref.Symbol, files map[int64]*ref.File) []ref.Def {
+	var out []ref.Def
 	for i := range ss {
-		out = append(out, newRefDef(&ss[i], files))
+		out = append(out, ref.NewDef(&ss[i], files))
 	}
 	return out
 }
@@ -105,8 +77,8 @@ type Verdicts struct {
 }
 
 // Judge judges each line against every definition.
-func (r *Resolver) Judge(ctx context.Context, lines []Line) (*Verdicts, error) {
-	refs := make([]*refLine, len(lines))
+func (r *Resolver) Judge(ctx context.Context, lines []ref.Line) (*Verdicts, error) {
+	refs := make([]*ref.Line, len(lines))
 	for i := range lines {
 		refs[i] = &lines[i]
 	}

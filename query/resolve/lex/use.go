@@ -1,4 +1,4 @@
-package resolve
+package lex
 
 import (
 	"regexp"
@@ -7,71 +7,68 @@ import (
 	"unicode/utf8"
 )
 
-// The lexical facts of one use of a name on a source line: what is
-// written around it. The resolver (refresolve.go) ties them to a
-// definition; this file only reads text, so it is the same for every
-// language that writes qualifiers with '.', '::' or '->'.
-
-// useAt is one whole-word occurrence of a name on a line.
-type useAt struct {
+// Use is one whole-word occurrence of a name on a line.
+type Use struct {
 	// chain is the qualifier written before the name, outermost first
 	// ("pkg" for pkg.Name, "self", "a.b" for a.b.Name); nil when bare.
-	chain []string
+	Chain []string
 	// expr marks a qualifier that is not a plain chain of names (a call's
 	// result, an index): chain is then nil.
-	expr bool
+	Expr bool
 	// decl: a declaration keyword (def, func, class, …) comes just before.
-	decl bool
+	Decl bool
 	// assign: a bare name being assigned or declared (x = , x := , let x).
-	assign bool
+	Assign bool
 	// key: a bare name followed by a single ':' (a composite literal's or
 	// an object literal's key, a parameter's annotation).
-	key bool
+	Key bool
 	// kwarg: a bare name followed by '=' inside a call's parentheses.
-	kwarg bool
+	Kwarg bool
 	// shorthand: a bare name standing alone in a list or braces
 	// ("{ a, name }", "name," on a line of its own): a shorthand property
 	// or a destructured one in JavaScript.
-	shorthand bool
+	Shorthand bool
 	// call: the name is followed by '('.
-	call bool
+	Call bool
 	// at is the occurrence's byte offset in the line.
-	at int
+	At int
 }
 
-// isWordByte reports whether r continues an identifier: letters, digits,
+// IsWordRune reports whether r continues an identifier: letters, digits,
 // '_' and '$' (JavaScript's '$x' is one name).
-func isWordRune(r rune) bool {
+func IsWordRune(r rune) bool {
 	return r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r)
 }
 
-// findUses returns the whole-word occurrences of name in line, exactly as
+// FindUses returns the whole-word occurrences of name in line, exactly as
 // written (case included).
-func findUses(line, name string) []useAt {
-	var out []useAt
-	for _, at := range findUseOffsets(line, name) {
-		out = append(out, readUse(line, at, at+len(name)))
+func FindUses(line, name string) []Use {
+	var out []Use
+	for _, at := range UseOffsets(line, name) {
+		out = append(out, ReadUse(line, at, at+len(name)))
 	}
 	return out
 }
 
-// hasFoldedUse reports whether line holds name as a whole word in another
+// HasFoldedUse reports whether line holds name as a whole word in another
 // case only.
-func hasFoldedUse(line, name string) bool {
+func HasFoldedUse(line, name string) bool {
 	low, ln := strings.ToLower(line), strings.ToLower(name)
-	return len(findUseOffsets(low, ln)) > 0
+	return len(UseOffsets(low, ln)) > 0
 }
 
-var declWords = map[string]bool{
+// DeclWords are the keywords that declare the name after them.
+var DeclWords = map[string]bool{
 	"def": true, "class": true, "func": true, "function": true, "type": true, "interface": true,
 	"struct": true, "enum": true, "trait": true, "fn": true, "namespace": true, "module": true,
 }
 
-var bindWords = map[string]bool{"let": true, "const": true, "var": true, "val": true, "for": true}
+// BindWords are the keywords that bind a variable.
+var BindWords = map[string]bool{"let": true, "const": true, "var": true, "val": true, "for": true}
 
-// readUse reads the context of the occurrence line[at:end].
-func readUse(line string, at, end int) useAt {
-	u := useAt{at: at}
+// ReadUse reads the context of the occurrence line[at:end].
+func ReadUse(line string, at, end int) Use {
+	u := Use{At: at}
 	// The qualifier: names joined by '.', '?.', '::' or '->' before at.
 	i := at
 	for {
@@ -86,60 +83,60 @@ func readUse(line string, at, end int) useAt {
 		s := k
 		for s > 0 {
 			r, n := utf8.DecodeLastRuneInString(line[:s])
-			if !isWordRune(r) {
+			if !IsWordRune(r) {
 				break
 			}
 			s -= n
 		}
 		if s == k {
-			if strings.HasSuffix(line[:k], "super()") && len(u.chain) == 0 {
-				u.chain = []string{"super"} // Python's super().name
+			if strings.HasSuffix(line[:k], "super()") && len(u.Chain) == 0 {
+				u.Chain = []string{"super"} // Python's super().name
 				break
 			}
 			// ")." or "]." : the qualifier is an expression.
-			u.expr, u.chain = true, nil
+			u.Expr, u.Chain = true, nil
 			break
 		}
-		u.chain = append([]string{line[s:k]}, u.chain...)
+		u.Chain = append([]string{line[s:k]}, u.Chain...)
 		i = s
 	}
-	if u.expr || len(u.chain) > 0 {
+	if u.Expr || len(u.Chain) > 0 {
 		return u
 	}
 	before := strings.TrimRight(line[:at], " \t*&")
-	prev := lastWord(before)
+	prev := LastWord(before)
 	// "type X," in an import or export list names X, declares nothing.
 	listed := strings.HasPrefix(strings.TrimLeft(line[end:], " \t"), ",") || strings.HasPrefix(strings.TrimLeft(line[end:], " \t"), "}") ||
 		strings.HasPrefix(strings.TrimLeft(line[end:], " \t"), "as ")
 	switch {
-	case declWords[prev] && onlyModifiers(strings.TrimSuffix(before, prev)) && !(prev == "type" && listed):
-		u.decl = true
-	case bindWords[prev]:
-		u.assign = true
+	case DeclWords[prev] && onlyModifiers(strings.TrimSuffix(before, prev)) && !(prev == "type" && listed):
+		u.Decl = true
+	case BindWords[prev]:
+		u.Assign = true
 	case goReceiverEnds(line, before):
-		u.decl = true // a Go method: func (r T) Name
+		u.Decl = true // a Go method: func (r T) Name
 	}
 	after := strings.TrimLeft(line[end:], " \t")
 	// "x T = …" and "x: T = …" assign x, not the type T.
-	typed := (prev != "" && !bindWords[prev] && !declWords[prev]) || strings.HasSuffix(before, ":")
+	typed := (prev != "" && !BindWords[prev] && !DeclWords[prev]) || strings.HasSuffix(before, ":")
 	switch {
 	case strings.HasPrefix(after, "("):
-		u.call = true
+		u.Call = true
 	case strings.HasPrefix(after, ":="), strings.HasPrefix(after, "+="), strings.HasPrefix(after, "-="):
-		u.assign = !typed
+		u.Assign = !typed
 	case strings.HasPrefix(after, "=") && !strings.HasPrefix(after, "==") && !strings.HasPrefix(after, "=>"):
 		if depthAt(line, at) > 0 {
-			u.kwarg = true
+			u.Kwarg = true
 		} else {
-			u.assign = !typed
+			u.Assign = !typed
 		}
 	case strings.HasPrefix(after, ":") && !strings.HasPrefix(after, "::"):
-		u.key = true
-	case tupleAssign.MatchString(after) && (strings.TrimSpace(before) == "" || strings.HasSuffix(before, ",") || bindWords[prev]):
-		u.assign = true // a, name := … ; a, name = …
+		u.Key = true
+	case tupleAssign.MatchString(after) && (strings.TrimSpace(before) == "" || strings.HasSuffix(before, ",") || BindWords[prev]):
+		u.Assign = true // a, name := … ; a, name = …
 	case after == "" || strings.HasPrefix(after, ",") || strings.HasPrefix(after, "}"):
 		b := strings.TrimSpace(line[:at])
-		u.shorthand = b == "" || strings.HasSuffix(b, "{") || strings.HasSuffix(b, ",")
+		u.Shorthand = b == "" || strings.HasSuffix(b, "{") || strings.HasSuffix(b, ",")
 	}
 	return u
 }
@@ -177,7 +174,7 @@ func qualSepBefore(line string, i int) int {
 	case i >= 2 && (line[i-2:i] == "?." || line[i-2:i] == "!." || line[i-2:i] == "::" || line[i-2:i] == "->"):
 		// "!." after a name: TypeScript's non-null assertion on it, whose
 		// members are its type's.
-		if line[i-2] == '!' && (i < 3 || !isWordRune(rune(line[i-3]))) {
+		if line[i-2] == '!' && (i < 3 || !IsWordRune(rune(line[i-3]))) {
 			return 0
 		}
 		return 2
@@ -190,12 +187,12 @@ func qualSepBefore(line string, i int) int {
 	return 0
 }
 
-// lastWord returns the identifier s ends with, or "".
-func lastWord(s string) string {
+// LastWord returns the identifier s ends with, or "".
+func LastWord(s string) string {
 	e := len(s)
 	for e > 0 {
 		r, n := utf8.DecodeLastRuneInString(s[:e])
-		if !isWordRune(r) {
+		if !IsWordRune(r) {
 			break
 		}
 		e -= n
@@ -217,11 +214,11 @@ func depthAt(line string, i int) int {
 	return max(d, 0)
 }
 
-// paramNames returns the parameter names of the declaration of fn on line
+// ParamNames returns the parameter names of the declaration of fn on line
 // (the names of the first parenthesised list after fn): Go's
 // "func (r *T) fn(a, b int, c T)" gives r, a, b, c; Python's and
 // TypeScript's "fn(self, a: T = 1)" give self, a.
-func paramNames(line, fn string) map[string]string {
+func ParamNames(line, fn string) map[string]string {
 	out := map[string]string{}
 	// A Go receiver comes before the name.
 	if strings.HasPrefix(strings.TrimSpace(line), "func") {
@@ -232,7 +229,7 @@ func paramNames(line, fn string) map[string]string {
 		}
 	}
 	at := -1
-	for _, u := range findUseOffsets(line, fn) {
+	for _, u := range UseOffsets(line, fn) {
 		if strings.HasPrefix(strings.TrimLeft(line[u+len(fn):], " \t"), "(") || strings.HasPrefix(strings.TrimLeft(line[u+len(fn):], " \t"), "[") || strings.HasPrefix(strings.TrimLeft(line[u+len(fn):], " \t"), "<") {
 			at = u + len(fn)
 			break
@@ -263,8 +260,8 @@ func paramNames(line, fn string) map[string]string {
 	return out
 }
 
-// findUseOffsets returns the offsets of name's whole-word occurrences.
-func findUseOffsets(line, name string) []int {
+// UseOffsets returns the offsets of name's whole-word occurrences.
+func UseOffsets(line, name string) []int {
 	var out []int
 	for i := 0; i+len(name) <= len(line); {
 		j := strings.Index(line[i:], name)
@@ -274,10 +271,10 @@ func findUseOffsets(line, name string) []int {
 		at := i + j
 		end := at + len(name)
 		i = at + 1
-		if r, _ := utf8.DecodeLastRuneInString(line[:at]); at > 0 && isWordRune(r) {
+		if r, _ := utf8.DecodeLastRuneInString(line[:at]); at > 0 && IsWordRune(r) {
 			continue
 		}
-		if r, _ := utf8.DecodeRuneInString(line[end:]); end < len(line) && isWordRune(r) {
+		if r, _ := utf8.DecodeRuneInString(line[end:]); end < len(line) && IsWordRune(r) {
 			continue
 		}
 		out = append(out, at)
@@ -346,14 +343,14 @@ func addParams(out map[string]string, list string) {
 	}
 }
 
-// classBases returns the bases a class declaration on line names:
+// ClassBases returns the bases a class declaration on line names:
 // Python's "class X(A, m.B, metaclass=M):" gives A, B; TypeScript's
 // "class X<T> extends A<T> implements I" gives A.
-func classBases(line string) []string {
+func ClassBases(line string) []string {
 	t := strings.TrimSpace(line)
 	if i := strings.Index(t, " extends "); i >= 0 {
 		b := strings.TrimSpace(t[i+len(" extends "):])
-		if j := strings.IndexFunc(b, func(r rune) bool { return !isWordRune(r) && r != '.' }); j >= 0 {
+		if j := strings.IndexFunc(b, func(r rune) bool { return !IsWordRune(r) && r != '.' }); j >= 0 {
 			b = b[:j]
 		}
 		return []string{b[strings.LastIndex(b, ".")+1:]}

@@ -1,40 +1,44 @@
-package resolve
+package imports
 
 import (
 	"path"
 	"regexp"
 	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
 )
 
-// fileImports is what a file's import statements bind, read from its
+// Bindings is what a file's import statements bind, read from its
 // text: each name a qualifier or a bare name can be, and the module it
 // comes from.
-type fileImports struct {
+type Bindings struct {
 	// modules maps a name bound to a whole module or package (Go's
 	// package name or alias, Python's "import a.b as m", TypeScript's
 	// "import * as m") to the module.
-	modules map[string]string
+	Modules map[string]string
 	// names maps a name imported from a module (Python's "from m import
 	// x", TypeScript's "import { x as y }") to its module and its name
 	// there.
-	names map[string]importedName
+	Names map[string]Name
 	// star lists the modules whose names are all imported (or
 	// re-exported: "export * from").
-	star []string
+	Star []string
 	// reexports maps a name a TypeScript file re-exports ("export { x }
 	// from m") to its module and name there.
-	reexports map[string]importedName
+	Reexports map[string]Name
 	// defaults maps a name a TypeScript default import binds ("import x
 	// from m") to the module: x is that module's default export. The name
 	// is in modules too, for x.member.
-	defaults map[string]string
+	Defaults map[string]string
 	// defaultName is the name a TypeScript file exports as its default
 	// ("export default function x", "export default x", "export { x as
 	// default }"), "" when it has none or it is anonymous.
-	defaultName string
+	DefaultName string
 }
 
-type importedName struct{ module, name string }
+// Name is a name imported or re-exported from a module, as the module
+// names it.
+type Name struct{ Module, Name string }
 
 var (
 	goImportLine = regexp.MustCompile(`^\s*(?:import\s+)?([\p{L}_.][\p{L}\p{N}_]*\s+)?"([^"]+)"`)
@@ -50,9 +54,9 @@ var (
 	tsDefaultAs   = regexp.MustCompile(`^\s*export\s*\{[^}]*?([\p{L}_$][\p{L}\p{N}_$]*)\s+as\s+default\b`)
 )
 
-// readImports reads the imports of a file of language lang from its lines.
-func readImports(lang string, lines []string) *fileImports {
-	fi := &fileImports{modules: map[string]string{}, names: map[string]importedName{}, reexports: map[string]importedName{}, defaults: map[string]string{}}
+// Read reads the imports of a file of language lang from its lines.
+func Read(lang string, lines []string) *Bindings {
+	fi := &Bindings{Modules: map[string]string{}, Names: map[string]Name{}, Reexports: map[string]Name{}, Defaults: map[string]string{}}
 	switch lang {
 	case "go":
 		readGoImports(fi, lines)
@@ -64,7 +68,7 @@ func readImports(lang string, lines []string) *fileImports {
 	return fi
 }
 
-func readGoImports(fi *fileImports, lines []string) {
+func readGoImports(fi *Bindings, lines []string) {
 	inBlock := false
 	for _, l := range lines {
 		t := strings.TrimSpace(l)
@@ -90,18 +94,18 @@ func readGoImports(fi *fileImports, lines []string) {
 		case "_":
 			continue
 		case ".":
-			fi.star = append(fi.star, p)
+			fi.Star = append(fi.Star, p)
 			continue
 		case "":
-			alias = goPackageName(p)
+			alias = GoPackageName(p)
 		}
-		fi.modules[alias] = p
+		fi.Modules[alias] = p
 	}
 }
 
-// goPackageName guesses the package name of an import path: its last
+// GoPackageName guesses the package name of an import path: its last
 // element, without a major version or a "go-" prefix.
-func goPackageName(p string) string {
+func GoPackageName(p string) string {
 	b := path.Base(p)
 	if len(b) >= 2 && b[0] == 'v' && strings.Trim(b[1:], "0123456789") == "" && strings.Contains(p, "/") {
 		b = path.Base(path.Dir(p))
@@ -114,9 +118,9 @@ func goPackageName(p string) string {
 	return b
 }
 
-// joinStatements returns lines with each statement continued in parentheses or
+// JoinStatements returns lines with each statement continued in parentheses or
 // braces joined onto its first line.
-func joinStatements(lines []string, starts func(string) bool) []string {
+func JoinStatements(lines []string, starts func(string) bool) []string {
 	var out []string
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
@@ -134,8 +138,8 @@ func joinStatements(lines []string, starts func(string) bool) []string {
 	return out
 }
 
-func readPyImports(fi *fileImports, lines []string) {
-	for _, l := range joinStatements(lines, func(t string) bool { return strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "from ") }) {
+func readPyImports(fi *Bindings, lines []string) {
+	for _, l := range JoinStatements(lines, func(t string) bool { return strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "from ") }) {
 		l = strings.Split(l, "#")[0]
 		if m := pyFrom.FindStringSubmatch(l); m != nil {
 			mod := m[1]
@@ -144,11 +148,11 @@ func readPyImports(fi *fileImports, lines []string) {
 				f := strings.Fields(it)
 				switch {
 				case len(f) == 1 && f[0] == "*":
-					fi.star = append(fi.star, mod)
+					fi.Star = append(fi.Star, mod)
 				case len(f) == 1:
-					fi.names[f[0]] = importedName{mod, f[0]}
+					fi.Names[f[0]] = Name{mod, f[0]}
 				case len(f) == 3 && f[1] == "as":
-					fi.names[f[2]] = importedName{mod, f[0]}
+					fi.Names[f[2]] = Name{mod, f[0]}
 				}
 			}
 			continue
@@ -159,26 +163,26 @@ func readPyImports(fi *fileImports, lines []string) {
 				switch {
 				case len(f) == 1:
 					// "import a.b" binds a; a.b.x is written in full.
-					fi.modules[strings.Split(f[0], ".")[0]] = strings.Split(f[0], ".")[0]
+					fi.Modules[strings.Split(f[0], ".")[0]] = strings.Split(f[0], ".")[0]
 				case len(f) == 3 && f[1] == "as":
-					fi.modules[f[2]] = f[0]
+					fi.Modules[f[2]] = f[0]
 				}
 			}
 		}
 	}
 }
 
-func readTSImports(fi *fileImports, lines []string) {
+func readTSImports(fi *Bindings, lines []string) {
 	code := tsBlankBlockComments(lines)
 	for i, l := range code {
-		code[i] = strings.TrimRight(stripComment(l), " \t")
+		code[i] = strings.TrimRight(lex.StripComment(l), " \t")
 	}
-	stmts := joinStatements(code, func(t string) bool {
+	stmts := JoinStatements(code, func(t string) bool {
 		return strings.HasPrefix(t, "import ") || strings.HasPrefix(t, "export ") || strings.HasPrefix(t, "const ") || strings.HasPrefix(t, "let ") || strings.HasPrefix(t, "var ")
 	})
 	for _, l := range stmts {
-		if fi.defaultName == "" && strings.HasPrefix(strings.TrimSpace(l), "export") {
-			fi.defaultName = tsDefaultExport(l)
+		if fi.DefaultName == "" && strings.HasPrefix(strings.TrimSpace(l), "export") {
+			fi.DefaultName = tsDefaultExport(l)
 		}
 		if m := tsRequire.FindStringSubmatch(l); m != nil {
 			tsBindings(fi, m[1], m[2], false)
@@ -217,7 +221,7 @@ func tsBlankBlockComments(lines []string) []string {
 					continue
 				}
 				b[i] = ' '
-			case skipQuoted(l, &i, &quote):
+			case lex.SkipQuoted(l, &i, &quote):
 			case b[i] == '/' && i+1 < len(b) && b[i+1] == '/':
 				i = len(b) // a line comment: stripComment drops it
 			// "/*" opens a comment; "\/*" is a regular expression's slash.
@@ -256,7 +260,7 @@ var tsBlockComment = regexp.MustCompile(`(?s)/\*.*?\*/`)
 
 // tsBindings records the bindings of an import or export clause ("X",
 // "* as X", "{ a, b as c }", "X, { a }") from module mod.
-func tsBindings(fi *fileImports, clause, mod string, export bool) {
+func tsBindings(fi *Bindings, clause, mod string, export bool) {
 	clause = strings.TrimSpace(clause)
 	var named string
 	if o := strings.Index(clause, "{"); o >= 0 {
@@ -279,9 +283,9 @@ func tsBindings(fi *fileImports, clause, mod string, export bool) {
 			continue
 		}
 		if export {
-			fi.reexports[local] = importedName{mod, orig}
+			fi.Reexports[local] = Name{mod, orig}
 		} else {
-			fi.names[local] = importedName{mod, orig}
+			fi.Names[local] = Name{mod, orig}
 		}
 	}
 	for _, it := range strings.Split(clause, ",") {
@@ -289,24 +293,24 @@ func tsBindings(fi *fileImports, clause, mod string, export bool) {
 		switch {
 		case it == "*":
 			if export {
-				fi.star = append(fi.star, mod)
+				fi.Star = append(fi.Star, mod)
 			}
 		case strings.HasPrefix(it, "* as "):
-			fi.modules[strings.TrimSpace(it[5:])] = mod
+			fi.Modules[strings.TrimSpace(it[5:])] = mod
 		case it != "" && !export:
-			fi.modules[it] = mod // its members are written X.name
-			fi.defaults[it] = mod
+			fi.Modules[it] = mod // its members are written X.name
+			fi.Defaults[it] = mod
 		}
 	}
 }
 
-// importFiles returns the indexed files a module of a file resolves to,
+// Files returns the indexed files a module of a file resolves to,
 // by language: a Go import path is the directory whose path it ends with;
 // a Python module (dotted, relative with leading dots) the file a/b.py or
 // a/b/__init__.py ending that path; a TypeScript relative specifier the
 // file it names with one of the usual extensions or an index file.
 // Modules outside the repository resolve to nothing.
-func importFiles(lang, from, mod string, byPath map[string]bool, dirs map[string]bool) []string {
+func Files(lang, from, mod string, byPath map[string]bool, dirs map[string]bool) []string {
 	switch lang {
 	case "go":
 		return nil // directories: see goImportDir
@@ -350,11 +354,11 @@ func importFiles(lang, from, mod string, byPath map[string]bool, dirs map[string
 	}
 }
 
-// goImportDir reports whether the Go import path p names directory dir of
+// GoImportDir reports whether the Go import path p names directory dir of
 // the repository (whose module path is unknown: p ends with dir), or,
 // for the root directory, whether no indexed directory matches p better
 // and the package name agrees.
-func goImportDir(p, dir, pkg string, dirs map[string]bool) bool {
+func GoImportDir(p, dir, pkg string, dirs map[string]bool) bool {
 	if dir != "" && dir != "." {
 		return p == dir || strings.HasSuffix(p, "/"+dir)
 	}
@@ -363,26 +367,40 @@ func goImportDir(p, dir, pkg string, dirs map[string]bool) bool {
 			return false
 		}
 	}
-	return goPackageName(p) == pkg
+	return GoPackageName(p) == pkg
 }
 
-// importing returns the import or re-export of a name under another
+// Importing returns the import or re-export of a name under another
 // local name ("name as other"), if the file has one.
-func (fi *fileImports) importing(name string) (importedName, bool) {
-	for _, m := range []map[string]importedName{fi.names, fi.reexports} {
+func (fi *Bindings) Importing(name string) (Name, bool) {
+	for _, m := range []map[string]Name{fi.Names, fi.Reexports} {
 		for _, in := range m {
-			if in.name == name {
+			if in.Name == name {
 				return in, true
 			}
 		}
 	}
-	return importedName{}, false
+	return Name{}, false
 }
 
-// aliasedAt reports whether the text after a name ending at offset end
+// Aliased reports whether the text after a name ending at offset end
 // renames it ("name as other"), as import and export lists do.
-func aliasedAt(line string, end int) bool {
+func Aliased(line string, end int) bool {
 	rest := line[min(end, len(line)):]
 	t := strings.TrimLeft(rest, " \t")
 	return len(t) < len(rest) && strings.HasPrefix(t, "as") && len(t) > 2 && (t[2] == ' ' || t[2] == '\t')
+}
+
+// PyFromAt returns the module a one-line Python "from m import …" imports
+// the name at offset at from; ok is false when the name is not in its
+// list of names.
+func PyFromAt(line string, at int, name string) (Name, bool) {
+	if i := strings.IndexByte(line, '#'); i >= 0 {
+		line = line[:i]
+	}
+	m := pyFrom.FindStringSubmatchIndex(line)
+	if m == nil || at < m[4] {
+		return Name{}, false
+	}
+	return Name{line[m[2]:m[3]], name}, true
 }
