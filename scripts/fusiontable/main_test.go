@@ -55,11 +55,7 @@ func TestReportAndWeights(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
-	if err := report(&out, runs); err != nil {
-		t.Fatal(err)
-	}
-	got := out.String()
+	got := reportOf(t, dir)
 	for _, want := range []string{
 		"| lexical (no vectors) | 0.7000 | – |",
 		// a is 0.1 below lexical, b 0.01 (not more): one repository below.
@@ -105,15 +101,7 @@ func TestBelowEvidence(t *testing.T) {
 	writeEval(t, filepath.Join(dir, "broad-lexical.json"), r("a", 0.8, nil), r("b", 0.6, nil), r("c", 0.5, nil))
 	writeEval(t, filepath.Join(dir, "broad-static-cal.json"),
 		r("a", 0.75, cal(30, "", 0.25, 0.175, 0)), r("b", 0.59, cal(30, "", 0.25, 0, 0)), r("c", 0.4, cal(5, "5 pseudo-queries", 0.25, 0.175, 0.125)))
-	runs, err := load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out bytes.Buffer
-	if err := report(&out, runs); err != nil {
-		t.Fatal(err)
-	}
-	got := out.String()
+	got := reportOf(t, dir)
 	for _, want := range []string{
 		"| broad benchmark, static word model | a (go) | 0.800 → 0.750 (-0.050) | 30 | 0.200 0.25 / 0.200 0.175 / 0.200 0 |",
 		"| broad benchmark, static word model | c (go) | 0.500 → 0.400 (-0.100) | 5 | – 0.25 / – 0.175 / – 0.125 (too few pseudo-queries: the unmeasured quarter) |",
@@ -132,4 +120,18 @@ func TestLoadNothing(t *testing.T) {
 	if _, err := load(t.TempDir()); err == nil || !strings.Contains(err.Error(), "no SET-RUN.json") {
 		t.Errorf("load of an empty directory: %v", err)
 	}
+}
+
+// reportOf is the report of the runs in dir.
+func reportOf(t *testing.T, dir string) string {
+	t.Helper()
+	runs, err := load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := report(&out, runs); err != nil {
+		t.Fatal(err)
+	}
+	return out.String()
 }
