@@ -557,7 +557,7 @@ func pyCallAround(text []string, n, at int) string {
 		if k == n {
 			end = min(at, len(l))
 		}
-		l = pyBlankStrings(l[:end])
+		l = lex.BlankQuoted(l[:end])
 		for i := len(l) - 1; i >= 0; i-- {
 			switch l[i] {
 			case ')', ']', '}':
@@ -581,30 +581,6 @@ func pyCallAround(text []string, n, at int) string {
 		}
 	}
 	return ""
-}
-
-// pyBlankStrings replaces the text of the quoted strings of a line with
-// spaces, keeping offsets, so brackets written in them are not counted.
-func pyBlankStrings(l string) string {
-	b := []byte(l)
-	var quote byte
-	for i := 0; i < len(b); i++ {
-		switch {
-		case quote == 0 && (b[i] == '"' || b[i] == '\''):
-			quote = b[i]
-		case quote != 0 && b[i] == '\\':
-			b[i] = ' '
-			if i+1 < len(b) {
-				i++
-				b[i] = ' '
-			}
-		case quote != 0 && b[i] == quote:
-			quote = 0
-		case quote != 0:
-			b[i] = ' '
-		}
-	}
-	return string(b)
 }
 
 // pyInText reports whether the occurrence of name at offset at is inside

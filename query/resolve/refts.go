@@ -311,31 +311,6 @@ func innermostBracket(line string, at int) byte {
 	return stack[len(stack)-1]
 }
 
-// blankQuoted returns l with what its string and template literals hold
-// blanked to spaces, their quotes and every column kept: a reader that
-// walks a line backwards counts no comma or bracket inside a string.
-// A literal is read within its line, as skipQuoted reads it.
-func blankQuoted(l string) string {
-	var b []byte
-	var quote byte
-	for i := 0; i < len(l); i++ {
-		inside, from := quote != 0, i
-		if !lex.SkipQuoted(l, &i, &quote) || !inside || quote == 0 {
-			continue // code, an opening quote or a closing one
-		}
-		if b == nil {
-			b = []byte(l)
-		}
-		for j := from; j <= i && j < len(b); j++ {
-			b[j] = ' '
-		}
-	}
-	if b == nil {
-		return l
-	}
-	return string(b)
-}
-
 // propertySignature reports whether rest, the text after a key, is the
 // type of a property signature: its ';' comes before any ',' or closing
 // brace at its own depth (an object literal's entries end with ',').

@@ -71,7 +71,7 @@ func (lt *tsLiteralTyper) tsElementTarget(ctx context.Context, r *ref.Line, text
 func tsArrayElement(text []string, ln, col int) (aln, acol, k int, ok bool) {
 	depth := 0
 	for n := ln; n >= 1 && n > ln-tsElementSpan; n-- {
-		l := blankQuoted(lex.StripComment(text[n-1]))
+		l := lex.BlankQuoted(lex.StripComment(text[n-1]))
 		end := len(l)
 		if n == ln {
 			end = min(col, len(l))

@@ -81,3 +81,28 @@ func SkipQuoted(s string, i *int, quote *byte) bool {
 	}
 	return false
 }
+
+// BlankQuoted returns l with what its string and template literals hold
+// blanked to spaces, their quotes and every column kept: a reader that
+// walks a line backwards counts no comma or bracket inside a string.
+// A literal is read within its line, as SkipQuoted reads it.
+func BlankQuoted(l string) string {
+	var b []byte
+	var quote byte
+	for i := 0; i < len(l); i++ {
+		inside, from := quote != 0, i
+		if !SkipQuoted(l, &i, &quote) || !inside || quote == 0 {
+			continue // code, an opening quote or a closing one
+		}
+		if b == nil {
+			b = []byte(l)
+		}
+		for j := from; j <= i && j < len(b); j++ {
+			b[j] = ' '
+		}
+	}
+	if b == nil {
+		return l
+	}
+	return string(b)
+}

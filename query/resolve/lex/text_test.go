@@ -1,4 +1,4 @@
-package resolve
+package lex
 
 import "testing"
 
@@ -14,12 +14,12 @@ func TestBlankQuoted(t *testing.T) {
 		{`'open to the end`, `'               `},
 		{`'\`, `' `},
 	} {
-		got := blankQuoted(c.in)
+		got := BlankQuoted(c.in)
 		if got != c.want {
-			t.Errorf("blankQuoted(%q) = %q, want %q", c.in, got, c.want)
+			t.Errorf("BlankQuoted(%q) = %q, want %q", c.in, got, c.want)
 		}
 		if len(got) != len(c.in) {
-			t.Errorf("blankQuoted(%q) changed the length: %d, want %d", c.in, len(got), len(c.in))
+			t.Errorf("BlankQuoted(%q) changed the length: %d, want %d", c.in, len(got), len(c.in))
 		}
 	}
 }
