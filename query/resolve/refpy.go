@@ -188,8 +188,9 @@ func (py *pyRules) judgeKeyword(ctx context.Context, r *ref.Line, u lex.Use, d *
 	if t.cls == nil || len(t.alts) > 0 {
 		return ref.Open, "", false
 	}
+	inits := py.classes.named(ctx, "__init__")
 	for _, k := range py.classes.mro(ctx, t.cls).classes {
-		for _, o := range py.classes.named(ctx, "__init__") {
+		for _, o := range inits {
 			if o.Member && o.Parent == k.def.Sym.Name && o.Sym.FileID == k.def.Sym.FileID {
 				return ref.Open, "", false
 			}

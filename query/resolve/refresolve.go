@@ -284,18 +284,20 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *ref.Line, line string, u
 	if isTSLang(lang) && tsModuleSpecifier(line, u.At) {
 		return ref.Contra, whyString, nil
 	}
-	if in, ok := imports.PyFromAt(line, u.At, rr.name); ok && lang == "python" {
-		// "from m import name": m's top-level name, whatever this file
-		// or the function around the line defines.
-		if strings.Contains(d.Sym.Qualname, ".") {
-			return ref.Contra, ref.WhyScope, nil
+	if lang == "python" {
+		if in, ok := imports.PyFromAt(line, u.At, rr.name); ok {
+			// "from m import name": m's top-level name, whatever this file
+			// or the function around the line defines.
+			if strings.Contains(d.Sym.Qualname, ".") {
+				return ref.Contra, ref.WhyScope, nil
+			}
+			if r.FileID == d.Sym.FileID && r.EnclName == "" && !imports.Aliased(line, u.At+len(rr.name)) {
+				// Imported at the top level of d's module: one more binding
+				// of d's name ("if …: from m import name / else: def name").
+				return ref.Resolved, "", nil
+			}
+			return rr.judgeImported(ctx, r, lang, in, d, 0)
 		}
-		if r.FileID == d.Sym.FileID && r.EnclName == "" && !imports.Aliased(line, u.At+len(rr.name)) {
-			// Imported at the top level of d's module: one more binding
-			// of d's name ("if …: from m import name / else: def name").
-			return ref.Resolved, "", nil
-		}
-		return rr.judgeImported(ctx, r, lang, in, d, 0)
 	}
 	if lang == "python" && d.Member && len(u.Chain) == 0 && !u.Expr && pyKeywordAt(line, u.At+len(rr.name)) {
 		if v, why, ok := rr.python.judgeKeyword(ctx, r, u, d); ok {

@@ -395,6 +395,9 @@ func Aliased(line string, end int) bool {
 // the name at offset at from; ok is false when the name is not in its
 // list of names.
 func PyFromAt(line string, at int, name string) (Name, bool) {
+	if !strings.HasPrefix(strings.TrimLeft(line, " \t"), "from") {
+		return Name{}, false // most lines: no regexp run
+	}
 	if i := strings.IndexByte(line, '#'); i >= 0 {
 		line = line[:i]
 	}
