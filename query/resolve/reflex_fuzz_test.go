@@ -56,6 +56,12 @@ func FuzzRefReaders(f *testing.F) {
 				lex.ReadUse(line, at, at+len(name))
 				pyReceiver(line, at)
 				pyInText(line, at, name)
+				imports.PyFromAt(line, at, name)
+				imports.Aliased(line, at+len(name))
+				pyKeywordAt(line, at+len(name))
+				pyCallAround(text, n, at)
+				lex.BlankQuoted(line)
+				pySubscript(line[at:])
 			}
 		}
 	})
