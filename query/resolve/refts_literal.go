@@ -106,6 +106,9 @@ func (lt *tsLiteralTyper) tsLiteralTarget(ctx context.Context, r *ref.Line, text
 		if out || t == "" {
 			return "", 0, out
 		}
+		if t == tsOwnLiteral {
+			return tsOwnLiteral, tin, false // a key of a type of its own holds one too
+		}
 		t, tin = lt.eval.tsIndexedType(ctx, tin, t)
 		mt, min, foreign := lt.eval.tsMemberType(ctx, tin, t, before[key[2]:key[3]])
 		if foreign {
