@@ -668,8 +668,13 @@ func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *ref.Line, v string) (
 	}
 	if t := te.lit.tsLocalAnnotation(ctx, r, v); t != "" && len(tsSplitTop(tsUnwrap(t), "|")) == 1 {
 		// "let v: T;", assigned below it: T, through an indexed access
-		// (T['k']) to a type that is not a literal's.
-		if t, in := te.tsIndexedType(ctx, r.FileID, tsUnwrap(t)); t != "" && !strings.HasPrefix(t, "{") && len(tsSplitTop(t, "|")) == 1 {
+		// (T['k']) to a type that is not a literal's, or to a union
+		// (a generic base's member), whose parts declaring a member
+		// answer for it.
+		if t, in := te.tsIndexedType(ctx, r.FileID, tsUnwrap(t)); t != "" && !strings.HasPrefix(t, "{") {
+			if parts := tsUnionParts(t); len(parts) > 1 {
+				return strings.Join(parts, " | "), in
+			}
 			return te.tsUtility(ctx, in, t)
 		}
 	}
