@@ -395,6 +395,9 @@ func (te *tsTypeEval) tsOuterParam(ctx context.Context, r *ref.Line, v string) (
 		}
 		if t, ok := lex.ParamNames(sig, d.Sym.Name)[v]; ok {
 			if t == "" {
+				t = tsSigParamLiteral(sig, v) // "opts: {…}", which ParamNames leaves out
+			}
+			if t == "" {
 				t, in = te.lit.tsLiteralMethodParam(ctx, r, d.Sym.Start, d.Sym.Name, v)
 			}
 			return t, in
@@ -910,7 +913,12 @@ func (te *tsTypeEval) tsParamLiteral(ctx context.Context, r *ref.Line, v string)
 	if err != nil || r.EnclStart < 1 || r.EnclStart > len(text) {
 		return ""
 	}
-	sig := lex.ReadSignature(text, r.EnclStart, r.EnclName).Text
+	return tsSigParamLiteral(lex.ReadSignature(text, r.EnclStart, r.EnclName).Text, v)
+}
+
+// tsSigParamLiteral returns the type literal signature sig states for
+// its parameter v ("(opts: { a: A })"), "" when it states none.
+func tsSigParamLiteral(sig, v string) string {
 	m := regexp.MustCompile(`[(,]\s*` + regexp.QuoteMeta(v) + `\??\s*:\s*\{`).FindStringIndex(sig)
 	if m == nil || strings.Count(sig[:m[0]+1], "(")-strings.Count(sig[:m[0]+1], ")") != 1 {
 		return "" // not the function's own parameter list
