@@ -115,7 +115,7 @@ func (te *tsTypeEval) tsBoundType(ctx context.Context, r *ref.Line, v string) (s
 // a chain: "for (const v of a.b) {", "for await (const [k, v] of xs)".
 var tsForOf = regexp.MustCompile(`\bfor\s*(?:await\s*)?\(\s*(?:const|let|var)\s+([\p{L}_$][\p{L}\p{N}_$]*|\{[^{}]*\}|\[[^\[\]]*\])\s+of\s+(` + tsChainExpr + `)\s*\)`)
 
-var tsBinding = regexp.MustCompile(`^\s*(?:const|let|var|(?:await\s+)?using)\s+([\p{L}_$][\p{L}\p{N}_$]*|\{[^{}]*\}|\[[^\[\]]*\])\s*=\s*(.+)$`)
+var tsBinding = regexp.MustCompile(`^\s*(?:const|let|var|(?:await\s+)?using)\s+([\p{L}_$][\p{L}\p{N}_$]*|\{[^{}]*\}|\[[^\[\]]*\])\s*=(?:\s*(.+)|\s*)$`)
 
 // tsPatternKey returns the key an object pattern ("{ a, b: v, c = 1 }")
 // binds v from, "" when it does not bind v.
@@ -1198,7 +1198,8 @@ func (te *tsTypeEval) tsOuterReturnType(ctx context.Context, r *ref.Line, n int)
 // tsStatement returns rhs, the right-hand side of a binding on line n
 // (1-based) of text, joined with the lines that continue it — while its
 // brackets are open, or the next line continues its chain (".m(",
-// "?.m") — up to line stop (excluded), 40 lines at most.
+// "?.m"), or the value opens the next line ("const v =") — up to line
+// stop (excluded), 40 lines at most.
 func tsStatement(text []string, n, stop int, rhs string) string {
 	open := bracketDepth(rhs)
 	cast := false
@@ -1207,7 +1208,7 @@ func tsStatement(text []string, n, stop int, rhs string) string {
 		// "v as" ending a line: the type it is cast to follows, a union's
 		// members on lines of their own.
 		cast = cast || tsEndsCast(rhs)
-		if open <= 0 && !strings.HasPrefix(next, ".") && !strings.HasPrefix(next, "?.") &&
+		if strings.TrimSpace(rhs) != "" && open <= 0 && !strings.HasPrefix(next, ".") && !strings.HasPrefix(next, "?.") &&
 			!(cast && (tsEndsCast(rhs) || strings.HasPrefix(next, "|") || strings.HasPrefix(next, "&"))) {
 			break
 		}
