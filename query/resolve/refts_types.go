@@ -698,6 +698,9 @@ func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *ref.Line, v string) (
 		}
 		return t, in
 	}
+	if t, in := te.lit.tsMethodParamType(ctx, r, v); t != "" {
+		return t, in // a literal's method's parameter, in a function's body
+	}
 	if t, in := te.tsOuterParam(ctx, r, v); t != "" {
 		return te.tsWithArgs(ctx, r, v, t), in
 	}
