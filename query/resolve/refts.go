@@ -531,7 +531,7 @@ func (ru *tsRules) tsTypeVerdict(ctx context.Context, id int64, typ string, d *r
 		if _, found := ru.decl.tsBases(ctx, did, dname, 0); found {
 			return ref.Contra, ref.WhyQual
 		}
-	} else if ru.tsOutsideBaseMember(ctx, did, dname, d) {
+	} else if tsOutsideBaseMember(ctx, ru.decl, did, dname, d) {
 		return ref.Contra, ref.WhyForeign
 	}
 	return ref.Open, ""
@@ -544,12 +544,12 @@ func (ru *tsRules) tsTypeVerdict(ctx context.Context, id int64, typ string, d *r
 // the runtime's or a package's, which no repository type is an ancestor
 // of, and d's type extends none of them (overriding such a base's
 // member, d would be related to it).
-func (ru *tsRules) tsOutsideBaseMember(ctx context.Context, id int64, typ string, d *ref.Def) bool {
-	anc, theirs, ok := ru.decl.tsBaseWalk(ctx, id, typ, 0, true)
+func tsOutsideBaseMember(ctx context.Context, dr *tsDeclReader, id int64, typ string, d *ref.Def) bool {
+	anc, theirs, ok := dr.tsBaseWalk(ctx, id, typ, 0, true)
 	if !ok || len(theirs) == 0 || anc[d.Parent] {
 		return false
 	}
-	_, mine, ok := ru.decl.tsBaseWalk(ctx, d.Sym.FileID, d.Parent, d.Sym.Start, true)
+	_, mine, ok := dr.tsBaseWalk(ctx, d.Sym.FileID, d.Parent, d.Sym.Start, true)
 	if !ok {
 		return false
 	}

@@ -462,7 +462,7 @@ func readTSCondBranches(ctx context.Context, dr *tsDeclReader, id int64, t strin
 // the literal it is passed, and a call that compiles takes the branch
 // giving it back (the others reject the literal), so the literal is a
 // type of its own, as for "opts: T".
-func (dr *tsDeclReader) tsValidatesOwn(ctx context.Context, id int64, t string, own []string) bool {
+func tsValidatesOwn(ctx context.Context, dr *tsDeclReader, id int64, t string, own []string) bool {
 	name, args := tsTypeArgs(tsUnwrap(strings.TrimSpace(t)))
 	if len(args) == 0 || !tsOwnParam(args[0], own) {
 		return false

@@ -524,7 +524,7 @@ func (lt *tsLiteralTyper) tsMethodParams(ctx context.Context, id int64, typ, m s
 		stated, own := tsSigStated(sig.Text, m)
 		params, in = tsInferredParams(stated, own), did
 		for i, t := range stated {
-			if params[i] == "" && lt.decl.tsValidatesOwn(ctx, did, t, own) {
+			if params[i] == "" && tsValidatesOwn(ctx, lt.decl, did, t, own) {
 				params[i] = tsOwnLiteral
 			}
 		}

@@ -31,7 +31,7 @@ func (lt *tsLiteralTyper) tsOutsideMethodParam(ctx context.Context, r *ref.Line,
 	if err != nil || r.Line > len(text) {
 		return false
 	}
-	n, _, ok := lt.tsEnclosingMethod(text, r, v)
+	n, _, ok := tsEnclosingMethod(lt.eval, text, r, v)
 	if !ok {
 		return false
 	}
@@ -54,7 +54,7 @@ func (lt *tsLiteralTyper) tsMethodParamType(ctx context.Context, r *ref.Line, v 
 	if err != nil || r.Line > len(text) {
 		return "", 0
 	}
-	n, name, ok := lt.tsEnclosingMethod(text, r, v)
+	n, name, ok := tsEnclosingMethod(lt.eval, text, r, v)
 	if !ok || n <= r.EnclStart {
 		return "", 0 // the enclosing symbol's own parameter: its rules read it
 	}
@@ -65,7 +65,7 @@ func (lt *tsLiteralTyper) tsMethodParamType(ctx context.Context, r *ref.Line, v 
 // nearest method of an object literal enclosing r (80 lines up at most)
 // that binds v as an untyped parameter, not bound again between; ok is
 // false when a method between binds v with a type, or none binds it.
-func (lt *tsLiteralTyper) tsEnclosingMethod(text []string, r *ref.Line, v string) (n int, name string, ok bool) {
+func tsEnclosingMethod(te *tsTypeEval, text []string, r *ref.Line, v string) (n int, name string, ok bool) {
 	// Back from r, a line's '{' encloses r when the braces it opens
 	// outnumber those closed below it more than any line's below.
 	depth, low := 0, 0
@@ -84,7 +84,7 @@ func (lt *tsLiteralTyper) tsEnclosingMethod(text []string, r *ref.Line, v string
 			}
 			continue
 		}
-		if lt.eval.tsBindsBetween(text, n+1, r.Line, v) {
+		if te.tsBindsBetween(text, n+1, r.Line, v) {
 			return 0, "", false
 		}
 		return n, m[1], true
