@@ -55,6 +55,7 @@ func FuzzTSReaders(f *testing.F) {
 			}
 			for _, at := range lex.UseOffsets(line, name) {
 				innermostBracket(line, at)
+				tsPatternDefault(line, at)
 				calledAt(line, at+len(name))
 				indexedByName(line, at, name)
 				if ln, col, ok := openingBrace(text, n, at); ok {
