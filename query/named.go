@@ -2,10 +2,11 @@ package query
 
 import (
 	"path"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/viberag/viberag/internal/lazyregexp"
 )
 
 // Files a message names. A commit subject or a bug report often names the
@@ -52,12 +53,12 @@ type namedFiles struct {
 
 var (
 	// backtickRe matches a code span.
-	backtickRe = regexp.MustCompile("`([^`\n]{1,80})`")
+	backtickRe = lazyregexp.New("`([^`\n]{1,80})`")
 	// lineSuffixRe matches a path's line and column (re2.h:144:3).
-	lineSuffixRe = regexp.MustCompile(`(?::\d+)+$`)
+	lineSuffixRe = lazyregexp.New(`(?::\d+)+$`)
 	// fileExtRe matches a file name's extension: a dot, then one to five
 	// letters or digits starting with a letter.
-	fileExtRe = regexp.MustCompile(`^[\w\-]+\.[A-Za-z][A-Za-z0-9]{0,4}$`)
+	fileExtRe = lazyregexp.New(`^[\w\-]+\.[A-Za-z][A-Za-z0-9]{0,4}$`)
 )
 
 // minNamedStem is the shortest stem a name lifts a file by: shorter
