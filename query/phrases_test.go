@@ -43,3 +43,21 @@ func TestPhraseLift(t *testing.T) {
 	req := Request{Query: "Handle exits when trapping exits", Limit: 10}
 	liftedFirst(t, db, off, req, "lib/terminator.ex", "the phrase prior")
 }
+
+// TestStatementPhraseLift: a statement that is neither a change nor a
+// question (a doc comment's sentence) ranks the file that writes two of
+// its words side by side above a sibling that holds more of its words
+// apart; without the statement's phrase prior the sibling leads.
+func TestStatementPhraseLift(t *testing.T) {
+	db := indexedFiles(t, map[string]string{
+		"lib/terminator.ex": "defmodule Terminator do\n  # Catch: trapping exits drains the producers.\n" +
+			"  def init(opts), do: {:ok, opts}\nend\n",
+		"lib/broadway.ex": "defmodule Broadway do\n  # Exits: catch them, and exits again, while trapping is on.\n" +
+			"  def stop(name), do: GenServer.stop(name)\nend\n",
+		"lib/other.ex": "defmodule Other do\n  def run, do: :ok\nend\n",
+	})
+	off := DefaultTuning()
+	off.StatementPhraseBoost = 0
+	req := Request{Query: "The supervisor catches exits while trapping exits", Limit: 10}
+	liftedFirst(t, db, off, req, "lib/terminator.ex", "the statement's phrase prior")
+}
