@@ -49,6 +49,9 @@ type namedFiles struct {
 	// types is set when the text names types or typings: a change
 	// to a declaration file says so.
 	types bool
+	// statement is set for a statement that is not task-shaped: of
+	// these lifts only its word pairs apply (phrases).
+	statement bool
 }
 
 var (
@@ -215,9 +218,15 @@ func suffixAt(s, t string) bool {
 // names the text writes, × (1 + QuotedBoost × their share); one that
 // holds its rarest words, × (1 + RareBoost × their share); one whose
 // string literals hold its words, × (1 + StringBoost × their share); and
-// every file by how near the root it is (depth.go).
+// every file by how near the root it is (depth.go). For a statement that
+// is not task-shaped (nf.statement) only the share of its word pairs
+// lifts, × (1 + StatementPhraseBoost × share).
 func (fc *fileCand) namedPrior(nf *namedFiles, t *Tuning) {
 	if nf == nil {
+		return
+	}
+	if nf.statement {
+		fc.sharePrior(nf.phrases, t.StatementPhraseBoost, "the text's word pairs")
 		return
 	}
 	fc.sharePrior(nf.quoted, t.QuotedBoost, "the names the text writes")
