@@ -378,7 +378,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *ref.Line, line string, u
 	if !d.Member && isTSLang(lang) && rr.tsl.outer(ctx, r, d) {
 		return ref.Contra, ref.WhyLocal, nil
 	}
-	if rr.locals[enclKey{r.FileID, r.EnclStart, r.EnclName}] && !(d.Member && isTSLang(lang) && (indexedByName(line, u.At, rr.name) || rr.tsr().tsObjectKey(ctx, r, u))) && !(r.FileID == d.Sym.FileID && d.Sym.Start >= r.EnclStart && d.Sym.Start <= r.Line && !(d.Sym.Start == r.EnclStart && d.Sym.Name == r.EnclName)) {
+	if rr.locals[enclKey{r.FileID, r.EnclStart, r.EnclName}] && !(d.Member && isTSLang(lang) && (lex.IndexedByName(line, u.At, rr.name) || rr.tsr().tsObjectKey(ctx, r, u))) && !(r.FileID == d.Sym.FileID && d.Sym.Start >= r.EnclStart && d.Sym.Start <= r.Line && !(d.Sym.Start == r.EnclStart && d.Sym.Name == r.EnclName)) {
 		return ref.Contra, ref.WhyLocal, nil
 	}
 	if u.Kwarg {
@@ -395,7 +395,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *ref.Line, line string, u
 			return ref.Open, "", nil
 		}
 		if isTSLang(lang) {
-			if indexedByName(line, u.At, rr.name) {
+			if lex.IndexedByName(line, u.At, rr.name) {
 				if v, why, ok := (tsIndexTyper{rr.tsr()}).tsIndexedChain(ctx, r, line, u, d); ok {
 					return v, why, nil
 				}
@@ -403,7 +403,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *ref.Line, line string, u
 					return v, why, nil
 				}
 				if tsTypeKeyOnly(r) {
-					return ref.Unlikely, whyIndexedKey, nil
+					return ref.Unlikely, ref.WhyIndexedKey, nil
 				}
 			}
 			if tsImportListName(ctx, tsCore{rr}, r, u) {
@@ -686,7 +686,7 @@ func (rr *refResolver) judgeImported(ctx context.Context, r *ref.Line, lang stri
 			if !hidden {
 				return ref.Resolved, "", nil
 			}
-			why = whyUnexported
+			why = ref.WhyUnexported
 		}
 		if depth < 5 {
 			// A re-export: the module imports or re-exports the name itself.
@@ -706,7 +706,7 @@ func (rr *refResolver) judgeImported(ctx context.Context, r *ref.Line, lang stri
 					if err != nil || v != ref.Contra {
 						return v, w, err
 					}
-					if w == whyUnexported {
+					if w == ref.WhyUnexported {
 						why = w
 					}
 				}
@@ -717,7 +717,7 @@ func (rr *refResolver) judgeImported(ctx context.Context, r *ref.Line, lang stri
 					if err != nil || v == ref.Resolved {
 						return v, w, err
 					}
-					if w == whyUnexported {
+					if w == ref.WhyUnexported {
 						why = w
 					}
 				}

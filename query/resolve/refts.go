@@ -91,7 +91,7 @@ var tsWrappers = map[string]bool{
 // or a base on the way is declared where the reader cannot follow it),
 // else the declaration of another symbol.
 func (ru *tsRules) tsRelatedDecl(ctx context.Context, r *ref.Line, line string, u lex.Use, d *ref.Def) (ref.Verdict, string, error) {
-	if indexedByName(line, u.At, ru.rr.Name()) {
+	if lex.IndexedByName(line, u.At, ru.rr.Name()) {
 		// T['name'] on the line declaring another member: it may reach d
 		// through what T is, whatever the line declares.
 		if v, why, ok := ru.tsIndexedMember(ctx, r, line, u, d); ok {
@@ -205,7 +205,7 @@ func tsBareMember(line string, u lex.Use, name string) (v ref.Verdict, why strin
 	if tsBindsLocal(line, u) {
 		return ref.Contra, ref.WhyLocal, true // "const name: T = …" declares a variable
 	}
-	if indexedByName(line, u.At, name) {
+	if lex.IndexedByName(line, u.At, name) {
 		return ref.Open, "", true // x['name'], T['name']: a member reached by its name
 	}
 	switch innermostBracket(line, u.At) {
@@ -830,14 +830,6 @@ func calledAt(line string, end int) bool {
 		rest = strings.TrimLeft(skipTypeArgs(rest), " \t")
 	}
 	return strings.HasPrefix(rest, "(")
-}
-
-// indexedByName reports whether the name at offset at of line is a
-// quoted index: x['name'], T['name'].
-func indexedByName(line string, at int, name string) bool {
-	end := at + len(name)
-	return at >= 2 && end+1 < len(line) && line[at-2] == '[' && (line[at-1] == '\'' || line[at-1] == '"') &&
-		line[end] == line[at-1] && line[end+1] == ']'
 }
 
 // tsKeyByTarget judges a key of the literal opened at (ln, col) for

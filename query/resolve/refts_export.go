@@ -9,11 +9,6 @@ import (
 	"github.com/viberag/viberag/query/resolve/ref"
 )
 
-// whyUnexported: a module's import or re-export names only what the
-// module exports; a declaration of the name its file keeps to itself is
-// another symbol than the one imported.
-const whyUnexported = "a declaration its module does not export, where an import names the module's export"
-
 // tsUnexported reports whether top-level declaration d, as reader dr
 // reads its file, is one the file does not export: a class, interface,
 // alias, function or variable declared at the start of a line without

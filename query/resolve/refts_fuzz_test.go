@@ -56,7 +56,6 @@ func FuzzTSReaders(f *testing.F) {
 			for _, at := range lex.UseOffsets(line, name) {
 				innermostBracket(line, at)
 				calledAt(line, at+len(name))
-				indexedByName(line, at, name)
 				if ln, col, ok := openingBrace(text, n, at); ok {
 					castAfter(text, ln, col)
 				}

@@ -16,9 +16,6 @@ import (
 // stated type, so the last key is a member of the type the steps before
 // it reach. tsIndexedMember judges the one-step form (T['name']).
 
-// whyIndexedKey: a heuristic's reason, as the narrowing's are.
-const whyIndexedKey = "an indexed access type's key whose indexed type the text does not state"
-
 // tsTypeKeyOnly reports whether r's line holds the name only where the
 // reader records a type reference, the quoted key of an indexed access
 // type (T['name']) when it is a member's name. No rule following the
