@@ -370,3 +370,11 @@ func ClassBases(line string) []string {
 	}
 	return out
 }
+
+// IndexedByName reports whether the name at offset at of line is a
+// quoted index: x['name'], T['name'].
+func IndexedByName(line string, at int, name string) bool {
+	end := at + len(name)
+	return at >= 2 && end+1 < len(line) && line[at-2] == '[' && (line[at-1] == '\'' || line[at-1] == '"') &&
+		line[end] == line[at-1] && line[end+1] == ']'
+}
