@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/query/resolve/lex"
 	"github.com/viberag/viberag/query/resolve/ref"
 )
@@ -35,7 +36,7 @@ func (ct *tsCallTyper) tsAssertedType(ctx context.Context, r *ref.Line, v string
 }
 
 // tsAsserts matches an assertion signature's result: "asserts p is ".
-var tsAsserts = regexp.MustCompile(`\)\s*:\s*asserts\s+([\p{L}_$][\p{L}\p{N}_$]*)\s+is\s+`)
+var tsAsserts = lazyregexp.New(`\)\s*:\s*asserts\s+([\p{L}_$][\p{L}\p{N}_$]*)\s+is\s+`)
 
 // tsAssertion returns the type function fn (called in file id) asserts its
 // first parameter is ("function f(obj: unknown): asserts obj is T {"),

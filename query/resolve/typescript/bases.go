@@ -2,10 +2,10 @@ package typescript
 
 import (
 	"context"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/query/resolve/lex"
 	"github.com/viberag/viberag/query/resolve/ref"
 )
@@ -77,7 +77,7 @@ func tsOmits(ctx context.Context, dr *tsDeclReader, id int64, typ, m string) boo
 }
 
 // tsQuoted matches a quoted key of a union of literal types.
-var tsQuoted = regexp.MustCompile(`'([^']*)'|"([^"]*)"`)
+var tsQuoted = lazyregexp.New(`'([^']*)'|"([^"]*)"`)
 
 // readTSOmits returns the keys the header of the declaration of typ on
 // line n (0-based) of text omits from its bases through Omit<T, K>.

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/query/resolve/lex"
 	"github.com/viberag/viberag/query/resolve/ref"
 )
@@ -115,7 +116,7 @@ func (ct *tsCallTyper) tsMethodSigs(ctx context.Context, id int64, typ, m string
 
 // tsNewReturn matches a statement returning a construction: "return new
 // T", its type arguments following when they close on the line.
-var tsNewReturn = regexp.MustCompile(`^return\s+new\s+([\p{L}_$][\p{L}\p{N}_$]*)`)
+var tsNewReturn = lazyregexp.New(`^return\s+new\s+([\p{L}_$][\p{L}\p{N}_$]*)`)
 
 // tsReturnsNew returns the class a function whose signature ends on line
 // end (1-based) constructs when its body's first statement returns the
@@ -526,7 +527,7 @@ func tsPrimitiveArgs(s string) bool {
 
 // tsIteratorOf matches a call of a value's well-known iterator method:
 // "xs[Symbol.asyncIterator]()", "xs[Symbol.iterator]()".
-var tsIteratorOf = regexp.MustCompile(`^(` + tsChainExpr + `)\s*\[\s*Symbol\.(asyncIterator|iterator)\s*\]\s*\(\s*\)\s*;?$`)
+var tsIteratorOf = lazyregexp.New(`^(` + tsChainExpr + `)\s*\[\s*Symbol\.(asyncIterator|iterator)\s*\]\s*\(\s*\)\s*;?$`)
 
 // tsIteratorCall returns the type of e when e calls the well-known
 // iterator method of a value of one of the runtime's iterable types

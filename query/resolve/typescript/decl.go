@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/query/resolve/imports"
 	"github.com/viberag/viberag/query/resolve/lex"
 	"github.com/viberag/viberag/query/resolve/ref"
@@ -221,7 +222,7 @@ func tsListedType(l string, mm []string) bool {
 	return rest != "" && rest[0] != '=' && rest[0] != '<'
 }
 
-var tsTypeDecl = regexp.MustCompile(`^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+|async\s+)?(class|interface|type|const|let|var|function\*?)\s+([\p{L}_$][\p{L}\p{N}_$]*)`)
+var tsTypeDecl = lazyregexp.New(`^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+|async\s+)?(class|interface|type|const|let|var|function\*?)\s+([\p{L}_$][\p{L}\p{N}_$]*)`)
 
 // tsBases returns the types the declaration of typ in file id (the
 // nearest before line at, else the first) names as its bases: a class's
@@ -446,7 +447,7 @@ func (dr *tsDeclReader) tsBinds(ctx context.Context, id int64, name string) bool
 	return bound
 }
 
-var tsFieldMods = `(?:(?:public|private|protected|readonly|static|declare|override|abstract)\s+)*`
+const tsFieldMods = `(?:(?:public|private|protected|readonly|static|declare|override|abstract)\s+)*`
 
 // tsFieldType returns the type class cls (declared in file id) states
 // for its field f: "f: T", "private readonly f: T", a constructor's
@@ -487,11 +488,14 @@ func (dr *tsDeclReader) readTSFieldType(ctx context.Context, id int64, cls, f st
 	return ""
 }
 
-var (
+const (
 	tsChainExpr = `[\p{L}_$][\p{L}\p{N}_$]*(?:(?:\??\.|!\.)[\p{L}_$][\p{L}\p{N}_$]*)*`
-	tsChainEnd  = regexp.MustCompile(`(?:^|[^\p{L}\p{N}_$.?!])(` + tsChainExpr + `)$`)
-	tsChainSep  = regexp.MustCompile(`[?!]?\.`)
 	tsIterators = `(?:map|forEach|filter|find|findLast|some|every|flatMap)`
+)
+
+var (
+	tsChainEnd = lazyregexp.New(`(?:^|[^\p{L}\p{N}_$.?!])(` + tsChainExpr + `)$`)
+	tsChainSep = lazyregexp.New(`[?!]?\.`)
 )
 
 // openThrough reports whether the bracket opened just before offset at
@@ -528,7 +532,7 @@ func closesNoneOpen(text []string, n, at, end int, opens, closes string) bool {
 
 // tsArrowParams matches an arrow function's parameter list: "(a, b) =>",
 // "async (a: T) =>", "a =>".
-var tsArrowParams = regexp.MustCompile(`(?:async\s*)?(?:\(([^()]*)\)(?:\s*:\s*[^=()]+)?|([\p{L}_$][\p{L}\p{N}_$]*))\s*=>`)
+var tsArrowParams = lazyregexp.New(`(?:async\s*)?(?:\(([^()]*)\)(?:\s*:\s*[^=()]+)?|([\p{L}_$][\p{L}\p{N}_$]*))\s*=>`)
 
 // funcTypeParams returns the stated types of the parameters of function
 // type t ("(a: A, b: B) => R"), nil for another type.
@@ -683,7 +687,7 @@ func (dr *tsDeclReader) readTSParams(ctx context.Context, id int64, fn string, c
 
 // tsIndexedAccess matches an indexed access type by a quoted key:
 // T['k'], T<A>["k"].
-var tsIndexedAccess = regexp.MustCompile(`^([\p{L}_$][\p{L}\p{N}_$.]*(?:<[^\[\]]*>)?)\[['"]([\p{L}_$][\p{L}\p{N}_$]*)['"]\]$`)
+var tsIndexedAccess = lazyregexp.New(`^([\p{L}_$][\p{L}\p{N}_$.]*(?:<[^\[\]]*>)?)\[['"]([\p{L}_$][\p{L}\p{N}_$]*)['"]\]$`)
 
 // tsUnwrap drops the library's wrappers a value's members pass through
 // (Partial<T>, Readonly<T>) and a trailing "| undefined" or "| null".
@@ -1081,7 +1085,7 @@ func tsCallSignatureText(ctx context.Context, dr *tsDeclReader, id int64, typ st
 
 // tsIdentityMap matches a mapped type that copies every member of the
 // type parameter it names: "{ [K in keyof T]: T[K] }".
-var tsIdentityMap = regexp.MustCompile(`\[\s*([\p{L}_$][\p{L}\p{N}_$]*)\s+in\s+keyof\s+([\p{L}_$][\p{L}\p{N}_$]*)\s*\]\s*\??\s*:\s*([\p{L}_$][\p{L}\p{N}_$]*)\s*\[\s*([\p{L}_$][\p{L}\p{N}_$]*)\s*\]`)
+var tsIdentityMap = lazyregexp.New(`\[\s*([\p{L}_$][\p{L}\p{N}_$]*)\s+in\s+keyof\s+([\p{L}_$][\p{L}\p{N}_$]*)\s*\]\s*\??\s*:\s*([\p{L}_$][\p{L}\p{N}_$]*)\s*\[\s*([\p{L}_$][\p{L}\p{N}_$]*)\s*\]`)
 
 // tsMappedArg returns the type argument of typ (written in file id)
 // whose members typ has when typ names an alias of the repository that
@@ -1171,7 +1175,7 @@ func tsAfterTypeParams(text []string, ln int, name string) (int, string) {
 // tsParamListHead matches the text before a list of type parameters: a
 // declaration's name (function, class, interface, alias), a method's, a
 // generic arrow's "=" or "(".
-var tsParamListHead = regexp.MustCompile(`(?:\b(?:function\*?|class|interface|type)\s+[\p{L}_$][\p{L}\p{N}_$]*|^\s*(?:(?:public|private|protected|static|async|readonly|abstract|get|set|export|declare|default)\s+)*[\p{L}_$][\p{L}\p{N}_$]*\??|=\s*(?:async\s*)?|\(\s*|^\s*)$`)
+var tsParamListHead = lazyregexp.New(`(?:\b(?:function\*?|class|interface|type)\s+[\p{L}_$][\p{L}\p{N}_$]*|^\s*(?:(?:public|private|protected|static|async|readonly|abstract|get|set|export|declare|default)\s+)*[\p{L}_$][\p{L}\p{N}_$]*\??|=\s*(?:async\s*)?|\(\s*|^\s*)$`)
 
 // tsParamListAt reports whether the '<' or ',' at offset at of line is
 // in a list of type parameters rather than of type arguments: the '<'

@@ -2,9 +2,9 @@ package typescript
 
 import (
 	"context"
-	"regexp"
 	"strings"
 
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/query/resolve/lex"
 	"github.com/viberag/viberag/query/resolve/ref"
 )
@@ -140,7 +140,7 @@ func tsStartsValue(text []string, n, i int) bool {
 // ends by opening, passed to a method of an array the callback's result
 // is the method's own type parameter for ("xs.map(async (x, i) => {"):
 // the receiver chain.
-var tsArrayCallback = regexp.MustCompile(`(?:^|[^\p{L}\p{N}_$.])([\p{L}_$][\p{L}\p{N}_$]*(?:\.[\p{L}_$][\p{L}\p{N}_$]*)*)\.(?:map|flatMap)\(\s*(?:async\s+)?(?:\([^()]*\)|[\p{L}_$][\p{L}\p{N}_$]*)\s*=>\s*\{$`)
+var tsArrayCallback = lazyregexp.New(`(?:^|[^\p{L}\p{N}_$.])([\p{L}_$][\p{L}\p{N}_$]*(?:\.[\p{L}_$][\p{L}\p{N}_$]*)*)\.(?:map|flatMap)\(\s*(?:async\s+)?(?:\([^()]*\)|[\p{L}_$][\p{L}\p{N}_$]*)\s*=>\s*\{$`)
 
 // tsArrayCallbackResult reports whether a return on line ln of r's file
 // returns from a callback stating no return type that is passed to map
@@ -219,4 +219,4 @@ func (lt *tsLiteralTyper) tsUntypedResult(ctx context.Context, r *ref.Line, text
 }
 
 // tsTypeWords matches the names a type's text is written with.
-var tsTypeWords = regexp.MustCompile(`[\p{L}_$][\p{L}\p{N}_$]*`)
+var tsTypeWords = lazyregexp.New(`[\p{L}_$][\p{L}\p{N}_$]*`)

@@ -2,15 +2,15 @@ package typescript
 
 import (
 	"context"
-	"regexp"
 	"strings"
 
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/query/resolve/lex"
 )
 
 // tsReturnedCall matches a returned value that is a call of a function
 // named by itself, type arguments not stated: "make(", "await make(".
-var tsReturnedCall = regexp.MustCompile(`^(?:await\s+)?([\p{L}_$][\p{L}\p{N}_$]*)\s*\(`)
+var tsReturnedCall = lazyregexp.New(`^(?:await\s+)?([\p{L}_$][\p{L}\p{N}_$]*)\s*\(`)
 
 // tsReturnsOwnCall reports whether function name, declared stating no
 // return type on line start (1-based) of text, the text of file did,

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/query/resolve/lex"
 	"github.com/viberag/viberag/query/resolve/ref"
 )
@@ -285,7 +286,7 @@ func tsIsGiven(w string, given []string) bool {
 
 // tsTopCall matches a top-level binding of a name from an expression:
 // "export const v = rhs".
-var tsTopCall = regexp.MustCompile(`^(?:export\s+)?(?:const|let|var)\s+([\p{L}_$][\p{L}\p{N}_$]*)\s*=\s*(.+)$`)
+var tsTopCall = lazyregexp.New(`^(?:export\s+)?(?:const|let|var)\s+([\p{L}_$][\p{L}\p{N}_$]*)\s*=\s*(.+)$`)
 
 // tsTopCallType returns the type of top-level value name, declared on
 // line ln (0-based) of file id, when it is bound from a call whose
@@ -380,7 +381,7 @@ func tsChainAbove(text []string, ln int, prefix string) string {
 
 // tsAnnotatedLiteral matches a top-level variable holding an object
 // literal written for a stated type: "const v: T = {".
-var tsAnnotatedLiteral = regexp.MustCompile(`^(?:export\s+)?(?:const|let|var)\s+([\p{L}_$][\p{L}\p{N}_$]*)\s*:\s*([\p{L}_$][\p{L}\p{N}_$]*)\s*(?:<[^=]*>)?\s*=\s*\{`)
+var tsAnnotatedLiteral = lazyregexp.New(`^(?:export\s+)?(?:const|let|var)\s+([\p{L}_$][\p{L}\p{N}_$]*)\s*:\s*([\p{L}_$][\p{L}\p{N}_$]*)\s*(?:<[^=]*>)?\s*=\s*\{`)
 
 // tsImplementedBy reports whether member m is a key of an object literal
 // a top-level variable holds for the stated type that declares member t

@@ -2,10 +2,10 @@ package typescript
 
 import (
 	"context"
-	"regexp"
 	"strings"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/query/resolve/lex"
 	"github.com/viberag/viberag/query/resolve/ref"
 )
@@ -34,7 +34,7 @@ type tsIndexTyper struct {
 
 // tsIndexedTypeName matches the type name an indexed access type starts
 // with, at the end of the text before its type arguments and indexes.
-var tsIndexedTypeName = regexp.MustCompile(`(?:^|[^\p{L}\p{N}_$.])([\p{L}_$][\p{L}\p{N}_$]*(?:\.[\p{L}_$][\p{L}\p{N}_$]*)*)$`)
+var tsIndexedTypeName = lazyregexp.New(`(?:^|[^\p{L}\p{N}_$.])([\p{L}_$][\p{L}\p{N}_$]*(?:\.[\p{L}_$][\p{L}\p{N}_$]*)*)$`)
 
 // tsIndexedSteps are the steps an indexed access type before a key is
 // written in: the type name, its type arguments ("" when none) and the

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/query/resolve/lex"
 	"github.com/viberag/viberag/query/resolve/ref"
 )
@@ -20,7 +21,7 @@ import (
 
 // tsSpreadEnd matches a spread operand ending a text ("f(...xs"): the
 // spread array is the chain itself, its elements the array's.
-var tsSpreadEnd = regexp.MustCompile(`\.\.\.(` + tsChainExpr + `)$`)
+var tsSpreadEnd = lazyregexp.New(`\.\.\.(` + tsChainExpr + `)$`)
 
 // tsIterReceiver returns the chain an iteration method is called on,
 // from the text before the method's '.', a spread's operand too; ""
@@ -118,7 +119,7 @@ func (el tsElements) tsElementMember(ctx context.Context, r *ref.Line, line stri
 
 // tsIndexOperand matches an index that reads an array's element: a
 // number or a name (not a quoted key).
-var tsIndexOperand = regexp.MustCompile(`^(?:\d+|[\p{L}_$][\p{L}\p{N}_$]*)$`)
+var tsIndexOperand = lazyregexp.New(`^(?:\d+|[\p{L}_$][\p{L}\p{N}_$]*)$`)
 
 // tsFixedElement returns element i of tuple type t when no variadic
 // element ("...T") comes at or before it (whose length the type leaves

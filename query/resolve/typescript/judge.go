@@ -2,10 +2,10 @@ package typescript
 
 import (
 	"context"
-	"regexp"
 	"strings"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/query/resolve/lex"
 	"github.com/viberag/viberag/query/resolve/ref"
 )
@@ -696,10 +696,10 @@ func (ru *tsRules) tsObjectKey(ctx context.Context, r *ref.Line, u lex.Use) bool
 }
 
 var (
-	untypedVar      = regexp.MustCompile(`^\s*(?:export\s+)?(?:const|let|var)\s+[\p{L}_$][\p{L}\p{N}_$]*$`)
-	typedVar        = regexp.MustCompile(`^\s*(?:export\s+)?(?:const|let|var)\s+[\p{L}_$][\p{L}\p{N}_$]*\s*:\s*(.+)$`)
-	paramAnnotation = regexp.MustCompile(`[(,]\s*[\p{L}_$][\p{L}\p{N}_$]*\??:\s*$`)
-	callee          = regexp.MustCompile(`(?:^|[^\p{L}\p{N}_$.?])(new\s+)?([\p{L}_$][\p{L}\p{N}_$]*)\s*(?:<[^()]*>)?\s*$`)
+	untypedVar      = lazyregexp.New(`^\s*(?:export\s+)?(?:const|let|var)\s+[\p{L}_$][\p{L}\p{N}_$]*$`)
+	typedVar        = lazyregexp.New(`^\s*(?:export\s+)?(?:const|let|var)\s+[\p{L}_$][\p{L}\p{N}_$]*\s*:\s*(.+)$`)
+	paramAnnotation = lazyregexp.New(`[(,]\s*[\p{L}_$][\p{L}\p{N}_$]*\??:\s*$`)
+	callee          = lazyregexp.New(`(?:^|[^\p{L}\p{N}_$.?])(new\s+)?([\p{L}_$][\p{L}\p{N}_$]*)\s*(?:<[^()]*>)?\s*$`)
 )
 
 // openingBrace finds the '{' that opens the object literal holding the

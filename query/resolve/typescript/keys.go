@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/query/resolve/lex"
 	"github.com/viberag/viberag/query/resolve/ref"
 )
@@ -360,7 +361,7 @@ func tsTypeParamAt(text []string, start int, name, p string) (u string, declared
 
 // tsAliasHead matches the start of a type alias's declaration up to its
 // name: "export type Name".
-var tsAliasHead = regexp.MustCompile(`(?:^|[\s;])type\s+[\p{L}_$][\p{L}\p{N}_$]*`)
+var tsAliasHead = lazyregexp.New(`(?:^|[\s;])type\s+[\p{L}_$][\p{L}\p{N}_$]*`)
 
 // tsAliasBody reports whether the '{' at (ln, col) of text opens a type
 // literal an alias is declared as ("type R<T = X> = {", its type
@@ -672,11 +673,11 @@ func tsMethodKeyHead(line string, u lex.Use, name string) bool {
 
 // tsMethodOpen matches what follows a method's name: type parameters and
 // the parameter list's '('.
-var tsMethodOpen = regexp.MustCompile(`^\s*(?:<[^()]*>)?\s*\(`)
+var tsMethodOpen = lazyregexp.New(`^\s*(?:<[^()]*>)?\s*\(`)
 
 // tsDeclHead matches the text before a function declaration's parameter
 // list, the statement's start: "export async function name<T>".
-var tsDeclHead = regexp.MustCompile(`^\s*(?:export\s+(?:default\s+)?)?(?:async\s+)?function\s*\*?\s*[\p{L}_$][\p{L}\p{N}_$]*\s*(?:<[^()]*>)?\s*$`)
+var tsDeclHead = lazyregexp.New(`^\s*(?:export\s+(?:default\s+)?)?(?:async\s+)?function\s*\*?\s*[\p{L}_$][\p{L}\p{N}_$]*\s*(?:<[^()]*>)?\s*$`)
 
 // tsParamPattern reads the destructuring pattern opened at (ln, col) of
 // text when it is a parameter of a function ("function f({ a }: T) {",

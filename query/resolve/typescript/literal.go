@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/query/resolve/lex"
 	"github.com/viberag/viberag/query/resolve/ref"
 )
@@ -18,11 +19,11 @@ import (
 
 // tsKeyBefore matches the text before a literal's '{' that makes it the
 // value of a key: "name: {", "{ name: {", "name?: {" is a type's.
-var tsKeyBefore = regexp.MustCompile(`(?:^\s*|[{,]\s*)([\p{L}_$][\p{L}\p{N}_$]*)\s*:(\s*\[)?$`)
+var tsKeyBefore = lazyregexp.New(`(?:^\s*|[{,]\s*)([\p{L}_$][\p{L}\p{N}_$]*)\s*:(\s*\[)?$`)
 
 // tsCallee matches the callee a call's argument list follows: a chain of
 // names (a?.b!.c), optionally "new", type arguments and "?.".
-var tsCallee = regexp.MustCompile(`(?:^|[^\p{L}\p{N}_$.?!])(new\s+)?(` + tsChainExpr + `)\s*(<[^()]*>)?\s*(?:\?\.)?\s*$`)
+var tsCallee = lazyregexp.New(`(?:^|[^\p{L}\p{N}_$.?!])(new\s+)?(` + tsChainExpr + `)\s*(<[^()]*>)?\s*(?:\?\.)?\s*$`)
 
 // tsArgType returns the stated type of the parameter a literal starting
 // after prefix (the text of its line before its '{') is passed as, when

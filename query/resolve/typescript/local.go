@@ -2,10 +2,10 @@ package typescript
 
 import (
 	"context"
-	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/query/resolve/lex"
 	"github.com/viberag/viberag/query/resolve/ref"
 )
@@ -203,7 +203,7 @@ func tsIndexedOrArray(t string) bool {
 
 // tsTypedConst matches a const declaration stating a type, its name and
 // the type the groups ("const v: T = …").
-var tsTypedConst = regexp.MustCompile(`^\s*const\s+([\p{L}_$][\p{L}\p{N}_$]*)\s*:\s*([^=;]+?)\s*=`)
+var tsTypedConst = lazyregexp.New(`^\s*const\s+([\p{L}_$][\p{L}\p{N}_$]*)\s*:\s*([^=;]+?)\s*=`)
 
 // tsFarConstType returns the type a const declaration of v states ("const
 // v: T = …") further above r in its enclosing function than the readers

@@ -2,9 +2,9 @@ package typescript
 
 import (
 	"context"
-	"regexp"
 	"strings"
 
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/query/resolve/lex"
 	"github.com/viberag/viberag/query/resolve/ref"
 )
@@ -18,7 +18,7 @@ import (
 // tsMethodHead matches a method written as shorthand in an object
 // literal, its parameter list on the line and its body opening there:
 // "async start(controller) {", "error(err) {".
-var tsMethodHead = regexp.MustCompile(`^\s*(?:async\s+)?\*?\s*([\p{L}_$][\p{L}\p{N}_$]*)\s*\(([^()]*)\)\s*\{\s*$`)
+var tsMethodHead = lazyregexp.New(`^\s*(?:async\s+)?\*?\s*([\p{L}_$][\p{L}\p{N}_$]*)\s*\(([^()]*)\)\s*\{\s*$`)
 
 // tsBlockWords are the statements tsMethodHead's form also matches.
 var tsBlockWords = map[string]bool{"if": true, "for": true, "while": true, "switch": true, "catch": true, "function": true, "with": true}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/query/resolve/lex"
 	"github.com/viberag/viberag/query/resolve/ref"
 )
@@ -133,4 +134,4 @@ func tsLiteralText(text []string, ln, col, lines int) (s string, end int) {
 }
 
 // tsIdent matches a name alone.
-var tsIdent = regexp.MustCompile(`^[\p{L}_$][\p{L}\p{N}_$]*$`)
+var tsIdent = lazyregexp.New(`^[\p{L}_$][\p{L}\p{N}_$]*$`)

@@ -2,9 +2,9 @@ package typescript
 
 import (
 	"context"
-	"regexp"
 	"strings"
 
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/query/resolve/lex"
 	"github.com/viberag/viberag/query/resolve/ref"
 )
@@ -27,7 +27,7 @@ func (lt *tsLiteralTyper) tsEnqueuedType(ctx context.Context, text []string, r *
 // tsSourceMethod matches the head of an underlying source's start or
 // pull method taking one parameter, its indentation and the parameter
 // the groups ("  start(controller) {").
-var tsSourceMethod = regexp.MustCompile(`^(\s*)(?:async\s+)?(?:start|pull)\s*\(\s*([\p{L}_$][\p{L}\p{N}_$]*)\s*\)\s*\{`)
+var tsSourceMethod = lazyregexp.New(`^(\s*)(?:async\s+)?(?:start|pull)\s*\(\s*([\p{L}_$][\p{L}\p{N}_$]*)\s*\)\s*\{`)
 
 // tsStreamValues returns R when c, at line ln of r's file, is the
 // controller parameter of the start or pull method of the literal a
@@ -86,8 +86,8 @@ func tsControllerType(ctx context.Context, dr *tsDeclReader, r *ref.Line, v stri
 
 var (
 	// tsEnqueueCall matches an argument list opened by c.enqueue(.
-	tsEnqueueCall = regexp.MustCompile(`([\p{L}_$][\p{L}\p{N}_$]*)\s*\.\s*enqueue\s*\(\s*$`)
+	tsEnqueueCall = lazyregexp.New(`([\p{L}_$][\p{L}\p{N}_$]*)\s*\.\s*enqueue\s*\(\s*$`)
 	// tsConstructed matches the construction of a runtime stream with a
 	// type argument, its literal next: "new ReadableStream<R>(".
-	tsConstructed = regexp.MustCompile(`\bnew\s+ReadableStream\s*<(.+)>\s*\(\s*$`)
+	tsConstructed = lazyregexp.New(`\bnew\s+ReadableStream\s*<(.+)>\s*\(\s*$`)
 )

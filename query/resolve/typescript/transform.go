@@ -2,10 +2,10 @@ package typescript
 
 import (
 	"context"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/query/resolve/lex"
 	"github.com/viberag/viberag/query/resolve/ref"
 )
@@ -20,17 +20,17 @@ var (
 	// tsTransformNew matches the construction of the runtime's
 	// TransformStream up to the '(' its transformer literal follows,
 	// the type arguments it states (if any) the group.
-	tsTransformNew = regexp.MustCompile(`\bnew\s+TransformStream\s*(<.+>)?\s*\(\s*$`)
+	tsTransformNew = lazyregexp.New(`\bnew\s+TransformStream\s*(<.+>)?\s*\(\s*$`)
 	// tsPipeThrough matches what precedes a stream's pipeThrough(: the
 	// receiver a name ("src.pipeThrough(", "x = src.pipeThrough("), or
 	// nothing, the receiver ending the line above (".pipeThrough(").
-	tsPipeThrough = regexp.MustCompile(`(?:^|[^\p{L}\p{N}_$.?)\]]\s*)([\p{L}_$][\p{L}\p{N}_$]*)?\s*\.\s*pipeThrough\s*\(\s*$`)
+	tsPipeThrough = lazyregexp.New(`(?:^|[^\p{L}\p{N}_$.?)\]]\s*)([\p{L}_$][\p{L}\p{N}_$]*)?\s*\.\s*pipeThrough\s*\(\s*$`)
 	// tsChainHead matches a line ending in the name a chain below it
 	// goes on from: "return src", "src", "x = src".
-	tsChainHead = regexp.MustCompile(`^\s*(?:return\s+|[\p{L}_$][\p{L}\p{N}_$]*\s*=\s*)?([\p{L}_$][\p{L}\p{N}_$]*)\s*$`)
+	tsChainHead = lazyregexp.New(`^\s*(?:return\s+|[\p{L}_$][\p{L}\p{N}_$]*\s*=\s*)?([\p{L}_$][\p{L}\p{N}_$]*)\s*$`)
 	// tsBoundByCall matches a local bound from one call on its line: the
 	// local, the callee, the argument list ("const src = f(g());").
-	tsBoundByCall = regexp.MustCompile(`^\s*(?:const|let|var)\s+([\p{L}_$][\p{L}\p{N}_$]*)\s*=\s*([\p{L}_$][\p{L}\p{N}_$]*)\s*\((.*)\)\s*;?\s*$`)
+	tsBoundByCall = lazyregexp.New(`^\s*(?:const|let|var)\s+([\p{L}_$][\p{L}\p{N}_$]*)\s*=\s*([\p{L}_$][\p{L}\p{N}_$]*)\s*\((.*)\)\s*;?\s*$`)
 )
 
 // tsTransformTyper reads the chunks of the runtime's TransformStream

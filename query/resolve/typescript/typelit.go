@@ -1,9 +1,9 @@
 package typescript
 
 import (
-	"regexp"
 	"strings"
 
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/query/resolve/lex"
 )
 
@@ -15,11 +15,11 @@ import (
 
 // tsTypeDeclHead matches the head of a declaration whose body (or, for
 // an alias, right-hand side) is a type: an interface, a class, an alias.
-var tsTypeDeclHead = regexp.MustCompile(`^\s*(?:export\s+)?(?:declare\s+)?(?:default\s+)?(?:abstract\s+)?(interface|class|type)\s+[\p{L}_$][\p{L}\p{N}_$]*`)
+var tsTypeDeclHead = lazyregexp.New(`^\s*(?:export\s+)?(?:declare\s+)?(?:default\s+)?(?:abstract\s+)?(interface|class|type)\s+[\p{L}_$][\p{L}\p{N}_$]*`)
 
 // tsSignatureKey matches the text before a type literal's '{' that a
 // property signature opens ("name?: {", "readonly name: {").
-var tsSignatureKey = regexp.MustCompile(`(?:^|[\s;{])(?:readonly\s+)?[\p{L}_$][\p{L}\p{N}_$]*\??\s*:\s*$`)
+var tsSignatureKey = lazyregexp.New(`(?:^|[\s;{])(?:readonly\s+)?[\p{L}_$][\p{L}\p{N}_$]*\??\s*:\s*$`)
 
 // NestedTypeKey reports whether the key at offset at of line n (1-based)
 // is a property signature of a type literal that a property signature

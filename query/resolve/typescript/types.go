@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/query/resolve/lex"
 	"github.com/viberag/viberag/query/resolve/ref"
 )
@@ -113,9 +114,9 @@ func (te *tsTypeEval) tsBoundType(ctx context.Context, r *ref.Line, v string) (s
 // line.
 // tsForOf matches a for-of loop's head binding a name or a pattern from
 // a chain: "for (const v of a.b) {", "for await (const [k, v] of xs)".
-var tsForOf = regexp.MustCompile(`\bfor\s*(?:await\s*)?\(\s*(?:const|let|var)\s+([\p{L}_$][\p{L}\p{N}_$]*|\{[^{}]*\}|\[[^\[\]]*\])\s+of\s+(` + tsChainExpr + `)\s*\)`)
+var tsForOf = lazyregexp.New(`\bfor\s*(?:await\s*)?\(\s*(?:const|let|var)\s+([\p{L}_$][\p{L}\p{N}_$]*|\{[^{}]*\}|\[[^\[\]]*\])\s+of\s+(` + tsChainExpr + `)\s*\)`)
 
-var tsBinding = regexp.MustCompile(`^\s*(?:const|let|var|(?:await\s+)?using)\s+([\p{L}_$][\p{L}\p{N}_$]*|\{[^{}]*\}|\[[^\[\]]*\])\s*=\s*(.+)$`)
+var tsBinding = lazyregexp.New(`^\s*(?:const|let|var|(?:await\s+)?using)\s+([\p{L}_$][\p{L}\p{N}_$]*|\{[^{}]*\}|\[[^\[\]]*\])\s*=\s*(.+)$`)
 
 // tsPatternKey returns the key an object pattern ("{ a, b: v, c = 1 }")
 // binds v from, "" when it does not bind v.
@@ -154,7 +155,7 @@ func tsTupleElement(t string, i int) string {
 // tsCallExpr matches a call ending an expression: "await" before it
 // optionally, a callee chain, type arguments, the argument list to the
 // end (a trailing '!' or ';' allowed).
-var tsCallExpr = regexp.MustCompile(`^(await\s+)?(` + tsChainExpr + `)\s*(<[^()]*>)?\s*(?:\?\.)?\s*\(`)
+var tsCallExpr = lazyregexp.New(`^(await\s+)?(` + tsChainExpr + `)\s*(<[^()]*>)?\s*(?:\?\.)?\s*\(`)
 
 // tsExprType returns the type of expression e (a binding's right-hand
 // side) at r: a chain's, or a call's stated return type ("f(…)",
@@ -348,7 +349,7 @@ func (te *tsTypeEval) tsFuncTypeReturn(ctx context.Context, id int64, t string) 
 
 // tsConstElements matches the type of a constant array's elements:
 // "(typeof xs)[number]".
-var tsConstElements = regexp.MustCompile(`^\(?\s*typeof\s+([\p{L}_$][\p{L}\p{N}_$]*)\s*\)?\s*\[\s*number\s*\]$`)
+var tsConstElements = lazyregexp.New(`^\(?\s*typeof\s+([\p{L}_$][\p{L}\p{N}_$]*)\s*\)?\s*\[\s*number\s*\]$`)
 
 // tsOuterParam returns the type a function enclosing r's enclosing
 // symbol states for its parameter v (a closure's use of the outer
@@ -516,7 +517,7 @@ func (te *tsTypeEval) tsWholeParamType(ctx context.Context, r *ref.Line, v strin
 // tsFuncHeader matches the end of a line opening a function's block: an
 // arrow ("(a): T => {"), a function or a method header ("name(a): T {"),
 // with the return type stated or not.
-var tsFuncHeader = regexp.MustCompile(`(?:=>|(?:^|[^\p{L}\p{N}_$])([\p{L}_$][\p{L}\p{N}_$]*)\s*(?:<[^()]*>)?\s*\(.*\)(?:\s*:\s*(.+?))?)\s*\{$`)
+var tsFuncHeader = lazyregexp.New(`(?:=>|(?:^|[^\p{L}\p{N}_$])([\p{L}_$][\p{L}\p{N}_$]*)\s*(?:<[^()]*>)?\s*\(.*\)(?:\s*:\s*(.+?))?)\s*\{$`)
 
 var controlWords = map[string]bool{"if": true, "for": true, "while": true, "switch": true, "catch": true, "with": true}
 
@@ -762,7 +763,7 @@ func (te *tsTypeEval) tsInferred(ctx context.Context, r *ref.Line, v string) (st
 
 // tsFuncExpr matches a function expression's head up to its body: "async
 // function name(a, b): T ", its parameter list the group.
-var tsFuncExpr = regexp.MustCompile(`\b(?:async\s+)?function\b\s*\*?\s*(?:[\p{L}_$][\p{L}\p{N}_$]*)?\s*\(([^()]*)\)(?:\s*:\s*[^{}()=]+)?\s*`)
+var tsFuncExpr = lazyregexp.New(`\b(?:async\s+)?function\b\s*\*?\s*(?:[\p{L}_$][\p{L}\p{N}_$]*)?\s*\(([^()]*)\)(?:\s*:\s*[^{}()=]+)?\s*`)
 
 // tsCallbackParam returns the type of v when line n (l, its text
 // without a comment) starts an arrow function (or a function expression)
@@ -1316,7 +1317,7 @@ const tsOwnLiteral = "{}"
 
 // tsReturnTypeOf matches the library's ReturnType of a function named by
 // typeof: "ReturnType<typeof f>".
-var tsReturnTypeOf = regexp.MustCompile(`^ReturnType\s*<\s*typeof\s+([\p{L}_$][\p{L}\p{N}_$]*)\s*>$`)
+var tsReturnTypeOf = lazyregexp.New(`^ReturnType\s*<\s*typeof\s+([\p{L}_$][\p{L}\p{N}_$]*)\s*>$`)
 
 // tsUtility returns what type t (written in file id) is when it applies
 // one of the library's utility types the evaluator reads by their
@@ -1529,7 +1530,7 @@ func tsArrowReturnsLiteral(text []string, n int, name string) bool {
 
 // tsCallbackHead matches the head of a function expression stating its
 // return type, up to the type: "async (a, b):", "function name(a):".
-var tsCallbackHead = regexp.MustCompile(`^\s*(?:async\s+)?(?:function\b\s*\*?\s*(?:[\p{L}_$][\p{L}\p{N}_$]*)?\s*)?\(`)
+var tsCallbackHead = lazyregexp.New(`^\s*(?:async\s+)?(?:function\b\s*\*?\s*(?:[\p{L}_$][\p{L}\p{N}_$]*)?\s*)?\(`)
 
 // tsCallbackResult returns the return type the function expression args
 // opens with states ("async (x): Promise<R> => {…" gives Promise<R>), ""
@@ -1596,7 +1597,7 @@ func tsFunctionBound(text []string, r *ref.Line, v string) int {
 
 // tsNamedFunc matches the head of a named function declaration or
 // expression: "function name(", "async function* name<T>(".
-var tsNamedFunc = regexp.MustCompile(`\bfunction\b\s*\*?\s*([\p{L}_$][\p{L}\p{N}_$]*)\s*[<(]`)
+var tsNamedFunc = lazyregexp.New(`\bfunction\b\s*\*?\s*([\p{L}_$][\p{L}\p{N}_$]*)\s*[<(]`)
 
 // tsInnerFuncReturn returns the return type stated by the innermost named
 // function below r's enclosing symbol whose body is open at line n, for
