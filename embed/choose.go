@@ -7,8 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/viberag/viberag/internal/lazyregexp"
 )
 
 // Auto is the Choice.Provider that keeps what the index remembers.
@@ -186,11 +187,11 @@ func Brief(reason string) string {
 
 // stageContext is how an index run's embedding failure begins (indexer):
 // the step and the provider, before the provider's own error.
-var stageContext = regexp.MustCompile(`^(learn the embedding dimension|embed \w+ vectors) with \S+: `)
+var stageContext = lazyregexp.New(`^(learn the embedding dimension|embed \w+ vectors) with \S+: `)
 
 // urlNoise is what Go's HTTP client adds to a network error: the request
 // and the dialled address, which the provider's ID already names.
-var urlNoise = regexp.MustCompile(`(Post|Get) "[^"]*": |dial tcp [^ ]*: `)
+var urlNoise = lazyregexp.New(`(Post|Get) "[^"]*": |dial tcp [^ ]*: `)
 
 // netCause names the network failure in an error in a few words.
 func netCause(r string) string {

@@ -3,17 +3,18 @@ package extract
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"strings"
 
 	tsjava "github.com/tree-sitter/tree-sitter-java/bindings/go"
+
 	ts "github.com/viberag/viberag/extract/syntax"
+	"github.com/viberag/viberag/internal/lazyregexp"
 )
 
 // javaVarargsAnnotations matches the type annotations between a varargs
 // parameter's type and its `...` (`String @Nullable ... parts`, JSR 308),
 // as group 1 (after a type's last character: not `{@code ...}` in a doc).
-var javaVarargsAnnotations = regexp.MustCompile(`[\w$>\]][ \t]+((?:@[A-Za-z_$][\w$.]*(?:[ \t]*\([^()\n]*\))?[ \t]*)+)\.\.\.`)
+var javaVarargsAnnotations = lazyregexp.New(`[\w$>\]][ \t]+((?:@[A-Za-z_$][\w$.]*(?:[ \t]*\([^()\n]*\))?[ \t]*)+)\.\.\.`)
 
 // javaPrepare blanks the type annotations of varargs (`String @Nullable
 // ... parts`): valid Java since 8 that tree-sitter-java v0.23 does not

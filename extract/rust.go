@@ -3,20 +3,21 @@ package extract
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"strings"
 
 	tsrust "github.com/tree-sitter/tree-sitter-rust/bindings/go"
+
 	"github.com/viberag/viberag/extract/internal/source"
 	ts "github.com/viberag/viberag/extract/syntax"
+	"github.com/viberag/viberag/internal/lazyregexp"
 )
 
 // rsUnsafeExtern is a Rust 2024 extern block head, `unsafe extern "C" {`;
 // rsSafeItem an item of one marked `safe` (`pub safe fn sqrt(x: f64) ->
 // f64;`). Group 1 is the keyword tree-sitter-rust v0.24 cannot read.
 var (
-	rsUnsafeExtern = regexp.MustCompile(`(?m)^[ \t]*(unsafe)[ \t]+extern(?:[ \t]+"[^"\n]*")?[ \t]*\{`)
-	rsSafeItem     = regexp.MustCompile(`(?m)^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?(safe)[ \t]+(?:fn|static)\b`)
+	rsUnsafeExtern = lazyregexp.New(`(?m)^[ \t]*(unsafe)[ \t]+extern(?:[ \t]+"[^"\n]*")?[ \t]*\{`)
+	rsSafeItem     = lazyregexp.New(`(?m)^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?(safe)[ \t]+(?:fn|static)\b`)
 )
 
 // rsPrepare blanks the `unsafe` of Rust 2024 `unsafe extern` blocks and

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/viberag/viberag/fanout"
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/query"
 )
 
@@ -33,7 +33,7 @@ const (
 )
 
 // idPattern is a symbol (s) or chunk (c) id without its repository.
-var idPattern = regexp.MustCompile(`^[sc][0-9a-f]{16}$`)
+var idPattern = lazyregexp.New(`^[sc][0-9a-f]{16}$`)
 
 // toolError is a tool failure caused by the arguments: its message names
 // the argument and what it accepts. Handlers return it as a plain error,

@@ -3,11 +3,11 @@ package query
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/query/resolve"
 	"github.com/viberag/viberag/tables"
 	"github.com/viberag/viberag/tables/fulltext"
@@ -26,7 +26,7 @@ const (
 var tierNames = [...]string{"qualified name", "exact name", "name ignoring case", "name prefix", "name words", "typo-corrected name"}
 
 // qualSep splits a qualified name: a.b, A::B, a->b, A\B, A#b.
-var qualSep = regexp.MustCompile(`::|->|\\|#|\.`)
+var qualSep = lazyregexp.New(`::|->|\\|#|\.`)
 
 // defQuery is a name to look up, split into its qualifier and last part.
 type defQuery struct {

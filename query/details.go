@@ -4,14 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/tables"
 )
 
-var sidRe = regexp.MustCompile(`^s[0-9a-f]{16}$`)
+var sidRe = lazyregexp.New(`^s[0-9a-f]{16}$`)
 
 // ErrNoSymbol is the error, wrapped, when no symbol has the id or name
 // asked for.

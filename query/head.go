@@ -1,9 +1,9 @@
 package query
 
 import (
-	"regexp"
 	"strings"
 
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/tables/fulltext"
 )
 
@@ -22,10 +22,10 @@ const maxHeadWords = 12
 
 // headEndRe matches a word that ends a sentence: letters or a closing
 // quote or bracket before a full stop, a question or an exclamation mark.
-var headEndRe = regexp.MustCompile(`[\p{L}\d)\]'"` + "`" + `][.!?]$`)
+var headEndRe = lazyregexp.New(`[\p{L}\d)\]'"` + "`" + `][.!?]$`)
 
 // abbrevRe matches an abbreviation's dotted letters ("e.g.", "i.e.").
-var abbrevRe = regexp.MustCompile(`^(?:\pL\.){2,}$`)
+var abbrevRe = lazyregexp.New(`^(?:\pL\.){2,}$`)
 
 // headTerms is the words of a message's head, lower case, each as written
 // and as its stem (stem), so that a prefix term on a stem is found too.

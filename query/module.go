@@ -2,9 +2,10 @@ package query
 
 import (
 	"path"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/viberag/viberag/internal/lazyregexp"
 )
 
 // Module evidence. "How does X work" is answered by the module
@@ -23,7 +24,7 @@ import (
 // question forms: "implemented" or "implementation of" are as common in
 // doc comments and commit messages, which name one definition (measured on
 // the broad benchmark: they lost there).
-var moduleQuestion = regexp.MustCompile(`(?i)\bhow (does|do|is|are|can)\b|\bexplain how\b|\barchitecture\b|\boverview\b|\bwhat does\b[^.?!]*\bdo\b`)
+var moduleQuestion = lazyregexp.New(`(?i)\bhow (does|do|is|are|can)\b|\bexplain how\b|\barchitecture\b|\boverview\b|\bwhat does\b[^.?!]*\bdo\b`)
 
 // moduleEntry reports whether base names a file that describes the
 // directory it is in. A Go file holding its package's comment does too,

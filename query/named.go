@@ -2,10 +2,11 @@ package query
 
 import (
 	"path"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/viberag/viberag/internal/lazyregexp"
 )
 
 // Files a message names. A commit subject or a bug report often names the
@@ -48,16 +49,19 @@ type namedFiles struct {
 	// types is set when the text names types or typings: a change
 	// to a declaration file says so.
 	types bool
+	// statement is set for a statement that is not task-shaped: of
+	// these lifts only its word pairs apply (phrases).
+	statement bool
 }
 
 var (
 	// backtickRe matches a code span.
-	backtickRe = regexp.MustCompile("`([^`\n]{1,80})`")
+	backtickRe = lazyregexp.New("`([^`\n]{1,80})`")
 	// lineSuffixRe matches a path's line and column (re2.h:144:3).
-	lineSuffixRe = regexp.MustCompile(`(?::\d+)+$`)
+	lineSuffixRe = lazyregexp.New(`(?::\d+)+$`)
 	// fileExtRe matches a file name's extension: a dot, then one to five
 	// letters or digits starting with a letter.
-	fileExtRe = regexp.MustCompile(`^[\w\-]+\.[A-Za-z][A-Za-z0-9]{0,4}$`)
+	fileExtRe = lazyregexp.New(`^[\w\-]+\.[A-Za-z][A-Za-z0-9]{0,4}$`)
 )
 
 // minNamedStem is the shortest stem a name lifts a file by: shorter
@@ -214,9 +218,15 @@ func suffixAt(s, t string) bool {
 // names the text writes, × (1 + QuotedBoost × their share); one that
 // holds its rarest words, × (1 + RareBoost × their share); one whose
 // string literals hold its words, × (1 + StringBoost × their share); and
-// every file by how near the root it is (depth.go).
+// every file by how near the root it is (depth.go). For a statement that
+// is not task-shaped (nf.statement) only the share of its word pairs
+// lifts, × (1 + StatementPhraseBoost × share).
 func (fc *fileCand) namedPrior(nf *namedFiles, t *Tuning) {
 	if nf == nil {
+		return
+	}
+	if nf.statement {
+		fc.sharePrior(nf.phrases, t.StatementPhraseBoost, "the text's word pairs")
 		return
 	}
 	fc.sharePrior(nf.quoted, t.QuotedBoost, "the names the text writes")

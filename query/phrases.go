@@ -17,7 +17,9 @@ import (
 // channel scores words apart; phraseWords finds, for each of the text's
 // rarest adjacent pairs, the files whose blocks hold the two words in a
 // row, and fusion lifts a candidate file by the share of those pairs it
-// holds.
+// holds. A statement that is neither a change nor a question (a doc
+// comment's sentence) takes the same lift (Tuning.StatementPhraseBoost):
+// the code it describes writes its phrases side by side too.
 
 // maxPhrasesLooked bounds the pairs counted (the first in the text: a
 // subject comes first), maxPhrases the pairs kept (the rarest), and

@@ -27,9 +27,10 @@ func TestPhraseTerms(t *testing.T) {
 	}
 }
 
-// TestPhraseLift: a change request ranks the file that writes two of its
-// words side by side above a sibling that holds more of its words apart;
-// without the phrase prior the sibling leads.
+// TestPhraseLift: a change request, and a statement that is neither a
+// change nor a question (a doc comment's sentence), rank the file that
+// writes two of their words side by side above a sibling that holds more
+// of their words apart; without the phrase prior the sibling leads.
 func TestPhraseLift(t *testing.T) {
 	db := indexedFiles(t, map[string]string{
 		"lib/terminator.ex": "defmodule Terminator do\n  # Catch: trapping exits drains the producers.\n" +
@@ -38,8 +39,16 @@ func TestPhraseLift(t *testing.T) {
 			"  def stop(name), do: GenServer.stop(name)\nend\n",
 		"lib/other.ex": "defmodule Other do\n  def run, do: :ok\nend\n",
 	})
-	off := DefaultTuning()
-	off.PhraseBoost = 0
-	req := Request{Query: "Handle exits when trapping exits", Limit: 10}
-	liftedFirst(t, db, off, req, "lib/terminator.ex", "the phrase prior")
+	for _, tc := range []struct {
+		query, prior string
+		off          func(*Tuning)
+	}{
+		{"Handle exits when trapping exits", "the phrase prior", func(t *Tuning) { t.PhraseBoost = 0 }},
+		{"The supervisor catches exits while trapping exits", "the statement's phrase prior",
+			func(t *Tuning) { t.StatementPhraseBoost = 0 }},
+	} {
+		off := DefaultTuning()
+		tc.off(&off)
+		liftedFirst(t, db, off, Request{Query: tc.query, Limit: 10}, "lib/terminator.ex", tc.prior)
+	}
 }

@@ -5,13 +5,13 @@ import (
 	"context"
 	"hash/fnv"
 	"path"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/viberag/viberag/extract"
 	"github.com/viberag/viberag/fileset"
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/tables"
 )
 
@@ -268,7 +268,7 @@ func readmeQueries(ctx context.Context, db tables.Reader, markdown []tables.File
 	return qs, nil
 }
 
-var trivialSubject = regexp.MustCompile(`(?i)^\s*(merge|revert|bump|release|prepare|version|v?\d+\.\d+|changelog|chore|build\(deps|fmt|format|lint|typo|style|wip\b)|dependabot|renovate|\[skip ci\]|formatting|whitespace|copyright`)
+var trivialSubject = lazyregexp.New(`(?i)^\s*(merge|revert|bump|release|prepare|version|v?\d+\.\d+|changelog|chore|build\(deps|fmt|format|lint|typo|style|wip\b)|dependabot|renovate|\[skip ci\]|formatting|whitespace|copyright`)
 
 // commitQueries keeps the subjects of five words or more whose commit
 // changed one to five indexed source files.
@@ -329,15 +329,15 @@ func seeded(parts ...string) uint64 {
 }
 
 var (
-	pseudoWord   = regexp.MustCompile(`[A-Za-z][A-Za-z0-9_']*`)
-	commentMark  = regexp.MustCompile(`^\s*(/\*+|\*+/?|//[/!]?|#+|--+|;+|"""|'''|@doc|@moduledoc)\s?`)
-	docTagLine   = regexp.MustCompile(`^\s*(@[a-zA-Z]+|:param|:returns?|:raises|Args:|Returns:|Raises:|Examples?:?$|Parameters|# Examples|# Panics|# Errors|-{3,}|={3,})`)
-	pseudoMarkup = regexp.MustCompile("</?[a-zA-Z][^>]*>|`+")
-	mdLink       = regexp.MustCompile(`!?\[([^\]]*)\]\([^)]*\)`)
-	backtick     = regexp.MustCompile("`([^`\n]{2,80})`")
-	pathToken    = regexp.MustCompile(`[A-Za-z0-9_.\-/]+\.[A-Za-z0-9]{1,6}`)
-	identToken   = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
-	pseudoTest   = regexp.MustCompile(`(?i:(^|/)(tests?|specs?|__tests__|testing|testdata|fixtures?|examples?|benchmarks?|e2e)(/|$)|(_test|_spec|\.test|\.spec)\.[a-z]+$|(^|/)test_[^/]*$)|[a-z0-9](Tests?|Spec)\.[a-z]+$`)
+	pseudoWord   = lazyregexp.New(`[A-Za-z][A-Za-z0-9_']*`)
+	commentMark  = lazyregexp.New(`^\s*(/\*+|\*+/?|//[/!]?|#+|--+|;+|"""|'''|@doc|@moduledoc)\s?`)
+	docTagLine   = lazyregexp.New(`^\s*(@[a-zA-Z]+|:param|:returns?|:raises|Args:|Returns:|Raises:|Examples?:?$|Parameters|# Examples|# Panics|# Errors|-{3,}|={3,})`)
+	pseudoMarkup = lazyregexp.New("</?[a-zA-Z][^>]*>|`+")
+	mdLink       = lazyregexp.New(`!?\[([^\]]*)\]\([^)]*\)`)
+	backtick     = lazyregexp.New("`([^`\n]{2,80})`")
+	pathToken    = lazyregexp.New(`[A-Za-z0-9_.\-/]+\.[A-Za-z0-9]{1,6}`)
+	identToken   = lazyregexp.New(`[A-Za-z_][A-Za-z0-9_]*`)
+	pseudoTest   = lazyregexp.New(`(?i:(^|/)(tests?|specs?|__tests__|testing|testdata|fixtures?|examples?|benchmarks?|e2e)(/|$)|(_test|_spec|\.test|\.spec)\.[a-z]+$|(^|/)test_[^/]*$)|[a-z0-9](Tests?|Spec)\.[a-z]+$`)
 )
 
 // isPseudoExcluded: tests, fixtures, examples and benchmarks are not

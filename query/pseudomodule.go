@@ -4,10 +4,10 @@ import (
 	"cmp"
 	"context"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/tables"
 )
 
@@ -27,7 +27,7 @@ const (
 
 // licenceText matches a leading comment that is a licence header, not
 // the module's doc.
-var licenceText = regexp.MustCompile(`(?i)copyright|licen[cs]e|spdx`)
+var licenceText = lazyregexp.New(`(?i)copyright|licen[cs]e|spdx`)
 
 // ModuleQueries builds a repository's module pseudo-queries from its
 // index: for each directory of source files with a module doc — a module

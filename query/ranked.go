@@ -232,6 +232,19 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 		}
 		rare, strs := rareSet.shares(), strSet.shares()
 		named.quoted, named.rare, named.strs, named.phrases = quoted, rare, strs, phraseSet.shares()
+	} else if source && concept && !defs && p.tune.StatementPhraseBoost > 0 {
+		// A statement that is not a change (a doc comment's sentence, a
+		// description of what code does) is written in the words of the
+		// code it describes: its phrases stand side by side there, as a
+		// change's do in the file it changes.
+		phraseSet, err := p.text.phraseWords(ctx, text)
+		if err != nil {
+			return err
+		}
+		if err := p.text.resolveShares(ctx, sc, phraseSet); err != nil {
+			return err
+		}
+		named = &namedFiles{statement: true, phrases: phraseSet.shares()}
 	}
 	f := p.fuse(chans, pm, source, named, files, pool, req.Limit)
 	if l := dirEvidence(&p.tune, question, task); l.weight > 0 {

@@ -1,11 +1,12 @@
 package query
 
 import (
-	"regexp"
 	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/viberag/viberag/internal/lazyregexp"
 )
 
 // Long task text. Agents paste whole bug reports, stack traces and
@@ -39,26 +40,26 @@ const (
 var (
 	// Stack frames, one pattern per runtime; the groups name the function
 	// and the file.
-	pyFrameRe   = regexp.MustCompile(`^\s*File "([^"]+)", line \d+(?:, in (\S+))?`)
-	javaFrameRe = regexp.MustCompile(`^\s*at\s+([\w$.<>/]+)\(([^)]*)\)\s*$`)
-	jsFrameRe   = regexp.MustCompile(`^\s*at\s+(?:(?:async\s+)?(?:new\s+)?([^\s(]+)(?:\s+\[as [^\]]+\])?\s+\()?(\S+?):\d+(?::\d+)?\)?\s*$`)
-	goFuncRe    = regexp.MustCompile(`^([\w./*()\-]+\.[\w$]+)\(.*\)$`)
-	goFileRe    = regexp.MustCompile(`^\s+(\S+\.go):\d+(?:\s+\+0x[0-9a-f]+)?$`)
-	rustFrameRe = regexp.MustCompile(`^\s*\d+:\s+(?:0x[0-9a-f]+ - )?([\w:<>$]+?)(?:::h[0-9a-f]{16})?\s*$`)
-	rustAtRe    = regexp.MustCompile(`^\s*at\s+(\S+\.rs):\d+(?::\d+)?\s*$`)
-	rustPanicRe = regexp.MustCompile(`^thread '[^']*' panicked at (?:'(.*)', )?(\S+\.rs):\d+(?::\d+)?:?\s*$`)
-	goPanicRe   = regexp.MustCompile(`^(?:panic|fatal error): (.+)$`)
-	noiseLineRe = regexp.MustCompile(`^(?:goroutine \d+ \[.*\]:|Traceback \(most recent call last\):|stack backtrace:|note: run with .RUST_BACKTRACE.*|\s*\.\.\. \d+ more|exit status \d+|\[signal .*\]|During handling of the above exception, another exception occurred:|The above exception was the direct cause of the following exception:)\s*$`)
-	caretLineRe = regexp.MustCompile(`^\s*[~^]+\s*$`)
+	pyFrameRe   = lazyregexp.New(`^\s*File "([^"]+)", line \d+(?:, in (\S+))?`)
+	javaFrameRe = lazyregexp.New(`^\s*at\s+([\w$.<>/]+)\(([^)]*)\)\s*$`)
+	jsFrameRe   = lazyregexp.New(`^\s*at\s+(?:(?:async\s+)?(?:new\s+)?([^\s(]+)(?:\s+\[as [^\]]+\])?\s+\()?(\S+?):\d+(?::\d+)?\)?\s*$`)
+	goFuncRe    = lazyregexp.New(`^([\w./*()\-]+\.[\w$]+)\(.*\)$`)
+	goFileRe    = lazyregexp.New(`^\s+(\S+\.go):\d+(?:\s+\+0x[0-9a-f]+)?$`)
+	rustFrameRe = lazyregexp.New(`^\s*\d+:\s+(?:0x[0-9a-f]+ - )?([\w:<>$]+?)(?:::h[0-9a-f]{16})?\s*$`)
+	rustAtRe    = lazyregexp.New(`^\s*at\s+(\S+\.rs):\d+(?::\d+)?\s*$`)
+	rustPanicRe = lazyregexp.New(`^thread '[^']*' panicked at (?:'(.*)', )?(\S+\.rs):\d+(?::\d+)?:?\s*$`)
+	goPanicRe   = lazyregexp.New(`^(?:panic|fatal error): (.+)$`)
+	noiseLineRe = lazyregexp.New(`^(?:goroutine \d+ \[.*\]:|Traceback \(most recent call last\):|stack backtrace:|note: run with .RUST_BACKTRACE.*|\s*\.\.\. \d+ more|exit status \d+|\[signal .*\]|During handling of the above exception, another exception occurred:|The above exception was the direct cause of the following exception:)\s*$`)
+	caretLineRe = lazyregexp.New(`^\s*[~^]+\s*$`)
 	// An error line: a type ending in Error, Exception … then ": message".
-	errorLineRe  = regexp.MustCompile(`^\s*(?:Caused by:\s*|Uncaught\s+|Error:\s+|Exception in thread "[^"]*"\s+)?((?:[A-Za-z_$][\w$]*\.)*[A-Za-z_$][\w$]*(?:Error|Exception|Panic|Fault|Failure|Warning|Exit|Interrupt|NotFound|Invalid))(?::\s*(.*))?$`)
-	pyLastLineRe = regexp.MustCompile(`^((?:[a-z_]\w*\.)*[A-Z]\w*):\s+(.*)$`)
-	codeSpanRe   = regexp.MustCompile("`([^`\n]{1,200})`")
-	quotedRe     = regexp.MustCompile(`"([^"\n]{3,120})"|'([^'\n]{3,120})'`)
-	pathLikeRe   = regexp.MustCompile(`^(?:[\w.\-]+/)+[\w.\-]+$|^[\w\-]+\.(?:go|py|pyi|js|jsx|mjs|cjs|ts|tsx|rs|java|kt|kts|scala|rb|php|c|h|cc|cpp|hpp|cs|swift|lua|sh|ex|exs|hs|zig|md|json|yaml|yml|toml|sql|html|css|vue|svelte)$`)
-	callSuffixRe = regexp.MustCompile(`\(\)?$`)
-	quoteMarkRe  = regexp.MustCompile(`(^|[^\pL\pN])['’]|['’]([^\pL\pN]|$)`)
-	urlRe        = regexp.MustCompile(`\b[a-z][a-z0-9+.-]*://\S+`)
+	errorLineRe  = lazyregexp.New(`^\s*(?:Caused by:\s*|Uncaught\s+|Error:\s+|Exception in thread "[^"]*"\s+)?((?:[A-Za-z_$][\w$]*\.)*[A-Za-z_$][\w$]*(?:Error|Exception|Panic|Fault|Failure|Warning|Exit|Interrupt|NotFound|Invalid))(?::\s*(.*))?$`)
+	pyLastLineRe = lazyregexp.New(`^((?:[a-z_]\w*\.)*[A-Z]\w*):\s+(.*)$`)
+	codeSpanRe   = lazyregexp.New("`([^`\n]{1,200})`")
+	quotedRe     = lazyregexp.New(`"([^"\n]{3,120})"|'([^'\n]{3,120})'`)
+	pathLikeRe   = lazyregexp.New(`^(?:[\w.\-]+/)+[\w.\-]+$|^[\w\-]+\.(?:go|py|pyi|js|jsx|mjs|cjs|ts|tsx|rs|java|kt|kts|scala|rb|php|c|h|cc|cpp|hpp|cs|swift|lua|sh|ex|exs|hs|zig|md|json|yaml|yml|toml|sql|html|css|vue|svelte)$`)
+	callSuffixRe = lazyregexp.New(`\(\)?$`)
+	quoteMarkRe  = lazyregexp.New(`(^|[^\pL\pN])['’]|['’]([^\pL\pN]|$)`)
+	urlRe        = lazyregexp.New(`\b[a-z][a-z0-9+.-]*://\S+`)
 )
 
 // IsTaskText reports whether q is task text to reduce rather than a query

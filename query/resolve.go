@@ -3,8 +3,9 @@ package query
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/viberag/viberag/internal/lazyregexp"
 )
 
 // resolved is a symbol name resolved to one symbol.
@@ -201,12 +202,12 @@ func (sf *symbolFinder) memberOf(ctx context.Context, t *unit, name string) (*un
 
 var (
 	// Base lists as declarations write them.
-	extendsRe   = regexp.MustCompile(`\b(?:extends|implements|with)\s+(.+?)\s*(?:\{|$)`)
-	rubyBaseRe  = regexp.MustCompile(`^\s*class\s+[\w:]+\s*<\s*([\w:]+)`)
-	pyBasesRe   = regexp.MustCompile(`^\s*class\s+\w+\s*(?:\[[^\]]*\])?\s*\(((?:[^()]|\([^()]*\))*)\)\s*:\s*$`)
-	colonBaseRe = regexp.MustCompile(`\b(?:class|struct|interface|enum|record|object|protocol|extension)\s+[\w.]+\s*(?:<[^>]*>)?\s*(?:\([^)]*\))?\s*:\s*([^{]+?)\s*(?:\{|where\b|$)`)
-	genericsRe  = regexp.MustCompile(`<[^<>]*>|\([^()]*\)|\[[^\[\]]*\]`)
-	extendsWord = regexp.MustCompile(`\s+(?:extends|implements|with)\s+`)
+	extendsRe   = lazyregexp.New(`\b(?:extends|implements|with)\s+(.+?)\s*(?:\{|$)`)
+	rubyBaseRe  = lazyregexp.New(`^\s*class\s+[\w:]+\s*<\s*([\w:]+)`)
+	pyBasesRe   = lazyregexp.New(`^\s*class\s+\w+\s*(?:\[[^\]]*\])?\s*\(((?:[^()]|\([^()]*\))*)\)\s*:\s*$`)
+	colonBaseRe = lazyregexp.New(`\b(?:class|struct|interface|enum|record|object|protocol|extension)\s+[\w.]+\s*(?:<[^>]*>)?\s*(?:\([^)]*\))?\s*:\s*([^{]+?)\s*(?:\{|where\b|$)`)
+	genericsRe  = lazyregexp.New(`<[^<>]*>|\([^()]*\)|\[[^\[\]]*\]`)
+	extendsWord = lazyregexp.New(`\s+(?:extends|implements|with)\s+`)
 )
 
 // basesOf reads the base types a type's signature names (Python's

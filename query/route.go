@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/viberag/viberag/internal/lazyregexp"
 )
 
 // Route is the decision of the auto intent.
@@ -35,7 +37,7 @@ const (
 )
 
 var (
-	identRe = regexp.MustCompile(`^[A-Za-z_$@][A-Za-z0-9_$]*(?:(?:::|\.|->|\\|#)[A-Za-z_$][A-Za-z0-9_$]*)*[?!]?$`)
+	identRe = lazyregexp.New(`^[A-Za-z_$@][A-Za-z0-9_$]*(?:(?:::|\.|->|\\|#)[A-Za-z_$][A-Za-z0-9_$]*)*[?!]?$`)
 
 	// Usage questions; the name is the last group.
 	usageRes = []*regexp.Regexp{
@@ -45,9 +47,9 @@ var (
 		regexp.MustCompile(`(?i)^(\S+)\s+(?:usages|callers|references|call\s+sites)$`),
 	}
 
-	errorPrefixRe = regexp.MustCompile(`(?i)^[A-Za-z_.]*(?:error|exception|panic|fatal|warning|traceback)\b\s*[:!]`)
-	printfVerbRe  = regexp.MustCompile(`(?:^|\s|['"(\[=:])%[-+# 0]*[0-9]*(?:\.[0-9]+)?[sdvqfxXwTgeicp]\b`)
-	callRe        = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_.]*\([^()]*[^()\s][^()]*\)`)
+	errorPrefixRe = lazyregexp.New(`(?i)^[A-Za-z_.]*(?:error|exception|panic|fatal|warning|traceback)\b\s*[:!]`)
+	printfVerbRe  = lazyregexp.New(`(?:^|\s|['"(\[=:])%[-+# 0]*[0-9]*(?:\.[0-9]+)?[sdvqfxXwTgeicp]\b`)
+	callRe        = lazyregexp.New(`[A-Za-z_][A-Za-z0-9_.]*\([^()]*[^()\s][^()]*\)`)
 )
 
 // codeTokens are substrings that do not occur in English questions but
@@ -179,4 +181,4 @@ func readsAsProse(q string) bool {
 // text has too few words to tell English from code.
 const proseMinWords = 5
 
-var defLineRe = regexp.MustCompile(`^(?:def|async def|func|fn|pub fn|function|fun|class|struct|interface|trait|impl|defmodule|defp?|local function|public|private|protected|static)\s+[^\s]*[A-Za-z_][^\s]*\s*[(<:{\[]`)
+var defLineRe = lazyregexp.New(`^(?:def|async def|func|fn|pub fn|function|fun|class|struct|interface|trait|impl|defmodule|defp?|local function|public|private|protected|static)\s+[^\s]*[A-Za-z_][^\s]*\s*[(<:{\[]`)

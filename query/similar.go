@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/scope"
 	"github.com/viberag/viberag/tables/fulltext"
 	"github.com/viberag/viberag/tables/vectors"
@@ -24,7 +24,7 @@ import (
 // maxSimilarTerms bounds the words of a snippet searched.
 const maxSimilarTerms = 32
 
-var identTokenRe = regexp.MustCompile(`[A-Za-z_$][A-Za-z0-9_$]*`)
+var identTokenRe = lazyregexp.New(`[A-Za-z_$][A-Za-z0-9_$]*`)
 
 func (p *Planner) similar(ctx context.Context, req Request, text string, resp *Response) error {
 	idents := map[string]bool{}

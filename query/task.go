@@ -1,11 +1,12 @@
 package query
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/viberag/viberag/internal/lazyregexp"
 )
 
 // Task-shaped queries. A commit subject, a change request or a bug report
@@ -36,7 +37,7 @@ var (
 	// type with an optional (scope), or a bracketed scope, or a scope of
 	// up to three path-like words before a colon ("net/http:", "dnsapi
 	// nsupdate:").
-	commitPrefixRe = regexp.MustCompile(`^(?:([A-Za-z]+)\(([^()\n]{1,40})\)!?:\s|\[([^\[\]\n]{1,40})\]:?\s|([\w./\-]+(?: [\w./\-]+){0,2})!?:\s)`)
+	commitPrefixRe = lazyregexp.New(`^(?:([A-Za-z]+)\(([^()\n]{1,40})\)!?:\s|\[([^\[\]\n]{1,40})\]:?\s|([\w./\-]+(?: [\w./\-]+){0,2})!?:\s)`)
 	// conventionalTypes are the types of conventional commits: they name
 	// the kind of change, not where it is.
 	conventionalTypes = wordSet(`feat feature fix bugfix hotfix chore docs doc refactor perf test tests build ci style revert
@@ -62,11 +63,11 @@ var (
 // mergeRe matches the line git or a forge writes for a merge commit:
 // "Merge pull request #12 from owner/branch", "Merge branch 'x' of url
 // into y", "Merge remote-tracking branch 'origin/x'".
-var mergeRe = regexp.MustCompile(`(?i)\bmerge (?:pull request #?\d+(?: from \S+)?|(?:remote-tracking )?branch '[^'\n]*'(?: of \S+)?(?: into \S+)?)`)
+var mergeRe = lazyregexp.New(`(?i)\bmerge (?:pull request #?\d+(?: from \S+)?|(?:remote-tracking )?branch '[^'\n]*'(?: of \S+)?(?: into \S+)?)`)
 
 // questionRe matches a question: a wh-word or an auxiliary first, or a
 // question mark last.
-var questionRe = regexp.MustCompile(`(?i)^\s*(?:how|what|where|why|which|who|when|is|are|does|do|can|should)\b|\?\s*$`)
+var questionRe = lazyregexp.New(`(?i)^\s*(?:how|what|where|why|which|who|when|is|are|does|do|can|should)\b|\?\s*$`)
 
 // sourcePriors reports whether a concept search of text takes the task
 // priors: a task-shaped query, or a statement in prose that is not a

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"reflect"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +11,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/viberag/viberag/fileset"
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/query"
 )
 
@@ -156,7 +156,7 @@ func shortDuration(d time.Duration) string {
 
 // negativeValue is an argument that is a negative number or duration,
 // never a flag: no flag of this command line is a digit.
-var negativeValue = regexp.MustCompile(`^-[0-9.]`)
+var negativeValue = lazyregexp.New(`^-[0-9.]`)
 
 // joinNegativeValues rewrites "--flag -1" as "--flag=-1" for the number
 // flags of the model, so that a negative value is read as the value it is

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/mcp"
 	"github.com/viberag/viberag/query"
 	"github.com/viberag/viberag/scope"
@@ -28,7 +28,7 @@ type refsCmd struct {
 }
 
 // symbolIDRe matches a symbol id, and one of a store (…@repository).
-var symbolIDRe = regexp.MustCompile(`^s[0-9a-f]{16}(@[^@]+)?$`)
+var symbolIDRe = lazyregexp.New(`^s[0-9a-f]{16}(@[^@]+)?$`)
 
 func (c *refsCmd) Run(ctx context.Context) error {
 	in := mcp.RefsIn{K: c.Limit, Offset: c.Offset}

@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/query"
 )
 
@@ -50,7 +50,7 @@ var mcpReplacer = strings.NewReplacer(mcpWords...)
 
 // doubleDash undoes a translation applied to text that already named the
 // flag ("--intent concept" must not become "----intent concept").
-var doubleDash = regexp.MustCompile(`-{3,}`)
+var doubleDash = lazyregexp.New(`-{3,}`)
 
 // cliWords says s (a note, a reason, an error of the planner) in the
 // command line's words.

@@ -3,11 +3,11 @@ package scan
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/viberag/viberag/extract/internal/source"
+	"github.com/viberag/viberag/internal/lazyregexp"
 )
 
 // csharpLanguage scans C# from its skeleton: declarations by the member
@@ -23,7 +23,7 @@ func csharpLanguage() language {
 	}
 }
 
-var csXMLTag = regexp.MustCompile(`</?[a-zA-Z][^>]*?/?>`)
+var csXMLTag = lazyregexp.New(`</?[a-zA-Z][^>]*?/?>`)
 
 // csCleanDoc strips XML doc tags, keeping the text (and the name of
 // `<see cref="X"/>` references) and unescaping &lt; &gt; &amp;.

@@ -3,10 +3,10 @@ package scan
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/viberag/viberag/extract/internal/source"
+	"github.com/viberag/viberag/internal/lazyregexp"
 )
 
 // haskellLanguage scans Haskell from its layout (top-level declarations
@@ -910,7 +910,7 @@ func hsLeadingDoc(src []byte, from, code int) string {
 	return source.CleanComment(strings.Join(lines[startLine:], "\n"))
 }
 
-var hsSignatureRE = regexp.MustCompile(`^\s*(\([^)]*\)|[\w'.,\s]+?)\s*::`)
+var hsSignatureRE = lazyregexp.New(`^\s*(\([^)]*\)|[\w'.,\s]+?)\s*::`)
 
 // hsFinish gives each name of a multi-name signature (`a, b :: Int`) its
 // own symbol, then folds a function's signature and equations (consecutive

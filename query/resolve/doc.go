@@ -34,11 +34,11 @@
 //     classes, their bases and annotations (refpyclass.go), a function's
 //     bindings and the function around a nested one (refpyscope.go), and
 //     Python's line readers (refpylex.go).
-//   - TypeScript and JavaScript: the rules in refts*.go (tsRules over a
-//     declaration reader, a type evaluator and typers of calls, literals,
-//     unions, indexed access and elements; refts_state.go wires them),
-//     which reach the resolver only through tsHost (refts_host.go, handed
-//     in by tscore.go).
+//   - TypeScript and JavaScript: package typescript (a declaration
+//     reader, a type evaluator and typers of calls, literals, unions,
+//     indexed access and elements behind typescript.Rules), which
+//     imports nothing of this package and reads the resolver only
+//     through typescript.Host (tsCore, tscore.go).
 //
 // Every language but Go also follows where a definition can be named at
 // all (refscope.go): declarations local to a function or a test, the

@@ -54,6 +54,7 @@ func FuzzRefReaders(f *testing.F) {
 			}
 			for _, at := range lex.UseOffsets(line, name) {
 				lex.ReadUse(line, at, at+len(name))
+				lex.IndexedByName(line, at, name)
 				pyReceiver(line, at)
 				pyInText(line, at, name)
 				imports.PyFromAt(line, at, name)

@@ -2,11 +2,11 @@ package resolve
 
 import (
 	"context"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/viberag/viberag/extract"
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/query/resolve/imports"
 	"github.com/viberag/viberag/query/resolve/lex"
 	"github.com/viberag/viberag/query/resolve/ref"
@@ -496,7 +496,7 @@ func pyPlain(t pyType) bool {
 	return t.foreign && !t.holds && t.generic == "" && len(t.alts) == 0
 }
 
-var pyKeywordArg = regexp.MustCompile(`^[\p{L}_][\p{L}\p{N}_]*\s*=[^=]`)
+var pyKeywordArg = lazyregexp.New(`^[\p{L}_][\p{L}\p{N}_]*\s*=[^=]`)
 
 // pyCast returns the call of typing.cast that starts segs ("cast(…)",
 // "t.cast(…)", "typing.cast(…)").
@@ -926,4 +926,4 @@ func (py *pyRules) attrAssigned(ctx context.Context, k *pyClass, name string, de
 	return got[0], true
 }
 
-var pyDefName = regexp.MustCompile(`^(?:async\s+)?def\s+([\p{L}_][\p{L}\p{N}_]*)`)
+var pyDefName = lazyregexp.New(`^(?:async\s+)?def\s+([\p{L}_][\p{L}\p{N}_]*)`)

@@ -1,9 +1,9 @@
 package resolve
 
 import (
-	"regexp"
 	"strings"
 
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/query/resolve/lex"
 )
 
@@ -20,9 +20,9 @@ func pyProtocol(base string) bool {
 	return b == "Protocol" || strings.HasSuffix(b, ".Protocol")
 }
 
-var pyDotted = regexp.MustCompile(`^[\p{L}_][\p{L}\p{N}_]*(?:\.[\p{L}_][\p{L}\p{N}_]*)*$`)
+var pyDotted = lazyregexp.New(`^[\p{L}_][\p{L}\p{N}_]*(?:\.[\p{L}_][\p{L}\p{N}_]*)*$`)
 
-var pyCompFor = regexp.MustCompile(`\bfor\s+([\p{L}_][\p{L}\p{N}_]*)\s+in\s+`)
+var pyCompFor = lazyregexp.New(`\bfor\s+([\p{L}_][\p{L}\p{N}_]*)\s+in\s+`)
 
 // pyComprehension returns the iterable of a comprehension on line whose
 // target is v ("[x.a for v in expr if …]").
@@ -68,9 +68,9 @@ func pyIndent(l string) int {
 
 // pyIsinstance matches a block's header "if isinstance(v, T):", T a
 // class or a tuple of classes, or "if isinstance(v, T) and …:" (group 3).
-var pyIsinstance = regexp.MustCompile(`^\s*(?:if|elif|while)\s+isinstance\(\s*([\p{L}_][\p{L}\p{N}_]*)\s*,\s*([\p{L}_][\p{L}\p{N}_.]*|\([^()]*\))\s*\)(?:\s*:|(\s+and\s.*:)\s*$)`)
+var pyIsinstance = lazyregexp.New(`^\s*(?:if|elif|while)\s+isinstance\(\s*([\p{L}_][\p{L}\p{N}_]*)\s*,\s*([\p{L}_][\p{L}\p{N}_.]*|\([^()]*\))\s*\)(?:\s*:|(\s+and\s.*:)\s*$)`)
 
-var pyIsinstanceInline = regexp.MustCompile(`(\bif\s+)?isinstance\(\s*([\p{L}_][\p{L}\p{N}_]*)\s*,\s*([\p{L}_][\p{L}\p{N}_.]*|\([^()]*\))\s*\)(\s+and\b)?`)
+var pyIsinstanceInline = lazyregexp.New(`(\bif\s+)?isinstance\(\s*([\p{L}_][\p{L}\p{N}_]*)\s*,\s*([\p{L}_][\p{L}\p{N}_.]*|\([^()]*\))\s*\)(\s+and\b)?`)
 
 // pyNarrowedInline returns T when line narrows v within itself: "v.a if
 // isinstance(v, T) else …", "isinstance(v, T) and v.a".
@@ -132,7 +132,7 @@ func pyNarrowed(line, v string) (string, bool) {
 	return m[2], true
 }
 
-var pyChained = regexp.MustCompile(`^\s*[\p{L}_][\p{L}\p{N}_.]*\s*=\s*[^=]`)
+var pyChained = lazyregexp.New(`^\s*[\p{L}_][\p{L}\p{N}_.]*\s*=\s*[^=]`)
 
 // value returns the value of an assignment's right side: the last of a
 // chain "a = b = value".
@@ -222,7 +222,7 @@ func pyBindingOn(line, v string) (pyBinding, bool) {
 	return pyBinding{}, false
 }
 
-var pyTupleAssign = regexp.MustCompile(`^\(?((?:\*?[\p{L}_][\p{L}\p{N}_]*\s*,\s*)+\*?[\p{L}_][\p{L}\p{N}_]*)\s*,?\s*\)?\s*=[^=]`)
+var pyTupleAssign = lazyregexp.New(`^\(?((?:\*?[\p{L}_][\p{L}\p{N}_]*\s*,\s*)+\*?[\p{L}_][\p{L}\p{N}_]*)\s*,?\s*\)?\s*=[^=]`)
 
 // pyDeclLine returns the line from start on (within its decorators)
 // declaring kw ("def", "class") name, 0 when none.
@@ -514,7 +514,7 @@ func pyReceiver(line string, at int) string {
 	return line[:at-1]
 }
 
-var pyReexportAs = regexp.MustCompile(`^\s*from\s+\S+\s+import\s+`)
+var pyReexportAs = lazyregexp.New(`^\s*from\s+\S+\s+import\s+`)
 
 // PyReexport reports whether a Python line imports name as name ("from
 // .m import name as name", the explicit re-export of a typed package's

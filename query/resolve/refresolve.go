@@ -11,6 +11,7 @@ import (
 	"github.com/viberag/viberag/query/resolve/imports"
 	"github.com/viberag/viberag/query/resolve/lex"
 	"github.com/viberag/viberag/query/resolve/ref"
+	"github.com/viberag/viberag/query/resolve/typescript"
 )
 
 // A reference's confidence that it belongs to one definition.
@@ -35,8 +36,8 @@ const (
 // name) through lines once, and hands a use to a language's rules where
 // they decide it. Go's, Python's and the scope rules are types of their
 // own that reach the core through their rr field; TypeScript's rules
-// reach it only through tsHost (refts_host.go), which tsCore hands them
-// (tscore.go).
+// are package typescript, which reaches it only through typescript.Host,
+// the tsCore that tscore.go hands it.
 type refResolver struct {
 	name  string
 	defs  []ref.Def
@@ -52,17 +53,17 @@ type refResolver struct {
 	dirs    map[string]bool
 	texts   map[int64][]string
 	imports map[int64]*imports.Bindings
-	locals  map[enclKey]bool // enclosing symbols that bind the name themselves
-	tsl     *tsLocals        // TypeScript's names functions bind (refts_local.go)
-	parents map[string]bool  // the types some member definition belongs to
-	ifaces  map[string]bool  // those of them that are Go interfaces
+	locals  map[enclKey]bool   // enclosing symbols that bind the name themselves
+	tsl     *typescript.Locals // TypeScript's names functions bind (package typescript)
+	parents map[string]bool    // the types some member definition belongs to
+	ifaces  map[string]bool    // those of them that are Go interfaces
 
 	// Per line, what does not depend on the definition judged, read
 	// once: every definition of a common name asks the same questions.
 	typeMemo    map[ref.Key]string
 	classMemo   map[ref.Key]string
 	literalMemo map[ref.Key]literal
-	ts          *tsRules // TypeScript's rules and what they read (refts_state.go)
+	ts          *typescript.Rules // TypeScript's rules and what they read (package typescript)
 
 	golang *goRules    // Go's rules (refgo.go, refgocheck.go)
 	python *pyRules    // Python's rules (refpy.go, refpyclass.go)
@@ -102,7 +103,7 @@ func newRefResolver(name string, defs []ref.Def, files map[int64]*ref.File, line
 		byPath: map[string]*ref.File{}, paths: map[string]bool{}, dirs: map[string]bool{},
 		texts: map[int64][]string{}, imports: map[int64]*imports.Bindings{}, locals: map[enclKey]bool{}, parents: map[string]bool{},
 		ifaces: map[string]bool{}, typeMemo: map[ref.Key]string{}, classMemo: map[ref.Key]string{}, literalMemo: map[ref.Key]literal{}}
-	rr.tsl = &tsLocals{rr: tsCore{rr}, bound: map[ref.Key][]int{}, elems: map[ref.Key]bool{}}
+	rr.tsl = typescript.NewLocals(tsCore{rr})
 	for _, f := range files {
 		rr.byPath[f.Path] = f
 		rr.paths[f.Path] = true
@@ -183,9 +184,9 @@ func (rr *refResolver) judge(ctx context.Context, refs []*ref.Line) ([]judged, e
 				}
 			}
 		}
-		if f := rr.files[r.FileID]; f != nil && isTSLang(f.Language) {
+		if f := rr.files[r.FileID]; f != nil && typescript.IsLang(f.Language) {
 			for k, u := range uses[i] {
-				if (u.Assign || u.Kwarg) && tsPatternDefault(l, u.At) {
+				if (u.Assign || u.Kwarg) && typescript.PatternDefault(l, u.At) {
 					// "const { name = v } = x": x's property, destructured
 					// with a default, not an assignment of a local.
 					uses[i][k].Assign, uses[i][k].Kwarg, uses[i][k].Shorthand = false, false, true
@@ -209,7 +210,7 @@ func (rr *refResolver) judge(ctx context.Context, refs []*ref.Line) ([]judged, e
 				rr.locals[k] = true
 			}
 		}
-		rr.tsl.note(r, l, uses[i], param)
+		rr.tsl.Note(r, l, uses[i], param)
 	}
 	listed := map[enclKey]bool{} // file and line
 	for _, r := range refs {
@@ -238,8 +239,8 @@ func (rr *refResolver) judge(ctx context.Context, refs []*ref.Line) ([]judged, e
 				}
 				o.verdict[di], o.why[di] = v, why
 			}
-			if f := rr.files[r.FileID]; f != nil && isTSLang(f.Language) {
-				if err := rr.tsr().narrow(ctx, r, o.verdict, o.why); err != nil {
+			if f := rr.files[r.FileID]; f != nil && typescript.IsLang(f.Language) {
+				if err := rr.tsr().Narrow(ctx, r, o.verdict, o.why); err != nil {
 					return nil, err
 				}
 			}
@@ -290,7 +291,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *ref.Line, line string, u
 	if r.DefLine && r.FileID == d.Sym.FileID && r.Line == d.Sym.Start && !rr.tsUseOnDeclLine(r, lang, line, u) {
 		return ref.Self, "", nil // the definition's own name
 	}
-	if isTSLang(lang) && tsModuleSpecifier(line, u.At) {
+	if typescript.IsLang(lang) && typescript.ModuleSpecifier(line, u.At) {
 		return ref.Contra, whyString, nil
 	}
 	if lang == "python" {
@@ -332,15 +333,15 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *ref.Line, line string, u
 			return ref.Resolved, "", nil
 		}
 		if lang != "go" && lang != "python" && d.Member && rr.memberStartsAt(r) {
-			if isTSLang(lang) {
-				return rr.tsr().tsRelatedDecl(ctx, r, line, u, d)
+			if typescript.IsLang(lang) {
+				return rr.tsr().RelatedDecl(ctx, r, line, u, d)
 			}
 			// Another type's member of the name: in TypeScript an interface's
 			// member and its implementations' are one group.
 			return ref.Related, "", nil
 		}
-		if isTSLang(lang) && !d.Member {
-			if merged, err := rr.tsr().tsMergedDecl(ctx, r, line, d); err != nil || merged {
+		if typescript.IsLang(lang) && !d.Member {
+			if merged, err := rr.tsr().MergedDecl(ctx, r, line, d); err != nil || merged {
 				return ref.Resolved, "", err
 			}
 		}
@@ -363,18 +364,18 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *ref.Line, line string, u
 	if d.Member && u.Call && lang == "go" && (u.Expr || len(u.Chain) > 0) && !rr.callable(ctx, d) {
 		return ref.Contra, ref.WhyMember, nil // a call, and the field is not a func
 	}
-	if d.Member && isTSLang(lang) && calledAt(line, u.At+len(rr.name)) && rr.tsr().tsNotCallable(ctx, d) {
+	if d.Member && typescript.IsLang(lang) && typescript.CalledAt(line, u.At+len(rr.name)) && rr.tsr().NotCallable(ctx, d) {
 		return ref.Contra, ref.WhyMember, nil // a call, and the property is not a function
 	}
 	if u.Expr {
-		if d.Member && isTSLang(lang) {
-			if v, why, ok := rr.tsr().tsCastMember(ctx, r, line, u, d); ok {
+		if d.Member && typescript.IsLang(lang) {
+			if v, why, ok := rr.tsr().CastMember(ctx, r, line, u, d); ok {
 				return v, why, nil
 			}
-			if v, why, ok := rr.tsr().tsCallMember(ctx, r, line, u, d); ok {
+			if v, why, ok := rr.tsr().CallMember(ctx, r, line, u, d); ok {
 				return v, why, nil
 			}
-			if v, why, ok := (tsElements{rr.tsr()}).tsElementMember(ctx, r, line, u, d); ok {
+			if v, why, ok := rr.tsr().ElementMember(ctx, r, line, u, d); ok {
 				return v, why, nil
 			}
 		}
@@ -384,10 +385,10 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *ref.Line, line string, u
 		return ref.Contra, ref.WhyMember, nil
 	}
 	// A bare name.
-	if !d.Member && isTSLang(lang) && rr.tsl.outer(ctx, r, d) {
+	if !d.Member && typescript.IsLang(lang) && rr.tsl.Outer(ctx, r, d) {
 		return ref.Contra, ref.WhyLocal, nil
 	}
-	if rr.locals[enclKey{r.FileID, r.EnclStart, r.EnclName}] && !(d.Member && isTSLang(lang) && (indexedByName(line, u.At, rr.name) || rr.tsr().tsObjectKey(ctx, r, u))) && !(r.FileID == d.Sym.FileID && d.Sym.Start >= r.EnclStart && d.Sym.Start <= r.Line && !(d.Sym.Start == r.EnclStart && d.Sym.Name == r.EnclName)) {
+	if rr.locals[enclKey{r.FileID, r.EnclStart, r.EnclName}] && !(d.Member && typescript.IsLang(lang) && (lex.IndexedByName(line, u.At, rr.name) || rr.tsr().ObjectKey(ctx, r, u))) && !(r.FileID == d.Sym.FileID && d.Sym.Start >= r.EnclStart && d.Sym.Start <= r.Line && !(d.Sym.Start == r.EnclStart && d.Sym.Name == r.EnclName)) {
 		return ref.Contra, ref.WhyLocal, nil
 	}
 	if u.Kwarg {
@@ -403,34 +404,34 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *ref.Line, line string, u
 			}
 			return ref.Open, "", nil
 		}
-		if isTSLang(lang) {
-			if indexedByName(line, u.At, rr.name) {
-				if v, why, ok := (tsIndexTyper{rr.tsr()}).tsIndexedChain(ctx, r, line, u, d); ok {
+		if typescript.IsLang(lang) {
+			if lex.IndexedByName(line, u.At, rr.name) {
+				if v, why, ok := rr.tsr().IndexedChain(ctx, r, line, u, d); ok {
 					return v, why, nil
 				}
-				if v, why, ok := rr.tsr().tsIndexedMember(ctx, r, line, u, d); ok {
+				if v, why, ok := rr.tsr().IndexedMember(ctx, r, line, u, d); ok {
 					return v, why, nil
 				}
-				if tsTypeKeyOnly(r) {
-					return ref.Unlikely, whyIndexedKey, nil
+				if typescript.TypeKeyOnly(r) {
+					return ref.Unlikely, ref.WhyIndexedKey, nil
 				}
 			}
-			if tsImportListName(ctx, tsCore{rr}, r, u) {
+			if typescript.ImportListName(ctx, tsCore{rr}, r, u) {
 				return ref.Contra, ref.WhyNoImport, nil
 			}
 			if u.Key {
-				if text, err := rr.text(ctx, r.FileID); err == nil && r.Line <= len(text) && tsNestedTypeKey(text, r.Line, u.At) {
+				if text, err := rr.text(ctx, r.FileID); err == nil && r.Line <= len(text) && typescript.NestedTypeKey(text, r.Line, u.At) {
 					return ref.Contra, ref.WhyDecl, nil // a nested type literal's member
 				}
 			}
-			if v, why, ok := tsBareMember(line, u, rr.name); ok {
-				if why == ref.WhyDecl && tsStatedMemberDecl(ctx, rr.tsr().decl, r, u, d) {
+			if v, why, ok := typescript.BareMember(line, u, rr.name); ok {
+				if why == ref.WhyDecl && rr.tsr().StatedMemberDecl(ctx, r, u, d) {
 					return ref.Related, "", nil // the member d's literal is stated for
 				}
 				return v, why, nil
 			}
-			if u.Key || u.Shorthand || tsMethodKeyAt(ctx, tsCore{rr}, r, u) {
-				if v, why, ok, err := rr.tsr().tsLiteralKey(ctx, r, u, d); err != nil || ok {
+			if u.Key || u.Shorthand || typescript.MethodKeyAt(ctx, tsCore{rr}, r, u) {
+				if v, why, ok, err := rr.tsr().LiteralKey(ctx, r, u, d); err != nil || ok {
 					return v, why, err
 				}
 			}
@@ -440,12 +441,12 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *ref.Line, line string, u
 		}
 		return ref.Contra, ref.WhyMember, nil
 	}
-	if isTSLang(lang) {
+	if typescript.IsLang(lang) {
 		su := u
-		if rr.tsl.wrapped(ctx, r, u) {
+		if rr.tsl.Wrapped(ctx, r, u) {
 			su.Shorthand = false // no import or export list's name
 		}
-		if v, why, ok := tsSpace(r, line, su, d); ok {
+		if v, why, ok := typescript.Space(r, line, su, d); ok {
 			return v, why, nil
 		}
 	}
@@ -453,8 +454,8 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *ref.Line, line string, u
 		// A definition nested in a function, a test or a namespace is in
 		// scope inside it only.
 		if r.FileID == d.Sym.FileID && (r.Symbol == scope || strings.HasPrefix(r.Symbol, scope+".")) {
-			if isTSLang(lang) && tsBlockScoped(d) {
-				if text, err := rr.text(ctx, r.FileID); err == nil && !tsBlockSees(text, d, r.Line) {
+			if typescript.IsLang(lang) && typescript.BlockScoped(d) {
+				if text, err := rr.text(ctx, r.FileID); err == nil && !typescript.BlockSees(text, d, r.Line) {
 					return ref.Contra, ref.WhyScope, nil // declared in another block of the function
 				}
 			}
@@ -495,7 +496,7 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *ref.Line, line string, u
 		// import binds other, not name.
 		return rr.judgeImported(ctx, r, lang, in, d, 0)
 	}
-	if mod, ok := fi.Defaults[rr.name]; ok && isTSLang(lang) {
+	if mod, ok := fi.Defaults[rr.name]; ok && typescript.IsLang(lang) {
 		return rr.judgeDefault(ctx, r, lang, mod, d, 0)
 	}
 	if strings.HasPrefix(strings.TrimSpace(line), "import") || strings.HasPrefix(strings.TrimSpace(line), "from") || strings.HasPrefix(strings.TrimSpace(line), "export") {
@@ -686,16 +687,16 @@ func (rr *refResolver) judgeImported(ctx context.Context, r *ref.Line, lang stri
 	for _, f := range files {
 		if f == d.Sym.Path {
 			hidden := false
-			if isTSLang(d.Lang) {
+			if typescript.IsLang(d.Lang) {
 				var err error
-				if hidden, err = tsUnexported(ctx, rr.tsr().decl, d); err != nil {
+				if hidden, err = rr.tsr().Unexported(ctx, d); err != nil {
 					return 0, "", err
 				}
 			}
 			if !hidden {
 				return ref.Resolved, "", nil
 			}
-			why = whyUnexported
+			why = ref.WhyUnexported
 		}
 		if depth < 5 {
 			// A re-export: the module imports or re-exports the name itself.
@@ -715,7 +716,7 @@ func (rr *refResolver) judgeImported(ctx context.Context, r *ref.Line, lang stri
 					if err != nil || v != ref.Contra {
 						return v, w, err
 					}
-					if w == whyUnexported {
+					if w == ref.WhyUnexported {
 						why = w
 					}
 				}
@@ -726,7 +727,7 @@ func (rr *refResolver) judgeImported(ctx context.Context, r *ref.Line, lang stri
 					if err != nil || v == ref.Resolved {
 						return v, w, err
 					}
-					if w == whyUnexported {
+					if w == ref.WhyUnexported {
 						why = w
 					}
 				}
@@ -823,8 +824,8 @@ func (rr *refResolver) defaultMember(ctx context.Context, r *ref.Line, lang, mod
 func (rr *refResolver) judgeQualified(ctx context.Context, r *ref.Line, line string, u lex.Use, d *ref.Def, lang string) (ref.Verdict, string, error) {
 	q := u.Chain[len(u.Chain)-1]
 	root := u.Chain[0]
-	if d.Member && isTSLang(lang) {
-		if v, why, ok, err := rr.tsr().tsQualifiedMember(ctx, r, u, d); err != nil || ok {
+	if d.Member && typescript.IsLang(lang) {
+		if v, why, ok, err := rr.tsr().QualifiedMember(ctx, r, u, d); err != nil || ok {
 			return v, why, err
 		}
 	}
@@ -862,7 +863,7 @@ func (rr *refResolver) judgeQualified(ctx context.Context, r *ref.Line, line str
 	if err != nil {
 		return 0, "", err
 	}
-	if mod, ok := fi.Defaults[root]; ok && d.Member && len(u.Chain) == 1 && isTSLang(lang) {
+	if mod, ok := fi.Defaults[root]; ok && d.Member && len(u.Chain) == 1 && typescript.IsLang(lang) {
 		// x.name, x a default import: a member of the module's default export.
 		if v, ok, err := rr.defaultMember(ctx, r, lang, mod, d); err != nil || ok {
 			return v, "", err
@@ -999,8 +1000,8 @@ func (rr *refResolver) readTypeOf(ctx context.Context, r *ref.Line, v string) st
 		lang = f.Language
 	}
 	sig := lex.ReadSignature(text, r.EnclStart, r.EnclName)
-	if isTSLang(lang) {
-		sig.Text = tsStripBlockComments(sig.Text) // a parameter's doc comment
+	if typescript.IsLang(lang) {
+		sig.Text = typescript.StripBlockComments(sig.Text) // a parameter's doc comment
 	}
 	if t := lex.ParamNames(sig.Text, r.EnclName)[v]; t != "" {
 		return t
@@ -1016,7 +1017,7 @@ func (rr *refResolver) readTypeOf(ctx context.Context, r *ref.Line, v string) st
 				continue
 			}
 			rest := strings.TrimLeft(l[at+len(v):], " \t")
-			if isTSLang(lang) && n > sig.End && tsDeclares(l[:at], rest) && !tsBlockOpenThrough(text, n, at, r.Line) {
+			if typescript.IsLang(lang) && n > sig.End && typescript.Declares(l[:at], rest) && !typescript.BlockOpenThrough(text, n, at, r.Line) {
 				continue // declared in a block closed above r: another variable
 			}
 			var rhs string
@@ -1286,7 +1287,7 @@ func lineConfidence(j judged, di int) string {
 // ("Organization: Organization;" declares the first and uses the
 // second).
 func (rr *refResolver) tsUseOnDeclLine(r *ref.Line, lang, line string, u lex.Use) bool {
-	if !isTSLang(lang) {
+	if !typescript.IsLang(lang) {
 		return false
 	}
 	starts := false

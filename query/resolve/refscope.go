@@ -9,6 +9,7 @@ import (
 	"github.com/viberag/viberag/query/resolve/imports"
 	"github.com/viberag/viberag/query/resolve/lex"
 	"github.com/viberag/viberag/query/resolve/ref"
+	"github.com/viberag/viberag/query/resolve/typescript"
 )
 
 // Scope and reachability: where a definition can be used from at all.
@@ -86,7 +87,7 @@ type localScope struct {
 // judge judges a use of d by scope and reachability; ok is false
 // when they do not decide.
 func (sc *scopeRules) judge(ctx context.Context, r *ref.Line, lang, line string, u lex.Use, d *ref.Def) (ref.Verdict, string, bool, error) {
-	scoped := lang == "python" || isTSLang(lang)
+	scoped := lang == "python" || typescript.IsLang(lang)
 	if !scoped || (lang == "python") != (d.Lang == "python") {
 		return ref.Open, "", false, nil
 	}
@@ -100,7 +101,7 @@ func (sc *scopeRules) judge(ctx context.Context, r *ref.Line, lang, line string,
 	if loc.ok && d.Member && loc.kind == extract.KindTest && (r.Line < loc.start || r.Line > loc.end) {
 		return ref.Contra, whyLocalDecl, true, nil
 	}
-	if !d.Member && isTSLang(lang) && tsKeyOnly(line, u) {
+	if !d.Member && typescript.IsLang(lang) && tsKeyOnly(line, u) {
 		return ref.Contra, whyKey, true, nil
 	}
 	if !d.Member && len(u.Chain) == 0 && !u.Expr {
@@ -120,13 +121,13 @@ func (sc *scopeRules) judgeFile(ctx context.Context, r *ref.Line, lang string, d
 	if loc.ok && (!d.Member || loc.kind == extract.KindTest) {
 		return ref.Contra, whyLocalDecl, true, nil
 	}
-	if loc.ok && d.Member && isTSLang(d.Lang) {
+	if loc.ok && d.Member && typescript.IsLang(d.Lang) {
 		stays, err := sc.tsLocalTypeStays(ctx, d, loc)
 		if err != nil || stays {
 			return ref.Contra, whyLocalType, err == nil, err
 		}
 	}
-	if isTSLang(lang) && isTSLang(d.Lang) {
+	if typescript.IsLang(lang) && typescript.IsLang(d.Lang) {
 		ok, err := sc.reaches(ctx, r.Path, d.Sym.Path)
 		if err != nil || !ok {
 			return ref.Contra, whyUnreached, err == nil, err
@@ -149,7 +150,7 @@ func (sc *scopeRules) tsLocalTypeStays(ctx context.Context, d *ref.Def, loc loca
 		return false, err
 	}
 	name := loc.qualname[strings.LastIndex(loc.qualname, ".")+1:]
-	_, ret, ok := tsDeclReturn(text, loc.start, name, true)
+	_, ret, ok := typescript.DeclReturn(text, loc.start, name, true)
 	return ok && ret != "" && len(lex.FindUses(ret, d.Parent)) == 0, nil
 }
 
@@ -162,7 +163,7 @@ func (sc *scopeRules) unwrittenVerdicts(ctx context.Context, r *ref.Line) (occVe
 	if f := sc.rr.files[r.FileID]; f != nil {
 		lang = f.Language
 	}
-	if lang != "python" && !isTSLang(lang) {
+	if lang != "python" && !typescript.IsLang(lang) {
 		return o, nil
 	}
 	for i := range sc.rr.defs {
@@ -365,7 +366,7 @@ func (sc *scopeRules) edgesOf(ctx context.Context, p string) ([]string, error) {
 		return es, nil
 	}
 	f := sc.rr.byPath[p]
-	if f == nil || !isTSLang(f.Language) {
+	if f == nil || !typescript.IsLang(f.Language) {
 		sc.edges[p] = nil
 		return nil, nil
 	}
@@ -480,7 +481,7 @@ func (sc *scopeRules) topLevelFiles(ctx context.Context, name string) ([]string,
 			return nil, err
 		}
 		for _, u := range us {
-			if f := sc.rr.files[u.FileID]; f != nil && isTSLang(f.Language) && u.Qualname == name {
+			if f := sc.rr.files[u.FileID]; f != nil && typescript.IsLang(f.Language) && u.Qualname == name {
 				out = append(out, u.Path)
 			}
 		}
@@ -499,7 +500,7 @@ func tsModuleLine(l string) bool {
 			return true
 		}
 	}
-	return tsCommonJS(l)
+	return typescript.CommonJS(l)
 }
 
 // seenEverywhere reports whether the declarations of file p are seen
@@ -510,7 +511,7 @@ func (sc *scopeRules) seenEverywhere(ctx context.Context, p string) (bool, error
 		return g, nil
 	}
 	f := sc.rr.byPath[p]
-	g := f == nil || !isTSLang(f.Language) || strings.HasSuffix(p, ".d.ts")
+	g := f == nil || !typescript.IsLang(f.Language) || strings.HasSuffix(p, ".d.ts")
 	if !g {
 		text, err := sc.rr.text(ctx, f.ID)
 		if err != nil {

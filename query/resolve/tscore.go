@@ -5,6 +5,7 @@ import (
 
 	"github.com/viberag/viberag/query/resolve/imports"
 	"github.com/viberag/viberag/query/resolve/ref"
+	"github.com/viberag/viberag/query/resolve/typescript"
 )
 
 // tsCore hands the resolver's core to the TypeScript rules.
@@ -53,9 +54,9 @@ func (c tsCore) SymbolAt(ctx context.Context, id int64, qualname string) (*ref.S
 }
 
 // tsr returns the TypeScript rules of the lookup, made on first use.
-func (rr *refResolver) tsr() *tsRules {
+func (rr *refResolver) tsr() *typescript.Rules {
 	if rr.ts == nil {
-		rr.ts = newTSRules(tsCore{rr})
+		rr.ts = typescript.New(tsCore{rr})
 	}
 	return rr.ts
 }

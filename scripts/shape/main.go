@@ -12,6 +12,11 @@
 // in tests are not counted. A package's lines are those of its directory's
 // .go files that are not tests, whatever their build constraints.
 //
+// It also compiles every expression the module gives lazyregexp.New, which
+// compiles them on first use rather than at start-up: an expression that is
+// not a valid regular expression, or not a constant, is reported here
+// rather than by a panic on the first search that reaches it.
+//
 // usage: go run ./scripts/shape [-methods 30] [-share 0.25] [-top 15] [dir]
 //
 // dir is the module's root (default: the current directory).
@@ -23,13 +28,17 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"go/ast"
+	"go/constant"
 	"go/importer"
+	"go/parser"
 	"go/token"
 	"go/types"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -63,6 +72,10 @@ type shape struct {
 	packages []pkgLines // largest first
 	total    int
 	types    []typeMethods // most methods first
+	// patterns are the problems of the expressions given to lazyregexp.New,
+	// of which checked were read.
+	patterns []string
+	checked  int
 }
 
 type pkgLines struct {
@@ -79,6 +92,7 @@ type typeMethods struct {
 type listed struct {
 	ImportPath string
 	Dir        string
+	GoFiles    []string
 	Export     string
 	Standard   bool
 	Module     *struct{ Path string }
@@ -87,7 +101,7 @@ type listed struct {
 
 // measure lists the module rooted at dir and counts its lines and methods.
 func measure(dir string) (*shape, error) {
-	cmd := exec.Command("go", "list", "-export", "-deps", "-json=ImportPath,Dir,Export,Standard,Module,Error", "./...")
+	cmd := exec.Command("go", "list", "-export", "-deps", "-json=ImportPath,Dir,GoFiles,Export,Standard,Module,Error", "./...")
 	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -150,10 +164,70 @@ func measure(dir string) (*shape, error) {
 			}
 			s.types = append(s.types, typeMethods{rel + "." + name, methodCount(tn.Type())})
 		}
+		n, bad, err := lazyPatterns(fset, imp, p, s.module+"/internal/lazyregexp")
+		if err != nil {
+			return nil, err
+		}
+		s.checked += n
+		s.patterns = append(s.patterns, bad...)
 	}
 	sort.SliceStable(s.packages, func(i, j int) bool { return s.packages[i].lines > s.packages[j].lines })
 	sort.SliceStable(s.types, func(i, j int) bool { return s.types[i].methods > s.types[j].methods })
 	return s, nil
+}
+
+// lazyPatterns type-checks package p from its source when it imports lazy
+// (the lazyregexp package) and compiles the argument of each call of
+// lazy.New, which must be a constant: it describes each that is not, or
+// does not compile, and counts the calls.
+func lazyPatterns(fset *token.FileSet, imp types.Importer, p listed, lazy string) (int, []string, error) {
+	var files []*ast.File
+	uses := false
+	for _, name := range p.GoFiles {
+		f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, parser.SkipObjectResolution)
+		if err != nil {
+			return 0, nil, fmt.Errorf("parse %s: %w", name, err)
+		}
+		for _, is := range f.Imports {
+			uses = uses || is.Path.Value == `"`+lazy+`"`
+		}
+		files = append(files, f)
+	}
+	if !uses {
+		return 0, nil, nil
+	}
+	info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}, Uses: map[*ast.Ident]types.Object{}}
+	if _, err := (&types.Config{Importer: imp}).Check(p.ImportPath, fset, files, info); err != nil {
+		return 0, nil, fmt.Errorf("type-check %s: %w", p.ImportPath, err)
+	}
+	calls := 0
+	var bad []string
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || len(call.Args) != 1 {
+				return true
+			}
+			sel, ok := call.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			fn, ok := info.Uses[sel.Sel].(*types.Func)
+			if !ok || fn.Pkg() == nil || fn.Pkg().Path() != lazy || fn.Name() != "New" {
+				return true
+			}
+			calls++
+			at := fset.Position(call.Pos())
+			v := info.Types[call.Args[0]].Value
+			if v == nil || v.Kind() != constant.String {
+				bad = append(bad, fmt.Sprintf("%s: lazyregexp.New takes a constant expression, so that it can be checked before it ships", at))
+			} else if _, err := regexp.Compile(constant.StringVal(v)); err != nil {
+				bad = append(bad, fmt.Sprintf("%s: %v", at, err))
+			}
+			return true
+		})
+	}
+	return calls, bad, nil
 }
 
 // methodCount is the number of methods of a named type: an interface's
@@ -220,5 +294,5 @@ func (s *shape) violations(maxMethods int, maxShare float64) []string {
 			out = append(out, fmt.Sprintf("package %s holds %.1f%% of the module's non-test lines, more than %.0f%%", p.path, 100*share, 100*maxShare))
 		}
 	}
-	return out
+	return append(out, s.patterns...)
 }

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"go/types"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -56,6 +59,12 @@ func TestModuleShape(t *testing.T) {
 			t.Errorf("package %s holds %.1f%% now: take it off overLimits", p.path, 100*share)
 		}
 	}
+	for _, p := range s.patterns {
+		t.Error(p)
+	}
+	if s.checked == 0 {
+		t.Error("no expression given to lazyregexp.New was found to check")
+	}
 	for name := range overLimits.methods {
 		if !s.hasType(name) {
 			t.Errorf("overLimits names %s, which the module does not have", name)
@@ -92,3 +101,51 @@ type rw interface{ reader; Write() }
 		}
 	}
 }
+
+// TestLazyPatterns: a constant expression that does not compile and one
+// that is not a constant are both reported, with their lines; a valid
+// constant, folded from several, is not.
+func TestLazyPatterns(t *testing.T) {
+	fset := token.NewFileSet()
+	lf, err := parser.ParseFile(fset, "lazy.go", "package lazy\ntype R struct{}\nfunc New(string) *R { return nil }\n", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lazy, err := (&types.Config{}).Check("example/lazy", fset, []*ast.File{lf}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	const src = `package p
+
+import "example/lazy"
+
+const word = "[a-z]+"
+
+var good = lazy.New(word + "$")
+var bad = lazy.New("a(")
+
+func f(s string) *lazy.R { return lazy.New(s) }
+`
+	if err := os.WriteFile(filepath.Join(dir, "p.go"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	imp := importerFunc(func(path string) (*types.Package, error) {
+		if path == "example/lazy" {
+			return lazy, nil
+		}
+		return nil, fmt.Errorf("no package %s", path)
+	})
+	n, bad, err := lazyPatterns(fset, imp, listed{ImportPath: "example/p", Dir: dir, GoFiles: []string{"p.go"}}, "example/lazy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 3 || len(bad) != 2 || !strings.Contains(bad[0], "p.go:8:") || !strings.Contains(bad[1], "p.go:10:") ||
+		!strings.Contains(bad[1], "constant") {
+		t.Fatalf("lazyPatterns = %d, %q; want 3 calls, problems on lines 8 (does not compile) and 10 (not a constant)", n, bad)
+	}
+}
+
+type importerFunc func(path string) (*types.Package, error)
+
+func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }

@@ -2,9 +2,9 @@ package imports
 
 import (
 	"path"
-	"regexp"
 	"strings"
 
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/query/resolve/lex"
 )
 
@@ -41,17 +41,17 @@ type Bindings struct {
 type Name struct{ Module, Name string }
 
 var (
-	goImportLine = regexp.MustCompile(`^\s*(?:import\s+)?([\p{L}_.][\p{L}\p{N}_]*\s+)?"([^"]+)"`)
-	pyImport     = regexp.MustCompile(`^\s*import\s+(.+)$`)
-	pyFrom       = regexp.MustCompile(`^\s*from\s+(\S+)\s+import\s+(.+)$`)
-	tsFrom       = regexp.MustCompile(`(?s)^\s*(import|export)\s+(type\s+)?(.*?)\s*from\s*['"]([^'"]+)['"]`)
-	tsRequire    = regexp.MustCompile(`^\s*(?:const|let|var)\s+(\S.*?)\s*=\s*require\(\s*['"]([^'"]+)['"]\s*\)`)
+	goImportLine = lazyregexp.New(`^\s*(?:import\s+)?([\p{L}_.][\p{L}\p{N}_]*\s+)?"([^"]+)"`)
+	pyImport     = lazyregexp.New(`^\s*import\s+(.+)$`)
+	pyFrom       = lazyregexp.New(`^\s*from\s+(\S+)\s+import\s+(.+)$`)
+	tsFrom       = lazyregexp.New(`(?s)^\s*(import|export)\s+(type\s+)?(.*?)\s*from\s*['"]([^'"]+)['"]`)
+	tsRequire    = lazyregexp.New(`^\s*(?:const|let|var)\s+(\S.*?)\s*=\s*require\(\s*['"]([^'"]+)['"]\s*\)`)
 	// tsDefaultDecl is a declaration exported as the default; tsDefaultName
 	// a name exported as the default on a line of its own ("export default
 	// x;", not "export default wrap(x)"); tsDefaultAs "{ x as default }".
-	tsDefaultDecl = regexp.MustCompile(`^\s*export\s+default\s+(?:async\s+)?(?:function\*?|(?:abstract\s+)?class)\s+([\p{L}_$][\p{L}\p{N}_$]*)`)
-	tsDefaultName = regexp.MustCompile(`^\s*export\s+default\s+([\p{L}_$][\p{L}\p{N}_$]*)\s*;?\s*$`)
-	tsDefaultAs   = regexp.MustCompile(`^\s*export\s*\{[^}]*?([\p{L}_$][\p{L}\p{N}_$]*)\s+as\s+default\b`)
+	tsDefaultDecl = lazyregexp.New(`^\s*export\s+default\s+(?:async\s+)?(?:function\*?|(?:abstract\s+)?class)\s+([\p{L}_$][\p{L}\p{N}_$]*)`)
+	tsDefaultName = lazyregexp.New(`^\s*export\s+default\s+([\p{L}_$][\p{L}\p{N}_$]*)\s*;?\s*$`)
+	tsDefaultAs   = lazyregexp.New(`^\s*export\s*\{[^}]*?([\p{L}_$][\p{L}\p{N}_$]*)\s+as\s+default\b`)
 )
 
 // Read reads the imports of a file of language lang from its lines.
@@ -239,7 +239,7 @@ func tsBlankBlockComments(lines []string) []string {
 // tsDefaultExport returns the name statement l exports as its file's
 // default, "" if it exports none by name.
 func tsDefaultExport(l string) string {
-	for _, re := range []*regexp.Regexp{tsDefaultDecl, tsDefaultName, tsDefaultAs} {
+	for _, re := range []*lazyregexp.Regexp{tsDefaultDecl, tsDefaultName, tsDefaultAs} {
 		if re == tsDefaultAs && tsFrom.MatchString(l) {
 			continue // "export { x as default } from m": a re-export, in reexports
 		}
@@ -256,7 +256,7 @@ func tsDefaultExport(l string) string {
 
 // tsBlockComment is a /* */ comment (a doc comment on an item of an
 // import or export list).
-var tsBlockComment = regexp.MustCompile(`(?s)/\*.*?\*/`)
+var tsBlockComment = lazyregexp.New(`(?s)/\*.*?\*/`)
 
 // tsBindings records the bindings of an import or export clause ("X",
 // "* as X", "{ a, b as c }", "X, { a }") from module mod.

@@ -23,3 +23,25 @@ func TestBlankQuoted(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexedByName: only a name quoted alone inside an index's brackets
+// is an index by name; a quote or bracket on one side only is not.
+func TestIndexedByName(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		at   int
+		want bool
+	}{
+		{`x['name']`, 3, true},
+		{`T["name"]`, 3, true},
+		{`x['name"]`, 3, false},
+		{`x[name]`, 2, false},
+		{`f('name')`, 3, false},
+		{`x['name'`, 3, false},
+		{`'name']`, 1, false},
+	} {
+		if got := IndexedByName(c.line, c.at, "name"); got != c.want {
+			t.Errorf("IndexedByName(%q, %d) = %v, want %v", c.line, c.at, got, c.want)
+		}
+	}
+}

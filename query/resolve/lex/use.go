@@ -1,10 +1,11 @@
 package lex
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/viberag/viberag/internal/lazyregexp"
 )
 
 // Use is one whole-word occurrence of a name on a line.
@@ -283,8 +284,8 @@ func UseOffsets(line, name string) []int {
 }
 
 var (
-	tupleAssign = regexp.MustCompile(`^(?:\s*,\s*[\p{L}_$][\p{L}\p{N}_$]*)+\s*(?::=|=[^=>])`)
-	paramTyped  = regexp.MustCompile(`^\s*\*{0,2}([\p{L}_$][\p{L}\p{N}_$]*)\s*\??\s*(?::\s*)?(?:\*|&|\.\.\.)*\s*((?:[\p{L}_$][\p{L}\p{N}_$]*\.)?[\p{L}_$][\p{L}\p{N}_$]*)?`)
+	tupleAssign = lazyregexp.New(`^(?:\s*,\s*[\p{L}_$][\p{L}\p{N}_$]*)+\s*(?::=|=[^=>])`)
+	paramTyped  = lazyregexp.New(`^\s*\*{0,2}([\p{L}_$][\p{L}\p{N}_$]*)\s*\??\s*(?::\s*)?(?:\*|&|\.\.\.)*\s*((?:[\p{L}_$][\p{L}\p{N}_$]*\.)?[\p{L}_$][\p{L}\p{N}_$]*)?`)
 )
 
 // addParams adds the names (and the stated type, "T" or "pkg.T", if
@@ -368,4 +369,12 @@ func ClassBases(line string) []string {
 		out = append(out, b[strings.LastIndex(b, ".")+1:])
 	}
 	return out
+}
+
+// IndexedByName reports whether the name at offset at of line is a
+// quoted index: x['name'], T['name'].
+func IndexedByName(line string, at int, name string) bool {
+	end := at + len(name)
+	return at >= 2 && end+1 < len(line) && line[at-2] == '[' && (line[at-1] == '\'' || line[at-1] == '"') &&
+		line[end] == line[at-1] && line[end+1] == ']'
 }

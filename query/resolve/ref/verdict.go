@@ -24,4 +24,11 @@ const (
 	WhyNoImport = "imported from another module"
 	WhyForeign  = "a member of a value of another package's type"
 	WhyMoved    = "the name is on a later line of the same statement, listed there"
+	// WhyUnexported: a module's import or re-export names only what the
+	// module exports; a declaration of the name its file keeps to itself
+	// is another symbol than the one imported.
+	WhyUnexported = "a declaration its module does not export, where an import names the module's export"
+	// WhyIndexedKey: a heuristic's reason (TypeScript's), as the
+	// narrowing's are.
+	WhyIndexedKey = "an indexed access type's key whose indexed type the text does not state"
 )
