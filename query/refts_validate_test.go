@@ -2,88 +2,86 @@ package query
 
 import "testing"
 
-// tsValidateFiles: a method's parameter stated as a conditional alias of
-// the method's type parameter and its constraint, the constraint an
-// interface extending wrappers of a generic interface; another interface
-// declares a member of the same name.
+// tsValidateFiles: a literal passed to a parameter whose type checks the
+// callee's own type parameter against a shape (ValidateShape<T, S>).
 var tsValidateFiles = map[string]string{
-	"src/config.ts": `export interface RootConfig<TTypes extends { ctx: object }> {
-  $types: TTypes;
-  isServer: boolean;
-  allowOutside: boolean;
-  transformer: boolean;
+	"src/types.ts": `export type ValidateShape<TActual, TExpected> = TActual extends TExpected
+  ? Exclude<keyof TActual, keyof TExpected> extends never
+    ? TActual
+    : TExpected
+  : never;
+
+export interface Transformer {
+  serialize(v: unknown): unknown;
+  deserialize(v: unknown): unknown;
 }
 
-export interface OtherConfig {
-  isServer: boolean;
-}
-`,
-	"src/types.ts": `export type ValidateShape<TActual, TExpected> =
-  TActual extends TExpected
-    ? Exclude<keyof TActual, keyof TExpected> extends never
-      ? TActual
-      : TExpected
-    : never;
-`,
-	"src/init.ts": `import type { RootConfig } from './config';
-import type { ValidateShape } from './types';
-
-export interface RuntimeOptions<TContext extends object>
-  extends Partial<Omit<RootConfig<{ ctx: TContext }>, '$types' | 'transformer'>> {
-  transformer?: string;
+export interface Codec {
+  deserialize(v: unknown): unknown;
 }
 
-class Builder<TContext extends object> {
-  create<TOptions extends RuntimeOptions<TContext>>(
-    opts?: ValidateShape<TOptions, RuntimeOptions<TContext>>,
-  ) {
-    {
-      const isServer: boolean = opts?.isServer ?? true;
-      if (!isServer && opts?.allowOutside !== true) {
-        throw new Error('outside');
-      }
-    }
-    return opts?.transformer;
+export interface Options {
+  transformer?: Transformer;
+  isServer?: boolean;
+}
+
+export class Builder {
+  create<TOptions extends Options>(
+    opts?: ValidateShape<TOptions, Options>,
+  ): TOptions {
+    return opts as TOptions;
   }
 }
 
 export const init = new Builder();
+`,
+	"src/use.test.ts": `import { init } from './types';
+import type { Transformer } from './types';
 
-export function readConfig(c: RootConfig<{ ctx: object }>) {
-  return c.transformer;
-}
+test('inferred', () => {
+  const t = init.create({
+    isServer: false, // the literal's own
+    transformer: {
+      deserialize: (v) => v, // a nested literal's own
+    },
+  });
+  const stated: Transformer = {
+    serialize: (v) => v,
+    deserialize: (v) => v, // stated
+  };
+  init.create({ transformer: stated });
+  return t;
+});
 `,
 }
 
-// TestRefsTypeScriptValidatedParam: a member of a parameter stated as a
-// conditional type is a member of the type every branch has it from, and
-// a base given through Omit<T, K> passes on none of K.
-func TestRefsTypeScriptValidatedParam(t *testing.T) {
+// TestRefsTypeScriptValidatedShape: a literal passed to a parameter of a
+// conditional alias whose branches are its own type parameters, given
+// the callee's own type parameter (ValidateShape<TOptions, Options>),
+// infers that type parameter as the literal's own type, as the language
+// service does: its keys, and those of the literals nested in it, are
+// no declaration's.
+func TestRefsTypeScriptValidatedShape(t *testing.T) {
 	p := refsRepo(t, tsValidateFiles)
-	at := func(path, marker string) string { return atLine(t, tsValidateFiles, path, marker) }
+	at := func(marker string) string { return atLine(t, tsValidateFiles, "src/use.test.ts", marker) }
 	cases := []struct {
 		qualname string
-		want     map[string]string
+		want     map[string]string // "" when left out
 	}{
-		{"RootConfig.isServer", map[string]string{at("src/init.ts", "opts?.isServer"): ConfResolved}},
-		{"RootConfig.allowOutside", map[string]string{at("src/init.ts", "opts?.allowOutside"): ConfResolved}},
-		{"OtherConfig.isServer", map[string]string{at("src/init.ts", "opts?.isServer"): ""}},
-		// Omitted from the base: the options' own member, not RootConfig's.
-		{"RootConfig.transformer", map[string]string{
-			at("src/init.ts", "transformer?: string;"):    "",
-			at("src/init.ts", "return opts?.transformer"): "",
-			at("src/init.ts", "return c.transformer"):     ConfResolved,
+		{"Transformer.deserialize", map[string]string{
+			at("a nested literal's own"): "",
+			at("// stated"):              ConfResolved,
 		}},
-		{"RuntimeOptions.transformer", map[string]string{
-			at("src/init.ts", "return c.transformer"): "",
+		{"Options.isServer", map[string]string{
+			at("the literal's own"): "",
+		}},
+		{"Codec.deserialize", map[string]string{
+			at("a nested literal's own"): "",
+			at("// stated"):              "",
 		}},
 	}
 	for _, c := range cases {
-		path := "src/config.ts"
-		if c.qualname == "RuntimeOptions.transformer" {
-			path = "src/init.ts"
-		}
-		got, _ := refsOf(t, p, path, c.qualname)
+		got, _ := refsOf(t, p, "src/types.ts", c.qualname)
 		wantRefs(t, c.qualname, got, c.want)
 	}
 }

@@ -184,6 +184,15 @@ func (rr *refResolver) judge(ctx context.Context, refs []*ref.Line) ([]judged, e
 				}
 			}
 		}
+		if f := rr.files[r.FileID]; f != nil && typescript.IsLang(f.Language) {
+			for k, u := range uses[i] {
+				if (u.Assign || u.Kwarg) && typescript.PatternDefault(l, u.At) {
+					// "const { name = v } = x": x's property, destructured
+					// with a default, not an assignment of a local.
+					uses[i][k].Assign, uses[i][k].Kwarg, uses[i][k].Shorthand = false, false, true
+				}
+			}
+		}
 		py := rr.files[r.FileID] != nil && rr.files[r.FileID].Language == "python"
 		if r.EnclName == "" || (r.EnclName == rr.name && !py) {
 			continue // (a Python function assigning its own name makes it a local)

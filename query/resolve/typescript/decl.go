@@ -722,6 +722,15 @@ func tsUnwrap(typ string) string {
 // tsLiteralMember returns the type type literal lit states for its
 // member m ("{" for a literal in it), "" when it declares none.
 func tsLiteralMember(lit, m string) string {
+	if t := tsLiteralMemberText(lit, m); !strings.HasPrefix(t, "{") {
+		return t
+	}
+	return "{"
+}
+
+// tsLiteralMemberText returns the type type literal lit states for its
+// member m as written, "" when it declares none.
+func tsLiteralMemberText(lit, m string) string {
 	body := strings.TrimSpace(StripBlockComments(lit))
 	if !strings.HasSuffix(body, "}") {
 		return "" // the literal goes on past its first line: not read
@@ -731,10 +740,7 @@ func tsLiteralMember(lit, m string) string {
 		if !ok || strings.TrimRight(strings.TrimPrefix(strings.TrimSpace(k), "readonly "), "?") != m {
 			continue
 		}
-		if t = strings.TrimSpace(t); strings.HasPrefix(t, "{") {
-			return "{"
-		}
-		return t
+		return strings.TrimSpace(t)
 	}
 	return ""
 }

@@ -55,6 +55,7 @@ func FuzzReaders(f *testing.F) {
 			}
 			for _, at := range lex.UseOffsets(line, name) {
 				innermostBracket(line, at)
+				PatternDefault(line, at)
 				CalledAt(line, at+len(name))
 				if ln, col, ok := openingBrace(text, n, at); ok {
 					castAfter(text, ln, col)

@@ -454,6 +454,44 @@ func readTSCondBranches(ctx context.Context, dr *tsDeclReader, id int64, t strin
 	return out, true
 }
 
+// tsValidatesOwn reports whether stated parameter type t (written in
+// file id) checks one of the callee's own type parameters own against a
+// shape: an alias of the repository given that type parameter first
+// (ValidateShape<TOptions, Options>) whose right-hand side is a
+// conditional type every branch of which is one of its type parameters
+// or never, its first among them. A call infers the type parameter from
+// the literal it is passed, and a call that compiles takes the branch
+// giving it back (the others reject the literal), so the literal is a
+// type of its own, as for "opts: T".
+func tsValidatesOwn(ctx context.Context, dr *tsDeclReader, id int64, t string, own []string) bool {
+	name, args := tsTypeArgs(tsUnwrap(strings.TrimSpace(t)))
+	if len(args) == 0 || !tsOwnParam(args[0], own) {
+		return false
+	}
+	rhs, did, dname, ok := dr.tsAliasRHS(ctx, id, name)
+	if !ok {
+		return false
+	}
+	params := dr.tsDeclParams(ctx, did, dname)
+	first := false
+	var walk func(s string, depth int) bool
+	walk = func(s string, depth int) bool {
+		s = strings.TrimSpace(s)
+		if yes, no, cond := tsConditional(s); cond {
+			return depth < 4 && walk(yes, depth+1) && walk(no, depth+1)
+		}
+		for i, p := range params {
+			if s == p {
+				first = first || i == 0
+				return true
+			}
+		}
+		return s == "never"
+	}
+	_, _, cond := tsConditional(strings.TrimSpace(rhs))
+	return cond && walk(rhs, 0) && first
+}
+
 // tsConditional splits conditional type s ("A extends B ? X : Y") into
 // its branches; ok is false when s is no conditional at its top level.
 func tsConditional(s string) (yes, no string, ok bool) {

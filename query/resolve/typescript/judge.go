@@ -533,8 +533,34 @@ func (ru *tsRules) tsTypeVerdict(ctx context.Context, id int64, typ string, d *r
 		if _, found := ru.decl.tsBases(ctx, did, dname, 0); found {
 			return ref.Contra, ref.WhyQual
 		}
+	} else if tsOutsideBaseMember(ctx, ru.decl, did, dname, d) {
+		return ref.Contra, ref.WhyForeign
 	}
 	return ref.Open, ""
+}
+
+// tsOutsideBaseMember reports whether a member of d's name on a value of
+// type typ (declared in file id), which neither typ nor a base of the
+// repository declares, is a base's outside the repository (TRPCError's
+// stack is the runtime Error's): every base the walk cannot follow is
+// the runtime's or a package's, which no repository type is an ancestor
+// of, and d's type extends none of them (overriding such a base's
+// member, d would be related to it).
+func tsOutsideBaseMember(ctx context.Context, dr *tsDeclReader, id int64, typ string, d *ref.Def) bool {
+	anc, theirs, ok := dr.tsBaseWalk(ctx, id, typ, 0, true)
+	if !ok || len(theirs) == 0 || anc[d.Parent] {
+		return false
+	}
+	_, mine, ok := dr.tsBaseWalk(ctx, d.Sym.FileID, d.Parent, d.Sym.Start, true)
+	if !ok {
+		return false
+	}
+	for t := range mine {
+		if theirs[t] {
+			return false
+		}
+	}
+	return true
 }
 
 // tsLiteralKey judges a key (or a shorthand) of an object literal for

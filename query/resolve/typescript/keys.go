@@ -522,39 +522,26 @@ func (lt *tsLiteralTyper) tsMethodParams(ctx context.Context, id int64, typ, m s
 	var params []string
 	var in int64
 	lt.eval.calls.tsMethodSigs(ctx, id, typ, m, func(_ []string, sig lex.Signature, did int64) bool {
-		params, in = tsSigParams(sig.Text, m), did
+		stated, own := tsSigStated(sig.Text, m)
+		params, in = tsInferredParams(stated, own), did
+		for i, t := range stated {
+			if params[i] == "" && tsValidatesOwn(ctx, lt.decl, did, t, own) {
+				params[i] = tsOwnLiteral
+			}
+		}
 		return true
 	})
 	return params, in
 }
 
-// tsSigParams returns the stated types of the parameters of the
-// declaration of name sig holds ("name<T>(a: A, b?: B): R"), "" for one
-// without or one naming the declaration's own type parameters (the
+// tsInferredParams returns the types of the parameters a declaration
+// states (stated, tsSigStated) as a call sees them given the
+// declaration's own type parameters own: "" for one naming them (the
 // call infers them from its arguments), tsOwnLiteral for one that is
-// such a parameter (tsOwnParam); nil when sig holds no parameter list.
-func tsSigParams(sig, name string) []string {
-	i := strings.Index(sig, name)
-	if i < 0 {
-		return nil
-	}
-	h := strings.TrimLeft(strings.TrimPrefix(strings.TrimLeft(sig[i+len(name):], " \t"), "?"), " \t")
-	h = skipTypeArgs(h)
-	if !strings.HasPrefix(h, "(") {
-		return nil
-	}
-	end := closingBracket(h, 0)
-	if end < 0 {
-		return nil
-	}
-	own := tsParamNames(strings.TrimLeft(strings.TrimPrefix(strings.TrimLeft(sig[i+len(name):], " \t"), "?"), " \t"))
+// such a parameter (tsOwnParam).
+func tsInferredParams(stated, own []string) []string {
 	var out []string
-	for _, p := range tsSplitTop(h[1:end], ",") {
-		if strings.TrimSpace(p) == "" {
-			continue
-		}
-		_, t, _ := strings.Cut(p, ":")
-		t = strings.TrimSpace(tsBeforeDefault(t))
+	for _, t := range stated {
 		if tsOwnParam(t, own) {
 			t = tsOwnLiteral
 		}
@@ -567,6 +554,34 @@ func tsSigParams(sig, name string) []string {
 		out = append(out, t)
 	}
 	return out
+}
+
+// tsSigStated returns the stated types of the parameters of the
+// declaration of name sig holds, as written ("" for one without), and
+// the declaration's own type parameters; nil when sig holds no
+// parameter list.
+func tsSigStated(sig, name string) (stated, own []string) {
+	i := strings.Index(sig, name)
+	if i < 0 {
+		return nil, nil
+	}
+	rest := strings.TrimLeft(strings.TrimPrefix(strings.TrimLeft(sig[i+len(name):], " \t"), "?"), " \t")
+	h := skipTypeArgs(rest)
+	if !strings.HasPrefix(h, "(") {
+		return nil, nil
+	}
+	end := closingBracket(h, 0)
+	if end < 0 {
+		return nil, nil
+	}
+	for _, p := range tsSplitTop(h[1:end], ",") {
+		if strings.TrimSpace(p) == "" {
+			continue
+		}
+		_, t, _ := strings.Cut(p, ":")
+		stated = append(stated, strings.TrimSpace(tsBeforeDefault(t)))
+	}
+	return stated, tsParamNames(rest)
 }
 
 // tsOwnParam reports whether stated parameter type t is one of the

@@ -107,6 +107,9 @@ func (lt *tsLiteralTyper) tsLiteralTarget(ctx context.Context, r *ref.Line, text
 		if out || t == "" {
 			return "", 0, out
 		}
+		if t == tsOwnLiteral {
+			return tsOwnLiteral, tin, false // a key of a type of its own holds one too
+		}
 		t, tin = lt.eval.tsIndexedType(ctx, tin, t)
 		mt, min, foreign := lt.eval.tsMemberType(ctx, tin, t, before[key[2]:key[3]])
 		if foreign {
@@ -243,6 +246,15 @@ func (lt *tsLiteralTyper) tsCallParams(ctx context.Context, r *ref.Line, prefix 
 	}
 	if t == "" {
 		return nil, 0, false
+	}
+	if t == "{" && len(chain) > 1 {
+		// A member whose type is a type literal: the parameters of its
+		// call signatures, written in the receiver's literal type.
+		rt, rin, _ := lt.eval.tsChainType(ctx, r, chain[:len(chain)-1])
+		_, arg := callOpen(prefix)
+		if p := tsLiteralCallParams(tsLiteralMemberText(rt, chain[len(chain)-1]), arg); p != nil {
+			return p, rin, false
+		}
 	}
 	p, pin := lt.eval.tsFuncParams(ctx, tin, tsUnwrap(t))
 	if p == nil {

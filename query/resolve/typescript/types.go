@@ -116,7 +116,7 @@ func (te *tsTypeEval) tsBoundType(ctx context.Context, r *ref.Line, v string) (s
 // a chain: "for (const v of a.b) {", "for await (const [k, v] of xs)".
 var tsForOf = lazyregexp.New(`\bfor\s*(?:await\s*)?\(\s*(?:const|let|var)\s+([\p{L}_$][\p{L}\p{N}_$]*|\{[^{}]*\}|\[[^\[\]]*\])\s+of\s+(` + tsChainExpr + `)\s*\)`)
 
-var tsBinding = lazyregexp.New(`^\s*(?:const|let|var|(?:await\s+)?using)\s+([\p{L}_$][\p{L}\p{N}_$]*|\{[^{}]*\}|\[[^\[\]]*\])\s*=\s*(.+)$`)
+var tsBinding = lazyregexp.New(`^\s*(?:const|let|var|(?:await\s+)?using)\s+([\p{L}_$][\p{L}\p{N}_$]*|\{[^{}]*\}|\[[^\[\]]*\])\s*=(?:\s*(.+)|\s*)$`)
 
 // tsPatternKey returns the key an object pattern ("{ a, b: v, c = 1 }")
 // binds v from, "" when it does not bind v.
@@ -396,6 +396,9 @@ func (te *tsTypeEval) tsOuterParam(ctx context.Context, r *ref.Line, v string) (
 		}
 		if t, ok := lex.ParamNames(sig, d.Sym.Name)[v]; ok {
 			if t == "" {
+				t = tsSigParamLiteral(sig, v) // "opts: {…}", which ParamNames leaves out
+			}
+			if t == "" {
 				t, in = te.lit.tsLiteralMethodParam(ctx, r, d.Sym.Start, d.Sym.Name, v)
 			}
 			return t, in
@@ -669,8 +672,13 @@ func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *ref.Line, v string) (
 	}
 	if t := te.lit.tsLocalAnnotation(ctx, r, v); t != "" && len(tsSplitTop(tsUnwrap(t), "|")) == 1 {
 		// "let v: T;", assigned below it: T, through an indexed access
-		// (T['k']) to a type that is not a literal's.
-		if t, in := te.tsIndexedType(ctx, r.FileID, tsUnwrap(t)); t != "" && !strings.HasPrefix(t, "{") && len(tsSplitTop(t, "|")) == 1 {
+		// (T['k']) to a type that is not a literal's, or to a union
+		// (a generic base's member), whose parts declaring a member
+		// answer for it.
+		if t, in := te.tsIndexedType(ctx, r.FileID, tsUnwrap(t)); t != "" && !strings.HasPrefix(t, "{") {
+			if parts := tsUnionParts(t); len(parts) > 1 {
+				return strings.Join(parts, " | "), in
+			}
 			return te.tsUtility(ctx, in, t)
 		}
 	}
@@ -690,6 +698,9 @@ func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *ref.Line, v string) (
 			}
 		}
 		return t, in
+	}
+	if t, in := te.lit.tsMethodParamType(ctx, r, v); t != "" {
+		return t, in // a literal's method's parameter, in a function's body
 	}
 	if t, in := te.tsOuterParam(ctx, r, v); t != "" {
 		return te.tsWithArgs(ctx, r, v, t), in
@@ -906,7 +917,12 @@ func (te *tsTypeEval) tsParamLiteral(ctx context.Context, r *ref.Line, v string)
 	if err != nil || r.EnclStart < 1 || r.EnclStart > len(text) {
 		return ""
 	}
-	sig := lex.ReadSignature(text, r.EnclStart, r.EnclName).Text
+	return tsSigParamLiteral(lex.ReadSignature(text, r.EnclStart, r.EnclName).Text, v)
+}
+
+// tsSigParamLiteral returns the type literal signature sig states for
+// its parameter v ("(opts: { a: A })"), "" when it states none.
+func tsSigParamLiteral(sig, v string) string {
 	m := regexp.MustCompile(`[(,]\s*` + regexp.QuoteMeta(v) + `\??\s*:\s*\{`).FindStringIndex(sig)
 	if m == nil || strings.Count(sig[:m[0]+1], "(")-strings.Count(sig[:m[0]+1], ")") != 1 {
 		return "" // not the function's own parameter list
@@ -1186,7 +1202,8 @@ func (te *tsTypeEval) tsOuterReturnType(ctx context.Context, r *ref.Line, n int)
 // tsStatement returns rhs, the right-hand side of a binding on line n
 // (1-based) of text, joined with the lines that continue it — while its
 // brackets are open, or the next line continues its chain (".m(",
-// "?.m") — up to line stop (excluded), 40 lines at most.
+// "?.m"), or the value opens the next line ("const v =") — up to line
+// stop (excluded), 40 lines at most.
 func tsStatement(text []string, n, stop int, rhs string) string {
 	open := bracketDepth(rhs)
 	cast := false
@@ -1195,7 +1212,7 @@ func tsStatement(text []string, n, stop int, rhs string) string {
 		// "v as" ending a line: the type it is cast to follows, a union's
 		// members on lines of their own.
 		cast = cast || tsEndsCast(rhs)
-		if open <= 0 && !strings.HasPrefix(next, ".") && !strings.HasPrefix(next, "?.") &&
+		if strings.TrimSpace(rhs) != "" && open <= 0 && !strings.HasPrefix(next, ".") && !strings.HasPrefix(next, "?.") &&
 			!(cast && (tsEndsCast(rhs) || strings.HasPrefix(next, "|") || strings.HasPrefix(next, "&"))) {
 			break
 		}
