@@ -30,6 +30,44 @@ type wordCache struct {
 	segs       map[wordCacheKey]*postings.Segment
 	blocks     map[wordCacheKey]termBlock // by block id
 	blockBytes int
+	// hits are phraseInSegment's lists of token hits, one per token, a
+	// snapshot's (tokenHitLists) kept for the next: a common word's list
+	// is thousands of hits long, and growing it anew for each phrase and
+	// segment cost a third of a search's allocated bytes.
+	hits sync.Pool // of *[][]tokenHit
+}
+
+// maxKeptHits bounds the hits of the lists a wordCache keeps.
+const maxKeptHits = 1 << 18
+
+// tokenHitLists returns k lists of token hits for src's views, empty,
+// kept from earlier phrases of the snapshot or of the reader's earlier
+// snapshots (returned when the snapshot ends, putHits).
+func (src *sourceCache) tokenHitLists(k int) [][]tokenHit {
+	if src.hits == nil {
+		src.hits, _ = src.rd.words.hits.Get().(*[][]tokenHit)
+		if src.hits == nil {
+			src.hits = &[][]tokenHit{}
+		}
+	}
+	for len(*src.hits) < k {
+		*src.hits = append(*src.hits, nil)
+	}
+	return (*src.hits)[:k]
+}
+
+// putHits returns a snapshot's lists of token hits to the reader, but
+// for a list grown past maxKeptHits.
+func (c *wordCache) putHits(hits *[][]tokenHit) {
+	if hits == nil {
+		return
+	}
+	for i, h := range *hits {
+		if cap(h) > maxKeptHits {
+			(*hits)[i] = nil
+		}
+	}
+	c.hits.Put(hits)
 }
 
 // termBlock is a block of terms as a reader keeps it: its bytes and, when
@@ -301,8 +339,9 @@ type tokenHit struct {
 
 // tokenHits returns the live rows of s holding tok (any term it starts
 // when prefix is set), ascending by id; a row may come once per term.
-func (v *wordView) tokenHits(s *postings.Segment, dead []int64, tok string, prefix bool) ([]tokenHit, error) {
-	var out []tokenHit
+// The hits are appended to out[:0].
+func (v *wordView) tokenHits(out []tokenHit, s *postings.Segment, dead []int64, tok string, prefix bool) ([]tokenHit, error) {
+	out = out[:0]
 	terms, err := v.liveEntries(s, dead, tok, prefix, func(id int64, entry []byte) error {
 		out = append(out, tokenHit{id, entry})
 		return nil
@@ -355,10 +394,10 @@ func (v *wordView) liveEntries(s *postings.Segment, dead []int64, tok string, pr
 func (v *wordView) phraseInSegment(s *postings.Segment, dead []int64, ph fulltext.Phrase, cols uint64, h *phraseHits) error {
 	ncols := len(v.ix.cols)
 	k := len(ph.Tokens)
-	hits := make([][]tokenHit, k)
+	hits := v.src.tokenHitLists(k)
 	for i, tok := range ph.Tokens {
 		var err error
-		if hits[i], err = v.tokenHits(s, dead, tok, ph.Prefix && i == k-1); err != nil {
+		if hits[i], err = v.tokenHits(hits[i], s, dead, tok, ph.Prefix && i == k-1); err != nil {
 			return err
 		}
 		if len(hits[i]) == 0 {
