@@ -350,7 +350,9 @@ func (v *wordView) tokenHits(out []tokenHit, s *postings.Segment, dead []int64, 
 		return nil, err
 	}
 	if terms > 1 {
-		slices.SortStableFunc(out, func(a, b tokenHit) int { return cmp.Compare(a.id, b.id) })
+		// Unstable: a row's hits of several terms are summed, or their
+		// positions sorted (phraseInSegment), in any order.
+		slices.SortFunc(out, func(a, b tokenHit) int { return cmp.Compare(a.id, b.id) })
 	}
 	return out, nil
 }
