@@ -52,6 +52,9 @@ type namedFiles struct {
 	// statement is set for a statement that is not task-shaped: of
 	// these lifts only its word pairs apply (phrases).
 	statement bool
+	// named is what names found of each file asked about: fusion asks
+	// of a candidate again when it fuses the directory evidence.
+	named map[*fileInfo]int
 }
 
 var (
@@ -181,9 +184,22 @@ func isQualified(tok string) bool {
 // directory's, or the module path of a language that names files by
 // their modules), 1 by its stem, 0 not at all.
 func (nf *namedFiles) names(f *fileInfo) int {
-	if nf == nil || f == nil {
+	if nf == nil || f == nil || len(nf.paths) == 0 && len(nf.modules) == 0 && len(nf.stems) == 0 && len(nf.dirs) == 0 {
 		return 0
 	}
+	if n, ok := nf.named[f]; ok {
+		return n
+	}
+	if nf.named == nil {
+		nf.named = map[*fileInfo]int{}
+	}
+	n := nf.fileNamed(f)
+	nf.named[f] = n
+	return n
+}
+
+// fileNamed is names without the memo.
+func (nf *namedFiles) fileNamed(f *fileInfo) int {
 	p := strings.ToLower(f.path)
 	dir := path.Dir(p)
 	for _, t := range nf.paths {

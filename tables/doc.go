@@ -158,7 +158,8 @@
 // document frequencies count live rows only. Segments merge after a Write
 // once four qualify (dropping dead rows, under a new number), and all into
 // one in CompactFTS; readers cache a segment's directory and lengths, and
-// its blocks up to 32 MB, by number. There are no triggers: nothing but
+// its blocks, each with a mark every 16 terms (postings.BlockIndex), up to
+// 32 MB, by number. There are no triggers: nothing but
 // Write may change symbols, chunks, sources or files. Check verifies the
 // word indexes against the rows and the stored text (checkWords).
 //

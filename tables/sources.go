@@ -277,6 +277,7 @@ type sourceCache struct {
 	// symbolIDs are the symbol ids of files, ascending (declOf).
 	symbolIDs map[int64][]int64
 	z         *decompressor // from the reader's codecs, returned when the snapshot ends
+	hits      *[][]tokenHit // the word views' lists (tokenHitLists), returned when it ends
 }
 
 // decompressor returns the cache's decompressor, taking one from the
@@ -362,6 +363,7 @@ func (rd *IndexReader) snapshot(ctx context.Context, queries []string, fn func(c
 		if c.z != nil {
 			rd.codecs.putDecompressor(c.z)
 		}
+		rd.words.putHits(c.hits)
 	}()
 	return fn(c)
 }

@@ -1,6 +1,7 @@
 package tables
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"slices"
@@ -27,8 +28,62 @@ import (
 type wordCache struct {
 	mu         sync.Mutex
 	segs       map[wordCacheKey]*postings.Segment
-	blocks     map[wordCacheKey][]byte // by block id
+	blocks     map[wordCacheKey]termBlock // by block id
 	blockBytes int
+	// hits are phraseInSegment's lists of token hits, one per token, a
+	// snapshot's (tokenHitLists) kept for the next: a common word's list
+	// is thousands of hits long, and growing it anew for each phrase and
+	// segment cost a third of a search's allocated bytes.
+	hits sync.Pool // of *[][]tokenHit
+}
+
+// maxKeptHits bounds the hits of the lists a wordCache keeps.
+const maxKeptHits = 1 << 18
+
+// tokenHitLists returns k lists of token hits for src's views, empty,
+// kept from earlier phrases of the snapshot or of the reader's earlier
+// snapshots (returned when the snapshot ends, putHits).
+func (src *sourceCache) tokenHitLists(k int) [][]tokenHit {
+	if src.hits == nil {
+		src.hits, _ = src.rd.words.hits.Get().(*[][]tokenHit)
+		if src.hits == nil {
+			src.hits = &[][]tokenHit{}
+		}
+	}
+	for len(*src.hits) < k {
+		*src.hits = append(*src.hits, nil)
+	}
+	return (*src.hits)[:k]
+}
+
+// putHits returns a snapshot's lists of token hits to the reader, but
+// for a list grown past maxKeptHits.
+func (c *wordCache) putHits(hits *[][]tokenHit) {
+	if hits == nil {
+		return
+	}
+	for i, h := range *hits {
+		if cap(h) > maxKeptHits {
+			(*hits)[i] = nil
+		}
+	}
+	c.hits.Put(hits)
+}
+
+// termBlock is a block of terms as a reader keeps it: its bytes and, when
+// they decode, the marks that find a term without walking from the start.
+type termBlock struct {
+	data []byte
+	ix   *postings.BlockIndex
+}
+
+// bytes estimates the heap b holds.
+func (b termBlock) bytes() int {
+	n := len(b.data)
+	if b.ix != nil {
+		n += b.ix.Bytes()
+	}
+	return n
 }
 
 // wordCacheBytes bounds the blocks a wordCache keeps.
@@ -55,7 +110,7 @@ type wordView struct {
 	segs         []*postings.Segment // ascending by lo
 	dead         [][]int64           // per segment
 	rows, tokens int64               // live
-	blocks       map[int64][]byte
+	blocks       map[int64]termBlock
 }
 
 // openWords reads the live state of ix's segments in src's transaction.
@@ -64,7 +119,7 @@ func (rd *IndexReader) openWords(src *sourceCache, ix *wordIndex) (*wordView, er
 	if err != nil {
 		return nil, err
 	}
-	v := &wordView{src: src, ix: ix, blocks: map[int64][]byte{}}
+	v := &wordView{src: src, ix: ix, blocks: map[int64]termBlock{}}
 	type seg struct {
 		n    int64
 		dead []int64
@@ -149,30 +204,31 @@ func (rd *IndexReader) openWords(src *sourceCache, ix *wordIndex) (*wordView, er
 }
 
 // block returns block b of segment s.
-func (v *wordView) block(s *postings.Segment, b int) ([]byte, error) {
+func (v *wordView) block(s *postings.Segment, b int) (termBlock, error) {
 	id := s.Seg<<wordSegShift | int64(b)
-	if data, ok := v.blocks[id]; ok {
-		return data, nil
+	if tb, ok := v.blocks[id]; ok {
+		return tb, nil
 	}
 	c := &v.src.rd.words
 	key := wordCacheKey{v.ix, id}
 	c.mu.Lock()
-	data, ok := c.blocks[key]
+	tb, ok := c.blocks[key]
 	c.mu.Unlock()
 	if !ok {
-		if err := v.src.queryRow(wordBlockSQL(v.ix), id).Scan(&data); err != nil {
-			return nil, fmt.Errorf("%s block %d of segment %d: %w", v.ix.words(), b, s.Seg, err)
+		if err := v.src.queryRow(wordBlockSQL(v.ix), id).Scan(&tb.data); err != nil {
+			return tb, fmt.Errorf("%s block %d of segment %d: %w", v.ix.words(), b, s.Seg, err)
 		}
+		tb.ix, _ = postings.IndexBlock(tb.data) // nil: the walk meets the error
 		c.mu.Lock()
-		if c.blocks == nil || c.blockBytes+len(data) > wordCacheBytes {
-			c.blocks, c.blockBytes = map[wordCacheKey][]byte{}, 0
+		if c.blocks == nil || c.blockBytes+tb.bytes() > wordCacheBytes {
+			c.blocks, c.blockBytes = map[wordCacheKey]termBlock{}, 0
 		}
-		c.blocks[key] = data
-		c.blockBytes += len(data)
+		c.blocks[key] = tb
+		c.blockBytes += tb.bytes()
 		c.mu.Unlock()
 	}
-	v.blocks[id] = data
-	return data, nil
+	v.blocks[id] = tb
+	return tb, nil
 }
 
 // postings calls fn with the posting of every term of segment s that is
@@ -185,17 +241,23 @@ func (v *wordView) postings(s *postings.Segment, term string, prefix bool, fn fu
 		}
 		b = 0
 	}
-	for ; b < len(s.Dir); b++ {
-		if b > 0 && s.Dir[b] > term && !strings.HasPrefix(s.Dir[b], term) {
+	want := []byte(term)
+	var t postings.Terms
+	for first := true; b < len(s.Dir); b, first = b+1, false {
+		if !first && s.Dir[b] > term && !strings.HasPrefix(s.Dir[b], term) {
 			return nil
 		}
-		data, err := v.block(s, b)
+		tb, err := v.block(s, b)
 		if err != nil {
 			return err
 		}
-		t := postings.NewTerms(data)
+		if first && tb.ix != nil {
+			tb.ix.Seek(&t, tb.data, want)
+		} else {
+			t.Reset(tb.data)
+		}
 		for t.Next() {
-			c := strings.Compare(string(t.Term()), term)
+			c := bytes.Compare(t.Term(), want)
 			switch {
 			case c < 0:
 				continue
@@ -204,7 +266,7 @@ func (v *wordView) postings(s *postings.Segment, term string, prefix bool, fn fu
 				if !prefix {
 					return nil
 				}
-			case prefix && strings.HasPrefix(string(t.Term()), term):
+			case prefix && bytes.HasPrefix(t.Term(), want):
 				fn(t.Posting())
 			default:
 				return nil
@@ -277,8 +339,9 @@ type tokenHit struct {
 
 // tokenHits returns the live rows of s holding tok (any term it starts
 // when prefix is set), ascending by id; a row may come once per term.
-func (v *wordView) tokenHits(s *postings.Segment, dead []int64, tok string, prefix bool) ([]tokenHit, error) {
-	var out []tokenHit
+// The hits are appended to out[:0].
+func (v *wordView) tokenHits(out []tokenHit, s *postings.Segment, dead []int64, tok string, prefix bool) ([]tokenHit, error) {
+	out = out[:0]
 	terms, err := v.liveEntries(s, dead, tok, prefix, func(id int64, entry []byte) error {
 		out = append(out, tokenHit{id, entry})
 		return nil
@@ -287,7 +350,9 @@ func (v *wordView) tokenHits(s *postings.Segment, dead []int64, tok string, pref
 		return nil, err
 	}
 	if terms > 1 {
-		slices.SortStableFunc(out, func(a, b tokenHit) int { return cmp.Compare(a.id, b.id) })
+		// Unstable: a row's hits of several terms are summed, or their
+		// positions sorted (phraseInSegment), in any order.
+		slices.SortFunc(out, func(a, b tokenHit) int { return cmp.Compare(a.id, b.id) })
 	}
 	return out, nil
 }
@@ -331,10 +396,10 @@ func (v *wordView) liveEntries(s *postings.Segment, dead []int64, tok string, pr
 func (v *wordView) phraseInSegment(s *postings.Segment, dead []int64, ph fulltext.Phrase, cols uint64, h *phraseHits) error {
 	ncols := len(v.ix.cols)
 	k := len(ph.Tokens)
-	hits := make([][]tokenHit, k)
+	hits := v.src.tokenHitLists(k)
 	for i, tok := range ph.Tokens {
 		var err error
-		if hits[i], err = v.tokenHits(s, dead, tok, ph.Prefix && i == k-1); err != nil {
+		if hits[i], err = v.tokenHits(hits[i], s, dead, tok, ph.Prefix && i == k-1); err != nil {
 			return err
 		}
 		if len(hits[i]) == 0 {

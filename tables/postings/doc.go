@@ -26,7 +26,9 @@
 // A segment's terms are cut into blocks (BlockWriter; Terms reads one),
 // each term as uvarint(bytes shared with the previous term of the block),
 // uvarint(len(rest)), rest, uvarint(len(posting)), posting; a block ends
-// past 16 KiB. A segment's directory lists the first term of each
+// past 16 KiB (a reader that keeps a block marks every 16th term,
+// IndexBlock, and starts a walk at the mark before the term it seeks).
+// A segment's directory lists the first term of each
 // block (uvarint(len), bytes), and its lengths per row lo..hi
 // uvarint(tokens + 1), 0 for a number that has no row (Segment decodes
 // both).

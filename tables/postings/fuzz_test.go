@@ -101,10 +101,30 @@ func FuzzWordBlock(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte, lo int64, ncols uint8) {
 		nc := int(ncols%8) + 1
 		terms := NewTerms(b)
+		var seen []string
 		for terms.Next() {
 			walkPosting(t, terms.Posting(), lo, nc)
+			seen = append(seen, string(terms.Term()))
 		}
 		corrupt(t, "word block", b, terms.Err())
+		// The marks of a block that walks, its terms ascending as a
+		// writer's are, find each of its terms.
+		x, err := IndexBlock(b)
+		if (err == nil) != (terms.Err() == nil) {
+			t.Fatalf("word block %x: IndexBlock %v, the walk %v", b, err, terms.Err())
+		}
+		if err != nil || !slices.IsSorted(seen) || len(slices.Compact(slices.Clone(seen))) != len(seen) {
+			return
+		}
+		var seek Terms
+		for _, term := range seen {
+			x.Seek(&seek, b, []byte(term))
+			for seek.Next() && string(seek.Term()) < term {
+			}
+			if seek.Err() != nil || string(seek.Term()) != term {
+				t.Fatalf("word block %x: Seek(%q) walks to %q (%v)", b, term, seek.Term(), seek.Err())
+			}
+		}
 	})
 }
 
