@@ -244,6 +244,9 @@ func (m *Mux) Handler() http.Handler { return m }
 
 type node struct{ prefix string }
 
+// Name names the node.
+func (n *node) Name() string { return n.prefix }
+
 // Pattern is a header pattern.
 type Pattern struct{ prefix string }
 
@@ -293,6 +296,8 @@ type Recorder interface {
 
 func hello(w http.ResponseWriter) {
 	w.Write([]byte("hello"))
+	msg := fmt.Sprint("hi")
+	w.Write([]byte(msg))
 	srv := httptest.NewServer(nil)
 	srv.Close()
 	if _, err := io.ReadAll(nil); err != nil {
@@ -317,6 +322,8 @@ func body() string {
 import (
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 
 	"example.com/app"
 )
@@ -330,6 +337,8 @@ func serve(next http.Handler, e app.Entry) string {
 	e.Flush()
 	srv := http.Server{Handler: next}
 	_ = srv
+	f, _ := os.OpenFile(filepath.Join("a", "b"), os.O_CREATE, 0o400)
+	_ = f.Name()
 	return w.Body.String() + "app.New()" + *new(string)
 }
 `,
@@ -394,7 +403,9 @@ func TestRefsGoOutside(t *testing.T) {
 		// type that embeds an outside type it is not shown to implement a
 		// repository's interface by is reached through no value of
 		// unknown type.
-		{"app.go", "Log.Write", map[string]string{line("app.go", `w.Write([]byte("hello"))`): ""}},
+		{"app.go", "Log.Write", map[string]string{line("app.go", `w.Write([]byte("hello"))`): "", line("app.go", "w.Write([]byte(msg))"): ""}},
+		// A value an outside function returns given outside values.
+		{"app.go", "node.Name", map[string]string{line("use/use.go", "_ = f.Name()"): ""}},
 		{"app.go", "Log.Close", map[string]string{line("app.go", "srv.Close()"): ""}},
 		// ... but a value of unknown type may be an error in the type's
 		// own package.

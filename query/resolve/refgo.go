@@ -245,14 +245,31 @@ func (gt *goRules) outside(u *goUnit, e ast.Expr, depth int) (*types.Named, bool
 					return nil, false
 				}
 				for _, a := range e.Args {
-					if tv, ok := info.Types[a]; !ok || tv.Type == nil || gt.mentionsRepo(tv.Type) {
+					if tv, ok := info.Types[a]; ok && tv.Type != nil && !gt.mentionsRepo(tv.Type) {
+						continue
+					}
+					if _, ok := gt.outside(u, a, depth+1); !ok {
 						return nil, false
 					}
+					// An outside value (an untyped result, a stub's variable)
+					// is none of the repository's.
 				}
 				return nil, true
 			}
 		}
 		return gt.outside(u, fn, depth+1)
+	case *ast.BinaryExpr:
+		// An operation on an outside value and one of a known type that is
+		// not the repository's.
+		for _, x := range []ast.Expr{e.X, e.Y} {
+			if tv, ok := info.Types[x]; ok && tv.Type != nil && !gt.mentionsRepo(tv.Type) {
+				continue
+			}
+			if _, ok := gt.outside(u, x, depth+1); !ok {
+				return nil, false
+			}
+		}
+		return nil, true
 	case *ast.Ident:
 		if init := gt.initOf(u, info.Uses[e]); init != nil {
 			_, ok := gt.outside(u, init, depth+1)

@@ -108,6 +108,11 @@ func (gt *goRules) arityFits(ft *goFileTypes, se *ast.SelectorExpr, d *ref.Def) 
 
 // single reports whether the checker typed e as one value.
 func single(u *goUnit, e ast.Expr) bool {
+	if c, ok := ast.Unparen(e).(*ast.CallExpr); ok {
+		if tv, ok := u.info.Types[c.Fun]; ok && tv.IsType() {
+			return true // a conversion
+		}
+	}
 	tv, ok := u.info.Types[e]
 	if !ok || tv.Type == nil || isInvalid(tv.Type) {
 		return false
