@@ -1,7 +1,6 @@
 package query
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -112,15 +111,7 @@ func use(r web.Router, m *web.Mux, s fmt.Stringer) string {
 // call), and members of outside values left out.
 func TestRefsGoTypes(t *testing.T) {
 	p := refsRepo(t, goTypesRepo)
-	line := func(path, text string) string {
-		for i, l := range strings.Split(goTypesRepo[path], "\n") {
-			if strings.Contains(l, text) {
-				return fmt.Sprintf("%s:%d", path, i+1)
-			}
-		}
-		t.Fatalf("%s holds no %q", path, text)
-		return ""
-	}
+	line := func(path, text string) string { return atLine(t, goTypesRepo, path, text) }
 	for _, tc := range []struct {
 		path, qualname string
 		want           map[string]string
@@ -351,15 +342,7 @@ func serve(next http.Handler, e app.Entry) string {
 // interface are not the method, and keys and string text name nothing.
 func TestRefsGoOutside(t *testing.T) {
 	p := refsRepo(t, goOutsideRepo)
-	line := func(path, text string) string {
-		for i, l := range strings.Split(goOutsideRepo[path], "\n") {
-			if strings.Contains(l, text) {
-				return fmt.Sprintf("%s:%d", path, i+1)
-			}
-		}
-		t.Fatalf("%s holds no %q", path, text)
-		return ""
-	}
+	line := func(path, text string) string { return atLine(t, goOutsideRepo, path, text) }
 	for _, tc := range []struct {
 		path, qualname string
 		want           map[string]string
