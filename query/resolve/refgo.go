@@ -92,7 +92,7 @@ func (gt *goRules) judge(r *ref.Line, u lex.Use, d *ref.Def) (v ref.Verdict, why
 		// A field, an interface's method or an unexported method is
 		// reached through no outside value.
 		return ref.Contra, ref.WhyForeign, true
-	case gt.outsideReaches(r, ft.unit, d, st, gt.zeroValue(ft.unit, se.X)) && gt.arityFits(ft, se, d):
+	case gt.outsideReaches(r, ft.unit, d, st, gt.zeroValue(ft.unit, se.X)) && arityFits(ft, se, gt.reachOf(ft.unit, d)):
 		// An outside interface or a value of unknown type: a call through
 		// it may reach d (refgoiface.go).
 		return gt.related(r, d, ref.Related), ref.WhyForeign, true
@@ -524,13 +524,19 @@ func (gt *goRules) xtest(r *ref.Line) bool {
 // another check than i: sigsMayMatch). A type embedding an outside type
 // may have any other method: outside types are stubs.
 func (gt *goRules) mayImplement(t types.Type, i *types.Interface) bool {
-	return hasMethodsOf(t, i, gt.embedsStub(t))
+	has, ok := gt.sigs[t]
+	if !ok {
+		if gt.sigs == nil {
+			gt.sigs = map[types.Type]map[string]*types.Signature{}
+		}
+		has = methodSigs(t)
+		gt.sigs[t] = has
+	}
+	return covers(has, i, gt.embedsStub(t))
 }
 
-// hasMethodsOf reports whether t (or *t) has a method of every name
-// interface i has, of a signature that may be the same; with stub, t
-// embeds an outside type, which may have those it lacks.
-func hasMethodsOf(t types.Type, i *types.Interface, stub bool) bool {
+// methodSigs returns the methods of t (or *t) by methodKey.
+func methodSigs(t types.Type) map[string]*types.Signature {
 	ms := types.NewMethodSet(types.NewPointer(t))
 	if _, ok := t.Underlying().(*types.Interface); ok {
 		ms = types.NewMethodSet(t)
@@ -539,6 +545,13 @@ func hasMethodsOf(t types.Type, i *types.Interface, stub bool) bool {
 	for sel := range ms.Methods() {
 		has[methodKey(sel.Obj())], _ = sel.Obj().Type().(*types.Signature)
 	}
+	return has
+}
+
+// covers reports whether methods has (methodSigs) hold a method of
+// every name interface i has, of a signature that may be the same; with
+// stub, the type embeds an outside type, which may have those it lacks.
+func covers(has map[string]*types.Signature, i *types.Interface, stub bool) bool {
 	for m := range i.Methods() {
 		sig, ok := has[methodKey(m)]
 		if !ok && !stub {

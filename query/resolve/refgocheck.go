@@ -58,6 +58,8 @@ type goRules struct {
 	inits    map[*goUnit]*goLocals
 	// reach are the concrete methods' interfaces (refgoiface.go).
 	reach map[*ref.Def]*goReach
+	// sigs are the methods of the types asked about (methodSigs).
+	sigs map[types.Type]map[string]*types.Signature
 	// reserved are the candidate units whose lines the bound holds.
 	reserved map[goUnitKey]bool
 	// skipped counts the candidate packages left to the text rules by
@@ -130,7 +132,7 @@ func (gt *goRules) checkRefs(ctx context.Context, refs []*ref.Line) error {
 	gt.fset, gt.left, gt.candidates = gt.gen.fset, GoCheckLines, len(counts)
 	gt.units, gt.byFile, gt.stubs = map[goUnitKey]*goUnit{}, map[int64]*goFileTypes{}, map[*types.Package]bool{}
 	gt.reserved, gt.concrete, gt.inits = map[goUnitKey]bool{}, map[*types.TypeName]bool{}, map[*goUnit]*goLocals{}
-	gt.reach = map[*ref.Def]*goReach{}
+	gt.reach, gt.sigs = map[*ref.Def]*goReach{}, map[types.Type]map[string]*types.Signature{}
 	mods, err := gt.modules(ctx)
 	if err != nil {
 		return err

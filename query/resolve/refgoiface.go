@@ -18,21 +18,57 @@ import (
 // An interface of an outside package is a stub without methods here, so
 // the repository's interfaces that embed it stand for it.
 
-// goReach is what a lookup knows of one concrete method d's type: the
-// outside types embedded by the repository's interfaces it may
-// implement, in which d's name is not the repository's own method.
+// goReach is what a lookup knows of one concrete method d and its type.
 type goReach struct {
-	// embeds are those outside types by path and name ("net/http.Handler").
+	dt  types.Type                  // d's type, nil when no check has it
+	sig *types.Signature            // d's, nil when unknown
+	has map[string]*types.Signature // dt's methods (methodSigs)
+	// embeds are the outside types (by path and name: "net/http.Handler")
+	// that the repository's interfaces dt has the methods of embed, those
+	// of them not declaring d's name themselves.
 	embeds map[string]bool
+}
+
+// reachOf returns what the lookup knows of d, read once.
+func (gt *goRules) reachOf(u *goUnit, d *ref.Def) *goReach {
+	if gr := gt.reach[d]; gr != nil {
+		return gr
+	}
+	gr := &goReach{dt: gt.typeOf(u, d), embeds: map[string]bool{}}
+	gt.reach[d] = gr
+	if gr.dt == nil {
+		return gr
+	}
+	gr.has = methodSigs(gr.dt)
+	gr.sig = gr.has[d.Sym.Name]
+	for _, o := range gt.units {
+		if o == nil || o.pkg == nil {
+			continue
+		}
+		for _, name := range o.pkg.Scope().Names() {
+			tn, ok := o.pkg.Scope().Lookup(name).(*types.TypeName)
+			if !ok {
+				continue
+			}
+			it, ok := tn.Type().Underlying().(*types.Interface)
+			// d's type itself, not an outside type it embeds, has the
+			// interface's methods: those are the repository's.
+			if !ok || hasMethod(it, d.Sym.Name) || !covers(gr.has, it, false) {
+				continue
+			}
+			stubsEmbedded(gt.stubs, it, gr.embeds, 0)
+		}
+	}
+	return gr
 }
 
 // outsideReaches reports whether a call of d's name on a value of an
 // outside type st (nil when its type is unknown) may reach concrete
 // method d.
 func (gt *goRules) outsideReaches(r *ref.Line, u *goUnit, d *ref.Def, st *types.Named, zero bool) bool {
-	dt := gt.typeOf(u, d)
+	gr := gt.reachOf(u, d)
 	iface := st != nil && !gt.concrete[st.Obj()] && !zero && strings.HasSuffix(st.Obj().Name(), "er")
-	if dt == nil {
+	if gr.dt == nil {
 		// d's type is not checked: an outside interface (Go names them so:
 		// io.Writer, http.Handler) or a value of unknown type may reach it.
 		return st == nil || iface
@@ -41,31 +77,8 @@ func (gt *goRules) outsideReaches(r *ref.Line, u *goUnit, d *ref.Def, st *types.
 		// In d's own package, through an interface it may implement: an
 		// outside one, or the error a value of unknown type most often is.
 		errIface := types.Universe.Lookup("error").Type().Underlying().(*types.Interface)
-		if iface || st == nil && !zero && hasMethod(errIface, d.Sym.Name) && hasMethodsOf(dt, errIface, false) {
+		if iface || st == nil && !zero && hasMethod(errIface, d.Sym.Name) && covers(gr.has, errIface, false) {
 			return true
-		}
-	}
-	gr := gt.reach[d]
-	if gr == nil {
-		gr = &goReach{embeds: map[string]bool{}}
-		gt.reach[d] = gr
-		for _, o := range gt.units {
-			if o == nil || o.pkg == nil {
-				continue
-			}
-			for _, name := range o.pkg.Scope().Names() {
-				tn, ok := o.pkg.Scope().Lookup(name).(*types.TypeName)
-				if !ok {
-					continue
-				}
-				it, ok := tn.Type().Underlying().(*types.Interface)
-				// d's type itself, not an outside type it embeds, has
-				// the interface's methods: those are the repository's.
-				if !ok || hasMethod(it, d.Sym.Name) || !hasMethodsOf(dt, it, false) {
-					continue
-				}
-				stubsEmbedded(gt.stubs, it, gr.embeds, 0)
-			}
 		}
 	}
 	if st == nil {
@@ -75,18 +88,12 @@ func (gt *goRules) outsideReaches(r *ref.Line, u *goUnit, d *ref.Def, st *types.
 }
 
 // arityFits reports whether selection se, when called, passes a number
-// of arguments d's signature takes (d's type unchecked: any).
-func (gt *goRules) arityFits(ft *goFileTypes, se *ast.SelectorExpr, d *ref.Def) bool {
-	dt := gt.typeOf(ft.unit, d)
-	if dt == nil {
+// of arguments the signature of d (gr) takes (any when it is unknown).
+func arityFits(ft *goFileTypes, se *ast.SelectorExpr, gr *goReach) bool {
+	sig := gr.sig
+	if sig == nil {
 		return true
 	}
-	m, _, _ := types.LookupFieldOrMethod(types.NewPointer(dt), true, fnPkg(dt), d.Sym.Name)
-	fn, ok := m.(*types.Func)
-	if !ok {
-		return true
-	}
-	sig := fn.Type().(*types.Signature)
 	call := callOf(ft.file, se)
 	if call == nil {
 		return true // a method value
@@ -119,13 +126,6 @@ func single(u *goUnit, e ast.Expr) bool {
 	}
 	_, tuple := tv.Type.(*types.Tuple)
 	return !tuple
-}
-
-func fnPkg(t types.Type) *types.Package {
-	if n, ok := types.Unalias(t).(*types.Named); ok {
-		return n.Obj().Pkg()
-	}
-	return nil
 }
 
 // callOf returns the call whose function is se, nil when none.
