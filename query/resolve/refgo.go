@@ -187,9 +187,9 @@ func inLiteral(fset *token.FileSet, f *ast.File, line, col int) bool {
 	return in
 }
 
-// zeroValue reports whether e is a variable that holds its type's zero
-// value throughout: a method called on it is not an interface's (the
-// call would panic).
+// zeroValue reports whether e is a variable declared without a value
+// and never assigned: a method called on it is not an interface's (on
+// the zero value the call would panic).
 func (gt *goRules) zeroValue(u *goUnit, e ast.Expr) bool {
 	id, ok := e.(*ast.Ident)
 	return ok && gt.locals(u).zero[u.info.Uses[id]]
@@ -349,8 +349,9 @@ func (gt *goRules) mentionsRepo(t types.Type) bool {
 // declarations and assignments state.
 type goLocals struct {
 	init map[types.Object]ast.Expr
-	// zero are those declared "var v T" and never assigned nor
-	// addressed: their value is T's zero value throughout.
+	// zero are those declared "var v T" and never assigned: their value
+	// is T's zero value, or what a call given their address wrote, which
+	// an interface's seldom is (var sb strings.Builder; f(&sb)).
 	zero map[types.Object]bool
 }
 
@@ -396,10 +397,6 @@ func (gt *goRules) locals(u *goUnit) *goLocals {
 					if id, ok := e.(*ast.Ident); ok && u.info.Uses[id] != nil {
 						set[u.info.Uses[id]] = true
 					}
-				}
-			case *ast.UnaryExpr:
-				if id, ok := n.X.(*ast.Ident); ok && n.Op == token.AND && u.info.Uses[id] != nil {
-					set[u.info.Uses[id]] = true
 				}
 			case *ast.ValueSpec:
 				if n.Type == nil {
