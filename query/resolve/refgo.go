@@ -33,7 +33,10 @@ func (gt *goRules) judge(r *ref.Line, u lex.Use, d *ref.Def) (v ref.Verdict, why
 	}
 	id := ft.idents[token.Position{Line: r.Line, Column: u.At + 1}]
 	if id == nil {
-		return 0, "", false // in a comment or a string, or text the parser did not read
+		if inLiteral(gt.fset, ft.file, r.Line, u.At+1) {
+			return ref.Contra, whyString, true
+		}
+		return 0, "", false // text the parser did not read
 	}
 	info := ft.unit.info
 	if obj := info.Uses[id]; obj != nil {
@@ -47,7 +50,18 @@ func (gt *goRules) judge(r *ref.Line, u lex.Use, d *ref.Def) (v ref.Verdict, why
 	}
 	se := ft.parent[id]
 	if se == nil {
+		if lit := keyOf(ft.file, id); lit != nil {
+			return judgeKey(ft.unit, lit, d, gt.stubs)
+		}
 		return 0, "", false
+	}
+	if tv, ok := info.Types[se.X]; !ok || tv.Type == nil || isInvalid(tv.Type) {
+		// An operand the checker could not type may be asserted to one.
+		if t := assertedType(ft.unit, se.X, func(o types.Object) ast.Expr { return gt.initOf(ft.unit, o) }); t != nil {
+			if obj, _, _ := types.LookupFieldOrMethod(t, true, ft.unit.pkg, id.Name); obj != nil {
+				return gt.judgeObj(r, ft.unit, obj, d, false)
+			}
+		}
 	}
 	// A selection the checker could not make: its operand decides.
 	if x, ok := se.X.(*ast.Ident); ok {
@@ -78,17 +92,104 @@ func (gt *goRules) judge(r *ref.Line, u lex.Use, d *ref.Def) (v ref.Verdict, why
 		// A field, an interface's method or an unexported method is
 		// reached through no outside value.
 		return ref.Contra, ref.WhyForeign, true
-	case st == nil, !gt.concrete[st.Obj()] && !gt.zeroValue(ft.unit, se.X) && strings.HasSuffix(st.Obj().Name(), "er"):
-		// An outside interface (Go names them so: io.Writer, http.Handler)
-		// or a value of unknown type: a call through it may reach d.
+	case gt.outsideReaches(r, ft.unit, d, st, gt.zeroValue(ft.unit, se.X)) && arityFits(ft, se, gt.reachOf(ft.unit, d)):
+		// An outside interface or a value of unknown type: a call through
+		// it may reach d (refgoiface.go).
 		return gt.related(r, d, ref.Related), ref.WhyForeign, true
 	}
 	return ref.Contra, ref.WhyForeign, true
 }
 
-// zeroValue reports whether e is a variable that holds its type's zero
-// value throughout: a method called on it is not an interface's (the
-// call would panic).
+// judgeKey judges a key of composite literal lit that the checker did
+// not tie: a struct's field name (of an outside type's literal, or one
+// it could not type), or a map's key. A method, a function or a type is
+// neither; a field is another type's when lit's is outside.
+func judgeKey(u *goUnit, lit *ast.CompositeLit, d *ref.Def, stubs map[*types.Package]bool) (ref.Verdict, string, bool) {
+	if goNeverKey(d) {
+		return ref.Contra, ref.WhyMember, true
+	}
+	if tv, ok := u.info.Types[lit]; ok && d.Member && tv.Type != nil {
+		if n, ok := deref(tv.Type).(*types.Named); ok && n.Obj().Pkg() != nil && stubs[n.Obj().Pkg()] {
+			return ref.Contra, ref.WhyForeign, true
+		}
+	}
+	return 0, "", false
+}
+
+// goTextJudge judges, where the checker does not, an occurrence inside a
+// string or rune literal on its line (a line without a raw string's
+// quote, which may close one opened above) or a key naming what no
+// composite literal's key names.
+func goTextJudge(line string, u lex.Use, d *ref.Def) (ref.Verdict, string, bool) {
+	if !strings.Contains(line, "`") && u.At < len(line) && lex.BlankQuoted(line)[u.At] != line[u.At] {
+		return ref.Contra, whyString, true
+	}
+	if u.Key && goNeverKey(d) && !strings.HasPrefix(strings.TrimSpace(line), "case ") {
+		return ref.Contra, ref.WhyMember, true
+	}
+	return 0, "", false
+}
+
+// goNeverKey reports whether d is a method, a function or a type: a
+// composite literal's key never names one (a struct's key is a field
+// name, a map's a comparable value, an array's a constant).
+func goNeverKey(d *ref.Def) bool {
+	switch d.Sym.Kind {
+	case extract.KindMethod, extract.KindFunction, extract.KindStruct, extract.KindInterface, extract.KindType:
+		return true
+	}
+	return false
+}
+
+// keyOf returns the composite literal id is a key of, nil when none.
+func keyOf(f *ast.File, id *ast.Ident) *ast.CompositeLit {
+	var out *ast.CompositeLit
+	ast.Inspect(f, func(n ast.Node) bool {
+		if out != nil || n == nil || n.Pos() > id.Pos() || n.End() <= id.Pos() {
+			return false
+		}
+		if lit, ok := n.(*ast.CompositeLit); ok {
+			for _, e := range lit.Elts {
+				if kv, ok := e.(*ast.KeyValueExpr); ok && kv.Key == id {
+					out = lit
+					return false
+				}
+			}
+		}
+		return true
+	})
+	return out
+}
+
+// inLiteral reports whether line and column of file f are inside a
+// string or rune literal or a comment.
+func inLiteral(fset *token.FileSet, f *ast.File, line, col int) bool {
+	tf := fset.File(f.Pos())
+	if tf == nil || line < 1 || line > tf.LineCount() {
+		return false
+	}
+	pos := tf.LineStart(line) + token.Pos(col-1)
+	for _, c := range f.Comments {
+		if c.Pos() <= pos && pos < c.End() {
+			return true
+		}
+	}
+	in := false
+	ast.Inspect(f, func(n ast.Node) bool {
+		if in || n == nil || n.Pos() > pos || n.End() <= pos {
+			return false
+		}
+		if b, ok := n.(*ast.BasicLit); ok && (b.Kind == token.STRING || b.Kind == token.CHAR) {
+			in = true
+		}
+		return !in
+	})
+	return in
+}
+
+// zeroValue reports whether e is a variable declared without a value
+// and never assigned: a method called on it is not an interface's (on
+// the zero value the call would panic).
 func (gt *goRules) zeroValue(u *goUnit, e ast.Expr) bool {
 	id, ok := e.(*ast.Ident)
 	return ok && gt.locals(u).zero[u.info.Uses[id]]
@@ -144,14 +245,31 @@ func (gt *goRules) outside(u *goUnit, e ast.Expr, depth int) (*types.Named, bool
 					return nil, false
 				}
 				for _, a := range e.Args {
-					if tv, ok := info.Types[a]; !ok || tv.Type == nil || gt.mentionsRepo(tv.Type) {
+					if tv, ok := info.Types[a]; ok && tv.Type != nil && !gt.mentionsRepo(tv.Type) {
+						continue
+					}
+					if _, ok := gt.outside(u, a, depth+1); !ok {
 						return nil, false
 					}
+					// An outside value (an untyped result, a stub's variable)
+					// is none of the repository's.
 				}
 				return nil, true
 			}
 		}
 		return gt.outside(u, fn, depth+1)
+	case *ast.BinaryExpr:
+		// An operation on an outside value and one of a known type that is
+		// not the repository's.
+		for _, x := range []ast.Expr{e.X, e.Y} {
+			if tv, ok := info.Types[x]; ok && tv.Type != nil && !gt.mentionsRepo(tv.Type) {
+				continue
+			}
+			if _, ok := gt.outside(u, x, depth+1); !ok {
+				return nil, false
+			}
+		}
+		return nil, true
 	case *ast.Ident:
 		if init := gt.initOf(u, info.Uses[e]); init != nil {
 			_, ok := gt.outside(u, init, depth+1)
@@ -231,8 +349,9 @@ func (gt *goRules) mentionsRepo(t types.Type) bool {
 // declarations and assignments state.
 type goLocals struct {
 	init map[types.Object]ast.Expr
-	// zero are those declared "var v T" and never assigned nor
-	// addressed: their value is T's zero value throughout.
+	// zero are those declared "var v T" and never assigned: their value
+	// is T's zero value, or what a call given their address wrote, which
+	// an interface's seldom is (var sb strings.Builder; f(&sb)).
 	zero map[types.Object]bool
 }
 
@@ -278,10 +397,6 @@ func (gt *goRules) locals(u *goUnit) *goLocals {
 					if id, ok := e.(*ast.Ident); ok && u.info.Uses[id] != nil {
 						set[u.info.Uses[id]] = true
 					}
-				}
-			case *ast.UnaryExpr:
-				if id, ok := n.X.(*ast.Ident); ok && n.Op == token.AND && u.info.Uses[id] != nil {
-					set[u.info.Uses[id]] = true
 				}
 			case *ast.ValueSpec:
 				if n.Type == nil {
@@ -376,9 +491,9 @@ func (gt *goRules) viaInterface(u *goUnit, recv types.Type, d *ref.Def) (ref.Ver
 		if di, ok := dt.Underlying().(*types.Interface); ok && gt.mayImplement(recv, di) {
 			return ref.Related, true
 		}
-	default:
-		return ref.Related, true // an interface's method named in another's
 	}
+	// Two interfaces' methods (not one embedding the other: that is one
+	// method), or a type that lacks the interface's methods.
 	return ref.Contra, true
 }
 
@@ -402,23 +517,44 @@ func (gt *goRules) xtest(r *ref.Line) bool {
 }
 
 // mayImplement reports whether t (or *t) has a method of every name
-// interface i has. Names, not signatures, are compared (t may come from
-// another check than i), and a type embedding an outside type may have
-// any method: outside types are stubs.
+// interface i has, of a signature that may be the same (t may come from
+// another check than i: sigsMayMatch). A type embedding an outside type
+// may have any other method: outside types are stubs.
 func (gt *goRules) mayImplement(t types.Type, i *types.Interface) bool {
-	if gt.embedsStub(t) {
-		return true
+	has, ok := gt.sigs[t]
+	if !ok {
+		if gt.sigs == nil {
+			gt.sigs = map[types.Type]map[string]*types.Signature{}
+		}
+		has = methodSigs(t)
+		gt.sigs[t] = has
 	}
+	return covers(has, i, gt.embedsStub(t))
+}
+
+// methodSigs returns the methods of t (or *t) by methodKey.
+func methodSigs(t types.Type) map[string]*types.Signature {
 	ms := types.NewMethodSet(types.NewPointer(t))
 	if _, ok := t.Underlying().(*types.Interface); ok {
 		ms = types.NewMethodSet(t)
 	}
-	has := map[string]bool{}
+	has := map[string]*types.Signature{}
 	for sel := range ms.Methods() {
-		has[methodKey(sel.Obj())] = true
+		has[methodKey(sel.Obj())], _ = sel.Obj().Type().(*types.Signature)
 	}
+	return has
+}
+
+// covers reports whether methods has (methodSigs) hold a method of
+// every name interface i has, of a signature that may be the same; with
+// stub, the type embeds an outside type, which may have those it lacks.
+func covers(has map[string]*types.Signature, i *types.Interface, stub bool) bool {
 	for m := range i.Methods() {
-		if !has[methodKey(m)] {
+		sig, ok := has[methodKey(m)]
+		if !ok && !stub {
+			return false
+		}
+		if isig, _ := m.Type().(*types.Signature); ok && sig != nil && isig != nil && !sigsMayMatch(sig, isig) {
 			return false
 		}
 	}

@@ -56,6 +56,10 @@ type goRules struct {
 	// concrete are the outside types the files show are not interfaces.
 	concrete map[*types.TypeName]bool
 	inits    map[*goUnit]*goLocals
+	// reach are the concrete methods' interfaces (refgoiface.go).
+	reach map[*ref.Def]*goReach
+	// sigs are the methods of the types asked about (methodSigs).
+	sigs map[types.Type]map[string]*types.Signature
 	// reserved are the candidate units whose lines the bound holds.
 	reserved map[goUnitKey]bool
 	// skipped counts the candidate packages left to the text rules by
@@ -87,6 +91,7 @@ type goUnit struct {
 // name by line and column.
 type goFileTypes struct {
 	unit   *goUnit
+	file   *ast.File
 	idents map[token.Position]*ast.Ident
 	parent map[*ast.Ident]*ast.SelectorExpr
 }
@@ -127,6 +132,7 @@ func (gt *goRules) checkRefs(ctx context.Context, refs []*ref.Line) error {
 	gt.fset, gt.left, gt.candidates = gt.gen.fset, GoCheckLines, len(counts)
 	gt.units, gt.byFile, gt.stubs = map[goUnitKey]*goUnit{}, map[int64]*goFileTypes{}, map[*types.Package]bool{}
 	gt.reserved, gt.concrete, gt.inits = map[goUnitKey]bool{}, map[*types.TypeName]bool{}, map[*goUnit]*goLocals{}
+	gt.reach, gt.sigs = map[*ref.Def]*goReach{}, map[types.Type]map[string]*types.Signature{}
 	mods, err := gt.modules(ctx)
 	if err != nil {
 		return err
@@ -718,7 +724,7 @@ func fields(fl *ast.FieldList, typ func(ast.Expr)) {
 
 // index finds the identifiers of the name in a checked file.
 func (gt *goRules) index(u *goUnit, f *ast.File) *goFileTypes {
-	ft := &goFileTypes{unit: u, idents: map[token.Position]*ast.Ident{}, parent: map[*ast.Ident]*ast.SelectorExpr{}}
+	ft := &goFileTypes{unit: u, file: f, idents: map[token.Position]*ast.Ident{}, parent: map[*ast.Ident]*ast.SelectorExpr{}}
 	names := u.identNames()
 	for _, id := range names.byFile[f][gt.rr.name] {
 		p := gt.fset.Position(id.Pos())

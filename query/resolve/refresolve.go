@@ -321,6 +321,9 @@ func (rr *refResolver) judgeUse(ctx context.Context, r *ref.Line, line string, u
 		if v, why, ok := rr.golang.judge(r, u, d); ok {
 			return v, why, nil
 		}
+		if v, why, ok := goTextJudge(line, u, d); ok {
+			return v, why, nil
+		}
 	}
 	embedded := lang == "go" && !d.Member && strings.TrimLeft(strings.TrimSpace(line), "*") == rr.name
 	if !embedded && (u.Decl || (r.DefLine && len(u.Chain) == 0 && !u.Expr && !rr.tsUseOnDeclLine(r, lang, line, u))) {
