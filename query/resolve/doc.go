@@ -29,7 +29,8 @@
 //
 //   - Go: the standard library's type checker over the indexed sources
 //     (refgo.go, refgocheck.go; kept across lookups by GoChecks,
-//     refgocache.go).
+//     refgocache.go), and which calls through interfaces reach a
+//     concrete method, as gopls counts them (refgoiface.go).
 //   - Python: members typed from what the source states (refpy.go), the
 //     classes, their bases and annotations (refpyclass.go), a function's
 //     bindings and the function around a nested one (refpyscope.go), and
