@@ -73,20 +73,11 @@ func (ct *tsCallTyper) tsMethodSigs(ctx context.Context, id int64, typ, m string
 		return
 	}
 	method := tsMethod(m)
-	work := []tsValue{{name, id}}
-	seen := map[string]bool{}
-	for steps := 0; len(work) > 0 && steps < 8; steps++ {
-		n := work[0]
-		work = work[1:]
-		did, dname, known := ct.decl.tsDeclFile(ctx, n.in, n.typ)
-		if !known || seen[dname] {
-			continue
-		}
-		seen[dname] = true
+	tsWalkBases(ctx, ct.decl, tsValue{name, id}, 8, func(did int64, dname string) (stop, follow bool) {
 		decls := ct.decl.tsDecls(ctx, did)[dname]
 		text, err := ct.rr.Text(ctx, did)
 		if err != nil || len(decls) == 0 || decls[0].kind != "class" && decls[0].kind != "interface" {
-			continue
+			return false, false // neither a class nor an interface: no bases to follow
 		}
 		depth, opened := 0, false
 		start, head := tsAfterTypeParams(text, decls[0].line, dname)
@@ -97,7 +88,7 @@ func (ct *tsCallTyper) tsMethodSigs(ctx context.Context, id int64, typ, m string
 			}
 			if depth == 1 && opened && method.MatchString(l) {
 				if found(text, lex.ReadSignature(text, k+1, m), did) {
-					return
+					return true, false
 				}
 				break
 			}
@@ -107,11 +98,8 @@ func (ct *tsCallTyper) tsMethodSigs(ctx context.Context, id int64, typ, m string
 				break
 			}
 		}
-		bases, _ := ct.decl.tsBases(ctx, did, dname, 0)
-		for _, b := range bases {
-			work = append(work, tsValue{b, did})
-		}
-	}
+		return false, true
+	})
 }
 
 // tsNewReturn matches a statement returning a construction: "return new

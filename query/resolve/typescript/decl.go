@@ -224,6 +224,35 @@ func tsListedType(l string, mm []string) bool {
 
 var tsTypeDecl = lazyregexp.New(`^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+|async\s+)?(class|interface|type|const|let|var|function\*?)\s+([\p{L}_$][\p{L}\p{N}_$]*)`)
 
+// tsWalkBases visits, through dr, the declaration of type start.typ as
+// written from file start.in, then its bases' and theirs, nearest first,
+// each once and at most steps of them, until visit says stop; a
+// declaration visit says not to follow leaves its bases out.
+func tsWalkBases(ctx context.Context, dr *tsDeclReader, start tsValue, steps int, visit func(did int64, dname string) (stop, follow bool)) {
+	work := []tsValue{start}
+	seen := map[string]bool{}
+	for ; len(work) > 0 && steps > 0; steps-- {
+		n := work[0]
+		work = work[1:]
+		did, dname, ok := dr.tsDeclFile(ctx, n.in, n.typ)
+		if !ok || seen[dname] {
+			continue
+		}
+		seen[dname] = true
+		stop, follow := visit(did, dname)
+		if stop {
+			return
+		}
+		if !follow {
+			continue
+		}
+		bases, _ := dr.tsBases(ctx, did, dname, 0)
+		for _, b := range bases {
+			work = append(work, tsValue{b, did})
+		}
+	}
+}
+
 // tsBases returns the types the declaration of typ in file id (the
 // nearest before line at, else the first) names as its bases: a class's
 // or interface's extends and implements, an alias's members of a union

@@ -588,25 +588,16 @@ func (te *tsTypeEval) tsCallSignature(ctx context.Context, id int64, t string) (
 	if name == "" || strings.Contains(name, ".") {
 		return nil, 0
 	}
-	work := []tsValue{{name, id}}
-	seen := map[string]bool{}
-	for steps := 0; len(work) > 0 && steps < 16; steps++ {
-		n := work[0]
-		work = work[1:]
-		did, dname, ok := te.decl.tsDeclFile(ctx, n.in, n.typ)
-		if !ok || seen[dname] {
-			continue
+	var params []string
+	var in int64
+	tsWalkBases(ctx, te.decl, tsValue{name, id}, 16, func(did int64, dname string) (stop, follow bool) {
+		p, ok := te.decl.tsOwnCallSignature(ctx, did, dname)
+		if ok {
+			params, in = p, did
 		}
-		seen[dname] = true
-		if p, ok := te.decl.tsOwnCallSignature(ctx, did, dname); ok {
-			return p, did
-		}
-		bases, _ := te.decl.tsBases(ctx, did, dname, 0)
-		for _, b := range bases {
-			work = append(work, tsValue{b, did})
-		}
-	}
-	return nil, 0
+		return ok, true
+	})
+	return params, in
 }
 
 // tsValueType returns the type of a value the file declares at its top
