@@ -521,19 +521,15 @@ func (gt *goRules) xtest(r *ref.Line) bool {
 // another check than i: sigsMayMatch). A type embedding an outside type
 // may have any other method: outside types are stubs.
 func (gt *goRules) mayImplement(t types.Type, i *types.Interface) bool {
-	has, ok := gt.sigs[t]
-	if !ok {
-		if gt.sigs == nil {
-			gt.sigs = map[types.Type]map[string]*types.Signature{}
-		}
-		has = methodSigs(t)
-		gt.sigs[t] = has
-	}
-	return covers(has, i, gt.embedsStub(t))
+	return covers(methodSigs(gt.sigs, t), i, gt.embedsStub(t))
 }
 
-// methodSigs returns the methods of t (or *t) by methodKey.
-func methodSigs(t types.Type) map[string]*types.Signature {
+// methodSigs returns the methods of t (or *t) by methodKey, read once
+// into memo.
+func methodSigs(memo map[types.Type]map[string]*types.Signature, t types.Type) map[string]*types.Signature {
+	if has, ok := memo[t]; ok {
+		return has
+	}
 	ms := types.NewMethodSet(types.NewPointer(t))
 	if _, ok := t.Underlying().(*types.Interface); ok {
 		ms = types.NewMethodSet(t)
@@ -542,6 +538,7 @@ func methodSigs(t types.Type) map[string]*types.Signature {
 	for sel := range ms.Methods() {
 		has[methodKey(sel.Obj())], _ = sel.Obj().Type().(*types.Signature)
 	}
+	memo[t] = has
 	return has
 }
 

@@ -39,7 +39,7 @@ func (gt *goRules) reachOf(u *goUnit, d *ref.Def) *goReach {
 	if gr.dt == nil {
 		return gr
 	}
-	gr.has = methodSigs(gr.dt)
+	gr.has = methodSigs(gt.sigs, gr.dt)
 	gr.sig = gr.has[d.Sym.Name]
 	for _, o := range gt.units {
 		if o == nil || o.pkg == nil {
