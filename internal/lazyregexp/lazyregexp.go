@@ -36,9 +36,6 @@ func (r *Regexp) Re() *regexp.Regexp {
 	return r.re
 }
 
-// String returns the source text of the expression.
-func (r *Regexp) String() string { return r.src }
-
 // MatchString reports whether s contains a match.
 func (r *Regexp) MatchString(s string) bool { return r.Re().MatchString(s) }
 
@@ -84,12 +81,6 @@ func (r *Regexp) FindAllSubmatchIndex(b []byte, n int) [][]int {
 // names a submatch.
 func (r *Regexp) ReplaceAllString(s, repl string) string { return r.Re().ReplaceAllString(s, repl) }
 
-// ReplaceAllLiteralString returns s with each match replaced by repl as it
-// is written.
-func (r *Regexp) ReplaceAllLiteralString(s, repl string) string {
-	return r.Re().ReplaceAllLiteralString(s, repl)
-}
-
 // ReplaceAllStringFunc returns s with each match replaced by what repl
 // returns for it.
 func (r *Regexp) ReplaceAllStringFunc(s string, repl func(string) string) string {
@@ -99,6 +90,3 @@ func (r *Regexp) ReplaceAllStringFunc(s string, repl func(string) string) string
 // Split slices s into the substrings between matches, at most n of them
 // (all when n < 0).
 func (r *Regexp) Split(s string, n int) []string { return r.Re().Split(s, n) }
-
-// SubexpIndex returns the index of the first submatch named name, or -1.
-func (r *Regexp) SubexpIndex(name string) int { return r.Re().SubexpIndex(name) }
