@@ -184,7 +184,8 @@ func (rr *refResolver) judge(ctx context.Context, refs []*ref.Line) ([]judged, e
 				}
 			}
 		}
-		if f := rr.files[r.FileID]; f != nil && typescript.IsLang(f.Language) {
+		f := rr.files[r.FileID]
+		if f != nil && typescript.IsLang(f.Language) {
 			for k, u := range uses[i] {
 				if (u.Assign || u.Kwarg) && typescript.PatternDefault(l, u.At) {
 					// "const { name = v } = x": x's property, destructured
@@ -193,7 +194,7 @@ func (rr *refResolver) judge(ctx context.Context, refs []*ref.Line) ([]judged, e
 				}
 			}
 		}
-		py := rr.files[r.FileID] != nil && rr.files[r.FileID].Language == "python"
+		py := f != nil && f.Language == "python"
 		if r.EnclName == "" || (r.EnclName == rr.name && !py) {
 			continue // (a Python function assigning its own name makes it a local)
 		}
@@ -239,7 +240,8 @@ func (rr *refResolver) judge(ctx context.Context, refs []*ref.Line) ([]judged, e
 				}
 				o.verdict[di], o.why[di] = v, why
 			}
-			if f := rr.files[r.FileID]; f != nil && typescript.IsLang(f.Language) {
+			f := rr.files[r.FileID]
+		if f != nil && typescript.IsLang(f.Language) {
 				if err := rr.tsr().Narrow(ctx, r, o.verdict, o.why); err != nil {
 					return nil, err
 				}
