@@ -45,3 +45,34 @@ func TestIndexedByName(t *testing.T) {
 		}
 	}
 }
+
+// TestParamNames: a declaration's parameter names, and none from a Go list
+// of types, where a type's name would otherwise hide the type's uses in
+// the function as a parameter of the same name.
+func TestParamNames(t *testing.T) {
+	for _, c := range []struct {
+		line, fn string
+		want     map[string]string
+	}{
+		{"func (r *T) fn(a, b int, c T) {", "fn", map[string]string{"r": "T", "a": "int", "b": "int", "c": "T"}},
+		{"func emptyRun(*Command, []string) {}", "emptyRun", map[string]string{}},
+		{"func run(Command, []string) {}", "run", map[string]string{}},
+		{"func (*Command) Run(ctx context.Context) error {", "Run", map[string]string{"ctx": "context.Context"}},
+		{"func (Command) Run(context.Context, chan int) error {", "Run", map[string]string{}},
+		{"func F[T any](x T, ys ...T) {", "F", map[string]string{"x": "T", "ys": "T"}},
+		{"func f(\n\tname string,\n) {", "f", map[string]string{"name": "string"}},
+		{"def f(self, *args, **kwargs):", "f", map[string]string{"self": "", "args": "", "kwargs": ""}},
+		{"function f(a, b: Foo) {", "f", map[string]string{"a": "", "b": "Foo"}},
+	} {
+		got := ParamNames(c.line, c.fn)
+		if len(got) != len(c.want) {
+			t.Errorf("ParamNames(%q) = %v, want %v", c.line, got, c.want)
+			continue
+		}
+		for k, v := range c.want {
+			if g, ok := got[k]; !ok || g != v {
+				t.Errorf("ParamNames(%q)[%q] = %q, %v; want %q", c.line, k, g, ok, v)
+			}
+		}
+	}
+}

@@ -221,10 +221,12 @@ func depthAt(line string, i int) int {
 // TypeScript's "fn(self, a: T = 1)" give self, a.
 func ParamNames(line, fn string) map[string]string {
 	out := map[string]string{}
+	t := strings.TrimSpace(line)
+	goFunc := strings.HasPrefix(t, "func ") || strings.HasPrefix(t, "func(")
 	// A Go receiver comes before the name.
-	if strings.HasPrefix(strings.TrimSpace(line), "func") {
+	if goFunc {
 		if o := strings.Index(line, "("); o >= 0 && o < strings.Index(line+fn, fn) {
-			if c := strings.Index(line[o:], ")"); c > 0 {
+			if c := strings.Index(line[o:], ")"); c > 0 && goNamed(line[o+1:o+c]) {
 				addParams(out, line[o+1:o+c])
 			}
 		}
@@ -257,8 +259,23 @@ func ParamNames(line, fn string) map[string]string {
 			break
 		}
 	}
-	addParams(out, line[o+1:c])
+	if !goFunc || goNamed(line[o+1:c]) {
+		addParams(out, line[o+1:c])
+	}
 	return out
+}
+
+// goNamed reports whether a Go parameter list names its parameters. Go
+// names all of them or none, and a named list ends in "name T", so a list
+// whose last entry is one word or a type ("*T", "[]T", "func()") holds
+// types only: "func run(*Command, []string)" declares no Command.
+func goNamed(list string) bool {
+	parts := splitTop(list)
+	last := strings.TrimSpace(parts[len(parts)-1])
+	if last == "" && len(parts) > 1 {
+		last = strings.TrimSpace(parts[len(parts)-2]) // a trailing comma
+	}
+	return goNamedParam.MatchString(last) && !strings.HasPrefix(last, "chan ")
 }
 
 // UseOffsets returns the offsets of name's whole-word occurrences.
@@ -284,33 +301,15 @@ func UseOffsets(line, name string) []int {
 }
 
 var (
-	tupleAssign = lazyregexp.New(`^(?:\s*,\s*[\p{L}_$][\p{L}\p{N}_$]*)+\s*(?::=|=[^=>])`)
-	paramTyped  = lazyregexp.New(`^\s*\*{0,2}([\p{L}_$][\p{L}\p{N}_$]*)\s*\??\s*(?::\s*)?(?:\*|&|\.\.\.)*\s*((?:[\p{L}_$][\p{L}\p{N}_$]*\.)?[\p{L}_$][\p{L}\p{N}_$]*)?`)
+	tupleAssign  = lazyregexp.New(`^(?:\s*,\s*[\p{L}_$][\p{L}\p{N}_$]*)+\s*(?::=|=[^=>])`)
+	goNamedParam = lazyregexp.New(`^[\p{L}_][\p{L}\p{N}_]*\s+[^\s,]`)
+	paramTyped   = lazyregexp.New(`^\s*\*{0,2}([\p{L}_$][\p{L}\p{N}_$]*)\s*\??\s*(?::\s*)?(?:\*|&|\.\.\.)*\s*((?:[\p{L}_$][\p{L}\p{N}_$]*\.)?[\p{L}_$][\p{L}\p{N}_$]*)?`)
 )
 
 // addParams adds the names (and the stated type, "T" or "pkg.T", if
 // any) of a comma-separated parameter list to out.
 func addParams(out map[string]string, list string) {
-	d := 0
-	start := 0
-	var parts []string
-	for k := 0; k < len(list); k++ {
-		switch list[k] {
-		case '(', '[', '{', '<':
-			d++
-		case ')', ']', '}', '>':
-			if list[k] == '>' && k > 0 && list[k-1] == '=' {
-				continue // an arrow, "=>"
-			}
-			d--
-		case ',':
-			if d == 0 {
-				parts = append(parts, list[start:k])
-				start = k + 1
-			}
-		}
-	}
-	parts = append(parts, list[start:])
+	parts := splitTop(list)
 	var pending []string // Go's "a, b int": names waiting for their type
 	for _, p := range parts {
 		p = strings.TrimSpace(p)
@@ -342,6 +341,30 @@ func addParams(out map[string]string, list string) {
 	for _, n := range pending {
 		out[n] = ""
 	}
+}
+
+// splitTop cuts a parameter list at its top-level commas.
+func splitTop(list string) []string {
+	d := 0
+	start := 0
+	var parts []string
+	for k := 0; k < len(list); k++ {
+		switch list[k] {
+		case '(', '[', '{', '<':
+			d++
+		case ')', ']', '}', '>':
+			if list[k] == '>' && k > 0 && list[k-1] == '=' {
+				continue // an arrow, "=>"
+			}
+			d--
+		case ',':
+			if d == 0 {
+				parts = append(parts, list[start:k])
+				start = k + 1
+			}
+		}
+	}
+	return append(parts, list[start:])
 }
 
 // ClassBases returns the bases a class declaration on line names:
