@@ -110,18 +110,17 @@ func (p *Planner) gather(byFile map[int64]*fileCand, ch *channel, files map[int6
 	}
 	t := &p.tune
 	maxScore := ch.best()
-	contrib := func(f *fileInfo, rank int, score float64) float64 {
-		w := ch.weightOf(f)
+	contrib := func(rank int, score float64) float64 {
 		if t.Fusion == "score" {
 			if ch.absolute {
-				return w * score
+				return ch.weight * score
 			}
 			if maxScore <= 0 {
 				return 0
 			}
-			return w * score / maxScore
+			return ch.weight * score / maxScore
 		}
-		return w / (t.RRFK + float64(rank))
+		return ch.weight / (t.RRFK + float64(rank))
 	}
 	var scored []*fileCand
 	fileRank := map[int64]int{}
@@ -134,7 +133,7 @@ func (p *Planner) gather(byFile map[int64]*fileCand, ch *channel, files map[int6
 		if _, seen := fileRank[u.fileID]; !seen {
 			r := len(fileRank) + 1
 			fileRank[u.fileID] = r
-			fc.score += contrib(fc.info, r, ch.scores[i])
+			fc.score += contrib(r, ch.scores[i])
 			fc.ranks = append(fc.ranks, ChannelRank{Channel: ch.name, Rank: r, Weight: ch.weight, Similarity: ch.similarity(i)})
 			scored = append(scored, fc)
 		}
@@ -147,7 +146,7 @@ func (p *Planner) gather(byFile map[int64]*fileCand, ch *channel, files map[int6
 		if len(uc.ranks) > 0 && uc.ranks[len(uc.ranks)-1].Channel == ch.name {
 			continue // a unit listed twice by one channel counts once
 		}
-		uc.score += contrib(fc.info, i+1, ch.scores[i])
+		uc.score += contrib(i+1, ch.scores[i])
 		uc.ranks = append(uc.ranks, ChannelRank{Channel: ch.name, Rank: i + 1, Weight: ch.weight, Similarity: ch.similarity(i)})
 	}
 	return scored

@@ -136,9 +136,6 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 			if err != nil {
 				return err
 			}
-			if task && p.tune.TaskOneTypeFile != 1 {
-				fl.fileWeight = oneTypeFileWeight(p.tune.TaskOneTypeFile)
-			}
 			chans = append(chans, blocks, chunkSumChannel(blocks, p.tune.WChunkSum, pool, files), syms, fl)
 			wDocMatch := p.tune.WDocMatch
 			if task {

@@ -45,9 +45,7 @@ type TracedChannel struct {
 func (p *Planner) trace(text string, intent Intent, chans []*channel, f *fused) FusionTrace {
 	tr := FusionTrace{Text: text, Intent: intent, Fusion: p.tune.Fusion}
 	index := map[string]int{}
-	infos := map[string]*fileInfo{}
 	for _, fc := range f.cands {
-		infos[fc.path] = fc.info
 		factor := 1.0
 		for _, pr := range fc.priors {
 			factor *= pr.Factor
@@ -75,9 +73,6 @@ func (p *Planner) trace(text string, intent Intent, chans []*channel, f *fused) 
 					s = ch.scores[i] / maxScore
 				}
 			}
-			// A channel that weighs files apart (fileWeight) is traced at
-			// its weight, each file's part folded into its score.
-			s *= ch.weightOf(infos[u.path]) / ch.weight
 			tc.Files = append(tc.Files, fi)
 			tc.Scores = append(tc.Scores, s)
 		}

@@ -149,14 +149,6 @@ type Tuning struct {
 	// far as the place behind them (dirChannel's lendOnly).
 	TaskWDir   float64 `tune:"task_w_dir"`
 	TaskDirTop int     `tune:"task_dir_top"`
-	// TaskOneTypeFile scales, for task-shaped text, the files channel's
-	// weight on a file of a language whose files each hold one type
-	// named like the file (C#, Java: oneTypeFile): there the file's name
-	// is its type's, which the blocks, doc-comment and path evidence
-	// already count, and the small files of one exception, delegate or
-	// interface named in the message's words outrank the code that
-	// uses them, where the change is made.
-	TaskOneTypeFile float64 `tune:"task_one_type_file"`
 	// TaskDeclPrior scales, for task-shaped queries that do not name
 	// types or typings, a TypeScript declaration file (.d.ts): it
 	// restates the names and doc comments of the code it types, and a
@@ -240,22 +232,21 @@ func DefaultTuning() Tuning {
 		ProsePrior:    0.8,
 		SameFileDecay: 0.001, // best chunk per file first (broad benchmark +0.0014, dev split +0.001 over 0.3)
 
-		TaskTestPrior:   0.1,
-		TaskProsePrior:  0.2,
-		TaskWSymbol:     0.5,
-		TaskDepthBoost:  0.75, // with TaskWDir 0.4, over 0.5 and 0.3: broad task Hit@5 0.842 -> 0.847, no language lower by 0.001
-		TaskWDocMatch:   0,
-		TaskWDir:        0.4,
-		TaskDirTop:      3,
-		TaskOneTypeFile: 0,
-		TaskDeclPrior:   0.25, // broad task 0.7186 -> 0.7190, Hit@5 1,465 -> 1,467 (JavaScript's typings); 0.5: 0.7189, 0.1: 0.7189
-		TaskVerbDrop:    true,
-		NamedPathBoost:  0.5,
-		NamedStemBoost:  0.25,
-		QuotedBoost:     1,
-		StringBoost:     1,
-		StringBlocks:    100,
-		RareBoost:       1, // broad 0.865 -> 0.867 (task 0.704 -> 0.707, Hit@5 0.825 -> 0.828; concept 0.929 -> 0.931); dev split unchanged
+		TaskTestPrior:  0.1,
+		TaskProsePrior: 0.2,
+		TaskWSymbol:    0.5,
+		TaskDepthBoost: 0.75, // with TaskWDir 0.4, over 0.5 and 0.3: broad task Hit@5 0.842 -> 0.847, no language lower by 0.001
+		TaskWDocMatch:  0,
+		TaskWDir:       0.4,
+		TaskDirTop:     3,
+		TaskDeclPrior:  0.25, // broad task 0.7186 -> 0.7190, Hit@5 1,465 -> 1,467 (JavaScript's typings); 0.5: 0.7189, 0.1: 0.7189
+		TaskVerbDrop:   true,
+		NamedPathBoost: 0.5,
+		NamedStemBoost: 0.25,
+		QuotedBoost:    1,
+		StringBoost:    1,
+		StringBlocks:   100,
+		RareBoost:      1, // broad 0.865 -> 0.867 (task 0.704 -> 0.707, Hit@5 0.825 -> 0.828; concept 0.929 -> 0.931); dev split unchanged
 		// broad task 0.7200 -> 0.7236 per query, Hit@1 1,029 -> 1,042,
 		// Hit@5 1,469 -> 1,469; no language lower by 0.0005.
 		PhraseBoost: 0.3,

@@ -49,17 +49,6 @@ type channel struct {
 	// cosine marks scores that are cosine similarities (vector channels),
 	// which a hit's why reports.
 	cosine bool
-	// fileWeight, when set, scales the weight by the file a unit is in
-	// (fusion and its trace); nil weighs every file alike.
-	fileWeight func(*fileInfo) float64
-}
-
-// weightOf is the channel's weight for a unit of file f.
-func (c *channel) weightOf(f *fileInfo) float64 {
-	if c.fileWeight == nil || f == nil {
-		return c.weight
-	}
-	return c.weight * c.fileWeight(f)
 }
 
 // best is the channel's highest score, and 0 when none is positive.
