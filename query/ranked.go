@@ -136,7 +136,7 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 			if err != nil {
 				return err
 			}
-			chans = append(chans, blocks, chunkSumChannel(blocks, p.tune.WChunkSum, p.tune.ChunkSumTop, pool, files), syms, fl)
+			chans = append(chans, blocks, chunkSumChannel(blocks, p.tune.WChunkSum, pool, files), syms, fl)
 			wDocMatch := p.tune.WDocMatch
 			if task {
 				wDocMatch = p.tune.TaskWDocMatch

@@ -74,20 +74,14 @@ func (tc *textChannels) fileChannel(ctx context.Context, q fulltext.Query, sc *s
 // chunkSumChannel ranks the files of the blocks channel by the sum of
 // their chunks' scores: a file with many matching blocks is more likely
 // about the query than one with a single lucky block.
-func chunkSumChannel(blocks *channel, weight float64, top int, pool unitPool, files map[int64]*fileInfo) *channel {
+func chunkSumChannel(blocks *channel, weight float64, pool unitPool, files map[int64]*fileInfo) *channel {
 	ch := &channel{name: "blocks_sum", weight: weight}
 	sum := map[int64]float64{}
-	seen := map[int64]int{}
 	var order []int64
 	for i, u := range blocks.units {
 		if _, ok := sum[u.fileID]; !ok {
 			order = append(order, u.fileID)
 		}
-		// blocks come best first: a file's best top count
-		if top > 0 && seen[u.fileID] >= top {
-			continue
-		}
-		seen[u.fileID]++
 		sum[u.fileID] += blocks.scores[i]
 	}
 	sort.SliceStable(order, func(i, j int) bool { return sum[order[i]] > sum[order[j]] })

@@ -19,14 +19,13 @@ type Tuning struct {
 	RRFK float64 `tune:"rrf_k"`
 
 	// Channel weights.
-	WChunk      float64 `tune:"w_chunk"`       // best chunk of the file (bm25 of chunks)
-	WChunkSum   float64 `tune:"w_chunksum"`    // sum of the file's chunk scores: files with many matching blocks
-	ChunkSumTop int     `tune:"chunk_sum_top"` // blocks_sum sums a file's best this many blocks (0: all)
-	WSymbol     float64 `tune:"w_symbol"`      // best symbol of the file (bm25 of symbols)
-	WFile       float64 `tune:"w_file"`        // the file's path and summary (bm25 of files)
-	WDef        float64 `tune:"w_def"`         // definitions of the queried name (identifier queries)
-	WEmbedded   float64 `tune:"w_embedded"`    // definitions of identifiers written inside a sentence
-	WPath       float64 `tune:"w_path"`        // share of the query's words in the file's path (all files)
+	WChunk    float64 `tune:"w_chunk"`    // best chunk of the file (bm25 of chunks)
+	WChunkSum float64 `tune:"w_chunksum"` // sum of the file's chunk scores: files with many matching blocks
+	WSymbol   float64 `tune:"w_symbol"`   // best symbol of the file (bm25 of symbols)
+	WFile     float64 `tune:"w_file"`     // the file's path and summary (bm25 of files)
+	WDef      float64 `tune:"w_def"`      // definitions of the queried name (identifier queries)
+	WEmbedded float64 `tune:"w_embedded"` // definitions of identifiers written inside a sentence
+	WPath     float64 `tune:"w_path"`     // share of the query's words in the file's path (all files)
 
 	// The module channel (module.go): a module entry's score passed to
 	// its module's files. WModule is its weight for prose;
