@@ -144,6 +144,8 @@ func TestIsTestPath(t *testing.T) {
 		"lib/x_spec.rb": true, "core/FooSuite.scala": true, "test/helper.bash": true,
 		"lib/bats-core/test_functions.bash": false, "src/testing_utils.go": false, "src/contest.py": false,
 		"src/Latest.java": false, "src/GIT.java": false, "src/TypeSpec.java": false,
+		"types/__typetests__/handlebars.tst.ts": true, "source/index.test-d.ts": true, "test-d/got.ts": true,
+		"src/tstate.ts": false, "src/contest-d.ts": false,
 	}
 	for p, want := range tests {
 		if got := isTestPath(p); got != want {
