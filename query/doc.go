@@ -69,7 +69,10 @@
 //     exact_text;
 //  5. code: several lines, or ; { } => := == != && || and the like, or a
 //     call with arguments and no English word, or a definition line
-//     ("def f(x):") → similar_code;
+//     ("def f(x):") → similar_code; but not a sentence that writes a
+//     snippet (readsAsProse), nor a one-line change request or a question
+//     opened by how, what or why ("Rename `Push()` to `PushAll()`; add an
+//     overload": proseAboutCode), which are prose about code;
 //  6. anything else → concept.
 //
 // # Channels

@@ -242,7 +242,8 @@ func isTestPath(p string) bool {
 	lower := strings.ToLower(p)
 	for _, d := range strings.Split(path.Dir(lower), "/") {
 		switch d {
-		case "test", "tests", "__tests__", "spec", "specs", "testing", "testdata", "test_suite", "e2e", "__mocks__":
+		case "test", "tests", "__tests__", "spec", "specs", "testing", "testdata", "test_suite", "e2e", "__mocks__",
+			"__typetests__", "test-d": // TypeScript's type tests (TSTyche, tsd)
 			return true
 		}
 	}
@@ -268,7 +269,10 @@ func isTestPath(p string) bool {
 	case ".rb":
 		return strings.HasSuffix(stemName, "_spec") || strings.HasSuffix(stemName, "_test")
 	case ".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".mts", ".cts":
-		return strings.Contains(lb, ".test.") || strings.Contains(lb, ".spec.")
+		// A type test (tsd's index.test-d.ts, TSTyche's Reply.tst.ts)
+		// checks the typings; it is not where their code is.
+		return strings.Contains(lb, ".test.") || strings.Contains(lb, ".spec.") || strings.Contains(lb, ".test-d.") ||
+			strings.Contains(lb, ".tst.")
 	case ".java", ".kt", ".kts", ".cs", ".php", ".swift", ".groovy":
 		return hasSuffix("Test", "Tests") || ((ext == ".kt" || ext == ".swift" || ext == ".groovy") && hasSuffix("Spec"))
 	case ".scala":

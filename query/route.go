@@ -27,7 +27,7 @@ const (
 	RuleUsage      = "usage-question"   // where is X used, callers of X, usages of X … → usage of X
 	RuleIdentifier = "identifier"       // one identifier, maybe qualified (a.b, A::B, a->b, A\B, A#b) → definition fused with concept
 	RuleError      = "error-message"    // "Error: …", "panic: …" → exact_text of the message after the prefix; a printf verb (%s, %d, %v) → exact_text
-	RuleCode       = "code"             // several lines, ; { } or operators (=> := == != && ||), or a call with arguments and no English → similar_code
+	RuleCode       = "code"             // several lines, ; { } or operators (=> := == != && ||), or a call with arguments and no English, unless a change request or a how/what/why question (proseAboutCode) → similar_code
 	RuleConcept    = "natural-language" // anything else → concept
 	// RuleTaskText comes before the others: long task text (IsTaskText)
 	// is reduced (ReduceTaskText, shown in Response.QueryUsed) and the
@@ -89,7 +89,7 @@ func Decide(q string) Route {
 	if printfVerbRe.MatchString(q) && strings.Contains(q, " ") {
 		return Route{ExactText, q, RuleError}
 	}
-	if looksLikeCode(q) && !commitTyped(q) {
+	if looksLikeCode(q) && !commitTyped(q) && !proseAboutCode(q) {
 		return Route{SimilarCode, q, RuleCode}
 	}
 	return Route{Concept, q, RuleConcept}
@@ -176,6 +176,29 @@ func readsAsProse(q string) bool {
 	}
 	return plain*100 >= len(words)*50 && stops*100 >= len(words)*15
 }
+
+// proseAboutCode reports whether a one-line query that writes code is
+// prose about it all the same, which readsAsProse misses when the names
+// it writes crowd out its stop words: a change to make or made
+// (taskShapeOf: a verb of change first, a commit's prefix, a fix named,
+// a commit's body: "Rename `LogContext.PushProperties()` to
+// `LogContext.Push()`; add a non-params overload", "Drop mapBoth; override
+// map2"), or a question opened by "how", "what" or "why" ("How does this
+// work: …"). Searched as code, its snippet's punctuation finds the README
+// and workflow files that look like it; its words say where the change or
+// the answer is.
+func proseAboutCode(q string) bool {
+	if strings.Contains(q, "\n") || len(strings.Fields(q)) < proseMinWords {
+		return false
+	}
+	_, task := taskShapeOf(q, false)
+	return task || proseQuestionRe.MatchString(q)
+}
+
+// proseQuestionRe matches the wh-words that open questions and no code:
+// an auxiliary ("do", "is") opens code as often, and "when", "where" and
+// "which" open Kotlin's when, Haskell's where clauses and SQL.
+var proseQuestionRe = lazyregexp.New(`(?i)^\s*(?:how|what|why)\s`)
 
 // proseMinWords is the fewest words readsAsProse calls a sentence: shorter
 // text has too few words to tell English from code.

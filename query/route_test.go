@@ -62,6 +62,14 @@ func TestDecide(t *testing.T) {
 		{"refactor(rxjs): centralize zip-all subscriptions", Concept, "refactor(rxjs): centralize zip-all subscriptions", RuleConcept},
 		{"fix(lex)!: Remove unsafe method", Concept, "fix(lex)!: Remove unsafe method", RuleConcept},
 		{"Check if a column with name ${2} exists in the table", Concept, "Check if a column with name ${2} exists in the table", RuleConcept},
+		// A change request is prose, however much code it writes.
+		{"Rename `LogContext.PushProperties()` to `LogContext.Push()`; add a non-params overload to reduce allocs. Partially covers 773.", Concept, "Rename `LogContext.PushProperties()` to `LogContext.Push()`; add a non-params overload to reduce allocs. Partially covers 773.", RuleConcept},
+		{"Drop mapBoth; override map2, map2Eval in commutativeApplicativeForParallelF", Concept, "Drop mapBoth; override map2, map2Eval in commutativeApplicativeForParallelF", RuleConcept},
+		{"How does this work: ! build (https://ci.example.org/x/ &ensp; ! crates-io (https://crates.io/crates/ &ensp; ! docs-rs (https://docs.rs/", Concept, "How does this work: ! build (https://ci.example.org/x/ &ensp; ! crates-io (https://crates.io/crates/ &ensp; ! docs-rs (https://docs.rs/", RuleConcept},
+		// …but a line of code that calls a fix, or opens with Kotlin's
+		// when, is code.
+		{"fix(x); return y;", SimilarCode, "fix(x); return y;", RuleCode},
+		{`when (x) { 1 -> "a"; else -> "b" }`, SimilarCode, `when (x) { 1 -> "a"; else -> "b" }`, RuleCode},
 		// …but code with a keyword or two stays code.
 		{"for _, x := range items { if x.ok { n++ } }", SimilarCode, "for _, x := range items { if x.ok { n++ } }", RuleCode},
 		{"const done = items.filter(i => i.done) || []", SimilarCode, "const done = items.filter(i => i.done) || []", RuleCode},
@@ -136,6 +144,8 @@ func TestIsTestPath(t *testing.T) {
 		"lib/x_spec.rb": true, "core/FooSuite.scala": true, "test/helper.bash": true,
 		"lib/bats-core/test_functions.bash": false, "src/testing_utils.go": false, "src/contest.py": false,
 		"src/Latest.java": false, "src/GIT.java": false, "src/TypeSpec.java": false,
+		"types/__typetests__/handlebars.tst.ts": true, "source/index.test-d.ts": true, "test-d/got.ts": true,
+		"src/tstate.ts": false, "src/contest-d.ts": false,
 	}
 	for p, want := range tests {
 		if got := isTestPath(p); got != want {
