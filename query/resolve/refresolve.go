@@ -241,7 +241,7 @@ func (rr *refResolver) judge(ctx context.Context, refs []*ref.Line) ([]judged, e
 				o.verdict[di], o.why[di] = v, why
 			}
 			f := rr.files[r.FileID]
-		if f != nil && typescript.IsLang(f.Language) {
+			if f != nil && typescript.IsLang(f.Language) {
 				if err := rr.tsr().Narrow(ctx, r, o.verdict, o.why); err != nil {
 					return nil, err
 				}
