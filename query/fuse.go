@@ -87,15 +87,17 @@ func (p *Planner) fuse(chans []*channel, pm *pathMatcher, source bool, named *na
 
 // refuse adds one more channel to a fusion. It gives the order a second
 // fusion with the channel would give, but scales again only the files
-// the channel scores: the other files' scores stay as they were.
-func (p *Planner) refuse(f *fused, ch *channel, below float64, pm *pathMatcher, source bool, named *namedFiles, files map[int64]*fileInfo, limit int) *fused {
+// the channel scores: the other files' scores stay as they were. The
+// files it scores are lifted at most to just below below, but for keep
+// (nil: none), which it may lift further.
+func (p *Planner) refuse(f *fused, ch *channel, below float64, keep *fileCand, pm *pathMatcher, source bool, named *namedFiles, files map[int64]*fileInfo, limit int) *fused {
 	cands := f.cands
 	for _, fc := range p.gather(f.byFile, ch, files) {
 		if len(fc.ranks) == 1 {
 			cands = append(cands, fc) // found by this channel alone
 		}
 		p.prior(fc, pm, source, named)
-		if fc.final >= below {
+		if fc != keep && fc.final >= below {
 			fc.final = math.Nextafter(below, math.Inf(-1))
 		}
 	}

@@ -179,7 +179,9 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 	if err != nil {
 		return err
 	}
-	chans = append(chans, vchans...)
+	if !defs {
+		chans = append(chans, vchans...)
+	}
 	resp.FiltersApplied = sc.applied
 
 	source := sourcePriors(task, t.natural, defs, text)
@@ -247,6 +249,23 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 		named = &namedFiles{statement: true, phrases: phraseSet.shares()}
 	}
 	f := p.fuse(chans, pm, source, named, files, pool, req.Limit)
+	if defs && len(vchans) > 0 {
+		// A name's vectors reorder the files after its first but never
+		// pass it: the definition channel finds the name by the name
+		// itself, and where several files define it the vectors chose
+		// among them worse than the lexical order did (issue 34: with
+		// the static models, mostly a defining file from first to
+		// second; BENCHMARKS.md).
+		var keep *fileCand
+		below := math.Inf(1)
+		if len(f.cands) > 0 {
+			keep, below = f.cands[0], f.cands[0].final
+		}
+		for _, ch := range vchans {
+			f = p.refuse(f, ch, below, keep, pm, source, named, files, req.Limit)
+		}
+		chans = append(chans, vchans...)
+	}
 	if l := dirEvidence(&p.tune, question, task); l.weight > 0 {
 		// A question about how something works: the directory its best
 		// files gather in lends their scores to its other files. A
@@ -263,7 +282,7 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 		if l.lendOnly && len(f.cands) > 0 {
 			below = f.cands[min(l.top, len(f.cands))-1].final
 		}
-		f = p.refuse(f, ch, below, pm, source, named, files, req.Limit)
+		f = p.refuse(f, ch, below, nil, pm, source, named, files, req.Limit)
 	}
 	if p.traceFn != nil {
 		p.traceFn(p.trace(text, resp.Intent, chans, f))

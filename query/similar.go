@@ -19,10 +19,28 @@ import (
 // searched in the chunks' identifier words; the candidates are then
 // re-scored by the overlap of whole identifiers (Jaccard over the chunk's
 // identifiers list) blended with their bm25, so a chunk using the same
-// names in the same combination ranks first.
+// names in the same combination ranks first. With code vectors, their
+// cosine joins at a share their calibrated weight decides (similarShare).
 
 // maxSimilarTerms bounds the words of a snippet searched.
 const maxSimilarTerms = 32
+
+// similarVecShare is the code vectors' share of a similar-code score at
+// the fixed weight (Tuning.WVecCode); a calibrated weight scales it
+// (similarShare).
+const similarVecShare = 0.5
+
+// similarShare is the share of a similar-code score the code vectors'
+// cosine takes when their channel runs at weight: similarVecShare at the
+// fixed weight, in proportion below it, so that the calibration decides
+// how far a model's cosine may reorder identifier overlap as it does for
+// concept searches (0: lexical). It is at most 1.
+func similarShare(weight, fixed float64) float64 {
+	if weight <= 0 || fixed <= 0 {
+		return 0
+	}
+	return min(1, similarVecShare*weight/fixed)
+}
 
 var identTokenRe = lazyregexp.New(`[A-Za-z_$][A-Za-z0-9_$]*`)
 
@@ -59,13 +77,16 @@ func (p *Planner) similar(ctx context.Context, req Request, text string, resp *R
 
 	// Code vectors first: they need no identifiers, so a snippet of
 	// operators and literals still finds its look-alikes.
-	vr, err := p.vec.runVectors(ctx, text, []vecSpec{{"vec_code", vectors.SurfaceCode, 1}}, req, sc, false)
+	vr, err := p.vec.runVectors(ctx, text, []vecSpec{{"vec_code", vectors.SurfaceCode, p.tune.WVecCode}}, req, sc, false)
 	if err != nil {
 		return err
 	}
 	resp.Vectors = vr.status
 	resp.Notes = append(resp.Notes, vr.notes...)
+	share, vecWeight := 0.0, 0.0
 	for _, ch := range vr.chans {
+		vecWeight = ch.weight
+		share = similarShare(ch.weight, p.tune.WVecCode)
 		ch.intern(pool)
 		if !req.Scope.IsZero() {
 			sc.note(req.Scope, scope.Chunks)
@@ -103,11 +124,8 @@ func (p *Planner) similar(ctx context.Context, req Request, text string, resp *R
 		if maxBM > 0 {
 			c.lexical = 0.5*c.jacc + 0.5*c.bm25/maxBM
 		}
-		c.score = c.lexical
-		if len(vr.chans) > 0 {
-			// Both signals on 0..1: identifier overlap and cosine.
-			c.score = 0.5*c.lexical + 0.5*max(c.cosine, 0)
-		}
+		// Both signals on 0..1: identifier overlap and cosine.
+		c.score = (1-share)*c.lexical + share*max(c.cosine, 0)
 	}
 	sort.SliceStable(cands, func(i, j int) bool {
 		if cands[i].score != cands[j].score {
@@ -131,10 +149,13 @@ func (p *Planner) similar(ctx context.Context, req Request, text string, resp *R
 		}
 		h := Hit{ID: c.u.id, Kind: KindBlock, Path: c.u.path, StartLine: c.u.start, EndLine: c.u.end, Title: c.u.title, Score: round(c.score)}
 		if req.Explain {
-			w := &Why{Channels: []ChannelRank{{Channel: "similar_code", Rank: i + 1, Weight: 1}},
+			w := &Why{Channels: []ChannelRank{{Channel: "similar_code", Rank: i + 1, Weight: round(1 - share)}},
 				Note: fmt.Sprintf("identifier overlap %.2f, bm25 %.2f of the best", c.jacc, c.bm25/max(maxBM, 1e-9))}
+			if len(vr.chans) > 0 {
+				w.Note += fmt.Sprintf("; the score is %.3g of their blend and %.3g of vec_code's cosine (vec_code's weight %.3g of the fixed %.3g)", 1-share, share, vecWeight, p.tune.WVecCode)
+			}
 			if c.vecRank > 0 {
-				w.Channels = append(w.Channels, ChannelRank{Channel: "vec_code", Rank: c.vecRank, Weight: 1, Similarity: math.Round(c.cosine*1000) / 1000})
+				w.Channels = append(w.Channels, ChannelRank{Channel: "vec_code", Rank: c.vecRank, Weight: round(share), Similarity: math.Round(c.cosine*1000) / 1000})
 			}
 			h.Why = w
 		}
