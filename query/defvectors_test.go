@@ -47,4 +47,12 @@ func TestNameVectorsKeepTheFirstFile(t *testing.T) {
 	if ch := vectorChannelsOf(resp.Hits[1]); !ch["vec_code"] || !ch["vec_summary"] {
 		t.Fatalf("a/page_test.go: vector channels %v, want vec_code and vec_summary (the vectors ran)", ch)
 	}
+	// --explain says why the file stands second.
+	held := false
+	for _, pr := range resp.Hits[1].Why.Priors {
+		held = held || (pr.Name == "held below the files it may not pass" && pr.Factor < 1)
+	}
+	if !held {
+		t.Errorf("a/page_test.go: priors %+v, want the cap that held it below a/page.go", resp.Hits[1].Why.Priors)
+	}
 }

@@ -98,7 +98,9 @@ func (p *Planner) refuse(f *fused, ch *channel, below float64, keep *fileCand, p
 		}
 		p.prior(fc, pm, source, named)
 		if fc != keep && fc.final >= below {
-			fc.final = math.Nextafter(below, math.Inf(-1))
+			capped := math.Nextafter(below, math.Inf(-1))
+			fc.priors = append(fc.priors, Prior{Name: "held below the files it may not pass", Factor: round(capped / fc.final)})
+			fc.final = capped
 		}
 	}
 	return p.pick(f.byFile, cands, limit)
