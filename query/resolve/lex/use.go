@@ -270,7 +270,7 @@ func ParamNames(line, fn string) map[string]string {
 // whose last entry is one word or a type ("*T", "[]T", "func()") holds
 // types only: "func run(*Command, []string)" declares no Command.
 func goNamed(list string) bool {
-	parts := splitTop(list)
+	parts := SplitTop(list, ",")
 	last := strings.TrimSpace(parts[len(parts)-1])
 	if last == "" && len(parts) > 1 {
 		last = strings.TrimSpace(parts[len(parts)-2]) // a trailing comma
@@ -309,7 +309,7 @@ var (
 // addParams adds the names (and the stated type, "T" or "pkg.T", if
 // any) of a comma-separated parameter list to out.
 func addParams(out map[string]string, list string) {
-	parts := splitTop(list)
+	parts := SplitTop(list, ",")
 	var pending []string // Go's "a, b int": names waiting for their type
 	for _, p := range parts {
 		p = strings.TrimSpace(p)
@@ -343,28 +343,24 @@ func addParams(out map[string]string, list string) {
 	}
 }
 
-// splitTop cuts a parameter list at its top-level commas.
-func splitTop(list string) []string {
-	d := 0
-	start := 0
-	var parts []string
-	for k := 0; k < len(list); k++ {
-		switch list[k] {
-		case '(', '[', '{', '<':
+// SplitTop splits s at the bytes of seps outside brackets: parentheses,
+// square and curly brackets, and angle brackets (type arguments; the ">"
+// of an arrow, "=>", closes none).
+func SplitTop(s, seps string) []string {
+	var out []string
+	d, start := 0, 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '(' || c == '[' || c == '{' || c == '<':
 			d++
-		case ')', ']', '}', '>':
-			if list[k] == '>' && k > 0 && list[k-1] == '=' {
-				continue // an arrow, "=>"
-			}
+		case c == ')' || c == ']' || c == '}' || (c == '>' && (i == 0 || s[i-1] != '=')):
 			d--
-		case ',':
-			if d == 0 {
-				parts = append(parts, list[start:k])
-				start = k + 1
-			}
+		case d == 0 && strings.IndexByte(seps, c) >= 0:
+			out = append(out, s[start:i])
+			start = i + 1
 		}
 	}
-	return append(parts, list[start:])
+	return append(out, s[start:])
 }
 
 // ClassBases returns the bases a class declaration on line names:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/viberag/viberag/query/resolve/lex"
 	"github.com/viberag/viberag/query/resolve/ref"
 )
 
@@ -118,7 +119,7 @@ func (ar tsAliasReader) tsAliasFuncReturn(ctx context.Context, id int64, t strin
 		return "", 0
 	}
 	rest = strings.TrimSpace(rest)
-	if parts := tsSplitTop(rest, ";"); len(parts) > 0 {
+	if parts := lex.SplitTop(rest, ";"); len(parts) > 0 {
 		rest = strings.TrimSpace(parts[0])
 	}
 	return rest, c.fileOf(rest)
@@ -180,7 +181,7 @@ func (ar tsAliasReader) tsCallResult(ctx context.Context, id int64, t string) (s
 		return "", 0
 	}
 	rest, _ := strings.CutPrefix(strings.TrimSpace(sig[end+1:]), ":")
-	res := strings.TrimSpace(tsSplitTop(rest, ";")[0])
+	res := strings.TrimSpace(lex.SplitTop(rest, ";")[0])
 	if res == "" || bracketDepth(res) != 0 || strings.Count(res, "<") != strings.Count(res, ">")-strings.Count(res, "=>") {
 		return "", 0 // the result goes on past the lines read
 	}

@@ -66,7 +66,7 @@ func (ct *tsCallTyper) tsAssertion(ctx context.Context, id int64, fn string) (st
 	if end < 0 || m == nil || m[0] != end {
 		return "", 0
 	}
-	first, _, _ := strings.Cut(tsSplitTop(h[1:end], ",")[0], ":")
+	first, _, _ := strings.Cut(lex.SplitTop(h[1:end], ",")[0], ":")
 	if strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(first), "?")) != h[m[2]:m[3]] {
 		return "", 0 // it asserts another parameter
 	}

@@ -41,7 +41,7 @@ func tsBodyOpen(h string) (body int, open bool) {
 // Omit<T, K>: T).
 func tsBaseNames(list string) []string {
 	var out []string
-	for _, p := range tsSplitTop(list, ",") {
+	for _, p := range lex.SplitTop(list, ",") {
 		p = strings.TrimSpace(p)
 		if tsWrappers[leadingTypeName(p)] {
 			p = tsUnwrap(p)
@@ -105,7 +105,7 @@ func readTSOmits(text []string, n int, typ string) []string {
 		if !ok {
 			continue
 		}
-		if args := tsSplitTop(inner, ","); len(args) == 2 {
+		if args := lex.SplitTop(inner, ","); len(args) == 2 {
 			for _, q := range tsQuoted.FindAllStringSubmatch(args[1], -1) {
 				out = append(out, q[1]+q[2])
 			}

@@ -55,7 +55,7 @@ func (ct *tsCallTyper) tsMethodParams(ctx context.Context, id int64, typ, m stri
 			return false
 		}
 		out, in = []string{}, did
-		for _, p := range tsSplitTop(s[1:closingBracket(s, 0)], ",") {
+		for _, p := range lex.SplitTop(s[1:closingBracket(s, 0)], ",") {
 			_, pt, _ := strings.Cut(p, ":")
 			out = append(out, strings.TrimSpace(pt))
 		}
@@ -239,7 +239,7 @@ func (ct *tsCallTyper) tsCallChainType(ctx context.Context, r *ref.Line, e strin
 	case first.call:
 		typ, in = ct.eval.tsFuncReturn(ctx, r.FileID, first.name)
 		if typ != "" {
-			typ, in = ct.eval.tsGivenReturn(ctx, r, first.name, typ, in, first.targs, tsSplitTop(first.args, ","))
+			typ, in = ct.eval.tsGivenReturn(ctx, r, first.name, typ, in, first.targs, lex.SplitTop(first.args, ","))
 		} else if ft, fin := ct.eval.tsTypeOf(ctx, r, first.name); ft != "" {
 			typ, in = ct.eval.tsFuncTypeReturn(ctx, fin, ft)
 		}
@@ -381,7 +381,7 @@ func (ct *tsCallTyper) tsCallbackParams(ctx context.Context, id int64, t string)
 	var out []string
 	var in int64
 	found := 0
-	for _, p := range tsSplitTop(t, "|") {
+	for _, p := range lex.SplitTop(t, "|") {
 		if p = strings.TrimSpace(p); p == "" {
 			continue
 		}
@@ -505,7 +505,7 @@ func tsPrimitiveArgs(s string) bool {
 	if !ok || strings.TrimSpace(rest) != "" {
 		return false
 	}
-	for _, a := range tsSplitTop(inner, ",|") {
+	for _, a := range lex.SplitTop(inner, ",|") {
 		if a = strings.TrimSpace(a); !tsPrimitives[a] && literalValue(a) == "" {
 			return false
 		}

@@ -327,14 +327,14 @@ func readTSBases(text []string, n int, typ string) ([]string, bool) {
 		}
 		rhs = strings.TrimSuffix(strings.TrimSpace(rhs), ";")
 		var out []string
-		parts := tsSplitTop(rhs, "|&")
+		parts := lex.SplitTop(rhs, "|&")
 		for i := 0; i < len(parts) && i < 64; i++ {
 			p := strings.TrimSpace(parts[i])
 			if p == "" || strings.HasPrefix(p, "{") && strings.HasSuffix(p, "}") {
 				continue
 			}
 			if strings.HasPrefix(p, "(") && strings.HasSuffix(p, ")") && !strings.Contains(p, "=>") {
-				parts = append(parts, tsSplitTop(p[1:len(p)-1], "|&")...) // "A & (B | C)"
+				parts = append(parts, lex.SplitTop(p[1:len(p)-1], "|&")...) // "A & (B | C)"
 				continue
 			}
 			name := leadingTypeName(p)
@@ -379,7 +379,7 @@ func aliasAssigned(h, typ string) bool {
 // (their type arguments dropped, a qualifier's package dropped).
 func typeNames(list string) []string {
 	var out []string
-	for _, p := range tsSplitTop(list, ",") {
+	for _, p := range lex.SplitTop(list, ",") {
 		if name := leadingTypeName(strings.TrimSpace(p)); name != "" {
 			out = append(out, name[strings.LastIndex(name, ".")+1:])
 		}
@@ -433,25 +433,6 @@ func typeArgList(s string) (inner, rest string, ok bool) {
 		return "", s, false
 	}
 	return s[1 : n-1], rest, true
-}
-
-// tsSplitTop splits s at the separators outside brackets (angle brackets
-// too: TypeScript's type arguments).
-func tsSplitTop(s, seps string) []string {
-	var out []string
-	d, start := 0, 0
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '(' || c == '[' || c == '{' || c == '<':
-			d++
-		case c == ')' || c == ']' || c == '}' || (c == '>' && (i == 0 || s[i-1] != '=')):
-			d--
-		case d == 0 && strings.IndexByte(seps, c) >= 0:
-			out = append(out, s[start:i])
-			start = i + 1
-		}
-	}
-	return append(out, s[start:])
 }
 
 // tsBinds reports whether a file declares name (a variable, function,
@@ -574,7 +555,7 @@ func funcTypeParams(t string) []string {
 		return nil
 	}
 	var out []string
-	for _, p := range tsSplitTop(t[1:end], ",") {
+	for _, p := range lex.SplitTop(t[1:end], ",") {
 		_, pt, _ := strings.Cut(p, ":")
 		out = append(out, strings.TrimSpace(pt))
 	}
@@ -705,7 +686,7 @@ func (dr *tsDeclReader) readTSParams(ctx context.Context, id int64, fn string, c
 			}
 		}
 		var out []string
-		for _, p := range tsSplitTop(list, ",") {
+		for _, p := range lex.SplitTop(list, ",") {
 			_, t, _ := strings.Cut(p, ":")
 			out = append(out, strings.TrimSpace(t))
 		}
@@ -734,7 +715,7 @@ func tsUnwrap(typ string) string {
 		}
 		typ = strings.TrimSpace(strings.TrimPrefix(typ[len(name):], "<"))
 	}
-	if parts := tsSplitTop(typ, "|"); len(parts) > 1 {
+	if parts := lex.SplitTop(typ, "|"); len(parts) > 1 {
 		var kept []string
 		for _, p := range parts {
 			if p = strings.TrimSpace(p); p != "undefined" && p != "null" {
@@ -764,7 +745,7 @@ func tsLiteralMemberText(lit, m string) string {
 	if !strings.HasSuffix(body, "}") {
 		return "" // the literal goes on past its first line: not read
 	}
-	for _, p := range tsSplitTop(body[1:len(body)-1], ";,") {
+	for _, p := range lex.SplitTop(body[1:len(body)-1], ";,") {
 		k, t, ok := strings.Cut(strings.TrimSpace(p), ":")
 		if !ok || strings.TrimRight(strings.TrimPrefix(strings.TrimSpace(k), "readonly "), "?") != m {
 			continue
@@ -948,7 +929,7 @@ func (dr *tsDeclReader) tsMayBind(ctx context.Context, id int64, name string) bo
 // its type.
 func (dr *tsDeclReader) tsIntersection(ctx context.Context, id int64, typ string) bool {
 	rhs, ok := dr.tsDeclRHS(ctx, id, typ, "type")
-	return ok && len(tsSplitTop(rhs, "|")) == 1 && len(tsSplitTop(rhs, "&")) > 1
+	return ok && len(lex.SplitTop(rhs, "|")) == 1 && len(lex.SplitTop(rhs, "&")) > 1
 }
 
 // tsDeclRHS returns the right-hand side of the first declaration of name
@@ -1065,7 +1046,7 @@ func (dr *tsDeclReader) tsOwnCallSignature(ctx context.Context, id int64, typ st
 		return nil, false
 	}
 	var out []string
-	for _, p := range tsSplitTop(sig[1:end], ",") {
+	for _, p := range lex.SplitTop(sig[1:end], ",") {
 		_, pt, _ := strings.Cut(p, ":")
 		out = append(out, strings.TrimSpace(pt))
 	}

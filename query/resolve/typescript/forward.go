@@ -62,7 +62,7 @@ func (ct *tsCallTyper) tsOwnCall(ctx context.Context, did int64, text []string, 
 	if !ok || fid != in {
 		return false
 	}
-	parts := tsSplitTop(t, "&")
+	parts := lex.SplitTop(t, "&")
 	typeParam := strings.TrimSpace(parts[0])
 	own := false
 	for _, p := range ct.decl.tsDeclParams(ctx, fid, fname) {
@@ -80,7 +80,7 @@ func (ct *tsCallTyper) tsOwnCall(ctx context.Context, did int64, text []string, 
 			return false // a type of the repository's: its members too
 		}
 	}
-	args := tsSplitTop(s[open+1:end], ",")
+	args := lex.SplitTop(s[open+1:end], ",")
 	for i, p := range ct.decl.tsParams(ctx, fid, fname, false) {
 		if strings.TrimSpace(p) != typeParam {
 			continue

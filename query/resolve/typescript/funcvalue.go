@@ -95,5 +95,5 @@ func tsFuncAlias(ctx context.Context, dr *tsDeclReader, did int64, dname string)
 	res, arrow := strings.CutPrefix(strings.TrimSpace(rhs[end+1:]), "=>")
 	// The whole right-hand side one function type: no union or
 	// intersection around it ("(() => void) & { kind: string }").
-	return arrow && strings.TrimSpace(res) != "" && tsSplitTop(rhs, "|")[0] == rhs && tsSplitTop(rhs, "&")[0] == rhs
+	return arrow && strings.TrimSpace(res) != "" && lex.SplitTop(rhs, "|")[0] == rhs && lex.SplitTop(rhs, "&")[0] == rhs
 }

@@ -30,7 +30,7 @@ func FuzzReaders(f *testing.F) {
 		tsElement(src)
 		tsUnwrap(src)
 		literalValue(src)
-		tsSplitTop(src, ",|&")
+		lex.SplitTop(src, ",|&")
 		tsReturnText(src)
 		tsAwaited(src)
 		tsParamNames(src)

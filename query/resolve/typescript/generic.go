@@ -25,7 +25,7 @@ func tsTypeArgs(t string) (string, []string) {
 		return name, nil
 	}
 	var args []string
-	for _, a := range tsSplitTop(inner, ",") {
+	for _, a := range lex.SplitTop(inner, ",") {
 		args = append(args, strings.TrimSpace(a))
 	}
 	return name, args
@@ -40,7 +40,7 @@ func tsParamNames(s string) []string {
 		return nil
 	}
 	var out []string
-	for _, p := range tsSplitTop(inner, ",") {
+	for _, p := range lex.SplitTop(inner, ",") {
 		out = append(out, leadingTypeName(strings.TrimSpace(p)))
 	}
 	return out
@@ -108,7 +108,7 @@ func (te *tsTypeEval) tsAliasTupleElement(ctx context.Context, id int64, t strin
 	}
 	rhs = tsSubst(rhs, te.decl.tsDeclParams(ctx, did, dname), args)
 	one := ""
-	for _, part := range tsSplitTop(rhs, "|") {
+	for _, part := range lex.SplitTop(rhs, "|") {
 		e := tsTupleElement(strings.TrimSpace(part), i)
 		switch {
 		case e == "":
@@ -203,7 +203,7 @@ func (te *tsTypeEval) tsGivenReturn(ctx context.Context, r *ref.Line, fn, t stri
 	}
 	given := make([]string, len(params))
 	if targs != "" {
-		for i, a := range tsSplitTop(strings.TrimSpace(targs)[1:len(strings.TrimSpace(targs))-1], ",") {
+		for i, a := range lex.SplitTop(strings.TrimSpace(targs)[1:len(strings.TrimSpace(targs))-1], ",") {
 			if i < len(given) {
 				given[i] = strings.TrimSpace(a)
 			}
@@ -266,7 +266,7 @@ func tsParamTypes(sig, dname string) ([]string, bool) {
 		return nil, false
 	}
 	var out []string
-	for _, p := range tsSplitTop(s[1:closingBracket(s, 0)], ",") {
+	for _, p := range lex.SplitTop(s[1:closingBracket(s, 0)], ",") {
 		_, pt, _ := strings.Cut(p, ":")
 		out = append(out, strings.TrimSpace(pt))
 	}

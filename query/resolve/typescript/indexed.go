@@ -194,7 +194,7 @@ func (it tsIndexTyper) tsQueried(ctx context.Context, r *ref.Line, v string) (st
 // first), an instance of a constructor type for InstanceType<C>, a type
 // of the repository with its arguments; "" when none.
 func (it tsIndexTyper) tsIndexedBase(ctx context.Context, r *ref.Line, before string, s tsIndexedSteps) (string, int64) {
-	if s.name == "InstanceType" && s.args != "" && len(tsSplitTop(s.args, ",")) == 1 {
+	if s.name == "InstanceType" && s.args != "" && len(lex.SplitTop(s.args, ",")) == 1 {
 		if c, in := it.tsTypeNamed(ctx, r, before, s.args); c != "" {
 			return it.tsConstructed(ctx, in, c)
 		}

@@ -129,7 +129,7 @@ func tsFixedElement(t string, i int) string {
 	if !strings.HasPrefix(u, "[") || !strings.HasSuffix(u, "]") {
 		return ""
 	}
-	for k, p := range tsSplitTop(u[1:len(u)-1], ",") {
+	for k, p := range lex.SplitTop(u[1:len(u)-1], ",") {
 		if k > i {
 			break
 		}

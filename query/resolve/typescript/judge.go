@@ -829,7 +829,7 @@ func (ru *tsRules) tsNotCallable(ctx context.Context, d *ref.Def) bool {
 	if rest == "" {
 		return false
 	}
-	for _, p := range tsSplitTop(rest, "|") {
+	for _, p := range lex.SplitTop(rest, "|") {
 		p = strings.TrimSpace(p)
 		switch {
 		case p == "boolean" || p == "string" || p == "number" || p == "bigint" || p == "undefined" || p == "null" || p == "never" || p == "symbol":
@@ -896,7 +896,7 @@ func (ru *tsRules) tsLiteralUnion(ctx context.Context, id int64, t string, out m
 	if t == "" || depth > 4 {
 		return false
 	}
-	for _, p := range tsSplitTop(t, "|") {
+	for _, p := range lex.SplitTop(t, "|") {
 		p = strings.TrimSpace(p)
 		if lit := literalValue(p); lit != "" {
 			out[lit] = true
@@ -962,7 +962,7 @@ func (ru *tsRules) tsConstLiterals(ctx context.Context, id int64, v string, out 
 	if !ok || !strings.HasPrefix(rhs, "[") || !strings.HasSuffix(rhs, "]") {
 		return false
 	}
-	for _, e := range tsSplitTop(rhs[1:len(rhs)-1], ",") {
+	for _, e := range lex.SplitTop(rhs[1:len(rhs)-1], ",") {
 		if e = strings.TrimSpace(e); e == "" {
 			continue
 		}

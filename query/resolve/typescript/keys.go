@@ -25,12 +25,12 @@ func (ru *tsRules) tsOwnsMember(ctx context.Context, id int64, typ, m string) bo
 	}
 	v := false
 	if rhs, ok := ru.decl.tsDeclRHS(ctx, id, typ, "type"); ok {
-		parts := tsSplitTop(rhs, "|&")
+		parts := lex.SplitTop(rhs, "|&")
 		for i := 0; i < len(parts) && i < 64 && !v; i++ {
 			p := strings.TrimSpace(parts[i])
 			switch {
 			case strings.HasPrefix(p, "(") && strings.HasSuffix(p, ")") && !strings.Contains(p, "=>"):
-				parts = append(parts, tsSplitTop(p[1:len(p)-1], "|&")...)
+				parts = append(parts, lex.SplitTop(p[1:len(p)-1], "|&")...)
 			case strings.HasPrefix(p, "{") && strings.HasSuffix(p, "}"):
 				v = tsLiteralDeclares(p, m)
 			}
@@ -45,7 +45,7 @@ func (ru *tsRules) tsOwnsMember(ctx context.Context, id int64, typ, m string) bo
 func tsLiteralDeclares(lit, m string) bool {
 	body := strings.TrimSpace(StripBlockComments(lit))
 	body = strings.TrimSpace(body[1 : len(body)-1])
-	for _, e := range tsSplitTop(body, ";,") {
+	for _, e := range lex.SplitTop(body, ";,") {
 		e = strings.TrimPrefix(strings.TrimSpace(e), "readonly ")
 		if rest, ok := strings.CutPrefix(e, m); ok {
 			if rest = strings.TrimLeft(rest, " \t"); rest != "" && strings.ContainsAny(rest[:1], ":?(<") {
@@ -345,7 +345,7 @@ func tsTypeParamAt(text []string, start int, name, p string) (u string, declared
 	if !ok {
 		return "", false
 	}
-	for _, e := range tsSplitTop(inner, ",") {
+	for _, e := range lex.SplitTop(inner, ",") {
 		n, rest, _ := strings.Cut(strings.TrimSpace(e), " ")
 		if n != p {
 			continue
@@ -354,7 +354,7 @@ func tsTypeParamAt(text []string, start int, name, p string) (u string, declared
 		if !ok {
 			return "", true
 		}
-		return strings.TrimSpace(tsSplitTop(c, "=")[0]), true
+		return strings.TrimSpace(lex.SplitTop(c, "=")[0]), true
 	}
 	return "", false
 }
@@ -574,7 +574,7 @@ func tsSigStated(sig, name string) (stated, own []string) {
 	if end < 0 {
 		return nil, nil
 	}
-	for _, p := range tsSplitTop(h[1:end], ",") {
+	for _, p := range lex.SplitTop(h[1:end], ",") {
 		if strings.TrimSpace(p) == "" {
 			continue
 		}

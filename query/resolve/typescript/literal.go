@@ -294,7 +294,7 @@ func (lt *tsLiteralTyper) tsLiteralMethodParam(ctx context.Context, r *ref.Line,
 		return "", 0
 	}
 	j := -1
-	for i, p := range tsSplitTop(sig[o+1:end], ",") {
+	for i, p := range lex.SplitTop(sig[o+1:end], ",") {
 		name, typ, typed := strings.Cut(p, ":")
 		if strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(name), "?")) == v {
 			if typed && strings.TrimSpace(typ) != "" {

@@ -1,6 +1,10 @@
 package typescript
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/viberag/viberag/query/resolve/lex"
+)
 
 // tsLiteralCallParams returns the stated types of the parameters of the
 // call signature of type literal lit ("{ (): R; <C>(opts: { ctx?: C }):
@@ -17,7 +21,7 @@ func tsLiteralCallParams(lit string, arg int) []string {
 		return nil
 	}
 	var sigs [][]string
-	for _, p := range tsSplitTop(body[1:len(body)-1], ";,") {
+	for _, p := range lex.SplitTop(body[1:len(body)-1], ";,") {
 		p = strings.TrimSpace(p)
 		h := skipTypeArgs(p)
 		if !strings.HasPrefix(h, "(") {
@@ -29,7 +33,7 @@ func tsLiteralCallParams(lit string, arg int) []string {
 		}
 		own := tsParamNames(p)
 		var params []string
-		for _, q := range tsSplitTop(h[1:end], ",") {
+		for _, q := range lex.SplitTop(h[1:end], ",") {
 			if strings.TrimSpace(q) == "" {
 				continue
 			}

@@ -98,7 +98,7 @@ func tsLiteralKeyValue(text []string, ln, col int, key string) string {
 	if end < 0 {
 		return ""
 	}
-	for _, e := range tsSplitTop(s[1:end], ",") {
+	for _, e := range lex.SplitTop(s[1:end], ",") {
 		name, v, pair := strings.Cut(strings.TrimSpace(e), ":")
 		if strings.TrimSpace(name) != key {
 			continue

@@ -74,7 +74,7 @@ func tsLiteralOwnsKey(text []string, ln, col int, key string) (end int, keyed bo
 	if c < 0 {
 		return 0, false
 	}
-	for _, e := range tsSplitTop(s[1:c], ",") {
+	for _, e := range lex.SplitTop(s[1:c], ",") {
 		e = strings.TrimSpace(e)
 		if strings.HasPrefix(e, "...") {
 			return 0, false

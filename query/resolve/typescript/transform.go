@@ -60,7 +60,7 @@ func (tt tsTransformTyper) tsTransformChunkType(ctx context.Context, r *ref.Line
 			}
 			continue
 		}
-		if strings.TrimSpace(tsSplitTop(m[2], ",")[0]) != v {
+		if strings.TrimSpace(lex.SplitTop(m[2], ",")[0]) != v {
 			return "", 0 // v is not the chunk
 		}
 		if !openThrough(text, n, strings.LastIndexByte(l, '{')+1, r.Line) || tt.te.tsBindsBetween(text, n+1, r.Line, v) {
@@ -180,7 +180,7 @@ func (tt tsTransformTyper) tsInferCall(ctx context.Context, r *ref.Line, fn, arg
 	if !ok {
 		return "", 0
 	}
-	given := tsSplitTop(args, ",")
+	given := lex.SplitTop(args, ",")
 	for i, pt := range ptypes {
 		if i >= len(given) {
 			break

@@ -57,7 +57,7 @@ func (te *tsTypeEval) tsBoundType(ctx context.Context, r *ref.Line, v string) (s
 				continue
 			}
 		case strings.HasPrefix(pattern, "["):
-			for i, p := range tsSplitTop(strings.Trim(pattern, "[] "), ",") {
+			for i, p := range lex.SplitTop(strings.Trim(pattern, "[] "), ",") {
 				if strings.TrimSpace(p) == v {
 					idx = i
 				}
@@ -121,7 +121,7 @@ var tsBinding = lazyregexp.New(`^\s*(?:const|let|var|(?:await\s+)?using)\s+([\p{
 // tsPatternKey returns the key an object pattern ("{ a, b: v, c = 1 }")
 // binds v from, "" when it does not bind v.
 func tsPatternKey(pattern, v string) string {
-	for _, p := range tsSplitTop(strings.Trim(pattern, "{} "), ",") {
+	for _, p := range lex.SplitTop(strings.Trim(pattern, "{} "), ",") {
 		p, _, _ = strings.Cut(p, "=")
 		k, local, renamed := strings.Cut(p, ":")
 		if !renamed {
@@ -141,7 +141,7 @@ func tsTupleElement(t string, i int) string {
 	if !strings.HasPrefix(t, "[") || !strings.HasSuffix(t, "]") {
 		return ""
 	}
-	parts := tsSplitTop(t[1:len(t)-1], ",")
+	parts := lex.SplitTop(t[1:len(t)-1], ",")
 	if i >= len(parts) {
 		return ""
 	}
@@ -227,7 +227,7 @@ func (te *tsTypeEval) tsExprType(ctx context.Context, r *ref.Line, e string) (st
 			if m[6] >= 0 {
 				targs = e[m[6]:m[7]]
 			}
-			t, in = te.tsGivenReturn(ctx, r, chain[0], t, in, targs, tsSplitTop(e[m[1]:end], ","))
+			t, in = te.tsGivenReturn(ctx, r, chain[0], t, in, targs, lex.SplitTop(e[m[1]:end], ","))
 		} else if ft, fin := te.tsTypeOf(ctx, r, chain[0]); ft != "" && ft != tsOwnLiteral {
 			t, in = te.tsFuncTypeReturn(ctx, fin, ft)
 		} else if text, err := te.rr.Text(ctx, r.FileID); err == nil && tsLocalLiteralFunc(text, r, chain[0]) {
@@ -341,7 +341,7 @@ func (te *tsTypeEval) tsFuncTypeReturn(ctx context.Context, id int64, t string) 
 		return "", 0
 	}
 	rest = strings.TrimSpace(rest)
-	if parts := tsSplitTop(rest, ";"); len(parts) > 0 {
+	if parts := lex.SplitTop(rest, ";"); len(parts) > 0 {
 		rest = strings.TrimSpace(parts[0])
 	}
 	return rest, id
@@ -431,7 +431,7 @@ func tsFuncTypedParam(sig, fn, v string) string {
 	if end < 0 {
 		return ""
 	}
-	for _, p := range tsSplitTop(h[1:end], ",") {
+	for _, p := range lex.SplitTop(h[1:end], ",") {
 		n, t, ok := strings.Cut(p, ":")
 		if t = strings.TrimSpace(t); ok && strings.TrimSpace(n) == v && strings.HasPrefix(t, "(") && tsTopArrow(t) {
 			return t
@@ -507,7 +507,7 @@ func (te *tsTypeEval) tsWholeParamType(ctx context.Context, r *ref.Line, v strin
 	if end < 0 {
 		return ""
 	}
-	for _, p := range tsSplitTop(sig[i+o+1:end], ",") {
+	for _, p := range lex.SplitTop(sig[i+o+1:end], ",") {
 		name, typ, ok := strings.Cut(p, ":")
 		if ok && strings.TrimPrefix(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(name), "?")), "...") == v {
 			typ, _, _ = strings.Cut(typ, "=")
@@ -661,7 +661,7 @@ func (te *tsTypeEval) readTSTypeOf(ctx context.Context, r *ref.Line, v string) (
 			return te.tsUtility(ctx, r.FileID, t)
 		}
 	}
-	if t := te.lit.tsLocalAnnotation(ctx, r, v); t != "" && len(tsSplitTop(tsUnwrap(t), "|")) == 1 {
+	if t := te.lit.tsLocalAnnotation(ctx, r, v); t != "" && len(lex.SplitTop(tsUnwrap(t), "|")) == 1 {
 		// "let v: T;", assigned below it: T, through an indexed access
 		// (T['k']) to a type that is not a literal's, or to a union
 		// (a generic base's member), whose parts declaring a member
@@ -786,7 +786,7 @@ func (te *tsTypeEval) tsCallbackParam(ctx context.Context, r *ref.Line, text []s
 			list = l[m[4]:m[5]]
 		}
 		j := -1
-		for i, p := range tsSplitTop(list, ",") {
+		for i, p := range lex.SplitTop(list, ",") {
 			if name, _, _ := strings.Cut(strings.TrimSpace(p), ":"); strings.TrimSpace(strings.TrimSuffix(name, "?")) == v {
 				j = i
 			}
@@ -1058,7 +1058,7 @@ func (te *tsTypeEval) readTSMemberType(ctx context.Context, id int64, typ, m str
 	if v, ok := tsRecordValue(ctx, te.decl, id, typ); ok {
 		return v, id, false // Record<K, V>: every key's value is a V
 	}
-	if parts := tsSplitTop(typ, "&"); len(parts) > 1 && len(tsSplitTop(typ, "|")) == 1 {
+	if parts := lex.SplitTop(typ, "&"); len(parts) > 1 && len(lex.SplitTop(typ, "|")) == 1 {
 		// An intersection: the first part stating the member gives its type.
 		for _, p := range parts {
 			if t, in, _ := te.tsMemberType(ctx, id, strings.TrimSpace(p), m); t != "" {
@@ -1402,7 +1402,7 @@ func tsBoundFuncParams(sig, name string) (map[string]string, bool) {
 			return nil, false // a call's arguments: "const name = f(a)"
 		}
 		out := map[string]string{}
-		for _, p := range tsSplitTop(rest[1:end], ",") {
+		for _, p := range lex.SplitTop(rest[1:end], ",") {
 			n, t, _ := strings.Cut(tsBeforeDefault(p), ":")
 			n = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(n), "?"))
 			if n == "" || strings.ContainsAny(n, "{[.") {
@@ -1447,7 +1447,7 @@ func tsArrowStated(t string) string {
 // when it is a union of several other types.
 func tsSingleType(t string) string {
 	var one string
-	for _, p := range tsSplitTop(t, "|") {
+	for _, p := range lex.SplitTop(t, "|") {
 		switch p = strings.TrimSpace(p); p {
 		case "", "undefined", "null":
 			continue
@@ -1468,7 +1468,7 @@ func tsObjectLiteral(e string) bool {
 	if !strings.HasPrefix(e, "{") || closingBracket(e, 0) != len(e)-1 {
 		return false
 	}
-	for _, p := range tsSplitTop(e[1:len(e)-1], ",") {
+	for _, p := range lex.SplitTop(e[1:len(e)-1], ",") {
 		if strings.HasPrefix(strings.TrimSpace(p), "...") {
 			return false // another value's members too
 		}

@@ -297,10 +297,10 @@ func tsArgsIn(typ string, id int64) []tsValue {
 // whole; one part for another type.
 func tsUnionParts(t string) []string {
 	var out []string
-	for _, p := range tsSplitTop(t, "|") {
+	for _, p := range lex.SplitTop(t, "|") {
 		p = strings.TrimSpace(p)
 		for strings.HasPrefix(p, "(") && closingBracket(p, 0) == len(p)-1 && !strings.Contains(p, "=>") &&
-			len(tsSplitTop(p[1:len(p)-1], "&")) == 1 {
+			len(lex.SplitTop(p[1:len(p)-1], "&")) == 1 {
 			p = strings.TrimSpace(p[1 : len(p)-1])
 		}
 		if p != "" && p != "null" && p != "undefined" {
