@@ -196,15 +196,42 @@ func (s style) path(t string) string  { return s.wrap("36", t) }
 func (s style) title(t string) string { return s.wrap("1", t) }
 func (s style) dim(t string) string   { return s.wrap("2", t) }
 
+// counted names what a response's Total counts, which depends on the
+// intent: a hit is a file or a definition, so "5 hits of 2" would misread
+// two candidate files as two hits.
+func counted(in query.Intent, total int, atLeast bool) string {
+	one, many := "candidate file", "candidate files"
+	switch in {
+	case query.ExactText:
+		one, many = "occurrence", "occurrences"
+	case query.Usage:
+		one, many = "reference line", "reference lines"
+	case query.SimilarCode:
+		one, many = "candidate block", "candidate blocks"
+	}
+	unit := many
+	if total == 1 && !atLeast {
+		unit = one
+	}
+	if atLeast {
+		return fmt.Sprintf("at least %d %s", total, unit)
+	}
+	return fmt.Sprintf("%d %s", total, unit)
+}
+
 func printSearch(w io.Writer, out *mcp.SearchOut, st style, explain bool) {
 	r := out.Response
 	head := string(r.Intent)
 	if r.Routing != "" {
 		head += " (" + r.Routing + ")"
 	}
-	head += fmt.Sprintf(" · %d hits", len(r.Hits))
+	if len(r.Hits) == 1 {
+		head += " · 1 hit"
+	} else {
+		head += fmt.Sprintf(" · %d hits", len(r.Hits))
+	}
 	if r.Total >= 0 {
-		head += fmt.Sprintf(" of %d", r.Total)
+		head += fmt.Sprintf(" · %s", counted(r.Intent, r.Total, r.TotalAtLeast))
 	}
 	head += fmt.Sprintf(" · %.1f ms", r.TookMS)
 	fmt.Fprintln(w, st.dim(head))
@@ -246,7 +273,7 @@ func printSearch(w io.Writer, out *mcp.SearchOut, st style, explain bool) {
 	if r.Truncated {
 		msg := fmt.Sprintf("truncated: %d shown", len(r.Hits))
 		if r.Total > len(r.Hits) {
-			msg += fmt.Sprintf(" of %d", r.Total)
+			msg += fmt.Sprintf(" (%s)", counted(r.Intent, r.Total, r.TotalAtLeast))
 		}
 		if r.Dropped > 0 {
 			msg += fmt.Sprintf(": %d hits dropped by the size budget", r.Dropped)

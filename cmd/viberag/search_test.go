@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -50,6 +51,10 @@ func TestOpenIndexAndPrint(t *testing.T) {
 	var plain bytes.Buffer
 	printSearch(&plain, resp, style{}, true)
 	out := plain.String()
+	// The head names what its count counts: files found, not hits.
+	if head, _, _ := strings.Cut(out, "\n"); !strings.Contains(head, fmt.Sprintf("%d hits · %d candidate files", len(resp.Hits), resp.Total)) {
+		t.Errorf("head %q: want the hits and the candidate files counted apart", head)
+	}
 	if !strings.Contains(out, "app/queue.py:1-5") || !strings.Contains(out, "class Queue") || strings.Contains(out, "\x1b[") {
 		t.Errorf("plain output:\n%s", out)
 	}
