@@ -37,6 +37,9 @@ type fileInfo struct {
 	// packageDoc: the file holds its directory's package doc (a Go
 	// package comment), so it describes the directory as doc.go does.
 	packageDoc bool
+	// errorType: a short file named like an exception or error type
+	// (MissingFieldException.cs, NetworkError.ts).
+	errorType bool
 }
 
 // fileCache holds every file's fileInfo, rebuilt when the files table
@@ -232,6 +235,25 @@ func classify(f *fileInfo) {
 	f.reexport = isReexportFile(base)
 	f.prose = isProse(f.language)
 	f.decl = isDeclarationFile(base)
+	f.errorType = f.lines <= maxErrorTypeLines && isErrorTypeName(stemName)
+}
+
+// maxErrorTypeLines bounds the files isErrorTypeName marks: a longer one
+// (an error enum with a case and a message per failure) is where errors
+// are added.
+const maxErrorTypeLines = 300
+
+// isErrorTypeName reports whether a file's stem names an exception or
+// error type as the class-based languages do: two words or more in
+// CamelCase, the last Exception or Error (HeaderValidationException,
+// MissingImplementationError; not Error or errors).
+func isErrorTypeName(stem string) bool {
+	for _, suf := range []string{"Exception", "Error"} {
+		if t, ok := strings.CutSuffix(stem, suf); ok && t != "" && t[0] >= 'A' && t[0] <= 'Z' && isIdentifierPart(t) {
+			return true
+		}
+	}
+	return false
 }
 
 // isTestPath reports whether p is a test file by the naming conventions
