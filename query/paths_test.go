@@ -46,3 +46,16 @@ func TestProjectDirRoles(t *testing.T) {
 		}
 	}
 }
+
+func TestIsErrorTypeName(t *testing.T) {
+	tests := map[string]bool{
+		"MissingFieldException": true, "NetworkError": true, "IOException": true, "MissingImplementationError": true,
+		"Error": false, "Exception": false, "errors": false, "error_codes": false, "parseError": false,
+		"ErrorHandler": false, "Foo.Error": false,
+	}
+	for stem, want := range tests {
+		if got := isErrorTypeName(stem); got != want {
+			t.Errorf("isErrorTypeName(%q) = %v, want %v", stem, got, want)
+		}
+	}
+}
