@@ -37,6 +37,9 @@ type fileInfo struct {
 	// packageDoc: the file holds its directory's package doc (a Go
 	// package comment), so it describes the directory as doc.go does.
 	packageDoc bool
+	// errorType: a short file named like an exception or error type
+	// (MissingFieldException.cs, NetworkError.ts).
+	errorType bool
 }
 
 // fileCache holds every file's fileInfo, rebuilt when the files table
@@ -232,6 +235,25 @@ func classify(f *fileInfo) {
 	f.reexport = isReexportFile(base)
 	f.prose = isProse(f.language)
 	f.decl = isDeclarationFile(base)
+	f.errorType = f.lines <= maxErrorTypeLines && isErrorTypeName(stemName)
+}
+
+// maxErrorTypeLines bounds the files isErrorTypeName marks: a longer one
+// (an error enum with a case and a message per failure) is where errors
+// are added.
+const maxErrorTypeLines = 300
+
+// isErrorTypeName reports whether a file's stem names an exception or
+// error type as the class-based languages do: two words or more in
+// CamelCase, the last Exception or Error (HeaderValidationException,
+// MissingImplementationError; not Error or errors).
+func isErrorTypeName(stem string) bool {
+	for _, suf := range []string{"Exception", "Error"} {
+		if t, ok := strings.CutSuffix(stem, suf); ok && t != "" && t[0] >= 'A' && t[0] <= 'Z' && isIdentifierPart(t) {
+			return true
+		}
+	}
+	return false
 }
 
 // isTestPath reports whether p is a test file by the naming conventions
@@ -239,11 +261,13 @@ func classify(f *fileInfo) {
 // test_functions.bash is not a test by itself: "test_" marks tests only
 // where the tools say so (pytest, C and C++ test runners, luaunit).
 func isTestPath(p string) bool {
-	lower := strings.ToLower(p)
-	for _, d := range strings.Split(path.Dir(lower), "/") {
-		switch d {
+	for _, d := range strings.Split(path.Dir(p), "/") {
+		switch strings.ToLower(d) {
 		case "test", "tests", "__tests__", "spec", "specs", "testing", "testdata", "test_suite", "e2e", "__mocks__",
 			"__typetests__", "test-d": // TypeScript's type tests (TSTyche, tsd)
+			return true
+		}
+		if projectDirRole(d) == projectTest {
 			return true
 		}
 	}
@@ -288,15 +312,91 @@ func isTestPath(p string) bool {
 // isAuxPath reports whether p lies in a directory of code that is not the
 // project's own: examples, documentation, benchmarks, vendored code.
 func isAuxPath(p string) bool {
-	for _, d := range strings.Split(path.Dir(strings.ToLower(p)), "/") {
-		switch d {
+	for _, d := range strings.Split(path.Dir(p), "/") {
+		switch strings.ToLower(d) {
 		case "example", "examples", "_examples", "sample", "samples", "doc", "docs", "docs_src",
 			"bench", "benches", "benchmark", "benchmarks", "vendor", "third_party", "thirdparty",
 			"compat", "_compat", "legacy", "deprecated", "single_include":
 			return true
 		}
+		if projectDirRole(d) == projectAux {
+			return true
+		}
 	}
 	return false
+}
+
+// A project directory's role by its name's suffix (projectDirRole).
+const (
+	projectSource = iota
+	projectTest
+	projectAux
+)
+
+// projectDirRole reads the role of a directory named as a .NET or Xcode
+// project names its test, benchmark and sample projects: after the project
+// they serve, with a suffix word. .NET's dotted names (`dotnet new xunit
+// -o PrimeService.Tests` beside PrimeService; Foo.UnitTests,
+// Foo.IntegrationTests, Foo.Specs, Foo.Tests.Shared, Foo.Benchmarks,
+// Foo.Samples) are read by each part's last word after the first part;
+// an undotted name of two words or more (UnitTests, IntegrationTests,
+// Xcode's AppTests and AppUITests targets, RxExample) by its last word,
+// only in the plural for tests: RxTest and Polly.Testing are libraries for
+// tests, shipped as code.
+func projectDirRole(d string) int {
+	parts := strings.Split(d, ".")
+	if len(parts) > 1 && parts[0] != "" {
+		role := projectSource
+		for _, part := range parts[1:] {
+			if !isIdentifierPart(part) {
+				return projectSource // a version (ts3.1-typing) or a file name, not a project
+			}
+			switch strings.ToLower(lastCamelWord(part)) {
+			case "test", "tests", "spec", "specs":
+				return projectTest
+			case "benchmark", "benchmarks", "sample", "samples", "example", "examples":
+				role = projectAux
+			}
+		}
+		return role
+	}
+	w := lastCamelWord(d)
+	if len(w) == len(d) {
+		return projectSource // one word: the plain names isTestPath and isAuxPath list
+	}
+	switch w {
+	case "Tests":
+		return projectTest
+	case "Benchmark", "Benchmarks", "Sample", "Samples", "Example", "Examples":
+		return projectAux
+	}
+	return projectSource
+}
+
+// lastCamelWord returns s from its last upper-case ASCII letter on (all
+// of s if it has none): "Tests" of "NIOTests", "Example" of "RxExample".
+func lastCamelWord(s string) string {
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] >= 'A' && s[i] <= 'Z' {
+			return s[i:]
+		}
+	}
+	return s
+}
+
+// isIdentifierPart reports whether s is a non-empty run of ASCII letters,
+// digits and underscores.
+func isIdentifierPart(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // isReexportFile reports whether base names a file that usually only

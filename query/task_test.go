@@ -332,25 +332,71 @@ func typingsFiles() map[string]string {
 	}
 }
 
-// TestTaskTypingsComeAfterSource: a change request lists the code it
-// changes before the declaration file that restates its names and doc
-// comments; one that names its types lists the declaration file where
-// its words put it.
-func TestTaskTypingsComeAfterSource(t *testing.T) {
-	files := typingsFiles()
-	noPrior := DefaultTuning()
-	noPrior.TaskDeclPrior = 1
-	q := "Fix the redirect status code default of a reply"
-	r := taskRanks(t, files, q, "lib/reply.js", DefaultTuning(), noPrior)
-	if r[0] != 1 {
-		t.Errorf("%q: lib/reply.js at rank %d, want 1", q, r[0])
+// errorTypeFiles is a C# CSV reader that throws a small exception type
+// named by the words of the failure it reports.
+func errorTypeFiles() map[string]string {
+	return map[string]string{
+		"src/Csv/MissingFieldException.cs": "namespace Csv;\n\n" +
+			"/// <summary>\n/// Thrown when a missing field is found while reading a record.\n/// </summary>\n" +
+			"public class MissingFieldException : CsvException\n{\n" +
+			"\t/// <summary>Creates a missing field exception with a message.</summary>\n" +
+			"\tpublic MissingFieldException(string message) : base(message) { }\n}\n",
+		"src/Csv/CsvException.cs": "namespace Csv;\n\n/// <summary>The base of the reader's exceptions.</summary>\n" +
+			"public class CsvException : System.Exception\n{\n\tpublic CsvException(string message) : base(message) { }\n}\n",
+		"src/Csv/CsvWriter.cs": "namespace Csv;\n\n/// <summary>Writes values as quoted text.</summary>\npublic class CsvWriter\n{\n" +
+			"\tprivate readonly System.IO.TextWriter output;\n\n\tpublic CsvWriter(System.IO.TextWriter output) { this.output = output; }\n\n" +
+			"\t/// <summary>Writes one value, quoted when it holds the delimiter.</summary>\n" +
+			"\tpublic void WriteValue(string value) { output.Write(value.Contains(',') ? $\"\\\"{value}\\\"\" : value); }\n}\n",
+		"src/Csv/CsvConfiguration.cs": "namespace Csv;\n\n/// <summary>Options of the writer and the parser.</summary>\npublic class CsvConfiguration\n{\n" +
+			"\t/// <summary>The delimiter between values.</summary>\n\tpublic string Delimiter { get; set; } = \",\";\n\n" +
+			"\t/// <summary>Whether values are trimmed.</summary>\n\tpublic bool TrimValues { get; set; }\n}\n",
+		"src/Csv/CsvReader.cs": "namespace Csv;\n\n/// <summary>Reads records field by field.</summary>\npublic class CsvReader\n{\n" +
+			"\tprivate string[] record = new string[0];\n\tprivate int row;\n\n" +
+			"\t/// <summary>Gets a field of the current record by its index; when a missing field is found,\n\t/// the message names the record being read and its row.</summary>\n" +
+			"\tpublic string GetField(int index)\n\t{\n" +
+			"\t\tif (index >= record.Length)\n\t\t{\n" +
+			"\t\t\tthrow new MissingFieldException($\"Field at index {index} does not exist in row {row}.\");\n\t\t}\n" +
+			"\t\treturn record[index];\n\t}\n\n" +
+			"\t/// <summary>Reads the next record.</summary>\n\tpublic bool Read()\n\t{\n\t\trow++;\n\t\treturn row < 10;\n\t}\n}\n",
 	}
-	if r[1] == 1 {
-		t.Errorf("%q without the prior: lib/reply.js at rank 1 too; the test no longer exercises it", q)
+}
+
+// TestTaskTypeFilesComeAfterTheirCode: a change request lists the code
+// it changes before a file of its types that the text does not name — a
+// declaration file restating the code's names and doc comments, a small
+// exception type named by the words of the failure that the code raises —
+// and lists that file first when the text names it or its typings.
+func TestTaskTypeFilesComeAfterTheirCode(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		off   func(*Tuning) // the prior off
+		// q lists want first with the prior, not without it; named
+		// lists typeFile first.
+		q, want, named, typeFile string
+	}{
+		{"typings", typingsFiles(), func(t *Tuning) { t.TaskDeclPrior = 1 },
+			"Fix the redirect status code default of a reply", "lib/reply.js",
+			"Fix the types of the redirect status code default of a reply", "types/reply.d.ts"},
+		{"error type", errorTypeFiles(), func(t *Tuning) { t.TaskErrorTypePrior = 1 },
+			"Fix the message when a missing field is found while reading a record", "src/Csv/CsvReader.cs",
+			"Add the row to MissingFieldException's message", "src/Csv/MissingFieldException.cs"},
 	}
-	q = "Fix the types of the redirect status code default of a reply"
-	if r := taskRanks(t, files, q, "types/reply.d.ts", DefaultTuning()); r[0] != 1 {
-		t.Errorf("%q: types/reply.d.ts at rank %d, want 1", q, r[0])
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			noPrior := DefaultTuning()
+			tc.off(&noPrior)
+			r := taskRanks(t, tc.files, tc.q, tc.want, DefaultTuning(), noPrior)
+			if r[0] != 1 {
+				t.Errorf("%q: %s at rank %d, want 1", tc.q, tc.want, r[0])
+			}
+			if r[1] == 1 {
+				t.Errorf("%q without the prior: %s at rank 1 too; the test no longer exercises it", tc.q, tc.want)
+			}
+			if r := taskRanks(t, tc.files, tc.named, tc.typeFile, DefaultTuning()); r[0] != 1 {
+				t.Errorf("%q: %s at rank %d, want 1", tc.named, tc.typeFile, r[0])
+			}
+		})
 	}
 }
 
