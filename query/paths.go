@@ -342,7 +342,8 @@ const (
 // an undotted name of two words or more (UnitTests, IntegrationTests,
 // Xcode's AppTests and AppUITests targets, RxExample) by its last word,
 // only in the plural for tests: RxTest and Polly.Testing are libraries for
-// tests, shipped as code.
+// tests, shipped as code. Gradle's and Kotlin Multiplatform's source sets
+// (commonTest, androidInstrumentedTest) are tests too.
 func projectDirRole(d string) int {
 	parts := strings.Split(d, ".")
 	if len(parts) > 1 && parts[0] != "" {
@@ -363,6 +364,12 @@ func projectDirRole(d string) int {
 	w := lastCamelWord(d)
 	if len(w) == len(d) {
 		return projectSource // one word: the plain names isTestPath and isAuxPath list
+	}
+	if w == "Test" && d[0] >= 'a' && d[0] <= 'z' {
+		// A Gradle or Kotlin Multiplatform source set (androidTest,
+		// integrationTest, commonTest, jvmTest, androidUnitTest): its
+		// name is a lower-case target or kind followed by Test.
+		return projectTest
 	}
 	switch w {
 	case "Tests":

@@ -27,6 +27,13 @@ func TestProjectDirRoles(t *testing.T) {
 		{"src/Foo.Samples/Program.cs", false, true},
 		{"RxExample/RxExample/Services/Wikipedia.swift", false, true},
 		{"Benchmarks/NIOPosixBenchmarks/Main.swift", false, true},
+		{"coil-core/src/commonTest/kotlin/coil3/RequestTest.kt", true, false},
+		{"formats/protobuf/jvmTest/src/Proto.kt", true, false},
+		{"coil-core/src/androidInstrumentedTest/kotlin/Bitmaps.kt", true, false},
+		{"app/src/integrationTest/java/AppIT.java", true, false},
+		{"coil-core/src/commonMain/kotlin/coil3/Request.kt", false, false},
+		{"kotlinx-coroutines-test/common/src/TestBuilders.kt", false, false},
+		{"formats/json-io/commonMain/src/Json.kt", false, false},
 		// Libraries for tests, shipped as code; one-word and versioned names.
 		{"src/Polly.Testing/ResiliencePipelineExtensions.cs", false, false},
 		{"RxTest/TestScheduler.swift", false, false},
