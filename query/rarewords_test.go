@@ -2,6 +2,7 @@ package query
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -28,4 +29,40 @@ func TestRareWordsLift(t *testing.T) {
 	off.RareBoost = 0
 	req := Request{Query: "Fix rounding of timestamps when a cache entry expires at the clock's granularity", Limit: 10}
 	liftedFirst(t, db, off, req, "store/item.go", "the rare-words prior")
+}
+
+// TestRareWordsShareOfOne: a text with one rare word lifts the file
+// holding it by half of what a text lifts the file holding all of its
+// two or more: one word of prose rare in the code says little about
+// where a change is.
+func TestRareWordsShareOfOne(t *testing.T) {
+	files := map[string]string{
+		"store/item.go":  "package store\n\n// expiry says when an entry expires, at the granularity of the clock.\nfunc expiry() {}\n",
+		"store/cache.go": "package store\n\n// evict drops an entry from the cache.\nfunc evict() {}\n",
+	}
+	db := indexedFiles(t, files)
+	for _, tc := range []struct {
+		query string
+		want  float64
+	}{
+		{"Fix the granularity", 1.5},
+		{"Fix the granularity of expiry", 2},
+	} {
+		hits := tunedHits(t, db, DefaultTuning(), Request{Query: tc.query, Limit: 10, Explain: true})
+		got := 0.0
+		for _, h := range hits {
+			if h.Path != "store/item.go" || h.Why == nil {
+				continue
+			}
+			for _, pr := range h.Why.Priors {
+				if strings.Contains(pr.Name, "rarest words") {
+					got = pr.Factor
+				}
+			}
+			break
+		}
+		if got != tc.want {
+			t.Errorf("%q: store/item.go's rare-words factor %v, want %v", tc.query, got, tc.want)
+		}
+	}
 }

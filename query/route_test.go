@@ -93,6 +93,7 @@ func TestAnalyse(t *testing.T) {
 		{"how does res.send set the ETag", []string{"res", "send", "res.send", "set", "tag", "etag"}, []string{"res.send", "ETag"}},
 		{"xmonad's StackSet", []string{"xmonad", "stack", "set", "stackset"}, []string{"StackSet"}},
 		{"Session", []string{"session"}, nil},
+		{"Return 405 when the method doesn't match, don't panic", []string{"return", "405", "method", "match", "panic"}, nil},
 	}
 	for _, tc := range tests {
 		got := analyse(tc.q)
