@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -39,6 +40,9 @@ func TestExitCodes(t *testing.T) {
 		{"refs no index json", []string{"refs", "Queue", "--json", "-C", empty, "--data-dir", empty}, 2, "no_index", ""},
 		{"status no index json", []string{"status", empty, "--json", "--data-dir", empty}, 2, "no_index", ""},
 		{"status json", []string{"status", root, "--json", "--data-dir", data}, 0, "", ""},
+		{"index missing path", []string{"index", filepath.Join(empty, "nope"), "--data-dir", empty}, 2, "", "does not exist: give the directory of a repository"},
+		{"search -C missing path json", []string{"search", "Queue", "--json", "-C", filepath.Join(empty, "nope")}, 2, "error", "does not exist"},
+		{"status file path", []string{"status", filepath.Join(root, "app", "queue.py"), "--data-dir", data}, 2, "", "is a file, not a directory: give the directory of the repository that holds it (e.g. \"" + filepath.Join(root, "app") + "\")"},
 		{"bad scope json", append([]string{"search", "Queue", "--kind", "bogus", "--json"}, at...), 2, "error", ""},
 		{"usage: missing query", []string{"search"}, 2, "", "see viberag search --help"},
 		{"usage: unknown flag", []string{"refs", "x", "--bogus"}, 2, "", "see viberag refs --help"},
