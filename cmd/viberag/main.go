@@ -172,6 +172,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = uerr
 	} else if err == nil {
 		err = checkRanges(kctx)
+	} else {
+		err = plainParseError(parser.Model, err)
 	}
 	if err != nil {
 		// A usage error: one line and where to read more, not the whole
