@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -60,6 +61,37 @@ func TestEveryNumberFlagHasARange(t *testing.T) {
 	walk(parser.Model.Node)
 	if checked < 15 {
 		t.Errorf("only %d number flags found: the walk misses commands", checked)
+	}
+}
+
+// TestFlagPlaceholdersSayWhatToGive: no flag's --help shows its Go type
+// as what to give (--max-file-size=INT-64, --data-dir=STRING) where a
+// word says it (BYTES, DIR).
+func TestFlagPlaceholdersSayWhatToGive(t *testing.T) {
+	parser, err := kong.New(&cli{}, kong.Name("viberag"), kong.Vars{"version": "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	goType := regexp.MustCompile(`^(STRING|U?INT(-[0-9]+)?|FLOAT(-[0-9]+)?)(,\.\.\.)?$`)
+	checked := 0
+	var walk func(n *kong.Node)
+	walk = func(n *kong.Node) {
+		for _, f := range n.Flags {
+			if f.IsBool() || f.IsCounter() || f.Hidden {
+				continue // no value to give, or not shown
+			}
+			checked++
+			if ph := f.FormatPlaceHolder(); goType.MatchString(ph) {
+				t.Errorf("%s --%s=%s: a type, not what to give", commandPath(n), f.Name, ph)
+			}
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(parser.Model.Node)
+	if checked < 40 {
+		t.Errorf("only %d flags with a value found: the walk misses commands", checked)
 	}
 }
 

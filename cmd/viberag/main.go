@@ -52,7 +52,7 @@ type cli struct {
 
 // repoFlags locate a repository and its index; every command embeds them.
 type repoFlags struct {
-	DataDir string `name:"data-dir" help:"Directory holding the index (default: per-user data dir keyed by the repository path; VIBERAG_HOME overrides the base)." type:"path"`
+	DataDir string `name:"data-dir" placeholder:"DIR" help:"Directory holding the index (default: per-user data dir keyed by the repository path; VIBERAG_HOME overrides the base)." type:"path"`
 	// FixedWeights fuses vectors at the fixed weights, not the index's
 	// calibrated ones: to compare with a shared store, which keeps none.
 	FixedWeights bool `name:"fixed-weights" hidden:"" help:"Fuse vectors at the fixed weights, not the index's calibrated ones (comparisons with a shared store)."`

@@ -27,7 +27,7 @@ type mcpCmd struct {
 	Debounce      time.Duration `help:"Quiet period after a file change before re-indexing." default:"300ms"`
 	PollInterval  time.Duration `name:"poll-interval" help:"Rescan interval when file events are unavailable (e.g. the inotify watch limit)." default:"30s"`
 	selectFlags
-	Workers int  `help:"Parallel parsers for index runs (default: half the CPUs, leaving the rest to searches)."`
+	Workers int  `placeholder:"N" help:"Parallel parsers for index runs (default: half the CPUs, leaving the rest to searches)."`
 	Verbose bool `short:"v" help:"Log diagnostics to standard error."`
 }
 

@@ -23,7 +23,7 @@ type refsCmd struct {
 	PathNotContains []string `name:"path-not-contains" indexpath:"" help:"No paths containing this (repeatable: none of)."`
 	Ext             []string `help:"Only files with this extension (repeatable)."`
 	Limit           int      `default:"500" help:"At most this many reference lines (1 to 1000)."`
-	Offset          int      `help:"Skip this many reference lines (the next page starts at the answer's next_offset)."`
+	Offset          int      `placeholder:"N" help:"Skip this many reference lines (the next page starts at the answer's next_offset)."`
 	JSON            bool     `help:"Print the JSON the MCP server returns (find_references)."`
 }
 

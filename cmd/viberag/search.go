@@ -36,9 +36,9 @@ type searchCmd struct {
 	Decorator       []string `help:"Only symbols with this decorator or annotation (repeatable)."`
 	Exported        *bool    `help:"Only exported (--exported) or unexported (--exported=false) symbols."`
 	K               int      `short:"k" default:"10" help:"Number of hits."`
-	MaxTokens       int      `name:"max-tokens" help:"Fit the whole answer into this many tokens (explanations and snippets go first, hits last)."`
+	MaxTokens       int      `name:"max-tokens" placeholder:"N" help:"Fit the whole answer into this many tokens (explanations and snippets go first, hits last)."`
 	Exhaustive      bool     `help:"exact_text: every occurrence, K per page."`
-	Cursor          string   `help:"exact_text: continue from a previous page's next_cursor."`
+	Cursor          string   `placeholder:"CURSOR" help:"exact_text: continue from a previous page's next_cursor."`
 	IgnoreCase      bool     `name:"ignore-case" short:"i" help:"exact_text: ignore case."`
 	JSON            bool     `help:"Print the JSON the MCP server returns."`
 	Explain         bool     `help:"Show why each hit ranks where it does."`

@@ -15,7 +15,7 @@ import (
 // storeRead points search, symbol and refs at a shared store instead of
 // the local index.
 type storeRead struct {
-	Store string   `name:"store" help:"Read a shared PostgreSQL store (its catalog URL) instead of the local index (README \"For a team\")."`
+	Store string   `name:"store" placeholder:"URL" help:"Read a shared PostgreSQL store (its catalog URL) instead of the local index (README \"For a team\")."`
 	Repo  []string `name:"repo" sep:"," help:"With --store: only these repositories (names or globs, comma-separated; default all of them)."`
 }
 

@@ -17,7 +17,7 @@ type symbolCmd struct {
 	storeRead
 	Dir     string `short:"C" name:"dir" help:"Use the repository containing PATH (default: the current directory)." type:"path" placeholder:"PATH"`
 	ID      string `arg:"" name:"id-or-name" help:"A symbol id (from search) or a name (Class, Class.method, pkg::Func)."`
-	MaxCode int    `name:"max-code-chars" help:"Cut the code after this many bytes, at a line end (default 8000, at most 16384)."`
+	MaxCode int    `name:"max-code-chars" placeholder:"N" help:"Cut the code after this many bytes, at a line end (default 8000, at most 16384)."`
 	NoCode  bool   `name:"no-code" help:"Leave the code out."`
 	JSON    bool   `help:"Print the JSON the MCP server returns (get_symbol_details)."`
 }
