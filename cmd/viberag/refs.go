@@ -39,7 +39,7 @@ func (c *refsCmd) Run(ctx context.Context) error {
 	}
 	sc := scope.Scope{PathPrefix: c.PathPrefix, PathContains: c.PathContains, PathNotContains: c.PathNotContains, Extension: c.Ext}
 	if err := sc.Validate(); err != nil {
-		return err
+		return scopeUsage(err)
 	}
 	if !sc.IsZero() {
 		in.Scope = &sc

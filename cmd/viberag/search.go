@@ -55,8 +55,14 @@ func (c *searchCmd) Run(ctx context.Context) error {
 		Extension: c.Ext, SymbolKind: c.Kind, Decorator: c.Decorator, IsExported: c.Exported,
 	}
 	// Check the request before opening anything.
+	switch q := strings.TrimSpace(in.Query); {
+	case q == "":
+		return usageErrorf("the query is empty; give an identifier, a phrase, an error message or a code snippet")
+	case len(in.Query) > query.MaxQueryBytes:
+		return usageErrorf("the query is %d bytes, over the limit of %d; search for a distinctive line or identifier from it instead", len(in.Query), query.MaxQueryBytes)
+	}
 	if err := sc.Validate(); err != nil {
-		return err
+		return scopeUsage(err)
 	}
 	if !sc.IsZero() {
 		in.Scope = &sc
