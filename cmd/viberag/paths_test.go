@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"github.com/viberag/viberag/internal/testkit"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/viberag/viberag/internal/testkit"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -115,5 +118,65 @@ func TestPathsNotUTF8(t *testing.T) {
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "read_file_lines", Arguments: map[string]any{"path": "bad\uFFFD\uFFFD.go"}})
 	if err != nil || !res.IsError {
 		t.Errorf("read_file_lines bad\\uFFFD\\uFFFD.go: %v %+v, want a tool error", err, res)
+	}
+}
+
+// TestAbsolutePathPrefix: --path-prefix given as an absolute path inside
+// the repository (as a shell completes it, through a symbolic link too)
+// scopes as its repository-relative form, for search and refs; the
+// repository itself scopes nothing out. Before, "/root/app" was read as
+// "root/app" and hid every hit.
+func TestAbsolutePathPrefix(t *testing.T) {
+	root, data := indexFixture(t)
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(root, link); err != nil {
+		t.Fatal(err)
+	}
+	at := []string{"-C", root, "--data-dir", data, "--json"}
+	for _, prefix := range []string{
+		filepath.Join(root, "app"),
+		filepath.Join(root, "app") + "/",
+		filepath.Join(link, "app"),
+		root,
+	} {
+		t.Run(prefix, func(t *testing.T) {
+			r := runChild(t, nil, append([]string{"search", "Queue", "--path-prefix", prefix}, at...)...)
+			if r.Code != 0 || !strings.Contains(r.Stdout, `"path": "app/queue.py"`) {
+				t.Errorf("search --path-prefix %s: exit %d\n%s%s", prefix, r.Code, r.Stdout, r.Stderr)
+			}
+			r = runChild(t, nil, append([]string{"refs", "Queue", "--path-prefix", prefix}, at...)...)
+			if r.Code != 0 || !strings.Contains(r.Stdout, `"path": "app/worker.py"`) {
+				t.Errorf("refs --path-prefix %s: exit %d\n%s%s", prefix, r.Code, r.Stdout, r.Stderr)
+			}
+		})
+	}
+	// A prefix outside the repository is kept as given, and scopes out
+	// everything, as before.
+	r := runChild(t, nil, append([]string{"search", "Queue", "--path-prefix", filepath.Join(t.TempDir(), "app")}, at...)...)
+	if r.Code != 1 {
+		t.Errorf("search --path-prefix outside the repository: exit %d\n%s", r.Code, r.Stdout)
+	}
+}
+
+func TestRepoPrefixes(t *testing.T) {
+	tests := []struct {
+		in, want []string
+	}{
+		{nil, nil},
+		{[]string{"src", "/src", "./src/"}, []string{"src", "/src", "./src/"}},
+		{[]string{"/repo/src"}, []string{"src"}},
+		{[]string{"/repo/src/"}, []string{"src/"}},
+		{[]string{"/repo/src/../lib"}, []string{"lib"}},
+		{[]string{"/repository/src"}, []string{"/repository/src"}},
+		{[]string{"/other/src", "/repo/a"}, []string{"/other/src", "a"}},
+		{[]string{"/repo/a", "/repo"}, nil},
+	}
+	for _, tc := range tests {
+		if got := repoPrefixes("/repo", tc.in); !slices.Equal(got, tc.want) {
+			t.Errorf("repoPrefixes(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	if got := repoPrefixes("", []string{"/repo/src"}); !slices.Equal(got, []string{"/repo/src"}) {
+		t.Errorf("a store's prefixes: %q", got)
 	}
 }

@@ -72,6 +72,7 @@ func (c *searchCmd) Run(ctx context.Context) error {
 		return err
 	}
 	defer src.close()
+	sc.PathPrefix = repoPrefixes(src.root, sc.PathPrefix)
 	out, err := src.answers.Search(ctx, in)
 	if err != nil {
 		return src.note(err)
