@@ -59,7 +59,7 @@ func (c *mcpConfigCmd) Run(ctx context.Context) error {
 		return nil
 	}
 	if cf.path == "" {
-		return fmt.Errorf("--write: client %s has no configuration file viberag can write; print it and add it by hand (%s)", c.Client, cf.note)
+		return usageErrorf("--write: client %s has no configuration file viberag knows; run `viberag mcp-config --client %s` without --write and add the entry it prints to your client's MCP configuration", c.Client, c.Client)
 	}
 	var msg string
 	if cf.toml {
