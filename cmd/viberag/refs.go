@@ -31,6 +31,9 @@ type refsCmd struct {
 var symbolIDRe = lazyregexp.New(`^s[0-9a-f]{16}(@[^@]+)?$`)
 
 func (c *refsCmd) Run(ctx context.Context) error {
+	if err := checkName(c.Name); err != nil {
+		return err
+	}
 	in := mcp.RefsIn{K: c.Limit, Offset: c.Offset}
 	if symbolIDRe.MatchString(c.Name) {
 		in.SymbolID = c.Name

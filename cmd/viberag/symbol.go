@@ -23,6 +23,9 @@ type symbolCmd struct {
 }
 
 func (c *symbolCmd) Run(ctx context.Context) error {
+	if err := checkName(c.ID); err != nil {
+		return err
+	}
 	in := mcp.SymbolIn{MaxCodeChars: c.MaxCode}
 	if symbolIDRe.MatchString(c.ID) {
 		in.SymbolID = c.ID
@@ -106,3 +109,17 @@ type notFound struct{ err error }
 func (e *notFound) Error() string { return e.err.Error() }
 func (e *notFound) Unwrap() error { return e.err }
 func (e *notFound) ExitCode() int { return exitNone }
+
+// checkName refuses, before any index is opened, a symbol name or id
+// the command line was given that cannot name a symbol, saying what to
+// give in the command line's words (the tools' checks name their
+// arguments, symbol_id and symbol_name).
+func checkName(name string) error {
+	switch {
+	case strings.TrimSpace(name) == "":
+		return usageErrorf("the name is empty; give a symbol's name (Queue, Queue.push) or its id from viberag search")
+	case len(name) > mcp.MaxNameBytes:
+		return usageErrorf("the name is %d bytes, over the limit of %d; give a symbol's name (Queue, Queue.push) or its id from viberag search", len(name), mcp.MaxNameBytes)
+	}
+	return nil
+}
