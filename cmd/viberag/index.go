@@ -82,8 +82,8 @@ func (h *heapRoom) reserved(held int64) {
 // remembers them: a later run without a flag keeps its value, a flag
 // given replaces it, and an empty value (--exclude=) clears a list.
 type selectFlags struct {
-	Include      []string `indexpath:"" help:"Only index files matching this glob (** allowed; matched against the path and the base name). Repeatable. Remembered by the index: later runs keep it until given again; --include= clears it."`
-	Exclude      []string `indexpath:"" help:"Skip files matching this glob; exclude wins over include. Repeatable. Remembered like --include; --exclude= clears it."`
+	Include      []string `indexpath:"" sep:"none" placeholder:"GLOB" help:"Only index files matching this glob (** allowed; matched against the path and the base name). Repeatable. Remembered by the index: later runs keep it until given again; --include= clears it."`
+	Exclude      []string `indexpath:"" sep:"none" placeholder:"GLOB" help:"Skip files matching this glob; exclude wins over include. Repeatable. Remembered like --include; --exclude= clears it."`
 	MaxFileSize  int64    `name:"max-file-size" placeholder:"BYTES" help:"Skip files larger than this many bytes (default 1 MiB, at most 10 MiB). Remembered like --include."`
 	IndexSecrets *bool    `name:"index-secrets" help:"Also index files that usually hold secrets (.env, *.pem, *.key, *secret*…). Remembered; --index-secrets=false turns it off."`
 }
