@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/internal/testkit"
+	"github.com/viberag/viberag/internal/testkit/indextest"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -178,5 +181,36 @@ func TestRepoPrefixes(t *testing.T) {
 	}
 	if got := repoPrefixes("", []string{"/repo/src"}); !slices.Equal(got, []string{"/repo/src"}) {
 		t.Errorf("a store's prefixes: %q", got)
+	}
+}
+
+// TestPathFlagsKeepCommas: one --path-prefix, --path-contains or
+// --path-not-contains is one value: a directory whose name has a comma
+// scopes as itself, not as the two halves around the comma (refs takes
+// the same flags from the same tags).
+func TestPathFlagsKeepCommas(t *testing.T) {
+	root, data := t.TempDir(), t.TempDir()
+	testkit.WriteFiles(t, root, map[string]string{
+		"a,b/x.py": "def run():\n    return 1\n",
+		"a/y.py":   "def run():\n    return 2\n",
+	})
+	indextest.Build(t, root, indextest.Path(data), indexer.Options{})
+	for _, tc := range []struct {
+		flag, value, want string
+	}{
+		{"--path-prefix", "a,b/", "a,b/x.py"},
+		{"--path-contains", "a,b", "a,b/x.py"},
+		{"--path-not-contains", "a,b", "a/y.py"},
+	} {
+		r := runChild(t, nil, "search", "run", tc.flag, tc.value, "-C", root, "--data-dir", data, "--json")
+		paths := regexp.MustCompile(`"path": "([^"]*)"`).FindAllStringSubmatch(r.Stdout, -1)
+		if r.Code != 0 || len(paths) == 0 {
+			t.Errorf("search run %s %q: exit %d\n%s%s", tc.flag, tc.value, r.Code, r.Stdout, r.Stderr)
+		}
+		for _, p := range paths {
+			if p[1] != tc.want {
+				t.Errorf("search run %s %q: a hit in %s, want only %s", tc.flag, tc.value, p[1], tc.want)
+			}
+		}
 	}
 }

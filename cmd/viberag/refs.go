@@ -18,9 +18,9 @@ type refsCmd struct {
 	storeRead
 	Dir             string   `short:"C" name:"dir" help:"Use the repository containing PATH (default: the current directory)." type:"path" placeholder:"PATH"`
 	Name            string   `arg:"" help:"A name (send, Session.send) or a symbol id from search."`
-	PathPrefix      []string `name:"path-prefix" indexpath:"" help:"Only paths starting with this (repeatable: any of)."`
-	PathContains    []string `name:"path-contains" indexpath:"" help:"Only paths containing this (repeatable: any of)."`
-	PathNotContains []string `name:"path-not-contains" indexpath:"" help:"No paths containing this (repeatable: none of)."`
+	PathPrefix      []string `name:"path-prefix" indexpath:"" sep:"none" placeholder:"PATH" help:"Only paths starting with this (repeatable: any of)."`
+	PathContains    []string `name:"path-contains" indexpath:"" sep:"none" placeholder:"TEXT" help:"Only paths containing this (repeatable: any of)."`
+	PathNotContains []string `name:"path-not-contains" indexpath:"" sep:"none" placeholder:"TEXT" help:"No paths containing this (repeatable: none of)."`
 	Ext             []string `help:"Only files with this extension (repeatable)."`
 	Limit           int      `default:"500" help:"At most this many reference lines (1 to 1000)."`
 	Offset          int      `placeholder:"N" help:"Skip this many reference lines (the next page starts at the answer's next_offset)."`

@@ -28,9 +28,9 @@ type searchCmd struct {
 	Query []string `arg:"" help:"What to look for; the words are joined with spaces. Quote the whole query (e.g. '\"reset by peer\"') for exact text."`
 
 	Intent          string   `help:"auto, definition, usage, concept, exact_text or similar_code." default:"auto" enum:"auto,definition,usage,concept,exact_text,similar_code"`
-	PathPrefix      []string `name:"path-prefix" indexpath:"" help:"Only paths starting with this (repeatable: any of)."`
-	PathContains    []string `name:"path-contains" indexpath:"" help:"Only paths containing this (repeatable: any of)."`
-	PathNotContains []string `name:"path-not-contains" indexpath:"" help:"No paths containing this (repeatable: none of)."`
+	PathPrefix      []string `name:"path-prefix" indexpath:"" sep:"none" placeholder:"PATH" help:"Only paths starting with this (repeatable: any of)."`
+	PathContains    []string `name:"path-contains" indexpath:"" sep:"none" placeholder:"TEXT" help:"Only paths containing this (repeatable: any of)."`
+	PathNotContains []string `name:"path-not-contains" indexpath:"" sep:"none" placeholder:"TEXT" help:"No paths containing this (repeatable: none of)."`
 	Ext             []string `help:"Only files with this extension, with or without the dot (repeatable)."`
 	Kind            []string `help:"Only symbols of this kind: function, method, class… (repeatable; blocks by their enclosing symbol)."`
 	Decorator       []string `help:"Only symbols with this decorator or annotation (repeatable)."`
