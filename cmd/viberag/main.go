@@ -259,7 +259,8 @@ func (e *interruptedRun) Unwrap() error { return e.err }
 
 // jsonError is what a command run with --json prints when it fails: Kind
 // says what went wrong in one word (usage, no_index, not_found, damaged,
-// error), Error says it in a sentence, Help where to read more.
+// interrupted, error), Error says it in a sentence, Help where to read
+// more.
 type jsonError struct {
 	Error string `json:"error"`
 	Kind  string `json:"kind"`
