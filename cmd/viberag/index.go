@@ -126,7 +126,7 @@ func (c *indexCmd) Run(ctx context.Context) error {
 		return c.push(ctx, parseMemory)
 	}
 	if c.Repo != "" {
-		return errors.New("--repo names a repository in a shared store: give --store too")
+		return usageErrorf("--repo names a repository in a shared store: give --store too")
 	}
 	opts := indexer.Options{
 		Select: c.selectFlags.given().Resolve(nil).Select(""),

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 
@@ -38,10 +37,10 @@ type source struct {
 func (s storeRead) open(ctx context.Context, rf repoFlags, dir string, ef *queryEmbedFlags) (*source, error) {
 	if s.Store == "" {
 		if len(s.Repo) > 0 {
-			return nil, errors.New("--repo names repositories of a shared store: give --store too")
+			return nil, usageErrorf("--repo names repositories of a shared store: give --store too")
 		}
 		if ef != nil && ef.given() {
-			return nil, errors.New("--embed, --model-dir and --embed-*: choose the query model of a shared store (give --store too); a local index embeds queries with the model it was indexed with")
+			return nil, usageErrorf("--embed, --model-dir and --embed-*: choose the query model of a shared store (give --store too); a local index embeds queries with the model it was indexed with")
 		}
 		ix, err := openIndex(ctx, rf, dir, ef != nil)
 		if err != nil {
