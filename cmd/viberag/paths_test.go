@@ -161,29 +161,6 @@ func TestAbsolutePathPrefix(t *testing.T) {
 	}
 }
 
-func TestRepoPrefixes(t *testing.T) {
-	tests := []struct {
-		in, want []string
-	}{
-		{nil, nil},
-		{[]string{"src", "/src", "./src/"}, []string{"src", "/src", "./src/"}},
-		{[]string{"/repo/src"}, []string{"src"}},
-		{[]string{"/repo/src/"}, []string{"src/"}},
-		{[]string{"/repo/src/../lib"}, []string{"lib"}},
-		{[]string{"/repository/src"}, []string{"/repository/src"}},
-		{[]string{"/other/src", "/repo/a"}, []string{"/other/src", "a"}},
-		{[]string{"/repo/a", "/repo"}, nil},
-	}
-	for _, tc := range tests {
-		if got := repoPrefixes("/repo", tc.in); !slices.Equal(got, tc.want) {
-			t.Errorf("repoPrefixes(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-	if got := repoPrefixes("", []string{"/repo/src"}); !slices.Equal(got, []string{"/repo/src"}) {
-		t.Errorf("a store's prefixes: %q", got)
-	}
-}
-
 // TestPathFlagsKeepCommas: one --path-prefix, --path-contains or
 // --path-not-contains is one value: a directory whose name has a comma
 // scopes as itself, not as the two halves around the comma (refs takes

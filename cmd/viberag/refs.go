@@ -52,7 +52,6 @@ func (c *refsCmd) Run(ctx context.Context) error {
 		return err
 	}
 	defer src.close()
-	sc.PathPrefix = repoPrefixes(src.root, sc.PathPrefix)
 	out, err := src.answers.References(ctx, in)
 	if errors.Is(err, query.ErrNoSymbol) {
 		return &notFound{err}

@@ -72,7 +72,6 @@ func (c *searchCmd) Run(ctx context.Context) error {
 		return err
 	}
 	defer src.close()
-	sc.PathPrefix = repoPrefixes(src.root, sc.PathPrefix)
 	out, err := src.answers.Search(ctx, in)
 	if err != nil {
 		return src.note(err)
@@ -106,7 +105,7 @@ type openedIndex struct {
 // answers makes the answers `viberag search|symbol|refs` print: the
 // MCP tools' (mcp.Answers), made the same way.
 func (ix *openedIndex) answers() *mcp.Answers {
-	return &mcp.Answers{Planner: ix.planner, DB: ix.db}
+	return &mcp.Answers{Planner: ix.planner, DB: ix.db, Root: ix.root}
 }
 
 func (ix *openedIndex) Close() error {

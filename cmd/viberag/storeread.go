@@ -21,8 +21,6 @@ type storeRead struct {
 // source is what a search, symbol or refs command reads, opened.
 type source struct {
 	answers *mcp.Answers
-	// root is the local index's repository ("" for a store).
-	root string
 	// note adds to an error what the reader knows (a damaged index file).
 	note  func(error) error
 	close func()
@@ -46,7 +44,7 @@ func (s storeRead) open(ctx context.Context, rf repoFlags, dir string, ef *query
 		if err != nil {
 			return nil, err
 		}
-		return &source{answers: ix.answers(), root: ix.root, note: func(err error) error { return indexer.NoteCorruption(ix.db.Path(), err) },
+		return &source{answers: ix.answers(), note: func(err error) error { return indexer.NoteCorruption(ix.db.Path(), err) },
 			close: func() { ix.Close() }}, nil
 	}
 	var emb embed.Provider
