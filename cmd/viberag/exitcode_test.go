@@ -53,6 +53,8 @@ func TestExitCodes(t *testing.T) {
 		{"usage: --repo without --store json", append([]string{"search", "Queue", "--repo", "x", "--json"}, at...), 2, "usage", "give --store too\nsee viberag search --help"},
 		{"usage: index --repo without --store", []string{"index", root, "--data-dir", data, "--repo", "x"}, 2, "", "give --store too\nsee viberag index --help"},
 		{"usage: --embed without --store", append([]string{"search", "Queue", "--embed", "off"}, at...), 2, "", "see viberag search --help"},
+		{"usage: symbol of a block id", append([]string{"symbol", "c0123456789abcdef"}, at...), 2, "", "c0123456789abcdef is the id of a block of lines, not of a symbol"},
+		{"usage: refs of a block id json", append([]string{"refs", "c0123456789abcdef", "--json"}, at...), 2, "usage", "not of a symbol"},
 		{"usage: empty query json", []string{"search", "", "--json", "-C", empty, "--data-dir", empty}, 2, "usage", "see viberag search --help"},
 		{"usage: missing query", []string{"search"}, 2, "", "see viberag search --help"},
 		{"usage: unknown flag", []string{"refs", "x", "--bogus"}, 2, "", "see viberag refs --help"},

@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/mcp"
 	"github.com/viberag/viberag/query"
 )
@@ -120,6 +121,12 @@ func checkName(name string) error {
 		return usageErrorf("the name is empty; give a symbol's name (Queue, Queue.push) or its id from viberag search")
 	case len(name) > mcp.MaxNameBytes:
 		return usageErrorf("the name is %d bytes, over the limit of %d; give a symbol's name (Queue, Queue.push) or its id from viberag search", len(name), mcp.MaxNameBytes)
+	case chunkIDRe.MatchString(name):
+		return usageErrorf("%s is the id of a block of lines, not of a symbol: read the block at the path and lines its search hit shows, or give a symbol's name or its id (s…)", name)
 	}
 	return nil
 }
+
+// chunkIDRe matches a chunk's id (a search hit of kind block), of a
+// local index or of a store.
+var chunkIDRe = lazyregexp.New(`^c[0-9a-f]{16}(@[^@]+)?$`)
