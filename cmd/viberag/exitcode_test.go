@@ -25,6 +25,7 @@ func TestExitCodes(t *testing.T) {
 		{"search hits", append([]string{"search", "Queue"}, at...), 0, "", ""},
 		{"search hits json", append([]string{"search", "Queue", "--json"}, at...), 0, "", ""},
 		{"search none", append([]string{"search", `"no such text anywhere"`}, at...), 1, "", ""},
+		{"search hits all over the budget", append([]string{"search", "Queue push task " + strings.Repeat("queue ", 60), "--max-tokens", "150"}, at...), 0, "", ""},
 		{"search none json", append([]string{"search", `"no such text anywhere"`, "--json"}, at...), 1, "", ""},
 		{"symbol found", append([]string{"symbol", "Queue"}, at...), 0, "", ""},
 		{"symbol none", append([]string{"symbol", "NoSuchThing"}, at...), 1, "", "no symbol of that name"},

@@ -83,7 +83,9 @@ func (c *searchCmd) Run(ctx context.Context) error {
 		st.verbose = c.Verbose
 		printSearch(os.Stdout, out, st, c.Explain)
 	}
-	if err == nil && len(out.Hits) == 0 {
+	// Exit 1 says the search found nothing: not hits that --max-tokens
+	// left out.
+	if err == nil && len(out.Hits) == 0 && out.Dropped == 0 {
 		return errNone
 	}
 	return err
