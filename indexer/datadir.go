@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -108,15 +109,17 @@ func RealRoot(root string) (string, error) {
 		return "", fmt.Errorf("path %q: %w", root, err)
 	}
 	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", fmt.Errorf("path %q: %w", root, err)
+	if err == nil {
+		var fi os.FileInfo
+		if fi, err = os.Stat(real); err == nil && !fi.IsDir() {
+			return "", fmt.Errorf("path %q is a file, not a directory: give the directory of the repository that holds it (e.g. %q)", root, filepath.Dir(real))
+		}
 	}
-	fi, err := os.Stat(real)
-	if err != nil {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("path %q does not exist: give the directory of a repository (or run the command inside one without a path)", root)
+	case err != nil:
 		return "", fmt.Errorf("path %q: %w", root, err)
-	}
-	if !fi.IsDir() {
-		return "", fmt.Errorf("path %q: not a directory", root)
 	}
 	return real, nil
 }

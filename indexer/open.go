@@ -215,16 +215,26 @@ func openRead(ctx context.Context, path string, topts tables.OpenOptions) (*tabl
 // NoteCorruption returns err unchanged unless it is a corruption error
 // (tables.IsCorrupt). Then it leaves the suspect marker beside the index
 // at path, so that the next writer checks and repairs it, and adds the
-// remedy to the message.
+// remedy to the message, once: an error passed up through two callers
+// that both note it says the remedy once.
 func NoteCorruption(path string, err error) error {
-	if !tables.IsCorrupt(err) {
+	if !tables.IsCorrupt(err) || errors.As(err, new(*notedCorruption)) {
 		return err
 	}
 	if f, ferr := os.OpenFile(path+SuspectSuffix, os.O_WRONLY|os.O_CREATE, 0o644); ferr == nil {
 		f.Close()
 	}
-	return fmt.Errorf("%w\n(the index is damaged; `viberag index` moves it aside and rebuilds it)", err)
+	return &notedCorruption{err}
 }
+
+// notedCorruption is a corruption error with its remedy (NoteCorruption).
+type notedCorruption struct{ err error }
+
+func (e *notedCorruption) Error() string {
+	return e.err.Error() + "\n(the index is damaged; `viberag index` moves it aside and rebuilds it)"
+}
+
+func (e *notedCorruption) Unwrap() error { return e.err }
 
 // MoveAside moves the index at path, with its -wal and -shm files, to
 // path+DamagedSuffix (replacing an earlier damaged copy), so a new index

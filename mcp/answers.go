@@ -33,6 +33,11 @@ type Answers struct {
 	// QualifiedIDs: symbol ids end in "@" and their repository (a
 	// server of a shared store, package fanout).
 	QualifiedIDs bool
+	// Root is the repository's directory, real (no symbolic links): a
+	// scope's path_prefix that names a directory inside it by its
+	// absolute path scopes as the repository-relative path. "" for a
+	// shared store.
+	Root string
 }
 
 // Engine is what Answers asks: *query.Planner's search, symbol and
@@ -50,6 +55,7 @@ func (a *Answers) Search(ctx context.Context, in SearchIn) (*SearchOut, error) {
 	if err != nil {
 		return nil, err
 	}
+	req.Scope.PathPrefix = repoPrefixes(a.Root, req.Scope.PathPrefix)
 	// The state is taken first: an answer that says ready holds the
 	// rows of every run that had ended.
 	fr, err := a.state(ctx)
@@ -114,6 +120,7 @@ func (a *Answers) References(ctx context.Context, in RefsIn) (*RefsOut, error) {
 	if in.Scope != nil {
 		sc = *in.Scope
 	}
+	sc.PathPrefix = repoPrefixes(a.Root, sc.PathPrefix)
 	fr, err := a.state(ctx)
 	if err != nil {
 		return nil, err

@@ -19,13 +19,16 @@ import (
 // correct its call; none reads an index. Limits are checked here so that
 // errors name the tool's own argument (k, not the planner's limit).
 
+// MaxNameBytes bounds a symbol name argument (symbol_name); no name in
+// any language is longer.
+const MaxNameBytes = 512
+
 // Limits of the tools' arguments.
 const (
 	defRefs         = 50
 	maxRefs         = 1000
 	defCodeChars    = 8000
 	maxSearchTokens = 200_000
-	maxNameLen      = 512
 	// maxPathLen bounds a path argument; no repository path is longer.
 	maxPathLen    = 4096
 	maxNeighbours = 20
@@ -124,8 +127,8 @@ func symbolArgs(id, name string, qualified bool) error {
 		return argErr("symbol_name", "give symbol_id or symbol_name, not both")
 	case id != "" && (!idPattern.MatchString(local) || id[0] != 's'):
 		return argErr("symbol_id", "%q is not a symbol id; give s + 16 hex digits%s from codebase_search or find_references, or pass a name as symbol_name", trunc(id), repo)
-	case len(name) > maxNameLen:
-		return argErr("symbol_name", "is %d bytes, over the limit of %d", len(name), maxNameLen)
+	case len(name) > MaxNameBytes:
+		return argErr("symbol_name", "is %d bytes, over the limit of %d", len(name), MaxNameBytes)
 	case name != "" && (!utf8.ValidString(name) || strings.ContainsAny(name, "\x00\n")):
 		return argErr("symbol_name", "is not a name (NUL, newline or invalid UTF-8)")
 	}

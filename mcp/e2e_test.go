@@ -139,6 +139,16 @@ func TestEndToEnd(t *testing.T) {
 					t.Errorf("hit outside scope: %s", h.Path)
 				}
 			}
+			// The same directory by its absolute path, as an agent that
+			// knows the repository's root may name it: the same hits.
+			scoped := sr.Hits
+			testkit.CallOK(t, cs, "codebase_search", map[string]any{
+				"query": "how are failed tasks retried", "k": 5,
+				"scope": map[string]any{"path_prefix": []string{filepath.Join(s.Root(), "taskq") + "/"}, "extension": []string{"py"}},
+			}, &sr)
+			if len(sr.Hits) != len(scoped) || sr.Hits[0].Path != scoped[0].Path {
+				t.Errorf("an absolute path_prefix: %d hits, want the %d of taskq/", len(sr.Hits), len(scoped))
+			}
 
 			var sd SymbolOut
 			testkit.CallOK(t, cs, "get_symbol_details", map[string]any{"symbol_id": retry.ID}, &sd)

@@ -62,3 +62,56 @@ func trunc(s string) string {
 	}
 	return s[:cut] + "…"
 }
+
+// repoPrefixes rewrites the path_prefix values that are absolute paths
+// inside root (a directory as an agent or a shell names it) into the
+// repository-relative form the index holds; the scope would otherwise
+// read "/home/me/repo/src" as "home/me/repo/src" and match nothing.
+// root itself matches every path: the list is then nil. Other values are
+// kept as given. A store has no local root ("").
+func repoPrefixes(root string, prefixes []string) []string {
+	if root == "" {
+		return prefixes
+	}
+	out := make([]string, 0, len(prefixes))
+	for _, p := range prefixes {
+		rel, ok := underRoot(root, p)
+		switch {
+		case !ok:
+			out = append(out, p)
+		case rel == "":
+			return nil
+		default:
+			out = append(out, rel)
+		}
+	}
+	return out
+}
+
+// underRoot is p relative to root, with '/' separators and p's trailing
+// separator kept ("src/" must not match "src2"), when p is an absolute
+// path at or below root, as written or with its symbolic links resolved.
+func underRoot(root, p string) (string, bool) {
+	if !filepath.IsAbs(p) {
+		return "", false
+	}
+	tries := []string{filepath.Clean(p)}
+	if real, err := filepath.EvalSymlinks(p); err == nil {
+		tries = append(tries, real)
+	}
+	for _, t := range tries {
+		rel, err := filepath.Rel(root, t)
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue
+		}
+		if rel == "." {
+			return "", true
+		}
+		rel = filepath.ToSlash(rel)
+		if strings.HasSuffix(p, "/") || strings.HasSuffix(p, string(filepath.Separator)) {
+			rel += "/"
+		}
+		return rel, true
+	}
+	return "", false
+}

@@ -99,7 +99,7 @@ func symbolSchema[T any]() *jsonschema.Schema {
 
 // answers makes this server's answers.
 func (s *Server) answers() *Answers {
-	return &Answers{Planner: s.idx.planner, DB: s.idx.db, Live: s.live}
+	return &Answers{Planner: s.idx.planner, DB: s.idx.db, Live: s.live, Root: s.root}
 }
 
 func (s *Server) search(ctx context.Context, _ *sdk.CallToolRequest, in SearchIn) (*sdk.CallToolResult, *SearchOut, error) {

@@ -118,13 +118,22 @@ func (p *Planner) RankRefs(ctx context.Context, req RefsRequest) (*RefsDraft, er
 		}
 		name = def.name
 	} else if q := parseDefQuery(name); len(q.parts) > 1 {
-		// A qualified name is one definition.
+		// A qualified name is one definition. The answer says how it was
+		// found (inherited, a module qualifier), or that the type has no
+		// such member and the lines of the bare name follow.
 		r, err := p.symbols.resolveName(ctx, name)
-		if err == nil && r.sid != "" {
+		var nm *noMemberError
+		switch {
+		case err == nil && r.sid != "":
 			if def, err = p.symbols.symbolByID(ctx, r.sid); err != nil {
 				return nil, err
 			}
 			name = def.name
+			if r.note != "" {
+				out.Notes = append(out.Notes, r.note)
+			}
+		case errors.As(err, &nm):
+			out.Notes = append(out.Notes, "no symbol is named "+nm.raw+": "+nm.detail+"; these are the references of the name "+nm.name)
 		}
 	}
 	q := defQuery{raw: name, name: name, parts: []string{name}}

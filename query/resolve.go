@@ -84,9 +84,23 @@ func (sf *symbolFinder) resolveName(ctx context.Context, name string) (resolved,
 		}
 		named = append(named, fmt.Sprintf("%s (%s:%d)", c.u.qualname, c.u.path, c.u.start))
 	}
-	return resolved{}, fmt.Errorf("symbol %q: %w: %s (%s:%d) defines no %s, and no base class of it in the index does; symbols named %s: %s",
-		q.raw, ErrNoSymbol, types[0].qualname, types[0].path, types[0].start, q.name, q.name, strings.Join(named, ", "))
+	return resolved{}, &noMemberError{raw: q.raw, name: q.name, detail: fmt.Sprintf("%s (%s:%d) defines no %s, and no base class of it in the index does; symbols named %s: %s",
+		types[0].qualname, types[0].path, types[0].start, q.name, q.name, strings.Join(named, ", "))}
 }
+
+// noMemberError is resolveName's answer to Type.member when Type is
+// indexed and neither it nor a base class it names defines member: no
+// such symbol (ErrNoSymbol), and what was looked at.
+type noMemberError struct {
+	raw, name string // the qualified name asked; its member's name
+	detail    string // what defines what
+}
+
+func (e *noMemberError) Error() string {
+	return fmt.Sprintf("symbol %q: %v: %s", e.raw, ErrNoSymbol, e.detail)
+}
+
+func (e *noMemberError) Unwrap() error { return ErrNoSymbol }
 
 // pickAmong answers the first of cands (sorted best first) and lists the
 // others that match as well (same tier), briefly.

@@ -116,6 +116,36 @@ func TestSymbolByQualifiedName(t *testing.T) {
 	}
 }
 
+// TestRefsByQualifiedName: references to a qualified name say how the
+// name was read, as Symbol does, never silently: an inherited member (the
+// chain), a module qualifier (the best symbol of the name), and a class
+// that neither defines nor inherits the member, whose answer is the bare
+// name's lines, said so.
+func TestRefsByQualifiedName(t *testing.T) {
+	p := hierarchy(t)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, symbol, note string
+	}{
+		{"Scaffold.route", "Scaffold.route", ""},
+		{"Flask.route", "Scaffold.route", "Flask defines no route; it inherits Scaffold.route"},
+		{"util.helper", "helper", "no type is named util"},
+		{"Flask.helper", "helper", "no symbol is named Flask.helper: Flask (app/app.py:4) defines no helper, and no base class of it in the index does; symbols named helper: helper (app/util.py:1); these are the references of the name helper"},
+	} {
+		refs, err := p.References(ctx, RefsRequest{Name: tc.name})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if refs.Symbol == nil || refs.Symbol.Qualname != tc.symbol {
+			t.Errorf("%s: the references of %+v, want %s", tc.name, refs.Symbol, tc.symbol)
+		}
+		notes := strings.Join(refs.Notes, "\n")
+		if tc.note == "" && strings.Contains(notes, tc.name) || !strings.Contains(notes, tc.note) {
+			t.Errorf("%s: notes %q, want one with %q", tc.name, refs.Notes, tc.note)
+		}
+	}
+}
+
 func TestBasesOf(t *testing.T) {
 	tests := []struct {
 		sig  string

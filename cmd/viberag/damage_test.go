@@ -197,3 +197,31 @@ func TestOutdatedIndexIsRebuilt(t *testing.T) {
 		t.Errorf("symbol after the rebuild: exit %d, %q %q", code, stdout, stderr)
 	}
 }
+
+// TestDamageSaidOnce: a command that meets an index too damaged to open
+// says so, and what fixes it, once — not once for each layer the error
+// passed through.
+func TestDamageSaidOnce(t *testing.T) {
+	root, data := indexFixture(t)
+	testkit.WriteFile(t, filepath.Join(data, indexer.IndexFile), "this is not a database\n")
+	for _, args := range [][]string{
+		{"status", root},
+		{"status", root, "--json"},
+		{"status", root, "--check"},
+		{"status", root, "--check", "--json"},
+		{"search", "Queue", "-C", root},
+		{"symbol", "Queue", "-C", root, "--json"},
+	} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			code, _, stderr := runMain(t, append(args, "--data-dir", data)...)
+			if code == 0 {
+				t.Fatalf("exit 0 on a damaged index:\n%s", stderr)
+			}
+			for _, say := range []string{"index is damaged:", "moves it aside and rebuilds it"} {
+				if n := strings.Count(stderr, say); n != 1 {
+					t.Errorf("stderr says %q %d times, want once:\n%s", say, n, stderr)
+				}
+			}
+		})
+	}
+}

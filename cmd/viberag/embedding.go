@@ -18,11 +18,11 @@ import (
 type embedFlags struct {
 	Embed       string `name:"embed" default:"auto" enum:"auto,model2vec,static,openai,off" help:"Embedding provider: auto (the index's provider, else the built-in model2vec model, downloaded once when missing), model2vec, static (a static word model that scripts/trainstatic trains, in --model-dir; experimental), openai (any OpenAI-compatible /v1/embeddings server), off."`
 	Offline     bool   `help:"Never download the embedding model: without a local copy vectors stay off (search still works lexically)."`
-	ModelDir    string `name:"model-dir" type:"path" help:"Local Model2Vec model directory (model.safetensors, tokenizer.json, config.json); VIBERAG_MODEL_DIR does the same. With --embed static: the directory holding static.bin."`
-	EmbedURL    string `name:"embed-url" help:"openai provider: API base with version (default https://api.openai.com/v1; Ollama http://localhost:11434/v1)."`
-	EmbedModel  string `name:"embed-model" help:"openai provider: model name, e.g. text-embedding-3-small."`
-	EmbedKeyEnv string `name:"embed-key-env" help:"openai provider: environment variable holding the API key (default OPENAI_API_KEY for api.openai.com, none for other servers)."`
-	EmbedDims   int    `name:"embed-dimensions" help:"openai provider: vector dimension to request, for models that can shorten their vectors."`
+	ModelDir    string `name:"model-dir" placeholder:"DIR" type:"path" help:"Local Model2Vec model directory (model.safetensors, tokenizer.json, config.json); VIBERAG_MODEL_DIR does the same. With --embed static: the directory holding static.bin."`
+	EmbedURL    string `name:"embed-url" placeholder:"URL" help:"openai provider: API base with version (default https://api.openai.com/v1; Ollama http://localhost:11434/v1)."`
+	EmbedModel  string `name:"embed-model" placeholder:"MODEL" help:"openai provider: model name, e.g. text-embedding-3-small."`
+	EmbedKeyEnv string `name:"embed-key-env" placeholder:"VAR" help:"openai provider: environment variable holding the API key (default OPENAI_API_KEY for api.openai.com, none for other servers)."`
+	EmbedDims   int    `name:"embed-dimensions" placeholder:"N" help:"openai provider: vector dimension to request, for models that can shorten their vectors."`
 
 	EmbedTimeout time.Duration `name:"embed-timeout" default:"30s" help:"openai provider: give up on one embedding request after this long (it is retried)."`
 	EmbedBudget  time.Duration `name:"embed-budget" default:"90s" help:"End the embedding phase when no request has succeeded for this long; the vectors done are kept and the next run goes on."`
@@ -75,11 +75,11 @@ func (f embedFlags) provider(ctx context.Context, meta map[string]string, quiet 
 // had it.
 type queryEmbedFlags struct {
 	Embed       string `name:"embed" default:"auto" enum:"auto,model2vec,static,openai,off" help:"Shared store: the model that embeds queries, for the repositories pushed with its vectors: auto (the built-in model2vec model when it is on disk), model2vec, static, openai, off. Never downloaded: without it searches are lexical."`
-	ModelDir    string `name:"model-dir" type:"path" help:"Shared store: local Model2Vec model directory of the query model (VIBERAG_MODEL_DIR does the same); with --embed static, the directory holding static.bin."`
-	EmbedURL    string `name:"embed-url" help:"Shared store, openai provider: API base with version."`
-	EmbedModel  string `name:"embed-model" help:"Shared store, openai provider: model name."`
-	EmbedKeyEnv string `name:"embed-key-env" help:"Shared store, openai provider: environment variable holding the API key."`
-	EmbedDims   int    `name:"embed-dimensions" help:"Shared store, openai provider: vector dimension to request."`
+	ModelDir    string `name:"model-dir" placeholder:"DIR" type:"path" help:"Shared store: local Model2Vec model directory of the query model (VIBERAG_MODEL_DIR does the same); with --embed static, the directory holding static.bin."`
+	EmbedURL    string `name:"embed-url" placeholder:"URL" help:"Shared store, openai provider: API base with version."`
+	EmbedModel  string `name:"embed-model" placeholder:"MODEL" help:"Shared store, openai provider: model name."`
+	EmbedKeyEnv string `name:"embed-key-env" placeholder:"VAR" help:"Shared store, openai provider: environment variable holding the API key."`
+	EmbedDims   int    `name:"embed-dimensions" placeholder:"N" help:"Shared store, openai provider: vector dimension to request."`
 }
 
 // given reports whether a flag was given.

@@ -29,8 +29,8 @@ import (
 
 type evalCmd struct {
 	embedFlags
-	Bench    string   `required:"" help:"Benchmark directory: repos.json and annotations/<name>.json." type:"existingdir"`
-	Repos    string   `required:"" help:"Directory holding one checkout per repository name." type:"existingdir"`
+	Bench    string   `placeholder:"DIR" required:"" help:"Benchmark directory: repos.json and annotations/<name>.json." type:"existingdir"`
+	Repos    string   `placeholder:"DIR" required:"" help:"Directory holding one checkout per repository name." type:"existingdir"`
 	JSON     bool     `help:"Print the results as JSON."`
 	Only     []string `help:"Only these repositories (comma-separated names)." sep:","`
 	PerQuery bool     `name:"per-query" help:"List every query with its NDCG@10 and top hits (always in --json)."`
@@ -50,7 +50,7 @@ type evalCmd struct {
 	FixedWeights bool   `name:"fixed-weights" hidden:"" help:"Use the fixed vector weights: no calibration at index time, and none read at search time (measurements)."`
 	Trace        string `name:"trace" hidden:"" help:"Write every query's targets, hits and fusion (its channels' files and scores before weights) to FILE as gzipped JSON lines (development)." type:"path"`
 	// Ranking parity between the engines.
-	Store string `name:"store" help:"Also push each repository (as bench/NAME, with its local index's vectors) to this shared PostgreSQL store and run every query through it with the same model: NDCG@10 through the store, and the mean top-10 overlap with the local index." env:"VIBERAG_EVAL_STORE"`
+	Store string `name:"store" placeholder:"URL" help:"Also push each repository (as bench/NAME, with its local index's vectors) to this shared PostgreSQL store and run every query through it with the same model: NDCG@10 through the store, and the mean top-10 overlap with the local index." env:"VIBERAG_EVAL_STORE"`
 }
 
 // evalResult is what eval --json prints.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -24,6 +25,7 @@ func TestExitCodes(t *testing.T) {
 		{"search hits", append([]string{"search", "Queue"}, at...), 0, "", ""},
 		{"search hits json", append([]string{"search", "Queue", "--json"}, at...), 0, "", ""},
 		{"search none", append([]string{"search", `"no such text anywhere"`}, at...), 1, "", ""},
+		{"search hits all over the budget", append([]string{"search", "Queue push task " + strings.Repeat("queue ", 60), "--max-tokens", "150"}, at...), 0, "", ""},
 		{"search none json", append([]string{"search", `"no such text anywhere"`, "--json"}, at...), 1, "", ""},
 		{"symbol found", append([]string{"symbol", "Queue"}, at...), 0, "", ""},
 		{"symbol none", append([]string{"symbol", "NoSuchThing"}, at...), 1, "", "no symbol of that name"},
@@ -39,7 +41,22 @@ func TestExitCodes(t *testing.T) {
 		{"refs no index json", []string{"refs", "Queue", "--json", "-C", empty, "--data-dir", empty}, 2, "no_index", ""},
 		{"status no index json", []string{"status", empty, "--json", "--data-dir", empty}, 2, "no_index", ""},
 		{"status json", []string{"status", root, "--json", "--data-dir", data}, 0, "", ""},
-		{"bad scope json", append([]string{"search", "Queue", "--kind", "bogus", "--json"}, at...), 2, "error", ""},
+		{"index missing path", []string{"index", filepath.Join(empty, "nope"), "--data-dir", empty}, 2, "", "does not exist: give the directory of a repository"},
+		{"search -C missing path json", []string{"search", "Queue", "--json", "-C", filepath.Join(empty, "nope")}, 2, "error", "does not exist"},
+		{"status file path", []string{"status", filepath.Join(root, "app", "queue.py"), "--data-dir", data}, 2, "", "is a file, not a directory: give the directory of the repository that holds it (e.g. \"" + filepath.Join(root, "app") + "\")"},
+		{"bad scope json", append([]string{"search", "Queue", "--kind", "bogus", "--json"}, at...), 2, "usage", ""},
+		{"usage: bad scope", append([]string{"search", "Queue", "--kind", "bogus"}, at...), 2, "", `--kind "bogus": unknown symbol kind`},
+		{"usage: refs bad scope", append([]string{"refs", "Queue", "--path-prefix", "/"}, at...), 2, "", `--path-prefix "/": empty path`},
+		{"usage: empty query", append([]string{"search", " "}, at...), 2, "", "the query is empty; give an identifier"},
+		{"usage: empty symbol name", []string{"symbol", "", "-C", empty, "--data-dir", empty}, 2, "", "the name is empty; give a symbol's name"},
+		{"usage: empty refs name json", []string{"refs", " ", "--json", "-C", empty, "--data-dir", empty}, 2, "usage", "see viberag refs --help"},
+		{"usage: long symbol name", append([]string{"symbol", strings.Repeat("A", 600)}, at...), 2, "", "the name is 600 bytes, over the limit of 512"},
+		{"usage: --repo without --store json", append([]string{"search", "Queue", "--repo", "x", "--json"}, at...), 2, "usage", "give --store too\nsee viberag search --help"},
+		{"usage: index --repo without --store", []string{"index", root, "--data-dir", data, "--repo", "x"}, 2, "", "give --store too\nsee viberag index --help"},
+		{"usage: --embed without --store", append([]string{"search", "Queue", "--embed", "off"}, at...), 2, "", "see viberag search --help"},
+		{"usage: symbol of a block id", append([]string{"symbol", "c0123456789abcdef"}, at...), 2, "", "c0123456789abcdef is the id of a block of lines, not of a symbol"},
+		{"usage: refs of a block id json", append([]string{"refs", "c0123456789abcdef", "--json"}, at...), 2, "usage", "not of a symbol"},
+		{"usage: empty query json", []string{"search", "", "--json", "-C", empty, "--data-dir", empty}, 2, "usage", "see viberag search --help"},
 		{"usage: missing query", []string{"search"}, 2, "", "see viberag search --help"},
 		{"usage: unknown flag", []string{"refs", "x", "--bogus"}, 2, "", "see viberag refs --help"},
 		{"usage: unknown flag json", []string{"search", "x", "--bogus", "--json"}, 2, "usage", "see viberag search --help"},

@@ -132,14 +132,89 @@ func (r numRange) check(name string, v reflect.Value) error {
 	if dur {
 		value = show(n)
 	}
-	want := fmt.Sprintf("give %s to %s", show(r.min), show(r.max))
-	if r.max == 0 {
-		want = fmt.Sprintf("give %s or more", show(r.min))
+	return usageErrorf("%s %s is out of range; %s", name, value, r.want(show))
+}
+
+// want says what r accepts ("give 1 to 200"), its bounds written by show.
+func (r numRange) want(show func(int64) string) string {
+	switch {
+	case r.zero != "":
+		return fmt.Sprintf("give 0 (%s) or %s to %s", r.zero, show(r.min), show(r.max))
+	case r.max == 0:
+		return fmt.Sprintf("give %s or more", show(r.min))
 	}
-	if r.zero != "" {
-		want = fmt.Sprintf("give 0 (%s) or %s to %s", r.zero, show(r.min), show(r.max))
+	return fmt.Sprintf("give %s to %s", show(r.min), show(r.max))
+}
+
+// Flag value errors as the command line parser words them.
+var (
+	// "--k: expected int value but got "EOL" (<EOL>)": the flag ends the
+	// command line.
+	noValue = lazyregexp.New(`^--([a-z0-9-]+): (?:expected \w+ value but got "EOL" \(<EOL>\)|missing value, expecting .*)$`)
+	// "--k: expected a valid 64 bit int but got "abc"".
+	notInt = lazyregexp.New(`^--([a-z0-9-]+): expected a valid \d+ bit u?int but got "(.*)"$`)
+	// "--wait: expected duration but got "10": time: missing unit …".
+	digits      = lazyregexp.New(`^[+-]?[0-9]+$`)
+	notDuration = lazyregexp.New(`^--([a-z0-9-]+): expected duration but got "(.*)": time: .*$`)
+)
+
+// plainParseError rewords the parser's errors about a flag's value
+// (jargon such as "EOL" and "64 bit int", a short flag shown as "--k")
+// into what to give, naming the flag as the user types it; other errors
+// are returned as they are.
+func plainParseError(model *kong.Application, err error) error {
+	msg := err.Error()
+	if m := noValue.FindStringSubmatch(msg); m != nil {
+		f := findFlag(model.Node, m[1])
+		if f == nil {
+			return err
+		}
+		what := ""
+		switch {
+		case f.Target.Type() == durationType:
+			what = " (a duration, e.g. 30s)"
+		case isNumber(f.Target.Type()):
+			what = " (a number)"
+		}
+		return usageErrorf("%s needs a value%s", flagName(f), what)
 	}
-	return usageErrorf("%s %s is out of range; %s", name, value, want)
+	if m := notInt.FindStringSubmatch(msg); m != nil {
+		f := findFlag(model.Node, m[1])
+		if f == nil {
+			return err
+		}
+		want := "give a whole number"
+		if r, ok := flagRanges[f.Name]; ok {
+			want = r.want(func(n int64) string { return strconv.FormatInt(n, 10) })
+		}
+		if digits.MatchString(m[2]) {
+			return usageErrorf("%s %s is out of range; %s", flagName(f), m[2], want)
+		}
+		return usageErrorf("%s %q is not a whole number; %s", flagName(f), m[2], want)
+	}
+	if m := notDuration.FindStringSubmatch(msg); m != nil {
+		f := findFlag(model.Node, m[1])
+		if f == nil {
+			return err
+		}
+		return usageErrorf("%s %q is not a duration; give a number with its unit, e.g. 1500ms, 30s or 5m", flagName(f), m[2])
+	}
+	return err
+}
+
+// findFlag is the flag called name in n or a command below it.
+func findFlag(n *kong.Node, name string) *kong.Flag {
+	for _, f := range n.Flags {
+		if f.Name == name {
+			return f
+		}
+	}
+	for _, c := range n.Children {
+		if f := findFlag(c, name); f != nil {
+			return f
+		}
+	}
+	return nil
 }
 
 // shortDuration writes d as a person would: 10m, 1h30m, 1.5s, not 10m0s.

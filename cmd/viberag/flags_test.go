@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -63,9 +64,41 @@ func TestEveryNumberFlagHasARange(t *testing.T) {
 	}
 }
 
+// TestFlagPlaceholdersSayWhatToGive: no flag's --help shows its Go type
+// as what to give (--max-file-size=INT-64, --data-dir=STRING) where a
+// word says it (BYTES, DIR).
+func TestFlagPlaceholdersSayWhatToGive(t *testing.T) {
+	parser, err := kong.New(&cli{}, kong.Name("viberag"), kong.Vars{"version": "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	goType := regexp.MustCompile(`^(STRING|U?INT(-[0-9]+)?|FLOAT(-[0-9]+)?)(,\.\.\.)?$`)
+	checked := 0
+	var walk func(n *kong.Node)
+	walk = func(n *kong.Node) {
+		for _, f := range n.Flags {
+			if f.IsBool() || f.IsCounter() || f.Hidden {
+				continue // no value to give, or not shown
+			}
+			checked++
+			if ph := f.FormatPlaceHolder(); goType.MatchString(ph) {
+				t.Errorf("%s --%s=%s: a type, not what to give", commandPath(n), f.Name, ph)
+			}
+		}
+		for _, c := range n.Children {
+			walk(c)
+		}
+	}
+	walk(parser.Model.Node)
+	if checked < 40 {
+		t.Errorf("only %d flags with a value found: the walk misses commands", checked)
+	}
+}
+
 // TestNumberFlagsOutOfRange: a number flag given out of its range (zero,
-// negative with or without '=', too large) is a usage error that names
-// the flag, the value and the range, with where to read more; nothing
+// negative with or without '=', too large), or a flag given no value or
+// one that is not a number or duration, is a usage error that names the
+// flag, the value and what to give, with where to read more; nothing
 // runs. Negative values are read as values, not as unknown short flags.
 func TestNumberFlagsOutOfRange(t *testing.T) {
 	tests := []struct {
@@ -90,6 +123,16 @@ func TestNumberFlagsOutOfRange(t *testing.T) {
 		{[]string{"symbol", "x", "--max-code-chars", "-1"}, "--max-code-chars -1 is out of range; give 1 to 16384"},
 		{[]string{"refs", "x", "--limit", "0"}, "--limit 0 is out of range; give 1 to 1000"},
 		{[]string{"refs", "x", "--limit", "5000"}, "--limit 5000 is out of range; give 1 to 1000"},
+		{[]string{"refs", "x", "--limit", "99999999999999999999"}, "--limit 99999999999999999999 is out of range; give 1 to 1000"},
+		// Values the parser refuses, in words a user can act on.
+		{[]string{"search", "x", "-k"}, "-k needs a value (a number)"},
+		{[]string{"search", "x", "-k", "abc"}, `-k "abc" is not a whole number; give 1 to 200`},
+		{[]string{"search", "x", "--max-tokens=1.5"}, `--max-tokens "1.5" is not a whole number; give 0 (no bound) or 150 to 200000`},
+		{[]string{"index", "--max-file-size", "1MiB"}, `--max-file-size "1MiB" is not a whole number; give 1 to 10485760`},
+		{[]string{"index", "--wait"}, "--wait needs a value (a duration, e.g. 30s)"},
+		{[]string{"index", "--parse-timeout", "10"}, `--parse-timeout "10" is not a duration; give a number with its unit, e.g. 1500ms, 30s or 5m`},
+		{[]string{"search", "x", "--intent"}, "--intent needs a value"},
+		{[]string{"index", "--include"}, "--include needs a value"},
 	}
 	// Should a check let a command run, it runs on an empty tree, into a
 	// directory of the test's, with nothing on standard input.

@@ -82,9 +82,9 @@ func (h *heapRoom) reserved(held int64) {
 // remembers them: a later run without a flag keeps its value, a flag
 // given replaces it, and an empty value (--exclude=) clears a list.
 type selectFlags struct {
-	Include      []string `indexpath:"" help:"Only index files matching this glob (** allowed; matched against the path and the base name). Repeatable. Remembered by the index: later runs keep it until given again; --include= clears it."`
-	Exclude      []string `indexpath:"" help:"Skip files matching this glob; exclude wins over include. Repeatable. Remembered like --include; --exclude= clears it."`
-	MaxFileSize  int64    `name:"max-file-size" help:"Skip files larger than this many bytes (default 1 MiB, at most 10 MiB). Remembered like --include."`
+	Include      []string `indexpath:"" sep:"none" placeholder:"GLOB" help:"Only index files matching this glob (** allowed; matched against the path and the base name). Repeatable. Remembered by the index: later runs keep it until given again; --include= clears it."`
+	Exclude      []string `indexpath:"" sep:"none" placeholder:"GLOB" help:"Skip files matching this glob; exclude wins over include. Repeatable. Remembered like --include; --exclude= clears it."`
+	MaxFileSize  int64    `name:"max-file-size" placeholder:"BYTES" help:"Skip files larger than this many bytes (default 1 MiB, at most 10 MiB). Remembered like --include."`
 	IndexSecrets *bool    `name:"index-secrets" help:"Also index files that usually hold secrets (.env, *.pem, *.key, *secret*…). Remembered; --index-secrets=false turns it off."`
 }
 
@@ -102,13 +102,13 @@ type indexCmd struct {
 	Wait  time.Duration `help:"While another process writes the index, wait at most this long (e.g. 30s, 5m), then fail naming it (default: wait until it is done)."`
 	selectFlags
 	ParseTimeout time.Duration `name:"parse-timeout" help:"Per-file parse budget before falling back to line chunks." default:"1500ms"`
-	Workers      int           `help:"Parallel parsers (default: number of CPUs)."`
+	Workers      int           `placeholder:"N" help:"Parallel parsers (default: number of CPUs)."`
 	JSON         bool          `help:"Print one JSON summary instead of text."`
 	Verbose      bool          `short:"v" help:"Say in full why vectors are off or embedding failed (the text shows one short line; --json always has it all)."`
 	ParseOnly    bool          `name:"parse-only" hidden:"" help:"Select, read and parse, but write nothing (development: measures parse cost)."`
 	CPUProfile   string        `name:"cpuprofile" hidden:"" help:"Write a CPU profile (development)." type:"path"`
-	Store        string        `name:"store" help:"Push to this shared PostgreSQL store (its catalog URL) instead of writing the local index: only files whose content changed since the store's snapshot are sent, in one transaction (README \"For a team\")."`
-	Repo         string        `name:"repo" help:"With --store: the repository's name in the store (default: the git remote origin, normalised to host/owner/name)."`
+	Store        string        `name:"store" placeholder:"URL" help:"Push to this shared PostgreSQL store (its catalog URL) instead of writing the local index: only files whose content changed since the store's snapshot are sent, in one transaction (README \"For a team\")."`
+	Repo         string        `name:"repo" placeholder:"NAME" help:"With --store: the repository's name in the store (default: the git remote origin, normalised to host/owner/name)."`
 	FileTimes    string        `name:"file-times" hidden:"" help:"Write one tab-separated line per extracted file (done, path, language, bytes, milliseconds, status, problem), and a 'running' line for a file still extracting after 1 s (development: the corpus sweep, scripts/sweep.sh)." type:"path"`
 }
 
@@ -126,7 +126,7 @@ func (c *indexCmd) Run(ctx context.Context) error {
 		return c.push(ctx, parseMemory)
 	}
 	if c.Repo != "" {
-		return errors.New("--repo names a repository in a shared store: give --store too")
+		return usageErrorf("--repo names a repository in a shared store: give --store too")
 	}
 	opts := indexer.Options{
 		Select: c.selectFlags.given().Resolve(nil).Select(""),

@@ -52,7 +52,7 @@ type cli struct {
 
 // repoFlags locate a repository and its index; every command embeds them.
 type repoFlags struct {
-	DataDir string `name:"data-dir" help:"Directory holding the index (default: per-user data dir keyed by the repository path; VIBERAG_HOME overrides the base)." type:"path"`
+	DataDir string `name:"data-dir" placeholder:"DIR" help:"Directory holding the index (default: per-user data dir keyed by the repository path; VIBERAG_HOME overrides the base)." type:"path"`
 	// FixedWeights fuses vectors at the fixed weights, not the index's
 	// calibrated ones: to compare with a shared store, which keeps none.
 	FixedWeights bool `name:"fixed-weights" hidden:"" help:"Fuse vectors at the fixed weights, not the index's calibrated ones (comparisons with a shared store)."`
@@ -172,6 +172,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = uerr
 	} else if err == nil {
 		err = checkRanges(kctx)
+	} else {
+		err = plainParseError(parser.Model, err)
 	}
 	if err != nil {
 		// A usage error: one line and where to read more, not the whole
@@ -257,7 +259,8 @@ func (e *interruptedRun) Unwrap() error { return e.err }
 
 // jsonError is what a command run with --json prints when it fails: Kind
 // says what went wrong in one word (usage, no_index, not_found, damaged,
-// error), Error says it in a sentence, Help where to read more.
+// interrupted, error), Error says it in a sentence, Help where to read
+// more.
 type jsonError struct {
 	Error string `json:"error"`
 	Kind  string `json:"kind"`

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mattn/go-isatty"
+
 	"github.com/viberag/viberag/embed"
 	"github.com/viberag/viberag/indexer"
 	"github.com/viberag/viberag/mcp"
@@ -27,7 +29,7 @@ type mcpCmd struct {
 	Debounce      time.Duration `help:"Quiet period after a file change before re-indexing." default:"300ms"`
 	PollInterval  time.Duration `name:"poll-interval" help:"Rescan interval when file events are unavailable (e.g. the inotify watch limit)." default:"30s"`
 	selectFlags
-	Workers int  `help:"Parallel parsers for index runs (default: half the CPUs, leaving the rest to searches)."`
+	Workers int  `placeholder:"N" help:"Parallel parsers for index runs (default: half the CPUs, leaving the rest to searches)."`
 	Verbose bool `short:"v" help:"Log diagnostics to standard error."`
 }
 
@@ -122,6 +124,11 @@ func (c *mcpCmd) Run(ctx context.Context) error {
 		}
 		defer s.Close()
 		fetchLater(s)
+		if isatty.IsTerminal(os.Stdin.Fd()) || isatty.IsCygwinTerminal(os.Stdin.Fd()) {
+			// A person typed `viberag mcp`: say why it seems to do
+			// nothing, and what they likely want instead.
+			fmt.Fprintf(os.Stderr, "viberag: serving %s over MCP on standard input and output, for an agent to start, not to type at (Ctrl-C stops it); to add viberag to an agent: viberag mcp-config --client claude|cursor|vscode|codex --write\n", s.Root())
+		}
 		return s.ServeStdio(ctx)
 	}
 	// Listen before opening the index, so a refused address fails fast

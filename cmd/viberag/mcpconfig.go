@@ -18,7 +18,7 @@ import (
 type mcpConfigCmd struct {
 	Path    string `arg:"" optional:"" default:"." help:"Repository root (default: current directory)." type:"path"`
 	Client  string `enum:"claude,cursor,vscode,codex,windsurf,generic" default:"generic" help:"Client to configure: claude, cursor, vscode, codex, windsurf or generic."`
-	Command string `help:"Command clients run (default: viberag when it is on PATH, else this executable's absolute path)."`
+	Command string `placeholder:"CMD" help:"Command clients run (default: viberag when it is on PATH, else this executable's absolute path)."`
 	Write   bool   `help:"Write the file instead of printing it (claude: .mcp.json, cursor: .cursor/mcp.json, vscode: .vscode/mcp.json, codex: .codex/config.toml in the repository; windsurf: ~/.codeium/windsurf/mcp_config.json), keeping the other servers in it."`
 	Force   bool   `help:"With --write, replace an existing different viberag entry (JSON files; a Codex table is edited by hand)."`
 	Check   bool   `help:"Start the server as the client would (its command, arguments and directory), ask it for its tools and the index's status, and say whether the agent will get a working viberag."`
@@ -59,7 +59,7 @@ func (c *mcpConfigCmd) Run(ctx context.Context) error {
 		return nil
 	}
 	if cf.path == "" {
-		return fmt.Errorf("--write: client %s has no configuration file viberag can write; print it and add it by hand (%s)", c.Client, cf.note)
+		return usageErrorf("--write: client %s has no configuration file viberag knows; run `viberag mcp-config --client %s` without --write and add the entry it prints to your client's MCP configuration", c.Client, c.Client)
 	}
 	var msg string
 	if cf.toml {

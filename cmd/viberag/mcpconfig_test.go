@@ -208,6 +208,13 @@ func TestMCPConfigCommand(t *testing.T) {
 	if strings.Contains(string(data), root) {
 		t.Errorf(".mcp.json names the repository's path, so it breaks in other clones:\n%s", data)
 	}
+
+	// A client without a file: one line naming what to run instead.
+	r = runChild(t, nil, "mcp-config", root, "--client", "generic", "--write", "--command", "viberag")
+	want := "viberag: --write: client generic has no configuration file viberag knows; run `viberag mcp-config --client generic` without --write and add the entry it prints to your client's MCP configuration\nsee viberag mcp-config --help\n"
+	if r.Code != 2 || r.Stderr != want {
+		t.Errorf("generic --write: exit %d, stderr %q\nwant %q", r.Code, r.Stderr, want)
+	}
 }
 
 // TestCheckServedRoot: `viberag mcp` without PATH refuses to serve the

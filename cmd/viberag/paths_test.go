@@ -3,10 +3,16 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"github.com/viberag/viberag/internal/testkit"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/viberag/viberag/indexer"
+	"github.com/viberag/viberag/internal/testkit"
+	"github.com/viberag/viberag/internal/testkit/indextest"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -115,5 +121,73 @@ func TestPathsNotUTF8(t *testing.T) {
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "read_file_lines", Arguments: map[string]any{"path": "bad\uFFFD\uFFFD.go"}})
 	if err != nil || !res.IsError {
 		t.Errorf("read_file_lines bad\\uFFFD\\uFFFD.go: %v %+v, want a tool error", err, res)
+	}
+}
+
+// TestAbsolutePathPrefix: --path-prefix given as an absolute path inside
+// the repository (as a shell completes it, through a symbolic link too)
+// scopes as its repository-relative form, for search and refs; the
+// repository itself scopes nothing out. Before, "/root/app" was read as
+// "root/app" and hid every hit.
+func TestAbsolutePathPrefix(t *testing.T) {
+	root, data := indexFixture(t)
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(root, link); err != nil {
+		t.Fatal(err)
+	}
+	at := []string{"-C", root, "--data-dir", data, "--json"}
+	for _, prefix := range []string{
+		filepath.Join(root, "app"),
+		filepath.Join(root, "app") + "/",
+		filepath.Join(link, "app"),
+		root,
+	} {
+		t.Run(prefix, func(t *testing.T) {
+			r := runChild(t, nil, append([]string{"search", "Queue", "--path-prefix", prefix}, at...)...)
+			if r.Code != 0 || !strings.Contains(r.Stdout, `"path": "app/queue.py"`) {
+				t.Errorf("search --path-prefix %s: exit %d\n%s%s", prefix, r.Code, r.Stdout, r.Stderr)
+			}
+			r = runChild(t, nil, append([]string{"refs", "Queue", "--path-prefix", prefix}, at...)...)
+			if r.Code != 0 || !strings.Contains(r.Stdout, `"path": "app/worker.py"`) {
+				t.Errorf("refs --path-prefix %s: exit %d\n%s%s", prefix, r.Code, r.Stdout, r.Stderr)
+			}
+		})
+	}
+	// A prefix outside the repository is kept as given, and scopes out
+	// everything, as before.
+	r := runChild(t, nil, append([]string{"search", "Queue", "--path-prefix", filepath.Join(t.TempDir(), "app")}, at...)...)
+	if r.Code != 1 {
+		t.Errorf("search --path-prefix outside the repository: exit %d\n%s", r.Code, r.Stdout)
+	}
+}
+
+// TestPathFlagsKeepCommas: one --path-prefix, --path-contains or
+// --path-not-contains is one value: a directory whose name has a comma
+// scopes as itself, not as the two halves around the comma (refs takes
+// the same flags from the same tags).
+func TestPathFlagsKeepCommas(t *testing.T) {
+	root, data := t.TempDir(), t.TempDir()
+	testkit.WriteFiles(t, root, map[string]string{
+		"a,b/x.py": "def run():\n    return 1\n",
+		"a/y.py":   "def run():\n    return 2\n",
+	})
+	indextest.Build(t, root, indextest.Path(data), indexer.Options{})
+	for _, tc := range []struct {
+		flag, value, want string
+	}{
+		{"--path-prefix", "a,b/", "a,b/x.py"},
+		{"--path-contains", "a,b", "a,b/x.py"},
+		{"--path-not-contains", "a,b", "a/y.py"},
+	} {
+		r := runChild(t, nil, "search", "run", tc.flag, tc.value, "-C", root, "--data-dir", data, "--json")
+		paths := regexp.MustCompile(`"path": "([^"]*)"`).FindAllStringSubmatch(r.Stdout, -1)
+		if r.Code != 0 || len(paths) == 0 {
+			t.Errorf("search run %s %q: exit %d\n%s%s", tc.flag, tc.value, r.Code, r.Stdout, r.Stderr)
+		}
+		for _, p := range paths {
+			if p[1] != tc.want {
+				t.Errorf("search run %s %q: a hit in %s, want only %s", tc.flag, tc.value, p[1], tc.want)
+			}
+		}
 	}
 }

@@ -34,7 +34,7 @@ type pushResult struct {
 // files whose content hash differs from the store's, in one transaction.
 func (c *indexCmd) push(ctx context.Context, parseMemory func(int64)) error {
 	if c.ParseOnly || c.FileTimes != "" || c.CPUProfile != "" {
-		return fmt.Errorf("--store: --parse-only, --file-times and --cpuprofile are for local runs")
+		return usageErrorf("--store: --parse-only, --file-times and --cpuprofile are for local runs")
 	}
 	start := time.Now()
 	opts := indexer.Options{

@@ -18,12 +18,12 @@ type refsCmd struct {
 	storeRead
 	Dir             string   `short:"C" name:"dir" help:"Use the repository containing PATH (default: the current directory)." type:"path" placeholder:"PATH"`
 	Name            string   `arg:"" help:"A name (send, Session.send) or a symbol id from search."`
-	PathPrefix      []string `name:"path-prefix" indexpath:"" help:"Only paths starting with this (repeatable: any of)."`
-	PathContains    []string `name:"path-contains" indexpath:"" help:"Only paths containing this (repeatable: any of)."`
-	PathNotContains []string `name:"path-not-contains" indexpath:"" help:"No paths containing this (repeatable: none of)."`
+	PathPrefix      []string `name:"path-prefix" indexpath:"" sep:"none" placeholder:"PATH" help:"Only paths starting with this (repeatable: any of)."`
+	PathContains    []string `name:"path-contains" indexpath:"" sep:"none" placeholder:"TEXT" help:"Only paths containing this (repeatable: any of)."`
+	PathNotContains []string `name:"path-not-contains" indexpath:"" sep:"none" placeholder:"TEXT" help:"No paths containing this (repeatable: none of)."`
 	Ext             []string `help:"Only files with this extension (repeatable)."`
 	Limit           int      `default:"500" help:"At most this many reference lines (1 to 1000)."`
-	Offset          int      `help:"Skip this many reference lines (the next page starts at the answer's next_offset)."`
+	Offset          int      `placeholder:"N" help:"Skip this many reference lines (the next page starts at the answer's next_offset)."`
 	JSON            bool     `help:"Print the JSON the MCP server returns (find_references)."`
 }
 
@@ -31,6 +31,9 @@ type refsCmd struct {
 var symbolIDRe = lazyregexp.New(`^s[0-9a-f]{16}(@[^@]+)?$`)
 
 func (c *refsCmd) Run(ctx context.Context) error {
+	if err := checkName(c.Name); err != nil {
+		return err
+	}
 	in := mcp.RefsIn{K: c.Limit, Offset: c.Offset}
 	if symbolIDRe.MatchString(c.Name) {
 		in.SymbolID = c.Name
@@ -39,7 +42,7 @@ func (c *refsCmd) Run(ctx context.Context) error {
 	}
 	sc := scope.Scope{PathPrefix: c.PathPrefix, PathContains: c.PathContains, PathNotContains: c.PathNotContains, Extension: c.Ext}
 	if err := sc.Validate(); err != nil {
-		return err
+		return scopeUsage(err)
 	}
 	if !sc.IsZero() {
 		in.Scope = &sc

@@ -100,3 +100,36 @@ func TestSelectionIsRemembered(t *testing.T) {
 		t.Errorf("--include= cleared: %+v", st)
 	}
 }
+
+// TestGlobFlagsKeepCommas: one --include or --exclude is one glob, commas
+// and all: a brace alternation ("*.{py,md}") or a file whose name has a
+// comma is not cut in two (two patterns that each match nothing, or an
+// error naming half of what the user typed).
+func TestGlobFlagsKeepCommas(t *testing.T) {
+	root, data := t.TempDir(), t.TempDir()
+	testkit.WriteFiles(t, root, map[string]string{
+		"a.py":       "def a():\n    return 1\n",
+		"b.md":       "# B\n",
+		"c.txt":      "c\n",
+		"x,y/d.py":   "def d():\n    return 4\n",
+		"notes,2.md": "# Notes\n",
+	})
+	for _, tc := range []struct {
+		args  []string
+		files int
+	}{
+		{[]string{"--include", "*.{py,md}"}, 4},
+		{[]string{"--include", "x,y/**"}, 1},
+		{[]string{"--include=", "--exclude", "notes,2.md"}, 4},
+	} {
+		r := runChild(t, nil, append([]string{"index", root, "--data-dir", data, "--embed", "off", "--json"}, tc.args...)...)
+		var out struct {
+			Counts struct {
+				Files int `json:"files"`
+			} `json:"counts"`
+		}
+		if err := json.Unmarshal([]byte(r.Stdout), &out); r.Code != 0 || err != nil || out.Counts.Files != tc.files {
+			t.Errorf("index %q: exit %d, %d files, want %d (%v)\n%s", tc.args, r.Code, out.Counts.Files, tc.files, err, r.Stderr)
+		}
+	}
+}

@@ -28,17 +28,17 @@ type searchCmd struct {
 	Query []string `arg:"" help:"What to look for; the words are joined with spaces. Quote the whole query (e.g. '\"reset by peer\"') for exact text."`
 
 	Intent          string   `help:"auto, definition, usage, concept, exact_text or similar_code." default:"auto" enum:"auto,definition,usage,concept,exact_text,similar_code"`
-	PathPrefix      []string `name:"path-prefix" indexpath:"" help:"Only paths starting with this (repeatable: any of)."`
-	PathContains    []string `name:"path-contains" indexpath:"" help:"Only paths containing this (repeatable: any of)."`
-	PathNotContains []string `name:"path-not-contains" indexpath:"" help:"No paths containing this (repeatable: none of)."`
+	PathPrefix      []string `name:"path-prefix" indexpath:"" sep:"none" placeholder:"PATH" help:"Only paths starting with this (repeatable: any of)."`
+	PathContains    []string `name:"path-contains" indexpath:"" sep:"none" placeholder:"TEXT" help:"Only paths containing this (repeatable: any of)."`
+	PathNotContains []string `name:"path-not-contains" indexpath:"" sep:"none" placeholder:"TEXT" help:"No paths containing this (repeatable: none of)."`
 	Ext             []string `help:"Only files with this extension, with or without the dot (repeatable)."`
 	Kind            []string `help:"Only symbols of this kind: function, method, class… (repeatable; blocks by their enclosing symbol)."`
 	Decorator       []string `help:"Only symbols with this decorator or annotation (repeatable)."`
 	Exported        *bool    `help:"Only exported (--exported) or unexported (--exported=false) symbols."`
 	K               int      `short:"k" default:"10" help:"Number of hits."`
-	MaxTokens       int      `name:"max-tokens" help:"Fit the whole answer into this many tokens (explanations and snippets go first, hits last)."`
+	MaxTokens       int      `name:"max-tokens" placeholder:"N" help:"Fit the whole answer into this many tokens (explanations and snippets go first, hits last)."`
 	Exhaustive      bool     `help:"exact_text: every occurrence, K per page."`
-	Cursor          string   `help:"exact_text: continue from a previous page's next_cursor."`
+	Cursor          string   `placeholder:"CURSOR" help:"exact_text: continue from a previous page's next_cursor."`
 	IgnoreCase      bool     `name:"ignore-case" short:"i" help:"exact_text: ignore case."`
 	JSON            bool     `help:"Print the JSON the MCP server returns."`
 	Explain         bool     `help:"Show why each hit ranks where it does."`
@@ -55,8 +55,14 @@ func (c *searchCmd) Run(ctx context.Context) error {
 		Extension: c.Ext, SymbolKind: c.Kind, Decorator: c.Decorator, IsExported: c.Exported,
 	}
 	// Check the request before opening anything.
+	switch q := strings.TrimSpace(in.Query); {
+	case q == "":
+		return usageErrorf("the query is empty; give an identifier, a phrase, an error message or a code snippet")
+	case len(in.Query) > query.MaxQueryBytes:
+		return usageErrorf("the query is %d bytes, over the limit of %d; search for a distinctive line or identifier from it instead", len(in.Query), query.MaxQueryBytes)
+	}
 	if err := sc.Validate(); err != nil {
-		return err
+		return scopeUsage(err)
 	}
 	if !sc.IsZero() {
 		in.Scope = &sc
@@ -77,7 +83,9 @@ func (c *searchCmd) Run(ctx context.Context) error {
 		st.verbose = c.Verbose
 		printSearch(os.Stdout, out, st, c.Explain)
 	}
-	if err == nil && len(out.Hits) == 0 {
+	// Exit 1 says the search found nothing: not hits that --max-tokens
+	// left out.
+	if err == nil && len(out.Hits) == 0 && out.Dropped == 0 {
 		return errNone
 	}
 	return err
@@ -99,7 +107,7 @@ type openedIndex struct {
 // answers makes the answers `viberag search|symbol|refs` print: the
 // MCP tools' (mcp.Answers), made the same way.
 func (ix *openedIndex) answers() *mcp.Answers {
-	return &mcp.Answers{Planner: ix.planner, DB: ix.db}
+	return &mcp.Answers{Planner: ix.planner, DB: ix.db, Root: ix.root}
 }
 
 func (ix *openedIndex) Close() error {

@@ -17,7 +17,7 @@ import (
 type serveCmd struct {
 	storeFlags
 	queryEmbedFlags
-	HTTP          string        `name:"http" required:"" help:"host:port to serve streamable HTTP MCP on (/mcp) and the health check (/healthz)."`
+	HTTP          string        `name:"http" required:"" placeholder:"HOST:PORT" help:"host:port to serve streamable HTTP MCP on (/mcp) and the health check (/healthz)."`
 	AllowNoAuth   bool          `name:"allow-no-auth" help:"Serve every repository without tokens: on a loopback address only."`
 	AllowedHost   []string      `name:"allowed-host" help:"Host name accepted besides the listener's own (behind a load balancer, with tokens any name is). Repeatable."`
 	AllowedOrigin []string      `name:"allowed-origin" help:"Browser origin accepted besides the server's own. Repeatable."`

@@ -42,12 +42,13 @@ func (c *statusCmd) Run(ctx context.Context) error {
 	}
 	start := time.Now()
 	st, err := c.read(ctx, root, path)
+	var unopened error // the damage that kept the index from opening
 	if err != nil && c.Check && tables.IsCorrupt(err) {
 		// A damaged index is what --check is for: report it as its
 		// outcome, not as a failure to run.
 		st = &indexer.Status{Root: root, Index: path,
 			Check: &indexer.CheckState{Problems: oneLine(err.Error()), ElapsedMS: time.Since(start).Milliseconds()}}
-		err = nil
+		unopened, err = err, nil
 	}
 	if err != nil {
 		return indexer.NoteCorruption(path, err)
@@ -56,21 +57,26 @@ func (c *statusCmd) Run(ctx context.Context) error {
 		if err := writeJSON(os.Stdout, st); err != nil {
 			return err
 		}
-		return checkErr(st)
+		return checkErr(st, unopened)
 	}
 	printStatus(os.Stdout, st, style{verbose: c.Verbose})
-	return checkErr(st)
+	return checkErr(st, unopened)
 }
 
 // checkErr is the command's error after a failed check: the report is
-// printed, the exit status says it failed.
-func checkErr(st *indexer.Status) error {
+// printed, the exit status says it failed. unopened is the error of an
+// index too damaged to open, which already says so.
+func checkErr(st *indexer.Status, unopened error) error {
 	if st.Check == nil || st.Check.OK {
 		return nil
 	}
+	err := unopened
+	if err == nil {
+		err = fmt.Errorf("%w: %s", tables.ErrDamaged, st.Check.Problems)
+	}
 	// Exit status 1, as for a search that finds nothing: the check ran
 	// and found damage (2 is for a check that could not run).
-	return &exitError{exitNone, indexer.NoteCorruption(st.Index, fmt.Errorf("%w: %s", tables.ErrDamaged, st.Check.Problems))}
+	return &exitError{exitNone, indexer.NoteCorruption(st.Index, err)}
 }
 
 // read builds the status of the index at path (indexer.ReadStatus, as

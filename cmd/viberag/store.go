@@ -25,7 +25,7 @@ type storeCmd struct {
 // storeFlags locate a store. The URL may hold a password: prefer the
 // environment variable, which stays out of shell history and process lists.
 type storeFlags struct {
-	Store string `name:"store" env:"VIBERAG_STORE" required:"" help:"PostgreSQL URL of the store's catalog database, e.g. postgres://user@host/viberag (or VIBERAG_STORE)."`
+	Store string `name:"store" env:"VIBERAG_STORE" placeholder:"URL" required:"" help:"PostgreSQL URL of the store's catalog database, e.g. postgres://user@host/viberag (or VIBERAG_STORE)."`
 }
 
 type storeInitCmd struct {
@@ -198,7 +198,7 @@ type storeTokenCmd struct {
 type storeTokenCreateCmd struct {
 	storeFlags
 	Repos []string `name:"repos" required:"" sep:"," help:"Repository name globs the token may read (comma-separated; * within a path segment, ** across), e.g. github.com/acme/*."`
-	Note  string   `help:"A note stored beside the token's hash (who or what it is for)."`
+	Note  string   `placeholder:"TEXT" help:"A note stored beside the token's hash (who or what it is for)."`
 }
 
 func (c *storeTokenCreateCmd) Run(ctx context.Context) error {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 
@@ -15,7 +14,7 @@ import (
 // storeRead points search, symbol and refs at a shared store instead of
 // the local index.
 type storeRead struct {
-	Store string   `name:"store" help:"Read a shared PostgreSQL store (its catalog URL) instead of the local index (README \"For a team\")."`
+	Store string   `name:"store" placeholder:"URL" help:"Read a shared PostgreSQL store (its catalog URL) instead of the local index (README \"For a team\")."`
 	Repo  []string `name:"repo" sep:"," help:"With --store: only these repositories (names or globs, comma-separated; default all of them)."`
 }
 
@@ -36,10 +35,10 @@ type source struct {
 func (s storeRead) open(ctx context.Context, rf repoFlags, dir string, ef *queryEmbedFlags) (*source, error) {
 	if s.Store == "" {
 		if len(s.Repo) > 0 {
-			return nil, errors.New("--repo names repositories of a shared store: give --store too")
+			return nil, usageErrorf("--repo names repositories of a shared store: give --store too")
 		}
 		if ef != nil && ef.given() {
-			return nil, errors.New("--embed, --model-dir and --embed-*: choose the query model of a shared store (give --store too); a local index embeds queries with the model it was indexed with")
+			return nil, usageErrorf("--embed, --model-dir and --embed-*: choose the query model of a shared store (give --store too); a local index embeds queries with the model it was indexed with")
 		}
 		ix, err := openIndex(ctx, rf, dir, ef != nil)
 		if err != nil {

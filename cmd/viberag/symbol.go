@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/mcp"
 	"github.com/viberag/viberag/query"
 )
@@ -17,12 +18,15 @@ type symbolCmd struct {
 	storeRead
 	Dir     string `short:"C" name:"dir" help:"Use the repository containing PATH (default: the current directory)." type:"path" placeholder:"PATH"`
 	ID      string `arg:"" name:"id-or-name" help:"A symbol id (from search) or a name (Class, Class.method, pkg::Func)."`
-	MaxCode int    `name:"max-code-chars" help:"Cut the code after this many bytes, at a line end (default 8000, at most 16384)."`
+	MaxCode int    `name:"max-code-chars" placeholder:"N" help:"Cut the code after this many bytes, at a line end (default 8000, at most 16384)."`
 	NoCode  bool   `name:"no-code" help:"Leave the code out."`
 	JSON    bool   `help:"Print the JSON the MCP server returns (get_symbol_details)."`
 }
 
 func (c *symbolCmd) Run(ctx context.Context) error {
+	if err := checkName(c.ID); err != nil {
+		return err
+	}
 	in := mcp.SymbolIn{MaxCodeChars: c.MaxCode}
 	if symbolIDRe.MatchString(c.ID) {
 		in.SymbolID = c.ID
@@ -106,3 +110,23 @@ type notFound struct{ err error }
 func (e *notFound) Error() string { return e.err.Error() }
 func (e *notFound) Unwrap() error { return e.err }
 func (e *notFound) ExitCode() int { return exitNone }
+
+// checkName refuses, before any index is opened, a symbol name or id
+// the command line was given that cannot name a symbol, saying what to
+// give in the command line's words (the tools' checks name their
+// arguments, symbol_id and symbol_name).
+func checkName(name string) error {
+	switch {
+	case strings.TrimSpace(name) == "":
+		return usageErrorf("the name is empty; give a symbol's name (Queue, Queue.push) or its id from viberag search")
+	case len(name) > mcp.MaxNameBytes:
+		return usageErrorf("the name is %d bytes, over the limit of %d; give a symbol's name (Queue, Queue.push) or its id from viberag search", len(name), mcp.MaxNameBytes)
+	case chunkIDRe.MatchString(name):
+		return usageErrorf("%s is the id of a block of lines, not of a symbol: read the block at the path and lines its search hit shows, or give a symbol's name or its id (s…)", name)
+	}
+	return nil
+}
+
+// chunkIDRe matches a chunk's id (a search hit of kind block), of a
+// local index or of a store.
+var chunkIDRe = lazyregexp.New(`^c[0-9a-f]{16}(@[^@]+)?$`)

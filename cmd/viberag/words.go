@@ -1,12 +1,14 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/viberag/viberag/internal/lazyregexp"
 	"github.com/viberag/viberag/query"
+	"github.com/viberag/viberag/scope"
 )
 
 // The answers search, symbol and refs print are the MCP tools' (their
@@ -103,4 +105,34 @@ func cliAction(a query.Action) (cmd, why string) {
 	// A tool the command line has no command for: name it as the answer
 	// does.
 	return a.Tool + " " + fmt.Sprint(a.Args), why
+}
+
+// scopeFlags names each scope field by the flag that sets it.
+var scopeFlags = map[string]string{
+	scope.FieldPathPrefix:      "--path-prefix",
+	scope.FieldPathContains:    "--path-contains",
+	scope.FieldPathNotContains: "--path-not-contains",
+	scope.FieldExtension:       "--ext",
+	scope.FieldSymbolKind:      "--kind",
+	scope.FieldIsExported:      "--exported",
+	scope.FieldDecorator:       "--decorator",
+}
+
+// scopeUsage is the usage error for a scope built from the command
+// line's flags that does not validate: it names the flag and the value
+// as the user typed them, not the MCP scope's field ("--kind "bogus"",
+// not "scope: symbol_kind[0] "bogus"").
+func scopeUsage(err error) error {
+	var fe *scope.FieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	name, ok := scopeFlags[fe.Field]
+	switch {
+	case !ok:
+		return err
+	case fe.Index >= 0 || fe.Value != "":
+		return usageErrorf("%s %q: %s", name, fe.Value, fe.Reason)
+	}
+	return usageErrorf("%s: %s", name, fe.Reason)
 }
