@@ -223,7 +223,7 @@ func suggest(resp *Response) []Action {
 				add(Action{Tool: StepReferences, Args: map[string]any{"id": h.ID}, Reason: "where " + name + " is used"})
 			}
 		case KindBlock, KindUsage:
-			add(Action{Tool: StepSurrounding, Args: map[string]any{"path": h.Path, "line": h.StartLine}, Reason: "the enclosing symbol of " + h.Path + fmt.Sprintf(":%d", h.StartLine)})
+			add(Action{Tool: StepSurrounding, Args: map[string]any{"path": h.Path, "line": h.StartLine}, Reason: "what surrounds " + h.Path + fmt.Sprintf(":%d", h.StartLine)})
 		case KindFile:
 			add(Action{Tool: StepReadLines, Args: map[string]any{"path": h.Path, "start_line": 1, "end_line": min(h.EndLine, 120)}, Reason: "the start of " + h.Path})
 		}
