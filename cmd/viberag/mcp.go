@@ -78,7 +78,10 @@ func (c *mcpCmd) Run(ctx context.Context) error {
 	download := opts.Index.Embedder == nil && !c.Offline &&
 		(opts.Index.Embedding.Provider == "" || opts.Index.Embedding.Provider == embed.ProviderModel2Vec)
 	if download {
-		opts.Index.VectorsOff = indexer.VectorsDownloading + " (" + opts.Index.VectorsOff + ")"
+		// The local provider's reason says the model is not on disk in
+		// offline words ("offline and config.json not in …"), which would
+		// contradict the download the server is starting.
+		opts.Index.VectorsOff = indexer.VectorsDownloading + " (no local copy of the model)"
 	}
 	if opts.Index.Embedder == nil {
 		log.Warn("vectors off", "reason", opts.Index.VectorsOff)
