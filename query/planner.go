@@ -236,8 +236,8 @@ func (r *Request) validate() error {
 	if r.MaxTokens < 0 || r.MaxBytes < 0 {
 		return fmt.Errorf("search: max_tokens %d, max_bytes %d: must not be negative", r.MaxTokens, r.MaxBytes)
 	}
-	if (r.Exhaustive || r.Cursor != "") && r.Intent != ExactText && r.Intent != Auto {
-		return fmt.Errorf("search: exhaustive and cursor apply to exact_text, not %s", r.Intent)
+	if (r.Exhaustive || r.Cursor != "" || r.IgnoreCase) && r.Intent != ExactText && r.Intent != Auto {
+		return fmt.Errorf("search: exhaustive, cursor and ignore_case apply to exact_text, not %s", r.Intent)
 	}
 	return r.Scope.Validate()
 }
@@ -291,8 +291,8 @@ func (p *Planner) search(ctx context.Context, req Request) (*Response, error) {
 			resp.Routing += ": definitions first, fused with concept results"
 		}
 	}
-	if (req.Exhaustive || req.Cursor != "") && intent != ExactText {
-		return nil, fmt.Errorf("exhaustive and cursor apply to exact_text; the query routed to %s (quote it to search the text)", intent)
+	if (req.Exhaustive || req.Cursor != "" || req.IgnoreCase) && intent != ExactText {
+		return nil, fmt.Errorf("exhaustive, cursor and ignore_case apply to exact_text; the query routed to %s (quote it to search the text)", intent)
 	}
 	resp.Intent, resp.text = intent, text
 

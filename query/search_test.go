@@ -379,6 +379,10 @@ func TestRequestValidation(t *testing.T) {
 		{Query: "x", Limit: -1},
 		{Query: "x", MaxTokens: -1},
 		{Query: "x", Intent: Concept, Exhaustive: true},
+		{Query: "x", Intent: Concept, IgnoreCase: true},
+		// A bare name routes to a definition search, where case is not
+		// ignored: saying so beats answering as if it were.
+		{Query: "Queue", IgnoreCase: true},
 		{Query: strings.Repeat("x", MaxQueryBytes+1)},
 	} {
 		if _, err := p.Search(context.Background(), req); err == nil {

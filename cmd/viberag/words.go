@@ -25,6 +25,7 @@ var mcpWords = []string{
 	"set ignore_case to widen", "add -i (--ignore-case) to widen",
 	"scope.repo one repository (and set exhaustive to page through them)", "search one repository with --repo (and add --exhaustive to page through them)",
 	"set exhaustive (and page with the cursor)", "add --exhaustive (and page with --cursor)",
+	"exhaustive, cursor and ignore_case apply to", "--exhaustive, --cursor and -i apply to",
 	"exhaustive and cursor apply to", "--exhaustive and --cursor apply to",
 	"exhaustive pages through", "--exhaustive pages through",
 	"name one in scope.repo", "name one with --repo",
