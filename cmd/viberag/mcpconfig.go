@@ -171,6 +171,23 @@ func tomlString(s string) string {
 	return string(b)
 }
 
+// jsonKind names the kind of a decoded JSON value, as a user reads it.
+func jsonKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case float64:
+		return "a number"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	}
+	return "a value"
+}
+
 // writeEntry adds entry under key.name in the JSON file at path, keeping
 // everything else in it. An existing identical entry is left alone; a
 // different one is replaced only with force.
@@ -182,9 +199,15 @@ func writeEntry(path, key, name string, entry map[string]any, force bool) (strin
 	case err != nil:
 		return "", fmt.Errorf("read %s: %w", path, err)
 	case len(bytes.TrimSpace(data)) > 0:
-		if err := json.Unmarshal(data, &doc); err != nil {
+		var v any
+		if err := json.Unmarshal(data, &v); err != nil {
 			return "", fmt.Errorf("%s is not plain JSON (comments?): %w; add the entry by hand (viberag mcp-config prints it)", path, err)
 		}
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return "", fmt.Errorf("%s holds %s, not a JSON object: make it an object ({}) or add the entry by hand (viberag mcp-config prints it)", path, jsonKind(v))
+		}
+		doc = obj
 	}
 	servers, ok := doc[key].(map[string]any)
 	if doc[key] != nil && !ok {

@@ -122,6 +122,12 @@ func TestWriteEntry(t *testing.T) {
 	if _, err := writeEntry(path, cf.key, cf.name, cf.entry, false); err == nil {
 		t.Error("JSON with comments was rewritten")
 	}
+	// Nor is a file whose JSON is not an object; the error says what it
+	// holds in a user's words, not Go's.
+	testkit.WriteFile(t, path, "[]")
+	if _, err := writeEntry(path, cf.key, cf.name, cf.entry, false); err == nil || !strings.Contains(err.Error(), "holds an array, not a JSON object") {
+		t.Errorf("a JSON array: %v", err)
+	}
 }
 
 func TestWriteTOMLEntry(t *testing.T) {
