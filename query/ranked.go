@@ -266,6 +266,18 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 		}
 		chans = append(chans, vchans...)
 	}
+	// A text that names files by their paths (a stack trace's frames, a
+	// commit's "src/x.c: …") places the change by them, not by where its
+	// words stand together.
+	if task && concept && !defs && len(named.paths) == 0 && p.tune.ProxBoost > 0 {
+		shares, err := p.text.proxShares(ctx, f, t.words)
+		if err != nil {
+			return err
+		}
+		if len(shares) > 0 {
+			f = p.reprox(f, shares, pm, source, named, req.Limit)
+		}
+	}
 	if l := dirEvidence(&p.tune, question, task); l.weight > 0 {
 		// A question about how something works: the directory its best
 		// files gather in lends their scores to its other files. A

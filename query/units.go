@@ -28,6 +28,10 @@ type unit struct {
 	exported                           bool
 	decl                               int64
 	shown                              *tables.SymbolDecl
+
+	// Blocks only: content holds the chunk's text when a lift has read
+	// it already (proximity.go), for the snippet.
+	content *string
 }
 
 // unitKey identifies a unit in a unitPool: its kind and id, kept apart
