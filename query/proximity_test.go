@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/viberag/viberag/extract"
 )
 
 // TestWordWindow: a window's value is the idf of the distinct words its
@@ -29,15 +27,17 @@ func TestWordWindow(t *testing.T) {
 		{"repeats count once", "retry retry retry\njitter\n", 2, 2, 3},
 		{"none", "return nil", 5, 1, 0},
 	} {
-		if got := wordWindow(tc.text, terms, idf, tc.lines, tc.min); math.Abs(got-tc.want) > 1e-9 {
-			t.Errorf("%s: wordWindow = %v, want %v", tc.name, got, tc.want)
+		for _, text := range []string{tc.text, tc.text + "\n// é"} { // ASCII or not
+			if got := newProxScan(terms, idf, tc.lines, tc.min).window(text); math.Abs(got-tc.want) > 1e-9 {
+				t.Errorf("%s: window(%q) = %v, want %v", tc.name, text, got, tc.want)
+			}
 		}
 	}
 	// "handlers" is looked up by its stem's family, as the blocks
 	// channel searches it.
 	family := textTerms([]string{"handlers", "timeout"}, true, false)
-	if got := wordWindow("func handleTimeout() {}", family, []float64{1, 1}, 1, 2); got != 2 {
-		t.Errorf("wordWindow of a stem's family = %v, want 2", got)
+	if got := newProxScan(family, []float64{1, 1}, 1, 2).window("func handleTimeout() {}"); got != 2 {
+		t.Errorf("window of a stem's family = %v, want 2", got)
 	}
 }
 
@@ -68,12 +68,13 @@ func TestProximityLift(t *testing.T) {
 }
 
 // TestASCIITerms: the terms found in an ASCII line without splitting it
-// are those extract.SplitIdentifier's words give.
+// are those extract.SplitIdentifier's words give (splitTerms, which
+// reads a line that is not ASCII).
 func TestASCIITerms(t *testing.T) {
 	// "parser" and "handlers" are looked up by their stems' families
 	// (pars*, handl*), as the blocks channel searches them.
 	terms := textTerms([]string{"retry", "parser", "handlers", "2d", "user"}, true, false)
-	live := []int{0, 1, 2, 3, 4}
+	scan := newProxScan(terms, []float64{1, 1, 1, 1, 1}, 1, 1)
 	for line, want := range map[string][]string{
 		"d := retryDelay(n)":             {"retry"},
 		"retrying := true":               nil,
@@ -85,29 +86,84 @@ func TestASCIITerms(t *testing.T) {
 		"superuser.retry_count":          {"retry"},
 		"xretry, users, parsers, Parser": {"pars"},
 	} {
-		var got []string
-		for _, i := range asciiTerms(line, strings.ToLower(line), terms, live) {
-			got = append(got, terms[i].text)
-		}
-		if !slices.Equal(got, want) {
-			t.Errorf("asciiTerms(%q) = %q, want %q", line, got, want)
+		got := heldWords(terms, scan.held(line))
+		if slices.Sort(want); !slices.Equal(got, want) {
+			t.Errorf("held(%q) = %q, want %q", line, got, want)
 		}
 		// The words extract.SplitIdentifier gives hold the same terms.
-		var split []string
-		for _, i := range live {
-			tt := terms[i]
-		tokens:
-			for tok := range tokenSeq(line) {
-				for _, w := range extract.SplitIdentifier(tok) {
-					if w == tt.text || tt.prefix && strings.HasPrefix(w, tt.text) {
-						split = append(split, tt.text)
-						break tokens
-					}
-				}
-			}
+		if split := heldWords(terms, scan.splitTerms(nil, line, 0)); !slices.Equal(got, split) {
+			t.Errorf("held(%q) = %q, but its identifiers' words hold %q", line, got, split)
 		}
-		if !slices.Equal(got, split) {
-			t.Errorf("asciiTerms(%q) = %q, but its identifiers' words hold %q", line, got, split)
+	}
+}
+
+// heldWords returns the distinct terms of held, sorted.
+func heldWords(terms []textTerm, held []termAt) []string {
+	var out []string
+	for _, h := range held {
+		out = append(out, terms[h.term].text)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// TestMayReorder: a file is read only when its most lift could reach a
+// file above it, or a file below could reach it; a file of a score of 0
+// or less is lowered by a lift, so then every file that may be lifted is
+// read.
+func TestMayReorder(t *testing.T) {
+	files := func(finals ...float64) []*fileCand {
+		out := make([]*fileCand, len(finals))
+		for i, f := range finals {
+			out[i] = &fileCand{final: f}
 		}
+		return out
+	}
+	for _, tc := range []struct {
+		name   string
+		finals []float64
+		bound  []float64
+		want   []bool
+	}{
+		{"far apart", []float64{10, 4, 1}, []float64{0.5, 0.5, 0.5}, []bool{false, false, false}},
+		{"second reaches first", []float64{10, 6, 1}, []float64{0.5, 0.8, 0.5}, []bool{true, true, false}},
+		{"third reaches second", []float64{10, 6, 4}, []float64{0.5, 0.5, 0.6}, []bool{false, true, true}},
+		{"the one above cannot be lifted", []float64{10, 6, 1}, []float64{0, 0.8, 0}, []bool{false, true, false}},
+		{"no bound, no read", []float64{10, 9.9, 9.8}, []float64{0, 0, 0}, []bool{false, false, false}},
+		{"a score below zero", []float64{10, 1, -1}, []float64{0.1, 0, 0.2}, []bool{true, false, true}},
+	} {
+		if got := mayReorder(files(tc.finals...), tc.bound, 1); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: mayReorder = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestHeldWeight: a block's bound counts the weighing terms the blocks
+// channel found in it, not those it did not search; a block whose
+// terms are unknown may hold every one.
+func TestHeldWeight(t *testing.T) {
+	terms := textTerms([]string{"retry", "jitter", "backoff", "fix"}, false, false)
+	searched := []textTerm{terms[2], terms[0], terms[1]} // "fix" pruned
+	held := heldTerms(terms, searched)
+	if want := (heldBits{1, 2, 0, -1}); !slices.Equal(held, want) {
+		t.Fatalf("heldTerms = %v, want %v", held, want)
+	}
+	idf := []float64{1, 2, 4, 0.5}
+	for _, tc := range []struct {
+		mask     uint64
+		sum      float64
+		distinct int
+	}{
+		{0b011, 5, 2},   // backoff, retry
+		{0b100, 2, 1},   // jitter
+		{0, 7.5, 4},     // unknown
+		{1 << 63, 0, 0}, // a term past the ones mapped
+	} {
+		if sum, d := held.weight(tc.mask, idf); sum != tc.sum || d != tc.distinct {
+			t.Errorf("weight(%b) = %v, %d; want %v, %d", tc.mask, sum, d, tc.sum, tc.distinct)
+		}
+	}
+	if sum, d := held.weight(0b111, []float64{1, 0, 4, 0.5}); sum != 5 || d != 2 {
+		t.Errorf("a term of no weight counted: %v, %d", sum, d)
 	}
 }

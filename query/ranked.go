@@ -83,12 +83,14 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 		}
 	}
 
+	var searched []textTerm // the blocks channel's terms
 	if concept {
 		if terms := textTerms(t.words, p.tune.Prefix, p.tune.PrefixAll); len(terms) > 0 {
 			kept, dropped, df, err := p.text.pruneTerms(ctx, scope.Chunks, "", terms, p.tune.PruneShare, p.tune.PruneBudget)
 			if err != nil {
 				return err
 			}
+			searched = kept
 			if len(dropped) > 0 {
 				words := make([]string, len(dropped))
 				for i, d := range dropped {
@@ -270,7 +272,7 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 	// commit's "src/x.c: …") places the change by them, not by where its
 	// words stand together.
 	if task && concept && !defs && len(named.paths) == 0 && p.tune.ProxBoost > 0 {
-		shares, err := p.text.proxShares(ctx, f, t.words)
+		shares, err := p.text.proxShares(ctx, f, t.words, searched)
 		if err != nil {
 			return err
 		}
