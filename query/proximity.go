@@ -125,6 +125,34 @@ func (tc *textChannels) proxShares(ctx context.Context, f *fused, words []string
 	return out, nil
 }
 
+// proxWords returns the words whose proximity lifts a file: the text's,
+// but for those only its commit's scope writes ("runtime" and "core" of
+// "fix(runtime-core): use separate prop caches"). A scope names the
+// package a change is in, whose files all write its name: a window that
+// holds it says nothing of where in the package the change is, and a
+// file that writes it beside two of the message's words passed the one
+// changed (named.go lifts the files a scope names by their paths).
+func proxWords(words []string, shape taskShape) []string {
+	if shape.scope == "" {
+		return words
+	}
+	said := map[string]bool{}
+	for _, w := range analyse(strings.TrimPrefix(shape.words, shape.scope)).words {
+		said[w] = true
+	}
+	only := map[string]bool{}
+	for _, w := range analyse(shape.scope).words {
+		only[w] = !said[w]
+	}
+	out := make([]string, 0, len(words))
+	for _, w := range words {
+		if !only[w] {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 // heldBits is, per term of the proximity lift, its bit in a block's
 // unit.terms, or -1 when the blocks channel did not search it.
 type heldBits []int

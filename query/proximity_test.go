@@ -167,3 +167,24 @@ func TestHeldWeight(t *testing.T) {
 		t.Errorf("a term of no weight counted: %v, %d", sum, d)
 	}
 }
+
+// TestProxWords: the words only a commit's scope writes do not count
+// toward proximity; a scope word the message also writes does.
+func TestProxWords(t *testing.T) {
+	for _, tc := range []struct {
+		query string
+		want  []string
+	}{
+		{"fix(runtime-core): use separate prop caches for components", []string{"separate", "prop", "caches", "components"}},
+		{"fix(parser): parser fails on trailing commas", []string{"parser", "fails", "trailing", "commas"}},
+		{"Fix retry jitter when the pool drains", []string{"retry", "jitter", "pool", "drains"}},
+	} {
+		shape, task := taskShapeOf(tc.query, false)
+		if !task {
+			t.Fatalf("%q: not task-shaped", tc.query)
+		}
+		if got := proxWords(analyse(shape.words).words, shape); !slices.Equal(got, tc.want) {
+			t.Errorf("proxWords(%q) = %q, want %q", tc.query, got, tc.want)
+		}
+	}
+}

@@ -272,7 +272,7 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 	// commit's "src/x.c: …") places the change by them, not by where its
 	// words stand together.
 	if task && concept && !defs && len(named.paths) == 0 && p.tune.ProxBoost > 0 {
-		shares, err := p.text.proxShares(ctx, f, t.words, searched)
+		shares, err := p.text.proxShares(ctx, f, proxWords(t.words, shape), searched)
 		if err != nil {
 			return err
 		}
