@@ -267,11 +267,11 @@ func DefaultTuning() Tuning {
 		// unchanged; Go -0.0014 (one message).
 		HeadBlocks: 1.5,
 
-		// broad task 0.7265 -> 0.7290 per query, Hit@1 1,052 -> 1,065,
-		// Hit@5 1,469 both; concept 0.9646 -> 0.9671; the dev split
-		// unchanged (BENCHMARKS.md).
+		// broad task 0.7285 -> 0.7316 per query, Hit@1 1,056 -> 1,072;
+		// concept 0.9646 -> 0.9672; the dev split unchanged; a task
+		// query's CPU ×1.02 (BENCHMARKS.md).
 		ProxBoost: 1,
-		ProxTop:   5, // 10: task +0.0002, twice the read
+		ProxTop:   5, // 3: task -0.0003; 10: +0.0002, twice the read
 		ProxLines: 5,
 		ProxMin:   3,
 
