@@ -179,7 +179,9 @@
 // also weighs doc comments 0.5 and does not search its verb, and lifts
 // the files it names (a path, a file or directory name, named.go) and
 // the files holding the identifiers it writes (quoted.go), or, when it
-// writes none the index holds, its rarest words (rarewords.go). Priors
+// writes none the index holds, its rarest words (rarewords.go), and, after
+// a first fusion, its best files by how close together their blocks write
+// its words (proximity.go). Priors
 // demote, never remove, and a demoted hit always carries a why saying so. Each
 // file is represented by its best unit (definitions win ties over
 // blocks); its further non-overlapping units compete at the file's score

@@ -61,8 +61,13 @@ func TestHeadLift(t *testing.T) {
 		files[fmt.Sprintf("other/f%d.go", i)] = fmt.Sprintf("package other\n\n// f%d reads the pool.\nfunc f%d() {}\n", i, i)
 	}
 	db := indexedFiles(t, files)
-	off := DefaultTuning()
+	// Without the proximity lift (proximity.go): the sibling's one block
+	// writes the words together, which is what that lift rewards; this
+	// fixture isolates the head's weight.
+	on := DefaultTuning()
+	on.ProxBoost = 0
+	off := on
 	off.HeadBlocks = 1
 	req := Request{Query: "Fix retry backoff jitter when the pool drains. The dialer opens sockets and the resolver caches addresses it looks up", Limit: 10}
-	liftedFirst(t, db, off, req, "net/backoff.go", "the head's weight")
+	liftedFirstFrom(t, db, on, off, req, "net/backoff.go", "the head's weight")
 }

@@ -46,6 +46,9 @@ type namedFiles struct {
 	// phrases is, per file, the share of the text's word pairs that its
 	// blocks hold side by side (phrases.go).
 	phrases map[int64]float64
+	// prox is, per file, the share of the text's words (by idf) that a
+	// window of its matched blocks holds (proximity.go).
+	prox map[int64]float64
 	// types is set when the text names types or typings: a change
 	// to a declaration file says so.
 	types bool
@@ -252,6 +255,7 @@ func (fc *fileCand) namedPrior(nf *namedFiles, t *Tuning) {
 	fc.sharePrior(nf.rare, t.RareBoost, "the text's rarest words")
 	fc.sharePrior(nf.strs, t.StringBoost, "the text's words in its strings")
 	fc.sharePrior(nf.phrases, t.PhraseBoost, "the text's word pairs")
+	fc.sharePrior(nf.prox, t.ProxBoost, "the text's words close together")
 	fc.depthPrior(t.TaskDepthBoost)
 	fc.applyPrior(fc.info.decl && !nf.types, t.TaskDeclPrior, "type declarations (statement)")
 	named := nf.names(fc.info)

@@ -120,7 +120,13 @@ func TestQuotedNamesLift(t *testing.T) {
 // not with off, which turns one prior (named by prior) off.
 func liftedFirst(t *testing.T, db *tables.DB, off Tuning, req Request, want, prior string) {
 	t.Helper()
-	if r := firstRank(t, db, DefaultTuning(), req, want); r != 1 {
+	liftedFirstFrom(t, db, DefaultTuning(), off, req, want, prior)
+}
+
+// liftedFirstFrom is liftedFirst from on instead of the default tuning.
+func liftedFirstFrom(t *testing.T, db *tables.DB, on, off Tuning, req Request, want, prior string) {
+	t.Helper()
+	if r := firstRank(t, db, on, req, want); r != 1 {
 		t.Errorf("%q: %s at rank %d, want 1", req.Query, want, r)
 	}
 	if r := firstRank(t, db, off, req, want); r == 1 {

@@ -106,6 +106,26 @@ func (c *dfCache) counts(ctx context.Context, db tables.Reader, t scope.Table, k
 	return td.n, out, nil
 }
 
+// counted returns what counts last returned for terms in table t,
+// without reading the table's fingerprint (ok false when one of terms
+// was not counted): for a search that counted them already, as the
+// blocks channel's pruning counts every word of a text.
+func (c *dfCache) counted(t scope.Table, terms []textTerm) (n int, df []int, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	td := c.tables[string(t)]
+	if td == nil {
+		return 0, nil, false
+	}
+	df = make([]int, len(terms))
+	for i, term := range terms {
+		if df[i], ok = td.df[term.key]; !ok {
+			return 0, nil, false
+		}
+	}
+	return td.n, df, true
+}
+
 // pruneTerms drops the terms matching more than share of t's rows (the
 // most common first), keeping at least one: the rarest. share 0.5 is
 // lossless for bm25; lower values trade a little ranking for speed. When

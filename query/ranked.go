@@ -83,12 +83,14 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 		}
 	}
 
+	var searched []textTerm // the blocks channel's terms
 	if concept {
 		if terms := textTerms(t.words, p.tune.Prefix, p.tune.PrefixAll); len(terms) > 0 {
 			kept, dropped, df, err := p.text.pruneTerms(ctx, scope.Chunks, "", terms, p.tune.PruneShare, p.tune.PruneBudget)
 			if err != nil {
 				return err
 			}
+			searched = kept
 			if len(dropped) > 0 {
 				words := make([]string, len(dropped))
 				for i, d := range dropped {
@@ -265,6 +267,18 @@ func (p *Planner) ranked(ctx context.Context, req Request, text string, resp *Re
 			f = p.refuse(f, ch, below, keep, pm, source, named, files, req.Limit)
 		}
 		chans = append(chans, vchans...)
+	}
+	// A text that names files by their paths (a stack trace's frames, a
+	// commit's "src/x.c: …") places the change by them, not by where its
+	// words stand together.
+	if task && concept && !defs && len(named.paths) == 0 && p.tune.ProxBoost > 0 {
+		shares, err := p.text.proxShares(ctx, f, proxWords(t.words, shape), searched)
+		if err != nil {
+			return err
+		}
+		if len(shares) > 0 {
+			f = p.reprox(f, shares, pm, source, named, req.Limit)
+		}
 	}
 	if l := dirEvidence(&p.tune, question, task); l.weight > 0 {
 		// A question about how something works: the directory its best

@@ -25,10 +25,15 @@ func TestRareWordsLift(t *testing.T) {
 		files[fmt.Sprintf("other/f%d.go", i)] = fmt.Sprintf("package other\n\n// f%d reads an entry's value.\nfunc f%d() {}\n", i, i)
 	}
 	db := indexedFiles(t, files)
-	off := DefaultTuning()
+	// Without the proximity lift (proximity.go): the sibling's one block
+	// writes the words together, which is what that lift rewards; this
+	// fixture isolates the rare-words prior.
+	on := DefaultTuning()
+	on.ProxBoost = 0
+	off := on
 	off.RareBoost = 0
 	req := Request{Query: "Fix rounding of timestamps when a cache entry expires at the clock's granularity", Limit: 10}
-	liftedFirst(t, db, off, req, "store/item.go", "the rare-words prior")
+	liftedFirstFrom(t, db, on, off, req, "store/item.go", "the rare-words prior")
 }
 
 // TestRareWordsShareOfOne: a text with one rare word lifts the file

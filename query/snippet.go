@@ -22,7 +22,7 @@ func (pf *pageFinisher) fillSnippets(ctx context.Context, hits []Hit, pool unitP
 		u := pool[unitKey{hits[i].Kind, hits[i].ID}]
 		switch {
 		case u == nil:
-		case u.kind == KindBlock:
+		case u.kind == KindBlock && u.content == nil:
 			blockIDs = append(blockIDs, u.rowid)
 		case u.kind == KindDefinition && u.decl != 0 && u.shown == nil:
 			declIDs = append(declIDs, u.decl)
@@ -44,7 +44,9 @@ func (pf *pageFinisher) fillSnippets(ctx context.Context, hits []Hit, pool unitP
 		}
 		switch u.kind {
 		case KindBlock:
-			if c, ok := content[u.rowid]; ok { // missing: rewritten since the search read it
+			if u.content != nil {
+				h.Snippet = bestWindow(*u.content, stems, snippetLines)
+			} else if c, ok := content[u.rowid]; ok { // missing: rewritten since the search read it
 				h.Snippet = bestWindow(c, stems, snippetLines)
 			}
 		case KindDefinition:

@@ -33,7 +33,7 @@ func (tc *textChannels) chunkChannel(ctx context.Context, q fulltext.Query, sc *
 // chunkUnit is the block unit of a chunk row.
 func chunkUnit(r tables.ChunkRow) *unit {
 	return &unit{kind: KindBlock, rowid: r.ID, id: r.CID, fileID: r.FileID, path: r.Path,
-		start: r.StartLine, end: r.EndLine, title: blockTitle(r.Header, r.Path)}
+		start: r.StartLine, end: r.EndLine, title: blockTitle(r.Header, r.Path), terms: r.Terms}
 }
 
 // symbolChannel finds the symbols matching q.

@@ -193,6 +193,15 @@ type Tuning struct {
 	// message's head (head.go) in the blocks channel's bm25, against 1
 	// for the words only its body says (fulltext.Weighted).
 	HeadBlocks float64 `tune:"head_blocks"`
+	// ProxBoost lifts, for the same queries, each of the first ProxTop
+	// source files of a first fusion by the most of the text's words
+	// (weighed by idf) that a window of ProxLines lines of its matched
+	// blocks holds, ProxMin distinct words or more, as a share of all the
+	// text's words' weight (proximity.go): × (1 + ProxBoost × share).
+	ProxBoost float64 `tune:"prox_boost"`
+	ProxTop   int     `tune:"prox_top"`
+	ProxLines int     `tune:"prox_lines"`
+	ProxMin   int     `tune:"prox_min"`
 
 	// SameFileDecay is the factor on a file's second hit (squared on its
 	// third…): below 1 it spreads the list over more files; near 0 every
@@ -267,6 +276,14 @@ func DefaultTuning() Tuning {
 		// Hit@5 1,469 -> 1,469 (2: 0.7261, Hit@5 1,467); dev split
 		// unchanged; Go -0.0014 (one message).
 		HeadBlocks: 1.5,
+
+		// broad task 0.7285 -> 0.7316 per query, Hit@1 1,056 -> 1,072;
+		// concept 0.9646 -> 0.9672; the dev split unchanged; a task
+		// query's CPU ×1.02 (BENCHMARKS.md).
+		ProxBoost: 1,
+		ProxTop:   5, // 3: task -0.0003; 10: +0.0002, twice the read
+		ProxLines: 5,
+		ProxMin:   3,
 
 		// Questions only: broad architecture 0.481 -> 0.723,
 		// other kinds and the dev split unchanged (BENCHMARKS.md).

@@ -28,6 +28,13 @@ type unit struct {
 	exported                           bool
 	decl                               int64
 	shown                              *tables.SymbolDecl
+
+	// Blocks only: content holds the chunk's text when a lift has read
+	// it already (proximity.go), for the snippet; terms has bit i set
+	// when the chunk holds the blocks channel's i-th term
+	// (tables.ChunkRow.Terms).
+	content *string
+	terms   uint64
 }
 
 // unitKey identifies a unit in a unitPool: its kind and id, kept apart

@@ -48,6 +48,12 @@ type ChunkRow struct {
 	Header             string
 	Identifiers        []string // SimilarChunks only
 	Score              float64  // SearchChunks and SimilarChunks only
+	// Terms (SearchChunks only) has bit i set when the row holds the
+	// query's i-th phrase (in the order the query writes them; the first
+	// 64): a lift that reads the blocks' text for some of the query's
+	// words can leave out, unread, the blocks that hold too few. Zero
+	// when the reader does not say (a matching row holds one at least).
+	Terms uint64
 }
 
 // FileRow is a file as searches list it.
@@ -163,9 +169,9 @@ func (src *sourceCache) chunksRanked(stmt string, q fulltext.Query, ws []float64
 	if err != nil || len(ms) == 0 {
 		return nil, err
 	}
-	score := make(map[int64]float64, len(ms))
+	match := make(map[int64]wordMatch, len(ms))
 	for _, m := range ms {
-		score[m.id] = m.score
+		match[m.id] = m
 	}
 	rows, err := src.query(stmt, matchJSON(ms))
 	if err != nil {
@@ -184,7 +190,8 @@ func (src *sourceCache) chunksRanked(stmt string, q fulltext.Query, ws []float64
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
-		c.Score = score[c.ID]
+		m := match[c.ID]
+		c.Score, c.Terms = m.score, m.terms
 		ord[c.ID] = o
 		out = append(out, c)
 	}

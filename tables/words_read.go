@@ -480,10 +480,12 @@ func (v *wordView) phraseInSegment(s *postings.Segment, dead []int64, ph fulltex
 }
 
 // wordMatch is a row matching an expression, with its bm25 (negated:
-// higher is better) when scored.
+// higher is better) when scored, and the phrases it holds (bit i: the
+// expression's i-th, for the first 64).
 type wordMatch struct {
 	id    int64
 	score float64
+	terms uint64
 }
 
 // eval calls fn with every live row matching q, ascending by id, scored
@@ -508,6 +510,7 @@ func (v *wordView) eval(q *fulltext.Matcher, ws []float64, score bool, fn func(w
 	raw := make([]float64, n)
 	freq := make([]float64, n)
 	seg := 0
+	var held uint64
 	for {
 		cur := int64(-1)
 		for i := range hits {
@@ -518,9 +521,13 @@ func (v *wordView) eval(q *fulltext.Matcher, ws []float64, score bool, fn func(w
 		if cur < 0 {
 			return nil
 		}
+		held = 0
 		for i := range hits {
 			raw[i], freq[i] = 0, 0
 			if pos[i] < len(hits[i].ids) && hits[i].ids[pos[i]] == cur {
+				if i < 64 {
+					held |= 1 << i
+				}
 				cnt := hits[i].cnt[pos[i]*ncols : (pos[i]+1)*ncols]
 				for c, x := range cnt {
 					if x > 0 {
@@ -533,7 +540,7 @@ func (v *wordView) eval(q *fulltext.Matcher, ws []float64, score bool, fn func(w
 		if !q.Matches(raw) {
 			continue
 		}
-		m := wordMatch{id: cur}
+		m := wordMatch{id: cur, terms: held}
 		if score {
 			for seg < len(v.segs) && v.segs[seg].Hi < cur {
 				seg++
