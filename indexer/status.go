@@ -34,13 +34,16 @@ const (
 	// StateRebuilding: the index was found damaged, moved aside and is
 	// being rebuilt from source; results are partial until it completes.
 	StateRebuilding = "rebuilding"
+	// StateDamaged: `status --check` found the index too damaged to
+	// open; the next `viberag index` moves it aside and rebuilds it.
+	StateDamaged = "damaged"
 )
 
 // Freshness is the index state every answer carries (search, symbol,
 // references, status), so a caller can tell a complete answer from a
 // partial one without another call.
 type Freshness struct {
-	IndexState string `json:"index_state" jsonschema:"ready, updating (a run is refreshing an existing index), building (first index in progress: results are partial), rebuilding (the index was damaged and is rebuilt from source: results are partial) or failed (see get_status)"`
+	IndexState string `json:"index_state" jsonschema:"ready, updating (a run is refreshing an existing index), building (first index in progress: results are partial), rebuilding (the index was damaged and is rebuilt from source: results are partial), failed (see get_status) or, from status --check only, damaged (too damaged to open: the next index run rebuilds it)"`
 	Partial    bool   `json:"partial,omitempty" jsonschema:"true while the first index is being built: files not yet indexed are missing from results"`
 }
 

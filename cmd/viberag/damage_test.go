@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -223,5 +224,27 @@ func TestDamageSaidOnce(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCheckJSONOfUnopenedIndex: `status --check --json` on an index too
+// damaged to open names its state and keeps the usual shape (empty maps,
+// not null), so an agent reading it needs no special case.
+func TestCheckJSONOfUnopenedIndex(t *testing.T) {
+	root, data := indexFixture(t)
+	testkit.WriteFile(t, filepath.Join(data, indexer.IndexFile), "this is not a database\n")
+	code, stdout, stderr := runMain(t, "status", root, "--check", "--json", "--data-dir", data)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (the check ran and found damage): %s", code, stderr)
+	}
+	var st map[string]any
+	if err := json.Unmarshal([]byte(stdout), &st); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, stdout)
+	}
+	if st["index_state"] != indexer.StateDamaged {
+		t.Errorf("index_state %v, want %q", st["index_state"], indexer.StateDamaged)
+	}
+	if strings.Contains(stdout, "null") {
+		t.Errorf("a null where an empty map belongs:\n%s", stdout)
 	}
 }

@@ -48,6 +48,11 @@ func (c *statusCmd) Run(ctx context.Context) error {
 		// outcome, not as a failure to run.
 		st = &indexer.Status{Root: root, Index: path,
 			Check: &indexer.CheckState{Problems: oneLine(err.Error()), ElapsedMS: time.Since(start).Milliseconds()}}
+		st.IndexState = indexer.StateDamaged
+		// Empty, not null: what the index holds is unknown, and a
+		// reader of the JSON should find the same shape as always.
+		st.Counts.ByLanguage, st.Counts.Skipped, st.Counts.ParseStatus = map[string]tables.LangCounts{}, map[string]int64{}, map[string]int64{}
+		st.Vectors.Surfaces = map[string]tables.VectorCount{}
 		unopened, err = err, nil
 	}
 	if err != nil {
