@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -68,8 +69,13 @@ func checkServer(ctx context.Context, client, root string, entry map[string]any)
 	cmd.Stderr = &stderr
 	failed := func(what string, err error) error {
 		msg := fmt.Sprintf("%s (started as `%s` in %s): %s: %v", client, line, root, what, err)
-		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist) {
+		switch {
+		case errors.Is(err, exec.ErrNotFound) || errors.Is(err, os.ErrNotExist):
 			msg += "; put viberag on PATH (see README, Install) or give --command with its absolute path"
+		case errors.Is(err, io.EOF) || strings.Contains(err.Error(), "connection closed") ||
+			strings.Contains(err.Error(), "broken pipe"):
+			// The SDK reports a server that exited as a closed pipe.
+			msg += fmt.Sprintf("; the command ended without answering: run `%s` in %s to see why, or give --command the viberag binary", line, root)
 		}
 		if tail := lastLines(stderr.String(), 5); tail != "" {
 			msg += "\nthe server said:\n" + tail

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -47,5 +48,15 @@ func TestMCPConfigCheck(t *testing.T) {
 	code, _, stderr := runMain(t, "mcp-config", "--client", "claude", "--command", filepath.Join(t.TempDir(), "missing"), "--check", root)
 	if code != 2 || !strings.Contains(stderr, "put viberag on PATH") {
 		t.Errorf("missing command: exit %d, stderr %q", code, stderr)
+	}
+	// A command that runs but ends without a word (not viberag, or one
+	// that fails at once): the error says how to see why.
+	falseCmd, err := exec.LookPath("false")
+	if err != nil {
+		t.Skip("no false command")
+	}
+	code, _, stderr = runMain(t, "mcp-config", "--client", "claude", "--command", falseCmd, "--check", root)
+	if code != 2 || !strings.Contains(stderr, "ended without answering: run `") {
+		t.Errorf("a command that exits at once: exit %d, stderr %q", code, stderr)
 	}
 }
