@@ -10,7 +10,9 @@
 // the file's path on disk.
 // Content rules that need the bytes (binary, UTF-8) are CheckContent, run
 // by the caller after ReadRegular, which reads a file only if it is still a
-// regular file within the size limit and never blocks on a FIFO or device.
+// regular file within the size limit and never blocks on a FIFO or device,
+// and DecodeText, which turns UTF-16 with a byte order mark into the UTF-8
+// text the index holds (ReadText does both reads in one).
 // Git is the one way viberag runs git (scrubbed environment, no optional
 // locks); GitHead and InGitWorkTree are the two questions other packages
 // ask it.

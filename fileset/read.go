@@ -1,9 +1,13 @@
 package fileset
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"fmt"
 	"io"
+	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // ReadRegular is the one way viberag reads a file it did not create: a
@@ -59,3 +63,43 @@ type SkipError struct {
 }
 
 func (e *SkipError) Error() string { return e.Reason + ": " + e.Detail }
+
+// ReadText reads a file as ReadRegular does and returns its text as UTF-8:
+// a file that opens with a UTF-16 byte order mark (as Windows editors and
+// Visual Studio save C# and resource files) is decoded, mark dropped, so
+// that it is indexed, searched and read back as the same text, with the
+// same lines. Other content is returned as read; CheckContent judges it.
+// Every reader of a file's text for the index or an answer goes through
+// here, so the content hash of one is the content hash of all.
+func ReadText(ctx context.Context, path string, maxSize int64) ([]byte, error) {
+	data, err := ReadRegular(ctx, path, maxSize)
+	if err != nil {
+		return nil, err
+	}
+	return DecodeText(data), nil
+}
+
+// DecodeText returns data as UTF-8 when it opens with a UTF-16 byte order
+// mark (little- or big-endian); otherwise data itself. An odd last byte
+// is dropped, and an unpaired surrogate becomes U+FFFD, as a decoder
+// reading the file would show it.
+func DecodeText(data []byte) []byte {
+	var order binary.ByteOrder
+	switch {
+	case bytes.HasPrefix(data, []byte{0xff, 0xfe}):
+		order = binary.LittleEndian
+	case bytes.HasPrefix(data, []byte{0xfe, 0xff}):
+		order = binary.BigEndian
+	default:
+		return data
+	}
+	units := make([]uint16, 0, (len(data)-2)/2)
+	for i := 2; i+1 < len(data); i += 2 {
+		units = append(units, order.Uint16(data[i:]))
+	}
+	out := make([]byte, 0, len(units)*3/2)
+	for _, r := range utf16.Decode(units) {
+		out = utf8.AppendRune(out, r)
+	}
+	return out
+}

@@ -64,9 +64,6 @@ const (
 	SkipBinary = "binary"
 	// SkipInvalidUTF8: the content is not valid UTF-8 (CheckContent).
 	SkipInvalidUTF8 = "invalid_utf8"
-	// SkipUTF16: text in UTF-16, known by its byte order mark
-	// (CheckContent); the index holds UTF-8 only.
-	SkipUTF16 = "utf16"
 	// SkipSymlinkOutside: a symbolic link that resolves outside the root.
 	SkipSymlinkOutside = "symlink_outside_root"
 	// SkipSymlinkLoop: a symbolic link that never resolves (a cycle).
@@ -242,16 +239,13 @@ func Select(ctx context.Context, root string, opts SelectOptions) (*Selection, e
 	return s.sel, nil
 }
 
-// CheckContent reports why a file's content should not be indexed:
-// SkipUTF16 for a UTF-16 byte order mark, SkipBinary for a NUL byte in
-// the first 8 KiB (the heuristic git and grep use; it also catches UTF-16
-// without a mark), SkipInvalidUTF8 for content that is not
+// CheckContent reports why a file's content, as ReadText returns it
+// (UTF-16 with a byte order mark already decoded), should not be indexed:
+// SkipBinary for a NUL byte in the first 8 KiB (the heuristic git and grep
+// use; it also catches UTF-16 without a mark), SkipInvalidUTF8 for content that is not
 // UTF-8, and "" for content that is fine. path is for the caller's
 // convenience and future rules; the verdict depends on data alone.
 func CheckContent(path string, data []byte) (reason string) {
-	if bytes.HasPrefix(data, []byte{0xff, 0xfe}) || bytes.HasPrefix(data, []byte{0xfe, 0xff}) {
-		return SkipUTF16 // text, not a binary: the reason should say which
-	}
 	head := data[:min(len(data), 8<<10)]
 	if bytes.IndexByte(head, 0) >= 0 {
 		return SkipBinary

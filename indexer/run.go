@@ -443,6 +443,12 @@ func examine(ctx context.Context, root string, c fileset.Candidate, states map[s
 		r.skip = &fileset.Skipped{Path: c.Path, Reason: fileset.SkipUnreadable, Detail: err.Error()}
 		return r
 	}
+	// The file's size on disk is what the next walk compares (status's
+	// current); its text, decoded from UTF-16 where it is, is what is
+	// hashed and parsed, as the tools that read it back decode it
+	// (fileset.ReadText).
+	size := int64(len(data))
+	data = fileset.DecodeText(data)
 	if reason := fileset.CheckContent(c.Path, data); reason != "" {
 		r.skip = &fileset.Skipped{Path: c.Path, Reason: reason}
 		return r
@@ -466,6 +472,7 @@ func examine(ctx context.Context, root string, c fileset.Candidate, states map[s
 		r.err = fmt.Errorf("extract %s: %w", c.Path, err)
 		return r
 	}
+	f.Size = size
 	r.file = f
 	return r
 }

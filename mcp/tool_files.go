@@ -62,7 +62,7 @@ func (s *Server) readFileLines(ctx context.Context, _ *sdk.CallToolRequest, in R
 	if err != nil {
 		return nil, nil, err
 	}
-	data, err := fileset.ReadRegular(ctx, real, maxFileRead)
+	data, err := fileset.ReadText(ctx, real, maxFileRead)
 	var skip *fileset.SkipError
 	if errors.As(err, &skip) {
 		return nil, nil, argErr("path", "%q cannot be read: %s", rel, skip)
@@ -218,7 +218,7 @@ func (s *Server) codeLines(ctx context.Context, rel, hash string, start, end int
 	if err != nil {
 		return "", false, true
 	}
-	data, err := fileset.ReadRegular(ctx, real, maxFileRead)
+	data, err := fileset.ReadText(ctx, real, maxFileRead)
 	if err != nil {
 		return "", false, true
 	}

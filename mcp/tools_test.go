@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -268,5 +269,26 @@ func TestForcedIndexIsContinued(t *testing.T) {
 	testkit.CallOK(t, cs, "codebase_search", map[string]any{"query": "compute_399"}, &sr)
 	if hitTitled(&sr, "compute_399") == nil {
 		t.Error("search after the continued rebuild misses compute_399")
+	}
+}
+
+// TestReadUTF16File: a file saved as UTF-16 with a byte order mark is read
+// back as the text that was indexed, and is not reported changed.
+func TestReadUTF16File(t *testing.T) {
+	root := t.TempDir()
+	text := "class Greeter:\n    \"\"\"Says héllo.\"\"\"\n"
+	b := []byte{0xff, 0xfe}
+	for _, u := range utf16.Encode([]rune(text)) {
+		b = append(b, byte(u), byte(u>>8))
+	}
+	testkit.WriteFile(t, filepath.Join(root, "greeter.py"), string(b))
+	s := startServer(t, testOptions(t, root))
+	cs := connect(t, s)
+	waitIndexed(t, s)
+
+	var out ReadFileLinesOut
+	testkit.CallOK(t, cs, "read_file_lines", map[string]any{"path": "greeter.py"}, &out)
+	if out.Text != strings.TrimSuffix(text, "\n") || out.Changed || out.TotalLines != 2 {
+		t.Errorf("read back %+v, want the decoded text, unchanged", out)
 	}
 }

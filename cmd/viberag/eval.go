@@ -941,6 +941,7 @@ func (c *evalCmd) evalFilesBM25(ctx context.Context, r benchRepo, root string, q
 		if err != nil {
 			return nil, fmt.Errorf("bm25-files: %w", err)
 		}
+		data = fileset.DecodeText(data)
 		if fileset.CheckContent(f.Path, data) != "" {
 			continue // binary or not UTF-8: viberag does not index it either
 		}
