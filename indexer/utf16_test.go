@@ -4,20 +4,9 @@ import (
 	"context"
 	"slices"
 	"testing"
-	"unicode/utf16"
 
 	"github.com/viberag/viberag/internal/testkit"
 )
-
-// utf16LE encodes s as UTF-16, little-endian, with its byte order mark:
-// how Visual Studio and Windows editors save C# and resource files.
-func utf16LE(s string) string {
-	b := []byte{0xff, 0xfe}
-	for _, u := range utf16.Encode([]rune(s)) {
-		b = append(b, byte(u), byte(u>>8))
-	}
-	return string(b)
-}
 
 // TestUTF16TextIsIndexed: a source file saved as UTF-16 with a byte order
 // mark is text. It is indexed (its definitions read), the next run finds it
@@ -26,7 +15,7 @@ func utf16LE(s string) string {
 func TestUTF16TextIsIndexed(t *testing.T) {
 	root, data := t.TempDir(), t.TempDir()
 	testkit.WriteFiles(t, root, map[string]string{
-		"Greeter.cs": utf16LE("namespace Hello;\r\n\r\npublic class Greeter\r\n{\r\n    public string Greet(string name) => \"héllo \" + name;\r\n}\r\n"),
+		"Greeter.cs": testkit.UTF16LE("namespace Hello;\r\n\r\npublic class Greeter\r\n{\r\n    public string Greet(string name) => \"héllo \" + name;\r\n}\r\n"),
 		"ok.py":      "x = 1\n",
 	})
 	db := openDB(t, data)

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf16"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -277,11 +276,7 @@ func TestForcedIndexIsContinued(t *testing.T) {
 func TestReadUTF16File(t *testing.T) {
 	root := t.TempDir()
 	text := "class Greeter:\n    \"\"\"Says héllo.\"\"\"\n"
-	b := []byte{0xff, 0xfe}
-	for _, u := range utf16.Encode([]rune(text)) {
-		b = append(b, byte(u), byte(u>>8))
-	}
-	testkit.WriteFile(t, filepath.Join(root, "greeter.py"), string(b))
+	testkit.WriteFile(t, filepath.Join(root, "greeter.py"), testkit.UTF16LE(text))
 	s := startServer(t, testOptions(t, root))
 	cs := connect(t, s)
 	waitIndexed(t, s)
