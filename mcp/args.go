@@ -55,6 +55,14 @@ func argErr(arg, format string, a ...any) error {
 	return &toolError{msg: arg + ": " + fmt.Sprintf(format, a...)}
 }
 
+// CheckSearch checks codebase_search's arguments as the tool does, and
+// reads no index: the command line calls it before it opens one. Its
+// error reads "argument: what is wrong; what to give".
+func CheckSearch(in SearchIn) error {
+	_, err := searchArgs(in)
+	return err
+}
+
 // searchArgs checks codebase_search's arguments and returns the planner's
 // request.
 func searchArgs(in SearchIn) (query.Request, error) {

@@ -54,12 +54,11 @@ func (c *searchCmd) Run(ctx context.Context) error {
 		PathPrefix: c.PathPrefix, PathContains: c.PathContains, PathNotContains: c.PathNotContains,
 		Extension: c.Ext, SymbolKind: c.Kind, Decorator: c.Decorator, IsExported: c.Exported,
 	}
-	// Check the request before opening anything.
-	switch q := strings.TrimSpace(in.Query); {
-	case q == "":
-		return usageErrorf("the query is empty; give an identifier, a phrase, an error message or a code snippet")
-	case len(in.Query) > query.MaxQueryBytes:
-		return usageErrorf("the query is %d bytes, over the limit of %d; search for a distinctive line or identifier from it instead", len(in.Query), query.MaxQueryBytes)
+	// Check the request before opening anything, as the tool would:
+	// "query: is empty; …" is said "the query is empty; …".
+	if err := mcp.CheckSearch(in); err != nil {
+		arg, what, _ := strings.Cut(err.Error(), ": ")
+		return usageErrorf("the %s %s", arg, cliWords(what))
 	}
 	if err := sc.Validate(); err != nil {
 		return scopeUsage(err)
